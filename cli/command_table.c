@@ -1,0 +1,14 @@
+/* command_table.c - the list of solbook subcommands. Add a command by
+ * writing cli/cmd_NAME.c, declaring it in commands.h and adding a row here. */
+#include "commands.h"
+
+#include <stddef.h>
+
+const sb_command sb_commands[] = {
+    {"validate", cmd_validate, "check JSON files against a JSON Schema (draft-07)"},
+    {"ingest", cmd_ingest, "validate result files and store them in the database"},
+    {"runs", cmd_runs, "list stored runs, filtered by arch, SKU, commit or op"},
+    {"show", cmd_show, "print one stored run in full"},
+    {"collect", cmd_collect, "print this machine's provenance and GPU identity as JSON"},
+    {NULL, NULL, NULL},
+};

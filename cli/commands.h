@@ -1,0 +1,30 @@
+/* commands.h - every `solbook` subcommand, one file each (cli/cmd_*.c),
+ * found through the table in command_table.c, the way git's builtin/ works.
+ *
+ * A command gets argv with argv[0] = its own name, parses its options
+ * (getopt_long, and --help), prints errors once with sb_error_print, and
+ * returns the process exit status: 0 success, 1 the work found problems
+ * (invalid files, regressions), 2 usage or system errors.
+ */
+#ifndef SOLBOOK_CLI_COMMANDS_H
+#define SOLBOOK_CLI_COMMANDS_H
+
+typedef int (*sb_command_fn)(int argc, char **argv);
+
+typedef struct sb_command {
+    const char *name;
+    sb_command_fn run;
+    const char *summary; /* one line for `solbook --help` */
+} sb_command;
+
+/* The table, ended by a zeroed entry. */
+extern const sb_command sb_commands[];
+
+/* Declarations of the commands, in table order. */
+int cmd_validate(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
+
+#endif

@@ -1,0 +1,40 @@
+/* main.c - `solbook CMD [ARGS]`: find CMD in the table and run it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "usage: solbook [--version] [--help] COMMAND [ARGS]\n\n"
+               "solbook stores GPU kernel benchmark results and turns them into reports.\n\n"
+               "Commands:\n");
+    for (const sb_command *c = sb_commands; c->name; c++)
+        fprintf(f, "  %-16s %s\n", c->name, c->summary);
+    fprintf(f, "\nRun 'solbook COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        if (argc >= 3 && strcmp(argv[1], "help") == 0) {
+            char help[] = "--help";
+            char *sub[] = {argv[2], help, NULL};
+            for (const sb_command *c = sb_commands; c->name; c++)
+                if (strcmp(c->name, argv[2]) == 0)
+                    return c->run(2, sub);
+        }
+        print_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("solbook %s\n", SOLBOOK_VERSION);
+        return 0;
+    }
+    for (const sb_command *c = sb_commands; c->name; c++)
+        if (strcmp(c->name, argv[1]) == 0)
+            return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "solbook: '%s' is not a solbook command; see 'solbook --help'\n", argv[1]);
+    return 2;
+}

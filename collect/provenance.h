@@ -1,0 +1,35 @@
+/* provenance.h - the provenance block of every solbook file
+ * (schemas: definitions/provenance), collected from this machine.
+ *
+ * Plain C: git, uname, /proc/cpuinfo, and NVML loaded with dlopen at run
+ * time (collect/nvml.h), so it builds and runs where no GPU or nvml.h is.
+ * What cannot be learnt is recorded as "unknown" or null, never guessed.
+ */
+#ifndef SOLBOOK_COLLECT_PROVENANCE_H
+#define SOLBOOK_COLLECT_PROVENANCE_H
+
+#include <jansson.h>
+
+#include "error.h"
+
+typedef struct sb_provenance_opts {
+    const char *tool_name;     /* "solbench", "solbook" */
+    const char *tool_version;
+    const char *git_dir;       /* tree whose SHA is recorded; NULL = current directory */
+    int device_is_cpu;         /* 1: the CPU path (device.kind = "cpu", arch "cpu") */
+    int device_index;          /* CUDA ordinal / NVML index for GPU runs */
+    const char *skus_csv;      /* path of db/skus.csv; NULL = SOLBOOK_HOME's */
+} sb_provenance_opts;
+
+/* Builds a provenance object with started_at = now and finished_at = now.
+ * GPU identity comes from NVML; when NVML is missing for a GPU run the
+ * device fields the caller does not fill stay "unknown". */
+int sb_provenance_collect(const sb_provenance_opts *opts, json_t **out, sb_error *err);
+
+/* Sets finished_at to now (call when the run ends). */
+int sb_provenance_finish(json_t *prov, sb_error *err);
+
+/* Now as RFC 3339 UTC with milliseconds: 2026-11-21T23:59:01.123Z. */
+void sb_time_now_rfc3339(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,240 @@
+/* json_file.c - strict JSON reading, atomic JSON writing. */
+#include "json_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err)
+{
+    struct stat st;
+    char *buf;
+    size_t got = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sb_error_set(err, path, NULL, "cannot open: %s", strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return sb_error_set(err, path, NULL, "cannot stat: %s", strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return sb_error_set(err, path, NULL, "is a directory, not a file");
+    }
+    if (st.st_size > (off_t)SB_JSON_MAX_BYTES) {
+        close(fd);
+        return sb_error_set(err, path, NULL, "file is %lld bytes, over the %u-byte limit",
+                            (long long)st.st_size, SB_JSON_MAX_BYTES);
+    }
+    buf = malloc((size_t)st.st_size + 1);
+    if (!buf) {
+        close(fd);
+        return sb_error_set(err, path, NULL, "out of memory reading file");
+    }
+    /* Read until EOF rather than trusting st_size: pipes and /proc lie. */
+    for (;;) {
+        ssize_t n;
+        if (got == (size_t)st.st_size) {
+            char probe;
+            n = read(fd, &probe, 1);
+            if (n == 0)
+                break;
+            if (n > 0) {
+                free(buf);
+                close(fd);
+                return sb_error_set(err, path, NULL, "file grew while being read");
+            }
+        } else {
+            n = read(fd, buf + got, (size_t)st.st_size - got);
+            if (n == 0)
+                break;
+            if (n > 0) {
+                got += (size_t)n;
+                continue;
+            }
+        }
+        if (errno == EINTR)
+            continue;
+        {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return sb_error_set(err, path, NULL, "read failed: %s", strerror(e));
+        }
+    }
+    close(fd);
+    buf[got] = '\0';
+    *out = buf;
+    *len = got;
+    return SB_OK;
+}
+
+/* Depth of the deepest container; stops counting past limit. */
+static int json_depth_exceeds(const json_t *j, int depth, int limit)
+{
+    if (depth > limit)
+        return 1;
+    if (json_is_object(j)) {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)j, k, v)
+            if (json_depth_exceeds(v, depth + 1, limit))
+                return 1;
+    } else if (json_is_array(j)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(j, i, v)
+            if (json_depth_exceeds(v, depth + 1, limit))
+                return 1;
+    }
+    return 0;
+}
+
+/* True when a NaN/Infinity literal sits at or just before pos. */
+static int names_nonfinite(const char *buf, size_t len, size_t pos)
+{
+    size_t from = pos > 10 ? pos - 10 : 0;
+    for (size_t i = from; i <= pos && i < len; i++)
+        if ((len - i >= 3 && memcmp(buf + i, "NaN", 3) == 0) ||
+            (len - i >= 8 && memcmp(buf + i, "Infinity", 8) == 0))
+            return 1;
+    return 0;
+}
+
+static int only_whitespace(const char *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!(buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+            return 0;
+    return 1;
+}
+
+int sb_json_load_buffer(const char *buf, size_t len, const char *name,
+                        json_t **out, sb_error *err)
+{
+    json_error_t je;
+    json_t *j;
+    char where[64];
+
+    *out = NULL;
+    if (only_whitespace(buf, len))
+        return sb_error_set(err, name, NULL, len ? "file holds only whitespace, no JSON"
+                                                 : "empty file, no JSON");
+    j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        snprintf(where, sizeof where, "line %d, column %d", je.line, je.column);
+        /* jansson says "invalid token" for NaN/Infinity; say what it is. */
+        const char *what = je.text;
+        if (strstr(je.text, "invalid token") && names_nonfinite(buf, len, (size_t)je.position))
+            what = "NaN and Infinity are not JSON numbers";
+        return sb_error_set(err, name, where, "invalid JSON: %s", what);
+    }
+    if (json_depth_exceeds(j, 1, SB_JSON_MAX_DEPTH)) {
+        json_decref(j);
+        return sb_error_set(err, name, NULL, "JSON nested deeper than %d levels",
+                            SB_JSON_MAX_DEPTH);
+    }
+    *out = j;
+    return SB_OK;
+}
+
+int sb_json_load_file(const char *path, json_t **out, sb_error *err)
+{
+    char *buf;
+    size_t len;
+    int rc;
+    *out = NULL;
+    if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
+        return SB_ERR;
+    rc = sb_json_load_buffer(buf, len, path, out, err);
+    free(buf);
+    return rc;
+}
+
+int sb_file_write_atomic(const char *path, const char *data, size_t len,
+                         sb_error *err)
+{
+    char tmp[4096];
+    int fd;
+    size_t off = 0;
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp)
+        return sb_error_set(err, path, NULL, "path too long");
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return sb_error_set(err, path, NULL, "cannot create %s: %s", tmp, strerror(errno));
+    while (off < len) {
+        ssize_t n = write(fd, data + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return sb_error_set(err, path, NULL, "write failed: %s", strerror(e));
+        }
+        off += (size_t)n;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return sb_error_set(err, path, NULL, "cannot flush: %s", strerror(e));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return sb_error_set(err, path, NULL, "cannot rename into place: %s", strerror(e));
+    }
+    return SB_OK;
+}
+
+int sb_json_write_file(const char *path, const json_t *json, sb_error *err)
+{
+    char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    int rc;
+    if (!text)
+        return sb_error_set(err, path, NULL, "cannot serialise JSON (out of memory?)");
+    size_t n = strlen(text);
+    char *withnl = malloc(n + 2);
+    if (!withnl) {
+        free(text);
+        return sb_error_set(err, path, NULL, "out of memory");
+    }
+    memcpy(withnl, text, n);
+    withnl[n] = '\n';
+    withnl[n + 1] = '\0';
+    rc = sb_file_write_atomic(path, withnl, n + 1, err);
+    free(withnl);
+    free(text);
+    return rc;
+}
+
+void sb_json_pointer_append(char *ptr, size_t size, const char *token)
+{
+    size_t n = strlen(ptr);
+    if (n + 1 < size)
+        ptr[n++] = '/';
+    for (; *token && n + 2 < size; token++) {
+        if (*token == '~') {
+            ptr[n++] = '~';
+            ptr[n++] = '0';
+        } else if (*token == '/') {
+            ptr[n++] = '~';
+            ptr[n++] = '1';
+        } else {
+            ptr[n++] = *token;
+        }
+    }
+    ptr[n < size ? n : size - 1] = '\0';
+}
+
+void sb_json_pointer_append_index(char *ptr, size_t size, size_t index)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%zu", index);
+    sb_json_pointer_append(ptr, size, num);
+}

@@ -1,0 +1,45 @@
+/* json_file.h - reading and writing JSON files the strict way.
+ *
+ * Every JSON file solbook reads goes through sb_json_load_file, so the rules
+ * are the same everywhere: duplicate keys, NaN/Infinity, integers outside
+ * int64, invalid UTF-8, empty or truncated input and nesting deeper than
+ * SB_JSON_MAX_DEPTH are refused with a one-line error naming the file and the
+ * line:column. Writing goes through a temporary file and rename(2), so a
+ * reader never sees a half-written file.
+ */
+#ifndef SOLBOOK_CORE_JSON_FILE_H
+#define SOLBOOK_CORE_JSON_FILE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* Deepest nesting of arrays/objects accepted. Result files need about 6. */
+#define SB_JSON_MAX_DEPTH 64
+/* Largest file accepted, so a wrong path cannot take all memory. */
+#define SB_JSON_MAX_BYTES (256u * 1024u * 1024u)
+
+/* Parses a whole buffer. name is used in errors (usually the path). */
+int sb_json_load_buffer(const char *buf, size_t len, const char *name,
+                        json_t **out, sb_error *err);
+
+/* Reads and parses path. On success *out holds a new reference. */
+int sb_json_load_file(const char *path, json_t **out, sb_error *err);
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer (also used for
+ * content hashing). Refuses directories and files over SB_JSON_MAX_BYTES. */
+int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err);
+
+/* Writes bytes to path atomically: PATH.tmp.PID, fsync, rename. */
+int sb_file_write_atomic(const char *path, const char *data, size_t len,
+                         sb_error *err);
+
+/* Dumps json (sorted keys, 2-space indent, trailing newline) atomically. */
+int sb_json_write_file(const char *path, const json_t *json, sb_error *err);
+
+/* Builds an RFC 6901 JSON pointer by appending one token (escaping ~ and /). */
+void sb_json_pointer_append(char *ptr, size_t size, const char *token);
+void sb_json_pointer_append_index(char *ptr, size_t size, size_t index);
+
+#endif
