@@ -1,0 +1,126 @@
+/* test_core.c - strict JSON reading and atomic writing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "json_file.h"
+
+static void expect_refused(const char *text, const char *needle)
+{
+    json_t *j = NULL;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_json_load_buffer(text, strlen(text), "t.json", &j, &err), SB_ERR);
+    assert_null(j);
+    assert_string_equal(err.file, "t.json");
+    if (!strstr(err.msg, needle))
+        fail_msg("error '%s' does not mention '%s'", err.msg, needle);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    expect_refused("", "empty file");
+    expect_refused("  \n", "only whitespace");
+    expect_refused("{\"a\":1,\"a\":2}", "duplicate");
+    expect_refused("{\"a\": NaN}", "NaN and Infinity");
+    expect_refused("{\"a\": Infinity}", "NaN and Infinity");
+    expect_refused("{\"a\": 9223372036854775808}", "too big");
+    expect_refused("{\"a\": [1, 2", "invalid JSON");
+    expect_refused("{\"a\": \"\xff\xfe\"}", "invalid JSON");
+    char deep[200];
+    memset(deep, '[', 100);
+    memset(deep + 100, ']', 100);
+    json_t *j = NULL;
+    sb_error err;
+    assert_int_equal(sb_json_load_buffer(deep, 200, "deep.json", &j, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "nested deeper"));
+}
+
+static void test_int64_exact(void **state)
+{
+    (void)state;
+    const char *text = "{\"big\": 9223372036854775807, \"neg\": -9223372036854775808}";
+    json_t *j = NULL;
+    sb_error err;
+    assert_int_equal(sb_json_load_buffer(text, strlen(text), "t", &j, &err), SB_OK);
+    assert_true(json_integer_value(json_object_get(j, "big")) == INT64_MAX);
+    assert_true(json_integer_value(json_object_get(j, "neg")) == INT64_MIN);
+    json_decref(j);
+}
+
+static void test_error_line_column(void **state)
+{
+    (void)state;
+    const char *text = "{\n  \"a\": 1,\n  \"b\": tru\n}";
+    json_t *j = NULL;
+    sb_error err;
+    char line[4096];
+    assert_int_equal(sb_json_load_buffer(text, strlen(text), "x.json", &j, &err), SB_ERR);
+    assert_non_null(strstr(err.where, "line 3"));
+    sb_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "x.json: line 3, column"));
+    assert_null(strchr(line, '\n'));
+}
+
+static void test_atomic_write_roundtrip(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sbcoreXXXXXX", path[256];
+    sb_error err;
+    json_t *j = json_pack("{s:i, s:s}", "x", 7, "y", "z"), *back = NULL;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    assert_int_equal(sb_json_write_file(path, j, &err), SB_OK);
+    assert_int_equal(sb_json_load_file(path, &back, &err), SB_OK);
+    assert_true(json_equal(j, back));
+    /* No temporary file is left behind. */
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    json_decref(j);
+    json_decref(back);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_unreadable(void **state)
+{
+    (void)state;
+    json_t *j = NULL;
+    sb_error err;
+    assert_int_equal(sb_json_load_file("/nonexistent/x.json", &j, &err), SB_ERR);
+    assert_string_equal(err.file, "/nonexistent/x.json");
+    assert_non_null(strstr(err.msg, "cannot open"));
+    assert_int_equal(sb_json_load_file("/tmp", &j, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "directory"));
+}
+
+static void test_pointer_escaping(void **state)
+{
+    (void)state;
+    char p[64] = "";
+    sb_json_pointer_append(p, sizeof p, "a/b");
+    sb_json_pointer_append(p, sizeof p, "m~n");
+    sb_json_pointer_append_index(p, sizeof p, 3);
+    assert_string_equal(p, "/a~1b/m~0n/3");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_int64_exact),
+        cmocka_unit_test(test_error_line_column),
+        cmocka_unit_test(test_atomic_write_roundtrip),
+        cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_pointer_escaping),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
