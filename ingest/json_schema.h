@@ -8,9 +8,23 @@
  * definitions (#, #/definitions/..., any local JSON pointer), definitions,
  * boolean schemas, minProperties, maxProperties, dependencies, propertyNames.
  * Annotations ($schema, $id, $comment, title, description, default,
- * examples) are accepted and ignored. Any other keyword makes loading fail
- * with an error naming it: a schema is never silently half-checked.
- * Numbers compare by value (1 equals 1.0).
+ * examples, format, readOnly, writeOnly, contentMediaType, contentEncoding)
+ * are accepted and ignored; draft-07 makes format an annotation by default,
+ * so "format": "date-time" checks nothing. Any other keyword makes loading
+ * fail with an error naming it and its JSON pointer: a schema is never
+ * silently half-checked. For the same reason assertions beside $ref (which
+ * draft-07 ignores) and then/else without if are refused.
+ * Numbers compare by value (1 equals 1.0, also in enum, const and
+ * uniqueItems); integers compare exactly over the whole int64 range.
+ * pattern and patternProperties use PCRE2 in UTF mode with ECMAScript-like
+ * options (\uXXXX escapes, $ only at the very end), compiled once.
+ * $ref resolves local JSON pointers (~0, ~1 and %-escapes), $id-based base
+ * URIs within a document, and the draft-07 metaschema URI
+ * (http://json-schema.org/draft-07/schema#), which is read from
+ * SOLBOOK_HOME/schemas/json-schema-draft-07.json. A schema that loops
+ * (a $ref cycle that never moves into the instance) is refused at compile
+ * time when it is made of $refs alone, and reported as a "$ref" error at
+ * validation time otherwise; it never hangs.
  */
 #ifndef SOLBOOK_INGEST_JSON_SCHEMA_H
 #define SOLBOOK_INGEST_JSON_SCHEMA_H
@@ -29,6 +43,34 @@ int sb_schema_compile(json_t *json, const char *name, sb_schema **out, sb_error 
 
 /* Reads (with sb_json_load_file) and compiles path. */
 int sb_schema_load_file(const char *path, sb_schema **out, sb_error *err);
+
+/* Options for sb_schema_compile_opts. */
+enum {
+    /* Behave exactly as draft-07 says instead of refusing: unknown keywords,
+     * assertions beside $ref, and then/else without if are ignored. Meant
+     * for running the official JSON-Schema-Test-Suite, whose schemas use
+     * non-keyword members as $ref targets; solbook's own schemas are always
+     * compiled strictly. */
+    SB_SCHEMA_DRAFT07_LENIENT = 1u << 0,
+};
+
+/* Fetches a schema document that is not the one being compiled, by absolute
+ * URI without fragment. Returns a new reference, or NULL with err filled. */
+typedef json_t *(*sb_schema_resolve_fn)(void *ctx, const char *uri, sb_error *err);
+
+typedef struct sb_schema_options {
+    unsigned flags;               /* SB_SCHEMA_* bits */
+    sb_schema_resolve_fn resolve; /* NULL: only the bundled metaschema */
+    void *resolve_ctx;
+} sb_schema_options;
+
+/* The URI of the draft-07 metaschema (without the empty fragment). */
+#define SB_SCHEMA_DRAFT07_URI "http://json-schema.org/draft-07/schema"
+
+/* sb_schema_compile with options (opts may be NULL). */
+int sb_schema_compile_opts(json_t *json, const char *name,
+                           const sb_schema_options *opts, sb_schema **out,
+                           sb_error *err);
 
 void sb_schema_free(sb_schema *s);
 
@@ -53,12 +95,15 @@ size_t sb_schema_validate(const sb_schema *s, const json_t *instance,
 int sb_schema_check(const sb_schema *s, const json_t *instance,
                     const char *file, sb_error *err);
 
-/* The solbook schemas by id. Loads every DIR/*.json whose file name minus
+/* The solbook schemas by id. Loads every .json file in dir whose name minus
  * .json is its id (solbook.result.v1, ...). */
 typedef struct sb_schema_set sb_schema_set;
 int sb_schema_set_load(const char *dir, sb_schema_set **out, sb_error *err);
 /* NULL when id is not known. */
 const sb_schema *sb_schema_set_find(const sb_schema_set *set, const char *id);
+/* The ids in the set, sorted: i from 0 to sb_schema_set_count() - 1. */
+size_t sb_schema_set_count(const sb_schema_set *set);
+const char *sb_schema_set_id(const sb_schema_set *set, size_t i);
 void sb_schema_set_free(sb_schema_set *set);
 
 #endif
