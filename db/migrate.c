@@ -1,0 +1,110 @@
+/* migrate.c - PRAGMA user_version driven schema migrations. */
+#include "migrate.h"
+
+#include <stdio.h>
+
+int sb_db_user_version(sqlite3 *conn, const char *path, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(conn, "PRAGMA user_version", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sb_error_set(err, path, NULL, "cannot read the schema version: %s",
+                     sqlite3_errmsg(conn));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Number of schema objects other than SQLite's own. */
+static int count_objects(sqlite3 *conn, const char *path, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(conn,
+                                "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sb_error_set(err, path, NULL, "cannot read the schema: %s", sqlite3_errmsg(conn));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static int exec(sqlite3 *conn, const char *path, const char *sql, const char *what,
+                sb_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        sb_error_set(err, path, NULL, "%s: %s", what, msg ? msg : sqlite3_errmsg(conn));
+        sqlite3_free(msg);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
+                  size_t count, sb_error *err)
+{
+    int latest = count ? list[count - 1].version : 0;
+    /* A read first: most opens find the database current and need no lock. */
+    int v = sb_db_user_version(conn, path, err);
+    if (v < 0)
+        return SB_ERR;
+    if (v == latest && v > 0)
+        return SB_OK;
+    if (v > latest)
+        return sb_error_set(err, path, NULL,
+                            "database schema version %d is newer than this solbook (%s) understands "
+                            "(up to %d); use a newer solbook",
+                            v, SOLBOOK_VERSION, latest);
+    if (exec(conn, path, "BEGIN IMMEDIATE", "cannot lock the database to upgrade it", err) != SB_OK)
+        return SB_ERR;
+    /* Again under the write lock: another process may have migrated meanwhile. */
+    v = sb_db_user_version(conn, path, err);
+    if (v < 0)
+        goto fail;
+    if (v > latest) {
+        sb_error_set(err, path, NULL,
+                     "database schema version %d is newer than this solbook (%s) understands "
+                     "(up to %d); use a newer solbook",
+                     v, SOLBOOK_VERSION, latest);
+        goto fail;
+    }
+    if (v == 0) {
+        int n = count_objects(conn, path, err);
+        if (n < 0)
+            goto fail;
+        if (n > 0) {
+            sb_error_set(err, path, NULL,
+                         "not a solbook database (it has tables but no solbook schema version)");
+            goto fail;
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (list[i].version <= v)
+            continue;
+        char what[300];
+        snprintf(what, sizeof what, "migration %s failed", list[i].name);
+        if (exec(conn, path, list[i].sql, what, err) != SB_OK)
+            goto fail;
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", list[i].version);
+        if (exec(conn, path, pragma, "cannot set the schema version", err) != SB_OK)
+            goto fail;
+    }
+    if (exec(conn, path, "COMMIT", "cannot commit the schema upgrade", err) != SB_OK)
+        goto fail;
+    return SB_OK;
+fail:
+    sqlite3_exec(conn, "ROLLBACK", NULL, NULL, NULL);
+    return SB_ERR;
+}

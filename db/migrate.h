@@ -1,0 +1,34 @@
+/* migrate.h - applying the embedded migrations (db/migrations/NNN_name.sql).
+ *
+ * store.c uses this on every open; it is public so that tests can run the
+ * mechanism over their own migration lists (an "old" database upgraded by a
+ * later migration). */
+#ifndef SOLBOOK_DB_MIGRATE_H
+#define SOLBOOK_DB_MIGRATE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct sb_db_migration {
+    int version;        /* NNN of NNN_name.sql: 1, 2, ... without gaps */
+    const char *name;   /* file name, for errors */
+    const char *sql;
+} sb_db_migration;
+
+/* The migrations compiled into the program (generated at build time). */
+extern const sb_db_migration sb_db_migrations[];
+extern const size_t sb_db_migration_count;
+
+/* Brings the database on conn (named path in errors) to the last version
+ * of list, in one BEGIN IMMEDIATE transaction, setting user_version after
+ * each migration. Refuses a database newer than the list, and a non-empty
+ * database that has no user_version (not created by solbook). */
+int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
+                  size_t count, sb_error *err);
+
+/* PRAGMA user_version of conn, or -1 on error (err filled). */
+int sb_db_user_version(sqlite3 *conn, const char *path, sb_error *err);
+
+#endif

@@ -1,0 +1,230 @@
+/* store.c - opening the solbook database and running transactions. */
+#include "store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "migrate.h"
+
+struct sb_db {
+    sqlite3 *conn;
+    char *path;
+};
+
+int sb_db_schema_version(void)
+{
+    return sb_db_migration_count ? sb_db_migrations[sb_db_migration_count - 1].version : 0;
+}
+
+const char *sb_db_path(const sb_db *db)
+{
+    return db->path;
+}
+
+sqlite3 *sb_db_handle(sb_db *db)
+{
+    return db->conn;
+}
+
+int sb_db_fail(sb_db *db, sb_error *err, const char *what)
+{
+    return sb_error_set(err, db->path, NULL, "%s: %s", what, sqlite3_errmsg(db->conn));
+}
+
+int sb_db_exec(sb_db *db, const char *sql, sb_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        sb_error_set(err, db->path, NULL, "%s", msg ? msg : sqlite3_errmsg(db->conn));
+        sqlite3_free(msg);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+int sb_db_begin(sb_db *db, sb_error *err)
+{
+    if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot start a write transaction");
+    return SB_OK;
+}
+
+int sb_db_commit(sb_db *db, sb_error *err)
+{
+    if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        sb_db_fail(db, err, "cannot commit");
+        sb_db_rollback(db);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+void sb_db_rollback(sb_db *db)
+{
+    if (!sqlite3_get_autocommit(db->conn))
+        sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* Reads one text or integer pragma value into buf. */
+static int pragma_text(sb_db *db, const char *sql, char *buf, size_t size, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sb_error_set(err, db->path, NULL, "%s: %s", sql, sqlite3_errmsg(db->conn));
+        sqlite3_finalize(st);
+        return SB_ERR;
+    }
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    snprintf(buf, size, "%s", t ? (const char *)t : "");
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+static int connect(sb_db *db, int writable, sb_error *err)
+{
+    int oflags = writable ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
+    oflags |= SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(db->path, &db->conn, oflags, NULL) != SQLITE_OK) {
+        sb_error_set(err, db->path, NULL, "cannot open the database: %s",
+                     db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+        sqlite3_close(db->conn);
+        db->conn = NULL;
+        return SB_ERR;
+    }
+    sqlite3_extended_result_codes(db->conn, 1);
+    sqlite3_busy_timeout(db->conn, SB_DB_BUSY_TIMEOUT_MS);
+    /* The first read tells whether this is an SQLite file at all. */
+    char buf[64];
+    if (pragma_text(db, "PRAGMA schema_version", buf, sizeof buf, err) != SB_OK) {
+        if ((sqlite3_errcode(db->conn) & 0xff) == SQLITE_NOTADB)
+            sb_error_set(err, db->path, NULL, "not an SQLite database (so not a solbook database)");
+        return SB_ERR;
+    }
+    if (sb_db_exec(db, "PRAGMA foreign_keys = ON", err) != SB_OK)
+        return SB_ERR;
+    if (writable) {
+        if (pragma_text(db, "PRAGMA journal_mode = WAL", buf, sizeof buf, err) != SB_OK)
+            return SB_ERR;
+        if (strcmp(buf, "wal") != 0 && strcmp(buf, "memory") != 0)
+            return sb_error_set(err, db->path, NULL,
+                                "cannot switch the database to WAL mode (journal mode stays %s)", buf);
+        if (sb_db_exec(db, "PRAGMA synchronous = NORMAL", err) != SB_OK)
+            return SB_ERR;
+    }
+    return SB_OK;
+}
+
+/* 1 when the solbook tables are there. */
+static int has_solbook_tables(sb_db *db, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->conn,
+                                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                "name IN ('runs', 'provenance', 'samples', 'metrics')",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sb_db_fail(db, err, "cannot read the schema");
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n == 4;
+}
+
+void sb_db_close(sb_db *db)
+{
+    if (!db)
+        return;
+    if (db->conn) {
+        /* Statements a caller forgot would keep the file busy: finalize them. */
+        sqlite3_stmt *st;
+        while ((st = sqlite3_next_stmt(db->conn, NULL)) != NULL)
+            sqlite3_finalize(st);
+        sqlite3_close(db->conn);
+    }
+    free(db->path);
+    free(db);
+}
+
+int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return sb_error_set(err, NULL, NULL, "no database path given");
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (!exists && errno != ENOENT)
+        return sb_error_set(err, path, NULL, "cannot open the database: %s", strerror(errno));
+    if (exists && S_ISDIR(sb.st_mode))
+        return sb_error_set(err, path, NULL, "is a directory, not a database file");
+    if (!exists && flags != SB_DB_WRITE)
+        return sb_error_set(err, path, NULL,
+                            "no such database; store results first with 'solbook ingest --db %s FILE...'",
+                            path);
+
+    sb_db *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = strdup(path))) {
+        free(db);
+        return sb_error_set(err, path, NULL, "out of memory");
+    }
+    if (connect(db, flags == SB_DB_WRITE, err) != SB_OK)
+        goto fail;
+
+    sb_error e2;
+    int v = sb_db_user_version(db->conn, db->path, err);
+    if (v < 0)
+        goto fail;
+    int latest = sb_db_schema_version();
+    if (flags == SB_DB_READ) {
+        if (v == 0) {
+            sb_error_set(err, path, NULL, "not a solbook database (no solbook schema version)");
+            goto fail;
+        }
+        if (v > latest) {
+            sb_error_set(err, path, NULL,
+                         "database schema version %d is newer than this solbook (%s) understands "
+                         "(up to %d); use a newer solbook",
+                         v, SOLBOOK_VERSION, latest);
+            goto fail;
+        }
+        if (v < latest) {
+            /* Upgrade in place, then carry on reading. */
+            sqlite3_close(db->conn);
+            db->conn = NULL;
+            if (connect(db, 1, err) != SB_OK ||
+                sb_db_migrate(db->conn, db->path, sb_db_migrations, sb_db_migration_count, &e2) != SB_OK) {
+                if (db->conn)
+                    *err = e2;
+                char msg[sizeof err->msg];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                sb_error_set(err, path, NULL,
+                             "database schema version %d is older than this solbook's (%d) and "
+                             "could not be upgraded: %s",
+                             v, latest, msg);
+                goto fail;
+            }
+        }
+    } else if (sb_db_migrate(db->conn, db->path, sb_db_migrations, sb_db_migration_count, err) != SB_OK) {
+        goto fail;
+    }
+    int t = has_solbook_tables(db, err);
+    if (t < 0)
+        goto fail;
+    if (!t) {
+        sb_error_set(err, path, NULL, "not a solbook database (the solbook tables are missing)");
+        goto fail;
+    }
+    *out = db;
+    return SB_OK;
+fail:
+    sb_db_close(db);
+    return SB_ERR;
+}

@@ -1,0 +1,61 @@
+/* store.h - the solbook SQLite database: open, migrate, transactions.
+ *
+ * The schema is db/migrations/NNN_name.sql, compiled into the program, so no
+ * data directory is needed to open a database. PRAGMA user_version holds
+ * the number of the last migration applied; opening an older database
+ * upgrades it in place (one transaction), opening one newer than this
+ * program is refused. Connections run in WAL mode with foreign keys on and
+ * a 10 s busy timeout, so several readers and ingests can share one file.
+ *
+ * Readers (report, site, runs, show) open with SB_DB_READ and query through
+ * sb_db_handle(). The tables and their meaning are in db/README.md and the
+ * migrations themselves.
+ */
+#ifndef SOLBOOK_DB_STORE_H
+#define SOLBOOK_DB_STORE_H
+
+#include <sqlite3.h>
+
+#include "error.h"
+
+typedef struct sb_db sb_db;
+
+enum {
+    /* Open an existing solbook database for queries. Errors clearly when
+     * the file is missing, is not SQLite, or is not a solbook database.
+     * An older database is upgraded first (which needs write access). */
+    SB_DB_READ = 0,
+    /* Open for writing, creating the file (and its schema) if missing. */
+    SB_DB_WRITE = 1,
+};
+
+/* Milliseconds a connection waits for another writer before SQLITE_BUSY. */
+#define SB_DB_BUSY_TIMEOUT_MS 10000
+
+int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err);
+void sb_db_close(sb_db *db);            /* accepts NULL */
+
+/* The connection, for queries (prepare, step, finalize your statements). */
+sqlite3 *sb_db_handle(sb_db *db);
+
+/* The path the database was opened with. */
+const char *sb_db_path(const sb_db *db);
+
+/* Schema version this program creates and understands (the number of the
+ * last embedded migration). */
+int sb_db_schema_version(void);
+
+/* BEGIN IMMEDIATE (waits up to the busy timeout for other writers),
+ * COMMIT, ROLLBACK. */
+int sb_db_begin(sb_db *db, sb_error *err);
+int sb_db_commit(sb_db *db, sb_error *err);
+void sb_db_rollback(sb_db *db);
+
+/* Runs one or more SQL statements without results. */
+int sb_db_exec(sb_db *db, const char *sql, sb_error *err);
+
+/* Fills err with "WHAT: <sqlite message>", file = the database path;
+ * returns SB_ERR. For callers reporting a failed sqlite3_* call. */
+int sb_db_fail(sb_db *db, sb_error *err, const char *what);
+
+#endif
