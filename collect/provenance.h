@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "nvml.h"
 
 typedef struct sb_provenance_opts {
     const char *tool_name;     /* "solbench", "solbook" */
@@ -25,6 +26,20 @@ typedef struct sb_provenance_opts {
  * GPU identity comes from NVML; when NVML is missing for a GPU run the
  * device fields the caller does not fill stay "unknown". */
 int sb_provenance_collect(const sb_provenance_opts *opts, json_t **out, sb_error *err);
+
+/* The same with an NVML handle the caller already opened (it stays open),
+ * or nvml NULL for "no NVML": a GPU run then has device fields "unknown"
+ * / null and software.driver_version "unknown". Lets a caller report that
+ * NVML is missing, and reuse the handle for sb_nvml_clock_state. */
+int sb_provenance_collect_nvml(const sb_provenance_opts *opts, sb_nvml *nvml,
+                               json_t **out, sb_error *err);
+
+/* The git object of the schema for the tree at dir (NULL: current
+ * directory): {"sha": 40 hex or "unknown", "dirty": bool or null, and
+ * "describe" when `git describe --always --dirty` works}. git runs without
+ * a shell, with GIT_OPTIONAL_LOCKS=0 so it never takes the index lock of a
+ * tree others are working in. NULL only when out of memory. */
+json_t *sb_provenance_git(const char *dir);
 
 /* Sets finished_at to now (call when the run ends). */
 int sb_provenance_finish(json_t *prov, sb_error *err);
