@@ -1680,6 +1680,7 @@ typedef struct validator {
     pcre2_match_data *match;
     frame *stack; /* $refs being followed, to catch loops */
     size_t depth, stack_cap;
+    size_t reported; /* errors passed to report() */
     int fatal;
     char fatal_ptr[1024], fatal_reason[1024];
     int out_of_memory;
@@ -1693,6 +1694,7 @@ static void report(validator *v, const char *keyword, const char *fmt, ...)
 {
     char reason[1024];
     va_list ap;
+    v->reported++;
     if (!v->on_error)
         return;
     va_start(ap, fmt);
@@ -1947,11 +1949,13 @@ static size_t check_object(validator *v, const node *n, const json_t *in, int si
             sb_schema_error_fn saved = v->on_error;
             void *saved_ctx = v->ctx;
             memset(&first, 0, sizeof first);
+            size_t saved_reported = v->reported;
             v->on_error = keep_first;
             v->ctx = &first;
             size_t e = check(v, n->property_names, name, silent, "propertyNames");
             v->on_error = saved;
             v->ctx = saved_ctx;
+            v->reported = saved_reported;
             json_decref(name);
             if (e && !silent && !v->fatal) {
                 quote(q, sizeof q, key, klen);
@@ -2246,16 +2250,22 @@ size_t sb_schema_validate(const sb_schema *s, const json_t *instance, sb_schema_
     }
     v.cap = 256;
     v.ptr[0] = '\0';
-    size_t errors = check(&v, s->root, instance, 0, NULL);
+    size_t found = check(&v, s->root, instance, 0, NULL);
+    /* The count is what the callback saw: errors inside a silent branch
+     * collapse into their combinator's one error. */
+    size_t errors = v.reported;
     if (v.fatal) {
         if (on_error)
             on_error(ctx, v.fatal_ptr, "$ref", v.fatal_reason);
-        if (!errors)
-            errors = 1;
+        errors++;
     } else if (v.out_of_memory) {
         if (on_error)
             on_error(ctx, "", "validate", "out of memory while validating");
         errors++;
+    } else if (found && !errors) {
+        if (on_error)
+            on_error(ctx, "", "validate", "invalid");
+        errors = 1;
     }
     pcre2_match_data_free(v.match);
     free(v.ptr);
