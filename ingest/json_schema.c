@@ -332,12 +332,19 @@ static size_t utf8_length(const char *s, size_t len)
     return n;
 }
 
+/* Integers exactly; reals in the fewest digits that read back the same. */
 static void format_number(const json_t *j, char *buf, size_t size)
 {
-    if (json_is_integer(j))
+    if (json_is_integer(j)) {
         snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
-    else
-        snprintf(buf, size, "%.17g", json_real_value(j));
+        return;
+    }
+    double d = json_real_value(j);
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, d);
+        if (strtod(buf, NULL) == d)
+            return;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -1776,13 +1783,14 @@ static int regex_matches(validator *v, pcre2_code *re, const char *s, size_t len
     return -1;
 }
 
-/* Escapes a string for quoting inside a message, cut to a readable size. */
+/* A string for quoting inside a message: " and control characters escaped
+ * (backslashes left alone so regexes read as written), cut when long. */
 static void quote(char *buf, size_t size, const char *s, size_t len)
 {
     size_t n = 0;
     for (size_t i = 0; i < len && n + 16 < size; i++) {
         unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\') {
+        if (ch == '"') {
             buf[n++] = '\\';
             buf[n++] = (char)ch;
         } else if (ch < 0x20) {
@@ -1798,14 +1806,37 @@ static void quote(char *buf, size_t size, const char *s, size_t len)
     buf[n] = '\0';
 }
 
+/* A value as compact JSON for a message, cut with "..." when long. */
+static const char *json_text(const json_t *j, char *buf, size_t size)
+{
+    char *text = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!text) {
+        snprintf(buf, size, "(value)");
+        return buf;
+    }
+    size_t n = strlen(text);
+    if (n < size) {
+        memcpy(buf, text, n + 1);
+    } else {
+        size_t keep = size - 4;
+        while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+            keep--; /* do not cut a UTF-8 sequence */
+        memcpy(buf, text, keep);
+        memcpy(buf + keep, "...", 4);
+    }
+    free(text);
+    return buf;
+}
+
 static const char *types_text(unsigned types, char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = '\0';
-    for (int b = 0; b < 7; b++)
-        if (types & (1u << b))
+    static const int order[] = {6, 4, 5, 1, 2, 3, 0}; /* integer ... null */
+    for (int i = 0; i < 7; i++)
+        if (types & (1u << order[i]))
             n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? " or " : "",
-                                  TYPE_NAMES[b]);
+                                  TYPE_NAMES[order[i]]);
     return buf;
 }
 
@@ -2134,7 +2165,7 @@ static size_t check_ref(validator *v, const node *n, const json_t *in, int silen
 static size_t check(validator *v, const node *n, const json_t *in, int silent, const char *via)
 {
     size_t errors = 0;
-    char buf[128], q[300];
+    char buf[128], q[300], q2[120];
 
     if (v->fatal)
         return 1;
@@ -2153,24 +2184,16 @@ static size_t check(validator *v, const node *n, const json_t *in, int silent, c
         FAIL("type", "expected %s, found %s", types_text(n->types, buf, sizeof buf),
              json_is_real(in) && (n->types & T_INTEGER) ? "a number that is not an integer"
                                                         : json_type_name(in));
-    if (n->const_value && !values_equal(in, n->const_value)) {
-        char *text = json_dumps(n->const_value, JSON_ENCODE_ANY | JSON_COMPACT);
-        if (text)
-            quote(q, sizeof q, text, strlen(text));
-        free(text);
-        FAIL("const", "value must be %s", text ? q : "the constant");
-    }
+    if (n->const_value && !values_equal(in, n->const_value))
+        FAIL("const", "%s is not the required value %s", json_text(in, q2, sizeof q2),
+             json_text(n->const_value, q, sizeof q));
     if (n->enum_values) {
         int found = 0;
         for (size_t i = 0; i < json_array_size(n->enum_values) && !found; i++)
             found = values_equal(in, json_array_get(n->enum_values, i));
-        if (!found) {
-            char *text = json_dumps(n->enum_values, JSON_ENCODE_ANY | JSON_COMPACT);
-            if (text)
-                quote(q, sizeof q, text, strlen(text));
-            free(text);
-            FAIL("enum", "value is not one of %s", text ? q : "the listed values");
-        }
+        if (!found)
+            FAIL("enum", "%s is not one of %s", json_text(in, q2, sizeof q2),
+                 json_text(n->enum_values, q, sizeof q));
     }
     if (json_is_number(in))
         ADD(check_number(v, n, in, silent));
@@ -2218,7 +2241,8 @@ static size_t check(validator *v, const node *n, const json_t *in, int silent, c
         if (v->fatal)
             return errors + 1;
         if (matched)
-            FAIL("not", "matches the schema at %s/not, which it must not", n->where);
+            FAIL("not", "matches %s (the schema at %s/not), which it must not",
+                 json_text(n->not_schema->json, q, sizeof q), n->where);
     }
     if (n->if_schema) {
         int cond = check(v, n->if_schema, in, 1, "if") == 0;
