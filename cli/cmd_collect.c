@@ -118,8 +118,8 @@ int cmd_collect(int argc, char **argv)
 
     if (!opts.device_is_cpu && sb_nvml_open(&nvml, &err) != SB_OK) {
         fprintf(stderr,
-                "solbook collect: no NVML found (%s); GPU device fields are \"unknown\" "
-                "(use --cpu for this machine's CPU identity)\n",
+                "solbook collect: %s; GPU device fields are \"unknown\" "
+                "(--cpu gives this machine's CPU identity)\n",
                 err.msg);
         nvml = NULL;
         sb_error_clear(&err);

@@ -122,9 +122,11 @@ int sb_nvml_open(sb_nvml **out, sb_error *err)
     if (!n->lib) {
         const char *e = dlerror();
         free(n);
-        return sb_error_set(err, NULL, NULL,
-                            "NVML not available: cannot load %s (%s); the NVIDIA driver "
-                            "is not installed or not visible here",
+        /* dlerror() names the library: "libnvidia-ml.so.1: cannot open
+         * shared object file: No such file or directory" */
+        if (e && strstr(e, SB_NVML_LIBRARY))
+            return sb_error_set(err, NULL, NULL, "NVML not available: %s", e);
+        return sb_error_set(err, NULL, NULL, "NVML not available: cannot load %s: %s",
                             SB_NVML_LIBRARY, e ? e : "not found");
     }
     init = lookup(n->lib, "nvmlInit_v2");

@@ -241,7 +241,7 @@ static void cpu_model(char *out, size_t size)
  * "AMD EPYC 9454 48-Core Processor" -> "cpu-amd-epyc-9454". */
 static void cpu_sku(const char *model, char *out, size_t size)
 {
-    char words[512], slug[128];
+    char words[512], slug[60]; /* ids stay under 64 characters */
     char *save = NULL;
     size_t n = 0;
     char copy[512];
