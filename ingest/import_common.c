@@ -1,0 +1,712 @@
+/* import_common.c - format detection, the file-level driver (convert whole,
+ * then store in one transaction) and the pieces the converters share. */
+#include "import.h"
+#include "import_internal.h"
+
+#include <csv.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "home.h"
+#include "json_file.h"
+
+const char *const sb_import_formats[] = {"liger-csv", "nvbench-json", "gbench-json", NULL};
+
+int sb_import_format_known(const char *name)
+{
+    if (!name)
+        return 0;
+    for (size_t i = 0; sb_import_formats[i]; i++)
+        if (strcmp(name, sb_import_formats[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* ---- small text helpers ------------------------------------------------ */
+
+int sb_import_parse_double(const char *text, double *out)
+{
+    if (!text)
+        return SB_ERR;
+    while (isspace((unsigned char)*text))
+        text++;
+    if (!*text)
+        return SB_ERR;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    if (errno || !end || *end || !isfinite(v))
+        return SB_ERR;
+    *out = v;
+    return SB_OK;
+}
+
+int sb_import_parse_ll(const char *text, long long *out)
+{
+    if (!text)
+        return SB_ERR;
+    while (isspace((unsigned char)*text))
+        text++;
+    if (!*text)
+        return SB_ERR;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    if (errno || !end || *end)
+        return SB_ERR;
+    *out = v;
+    return SB_OK;
+}
+
+void sb_import_id(const char *text, char *out, size_t size)
+{
+    size_t n = 0;
+    int dash = 0;
+    if (size == 0)
+        return;
+    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p && n + 1 < size; p++) {
+        unsigned char c = (unsigned char)tolower(*p);
+        int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' || c == '-';
+        if (ok && !(n == 0 && (c == '.' || c == '_' || c == '+' || c == '-'))) {
+            if (dash && n > 0 && n + 2 < size)
+                out[n++] = '-';
+            dash = 0;
+            out[n++] = (char)c;
+        } else if (!ok || n == 0) {
+            dash = n > 0;
+        }
+    }
+    while (n > 0 && strchr("-._+", out[n - 1]))
+        n--;
+    out[n] = '\0';
+}
+
+void sb_import_key(const char *text, char *out, size_t size)
+{
+    size_t n = 0;
+    if (size == 0)
+        return;
+    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    if (isdigit(*p) && n + 1 < size)
+        out[n++] = '_';
+    for (; *p && n + 1 < size; p++)
+        out[n++] = (char)(isalnum(*p) || *p == '_' ? *p : '_');
+    out[n] = '\0';
+}
+
+const char *sb_import_dtype(const char *text)
+{
+    static const struct { const char *name, *dtype; } table[] = {
+        {"float32", "fp32"}, {"fp32", "fp32"}, {"float", "fp32"}, {"f32", "fp32"},
+        {"float64", "fp64"}, {"fp64", "fp64"}, {"double", "fp64"}, {"f64", "fp64"},
+        {"float16", "fp16"}, {"fp16", "fp16"}, {"half", "fp16"}, {"__half", "fp16"}, {"f16", "fp16"},
+        {"bfloat16", "bf16"}, {"bf16", "bf16"}, {"__nv_bfloat16", "bf16"}, {"nv_bfloat16", "bf16"},
+        {"tf32", "tf32"},
+        {"float8_e4m3fn", "fp8e4m3"}, {"float8_e4m3", "fp8e4m3"}, {"fp8e4m3", "fp8e4m3"},
+        {"__nv_fp8_e4m3", "fp8e4m3"}, {"e4m3", "fp8e4m3"},
+        {"float8_e5m2", "fp8e5m2"}, {"fp8e5m2", "fp8e5m2"}, {"__nv_fp8_e5m2", "fp8e5m2"}, {"e5m2", "fp8e5m2"},
+        {"int8", "int8"}, {"int8_t", "int8"}, {"i8", "int8"}, {"s8", "int8"},
+    };
+    if (!text)
+        return NULL;
+    if (strncmp(text, "torch.", 6) == 0)
+        text += 6;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcasecmp(text, table[i].name) == 0)
+            return table[i].dtype;
+    return NULL;
+}
+
+static int is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int sb_import_time_utc(const char *text, char *out, size_t size)
+{
+    int Y, M, D, h, m, s, used = 0;
+    if (!text || sscanf(text, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &Y, &M, &D, &h, &m, &s, &used) != 6)
+        return SB_ERR;
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (M < 1 || M > 12 || D < 1 || D > mdays[M - 1] + (M == 2 && is_leap(Y)) || h > 23 || m > 59 || s > 60 || Y < 1970)
+        return SB_ERR;
+    const char *p = text + used;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return SB_ERR;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    long offset = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int oh, om, n2 = 0;
+        if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n2) != 2 || n2 != 5 || oh > 23 || om > 59)
+            return SB_ERR;
+        offset = (oh * 3600L + om * 60L) * (*p == '-' ? -1 : 1);
+        p += 1 + n2;
+    }
+    if (*p)
+        return SB_ERR;
+    struct tm tm = {0};
+    tm.tm_year = Y - 1900;
+    tm.tm_mon = M - 1;
+    tm.tm_mday = D;
+    tm.tm_hour = h;
+    tm.tm_min = m;
+    tm.tm_sec = s;
+    time_t t = timegm(&tm) - offset;
+    struct tm u;
+    if (!gmtime_r(&t, &u))
+        return SB_ERR;
+    if (strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &u) == 0)
+        return SB_ERR;
+    return SB_OK;
+}
+
+/* ---- op-name table ----------------------------------------------------- */
+
+typedef struct op_csv {
+    sb_import_ctx *ctx;
+    char fields[5][128];
+    size_t nf;
+    long record;
+    int oom;
+} op_csv;
+
+static void op_field(void *s, size_t len, void *data)
+{
+    op_csv *o = data;
+    if (o->nf < 5) {
+        size_t n = len < 127 ? len : 127;
+        memcpy(o->fields[o->nf], s ? s : "", s ? n : 0);
+        o->fields[o->nf][s ? n : 0] = '\0';
+    }
+    o->nf++;
+}
+
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void op_record(int c, void *data)
+{
+    (void)c;
+    op_csv *o = data;
+    long rec = o->record++;
+    size_t nf = o->nf;
+    o->nf = 0;
+    if (rec == 0 || nf < 3 || o->oom)
+        return;
+    sb_import_ctx *ctx = o->ctx;
+    sb_import_op_name *grown = realloc(ctx->ops, (ctx->n_ops + 1) * sizeof *grown);
+    if (!grown) {
+        o->oom = 1;
+        return;
+    }
+    ctx->ops = grown;
+    sb_import_op_name *r = &ctx->ops[ctx->n_ops++];
+    memset(r, 0, sizeof *r);
+    copy_text(r->format, sizeof r->format, o->fields[0]);
+    copy_text(r->name, sizeof r->name, o->fields[1]);
+    copy_text(r->op, sizeof r->op, o->fields[2]);
+    if (nf > 3)
+        copy_text(r->default_dtype, sizeof r->default_dtype, o->fields[3]);
+}
+
+static int load_op_names(sb_import_ctx *ctx, sb_error *err)
+{
+    char path[4096];
+    if (ctx->opts.op_names_csv)
+        snprintf(path, sizeof path, "%s", ctx->opts.op_names_csv);
+    else if (sb_home_path(path, sizeof path, "db/import_op_names.csv", err) != SB_OK)
+        return SB_ERR;
+    char *buf = NULL;
+    size_t len = 0;
+    if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
+        return SB_ERR;
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        free(buf);
+        return sb_error_set(err, path, NULL, "cannot start the CSV parser");
+    }
+    op_csv o = {.ctx = ctx};
+    int bad = csv_parse(&p, buf, len, op_field, op_record, &o) != len ||
+              csv_fini(&p, op_field, op_record, &o) != 0;
+    int code = csv_error(&p);
+    csv_free(&p);
+    free(buf);
+    if (bad)
+        return sb_error_set(err, path, NULL, "not valid CSV: %s", csv_strerror(code));
+    if (o.oom)
+        return sb_error_set(err, path, NULL, "out of memory");
+    for (size_t i = 0; i < ctx->n_ops; i++) {
+        char id[64];
+        sb_import_id(ctx->ops[i].op, id, sizeof id);
+        if (!ctx->ops[i].op[0] || strcmp(id, ctx->ops[i].op) != 0)
+            return sb_error_set(err, path, NULL, "row %zu: op \"%s\" is not a valid op id ([a-z0-9._+-])",
+                                i + 2, ctx->ops[i].op);
+        if (ctx->ops[i].default_dtype[0] && !sb_import_dtype(ctx->ops[i].default_dtype))
+            return sb_error_set(err, path, NULL, "row %zu: default_dtype \"%s\" is not a dtype",
+                                i + 2, ctx->ops[i].default_dtype);
+    }
+    return SB_OK;
+}
+
+const sb_import_op_name *sb_import_op_lookup(const sb_import_ctx *ctx, const char *tool_name)
+{
+    for (size_t i = 0; i < ctx->n_ops; i++)
+        if (strcmp(ctx->ops[i].format, ctx->format) == 0 && strcmp(ctx->ops[i].name, tool_name) == 0)
+            return &ctx->ops[i];
+    return NULL;
+}
+
+/* ---- document pieces --------------------------------------------------- */
+
+static json_t *str_or_unknown(const char *s)
+{
+    return json_string(s && *s ? s : "unknown");
+}
+
+json_t *sb_import_gpu_device(const sb_import_ctx *ctx, const char *name, long long memory_bytes,
+                             long long sm_count, long long l2_bytes, const char *cc)
+{
+    char unknown_id[128], unknown_arch[32];
+    unknown_id[0] = unknown_arch[0] = '\0';
+    const sb_sku *sku = sb_sku_identify(ctx->skus, name, NULL, memory_bytes > 0 ? memory_bytes : 0,
+                                        unknown_id, sizeof unknown_id, unknown_arch, sizeof unknown_arch);
+    json_t *d = json_object();
+    json_object_set_new(d, "kind", json_string("gpu"));
+    json_object_set_new(d, "index", json_null());
+    json_object_set_new(d, "name", json_string(name));
+    json_object_set_new(d, "arch", json_string(sku ? sku->arch : (unknown_arch[0] ? unknown_arch : "unknown")));
+    json_object_set_new(d, "sku", json_string(sku ? sku->id : (unknown_id[0] ? unknown_id : "unknown")));
+    json_object_set_new(d, "compute_capability", json_string(cc ? cc : "unknown"));
+    json_object_set_new(d, "sm_count", sm_count >= 0 ? json_integer(sm_count) : json_null());
+    json_object_set_new(d, "memory_bytes", memory_bytes > 0 ? json_integer(memory_bytes) : json_null());
+    json_object_set_new(d, "l2_bytes", l2_bytes >= 0 ? json_integer(l2_bytes) : json_null());
+    return d;
+}
+
+json_t *sb_import_provenance(const char *tool_name, const char *tool_version,
+                             const char *hostname, json_t *device,
+                             const char *started_at, const char *finished_at)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "git", json_pack("{s:s, s:n}", "sha", "unknown", "dirty"));
+    json_object_set_new(p, "tool", json_pack("{s:s, s:o}", "name", tool_name, "version",
+                                             str_or_unknown(tool_version)));
+    json_object_set_new(p, "host", json_pack("{s:o, s:s, s:s}", "hostname", str_or_unknown(hostname),
+                                             "os", "unknown", "cpu", "unknown"));
+    json_object_set_new(p, "software", json_pack("{s:s, s:s, s:s}", "driver_version", "unknown",
+                                                 "cuda_runtime_version", "unknown",
+                                                 "cublas_version", "unknown"));
+    json_object_set_new(p, "device", device);
+    json_object_set_new(p, "started_at", json_string(started_at));
+    json_object_set_new(p, "finished_at", json_string(finished_at));
+    return p;
+}
+
+json_t *sb_import_protocol(const char *l2)
+{
+    return json_pack("{s:s, s:n, s:n, s:n, s:n, s:s, s:n, s:n}", "timer", "imported",
+                     "warmup_iters", "warmup_ms", "iters", "repeats", "l2", l2,
+                     "input_sets", "graph");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Linear interpolation between closest ranks (numpy's default). */
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    double frac = pos - (double)lo;
+    return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+json_t *sb_import_stats_of(const double *const *reps, const size_t *per_rep, size_t n_reps)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < n_reps; r++)
+        n += per_rep[r];
+    if (n == 0)
+        return NULL;
+    double *all = malloc(n * sizeof *all);
+    double *medians = malloc((n_reps ? n_reps : 1) * sizeof *medians);
+    if (!all || !medians) {
+        free(all);
+        free(medians);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t r = 0; r < n_reps; r++) {
+        memcpy(all + k, reps[r], per_rep[r] * sizeof *all);
+        qsort(all + k, per_rep[r], sizeof *all, cmp_double);
+        medians[r] = per_rep[r] ? quantile_sorted(all + k, per_rep[r], 0.5) : 0;
+        k += per_rep[r];
+    }
+    qsort(all, n, sizeof *all, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += all[i];
+    double mean = sum / (double)n, ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (all[i] - mean) * (all[i] - mean);
+    double stdev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
+    json_t *spread = json_null();
+    if (n_reps > 1) {
+        double ms = 0, mss = 0;
+        for (size_t r = 0; r < n_reps; r++)
+            ms += medians[r];
+        ms /= (double)n_reps;
+        for (size_t r = 0; r < n_reps; r++)
+            mss += (medians[r] - ms) * (medians[r] - ms);
+        double sd = sqrt(mss / (double)(n_reps - 1));
+        spread = ms > 0 ? json_real(sd / ms) : json_null();
+    }
+    json_t *s = json_object();
+    json_object_set_new(s, "count", json_integer((json_int_t)n));
+    json_object_set_new(s, "min", json_real(all[0]));
+    json_object_set_new(s, "p20", json_real(quantile_sorted(all, n, 0.2)));
+    json_object_set_new(s, "median", json_real(quantile_sorted(all, n, 0.5)));
+    json_object_set_new(s, "p80", json_real(quantile_sorted(all, n, 0.8)));
+    json_object_set_new(s, "max", json_real(all[n - 1]));
+    json_object_set_new(s, "mean", json_real(mean));
+    json_object_set_new(s, "stdev", json_real(stdev));
+    if (mean > 0)
+        json_object_set_new(s, "rel_noise", json_real(stdev / mean));
+    json_object_set_new(s, "repeat_median_rel_spread", spread);
+    free(all);
+    free(medians);
+    return s;
+}
+
+json_t *sb_import_metrics(double bytes, double median_ms)
+{
+    json_t *m = json_pack("{s:n, s:n, s:n, s:n, s:s, s:n, s:n}", "flops", "bytes", "tflops", "gbps",
+                          "bound", "unknown", "pct_datasheet_peak", "pct_measured_ceiling");
+    if (bytes >= 0) {
+        json_object_set_new(m, "bytes", json_real(bytes));
+        if (median_ms > 0)
+            json_object_set_new(m, "gbps", json_real(bytes / (median_ms * 1e-3) / 1e9));
+    }
+    return m;
+}
+
+int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
+                   json_t *config, json_t *protocol, json_t *timing,
+                   json_t *metrics, json_t *memory, json_t *provenance,
+                   const char *notes, long long row, sb_error *err)
+{
+    json_t *doc = json_object();
+    if (!doc || !config || !protocol || !provenance) {
+        json_decref(doc);
+        json_decref(config);
+        json_decref(protocol);
+        json_decref(timing);
+        json_decref(metrics);
+        json_decref(memory);
+        json_decref(provenance);
+        return sb_error_set(err, ctx->path, NULL, "out of memory");
+    }
+    int passed = strcmp(status, "passed") == 0;
+    json_object_set_new(doc, "schema", json_string("solbook.result.v1"));
+    json_object_set_new(doc, "status", json_string(status));
+    if (reason)
+        json_object_set_new(doc, "reason", json_string(reason));
+    json_object_set_new(doc, "config", config);
+    json_object_set_new(doc, "protocol", protocol);
+    if (passed && timing) {
+        json_object_set_new(doc, "timing", timing);
+        json_object_set_new(doc, "metrics", metrics ? metrics : sb_import_metrics(-1, 0));
+    } else {
+        json_decref(timing);
+        json_decref(metrics);
+    }
+    if (memory)
+        json_object_set_new(doc, "memory", memory);
+    json_object_set_new(doc, "correctness", json_pack("{s:s, s:o}", "reference", SB_IMPORT_REFERENCE,
+                                                      "passed", passed ? json_true() : json_null()));
+    if (notes && *notes)
+        json_object_set_new(doc, "notes", json_string(notes));
+    json_object_set_new(doc, "source", json_pack("{s:s, s:s, s:I}", "format", ctx->format, "file",
+                                                 ctx->base, "row", (json_int_t)row));
+    json_object_set_new(doc, "provenance", provenance);
+    if (json_array_append_new(ctx->docs, doc) != 0)
+        return sb_error_set(err, ctx->path, NULL, "out of memory");
+    ctx->st->runs++;
+    if (!passed)
+        ctx->st->skipped_runs++;
+    return SB_OK;
+}
+
+/* ---- detection --------------------------------------------------------- */
+
+static const char *detect_json(json_t *root)
+{
+    if (!json_is_object(root))
+        return NULL;
+    json_t *schema = json_object_get(root, "schema");
+    if (json_is_string(schema) && strncmp(json_string_value(schema), "solbook.", 8) == 0)
+        return "solbook";
+    json_t *benches = json_object_get(root, "benchmarks");
+    if (!json_is_array(benches))
+        return NULL;
+    if (json_is_object(json_object_get(root, "context")))
+        return "gbench-json";
+    size_t i;
+    json_t *b;
+    json_array_foreach(benches, i, b) {
+        if (json_is_array(json_object_get(b, "states")))
+            return "nvbench-json";
+    }
+    return NULL;
+}
+
+static int csv_header_is_liger(const char *buf, size_t len)
+{
+    const char *nl = memchr(buf, '\n', len);
+    size_t n = nl ? (size_t)(nl - buf) : len;
+    char line[4096];
+    if (n >= sizeof line)
+        return 0;
+    memcpy(line, buf, n);
+    line[n] = '\0';
+    static const char *const need[] = {"kernel_name", "kernel_provider", "kernel_operation_mode",
+                                       "metric_name", "y_value_50"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (!strstr(line, need[i]))
+            return 0;
+    return 1;
+}
+
+static const char *skip_bom_ws(const char *buf, size_t len, size_t *off)
+{
+    size_t i = 0;
+    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF)
+        i = 3;
+    while (i < len && isspace((unsigned char)buf[i]))
+        i++;
+    *off = i;
+    return buf + i;
+}
+
+static int detect_buffer(const char *path, const char *buf, size_t len, const char **format,
+                         json_t **root_out, sb_error *err)
+{
+    size_t off = 0;
+    const char *p = skip_bom_ws(buf, len, &off);
+    if (off == len)
+        return sb_error_set(err, path, NULL, "empty file: cannot tell its format (give --format)");
+    if (*p == '{' || *p == '[') {
+        json_t *root = NULL;
+        if (sb_json_load_buffer(buf, len, path, &root, err) != SB_OK)
+            return SB_ERR;
+        const char *f = detect_json(root);
+        if (!f) {
+            json_decref(root);
+            return sb_error_set(err, path, NULL,
+                                "JSON, but neither Google Benchmark (\"context\" and \"benchmarks\"), "
+                                "nvbench (\"benchmarks\" with \"states\") nor a solbook file: "
+                                "cannot tell its format");
+        }
+        *format = f;
+        if (root_out)
+            *root_out = root;
+        else
+            json_decref(root);
+        return SB_OK;
+    }
+    if (csv_header_is_liger(p, len - off)) {
+        *format = "liger-csv";
+        return SB_OK;
+    }
+    return sb_error_set(err, path, "line 1",
+                        "not JSON, and the first line is not a Liger-Kernel benchmark CSV header "
+                        "(kernel_name, kernel_provider, kernel_operation_mode, metric_name, y_value_50...): "
+                        "cannot tell its format");
+}
+
+int sb_import_detect(const char *path, const char **format, sb_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
+        return SB_ERR;
+    int rc = detect_buffer(path, buf, len, format, NULL, err);
+    free(buf);
+    return rc;
+}
+
+/* ---- convert and store ------------------------------------------------- */
+
+int sb_import_convert(const char *path, const char *format, const sb_import_options *opts,
+                      json_t **docs, sb_import_stats *st, sb_error *err)
+{
+    *docs = NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
+        return SB_ERR;
+    json_t *root = NULL;
+    const char *found = NULL;
+    int rc = SB_ERR;
+    sb_import_stats local = {0};
+    sb_import_ctx ctx = {.path = path, .base = base_name(path), .st = &local};
+    if (opts)
+        ctx.opts = *opts;
+
+    if (!format) {
+        if (detect_buffer(path, buf, len, &found, &root, err) != SB_OK)
+            goto out;
+        if (!sb_import_format_known(found)) {
+            sb_error_set(err, path, NULL, "a %s file, not one of the import formats; use `solbook ingest` without --format", found);
+            goto out;
+        }
+        format = found;
+    } else if (!sb_import_format_known(format)) {
+        sb_error_set(err, path, NULL, "unknown import format \"%s\" (liger-csv, nvbench-json, gbench-json)", format);
+        goto out;
+    }
+    ctx.format = format;
+    if (opts && opts->dtype && !sb_import_dtype(opts->dtype)) {
+        sb_error_set(err, path, NULL, "--dtype \"%s\" is not a dtype (fp32, tf32, fp16, bf16, fp64, fp8e4m3, fp8e5m2, int8)",
+                     opts->dtype);
+        goto out;
+    }
+    if (sb_sku_table_load(opts ? opts->skus_csv : NULL, &ctx.skus, err) != SB_OK)
+        goto out;
+    if (load_op_names(&ctx, err) != SB_OK)
+        goto out;
+    ctx.docs = json_array();
+    if (!ctx.docs) {
+        sb_error_set(err, path, NULL, "out of memory");
+        goto out;
+    }
+    if (strcmp(format, "liger-csv") == 0) {
+        rc = sb_import_liger_csv(&ctx, buf, len, err);
+    } else {
+        if (!root && sb_json_load_buffer(buf, len, path, &root, err) != SB_OK)
+            goto out;
+        rc = strcmp(format, "nvbench-json") == 0 ? sb_import_nvbench_json(&ctx, root, err)
+                                                 : sb_import_gbench_json(&ctx, root, err);
+    }
+    if (rc == SB_OK && json_array_size(ctx.docs) == 0) {
+        sb_error_set(err, path, NULL, "no benchmark results in the file");
+        rc = SB_ERR;
+    }
+    if (rc != SB_OK) {
+        sb_error_set_file(err, path);
+        goto out;
+    }
+    *docs = ctx.docs;
+    ctx.docs = NULL;
+    if (st) {
+        st->rows += local.rows;
+        st->duplicate_rows += local.duplicate_rows;
+        st->runs += local.runs;
+        st->skipped_runs += local.skipped_runs;
+    }
+out:
+    if (rc != SB_OK)
+        rc = SB_ERR;
+    json_decref(ctx.docs);
+    json_decref(root);
+    sb_sku_table_free(ctx.skus);
+    free(ctx.ops);
+    free(buf);
+    return rc;
+}
+
+int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
+                        const sb_import_options *opts, sb_import_stats *st, sb_error *err)
+{
+    json_t *docs = NULL;
+    sb_import_stats local = {0};
+    if (sb_import_convert(path, format, opts, &docs, &local, err) != SB_OK)
+        return SB_ERR;
+    if (!format) {
+        json_t *src = json_object_get(json_array_get(docs, 0), "source");
+        format = json_string_value(json_object_get(src, "format"));
+    }
+    if (sb_ingest_begin(ing, err) != SB_OK) {
+        json_decref(docs);
+        sb_error_set_file(err, path);
+        return SB_ERR;
+    }
+    size_t i;
+    json_t *doc;
+    json_array_foreach(docs, i, doc) {
+        char source[4200];
+        json_t *row = json_object_get(json_object_get(doc, "source"), "row");
+        snprintf(source, sizeof source, "%s:%lld", path, (long long)json_integer_value(row));
+        long long run_id = 0;
+        int dup = 0;
+        if (sb_ingest_document(ing, doc, source, format, &run_id, &dup, err) != SB_OK) {
+            sb_ingest_rollback(ing);
+            if (!err->where[0]) {
+                snprintf(err->where, sizeof err->where, "%s %lld",
+                         strcmp(format, "liger-csv") == 0 ? "line" : "entry",
+                         (long long)json_integer_value(row));
+            } else {
+                char where[sizeof err->where];
+                snprintf(where, sizeof where, "%s %lld: %.400s",
+                         strcmp(format, "liger-csv") == 0 ? "line" : "entry",
+                         (long long)json_integer_value(row), err->where);
+                memcpy(err->where, where, sizeof where);
+            }
+            snprintf(err->file, sizeof err->file, "%s", path);
+            json_decref(docs);
+            return SB_ERR;
+        }
+        if (dup)
+            local.duplicates++;
+        else
+            local.stored++;
+    }
+    json_decref(docs);
+    if (sb_ingest_commit(ing, err) != SB_OK) {
+        sb_ingest_rollback(ing);
+        sb_error_set_file(err, path);
+        return SB_ERR;
+    }
+    if (st) {
+        st->rows += local.rows;
+        st->duplicate_rows += local.duplicate_rows;
+        st->runs += local.runs;
+        st->skipped_runs += local.skipped_runs;
+        st->stored += local.stored;
+        st->duplicates += local.duplicates;
+    }
+    return SB_OK;
+}
+
+int sb_import_file(sb_ingest *ing, const char *path, const char *format,
+                   sb_import_stats *st, sb_error *err)
+{
+    return sb_import_file_opts(ing, path, format, NULL, st, err);
+}

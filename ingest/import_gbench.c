@@ -1,0 +1,429 @@
+/* import_gbench.c - Google Benchmark JSON (--benchmark_format=json or
+ * --benchmark_out_format=json).
+ *
+ * The entries of one run_name become one run: each "iteration" entry (one
+ * per repetition) gives one sample, the per-iteration real time of that
+ * repetition; when the file holds only aggregates (mean, median, stddev,
+ * cv), they become summary statistics. The device is the CPU.
+ */
+#include "import_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gb_run {
+    const char *run_name;
+    size_t first;              /* index of its first entry */
+    json_t **iters;            /* iteration entries (borrowed) */
+    size_t n_iters, cap_iters;
+    double agg_mean, agg_median, agg_stddev, agg_cv;
+    int has_mean, has_median, has_stddev, has_cv;
+    long long agg_reps;
+    const char *error;         /* error/skip message of an entry, if any */
+    const char *time_unit;
+} gb_run;
+
+static int unit_to_ms(const char *unit, double *scale)
+{
+    if (!unit || strcmp(unit, "ns") == 0)
+        *scale = 1e-6;
+    else if (strcmp(unit, "us") == 0)
+        *scale = 1e-3;
+    else if (strcmp(unit, "ms") == 0)
+        *scale = 1.0;
+    else if (strcmp(unit, "s") == 0)
+        *scale = 1e3;
+    else
+        return SB_ERR;
+    return SB_OK;
+}
+
+static const char *str(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static int entry_error(sb_import_ctx *ctx, size_t i, sb_error *err, const char *msg)
+{
+    char where[64];
+    snprintf(where, sizeof where, "/benchmarks/%zu", i);
+    return sb_error_set(err, ctx->path, where, "%s", msg);
+}
+
+/* Splits "BM_name<T>/1024/M:64/real_time" into op, dtype, shape, params. */
+static int parse_name(sb_import_ctx *ctx, const char *run_name, long long threads, char *op, size_t op_size,
+                      const char **dtype, json_t *shape, json_t *params, char *msg, size_t msg_size)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", run_name);
+    /* The family ends at the first '/' outside a template argument list. */
+    int depth = 0;
+    char *p = buf;
+    for (; *p; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && depth > 0)
+            depth--;
+        else if (*p == '/' && depth == 0)
+            break;
+    }
+    char *rest = *p ? p + 1 : NULL;
+    *p = '\0';
+    char *family = buf;
+    char *targs = strchr(family, '<');
+    if (targs) {
+        *targs++ = '\0';
+        char *close = strrchr(targs, '>');
+        if (close)
+            *close = '\0';
+        json_object_set_new(params, "template", json_string(targs));
+        char tcopy[512];
+        snprintf(tcopy, sizeof tcopy, "%s", targs);
+        for (char *save = NULL, *t = strtok_r(tcopy, ",", &save); t && !*dtype; t = strtok_r(NULL, ",", &save)) {
+            while (*t == ' ')
+                t++;
+            char *e = t + strlen(t);
+            while (e > t && e[-1] == ' ')
+                *--e = '\0';
+            *dtype = sb_import_dtype(t);
+        }
+    }
+    const char *bare = strncmp(family, "BM_", 3) == 0 ? family + 3 : family;
+    const sb_import_op_name *row = sb_import_op_lookup(ctx, family);
+    if (row)
+        snprintf(op, op_size, "%s", row->op);
+    else
+        sb_import_id(bare, op, op_size);
+    if (!*dtype && ctx->opts.dtype)
+        *dtype = sb_import_dtype(ctx->opts.dtype);
+    if (!*dtype && row && row->default_dtype[0])
+        *dtype = sb_import_dtype(row->default_dtype);
+
+    int positional = 0;
+    for (char *save = NULL, *t = rest ? strtok_r(rest, "/", &save) : NULL; t; t = strtok_r(NULL, "/", &save)) {
+        static const char *const options[] = {"iterations", "repeats", "threads", "min_time", "min_warmup_time"};
+        char *colon = strchr(t, ':');
+        long long ll;
+        double d;
+        if (colon) {
+            *colon = '\0';
+            const char *k = t, *v = colon + 1;
+            int is_option = 0;
+            for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+                is_option |= strcmp(k, options[i]) == 0;
+            char key[128];
+            sb_import_key(k, key, sizeof key);
+            if (!is_option && key[0] && sb_import_parse_ll(v, &ll) == SB_OK && ll >= 0)
+                json_object_set_new(shape, key, json_integer(ll));
+            else if (sb_import_parse_ll(v, &ll) == SB_OK)
+                json_object_set_new(params, k, json_integer(ll));
+            else if (sb_import_parse_double(v, &d) == SB_OK)
+                json_object_set_new(params, k, json_real(d));
+            else
+                json_object_set_new(params, k, json_string(v));
+        } else if (strcmp(t, "real_time") == 0 || strcmp(t, "manual_time") == 0 || strcmp(t, "process_time") == 0) {
+            json_object_set_new(params, "timing", json_string(t));
+        } else {
+            char key[32];
+            snprintf(key, sizeof key, "arg%d", positional++);
+            if (sb_import_parse_ll(t, &ll) == SB_OK && ll >= 0)
+                json_object_set_new(shape, key, json_integer(ll));
+            else if (sb_import_parse_ll(t, &ll) == SB_OK)
+                json_object_set_new(params, key, json_integer(ll));
+            else
+                json_object_set_new(params, key, json_string(t));
+        }
+    }
+    if (json_object_size(shape) == 0 && threads >= 1)
+        json_object_set_new(shape, "threads", json_integer(threads));
+    if (!op[0]) {
+        snprintf(msg, msg_size, "benchmark name \"%.300s\" has no letters or digits to name the op", run_name);
+        return SB_ERR;
+    }
+    if (!*dtype) {
+        snprintf(msg, msg_size, "benchmark \"%.300s\" names no dtype (no template argument like <float>); pass --dtype, "
+                 "or add a default_dtype for %.300s to db/import_op_names.csv", run_name, family);
+        return SB_ERR;
+    }
+    if (json_object_size(shape) == 0) {
+        snprintf(msg, msg_size, "benchmark \"%.300s\" has no integer argument and no thread count: a run needs a shape",
+                 run_name);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+static json_t *cpu_device(json_t *context)
+{
+    json_t *d = json_object();
+    json_object_set_new(d, "kind", json_string("cpu"));
+    json_object_set_new(d, "index", json_null());
+    json_object_set_new(d, "name", json_string("cpu"));
+    json_object_set_new(d, "arch", json_string("cpu"));
+    json_object_set_new(d, "sku", json_string("cpu"));
+    json_object_set_new(d, "compute_capability", json_string("unknown"));
+    json_t *ncpu = json_object_get(context, "num_cpus");
+    json_object_set_new(d, "sm_count", json_is_integer(ncpu) && json_integer_value(ncpu) >= 0 ? json_integer(json_integer_value(ncpu)) : json_null());
+    json_object_set_new(d, "memory_bytes", json_null());
+    json_t *l2 = json_null();
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(context, "caches"), i, c) {
+        json_t *level = json_object_get(c, "level"), *size = json_object_get(c, "size");
+        const char *type = str(c, "type");
+        if (json_is_integer(level) && json_integer_value(level) == 2 && json_is_integer(size) &&
+            json_integer_value(size) >= 0 && (!type || strcmp(type, "Instruction") != 0)) {
+            json_decref(l2);
+            l2 = json_integer(json_integer_value(size));
+            break;
+        }
+    }
+    json_object_set_new(d, "l2_bytes", l2);
+    return d;
+}
+
+static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, const char *when, sb_error *err)
+{
+    json_t *context = json_object_get(root, "context");
+    json_t *shape = json_object(), *params = json_object();
+    const char *dtype = NULL;
+    char op[64], provider[64], suite[64], msg[900];
+    json_t *any = r->n_iters ? r->iters[0] : json_array_get(json_object_get(root, "benchmarks"), r->first);
+    json_t *threads = json_object_get(any, "threads");
+    if (parse_name(ctx, r->run_name, json_is_integer(threads) ? json_integer_value(threads) : 0, op, sizeof op,
+                   &dtype, shape, params, msg, sizeof msg) != SB_OK) {
+        json_decref(shape);
+        json_decref(params);
+        return entry_error(ctx, r->first, err, msg);
+    }
+    sb_import_id(ctx->opts.provider ? ctx->opts.provider : "gbench", provider, sizeof provider);
+    sb_import_id(ctx->opts.suite ? ctx->opts.suite : "gbench", suite, sizeof suite);
+    json_t *config = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "suite", suite, "op", op, "mode", "fwd",
+                               "provider", provider, "backend", "cpu", "dtype", dtype, "shape", shape,
+                               "params", params);
+    json_t *prov = sb_import_provenance("google-benchmark", str(context, "library_version"), str(context, "host_name"),
+                                        cpu_device(context), when, when);
+    json_t *protocol = sb_import_protocol("unknown");
+    if (r->error) {
+        char reason[700];
+        snprintf(reason, sizeof reason, "skipped by Google Benchmark: %s", r->error);
+        return sb_import_emit(ctx, "skipped", reason, config, protocol, NULL, NULL, NULL, prov, NULL, (long long)r->first,
+                              err);
+    }
+    double scale = 1;
+    unit_to_ms(r->time_unit, &scale);
+    json_t *timing;
+    double median_ms = 0, bytes = -1;
+    char notes[600];
+    if (r->n_iters > 0) {
+        double *v = malloc(r->n_iters * sizeof *v);
+        const double **reps = malloc(r->n_iters * sizeof *reps);
+        size_t *per = malloc(r->n_iters * sizeof *per);
+        if (!v || !reps || !per) {
+            free(v);
+            free(reps);
+            free(per);
+            json_decref(config);
+            json_decref(prov);
+            json_decref(protocol);
+            return sb_error_set(err, ctx->path, NULL, "out of memory");
+        }
+        json_t *samples = json_array();
+        long long iterations = 0;
+        for (size_t i = 0; i < r->n_iters; i++) {
+            v[i] = json_number_value(json_object_get(r->iters[i], "real_time")) * scale;
+            reps[i] = &v[i];
+            per[i] = 1;
+            json_array_append_new(samples, json_pack("[f]", v[i]));
+            if (json_is_integer(json_object_get(r->iters[i], "iterations")))
+                iterations = json_integer_value(json_object_get(r->iters[i], "iterations"));
+        }
+        json_t *stats = sb_import_stats_of(reps, per, r->n_iters);
+        median_ms = json_real_value(json_object_get(stats, "median"));
+        json_t *bps = json_object_get(r->iters[0], "bytes_per_second");
+        if (json_is_number(bps) && json_number_value(bps) >= 0)
+            bytes = json_number_value(bps) * v[0] * 1e-3;
+        free(v);
+        free(reps);
+        free(per);
+        json_object_set_new(protocol, "repeats", json_integer((json_int_t)r->n_iters));
+        timing = json_pack("{s:s, s:o, s:o}", "unit", "ms", "samples", samples, "stats", stats);
+        snprintf(notes, sizeof notes, "Google Benchmark run \"%s\": one sample per repetition, each the mean real "
+                 "time per iteration over that repetition's iterations (%lld in the last)", r->run_name, iterations);
+    } else {
+        json_t *stats = json_object();
+        if (r->agg_reps >= 1)
+            json_object_set_new(stats, "count", json_integer(r->agg_reps));
+        if (r->has_mean)
+            json_object_set_new(stats, "mean", json_real(r->agg_mean * scale));
+        if (r->has_median) {
+            json_object_set_new(stats, "median", json_real(r->agg_median * scale));
+            median_ms = r->agg_median * scale;
+        }
+        if (r->has_stddev)
+            json_object_set_new(stats, "stdev", json_real(r->agg_stddev * scale));
+        if (r->has_cv)
+            json_object_set_new(stats, "rel_noise", json_real(r->agg_cv));
+        timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+        snprintf(notes, sizeof notes, "Google Benchmark run \"%s\": aggregates only (mean, median, stddev, cv of "
+                 "the repetitions), no per-repetition entries", r->run_name);
+    }
+    return sb_import_emit(ctx, "passed", NULL, config, protocol, timing, sb_import_metrics(bytes, median_ms), NULL,
+                          prov, notes, (long long)r->first, err);
+}
+
+static int is_aggregate_suffix(const char *name, const char **suffix)
+{
+    static const char *const suffixes[] = {"_mean", "_median", "_stddev", "_cv"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t m = strlen(suffixes[i]);
+        if (n > m && strcmp(name + n - m, suffixes[i]) == 0) {
+            *suffix = suffixes[i] + 1;
+            return (int)(n - m);
+        }
+    }
+    return 0;
+}
+
+int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
+{
+    json_t *context = json_object_get(root, "context");
+    json_t *benches = json_object_get(root, "benchmarks");
+    if (!json_is_object(context) || !json_is_array(benches))
+        return sb_error_set(err, ctx->path, NULL, "not a Google Benchmark JSON file: needs \"context\" and \"benchmarks\"");
+    const char *date = str(context, "date");
+    char when[40];
+    if (!date || sb_import_time_utc(date, when, sizeof when) != SB_OK)
+        return sb_error_set(err, ctx->path, "/context/date", "\"%s\" is not a date and time", date ? date : "(missing)");
+    size_t n = json_array_size(benches);
+    gb_run *runs = calloc(n ? n : 1, sizeof *runs);
+    char (*names)[512] = calloc(n ? n : 1, sizeof *names);
+    json_t *index = json_object();
+    size_t nr = 0;
+    int rc = SB_ERR;
+    if (!runs || !names || !index) {
+        sb_error_set(err, ctx->path, NULL, "out of memory");
+        goto out;
+    }
+    size_t i;
+    json_t *b;
+    json_array_foreach(benches, i, b) {
+        ctx->st->rows++;
+        if (!json_is_object(b) || !json_is_string(json_object_get(b, "name"))) {
+            entry_error(ctx, i, err, "entry is not an object with a \"name\"");
+            goto out;
+        }
+        const char *name = str(b, "name");
+        const char *run_type = str(b, "run_type");
+        const char *agg = str(b, "aggregate_name");
+        /* Files from before run_type marked aggregates only by a suffix. */
+        const char *suffix = NULL;
+        int stem = 0;
+        if (!run_type && (stem = is_aggregate_suffix(name, &suffix)) > 0) {
+            run_type = "aggregate";
+            agg = suffix;
+        }
+        int aggregate = run_type && strcmp(run_type, "aggregate") == 0;
+        if (run_type && !aggregate && strcmp(run_type, "iteration") != 0) {
+            entry_error(ctx, i, err, "run_type is neither \"iteration\" nor \"aggregate\"");
+            goto out;
+        }
+        char run_name[512];
+        if (json_is_string(json_object_get(b, "run_name")))
+            snprintf(run_name, sizeof run_name, "%s", str(b, "run_name"));
+        else if (stem > 0)
+            snprintf(run_name, sizeof run_name, "%.*s", stem, name);
+        else
+            snprintf(run_name, sizeof run_name, "%s", name);
+        /* Complexity fits (BigO, RMS) are not timings. */
+        if (aggregate && agg && (strcmp(agg, "BigO") == 0 || strcmp(agg, "RMS") == 0))
+            continue;
+        json_t *slot = json_object_get(index, run_name);
+        gb_run *r;
+        if (slot) {
+            r = &runs[json_integer_value(slot)];
+        } else {
+            r = &runs[nr];
+            snprintf(names[nr], sizeof names[nr], "%s", run_name);
+            r->run_name = names[nr];
+            r->first = i;
+            json_object_set_new(index, run_name, json_integer((json_int_t)nr));
+            nr++;
+        }
+        const char *unit = str(b, "time_unit");
+        double scale;
+        if (unit && unit_to_ms(unit, &scale) != SB_OK) {
+            entry_error(ctx, i, err, "time_unit is not ns, us, ms or s");
+            goto out;
+        }
+        if (r->time_unit && unit && strcmp(r->time_unit, unit) != 0) {
+            entry_error(ctx, i, err, "time_unit differs from the earlier entries of the same run");
+            goto out;
+        }
+        if (unit)
+            r->time_unit = unit;
+        json_t *eo = json_object_get(b, "error_occurred"), *sk = json_object_get(b, "skipped");
+        if (json_is_true(eo) || json_is_true(sk) || (json_is_integer(sk) && json_integer_value(sk) != 0)) {
+            const char *m = str(b, "error_message");
+            if (!m)
+                m = str(b, "skip_message");
+            r->error = m && *m ? m : "no message given";
+            continue;
+        }
+        json_t *rt = json_object_get(b, "real_time");
+        if (!json_is_number(rt) || json_number_value(rt) < 0) {
+            entry_error(ctx, i, err, "real_time is missing or negative");
+            goto out;
+        }
+        if (!aggregate) {
+            if (r->n_iters == r->cap_iters) {
+                size_t cap = r->cap_iters ? r->cap_iters * 2 : 8;
+                json_t **g = realloc(r->iters, cap * sizeof *g);
+                if (!g) {
+                    sb_error_set(err, ctx->path, NULL, "out of memory");
+                    goto out;
+                }
+                r->iters = g;
+                r->cap_iters = cap;
+            }
+            r->iters[r->n_iters++] = b;
+            continue;
+        }
+        double v = json_number_value(rt);
+        json_t *reps = json_object_get(b, "repetitions");
+        if (json_is_integer(reps))
+            r->agg_reps = json_integer_value(reps);
+        if (!agg) {
+            entry_error(ctx, i, err, "aggregate without an aggregate_name");
+            goto out;
+        }
+        if (strcmp(agg, "mean") == 0)
+            r->agg_mean = v, r->has_mean = 1;
+        else if (strcmp(agg, "median") == 0)
+            r->agg_median = v, r->has_median = 1;
+        else if (strcmp(agg, "stddev") == 0)
+            r->agg_stddev = v, r->has_stddev = 1;
+        else if (strcmp(agg, "cv") == 0)
+            r->agg_cv = v, r->has_cv = 1;
+        /* Other user-defined aggregates are not timings solbook keeps. */
+    }
+    for (size_t k = 0; k < nr; k++) {
+        gb_run *r = &runs[k];
+        if (!r->error && r->n_iters == 0 && !r->has_mean && !r->has_median) {
+            entry_error(ctx, r->first, err, "run has neither iteration entries nor a mean or median aggregate");
+            goto out;
+        }
+        if (emit_run(ctx, root, r, when, err) != SB_OK)
+            goto out;
+    }
+    rc = SB_OK;
+out:
+    for (size_t k = 0; runs && k < nr; k++)
+        free(runs[k].iters);
+    free(runs);
+    free(names);
+    json_decref(index);
+    return rc;
+}

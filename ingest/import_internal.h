@@ -1,0 +1,99 @@
+/* import_internal.h - what the converters (ingest/import_*.c) share.
+ * Not for other callers: use import.h.
+ */
+#ifndef SOLBOOK_INGEST_IMPORT_INTERNAL_H
+#define SOLBOOK_INGEST_IMPORT_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "import.h"
+#include "sku.h"
+
+/* The correctness reference recorded on every imported run: the source
+ * tool's own tests decide which cases it benchmarks; solbook did not
+ * compare the outputs itself (docs/IMPORT.md). */
+#define SB_IMPORT_REFERENCE "imported: not re-checked"
+
+typedef struct sb_import_op_name {
+    char format[32];
+    char name[128];
+    char op[64];
+    char default_dtype[16];
+} sb_import_op_name;
+
+typedef struct sb_import_ctx {
+    const char *path;         /* as given */
+    const char *base;         /* base name, for source.file */
+    const char *format;
+    sb_import_options opts;
+    sb_sku_table *skus;
+    sb_import_op_name *ops;
+    size_t n_ops;
+    sb_import_stats *st;      /* never NULL inside a converter */
+    json_t *docs;             /* array the converter appends to */
+} sb_import_ctx;
+
+/* Converters: append documents to ctx->docs; on error fill err (file set). */
+int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err);
+int sb_import_nvbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+
+/* Canonical dtype ("fp32", "bf16", ...) for names tools use: torch.float32,
+ * float, F32, __half, __nv_bfloat16, double, int8_t, ...; NULL when not one. */
+const char *sb_import_dtype(const char *text);
+
+/* Id for config.op / config.provider / config.suite: lower case, runs of
+ * characters outside [a-z0-9._+-] become '-', trimmed. Empty when nothing
+ * is left. */
+void sb_import_id(const char *text, char *out, size_t size);
+
+/* Shape/param key: characters outside [A-Za-z0-9_] become '_', a leading
+ * digit gets a '_' in front. Empty when text is empty. */
+void sb_import_key(const char *text, char *out, size_t size);
+
+/* Looks up (format, tool name) in db/import_op_names.csv; returns the row
+ * or NULL. */
+const sb_import_op_name *sb_import_op_lookup(const sb_import_ctx *ctx, const char *tool_name);
+
+/* Device object (provenance.device) for a GPU by name; memory_bytes 0 when
+ * unknown, sm_count/l2 -1 when unknown, cc NULL when unknown. */
+json_t *sb_import_gpu_device(const sb_import_ctx *ctx, const char *name, long long memory_bytes,
+                             long long sm_count, long long l2_bytes, const char *cc);
+
+/* Provenance with git unknown, host/software fields as given (NULL:
+ * "unknown"). Steals device. */
+json_t *sb_import_provenance(const char *tool_name, const char *tool_version,
+                             const char *hostname, json_t *device,
+                             const char *started_at, const char *finished_at);
+
+/* Protocol of an imported run: timer "imported", l2 as given, counts null. */
+json_t *sb_import_protocol(const char *l2);
+
+/* Statistics of samples (ms): count, min, p20, median, p80, max, mean,
+ * stdev (n-1; 0 with one sample), rel_noise, and the spread of the repeat
+ * medians. reps/per_rep describe the layout; per_rep[i] samples each. */
+json_t *sb_import_stats_of(const double *const *reps, const size_t *per_rep, size_t n_reps);
+
+/* Metrics object with nothing derived: every number null, bound unknown.
+ * When bytes >= 0 and median_ms > 0, bytes and gbps are filled. */
+json_t *sb_import_metrics(double bytes, double median_ms);
+
+/* Builds the document and appends it to ctx->docs; steals every json_t.
+ * status "passed" needs timing; "skipped" needs reason and no timing. */
+int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
+                   json_t *config, json_t *protocol, json_t *timing,
+                   json_t *metrics, json_t *memory, json_t *provenance,
+                   const char *notes, long long row, sb_error *err);
+
+/* Parses a decimal number / integer that must fill the whole text. */
+int sb_import_parse_double(const char *text, double *out);
+int sb_import_parse_ll(const char *text, long long *out);
+
+/* "2024-09-03 15:31:39" or RFC 3339 with a zone ("...+01:00", "Z") to
+ * RFC 3339 UTC ("2024-09-03T15:31:39Z"); times without a zone are taken
+ * as UTC. SB_ERR when not a date. */
+int sb_import_time_utc(const char *text, char *out, size_t size);
+
+#endif

@@ -1,0 +1,401 @@
+/* import_nvbench.c - NVIDIA nvbench JSON (--json FILE).
+ *
+ * benchmarks[].states[] each become one run: axis values give shape,
+ * params and dtype; the cold GPU-time summaries give the statistics, and
+ * when nvbench also wrote the per-sample binary file (FILE-bin/N.bin,
+ * little-endian float32 seconds) next to the JSON, the samples themselves.
+ */
+#include "import_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* A named value as nvbench writes it: {"name", "type", "value"} with the
+ * value as a string (int64/float64 written as text) or, in old files, a
+ * number. */
+static int value_double(json_t *v, double *out)
+{
+    if (json_is_number(v)) {
+        *out = json_number_value(v);
+        return SB_OK;
+    }
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (strcmp(s, "inf") == 0 || strcmp(s, "nan") == 0 || strcmp(s, "-nan") == 0) {
+            *out = INFINITY;
+            return SB_OK;
+        }
+        return sb_import_parse_double(s, out);
+    }
+    return SB_ERR;
+}
+
+/* The "data"/"values" list of a summary. */
+static json_t *summary_list(json_t *summ)
+{
+    json_t *d = json_object_get(summ, "data");
+    return json_is_array(d) ? d : json_object_get(summ, "values");
+}
+
+static json_t *find_summary(json_t *summaries, const char *tag)
+{
+    if (json_is_object(summaries))
+        return json_object_get(summaries, tag);
+    size_t i;
+    json_t *s;
+    json_array_foreach(summaries, i, s) {
+        if (json_is_string(json_object_get(s, "tag")) && strcmp(json_string_value(json_object_get(s, "tag")), tag) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+static json_t *summary_item(json_t *summ, const char *name)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(summary_list(summ), i, it) {
+        json_t *n = json_object_get(it, "name");
+        if (json_is_string(n) && strcmp(json_string_value(n), name) == 0)
+            return json_object_get(it, "value");
+    }
+    return NULL;
+}
+
+/* 1 and *v when the summary exists with a finite "value". */
+static int summary_value(json_t *summaries, const char *tag, double *v)
+{
+    json_t *s = find_summary(summaries, tag);
+    if (!s)
+        return 0;
+    double d;
+    if (value_double(summary_item(s, "value"), &d) != SB_OK || !isfinite(d))
+        return 0;
+    *v = d;
+    return 1;
+}
+
+/* Reads the sample file nvbench named (FILE-bin/N.bin), looked for next to
+ * the JSON: its directory + the last two components of the recorded name. */
+static double *read_samples(const sb_import_ctx *ctx, json_t *summaries, size_t *n_out, char *used, size_t used_size)
+{
+    *n_out = 0;
+    json_t *s = find_summary(summaries, "nv/json/bin:nv/cold/sample_times");
+    const char *name = s ? json_string_value(summary_item(s, "filename")) : NULL;
+    double size_d = 0;
+    if (!name || value_double(summary_item(s, "size"), &size_d) != SB_OK || size_d < 1 || size_d > 1e8)
+        return NULL;
+    /* "out/results.json-bin/0.bin" -> "results.json-bin/0.bin" */
+    const char *last = strrchr(name, '/');
+    const char *tail = name;
+    if (last) {
+        const char *q = last;
+        while (q > name && q[-1] != '/')
+            q--;
+        tail = q;
+    }
+    const char *slash = strrchr(ctx->path, '/');
+    char path[4200];
+    if (slash)
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - ctx->path), ctx->path, tail);
+    else
+        snprintf(path, sizeof path, "%s", tail);
+    size_t n = (size_t)size_d;
+    struct stat sbuf;
+    if (stat(path, &sbuf) != 0 || !S_ISREG(sbuf.st_mode) || (size_t)sbuf.st_size != n * 4)
+        return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char *raw = malloc(n * 4);
+    double *out = malloc(n * sizeof *out);
+    int ok = raw && out && fread(raw, 4, n, f) == n;
+    fclose(f);
+    for (size_t i = 0; ok && i < n; i++) {
+        unsigned int bits = (unsigned int)raw[4 * i] | (unsigned int)raw[4 * i + 1] << 8 |
+                            (unsigned int)raw[4 * i + 2] << 16 | (unsigned int)raw[4 * i + 3] << 24;
+        float fv;
+        memcpy(&fv, &bits, 4);
+        if (!isfinite(fv) || fv < 0)
+            ok = 0;
+        else
+            out[i] = (double)fv * 1e3;
+    }
+    free(raw);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    snprintf(used, used_size, "%s", tail);
+    *n_out = n;
+    return out;
+}
+
+static json_t *find_device(json_t *root, json_int_t id)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(root, "devices"), i, d) {
+        if (json_is_integer(json_object_get(d, "id")) && json_integer_value(json_object_get(d, "id")) == id)
+            return d;
+    }
+    return NULL;
+}
+
+static long long int_or(json_t *o, const char *k, long long dflt)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+static int is_type_axis(json_t *bench, const char *name)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(bench, "axes"), i, a) {
+        json_t *n = json_object_get(a, "name");
+        if (json_is_string(n) && strcmp(json_string_value(n), name) == 0)
+            return json_is_string(json_object_get(a, "type")) && strcmp(json_string_value(json_object_get(a, "type")), "type") == 0;
+    }
+    return 0;
+}
+
+static int state_error(sb_import_ctx *ctx, size_t bi, size_t si, sb_error *err, const char *msg)
+{
+    char where[96];
+    snprintf(where, sizeof where, "/benchmarks/%zu/states/%zu", bi, si);
+    return sb_error_set(err, ctx->path, where, "%s", msg);
+}
+
+static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t bi, json_t *state,
+                         size_t si, long long row, const char *when, sb_error *err)
+{
+    char msg[700];
+    const char *bname = json_string_value(json_object_get(bench, "name"));
+    json_t *dev_id = json_object_get(state, "device");
+    json_t *dev = json_is_integer(dev_id) ? find_device(root, json_integer_value(dev_id)) : NULL;
+    if (!dev || !json_is_string(json_object_get(dev, "name"))) {
+        snprintf(msg, sizeof msg, "state's \"device\" is not an id listed in \"devices\" with a name");
+        return state_error(ctx, bi, si, err, msg);
+    }
+
+    json_t *shape = json_object(), *params = json_object();
+    const char *dtype = NULL;
+    size_t i;
+    json_t *av;
+    json_array_foreach(json_object_get(state, "axis_values"), i, av) {
+        const char *name = json_string_value(json_object_get(av, "name"));
+        const char *type = json_string_value(json_object_get(av, "type"));
+        json_t *value = json_object_get(av, "value");
+        if (!name || !type || !value) {
+            json_decref(shape);
+            json_decref(params);
+            snprintf(msg, sizeof msg, "axis_values/%zu lacks name, type or value", i);
+            return state_error(ctx, bi, si, err, msg);
+        }
+        double d;
+        long long ll;
+        if (strcmp(type, "int64") == 0) {
+            int ok = json_is_integer(value) ? (ll = json_integer_value(value), 1)
+                                            : json_is_string(value) && sb_import_parse_ll(json_string_value(value), &ll) == SB_OK;
+            if (!ok) {
+                json_decref(shape);
+                json_decref(params);
+                snprintf(msg, sizeof msg, "axis \"%s\" is int64 but its value is not an integer", name);
+                return state_error(ctx, bi, si, err, msg);
+            }
+            char key[128];
+            sb_import_key(name, key, sizeof key);
+            if (ll >= 0 && key[0])
+                json_object_set_new(shape, key, json_integer(ll));
+            else
+                json_object_set_new(params, name, json_integer(ll));
+        } else if (strcmp(type, "float64") == 0) {
+            if (value_double(value, &d) != SB_OK || !isfinite(d)) {
+                json_decref(shape);
+                json_decref(params);
+                snprintf(msg, sizeof msg, "axis \"%s\" is float64 but its value is not a finite number", name);
+                return state_error(ctx, bi, si, err, msg);
+            }
+            json_object_set_new(params, name, json_real(d));
+        } else if (json_is_string(value)) {
+            const char *text = json_string_value(value);
+            if (is_type_axis(bench, name) && !dtype)
+                dtype = sb_import_dtype(text);
+            json_object_set_new(params, name, json_string(text));
+        } else {
+            json_decref(shape);
+            json_decref(params);
+            snprintf(msg, sizeof msg, "axis \"%s\" has type \"%s\" and a value that is not a string", name, type);
+            return state_error(ctx, bi, si, err, msg);
+        }
+    }
+    const sb_import_op_name *opr = sb_import_op_lookup(ctx, bname);
+    if (!dtype && ctx->opts.dtype)
+        dtype = sb_import_dtype(ctx->opts.dtype);
+    if (!dtype && opr && opr->default_dtype[0])
+        dtype = sb_import_dtype(opr->default_dtype);
+    if (!dtype || json_object_size(shape) == 0) {
+        json_decref(shape);
+        json_decref(params);
+        if (!dtype)
+            snprintf(msg, sizeof msg, "benchmark \"%s\" has no type axis naming a dtype (F32, F16, BF16...); "
+                     "pass --dtype, or add a default_dtype for it to db/import_op_names.csv", bname);
+        else
+            snprintf(msg, sizeof msg, "benchmark \"%s\" has no int64 axis with a non-negative value: a run needs a shape",
+                     bname);
+        return state_error(ctx, bi, si, err, msg);
+    }
+    char op[64], provider[64], suite[64];
+    if (opr)
+        snprintf(op, sizeof op, "%s", opr->op);
+    else
+        sb_import_id(bname, op, sizeof op);
+    sb_import_id(ctx->opts.provider ? ctx->opts.provider : "nvbench", provider, sizeof provider);
+    sb_import_id(ctx->opts.suite ? ctx->opts.suite : "nvbench", suite, sizeof suite);
+    if (!op[0] || !provider[0] || !suite[0]) {
+        json_decref(shape);
+        json_decref(params);
+        snprintf(msg, sizeof msg, "benchmark name \"%s\" has no letters or digits to name the op", bname);
+        return state_error(ctx, bi, si, err, msg);
+    }
+    json_t *config = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "suite", suite, "op", op, "mode", "fwd",
+                               "provider", provider, "backend", "cuda", "dtype", dtype, "shape", shape,
+                               "params", params);
+
+    long long sm_version = int_or(dev, "sm_version", -1);
+    char cc[48];
+    if (sm_version > 0)
+        snprintf(cc, sizeof cc, "%lld.%lld", sm_version / 100, (sm_version % 100) / 10);
+    json_t *device = sb_import_gpu_device(ctx, json_string_value(json_object_get(dev, "name")),
+                                          int_or(dev, "global_memory_size", 0), int_or(dev, "number_of_sms", -1),
+                                          int_or(dev, "l2_cache_size", -1), sm_version > 0 ? cc : NULL);
+    json_object_set_new(device, "index", json_integer(json_integer_value(dev_id)));
+    json_t *ecc = json_object_get(dev, "ecc_state");
+    if (json_is_boolean(ecc))
+        json_object_set(device, "ecc", ecc);
+    json_t *nvb = json_object_get(json_object_get(json_object_get(root, "meta"), "version"), "nvbench");
+    const char *version = json_string_value(json_object_get(nvb, "string"));
+    json_t *prov = sb_import_provenance("nvbench", version, NULL, device, when, when);
+
+    json_t *skipped = json_object_get(state, "is_skipped");
+    if (json_is_true(skipped)) {
+        const char *why = json_string_value(json_object_get(state, "skip_reason"));
+        char reason[600];
+        snprintf(reason, sizeof reason, "skipped by nvbench: %s", why && *why ? why : "no reason given");
+        return sb_import_emit(ctx, "skipped", reason, config, sb_import_protocol("cold"), NULL, NULL, NULL, prov,
+                              NULL, row, err);
+    }
+
+    json_t *summaries = json_object_get(state, "summaries");
+    double mean_s = 0, rel = 0, min_s = 0, max_s = 0, count = 0, bw = 0;
+    int cold = summary_value(summaries, "nv/cold/time/gpu/mean", &mean_s);
+    const char *l2 = "cold";
+    if (!cold) {
+        if (!summary_value(summaries, "nv/batch/time/gpu/mean", &mean_s)) {
+            json_decref(config);
+            json_decref(prov);
+            snprintf(msg, sizeof msg, "state is not skipped but has neither nv/cold/time/gpu/mean nor "
+                     "nv/batch/time/gpu/mean");
+            return state_error(ctx, bi, si, err, msg);
+        }
+        l2 = "warm";
+    }
+    if (mean_s < 0) {
+        json_decref(config);
+        json_decref(prov);
+        return state_error(ctx, bi, si, err, "negative GPU time");
+    }
+    int has_rel = cold && summary_value(summaries, "nv/cold/time/gpu/stdev/relative", &rel) && rel >= 0;
+    int has_min = cold && summary_value(summaries, "nv/cold/time/gpu/min", &min_s) && min_s >= 0;
+    int has_max = cold && summary_value(summaries, "nv/cold/time/gpu/max", &max_s) && max_s >= 0;
+    int has_count = summary_value(summaries, cold ? "nv/cold/sample_size" : "nv/batch/sample_size", &count) && count >= 1;
+    int has_bw = cold && summary_value(summaries, "nv/cold/bw/global/bytes_per_second", &bw) && bw >= 0;
+
+    size_t n_samples = 0;
+    char used[600] = "";
+    double *samples = cold ? read_samples(ctx, summaries, &n_samples, used, sizeof used) : NULL;
+    json_t *timing;
+    double median_ms = 0;
+    char notes[900];
+    if (samples) {
+        const double *reps[1] = {samples};
+        size_t per[1] = {n_samples};
+        json_t *stats = sb_import_stats_of(reps, per, 1);
+        json_t *arr = json_array(), *inner = json_array();
+        for (size_t k = 0; k < n_samples; k++)
+            json_array_append_new(inner, json_real(samples[k]));
+        json_array_append_new(arr, inner);
+        median_ms = json_real_value(json_object_get(stats, "median"));
+        timing = json_pack("{s:s, s:o, s:o}", "unit", "ms", "samples", arr, "stats", stats);
+        snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": cold GPU times, %zu samples from %s",
+                 json_string_value(json_object_get(state, "name")) ? json_string_value(json_object_get(state, "name")) : "",
+                 bname, n_samples, used);
+        free(samples);
+    } else {
+        json_t *stats = json_object();
+        if (has_count)
+            json_object_set_new(stats, "count", json_integer((json_int_t)count));
+        json_object_set_new(stats, "mean", json_real(mean_s * 1e3));
+        if (has_min)
+            json_object_set_new(stats, "min", json_real(min_s * 1e3));
+        if (has_max)
+            json_object_set_new(stats, "max", json_real(max_s * 1e3));
+        if (has_rel && isfinite(rel)) {
+            json_object_set_new(stats, "stdev", json_real(rel * mean_s * 1e3));
+            json_object_set_new(stats, "rel_noise", json_real(rel));
+        }
+        timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+        snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": %s GPU time summaries only (mean, "
+                 "no median); no sample file next to the JSON",
+                 json_string_value(json_object_get(state, "name")) ? json_string_value(json_object_get(state, "name")) : "",
+                 bname, cold ? "cold" : "batch (hot)");
+    }
+    json_t *metrics = sb_import_metrics(has_bw ? bw * mean_s : -1, median_ms);
+    return sb_import_emit(ctx, "passed", NULL, config, sb_import_protocol(l2), timing, metrics, NULL, prov, notes,
+                          row, err);
+}
+
+int sb_import_nvbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
+{
+    json_t *benches = json_object_get(root, "benchmarks");
+    if (!json_is_array(benches))
+        return sb_error_set(err, ctx->path, "/benchmarks", "not an nvbench JSON file: no \"benchmarks\" array");
+    if (!json_is_array(json_object_get(root, "devices")))
+        return sb_error_set(err, ctx->path, "/devices", "not an nvbench JSON file: no \"devices\" array");
+    /* nvbench records no time: the file's modification time stands for
+     * when the run finished (docs/IMPORT.md). */
+    struct stat sbuf;
+    char when[40];
+    if (stat(ctx->path, &sbuf) != 0)
+        return sb_error_set(err, ctx->path, NULL, "cannot stat the file");
+    struct tm tm;
+    time_t mt = sbuf.st_mtime;
+    if (!gmtime_r(&mt, &tm) || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        return sb_error_set(err, ctx->path, NULL, "cannot format the file's modification time");
+    long long row = 0;
+    size_t bi;
+    json_t *bench;
+    json_array_foreach(benches, bi, bench) {
+        char where[64];
+        snprintf(where, sizeof where, "/benchmarks/%zu", bi);
+        if (!json_is_string(json_object_get(bench, "name")) || !json_is_array(json_object_get(bench, "states")))
+            return sb_error_set(err, ctx->path, where, "benchmark without a \"name\" string or a \"states\" array");
+        size_t si;
+        json_t *state;
+        json_array_foreach(json_object_get(bench, "states"), si, state) {
+            ctx->st->rows++;
+            if (!json_is_object(state)) {
+                snprintf(where, sizeof where, "/benchmarks/%zu/states/%zu", bi, si);
+                return sb_error_set(err, ctx->path, where, "state is not an object");
+            }
+            if (convert_state(ctx, root, bench, bi, state, si, row++, when, err) != SB_OK)
+                return SB_ERR;
+        }
+    }
+    return SB_OK;
+}

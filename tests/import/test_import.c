@@ -1,0 +1,477 @@
+/* test_import.c - importers of Liger-Kernel CSV, nvbench JSON and Google
+ * Benchmark JSON: detection, conversion, and what lands in the database.
+ * Fixtures are in tests/data/import/ (small files written for these tests). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "home.h"
+#include "import.h"
+#include "ingest.h"
+
+#define DATA SOLBOOK_TEST_DATA "/import/"
+
+typedef struct fixture {
+    char db_path[256];
+    sb_ingest *ing;
+    sqlite3 *db;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->db_path, sizeof f->db_path, "/tmp/solbook-test-import-%ld-XXXXXX", (long)getpid());
+    int fd = mkstemp(f->db_path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(f->db_path);
+    char schemas[4096];
+    sb_error err;
+    sb_error_clear(&err);
+    if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
+        sb_ingest_open(f->db_path, schemas, &f->ing, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return -1;
+    }
+    if (sqlite3_open_v2(f->db_path, &f->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    sqlite3_close(f->db);
+    sb_ingest_close(f->ing);
+    unlink(f->db_path);
+    free(f);
+    return 0;
+}
+
+/* One value from a query; NULL results: q_isnull. */
+static sqlite3_stmt *q_step(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "bad query: %s: %s\n", sql, sqlite3_errmsg(db));
+        fail();
+    }
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        fprintf(stderr, "no row: %s\n", sql);
+        sqlite3_finalize(st);
+        fail();
+    }
+    return st;
+}
+
+static long long q_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = q_step(db, sql);
+    long long v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static double q_real(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = q_step(db, sql);
+    assert_int_not_equal(sqlite3_column_type(st, 0), SQLITE_NULL);
+    double v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int q_isnull(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = q_step(db, sql);
+    int v = sqlite3_column_type(st, 0) == SQLITE_NULL;
+    sqlite3_finalize(st);
+    return v;
+}
+
+static char text_buf[4096];
+static const char *q_text(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = q_step(db, sql);
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    snprintf(text_buf, sizeof text_buf, "%s", t ? (const char *)t : "(null)");
+    sqlite3_finalize(st);
+    return text_buf;
+}
+
+#define assert_near(a, b) assert_true(fabs((a) - (b)) <= 1e-9 + 1e-6 * fabs(b))
+
+static void expect_error(sb_error *err, const char *needle)
+{
+    char line[3000];
+    sb_error_format(err, line, sizeof line);
+    if (!strstr(line, needle)) {
+        fprintf(stderr, "error \"%s\" lacks \"%s\"\n", line, needle);
+        fail();
+    }
+}
+
+/* ---- detection ---- */
+
+static void test_detect(void **state)
+{
+    (void)state;
+    const char *fmt = NULL;
+    sb_error err;
+    assert_int_equal(sb_import_detect(DATA "liger_basic.csv", &fmt, &err), SB_OK);
+    assert_string_equal(fmt, "liger-csv");
+    assert_int_equal(sb_import_detect(DATA "nvbench.json", &fmt, &err), SB_OK);
+    assert_string_equal(fmt, "nvbench-json");
+    assert_int_equal(sb_import_detect(DATA "gbench.json", &fmt, &err), SB_OK);
+    assert_string_equal(fmt, "gbench-json");
+    assert_int_equal(sb_import_detect(SOLBOOK_TEST_DATA "/schemas/result.valid.gemm.json", &fmt, &err), SB_OK);
+    assert_string_equal(fmt, "solbook");
+
+    assert_int_equal(sb_import_detect(DATA "empty.csv", &fmt, &err), SB_ERR);
+    expect_error(&err, "empty.csv");
+    expect_error(&err, "empty file: cannot tell its format");
+    assert_int_equal(sb_import_detect(DATA "blank.csv", &fmt, &err), SB_ERR);
+    expect_error(&err, "cannot tell its format");
+    assert_int_equal(sb_import_detect(DATA "unknown.json", &fmt, &err), SB_ERR);
+    expect_error(&err, "unknown.json");
+    expect_error(&err, "neither Google Benchmark");
+    assert_int_equal(sb_import_detect(DATA "other.csv", &fmt, &err), SB_ERR);
+    expect_error(&err, "line 1");
+    expect_error(&err, "not a Liger-Kernel benchmark CSV header");
+    assert_int_equal(sb_import_detect(DATA "no-such-file.csv", &fmt, &err), SB_ERR);
+    expect_error(&err, "no-such-file.csv");
+}
+
+/* ---- Liger-Kernel CSV ---- */
+
+static void test_liger_stored(void **state)
+{
+    fixture *f = *state;
+    sb_import_stats st = {0};
+    sb_error err;
+    sb_error_clear(&err);
+    int rc = sb_import_file(f->ing, DATA "liger_basic.csv", NULL, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st.rows, 11);
+    assert_int_equal(st.duplicate_rows, 1);
+    assert_int_equal(st.runs, 8);
+    assert_int_equal(st.skipped_runs, 1);
+    assert_int_equal(st.stored, 8);
+    assert_int_equal(st.duplicates, 0);
+
+    sqlite3 *db = f->db;
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs WHERE source_format = 'liger-csv'"), 8);
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM samples"), 0);
+
+    /* speed + memory rows of one case became one run */
+    const char *ce_full = "FROM runs r JOIN configs c ON c.run_id = r.id JOIN metrics m ON m.run_id = r.id "
+                          "JOIN provenance p ON p.run_id = r.id WHERE c.op = 'cross_entropy' AND c.mode = 'full' "
+                          "AND c.provider = 'liger'";
+    char sql[1024];
+#define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, ce_full), sql)
+    assert_int_equal(q_int(db, Q("COUNT(*)")), 1);
+    assert_string_equal(q_text(db, Q("r.status")), "passed");
+    assert_string_equal(q_text(db, Q("c.dtype")), "fp32"); /* from db/import_op_names.csv */
+    assert_string_equal(q_text(db, Q("c.shape_key")), "B=8,T=2048,V=4096");
+    assert_string_equal(q_text(db, Q("c.suite")), "liger-bench");
+    assert_string_equal(q_text(db, Q("c.backend")), "triton");
+    assert_string_equal(q_text(db, Q("c.timer")), "imported");
+    assert_string_equal(q_text(db, Q("c.l2")), "unknown");
+    assert_near(q_real(db, Q("m.median_ms")), 0.8637);
+    assert_near(q_real(db, Q("m.p20_ms")), 0.8607);
+    assert_near(q_real(db, Q("m.p80_ms")), 0.8670);
+    assert_int_equal(q_int(db, Q("m.quantiles_only")), 1);
+    assert_true(q_isnull(db, Q("m.min_ms")));
+    assert_true(q_isnull(db, Q("m.mean_ms")));
+    assert_true(q_isnull(db, Q("m.sample_count")));
+    /* 256.32861328125 MiB as Liger writes it */
+    assert_int_equal(q_int(db, Q("m.peak_device_bytes")), 268780032);
+    assert_string_equal(q_text(db, Q("p.sku")), "a100-sxm4-80gb");
+    assert_string_equal(q_text(db, Q("p.arch")), "a100");
+    assert_string_equal(q_text(db, Q("p.gpu_name")), "NVIDIA A100-SXM4-80GB");
+    assert_string_equal(q_text(db, Q("p.tool_name")), "liger-kernel");
+    assert_string_equal(q_text(db, Q("p.tool_version")), "0.2.1");
+    assert_string_equal(q_text(db, Q("p.git_sha")), "unknown");
+    assert_string_equal(q_text(db, Q("p.started_at")), "2024-09-03T15:31:41Z");
+    assert_string_equal(q_text(db, Q("p.finished_at")), "2024-09-03T15:31:43Z");
+#undef Q
+
+    /* liger and huggingface share the case key, so reports can pair them */
+    assert_int_equal(q_int(db, "SELECT COUNT(DISTINCT case_key) FROM configs WHERE op = 'cross_entropy'"), 2);
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM configs WHERE op = 'cross_entropy' AND provider = 'huggingface'"), 2);
+    assert_string_equal(q_text(db, "SELECT backend FROM configs WHERE provider = 'huggingface' LIMIT 1"), "torch");
+
+    /* quoted JSON with commas and doubled quotes in the config cell; op
+     * name mapped; missing quantiles stay missing */
+    const char *flce = "FROM configs c JOIN metrics m ON m.run_id = c.run_id WHERE c.op = 'flce' AND c.provider = 'liger'";
+#define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, flce), sql)
+    assert_string_equal(q_text(db, Q("c.dtype")), "bf16");
+    assert_string_equal(q_text(db, Q("c.mode")), "fwd");
+    assert_string_equal(q_text(db, Q("c.shape_key")), "BT=1024,H=4096,V=128256");
+    assert_string_equal(q_text(db, Q("json_extract(c.params_json, '$.label')")), "a, \"q\" b");
+    assert_int_equal(q_int(db, Q("json_extract(c.params_json, '$.ignore_index')")), -100);
+    assert_int_equal(q_int(db, Q("json_extract(c.params_json, '$.bias')")), 1);
+    assert_near(q_real(db, Q("m.median_ms")), 11.5);
+    assert_true(q_isnull(db, Q("m.p20_ms")));
+    assert_true(q_isnull(db, Q("m.p80_ms")));
+#undef Q
+    assert_string_equal(q_text(db, "SELECT sku FROM provenance p JOIN configs c ON c.run_id = p.run_id "
+                                   "WHERE c.op = 'flce' LIMIT 1"), "h100-sxm5-80gb");
+
+    /* unknown GPU: recorded as what it is */
+    const char *rms = "FROM configs c JOIN provenance p ON p.run_id = c.run_id JOIN runs r ON r.id = c.run_id "
+                      "WHERE c.op = 'rmsnorm' AND r.status = 'passed'";
+#define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, rms), sql)
+    assert_string_equal(q_text(db, Q("p.gpu_name")), "NVIDIA GeForce RTX 4090");
+    assert_string_equal(q_text(db, Q("p.sku")), "unknown-nvidia-geforce-rtx-4090");
+    assert_string_equal(q_text(db, Q("c.mode")), "fwd");
+    assert_int_equal(q_int(db, Q("json_extract(c.params_json, '$.no_grad')")), 1);
+    assert_near(q_real(db, Q("json_extract(c.params_json, '$.eps')")), 1e-6);
+    assert_string_equal(q_text(db, Q("c.dtype")), "fp16");
+#undef Q
+
+    /* a memory row without a speed row: skipped, memory kept, no timing */
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs WHERE status = 'skipped'"), 1);
+    assert_non_null(strstr(q_text(db, "SELECT reason FROM runs WHERE status = 'skipped'"), "memory row but no speed row"));
+    assert_string_equal(q_text(db, "SELECT json_extract(raw_json, '$.memory.peak_device_mb') FROM runs WHERE status = 'skipped'"),
+                        "13.1072");
+    assert_true(q_isnull(db, "SELECT json_extract(raw_json, '$.timing') FROM runs WHERE status = 'skipped'"));
+
+    /* correctness: imported, not re-checked */
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM correctness WHERE reference = 'imported: not re-checked'"), 8);
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM correctness WHERE passed = 1"), 7);
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM correctness WHERE passed IS NULL"), 1);
+    assert_string_equal(q_text(db, "SELECT json_extract(raw_json, '$.source.file') FROM runs LIMIT 1"), "liger_basic.csv");
+    assert_int_equal(q_int(db, "SELECT json_extract(r.raw_json, '$.source.row') FROM runs r JOIN configs c ON c.run_id = r.id "
+                               "WHERE c.op = 'flce' AND c.provider = 'huggingface'"), 10);
+
+    /* importing again stores nothing new */
+    sb_import_stats again = {0};
+    assert_int_equal(sb_import_file(f->ing, DATA "liger_basic.csv", "liger-csv", &again, &err), SB_OK);
+    assert_int_equal(again.stored, 0);
+    assert_int_equal(again.duplicates, 8);
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 8);
+
+    /* a refused file after a good one leaves the good one alone */
+    assert_int_equal(sb_import_file(f->ing, DATA "liger_malformed.csv", NULL, NULL, &err), SB_ERR);
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 8);
+}
+
+static void refused(fixture *f, const char *file, const char *format, const char *needle1, const char *needle2)
+{
+    char path[1024];
+    snprintf(path, sizeof path, DATA "%s", file);
+    sb_error err;
+    sb_error_clear(&err);
+    sb_import_stats st = {0};
+    assert_int_equal(sb_import_file(f->ing, path, format, &st, &err), SB_ERR);
+    expect_error(&err, file);
+    expect_error(&err, needle1);
+    if (needle2)
+        expect_error(&err, needle2);
+    assert_int_equal(st.stored, 0);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 0);
+}
+
+static void test_liger_refused(void **state)
+{
+    fixture *f = *state;
+    refused(f, "liger_malformed.csv", NULL, "line 4", "y_value_50 \"fast\"");
+    refused(f, "liger_conflict.csv", "liger-csv", "line 3", "repeats the case of line 2");
+    refused(f, "liger_unclosed.csv", "liger-csv", "line 3", "not closed");
+    refused(f, "liger_nodtype.csv", NULL, "line 2", "--dtype");
+    refused(f, "liger_badconfig.csv", NULL, "line 2", "extra_benchmark_config_str is not valid JSON");
+    refused(f, "liger_header_only.csv", NULL, "no benchmark rows", NULL);
+    refused(f, "empty.csv", "liger-csv", "empty file", NULL);
+    refused(f, "empty.csv", NULL, "cannot tell its format", NULL);
+    refused(f, "other.csv", "liger-csv", "the header has no kernel_name column", NULL);
+    refused(f, "liger_basic.csv", "csv", "unknown import format", NULL);
+
+    /* --dtype fills what the file does not say */
+    sb_import_options opts = {.dtype = "bf16"};
+    json_t *docs = NULL;
+    sb_error err;
+    assert_int_equal(sb_import_convert(DATA "liger_nodtype.csv", NULL, &opts, &docs, NULL, &err), SB_OK);
+    assert_int_equal(json_array_size(docs), 1);
+    json_t *cfg = json_object_get(json_array_get(docs, 0), "config");
+    assert_string_equal(json_string_value(json_object_get(cfg, "dtype")), "bf16");
+    assert_string_equal(json_string_value(json_object_get(cfg, "op")), "mystery_kernel");
+    json_decref(docs);
+    opts.dtype = "float128";
+    assert_int_equal(sb_import_convert(DATA "liger_nodtype.csv", NULL, &opts, &docs, NULL, &err), SB_ERR);
+    expect_error(&err, "is not a dtype");
+}
+
+/* ---- nvbench ---- */
+
+static void test_nvbench_stored(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db = f->db;
+    sb_import_stats st = {0};
+    sb_error err;
+    sb_error_clear(&err);
+    int rc = sb_import_file(f->ing, DATA "nvbench.json", NULL, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st.rows, 3);
+    assert_int_equal(st.stored, 3);
+    assert_int_equal(st.skipped_runs, 1);
+
+    const char *f32 = "FROM configs c JOIN metrics m ON m.run_id = c.run_id JOIN provenance p ON p.run_id = c.run_id "
+                      "WHERE c.op = 'copy' AND c.dtype = 'fp32'";
+    char sql[1024];
+#define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, f32), sql)
+    assert_string_equal(q_text(db, Q("c.provider")), "nvbench");
+    assert_string_equal(q_text(db, Q("c.backend")), "cuda");
+    assert_string_equal(q_text(db, Q("c.shape_key")), "Elements=1048576");
+    assert_string_equal(q_text(db, Q("json_extract(c.params_json, '$.T')")), "F32");
+    assert_near(q_real(db, Q("json_extract(c.params_json, '$.Alpha')")), 0.5);
+    assert_string_equal(q_text(db, Q("c.l2")), "cold");
+    assert_near(q_real(db, Q("m.mean_ms")), 0.0125);
+    assert_near(q_real(db, Q("m.stdev_ms")), 0.00025);
+    assert_near(q_real(db, Q("m.min_ms")), 0.01125);
+    assert_near(q_real(db, Q("m.max_ms")), 0.01625);
+    assert_int_equal(q_int(db, Q("m.sample_count")), 2000);
+    assert_true(q_isnull(db, Q("m.median_ms"))); /* nvbench gives no median without its sample file */
+    assert_int_equal(q_int(db, Q("m.quantiles_only")), 1);
+    assert_near(q_real(db, Q("m.bytes")), 8388608.0);
+    assert_string_equal(q_text(db, Q("p.sku")), "h100-sxm5-80gb");
+    assert_string_equal(q_text(db, Q("p.compute_capability")), "9.0");
+    assert_int_equal(q_int(db, Q("p.sm_count")), 132);
+    assert_string_equal(q_text(db, Q("p.tool_name")), "nvbench");
+    assert_string_equal(q_text(db, Q("p.tool_version")), "0.1.0");
+#undef Q
+    assert_non_null(strstr(q_text(db, "SELECT reason FROM runs WHERE status = 'skipped'"),
+                           "skipped by nvbench: Not enough memory"));
+    assert_string_equal(q_text(db, "SELECT c.dtype FROM configs c JOIN runs r ON r.id = c.run_id WHERE r.status = 'skipped'"),
+                        "fp16");
+
+    /* with the sample file next to the JSON: real samples and a median */
+    sb_import_stats st2 = {0};
+    assert_int_equal(sb_import_file(f->ing, DATA "nvbench_bin.json", "nvbench-json", &st2, &err), SB_OK);
+    assert_int_equal(st2.stored, 1);
+    const char *bin = "FROM runs r JOIN metrics m ON m.run_id = r.id WHERE r.source_path LIKE '%nvbench_bin.json%'";
+#define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, bin), sql)
+    assert_int_equal(q_int(db, Q("m.quantiles_only")), 0);
+    assert_int_equal(q_int(db, Q("m.sample_count")), 5);
+    assert_true(fabs(q_real(db, Q("m.median_ms")) - 0.012) < 1e-8);
+    assert_true(fabs(q_real(db, Q("m.gbps")) - 8388608.0 / 1.2e-5 / 1e9) < 0.01);
+#undef Q
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id "
+                               "WHERE r.source_path LIKE '%nvbench_bin.json%'"), 5);
+
+    assert_int_equal(sb_import_file(f->ing, DATA "nvbench_baddevice.json", NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "/benchmarks/0/states/0");
+    expect_error(&err, "\"device\"");
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 4);
+}
+
+/* ---- Google Benchmark ---- */
+
+static void test_gbench_stored(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db = f->db;
+    sb_error err;
+    sb_error_clear(&err);
+    /* BM_gemm names no dtype: refused as a whole without --dtype */
+    assert_int_equal(sb_import_file(f->ing, DATA "gbench.json", NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "BM_gemm");
+    expect_error(&err, "--dtype");
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 0);
+
+    sb_import_options opts = {.dtype = "fp32"};
+    sb_import_stats st = {0};
+    int rc = sb_import_file_opts(f->ing, DATA "gbench.json", NULL, &opts, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st.rows, 15);
+    assert_int_equal(st.runs, 4);
+    assert_int_equal(st.skipped_runs, 1);
+    assert_int_equal(st.stored, 4);
+
+    const char *copy = "FROM configs c JOIN metrics m ON m.run_id = c.run_id JOIN provenance p ON p.run_id = c.run_id "
+                       "WHERE c.op = 'copy' AND c.dtype = 'fp32'";
+    char sql[1024];
+#define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, copy), sql)
+    assert_string_equal(q_text(db, Q("c.shape_key")), "arg0=1024");
+    assert_string_equal(q_text(db, Q("json_extract(c.params_json, '$.timing')")), "manual_time");
+    assert_string_equal(q_text(db, Q("json_extract(c.params_json, '$.template')")), "float");
+    assert_string_equal(q_text(db, Q("c.provider")), "gbench");
+    assert_string_equal(q_text(db, Q("c.backend")), "cpu");
+    assert_int_equal(q_int(db, Q("c.repeats")), 3);
+    assert_int_equal(q_int(db, Q("m.sample_count")), 3);
+    assert_int_equal(q_int(db, Q("m.quantiles_only")), 0);
+    assert_near(q_real(db, Q("m.median_ms")), 0.0011);
+    assert_near(q_real(db, Q("m.mean_ms")), 0.0011);
+    assert_near(q_real(db, Q("m.min_ms")), 0.0010);
+    assert_near(q_real(db, Q("m.stdev_ms")), 0.0001);
+    assert_near(q_real(db, Q("m.bytes")), 4096.0);
+    assert_string_equal(q_text(db, Q("p.device_kind")), "cpu");
+    assert_string_equal(q_text(db, Q("p.sku")), "cpu");
+    assert_string_equal(q_text(db, Q("p.hostname")), "bench-host");
+    assert_string_equal(q_text(db, Q("p.tool_name")), "google-benchmark");
+    assert_string_equal(q_text(db, Q("p.tool_version")), "v1.8.3");
+    assert_string_equal(q_text(db, Q("p.started_at")), "2025-03-04T09:20:30Z");
+#undef Q
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM samples s JOIN configs c ON c.run_id = s.run_id "
+                               "WHERE c.op = 'copy' AND c.dtype = 'fp32' AND s.idx = 0"), 3);
+    assert_near(q_real(db, "SELECT s.value_ms FROM samples s JOIN configs c ON c.run_id = s.run_id "
+                           "WHERE c.op = 'copy' AND c.dtype = 'fp32' AND s.rep = 1"), 0.0012);
+    /* __half template, milliseconds */
+    assert_near(q_real(db, "SELECT m.median_ms FROM metrics m JOIN configs c ON c.run_id = m.run_id "
+                           "WHERE c.op = 'copy' AND c.dtype = 'fp16'"), 0.002);
+
+    const char *gemm = "FROM configs c JOIN metrics m ON m.run_id = c.run_id WHERE c.op = 'gemm'";
+#define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, gemm), sql)
+    assert_string_equal(q_text(db, Q("c.shape_key")), "K=128,M=512,N=256");
+    assert_string_equal(q_text(db, Q("c.dtype")), "fp32");
+    assert_int_equal(q_int(db, Q("m.quantiles_only")), 1);
+    assert_near(q_real(db, Q("m.median_ms")), 0.0024);
+    assert_near(q_real(db, Q("m.mean_ms")), 0.0025);
+    assert_near(q_real(db, Q("m.stdev_ms")), 0.0001);
+    assert_near(q_real(db, Q("m.rel_noise")), 0.04);
+    assert_int_equal(q_int(db, Q("m.sample_count")), 3);
+    assert_true(q_isnull(db, Q("m.min_ms")));
+#undef Q
+    assert_string_equal(q_text(db, "SELECT c.dtype FROM configs c JOIN runs r ON r.id = c.run_id WHERE r.status = 'skipped'"),
+                        "fp64");
+    assert_non_null(strstr(q_text(db, "SELECT reason FROM runs WHERE status = 'skipped'"), "cudaMalloc failed"));
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM configs WHERE op = 'complex'"), 0);
+
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "gbench_badunit.json", NULL, &opts, NULL, &err), SB_ERR);
+    expect_error(&err, "/benchmarks/1");
+    expect_error(&err, "time_unit");
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect),
+        cmocka_unit_test_setup_teardown(test_liger_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_liger_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
