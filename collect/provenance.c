@@ -236,10 +236,7 @@ static void cpu_model(char *out, size_t size)
     snprintf(out, size, "unknown");
 }
 
-/* "cpu-" + slug of the model without vendor noise: "(R)", "(TM)", "CPU",
- * "Processor", "N-Core" and the "@ 2.10GHz" clock.
- * "AMD EPYC 9454 48-Core Processor" -> "cpu-amd-epyc-9454". */
-static void cpu_sku(const char *model, char *out, size_t size)
+void sb_provenance_cpu_sku(const char *model, char *out, size_t size)
 {
     char words[512], slug[60]; /* ids stay under 64 characters */
     char *save = NULL;
@@ -355,7 +352,7 @@ static json_t *cpu_device(void)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     long long mem = meminfo_total_bytes();
     cpu_model(model, sizeof model);
-    cpu_sku(model, sku, sizeof sku);
+    sb_provenance_cpu_sku(model, sku, sizeof sku);
     return json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:o,s:o,s:n,s:s,s:s,s:s,s:n,s:n,s:n}",
                      "kind", "cpu", "index", "name", model, "arch", "cpu", "sku", sku,
                      "compute_capability", "unknown",

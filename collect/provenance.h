@@ -41,6 +41,12 @@ int sb_provenance_collect_nvml(const sb_provenance_opts *opts, sb_nvml *nvml,
  * tree others are working in. NULL only when out of memory. */
 json_t *sb_provenance_git(const char *dir);
 
+/* The SKU id of a CPU run: "cpu-" + slug of the model without vendor
+ * noise ("(R)", "(TM)", "CPU", "Processor", "N-Core", and the "@ 2.10GHz"
+ * clock onwards): "AMD EPYC 9454 48-Core Processor" -> "cpu-amd-epyc-9454";
+ * "cpu-unknown" when nothing is left. */
+void sb_provenance_cpu_sku(const char *model, char *out, size_t size);
+
 /* Sets finished_at to now (call when the run ends). */
 int sb_provenance_finish(json_t *prov, sb_error *err);
 

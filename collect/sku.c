@@ -424,7 +424,10 @@ int sb_sku_table_load(const char *path, sb_sku_table **out, sb_error *err)
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
         if (csv_parse(&p, buf + pos, n, on_field, on_row, &c) != n && !c.failed)
-            fail(&c, c.line, "malformed CSV: %s", csv_strerror(csv_error(&p)));
+            fail(&c, c.line, "malformed CSV: %s",
+                 csv_error(&p) == CSV_EPARSE
+                     ? "a quote inside an unquoted field, or text after a closing quote"
+                     : csv_strerror(csv_error(&p)));
         pos += n;
         if (nl)
             c.line++;

@@ -295,6 +295,29 @@ static void test_throttle_names(void **state)
     json_decref(a);
 }
 
+static void test_cpu_sku(void **state)
+{
+    static const char *const cases[][2] = {
+        {"AMD EPYC 9454 48-Core Processor", "cpu-amd-epyc-9454"},
+        {"Intel(R) Xeon(R) Platinum 8480C", "cpu-intel-xeon-platinum-8480c"},
+        {"Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "cpu-intel-xeon-e5-2680-v4"},
+        {"Intel(R) Xeon(R) Processor @ 2.10GHz", "cpu-intel-xeon"},
+        {"AMD Ryzen Threadripper PRO 7995WX 96-Cores", "cpu-amd-ryzen-threadripper-pro-7995wx-96-cores"},
+        {"Neoverse-V2", "cpu-neoverse-v2"},
+        {"unknown", "cpu-unknown"},
+        {"(R) (TM) CPU", "cpu-unknown"},
+        {"", "cpu-unknown"},
+    };
+    char out[64];
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sb_provenance_cpu_sku(cases[i][0], out, sizeof out);
+        if (strcmp(out, cases[i][1]) != 0)
+            fail_msg("\"%s\" -> %s, want %s", cases[i][0], out, cases[i][1]);
+        assert_true(matches(out, ID_PATTERN));
+    }
+}
+
 static void test_time_format(void **state)
 {
     char buf[40], small[8];
@@ -397,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_nvml_absent),
         cmocka_unit_test(test_throttle_names),
+        cmocka_unit_test(test_cpu_sku),
         cmocka_unit_test(test_time_format),
         cmocka_unit_test(test_git_state),
     };

@@ -300,6 +300,7 @@ static void test_malformed_refused(void **state)
         {"header_only.csv", "line 2", "no SKU rows after the header"},
         {"empty.csv", "line 1", "empty file: no header row"},
         {"multiline_then_negative.csv", "line 4", "hbm_tbps: \"-2\" is not a non-negative"},
+        {"stray_quote.csv", "line 3", "malformed CSV: a quote inside an unquoted field"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
