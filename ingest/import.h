@@ -35,6 +35,9 @@ typedef struct sb_import_options {
     const char *dtype;        /* dtype when the file gives none (fp32, bf16, ...) */
     const char *skus_csv;     /* SKU table; NULL: SOLBOOK_HOME/db/skus.csv */
     const char *op_names_csv; /* op-name table; NULL: SOLBOOK_HOME/db/import_op_names.csv */
+    int in_batch;             /* 1: the caller holds a batch (sb_ingest_begin, as
+                               * `ingest --strict` does): the file goes into a
+                               * savepoint inside it instead of its own transaction */
 } sb_import_options;
 
 /* The format names, NULL-terminated: "liger-csv", "nvbench-json", "gbench-json". */
@@ -59,8 +62,9 @@ int sb_import_convert(const char *path, const char *format,
                       sb_import_stats *st, sb_error *err);
 
 /* Converts path and stores every document through sb_ingest_document in
- * one transaction. format NULL: detected. On error nothing from the file
- * is stored. st may be NULL; its counters are added to, not reset. */
+ * one transaction (opts->in_batch: one savepoint in the caller's batch).
+ * format NULL: detected. On error nothing from the file is stored. st may
+ * be NULL; its counters are added to, not reset. */
 int sb_import_file(sb_ingest *ing, const char *path, const char *format,
                    sb_import_stats *st, sb_error *err);
 int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,

@@ -11,8 +11,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <sqlite3.h>
+
 #include "home.h"
 #include "json_file.h"
+#include "store.h"
 
 const char *const sb_import_formats[] = {"liger-csv", "nvbench-json", "gbench-json", NULL};
 
@@ -653,7 +656,12 @@ int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
         json_t *src = json_object_get(json_array_get(docs, 0), "source");
         format = json_string_value(json_object_get(src, "format"));
     }
-    if (sb_ingest_begin(ing, err) != SB_OK) {
+    int savepoint = opts && opts->in_batch;
+    sqlite3 *h = sb_db_handle(sb_ingest_db(ing));
+    if (savepoint ? sqlite3_exec(h, "SAVEPOINT sb_import", NULL, NULL, NULL) != SQLITE_OK
+                  : sb_ingest_begin(ing, err) != SB_OK) {
+        if (savepoint)
+            sb_error_set(err, path, NULL, "cannot open a savepoint: %s", sqlite3_errmsg(h));
         json_decref(docs);
         sb_error_set_file(err, path);
         return SB_ERR;
@@ -667,7 +675,12 @@ int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
         long long run_id = 0;
         int dup = 0;
         if (sb_ingest_document(ing, doc, source, format, &run_id, &dup, err) != SB_OK) {
-            sb_ingest_rollback(ing);
+            if (savepoint) {
+                sqlite3_exec(h, "ROLLBACK TO sb_import", NULL, NULL, NULL);
+                sqlite3_exec(h, "RELEASE sb_import", NULL, NULL, NULL);
+            } else {
+                sb_ingest_rollback(ing);
+            }
             if (!err->where[0]) {
                 snprintf(err->where, sizeof err->where, "%s %lld",
                          strcmp(format, "liger-csv") == 0 ? "line" : "entry",
@@ -689,7 +702,14 @@ int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
             local.stored++;
     }
     json_decref(docs);
-    if (sb_ingest_commit(ing, err) != SB_OK) {
+    if (savepoint) {
+        if (sqlite3_exec(h, "RELEASE sb_import", NULL, NULL, NULL) != SQLITE_OK) {
+            sb_error_set(err, path, NULL, "cannot release the savepoint: %s", sqlite3_errmsg(h));
+            sqlite3_exec(h, "ROLLBACK TO sb_import", NULL, NULL, NULL);
+            sqlite3_exec(h, "RELEASE sb_import", NULL, NULL, NULL);
+            return SB_ERR;
+        }
+    } else if (sb_ingest_commit(ing, err) != SB_OK) {
         sb_ingest_rollback(ing);
         sb_error_set_file(err, path);
         return SB_ERR;

@@ -318,6 +318,26 @@ static void test_liger_refused(void **state)
     expect_error(&err, "is not a dtype");
 }
 
+/* Inside a caller's batch (ingest --strict): a refused file rolls back only
+ * its own savepoint; the batch decides the rest. */
+static void test_in_batch(void **state)
+{
+    fixture *f = *state;
+    sb_error err;
+    sb_import_options opts = {.in_batch = 1};
+    assert_int_equal(sb_ingest_begin(f->ing, &err), SB_OK);
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "liger_basic.csv", NULL, &opts, NULL, &err), SB_OK);
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "liger_malformed.csv", NULL, &opts, NULL, &err), SB_ERR);
+    expect_error(&err, "line 4");
+    assert_int_equal(sb_ingest_commit(f->ing, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 8);
+
+    assert_int_equal(sb_ingest_begin(f->ing, &err), SB_OK);
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "nvbench.json", NULL, &opts, NULL, &err), SB_OK);
+    sb_ingest_rollback(f->ing);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 8);
+}
+
 /* ---- nvbench ---- */
 
 static void test_nvbench_stored(void **state)
@@ -470,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_detect),
         cmocka_unit_test_setup_teardown(test_liger_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_liger_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_in_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
     };
