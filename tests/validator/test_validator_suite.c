@@ -70,10 +70,11 @@ static int compare_names(const void *a, const void *b)
 
 static void run_file(const char *dir, const char *file, counts *k)
 {
-    char path[4096];
+    char path[8200];
     json_t *groups = NULL;
     sb_error err;
-    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path)
+        fail_msg("path too long: %s/%s", dir, file);
     if (sb_json_load_file(path, &groups, &err) != SB_OK) {
         char line[4096];
         sb_error_format(&err, line, sizeof line);
