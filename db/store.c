@@ -107,16 +107,21 @@ static int connect(sb_db *db, int writable, sb_error *err)
     }
     if (sb_db_exec(db, "PRAGMA foreign_keys = ON", err) != SB_OK)
         return SB_ERR;
-    if (writable) {
-        if (pragma_text(db, "PRAGMA journal_mode = WAL", buf, sizeof buf, err) != SB_OK)
-            return SB_ERR;
-        if (strcmp(buf, "wal") != 0 && strcmp(buf, "memory") != 0)
-            return sb_error_set(err, db->path, NULL,
-                                "cannot switch the database to WAL mode (journal mode stays %s)", buf);
-        if (sb_db_exec(db, "PRAGMA synchronous = NORMAL", err) != SB_OK)
-            return SB_ERR;
-    }
     return SB_OK;
+}
+
+/* After the file is known to be a solbook database: WAL, so readers and
+ * one writer at a time share it; synchronous=NORMAL is durable in WAL
+ * against program crashes and consistent across power loss. */
+static int set_wal(sb_db *db, sb_error *err)
+{
+    char buf[64];
+    if (pragma_text(db, "PRAGMA journal_mode = WAL", buf, sizeof buf, err) != SB_OK)
+        return SB_ERR;
+    if (strcmp(buf, "wal") != 0 && strcmp(buf, "memory") != 0)
+        return sb_error_set(err, db->path, NULL,
+                            "cannot switch the database to WAL mode (journal mode stays %s)", buf);
+    return sb_db_exec(db, "PRAGMA synchronous = NORMAL", err);
 }
 
 /* 1 when the solbook tables are there. */
@@ -215,6 +220,8 @@ int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
     } else if (sb_db_migrate(db->conn, db->path, sb_db_migrations, sb_db_migration_count, err) != SB_OK) {
         goto fail;
     }
+    if (sqlite3_db_readonly(db->conn, "main") == 0 && set_wal(db, err) != SB_OK)
+        goto fail;
     int t = has_solbook_tables(db, err);
     if (t < 0)
         goto fail;

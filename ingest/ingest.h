@@ -43,4 +43,40 @@ int sb_ingest_begin(sb_ingest *ing, sb_error *err);
 int sb_ingest_commit(sb_ingest *ing, sb_error *err);
 void sb_ingest_rollback(sb_ingest *ing);
 
+/* Reads path strictly (sb_json_load_file) and stores it as
+ * sb_ingest_document does, source_format "solbook". */
+int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id,
+                   int *duplicate, sb_error *err);
+
+/* Attaches an Nsight Compute raw CSV (ncu_csv.h) to a stored run: every
+ * numeric metric of every kernel launch goes into profiler_metrics,
+ * replacing what the run had, in one transaction (a savepoint inside a
+ * batch). A malformed CSV or an unknown run stores nothing. *rows (may be
+ * NULL) gets the number of metric rows stored. */
+int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
+                         long *rows, sb_error *err);
+
+/* Files and directories, the way `solbook ingest` takes them. */
+typedef struct sb_ingest_walk {
+    int strict;   /* one transaction for everything; nothing stored if any file is refused */
+    /* Called once per refused file or unreadable path (err names it). */
+    void (*on_error)(void *ctx, const sb_error *err);
+    /* Called once per JSON file stored (duplicate 0) or already there
+     * (duplicate 1), and once per ncu sidecar attached (ncu_rows > 0). */
+    void (*on_file)(void *ctx, const char *path, long long run_id, int duplicate,
+                    long ncu_rows);
+    void *ctx;
+} sb_ingest_walk;
+
+/* Ingests every path: a file is ingested whatever its name; a directory
+ * is walked recursively in sorted order, taking files named *.json (and
+ * following symbolic links, with loops reported once and not followed).
+ * NAME.ncu.csv next to NAME.json is attached to that file's run. stats
+ * is filled; SB_OK when nothing was refused. */
+int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
+                    const sb_ingest_walk *walk, sb_ingest_stats *stats);
+
+/* The database the ingest writes to (for callers' own queries). */
+struct sb_db *sb_ingest_db(sb_ingest *ing);
+
 #endif

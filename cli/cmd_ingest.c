@@ -1,0 +1,154 @@
+/* cmd_ingest.c - `solbook ingest`: validate result files and store them. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "error.h"
+#include "home.h"
+#include "ingest.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...\n"
+            "       solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]\n\n"
+            "Validates solbook JSON files (result, training, calibration; the schema is\n"
+            "chosen by each file's \"schema\" field) and stores them in the database.\n"
+            "Directories are walked recursively in sorted order for *.json files; an\n"
+            "Nsight Compute CSV named NAME.ncu.csv next to NAME.json is attached to\n"
+            "that run. Each file is stored whole or not at all; identical content is\n"
+            "stored once and reported as a duplicate.\n\n"
+            "  --db PATH        database (default: $SOLBOOK_DB, else ./solbook.db); created if missing\n"
+            "  --strict         one transaction for all files: nothing is stored if any is refused\n"
+            "  --ncu FILE.csv   attach 'ncu --csv --page raw' output to the run given by --run\n"
+            "  --run ID         run id (see 'solbook runs') for --ncu\n"
+            "  -q, --quiet      do not list duplicates and attached profiles\n"
+            "  -h, --help       this help\n\n"
+            "Exit status: 0 all files stored or already there, 1 some file refused,\n"
+            "2 usage or database error.\n");
+}
+
+typedef struct ctx {
+    int quiet;
+} ctx;
+
+static void on_error(void *c, const sb_error *e)
+{
+    (void)c;
+    sb_error_print(e, stderr);
+}
+
+static void on_file(void *c, const char *path, long long run_id, int duplicate, long ncu_rows)
+{
+    const ctx *x = c;
+    if (x->quiet)
+        return;
+    if (duplicate)
+        printf("duplicate: %s: identical content already stored as run %lld\n", path, run_id);
+    else if (ncu_rows > 0)
+        printf("ncu: %s: %ld metric values attached to run %lld\n", path, ncu_rows, run_id);
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},  {"strict", no_argument, NULL, 's'},
+        {"ncu", required_argument, NULL, 'n'}, {"run", required_argument, NULL, 'r'},
+        {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL;
+    ctx x = {0};
+    int strict = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+d:sn:r:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db_path = optarg; break;
+        case 's': strict = 1; break;
+        case 'n': ncu = optarg; break;
+        case 'r': run = optarg; break;
+        case 'q': x.quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "solbook ingest: unknown option or missing value: %s\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if ((ncu != NULL) != (run != NULL)) {
+        fprintf(stderr, "solbook ingest: --ncu and --run go together\n");
+        return 2;
+    }
+    long long run_id = 0;
+    if (run) {
+        char *end;
+        run_id = strtoll(run, &end, 10);
+        if (!*run || *end || run_id <= 0) {
+            fprintf(stderr, "solbook ingest: --run %s: not a run id (a positive integer)\n", run);
+            return 2;
+        }
+    }
+    if (optind >= argc && !ncu) {
+        fprintf(stderr, "solbook ingest: no files or directories given\n");
+        usage(stderr);
+        return 2;
+    }
+
+    sb_error err;
+    sb_error_clear(&err);
+    char schemas[4096];
+    sb_ingest *ing;
+    if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
+        sb_ingest_open(db_path, schemas, &ing, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file, .ctx = &x};
+    sb_ingest_stats stats = {0};
+    int refused = 0;
+    long ncu_rows = 0;
+    if (strict && sb_ingest_begin(ing, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        sb_ingest_close(ing);
+        return 2;
+    }
+    walk.strict = 0; /* the batch, if any, is ours: it also covers --ncu */
+    if (optind < argc)
+        sb_ingest_paths(ing, argv + optind, (size_t)(argc - optind), &walk, &stats);
+    if (ncu) {
+        stats.files_seen++;
+        if (sb_ingest_attach_ncu(ing, run_id, ncu, &ncu_rows, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            stats.refused++;
+        } else {
+            stats.ncu_attached++;
+            on_file(&x, ncu, run_id, 0, ncu_rows);
+        }
+    }
+    refused = stats.refused > 0;
+    int status = refused ? 1 : 0;
+    if (strict) {
+        if (refused) {
+            sb_ingest_rollback(ing);
+            stats.stored = 0;
+            stats.ncu_attached = 0;
+            fprintf(stderr, "solbook: --strict: %ld file%s refused, nothing stored\n", stats.refused,
+                    stats.refused == 1 ? "" : "s");
+        } else if (sb_ingest_commit(ing, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            stats.stored = 0;
+            stats.ncu_attached = 0;
+            status = 2;
+        }
+    }
+    printf("ingest: %ld files, %ld stored, %ld duplicates, %ld refused (db %s)", stats.files_seen,
+           stats.stored, stats.duplicates, stats.refused, db_path);
+    if (stats.ncu_attached)
+        printf("; %ld ncu profile%s attached", stats.ncu_attached, stats.ncu_attached == 1 ? "" : "s");
+    printf("\n");
+    sb_ingest_close(ing);
+    return status;
+}

@@ -1,0 +1,298 @@
+/* test_db.c - opening, migrating and refusing databases; sha256. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "migrate.h"
+#include "sha256.h"
+#include "store.h"
+
+static char dir[] = "/tmp/sb_test_db_XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path_in(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", dir, name);
+}
+
+static long long query_int(sqlite3 *c, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void query_text(sqlite3 *c, const char *sql, char *buf, size_t size)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+static void expect_error(const sb_error *e, const char *needle)
+{
+    if (!strstr(e->msg, needle))
+        fail_msg("error '%s' does not mention '%s'", e->msg, needle);
+}
+
+static void test_create_and_settings(void **state)
+{
+    (void)state;
+    char p[256];
+    path_in(p, sizeof p, "new.db");
+    sb_db *db;
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+    sqlite3 *c = sb_db_handle(db);
+    assert_int_equal(sb_db_schema_version(), (int)sb_db_migrations[sb_db_migration_count - 1].version);
+    assert_true(sb_db_schema_version() >= 1);
+    assert_int_equal(query_int(c, "PRAGMA user_version"), sb_db_schema_version());
+    char mode[16];
+    query_text(c, "PRAGMA journal_mode", mode, sizeof mode);
+    assert_string_equal(mode, "wal");
+    assert_int_equal(query_int(c, "PRAGMA foreign_keys"), 1);
+    assert_int_equal(query_int(c, "PRAGMA busy_timeout"), SB_DB_BUSY_TIMEOUT_MS);
+    /* The contract's tables are there. */
+    assert_int_equal(query_int(c, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
+                                  "('runs','provenance','configs','samples','metrics','correctness',"
+                                  "'profiler_metrics','ceilings','training')"),
+                     9);
+    assert_string_equal(sb_db_path(db), p);
+    sb_db_close(db);
+
+    /* Reopening for reading finds it current. */
+    assert_int_equal(sb_db_open(p, SB_DB_READ, &db, &e), SB_OK);
+    assert_int_equal(query_int(sb_db_handle(db), "SELECT count(*) FROM runs"), 0);
+    sb_db_close(db);
+}
+
+static void test_insert_query_cascade(void **state)
+{
+    (void)state;
+    char p[256];
+    path_in(p, sizeof p, "cascade.db");
+    sb_db *db;
+    sb_error e;
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+    assert_int_equal(sb_db_begin(db, &e), SB_OK);
+    assert_int_equal(
+        sb_db_exec(db,
+                   "INSERT INTO runs (id, content_sha256, schema, status, source_path, ingested_at, raw_json) "
+                   "VALUES (7, 'abc', 'solbook.result.v1', 'passed', 'x.json', '2026-11-21T00:00:00Z', '{}');"
+                   "INSERT INTO samples VALUES (7, 0, 0, 1.5), (7, 0, 1, 2.5), (7, 1, 0, 3.5);"
+                   "INSERT INTO metrics (run_id, sample_count, median_ms) VALUES (7, 3, 2.5);",
+                   &e),
+        SB_OK);
+    assert_int_equal(sb_db_commit(db, &e), SB_OK);
+    sqlite3 *c = sb_db_handle(db);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM samples WHERE run_id = 7"), 3);
+    assert_int_equal(query_int(c, "SELECT CAST(sum(value_ms) * 10 AS INTEGER) FROM samples"), 75);
+    /* Foreign keys: a sample of a run that does not exist is refused. */
+    assert_int_equal(sb_db_exec(db, "INSERT INTO samples VALUES (8, 0, 0, 1.0)", &e), SB_ERR);
+    expect_error(&e, "FOREIGN KEY");
+    assert_string_equal(e.file, p);
+    /* Rolled back work leaves nothing. */
+    assert_int_equal(sb_db_begin(db, &e), SB_OK);
+    assert_int_equal(sb_db_exec(db, "DELETE FROM samples", &e), SB_OK);
+    sb_db_rollback(db);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM samples"), 3);
+    /* Deleting the run takes its rows with it. */
+    assert_int_equal(sb_db_exec(db, "DELETE FROM runs WHERE id = 7", &e), SB_OK);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM samples"), 0);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM metrics"), 0);
+    sb_db_close(db);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    char p[256];
+    sb_db *db = (sb_db *)1;
+    sb_error e;
+
+    path_in(p, sizeof p, "missing.db");
+    assert_int_equal(sb_db_open(p, SB_DB_READ, &db, &e), SB_ERR);
+    assert_null(db);
+    assert_string_equal(e.file, p);
+    expect_error(&e, "no such database");
+    assert_int_not_equal(access(p, F_OK), 0); /* a reader creates nothing */
+
+    path_in(p, sizeof p, "text.db");
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("this is not a database, it is a text file long enough to have a header........\n", f);
+    fclose(f);
+    assert_int_equal(sb_db_open(p, SB_DB_READ, &db, &e), SB_ERR);
+    expect_error(&e, "not an SQLite database");
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_ERR);
+    expect_error(&e, "not an SQLite database");
+
+    /* Someone else's SQLite database: never adopted. */
+    path_in(p, sizeof p, "other.db");
+    sqlite3 *c;
+    assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(c, "CREATE TABLE photos (id INTEGER)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(c);
+    assert_int_equal(sb_db_open(p, SB_DB_READ, &db, &e), SB_ERR);
+    expect_error(&e, "not a solbook database");
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_ERR);
+    expect_error(&e, "not a solbook database");
+    /* ... and left as it was (not even switched to WAL). */
+    assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
+    char mode[16];
+    query_text(c, "PRAGMA journal_mode", mode, sizeof mode);
+    assert_string_equal(mode, "delete");
+    assert_int_equal(query_int(c, "SELECT count(*) FROM sqlite_master"), 1);
+    sqlite3_close(c);
+
+    /* A database from a newer solbook. */
+    path_in(p, sizeof p, "newer.db");
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+    assert_int_equal(sb_db_exec(db, "PRAGMA user_version = 999", &e), SB_OK);
+    sb_db_close(db);
+    assert_int_equal(sb_db_open(p, SB_DB_READ, &db, &e), SB_ERR);
+    expect_error(&e, "schema version 999 is newer than this solbook");
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_ERR);
+    expect_error(&e, "schema version 999 is newer than this solbook");
+
+    /* A directory. */
+    assert_int_equal(sb_db_open(dir, SB_DB_WRITE, &db, &e), SB_ERR);
+    expect_error(&e, "is a directory");
+}
+
+/* The upgrade mechanism: a version-1 database (with data) meets a program
+ * that knows a migration 002; and an empty file gets both. */
+static void test_upgrade_in_place(void **state)
+{
+    (void)state;
+    sb_db_migration list[2] = {
+        sb_db_migrations[0],
+        {2, "002_test_extra.sql",
+         "CREATE TABLE run_labels (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
+         "label TEXT NOT NULL);"},
+    };
+    char p[256];
+    path_in(p, sizeof p, "v1.db");
+    sqlite3 *c;
+    sb_error e;
+    assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
+    assert_int_equal(sb_db_migrate(c, p, list, 1, &e), SB_OK);
+    assert_int_equal(sb_db_user_version(c, p, &e), 1);
+    assert_int_equal(sqlite3_exec(c,
+                                  "INSERT INTO runs (content_sha256, schema, status, source_path, ingested_at, "
+                                  "raw_json) VALUES ('s1', 'solbook.result.v1', 'passed', 'a.json', 'now', '{}')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    /* Upgrade: 002 applied, the run kept. */
+    assert_int_equal(sb_db_migrate(c, p, list, 2, &e), SB_OK);
+    assert_int_equal(sb_db_user_version(c, p, &e), 2);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM runs"), 1);
+    assert_int_equal(sqlite3_exec(c, "INSERT INTO run_labels VALUES (1, 'baseline')", NULL, NULL, NULL),
+                     SQLITE_OK);
+    /* Running it again changes nothing. */
+    assert_int_equal(sb_db_migrate(c, p, list, 2, &e), SB_OK);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM run_labels"), 1);
+    /* This program (which knows only the embedded list) refuses a v2 file
+     * when the embedded list ends at 1, and reads it when it knows 2. */
+    if (sb_db_schema_version() < 2) {
+        assert_int_equal(sb_db_migrate(c, p, sb_db_migrations, sb_db_migration_count, &e), SB_ERR);
+        expect_error(&e, "newer than this solbook");
+    }
+    sqlite3_close(c);
+
+    path_in(p, sizeof p, "v0.db");
+    assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
+    assert_int_equal(sb_db_user_version(c, p, &e), 0);
+    assert_int_equal(sb_db_migrate(c, p, list, 2, &e), SB_OK);
+    assert_int_equal(sb_db_user_version(c, p, &e), 2);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM sqlite_master WHERE name = 'run_labels'"), 1);
+    sqlite3_close(c);
+
+    /* A failing migration leaves the database at its old version. */
+    sb_db_migration broken[2] = {sb_db_migrations[0], {2, "002_broken.sql", "CREATE TABLE runs (x);"}};
+    path_in(p, sizeof p, "v1b.db");
+    assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
+    assert_int_equal(sb_db_migrate(c, p, broken, 1, &e), SB_OK);
+    assert_int_equal(sb_db_migrate(c, p, broken, 2, &e), SB_ERR);
+    expect_error(&e, "migration 002_broken.sql failed");
+    assert_int_equal(sb_db_user_version(c, p, &e), 1);
+    sqlite3_close(c);
+}
+
+/* sb_db_open on a version-0 file created by another program run. */
+static void test_open_upgrades_empty_file(void **state)
+{
+    (void)state;
+    char p[256];
+    path_in(p, sizeof p, "empty.db");
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fclose(f);
+    sb_db *db;
+    sb_error e;
+    assert_int_equal(sb_db_open(p, SB_DB_READ, &db, &e), SB_ERR);
+    expect_error(&e, "not a solbook database");
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+    assert_int_equal(query_int(sb_db_handle(db), "PRAGMA user_version"), sb_db_schema_version());
+    sb_db_close(db);
+}
+
+static void test_sha256(void **state)
+{
+    (void)state;
+    char hex[65];
+    sb_error e;
+    assert_int_equal(sb_sha256_hex("abc", 3, hex, &e), SB_OK);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_int_equal(sb_sha256_hex("", 0, hex, &e), SB_OK);
+    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    char p[256];
+    path_in(p, sizeof p, "abc.txt");
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("abc", f);
+    fclose(f);
+    assert_int_equal(sb_sha256_file_hex(p, hex, &e), SB_OK);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    path_in(p, sizeof p, "nope.txt");
+    assert_int_equal(sb_sha256_file_hex(p, hex, &e), SB_ERR);
+    assert_string_equal(e.file, p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_and_settings),
+        cmocka_unit_test(test_insert_query_cascade),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_upgrade_in_place),
+        cmocka_unit_test(test_open_upgrades_empty_file),
+        cmocka_unit_test(test_sha256),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

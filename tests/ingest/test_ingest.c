@@ -1,0 +1,461 @@
+/* test_ingest.c - validated storage: every refusal class stores nothing and
+ * names the file; idempotency; --strict batches; sidecars; directory walks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "home.h"
+#include "ingest.h"
+#include "store.h"
+
+static char dir[] = "/tmp/sb_test_ingest_XXXXXX";
+static int db_counter;
+
+typedef struct fx {
+    sb_ingest *ing;
+    char db_path[256];
+} fx;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    snprintf(f->db_path, sizeof f->db_path, "%s/t%d.db", dir, db_counter++);
+    char schemas[1024];
+    sb_error e;
+    sb_error_clear(&e);
+    if (sb_home_path(schemas, sizeof schemas, "schemas", &e) != SB_OK ||
+        sb_ingest_open(f->db_path, schemas, &f->ing, &e) != SB_OK) {
+        fprintf(stderr, "%s: %s: %s\n", e.file, e.where, e.msg);
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    sb_ingest_close(f->ing);
+    free(f);
+    return 0;
+}
+
+static void data(char *buf, size_t size, const char *rel)
+{
+    snprintf(buf, size, "%s/ingest/%s", SOLBOOK_TEST_DATA, rel);
+}
+
+static sqlite3 *conn(fx *f)
+{
+    return sb_db_handle(sb_ingest_db(f->ing));
+}
+
+static long long q_int(fx *f, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(conn(f), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(conn(f)));
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static double q_real(fx *f, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(conn(f), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(conn(f)));
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    double v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void q_text(fx *f, const char *sql, char *buf, size_t size)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(conn(f), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(conn(f)));
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+static long long total_rows(fx *f)
+{
+    return q_int(f, "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM provenance) + "
+                    "(SELECT count(*) FROM configs) + (SELECT count(*) FROM samples) + "
+                    "(SELECT count(*) FROM metrics) + (SELECT count(*) FROM correctness) + "
+                    "(SELECT count(*) FROM profiler_metrics) + (SELECT count(*) FROM ceilings) + "
+                    "(SELECT count(*) FROM training)");
+}
+
+static long long ingest_ok(fx *f, const char *rel, int expect_dup)
+{
+    char path[1024];
+    data(path, sizeof path, rel);
+    long long id = -1;
+    int dup = -1;
+    sb_error e;
+    sb_error_clear(&e);
+    if (sb_ingest_file(f->ing, path, &id, &dup, &e) != SB_OK)
+        fail_msg("%s refused: %s: %s: %s", rel, e.file, e.where, e.msg);
+    assert_int_equal(dup, expect_dup);
+    assert_true(id > 0);
+    return id;
+}
+
+/* One refusal: the one-line error names the file, where, and the problem,
+ * and the database is unchanged. */
+static void refused(fx *f, const char *rel, const char *where, const char *needle)
+{
+    char path[1024];
+    data(path, sizeof path, rel);
+    long long before = total_rows(f);
+    long long id = -1;
+    int dup = -1;
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_ingest_file(f->ing, path, &id, &dup, &e), SB_ERR);
+    assert_int_equal(id, 0);
+    assert_string_equal(e.file, path);
+    char line[4096];
+    sb_error_format(&e, line, sizeof line);
+    assert_null(strchr(line, '\n'));
+    if (strncmp(line, path, strlen(path)) != 0)
+        fail_msg("'%s' does not start with the file name", line);
+    if (where && strncmp(e.where, where, strlen(where)) != 0)
+        fail_msg("%s: where is '%s', expected '%s'", rel, e.where, where);
+    if (!strstr(line, needle))
+        fail_msg("%s: error '%s' does not mention '%s'", rel, line, needle);
+    assert_int_equal(total_rows(f), before);
+}
+
+static void test_refusals(void **state)
+{
+    fx *f = *state;
+    refused(f, "bad/malformed.json", "line 7, column", "invalid JSON");
+    refused(f, "bad/nan.json", "line 23", "NaN and Infinity");
+    refused(f, "bad/infinity.json", "line 23", "NaN and Infinity");
+    refused(f, "bad/duplicate_key.json", "line 7", "duplicate");
+    refused(f, "bad/int_overflow.json", "line 21", "too big integer");
+    refused(f, "bad/too_deep.json", NULL, "deeper than 64");
+    refused(f, "bad/invalid_utf8.json", "line 90", "byte 0xff");
+    refused(f, "bad/empty.json", NULL, "empty file");
+    refused(f, "bad/truncated.json", "line", "premature end of input");
+    refused(f, "bad/unknown_schema.json", "/schema", "unknown schema \"solbook.result.v9\"");
+    refused(f, "bad/missing_schema.json", "/schema", "missing \"schema\" field");
+    refused(f, "bad/schema_invalid.json", "/config/dtype", "enum");
+    refused(f, "bad/count_mismatch.json", "/timing/stats/count", "stats.count is 16 but timing.samples holds 15");
+    refused(f, "bad/no_such_file.json", NULL, "No such file");
+    assert_int_equal(total_rows(f), 0);
+}
+
+static void test_result_stored_whole(void **state)
+{
+    fx *f = *state;
+    long long id = ingest_ok(f, "good/gemm_h100_cublas.json", 0);
+    char t[512];
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 1);
+    q_text(f, "SELECT schema || ' ' || status || ' ' || run_uuid FROM runs", t, sizeof t);
+    assert_string_equal(t, "solbook.result.v1 passed 00112233445566778899aabbccddeeff");
+    q_text(f, "SELECT shape_key FROM configs", t, sizeof t);
+    assert_string_equal(t, "K=4096,M=4096,N=4096");
+    q_text(f, "SELECT case_key FROM configs", t, sizeof t);
+    assert_string_equal(t, "gemm-spec|gemm|fwd|fp16|K=4096,M=4096,N=4096|{\"transa\":\"n\",\"transb\":\"n\"}");
+    q_text(f, "SELECT provider || ' ' || backend || ' ' || timer || ' ' || l2 || ' ' || iters || 'x' || repeats FROM configs", t, sizeof t);
+    assert_string_equal(t, "cublas cuda cuda-event warm 5x3");
+    q_text(f, "SELECT arch || ' ' || sku || ' ' || gpu_name || ' ' || git_sha FROM provenance", t, sizeof t);
+    assert_string_equal(t, "h100 h100-sxm5-80gb NVIDIA H100 80GB HBM3 0123456789abcdef0123456789abcdef01234567");
+    assert_int_equal(q_int(f, "SELECT sm_count FROM provenance"), 132);
+    assert_int_equal(q_int(f, "SELECT memory_bytes FROM provenance"), 85520809984LL);
+    assert_int_equal(q_int(f, "SELECT sm_clock_mhz FROM provenance"), 1980);
+    assert_int_equal(q_int(f, "SELECT git_dirty FROM provenance"), 0);
+    /* Every sample, with repeat and index. */
+    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 15);
+    assert_int_equal(q_int(f, "SELECT count(DISTINCT rep) FROM samples"), 3);
+    assert_float_equal(q_real(f, "SELECT value_ms FROM samples WHERE rep = 1 AND idx = 2"), 0.201, 1e-12);
+    assert_float_equal(q_real(f, "SELECT value_ms FROM samples WHERE rep = 2 AND idx = 4"), 0.201, 1e-12);
+    assert_float_equal(q_real(f, "SELECT value_ms FROM samples WHERE rep = 0 AND idx = 2"), 0.205, 1e-12);
+    assert_int_equal(q_int(f, "SELECT sample_count FROM metrics"), 15);
+    assert_float_equal(q_real(f, "SELECT median_ms FROM metrics"), 0.203, 1e-12);
+    assert_float_equal(q_real(f, "SELECT tflops FROM metrics"), 670.0, 1e-9);
+    assert_float_equal(q_real(f, "SELECT flops FROM metrics"), 137438953472.0, 0);
+    assert_int_equal(q_int(f, "SELECT peak_device_bytes FROM metrics"), 100663296);
+    q_text(f, "SELECT bound || ' ' || datasheet_peak_name FROM metrics", t, sizeof t);
+    assert_string_equal(t, "compute fp16_dense_tflops");
+    assert_int_equal(q_int(f, "SELECT pct_measured_ceiling IS NULL FROM metrics"), 1);
+    assert_int_equal(q_int(f, "SELECT passed FROM correctness"), 1);
+    assert_int_equal(q_int(f, "SELECT checked_elements FROM correctness"), 65536);
+    assert_int_equal(q_int(f, "SELECT bitwise_repeatable * 10 + batch_invariant FROM correctness"), 10);
+    /* raw_json is the canonical form, and content_sha256 its digest. */
+    q_text(f, "SELECT substr(raw_json, 1, 30) FROM runs", t, sizeof t);
+    assert_string_equal(t, "{\"config\":{\"backend\":\"cuda\",\"d");
+    assert_int_equal(q_int(f, "SELECT length(content_sha256) FROM runs"), 64);
+    (void)id;
+}
+
+static void test_idempotent(void **state)
+{
+    fx *f = *state;
+    long long a = ingest_ok(f, "good/gemm_h100_cublas.json", 0);
+    long long b = ingest_ok(f, "good/gemm_h100_cublas.json", 1);
+    assert_int_equal(a, b);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 1);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 15);
+
+    /* The same content with other whitespace and key order is a duplicate;
+     * the same config run again (other run_uuid, samples) is a new run. */
+    char path[1024];
+    data(path, sizeof path, "good/gemm_h100_cublas.json");
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    char *compact = json_dumps(doc, JSON_COMPACT);
+    json_t *again = json_loads(compact, 0, &je);
+    free(compact);
+    long long id;
+    int dup;
+    sb_error e;
+    assert_int_equal(sb_ingest_document(f->ing, again, "again.json", "solbook", &id, &dup, &e), SB_OK);
+    assert_int_equal(dup, 1);
+    assert_int_equal(id, a);
+    json_object_set_new(doc, "run_uuid", json_string("ffffffffffffffffffffffffffffffff"));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "rerun.json", "solbook", &id, &dup, &e), SB_OK);
+    assert_int_equal(dup, 0);
+    assert_true(id != a);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 2);
+    assert_int_equal(q_int(f, "SELECT count(DISTINCT case_key) FROM configs"), 1);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 30);
+    json_decref(doc);
+    json_decref(again);
+}
+
+static void test_failed_skipped_training_calibration(void **state)
+{
+    fx *f = *state;
+    ingest_ok(f, "good/failed_gemm_h100.json", 0);
+    ingest_ok(f, "good/skipped_gemm_h100.json", 0);
+    char t[512];
+    q_text(f, "SELECT group_concat(status || ':' || reason, ';') FROM runs", t, sizeof t);
+    assert_string_equal(t, "failed:max_rel_err 0.3 over rtol 0.01;skipped:does not fit in device memory: needs 96 GB");
+    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 0);
+    /* Failed and skipped runs have memory but no timing: metrics rows without stats. */
+    assert_int_equal(q_int(f, "SELECT count(*) FROM metrics WHERE median_ms IS NULL AND sample_count IS NULL "
+                              "AND peak_device_bytes = 100663296"), 2);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM correctness WHERE passed = 0"), 1);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM correctness WHERE passed IS NULL"), 1);
+
+    long long tr = ingest_ok(f, "good/training_h100_llama.json", 0);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM samples WHERE run_id = %lld", tr);
+    assert_int_equal(q_int(f, sql), 6);
+    q_text(f, "SELECT model_name || ' ' || strategy || ' ' || patch_name || ' ' || patch_kernels_json FROM training", t, sizeof t);
+    assert_string_equal(t, "llama-3.2-1b single liger [\"rmsnorm\",\"rope\",\"swiglu\",\"flce\"]");
+    assert_float_equal(q_real(f, "SELECT median_step_ms FROM training"), 810.625, 1e-9);
+    assert_int_equal(q_int(f, "SELECT seq_len * micro_batch_size FROM training"), 16384);
+    snprintf(sql, sizeof sql, "SELECT sample_count FROM metrics WHERE run_id = %lld", tr);
+    assert_int_equal(q_int(f, sql), 6);
+
+    long long cal = ingest_ok(f, "good/calibration_h200.json", 0);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM ceilings WHERE run_id = %lld", cal);
+    assert_int_equal(q_int(f, sql), 7);
+    assert_float_equal(q_real(f, "SELECT value FROM ceilings WHERE name = 'bw.copy' AND unit = 'GB/s'"), 4251.5, 0);
+    assert_float_equal(q_real(f, "SELECT value FROM ceilings WHERE name = 'bw.memcpy_d2d'"), 4105.75, 0);
+    assert_float_equal(q_real(f, "SELECT value FROM ceilings WHERE name = 'gemm.fp16' AND unit = 'TFLOP/s'"), 742.5, 0);
+    q_text(f, "SELECT status || ' ' || arch FROM runs JOIN provenance ON run_id = id WHERE schema = 'solbook.calibration.v1'", t, sizeof t);
+    assert_string_equal(t, "passed h200");
+}
+
+static void test_ncu_attach(void **state)
+{
+    fx *f = *state;
+    long long id = ingest_ok(f, "good/gemm_h100_cublas.json", 0);
+    char csv[1024];
+    data(csv, sizeof csv, "ncu/two_kernels.csv");
+    long rows = 0;
+    sb_error e;
+    sb_error_clear(&e);
+    if (sb_ingest_attach_ncu(f->ing, id, csv, &rows, &e) != SB_OK)
+        fail_msg("%s: %s: %s", e.file, e.where, e.msg);
+    assert_int_equal(rows, 14);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
+    assert_int_equal(q_int(f, "SELECT count(DISTINCT kernel_index) FROM profiler_metrics"), 2);
+    assert_float_equal(q_real(f, "SELECT value FROM profiler_metrics WHERE kernel_index = 0 AND metric = 'gpu__time_duration.sum'"), 1204.32, 1e-9);
+    char t[512];
+    q_text(f, "SELECT unit FROM profiler_metrics WHERE kernel_index = 1 AND metric = 'dram__bytes_read.sum'", t, sizeof t);
+    assert_string_equal(t, "Mbyte");
+    /* Attaching again replaces rather than doubling. */
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, &rows, &e), SB_OK);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
+    /* A malformed CSV stores nothing and keeps what was there. */
+    char bad[1024];
+    data(bad, sizeof bad, "ncu/bad_field_count.csv");
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, bad, &rows, &e), SB_ERR);
+    assert_string_equal(e.file, bad);
+    assert_string_equal(e.where, "line 4 (row 4)");
+    assert_int_equal(rows, 0);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
+    /* An unknown run. */
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id + 100, csv, &rows, &e), SB_ERR);
+    assert_non_null(strstr(e.msg, "no run"));
+    assert_string_equal(e.file, csv);
+}
+
+typedef struct seen {
+    int errors;
+    char last_error[2048];
+    int stored, dups, ncu;
+} seen;
+
+static void on_error(void *ctx, const sb_error *e)
+{
+    seen *s = ctx;
+    s->errors++;
+    sb_error_format(e, s->last_error, sizeof s->last_error);
+}
+
+static void on_file(void *ctx, const char *path, long long run_id, int dup, long ncu_rows)
+{
+    seen *s = ctx;
+    (void)path;
+    (void)run_id;
+    if (ncu_rows)
+        s->ncu++;
+    else if (dup)
+        s->dups++;
+    else
+        s->stored++;
+}
+
+static void test_walk(void **state)
+{
+    fx *f = *state;
+    char good[1024];
+    data(good, sizeof good, "good");
+    char *paths[] = {good};
+    seen s = {0};
+    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_OK);
+    /* 8 JSON files in three levels (README.txt skipped) and one sidecar. */
+    assert_int_equal(st.stored, 8);
+    assert_int_equal(st.refused, 0);
+    assert_int_equal(st.ncu_attached, 1);
+    assert_int_equal(st.files_seen, 9);
+    assert_int_equal(s.stored, 8);
+    assert_int_equal(s.ncu, 1);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 8);
+    /* Sorted order: a100/ first, the deep h200/deep/ file before h200/swiglu. */
+    char t[2048];
+    q_text(f, "SELECT group_concat(replace(source_path, rtrim(source_path, 'abcdefghijklmnopqrstuvwxyz0123456789_.'), ''), ',') FROM (SELECT source_path FROM runs ORDER BY id)", t, sizeof t);
+    assert_string_equal(t, "rmsnorm_a100_liger.json,calibration_h200.json,failed_gemm_h100.json,gemm_h100_cublas.json,"
+                           "copy_h100_fused.json,swiglu_h200_huggingface.json,skipped_gemm_h100.json,training_h100_llama.json");
+    /* The sidecar went to the gemm run. */
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics p JOIN runs r ON r.id = p.run_id "
+                              "WHERE r.source_path LIKE '%gemm_h100_cublas.json'"), 7);
+    /* Again: all duplicates. */
+    memset(&s, 0, sizeof s);
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_OK);
+    assert_int_equal(st.duplicates, 8);
+    assert_int_equal(st.stored, 0);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 8);
+}
+
+static void test_strict(void **state)
+{
+    fx *f = *state;
+    char good[1024], bad[1024];
+    data(good, sizeof good, "good");
+    data(bad, sizeof bad, "bad/nan.json");
+    char *paths[] = {good, bad};
+    seen s = {0};
+    sb_ingest_walk w = {.strict = 1, .on_error = on_error, .on_file = on_file, .ctx = &s};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 2, &w, &st), SB_ERR);
+    assert_int_equal(st.refused, 1);
+    assert_int_equal(st.stored, 0);
+    assert_int_equal(s.errors, 1);
+    assert_non_null(strstr(s.last_error, "nan.json: line 23"));
+    assert_int_equal(total_rows(f), 0);
+    /* Without --strict the good files go in and the bad one is reported. */
+    memset(&s, 0, sizeof s);
+    w.strict = 0;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 2, &w, &st), SB_ERR);
+    assert_int_equal(st.refused, 1);
+    assert_int_equal(st.stored, 8);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 8);
+    /* Strict with only good files commits them all (here: duplicates). */
+    paths[1] = good;
+    w.strict = 1;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_OK);
+    assert_int_equal(st.duplicates, 8);
+}
+
+static void test_symlink_loop_and_unreadable(void **state)
+{
+    fx *f = *state;
+    char top[512], sub[600], link[700], file[700], src[1024], dangling[700];
+    snprintf(top, sizeof top, "%s/walk%d", dir, db_counter);
+    snprintf(sub, sizeof sub, "%s/sub", top);
+    assert_int_equal(mkdir(top, 0755), 0);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(link, sizeof link, "%s/loop", sub);
+    assert_int_equal(symlink("..", link), 0);
+    snprintf(dangling, sizeof dangling, "%s/gone.json", top);
+    assert_int_equal(symlink("does-not-exist.json", dangling), 0);
+    data(src, sizeof src, "good/gemm_h100_cublas.json");
+    snprintf(file, sizeof file, "%s/run.json", sub);
+    assert_int_equal(symlink(src, file), 0);
+    char *paths[] = {top};
+    seen s = {0};
+    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
+    assert_int_equal(st.stored, 1);
+    assert_int_equal(st.refused, 2);
+    assert_int_equal(s.errors, 2);
+    /* The last error (sorted: gone.json, then sub/loop) names the loop. */
+    char want[800];
+    snprintf(want, sizeof want, "%s: symbolic link loop", link);
+    if (!strstr(s.last_error, want))
+        fail_msg("'%s' does not contain '%s'", s.last_error, want);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_result_stored_whole, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_skipped_training_calibration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ncu_attach, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_walk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strict, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
