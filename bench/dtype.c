@@ -1,0 +1,194 @@
+/* dtype.c - dtype names, host conversions and the seeded input generator. */
+#include "op.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const dtype_names[SB_DTYPE_COUNT] = {
+    "fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3",
+};
+
+const char *sb_dtype_name(sb_dtype d)
+{
+    return (unsigned)d < SB_DTYPE_COUNT ? dtype_names[d] : "unknown";
+}
+
+int sb_dtype_parse(const char *name)
+{
+    for (int i = 0; i < SB_DTYPE_COUNT; i++)
+        if (strcmp(name, dtype_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+size_t sb_dtype_size(sb_dtype d)
+{
+    switch (d) {
+    case SB_DTYPE_FP64: return 8;
+    case SB_DTYPE_FP32:
+    case SB_DTYPE_TF32: return 4;
+    case SB_DTYPE_FP16:
+    case SB_DTYPE_BF16: return 2;
+    case SB_DTYPE_FP8E4M3: return 1;
+    default: return 0;
+    }
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float bits_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+uint16_t sb_f32_to_f16(float f)
+{
+    uint32_t x = f32_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) /* inf or nan */
+        return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));
+    if (ax >= 0x477ff000u) /* rounds to >= 65520: overflow to inf */
+        return (uint16_t)(sign | 0x7c00u);
+    if (ax < 0x38800000u) { /* below the smallest normal half: subnormal */
+        if (ax < 0x33000000u) /* below half of the smallest subnormal */
+            return sign;
+        uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
+        int shift = 113 - (int)(ax >> 23) + 13; /* 126 - exp + 13 - 1 ... */
+        uint32_t halfway = 1u << (shift - 1);
+        uint32_t rem = mant & ((1u << shift) - 1u);
+        uint32_t h = mant >> shift;
+        if (rem > halfway || (rem == halfway && (h & 1u)))
+            h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((ax >> 13) - (112u << 10)); /* rebias 127 -> 15 */
+    uint32_t rem = ax & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+        h++;
+    return (uint16_t)(sign | h);
+}
+
+float sb_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    if (exp == 0) {
+        float v = ldexpf((float)mant, -24);
+        return sign ? -v : v;
+    }
+    if (exp == 31)
+        return bits_f32(sign | 0x7f800000u | (mant << 13));
+    return bits_f32(sign | ((exp + 112u) << 23) | (mant << 13));
+}
+
+uint16_t sb_f32_to_bf16(float f)
+{
+    uint32_t x = f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u);
+    uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)((x + rounding) >> 16);
+}
+
+float sb_bf16_to_f32(uint16_t h)
+{
+    return bits_f32((uint32_t)h << 16);
+}
+
+float sb_f32_round_tf32(float f)
+{
+    uint32_t x = f32_bits(f);
+    if ((x & 0x7f800000u) == 0x7f800000u)
+        return f;
+    uint32_t rounding = 0xfffu + ((x >> 13) & 1u);
+    return bits_f32((x + rounding) & 0xffffe000u);
+}
+
+/* fp8 e4m3 (OCP "fn": no infinities, 0x7f/0xff are NaN, max 448). */
+static float fp8e4m3_to_f32(uint8_t b)
+{
+    uint32_t sign = b >> 7, exp = (b >> 3) & 0xfu, mant = b & 7u;
+    float v;
+    if (exp == 0xfu && mant == 7u)
+        return NAN;
+    if (exp == 0)
+        v = ldexpf((float)mant, -9);
+    else
+        v = ldexpf((float)(8u + mant), (int)exp - 10);
+    return sign ? -v : v;
+}
+
+static uint8_t f32_to_fp8e4m3(float f)
+{
+    if (isnan(f))
+        return 0x7f;
+    uint8_t sign = signbit(f) ? 0x80 : 0;
+    float a = fabsf(f);
+    if (a >= 448.0f)
+        return (uint8_t)(sign | 0x7e);
+    /* Pick the nearest of the 127 non-negative finite codes (ties to even). */
+    uint8_t best = 0;
+    float best_err = a;
+    for (uint8_t c = 1; c <= 0x7e; c++) {
+        float e = fabsf(fp8e4m3_to_f32(c) - a);
+        if (e < best_err || (e == best_err && (c & 1u) == 0)) {
+            best = c;
+            best_err = e;
+        }
+    }
+    return (uint8_t)(sign | best);
+}
+
+double sb_load_elem(const void *buf, size_t i, sb_dtype d)
+{
+    switch (d) {
+    case SB_DTYPE_FP64: return ((const double *)buf)[i];
+    case SB_DTYPE_FP32:
+    case SB_DTYPE_TF32: return ((const float *)buf)[i];
+    case SB_DTYPE_FP16: return sb_f16_to_f32(((const uint16_t *)buf)[i]);
+    case SB_DTYPE_BF16: return sb_bf16_to_f32(((const uint16_t *)buf)[i]);
+    case SB_DTYPE_FP8E4M3: return fp8e4m3_to_f32(((const uint8_t *)buf)[i]);
+    default: return NAN;
+    }
+}
+
+void sb_store_elem(void *buf, size_t i, sb_dtype d, double v)
+{
+    switch (d) {
+    case SB_DTYPE_FP64: ((double *)buf)[i] = v; break;
+    case SB_DTYPE_FP32: ((float *)buf)[i] = (float)v; break;
+    case SB_DTYPE_TF32: ((float *)buf)[i] = sb_f32_round_tf32((float)v); break;
+    case SB_DTYPE_FP16: ((uint16_t *)buf)[i] = sb_f32_to_f16((float)v); break;
+    case SB_DTYPE_BF16: ((uint16_t *)buf)[i] = sb_f32_to_bf16((float)v); break;
+    case SB_DTYPE_FP8E4M3: ((uint8_t *)buf)[i] = f32_to_fp8e4m3((float)v); break;
+    default: break;
+    }
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void sb_fill_random(void *buf, size_t n, sb_dtype d, double lo, double hi,
+                    uint64_t seed, uint64_t stream_id)
+{
+    uint64_t s = seed ^ (stream_id * 0xd1b54a32d192ed03ull + 0x2545f4914f6cdd1dull);
+    double span = hi - lo;
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
+        sb_store_elem(buf, i, d, lo + span * u);
+    }
+}

@@ -1,0 +1,832 @@
+/* harness.c - execution context, correctness checks, determinism probes and
+ * timed samples for one op case. Host code in C over the CUDA runtime API. */
+#include "harness.h"
+
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nvml.h"
+
+/* ------------------------------------------------------------ tolerances */
+/* The one tolerance table (docs/TOLERANCES.md explains each row). The check
+ * is |out - ref| <= atol * scale + rtol * |ref|, scale being the magnitude
+ * the op's reference gives (sum of |terms| for dot products, 1 otherwise). */
+static const struct {
+    sb_dtype dtype;
+    double atol, rtol;
+} tolerance_table[] = {
+    {SB_DTYPE_FP64, 1e-12, 1e-12},
+    {SB_DTYPE_FP32, 1e-5, 1e-5},
+    {SB_DTYPE_TF32, 2e-3, 2e-3},
+    {SB_DTYPE_FP16, 2e-3, 2e-3},
+    {SB_DTYPE_BF16, 1.6e-2, 1.6e-2},
+    {SB_DTYPE_FP8E4M3, 1.25e-1, 1.25e-1},
+};
+
+void sb_tolerance(sb_dtype d, double *atol, double *rtol)
+{
+    for (size_t i = 0; i < sizeof tolerance_table / sizeof tolerance_table[0]; i++)
+        if (tolerance_table[i].dtype == d) {
+            *atol = tolerance_table[i].atol;
+            *rtol = tolerance_table[i].rtol;
+            return;
+        }
+    *atol = 0;
+    *rtol = 0;
+}
+
+uint64_t sb_fnv1a64(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------- context */
+typedef struct ctx_impl {
+    char name[256];
+    int64_t total_memory;
+    void *flush_buf;           /* L2 flush buffer (not counted) */
+    size_t flush_bytes;
+    /* allocation sizes, so free can subtract */
+    void **ptrs;
+    size_t *sizes;
+    size_t count, cap;
+} ctx_impl;
+
+static int cuda_fail(sb_error *err, const char *what, cudaError_t e)
+{
+    return sb_error_set(err, NULL, NULL, "%s: %s: %s", what, cudaGetErrorName(e),
+                        cudaGetErrorString(e));
+}
+
+static void cpu_model_name(char *buf, size_t size)
+{
+    snprintf(buf, size, "host CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ' || *c == '\t')
+                    c++;
+                c[strcspn(c, "\n")] = 0;
+                if (*c)
+                    snprintf(buf, size, "%s", c);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+int sb_ctx_open(sb_ctx *ctx, int device_is_cpu, int device_index, sb_error *err)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx_impl *im = calloc(1, sizeof *im);
+    if (!im)
+        return sb_error_set(err, NULL, NULL, "out of host memory");
+    ctx->impl = im;
+    ctx->device_is_cpu = device_is_cpu;
+    ctx->device_index = device_is_cpu ? 0 : device_index;
+    if (device_is_cpu) {
+        cpu_model_name(im->name, sizeof im->name);
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        ctx->sm_count = n > 0 ? (int)n : 1;
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        ctx->l2_bytes = l3 > 0 ? l3 : (l2 > 0 ? l2 : 32l << 20);
+        long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+        im->total_memory = pages > 0 && psize > 0 ? (int64_t)pages * psize : -1;
+        return SB_OK;
+    }
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        sb_ctx_close(ctx);
+        return sb_error_set(err, NULL, NULL,
+                            "no CUDA device found (cudaGetDeviceCount: %s); use "
+                            "--device cpu for the CPU path",
+                            e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    }
+    if (device_index < 0 || device_index >= count) {
+        sb_ctx_close(ctx);
+        return sb_error_set(err, NULL, NULL, "--device %d: this host has %d CUDA device%s",
+                            device_index, count, count == 1 ? "" : "s");
+    }
+    if ((e = cudaSetDevice(device_index)) != cudaSuccess) {
+        sb_ctx_close(ctx);
+        return cuda_fail(err, "cudaSetDevice", e);
+    }
+    struct cudaDeviceProp prop;
+    if ((e = cudaGetDeviceProperties(&prop, device_index)) != cudaSuccess) {
+        sb_ctx_close(ctx);
+        return cuda_fail(err, "cudaGetDeviceProperties", e);
+    }
+    snprintf(im->name, sizeof im->name, "%s", prop.name);
+    im->total_memory = (int64_t)prop.totalGlobalMem;
+    ctx->cc_major = prop.major;
+    ctx->cc_minor = prop.minor;
+    ctx->sm_count = prop.multiProcessorCount;
+    ctx->l2_bytes = prop.l2CacheSize;
+    cudaStream_t s;
+    if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess) {
+        sb_ctx_close(ctx);
+        return cuda_fail(err, "cudaStreamCreate", e);
+    }
+    ctx->stream = s;
+    return SB_OK;
+}
+
+void sb_ctx_close(sb_ctx *ctx)
+{
+    ctx_impl *im = ctx->impl;
+    if (!im)
+        return;
+    if (im->flush_buf) {
+        if (ctx->device_is_cpu)
+            free(im->flush_buf);
+        else
+            cudaFree(im->flush_buf);
+    }
+    for (size_t i = 0; i < im->count; i++) {
+        if (!im->ptrs[i])
+            continue;
+        if (ctx->device_is_cpu)
+            free(im->ptrs[i]);
+        else
+            cudaFree(im->ptrs[i]);
+    }
+    free(im->ptrs);
+    free(im->sizes);
+    if (!ctx->device_is_cpu && ctx->stream)
+        cudaStreamDestroy(ctx->stream);
+    free(im);
+    ctx->impl = NULL;
+}
+
+void sb_ctx_device_name(const sb_ctx *ctx, char *buf, size_t size)
+{
+    const ctx_impl *im = ctx->impl;
+    snprintf(buf, size, "%s", im ? im->name : "unknown");
+}
+
+int64_t sb_ctx_total_memory(const sb_ctx *ctx)
+{
+    const ctx_impl *im = ctx->impl;
+    return im ? im->total_memory : -1;
+}
+
+void sb_cuda_runtime_version(char *buf, size_t size)
+{
+    int v = 0;
+    if (cudaRuntimeGetVersion(&v) != cudaSuccess || v <= 0)
+        snprintf(buf, size, "unknown");
+    else
+        snprintf(buf, size, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+int sb_ctx_alloc(sb_ctx *ctx, void **ptr, size_t bytes, sb_error *err)
+{
+    ctx_impl *im = ctx->impl;
+    *ptr = NULL;
+    if (bytes == 0)
+        bytes = 1;
+    if (im->count == im->cap) {
+        size_t cap = im->cap ? im->cap * 2 : 32;
+        void **p = realloc(im->ptrs, cap * sizeof *p);
+        if (!p)
+            return sb_error_set(err, NULL, NULL, "out of host memory");
+        im->ptrs = p;
+        size_t *s = realloc(im->sizes, cap * sizeof *s);
+        if (!s)
+            return sb_error_set(err, NULL, NULL, "out of host memory");
+        im->sizes = s;
+        im->cap = cap;
+    }
+    if (ctx->device_is_cpu) {
+        void *p = NULL;
+        if (posix_memalign(&p, 256, bytes) != 0 || !p)
+            return sb_error_set(err, NULL, NULL, "out of host memory allocating %zu bytes",
+                                bytes);
+        *ptr = p;
+    } else {
+        cudaError_t e = cudaMalloc(ptr, bytes);
+        if (e != cudaSuccess) {
+            *ptr = NULL;
+            cudaGetLastError();
+            if (e == cudaErrorMemoryAllocation)
+                return sb_error_set(err, NULL, NULL,
+                                    "out of device memory allocating %zu bytes (%.2f GB "
+                                    "already allocated by this case)",
+                                    bytes, (double)ctx->live_bytes / 1e9);
+            return cuda_fail(err, "cudaMalloc", e);
+        }
+    }
+    im->ptrs[im->count] = *ptr;
+    im->sizes[im->count] = bytes;
+    im->count++;
+    ctx->live_bytes += (int64_t)bytes;
+    if (ctx->live_bytes > ctx->peak_bytes)
+        ctx->peak_bytes = ctx->live_bytes;
+    return SB_OK;
+}
+
+void sb_ctx_free(sb_ctx *ctx, void *ptr)
+{
+    ctx_impl *im = ctx->impl;
+    if (!ptr || !im)
+        return;
+    for (size_t i = 0; i < im->count; i++) {
+        if (im->ptrs[i] == ptr) {
+            ctx->live_bytes -= (int64_t)im->sizes[i];
+            im->ptrs[i] = im->ptrs[im->count - 1];
+            im->sizes[i] = im->sizes[im->count - 1];
+            im->count--;
+            if (ctx->device_is_cpu)
+                free(ptr);
+            else
+                cudaFree(ptr);
+            return;
+        }
+    }
+}
+
+int sb_ctx_upload(sb_ctx *ctx, void *dev, const void *host, size_t bytes, sb_error *err)
+{
+    if (ctx->device_is_cpu) {
+        memcpy(dev, host, bytes);
+        return SB_OK;
+    }
+    cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+    return e == cudaSuccess ? SB_OK : cuda_fail(err, "cudaMemcpy to device", e);
+}
+
+int sb_ctx_download(sb_ctx *ctx, void *host, const void *dev, size_t bytes, sb_error *err)
+{
+    if (ctx->device_is_cpu) {
+        memcpy(host, dev, bytes);
+        return SB_OK;
+    }
+    cudaError_t e = cudaStreamSynchronize(ctx->stream);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "kernel execution", e);
+    e = cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
+    return e == cudaSuccess ? SB_OK : cuda_fail(err, "cudaMemcpy to host", e);
+}
+
+int sb_ctx_check_launch(sb_ctx *ctx, const char *what, sb_error *err)
+{
+    if (ctx->device_is_cpu)
+        return SB_OK;
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? SB_OK : cuda_fail(err, what, e);
+}
+
+static int ctx_sync(sb_ctx *ctx, sb_error *err)
+{
+    if (ctx->device_is_cpu)
+        return SB_OK;
+    cudaError_t e = cudaStreamSynchronize(ctx->stream);
+    return e == cudaSuccess ? SB_OK : cuda_fail(err, "kernel execution", e);
+}
+
+static int ctx_memset(sb_ctx *ctx, void *p, int value, size_t bytes, sb_error *err)
+{
+    if (ctx->device_is_cpu) {
+        memset(p, value, bytes);
+        return SB_OK;
+    }
+    cudaError_t e = cudaMemsetAsync(p, value, bytes, ctx->stream);
+    return e == cudaSuccess ? SB_OK : cuda_fail(err, "cudaMemsetAsync", e);
+}
+
+/* The L2 flush buffer: 2 x L2, written before every cold sample. Allocated
+ * outside the tracking allocator (it is not part of the measured call). */
+static int ctx_flush_l2(sb_ctx *ctx, int round, sb_error *err)
+{
+    ctx_impl *im = ctx->impl;
+    if (!im->flush_buf) {
+        size_t bytes = (size_t)(ctx->l2_bytes > 0 ? ctx->l2_bytes : (32 << 20)) * 2;
+        if (ctx->device_is_cpu) {
+            im->flush_buf = malloc(bytes);
+            if (!im->flush_buf)
+                return sb_error_set(err, NULL, NULL, "out of host memory (L2 flush buffer)");
+        } else {
+            cudaError_t e = cudaMalloc(&im->flush_buf, bytes);
+            if (e != cudaSuccess) {
+                im->flush_buf = NULL;
+                cudaGetLastError();
+                return cuda_fail(err, "cudaMalloc (L2 flush buffer)", e);
+            }
+        }
+        im->flush_bytes = bytes;
+    }
+    return ctx_memset(ctx, im->flush_buf, round & 0xff, im->flush_bytes, err);
+}
+
+static double host_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* --------------------------------------------------------------- stats */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics (numpy's default). */
+static double quantile_sorted(const double *s, int n, double q)
+{
+    if (n == 1)
+        return s[0];
+    double pos = q * (n - 1);
+    int lo = (int)floor(pos);
+    int hi = lo + 1 < n ? lo + 1 : lo;
+    double f = pos - lo;
+    return s[lo] + (s[hi] - s[lo]) * f;
+}
+
+double sb_median(const double *v, int n)
+{
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        return NAN;
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double m = quantile_sorted(s, n, 0.5);
+    free(s);
+    return m;
+}
+
+json_t *sb_stats_json(const double *samples, int n, int repeats)
+{
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s || n < 1) {
+        free(s);
+        return NULL;
+    }
+    memcpy(s, samples, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += s[i];
+    double mean = sum / n, ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += (s[i] - mean) * (s[i] - mean);
+    double stdev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+    json_t *o = json_object();
+    json_object_set_new(o, "count", json_integer(n));
+    json_object_set_new(o, "min", json_real(s[0]));
+    json_object_set_new(o, "p20", json_real(quantile_sorted(s, n, 0.2)));
+    json_object_set_new(o, "median", json_real(quantile_sorted(s, n, 0.5)));
+    json_object_set_new(o, "p80", json_real(quantile_sorted(s, n, 0.8)));
+    json_object_set_new(o, "max", json_real(s[n - 1]));
+    json_object_set_new(o, "mean", json_real(mean));
+    json_object_set_new(o, "stdev", json_real(stdev));
+    json_object_set_new(o, "rel_noise", json_real(mean > 0 ? stdev / mean : 0.0));
+    if (repeats > 1 && n % repeats == 0) {
+        int per = n / repeats;
+        double med[1024];
+        int r_n = repeats < 1024 ? repeats : 1024;
+        double msum = 0;
+        for (int r = 0; r < r_n; r++) {
+            med[r] = sb_median(samples + (size_t)r * per, per);
+            msum += med[r];
+        }
+        double mmean = msum / r_n, mss = 0;
+        for (int r = 0; r < r_n; r++)
+            mss += (med[r] - mmean) * (med[r] - mmean);
+        double msd = sqrt(mss / (r_n - 1));
+        json_object_set_new(o, "repeat_median_rel_spread",
+                            json_real(mmean > 0 ? msd / mmean : 0.0));
+    } else {
+        json_object_set_new(o, "repeat_median_rel_spread", json_null());
+    }
+    free(s);
+    return o;
+}
+
+void sb_protocol_defaults(sb_protocol_opts *p)
+{
+    memset(p, 0, sizeof *p);
+    p->warmup_iters = 10;
+    p->warmup_ms = 0;
+    p->iters = 50;
+    p->repeats = 5;
+    p->max_check_rows = 256;
+}
+
+void sb_measurement_free(sb_measurement *m)
+{
+    free(m->samples);
+    json_decref(m->clocks_before);
+    json_decref(m->clocks_after);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---------------------------------------------------------------- cases */
+typedef struct case_output {
+    sb_output desc;
+    int64_t nrows;             /* sampled rows */
+    int64_t *rows;
+    double *ref;               /* nrows x cols */
+    double *scale;             /* nrows x cols */
+    unsigned char *host;       /* downloaded output */
+    unsigned char *first;      /* first run's bytes (determinism) */
+    size_t bytes;
+} case_output;
+
+struct sb_case {
+    const sb_op *op;
+    sb_op_config cfg;
+    sb_ctx *ctx;
+    void *state;
+    int nout;
+    case_output out[SB_MAX_OUTPUTS];
+    int64_t base_bytes;        /* one input set + outputs */
+};
+
+const sb_op_config *sb_case_config(const sb_case *c)
+{
+    return &c->cfg;
+}
+
+static int decide_input_sets(const sb_op *op, const sb_op_config *cfg, const sb_ctx *ctx,
+                             const sb_protocol_opts *opts)
+{
+    if (opts->input_sets > 0)
+        return opts->input_sets;
+    if (opts->l2_cold || ctx->device_is_cpu || !op->input_set_bytes)
+        return 1;
+    double set = op->input_set_bytes(cfg);
+    if (set <= 0 || set >= (double)ctx->l2_bytes)
+        return 1;
+    /* Enough sets that one pass over all of them is >= 4 x L2, so a set is
+     * evicted before it comes round again; at most 64 sets and 4 GB. */
+    double want = ceil(4.0 * (double)ctx->l2_bytes / set);
+    if (want > 64)
+        want = 64;
+    if (want * set > 4e9)
+        want = floor(4e9 / set);
+    return want < 1 ? 1 : (int)want;
+}
+
+void sb_case_close(sb_case *c)
+{
+    if (!c)
+        return;
+    if (c->state)
+        c->op->destroy(c->state);
+    for (int i = 0; i < c->nout; i++) {
+        free(c->out[i].rows);
+        free(c->out[i].ref);
+        free(c->out[i].scale);
+        free(c->out[i].host);
+        free(c->out[i].first);
+    }
+    free(c);
+}
+
+int sb_case_open(const sb_op *op, const sb_op_config *cfg, sb_ctx *ctx,
+                 const sb_protocol_opts *opts, sb_case **out, sb_error *err)
+{
+    *out = NULL;
+    sb_case *c = calloc(1, sizeof *c);
+    if (!c)
+        return sb_error_set(err, NULL, NULL, "out of host memory");
+    c->op = op;
+    c->cfg = *cfg;
+    c->ctx = ctx;
+    c->cfg.input_sets = decide_input_sets(op, cfg, ctx, opts);
+    int64_t before = ctx->live_bytes;
+    if (op->create(&c->cfg, ctx, &c->state, err) != SB_OK) {
+        c->state = NULL;
+        sb_case_close(c);
+        return SB_ERR;
+    }
+    double set_bytes = op->input_set_bytes ? op->input_set_bytes(&c->cfg) : 0;
+    c->base_bytes = ctx->live_bytes - before -
+                    (int64_t)((c->cfg.input_sets - 1) * set_bytes);
+    sb_output descs[SB_MAX_OUTPUTS];
+    c->nout = op->outputs(c->state, descs);
+    if (c->nout < 1 || c->nout > SB_MAX_OUTPUTS) {
+        sb_case_close(c);
+        return sb_error_set(err, NULL, NULL, "op %s reported %d outputs", op->name, c->nout);
+    }
+    for (int o = 0; o < c->nout; o++) {
+        case_output *co = &c->out[o];
+        co->desc = descs[o];
+        int64_t rows = co->desc.rows, cols = co->desc.cols;
+        co->bytes = (size_t)rows * (size_t)co->desc.ld * sb_dtype_size(co->desc.dtype);
+        int64_t want = op->check_rows ? op->check_rows(c->state, o) : 0;
+        if (want <= 0 || want > rows)
+            want = rows;
+        if (opts->max_check_rows > 0 && want > opts->max_check_rows)
+            want = opts->max_check_rows;
+        co->nrows = want;
+        co->rows = malloc((size_t)want * sizeof *co->rows);
+        co->ref = malloc((size_t)want * (size_t)cols * sizeof(double));
+        co->scale = malloc((size_t)want * (size_t)cols * sizeof(double));
+        co->host = malloc(co->bytes);
+        co->first = malloc(co->bytes);
+        if (!co->rows || !co->ref || !co->scale || !co->host || !co->first) {
+            sb_case_close(c);
+            return sb_error_set(err, NULL, NULL, "out of host memory (reference of %s)",
+                                co->desc.name);
+        }
+        for (int64_t i = 0; i < want; i++) /* evenly spread, first and last */
+            co->rows[i] = want == 1 ? 0 : (int64_t)((double)i * (double)(rows - 1) / (double)(want - 1));
+        for (int64_t i = 0; i < want; i++) {
+            double *ref = co->ref + i * cols, *scale = co->scale + i * cols;
+            for (int64_t j = 0; j < cols; j++)
+                scale[j] = 1.0;
+            if (op->reference_row(c->state, o, co->rows[i], ref, scale, err) != SB_OK) {
+                sb_case_close(c);
+                return SB_ERR;
+            }
+        }
+    }
+    *out = c;
+    return SB_OK;
+}
+
+static int is_poison(const unsigned char *p, size_t esize)
+{
+    for (size_t b = 0; b < esize; b++)
+        if (p[b] != 0xff)
+            return 0;
+    return 1;
+}
+
+/* Poison, run once on set 0, download every output into ->host. */
+static int checked_run(sb_case *c, int provider, sb_error *err)
+{
+    for (int o = 0; o < c->nout; o++)
+        if (ctx_memset(c->ctx, c->out[o].desc.dev, 0xff, c->out[o].bytes, err) != SB_OK)
+            return SB_ERR;
+    if (c->op->run(c->state, provider, 0, err) != SB_OK)
+        return SB_ERR;
+    if (ctx_sync(c->ctx, err) != SB_OK)
+        return SB_ERR;
+    for (int o = 0; o < c->nout; o++)
+        if (sb_ctx_download(c->ctx, c->out[o].host, c->out[o].desc.dev, c->out[o].bytes, err) !=
+            SB_OK)
+            return SB_ERR;
+    return SB_OK;
+}
+
+static void check_outputs(sb_case *c, const sb_protocol_opts *opts, sb_measurement *m)
+{
+    double atol, rtol;
+    sb_tolerance(c->cfg.dtype, &atol, &rtol);
+    /* Outputs in a wider type than the inputs (fp32 out of tf32 math)
+     * still use the input dtype's tolerance: the input rounding dominates. */
+    m->atol = atol;
+    m->rtol = rtol;
+    uint64_t h = SB_FNV_OFFSET;
+    double err2 = 0, ref2 = 0;
+    int64_t fails = 0;
+    char first_fail[256] = "";
+    if (opts->test_corrupt_output && c->nout > 0) {
+        case_output *co = &c->out[0];
+        int64_t r = co->rows[0];
+        size_t idx = (size_t)r * (size_t)co->desc.ld;
+        double v = sb_load_elem(co->host, idx, co->desc.dtype);
+        sb_store_elem(co->host, idx, co->desc.dtype, v + 1.0 + fabs(v));
+    }
+    for (int o = 0; o < c->nout; o++) {
+        case_output *co = &c->out[o];
+        size_t es = sb_dtype_size(co->desc.dtype);
+        int64_t rows = co->desc.rows, cols = co->desc.cols, ld = co->desc.ld;
+        for (int64_t r = 0; r < rows; r++) {
+            const unsigned char *row = co->host + (size_t)r * (size_t)ld * es;
+            h = sb_fnv1a64(h, row, (size_t)cols * es);
+            for (int64_t j = 0; j < cols; j++) {
+                if (is_poison(row + (size_t)j * es, es))
+                    m->unwritten++;
+                else if (!isfinite(sb_load_elem(row, (size_t)j, co->desc.dtype)))
+                    m->nonfinite++;
+            }
+        }
+        for (int64_t i = 0; i < co->nrows; i++) {
+            int64_t r = co->rows[i];
+            const unsigned char *row = co->host + (size_t)r * (size_t)ld * es;
+            for (int64_t j = 0; j < cols; j++) {
+                double out = sb_load_elem(row, (size_t)j, co->desc.dtype);
+                double ref = co->ref[i * cols + j];
+                double sc = co->scale[i * cols + j];
+                double d = fabs(out - ref);
+                double tol = atol * sc + rtol * fabs(ref);
+                m->checked_elements++;
+                if (!isfinite(out)) {
+                    d = INFINITY;
+                }
+                if (d > m->max_abs_err || isnan(d))
+                    m->max_abs_err = isnan(d) ? INFINITY : d;
+                double rel = d / (fabs(ref) + atol * sc);
+                if (rel > m->max_rel_err || isnan(rel))
+                    m->max_rel_err = isnan(rel) ? INFINITY : rel;
+                err2 += d * d;
+                ref2 += ref * ref;
+                if (!(d <= tol)) {
+                    if (fails == 0)
+                        snprintf(first_fail, sizeof first_fail,
+                                 "%s[%lld][%lld] = %.9g, reference %.9g, |diff| %.3g > "
+                                 "tolerance %.3g",
+                                 co->desc.name, (long long)r, (long long)j, out, ref, d, tol);
+                    fails++;
+                }
+            }
+        }
+    }
+    snprintf(m->checksum, sizeof m->checksum, "%016llx", (unsigned long long)h);
+    m->rel_l2_err = ref2 > 0 ? sqrt(err2) / sqrt(ref2) : sqrt(err2);
+    if (!isfinite(m->rel_l2_err))
+        m->rel_l2_err = INFINITY;
+    m->passed = fails == 0 && m->unwritten == 0 && m->nonfinite == 0;
+    if (m->passed)
+        return;
+    snprintf(m->status, sizeof m->status, "failed");
+    if (m->unwritten)
+        snprintf(m->reason, sizeof m->reason,
+                 "correctness: %lld output elements not written (still poison)",
+                 (long long)m->unwritten);
+    else if (m->nonfinite)
+        snprintf(m->reason, sizeof m->reason, "correctness: %lld non-finite output elements",
+                 (long long)m->nonfinite);
+    else
+        snprintf(m->reason, sizeof m->reason,
+                 "correctness: %lld of %lld checked elements outside tolerance; first: %s",
+                 (long long)fails, (long long)m->checked_elements, first_fail);
+}
+
+static void clock_state(sb_ctx *ctx, const sb_protocol_opts *opts, json_t **out)
+{
+    *out = NULL;
+    if (ctx->device_is_cpu || !opts->nvml)
+        return;
+    sb_error e;
+    if (sb_nvml_clock_state(opts->nvml, ctx->device_index, out, &e) != SB_OK)
+        *out = NULL;
+}
+
+static int timed_samples(sb_case *c, int provider, const sb_protocol_opts *opts,
+                         sb_measurement *m, sb_error *err)
+{
+    sb_ctx *ctx = c->ctx;
+    int sets = c->cfg.input_sets, total = opts->iters * opts->repeats;
+    m->samples = calloc((size_t)total, sizeof(double));
+    if (!m->samples)
+        return sb_error_set(err, NULL, NULL, "out of host memory (samples)");
+    /* warm-up */
+    double t0 = host_now_ms();
+    int done = 0;
+    if (opts->warmup_ms > 0) {
+        while (host_now_ms() - t0 < opts->warmup_ms) {
+            if (c->op->run(c->state, provider, done % sets, err) != SB_OK ||
+                ctx_sync(ctx, err) != SB_OK)
+                return SB_ERR;
+            done++;
+        }
+    } else {
+        for (; done < opts->warmup_iters; done++)
+            if (c->op->run(c->state, provider, done % sets, err) != SB_OK)
+                return SB_ERR;
+        if (ctx_sync(ctx, err) != SB_OK)
+            return SB_ERR;
+    }
+    m->warmup_iters_done = done;
+    clock_state(ctx, opts, &m->clocks_before);
+    int rc = SB_OK;
+    if (ctx->device_is_cpu) {
+        for (int r = 0; r < opts->repeats && rc == SB_OK; r++)
+            for (int i = 0; i < opts->iters; i++) {
+                int k = r * opts->iters + i;
+                if (opts->l2_cold && ctx_flush_l2(ctx, k, err) != SB_OK)
+                    return SB_ERR;
+                double a = host_now_ms();
+                if (c->op->run(c->state, provider, k % sets, err) != SB_OK)
+                    return SB_ERR;
+                m->samples[k] = host_now_ms() - a;
+            }
+    } else {
+        cudaEvent_t *ev = calloc((size_t)opts->iters * 2, sizeof *ev);
+        if (!ev)
+            return sb_error_set(err, NULL, NULL, "out of host memory (events)");
+        int made = 0;
+        cudaError_t e = cudaSuccess;
+        for (; made < opts->iters * 2; made++)
+            if ((e = cudaEventCreate(&ev[made])) != cudaSuccess)
+                break;
+        if (e != cudaSuccess)
+            rc = cuda_fail(err, "cudaEventCreate", e);
+        for (int r = 0; r < opts->repeats && rc == SB_OK; r++) {
+            for (int i = 0; i < opts->iters && rc == SB_OK; i++) {
+                int k = r * opts->iters + i;
+                if (opts->l2_cold && (rc = ctx_flush_l2(ctx, k, err)) != SB_OK)
+                    break;
+                if ((e = cudaEventRecord(ev[2 * i], ctx->stream)) != cudaSuccess) {
+                    rc = cuda_fail(err, "cudaEventRecord", e);
+                    break;
+                }
+                if ((rc = c->op->run(c->state, provider, k % sets, err)) != SB_OK)
+                    break;
+                if ((e = cudaEventRecord(ev[2 * i + 1], ctx->stream)) != cudaSuccess)
+                    rc = cuda_fail(err, "cudaEventRecord", e);
+            }
+            if (rc == SB_OK && (e = cudaStreamSynchronize(ctx->stream)) != cudaSuccess)
+                rc = cuda_fail(err, "kernel execution", e);
+            for (int i = 0; i < opts->iters && rc == SB_OK; i++) {
+                float ms = 0;
+                if ((e = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1])) != cudaSuccess)
+                    rc = cuda_fail(err, "cudaEventElapsedTime", e);
+                m->samples[r * opts->iters + i] = ms;
+            }
+        }
+        for (int i = 0; i < made; i++)
+            cudaEventDestroy(ev[i]);
+        free(ev);
+    }
+    if (rc == SB_OK)
+        clock_state(ctx, opts, &m->clocks_after);
+    return rc;
+}
+
+int sb_case_measure(sb_case *c, int provider, const sb_protocol_opts *opts,
+                    sb_measurement *m, sb_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->timer = c->ctx->device_is_cpu ? "host-monotonic" : "cuda-event";
+    m->warmup_ms = opts->warmup_ms > 0 ? opts->warmup_ms : -1;
+    m->iters = opts->iters;
+    m->repeats = opts->repeats;
+    m->input_sets = c->cfg.input_sets;
+    m->l2_cold = opts->l2_cold;
+    m->bitwise_repeatable = -1;
+    m->batch_invariant = -1;
+    m->peak_device_bytes = -1;
+    snprintf(m->checksum, sizeof m->checksum, "unknown");
+    int64_t total = 0;
+    for (int o = 0; o < c->nout; o++)
+        total += c->out[o].desc.rows;
+    int sampled = 0;
+    for (int o = 0; o < c->nout; o++)
+        if (c->out[o].nrows < c->out[o].desc.rows)
+            sampled = 1;
+    snprintf(m->reference, sizeof m->reference, "%s",
+             sampled ? "float64-host-sampled-rows" : "float64-host");
+    char why[512] = "";
+    if (c->op->supports && c->op->supports(c->state, provider, why, sizeof why) != 0) {
+        snprintf(m->status, sizeof m->status, "skipped");
+        snprintf(m->reason, sizeof m->reason, "%s", why[0] ? why : "provider does not support this case");
+        return SB_OK;
+    }
+    sb_ctx *ctx = c->ctx;
+    int64_t before = ctx->live_bytes;
+    ctx->peak_bytes = ctx->live_bytes;
+    if (c->op->prepare && c->op->prepare(c->state, provider, err) != SB_OK)
+        return SB_ERR;
+    if (c->op->provider_params)
+        c->op->provider_params(c->state, provider, &m->extra_params);
+    if (checked_run(c, provider, err) != SB_OK)
+        return SB_ERR;
+    m->peak_device_bytes = c->base_bytes + (ctx->peak_bytes - before);
+    snprintf(m->status, sizeof m->status, "passed");
+    check_outputs(c, opts, m);
+    if (!m->passed)
+        return SB_OK;
+    /* determinism: the same inputs again, bit for bit */
+    for (int o = 0; o < c->nout; o++)
+        memcpy(c->out[o].first, c->out[o].host, c->out[o].bytes);
+    if (checked_run(c, provider, err) != SB_OK)
+        return SB_ERR;
+    m->bitwise_repeatable = 1;
+    for (int o = 0; o < c->nout; o++)
+        if (memcmp(c->out[o].first, c->out[o].host, c->out[o].bytes) != 0)
+            m->bitwise_repeatable = 0;
+    if (c->op->batch_invariance) {
+        int inv = -1;
+        if (c->op->batch_invariance(c->state, provider, &inv, err) != SB_OK)
+            return SB_ERR;
+        m->batch_invariant = inv;
+    }
+    return timed_samples(c, provider, opts, m, err);
+}

@@ -1,0 +1,264 @@
+/* fused_ce.cu - the `fused` provider of cross entropy and of fused linear
+ * cross entropy (FLCE). */
+#include "sbk_common.cuh"
+#include "sbk_cuda.h"
+
+using namespace sbk;
+
+namespace {
+
+/* count of targets that are not SBK_IGNORE_INDEX -> *nvalid */
+__global__ void __launch_bounds__(1024) count_valid_k(const int64_t *__restrict__ target, int64_t M,
+                                                      int *__restrict__ nvalid)
+{
+    float c = 0.0f;
+    int64_t n = 0;
+    for (int64_t r = threadIdx.x; r < M; r += blockDim.x) n += target[r] != SBK_IGNORE_INDEX;
+    c = (float)n; /* exact: per-thread counts stay far below 2^24 in any real case */
+    c = block_sum(c);
+    if (threadIdx.x == 0) *nvalid = (int)(c + 0.5f);
+}
+
+/* One block per row: online max / sum over the row, loss_rows[r] =
+ * lse - x[t]; when dx != NULL, dx = (softmax - onehot) / nvalid in a second
+ * pass. Ignored rows: loss 0, dx 0, the row is not read. */
+template <typename TI, typename TO, class ROW>
+__global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__restrict__ target,
+                                                float *__restrict__ loss_rows, TO *dx, int64_t V,
+                                                const int *__restrict__ nvalid)
+{
+    constexpr int VW = ROW::VW;
+    const int64_t r = blockIdx.x, off = r * V;
+    const int64_t t = target[r];
+    if (t == SBK_IGNORE_INDEX) {
+        if (threadIdx.x == 0) loss_rows[r] = 0.0f;
+        if (dx) {
+            float z[VW];
+#pragma unroll
+            for (int i = 0; i < VW; i++) z[i] = 0.0f;
+            for (int64_t j = (int64_t)threadIdx.x * VW; j < V; j += (int64_t)blockDim.x * VW)
+                io<TO, VW>::store(dx + off + j, z);
+        }
+        return;
+    }
+    ROW xr;
+    xr.load(x + off, V);
+    float m = -INFINITY, s = 0.0f;
+    xr.each([&](int64_t, const float *v, int) {
+        float vm = v[0];
+#pragma unroll
+        for (int i = 1; i < VW; i++) vm = fmaxf(vm, v[i]);
+        const float nm = fmaxf(m, vm);
+        float add = 0.0f;
+#pragma unroll
+        for (int i = 0; i < VW; i++) add += __expf(v[i] - nm);
+        s = (m == -INFINITY ? 0.0f : s * __expf(m - nm)) + add;
+        m = nm;
+    });
+    const float gm = block_max(m);
+    s = m == -INFINITY ? 0.0f : s * __expf(m - gm);
+    const float lse = gm + __logf(block_sum(s));
+    if (threadIdx.x == 0) loss_rows[r] = lse - tof<TI>(x[off + t]);
+    if (dx) {
+        const float scale = 1.0f / (float)*nvalid;
+        xr.each([&](int64_t j, const float *v, int) {
+            float o[VW];
+#pragma unroll
+            for (int i = 0; i < VW; i++)
+                o[i] = (__expf(v[i] - lse) - (j + i == t ? 1.0f : 0.0f)) * scale;
+            io<TO, VW>::store(dx + off + j, o);
+        });
+    }
+}
+
+/* loss = sum(loss_rows) / nvalid, one block, fixed order: deterministic. */
+__global__ void __launch_bounds__(1024) mean_loss_k(const float *__restrict__ loss_rows, int64_t M,
+                                                    const int *__restrict__ nvalid, float *loss)
+{
+    float s = 0.0f;
+    for (int64_t r = threadIdx.x; r < M; r += blockDim.x) s += loss_rows[r];
+    s = block_sum(s);
+    if (threadIdx.x == 0) *loss = *nvalid > 0 ? s / (float)*nvalid : 0.0f;
+}
+
+/* ROW for a row of V elements of TI written as TO: the vector width of the
+ * narrower type decides, so both sides stay aligned. */
+template <typename TI, typename TO>
+cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *dx, int64_t M,
+                      int64_t V, const int *nvalid, cudaStream_t s)
+{
+    int threads;
+    const bool al = aligned16(x) && (dx == nullptr || aligned16(dx));
+    /* the vector width is the input's; for a wider output (fp32 in, bf16
+     * out: 4 elements = 8 bytes) io<> uses the matching access width */
+    int maxv = pick_row_layout(V, (int)sizeof(TI), al, 1, &threads);
+    typedef TI T;
+    SBK_DISPATCH_ROW(maxv,
+        ce_row_k<TI, TO, ROW><<<(unsigned)M, threads, 0, s>>>(x, target, loss_rows, dx, V, nvalid));
+    return launch_status();
+}
+
+cudaDataType_t cuda_type(sbk_dtype dt)
+{
+    return dt == SBK_F32 ? CUDA_R_32F : (dt == SBK_F16 ? CUDA_R_16F : CUDA_R_16BF);
+}
+
+template <typename TW>
+__global__ void downcast_k(const float *__restrict__ in, TW *__restrict__ out, int64_t n)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = fromf<TW>(in[i]);
+}
+
+cudaError_t gemm_status(cublasStatus_t st)
+{
+    if (st == CUBLAS_STATUS_SUCCESS) return cudaGetLastError();
+    return st == CUBLAS_STATUS_INVALID_VALUE ? cudaErrorInvalidValue : cudaErrorUnknown;
+}
+
+size_t round_up(size_t n) { return (n + 255) / 256 * 256; }
+
+} /* namespace */
+
+extern "C" cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
+                                         float *loss_rows, float *loss, void *dx,
+                                         void *workspace, int64_t M, int64_t V, sbk_dtype dt,
+                                         cudaStream_t s)
+{
+    if (M <= 0 || V <= 0 || M > 0x7fffffff) return cudaErrorInvalidValue;
+    int *nvalid = (int *)workspace;
+    count_valid_k<<<1, 1024, 0, s>>>(target, M, nvalid);
+    cudaError_t e = launch_status();
+    if (e != cudaSuccess) return e;
+    SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target, loss_rows, (T *)dx, M, V,
+                                           nvalid, s));
+    if (e != cudaSuccess) return e;
+    mean_loss_k<<<1, 1024, 0, s>>>(loss_rows, M, nvalid, loss);
+    return launch_status();
+}
+
+extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk)
+{
+    if (chunk > 0) return chunk < BT ? chunk : BT;
+    int64_t inc = (V + H - 1) / H;
+    int64_t want = (BT + inc - 1) / inc, c = 1;
+    while (c < want) c *= 2;
+    return c < BT ? c : BT;
+}
+
+extern "C" size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
+                                     sbk_dtype dt)
+{
+    const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk);
+    return round_up((size_t)C * V * 4) + round_up((size_t)C * V * sbk_dtype_size(dt)) +
+           round_up((size_t)V * H * 4) + SBK_CE_WORKSPACE_BYTES;
+}
+
+extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
+                                      const void *weight, const int64_t *target,
+                                      float *loss_rows, float *loss, void *dh, void *dw,
+                                      void *workspace, int64_t BT, int64_t H, int64_t V,
+                                      int64_t chunk, sbk_dtype dt, cudaStream_t s)
+{
+    if (BT <= 0 || H <= 0 || V <= 0 || BT > 0x7fffffff || H > 0x7fffffff || V > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk);
+    const size_t es = sbk_dtype_size(dt);
+    char *ws = (char *)workspace;
+    float *logits = (float *)ws;
+    ws += round_up((size_t)C * V * 4);
+    void *dlog = ws;
+    ws += round_up((size_t)C * V * es);
+    float *dw32 = (float *)ws;
+    ws += round_up((size_t)V * H * 4);
+    int *nvalid = (int *)ws;
+    const cudaDataType_t ty = cuda_type(dt);
+    const float one = 1.0f, zero = 0.0f;
+    cudaError_t e;
+
+    count_valid_k<<<1, 1024, 0, s>>>(target, BT, nvalid);
+    if ((e = launch_status()) != cudaSuccess) return e;
+    for (int64_t r0 = 0; r0 < BT; r0 += C) {
+        const int64_t c = BT - r0 < C ? BT - r0 : C;
+        const char *h_c = (const char *)hidden + (size_t)r0 * H * es;
+        /* logits[c,V] (fp32) = h_c [c,H] x W^T */
+        e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)V, (int)c, (int)H,
+                                     &one, weight, ty, (int)H, h_c, ty, (int)H, &zero, logits,
+                                     CUDA_R_32F, (int)V, CUBLAS_COMPUTE_32F,
+                                     CUBLAS_GEMM_DEFAULT));
+        if (e != cudaSuccess) return e;
+        SBK_DISPATCH_T(dt, e = ce_launch<float, T>(logits, target + r0, loss_rows + r0,
+                                                   (T *)dlog, c, V, nvalid, s));
+        if (e != cudaSuccess) return e;
+        /* dh rows [c,H] = dlogits [c,V] x W [V,H] */
+        if (dh) {
+            e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)H, (int)c, (int)V,
+                                         &one, weight, ty, (int)H, dlog, ty, (int)V, &zero,
+                                         (char *)dh + (size_t)r0 * H * es, ty, (int)H,
+                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            if (e != cudaSuccess) return e;
+        }
+        /* dW_f32 [V,H] (+)= dlogits^T [V,c] x h_c [c,H] */
+        if (dw) {
+            const float *beta = r0 == 0 ? &zero : &one;
+            e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)H, (int)V, (int)c,
+                                         &one, h_c, ty, (int)H, dlog, ty, (int)V, beta, dw32,
+                                         CUDA_R_32F, (int)H, CUBLAS_COMPUTE_32F,
+                                         CUBLAS_GEMM_DEFAULT));
+            if (e != cudaSuccess) return e;
+        }
+    }
+    if (dw) {
+        SBK_DISPATCH_T(dt, downcast_k<T><<<132 * 8, 256, 0, s>>>(dw32, (T *)dw, V * H));
+        if ((e = launch_status()) != cudaSuccess) return e;
+    }
+    mean_loss_k<<<1, 1024, 0, s>>>(loss_rows, BT, nvalid, loss);
+    return launch_status();
+}
+
+extern "C" size_t sbk_eager_flce_workspace(int64_t BT, int64_t H, int64_t V, sbk_dtype dt)
+{
+    (void)H;
+    return 2 * round_up((size_t)BT * V * sbk_dtype_size(dt)) +
+           sbk_eager_cross_entropy_workspace(BT, V, 1);
+}
+
+extern "C" cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
+                                      const void *weight, const int64_t *target,
+                                      float *loss_rows, float *loss, void *dh, void *dw, void *ws,
+                                      int64_t BT, int64_t H, int64_t V, sbk_dtype dt,
+                                      cudaStream_t s)
+{
+    if (BT <= 0 || H <= 0 || V <= 0 || BT > 0x7fffffff || H > 0x7fffffff || V > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    const size_t es = sbk_dtype_size(dt);
+    char *p = (char *)ws;
+    void *logits = p;
+    p += round_up((size_t)BT * V * es);
+    void *dlog = p;
+    p += round_up((size_t)BT * V * es);
+    const cudaDataType_t ty = cuda_type(dt);
+    const float one = 1.0f, zero = 0.0f;
+    /* torch Linear: logits [BT,V] in dt */
+    cudaError_t e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)V, (int)BT,
+                                             (int)H, &one, weight, ty, (int)H, hidden, ty, (int)H,
+                                             &zero, logits, ty, (int)V, CUBLAS_COMPUTE_32F,
+                                             CUBLAS_GEMM_DEFAULT));
+    if (e != cudaSuccess) return e;
+    e = sbk_eager_cross_entropy(logits, target, loss_rows, loss, dlog, p, BT, V, dt, s);
+    if (e != cudaSuccess) return e;
+    if (dh) {
+        e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)H, (int)BT, (int)V,
+                                     &one, weight, ty, (int)H, dlog, ty, (int)V, &zero, dh, ty,
+                                     (int)H, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        if (e != cudaSuccess) return e;
+    }
+    if (dw) {
+        e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)H, (int)V, (int)BT,
+                                     &one, hidden, ty, (int)H, dlog, ty, (int)V, &zero, dw, ty,
+                                     (int)H, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}

@@ -1,0 +1,247 @@
+/* sbk_common.cuh - device helpers shared by the solbench kernels: element
+ * conversion, 16-byte vector I/O, block reductions, row holders. */
+#ifndef SOLBOOK_BENCH_KERNELS_SBK_COMMON_CUH
+#define SOLBOOK_BENCH_KERNELS_SBK_COMMON_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "sbk_types.h"
+
+namespace sbk {
+
+typedef __nv_bfloat16 bf16;
+typedef __half f16;
+
+template <typename T> __device__ __forceinline__ float tof(T v);
+template <> __device__ __forceinline__ float tof<float>(float v) { return v; }
+template <> __device__ __forceinline__ float tof<f16>(f16 v) { return __half2float(v); }
+template <> __device__ __forceinline__ float tof<bf16>(bf16 v) { return __bfloat162float(v); }
+
+template <typename T> __device__ __forceinline__ T fromf(float v);
+template <> __device__ __forceinline__ float fromf<float>(float v) { return v; }
+template <> __device__ __forceinline__ f16 fromf<f16>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ bf16 fromf<bf16>(float v) { return __float2bfloat16_rn(v); }
+
+/* Elements of T in one 16-byte vector. */
+template <typename T> struct vec { static constexpr int n = 16 / (int)sizeof(T); };
+
+/* Loads / stores VW consecutive elements of T as float, with the widest
+ * aligned accesses (16 bytes when VW * sizeof(T) is a multiple of 16). The
+ * address must be aligned to min(16, VW * sizeof(T)). */
+template <typename T, int VW> struct io {
+    static constexpr int bytes = VW * (int)sizeof(T);
+    __device__ __forceinline__ static void load(const T *p, float *f)
+    {
+        if constexpr (bytes % 16 == 0) {
+            constexpr int per = 16 / (int)sizeof(T);
+#pragma unroll
+            for (int q = 0; q < bytes / 16; q++) {
+                uint4 u = reinterpret_cast<const uint4 *>(p)[q];
+                const T *e = reinterpret_cast<const T *>(&u);
+#pragma unroll
+                for (int i = 0; i < per; i++) f[q * per + i] = tof<T>(e[i]);
+            }
+        } else if constexpr (bytes == 8) {
+            uint2 u = *reinterpret_cast<const uint2 *>(p);
+            const T *e = reinterpret_cast<const T *>(&u);
+#pragma unroll
+            for (int i = 0; i < VW; i++) f[i] = tof<T>(e[i]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < VW; i++) f[i] = tof<T>(p[i]);
+        }
+    }
+    __device__ __forceinline__ static void store(T *p, const float *f)
+    {
+        if constexpr (bytes % 16 == 0) {
+            constexpr int per = 16 / (int)sizeof(T);
+#pragma unroll
+            for (int q = 0; q < bytes / 16; q++) {
+                uint4 u;
+                T *e = reinterpret_cast<T *>(&u);
+#pragma unroll
+                for (int i = 0; i < per; i++) e[i] = fromf<T>(f[q * per + i]);
+                reinterpret_cast<uint4 *>(p)[q] = u;
+            }
+        } else if constexpr (bytes == 8) {
+            uint2 u;
+            T *e = reinterpret_cast<T *>(&u);
+#pragma unroll
+            for (int i = 0; i < VW; i++) e[i] = fromf<T>(f[i]);
+            *reinterpret_cast<uint2 *>(p) = u;
+        } else {
+#pragma unroll
+            for (int i = 0; i < VW; i++) p[i] = fromf<T>(f[i]);
+        }
+    }
+};
+
+struct op_sum { __device__ __forceinline__ float operator()(float a, float b) const { return a + b; } };
+struct op_max { __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); } };
+
+/* Reduction over the block (blockDim.x a multiple of 32, at most 1024);
+ * every thread gets the result. Safe to call repeatedly. */
+template <class Op>
+__device__ __forceinline__ float block_reduce(float v, Op op, float identity)
+{
+    __shared__ float sh[32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const int nw = (int)(blockDim.x >> 5);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    __syncthreads(); /* an earlier call may still be reading sh */
+    if (lane == 0) sh[wid] = v;
+    __syncthreads();
+    v = lane < nw ? sh[lane] : identity;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ float block_sum(float v) { return block_reduce(v, op_sum(), 0.0f); }
+__device__ __forceinline__ float block_max(float v) { return block_reduce(v, op_max(), -INFINITY); }
+
+/* A row held in registers: thread t keeps the 16-byte vectors t, t + bs,
+ * ..., MAXV of them, as raw bits (4 registers each). Needs N a multiple of
+ * vec<T>::n, a 16-byte aligned row, and N <= MAXV * bs * vec<T>::n. */
+template <typename T, int MAXV> struct row_regs {
+    static constexpr int VW = vec<T>::n;
+    static constexpr bool in_regs = true;
+    static constexpr int SLOTS = MAXV;
+    uint4 v[MAXV];
+    int nvec;
+    __device__ __forceinline__ void load(const T *row, int64_t N)
+    {
+        nvec = (int)(N / VW);
+        const uint4 *p = reinterpret_cast<const uint4 *>(row);
+#pragma unroll
+        for (int k = 0; k < MAXV; k++) {
+            int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) v[k] = p[idx];
+        }
+    }
+    /* f(j, x, k): x = elements j .. j+VW-1 as float, held in v[k] (k is a
+     * compile-time constant after unrolling) */
+    template <class F> __device__ __forceinline__ void each(F f) const
+    {
+#pragma unroll
+        for (int k = 0; k < MAXV; k++) {
+            int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                float x[VW];
+                const T *e = reinterpret_cast<const T *>(&v[k]);
+#pragma unroll
+                for (int i = 0; i < VW; i++) x[i] = tof<T>(e[i]);
+                f((int64_t)idx * VW, x, k);
+            }
+        }
+    }
+};
+
+/* The fallback: the row stays in memory and each pass re-reads it (from L2
+ * when it is still there), VW elements at a time. */
+template <typename T, int VW_> struct row_mem {
+    static constexpr int VW = VW_;
+    static constexpr bool in_regs = false;
+    static constexpr int SLOTS = 1;
+    const T *row;
+    int64_t nvec;
+    __device__ __forceinline__ void load(const T *r, int64_t N) { row = r; nvec = N / VW; }
+    template <class F> __device__ __forceinline__ void each(F f) const
+    {
+        for (int64_t idx = threadIdx.x; idx < nvec; idx += blockDim.x) {
+            float x[VW];
+            io<T, VW>::load(row + idx * VW, x);
+            f(idx * VW, x, 0);
+        }
+    }
+};
+
+/* Elements j .. j+VW-1 of a second row held like the first: from its
+ * registers (slot k of the same thread) or from memory at mem + j. */
+template <class ROW, typename T>
+__device__ __forceinline__ void row_at(const ROW &r, int k, const T *mem, int64_t j, float *out)
+{
+    if constexpr (ROW::in_regs) {
+        const T *e = reinterpret_cast<const T *>(&r.v[k]);
+#pragma unroll
+        for (int i = 0; i < ROW::VW; i++) out[i] = tof<T>(e[i]);
+    } else {
+        (void)k;
+        io<T, ROW::VW>::load(mem + j, out);
+    }
+}
+
+/* Picks how a row of N elements (element size esize) is held by a block of
+ * at most 512 threads (the kernels' launch bound, so up to 128 registers
+ * per thread), when `rows` such rows are held at once: returns MAXV in
+ * {1,2,4,8} with MAXV * rows <= 8 (at most 32 registers of row data per
+ * thread) and the block size (a multiple of 32, 256 preferred); -1 for a
+ * longer row (row_mem with 16-byte vectors, 512 threads); 0 for N not a
+ * multiple of the vector width or a misaligned pointer (row_mem with single
+ * elements, 256 threads). */
+static inline int pick_row_layout(int64_t N, int esize, bool aligned, int rows, int *threads)
+{
+    const int vw = 16 / esize;
+    if (!aligned || N % vw != 0) { *threads = 256; return 0; }
+    int64_t nvec = N / vw;
+    const int maxv_list[4] = {1, 2, 4, 8};
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t limit = pass == 0 ? 256 : 512;
+        for (int i = 0; i < 4; i++) {
+            if (maxv_list[i] * rows > 8) break;
+            int64_t bs = (nvec + maxv_list[i] - 1) / maxv_list[i];
+            bs = (bs + 31) / 32 * 32;
+            if (bs <= limit) { *threads = (int)bs; return maxv_list[i]; }
+        }
+    }
+    *threads = 512;
+    return -1;
+}
+
+static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+static inline cudaError_t launch_status(void) { return cudaGetLastError(); }
+
+} /* namespace sbk */
+
+/* Dispatch on dt (T) for a body using the type name T. */
+#define SBK_DISPATCH_T(dt, ...)                                           \
+    switch (dt) {                                                          \
+    case SBK_F32: { typedef float T; __VA_ARGS__; break; }                \
+    case SBK_F16: { typedef sbk::f16 T; __VA_ARGS__; break; }             \
+    case SBK_BF16: { typedef sbk::bf16 T; __VA_ARGS__; break; }           \
+    default: return cudaErrorInvalidValue;                                 \
+    }
+
+/* Dispatch on wdt (TW): the input type T or fp32. */
+#define SBK_DISPATCH_TW(dt, wdt, ...)                                      \
+    if ((wdt) == SBK_F32) { typedef float TW; __VA_ARGS__; }              \
+    else if ((wdt) == (dt)) { typedef T TW; __VA_ARGS__; }                \
+    else return cudaErrorInvalidValue;
+
+/* Dispatch on the row layout (MAXV 1/2/4/8 in registers, -1 = row_mem of
+ * vectors, 0 = row_mem of elements). */
+#define SBK_DISPATCH_ROW(maxv, ...)                                        \
+    switch (maxv) {                                                        \
+    case 1: { typedef sbk::row_regs<T, 1> ROW; __VA_ARGS__; break; }      \
+    case 2: { typedef sbk::row_regs<T, 2> ROW; __VA_ARGS__; break; }      \
+    case 4: { typedef sbk::row_regs<T, 4> ROW; __VA_ARGS__; break; }      \
+    case 8: { typedef sbk::row_regs<T, 8> ROW; __VA_ARGS__; break; }      \
+    case -1: { typedef sbk::row_mem<T, sbk::vec<T>::n> ROW; __VA_ARGS__; break; } \
+    default: { typedef sbk::row_mem<T, 1> ROW; __VA_ARGS__; break; }      \
+    }
+
+/* The same for kernels that hold two rows (MAXV <= 4). */
+#define SBK_DISPATCH_ROW2(maxv, ...)                                       \
+    switch (maxv) {                                                        \
+    case 1: { typedef sbk::row_regs<T, 1> ROW; __VA_ARGS__; break; }      \
+    case 2: { typedef sbk::row_regs<T, 2> ROW; __VA_ARGS__; break; }      \
+    case 4: { typedef sbk::row_regs<T, 4> ROW; __VA_ARGS__; break; }      \
+    case -1: { typedef sbk::row_mem<T, sbk::vec<T>::n> ROW; __VA_ARGS__; break; } \
+    default: { typedef sbk::row_mem<T, 1> ROW; __VA_ARGS__; break; }      \
+    }
+
+#endif

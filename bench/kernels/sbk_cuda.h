@@ -1,0 +1,185 @@
+/* sbk_cuda.h - host launchers of the solbench CUDA kernels (C interface).
+ *
+ * Every launcher takes device pointers, sizes, element types, a stream, and
+ * returns the launch's cudaError_t (cudaSuccess, cudaErrorInvalidValue for a
+ * size or type it does not take, or the first launch / cuBLAS failure mapped
+ * to cudaErrorUnknown). Nothing synchronises; nothing allocates: scratch
+ * memory is the caller's, sized by the *_workspace functions, so that the
+ * caller can count it.
+ *
+ * Two providers per op (docs/KERNELS.md):
+ *   sbk_<op>_*        `fused`: one kernel (or a few) per op, 16-byte vector
+ *                     loads/stores, a block per row with the row held in
+ *                     registers when it fits, fp32 math, warp-shuffle
+ *                     reductions.
+ *   sbk_eager_<op>_*  `reference`: what the Hugging Face eager code does, the
+ *                     way PyTorch eager runs it: one kernel per elementary
+ *                     op, fp32 intermediates written to device memory.
+ *
+ * Layouts are row-major and contiguous. Weights (w, b) are stored in the
+ * input type or in fp32 (wdt). Targets are int64 with SBK_IGNORE_INDEX
+ * (-100) for ignored rows. Losses are fp32 (per row and the mean over the
+ * rows that are not ignored).
+ */
+#ifndef SOLBOOK_BENCH_KERNELS_SBK_CUDA_H
+#define SOLBOOK_BENCH_KERNELS_SBK_CUDA_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "sbk_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- normalisation and row ops (fused) ---------------------------------- */
+
+/* y = x * rsqrt(mean(x^2) + eps) * w, rounded once to dt. */
+cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
+                            int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
+                            cudaStream_t s);
+/* dx (dt) and dw (wdt). dw goes through partial sums: block g of
+ * sbk_rmsnorm_bwd_blocks(M) blocks sums rows g, g+G, ... into partial[g,:]
+ * (fp32, G x N), then a second kernel sums the G partials of each column in
+ * a fixed order: bitwise deterministic. */
+int64_t sbk_rmsnorm_bwd_blocks(int64_t M);
+cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
+                            void *dx, void *dw, float *partial, int64_t M,
+                            int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
+                            cudaStream_t s);
+/* vLLM fused_add_rms_norm: res_out = x + res (rounded to dt);
+ * x_out = rmsnorm(res_out) * w. x_out may be x and res_out may be res
+ * (in place): each element is read by the thread that later writes it. */
+cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const void *w,
+                            void *x_out, void *res_out, int64_t M, int64_t N,
+                            float eps, sbk_dtype dt, sbk_dtype wdt,
+                            cudaStream_t s);
+/* y = (x - mean) * rsqrt(var + eps) * w + b (biased variance). */
+cudaError_t sbk_layernorm_fwd(const void *x, const void *w, const void *b,
+                              void *y, int64_t M, int64_t N, float eps,
+                              sbk_dtype dt, sbk_dtype wdt, cudaStream_t s);
+cudaError_t sbk_softmax_fwd(const void *x, void *y, int64_t M, int64_t N,
+                            sbk_dtype dt, cudaStream_t s);
+/* dx = y * (dy - sum(dy * y)). */
+cudaError_t sbk_softmax_bwd(const void *dy, const void *y, void *dx, int64_t M,
+                            int64_t N, sbk_dtype dt, cudaStream_t s);
+
+/* ---- elementwise (fused) -------------------------------------------------- */
+
+/* HF rotate_half RoPE, q [B,T,Hq,D], k [B,T,Hk,D], cos/sin [T,D], all dt.
+ * inverse = 1: the backward (dq, dk from dq_out, dk_out). */
+cudaError_t sbk_rope(const void *q, const void *k, const void *cos_t,
+                     const void *sin_t, void *q_out, void *k_out, int64_t B,
+                     int64_t T, int64_t Hq, int64_t Hk, int64_t D, int inverse,
+                     sbk_dtype dt, cudaStream_t s);
+/* c = silu(a) * b over n elements; backward da, db from dc. */
+cudaError_t sbk_swiglu_fwd(const void *a, const void *b, void *c, int64_t n,
+                           sbk_dtype dt, cudaStream_t s);
+cudaError_t sbk_swiglu_bwd(const void *dc, const void *a, const void *b,
+                           void *da, void *db, int64_t n, sbk_dtype dt,
+                           cudaStream_t s);
+
+/* ---- cross entropy (fused) ------------------------------------------------ */
+
+/* Scratch: one int (the count of rows that are not ignored). */
+#define SBK_CE_WORKSPACE_BYTES ((size_t)256)
+/* One pass per row (online max and sum), then, when dx != NULL, the
+ * gradient (softmax - onehot) / n_valid written in a second pass over the
+ * row (from registers when the row fits, else re-read, mostly from L2).
+ * dx may equal logits (in place). */
+cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
+                              float *loss_rows, float *loss, void *dx,
+                              void *workspace, int64_t M, int64_t V,
+                              sbk_dtype dt, cudaStream_t s);
+
+/* Fused linear + cross entropy: hidden [BT,H], weight [V,H] (dt), in row
+ * chunks of `chunk` rows (0: Liger's rule, next power of two of
+ * ceil(BT / ceil(V/H))): fp32 logits of the chunk by cublasGemmEx, fused CE
+ * writing the chunk's dlogits (dt), dh rows = dlogits x W, and
+ * dW_f32 += dlogits^T x H, all on stream s; dw = dt(dW_f32) at the end.
+ * handle must have s set as its stream. */
+int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk);
+size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
+                          sbk_dtype dt);
+cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
+                           const void *weight, const int64_t *target,
+                           float *loss_rows, float *loss, void *dh, void *dw,
+                           void *workspace, int64_t BT, int64_t H, int64_t V,
+                           int64_t chunk, sbk_dtype dt, cudaStream_t s);
+
+/* ---- reference providers (eager) ----------------------------------------- */
+
+/* Scratch bytes each reference needs (fp32 intermediates), and the
+ * launchers. The bwd references read the tensors PyTorch autograd would have
+ * saved in the forward (`saved`), which sbk_eager_*_save computes once
+ * outside the timed region. */
+size_t sbk_eager_rmsnorm_fwd_workspace(int64_t M, int64_t N, sbk_dtype dt);
+cudaError_t sbk_eager_rmsnorm_fwd(const void *x, const void *w, void *y,
+                                  void *ws, int64_t M, int64_t N, float eps,
+                                  sbk_dtype dt, sbk_dtype wdt, cudaStream_t s);
+size_t sbk_eager_rmsnorm_saved_bytes(int64_t M, int64_t N, sbk_dtype dt);
+size_t sbk_eager_rmsnorm_bwd_workspace(int64_t M, int64_t N, sbk_dtype dt);
+cudaError_t sbk_eager_rmsnorm_save(const void *x, void *saved, void *ws,
+                                   int64_t M, int64_t N, float eps,
+                                   sbk_dtype dt, cudaStream_t s);
+cudaError_t sbk_eager_rmsnorm_bwd(const void *dy, const void *w,
+                                  const void *saved, void *dx, void *dw,
+                                  void *ws, int64_t M, int64_t N, sbk_dtype dt,
+                                  sbk_dtype wdt, cudaStream_t s);
+size_t sbk_eager_add_rmsnorm_workspace(int64_t M, int64_t N, sbk_dtype dt);
+cudaError_t sbk_eager_add_rmsnorm(const void *x, const void *res,
+                                  const void *w, void *x_out, void *res_out,
+                                  void *ws, int64_t M, int64_t N, float eps,
+                                  sbk_dtype dt, sbk_dtype wdt, cudaStream_t s);
+size_t sbk_eager_layernorm_fwd_workspace(int64_t M, int64_t N, sbk_dtype dt);
+cudaError_t sbk_eager_layernorm_fwd(const void *x, const void *w,
+                                    const void *b, void *y, void *ws,
+                                    int64_t M, int64_t N, float eps,
+                                    sbk_dtype dt, sbk_dtype wdt,
+                                    cudaStream_t s);
+size_t sbk_eager_softmax_workspace(int64_t M, int64_t N, sbk_dtype dt);
+cudaError_t sbk_eager_softmax_fwd(const void *x, void *y, void *ws, int64_t M,
+                                  int64_t N, sbk_dtype dt, cudaStream_t s);
+cudaError_t sbk_eager_softmax_bwd(const void *dy, const void *y, void *dx,
+                                  void *ws, int64_t M, int64_t N, sbk_dtype dt,
+                                  cudaStream_t s);
+size_t sbk_eager_rope_workspace(int64_t B, int64_t T, int64_t Hq, int64_t Hk,
+                                int64_t D, sbk_dtype dt);
+cudaError_t sbk_eager_rope(const void *q, const void *k, const void *cos_t,
+                           const void *sin_t, void *q_out, void *k_out,
+                           void *ws, int64_t B, int64_t T, int64_t Hq,
+                           int64_t Hk, int64_t D, int inverse, sbk_dtype dt,
+                           cudaStream_t s);
+size_t sbk_eager_swiglu_workspace(int64_t n, sbk_dtype dt);
+cudaError_t sbk_eager_swiglu_fwd(const void *a, const void *b, void *c,
+                                 void *ws, int64_t n, sbk_dtype dt,
+                                 cudaStream_t s);
+/* saved = silu(a) (dt), as autograd keeps it for the product's backward. */
+cudaError_t sbk_eager_swiglu_save(const void *a, void *saved, int64_t n,
+                                  sbk_dtype dt, cudaStream_t s);
+cudaError_t sbk_eager_swiglu_bwd(const void *dc, const void *a, const void *b,
+                                 const void *saved, void *da, void *db,
+                                 void *ws, int64_t n, sbk_dtype dt,
+                                 cudaStream_t s);
+/* logits.float() -> log_softmax -> nll_loss(mean); backward when dx. */
+size_t sbk_eager_cross_entropy_workspace(int64_t M, int64_t V, int with_grad);
+cudaError_t sbk_eager_cross_entropy(const void *logits, const int64_t *target,
+                                    float *loss_rows, float *loss, void *dx,
+                                    void *ws, int64_t M, int64_t V,
+                                    sbk_dtype dt, cudaStream_t s);
+/* Full logits (dt, as torch Linear), .float(), eager CE and its backward,
+ * then dh = dlogits x W and dw = dlogits^T x H. */
+size_t sbk_eager_flce_workspace(int64_t BT, int64_t H, int64_t V,
+                                sbk_dtype dt);
+cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
+                           const void *weight, const int64_t *target,
+                           float *loss_rows, float *loss, void *dh, void *dw,
+                           void *ws, int64_t BT, int64_t H, int64_t V,
+                           sbk_dtype dt, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1064 @@
+/* solbench.c - the benchmark program: `solbench OP ...`, `solbench suite`,
+ * `solbench roofline`, `solbench list`. See docs/BENCH.md. */
+#include <cublas_api.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json_file.h"
+#include "nvml.h"
+#include "op.h"
+#include "presets.h"
+#include "provenance.h"
+#include "result.h"
+#include "roofline.h"
+#include "sku.h"
+
+#ifndef SOLBOOK_VERSION
+#define SOLBOOK_VERSION "0.0.0"
+#endif
+#ifndef SOLBENCH_NVCC_VERSION
+#define SOLBENCH_NVCC_VERSION "unknown"
+#endif
+
+#define EXIT_PROBLEMS 1
+#define EXIT_USAGE 2
+
+static void fail_line(const sb_error *e)
+{
+    char buf[2600];
+    sb_error_format(e, buf, sizeof buf);
+    fprintf(stderr, "solbench: %s\n", buf);
+}
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "solbench: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, " (see solbench --help)\n");
+    return EXIT_USAGE;
+}
+
+static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bytes(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v <= 0)
+        return -1;
+    double mul = 1;
+    if (!strcmp(end, "K") || !strcmp(end, "KiB"))
+        mul = 1024.0;
+    else if (!strcmp(end, "M") || !strcmp(end, "MiB"))
+        mul = 1024.0 * 1024;
+    else if (!strcmp(end, "G") || !strcmp(end, "GiB"))
+        mul = 1024.0 * 1024 * 1024;
+    else if (*end)
+        return -1;
+    v *= mul;
+    if (v > 9.0e18)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* ------------------------------------------------------------ common run */
+typedef struct run_env {
+    sb_ctx ctx;
+    int ctx_open;
+    sb_nvml *nvml;
+    sb_sku_table *skus;
+    json_t *prov;
+    json_t *calibration;
+    sb_result_env renv;
+} run_env;
+
+static void cublas_version(char *buf, size_t size)
+{
+    int ma = 0, mi = 0, pa = 0;
+    if (cublasGetProperty(MAJOR_VERSION, &ma) != CUBLAS_STATUS_SUCCESS ||
+        cublasGetProperty(MINOR_VERSION, &mi) != CUBLAS_STATUS_SUCCESS ||
+        cublasGetProperty(PATCH_LEVEL, &pa) != CUBLAS_STATUS_SUCCESS)
+        snprintf(buf, size, "unknown");
+    else
+        snprintf(buf, size, "%d.%d.%d", ma, mi, pa);
+}
+
+static void run_env_close(run_env *e)
+{
+    json_decref(e->prov);
+    json_decref(e->calibration);
+    sb_sku_table_free(e->skus);
+    sb_nvml_close(e->nvml);
+    if (e->ctx_open)
+        sb_ctx_close(&e->ctx);
+    memset(e, 0, sizeof *e);
+}
+
+/* Opens the device, collects provenance, finds the SKU, loads the
+ * calibration. */
+static int run_env_open(run_env *e, int device_is_cpu, int device_index, const char *calibration,
+                        const char *suite, sb_error *err)
+{
+    memset(e, 0, sizeof *e);
+    if (sb_ctx_open(&e->ctx, device_is_cpu, device_index, err) != SB_OK)
+        return SB_ERR;
+    e->ctx_open = 1;
+    sb_error ignored;
+    if (!device_is_cpu && sb_nvml_open(&e->nvml, &ignored) != SB_OK)
+        e->nvml = NULL;
+    sb_provenance_opts po = {
+        .tool_name = "solbench",
+        .tool_version = SOLBOOK_VERSION,
+        .git_dir = NULL,
+        .device_is_cpu = device_is_cpu,
+        .device_index = device_index,
+        .skus_csv = NULL,
+    };
+#ifdef SOLBOOK_SOURCE_DIR
+    struct stat st;
+    char gitdir[1200];
+    snprintf(gitdir, sizeof gitdir, "%s/.git", SOLBOOK_SOURCE_DIR);
+    if (stat(gitdir, &st) == 0)
+        po.git_dir = SOLBOOK_SOURCE_DIR;
+#endif
+    if (sb_provenance_collect_nvml(&po, e->nvml, &e->prov, err) != SB_OK)
+        return SB_ERR;
+    if (sb_sku_table_load(NULL, &e->skus, err) != SB_OK)
+        return SB_ERR;
+    json_t *dev = json_object_get(e->prov, "device");
+    json_t *sw = json_object_get(e->prov, "software");
+    char buf[256];
+    snprintf(buf, sizeof buf, "nvcc %s / gcc %s", SOLBENCH_NVCC_VERSION, __VERSION__);
+    json_object_set_new(sw, "compiler", json_string(buf));
+    if (!device_is_cpu) {
+        sb_cuda_runtime_version(buf, sizeof buf);
+        json_object_set_new(sw, "cuda_runtime_version", json_string(buf));
+        cublas_version(buf, sizeof buf);
+        json_object_set_new(sw, "cublas_version", json_string(buf));
+        /* What the CUDA runtime knows fills what NVML could not. */
+        const char *name = json_string_value(json_object_get(dev, "name"));
+        if (!name || !strcmp(name, "unknown")) {
+            sb_ctx_device_name(&e->ctx, buf, sizeof buf);
+            json_object_set_new(dev, "name", json_string(buf));
+        }
+        snprintf(buf, sizeof buf, "%d.%d", e->ctx.cc_major, e->ctx.cc_minor);
+        json_object_set_new(dev, "compute_capability", json_string(buf));
+        json_object_set_new(dev, "index", json_integer(device_index));
+        json_object_set_new(dev, "sm_count", json_integer(e->ctx.sm_count));
+        json_object_set_new(dev, "l2_bytes", json_integer(e->ctx.l2_bytes));
+        if (!json_is_integer(json_object_get(dev, "memory_bytes")))
+            json_object_set_new(dev, "memory_bytes", json_integer(sb_ctx_total_memory(&e->ctx)));
+        const char *sku = json_string_value(json_object_get(dev, "sku"));
+        if (!sku || !strncmp(sku, "unknown", 7)) {
+            char uid[96], uarch[32];
+            const char *pci = json_string_value(json_object_get(dev, "pci_device_id"));
+            const sb_sku *s = sb_sku_identify(e->skus, json_string_value(json_object_get(dev, "name")), pci,
+                                              sb_ctx_total_memory(&e->ctx), uid, sizeof uid, uarch, sizeof uarch);
+            json_object_set_new(dev, "sku", json_string(s ? s->id : uid));
+            json_object_set_new(dev, "arch", json_string(s ? s->arch : uarch));
+        }
+    }
+    const char *sku = json_string_value(json_object_get(dev, "sku"));
+    e->renv.sku = sku ? sb_sku_find(e->skus, sku) : NULL;
+    e->renv.provenance = e->prov;
+    e->renv.suite = suite;
+    if (calibration) {
+        if (sb_calibration_load(calibration, sku, &e->calibration, e->renv.calibration_sha256, err) != SB_OK)
+            return SB_ERR;
+        e->renv.calibration = e->calibration;
+    }
+    return SB_OK;
+}
+
+static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider, const json_t *r)
+{
+    char shape[128] = "";
+    size_t n = 0;
+    for (int i = 0; i < cfg->shape.count && n < sizeof shape; i++)
+        n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%s=%lld", i ? "," : "", cfg->shape.name[i],
+                              (long long)cfg->shape.value[i]);
+    const char *status = json_string_value(json_object_get(r, "status"));
+    printf("%s %s %s %s: %s", op->name, sb_dtype_name(cfg->dtype), shape, op->providers[provider].name, status);
+    json_t *stats = json_object_get(json_object_get(r, "timing"), "stats");
+    json_t *met = json_object_get(r, "metrics");
+    if (stats) {
+        printf(", median %.4f ms, noise %.2f%%", json_number_value(json_object_get(stats, "median")),
+               100.0 * json_number_value(json_object_get(stats, "rel_noise")));
+        json_t *tf = json_object_get(met, "tflops");
+        if (json_is_number(tf))
+            printf(", %.2f TFLOP/s", json_number_value(tf));
+        json_t *gb = json_object_get(met, "gbps");
+        if (json_is_number(gb))
+            printf(", %.1f GB/s", json_number_value(gb));
+        json_t *pct = json_object_get(met, "pct_datasheet_peak");
+        if (json_is_number(pct))
+            printf(", %.1f%% of %s", json_number_value(pct),
+                   json_string_value(json_object_get(met, "datasheet_peak_name")));
+    } else {
+        const char *reason = json_string_value(json_object_get(r, "reason"));
+        if (reason)
+            printf(" (%s)", reason);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+/* -------------------------------------------------------- op command */
+enum {
+    OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
+    OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
+    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_BYTES, OPT_GEMM_SIZE,
+    OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
+};
+
+typedef struct common_opts {
+    sb_protocol_opts proto;
+    int device_is_cpu, device_index;
+    const char *calibration, *out, *suite, *provider;
+    uint64_t seed;
+    int protocol_given;
+} common_opts;
+
+/* Handles the options shared by every command; 1 = consumed, 0 = not
+ * ours, -1 = bad value (message printed). */
+static int common_option(int c, const char *arg, common_opts *o)
+{
+    int64_t v;
+    switch (c) {
+    case OPT_PROVIDER: o->provider = arg; return 1;
+    case OPT_WARMUP:
+        if (parse_i64(arg, 0, 1000000, &v))
+            return usage_error("--warmup %s: expected a count from 0 to 1000000%s", arg, ""), -1;
+        o->proto.warmup_iters = (int)v;
+        o->proto.warmup_ms = 0;
+        o->protocol_given = 1;
+        return 1;
+    case OPT_WARMUP_MS: {
+        char *end;
+        double d = strtod(arg, &end);
+        if (end == arg || *end || !(d > 0) || d > 600000)
+            return usage_error("--warmup-ms %s: expected milliseconds above 0%s", arg, ""), -1;
+        o->proto.warmup_ms = d;
+        o->protocol_given = 1;
+        return 1;
+    }
+    case OPT_ITERS:
+        if (parse_i64(arg, 1, 100000, &v))
+            return usage_error("--iters %s: expected a count from 1 to 100000%s", arg, ""), -1;
+        o->proto.iters = (int)v;
+        o->protocol_given = 1;
+        return 1;
+    case OPT_REPEATS:
+        if (parse_i64(arg, 1, 1000, &v))
+            return usage_error("--repeats %s: expected a count from 1 to 1000%s", arg, ""), -1;
+        o->proto.repeats = (int)v;
+        o->protocol_given = 1;
+        return 1;
+    case OPT_L2:
+        if (strcmp(arg, "cold") && strcmp(arg, "warm"))
+            return usage_error("--l2 %s: expected cold or warm%s", arg, ""), -1;
+        o->proto.l2_cold = !strcmp(arg, "cold");
+        o->protocol_given = 1;
+        return 1;
+    case OPT_INPUT_SETS:
+        if (!strcmp(arg, "auto")) {
+            o->proto.input_sets = 0;
+            return 1;
+        }
+        if (parse_i64(arg, 1, 1024, &v))
+            return usage_error("--input-sets %s: expected auto or a count from 1 to 1024%s", arg, ""), -1;
+        o->proto.input_sets = (int)v;
+        return 1;
+    case OPT_CHECK_ROWS:
+        if (parse_i64(arg, 1, 1 << 30, &v))
+            return usage_error("--check-rows %s: expected a positive count%s", arg, ""), -1;
+        o->proto.max_check_rows = v;
+        return 1;
+    case OPT_DEVICE:
+        if (!strcmp(arg, "cpu")) {
+            o->device_is_cpu = 1;
+            return 1;
+        }
+        if (parse_i64(arg, 0, 1024, &v))
+            return usage_error("--device %s: expected cpu or a CUDA ordinal%s", arg, ""), -1;
+        o->device_is_cpu = 0;
+        o->device_index = (int)v;
+        return 1;
+    case OPT_CALIBRATION: o->calibration = arg; return 1;
+    case OPT_OUT: o->out = arg; return 1;
+    case OPT_SUITE: {
+        if (!*arg || strlen(arg) > 64)
+            return usage_error("--suite %s: expected a name like gemm-spec%s", arg, ""), -1;
+        for (const char *p = arg; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                  (p != arg && (*p == '.' || *p == '_' || *p == '+' || *p == '-'))))
+                return usage_error("--suite %s: use lower-case letters, digits and . _ + -%s", arg, ""), -1;
+        o->suite = arg;
+        return 1;
+    }
+    case OPT_SEED:
+        if (parse_i64(arg, 0, INT64_MAX, &v))
+            return usage_error("--seed %s: expected a non-negative integer%s", arg, ""), -1;
+        o->seed = (uint64_t)v;
+        return 1;
+    case OPT_CORRUPT: o->proto.test_corrupt_output = 1; return 1;
+    default: return 0;
+    }
+}
+
+#define COMMON_LONG_OPTS                                                                                   \
+    {"provider", required_argument, NULL, OPT_PROVIDER}, {"warmup", required_argument, NULL, OPT_WARMUP},  \
+        {"warmup-ms", required_argument, NULL, OPT_WARMUP_MS},                                             \
+        {"iters", required_argument, NULL, OPT_ITERS}, {"repeats", required_argument, NULL, OPT_REPEATS},  \
+        {"l2", required_argument, NULL, OPT_L2}, {"input-sets", required_argument, NULL, OPT_INPUT_SETS},  \
+        {"check-rows", required_argument, NULL, OPT_CHECK_ROWS},                                           \
+        {"device", required_argument, NULL, OPT_DEVICE},                                                   \
+        {"calibration", required_argument, NULL, OPT_CALIBRATION}, {"out", required_argument, NULL, OPT_OUT}, \
+        {"suite", required_argument, NULL, OPT_SUITE}, {"seed", required_argument, NULL, OPT_SEED},        \
+        {"test-corrupt-output", no_argument, NULL, OPT_CORRUPT}, {"help", no_argument, NULL, OPT_HELP}
+
+static void common_defaults(common_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    sb_protocol_defaults(&o->proto);
+    o->seed = 42;
+    o->provider = "all";
+}
+
+static const char COMMON_HELP[] =
+    "  --provider NAME|all   which implementation (default all that suit the device)\n"
+    "  --warmup N            warm-up launches (default 10)\n"
+    "  --warmup-ms X         warm up for at least X ms instead\n"
+    "  --iters N             timed launches per repeat (default 50)\n"
+    "  --repeats N           repeats (default 5); samples = iters x repeats\n"
+    "  --l2 cold|warm        cold: write a 2 x L2 buffer before every sample (default warm)\n"
+    "  --input-sets auto|N   input copies rotated across samples (auto: enough to exceed L2)\n"
+    "  --check-rows N        at most N sampled output rows checked against float64 (default 256)\n"
+    "  --device cpu|N        the CPU path, or CUDA device N (default 0)\n"
+    "  --calibration FILE    solbook.calibration.v1 file for pct_measured_ceiling\n"
+    "  --out FILE|DIR        write result JSON (a directory for several providers)\n"
+    "  --suite NAME          config.suite (default adhoc)\n"
+    "  --seed S              input seed (default 42)\n"
+    "  --test-corrupt-output test only: perturb the checked output so correctness fails\n";
+
+/* Checks --out before any work: DIR must exist (or end in / and be
+ * creatable); FILE's folder must exist. */
+static int prepare_out(const char *out, int many, int *is_dir)
+{
+    struct stat st;
+    size_t len = strlen(out);
+    *is_dir = 0;
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+        *is_dir = 1;
+        return 0;
+    }
+    if (len && out[len - 1] == '/') {
+        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "solbench: %s: cannot create directory: %s\n", out, strerror(errno));
+            return -1;
+        }
+        *is_dir = 1;
+        return 0;
+    }
+    if (many) {
+        fprintf(stderr, "solbench: --out %s: several providers give several files; give a directory "
+                        "(an existing one, or a path ending in /)\n", out);
+        return -1;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        if (slash == dir)
+            slash[1] = 0;
+        else
+            *slash = 0;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "solbench: %s: directory %s does not exist\n", out, dir);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Providers of op that suit the device, by --provider. */
+static int select_providers(const sb_op *op, const char *want, int device_is_cpu, int *list, int *n)
+{
+    *n = 0;
+    sb_backend b = device_is_cpu ? SB_BACKEND_CPU : SB_BACKEND_CUDA;
+    if (!strcmp(want, "all")) {
+        for (int i = 0; op->providers[i].name; i++)
+            if (op->providers[i].backend == b)
+                list[(*n)++] = i;
+        return 0;
+    }
+    int p = sb_op_provider_index(op, want);
+    if (p < 0) {
+        fprintf(stderr, "solbench: %s has no provider %s (providers:", op->name, want);
+        for (int i = 0; op->providers[i].name; i++)
+            fprintf(stderr, " %s", op->providers[i].name);
+        fprintf(stderr, ")\n");
+        return -1;
+    }
+    if (op->providers[p].backend != b) {
+        fprintf(stderr, "solbench: provider %s runs on the %s; %s\n", want,
+                b == SB_BACKEND_CPU ? "GPU" : "CPU",
+                device_is_cpu ? "--device cpu runs the cpu provider" : "give --device cpu for it");
+        return -1;
+    }
+    list[(*n)++] = p;
+    return 0;
+}
+
+static void op_help(const sb_op *op)
+{
+    printf("usage: solbench %s [options]\n%s\n\nshape:\n", op->name, op->summary);
+    for (int i = 0; op->shape_names[i]; i++)
+        printf("  --%-20s (default %lld)\n", op->shape_names[i], (long long)op->shape_defaults[i]);
+    printf("\nparameters:\n");
+    for (int i = 0; op->params && op->params[i].name; i++)
+        printf("  --%-20s %s (default %s%s%s)\n", op->params[i].name, op->params[i].help,
+               op->params[i].default_value, op->params[i].choices ? "; " : "",
+               op->params[i].choices ? op->params[i].choices : "");
+    printf("  --dtype D              one of:");
+    for (int d = 0; d < SB_DTYPE_COUNT; d++)
+        if (op->dtypes & SB_DTYPE_BIT(d))
+            printf(" %s", sb_dtype_name((sb_dtype)d));
+    printf("\n  --mode M               one of:");
+    for (int i = 0; op->modes[i]; i++)
+        printf(" %s", op->modes[i]);
+    printf("\n\nproviders:\n");
+    for (int i = 0; op->providers[i].name; i++)
+        printf("  %-18s %s: %s\n", op->providers[i].name, op->providers[i].backend == SB_BACKEND_CPU ? "cpu" : "cuda",
+               op->providers[i].description);
+    if (!strcmp(op->name, "gemm"))
+        printf("\n  --spec                 the frozen reference: 4096^3 fp16, 10 warm-up + 50 x 5, suite gemm-spec\n");
+    printf("\nprotocol and output:\n%s", COMMON_HELP);
+}
+
+/* Fills cfg from textual shape/params ("M=1,N=2"), over the op defaults. */
+static int config_defaults(const sb_op *op, sb_op_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = op->modes[0];
+    for (int i = 0; op->shape_names[i] && i < SB_MAX_DIMS; i++) {
+        snprintf(cfg->shape.name[i], SB_NAME_MAX, "%s", op->shape_names[i]);
+        cfg->shape.value[i] = op->shape_defaults[i];
+        cfg->shape.count++;
+    }
+    for (int i = 0; op->params && op->params[i].name && i < SB_MAX_PARAMS; i++) {
+        snprintf(cfg->params.name[i], SB_NAME_MAX, "%s", op->params[i].name);
+        snprintf(cfg->params.value[i], sizeof cfg->params.value[i], "%s", op->params[i].default_value);
+        cfg->params.count++;
+    }
+    for (int d = 0; d < SB_DTYPE_COUNT; d++)
+        if (op->dtypes & SB_DTYPE_BIT(d)) {
+            cfg->dtype = (sb_dtype)d;
+            if (d == SB_DTYPE_FP16)
+                break;
+        }
+    return 0;
+}
+
+static int set_mode(const sb_op *op, sb_op_config *cfg, const char *mode)
+{
+    for (int i = 0; op->modes[i]; i++)
+        if (!strcmp(op->modes[i], mode)) {
+            cfg->mode = op->modes[i];
+            return 0;
+        }
+    return -1;
+}
+
+static int set_dtype(const sb_op *op, sb_op_config *cfg, const char *name)
+{
+    int d = sb_dtype_parse(name);
+    if (d < 0 || !(op->dtypes & SB_DTYPE_BIT(d)))
+        return -1;
+    cfg->dtype = (sb_dtype)d;
+    return 0;
+}
+
+static int set_param_value(const sb_op *op, sb_op_config *cfg, int idx, const char *value)
+{
+    const sb_param_spec *ps = &op->params[idx];
+    if (strlen(value) >= sizeof cfg->params.value[0])
+        return -1;
+    if (ps->choices) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", ps->choices);
+        int ok = 0;
+        for (char *save, *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save))
+            if (!strcmp(t, value))
+                ok = 1;
+        if (!ok)
+            return -1;
+    }
+    char *end;
+    if (ps->kind == SB_PARAM_INT) {
+        (void)strtoll(value, &end, 10);
+        if (end == value || *end)
+            return -1;
+    } else if (ps->kind == SB_PARAM_FLOAT) {
+        (void)strtod(value, &end);
+        if (end == value || *end)
+            return -1;
+    } else if (ps->kind == SB_PARAM_BOOL && strcmp(value, "true") && strcmp(value, "false")) {
+        return -1;
+    }
+    snprintf(cfg->params.value[idx], sizeof cfg->params.value[idx], "%s", value);
+    return 0;
+}
+
+typedef struct pending {
+    json_t *doc;
+    char path[4400];
+} pending;
+
+/* Measures every selected provider of one case; results appended to
+ * out[]. Returns SB_OK, or SB_ERR (err filled). *any_failed set when a
+ * correctness check failed. A case that does not fit in device memory is
+ * reported as skipped when skip_oom. */
+static int run_case(run_env *e, const sb_op *op, const sb_op_config *cfg, const int *providers, int np,
+                    const common_opts *o, int skip_oom, const char *dir, pending *out, int *nout, int *any_failed,
+                    sb_error *err)
+{
+    sb_case *c = NULL;
+    sb_protocol_opts proto = o->proto;
+    proto.nvml = e->nvml;
+    int64_t live = e->ctx.live_bytes;
+    if (sb_case_open(op, cfg, &e->ctx, &proto, &c, err) != SB_OK) {
+        if (!skip_oom || strncmp(err->msg, "out of device memory", 20) != 0)
+            return SB_ERR;
+        e->ctx.live_bytes = live;
+        for (int i = 0; i < np; i++) {
+            sb_measurement m;
+            memset(&m, 0, sizeof m);
+            snprintf(m.status, sizeof m.status, "skipped");
+            snprintf(m.reason, sizeof m.reason, "does not fit in device memory: %.400s", err->msg);
+            m.timer = e->ctx.device_is_cpu ? "host-monotonic" : "cuda-event";
+            m.iters = proto.iters;
+            m.repeats = proto.repeats;
+            m.input_sets = 1;
+            m.l2_cold = proto.l2_cold;
+            m.bitwise_repeatable = m.batch_invariant = -1;
+            m.peak_device_bytes = -1;
+            pending *p = &out[(*nout)++];
+            p->doc = sb_result_build(&e->renv, op, cfg, providers[i], &m);
+            char name[1024];
+            sb_result_file_name(op, cfg, providers[i], name, sizeof name);
+            snprintf(p->path, sizeof p->path, "%s/%s", dir ? dir : ".", name);
+            print_summary(op, cfg, providers[i], p->doc);
+        }
+        sb_error_clear(err);
+        return SB_OK;
+    }
+    for (int i = 0; i < np; i++) {
+        sb_measurement m;
+        if (sb_case_measure(c, providers[i], &proto, &m, err) != SB_OK) {
+            char what[160];
+            snprintf(what, sizeof what, "%s %s: ", op->name, op->providers[providers[i]].name);
+            size_t wl = strlen(what), ml = strlen(err->msg);
+            if (wl + ml < sizeof err->msg) {
+                memmove(err->msg + wl, err->msg, ml + 1);
+                memcpy(err->msg, what, wl);
+            }
+            sb_measurement_free(&m);
+            sb_case_close(c);
+            return SB_ERR;
+        }
+        if (!strcmp(m.status, "failed"))
+            *any_failed = 1;
+        pending *p = &out[(*nout)++];
+        p->doc = sb_result_build(&e->renv, op, sb_case_config(c), providers[i], &m);
+        char name[1024];
+        sb_result_file_name(op, sb_case_config(c), providers[i], name, sizeof name);
+        snprintf(p->path, sizeof p->path, "%s/%s", dir ? dir : ".", name);
+        print_summary(op, sb_case_config(c), providers[i], p->doc);
+        sb_measurement_free(&m);
+    }
+    sb_case_close(c);
+    return SB_OK;
+}
+
+static int write_pending(pending *p, int n, sb_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (p[i].doc && sb_json_write_file(p[i].path, p[i].doc, err) != SB_OK)
+            return SB_ERR;
+    return SB_OK;
+}
+
+static void free_pending(pending *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        json_decref(p[i].doc);
+}
+
+static int cmd_op(const sb_op *op, int argc, char **argv)
+{
+    common_opts o;
+    common_defaults(&o);
+    sb_op_config cfg;
+    config_defaults(op, &cfg);
+    struct option base[] = {COMMON_LONG_OPTS, {"dtype", required_argument, NULL, OPT_DTYPE},
+                            {"mode", required_argument, NULL, OPT_MODE}, {"spec", no_argument, NULL, OPT_SPEC}};
+    size_t nbase = sizeof base / sizeof base[0];
+    struct option longopts[64];
+    size_t nl = 0;
+    for (size_t i = 0; i < nbase; i++)
+        if (strcmp(base[i].name, "spec") || !strcmp(op->name, "gemm"))
+            longopts[nl++] = base[i];
+    for (int i = 0; op->shape_names[i]; i++)
+        longopts[nl++] = (struct option){op->shape_names[i], required_argument, NULL, OPT_SHAPE0 + i};
+    for (int i = 0; op->params && op->params[i].name; i++)
+        longopts[nl++] = (struct option){op->params[i].name, required_argument, NULL, OPT_PARAM0 + i};
+    longopts[nl] = (struct option){NULL, 0, NULL, 0};
+    int spec = 0, shape_given = 0, dtype_given = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        int r = common_option(c, optarg, &o);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (c == OPT_HELP) {
+            op_help(op);
+            return 0;
+        } else if (c == OPT_SPEC) {
+            spec = 1;
+        } else if (c == OPT_DTYPE) {
+            dtype_given = 1;
+            if (set_dtype(op, &cfg, optarg))
+                return usage_error("--dtype %s: not a dtype %s accepts", optarg, op->name);
+        } else if (c == OPT_MODE) {
+            if (set_mode(op, &cfg, optarg))
+                return usage_error("--mode %s: not a mode of %s", optarg, op->name);
+        } else if (c >= OPT_SHAPE0 && c < OPT_PARAM0) {
+            int64_t v;
+            shape_given = 1;
+            if (parse_i64(optarg, 1, (int64_t)1 << 40, &v))
+                return usage_error("--%s %s: expected a positive integer", op->shape_names[c - OPT_SHAPE0], optarg);
+            cfg.shape.value[c - OPT_SHAPE0] = v;
+        } else if (c >= OPT_PARAM0) {
+            const sb_param_spec *ps = &op->params[c - OPT_PARAM0];
+            if (set_param_value(op, &cfg, c - OPT_PARAM0, optarg)) {
+                fprintf(stderr, "solbench: --%s %s: expected %s (see solbench %s --help)\n", ps->name, optarg,
+                        ps->choices ? ps->choices
+                        : ps->kind == SB_PARAM_INT   ? "an integer"
+                        : ps->kind == SB_PARAM_FLOAT ? "a number"
+                        : ps->kind == SB_PARAM_BOOL  ? "true or false"
+                                                     : "a value",
+                        op->name);
+                return EXIT_USAGE;
+            }
+        } else if (c == ':') {
+            return usage_error("%s needs a value%s", argv[optind - 1], "");
+        } else {
+            return usage_error("unknown option %s for solbench %s", argv[optind - 1], op->name);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument %s%s", argv[optind], "");
+    if (spec) {
+        if (shape_given || dtype_given || o.protocol_given)
+            return usage_error("--spec fixes shape, dtype and protocol; drop the other flags%s%s", "", "");
+        for (int i = 0; i < cfg.shape.count; i++)
+            cfg.shape.value[i] = 4096;
+        cfg.dtype = SB_DTYPE_FP16;
+        o.proto.warmup_iters = 10;
+        o.proto.warmup_ms = 0;
+        o.proto.iters = 50;
+        o.proto.repeats = 5;
+        o.proto.l2_cold = 0;
+        if (!o.suite)
+            o.suite = "gemm-spec";
+    }
+    if (!o.suite)
+        o.suite = "adhoc";
+    cfg.seed = o.seed;
+    sb_error err;
+    sb_error_clear(&err);
+    if (op->validate && op->validate(&cfg, &err) != SB_OK) {
+        fail_line(&err);
+        return EXIT_USAGE;
+    }
+    int providers[16], np;
+    if (select_providers(op, o.provider, o.device_is_cpu, providers, &np))
+        return EXIT_USAGE;
+    /* The device first: without one, the "no CUDA device" line is the
+     * answer whatever else is asked. */
+    run_env e;
+    if (run_env_open(&e, o.device_is_cpu, o.device_index, o.calibration, o.suite, &err) != SB_OK) {
+        fail_line(&err);
+        run_env_close(&e);
+        return EXIT_USAGE;
+    }
+    int is_dir = 0;
+    if (o.out && prepare_out(o.out, np > 1, &is_dir)) {
+        run_env_close(&e);
+        return EXIT_USAGE;
+    }
+    pending res[16];
+    int nres = 0, any_failed = 0;
+    int rc = run_case(&e, op, &cfg, providers, np, &o, 0, is_dir ? o.out : NULL, res, &nres, &any_failed, &err);
+    if (rc == SB_OK && o.out && !is_dir && nres == 1)
+        snprintf(res[0].path, sizeof res[0].path, "%s", o.out);
+    if (rc == SB_OK && o.out)
+        rc = write_pending(res, nres, &err);
+    free_pending(res, nres);
+    run_env_close(&e);
+    if (rc != SB_OK) {
+        fail_line(&err);
+        return EXIT_USAGE;
+    }
+    return any_failed ? EXIT_PROBLEMS : 0;
+}
+
+/* -------------------------------------------------------------- suite */
+static int parse_kv(const char *text, char names[][SB_NAME_MAX], char values[][64], int max, int *n)
+{
+    *n = 0;
+    if (!text || !*text)
+        return 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq || *n >= max)
+            return -1;
+        *eq = 0;
+        snprintf(names[*n], SB_NAME_MAX, "%s", t);
+        snprintf(values[*n], 64, "%s", eq + 1);
+        (*n)++;
+    }
+    return 0;
+}
+
+/* Turns a preset case into a config; SB_ERR names the bad field. */
+static int preset_config(const sb_preset *pr, size_t idx, const sb_op **opp, sb_op_config *cfg, uint64_t seed,
+                         sb_error *err)
+{
+    const sb_preset_case *pc = &pr->cases[idx];
+    const sb_op *op = sb_op_find(pc->op);
+    if (!op)
+        return sb_error_set(err, NULL, NULL, "preset %s case %zu: no op %s in this build", pr->name, idx + 1, pc->op);
+    config_defaults(op, cfg);
+    cfg->seed = seed;
+    if (pc->mode && set_mode(op, cfg, pc->mode))
+        return sb_error_set(err, NULL, NULL, "preset %s case %zu: %s has no mode %s", pr->name, idx + 1, op->name,
+                            pc->mode);
+    if (set_dtype(op, cfg, pc->dtype))
+        return sb_error_set(err, NULL, NULL, "preset %s case %zu: %s does not accept dtype %s", pr->name, idx + 1,
+                            op->name, pc->dtype);
+    char names[SB_MAX_PARAMS][SB_NAME_MAX], values[SB_MAX_PARAMS][64];
+    int n;
+    if (parse_kv(pc->shape, names, values, SB_MAX_PARAMS, &n))
+        return sb_error_set(err, NULL, NULL, "preset %s case %zu: bad shape text %s", pr->name, idx + 1, pc->shape);
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int d = 0; d < cfg->shape.count; d++)
+            if (!strcmp(cfg->shape.name[d], names[i])) {
+                int64_t v;
+                if (parse_i64(values[i], 1, (int64_t)1 << 40, &v))
+                    return sb_error_set(err, NULL, NULL, "preset %s case %zu: %s=%s is not a positive integer",
+                                        pr->name, idx + 1, names[i], values[i]);
+                cfg->shape.value[d] = v;
+                found = 1;
+            }
+        if (!found)
+            return sb_error_set(err, NULL, NULL, "preset %s case %zu: %s has no shape name %s", pr->name, idx + 1,
+                                op->name, names[i]);
+    }
+    if (parse_kv(pc->params, names, values, SB_MAX_PARAMS, &n))
+        return sb_error_set(err, NULL, NULL, "preset %s case %zu: bad params text %s", pr->name, idx + 1,
+                            pc->params);
+    for (int i = 0; i < n; i++) {
+        int found = -1;
+        for (int p = 0; op->params && op->params[p].name; p++)
+            if (!strcmp(op->params[p].name, names[i]))
+                found = p;
+        if (found < 0 || set_param_value(op, cfg, found, values[i]))
+            return sb_error_set(err, NULL, NULL, "preset %s case %zu: bad param %s=%s for %s", pr->name, idx + 1,
+                                names[i], values[i], op->name);
+    }
+    if (op->validate && op->validate(cfg, err) != SB_OK)
+        return SB_ERR;
+    *opp = op;
+    return SB_OK;
+}
+
+static int cmd_suite(int argc, char **argv)
+{
+    common_opts o;
+    common_defaults(&o);
+    const char *preset = NULL;
+    struct option longopts[] = {COMMON_LONG_OPTS, {"preset", required_argument, NULL, OPT_PRESET}, {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        int r = common_option(c, optarg, &o);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (c == OPT_HELP) {
+            printf("usage: solbench suite --preset NAME --out DIR [options]\n"
+                   "Runs every case of a preset with every provider that suits the device and writes one\n"
+                   "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n\npresets:\n");
+            for (size_t i = 0; sb_preset_table[i].name; i++)
+                printf("  %-16s %s (%zu cases)\n", sb_preset_table[i].name, sb_preset_table[i].description,
+                       sb_preset_table[i].case_count);
+            printf("\noptions:\n  --preset NAME\n%s", COMMON_HELP);
+            return 0;
+        } else if (c == OPT_PRESET) {
+            preset = optarg;
+        } else if (c == ':') {
+            return usage_error("%s needs a value%s", argv[optind - 1], "");
+        } else {
+            return usage_error("unknown option %s for solbench suite%s", argv[optind - 1], "");
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument %s%s", argv[optind], "");
+    if (!preset)
+        return usage_error("suite needs --preset NAME%s%s", "", "");
+    const sb_preset *pr = sb_preset_find(preset);
+    if (!pr)
+        return usage_error("no preset %s (solbench suite --help lists them)%s", preset, "");
+    if (!o.out)
+        return usage_error("suite needs --out DIR%s%s", "", "");
+    struct stat st;
+    if (stat(o.out, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "solbench: --out %s: not an existing directory\n", o.out);
+        return EXIT_USAGE;
+    }
+    sb_error err;
+    sb_error_clear(&err);
+    /* Every case must make sense before anything runs. */
+    for (size_t i = 0; i < pr->case_count; i++) {
+        const sb_op *op;
+        sb_op_config cfg;
+        if (preset_config(pr, i, &op, &cfg, o.seed, &err) != SB_OK) {
+            fail_line(&err);
+            return EXIT_USAGE;
+        }
+    }
+    run_env e;
+    if (run_env_open(&e, o.device_is_cpu, o.device_index, o.calibration, o.suite ? o.suite : pr->name, &err) !=
+        SB_OK) {
+        fail_line(&err);
+        run_env_close(&e);
+        return EXIT_USAGE;
+    }
+    char stamp[32], dir[4200];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(dir, sizeof dir, "%s/%s-%s", o.out, pr->name, stamp);
+    for (int k = 2; mkdir(dir, 0777) != 0; k++) {
+        if (errno != EEXIST || k > 99) {
+            fprintf(stderr, "solbench: %s: cannot create directory: %s\n", dir, strerror(errno));
+            run_env_close(&e);
+            return EXIT_USAGE;
+        }
+        snprintf(dir, sizeof dir, "%s/%s-%s-%d", o.out, pr->name, stamp, k);
+    }
+    int any_failed = 0, rc = SB_OK, written = 0;
+    for (size_t i = 0; i < pr->case_count && rc == SB_OK; i++) {
+        const sb_op *op;
+        sb_op_config cfg;
+        preset_config(pr, i, &op, &cfg, o.seed, &err);
+        int providers[16], np;
+        if (select_providers(op, o.provider, o.device_is_cpu, providers, &np)) {
+            rc = SB_ERR;
+            snprintf(err.msg, sizeof err.msg, "preset %s: provider %s does not suit op %s", pr->name, o.provider,
+                     op->name);
+            break;
+        }
+        pending res[16];
+        int nres = 0;
+        rc = run_case(&e, op, &cfg, providers, np, &o, 1, dir, res, &nres, &any_failed, &err);
+        if (rc == SB_OK)
+            rc = write_pending(res, nres, &err);
+        if (rc == SB_OK)
+            written += nres;
+        free_pending(res, nres);
+    }
+    run_env_close(&e);
+    if (rc != SB_OK) {
+        fail_line(&err);
+        fprintf(stderr, "solbench: %d result files were written to %s before the error\n", written, dir);
+        return EXIT_USAGE;
+    }
+    printf("%d result files in %s\n", written, dir);
+    return any_failed ? EXIT_PROBLEMS : 0;
+}
+
+/* ----------------------------------------------------------- roofline */
+static int cmd_roofline(int argc, char **argv)
+{
+    common_opts o;
+    common_defaults(&o);
+    int64_t bytes = 0, gemm_size = -1;
+    struct option longopts[] = {COMMON_LONG_OPTS, {"bytes", required_argument, NULL, OPT_BYTES},
+                                {"gemm-size", required_argument, NULL, OPT_GEMM_SIZE}, {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (c == OPT_WARMUP_MS || c == OPT_L2 || c == OPT_INPUT_SETS || c == OPT_PROVIDER || c == OPT_CALIBRATION ||
+            c == OPT_SUITE)
+            return usage_error("%s does not apply to roofline%s", argv[optind - 1], "");
+        int r = common_option(c, optarg, &o);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (c == OPT_HELP) {
+            printf("usage: solbench roofline [--bytes N] [--gemm-size N] [--device cpu|N] --out FILE\n"
+                   "Measures the card's ceilings and writes solbook.calibration.v1: STREAM copy, scale, add,\n"
+                   "triad (16-byte loads, grid-stride; bytes = read + written), cudaMemcpy device to device,\n"
+                   "and a cuBLASLt GEMM peak for fp16, bf16, tf32, fp32 and fp8e4m3 where supported.\n\n"
+                   "  --bytes N        bytes per stream buffer, suffix K, M, G allowed (default 2G on a GPU,\n"
+                   "                   64M on the CPU)\n"
+                   "  --gemm-size N    M = N = K of the GEMM probes (default 8192 on a GPU, 256 on the CPU;\n"
+                   "                   0 = none)\n"
+                   "  --warmup N, --iters N, --repeats N, --device cpu|N, --seed S, --check-rows N\n"
+                   "  --out FILE       the calibration file (required)\n");
+            return 0;
+        } else if (c == OPT_BYTES) {
+            if (parse_bytes(optarg, &bytes) || bytes < 4096)
+                return usage_error("--bytes %s: expected a size of at least 4096 (suffix K, M or G)%s", optarg, "");
+        } else if (c == OPT_GEMM_SIZE) {
+            if (parse_i64(optarg, 0, 65536, &gemm_size))
+                return usage_error("--gemm-size %s: expected 0 to 65536%s", optarg, "");
+        } else if (c == ':') {
+            return usage_error("%s needs a value%s", argv[optind - 1], "");
+        } else {
+            return usage_error("unknown option %s for solbench roofline%s", argv[optind - 1], "");
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument %s%s", argv[optind], "");
+    if (!o.out)
+        return usage_error("roofline needs --out FILE%s%s", "", "");
+    int is_dir;
+    if (prepare_out(o.out, 0, &is_dir))
+        return EXIT_USAGE;
+    if (is_dir)
+        return usage_error("--out %s: roofline writes one file; give a file name%s", o.out, "");
+    sb_error err;
+    sb_error_clear(&err);
+    run_env e;
+    if (run_env_open(&e, o.device_is_cpu, o.device_index, NULL, "roofline", &err) != SB_OK) {
+        fail_line(&err);
+        run_env_close(&e);
+        return EXIT_USAGE;
+    }
+    sb_roofline_opts ro;
+    ro.buffer_bytes = bytes ? bytes : o.device_is_cpu ? (int64_t)64 << 20 : (int64_t)2 << 30;
+    ro.gemm_size = gemm_size >= 0 ? gemm_size : o.device_is_cpu ? 256 : 8192;
+    ro.seed = o.seed;
+    ro.proto = o.proto;
+    ro.proto.nvml = e.nvml;
+    json_t *cal = NULL;
+    int rc = sb_roofline_run(&e.ctx, &ro, e.prov, &cal, &err);
+    if (rc == SB_OK)
+        rc = sb_json_write_file(o.out, cal, &err);
+    if (rc == SB_OK) {
+        json_t *bw = json_object_get(cal, "bandwidth");
+        const char *k;
+        json_t *v;
+        json_object_foreach(bw, k, v)
+            printf("%-10s %9.1f GB/s\n", k, json_number_value(json_object_get(v, "gbps")));
+        json_object_foreach(json_object_get(cal, "gemm_peak"), k, v)
+            printf("gemm %-6s %8.2f TFLOP/s\n", k, json_number_value(json_object_get(v, "tflops")));
+        const char *notes = json_string_value(json_object_get(cal, "notes"));
+        if (notes)
+            printf("notes: %s\n", notes);
+    }
+    json_decref(cal);
+    run_env_close(&e);
+    if (rc != SB_OK) {
+        fail_line(&err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- main */
+static void main_help(void)
+{
+    printf("usage: solbench COMMAND [options]   (solbench COMMAND --help for its options)\n\ncommands:\n");
+    for (size_t i = 0; sb_op_table[i]; i++)
+        printf("  %-12s %s\n", sb_op_table[i]->name, sb_op_table[i]->summary);
+    printf("  %-12s %s\n", "suite", "run a preset's cases into a new timestamped folder");
+    printf("  %-12s %s\n", "roofline", "measure the card's ceilings (solbook.calibration.v1)");
+    printf("  %-12s %s\n", "list", "list ops, providers and presets");
+    printf("\nExit status: 0 ok, 1 a correctness check failed, 2 usage or system error.\n");
+}
+
+static int cmd_list(void)
+{
+    for (size_t i = 0; sb_op_table[i]; i++) {
+        const sb_op *op = sb_op_table[i];
+        printf("op %s:", op->name);
+        for (int p = 0; op->providers[p].name; p++)
+            printf(" %s", op->providers[p].name);
+        printf("\n");
+    }
+    for (size_t i = 0; sb_preset_table[i].name; i++)
+        printf("preset %s: %zu cases\n", sb_preset_table[i].name, sb_preset_table[i].case_count);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        main_help();
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        main_help();
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("solbench %s\n", SOLBOOK_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "list"))
+        return cmd_list();
+    if (!strcmp(cmd, "suite"))
+        return cmd_suite(argc - 1, argv + 1);
+    if (!strcmp(cmd, "roofline"))
+        return cmd_roofline(argc - 1, argv + 1);
+    const sb_op *op = sb_op_find(cmd);
+    if (op)
+        return cmd_op(op, argc - 1, argv + 1);
+    fprintf(stderr, "solbench: unknown command %s (see solbench --help)\n", cmd);
+    return EXIT_USAGE;
+}

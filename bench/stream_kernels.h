@@ -1,0 +1,32 @@
+/* stream_kernels.h - STREAM-like bandwidth kernels (copy, scale, add,
+ * triad) over fp32 arrays: 16-byte (float4) loads and stores, grid-stride
+ * loops, a grid of 8 blocks of 512 threads per SM. */
+#ifndef SOLBOOK_BENCH_STREAM_KERNELS_H
+#define SOLBOOK_BENCH_STREAM_KERNELS_H
+
+#include <stdint.h>
+
+#include "op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sb_stream_kind {
+    SB_STREAM_COPY = 0, /* c[i] = a[i] */
+    SB_STREAM_SCALE,    /* c[i] = s * a[i] */
+    SB_STREAM_ADD,      /* c[i] = a[i] + b[i] */
+    SB_STREAM_TRIAD     /* c[i] = a[i] + s * b[i] */
+} sb_stream_kind;
+
+/* n must be a multiple of 4 and the pointers 16-byte aligned. Returns -1
+ * when refused (nothing launched); launch errors are left for
+ * cudaGetLastError. */
+int sb_stream_launch(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
+                     int sm_count, sb_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
