@@ -10,5 +10,8 @@ const sb_command sb_commands[] = {
     {"runs", cmd_runs, "list stored runs, filtered by arch, SKU, commit or op"},
     {"show", cmd_show, "print one stored run in full"},
     {"collect", cmd_collect, "print this machine's provenance and GPU identity as JSON"},
+    {"report", cmd_report, "geomean tables, weekly writeup, regressions, roofline SVG"},
+    {"packet", cmd_packet, "write an upstream discussion packet citing passing runs"},
+    {"validate-results", cmd_validate_results, "completion gate: one complete GEMM spec result per arch"},
     {NULL, NULL, NULL},
 };

@@ -29,5 +29,8 @@ SB_COMMAND_DECL int cmd_ingest(int argc, char **argv);
 SB_COMMAND_DECL int cmd_runs(int argc, char **argv);
 SB_COMMAND_DECL int cmd_show(int argc, char **argv);
 SB_COMMAND_DECL int cmd_collect(int argc, char **argv);
+SB_COMMAND_DECL int cmd_report(int argc, char **argv);
+SB_COMMAND_DECL int cmd_packet(int argc, char **argv);
+SB_COMMAND_DECL int cmd_validate_results(int argc, char **argv);
 
 #endif

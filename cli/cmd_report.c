@@ -1,0 +1,370 @@
+/* cmd_report.c - `solbook report geomean|weekly|regressions|roofline`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "error.h"
+#include "geomean.h"
+#include "home.h"
+#include "isoweek.h"
+#include "plots.h"
+#include "regress.h"
+#include "repro.h"
+#include "results.h"
+#include "sku.h"
+#include "strbuf.h"
+#include "weekly.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: solbook report geomean [--db FILE] [--baseline PROVIDER] [--suite S] [--op O]\n"
+            "                              [--format md|csv|json] [--out FILE]\n"
+            "       solbook report weekly --week YYYY-Www [--db FILE] [--out DIR]\n"
+            "                             [--alpha A] [--min-effect E]\n"
+            "       solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]\n"
+            "                                  [--min-effect 0.03] [--format md|json] [--out FILE]\n"
+            "       solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]\n"
+            "\n"
+            "geomean      speedup of every provider over a baseline, per op x mode x dtype x SKU,\n"
+            "             and a cross-arch table (newest run per case; failed cases counted)\n"
+            "weekly       DIR/YYYY-Www.md, .html and SVG plots for runs finished in that ISO week\n"
+            "regressions  newest commit against the previous one per case, provider and SKU\n"
+            "             (Mann-Whitney U on the samples); exits 1 when any regression\n"
+            "roofline     the roofline SVG of one SKU\n"
+            "\n"
+            "--db defaults to $SOLBOOK_DB or ./solbook.db. The default baseline of an op is\n"
+            "'reference' when it has passing runs, else the provider with the most passing cases.\n"
+            "Rules for every figure: docs/CLAIMS.md; formats: docs/REPORTS.md.\n");
+}
+
+typedef struct opts {
+    const char *db, *baseline, *suite, *op, *format, *out, *week, *sku;
+    double alpha, min_effect;
+} opts;
+
+static int parse_double(const char *s, const char *name, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (!end || *end || end == s || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "solbook report: %s must be a number in [%g, %g], not '%s'\n", name, lo,
+                hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    static const struct option lo[] = {
+        {"db", required_argument, NULL, 'd'},       {"baseline", required_argument, NULL, 'b'},
+        {"suite", required_argument, NULL, 's'},    {"op", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},   {"out", required_argument, NULL, 'O'},
+        {"week", required_argument, NULL, 'w'},     {"sku", required_argument, NULL, 'k'},
+        {"alpha", required_argument, NULL, 'a'},    {"min-effect", required_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->alpha = 0.01;
+    o->min_effect = 0.03;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'd': o->db = optarg; break;
+        case 'b': o->baseline = optarg; break;
+        case 's': o->suite = optarg; break;
+        case 'o': o->op = optarg; break;
+        case 'f': o->format = optarg; break;
+        case 'O': o->out = optarg; break;
+        case 'w': o->week = optarg; break;
+        case 'k': o->sku = optarg; break;
+        case 'a':
+            if (parse_double(optarg, "--alpha", 1e-12, 0.5, &o->alpha))
+                return 2;
+            break;
+        case 'e':
+            if (parse_double(optarg, "--min-effect", 0, 10, &o->min_effect))
+                return 2;
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':':
+            fprintf(stderr, "solbook report: %s needs a value\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "solbook report: unknown option '%s'; see 'solbook report --help'\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "solbook report: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    return -1;
+}
+
+/* Writes buf to --out or stdout. */
+static int emit(const opts *o, const sb_buf *b)
+{
+    if (sb_buf_failed(b)) {
+        fprintf(stderr, "solbook report: out of memory\n");
+        return 2;
+    }
+    if (o->out) {
+        sb_error err;
+        sb_error_clear(&err);
+        if (sb_write_buf(o->out, b, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            return 2;
+        }
+        return 0;
+    }
+    fwrite(sb_buf_str(b), 1, b->len, stdout);
+    return fflush(stdout) == 0 ? 0 : 2;
+}
+
+static int open_db(const opts *o, sqlite3 **db)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    if (sb_report_db_open(o->db ? o->db : sb_default_db_path(), db, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    return 0;
+}
+
+static int run_geomean(const opts *o)
+{
+    const char *fmt = o->format ? o->format : "md";
+    if (strcmp(fmt, "md") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
+        fprintf(stderr, "solbook report geomean: --format must be md, csv or json, not '%s'\n", fmt);
+        return 2;
+    }
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_result_filter f = {0};
+    f.suite = o->suite;
+    f.op = o->op;
+    sb_result_set set = {0};
+    sb_pick *picks = NULL;
+    size_t np = 0;
+    sb_geo_table geo = {0};
+    sb_buf b = SB_BUF_INIT;
+    int rc = 2;
+    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
+        sb_picks_latest(&set, &picks, &np, &err) != SB_OK ||
+        sb_geo_compute(&set, picks, np, o->baseline, &geo, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    if (set.n == 0) {
+        fprintf(stderr, "solbook report geomean: no result runs%s%s%s%s in %s\n",
+                o->suite ? " in suite " : "", o->suite ? o->suite : "", o->op ? " of op " : "",
+                o->op ? o->op : "", o->db ? o->db : sb_default_db_path());
+        rc = 1;
+        goto done;
+    }
+    if (strcmp(fmt, "md") == 0) {
+        sb_geo_render_md(&geo, &b);
+    } else if (strcmp(fmt, "csv") == 0) {
+        sb_geo_render_csv(&geo, &b);
+    } else if (sb_geo_render_json(&geo, &b, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    rc = emit(o, &b);
+done:
+    sb_buf_free(&b);
+    sb_geo_free(&geo);
+    free(picks);
+    sb_results_free(&set);
+    sqlite3_close(db);
+    return rc;
+}
+
+static int run_regressions(const opts *o)
+{
+    const char *fmt = o->format ? o->format : "md";
+    if (strcmp(fmt, "md") && strcmp(fmt, "json")) {
+        fprintf(stderr, "solbook report regressions: --format must be md or json, not '%s'\n", fmt);
+        return 2;
+    }
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_result_filter f = {0};
+    f.suite = o->suite;
+    f.op = o->op;
+    sb_result_set set = {0};
+    sb_rg_list rg = {0};
+    sb_rg_opts ro = {o->alpha, o->min_effect};
+    sb_buf b = SB_BUF_INIT;
+    int rc = 2;
+    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
+        sb_rg_commits(db, &set, &ro, &rg, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    if (strcmp(fmt, "md") == 0) {
+        sb_rg_render_md(&rg, &ro, &b);
+    } else if (sb_rg_render_json(&rg, &ro, &b, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    rc = emit(o, &b);
+    if (rc == 0 && sb_rg_count_regressions(&rg) > 0) {
+        fprintf(stderr, "solbook report regressions: %zu regression(s)\n",
+                sb_rg_count_regressions(&rg));
+        rc = 1;
+    }
+done:
+    sb_buf_free(&b);
+    sb_rg_free(&rg);
+    sb_results_free(&set);
+    sqlite3_close(db);
+    return rc;
+}
+
+static int load_skus(sb_sku_table **t)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    if (sb_sku_table_load(NULL, t, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    return 0;
+}
+
+static int run_weekly(const opts *o)
+{
+    if (!o->week) {
+        fprintf(stderr, "solbook report weekly: --week YYYY-Www is required (e.g. 2026-W47)\n");
+        return 2;
+    }
+    sb_error err;
+    sb_error_clear(&err);
+    sb_weekly_opts wo = {0};
+    if (sb_isoweek_parse(o->week, &wo.year, &wo.week, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    wo.out_dir = o->out ? o->out : ".";
+    wo.db_label = o->db;
+    wo.rg.alpha = o->alpha;
+    wo.rg.min_effect = o->min_effect;
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_sku_table *skus = NULL;
+    if (load_skus(&skus)) {
+        sqlite3_close(db);
+        return 2;
+    }
+    sb_weekly_summary sum;
+    int rc = 0;
+    if (sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        rc = 2;
+    } else {
+        printf("%s: %zu result runs (%zu passing, %zu failed, %zu skipped), %zu training runs, "
+               "%zu plots, %zu regressions since the previous week\n%s\n",
+               sum.md_path, sum.runs, sum.passing, sum.failed, sum.skipped, sum.training,
+               sum.plots, sum.regressions, sum.html_path);
+    }
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+    return rc;
+}
+
+static int run_roofline(const opts *o)
+{
+    if (!o->sku) {
+        fprintf(stderr, "solbook report roofline: --sku SKU is required (an id of db/skus.csv "
+                        "as stored in provenance.sku)\n");
+        return 2;
+    }
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_sku_table *skus = NULL;
+    if (load_skus(&skus)) {
+        sqlite3_close(db);
+        return 2;
+    }
+    sb_error err;
+    sb_error_clear(&err);
+    sb_result_filter f = {0};
+    f.suite = o->suite;
+    f.op = o->op;
+    f.sku = o->sku;
+    sb_result_set set = {0};
+    sb_pick *picks = NULL;
+    size_t np = 0, drawn = 0;
+    sb_buf b = SB_BUF_INIT;
+    int rc = 2;
+    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
+        sb_picks_latest(&set, &picks, &np, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    if (set.n == 0) {
+        fprintf(stderr, "solbook report roofline: no result runs on SKU %s\n", o->sku);
+        rc = 1;
+        goto done;
+    }
+    if (sb_plot_roofline(db, skus, picks, np, o->sku, &b, &drawn, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    rc = emit(o, &b);
+    if (rc == 0 && o->out)
+        printf("%s: %zu points\n", o->out, drawn);
+done:
+    sb_buf_free(&b);
+    free(picks);
+    sb_results_free(&set);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    opts o;
+    int r = parse(argc - 1, argv + 1, &o);
+    if (r >= 0)
+        return r;
+    if (strcmp(sub, "geomean") == 0)
+        return run_geomean(&o);
+    if (strcmp(sub, "weekly") == 0)
+        return run_weekly(&o);
+    if (strcmp(sub, "regressions") == 0)
+        return run_regressions(&o);
+    if (strcmp(sub, "roofline") == 0)
+        return run_roofline(&o);
+    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, regressions, roofline)\n",
+            sub);
+    return 2;
+}

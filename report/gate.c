@@ -1,0 +1,178 @@
+/* gate.c - `solbook validate-results` (gate.h). */
+#include "gate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ncu_csv.h"
+#include "results.h"
+
+static const sb_gate_spec GEMM_SPEC = {
+    .suite = "gemm-spec",
+    .op = "gemm",
+    .mode = "fwd",
+    .dtype = "fp16",
+    .shape_key = "K=4096,M=4096,N=4096",
+    .provider = "cublas",
+    .warmup_iters = 10,
+    .iters = 50,
+    .repeats = 5,
+};
+
+const sb_gate_spec *sb_gate_spec_for(const char *op)
+{
+    return strcmp(op, "gemm") == 0 ? &GEMM_SPEC : NULL;
+}
+
+/* Names of the SOL metrics a run lacks (value present on some kernel),
+ * comma-separated into missing. Returns how many are missing, -1 on error. */
+static int missing_sol(sqlite3 *db, long long run_id, sb_buf *missing, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT COUNT(*) FROM profiler_metrics WHERE run_id = ?1 AND "
+                           "metric = ?2 AND value IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK) {
+        sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                     sqlite3_errmsg(db));
+        return -1;
+    }
+    int count = 0;
+    for (size_t i = 0; i < SB_NCU_SOL_METRIC_COUNT; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, SB_NCU_SOL_METRICS[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_ROW) {
+            sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                         sqlite3_errmsg(db));
+            sqlite3_finalize(st);
+            return -1;
+        }
+        if (sqlite3_column_int64(st, 0) == 0) {
+            if (count++)
+                sb_buf_puts(missing, ", ");
+            sb_buf_puts(missing, SB_NCU_SOL_METRICS[i]);
+        }
+    }
+    sqlite3_finalize(st);
+    return count;
+}
+
+/* Appends the problems of one candidate to probs; returns their number. */
+static int candidate_problems(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+                              const sb_result *r, const char *arch, sb_buf *probs, sb_error *err)
+{
+    int n = 0;
+#define PROB(...)                                    \
+    do {                                             \
+        sb_buf_printf(probs, "    - run %lld: ", r->run_id); \
+        sb_buf_printf(probs, __VA_ARGS__);           \
+        sb_buf_puts(probs, "\n");                    \
+        n++;                                         \
+    } while (0)
+    if (strcmp(r->status, "passed") != 0)
+        PROB("status is %s%s%s", r->status, r->reason ? ": " : "", r->reason ? r->reason : "");
+    if (r->correct != 1)
+        PROB("correctness %s", r->correct == 0 ? "failed" : "not recorded");
+    if (r->warmup_iters != spec->warmup_iters || r->iters != spec->iters ||
+        r->repeats != spec->repeats)
+        PROB("protocol is %lld warm-up + %lld x %lld, the spec is %lld warm-up + %lld x %lld",
+             r->warmup_iters, r->iters, r->repeats, spec->warmup_iters, spec->iters,
+             spec->repeats);
+    const sb_sku *s = skus ? sb_sku_find(skus, r->sku) : NULL;
+    if (!s)
+        PROB("SKU '%s' is not in db/skus.csv, so its arch cannot be confirmed", r->sku);
+    else if (strcmp(s->arch, arch) != 0)
+        PROB("SKU '%s' is a %s card but provenance says %s", r->sku, s->arch, arch);
+    sb_buf miss = SB_BUF_INIT;
+    int m = missing_sol(db, r->run_id, &miss, err);
+    if (m < 0) {
+        sb_buf_free(&miss);
+        return -1;
+    }
+    if (m == SB_NCU_SOL_METRIC_COUNT)
+        PROB("no ncu speed-of-light metrics attached (ingest with the profile CSV)");
+    else if (m > 0)
+        PROB("ncu metrics missing: %s", sb_buf_str(&miss));
+    sb_buf_free(&miss);
+#undef PROB
+    return n;
+}
+
+int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+                  const char *arch_list, int *ok, sb_buf *out, sb_error *err)
+{
+    *ok = 1;
+    char *list = strdup(arch_list);
+    if (!list)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sb_buf_printf(out,
+                  "GEMM spec: suite %s, %s %s %s %s, provider %s, %lld warm-up + %lld x %lld\n",
+                  spec->suite, spec->op, spec->mode, spec->dtype, spec->shape_key,
+                  spec->provider, spec->warmup_iters, spec->iters, spec->repeats);
+    char *save = NULL;
+    int rc = SB_OK;
+    for (char *arch = strtok_r(list, ",", &save); arch; arch = strtok_r(NULL, ",", &save)) {
+        if (!*arch)
+            continue;
+        sb_result_filter f = {0};
+        f.suite = spec->suite;
+        f.op = spec->op;
+        f.provider = spec->provider;
+        f.arch = arch;
+        sb_result_set set;
+        if (sb_results_load(db, &f, &set, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
+        sb_buf probs = SB_BUF_INIT;
+        size_t candidates = 0, good = 0;
+        long long good_id = -1;
+        const char *good_sku = NULL;
+        for (size_t i = 0; i < set.n; i++) {
+            const sb_result *r = &set.v[i];
+            if (strcmp(r->mode, spec->mode) != 0 || strcmp(r->dtype, spec->dtype) != 0 ||
+                strcmp(r->shape_key, spec->shape_key) != 0)
+                continue;
+            candidates++;
+            int np = candidate_problems(db, skus, spec, r, arch, &probs, err);
+            if (np < 0) {
+                rc = SB_ERR;
+                break;
+            }
+            if (np == 0) {
+                good++;
+                good_id = r->run_id;
+                good_sku = r->sku;
+            }
+        }
+        if (rc == SB_OK) {
+            if (good == 1) {
+                sb_buf_printf(out, "%s: ok: run %lld on %s\n", arch, good_id, good_sku);
+            } else {
+                *ok = 0;
+                if (candidates == 0)
+                    sb_buf_printf(out, "%s: missing: no GEMM spec result stored for this arch\n",
+                                  arch);
+                else if (good == 0)
+                    sb_buf_printf(out,
+                                  "%s: missing: %zu GEMM spec result(s), none complete:\n%s",
+                                  arch, candidates, sb_buf_str(&probs));
+                else
+                    sb_buf_printf(out,
+                                  "%s: ambiguous: %zu complete GEMM spec results, expected "
+                                  "exactly one (remove the extra runs or keep one database "
+                                  "per release)\n",
+                                  arch, good);
+            }
+        }
+        sb_buf_free(&probs);
+        sb_results_free(&set);
+        if (rc != SB_OK)
+            break;
+    }
+    free(list);
+    if (rc == SB_OK && sb_buf_failed(out))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* gate.h - the completion gate behind `solbook validate-results`: every
+ * required arch has exactly one stored result of the GEMM spec that passes
+ * and is fully evidenced.
+ *
+ * The GEMM spec (docs/REPORTS.md): suite gemm-spec, op gemm, mode fwd,
+ * dtype fp16, shape M=N=K=4096, provider cublas, protocol 10 warm-up
+ * launches then 5 repeats of 50 timed launches. A result counts for arch A
+ * when provenance.arch is A, its SKU is in db/skus.csv with arch A, status
+ * is passed, correctness passed, and every speed-of-light metric of the
+ * ncu profile (SB_NCU_SOL_METRICS, ingest/ncu_csv.h) has a value.
+ */
+#ifndef SOLBOOK_REPORT_GATE_H
+#define SOLBOOK_REPORT_GATE_H
+
+#include <sqlite3.h>
+
+#include "error.h"
+#include "sku.h"
+#include "strbuf.h"
+
+typedef struct sb_gate_spec {
+    const char *suite, *op, *mode, *dtype, *shape_key, *provider;
+    long long warmup_iters, iters, repeats;
+} sb_gate_spec;
+
+/* The spec of an op ("gemm"); NULL when the gate defines none for it. */
+const sb_gate_spec *sb_gate_spec_for(const char *op);
+
+/* Checks each arch of the comma-separated list (e.g. "a100,h100,h200").
+ * Appends a human report to out (one block per arch: ok with the run id, or
+ * every problem found) and sets *ok to 1 only when every arch passes. */
+int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+                  const char *arch_list, int *ok, sb_buf *out, sb_error *err);
+
+#endif

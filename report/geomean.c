@@ -1,0 +1,381 @@
+/* geomean.c - speedup tables (geomean.h). */
+#include "geomean.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static int same_opgroup(const sb_result *a, const sb_result *b)
+{
+    return strcmp(a->op, b->op) == 0 && strcmp(a->mode, b->mode) == 0 &&
+           strcmp(a->dtype, b->dtype) == 0;
+}
+
+/* Default baseline for the op group of r. */
+static const char *default_baseline(const sb_pick *picks, size_t n, const sb_result *g)
+{
+    /* count passing picks per provider within the op group */
+    const char *best = NULL;
+    size_t best_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (!same_opgroup(r, g) || !r->passing)
+            continue;
+        if (strcmp(r->provider, "reference") == 0)
+            return r->provider;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (!same_opgroup(r, g) || !r->passing)
+            continue;
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++)
+            if (same_opgroup(picks[j].r, g) && picks[j].r->passing &&
+                strcmp(picks[j].r->provider, r->provider) == 0)
+                c++;
+        if (c > best_count || (c == best_count && best && strcmp(r->provider, best) < 0)) {
+            best = r->provider;
+            best_count = c;
+        }
+    }
+    return best;
+}
+
+static const sb_pick *find_pick(const sb_pick *picks, size_t n, const char *case_key,
+                                const char *provider, const char *sku)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(picks[i].r->case_key, case_key) == 0 &&
+            strcmp(picks[i].r->provider, provider) == 0 && strcmp(picks[i].r->sku, sku) == 0)
+            return &picks[i];
+    return NULL;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const sb_geo_row *x = a, *y = b;
+    int c;
+    if ((c = strcmp(x->op, y->op)) || (c = strcmp(x->mode, y->mode)) ||
+        (c = strcmp(x->dtype, y->dtype)))
+        return c;
+    int ra = sb_arch_rank(x->arch), rb = sb_arch_rank(y->arch);
+    if (ra != rb)
+        return ra - rb;
+    if ((c = strcmp(x->arch, y->arch)) || (c = strcmp(x->sku, y->sku)))
+        return c;
+    return strcmp(x->provider, y->provider);
+}
+
+void sb_geo_free(sb_geo_table *t)
+{
+    free(t->rows);
+    free(t->skus);
+    free(t->sku_arch);
+    memset(t, 0, sizeof *t);
+}
+
+int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t n,
+                   const char *baseline, sb_geo_table *out, sb_error *err)
+{
+    (void)set;
+    memset(out, 0, sizeof *out);
+    /* One row per distinct (op, mode, dtype, sku, provider) other than the
+     * group's baseline. */
+    size_t cap = n + 1;
+    out->rows = calloc(cap, sizeof *out->rows);
+    out->skus = calloc(n + 1, sizeof *out->skus);
+    out->sku_arch = calloc(n + 1, sizeof *out->sku_arch);
+    double *ratios = malloc((n + 1) * sizeof *ratios);
+    /* baseline of each op group, computed once */
+    const sb_result **grp = calloc(n + 1, sizeof *grp);
+    const char **grp_base = calloc(n + 1, sizeof *grp_base);
+    size_t ngrp = 0;
+    if (!out->rows || !out->skus || !out->sku_arch || !ratios || !grp || !grp_base) {
+        free(ratios);
+        free(grp);
+        free(grp_base);
+        sb_geo_free(out);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        const char *base = baseline;
+        if (!base) {
+            size_t gi = 0;
+            while (gi < ngrp && !same_opgroup(grp[gi], r))
+                gi++;
+            if (gi == ngrp) {
+                grp[ngrp] = r;
+                grp_base[ngrp++] = default_baseline(picks, n, r);
+            }
+            base = grp_base[gi];
+        }
+        if (!base || strcmp(r->provider, base) == 0)
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < out->n && !seen; k++) {
+            const sb_geo_row *g = &out->rows[k];
+            seen = strcmp(g->op, r->op) == 0 && strcmp(g->mode, r->mode) == 0 &&
+                   strcmp(g->dtype, r->dtype) == 0 && strcmp(g->sku, r->sku) == 0 &&
+                   strcmp(g->provider, r->provider) == 0;
+        }
+        if (seen)
+            continue;
+        sb_geo_row *g = &out->rows[out->n++];
+        g->op = r->op;
+        g->mode = r->mode;
+        g->dtype = r->dtype;
+        g->sku = r->sku;
+        g->arch = r->arch;
+        g->provider = r->provider;
+        g->baseline = base;
+        size_t nr = 0;
+        /* Walk the cases of this op group on this SKU, from both sides. */
+        for (size_t j = 0; j < n; j++) {
+            const sb_result *c = picks[j].r;
+            if (!same_opgroup(c, r) || strcmp(c->sku, r->sku) != 0)
+                continue;
+            int is_prov = strcmp(c->provider, r->provider) == 0;
+            int is_base = strcmp(c->provider, base) == 0;
+            if (!is_prov && !is_base)
+                continue;
+            if (is_base) {
+                /* counted from the baseline side only when the provider has
+                 * no run of the case at all */
+                if (!find_pick(picks, n, c->case_key, r->provider, r->sku) && c->passing)
+                    g->not_run++;
+                continue;
+            }
+            const sb_pick *b = find_pick(picks, n, c->case_key, base, r->sku);
+            if (strcmp(c->status, "skipped") == 0) {
+                g->skipped++;
+            } else if (!c->passing) {
+                g->failed++;
+            } else if (!b || !b->r->passing) {
+                g->no_baseline++;
+            } else if (!(c->median_ms > 0) || !(b->r->median_ms > 0)) {
+                g->no_baseline++;
+            } else {
+                ratios[nr++] = b->r->median_ms / c->median_ms;
+                if (picks[j].stale || b->stale)
+                    g->stale++;
+            }
+        }
+        g->shapes = nr;
+        g->geomean = g->min = g->max = NAN;
+        if (nr) {
+            g->geomean = sb_geomean(ratios, nr);
+            g->min = g->max = ratios[0];
+            for (size_t k = 1; k < nr; k++) {
+                g->min = fmin(g->min, ratios[k]);
+                g->max = fmax(g->max, ratios[k]);
+            }
+        }
+        int have = 0;
+        for (size_t k = 0; k < out->nskus && !have; k++)
+            have = strcmp(out->skus[k], r->sku) == 0;
+        if (!have) {
+            out->skus[out->nskus] = r->sku;
+            out->sku_arch[out->nskus] = r->arch;
+            out->nskus++;
+        }
+    }
+    free(ratios);
+    free(grp);
+    free(grp_base);
+    qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+    /* order SKUs by arch, then id (insertion sort: few) */
+    for (size_t i = 1; i < out->nskus; i++) {
+        for (size_t j = i; j > 0; j--) {
+            int ra = sb_arch_rank(out->sku_arch[j - 1]), rb = sb_arch_rank(out->sku_arch[j]);
+            int c = ra != rb ? ra - rb : strcmp(out->sku_arch[j - 1], out->sku_arch[j]);
+            if (c == 0)
+                c = strcmp(out->skus[j - 1], out->skus[j]);
+            if (c <= 0)
+                break;
+            const char *t = out->skus[j];
+            out->skus[j] = out->skus[j - 1];
+            out->skus[j - 1] = t;
+            t = out->sku_arch[j];
+            out->sku_arch[j] = out->sku_arch[j - 1];
+            out->sku_arch[j - 1] = t;
+        }
+    }
+    return SB_OK;
+}
+
+static void fmt_x(double v, char *buf, size_t size)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.3f", v);
+}
+
+void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
+{
+    sb_buf_puts(out, "Evidence level: " SB_EVIDENCE_OP ". Speedup = baseline median / provider "
+                     "median per shape; geomean over the shapes both passed.\n\n");
+    sb_buf_puts(out, "| op | mode | dtype | SKU | provider | baseline | shapes | geomean | min | "
+                     "max | failed | skipped | no baseline | not run | stale |\n");
+    sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
+                     "---: | ---: | ---: | ---: |\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const sb_geo_row *g = &t->rows[i];
+        char a[32], b[32], c[32];
+        fmt_x(g->geomean, a, sizeof a);
+        fmt_x(g->min, b, sizeof b);
+        fmt_x(g->max, c, sizeof c);
+        const char *cells[] = {g->op, g->mode, g->dtype, g->sku, g->provider, g->baseline};
+        sb_buf_puts(out, "|");
+        for (size_t k = 0; k < 6; k++) {
+            sb_buf_puts(out, " ");
+            sb_buf_md_escaped(out, cells[k]);
+            sb_buf_puts(out, " |");
+        }
+        sb_buf_printf(out, " %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu |\n", g->shapes, a,
+                      b, c, g->failed, g->skipped, g->no_baseline, g->not_run, g->stale);
+    }
+    sb_buf_puts(out, "\n");
+    sb_geo_render_md_cross(t, out);
+}
+
+void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
+{
+    sb_buf_puts(out, "Cross-arch: geomean speedup over the baseline (shapes compared; failed).\n\n");
+    sb_buf_puts(out, "| op | mode | dtype | provider | baseline |");
+    for (size_t k = 0; k < t->nskus; k++) {
+        sb_buf_puts(out, " ");
+        sb_buf_md_escaped(out, t->skus[k]);
+        sb_buf_puts(out, " |");
+    }
+    sb_buf_puts(out, "\n| --- | --- | --- | --- | --- |");
+    for (size_t k = 0; k < t->nskus; k++)
+        sb_buf_puts(out, " ---: |");
+    sb_buf_puts(out, "\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const sb_geo_row *g = &t->rows[i];
+        int first = 1;
+        for (size_t j = 0; j < i; j++) {
+            const sb_geo_row *h = &t->rows[j];
+            if (strcmp(h->op, g->op) == 0 && strcmp(h->mode, g->mode) == 0 &&
+                strcmp(h->dtype, g->dtype) == 0 && strcmp(h->provider, g->provider) == 0 &&
+                strcmp(h->baseline, g->baseline) == 0)
+                first = 0;
+        }
+        if (!first)
+            continue;
+        const char *cells[] = {g->op, g->mode, g->dtype, g->provider, g->baseline};
+        sb_buf_puts(out, "|");
+        for (size_t k = 0; k < 5; k++) {
+            sb_buf_puts(out, " ");
+            sb_buf_md_escaped(out, cells[k]);
+            sb_buf_puts(out, " |");
+        }
+        for (size_t k = 0; k < t->nskus; k++) {
+            const sb_geo_row *cell = NULL;
+            for (size_t j = i; j < t->n && !cell; j++) {
+                const sb_geo_row *h = &t->rows[j];
+                if (strcmp(h->op, g->op) == 0 && strcmp(h->mode, g->mode) == 0 &&
+                    strcmp(h->dtype, g->dtype) == 0 && strcmp(h->provider, g->provider) == 0 &&
+                    strcmp(h->baseline, g->baseline) == 0 && strcmp(h->sku, t->skus[k]) == 0)
+                    cell = h;
+            }
+            if (!cell) {
+                sb_buf_puts(out, " - |");
+            } else {
+                char a[32];
+                fmt_x(cell->geomean, a, sizeof a);
+                sb_buf_printf(out, " %s (%zu; %zu failed) |", a, cell->shapes, cell->failed);
+            }
+        }
+        sb_buf_puts(out, "\n");
+    }
+    sb_buf_puts(out, "\n");
+}
+
+void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out)
+{
+    sb_buf_puts(out, "evidence,op,mode,dtype,sku,arch,provider,baseline,shapes,geomean,min,max,"
+                     "failed,skipped,no_baseline,not_run,stale\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const sb_geo_row *g = &t->rows[i];
+        const char *cells[] = {SB_EVIDENCE_OP, g->op, g->mode, g->dtype, g->sku,
+                               g->arch, g->provider, g->baseline};
+        for (size_t k = 0; k < 8; k++) {
+            sb_buf_csv_field(out, cells[k]);
+            sb_buf_putc(out, ',');
+        }
+        char a[32], b[32], c[32];
+        if (g->shapes) {
+            fmt_x(g->geomean, a, sizeof a);
+            fmt_x(g->min, b, sizeof b);
+            fmt_x(g->max, c, sizeof c);
+        } else {
+            a[0] = b[0] = c[0] = '\0';
+        }
+        sb_buf_printf(out, "%zu,%s,%s,%s,%zu,%zu,%zu,%zu,%zu\n", g->shapes, a, b, c, g->failed,
+                      g->skipped, g->no_baseline, g->not_run, g->stale);
+    }
+}
+
+static json_t *num3(double v)
+{
+    if (isnan(v))
+        return json_null();
+    return json_real(round(v * 1000.0) / 1000.0);
+}
+
+int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
+{
+    json_t *root = json_object();
+    json_t *rows = json_array();
+    json_t *skus = json_array();
+    if (!root || !rows || !skus) {
+        json_decref(root);
+        json_decref(rows);
+        json_decref(skus);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    json_object_set_new(root, "evidence", json_string(SB_EVIDENCE_OP));
+    for (size_t k = 0; k < t->nskus; k++) {
+        json_t *s = json_object();
+        json_object_set_new(s, "sku", json_string(t->skus[k]));
+        json_object_set_new(s, "arch", json_string(t->sku_arch[k]));
+        json_array_append_new(skus, s);
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const sb_geo_row *g = &t->rows[i];
+        json_t *r = json_object();
+        json_object_set_new(r, "op", json_string(g->op));
+        json_object_set_new(r, "mode", json_string(g->mode));
+        json_object_set_new(r, "dtype", json_string(g->dtype));
+        json_object_set_new(r, "sku", json_string(g->sku));
+        json_object_set_new(r, "arch", json_string(g->arch));
+        json_object_set_new(r, "provider", json_string(g->provider));
+        json_object_set_new(r, "baseline", json_string(g->baseline));
+        json_object_set_new(r, "shapes", json_integer((json_int_t)g->shapes));
+        json_object_set_new(r, "geomean", num3(g->geomean));
+        json_object_set_new(r, "min", num3(g->min));
+        json_object_set_new(r, "max", num3(g->max));
+        json_object_set_new(r, "failed", json_integer((json_int_t)g->failed));
+        json_object_set_new(r, "skipped", json_integer((json_int_t)g->skipped));
+        json_object_set_new(r, "no_baseline", json_integer((json_int_t)g->no_baseline));
+        json_object_set_new(r, "not_run", json_integer((json_int_t)g->not_run));
+        json_object_set_new(r, "stale", json_integer((json_int_t)g->stale));
+        json_array_append_new(rows, r);
+    }
+    json_object_set_new(root, "skus", skus);
+    json_object_set_new(root, "rows", rows);
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (!s)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sb_buf_puts(out, s);
+    sb_buf_puts(out, "\n");
+    free(s);
+    return SB_OK;
+}

@@ -1,0 +1,340 @@
+/* packet.c - upstream discussion packets (packet.h). */
+#include "packet.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "geomean.h"
+#include "repro.h"
+#include "results.h"
+#include "sha256.h"
+
+const char *const sb_packet_targets[] = {"liger", "vllm",  "triton", "pytorch", "cutlass",
+                                         "onnxruntime", "jax", "tilelang", NULL};
+
+int sb_packet_target_known(const char *target)
+{
+    for (size_t i = 0; sb_packet_targets[i]; i++)
+        if (strcmp(sb_packet_targets[i], target) == 0)
+            return 1;
+    return 0;
+}
+
+static int dir_usable(const char *path, sb_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        if (errno == ENOENT)
+            return SB_OK;
+        return sb_error_set(err, path, NULL, "cannot open output directory: %s", strerror(errno));
+    }
+    struct dirent *e;
+    int empty = 1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = 0;
+    closedir(d);
+    if (!empty)
+        return sb_error_set(err, path, NULL,
+                            "output directory is not empty; a packet is written into a new or "
+                            "empty directory so its manifest covers every file");
+    return SB_OK;
+}
+
+static int raw_json_of(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT raw_json FROM runs WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                            sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "run %lld has no stored JSON", run_id);
+    }
+    const char *s = (const char *)sqlite3_column_text(st, 0);
+    int n = sqlite3_column_bytes(st, 0);
+    sb_buf_add(out, s ? s : "", s ? (size_t)n : 0);
+    if (out->len == 0 || sb_buf_str(out)[out->len - 1] != '\n')
+        sb_buf_putc(out, '\n');
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+typedef struct manifest_entry {
+    char rel[512];
+    char hex[SB_SHA256_HEX_LEN + 1];
+} manifest_entry;
+
+static int me_cmp(const void *a, const void *b)
+{
+    return strcmp(((const manifest_entry *)a)->rel, ((const manifest_entry *)b)->rel);
+}
+
+/* Writes out_dir/rel and records its digest. */
+static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_entry *m,
+                    size_t *nm, sb_error *err)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rel) >= sizeof path)
+        return sb_error_set(err, dir, NULL, "path too long");
+    if (sb_write_buf(path, b, err) != SB_OK)
+        return SB_ERR;
+    snprintf(m[*nm].rel, sizeof m[*nm].rel, "%s", rel);
+    if (sb_sha256_hex(sb_buf_str(b), b->len, m[*nm].hex, err) != SB_OK)
+        return SB_ERR;
+    (*nm)++;
+    return SB_OK;
+}
+
+static void jstr(json_t *o, const char *k, const char *v)
+{
+    json_object_set_new(o, k, json_string(v ? v : ""));
+}
+
+static void jnum(json_t *o, const char *k, const char *fmt, double v)
+{
+    char b[64];
+    if (isnan(v))
+        snprintf(b, sizeof b, "-");
+    else
+        snprintf(b, sizeof b, fmt, v);
+    json_object_set_new(o, k, json_string(b));
+}
+
+/* Comma list of distinct values of one field over the cited picks. */
+static void distinct(const sb_pick *p, size_t n, const char *(*get)(const sb_result *),
+                     sb_buf *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].r->passing)
+            continue;
+        const char *v = get(p[i].r);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = p[j].r->passing && strcmp(get(p[j].r), v) == 0;
+        if (!seen)
+            sb_buf_printf(out, "%s%s", out->len ? ", " : "", v);
+    }
+}
+
+static const char *get_gpu(const sb_result *r) { return r->gpu_name; }
+static const char *get_sku(const sb_result *r) { return r->sku; }
+static const char *get_driver(const sb_result *r) { return r->driver ? r->driver : "unknown"; }
+static const char *get_cuda(const sb_result *r) { return r->cuda ? r->cuda : "unknown"; }
+static const char *get_sha(const sb_result *r) { return r->git_sha; }
+static const char *get_op(const sb_result *r) { return r->op; }
+
+int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                    sb_error *err)
+{
+    memset(sum, 0, sizeof *sum);
+    *nothing = 0;
+    if (!sb_packet_target_known(o->target))
+        return sb_error_set(err, NULL, NULL,
+                            "unknown target '%s' (liger, vllm, triton, pytorch, cutlass, "
+                            "onnxruntime, jax, tilelang)",
+                            o->target);
+    int rc = SB_ERR;
+    sb_result_set set = {0};
+    sb_pick *picks = NULL;
+    size_t npicks = 0;
+    sb_geo_table geo = {0};
+    sb_repro *rp = NULL;
+    json_t *d = NULL;
+    manifest_entry *man = NULL;
+    size_t nman = 0;
+    sb_buf b = SB_BUF_INIT, tmp = SB_BUF_INIT;
+    sb_template *tpl = NULL;
+    char rel[512];
+
+    /* The template first: a missing template is a clear error before any
+     * file is written. */
+    snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
+    if (sb_template_load_home(rel, &tpl, err) != SB_OK)
+        goto done;
+    sb_result_filter f = {0};
+    f.op = o->op;
+    f.suite = o->suite;
+    if (sb_results_load(db, &f, &set, err) != SB_OK)
+        goto done;
+    if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
+        goto done;
+    size_t passing = 0;
+    for (size_t i = 0; i < npicks; i++)
+        passing += picks[i].r->passing != 0;
+    if (passing == 0) {
+        *nothing = 1;
+        sb_error_set(err, NULL, NULL,
+                     "nothing to cite for a %s packet: no passing run%s%s%s%s (%zu runs found, "
+                     "none passed correctness)",
+                     o->target, o->op ? " of op " : "", o->op ? o->op : "",
+                     o->suite ? " in suite " : "", o->suite ? o->suite : "", set.n);
+        goto done;
+    }
+    if (dir_usable(o->out_dir, err) != SB_OK || sb_mkdirs(o->out_dir, err) != SB_OK)
+        goto done;
+    char results_dir[4096];
+    if ((size_t)snprintf(results_dir, sizeof results_dir, "%s/results", o->out_dir) >=
+        sizeof results_dir) {
+        sb_error_set(err, o->out_dir, NULL, "path too long");
+        goto done;
+    }
+    if (sb_mkdirs(results_dir, err) != SB_OK)
+        goto done;
+    if (sb_geo_compute(&set, picks, npicks, NULL, &geo, err) != SB_OK)
+        goto done;
+    if (sb_repro_open(&rp, err) != SB_OK)
+        goto done;
+    man = calloc(passing + 4, sizeof *man);
+    d = json_object();
+    if (!man || !d) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    jstr(d, "target", o->target);
+    jstr(d, "op_filter", o->op ? o->op : "all ops");
+    jstr(d, "evidence_op", SB_EVIDENCE_OP);
+    json_t *cites = json_array();
+    json_object_set_new(d, "runs", cites);
+    sb_buf cmds = SB_BUF_INIT;
+    for (size_t i = 0; i < npicks; i++) {
+        const sb_result *r = picks[i].r;
+        if (!r->passing)
+            continue;
+        snprintf(rel, sizeof rel, "results/run-%lld.json", r->run_id);
+        sb_buf_reset(&b);
+        if (raw_json_of(db, r->run_id, &b, err) != SB_OK ||
+            put_file(o->out_dir, rel, &b, man, &nman, err) != SB_OK) {
+            sb_buf_free(&cmds);
+            goto done;
+        }
+        sum->cited++;
+        json_t *c = json_object();
+        json_object_set_new(c, "run_id", json_integer(r->run_id));
+        jstr(c, "file", rel);
+        jstr(c, "op", r->op);
+        jstr(c, "mode", r->mode);
+        jstr(c, "dtype", r->dtype);
+        jstr(c, "shape", r->shape_key);
+        jstr(c, "provider", r->provider);
+        jstr(c, "sku", r->sku);
+        jstr(c, "git_sha", r->git_sha);
+        char sha12[16];
+        snprintf(sha12, sizeof sha12, "%.12s", r->git_sha);
+        jstr(c, "git_sha_short", sha12);
+        jnum(c, "median_ms", "%.4f", r->median_ms);
+        jnum(c, "tflops", "%.1f", r->tflops);
+        jnum(c, "gbps", "%.0f", r->gbps);
+        json_array_append_new(cites, c);
+        sb_buf line = SB_BUF_INIT;
+        if (sb_repro_case(rp, r, &line, err) != SB_OK) {
+            sb_buf_free(&line);
+            sb_buf_free(&cmds);
+            goto done;
+        }
+        sb_buf_putc(&line, '\n');
+        if (!strstr(sb_buf_str(&cmds), sb_buf_str(&line)))
+            sb_buf_puts(&cmds, sb_buf_str(&line));
+        sb_buf_free(&line);
+    }
+    /* not cited: counted by state so the reader knows they exist */
+    size_t failed = 0, skipped = 0, stale = 0;
+    for (size_t i = 0; i < npicks; i++) {
+        if (picks[i].r->passing)
+            stale += picks[i].stale != 0;
+        else if (strcmp(picks[i].r->status, "skipped") == 0)
+            skipped++;
+        else
+            failed++;
+    }
+    json_object_set_new(d, "cited", json_integer((json_int_t)sum->cited));
+    json_object_set_new(d, "not_cited_failed", json_integer((json_int_t)failed));
+    json_object_set_new(d, "not_cited_skipped", json_integer((json_int_t)skipped));
+    json_object_set_new(d, "stale", json_integer((json_int_t)stale));
+    sb_buf_reset(&tmp);
+    distinct(picks, npicks, get_gpu, &tmp);
+    jstr(d, "cards", sb_buf_str(&tmp));
+    sb_buf_reset(&tmp);
+    distinct(picks, npicks, get_sku, &tmp);
+    jstr(d, "skus", sb_buf_str(&tmp));
+    sb_buf_reset(&tmp);
+    distinct(picks, npicks, get_driver, &tmp);
+    jstr(d, "drivers", sb_buf_str(&tmp));
+    sb_buf_reset(&tmp);
+    distinct(picks, npicks, get_cuda, &tmp);
+    jstr(d, "cuda", sb_buf_str(&tmp));
+    sb_buf_reset(&tmp);
+    distinct(picks, npicks, get_sha, &tmp);
+    jstr(d, "commits", sb_buf_str(&tmp));
+    sb_buf_reset(&tmp);
+    distinct(picks, npicks, get_op, &tmp);
+    jstr(d, "ops", sb_buf_str(&tmp));
+    sb_buf_reset(&tmp);
+    if (geo.n)
+        sb_geo_render_md(&geo, &tmp);
+    jstr(d, "geomean_tables", sb_buf_str(&tmp));
+    json_object_set_new(d, "has_geomean", json_boolean(geo.n > 0));
+
+    /* reproduce.sh */
+    sb_buf_reset(&tmp);
+    sb_buf_puts(&tmp, sb_buf_str(&cmds));
+    sb_buf_free(&cmds);
+    sb_buf_puts(&tmp, "solbook ingest results/\n");
+    sb_buf_puts(&tmp, "solbook packet --target ");
+    sb_shell_quote(&tmp, o->target);
+    if (o->op) {
+        sb_buf_puts(&tmp, " --op ");
+        sb_shell_quote(&tmp, o->op);
+    }
+    if (o->suite) {
+        sb_buf_puts(&tmp, " --suite ");
+        sb_shell_quote(&tmp, o->suite);
+    }
+    sb_buf_puts(&tmp, " --out packet-rerun\n");
+    jstr(d, "commands", sb_buf_str(&tmp));
+    sb_buf_reset(&b);
+    if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_NONE, &b, err) != SB_OK ||
+        put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)
+        goto done;
+    {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/reproduce.sh", o->out_dir);
+        chmod(path, 0755);
+    }
+    sb_buf_reset(&b);
+    if (sb_template_render(tpl, d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
+        put_file(o->out_dir, "DISCUSSION.md", &b, man, &nman, err) != SB_OK)
+        goto done;
+    qsort(man, nman, sizeof *man, me_cmp);
+    sb_buf_reset(&b);
+    for (size_t i = 0; i < nman; i++)
+        sb_buf_printf(&b, "%s  %s\n", man[i].hex, man[i].rel);
+    {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/MANIFEST.sha256", o->out_dir);
+        if (sb_write_buf(path, &b, err) != SB_OK)
+            goto done;
+    }
+    sum->files = nman;
+    rc = SB_OK;
+done:
+    sb_template_free(tpl);
+    sb_buf_free(&b);
+    sb_buf_free(&tmp);
+    free(man);
+    json_decref(d);
+    sb_repro_close(rp);
+    sb_geo_free(&geo);
+    free(picks);
+    sb_results_free(&set);
+    return rc;
+}

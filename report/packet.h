@@ -1,0 +1,38 @@
+/* packet.h - upstream discussion packets: a self-contained folder with the
+ * discussion body (templates/packets/<target>.md.tmpl), the cited result
+ * JSON files (runs.raw_json, byte for byte), reproduce.sh and
+ * MANIFEST.sha256 (`sha256sum -c` format). Only passing runs are cited,
+ * each by run id and file; a packet with nothing passing is refused.
+ */
+#ifndef SOLBOOK_REPORT_PACKET_H
+#define SOLBOOK_REPORT_PACKET_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* The targets, ended by NULL: liger vllm triton pytorch cutlass
+ * onnxruntime jax tilelang. */
+extern const char *const sb_packet_targets[];
+int sb_packet_target_known(const char *target);
+
+typedef struct sb_packet_opts {
+    const char *target;
+    const char *op;        /* NULL: every op with passing runs */
+    const char *suite;     /* NULL: any */
+    const char *out_dir;   /* must not exist or be empty */
+    const char *db_label;  /* --db as given, for the commands */
+} sb_packet_opts;
+
+typedef struct sb_packet_summary {
+    size_t cited;          /* result files written */
+    size_t files;          /* files in the manifest */
+} sb_packet_summary;
+
+/* Returns SB_ERR with a clear message when there is nothing passing to
+ * cite (*nothing set to 1 then, so the CLI can exit 1 instead of 2). */
+int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                    sb_error *err);
+
+#endif

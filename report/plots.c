@@ -1,0 +1,482 @@
+/* plots.c - roofline, speedup bars, latency vs shape (plots.h). */
+#include "plots.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svg.h"
+
+/* Distinct providers of the picks that pass the filter, sorted. */
+typedef struct name_list {
+    const char **v;
+    size_t n;
+} name_list;
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int names_add(name_list *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return 0;
+    const char **nv = realloc(l->v, (l->n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    l->v = nv;
+    l->v[l->n++] = s;
+    return 0;
+}
+
+static size_t names_index(const name_list *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return i;
+    return 0;
+}
+
+static void plot_area(sb_buf *b, const sb_scale *x, const sb_scale *y)
+{
+    sb_buf_printf(b,
+                  "<rect class=\"plot-area\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                  "height=\"%.2f\" fill=\"none\" stroke=\"#999999\" stroke-width=\"0.5\" "
+                  "data-x-min=\"%.9g\" data-x-max=\"%.9g\" data-y-min=\"%.9g\" "
+                  "data-y-max=\"%.9g\" data-left=\"%.2f\" data-right=\"%.2f\" "
+                  "data-top=\"%.2f\" data-bottom=\"%.2f\" data-x-log=\"%d\" data-y-log=\"%d\"/>\n",
+                  x->p0, y->p1, x->p1 - x->p0, y->p0 - y->p1, x->d0, x->d1, y->d0, y->d1, x->p0,
+                  x->p1, y->p1, y->p0, x->log, y->log);
+}
+
+static void legend(sb_buf *b, const name_list *providers, double x, double y)
+{
+    sb_svg_text(b, x, y, "start", 12, 0, "#000000", "provider");
+    for (size_t i = 0; i < providers->n; i++) {
+        double yy = y + 18 + 18.0 * (double)i;
+        sb_buf_printf(b,
+                      "<circle class=\"legend\" cx=\"%.2f\" cy=\"%.2f\" r=\"5.0\" fill=\"%s\"/>\n",
+                      x + 5, yy - 4, sb_svg_color(i));
+        sb_svg_text(b, x + 15, yy, "start", 11, 0, "#000000", providers->v[i]);
+    }
+}
+
+static double achieved_tflops(const sb_result *r)
+{
+    if (!isnan(r->tflops) && r->tflops > 0)
+        return r->tflops;
+    double ai = r->flops / r->bytes;
+    if (!isnan(r->gbps) && r->gbps > 0)
+        return r->gbps * ai / 1e3;
+    if (r->median_ms > 0)
+        return r->flops / (r->median_ms * 1e9);
+    return NAN;
+}
+
+static int drawable(const sb_result *r)
+{
+    if (!r->passing || !(r->flops > 0) || !(r->bytes > 0))
+        return 0;
+    double t = achieved_tflops(r);
+    return t > 0 && isfinite(t);
+}
+
+typedef struct line_label {
+    double value;
+    char text[128];
+    int slope;      /* 1: bandwidth slope (value in TB/s); 0: roof (TFLOP/s) */
+    int measured;
+} line_label;
+
+int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
+                     const char *sku, sb_buf *out, size_t *drawn, sb_error *err)
+{
+    *drawn = 0;
+    const sb_sku *s = skus ? sb_sku_find(skus, sku) : NULL;
+    sb_ceiling *ceil = NULL;
+    size_t nceil = 0;
+    long long calib_run = -1;
+    if (sb_ceilings_latest(db, sku, &ceil, &nceil, &calib_run, err) != SB_OK)
+        return SB_ERR;
+    name_list providers = {0}, dtypes = {0};
+    size_t not_modelled = 0, failed = 0, skipped = 0;
+    const char *arch = NULL;
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (strcmp(r->sku, sku) != 0)
+            continue;
+        arch = r->arch;
+        if (strcmp(r->status, "skipped") == 0) {
+            skipped++;
+            continue;
+        }
+        if (!r->passing) {
+            failed++;
+            continue;
+        }
+        if (!drawable(r)) {
+            not_modelled++;
+            continue;
+        }
+        if (names_add(&providers, r->provider) || names_add(&dtypes, r->dtype))
+            goto oom;
+        double ai = r->flops / r->bytes, t = achieved_tflops(r);
+        xlo = fmin(xlo, ai);
+        xhi = fmax(xhi, ai);
+        ylo = fmin(ylo, t);
+        yhi = fmax(yhi, t);
+    }
+    qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
+    qsort(dtypes.v, dtypes.n, sizeof *dtypes.v, name_cmp);
+    /* Ceilings to draw. */
+    line_label lines[64];
+    size_t nl = 0;
+    if (s) {
+        for (size_t i = 0; i < dtypes.n && nl < 32; i++) {
+            double peak = sb_sku_peak_tflops(s, dtypes.v[i]);
+            if (peak > 0) {
+                lines[nl].value = peak;
+                lines[nl].slope = 0;
+                lines[nl].measured = 0;
+                snprintf(lines[nl].text, sizeof lines[nl].text, "%s datasheet %.4g TFLOP/s",
+                         dtypes.v[i], peak);
+                nl++;
+            }
+        }
+        if (s->hbm_tbps > 0) {
+            lines[nl].value = s->hbm_tbps;
+            lines[nl].slope = 1;
+            lines[nl].measured = 0;
+            snprintf(lines[nl].text, sizeof lines[nl].text, "HBM datasheet %.4g TB/s",
+                     s->hbm_tbps);
+            nl++;
+        }
+    }
+    for (size_t i = 0; i < nceil && nl < 64; i++) {
+        const sb_ceiling *c = &ceil[i];
+        if (strcmp(c->name, "bw.copy") == 0 && strcmp(c->unit, "GB/s") == 0 && c->value > 0) {
+            lines[nl].value = c->value / 1e3;
+            lines[nl].slope = 1;
+        } else if (strncmp(c->name, "gemm.", 5) == 0 && strcmp(c->unit, "TFLOP/s") == 0 &&
+                   c->value > 0) {
+            lines[nl].value = c->value;
+            lines[nl].slope = 0;
+        } else {
+            continue;
+        }
+        lines[nl].measured = 1;
+        snprintf(lines[nl].text, sizeof lines[nl].text, "%s measured %.4g %s (calibration run %lld)",
+                 c->name, c->value, c->unit, calib_run);
+        nl++;
+    }
+    if (providers.n == 0) {
+        xlo = 0.1;
+        xhi = 1000;
+        ylo = 0.1;
+        yhi = 10;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        if (!lines[i].slope)
+            yhi = fmax(yhi, lines[i].value);
+    }
+    double x0, x1, y0, y1;
+    sb_scale_decades(xlo, xhi, &x0, &x1);
+    sb_scale_decades(ylo, yhi * 1.2, &y0, &y1);
+    const double L = 90, R = 590, T = 50, B = 450;
+    sb_scale sx = {x0, x1, L, R, 1}, sy = {y0, y1, B, T, 1};
+    char title[256];
+    snprintf(title, sizeof title, "Roofline, %s (%s)", sku, arch ? arch : "?");
+    sb_svg_begin(out, 820, 540, title);
+    sb_svg_text(out, L, 24, "start", 15, 0, "#000000", title);
+    sb_svg_text(out, L, 40, "start", 11, 0, "#444444",
+                "Evidence level: " SB_EVIDENCE_OP "; newest passing run per case");
+    plot_area(out, &sx, &sy);
+    sb_svg_axis_log_x(out, &sx, B, T, NULL, "arithmetic intensity (FLOP/byte)");
+    sb_svg_axis_log_y(out, &sy, L, R, NULL, "achieved TFLOP/s");
+    /* ceilings */
+    for (size_t i = 0; i < nl; i++) {
+        const line_label *ln = &lines[i];
+        const char *colour = ln->measured ? "#b22222" : "#555555";
+        const char *dash = ln->measured ? "6 3" : NULL;
+        if (ln->slope) {
+            double xa = fmax(x0, y0 / ln->value), xb = fmin(x1, y1 / ln->value);
+            if (!(xa < xb))
+                continue;
+            double px1 = sb_scale_map(&sx, xa), py1 = sb_scale_map(&sy, ln->value * xa);
+            double px2 = sb_scale_map(&sx, xb), py2 = sb_scale_map(&sy, ln->value * xb);
+            sb_buf_puts(out, "<g class=\"ceiling\">\n");
+            sb_svg_line(out, px1, py1, px2, py2, colour, 1.5, dash);
+            double mx = px1 + (px2 - px1) * 0.25, my = py1 + (py2 - py1) * 0.25;
+            double angle = atan2(py2 - py1, px2 - px1) * 180.0 / M_PI;
+            sb_svg_text(out, mx, my - 5, "start", 10, angle, colour, ln->text);
+            sb_buf_puts(out, "</g>\n");
+        } else {
+            if (ln->value < y0 || ln->value > y1)
+                continue;
+            double py = sb_scale_map(&sy, ln->value);
+            sb_buf_puts(out, "<g class=\"ceiling\">\n");
+            sb_svg_line(out, L, py, R, py, colour, 1.5, dash);
+            sb_svg_text(out, R - 4, py - 4, "end", 10, 0, colour, ln->text);
+            sb_buf_puts(out, "</g>\n");
+        }
+    }
+    /* points */
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (strcmp(r->sku, sku) != 0 || !drawable(r))
+            continue;
+        double ai = r->flops / r->bytes, t = achieved_tflops(r);
+        double gbps = !isnan(r->gbps) ? r->gbps : r->bytes / (r->median_ms * 1e6);
+        char tip[1024];
+        snprintf(tip, sizeof tip, "%s %s %s %s | %s | %.4g TFLOP/s | %.4g GB/s | run %lld%s",
+                 r->op, r->mode, r->dtype, r->shape_key, r->provider, t, gbps, r->run_id,
+                 picks[i].stale ? " | stale (not at the newest commit)" : "");
+        sb_svg_point(out, sb_scale_map(&sx, ai), sb_scale_map(&sy, t), 4.5,
+                     sb_svg_color(names_index(&providers, r->provider)), "point", tip);
+        (*drawn)++;
+    }
+    legend(out, &providers, R + 20, T + 10);
+    char note[512];
+    snprintf(note, sizeof note,
+             "Not drawn: %zu failed, %zu skipped, %zu passing without a FLOP/byte model.%s", failed,
+             skipped, not_modelled,
+             s ? "" : " SKU not in db/skus.csv: no datasheet ceilings.");
+    sb_svg_text(out, L, 500, "start", 11, 0, "#444444", note);
+    if (calib_run < 0)
+        sb_svg_text(out, L, 516, "start", 11, 0, "#444444",
+                    "No calibration stored for this SKU: no measured ceilings.");
+    sb_svg_end(out);
+    free(providers.v);
+    free(dtypes.v);
+    free(ceil);
+    return SB_OK;
+oom:
+    free(providers.v);
+    free(dtypes.v);
+    free(ceil);
+    return sb_error_set(err, NULL, NULL, "out of memory");
+}
+
+static int same_group(const sb_geo_row *g, const char *op, const char *mode, const char *dtype)
+{
+    return strcmp(g->op, op) == 0 && strcmp(g->mode, mode) == 0 && strcmp(g->dtype, dtype) == 0;
+}
+
+void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, const char *dtype,
+                     sb_buf *out)
+{
+    name_list providers = {0}, skus = {0};
+    double ymax = 1.0;
+    const char *baseline = "";
+    for (size_t i = 0; i < t->n; i++) {
+        const sb_geo_row *g = &t->rows[i];
+        if (!same_group(g, op, mode, dtype))
+            continue;
+        names_add(&providers, g->provider);
+        baseline = g->baseline;
+        if (g->shapes)
+            ymax = fmax(ymax, g->geomean);
+    }
+    for (size_t k = 0; k < t->nskus; k++)
+        for (size_t i = 0; i < t->n; i++)
+            if (same_group(&t->rows[i], op, mode, dtype) && strcmp(t->rows[i].sku, t->skus[k]) == 0) {
+                names_add(&skus, t->skus[k]);
+                break;
+            }
+    qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
+    const double bar = 26, gap = 34, L = 80, T = 50, B = 330;
+    double group_w = (double)providers.n * bar + gap;
+    double R = L + (double)skus.n * group_w + 10;
+    if (R < L + 200)
+        R = L + 200;
+    int width = (int)R + 200;
+    ymax = ceil(ymax * 1.2 * 4.0) / 4.0;
+    sb_scale sy = {0, ymax, B, T, 0};
+    sb_scale sx = {0, 1, L, R, 0};
+    char title[256];
+    snprintf(title, sizeof title, "Geomean speedup over %s: %s %s %s", baseline, op, mode, dtype);
+    sb_svg_begin(out, width, 420, title);
+    sb_svg_text(out, L, 24, "start", 15, 0, "#000000", title);
+    sb_svg_text(out, L, 40, "start", 11, 0, "#444444",
+                "Evidence level: " SB_EVIDENCE_OP "; baseline median / provider median, geomean "
+                "over shapes both passed");
+    plot_area(out, &sx, &sy);
+    sb_svg_axis_linear_y(out, &sy, L, R, 4, "geomean speedup (x)");
+    sb_svg_line(out, L, B, R, B, "#000000", 1, NULL);
+    double y1 = sb_scale_map(&sy, 1.0);
+    sb_svg_line(out, L, y1, R, y1, "#333333", 1, "4 3");
+    char buf[512];
+    snprintf(buf, sizeof buf, "1 = %s", baseline);
+    sb_svg_text(out, R + 4, y1 + 4, "start", 10, 0, "#333333", buf);
+    for (size_t k = 0; k < skus.n; k++) {
+        double gx = L + 10 + (double)k * group_w;
+        for (size_t p = 0; p < providers.n; p++) {
+            const sb_geo_row *g = NULL;
+            for (size_t i = 0; i < t->n && !g; i++)
+                if (same_group(&t->rows[i], op, mode, dtype) &&
+                    strcmp(t->rows[i].sku, skus.v[k]) == 0 &&
+                    strcmp(t->rows[i].provider, providers.v[p]) == 0)
+                    g = &t->rows[i];
+            double x = gx + (double)p * bar;
+            if (!g)
+                continue;
+            if (g->shapes == 0) {
+                snprintf(buf, sizeof buf, "%s on %s: no shape compared (%zu failed, %zu skipped)",
+                         g->provider, g->sku, g->failed, g->skipped);
+                sb_buf_puts(out, "<g class=\"no-data\">");
+                sb_svg_text(out, x + bar / 2, B - 4, "middle", 9, -90, "#b22222",
+                            g->failed ? "failed" : "n/a");
+                sb_buf_puts(out, "</g>\n");
+                continue;
+            }
+            double yv = sb_scale_map(&sy, g->geomean);
+            snprintf(buf, sizeof buf,
+                     "%s on %s: %.3fx geomean over %zu shapes (min %.3f, max %.3f); %zu failed, "
+                     "%zu skipped",
+                     g->provider, g->sku, g->geomean, g->shapes, g->min, g->max, g->failed,
+                     g->skipped);
+            sb_buf_puts(out, "<g class=\"bar\">");
+            sb_svg_rect(out, x + 2, yv, bar - 4, B - yv, sb_svg_color(p), buf);
+            snprintf(buf, sizeof buf, "%.2f", g->geomean);
+            sb_svg_text(out, x + bar / 2, yv - 3, "middle", 9, 0, "#000000", buf);
+            sb_buf_puts(out, "</g>\n");
+        }
+        sb_svg_text(out, gx + (double)providers.n * bar / 2, B + 18, "middle", 11, 0, "#000000",
+                    skus.v[k]);
+    }
+    legend(out, &providers, R + 60, T + 10);
+    sb_svg_end(out);
+    free(providers.v);
+    free(skus.v);
+}
+
+typedef struct shape_slot {
+    const char *case_key, *shape_key;
+    double flops;
+} shape_slot;
+
+static int slot_cmp(const void *a, const void *b)
+{
+    const shape_slot *x = a, *y = b;
+    double fx = isnan(x->flops) ? -1 : x->flops, fy = isnan(y->flops) ? -1 : y->flops;
+    if (fx != fy)
+        return (fx > fy) - (fx < fy);
+    return strcmp(x->shape_key, y->shape_key);
+}
+
+void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char *mode,
+                     const char *dtype, const char *sku, sb_buf *out)
+{
+    name_list providers = {0};
+    shape_slot *slots = calloc(n + 1, sizeof *slots);
+    size_t ns = 0;
+    double ylo = INFINITY, yhi = -INFINITY;
+    if (!slots) {
+        out->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (strcmp(r->op, op) || strcmp(r->mode, mode) || strcmp(r->dtype, dtype) ||
+            strcmp(r->sku, sku))
+            continue;
+        names_add(&providers, r->provider);
+        size_t k = 0;
+        while (k < ns && strcmp(slots[k].case_key, r->case_key) != 0)
+            k++;
+        if (k == ns) {
+            slots[ns].case_key = r->case_key;
+            slots[ns].shape_key = r->shape_key;
+            slots[ns].flops = NAN;
+            ns++;
+        }
+        if (r->flops > 0 && (isnan(slots[k].flops) || r->flops > slots[k].flops))
+            slots[k].flops = r->flops;
+        if (r->passing && r->median_ms > 0) {
+            ylo = fmin(ylo, r->median_ms);
+            yhi = fmax(yhi, r->median_ms);
+        }
+    }
+    qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
+    qsort(slots, ns, sizeof *slots, slot_cmp);
+    if (!(ylo <= yhi)) {
+        ylo = 0.01;
+        yhi = 1;
+    }
+    double y0, y1;
+    sb_scale_decades(ylo, yhi, &y0, &y1);
+    const double L = 90, T = 50, B = 360, step = 48;
+    double R = L + 30 + (double)(ns > 1 ? ns - 1 : 1) * step + 30;
+    if (R < L + 240)
+        R = L + 240;
+    sb_scale sx = {0, (double)(ns > 1 ? ns - 1 : 1), L + 30, R - 30, 0};
+    sb_scale sy = {y0, y1, B, T, 1};
+    char title[256];
+    snprintf(title, sizeof title, "Median latency by shape: %s %s %s on %s", op, mode, dtype, sku);
+    sb_svg_begin(out, (int)R + 200, 520, title);
+    sb_svg_text(out, L, 24, "start", 15, 0, "#000000", title);
+    sb_svg_text(out, L, 40, "start", 11, 0, "#444444",
+                "Evidence level: " SB_EVIDENCE_OP "; newest run per case; x marks failed/skipped");
+    plot_area(out, &sx, &sy);
+    sb_svg_axis_log_y(out, &sy, L, R, "ms", "median latency");
+    sb_svg_line(out, L, B, R, B, "#000000", 1, NULL);
+    for (size_t k = 0; k < ns; k++) {
+        double x = sb_scale_map(&sx, (double)k);
+        sb_svg_line(out, x, B, x, B + 5, "#000000", 1, NULL);
+        sb_svg_text(out, x, B + 14, "end", 10, -35, "#000000", slots[k].shape_key);
+    }
+    for (size_t p = 0; p < providers.n; p++) {
+        const char *colour = sb_svg_color(p);
+        sb_buf polyline = SB_BUF_INIT;
+        size_t npts = 0;
+        for (size_t k = 0; k < ns; k++) {
+            const sb_pick *pk = NULL;
+            for (size_t i = 0; i < n && !pk; i++)
+                if (strcmp(picks[i].r->case_key, slots[k].case_key) == 0 &&
+                    strcmp(picks[i].r->provider, providers.v[p]) == 0 &&
+                    strcmp(picks[i].r->sku, sku) == 0)
+                    pk = &picks[i];
+            if (!pk)
+                continue;
+            const sb_result *r = pk->r;
+            double x = sb_scale_map(&sx, (double)k);
+            char tip[1024];
+            if (r->passing && r->median_ms > 0) {
+                double y = sb_scale_map(&sy, r->median_ms);
+                snprintf(tip, sizeof tip, "%s %s | %s | median %.4g ms | run %lld%s", r->op,
+                         r->shape_key, r->provider, r->median_ms, r->run_id,
+                         pk->stale ? " | stale (not at the newest commit)" : "");
+                sb_svg_point(out, x, y, 4, colour, "point", tip);
+                sb_buf_printf(&polyline, "%s%.2f,%.2f", npts ? " " : "", x, y);
+                npts++;
+            } else {
+                snprintf(tip, sizeof tip, "%s %s | %s | %s | run %lld", r->op, r->shape_key,
+                         r->provider,
+                         strcmp(r->status, "skipped") == 0 ? "skipped" : "failed correctness",
+                         r->run_id);
+                double y = B - 8 - 9.0 * (double)p;
+                sb_buf_printf(out, "<g class=\"failed-case\"><title>");
+                sb_buf_xml_escaped(out, tip);
+                sb_buf_puts(out, "</title>");
+                sb_svg_line(out, x - 4, y - 4, x + 4, y + 4, colour, 2, NULL);
+                sb_svg_line(out, x - 4, y + 4, x + 4, y - 4, colour, 2, NULL);
+                sb_buf_puts(out, "</g>\n");
+            }
+        }
+        if (npts > 1)
+            sb_buf_printf(out,
+                          "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" "
+                          "stroke-width=\"1.2\"/>\n",
+                          sb_buf_str(&polyline), colour);
+        if (sb_buf_failed(&polyline))
+            out->failed = 1;
+        sb_buf_free(&polyline);
+    }
+    legend(out, &providers, R + 20, T + 10);
+    sb_svg_end(out);
+    free(providers.v);
+    free(slots);
+}

@@ -1,0 +1,41 @@
+/* plots.h - the report plots, as standalone SVG documents built with svg.h.
+ *
+ * Every plot draws only passing runs as points and says how many cases it
+ * could not draw (failed, skipped, no FLOP/byte model); every plot carries
+ * its evidence level in the caption. The plot area is a
+ * <rect class="plot-area"> with data-x-min/-x-max/-y-min/-y-max (domain)
+ * and data-left/-right/-top/-bottom (pixels), so tools and tests can map
+ * values to pixels with the scale formula of svg.h. Points are
+ * <circle class="point"> with a <title> tooltip.
+ */
+#ifndef SOLBOOK_REPORT_PLOTS_H
+#define SOLBOOK_REPORT_PLOTS_H
+
+#include <sqlite3.h>
+
+#include "geomean.h"
+#include "results.h"
+#include "sku.h"
+#include "strbuf.h"
+
+/* Roofline of one SKU: log-log arithmetic intensity (FLOP/byte) against
+ * achieved TFLOP/s, one point per passing case (newest run), coloured by
+ * provider. Datasheet ceilings (compute roof per dtype drawn, HBM slope)
+ * come from skus (may be NULL or lack the SKU: then none are drawn and the
+ * caption says so); measured ceilings (bw.copy slope, gemm.* roofs) from
+ * the SKU's newest calibration. *drawn receives the number of points. */
+int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
+                     const char *sku, sb_buf *out, size_t *drawn, sb_error *err);
+
+/* Geomean speedup bars of one op x mode x dtype: one group per SKU (by
+ * arch), one bar per provider, a dashed line at 1 (the baseline). */
+void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, const char *dtype,
+                     sb_buf *out);
+
+/* Median latency per shape of one op x mode x dtype on one SKU, log y
+ * axis, one series per provider; failed and skipped cases drawn as
+ * labelled crosses under the axis. */
+void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char *mode,
+                     const char *dtype, const char *sku, sb_buf *out);
+
+#endif

@@ -1,0 +1,362 @@
+/* regress.c - regressions between commits and weeks (regress.h). */
+#include "regress.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+const char *sb_rg_verdict_name(sb_rg_verdict v)
+{
+    switch (v) {
+    case SB_RG_REGRESSION: return "regression";
+    case SB_RG_NOW_FAILING: return "now failing";
+    case SB_RG_IMPROVEMENT: return "improvement";
+    case SB_RG_NO_CHANGE: return "no change";
+    case SB_RG_INSUFFICIENT: return "insufficient samples";
+    case SB_RG_NO_SAMPLES: return "no samples";
+    case SB_RG_SINGLE_COMMIT: return "single commit";
+    }
+    return "unknown";
+}
+
+void sb_rg_free(sb_rg_list *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+static int push(sb_rg_list *l, size_t *cap, const sb_rg_row *r)
+{
+    if (l->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 32;
+        sb_rg_row *nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        *cap = nc;
+    }
+    l->v[l->n++] = *r;
+    return 0;
+}
+
+int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+                  const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
+{
+    memset(row, 0, sizeof *row);
+    row->old_run = old_run;
+    row->new_run = new_run;
+    row->p = NAN;
+    row->rel_change = NAN;
+    if (old_run->median_ms > 0 && new_run->median_ms >= 0)
+        row->rel_change = (new_run->median_ms - old_run->median_ms) / old_run->median_ms;
+    if (old_run->quantiles_only || new_run->quantiles_only) {
+        row->verdict = SB_RG_NO_SAMPLES;
+        return SB_OK;
+    }
+    double *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    if (sb_samples_load(db, old_run->run_id, &a, &na, err) != SB_OK)
+        return SB_ERR;
+    if (sb_samples_load(db, new_run->run_id, &b, &nb, err) != SB_OK) {
+        free(a);
+        return SB_ERR;
+    }
+    row->n_old = na;
+    row->n_new = nb;
+    if (na == 0 || nb == 0) {
+        row->verdict = SB_RG_NO_SAMPLES;
+        free(a);
+        free(b);
+        return SB_OK;
+    }
+    /* Medians of the samples themselves, so test and effect agree. */
+    double mo = sb_median(a, na), mn = sb_median(b, nb);
+    if (mo > 0)
+        row->rel_change = (mn - mo) / mo;
+    sb_mw_result mw;
+    int rc = sb_mann_whitney(a, na, b, nb, &mw);
+    free(a);
+    free(b);
+    if (rc != 0)
+        return sb_error_set(err, NULL, NULL, "out of memory in the Mann-Whitney test");
+    row->p = mw.p;
+    if (mw.min_p >= o->alpha) {
+        row->verdict = SB_RG_INSUFFICIENT;
+        return SB_OK;
+    }
+    if (mw.p < o->alpha && row->rel_change >= o->min_effect)
+        row->verdict = SB_RG_REGRESSION;
+    else if (mw.p < o->alpha && row->rel_change <= -o->min_effect)
+        row->verdict = SB_RG_IMPROVEMENT;
+    else
+        row->verdict = SB_RG_NO_CHANGE;
+    return SB_OK;
+}
+
+static int newer(const sb_result *a, const sb_result *b)
+{
+    if (a->finished_epoch != b->finished_epoch)
+        return a->finished_epoch > b->finished_epoch;
+    return a->run_id > b->run_id;
+}
+
+int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+                  sb_error *err)
+{
+    out->v = NULL;
+    out->n = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < set->n;) {
+        size_t j = i;
+        while (j + 1 < set->n && strcmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
+               strcmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
+               strcmp(set->v[j + 1].sku, set->v[i].sku) == 0)
+            j++;
+        /* runs i..j are one (case, provider, SKU). Newest run overall gives
+         * the newest commit. */
+        const sb_result *newest = &set->v[i];
+        for (size_t k = i; k <= j; k++)
+            if (newer(&set->v[k], newest))
+                newest = &set->v[k];
+        const char *new_sha = newest->git_sha;
+        const sb_result *new_pass = NULL, *prev_pass = NULL;
+        for (size_t k = i; k <= j; k++) {
+            const sb_result *r = &set->v[k];
+            if (strcmp(r->git_sha, new_sha) == 0 && r->passing &&
+                (!new_pass || newer(r, new_pass)))
+                new_pass = r;
+        }
+        /* previous commit: the commit of the newest passing run not at the
+         * newest commit */
+        for (size_t k = i; k <= j; k++) {
+            const sb_result *r = &set->v[k];
+            if (strcmp(r->git_sha, new_sha) != 0 && r->passing &&
+                (!prev_pass || newer(r, prev_pass)))
+                prev_pass = r;
+        }
+        sb_rg_row row;
+        memset(&row, 0, sizeof row);
+        row.p = NAN;
+        row.rel_change = NAN;
+        row.new_run = new_pass ? new_pass : newest;
+        row.old_run = prev_pass;
+        if (!prev_pass) {
+            row.verdict = SB_RG_SINGLE_COMMIT;
+        } else if (!new_pass) {
+            row.verdict = SB_RG_NOW_FAILING;
+        } else if (sb_rg_compare(db, prev_pass, new_pass, o, &row, err) != SB_OK) {
+            sb_rg_free(out);
+            return SB_ERR;
+        }
+        if (push(out, &cap, &row) != 0) {
+            sb_rg_free(out);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        i = j + 1;
+    }
+    return SB_OK;
+}
+
+int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, long long from,
+                  long long to, const sb_rg_opts *o, sb_rg_list *out, sb_error *err)
+{
+    out->v = NULL;
+    out->n = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < set->n;) {
+        size_t j = i;
+        while (j + 1 < set->n && strcmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
+               strcmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
+               strcmp(set->v[j + 1].sku, set->v[i].sku) == 0)
+            j++;
+        const sb_result *cur = NULL, *prev = NULL;
+        for (size_t k = i; k <= j; k++) {
+            const sb_result *r = &set->v[k];
+            if (!r->passing || r->finished_epoch == LLONG_MIN)
+                continue;
+            if (r->finished_epoch >= from && r->finished_epoch < to && (!cur || newer(r, cur)))
+                cur = r;
+            if (r->finished_epoch >= prev_from && r->finished_epoch < from &&
+                (!prev || newer(r, prev)))
+                prev = r;
+        }
+        if (cur && prev) {
+            sb_rg_row row;
+            if (sb_rg_compare(db, prev, cur, o, &row, err) != SB_OK) {
+                sb_rg_free(out);
+                return SB_ERR;
+            }
+            if (push(out, &cap, &row) != 0) {
+                sb_rg_free(out);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+        }
+        i = j + 1;
+    }
+    return SB_OK;
+}
+
+size_t sb_rg_count_regressions(const sb_rg_list *l)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].verdict == SB_RG_REGRESSION || l->v[i].verdict == SB_RG_NOW_FAILING)
+            c++;
+    return c;
+}
+
+static void short_sha(const char *sha, char out[13])
+{
+    snprintf(out, 13, "%.12s", sha);
+}
+
+static void fmt_ms(double v, char *buf, size_t size)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.4f", v);
+}
+
+static void md_section(const sb_rg_list *l, sb_buf *out, int (*want)(sb_rg_verdict),
+                       const char *heading)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (want(l->v[i].verdict))
+            count++;
+    sb_buf_printf(out, "### %s (%zu)\n\n", heading, count);
+    if (!count) {
+        sb_buf_puts(out, "None.\n\n");
+        return;
+    }
+    sb_buf_puts(out, "| op | mode | dtype | shape | provider | SKU | verdict | old median ms | new "
+                     "median ms | change | p | samples old/new | old commit (run) | new commit (run) |\n");
+    sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: "
+                     "| --- | --- |\n");
+    for (size_t i = 0; i < l->n; i++) {
+        const sb_rg_row *r = &l->v[i];
+        if (!want(r->verdict))
+            continue;
+        const sb_result *n = r->new_run;
+        const char *cells[] = {n->op, n->mode, n->dtype, n->shape_key, n->provider, n->sku,
+                               sb_rg_verdict_name(r->verdict)};
+        sb_buf_puts(out, "|");
+        for (size_t k = 0; k < 7; k++) {
+            sb_buf_puts(out, " ");
+            sb_buf_md_escaped(out, cells[k]);
+            sb_buf_puts(out, " |");
+        }
+        char om[32], nm[32], ch[32], p[32], os[13], ns[13];
+        fmt_ms(r->old_run ? r->old_run->median_ms : NAN, om, sizeof om);
+        fmt_ms(n->median_ms, nm, sizeof nm);
+        if (isnan(r->rel_change))
+            snprintf(ch, sizeof ch, "-");
+        else
+            snprintf(ch, sizeof ch, "%+.1f%%", r->rel_change * 100.0);
+        if (isnan(r->p))
+            snprintf(p, sizeof p, "-");
+        else
+            snprintf(p, sizeof p, "%.2g", r->p);
+        short_sha(r->old_run ? r->old_run->git_sha : "-", os);
+        short_sha(n->git_sha, ns);
+        sb_buf_printf(out, " %s | %s | %s | %s | %zu/%zu | ", om, nm, ch, p, r->n_old, r->n_new);
+        if (r->old_run)
+            sb_buf_printf(out, "%s (run %lld) | ", os, r->old_run->run_id);
+        else
+            sb_buf_puts(out, "- | ");
+        sb_buf_printf(out, "%s (run %lld) |\n", ns, n->run_id);
+    }
+    sb_buf_puts(out, "\n");
+}
+
+static int want_regression(sb_rg_verdict v)
+{
+    return v == SB_RG_REGRESSION || v == SB_RG_NOW_FAILING;
+}
+static int want_improvement(sb_rg_verdict v)
+{
+    return v == SB_RG_IMPROVEMENT;
+}
+static int want_untested(sb_rg_verdict v)
+{
+    return v == SB_RG_INSUFFICIENT || v == SB_RG_NO_SAMPLES || v == SB_RG_SINGLE_COMMIT;
+}
+
+void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
+{
+    size_t same = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].verdict == SB_RG_NO_CHANGE)
+            same++;
+    sb_buf_printf(out,
+                  "Evidence level: " "op-level microbenchmark" ". Two-sided Mann-Whitney U on the "
+                  "stored samples, alpha %.4g, minimum effect %.1f%% on the median. %zu "
+                  "case(s) compared; %zu with no significant change.\n\n",
+                  o->alpha, o->min_effect * 100.0, l->n, same);
+    md_section(l, out, want_regression, "Regressions");
+    md_section(l, out, want_improvement, "Improvements");
+    md_section(l, out, want_untested, "Not tested");
+}
+
+static json_t *num_or_null(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_error *err)
+{
+    json_t *root = json_object();
+    json_t *rows = json_array();
+    if (!root || !rows) {
+        json_decref(root);
+        json_decref(rows);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    json_object_set_new(root, "evidence", json_string("op-level microbenchmark"));
+    json_object_set_new(root, "alpha", json_real(o->alpha));
+    json_object_set_new(root, "min_effect", json_real(o->min_effect));
+    json_object_set_new(root, "regressions",
+                        json_integer((json_int_t)sb_rg_count_regressions(l)));
+    for (size_t i = 0; i < l->n; i++) {
+        const sb_rg_row *r = &l->v[i];
+        const sb_result *n = r->new_run;
+        json_t *j = json_object();
+        json_object_set_new(j, "case_key", json_string(n->case_key));
+        json_object_set_new(j, "op", json_string(n->op));
+        json_object_set_new(j, "mode", json_string(n->mode));
+        json_object_set_new(j, "dtype", json_string(n->dtype));
+        json_object_set_new(j, "shape", json_string(n->shape_key));
+        json_object_set_new(j, "provider", json_string(n->provider));
+        json_object_set_new(j, "sku", json_string(n->sku));
+        json_object_set_new(j, "verdict", json_string(sb_rg_verdict_name(r->verdict)));
+        json_object_set_new(j, "new_commit", json_string(n->git_sha));
+        json_object_set_new(j, "new_run", json_integer(n->run_id));
+        json_object_set_new(j, "new_median_ms", num_or_null(n->median_ms));
+        json_object_set_new(j, "old_commit",
+                            r->old_run ? json_string(r->old_run->git_sha) : json_null());
+        json_object_set_new(j, "old_run",
+                            r->old_run ? json_integer(r->old_run->run_id) : json_null());
+        json_object_set_new(j, "old_median_ms",
+                            num_or_null(r->old_run ? r->old_run->median_ms : NAN));
+        json_object_set_new(j, "p", num_or_null(r->p));
+        json_object_set_new(j, "rel_change", num_or_null(r->rel_change));
+        json_object_set_new(j, "samples_old", json_integer((json_int_t)r->n_old));
+        json_object_set_new(j, "samples_new", json_integer((json_int_t)r->n_new));
+        json_array_append_new(rows, j);
+    }
+    json_object_set_new(root, "cases", rows);
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (!s)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sb_buf_puts(out, s);
+    sb_buf_puts(out, "\n");
+    free(s);
+    return SB_OK;
+}

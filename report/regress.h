@@ -1,0 +1,80 @@
+/* regress.h - regression detection between two commits (or two weeks) of
+ * the same case, provider and SKU, on the stored latency samples.
+ *
+ * Two passing runs are compared with the two-sided Mann-Whitney U test
+ * (stats.h) and a minimum relative effect on the medians:
+ *   regression   p < alpha and (new - old) / old >=  min_effect
+ *   improvement  p < alpha and (new - old) / old <= -min_effect
+ *   no change    otherwise
+ * Runs without samples (quantiles-only imports) are "no samples", not
+ * tested. When even the most extreme data of these sample sizes could not
+ * give p < alpha (2 / C(n1 + n2, n1) >= alpha, e.g. one sample each), the
+ * verdict is "insufficient samples", not a regression. A case seen at one
+ * commit only is "single commit". A case whose newest commit has only
+ * failing runs while the previous commit passed is "now failing", which
+ * counts as a regression.
+ */
+#ifndef SOLBOOK_REPORT_REGRESS_H
+#define SOLBOOK_REPORT_REGRESS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "results.h"
+#include "strbuf.h"
+
+typedef enum sb_rg_verdict {
+    SB_RG_REGRESSION = 0,
+    SB_RG_NOW_FAILING,
+    SB_RG_IMPROVEMENT,
+    SB_RG_NO_CHANGE,
+    SB_RG_INSUFFICIENT,
+    SB_RG_NO_SAMPLES,
+    SB_RG_SINGLE_COMMIT,
+} sb_rg_verdict;
+
+const char *sb_rg_verdict_name(sb_rg_verdict v); /* "regression", "insufficient samples", ... */
+
+typedef struct sb_rg_opts {
+    double alpha;       /* default 0.01 */
+    double min_effect;  /* default 0.03 (3 %) */
+} sb_rg_opts;
+
+typedef struct sb_rg_row {
+    const sb_result *old_run, *new_run; /* old_run NULL for single commit */
+    sb_rg_verdict verdict;
+    size_t n_old, n_new;                /* samples */
+    double p;                           /* NAN when not tested */
+    double rel_change;                  /* (new - old) / old of the medians; NAN when unknown */
+} sb_rg_row;
+
+typedef struct sb_rg_list {
+    sb_rg_row *v;
+    size_t n;
+} sb_rg_list;
+
+/* Compares two passing runs of one case into row (verdict and figures). */
+int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+                  const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
+
+/* For each (case, provider, SKU) in set: newest commit (by finished_at)
+ * against the previous commit. Rows ordered like set. */
+int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+                  sb_error *err);
+
+/* For each (case, provider, SKU): the newest passing run in [from, to)
+ * against the newest passing run in [prev_from, from). Cases present in
+ * one window only are left out. */
+int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, long long from,
+                  long long to, const sb_rg_opts *o, sb_rg_list *out, sb_error *err);
+
+void sb_rg_free(sb_rg_list *l);
+
+/* Number of rows that count as regressions (regression, now failing). */
+size_t sb_rg_count_regressions(const sb_rg_list *l);
+
+/* Markdown: regressions, improvements, then the other verdicts. */
+void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out);
+int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_error *err);
+
+#endif

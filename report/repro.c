@@ -1,0 +1,207 @@
+/* repro.c - reproduce commands and output helpers (repro.h). */
+#include "repro.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json_file.h"
+
+struct sb_repro {
+    sb_template *solbench;
+    sb_template *imported;
+};
+
+int sb_repro_open(sb_repro **out, sb_error *err)
+{
+    *out = NULL;
+    sb_repro *r = calloc(1, sizeof *r);
+    if (!r)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (sb_template_load_home("reproduce/solbench-case.tmpl", &r->solbench, err) != SB_OK ||
+        sb_template_load_home("reproduce/imported-case.tmpl", &r->imported, err) != SB_OK) {
+        sb_repro_close(r);
+        return SB_ERR;
+    }
+    *out = r;
+    return SB_OK;
+}
+
+void sb_repro_close(sb_repro *r)
+{
+    if (!r)
+        return;
+    sb_template_free(r->solbench);
+    sb_template_free(r->imported);
+    free(r);
+}
+
+void sb_shell_quote(sb_buf *out, const char *s)
+{
+    int plain = *s != '\0';
+    for (const char *p = s; *p && plain; p++)
+        plain = isalnum((unsigned char)*p) || strchr("_.,=:/+-", *p);
+    if (plain) {
+        sb_buf_puts(out, s);
+        return;
+    }
+    sb_buf_putc(out, '\'');
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            sb_buf_puts(out, "'\\''");
+        else
+            sb_buf_putc(out, *p);
+    }
+    sb_buf_putc(out, '\'');
+}
+
+static void set_quoted(json_t *obj, const char *key, const char *value)
+{
+    sb_buf b = SB_BUF_INIT;
+    if (value && *value)
+        sb_shell_quote(&b, value);
+    json_object_set_new(obj, key, json_string(sb_buf_str(&b)));
+    sb_buf_free(&b);
+}
+
+static void set_int(json_t *obj, const char *key, long long v)
+{
+    char num[32] = "";
+    if (v >= 0)
+        snprintf(num, sizeof num, "%lld", v);
+    json_object_set_new(obj, key, json_string(num));
+}
+
+/* params_json (canonical object) as k=v,k=v; "" when empty. */
+static void params_text(const char *params_json, sb_buf *out)
+{
+    json_error_t je;
+    json_t *p = json_loads(params_json, 0, &je);
+    if (!json_is_object(p)) {
+        json_decref(p);
+        return;
+    }
+    const char *k;
+    json_t *v;
+    int first = 1;
+    /* jansson iterates in insertion order; the stored JSON is canonical
+     * (sorted keys), so the output is sorted too. */
+    json_object_foreach(p, k, v) {
+        if (!first)
+            sb_buf_putc(out, ',');
+        first = 0;
+        sb_buf_puts(out, k);
+        sb_buf_putc(out, '=');
+        if (json_is_string(v)) {
+            sb_buf_puts(out, json_string_value(v));
+        } else {
+            char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+            if (s)
+                sb_buf_puts(out, s);
+            free(s);
+        }
+    }
+    json_decref(p);
+}
+
+int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error *err)
+{
+    json_t *d = json_object();
+    if (!d)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    set_quoted(d, "suite", r->suite);
+    set_quoted(d, "op", r->op);
+    set_quoted(d, "mode", r->mode);
+    set_quoted(d, "dtype", r->dtype);
+    set_quoted(d, "provider", r->provider);
+    set_quoted(d, "backend", r->backend);
+    set_quoted(d, "shape", r->shape_key);
+    sb_buf pt = SB_BUF_INIT;
+    params_text(r->params_json, &pt);
+    set_quoted(d, "params", sb_buf_str(&pt));
+    sb_buf_free(&pt);
+    set_quoted(d, "l2", r->l2);
+    set_quoted(d, "timer", r->timer);
+    set_int(d, "warmup_iters", r->warmup_iters);
+    char ms[32] = "";
+    if (r->warmup_ms > 0)
+        snprintf(ms, sizeof ms, "%.6g", r->warmup_ms);
+    json_object_set_new(d, "warmup_ms", json_string(ms));
+    set_int(d, "iters", r->iters);
+    set_int(d, "repeats", r->repeats);
+    set_int(d, "input_sets", r->input_sets);
+    json_object_set_new(d, "graph", json_boolean(r->graph == 1));
+    set_quoted(d, "source_format", r->source_format);
+    set_quoted(d, "source_path", r->source_path);
+    set_quoted(d, "tool_name", r->tool_name);
+    set_quoted(d, "tool_version", r->tool_version);
+    set_quoted(d, "git_sha", r->git_sha);
+    json_object_set_new(d, "run_id", json_integer(r->run_id));
+    int is_solbench = strcmp(r->source_format, "solbook") == 0 && strcmp(r->tool_name, "solbench") == 0;
+    sb_buf line = SB_BUF_INIT;
+    int rc = sb_template_render(is_solbench ? rp->solbench : rp->imported, d, SB_TPL_ESCAPE_NONE,
+                                &line, err);
+    json_decref(d);
+    if (rc == SB_OK) {
+        /* one line: drop the template file's trailing newline(s) */
+        const char *s = sb_buf_str(&line);
+        size_t n = strlen(s);
+        while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+            n--;
+        sb_buf_add(out, s, n);
+    }
+    sb_buf_free(&line);
+    return rc;
+}
+
+int sb_mkdirs(const char *path, sb_error *err)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return sb_error_set(err, path, NULL, "path too long");
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return sb_error_set(err, buf, NULL, "cannot create directory: %s", strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return sb_error_set(err, buf, NULL, "cannot create directory: %s", strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sb_error_set(err, buf, NULL, "exists and is not a directory");
+    return SB_OK;
+}
+
+void sb_slug(const char *in, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *p = in; *p && n + 1 < size; p++) {
+        char c = (char)tolower((unsigned char)*p);
+        out[n++] = (isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-') ? c : '-';
+    }
+    out[n] = '\0';
+}
+
+int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,
+                   sb_error *err)
+{
+    sb_template *t = NULL;
+    if (sb_template_load_home(rel, &t, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_template_render(t, data, esc, out, err);
+    sb_template_free(t);
+    return rc;
+}
+
+int sb_write_buf(const char *path, const sb_buf *b, sb_error *err)
+{
+    if (sb_buf_failed(b))
+        return sb_error_set(err, path, NULL, "out of memory while building the file");
+    return sb_file_write_atomic(path, sb_buf_str(b), b->len, err);
+}

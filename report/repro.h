@@ -1,0 +1,41 @@
+/* repro.h - the command lines that reproduce stored results, rebuilt from
+ * each run's config and protocol through the templates in templates/reproduce/ (so the
+ * wording follows solbench's options without code changes), plus small
+ * output helpers shared by the weekly writeup and packets.
+ */
+#ifndef SOLBOOK_REPORT_REPRO_H
+#define SOLBOOK_REPORT_REPRO_H
+
+#include "results.h"
+#include "strbuf.h"
+#include "template.h"
+
+typedef struct sb_repro sb_repro;
+
+/* Loads templates/reproduce/solbench-case.tmpl and imported-case.tmpl. */
+int sb_repro_open(sb_repro **out, sb_error *err);
+void sb_repro_close(sb_repro *r);
+
+/* Appends one command line (no newline) reproducing run r: the solbench
+ * invocation for solbench runs, a comment naming the source tool and file
+ * for imported runs. Every value is shell-quoted. */
+int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error *err);
+
+/* Appends s as one shell word: as is when it holds only [A-Za-z0-9_.,=:/+-],
+ * otherwise in single quotes. */
+void sb_shell_quote(sb_buf *out, const char *s);
+
+/* mkdir -p. */
+int sb_mkdirs(const char *path, sb_error *err);
+
+/* Keeps [a-z0-9._-] (upper case folded), other bytes become '-'. */
+void sb_slug(const char *in, char *out, size_t size);
+
+/* Renders templates/REL with data into out (escape as given). */
+int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,
+                   sb_error *err);
+
+/* Writes buf to path atomically; error when the buffer ran out of memory. */
+int sb_write_buf(const char *path, const sb_buf *b, sb_error *err);
+
+#endif

@@ -1,0 +1,107 @@
+/* results.h - read-only queries of the solbook database (db/migrations/
+ * 001_initial.sql) shared by every report: result runs with their config,
+ * provenance, metrics and correctness; training runs; samples; measured
+ * ceilings of the latest calibration.
+ *
+ * A result run "passes" when runs.status is 'passed' and correctness.passed
+ * is 1. Only passing runs carry figures into tables, plots and packets;
+ * the others are counted and shown as failed or skipped (docs/CLAIMS.md).
+ */
+#ifndef SOLBOOK_REPORT_RESULTS_H
+#define SOLBOOK_REPORT_RESULTS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* Opens an existing database read-only and checks it is a solbook
+ * database (PRAGMA user_version >= 1 and a runs table). */
+int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err);
+
+typedef struct sb_result {
+    long long run_id;
+    char *status;        /* passed | failed | skipped */
+    int correct;         /* correctness.passed: 1, 0, or -1 unknown/absent */
+    int passing;         /* status == passed && correct == 1 */
+    char *reason, *source_path, *source_format, *run_uuid;
+    /* configs */
+    char *suite, *op, *mode, *provider, *backend, *dtype, *shape_key, *shape_json,
+        *params_json, *case_key, *timer, *l2;
+    long long warmup_iters, iters, repeats, input_sets; /* -1 when NULL */
+    double warmup_ms;                                   /* NAN when NULL */
+    int graph;                                          /* -1 when NULL */
+    /* provenance */
+    char *git_sha, *tool_name, *tool_version, *driver, *cuda, *cublas, *gpu_name, *arch, *sku,
+        *hostname, *finished_at;
+    long long finished_epoch; /* LLONG_MIN when finished_at is absent or unparseable */
+    /* metrics (NAN when NULL) */
+    double median_ms, p20_ms, p80_ms, flops, bytes, tflops, gbps;
+    long long sample_count;   /* -1 when NULL */
+    int quantiles_only;
+} sb_result;
+
+typedef struct sb_result_set {
+    sb_result *v;
+    size_t n;
+} sb_result_set;
+
+typedef struct sb_result_filter {
+    const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
+    int has_range;                                  /* keep finished_epoch in [from, to) */
+    long long from, to;
+} sb_result_filter;
+
+/* Loads the result runs matching f, ordered by case_key, provider, sku,
+ * finished_at, run id (so output built from them is deterministic). */
+int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
+void sb_results_free(sb_result_set *s);
+
+/* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
+int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err);
+
+typedef struct sb_ceiling {
+    char name[64];   /* bw.copy, gemm.fp16, ... */
+    char unit[16];   /* GB/s | TFLOP/s */
+    double value;
+} sb_ceiling;
+
+/* Measured ceilings of the newest calibration run of a SKU; *n = 0 when
+ * the SKU has none. run_id receives the calibration's run id (or -1). */
+int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n,
+                       long long *run_id, sb_error *err);
+
+typedef struct sb_training {
+    long long run_id;
+    char *status, *model_name, *dtype, *strategy, *patch_name, *sku, *arch, *gpu_name, *git_sha,
+        *driver, *cuda, *finished_at, *source_path;
+    long long seq_len, micro_batch_size, world_size, finished_epoch;
+    double tokens_per_s, median_step_ms;
+} sb_training;
+
+typedef struct sb_training_set {
+    sb_training *v;
+    size_t n;
+} sb_training_set;
+
+/* Training runs (any status), in the window when has_range. */
+int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
+                     sb_training_set *out, sb_error *err);
+void sb_training_free(sb_training_set *s);
+
+/* The newest run (by finished_at, then run id) of each (case_key,
+ * provider, SKU): its state decides the case (passing, failed, skipped).
+ * stale is 1 when that run's commit is not the newest commit the provider
+ * has on that SKU (the case was not re-run at the newest commit). Picks
+ * point into s and keep its order. */
+typedef struct sb_pick {
+    const sb_result *r;
+    int stale;
+} sb_pick;
+
+int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *err);
+
+/* Arch order for columns: a100 < h100 < h200 < anything else (by name). */
+int sb_arch_rank(const char *arch);
+
+#endif

@@ -1,0 +1,30 @@
+/* stats.h - the statistics behind the tables: median, geometric mean and
+ * the two-sided Mann-Whitney U test used by regression checks.
+ */
+#ifndef SOLBOOK_REPORT_STATS_H
+#define SOLBOOK_REPORT_STATS_H
+
+#include <stddef.h>
+
+/* Median of n values (n > 0); the mean of the two middle values for even n.
+ * Does not modify v. Returns NAN for n == 0 or when out of memory. */
+double sb_median(const double *v, size_t n);
+
+/* exp(mean(log v)); NAN unless every value is > 0 and n > 0. */
+double sb_geomean(const double *v, size_t n);
+
+typedef struct sb_mw_result {
+    double u;        /* U of the first sample */
+    double p;        /* two-sided p-value */
+    int exact;       /* 1: exact null distribution; 0: normal approximation */
+    double min_p;    /* smallest two-sided p any data of these sizes can give */
+} sb_mw_result;
+
+/* Two-sided Mann-Whitney U test of a (n1 values) against b (n2 values).
+ * Exact null distribution when there are no ties and n1, n2 <= 20;
+ * otherwise the normal approximation with tie correction and continuity
+ * correction. All values tied gives p = 1. Returns -1 when n1 or n2 is 0 or
+ * memory runs out, 0 on success. */
+int sb_mann_whitney(const double *a, size_t n1, const double *b, size_t n2, sb_mw_result *out);
+
+#endif

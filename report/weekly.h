@@ -1,0 +1,35 @@
+/* weekly.h - the weekly writeup: DIR/YYYY-Www.md (GitHub Flavored
+ * Markdown), its SVG plots, and DIR/YYYY-Www.html rendered from the
+ * Markdown with cmark-gfm (table, strikethrough, autolink, tagfilter).
+ * Wording: templates/weekly.md.tmpl and templates/weekly.html.tmpl.
+ * Runs belong to the ISO week of provenance.finished_at (UTC).
+ */
+#ifndef SOLBOOK_REPORT_WEEKLY_H
+#define SOLBOOK_REPORT_WEEKLY_H
+
+#include <sqlite3.h>
+
+#include "error.h"
+#include "regress.h"
+#include "sku.h"
+
+typedef struct sb_weekly_opts {
+    int year, week;          /* ISO week */
+    const char *out_dir;
+    const char *db_label;    /* how commands name the database (--db value) */
+    sb_rg_opts rg;           /* week-over-week test settings */
+} sb_weekly_opts;
+
+typedef struct sb_weekly_summary {
+    size_t runs, passing, failed, skipped, training, plots, regressions, improvements;
+    char md_path[4096], html_path[4096];
+} sb_weekly_summary;
+
+int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+                    sb_weekly_summary *sum, sb_error *err);
+
+/* Markdown (GFM) to an HTML fragment with the table extension and friends;
+ * malloc'd result in *html. */
+int sb_markdown_to_html(const char *md, size_t len, char **html, sb_error *err);
+
+#endif
