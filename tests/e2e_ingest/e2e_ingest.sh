@@ -1,0 +1,157 @@
+#!/bin/sh
+# e2e_ingest.sh SOLBOOK TEST_DATA SOURCE_DIR - drives `solbook ingest`,
+# `runs` and `show` and checks the stored rows with the sqlite3 CLI.
+set -eu
+SOLBOOK=$1
+DATA=$2/ingest
+SRC=$3
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not found: skipped"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
+export SOLBOOK_HOME="$SRC"
+unset SOLBOOK_DB || true
+T=$(mktemp -d /tmp/sb_e2e_ingest.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+DB=$T/e2e.db
+
+fail() { echo "FAIL: $*"; exit 1; }
+check() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1: $3"; }
+q() { sqlite3 "$DB" "$1"; }
+run() { # run NAME EXPECTED_RC CMD... : stdout in $T/out, stderr in $T/err
+    name=$1; want=$2; shift 2
+    rc=0
+    "$@" >"$T/out" 2>"$T/err" || rc=$?
+    [ "$rc" = "$want" ] || { cat "$T/out" "$T/err"; fail "$name: exit status $rc, expected $want"; }
+}
+
+# 1. The good files: 8 JSON files in three levels and one sidecar.
+run "ingest good" 0 "$SOLBOOK" ingest --db "$DB" "$DATA/good"
+check "summary" "ingest: 9 files, 8 stored, 0 duplicates, 0 refused (db $DB); 1 ncu profile attached" "$(tail -n 1 "$T/out")"
+check "runs stored" 8 "$(q 'SELECT count(*) FROM runs')"
+GEMM="run_uuid = '00112233445566778899aabbccddeeff' AND status = 'passed'"
+check "gemm median_ms" 0.203 "$(q "SELECT median_ms FROM metrics JOIN runs ON id = run_id WHERE $GEMM")"
+check "gemm samples" 15 "$(q "SELECT count(*) FROM samples JOIN runs ON id = run_id WHERE $GEMM")"
+check "gemm sample rep 2 idx 1" 0.205 "$(q "SELECT value_ms FROM samples JOIN runs ON id = run_id WHERE $GEMM AND rep = 2 AND idx = 1")"
+check "gemm ncu time" 1204.32 "$(q "SELECT value FROM profiler_metrics JOIN runs ON id = run_id WHERE $GEMM AND metric = 'gpu__time_duration.sum'")"
+check "gemm ncu sm unit" "%" "$(q "SELECT unit FROM profiler_metrics JOIN runs ON id = run_id WHERE $GEMM AND metric = 'sm__throughput.avg.pct_of_peak_sustained_elapsed'")"
+check "ceiling bw.copy" 4251.5 "$(q "SELECT value FROM ceilings WHERE name = 'bw.copy'")"
+check "training median" 810.625 "$(q 'SELECT median_step_ms FROM training')"
+check "a100 shape key" "B=8,H=4096,T=4096" "$(q "SELECT shape_key FROM configs JOIN provenance USING (run_id) WHERE arch = 'a100'")"
+check "every run has provenance" 0 "$(q 'SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM provenance)')"
+
+# 2. Again: every file a duplicate, nothing new.
+run "ingest good again" 0 "$SOLBOOK" ingest --db "$DB" "$DATA/good"
+check "summary again" "ingest: 9 files, 0 stored, 8 duplicates, 0 refused (db $DB); 1 ncu profile attached" "$(tail -n 1 "$T/out")"
+check "duplicate lines" 8 "$(grep -c '^duplicate: ' "$T/out")"
+check "runs after duplicates" 8 "$(q 'SELECT count(*) FROM runs')"
+check "ncu rows not doubled" 7 "$(q 'SELECT count(*) FROM profiler_metrics')"
+
+# 3. Every bad file refused with one line naming it; nothing stored.
+run "ingest bad" 1 "$SOLBOOK" ingest --db "$DB" "$DATA/bad"
+check "bad summary" "ingest: 13 files, 0 stored, 0 duplicates, 13 refused (db $DB)" "$(tail -n 1 "$T/out")"
+check "one error line per bad file" 13 "$(wc -l <"$T/err" | tr -d ' ')"
+check "each line names its file" 13 "$(grep -c "^solbook: $DATA/bad/[a-z_0-9]*\.json: " "$T/err")"
+grep -q "^solbook: $DATA/bad/malformed.json: line 7, column [0-9]*: invalid JSON" "$T/err" || fail "malformed: no line:column"
+grep -q "^solbook: $DATA/bad/schema_invalid.json: /config/dtype: " "$T/err" || fail "schema error: no JSON pointer"
+grep -q "^solbook: $DATA/bad/unknown_schema.json: /schema: unknown schema" "$T/err" || fail "unknown schema"
+echo "ok: bad files named with line:column, JSON pointer, schema"
+check "runs after bad" 8 "$(q 'SELECT count(*) FROM runs')"
+
+# 4. --strict: a new good file and a bad one: nothing stored.
+python3 "$SRC/perf/gen_results.py" "$T/new" 2 --repeats 2 --iters 3 --seed 7
+run "strict" 1 "$SOLBOOK" ingest --db "$DB" --strict "$T/new" "$DATA/bad/nan.json"
+grep -q "nothing stored" "$T/err" || fail "strict: no 'nothing stored' line"
+check "strict stored nothing" 8 "$(q 'SELECT count(*) FROM runs')"
+run "non-strict" 1 "$SOLBOOK" ingest --db "$DB" "$T/new" "$DATA/bad/nan.json"
+check "non-strict stored the good ones" 10 "$(q 'SELECT count(*) FROM runs')"
+
+# 5. --ncu --run, and a malformed CSV that stores nothing.
+RID=$(q "SELECT id FROM runs WHERE $GEMM")
+run "attach ncu" 0 "$SOLBOOK" ingest --db "$DB" --ncu "$DATA/ncu/two_kernels.csv" --run "$RID"
+check "ncu rows" 14 "$(q "SELECT count(*) FROM profiler_metrics WHERE run_id = $RID")"
+check "ncu kernel 1 dram" 90.84 "$(q "SELECT value FROM profiler_metrics WHERE run_id = $RID AND kernel_index = 1 AND metric = 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed'")"
+run "attach bad ncu" 1 "$SOLBOOK" ingest --db "$DB" --ncu "$DATA/ncu/bad_field_count.csv" --run "$RID"
+check "bad ncu error" "solbook: $DATA/ncu/bad_field_count.csv: line 4 (row 4): 17 cells, the header has 19" "$(cat "$T/err")"
+check "ncu rows kept" 14 "$(q "SELECT count(*) FROM profiler_metrics WHERE run_id = $RID")"
+run "attach to missing run" 1 "$SOLBOOK" ingest --db "$DB" --ncu "$DATA/ncu/two_kernels.csv" --run 9999
+grep -q "no run 9999" "$T/err" || fail "missing run not named"
+
+# 6. runs and show.
+run "runs --arch a100" 0 "$SOLBOOK" runs --db "$DB" --arch a100
+check "a100 rows (fixture + one generated)" 2 "$(tail -n +2 "$T/out" | wc -l | tr -d ' ')"
+grep -q "rmsnorm .*liger .*bf16 .*B=8,H=4096,T=4096" "$T/out" || fail "runs table row"
+run "runs --json --op gemm --sha 0123" 0 "$SOLBOOK" runs --db "$DB" --json --op gemm --sha 0123
+check "gemm runs at sha 0123..." 3 "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/out")"
+check "gemm passed median via runs --json" 0.203 "$(python3 -c 'import json,sys; print([r["median_ms"] for r in json.load(open(sys.argv[1])) if r["status"]=="passed"][0])' "$T/out")"
+run "runs --status failed" 0 "$SOLBOOK" runs --db "$DB" --status failed
+check "failed rows" 1 "$(tail -n +2 "$T/out" | wc -l | tr -d ' ')"
+run "show" 0 "$SOLBOOK" show --db "$DB" "$RID"
+grep -q "^  median_ms  *0.203$" "$T/out" || fail "show: median"
+grep -q "^  stored  *15 in 3 repeats" "$T/out" || fail "show: samples"
+grep -q "gpu__time_duration.sum  *1204.32 usecond" "$T/out" || fail "show: ncu metric"
+SHA12=$(q "SELECT substr(content_sha256, 1, 12) FROM runs WHERE id = $RID")
+run "show --json by sha prefix" 0 "$SOLBOOK" show --db "$DB" --json "$SHA12"
+check "show --json" "15 14 gemm" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["stored_sample_count"], len(d["profiler_metrics"]), d["document"]["config"]["op"])' "$T/out")"
+run "show ambiguous run_uuid" 1 "$SOLBOOK" show --db "$DB" 00112233445566778899aabbccddeeff
+grep -q "matches more than one run" "$T/err" || fail "ambiguous RUN"
+echo "ok: runs and show"
+
+# 7. A symbolic-link loop is reported once and not followed.
+mkdir -p "$T/loop/sub"
+cp "$DATA/good/gemm_h100_cublas.json" "$T/loop/sub/a.json"
+ln -s .. "$T/loop/sub/up"
+run "symlink loop" 1 "$SOLBOOK" ingest --db "$DB" "$T/loop"
+check "loop line" "solbook: $T/loop/sub/up: symbolic link loop: this directory contains itself; not followed" "$(cat "$T/err")"
+if [ "$(id -u)" != 0 ]; then
+    mkdir "$T/locked" && chmod 000 "$T/locked"
+    run "unreadable dir" 1 "$SOLBOOK" ingest --db "$DB" "$T/locked"
+    grep -q "^solbook: $T/locked: cannot read directory: Permission denied$" "$T/err" || fail "unreadable dir"
+    chmod 755 "$T/locked"
+    echo "ok: unreadable directory named"
+else
+    echo "skipped: unreadable-directory check (running as root reads everything)"
+fi
+
+# 8. Readers refuse clearly.
+run "missing db" 2 "$SOLBOOK" runs --db "$T/none.db"
+grep -q "no such database" "$T/err" || fail "missing db message"
+cp "$DB" "$T/newer.db"
+sqlite3 "$T/newer.db" "PRAGMA user_version = 99"
+run "newer db" 2 "$SOLBOOK" runs --db "$T/newer.db"
+grep -q "schema version 99 is newer than this solbook" "$T/err" || fail "newer db message"
+echo "ok: missing and newer databases refused"
+
+# 9. Two ingests into one new database at the same time lose nothing.
+python3 "$SRC/perf/gen_results.py" "$T/c1" 150 --seed 101
+python3 "$SRC/perf/gen_results.py" "$T/c2" 150 --seed 202
+CDB=$T/concurrent.db
+rc1=0; rc2=0
+"$SOLBOOK" ingest -q --db "$CDB" "$T/c1" >"$T/c1.out" 2>&1 & p1=$!
+"$SOLBOOK" ingest -q --db "$CDB" "$T/c2" >"$T/c2.out" 2>&1 & p2=$!
+wait $p1 || rc1=$?
+wait $p2 || rc2=$?
+[ $rc1 = 0 ] && [ $rc2 = 0 ] || { cat "$T/c1.out" "$T/c2.out"; fail "concurrent ingests: exit $rc1 and $rc2"; }
+check "concurrent runs" 300 "$(sqlite3 "$CDB" 'SELECT count(*) FROM runs')"
+check "concurrent samples" 75000 "$(sqlite3 "$CDB" 'SELECT count(*) FROM samples')"
+check "concurrent integrity" ok "$(sqlite3 "$CDB" 'PRAGMA integrity_check')"
+
+# 10. An ingest killed mid-batch leaves only whole runs.
+python3 "$SRC/perf/gen_results.py" "$T/k" 1500 --seed 303
+KDB=$T/killed.db
+"$SOLBOOK" ingest -q --db "$KDB" "$T/k" >"$T/k.out" 2>&1 & pk=$!
+i=0
+while [ "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" -lt 100 ] && [ $i -lt 400 ]; do
+    sleep 0.05; i=$((i + 1))
+done
+kill -9 $pk 2>/dev/null || true
+wait $pk 2>/dev/null || true
+N=$(sqlite3 "$KDB" 'SELECT count(*) FROM runs')
+echo "killed after $N of 1500 runs were stored"
+[ "$N" -gt 0 ] || fail "kill test: nothing was stored before the kill"
+[ "$N" -lt 1500 ] || echo "note: the ingest finished before the kill; the completeness checks still run"
+check "killed db integrity" ok "$(sqlite3 "$KDB" 'PRAGMA integrity_check')"
+check "runs without provenance/config/metrics/correctness" 0 "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM provenance WHERE run_id = r.id) OR NOT EXISTS (SELECT 1 FROM configs WHERE run_id = r.id) OR NOT EXISTS (SELECT 1 FROM metrics WHERE run_id = r.id) OR NOT EXISTS (SELECT 1 FROM correctness WHERE run_id = r.id)')"
+check "runs whose stored samples differ from sample_count" 0 "$(sqlite3 "$KDB" 'SELECT count(*) FROM metrics m WHERE m.sample_count != (SELECT count(*) FROM samples s WHERE s.run_id = m.run_id)')"
+run "resume after kill" 0 "$SOLBOOK" ingest -q --db "$KDB" "$T/k"
+check "resume summary" "ingest: 1500 files, $((1500 - N)) stored, $N duplicates, 0 refused (db $KDB)" "$(tail -n 1 "$T/out")"
+check "runs after resume" 1500 "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs')"
+echo "e2e_ingest: all checks passed"
