@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""solbench on a CUDA device, small sizes: every GEMM provider passes its
+correctness check, solbook-mma is deterministic and batch invariant,
+refused combinations are written as skipped, the stream providers pass,
+roofline writes a calibration that a later run uses. Skips (77) without a
+GPU. usage: test_solbench_gpu.py SOLBENCH [SOLBOOK]"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SOLBENCH = sys.argv[1]
+SOLBOOK = sys.argv[2] if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) else None
+checks = 0
+written = []
+
+
+def ok(cond, what):
+    global checks
+    if not cond:
+        print("FAIL: " + what)
+        sys.exit(1)
+    checks += 1
+    print("ok: " + what)
+
+
+def run(args, expect=0):
+    p = subprocess.run([SOLBENCH] + args, capture_output=True, text=True, timeout=600)
+    print(p.stdout, end="")
+    if p.returncode != expect:
+        print(p.stderr)
+    ok(p.returncode == expect, "solbench %s exits %d" % (" ".join(args[:5]), expect))
+    return p
+
+
+def load(path):
+    with open(path) as f:
+        written.append(path)
+        return json.load(f)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    probe = subprocess.run([SOLBENCH, "stream", "--N", "4096", "--provider", "solbook-stream", "--iters", "1",
+                            "--repeats", "1"], capture_output=True, text=True)
+    if probe.returncode == 2 and "no CUDA device found" in probe.stderr:
+        print("no CUDA device: skipping the GPU test")
+        sys.exit(77)
+    for dt in ("fp16", "bf16", "fp32", "tf32"):
+        for ta, tb in (("n", "n"), ("t", "t"), ("n", "t")):
+            d = os.path.join(tmp, "%s%s%s" % (dt, ta, tb))
+            os.mkdir(d)
+            run(["gemm", "--M", "256", "--N", "384", "--K", "160", "--dtype", dt, "--transa", ta, "--transb", tb,
+                 "--iters", "5", "--repeats", "2", "--out", d + "/"])
+            for f in sorted(os.listdir(d)):
+                r = load(os.path.join(d, f))
+                prov = r["config"]["provider"]
+                if prov == "solbook-mma" and dt not in ("fp16", "bf16"):
+                    ok(r["status"] == "skipped" and "timing" not in r, "%s: solbook-mma refuses %s" % (f, dt))
+                elif prov == "cublas-pedantic" and dt == "tf32":
+                    ok(r["status"] == "skipped", "%s: pedantic refuses tf32" % f)
+                else:
+                    ok(r["status"] == "passed" and r["correctness"]["passed"], "%s passed" % f)
+                    ok(r["protocol"]["timer"] == "cuda-event", "%s timed with CUDA events" % f)
+                    ok(r["memory"]["peak_device_bytes"] > 0, "%s peak memory" % f)
+                    if prov == "solbook-mma":
+                        ok(r["determinism"]["bitwise_repeatable"] is True and
+                           r["determinism"]["batch_invariant"] is True, "%s deterministic, batch invariant" % f)
+    # solbook-mma refuses shapes off its tile
+    o = os.path.join(tmp, "refuse.json")
+    run(["gemm", "--M", "100", "--N", "128", "--K", "64", "--provider", "solbook-mma", "--out", o])
+    r = load(o)
+    ok(r["status"] == "skipped" and "multiples of 128" in r["reason"], "solbook-mma refuses M=100 with a reason")
+    # forced failure on the GPU path
+    o = os.path.join(tmp, "fail.json")
+    run(["gemm", "--M", "128", "--N", "128", "--K", "64", "--provider", "cublas", "--test-corrupt-output",
+         "--out", o], 1)
+    r = load(o)
+    ok(r["status"] == "failed" and "timing" not in r, "corrupted GPU output gives failed without timing")
+    # stream providers
+    d = os.path.join(tmp, "stream")
+    os.mkdir(d)
+    run(["stream", "--N", str(1 << 22), "--kernel", "copy", "--iters", "5", "--repeats", "2", "--out", d + "/"])
+    files = sorted(os.listdir(d))
+    ok(len(files) == 2, "stream copy: solbook-stream and cuda-memcpy")
+    for f in files:
+        ok(load(os.path.join(d, f))["status"] == "passed", "%s passed" % f)
+    # roofline, then a run against it
+    cal = os.path.join(tmp, "cal.json")
+    run(["roofline", "--bytes", "64M", "--gemm-size", "1024", "--iters", "5", "--repeats", "2", "--out", cal])
+    c = load(cal)
+    ok({"copy", "scale", "add", "triad", "memcpy_d2d"} <= set(c["bandwidth"]), "roofline bandwidth probes")
+    ok({"fp16", "bf16", "tf32", "fp32"} <= set(c["gemm_peak"]), "roofline GEMM probes")
+    o = os.path.join(tmp, "withcal.json")
+    run(["gemm", "--M", "1024", "--N", "1024", "--K", "1024", "--provider", "cublaslt", "--calibration", cal,
+         "--out", o])
+    r = load(o)
+    ok(r["metrics"]["pct_measured_ceiling"] is not None, "pct_measured_ceiling from the calibration")
+    if SOLBOOK:
+        p = subprocess.run([SOLBOOK, "validate"] + written, capture_output=True, text=True)
+        print(p.stdout, p.stderr)
+        ok(p.returncode == 0, "solbook validate accepts all %d written files" % len(written))
+print("%d GPU checks passed" % checks)
