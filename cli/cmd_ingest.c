@@ -7,13 +7,15 @@
 #include "commands.h"
 #include "error.h"
 #include "home.h"
+#include "import.h"
 #include "ingest.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...\n"
-            "       solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]\n\n"
+            "       solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]\n"
+            "       solbook ingest [--db PATH] --format FORMAT [--dtype DTYPE] FILE...\n\n"
             "Validates solbook JSON files (result, training, calibration; the schema is\n"
             "chosen by each file's \"schema\" field) and stores them in the database.\n"
             "Directories are walked recursively in sorted order for *.json files; an\n"
@@ -24,6 +26,9 @@ static void usage(FILE *f)
             "  --strict         one transaction for all files: nothing is stored if any is refused\n"
             "  --ncu FILE.csv   attach 'ncu --csv --page raw' output to the run given by --run\n"
             "  --run ID         run id (see 'solbook runs') for --ncu\n"
+            "  --format FORMAT  import other tools' results (docs/IMPORT.md): liger-csv,\n"
+            "                   nvbench-json, gbench-json, or auto (told by content)\n"
+            "  --dtype DTYPE    dtype of imported runs whose file names none (fp32, bf16...)\n"
             "  -q, --quiet      do not list duplicates and attached profiles\n"
             "  -h, --help       this help\n\n"
             "Exit status: 0 all files stored or already there, 1 some file refused,\n"
@@ -38,6 +43,47 @@ static void on_error(void *c, const sb_error *e)
 {
     (void)c;
     sb_error_print(e, stderr);
+}
+
+/* --format: each path is one file of another tool's format (auto: told by
+ * its content; a solbook file found so goes through the ordinary ingest). */
+static void import_paths(sb_ingest *ing, char **paths, int n, const char *format,
+                         const sb_import_options *io, sb_ingest_walk *walk, sb_ingest_stats *stats)
+{
+    const ctx *x = walk->ctx;
+    for (int i = 0; i < n; i++) {
+        sb_error err;
+        sb_error_clear(&err);
+        const char *f = format;
+        if (strcmp(format, "auto") == 0 && sb_import_detect(paths[i], &f, &err) != SB_OK) {
+            stats->files_seen++;
+            stats->refused++;
+            sb_error_print(&err, stderr);
+            continue;
+        }
+        if (strcmp(f, "solbook") == 0) {
+            sb_ingest_stats one = {0};
+            sb_ingest_paths(ing, &paths[i], 1, walk, &one);
+            stats->files_seen += one.files_seen;
+            stats->stored += one.stored;
+            stats->duplicates += one.duplicates;
+            stats->refused += one.refused;
+            stats->ncu_attached += one.ncu_attached;
+            continue;
+        }
+        stats->files_seen++;
+        sb_import_stats ist = {0};
+        if (sb_import_file_opts(ing, paths[i], f, io, &ist, &err) != SB_OK) {
+            stats->refused++;
+            sb_error_print(&err, stderr);
+            continue;
+        }
+        stats->stored += ist.stored;
+        stats->duplicates += ist.duplicates;
+        if (!x->quiet)
+            printf("import: %s: %s, %ld rows, %ld runs (%ld stored, %ld already there, %ld skipped)\n",
+                   paths[i], f, ist.rows, ist.runs, ist.stored, ist.duplicates, ist.skipped_runs);
+    }
 }
 
 static void on_file(void *c, const char *path, long long run_id, int duplicate, long ncu_rows)
@@ -57,9 +103,11 @@ int cmd_ingest(int argc, char **argv)
         {"db", required_argument, NULL, 'd'},  {"strict", no_argument, NULL, 's'},
         {"ncu", required_argument, NULL, 'n'}, {"run", required_argument, NULL, 'r'},
         {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'f'}, {"dtype", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
-    const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL;
+    const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL, *format = NULL;
+    sb_import_options io = {0};
     ctx x = {0};
     int strict = 0, c;
     optind = 1;
@@ -71,12 +119,22 @@ int cmd_ingest(int argc, char **argv)
         case 'n': ncu = optarg; break;
         case 'r': run = optarg; break;
         case 'q': x.quiet = 1; break;
+        case 'f': format = optarg; break;
+        case 't': io.dtype = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "solbook ingest: unknown option or missing value: %s\n", argv[optind - 1]);
             usage(stderr);
             return 2;
         }
+    }
+    if (format && strcmp(format, "auto") != 0 && !sb_import_format_known(format)) {
+        fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json or auto\n", format);
+        return 2;
+    }
+    if (io.dtype && !format) {
+        fprintf(stderr, "solbook ingest: --dtype applies to imports: give --format\n");
+        return 2;
     }
     if ((ncu != NULL) != (run != NULL)) {
         fprintf(stderr, "solbook ingest: --ncu and --run go together\n");
@@ -116,7 +174,10 @@ int cmd_ingest(int argc, char **argv)
         return 2;
     }
     walk.strict = 0; /* the batch, if any, is ours: it also covers --ncu */
-    if (optind < argc)
+    io.in_batch = strict;
+    if (optind < argc && format)
+        import_paths(ing, argv + optind, argc - optind, format, &io, &walk, &stats);
+    else if (optind < argc)
         sb_ingest_paths(ing, argv + optind, (size_t)(argc - optind), &walk, &stats);
     if (ncu) {
         stats.files_seen++;

@@ -524,7 +524,7 @@ static int detect_buffer(const char *path, const char *buf, size_t len, const ch
     size_t off = 0;
     const char *p = skip_bom_ws(buf, len, &off);
     if (off == len)
-        return sb_error_set(err, path, NULL, "empty file: cannot tell its format (give --format)");
+        return sb_error_set(err, path, NULL, "empty file: cannot tell its format");
     if (*p == '{' || *p == '[') {
         json_t *root = NULL;
         if (sb_json_load_buffer(buf, len, path, &root, err) != SB_OK)
