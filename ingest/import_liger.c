@@ -287,6 +287,8 @@ static int make_config(sb_import_ctx *ctx, const record *rec, const int *col, js
         snprintf(xkey, sizeof xkey, "x");
     if (sb_import_parse_ll(xvalue, &xi) == SB_OK && xi >= 0)
         json_object_set_new(shape, xkey, json_integer(xi));
+    else if (sb_import_parse_double(xvalue, &xd) == SB_OK && xd >= 0 && xd < 9.0e15 && xd == floor(xd))
+        json_object_set_new(shape, xkey, json_integer((json_int_t)xd)); /* "4096.0" */
     else if (sb_import_parse_double(xvalue, &xd) == SB_OK)
         json_object_set_new(params, xname[0] ? xname : "x", json_real(xd));
     else

@@ -318,6 +318,39 @@ static void test_liger_refused(void **state)
     expect_error(&err, "is not a dtype");
 }
 
+/* Model-config sweeps: x is a model name and the config holds a table keyed
+ * by it; integral x written as "2048.0"; torch_compile provider kept. */
+static void test_liger_model_sweep(void **state)
+{
+    (void)state;
+    json_t *docs = NULL;
+    sb_error err;
+    sb_import_stats st = {0};
+    int rc = sb_import_convert(DATA "liger_model_sweep.csv", "liger-csv", NULL, &docs, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st.runs, 3);
+    json_t *c0 = json_object_get(json_array_get(docs, 0), "config");
+    json_t *c1 = json_object_get(json_array_get(docs, 1), "config");
+    json_t *c2 = json_object_get(json_array_get(docs, 2), "config");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c0, "shape"), "vocab_size")), 128256);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c0, "shape"), "BT")), 4096);
+    assert_int_equal(json_object_size(json_object_get(c0, "shape")), 2);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(c0, "params"), "model_config")), "llama_3_8b");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c1, "shape"), "vocab_size")), 152064);
+    assert_string_equal(json_string_value(json_object_get(c0, "dtype")), "fp32");
+    assert_string_equal(json_string_value(json_object_get(c2, "provider")), "torch_compile");
+    assert_string_equal(json_string_value(json_object_get(c2, "backend")), "torch");
+    assert_string_equal(json_string_value(json_object_get(c2, "mode")), "bwd");
+    assert_string_equal(json_string_value(json_object_get(c2, "dtype")), "bf16");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c2, "shape"), "T")), 2048);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(c2, "params"), "hidden_act")), "silu");
+    json_t *dev = json_object_get(json_object_get(json_array_get(docs, 0), "provenance"), "device");
+    assert_string_equal(json_string_value(json_object_get(dev, "sku")), "h200-sxm-141gb");
+    json_decref(docs);
+}
+
 /* Inside a caller's batch (ingest --strict): a refused file rolls back only
  * its own savepoint; the batch decides the rest. */
 static void test_in_batch(void **state)
@@ -490,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_detect),
         cmocka_unit_test_setup_teardown(test_liger_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_liger_refused, setup, teardown),
+        cmocka_unit_test(test_liger_model_sweep),
         cmocka_unit_test_setup_teardown(test_in_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
