@@ -30,6 +30,12 @@
  * recursion follows a few per level of the instance; the instance loader
  * caps nesting at SB_JSON_MAX_DEPTH, so this is only a backstop. */
 #define MAX_REF_DEPTH 2000
+/* Most schemas applied one inside another: instance depth times schema
+ * nesting. Bounds the stack (a few hundred bytes per level). */
+#define MAX_NESTING 4000
+/* Deepest schema nesting compiled, following $refs: bounds the compiler's
+ * stack on a hostile schema (a long chain of definitions). */
+#define MAX_COMPILE_DEPTH 1000
 
 enum {
     T_NULL = 1 << 0,
@@ -562,6 +568,7 @@ typedef struct compiler {
     size_t n_ids, cap_ids;
     memo_slot *memo;
     size_t memo_cap, memo_count;
+    int depth; /* compile_schema calls in progress */
     sb_error *err;
 } compiler;
 
@@ -1437,12 +1444,20 @@ static node *new_node(compiler *c, const json_t *j, const char *where)
     return n;
 }
 
+static node *compile_object(compiler *c, node *n, const json_t *j, const char *parent_base,
+                            const char *where);
+
 static node *compile_schema(compiler *c, const json_t *j, const char *parent_base,
                             const char *where)
 {
     node *n = memo_get(c, j);
     if (n)
         return n;
+    if (c->depth >= MAX_COMPILE_DEPTH) {
+        compile_error(c, where, "schemas nest more than %d deep here, counting $ref targets",
+                      MAX_COMPILE_DEPTH);
+        return NULL;
+    }
     if (!is_schema_json(j)) {
         compile_error(c, where, "a schema must be an object or a boolean, found %s",
                       json_type_name(j));
@@ -1455,7 +1470,15 @@ static node *compile_schema(compiler *c, const json_t *j, const char *parent_bas
         return n;
     }
     n->kind = NODE_OBJECT;
+    c->depth++;
+    n = compile_object(c, n, j, parent_base, where);
+    c->depth--;
+    return n;
+}
 
+static node *compile_object(compiler *c, node *n, const json_t *j, const char *parent_base,
+                            const char *where)
+{
     const json_t *ref = json_object_get(j, "$ref");
     const json_t *id = json_object_get(j, "$id");
     char *base;
@@ -1688,8 +1711,10 @@ typedef struct validator {
     frame *stack; /* $refs being followed, to catch loops */
     size_t depth, stack_cap;
     size_t reported; /* errors passed to report() */
+    int nesting;     /* check() calls in progress */
     int fatal;
-    char fatal_ptr[1024], fatal_reason[1024];
+    char *fatal_ptr; /* instance pointer of the fatal error (malloc'd) */
+    char fatal_reason[1024];
     int out_of_memory;
 } validator;
 
@@ -1717,7 +1742,7 @@ static void set_fatal(validator *v, const char *fmt, ...)
     if (v->fatal)
         return;
     v->fatal = 1;
-    snprintf(v->fatal_ptr, sizeof v->fatal_ptr, "%s", v->ptr ? v->ptr : "");
+    v->fatal_ptr = dup_str(v->ptr ? v->ptr : "");
     va_start(ap, fmt);
     vsnprintf(v->fatal_reason, sizeof v->fatal_reason, fmt, ap);
     va_end(ap);
@@ -1769,18 +1794,16 @@ static void pop(validator *v, size_t old)
         v->ptr[old] = '\0';
 }
 
-/* 1 match, 0 no match, -1 matching failed (resource limit). */
-static int regex_matches(validator *v, pcre2_code *re, const char *s, size_t len, char *why,
-                         size_t why_size)
+/* 1 match, 0 no match, a negative PCRE2 error code when matching failed
+ * (a resource limit). */
+static int regex_matches(validator *v, pcre2_code *re, const char *s, size_t len)
 {
     int rc = pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, v->match, NULL);
     if (rc >= 0)
         return 1;
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
-    if (pcre2_get_error_message(rc, (PCRE2_UCHAR *)why, why_size) < 0)
-        snprintf(why, why_size, "PCRE2 error %d", rc);
-    return -1;
+    return rc < 0 ? rc : -1;
 }
 
 /* A string for quoting inside a message: " and control characters escaped
@@ -1875,13 +1898,106 @@ static unsigned instance_type_bits(const json_t *in)
             return errors + 1;                                                                 \
     } while (0)
 
+/* Reporters that format values. They are kept out of line so that the
+ * recursive checkers below keep small stack frames: nesting depth times
+ * frame size is what bounds the stack. */
+#define NOINLINE __attribute__((noinline))
+
+static void quote(char *buf, size_t size, const char *s, size_t len);
+static const char *json_text(const json_t *j, char *buf, size_t size);
+static const char *types_text(unsigned types, char *buf, size_t size);
+
+static NOINLINE void report_missing(validator *v, const char *name, const char *because)
+{
+    char q[300], q2[300];
+    quote(q, sizeof q, name, strlen(name));
+    if (because) {
+        quote(q2, sizeof q2, because, strlen(because));
+        report(v, "dependencies", "property \"%s\" is required when \"%s\" is present", q, q2);
+    } else {
+        report(v, "required", "required property \"%s\" is missing", q);
+    }
+}
+
+static NOINLINE void report_regex_failure(validator *v, const char *keyword, const char *source,
+                                          int rc)
+{
+    char q[300], why[256];
+    quote(q, sizeof q, source, strlen(source));
+    if (pcre2_get_error_message(rc, (PCRE2_UCHAR *)why, sizeof why) < 0)
+        snprintf(why, sizeof why, "PCRE2 error %d", rc);
+    report(v, keyword, "matching against the pattern \"%s\" failed: %s", q, why);
+}
+
+static NOINLINE void report_property_name(validator *v, const char *key, size_t klen,
+                                          const char *keyword, const char *reason)
+{
+    char q[300];
+    quote(q, sizeof q, key, klen);
+    report(v, "propertyNames", "property name \"%s\" is not allowed: %s: %s", q, keyword, reason);
+}
+
+static NOINLINE void report_type(validator *v, unsigned types, const json_t *in)
+{
+    char buf[128];
+    report(v, "type", "expected %s, found %s", types_text(types, buf, sizeof buf),
+           json_is_real(in) && (types & T_INTEGER) ? "a number that is not an integer"
+                                                   : json_type_name(in));
+}
+
+static NOINLINE void report_value(validator *v, const char *keyword, const json_t *in,
+                                  const json_t *allowed)
+{
+    char q[300], q2[120];
+    if (strcmp(keyword, "const") == 0)
+        report(v, keyword, "%s is not the required value %s", json_text(in, q2, sizeof q2),
+               json_text(allowed, q, sizeof q));
+    else
+        report(v, keyword, "%s is not one of %s", json_text(in, q2, sizeof q2),
+               json_text(allowed, q, sizeof q));
+}
+
+static NOINLINE void report_not(validator *v, const node *n)
+{
+    char q[300];
+    report(v, "not", "matches %s (the schema at %s/not), which it must not",
+           json_text(n->not_schema->json, q, sizeof q), n->where);
+}
+
+/* propertyNames for one key: the name checked as a string, reported once
+ * with the first reason the name schema gave. */
+static NOINLINE size_t check_property_name(validator *v, const node *n, const char *key,
+                                           size_t klen, int silent)
+{
+    json_t *name = json_stringn(key, klen);
+    if (!name) {
+        v->out_of_memory = 1;
+        set_fatal(v, "out of memory checking a property name");
+        return 1;
+    }
+    first_error first;
+    sb_schema_error_fn saved = v->on_error;
+    void *saved_ctx = v->ctx;
+    size_t saved_reported = v->reported;
+    memset(&first, 0, sizeof first);
+    v->on_error = keep_first;
+    v->ctx = &first;
+    size_t e = check(v, n->property_names, name, silent, "propertyNames");
+    v->on_error = saved;
+    v->ctx = saved_ctx;
+    v->reported = saved_reported;
+    json_decref(name);
+    if (e && !silent && !v->fatal)
+        report_property_name(v, key, klen, first.keyword, first.reason);
+    return e ? 1 : 0;
+}
+
 static size_t check_object(validator *v, const node *n, const json_t *in, int silent)
 {
     size_t errors = 0;
     const char *key;
     json_t *value;
     size_t size = json_object_size(in);
-    char why[256], q[300];
 
     if (n->min_properties >= 0 && size < (unsigned long long)n->min_properties)
         FAIL("minProperties", "object has %zu properties, fewer than the minimum %lld", size,
@@ -1893,8 +2009,10 @@ static size_t check_object(validator *v, const node *n, const json_t *in, int si
         for (size_t i = 0; i < json_array_size(n->required); i++) {
             const char *name = json_string_value(json_array_get(n->required, i));
             if (!json_object_get(in, name)) {
-                quote(q, sizeof q, name, strlen(name));
-                FAIL("required", "required property \"%s\" is missing", q);
+                errors++;
+                if (silent || v->fatal)
+                    return errors;
+                report_missing(v, name, NULL);
             }
         }
     }
@@ -1906,11 +2024,10 @@ static size_t check_object(validator *v, const node *n, const json_t *in, int si
             for (size_t i = 0; i < json_array_size(dep->properties); i++) {
                 const char *name = json_string_value(json_array_get(dep->properties, i));
                 if (!json_object_get(in, name)) {
-                    char q2[300];
-                    quote(q, sizeof q, name, strlen(name));
-                    quote(q2, sizeof q2, dep->name, strlen(dep->name));
-                    FAIL("dependencies", "property \"%s\" is required when \"%s\" is present", q,
-                         q2);
+                    errors++;
+                    if (silent || v->fatal)
+                        return errors;
+                    report_missing(v, name, dep->name);
                 }
             }
         } else {
@@ -1941,14 +2058,11 @@ static size_t check_object(validator *v, const node *n, const json_t *in, int si
             }
         }
         for (size_t i = 0; i < n->n_pattern_properties; i++) {
-            int m = regex_matches(v, n->pattern_properties[i].re, key, klen, why, sizeof why);
+            int m = regex_matches(v, n->pattern_properties[i].re, key, klen);
             if (m < 0) {
-                if (!silent) {
-                    quote(q, sizeof q, n->pattern_properties[i].source,
-                          strlen(n->pattern_properties[i].source));
-                    report(v, "patternProperties", "matching the name against \"%s\" failed: %s",
-                           q, why);
-                }
+                if (!silent)
+                    report_regex_failure(v, "patternProperties", n->pattern_properties[i].source,
+                                         m);
                 STEP(1);
             } else if (m) {
                 matched = 1;
@@ -1967,34 +2081,8 @@ static size_t check_object(validator *v, const node *n, const json_t *in, int si
                 STEP(check(v, n->additional_properties, value, silent, "additionalProperties"));
             }
         }
-        if (n->property_names) {
-            /* Check the name as a string; report it once, with the first
-             * reason the name schema gave. */
-            json_t *name = json_stringn(key, klen);
-            if (!name) {
-                v->out_of_memory = 1;
-                pop(v, old);
-                return errors + 1;
-            }
-            first_error first;
-            sb_schema_error_fn saved = v->on_error;
-            void *saved_ctx = v->ctx;
-            memset(&first, 0, sizeof first);
-            size_t saved_reported = v->reported;
-            v->on_error = keep_first;
-            v->ctx = &first;
-            size_t e = check(v, n->property_names, name, silent, "propertyNames");
-            v->on_error = saved;
-            v->ctx = saved_ctx;
-            v->reported = saved_reported;
-            json_decref(name);
-            if (e && !silent && !v->fatal) {
-                quote(q, sizeof q, key, klen);
-                report(v, "propertyNames", "property name \"%s\" is not allowed: %s: %s", q,
-                       first.keyword, first.reason);
-            }
-            STEP(e ? 1 : 0);
-        }
+        if (n->property_names)
+            STEP(check_property_name(v, n, key, klen, silent));
         pop(v, old);
     }
 #undef STEP
@@ -2062,11 +2150,11 @@ static size_t check_array(validator *v, const node *n, const json_t *in, int sil
     return errors;
 }
 
-static size_t check_string(validator *v, const node *n, const json_t *in, int silent)
+static NOINLINE size_t check_string(validator *v, const node *n, const json_t *in, int silent)
 {
     size_t errors = 0, bytes = json_string_length(in);
     const char *s = json_string_value(in);
-    char q[300], why[256];
+    char q[300];
     if (n->min_length >= 0 || n->max_length >= 0) {
         size_t len = utf8_length(s, bytes);
         if (n->min_length >= 0 && len < (unsigned long long)n->min_length)
@@ -2077,20 +2165,23 @@ static size_t check_string(validator *v, const node *n, const json_t *in, int si
                  n->max_length);
     }
     if (n->pattern) {
-        int m = regex_matches(v, n->pattern, s, bytes, why, sizeof why);
+        int m = regex_matches(v, n->pattern, s, bytes);
         if (m == 0) {
             char qs[300];
             quote(q, sizeof q, s, bytes);
             quote(qs, sizeof qs, n->pattern_source, strlen(n->pattern_source));
             FAIL("pattern", "\"%s\" does not match the pattern \"%s\"", q, qs);
         } else if (m < 0) {
-            FAIL("pattern", "matching against the pattern failed: %s", why);
+            errors++;
+            if (silent || v->fatal)
+                return errors;
+            report_regex_failure(v, "pattern", n->pattern_source, m);
         }
     }
     return errors;
 }
 
-static size_t check_number(validator *v, const node *n, const json_t *in, int silent)
+static NOINLINE size_t check_number(validator *v, const node *n, const json_t *in, int silent)
 {
     size_t errors = 0;
     char a[64], b[64];
@@ -2162,10 +2253,26 @@ static size_t check_ref(validator *v, const node *n, const json_t *in, int silen
     return e;
 }
 
+static size_t check_node(validator *v, const node *n, const json_t *in, int silent,
+                         const char *via);
+
 static size_t check(validator *v, const node *n, const json_t *in, int silent, const char *via)
 {
+    if (v->nesting >= MAX_NESTING) {
+        set_fatal(v, "schemas nested more than %d deep at schema %s; giving up", MAX_NESTING,
+                  where_text(n));
+        return 1;
+    }
+    v->nesting++;
+    size_t errors = check_node(v, n, in, silent, via);
+    v->nesting--;
+    return errors;
+}
+
+static size_t check_node(validator *v, const node *n, const json_t *in, int silent,
+                         const char *via)
+{
     size_t errors = 0;
-    char buf[128], q[300], q2[120];
 
     if (v->fatal)
         return 1;
@@ -2180,20 +2287,28 @@ static size_t check(validator *v, const node *n, const json_t *in, int silent, c
         return check_ref(v, n, in, silent, via);
 
     unsigned bits = instance_type_bits(in);
-    if (n->types && !(n->types & bits))
-        FAIL("type", "expected %s, found %s", types_text(n->types, buf, sizeof buf),
-             json_is_real(in) && (n->types & T_INTEGER) ? "a number that is not an integer"
-                                                        : json_type_name(in));
-    if (n->const_value && !values_equal(in, n->const_value))
-        FAIL("const", "%s is not the required value %s", json_text(in, q2, sizeof q2),
-             json_text(n->const_value, q, sizeof q));
+    if (n->types && !(n->types & bits)) {
+        errors++;
+        if (silent || v->fatal)
+            return errors;
+        report_type(v, n->types, in);
+    }
+    if (n->const_value && !values_equal(in, n->const_value)) {
+        errors++;
+        if (silent || v->fatal)
+            return errors;
+        report_value(v, "const", in, n->const_value);
+    }
     if (n->enum_values) {
         int found = 0;
         for (size_t i = 0; i < json_array_size(n->enum_values) && !found; i++)
             found = values_equal(in, json_array_get(n->enum_values, i));
-        if (!found)
-            FAIL("enum", "%s is not one of %s", json_text(in, q2, sizeof q2),
-                 json_text(n->enum_values, q, sizeof q));
+        if (!found) {
+            errors++;
+            if (silent || v->fatal)
+                return errors;
+            report_value(v, "enum", in, n->enum_values);
+        }
     }
     if (json_is_number(in))
         ADD(check_number(v, n, in, silent));
@@ -2240,9 +2355,12 @@ static size_t check(validator *v, const node *n, const json_t *in, int silent, c
         int matched = check(v, n->not_schema, in, 1, "not") == 0;
         if (v->fatal)
             return errors + 1;
-        if (matched)
-            FAIL("not", "matches %s (the schema at %s/not), which it must not",
-                 json_text(n->not_schema->json, q, sizeof q), n->where);
+        if (matched) {
+            errors++;
+            if (silent || v->fatal)
+                return errors;
+            report_not(v, n);
+        }
     }
     if (n->if_schema) {
         int cond = check(v, n->if_schema, in, 1, "if") == 0;
@@ -2280,7 +2398,7 @@ size_t sb_schema_validate(const sb_schema *s, const json_t *instance, sb_schema_
     size_t errors = v.reported;
     if (v.fatal) {
         if (on_error)
-            on_error(ctx, v.fatal_ptr, "$ref", v.fatal_reason);
+            on_error(ctx, v.fatal_ptr ? v.fatal_ptr : "", "$ref", v.fatal_reason);
         errors++;
     } else if (v.out_of_memory) {
         if (on_error)
@@ -2294,6 +2412,7 @@ size_t sb_schema_validate(const sb_schema *s, const json_t *instance, sb_schema_
     pcre2_match_data_free(v.match);
     free(v.ptr);
     free(v.stack);
+    free(v.fatal_ptr);
     return errors;
 }
 

@@ -57,7 +57,7 @@ static void expect_refused(const char *text, const char *where, const char *need
 
 typedef struct collected {
     size_t n;
-    char lines[16][512];
+    char lines[16][16384];
 } collected;
 
 static void collect(void *ctx, const char *pointer, const char *keyword, const char *reason)
@@ -427,6 +427,45 @@ static void test_check_and_set(void **state)
     assert_non_null(strstr(err.msg, "cannot open"));
 }
 
+/* Hostile depth: a 1500-link chain of definitions is refused at compile
+ * time, and an instance 3000 arrays deep stops with an error, not a crash. */
+static void test_depth_guards(void **state)
+{
+    (void)state;
+    json_t *defs = json_object();
+    char ref[64];
+    for (int i = 0; i < 1500; i++) {
+        snprintf(ref, sizeof ref, "#/definitions/d%d", i + 1);
+        json_t *link = json_pack("{s:[{s:s}]}", "allOf", "$ref", ref);
+        snprintf(ref, sizeof ref, "d%d", i);
+        json_object_set_new(defs, ref, link);
+    }
+    json_object_set_new(defs, "d1500", json_pack("{s:s}", "type", "integer"));
+    json_t *chain = json_pack("{s:s,s:o}", "$ref", "#/definitions/d0", "definitions", defs);
+    sb_schema *s = NULL;
+    sb_error err;
+    assert_int_equal(sb_schema_compile(chain, "chain.json", &s, &err), SB_ERR);
+    if (!strstr(err.msg, "nest more than 1000"))
+        fail_msg("unexpected error %s: %s", err.where, err.msg);
+    json_decref(chain);
+
+    s = compile_text("{\"items\": {\"$ref\": \"#\"}, \"type\": \"array\"}");
+    json_t *deep = json_array(), *cur = deep;
+    for (int i = 0; i < 3000; i++) {
+        json_t *inner = json_array();
+        json_array_append_new(cur, inner);
+        cur = inner;
+    }
+    json_array_append_new(cur, json_integer(1)); /* the innermost value is not an array */
+    collected c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(sb_schema_validate(s, deep, collect, &c), 1);
+    assert_int_equal(strncmp(c.lines[0], "/0/0/0/0", 8), 0); /* pointer cut by collect() */
+    assert_non_null(strstr(c.lines[0], "|$ref|schemas nested more than 4000 deep"));
+    json_decref(deep);
+    sb_schema_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_ref_loops),
         cmocka_unit_test(test_refs_and_ids),
         cmocka_unit_test(test_check_and_set),
+        cmocka_unit_test(test_depth_guards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
