@@ -1,0 +1,56 @@
+#!/bin/sh
+# e2e_import.sh SOLBOOK TEST_DATA SOURCE_DIR - drives `solbook ingest
+# --format` over the import fixtures and checks the stored rows with the
+# sqlite3 CLI.
+set -eu
+SOLBOOK=$1
+DATA=$2/import
+SRC=$3
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not found: skipped"; exit 77; }
+export SOLBOOK_HOME="$SRC"
+unset SOLBOOK_DB || true
+T=$(mktemp -d /tmp/sb_e2e_import.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+DB=$T/import.db
+
+fail() { echo "FAIL: $*"; exit 1; }
+check() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1: $3"; }
+q() { sqlite3 "$DB" "$1"; }
+run() { # run NAME EXPECTED_RC CMD... : stdout in $T/out, stderr in $T/err
+    name=$1; want=$2; shift 2
+    rc=0
+    "$@" >"$T/out" 2>"$T/err" || rc=$?
+    [ "$rc" = "$want" ] || { cat "$T/out" "$T/err"; fail "$name: exit status $rc, expected $want"; }
+}
+
+# 1. Autodetected formats, a native file among them, one refused file.
+run "ingest auto" 1 "$SOLBOOK" ingest --db "$DB" --format auto "$DATA/liger_basic.csv" "$DATA/liger_malformed.csv" \
+    "$DATA/nvbench.json" "$2/schemas/result.valid.gemm.json"
+check "summary" "ingest: 4 files, 12 stored, 0 duplicates, 1 refused (db $DB)" "$(tail -n 1 "$T/out")"
+check "liger line" "import: $DATA/liger_basic.csv: liger-csv, 11 rows, 8 runs (8 stored, 0 already there, 1 skipped)" \
+    "$(grep liger_basic "$T/out")"
+check "refusal names file and line" "solbook: $DATA/liger_malformed.csv: line 4: y_value_50 \"fast\" is not a non-negative number" \
+    "$(cat "$T/err")"
+check "runs by format" "liger-csv=8 nvbench-json=3 solbook=1" \
+    "$(q "SELECT group_concat(f || '=' || n, ' ') FROM (SELECT source_format f, count(*) n FROM runs GROUP BY 1 ORDER BY 1)")"
+
+# 2. liger vs huggingface on the same case: the pair a geomean report uses.
+check "flce speedup case pairs" "huggingface=23.0 liger=11.5" \
+    "$(q "SELECT group_concat(provider || '=' || median_ms, ' ') FROM (SELECT provider, median_ms FROM configs JOIN metrics USING (run_id) WHERE op = 'flce' ORDER BY provider)")"
+check "flce one case key" 1 "$(q "SELECT count(DISTINCT case_key) FROM configs WHERE op = 'flce'")"
+
+# 3. --format with a dtype, and a usage error.
+run "gbench without dtype" 1 "$SOLBOOK" ingest --db "$DB" --format gbench-json "$DATA/gbench.json"
+grep -q -- '--dtype' "$T/err" || fail "gbench error does not mention --dtype: $(cat "$T/err")"
+echo "ok: gbench refused without --dtype"
+run "gbench with dtype" 0 "$SOLBOOK" ingest --db "$DB" --format gbench-json --dtype fp32 "$DATA/gbench.json"
+check "gbench runs" 4 "$(q "SELECT count(*) FROM runs WHERE source_format = 'gbench-json'")"
+run "bad format" 2 "$SOLBOOK" ingest --db "$DB" --format csv "$DATA/liger_basic.csv"
+echo "ok: --format csv is a usage error"
+
+# 4. --strict: one refused import rolls back the whole batch.
+run "strict" 1 "$SOLBOOK" ingest --db "$DB" --strict --format auto "$DATA/liger_model_sweep.csv" "$DATA/gbench_badunit.json"
+check "strict stored nothing" 0 "$(q "SELECT count(*) FROM configs WHERE shape_key LIKE '%vocab_size%'")"
+run "strict good" 0 "$SOLBOOK" ingest --db "$DB" --strict --format liger-csv "$DATA/liger_model_sweep.csv"
+check "strict good stored" 3 "$(q "SELECT count(*) FROM runs WHERE source_path LIKE '%liger_model_sweep.csv%'")"
+echo "e2e_import: all checks passed"
