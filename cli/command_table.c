@@ -13,5 +13,6 @@ const sb_command sb_commands[] = {
     {"report", cmd_report, "geomean tables, weekly writeup, regressions, roofline SVG"},
     {"packet", cmd_packet, "write an upstream discussion packet citing passing runs"},
     {"validate-results", cmd_validate_results, "completion gate: one complete GEMM spec result per arch"},
+    {"forge", cmd_forge, "verify, benchmark and promote candidate kernels (task, prompt, verify, bench, promote, list)"},
     {NULL, NULL, NULL},
 };

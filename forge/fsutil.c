@@ -1,0 +1,322 @@
+/* fsutil.c - see fsutil.h. */
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sha256.h"
+
+int sb_forge_mkdir_p(const char *path, sb_error *err)
+{
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s", path) >= sizeof tmp)
+        return sb_error_set(err, path, NULL, "path too long");
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+            return sb_error_set(err, tmp, NULL, "cannot create folder: %s", strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+        return sb_error_set(err, tmp, NULL, "cannot create folder: %s", strerror(errno));
+    return SB_OK;
+}
+
+int sb_forge_copy_file(const char *src, const char *dst, sb_error *err)
+{
+    int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0)
+        return sb_error_set(err, src, NULL, "cannot read: %s", strerror(errno));
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int e = errno;
+        close(in);
+        return sb_error_set(err, dst, NULL, "cannot create: %s", strerror(e));
+    }
+    char buf[65536];
+    int rc = SB_OK;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = sb_error_set(err, src, NULL, "read failed: %s", strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                rc = sb_error_set(err, dst, NULL, "write failed: %s", strerror(errno));
+                break;
+            }
+            off += w;
+        }
+        if (rc != SB_OK)
+            break;
+    }
+    close(in);
+    if (close(out) != 0 && rc == SB_OK)
+        rc = sb_error_set(err, dst, NULL, "write failed: %s", strerror(errno));
+    return rc;
+}
+
+typedef int (*visit_fn)(void *ctx, const char *rel, const char *full, const struct stat *st,
+                        sb_error *err);
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Visits entries of root/rel sorted by name, depth first, parents before
+ * children. */
+static int walk(const char *root, const char *rel, visit_fn fn, void *ctx, int depth, sb_error *err)
+{
+    char dir[4096];
+    if ((size_t)snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel) >= sizeof dir)
+        return sb_error_set(err, root, NULL, "path too long");
+    if (depth > 8)
+        return sb_error_set(err, dir, NULL, "folders nested too deep");
+    DIR *d = opendir(dir);
+    if (!d)
+        return sb_error_set(err, dir, NULL, "cannot open folder: %s", strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = SB_OK;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn) {
+                rc = sb_error_set(err, dir, NULL, "out of memory");
+                break;
+            }
+            names = nn;
+        }
+        if (!(names[n] = strdup(de->d_name))) {
+            rc = sb_error_set(err, dir, NULL, "out of memory");
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (rc == SB_OK)
+        qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        char r[2048], full[4096];
+        if ((size_t)snprintf(r, sizeof r, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) >= sizeof r ||
+            (size_t)snprintf(full, sizeof full, "%s/%s", root, r) >= sizeof full) {
+            rc = sb_error_set(err, dir, NULL, "path too long");
+            break;
+        }
+        struct stat st;
+        if (lstat(full, &st) != 0) {
+            rc = sb_error_set(err, full, NULL, "cannot stat: %s", strerror(errno));
+            break;
+        }
+        rc = fn(ctx, r, full, &st, err);
+        if (rc == SB_OK && S_ISDIR(st.st_mode))
+            rc = walk(root, r, fn, ctx, depth + 1, err);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+static int copy_visit(void *ctx, const char *rel, const char *full, const struct stat *st,
+                      sb_error *err)
+{
+    const char *dst_root = ctx;
+    char dst[4096];
+    if ((size_t)snprintf(dst, sizeof dst, "%s/%s", dst_root, rel) >= sizeof dst)
+        return sb_error_set(err, full, NULL, "path too long");
+    if (S_ISDIR(st->st_mode)) {
+        if (mkdir(dst, 0755) != 0 && errno != EEXIST)
+            return sb_error_set(err, dst, NULL, "cannot create folder: %s", strerror(errno));
+        return SB_OK;
+    }
+    if (!S_ISREG(st->st_mode))
+        return sb_error_set(err, full, NULL, "not a regular file (links and special files are refused)");
+    return sb_forge_copy_file(full, dst, err);
+}
+
+int sb_forge_copy_tree(const char *src, const char *dst, sb_error *err)
+{
+    if (sb_forge_mkdir_p(dst, err) != SB_OK)
+        return SB_ERR;
+    return walk(src, "", copy_visit, (void *)dst, 0, err);
+}
+
+int sb_forge_remove_tree(const char *path, sb_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? SB_OK : sb_error_set(err, path, NULL, "cannot stat: %s", strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlink(path) != 0)
+            return sb_error_set(err, path, NULL, "cannot remove: %s", strerror(errno));
+        return SB_OK;
+    }
+    DIR *d = opendir(path);
+    if (!d)
+        return sb_error_set(err, path, NULL, "cannot open folder: %s", strerror(errno));
+    struct dirent *de;
+    int rc = SB_OK;
+    while (rc == SB_OK && (de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        char child[4096];
+        if ((size_t)snprintf(child, sizeof child, "%s/%s", path, de->d_name) >= sizeof child)
+            rc = sb_error_set(err, path, NULL, "path too long");
+        else
+            rc = sb_forge_remove_tree(child, err);
+    }
+    closedir(d);
+    if (rc == SB_OK && rmdir(path) != 0)
+        rc = sb_error_set(err, path, NULL, "cannot remove folder: %s", strerror(errno));
+    return rc;
+}
+
+int sb_forge_make_temp_dir(const char *prefix, char *out, size_t size, sb_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    if ((size_t)snprintf(out, size, "%s/%s-XXXXXX", tmp, prefix) >= size)
+        return sb_error_set(err, tmp, NULL, "path too long");
+    if (!mkdtemp(out))
+        return sb_error_set(err, out, NULL, "cannot create temporary folder: %s", strerror(errno));
+    return SB_OK;
+}
+
+static int hash_visit(void *ctx, const char *rel, const char *full, const struct stat *st,
+                      sb_error *err)
+{
+    json_t *obj = ctx;
+    if (S_ISDIR(st->st_mode))
+        return SB_OK;
+    if (!S_ISREG(st->st_mode))
+        return sb_error_set(err, full, NULL, "not a regular file (links and special files are refused)");
+    char hex[SB_SHA256_HEX_LEN + 1];
+    if (sb_sha256_file_hex(full, hex, err) != SB_OK)
+        return SB_ERR;
+    json_object_set_new(obj, rel, json_string(hex));
+    return SB_OK;
+}
+
+int sb_forge_hash_tree(const char *dir, json_t **out, sb_error *err)
+{
+    json_t *obj = json_object();
+    if (!obj)
+        return sb_error_set(err, dir, NULL, "out of memory");
+    if (walk(dir, "", hash_visit, obj, 0, err) != SB_OK) {
+        json_decref(obj);
+        return SB_ERR;
+    }
+    *out = obj;
+    return SB_OK;
+}
+
+int sb_forge_find_nvcc(char *out, size_t size, sb_error *err)
+{
+    const char *env = getenv("SOLBOOK_NVCC");
+    if (env && *env) {
+        if (access(env, X_OK) != 0)
+            return sb_error_set(err, env, NULL, "SOLBOOK_NVCC is not an executable file");
+        snprintf(out, size, "%s", env);
+        return SB_OK;
+    }
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        if (len && (size_t)snprintf(out, size, "%.*s/nvcc", (int)len, path) < size && access(out, X_OK) == 0)
+            return SB_OK;
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    snprintf(out, size, "/usr/local/cuda/bin/nvcc");
+    if (access(out, X_OK) == 0)
+        return SB_OK;
+    return sb_error_set(err, NULL, NULL,
+                        "nvcc not found (set SOLBOOK_NVCC, or put the CUDA toolkit's bin in PATH)");
+}
+
+int sb_forge_have_gpu(void)
+{
+    const char *env = getenv("SOLBOOK_FORGE_GPU");
+    if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+        return env[0] == '1';
+    if (access("/dev/nvidiactl", F_OK) != 0)
+        return 0;
+    glob_t g;
+    int found = glob("/dev/nvidia[0-9]*", 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return found;
+}
+
+int sb_forge_is_file(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void sb_forge_file_tail(const char *path, size_t max, char *out, size_t size)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long end = ftell(f);
+        long start = end > (long)max ? end - (long)max : 0;
+        fseek(f, start, SEEK_SET);
+    }
+    size_t n = fread(out, 1, size - 1, f);
+    fclose(f);
+    out[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == '\n' || out[i] == '\r' || out[i] == '\t')
+            out[i] = ' ';
+        else if ((unsigned char)out[i] < 0x20)
+            out[i] = '?';
+    while (n && out[n - 1] == ' ')
+        out[--n] = '\0';
+    size_t s = 0;
+    while (out[s] == ' ')
+        s++;
+    memmove(out, out + s, n - s + 1);
+}
+
+int sb_forge_random_hex(char out[33], sb_error *err)
+{
+    unsigned char b[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sb_error_set(err, "/dev/urandom", NULL, "cannot open: %s", strerror(errno));
+    ssize_t n = read(fd, b, sizeof b);
+    close(fd);
+    if (n != (ssize_t)sizeof b)
+        return sb_error_set(err, "/dev/urandom", NULL, "short read");
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return SB_OK;
+}
