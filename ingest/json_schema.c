@@ -1898,6 +1898,11 @@ static unsigned instance_type_bits(const json_t *in)
             return errors + 1;                                                                 \
     } while (0)
 
+static const char *where_text(const node *n)
+{
+    return n->where[0] ? n->where : "/";
+}
+
 /* Reporters that format values. They are kept out of line so that the
  * recursive checkers below keep small stack frames: nesting depth times
  * frame size is what bounds the stack. */
@@ -2123,9 +2128,11 @@ static size_t check_array(validator *v, const node *n, const json_t *in, int sil
         size_t e;
         if (s->kind == NODE_FALSE) {
             e = 1;
-            if (!silent)
-                report(v, via, "item is not allowed (%s is false%s)", via,
-                       n->items_is_tuple ? "; the items array lists fewer" : "");
+            if (!silent && via[0] == 'a')
+                report(v, via, "item is not allowed: additionalItems is false and items lists "
+                               "only %zu schemas", n->items_tuple.count);
+            else if (!silent)
+                report(v, via, "item is not allowed: its schema at %s is false", where_text(s));
         } else {
             e = check(v, s, json_array_get(in, i), silent, via);
         }
@@ -2213,10 +2220,6 @@ static NOINLINE size_t check_number(validator *v, const node *n, const json_t *i
     return errors;
 }
 
-static const char *where_text(const node *n)
-{
-    return n->where[0] ? n->where : "/";
-}
 
 static size_t check_ref(validator *v, const node *n, const json_t *in, int silent,
                         const char *via)
@@ -2378,6 +2381,11 @@ size_t sb_schema_validate(const sb_schema *s, const json_t *instance, sb_schema_
                           void *ctx)
 {
     validator v;
+    if (!s || !instance) {
+        if (on_error)
+            on_error(ctx, "", "validate", s ? "no document to validate" : "no schema");
+        return 1;
+    }
     memset(&v, 0, sizeof v);
     v.on_error = on_error;
     v.ctx = ctx;
