@@ -1009,6 +1009,64 @@ static int cmd_roofline(int argc, char **argv)
     return 0;
 }
 
+/* --------------------------------------------- tolerances, provenance */
+/* The tolerance table as JSON, so scripts (scripts/torch_gemm.py) check
+ * with the same numbers. */
+static int cmd_tolerances(void)
+{
+    json_t *t = json_object();
+    for (int d = 0; d < SB_DTYPE_COUNT; d++) {
+        double atol, rtol;
+        sb_tolerance((sb_dtype)d, &atol, &rtol);
+        json_object_set_new(t, sb_dtype_name((sb_dtype)d), json_pack("{s:f,s:f}", "atol", atol, "rtol", rtol));
+    }
+    char *s = json_dumps(t, JSON_SORT_KEYS | JSON_INDENT(2));
+    json_decref(t);
+    if (!s)
+        return EXIT_USAGE;
+    printf("%s\n", s);
+    free(s);
+    return 0;
+}
+
+/* This machine's provenance block as solbench records it, for scripts
+ * that write results of their own (scripts/torch_gemm.py). */
+static int cmd_provenance(int argc, char **argv)
+{
+    common_opts o;
+    common_defaults(&o);
+    struct option longopts[] = {COMMON_LONG_OPTS, {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            printf("usage: solbench provenance [--device cpu|N]\nPrints the provenance JSON object solbench "
+                   "records for this machine and device.\n");
+            return 0;
+        }
+        if (c != OPT_DEVICE)
+            return usage_error("unknown option %s for solbench provenance%s", argv[optind - 1], "");
+        if (common_option(c, optarg, &o) < 0)
+            return EXIT_USAGE;
+    }
+    sb_error err;
+    sb_error_clear(&err);
+    run_env e;
+    if (run_env_open(&e, o.device_is_cpu, o.device_index, NULL, "adhoc", &err) != SB_OK) {
+        fail_line(&err);
+        run_env_close(&e);
+        return EXIT_USAGE;
+    }
+    char *s = json_dumps(e.prov, JSON_SORT_KEYS | JSON_INDENT(2));
+    run_env_close(&e);
+    if (!s)
+        return EXIT_USAGE;
+    printf("%s\n", s);
+    free(s);
+    return 0;
+}
+
 /* --------------------------------------------------------------- main */
 static void main_help(void)
 {
@@ -1018,6 +1076,8 @@ static void main_help(void)
     printf("  %-12s %s\n", "suite", "run a preset's cases into a new timestamped folder");
     printf("  %-12s %s\n", "roofline", "measure the card's ceilings (solbook.calibration.v1)");
     printf("  %-12s %s\n", "list", "list ops, providers and presets");
+    printf("  %-12s %s\n", "tolerances", "print the per-dtype tolerance table as JSON");
+    printf("  %-12s %s\n", "provenance", "print this machine's provenance block as JSON");
     printf("\nExit status: 0 ok, 1 a correctness check failed, 2 usage or system error.\n");
 }
 
@@ -1052,6 +1112,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "list"))
         return cmd_list();
+    if (!strcmp(cmd, "tolerances"))
+        return cmd_tolerances();
+    if (!strcmp(cmd, "provenance"))
+        return cmd_provenance(argc - 1, argv + 1);
     if (!strcmp(cmd, "suite"))
         return cmd_suite(argc - 1, argv + 1);
     if (!strcmp(cmd, "roofline"))

@@ -275,11 +275,17 @@ extern "C" size_t sbk_eager_rmsnorm_fwd_workspace(int64_t M, int64_t N, sbk_dtyp
            3 * ru((size_t)M * 4);
 }
 
-extern "C" cudaError_t sbk_eager_rmsnorm_fwd(const void *x, const void *w, void *y, void *ws,
-                                             int64_t M, int64_t N, float eps, sbk_dtype dt,
-                                             sbk_dtype wdt, cudaStream_t s)
+extern "C" cudaError_t sbk_eager_rmsnorm_fwd(const void *x, const void *w, void *y, void *saved,
+                                             void *ws, int64_t M, int64_t N, float eps,
+                                             sbk_dtype dt, sbk_dtype wdt, cudaStream_t s)
 {
     if (!ok_rows(M, N) || !ok_types(dt, wdt)) return cudaErrorInvalidValue;
+    if (saved) {
+        /* the intermediates autograd keeps go to `saved` */
+        TRY(sbk_eager_rmsnorm_save(x, saved, ws, M, N, eps, dt, s));
+        const char *xt = (const char *)saved + ru((size_t)M * N * 4) + ru((size_t)M * 4);
+        return bin(xt, dt, w, wdt, y, dt, M * N, B_MUL, BC_COL, N, 0, 0, s);
+    }
     char *p = (char *)ws;
     float *xf = (float *)p; p += ru((size_t)M * N * 4);
     float *sq = (float *)p; p += ru((size_t)M * N * 4);
@@ -378,7 +384,7 @@ extern "C" cudaError_t sbk_eager_add_rmsnorm(const void *x, const void *res, con
     void *sum = p; p += ru(bytes);
     void *y = p; p += ru(bytes);
     TRY(bin(x, dt, res, dt, sum, dt, M * N, B_ADD, BC_FULL, 0, 0, 0, s)); /* residual = x + residual */
-    TRY(sbk_eager_rmsnorm_fwd(sum, w, y, p, M, N, eps, dt, wdt, s));     /* y = rmsnorm(residual) */
+    TRY(sbk_eager_rmsnorm_fwd(sum, w, y, NULL, p, M, N, eps, dt, wdt, s));     /* y = rmsnorm(residual) */
     /* the copies that in-place semantics need: residual.copy_(sum), x.copy_(y) */
     TRY(cudaMemcpyAsync(res_out, sum, bytes, cudaMemcpyDeviceToDevice, s));
     return cudaMemcpyAsync(x_out, y, bytes, cudaMemcpyDeviceToDevice, s);

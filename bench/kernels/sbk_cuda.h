@@ -115,9 +115,12 @@ cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
  * saved in the forward (`saved`), which sbk_eager_*_save computes once
  * outside the timed region. */
 size_t sbk_eager_rmsnorm_fwd_workspace(int64_t M, int64_t N, sbk_dtype dt);
+/* saved (may be NULL; sbk_eager_rmsnorm_saved_bytes) receives what
+ * autograd keeps: fp32 x, rsqrt per row, the normalised x in dt. */
 cudaError_t sbk_eager_rmsnorm_fwd(const void *x, const void *w, void *y,
-                                  void *ws, int64_t M, int64_t N, float eps,
-                                  sbk_dtype dt, sbk_dtype wdt, cudaStream_t s);
+                                  void *saved, void *ws, int64_t M, int64_t N,
+                                  float eps, sbk_dtype dt, sbk_dtype wdt,
+                                  cudaStream_t s);
 size_t sbk_eager_rmsnorm_saved_bytes(int64_t M, int64_t N, sbk_dtype dt);
 size_t sbk_eager_rmsnorm_bwd_workspace(int64_t M, int64_t N, sbk_dtype dt);
 cudaError_t sbk_eager_rmsnorm_save(const void *x, void *saved, void *ws,
