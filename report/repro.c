@@ -75,32 +75,31 @@ static void set_int(json_t *obj, const char *key, long long v)
     json_object_set_new(obj, key, json_string(num));
 }
 
-/* params_json (canonical object) as k=v,k=v; "" when empty. */
-static void params_text(const char *params_json, sb_buf *out)
+/* A canonical JSON object (shape or params) as solbench flags:
+ * "--NAME VALUE" for each member, values shell-quoted; "" when empty. */
+static void object_flags(const char *json_text, sb_buf *out)
 {
     json_error_t je;
-    json_t *p = json_loads(params_json, 0, &je);
+    json_t *p = json_loads(json_text, 0, &je);
     if (!json_is_object(p)) {
         json_decref(p);
         return;
     }
     const char *k;
     json_t *v;
-    int first = 1;
-    /* jansson iterates in insertion order; the stored JSON is canonical
-     * (sorted keys), so the output is sorted too. */
+    /* The stored JSON is canonical (sorted keys) and jansson keeps the
+     * order it read, so the flags come out sorted. */
     json_object_foreach(p, k, v) {
-        if (!first)
-            sb_buf_putc(out, ',');
-        first = 0;
-        sb_buf_puts(out, k);
-        sb_buf_putc(out, '=');
+        if (out->len)
+            sb_buf_putc(out, ' ');
+        sb_buf_puts(out, "--");
+        sb_shell_quote(out, k);
+        sb_buf_putc(out, ' ');
         if (json_is_string(v)) {
-            sb_buf_puts(out, json_string_value(v));
+            sb_shell_quote(out, json_string_value(v));
         } else {
             char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
-            if (s)
-                sb_buf_puts(out, s);
+            sb_shell_quote(out, s ? s : "");
             free(s);
         }
     }
@@ -120,8 +119,11 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     set_quoted(d, "backend", r->backend);
     set_quoted(d, "shape", r->shape_key);
     sb_buf pt = SB_BUF_INIT;
-    params_text(r->params_json, &pt);
-    set_quoted(d, "params", sb_buf_str(&pt));
+    object_flags(r->shape_json, &pt);
+    json_object_set_new(d, "shape_flags", json_string(sb_buf_str(&pt)));
+    sb_buf_reset(&pt);
+    object_flags(r->params_json, &pt);
+    json_object_set_new(d, "params_flags", json_string(sb_buf_str(&pt)));
     sb_buf_free(&pt);
     set_quoted(d, "l2", r->l2);
     set_quoted(d, "timer", r->timer);

@@ -1,0 +1,41 @@
+/* fixture.h - crafted solbook databases for the report tests: the real
+ * migrations (every .sql file of SOLBOOK_HOME/db/migrations) applied to a new SQLite
+ * file, then rows inserted exactly as a test describes them. */
+#ifndef SOLBOOK_TESTS_REPORT_FIXTURE_H
+#define SOLBOOK_TESTS_REPORT_FIXTURE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+typedef struct fx_result {
+    const char *suite, *op, *mode, *provider, *dtype, *shape_key; /* defaults: adhoc gemm fwd - fp16 - */
+    const char *status;        /* default "passed" */
+    int failed_correctness;    /* 1: correctness.passed = 0 */
+    const char *sku, *arch, *gpu, *git_sha, *finished_at, *driver;
+    double median_ms;          /* 0: median of samples */
+    double flops, bytes;       /* 0: NULL */
+    const double *samples;
+    size_t nsamples;
+    int quantiles_only;
+    long long warmup, iters, repeats; /* 0: 10, 50, 5 */
+    const char *tool;          /* default "solbench" */
+} fx_result;
+
+/* Creates path (removed first) with every migration applied. Aborts the
+ * test process with a message on failure. */
+sqlite3 *fx_create(const char *path);
+long long fx_add_result(sqlite3 *db, const fx_result *r);
+/* Attaches n of the six SOL metrics (in SB_NCU_SOL_METRICS order). */
+void fx_add_ncu(sqlite3 *db, long long run_id, int n);
+long long fx_add_calibration(sqlite3 *db, const char *sku, const char *arch,
+                             const char *finished_at, double copy_gbps, double gemm_fp16_tflops);
+long long fx_add_training(sqlite3 *db, const char *sku, const char *arch, const char *finished_at,
+                          double tokens_per_s, double step_ms);
+/* "K=4096,M=4096,N=4096" -> {"K":4096,...} canonical JSON (malloc'd). */
+char *fx_shape_json(const char *shape_key);
+
+/* A standard data set used by several tests and the CLI script test:
+ * see fixture.c (fx_standard) for exactly what it holds. */
+void fx_standard(sqlite3 *db);
+
+#endif

@@ -1,0 +1,712 @@
+/* test_report_db.c - reports on crafted databases: geomean tables
+ * recomputed independently from the inserted medians, SVG structure and
+ * scales, the completion gate's and the regression test's verdicts,
+ * weekly Markdown/HTML, and packets (manifest digests, passing runs only). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+#include "gate.h"
+#include "geomean.h"
+#include "json_file.h"
+#include "packet.h"
+#include "plots.h"
+#include "regress.h"
+#include "results.h"
+#include "sha256.h"
+#include "sku.h"
+#include "weekly.h"
+
+extern const double FX_STD_MEDIANS[2][3][3];
+extern const char *const FX_STD_SHAPES[3];
+extern const char *const FX_STD_SKUS[2];
+
+static char tmpdir[256];
+
+static void path_in_tmp(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+static sqlite3 *reopen(sqlite3 *w, const char *path)
+{
+    sqlite3_close(w);
+    sqlite3 *db = NULL;
+    sb_error err;
+    if (sb_report_db_open(path, &db, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    return db;
+}
+
+static sqlite3 *standard_db(const char *name)
+{
+    char p[512];
+    path_in_tmp(p, sizeof p, name);
+    sqlite3 *w = fx_create(p);
+    fx_standard(w);
+    return reopen(w, p);
+}
+
+static char *slurp(const char *path)
+{
+    char *s = NULL;
+    size_t n = 0;
+    sb_error err;
+    if (sb_file_read_all(path, &s, &n, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    return s;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t c = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        c++;
+    return c;
+}
+
+/* ---- geomean ---- */
+
+static const sb_geo_row *find_row(const sb_geo_table *t, const char *sku, const char *prov)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->rows[i].sku, sku) && !strcmp(t->rows[i].provider, prov))
+            return &t->rows[i];
+    return NULL;
+}
+
+static void test_geomean_tables(void **state)
+{
+    (void)state;
+    sqlite3 *db = standard_db("geo.db");
+    sb_error err;
+    sb_result_set set;
+    sb_pick *picks;
+    size_t np;
+    sb_geo_table geo;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(set.n, 18);
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    assert_int_equal(np, 18);
+    assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
+    /* baseline defaults to "reference"; rows: 2 SKUs x 2 providers */
+    assert_int_equal(geo.n, 4);
+    /* SKUs ordered by arch, no A100 invented */
+    assert_int_equal(geo.nskus, 2);
+    assert_string_equal(geo.skus[0], "h100-sxm5-80gb");
+    assert_string_equal(geo.skus[1], "h200-sxm-141gb");
+    for (int k = 0; k < 2; k++) {
+        for (int p = 1; p < 3; p++) {
+            const sb_geo_row *g = find_row(&geo, FX_STD_SKUS[k], p == 1 ? "liger" : "torch");
+            assert_non_null(g);
+            assert_string_equal(g->baseline, "reference");
+            /* recompute: product of reference/provider over passing shapes */
+            double logsum = 0, mn = INFINITY, mx = -INFINITY;
+            int n = 0;
+            for (int s = 0; s < 3; s++) {
+                if (k == 1 && s == 1 && p == 1)
+                    continue; /* failed correctness */
+                double r = FX_STD_MEDIANS[k][s][0] / FX_STD_MEDIANS[k][s][p];
+                logsum += log(r);
+                mn = fmin(mn, r);
+                mx = fmax(mx, r);
+                n++;
+            }
+            assert_int_equal(g->shapes, (size_t)n);
+            assert_true(fabs(g->geomean - exp(logsum / n)) < 1e-12);
+            assert_true(fabs(g->min - mn) < 1e-12 && fabs(g->max - mx) < 1e-12);
+            assert_int_equal(g->failed, (k == 1 && p == 1) ? 1 : 0);
+        }
+    }
+    /* Markdown: the recomputed figure, 3 decimals, appears in the table */
+    sb_buf md = SB_BUF_INIT;
+    sb_geo_render_md(&geo, &md);
+    double want = exp((log(0.2 / 0.1) + log(0.4 / 0.16) + log(0.8 / 0.4)) / 3);
+    char cell[256];
+    snprintf(cell, sizeof cell, "| rmsnorm | fwd | bf16 | h100-sxm5-80gb | liger | reference | 3 | %.3f |", want);
+    if (!strstr(sb_buf_str(&md), cell))
+        fail_msg("no row '%s' in:\n%s", cell, sb_buf_str(&md));
+    assert_non_null(strstr(sb_buf_str(&md), "| h100-sxm5-80gb | h200-sxm-141gb |"));
+    assert_null(strstr(sb_buf_str(&md), "a100"));
+    assert_non_null(strstr(sb_buf_str(&md), SB_EVIDENCE_OP));
+    /* CSV and JSON carry the same figure */
+    sb_buf csv = SB_BUF_INIT, js = SB_BUF_INIT;
+    sb_geo_render_csv(&geo, &csv);
+    snprintf(cell, sizeof cell, ",liger,reference,3,%.3f,", want);
+    assert_non_null(strstr(sb_buf_str(&csv), cell));
+    assert_int_equal(count(sb_buf_str(&csv), "\n"), 5);
+    assert_int_equal(sb_geo_render_json(&geo, &js, &err), SB_OK);
+    json_t *j = json_loads(sb_buf_str(&js), 0, NULL);
+    assert_non_null(j);
+    assert_int_equal(json_array_size(json_object_get(j, "rows")), 4);
+    json_t *r0 = json_array_get(json_object_get(j, "rows"), 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "provider")), "liger");
+    assert_true(fabs(json_real_value(json_object_get(r0, "geomean")) - round(want * 1000) / 1000) < 1e-9);
+    json_decref(j);
+    sb_buf_free(&md);
+    sb_buf_free(&csv);
+    sb_buf_free(&js);
+    sb_geo_free(&geo);
+    /* explicit baseline: torch; reference becomes a compared provider */
+    assert_int_equal(sb_geo_compute(&set, picks, np, "torch", &geo, &err), SB_OK);
+    const sb_geo_row *g = find_row(&geo, "h100-sxm5-80gb", "reference");
+    assert_non_null(g);
+    assert_true(fabs(g->geomean - exp((log(0.16 / 0.2) + log(0.3 / 0.4) + log(0.5 / 0.8)) / 3)) < 1e-12);
+    sb_geo_free(&geo);
+    free(picks);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
+static void test_newest_run_decides(void **state)
+{
+    (void)state;
+    char p[512];
+    path_in_tmp(p, sizeof p, "newest.db");
+    sqlite3 *w = fx_create(p);
+    fx_result r = {0};
+    r.provider = "reference";
+    r.shape_key = "K=64,M=64,N=64";
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.finished_at = "2026-11-17T00:00:00Z";
+    r.median_ms = 1.0;
+    fx_add_result(w, &r);
+    r.provider = "fused";
+    r.median_ms = 0.5;
+    fx_add_result(w, &r); /* old pass */
+    r.finished_at = "2026-11-18T00:00:00Z";
+    r.status = "failed";
+    r.failed_correctness = 1;
+    fx_add_result(w, &r); /* newer failure wins */
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set;
+    sb_pick *picks;
+    size_t np;
+    sb_geo_table geo;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    assert_int_equal(np, 2);
+    assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
+    assert_int_equal(geo.n, 1);
+    assert_int_equal(geo.rows[0].shapes, 0);
+    assert_int_equal(geo.rows[0].failed, 1);
+    assert_true(isnan(geo.rows[0].geomean));
+    sb_geo_free(&geo);
+    free(picks);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
+/* ---- SVG ---- */
+
+/* Reads attribute name="..." of the first element at or after p. */
+static double attr(const char *p, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *a = strstr(p, key);
+    assert_non_null(a);
+    return strtod(a + strlen(key), NULL);
+}
+
+static void test_roofline_svg(void **state)
+{
+    (void)state;
+    sqlite3 *db = standard_db("roof.db");
+    sb_error err;
+    sb_sku_table *skus = NULL;
+    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+    sb_result_set set;
+    sb_pick *picks;
+    size_t np, drawn;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    sb_buf a = SB_BUF_INIT, b = SB_BUF_INIT;
+    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h100-sxm5-80gb", &a, &drawn, &err), SB_OK);
+    assert_int_equal(drawn, 9);
+    const char *s = sb_buf_str(&a);
+    assert_int_equal(count(s, "<circle class=\"point\""), 9);
+    assert_int_equal(count(s, "<title>"), 10); /* document + 9 tooltips */
+    /* ceilings: datasheet bf16 roof and HBM, measured bw.copy and gemm.fp16 */
+    assert_non_null(strstr(s, "bf16 datasheet"));
+    assert_non_null(strstr(s, "HBM datasheet 3.35 TB/s"));
+    assert_non_null(strstr(s, "bw.copy measured 3000 GB/s"));
+    assert_non_null(strstr(s, "gemm.fp16 measured 700 TFLOP/s"));
+    assert_non_null(strstr(s, "Evidence level: op-level microbenchmark"));
+    /* the point of liger, shape 0: pixel position from the log scale formula */
+    const char *area = strstr(s, "class=\"plot-area\"");
+    assert_non_null(area);
+    double x0 = attr(area, "data-x-min"), x1 = attr(area, "data-x-max");
+    double y0 = attr(area, "data-y-min"), y1 = attr(area, "data-y-max");
+    double L = attr(area, "data-left"), R = attr(area, "data-right");
+    double T = attr(area, "data-top"), B = attr(area, "data-bottom");
+    double bt = 1024, flops = 4.0 * bt * 4096, bytes = 4.0 * bt * 4096;
+    double ai = flops / bytes, tf = flops / (FX_STD_MEDIANS[0][0][1] * 1e9);
+    double want_x = L + (log10(ai) - log10(x0)) / (log10(x1) - log10(x0)) * (R - L);
+    double want_y = B + (log10(tf) - log10(y0)) / (log10(y1) - log10(y0)) * (T - B);
+    const char *pt = NULL;
+    for (const char *q = s; (q = strstr(q, "<circle class=\"point\"")) != NULL; q++) {
+        const char *end = strstr(q, "</circle>");
+        const char *tip = strstr(q, "BT=1024,H=4096 | liger |");
+        if (tip && tip < end) {
+            pt = q;
+            break;
+        }
+    }
+    assert_non_null(pt);
+    assert_true(fabs(attr(pt, "cx") - want_x) < 0.006);
+    assert_true(fabs(attr(pt, "cy") - want_y) < 0.006);
+    /* not drawn: the failed case is only on h200; say so there */
+    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h200-sxm-141gb", &b, &drawn, &err), SB_OK);
+    assert_int_equal(drawn, 8);
+    assert_non_null(strstr(sb_buf_str(&b), "Not drawn: 1 failed"));
+    assert_non_null(strstr(sb_buf_str(&b), "No calibration stored for this SKU"));
+    /* deterministic bytes */
+    sb_buf c = SB_BUF_INIT;
+    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h100-sxm5-80gb", &c, &drawn, &err), SB_OK);
+    assert_int_equal(a.len, c.len);
+    assert_memory_equal(a.data, c.data, a.len);
+    /* speedup bars and latency */
+    sb_geo_table geo;
+    assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
+    sb_buf_reset(&c);
+    sb_plot_speedup(&geo, "rmsnorm", "fwd", "bf16", &c);
+    assert_int_equal(count(sb_buf_str(&c), "<g class=\"bar\">"), 4);
+    assert_non_null(strstr(sb_buf_str(&c), "1 = reference"));
+    sb_buf_reset(&c);
+    sb_plot_latency(picks, np, "rmsnorm", "fwd", "bf16", "h200-sxm-141gb", &c);
+    assert_int_equal(count(sb_buf_str(&c), "<circle class=\"point\""), 8);
+    assert_int_equal(count(sb_buf_str(&c), "<g class=\"failed-case\">"), 1);
+    assert_non_null(strstr(sb_buf_str(&c), ">0.1 ms</text>"));
+    sb_geo_free(&geo);
+    sb_buf_free(&a);
+    sb_buf_free(&b);
+    sb_buf_free(&c);
+    free(picks);
+    sb_results_free(&set);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+}
+
+/* ---- regressions ---- */
+
+static double base_samples[50], slow_samples[50], same_samples[50];
+
+static void add_pair(sqlite3 *w, const char *shape, const double *old_s, size_t n_old,
+                     const double *new_s, size_t n_new, int new_commit_too, int quantiles)
+{
+    fx_result r = {0};
+    r.provider = "cublas";
+    r.shape_key = shape;
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.git_sha = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    r.finished_at = "2026-11-10T00:00:00Z";
+    r.samples = old_s;
+    r.nsamples = quantiles ? 0 : n_old;
+    r.median_ms = quantiles ? 1.0 : 0;
+    r.quantiles_only = quantiles;
+    fx_add_result(w, &r);
+    if (!new_commit_too)
+        return;
+    r.git_sha = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    r.finished_at = "2026-11-18T00:00:00Z";
+    r.samples = new_s;
+    r.nsamples = quantiles ? 0 : n_new;
+    r.median_ms = quantiles ? 1.2 : 0;
+    fx_add_result(w, &r);
+}
+
+static const sb_rg_row *rg_find(const sb_rg_list *l, const char *shape)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i].new_run->shape_key, shape))
+            return &l->v[i];
+    return NULL;
+}
+
+static void test_regressions(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 50; i++) {
+        /* deterministic spread of +-1 % around 1.0 ms */
+        base_samples[i] = 1.0 + 0.0004 * (double)((i * 37) % 50 - 25);
+        slow_samples[i] = base_samples[i] * 1.10;
+        same_samples[i] = 1.0;
+    }
+    char p[512];
+    path_in_tmp(p, sizeof p, "regress.db");
+    sqlite3 *w = fx_create(p);
+    add_pair(w, "M=1,N=1,K=1", same_samples, 50, same_samples, 50, 1, 0);   /* equal */
+    double one_a[] = {1.0}, one_b[] = {2.0};
+    add_pair(w, "M=2,N=2,K=2", one_a, 1, one_b, 1, 1, 0);                   /* one sample */
+    add_pair(w, "M=3,N=3,K=3", base_samples, 50, NULL, 0, 0, 0);            /* one commit */
+    add_pair(w, "M=4,N=4,K=4", base_samples, 50, slow_samples, 50, 1, 0);   /* +10 % */
+    add_pair(w, "M=5,N=5,K=5", NULL, 0, NULL, 0, 1, 1);                     /* quantiles only */
+    add_pair(w, "M=6,N=6,K=6", slow_samples, 50, base_samples, 50, 1, 0);   /* -9 % */
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set;
+    sb_rg_list l;
+    sb_rg_opts o = {0.01, 0.03};
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_rg_commits(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(l.n, 6);
+    const sb_rg_row *r;
+    r = rg_find(&l, "M=1,N=1,K=1");
+    assert_int_equal(r->verdict, SB_RG_NO_CHANGE);
+    assert_true(r->p == 1.0);
+    r = rg_find(&l, "M=2,N=2,K=2");
+    assert_int_equal(r->verdict, SB_RG_INSUFFICIENT);
+    r = rg_find(&l, "M=3,N=3,K=3");
+    assert_int_equal(r->verdict, SB_RG_SINGLE_COMMIT);
+    r = rg_find(&l, "M=4,N=4,K=4");
+    assert_int_equal(r->verdict, SB_RG_REGRESSION);
+    assert_true(r->p < 1e-6);
+    assert_true(fabs(r->rel_change - 0.10) < 1e-9);
+    assert_int_equal(r->n_old, 50);
+    assert_int_equal(r->n_new, 50);
+    assert_string_equal(r->old_run->git_sha, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    assert_string_equal(r->new_run->git_sha, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+    r = rg_find(&l, "M=5,N=5,K=5");
+    assert_int_equal(r->verdict, SB_RG_NO_SAMPLES);
+    r = rg_find(&l, "M=6,N=6,K=6");
+    assert_int_equal(r->verdict, SB_RG_IMPROVEMENT);
+    assert_int_equal(sb_rg_count_regressions(&l), 1);
+    /* a larger minimum effect turns the 10 % into no change */
+    sb_rg_free(&l);
+    sb_rg_opts o2 = {0.01, 0.15};
+    assert_int_equal(sb_rg_commits(db, &set, &o2, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_count_regressions(&l), 0);
+    sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
+    sb_rg_free(&l);
+    assert_int_equal(sb_rg_commits(db, &set, &o, &l, &err), SB_OK);
+    sb_rg_render_md(&l, &o, &md);
+    assert_non_null(strstr(sb_buf_str(&md), "### Regressions (1)"));
+    assert_non_null(strstr(sb_buf_str(&md), "+10.0%"));
+    assert_non_null(strstr(sb_buf_str(&md), "aaaaaaaaaaaa (run"));
+    assert_non_null(strstr(sb_buf_str(&md), "insufficient samples"));
+    assert_int_equal(sb_rg_render_json(&l, &o, &js, &err), SB_OK);
+    json_t *j = json_loads(sb_buf_str(&js), 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(j, "regressions")), 1);
+    json_decref(j);
+    sb_buf_free(&md);
+    sb_buf_free(&js);
+    sb_rg_free(&l);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
+/* ---- gate ---- */
+
+static long long add_spec(sqlite3 *w, const char *sku, const char *arch, int ncu, int iters,
+                          int fail)
+{
+    fx_result r = {0};
+    r.suite = "gemm-spec";
+    r.provider = "cublas";
+    r.shape_key = "K=4096,M=4096,N=4096";
+    r.sku = sku;
+    r.arch = arch;
+    r.finished_at = "2026-11-18T00:00:00Z";
+    r.median_ms = 0.2;
+    r.iters = iters;
+    if (fail) {
+        r.status = "failed";
+        r.failed_correctness = 1;
+    }
+    long long id = fx_add_result(w, &r);
+    fx_add_ncu(w, id, ncu);
+    return id;
+}
+
+static void gate(sqlite3 *db, const sb_sku_table *skus, const char *arch, int want_ok,
+                 const char *const *needles)
+{
+    sb_error err;
+    sb_buf out = SB_BUF_INIT;
+    int ok = -1;
+    assert_int_equal(sb_gate_check(db, skus, sb_gate_spec_for("gemm"), arch, &ok, &out, &err), SB_OK);
+    if (ok != want_ok)
+        fail_msg("gate %s: ok=%d, report:\n%s", arch, ok, sb_buf_str(&out));
+    for (size_t i = 0; needles[i]; i++)
+        if (!strstr(sb_buf_str(&out), needles[i]))
+            fail_msg("gate report lacks '%s':\n%s", needles[i], sb_buf_str(&out));
+    sb_buf_free(&out);
+}
+
+static void test_gate(void **state)
+{
+    (void)state;
+    char p[512];
+    path_in_tmp(p, sizeof p, "gate.db");
+    sqlite3 *w = fx_create(p);
+    long long h100 = add_spec(w, "h100-sxm5-80gb", "h100", 6, 50, 0);
+    add_spec(w, "h200-sxm-141gb", "h200", 4, 50, 0);        /* two metrics missing */
+    add_spec(w, "h200-sxm-141gb", "h200", 6, 20, 0);        /* wrong protocol */
+    add_spec(w, "h200-sxm-141gb", "h200", 6, 50, 1);        /* failed */
+    add_spec(w, "h100-sxm5-80gb", "h200", 6, 50, 0);        /* arch mismatch */
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_sku_table *skus = NULL;
+    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+    char okline[64];
+    snprintf(okline, sizeof okline, "h100: ok: run %lld on h100-sxm5-80gb", h100);
+    const char *all[] = {okline, "a100: missing: no GEMM spec result stored",
+                         "h200: missing: 4 GEMM spec result(s), none complete",
+                         "ncu metrics missing: dram__bytes_write.sum, gpu__time_duration.sum",
+                         "protocol is 10 warm-up + 20 x 5",
+                         "correctness failed",
+                         "SKU 'h100-sxm5-80gb' is a h100 card but provenance says h200", NULL};
+    gate(db, skus, "a100,h100,h200", 0, all);
+    const char *h100only[] = {okline, NULL};
+    gate(db, skus, "h100", 1, h100only);
+    sqlite3_close(db);
+    /* a second complete h100 result is ambiguous */
+    w = NULL;
+    assert_int_equal(sqlite3_open(p, &w), SQLITE_OK);
+    add_spec(w, "h100-sxm5-80gb", "h100", 6, 50, 0);
+    db = reopen(w, p);
+    const char *amb[] = {"h100: ambiguous: 2 complete GEMM spec results", NULL};
+    gate(db, skus, "h100", 0, amb);
+    sqlite3_close(db);
+    sb_sku_table_free(skus);
+}
+
+/* ---- weekly ---- */
+
+static void test_weekly(void **state)
+{
+    (void)state;
+    char p[512], dir[512];
+    path_in_tmp(p, sizeof p, "weekly.db");
+    path_in_tmp(dir, sizeof dir, "weekly-out");
+    sqlite3 *w = fx_create(p);
+    fx_standard(w);
+    /* previous week (W46): liger on h100 shape 0 was 20 % slower, 50 samples */
+    double prev[50], cur[50];
+    for (int i = 0; i < 50; i++) {
+        cur[i] = 0.100 * (1.0 + 0.0004 * (double)((i * 37) % 50 - 25));
+        prev[i] = cur[i] * 1.2;
+    }
+    fx_result r = {0};
+    r.suite = "liger-perkernel";
+    r.op = "rmsnorm";
+    r.dtype = "bf16";
+    r.provider = "liger";
+    r.shape_key = FX_STD_SHAPES[0];
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.finished_at = "2026-11-11T10:00:00Z";
+    r.samples = prev;
+    r.nsamples = 50;
+    r.flops = 4.0 * 1024 * 4096;
+    r.bytes = 4.0 * 1024 * 4096;
+    fx_add_result(w, &r);
+    r.finished_at = "2026-11-19T10:00:00Z";
+    r.samples = cur;
+    r.git_sha = "4444444444444444444444444444444444444444";
+    long long newer = fx_add_result(w, &r);
+    /* a run in W48 must not appear */
+    r.finished_at = "2026-11-23T00:00:00Z";
+    r.provider = "late-provider";
+    fx_add_result(w, &r);
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_sku_table *skus = NULL;
+    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+    sb_weekly_opts o = {0};
+    o.year = 2026;
+    o.week = 47;
+    o.out_dir = dir;
+    o.db_label = "lab.db";
+    o.rg.alpha = 0.01;
+    o.rg.min_effect = 0.03;
+    sb_weekly_summary sum;
+    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+        fail_msg("%s: %s: %s", err.file, err.where, err.msg);
+    assert_int_equal(sum.runs, 19);
+    assert_int_equal(sum.failed, 1);
+    assert_int_equal(sum.training, 1);
+    assert_int_equal(sum.improvements, 1);
+    assert_int_equal(sum.regressions, 0);
+    char *md = slurp(sum.md_path);
+    char *html = slurp(sum.html_path);
+    /* liger on h100 now uses the newer run (median of cur) for shape 0 */
+    double m0 = 0;
+    {
+        double c[50];
+        memcpy(c, cur, sizeof c);
+        for (int i = 0; i < 50; i++)
+            for (int j = i + 1; j < 50; j++)
+                if (c[j] < c[i]) {
+                    double t = c[i];
+                    c[i] = c[j];
+                    c[j] = t;
+                }
+        m0 = (c[24] + c[25]) / 2;
+    }
+    double want = exp((log(0.2 / m0) + log(0.4 / 0.16) + log(0.8 / 0.4)) / 3);
+    char cell[128];
+    snprintf(cell, sizeof cell, "| h100-sxm5-80gb | liger | reference | 3 | %.3f |", want);
+    if (!strstr(md, cell))
+        fail_msg("weekly md lacks '%s'", cell);
+    snprintf(cell, sizeof cell, "<td align=\"right\">%.3f</td>", want);
+    if (!strstr(html, cell))
+        fail_msg("weekly html lacks '%s'", cell);
+    assert_non_null(strstr(html, "<table>"));
+    assert_non_null(strstr(html, "<th>geomean</th>"));
+    assert_non_null(strstr(md, "# solbook weekly 2026-W47 (2026-11-16 to 2026-11-22)"));
+    assert_non_null(strstr(md, "| h100-sxm5-80gb | h100 | NVIDIA H100 80GB HBM3 | 580.82.07 | 13.0 | 13.1.0 |"));
+    assert_non_null(strstr(md, "### Improvements (1)"));
+    assert_non_null(strstr(md, "end-to-end training step"));
+    assert_non_null(strstr(md, "| llama-3.2-1b | h100-sxm5-80gb | liger |"));
+    assert_non_null(strstr(md, "![Roofline on h100-sxm5-80gb (9 points)](2026-W47-roofline-h100-sxm5-80gb.svg)"));
+    assert_non_null(strstr(md, "solbench rmsnorm --suite liger-perkernel --mode fwd --dtype bf16 --BT 1024 --H 4096 --provider liger --warmup 10 --iters 50 --repeats 5 --l2 cold --out results/"));
+    assert_non_null(strstr(md, "solbook report geomean --db lab.db --suite liger-perkernel --op rmsnorm"));
+    assert_null(strstr(md, "late-provider"));
+    assert_null(strstr(md, "a100"));
+    (void)newer;
+    /* first 10 numbered lines of the note */
+    const char *note = strstr(md, "## Result note\n\n");
+    assert_non_null(note);
+    for (int i = 1; i <= 10; i++) {
+        char num[8];
+        snprintf(num, sizeof num, "\n%d. ", i);
+        assert_non_null(strstr(note - 1, num));
+    }
+    char svg[600];
+    snprintf(svg, sizeof svg, "%s/2026-W47-latency-rmsnorm-fwd-bf16-h200-sxm-141gb.svg", dir);
+    struct stat st;
+    assert_int_equal(stat(svg, &st), 0);
+    snprintf(svg, sizeof svg, "%s/2026-W47-speedup-rmsnorm-fwd-bf16.svg", dir);
+    assert_int_equal(stat(svg, &st), 0);
+    free(md);
+    free(html);
+    /* an empty week still writes an honest note */
+    o.week = 30;
+    assert_int_equal(sb_weekly_write(db, skus, &o, &sum, &err), SB_OK);
+    md = slurp(sum.md_path);
+    assert_non_null(strstr(md, "No runs finished in 2026-W30"));
+    free(md);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+}
+
+/* ---- packets ---- */
+
+static void test_packet(void **state)
+{
+    (void)state;
+    sqlite3 *db = standard_db("packet.db");
+    char dir[512];
+    path_in_tmp(dir, sizeof dir, "packet-liger");
+    sb_packet_opts o = {0};
+    o.target = "liger";
+    o.op = "rmsnorm";
+    o.out_dir = dir;
+    sb_packet_summary sum;
+    int nothing = 0;
+    sb_error err;
+    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    assert_int_equal(sum.cited, 17); /* 18 cases, one failed */
+    assert_int_equal(sum.files, 19); /* + DISCUSSION.md, reproduce.sh */
+    char p[1400];
+    snprintf(p, sizeof p, "%s/MANIFEST.sha256", dir);
+    char *man = slurp(p);
+    assert_int_equal(count(man, "\n"), 19);
+    /* each manifest line matches the file's digest */
+    char *save = NULL, *copy = strdup(man);
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char hex[65], file[600], want[65];
+        assert_int_equal(sscanf(line, "%64s  %599s", hex, file), 2);
+        snprintf(p, sizeof p, "%s/%s", dir, file);
+        assert_int_equal(sb_sha256_file_hex(p, want, &err), SB_OK);
+        assert_string_equal(hex, want);
+    }
+    free(copy);
+    /* the failed run (h200, liger, BT=4096) is not cited */
+    sb_result_set set;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    snprintf(p, sizeof p, "%s/DISCUSSION.md", dir);
+    char *disc = slurp(p);
+    for (size_t i = 0; i < set.n; i++) {
+        char f[64];
+        snprintf(f, sizeof f, "results/run-%lld.json", set.v[i].run_id);
+        if (set.v[i].passing) {
+            assert_non_null(strstr(man, f));
+            assert_non_null(strstr(disc, f));
+        } else {
+            assert_null(strstr(man, f));
+            assert_null(strstr(disc, f));
+            snprintf(p, sizeof p, "%s/%s", dir, f);
+            assert_int_not_equal(access(p, F_OK), 0);
+        }
+    }
+    assert_non_null(strstr(disc, "Cards: NVIDIA H100 80GB HBM3, NVIDIA H200"));
+    assert_non_null(strstr(disc, "Driver: 580.82.07"));
+    assert_non_null(strstr(disc, "not cited: 1 failed correctness"));
+    assert_non_null(strstr(disc, "op-level microbenchmark"));
+    snprintf(p, sizeof p, "%s/reproduce.sh", dir);
+    char *sh = slurp(p);
+    assert_true(strncmp(sh, "#!/bin/sh\n", 10) == 0);
+    assert_non_null(strstr(sh, "solbench rmsnorm --suite liger-perkernel"));
+    free(sh);
+    free(disc);
+    free(man);
+    /* the same directory again: refused, nothing overwritten */
+    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "not empty"));
+    /* nothing passing for the op: refused clearly */
+    path_in_tmp(dir, sizeof dir, "packet-empty");
+    o.out_dir = dir;
+    o.op = "gemm";
+    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(nothing, 1);
+    assert_non_null(strstr(err.msg, "nothing to cite"));
+    assert_int_not_equal(access(dir, F_OK), 0);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sb-report-test-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (getenv("SB_KEEP_TEST_OUTPUT"))
+        return 0;
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_geomean_tables), cmocka_unit_test(test_newest_run_decides),
+        cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
+        cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
+        cmocka_unit_test(test_packet),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,226 @@
+/* test_report_units.c - the pieces of sb_report without a database:
+ * templates, SVG helpers and scales, statistics, ISO weeks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "isoweek.h"
+#include "stats.h"
+#include "svg.h"
+#include "template.h"
+
+static char *render(const char *text, const char *json, sb_tpl_escape esc, sb_error *err,
+                    int *rc)
+{
+    json_error_t je;
+    json_t *d = json_loads(json, 0, &je);
+    assert_non_null(d);
+    sb_template *t = NULL;
+    sb_buf out = SB_BUF_INIT;
+    *rc = sb_template_parse(text, "t.tmpl", &t, err);
+    if (*rc == SB_OK) {
+        *rc = sb_template_render(t, d, esc, &out, err);
+        sb_template_free(t);
+    }
+    json_decref(d);
+    return sb_buf_take(&out);
+}
+
+static void expect_render(const char *text, const char *json, sb_tpl_escape esc,
+                          const char *want)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    int rc;
+    char *got = render(text, json, esc, &err, &rc);
+    if (rc != SB_OK)
+        fail_msg("render failed: %s: %s: %s", err.file, err.where, err.msg);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void expect_error(const char *text, const char *json, const char *where,
+                         const char *needle)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    int rc;
+    char *got = render(text, json, SB_TPL_ESCAPE_NONE, &err, &rc);
+    free(got);
+    assert_int_equal(rc, SB_ERR);
+    assert_string_equal(err.file, "t.tmpl");
+    assert_string_equal(err.where, where);
+    if (!strstr(err.msg, needle))
+        fail_msg("error '%s' lacks '%s'", err.msg, needle);
+}
+
+static void test_template_values_and_escaping(void **state)
+{
+    (void)state;
+    const char *data = "{\"a\":\"x<y & 'z'\",\"n\":42,\"r\":1.5,\"t\":true,\"o\":{\"b\":\"deep\"}}";
+    expect_render("[{{a}}]", data, SB_TPL_ESCAPE_HTML, "[x&lt;y &amp; &#39;z&#39;]");
+    expect_render("[{{{a}}}]", data, SB_TPL_ESCAPE_HTML, "[x<y & 'z']");
+    expect_render("[{{a}}]", data, SB_TPL_ESCAPE_NONE, "[x<y & 'z']");
+    expect_render("{{n}} {{r}} {{t}} {{o.b}}", data, SB_TPL_ESCAPE_NONE, "42 1.5 true deep");
+    expect_render("{{ a }}", "{\"a\":\"*b*|c\"}", SB_TPL_ESCAPE_MARKDOWN, "\\*b\\*\\|c");
+}
+
+static void test_template_sections(void **state)
+{
+    (void)state;
+    const char *data = "{\"rows\":[{\"k\":\"a\",\"v\":1},{\"k\":\"b\",\"v\":2}],\"empty\":[],"
+                       "\"title\":\"T\",\"no\":false,\"names\":[\"x\",\"y\"]}";
+    /* standalone section lines vanish, so table rows stay contiguous */
+    expect_render("| k | v |\n{{#rows}}\n| {{k}} | {{v}} |\n{{/rows}}\nend\n", data,
+                  SB_TPL_ESCAPE_NONE, "| k | v |\n| a | 1 |\n| b | 2 |\nend\n");
+    expect_render("{{#rows}}{{title}}{{k}};{{/rows}}", data, SB_TPL_ESCAPE_NONE, "Ta;Tb;");
+    expect_render("{{#empty}}x{{/empty}}{{^empty}}none{{/empty}}", data, SB_TPL_ESCAPE_NONE,
+                  "none");
+    expect_render("{{#no}}x{{/no}}{{^no}}off{{/no}}", data, SB_TPL_ESCAPE_NONE, "off");
+    expect_render("{{#names}}<{{.}}>{{/names}}", data, SB_TPL_ESCAPE_NONE, "<x><y>");
+    expect_render("a{{! note }}b\n{{! whole line }}\nc", data, SB_TPL_ESCAPE_NONE, "ab\nc");
+}
+
+static void test_template_errors(void **state)
+{
+    (void)state;
+    expect_error("ok\nline two {{missing}}\n", "{}", "line 2", "unknown variable 'missing'");
+    expect_error("{{#a}}\n\nx\n", "{\"a\":[1]}", "line 1", "never closed");
+    expect_error("x {{/a}}", "{}", "line 1", "closes no open section");
+    expect_error("\n\n{{ a b }}", "{}", "line 3", "bad tag name");
+    expect_error("{{a", "{}", "line 1", "unclosed");
+    expect_error("{{#o}}{{o}}{{/o}}", "{\"o\":[[1]]}", "line 1", "list or object");
+}
+
+static void test_svg_scales_and_labels(void **state)
+{
+    (void)state;
+    sb_scale s = {1, 1000, 100, 400, 1};
+    assert_true(fabs(sb_scale_map(&s, 1) - 100) < 1e-9);
+    assert_true(fabs(sb_scale_map(&s, 10) - 200) < 1e-9);
+    assert_true(fabs(sb_scale_map(&s, 1000) - 400) < 1e-9);
+    sb_scale y = {0.1, 100, 450, 50, 1}; /* y grows upwards */
+    assert_true(fabs(sb_scale_map(&y, 1) - (450 - 400.0 / 3)) < 1e-9);
+    double lo, hi;
+    sb_scale_decades(0.35, 42, &lo, &hi);
+    assert_true(fabs(lo - 0.1) < 1e-12 && fabs(hi - 100) < 1e-9);
+    sb_scale_decades(5, 5, &lo, &hi);
+    assert_true(fabs(lo - 1) < 1e-12 && fabs(hi - 10) < 1e-9);
+    char b[32];
+    const struct { double v; const char *unit, *want; } cases[] = {
+        {1, NULL, "1"},     {10, NULL, "10"},   {100, NULL, "100"}, {1000, NULL, "1k"},
+        {1e4, NULL, "10k"}, {1e6, NULL, "1M"},  {1e9, NULL, "1G"},  {0.1, "ms", "0.1 ms"},
+        {0.01, "ms", "0.01 ms"}, {0.001, NULL, "0.001"}, {1e-5, NULL, "1e-05"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sb_svg_tick_label(cases[i].v, cases[i].unit, b, sizeof b);
+        assert_string_equal(b, cases[i].want);
+    }
+    sb_buf svg = SB_BUF_INIT;
+    sb_svg_text(&svg, 1, 2, "start", 10, 0, NULL, "a<b & \"c\"");
+    assert_string_equal(sb_buf_str(&svg), "<text x=\"1.00\" y=\"2.00\" text-anchor=\"start\" "
+                                          "font-size=\"10\">a&lt;b &amp; &quot;c&quot;</text>\n");
+    sb_buf_free(&svg);
+}
+
+static void test_stats(void **state)
+{
+    (void)state;
+    double a[] = {3, 1, 2}, b[] = {4, 1, 3, 2};
+    assert_true(sb_median(a, 3) == 2);
+    assert_true(sb_median(b, 4) == 2.5);
+    double g[] = {1, 4};
+    assert_true(fabs(sb_geomean(g, 2) - 2) < 1e-12);
+    double bad[] = {1, 0};
+    assert_true(isnan(sb_geomean(bad, 2)));
+
+    /* Exact: complete separation of 5 vs 5: p = 2 / C(10,5) = 2/252. */
+    double x[] = {1, 2, 3, 4, 5}, y[] = {6, 7, 8, 9, 10};
+    sb_mw_result r;
+    assert_int_equal(sb_mann_whitney(x, 5, y, 5, &r), 0);
+    assert_true(r.exact);
+    assert_true(r.u == 0);
+    assert_true(fabs(r.p - 2.0 / 252.0) < 1e-12);
+    assert_true(fabs(r.min_p - 2.0 / 252.0) < 1e-12);
+    /* Exact, interleaved: x={1,3,5}, y={2,4,6}: U = 0+1+2 = 3; P(U<=3) = 7/20
+     * (counts of U=0..3 for m=n=3: 1,1,2,3) -> p = 0.7. */
+    double x2[] = {1, 3, 5}, y2[] = {2, 4, 6};
+    assert_int_equal(sb_mann_whitney(x2, 3, y2, 3, &r), 0);
+    assert_true(r.u == 3);
+    assert_true(fabs(r.p - 0.7) < 1e-12);
+    /* All tied: p = 1. */
+    double e1[] = {2, 2, 2, 2, 2, 2}, e2[] = {2, 2, 2, 2, 2, 2};
+    assert_int_equal(sb_mann_whitney(e1, 6, e2, 6, &r), 0);
+    assert_true(r.p == 1.0);
+    /* One each: smallest possible p is 1. */
+    double o1[] = {1}, o2[] = {2};
+    assert_int_equal(sb_mann_whitney(o1, 1, o2, 1, &r), 0);
+    assert_true(r.min_p == 1.0);
+    /* Normal approximation (n > 20, ties): compare with the formula. */
+    double big1[30], big2[30];
+    for (int i = 0; i < 30; i++) {
+        big1[i] = (double)(i % 10);
+        big2[i] = (double)(i % 10) + 0.5 * (i % 2);
+    }
+    assert_int_equal(sb_mann_whitney(big1, 30, big2, 30, &r), 0);
+    assert_false(r.exact);
+    assert_true(r.p > 0 && r.p <= 1);
+    assert_int_equal(sb_mann_whitney(big1, 0, big2, 30, &r), -1);
+}
+
+static void test_isoweek(void **state)
+{
+    (void)state;
+    sb_error err;
+    int y, w;
+    long long a, b, t;
+    char d[16];
+    assert_int_equal(sb_isoweek_parse("2026-W47", &y, &w, &err), SB_OK);
+    sb_isoweek_range(y, w, &a, &b);
+    sb_epoch_date(a, d);
+    assert_string_equal(d, "2026-11-16");
+    assert_true(b - a == 7 * 86400);
+    /* 2026-01-01 is a Thursday: week 1 starts 2025-12-29 */
+    sb_isoweek_range(2026, 1, &a, &b);
+    sb_epoch_date(a, d);
+    assert_string_equal(d, "2025-12-29");
+    assert_int_equal(sb_rfc3339_parse("2025-12-31T23:00:00Z", &t), 0);
+    sb_isoweek_of(t, &y, &w);
+    assert_true(y == 2026 && w == 1);
+    /* 2020 had 53 weeks, 2021 had 52 */
+    assert_int_equal(sb_isoweek_parse("2020-W53", &y, &w, &err), SB_OK);
+    assert_int_equal(sb_isoweek_parse("2021-W53", &y, &w, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "weeks 01 to 52"));
+    assert_int_equal(sb_isoweek_parse("2026-47", &y, &w, &err), SB_ERR);
+    sb_isoweek_prev(2021, 1, &y, &w);
+    assert_true(y == 2020 && w == 53);
+    /* offsets: 2026-11-16T01:00:00+02:00 is still Sunday 15th in UTC (W46) */
+    assert_int_equal(sb_rfc3339_parse("2026-11-16T01:00:00+02:00", &t), 0);
+    sb_isoweek_of(t, &y, &w);
+    assert_true(y == 2026 && w == 46);
+    assert_int_equal(sb_rfc3339_parse("2026-11-16T01:00:00.123456Z", &t), 0);
+    sb_isoweek_of(t, &y, &w);
+    assert_true(w == 47);
+    assert_int_equal(sb_rfc3339_parse("2026-02-30T00:00:00Z", &t), -1);
+    assert_int_equal(sb_rfc3339_parse("2026-11-16 01:00:00", &t), -1);
+    printf("checked: templates, SVG scales/labels/escaping, median/geomean/Mann-Whitney, ISO weeks\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_template_values_and_escaping),
+        cmocka_unit_test(test_template_sections),
+        cmocka_unit_test(test_template_errors),
+        cmocka_unit_test(test_svg_scales_and_labels),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_isoweek),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
