@@ -566,7 +566,7 @@ static void test_weekly(void **state)
     if (!strstr(html, cell))
         fail_msg("weekly html lacks '%s'", cell);
     assert_non_null(strstr(html, "<table>"));
-    assert_non_null(strstr(html, "<th>geomean</th>"));
+    assert_non_null(strstr(html, "<th align=\"right\">geomean</th>"));
     assert_non_null(strstr(md, "# solbook weekly 2026-W47 (2026-11-16 to 2026-11-22)"));
     assert_non_null(strstr(md, "| h100-sxm5-80gb | h100 | NVIDIA H100 80GB HBM3 | 580.82.07 | 13.0 | 13.1.0 |"));
     assert_non_null(strstr(md, "### Improvements (1)"));
