@@ -371,7 +371,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             }
             json_t *p = json_object();
             char title[512];
-            snprintf(title, sizeof title, "Roofline on %s (%zu points)", sk[k], drawn);
+            snprintf(title, sizeof title, "Roofline on %s, %zu points", sk[k], drawn);
             jset_str(p, "title", title);
             jset_str(p, "file", file);
             json_array_append_new(plots, p);

@@ -572,7 +572,7 @@ static void test_weekly(void **state)
     assert_non_null(strstr(md, "### Improvements (1)"));
     assert_non_null(strstr(md, "end-to-end training step"));
     assert_non_null(strstr(md, "| llama-3.2-1b | h100-sxm5-80gb | liger |"));
-    assert_non_null(strstr(md, "![Roofline on h100-sxm5-80gb (9 points)](2026-W47-roofline-h100-sxm5-80gb.svg)"));
+    assert_non_null(strstr(md, "![Roofline on h100-sxm5-80gb, 9 points](2026-W47-roofline-h100-sxm5-80gb.svg)"));
     assert_non_null(strstr(md, "solbench rmsnorm --suite liger-perkernel --mode fwd --dtype bf16 --BT 1024 --H 4096 --provider liger --warmup 10 --iters 50 --repeats 5 --l2 cold --out results/"));
     assert_non_null(strstr(md, "solbook report geomean --db lab.db --suite liger-perkernel --op rmsnorm"));
     assert_null(strstr(md, "late-provider"));
