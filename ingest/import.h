@@ -5,10 +5,10 @@
  *   nvbench-json  NVIDIA nvbench --json output
  *   gbench-json   Google Benchmark --benchmark_format=json output
  *
- * A file is converted whole before anything is stored: a malformed row
- * refuses the file with an error naming its line (CSV) or JSON pointer, and
- * nothing from it is stored. Storing then runs in one transaction per file
- * (sb_ingest_begin/commit), so a refused document also stores nothing.
+ * Each file is stored in one transaction (sb_ingest_begin/commit), the
+ * documents going in as they are made: a malformed row refuses the file
+ * with an error naming its line (CSV) or JSON pointer, the transaction is
+ * rolled back, and nothing from the file is stored.
  */
 #ifndef SOLBOOK_INGEST_IMPORT_H
 #define SOLBOOK_INGEST_IMPORT_H

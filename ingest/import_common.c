@@ -459,9 +459,15 @@ int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
     json_object_set_new(doc, "source", json_pack("{s:s, s:s, s:I}", "format", ctx->format, "file",
                                                  ctx->base, "row", (json_int_t)row));
     json_object_set_new(doc, "provenance", provenance);
-    if (json_array_append_new(ctx->docs, doc) != 0)
-        return sb_error_set(err, ctx->path, NULL, "out of memory");
     ctx->st->runs++;
+    if (ctx->sink) {
+        int rc = ctx->sink(ctx, doc, err);
+        json_decref(doc);
+        if (rc != SB_OK)
+            return SB_ERR;
+    } else if (json_array_append_new(ctx->docs, doc) != 0) {
+        return sb_error_set(err, ctx->path, NULL, "out of memory");
+    }
     if (!passed)
         ctx->st->skipped_runs++;
     return SB_OK;
@@ -567,10 +573,11 @@ int sb_import_detect(const char *path, const char **format, sb_error *err)
 
 /* ---- convert and store ------------------------------------------------- */
 
-int sb_import_convert(const char *path, const char *format, const sb_import_options *opts,
-                      json_t **docs, sb_import_stats *st, sb_error *err)
+/* Reads, detects and converts path; every document goes to ctx->sink when
+ * set (and is released after), else to ctx->docs. */
+static int convert(sb_import_ctx *ctx, const char *path, const char *format, const sb_import_options *opts,
+                   sb_error *err)
 {
-    *docs = NULL;
     char *buf = NULL;
     size_t len = 0;
     if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
@@ -578,10 +585,10 @@ int sb_import_convert(const char *path, const char *format, const sb_import_opti
     json_t *root = NULL;
     const char *found = NULL;
     int rc = SB_ERR;
-    sb_import_stats local = {0};
-    sb_import_ctx ctx = {.path = path, .base = base_name(path), .st = &local};
+    ctx->path = path;
+    ctx->base = base_name(path);
     if (opts)
-        ctx.opts = *opts;
+        ctx->opts = *opts;
 
     if (!format) {
         if (detect_buffer(path, buf, len, &found, &root, err) != SB_OK)
@@ -595,118 +602,145 @@ int sb_import_convert(const char *path, const char *format, const sb_import_opti
         sb_error_set(err, path, NULL, "unknown import format \"%s\" (liger-csv, nvbench-json, gbench-json)", format);
         goto out;
     }
-    ctx.format = format;
+    ctx->format = format;
     if (opts && opts->dtype && !sb_import_dtype(opts->dtype)) {
         sb_error_set(err, path, NULL, "--dtype \"%s\" is not a dtype (fp32, tf32, fp16, bf16, fp64, fp8e4m3, fp8e5m2, int8)",
                      opts->dtype);
         goto out;
     }
-    if (sb_sku_table_load(opts ? opts->skus_csv : NULL, &ctx.skus, err) != SB_OK)
+    if (sb_sku_table_load(opts ? opts->skus_csv : NULL, &ctx->skus, err) != SB_OK)
         goto out;
-    if (load_op_names(&ctx, err) != SB_OK)
+    if (load_op_names(ctx, err) != SB_OK)
         goto out;
-    ctx.docs = json_array();
-    if (!ctx.docs) {
-        sb_error_set(err, path, NULL, "out of memory");
-        goto out;
-    }
     if (strcmp(format, "liger-csv") == 0) {
-        rc = sb_import_liger_csv(&ctx, buf, len, err);
+        rc = sb_import_liger_csv(ctx, buf, len, err);
     } else {
         if (!root && sb_json_load_buffer(buf, len, path, &root, err) != SB_OK)
             goto out;
-        rc = strcmp(format, "nvbench-json") == 0 ? sb_import_nvbench_json(&ctx, root, err)
-                                                 : sb_import_gbench_json(&ctx, root, err);
+        rc = strcmp(format, "nvbench-json") == 0 ? sb_import_nvbench_json(ctx, root, err)
+                                                 : sb_import_gbench_json(ctx, root, err);
     }
-    if (rc == SB_OK && json_array_size(ctx.docs) == 0) {
+    if (rc == SB_OK && ctx->st->runs == 0) {
         sb_error_set(err, path, NULL, "no benchmark results in the file");
         rc = SB_ERR;
     }
-    if (rc != SB_OK) {
+    if (rc != SB_OK)
         sb_error_set_file(err, path);
-        goto out;
-    }
-    *docs = ctx.docs;
-    ctx.docs = NULL;
-    if (st) {
-        st->rows += local.rows;
-        st->duplicate_rows += local.duplicate_rows;
-        st->runs += local.runs;
-        st->skipped_runs += local.skipped_runs;
-    }
 out:
     if (rc != SB_OK)
         rc = SB_ERR;
-    json_decref(ctx.docs);
     json_decref(root);
-    sb_sku_table_free(ctx.skus);
-    free(ctx.ops);
+    sb_sku_table_free(ctx->skus);
+    ctx->skus = NULL;
+    free(ctx->ops);
+    ctx->ops = NULL;
+    ctx->n_ops = 0;
     free(buf);
     return rc;
+}
+
+static void add_stats(sb_import_stats *to, const sb_import_stats *from)
+{
+    to->rows += from->rows;
+    to->duplicate_rows += from->duplicate_rows;
+    to->runs += from->runs;
+    to->skipped_runs += from->skipped_runs;
+    to->stored += from->stored;
+    to->duplicates += from->duplicates;
+}
+
+int sb_import_convert(const char *path, const char *format, const sb_import_options *opts,
+                      json_t **docs, sb_import_stats *st, sb_error *err)
+{
+    sb_import_stats local = {0};
+    sb_import_ctx ctx = {.st = &local, .docs = json_array()};
+    *docs = NULL;
+    if (!ctx.docs)
+        return sb_error_set(err, path, NULL, "out of memory");
+    if (convert(&ctx, path, format, opts, err) != SB_OK) {
+        json_decref(ctx.docs);
+        return SB_ERR;
+    }
+    *docs = ctx.docs;
+    if (st)
+        add_stats(st, &local);
+    return SB_OK;
+}
+
+/* Storing as the converter goes: the transaction (or savepoint) opens with
+ * the first document, so a file refused before any document is stored
+ * opens none, and one refused later is rolled back whole. */
+typedef struct store_state {
+    sb_ingest *ing;
+    sqlite3 *h;
+    int savepoint;
+    int open;
+} store_state;
+
+static void store_abort(store_state *ss)
+{
+    if (!ss->open)
+        return;
+    if (ss->savepoint) {
+        sqlite3_exec(ss->h, "ROLLBACK TO sb_import", NULL, NULL, NULL);
+        sqlite3_exec(ss->h, "RELEASE sb_import", NULL, NULL, NULL);
+    } else {
+        sb_ingest_rollback(ss->ing);
+    }
+    ss->open = 0;
+}
+
+static int store_doc(sb_import_ctx *ctx, json_t *doc, sb_error *err)
+{
+    store_state *ss = ctx->sink_data;
+    if (!ss->open) {
+        if (ss->savepoint ? sqlite3_exec(ss->h, "SAVEPOINT sb_import", NULL, NULL, NULL) != SQLITE_OK
+                          : sb_ingest_begin(ss->ing, err) != SB_OK) {
+            if (ss->savepoint)
+                sb_error_set(err, ctx->path, NULL, "cannot open a savepoint: %s", sqlite3_errmsg(ss->h));
+            sb_error_set_file(err, ctx->path);
+            return SB_ERR;
+        }
+        ss->open = 1;
+    }
+    char source[4200];
+    long long row = (long long)json_integer_value(json_object_get(json_object_get(doc, "source"), "row"));
+    snprintf(source, sizeof source, "%s:%lld", ctx->path, row);
+    long long run_id = 0;
+    int dup = 0;
+    if (sb_ingest_document(ss->ing, doc, source, ctx->format, &run_id, &dup, err) != SB_OK) {
+        const char *unit = strcmp(ctx->format, "liger-csv") == 0 ? "line" : "entry";
+        if (!err->where[0]) {
+            snprintf(err->where, sizeof err->where, "%s %lld", unit, row);
+        } else {
+            char where[sizeof err->where];
+            snprintf(where, sizeof where, "%s %lld: %.400s", unit, row, err->where);
+            memcpy(err->where, where, sizeof where);
+        }
+        snprintf(err->file, sizeof err->file, "%s", ctx->path);
+        return SB_ERR;
+    }
+    if (dup)
+        ctx->st->duplicates++;
+    else
+        ctx->st->stored++;
+    return SB_OK;
 }
 
 int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
                         const sb_import_options *opts, sb_import_stats *st, sb_error *err)
 {
-    json_t *docs = NULL;
     sb_import_stats local = {0};
-    if (sb_import_convert(path, format, opts, &docs, &local, err) != SB_OK)
-        return SB_ERR;
-    if (!format) {
-        json_t *src = json_object_get(json_array_get(docs, 0), "source");
-        format = json_string_value(json_object_get(src, "format"));
-    }
-    int savepoint = opts && opts->in_batch;
-    sqlite3 *h = sb_db_handle(sb_ingest_db(ing));
-    if (savepoint ? sqlite3_exec(h, "SAVEPOINT sb_import", NULL, NULL, NULL) != SQLITE_OK
-                  : sb_ingest_begin(ing, err) != SB_OK) {
-        if (savepoint)
-            sb_error_set(err, path, NULL, "cannot open a savepoint: %s", sqlite3_errmsg(h));
-        json_decref(docs);
-        sb_error_set_file(err, path);
+    store_state ss = {.ing = ing, .h = sb_db_handle(sb_ingest_db(ing)), .savepoint = opts && opts->in_batch};
+    sb_import_ctx ctx = {.st = &local, .sink = store_doc, .sink_data = &ss};
+    if (convert(&ctx, path, format, opts, err) != SB_OK) {
+        store_abort(&ss);
         return SB_ERR;
     }
-    size_t i;
-    json_t *doc;
-    json_array_foreach(docs, i, doc) {
-        char source[4200];
-        json_t *row = json_object_get(json_object_get(doc, "source"), "row");
-        snprintf(source, sizeof source, "%s:%lld", path, (long long)json_integer_value(row));
-        long long run_id = 0;
-        int dup = 0;
-        if (sb_ingest_document(ing, doc, source, format, &run_id, &dup, err) != SB_OK) {
-            if (savepoint) {
-                sqlite3_exec(h, "ROLLBACK TO sb_import", NULL, NULL, NULL);
-                sqlite3_exec(h, "RELEASE sb_import", NULL, NULL, NULL);
-            } else {
-                sb_ingest_rollback(ing);
-            }
-            if (!err->where[0]) {
-                snprintf(err->where, sizeof err->where, "%s %lld",
-                         strcmp(format, "liger-csv") == 0 ? "line" : "entry",
-                         (long long)json_integer_value(row));
-            } else {
-                char where[sizeof err->where];
-                snprintf(where, sizeof where, "%s %lld: %.400s",
-                         strcmp(format, "liger-csv") == 0 ? "line" : "entry",
-                         (long long)json_integer_value(row), err->where);
-                memcpy(err->where, where, sizeof where);
-            }
-            snprintf(err->file, sizeof err->file, "%s", path);
-            json_decref(docs);
-            return SB_ERR;
-        }
-        if (dup)
-            local.duplicates++;
-        else
-            local.stored++;
-    }
-    json_decref(docs);
-    if (savepoint) {
-        if (sqlite3_exec(h, "RELEASE sb_import", NULL, NULL, NULL) != SQLITE_OK) {
-            sb_error_set(err, path, NULL, "cannot release the savepoint: %s", sqlite3_errmsg(h));
-            sqlite3_exec(h, "ROLLBACK TO sb_import", NULL, NULL, NULL);
-            sqlite3_exec(h, "RELEASE sb_import", NULL, NULL, NULL);
+    if (ss.savepoint) {
+        if (sqlite3_exec(ss.h, "RELEASE sb_import", NULL, NULL, NULL) != SQLITE_OK) {
+            sb_error_set(err, path, NULL, "cannot release the savepoint: %s", sqlite3_errmsg(ss.h));
+            store_abort(&ss);
             return SB_ERR;
         }
     } else if (sb_ingest_commit(ing, err) != SB_OK) {
@@ -714,14 +748,8 @@ int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
         sb_error_set_file(err, path);
         return SB_ERR;
     }
-    if (st) {
-        st->rows += local.rows;
-        st->duplicate_rows += local.duplicate_rows;
-        st->runs += local.runs;
-        st->skipped_runs += local.skipped_runs;
-        st->stored += local.stored;
-        st->duplicates += local.duplicates;
-    }
+    if (st)
+        add_stats(st, &local);
     return SB_OK;
 }
 

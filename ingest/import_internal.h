@@ -23,7 +23,8 @@ typedef struct sb_import_op_name {
     char default_dtype[16];
 } sb_import_op_name;
 
-typedef struct sb_import_ctx {
+typedef struct sb_import_ctx sb_import_ctx;
+struct sb_import_ctx {
     const char *path;         /* as given */
     const char *base;         /* base name, for source.file */
     const char *format;
@@ -32,10 +33,13 @@ typedef struct sb_import_ctx {
     sb_import_op_name *ops;
     size_t n_ops;
     sb_import_stats *st;      /* never NULL inside a converter */
-    json_t *docs;             /* array the converter appends to */
-} sb_import_ctx;
+    json_t *docs;             /* array the documents go to, when no sink */
+    /* Where each document goes instead, as it is made (storage); borrowed. */
+    int (*sink)(sb_import_ctx *ctx, json_t *doc, sb_error *err);
+    void *sink_data;
+};
 
-/* Converters: append documents to ctx->docs; on error fill err (file set). */
+/* Converters: hand each document to sb_import_emit; on error fill err. */
 int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err);
 int sb_import_nvbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
 int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
@@ -80,7 +84,8 @@ json_t *sb_import_stats_of(const double *const *reps, const size_t *per_rep, siz
  * When bytes >= 0 and median_ms > 0, bytes and gbps are filled. */
 json_t *sb_import_metrics(double bytes, double median_ms);
 
-/* Builds the document and appends it to ctx->docs; steals every json_t.
+/* Builds the document and gives it to ctx->sink (or appends it to
+ * ctx->docs); steals every json_t.
  * status "passed" needs timing; "skipped" needs reason and no timing. */
 int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
                    json_t *config, json_t *protocol, json_t *timing,
