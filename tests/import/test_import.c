@@ -296,6 +296,8 @@ static void test_liger_refused(void **state)
     refused(f, "liger_conflict.csv", "liger-csv", "line 3", "repeats the case of line 2");
     refused(f, "liger_unclosed.csv", "liger-csv", "line 3", "not closed");
     refused(f, "liger_nodtype.csv", NULL, "line 2", "--dtype");
+    /* two good cases are stored before the third fails: rolled back */
+    refused(f, "liger_late_error.csv", NULL, "line 4", "--dtype");
     refused(f, "liger_badconfig.csv", NULL, "line 2", "extra_benchmark_config_str is not valid JSON");
     refused(f, "liger_header_only.csv", NULL, "no benchmark rows", NULL);
     refused(f, "empty.csv", "liger-csv", "empty file", NULL);
