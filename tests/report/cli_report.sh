@@ -1,0 +1,113 @@
+#!/bin/sh
+# cli_report.sh SOLBOOK WRITE_FIXTURE - end-to-end check of `solbook report`,
+# `solbook packet` and `solbook validate-results` on a crafted database:
+# figures recomputed from the database with Python's sqlite3, every SVG
+# parsed as XML, the packet manifest verified with sha256sum -c, exit codes.
+set -eu
+SOLBOOK=$1
+FIXTURE=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+db=$work/lab.db
+"$FIXTURE" "$db"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# geomean: CSV figure equals the geomean recomputed from stored medians
+"$SOLBOOK" report geomean --db "$db" --op rmsnorm --format csv --out "$work/geo.csv"
+python3 - "$db" "$work/geo.csv" <<'PY'
+import csv, math, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def medians(prov, sku):
+    q = ("SELECT c.shape_key, m.median_ms FROM configs c JOIN metrics m ON m.run_id=c.run_id"
+         " JOIN provenance p ON p.run_id=c.run_id JOIN runs r ON r.id=c.run_id"
+         " JOIN correctness k ON k.run_id=c.run_id"
+         " WHERE c.op='rmsnorm' AND c.provider=? AND p.sku=? AND r.status='passed' AND k.passed=1")
+    return dict(db.execute(q, (prov, sku)).fetchall())
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 4, rows
+for row in rows:
+    base, prov = medians("reference", row["sku"]), medians(row["provider"], row["sku"])
+    shapes = sorted(set(base) & set(prov))
+    g = math.exp(sum(math.log(base[s] / prov[s]) for s in shapes) / len(shapes))
+    assert int(row["shapes"]) == len(shapes), row
+    assert row["geomean"] == "%.3f" % g, (row, g)
+    assert row["evidence"] == "op-level microbenchmark"
+print("geomean: %d rows match the recomputed figures" % len(rows))
+PY
+
+# weekly: Markdown, HTML, and every SVG well-formed with its points
+out=$work/weekly
+"$SOLBOOK" report weekly --week 2026-W47 --db "$db" --out "$out" >/dev/null
+test -s "$out/2026-W47.md" || fail "no weekly markdown"
+grep -q '<table>' "$out/2026-W47.html" || fail "weekly HTML has no table"
+grep -q '^| rmsnorm | fwd | bf16 | h100-sxm5-80gb | liger | reference | 3 |' "$out/2026-W47.md" || fail "weekly geomean row"
+python3 - "$out" <<'PY'
+import glob, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+files = sorted(glob.glob(sys.argv[1] + "/*.svg"))
+assert len(files) >= 5, files
+for f in files:
+    root = ET.parse(f).getroot()
+    assert root.tag == ns + "svg", f
+    texts = [t.text for t in root.iter(ns + "text")]
+    assert any(t and "op-level microbenchmark" in t for t in texts), f
+    points = [c for c in root.iter(ns + "circle") if c.get("class") == "point"]
+    for c in points:
+        assert c.find(ns + "title") is not None, f
+print("weekly: %d SVG files parse as XML, every point has a tooltip" % len(files))
+PY
+
+# packet: manifest verifies; only passing runs cited
+pk=$work/packet
+"$SOLBOOK" packet --target liger --db "$db" --op rmsnorm --out "$pk" >/dev/null
+(cd "$pk" && sha256sum --quiet -c MANIFEST.sha256) || fail "packet manifest does not verify"
+sh -n "$pk/reproduce.sh" || fail "reproduce.sh is not valid sh"
+failed_id=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT id FROM runs WHERE status='failed'\").fetchone()[0])" "$db")
+test ! -e "$pk/results/run-$failed_id.json" || fail "failed run $failed_id cited"
+! grep -q "run-$failed_id.json" "$pk/DISCUSSION.md" || fail "failed run named in the discussion"
+echo "packet: sha256sum -c passes; failed run $failed_id not cited"
+if "$SOLBOOK" packet --target liger --db "$db" --op copy --out "$work/p2" 2>"$work/err"; then
+  fail "packet with nothing passing succeeded"
+else
+  test $? -eq 1 || fail "packet with nothing passing: wrong exit status"
+fi
+grep -q 'nothing to cite' "$work/err" || fail "packet refusal message"
+
+# gate: A100 honestly missing; H100 complete
+set +e
+"$SOLBOOK" validate-results --db "$db" >"$work/gate.txt"; rc=$?
+set -e
+test $rc -eq 1 || fail "validate-results without A100/H200 data exited $rc"
+grep -q '^a100: missing' "$work/gate.txt" || fail "gate: a100 not reported missing"
+grep -q '^h100: ok: run' "$work/gate.txt" || fail "gate: h100 not ok"
+"$SOLBOOK" validate-results --db "$db" --arch h100 >/dev/null || fail "gate h100 only"
+echo "validate-results: exit 1 with a100/h200 missing, exit 0 for --arch h100"
+
+# regressions: the 10 % slower case is found, exit 1
+set +e
+"$SOLBOOK" report regressions --db "$db" --format json --out "$work/rg.json"; rc=$?
+set -e
+test $rc -eq 1 || fail "regressions exited $rc, expected 1"
+python3 - "$work/rg.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+reg = [c for c in d["cases"] if c["verdict"] == "regression"]
+assert d["regressions"] == 1 and len(reg) == 1, d
+assert reg[0]["provider"] == "solbook-mma" and abs(reg[0]["rel_change"] - 0.10) < 1e-9
+assert reg[0]["old_commit"].startswith("aaaa") and reg[0]["new_commit"].startswith("bbbb")
+print("regressions: one 10%% regression, p = %.2g" % reg[0]["p"])
+PY
+
+# usage and input errors: one line, exit 2
+for args in "report geomean --db $work/none.db" "report weekly --week 2026-W99 --db $db" \
+            "packet --target nope --db $db" "validate-results --op rmsnorm --db $db" \
+            "report geomean --format xml --db $db"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$SOLBOOK" $args >/dev/null 2>"$work/err"; rc=$?
+  set -e
+  test $rc -eq 2 || fail "'$args' exited $rc, expected 2"
+  test "$(wc -l <"$work/err")" -eq 1 || fail "'$args' printed more than one error line"
+done
+echo "errors: 5 bad invocations exit 2 with one line each"
+echo "cli_report: all checks passed"
