@@ -9,6 +9,8 @@
 
 #include <csv.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,10 +163,16 @@ static const char *cell(const record *rec, const int *col, int c)
     return col[c] >= 0 && (size_t)col[c] < rec->n ? rec->f[col[c]] : "";
 }
 
-static int row_error(sb_error *err, const char *path, long line, const char *fmt, const char *a, const char *b)
+/* "line N: " + message; the values a message quotes are cut to keep it one
+ * readable line. */
+__attribute__((format(printf, 4, 5)))
+static int row_error(sb_error *err, const char *path, long line, const char *fmt, ...)
 {
     char msg[900];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return sb_error_set(err, path, NULL, "line %ld: %s", line, msg);
 }
 
@@ -244,8 +252,8 @@ static int make_config(sb_import_ctx *ctx, const record *rec, const int *col, js
     if (!mode) {
         json_decref(cfg);
         return row_error(err, ctx->path, rec->line,
-                         "kernel_operation_mode \"%s\" is not forward, backward, full or no-grad-forward%s",
-                         mode_text, "");
+                         "kernel_operation_mode \"%s\" is not forward, backward, full or no-grad-forward",
+                         mode_text);
     }
 
     json_t *shape = json_object(), *params = json_object();
@@ -261,8 +269,8 @@ static int make_config(sb_import_ctx *ctx, const record *rec, const int *col, js
                 json_decref(cfg);
                 json_decref(shape);
                 json_decref(params);
-                return row_error(err, ctx->path, rec->line, "dtype \"%s\" in extra_benchmark_config_str is not a known dtype%s",
-                                 text, "");
+                return row_error(err, ctx->path, rec->line, "dtype \"%s\" in extra_benchmark_config_str is not a known dtype",
+                                 text);
             }
             continue;
         }
@@ -306,14 +314,14 @@ static int make_config(sb_import_ctx *ctx, const record *rec, const int *col, js
         json_decref(params);
         return row_error(err, ctx->path, rec->line,
                          "kernel \"%s\" gives no dtype in extra_benchmark_config_str; pass --dtype, or add a "
-                         "default_dtype for it to db/import_op_names.csv%s", kernel, "");
+                         "default_dtype for it to db/import_op_names.csv", kernel);
     }
     if (json_object_size(shape) == 0) {
         json_decref(shape);
         json_decref(params);
         return row_error(err, ctx->path, rec->line,
-                         "no integer size in x_value or extra_benchmark_config_str (x_name \"%s\"): a run needs a shape%s",
-                         xname, "");
+                         "no integer size in x_value or extra_benchmark_config_str (x_name \"%s\"): a run needs a shape",
+                         xname);
     }
     char op[64], provider[64], suite[64];
     if (row)
@@ -395,33 +403,33 @@ static int check_row(sb_import_ctx *ctx, const record *rec, const int *col, size
     static const int nonempty[] = {C_KERNEL, C_PROVIDER, C_MODE, C_METRIC, C_XVALUE, C_GPU, C_TIME};
     for (size_t i = 0; i < sizeof nonempty / sizeof nonempty[0]; i++)
         if (!*cell(rec, col, nonempty[i]))
-            return row_error(err, ctx->path, rec->line, "%s is empty%s", column_names[nonempty[i]], "");
+            return row_error(err, ctx->path, rec->line, "%s is empty", column_names[nonempty[i]]);
     const char *metric = cell(rec, col, C_METRIC);
     const char *unit = cell(rec, col, C_UNIT);
     if (strcmp(metric, "speed") == 0) {
         if (col[C_UNIT] >= 0 && strcmp(unit, "ms") != 0)
-            return row_error(err, ctx->path, rec->line, "speed row with metric_unit \"%s\"; only ms is known%s", unit, "");
+            return row_error(err, ctx->path, rec->line, "speed row with metric_unit \"%s\"; only ms is known", unit);
     } else if (strcmp(metric, "memory") == 0) {
         if (col[C_UNIT] >= 0 && strcmp(unit, "MB") != 0)
-            return row_error(err, ctx->path, rec->line, "memory row with metric_unit \"%s\"; only MB is known%s", unit, "");
+            return row_error(err, ctx->path, rec->line, "memory row with metric_unit \"%s\"; only MB is known", unit);
     } else {
-        return row_error(err, ctx->path, rec->line, "metric_name \"%s\" is neither speed nor memory%s", metric, "");
+        return row_error(err, ctx->path, rec->line, "metric_name \"%s\" is neither speed nor memory", metric);
     }
     double v;
     int has;
     if (quantile(cell(rec, col, C_Y50), &v, &has) != SB_OK || !has)
-        return row_error(err, ctx->path, rec->line, "y_value_50 \"%s\" is not a non-negative number%s",
-                         cell(rec, col, C_Y50), "");
+        return row_error(err, ctx->path, rec->line, "y_value_50 \"%s\" is not a non-negative number",
+                         cell(rec, col, C_Y50));
     if (quantile(cell(rec, col, C_Y20), &v, &has) != SB_OK)
-        return row_error(err, ctx->path, rec->line, "y_value_20 \"%s\" is not a non-negative number%s",
-                         cell(rec, col, C_Y20), "");
+        return row_error(err, ctx->path, rec->line, "y_value_20 \"%s\" is not a non-negative number",
+                         cell(rec, col, C_Y20));
     if (quantile(cell(rec, col, C_Y80), &v, &has) != SB_OK)
-        return row_error(err, ctx->path, rec->line, "y_value_80 \"%s\" is not a non-negative number%s",
-                         cell(rec, col, C_Y80), "");
+        return row_error(err, ctx->path, rec->line, "y_value_80 \"%s\" is not a non-negative number",
+                         cell(rec, col, C_Y80));
     char when[40];
     if (sb_import_time_utc(cell(rec, col, C_TIME), when, sizeof when) != SB_OK)
-        return row_error(err, ctx->path, rec->line, "timestamp \"%s\" is not a date and time (YYYY-MM-DD HH:MM:SS)%s",
-                         cell(rec, col, C_TIME), "");
+        return row_error(err, ctx->path, rec->line, "timestamp \"%s\" is not a date and time (YYYY-MM-DD HH:MM:SS)",
+                         cell(rec, col, C_TIME));
     return SB_OK;
 }
 

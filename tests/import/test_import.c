@@ -17,6 +17,7 @@
 #include "error.h"
 #include "home.h"
 #include "import.h"
+#include "import_internal.h"
 #include "ingest.h"
 
 #define DATA SOLBOOK_TEST_DATA "/import/"
@@ -123,6 +124,55 @@ static void expect_error(sb_error *err, const char *needle)
         fprintf(stderr, "error \"%s\" lacks \"%s\"\n", line, needle);
         fail();
     }
+}
+
+/* ---- shared helpers ---- */
+
+static void test_helpers(void **state)
+{
+    (void)state;
+    char buf[64];
+    sb_import_id("Liger (v2)", buf, sizeof buf);
+    assert_string_equal(buf, "liger-v2");
+    sb_import_id("torch_compile", buf, sizeof buf);
+    assert_string_equal(buf, "torch_compile");
+    sb_import_id("  --Fused Linear/CE--", buf, sizeof buf);
+    assert_string_equal(buf, "fused-linear-ce");
+    sb_import_id("***", buf, sizeof buf);
+    assert_string_equal(buf, "");
+    sb_import_key("Elements{io}", buf, sizeof buf);
+    assert_string_equal(buf, "Elements_io_");
+    sb_import_key("2d", buf, sizeof buf);
+    assert_string_equal(buf, "_2d");
+    assert_string_equal(sb_import_dtype("torch.bfloat16"), "bf16");
+    assert_string_equal(sb_import_dtype("F32"), "fp32");
+    assert_string_equal(sb_import_dtype("__half"), "fp16");
+    assert_string_equal(sb_import_dtype("torch.float8_e4m3fn"), "fp8e4m3");
+    assert_string_equal(sb_import_dtype("double"), "fp64");
+    assert_null(sb_import_dtype("I32"));
+    assert_null(sb_import_dtype("torch.complex64"));
+    char t[40];
+    assert_int_equal(sb_import_time_utc("2024-09-03 15:31:39", t, sizeof t), SB_OK);
+    assert_string_equal(t, "2024-09-03T15:31:39Z");
+    assert_int_equal(sb_import_time_utc("2025-03-04T00:20:30.25+01:00", t, sizeof t), SB_OK);
+    assert_string_equal(t, "2025-03-03T23:20:30Z");
+    assert_int_equal(sb_import_time_utc("2025-03-04T10:20:30-05:30", t, sizeof t), SB_OK);
+    assert_string_equal(t, "2025-03-04T15:50:30Z");
+    assert_int_equal(sb_import_time_utc("2024-02-30 00:00:00", t, sizeof t), SB_ERR);
+    assert_int_equal(sb_import_time_utc("03/04/25 10:20:30", t, sizeof t), SB_ERR);
+    assert_int_equal(sb_import_time_utc("2024-09-03 15:31:39 PST", t, sizeof t), SB_ERR);
+    /* numpy-style linear quantiles, n-1 stdev, repeat-median spread */
+    const double r0[] = {1, 2, 3, 4}, r1[] = {5};
+    const double *reps[] = {r0, r1};
+    size_t per[] = {4, 1};
+    json_t *st = sb_import_stats_of(reps, per, 2);
+    assert_int_equal(json_integer_value(json_object_get(st, "count")), 5);
+    assert_near(json_real_value(json_object_get(st, "p20")), 1.8);
+    assert_near(json_real_value(json_object_get(st, "median")), 3.0);
+    assert_near(json_real_value(json_object_get(st, "p80")), 4.2);
+    assert_near(json_real_value(json_object_get(st, "stdev")), sqrt(2.5));
+    assert_near(json_real_value(json_object_get(st, "repeat_median_rel_spread")), sqrt(2 * 1.25 * 1.25) / 3.75);
+    json_decref(st);
 }
 
 /* ---- detection ---- */
@@ -522,6 +572,7 @@ static void test_gbench_stored(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_helpers),
         cmocka_unit_test(test_detect),
         cmocka_unit_test_setup_teardown(test_liger_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_liger_refused, setup, teardown),
