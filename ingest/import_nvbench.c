@@ -365,6 +365,13 @@ int sb_import_nvbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
     json_t *benches = json_object_get(root, "benchmarks");
     if (!json_is_array(benches))
         return sb_error_set(err, ctx->path, "/benchmarks", "not an nvbench JSON file: no \"benchmarks\" array");
+    json_t *jv = json_object_get(json_object_get(json_object_get(root, "meta"), "version"), "json");
+    json_t *major = json_object_get(jv, "major");
+    if (major && (!json_is_integer(major) || json_integer_value(major) != 1))
+        return sb_error_set(err, ctx->path, "/meta/version/json/major",
+                            "nvbench JSON file version %s; the importer reads version 1",
+                            json_is_string(json_object_get(jv, "string")) ? json_string_value(json_object_get(jv, "string"))
+                                                                           : "other than 1");
     if (!json_is_array(json_object_get(root, "devices")))
         return sb_error_set(err, ctx->path, "/devices", "not an nvbench JSON file: no \"devices\" array");
     /* nvbench records no time: the file's modification time stands for

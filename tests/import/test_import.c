@@ -483,6 +483,9 @@ static void test_nvbench_stored(void **state)
     assert_int_equal(q_int(db, "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id "
                                "WHERE r.source_path LIKE '%nvbench_bin.json%'"), 5);
 
+    assert_int_equal(sb_import_file(f->ing, DATA "nvbench_v2.json", NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "/meta/version/json/major");
+    expect_error(&err, "version 2.0.0");
     assert_int_equal(sb_import_file(f->ing, DATA "nvbench_baddevice.json", NULL, NULL, &err), SB_ERR);
     expect_error(&err, "/benchmarks/0/states/0");
     expect_error(&err, "\"device\"");
