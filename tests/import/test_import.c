@@ -364,7 +364,25 @@ static void test_liger_refused(void **state)
     json_t *cfg = json_object_get(json_array_get(docs, 0), "config");
     assert_string_equal(json_string_value(json_object_get(cfg, "dtype")), "bf16");
     assert_string_equal(json_string_value(json_object_get(cfg, "op")), "mystery_kernel");
+    /* the schema rule for quantiles_only timing: stats may lack what the
+     * producer did not give, but then there are no samples; without
+     * quantiles_only every statistic is required again */
+    json_t *doc = json_deep_copy(json_array_get(docs, 0));
+    json_t *timing = json_object_get(doc, "timing");
+    json_object_set_new(timing, "samples", json_pack("[[f]]", 0.1));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "test", "liger-csv", NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "/timing");
+    json_object_del(timing, "samples");
+    json_object_del(timing, "quantiles_only");
+    assert_int_equal(sb_ingest_document(f->ing, doc, "test", "liger-csv", NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "/timing/stats");
+    json_object_set_new(timing, "quantiles_only", json_true());
+    long long id = 0;
+    assert_int_equal(sb_ingest_document(f->ing, doc, "test", "liger-csv", &id, NULL, &err), SB_OK);
+    assert_true(id > 0);
+    json_decref(doc);
     json_decref(docs);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
     opts.dtype = "float128";
     assert_int_equal(sb_import_convert(DATA "liger_nodtype.csv", NULL, &opts, &docs, NULL, &err), SB_ERR);
     expect_error(&err, "is not a dtype");
