@@ -135,6 +135,26 @@ static double *read_samples(const sb_import_ctx *ctx, json_t *summaries, size_t 
     return out;
 }
 
+/* Bytes the benchmark declared with add_global_memory_reads/writes under a
+ * column name (nv/gmem/reads/NAME, nv/gmem/writes/NAME); -1 when none. */
+static double declared_bytes(json_t *summaries)
+{
+    double total = 0;
+    int found = 0;
+    size_t i;
+    json_t *s;
+    json_array_foreach(summaries, i, s) {
+        const char *tag = json_string_value(json_object_get(s, "tag"));
+        double v;
+        if (tag && (strncmp(tag, "nv/gmem/reads/", 14) == 0 || strncmp(tag, "nv/gmem/writes/", 15) == 0) &&
+            value_double(summary_item(s, "value"), &v) == SB_OK && isfinite(v) && v >= 0) {
+            total += v;
+            found = 1;
+        }
+    }
+    return found ? total : -1;
+}
+
 static json_t *find_device(json_t *root, json_int_t id)
 {
     size_t i;
@@ -355,7 +375,10 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
                  json_string_value(json_object_get(state, "name")) ? json_string_value(json_object_get(state, "name")) : "",
                  bname, cold ? "cold" : "batch (hot)");
     }
-    json_t *metrics = sb_import_metrics(has_bw ? bw * mean_s : -1, median_ms);
+    double bytes = declared_bytes(summaries);
+    if (bytes < 0 && has_bw)
+        bytes = bw * mean_s;
+    json_t *metrics = sb_import_metrics(bytes, median_ms);
     return sb_import_emit(ctx, "passed", NULL, config, sb_import_protocol(l2), timing, metrics, NULL, prov, notes,
                           row, err);
 }
