@@ -259,7 +259,7 @@ static const char *const process_names[] = {
     "execve", "execvp", "execvpe", "execveat", "fexecve", "posix_spawn", "posix_spawnp",
     "wordexp", "syscall", "ptrace", "kill", "killpg", "tgkill", "setuid", "setgid", "seteuid",
     "setreuid", "chroot", "mount", "umount", "umount2", "pivot_root", "unshare", "setns",
-    "daemon", NULL};
+    "daemon", "__libc_argv", "program_invocation_name", "program_invocation_short_name", NULL};
 static const char *const network_names[] = {
     "socket", "socketpair", "getaddrinfo", "gethostbyname", "gethostbyname2", "gethostbyaddr",
     "getnameinfo", "inet_pton", "inet_addr", "inet_aton", NULL};
@@ -270,10 +270,10 @@ static const char *const network_calls[] = {"connect", "bind", "listen", "accept
 static const char *const fs_calls[] = {
     "remove", "unlink", "unlinkat", "rename", "renameat", "renameat2", "rmdir", "symlink",
     "symlinkat", "link", "linkat", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown",
-    "fchownat", "truncate", "mkfifo", "mkfifoat", "mknod", "mknodat", NULL};
+    "fchownat", "truncate", "mkfifo", "mkfifoat", "mknod", "mknodat", "opendir", "fdopendir",
+    "readdir", "scandir", "glob", "nftw", "ftw", NULL};
 static const char *const open_calls[] = {"fopen", "fopen64", "freopen", "freopen64", "open",
-                                         "open64", "openat", "openat64", "creat", "creat64",
-                                         "opendir", NULL};
+                                         "open64", "openat", "openat64", "creat", "creat64", NULL};
 static const char *const stream_types[] = {"ofstream", "ifstream", "fstream", "basic_ofstream",
                                            "basic_ifstream", "basic_fstream", "FILE_stream", NULL};
 static const char *const bad_headers[] = {

@@ -6,13 +6,16 @@
  * seen whole). Each finding names the file, the line, the rule and the
  * offending source line. The rules (docs/FORGE.md, "Scanner rules"):
  *   process     spawning or signalling processes: system, popen, fork, exec*,
- *               posix_spawn, clone, syscall, ptrace, kill, ...
+ *               posix_spawn, clone, syscall, ptrace, kill, ...; reading
+ *               the process's own arguments (__libc_argv,
+ *               program_invocation_name)
  *   shell       a shell named in a string ("/bin/sh", "bash -c", ...)
  *   network     sockets, name lookup, libcurl (any curl_* name)
  *   dynamic     dlopen/dlsym: loading code the scanner never saw
  *   filesystem  changing the file system: remove, unlink, rename, rmdir,
  *               symlink, link, chmod, chown, truncate, mkfifo, mknod,
- *               std::filesystem
+ *               std::filesystem; listing folders: opendir, readdir,
+ *               scandir, glob, nftw
  *   file-path   opening a path that is absolute, starts with ~, contains
  *               "..", or is not a string literal; #include of such a path
  *               or of a file that is not a source file

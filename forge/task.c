@@ -466,12 +466,12 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     if (sku) {
         snprintf(display, sizeof display, "%s", sku->display);
         sb_addf(&peaks, "- Datasheet peaks (db/skus.csv, dense, no sparsity): HBM %.3g TB/s, "
-                        "memory %.0f GB; FP64 tensor %.3g, FP32 %.3g, TF32 %.3g, FP16 %.3g, "
-                        "BF16 %.3g%s TFLOP/s.\n",
+                        "memory %.0f GB; FP64 tensor %.4g, FP32 %.4g, TF32 %.4g, FP16 %.4g, BF16 %.4g",
                 sku->hbm_tbps, sku->memory_gb, sku->fp64_tflops, sku->fp32_tflops, sku->tf32_tflops,
-                sku->fp16_tflops, sku->bf16_tflops, sku->fp8_tflops > 0 ? ", FP8" : "");
+                sku->fp16_tflops, sku->bf16_tflops);
         if (sku->fp8_tflops > 0)
-            sb_addf(&peaks, "  FP8 %.4g TFLOP/s.\n", sku->fp8_tflops);
+            sb_addf(&peaks, ", FP8 %.4g", sku->fp8_tflops);
+        sb_adds(&peaks, " TFLOP/s.\n");
         double peak = sb_sku_peak_tflops(sku, dtype);
         if (peak > 0 && sku->hbm_tbps > 0)
             sb_addf(&peaks, "- Ridge point for %s: %.0f FLOP per byte (%.4g TFLOP/s / %.3g TB/s); "

@@ -1,0 +1,106 @@
+#!/bin/sh
+# hostile.sh SOLBOOK MODE - the forge CLI on the hostile candidates of
+# tests/data/forge/ and on the RMSNorm example.
+#   cpu      refusals that need no GPU and no nvcc: shell, writes outside,
+#            invalid metadata (verify exits 1 naming file:line), and promote
+#            refusing what was not verified
+#   gpu      the never-ending, wrong-answer and slower candidates actually
+#            running, and the example promoted (exit 77 without a GPU)
+#   compile  the example through verify on a machine without a GPU: the
+#            compile gate passes and verify exits 3 (exit 77 without nvcc)
+set -eu
+SOLBOOK=$1
+MODE=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+EXAMPLE=$SRC/examples/forge/rmsnorm_bf16
+DATA=$SRC/tests/data/forge
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sb-forge-hostile-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export SOLBOOK_DB="$WORK/solbook.db"
+cd "$WORK"
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# new_run ID OVERLAY [task options]: a run whose candidate is the example
+# with OVERLAY's files over it.
+new_run() {
+    id=$1; overlay=$2; shift 2
+    "$SOLBOOK" forge task --op rmsnorm --sku h100-sxm5-80gb --dtype bf16 --shape M=4096,N=4096 \
+        --objective latency --root runs --id "$id" "$@" >/dev/null 2>&1 || fail "task $id"
+    cp -r "$EXAMPLE" "runs/$id/candidate"
+    if [ -n "$overlay" ]; then cp "$DATA/$overlay"/* "runs/$id/candidate/"; fi
+}
+
+# expect STATUS PATTERN CMD...: runs CMD, checks its exit status and that
+# its output contains PATTERN (fixed string).
+expect() {
+    want=$1; pattern=$2; shift 2
+    set +e
+    "$@" >out.txt 2>&1
+    got=$?
+    set -e
+    [ "$got" = "$want" ] || { cat out.txt; fail "$* exited $got, expected $want"; }
+    grep -qF -- "$pattern" out.txt || { cat out.txt; fail "$*: output lacks '$pattern'"; }
+    echo "ok: $* -> exit $got, '$pattern'"
+}
+
+have_gpu() { [ -e /dev/nvidiactl ] && ls /dev/nvidia[0-9]* >/dev/null 2>&1; }
+
+case $MODE in
+cpu)
+    new_run shell shell_spawn
+    expect 1 'kernel.cu:20: process: system: system("sh -c' "$SOLBOOK" forge verify runs/shell
+    grep -qF 'kernel.cu:21: process: popen' out.txt || fail "popen finding missing"
+    grep -qF 'shell: string names a shell' out.txt || fail "shell finding missing"
+    grep -qF 'compile   not-run' out.txt || fail "compile ran after a scan refusal"
+    expect 1 'verification did not pass (verdict '"'"'refused'"'"')' "$SOLBOOK" forge bench runs/shell
+    expect 1 'promote: refused' "$SOLBOOK" forge promote runs/shell --registry reg
+
+    new_run outside writes_outside
+    expect 1 'test.cu:11: file-path: fopen("/tmp/solbook-forge-escape.txt"): absolute path' "$SOLBOOK" forge verify runs/outside
+    grep -qF 'test.cu:16: file-path: fopen("../../escape.txt"): path with ..' out.txt || fail ".. finding missing"
+    grep -qF 'test.cu:22: file-path: fopen(...) with a path that is not a string literal' out.txt || fail "computed path finding missing"
+    [ ! -e /tmp/solbook-forge-escape.txt ] || fail "a refused candidate wrote outside its folder"
+
+    new_run badmeta bad_metadata
+    expect 1 'metadata  failed' "$SOLBOOK" forge verify runs/badmeta
+    grep -qF 'candidate/metadata.json' out.txt || fail "metadata error does not name the file"
+    grep -qF 'verdict": "refused"' runs/badmeta/verify.json || fail "verify.json verdict"
+
+    expect 1 'promote: refused: ' "$SOLBOOK" forge promote runs/badmeta --registry reg
+    grep -qF 'verification did not pass' out.txt || fail "promote reason"
+    [ ! -e reg/verified_kernels.json ] || fail "something was promoted"
+    expect 2 "no such forge run" "$SOLBOOK" forge verify nosuchrun --root runs
+    expect 2 "--objective must be latency or memory" "$SOLBOOK" forge task --op x --sku h100-sxm5-80gb --dtype bf16 --shape M=1 --objective speed
+    echo "checked: shell, writes-outside and invalid-metadata candidates refused with file:line reasons; nothing promoted"
+    ;;
+gpu)
+    have_gpu || { echo "no NVIDIA GPU here: the running hostile candidates are skipped"; exit 77; }
+    new_run spin never_ends --test-timeout 10
+    expect 1 'timed out after 10 s, process group killed' "$SOLBOOK" forge verify runs/spin
+    new_run wrong wrong_answer
+    expect 1 'test      failed' "$SOLBOOK" forge verify runs/wrong
+    new_run slow slower
+    expect 0 'verify: passed' "$SOLBOOK" forge verify runs/slow
+    expect 1 'is below the required 1.10x' "$SOLBOOK" forge bench runs/slow
+    expect 1 'promote: refused' "$SOLBOOK" forge promote runs/slow --registry reg
+    new_run good ""
+    expect 0 'verify: passed' "$SOLBOOK" forge verify runs/good
+    expect 0 'bench: passed' "$SOLBOOK" forge bench runs/good
+    expect 0 'promote: cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096_v1' "$SOLBOOK" forge promote runs/good --registry reg
+    echo "checked: never-ending killed at the timeout, wrong answer and slower refused, the example promoted"
+    ;;
+compile)
+    command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || [ -n "${SOLBOOK_NVCC:-}" ] ||
+        { echo "no nvcc here: the compile gate is skipped"; exit 77; }
+    new_run example ""
+    SOLBOOK_FORGE_GPU=0 expect 3 'compile   passed' "$SOLBOOK" forge verify runs/example
+    grep -qF 'verify: compiled, not run: no GPU on this machine; this is not a pass' out.txt || fail "no-GPU line"
+    grep -qF '"verdict": "compiled-no-gpu"' runs/example/verify.json || fail "verify.json verdict"
+    expect 1 'verification did not pass' "$SOLBOOK" forge bench runs/example
+    echo "checked: the example compiles for sm_90 with nvcc; without a GPU verify stops with exit 3, not a pass"
+    ;;
+*)
+    echo "usage: hostile.sh SOLBOOK cpu|gpu|compile"; exit 2 ;;
+esac

@@ -1,0 +1,7 @@
+/* Sandbox test program: never ends on its own. */
+int main(void)
+{
+    volatile unsigned long spins = 0;
+    for (;;)
+        spins++;
+}
