@@ -188,8 +188,9 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
                                      CUDA_R_32F, (int)V, CUBLAS_COMPUTE_32F,
                                      CUBLAS_GEMM_DEFAULT));
         if (e != cudaSuccess) return e;
+        const bool grad = dh != nullptr || dw != nullptr;
         SBK_DISPATCH_T(dt, e = ce_launch<float, T>(logits, target + r0, loss_rows + r0,
-                                                   (T *)dlog, c, V, nvalid, s));
+                                                   grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, s));
         if (e != cudaSuccess) return e;
         /* dh rows [c,H] = dlogits [c,V] x W [V,H] */
         if (dh) {
@@ -246,7 +247,8 @@ extern "C" cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
                                              &zero, logits, ty, (int)V, CUBLAS_COMPUTE_32F,
                                              CUBLAS_GEMM_DEFAULT));
     if (e != cudaSuccess) return e;
-    e = sbk_eager_cross_entropy(logits, target, loss_rows, loss, dlog, p, BT, V, dt, s);
+    const bool grad = dh != nullptr || dw != nullptr;
+    e = sbk_eager_cross_entropy(logits, target, loss_rows, loss, grad ? dlog : nullptr, p, BT, V, dt, s);
     if (e != cudaSuccess) return e;
     if (dh) {
         e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)H, (int)BT, (int)V,

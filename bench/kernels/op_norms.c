@@ -188,7 +188,7 @@ static int norm_reference_row(void *p, int out, int64_t r, double *ref, double *
 {
     norm_state *s = p;
     const int64_t N = s->N;
-    double *x = malloc((size_t)N * 2 * sizeof *x);
+    double *x = calloc((size_t)N * 2, sizeof *x);
     if (!x)
         return sb_error_set(err, NULL, NULL, "out of host memory");
     double *t = x + N;

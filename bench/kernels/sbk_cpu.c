@@ -428,7 +428,7 @@ static float ce_row(const float *x, int64_t V, int64_t t, float scale,
 
 int sbk_cpu_cross_entropy(const void *logits, sbk_dtype dt,
                           const int64_t *target, int64_t M, int64_t V,
-                          float *loss, void *dx)
+                          float *loss, float *loss_rows, void *dx)
 {
     if (M <= 0 || V <= 0) return -1;
     int bad;
@@ -440,10 +440,13 @@ int sbk_cpu_cross_entropy(const void *logits, sbk_dtype dt,
     for (int64_t r = 0; r < M; r++) {
         if (target[r] == SBK_IGNORE_INDEX) {
             if (dx) for (int64_t j = 0; j < V; j++) ST(dx, dt, r * V + j, 0.0f);
+            if (loss_rows) loss_rows[r] = 0.0f;
             continue;
         }
         for (int64_t j = 0; j < V; j++) row[j] = LD(logits, dt, r * V + j);
-        total += ce_row(row, V, target[r], scale, dx, dt, r * V);
+        float l = ce_row(row, V, target[r], scale, dx, dt, r * V);
+        if (loss_rows) loss_rows[r] = l;
+        total += l;
     }
     free(row);
     *loss = total * scale;
@@ -463,7 +466,7 @@ static float round_to(sbk_dtype dt, float v)
 
 int sbk_cpu_flce(const void *h, const void *w, sbk_dtype dt,
                  const int64_t *target, int64_t BT, int64_t H, int64_t V,
-                 float *loss, void *dh, void *dw)
+                 float *loss, float *loss_rows, void *dh, void *dw)
 {
     if (BT <= 0 || H <= 0 || V <= 0) return -1;
     int bad;
@@ -477,6 +480,7 @@ int sbk_cpu_flce(const void *h, const void *w, sbk_dtype dt,
     float total = 0.0f, scale = nv ? 1.0f / (float)nv : 0.0f;
     for (int64_t r = 0; r < BT; r++) {
         for (int64_t k = 0; k < H; k++) dhr[k] = 0.0f;
+        if (loss_rows) loss_rows[r] = 0.0f;
         if (target[r] != SBK_IGNORE_INDEX) {
             for (int64_t k = 0; k < H; k++) hr[k] = LD(h, dt, r * H + k);
             for (int64_t v = 0; v < V; v++) {
@@ -494,7 +498,8 @@ int sbk_cpu_flce(const void *h, const void *w, sbk_dtype dt,
             }
             float lse = mx + logf(s);
             total += lse - lg[target[r]];
-            for (int64_t v = 0; v < V; v++) {
+            if (loss_rows) loss_rows[r] = lse - lg[target[r]];
+            for (int64_t v = 0; v < V && (dh || dw); v++) {
                 float g = (expf(lg[v] - lse) - (v == target[r] ? 1.0f : 0.0f)) * scale;
                 gq[v] = round_to(dt, g);
                 if (gq[v] == 0.0f) continue;

@@ -94,14 +94,17 @@ int sbk_cpu_swiglu_fwd(const void *a, const void *b, sbk_dtype dt, void *c,
                        int64_t n);
 int sbk_cpu_swiglu_bwd(const void *dc, const void *a, const void *b,
                        sbk_dtype dt, void *da, void *db, int64_t n);
-/* loss in fp32; dx (may be NULL) stored in dt. */
+/* loss in fp32; loss_rows (may be NULL) gets lse - x[target] per row (0
+ * for ignored rows); dx (may be NULL) stored in dt. */
 int sbk_cpu_cross_entropy(const void *logits, sbk_dtype dt,
                           const int64_t *target, int64_t M, int64_t V,
-                          float *loss, void *dx);
-/* dh, dw (may be NULL) stored in dt; fp32 logits one row at a time. */
+                          float *loss, float *loss_rows, void *dx);
+/* dh, dw (may be NULL) stored in dt; fp32 logits one row at a time; the
+ * logits' gradient is rounded to dt before the two gradient products, as
+ * the fused GPU path stores it. */
 int sbk_cpu_flce(const void *h, const void *w, sbk_dtype dt,
                  const int64_t *target, int64_t BT, int64_t H, int64_t V,
-                 float *loss, void *dh, void *dw);
+                 float *loss, float *loss_rows, void *dh, void *dw);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,10 @@ extern const sb_op sb_op_rope;
 extern const sb_op sb_op_swiglu;
 extern const sb_op sb_op_cross_entropy;
 extern const sb_op sb_op_flce;
+/* The entries of sb_op_table for them. */
+#define SBK_OP_TABLE_ENTRIES                                                              \
+    &sb_op_rmsnorm, &sb_op_add_rmsnorm, &sb_op_layernorm, &sb_op_softmax, &sb_op_rope,    \
+        &sb_op_swiglu, &sb_op_cross_entropy, &sb_op_flce,
 
 /* Providers of every op here, in this order. */
 enum { SBK_P_REFERENCE = 0, SBK_P_FUSED = 1, SBK_P_CPU = 2 };
