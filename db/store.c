@@ -217,8 +217,15 @@ int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
                 goto fail;
             }
         }
-    } else if (sb_db_migrate(db->conn, db->path, sb_db_migrations, sb_db_migration_count, err) != SB_OK) {
-        goto fail;
+    } else {
+        /* A new file gets 16 KiB pages: a result's canonical JSON (a few KB
+         * with its samples) fits in one page instead of an overflow chain,
+         * and bulk ingest writes a quarter of the WAL frames. Only effective
+         * before the first table exists. */
+        if (v == 0 && sb_db_exec(db, "PRAGMA page_size = 16384", err) != SB_OK)
+            goto fail;
+        if (sb_db_migrate(db->conn, db->path, sb_db_migrations, sb_db_migration_count, err) != SB_OK)
+            goto fail;
     }
     if (sqlite3_db_readonly(db->conn, "main") == 0 && set_wal(db, err) != SB_OK)
         goto fail;

@@ -10,6 +10,7 @@
 #include "json_schema.h"
 #include "ncu_csv.h"
 #include "sha256.h"
+#include "ingest_prepared.h"
 #include "store.h"
 
 /* Samples go in SAMPLE_CHUNK rows per INSERT: far fewer statement steps for
@@ -106,7 +107,7 @@ int sb_ingest_open(const char *db_path, const char *schemas_dir, sb_ingest **out
      * than every 4 MB, with a larger page cache. Durability is unchanged:
      * WAL with synchronous=NORMAL keeps every committed file across a crash
      * of the program. */
-    if (sb_db_exec(ing->db, "PRAGMA wal_autocheckpoint = 16384; PRAGMA cache_size = -65536", err) != SB_OK)
+    if (sb_db_exec(ing->db, "PRAGMA wal_autocheckpoint = 4096; PRAGMA cache_size = -65536", err) != SB_OK)
         goto fail;
     char chunk[SAMPLE_CHUNK * 10 + 100];
     size_t n = (size_t)snprintf(chunk, sizeof chunk, "INSERT INTO samples (run_id, rep, idx, value_ms) VALUES ");
@@ -145,6 +146,11 @@ int sb_ingest_commit(sb_ingest *ing, sb_error *err)
         return sb_error_set(err, sb_db_path(ing->db), NULL, "no batch is open");
     ing->in_batch = 0;
     return sb_db_commit(ing->db, err);
+}
+
+int sb_ingest_in_batch(const sb_ingest *ing)
+{
+    return ing->in_batch;
 }
 
 void sb_ingest_rollback(sb_ingest *ing)
@@ -599,18 +605,12 @@ static int store_calibration(sb_ingest *ing, long long id, json_t *doc, const ch
     return SB_OK;
 }
 
-int sb_ingest_document(sb_ingest *ing, json_t *doc, const char *source,
-                       const char *source_format, long long *run_id,
-                       int *duplicate, sb_error *err)
+enum { KIND_RESULT = 1, KIND_TRAINING, KIND_CALIBRATION };
+
+int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
+                      sb_ingest_prepared *p, sb_error *err)
 {
-    long long dummy_id;
-    int dummy_dup;
-    if (!run_id)
-        run_id = &dummy_id;
-    if (!duplicate)
-        duplicate = &dummy_dup;
-    *run_id = 0;
-    *duplicate = 0;
+    memset(p, 0, sizeof *p);
     if (!json_is_object(doc))
         return sb_error_set(err, source, "", "not a JSON object: cannot tell which schema applies");
     json_t *sid = json_object_get(doc, "schema");
@@ -629,32 +629,51 @@ int sb_ingest_document(sb_ingest *ing, json_t *doc, const char *source,
                             schema_id);
     if (sb_schema_check(schema, doc, source, err) != SB_OK)
         return SB_ERR;
-    int is_result = strcmp(schema_id, "solbook.result.v1") == 0;
-    int is_training = strcmp(schema_id, "solbook.training.v1") == 0;
-    int is_calibration = strcmp(schema_id, "solbook.calibration.v1") == 0;
-    if (!is_result && !is_training && !is_calibration)
+    int kind = strcmp(schema_id, "solbook.result.v1") == 0        ? KIND_RESULT
+               : strcmp(schema_id, "solbook.training.v1") == 0    ? KIND_TRAINING
+               : strcmp(schema_id, "solbook.calibration.v1") == 0 ? KIND_CALIBRATION
+                                                                  : 0;
+    if (!kind)
         return sb_error_set(err, source, "/schema", "schema \"%s\" has no storage in the database", schema_id);
-    if (check_counts(doc, is_training, source, err) != SB_OK)
+    if (check_counts(doc, kind == KIND_TRAINING, source, err) != SB_OK)
         return SB_ERR;
-
     char *raw = canonical(doc);
     if (!raw)
         return sb_error_set(err, source, NULL, "out of memory");
     size_t raw_len = strlen(raw);
-    char sha[SB_SHA256_HEX_LEN + 1];
-    if (sb_sha256_hex(raw, raw_len, sha, err) != SB_OK) {
+    if (sb_sha256_hex(raw, raw_len, p->sha256, err) != SB_OK) {
         sb_error_set_file(err, source);
         free(raw);
         return SB_ERR;
     }
+    p->doc = json_incref(doc);
+    p->raw = raw;
+    p->raw_len = raw_len;
+    p->kind = kind;
+    return SB_OK;
+}
+
+void sb_ingest_prepared_free(sb_ingest_prepared *p)
+{
+    json_decref(p->doc);
+    free(p->raw);
+    memset(p, 0, sizeof *p);
+}
+
+int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const char *source,
+                             const char *source_format, long long *run_id, int *duplicate,
+                             sb_error *err)
+{
+    *run_id = 0;
+    *duplicate = 0;
+    json_t *doc = p->doc;
     if (unit_begin(ing, err) != SB_OK) {
         sb_error_set_file(err, source);
-        free(raw);
         return SB_ERR;
     }
     int ok = 0;
     sqlite3_stmt *st = ing->st[ST_FIND_SHA];
-    sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 1, p->sha256, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *run_id = sqlite3_column_int64(st, 0);
@@ -674,10 +693,10 @@ int sb_ingest_document(sb_ingest *ing, json_t *doc, const char *source,
     utc_now(now, sizeof now);
     st = ing->st[ST_RUN];
     int i = 1;
-    sqlite3_bind_text(st, i++, sha, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, i++, schema_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, p->sha256, -1, SQLITE_STATIC);
+    bind_str(st, i++, json_object_get(doc, "schema"));
     bind_str(st, i++, get(doc, "run_uuid"));
-    if (is_calibration)
+    if (p->kind == KIND_CALIBRATION)
         sqlite3_bind_text(st, i++, "passed", -1, SQLITE_STATIC);
     else
         bind_str(st, i++, get(doc, "status"));
@@ -686,22 +705,21 @@ int sb_ingest_document(sb_ingest *ing, json_t *doc, const char *source,
     sqlite3_bind_text(st, i++, source_format ? source_format : "solbook", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, i++, now, -1, SQLITE_STATIC);
     bind_str(st, i++, get(doc, "notes"));
-    sqlite3_bind_text(st, i++, raw, (int)raw_len, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, p->raw, (int)p->raw_len, SQLITE_STATIC);
     if (step(ing, ST_RUN, source, err) != SB_OK)
         goto end;
     long long id = sqlite3_last_insert_rowid(sb_db_handle(ing->db));
     if (store_provenance(ing, id, get(doc, "provenance"), source, err) != SB_OK)
         goto end;
-    if (is_result && store_result(ing, id, doc, source, err) != SB_OK)
+    if (p->kind == KIND_RESULT && store_result(ing, id, doc, source, err) != SB_OK)
         goto end;
-    if (is_training && store_training(ing, id, doc, source, err) != SB_OK)
+    if (p->kind == KIND_TRAINING && store_training(ing, id, doc, source, err) != SB_OK)
         goto end;
-    if (is_calibration && store_calibration(ing, id, doc, source, err) != SB_OK)
+    if (p->kind == KIND_CALIBRATION && store_calibration(ing, id, doc, source, err) != SB_OK)
         goto end;
     *run_id = id;
     ok = 1;
 end:
-    free(raw);
     if (unit_end(ing, ok, err) != SB_OK) {
         if (ok)
             sb_error_set_file(err, source);
@@ -710,6 +728,26 @@ end:
         return SB_ERR;
     }
     return SB_OK;
+}
+
+int sb_ingest_document(sb_ingest *ing, json_t *doc, const char *source,
+                       const char *source_format, long long *run_id,
+                       int *duplicate, sb_error *err)
+{
+    long long dummy_id;
+    int dummy_dup;
+    if (!run_id)
+        run_id = &dummy_id;
+    if (!duplicate)
+        duplicate = &dummy_dup;
+    *run_id = 0;
+    *duplicate = 0;
+    sb_ingest_prepared p;
+    if (sb_ingest_prepare(ing, doc, source, &p, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_ingest_store_prepared(ing, &p, source, source_format, run_id, duplicate, err);
+    sb_ingest_prepared_free(&p);
+    return rc;
 }
 
 int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id, int *duplicate, sb_error *err)

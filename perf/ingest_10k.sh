@@ -1,0 +1,27 @@
+#!/bin/sh
+# ingest_10k.sh [SOLBOOK] - times `solbook ingest` of 10,000 result files of
+# 250 samples each (5 repeats x 50) into a new database, and prints files/s.
+# The files are synthetic (perf/gen_results.py) and schema-valid; generating
+# them is not timed. Default SOLBOOK: build/cli/solbook.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+SOLBOOK=${1:-$HERE/../build/cli/solbook}
+N=${SB_PERF_FILES:-10000}
+[ -x "$SOLBOOK" ] || { echo "ingest_10k: no solbook at $SOLBOOK (build first, or pass its path)" >&2; exit 2; }
+export SOLBOOK_HOME="$HERE/.."
+T=$(mktemp -d /tmp/sb_ingest_10k.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+echo "generating $N files (5 repeats x 50 samples) in $T ..."
+python3 "$HERE/gen_results.py" "$T/results" "$N" --repeats 5 --iters 50
+sync
+start=$(date +%s.%N)
+"$SOLBOOK" ingest -q --db "$T/perf.db" "$T/results"
+end=$(date +%s.%N)
+runs=$(sqlite3 "$T/perf.db" 'SELECT count(*) FROM runs' 2>/dev/null || echo "?")
+samples=$(sqlite3 "$T/perf.db" 'SELECT count(*) FROM samples' 2>/dev/null || echo "?")
+python3 - "$start" "$end" "$N" "$runs" "$samples" <<'PY'
+import sys
+start, end, n = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+s = end - start
+print("ingest_10k: %d files (%s runs, %s samples stored) in %.2f s: %.0f files/s" % (n, sys.argv[4], sys.argv[5], s, n / s))
+PY
