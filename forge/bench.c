@@ -174,6 +174,15 @@ static int check_raw(const char *path, const json_t *raw, const json_t *spec, co
     json_t *shapes = json_object_get(spec, "shapes");
     if (!json_is_object(dev) || !json_is_string(json_object_get(dev, "name")))
         return sb_error_set(err, path, "/device", "harness output has no device name");
+    json_t *proto = json_object_get(raw, "protocol");
+    const char *l2 = json_string_value(json_object_get(proto, "l2"));
+    if (!json_is_object(proto) || !json_is_integer(json_object_get(proto, "warmup_iters")) ||
+        json_integer_value(json_object_get(proto, "iters")) != bc->iters ||
+        json_integer_value(json_object_get(proto, "repeats")) != bc->repeats ||
+        !json_is_integer(json_object_get(proto, "input_sets")) || !l2 ||
+        strcmp(l2, bc->cold_l2 ? "cold" : "warm") != 0)
+        return sb_error_set(err, path, "/protocol", "harness protocol differs from bench.json (iters %d, repeats %d, l2 %s)",
+                            bc->iters, bc->repeats, bc->cold_l2 ? "cold" : "warm");
     if (!json_is_array(cases) || json_array_size(cases) != json_array_size(shapes))
         return sb_error_set(err, path, "/cases", "harness output must have one case per spec shape (%zu)",
                             json_array_size(shapes));

@@ -21,6 +21,15 @@ void sb_sandbox_limits_cuda(sb_sandbox_limits *l, double wall_s)
     l->wall_s = wall_s;
     l->cpu_s = (rlim_t)wall_s + 10;
     l->data_bytes = 16 * GIB;
+    /* SOLBOOK_FORGE_DATA_LIMIT_MB overrides (0: no limit), for drivers that
+     * map more private writable memory at initialisation than usual. */
+    const char *env = getenv("SOLBOOK_FORGE_DATA_LIMIT_MB");
+    if (env && *env) {
+        char *end;
+        unsigned long long mb = strtoull(env, &end, 10);
+        if (!*end && mb < (1ull << 40))
+            l->data_bytes = (rlim_t)mb << 20;
+    }
     l->as_bytes = 0;
     l->fsize_bytes = 1 * GIB;
     l->nofile = 256;

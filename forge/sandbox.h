@@ -27,8 +27,8 @@ typedef struct sb_sandbox_limits {
 
 /* Limits for a CUDA test or bench program: RLIMIT_AS left alone (the CUDA
  * driver reserves a virtual address range about the size of all GPU and
- * host memory), RLIMIT_DATA 16 GiB, 1 GiB files, 256 descriptors, CPU time
- * = wall time + 10 s. */
+ * host memory), RLIMIT_DATA 16 GiB (SOLBOOK_FORGE_DATA_LIMIT_MB overrides;
+ * 0 removes it), 1 GiB files, 256 descriptors, CPU time = wall time + 10 s. */
 void sb_sandbox_limits_cuda(sb_sandbox_limits *l, double wall_s);
 
 /* Limits for a compiler (nvcc and the host compiler it runs). */
