@@ -135,17 +135,29 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
     line_label lines[64];
     size_t nl = 0;
     if (s) {
+        /* one roof per distinct peak; dtypes sharing a peak share the line */
+        char names[32][64];
         for (size_t i = 0; i < dtypes.n && nl < 32; i++) {
             double peak = sb_sku_peak_tflops(s, dtypes.v[i]);
-            if (peak > 0) {
+            if (!(peak > 0))
+                continue;
+            size_t k = 0;
+            while (k < nl && lines[k].value != peak)
+                k++;
+            if (k < nl) {
+                size_t used = strlen(names[k]);
+                snprintf(names[k] + used, sizeof names[k] - used, "/%s", dtypes.v[i]);
+            } else {
+                snprintf(names[nl], sizeof names[nl], "%s", dtypes.v[i]);
                 lines[nl].value = peak;
                 lines[nl].slope = 0;
                 lines[nl].measured = 0;
-                snprintf(lines[nl].text, sizeof lines[nl].text, "%s datasheet %.4g TFLOP/s",
-                         dtypes.v[i], peak);
                 nl++;
             }
         }
+        for (size_t k = 0; k < nl; k++)
+            snprintf(lines[k].text, sizeof lines[k].text, "%.63s datasheet %.4g TFLOP/s", names[k],
+                     lines[k].value);
         if (s->hbm_tbps > 0) {
             lines[nl].value = s->hbm_tbps;
             lines[nl].slope = 1;
@@ -168,8 +180,8 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
             continue;
         }
         lines[nl].measured = 1;
-        snprintf(lines[nl].text, sizeof lines[nl].text, "%s measured %.4g %s (calibration run %lld)",
-                 c->name, c->value, c->unit, calib_run);
+        snprintf(lines[nl].text, sizeof lines[nl].text, "%s measured %.4g %s", c->name, c->value,
+                 c->unit);
         nl++;
     }
     if (providers.n == 0) {
@@ -179,12 +191,18 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
         yhi = 10;
     }
     for (size_t i = 0; i < nl; i++) {
-        if (!lines[i].slope)
-            yhi = fmax(yhi, lines[i].value);
+        if (lines[i].slope)
+            continue;
+        yhi = fmax(yhi, lines[i].value);
+        /* show the ridge points: where each slope meets each roof */
+        for (size_t j = 0; j < nl; j++)
+            if (lines[j].slope)
+                xhi = fmax(xhi, lines[i].value / lines[j].value);
     }
     double x0, x1, y0, y1;
-    sb_scale_decades(xlo, xhi, &x0, &x1);
-    sb_scale_decades(ylo, yhi * 1.2, &y0, &y1);
+    /* keep points off the frame: a margin of x1.5 before widening to decades */
+    sb_scale_decades(xlo / 1.5, xhi * 1.5, &x0, &x1);
+    sb_scale_decades(ylo / 1.5, yhi * 1.5, &y0, &y1);
     const double L = 90, R = 590, T = 50, B = 450;
     sb_scale sx = {x0, x1, L, R, 1}, sy = {y0, y1, B, T, 1};
     char title[256];
@@ -209,9 +227,15 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
             double px2 = sb_scale_map(&sx, xb), py2 = sb_scale_map(&sy, ln->value * xb);
             sb_buf_puts(out, "<g class=\"ceiling\">\n");
             sb_svg_line(out, px1, py1, px2, py2, colour, 1.5, dash);
-            double mx = px1 + (px2 - px1) * 0.25, my = py1 + (py2 - py1) * 0.25;
+            /* datasheet label above the line near its start, measured
+             * label below it further along, so the two never overlap */
+            double at = ln->measured ? 0.3 : 0.08;
+            double mx = px1 + (px2 - px1) * at, my = py1 + (py2 - py1) * at;
             double angle = atan2(py2 - py1, px2 - px1) * 180.0 / M_PI;
-            sb_svg_text(out, mx, my - 5, "start", 10, angle, colour, ln->text);
+            double off = ln->measured ? 12 : -5;
+            double rad = angle * M_PI / 180.0;
+            sb_svg_text(out, mx - off * sin(rad), my + off * cos(rad), "start", 10, angle, colour,
+                        ln->text);
             sb_buf_puts(out, "</g>\n");
         } else {
             if (ln->value < y0 || ln->value > y1)
@@ -219,7 +243,12 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
             double py = sb_scale_map(&sy, ln->value);
             sb_buf_puts(out, "<g class=\"ceiling\">\n");
             sb_svg_line(out, L, py, R, py, colour, 1.5, dash);
-            sb_svg_text(out, R - 4, py - 4, "end", 10, 0, colour, ln->text);
+            /* datasheet roofs labelled above at the right, measured ones
+             * below at the left */
+            if (ln->measured)
+                sb_svg_text(out, L + 6, py + 12, "start", 10, 0, colour, ln->text);
+            else
+                sb_svg_text(out, R - 4, py - 4, "end", 10, 0, colour, ln->text);
             sb_buf_puts(out, "</g>\n");
         }
     }
@@ -245,9 +274,16 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
              skipped, not_modelled,
              s ? "" : " SKU not in db/skus.csv: no datasheet ceilings.");
     sb_svg_text(out, L, 500, "start", 11, 0, "#444444", note);
-    if (calib_run < 0)
+    if (calib_run < 0) {
         sb_svg_text(out, L, 516, "start", 11, 0, "#444444",
                     "No calibration stored for this SKU: no measured ceilings.");
+    } else {
+        snprintf(note, sizeof note,
+                 "Dashed red: measured ceilings from calibration run %lld (newest for this SKU); "
+                 "solid grey: datasheet (db/skus.csv).",
+                 calib_run);
+        sb_svg_text(out, L, 516, "start", 11, 0, "#444444", note);
+    }
     sb_svg_end(out);
     free(providers.v);
     free(dtypes.v);
@@ -287,13 +323,27 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
                 break;
             }
     qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
-    const double bar = 26, gap = 34, L = 80, T = 50, B = 330;
-    double group_w = (double)providers.n * bar + gap;
+    const double bar = 26, L = 80, T = 50, B = 330;
+    /* groups wide enough for the SKU label under them */
+    double group_w = fmax((double)providers.n * bar + 34, 150);
     double R = L + (double)skus.n * group_w + 10;
-    if (R < L + 200)
-        R = L + 200;
+    if (R < L + 300)
+        R = L + 300;
     int width = (int)R + 200;
-    ymax = ceil(ymax * 1.2 * 4.0) / 4.0;
+    if (width < 760)
+        width = 760;
+    /* a round tick step (0.25, 0.5, 1, 2, 5, 10...) giving at most 8 ticks */
+    static const double steps[] = {0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    double step = steps[0];
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        step = steps[i];
+        if (ymax * 1.15 / step <= 8)
+            break;
+    }
+    int nticks = (int)ceil(ymax * 1.15 / step);
+    if (nticks < 1)
+        nticks = 1;
+    ymax = step * nticks;
     sb_scale sy = {0, ymax, B, T, 0};
     sb_scale sx = {0, 1, L, R, 0};
     char title[256];
@@ -304,7 +354,7 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
                 "Evidence level: " SB_EVIDENCE_OP "; baseline median / provider median, geomean "
                 "over shapes both passed");
     plot_area(out, &sx, &sy);
-    sb_svg_axis_linear_y(out, &sy, L, R, 4, "geomean speedup (x)");
+    sb_svg_axis_linear_y(out, &sy, L, R, nticks, "geomean speedup (x)");
     sb_svg_line(out, L, B, R, B, "#000000", 1, NULL);
     double y1 = sb_scale_map(&sy, 1.0);
     sb_svg_line(out, L, y1, R, y1, "#333333", 1, "4 3");
@@ -312,7 +362,7 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
     snprintf(buf, sizeof buf, "1 = %s", baseline);
     sb_svg_text(out, R + 4, y1 + 4, "start", 10, 0, "#333333", buf);
     for (size_t k = 0; k < skus.n; k++) {
-        double gx = L + 10 + (double)k * group_w;
+        double gx = L + 10 + (double)k * group_w + (group_w - 34 - (double)providers.n * bar) / 2;
         for (size_t p = 0; p < providers.n; p++) {
             const sb_geo_row *g = NULL;
             for (size_t i = 0; i < t->n && !g; i++)
@@ -407,7 +457,7 @@ void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char 
         yhi = 1;
     }
     double y0, y1;
-    sb_scale_decades(ylo, yhi, &y0, &y1);
+    sb_scale_decades(ylo / 1.5, yhi * 1.5, &y0, &y1);
     const double L = 90, T = 50, B = 360, step = 48;
     double R = L + 30 + (double)(ns > 1 ? ns - 1 : 1) * step + 30;
     if (R < L + 240)
