@@ -15,7 +15,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...\n"
             "       solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]\n"
-            "       solbook ingest [--db PATH] --format FORMAT [--dtype DTYPE] FILE...\n\n"
+            "       solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S] FILE...\n\n"
             "Validates solbook JSON files (result, training, calibration; the schema is\n"
             "chosen by each file's \"schema\" field) and stores them in the database.\n"
             "Directories are walked recursively in sorted order for *.json files; an\n"
@@ -29,6 +29,8 @@ static void usage(FILE *f)
             "  --format FORMAT  import other tools' results (docs/IMPORT.md): liger-csv,\n"
             "                   nvbench-json, gbench-json, or auto (told by content)\n"
             "  --dtype DTYPE    dtype of imported runs whose file names none (fp32, bf16...)\n"
+            "  --provider NAME  provider of nvbench/gbench imports (default: nvbench, gbench)\n"
+            "  --suite NAME     suite of imported runs (default: liger-bench, nvbench, gbench)\n"
             "  -q, --quiet      do not list duplicates and attached profiles\n"
             "  -h, --help       this help\n\n"
             "Exit status: 0 all files stored or already there, 1 some file refused,\n"
@@ -104,6 +106,7 @@ int cmd_ingest(int argc, char **argv)
         {"ncu", required_argument, NULL, 'n'}, {"run", required_argument, NULL, 'r'},
         {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},
         {"format", required_argument, NULL, 'f'}, {"dtype", required_argument, NULL, 't'},
+        {"provider", required_argument, NULL, 'p'}, {"suite", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL, *format = NULL;
@@ -121,6 +124,8 @@ int cmd_ingest(int argc, char **argv)
         case 'q': x.quiet = 1; break;
         case 'f': format = optarg; break;
         case 't': io.dtype = optarg; break;
+        case 'p': io.provider = optarg; break;
+        case 'S': io.suite = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "solbook ingest: unknown option or missing value: %s\n", argv[optind - 1]);
@@ -132,8 +137,8 @@ int cmd_ingest(int argc, char **argv)
         fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json or auto\n", format);
         return 2;
     }
-    if (io.dtype && !format) {
-        fprintf(stderr, "solbook ingest: --dtype applies to imports: give --format\n");
+    if ((io.dtype || io.provider || io.suite) && !format) {
+        fprintf(stderr, "solbook ingest: --dtype, --provider and --suite apply to imports: give --format\n");
         return 2;
     }
     if ((ncu != NULL) != (run != NULL)) {

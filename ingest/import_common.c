@@ -608,6 +608,16 @@ static int convert(sb_import_ctx *ctx, const char *path, const char *format, con
                      opts->dtype);
         goto out;
     }
+    const char *ids[2][2] = {{"--provider", opts ? opts->provider : NULL}, {"--suite", opts ? opts->suite : NULL}};
+    for (int k = 0; k < 2; k++) {
+        char id[64];
+        sb_import_id(ids[k][1], id, sizeof id);
+        if (ids[k][1] && strcmp(id, ids[k][1]) != 0) {
+            sb_error_set(err, path, NULL, "%s \"%s\" is not an id (lower case a-z, 0-9 and . _ + -, under 64 characters)",
+                         ids[k][0], ids[k][1]);
+            goto out;
+        }
+    }
     if (sb_sku_table_load(opts ? opts->skus_csv : NULL, &ctx->skus, err) != SB_OK)
         goto out;
     if (load_op_names(ctx, err) != SB_OK)

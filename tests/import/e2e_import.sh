@@ -45,6 +45,13 @@ grep -q -- '--dtype' "$T/err" || fail "gbench error does not mention --dtype: $(
 echo "ok: gbench refused without --dtype"
 run "gbench with dtype" 0 "$SOLBOOK" ingest --db "$DB" --format gbench-json --dtype fp32 "$DATA/gbench.json"
 check "gbench runs" 4 "$(q "SELECT count(*) FROM runs WHERE source_format = 'gbench-json'")"
+run "gbench provider and suite" 0 "$SOLBOOK" ingest --db "$DB" --format gbench-json --dtype fp32 --provider mine \
+    --suite cpu-copy "$DATA/gbench.json"
+check "gbench provider" "cpu-copy mine 4" \
+    "$(q "SELECT suite || ' ' || provider || ' ' || count(*) FROM configs WHERE provider = 'mine' GROUP BY suite, provider")"
+run "bad provider" 1 "$SOLBOOK" ingest --db "$DB" --format gbench-json --dtype fp32 --provider "My Impl" "$DATA/gbench.json"
+grep -q -- '--provider "My Impl" is not an id' "$T/err" || fail "bad provider message: $(cat "$T/err")"
+echo "ok: --provider \"My Impl\" refused"
 run "bad format" 2 "$SOLBOOK" ingest --db "$DB" --format csv "$DATA/liger_basic.csv"
 echo "ok: --format csv is a usage error"
 
