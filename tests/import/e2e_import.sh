@@ -39,6 +39,18 @@ check "flce speedup case pairs" "huggingface=23.0 liger=11.5" \
     "$(q "SELECT group_concat(provider || '=' || median_ms, ' ') FROM (SELECT provider, median_ms FROM configs JOIN metrics USING (run_id) WHERE op = 'flce' ORDER BY provider)")"
 check "flce one case key" 1 "$(q "SELECT count(DISTINCT case_key) FROM configs WHERE op = 'flce'")"
 
+# 2b. The geomean report over imported runs: liger's speedup over
+# huggingface per kernel, mode and GPU (skipped where no report command).
+if "$SOLBOOK" report --help >/dev/null 2>&1; then
+    run "geomean" 0 "$SOLBOOK" report geomean --db "$DB" --baseline huggingface --format csv
+    check "geomean ce full a100" "cross_entropy,full,fp32,a100-sxm4-80gb,liger,huggingface,1,2.577" \
+        "$(cut -d, -f2-5,7-10 "$T/out" | grep '^cross_entropy,full,fp32,a100')"
+    check "geomean flce fwd h100" "flce,fwd,bf16,h100-sxm5-80gb,liger,huggingface,1,2.000" \
+        "$(cut -d, -f2-5,7-10 "$T/out" | grep '^flce,fwd')"
+else
+    echo "skipped: no 'solbook report' in this build"
+fi
+
 # 3. --format with a dtype, and a usage error.
 run "gbench without dtype" 1 "$SOLBOOK" ingest --db "$DB" --format gbench-json "$DATA/gbench.json"
 grep -q -- '--dtype' "$T/err" || fail "gbench error does not mention --dtype: $(cat "$T/err")"
