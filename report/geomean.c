@@ -219,6 +219,11 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
 {
     sb_buf_puts(out, "Evidence level: " SB_EVIDENCE_OP ". Speedup = baseline median / provider "
                      "median per shape; geomean over the shapes both passed.\n\n");
+    if (t->n == 0) {
+        sb_buf_puts(out, "No speedup to report: no op x mode x dtype in the selection has a "
+                         "second provider next to its baseline.\n");
+        return;
+    }
     sb_buf_puts(out, "| op | mode | dtype | SKU | provider | baseline | shapes | geomean | min | "
                      "max | failed | skipped | no baseline | not run | stale |\n");
     sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "

@@ -97,8 +97,14 @@ static void object_flags(const char *json_text, sb_buf *out)
         sb_buf_putc(out, ' ');
         if (json_is_string(v)) {
             sb_shell_quote(out, json_string_value(v));
+        } else if (json_is_real(v)) {
+            /* shortest form that reads back as the same double in
+             * practice: 1e-06, not 9.9999999999999995e-07 */
+            char num[64];
+            snprintf(num, sizeof num, "%.15g", json_real_value(v));
+            sb_shell_quote(out, num);
         } else {
-            char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+            char *s = json_dumps(v, JSON_ENCODE_ANY);
             sb_shell_quote(out, s ? s : "");
             free(s);
         }
@@ -125,7 +131,9 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     object_flags(r->params_json, &pt);
     json_object_set_new(d, "params_flags", json_string(sb_buf_str(&pt)));
     sb_buf_free(&pt);
-    set_quoted(d, "l2", r->l2);
+    /* solbench takes --l2 cold|warm; "unknown" (imports, CPU) is left out */
+    set_quoted(d, "l2", strcmp(r->l2, "unknown") == 0 ? "" : r->l2);
+    set_quoted(d, "device", strcmp(r->arch, "cpu") == 0 ? "cpu" : "");
     set_quoted(d, "timer", r->timer);
     set_int(d, "warmup_iters", r->warmup_iters);
     char ms[32] = "";
