@@ -41,7 +41,8 @@ typedef struct walker {
     long group_files;
     long group_stored, group_dups, group_ncu;
     struct timespec group_start;
-    dev_ino *seen;    /* every directory and file taken so far */
+    dev_ino *seen;    /* every directory and file taken so far (hash set) */
+    unsigned char *used;
     size_t n_seen, cap_seen;
 } walker;
 
@@ -89,26 +90,57 @@ static void report_new(walker *wk, const char *file, const char *fmt, const char
         wk->oom = 1;
 }
 
+/* seen: an open-addressing hash set of (device, inode), so that a tree of
+ * many files is walked in linear time. cap_seen is a power of two. */
+static size_t hash_di(dev_t dev, ino_t ino)
+{
+    unsigned long long h = (unsigned long long)ino * 0x9E3779B97F4A7C15ull ^ (unsigned long long)dev;
+    return (size_t)(h ^ (h >> 29));
+}
+
 static int seen_before(walker *wk, dev_t dev, ino_t ino)
 {
-    for (size_t i = 0; i < wk->n_seen; i++)
+    if (!wk->cap_seen)
+        return 0;
+    for (size_t i = hash_di(dev, ino) & (wk->cap_seen - 1);; i = (i + 1) & (wk->cap_seen - 1)) {
+        if (!wk->used[i])
+            return 0;
         if (wk->seen[i].dev == dev && wk->seen[i].ino == ino)
             return 1;
-    return 0;
+    }
+}
+
+static void insert_seen(dev_ino *seen, unsigned char *used, size_t cap, dev_t dev, ino_t ino)
+{
+    size_t i = hash_di(dev, ino) & (cap - 1);
+    while (used[i])
+        i = (i + 1) & (cap - 1);
+    used[i] = 1;
+    seen[i].dev = dev;
+    seen[i].ino = ino;
 }
 
 static int remember(walker *wk, dev_t dev, ino_t ino)
 {
-    if (wk->n_seen == wk->cap_seen) {
-        size_t cap = wk->cap_seen ? 2 * wk->cap_seen : 256;
-        dev_ino *s = realloc(wk->seen, cap * sizeof *s);
-        if (!s)
+    if (2 * (wk->n_seen + 1) > wk->cap_seen) {
+        size_t cap = wk->cap_seen ? 2 * wk->cap_seen : 1024;
+        dev_ino *s = malloc(cap * sizeof *s);
+        unsigned char *u = calloc(cap, 1);
+        if (!s || !u) {
+            free(s);
+            free(u);
             return SB_ERR;
+        }
+        for (size_t i = 0; i < wk->cap_seen; i++)
+            if (wk->used[i])
+                insert_seen(s, u, cap, wk->seen[i].dev, wk->seen[i].ino);
+        free(wk->seen);
+        free(wk->used);
         wk->seen = s;
+        wk->used = u;
         wk->cap_seen = cap;
     }
-    wk->seen[wk->n_seen].dev = dev;
-    wk->seen[wk->n_seen].ino = ino;
+    insert_seen(wk->seen, wk->used, wk->cap_seen, dev, ino);
     wk->n_seen++;
     return SB_OK;
 }
@@ -493,6 +525,7 @@ int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
         walk(&wk, paths[i], 1);
     free(wk.stack);
     free(wk.seen);
+    free(wk.used);
     if (wk.oom) {
         sb_error_set(&e, n_paths ? paths[0] : "", NULL, "out of memory while listing files");
         report(&wk, &e);

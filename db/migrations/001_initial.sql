@@ -149,7 +149,8 @@ CREATE TABLE profiler_metrics (
     PRIMARY KEY (run_id, kernel_index, metric)
 ) WITHOUT ROWID;
 
--- Measured ceilings from calibration files: ('copy','GB/s',3000), ('gemm.fp16','TFLOP/s',700).
+-- Measured ceilings from calibration files: ('bw.copy','GB/s',3000), ('gemm.fp16','TFLOP/s',700);
+-- names in db/README.md.
 CREATE TABLE ceilings (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     name    TEXT NOT NULL,

@@ -445,6 +445,47 @@ static void test_symlink_loop_and_unreadable(void **state)
         fail_msg("'%s' does not contain '%s'", s.last_error, want);
 }
 
+/* A file that fails half-way through storing (here: a trigger refuses its
+ * ceilings after its run and provenance rows went in) leaves nothing, while
+ * the files before and after it in the same group commit are kept. */
+static void test_failure_mid_file(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(sqlite3_exec(conn(f),
+                                  "CREATE TEMP TRIGGER refuse_ceilings BEFORE INSERT ON ceilings "
+                                  "BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    char a[1024], b[1024], c[1024];
+    data(a, sizeof a, "good/a100");
+    data(b, sizeof b, "good/calibration_h200.json");
+    data(c, sizeof c, "good/training_h100_llama.json");
+    char *paths[] = {a, b, c};
+    seen s = {0};
+    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 3, &w, &st), SB_ERR);
+    assert_int_equal(st.stored, 2);
+    assert_int_equal(st.refused, 1);
+    char want[1200];
+    snprintf(want, sizeof want, "%s: cannot store into ceilings", b);
+    if (!strstr(s.last_error, want) || !strstr(s.last_error, "disk full (test)"))
+        fail_msg("'%s' does not contain '%s'", s.last_error, want);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 2);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs WHERE schema = 'solbook.calibration.v1'"), 0);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM provenance"), 2);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 10 + 6);
+    /* The same through sb_ingest_file (its own transaction). */
+    long long id;
+    int dup;
+    sb_error e;
+    assert_int_equal(sb_ingest_file(f->ing, b, &id, &dup, &e), SB_ERR);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 2);
+    assert_int_equal(sqlite3_exec(conn(f), "DROP TRIGGER refuse_ceilings", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sb_ingest_file(f->ing, b, &id, &dup, &e), SB_OK);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM ceilings"), 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -456,6 +497,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
