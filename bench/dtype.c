@@ -132,20 +132,25 @@ static uint8_t f32_to_fp8e4m3(float f)
     if (isnan(f))
         return 0x7f;
     uint8_t sign = signbit(f) ? 0x80 : 0;
-    float a = fabsf(f);
-    if (a >= 448.0f)
+    double a = fabs((double)f);
+    if (a >= 464.0) /* at or past the midpoint above 448 (the largest finite): saturate */
         return (uint8_t)(sign | 0x7e);
-    /* Pick the nearest of the 127 non-negative finite codes (ties to even). */
-    uint8_t best = 0;
-    float best_err = a;
-    for (uint8_t c = 1; c <= 0x7e; c++) {
-        float e = fabsf(fp8e4m3_to_f32(c) - a);
-        if (e < best_err || (e == best_err && (c & 1u) == 0)) {
-            best = c;
-            best_err = e;
-        }
+    if (a < 0x1p-6) { /* subnormal: multiples of 2^-9, ties to even */
+        double q = nearbyint(a * 512.0);
+        return (uint8_t)(sign | (uint8_t)q); /* q == 8 is the smallest normal's code */
     }
-    return (uint8_t)(sign | best);
+    int e;
+    (void)frexp(a, &e); /* a = m 2^e, m in [0.5, 1): a in [2^(e-1), 2^e) */
+    int E = e - 1;      /* a in [2^E, 2^(E+1)) */
+    double q = nearbyint(ldexp(a, 3 - E)); /* 8 .. 16 */
+    if (q >= 16.0) {
+        q = 8.0;
+        E++;
+    }
+    int code = ((E + 7) << 3) | ((int)q - 8);
+    if (code > 0x7e)
+        code = 0x7e;
+    return (uint8_t)(sign | code);
 }
 
 double sb_load_elem(const void *buf, size_t i, sb_dtype d)

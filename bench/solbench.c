@@ -942,7 +942,7 @@ static int cmd_roofline(int argc, char **argv)
                    "Measures the card's ceilings and writes solbook.calibration.v1: STREAM copy, scale, add,\n"
                    "triad (16-byte loads, grid-stride; bytes = read + written), cudaMemcpy device to device,\n"
                    "and a cuBLASLt GEMM peak for fp16, bf16, tf32, fp32 and fp8e4m3 where supported.\n\n"
-                   "  --bytes N        bytes per stream buffer, suffix K, M, G allowed (default 2G on a GPU,\n"
+                   "  --bytes N        bytes per stream buffer, suffix K, M, G allowed (default 1G on a GPU,\n"
                    "                   64M on the CPU)\n"
                    "  --gemm-size N    M = N = K of the GEMM probes (default 8192 on a GPU, 256 on the CPU;\n"
                    "                   0 = none)\n"
@@ -979,7 +979,7 @@ static int cmd_roofline(int argc, char **argv)
         return EXIT_USAGE;
     }
     sb_roofline_opts ro;
-    ro.buffer_bytes = bytes ? bytes : o.device_is_cpu ? (int64_t)64 << 20 : (int64_t)2 << 30;
+    ro.buffer_bytes = bytes ? bytes : o.device_is_cpu ? (int64_t)64 << 20 : (int64_t)1 << 30;
     ro.gemm_size = gemm_size >= 0 ? gemm_size : o.device_is_cpu ? 256 : 8192;
     ro.seed = o.seed;
     ro.proto = o.proto;

@@ -563,6 +563,29 @@ extern "C" size_t sbk_eager_cross_entropy_workspace(int64_t M, int64_t V, int wi
     return (with_grad ? 3 : 2) * ru((size_t)M * V * 4) + 256;
 }
 
+namespace {
+/* logits.float() (skipped when the logits are already the fp32 buffer A,
+ * which is then reused), log_softmax, nll_loss; with dx: the backward, dx
+ * stored in xdt. A, Bf, Cf: M x V fp32; tw: one float. */
+cudaError_t ce_core(const void *logits, sbk_dtype ldt, float *A, float *Bf, float *Cf, float *tw,
+                    const int64_t *target, float *loss_rows, float *loss, void *dx, sbk_dtype xdt,
+                    int64_t M, int64_t V, cudaStream_t s)
+{
+    const int64_t n = M * V;
+    if (logits != (const void *)A)
+        TRY(un(logits, ldt, A, SBK_F32, n, U_CAST, 0.0f, s));              /* logits.float() */
+    CK(log_softmax_k<<<(unsigned)M, 256, 0, s>>>(A, Bf, V));                /* log_softmax */
+    CK(nll_rows_k<<<grid(M), 256, 0, s>>>(Bf, target, loss_rows, M, V));    /* nll_loss */
+    CK(nll_mean_k<<<1, 1024, 0, s>>>(loss_rows, target, M, loss, tw));
+    if (!dx) return cudaSuccess;
+    /* backward: A (the fp32 logits are dead by now) holds nll's gradient */
+    TRY(cudaMemsetAsync(A, 0, (size_t)n * 4, s));                          /* zeros */
+    CK(nll_bwd_k<<<grid(M), 256, 0, s>>>(A, target, tw, M, V));             /* scatter -1/tw */
+    CK(log_softmax_bwd_k<<<(unsigned)M, 256, 0, s>>>(A, Bf, Cf, V));        /* log_softmax bwd */
+    return un(Cf, SBK_F32, dx, xdt, n, U_CAST, 0.0f, s);                   /* .float() bwd */
+}
+} /* namespace */
+
 extern "C" cudaError_t sbk_eager_cross_entropy(const void *logits, const int64_t *target,
                                                float *loss_rows, float *loss, void *dx, void *ws,
                                                int64_t M, int64_t V, sbk_dtype dt, cudaStream_t s)
@@ -574,15 +597,61 @@ extern "C" cudaError_t sbk_eager_cross_entropy(const void *logits, const int64_t
     float *Bf = (float *)p; p += ru((size_t)n * 4);
     float *Cf = dx ? (float *)p : nullptr;
     if (dx) p += ru((size_t)n * 4);
+    return ce_core(logits, dt, A, Bf, Cf, (float *)p, target, loss_rows, loss, dx, dt, M, V, s);
+}
+
+/* ---- FLCE reference: full fp32 logits, eager CE, the two gradient GEMMs ----- */
+
+namespace {
+cudaDataType_t cuda_type(sbk_dtype dt)
+{
+    return dt == SBK_F32 ? CUDA_R_32F : (dt == SBK_F16 ? CUDA_R_16F : CUDA_R_16BF);
+}
+cudaError_t gemm_status(cublasStatus_t st)
+{
+    if (st == CUBLAS_STATUS_SUCCESS) return cudaGetLastError();
+    return st == CUBLAS_STATUS_INVALID_VALUE ? cudaErrorInvalidValue : cudaErrorUnknown;
+}
+} /* namespace */
+
+extern "C" size_t sbk_eager_flce_workspace(int64_t BT, int64_t H, int64_t V, sbk_dtype dt)
+{
+    (void)H;
+    return 3 * ru((size_t)BT * V * 4) + ru((size_t)BT * V * sbk_dtype_size(dt)) + 256;
+}
+
+extern "C" cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
+                                      const void *weight, const int64_t *target,
+                                      float *loss_rows, float *loss, void *dh, void *dw, void *ws,
+                                      int64_t BT, int64_t H, int64_t V, sbk_dtype dt,
+                                      cudaStream_t s)
+{
+    if (BT <= 0 || H <= 0 || V <= 0 || BT > 0x7fffffff || H > 0x7fffffff || V > 0x7fffffff ||
+        !ok_types(dt, dt))
+        return cudaErrorInvalidValue;
+    const size_t n = (size_t)BT * V;
+    char *p = (char *)ws;
+    float *A = (float *)p; p += ru(n * 4);
+    float *Bf = (float *)p; p += ru(n * 4);
+    float *Cf = (float *)p; p += ru(n * 4);
+    void *dlog = p; p += ru(n * sbk_dtype_size(dt));
     float *tw = (float *)p;
-    TRY(un(logits, dt, A, SBK_F32, n, U_CAST, 0.0f, s));                  /* logits.float() */
-    CK(log_softmax_k<<<(unsigned)M, 256, 0, s>>>(A, Bf, V));                /* log_softmax */
-    CK(nll_rows_k<<<grid(M), 256, 0, s>>>(Bf, target, loss_rows, M, V));    /* nll_loss */
-    CK(nll_mean_k<<<1, 1024, 0, s>>>(loss_rows, target, M, loss, tw));
-    if (!dx) return cudaSuccess;
-    /* backward: A (logits.float() is dead by now) holds nll's gradient */
-    TRY(cudaMemsetAsync(A, 0, (size_t)n * 4, s));                          /* zeros */
-    CK(nll_bwd_k<<<grid(M), 256, 0, s>>>(A, target, tw, M, V));             /* scatter -1/tw */
-    CK(log_softmax_bwd_k<<<(unsigned)M, 256, 0, s>>>(A, Bf, Cf, V));        /* log_softmax bwd */
-    return un(Cf, SBK_F32, dx, dt, n, U_CAST, 0.0f, s);                    /* .float() bwd */
+    const cudaDataType_t ty = cuda_type(dt);
+    const float one = 1.0f, zero = 0.0f;
+    /* logits [BT,V] in fp32, materialised */
+    TRY(gemm_status(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)V, (int)BT, (int)H, &one,
+                                 weight, ty, (int)H, hidden, ty, (int)H, &zero, A, CUDA_R_32F,
+                                 (int)V, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)));
+    const bool grad = dh != nullptr || dw != nullptr;
+    TRY(ce_core(A, SBK_F32, A, Bf, Cf, tw, target, loss_rows, loss, grad ? dlog : nullptr, dt, BT,
+                V, s));
+    if (dh)
+        TRY(gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)H, (int)BT, (int)V,
+                                     &one, weight, ty, (int)H, dlog, ty, (int)V, &zero, dh, ty,
+                                     (int)H, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)));
+    if (dw)
+        TRY(gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)H, (int)V, (int)BT,
+                                     &one, hidden, ty, (int)H, dlog, ty, (int)V, &zero, dw, ty,
+                                     (int)H, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)));
+    return cudaSuccess;
 }

@@ -252,6 +252,16 @@ static const double *row_logits(ce_state *s, int64_t r, sb_error *err)
     return lg;
 }
 
+/* v rounded to dt: both providers store the logits' gradient in the input
+ * dtype before the two gradient GEMMs (as Liger and PyTorch autograd do),
+ * so the float64 reference of dH and dW rounds it at the same point. */
+static double round_dt(sb_dtype dt, double v)
+{
+    uint64_t cell = 0;
+    sb_store_elem(&cell, 0, dt, v);
+    return sb_load_elem(&cell, 0, dt);
+}
+
 static double lse_of(const double *lg, int64_t V)
 {
     double mx = -INFINITY, sum = 0;
@@ -298,7 +308,7 @@ static int full_reference(ce_state *s, sb_error *err)
         total += lse - lg[t];
         if (s->with_dw)
             for (int64_t v = 0; v < s->V; v++) {
-                double g = (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) / (double)s->nvalid;
+                double g = round_dt(s->dt, (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) / (double)s->nvalid);
                 for (int64_t k = 0; k < s->H; k++) {
                     s->ref_dw[v * s->H + k] += g * h[k];
                     s->ref_dw_scale[v * s->H + k] += fabs(g * h[k]);
@@ -360,7 +370,7 @@ static int ce_reference_row(void *p, int out, int64_t r, double *ref, double *sc
         scale[k] = 0.0;
     }
     for (int64_t v = 0; v < s->V; v++) {
-        double g = (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) * inv;
+        double g = round_dt(s->dt, (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) * inv);
         for (int64_t k = 0; k < s->H; k++) {
             double wv = sbk_h(&s->w, (size_t)(v * s->H + k));
             ref[k] += g * wv;
@@ -438,7 +448,7 @@ static int ce_run(void *p, int provider, int set, sb_error *err)
     const void *x = sbk_dev(&s->x, set);
     const int64_t *t = s->tgt.dev[0];
     float *rows = s->loss_rows.dev[0], *loss = s->loss.dev[0];
-    void *dx = s->full ? s->dx.dev[0] : NULL, *dw = s->full ? s->dw.dev[0] : NULL;
+    void *dx = s->full ? sbk_dev(&s->dx, 0) : NULL, *dw = s->full ? sbk_dev(&s->dw, 0) : NULL;
     cudaStream_t st = (cudaStream_t)s->ctx->stream;
     if (provider == SBK_P_CPU) {
         float l = 0;

@@ -171,8 +171,9 @@ cudaError_t sbk_eager_cross_entropy(const void *logits, const int64_t *target,
                                     float *loss_rows, float *loss, void *dx,
                                     void *ws, int64_t M, int64_t V,
                                     sbk_dtype dt, cudaStream_t s);
-/* Full logits (dt, as torch Linear), .float(), eager CE and its backward,
- * then dh = dlogits x W and dw = dlogits^T x H. */
+/* Full logits [BT,V] materialised in fp32 by one cublasGemmEx, then the
+ * eager CE and its backward (dlogits stored in dt, as autograd hands them
+ * to the Linear backward), then dh = dlogits x W and dw = dlogits^T x H. */
 size_t sbk_eager_flce_workspace(int64_t BT, int64_t H, int64_t V,
                                 sbk_dtype dt);
 cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
