@@ -43,7 +43,25 @@ static void usage(FILE *f)
 typedef struct opts {
     const char *db, *baseline, *suite, *op, *format, *out, *week, *sku;
     double alpha, min_effect;
+    const char *given[16]; /* long names of the options given */
+    size_t ngiven;
 } opts;
+
+/* Options each report takes; any other given option is a usage error. */
+static int check_allowed(const opts *o, const char *sub, const char *const *allowed)
+{
+    for (size_t i = 0; i < o->ngiven; i++) {
+        int ok = 0;
+        for (size_t k = 0; allowed[k] && !ok; k++)
+            ok = strcmp(allowed[k], o->given[i]) == 0;
+        if (!ok) {
+            fprintf(stderr, "solbook report %s: --%s does not apply to this report; see "
+                            "'solbook report --help'\n", sub, o->given[i]);
+            return 2;
+        }
+    }
+    return 0;
+}
 
 static int parse_double(const char *s, const char *name, double lo, double hi, double *out)
 {
@@ -73,8 +91,11 @@ static int parse(int argc, char **argv, opts *o)
     o->min_effect = 0.03;
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+    int c, idx = -1;
+    while ((c = getopt_long(argc, argv, ":h", lo, &idx)) != -1) {
+        if (idx >= 0 && c != 'h' && o->ngiven < sizeof o->given / sizeof o->given[0])
+            o->given[o->ngiven++] = lo[idx].name;
+        idx = -1;
         switch (c) {
         case 'd': o->db = optarg; break;
         case 'b': o->baseline = optarg; break;
@@ -356,14 +377,19 @@ int cmd_report(int argc, char **argv)
     int r = parse(argc - 1, argv + 1, &o);
     if (r >= 0)
         return r;
+    static const char *const geomean_opts[] = {"db", "baseline", "suite", "op", "format", "out", NULL};
+    static const char *const weekly_opts[] = {"db", "week", "out", "alpha", "min-effect", NULL};
+    static const char *const regress_opts[] = {"db", "suite", "op", "alpha", "min-effect",
+                                               "format", "out", NULL};
+    static const char *const roofline_opts[] = {"db", "sku", "suite", "op", "out", NULL};
     if (strcmp(sub, "geomean") == 0)
-        return run_geomean(&o);
+        return check_allowed(&o, sub, geomean_opts) ? 2 : run_geomean(&o);
     if (strcmp(sub, "weekly") == 0)
-        return run_weekly(&o);
+        return check_allowed(&o, sub, weekly_opts) ? 2 : run_weekly(&o);
     if (strcmp(sub, "regressions") == 0)
-        return run_regressions(&o);
+        return check_allowed(&o, sub, regress_opts) ? 2 : run_regressions(&o);
     if (strcmp(sub, "roofline") == 0)
-        return run_roofline(&o);
+        return check_allowed(&o, sub, roofline_opts) ? 2 : run_roofline(&o);
     fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, regressions, roofline)\n",
             sub);
     return 2;

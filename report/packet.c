@@ -231,9 +231,9 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         char sha12[16];
         snprintf(sha12, sizeof sha12, "%.12s", r->git_sha);
         jstr(c, "git_sha_short", sha12);
-        jnum(c, "median_ms", "%.4f", r->median_ms);
-        jnum(c, "tflops", "%.1f", r->tflops);
-        jnum(c, "gbps", "%.0f", r->gbps);
+        jnum(c, "median_ms", "%.4g", r->median_ms);
+        jnum(c, "tflops", "%.4g", r->tflops);
+        jnum(c, "gbps", "%.4g", r->gbps);
         json_array_append_new(cites, c);
         sb_buf line = SB_BUF_INIT;
         if (sb_repro_case(rp, r, &line, err) != SB_OK) {

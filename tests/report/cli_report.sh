@@ -101,7 +101,7 @@ PY
 # usage and input errors: one line, exit 2
 for args in "report geomean --db $work/none.db" "report weekly --week 2026-W99 --db $db" \
             "packet --target nope --db $db" "validate-results --op rmsnorm --db $db" \
-            "report geomean --format xml --db $db"; do
+            "report geomean --format xml --db $db" "report geomean --week 2026-W47 --db $db"; do
   set +e
   # shellcheck disable=SC2086
   "$SOLBOOK" $args >/dev/null 2>"$work/err"; rc=$?
@@ -109,5 +109,5 @@ for args in "report geomean --db $work/none.db" "report weekly --week 2026-W99 -
   test $rc -eq 2 || fail "'$args' exited $rc, expected 2"
   test "$(wc -l <"$work/err")" -eq 1 || fail "'$args' printed more than one error line"
 done
-echo "errors: 5 bad invocations exit 2 with one line each"
+echo "errors: 6 bad invocations exit 2 with one line each"
 echo "cli_report: all checks passed"
