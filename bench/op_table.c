@@ -7,10 +7,17 @@
 
 extern const sb_op sb_op_gemm;
 extern const sb_op sb_op_stream;
+/* bench/kernels/ (built in unless -DSOLBENCH_WITH_KERNELS=OFF) */
+#ifdef SOLBENCH_HAVE_KERNELS
+#include "kernels/sbk_op.h"
+#endif
 
 const sb_op *const sb_op_table[] = {
     &sb_op_gemm,
     &sb_op_stream,
+#ifdef SOLBENCH_HAVE_KERNELS
+    SBK_OP_TABLE_ENTRIES
+#endif
     NULL,
 };
 

@@ -24,7 +24,7 @@ static const sb_preset_case gemm_spec[] = {
     {"gemm", "fwd", "fp16", "M=4096,N=4096,K=4096", "transa=n,transb=n"},
 };
 
-/* Small cases for the CPU path and CI: every op of the table once. */
+/* Small cases for the CPU path and CI. */
 static const sb_preset_case smoke[] = {
     {"gemm", "fwd", "fp16", "M=64,N=48,K=32", "transa=n,transb=n"},
     {"gemm", "fwd", "bf16", "M=32,N=64,K=48", "transa=t,transb=t"},
@@ -34,11 +34,18 @@ static const sb_preset_case smoke[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+#ifdef SOLBENCH_HAVE_KERNELS
+#include "kernels/sbk_presets.h"
+#endif
+
 const sb_preset sb_preset_table[] = {
     {"gemm-spec", "the frozen GEMM reference: 4096^3 fp16, every provider", gemm_spec, COUNT(gemm_spec)},
     {"gemm-sweep", "square fp16 GEMMs 256..16384 and Llama-3-8B bf16 projections at 4096 and 8192 tokens",
      gemm_sweep, COUNT(gemm_sweep)},
-    {"smoke", "a few small cases of every op, for the CPU path and CI", smoke, COUNT(smoke)},
+    {"smoke", "a few small cases of gemm and stream, for the CPU path and CI", smoke, COUNT(smoke)},
+#ifdef SOLBENCH_HAVE_KERNELS
+    SBK_PRESET_ROWS
+#endif
     {NULL, NULL, NULL, 0},
 };
 
