@@ -16,7 +16,7 @@
 typedef struct sb_ingest sb_ingest;   /* opaque: database + schema set */
 
 typedef struct sb_ingest_stats {
-    long files_seen;
+    long files_seen;    /* JSON files, ncu sidecars and unreadable paths met */
     long stored;        /* new runs written */
     long duplicates;    /* identical content already stored */
     long refused;       /* files refused (each reported once) */
@@ -69,10 +69,14 @@ typedef struct sb_ingest_walk {
 } sb_ingest_walk;
 
 /* Ingests every path: a file is ingested whatever its name; a directory
- * is walked recursively in sorted order, taking files named *.json (and
+ * is walked recursively in sorted order, taking files named NAME.json (and
  * following symbolic links, with loops reported once and not followed).
- * NAME.ncu.csv next to NAME.json is attached to that file's run. stats
- * is filled; SB_OK when nothing was refused. */
+ * NAME.ncu.csv next to NAME.json is attached to that file's run. A reader
+ * thread parses and validates ahead while this thread stores. Outside a
+ * batch, each file is stored under its own savepoint in a transaction
+ * committed every 100 ms or 512 files (all or nothing per file; a crash
+ * loses at most the uncommitted group, never part of a run). stats is
+ * filled; SB_OK when nothing was refused. */
 int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
                     const sb_ingest_walk *walk, sb_ingest_stats *stats);
 
