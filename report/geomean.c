@@ -14,43 +14,83 @@ static int same_opgroup(const sb_result *a, const sb_result *b)
            strcmp(a->dtype, b->dtype) == 0;
 }
 
-/* Default baseline for the op group of r. */
+typedef struct prov_count {
+    const char *name;
+    size_t count;
+} prov_count;
+
+/* Default baseline for the op group of g: "reference" when it passes
+ * somewhere in the group, else the provider with the most passing cases
+ * (ties: alphabetical). NULL when nothing passes. */
 static const char *default_baseline(const sb_pick *picks, size_t n, const sb_result *g)
 {
-    /* count passing picks per provider within the op group */
+    prov_count *pc = NULL;
+    size_t npc = 0, cap = 0;
     const char *best = NULL;
     size_t best_count = 0;
     for (size_t i = 0; i < n; i++) {
         const sb_result *r = picks[i].r;
         if (!same_opgroup(r, g) || !r->passing)
             continue;
-        if (strcmp(r->provider, "reference") == 0)
+        if (strcmp(r->provider, "reference") == 0) {
+            free(pc);
             return r->provider;
+        }
+        size_t k = 0;
+        while (k < npc && strcmp(pc[k].name, r->provider) != 0)
+            k++;
+        if (k == npc) {
+            if (npc == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                prov_count *nv = realloc(pc, nc * sizeof *nv);
+                if (!nv)
+                    break;
+                pc = nv;
+                cap = nc;
+            }
+            pc[npc].name = r->provider;
+            pc[npc++].count = 0;
+        }
+        pc[k].count++;
     }
-    for (size_t i = 0; i < n; i++) {
-        const sb_result *r = picks[i].r;
-        if (!same_opgroup(r, g) || !r->passing)
-            continue;
-        size_t c = 0;
-        for (size_t j = 0; j < n; j++)
-            if (same_opgroup(picks[j].r, g) && picks[j].r->passing &&
-                strcmp(picks[j].r->provider, r->provider) == 0)
-                c++;
-        if (c > best_count || (c == best_count && best && strcmp(r->provider, best) < 0)) {
-            best = r->provider;
-            best_count = c;
+    for (size_t k = 0; k < npc; k++) {
+        if (pc[k].count > best_count ||
+            (pc[k].count == best_count && best && strcmp(pc[k].name, best) < 0)) {
+            best = pc[k].name;
+            best_count = pc[k].count;
         }
     }
+    free(pc);
     return best;
+}
+
+/* Picks keep the set's order: case_key, provider, SKU (SQLite's binary
+ * collation, the same order as strcmp), so lookups are binary searches. */
+static int pick_key_cmp(const char *case_key, const char *provider, const char *sku,
+                        const sb_result *r)
+{
+    int c = strcmp(case_key, r->case_key);
+    if (!c)
+        c = strcmp(provider, r->provider);
+    if (!c)
+        c = strcmp(sku, r->sku);
+    return c;
 }
 
 static const sb_pick *find_pick(const sb_pick *picks, size_t n, const char *case_key,
                                 const char *provider, const char *sku)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(picks[i].r->case_key, case_key) == 0 &&
-            strcmp(picks[i].r->provider, provider) == 0 && strcmp(picks[i].r->sku, sku) == 0)
-            return &picks[i];
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = pick_key_cmp(case_key, provider, sku, picks[mid].r);
+        if (c == 0)
+            return &picks[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
     return NULL;
 }
 

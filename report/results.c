@@ -407,6 +407,13 @@ static int newer(const sb_result *a, const sb_result *b)
     return a->run_id > b->run_id;
 }
 
+static int cmp_provider_sku(const void *a, const void *b)
+{
+    const sb_result *x = *(const sb_result *const *)a, *y = *(const sb_result *const *)b;
+    int c = strcmp(x->provider, y->provider);
+    return c ? c : strcmp(x->sku, y->sku);
+}
+
 int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *err)
 {
     *out = NULL;
@@ -430,17 +437,35 @@ int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *
         p[np++].r = best;
         i = j + 1;
     }
-    /* Newest commit of each (provider, SKU) over all runs in the set. */
-    for (size_t k = 0; k < np; k++) {
-        const sb_result *newest = NULL;
-        for (size_t i = 0; i < s->n; i++) {
-            const sb_result *r = &s->v[i];
-            if (strcmp(r->provider, p[k].r->provider) == 0 && strcmp(r->sku, p[k].r->sku) == 0 &&
-                (!newest || newer(r, newest)))
-                newest = r;
-        }
-        p[k].stale = newest && strcmp(newest->git_sha, p[k].r->git_sha) != 0;
+    /* Newest commit of each (provider, SKU) over all runs in the set:
+     * sort pointers by (provider, SKU), take the newest of each group,
+     * then look each pick's group up by binary search. */
+    const sb_result **by = malloc(s->n * sizeof *by);
+    if (!by) {
+        free(p);
+        return sb_error_set(err, NULL, NULL, "out of memory");
     }
+    for (size_t i = 0; i < s->n; i++)
+        by[i] = &s->v[i];
+    qsort(by, s->n, sizeof *by, cmp_provider_sku);
+    size_t ng = 0;
+    for (size_t i = 0; i < s->n;) {
+        size_t j = i;
+        const sb_result *newest = by[i];
+        while (j + 1 < s->n && cmp_provider_sku(&by[j + 1], &by[i]) == 0) {
+            j++;
+            if (newer(by[j], newest))
+                newest = by[j];
+        }
+        by[ng++] = newest; /* group heads, still in (provider, SKU) order */
+        i = j + 1;
+    }
+    for (size_t k = 0; k < np; k++) {
+        const sb_result *key = p[k].r;
+        const sb_result **hit = bsearch(&key, by, ng, sizeof *by, cmp_provider_sku);
+        p[k].stale = hit && strcmp((*hit)->git_sha, key->git_sha) != 0;
+    }
+    free(by);
     *out = p;
     *n = np;
     return SB_OK;
