@@ -314,6 +314,57 @@ static const char *path_problem(const char *s, size_t len)
     return NULL;
 }
 
+/* Whether the outer-scope name at k starts a function definition: NAME (
+ * ... ) followed by '{' (qualifiers such as const or noexcept between). */
+static int is_definition(const lexer *lx, size_t k)
+{
+    if (!tok_is(lx, k + 1, "("))
+        return 0;
+    int depth = 0;
+    size_t i = k + 1;
+    for (; i < lx->ntok; i++) {
+        if (tok_is(lx, i, "("))
+            depth++;
+        else if (tok_is(lx, i, ")") && --depth == 0)
+            break;
+        else if (tok_is(lx, i, ";") || tok_is(lx, i, "{"))
+            return 0;
+    }
+    for (i++; i < lx->ntok && i < k + 64; i++) {
+        if (tok_is(lx, i, "{"))
+            return 1;
+        if (tok_is(lx, i, ";") || tok_is(lx, i, "=") || tok_is(lx, i, ",") || tok_is(lx, i, ")"))
+            return 0;
+    }
+    return 0;
+}
+
+/* Names a candidate must not define: the CUDA runtime and driver APIs,
+ * NVML/NVRTC, and forge's own harness functions. A definition with the
+ * same name as a runtime function would replace it in the linked test or
+ * bench program (cudaEventElapsedTime reporting made-up times). */
+static int reserved_name(const char *s, size_t len)
+{
+    return (len > 4 && strncmp(s, "cuda", 4) == 0) ||
+           (len > 2 && s[0] == 'c' && s[1] == 'u' && isupper((unsigned char)s[2])) ||
+           (len > 4 && strncmp(s, "nvml", 4) == 0) || (len > 5 && strncmp(s, "nvrtc", 5) == 0) ||
+           (len > 6 && strncmp(s, "forge_", 6) == 0);
+}
+
+/* The definitions a file may legitimately hold: the op ABI in reference.*,
+ * the inline helpers in a copy of forge_abi.h. */
+static int allowed_definition(const char *file, const char *s, size_t len)
+{
+    static const char *const abi[] = {"forge_problem_create", "forge_baseline_launch",
+                                      "forge_problem_check", "forge_problem_destroy", NULL};
+    static const char *const abi_h[] = {"forge_dim", "forge_poison_outputs", NULL};
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    if (strncmp(base, "reference.", 10) == 0 && in_list(s, len, abi))
+        return 1;
+    return strcmp(base, "forge_abi.h") == 0 && in_list(s, len, abi_h);
+}
+
 typedef struct scan_ctx {
     const char *file;
     lexer *lx;
@@ -486,6 +537,13 @@ static int scan_tokens(scan_ctx *c)
                             "%.*s outside a __global__/__device__ function body (host assembly)", s, t->len))
                     return -1;
             }
+            continue;
+        }
+        if (!t->directive && outer && !member && reserved_name(s, t->len) && is_definition(lx, k) &&
+            !allowed_definition(c->file, s, t->len)) {
+            if (finding(c, t->line, "interpose",
+                        "defines %.*s(), a name of the CUDA runtime or the forge harness", s, t->len))
+                return -1;
             continue;
         }
         if (member && !(call && in_list(s, t->len, open_calls)))

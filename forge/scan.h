@@ -26,6 +26,10 @@
  *               asm goes to ptxas, so only there is it certainly PTX
  *   macro       ## token pasting, which can assemble a name the scanner
  *               cannot see
+ *   interpose   a function definition named like the CUDA runtime or
+ *               driver API (cuda*, cuX*), NVML, NVRTC or forge's harness
+ *               (forge_*): it would replace the real one in the linked
+ *               program; reference.* may define the four op ABI functions
  *   file        a symbolic link, a special file, or an unreadable or
  *               oversized source file in the candidate folder
  */

@@ -2,7 +2,7 @@
 # hostile.sh SOLBOOK MODE - the forge CLI on the hostile candidates of
 # tests/data/forge/ and on the RMSNorm example.
 #   cpu      refusals that need no GPU and no nvcc: shell, writes outside,
-#            invalid metadata (verify exits 1 naming file:line), and promote
+#            a replaced CUDA timer, invalid metadata (verify exits 1 naming file:line), and promote
 #            refusing what was not verified
 #   gpu      the never-ending, wrong-answer and slower candidates actually
 #            running, and the example promoted (exit 77 without a GPU)
@@ -71,9 +71,12 @@ cpu)
     expect 1 'promote: refused: ' "$SOLBOOK" forge promote runs/badmeta --registry reg
     grep -qF 'verification did not pass' out.txt || fail "promote reason"
     [ ! -e reg/verified_kernels.json ] || fail "something was promoted"
+    new_run faketimer fake_timer
+    expect 1 'kernel.cu:15: interpose: defines cudaEventElapsedTime(), a name of the CUDA runtime or the forge harness' "$SOLBOOK" forge verify runs/faketimer
+
     expect 2 "no such forge run" "$SOLBOOK" forge verify nosuchrun --root runs
     expect 2 "--objective must be latency or memory" "$SOLBOOK" forge task --op x --sku h100-sxm5-80gb --dtype bf16 --shape M=1 --objective speed
-    echo "checked: shell, writes-outside and invalid-metadata candidates refused with file:line reasons; nothing promoted"
+    echo "checked: shell, writes-outside, fake-timer and invalid-metadata candidates refused with file:line reasons; nothing promoted"
     ;;
 gpu)
     have_gpu || { echo "no NVIDIA GPU here: the running hostile candidates are skipped"; exit 77; }

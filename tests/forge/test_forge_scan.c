@@ -188,6 +188,37 @@ static void test_raw_strings_and_prefixes(void **state)
     sb_scan_report_free(&r);
 }
 
+static void test_interposed_runtime_functions(void **state)
+{
+    (void)state;
+    sb_scan_report r = scan("extern \"C\" cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)\n"
+                            "{ *ms = 0.001f; return cudaSuccess; }\n"
+                            "cudaError_t cudaHelper(int);\n"
+                            "static cudaError_t e0 = cudaFree(0);\n"
+                            "CUresult cuLaunchKernel(void) noexcept { return CUDA_SUCCESS; }\n"
+                            "int forge_problem_check(const forge_problem *p, forge_check *o, char *m, size_t n) { return 0; }\n"
+                            "cudaError_t my_launcher(const forge_problem *p, cudaStream_t s) { return cudaGetLastError(); }\n");
+    assert_int_equal(count(&r, "interpose", 1), 1);
+    assert_int_equal(count(&r, "interpose", 3), 0);
+    assert_int_equal(count(&r, "interpose", 4), 0);
+    assert_int_equal(count(&r, "interpose", 5), 1);
+    assert_int_equal(count(&r, "interpose", 6), 1);
+    assert_int_equal(r.count, 3);
+    assert_string_equal(r.items[0].what, "defines cudaEventElapsedTime(), a name of the CUDA runtime or the forge harness");
+    sb_scan_report_free(&r);
+
+    /* reference.cu defines the op ABI; that is its job. */
+    const char *ref = "extern \"C\" int forge_problem_check(const forge_problem *p, forge_check *o, char *m, size_t n)\n"
+                      "{ return 0; }\n";
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_scan_buffer("reference.cu", ref, strlen(ref), &r, &err), SB_OK);
+    assert_int_equal(r.count, 0);
+    assert_int_equal(sb_scan_buffer("sub/reference.c", ref, strlen(ref), &r, &err), SB_OK);
+    assert_int_equal(r.count, 0);
+    sb_scan_report_free(&r);
+}
+
 static void test_example_candidate_is_clean(void **state)
 {
     (void)state;
@@ -261,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_includes),
         cmocka_unit_test(test_inline_asm),
         cmocka_unit_test(test_raw_strings_and_prefixes),
+        cmocka_unit_test(test_interposed_runtime_functions),
         cmocka_unit_test(test_example_candidate_is_clean),
         cmocka_unit_test(test_hostile_fixtures),
         cmocka_unit_test(test_symlinks_are_findings),
