@@ -134,7 +134,9 @@ static int read_csv(const char *path, const char *buf, size_t len, reader *r, sb
         if (csv_parse(&p, buf + off, n, on_field, on_record, r) != n) {
             int code = csv_error(&p);
             csv_free(&p);
-            return sb_error_set(err, path, NULL, "line %ld: malformed CSV: %s", r->line, csv_strerror(code));
+            return sb_error_set(err, path, NULL, "line %ld: malformed CSV: %s", r->line,
+                                code == CSV_EPARSE ? "a quote inside an unquoted field, or text after a closing quote"
+                                                   : csv_strerror(code));
         }
         off += n;
         if (nl)
@@ -399,7 +401,8 @@ static int emit_group(sb_import_ctx *ctx, const group *g, const int *col, sb_err
 static int check_row(sb_import_ctx *ctx, const record *rec, const int *col, size_t ncols, sb_error *err)
 {
     if (rec->n != ncols)
-        return sb_error_set(err, ctx->path, NULL, "line %ld: %zu fields, the header has %zu", rec->line, rec->n, ncols);
+        return sb_error_set(err, ctx->path, NULL, "line %ld: %zu field%s, the header has %zu", rec->line, rec->n,
+                            rec->n == 1 ? "" : "s", ncols);
     static const int nonempty[] = {C_KERNEL, C_PROVIDER, C_MODE, C_METRIC, C_XVALUE, C_GPU, C_TIME};
     for (size_t i = 0; i < sizeof nonempty / sizeof nonempty[0]; i++)
         if (!*cell(rec, col, nonempty[i]))

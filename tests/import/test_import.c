@@ -346,6 +346,7 @@ static void test_liger_refused(void **state)
     refused(f, "liger_malformed.csv", NULL, "line 4", "y_value_50 \"fast\"");
     refused(f, "liger_conflict.csv", "liger-csv", "line 3", "repeats the case of line 2");
     refused(f, "liger_unclosed.csv", "liger-csv", "line 3", "not closed");
+    refused(f, "liger_stray_quote.csv", "liger-csv", "line 2", "a quote inside an unquoted field");
     refused(f, "liger_nodtype.csv", NULL, "line 2", "--dtype");
     /* two good cases are stored before the third fails: rolled back */
     refused(f, "liger_late_error.csv", NULL, "line 4", "--dtype");
