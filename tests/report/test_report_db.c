@@ -208,6 +208,75 @@ static void test_newest_run_decides(void **state)
     sqlite3_close(db);
 }
 
+
+static void test_geomean_counts(void **state)
+{
+    (void)state;
+    char p[512];
+    path_in_tmp(p, sizeof p, "counts.db");
+    sqlite3 *w = fx_create(p);
+    fx_result r = {0};
+    r.sku = "h200-sxm-141gb";
+    r.arch = "h200";
+    r.finished_at = "2026-11-17T00:00:00Z";
+    r.median_ms = 1.0;
+    const char *shapes[] = {"K=1,M=1,N=1", "K=2,M=2,N=2", "K=3,M=3,N=3", "K=4,M=4,N=4",
+                            "K=5,M=5,N=5"};
+    /* baseline passes everywhere except shape 1 (failed) */
+    r.provider = "reference";
+    for (int i = 0; i < 5; i++) {
+        r.shape_key = shapes[i];
+        r.status = i == 1 ? "failed" : NULL;
+        r.failed_correctness = i == 1;
+        fx_add_result(w, &r);
+    }
+    r.provider = "fused";
+    r.status = NULL;
+    r.failed_correctness = 0;
+    /* shape 0: not run by fused; shape 1: no baseline; shape 2: skipped;
+     * shape 3: compared at the old commit (stale); shape 4: compared at the
+     * newest commit */
+    r.shape_key = shapes[1];
+    r.median_ms = 0.5;
+    fx_add_result(w, &r);
+    r.shape_key = shapes[2];
+    r.status = "skipped";
+    fx_add_result(w, &r);
+    r.status = NULL;
+    r.shape_key = shapes[3];
+    r.median_ms = 0.5;
+    fx_add_result(w, &r);
+    r.shape_key = shapes[4];
+    r.median_ms = 0.25;
+    r.git_sha = "9999999999999999999999999999999999999999";
+    r.finished_at = "2026-11-18T00:00:00Z";
+    fx_add_result(w, &r);
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set;
+    sb_pick *picks;
+    size_t np;
+    sb_geo_table geo;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
+    assert_int_equal(geo.n, 1);
+    const sb_geo_row *g = &geo.rows[0];
+    assert_int_equal(g->shapes, 2);
+    assert_true(fabs(g->geomean - sqrt(2.0 * 4.0)) < 1e-12);
+    assert_int_equal(g->not_run, 1);
+    assert_int_equal(g->no_baseline, 1);
+    assert_int_equal(g->skipped, 1);
+    assert_int_equal(g->failed, 0);
+    assert_int_equal(g->stale, 1);
+    assert_int_equal(geo.nskus, 1);
+    assert_string_equal(geo.skus[0], "h200-sxm-141gb");
+    sb_geo_free(&geo);
+    free(picks);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
 /* ---- SVG ---- */
 
 /* Reads attribute name="..." of the first element at or after p. */
@@ -704,6 +773,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geomean_tables), cmocka_unit_test(test_newest_run_decides),
+        cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),
