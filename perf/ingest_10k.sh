@@ -2,7 +2,9 @@
 # ingest_10k.sh [SOLBOOK] - times `solbook ingest` of 10,000 result files of
 # 250 samples each (5 repeats x 50) into a new database, and prints files/s.
 # The files are synthetic (perf/gen_results.py) and schema-valid; generating
-# them is not timed. Default SOLBOOK: build/cli/solbook.
+# them is not timed. Default SOLBOOK: build/cli/solbook. SB_PERF_FILES=N
+# changes the file count. Wall time depends on other load on the machine:
+# the cpu line says how much work the ingest itself did.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SOLBOOK=${1:-$HERE/../build/cli/solbook}
@@ -15,7 +17,12 @@ echo "generating $N files (5 repeats x 50 samples) in $T ..."
 python3 "$HERE/gen_results.py" "$T/results" "$N" --repeats 5 --iters 50
 sync
 start=$(date +%s.%N)
-"$SOLBOOK" ingest -q --db "$T/perf.db" "$T/results"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "cpu: %U s user, %S s system (2 threads: a reader parses and validates, the main thread stores)" \
+        "$SOLBOOK" ingest -q --db "$T/perf.db" "$T/results"
+else
+    "$SOLBOOK" ingest -q --db "$T/perf.db" "$T/results"
+fi
 end=$(date +%s.%N)
 runs=$(sqlite3 "$T/perf.db" 'SELECT count(*) FROM runs' 2>/dev/null || echo "?")
 samples=$(sqlite3 "$T/perf.db" 'SELECT count(*) FROM samples' 2>/dev/null || echo "?")
