@@ -32,7 +32,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: solbook forge task --op OP --sku SKU --dtype DTYPE --shape NAME=V[,NAME=V...] [--shape ...]\n"
             "                          --objective latency|memory [--mode fwd|bwd|full] [--language cuda]\n"
-            "                          [--root DIR] [--id RUN_ID] [--min-speedup X]\n"
+            "                          [--root DIR] [--id RUN_ID] [--min-speedup X] [--reference FILE]\n"
             "                          [--compile-timeout S] [--test-timeout S] [--bench-timeout S]\n"
             "       solbook forge prompt RUN [--root DIR] [--skills DIR]\n"
             "       solbook forge verify RUN [--root DIR] [--keep-temp]\n"
@@ -87,7 +87,8 @@ static int forge_task(int argc, char **argv)
         {"language", required_argument, 0, 'l'},    {"root", required_argument, 0, 'r'},
         {"id", required_argument, 0, 'i'},          {"min-speedup", required_argument, 0, 'x'},
         {"compile-timeout", required_argument, 0, 'C'}, {"test-timeout", required_argument, 0, 'T'},
-        {"bench-timeout", required_argument, 0, 'B'}, {"help", no_argument, 0, 'h'},
+        {"bench-timeout", required_argument, 0, 'B'}, {"reference", required_argument, 0, 'F'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     sb_forge_task_opts o;
     memset(&o, 0, sizeof o);
@@ -113,6 +114,7 @@ static int forge_task(int argc, char **argv)
         case 'C': if (parse_seconds("--compile-timeout", optarg, &o.compile_s)) return 2; break;
         case 'T': if (parse_seconds("--test-timeout", optarg, &o.test_s)) return 2; break;
         case 'B': if (parse_seconds("--bench-timeout", optarg, &o.bench_s)) return 2; break;
+        case 'F': o.reference = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -507,7 +507,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
                        const sb_forge_bench_config *bc, const char *raw_out, char *failure,
                        size_t fsize, sb_error *err)
 {
-    char tmp[2048] = "", cand[2048], logs[2048], nvcc[1024], src[4096], dst[4096];
+    char tmp[2048] = "", logs[2048], nvcc[1024], src[4096], ref[64];
     int rc = SB_OK;
     failure[0] = '\0';
     sb_error nerr;
@@ -516,25 +516,15 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         sb_error_format(&nerr, failure, fsize);
         return SB_OK;
     }
-    if (sb_forge_path(cand, sizeof cand, run_dir, "candidate", err) != SB_OK ||
-        sb_forge_path(logs, sizeof logs, run_dir, "logs", err) != SB_OK || sb_forge_mkdir_p(logs, err) != SB_OK ||
+    static const char *const harness[] = {"forge_abi.h", "forge_bench.cu", NULL};
+    if (sb_forge_path(logs, sizeof logs, run_dir, "logs", err) != SB_OK || sb_forge_mkdir_p(logs, err) != SB_OK ||
         sb_forge_make_temp_dir("solbook-forge-bench", tmp, sizeof tmp, err) != SB_OK ||
-        sb_forge_copy_tree(cand, tmp, err) != SB_OK)
+        sb_forge_stage_build(run_dir, spec, tmp, harness, ref, sizeof ref, err) != SB_OK)
         goto fail;
-    static const char *harness[] = {"forge_abi.h", "forge_bench.cu"};
-    for (size_t i = 0; i < 2; i++) {
-        char rel[128];
-        snprintf(rel, sizeof rel, "forge/harness/%s", harness[i]);
-        if (sb_home_path(src, sizeof src, rel, err) != SB_OK || sb_forge_path(dst, sizeof dst, tmp, harness[i], err) != SB_OK ||
-            sb_forge_copy_file(src, dst, err) != SB_OK)
-            goto fail;
-    }
     {
-        char arch[64], entry[128], rc_path[4096];
+        char arch[64], entry[128];
         snprintf(arch, sizeof arch, "-arch=%s", json_string_value(json_object_get(spec, "nvcc_arch")));
         snprintf(entry, sizeof entry, "-DFORGE_CANDIDATE_ENTRY=%s", json_string_value(json_object_get(meta, "entry_point")));
-        snprintf(rc_path, sizeof rc_path, "%s/reference.cu", cand);
-        char *ref = sb_forge_is_file(rc_path) ? "reference.cu" : "reference.c";
         char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", entry, "-o", "forge_bench",
                         "forge_bench.cu", "kernel.cu", ref, NULL};
         char out[4096], errp[4096];

@@ -441,6 +441,17 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
         refuse(refused, err, srcdir, "copied sources do not hash like the verified ones (changed during promotion)%s%s", "", "");
         goto out;
     }
+    /* The task's reference is what the candidate was built and measured
+     * with: it goes into the registry over any copy the candidate carried. */
+    char run_ref_path[4096], ref_dst[4096];
+    const char *run_ref = "";
+    if (sb_forge_run_reference(run_dir, spec, run_ref_path, sizeof run_ref_path, &run_ref, err) != SB_OK) {
+        *refused = 1;
+        goto out;
+    }
+    if (run_ref[0] && (sb_forge_path(ref_dst, sizeof ref_dst, srcdir, run_ref, err) != SB_OK ||
+                       sb_forge_copy_file(run_ref_path, ref_dst, err) != SB_OK))
+        goto out;
     char now[64];
     sb_time_now_rfc3339(now, sizeof now);
     doc = json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:f, s:f, s:f, s:O,"
@@ -467,6 +478,8 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
     }
     if (first.device_index < 0)
         json_object_set_new(json_object_get(doc, "card"), "device_index", json_null());
+    if (run_ref[0])
+        json_object_set(doc, "reference", json_object_get(spec, "reference"));
     if (json_is_string(json_object_get(meta, "description")))
         json_object_set(doc, "description", json_object_get(meta, "description"));
     char ppath[4096], rpath[4096];

@@ -277,6 +277,28 @@ int sb_forge_task_create(const sb_forge_task_opts *o, char *run_dir, size_t size
                                   "test_s", o->test_s ? o->test_s : 120, "bench_s",
                                   o->bench_s ? o->bench_s : 300));
 
+    const char *ref_name = NULL;
+    char *ref_bytes = NULL;
+    size_t ref_len = 0;
+    if (o->reference) {
+        size_t rl = strlen(o->reference);
+        ref_name = rl > 3 && strcmp(o->reference + rl - 3, ".cu") == 0 ? "reference.cu"
+                   : rl > 2 && strcmp(o->reference + rl - 2, ".c") == 0 ? "reference.c"
+                                                                          : NULL;
+        char hex[SB_SHA256_HEX_LEN + 1];
+        if (!ref_name) {
+            json_decref(spec);
+            return sb_error_set(err, o->reference, NULL, "--reference must be a .cu or .c file");
+        }
+        if (sb_file_read_all(o->reference, &ref_bytes, &ref_len, err) != SB_OK ||
+            sb_sha256_hex(ref_bytes, ref_len, hex, err) != SB_OK) {
+            free(ref_bytes);
+            json_decref(spec);
+            return SB_ERR;
+        }
+        json_object_set_new(spec, "reference", json_pack("{s:s, s:s}", "file", ref_name, "sha256", hex));
+    }
+
     char dir[4096], path[4096];
     int rc = SB_OK;
     if (sb_forge_path(dir, sizeof dir, root, id, err) != SB_OK ||
@@ -291,8 +313,14 @@ int sb_forge_task_create(const sb_forge_task_opts *o, char *run_dir, size_t size
                  ? sb_error_set(err, dir, NULL, "run folder already exists (same task today); give --id to start another")
                  : sb_error_set(err, dir, NULL, "cannot create run folder: %s", strerror(errno));
     } else {
-        rc = sb_json_write_file(path, spec, err);
+        char rpath[4096];
+        if (ref_name && (sb_forge_path(rpath, sizeof rpath, dir, ref_name, err) != SB_OK ||
+                         sb_file_write_atomic(rpath, ref_bytes, ref_len, err) != SB_OK))
+            rc = SB_ERR;
+        else
+            rc = sb_json_write_file(path, spec, err);
     }
+    free(ref_bytes);
     json_decref(spec);
     if (rc == SB_OK && (size_t)snprintf(run_dir, size, "%s", dir) >= size)
         rc = sb_error_set(err, dir, NULL, "path too long");
@@ -319,6 +347,29 @@ int sb_forge_run_dir(const char *run, const char *root, char *out, size_t size, 
         return sb_error_set(err, spec, NULL, "no such forge run (create it with 'solbook forge task')");
     if ((size_t)snprintf(out, size, "%s", dir) >= size)
         return sb_error_set(err, dir, NULL, "path too long");
+    return SB_OK;
+}
+
+int sb_forge_run_reference(const char *run_dir, const json_t *spec, char *path, size_t size,
+                           const char **name, sb_error *err)
+{
+    path[0] = '\0';
+    *name = "";
+    json_t *ref = json_object_get(spec, "reference");
+    if (!ref)
+        return SB_OK;
+    const char *file = json_string_value(json_object_get(ref, "file"));
+    const char *want = json_string_value(json_object_get(ref, "sha256"));
+    if (sb_forge_path(path, size, run_dir, file, err) != SB_OK)
+        return SB_ERR;
+    char hex[SB_SHA256_HEX_LEN + 1];
+    if (sb_sha256_file_hex(path, hex, err) != SB_OK)
+        return SB_ERR;
+    if (strcmp(hex, want) != 0)
+        return sb_error_set(err, path, NULL,
+                            "the task's reference changed since the task was created (sha256 %.12s..., spec says %.12s...)",
+                            hex, want);
+    *name = file;
     return SB_OK;
 }
 
@@ -519,6 +570,21 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     snprintf(num[3], sizeof num[3], "%lld", (long long)json_integer_value(json_object_get(limits, "bench_s")));
     strbuf empty = {0};
     sb_adds(&empty, "");
+    char ref_row[512], ref_where[256];
+    json_t *ref = json_object_get(spec, "reference");
+    if (ref) {
+        const char *f = json_string_value(json_object_get(ref, "file"));
+        snprintf(ref_row, sizeof ref_row,
+                 "| `%s` | given with this task (run folder, sha256 `%.16s...`): copy it unchanged or leave it "
+                 "out; forge always builds and measures with the task's copy |",
+                 f, json_string_value(json_object_get(ref, "sha256")));
+        snprintf(ref_where, sizeof ref_where, "the task's `%s` (in the run folder)", f);
+    } else {
+        snprintf(ref_row, sizeof ref_row,
+                 "| `reference.cu` | `forge_problem_create`, `forge_baseline_launch`, `forge_problem_check`, "
+                 "`forge_problem_destroy`: the op's inputs, the baseline and the float64 host check |");
+        snprintf(ref_where, sizeof ref_where, "the candidate folder's `reference.cu`");
+    }
     tvar vars[] = {
         {"run_id", (char *)json_string_value(json_object_get(spec, "run_id"))},
         {"op", (char *)op},
@@ -539,6 +605,8 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
         {"bench_s", num[3]},
         {"playbook_list", list.s ? list.s : empty.s},
         {"playbooks", pbs.s ? pbs.s : empty.s},
+        {"reference_row", ref_row},
+        {"reference_where", ref_where},
     };
     int rc = SB_OK;
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)

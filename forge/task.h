@@ -30,6 +30,7 @@ typedef struct sb_forge_task_opts {
     double min_speedup;        /* 0: SB_FORGE_DEFAULT_MIN_SPEEDUP */
     int compile_s, test_s, bench_s; /* 0: 300, 120, 300 */
     const char *skus_csv;      /* NULL: SOLBOOK_HOME/db/skus.csv */
+    const char *reference;     /* NULL, or a reference.cu/.c the run fixes for every candidate */
 } sb_forge_task_opts;
 
 /* Validates the options, writes ROOT/ID/spec.json (refusing an existing
@@ -45,6 +46,12 @@ int sb_forge_run_dir(const char *run, const char *root, char *out, size_t size, 
 
 /* Loads RUN_DIR/spec.json and validates it against solbook.forge-spec.v1. */
 int sb_forge_spec_load(const char *run_dir, json_t **spec, sb_error *err);
+
+/* The run's own reference (spec "reference"): *path gets RUN_DIR/FILE and
+ * *name FILE, after checking that its bytes still have the recorded
+ * sha256. Both get "" when the task gave none. */
+int sb_forge_run_reference(const char *run_dir, const json_t *spec, char *path, size_t size,
+                           const char **name, sb_error *err);
 
 /* Validates doc against SOLBOOK_HOME/schemas/ID.json; file names the
  * document in the error. */

@@ -14,6 +14,7 @@
 #include "provenance.h"
 #include "sandbox.h"
 #include "scan.h"
+#include "sha256.h"
 #include "task.h"
 
 static json_t *gate(json_t *gates, const char *name, const char *verdict, const char *detail)
@@ -100,6 +101,36 @@ int sb_forge_verify_recheck(const char *run_dir, json_t **sources, sb_error *err
     return SB_OK;
 }
 
+int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tmp,
+                         const char *const *harness, char *ref_name, size_t size, sb_error *err)
+{
+    char cand[4096], src[4096], dst[4096], ref_path[4096];
+    const char *run_ref = "";
+    if (sb_forge_path(cand, sizeof cand, run_dir, "candidate", err) != SB_OK ||
+        sb_forge_run_reference(run_dir, spec, ref_path, sizeof ref_path, &run_ref, err) != SB_OK ||
+        sb_forge_copy_tree(cand, tmp, err) != SB_OK)
+        return SB_ERR;
+    for (size_t i = 0; harness && harness[i]; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "forge/harness/%s", harness[i]);
+        if (sb_home_path(src, sizeof src, rel, err) != SB_OK ||
+            sb_forge_path(dst, sizeof dst, tmp, harness[i], err) != SB_OK ||
+            sb_forge_copy_file(src, dst, err) != SB_OK)
+            return SB_ERR;
+    }
+    if (run_ref[0]) {
+        if (sb_forge_path(dst, sizeof dst, tmp, run_ref, err) != SB_OK ||
+            sb_forge_copy_file(ref_path, dst, err) != SB_OK)
+            return SB_ERR;
+        snprintf(ref_name, size, "%s", run_ref);
+        return SB_OK;
+    }
+    if (sb_forge_path(dst, sizeof dst, tmp, "reference.cu", err) != SB_OK)
+        return SB_ERR;
+    snprintf(ref_name, size, "%s", sb_forge_is_file(dst) ? "reference.cu" : "reference.c");
+    return SB_OK;
+}
+
 static int run_compile(const char *tmp, char *const argv[], const char *log_dir, const char *name,
                        double wall_s, char *detail, size_t dsize, sb_error *err)
 {
@@ -170,21 +201,43 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
                 snprintf(missing + l, sizeof missing - l, "%s%s", l ? ", " : "missing or not a regular file: ", required[i]);
             }
         }
-        char rc_path[4096], rcc_path[4096];
+        char rc_path[4096], rcc_path[4096], run_ref_path[4096];
         snprintf(rc_path, sizeof rc_path, "%s/reference.cu", cand);
         snprintf(rcc_path, sizeof rcc_path, "%s/reference.c", cand);
         int a = sb_forge_is_file(rc_path), b = sb_forge_is_file(rcc_path);
         size_t l = strlen(missing);
-        if (!a && !b)
+        const char *run_ref = "";
+        sb_error rerr;
+        sb_error_clear(&rerr);
+        if (sb_forge_run_reference(run_dir, spec, run_ref_path, sizeof run_ref_path, &run_ref, &rerr) != SB_OK) {
+            sb_error_format(&rerr, missing + l, sizeof missing - l);
+        } else if (run_ref[0]) {
+            /* The task fixes the reference: the candidate may leave it out
+             * or carry an identical copy. */
+            const char *mine = a ? "reference.cu" : b ? "reference.c" : NULL;
+            if (mine) {
+                char mine_path[4096], h1[65] = "", h2[65] = "";
+                snprintf(mine_path, sizeof mine_path, "%s/%s", cand, mine);
+                if (strcmp(mine, run_ref) != 0 || (a && b) || sb_sha256_file_hex(mine_path, h1, &rerr) != SB_OK ||
+                    sb_sha256_file_hex(run_ref_path, h2, &rerr) != SB_OK || strcmp(h1, h2) != 0)
+                    snprintf(missing + l, sizeof missing - l,
+                             "%scandidate/%s differs from the task's %s: the baseline is fixed by the task "
+                             "(leave it out or copy it unchanged)",
+                             l ? "; " : "", mine, run_ref);
+            }
+        } else if (!a && !b) {
             snprintf(missing + l, sizeof missing - l, "%sreference.cu or reference.c", l ? ", " : "missing: ");
-        else if (a && b)
+        } else if (a && b) {
             snprintf(missing + l, sizeof missing - l, "%sboth reference.cu and reference.c (give one)", l ? "; " : "");
+        }
     }
     if (missing[0]) {
         gate(gates, "files", "failed", missing);
         goto finish;
     }
-    gate(gates, "files", "passed", "kernel.cu, reference, test.cu, bench.json, metadata.json present");
+    gate(gates, "files", "passed",
+         json_object_get(spec, "reference") ? "kernel.cu, test.cu, bench.json, metadata.json present; the task's reference is used"
+                                            : "kernel.cu, reference, test.cu, bench.json, metadata.json present");
     reached = 1;
 
     /* metadata + bench config */
@@ -237,7 +290,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
 
     /* compile */
     {
-        char nvcc[4096], abi_src[4096], abi_dst[4096];
+        char nvcc[4096], ref[64];
         sb_error cerr;
         sb_error_clear(&cerr);
         if (sb_forge_find_nvcc(nvcc, sizeof nvcc, &cerr) != SB_OK) {
@@ -245,19 +298,14 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
             gate(gates, "compile", "failed", detail);
             goto finish;
         }
+        static const char *const harness[] = {"forge_abi.h", NULL};
         if (sb_forge_make_temp_dir("solbook-forge", tmp, sizeof tmp, err) != SB_OK ||
-            sb_forge_copy_tree(cand, tmp, err) != SB_OK ||
-            sb_home_path(abi_src, sizeof abi_src, "forge/harness/forge_abi.h", err) != SB_OK ||
-            sb_forge_path(abi_dst, sizeof abi_dst, tmp, "forge_abi.h", err) != SB_OK ||
-            sb_forge_copy_file(abi_src, abi_dst, err) != SB_OK) {
+            sb_forge_stage_build(run_dir, spec, tmp, harness, ref, sizeof ref, err) != SB_OK) {
             rc = SB_ERR;
             goto finish;
         }
         char arch[64];
         snprintf(arch, sizeof arch, "-arch=%s", json_string_value(json_object_get(spec, "nvcc_arch")));
-        char rc_path[4096];
-        snprintf(rc_path, sizeof rc_path, "%s/reference.cu", cand);
-        char *ref = sb_forge_is_file(rc_path) ? "reference.cu" : "reference.c";
         char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", "-o", "forge_test",
                         "test.cu", "kernel.cu", ref, NULL};
         json_object_set_new(doc, "nvcc", json_string(nvcc));

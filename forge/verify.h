@@ -43,6 +43,13 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
  * and the spec. */
 int sb_forge_metadata_load(const char *run_dir, const json_t *spec, json_t **meta, sb_error *err);
 
+/* Fills the build folder tmp: the candidate's files, the named files of
+ * SOLBOOK_HOME/forge/harness/ (harness: NULL-terminated), and the task's
+ * reference over the candidate's when the spec has one. ref_name gets the
+ * reference file to compile ("reference.cu" or "reference.c"). */
+int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tmp,
+                         const char *const *harness, char *ref_name, size_t size, sb_error *err);
+
 /* Checks that RUN_DIR/verify.json says passed and that the candidate files
  * still have the hashes it recorded. SB_ERR with the reason otherwise. */
 int sb_forge_verify_recheck(const char *run_dir, json_t **sources, sb_error *err);

@@ -77,7 +77,7 @@ step() {
 }
 
 step task "$SOLBOOK" forge task --op rmsnorm --sku "$SKU" --dtype bf16 --objective latency \
-    --root runs --id "$RUN_ID" "$@" || exit $?
+    --root runs --id "$RUN_ID" --reference "$ROOT/examples/forge/rmsnorm_bf16/reference.cu" "$@" || exit $?
 cp -r "$ROOT/examples/forge/rmsnorm_bf16" "runs/$RUN_ID/candidate"
 step prompt "$SOLBOOK" forge prompt "runs/$RUN_ID" >/dev/null || exit $?
 step verify "$SOLBOOK" forge verify "runs/$RUN_ID" || exit $?

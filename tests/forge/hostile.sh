@@ -97,12 +97,15 @@ gpu)
 compile)
     command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || [ -n "${SOLBOOK_NVCC:-}" ] ||
         { echo "no nvcc here: the compile gate is skipped"; exit 77; }
-    new_run example ""
+    # The task fixes the reference; the candidate leaves it out.
+    new_run example "" --reference "$EXAMPLE/reference.cu"
+    rm "runs/example/candidate/reference.cu"
     SOLBOOK_FORGE_GPU=0 expect 3 'compile   passed' "$SOLBOOK" forge verify runs/example
+    grep -qF "the task's reference is used" out.txt || fail "files gate did not use the task's reference"
     grep -qF 'verify: compiled, not run: no GPU on this machine; this is not a pass' out.txt || fail "no-GPU line"
     grep -qF '"verdict": "compiled-no-gpu"' runs/example/verify.json || fail "verify.json verdict"
     expect 1 'verification did not pass' "$SOLBOOK" forge bench runs/example
-    echo "checked: the example compiles for sm_90 with nvcc; without a GPU verify stops with exit 3, not a pass"
+    echo "checked: the example compiles for sm_90 with nvcc against the task's reference; without a GPU verify stops with exit 3, not a pass"
     ;;
 *)
     echo "usage: hostile.sh SOLBOOK cpu|gpu|compile"; exit 2 ;;

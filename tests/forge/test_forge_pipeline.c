@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "json_file.h"
 #include "registry.h"
+#include "sha256.h"
 #include "skills.h"
 #include "task.h"
 #include "verify.h"
@@ -57,7 +58,14 @@ static void check_ok(int rc, const sb_error *err)
     assert_int_equal(rc, SB_OK);
 }
 
+static void make_run_ref(ctx *c, const char *id, const char *reference, char *run_dir, size_t size);
+
 static void make_run(ctx *c, const char *id, char *run_dir, size_t size)
+{
+    make_run_ref(c, id, NULL, run_dir, size);
+}
+
+static void make_run_ref(ctx *c, const char *id, const char *reference, char *run_dir, size_t size)
 {
     sb_forge_task_opts o;
     memset(&o, 0, sizeof o);
@@ -69,6 +77,7 @@ static void make_run(ctx *c, const char *id, char *run_dir, size_t size)
     o.shape_count = 1;
     o.root = c->root;
     o.id = id;
+    o.reference = reference;
     sb_error err;
     sb_error_clear(&err);
     check_ok(sb_forge_task_create(&o, run_dir, size, &err), &err);
@@ -379,6 +388,71 @@ static void test_verify_refuses_hostile_candidates(void **state)
     json_decref(r);
 }
 
+static void test_task_reference_is_fixed(void **state)
+{
+    ctx *c = *state;
+    sb_forge_task_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = "rmsnorm";
+    o.sku = "h100-sxm5-80gb";
+    o.dtype = "bf16";
+    o.objective = "latency";
+    o.shapes[0] = "M=4096,N=4096";
+    o.shape_count = 1;
+    o.root = c->root;
+    o.id = "withref";
+    o.reference = EXAMPLE "/reference.cu";
+    char run[1024], path[1100];
+    sb_error err;
+    sb_error_clear(&err);
+    check_ok(sb_forge_task_create(&o, run, sizeof run, &err), &err);
+    json_t *spec = NULL;
+    check_ok(sb_forge_spec_load(run, &spec, &err), &err);
+    char hex[65];
+    check_ok(sb_sha256_file_hex(EXAMPLE "/reference.cu", hex, &err), &err);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(spec, "reference"), "sha256")), hex);
+    snprintf(path, sizeof path, "%s/reference.cu", run);
+    assert_true(sb_forge_is_file(path));
+    char *md = NULL, chosen[512];
+    check_ok(sb_forge_prompt_render(spec, NULL, NULL, &md, chosen, sizeof chosen, &err), &err);
+    assert_non_null(strstr(md, "| `reference.cu` | given with this task (run folder, sha256 `"));
+    free(md);
+    json_decref(spec);
+
+    /* A candidate carrying a different reference is refused at the files gate. */
+    install_candidate(run, NULL);
+    snprintf(path, sizeof path, "%s/candidate/reference.cu", run);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("/* a slower baseline would be easy to write here */\n", f);
+    fclose(f);
+    int verdict = -1;
+    json_t *r = NULL;
+    check_ok(sb_forge_verify(run, NULL, &verdict, &r, &err), &err);
+    assert_int_equal(verdict, SB_FORGE_REFUSED);
+    assert_non_null(strstr(json_string_value(json_object_get(gate_named(r, "files"), "detail")),
+                           "candidate/reference.cu differs from the task's reference.cu"));
+    json_decref(r);
+
+    /* The task's own copy edited after the task: refused too. */
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/reference.cu", run);
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("\n", f);
+    fclose(f);
+    check_ok(sb_forge_verify(run, NULL, &verdict, &r, &err), &err);
+    assert_int_equal(verdict, SB_FORGE_REFUSED);
+    assert_non_null(strstr(json_string_value(json_object_get(gate_named(r, "files"), "detail")),
+                           "the task's reference changed since the task was created"));
+    json_decref(r);
+
+    o.id = "badref";
+    o.reference = EXAMPLE "/bench.json";
+    assert_int_equal(sb_forge_task_create(&o, run, sizeof run, &err), SB_ERR);
+    assert_string_equal(err.msg, "--reference must be a .cu or .c file");
+}
+
 static int db_int(const char *db, const char *sql)
 {
     sqlite3 *conn = NULL;
@@ -484,6 +558,27 @@ static void test_bench_then_promote(void **state)
     assert_true(fabs(json_number_value(json_object_get(json_array_get(kernels, 1), "speedup_min")) - 2.4) < 1e-9);
     json_decref(vk);
     assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM forge_kernels"), 2);
+
+    /* A task that fixes the reference: the candidate leaves it out, the
+     * registry gets the task's copy and promotion.json names it. */
+    char run3[1024], raw3[1100];
+    make_run_ref(c, "withref", EXAMPLE "/reference.cu", run3, sizeof run3);
+    install_candidate(run3, NULL);
+    snprintf(path, sizeof path, "%s/candidate/reference.cu", run3);
+    assert_int_equal(unlink(path), 0);
+    craft_verify(run3);
+    snprintf(raw3, sizeof raw3, "%s/crafted_raw.json", run3);
+    craft_raw(raw3, "NVIDIA H100 80GB HBM3", 0.020, 0.060, 1);
+    assert_int_equal(bench_with(c, run3, raw3, &report), SB_FORGE_PASSED);
+    json_decref(report);
+    assert_int_equal(promote(c, run3, &doc, &err), 0);
+    assert_string_equal(json_string_value(json_object_get(doc, "kernel_id")), "cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096_v3");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "reference"), "file")), "reference.cu");
+    assert_null(json_object_get(json_object_get(doc, "sources_sha256"), "reference.cu"));
+    json_decref(doc);
+    snprintf(path, sizeof path, "%s/cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096_v3/source/reference.cu", c->registry);
+    assert_true(sb_forge_is_file(path));
+    snprintf(path, sizeof path, "%s/verified_kernels.json", c->registry);
 
     /* Exporting again gives the same bytes. */
     char *a = NULL, *b = NULL;
@@ -656,6 +751,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_prompt_has_every_section_and_the_right_playbooks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_playbook_front_matter_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verify_refuses_hostile_candidates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_task_reference_is_fixed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bench_then_promote, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slower_candidate_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_answer_is_refused, setup, teardown),
