@@ -607,6 +607,40 @@ done:
     return rc;
 }
 
+int sb_scan_defines(const char *src, size_t len, const char *name)
+{
+    lexer lx;
+    memset(&lx, 0, sizeof lx);
+    int found = -1;
+    if (splice(&lx, src, len) == 0 && lex(&lx) == 0) {
+        found = 0;
+        int depth = 0;
+        for (size_t k = 0; k < lx.ntok && !found; k++) {
+            const token *t = &lx.toks[k];
+            if (t->directive)
+                continue;
+            if (tok_is(&lx, k, "{")) {
+                /* extern "C" { and namespace x { keep file scope */
+                int transparent = (k >= 1 && lx.toks[k - 1].kind == T_STRING) ||
+                                  (k >= 2 && tok_is(&lx, k - 2, "namespace")) || (k >= 1 && tok_is(&lx, k - 1, "namespace"));
+                if (!transparent)
+                    depth++;
+            } else if (tok_is(&lx, k, "}")) {
+                if (depth > 0)
+                    depth--;
+            } else if (depth == 0 && t->kind == T_IDENT && t->len == strlen(name) &&
+                       memcmp(lx.buf + t->start, name, t->len) == 0 && is_definition(&lx, k)) {
+                found = 1;
+            }
+        }
+    }
+    free(lx.buf);
+    free(lx.lines);
+    free(lx.toks);
+    free(lx.line_starts);
+    return found;
+}
+
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

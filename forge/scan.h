@@ -65,6 +65,10 @@ int sb_scan_dir(const char *dir, sb_scan_report *rep, sb_error *err);
 
 void sb_scan_report_free(sb_scan_report *rep);
 
+/* 1 when src defines a function called name at file scope (inside
+ * extern "C" or a namespace counts), 0 when not, -1 when out of memory. */
+int sb_scan_defines(const char *src, size_t len, const char *name);
+
 /* "FILE:LINE: RULE: WHAT: TEXT" */
 void sb_scan_finding_format(const sb_scan_finding *f, char *buf, size_t size);
 

@@ -253,6 +253,27 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
             gate(gates, "metadata", "failed", detail);
             goto finish;
         }
+        /* The entry point must be defined in kernel.cu (not only declared). */
+        char kpath[4096];
+        char *ksrc = NULL;
+        size_t klen = 0;
+        const char *entry = json_string_value(json_object_get(meta, "entry_point"));
+        snprintf(kpath, sizeof kpath, "%s/kernel.cu", cand);
+        if (sb_file_read_all(kpath, &ksrc, &klen, err) != SB_OK) {
+            rc = SB_ERR;
+            goto finish;
+        }
+        int defined = sb_scan_defines(ksrc, klen, entry);
+        free(ksrc);
+        if (defined < 0) {
+            rc = sb_error_set(err, kpath, NULL, "out of memory");
+            goto finish;
+        }
+        if (!defined) {
+            snprintf(detail, sizeof detail, "%s/candidate/metadata.json: /entry_point: '%s' is not defined in kernel.cu", run_dir, entry);
+            gate(gates, "metadata", "failed", detail);
+            goto finish;
+        }
         snprintf(detail, sizeof detail, "metadata.json valid (author %s, %s, entry point %s); bench.json valid",
                  json_string_value(json_object_get(meta, "author")),
                  json_string_value(json_object_get(meta, "kind")),

@@ -372,6 +372,21 @@ static void test_verify_refuses_hostile_candidates(void **state)
                         "missing or not a regular file: test.cu");
     json_decref(r);
 
+    /* An entry point kernel.cu does not define. */
+    make_run(c, "noentry", run, sizeof run);
+    install_candidate(run, NULL);
+    snprintf(path, sizeof path, "%s/candidate/metadata.json", run);
+    json_t *m0 = NULL;
+    check_ok(sb_json_load_file(path, &m0, &err), &err);
+    json_object_set_new(m0, "entry_point", json_string("rmsnorm_fast"));
+    check_ok(sb_json_write_file(path, m0, &err), &err);
+    json_decref(m0);
+    check_ok(sb_forge_verify(run, NULL, &verdict, &r, &err), &err);
+    assert_int_equal(verdict, SB_FORGE_REFUSED);
+    assert_non_null(strstr(json_string_value(json_object_get(gate_named(r, "metadata"), "detail")),
+                           "/entry_point: 'rmsnorm_fast' is not defined in kernel.cu"));
+    json_decref(r);
+
     /* Metadata for another op than the task's. */
     make_run(c, "otherop", run, sizeof run);
     install_candidate(run, NULL);

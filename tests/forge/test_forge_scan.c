@@ -219,6 +219,25 @@ static void test_interposed_runtime_functions(void **state)
     sb_scan_report_free(&r);
 }
 
+static void test_defines(void **state)
+{
+    (void)state;
+    const char *src = "extern \"C\" cudaError_t declared_only(const forge_problem *p, cudaStream_t s);\n"
+                      "namespace k { static int helper(int x) { return x; } }\n"
+                      "extern \"C\" {\n"
+                      "cudaError_t launch_a(const forge_problem *p, cudaStream_t s) { return helper2(p); }\n"
+                      "}\n"
+                      "extern \"C\" cudaError_t launch_b(const forge_problem *p, cudaStream_t s)\n{\n  launch_a(p, s);\n  return cudaSuccess;\n}\n"
+                      "// cudaError_t commented(void) { }\n";
+    size_t n = strlen(src);
+    assert_int_equal(sb_scan_defines(src, n, "launch_a"), 1);
+    assert_int_equal(sb_scan_defines(src, n, "launch_b"), 1);
+    assert_int_equal(sb_scan_defines(src, n, "helper"), 1);
+    assert_int_equal(sb_scan_defines(src, n, "declared_only"), 0);
+    assert_int_equal(sb_scan_defines(src, n, "commented"), 0);
+    assert_int_equal(sb_scan_defines(src, n, "helper2"), 0);
+}
+
 static void test_example_candidate_is_clean(void **state)
 {
     (void)state;
@@ -293,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_inline_asm),
         cmocka_unit_test(test_raw_strings_and_prefixes),
         cmocka_unit_test(test_interposed_runtime_functions),
+        cmocka_unit_test(test_defines),
         cmocka_unit_test(test_example_candidate_is_clean),
         cmocka_unit_test(test_hostile_fixtures),
         cmocka_unit_test(test_symlinks_are_findings),
