@@ -202,6 +202,8 @@ int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t n,
                 ratios[nr++] = b->r->median_ms / c->median_ms;
                 if (picks[j].stale || b->stale)
                     g->stale++;
+                if (c->unchecked || b->r->unchecked)
+                    g->unchecked++;
             }
         }
         g->shapes = nr;
@@ -258,16 +260,17 @@ static void fmt_x(double v, char *buf, size_t size)
 void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
 {
     sb_buf_puts(out, "Evidence level: " SB_EVIDENCE_OP ". Speedup = baseline median / provider "
-                     "median per shape; geomean over the shapes both passed.\n\n");
+                     "median per shape; geomean over the shapes both passed. \"not re-checked\" counts "
+                     "compared cases imported from a tool that checks no correctness.\n\n");
     if (t->n == 0) {
         sb_buf_puts(out, "No speedup to report: no op x mode x dtype in the selection has a "
                          "second provider next to its baseline.\n");
         return;
     }
     sb_buf_puts(out, "| op | mode | dtype | SKU | provider | baseline | shapes | geomean | min | "
-                     "max | failed | skipped | no baseline | not run | stale |\n");
+                     "max | failed | skipped | no baseline | not run | stale | not re-checked |\n");
     sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
-                     "---: | ---: | ---: | ---: |\n");
+                     "---: | ---: | ---: | ---: | ---: |\n");
     for (size_t i = 0; i < t->n; i++) {
         const sb_geo_row *g = &t->rows[i];
         char a[32], b[32], c[32];
@@ -281,8 +284,9 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
             sb_buf_md_escaped(out, cells[k]);
             sb_buf_puts(out, " |");
         }
-        sb_buf_printf(out, " %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu |\n", g->shapes, a,
-                      b, c, g->failed, g->skipped, g->no_baseline, g->not_run, g->stale);
+        sb_buf_printf(out, " %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu | %zu |\n", g->shapes,
+                      a, b, c, g->failed, g->skipped, g->no_baseline, g->not_run, g->stale,
+                      g->unchecked);
     }
     sb_buf_puts(out, "\n");
     sb_geo_render_md_cross(t, out);
@@ -345,7 +349,7 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
 void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out)
 {
     sb_buf_puts(out, "evidence,op,mode,dtype,sku,arch,provider,baseline,shapes,geomean,min,max,"
-                     "failed,skipped,no_baseline,not_run,stale\n");
+                     "failed,skipped,no_baseline,not_run,stale,not_rechecked\n");
     for (size_t i = 0; i < t->n; i++) {
         const sb_geo_row *g = &t->rows[i];
         const char *cells[] = {SB_EVIDENCE_OP, g->op, g->mode, g->dtype, g->sku,
@@ -362,8 +366,8 @@ void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out)
         } else {
             a[0] = b[0] = c[0] = '\0';
         }
-        sb_buf_printf(out, "%zu,%s,%s,%s,%zu,%zu,%zu,%zu,%zu\n", g->shapes, a, b, c, g->failed,
-                      g->skipped, g->no_baseline, g->not_run, g->stale);
+        sb_buf_printf(out, "%zu,%s,%s,%s,%zu,%zu,%zu,%zu,%zu,%zu\n", g->shapes, a, b, c,
+                      g->failed, g->skipped, g->no_baseline, g->not_run, g->stale, g->unchecked);
     }
 }
 
@@ -411,6 +415,7 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
         json_object_set_new(r, "no_baseline", json_integer((json_int_t)g->no_baseline));
         json_object_set_new(r, "not_run", json_integer((json_int_t)g->not_run));
         json_object_set_new(r, "stale", json_integer((json_int_t)g->stale));
+        json_object_set_new(r, "not_rechecked", json_integer((json_int_t)g->unchecked));
         json_array_append_new(rows, r);
     }
     json_object_set_new(root, "skus", skus);

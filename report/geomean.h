@@ -25,6 +25,7 @@ typedef struct sb_geo_row {
     size_t shapes;                 /* cases compared */
     double geomean, min, max;      /* NAN when shapes == 0 */
     size_t failed, skipped, no_baseline, not_run, stale;
+    size_t unchecked;              /* compared cases with an imported side whose correctness was not re-checked */
 } sb_geo_row;
 
 typedef struct sb_geo_table {

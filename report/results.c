@@ -98,7 +98,7 @@ static const char *RESULT_SQL =
     " p.git_sha, p.tool_name, p.tool_version, p.driver_version, p.cuda_runtime_version,"
     " p.cublas_version, p.gpu_name, p.arch, p.sku, p.hostname, p.finished_at,"
     " m.median_ms, m.p20_ms, m.p80_ms, m.flops, m.bytes, m.tflops, m.gbps, m.sample_count,"
-    " m.quantiles_only, k.passed"
+    " m.quantiles_only, k.passed, k.reference"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " WHERE r.schema = 'solbook.result.v1'"
@@ -174,7 +174,12 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         r.sample_count = col_int(st, i++);
         r.quantiles_only = col_int(st, i++) == 1;
         r.correct = (int)col_int(st, i++);
-        r.passing = strcmp(r.status, "passed") == 0 && r.correct == 1;
+        /* Imported timings whose source checks nothing carry passed = NULL
+         * and reference 'imported': usable, but marked as not re-checked. */
+        r.unchecked = r.correct == -1 && sqlite3_column_type(st, i) == SQLITE_TEXT &&
+                      strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
+        i++;
+        r.passing = strcmp(r.status, "passed") == 0 && (r.correct == 1 || r.unchecked);
         if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
             r.finished_epoch = LLONG_MIN;
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {

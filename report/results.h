@@ -4,7 +4,9 @@
  * ceilings of the latest calibration.
  *
  * A result run "passes" when runs.status is 'passed' and correctness.passed
- * is 1. Only passing runs carry figures into tables, plots and packets;
+ * is 1, or when it was imported from a tool that checks no correctness
+ * (correctness.reference 'imported', passed NULL): such runs count, and every
+ * table says how many of its cases were not re-checked. Only passing runs carry figures into tables, plots and packets;
  * the others are counted and shown as failed or skipped (docs/CLAIMS.md).
  */
 #ifndef SOLBOOK_REPORT_RESULTS_H
@@ -23,7 +25,8 @@ typedef struct sb_result {
     long long run_id;
     char *status;        /* passed | failed | skipped */
     int correct;         /* correctness.passed: 1, 0, or -1 unknown/absent */
-    int passing;         /* status == passed && correct == 1 */
+    int unchecked;       /* imported: correctness not re-checked (reference 'imported') */
+    int passing;         /* status == passed && (correct == 1 || unchecked) */
     char *reason, *source_path, *source_format, *run_uuid;
     /* configs */
     char *suite, *op, *mode, *provider, *backend, *dtype, *shape_key, *shape_json,

@@ -47,6 +47,9 @@ if "$SOLBOOK" report --help >/dev/null 2>&1; then
         "$(cut -d, -f2-5,7-10 "$T/out" | grep '^cross_entropy,full,fp32,a100')"
     check "geomean flce fwd h100" "flce,fwd,bf16,h100-sxm5-80gb,liger,huggingface,1,2.000" \
         "$(cut -d, -f2-5,7-10 "$T/out" | grep '^flce,fwd')"
+    # imported on both sides: the one compared case is marked not re-checked
+    check "geomean flce not re-checked" "1" \
+        "$(grep '^[^,]*,flce,fwd,' "$T/out" | awk -F, '{print $NF}')"
 else
     echo "skipped: no 'solbook report' in this build"
 fi
