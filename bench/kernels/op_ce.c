@@ -36,6 +36,7 @@ typedef struct ce_state {
     double ref_loss;
     double *ref_dw, *ref_dw_scale;
     int ref_full_done;
+    float *w32; /* flce: the weight widened once (exact), for the references */
 } ce_state;
 
 static const char *const ce_names[] = {"M", "V", NULL};
@@ -119,7 +120,24 @@ static void ce_destroy(void *p)
         free(s->cache_logits[i]);
     free(s->ref_dw);
     free(s->ref_dw_scale);
+    free(s->w32);
     free(s);
+}
+
+/* the weight as floats (every stored dtype widens exactly to fp32) */
+static const float *weight32(ce_state *s, sb_error *err)
+{
+    if (s->w32)
+        return s->w32;
+    size_t n = (size_t)s->V * (size_t)s->H;
+    s->w32 = malloc(n * sizeof *s->w32);
+    if (!s->w32) {
+        sb_error_set(err, NULL, NULL, "out of host memory (widened weight for the reference)");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->w32[i] = (float)sbk_h(&s->w, i);
+    return s->w32;
 }
 
 static int ce_create_common(int flce, const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_error *err)
@@ -234,18 +252,22 @@ static const double *row_logits(ce_state *s, int64_t r, sb_error *err)
             lg[v] = sbk_h(&s->x, (size_t)(r * s->V + v));
         return lg;
     }
+    const float *w = weight32(s, err);
     double *h = malloc((size_t)s->H * sizeof *h);
-    if (!h) {
+    if (!w || !h) {
+        free(h);
         s->cache_row[slot] = -1;
-        sb_error_set(err, NULL, NULL, "out of host memory (reference logits)");
+        if (w)
+            sb_error_set(err, NULL, NULL, "out of host memory (reference logits)");
         return NULL;
     }
     for (int64_t k = 0; k < s->H; k++)
         h[k] = sbk_h(&s->x, (size_t)(r * s->H + k));
     for (int64_t v = 0; v < s->V; v++) {
+        const float *wr = w + (size_t)v * (size_t)s->H;
         double acc = 0;
         for (int64_t k = 0; k < s->H; k++)
-            acc += h[k] * sbk_h(&s->w, (size_t)(v * s->H + k));
+            acc += h[k] * (double)wr[k];
         lg[v] = acc;
     }
     free(h);
@@ -369,10 +391,15 @@ static int ce_reference_row(void *p, int out, int64_t r, double *ref, double *sc
         ref[k] = 0.0;
         scale[k] = 0.0;
     }
+    const float *w = weight32(s, err);
+    if (!w)
+        return SB_ERR;
     for (int64_t v = 0; v < s->V; v++) {
         double g = round_dt(s->dt, (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) * inv);
+        if (g == 0.0)
+            continue;
         for (int64_t k = 0; k < s->H; k++) {
-            double wv = sbk_h(&s->w, (size_t)(v * s->H + k));
+            double wv = w[(size_t)v * (size_t)s->H + (size_t)k];
             ref[k] += g * wv;
             scale[k] += fabs(g * wv);
         }
@@ -388,7 +415,7 @@ static int64_t ce_check_rows(void *p, int out)
     if (kinds[out] == O_LOSS)
         return 1;
     if (s->flce && kinds[out] != O_DW && !s->with_loss)
-        return 4; /* each row is a V x H float64 product */
+        return 3; /* each row is a V x H float64 product */
     return 64;
 }
 

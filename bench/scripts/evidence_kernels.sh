@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# evidence_kernels.sh - the Liger per-kernel and memory-bound evidence run on one GPU, into OUTDIR:
+#   calibration.json             solbench roofline (the copy ceiling the results are set against)
+#   liger/liger-perkernel-quick-<stamp>/   solbench suite --preset liger-perkernel-quick
+#   memory/memory-bound-quick-<stamp>/     solbench suite --preset memory-bound-quick
+#   torch/                       torch_ops.py --quick (torch-eager, torch-compile) where PyTorch exists
+#   nvidia-smi.txt, log.txt      the card as found, and everything printed
+# About 6 minutes on an H100 (--full: the whole liger-perkernel and memory-bound presets, hours).
+# Ingest with `solbook ingest OUTDIR`.
+#
+# usage: bench/scripts/evidence_kernels.sh OUTDIR [--solbench PATH] [--tar FILE] [--no-torch] [--full]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=""
+solbench=""
+tarball=""
+torch=1
+suffix="-quick"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --solbench) solbench=$2; shift 2 ;;
+    --tar) tarball=$2; shift 2 ;;
+    --no-torch) torch=0; shift ;;
+    --full) suffix=""; shift ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "evidence_kernels.sh: unknown option $1" >&2; exit 2 ;;
+    *) out=$1; shift ;;
+  esac
+done
+[[ -n "$out" ]] || { echo "evidence_kernels.sh: usage: evidence_kernels.sh OUTDIR [--solbench PATH]" >&2; exit 2; }
+if [[ -z "$solbench" ]]; then
+  for c in "$root/build/bench/solbench" "$root/build-bench/bench/solbench" "$(command -v solbench || true)"; do
+    [[ -n "$c" && -x "$c" ]] && { solbench=$c; break; }
+  done
+fi
+[[ -x "$solbench" ]] || { echo "evidence_kernels.sh: solbench not found (build it or pass --solbench PATH)" >&2; exit 2; }
+export SOLBOOK_HOME=${SOLBOOK_HOME:-$root}
+mkdir -p "$out/liger" "$out/memory" "$out/torch"
+log="$out/log.txt"
+: > "$log"
+step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
+run() { "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
+
+step "card as found"
+if command -v nvidia-smi >/dev/null; then nvidia-smi -q > "$out/nvidia-smi.txt" 2>&1 || true; fi
+
+step "roofline"
+run "$solbench" roofline --gemm-size 0 --out "$out/calibration.json"
+
+rc=0
+# 10 warm-up launches, 20 x 3 timed: the row ops take 0.01 to 10 ms a launch
+step "liger-perkernel$suffix"
+run "$solbench" suite --preset "liger-perkernel$suffix" --iters 20 --repeats 3 \
+  --calibration "$out/calibration.json" --out "$out/liger" || rc=$?
+step "memory-bound$suffix"
+run "$solbench" suite --preset "memory-bound$suffix" --iters 20 --repeats 3 \
+  --calibration "$out/calibration.json" --out "$out/memory" || rc=$?
+
+if [[ $torch == 1 ]]; then
+  step "torch_ops.py --quick"
+  run python3 "$here/torch_ops.py" --quick --solbench "$solbench" --out "$out/torch" || rc=$?
+fi
+
+if [[ -n "$tarball" ]]; then
+  tar czf "$tarball" -C "$(dirname "$out")" "$(basename "$out")"
+  step "packed into $tarball"
+fi
+step "done (exit $rc)"
+exit $rc

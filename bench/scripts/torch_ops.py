@@ -1,0 +1,582 @@
+#!/usr/bin/env python3
+"""torch_ops.py - time PyTorch eager and torch.compile on the ops of
+bench/kernels/ (rmsnorm, add_rmsnorm, layernorm, softmax, rope, swiglu,
+cross_entropy, flce) and write one solbook.result.v1 file per (case,
+provider), providers "torch-eager" and "torch-compile".
+
+usage: torch_ops.py --out DIR [--quick | --case OP:MODE:DTYPE:K=V,K=V ...]
+                    [--providers torch-eager,torch-compile] [--warmup 10]
+                    [--iters 20] [--repeats 3] [--seed 42] [--suite NAME]
+                    [--check-rows 32] [--solbench PATH] [--device N]
+
+The eager functions are the Hugging Face code the `reference` provider of
+solbench mirrors (LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP's act_fn(gate)
+* up, logits.float() + CrossEntropyLoss, nn.Linear + CE for flce, vLLM's
+fused_add_rms_norm written out in torch, F.layer_norm, torch.softmax);
+torch-compile is torch.compile of the same function (default mode,
+dynamic=False). --quick runs the shapes of the presets liger-perkernel-quick
+and memory-bound-quick (a subset of their cases: the list QUICK below;
+torch.compile compiles every shape once, so the list is kept short).
+
+Protocol: inputs uniform in the ranges solbench uses (torch's generator,
+seeded), one warm-up set of --warmup launches (compilation happens there),
+one CUDA event pair per launch, --iters x --repeats samples, L2 warm, one
+input set. Correctness: the provider's output against the same function
+evaluated in float64 on the device on sampled rows (the whole output for
+the scalar losses), with solbench's tolerance table (`solbench
+tolerances`), scale = |ref| + mean |ref| of the row. bwd mode times
+torch.autograd.grad of a retained forward graph (as Liger's benchmarks do);
+full times forward + backward. Peak memory is torch.cuda.max_memory_allocated
+over the checked call, minus what was allocated before it.
+
+Exits 0 with a message, writing nothing, where PyTorch or a CUDA device is
+missing; 1 when a correctness check failed; 2 on usage errors.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+# The cases of liger-perkernel-quick and memory-bound-quick
+# (bench/kernels/sbk_presets.h), as op:mode:dtype:shape[:params].
+QUICK = [
+    ("liger-perkernel-quick", "rmsnorm:fwd:bf16:M=2048,N=4096"),
+    ("liger-perkernel-quick", "rmsnorm:full:bf16:M=2048,N=4096"),
+    ("liger-perkernel-quick", "rope:full:bf16:B=1,T=2048,Hq=32,Hk=8,D=256"),
+    ("liger-perkernel-quick", "swiglu:full:bf16:B=4,T=1024,I=11008"),
+    ("liger-perkernel-quick", "cross_entropy:full:bf16:M=1024,V=128256"),
+    ("liger-perkernel-quick", "flce:full:bf16:BT=4096,H=4096,V=128256"),
+    ("memory-bound-quick", "rmsnorm:fwd:bf16:M=16384,N=4096"),
+    ("memory-bound-quick", "add_rmsnorm:fwd:bf16:M=16384,N=4096"),
+    ("memory-bound-quick", "layernorm:fwd:bf16:M=16384,N=4096"),
+    ("memory-bound-quick", "softmax:fwd:bf16:M=16384,N=4096"),
+    ("memory-bound-quick", "cross_entropy:full:bf16:M=4096,V=12288"),
+]
+
+MODES = {"rmsnorm": ("fwd", "bwd", "full"), "add_rmsnorm": ("fwd",), "layernorm": ("fwd",),
+         "softmax": ("fwd", "bwd"), "rope": ("fwd", "bwd", "full"), "swiglu": ("fwd", "bwd", "full"),
+         "cross_entropy": ("fwd", "full"), "flce": ("fwd", "full")}
+SHAPES = {"rmsnorm": ("M", "N"), "add_rmsnorm": ("M", "N"), "layernorm": ("M", "N"), "softmax": ("M", "N"),
+          "rope": ("B", "T", "Hq", "Hk", "D"), "swiglu": ("B", "T", "I"), "cross_entropy": ("M", "V"),
+          "flce": ("BT", "H", "V")}
+
+
+def stats_of(samples, repeats):
+    s = sorted(samples)
+    n = len(s)
+
+    def q(p):
+        pos = p * (n - 1)
+        lo = math.floor(pos)
+        hi = min(lo + 1, n - 1)
+        return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+    mean = sum(s) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in s) / (n - 1)) if n > 1 else 0.0
+    out = {"count": n, "min": s[0], "p20": q(0.2), "median": q(0.5), "p80": q(0.8), "max": s[-1],
+           "mean": mean, "stdev": sd, "rel_noise": sd / mean if mean > 0 else 0.0,
+           "repeat_median_rel_spread": None}
+    if repeats > 1 and n % repeats == 0:
+        per = n // repeats
+        meds = []
+        for r in range(repeats):
+            g = sorted(samples[r * per:(r + 1) * per])
+            pos = 0.5 * (per - 1)
+            lo = math.floor(pos)
+            hi = min(lo + 1, per - 1)
+            meds.append(g[lo] + (g[hi] - g[lo]) * (pos - lo))
+        mm = sum(meds) / repeats
+        out["repeat_median_rel_spread"] = (math.sqrt(sum((m - mm) ** 2 for m in meds) / (repeats - 1)) / mm
+                                           if mm > 0 else 0.0)
+    return out
+
+
+def parse_case(text):
+    parts = text.split(":")
+    if len(parts) not in (4, 5):
+        raise ValueError("case %r: expected OP:MODE:DTYPE:K=V,... [:params]" % text)
+    op, mode, dtype, shape_s = parts[:4]
+    if op not in MODES:
+        raise ValueError("case %r: unknown op %s" % (text, op))
+    if mode not in MODES[op]:
+        raise ValueError("case %r: %s has no mode %s" % (text, op, mode))
+    if dtype not in ("fp32", "fp16", "bf16"):
+        raise ValueError("case %r: dtype must be fp32, fp16 or bf16" % text)
+    shape = {}
+    for kv in shape_s.split(","):
+        k, _, v = kv.partition("=")
+        if not v.isdigit() or int(v) <= 0:
+            raise ValueError("case %r: bad shape entry %r" % (text, kv))
+        shape[k] = int(v)
+    if tuple(sorted(shape)) != tuple(sorted(SHAPES[op])):
+        raise ValueError("case %r: %s needs shape %s" % (text, op, ",".join(SHAPES[op])))
+    return op, mode, dtype, shape
+
+
+def find_solbench(given):
+    if given:
+        return given
+    here = os.path.dirname(os.path.abspath(__file__))
+    for cand in (os.path.join(here, "..", "..", "build", "bench", "solbench"), shutil.which("solbench")):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+class Case:
+    """Inputs, the eager function, and how to check one case."""
+
+    def __init__(self, torch, op, mode, dtype, shape, seed, dev):
+        self.torch, self.op, self.mode, self.dtype, self.shape = torch, op, mode, dtype, shape
+        self.dev = dev
+        t = torch
+        self.st = {"fp32": t.float32, "fp16": t.float16, "bf16": t.bfloat16}[dtype]
+        g = t.Generator(device=dev).manual_seed(seed)
+
+        def U(shape_, lo, hi, dt=None, grad=False):
+            x = t.rand(shape_, generator=g, device=dev, dtype=t.float32) * (hi - lo) + lo
+            x = x.to(dt or self.st)
+            return x.requires_grad_(grad)
+
+        bwd = mode != "fwd"
+        s = shape
+        self.inputs, self.grads = [], []
+        if op in ("rmsnorm", "add_rmsnorm", "layernorm", "softmax"):
+            M, N = s["M"], s["N"]
+            self.rows, self.cols = M, N
+            x = U((M, N), -2, 2, grad=bwd)
+            if op == "rmsnorm":
+                self.inputs = [x, U((N,), 0.5, 1.5, grad=bwd)]
+            elif op == "add_rmsnorm":
+                self.inputs = [x, U((M, N), -2, 2), U((N,), 0.5, 1.5)]
+            elif op == "layernorm":
+                self.inputs = [x, U((N,), 0.5, 1.5), U((N,), -0.5, 0.5)]
+            else:
+                self.inputs = [x]
+            if bwd:
+                self.grads = [U((M, N), -1, 1)]
+        elif op == "rope":
+            B, T, Hq, Hk, D = s["B"], s["T"], s["Hq"], s["Hk"], s["D"]
+            # HF layout: [B, H, T, D] as a transposed view of [B, T, H, D]
+            q = U((B, T, Hq, D), -2, 2).transpose(1, 2).requires_grad_(bwd)
+            k = U((B, T, Hk, D), -2, 2).transpose(1, 2).requires_grad_(bwd)
+            inv = 1.0 / (10000.0 ** (t.arange(0, D, 2, device=dev, dtype=t.float64) / D))
+            ang = t.arange(T, device=dev, dtype=t.float64)[:, None] * inv[None, :]
+            emb = t.cat((ang, ang), dim=-1)
+            self.inputs = [q, k, emb.cos().to(self.st)[None], emb.sin().to(self.st)[None]]
+            if bwd:
+                self.grads = [U((B, Hq, T, D), -1, 1), U((B, Hk, T, D), -1, 1)]
+            self.rows, self.cols = B * Hq * T, D
+        elif op == "swiglu":
+            n = s["B"] * s["T"]
+            self.inputs = [U((n, s["I"]), -4, 4, grad=bwd), U((n, s["I"]), -2, 2, grad=bwd)]
+            if bwd:
+                self.grads = [U((n, s["I"]), -1, 1)]
+            self.rows, self.cols = n, s["I"]
+        elif op == "cross_entropy":
+            M, V = s["M"], s["V"]
+            tgt = t.randint(0, V, (M,), generator=g, device=dev)
+            self.inputs = [U((M, V), -4, 4, grad=bwd), tgt]
+            self.rows, self.cols = M, V
+        else:  # flce
+            BT, H, V = s["BT"], s["H"], s["V"]
+            tgt = t.randint(0, V, (BT,), generator=g, device=dev)
+            self.inputs = [U((BT, H), -1, 1, grad=bwd), U((V, H), -0.05, 0.05, grad=bwd), tgt]
+            self.rows, self.cols = BT, H
+
+    # -- the eager functions (HF code, as written there) ------------------
+    def fn(self):
+        t, F, op = self.torch, self.torch.nn.functional, self.op
+
+        if op == "rmsnorm":
+            def f(x, w):
+                dt = x.dtype
+                h = x.to(t.float32)
+                var = h.pow(2).mean(-1, keepdim=True)
+                h = h * t.rsqrt(var + 1e-6)
+                return (w * h.to(dt)).to(dt)
+        elif op == "add_rmsnorm":
+            def f(x, res, w):
+                res = x + res
+                dt = res.dtype
+                h = res.to(t.float32)
+                h = h * t.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+                return (w * h.to(dt)).to(dt), res
+        elif op == "layernorm":
+            def f(x, w, b):
+                return F.layer_norm(x, (x.shape[-1],), w, b, 1e-5)
+        elif op == "softmax":
+            def f(x):
+                return t.softmax(x, dim=-1)
+        elif op == "rope":
+            def rotate_half(x):
+                x1 = x[..., : x.shape[-1] // 2]
+                x2 = x[..., x.shape[-1] // 2:]
+                return t.cat((-x2, x1), dim=-1)
+
+            def f(q, k, cos, sin):
+                cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+                return (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+        elif op == "swiglu":
+            def f(a, b):
+                return F.silu(a) * b
+        elif op == "cross_entropy":
+            def f(x, tgt):
+                return F.cross_entropy(x.float(), tgt, ignore_index=-100, reduction="mean")
+        else:
+            def f(h, w, tgt):
+                logits = F.linear(h, w)
+                return F.cross_entropy(logits.float(), tgt, ignore_index=-100, reduction="mean")
+        return f
+
+    def diff_inputs(self):
+        return [x for x in self.inputs if getattr(x, "requires_grad", False)]
+
+
+def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_dir):
+    t = torch
+    dev = t.device("cuda", a.device)
+    c = Case(t, op, mode, dtype, shape, a.seed, dev)
+    f = c.fn()
+    g = t.compile(f, dynamic=False) if provider == "torch-compile" else f
+    started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
+
+    def as_tuple(y):
+        return y if isinstance(y, tuple) else (y,)
+
+    retained = {}
+
+    def launch():
+        if mode == "fwd":
+            with t.no_grad():
+                return as_tuple(g(*c.inputs))
+        if mode == "bwd":
+            outs = retained["outs"]
+            gr = c.grads if c.grads else [None] * len(outs)
+            return tuple(t.autograd.grad(outs, c.diff_inputs(), gr, retain_graph=True))
+        outs = as_tuple(g(*c.inputs))
+        gr = c.grads if c.grads else [None] * len(outs)
+        return outs + tuple(t.autograd.grad(outs, c.diff_inputs(), gr))
+
+    if mode == "bwd":
+        retained["outs"] = as_tuple(g(*c.inputs))
+    t.cuda.synchronize(dev)
+    base = t.cuda.memory_allocated(dev)
+    t.cuda.reset_peak_memory_stats(dev)
+    got = launch()
+    t.cuda.synchronize(dev)
+    peak = t.cuda.max_memory_allocated(dev) - base
+
+    # float64 reference of the same function on sampled rows
+    nrows = min(c.rows, a.check_rows)
+    rows = [0] if nrows == 1 else sorted({int(i * (c.rows - 1) / (nrows - 1)) for i in range(nrows)})
+    ref = reference(t, c, f, rows)
+    atol, rtol = tol[dtype]["atol"], tol[dtype]["rtol"]
+    checked, bad, maxabs, maxrel, e2, r2 = 0, 0, 0.0, 0.0, 0.0, 0.0
+    finite = True
+    for name, (o, rf, sel) in zip(ref["names"], [(got[i], ref["values"][i], ref["select"][i])
+                                                   for i in range(len(ref["values"]))]):
+        o = sel(o).double()
+        finite = finite and bool(t.isfinite(o).all())
+        rowmean = rf.abs().mean(dim=-1, keepdim=True) if rf.dim() > 0 else rf.abs()
+        sc = rf.abs() + rowmean
+        d = (o - rf).abs()
+        checked += rf.numel()
+        bad += int((~(d <= atol * sc + rtol * rf.abs())).sum())
+        if rf.numel():
+            maxabs = max(maxabs, float(d.max()))
+            maxrel = max(maxrel, float((d / (rf.abs() + atol * sc)).max()))
+        e2 += float((d ** 2).sum())
+        r2 += float((rf ** 2).sum())
+    passed = finite and bad == 0
+    result = {
+        "schema": "solbook.result.v1",
+        "run_uuid": uuid.uuid4().hex,
+        "config": {"suite": suite, "op": op, "mode": mode, "provider": provider, "backend": "torch",
+                   "dtype": dtype, "shape": dict(shape),
+                   "params": {"seed": a.seed, "torch_version": t.__version__}},
+        "protocol": {"timer": "cuda-event", "warmup_iters": None, "warmup_ms": None, "iters": a.iters,
+                     "repeats": a.repeats, "l2": "warm", "input_sets": 1, "graph": False},
+        "correctness": {"reference": "float64-device-sampled-rows" if nrows < c.rows else "float64-device",
+                        "checked_elements": checked, "max_abs_err": maxabs if finite else None,
+                        "max_rel_err": maxrel if finite else None,
+                        "rel_l2_err": math.sqrt(e2 / r2) if (finite and r2 > 0) else None,
+                        "atol": atol, "rtol": rtol, "unwritten": None, "finite": finite, "passed": passed,
+                        "output_checksum": "unknown"},
+        "determinism": {"bitwise_repeatable": None, "batch_invariant": None},
+        "memory": {"peak_device_bytes": int(peak), "peak_device_mb": peak / 1e6},
+        "notes": "PyTorch %s %s of the Hugging Face code; see bench/scripts/torch_ops.py" % (
+            t.__version__, "eager" if provider == "torch-eager" else "torch.compile"),
+    }
+    if not passed:
+        result["status"] = "failed"
+        result["reason"] = "correctness: %d of %d checked elements outside tolerance, finite %s" % (
+            bad, checked, finite)
+    else:
+        for _ in range(a.warmup):
+            launch()
+        t.cuda.synchronize(dev)
+        result["protocol"]["warmup_iters"] = a.warmup
+        starts = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
+        stops = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
+        samples, per_rep = [], []
+        for _ in range(a.repeats):
+            for i in range(a.iters):
+                starts[i].record()
+                launch()
+                stops[i].record()
+            t.cuda.synchronize(dev)
+            rep = [starts[i].elapsed_time(stops[i]) for i in range(a.iters)]
+            per_rep.append(rep)
+            samples.extend(rep)
+        st = stats_of(samples, a.repeats)
+        result["status"] = "passed"
+        result["timing"] = {"unit": "ms", "samples": per_rep, "stats": st}
+        flops, nbytes = models(op, mode, dtype, shape)
+        secs = st["median"] * 1e-3
+        result["metrics"] = {"flops": flops, "bytes": nbytes, "tflops": flops / secs / 1e12,
+                             "gbps": nbytes / secs / 1e9, "bound": "unknown", "pct_datasheet_peak": None,
+                             "pct_measured_ceiling": None}
+    p = json.loads(json.dumps(prov))
+    p["tool"] = {"name": "torch_ops.py", "version": t.__version__}
+    p["software"]["cuda_runtime_version"] = t.version.cuda or "unknown"
+    p["software"]["cublas_version"] = "unknown"
+    p["software"]["compiler"] = "python %s" % platform.python_version()
+    p["started_at"] = started
+    p["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
+    result["provenance"] = p
+    shape_s = "x".join(str(shape[k]) for k in SHAPES[op])
+    path = os.path.join(out_dir, "%s-%s-%s-%s-%s.json" % (op, dtype, mode, shape_s, provider))
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.", dir=out_dir)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(result, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    s = result.get("timing", {}).get("stats")
+    label = "%s %s %s %s %s" % (op, mode, dtype, ",".join("%s=%d" % kv for kv in shape.items()), provider)
+    if s:
+        print("%s: passed, median %.4f ms, %.0f GB/s, peak %.1f MB" % (
+            label, s["median"], result["metrics"]["gbps"], peak / 1e6), flush=True)
+    else:
+        print("%s: %s (%s)" % (label, result["status"], result.get("reason", "")), flush=True)
+    return passed
+
+
+def reference(t, c, f, rows):
+    """float64 values of the checked outputs (sampled rows), and how to pick
+    the same elements out of the provider's outputs."""
+    op, mode = c.op, c.mode
+    idx = t.tensor(rows, device=c.dev)
+
+    def d64(x):
+        y = x.detach().double()
+        return y.requires_grad_(getattr(x, "requires_grad", False))
+
+    if op in ("cross_entropy", "flce"):
+        # losses over every row (chunks of rows in float64), grads on rows
+        x64 = [d64(x) if x.is_floating_point() else x for x in c.inputs]
+        if op == "cross_entropy":
+            def ref_f(x, tgt):
+                return t.nn.functional.cross_entropy(x, tgt, reduction="mean")
+        else:
+            def ref_f(h, w, tgt):
+                return t.nn.functional.cross_entropy(h @ w.t(), tgt, reduction="mean")
+        loss = ref_f(*x64)
+        names, values, select = ["loss"], [loss.detach().reshape(())], [lambda o: o.reshape(())]
+        if mode == "full":
+            grads = t.autograd.grad(loss, [x for x in x64 if x.requires_grad])
+            names.append("dx" if op == "cross_entropy" else "dh")
+            values.append(grads[0][idx])
+            select.append(lambda o: o[idx])
+            if op == "flce":
+                widx = t.tensor(sorted({int(i * (c.shape["V"] - 1) / max(1, len(rows) - 1))
+                                        for i in range(len(rows))}), device=c.dev)
+                names.append("dw")
+                values.append(grads[1][widx])
+                select.append(lambda o: o[widx])
+        return {"names": names, "values": values, "select": select}
+
+    # row-wise ops: evaluate on the sampled rows only
+    if op == "rope":
+        q, k, cos, sin = c.inputs
+        B, Hq, T, D = q.shape
+        sel_q = idx  # rows of q viewed [B*Hq*T, D]
+        x64 = [d64(q), d64(k), cos.double(), sin.double()]
+        outs = f(*x64)
+        names, values, select = ["q_out", "k_out"], [], []
+        if mode != "bwd":
+            values += [outs[0].reshape(-1, D)[sel_q], outs[1].reshape(-1, D)[sel_q % (B * k.shape[1] * T)]]
+            select += [lambda o: o.reshape(-1, D)[sel_q],
+                       lambda o, n=B * k.shape[1] * T: o.reshape(-1, D)[sel_q % n]]
+        else:
+            names = []
+        if mode != "fwd":
+            gq, gk = t.autograd.grad(outs, [x64[0], x64[1]], [g.double() for g in c.grads])
+            names += ["dq", "dk"]
+            values += [gq.reshape(-1, D)[sel_q], gk.reshape(-1, D)[sel_q % (B * k.shape[1] * T)]]
+            select += [lambda o: o.reshape(-1, D)[sel_q],
+                       lambda o, n=B * k.shape[1] * T: o.reshape(-1, D)[sel_q % n]]
+        return {"names": names, "values": values, "select": select}
+
+    sliced = []
+    for x in c.inputs:
+        if x.dim() == 2 and x.shape[0] == c.rows:
+            sliced.append(d64(x[idx].detach()).requires_grad_(getattr(x, "requires_grad", False)))
+        else:
+            sliced.append(d64(x))
+    outs = f(*sliced)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    names, values, select = [], [], []
+    if mode != "bwd":
+        for i, o in enumerate(outs):
+            names.append("out%d" % i)
+            values.append(o.detach())
+            select.append(lambda o_: o_[idx])
+    if mode != "fwd":
+        diff = [s for s in sliced if s.requires_grad]
+        gr = [g[idx].double() for g in c.grads]
+        grads = t.autograd.grad(outs, diff, gr)
+        for i, gx in enumerate(grads):
+            if gx.dim() == 2:  # dx rows; dw sums over every row and is not checked here
+                names.append("grad%d" % i)
+                values.append(gx)
+                select.append(lambda o_: o_[idx])
+    return {"names": names, "values": values, "select": select}
+
+
+def models(op, mode, dtype, s):
+    """FLOP and byte models of docs/KERNELS.md (same as solbench's ops)."""
+    es = {"fp32": 4, "fp16": 2, "bf16": 2}[dtype]
+    if op in ("rmsnorm", "add_rmsnorm", "layernorm", "softmax"):
+        M, N = s["M"], s["N"]
+        mn = float(M * N)
+        if op == "rmsnorm":
+            fwd, bwd = (4 * mn, 2 * mn * es + N * es), (9 * mn, 3 * mn * es + 2 * N * es)
+            return {"fwd": fwd, "bwd": bwd, "full": (fwd[0] + bwd[0], fwd[1] + bwd[1])}[mode]
+        if op == "add_rmsnorm":
+            return 5 * mn, 4 * mn * es + N * es
+        if op == "layernorm":
+            return 7 * mn, 2 * mn * es + 2 * N * es
+        return (5 * mn, 2 * mn * es) if mode == "fwd" else (4 * mn, 3 * mn * es)
+    if op == "rope":
+        n = float(s["B"] * s["T"] * (s["Hq"] + s["Hk"]) * s["D"])
+        one = (2 * n + 2 * s["T"] * s["D"]) * es
+        return (6 * n, 2 * one) if mode == "full" else (3 * n, one)
+    if op == "swiglu":
+        n = float(s["B"] * s["T"] * s["I"])
+        return {"fwd": (5 * n, 3 * n * es), "bwd": (9 * n, 5 * n * es), "full": (14 * n, 8 * n * es)}[mode]
+    if op == "cross_entropy":
+        M, V = s["M"], s["V"]
+        mv = float(M * V)
+        return (mv * (7 if mode == "full" else 4), mv * es * (2 if mode == "full" else 1) + M * 12 + 4)
+    BT, H, V = s["BT"], s["H"], s["V"]
+    b = (BT * H + V * H) * es + BT * 12.0 + 4
+    f = 2.0 * BT * V * H * (3 if mode == "full" else 1) + BT * V * (7 if mode == "full" else 4)
+    return f, (b + (BT * H + V * H) * es if mode == "full" else b)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, help="directory for the result files")
+    ap.add_argument("--quick", action="store_true", help="the quick presets' cases (see QUICK)")
+    ap.add_argument("--case", action="append", default=[], help="OP:MODE:DTYPE:K=V,... (repeatable)")
+    ap.add_argument("--providers", default="torch-eager,torch-compile")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--suite", default=None, help="config.suite (default: the quick preset's name, or adhoc)")
+    ap.add_argument("--check-rows", type=int, default=32)
+    ap.add_argument("--solbench", default=None)
+    ap.add_argument("--device", type=int, default=0)
+    a = ap.parse_args()
+    providers = [p for p in a.providers.split(",") if p]
+    if any(p not in ("torch-eager", "torch-compile") for p in providers) or not providers:
+        print("torch_ops.py: --providers takes torch-eager and/or torch-compile", file=sys.stderr)
+        return 2
+    if min(a.iters, a.repeats, a.check_rows) < 1 or a.warmup < 1:
+        print("torch_ops.py: --warmup, --iters, --repeats and --check-rows must be positive", file=sys.stderr)
+        return 2
+    cases = []
+    try:
+        for s, text in (QUICK if a.quick else []):
+            cases.append((a.suite or s,) + parse_case(text))
+        for text in a.case:
+            cases.append((a.suite or "adhoc",) + parse_case(text))
+    except ValueError as e:
+        print("torch_ops.py: %s" % e, file=sys.stderr)
+        return 2
+    if not cases:
+        print("torch_ops.py: nothing to run (give --quick or --case)", file=sys.stderr)
+        return 2
+    if not os.path.isdir(a.out):
+        print("torch_ops.py: %s: not a directory" % a.out, file=sys.stderr)
+        return 2
+    try:
+        import torch
+    except ImportError:
+        print("torch_ops.py: PyTorch is not installed here; nothing to do")
+        return 0
+    if not torch.cuda.is_available():
+        print("torch_ops.py: PyTorch sees no CUDA device; nothing to do")
+        return 0
+    solbench = find_solbench(a.solbench)
+    if not solbench:
+        print("torch_ops.py: solbench not found (give --solbench PATH); it supplies the tolerance table and "
+              "the provenance", file=sys.stderr)
+        return 2
+    tol = json.loads(subprocess.run([solbench, "tolerances"], check=True, capture_output=True, text=True).stdout)
+    p = subprocess.run([solbench, "provenance", "--device", str(a.device)], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stderr.strip(), file=sys.stderr)
+        return 2
+    prov = json.loads(p.stdout)
+    torch.cuda.set_device(a.device)
+    all_ok = True
+    for suite, op, mode, dtype, shape in cases:
+        for provider in providers:
+            try:
+                ok = run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, a.out)
+            except torch.cuda.OutOfMemoryError as e:  # recorded as skipped, like solbench
+                torch.cuda.empty_cache()
+                write_skipped(a, prov, torch, op, mode, dtype, shape, provider, suite,
+                              "does not fit in device memory: %s" % str(e).split("\n")[0][:300])
+                ok = True
+            all_ok = all_ok and ok
+            torch.cuda.empty_cache()
+    return 0 if all_ok else 1
+
+
+def write_skipped(a, prov, t, op, mode, dtype, shape, provider, suite, reason):
+    now = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
+    p = json.loads(json.dumps(prov))
+    p["tool"] = {"name": "torch_ops.py", "version": t.__version__}
+    p["software"]["cuda_runtime_version"] = t.version.cuda or "unknown"
+    p["software"]["cublas_version"] = "unknown"
+    p["software"]["compiler"] = "python %s" % platform.python_version()
+    p["started_at"] = p["finished_at"] = now
+    result = {"schema": "solbook.result.v1", "run_uuid": uuid.uuid4().hex, "status": "skipped", "reason": reason,
+              "config": {"suite": suite, "op": op, "mode": mode, "provider": provider, "backend": "torch",
+                         "dtype": dtype, "shape": dict(shape), "params": {"seed": a.seed}},
+              "protocol": {"timer": "cuda-event", "l2": "warm"},
+              "correctness": {"reference": "float64-device", "passed": None}, "provenance": p}
+    shape_s = "x".join(str(shape[k]) for k in SHAPES[op])
+    path = os.path.join(a.out, "%s-%s-%s-%s-%s.json" % (op, dtype, mode, shape_s, provider))
+    with open(path + ".tmp", "w") as fh:
+        json.dump(result, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    os.replace(path + ".tmp", path)
+    print("%s %s %s %s: skipped (%s)" % (op, mode, dtype, provider, reason), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# gpu_kernels.sh SOLBENCH - every bench/kernels/ op on small and awkward
+# shapes (sizes that are not multiples of the vector width, rows too long for
+# registers, several FLCE chunks, ignored targets), fp32, fp16 and bf16, with
+# every CUDA provider, each checked by solbench against float64. Exits 77
+# (CTest skip) where there is no CUDA device, 1 when a case fails.
+set -uo pipefail
+sb=${1:?usage: gpu_kernels.sh SOLBENCH}
+if ! "$sb" provenance --device 0 >/dev/null 2>&1; then
+  echo "gpu_kernels.sh: no CUDA device: skipped"
+  exit 77
+fi
+fails=0
+n=0
+check() {
+  local out
+  out=$("$sb" "$@" --warmup 1 --iters 2 --repeats 1 2>&1)
+  local rc=$?
+  n=$((n + 1))
+  echo "$out" | grep -E "passed|failed|skipped" | sed 's/^/  /'
+  if [[ $rc -ne 0 ]] || echo "$out" | grep -qE ": failed|error"; then
+    echo "FAILED: $sb $*"
+    echo "$out" | tail -3
+    fails=$((fails + 1))
+  fi
+}
+for dt in bf16 fp16 fp32; do
+  for N in 1000 4096 70000; do
+    check rmsnorm --M 37 --N $N --mode full --dtype $dt
+    check rmsnorm --M 37 --N $N --mode fwd --dtype $dt --weight_dtype fp32
+    check add_rmsnorm --M 33 --N $N --dtype $dt
+    check layernorm --M 21 --N $N --dtype $dt
+    check softmax --M 19 --N $N --dtype $dt
+    check softmax --M 19 --N $N --dtype $dt --mode bwd
+  done
+  check rmsnorm --M 1000 --N 512 --mode bwd --dtype $dt --weight_dtype fp32
+  for D in 10 16 64 256; do
+    check rope --B 2 --T 33 --Hq 4 --Hk 2 --D $D --mode full --dtype $dt
+  done
+  check swiglu --B 3 --T 7 --I 1001 --mode full --dtype $dt
+  check swiglu --B 2 --T 64 --I 11008 --mode full --dtype $dt
+  for V in 1001 32768 128256; do
+    check cross_entropy --M 24 --V $V --mode full --dtype $dt --ignore_frac 0.25
+  done
+  check cross_entropy --M 24 --V 4096 --mode fwd --dtype $dt
+  check flce --BT 64 --H 256 --V 1000 --mode full --dtype $dt --chunk 16 --ignore_frac 0.2
+  check flce --BT 50 --H 128 --V 333 --mode fwd --dtype $dt
+done
+echo "gpu_kernels.sh: $n cases, $fails failed"
+[[ $fails -eq 0 ]]
