@@ -341,6 +341,16 @@ static void refused(fixture *f, const char *file, const char *format, const char
     assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 0);
 }
 
+/* A kernel whose config names no dtype: stored as unknown, never guessed. */
+static void test_liger_nodtype(void **state)
+{
+    fixture *g = *state;
+    sb_error e;
+    assert_int_equal(sb_import_file(g->ing, DATA "liger_nodtype.csv", NULL, NULL, &e), SB_OK);
+    assert_int_equal(q_int(g->db, "SELECT COUNT(*) FROM runs"), 1);
+    assert_string_equal(q_text(g->db, "SELECT dtype FROM configs"), "unknown");
+}
+
 static void test_liger_refused(void **state)
 {
     fixture *f = *state;
@@ -348,9 +358,8 @@ static void test_liger_refused(void **state)
     refused(f, "liger_conflict.csv", "liger-csv", "line 3", "repeats the case of line 2");
     refused(f, "liger_unclosed.csv", "liger-csv", "line 3", "not closed");
     refused(f, "liger_stray_quote.csv", "liger-csv", "line 2", "a quote inside an unquoted field");
-    refused(f, "liger_nodtype.csv", NULL, "line 2", "--dtype");
     /* two good cases are stored before the third fails: rolled back */
-    refused(f, "liger_late_error.csv", NULL, "line 4", "--dtype");
+    refused(f, "liger_late_error.csv", NULL, "line 4", "not a known dtype");
     refused(f, "liger_badconfig.csv", NULL, "line 2", "extra_benchmark_config_str is not valid JSON");
     refused(f, "liger_header_only.csv", NULL, "no benchmark rows", NULL);
     refused(f, "empty.csv", "liger-csv", "empty file", NULL);
@@ -602,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_detect),
         cmocka_unit_test_setup_teardown(test_liger_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_liger_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_liger_nodtype, setup, teardown),
         cmocka_unit_test(test_liger_model_sweep),
         cmocka_unit_test_setup_teardown(test_in_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
