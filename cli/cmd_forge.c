@@ -356,11 +356,11 @@ static int forge_list(int argc, char **argv)
     } else if (json_array_size(kernels) == 0) {
         printf("no promoted kernels\n");
     } else {
-        printf("%-56s %8s %8s  %-20s %s\n", "kernel", "speedup", "min", "promoted", "author");
+        printf("%-56s %8s %8s  %-24s %s\n", "kernel", "speedup", "min", "promoted", "author");
         size_t i;
         json_t *k;
         json_array_foreach(kernels, i, k)
-        printf("%-56s %7.3fx %7.3fx  %-20.20s %s (%s)\n", json_string_value(json_object_get(k, "kernel_id")),
+        printf("%-56s %7.3fx %7.3fx  %-24.24s %s (%s)\n", json_string_value(json_object_get(k, "kernel_id")),
                json_number_value(json_object_get(k, "speedup_geomean")),
                json_number_value(json_object_get(k, "speedup_min")),
                json_string_value(json_object_get(k, "promoted_at")), json_string_value(json_object_get(k, "author")),
