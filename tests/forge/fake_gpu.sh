@@ -1,0 +1,70 @@
+#!/bin/sh
+# fake_gpu.sh SOLBOOK - forge's GPU steps on a machine without one: nvcc is
+# replaced by fake_nvcc.sh (SOLBOOK_NVCC) and the GPU gate forced open
+# (SOLBOOK_FORGE_GPU=1), so the sandboxed test and bench runs, their
+# timeouts, the harness invocation, ingest and promotion run for real around
+# programs whose behaviour is known. The measurements are made up by the
+# fake program and live only in this test's temporary folder.
+set -eu
+SOLBOOK=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+EXAMPLE=$SRC/examples/forge/rmsnorm_bf16
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sb-forge-fakegpu-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export SOLBOOK_DB="$WORK/solbook.db" SOLBOOK_NVCC="$HERE/fake_nvcc.sh" SOLBOOK_FORGE_GPU=1
+cd "$WORK"
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# new_run ID MODE [task options]: the example with "// FAKE_NVCC: MODE" appended to kernel.cu.
+new_run() {
+    id=$1; mode=$2; shift 2
+    "$SOLBOOK" forge task --op rmsnorm --sku h100-sxm5-80gb --dtype bf16 --shape M=4096,N=4096 \
+        --shape M=8192,N=4096 --objective latency --root runs --id "$id" \
+        --reference "$EXAMPLE/reference.cu" "$@" >/dev/null 2>&1 || fail "task $id"
+    cp -r "$EXAMPLE" "runs/$id/candidate"
+    [ -z "$mode" ] || echo "// FAKE_NVCC: $mode" >>"runs/$id/candidate/kernel.cu"
+}
+
+expect() {
+    want=$1; pattern=$2; shift 2
+    set +e
+    "$@" >out.txt 2>&1
+    got=$?
+    set -e
+    [ "$got" = "$want" ] || { cat out.txt; fail "$* exited $got, expected $want"; }
+    grep -qF -- "$pattern" out.txt || { cat out.txt; fail "$*: output lacks '$pattern'"; }
+    echo "ok: $* -> exit $got, '$pattern'"
+}
+
+new_run good ""
+expect 0 'test      passed   correctness test passed in' "$SOLBOOK" forge verify runs/good
+expect 0 'M=8192,N=4096                candidate passed 0.0201 ms, eager-reference passed 0.0602 ms, speedup 3.000x' \
+    "$SOLBOOK" forge bench runs/good
+grep -qF '"verdict": "passed"' runs/good/bench.json || fail "bench.json verdict"
+[ -f runs/good/results/case1-candidate.json ] || fail "result files"
+expect 0 'promote: cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096+m8192n4096_v1' "$SOLBOOK" forge promote runs/good --registry reg
+grep -qF '"kernel_id": "cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096+m8192n4096_v1"' reg/verified_kernels.json || fail "registry export"
+
+new_run hang hang --test-timeout 2
+expect 1 'test      failed   correctness test timed out after 2 s, process group killed' "$SOLBOOK" forge verify runs/hang
+
+new_run wrong fail
+expect 1 'correctness test exit 1 in' "$SOLBOOK" forge verify runs/wrong
+grep -qF 'M=3 N=7: FAIL max_abs_err=0.5' out.txt || fail "the test's own message is not shown"
+
+new_run broken compile-error
+expect 1 'kernel.cu(12): error: identifier "oops" is undefined' "$SOLBOOK" forge verify runs/broken
+
+new_run slow ms=0.09,0.06
+expect 0 'verify: passed' "$SOLBOOK" forge verify runs/slow
+expect 1 'is below the required 1.10x' "$SOLBOOK" forge bench runs/slow
+expect 1 'promote: refused: ' "$SOLBOOK" forge promote runs/slow --registry reg
+
+new_run stuck bench-hang --bench-timeout 2
+expect 0 'verify: passed' "$SOLBOOK" forge verify runs/stuck
+expect 1 'bench harness timed out after 2 s, process group killed' "$SOLBOOK" forge bench runs/stuck
+
+[ "$(grep -c '"kernel_id"' reg/verified_kernels.json)" = 1 ] || fail "only the good run may be promoted"
+echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, stuck bench) and the promotion of the good run, with nvcc and the GPU faked"
