@@ -330,9 +330,6 @@ static json_t *make_result(const json_t *spec, const json_t *raw, const json_t *
             json_object_set(corr, "finite", json_object_get(chk, "finite"));
     }
     json_object_set_new(doc, "correctness", corr);
-    json_t *bytes = json_object_get(cas, "problem_device_bytes");
-    if (json_is_integer(bytes) && json_integer_value(bytes) >= 0)
-        json_object_set_new(doc, "memory", json_pack("{s:O}", "peak_device_bytes", bytes));
     if (!passed) {
         json_object_set_new(doc, "reason", json_string(reason));
         return doc;
