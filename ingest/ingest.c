@@ -31,6 +31,8 @@ enum {
     ST_RUN_EXISTS,
     ST_PROF_DELETE,
     ST_PROF_INSERT,
+    ST_SAVEPOINT,
+    ST_RELEASE,
     ST_COUNT
 };
 
@@ -73,6 +75,8 @@ static const char *const SQL[ST_COUNT] = {
     [ST_PROF_DELETE] = "DELETE FROM profiler_metrics WHERE run_id = ?",
     [ST_PROF_INSERT] = "INSERT INTO profiler_metrics (run_id, kernel_index, kernel_name, metric, "
                        "unit, value, source_path) VALUES (?,?,?,?,?,?,?)",
+    [ST_SAVEPOINT] = "SAVEPOINT sb_unit",
+    [ST_RELEASE] = "RELEASE sb_unit",
 };
 
 sb_db *sb_ingest_db(sb_ingest *ing)
@@ -164,7 +168,9 @@ static int unit_begin(sb_ingest *ing, sb_error *err)
 {
     if (!ing->in_batch)
         return sb_db_begin(ing->db, err);
-    if (sqlite3_exec(sb_db_handle(ing->db), "SAVEPOINT sb_unit", NULL, NULL, NULL) != SQLITE_OK)
+    int rc = sqlite3_step(ing->st[ST_SAVEPOINT]);
+    sqlite3_reset(ing->st[ST_SAVEPOINT]);
+    if (rc != SQLITE_DONE)
         return sb_db_fail(ing->db, err, "cannot start a savepoint");
     return SB_OK;
 }
@@ -183,7 +189,9 @@ static int unit_end(sb_ingest *ing, int ok, sb_error *err)
         sqlite3_exec(c, "RELEASE sb_unit", NULL, NULL, NULL);
         return SB_ERR;
     }
-    if (sqlite3_exec(c, "RELEASE sb_unit", NULL, NULL, NULL) != SQLITE_OK)
+    int rc = sqlite3_step(ing->st[ST_RELEASE]);
+    sqlite3_reset(ing->st[ST_RELEASE]);
+    if (rc != SQLITE_DONE)
         return sb_db_fail(ing->db, err, "cannot release a savepoint");
     return SB_OK;
 }
