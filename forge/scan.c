@@ -259,7 +259,7 @@ static const char *const process_names[] = {
     "execve", "execvp", "execvpe", "execveat", "fexecve", "posix_spawn", "posix_spawnp",
     "wordexp", "syscall", "ptrace", "kill", "killpg", "tgkill", "setuid", "setgid", "seteuid",
     "setreuid", "chroot", "mount", "umount", "umount2", "pivot_root", "unshare", "setns",
-    "daemon", "__libc_argv", "program_invocation_name", "program_invocation_short_name", NULL};
+    "daemon", "setsid", "setpgid", "setpgrp", "__libc_argv", "program_invocation_name", "program_invocation_short_name", NULL};
 static const char *const network_names[] = {
     "socket", "socketpair", "getaddrinfo", "gethostbyname", "gethostbyname2", "gethostbyaddr",
     "getnameinfo", "inet_pton", "inet_addr", "inet_aton", NULL};
