@@ -129,12 +129,22 @@ static void add_metrics(json_t *metrics, const sb_result_env *env, const sb_op_c
     const char *dt = sb_dtype_name(cfg->dtype);
     double ds_tflops = env->sku ? sb_sku_peak_tflops(env->sku, dt) : 0;
     double ds_gbps = env->sku ? env->sku->hbm_tbps * 1000.0 : 0;
+    /* Measured ceilings: the dtype's GEMM peak, and the best of the
+     * bandwidth probes (copy, scale, add, triad, memcpy_d2d). */
     double cal_tflops = 0, cal_gbps = 0;
+    const char *cal_bw_name = NULL;
     if (env->calibration) {
         json_t *g = json_object_get(json_object_get(env->calibration, "gemm_peak"), dt);
         cal_tflops = json_number_value(json_object_get(g, "tflops"));
-        cal_gbps = json_number_value(
-            json_object_get(json_object_get(json_object_get(env->calibration, "bandwidth"), "copy"), "gbps"));
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(env->calibration, "bandwidth"), k, v) {
+            double gb = json_number_value(json_object_get(v, "gbps"));
+            if (gb > cal_gbps) {
+                cal_gbps = gb;
+                cal_bw_name = k;
+            }
+        }
     }
     /* Which floor is higher: flops / peak_flops against bytes / peak_bw,
      * from the datasheet, else from the calibration. */
@@ -165,7 +175,7 @@ static void add_metrics(json_t *metrics, const sb_result_env *env, const sb_op_c
             json_object_set_new(metrics, "measured_ceiling_name", json_string(name));
         } else if (memory && cal_gbps > 0 && isfinite(gbps)) {
             json_object_set_new(metrics, "pct_measured_ceiling", json_real(100.0 * gbps / cal_gbps));
-            json_object_set_new(metrics, "measured_ceiling_name", json_string("copy"));
+            json_object_set_new(metrics, "measured_ceiling_name", json_string(cal_bw_name));
         } else {
             json_object_set_new(metrics, "pct_measured_ceiling", json_null());
         }

@@ -204,10 +204,10 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
                100.0 * json_number_value(json_object_get(stats, "rel_noise")));
         json_t *tf = json_object_get(met, "tflops");
         if (json_is_number(tf))
-            printf(", %.2f TFLOP/s", json_number_value(tf));
+            printf(", %.4g TFLOP/s", json_number_value(tf));
         json_t *gb = json_object_get(met, "gbps");
         if (json_is_number(gb))
-            printf(", %.1f GB/s", json_number_value(gb));
+            printf(", %.4g GB/s", json_number_value(gb));
         json_t *pct = json_object_get(met, "pct_datasheet_peak");
         if (json_is_number(pct))
             printf(", %.1f%% of %s", json_number_value(pct),
@@ -995,7 +995,7 @@ static int cmd_roofline(int argc, char **argv)
         json_object_foreach(bw, k, v)
             printf("%-10s %9.1f GB/s\n", k, json_number_value(json_object_get(v, "gbps")));
         json_object_foreach(json_object_get(cal, "gemm_peak"), k, v)
-            printf("gemm %-6s %8.2f TFLOP/s\n", k, json_number_value(json_object_get(v, "tflops")));
+            printf("gemm %-6s %10.4g TFLOP/s\n", k, json_number_value(json_object_get(v, "tflops")));
         const char *notes = json_string_value(json_object_get(cal, "notes"));
         if (notes)
             printf("notes: %s\n", notes);
