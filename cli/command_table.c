@@ -14,5 +14,6 @@ const sb_command sb_commands[] = {
     {"packet", cmd_packet, "write an upstream discussion packet citing passing runs"},
     {"validate-results", cmd_validate_results, "completion gate: one complete GEMM spec result per arch"},
     {"forge", cmd_forge, "verify, benchmark and promote candidate kernels (task, prompt, verify, bench, promote, list)"},
+    {"site", cmd_site, "build the static dashboard (overview, ops, runs, history, weekly, packets)"},
     {NULL, NULL, NULL},
 };

@@ -33,5 +33,6 @@ SB_COMMAND_DECL int cmd_report(int argc, char **argv);
 SB_COMMAND_DECL int cmd_packet(int argc, char **argv);
 SB_COMMAND_DECL int cmd_validate_results(int argc, char **argv);
 SB_COMMAND_DECL int cmd_forge(int argc, char **argv);
+SB_COMMAND_DECL int cmd_site(int argc, char **argv);
 
 #endif

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""gen_site_db.py DB N [--samples S] [--markup] - a solbook database of N
+synthetic result runs for `solbook site` performance and size checks.
+
+Rows go straight into SQLite (the schema is db/migrations/*.sql, applied
+in order), so making 100,000 runs takes seconds instead of an ingest of
+100,000 files. Every run is marked synthetic: source_path
+"synthetic/gen_site_db/run-ID.json", notes "synthetic (perf/gen_site_db.py)".
+The figures are made up for load testing only; never ship such a database.
+
+Layout: 3 SKUs (a100, h100, h200) x 96 series (gemm: 3 providers x 2
+dtypes x 12 shapes; rmsnorm: 3 providers x 8 shapes) re-run at successive
+commits, one commit per pass over every series, finished over two ISO
+weeks; about 2 % of runs fail correctness; 1 % carry ncu metrics; one
+calibration run per SKU. --markup puts HTML markup into a GPU name and
+the notes of some runs (escaping tests).
+"""
+import argparse
+import glob
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+SKUS = [("a100-sxm4-80gb", "a100", "NVIDIA A100-SXM4-80GB", 2.039, 312.0),
+        ("h100-sxm5-80gb", "h100", "NVIDIA H100 80GB HBM3", 3.35, 989.0),
+        ("h200-sxm-141gb", "h200", "NVIDIA H200", 4.8, 989.0)]
+MARKUP_GPU = "<script>alert('gpu')</script><b>H100</b>"
+MARKUP_NOTE = "note with <img src=x onerror=alert(1)> & <i>markup</i>"
+
+
+def series():
+    out = []
+    for dtype in ("fp16", "bf16"):
+        for prov, speed in (("cublas", 1.0), ("cublaslt", 1.04), ("solbook-mma", 0.7)):
+            for m in (256, 512, 768, 1024, 1536, 2048, 3072, 4096, 5120, 6144, 7168, 8192):
+                out.append(("gemm", "fwd", dtype, prov, speed, {"M": m, "N": m, "K": m}))
+    for prov, speed in (("reference", 1.0), ("liger", 1.9), ("torch-compile", 1.5)):
+        for t in (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072):
+            out.append(("rmsnorm", "fwd", "bf16", prov, speed, {"H": 4096, "T": t}))
+    return out
+
+
+def model(op, shape, bw_tbps, peak):
+    if op == "gemm":
+        m, n, k = shape["M"], shape["N"], shape["K"]
+        flops = 2.0 * m * n * k
+        byts = 2.0 * (m * k + k * n + m * n)
+        ms = max(flops / (peak * 0.7e12), byts / (bw_tbps * 0.8e12)) * 1e3 + 0.004
+    else:
+        flops = 4.0 * shape["H"] * shape["T"]
+        byts = 2.0 * 2 * shape["H"] * shape["T"]
+        ms = byts / (bw_tbps * 0.6e12) * 1e3 + 0.003
+    return flops, byts, ms
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("db")
+    ap.add_argument("n", type=int)
+    ap.add_argument("--samples", type=int, default=20)
+    ap.add_argument("--markup", action="store_true")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if os.path.exists(a.db):
+        sys.exit("gen_site_db: %s exists; give a new path" % a.db)
+    rnd = random.Random(a.seed)
+    db = sqlite3.connect(a.db)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = OFF")
+    migs = sorted(glob.glob(os.path.join(ROOT, "db", "migrations", "*.sql")))
+    for m in migs:
+        db.executescript(open(m).read())
+    db.execute("PRAGMA user_version = %d" % int(os.path.basename(migs[-1]).split("_")[0]))
+    ser = series()
+    runs, prov, conf, metr, corr, samp, prof, ceil = [], [], [], [], [], [], [], []
+    rid = 0
+
+    def add_run(schema, status, raw, notes, finished, sha, sku, arch, gpu):
+        nonlocal rid
+        rid += 1
+        text = json.dumps(raw, sort_keys=True, separators=(",", ":"))
+        runs.append((rid, hashlib.sha256(text.encode()).hexdigest(), schema, None, status, None,
+                     "synthetic/gen_site_db/run-%d.json" % rid, "solbook", "2026-11-20T00:00:00Z",
+                     notes, text))
+        prov.append((rid, sha, 0, "solbench", "0.1.0", "synthetic-host", "Linux", "synthetic cpu",
+                     "580.65", "13.0", "13.0", "gpu", 0, gpu, arch, sku, "9.0", 132, 80 * 2**30,
+                     "0x0000", None, 1980, 2619, 700.0, 1, 0, finished, finished))
+        return rid
+
+    base = 1763337600  # 2026-11-17T00:00:00Z, Monday of 2026-W47
+    for s, (sku, arch, gpu, bw, peak) in enumerate(SKUS):
+        r = add_run("solbook.calibration.v1", "passed", {"synthetic": "calibration", "sku": sku},
+                    "synthetic (perf/gen_site_db.py)", "2026-11-16T08:00:00Z", "c" * 40, sku, arch,
+                    gpu)
+        ceil.append((r, "bw.copy", "GB/s", bw * 1000 * 0.9))
+        ceil.append((r, "gemm.fp16", "TFLOP/s", peak * 0.75))
+        ceil.append((r, "gemm.bf16", "TFLOP/s", peak * 0.74))
+    per_commit = len(ser) * len(SKUS)
+    commits = max(1, -(-a.n // per_commit))
+    span = 12 * 86400
+    made = 0
+    for cidx in range(commits):
+        sha = hashlib.sha1(b"commit %d" % cidx).hexdigest()
+        t = base + int(span * cidx / commits)
+        for s, (sku, arch, gpu, bw, peak) in enumerate(SKUS):
+            for si, (op, mode, dtype, provname, speed, shape) in enumerate(ser):
+                if made >= a.n:
+                    break
+                made += 1
+                t2 = t + s * 600 + si
+                fin = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t2))
+                flops, byts, ms = model(op, shape, bw, peak)
+                ms /= speed
+                drift = 1.0 + 0.05 * ((cidx % 7) == 3 and provname == "cublaslt")
+                ms *= drift
+                failed = rnd.random() < 0.02
+                shape_key = ",".join("%s=%d" % (k, shape[k]) for k in sorted(shape))
+                params = "{}"
+                suite = "synthetic"
+                case_key = "|".join([suite, op, mode, dtype, shape_key, params])
+                g = gpu
+                notes = "synthetic (perf/gen_site_db.py)"
+                if a.markup and made % 50 == 1:
+                    g = MARKUP_GPU
+                    notes = MARKUP_NOTE
+                r = add_run("solbook.result.v1", "failed" if failed else "passed",
+                            {"synthetic": "result", "n": made, "case": case_key, "sku": sku,
+                             "provider": provname, "commit": sha},
+                            notes, fin, sha, sku, arch, g)
+                conf.append((r, suite, op, mode, provname, "cuda", dtype, shape_key,
+                             json.dumps(shape, sort_keys=True, separators=(",", ":")), params,
+                             case_key, "cuda-event", 10, None, 10, a.samples // 10 or 1, "warm",
+                             1, 0))
+                vals = sorted(ms * (1 + abs(rnd.gauss(0, 0.01))) for _ in range(a.samples))
+                for i, v in enumerate(vals):
+                    samp.append((r, i // 10, i % 10, v))
+                med = vals[len(vals) // 2]
+                metr.append((r, a.samples, 0, vals[0], vals[len(vals) // 5], med,
+                             vals[len(vals) * 4 // 5], vals[-1], sum(vals) / len(vals), 0.0, 0.01,
+                             0.01, flops, byts, flops / med / 1e9, byts / med / 1e6, "unknown",
+                             None, None, None, None, int(byts)))
+                corr.append((r, "float64-host", 4096, 1e-3, 1e-3, 1e-4, 1e-4, 2e-3, 0, 1,
+                             0 if failed else 1, "%016x" % r, 1, 1))
+                if made % 100 == 7:
+                    for k, (metric, unit, val) in enumerate((
+                            ("gpu__time_duration.sum", "usecond", med * 1000),
+                            ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", 71.5),
+                            ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "%", 40.2))):
+                        prof.append((r, 0, "synthetic_kernel", metric, unit, val, "synthetic.csv"))
+    q = lambda n: ",".join("?" * n)
+    db.executemany("INSERT INTO runs (id, content_sha256, schema, run_uuid, status, reason,"
+                   " source_path, source_format, ingested_at, notes, raw_json) VALUES (%s)" % q(11), runs)
+    db.executemany("INSERT INTO provenance VALUES (%s)" % q(28), prov)
+    db.executemany("INSERT INTO configs VALUES (%s)" % q(19), conf)
+    db.executemany("INSERT INTO metrics VALUES (%s)" % q(22), metr)
+    db.executemany("INSERT INTO correctness VALUES (%s)" % q(14), corr)
+    db.executemany("INSERT INTO samples VALUES (?,?,?,?)", samp)
+    db.executemany("INSERT INTO profiler_metrics VALUES (%s)" % q(7), prof)
+    db.executemany("INSERT INTO ceilings VALUES (?,?,?,?)", ceil)
+    db.commit()
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    print("gen_site_db: %s: %d result runs (%d commits), %d samples, %d calibration runs"
+          % (a.db, made, commits, len(samp), len(SKUS)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,831 @@
+/* site_docs.c - the pages not built from result rows alone: weekly
+ * writeups and packets (rendered by report/), the promoted-kernel registry
+ * (forge), the contributions ledger and the roadmap (data files in docs/,
+ * formats in docs/SITE.md). */
+#include <csv.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "home.h"
+#include "isoweek.h"
+#include "json_file.h"
+#include "packet.h"
+#include "site_internal.h"
+#include "weekly.h"
+
+/* ---- roadmap ------------------------------------------------------------ */
+
+static const char *const TASK_STATUS[] = {"done", "in progress", "planned", "dropped", NULL};
+static const char *const TASK_CLASS[] = {"passed", "stale", "missing", "skipped", NULL};
+
+static int in_list(const char *s, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Each key of obj must be in allowed; the required ones present. */
+static int check_keys(const char *path, const char *ptr, json_t *obj, const char *const *allowed,
+                      const char *const *required, sb_error *err)
+{
+    if (!json_is_object(obj))
+        return sb_error_set(err, path, ptr, "must be an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        if (in_list(key, allowed) < 0)
+            return sb_error_set(err, path, ptr, "unknown member '%s'", key);
+    }
+    for (size_t i = 0; required[i]; i++)
+        if (!json_object_get(obj, required[i]))
+            return sb_error_set(err, path, ptr, "missing member '%s'", required[i]);
+    return SB_OK;
+}
+
+static int nonempty_string(const char *path, const char *ptr, json_t *v, sb_error *err)
+{
+    if (!json_is_string(v) || json_string_length(v) == 0)
+        return sb_error_set(err, path, ptr, "must be a non-empty string");
+    return SB_OK;
+}
+
+static int load_roadmap(const char *path, json_t **out, sb_error *err)
+{
+    json_t *doc = NULL;
+    if (sb_json_load_file(path, &doc, err) != SB_OK)
+        return SB_ERR;
+    static const char *const top[] = {"schema", "weeks", NULL};
+    static const char *const wk[] = {"week", "title", "tasks", NULL};
+    static const char *const task_all[] = {"task", "status", "issue", "notes", NULL};
+    static const char *const task_req[] = {"task", "status", NULL};
+    char ptr[256];
+    if (check_keys(path, "", doc, top, top, err) != SB_OK)
+        goto bad;
+    json_t *schema = json_object_get(doc, "schema");
+    if (!json_is_string(schema) || strcmp(json_string_value(schema), "solbook.roadmap.v1")) {
+        sb_error_set(err, path, "/schema", "must be \"solbook.roadmap.v1\"");
+        goto bad;
+    }
+    json_t *weeks = json_object_get(doc, "weeks");
+    if (!json_is_array(weeks) || json_array_size(weeks) == 0) {
+        sb_error_set(err, path, "/weeks", "must be a non-empty array");
+        goto bad;
+    }
+    size_t i;
+    json_t *w;
+    char prev[16] = "";
+    json_array_foreach(weeks, i, w) {
+        snprintf(ptr, sizeof ptr, "/weeks/%zu", i);
+        if (check_keys(path, ptr, w, wk, wk, err) != SB_OK)
+            goto bad;
+        json_t *week = json_object_get(w, "week");
+        int y, n;
+        sb_error werr;
+        snprintf(ptr, sizeof ptr, "/weeks/%zu/week", i);
+        if (!json_is_string(week) || sb_isoweek_parse(json_string_value(week), &y, &n, &werr) != SB_OK) {
+            sb_error_set(err, path, ptr, "must be an ISO week YYYY-Www that exists");
+            goto bad;
+        }
+        if (strcmp(prev, json_string_value(week)) >= 0) {
+            sb_error_set(err, path, ptr, "weeks must be in increasing order without repeats");
+            goto bad;
+        }
+        snprintf(prev, sizeof prev, "%s", json_string_value(week));
+        snprintf(ptr, sizeof ptr, "/weeks/%zu/title", i);
+        if (nonempty_string(path, ptr, json_object_get(w, "title"), err) != SB_OK)
+            goto bad;
+        json_t *tasks = json_object_get(w, "tasks");
+        if (!json_is_array(tasks) || json_array_size(tasks) == 0) {
+            snprintf(ptr, sizeof ptr, "/weeks/%zu/tasks", i);
+            sb_error_set(err, path, ptr, "must be a non-empty array");
+            goto bad;
+        }
+        size_t k;
+        json_t *t;
+        json_array_foreach(tasks, k, t) {
+            snprintf(ptr, sizeof ptr, "/weeks/%zu/tasks/%zu", i, k);
+            if (check_keys(path, ptr, t, task_all, task_req, err) != SB_OK)
+                goto bad;
+            snprintf(ptr, sizeof ptr, "/weeks/%zu/tasks/%zu/task", i, k);
+            if (nonempty_string(path, ptr, json_object_get(t, "task"), err) != SB_OK)
+                goto bad;
+            json_t *st = json_object_get(t, "status");
+            snprintf(ptr, sizeof ptr, "/weeks/%zu/tasks/%zu/status", i, k);
+            if (!json_is_string(st) || in_list(json_string_value(st), TASK_STATUS) < 0) {
+                sb_error_set(err, path, ptr, "must be one of: done, in progress, planned, dropped");
+                goto bad;
+            }
+            json_t *issue = json_object_get(t, "issue");
+            if (issue && (!json_is_integer(issue) || json_integer_value(issue) < 1)) {
+                snprintf(ptr, sizeof ptr, "/weeks/%zu/tasks/%zu/issue", i, k);
+                sb_error_set(err, path, ptr, "must be an issue number (integer >= 1)");
+                goto bad;
+            }
+            json_t *notes = json_object_get(t, "notes");
+            if (notes && !json_is_string(notes)) {
+                snprintf(ptr, sizeof ptr, "/weeks/%zu/tasks/%zu/notes", i, k);
+                sb_error_set(err, path, ptr, "must be a string");
+                goto bad;
+            }
+        }
+    }
+    *out = doc;
+    return SB_OK;
+bad:
+    json_decref(doc);
+    return SB_ERR;
+}
+
+int sb_site_check_roadmap(const char *path, sb_error *err)
+{
+    json_t *doc = NULL;
+    if (load_roadmap(path, &doc, err) != SB_OK)
+        return SB_ERR;
+    json_decref(doc);
+    return SB_OK;
+}
+
+/* ---- contributions ledger ---------------------------------------------- */
+
+#define LEDGER_COLS 8
+static const char *const LEDGER_HEADER[LEDGER_COLS] = {"target", "kind", "title", "status",
+                                                       "link", "packet", "runs", "notes"};
+static const char *const LEDGER_KIND[] = {"discussion", "issue", "PR", NULL};
+static const char *const LEDGER_STATUS[] = {"planned", "drafted", "posted", "merged", "closed", NULL};
+static const char *const LEDGER_CLASS[] = {"missing", "stale", "neutral", "passed", "skipped", NULL};
+
+typedef struct ledger_row {
+    char *f[LEDGER_COLS];
+} ledger_row;
+
+typedef struct ledger {
+    ledger_row *rows;
+    size_t n, cap;
+    ledger_row cur;
+    size_t ncur;      /* fields in the current record */
+    size_t record;    /* records seen, header included */
+    int failed;       /* 1: a record had the wrong number of fields or memory ran out */
+    char msg[256];
+} ledger;
+
+static void ledger_field(void *s, size_t len, void *data)
+{
+    ledger *l = data;
+    if (l->failed)
+        return;
+    if (l->ncur >= LEDGER_COLS) {
+        l->failed = 1;
+        snprintf(l->msg, sizeof l->msg, "more than %d fields", LEDGER_COLS);
+        return;
+    }
+    char *v = malloc(len + 1);
+    if (!v) {
+        l->failed = 1;
+        snprintf(l->msg, sizeof l->msg, "out of memory");
+        return;
+    }
+    memcpy(v, s, len);
+    v[len] = '\0';
+    l->cur.f[l->ncur++] = v;
+}
+
+static void ledger_free_row(ledger_row *r)
+{
+    for (int i = 0; i < LEDGER_COLS; i++) {
+        free(r->f[i]);
+        r->f[i] = NULL;
+    }
+}
+
+static void ledger_record(int c, void *data)
+{
+    (void)c;
+    ledger *l = data;
+    if (l->failed)
+        return;
+    l->record++;
+    if (l->ncur != LEDGER_COLS) {
+        l->failed = 1;
+        snprintf(l->msg, sizeof l->msg, "%zu fields, the header has %d", l->ncur, LEDGER_COLS);
+        return;
+    }
+    if (l->record == 1) {
+        for (int i = 0; i < LEDGER_COLS; i++)
+            if (strcmp(l->cur.f[i], LEDGER_HEADER[i])) {
+                l->failed = 1;
+                snprintf(l->msg, sizeof l->msg, "header must be "
+                         "target,kind,title,status,link,packet,runs,notes");
+                return;
+            }
+        ledger_free_row(&l->cur);
+        l->ncur = 0;
+        return;
+    }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 16;
+        ledger_row *nr = realloc(l->rows, nc * sizeof *nr);
+        if (!nr) {
+            l->failed = 1;
+            snprintf(l->msg, sizeof l->msg, "out of memory");
+            return;
+        }
+        l->rows = nr;
+        l->cap = nc;
+    }
+    l->rows[l->n++] = l->cur;
+    memset(&l->cur, 0, sizeof l->cur);
+    l->ncur = 0;
+}
+
+static void ledger_free(ledger *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        ledger_free_row(&l->rows[i]);
+    ledger_free_row(&l->cur);
+    free(l->rows);
+    memset(l, 0, sizeof *l);
+}
+
+static int is_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+static int load_ledger(const char *path, ledger *l, sb_error *err)
+{
+    memset(l, 0, sizeof *l);
+    char *data = NULL;
+    size_t len = 0;
+    if (sb_file_read_all(path, &data, &len, err) != SB_OK)
+        return SB_ERR;
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        free(data);
+        return sb_error_set(err, path, NULL, "cannot start the CSV parser");
+    }
+    size_t done = csv_parse(&p, data, len, ledger_field, ledger_record, l);
+    int perr = done != len ? csv_error(&p) : 0;
+    if (!perr && csv_fini(&p, ledger_field, ledger_record, l) != 0)
+        perr = csv_error(&p);
+    csv_free(&p);
+    free(data);
+    char where[64];
+    snprintf(where, sizeof where, "record %zu", l->record + 1);
+    if (perr) {
+        ledger_free(l);
+        return sb_error_set(err, path, where, "malformed CSV: %s", csv_strerror(perr));
+    }
+    if (l->failed) {
+        snprintf(where, sizeof where, "record %zu", l->record);
+        sb_error_set(err, path, where, "%s", l->msg);
+        ledger_free(l);
+        return SB_ERR;
+    }
+    if (l->record == 0) {
+        ledger_free(l);
+        return sb_error_set(err, path, NULL, "empty: the header line is missing");
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        char **f = l->rows[i].f;
+        snprintf(where, sizeof where, "record %zu", i + 2);
+        const char *msg = NULL;
+        if (!f[0][0])
+            msg = "target is empty";
+        else if (in_list(f[1], LEDGER_KIND) < 0)
+            msg = "kind must be discussion, issue or PR";
+        else if (!f[2][0])
+            msg = "title is empty";
+        else if (in_list(f[3], LEDGER_STATUS) < 0)
+            msg = "status must be planned, drafted, posted, merged or closed";
+        else if (f[4][0] && strncmp(f[4], "https://", 8) != 0)
+            msg = "link must be empty or an https:// address";
+        else if (!f[4][0] && strcmp(f[3], "planned") && strcmp(f[3], "drafted"))
+            msg = "a posted, merged or closed entry needs its link";
+        else if (f[4][0] && (!strcmp(f[3], "planned") || !strcmp(f[3], "drafted")))
+            msg = "a planned or drafted entry has no link yet";
+        else if (f[5][0] && !sb_packet_target_known(f[5]))
+            msg = "packet must be empty or a packet target (liger, vllm, triton, pytorch, cutlass, "
+                  "onnxruntime, jax, tilelang)";
+        if (!msg && f[6][0]) {
+            /* runs: content sha256 prefixes (12 to 64 hex digits), space-separated */
+            const char *s = f[6];
+            while (*s && !msg) {
+                size_t n = strcspn(s, " ");
+                if (n < 12 || n > 64 || !is_hex(s, n))
+                    msg = "runs must be space-separated content_sha256 prefixes of 12 to 64 "
+                          "lower-case hex digits";
+                s += n;
+                while (*s == ' ')
+                    s++;
+            }
+        }
+        if (msg) {
+            sb_error_set(err, path, where, "%s", msg);
+            ledger_free(l);
+            return SB_ERR;
+        }
+    }
+    return SB_OK;
+}
+
+int sb_site_check_ledger(const char *path, sb_error *err)
+{
+    ledger l;
+    if (load_ledger(path, &l, err) != SB_OK)
+        return SB_ERR;
+    ledger_free(&l);
+    return SB_OK;
+}
+
+static void data_path(const char *given, const char *rel, char *buf, size_t size)
+{
+    sb_error e;
+    if (given)
+        snprintf(buf, size, "%s", given);
+    else if (sb_home_path(buf, size, rel, &e) != SB_OK)
+        snprintf(buf, size, "%s", rel);
+}
+
+int site_build_ledger(site_ctx *c, sb_error *err)
+{
+    char path[4096];
+    data_path(c->o->ledger_path, "docs/contributions.csv", path, sizeof path);
+    ledger l;
+    if (load_ledger(path, &l, err) != SB_OK)
+        return SB_ERR;
+    sb_buf b = SB_BUF_INIT;
+    int rc = SB_ERR;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT id FROM runs WHERE content_sha256 >= ?1 AND content_sha256 < ?1 || 'g'"
+                           " ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK) {
+        sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+        goto done;
+    }
+    sb_buf_puts(&b, "<p class=\"note\">Upstream contributions this project makes or plans, from "
+                    "<code>docs/contributions.csv</code>. A planned entry has no link until it "
+                    "is posted; cited runs are named by the sha256 of their content and linked "
+                    "when this database holds them.</p>\n");
+    if (l.n == 0) {
+        sb_buf_puts(&b, "<p class=\"empty\">No contributions recorded yet.</p>\n");
+    } else {
+        sb_buf_puts(&b, "<table class=\"sortable\" id=\"ledger\"><thead><tr><th>target</th>"
+                        "<th>kind</th><th>title</th><th>status</th><th>link</th><th>packet</th>"
+                        "<th>runs cited</th><th>notes</th></tr></thead><tbody>\n");
+        for (size_t i = 0; i < l.n; i++) {
+            char **f = l.rows[i].f;
+            sb_buf_puts(&b, "<tr><td>");
+            site_h(&b, f[0]);
+            sb_buf_puts(&b, "</td><td>");
+            site_h(&b, f[1]);
+            sb_buf_puts(&b, "</td><td>");
+            site_h(&b, f[2]);
+            sb_buf_puts(&b, "</td><td>");
+            int si = in_list(f[3], LEDGER_STATUS);
+            site_status(&b, LEDGER_CLASS[si], f[3]);
+            sb_buf_puts(&b, "</td><td>");
+            if (f[4][0]) {
+                sb_buf_puts(&b, "<a href=\"");
+                sb_buf_xml_escaped(&b, f[4]);
+                sb_buf_puts(&b, "\">");
+                site_h(&b, f[4]);
+                sb_buf_puts(&b, "</a>");
+            } else {
+                sb_buf_puts(&b, "<span class=\"null\">not posted</span>");
+            }
+            sb_buf_puts(&b, "</td><td>");
+            if (f[5][0]) {
+                sb_buf_puts(&b, "<a href=\"packets/index.html#packet-");
+                sb_buf_xml_escaped(&b, f[5]);
+                sb_buf_puts(&b, "\">");
+                site_h(&b, f[5]);
+                sb_buf_puts(&b, "</a>");
+            }
+            sb_buf_puts(&b, "</td><td>");
+            const char *s = f[6];
+            if (!*s)
+                sb_buf_puts(&b, "<span class=\"null\">none yet</span>");
+            while (*s) {
+                size_t n = strcspn(s, " ");
+                char pre[80];
+                snprintf(pre, sizeof pre, "%.*s", (int)n, s);
+                sqlite3_reset(st);
+                sqlite3_bind_text(st, 1, pre, -1, SQLITE_TRANSIENT);
+                sb_buf_printf(&b, "<code>%.12s</code> ", pre);
+                int found = 0;
+                while (sqlite3_step(st) == SQLITE_ROW) {
+                    long long id = sqlite3_column_int64(st, 0);
+                    char rp[128];
+                    site_run_path(rp, sizeof rp, id, "html");
+                    sb_buf_printf(&b, "<a href=\"%s\">run %lld</a> ", rp, id);
+                    found = 1;
+                }
+                if (!found)
+                    sb_buf_puts(&b, "(not in this database) ");
+                s += n;
+                while (*s == ' ')
+                    s++;
+            }
+            sb_buf_puts(&b, "</td><td>");
+            site_h(&b, f[7]);
+            sb_buf_puts(&b, "</td></tr>\n");
+        }
+        sb_buf_puts(&b, "</tbody></table>\n");
+    }
+    rc = site_page(c, "contributions.html", 0, "contributions", "contributions ledger", &b, err);
+done:
+    sqlite3_finalize(st);
+    sb_buf_free(&b);
+    ledger_free(&l);
+    return rc;
+}
+
+int site_build_roadmap(site_ctx *c, sb_error *err)
+{
+    char path[4096];
+    data_path(c->o->roadmap_path, "docs/roadmap.json", path, sizeof path);
+    json_t *doc = NULL;
+    if (load_roadmap(path, &doc, err) != SB_OK)
+        return SB_ERR;
+    sb_buf b = SB_BUF_INIT;
+    sb_buf_puts(&b, "<p class=\"note\">From <code>docs/roadmap.json</code>: what each week is for "
+                    "and where each task stands.</p>\n");
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(doc, "weeks"), i, w) {
+        sb_buf_puts(&b, "<section class=\"week\"><h2>");
+        site_h(&b, json_string_value(json_object_get(w, "week")));
+        sb_buf_puts(&b, ": ");
+        site_h(&b, json_string_value(json_object_get(w, "title")));
+        sb_buf_puts(&b, "</h2>\n<table class=\"roadmap\"><thead><tr><th>task</th><th>status</th>"
+                        "<th class=\"num\">issue</th><th>notes</th></tr></thead><tbody>\n");
+        size_t k;
+        json_t *t;
+        json_array_foreach(json_object_get(w, "tasks"), k, t) {
+            const char *status = json_string_value(json_object_get(t, "status"));
+            sb_buf_puts(&b, "<tr><td>");
+            site_h(&b, json_string_value(json_object_get(t, "task")));
+            sb_buf_puts(&b, "</td><td>");
+            site_status(&b, TASK_CLASS[in_list(status, TASK_STATUS)], status);
+            sb_buf_puts(&b, "</td><td class=\"num\">");
+            json_t *issue = json_object_get(t, "issue");
+            if (issue)
+                sb_buf_printf(&b, "#%lld", (long long)json_integer_value(issue));
+            sb_buf_puts(&b, "</td><td>");
+            json_t *notes = json_object_get(t, "notes");
+            if (notes)
+                site_h(&b, json_string_value(notes));
+            sb_buf_puts(&b, "</td></tr>\n");
+        }
+        sb_buf_puts(&b, "</tbody></table></section>\n");
+    }
+    int rc = site_page(c, "roadmap.html", 0, "roadmap", "roadmap", &b, err);
+    sb_buf_free(&b);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- weekly writeups ------------------------------------------------------ */
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+int site_build_weekly(site_ctx *c, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT DISTINCT substr(finished_at, 1, 10) FROM provenance"
+                           " WHERE finished_at IS NOT NULL ORDER BY 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+    int *weeks = NULL;
+    size_t n = 0, cap = 0;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *d = (const char *)sqlite3_column_text(st, 0);
+        char ts[40];
+        long long e;
+        snprintf(ts, sizeof ts, "%.10sT12:00:00Z", d ? d : "");
+        if (!d || sb_rfc3339_parse(ts, &e) != 0)
+            continue;
+        int y, w;
+        sb_isoweek_of(e, &y, &w);
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int *nw = realloc(weeks, cap * sizeof *nw);
+            if (!nw) {
+                free(weeks);
+                sqlite3_finalize(st);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            weeks = nw;
+        }
+        weeks[n++] = y * 100 + w;
+    }
+    sqlite3_finalize(st);
+    if (s != SQLITE_DONE) {
+        free(weeks);
+        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+    }
+    if (n)
+        qsort(weeks, n, sizeof *weeks, cmp_int);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || weeks[k - 1] != weeks[i])
+            weeks[k++] = weeks[i];
+    n = k;
+    char dir[4608];
+    snprintf(dir, sizeof dir, "%s/weekly", c->out);
+    sb_buf b = SB_BUF_INIT;
+    int rc = SB_OK;
+    sb_buf_puts(&b, "<p class=\"note\">One writeup per ISO week with runs (runs belong to the "
+                    "week of their <code>finished_at</code>, UTC), rendered by "
+                    "<code>solbook report weekly</code>: Markdown, HTML and plots.</p>\n");
+    if (n == 0)
+        sb_buf_puts(&b, "<p class=\"empty\">No runs yet, so no weekly writeup.</p>\n");
+    else
+        sb_buf_puts(&b, "<table class=\"sortable\" id=\"weeks\"><thead><tr><th>week</th>"
+                        "<th class=\"num\">result runs</th><th class=\"num\">passing</th>"
+                        "<th class=\"num\">failed</th><th class=\"num\">skipped</th>"
+                        "<th class=\"num\">training</th><th class=\"num\">regressions</th>"
+                        "<th>files</th></tr></thead><tbody>\n");
+    for (size_t i = n; i-- > 0 && rc == SB_OK;) {
+        sb_weekly_opts wo;
+        memset(&wo, 0, sizeof wo);
+        wo.year = weeks[i] / 100;
+        wo.week = weeks[i] % 100;
+        wo.out_dir = dir;
+        wo.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
+        wo.rg = c->rg_opts;
+        sb_weekly_summary sum;
+        if (sb_weekly_write(c->db, c->skus, &wo, &sum, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
+        c->sum->weeks++;
+        char name[16];
+        sb_isoweek_format(wo.year, wo.week, name, sizeof name);
+        sb_buf_printf(&b, "<tr><td><a href=\"%s.html\">%s</a></td><td class=\"num\">%zu</td>"
+                          "<td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
+                          "<td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
+                          "<td class=\"num\">%zu</td><td><a href=\"%s.md\">Markdown</a></td></tr>\n",
+                      name, name, sum.runs, sum.passing, sum.failed, sum.skipped, sum.training,
+                      sum.regressions, name);
+    }
+    if (n)
+        sb_buf_puts(&b, "</tbody></table>\n");
+    if (rc == SB_OK)
+        rc = site_page(c, "weekly/index.html", 1, "weekly", "weekly writeups", &b, err);
+    sb_buf_free(&b);
+    free(weeks);
+    return rc;
+}
+
+/* ---- packets -------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int site_build_packets(site_ctx *c, sb_error *err)
+{
+    char path[4096];
+    data_path(c->o->ledger_path, "docs/contributions.csv", path, sizeof path);
+    ledger l;
+    if (load_ledger(path, &l, err) != SB_OK)
+        return SB_ERR;
+    const char **targets = malloc((l.n + 1) * sizeof *targets);
+    if (!targets) {
+        ledger_free(&l);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    size_t nt = 0;
+    for (size_t i = 0; i < l.n; i++)
+        if (l.rows[i].f[5][0])
+            targets[nt++] = l.rows[i].f[5];
+    if (nt)
+        qsort(targets, nt, sizeof *targets, cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < nt; i++)
+        if (k == 0 || strcmp(targets[k - 1], targets[i]))
+            targets[k++] = targets[i];
+    nt = k;
+    sb_buf b = SB_BUF_INIT, page = SB_BUF_INIT;
+    int rc = SB_OK;
+    sb_buf_puts(&b, "<p class=\"note\">Upstream discussion packets for the targets the "
+                    "contributions ledger names, written by <code>solbook packet</code> from "
+                    "this database: the discussion body, the cited result files (newest "
+                    "passing run of each case, byte for byte), <code>reproduce.sh</code> and "
+                    "<code>MANIFEST.sha256</code>. Evidence level: " SB_EVIDENCE_OP ".</p>\n");
+    if (nt == 0)
+        sb_buf_puts(&b, "<p class=\"empty\">The ledger names no packet target.</p>\n");
+    for (size_t i = 0; i < nt && rc == SB_OK; i++) {
+        char dir[4608], rel[600];
+        snprintf(dir, sizeof dir, "%s/packets/%s", c->out, targets[i]);
+        sb_packet_opts po;
+        memset(&po, 0, sizeof po);
+        po.target = targets[i];
+        po.out_dir = dir;
+        po.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
+        sb_packet_summary ps;
+        memset(&ps, 0, sizeof ps);
+        int nothing = 0;
+        sb_error perr;
+        sb_error_clear(&perr);
+        sb_buf_printf(&b, "<section id=\"packet-%s\"><h2>", targets[i]);
+        site_h(&b, targets[i]);
+        sb_buf_puts(&b, "</h2>\n");
+        if (sb_packet_write(c->db, &po, &ps, &nothing, &perr) != SB_OK) {
+            if (!nothing) {
+                *err = perr;
+                rc = SB_ERR;
+                break;
+            }
+            sb_buf_puts(&b, "<p class=\"empty\">Nothing passing to cite yet: ");
+            site_h(&b, perr.msg);
+            sb_buf_puts(&b, "</p></section>\n");
+            continue;
+        }
+        c->sum->packets++;
+        char md_path[4700];
+        snprintf(md_path, sizeof md_path, "%s/DISCUSSION.md", dir);
+        char *md = NULL, *html = NULL;
+        size_t len = 0;
+        if (sb_file_read_all(md_path, &md, &len, err) != SB_OK ||
+            sb_markdown_to_html(md, len, &html, err) != SB_OK) {
+            free(md);
+            rc = SB_ERR;
+            break;
+        }
+        sb_buf_reset(&page);
+        sb_buf_puts(&page, "<p class=\"lead\">Packet folder: <a href=\"DISCUSSION.md\">DISCUSSION.md</a>, "
+                           "<a href=\"reproduce.sh\">reproduce.sh</a>, "
+                           "<a href=\"MANIFEST.sha256\">MANIFEST.sha256</a>, results/.</p>\n"
+                           "<article class=\"markdown\">\n");
+        sb_buf_puts(&page, html);
+        sb_buf_puts(&page, "</article>\n");
+        free(md);
+        free(html);
+        snprintf(rel, sizeof rel, "packets/%s/index.html", targets[i]);
+        char title[128];
+        snprintf(title, sizeof title, "packet for %s", targets[i]);
+        rc = site_page(c, rel, 2, "packets", title, &page, err);
+        sb_buf_printf(&b, "<p><a href=\"%s/index.html\">the packet</a>: %zu cited result files, "
+                          "%zu files in the manifest.</p></section>\n",
+                      targets[i], ps.cited, ps.files);
+    }
+    if (rc == SB_OK)
+        rc = site_page(c, "packets/index.html", 1, "packets", "upstream packets", &b, err);
+    sb_buf_free(&b);
+    sb_buf_free(&page);
+    free(targets);
+    ledger_free(&l);
+    return rc;
+}
+
+/* ---- promoted kernels ----------------------------------------------------- */
+
+static void json_cell(sb_buf *b, json_t *v)
+{
+    if (!v || json_is_null(v))
+        sb_buf_puts(b, "<span class=\"null\">\xe2\x80\x93</span>");
+    else if (json_is_string(v))
+        sb_buf_xml_escaped(b, json_string_value(v));
+    else if (json_is_integer(v))
+        sb_buf_printf(b, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        sb_buf_printf(b, "%.4g", json_real_value(v));
+    else {
+        char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+        sb_buf_xml_escaped(b, s ? s : "");
+        free(s);
+    }
+}
+
+/* forge_kernels (created by forge, docs/FORGE.md) as verified_kernels.json's
+ * "kernels" array: one object per row, columns by name, sorted by kernel id;
+ * an empty array when the table does not exist. */
+static int registry_rows(site_ctx *c, json_t **out, sb_error *err)
+{
+    *out = json_array();
+    if (!*out)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'forge_kernels'",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    int exists = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (!exists)
+        return SB_OK;
+    if (sqlite3_prepare_v2(c->db, "SELECT * FROM forge_kernels ORDER BY kernel_id", -1, &st, NULL) !=
+        SQLITE_OK)
+        goto fail;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        json_t *row = json_object();
+        for (int k = 0; row && k < sqlite3_column_count(st); k++) {
+            const char *name = sqlite3_column_name(st, k);
+            json_t *v;
+            switch (sqlite3_column_type(st, k)) {
+            case SQLITE_NULL: v = json_null(); break;
+            case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, k)); break;
+            case SQLITE_FLOAT: v = json_real(sqlite3_column_double(st, k)); break;
+            default: v = json_string((const char *)sqlite3_column_text(st, k)); break;
+            }
+            /* verified_kernels.json calls git_sha "commit" */
+            json_object_set_new(row, strcmp(name, "git_sha") == 0 ? "commit" : name,
+                                v ? v : json_null());
+        }
+        json_array_append_new(*out, row);
+    }
+    if (s != SQLITE_DONE)
+        goto fail;
+    sqlite3_finalize(st);
+    return SB_OK;
+fail:
+    sb_error_set(err, c->o->db_path, NULL, "query of forge_kernels failed: %s", sqlite3_errmsg(c->db));
+    sqlite3_finalize(st);
+    json_decref(*out);
+    *out = NULL;
+    return SB_ERR;
+}
+
+int site_build_registry(site_ctx *c, sb_error *err)
+{
+    json_t *kernels = NULL;
+    const char *src;
+    if (c->o->kernels_path) {
+        json_t *doc = NULL;
+        if (sb_json_load_file(c->o->kernels_path, &doc, err) != SB_OK)
+            return SB_ERR;
+        json_t *arr = json_is_array(doc) ? doc : json_object_get(doc, "kernels");
+        if (!json_is_array(arr)) {
+            json_decref(doc);
+            return sb_error_set(err, c->o->kernels_path, "/kernels",
+                                "must be an array of promoted kernels (verified_kernels.json)");
+        }
+        kernels = json_incref(arr);
+        json_decref(doc);
+        src = c->o->kernels_path;
+    } else {
+        if (registry_rows(c, &kernels, err) != SB_OK)
+            return SB_ERR;
+        src = NULL;
+    }
+    c->sum->kernels = json_array_size(kernels);
+    sb_buf b = SB_BUF_INIT;
+    sb_buf_puts(&b, "<p class=\"note\">Kernels promoted by <code>solbook forge promote</code>: "
+                    "verified against a reference and measured faster than the baseline on the "
+                    "named card. Status: <b>available, not applied</b>; nothing here is wired "
+                    "into a model. Evidence level: <b>" SB_EVIDENCE_OP "</b>. Source: ");
+    if (src) {
+        sb_buf_puts(&b, "<code>");
+        site_h(&b, src);
+        sb_buf_puts(&b, "</code>");
+    } else {
+        sb_buf_puts(&b, "the <code>forge_kernels</code> table of the database");
+    }
+    sb_buf_puts(&b, ".</p>\n");
+    if (json_array_size(kernels) == 0) {
+        sb_buf_puts(&b, "<p class=\"empty\" id=\"no-kernels\">No promoted kernels yet.</p>\n");
+    } else {
+        static const char *const cols[] = {"kernel_id", "op", "sku", "dtype", "shapes", "language",
+                                           "speedup_geomean", "speedup_min", "min_speedup",
+                                           "status", "evidence_level", "gpu_name", "commit",
+                                           "author", "promoted_at", NULL};
+        sb_buf_puts(&b, "<table class=\"sortable\" id=\"kernels\"><thead><tr>");
+        for (size_t i = 0; cols[i]; i++)
+            sb_buf_printf(&b, "<th>%s</th>", cols[i]);
+        sb_buf_puts(&b, "</tr></thead><tbody>\n");
+        size_t i;
+        json_t *kv;
+        json_array_foreach(kernels, i, kv) {
+            sb_buf_puts(&b, "<tr>");
+            for (size_t k = 0; cols[k]; k++) {
+                sb_buf_puts(&b, "<td>");
+                json_cell(&b, json_object_get(kv, cols[k]));
+                sb_buf_puts(&b, "</td>");
+            }
+            sb_buf_puts(&b, "</tr>\n");
+        }
+        sb_buf_puts(&b, "</tbody></table>\n");
+    }
+    int rc = site_page(c, "registry.html", 0, "registry", "promoted kernels", &b, err);
+    sb_buf_free(&b);
+    json_decref(kernels);
+    return rc;
+}

@@ -1,0 +1,341 @@
+/* site_history.c - history of each case on each SKU across commits (every
+ * provider, newest first, paginated) with the regression verdicts of
+ * report/regress.h marked, and the index of histories. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "site_internal.h"
+
+static int cmp_hist(const void *x, const void *y)
+{
+    const sb_result *a = *(const sb_result *const *)x, *b = *(const sb_result *const *)y;
+    int k = strcmp(a->case_key, b->case_key);
+    if (!k)
+        k = strcmp(a->sku, b->sku);
+    if (!k && a->finished_epoch != b->finished_epoch)
+        k = a->finished_epoch < b->finished_epoch ? 1 : -1; /* newest first */
+    if (!k)
+        k = strcmp(a->provider, b->provider);
+    if (!k)
+        k = (a->run_id < b->run_id) - (a->run_id > b->run_id);
+    return k;
+}
+
+typedef struct rg_ref {
+    long long run_id;
+    const sb_rg_row *row;
+    int is_new; /* 1: the newer run of the comparison; 0: the older */
+} rg_ref;
+
+static int cmp_ref(const void *x, const void *y)
+{
+    const rg_ref *a = x, *b = y;
+    if (a->run_id != b->run_id)
+        return (a->run_id > b->run_id) - (a->run_id < b->run_id);
+    return a->is_new - b->is_new;
+}
+
+static const char *verdict_class(sb_rg_verdict v)
+{
+    switch (v) {
+    case SB_RG_REGRESSION:
+    case SB_RG_NOW_FAILING: return "failed";
+    case SB_RG_IMPROVEMENT: return "passed";
+    default: return "neutral";
+    }
+}
+
+typedef struct hist_arg {
+    const char *case_key, *sku;
+} hist_arg;
+
+static void hist_name(char *buf, size_t size, size_t page, const void *arg)
+{
+    const hist_arg *h = arg;
+    char full[600];
+    site_history_path(full, sizeof full, h->case_key, h->sku, page);
+    const char *slash = strrchr(full, '/');
+    snprintf(buf, size, "%s", slash ? slash + 1 : full);
+}
+
+static void index_name(char *buf, size_t size, size_t page, const void *arg)
+{
+    (void)arg;
+    if (page <= 1)
+        snprintf(buf, size, "index.html");
+    else
+        snprintf(buf, size, "index-%zu.html", page);
+}
+
+static void run_link(sb_buf *b, const sb_result *r, int depth)
+{
+    char rp[128];
+    site_run_path(rp, sizeof rp, r->run_id, "html");
+    sb_buf_puts(b, "<a href=\"");
+    site_root(b, depth);
+    sb_buf_printf(b, "%s\">%lld</a>", rp, r->run_id);
+}
+
+static void pct(sb_buf *b, double v)
+{
+    if (isnan(v))
+        sb_buf_puts(b, "\xe2\x80\x93");
+    else
+        sb_buf_printf(b, "%+.1f%%", 100 * v);
+}
+
+static void case_head(sb_buf *b, const sb_result *r)
+{
+    site_h(b, r->op);
+    sb_buf_puts(b, " ");
+    site_h(b, r->mode);
+    sb_buf_puts(b, " ");
+    site_h(b, r->dtype);
+    sb_buf_puts(b, " ");
+    site_h(b, r->shape_key);
+}
+
+int site_build_history(site_ctx *c, sb_error *err)
+{
+    size_t n = c->set.n;
+    const sb_result **ord = malloc((n + 1) * sizeof *ord);
+    rg_ref *refs = malloc((2 * c->rg.n + 1) * sizeof *refs);
+    sb_buf b = SB_BUF_INIT, idx = SB_BUF_INIT;
+    int rc = SB_ERR;
+    if (!ord || !refs) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i] = &c->set.v[i];
+    qsort(ord, n, sizeof *ord, cmp_hist);
+    size_t nrefs = 0;
+    for (size_t i = 0; i < c->rg.n; i++) {
+        const sb_rg_row *r = &c->rg.v[i];
+        if (r->new_run)
+            refs[nrefs++] = (rg_ref){r->new_run->run_id, r, 1};
+        if (r->old_run)
+            refs[nrefs++] = (rg_ref){r->old_run->run_id, r, 0};
+    }
+    qsort(refs, nrefs, sizeof *refs, cmp_ref);
+
+    /* Count the groups for the index pagination. */
+    size_t ngroups = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || strcmp(ord[i]->case_key, ord[i - 1]->case_key) ||
+            strcmp(ord[i]->sku, ord[i - 1]->sku))
+            ngroups++;
+    size_t ipages = ngroups ? (ngroups + c->page_rows - 1) / c->page_rows : 1, ipage = 1,
+           irows = 0;
+    c->sum->histories = ngroups;
+
+#define INDEX_HEAD()                                                                               \
+    do {                                                                                           \
+        sb_buf_reset(&idx);                                                                        \
+        sb_buf_puts(&idx, "<p class=\"note\">Every case on every SKU, with the verdict of its "     \
+                          "newest commit against the previous one (two-sided Mann-Whitney U on "  \
+                          "the samples, alpha 0.01, at least 3 % change of the median).</p>\n");  \
+        site_pager(&idx, ipage, ipages, index_name, NULL);                                         \
+        sb_buf_puts(&idx, "<table class=\"sortable\"><thead><tr><th>op</th><th>mode</th>"          \
+                          "<th>dtype</th><th>shape</th><th>SKU</th><th class=\"num\">runs</th>"    \
+                          "<th class=\"num\">regressions</th><th class=\"num\">improvements</th>"  \
+                          "<th>history</th></tr></thead><tbody>\n");                               \
+    } while (0)
+#define INDEX_END()                                                                                \
+    do {                                                                                           \
+        sb_buf_puts(&idx, "</tbody></table>\n");                                                   \
+        site_pager(&idx, ipage, ipages, index_name, NULL);                                         \
+        char irel[64], ititle[64];                                                                 \
+        index_name(irel, sizeof irel, ipage, NULL);                                                \
+        char ipath[80];                                                                            \
+        snprintf(ipath, sizeof ipath, "history/%s", irel);                                         \
+        snprintf(ititle, sizeof ititle, "history, page %zu of %zu", ipage, ipages);                \
+        if (site_page(c, ipath, 1, "history", ipages > 1 ? ititle : "history", &idx, err) !=      \
+            SB_OK)                                                                                 \
+            goto done;                                                                             \
+    } while (0)
+
+    INDEX_HEAD();
+    if (ngroups == 0)
+        sb_buf_puts(&idx, "<tr><td colspan=\"9\" class=\"empty\">no result runs</td></tr>\n");
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && strcmp(ord[j + 1]->case_key, ord[i]->case_key) == 0 &&
+               strcmp(ord[j + 1]->sku, ord[i]->sku) == 0)
+            j++;
+        size_t cnt = j - i + 1;
+        const sb_result *head = ord[i];
+        hist_arg ha = {head->case_key, head->sku};
+        /* verdicts of this group: rg rows whose new run is in it */
+        size_t regs = 0, imps = 0;
+        sb_buf verdicts = SB_BUF_INIT;
+        sb_buf_puts(&verdicts, "<h2>Newest commit against the previous one</h2>\n"
+                               "<table class=\"sortable verdicts\"><thead><tr><th>provider</th>"
+                               "<th>verdict</th><th>previous run</th><th>newest run</th>"
+                               "<th class=\"num\">median change</th><th class=\"num\">p</th>"
+                               "<th class=\"num\">samples</th></tr></thead><tbody>\n");
+        for (size_t k = i; k <= j; k++) {
+            rg_ref key = {ord[k]->run_id, NULL, 1};
+            const rg_ref *f = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
+            if (!f)
+                continue;
+            const sb_rg_row *r = f->row;
+            if (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_NOW_FAILING)
+                regs++;
+            if (r->verdict == SB_RG_IMPROVEMENT)
+                imps++;
+            sb_buf_puts(&verdicts, "<tr><td>");
+            site_h(&verdicts, r->new_run->provider);
+            sb_buf_puts(&verdicts, "</td><td>");
+            site_status(&verdicts, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
+            sb_buf_puts(&verdicts, "</td><td>");
+            if (r->old_run) {
+                run_link(&verdicts, r->old_run, 2);
+                sb_buf_printf(&verdicts, " <code>%.10s</code>", r->old_run->git_sha);
+            } else {
+                sb_buf_puts(&verdicts, "\xe2\x80\x93");
+            }
+            sb_buf_puts(&verdicts, "</td><td>");
+            run_link(&verdicts, r->new_run, 2);
+            sb_buf_printf(&verdicts, " <code>%.10s</code></td><td class=\"num\">",
+                          r->new_run->git_sha);
+            pct(&verdicts, r->rel_change);
+            sb_buf_puts(&verdicts, "</td><td class=\"num\">");
+            if (isnan(r->p))
+                sb_buf_puts(&verdicts, "\xe2\x80\x93");
+            else
+                sb_buf_printf(&verdicts, "%.3g", r->p);
+            sb_buf_printf(&verdicts, "</td><td class=\"num\">%zu / %zu</td></tr>\n", r->n_old,
+                          r->n_new);
+        }
+        sb_buf_puts(&verdicts, "</tbody></table>\n");
+
+        size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
+        for (size_t pg = 1; pg <= pages; pg++) {
+            sb_buf_reset(&b);
+            char opp[256];
+            site_op_path(opp, sizeof opp, head->op);
+            sb_buf_puts(&b, "<p class=\"lead\">");
+            case_head(&b, head);
+            sb_buf_puts(&b, " on ");
+            site_h(&b, head->sku);
+            sb_buf_puts(&b, " (");
+            site_h(&b, head->arch);
+            sb_buf_printf(&b, "), suite ");
+            site_h(&b, head->suite);
+            sb_buf_printf(&b, "; %zu runs. <a href=\"../../%s\">op page</a></p>\n", cnt, opp);
+            sb_buf_add(&b, sb_buf_str(&verdicts), verdicts.len);
+            sb_buf_puts(&b, "<h2>Runs, newest first</h2>\n");
+            site_pager(&b, pg, pages, hist_name, &ha);
+            sb_buf_puts(&b, "<table class=\"sortable history\"><thead><tr><th class=\"num\">run</th>"
+                            "<th>finished</th><th>commit</th><th>provider</th><th>status</th>"
+                            "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
+                            "<th class=\"num\">p80 ms</th><th class=\"num\">TFLOP/s</th>"
+                            "<th>marked</th></tr></thead><tbody>\n");
+            size_t from = i + (pg - 1) * c->page_rows, to = from + c->page_rows;
+            if (to > j + 1)
+                to = j + 1;
+            for (size_t k = from; k < to; k++) {
+                const sb_result *r = ord[k];
+                rg_ref key = {r->run_id, NULL, 0};
+                const rg_ref *fo = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
+                key.is_new = 1;
+                const rg_ref *fn = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
+                int marked = fn && fn->row->verdict != SB_RG_SINGLE_COMMIT &&
+                             fn->row->verdict != SB_RG_NO_CHANGE;
+                sb_buf_printf(&b, "<tr%s><td class=\"num\">",
+                              marked ? (strcmp(verdict_class(fn->row->verdict), "failed") == 0
+                                            ? " class=\"row-regression\""
+                                            : " class=\"row-marked\"")
+                                     : "");
+                run_link(&b, r, 2);
+                sb_buf_puts(&b, "</td><td>");
+                site_h(&b, r->finished_at);
+                sb_buf_printf(&b, "</td><td><code>%.10s</code></td><td>", r->git_sha);
+                site_h(&b, r->provider);
+                sb_buf_puts(&b, "</td><td>");
+                if (r->passing)
+                    site_status(&b, "passed", "passed");
+                else if (strcmp(r->status, "skipped") == 0)
+                    site_status(&b, "skipped", "skipped");
+                else
+                    site_status(&b, "failed", r->correct == 0 ? "failed correctness" : r->status);
+                sb_buf_puts(&b, "</td><td class=\"num\">");
+                site_num(&b, r->passing ? r->median_ms : NAN);
+                sb_buf_puts(&b, "</td><td class=\"num\">");
+                site_num(&b, r->passing ? r->p20_ms : NAN);
+                sb_buf_puts(&b, "</td><td class=\"num\">");
+                site_num(&b, r->passing ? r->p80_ms : NAN);
+                sb_buf_puts(&b, "</td><td class=\"num\">");
+                site_num(&b, r->passing ? r->tflops : NAN);
+                sb_buf_puts(&b, "</td><td>");
+                if (fn && fn->row->verdict != SB_RG_SINGLE_COMMIT) {
+                    site_status(&b, verdict_class(fn->row->verdict),
+                                sb_rg_verdict_name(fn->row->verdict));
+                    if (fn->row->old_run) {
+                        sb_buf_puts(&b, " vs ");
+                        run_link(&b, fn->row->old_run, 2);
+                    }
+                }
+                if (fo) {
+                    sb_buf_puts(&b, fn ? "; " : "");
+                    sb_buf_puts(&b, "previous commit of ");
+                    run_link(&b, fo->row->new_run, 2);
+                }
+                sb_buf_puts(&b, "</td></tr>\n");
+            }
+            sb_buf_puts(&b, "</tbody></table>\n");
+            site_pager(&b, pg, pages, hist_name, &ha);
+            char rel[600], title[1024];
+            site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
+            snprintf(title, sizeof title, "history: %s %s %s %s on %s%s", head->op, head->mode,
+                     head->dtype, head->shape_key, head->sku, pages > 1 ? " (paged)" : "");
+            if (site_page(c, rel, 2, "history", title, &b, err) != SB_OK) {
+                sb_buf_free(&verdicts);
+                goto done;
+            }
+        }
+        sb_buf_free(&verdicts);
+
+        if (irows == c->page_rows) {
+            INDEX_END();
+            ipage++;
+            irows = 0;
+            INDEX_HEAD();
+        }
+        char rel[600];
+        site_history_path(rel, sizeof rel, head->case_key, head->sku, 1);
+        sb_buf_puts(&idx, "<tr><td>");
+        site_h(&idx, head->op);
+        sb_buf_puts(&idx, "</td><td>");
+        site_h(&idx, head->mode);
+        sb_buf_puts(&idx, "</td><td>");
+        site_h(&idx, head->dtype);
+        sb_buf_puts(&idx, "</td><td>");
+        site_h(&idx, head->shape_key);
+        sb_buf_puts(&idx, "</td><td>");
+        site_h(&idx, head->sku);
+        sb_buf_printf(&idx, "</td><td class=\"num\">%zu</td><td class=\"num\">", cnt);
+        if (regs)
+            sb_buf_printf(&idx, "<span class=\"st st-failed\">%zu</span>", regs);
+        else
+            sb_buf_puts(&idx, "0");
+        sb_buf_printf(&idx, "</td><td class=\"num\">%zu</td><td><a href=\"", imps);
+        sb_buf_xml_escaped(&idx, rel + 8);
+        sb_buf_puts(&idx, "\">history</a></td></tr>\n");
+        irows++;
+        i = j + 1;
+    }
+    INDEX_END();
+    rc = SB_OK;
+done:
+    sb_buf_free(&b);
+    sb_buf_free(&idx);
+    free(ord);
+    free(refs);
+    return rc;
+#undef INDEX_HEAD
+#undef INDEX_END
+}

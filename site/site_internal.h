@@ -1,0 +1,80 @@
+/* site_internal.h - what the parts of the site builder share: the build
+ * context, the page writer and small HTML helpers. Not installed. */
+#ifndef SOLBOOK_SITE_INTERNAL_H
+#define SOLBOOK_SITE_INTERNAL_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "geomean.h"
+#include "regress.h"
+#include "results.h"
+#include "site.h"
+#include "sku.h"
+#include "strbuf.h"
+#include "template.h"
+
+typedef struct site_ctx {
+    const sb_site_opts *o;
+    sb_site_summary *sum;
+    sqlite3 *db;
+    sb_sku_table *skus;
+    sb_template *layout;       /* templates/site/layout.html.tmpl */
+    json_t *layout_data;       /* reused for every page */
+    sb_result_set set;         /* every result run */
+    sb_pick *picks;            /* newest run per case, provider, SKU */
+    size_t npicks;
+    sb_geo_table geo;
+    sb_rg_list rg;             /* newest commit against the previous one */
+    sb_rg_opts rg_opts;
+    size_t page_rows;
+    char out[4096];
+    char lastdir[4096];        /* the folder site_write made last */
+} site_ctx;
+
+/* Writes bytes to OUT/rel (folders made as needed), counting the file. */
+int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err);
+
+/* Renders the layout around body and writes OUT/rel. depth is the number
+ * of folders rel is under (for relative links to the root); nav names the
+ * menu entry to mark as current ("overview", "ops", "runs", ...). */
+int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const char *title,
+              const sb_buf *body, sb_error *err);
+
+/* "../" depth times. */
+void site_root(sb_buf *b, int depth);
+
+/* HTML-escaped text; NULL writes the placeholder "–" (unknown). */
+void site_h(sb_buf *b, const char *s);
+/* A number cell value: %.4g-like fixed figures (sb_fmt_sig3), "–" for NAN. */
+void site_num(sb_buf *b, double v);
+/* A status label with its class: <span class="st st-passed">passed</span>. */
+void site_status(sb_buf *b, const char *cls, const char *text);
+/* Appends svg without its XML declaration (for inline use in HTML). */
+void site_inline_svg(sb_buf *b, const sb_buf *svg);
+
+/* File names. */
+void site_run_path(char *buf, size_t size, long long run_id, const char *ext); /* runs/G/ID.EXT */
+void site_case_id(const char *case_key, char *buf, size_t size);               /* slug-hash */
+void site_history_path(char *buf, size_t size, const char *case_key, const char *sku,
+                       size_t page);                                           /* history/... */
+void site_op_path(char *buf, size_t size, const char *op);                     /* ops/OP.html */
+
+/* Pager links: "page 3 of 9" with first/prev/next/last; name_fn builds the
+ * file name of page i (1-based) relative to the page's folder. */
+typedef void (*site_page_name_fn)(char *buf, size_t size, size_t page, const void *arg);
+void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg);
+
+/* The parts. */
+int site_build_runs(site_ctx *c, sb_error *err);      /* site_runs.c */
+int site_build_history(site_ctx *c, sb_error *err);   /* site_history.c */
+int site_build_ops(site_ctx *c, sb_error *err);       /* site_ops.c */
+int site_build_overview(site_ctx *c, sb_error *err);  /* site_ops.c */
+int site_build_weekly(site_ctx *c, sb_error *err);    /* site_docs.c */
+int site_build_packets(site_ctx *c, sb_error *err);   /* site_docs.c */
+int site_build_registry(site_ctx *c, sb_error *err);  /* site_docs.c */
+int site_build_ledger(site_ctx *c, sb_error *err);    /* site_docs.c */
+int site_build_roadmap(site_ctx *c, sb_error *err);   /* site_docs.c */
+
+#endif

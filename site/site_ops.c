@@ -1,0 +1,593 @@
+/* site_ops.c - the overview (arch x op matrix, completion gate) and one
+ * page per op (geomean tables, speedup bars, latency against shape,
+ * rooflines, the newest run of every case). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "plots.h"
+#include "site_internal.h"
+#include "svg.h"
+
+#define DEFAULT_GATE_ARCHES "a100,h100,h200"
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Distinct values, sorted; *out malloc'd array of pointers into the set. */
+static int distinct(const char **v, size_t n, const char ***out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (n == 0)
+        return 0;
+    const char **s = malloc(n * sizeof *s);
+    if (!s)
+        return -1;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || strcmp(s[k - 1], s[i]))
+            s[k++] = s[i];
+    *out = s;
+    *nout = k;
+    return 0;
+}
+
+typedef struct sku_col {
+    const char *sku, *arch; /* arch-only column when sku is NULL */
+} sku_col;
+
+static int cmp_col(const void *x, const void *y)
+{
+    const sku_col *a = x, *b = y;
+    int ra = sb_arch_rank(a->arch), rb = sb_arch_rank(b->arch);
+    if (ra != rb)
+        return ra - rb;
+    int k = strcmp(a->arch, b->arch);
+    if (k)
+        return k;
+    if (!a->sku || !b->sku)
+        return (a->sku != NULL) - (b->sku != NULL);
+    return strcmp(a->sku, b->sku);
+}
+
+/* The SKUs with result runs, plus one column per gate arch that has none. */
+static int sku_columns(site_ctx *c, sku_col **out, size_t *n)
+{
+    const char *arches = c->o->gate_arches ? c->o->gate_arches : DEFAULT_GATE_ARCHES;
+    size_t cap = c->npicks + 8, k = 0;
+    sku_col *v = malloc(cap * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < c->npicks; i++) {
+        const sb_result *r = c->picks[i].r;
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = strcmp(v[j].sku, r->sku) == 0;
+        if (!seen)
+            v[k++] = (sku_col){r->sku, r->arch};
+    }
+    static const char *const known[] = {"a100", "h100", "h200", NULL};
+    for (size_t a = 0; known[a]; a++) {
+        if (!strstr(arches, known[a]))
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = v[j].arch && strcmp(v[j].arch, known[a]) == 0;
+        if (!seen && k < cap)
+            v[k++] = (sku_col){NULL, known[a]};
+    }
+    qsort(v, k, sizeof *v, cmp_col);
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+typedef struct cell {
+    size_t passing, failed, skipped, stale, total;
+} cell;
+
+static void cell_count(site_ctx *c, const char *op, const char *sku, cell *ce)
+{
+    memset(ce, 0, sizeof *ce);
+    for (size_t i = 0; i < c->npicks; i++) {
+        const sb_result *r = c->picks[i].r;
+        if (strcmp(r->op, op) || strcmp(r->sku, sku))
+            continue;
+        ce->total++;
+        if (r->passing) {
+            ce->passing++;
+            if (c->picks[i].stale)
+                ce->stale++;
+        } else if (strcmp(r->status, "skipped") == 0) {
+            ce->skipped++;
+        } else {
+            ce->failed++;
+        }
+    }
+}
+
+/* The headline geomean of op on sku: the non-baseline provider compared
+ * on the most shapes (ties: the higher geomean, then the name). */
+static const sb_geo_row *headline(const sb_geo_table *g, const char *op, const char *sku,
+                                  size_t *others)
+{
+    const sb_geo_row *best = NULL;
+    *others = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const sb_geo_row *r = &g->rows[i];
+        if (strcmp(r->op, op) || strcmp(r->sku, sku) || strcmp(r->provider, r->baseline) == 0 ||
+            r->shapes == 0)
+            continue;
+        (*others)++;
+        if (!best || r->shapes > best->shapes ||
+            (r->shapes == best->shapes && r->geomean > best->geomean))
+            best = r;
+    }
+    if (best)
+        (*others)--;
+    return best;
+}
+
+static void sku_anchor(sb_buf *b, const char *sku)
+{
+    sb_buf_puts(b, "sku-");
+    for (const char *p = sku; *p; p++) {
+        char ch = *p;
+        sb_buf_putc(b, (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ? ch : '_');
+    }
+}
+
+static void fmt3(sb_buf *b, double v)
+{
+    if (isnan(v))
+        sb_buf_puts(b, "\xe2\x80\x93");
+    else
+        sb_buf_printf(b, "%.3f", v);
+}
+
+int site_build_overview(site_ctx *c, sb_error *err)
+{
+    int rc = SB_ERR;
+    const char **opsv = malloc((c->npicks + 1) * sizeof *opsv), **ops = NULL;
+    size_t nops = 0, ncols = 0;
+    sku_col *cols = NULL;
+    sb_buf b = SB_BUF_INIT, gate = SB_BUF_INIT;
+    if (!opsv)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < c->npicks; i++)
+        opsv[i] = c->picks[i].r->op;
+    if (distinct(opsv, c->npicks, &ops, &nops) || sku_columns(c, &cols, &ncols)) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    c->sum->ops = nops;
+
+    /* Database summary. */
+    sqlite3_stmt *st = NULL;
+    sb_buf_puts(&b, "<section class=\"summary\"><h2>Database</h2><table class=\"kv\">\n");
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT schema, status, count(*) FROM runs GROUP BY schema, status"
+                           " ORDER BY schema, status",
+                           -1, &st, NULL) != SQLITE_OK) {
+        sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+        goto done;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        sb_buf_puts(&b, "<tr><th>");
+        site_h(&b, (const char *)sqlite3_column_text(st, 0));
+        sb_buf_puts(&b, "</th><td>");
+        site_h(&b, (const char *)sqlite3_column_text(st, 1));
+        sb_buf_printf(&b, "</td><td class=\"num\">%lld runs</td></tr>\n",
+                      (long long)sqlite3_column_int64(st, 2));
+    }
+    sqlite3_finalize(st);
+    sb_buf_printf(&b, "</table><p>%zu result runs, %zu cases x providers x SKUs (newest run "
+                      "of each counts below).</p></section>\n",
+                  c->set.n, c->npicks);
+
+    /* The matrix. */
+    sb_buf_puts(&b, "<section><h2>Status by op and SKU</h2>\n"
+                    "<p class=\"note\">Each cell: the newest run of every case of the op on "
+                    "that SKU. <b>passing</b>: all pass correctness, at the provider's newest "
+                    "commit; <b>stale</b>: all pass but some were not re-run at the newest "
+                    "commit; <b>failed</b>: at least one failed (correctness or run); "
+                    "<b>missing</b>: no run. The figure is the headline geomean speedup "
+                    "(baseline median / provider median over the shapes compared; "
+                    SB_EVIDENCE_OP ").</p>\n");
+    if (nops == 0)
+        sb_buf_puts(&b, "<p class=\"empty\">No result runs in this database yet.</p>\n");
+    else {
+        sb_buf_puts(&b, "<table class=\"matrix sortable\" id=\"matrix\"><thead><tr><th>op</th>");
+        for (size_t j = 0; j < ncols; j++) {
+            sb_buf_puts(&b, "<th>");
+            site_h(&b, cols[j].arch);
+            sb_buf_puts(&b, "<br><span class=\"sku\">");
+            site_h(&b, cols[j].sku ? cols[j].sku : "no SKU measured");
+            sb_buf_puts(&b, "</span></th>");
+        }
+        sb_buf_puts(&b, "</tr></thead><tbody>\n");
+        for (size_t i = 0; i < nops; i++) {
+            char op_path[256];
+            site_op_path(op_path, sizeof op_path, ops[i]);
+            sb_buf_puts(&b, "<tr><th><a href=\"");
+            sb_buf_xml_escaped(&b, op_path);
+            sb_buf_puts(&b, "\">");
+            site_h(&b, ops[i]);
+            sb_buf_puts(&b, "</a></th>");
+            for (size_t j = 0; j < ncols; j++) {
+                cell ce = {0};
+                if (cols[j].sku)
+                    cell_count(c, ops[i], cols[j].sku, &ce);
+                const char *cls, *label;
+                if (ce.total == 0) {
+                    cls = "missing";
+                    label = "missing";
+                } else if (ce.failed) {
+                    cls = "failed";
+                    label = "failed";
+                } else if (ce.stale) {
+                    cls = "stale";
+                    label = "stale";
+                } else if (ce.passing) {
+                    cls = "passed";
+                    label = "passing";
+                } else {
+                    cls = "skipped";
+                    label = "skipped";
+                }
+                sb_buf_printf(&b, "<td class=\"cell cell-%s\" data-status=\"%s\"", cls, label);
+                if (cols[j].sku) {
+                    sb_buf_puts(&b, " data-sku=\"");
+                    sb_buf_xml_escaped(&b, cols[j].sku);
+                    sb_buf_puts(&b, "\"");
+                }
+                sb_buf_puts(&b, " data-op=\"");
+                sb_buf_xml_escaped(&b, ops[i]);
+                sb_buf_puts(&b, "\">");
+                site_status(&b, cls, label);
+                if (ce.total) {
+                    sb_buf_printf(&b, "<div class=\"counts\">%zu/%zu passing", ce.passing,
+                                  ce.total);
+                    if (ce.failed)
+                        sb_buf_printf(&b, ", %zu failed", ce.failed);
+                    if (ce.skipped)
+                        sb_buf_printf(&b, ", %zu skipped", ce.skipped);
+                    if (ce.stale)
+                        sb_buf_printf(&b, ", %zu stale", ce.stale);
+                    sb_buf_puts(&b, "</div>");
+                    size_t others = 0;
+                    const sb_geo_row *h = headline(&c->geo, ops[i], cols[j].sku, &others);
+                    if (h) {
+                        sb_buf_puts(&b, "<div class=\"geo\"><a href=\"");
+                        sb_buf_xml_escaped(&b, op_path);
+                        sb_buf_puts(&b, "#");
+                        sku_anchor(&b, cols[j].sku);
+                        sb_buf_puts(&b, "\"><span class=\"geomean\">");
+                        fmt3(&b, h->geomean);
+                        sb_buf_puts(&b, "\xc3\x97</span> ");
+                        site_h(&b, h->provider);
+                        sb_buf_puts(&b, " vs ");
+                        site_h(&b, h->baseline);
+                        sb_buf_puts(&b, "</a><span class=\"detail\"> ");
+                        site_h(&b, h->mode);
+                        sb_buf_puts(&b, " ");
+                        site_h(&b, h->dtype);
+                        sb_buf_printf(&b, ", %zu shape%s", h->shapes, h->shapes == 1 ? "" : "s");
+                        if (others)
+                            sb_buf_printf(&b, "; %zu more on the op page", others);
+                        sb_buf_puts(&b, "</span></div>");
+                    } else {
+                        sb_buf_puts(&b, "<div class=\"geo detail\">no speedup: one provider "
+                                        "or no passing baseline</div>");
+                    }
+                }
+                sb_buf_puts(&b, "</td>");
+            }
+            sb_buf_puts(&b, "</tr>\n");
+        }
+        sb_buf_puts(&b, "</tbody></table>\n");
+    }
+    sb_buf_puts(&b, "</section>\n");
+
+    /* The completion gate. */
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    if (spec) {
+        int ok = 0;
+        const char *arches = c->o->gate_arches ? c->o->gate_arches : DEFAULT_GATE_ARCHES;
+        if (sb_gate_check(c->db, c->skus, spec, arches, &ok, &gate, err) != SB_OK)
+            goto done;
+        c->sum->gate_ok = ok;
+        sb_buf_puts(&b, "<section id=\"gate\"><h2>Completion gate</h2><p>Verdict: ");
+        site_status(&b, ok ? "passed" : "failed", ok ? "complete" : "incomplete");
+        sb_buf_puts(&b, " for ");
+        site_h(&b, arches);
+        sb_buf_puts(&b, " (as <code>solbook validate-results</code> checks it).</p><pre class=\"gate\">");
+        sb_buf_xml_escaped(&b, sb_buf_str(&gate));
+        sb_buf_puts(&b, "</pre></section>\n");
+    }
+
+    /* Where to go next. */
+    sb_buf_puts(&b, "<section><h2>Pages</h2><ul class=\"toc\">\n");
+    for (size_t i = 0; i < nops; i++) {
+        char op_path[256];
+        site_op_path(op_path, sizeof op_path, ops[i]);
+        sb_buf_puts(&b, "<li><a href=\"");
+        sb_buf_xml_escaped(&b, op_path);
+        sb_buf_puts(&b, "\">op ");
+        site_h(&b, ops[i]);
+        sb_buf_puts(&b, "</a></li>\n");
+    }
+    sb_buf_puts(&b, "<li><a href=\"runs/index.html\">every run</a></li>\n"
+                    "<li><a href=\"history/index.html\">history per case and SKU</a></li>\n"
+                    "<li><a href=\"weekly/index.html\">weekly writeups</a></li>\n"
+                    "<li><a href=\"packets/index.html\">upstream packets</a></li>\n"
+                    "<li><a href=\"registry.html\">promoted kernels</a></li>\n"
+                    "<li><a href=\"contributions.html\">contributions ledger</a></li>\n"
+                    "<li><a href=\"roadmap.html\">roadmap</a></li>\n</ul></section>\n");
+    rc = site_page(c, "index.html", 0, "overview", "solbook overview", &b, err);
+done:
+    sb_buf_free(&b);
+    sb_buf_free(&gate);
+    free(ops);
+    free(opsv);
+    free(cols);
+    return rc;
+}
+
+/* ---- op pages ---------------------------------------------------------- */
+
+static void geo_table(sb_buf *b, const sb_geo_table *g, const char *op)
+{
+    sb_buf_puts(b, "<table class=\"sortable geo-table\"><thead><tr><th>mode</th><th>dtype</th>"
+                   "<th>arch</th><th>SKU</th><th>provider</th><th>baseline</th>"
+                   "<th class=\"num\">shapes</th><th class=\"num\">geomean</th>"
+                   "<th class=\"num\">min</th><th class=\"num\">max</th>"
+                   "<th class=\"num\">failed</th><th class=\"num\">skipped</th>"
+                   "<th class=\"num\">no baseline</th><th class=\"num\">not run</th>"
+                   "<th class=\"num\">stale</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < g->n; i++) {
+        const sb_geo_row *r = &g->rows[i];
+        if (strcmp(r->op, op))
+            continue;
+        sb_buf_puts(b, "<tr data-sku=\"");
+        sb_buf_xml_escaped(b, r->sku);
+        sb_buf_puts(b, "\" data-provider=\"");
+        sb_buf_xml_escaped(b, r->provider);
+        sb_buf_puts(b, "\"><td>");
+        site_h(b, r->mode);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->dtype);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->arch);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->sku);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->provider);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->baseline);
+        sb_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num geomean\">", r->shapes);
+        fmt3(b, r->geomean);
+        sb_buf_puts(b, "</td><td class=\"num\">");
+        fmt3(b, r->min);
+        sb_buf_puts(b, "</td><td class=\"num\">");
+        fmt3(b, r->max);
+        sb_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
+                         "<td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
+                         "<td class=\"num\">%zu</td></tr>\n",
+                      r->failed, r->skipped, r->no_baseline, r->not_run, r->stale);
+    }
+    sb_buf_puts(b, "</tbody></table>\n");
+}
+
+static void run_status(sb_buf *b, const sb_result *r, int stale)
+{
+    if (r->passing)
+        site_status(b, stale ? "stale" : "passed", stale ? "passed, stale" : "passed");
+    else if (strcmp(r->status, "skipped") == 0)
+        site_status(b, "skipped", "skipped");
+    else if (r->correct == 0)
+        site_status(b, "failed", "failed correctness");
+    else
+        site_status(b, "failed", r->status);
+}
+
+/* The newest run of each case of the op on one SKU. */
+static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku)
+{
+    sb_buf_puts(b, "<table class=\"sortable cases\"><thead><tr><th>mode</th><th>dtype</th>"
+                   "<th>shape</th><th>provider</th><th>status</th>"
+                   "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
+                   "<th class=\"num\">p80 ms</th><th class=\"num\">TFLOP/s</th>"
+                   "<th class=\"num\">GB/s</th><th>commit</th><th>run</th><th>history</th>"
+                   "</tr></thead><tbody>\n");
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = p[i].r;
+        if (strcmp(r->sku, sku))
+            continue;
+        char rp[128], hp[512];
+        site_run_path(rp, sizeof rp, r->run_id, "html");
+        site_history_path(hp, sizeof hp, r->case_key, r->sku, 1);
+        sb_buf_puts(b, "<tr><td>");
+        site_h(b, r->mode);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->dtype);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->shape_key);
+        sb_buf_puts(b, "</td><td>");
+        site_h(b, r->provider);
+        sb_buf_puts(b, "</td><td>");
+        run_status(b, r, p[i].stale);
+        sb_buf_printf(b, "</td><td class=\"num\" data-run=\"%lld\" data-field=\"median_ms\">",
+                      r->run_id);
+        site_num(b, r->passing ? r->median_ms : NAN);
+        sb_buf_puts(b, "</td><td class=\"num\">");
+        site_num(b, r->passing ? r->p20_ms : NAN);
+        sb_buf_puts(b, "</td><td class=\"num\">");
+        site_num(b, r->passing ? r->p80_ms : NAN);
+        sb_buf_puts(b, "</td><td class=\"num\">");
+        site_num(b, r->passing ? r->tflops : NAN);
+        sb_buf_puts(b, "</td><td class=\"num\">");
+        site_num(b, r->passing ? r->gbps : NAN);
+        sb_buf_puts(b, "</td><td><code>");
+        sb_buf_printf(b, "%.10s", r->git_sha);
+        sb_buf_printf(b, "</code></td><td><a href=\"../%s\">%lld</a></td><td><a href=\"../", rp,
+                      r->run_id);
+        sb_buf_xml_escaped(b, hp);
+        sb_buf_puts(b, "\">history</a></td></tr>\n");
+    }
+    sb_buf_puts(b, "</tbody></table>\n");
+}
+
+typedef struct md_pair {
+    const char *mode, *dtype;
+} md_pair;
+
+static int cmp_md(const void *x, const void *y)
+{
+    const md_pair *a = x, *b = y;
+    int k = strcmp(a->mode, b->mode);
+    return k ? k : strcmp(a->dtype, b->dtype);
+}
+
+static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_error *err)
+{
+    int rc = SB_ERR;
+    sb_buf b = SB_BUF_INIT, svg = SB_BUF_INIT;
+    md_pair *mds = malloc((n + 1) * sizeof *mds);
+    const char **skusv = malloc((n + 1) * sizeof *skusv);
+    sku_col *cols = malloc((n + 1) * sizeof *cols);
+    size_t nmd = 0, ncols = 0;
+    if (!mds || !skusv || !cols) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        mds[i] = (md_pair){p[i].r->mode, p[i].r->dtype};
+    qsort(mds, n, sizeof *mds, cmp_md);
+    for (size_t i = 0; i < n; i++)
+        if (nmd == 0 || cmp_md(&mds[nmd - 1], &mds[i]))
+            mds[nmd++] = mds[i];
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < ncols && !seen; j++)
+            seen = strcmp(cols[j].sku, p[i].r->sku) == 0;
+        if (!seen)
+            cols[ncols++] = (sku_col){p[i].r->sku, p[i].r->arch};
+    }
+    qsort(cols, ncols, sizeof *cols, cmp_col);
+
+    sb_buf_puts(&b, "<p class=\"note\">Evidence level: " SB_EVIDENCE_OP ". Newest run of every "
+                    "case per provider and SKU; only runs that pass correctness carry figures. "
+                    "Speedup = baseline median / provider median, geometric mean over the "
+                    "shapes both pass.</p>\n<p>SKUs:");
+    for (size_t j = 0; j < ncols; j++) {
+        sb_buf_puts(&b, " <a href=\"#");
+        sku_anchor(&b, cols[j].sku);
+        sb_buf_puts(&b, "\">");
+        site_h(&b, cols[j].sku);
+        sb_buf_puts(&b, "</a>");
+    }
+    sb_buf_puts(&b, "</p>\n<h2>Geomean speedups</h2>\n");
+    geo_table(&b, &c->geo, op);
+    for (size_t m = 0; m < nmd; m++) {
+        sb_buf_reset(&svg);
+        sb_plot_speedup(&c->geo, op, mds[m].mode, mds[m].dtype, &svg);
+        site_inline_svg(&b, &svg);
+    }
+    for (size_t j = 0; j < ncols; j++) {
+        const char *sku = cols[j].sku;
+        sb_buf_puts(&b, "<section class=\"sku\" id=\"");
+        sku_anchor(&b, sku);
+        sb_buf_puts(&b, "\"><h2>");
+        site_h(&b, sku);
+        sb_buf_puts(&b, " <span class=\"arch\">");
+        site_h(&b, cols[j].arch);
+        sb_buf_puts(&b, "</span></h2>\n<h3>Latency against shape</h3>\n");
+        for (size_t m = 0; m < nmd; m++) {
+            int has = 0;
+            for (size_t i = 0; i < n && !has; i++)
+                has = strcmp(p[i].r->sku, sku) == 0 && strcmp(p[i].r->mode, mds[m].mode) == 0 &&
+                      strcmp(p[i].r->dtype, mds[m].dtype) == 0;
+            if (!has)
+                continue;
+            sb_buf_reset(&svg);
+            sb_plot_latency(p, n, op, mds[m].mode, mds[m].dtype, sku, &svg);
+            site_inline_svg(&b, &svg);
+        }
+        sb_buf_puts(&b, "<h3>Roofline</h3>\n");
+        sb_buf_reset(&svg);
+        size_t drawn = 0;
+        if (sb_plot_roofline(c->db, c->skus, p, n, sku, &svg, &drawn, err) != SB_OK)
+            goto done;
+        site_inline_svg(&b, &svg);
+        sb_buf_puts(&b, "<h3>Newest run of each case</h3>\n");
+        cases_table(&b, p, n, sku);
+        sb_buf_puts(&b, "</section>\n");
+    }
+    char path[256], title[512];
+    site_op_path(path, sizeof path, op);
+    snprintf(title, sizeof title, "op %s", op);
+    rc = site_page(c, path, 1, "ops", title, &b, err);
+done:
+    sb_buf_free(&b);
+    sb_buf_free(&svg);
+    free(mds);
+    free(skusv);
+    free(cols);
+    return rc;
+}
+
+int site_build_ops(site_ctx *c, sb_error *err)
+{
+    if (c->npicks == 0) {
+        sb_buf b = SB_BUF_INIT;
+        sb_buf_puts(&b, "<p class=\"empty\">No result runs in this database yet.</p>\n");
+        int rc = site_page(c, "ops/index.html", 1, "ops", "ops", &b, err);
+        sb_buf_free(&b);
+        return rc;
+    }
+    /* Picks of one op, in set order; ops sorted by name. */
+    sb_pick *p = malloc(c->npicks * sizeof *p);
+    const char **opsv = malloc(c->npicks * sizeof *opsv), **ops = NULL;
+    size_t nops = 0;
+    if (p && opsv)
+        for (size_t i = 0; i < c->npicks; i++)
+            opsv[i] = c->picks[i].r->op;
+    if (!p || !opsv || distinct(opsv, c->npicks, &ops, &nops)) {
+        free(p);
+        free(opsv);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    int rc = SB_OK;
+    sb_buf idx = SB_BUF_INIT;
+    sb_buf_puts(&idx, "<ul class=\"toc\">\n");
+    for (size_t k = 0; k < nops && rc == SB_OK; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < c->npicks; i++)
+            if (strcmp(c->picks[i].r->op, ops[k]) == 0)
+                p[n++] = c->picks[i];
+        rc = op_page(c, ops[k], p, n, err);
+        char path[256];
+        site_op_path(path, sizeof path, ops[k]);
+        sb_buf_puts(&idx, "<li><a href=\"");
+        sb_buf_xml_escaped(&idx, path + 4);
+        sb_buf_puts(&idx, "\">");
+        site_h(&idx, ops[k]);
+        sb_buf_printf(&idx, "</a> (%zu cases x providers x SKUs)</li>\n", n);
+    }
+    sb_buf_puts(&idx, "</ul>\n");
+    if (rc == SB_OK)
+        rc = site_page(c, "ops/index.html", 1, "ops", "ops", &idx, err);
+    sb_buf_free(&idx);
+    free(p);
+    free(opsv);
+    free(ops);
+    return rc;
+}
