@@ -531,7 +531,16 @@ static int set_param_value(const sb_op *op, sb_op_config *cfg, int idx, const ch
 typedef struct pending {
     json_t *doc;
     char path[4400];
+    const sb_op *op;
+    sb_op_config cfg;
+    int provider;
 } pending;
+
+static void print_pending(const pending *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        print_summary(p[i].op, &p[i].cfg, p[i].provider, p[i].doc);
+}
 
 /* Measures every selected provider of one case; results appended to
  * out[]. Returns SB_OK, or SB_ERR (err filled). *any_failed set when a
@@ -562,11 +571,13 @@ static int run_case(run_env *e, const sb_op *op, const sb_op_config *cfg, const 
             m.bitwise_repeatable = m.batch_invariant = -1;
             m.peak_device_bytes = -1;
             pending *p = &out[(*nout)++];
+            p->op = op;
+            p->cfg = *cfg;
+            p->provider = providers[i];
             p->doc = sb_result_build(&e->renv, op, cfg, providers[i], &m);
             char name[1024];
             sb_result_file_name(op, cfg, providers[i], name, sizeof name);
             snprintf(p->path, sizeof p->path, "%s/%s", dir ? dir : ".", name);
-            print_summary(op, cfg, providers[i], p->doc);
         }
         sb_error_clear(err);
         return SB_OK;
@@ -588,11 +599,13 @@ static int run_case(run_env *e, const sb_op *op, const sb_op_config *cfg, const 
         if (!strcmp(m.status, "failed"))
             *any_failed = 1;
         pending *p = &out[(*nout)++];
+        p->op = op;
+        p->cfg = *sb_case_config(c);
+        p->provider = providers[i];
         p->doc = sb_result_build(&e->renv, op, sb_case_config(c), providers[i], &m);
         char name[1024];
         sb_result_file_name(op, sb_case_config(c), providers[i], name, sizeof name);
         snprintf(p->path, sizeof p->path, "%s/%s", dir ? dir : ".", name);
-        print_summary(op, sb_case_config(c), providers[i], p->doc);
         sb_measurement_free(&m);
     }
     sb_case_close(c);
@@ -722,8 +735,25 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
     pending res[16];
     int nres = 0, any_failed = 0;
     int rc = run_case(&e, op, &cfg, providers, np, &o, 0, is_dir ? o.out : NULL, res, &nres, &any_failed, &err);
+    /* Every provider refused the case (dtype or shape it does not take on
+     * this device): that is an error of the request, not a result. */
+    int ran = 0;
+    for (int i = 0; i < nres; i++)
+        if (strcmp(json_string_value(json_object_get(res[i].doc, "status")), "skipped") != 0)
+            ran = 1;
+    if (rc == SB_OK && !ran && nres > 0) {
+        char msg[sizeof err.msg] = "";
+        size_t ml = 0;
+        for (int i = 0; i < nres && ml < sizeof msg; i++)
+            ml += (size_t)snprintf(msg + ml, sizeof msg - ml, "%s%s", i ? "; " : "",
+                                   json_string_value(json_object_get(res[i].doc, "reason")));
+        sb_error_set(&err, NULL, NULL, "%s", msg);
+        rc = SB_ERR;
+    }
     if (rc == SB_OK && o.out && !is_dir && nres == 1)
         snprintf(res[0].path, sizeof res[0].path, "%s", o.out);
+    if (rc == SB_OK)
+        print_pending(res, nres);
     if (rc == SB_OK && o.out)
         rc = write_pending(res, nres, &err);
     free_pending(res, nres);
@@ -901,8 +931,10 @@ static int cmd_suite(int argc, char **argv)
         pending res[16];
         int nres = 0;
         rc = run_case(&e, op, &cfg, providers, np, &o, 1, dir, res, &nres, &any_failed, &err);
-        if (rc == SB_OK)
+        if (rc == SB_OK) {
+            print_pending(res, nres);
             rc = write_pending(res, nres, &err);
+        }
         if (rc == SB_OK)
             written += nres;
         free_pending(res, nres);

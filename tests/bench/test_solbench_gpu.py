@@ -66,11 +66,12 @@ with tempfile.TemporaryDirectory() as tmp:
                     if prov == "solbook-mma":
                         ok(r["determinism"]["bitwise_repeatable"] is True and
                            r["determinism"]["batch_invariant"] is True, "%s deterministic, batch invariant" % f)
-    # solbook-mma refuses shapes off its tile
+    # solbook-mma alone refuses shapes off its tile: one line, exit 2, no file
     o = os.path.join(tmp, "refuse.json")
-    run(["gemm", "--M", "100", "--N", "128", "--K", "64", "--provider", "solbook-mma", "--out", o])
-    r = load(o)
-    ok(r["status"] == "skipped" and "multiples of 128" in r["reason"], "solbook-mma refuses M=100 with a reason")
+    p = run(["gemm", "--M", "100", "--N", "128", "--K", "64", "--provider", "solbook-mma", "--out", o], 2)
+    lines = p.stderr.strip().splitlines()
+    ok(len(lines) == 1 and "multiples of 128" in lines[0], "solbook-mma refuses M=100 in one line")
+    ok(not os.path.exists(o), "nothing written for a refused case")
     # forced failure on the GPU path
     o = os.path.join(tmp, "fail.json")
     run(["gemm", "--M", "128", "--N", "128", "--K", "64", "--provider", "cublas", "--test-corrupt-output",
