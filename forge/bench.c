@@ -578,7 +578,13 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
             snprintf(failure, fsize, "bench harness %s: %s", how, tail[0] ? tail : "no output");
             goto cleanup;
         }
-        if (sb_forge_path(src, sizeof src, tmp, outname, err) != SB_OK || sb_forge_copy_file(src, raw_out, err) != SB_OK)
+        if (sb_forge_path(src, sizeof src, tmp, outname, err) != SB_OK)
+            goto fail;
+        if (!sb_forge_is_file(src)) {
+            snprintf(failure, fsize, "bench harness exited 0 without writing its output (did the candidate end the process?)");
+            goto cleanup;
+        }
+        if (sb_forge_copy_file(src, raw_out, err) != SB_OK)
             goto fail;
     }
     goto cleanup;

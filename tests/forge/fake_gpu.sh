@@ -66,5 +66,9 @@ new_run stuck bench-hang --bench-timeout 2
 expect 0 'verify: passed' "$SOLBOOK" forge verify runs/stuck
 expect 1 'bench harness timed out after 2 s, process group killed' "$SOLBOOK" forge bench runs/stuck
 
+new_run silent bench-silent
+expect 0 'verify: passed' "$SOLBOOK" forge verify runs/silent
+expect 1 'bench harness exited 0 without writing its output' "$SOLBOOK" forge bench runs/silent
+
 [ "$(grep -c '"kernel_id"' reg/verified_kernels.json)" = 1 ] || fail "only the good run may be promoted"
-echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, stuck bench) and the promotion of the good run, with nvcc and the GPU faked"
+echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"

@@ -7,6 +7,7 @@
 #   hang            the test never ends
 #   fail            the test exits 1
 #   bench-hang      the bench program never ends
+#   bench-silent    the bench program exits 0 without writing its output
 #   ms=C,B          the bench reports medians C (candidate) and B (baseline)
 # With no marker the test passes and the bench reports 0.02 and 0.06 ms.
 set -eu
