@@ -242,6 +242,10 @@ typedef struct sb_op {
     /* Optional: extra params to record for this provider (e.g. workspace),
      * appended to config.params. May be NULL. */
     void (*provider_params)(void *state, int provider, sb_params *extra);
+    /* Optional: shape defaults for --device cpu (one per shape name), so
+     * that `solbench OP --device cpu` with no sizes stays quick. NULL: the
+     * same defaults as on the GPU. */
+    const int64_t *cpu_shape_defaults;
 } sb_op;
 
 /* The op table (bench/op_table.c), ended by NULL. */

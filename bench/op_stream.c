@@ -25,6 +25,7 @@ static const sb_provider stream_providers[] = {
 static const char *const stream_modes[] = {"fwd", NULL};
 static const char *const stream_shape_names[] = {"N", NULL};
 static const int64_t stream_shape_defaults[] = {(int64_t)1 << 28};
+static const int64_t stream_cpu_shape_defaults[] = {(int64_t)1 << 22};
 static const sb_param_spec stream_params[] = {
     {"kernel", SB_PARAM_STRING, "copy", "copy|scale|add|triad", "which STREAM kernel"},
     {NULL, 0, NULL, NULL, NULL},
@@ -259,4 +260,5 @@ const sb_op sb_op_stream = {
     .run = stream_run,
     .batch_invariance = NULL,
     .provider_params = NULL,
+    .cpu_shape_defaults = stream_cpu_shape_defaults,
 };

@@ -405,9 +405,13 @@ static int select_providers(const sb_op *op, const char *want, int device_is_cpu
     *n = 0;
     sb_backend b = device_is_cpu ? SB_BACKEND_CPU : SB_BACKEND_CUDA;
     if (!strcmp(want, "all")) {
-        for (int i = 0; op->providers[i].name; i++)
+        for (int i = 0; op->providers[i].name && *n < 16; i++)
             if (op->providers[i].backend == b)
                 list[(*n)++] = i;
+        if (*n == 0) {
+            fprintf(stderr, "solbench: %s has no provider for the %s\n", op->name, device_is_cpu ? "CPU" : "GPU");
+            return -1;
+        }
         return 0;
     }
     int p = sb_op_provider_index(op, want);
@@ -431,8 +435,12 @@ static int select_providers(const sb_op *op, const char *want, int device_is_cpu
 static void op_help(const sb_op *op)
 {
     printf("usage: solbench %s [options]\n%s\n\nshape:\n", op->name, op->summary);
-    for (int i = 0; op->shape_names[i]; i++)
-        printf("  --%-20s (default %lld)\n", op->shape_names[i], (long long)op->shape_defaults[i]);
+    for (int i = 0; op->shape_names[i]; i++) {
+        printf("  --%-20s (default %lld", op->shape_names[i], (long long)op->shape_defaults[i]);
+        if (op->cpu_shape_defaults)
+            printf("; %lld with --device cpu", (long long)op->cpu_shape_defaults[i]);
+        printf(")\n");
+    }
     printf("\nparameters:\n");
     for (int i = 0; op->params && op->params[i].name; i++)
         printf("  --%-20s %s (default %s%s%s)\n", op->params[i].name, op->params[i].help,
@@ -645,7 +653,7 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
     for (int i = 0; op->params && op->params[i].name; i++)
         longopts[nl++] = (struct option){op->params[i].name, required_argument, NULL, OPT_PARAM0 + i};
     longopts[nl] = (struct option){NULL, 0, NULL, 0};
-    int spec = 0, shape_given = 0, dtype_given = 0;
+    int spec = 0, shape_given = 0, dtype_given = 0, shape_set[SB_MAX_DIMS] = {0};
     optind = 1;
     opterr = 0;
     int c;
@@ -670,6 +678,7 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
         } else if (c >= OPT_SHAPE0 && c < OPT_PARAM0) {
             int64_t v;
             shape_given = 1;
+            shape_set[c - OPT_SHAPE0] = 1;
             if (parse_i64(optarg, 1, (int64_t)1 << 40, &v))
                 return usage_error("--%s %s: expected a positive integer", op->shape_names[c - OPT_SHAPE0], optarg);
             cfg.shape.value[c - OPT_SHAPE0] = v;
@@ -693,6 +702,10 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("unexpected argument %s%s", argv[optind], "");
+    if (o.device_is_cpu && op->cpu_shape_defaults && !spec)
+        for (int i = 0; i < cfg.shape.count; i++)
+            if (!shape_set[i])
+                cfg.shape.value[i] = op->cpu_shape_defaults[i];
     if (spec) {
         if (shape_given || dtype_given || o.protocol_given)
             return usage_error("--spec fixes shape, dtype and protocol; drop the other flags%s%s", "", "");
