@@ -578,7 +578,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
                  "| `%s` | given with this task (run folder, sha256 `%.16s...`): copy it unchanged or leave it "
                  "out; forge always builds and measures with the task's copy |",
                  f, json_string_value(json_object_get(ref, "sha256")));
-        snprintf(ref_where, sizeof ref_where, "the task's `%s` (in the run folder)", f);
+        snprintf(ref_where, sizeof ref_where, "the task's `%s`, given in the run folder", f);
     } else {
         snprintf(ref_row, sizeof ref_row,
                  "| `reference.cu` | `forge_problem_create`, `forge_baseline_launch`, `forge_problem_check`, "
