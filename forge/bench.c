@@ -247,6 +247,9 @@ static int make_provenance(const json_t *dev, const char *skus_csv, json_t **out
     po.tool_name = "solbook-forge";
     po.tool_version = SOLBOOK_VERSION;
     po.device_index = (int)json_integer_value(json_object_get(dev, "index"));
+    /* The commit recorded is the solbook tree that provided the harness
+     * and the reference check (the candidate itself is hashed, not in git). */
+    po.git_dir = sb_home();
     json_t *prov = NULL;
     if (sb_provenance_collect(&po, &prov, err) != SB_OK)
         return SB_ERR;
