@@ -28,6 +28,11 @@ extern const size_t sb_db_migration_count;
 int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
                   size_t count, sb_error *err);
 
+/* sb_db_open with another migration list than the embedded one (tests). */
+struct sb_db;
+int sb_db_open_with(const char *path, int flags, const sb_db_migration *list, size_t count,
+                    struct sb_db **out, sb_error *err);
+
 /* PRAGMA user_version of conn, or -1 on error (err filled). */
 int sb_db_user_version(sqlite3 *conn, const char *path, sb_error *err);
 

@@ -161,6 +161,12 @@ void sb_db_close(sb_db *db)
 
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
 {
+    return sb_db_open_with(path, flags, sb_db_migrations, sb_db_migration_count, out, err);
+}
+
+int sb_db_open_with(const char *path, int flags, const sb_db_migration *list, size_t count,
+                    sb_db **out, sb_error *err)
+{
     *out = NULL;
     if (!path || !*path)
         return sb_error_set(err, NULL, NULL, "no database path given");
@@ -187,7 +193,7 @@ int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
     int v = sb_db_user_version(db->conn, db->path, err);
     if (v < 0)
         goto fail;
-    int latest = sb_db_schema_version();
+    int latest = count ? list[count - 1].version : 0;
     if (flags == SB_DB_READ) {
         if (v == 0) {
             sb_error_set(err, path, NULL, "not a solbook database (no solbook schema version)");
@@ -205,7 +211,7 @@ int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
             sqlite3_close(db->conn);
             db->conn = NULL;
             if (connect(db, 1, err) != SB_OK ||
-                sb_db_migrate(db->conn, db->path, sb_db_migrations, sb_db_migration_count, &e2) != SB_OK) {
+                sb_db_migrate(db->conn, db->path, list, count, &e2) != SB_OK) {
                 if (db->conn)
                     *err = e2;
                 char msg[sizeof err->msg];
@@ -224,7 +230,7 @@ int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
          * before the first table exists. */
         if (v == 0 && sb_db_exec(db, "PRAGMA page_size = 16384", err) != SB_OK)
             goto fail;
-        if (sb_db_migrate(db->conn, db->path, sb_db_migrations, sb_db_migration_count, err) != SB_OK)
+        if (sb_db_migrate(db->conn, db->path, list, count, err) != SB_OK)
             goto fail;
     }
     if (sqlite3_db_readonly(db->conn, "main") == 0 && set_wal(db, err) != SB_OK)

@@ -262,6 +262,45 @@ static void test_open_upgrades_empty_file(void **state)
     sb_db_close(db);
 }
 
+/* The real open path: a reader meeting an older database upgrades it in
+ * place and reads it; a writer does too; then an older program refuses it. */
+static void test_open_upgrades_older(void **state)
+{
+    (void)state;
+    sb_db_migration list[2] = {
+        sb_db_migrations[0],
+        {2, "002_test_notes.sql", "ALTER TABLE runs ADD COLUMN label TEXT;"},
+    };
+    char p[256];
+    path_in(p, sizeof p, "old_reader.db");
+    sb_db *db;
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_db_open_with(p, SB_DB_WRITE, list, 1, &db, &e), SB_OK);
+    assert_int_equal(sb_db_exec(db,
+                                "INSERT INTO runs (content_sha256, schema, status, source_path, ingested_at, "
+                                "raw_json) VALUES ('s1', 'solbook.result.v1', 'passed', 'a.json', 'now', '{}')",
+                                &e),
+                     SB_OK);
+    sb_db_close(db);
+    if (sb_db_open_with(p, SB_DB_READ, list, 2, &db, &e) != SB_OK)
+        fail_msg("%s: %s", e.file, e.msg);
+    sqlite3 *c = sb_db_handle(db);
+    assert_int_equal(query_int(c, "PRAGMA user_version"), 2);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM runs WHERE label IS NULL"), 1);
+    sb_db_close(db);
+    /* A program that knows only migration 1 now refuses the file. */
+    assert_int_equal(sb_db_open_with(p, SB_DB_READ, list, 1, &db, &e), SB_ERR);
+    expect_error(&e, "schema version 2 is newer than this solbook");
+
+    path_in(p, sizeof p, "old_writer.db");
+    assert_int_equal(sb_db_open_with(p, SB_DB_WRITE, list, 1, &db, &e), SB_OK);
+    sb_db_close(db);
+    assert_int_equal(sb_db_open_with(p, SB_DB_WRITE, list, 2, &db, &e), SB_OK);
+    assert_int_equal(query_int(sb_db_handle(db), "PRAGMA user_version"), 2);
+    sb_db_close(db);
+}
+
 static void test_sha256(void **state)
 {
     (void)state;
@@ -292,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_upgrade_in_place),
         cmocka_unit_test(test_open_upgrades_empty_file),
+        cmocka_unit_test(test_open_upgrades_older),
         cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
