@@ -36,7 +36,7 @@ static int resolve(sb_db *db, const char *arg, long long *id, sb_error *err)
     }
     sqlite3_stmt *st;
     const char *sql = "SELECT id FROM runs WHERE (?1 IS NOT NULL AND id = ?1) OR run_uuid = ?2 "
-                      "OR (length(?2) >= 8 AND substr(content_sha256, 1, length(?2)) = ?2) LIMIT 2";
+                      "OR (length(?2) >= 8 AND substr(content_sha256, 1, length(?2)) = ?2) ORDER BY id LIMIT 6";
     if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
         sb_db_fail(db, err, "cannot query runs");
         return 2;
@@ -46,9 +46,16 @@ static int resolve(sb_db *db, const char *arg, long long *id, sb_error *err)
     if (hex)
         sqlite3_bind_text(st, 2, arg, -1, SQLITE_STATIC);
     int found = 0, rc;
+    char ids[128] = "";
+    size_t len = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long v = sqlite3_column_int64(st, 0);
         if (found++ == 0)
-            *id = sqlite3_column_int64(st, 0);
+            *id = v;
+        if (found <= 5 && len < sizeof ids)
+            len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%lld", found > 1 ? ", " : "", v);
+        else if (found == 6 && len < sizeof ids)
+            len += (size_t)snprintf(ids + len, sizeof ids - len, ", ...");
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -60,7 +67,7 @@ static int resolve(sb_db *db, const char *arg, long long *id, sb_error *err)
         return 1;
     }
     if (found > 1) {
-        sb_error_set(err, sb_db_path(db), NULL, "'%s' matches more than one run; give more digits", arg);
+        sb_error_set(err, sb_db_path(db), NULL, "'%s' matches runs %s; give the run id", arg, ids);
         return 1;
     }
     return 0;

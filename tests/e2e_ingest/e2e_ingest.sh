@@ -92,7 +92,7 @@ SHA12=$(q "SELECT substr(content_sha256, 1, 12) FROM runs WHERE id = $RID")
 run "show --json by sha prefix" 0 "$SOLBOOK" show --db "$DB" --json "$SHA12"
 check "show --json" "15 14 gemm" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["stored_sample_count"], len(d["profiler_metrics"]), d["document"]["config"]["op"])' "$T/out")"
 run "show ambiguous run_uuid" 1 "$SOLBOOK" show --db "$DB" 00112233445566778899aabbccddeeff
-grep -q "matches more than one run" "$T/err" || fail "ambiguous RUN"
+grep -q "matches runs [0-9]*, [0-9]*; give the run id" "$T/err" || fail "ambiguous RUN"
 echo "ok: runs and show"
 
 # 7. A symbolic-link loop is reported once and not followed.
