@@ -377,8 +377,18 @@ static int judge(const char *run_dir, const json_t *spec, const json_t *meta, co
                  const char *raw_path, const sb_forge_bench_config *bc, double min_speedup,
                  const char *db_path, json_t *report, int *verdict, sb_error *err)
 {
-    if (check_raw(raw_path, raw, spec, bc, err) != SB_OK)
-        return SB_ERR;
+    json_t *reasons = json_object_get(report, "reasons");
+    sb_error rerr;
+    sb_error_clear(&rerr);
+    if (check_raw(raw_path, raw, spec, bc, &rerr) != SB_OK) {
+        /* A malformed harness output is the candidate's doing or a broken
+         * harness: nothing to store, and certainly no pass. */
+        char line[2048];
+        sb_error_format(&rerr, line, sizeof line);
+        json_array_append_new(reasons, json_string(line));
+        *verdict = SB_FORGE_REFUSED;
+        return SB_OK;
+    }
     char session[33];
     if (sb_forge_random_hex(session, err) != SB_OK)
         return SB_ERR;
@@ -396,7 +406,6 @@ static int judge(const char *run_dir, const json_t *spec, const json_t *meta, co
     const char *baseline = json_string_value(json_object_get(meta, "baseline"));
     if (!baseline)
         baseline = "baseline";
-    json_t *reasons = json_object_get(report, "reasons");
     json_t *cases_out = json_object_get(report, "cases");
     json_object_set_new(report, "session", json_string(session));
     json_object_set_new(report, "baseline_provider", json_string(baseline));
@@ -656,9 +665,15 @@ int sb_forge_bench(const char *run_dir, const sb_forge_bench_opts *o, int *verdi
         }
     }
     json_object_set_new(doc, "raw", json_string(raw_path));
-    if (sb_json_load_file(raw_path, &raw, err) != SB_OK) {
-        rc = SB_ERR;
-        goto out;
+    {
+        sb_error lerr;
+        sb_error_clear(&lerr);
+        if (sb_json_load_file(raw_path, &raw, &lerr) != SB_OK) {
+            char line[2048];
+            sb_error_format(&lerr, line, sizeof line);
+            json_array_append_new(reasons, json_string(line));
+            goto write;
+        }
     }
     if (judge(run_dir, spec, meta, raw, raw_path, &bc, min_speedup, db_path, doc, verdict, err) != SB_OK) {
         rc = SB_ERR;

@@ -727,6 +727,40 @@ static void test_card_must_be_the_task_sku(void **state)
     json_decref(report);
 }
 
+static void test_malformed_harness_output_is_refused(void **state)
+{
+    ctx *c = *state;
+    char run[1024], raw[1100];
+    make_run(c, "malformed", run, sizeof run);
+    install_candidate(run, NULL);
+    craft_verify(run);
+    snprintf(raw, sizeof raw, "%s/crafted_raw.json", run);
+    craft_raw(raw, "NVIDIA H100 80GB HBM3", 0.020, 0.060, 1);
+    /* Two repeats fewer than bench.json asks for. */
+    json_t *doc = NULL;
+    sb_error err;
+    sb_error_clear(&err);
+    check_ok(sb_json_load_file(raw, &doc, &err), &err);
+    json_t *samples = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc, "cases"), 0), "providers"), 0), "samples");
+    json_array_remove(samples, 0);
+    check_ok(sb_json_write_file(raw, doc, &err), &err);
+    json_decref(doc);
+    json_t *report = NULL;
+    assert_int_equal(bench_with(c, run, raw, &report), SB_FORGE_REFUSED);
+    assert_non_null(strstr(json_string_value(json_array_get(json_object_get(report, "reasons"), 0)),
+                           "/cases/0: samples must be 5 repeats"));
+    json_decref(report);
+    /* Not JSON at all. */
+    FILE *f = fopen(raw, "w");
+    assert_non_null(f);
+    fputs("{\"harness\": ", f);
+    fclose(f);
+    assert_int_equal(bench_with(c, run, raw, &report), SB_FORGE_REFUSED);
+    assert_non_null(strstr(json_string_value(json_array_get(json_object_get(report, "reasons"), 0)), "crafted_raw.json"));
+    json_decref(report);
+    assert_int_not_equal(access(c->db, F_OK), 0); /* nothing stored, no database made */
+}
+
 static void test_bench_needs_verify(void **state)
 {
     ctx *c = *state;
@@ -772,6 +806,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_wrong_answer_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_promotion_rechecks_the_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_card_must_be_the_task_sku, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_harness_output_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bench_needs_verify, setup, teardown),
         cmocka_unit_test(test_stats),
     };
