@@ -246,6 +246,11 @@ typedef struct sb_op {
      * that `solbench OP --device cpu` with no sizes stays quick. NULL: the
      * same defaults as on the GPU. */
     const int64_t *cpu_shape_defaults;
+    /* Optional, NULL-terminated: the names provider_params may add. The
+     * CLI accepts them as options (--NAME VALUE) and ignores the value, so
+     * that a command rebuilt from a stored result's params (solbook's
+     * reproduce lines) runs; the new run records its own values. */
+    const char *const *recorded_params;
 } sb_op;
 
 /* The op table (bench/op_table.c), ended by NULL. */

@@ -34,6 +34,7 @@ static const char *const gemm_modes[] = {"fwd", NULL};
 static const char *const gemm_shape_names[] = {"M", "N", "K", NULL};
 static const int64_t gemm_shape_defaults[] = {4096, 4096, 4096};
 static const int64_t gemm_cpu_shape_defaults[] = {256, 256, 256};
+static const char *const gemm_recorded_params[] = {"cublas_workspace_bytes", "lt_workspace_bytes", NULL};
 static const sb_param_spec gemm_params[] = {
     {"transa", SB_PARAM_STRING, "n", "n|t", "n: A stored [M,K]; t: A stored [K,M]"},
     {"transb", SB_PARAM_STRING, "n", "n|t", "n: B stored [K,N]; t: B stored [N,K]"},
@@ -652,4 +653,5 @@ const sb_op sb_op_gemm = {
     .batch_invariance = gemm_batch_invariance,
     .provider_params = gemm_provider_params,
     .cpu_shape_defaults = gemm_cpu_shape_defaults,
+    .recorded_params = gemm_recorded_params,
 };

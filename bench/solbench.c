@@ -225,7 +225,7 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
 enum {
     OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
     OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
-    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_BYTES, OPT_GEMM_SIZE,
+    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
     OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
 };
 
@@ -457,6 +457,12 @@ static void op_help(const sb_op *op)
     for (int i = 0; op->providers[i].name; i++)
         printf("  %-18s %s: %s\n", op->providers[i].name, op->providers[i].backend == SB_BACKEND_CPU ? "cpu" : "cuda",
                op->providers[i].description);
+    if (op->recorded_params) {
+        printf("\nrecorded by providers (accepted and ignored, so stored commands rerun):\n ");
+        for (int i = 0; op->recorded_params[i]; i++)
+            printf(" --%s", op->recorded_params[i]);
+        printf("\n");
+    }
     if (!strcmp(op->name, "gemm"))
         printf("\n  --spec                 the frozen reference: 4096^3 fp16, 10 warm-up + 50 x 5, suite gemm-spec\n");
     printf("\nprotocol and output:\n%s", COMMON_HELP);
@@ -652,6 +658,9 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
         longopts[nl++] = (struct option){op->shape_names[i], required_argument, NULL, OPT_SHAPE0 + i};
     for (int i = 0; op->params && op->params[i].name; i++)
         longopts[nl++] = (struct option){op->params[i].name, required_argument, NULL, OPT_PARAM0 + i};
+    for (int i = 0; op->recorded_params && op->recorded_params[i] && nl + 1 < sizeof longopts / sizeof longopts[0];
+         i++)
+        longopts[nl++] = (struct option){op->recorded_params[i], required_argument, NULL, OPT_RECORDED};
     longopts[nl] = (struct option){NULL, 0, NULL, 0};
     int spec = 0, shape_given = 0, dtype_given = 0, shape_set[SB_MAX_DIMS] = {0};
     optind = 1;
@@ -668,6 +677,8 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
             return 0;
         } else if (c == OPT_SPEC) {
             spec = 1;
+        } else if (c == OPT_RECORDED) {
+            continue; /* a value the provider records; this run records its own */
         } else if (c == OPT_DTYPE) {
             dtype_given = 1;
             if (set_dtype(op, &cfg, optarg))

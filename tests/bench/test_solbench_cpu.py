@@ -158,6 +158,20 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(d["protocol"]["warmup_ms"] == 5, "warm-up by time recorded")
     ok(d["protocol"]["warmup_iters"] >= 1, "warm-up launches counted")
 
+    # --- a command rebuilt from a stored result (as solbook's reproduce
+    # lines are: every shape and params member as --NAME VALUE) reruns and
+    # gives the same output; provider-recorded params are accepted
+    stored = load(out)
+    args = ["gemm", "--device", "cpu", "--dtype", stored["config"]["dtype"], "--iters", "2", "--repeats", "1"]
+    for k, v in sorted(stored["config"]["shape"].items()):
+        args += ["--" + k, str(v)]
+    params = dict(stored["config"]["params"], cublas_workspace_bytes=33554432, lt_workspace_bytes=0)
+    for k, v in sorted(params.items()):
+        args += ["--" + k, str(v)]
+    o = os.path.join(tmp, "rerun.json")
+    run(args + ["--out", o], 0)
+    ok(load(o)["correctness"]["output_checksum"] == checksum, "rerun from stored params reproduces the output")
+
     # --- forced correctness failure: status failed, reason, no timing/metrics, exit 1
     o = os.path.join(tmp, "failed.json")
     run(["gemm", "--device", "cpu", "--M", "32", "--N", "32", "--K", "32", "--iters", "2", "--repeats", "1",
