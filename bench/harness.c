@@ -54,6 +54,7 @@ uint64_t sb_fnv1a64(uint64_t h, const void *data, size_t len)
 /* ------------------------------------------------------------- context */
 typedef struct ctx_impl {
     char name[256];
+    char uuid[64];
     int64_t total_memory;
     void *flush_buf;           /* L2 flush buffer (not counted) */
     size_t flush_bytes;
@@ -137,6 +138,10 @@ int sb_ctx_open(sb_ctx *ctx, int device_is_cpu, int device_index, sb_error *err)
         return cuda_fail(err, "cudaGetDeviceProperties", e);
     }
     snprintf(im->name, sizeof im->name, "%s", prop.name);
+    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+    snprintf(im->uuid, sizeof im->uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+             u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
     im->total_memory = (int64_t)prop.totalGlobalMem;
     ctx->cc_major = prop.major;
     ctx->cc_minor = prop.minor;
@@ -182,6 +187,12 @@ void sb_ctx_device_name(const sb_ctx *ctx, char *buf, size_t size)
 {
     const ctx_impl *im = ctx->impl;
     snprintf(buf, size, "%s", im ? im->name : "unknown");
+}
+
+void sb_ctx_device_uuid(const sb_ctx *ctx, char *buf, size_t size)
+{
+    const ctx_impl *im = ctx->impl;
+    snprintf(buf, size, "%s", im && !ctx->device_is_cpu ? im->uuid : "");
 }
 
 int64_t sb_ctx_total_memory(const sb_ctx *ctx)
@@ -681,10 +692,10 @@ static void check_outputs(sb_case *c, const sb_protocol_opts *opts, sb_measureme
 static void clock_state(sb_ctx *ctx, const sb_protocol_opts *opts, json_t **out)
 {
     *out = NULL;
-    if (ctx->device_is_cpu || !opts->nvml)
+    if (ctx->device_is_cpu || !opts->nvml || opts->nvml_index < 0)
         return;
     sb_error e;
-    if (sb_nvml_clock_state(opts->nvml, ctx->device_index, out, &e) != SB_OK)
+    if (sb_nvml_clock_state(opts->nvml, opts->nvml_index, out, &e) != SB_OK)
         *out = NULL;
 }
 

@@ -25,6 +25,9 @@ void sb_ctx_close(sb_ctx *ctx);
 /* Device name and total memory (GPU path); CPU model name otherwise. */
 void sb_ctx_device_name(const sb_ctx *ctx, char *buf, size_t size);
 int64_t sb_ctx_total_memory(const sb_ctx *ctx);
+/* The device's UUID as NVML writes it ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-
+ * xxxxxxxxxxxx"), from cudaGetDeviceProperties; "" on the CPU path. */
+void sb_ctx_device_uuid(const sb_ctx *ctx, char *buf, size_t size);
 /* cudaRuntimeGetVersion as "13.0" ("unknown" on failure). */
 void sb_cuda_runtime_version(char *buf, size_t size);
 
@@ -38,6 +41,8 @@ typedef struct sb_protocol_opts {
     int64_t max_check_rows;    /* upper bound on sampled rows per output */
     int test_corrupt_output;   /* test only: perturb the checked output */
     sb_nvml *nvml;             /* for clock states; NULL: not recorded */
+    int nvml_index;            /* NVML index of the CUDA device (may differ
+                                * from the CUDA ordinal) */
 } sb_protocol_opts;
 
 void sb_protocol_defaults(sb_protocol_opts *p);

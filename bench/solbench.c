@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,6 +85,7 @@ typedef struct run_env {
     sb_ctx ctx;
     int ctx_open;
     sb_nvml *nvml;
+    int nvml_index;            /* NVML index of the CUDA device, -1 unknown */
     sb_sku_table *skus;
     json_t *prov;
     json_t *calibration;
@@ -122,14 +124,49 @@ static int run_env_open(run_env *e, int device_is_cpu, int device_index, const c
         return SB_ERR;
     e->ctx_open = 1;
     sb_error ignored;
+    e->nvml_index = -1;
     if (!device_is_cpu && sb_nvml_open(&e->nvml, &ignored) != SB_OK)
         e->nvml = NULL;
+    /* NVML numbers devices by PCI order, CUDA by its own order and
+     * CUDA_VISIBLE_DEVICES: find the NVML index by UUID. Without a match
+     * NVML is not used, rather than describing another GPU. */
+    if (e->nvml) {
+        char uuid[64];
+        sb_ctx_device_uuid(&e->ctx, uuid, sizeof uuid);
+        for (int i = 0; i < 256 && e->nvml_index < 0; i++) {
+            json_t *d = json_object();
+            int rc = sb_nvml_device_identity(e->nvml, i, d, &ignored);
+            const char *u = json_string_value(json_object_get(d, "uuid"));
+            if (rc == SB_OK && u && strcasecmp(u, uuid) == 0)
+                e->nvml_index = i;
+            json_decref(d);
+            if (rc != SB_OK)
+                break;
+        }
+        if (e->nvml_index < 0 && !getenv("CUDA_VISIBLE_DEVICES")) {
+            /* No UUID match (a driver that formats it otherwise): without
+             * CUDA_VISIBLE_DEVICES the orders agree when the names do. */
+            char name[256];
+            sb_ctx_device_name(&e->ctx, name, sizeof name);
+            json_t *d = json_object();
+            const char *n = NULL;
+            if (sb_nvml_device_identity(e->nvml, device_index, d, &ignored) == SB_OK)
+                n = json_string_value(json_object_get(d, "name"));
+            if (n && strcmp(n, name) == 0)
+                e->nvml_index = device_index;
+            json_decref(d);
+        }
+        if (e->nvml_index < 0) {
+            sb_nvml_close(e->nvml);
+            e->nvml = NULL;
+        }
+    }
     sb_provenance_opts po = {
         .tool_name = "solbench",
         .tool_version = SOLBOOK_VERSION,
         .git_dir = NULL,
         .device_is_cpu = device_is_cpu,
-        .device_index = device_index,
+        .device_index = e->nvml_index >= 0 ? e->nvml_index : device_index,
         .skus_csv = NULL,
     };
 #ifdef SOLBOOK_SOURCE_DIR
@@ -567,6 +604,7 @@ static int run_case(run_env *e, const sb_op *op, const sb_op_config *cfg, const 
     sb_case *c = NULL;
     sb_protocol_opts proto = o->proto;
     proto.nvml = e->nvml;
+    proto.nvml_index = e->nvml_index;
     int64_t live = e->ctx.live_bytes;
     if (sb_case_open(op, cfg, &e->ctx, &proto, &c, err) != SB_OK) {
         if (!skip_oom || strncmp(err->msg, "out of device memory", 20) != 0)
@@ -1040,6 +1078,7 @@ static int cmd_roofline(int argc, char **argv)
     ro.seed = o.seed;
     ro.proto = o.proto;
     ro.proto.nvml = e.nvml;
+    ro.proto.nvml_index = e.nvml_index;
     json_t *cal = NULL;
     int rc = sb_roofline_run(&e.ctx, &ro, e.prov, &cal, &err);
     if (rc == SB_OK)
