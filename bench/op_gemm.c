@@ -508,14 +508,14 @@ static void cpu_gemm(gemm_state *s, int set, int64_t m, void *C)
                                                          : (size_t)k * (size_t)s->ldb + (size_t)j);
     const int64_t KB = 256;
     for (int64_t i = 0; i < m; i++) {
-        float *c = s->fc;
+        float *restrict c = s->fc;
         for (int64_t j = 0; j < N; j++)
             c[j] = 0.0f;
         for (int64_t k0 = 0; k0 < K; k0 += KB) {
             int64_t k1 = k0 + KB < K ? k0 + KB : K;
             for (int64_t k = k0; k < k1; k++) {
                 float a = s->fa[i * K + k];
-                const float *b = s->fb + k * N;
+                const float *restrict b = s->fb + k * N;
                 for (int64_t j = 0; j < N; j++)
                     c[j] += a * b[j];
             }
