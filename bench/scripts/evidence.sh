@@ -6,7 +6,8 @@
 #   sweep/gemm-sweep-<stamp>/  solbench suite --preset gemm-sweep (20 x 3 samples per case)
 #   ncu/                       ncu_profile.sh on the spec case, one provider each (.json + .ncu.csv)
 #   nvidia-smi.txt, log.txt    the card as found, and everything printed
-# About 5 minutes on an H100. Ingest with `solbook ingest OUTDIR`.
+# Without the sweep it took 139 s on an H200; with it, an estimated 5
+# minutes (not yet measured). Ingest with `solbook ingest OUTDIR`.
 #
 # usage: bench/scripts/evidence.sh OUTDIR [--solbench PATH] [--tar FILE] [--no-ncu] [--no-sweep]
 set -euo pipefail
