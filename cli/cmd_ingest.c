@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "error.h"
+#include "gather.h"
 #include "home.h"
 #include "import.h"
 #include "ingest.h"
@@ -15,7 +16,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...\n"
             "       solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]\n"
-            "       solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S] FILE...\n\n"
+            "       solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S] FILE...\n"
+            "       solbook ingest [--db PATH] [--strict] --fleet DIR...\n\n"
             "Validates solbook JSON files (result, training, calibration; the schema is\n"
             "chosen by each file's \"schema\" field) and stores them in the database.\n"
             "Directories are walked recursively in sorted order for *.json files; an\n"
@@ -24,6 +26,9 @@ static void usage(FILE *f)
             "stored once and reported as a duplicate.\n\n"
             "  --db PATH        database (default: $SOLBOOK_DB, else ./solbook.db); created if missing\n"
             "  --strict         one transaction for all files: nothing is stored if any is refused\n"
+            "  --fleet          DIRs are fleet output trees (docs/FLEET.md): only one final result per\n"
+            "                   case, provider and arch is stored; duplicates and partial files are\n"
+            "                   named by path and refused\n"
             "  --ncu FILE.csv   attach 'ncu --csv --page raw' output to the run given by --run\n"
             "  --run ID         run id (see 'solbook runs') for --ncu\n"
             "  --format FORMAT  import other tools' results (docs/IMPORT.md): liger-csv,\n"
@@ -107,12 +112,13 @@ int cmd_ingest(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},
         {"format", required_argument, NULL, 'f'}, {"dtype", required_argument, NULL, 't'},
         {"provider", required_argument, NULL, 'p'}, {"suite", required_argument, NULL, 'S'},
+        {"fleet", no_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL, *format = NULL;
     sb_import_options io = {0};
     ctx x = {0};
-    int strict = 0, c;
+    int strict = 0, fleet = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+d:sn:r:qh", opts, NULL)) != -1) {
@@ -126,6 +132,7 @@ int cmd_ingest(int argc, char **argv)
         case 't': io.dtype = optarg; break;
         case 'p': io.provider = optarg; break;
         case 'S': io.suite = optarg; break;
+        case 'F': fleet = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "solbook ingest: unknown option or missing value: %s\n", argv[optind - 1]);
@@ -139,6 +146,10 @@ int cmd_ingest(int argc, char **argv)
     }
     if ((io.dtype || io.provider || io.suite) && !format) {
         fprintf(stderr, "solbook ingest: --dtype, --provider and --suite apply to imports: give --format\n");
+        return 2;
+    }
+    if (fleet && (format || ncu)) {
+        fprintf(stderr, "solbook ingest: --fleet takes directories of solbook files: not with --format or --ncu\n");
         return 2;
     }
     if ((ncu != NULL) != (run != NULL)) {
@@ -169,6 +180,25 @@ int cmd_ingest(int argc, char **argv)
         sb_error_print(&err, stderr);
         return 2;
     }
+    sb_gather fleet_set = {0};
+    char **fleet_paths = NULL;
+    size_t fleet_n = 0;
+    if (fleet) { /* the gathering check (fleet/gather.h) picks the files */
+        char *text = NULL;
+        if (sb_gather_scan_dirs(argv + optind, (size_t)(argc - optind), &fleet_set, &err) != SB_OK ||
+            !(fleet_paths = sb_gather_accepted_paths(&fleet_set, &fleet_n)) ||
+            !(text = sb_gather_describe(&fleet_set))) {
+            if (!err.msg[0])
+                sb_error_set(&err, NULL, NULL, "out of memory");
+            sb_error_print(&err, stderr);
+            sb_gather_free(&fleet_set);
+            free(fleet_paths);
+            sb_ingest_close(ing);
+            return 2;
+        }
+        fputs(text, stderr);
+        free(text);
+    }
     sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file, .ctx = &x};
     sb_ingest_stats stats = {0};
     int refused = 0;
@@ -182,7 +212,11 @@ int cmd_ingest(int argc, char **argv)
     io.in_batch = strict;
     if (optind < argc && format)
         import_paths(ing, argv + optind, argc - optind, format, &io, &walk, &stats);
-    else if (optind < argc)
+    else if (fleet) {
+        sb_ingest_paths(ing, fleet_paths, fleet_n, &walk, &stats);
+        stats.files_seen += (long)sb_gather_problems(&fleet_set);
+        stats.refused += (long)sb_gather_problems(&fleet_set);
+    } else if (optind < argc)
         sb_ingest_paths(ing, argv + optind, (size_t)(argc - optind), &walk, &stats);
     if (ncu) {
         stats.files_seen++;
@@ -216,5 +250,7 @@ int cmd_ingest(int argc, char **argv)
         printf("; %ld ncu profile%s attached", stats.ncu_attached, stats.ncu_attached == 1 ? "" : "s");
     printf("\n");
     sb_ingest_close(ing);
+    sb_gather_free(&fleet_set);
+    free(fleet_paths);
     return status;
 }

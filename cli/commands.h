@@ -34,5 +34,7 @@ SB_COMMAND_DECL int cmd_packet(int argc, char **argv);
 SB_COMMAND_DECL int cmd_validate_results(int argc, char **argv);
 SB_COMMAND_DECL int cmd_forge(int argc, char **argv);
 SB_COMMAND_DECL int cmd_site(int argc, char **argv);
+SB_COMMAND_DECL int cmd_experiments(int argc, char **argv);
+SB_COMMAND_DECL int cmd_submit(int argc, char **argv);
 
 #endif

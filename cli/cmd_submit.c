@@ -1,0 +1,343 @@
+/* cmd_submit.c - `solbook submit`: an experiment on one arch as a
+ * Kubernetes Job (kubectl apply -f -) or a Slurm job array (sbatch). */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "error.h"
+#include "experiment.h"
+#include "fleet_skus.h"
+#include "home.h"
+#include "render.h"
+#include "spawn.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: solbook submit NAME --arch ARCH --engine kubernetes|slurm [--dry-run] [--print]\n"
+            "                      [--image IMG] [--namespace NS] [--queue Q] [--sku SKU]\n"
+            "                      [--partition P] [--time HH:MM:SS] [--output-volume CLAIM|PATH]\n"
+            "                      [--run-id ID] [--dir DIR]\n\n"
+            "Renders experiment NAME (experiments/NAME.json) for ARCH, one array task per\n"
+            "case, and submits it: a batch/v1 Indexed Job piped to 'kubectl apply -f -', or\n"
+            "a Slurm job array piped to 'sbatch'. Results go to ROOT/NAME/ARCH/RUN_ID.\n\n"
+            "  --engine E           kubernetes or slurm\n"
+            "  --dry-run            contact nothing: say what would be submitted, and where\n"
+            "  --print              print the Job (JSON, which kubectl takes) or the script\n"
+            "                       instead of submitting it\n"
+            "  --image IMG          kubernetes: container image with solbench (and ncu) on PATH\n"
+            "  --namespace NS       kubernetes: namespace of the Job\n"
+            "  --queue Q            kubernetes: Kueue LocalQueue (label kueue.x-k8s.io/queue-name)\n"
+            "  --sku SKU            kubernetes: only nodes of this SKU (default: every SKU of ARCH)\n"
+            "  --partition P        slurm: partition\n"
+            "  --time HH:MM:SS      limit per case (default: the experiment's for ARCH)\n"
+            "  --output-volume V    kubernetes: PVC claim mounted at /results (default solbook-results);\n"
+            "                       slurm: results directory (default ./solbook-results)\n"
+            "  --run-id ID          up to 16 letters, digits or '-' (default: UTC YYYYMMDDTHHMMSSZ)\n"
+            "  --dir DIR            experiment files (default: SOLBOOK_HOME/experiments)\n\n"
+            "Exit status: 0 submitted (or printed), 2 usage error, missing kubectl/sbatch,\n"
+            "or the submitter failed.\n");
+}
+
+static int is_dns_label(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '.'))
+            return 0;
+    return 1;
+}
+
+static int is_label_value(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
+            return 0;
+    return 1;
+}
+
+static int plain_text(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return 0;
+    return 1;
+}
+
+typedef struct submit_opts {
+    const char *name, *arch, *engine, *image, *namespace_, *queue, *sku, *partition, *time, *volume, *run_id, *dir;
+    int dry_run, print;
+} submit_opts;
+
+static int check_opts(const submit_opts *o, sb_engine *engine)
+{
+#define BAD(...)                                \
+    do {                                        \
+        fprintf(stderr, "solbook submit: " __VA_ARGS__); \
+        fputc('\n', stderr);                    \
+        return 2;                               \
+    } while (0)
+    if (!o->arch)
+        BAD("--arch ARCH is required (a100, h100, h200)");
+    if (!o->engine)
+        BAD("--engine kubernetes|slurm is required");
+    if (strcmp(o->engine, "kubernetes") == 0 || strcmp(o->engine, "k8s") == 0)
+        *engine = SB_ENGINE_KUBERNETES;
+    else if (strcmp(o->engine, "slurm") == 0)
+        *engine = SB_ENGINE_SLURM;
+    else
+        BAD("--engine %s: not kubernetes or slurm", o->engine);
+    int k8s = *engine == SB_ENGINE_KUBERNETES;
+    if (!k8s && (o->image || o->namespace_ || o->queue || o->sku))
+        BAD("--image, --namespace, --queue and --sku are for --engine kubernetes");
+    if (k8s && o->partition)
+        BAD("--partition is for --engine slurm (Kubernetes picks nodes by nvidia.com/gpu.product)");
+    if (k8s && !o->image)
+        BAD("--engine kubernetes needs --image IMG (an image with solbench and ncu on PATH)");
+    if (o->image && !plain_text(o->image))
+        BAD("--image: control characters in the image name");
+    if (o->namespace_ && !is_dns_label(o->namespace_, 63))
+        BAD("--namespace %s: not a Kubernetes namespace name (lower-case letters, digits, '-')", o->namespace_);
+    if (o->queue && !is_label_value(o->queue))
+        BAD("--queue %s: not a label value (at most 63 letters, digits, '-', '_', '.')", o->queue);
+    if (o->partition && (!plain_text(o->partition) || strpbrk(o->partition, " \t")))
+        BAD("--partition %s: not a partition name", o->partition);
+    if (o->time && sb_exp_parse_time(o->time) <= 0)
+        BAD("--time %s: expected a positive HH:MM:SS", o->time);
+    if (o->volume && k8s && !is_dns_label(o->volume, 253))
+        BAD("--output-volume %s: not a PersistentVolumeClaim name (lower-case letters, digits, '-', '.')",
+            o->volume);
+    if (o->volume && !k8s && !plain_text(o->volume))
+        BAD("--output-volume: control characters in the path");
+    if (o->run_id) {
+        size_t n = strlen(o->run_id);
+        int ok = n > 0 && n <= 16;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = isalnum((unsigned char)o->run_id[i]) || (o->run_id[i] == '-' && i > 0 && i + 1 < n);
+        if (!ok)
+            BAD("--run-id %s: up to 16 letters, digits or inner '-'", o->run_id);
+    }
+    return 0;
+#undef BAD
+}
+
+static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e, const sb_exp_arch *a,
+                  const sb_fleet_skus *skus)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    char run_id[32];
+    if (o->run_id) {
+        snprintf(run_id, sizeof run_id, "%s", o->run_id);
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(run_id, sizeof run_id, "%Y%m%dT%H%M%SZ", &tm);
+    }
+    const char *products[64];
+    size_t np = 0;
+    for (size_t i = 0; i < skus->n; i++) {
+        const sb_fleet_sku *k = &skus->v[i];
+        if (strcmp(k->arch, o->arch) != 0 || (o->sku && strcmp(k->id, o->sku) != 0))
+            continue;
+        for (size_t p = 0; p < k->n_products && np < 64; p++)
+            products[np++] = k->products[p];
+    }
+    if (o->sku && np == 0) {
+        fprintf(stderr, "solbook submit: --sku %s: not a SKU of %s in db/skus.csv (", o->sku, o->arch);
+        int first = 1;
+        for (size_t i = 0; i < skus->n; i++)
+            if (strcmp(skus->v[i].arch, o->arch) == 0) {
+                fprintf(stderr, "%s%s", first ? "" : ", ", skus->v[i].id);
+                first = 0;
+            }
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    sb_render_opts ro = {
+        .exp = e,
+        .arch = a,
+        .run_id = run_id,
+        .time = o->time,
+        .image = o->image,
+        .namespace_ = o->namespace_,
+        .queue = o->queue,
+        .claim = engine == SB_ENGINE_KUBERNETES ? o->volume : NULL,
+        .products = products,
+        .n_products = np,
+        .partition = o->partition,
+        .root = engine == SB_ENGINE_SLURM ? o->volume : NULL,
+    };
+    char *text = NULL;
+    if (engine == SB_ENGINE_KUBERNETES) {
+        json_t *job = sb_render_k8s_job(&ro, &err);
+        if (job) {
+            text = json_dumps(job, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            json_decref(job);
+            if (!text)
+                sb_error_set(&err, NULL, NULL, "out of memory");
+        }
+    } else {
+        text = sb_render_script(&ro, SB_ENGINE_SLURM, &err);
+    }
+    if (!text) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    char job[80];
+    sb_render_job_name(&ro, job, sizeof job, &err);
+    char *out = sb_render_out_dir(&ro, engine);
+    const char *tool = engine == SB_ENGINE_KUBERNETES ? "kubectl" : "sbatch";
+    int rc = 0;
+    if (o->print) {
+        fputs(text, stdout);
+        if (engine == SB_ENGINE_KUBERNETES)
+            fputc('\n', stdout);
+    }
+    if (o->dry_run) {
+        FILE *f = o->print ? stderr : stdout;
+        if (engine == SB_ENGINE_KUBERNETES)
+            fprintf(f, "dry run: would pipe the batch/v1 Job %s (%zu bytes; %zu indexed completion%s, %ld GPU%s each%s%s) "
+                       "to 'kubectl apply -f -'; results in %s on PVC %s\n",
+                    job, strlen(text), e->n_cases, e->n_cases == 1 ? "" : "s", a->gpus, a->gpus == 1 ? "" : "s",
+                    o->queue ? ", Kueue queue " : "", o->queue ? o->queue : "", out,
+                    o->volume ? o->volume : SB_K8S_DEFAULT_CLAIM);
+        else
+            fprintf(f, "dry run: would pipe the batch script of job %s (%zu bytes; array 0-%zu, gpu:%ld each) to "
+                       "'sbatch'; results in %s\n",
+                    job, strlen(text), e->n_cases - 1, a->gpus, out);
+    } else if (!o->print) {
+        char *k8s_argv[] = {"kubectl", "apply", "-f", "-", NULL};
+        char *slurm_argv[] = {"sbatch", NULL};
+        int status = 0;
+        if (sb_spawn_pipe(engine == SB_ENGINE_KUBERNETES ? k8s_argv : slurm_argv, text, strlen(text), &status,
+                          &err) != SB_OK) {
+            fprintf(stderr, "solbook: %s; --print writes the %s to stdout, --dry-run says what would run\n",
+                    err.msg, engine == SB_ENGINE_KUBERNETES ? "Job manifest" : "batch script");
+            rc = 2;
+        } else if (status != 0) {
+            fprintf(stderr, "solbook: %s exited with status %d; nothing is known to be submitted\n", tool, status);
+            rc = 2;
+        } else {
+            printf("submitted %s (%zu case%s) with %s; results in %s\n", job, e->n_cases,
+                   e->n_cases == 1 ? "" : "s", tool, out);
+        }
+    }
+    free(out);
+    free(text);
+    return rc;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+    enum { O_DRY = 256, O_PRINT, O_IMAGE, O_NS, O_QUEUE, O_SKU, O_PART, O_TIME, O_VOL, O_RUN, O_DIR, O_ENGINE };
+    static const struct option opts[] = {
+        {"arch", required_argument, NULL, 'a'},         {"engine", required_argument, NULL, O_ENGINE},
+        {"dry-run", no_argument, NULL, O_DRY},          {"print", no_argument, NULL, O_PRINT},
+        {"image", required_argument, NULL, O_IMAGE},    {"namespace", required_argument, NULL, O_NS},
+        {"queue", required_argument, NULL, O_QUEUE},    {"sku", required_argument, NULL, O_SKU},
+        {"partition", required_argument, NULL, O_PART}, {"time", required_argument, NULL, O_TIME},
+        {"output-volume", required_argument, NULL, O_VOL}, {"run-id", required_argument, NULL, O_RUN},
+        {"dir", required_argument, NULL, O_DIR},        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    submit_opts o = {0};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a': o.arch = optarg; break;
+        case O_ENGINE: o.engine = optarg; break;
+        case O_DRY: o.dry_run = 1; break;
+        case O_PRINT: o.print = 1; break;
+        case O_IMAGE: o.image = optarg; break;
+        case O_NS: o.namespace_ = optarg; break;
+        case O_QUEUE: o.queue = optarg; break;
+        case O_SKU: o.sku = optarg; break;
+        case O_PART: o.partition = optarg; break;
+        case O_TIME: o.time = optarg; break;
+        case O_VOL: o.volume = optarg; break;
+        case O_RUN: o.run_id = optarg; break;
+        case O_DIR: o.dir = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "solbook submit: unknown option or missing value: %s\n", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind + 1 != argc) {
+        fprintf(stderr, "solbook submit: give one experiment NAME (solbook experiments list names them)\n");
+        return 2;
+    }
+    o.name = argv[optind];
+    sb_engine engine;
+    int rc = check_opts(&o, &engine);
+    if (rc)
+        return rc;
+
+    sb_error err;
+    sb_error_clear(&err);
+    sb_fleet_skus skus;
+    if (sb_fleet_skus_load(NULL, &skus, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    int arch_known = 0;
+    for (size_t i = 0; skus.archs[i]; i++)
+        arch_known |= strcmp(skus.archs[i], o.arch) == 0;
+    if (!arch_known) {
+        fprintf(stderr, "solbook submit: --arch %s: not an arch of db/skus.csv (", o.arch);
+        for (size_t i = 0; skus.archs[i]; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "", skus.archs[i]);
+        fprintf(stderr, ")\n");
+        sb_fleet_skus_free(&skus);
+        return 2;
+    }
+    char dir[4096];
+    if (o.dir)
+        snprintf(dir, sizeof dir, "%s", o.dir);
+    else if (sb_home_path(dir, sizeof dir, "experiments", &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        sb_fleet_skus_free(&skus);
+        return 2;
+    }
+    sb_experiment_set set;
+    if (sb_experiment_set_load(dir, NULL, skus.archs, &set, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        sb_fleet_skus_free(&skus);
+        return strcmp(err.file, dir) == 0 ? 2 : 1;
+    }
+    const sb_experiment *e = sb_experiment_set_find(&set, o.name);
+    const sb_exp_arch *a = e ? sb_experiment_arch(e, o.arch) : NULL;
+    if (!e) {
+        fprintf(stderr, "solbook submit: no experiment %s (known:", o.name);
+        for (size_t i = 0; i < set.n; i++)
+            fprintf(stderr, " %s", set.v[i]->name);
+        fprintf(stderr, ")\n");
+        rc = 2;
+    } else if (!a) {
+        fprintf(stderr, "solbook submit: %s: experiment %s does not run on %s (it runs on", e->path, e->name, o.arch);
+        for (size_t i = 0; i < e->n_archs; i++)
+            fprintf(stderr, " %s", e->archs[i].arch);
+        fprintf(stderr, ")\n");
+        rc = 2;
+    } else {
+        rc = submit(&o, engine, e, a, &skus);
+    }
+    sb_experiment_set_free(&set);
+    sb_fleet_skus_free(&skus);
+    return rc;
+}

@@ -1,0 +1,158 @@
+/* fleet_skus.c - SKUs per arch and their nvidia.com/gpu.product values. */
+#include "fleet_skus.h"
+
+#include <csv.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "home.h"
+#include "json_file.h"
+#include "sku.h"
+
+int sb_fleet_product_label(const char *driver_name, char *out, size_t size)
+{
+    size_t n = strlen(driver_name);
+    if (n == 0 || n > 63 || n >= size)
+        return SB_ERR;
+    for (size_t i = 0; i < n; i++) {
+        char ch = driver_name[i] == ' ' ? '-' : driver_name[i];
+        int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        if (!alnum && ch != '-' && ch != '_' && ch != '.')
+            return SB_ERR;
+        if (!alnum && (i == 0 || i == n - 1))
+            return SB_ERR;
+        out[i] = ch;
+    }
+    out[n] = '\0';
+    return SB_OK;
+}
+
+/* libcsv callbacks: collects the sku and match_names columns. */
+typedef struct names_ctx {
+    int row, col, sku_col, names_col;
+    char sku[64], names[512];
+    sb_fleet_skus *skus;
+} names_ctx;
+
+static void on_field(void *data, size_t len, void *vctx)
+{
+    names_ctx *c = vctx;
+    const char *s = data ? data : "";
+    if (c->row == 0) {
+        if (len == 3 && strncmp(s, "sku", 3) == 0)
+            c->sku_col = c->col;
+        if (len == 11 && strncmp(s, "match_names", 11) == 0)
+            c->names_col = c->col;
+    } else if (c->col == c->sku_col) {
+        snprintf(c->sku, sizeof c->sku, "%.*s", (int)len, s);
+    } else if (c->col == c->names_col) {
+        snprintf(c->names, sizeof c->names, "%.*s", (int)len, s);
+    }
+    c->col++;
+}
+
+static void take_names(sb_fleet_sku *k, const char *names)
+{
+    /* Driver names start with "NVIDIA "; use those where there are some. */
+    int any_full = strstr(names, "NVIDIA ") != NULL;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", names);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, "|", &save); t && k->n_products < SB_FLEET_MAX_PRODUCTS;
+         t = strtok_r(NULL, "|", &save)) {
+        while (*t == ' ')
+            t++;
+        if (any_full && strncmp(t, "NVIDIA ", 7) != 0)
+            continue;
+        char label[64];
+        if (sb_fleet_product_label(t, label, sizeof label) != SB_OK)
+            continue;
+        memcpy(k->products[k->n_products++], label, sizeof label);
+    }
+}
+
+static void on_row(int ch, void *vctx)
+{
+    (void)ch;
+    names_ctx *c = vctx;
+    if (c->row > 0 && c->sku[0]) {
+        for (size_t i = 0; i < c->skus->n; i++)
+            if (strcmp(c->skus->v[i].id, c->sku) == 0)
+                take_names(&c->skus->v[i], c->names);
+    }
+    c->row++;
+    c->col = 0;
+    c->sku[0] = c->names[0] = '\0';
+}
+
+int sb_fleet_skus_load(const char *csv_path, sb_fleet_skus *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char def[4096];
+    if (!csv_path) {
+        if (sb_home_path(def, sizeof def, "db/skus.csv", err) != SB_OK)
+            return SB_ERR;
+        csv_path = def;
+    }
+    sb_sku_table *t = NULL;
+    if (sb_sku_table_load(csv_path, &t, err) != SB_OK)
+        return SB_ERR;
+    size_t n = sb_sku_count(t);
+    out->v = calloc(n, sizeof *out->v);
+    if (!out->v) {
+        sb_sku_table_free(t);
+        return sb_error_set(err, csv_path, NULL, "out of memory");
+    }
+    size_t n_archs = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_sku *s = sb_sku_at(t, i);
+        sb_fleet_sku *k = &out->v[out->n++];
+        snprintf(k->id, sizeof k->id, "%s", s->id);
+        snprintf(k->arch, sizeof k->arch, "%s", s->arch);
+        snprintf(k->display, sizeof k->display, "%s", s->display);
+        k->memory_gb = s->memory_gb;
+        int seen = 0;
+        for (size_t a = 0; a < n_archs; a++)
+            seen |= strcmp(out->arch_store[a], s->arch) == 0;
+        if (!seen && n_archs < 15) {
+            snprintf(out->arch_store[n_archs], sizeof out->arch_store[n_archs], "%s", s->arch);
+            out->archs[n_archs] = out->arch_store[n_archs];
+            n_archs++;
+        }
+    }
+    sb_sku_table_free(t);
+
+    /* The match names, which sku.h keeps to itself. */
+    char *buf = NULL;
+    size_t len = 0;
+    if (sb_file_read_all(csv_path, &buf, &len, err) != SB_OK) {
+        sb_fleet_skus_free(out);
+        return SB_ERR;
+    }
+    struct csv_parser p;
+    names_ctx c = {.sku_col = -1, .names_col = -1, .skus = out};
+    int rc = SB_OK;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        rc = sb_error_set(err, csv_path, NULL, "cannot initialise the CSV parser");
+    } else {
+        if (csv_parse(&p, buf, len, on_field, on_row, &c) != len || csv_fini(&p, on_field, on_row, &c) != 0)
+            rc = sb_error_set(err, csv_path, NULL, "malformed CSV: %s", csv_strerror(csv_error(&p)));
+        csv_free(&p);
+    }
+    free(buf);
+    if (rc == SB_OK && (c.sku_col < 0 || c.names_col < 0))
+        rc = sb_error_set(err, csv_path, "line 1", "no sku or match_names column");
+    for (size_t i = 0; rc == SB_OK && i < out->n; i++)
+        if (out->v[i].n_products == 0)
+            rc = sb_error_set(err, csv_path, out->v[i].id,
+                              "no match name of this SKU makes a nvidia.com/gpu.product label value");
+    if (rc != SB_OK)
+        sb_fleet_skus_free(out);
+    return rc;
+}
+
+void sb_fleet_skus_free(sb_fleet_skus *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}

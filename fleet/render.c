@@ -1,0 +1,409 @@
+/* render.c - Kubernetes Job and Slurm batch script of an experiment. */
+#include "render.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+static int safe_char(char c)
+{
+    return isalnum((unsigned char)c) || strchr("_./:=,+-@%", c) != NULL;
+}
+
+char *sb_fleet_shell_quote(const char *word)
+{
+    int safe = *word != '\0';
+    for (const char *p = word; *p; p++)
+        safe &= safe_char(*p);
+    if (safe)
+        return strdup(word);
+    sb_text t = {0};
+    sb_text_puts(&t, "'");
+    for (const char *p = word; *p; p++) {
+        if (*p == '\'')
+            sb_text_puts(&t, "'\\''");
+        else
+            sb_text_printf(&t, "%c", *p);
+    }
+    sb_text_puts(&t, "'");
+    return sb_text_take(&t);
+}
+
+static void put_quoted(sb_text *t, const char *word)
+{
+    char *q = sb_fleet_shell_quote(word);
+    if (!q) {
+        t->failed = 1;
+        return;
+    }
+    sb_text_puts(t, q);
+    free(q);
+}
+
+/* A word of the experiment as bash text: literal parts quoted, the
+ * placeholders as the script's variables. */
+static void put_script_word(sb_text *t, const char *word)
+{
+    static const char *const names[][2] = {{"{out}", "\"$OUT\""},           {"{arch}", "\"$ARCH\""},
+                                           {"{experiment}", "\"$EXPERIMENT\""}, {"{case}", "\"$CASE_ID\""},
+                                           {"{gpus}", "\"$GPUS\""}};
+    char lit[4096];
+    size_t n = 0;
+    int any = 0;
+    for (const char *p = word;;) {
+        const char *var = NULL;
+        size_t plen = 0;
+        for (size_t i = 0; i < sizeof names / sizeof *names && *p == '{'; i++)
+            if (strncmp(p, names[i][0], strlen(names[i][0])) == 0) {
+                var = names[i][1];
+                plen = strlen(names[i][0]);
+            }
+        if (var || !*p || n + 1 >= sizeof lit) {
+            if (n) {
+                lit[n] = '\0';
+                put_quoted(t, lit);
+                n = 0;
+                any = 1;
+            }
+            if (!*p)
+                break;
+            if (var) {
+                sb_text_puts(t, var);
+                p += plen;
+                any = 1;
+            }
+            continue;
+        }
+        lit[n++] = *p++;
+    }
+    if (!any)
+        sb_text_puts(t, "''");
+}
+
+char *sb_render_out_dir(const sb_render_opts *o, sb_engine engine)
+{
+    sb_text t = {0};
+    const char *root = engine == SB_ENGINE_KUBERNETES ? SB_K8S_RESULTS_MOUNT
+                                                      : (o->root ? o->root : SB_SLURM_DEFAULT_ROOT);
+    size_t rl = strlen(root);
+    while (rl > 1 && root[rl - 1] == '/')
+        rl--;
+    sb_text_printf(&t, "%.*s/%s/%s/%s", (int)rl, root, o->exp->name, o->arch->arch, o->run_id);
+    return sb_text_take(&t);
+}
+
+int sb_render_job_name(const sb_render_opts *o, char *out, size_t size, sb_error *err)
+{
+    char name[128];
+    int n = snprintf(name, sizeof name, "sb-%s-%s-%s", o->exp->name, o->arch->arch, o->run_id);
+    if (n < 0 || (size_t)n >= sizeof name || n > 63 || (size_t)n >= size)
+        return sb_error_set(err, o->exp->path, NULL,
+                            "job name sb-%s-%s-%s is longer than 63 characters; use a shorter --run-id",
+                            o->exp->name, o->arch->arch, o->run_id);
+    for (int i = 0; i < n; i++) {
+        char c = (char)tolower((unsigned char)name[i]);
+        if (!isalnum((unsigned char)c) && c != '-')
+            return sb_error_set(err, NULL, NULL, "job name %s: only letters, digits and '-' may be used", name);
+        out[i] = c;
+    }
+    out[n] = '\0';
+    return SB_OK;
+}
+
+/* The directories to create before a case runs: each write path up to the
+ * last '/' before its first pattern character. */
+static void put_mkdirs(sb_text *t, const sb_exp_case *c)
+{
+    char dirs[32][512];
+    size_t nd = 0;
+    for (size_t i = 0; i < c->n_writes && nd < 32; i++) {
+        const char *w = c->writes[i];
+        size_t glob = strcspn(w, "*?[");
+        size_t end = 0;
+        for (size_t k = 0; k < glob; k++)
+            if (w[k] == '/')
+                end = k;
+        if (end == 0 || end >= sizeof dirs[0])
+            continue;
+        char d[512];
+        memcpy(d, w, end);
+        d[end] = '\0';
+        int dup = 0;
+        for (size_t k = 0; k < nd; k++)
+            dup |= strcmp(dirs[k], d) == 0;
+        if (!dup)
+            memcpy(dirs[nd++], d, end + 1);
+    }
+    if (nd == 0)
+        return;
+    sb_text_puts(t, "    mkdir -p");
+    for (size_t k = 0; k < nd; k++) {
+        sb_text_puts(t, " \"$OUT\"/");
+        put_script_word(t, dirs[k]);
+    }
+    sb_text_puts(t, "\n");
+}
+
+static int any_profiled(const sb_render_opts *o)
+{
+    for (size_t i = 0; i < o->exp->n_cases; i++)
+        if (sb_exp_case_profiled(&o->exp->cases[i], o->arch))
+            return 1;
+    return 0;
+}
+
+static void put_metrics(sb_text *t, const sb_exp_ncu *n)
+{
+    for (size_t i = 0; i < n->n_metrics; i++)
+        sb_text_printf(t, "%s%s", i ? "," : "", n->metrics[i]);
+}
+
+static void put_comment(sb_text *t, const char *text)
+{
+    for (const char *p = text; *p; p++)
+        sb_text_printf(t, "%c", *p == '\n' ? ' ' : *p);
+}
+
+char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
+{
+    const sb_experiment *e = o->exp;
+    const sb_exp_arch *a = o->arch;
+    char job[80];
+    if (sb_render_job_name(o, job, sizeof job, err) != SB_OK)
+        return NULL;
+    const char *time = o->time ? o->time : a->time;
+    char *out = sb_render_out_dir(o, engine);
+    if (!out) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        return NULL;
+    }
+    sb_text t = {0};
+    sb_text_puts(&t, "#!/usr/bin/env bash\n");
+    if (engine == SB_ENGINE_SLURM) {
+        sb_text_printf(&t, "#SBATCH --job-name=%s\n", job);
+        sb_text_printf(&t, "#SBATCH --array=0-%zu\n", e->n_cases - 1);
+        sb_text_printf(&t, "#SBATCH --gres=gpu:%ld\n", a->gpus);
+        sb_text_printf(&t, "#SBATCH --cpus-per-task=%ld\n", a->cpus);
+        sb_text_printf(&t, "#SBATCH --mem=%ldG\n", a->memory_gb);
+        sb_text_printf(&t, "#SBATCH --time=%s\n", time);
+        if (o->partition)
+            sb_text_printf(&t, "#SBATCH --partition=%s\n", o->partition);
+        sb_text_printf(&t, "#SBATCH --output=%s-%%A_%%a.out\n", job);
+        sb_text_puts(&t, "#SBATCH --no-requeue\n");
+    }
+    sb_text_printf(&t, "# solbook experiment %s on %s, run %s: %zu case%s, one per array index.\n", e->name, a->arch,
+                   o->run_id, e->n_cases, e->n_cases == 1 ? "" : "s");
+    sb_text_printf(&t, "# Rendered by `solbook submit` from %s; results go to OUT below.\n", e->path);
+    sb_text_puts(&t, "set -euo pipefail\n");
+    sb_text_puts(&t, "SOLBENCH=${SOLBENCH:-solbench}\n");
+    sb_text_puts(&t, "EXPERIMENT=");
+    put_quoted(&t, e->name);
+    sb_text_puts(&t, "\nARCH=");
+    put_quoted(&t, a->arch);
+    sb_text_puts(&t, "\nRUN_ID=");
+    put_quoted(&t, o->run_id);
+    sb_text_printf(&t, "\nGPUS=%ld\n", a->gpus);
+    sb_text_puts(&t, "OUT=");
+    put_quoted(&t, out);
+    sb_text_puts(&t, "\n");
+    if (engine == SB_ENGINE_SLURM)
+        sb_text_puts(&t, "CASE=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array, one task per case}\n");
+    else
+        sb_text_puts(&t, "CASE=${JOB_COMPLETION_INDEX:?run this script as an Indexed Job: one completion index per case}\n");
+    if (any_profiled(o)) {
+        sb_text_puts(&t, "NCU=${NCU:-ncu}\nNCU_METRICS=");
+        put_metrics(&t, &a->ncu);
+        sb_text_puts(&t, "\n");
+        sb_text_puts(&t,
+                     "# profile NAME.json COMMAND...: COMMAND under Nsight Compute; the raw CSV of the\n"
+                     "# profiled launches goes to NAME.ncu.csv, where `solbook ingest` attaches it.\n"
+                     "profile() {\n"
+                     "    local result=$1 rep\n"
+                     "    shift\n"
+                     "    rep=$(mktemp -d)\n");
+        sb_text_printf(&t,
+                       "    \"$NCU\" --clock-control none --metrics \"$NCU_METRICS\" --launch-skip %ld --launch-count %ld \\\n"
+                       "        --export \"$rep/profile\" --force-overwrite \"$@\"\n",
+                       a->ncu.launch_skip, a->ncu.launch_count);
+        sb_text_puts(&t,
+                     "    \"$NCU\" --import \"$rep/profile.ncu-rep\" --csv --page raw --metrics \"$NCU_METRICS\" \\\n"
+                     "        > \"${result%.json}.ncu.csv.tmp.$$\"\n"
+                     "    mv \"${result%.json}.ncu.csv.tmp.$$\" \"${result%.json}.ncu.csv\"\n"
+                     "    rm -rf \"$rep\"\n"
+                     "}\n");
+    }
+    sb_text_puts(&t, "echo \"solbook: $EXPERIMENT on $ARCH, run $RUN_ID, case $CASE, host $(hostname), into $OUT\"\n");
+    sb_text_puts(&t, "case \"$CASE\" in\n");
+    for (size_t i = 0; i < e->n_cases; i++) {
+        const sb_exp_case *c = &e->cases[i];
+        sb_text_printf(&t, "  %zu)\n    # %s: ", i, c->id);
+        put_comment(&t, c->what);
+        sb_text_puts(&t, "\n    CASE_ID=");
+        put_quoted(&t, c->id);
+        sb_text_puts(&t, "\n");
+        put_mkdirs(&t, c);
+        int prof = sb_exp_case_profiled(c, a);
+        for (size_t k = 0; k < c->n_commands; k++) {
+            const sb_exp_command *cmd = &c->commands[k];
+            sb_text_puts(&t, "    ");
+            if (prof) {
+                sb_text_puts(&t, "profile ");
+                put_script_word(&t, sb_exp_case_result_out(c));
+                sb_text_puts(&t, " ");
+            }
+            sb_text_puts(&t, "\"$SOLBENCH\"");
+            for (size_t w = 1; w < cmd->argc; w++) {
+                sb_text_puts(&t, " ");
+                put_script_word(&t, cmd->argv[w]);
+            }
+            sb_text_puts(&t, "\n");
+        }
+        sb_text_puts(&t, "    ;;\n");
+    }
+    sb_text_printf(&t,
+                   "  *)\n    echo \"solbook: $EXPERIMENT has no case $CASE (cases 0-%zu)\" >&2\n    exit 2\n    ;;\nesac\n",
+                   e->n_cases - 1);
+    free(out);
+    char *s = sb_text_take(&t);
+    if (!s)
+        sb_error_set(err, NULL, NULL, "out of memory");
+    return s;
+}
+
+char *sb_render_command_line(const sb_exp_case *c, size_t k, const sb_exp_arch *a, const sb_exp_vars *vars)
+{
+    sb_text t = {0};
+    const sb_exp_command *cmd = &c->commands[k];
+    int prof = sb_exp_case_profiled(c, a);
+    if (prof)
+        sb_text_printf(&t,
+                       "ncu --clock-control none --metrics \"$NCU_METRICS\" --launch-skip %ld --launch-count %ld "
+                       "--export REPORT --force-overwrite ",
+                       a->ncu.launch_skip, a->ncu.launch_count);
+    for (size_t w = 0; w < cmd->argc; w++) {
+        char *x = sb_exp_expand(cmd->argv[w], vars);
+        if (!x) {
+            sb_text_free(&t);
+            return NULL;
+        }
+        if (w)
+            sb_text_puts(&t, " ");
+        put_quoted(&t, x);
+        free(x);
+    }
+    if (prof) {
+        char *res = sb_exp_expand(sb_exp_case_result_out(c), vars);
+        if (!res) {
+            sb_text_free(&t);
+            return NULL;
+        }
+        size_t n = strlen(res) - 5;
+        res[n] = '\0';
+        sb_text_puts(&t, "\nncu --import REPORT.ncu-rep --csv --page raw --metrics \"$NCU_METRICS\" > ");
+        char csv[4200];
+        snprintf(csv, sizeof csv, "%s.ncu.csv", res);
+        put_quoted(&t, csv);
+        free(res);
+    }
+    return sb_text_take(&t);
+}
+
+/* ------------------------------------------------------------ Kubernetes */
+
+static json_t *labels(const sb_render_opts *o)
+{
+    json_t *l = json_object();
+    json_object_set_new(l, "app.kubernetes.io/name", json_string("solbench"));
+    json_object_set_new(l, "app.kubernetes.io/part-of", json_string("solbook"));
+    json_object_set_new(l, "solbook.dev/experiment", json_string(o->exp->name));
+    json_object_set_new(l, "solbook.dev/arch", json_string(o->arch->arch));
+    json_object_set_new(l, "solbook.dev/run-id", json_string(o->run_id));
+    return l;
+}
+
+json_t *sb_render_k8s_job(const sb_render_opts *o, sb_error *err)
+{
+    const sb_exp_arch *a = o->arch;
+    char name[80];
+    if (!o->image || !*o->image) {
+        sb_error_set(err, NULL, NULL, "a Kubernetes Job needs --image (an image with solbench%s on PATH)",
+                     any_profiled(o) ? " and ncu" : "");
+        return NULL;
+    }
+    if (o->n_products == 0) {
+        sb_error_set(err, NULL, NULL, "no nvidia.com/gpu.product values for %s", a->arch);
+        return NULL;
+    }
+    if (sb_render_job_name(o, name, sizeof name, err) != SB_OK)
+        return NULL;
+    long seconds = o->time ? sb_exp_parse_time(o->time) : a->time_seconds;
+    if (seconds <= 0) {
+        sb_error_set(err, NULL, NULL, "--time %s: expected a positive HH:MM:SS", o->time);
+        return NULL;
+    }
+    /* The limit is per case; the cases may wait for GPUs and run one after
+     * another, so the Job's deadline is the sum of theirs. */
+    long long deadline = (long long)seconds * (long long)o->exp->n_cases;
+    char *script = sb_render_script(o, SB_ENGINE_KUBERNETES, err);
+    if (!script)
+        return NULL;
+
+    json_t *meta = json_object();
+    json_object_set_new(meta, "name", json_string(name));
+    if (o->namespace_)
+        json_object_set_new(meta, "namespace", json_string(o->namespace_));
+    json_t *ml = labels(o);
+    if (o->queue)
+        json_object_set_new(ml, "kueue.x-k8s.io/queue-name", json_string(o->queue));
+    json_object_set_new(meta, "labels", ml);
+    json_t *ann = json_object();
+    json_object_set_new(ann, "solbook.dev/experiment-file", json_string(o->exp->path));
+    json_object_set_new(meta, "annotations", ann);
+
+    json_t *products = json_array();
+    for (size_t i = 0; i < o->n_products; i++)
+        json_array_append_new(products, json_string(o->products[i]));
+    json_t *affinity =
+        json_pack("{s:{s:{s:[{s:[{s:s,s:s,s:o}]}]}}}", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                  "nodeSelectorTerms", "matchExpressions", "key", "nvidia.com/gpu.product", "operator", "In", "values",
+                  products);
+
+    char mem[32], cpu[32];
+    snprintf(mem, sizeof mem, "%ldGi", a->memory_gb);
+    snprintf(cpu, sizeof cpu, "%ld", a->cpus);
+    json_t *limits = json_pack("{s:I,s:s,s:s}", "nvidia.com/gpu", (json_int_t)a->gpus, "memory", mem, "cpu", cpu);
+    json_t *requests = json_pack("{s:I,s:s,s:s}", "nvidia.com/gpu", (json_int_t)a->gpus, "memory", mem, "cpu", cpu);
+    char out_root[64];
+    snprintf(out_root, sizeof out_root, "%s", SB_K8S_RESULTS_MOUNT);
+    json_t *container = json_pack(
+        "{s:s,s:s,s:[s,s,s],s:{s:o,s:o},s:[{s:s,s:s}],s:[{s:s,s:s}]}", "name", "solbench", "image", o->image,
+        "command", "/bin/bash", "-c", script, "resources", "limits", limits, "requests", requests, "volumeMounts",
+        "name", "results", "mountPath", out_root, "env", "name", "SOLBOOK_RUN_ID", "value", o->run_id);
+    free(script);
+    if (any_profiled(o)) {
+        /* ncu reads the GPU performance counters, which the driver keeps to
+         * CAP_SYS_ADMIN unless the node sets
+         * NVreg_RestrictProfilingToAdminUsers=0 (docs/FLEET.md). */
+        json_object_set_new(container, "securityContext",
+                            json_pack("{s:{s:[s]}}", "capabilities", "add", "SYS_ADMIN"));
+    }
+    const char *claim = o->claim ? o->claim : SB_K8S_DEFAULT_CLAIM;
+    json_t *pod_spec = json_pack("{s:s,s:o,s:[o],s:[{s:s,s:{s:s}}]}", "restartPolicy", "Never", "affinity", affinity,
+                                 "containers", container, "volumes", "name", "results", "persistentVolumeClaim",
+                                 "claimName", claim);
+    json_t *spec = json_pack("{s:s,s:I,s:I,s:i,s:I,s:I,s:{s:o,s:o}}", "completionMode", "Indexed", "completions",
+                             (json_int_t)o->exp->n_cases, "parallelism", (json_int_t)o->exp->n_cases, "backoffLimit", 0,
+                             "ttlSecondsAfterFinished", (json_int_t)SB_K8S_TTL_SECONDS, "activeDeadlineSeconds",
+                             (json_int_t)deadline, "template", "metadata", json_pack("{s:o}", "labels", labels(o)),
+                             "spec", pod_spec);
+    if (o->queue)
+        json_object_set_new(spec, "suspend", json_true()); /* Kueue admits it by unsuspending */
+    json_t *job = json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "batch/v1", "kind", "Job", "metadata", meta, "spec",
+                            spec);
+    if (!job || !affinity || !container || !pod_spec || !spec)
+        sb_error_set(err, NULL, NULL, "out of memory while building the Job");
+    return job;
+}

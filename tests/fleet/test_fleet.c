@@ -1,0 +1,593 @@
+/* test_fleet.c - experiments, Job and Slurm rendering, spawning, gathering. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "experiment.h"
+#include "fleet_skus.h"
+#include "gather.h"
+#include "home.h"
+#include "json_file.h"
+#include "json_schema.h"
+#include "render.h"
+#include "spawn.h"
+
+/* The six speed-of-light metrics validate-results asks for
+ * (ingest/ncu_csv.c SB_NCU_SOL_METRICS). */
+static const char *const SOL[] = {
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "gpu__time_duration.sum",
+};
+
+typedef struct world {
+    sb_fleet_skus skus;
+    sb_experiment_set set;
+} world;
+
+static int setup(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    sb_error err;
+    char dir[4096];
+    if (!w || sb_fleet_skus_load(NULL, &w->skus, &err) != SB_OK)
+        return -1;
+    snprintf(dir, sizeof dir, "%s/experiments", sb_home());
+    if (sb_experiment_set_load(dir, NULL, w->skus.archs, &w->set, &err) != SB_OK) {
+        fprintf(stderr, "%s: %s: %s\n", err.file, err.where, err.msg);
+        return -1;
+    }
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    world *w = *state;
+    sb_experiment_set_free(&w->set);
+    sb_fleet_skus_free(&w->skus);
+    free(w);
+    return 0;
+}
+
+static void test_shipped_experiments(void **state)
+{
+    world *w = *state;
+    const char *want[] = {"gemm-spec", "gemm-sweep", "liger-perkernel", "memory-bound", "roofline-calibration"};
+    assert_int_equal(w->set.n, 5);
+    for (size_t i = 0; i < 5; i++) {
+        const sb_experiment *e = sb_experiment_set_find(&w->set, want[i]);
+        assert_non_null(e);
+        assert_string_equal(w->set.v[i]->name, want[i]); /* sorted */
+        for (const char *arch = "a100"; arch; arch = strcmp(arch, "a100") == 0 ? "h100"
+                                                   : strcmp(arch, "h100") == 0 ? "h200" : NULL)
+            assert_non_null(sb_experiment_arch(e, arch));
+    }
+    const sb_experiment *spec = sb_experiment_set_find(&w->set, "gemm-spec");
+    assert_string_equal(spec->gate_name, "validate-results");
+    assert_int_equal(spec->n_cases, 4);
+    const sb_exp_arch *h100 = sb_experiment_arch(spec, "h100");
+    assert_true(h100->ncu.enabled);
+    assert_int_equal(h100->ncu.launch_skip, 4);
+    assert_int_equal(h100->time_seconds, 20 * 60);
+    /* Every profile case carries the metrics the gate needs. */
+    for (size_t m = 0; m < sizeof SOL / sizeof *SOL; m++) {
+        int found = 0;
+        for (size_t k = 0; k < h100->ncu.n_metrics; k++)
+            found |= strcmp(h100->ncu.metrics[k], SOL[m]) == 0;
+        assert_true(found);
+    }
+    const char *providers[] = {"cublas", "cublaslt", "cublas-pedantic", "solbook-mma"};
+    for (size_t i = 0; i < 4; i++) {
+        const sb_exp_case *c = &spec->cases[i];
+        char want_out[128];
+        snprintf(want_out, sizeof want_out, "{out}/spec/gemm-spec-%s.json", providers[i]);
+        assert_true(c->profile);
+        assert_true(sb_exp_case_profiled(c, h100));
+        assert_string_equal(sb_exp_case_result_out(c), want_out);
+        assert_string_equal(c->commands[0].argv[0], "solbench");
+        assert_string_equal(c->commands[0].argv[3], "--provider");
+        assert_string_equal(c->commands[0].argv[4], providers[i]);
+    }
+    const sb_experiment *liger = sb_experiment_set_find(&w->set, "liger-perkernel");
+    assert_string_equal(liger->gate_command[2], "geomean");
+    assert_false(sb_experiment_arch(liger, "h200")->ncu.enabled);
+    assert_null(sb_experiment_arch(liger, "b200"));
+}
+
+static void test_skus(void **state)
+{
+    world *w = *state;
+    char label[64];
+    assert_int_equal(sb_fleet_product_label("NVIDIA H100 80GB HBM3", label, sizeof label), SB_OK);
+    assert_string_equal(label, "NVIDIA-H100-80GB-HBM3");
+    assert_int_equal(sb_fleet_product_label("NVIDIA H100 (test)", label, sizeof label), SB_ERR);
+    assert_int_equal(sb_fleet_product_label(" lead", label, sizeof label), SB_ERR);
+    int h100 = 0, h200 = 0, a100 = 0;
+    for (size_t i = 0; i < w->skus.n; i++) {
+        const sb_fleet_sku *k = &w->skus.v[i];
+        assert_true(k->n_products >= 1);
+        if (strcmp(k->id, "h100-sxm5-80gb") == 0) {
+            assert_int_equal(k->n_products, 1);
+            assert_string_equal(k->products[0], "NVIDIA-H100-80GB-HBM3");
+        }
+        if (strcmp(k->id, "a100-sxm4-80gb") == 0) {
+            /* "NVIDIA A100-SXM4-80GB|A100-SXM4-80GB": the driver's full name only */
+            assert_int_equal(k->n_products, 1);
+            assert_string_equal(k->products[0], "NVIDIA-A100-SXM4-80GB");
+        }
+        h100 += strcmp(k->arch, "h100") == 0;
+        h200 += strcmp(k->arch, "h200") == 0;
+        a100 += strcmp(k->arch, "a100") == 0;
+    }
+    assert_int_equal(h100, 3);
+    assert_int_equal(h200, 2);
+    assert_int_equal(a100, 4);
+    assert_string_equal(w->skus.archs[0], "a100");
+    assert_string_equal(w->skus.archs[1], "h100");
+    assert_string_equal(w->skus.archs[2], "h200");
+    assert_null(w->skus.archs[3]);
+}
+
+/* Bad experiment files: each error names the file and the JSON pointer. */
+static void test_bad_experiments(void **state)
+{
+    world *w = *state;
+    static const struct {
+        const char *file, *where, *msg;
+    } cases[] = {
+        {"name-mismatch.json", "/name", "name the file other-name.json"},
+        {"unknown-arch.json", "/archs/b200", "arch b200 is not in db/skus.csv"},
+        {"bad-placeholder.json", "/cases/0/commands/0/5", "{outdir} is not a placeholder"},
+        {"not-solbench.json", "/cases/0/commands/0/0", "a case runs solbench, not python3"},
+        {"zero-gpus.json", "/archs/h100/gpus", "minimum"},
+        {"profile-without-json-out.json", "/cases/0/commands/0", "a profile case needs --out NAME.json"},
+        {"duplicate-case.json", "/cases/1/id", "case id one is used twice"},
+        {"ncu-without-metrics.json", "/archs/h100/ncu", "required"},
+        {"bad-write-path.json", "/cases/0/writes/0", "without .."},
+        {"truncated.json", "line", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/fleet/bad/%s", SOLBOOK_TEST_DATA, cases[i].file);
+        sb_experiment *e = NULL;
+        sb_error err;
+        sb_error_clear(&err);
+        assert_int_equal(sb_experiment_load(path, NULL, w->skus.archs, &e, &err), SB_ERR);
+        assert_null(e);
+        if (strcmp(err.file, path) != 0 || strncmp(err.where, cases[i].where, strlen(cases[i].where)) != 0 ||
+            !strstr(err.msg, cases[i].msg))
+            fail_msg("%s: got %s: %s: %s", cases[i].file, err.file, err.where, err.msg);
+    }
+}
+
+static void test_expand(void **state)
+{
+    (void)state;
+    sb_exp_vars v = {.out = "/r/x", .arch = "h100", .experiment = "e", .case_id = "c", .gpus = "2"};
+    char *s = sb_exp_expand("{out}/{arch}/{case}-{gpus}-{experiment}{sku}", &v);
+    assert_string_equal(s, "/r/x/h100/c-2-e{sku}");
+    free(s);
+    assert_int_equal(sb_exp_parse_time("01:02:03"), 3723);
+    assert_int_equal(sb_exp_parse_time("100:00:00"), 360000);
+    assert_int_equal(sb_exp_parse_time("1:60:00"), -1);
+    assert_int_equal(sb_exp_parse_time("01:02"), -1);
+    assert_int_equal(sb_exp_parse_time("01:02:03x"), -1);
+    char *q = sb_fleet_shell_quote("it's $HOME");
+    assert_string_equal(q, "'it'\\''s $HOME'");
+    free(q);
+    q = sb_fleet_shell_quote("--out=/a/b.json");
+    assert_string_equal(q, "--out=/a/b.json");
+    free(q);
+}
+
+static sb_render_opts opts_for(world *w, const char *name, const char *arch)
+{
+    static const char *products[8];
+    size_t np = 0;
+    for (size_t i = 0; i < w->skus.n; i++)
+        if (strcmp(w->skus.v[i].arch, arch) == 0)
+            for (size_t p = 0; p < w->skus.v[i].n_products && np < 8; p++)
+                products[np++] = w->skus.v[i].products[p];
+    const sb_experiment *e = sb_experiment_set_find(&w->set, name);
+    sb_render_opts o = {.exp = e, .arch = sb_experiment_arch(e, arch), .run_id = "20261122T010203Z",
+                        .image = "registry.example/solbench:1", .products = products, .n_products = np};
+    return o;
+}
+
+static json_t *get_path(json_t *j, const char *ptr)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", ptr);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, "/", &save); t && j; t = strtok_r(NULL, "/", &save)) {
+        for (char *p = t; *p; p++)
+            if (*p == '~')
+                *p = '/';
+        if (json_is_array(j))
+            j = json_array_get(j, (size_t)atoi(t));
+        else
+            j = json_object_get(j, t);
+    }
+    return j;
+}
+
+static void schema_errors(void *ctx, const char *pointer, const char *keyword, const char *reason)
+{
+    (void)ctx;
+    fprintf(stderr, "  schema error at %s: %s: %s\n", pointer, keyword, reason);
+}
+
+static void test_k8s_job(void **state)
+{
+    world *w = *state;
+    sb_render_opts o = opts_for(w, "gemm-spec", "h100");
+    o.queue = "gpu-queue";
+    o.namespace_ = "bench";
+    o.claim = "results-claim";
+    sb_error err;
+    json_t *job = sb_render_k8s_job(&o, &err);
+    assert_non_null(job);
+    /* Rendered text parsed back, as kubectl would read it. */
+    char *text = json_dumps(job, JSON_INDENT(2));
+    json_decref(job);
+    json_error_t jerr;
+    json_t *j = json_loads(text, 0, &jerr);
+    free(text);
+    assert_non_null(j);
+
+    char schema_path[4096];
+    snprintf(schema_path, sizeof schema_path, "%s/schemas/k8s-batch-v1-job.json", sb_home());
+    sb_schema *schema = NULL;
+    assert_int_equal(sb_schema_load_file(schema_path, &schema, &err), SB_OK);
+    assert_int_equal(sb_schema_validate(schema, j, schema_errors, NULL), 0);
+
+    assert_string_equal(json_string_value(get_path(j, "apiVersion")), "batch/v1");
+    assert_string_equal(json_string_value(get_path(j, "kind")), "Job");
+    assert_string_equal(json_string_value(get_path(j, "metadata/name")), "sb-gemm-spec-h100-20261122t010203z");
+    assert_string_equal(json_string_value(get_path(j, "metadata/namespace")), "bench");
+    assert_string_equal(json_string_value(get_path(j, "metadata/labels/kueue.x-k8s.io~queue-name")), "gpu-queue");
+    assert_string_equal(json_string_value(get_path(j, "metadata/labels/solbook.dev~experiment")), "gemm-spec");
+    assert_string_equal(json_string_value(get_path(j, "metadata/labels/solbook.dev~arch")), "h100");
+    assert_string_equal(json_string_value(get_path(j, "spec/template/metadata/labels/solbook.dev~arch")), "h100");
+    assert_string_equal(json_string_value(get_path(j, "spec/completionMode")), "Indexed");
+    assert_int_equal(json_integer_value(get_path(j, "spec/completions")), 4);
+    assert_int_equal(json_integer_value(get_path(j, "spec/parallelism")), 4);
+    assert_int_equal(json_integer_value(get_path(j, "spec/backoffLimit")), 0);
+    assert_int_equal(json_integer_value(get_path(j, "spec/ttlSecondsAfterFinished")), SB_K8S_TTL_SECONDS);
+    assert_int_equal(json_integer_value(get_path(j, "spec/activeDeadlineSeconds")), 4 * 20 * 60);
+    assert_true(json_is_true(get_path(j, "spec/suspend")));
+    json_t *pod = get_path(j, "spec/template/spec");
+    assert_string_equal(json_string_value(get_path(pod, "restartPolicy")), "Never");
+    json_t *expr = get_path(pod, "affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/"
+                                 "nodeSelectorTerms/0/matchExpressions/0");
+    assert_string_equal(json_string_value(get_path(expr, "key")), "nvidia.com/gpu.product");
+    assert_string_equal(json_string_value(get_path(expr, "operator")), "In");
+    json_t *values = get_path(expr, "values");
+    assert_int_equal(json_array_size(values), 3);
+    assert_string_equal(json_string_value(json_array_get(values, 0)), "NVIDIA-H100-80GB-HBM3");
+    assert_string_equal(json_string_value(json_array_get(values, 1)), "NVIDIA-H100-PCIe");
+    assert_string_equal(json_string_value(json_array_get(values, 2)), "NVIDIA-H100-NVL");
+    json_t *c = get_path(pod, "containers/0");
+    assert_string_equal(json_string_value(get_path(c, "image")), "registry.example/solbench:1");
+    assert_int_equal(json_integer_value(get_path(c, "resources/limits/nvidia.com~gpu")), 1);
+    assert_string_equal(json_string_value(get_path(c, "resources/limits/memory")), "32Gi");
+    assert_string_equal(json_string_value(get_path(c, "resources/limits/cpu")), "8");
+    assert_string_equal(json_string_value(get_path(c, "securityContext/capabilities/add/0")), "SYS_ADMIN");
+    assert_string_equal(json_string_value(get_path(c, "volumeMounts/0/mountPath")), "/results");
+    assert_string_equal(json_string_value(get_path(c, "volumeMounts/0/name")), "results");
+    assert_string_equal(json_string_value(get_path(pod, "volumes/0/name")), "results");
+    assert_string_equal(json_string_value(get_path(pod, "volumes/0/persistentVolumeClaim/claimName")),
+                        "results-claim");
+    assert_string_equal(json_string_value(get_path(c, "command/0")), "/bin/bash");
+    assert_string_equal(json_string_value(get_path(c, "command/1")), "-c");
+    const char *script = json_string_value(get_path(c, "command/2"));
+    assert_non_null(strstr(script, "CASE=${JOB_COMPLETION_INDEX:?"));
+    assert_non_null(strstr(script, "OUT=/results/gemm-spec/h100/20261122T010203Z\n"));
+    assert_non_null(strstr(script, "    profile \"$OUT\"/spec/gemm-spec-cublas.json \"$SOLBENCH\" gemm --spec "
+                                   "--provider cublas --out \"$OUT\"/spec/gemm-spec-cublas.json\n"));
+    assert_non_null(strstr(script, "--launch-skip 4 --launch-count 3"));
+    assert_non_null(strstr(script, "  3)\n    # spec-solbook-mma:"));
+
+    /* The schema refuses what a Job may not be. */
+    json_object_set_new(pod, "restartPolicy", json_string("Always"));
+    assert_int_equal(sb_schema_validate(schema, j, NULL, NULL), 1);
+    json_object_set_new(pod, "restartPolicy", json_string("Never"));
+    json_object_set_new(get_path(j, "metadata"), "name", json_string("Not_A_Name"));
+    assert_int_equal(sb_schema_validate(schema, j, NULL, NULL), 1);
+    json_decref(j);
+
+    /* No ncu: no capability, no queue: not suspended. */
+    o = opts_for(w, "gemm-sweep", "a100");
+    job = sb_render_k8s_job(&o, &err);
+    assert_non_null(job);
+    assert_int_equal(sb_schema_validate(schema, job, schema_errors, NULL), 0);
+    assert_null(get_path(job, "spec/template/spec/containers/0/securityContext"));
+    assert_null(get_path(job, "spec/suspend"));
+    assert_null(get_path(job, "metadata/labels/kueue.x-k8s.io~queue-name"));
+    assert_null(get_path(job, "metadata/namespace"));
+    assert_string_equal(json_string_value(get_path(job, "spec/template/spec/volumes/0/persistentVolumeClaim/claimName")),
+                        SB_K8S_DEFAULT_CLAIM);
+    assert_int_equal(json_array_size(get_path(job, "spec/template/spec/affinity/nodeAffinity/"
+                                                   "requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/"
+                                                   "0/matchExpressions/0/values")),
+                     4);
+    json_decref(job);
+
+    /* No image: one clear error. */
+    o.image = NULL;
+    assert_null(sb_render_k8s_job(&o, &err));
+    assert_non_null(strstr(err.msg, "--image"));
+    sb_schema_free(schema);
+}
+
+static void test_slurm_script(void **state)
+{
+    world *w = *state;
+    sb_render_opts o = opts_for(w, "gemm-spec", "h200");
+    o.partition = "hopper";
+    o.time = "00:45:00";
+    o.root = "/shared/solbook results";
+    sb_error err;
+    char *s = sb_render_script(&o, SB_ENGINE_SLURM, &err);
+    assert_non_null(s);
+    assert_int_equal(strncmp(s, "#!/usr/bin/env bash\n#SBATCH ", 28), 0);
+    static const char *const lines[] = {
+        "#SBATCH --job-name=sb-gemm-spec-h200-20261122t010203z\n",
+        "#SBATCH --array=0-3\n",
+        "#SBATCH --gres=gpu:1\n",
+        "#SBATCH --cpus-per-task=8\n",
+        "#SBATCH --mem=32G\n",
+        "#SBATCH --time=00:45:00\n",
+        "#SBATCH --partition=hopper\n",
+        "#SBATCH --output=sb-gemm-spec-h200-20261122t010203z-%A_%a.out\n",
+        "#SBATCH --no-requeue\n",
+        "set -euo pipefail\n",
+        "CASE=${SLURM_ARRAY_TASK_ID:?",
+        "OUT='/shared/solbook results/gemm-spec/h200/20261122T010203Z'\n",
+        "    CASE_ID=spec-cublaslt\n    mkdir -p \"$OUT\"/spec\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        if (!strstr(s, lines[i]))
+            fail_msg("missing from the script: %s", lines[i]);
+    /* Every #SBATCH line comes before the first command. */
+    const char *last = strstr(s, "#SBATCH --no-requeue");
+    assert_true(last < strstr(s, "set -euo pipefail"));
+    free(s);
+
+    o = opts_for(w, "roofline-calibration", "a100");
+    s = sb_render_script(&o, SB_ENGINE_SLURM, &err);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "#SBATCH --array=0-0\n"));
+    assert_null(strstr(s, "--partition"));
+    assert_null(strstr(s, "profile()"));
+    assert_non_null(strstr(s, "OUT=solbook-results/roofline-calibration/a100/20261122T010203Z\n"));
+    assert_non_null(strstr(s, "    \"$SOLBENCH\" roofline --out \"$OUT\"/calibration/roofline-\"$ARCH\".json\n"));
+    free(s);
+}
+
+static void test_spawn(void **state)
+{
+    (void)state;
+    char path[4096];
+    assert_int_equal(sb_spawn_find("sh", path, sizeof path), SB_OK);
+    assert_int_equal(sb_spawn_find("solbook-no-such-program", path, sizeof path), SB_ERR);
+    char out[] = "/tmp/sb-fleet-spawn-XXXXXX";
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    close(fd);
+    char script[512];
+    snprintf(script, sizeof script, "cat > '%s'; exit 3", out);
+    char *argv[] = {"sh", "-c", script, NULL};
+    /* Larger than a pipe buffer, so the writer must loop. */
+    size_t len = 200000;
+    char *input = malloc(len);
+    for (size_t i = 0; i < len; i++)
+        input[i] = (char)('a' + i % 26);
+    int status = -1;
+    sb_error err;
+    assert_int_equal(sb_spawn_pipe(argv, input, len, &status, &err), SB_OK);
+    assert_int_equal(status, 3);
+    char *back = NULL;
+    size_t blen = 0;
+    assert_int_equal(sb_file_read_all(out, &back, &blen, &err), SB_OK);
+    assert_int_equal(blen, len);
+    assert_memory_equal(back, input, len);
+    free(back);
+    free(input);
+    unlink(out);
+    char *missing[] = {"kubectl-solbook-test-missing", "apply", NULL};
+    assert_int_equal(sb_spawn_pipe(missing, "x", 1, &status, &err), SB_ERR);
+    assert_string_equal(err.msg, "kubectl-solbook-test-missing is not installed (not found on PATH)");
+    /* A child that reads nothing and exits does not kill the parent with
+     * SIGPIPE: its status comes back, and success without reading the
+     * manifest is an error. */
+    char *failer[] = {"sh", "-c", "exit 5", NULL};
+    char *big = calloc(1, 1 << 20);
+    assert_int_equal(sb_spawn_pipe(failer, big, 1 << 20, &status, &err), SB_OK);
+    assert_int_equal(status, 5);
+    char *quitter[] = {"true", NULL};
+    assert_int_equal(sb_spawn_pipe(quitter, big, 1 << 20, &status, &err), SB_ERR);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(err.msg, "true did not read the whole manifest"));
+    free(big);
+}
+
+/* ------------------------------------------------------------ gather */
+
+static json_t *load_fixture(const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", SOLBOOK_TEST_DATA, rel);
+    json_t *j = NULL;
+    sb_error err;
+    if (sb_json_load_file(path, &j, &err) != SB_OK)
+        fail_msg("%s: %s", path, err.msg);
+    return j;
+}
+
+static void write_json(const char *root, const char *rel, json_t *j)
+{
+    char path[4096], dir[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(dir, 0777);
+        *p = '/';
+    }
+    sb_error err;
+    if (sb_json_write_file(path, j, &err) != SB_OK)
+        fail_msg("%s: %s", path, err.msg);
+}
+
+static void write_raw(const char *root, const char *rel, const char *data, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    if (len)
+        assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static const sb_gather_file *find(const sb_gather *g, const char *root, const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (size_t i = 0; i < g->n; i++)
+        if (strcmp(g->files[i].path, path) == 0)
+            return &g->files[i];
+    fail_msg("%s not in the gathering", path);
+    return NULL;
+}
+
+static void test_gather(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/sb-fleet-gather-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    json_t *r = load_fixture("schemas/result.valid.gemm.json");
+    char why[256];
+    char *key = sb_gather_key(r, why, sizeof why);
+    assert_string_equal(key, "gemm-spec|gemm|fwd|fp16|K=4096,M=4096,N=4096|{\"transa\":\"n\",\"transb\":\"n\"}|cublas|h100");
+    free(key);
+
+    write_json(root, "gemm-spec/h100/run1/spec/gemm-spec-cublas.json", r);
+    write_raw(root, "gemm-spec/h100/run1/spec/gemm-spec-cublas.ncu.csv", "x\n", 2);
+    json_t *lt = json_deep_copy(r);
+    json_object_set_new(json_object_get(lt, "config"), "provider", json_string("cublaslt"));
+    write_json(root, "gemm-spec/h100/run1/spec/gemm-spec-cublaslt.json", lt);
+    json_t *h200 = json_deep_copy(r);
+    json_t *dev = json_object_get(json_object_get(h200, "provenance"), "device");
+    json_object_set_new(dev, "arch", json_string("h200"));
+    json_object_set_new(dev, "sku", json_string("h200-sxm-141gb"));
+    write_json(root, "gemm-spec/h200/run1/spec/gemm-spec-cublas.json", h200);
+    json_t *seed = json_deep_copy(r);
+    json_object_set_new(json_object_get(json_object_get(seed, "config"), "params"), "seed", json_integer(43));
+    write_json(root, "gemm-spec/h100/run1/spec/gemm-spec-cublas-seed43.json", seed);
+    /* A second final result of the first case (a rerun into the same tree). */
+    write_json(root, "gemm-spec/h100/run2/spec/gemm-spec-cublas.json", r);
+    /* Partial files. */
+    write_raw(root, "gemm-spec/h100/run1/spec/gemm-spec-solbook-mma.json.tmp.4242", "{\"sch", 5);
+    write_raw(root, "gemm-spec/h100/run1/spec/empty.json", "", 0);
+    char *text = json_dumps(r, JSON_INDENT(2));
+    write_raw(root, "gemm-spec/h100/run1/spec/cut.json", text, strlen(text) / 2);
+    free(text);
+    write_raw(root, "gemm-spec/h100/run1/notes.json", "{\"hello\": 1}", 12);
+    json_t *cal = load_fixture("schemas/calibration.valid.h100.json");
+    write_json(root, "roofline-calibration/h100/run1/calibration/roofline-h100.json", cal);
+
+    sb_gather g;
+    sb_error err;
+    assert_int_equal(sb_gather_scan(root, &g, &err), SB_OK);
+    assert_int_equal(g.n, 10);
+    assert_int_equal(g.accepted, 4);
+    assert_int_equal(g.duplicate_groups, 1);
+    assert_int_equal(g.duplicate_files, 2);
+    assert_int_equal(g.partial, 3);
+    assert_int_equal(g.invalid, 1);
+    assert_int_equal(sb_gather_problems(&g), 6);
+    assert_int_equal(find(&g, root, "gemm-spec/h100/run1/spec/gemm-spec-cublas.json")->state, SB_GATHER_DUPLICATE);
+    assert_int_equal(find(&g, root, "gemm-spec/h100/run2/spec/gemm-spec-cublas.json")->state, SB_GATHER_DUPLICATE);
+    assert_int_equal(find(&g, root, "gemm-spec/h100/run1/spec/gemm-spec-cublaslt.json")->state, SB_GATHER_ACCEPTED);
+    assert_int_equal(find(&g, root, "gemm-spec/h200/run1/spec/gemm-spec-cublas.json")->state, SB_GATHER_ACCEPTED);
+    assert_int_equal(find(&g, root, "gemm-spec/h100/run1/spec/gemm-spec-cublas-seed43.json")->state,
+                     SB_GATHER_ACCEPTED);
+    const sb_gather_file *cf = find(&g, root, "roofline-calibration/h100/run1/calibration/roofline-h100.json");
+    assert_int_equal(cf->state, SB_GATHER_ACCEPTED);
+    assert_string_equal(cf->key, "calibration|h100-sxm5-80gb|h100");
+    const sb_gather_file *f = find(&g, root, "gemm-spec/h100/run1/spec/gemm-spec-solbook-mma.json.tmp.4242");
+    assert_int_equal(f->state, SB_GATHER_PARTIAL);
+    assert_non_null(strstr(f->why, "temporary file"));
+    f = find(&g, root, "gemm-spec/h100/run1/spec/empty.json");
+    assert_int_equal(f->state, SB_GATHER_PARTIAL);
+    assert_string_equal(f->why, "empty file (zero length)");
+    f = find(&g, root, "gemm-spec/h100/run1/spec/cut.json");
+    assert_int_equal(f->state, SB_GATHER_PARTIAL);
+    assert_non_null(strstr(f->why, "not one whole JSON document"));
+    f = find(&g, root, "gemm-spec/h100/run1/notes.json");
+    assert_int_equal(f->state, SB_GATHER_INVALID);
+    assert_non_null(strstr(f->why, "no \"schema\" field"));
+
+    size_t n = 0;
+    char **acc = sb_gather_accepted_paths(&g, &n);
+    assert_int_equal(n, 4);
+    free(acc);
+    char *d = sb_gather_describe(&g);
+    char line[8192];
+    snprintf(line, sizeof line, "duplicate: %s/gemm-spec/h100/run2/spec/gemm-spec-cublas.json: 2 final results", root);
+    assert_non_null(strstr(d, line));
+    snprintf(line, sizeof line, "partial: %s/gemm-spec/h100/run1/spec/empty.json: empty file (zero length)\n", root);
+    assert_non_null(strstr(d, line));
+    assert_non_null(strstr(d, "gather: 4 accepted, 2 duplicate files in 1 group, 3 partial, 1 invalid\n"));
+    free(d);
+    sb_gather_free(&g);
+
+    /* The same directory twice: files count once. */
+    char *twice[] = {root, root};
+    assert_int_equal(sb_gather_scan_dirs(twice, 2, &g, &err), SB_OK);
+    assert_int_equal(g.n, 10);
+    sb_gather_free(&g);
+    assert_int_equal(sb_gather_scan("/nonexistent/solbook-fleet", &g, &err), SB_ERR);
+    assert_string_equal(err.file, "/nonexistent/solbook-fleet");
+
+    json_decref(r);
+    json_decref(lt);
+    json_decref(h200);
+    json_decref(seed);
+    json_decref(cal);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shipped_experiments),
+        cmocka_unit_test(test_skus),
+        cmocka_unit_test(test_bad_experiments),
+        cmocka_unit_test(test_expand),
+        cmocka_unit_test(test_k8s_job),
+        cmocka_unit_test(test_slurm_script),
+        cmocka_unit_test(test_spawn),
+        cmocka_unit_test(test_gather),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# test_fleet_cli.sh SOLBOOK DATA - solbook experiments, submit and
+# ingest --fleet end to end, with no cluster: the rendered Job is validated
+# against schemas/k8s-batch-v1-job.json, the Slurm script passes bash -n and
+# carries its #SBATCH lines, submitting without kubectl/sbatch gives one
+# line and exit 2, and a fleet tree with duplicates and partial files is
+# gathered.
+set -uo pipefail
+SOLBOOK=$1
+DATA=$2
+HOME_DIR=${SOLBOOK_HOME:?SOLBOOK_HOME must point at the source tree}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+checks=0
+
+ok() { checks=$((checks + 1)); echo "ok: $*"; }
+bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
+
+# expect STATUS FILE-PREFIX CMD...: runs CMD, keeps stdout/stderr in
+# $tmp/PREFIX.out/.err, checks the exit status.
+expect() {
+  local want=$1 name=$2
+  shift 2
+  "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local got=$?
+  if [[ $got == "$want" ]]; then ok "$name: exit $got"; else
+    bad "$name: exit $got, expected $want"; sed 's/^/    /' "$tmp/$name.err"; fi
+}
+has() { # has NAME.out|err TEXT
+  if grep -qF -- "$2" "$tmp/$1"; then ok "$1 has: $2"; else bad "$1 lacks: $2"; sed 's/^/    /' "$tmp/$1"; fi
+}
+lines() { # lines FILE N
+  local n
+  n=$(wc -l <"$tmp/$1")
+  if [[ $n == "$2" ]]; then ok "$1: $2 line(s)"; else bad "$1: $n lines, expected $2"; cat "$tmp/$1"; fi
+}
+
+# --- experiments list / explain
+expect 0 list "$SOLBOOK" experiments list
+lines list.out 6
+has list.out "gemm-spec             a100,h100,h200   validate-results  The frozen GEMM reference"
+has list.out "liger-perkernel       a100,h100,h200   report-geomean"
+has list.out "roofline-calibration  a100,h100,h200   report-roofline"
+
+expect 0 explain "$SOLBOOK" experiments explain gemm-spec --arch h100
+has explain.out "  h100-sxm5-80gb   H100 SXM5 80GB; nvidia.com/gpu.product = NVIDIA-H100-80GB-HBM3"
+has explain.out "  h100-nvl-94gb    H100 NVL 94GB; nvidia.com/gpu.product = NVIDIA-H100-NVL"
+has explain.out "each case asks for 1 GPU, 8 CPU cores, 32 GiB host memory, at most 00:20:00;"
+has explain.out '$ ncu --clock-control none --metrics "$NCU_METRICS" --launch-skip 4 --launch-count 3 --export REPORT --force-overwrite solbench gemm --spec --provider cublas --out OUT/spec/gemm-spec-cublas.json'
+has explain.out '$ ncu --import REPORT.ncu-rep --csv --page raw --metrics "$NCU_METRICS" > OUT/spec/gemm-spec-cublas.ncu.csv'
+has explain.out "writes: OUT/spec/gemm-spec-solbook-mma.json OUT/spec/gemm-spec-solbook-mma.ncu.csv"
+has explain.out "then: solbook ingest --fleet ROOT/gemm-spec/h100"
+has explain.out '  $ solbook validate-results --arch h100'
+if grep -q "a100-\|h200-" "$tmp/explain.out"; then bad "explain h100 names SKUs of other archs"; else ok "explain h100 names only h100 SKUs"; fi
+
+expect 0 explain2 "$SOLBOOK" experiments explain roofline-calibration --arch h200
+has explain2.out "Nsight Compute off on h200"
+has explain2.out '$ solbench roofline --out OUT/calibration/roofline-h200.json'
+has explain2.out '  $ solbook report roofline --sku h200-sxm-141gb'
+has explain2.out '  $ solbook report roofline --sku h200-nvl-141gb'
+
+expect 2 unknown-name "$SOLBOOK" experiments explain gemm-speck --arch h100
+lines unknown-name.err 1
+has unknown-name.err "solbook: no experiment gemm-speck (known: gemm-spec gemm-sweep liger-perkernel memory-bound roofline-calibration)"
+expect 2 unknown-arch "$SOLBOOK" experiments explain gemm-spec --arch b200
+lines unknown-arch.err 1
+has unknown-arch.err "solbook: --arch b200: not an arch of db/skus.csv (a100, h100, h200)"
+expect 2 no-arch "$SOLBOOK" experiments explain gemm-spec
+has no-arch.err "--arch ARCH is required"
+
+# An invalid experiment file: its path and the JSON pointer.
+mkdir -p "$tmp/exps"
+cp "$HOME_DIR/experiments/gemm-sweep.json" "$tmp/exps/"
+cp "$DATA/fleet/bad/zero-gpus.json" "$tmp/exps/"
+expect 1 bad-file "$SOLBOOK" experiments list --dir "$tmp/exps"
+lines bad-file.err 1
+has bad-file.err "solbook: $tmp/exps/zero-gpus.json: /archs/h100/gpus: schema"
+has bad-file.err "minimum: 0 is less than the minimum 1"
+rm "$tmp/exps/zero-gpus.json"
+cp "$DATA/fleet/bad/bad-placeholder.json" "$tmp/exps/"
+expect 1 bad-placeholder "$SOLBOOK" submit gemm-sweep --arch h100 --engine slurm --print --dir "$tmp/exps"
+has bad-placeholder.err "solbook: $tmp/exps/bad-placeholder.json: /cases/0/commands/0/5: {outdir} is not a placeholder"
+
+# --- submit: Kubernetes
+expect 0 k8s "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --print --image registry.example/solbench:1 \
+  --namespace bench --queue team-a --output-volume bench-results --run-id r20261122 --time 00:30:00
+expect 0 k8s-valid "$SOLBOOK" validate --schema "$HOME_DIR/schemas/k8s-batch-v1-job.json" "$tmp/k8s.out"
+has k8s.out '"kueue.x-k8s.io/queue-name": "team-a"'
+has k8s.out '"claimName": "bench-results"'
+has k8s.out '"activeDeadlineSeconds": 7200'
+has k8s.out '"SYS_ADMIN"'
+# kubectl takes JSON; python's parser agrees it is one JSON document.
+if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["spec"]["completions"]==4' "$tmp/k8s.out" 2>/dev/null; then
+  ok "k8s.out parses as JSON with 4 completions"; else bad "k8s.out is not the expected JSON"; fi
+# The embedded script is valid bash.
+python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["spec"]["template"]["spec"]["containers"][0]["command"][2])' \
+  "$tmp/k8s.out" >"$tmp/k8s-script.sh"
+if bash -n "$tmp/k8s-script.sh"; then ok "the Job's script passes bash -n"; else bad "the Job's script fails bash -n"; fi
+
+expect 2 k8s-noimage "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --print
+lines k8s-noimage.err 1
+has k8s-noimage.err "--engine kubernetes needs --image IMG"
+expect 2 k8s-partition "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --partition p
+has k8s-partition.err "--partition is for --engine slurm"
+expect 2 k8s-sku "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --sku h200-sxm-141gb --print
+has k8s-sku.err "--sku h200-sxm-141gb: not a SKU of h100 in db/skus.csv (h100-sxm5-80gb, h100-pcie-80gb, h100-nvl-94gb)"
+expect 0 k8s-onesku "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --sku h100-pcie-80gb --print
+has k8s-onesku.out '"NVIDIA-H100-PCIe"'
+if grep -q "NVIDIA-H100-80GB-HBM3" "$tmp/k8s-onesku.out"; then bad "--sku kept other SKUs"; else ok "--sku keeps one SKU's products"; fi
+expect 2 bad-time "$SOLBOOK" submit gemm-spec --arch h100 --engine slurm --time 1:75:00 --print
+has bad-time.err "--time 1:75:00: expected a positive HH:MM:SS"
+expect 2 bad-engine "$SOLBOOK" submit gemm-spec --arch h100 --engine nomad
+has bad-engine.err "--engine nomad: not kubernetes or slurm"
+
+# --- submit: Slurm
+expect 0 slurm "$SOLBOOK" submit liger-perkernel --arch h200 --engine slurm --print --partition hopper \
+  --output-volume /shared/results --run-id r1
+if bash -n "$tmp/slurm.out"; then ok "slurm script passes bash -n"; else bad "slurm script fails bash -n"; fi
+for d in "--job-name=sb-liger-perkernel-h200-r1" "--array=0-0" "--gres=gpu:1" "--cpus-per-task=16" "--mem=128G" \
+  "--time=02:00:00" "--partition=hopper" "--output=sb-liger-perkernel-h200-r1-%A_%a.out" "--no-requeue"; do
+  if grep -qxF -- "#SBATCH $d" "$tmp/slurm.out"; then ok "slurm: #SBATCH $d"; else bad "slurm lacks #SBATCH $d"; fi
+done
+has slurm.out 'OUT=/shared/results/liger-perkernel/h200/r1'
+has slurm.out '"$SOLBENCH" suite --preset liger-perkernel --out "$OUT"/liger'
+# The script runs the case of its array index (solbench stood in for by a recorder).
+cat >"$tmp/fake-solbench" <<'EOF'
+#!/usr/bin/env bash
+echo "$*" >"$SOLBENCH_LOG"
+EOF
+chmod +x "$tmp/fake-solbench"
+sed 's|^OUT=.*|OUT='"$tmp"'/run|' "$tmp/slurm.out" >"$tmp/slurm-local.sh"
+if SLURM_ARRAY_TASK_ID=0 SOLBENCH="$tmp/fake-solbench" SOLBENCH_LOG="$tmp/ran" bash "$tmp/slurm-local.sh" >/dev/null &&
+  grep -qxF "suite --preset liger-perkernel --out $tmp/run/liger" "$tmp/ran" && [[ -d "$tmp/run/liger" ]]; then
+  ok "array task 0 ran its solbench command into OUT"; else bad "array task 0 did not run as rendered"; fi
+if SLURM_ARRAY_TASK_ID=7 SOLBENCH=true bash "$tmp/slurm-local.sh" >/dev/null 2>"$tmp/case7.err"; then
+  bad "array task 7 of a 1-case array succeeded"; else has case7.err "has no case 7 (cases 0-0)"; fi
+
+# --- submitting without kubectl / sbatch: one line, exit 2
+mkdir -p "$tmp/bin"
+for t in bash env mkdir hostname; do p=$(command -v $t) && ln -sf "$p" "$tmp/bin/$t"; done
+expect 2 no-kubectl env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x
+lines no-kubectl.err 1
+has no-kubectl.err "solbook: kubectl is not installed (not found on PATH); --print writes the Job manifest to stdout"
+lines no-kubectl.out 0
+expect 2 no-sbatch env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm
+lines no-sbatch.err 1
+has no-sbatch.err "solbook: sbatch is not installed (not found on PATH)"
+# A stand-in sbatch receives the script on stdin.
+cat >"$tmp/bin/sbatch" <<EOF
+#!$(command -v bash)
+$(command -v cat) >"$tmp/sbatch-stdin"
+echo "Submitted batch job 4242"
+EOF
+chmod +x "$tmp/bin/sbatch"
+expect 0 sbatch env PATH="$tmp/bin" "$SOLBOOK" submit gemm-sweep --arch a100 --engine slurm --run-id r2
+has sbatch.out "Submitted batch job 4242"
+has sbatch.out "submitted sb-gemm-sweep-a100-r2 (1 case) with sbatch; results in solbook-results/gemm-sweep/a100/r2"
+if grep -qxF "#SBATCH --array=0-0" "$tmp/sbatch-stdin"; then ok "sbatch got the script on stdin"; else bad "sbatch stdin"; cat "$tmp/sbatch-stdin"; cat "$tmp/sbatch.err"; fi
+printf '#!%s\nexec 0<&-; echo "error: no context" >&2; exit 1\n' "$(command -v bash)" >"$tmp/bin/kubectl"
+chmod +x "$tmp/bin/kubectl"
+expect 2 kubectl-fails env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x
+has kubectl-fails.err "solbook: kubectl exited with status 1; nothing is known to be submitted"
+
+# --- dry run: contacts nothing
+expect 0 dry env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h200 --engine kubernetes --image x --dry-run --run-id d1
+lines dry.out 1
+has dry.out "dry run: would pipe the batch/v1 Job sb-gemm-spec-h200-d1"
+has dry.out "4 indexed completions, 1 GPU each"
+has dry.out "to 'kubectl apply -f -'; results in /results/gemm-spec/h200/d1 on PVC solbook-results"
+expect 0 dry-slurm "$SOLBOOK" submit memory-bound --arch h100 --engine slurm --dry-run --run-id d2
+has dry-slurm.out "dry run: would pipe the batch script of job sb-memory-bound-h100-d2"
+
+# --- ingest --fleet: duplicates and partial files named, the rest stored
+fleet="$tmp/fleet"
+mkdir -p "$fleet/gemm-spec/h100/r1/spec" "$fleet/gemm-spec/h100/r2/spec" "$fleet/gemm-spec/h200/r1/spec"
+cp "$DATA/schemas/result.valid.gemm.json" "$fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas.json"
+cp "$DATA/schemas/result.valid.gemm.json" "$fleet/gemm-spec/h100/r2/spec/gemm-spec-cublas.json"
+sed 's/"provider": "cublas"/"provider": "cublaslt"/' "$DATA/schemas/result.valid.gemm.json" \
+  >"$fleet/gemm-spec/h100/r1/spec/gemm-spec-cublaslt.json"
+sed 's/"arch": "h100"/"arch": "h200"/; s/"sku": "h100-sxm5-80gb"/"sku": "h200-sxm-141gb"/' \
+  "$DATA/schemas/result.valid.gemm.json" >"$fleet/gemm-spec/h200/r1/spec/gemm-spec-cublas.json"
+head -c 300 "$DATA/schemas/result.valid.gemm.json" >"$fleet/gemm-spec/h100/r1/spec/gemm-spec-solbook-mma.json"
+: >"$fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas-pedantic.json"
+echo '{"sch' >"$fleet/gemm-spec/h100/r1/spec/x.json.tmp.77"
+expect 1 fleet "$SOLBOOK" ingest --fleet --db "$tmp/fleet.db" "$fleet"
+has fleet.err "duplicate: $fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas.json: 2 final results for one case, provider and arch"
+has fleet.err "duplicate: $fleet/gemm-spec/h100/r2/spec/gemm-spec-cublas.json: 2 final results"
+has fleet.err "partial: $fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas-pedantic.json: empty file (zero length)"
+has fleet.err "partial: $fleet/gemm-spec/h100/r1/spec/gemm-spec-solbook-mma.json: not one whole JSON document"
+has fleet.err "partial: $fleet/gemm-spec/h100/r1/spec/x.json.tmp.77: temporary file"
+has fleet.err "gather: 2 accepted, 2 duplicate files in 1 group, 3 partial, 0 invalid"
+has fleet.out "ingest: 7 files, 2 stored, 0 duplicates, 5 refused"
+expect 0 fleet-runs "$SOLBOOK" runs --db "$tmp/fleet.db"
+if grep -q "cublaslt" "$tmp/fleet-runs.out" && grep -q "h200" "$tmp/fleet-runs.out"; then
+  ok "the two accepted results are stored"; else bad "stored runs"; cat "$tmp/fleet-runs.out"; fi
+rm "$fleet/gemm-spec/h100/r2/spec/gemm-spec-cublas.json" "$fleet/gemm-spec/h100/r1/spec/x.json.tmp.77" \
+  "$fleet/gemm-spec/h100/r1/spec/gemm-spec-solbook-mma.json" "$fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas-pedantic.json"
+expect 0 fleet-clean "$SOLBOOK" ingest --fleet --db "$tmp/fleet.db" "$fleet"
+has fleet-clean.err "gather: 3 accepted, 0 duplicate files in 0 groups, 0 partial, 0 invalid"
+has fleet-clean.out "ingest: 3 files, 1 stored, 2 duplicates, 0 refused"
+expect 2 fleet-format "$SOLBOOK" ingest --fleet --format auto --db "$tmp/fleet.db" "$fleet"
+has fleet-format.err "--fleet takes directories of solbook files"
+
+echo "test_fleet_cli: $checks checks passed, $fails failed"
+[[ $fails == 0 ]]
