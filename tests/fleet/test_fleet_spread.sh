@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# test_fleet_spread.sh SOLBENCH-SPREAD - the multi-GPU spread of a preset,
+# without GPUs: a stand-in solbench records how it was called (arguments,
+# CUDA_DEVICE_ORDER, the GPU) and writes one result-named file per case.
+# The real run on a two-GPU machine is examples/fleet/ (README there).
+set -uo pipefail
+SPREAD=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+checks=0
+ok() { checks=$((checks + 1)); echo "ok: $*"; }
+bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
+
+cat >"$tmp/solbench" <<'EOS'
+#!/usr/bin/env bash
+# stand-in: solbench OP ... --device N --out DIR/ ...
+op=$1; dev=""; out=""; prev=""
+for a in "$@"; do
+  [[ $prev == --device ]] && dev=$a
+  [[ $prev == --out ]] && out=$a
+  prev=$a
+done
+sleep 0.3
+n=$(ls "$out" | grep -c '\.json$' || true)
+printf '{"argv": "%s", "device": %s, "order": "%s"}\n' "$*" "$dev" "${CUDA_DEVICE_ORDER:-}" >"${out}case-$op-$RANDOM$RANDOM.json"
+echo "stand-in ran $op on $dev"
+[[ $op == stream ]] && exit 1
+exit 0
+EOS
+chmod +x "$tmp/solbench"
+
+"$SPREAD" --preset smoke --out "$tmp" --gpus 0,1 --solbench "$tmp/solbench" -- --iters 3 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [[ $rc == 1 ]]; then ok "exit 1 when a case reports a failed check"; else bad "exit $rc, expected 1"; cat "$tmp/err"; fi
+dir=$(ls -d "$tmp"/smoke-*)
+n=$(ls "$dir"/*.json | wc -l)
+if [[ $n == 4 ]]; then ok "4 cases, 4 result files"; else bad "$n result files"; fi
+if grep -q "^4 result files in $dir; cases per GPU: 0:[1-3] 1:[1-3]$" "$tmp/out"; then ok "both GPUs took cases"; else
+  bad "per-GPU summary"; cat "$tmp/out"; fi
+for d in 0 1; do
+  if grep -h '"device": '$d',' "$dir"/*.json >/dev/null; then ok "GPU $d has results tagged with its index"; else bad "no results from GPU $d"; fi
+  if [[ -s "$dir/spread-gpu$d.log" ]] && grep -q "stand-in ran .* on $d" "$dir/spread-gpu$d.log"; then ok "spread-gpu$d.log holds GPU $d's output"; else bad "spread-gpu$d.log"; fi
+done
+if grep -h '"argv"' "$dir"/*.json | grep -qF "gemm --mode fwd --dtype fp16 --M 64 --N 48 --K 32 --transa n --transb n --suite smoke --device "; then
+  ok "a preset case becomes solbench OP --mode --dtype --SHAPE --PARAM --suite --device"; else bad "case argv"; grep -h argv "$dir"/*.json; fi
+if grep -h '"argv"' "$dir"/*.json | grep -qF "stream --mode fwd --dtype fp32 --N 65536 --kernel triad --suite smoke"; then
+  ok "stream case argv"; else bad "stream case argv"; fi
+if [[ $(cat "$dir"/*.json | grep -c -- "--out $dir/ --iters 3\"") == 4 ]]; then ok "options after -- reach every case"; else bad "passthrough options"; fi
+if [[ $(cat "$dir"/*.json | grep -c '"order": "PCI_BUS_ID"') == 4 ]]; then ok "CUDA_DEVICE_ORDER=PCI_BUS_ID in every child"; else bad "CUDA_DEVICE_ORDER"; fi
+# Two GPUs, four 0.3 s cases: about 0.6 s, not 1.2 s.
+start=$(date +%s%N)
+"$SPREAD" --preset smoke --out "$tmp" --gpus 0,1 --solbench "$tmp/solbench" >/dev/null 2>&1
+ms=$((($(date +%s%N) - start) / 1000000))
+if ((ms < 1100)); then ok "cases ran two at a time ($ms ms for 4 x 300 ms)"; else bad "took $ms ms: not spread"; fi
+
+"$SPREAD" --preset smoke --out "$tmp" --gpus 0 --solbench "$tmp/solbench" -- --device 1 >/dev/null 2>"$tmp/err2"
+if [[ $? == 2 ]] && grep -q "is set per case" "$tmp/err2"; then ok "--device after -- refused"; else bad "--device passthrough"; fi
+"$SPREAD" --preset smoke --out "$tmp" --gpus 0,0 --solbench "$tmp/solbench" >/dev/null 2>"$tmp/err3"
+if [[ $? == 2 ]] && grep -q "GPU 0 is listed twice" "$tmp/err3"; then ok "--gpus 0,0 refused"; else bad "--gpus 0,0"; fi
+"$SPREAD" --preset smoke --out "$tmp" --gpus 0 --solbench "$tmp/no-such-solbench" >/dev/null 2>"$tmp/err4"
+if [[ $? == 2 ]] && grep -q "no-such-solbench: not found" "$tmp/err4"; then ok "missing solbench named"; else bad "missing solbench"; cat "$tmp/err4"; fi
+echo "test_fleet_spread: $checks checks passed, $fails failed"
+[[ $fails == 0 ]]
