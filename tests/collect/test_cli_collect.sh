@@ -47,6 +47,17 @@ else
     && ok "collect --device 3: index 3" || bad "--device 3"
 fi
 
+# 2b. A tree copied without .git: the commit stated in SOLBOOK_GIT_SHA is
+# recorded, and describe says it was stated; a malformed one is ignored.
+sha=0123456789abcdef0123456789abcdef01234567
+SOLBOOK_GIT_SHA=$sha SOLBOOK_GIT_DIRTY=1 "$solbook" collect --cpu --git-dir "$tmp" >"$tmp/env.json" 2>/dev/null
+grep -q "\"sha\": \"$sha\"" "$tmp/env.json" && grep -q '"dirty": true' "$tmp/env.json" \
+  && grep -q '"describe": "stated by SOLBOOK_GIT_SHA' "$tmp/env.json" \
+  && ok "SOLBOOK_GIT_SHA for a tree without .git: recorded, dirty from SOLBOOK_GIT_DIRTY, marked as stated" \
+  || bad "SOLBOOK_GIT_SHA not recorded"
+SOLBOOK_GIT_SHA=abc123 "$solbook" collect --cpu --git-dir "$tmp" >"$tmp/env2.json" 2>/dev/null
+grep -q '"sha": "unknown"' "$tmp/env2.json" && ok "malformed SOLBOOK_GIT_SHA ignored: sha unknown" || bad "malformed SOLBOOK_GIT_SHA accepted"
+
 # 3. usage errors exit 2 with one line naming the problem
 expect_usage() {
   local want=$1; shift
