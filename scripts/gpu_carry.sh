@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# gpu_carry.sh - builds solbench and solbook here and puts them, with the
+# shared libraries a bare CUDA host lacks, into .carry/ (git-ignored), for
+# the lent GPU machine (scripts/gpu_evidence.sh). Also records the commit.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+cmake -S . -B build-carry -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-carry -j"$(nproc)" --target solbench solbook >/dev/null
+rm -rf .carry/bin .carry/lib; mkdir -p .carry/bin .carry/lib
+cp build-carry/bench/solbench build-carry/cli/solbook .carry/bin/
+# Libraries the GPU image does not ship (it has jansson, sqlite, pcre2, libcrypto).
+for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so; do
+  for f in /usr/lib/x86_64-linux-gnu/$lib*; do cp -L "$f" .carry/lib/; done
+done
+git rev-parse HEAD > .carry/GIT_SHA
+if [[ -n "$(git status --porcelain)" ]]; then echo 1; else echo 0; fi > .carry/GIT_DIRTY
+du -sh .carry

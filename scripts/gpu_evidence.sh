@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# gpu_evidence.sh - the measurements the issues ask for, on one lent card,
+# packed for examples/. Runs on the GPU host from the repository root, with
+# binaries built elsewhere (scripts/gpu_carry.sh puts them in .carry/).
+#
+# usage: scripts/gpu_evidence.sh PART OUT_DIR
+#   PART gemm:    roofline calibration, GEMM spec (every provider + torch),
+#                 GEMM sweep, ncu speed-of-light profiles of the spec case
+#                 (attached as sidecars to the spec results), forge promotion
+#   PART kernels: Liger per-kernel and memory-bound quick presets, against a
+#                 calibration taken in the same run, plus torch eager/compile
+# Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
+set -uo pipefail
+part=${1:?usage: gpu_evidence.sh gemm|kernels OUT_DIR}
+out=${2:?usage: gpu_evidence.sh gemm|kernels OUT_DIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+export SOLBOOK_HOME=$top
+export LD_LIBRARY_PATH=$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The tree arrives without .git: state the commit it was copied from.
+if ! git -C "$top" rev-parse HEAD >/dev/null 2>&1 && [[ -f .carry/GIT_SHA ]]; then
+  export SOLBOOK_GIT_SHA=$(cat .carry/GIT_SHA) SOLBOOK_GIT_DIRTY=$(cat .carry/GIT_DIRTY)
+fi
+sb=$top/.carry/bin/solbench
+sk=$top/.carry/bin/solbook
+arch=$("$sk" collect 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["device"]["arch"])')
+[[ -n "$arch" && "$arch" != unknown ]] || { echo "gpu_evidence: cannot tell the card's arch"; "$sk" collect; exit 2; }
+w=/tmp/evidence/$arch-$part
+rm -rf "$w"; mkdir -p "$w" "$out"
+t0=$(date +%s)
+echo "== $arch $part, commit ${SOLBOOK_GIT_SHA:-from .git}"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.limit --format=csv,noheader
+
+rc=0
+case $part in
+gemm)
+  timeout 420 bench/scripts/evidence.sh "$w/gemm" --solbench "$sb" > "$w/gemm.log" 2>&1 || rc=$?
+  echo "evidence.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
+  # The spec case's ncu profile (same binary, card and case, in its own
+  # process: ncu replays kernels, so it cannot share the timed process)
+  # is attached to that provider's spec result as its sidecar.
+  for csv in "$w"/gemm/ncu/gemm-spec-*.ncu.csv; do
+    [[ -f "$csv" ]] || continue
+    p=${csv##*/gemm-spec-}; p=${p%.ncu.csv}
+    for j in "$w"/gemm/spec/*.json; do
+      if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["config"]["provider"]==sys.argv[2] else 1)' "$j" "$p"; then
+        cp "$csv" "${j%.json}.ncu.csv"
+      fi
+    done
+  done
+  OUT=$w SOLBOOK=$sk timeout 240 sh forge/scripts/gpu_promotion.sh > "$w/forge.log" 2>&1; frc=$?
+  echo "forge promotion rc=$frc t=$(( $(date +%s) - t0 ))s"; tail -15 "$w/forge.log"
+  ;;
+kernels)
+  timeout 540 bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
+  echo "evidence_kernels.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
+  ;;
+*) echo "gpu_evidence: PART is gemm or kernels"; exit 2 ;;
+esac
+
+# A quick look at what was measured, for the call's reply.
+python3 - "$w" <<'PY'
+import json, glob, os, sys, collections
+w = sys.argv[1]
+cal = sorted(glob.glob(w + '/**/calibration.json', recursive=True))
+for c in cal[:1]:
+    d = json.load(open(c))
+    print('calibration:', ' '.join('%s=%.0f' % (k, v['gbps']) for k, v in d['bandwidth'].items()), 'GB/s;',
+          ' '.join('%s=%.0f' % (k, v['tflops']) for k, v in d['gemm_peak'].items()), 'TFLOP/s')
+st = collections.Counter()
+for f in glob.glob(w + '/**/*.json', recursive=True):
+    try: d = json.load(open(f))
+    except Exception: continue
+    if d.get('schema') != 'solbook.result.v1': continue
+    st[d['status']] += 1
+    c, m = d['config'], d.get('metrics', {})
+    if d['status'] != 'passed' or 'spec' in f:
+        print('%-8s %-14s %-5s %-5s %-16s %s %s' % (d['status'], c['op'], c['mode'], c['dtype'], c['provider'],
+              ','.join('%s=%s' % kv for kv in sorted(c['shape'].items())),
+              ('med=%.4fms tflops=%s gbps=%s' % (d['timing']['stats']['median'], m.get('tflops'), m.get('gbps'))) if 'timing' in d else d.get('reason', '')[:100]))
+print('results:', dict(st))
+PY
+tar czf "$out/evidence-$arch-$part.tar.gz" -C /tmp/evidence "$arch-$part"
+ls -la "$out"
+echo "== done t=$(( $(date +%s) - t0 ))s rc=$rc"
