@@ -1,9 +1,10 @@
 /* eager.cu - the `reference` provider: the Hugging Face eager code, run the
  * way PyTorch eager runs it. One kernel per elementary op (upcast, square,
  * mean, add, rsqrt, multiply, downcast, ...), each writing its result to
- * device memory, fp32 intermediates where the HF code upcasts (RMSNorm,
- * cross entropy's logits.float()), the input dtype where it does not (RoPE,
- * SwiGLU). The kernels themselves are plain grid-stride loops with
+ * device memory in fp32: the input is upcast by the first kernel and the
+ * output downcast by the last (only the residual of add + RMSNorm and the
+ * gradients handed to cuBLAS stay in the input dtype, as the semantics
+ * need). The kernels themselves are plain grid-stride loops with
  * element-wise loads, like the generic ATen elementwise path without its
  * vectorisation; docs/KERNELS.md lists each op's sequence. */
 #include "sbk_common.cuh"
@@ -248,11 +249,10 @@ bool ok_types(sbk_dtype dt, sbk_dtype wdt)
     return sbk_dtype_size(dt) != 0 && (wdt == dt || wdt == SBK_F32);
 }
 
-/* HF LlamaRMSNorm forward, with its intermediates kept where autograd
- * would save them: xf (fp32 x), r (rsqrt), xt (normalised, dt). */
+/* The RMSNorm forward up to the normalised x, fp32 throughout: xf (fp32 x),
+ * r (rsqrt per row) and xn (xf * r) are what autograd keeps. */
 cudaError_t rms_fwd_parts(const void *x, float *xf, float *sq, float *var, float *ve, float *r,
-                          float *xn, void *xt, int64_t M, int64_t N, float eps, sbk_dtype dt,
-                          cudaStream_t s)
+                          float *xn, int64_t M, int64_t N, float eps, sbk_dtype dt, cudaStream_t s)
 {
     const int64_t n = M * N;
     TRY(un(x, dt, xf, SBK_F32, n, U_CAST, 0.0f, s));                       /* .to(float32) */
@@ -261,18 +261,43 @@ cudaError_t rms_fwd_parts(const void *x, float *xf, float *sq, float *var, float
     TRY(un(var, SBK_F32, ve, SBK_F32, M, U_ADD_SCALAR, eps, s));           /* + eps */
     TRY(un(ve, SBK_F32, r, SBK_F32, M, U_RSQRT, 0.0f, s));                 /* rsqrt */
     TRY(bin(xf, SBK_F32, r, SBK_F32, xn, SBK_F32, n, B_MUL, BC_ROW, N, 0, 0, s)); /* x * r */
-    TRY(un(xn, SBK_F32, xt, dt, n, U_CAST, 0.0f, s));                      /* .to(dtype) */
     return cudaSuccess;
 }
 
 } /* namespace */
 
 /* ---- RMSNorm ---------------------------------------------------------------- */
+/* saved: xf [M,N] fp32 | xn [M,N] fp32 | r [M] fp32 */
 
 extern "C" size_t sbk_eager_rmsnorm_fwd_workspace(int64_t M, int64_t N, sbk_dtype dt)
 {
-    return 2 * ru((size_t)M * N * 4) + ru((size_t)M * N * sbk_dtype_size(dt)) +
-           3 * ru((size_t)M * 4);
+    (void)dt;
+    return 2 * ru((size_t)M * N * 4) + 3 * ru((size_t)M * 4);
+}
+
+extern "C" size_t sbk_eager_rmsnorm_saved_bytes(int64_t M, int64_t N, sbk_dtype dt)
+{
+    (void)dt;
+    return 2 * ru((size_t)M * N * 4) + ru((size_t)M * 4);
+}
+
+extern "C" size_t sbk_eager_rmsnorm_bwd_workspace(int64_t M, int64_t N, sbk_dtype dt)
+{
+    (void)dt;
+    return 3 * ru((size_t)M * N * 4) + 2 * ru((size_t)M * 4);
+}
+
+extern "C" cudaError_t sbk_eager_rmsnorm_save(const void *x, void *saved, void *ws, int64_t M,
+                                              int64_t N, float eps, sbk_dtype dt, cudaStream_t s)
+{
+    if (!ok_rows(M, N) || !ok_types(dt, dt)) return cudaErrorInvalidValue;
+    const size_t mn = ru((size_t)M * N * 4);
+    char *p = (char *)saved;
+    float *xf = (float *)p, *xn = (float *)(p + mn), *r = (float *)(p + 2 * mn);
+    char *q = (char *)ws;
+    float *sq = (float *)q;
+    float *var = (float *)(q + 2 * mn), *ve = (float *)(q + 2 * mn + ru((size_t)M * 4));
+    return rms_fwd_parts(x, xf, sq, var, ve, r, xn, M, N, eps, dt, s);
 }
 
 extern "C" cudaError_t sbk_eager_rmsnorm_fwd(const void *x, const void *w, void *y, void *saved,
@@ -280,49 +305,25 @@ extern "C" cudaError_t sbk_eager_rmsnorm_fwd(const void *x, const void *w, void 
                                              sbk_dtype dt, sbk_dtype wdt, cudaStream_t s)
 {
     if (!ok_rows(M, N) || !ok_types(dt, wdt)) return cudaErrorInvalidValue;
+    const int64_t n = M * N;
+    const size_t mn = ru((size_t)n * 4);
+    char *q = (char *)ws;
+    float *F0 = (float *)q, *F1 = (float *)(q + mn);
+    float *var = (float *)(q + 2 * mn), *ve = var + ru((size_t)M * 4) / 4,
+          *rr = var + 2 * (ru((size_t)M * 4) / 4);
+    const float *xn;
     if (saved) {
         /* the intermediates autograd keeps go to `saved` */
         TRY(sbk_eager_rmsnorm_save(x, saved, ws, M, N, eps, dt, s));
-        const char *xt = (const char *)saved + ru((size_t)M * N * 4) + ru((size_t)M * 4);
-        return bin(xt, dt, w, wdt, y, dt, M * N, B_MUL, BC_COL, N, 0, 0, s);
+        xn = (const float *)((const char *)saved + mn);
+    } else {
+        /* xn reuses sq's memory, as the caching allocator would */
+        TRY(rms_fwd_parts(x, F0, F1, var, ve, rr, F1, M, N, eps, dt, s));
+        xn = F1;
     }
-    char *p = (char *)ws;
-    float *xf = (float *)p; p += ru((size_t)M * N * 4);
-    float *sq = (float *)p; p += ru((size_t)M * N * 4);
-    void *xt = p; p += ru((size_t)M * N * sbk_dtype_size(dt));
-    float *var = (float *)p; p += ru((size_t)M * 4);
-    float *ve = (float *)p; p += ru((size_t)M * 4);
-    float *r = (float *)p;
-    /* xn reuses sq's memory, as the caching allocator would */
-    TRY(rms_fwd_parts(x, xf, sq, var, ve, r, sq, xt, M, N, eps, dt, s));
-    /* weight * x: computed in fp32, stored in dt */
-    return bin(xt, dt, w, wdt, y, dt, M * N, B_MUL, BC_COL, N, 0, 0, s);
-}
-
-extern "C" size_t sbk_eager_rmsnorm_saved_bytes(int64_t M, int64_t N, sbk_dtype dt)
-{
-    return ru((size_t)M * N * 4) + ru((size_t)M * 4) + ru((size_t)M * N * sbk_dtype_size(dt));
-}
-
-extern "C" size_t sbk_eager_rmsnorm_bwd_workspace(int64_t M, int64_t N, sbk_dtype dt)
-{
-    return 4 * ru((size_t)M * N * 4) + 2 * ru((size_t)M * N * sbk_dtype_size(dt)) +
-           3 * ru((size_t)M * 4);
-}
-
-extern "C" cudaError_t sbk_eager_rmsnorm_save(const void *x, void *saved, void *ws, int64_t M,
-                                              int64_t N, float eps, sbk_dtype dt, cudaStream_t s)
-{
-    if (!ok_rows(M, N) || !ok_types(dt, dt)) return cudaErrorInvalidValue;
-    char *p = (char *)saved;
-    float *xf = (float *)p; p += ru((size_t)M * N * 4);
-    float *r = (float *)p; p += ru((size_t)M * 4);
-    void *xt = p;
-    char *q = (char *)ws;
-    float *sq = (float *)q; q += ru((size_t)M * N * 4);
-    float *var = (float *)q; q += ru((size_t)M * 4);
-    float *ve = (float *)q;
-    return rms_fwd_parts(x, xf, sq, var, ve, r, sq, xt, M, N, eps, dt, s);
+    /* weight * x in fp32 (into the buffer of fp32 x, dead by now), then down */
+    TRY(bin(xn, SBK_F32, w, wdt, F0, SBK_F32, n, B_MUL, BC_COL, N, 0, 0, s));
+    return un(F0, SBK_F32, y, dt, n, U_CAST, 0.0f, s);
 }
 
 extern "C" cudaError_t sbk_eager_rmsnorm_bwd(const void *dy, const void *w, const void *saved,
@@ -331,39 +332,31 @@ extern "C" cudaError_t sbk_eager_rmsnorm_bwd(const void *dy, const void *w, cons
 {
     if (!ok_rows(M, N) || !ok_types(dt, wdt)) return cudaErrorInvalidValue;
     const int64_t n = M * N;
-    const size_t es = sbk_dtype_size(dt);
+    const size_t mn = ru((size_t)n * 4);
     const char *sp = (const char *)saved;
-    const float *xf = (const float *)sp; sp += ru((size_t)n * 4);
-    const float *r = (const float *)sp; sp += ru((size_t)M * 4);
-    const void *xt = sp;
+    const float *xf = (const float *)sp, *xn = (const float *)(sp + mn),
+                *r = (const float *)(sp + 2 * mn);
     char *p = (char *)ws;
-    float *F0 = (float *)p; p += ru((size_t)n * 4);
-    float *F1 = (float *)p; p += ru((size_t)n * 4);
-    float *F2 = (float *)p; p += ru((size_t)n * 4);
-    float *F3 = (float *)p; p += ru((size_t)n * 4);
-    void *dxt = p; p += ru((size_t)n * es);
-    void *t1 = p; p += ru((size_t)n * es);
-    float *dr = (float *)p; p += ru((size_t)M * 4);
-    float *dve = (float *)p;
-    /* y = w * xt */
-    TRY(bin(dy, dt, w, wdt, dxt, dt, n, B_MUL, BC_COL, N, 0, 0, s));      /* d xt = dy * w */
-    TRY(bin(dy, dt, xt, dt, t1, dt, n, B_MUL, BC_FULL, 0, 0, 0, s));      /* dy * xt */
-    CK(col_sum_k<<<grid(N), 256, 0, s>>>(t1, dt, dw, wdt, M, N));         /* dw = sum over rows */
-    /* xt = xn.to(dtype) */
-    TRY(un(dxt, dt, F0, SBK_F32, n, U_CAST, 0.0f, s));                    /* d xn (fp32) */
+    float *F0 = (float *)p, *F1 = (float *)(p + mn), *F2 = (float *)(p + 2 * mn);
+    float *dr = (float *)(p + 3 * mn), *dve = dr + ru((size_t)M * 4) / 4;
+    TRY(un(dy, dt, F0, SBK_F32, n, U_CAST, 0.0f, s));                      /* .to(dtype) bwd */
+    /* y = xn * w */
+    TRY(bin(F0, SBK_F32, w, wdt, F1, SBK_F32, n, B_MUL, BC_COL, N, 0, 0, s)); /* d xn = dy * w */
+    TRY(bin(F0, SBK_F32, xn, SBK_F32, F2, SBK_F32, n, B_MUL, BC_FULL, 0, 0, 0, s));
+    CK(col_sum_k<<<grid(N), 256, 0, s>>>(F2, SBK_F32, dw, wdt, M, N));     /* dw = sum over rows */
     /* xn = xf * r */
-    TRY(bin(F0, SBK_F32, r, SBK_F32, F1, SBK_F32, n, B_MUL, BC_ROW, N, 0, 0, s)); /* d xf, part 1 */
-    TRY(bin(F0, SBK_F32, xf, SBK_F32, F2, SBK_F32, n, B_MUL, BC_FULL, 0, 0, 0, s));
+    TRY(bin(F1, SBK_F32, r, SBK_F32, F0, SBK_F32, n, B_MUL, BC_ROW, N, 0, 0, s)); /* d xf, part 1 */
+    TRY(bin(F1, SBK_F32, xf, SBK_F32, F2, SBK_F32, n, B_MUL, BC_FULL, 0, 0, 0, s));
     TRY(rred(F2, SBK_F32, dr, M, N, R_SUM, s));                            /* d r */
     /* r = rsqrt(var + eps) */
     TRY(bin(dr, SBK_F32, r, SBK_F32, dve, SBK_F32, M, B_RSQRT_BWD, BC_FULL, 0, 0, 0, s));
     /* var = mean(sq) */
     CK(expand_rows_k<<<grid(n), 256, 0, s>>>(dve, F2, n, N, 1.0f / (float)N));
     /* sq = xf^2 */
-    TRY(bin(F2, SBK_F32, xf, SBK_F32, F3, SBK_F32, n, B_MUL2, BC_FULL, 0, 0, 0, s));
-    TRY(bin(F1, SBK_F32, F3, SBK_F32, F0, SBK_F32, n, B_ADD, BC_FULL, 0, 0, 0, s)); /* accumulate */
+    TRY(bin(F2, SBK_F32, xf, SBK_F32, F1, SBK_F32, n, B_MUL2, BC_FULL, 0, 0, 0, s));
+    TRY(bin(F0, SBK_F32, F1, SBK_F32, F2, SBK_F32, n, B_ADD, BC_FULL, 0, 0, 0, s)); /* accumulate */
     /* xf = x.to(float32) */
-    return un(F0, SBK_F32, dx, dt, n, U_CAST, 0.0f, s);
+    return un(F2, SBK_F32, dx, dt, n, U_CAST, 0.0f, s);
 }
 
 /* ---- fused add + RMSNorm (vLLM semantics, out of place + copies) ------------ */
@@ -470,13 +463,14 @@ extern "C" cudaError_t sbk_eager_softmax_bwd(const void *dy, const void *y, void
     return un(F0, SBK_F32, dx, dt, n, U_CAST, 0.0f, s);
 }
 
-/* ---- RoPE (HF apply_rotary_pos_emb, in the input dtype) ---------------------- */
+/* ---- RoPE (HF apply_rotary_pos_emb, fp32 intermediates) ----------------------- */
 
 extern "C" size_t sbk_eager_rope_workspace(int64_t B, int64_t T, int64_t Hq, int64_t Hk,
                                            int64_t D, sbk_dtype dt)
 {
+    (void)dt;
     const int64_t H = Hq > Hk ? Hq : Hk;
-    const size_t full = (size_t)B * T * H * D * sbk_dtype_size(dt);
+    const size_t full = (size_t)B * T * H * D * 4;
     return 3 * ru(full) + ru(full / 2 + 16);
 }
 
@@ -486,28 +480,32 @@ cudaError_t rope_one(const void *x, const void *c, const void *sn, void *out, ch
                      cudaStream_t s)
 {
     const int64_t rows = B * T * H, n = rows * D;
-    void *A = ws;
-    void *Bf = ws + ru(full_cap);
-    void *Cf = ws + 2 * ru(full_cap);
-    void *Hh = ws + 3 * ru(full_cap);
+    const int f = SBK_F32;
+    float *F0 = (float *)ws;
+    float *F1 = (float *)(ws + ru(full_cap));
+    float *F2 = (float *)(ws + 2 * ru(full_cap));
+    float *Hh = (float *)(ws + 3 * ru(full_cap));
+    TRY(un(x, dt, F0, f, n, U_CAST, 0.0f, s));                                  /* upcast */
     if (!inverse) {
-        TRY(bin(x, dt, c, dt, A, dt, n, B_MUL, BC_ROPE, H * D, T, D, s));            /* q * cos */
-        CK(neg_half_k<<<grid(n / 2), 256, 0, s>>>(x, Hh, dt, rows, D, 1));           /* -x2 */
-        CK(cat_half_k<<<grid(n), 256, 0, s>>>(Hh, x, Bf, dt, rows, D));             /* cat(-x2, x1) */
-        TRY(bin(Bf, dt, sn, dt, Cf, dt, n, B_MUL, BC_ROPE, H * D, T, D, s));         /* * sin */
-        return bin(A, dt, Cf, dt, out, dt, n, B_ADD, BC_FULL, 0, 0, 0, s);           /* + */
+        TRY(bin(F0, f, c, dt, F1, f, n, B_MUL, BC_ROPE, H * D, T, D, s));         /* q * cos */
+        CK(neg_half_k<<<grid(n / 2), 256, 0, s>>>(F0, Hh, f, rows, D, 1));        /* -x2 */
+        CK(cat_half_k<<<grid(n), 256, 0, s>>>(Hh, F0, F2, f, rows, D));          /* cat(-x2, x1) */
+        TRY(bin(F2, f, sn, dt, F0, f, n, B_MUL, BC_ROPE, H * D, T, D, s));        /* * sin */
+        TRY(bin(F1, f, F0, f, F2, f, n, B_ADD, BC_FULL, 0, 0, 0, s));             /* + */
+        return un(F2, f, out, dt, n, U_CAST, 0.0f, s);                          /* downcast */
     }
     /* autograd of the above, for the gradient g = x */
-    TRY(bin(x, dt, c, dt, A, dt, n, B_MUL, BC_ROPE, H * D, T, D, s));                /* g * cos */
-    TRY(bin(x, dt, sn, dt, Bf, dt, n, B_MUL, BC_ROPE, H * D, T, D, s));              /* g * sin */
+    TRY(bin(F0, f, c, dt, F1, f, n, B_MUL, BC_ROPE, H * D, T, D, s));             /* g * cos */
+    TRY(bin(F0, f, sn, dt, F2, f, n, B_MUL, BC_ROPE, H * D, T, D, s));            /* g * sin */
     /* cat backward (views) -> neg backward on the first half */
-    CK(neg_half_k<<<grid(n / 2), 256, 0, s>>>(Bf, Hh, dt, rows, D, 0));
-    /* slice backward of x2 (second half) */
-    CK(slice_bwd_k<<<grid(n), 256, 0, s>>>(Hh, D / 2, 0, Cf, dt, rows, D, 1));
-    TRY(bin(A, dt, Cf, dt, A, dt, n, B_ADD, BC_FULL, 0, 0, 0, s));
+    CK(neg_half_k<<<grid(n / 2), 256, 0, s>>>(F2, Hh, f, rows, D, 0));
+    /* slice backward of x2 (second half), accumulated */
+    CK(slice_bwd_k<<<grid(n), 256, 0, s>>>(Hh, D / 2, 0, F0, f, rows, D, 1));
+    TRY(bin(F1, f, F0, f, F1, f, n, B_ADD, BC_FULL, 0, 0, 0, s));
     /* slice backward of x1 (first half) from the second half of g * sin */
-    CK(slice_bwd_k<<<grid(n), 256, 0, s>>>(Bf, D, 1, Cf, dt, rows, D, 0));
-    return bin(A, dt, Cf, dt, out, dt, n, B_ADD, BC_FULL, 0, 0, 0, s);
+    CK(slice_bwd_k<<<grid(n), 256, 0, s>>>(F2, D, 1, F0, f, rows, D, 0));
+    TRY(bin(F1, f, F0, f, F2, f, n, B_ADD, BC_FULL, 0, 0, 0, s));
+    return un(F2, f, out, dt, n, U_CAST, 0.0f, s);                              /* downcast */
 }
 } /* namespace */
 
@@ -519,31 +517,32 @@ extern "C" cudaError_t sbk_eager_rope(const void *q, const void *k, const void *
     if (B <= 0 || T <= 0 || Hq <= 0 || Hk <= 0 || D <= 0 || D % 2 || !ok_types(dt, dt))
         return cudaErrorInvalidValue;
     const int64_t H = Hq > Hk ? Hq : Hk;
-    const size_t full = (size_t)B * T * H * D * sbk_dtype_size(dt);
+    const size_t full = (size_t)B * T * H * D * 4;
     TRY(rope_one(q, cos_t, sin_t, q_out, (char *)ws, B, T, Hq, D, inverse, dt, full, s));
     return rope_one(k, cos_t, sin_t, k_out, (char *)ws, B, T, Hk, D, inverse, dt, full, s);
 }
 
-/* ---- SwiGLU (HF LlamaMLP's act_fn(gate) * up) -------------------------------- */
+/* ---- SwiGLU (HF LlamaMLP's act_fn(gate) * up, fp32 intermediates) ------------ */
 
 extern "C" size_t sbk_eager_swiglu_workspace(int64_t n, sbk_dtype dt)
 {
-    return ru((size_t)n * sbk_dtype_size(dt));
+    (void)dt;
+    return ru((size_t)n * 4);
 }
 
 extern "C" cudaError_t sbk_eager_swiglu_fwd(const void *a, const void *b, void *c, void *ws,
                                             int64_t n, sbk_dtype dt, cudaStream_t s)
 {
     if (n <= 0 || !ok_types(dt, dt)) return cudaErrorInvalidValue;
-    TRY(un(a, dt, ws, dt, n, U_SILU, 0.0f, s));
-    return bin(ws, dt, b, dt, c, dt, n, B_MUL, BC_FULL, 0, 0, 0, s);
+    TRY(un(a, dt, ws, SBK_F32, n, U_SILU, 0.0f, s));                       /* silu(gate), fp32 */
+    return bin(ws, SBK_F32, b, dt, c, dt, n, B_MUL, BC_FULL, 0, 0, 0, s);  /* * up */
 }
 
 extern "C" cudaError_t sbk_eager_swiglu_save(const void *a, void *saved, int64_t n, sbk_dtype dt,
                                              cudaStream_t s)
 {
     if (n <= 0 || !ok_types(dt, dt)) return cudaErrorInvalidValue;
-    return un(a, dt, saved, dt, n, U_SILU, 0.0f, s);
+    return un(a, dt, saved, SBK_F32, n, U_SILU, 0.0f, s);
 }
 
 extern "C" cudaError_t sbk_eager_swiglu_bwd(const void *dc, const void *a, const void *b,
@@ -551,9 +550,9 @@ extern "C" cudaError_t sbk_eager_swiglu_bwd(const void *dc, const void *a, const
                                             int64_t n, sbk_dtype dt, cudaStream_t s)
 {
     if (n <= 0 || !ok_types(dt, dt)) return cudaErrorInvalidValue;
-    TRY(bin(dc, dt, saved, dt, db, dt, n, B_MUL, BC_FULL, 0, 0, 0, s));   /* d up = g * silu(a) */
-    TRY(bin(dc, dt, b, dt, ws, dt, n, B_MUL, BC_FULL, 0, 0, 0, s));       /* d silu = g * up */
-    return bin(ws, dt, a, dt, da, dt, n, B_SILU_BWD, BC_FULL, 0, 0, 0, s); /* silu_backward */
+    TRY(bin(dc, dt, saved, SBK_F32, db, dt, n, B_MUL, BC_FULL, 0, 0, 0, s)); /* d up = g * silu(a) */
+    TRY(bin(dc, dt, b, dt, ws, SBK_F32, n, B_MUL, BC_FULL, 0, 0, 0, s));     /* d silu = g * up */
+    return bin(ws, SBK_F32, a, dt, da, dt, n, B_SILU_BWD, BC_FULL, 0, 0, 0, s); /* silu_backward */
 }
 
 /* ---- cross entropy (logits.float(), log_softmax, nll_loss) ------------------- */

@@ -141,9 +141,15 @@ extern "C" cudaError_t sbk_cross_entropy(const void *logits, const int64_t *targ
 extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk)
 {
     if (chunk > 0) return chunk < BT ? chunk : BT;
+    /* Liger's rule: next power of two of ceil(BT / ceil(V / H)) */
     int64_t inc = (V + H - 1) / H;
     int64_t want = (BT + inc - 1) / inc, c = 1;
     while (c < want) c *= 2;
+    /* at least the power of two of rows whose fp32 logits and 16-bit
+     * dlogits fit in 1 GiB: fewer passes of the fp32 dW accumulator */
+    int64_t budget = ((int64_t)1 << 30) / (V * 6), b = 1;
+    while (b * 2 <= budget) b *= 2;
+    if (b > c) c = b;
     return c < BT ? c : BT;
 }
 

@@ -34,7 +34,7 @@ typedef struct ce_state {
     double *cache_logits[16];
     int cache_next;
     double ref_loss;
-    double *ref_dw, *ref_dw_scale;
+    double *ref_dw, *ref_dw_scale, *ref_dw_flip;
     int ref_full_done;
     float *w32; /* flce: the weight widened once (exact), for the references */
 } ce_state;
@@ -48,7 +48,8 @@ static const sb_param_spec ce_params[] = {
 static const char *const flce_names[] = {"BT", "H", "V", NULL};
 static const int64_t flce_defaults[] = {4096, 4096, 128256};
 static const sb_param_spec flce_params[] = {
-    {"chunk", SB_PARAM_INT, "0", NULL, "rows per chunk of the fused provider (0: Liger's rule)"},
+    {"chunk", SB_PARAM_INT, "0", NULL,
+     "rows per chunk of the fused provider (0: max of Liger's rule and 1 GiB of chunk logits)"},
     {"ignore_frac", SB_PARAM_FLOAT, "0", NULL, "fraction of rows whose target is ignore_index (-100)"},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -120,6 +121,7 @@ static void ce_destroy(void *p)
         free(s->cache_logits[i]);
     free(s->ref_dw);
     free(s->ref_dw_scale);
+    free(s->ref_dw_flip);
     free(s->w32);
     free(s);
 }
@@ -300,11 +302,13 @@ static int full_reference(ce_state *s, sb_error *err)
     if (s->ref_full_done)
         return SB_OK;
     double *lg = malloc((size_t)s->V * sizeof *lg), *h = malloc((size_t)(s->H > 0 ? s->H : 1) * sizeof *h);
+    const double flip = sbk_flip_units(s->dt);
     if (s->with_dw) {
         s->ref_dw = calloc((size_t)s->V * (size_t)s->H, sizeof *s->ref_dw);
         s->ref_dw_scale = calloc((size_t)s->V * (size_t)s->H, sizeof *s->ref_dw_scale);
+        s->ref_dw_flip = calloc((size_t)s->V * (size_t)s->H, sizeof *s->ref_dw_flip);
     }
-    if (!lg || !h || (s->with_dw && (!s->ref_dw || !s->ref_dw_scale))) {
+    if (!lg || !h || (s->with_dw && (!s->ref_dw || !s->ref_dw_scale || !s->ref_dw_flip))) {
         free(lg);
         free(h);
         return sb_error_set(err, NULL, NULL, "out of host memory (full reference)");
@@ -334,10 +338,16 @@ static int full_reference(ce_state *s, sb_error *err)
                 for (int64_t k = 0; k < s->H; k++) {
                     s->ref_dw[v * s->H + k] += g * h[k];
                     s->ref_dw_scale[v * s->H + k] += fabs(g * h[k]);
+                    /* one flipped rounding of a non-target gradient (see below) */
+                    if (v != t && fabs(g * h[k]) * flip > s->ref_dw_flip[v * s->H + k])
+                        s->ref_dw_flip[v * s->H + k] = fabs(g * h[k]) * flip;
                 }
             }
     }
     s->ref_loss = s->nvalid ? total / (double)s->nvalid : 0.0;
+    if (s->with_dw)
+        for (size_t i = 0; i < (size_t)s->V * (size_t)s->H; i++)
+            s->ref_dw_scale[i] += s->ref_dw_flip[i];
     free(lg);
     free(h);
     s->ref_full_done = 1;
@@ -359,6 +369,7 @@ static int ce_reference_row(void *p, int out, int64_t r, double *ref, double *sc
         } else {
             memcpy(ref, s->ref_dw + r * s->H, (size_t)s->H * sizeof *ref);
             memcpy(scale, s->ref_dw_scale + r * s->H, (size_t)s->H * sizeof *scale);
+            sbk_scale_floor(scale, s->H, s->dt);
         }
         return SB_OK;
     }
@@ -385,25 +396,42 @@ static int ce_reference_row(void *p, int out, int64_t r, double *ref, double *sc
             ref[v] = (pr - (v == t ? 1.0 : 0.0)) * inv;
             scale[v] = (pr + (v == t ? 1.0 : 0.0)) * inv;
         }
+        sbk_scale_floor(scale, s->V, s->dt);
         return SB_OK;
     }
+    /* Both providers store the logits' gradient g in the dtype before the
+     * dH GEMM; the reference rounds it at the same point. An fp32 g within
+     * a rounding error of a tie may round the other way: the scale allows
+     * one such step on the largest non-target term (the target's g is
+     * -(1 - p_t)/n and rounds alike). */
+    double *flip = calloc((size_t)s->H, sizeof *flip);
+    const float *w = weight32(s, err);
+    if (!w || !flip) {
+        free(flip);
+        return w ? sb_error_set(err, NULL, NULL, "out of host memory") : SB_ERR;
+    }
+    const double fu = sbk_flip_units(s->dt);
     for (int64_t k = 0; k < s->H; k++) {
         ref[k] = 0.0;
         scale[k] = 0.0;
     }
-    const float *w = weight32(s, err);
-    if (!w)
-        return SB_ERR;
     for (int64_t v = 0; v < s->V; v++) {
         double g = round_dt(s->dt, (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) * inv);
         if (g == 0.0)
             continue;
+        const float *wr = w + (size_t)v * (size_t)s->H;
         for (int64_t k = 0; k < s->H; k++) {
-            double wv = w[(size_t)v * (size_t)s->H + (size_t)k];
-            ref[k] += g * wv;
-            scale[k] += fabs(g * wv);
+            double term = g * (double)wr[k];
+            ref[k] += term;
+            scale[k] += fabs(term);
+            if (v != t && fabs(term) > flip[k])
+                flip[k] = fabs(term);
         }
     }
+    for (int64_t k = 0; k < s->H; k++)
+        scale[k] += fu * flip[k];
+    free(flip);
+    sbk_scale_floor(scale, s->H, s->dt);
     return SB_OK;
 }
 

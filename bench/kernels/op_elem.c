@@ -177,6 +177,7 @@ static int rope_reference_row(void *p, int out, int64_t row, double *ref, double
     int64_t h = D / 2;
     for (int64_t i = 0; i < D; i++)
         scale[i] = fabs(x[i] * c[i]) + fabs(x[(i + h) % D] * (i < h ? sn[i] : sn[i - h]));
+    sbk_scale_floor(scale, D, s->dt);
     free(buf);
     return SB_OK;
 }
@@ -374,12 +375,12 @@ static int swiglu_reference_row(void *p, int out, int64_t row, double *ref, doub
         } else {
             double g = sbk_h(&s->dc, i);
             ref[j] = which == 2 ? g * a * sg : g * b * sg * (1.0 + a * (1.0 - sg));
-            /* the reference provider rounds silu(a) and g*b to the dtype */
             scale[j] = fabs(g) * (fabs(a) + fabs(b) * (1.0 + fabs(a)));
         }
         if (which == 0)
             scale[j] = fabs(a * b);
     }
+    sbk_scale_floor(scale, s->I, s->dt);
     return SB_OK;
 }
 

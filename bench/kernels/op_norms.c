@@ -243,6 +243,7 @@ static int norm_reference_row(void *p, int out, int64_t r, double *ref, double *
             scale[j] = fabs(t[j]) * (fabs(x[j]) + dot_abs);
     }
     free(x);
+    sbk_scale_floor(scale, N, s->dt);
     return SB_OK;
 }
 

@@ -188,6 +188,7 @@ static int rms_reference_row(void *p, int out, int64_t row, double *ref, double 
                 scale[j] = fabs(rs * g * wv) + fabs(xv) * rs * rs * rs * gwx_abs / (double)N;
             }
         }
+        sbk_scale_floor(scale, N, s->dt);
         return SB_OK;
     }
     /* dw: every row contributes */
@@ -212,6 +213,7 @@ static int rms_reference_row(void *p, int out, int64_t row, double *ref, double 
     }
     memcpy(ref, s->ref_dw, (size_t)N * sizeof *ref);
     memcpy(scale, s->ref_dw_scale, (size_t)N * sizeof *scale);
+    sbk_scale_floor(scale, N, s->wdt);
     return SB_OK;
 }
 

@@ -14,7 +14,8 @@
  *                     reductions.
  *   sbk_eager_<op>_*  `reference`: what the Hugging Face eager code does, the
  *                     way PyTorch eager runs it: one kernel per elementary
- *                     op, fp32 intermediates written to device memory.
+ *                     op, fp32 intermediates written to device memory (the
+ *                     input is upcast first and the output downcast last).
  *
  * Layouts are row-major and contiguous. Weights (w, b) are stored in the
  * input type or in fp32 (wdt). Targets are int64 with SBK_IGNORE_INDEX
@@ -94,8 +95,10 @@ cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
                               sbk_dtype dt, cudaStream_t s);
 
 /* Fused linear + cross entropy: hidden [BT,H], weight [V,H] (dt), in row
- * chunks of `chunk` rows (0: Liger's rule, next power of two of
- * ceil(BT / ceil(V/H))): fp32 logits of the chunk by cublasGemmEx, fused CE
+ * chunks of `chunk` rows (0: the larger of Liger's rule, the next power of
+ * two of ceil(BT / ceil(V/H)), and the largest power of two of rows whose
+ * fp32 logits and 16-bit dlogits fit in 1 GiB; never more than BT): fp32
+ * logits of the chunk by cublasGemmEx, fused CE
  * writing the chunk's dlogits (dt), dh rows = dlogits x W, and
  * dW_f32 += dlogits^T x H, all on stream s; dw = dt(dW_f32) at the end.
  * handle must have s set as its stream. */
@@ -158,7 +161,8 @@ size_t sbk_eager_swiglu_workspace(int64_t n, sbk_dtype dt);
 cudaError_t sbk_eager_swiglu_fwd(const void *a, const void *b, void *c,
                                  void *ws, int64_t n, sbk_dtype dt,
                                  cudaStream_t s);
-/* saved = silu(a) (dt), as autograd keeps it for the product's backward. */
+/* saved = silu(a) (fp32, n floats: sbk_eager_swiglu_workspace bytes), as
+ * autograd keeps it for the product's backward. */
 cudaError_t sbk_eager_swiglu_save(const void *a, void *saved, int64_t n,
                                   sbk_dtype dt, cudaStream_t s);
 cudaError_t sbk_eager_swiglu_bwd(const void *dc, const void *a, const void *b,

@@ -1,9 +1,12 @@
 /* sbk_op.c - shared pieces of the bench/kernels/ ops (see sbk_op.h). */
 #include "sbk_op.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "harness.h"
 
 const sb_provider sbk_providers[] = {
     {"reference", SB_BACKEND_CUDA,
@@ -206,4 +209,25 @@ int sbk_check_dims(const sb_op_config *cfg, const char *op, const char *const *n
                                 names[i], (long long)v);
     }
     return SB_OK;
+}
+
+static double atol_of(sb_dtype dt)
+{
+    double atol = 0, rtol = 0;
+    sb_tolerance(dt, &atol, &rtol);
+    return atol > 0 ? atol : 1e-12;
+}
+
+double sbk_flip_units(sb_dtype dt)
+{
+    double u = dt == SB_DTYPE_BF16 ? 0x1.0p-8 : dt == SB_DTYPE_FP16 ? 0x1.0p-11 : 0x1.0p-24;
+    return 2.0 * u / atol_of(dt);
+}
+
+void sbk_scale_floor(double *scale, int64_t n, sb_dtype out_dt)
+{
+    double step = out_dt == SB_DTYPE_FP16 ? 0x1.0p-24 : out_dt == SB_DTYPE_BF16 ? 0x1.0p-133 : 0x1.0p-149;
+    double f = step / atol_of(out_dt);
+    for (int64_t i = 0; i < n; i++)
+        scale[i] += f;
 }

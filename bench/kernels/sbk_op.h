@@ -85,6 +85,16 @@ int64_t sbk_free_device_bytes(const sb_ctx *ctx);
 /* splitmix64 step */
 uint64_t sbk_mix(uint64_t *state);
 
+/* Tolerance helpers for reference_row's scale (the harness checks
+ * |out - ref| <= atol * scale + rtol * |ref| with atol, rtol of the dtype):
+ * sbk_flip_units: the scale that one rounding step of dt costs (2u / atol),
+ *   for a term the op rounds to dt before summing it, which an fp32 value
+ *   within a rounding error of a tie may round the other way;
+ * sbk_scale_floor: adds to every scale the dtype's smallest subnormal step
+ *   (over atol), the absolute resolution of results near zero. */
+double sbk_flip_units(sb_dtype dt);
+void sbk_scale_floor(double *scale, int64_t n, sb_dtype out_dt);
+
 /* Shape values must be positive and below 2^31 (rows index blocks). */
 int sbk_check_dims(const sb_op_config *cfg, const char *op, const char *const *names,
                    sb_error *err);
