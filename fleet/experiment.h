@@ -34,7 +34,7 @@ typedef struct sb_exp_arch {
 } sb_exp_arch;
 
 typedef struct sb_exp_command {
-    const char *const *argv;   /* argc words, words[0] = "solbench"; placeholders unreplaced */
+    const char *const *argv;   /* argc words, argv[0] "solbench" or "solbench-spread"; placeholders unreplaced */
     size_t argc;
 } sb_exp_command;
 

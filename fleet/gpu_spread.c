@@ -43,6 +43,23 @@ int sb_spread_parse_gpus(const char *text, int *gpus, int max, int *n, sb_error 
 int sb_spread_count_gpus(int *n, sb_error *err)
 {
     *n = 0;
+    /* A scheduler that hands out GPUs (Slurm --gres, a container runtime)
+     * may say which through CUDA_VISIBLE_DEVICES; CUDA ordinals then run
+     * over that list, whatever NVML sees. */
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (visible) {
+        for (const char *p = visible; *p;) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            if (len && strncmp(p, "-1", len) == 0) /* CUDA stops at an invalid entry */
+                break;
+            *n += len > 0;
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+        return SB_OK;
+    }
     sb_nvml *nv = NULL;
     if (sb_nvml_open(&nv, err) != SB_OK)
         return SB_ERR;

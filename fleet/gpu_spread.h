@@ -30,8 +30,10 @@ typedef struct sb_spread_case {
  * handled here (see sb_spread_count_gpus). */
 int sb_spread_parse_gpus(const char *text, int *gpus, int max, int *n, sb_error *err);
 
-/* GPUs NVML sees on this host (0 when none); SB_ERR when NVML cannot be
- * loaded (err says why). */
+/* The GPUs CUDA may use: the entries of CUDA_VISIBLE_DEVICES when it is
+ * set (up to a "-1", where CUDA stops), else every GPU NVML sees on this
+ * host (0 when none); SB_ERR when NVML is needed and cannot be loaded
+ * (err says why). */
 int sb_spread_count_gpus(int *n, sb_error *err);
 
 /* The argv of one case as above (NULL-terminated, malloc'd with its

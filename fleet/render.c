@@ -198,7 +198,8 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
                    o->run_id, e->n_cases, e->n_cases == 1 ? "" : "s");
     sb_text_printf(&t, "# Rendered by `solbook submit` from %s; results go to OUT below.\n", e->path);
     sb_text_puts(&t, "set -euo pipefail\n");
-    sb_text_puts(&t, "SOLBENCH=${SOLBENCH:-solbench}\n");
+    sb_text_puts(&t, "export SOLBENCH=${SOLBENCH:-solbench}\n");
+    sb_text_puts(&t, "SOLBENCH_SPREAD=${SOLBENCH_SPREAD:-solbench-spread}\n");
     sb_text_puts(&t, "EXPERIMENT=");
     put_quoted(&t, e->name);
     sb_text_puts(&t, "\nARCH=");
@@ -254,7 +255,7 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
                 put_script_word(&t, sb_exp_case_result_out(c));
                 sb_text_puts(&t, " ");
             }
-            sb_text_puts(&t, "\"$SOLBENCH\"");
+            sb_text_puts(&t, strcmp(cmd->argv[0], "solbench-spread") == 0 ? "\"$SOLBENCH_SPREAD\"" : "\"$SOLBENCH\"");
             for (size_t w = 1; w < cmd->argc; w++) {
                 sb_text_puts(&t, " ");
                 put_script_word(&t, cmd->argv[w]);

@@ -25,7 +25,8 @@ static void usage(FILE *f)
             "new folder DIR/NAME-YYYYMMDDTHHMMSSZ/ with one log per GPU (spread-gpuN.log).\n\n"
             "  --preset NAME    a preset of solbench (solbench suite --help lists them)\n"
             "  --out DIR        an existing directory\n"
-            "  --gpus G         all (every GPU NVML sees, the default) or CUDA ordinals 0,1,...\n"
+            "  --gpus G         all (the default: the GPUs of CUDA_VISIBLE_DEVICES when set, else every\n"
+            "                   GPU NVML sees) or CUDA ordinals 0,1,...\n"
             "  --solbench PATH  the solbench program (default: $SOLBENCH, else solbench on PATH)\n"
             "  -- OPTIONS       passed to every solbench call (--iters 20 --repeats 3\n"
             "                   --calibration FILE --provider P ...); not --device or --out\n\n"
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
             return 2;
         }
         if (n_gpus == 0) {
-            fprintf(stderr, "solbench-spread: --gpus all: NVML sees no GPU on this host\n");
+            fprintf(stderr, "solbench-spread: --gpus all: no GPU (CUDA_VISIBLE_DEVICES empty, or NVML sees none)\n");
             return 2;
         }
         if (n_gpus > SB_SPREAD_MAX_GPUS)

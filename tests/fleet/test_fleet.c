@@ -153,7 +153,7 @@ static void test_bad_experiments(void **state)
         {"name-mismatch.json", "/name", "name the file other-name.json"},
         {"unknown-arch.json", "/archs/b200", "arch b200 is not in db/skus.csv"},
         {"bad-placeholder.json", "/cases/0/commands/0/5", "{outdir} is not a placeholder"},
-        {"not-solbench.json", "/cases/0/commands/0/0", "a case runs solbench, not python3"},
+        {"not-solbench.json", "/cases/0/commands/0/0", "a case runs solbench or solbench-spread, not python3"},
         {"zero-gpus.json", "/archs/h100/gpus", "minimum"},
         {"profile-without-json-out.json", "/cases/0/commands/0", "a profile case needs --out NAME.json"},
         {"duplicate-case.json", "/cases/1/id", "case id one is used twice"},
@@ -320,6 +320,9 @@ static void test_k8s_job(void **state)
     assert_null(get_path(job, "spec/suspend"));
     assert_null(get_path(job, "metadata/labels/kueue.x-k8s.io~queue-name"));
     assert_null(get_path(job, "metadata/namespace"));
+    assert_int_equal(json_integer_value(get_path(job, "spec/template/spec/containers/0/resources/limits/nvidia.com~gpu")), 2);
+    assert_non_null(strstr(json_string_value(get_path(job, "spec/template/spec/containers/0/command/2")),
+                           "    \"$SOLBENCH_SPREAD\" --preset gemm-sweep --gpus all --out \"$OUT\"/sweep\n"));
     assert_string_equal(json_string_value(get_path(job, "spec/template/spec/volumes/0/persistentVolumeClaim/claimName")),
                         SB_K8S_DEFAULT_CLAIM);
     assert_int_equal(json_array_size(get_path(job, "spec/template/spec/affinity/nodeAffinity/"

@@ -117,12 +117,12 @@ has bad-engine.err "--engine nomad: not kubernetes or slurm"
 expect 0 slurm "$SOLBOOK" submit liger-perkernel --arch h200 --engine slurm --print --partition hopper \
   --output-volume /shared/results --run-id r1
 if bash -n "$tmp/slurm.out"; then ok "slurm script passes bash -n"; else bad "slurm script fails bash -n"; fi
-for d in "--job-name=sb-liger-perkernel-h200-r1" "--array=0-0" "--gres=gpu:1" "--cpus-per-task=16" "--mem=128G" \
+for d in "--job-name=sb-liger-perkernel-h200-r1" "--array=0-0" "--gres=gpu:2" "--cpus-per-task=16" "--mem=128G" \
   "--time=02:00:00" "--partition=hopper" "--output=sb-liger-perkernel-h200-r1-%A_%a.out" "--no-requeue"; do
   if grep -qxF -- "#SBATCH $d" "$tmp/slurm.out"; then ok "slurm: #SBATCH $d"; else bad "slurm lacks #SBATCH $d"; fi
 done
 has slurm.out 'OUT=/shared/results/liger-perkernel/h200/r1'
-has slurm.out '"$SOLBENCH" suite --preset liger-perkernel --out "$OUT"/liger'
+has slurm.out '"$SOLBENCH_SPREAD" --preset liger-perkernel --gpus all --out "$OUT"/liger'
 # The script runs the case of its array index (solbench stood in for by a recorder).
 cat >"$tmp/fake-solbench" <<'EOF'
 #!/usr/bin/env bash
@@ -130,8 +130,8 @@ echo "$*" >"$SOLBENCH_LOG"
 EOF
 chmod +x "$tmp/fake-solbench"
 sed 's|^OUT=.*|OUT='"$tmp"'/run|' "$tmp/slurm.out" >"$tmp/slurm-local.sh"
-if SLURM_ARRAY_TASK_ID=0 SOLBENCH="$tmp/fake-solbench" SOLBENCH_LOG="$tmp/ran" bash "$tmp/slurm-local.sh" >/dev/null &&
-  grep -qxF "suite --preset liger-perkernel --out $tmp/run/liger" "$tmp/ran" && [[ -d "$tmp/run/liger" ]]; then
+if SLURM_ARRAY_TASK_ID=0 SOLBENCH_SPREAD="$tmp/fake-solbench" SOLBENCH_LOG="$tmp/ran" bash "$tmp/slurm-local.sh" >/dev/null &&
+  grep -qxF -- "--preset liger-perkernel --gpus all --out $tmp/run/liger" "$tmp/ran" && [[ -d "$tmp/run/liger" ]]; then
   ok "array task 0 ran its solbench command into OUT"; else bad "array task 0 did not run as rendered"; fi
 if SLURM_ARRAY_TASK_ID=7 SOLBENCH=true bash "$tmp/slurm-local.sh" >/dev/null 2>"$tmp/case7.err"; then
   bad "array task 7 of a 1-case array succeeded"; else has case7.err "has no case 7 (cases 0-0)"; fi

@@ -60,5 +60,10 @@ if [[ $? == 2 ]] && grep -q "is set per case" "$tmp/err2"; then ok "--device aft
 if [[ $? == 2 ]] && grep -q "GPU 0 is listed twice" "$tmp/err3"; then ok "--gpus 0,0 refused"; else bad "--gpus 0,0"; fi
 "$SPREAD" --preset smoke --out "$tmp" --gpus 0 --solbench "$tmp/no-such-solbench" >/dev/null 2>"$tmp/err4"
 if [[ $? == 2 ]] && grep -q "no-such-solbench: not found" "$tmp/err4"; then ok "missing solbench named"; else bad "missing solbench"; cat "$tmp/err4"; fi
+# --gpus all under a scheduler: the ordinals of CUDA_VISIBLE_DEVICES.
+CUDA_VISIBLE_DEVICES=3,5 "$SPREAD" --preset smoke --out "$tmp" --solbench "$tmp/solbench" >"$tmp/out5" 2>&1
+if grep -q "over 2 GPUs (0,1)" "$tmp/out5"; then ok "--gpus all takes CUDA_VISIBLE_DEVICES=3,5 as ordinals 0,1"; else bad "CUDA_VISIBLE_DEVICES"; cat "$tmp/out5"; fi
+CUDA_VISIBLE_DEVICES= "$SPREAD" --preset smoke --out "$tmp" --solbench "$tmp/solbench" >/dev/null 2>"$tmp/err5"
+if [[ $? == 2 ]] && grep -q "no GPU" "$tmp/err5"; then ok "empty CUDA_VISIBLE_DEVICES: no GPU"; else bad "empty CUDA_VISIBLE_DEVICES"; fi
 echo "test_fleet_spread: $checks checks passed, $fails failed"
 [[ $fails == 0 ]]
