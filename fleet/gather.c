@@ -208,7 +208,7 @@ static int walk(walk_ctx *w, const char *dir, int depth)
         n++;
     }
     closedir(d);
-    if (rc == SB_OK)
+    if (rc == SB_OK && n)
         qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         char path[4096];
