@@ -613,10 +613,12 @@ cudaError_t gemm_status(cublasStatus_t st)
 }
 } /* namespace */
 
-extern "C" size_t sbk_eager_flce_workspace(int64_t BT, int64_t H, int64_t V, sbk_dtype dt)
+extern "C" size_t sbk_eager_flce_workspace(int64_t BT, int64_t H, int64_t V, sbk_dtype dt,
+                                           int with_grad)
 {
     (void)H;
-    return 3 * ru((size_t)BT * V * 4) + ru((size_t)BT * V * sbk_dtype_size(dt)) + 256;
+    const size_t n = (size_t)BT * V;
+    return 256 + (with_grad ? 3 * ru(n * 4) + ru(n * sbk_dtype_size(dt)) : 2 * ru(n * 4));
 }
 
 extern "C" cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
@@ -629,21 +631,23 @@ extern "C" cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
         !ok_types(dt, dt))
         return cudaErrorInvalidValue;
     const size_t n = (size_t)BT * V;
+    const bool grad = dh != nullptr || dw != nullptr;
+    /* scratch: tw | logits (fp32) | log-probabilities | (with a gradient)
+     * log_softmax's gradient | dlogits in dt */
     char *p = (char *)ws;
+    float *tw = (float *)p; p += 256;
     float *A = (float *)p; p += ru(n * 4);
     float *Bf = (float *)p; p += ru(n * 4);
-    float *Cf = (float *)p; p += ru(n * 4);
-    void *dlog = p; p += ru(n * sbk_dtype_size(dt));
-    float *tw = (float *)p;
+    float *Cf = grad ? (float *)p : nullptr;
+    if (grad) p += ru(n * 4);
+    void *dlog = grad ? p : nullptr;
     const cudaDataType_t ty = cuda_type(dt);
     const float one = 1.0f, zero = 0.0f;
     /* logits [BT,V] in fp32, materialised */
     TRY(gemm_status(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)V, (int)BT, (int)H, &one,
                                  weight, ty, (int)H, hidden, ty, (int)H, &zero, A, CUDA_R_32F,
                                  (int)V, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)));
-    const bool grad = dh != nullptr || dw != nullptr;
-    TRY(ce_core(A, SBK_F32, A, Bf, Cf, tw, target, loss_rows, loss, grad ? dlog : nullptr, dt, BT,
-                V, s));
+    TRY(ce_core(A, SBK_F32, A, Bf, Cf, tw, target, loss_rows, loss, dlog, dt, BT, V, s));
     if (dh)
         TRY(gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)H, (int)BT, (int)V,
                                      &one, weight, ty, (int)H, dlog, ty, (int)V, &zero, dh, ty,

@@ -154,11 +154,12 @@ extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t
 }
 
 extern "C" size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
-                                     sbk_dtype dt)
+                                     sbk_dtype dt, int with_grad)
 {
     const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk);
-    return round_up((size_t)C * V * 4) + round_up((size_t)C * V * sbk_dtype_size(dt)) +
-           round_up((size_t)V * H * 4) + SBK_CE_WORKSPACE_BYTES;
+    return round_up((size_t)C * V * 4) + SBK_CE_WORKSPACE_BYTES +
+           (with_grad ? round_up((size_t)C * V * sbk_dtype_size(dt)) + round_up((size_t)V * H * 4)
+                      : 0);
 }
 
 extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
@@ -171,14 +172,15 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
         return cudaErrorInvalidValue;
     const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk);
     const size_t es = sbk_dtype_size(dt);
+    /* scratch: logits | nvalid | (with a gradient) dlogits | dW fp32 */
     char *ws = (char *)workspace;
     float *logits = (float *)ws;
     ws += round_up((size_t)C * V * 4);
+    int *nvalid = (int *)ws;
+    ws += SBK_CE_WORKSPACE_BYTES;
     void *dlog = ws;
     ws += round_up((size_t)C * V * es);
     float *dw32 = (float *)ws;
-    ws += round_up((size_t)V * H * 4);
-    int *nvalid = (int *)ws;
     const cudaDataType_t ty = cuda_type(dt);
     const float one = 1.0f, zero = 0.0f;
     cudaError_t e;

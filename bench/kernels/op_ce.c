@@ -451,9 +451,9 @@ static size_t scratch_bytes(const ce_state *s, int provider)
 {
     sbk_dtype dt = sbk_from_sb(s->dt);
     if (provider == SBK_P_FUSED)
-        return s->flce ? sbk_flce_workspace(s->M, s->H, s->V, s->chunk, dt) : SBK_CE_WORKSPACE_BYTES;
+        return s->flce ? sbk_flce_workspace(s->M, s->H, s->V, s->chunk, dt, s->full) : SBK_CE_WORKSPACE_BYTES;
     if (provider == SBK_P_REFERENCE)
-        return s->flce ? sbk_eager_flce_workspace(s->M, s->H, s->V, dt)
+        return s->flce ? sbk_eager_flce_workspace(s->M, s->H, s->V, dt, s->full)
                        : sbk_eager_cross_entropy_workspace(s->M, s->V, s->full);
     return 0;
 }

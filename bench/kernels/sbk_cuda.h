@@ -103,8 +103,9 @@ cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
  * dW_f32 += dlogits^T x H, all on stream s; dw = dt(dW_f32) at the end.
  * handle must have s set as its stream. */
 int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk);
+/* with_grad = 0: scratch for the loss alone (dh and dw NULL) */
 size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
-                          sbk_dtype dt);
+                          sbk_dtype dt, int with_grad);
 cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
                            const void *weight, const int64_t *target,
                            float *loss_rows, float *loss, void *dh, void *dw,
@@ -179,7 +180,7 @@ cudaError_t sbk_eager_cross_entropy(const void *logits, const int64_t *target,
  * eager CE and its backward (dlogits stored in dt, as autograd hands them
  * to the Linear backward), then dh = dlogits x W and dw = dlogits^T x H. */
 size_t sbk_eager_flce_workspace(int64_t BT, int64_t H, int64_t V,
-                                sbk_dtype dt);
+                                sbk_dtype dt, int with_grad);
 cudaError_t sbk_eager_flce(cublasHandle_t handle, const void *hidden,
                            const void *weight, const int64_t *target,
                            float *loss_rows, float *loss, void *dh, void *dw,

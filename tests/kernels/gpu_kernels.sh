@@ -25,7 +25,9 @@ check() {
   fi
 }
 for dt in bf16 fp16 fp32; do
-  for N in 1000 4096 70000; do
+  Ns="1000 4096"
+  [[ $dt == bf16 ]] && Ns="1000 4096 70000" # rows too long for registers: once
+  for N in $Ns; do
     check rmsnorm --M 37 --N $N --mode full --dtype $dt
     check rmsnorm --M 37 --N $N --mode fwd --dtype $dt --weight_dtype fp32
     check add_rmsnorm --M 33 --N $N --dtype $dt
