@@ -102,13 +102,24 @@ __global__ void __launch_bounds__(256) row_reduce_k(const void *a, int da, float
     if (threadIdx.x == 0) out[blockIdx.x] = op == R_MEAN ? v / (float)N : v;
 }
 
-/* sum over rows (dim 0), one thread per column */
-__global__ void col_sum_k(const void *a, int da, void *out, int dout, int64_t M, int64_t N)
+/* sum over rows (dim 0): a block of 32 columns x 32 row groups (coalesced
+ * 128-byte rows per warp), the 32 partial sums of a column added in shared
+ * memory in a fixed order */
+__global__ void __launch_bounds__(1024) col_sum_k(const void *a, int da, void *out, int dout,
+                                                  int64_t M, int64_t N)
 {
-    GRID_STRIDE(j, N) {
-        float s = 0.0f;
-        for (int64_t r = 0; r < M; r++) s += ld(a, da, r * N + j);
-        st(out, dout, j, s);
+    __shared__ float sh[32][33];
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const int64_t j = (int64_t)blockIdx.x * 32 + tx;
+    float s = 0.0f;
+    if (j < N)
+        for (int64_t r = ty; r < M; r += 32) s += ld(a, da, r * N + j);
+    sh[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && j < N) {
+        float t = 0.0f;
+        for (int k = 0; k < 32; k++) t += sh[k][tx];
+        st(out, dout, j, t);
     }
 }
 
@@ -343,7 +354,7 @@ extern "C" cudaError_t sbk_eager_rmsnorm_bwd(const void *dy, const void *w, cons
     /* y = xn * w */
     TRY(bin(F0, SBK_F32, w, wdt, F1, SBK_F32, n, B_MUL, BC_COL, N, 0, 0, s)); /* d xn = dy * w */
     TRY(bin(F0, SBK_F32, xn, SBK_F32, F2, SBK_F32, n, B_MUL, BC_FULL, 0, 0, 0, s));
-    CK(col_sum_k<<<grid(N), 256, 0, s>>>(F2, SBK_F32, dw, wdt, M, N));     /* dw = sum over rows */
+    CK(col_sum_k<<<(unsigned)((N + 31) / 32), 1024, 0, s>>>(F2, SBK_F32, dw, wdt, M, N)); /* dw */
     /* xn = xf * r */
     TRY(bin(F1, SBK_F32, r, SBK_F32, F0, SBK_F32, n, B_MUL, BC_ROW, N, 0, 0, s)); /* d xf, part 1 */
     TRY(bin(F1, SBK_F32, xf, SBK_F32, F2, SBK_F32, n, B_MUL, BC_FULL, 0, 0, 0, s));
