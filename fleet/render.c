@@ -99,10 +99,17 @@ int sb_render_job_name(const sb_render_opts *o, char *out, size_t size, sb_error
 {
     char name[128];
     int n = snprintf(name, sizeof name, "sb-%s-%s-%s", o->exp->name, o->arch->arch, o->run_id);
-    if (n < 0 || (size_t)n >= sizeof name || n > 63 || (size_t)n >= size)
+    /* An Indexed Job's pods are named NAME-INDEX, a host name of at most
+     * 63 characters. */
+    int digits = 1;
+    for (size_t k = o->exp->n_cases - 1; k >= 10; k /= 10)
+        digits++;
+    int max = 63 - 1 - digits;
+    if (n < 0 || (size_t)n >= sizeof name || n > max || (size_t)n >= size)
         return sb_error_set(err, o->exp->path, NULL,
-                            "job name sb-%s-%s-%s is longer than 63 characters; use a shorter --run-id",
-                            o->exp->name, o->arch->arch, o->run_id);
+                            "job name sb-%s-%s-%s is longer than %d characters (pods add -INDEX); use a "
+                            "shorter --run-id",
+                            o->exp->name, o->arch->arch, o->run_id, max);
     for (int i = 0; i < n; i++) {
         char c = (char)tolower((unsigned char)name[i]);
         if (!isalnum((unsigned char)c) && c != '-')
