@@ -338,6 +338,30 @@ static void test_k8s_job(void **state)
     sb_schema_free(schema);
 }
 
+static void test_job_name(void **state)
+{
+    (void)state;
+    /* A pod of an Indexed Job is NAME-INDEX, at most 63 characters. */
+    sb_exp_case cases[12];
+    memset(cases, 0, sizeof cases);
+    sb_exp_arch arch = {.arch = "h100"};
+    sb_experiment e = {.path = "x.json", .name = "abcdefghijklmnopqrstuvwxyz-abcdef", .cases = cases, .n_cases = 12};
+    sb_render_opts o = {.exp = &e, .arch = &arch, .run_id = "0123456789abcdef"};
+    char name[80];
+    sb_error err;
+    /* sb- + 33 + -h100- + 16 = 58 characters: fits under 63 - len("-11") = 60 */
+    assert_int_equal(sb_render_job_name(&o, name, sizeof name, &err), SB_OK);
+    assert_string_equal(name, "sb-abcdefghijklmnopqrstuvwxyz-abcdef-h100-0123456789abcdef");
+    o.run_id = "0123456789abcdefgh"; /* 60: still fits */
+    assert_int_equal(sb_render_job_name(&o, name, sizeof name, &err), SB_OK);
+    o.run_id = "0123456789abcdefghi"; /* 61 */
+    assert_int_equal(sb_render_job_name(&o, name, sizeof name, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "longer than 60 characters (pods add -INDEX)"));
+    o.run_id = "run_1";
+    assert_int_equal(sb_render_job_name(&o, name, sizeof name, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "only letters, digits and '-'"));
+}
+
 static void test_slurm_script(void **state)
 {
     world *w = *state;
@@ -588,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_bad_experiments),
         cmocka_unit_test(test_expand),
         cmocka_unit_test(test_k8s_job),
+        cmocka_unit_test(test_job_name),
         cmocka_unit_test(test_slurm_script),
         cmocka_unit_test(test_spawn),
         cmocka_unit_test(test_gather),
