@@ -203,7 +203,9 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
     }
     sb_text_printf(&t, "# solbook experiment %s on %s, run %s: %zu case%s, one per array index.\n", e->name, a->arch,
                    o->run_id, e->n_cases, e->n_cases == 1 ? "" : "s");
-    sb_text_printf(&t, "# Rendered by `solbook submit` from %s; results go to OUT below.\n", e->path);
+    sb_text_puts(&t, "# Rendered by `solbook submit` from ");
+    put_comment(&t, e->path);
+    sb_text_puts(&t, "; results go to OUT below.\n");
     sb_text_puts(&t, "set -euo pipefail\n");
     sb_text_puts(&t, "export SOLBENCH=${SOLBENCH:-solbench}\n");
     sb_text_puts(&t, "SOLBENCH_SPREAD=${SOLBENCH_SPREAD:-solbench-spread}\n");
