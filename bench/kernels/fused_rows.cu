@@ -96,15 +96,27 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_k(const T *__restrict__ dy, c
     }
 }
 
+/* dw[j] = sum over g of partial[g, j]: a block of 32 columns x 32 groups of
+ * partial rows (coalesced 128-byte reads per warp); each thread sums the
+ * rows g = ty, ty + 32, ... and the 32 sums of a column are added in shared
+ * memory in a fixed order, so the result does not depend on timing. */
 template <typename TW>
-__global__ void __launch_bounds__(512) column_sum_k(const float *__restrict__ partial, TW *__restrict__ dw,
-                             int64_t G, int64_t N)
+__global__ void __launch_bounds__(1024) column_sum_k(const float *__restrict__ partial,
+                                                     TW *__restrict__ dw, int64_t G, int64_t N)
 {
-    int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= N) return;
+    __shared__ float sh[32][33];
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const int64_t j = (int64_t)blockIdx.x * 32 + tx;
     float s = 0.0f;
-    for (int64_t g = 0; g < G; g++) s += partial[g * N + j];
-    dw[j] = fromf<TW>(s);
+    if (j < N)
+        for (int64_t g = ty; g < G; g += 32) s += partial[g * N + j];
+    sh[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && j < N) {
+        float t = 0.0f;
+        for (int k = 0; k < 32; k++) t += sh[k][tx];
+        dw[j] = fromf<TW>(t);
+    }
 }
 
 template <typename T, typename TW, class ROW>
@@ -280,7 +292,7 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
         }
         cudaError_t e = launch_status();
         if (e != cudaSuccess) return e;
-        column_sum_k<TW><<<(unsigned)((N + 255) / 256), 256, 0, s>>>(partial, (TW *)dw, G, N)));
+        column_sum_k<TW><<<(unsigned)((N + 31) / 32), 1024, 0, s>>>(partial, (TW *)dw, G, N)));
     return launch_status();
 }
 
