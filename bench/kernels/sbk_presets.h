@@ -10,7 +10,7 @@
  *                          and checks included, about two minutes on an H100)
  *   memory-bound           quack's (batch, seq) grid at N = 4096, DeepSeek-V3
  *                          widths, cross-entropy vocabularies; bf16, fp16, fp32
- *   memory-bound-quick     a subset sized likewise (tensors of 16 to 64 M elements)
+ *   memory-bound-quick     a subset sized likewise (tensors of 12 to 67 M elements)
  *
  * docs/KERNELS.md lists what each covers and why. Cases with more than 2^31
  * elements per tensor are left out of memory-bound (the host-side random
