@@ -43,6 +43,9 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
     }
     ROW xr;
     xr.load(x + off, V);
+    /* the target's logit, read before the reductions: in place, the
+     * gradient pass after them may overwrite it */
+    const float xt = threadIdx.x == 0 ? tof<TI>(x[off + t]) : 0.0f;
     float m = -INFINITY, s = 0.0f;
     xr.each([&](int64_t, const float *v, int) {
         float vm = v[0];
@@ -58,7 +61,7 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
     const float gm = block_max(m);
     s = m == -INFINITY ? 0.0f : s * __expf(m - gm);
     const float lse = gm + __logf(block_sum(s));
-    if (threadIdx.x == 0) loss_rows[r] = lse - tof<TI>(x[off + t]);
+    if (threadIdx.x == 0) loss_rows[r] = lse - xt;
     if (dx) {
         const float scale = 1.0f / (float)*nvalid;
         xr.each([&](int64_t j, const float *v, int) {

@@ -85,7 +85,9 @@ cudaError_t sbk_swiglu_bwd(const void *dc, const void *a, const void *b,
 
 /* Scratch: one int (the count of rows that are not ignored). */
 #define SBK_CE_WORKSPACE_BYTES ((size_t)256)
-/* One pass per row (online max and sum), then, when dx != NULL, the
+/* Targets must be in [0, V) or SBK_IGNORE_INDEX (the kernel does not check;
+ * the solbench op generates valid ones).
+ * One pass per row (online max and sum), then, when dx != NULL, the
  * gradient (softmax - onehot) / n_valid written in a second pass over the
  * row (from registers when the row fits, else re-read, mostly from L2).
  * dx may equal logits (in place). */
