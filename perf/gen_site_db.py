@@ -8,9 +8,9 @@ in order), so making 100,000 runs takes seconds instead of an ingest of
 "synthetic/gen_site_db/run-ID.json", notes "synthetic (perf/gen_site_db.py)".
 The figures are made up for load testing only; never ship such a database.
 
-Layout: 3 SKUs (a100, h100, h200) x 96 series (gemm: 3 providers x 2
-dtypes x 12 shapes; rmsnorm: 3 providers x 8 shapes) re-run at successive
-commits, one commit per pass over every series, finished over two ISO
+Layout: 3 SKUs (a100, h100, h200) x 576 series (6 ops x 2 dtypes x 3
+providers x 16 shapes) re-run at successive commits (58 commits for 100,000
+runs), one commit per pass over every series, finished over two ISO
 weeks; about 2 % of runs fail correctness; 1 % carry ncu metrics; one
 calibration run per SKU. --markup puts HTML markup into a GPU name and
 the notes of some runs (escaping tests).
@@ -37,13 +37,17 @@ MARKUP_NOTE = "note with <img src=x onerror=alert(1)> & <i>markup</i>"
 
 def series():
     out = []
+    gemm_sizes = (256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 5120, 6144, 7168, 8192,
+                  10240, 12288, 16384)
     for dtype in ("fp16", "bf16"):
         for prov, speed in (("cublas", 1.0), ("cublaslt", 1.04), ("solbook-mma", 0.7)):
-            for m in (256, 512, 768, 1024, 1536, 2048, 3072, 4096, 5120, 6144, 7168, 8192):
+            for m in gemm_sizes:
                 out.append(("gemm", "fwd", dtype, prov, speed, {"M": m, "N": m, "K": m}))
-    for prov, speed in (("reference", 1.0), ("liger", 1.9), ("torch-compile", 1.5)):
-        for t in (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072):
-            out.append(("rmsnorm", "fwd", "bf16", prov, speed, {"H": 4096, "T": t}))
+    for op in ("rmsnorm", "layernorm", "softmax", "swiglu", "cross_entropy"):
+        for dtype in ("bf16", "fp32"):
+            for prov, speed in (("reference", 1.0), ("liger", 1.9), ("torch-compile", 1.5)):
+                for t in range(16):
+                    out.append((op, "fwd", dtype, prov, speed, {"H": 4096, "T": 1024 << (t // 2) if t % 2 == 0 else 1536 << (t // 2)}))
     return out
 
 

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +34,42 @@ void site_root(sb_buf *b, int depth)
         sb_buf_puts(b, "../");
 }
 
+/* The escaping of sb_buf_xml_escaped (the same output), copying runs of
+ * plain bytes at once: run pages escape every stored string. */
+void site_esc(sb_buf *b, const char *s)
+{
+    const char *run = s;
+    for (;; s++) {
+        unsigned char ch = (unsigned char)*s;
+        const char *rep;
+        switch (ch) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = "&quot;"; break;
+        case '\'': rep = "&#39;"; break;
+        case '\0': rep = NULL; break;
+        default:
+            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+                rep = "?";
+            else
+                continue;
+        }
+        if (s > run)
+            sb_buf_add(b, run, (size_t)(s - run));
+        if (!rep)
+            return;
+        sb_buf_puts(b, rep);
+        run = s + 1;
+    }
+}
+
 void site_h(sb_buf *b, const char *s)
 {
     if (!s)
         sb_buf_puts(b, "\xe2\x80\x93");
     else
-        sb_buf_xml_escaped(b, s);
+        site_esc(b, s);
 }
 
 void site_num(sb_buf *b, double v)
@@ -56,7 +88,7 @@ void site_status(sb_buf *b, const char *cls, const char *text)
     sb_buf_puts(b, "<span class=\"st st-");
     sb_buf_puts(b, cls);
     sb_buf_puts(b, "\">");
-    sb_buf_xml_escaped(b, text);
+    site_esc(b, text);
     sb_buf_puts(b, "</span>");
 }
 
@@ -76,6 +108,63 @@ void site_inline_svg(sb_buf *b, const sb_buf *svg)
     sb_buf_puts(b, "</figure>\n");
 }
 
+void site_printf(sb_buf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof tmp) {
+        sb_buf_add(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_buf_add(b, big, (size_t)n);
+    free(big);
+}
+
+void site_put_ll(sb_buf *b, long long v)
+{
+    char tmp[24];
+    int i = (int)sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--i] = '-';
+    sb_buf_add(b, tmp + i, sizeof tmp - (size_t)i);
+}
+
+void site_put_fixed2(sb_buf *b, double v)
+{
+    if (!isfinite(v) || fabs(v) > 1e15) {
+        site_printf(b, "%.2f", v);
+        return;
+    }
+    long long c = llround(v * 100.0);
+    if (c < 0) {
+        sb_buf_putc(b, '-');
+        c = -c;
+    }
+    site_put_ll(b, c / 100);
+    char d[3] = {'.', (char)('0' + (c % 100) / 10), (char)('0' + c % 10)};
+    sb_buf_add(b, d, 3);
+}
+
 /* 64-bit FNV-1a, for short stable file names of long keys. */
 static uint64_t fnv1a(const char *s)
 {
@@ -89,7 +178,7 @@ static uint64_t fnv1a(const char *s)
 
 /* slug of s cut to 48 bytes; when the slug is not s itself (characters
  * changed or cut), "-" and 12 hex digits of its hash make it unique. */
-static void safe_name(const char *s, char *buf, size_t size)
+void site_safe_name(const char *s, char *buf, size_t size)
 {
     char slug[64];
     sb_slug(s, slug, 49);
@@ -116,7 +205,7 @@ void site_history_path(char *buf, size_t size, const char *case_key, const char 
 {
     char id[96], s[96];
     site_case_id(case_key, id, sizeof id);
-    safe_name(sku, s, sizeof s);
+    site_safe_name(sku, s, sizeof s);
     if (page <= 1)
         snprintf(buf, size, "history/%s/%s.html", id, s);
     else
@@ -126,7 +215,7 @@ void site_history_path(char *buf, size_t size, const char *case_key, const char 
 void site_op_path(char *buf, size_t size, const char *op)
 {
     char s[96];
-    safe_name(op, s, sizeof s);
+    site_safe_name(op, s, sizeof s);
     snprintf(buf, size, "ops/%s.html", s);
 }
 
@@ -139,22 +228,22 @@ void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, cons
     if (page > 1) {
         fn(name, sizeof name, 1, arg);
         sb_buf_puts(b, "<a href=\"");
-        sb_buf_xml_escaped(b, name);
+        site_esc(b, name);
         sb_buf_puts(b, "\">first</a> ");
         fn(name, sizeof name, page - 1, arg);
         sb_buf_puts(b, "<a href=\"");
-        sb_buf_xml_escaped(b, name);
+        site_esc(b, name);
         sb_buf_puts(b, "\" rel=\"prev\">previous</a> ");
     }
     sb_buf_printf(b, "<span>page %zu of %zu</span>", page, pages);
     if (page < pages) {
         fn(name, sizeof name, page + 1, arg);
         sb_buf_puts(b, " <a href=\"");
-        sb_buf_xml_escaped(b, name);
+        site_esc(b, name);
         sb_buf_puts(b, "\" rel=\"next\">next</a>");
         fn(name, sizeof name, pages, arg);
         sb_buf_puts(b, " <a href=\"");
-        sb_buf_xml_escaped(b, name);
+        site_esc(b, name);
         sb_buf_puts(b, "\">last</a>");
     }
     sb_buf_puts(b, "</nav>\n");
@@ -223,10 +312,13 @@ int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const ch
     json_object_set_new(d, "title", json_string(title));
     json_object_set_new(d, "root", json_string(sb_buf_str(&root)));
     json_object_set_new(d, "body", json_stringn_nocheck(sb_buf_str(body), body->len));
-    for (size_t i = 0; NAV[i]; i++) {
-        char key[32];
-        snprintf(key, sizeof key, "nav_%s", NAV[i]);
-        json_object_set_new(d, key, json_boolean(strcmp(NAV[i], nav) == 0));
+    if (c->last_nav != nav) {
+        for (size_t i = 0; NAV[i]; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "nav_%s", NAV[i]);
+            json_object_set_new(d, key, json_boolean(strcmp(NAV[i], nav) == 0));
+        }
+        c->last_nav = nav;
     }
     sb_buf_free(&root);
     sb_buf page = SB_BUF_INIT;
@@ -305,6 +397,77 @@ static int copy_asset(site_ctx *c, const char *name, sb_error *err)
 
 /* ---- the build --------------------------------------------------------- */
 
+/* A read-only connection for one thread (no connection mutex: each
+ * thread has its own). The file was checked by sb_report_db_open first. */
+static int site_db_open(const char *path, sqlite3 **out, sb_error *err)
+{
+    *out = NULL;
+    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        sb_error_set(err, path, NULL, "cannot open database: %s",
+                     *out ? sqlite3_errmsg(*out) : "out of memory");
+        sqlite3_close(*out);
+        *out = NULL;
+        return SB_ERR;
+    }
+    sqlite3_busy_timeout(*out, 5000);
+    return SB_OK;
+}
+
+int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_error *err)
+{
+    *out = *c;
+    memset(sum, 0, sizeof *sum);
+    out->sum = sum;
+    out->lastdir[0] = '\0';
+    out->last_nav = NULL;
+    out->db = NULL;
+    out->layout_data = json_object();
+    if (!out->layout_data)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (site_db_open(c->o->db_path, &out->db, err) != SB_OK) {
+        json_decref(out->layout_data);
+        out->layout_data = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+void site_ctx_release(site_ctx *c, site_ctx *clone)
+{
+    sqlite3_close(clone->db);
+    json_decref(clone->layout_data);
+    clone->db = NULL;
+    clone->layout_data = NULL;
+    sb_site_summary *s = c->sum, *t = clone->sum;
+    s->pages += t->pages;
+    s->files += t->files;
+    s->runs += t->runs;
+    s->weeks += t->weeks;
+    s->packets += t->packets;
+    if (t->largest_bytes > s->largest_bytes) {
+        s->largest_bytes = t->largest_bytes;
+        memcpy(s->largest, t->largest, sizeof s->largest);
+    }
+}
+
+/* The weekly writeups and packets run on a second thread (they only touch
+ * weekly/ and packets/), next to the run pages. */
+typedef struct side_job {
+    site_ctx c;
+    sb_site_summary sum;
+    sb_error err;
+    int rc;
+} side_job;
+
+static void *side_main(void *arg)
+{
+    side_job *j = arg;
+    j->rc = site_build_weekly(&j->c, &j->err);
+    if (j->rc == SB_OK)
+        j->rc = site_build_packets(&j->c, &j->err);
+    return NULL;
+}
+
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
@@ -323,6 +486,9 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 
     int rc = SB_ERR;
     if (sb_report_db_open(o->db_path, &c.db, err) != SB_OK)
+        return SB_ERR;
+    sqlite3_close(c.db);
+    if (site_db_open(o->db_path, &c.db, err) != SB_OK)
         return SB_ERR;
     if (sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
         goto done;
@@ -354,12 +520,41 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     if (site_write(&c, MARKER, MARKER_TEXT, strlen(MARKER_TEXT), err) != SB_OK ||
         copy_asset(&c, "site.css", err) != SB_OK || copy_asset(&c, "sort.js", err) != SB_OK)
         goto done;
-    if (site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
-        site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
-        site_build_weekly(&c, err) != SB_OK || site_build_packets(&c, err) != SB_OK ||
-        site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
-        site_build_roadmap(&c, err) != SB_OK)
-        goto done;
+    {
+        side_job *side = malloc(sizeof *side);
+        pthread_t th;
+        if (!side) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        memset(side, 0, sizeof *side);
+        if (site_ctx_clone(&c, &side->c, &side->sum, err) != SB_OK) {
+            free(side);
+            goto done;
+        }
+        int e = pthread_create(&th, NULL, side_main, side);
+        if (e != 0) {
+            site_ctx_release(&c, &side->c);
+            free(side);
+            sb_error_set(err, NULL, NULL, "cannot start a thread: %s", strerror(e));
+            goto done;
+        }
+        int mrc = SB_OK;
+        if (site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
+            site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
+            site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
+            site_build_roadmap(&c, err) != SB_OK)
+            mrc = SB_ERR;
+        pthread_join(th, NULL);
+        site_ctx_release(&c, &side->c);
+        if (mrc == SB_OK && side->rc != SB_OK) {
+            *err = side->err;
+            mrc = SB_ERR;
+        }
+        free(side);
+        if (mrc != SB_OK)
+            goto done;
+    }
     rc = SB_OK;
 done:
     sb_rg_free(&c.rg);

@@ -151,9 +151,10 @@ int sb_site_check_roadmap(const char *path, sb_error *err)
 
 /* ---- contributions ledger ---------------------------------------------- */
 
-#define LEDGER_COLS 8
-static const char *const LEDGER_HEADER[LEDGER_COLS] = {"target", "kind", "title", "status",
-                                                       "link", "packet", "runs", "notes"};
+#define LEDGER_COLS 9
+static const char *const LEDGER_HEADER[LEDGER_COLS] = {"target", "kind", "title", "status", "link",
+                                                       "packet", "ops", "runs", "notes"};
+enum { L_TARGET, L_KIND, L_TITLE, L_STATUS, L_LINK, L_PACKET, L_OPS, L_RUNS, L_NOTES };
 static const char *const LEDGER_KIND[] = {"discussion", "issue", "PR", NULL};
 static const char *const LEDGER_STATUS[] = {"planned", "drafted", "posted", "merged", "closed", NULL};
 static const char *const LEDGER_CLASS[] = {"missing", "stale", "neutral", "passed", "skipped", NULL};
@@ -218,7 +219,7 @@ static void ledger_record(int c, void *data)
             if (strcmp(l->cur.f[i], LEDGER_HEADER[i])) {
                 l->failed = 1;
                 snprintf(l->msg, sizeof l->msg, "header must be "
-                         "target,kind,title,status,link,packet,runs,notes");
+                         "target,kind,title,status,link,packet,ops,runs,notes");
                 return;
             }
         ledger_free_row(&l->cur);
@@ -313,9 +314,17 @@ static int load_ledger(const char *path, ledger *l, sb_error *err)
         else if (f[5][0] && !sb_packet_target_known(f[5]))
             msg = "packet must be empty or a packet target (liger, vllm, triton, pytorch, cutlass, "
                   "onnxruntime, jax, tilelang)";
-        if (!msg && f[6][0]) {
+        else if (f[L_OPS][0] && !f[L_PACKET][0])
+            msg = "ops applies to a packet: give packet too, or leave ops empty";
+        if (!msg && f[L_OPS][0]) {
+            for (const char *q = f[L_OPS]; *q && !msg; q++)
+                if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_' ||
+                      *q == '-' || *q == '.' || *q == ' '))
+                    msg = "ops must be space-separated op names ([a-z0-9_.-])";
+        }
+        if (!msg && f[L_RUNS][0]) {
             /* runs: content sha256 prefixes (12 to 64 hex digits), space-separated */
-            const char *s = f[6];
+            const char *s = f[L_RUNS];
             while (*s && !msg) {
                 size_t n = strcspn(s, " ");
                 if (n < 12 || n > 64 || !is_hex(s, n))
@@ -379,7 +388,7 @@ int site_build_ledger(site_ctx *c, sb_error *err)
     } else {
         sb_buf_puts(&b, "<table class=\"sortable\" id=\"ledger\"><thead><tr><th>target</th>"
                         "<th>kind</th><th>title</th><th>status</th><th>link</th><th>packet</th>"
-                        "<th>runs cited</th><th>notes</th></tr></thead><tbody>\n");
+                        "<th>ops</th><th>runs cited</th><th>notes</th></tr></thead><tbody>\n");
         for (size_t i = 0; i < l.n; i++) {
             char **f = l.rows[i].f;
             sb_buf_puts(&b, "<tr><td>");
@@ -394,7 +403,7 @@ int site_build_ledger(site_ctx *c, sb_error *err)
             sb_buf_puts(&b, "</td><td>");
             if (f[4][0]) {
                 sb_buf_puts(&b, "<a href=\"");
-                sb_buf_xml_escaped(&b, f[4]);
+                site_esc(&b, f[4]);
                 sb_buf_puts(&b, "\">");
                 site_h(&b, f[4]);
                 sb_buf_puts(&b, "</a>");
@@ -404,13 +413,18 @@ int site_build_ledger(site_ctx *c, sb_error *err)
             sb_buf_puts(&b, "</td><td>");
             if (f[5][0]) {
                 sb_buf_puts(&b, "<a href=\"packets/index.html#packet-");
-                sb_buf_xml_escaped(&b, f[5]);
+                site_esc(&b, f[5]);
                 sb_buf_puts(&b, "\">");
                 site_h(&b, f[5]);
                 sb_buf_puts(&b, "</a>");
             }
             sb_buf_puts(&b, "</td><td>");
-            const char *s = f[6];
+            if (f[L_OPS][0])
+                site_h(&b, f[L_OPS]);
+            else if (f[L_PACKET][0])
+                sb_buf_puts(&b, "<span class=\"null\">every op with passing runs</span>");
+            sb_buf_puts(&b, "</td><td>");
+            const char *s = f[L_RUNS];
             if (!*s)
                 sb_buf_puts(&b, "<span class=\"null\">none yet</span>");
             while (*s) {
@@ -435,7 +449,7 @@ int site_build_ledger(site_ctx *c, sb_error *err)
                     s++;
             }
             sb_buf_puts(&b, "</td><td>");
-            site_h(&b, f[7]);
+            site_h(&b, f[L_NOTES]);
             sb_buf_puts(&b, "</td></tr>\n");
         }
         sb_buf_puts(&b, "</tbody></table>\n");
@@ -599,6 +613,87 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* One (target, op) packet to write. */
+typedef struct packet_job {
+    const char *target, *op;
+} packet_job;
+
+static int cmp_job(const void *x, const void *y)
+{
+    const packet_job *a = x, *b = y;
+    int k = strcmp(a->target, b->target);
+    return k ? k : strcmp(a->op, b->op);
+}
+
+/* Rendered discussions larger than this are linked, not inlined, so no
+ * page grows with the number of cases. */
+#define PACKET_INLINE_MAX (300u * 1024u)
+
+static int packet_page(site_ctx *c, const packet_job *pj, sb_buf *idx, sb_buf *page, sb_error *err)
+{
+    char opdir[128], dir[4608], rel[700];
+    site_safe_name(pj->op, opdir, sizeof opdir);
+    snprintf(dir, sizeof dir, "%s/packets/%s/%s", c->out, pj->target, opdir);
+    sb_packet_opts po;
+    memset(&po, 0, sizeof po);
+    po.target = pj->target;
+    po.op = pj->op;
+    po.out_dir = dir;
+    po.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
+    sb_packet_summary ps;
+    memset(&ps, 0, sizeof ps);
+    int nothing = 0;
+    sb_error perr;
+    sb_error_clear(&perr);
+    sb_buf_puts(idx, "<tr><td>");
+    site_h(idx, pj->op);
+    sb_buf_puts(idx, "</td><td>");
+    if (sb_packet_write(c->db, &po, &ps, &nothing, &perr) != SB_OK) {
+        if (!nothing) {
+            *err = perr;
+            return SB_ERR;
+        }
+        sb_buf_puts(idx, "<span class=\"empty\">nothing passing to cite yet</span></td>"
+                         "<td class=\"num\">0</td></tr>\n");
+        return SB_OK;
+    }
+    c->sum->packets++;
+    char md_path[4700];
+    snprintf(md_path, sizeof md_path, "%s/DISCUSSION.md", dir);
+    char *md = NULL, *html = NULL;
+    size_t len = 0;
+    if (sb_file_read_all(md_path, &md, &len, err) != SB_OK)
+        return SB_ERR;
+    if (sb_markdown_to_html(md, len, &html, err) != SB_OK) {
+        free(md);
+        return SB_ERR;
+    }
+    free(md);
+    sb_buf_reset(page);
+    sb_buf_puts(page, "<p class=\"lead\">The packet folder: <a href=\"DISCUSSION.md\">DISCUSSION.md</a>, "
+                      "<a href=\"reproduce.sh\">reproduce.sh</a>, "
+                      "<a href=\"MANIFEST.sha256\">MANIFEST.sha256</a> and the cited result files "
+                      "under results/.</p>\n");
+    if (strlen(html) <= PACKET_INLINE_MAX) {
+        sb_buf_puts(page, "<article class=\"markdown\">\n");
+        sb_buf_puts(page, html);
+        sb_buf_puts(page, "</article>\n");
+    } else {
+        site_printf(page, "<p class=\"note\">The discussion body cites %zu result files and is "
+                          "too long to show inline; open <a href=\"DISCUSSION.md\">DISCUSSION.md</a>."
+                          "</p>\n", ps.cited);
+    }
+    free(html);
+    snprintf(rel, sizeof rel, "packets/%s/%s/index.html", pj->target, opdir);
+    char title[256];
+    snprintf(title, sizeof title, "packet for %s: %s", pj->target, pj->op);
+    if (site_page(c, rel, 3, "packets", title, page, err) != SB_OK)
+        return SB_ERR;
+    site_printf(idx, "<a href=\"%s/%s/index.html\">the packet</a></td><td class=\"num\">%zu</td></tr>\n",
+                pj->target, opdir, ps.cited);
+    return SB_OK;
+}
+
 int site_build_packets(site_ctx *c, sb_error *err)
 {
     char path[4096];
@@ -606,91 +701,95 @@ int site_build_packets(site_ctx *c, sb_error *err)
     ledger l;
     if (load_ledger(path, &l, err) != SB_OK)
         return SB_ERR;
-    const char **targets = malloc((l.n + 1) * sizeof *targets);
-    if (!targets) {
-        ledger_free(&l);
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    }
-    size_t nt = 0;
-    for (size_t i = 0; i < l.n; i++)
-        if (l.rows[i].f[5][0])
-            targets[nt++] = l.rows[i].f[5];
-    if (nt)
-        qsort(targets, nt, sizeof *targets, cmp_str);
-    size_t k = 0;
-    for (size_t i = 0; i < nt; i++)
-        if (k == 0 || strcmp(targets[k - 1], targets[i]))
-            targets[k++] = targets[i];
-    nt = k;
-    sb_buf b = SB_BUF_INIT, page = SB_BUF_INIT;
+    /* Ops with a passing newest run, for packets that name no ops. */
+    const char **allops = malloc((c->npicks + 1) * sizeof *allops);
+    size_t nall = 0, njobs = 0, cap = 16;
+    packet_job *jobs = malloc(cap * sizeof *jobs);
     int rc = SB_OK;
+    if (!allops || !jobs) {
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < c->npicks; i++)
+        if (c->picks[i].r->passing)
+            allops[nall++] = c->picks[i].r->op;
+    if (nall)
+        qsort(allops, nall, sizeof *allops, cmp_str);
+    {
+        size_t k = 0;
+        for (size_t i = 0; i < nall; i++)
+            if (k == 0 || strcmp(allops[k - 1], allops[i]))
+                allops[k++] = allops[i];
+        nall = k;
+    }
+    for (size_t i = 0; i < l.n && rc == SB_OK; i++) {
+        char **f = l.rows[i].f;
+        if (!f[L_PACKET][0])
+            continue;
+        /* ops named in the ledger (split in place), or every op */
+        const char *names[256];
+        size_t nn = 0;
+        if (f[L_OPS][0]) {
+            char *save = NULL;
+            for (char *q = strtok_r(f[L_OPS], " ", &save); q && nn < 256;
+                 q = strtok_r(NULL, " ", &save))
+                names[nn++] = q;
+        } else {
+            for (size_t k = 0; k < nall && nn < 256; k++)
+                names[nn++] = allops[k];
+        }
+        for (size_t k = 0; k < nn; k++) {
+            if (njobs == cap) {
+                cap *= 2;
+                packet_job *nj = realloc(jobs, cap * sizeof *jobs);
+                if (!nj) {
+                    rc = sb_error_set(err, NULL, NULL, "out of memory");
+                    break;
+                }
+                jobs = nj;
+            }
+            jobs[njobs++] = (packet_job){f[L_PACKET], names[k]};
+        }
+    }
+    if (rc != SB_OK)
+        goto done;
+    if (njobs)
+        qsort(jobs, njobs, sizeof *jobs, cmp_job);
+    {
+        size_t k = 0;
+        for (size_t i = 0; i < njobs; i++)
+            if (k == 0 || cmp_job(&jobs[k - 1], &jobs[i]))
+                jobs[k++] = jobs[i];
+        njobs = k;
+    }
+    sb_buf b = SB_BUF_INIT, page = SB_BUF_INIT;
     sb_buf_puts(&b, "<p class=\"note\">Upstream discussion packets for the targets the "
-                    "contributions ledger names, written by <code>solbook packet</code> from "
-                    "this database: the discussion body, the cited result files (newest "
+                    "contributions ledger names, one per op, written by <code>solbook packet</code> "
+                    "from this database: the discussion body, the cited result files (newest "
                     "passing run of each case, byte for byte), <code>reproduce.sh</code> and "
                     "<code>MANIFEST.sha256</code>. Evidence level: " SB_EVIDENCE_OP ".</p>\n");
-    if (nt == 0)
-        sb_buf_puts(&b, "<p class=\"empty\">The ledger names no packet target.</p>\n");
-    for (size_t i = 0; i < nt && rc == SB_OK; i++) {
-        char dir[4608], rel[600];
-        snprintf(dir, sizeof dir, "%s/packets/%s", c->out, targets[i]);
-        sb_packet_opts po;
-        memset(&po, 0, sizeof po);
-        po.target = targets[i];
-        po.out_dir = dir;
-        po.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
-        sb_packet_summary ps;
-        memset(&ps, 0, sizeof ps);
-        int nothing = 0;
-        sb_error perr;
-        sb_error_clear(&perr);
-        sb_buf_printf(&b, "<section id=\"packet-%s\"><h2>", targets[i]);
-        site_h(&b, targets[i]);
-        sb_buf_puts(&b, "</h2>\n");
-        if (sb_packet_write(c->db, &po, &ps, &nothing, &perr) != SB_OK) {
-            if (!nothing) {
-                *err = perr;
-                rc = SB_ERR;
-                break;
-            }
-            sb_buf_puts(&b, "<p class=\"empty\">Nothing passing to cite yet: ");
-            site_h(&b, perr.msg);
-            sb_buf_puts(&b, "</p></section>\n");
-            continue;
+    if (njobs == 0)
+        sb_buf_puts(&b, "<p class=\"empty\">The ledger names no packet target, or no op has "
+                        "passing runs.</p>\n");
+    for (size_t i = 0; i < njobs && rc == SB_OK; i++) {
+        if (i == 0 || strcmp(jobs[i - 1].target, jobs[i].target)) {
+            if (i)
+                sb_buf_puts(&b, "</tbody></table></section>\n");
+            site_printf(&b, "<section id=\"packet-%s\"><h2>%s</h2>\n<table class=\"sortable\">"
+                            "<thead><tr><th>op</th><th>packet</th><th class=\"num\">cited runs</th>"
+                            "</tr></thead><tbody>\n", jobs[i].target, jobs[i].target);
         }
-        c->sum->packets++;
-        char md_path[4700];
-        snprintf(md_path, sizeof md_path, "%s/DISCUSSION.md", dir);
-        char *md = NULL, *html = NULL;
-        size_t len = 0;
-        if (sb_file_read_all(md_path, &md, &len, err) != SB_OK ||
-            sb_markdown_to_html(md, len, &html, err) != SB_OK) {
-            free(md);
-            rc = SB_ERR;
-            break;
-        }
-        sb_buf_reset(&page);
-        sb_buf_puts(&page, "<p class=\"lead\">Packet folder: <a href=\"DISCUSSION.md\">DISCUSSION.md</a>, "
-                           "<a href=\"reproduce.sh\">reproduce.sh</a>, "
-                           "<a href=\"MANIFEST.sha256\">MANIFEST.sha256</a>, results/.</p>\n"
-                           "<article class=\"markdown\">\n");
-        sb_buf_puts(&page, html);
-        sb_buf_puts(&page, "</article>\n");
-        free(md);
-        free(html);
-        snprintf(rel, sizeof rel, "packets/%s/index.html", targets[i]);
-        char title[128];
-        snprintf(title, sizeof title, "packet for %s", targets[i]);
-        rc = site_page(c, rel, 2, "packets", title, &page, err);
-        sb_buf_printf(&b, "<p><a href=\"%s/index.html\">the packet</a>: %zu cited result files, "
-                          "%zu files in the manifest.</p></section>\n",
-                      targets[i], ps.cited, ps.files);
+        rc = packet_page(c, &jobs[i], &b, &page, err);
     }
+    if (njobs)
+        sb_buf_puts(&b, "</tbody></table></section>\n");
     if (rc == SB_OK)
         rc = site_page(c, "packets/index.html", 1, "packets", "upstream packets", &b, err);
     sb_buf_free(&b);
     sb_buf_free(&page);
-    free(targets);
+done:
+    free(allops);
+    free(jobs);
     ledger_free(&l);
     return rc;
 }
@@ -702,14 +801,14 @@ static void json_cell(sb_buf *b, json_t *v)
     if (!v || json_is_null(v))
         sb_buf_puts(b, "<span class=\"null\">\xe2\x80\x93</span>");
     else if (json_is_string(v))
-        sb_buf_xml_escaped(b, json_string_value(v));
+        site_esc(b, json_string_value(v));
     else if (json_is_integer(v))
         sb_buf_printf(b, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
         sb_buf_printf(b, "%.4g", json_real_value(v));
     else {
         char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-        sb_buf_xml_escaped(b, s ? s : "");
+        site_esc(b, s ? s : "");
         free(s);
     }
 }

@@ -323,7 +323,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         else
             sb_buf_puts(&idx, "0");
         sb_buf_printf(&idx, "</td><td class=\"num\">%zu</td><td><a href=\"", imps);
-        sb_buf_xml_escaped(&idx, rel + 8);
+        site_esc(&idx, rel + 8);
         sb_buf_puts(&idx, "\">history</a></td></tr>\n");
         irows++;
         i = j + 1;

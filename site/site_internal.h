@@ -31,6 +31,7 @@ typedef struct site_ctx {
     size_t page_rows;
     char out[4096];
     char lastdir[4096];        /* the folder site_write made last */
+    const char *last_nav;      /* nav flags currently set in layout_data */
 } site_ctx;
 
 /* Writes bytes to OUT/rel (folders made as needed), counting the file. */
@@ -45,6 +46,8 @@ int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const ch
 /* "../" depth times. */
 void site_root(sb_buf *b, int depth);
 
+/* HTML-escaped text, as sb_buf_xml_escaped writes it (faster). */
+void site_esc(sb_buf *b, const char *s);
 /* HTML-escaped text; NULL writes the placeholder "–" (unknown). */
 void site_h(sb_buf *b, const char *s);
 /* A number cell value: %.4g-like fixed figures (sb_fmt_sig3), "–" for NAN. */
@@ -54,7 +57,16 @@ void site_status(sb_buf *b, const char *cls, const char *text);
 /* Appends svg without its XML declaration (for inline use in HTML). */
 void site_inline_svg(sb_buf *b, const sb_buf *svg);
 
-/* File names. */
+/* Fast appenders for the many small figures of run pages: one format pass
+ * (sb_buf_printf formats twice), integers and 2-decimal coordinates without
+ * printf at all. */
+void site_printf(sb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void site_put_ll(sb_buf *b, long long v);
+void site_put_fixed2(sb_buf *b, double v); /* like %.2f (halves away from zero) */
+
+/* File names. A name safe in paths: s itself when it is a plain slug,
+ * else its slug and 12 hex digits of its hash. */
+void site_safe_name(const char *s, char *buf, size_t size);
 void site_run_path(char *buf, size_t size, long long run_id, const char *ext); /* runs/G/ID.EXT */
 void site_case_id(const char *case_key, char *buf, size_t size);               /* slug-hash */
 void site_history_path(char *buf, size_t size, const char *case_key, const char *sku,
@@ -65,6 +77,12 @@ void site_op_path(char *buf, size_t size, const char *op);                     /
  * file name of page i (1-based) relative to the page's folder. */
 typedef void (*site_page_name_fn)(char *buf, size_t size, size_t page, const void *arg);
 void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg);
+
+/* A context for another thread: the same options, data and template, its
+ * own connection, layout data, folder cache and counts (in sum). Release
+ * merges the counts into c's summary and closes the connection. */
+int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_error *err);
+void site_ctx_release(site_ctx *c, site_ctx *clone);
 
 /* The parts. */
 int site_build_runs(site_ctx *c, sb_error *err);      /* site_runs.c */

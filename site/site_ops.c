@@ -217,7 +217,7 @@ int site_build_overview(site_ctx *c, sb_error *err)
             char op_path[256];
             site_op_path(op_path, sizeof op_path, ops[i]);
             sb_buf_puts(&b, "<tr><th><a href=\"");
-            sb_buf_xml_escaped(&b, op_path);
+            site_esc(&b, op_path);
             sb_buf_puts(&b, "\">");
             site_h(&b, ops[i]);
             sb_buf_puts(&b, "</a></th>");
@@ -245,11 +245,11 @@ int site_build_overview(site_ctx *c, sb_error *err)
                 sb_buf_printf(&b, "<td class=\"cell cell-%s\" data-status=\"%s\"", cls, label);
                 if (cols[j].sku) {
                     sb_buf_puts(&b, " data-sku=\"");
-                    sb_buf_xml_escaped(&b, cols[j].sku);
+                    site_esc(&b, cols[j].sku);
                     sb_buf_puts(&b, "\"");
                 }
                 sb_buf_puts(&b, " data-op=\"");
-                sb_buf_xml_escaped(&b, ops[i]);
+                site_esc(&b, ops[i]);
                 sb_buf_puts(&b, "\">");
                 site_status(&b, cls, label);
                 if (ce.total) {
@@ -266,7 +266,7 @@ int site_build_overview(site_ctx *c, sb_error *err)
                     const sb_geo_row *h = headline(&c->geo, ops[i], cols[j].sku, &others);
                     if (h) {
                         sb_buf_puts(&b, "<div class=\"geo\"><a href=\"");
-                        sb_buf_xml_escaped(&b, op_path);
+                        site_esc(&b, op_path);
                         sb_buf_puts(&b, "#");
                         sku_anchor(&b, cols[j].sku);
                         sb_buf_puts(&b, "\"><span class=\"geomean\">");
@@ -309,7 +309,7 @@ int site_build_overview(site_ctx *c, sb_error *err)
         sb_buf_puts(&b, " for ");
         site_h(&b, arches);
         sb_buf_puts(&b, " (as <code>solbook validate-results</code> checks it).</p><pre class=\"gate\">");
-        sb_buf_xml_escaped(&b, sb_buf_str(&gate));
+        site_esc(&b, sb_buf_str(&gate));
         sb_buf_puts(&b, "</pre></section>\n");
     }
 
@@ -319,7 +319,7 @@ int site_build_overview(site_ctx *c, sb_error *err)
         char op_path[256];
         site_op_path(op_path, sizeof op_path, ops[i]);
         sb_buf_puts(&b, "<li><a href=\"");
-        sb_buf_xml_escaped(&b, op_path);
+        site_esc(&b, op_path);
         sb_buf_puts(&b, "\">op ");
         site_h(&b, ops[i]);
         sb_buf_puts(&b, "</a></li>\n");
@@ -357,9 +357,9 @@ static void geo_table(sb_buf *b, const sb_geo_table *g, const char *op)
         if (strcmp(r->op, op))
             continue;
         sb_buf_puts(b, "<tr data-sku=\"");
-        sb_buf_xml_escaped(b, r->sku);
+        site_esc(b, r->sku);
         sb_buf_puts(b, "\" data-provider=\"");
-        sb_buf_xml_escaped(b, r->provider);
+        site_esc(b, r->provider);
         sb_buf_puts(b, "\"><td>");
         site_h(b, r->mode);
         sb_buf_puts(b, "</td><td>");
@@ -439,7 +439,7 @@ static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku)
         sb_buf_printf(b, "%.10s", r->git_sha);
         sb_buf_printf(b, "</code></td><td><a href=\"../%s\">%lld</a></td><td><a href=\"../", rp,
                       r->run_id);
-        sb_buf_xml_escaped(b, hp);
+        site_esc(b, hp);
         sb_buf_puts(b, "\">history</a></td></tr>\n");
     }
     sb_buf_puts(b, "</tbody></table>\n");
@@ -577,7 +577,7 @@ int site_build_ops(site_ctx *c, sb_error *err)
         char path[256];
         site_op_path(path, sizeof path, ops[k]);
         sb_buf_puts(&idx, "<li><a href=\"");
-        sb_buf_xml_escaped(&idx, path + 4);
+        site_esc(&idx, path + 4);
         sb_buf_puts(&idx, "\">");
         site_h(&idx, ops[k]);
         sb_buf_printf(&idx, "</a> (%zu cases x providers x SKUs)</li>\n", n);

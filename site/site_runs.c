@@ -1,13 +1,15 @@
 /* site_runs.c - one page per run and the paginated list of runs, in one
  * pass over the database: one statement per table, each ordered by run
  * id, merged like sorted lists (no query per page). */
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "site_internal.h"
-#include "svg.h"
+#include "svg.h" /* sb_fmt_sig3 */
 
 /* A statement over one table ordered by run_id (column 0), stepped along
  * with the runs. */
@@ -18,13 +20,16 @@ typedef struct cursor {
     const char *table;
 } cursor;
 
-static int cur_open(site_ctx *c, cursor *k, const char *table, const char *sql, sb_error *err)
+static int cur_open(site_ctx *c, cursor *k, const char *table, const char *sql, long long lo,
+                    long long hi, sb_error *err)
 {
     memset(k, 0, sizeof *k);
     k->table = table;
     if (sqlite3_prepare_v2(c->db, sql, -1, &k->st, NULL) != SQLITE_OK)
         return sb_error_set(err, c->o->db_path, NULL, "query of %s failed: %s", table,
                             sqlite3_errmsg(c->db));
+    sqlite3_bind_int64(k->st, 1, lo);
+    sqlite3_bind_int64(k->st, 2, hi);
     return SB_OK;
 }
 
@@ -80,16 +85,23 @@ static void put_value(sb_buf *b, sqlite3_stmt *st, int i)
 {
     switch (sqlite3_column_type(st, i)) {
     case SQLITE_NULL: sb_buf_puts(b, "<span class=\"null\">\xe2\x80\x93</span>"); break;
-    case SQLITE_INTEGER: sb_buf_printf(b, "%lld", (long long)sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: sb_buf_printf(b, "%.6g", sqlite3_column_double(st, i)); break;
-    default: sb_buf_xml_escaped(b, (const char *)sqlite3_column_text(st, i)); break;
+    case SQLITE_INTEGER: site_put_ll(b, (long long)sqlite3_column_int64(st, i)); break;
+    case SQLITE_FLOAT: {
+        double d = sqlite3_column_double(st, i);
+        if (fabs(d) < 1e15 && d == (double)(long long)d)
+            site_put_ll(b, (long long)d);
+        else
+            site_printf(b, "%.6g", d);
+        break;
+    }
+    default: site_esc(b, (const char *)sqlite3_column_text(st, i)); break;
     }
 }
 
 /* Every column but those named in skip (and run_id) as a two-column table. */
 static void kv_table(sb_buf *b, const char *id, sqlite3_stmt *st, const char *const *skip)
 {
-    sb_buf_printf(b, "<table class=\"kv\" id=\"%s\">\n", id);
+    site_printf(b, "<table class=\"kv\" id=\"%s\">\n", id);
     for (int i = 0; i < sqlite3_column_count(st); i++) {
         const char *name = sqlite3_column_name(st, i);
         int skipped = strcmp(name, "run_id") == 0;
@@ -97,7 +109,11 @@ static void kv_table(sb_buf *b, const char *id, sqlite3_stmt *st, const char *co
             skipped = strcmp(skip[k], name) == 0;
         if (skipped)
             continue;
-        sb_buf_printf(b, "<tr><th>%s</th><td data-field=\"%s\">", name, name);
+        sb_buf_puts(b, "<tr><th>");
+        sb_buf_puts(b, name);
+        sb_buf_puts(b, "</th><td data-field=\"");
+        sb_buf_puts(b, name);
+        sb_buf_puts(b, "\">");
         put_value(b, st, i);
         sb_buf_puts(b, "</td></tr>\n");
     }
@@ -113,7 +129,51 @@ static int cmp_double(const void *x, const void *y)
 #define STRIP_MAX 1000
 
 /* Histogram of the samples (24 bins over [min, max]) with a strip of every
- * sample under it (up to STRIP_MAX samples) and the median marked. */
+ * sample under it (up to STRIP_MAX samples) and the median marked. Drawn
+ * here rather than with svg.h: a run page is built 100,000 times over, so
+ * coordinates are written without printf. */
+static void coord(sb_buf *b, const char *name, double v)
+{
+    sb_buf_putc(b, ' ');
+    sb_buf_puts(b, name);
+    sb_buf_puts(b, "=\"");
+    site_put_fixed2(b, v);
+    sb_buf_putc(b, '"');
+}
+
+static void text_at(sb_buf *b, double x, double y, const char *anchor, const char *fill,
+                    const char *text)
+{
+    sb_buf_puts(b, "<text");
+    coord(b, "x", x);
+    coord(b, "y", y);
+    sb_buf_puts(b, " text-anchor=\"");
+    sb_buf_puts(b, anchor);
+    sb_buf_puts(b, "\" font-size=\"11\" fill=\"");
+    sb_buf_puts(b, fill);
+    sb_buf_puts(b, "\">");
+    site_esc(b, text);
+    sb_buf_puts(b, "</text>\n");
+}
+
+static void line_at(sb_buf *b, const char *cls, double x1, double y1, double x2, double y2,
+                    const char *stroke)
+{
+    sb_buf_puts(b, "<line");
+    if (cls) {
+        sb_buf_puts(b, " class=\"");
+        sb_buf_puts(b, cls);
+        sb_buf_putc(b, '"');
+    }
+    coord(b, "x1", x1);
+    coord(b, "y1", y1);
+    coord(b, "x2", x2);
+    coord(b, "y2", y2);
+    sb_buf_puts(b, " stroke=\"");
+    sb_buf_puts(b, stroke);
+    sb_buf_puts(b, "\"/>\n");
+}
+
 static void samples_svg(sb_buf *b, double *v, size_t n, long long run_id)
 {
     qsort(v, n, sizeof *v, cmp_double);
@@ -135,54 +195,76 @@ static void samples_svg(sb_buf *b, double *v, size_t n, long long run_id)
         if (++bins[k] > top)
             top = bins[k];
     }
-    char title[128], label[64], tip[128];
-    snprintf(title, sizeof title, "Run %lld: %zu latency samples (ms)", run_id, n);
-    sb_buf sv = SB_BUF_INIT;
-    sb_svg_begin(&sv, W, H, title);
-    sb_svg_text(&sv, L, 18, "start", 13, 0, "#222222", title);
-    sb_scale x = {lo, hi, L, W - R, 0};
-    sb_scale y = {0, (double)top, HB, T, 0};
-    sb_svg_axis_linear_y(&sv, &y, L, W - R, top < 4 ? (int)top : 4, "samples");
+    char label[64], tip[160];
+    sb_buf_puts(b, "<figure class=\"plot\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+                   "class=\"samples\" width=\"640\" height=\"240\" viewBox=\"0 0 640 240\" "
+                   "font-family=\"sans-serif\"><title>Run ");
+    site_put_ll(b, run_id);
+    sb_buf_puts(b, ": latency samples</title>\n<rect x=\"0\" y=\"0\" width=\"640\" "
+                   "height=\"240\" fill=\"#ffffff\"/>\n<text x=\"56\" y=\"18\" font-size=\"13\" "
+                   "fill=\"#222222\">");
+    site_put_ll(b, (long long)n);
+    sb_buf_puts(b, " latency samples (ms): histogram, every sample below, median dashed</text>\n");
+    /* y axis: sample counts */
+    for (int t = 0; t <= 4; t++) {
+        double cnt = (double)top * t / 4, py = HB - (HB - T) * (double)t / 4;
+        if (t > 0 && top < 4 && (double)(long long)cnt != cnt)
+            continue;
+        line_at(b, NULL, L, py, W - R, py, "#eeeeee");
+        snprintf(label, sizeof label, "%lld", (long long)cnt);
+        text_at(b, L - 6, py + 4, "end", "#333333", label);
+    }
+    text_at(b, 14, (T + HB) / 2.0, "middle", "#333333", "n");
     double bw = (double)(W - R - L) / BINS;
     for (int k = 0; k < BINS; k++) {
         if (!bins[k])
             continue;
-        double y0 = sb_scale_map(&y, (double)bins[k]);
-        char f0[32], f1[32];
-        sb_fmt_sig3(lo + (hi - lo) * k / BINS, f0, sizeof f0);
-        sb_fmt_sig3(lo + (hi - lo) * (k + 1) / BINS, f1, sizeof f1);
-        snprintf(tip, sizeof tip, "%zu samples in [%s, %s) ms", bins[k], f0, f1);
-        sb_svg_rect(&sv, L + k * bw + 1, y0, bw - 2, HB - y0, "#4c78a8", tip);
+        double y0 = HB - (HB - T) * (double)bins[k] / (double)top;
+        sb_buf_puts(b, "<rect class=\"bin\"");
+        coord(b, "x", L + k * bw + 1);
+        coord(b, "y", y0);
+        coord(b, "width", bw - 2);
+        coord(b, "height", HB - y0);
+        sb_buf_puts(b, " fill=\"#4c78a8\"><title>");
+        site_put_ll(b, (long long)bins[k]);
+        sb_buf_puts(b, bins[k] == 1 ? " sample" : " samples");
+        sb_buf_puts(b, "</title></rect>\n");
     }
-    sb_svg_line(&sv, L, HB, W - R, HB, "#333333", 1, NULL);
+    line_at(b, NULL, L, HB, W - R, HB, "#333333");
+    double span = (double)(W - R - L) / (hi - lo);
     if (n <= STRIP_MAX) {
+        sb_buf_puts(b, "<g stroke=\"#4c78a8\" stroke-opacity=\"0.5\">\n");
         for (size_t i = 0; i < n; i++) {
-            double px = sb_scale_map(&x, v[i]);
-            sb_buf_printf(&sv, "<line class=\"sample\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
-                               "stroke=\"#4c78a8\" stroke-opacity=\"0.5\" stroke-width=\"1\"/>\n",
-                          px, STRIP - 12, px, STRIP + 4);
+            double px = L + (v[i] - lo) * span;
+            sb_buf_puts(b, "<line class=\"sample\"");
+            coord(b, "x1", px);
+            sb_buf_puts(b, " y1=\"178\"");
+            coord(b, "x2", px);
+            sb_buf_puts(b, " y2=\"194\"/>\n");
         }
+        sb_buf_puts(b, "</g>\n");
     } else {
-        sb_svg_text(&sv, L, STRIP, "start", 11, 0, "#555555",
-                    "strip of single samples left out above 1000 samples");
+        text_at(b, L, STRIP, "start", "#555555", "strip of single samples left out above 1000 samples");
     }
-    double pm = sb_scale_map(&x, med);
-    sb_svg_line(&sv, pm, T, pm, STRIP + 6, "#d62728", 1.5, "4 3");
+    double pm = L + (med - lo) * span;
+    sb_buf_puts(b, "<line class=\"median\"");
+    coord(b, "x1", pm);
+    coord(b, "y1", T);
+    coord(b, "x2", pm);
+    coord(b, "y2", STRIP + 6);
+    sb_buf_puts(b, " stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n");
     sb_fmt_sig3(med, label, sizeof label);
     snprintf(tip, sizeof tip, "median %s ms", label);
-    sb_svg_text(&sv, pm + 4, T + 10, "start", 11, 0, "#d62728", tip);
+    text_at(b, pm + 4, T + 10, "start", "#d62728", tip);
     for (int t = 0; t <= 4; t++) {
         double val = lo + (hi - lo) * t / 4;
-        double px = sb_scale_map(&x, val);
-        sb_svg_line(&sv, px, STRIP + 6, px, STRIP + 10, "#333333", 1, NULL);
+        double px = L + (val - lo) * span;
+        line_at(b, NULL, px, STRIP + 6, px, STRIP + 10, "#333333");
         sb_fmt_sig3(val, label, sizeof label);
-        sb_svg_text(&sv, px, STRIP + 24, t == 0 ? "start" : t == 4 ? "end" : "middle", 11, 0,
-                    "#333333", label);
+        text_at(b, px, STRIP + 24, t == 0 ? "start" : t == 4 ? "end" : "middle", "#333333", label);
     }
-    sb_svg_text(&sv, (L + W - R) / 2.0, H - 4, "middle", 11, 0, "#333333", "latency (ms)");
-    sb_svg_end(&sv);
-    site_inline_svg(b, &sv);
-    sb_buf_free(&sv);
+    text_at(b, (L + W - R) / 2.0, H - 4, "middle", "#333333", "latency (ms)");
+    sb_buf_puts(b, "</svg></figure>\n");
 }
 
 static const char *schema_short(const char *schema)
@@ -247,33 +329,28 @@ static int list_end(site_ctx *c, list_state *l, sb_error *err)
     return site_page(c, rel, 1, "runs", l->pages > 1 ? title : "runs", &l->b, err);
 }
 
-int site_build_runs(site_ctx *c, sb_error *err)
+/* Run pages of runs with lo <= id < hi, and run list pages first_page on
+ * (pages in all). */
+static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page, size_t pages,
+                      int empty_db, sb_error *err)
 {
-    long long total = 0;
-    {
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(c->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
-            sqlite3_step(st) != SQLITE_ROW) {
-            sqlite3_finalize(st);
-            return sb_error_set(err, c->o->db_path, NULL, "query failed: %s",
-                                sqlite3_errmsg(c->db));
-        }
-        total = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
     enum { RUNS, PROV, CONF, METR, CORR, SAMP, PROF, CEIL, TRAIN, NCUR };
     static const char *const sql[NCUR] = {
         "SELECT id AS run_id, schema, status, reason, run_uuid, source_path, source_format,"
-        " ingested_at, notes, content_sha256, raw_json FROM runs ORDER BY id",
-        "SELECT * FROM provenance ORDER BY run_id",
-        "SELECT * FROM configs ORDER BY run_id",
-        "SELECT * FROM metrics ORDER BY run_id",
-        "SELECT * FROM correctness ORDER BY run_id",
-        "SELECT run_id, value_ms FROM samples ORDER BY run_id, rep, idx",
+        " ingested_at, notes, content_sha256, raw_json FROM runs WHERE id >= ?1 AND id < ?2"
+        " ORDER BY id",
+        "SELECT * FROM provenance WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT * FROM configs WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT * FROM metrics WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT * FROM correctness WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT run_id, value_ms FROM samples WHERE run_id >= ?1 AND run_id < ?2"
+        " ORDER BY run_id, rep, idx",
         "SELECT run_id, kernel_index, kernel_name, metric, unit, value, source_path"
-        " FROM profiler_metrics ORDER BY run_id, kernel_index, metric",
-        "SELECT run_id, name, unit, value FROM ceilings ORDER BY run_id, name",
-        "SELECT * FROM training ORDER BY run_id",
+        " FROM profiler_metrics WHERE run_id >= ?1 AND run_id < ?2"
+        " ORDER BY run_id, kernel_index, metric",
+        "SELECT run_id, name, unit, value FROM ceilings WHERE run_id >= ?1 AND run_id < ?2"
+        " ORDER BY run_id, name",
+        "SELECT * FROM training WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
     };
     static const char *const names[NCUR] = {"runs", "provenance", "configs", "metrics",
                                             "correctness", "samples", "profiler_metrics",
@@ -286,10 +363,10 @@ int site_build_runs(site_ctx *c, sb_error *err)
     size_t scap = 0;
     list_state l;
     memset(&l, 0, sizeof l);
-    l.pages = total ? ((size_t)total + c->page_rows - 1) / c->page_rows : 1;
-    l.page = 1;
+    l.pages = pages;
+    l.page = first_page;
     for (int i = 0; i < NCUR; i++)
-        if (cur_open(c, &k[i], names[i], sql[i], err) != SB_OK ||
+        if (cur_open(c, &k[i], names[i], sql[i], lo, hi, err) != SB_OK ||
             cur_step(c, &k[i], err) != SB_OK)
             goto done;
     sqlite3_stmt *rs = k[RUNS].st, *ps = k[PROV].st, *cs = k[CONF].st, *ms = k[METR].st,
@@ -334,7 +411,7 @@ int site_build_runs(site_ctx *c, sb_error *err)
             l.rows = 0;
             list_begin(&l);
         }
-        sb_buf_printf(&l.b, "<tr><td class=\"num\"><a href=\"%lld/%lld.html\">%lld</a></td><td>",
+        site_printf(&l.b, "<tr><td class=\"num\"><a href=\"%lld/%lld.html\">%lld</a></td><td>",
                       id / 1000, id, id);
         site_h(&l.b, schema_short(schema));
         sb_buf_puts(&l.b, "</td><td>");
@@ -353,7 +430,7 @@ int site_build_runs(site_ctx *c, sb_error *err)
         site_h(&l.b, sku);
         sb_buf_puts(&l.b, "</td><td><code>");
         if (at[PROV] && col_text(ps, p_sha))
-            sb_buf_printf(&l.b, "%.10s", col_text(ps, p_sha));
+            site_printf(&l.b, "%.10s", col_text(ps, p_sha));
         sb_buf_puts(&l.b, "</code></td><td>");
         site_h(&l.b, at[PROV] ? col_text(ps, p_fin) : NULL);
         sb_buf_puts(&l.b, "</td><td class=\"num\">");
@@ -390,23 +467,23 @@ int site_build_runs(site_ctx *c, sb_error *err)
             sb_buf_puts(&b, ")");
         }
         sb_buf_puts(&b, "</p>\n<ul class=\"links\">");
-        sb_buf_printf(&b, "<li><a href=\"%lld.json\" type=\"application/json\">raw JSON</a> "
+        site_printf(&b, "<li><a href=\"%lld.json\" type=\"application/json\">raw JSON</a> "
                           "(as stored, canonical)</li>",
                       id);
         if (op && sku && case_key) {
             site_history_path(hp, sizeof hp, case_key, sku, 1);
             site_op_path(opp, sizeof opp, op);
             sb_buf_puts(&b, "<li><a href=\"../../");
-            sb_buf_xml_escaped(&b, hp);
+            site_esc(&b, hp);
             sb_buf_puts(&b, "\">history of this case on this SKU</a></li><li><a href=\"../../");
-            sb_buf_xml_escaped(&b, opp);
+            site_esc(&b, opp);
             sb_buf_puts(&b, "\">op page</a></li>");
         }
         sb_buf_puts(&b, "<li><a href=\"../index.html\">all runs</a></li></ul>\n");
         const char *notes = col_text(rs, i_notes);
         if (notes) {
             sb_buf_puts(&b, "<h2>Notes</h2>\n<p class=\"notes\">");
-            sb_buf_xml_escaped(&b, notes);
+            site_esc(&b, notes);
             sb_buf_puts(&b, "</p>\n");
         }
         sb_buf_puts(&b, "<h2>Run</h2>\n");
@@ -437,7 +514,7 @@ int site_build_runs(site_ctx *c, sb_error *err)
                 goto done;
         }
         if (ns) {
-            sb_buf_printf(&b, "<h2>Samples</h2>\n<p>%zu samples stored.</p>\n", ns);
+            site_printf(&b, "<h2>Samples</h2>\n<p>%zu samples stored.</p>\n", ns);
             samples_svg(&b, samples, ns, id);
         }
         if (at[METR]) {
@@ -500,7 +577,7 @@ int site_build_runs(site_ctx *c, sb_error *err)
         if (cur_step(c, &k[RUNS], err) != SB_OK)
             goto done;
     }
-    if (total == 0)
+    if (empty_db)
         sb_buf_puts(&l.b, "<tr><td colspan=\"12\" class=\"empty\">no runs stored</td></tr>\n");
     if (list_end(c, &l, err) != SB_OK)
         goto done;
@@ -511,5 +588,83 @@ done:
     free(samples);
     sb_buf_free(&b);
     sb_buf_free(&l.b);
+    return rc;
+}
+
+typedef struct runs_job {
+    site_ctx c;
+    sb_site_summary sum;
+    long long lo;
+    size_t first_page, pages;
+    sb_error err;
+    int rc;
+} runs_job;
+
+static void *runs_main(void *arg)
+{
+    runs_job *j = arg;
+    j->rc = runs_range(&j->c, j->lo, LLONG_MAX, j->first_page, j->pages, 0, &j->err);
+    return NULL;
+}
+
+/* Below this many runs one thread does all the run pages. */
+#define SPLIT_MIN_RUNS 2000
+
+int site_build_runs(site_ctx *c, sb_error *err)
+{
+    long long total = 0, mid = LLONG_MAX;
+    size_t pages, split = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(c->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+    }
+    total = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    pages = total ? ((size_t)total + c->page_rows - 1) / c->page_rows : 1;
+    if (total >= SPLIT_MIN_RUNS && pages >= 2) {
+        /* the second half starts on a list page boundary */
+        split = pages / 2 + 1;
+        st = NULL;
+        if (sqlite3_prepare_v2(c->db, "SELECT id FROM runs ORDER BY id LIMIT 1 OFFSET ?1", -1, &st,
+                               NULL) != SQLITE_OK) {
+            return sb_error_set(err, c->o->db_path, NULL, "query failed: %s",
+                                sqlite3_errmsg(c->db));
+        }
+        sqlite3_bind_int64(st, 1, (long long)((split - 1) * c->page_rows));
+        if (sqlite3_step(st) == SQLITE_ROW)
+            mid = sqlite3_column_int64(st, 0);
+        else
+            split = 0;
+        sqlite3_finalize(st);
+    }
+    if (!split)
+        return runs_range(c, LLONG_MIN, LLONG_MAX, 1, pages, total == 0, err);
+    runs_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (site_ctx_clone(c, &j->c, &j->sum, err) != SB_OK) {
+        free(j);
+        return SB_ERR;
+    }
+    j->lo = mid;
+    j->first_page = split;
+    j->pages = pages;
+    pthread_t th;
+    int e = pthread_create(&th, NULL, runs_main, j);
+    if (e != 0) {
+        site_ctx_release(c, &j->c);
+        free(j);
+        return sb_error_set(err, NULL, NULL, "cannot start a thread: %s", strerror(e));
+    }
+    int rc = runs_range(c, LLONG_MIN, mid, 1, pages, 0, err);
+    pthread_join(th, NULL);
+    site_ctx_release(c, &j->c);
+    if (rc == SB_OK && j->rc != SB_OK) {
+        *err = j->err;
+        rc = SB_ERR;
+    }
+    free(j);
     return rc;
 }

@@ -1,0 +1,48 @@
+#!/bin/sh
+# site_10k.sh SOLBOOK SOURCE_DIR - `solbook site` over 10,000 synthetic runs
+# (perf/gen_site_db.py --markup): no page over 500 KB (run lists and
+# histories are paged, op pages hold one row per case), two builds
+# byte-identical, stored markup escaped everywhere, no network assets.
+set -eu
+SOLBOOK=$1
+SRC=$2
+command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
+export SOLBOOK_HOME="$SRC"
+T=$(mktemp -d /tmp/sb_site_10k.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+python3 "$SRC/perf/gen_site_db.py" "$T/10k.db" 10000 --markup
+"$SOLBOOK" site --db "$T/10k.db" --out "$T/a" >"$T/out" || { cat "$T/out"; fail "solbook site"; }
+cat "$T/out"
+pages=$(find "$T/a" -name '*.html' | wc -l)
+runs=$(find "$T/a/runs" -name '*.json' | wc -l)
+[ "$runs" -eq 10003 ] || fail "expected 10003 raw JSON files, found $runs"
+echo "ok: $pages pages, $runs raw JSON files"
+
+largest=$(find "$T/a" -type f -printf '%s %P\n' | sort -n | tail -n 1)
+size=${largest%% *}
+[ "$size" -le 512000 ] || fail "largest file over 500 KB: $largest"
+echo "ok: largest file $largest bytes (limit 512000)"
+
+"$SOLBOOK" site --db "$T/10k.db" --out "$T/b" >/dev/null || fail "second build"
+diff -r "$T/a" "$T/b" >/dev/null || fail "two builds of the same database differ"
+echo "ok: two builds are byte-identical"
+
+if grep -rl --include='*.html' -e "<script>alert" -e "<img src=x" "$T/a" | head -n 1 | grep -q .; then
+    fail "stored markup written unescaped: $(grep -rl --include='*.html' -e '<script>alert' -e '<img src=x' "$T/a" | head -n 1)"
+fi
+n=$(grep -rl --include='*.html' -F "&lt;script&gt;alert(&#39;gpu&#39;)&lt;/script&gt;" "$T/a" | wc -l)
+[ "$n" -ge 100 ] || fail "expected the escaped markup GPU name on at least 100 pages, found $n"
+echo "ok: markup in GPU names and notes escaped on $n pages, never raw"
+
+if grep -rEl --include='*.html' -e '(src|href)="(https?:)?//' "$T/a" | xargs -r grep -El -e '<(script|img|link)[^>]*(src|href)="(https?:)?//' | head -n 1 | grep -q .; then
+    fail "a page loads an asset from the network"
+fi
+grep -q 'http' "$T/a/assets/site.css" && fail "stylesheet references the network"
+echo "ok: no network assets"
+hist=$(find "$T/a/history" -name '*-p2.html' | wc -l)
+lists=$(find "$T/a/runs" -maxdepth 1 -name 'page-*.html' | wc -l)
+[ "$lists" -ge 49 ] || fail "expected paged run lists, found $lists extra pages"
+echo "ok: run list in $((lists + 1)) pages; $hist histories need a second page"
+echo "site_10k: passed"

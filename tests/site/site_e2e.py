@@ -1,0 +1,490 @@
+#!/usr/bin/env python3
+"""site_e2e.py - `solbook site` end to end, checked in headless Chromium.
+
+    site_e2e.py SOLBOOK SOLBENCH|- SOURCE_DIR TEST_DATA
+
+The CPU pipeline: solbench --device cpu writes GEMM results (the CPU build
+has one GEMM provider, "cpu"), STREAM results, one run whose correctness
+check fails on purpose (--test-corrupt-output) and the roofline
+calibration; without solbench (no CUDA toolkit) the same kind of files
+recorded from it come from TEST_DATA/site/results. One copy of a GEMM result
+gets markup in its GPU name and notes. Then solbook ingest, solbook report
+weekly and solbook site (twice: the two trees must be byte-identical).
+
+Checks: no network assets and every link resolving (static HTML); stored
+markup shown as text, never as elements; then in Chromium, driven over the
+DevTools protocol (--remote-debugging-pipe, standard library only): every
+page loads with no console error, no exception and no failed request; the
+overview's matrix cells against the newest runs in SQLite; median and
+sample counts on op and run pages against SQLite; SVG plots present; the
+sort script works. Exits 77 (skip) only when chromium is missing.
+"""
+import datetime
+import fcntl
+import glob
+import html.parser
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+MARKUP_GPU = "<script>alert('gpu')</script><b>Bold GPU</b>"
+MARKUP_NOTE = "note: <img src=x onerror=alert(1)> & <i>italic</i>"
+
+checks = 0
+
+
+def ok(msg):
+    global checks
+    checks += 1
+    print("ok: " + msg)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, want=0, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    if p.returncode != want:
+        fail("%s: exit %d (expected %d)\n%s%s" % (" ".join(cmd), p.returncode, want, p.stdout,
+                                                   p.stderr))
+    return p.stdout
+
+
+# ---- results ---------------------------------------------------------------
+
+def make_results(solbench, out, data):
+    os.makedirs(out)
+    if solbench == "-":
+        src = os.path.join(data, "site", "results")
+        for f in sorted(os.listdir(src)):
+            shutil.copy(os.path.join(src, f), out)
+        print("note: no solbench (no CUDA toolkit): using recorded CPU results from " + src)
+        return
+    common = ["--device", "cpu", "--warmup", "1", "--iters", "5", "--repeats", "3"]
+    for dtype in ("fp32", "fp16"):
+        for m in (64, 96, 128):
+            run([solbench, "gemm", "--provider", "cpu", "--dtype", dtype, "--M", str(m), "--N",
+                 str(m), "--K", str(m), "--suite", "site-e2e", "--out",
+                 os.path.join(out, "gemm-%s-%d.json" % (dtype, m))] + common)
+    for kern in ("copy", "triad"):
+        run([solbench, "stream", "--provider", "cpu", "--kernel", kern, "--N", "65536", "--suite",
+             "site-e2e", "--out", os.path.join(out, "stream-%s.json" % kern)] + common)
+    # a correctness failure, on purpose: solbench exits 1 and still writes the file
+    run([solbench, "gemm", "--provider", "cpu", "--dtype", "fp32", "--M", "80", "--N", "80", "--K",
+         "80", "--suite", "site-e2e", "--test-corrupt-output", "--out",
+         os.path.join(out, "gemm-fp32-80-corrupt.json")] + common, want=1)
+    run([solbench, "roofline", "--device", "cpu", "--bytes", "4M", "--gemm-size", "64",
+         "--warmup", "1", "--iters", "3", "--repeats", "2", "--out",
+         os.path.join(out, "calibration.json")])
+
+
+def add_markup(out):
+    src = os.path.join(out, "gemm-fp32-96.json")
+    d = json.load(open(src))
+    d["provenance"]["device"]["name"] = MARKUP_GPU
+    d["notes"] = MARKUP_NOTE
+    d.pop("run_uuid", None)
+    json.dump(d, open(os.path.join(out, "gemm-fp32-96-markup.json"), "w"), indent=2,
+              sort_keys=True)
+
+
+# ---- static checks ---------------------------------------------------------
+
+class Links(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs = []      # (tag, attr, value)
+        self.scripts = 0
+
+    def handle_starttag(self, tag, attrs):
+        for k, v in attrs:
+            if k in ("href", "src") and v is not None:
+                self.refs.append((tag, k, v))
+        if tag == "script":
+            self.scripts += 1
+
+
+def static_checks(site):
+    pages = sorted(glob.glob(os.path.join(site, "**", "*.html"), recursive=True))
+    if not pages:
+        fail("no HTML pages in " + site)
+    nlinks = 0
+    for p in pages:
+        text = open(p, encoding="utf-8").read()
+        if "<script>alert" in text or "<img src=x" in text:
+            fail("%s: stored markup written as markup" % p)
+        lp = Links()
+        lp.feed(text)
+        for tag, attr, v in lp.refs:
+            if v.startswith(("http://", "https://", "//")):
+                if attr == "src" or tag == "link":
+                    fail("%s: network asset %s=%s" % (p, attr, v))
+                continue
+            if v.startswith(("mailto:", "#")):
+                continue
+            if v.startswith("data:") and tag != "link":
+                continue
+            target = v.split("#", 1)[0]
+            path = os.path.normpath(os.path.join(os.path.dirname(p), target))
+            if not os.path.isfile(path):
+                fail("%s: link %s=%s does not resolve (%s)" % (p, attr, v, path))
+            if not path.startswith(os.path.abspath(site) + os.sep):
+                fail("%s: link %s leaves the site" % (p, v))
+            nlinks += 1
+    for f in glob.glob(os.path.join(site, "**", "*.css"), recursive=True):
+        if "http" in open(f).read() or "@import" in open(f).read():
+            fail("%s: stylesheet loads from the network" % f)
+    ok("%d pages: no network assets, %d relative links all resolve" % (len(pages), nlinks))
+    return pages
+
+
+def same_tree(a, b):
+    fa = sorted(os.path.relpath(f, a) for f in glob.glob(os.path.join(a, "**"), recursive=True)
+                if os.path.isfile(f))
+    fb = sorted(os.path.relpath(f, b) for f in glob.glob(os.path.join(b, "**"), recursive=True)
+                if os.path.isfile(f))
+    if fa != fb:
+        fail("two builds give different file lists: %s" % sorted(set(fa) ^ set(fb))[:5])
+    for f in fa:
+        if open(os.path.join(a, f), "rb").read() != open(os.path.join(b, f), "rb").read():
+            fail("two builds differ in %s" % f)
+    ok("two builds of the same database are byte-identical (%d files)" % len(fa))
+
+
+# ---- DevTools protocol over a pipe ----------------------------------------
+
+class Chrome:
+    def __init__(self, exe, tmp):
+        r_cmd, w_cmd = os.pipe()     # we write commands, chromium reads fd 3
+        r_evt, w_evt = os.pipe()     # chromium writes fd 4, we read
+        profile = os.path.join(tmp, "chrome-profile")
+
+        def child():
+            a = fcntl.fcntl(r_cmd, fcntl.F_DUPFD, 10)  # out of the way of 3 and 4
+            b = fcntl.fcntl(w_evt, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.p = subprocess.Popen(
+            [exe, "--headless", "--disable-gpu", "--no-sandbox", "--remote-debugging-pipe",
+             "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+             "--disable-background-networking", "--disable-component-update",
+             "--allow-file-access-from-files", "--user-data-dir=" + profile, "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(tmp, "chromium.log"), "w"),
+            preexec_fn=child, close_fds=False)  # fds 3 and 4 made in child(); Python's own fds are close-on-exec
+        os.close(r_cmd)
+        os.close(w_evt)
+        self.w = os.fdopen(w_cmd, "wb", buffering=0)
+        self.r = os.fdopen(r_evt, "rb", buffering=0)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+        self.session = None
+
+    def _read(self, deadline):
+        while b"\0" not in self.buf:
+            if time.time() > deadline:
+                fail("chromium did not answer in time")
+            chunk = self.r.read(65536)
+            if not chunk:
+                fail("chromium closed the DevTools pipe")
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method, params=None, session=True, timeout=30):
+        self.next_id += 1
+        m = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            m["sessionId"] = self.session
+        self.w.write(json.dumps(m).encode() + b"\0")
+        deadline = time.time() + timeout
+        while True:
+            msg = self._read(deadline)
+            if msg.get("id") == self.next_id:
+                if "error" in msg:
+                    fail("DevTools %s: %s" % (method, msg["error"]))
+                return msg.get("result", {})
+            self.events.append(msg)
+
+    def wait_event(self, method, timeout=30):
+        deadline = time.time() + timeout
+        for i, e in enumerate(self.events):
+            if e.get("method") == method:
+                return self.events.pop(i)
+        while True:
+            msg = self._read(deadline)
+            if msg.get("method") == method:
+                return msg
+            self.events.append(msg)
+
+    def open(self):
+        t = self.send("Target.createTarget", {"url": "about:blank"}, session=False)
+        a = self.send("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True},
+                      session=False)
+        self.session = a["sessionId"]
+        for m in ("Page.enable", "Runtime.enable", "Log.enable", "Network.enable"):
+            self.send(m)
+
+    def load(self, url):
+        self.events = []
+        self.send("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+        # let late requests and console messages arrive
+        self.send("Runtime.evaluate", {"expression": "1"})
+        problems = []
+        for e in self.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                problems.append("console error: %s" % p.get("args"))
+            elif m == "Runtime.exceptionThrown":
+                problems.append("exception: %s" % p.get("exceptionDetails", {}).get("text"))
+            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                problems.append("log error: %s" % p["entry"].get("text"))
+            elif m == "Network.loadingFailed":
+                problems.append("failed request: %s" % p.get("errorText"))
+            elif m == "Network.responseReceived":
+                st = p.get("response", {}).get("status", 0)
+                if st >= 400:
+                    problems.append("HTTP %d: %s" % (st, p["response"].get("url")))
+        if problems:
+            fail("%s: %s" % (url, "; ".join(problems)))
+        return len([e for e in self.events if e.get("method") == "Network.requestWillBeSent"])
+
+    def js(self, expr):
+        r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True})
+        if "exceptionDetails" in r:
+            fail("script failed: %s: %s" % (expr[:80], r["exceptionDetails"].get("text")))
+        return r["result"].get("value")
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=10)
+        except SystemExit:
+            pass
+        try:
+            self.p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def sig3_close(text, want, rel=0.006):
+    try:
+        got = float(text)
+    except ValueError:
+        return False
+    return abs(got - want) <= rel * abs(want) + 1e-12
+
+
+# ---- the checks in the browser ---------------------------------------------
+
+def expected_cells(db):
+    """(op, sku) -> status label of the overview: newest run per case x provider x SKU."""
+    q = """
+      WITH r AS (
+        SELECT c.op, p.sku, c.case_key, c.provider, r.status, k.passed, p.finished_at, r.id,
+               ROW_NUMBER() OVER (PARTITION BY c.case_key, c.provider, p.sku
+                                  ORDER BY p.finished_at DESC, r.id DESC) AS rn
+        FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id
+        LEFT JOIN correctness k ON k.run_id = r.id WHERE r.schema = 'solbook.result.v1')
+      SELECT op, sku, status, passed FROM r WHERE rn = 1"""
+    cells = {}
+    for op, sku, status, passed in db.execute(q):
+        c = cells.setdefault((op, sku), {"pass": 0, "fail": 0, "skip": 0})
+        if status == "passed" and passed == 1:
+            c["pass"] += 1
+        elif status == "skipped":
+            c["skip"] += 1
+        else:
+            c["fail"] += 1
+    out = {}
+    for k, c in cells.items():
+        out[k] = "failed" if c["fail"] else ("passing" if c["pass"] else "skipped")
+    return out
+
+
+def browser_checks(chrome_exe, site, dbpath, tmp):
+    db = sqlite3.connect(dbpath)
+    ch = Chrome(chrome_exe, tmp)
+    try:
+        ch.open()
+        base = "file://" + os.path.abspath(site) + "/"
+        # 1. every top-level page and one of each kind loads cleanly
+        pages = ["index.html", "ops/index.html", "runs/index.html", "history/index.html",
+                 "weekly/index.html", "packets/index.html", "registry.html", "contributions.html",
+                 "roadmap.html"]
+        pages += sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, "ops", "*.html")))
+        pages += sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, "weekly", "*.html")))
+        pages += sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, "packets", "*", "*", "index.html")))
+        hist = sorted(glob.glob(os.path.join(site, "history", "*", "*.html")))
+        pages += [os.path.relpath(hist[0], site)] if hist else []
+        for p in pages:
+            n = ch.load(base + p)
+            if p.endswith(".html") and "weekly/2" not in p and n < 3:
+                fail("%s: expected the page, its stylesheet and script to load (%d requests)" % (p, n))
+        ok("%d pages load in Chromium with no console error, exception or failed request" % len(pages))
+
+        # 2. the overview matrix against the newest runs in the database
+        ch.load(base + "index.html")
+        cells = ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#matrix td.cell'))
+            .map(td => [td.dataset.op, td.dataset.sku || '', td.dataset.status,
+                        td.querySelector('.st').textContent]))""")
+        cells = json.loads(cells)
+        want = expected_cells(db)
+        seen = 0
+        for op, sku, status, label in cells:
+            if status != label:
+                fail("matrix %s/%s: data-status %s but label %s" % (op, sku, status, label))
+            if not sku:
+                if status != "missing":
+                    fail("matrix %s: an arch with no SKU must be missing" % op)
+                continue
+            w = want.get((op, sku), "missing")
+            if status != w:
+                fail("matrix %s on %s: page says %s, database says %s" % (op, sku, status, w))
+            seen += 1
+        if seen != len(want):
+            fail("matrix shows %d op x SKU cells, database has %d" % (seen, len(want)))
+        if "failed" not in [c[2] for c in cells]:
+            fail("the corrupt-output run should make a failed cell")
+        ok("overview matrix: %d cells match the newest runs in SQLite (incl. a failed cell)" % seen)
+        gate = ch.js("document.querySelector('#gate .st').textContent")
+        if gate not in ("complete", "incomplete"):
+            fail("gate verdict missing")
+        ok("completion gate verdict shown: %s" % gate)
+
+        # 3. op pages: medians of the newest runs against SQLite; SVG plots present
+        nmed = 0
+        for p in sorted(glob.glob(os.path.join(site, "ops", "*.html"))):
+            if p.endswith("index.html"):
+                continue
+            ch.load("file://" + os.path.abspath(p))
+            svgs = ch.js("document.querySelectorAll('figure.plot svg').length")
+            areas = ch.js("document.querySelectorAll('figure.plot svg rect.plot-area').length")
+            if svgs < 3 or areas < 2:
+                fail("%s: expected speedup, latency and roofline SVGs (%d svg, %d plot areas)" % (p, svgs, areas))
+            tds = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll(
+                'td[data-field=median_ms]')).map(td => [td.dataset.run, td.textContent]))"""))
+            for rid, text in tds:
+                row = db.execute("SELECT m.median_ms, r.status, k.passed FROM runs r LEFT JOIN metrics m"
+                                 " ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
+                                 " WHERE r.id = ?", (int(rid),)).fetchone()
+                if row[1] == "passed" and row[2] == 1:
+                    if not sig3_close(text, row[0]):
+                        fail("%s: run %s median %s, database %r" % (p, rid, text, row[0]))
+                    nmed += 1
+                elif text != "\u2013":
+                    fail("%s: failing run %s shows a figure %s" % (p, rid, text))
+        if nmed == 0:
+            fail("no median checked on op pages")
+        ok("op pages: %d medians match SQLite; failing runs show no figure; SVG plots present" % nmed)
+
+        # 4. run pages: provenance, samples, metrics against SQLite
+        ids = [r[0] for r in db.execute("SELECT id FROM runs ORDER BY id")]
+        for rid in ids:
+            ch.load(base + "runs/%d/%d.html" % (rid // 1000, rid))
+            got = json.loads(ch.js("""JSON.stringify({
+                gpu: (document.querySelector('#provenance td[data-field=gpu_name]') || {}).textContent,
+                sha: (document.querySelector('#provenance td[data-field=git_sha]') || {}).textContent,
+                med: (document.querySelector('#metrics td[data-field=median_ms]') || {}).textContent,
+                samples: document.querySelectorAll('svg.samples line.sample').length,
+                notes: (document.querySelector('p.notes') || {}).textContent,
+                raw: (document.querySelector('a[type="application/json"]') || {}).href,
+                bad: document.querySelectorAll('main script').length})"""))
+            gpu, sha, notes = db.execute("SELECT p.gpu_name, p.git_sha, r.notes FROM runs r JOIN provenance p"
+                                         " ON p.run_id = r.id WHERE r.id = ?", (rid,)).fetchone()
+            if got.get("gpu") != gpu or got.get("sha") != sha:
+                fail("run %d: provenance %r/%r, database %r/%r" % (rid, got.get("gpu"), got.get("sha"), gpu, sha))
+            if (notes or None) != got.get("notes"):
+                fail("run %d: notes %r, database %r" % (rid, got.get("notes"), notes))
+            ns = db.execute("SELECT count(*) FROM samples WHERE run_id = ?", (rid,)).fetchone()[0]
+            if ns and ns <= 1000 and got["samples"] != ns:
+                fail("run %d: %d sample marks, %d samples stored" % (rid, got["samples"], ns))
+            med = db.execute("SELECT median_ms FROM metrics WHERE run_id = ?", (rid,)).fetchone()
+            if med and med[0] is not None and not sig3_close(got.get("med", ""), med[0], 1e-5):
+                fail("run %d: median %r, database %r" % (rid, got.get("med", ""), med[0]))
+            raw = open(os.path.join(site, "runs", str(rid // 1000), "%d.json" % rid), "rb").read()
+            if raw != db.execute("SELECT raw_json FROM runs WHERE id = ?", (rid,)).fetchone()[0].encode():
+                fail("run %d: raw JSON file differs from runs.raw_json" % rid)
+            if got["bad"]:
+                fail("run %d: a script element inside the page body" % rid)
+        ok("%d run pages: provenance, notes, sample marks, medians and raw JSON match SQLite" % len(ids))
+        mk = db.execute("SELECT r.id FROM runs r JOIN provenance p ON p.run_id = r.id"
+                        " WHERE p.gpu_name = ?", (MARKUP_GPU,)).fetchone()
+        if not mk:
+            fail("the markup fixture run is not stored")
+        ch.load(base + "runs/%d/%d.html" % (mk[0] // 1000, mk[0]))
+        elems = ch.js("document.querySelectorAll('main img, main i, main td b, main p.notes *').length")
+        if elems:
+            fail("markup from the database became %d elements" % elems)
+        ok("GPU name and notes with markup show as text (no script/img/b/i elements)")
+
+        # 5. the sort script reorders a table
+        ch.load(base + "runs/index.html")
+        order = ch.js("""(function(){var t=document.querySelector('table.runs');
+            var col=t.tHead.rows[0].cells[0]; col.click(); col.click();
+            return [col.getAttribute('aria-sort'), t.tBodies[0].rows[0].cells[0].textContent,
+                    t.tBodies[0].rows[t.tBodies[0].rows.length-1].cells[0].textContent];})()""")
+        if order[0] != "descending" or int(order[1]) < int(order[2]):
+            fail("sort script: %r" % order)
+        ok("sort script orders the run list by run id, descending on a second click")
+    finally:
+        ch.close()
+
+
+def main():
+    if len(sys.argv) != 5:
+        fail("usage: site_e2e.py SOLBOOK SOLBENCH|- SOURCE_DIR TEST_DATA")
+    solbook, solbench, src, data = sys.argv[1:]
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chrome:
+        print("chromium not found: site_e2e skipped (apt-get install chromium)")
+        sys.exit(77)
+    os.environ["SOLBOOK_HOME"] = src
+    os.environ.pop("SOLBOOK_DB", None)
+    tmp = tempfile.mkdtemp(prefix="sb_site_e2e.")
+    try:
+        res = os.path.join(tmp, "results")
+        make_results(solbench, res, data)
+        add_markup(res)
+        db = os.path.join(tmp, "e2e.db")
+        run([solbook, "ingest", "--db", db, res], want=0)
+        con = sqlite3.connect(db)
+        n = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+        fin = con.execute("SELECT max(finished_at) FROM provenance").fetchone()[0]
+        con.close()
+        ok("ingested %d runs from the CPU pipeline" % n)
+        y, w, _ = datetime.date.fromisoformat(fin[:10]).isocalendar()
+        week = "%04d-W%02d" % (y, w)
+        run([solbook, "report", "weekly", "--db", db, "--week", week, "--out",
+             os.path.join(tmp, "weekly")])
+        ok("solbook report weekly --week %s" % week)
+        site, site2 = os.path.join(tmp, "site"), os.path.join(tmp, "site2")
+        out = run([solbook, "site", "--db", db, "--out", site])
+        if "site: " not in out:
+            fail("no summary line: " + out)
+        run([solbook, "site", "--db", db, "--out", site2])
+        same_tree(site, site2)
+        run([solbook, "site", "--db", db, "--out", site])  # an earlier site is replaced
+        ok("rebuilding over an earlier site works")
+        if not os.path.isfile(os.path.join(site, "weekly", week + ".html")):
+            fail("no weekly page for " + week)
+        ok("weekly writeup %s rendered into the site" % week)
+        static_checks(site)
+        browser_checks(chrome, site, db, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("site_e2e: %d checks passed" % checks)
+
+
+if __name__ == "__main__":
+    main()
