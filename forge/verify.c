@@ -149,7 +149,9 @@ static int run_compile(const char *tmp, char *const argv[], const char *log_dir,
     char how[128], tail[600];
     sb_sandbox_describe(&res, &lim, how, sizeof how);
     sb_forge_file_tail(errp, 500, tail, sizeof tail);
-    snprintf(detail, dsize, "nvcc %s: %s (log %s)", how, tail[0] ? tail : "no output", errp);
+    /* The detail line may be cut short; the full log stays at errp. */
+    if ((size_t)snprintf(detail, dsize, "nvcc %s: %s (log %s)", how, tail[0] ? tail : "no output", errp) >= dsize)
+        detail[dsize - 1] = '\0';
     return 1;
 }
 
