@@ -34,7 +34,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,
 rc=0
 case $part in
 gemm)
-  timeout 420 bench/scripts/evidence.sh "$w/gemm" --solbench "$sb" > "$w/gemm.log" 2>&1 || rc=$?
+  timeout 330 bench/scripts/evidence.sh "$w/gemm" --solbench "$sb" > "$w/gemm.log" 2>&1 || rc=$?
   echo "evidence.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
   # The spec case's ncu profile (same binary, card and case, in its own
   # process: ncu replays kernels, so it cannot share the timed process)
@@ -48,7 +48,7 @@ gemm)
       fi
     done
   done
-  OUT=$w SOLBOOK=$sk timeout 240 sh forge/scripts/gpu_promotion.sh > "$w/forge.log" 2>&1; frc=$?
+  OUT=$w SOLBOOK=$sk timeout 200 sh forge/scripts/gpu_promotion.sh > "$w/forge.log" 2>&1; frc=$?
   echo "forge promotion rc=$frc t=$(( $(date +%s) - t0 ))s"; tail -15 "$w/forge.log"
   ;;
 kernels)
