@@ -256,11 +256,18 @@ static void samples_svg(sb_buf *b, double *v, size_t n, long long run_id)
     sb_fmt_sig3(med, label, sizeof label);
     snprintf(tip, sizeof tip, "median %s ms", label);
     text_at(b, pm + 4, T + 10, "start", "#d62728", tip);
+    /* tick labels with enough decimals to tell the ticks apart */
+    double step = (hi - lo) / 4;
+    int dec = step > 0 ? (int)ceil(-log10(step)) + 1 : 3;
+    if (dec < 0)
+        dec = 0;
+    if (dec > 9)
+        dec = 9;
     for (int t = 0; t <= 4; t++) {
         double val = lo + (hi - lo) * t / 4;
         double px = L + (val - lo) * span;
         line_at(b, NULL, px, STRIP + 6, px, STRIP + 10, "#333333");
-        sb_fmt_sig3(val, label, sizeof label);
+        snprintf(label, sizeof label, "%.*f", dec, val);
         text_at(b, px, STRIP + 24, t == 0 ? "start" : t == 4 ? "end" : "middle", "#333333", label);
     }
     text_at(b, (L + W - R) / 2.0, H - 4, "middle", "#333333", "latency (ms)");
@@ -379,7 +386,8 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
     int c_op = col_index(cs, "op"), c_mode = col_index(cs, "mode"),
         c_dtype = col_index(cs, "dtype"), c_shape = col_index(cs, "shape_key"),
         c_prov = col_index(cs, "provider"), c_case = col_index(cs, "case_key");
-    int m_med = col_index(ms, "median_ms");
+    int m_med = col_index(ms, "median_ms"), m_p20 = col_index(ms, "p20_ms"),
+        m_p80 = col_index(ms, "p80_ms"), m_tf = col_index(ms, "tflops"), m_gb = col_index(ms, "gbps");
     int k_pass = col_index(ks, "passed");
     static const char *const run_skip[] = {"raw_json", "notes", NULL};
     list_begin(&l);
@@ -466,7 +474,30 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
             site_h(&b, col_text(ps, p_arch));
             sb_buf_puts(&b, ")");
         }
-        sb_buf_puts(&b, "</p>\n<ul class=\"links\">");
+        sb_buf_puts(&b, "</p>\n");
+        if (at[METR] && sqlite3_column_type(ms, m_med) != SQLITE_NULL) {
+            sb_buf_puts(&b, "<p class=\"figures\">median <b>");
+            site_num(&b, col_real(ms, m_med));
+            sb_buf_puts(&b, " ms</b> (p20 ");
+            site_num(&b, col_real(ms, m_p20));
+            sb_buf_puts(&b, ", p80 ");
+            site_num(&b, col_real(ms, m_p80));
+            sb_buf_puts(&b, " ms)");
+            if (!isnan(col_real(ms, m_tf))) {
+                sb_buf_puts(&b, " \xc2\xb7 ");
+                site_num(&b, col_real(ms, m_tf));
+                sb_buf_puts(&b, " TFLOP/s");
+            }
+            if (!isnan(col_real(ms, m_gb))) {
+                sb_buf_puts(&b, " \xc2\xb7 ");
+                site_num(&b, col_real(ms, m_gb));
+                sb_buf_puts(&b, " GB/s");
+            }
+            if (correct == 0)
+                sb_buf_puts(&b, " \xc2\xb7 <b>correctness failed: these figures do not count</b>");
+            sb_buf_puts(&b, "</p>\n");
+        }
+        sb_buf_puts(&b, "<ul class=\"links\">");
         site_printf(&b, "<li><a href=\"%lld.json\" type=\"application/json\">raw JSON</a> "
                           "(as stored, canonical)</li>",
                       id);
@@ -486,16 +517,6 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
             site_esc(&b, notes);
             sb_buf_puts(&b, "</p>\n");
         }
-        sb_buf_puts(&b, "<h2>Run</h2>\n");
-        kv_table(&b, "run", rs, run_skip);
-        if (at[CONF]) {
-            sb_buf_puts(&b, "<h2>Config and protocol</h2>\n");
-            kv_table(&b, "config", cs, NULL);
-        }
-        if (at[PROV]) {
-            sb_buf_puts(&b, "<h2>Provenance</h2>\n");
-            kv_table(&b, "provenance", ps, NULL);
-        }
         /* samples */
         size_t ns = 0;
         while (k[SAMP].row && k[SAMP].run_id == id) {
@@ -514,16 +535,22 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
                 goto done;
         }
         if (ns) {
-            site_printf(&b, "<h2>Samples</h2>\n<p>%zu samples stored.</p>\n", ns);
+            sb_buf_puts(&b, "<h2>Samples</h2>\n");
             samples_svg(&b, samples, ns, id);
         }
-        if (at[METR]) {
-            sb_buf_puts(&b, "<h2>Metrics</h2>\n");
-            kv_table(&b, "metrics", ms, NULL);
-        }
-        if (at[CORR]) {
-            sb_buf_puts(&b, "<h2>Correctness</h2>\n");
-            kv_table(&b, "correctness", ks, NULL);
+        if (at[METR] || at[CORR]) {
+            sb_buf_puts(&b, "<div class=\"kv-grid\">");
+            if (at[METR]) {
+                sb_buf_puts(&b, "<section><h2>Metrics</h2>\n");
+                kv_table(&b, "metrics", ms, NULL);
+                sb_buf_puts(&b, "</section>");
+            }
+            if (at[CORR]) {
+                sb_buf_puts(&b, "<section><h2>Correctness</h2>\n");
+                kv_table(&b, "correctness", ks, NULL);
+                sb_buf_puts(&b, "</section>");
+            }
+            sb_buf_puts(&b, "</div>\n");
         }
         if (at[TRAIN]) {
             sb_buf_puts(&b, "<h2>Training step</h2>\n");
@@ -568,6 +595,20 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
             sb_buf_puts(&b, "<h2>Nsight Compute metrics</h2>\n<p class=\"empty\">No ncu profile "
                             "attached to this run.</p>\n");
         }
+        sb_buf_puts(&b, "<div class=\"kv-grid\">");
+        if (at[CONF]) {
+            sb_buf_puts(&b, "<section><h2>Config and protocol</h2>\n");
+            kv_table(&b, "config", cs, NULL);
+            sb_buf_puts(&b, "</section>");
+        }
+        if (at[PROV]) {
+            sb_buf_puts(&b, "<section><h2>Provenance</h2>\n");
+            kv_table(&b, "provenance", ps, NULL);
+            sb_buf_puts(&b, "</section>");
+        }
+        sb_buf_puts(&b, "<section><h2>Run</h2>\n");
+        kv_table(&b, "run", rs, run_skip);
+        sb_buf_puts(&b, "</section></div>\n");
         char title[64];
         snprintf(title, sizeof title, "run %lld", id);
         site_run_path(rel, sizeof rel, id, "html");
