@@ -497,6 +497,14 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
     sb_buf_puts(&b, "</p>\n<h2>Geomean speedups</h2>\n");
     geo_table(&b, &c->geo, op);
     for (size_t m = 0; m < nmd; m++) {
+        /* bars only where the geomean table has rows for this mode x dtype */
+        int rows = 0;
+        for (size_t i = 0; i < c->geo.n && !rows; i++)
+            rows = strcmp(c->geo.rows[i].op, op) == 0 &&
+                   strcmp(c->geo.rows[i].mode, mds[m].mode) == 0 &&
+                   strcmp(c->geo.rows[i].dtype, mds[m].dtype) == 0;
+        if (!rows)
+            continue;
         sb_buf_reset(&svg);
         sb_plot_speedup(&c->geo, op, mds[m].mode, mds[m].dtype, &svg);
         site_inline_svg(&b, &svg);

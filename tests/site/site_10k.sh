@@ -45,4 +45,26 @@ hist=$(find "$T/a/history" -name '*-p2.html' | wc -l)
 lists=$(find "$T/a/runs" -maxdepth 1 -name 'page-*.html' | wc -l)
 [ "$lists" -ge 49 ] || fail "expected paged run lists, found $lists extra pages"
 echo "ok: run list in $((lists + 1)) pages; $hist histories need a second page"
+
+# Error paths: one line naming the file and the problem, exit 2, nothing written.
+expect_err() { # NAME PATTERN CMD...
+    name=$1; pat=$2; shift 2
+    rc=0
+    "$@" >"$T/o" 2>"$T/e" || rc=$?
+    [ "$rc" = 2 ] || fail "$name: exit $rc, expected 2"
+    [ "$(wc -l <"$T/e")" = 1 ] || fail "$name: expected one error line: $(cat "$T/e")"
+    grep -q -- "$pat" "$T/e" || fail "$name: error '$(cat "$T/e")' lacks '$pat'"
+    echo "ok: $name: $(cat "$T/e")"
+}
+expect_err "missing database" "$T/none.db: no such database" "$SOLBOOK" site --db "$T/none.db" --out "$T/c"
+[ ! -e "$T/c" ] || fail "missing database: output folder created"
+mkdir "$T/full" && echo x >"$T/full/keep.txt"
+expect_err "foreign folder" "$T/full: not empty and not an earlier site" "$SOLBOOK" site --db "$T/10k.db" --out "$T/full"
+[ -f "$T/full/keep.txt" ] || fail "foreign folder: a file was removed"
+printf '{"schema": "solbook.roadmap.v1", "weeks": [{"week": "2026-W47", "title": "t", "tasks": [{"task": "a", "status": "finished"}]}]}' >"$T/bad.json"
+expect_err "bad roadmap" "$T/bad.json: /weeks/0/tasks/0/status: must be one of" "$SOLBOOK" site --db "$T/10k.db" --out "$T/d" --roadmap "$T/bad.json"
+[ ! -e "$T/d" ] || fail "bad roadmap: output folder created"
+expect_err "no --out" "--out DIR is required" "$SOLBOOK" site --db "$T/10k.db"
+"$SOLBOOK" site --check >/dev/null || fail "site --check on the shipped data files"
+echo "ok: site --check passes the shipped roadmap and ledger"
 echo "site_10k: passed"

@@ -370,8 +370,13 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
             ch.load("file://" + os.path.abspath(p))
             svgs = ch.js("document.querySelectorAll('figure.plot svg').length")
             areas = ch.js("document.querySelectorAll('figure.plot svg rect.plot-area').length")
-            if svgs < 3 or areas < 2:
-                fail("%s: expected speedup, latency and roofline SVGs (%d svg, %d plot areas)" % (p, svgs, areas))
+            geo_rows = ch.js("document.querySelectorAll('table.geo-table tbody tr').length")
+            bars = ch.js("""Array.from(document.querySelectorAll('figure.plot svg > title'))
+                .filter(t => t.textContent.startsWith('Geomean speedup')).length""")
+            if svgs < 2 or areas < 2:
+                fail("%s: expected latency and roofline SVGs (%d svg, %d plot areas)" % (p, svgs, areas))
+            if geo_rows and not bars:
+                fail("%s: geomean table without speedup bars" % p)
             tds = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll(
                 'td[data-field=median_ms]')).map(td => [td.dataset.run, td.textContent]))"""))
             for rid, text in tds:
@@ -386,7 +391,8 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
                     fail("%s: failing run %s shows a figure %s" % (p, rid, text))
         if nmed == 0:
             fail("no median checked on op pages")
-        ok("op pages: %d medians match SQLite; failing runs show no figure; SVG plots present" % nmed)
+        ok("op pages: %d medians match SQLite; failing runs show no figure; latency, roofline "
+           "and speedup SVGs present" % nmed)
 
         # 4. run pages: provenance, samples, metrics against SQLite
         ids = [r[0] for r in db.execute("SELECT id FROM runs ORDER BY id")]
