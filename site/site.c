@@ -532,7 +532,9 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
             free(side);
             goto done;
         }
-        int e = pthread_create(&th, NULL, side_main, side);
+        /* with an SQLite built without thread support everything runs here */
+        int threaded = sqlite3_threadsafe() != 0;
+        int e = threaded ? pthread_create(&th, NULL, side_main, side) : 0;
         if (e != 0) {
             site_ctx_release(&c, &side->c);
             free(side);
@@ -545,7 +547,12 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
             site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
             site_build_roadmap(&c, err) != SB_OK)
             mrc = SB_ERR;
-        pthread_join(th, NULL);
+        if (threaded)
+            pthread_join(th, NULL);
+        else if (mrc == SB_OK)
+            side_main(side);
+        else
+            side->rc = SB_OK;
         site_ctx_release(&c, &side->c);
         if (mrc == SB_OK && side->rc != SB_OK) {
             *err = side->err;

@@ -664,7 +664,7 @@ int site_build_runs(site_ctx *c, sb_error *err)
     total = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     pages = total ? ((size_t)total + c->page_rows - 1) / c->page_rows : 1;
-    if (total >= SPLIT_MIN_RUNS && pages >= 2) {
+    if (total >= SPLIT_MIN_RUNS && pages >= 2 && sqlite3_threadsafe()) {
         /* the second half starts on a list page boundary */
         split = pages / 2 + 1;
         st = NULL;
