@@ -184,8 +184,9 @@ int site_build_overview(site_ctx *c, sb_error *err)
         site_h(&b, (const char *)sqlite3_column_text(st, 0));
         sb_buf_puts(&b, "</th><td>");
         site_h(&b, (const char *)sqlite3_column_text(st, 1));
-        sb_buf_printf(&b, "</td><td class=\"num\">%lld runs</td></tr>\n",
-                      (long long)sqlite3_column_int64(st, 2));
+        long long cnt = (long long)sqlite3_column_int64(st, 2);
+        sb_buf_printf(&b, "</td><td class=\"num\">%lld run%s</td></tr>\n", cnt,
+                      cnt == 1 ? "" : "s");
     }
     sqlite3_finalize(st);
     sb_buf_printf(&b, "</table><p>%zu result runs, %zu cases x providers x SKUs (newest run "
