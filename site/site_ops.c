@@ -90,7 +90,7 @@ static int sku_columns(site_ctx *c, sku_col **out, size_t *n)
 }
 
 typedef struct cell {
-    size_t passing, failed, skipped, stale, total;
+    size_t passing, failed, failed_correctness, skipped, stale, total;
 } cell;
 
 static void cell_count(site_ctx *c, const char *op, const char *sku, cell *ce)
@@ -109,6 +109,8 @@ static void cell_count(site_ctx *c, const char *op, const char *sku, cell *ce)
             ce->skipped++;
         } else {
             ce->failed++;
+            if (r->correct == 0)
+                ce->failed_correctness++;
         }
     }
 }
@@ -256,8 +258,10 @@ int site_build_overview(site_ctx *c, sb_error *err)
                 if (ce.total) {
                     sb_buf_printf(&b, "<div class=\"counts\">%zu/%zu passing", ce.passing,
                                   ce.total);
-                    if (ce.failed)
-                        sb_buf_printf(&b, ", %zu failed", ce.failed);
+                    if (ce.failed_correctness)
+                        sb_buf_printf(&b, ", %zu failed correctness", ce.failed_correctness);
+                    if (ce.failed > ce.failed_correctness)
+                        sb_buf_printf(&b, ", %zu failed", ce.failed - ce.failed_correctness);
                     if (ce.skipped)
                         sb_buf_printf(&b, ", %zu skipped", ce.skipped);
                     if (ce.stale)

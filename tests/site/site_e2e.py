@@ -17,7 +17,10 @@ DevTools protocol (--remote-debugging-pipe, standard library only): every
 page loads with no console error, no exception and no failed request; the
 overview's matrix cells against the newest runs in SQLite; median and
 sample counts on op and run pages against SQLite; SVG plots present; the
-sort script works. Exits 77 (skip) only when chromium is missing.
+sort script works; the promoted-kernel registry without, with a
+forge_kernels table and from verified_kernels.json; and, on a synthetic
+database with several providers (perf/gen_site_db.py), every geomean row
+recomputed from SQLite. Exits 77 (skip) only when chromium is missing.
 """
 import datetime
 import fcntl
@@ -447,6 +450,121 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
         ch.close()
 
 
+# ---- geomeans against SQLite, and the kernel registry ----------------------
+
+def expected_geomeans(db, op):
+    """(mode, dtype, sku, provider, baseline) -> (geomean, shapes), recomputed
+    from the newest run of every case x provider x SKU (docs/REPORTS.md)."""
+    q = """
+      WITH r AS (
+        SELECT c.case_key, c.mode, c.dtype, c.provider, p.sku, m.median_ms,
+               (r.status = 'passed' AND k.passed = 1) AS ok,
+               ROW_NUMBER() OVER (PARTITION BY c.case_key, c.provider, p.sku
+                                  ORDER BY p.finished_at DESC, r.id DESC) AS rn
+        FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id
+        LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id
+        WHERE c.op = ?)
+      SELECT case_key, mode, dtype, provider, sku, median_ms, ok FROM r WHERE rn = 1"""
+    newest = {}
+    for case, mode, dtype, prov, sku, med, good in db.execute(q, (op,)):
+        newest[(case, prov, sku)] = (mode, dtype, med if good else None)
+    return newest
+
+
+def check_geomeans(ch, site, dbpath):
+    import math
+    db = sqlite3.connect(dbpath)
+    nrows = 0
+    for p in sorted(glob.glob(os.path.join(site, "ops", "*.html"))):
+        if p.endswith("index.html"):
+            continue
+        ch.load("file://" + os.path.abspath(p))
+        rows = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll(
+            'table.geo-table tbody tr')).map(tr => Array.from(tr.cells).map(td => td.textContent)))"""))
+        op = os.path.basename(p)[:-5]
+        newest = expected_geomeans(db, op)
+        for mode, dtype, arch, sku, prov, base, shapes, geo, *_ in rows:
+            ratios = []
+            for (case, pv, sk), (md, dt, med) in newest.items():
+                if pv != prov or sk != sku or md != mode or dt != dtype or med is None:
+                    continue
+                b = newest.get((case, base, sku))
+                if b and b[2] is not None:
+                    ratios.append(b[2] / med)
+            if int(shapes) != len(ratios):
+                fail("%s: %s %s %s %s vs %s: %s shapes on the page, %d in SQLite"
+                     % (p, mode, dtype, sku, prov, base, shapes, len(ratios)))
+            if ratios:
+                want = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+                if abs(float(geo) - want) > 0.0006:
+                    fail("%s: %s %s %s %s: geomean %s on the page, %.4f from SQLite"
+                         % (p, mode, dtype, sku, prov, geo, want))
+            nrows += 1
+    if nrows == 0:
+        fail("no geomean rows to check")
+    ok("%d geomean rows (shapes and speedups) match SQLite, recomputed from the newest runs" % nrows)
+
+
+class Text(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.parts = []
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, d):
+        self.parts.append(d)
+
+
+def page_text(path):
+    t = Text()
+    t.feed(open(path, encoding="utf-8").read())
+    return "".join(t.parts), t.tags
+
+
+def registry_checks(solbook, db, tmp):
+    site = os.path.join(tmp, "site-reg")
+    run([solbook, "site", "--db", db, "--out", site])
+    text, _ = page_text(os.path.join(site, "registry.html"))
+    if "No promoted kernels yet." not in text:
+        fail("registry without forge_kernels: no 'No promoted kernels yet.'")
+    ok("registry page says 'No promoted kernels yet.' without a forge_kernels table")
+    # forge creates forge_kernels itself; the site reads its columns by name
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE forge_kernels (kernel_id TEXT PRIMARY KEY, op TEXT, sku TEXT,"
+                " dtype TEXT, shapes TEXT, language TEXT, speedup_geomean REAL, speedup_min REAL,"
+                " min_speedup REAL, status TEXT, evidence_level TEXT, gpu_name TEXT, git_sha TEXT,"
+                " author TEXT, promoted_at TEXT)")
+    con.execute("INSERT INTO forge_kernels VALUES ('cuda_rmsnorm_h100-sxm5-80gb_bf16_x_v1',"
+                " 'rmsnorm', 'h100-sxm5-80gb', 'bf16', 'B=8,H=4096', 'cuda', 1.25, 1.1, 1.05,"
+                " 'available, not applied', 'op-level microbenchmark', ?, 'abc', 'agent',"
+                " '2026-11-21T12:00:00Z')", (MARKUP_GPU,))
+    con.commit()
+    con.close()
+    run([solbook, "site", "--db", db, "--out", site])
+    text, tags = page_text(os.path.join(site, "registry.html"))
+    for want in ("cuda_rmsnorm_h100-sxm5-80gb_bf16_x_v1", "available, not applied", "1.25",
+                 MARKUP_GPU):
+        if want not in text:
+            fail("registry page lacks %r" % want)
+    raw = open(os.path.join(site, "registry.html"), encoding="utf-8").read()
+    if "<script>alert" in raw or "&lt;script&gt;alert(&#39;gpu&#39;)" not in raw:
+        fail("registry page: markup in gpu_name not escaped")
+    ok("registry page lists forge_kernels rows (status, speedups; markup in gpu_name as text)")
+    kj = os.path.join(tmp, "verified_kernels.json")
+    json.dump({"schema": "solbook.forge-registry", "kernels": [
+        {"kernel_id": "triton_swiglu_h200-sxm-141gb_bf16_y_v2", "op": "swiglu",
+         "speedup_geomean": 1.5, "status": "available, not applied",
+         "evidence_level": "op-level microbenchmark"}]}, open(kj, "w"))
+    run([solbook, "site", "--db", db, "--out", site, "--kernels", kj])
+    text, _ = page_text(os.path.join(site, "registry.html"))
+    if "triton_swiglu_h200-sxm-141gb_bf16_y_v2" not in text or "cuda_rmsnorm" in text:
+        fail("--kernels: registry page does not come from verified_kernels.json")
+    ok("registry page from verified_kernels.json with --kernels")
+
+
 def main():
     if len(sys.argv) != 5:
         fail("usage: site_e2e.py SOLBOOK SOLBENCH|- SOURCE_DIR TEST_DATA")
@@ -487,6 +605,18 @@ def main():
         ok("weekly writeup %s rendered into the site" % week)
         static_checks(site)
         browser_checks(chrome, site, db, tmp)
+        registry_checks(solbook, db, tmp)
+        # speedups need two providers: a synthetic database (perf/gen_site_db.py)
+        sdb = os.path.join(tmp, "synthetic.db")
+        run([sys.executable, os.path.join(src, "perf", "gen_site_db.py"), sdb, "3600"])
+        ssite = os.path.join(tmp, "site-synthetic")
+        run([solbook, "site", "--db", sdb, "--out", ssite])
+        ch = Chrome(chrome, tmp)
+        try:
+            ch.open()
+            check_geomeans(ch, ssite, sdb)
+        finally:
+            ch.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("site_e2e: %d checks passed" % checks)
