@@ -216,6 +216,8 @@ void site_op_path(char *buf, size_t size, const char *op)
 {
     char s[96];
     site_safe_name(op, s, sizeof s);
+    if (strcmp(s, "index") == 0) /* ops/index.html is the list of ops */
+        snprintf(s, sizeof s, "index-%012llx", (unsigned long long)(fnv1a(op) & 0xffffffffffffull));
     snprintf(buf, size, "ops/%s.html", s);
 }
 
