@@ -291,28 +291,65 @@ def sig3_close(text, want, rel=0.006):
 # ---- the checks in the browser ---------------------------------------------
 
 def expected_cells(db):
-    """(op, sku) -> status label of the overview: newest run per case x provider x SKU."""
-    q = """
-      WITH r AS (
-        SELECT c.op, p.sku, c.case_key, c.provider, r.status, k.passed, p.finished_at, r.id,
+    """(op, sku) -> status label of the overview, from the newest run of every
+    case x provider x SKU; stale: passing but not at the newest commit the
+    provider has on that SKU (by finished_at, then run id)."""
+    base = """
+        SELECT c.op, p.sku, c.case_key, c.provider, r.status, k.passed, p.git_sha,
                ROW_NUMBER() OVER (PARTITION BY c.case_key, c.provider, p.sku
-                                  ORDER BY p.finished_at DESC, r.id DESC) AS rn
+                                  ORDER BY p.finished_at DESC, r.id DESC) AS rn,
+               ROW_NUMBER() OVER (PARTITION BY c.provider, p.sku
+                                  ORDER BY p.finished_at DESC, r.id DESC) AS pn
         FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id
-        LEFT JOIN correctness k ON k.run_id = r.id WHERE r.schema = 'solbook.result.v1')
-      SELECT op, sku, status, passed FROM r WHERE rn = 1"""
+        LEFT JOIN correctness k ON k.run_id = r.id WHERE r.schema = 'solbook.result.v1'"""
+    rows = db.execute(base).fetchall()
+    newest_sha = {(r[3], r[1]): r[6] for r in rows if r[8] == 1}
     cells = {}
-    for op, sku, status, passed in db.execute(q):
-        c = cells.setdefault((op, sku), {"pass": 0, "fail": 0, "skip": 0})
+    for op, sku, case, prov, status, passed, sha, rn, pn in rows:
+        if rn != 1:
+            continue
+        c = cells.setdefault((op, sku), {"pass": 0, "fail": 0, "skip": 0, "stale": 0})
         if status == "passed" and passed == 1:
             c["pass"] += 1
+            if newest_sha[(prov, sku)] != sha:
+                c["stale"] += 1
         elif status == "skipped":
             c["skip"] += 1
         else:
             c["fail"] += 1
     out = {}
     for k, c in cells.items():
-        out[k] = "failed" if c["fail"] else ("passing" if c["pass"] else "skipped")
+        out[k] = ("failed" if c["fail"] else "stale" if c["stale"] else
+                  "passing" if c["pass"] else "skipped")
     return out
+
+
+def check_matrix(ch, base, db, need):
+    ch.load(base + "index.html")
+    cells = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#matrix td.cell'))
+        .map(td => [td.dataset.op, td.dataset.sku || '', td.dataset.status,
+                    td.querySelector('.st').textContent]))"""))
+    want = expected_cells(db)
+    seen = 0
+    for op, sku, status, label in cells:
+        if status != label:
+            fail("matrix %s/%s: data-status %s but label %s" % (op, sku, status, label))
+        if not sku:
+            if status != "missing":
+                fail("matrix %s: an arch with no SKU must be missing" % op)
+            continue
+        w = want.get((op, sku), "missing")
+        if status != w:
+            fail("matrix %s on %s: page says %s, database says %s" % (op, sku, status, w))
+        seen += 1
+    if seen != len(want):
+        fail("matrix shows %d op x SKU cells, database has %d" % (seen, len(want)))
+    states = sorted(set(c[2] for c in cells))
+    for n in need:
+        if n not in states:
+            fail("matrix: expected a %s cell, states are %s" % (n, states))
+    ok("overview matrix: %d cells match the newest runs in SQLite (states: %s)"
+       % (seen, ", ".join(states)))
 
 
 def browser_checks(chrome_exe, site, dbpath, tmp):
@@ -337,29 +374,7 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
         ok("%d pages load in Chromium with no console error, exception or failed request" % len(pages))
 
         # 2. the overview matrix against the newest runs in the database
-        ch.load(base + "index.html")
-        cells = ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#matrix td.cell'))
-            .map(td => [td.dataset.op, td.dataset.sku || '', td.dataset.status,
-                        td.querySelector('.st').textContent]))""")
-        cells = json.loads(cells)
-        want = expected_cells(db)
-        seen = 0
-        for op, sku, status, label in cells:
-            if status != label:
-                fail("matrix %s/%s: data-status %s but label %s" % (op, sku, status, label))
-            if not sku:
-                if status != "missing":
-                    fail("matrix %s: an arch with no SKU must be missing" % op)
-                continue
-            w = want.get((op, sku), "missing")
-            if status != w:
-                fail("matrix %s on %s: page says %s, database says %s" % (op, sku, status, w))
-            seen += 1
-        if seen != len(want):
-            fail("matrix shows %d op x SKU cells, database has %d" % (seen, len(want)))
-        if "failed" not in [c[2] for c in cells]:
-            fail("the corrupt-output run should make a failed cell")
-        ok("overview matrix: %d cells match the newest runs in SQLite (incl. a failed cell)" % seen)
+        check_matrix(ch, base, db, ("failed", "passing", "missing"))
         gate = ch.js("document.querySelector('#gate .st').textContent")
         if gate not in ("complete", "incomplete"):
             fail("gate verdict missing")
@@ -614,6 +629,8 @@ def main():
         ch = Chrome(chrome, tmp)
         try:
             ch.open()
+            check_matrix(ch, "file://" + os.path.abspath(ssite) + "/", sqlite3.connect(sdb),
+                         ("failed", "stale", "passing"))
             check_geomeans(ch, ssite, sdb)
         finally:
             ch.close()
