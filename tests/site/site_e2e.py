@@ -580,6 +580,30 @@ def registry_checks(solbook, db, tmp):
     ok("registry page from verified_kernels.json with --kernels")
 
 
+def check_regressions(solbook, site, dbpath):
+    """History pages mark the same regressions `solbook report regressions`
+    finds (newest commit against the previous one, per case, provider, SKU)."""
+    import re
+    p = subprocess.run([solbook, "report", "regressions", "--db", dbpath, "--format", "json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode not in (0, 1):
+        fail("solbook report regressions: exit %d: %s" % (p.returncode, p.stderr))
+    want = json.loads(p.stdout)["regressions"]
+    marked = 0
+    for f in glob.glob(os.path.join(site, "history", "*", "*.html")):
+        marked += open(f, encoding="utf-8").read().count('class="row-regression"')
+    listed = 0
+    for f in glob.glob(os.path.join(site, "history", "index*.html")):
+        listed += sum(int(n) for n in re.findall(r'<span class="st st-failed">(\d+)</span>',
+                                                  open(f, encoding="utf-8").read()))
+    if want == 0:
+        fail("the synthetic database should hold regressions")
+    if marked != want or listed != want:
+        fail("regressions: report says %d, history pages mark %d rows, index lists %d"
+             % (want, marked, listed))
+    ok("history pages mark the %d regressions `solbook report regressions` finds" % want)
+
+
 def main():
     if len(sys.argv) != 5:
         fail("usage: site_e2e.py SOLBOOK SOLBENCH|- SOURCE_DIR TEST_DATA")
@@ -626,6 +650,7 @@ def main():
         run([sys.executable, os.path.join(src, "perf", "gen_site_db.py"), sdb, "3600"])
         ssite = os.path.join(tmp, "site-synthetic")
         run([solbook, "site", "--db", sdb, "--out", ssite])
+        check_regressions(solbook, ssite, sdb)
         ch = Chrome(chrome, tmp)
         try:
             ch.open()
