@@ -13,12 +13,13 @@
 #include "op.h"
 #include "stream_kernels.h"
 
-enum { P_KERNEL, P_MEMCPY, P_CPU };
+enum { P_KERNEL, P_MEMCPY, P_CPU, P_TILED };
 
 static const sb_provider stream_providers[] = {
-    {"solbook-stream", SB_BACKEND_CUDA, "float4 grid-stride kernel, 8 blocks of 512 threads per SM"},
+    {"solbook-stream", SB_BACKEND_CUDA, "float4 grid-stride kernel, 4 loads in flight per thread, 4 blocks of 512 threads per SM"},
     {"cuda-memcpy", SB_BACKEND_CUDA, "cudaMemcpyAsync device to device (copy only)"},
     {"cpu", SB_BACKEND_CPU, "host loop"},
+    {"solbook-stream-tiled", SB_BACKEND_CUDA, "float4 kernel over contiguous 32 KiB tiles per block, streaming (evict-first) stores"},
     {NULL, 0, NULL},
 };
 
@@ -231,8 +232,9 @@ static int stream_run(void *p, int provider, int set, sb_error *err)
             return sb_error_set(err, NULL, NULL, "cudaMemcpyAsync: %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
         return SB_OK;
     }
-    if (sb_stream_launch((sb_stream_kind)s->kind, a, b, s->c, s->n, STREAM_SCALAR, s->ctx->sm_count, s->ctx->stream) !=
-        0)
+    if ((provider == P_TILED ? sb_stream_launch_tiled : sb_stream_launch)((sb_stream_kind)s->kind, a, b, s->c, s->n,
+                                                                          STREAM_SCALAR, s->ctx->sm_count,
+                                                                          s->ctx->stream) != 0)
         return sb_error_set(err, NULL, NULL, "stream kernel refused N=%lld", (long long)s->n);
     return sb_ctx_check_launch(s->ctx, "stream kernel launch", err);
 }

@@ -127,7 +127,7 @@ int sb_roofline_run(sb_ctx *ctx, const sb_roofline_opts *opts, const json_t *pro
         set_shape(&cfg.shape, "N", n);
         set_param(&cfg.params, "kernel", memcpy_probe ? "copy" : kernels[k]);
         sb_measurement m;
-        const char *provider = ctx->device_is_cpu ? "cpu" : memcpy_probe ? "cuda-memcpy" : "solbook-stream";
+        const char *provider = ctx->device_is_cpu ? "cpu" : memcpy_probe ? "cuda-memcpy" : "solbook-stream,solbook-stream-tiled";
         const char *used;
         int rc = probe(ctx, &sb_op_stream, &cfg, provider, &pr, &m, &used, why, sizeof why, err);
         if (rc != 0) {
@@ -141,6 +141,8 @@ int sb_roofline_run(sb_ctx *ctx, const sb_roofline_opts *opts, const json_t *pro
         json_object_set_new(o, "gbps", json_real(bytes / (med * 1e-3) / 1e9));
         json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
         json_object_set_new(bw, memcpy_probe ? "memcpy_d2d" : kernels[k], with_stats(&m, o));
+        if (!memcpy_probe && !ctx->device_is_cpu && nl < sizeof notes)
+            nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "%s%s by %s", nl ? "; " : "", kernels[k], used);
         sb_measurement_free(&m);
     }
     json_object_set_new(cal, "bandwidth", bw);

@@ -45,6 +45,34 @@ __global__ void __launch_bounds__(512) stream_kernel(const float4 *__restrict__ 
         c[i] = stream_op<KIND>(a[i], two ? b[i] : a[i], s);
 }
 
+/* One block moves TILE = 512 x UNROLL consecutive float4 at a time: all
+ * loads of a tile are issued before its stores, and each warp's accesses
+ * stay within one contiguous 32 KiB span (DRAM page locality). */
+template <int KIND>
+__global__ void __launch_bounds__(512) stream_tiled_kernel(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                                           float4 *__restrict__ c, int64_t n4, float s)
+{
+    const bool two = KIND == SB_STREAM_ADD || KIND == SB_STREAM_TRIAD;
+    const int64_t tile = (int64_t)blockDim.x * UNROLL;
+    for (int64_t base = (int64_t)blockIdx.x * tile; base < n4; base += (int64_t)gridDim.x * tile) {
+        float4 x[UNROLL], y[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            int64_t i = base + (int64_t)u * blockDim.x + threadIdx.x;
+            if (i < n4) {
+                x[u] = __ldcs(a + i);
+                y[u] = two ? __ldcs(b + i) : x[u];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            int64_t i = base + (int64_t)u * blockDim.x + threadIdx.x;
+            if (i < n4)
+                __stcs(c + i, stream_op<KIND>(x[u], y[u], s));
+        }
+    }
+}
+
 } // namespace
 
 extern "C" int sb_stream_launch(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
@@ -66,6 +94,29 @@ extern "C" int sb_stream_launch(sb_stream_kind kind, const float *a, const float
     case SB_STREAM_SCALE: stream_kernel<SB_STREAM_SCALE><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
     case SB_STREAM_ADD: stream_kernel<SB_STREAM_ADD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
     case SB_STREAM_TRIAD: stream_kernel<SB_STREAM_TRIAD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
+    default: return -1;
+    }
+    return 0;
+}
+
+extern "C" int sb_stream_launch_tiled(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
+                                      int sm_count, sb_stream stream)
+{
+    if (n <= 0 || n % 4 || ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16)
+        return -1;
+    int64_t n4 = n / 4;
+    int64_t tiles = (n4 + 512 * UNROLL - 1) / (512 * UNROLL);
+    int64_t blocks = (int64_t)(sm_count > 0 ? sm_count : 1) * 4;
+    if (blocks > tiles)
+        blocks = tiles;
+    cudaStream_t st = reinterpret_cast<cudaStream_t>(stream);
+    const float4 *a4 = reinterpret_cast<const float4 *>(a), *b4 = reinterpret_cast<const float4 *>(b);
+    float4 *c4 = reinterpret_cast<float4 *>(c);
+    switch (kind) {
+    case SB_STREAM_COPY: stream_tiled_kernel<SB_STREAM_COPY><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
+    case SB_STREAM_SCALE: stream_tiled_kernel<SB_STREAM_SCALE><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
+    case SB_STREAM_ADD: stream_tiled_kernel<SB_STREAM_ADD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
+    case SB_STREAM_TRIAD: stream_tiled_kernel<SB_STREAM_TRIAD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
     default: return -1;
     }
     return 0;

@@ -1,6 +1,6 @@
 /* stream_kernels.h - STREAM-like bandwidth kernels (copy, scale, add,
  * triad) over fp32 arrays: 16-byte (float4) loads and stores, grid-stride
- * loops, a grid of 8 blocks of 512 threads per SM. */
+ * loops, a grid of 4 blocks of 512 threads per SM. */
 #ifndef SOLBOOK_BENCH_STREAM_KERNELS_H
 #define SOLBOOK_BENCH_STREAM_KERNELS_H
 
@@ -24,6 +24,13 @@ typedef enum sb_stream_kind {
  * cudaGetLastError. */
 int sb_stream_launch(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
                      int sm_count, sb_stream stream);
+
+/* The same kernels with another access pattern: each block moves whole
+ * contiguous tiles of 512 x 4 float4 (32 KiB) and stores with the
+ * streaming (evict-first) hint. The roofline keeps whichever is faster on
+ * the card: a ceiling is the best the card delivers. */
+int sb_stream_launch_tiled(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
+                           int sm_count, sb_stream stream);
 
 #ifdef __cplusplus
 }
