@@ -98,7 +98,7 @@ def main():
                      "0x0000", None, 1980, 2619, 700.0, 1, 0, finished, finished))
         return rid
 
-    base = 1763337600  # 2026-11-17T00:00:00Z, Monday of 2026-W47
+    base = 1794830400  # 2026-11-16T12:00:00Z, Monday of 2026-W47, after the calibrations
     for s, (sku, arch, gpu, bw, peak) in enumerate(SKUS):
         r = add_run("solbook.calibration.v1", "passed", {"synthetic": "calibration", "sku": sku},
                     "synthetic (perf/gen_site_db.py)", "2026-11-16T08:00:00Z", "c" * 40, sku, arch,
