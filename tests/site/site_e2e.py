@@ -461,6 +461,24 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
         if order[0] != "descending" or int(order[1]) < int(order[2]):
             fail("sort script: %r" % order)
         ok("sort script orders the run list by run id, descending on a second click")
+
+        # 6. with JavaScript off the same tables and plots are there
+        ch.send("Emulation.setScriptExecutionDisabled", {"value": True})
+        rid = ids[-1]
+        for p, sel, least in (("index.html", "#matrix tbody tr", 1),
+                              ("runs/index.html", "table.runs tbody tr", len(ids)),
+                              ("runs/%d/%d.html" % (rid // 1000, rid), "table.kv tr", 10),
+                              (os.path.relpath(sorted(glob.glob(os.path.join(site, "ops", "g*.html")))[0], site),
+                               "figure.plot svg", 2)):
+            ch.load(base + p)
+            n = ch.js("document.querySelectorAll('%s').length" % sel)
+            if n < least:
+                fail("JavaScript off: %s has %d of %s" % (p, n, sel))
+            if ch.js("(function(){var t=document.querySelector('table.sortable th');"
+                     "return t ? t.getAttribute('title') : null;})()") is not None:
+                fail("JavaScript off: the sort script ran anyway")
+        ch.send("Emulation.setScriptExecutionDisabled", {"value": False})
+        ok("with JavaScript off the matrix, run list, run page tables and op plots are all there")
     finally:
         ch.close()
 
