@@ -212,17 +212,22 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
     json_t *params = json_object();
     for (int i = 0; i < cfg->params.count; i++)
         set_param(params, op->params, cfg->params.name[i], cfg->params.value[i]);
+    json_object_set_new(config, "params", params);
+    /* How this provider ran, not what it computed: the seed of the random
+     * inputs and what the provider reports of itself (workspace, scratch,
+     * chunking). Kept out of params so that providers of one case pair. */
+    json_t *run_params = json_object();
     for (int i = 0; i < m->extra_params.count; i++) {
         /* provider params are byte counts and such: integers when they parse */
         char *end;
         long long v = strtoll(m->extra_params.value[i], &end, 10);
         if (*end == 0 && end != m->extra_params.value[i])
-            json_object_set_new(params, m->extra_params.name[i], json_integer(v));
+            json_object_set_new(run_params, m->extra_params.name[i], json_integer(v));
         else
-            json_object_set_new(params, m->extra_params.name[i], json_string(m->extra_params.value[i]));
+            json_object_set_new(run_params, m->extra_params.name[i], json_string(m->extra_params.value[i]));
     }
-    json_object_set_new(params, "seed", json_integer((json_int_t)cfg->seed));
-    json_object_set_new(config, "params", params);
+    json_object_set_new(run_params, "seed", json_integer((json_int_t)cfg->seed));
+    json_object_set_new(config, "run_params", run_params);
     json_object_set_new(r, "config", config);
 
     json_t *proto = json_object();

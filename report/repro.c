@@ -131,6 +131,14 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     object_flags(r->params_json, &pt);
     json_object_set_new(d, "params_flags", json_string(sb_buf_str(&pt)));
     sb_buf_free(&pt);
+    /* Of run_params only the seed is an input; the rest (workspace, scratch,
+     * versions) is what the provider reported of itself. */
+    char seed[32] = "";
+    json_t *run = r->run_params_json ? json_loads(r->run_params_json, 0, NULL) : NULL;
+    if (json_is_integer(json_object_get(run, "seed")))
+        snprintf(seed, sizeof seed, "%lld", (long long)json_integer_value(json_object_get(run, "seed")));
+    json_decref(run);
+    set_quoted(d, "seed", seed);
     /* solbench takes --l2 cold|warm; "unknown" (imports, CPU) is left out */
     set_quoted(d, "l2", strcmp(r->l2, "unknown") == 0 ? "" : r->l2);
     set_quoted(d, "device", strcmp(r->arch, "cpu") == 0 ? "cpu" : "");

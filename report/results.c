@@ -72,7 +72,7 @@ static void result_free(sb_result *r)
 {
     char **strs[] = {&r->status, &r->reason, &r->source_path, &r->source_format, &r->run_uuid,
                      &r->suite, &r->op, &r->mode, &r->provider, &r->backend, &r->dtype,
-                     &r->shape_key, &r->shape_json, &r->params_json, &r->case_key, &r->timer,
+                     &r->shape_key, &r->shape_json, &r->params_json, &r->run_params_json, &r->case_key, &r->timer,
                      &r->l2, &r->git_sha, &r->tool_name, &r->tool_version, &r->driver, &r->cuda,
                      &r->cublas, &r->gpu_name, &r->arch, &r->sku, &r->hostname, &r->finished_at};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
@@ -98,7 +98,8 @@ static const char *RESULT_SQL =
     " p.git_sha, p.tool_name, p.tool_version, p.driver_version, p.cuda_runtime_version,"
     " p.cublas_version, p.gpu_name, p.arch, p.sku, p.hostname, p.finished_at,"
     " m.median_ms, m.p20_ms, m.p80_ms, m.flops, m.bytes, m.tflops, m.gbps, m.sample_count,"
-    " m.quantiles_only, k.passed, k.reference"
+    " m.quantiles_only, k.passed, k.reference,"
+    " json_extract(r.raw_json, '$.config.run_params')"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " WHERE r.schema = 'solbook.result.v1'"
@@ -180,6 +181,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
                       strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
         i++;
         r.passing = strcmp(r.status, "passed") == 0 && (r.correct == 1 || r.unchecked);
+        r.run_params_json = col_str_or_null(st, i++);
         if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
             r.finished_epoch = LLONG_MIN;
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {

@@ -31,6 +31,7 @@ typedef struct sb_result {
     /* configs */
     char *suite, *op, *mode, *provider, *backend, *dtype, *shape_key, *shape_json,
         *params_json, *case_key, *timer, *l2;
+    char *run_params_json;   /* config.run_params (seed, workspace...), NULL when absent */
     long long warmup_iters, iters, repeats, input_sets; /* -1 when NULL */
     double warmup_ms;                                   /* NAN when NULL */
     int graph;                                          /* -1 when NULL */

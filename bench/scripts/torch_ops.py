@@ -71,6 +71,18 @@ SHAPES = {"rmsnorm": ("M", "N"), "add_rmsnorm": ("M", "N"), "layernorm": ("M", "
           "flce": ("BT", "H", "V")}
 
 
+# The params solbench records for each op (bench/kernels/op_*.c defaults),
+# which is what the code above computes: the same case, so reports pair
+# torch with solbench's providers. The weights are in the input dtype and
+# no target is ignored.
+PARAMS = {"rmsnorm": {"eps": 1e-6, "weight_dtype": "same"},
+          "add_rmsnorm": {"eps": 1e-6, "weight_dtype": "same"},
+          "layernorm": {"eps": 1e-5, "weight_dtype": "same"},
+          "softmax": {}, "rope": {}, "swiglu": {},
+          "cross_entropy": {"ignore_frac": 0.0},
+          "flce": {"chunk": 0, "ignore_frac": 0.0}}
+
+
 def stats_of(samples, repeats):
     s = sorted(samples)
     n = len(s)
@@ -308,7 +320,8 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
         "run_uuid": uuid.uuid4().hex,
         "config": {"suite": suite, "op": op, "mode": mode, "provider": provider, "backend": "torch",
                    "dtype": dtype, "shape": dict(shape),
-                   "params": {"seed": a.seed, "torch_version": t.__version__}},
+                   "params": dict(PARAMS[op]),
+                   "run_params": {"seed": a.seed, "torch_version": t.__version__}},
         "protocol": {"timer": "cuda-event", "warmup_iters": None, "warmup_ms": None, "iters": a.iters,
                      "repeats": a.repeats, "l2": "warm", "input_sets": 1, "graph": False},
         "correctness": {"reference": "float64-device-sampled-rows" if nrows < c.rows else "float64-device",
@@ -573,7 +586,8 @@ def write_skipped(a, prov, t, op, mode, dtype, shape, provider, suite, reason):
     p["started_at"] = p["finished_at"] = now
     result = {"schema": "solbook.result.v1", "run_uuid": uuid.uuid4().hex, "status": "skipped", "reason": reason,
               "config": {"suite": suite, "op": op, "mode": mode, "provider": provider, "backend": "torch",
-                         "dtype": dtype, "shape": dict(shape), "params": {"seed": a.seed}},
+                         "dtype": dtype, "shape": dict(shape), "params": dict(PARAMS[op]),
+                         "run_params": {"seed": a.seed, "torch_version": t.__version__}},
               "protocol": {"timer": "cuda-event", "l2": "warm"},
               "correctness": {"reference": "float64-device", "passed": None}, "provenance": p}
     shape_s = "x".join(str(shape[k]) for k in SHAPES[op])

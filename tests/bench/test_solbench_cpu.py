@@ -91,7 +91,8 @@ def check_passed(doc, label, iters, repeats):
     ok(doc["status"] == "passed", label + ": status passed")
     cfg, proto, corr = doc["config"], doc["protocol"], doc["correctness"]
     ok(cfg["backend"] == "cpu" and cfg["provider"] == "cpu", label + ": backend and provider cpu")
-    ok(isinstance(cfg["params"].get("seed"), int), label + ": seed recorded in params")
+    ok(isinstance(cfg["run_params"].get("seed"), int) and "seed" not in cfg["params"],
+       label + ": seed recorded in run_params, not in the case's params")
     ok(proto["timer"] == "host-monotonic", label + ": timer host-monotonic")
     ok(proto["iters"] == iters and proto["repeats"] == repeats, label + ": iters and repeats recorded")
     rows = doc["timing"]["samples"]
@@ -123,7 +124,7 @@ with tempfile.TemporaryDirectory() as tmp:
     doc = load(out)
     check_passed(doc, "gemm fp16", 4, 3)
     ok(doc["config"]["shape"] == {"M": 64, "N": 48, "K": 40}, "gemm shape recorded")
-    ok(doc["config"]["params"]["transa"] == "n" and doc["config"]["params"]["seed"] == 7, "gemm params recorded")
+    ok(doc["config"]["params"]["transa"] == "n" and doc["config"]["run_params"]["seed"] == 7, "gemm params recorded")
     ok(doc["metrics"]["flops"] == 2 * 64 * 48 * 40, "gemm flops = 2MNK")
     ok(doc["metrics"]["bytes"] == (64 * 40 + 40 * 48 + 64 * 48) * 2, "gemm bytes = (MK+KN+MN) x 2")
     ok(doc["determinism"]["batch_invariant"] is True, "CPU GEMM batch invariant")
@@ -165,7 +166,8 @@ with tempfile.TemporaryDirectory() as tmp:
     args = ["gemm", "--device", "cpu", "--dtype", stored["config"]["dtype"], "--iters", "2", "--repeats", "1"]
     for k, v in sorted(stored["config"]["shape"].items()):
         args += ["--" + k, str(v)]
-    params = dict(stored["config"]["params"], cublas_workspace_bytes=33554432, lt_workspace_bytes=0)
+    params = dict(stored["config"]["params"], seed=stored["config"]["run_params"]["seed"],
+                  cublas_workspace_bytes=33554432, lt_workspace_bytes=0)
     for k, v in sorted(params.items()):
         args += ["--" + k, str(v)]
     o = os.path.join(tmp, "rerun.json")
