@@ -19,8 +19,51 @@ mkdir -p "$out"
 has() { "$solbook" --help | grep -q "^  $1 "; }
 
 echo "== ingest examples/ into $db"
+# The measurement folders; examples/forge*/ hold forge evidence, read below.
 # Exit status 1 means some file was refused; that is reported, not fatal here.
-"$solbook" ingest --db "$db" "$top/examples" || true
+"$solbook" ingest --db "$db" "$top"/examples/h1*/gemm "$top"/examples/h1*/kernels \
+  "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top/examples/fleet" || true
 
-echo "== stored runs"
-"$solbook" runs --db "$db"
+echo "== stored runs (newest 25)"
+"$solbook" runs --db "$db" --limit 25
+
+echo "== completion gate (A100: no card was available, so it is reported missing)"
+"$solbook" validate-results --db "$db" || true
+
+echo "== geomean speedups over the eager-style reference"
+"$solbook" report geomean --db "$db" --baseline reference --format md --out "$out/geomean.md"
+echo "wrote $out/geomean.md"
+
+week=$("$solbook" runs --db "$db" --json --limit 1 | python3 -c '
+import datetime, json, sys
+runs = json.load(sys.stdin)
+t = runs[0]["finished_at"][:10] if runs else datetime.date.today().isoformat()
+y, w, _ = datetime.date.fromisoformat(t).isocalendar()
+print("%d-W%02d" % (y, w))')
+echo "== weekly cross-arch writeup $week"
+"$solbook" report weekly --db "$db" --week "$week" --out "$out/weekly"
+
+echo "== upstream packets"
+for target in liger vllm; do
+  rm -rf "$out/packets/$target"
+  "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
+done
+
+echo "== regressions between commits"
+"$solbook" report regressions --db "$db" || true
+
+echo "== promoted kernels (forge evidence under examples/*/forge)"
+python3 - "$out/verified_kernels.json" "$top"/examples/*/forge/registry/verified_kernels.json <<'PY'
+import json, sys
+kernels, schema = [], None
+for path in sys.argv[2:]:
+    doc = json.load(open(path))
+    schema = doc.get("schema", schema)
+    kernels += doc["kernels"]
+kernels.sort(key=lambda k: k["kernel_id"])
+json.dump({"schema": schema, "kernels": kernels}, open(sys.argv[1], "w"), indent=2, sort_keys=True)
+print("%d promoted kernel(s): %s" % (len(kernels), ", ".join(k["kernel_id"] for k in kernels)))
+PY
+
+echo "== static site"
+"$solbook" site --db "$db" --out "$out/site" --kernels "$out/verified_kernels.json"
