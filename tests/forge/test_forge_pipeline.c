@@ -87,7 +87,7 @@ static void make_run_ref(ctx *c, const char *id, const char *reference, char *ru
 static void install_candidate(const char *run_dir, const char *overlay)
 {
     char cand[1024];
-    snprintf(cand, sizeof cand, "%s/candidate", run_dir);
+    assert_true((size_t)snprintf(cand, sizeof cand, "%s/candidate", run_dir) < sizeof cand);
     sb_error err;
     sb_error_clear(&err);
     check_ok(sb_forge_copy_tree(EXAMPLE, cand, &err), &err);
