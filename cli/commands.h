@@ -20,21 +20,18 @@ typedef struct sb_command {
 /* The table, ended by a zeroed entry. */
 extern const sb_command sb_commands[];
 
-/* Declarations of the commands, in table order. Declared weak while the
- * tree is being assembled so that a command whose file is not written yet
- * is simply absent from the table (main skips NULL entries). */
-#define SB_COMMAND_DECL __attribute__((weak))
-SB_COMMAND_DECL int cmd_validate(int argc, char **argv);
-SB_COMMAND_DECL int cmd_ingest(int argc, char **argv);
-SB_COMMAND_DECL int cmd_runs(int argc, char **argv);
-SB_COMMAND_DECL int cmd_show(int argc, char **argv);
-SB_COMMAND_DECL int cmd_collect(int argc, char **argv);
-SB_COMMAND_DECL int cmd_report(int argc, char **argv);
-SB_COMMAND_DECL int cmd_packet(int argc, char **argv);
-SB_COMMAND_DECL int cmd_validate_results(int argc, char **argv);
-SB_COMMAND_DECL int cmd_forge(int argc, char **argv);
-SB_COMMAND_DECL int cmd_site(int argc, char **argv);
-SB_COMMAND_DECL int cmd_experiments(int argc, char **argv);
-SB_COMMAND_DECL int cmd_submit(int argc, char **argv);
+/* Declarations of the commands, in table order. */
+int cmd_validate(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_packet(int argc, char **argv);
+int cmd_validate_results(int argc, char **argv);
+int cmd_forge(int argc, char **argv);
+int cmd_site(int argc, char **argv);
+int cmd_experiments(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
 
 #endif

@@ -10,8 +10,7 @@ static void print_usage(FILE *f)
                "solbook stores GPU kernel benchmark results and turns them into reports.\n\n"
                "Commands:\n");
     for (const sb_command *c = sb_commands; c->name; c++)
-        if (c->run)
-            fprintf(f, "  %-16s %s\n", c->name, c->summary);
+        fprintf(f, "  %-16s %s\n", c->name, c->summary);
     fprintf(f, "\nRun 'solbook COMMAND --help' for a command's options.\n");
 }
 
@@ -23,7 +22,7 @@ int main(int argc, char **argv)
             char help[] = "--help";
             char *sub[] = {argv[2], help, NULL};
             for (const sb_command *c = sb_commands; c->name; c++)
-                if (c->run && strcmp(c->name, argv[2]) == 0)
+                if (strcmp(c->name, argv[2]) == 0)
                     return c->run(2, sub);
         }
         print_usage(argc < 2 ? stderr : stdout);
@@ -34,7 +33,7 @@ int main(int argc, char **argv)
         return 0;
     }
     for (const sb_command *c = sb_commands; c->name; c++)
-        if (c->run && strcmp(c->name, argv[1]) == 0)
+        if (strcmp(c->name, argv[1]) == 0)
             return c->run(argc - 1, argv + 1);
     fprintf(stderr, "solbook: '%s' is not a solbook command; see 'solbook --help'\n", argv[1]);
     return 2;
