@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fsutil.h"
 #include "home.h"
 #include "json_file.h"
 #include "json_schema.h"
@@ -154,24 +155,6 @@ static int valid_id(const char *id)
     return 1;
 }
 
-static int mkdir_p(const char *path, sb_error *err)
-{
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s", path) >= sizeof tmp)
-        return sb_error_set(err, path, NULL, "path too long");
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return sb_error_set(err, tmp, NULL, "cannot create folder: %s", strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return sb_error_set(err, tmp, NULL, "cannot create folder: %s", strerror(errno));
-    return SB_OK;
-}
-
 int sb_forge_task_create(const sb_forge_task_opts *o, char *run_dir, size_t size, sb_error *err)
 {
     static const char *dtypes[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3",
@@ -306,7 +289,7 @@ int sb_forge_task_create(const sb_forge_task_opts *o, char *run_dir, size_t size
         rc = SB_ERR;
     } else if (sb_forge_schema_check("solbook.forge-spec.v1", spec, path, err) != SB_OK) {
         rc = SB_ERR;
-    } else if (mkdir_p(root, err) != SB_OK) {
+    } else if (sb_forge_mkdir_p(root, err) != SB_OK) {
         rc = SB_ERR;
     } else if (mkdir(dir, 0755) != 0) {
         rc = errno == EEXIST
