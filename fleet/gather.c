@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "json_file.h"
-#include "text.h"
+#include "strbuf.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -29,12 +29,12 @@ static char *shape_key(json_t *shape)
     json_object_foreach(shape, k, v)
         keys[i++] = k;
     qsort(keys, n, sizeof *keys, cmp_str);
-    sb_text t = {0};
+    sb_buf t = SB_BUF_INIT;
     for (i = 0; i < n; i++)
-        sb_text_printf(&t, "%s%s=%" JSON_INTEGER_FORMAT, i ? "," : "", keys[i],
+        sb_buf_printf(&t, "%s%s=%" JSON_INTEGER_FORMAT, i ? "," : "", keys[i],
                        json_integer_value(json_object_get(shape, keys[i])));
     free(keys);
-    return sb_text_take(&t);
+    return sb_buf_take(&t);
 }
 
 static const char *str_at(json_t *o, const char *key)
@@ -58,9 +58,9 @@ char *sb_gather_key(const void *json_doc, char *why, size_t why_size)
             snprintf(why, why_size, "calibration without provenance.device.arch and .sku");
             return NULL;
         }
-        sb_text t = {0};
-        sb_text_printf(&t, "calibration|%s|%s", sku, arch);
-        return sb_text_take(&t);
+        sb_buf t = SB_BUF_INIT;
+        sb_buf_printf(&t, "calibration|%s|%s", sku, arch);
+        return sb_buf_take(&t);
     }
     if (strcmp(schema, "solbook.result.v1") != 0) {
         if (strncmp(schema, "solbook.", 8) != 0) {
@@ -92,10 +92,10 @@ char *sb_gather_key(const void *json_doc, char *why, size_t why_size)
                          : strdup("{}");
     char *key = NULL;
     if (skey && pjson) {
-        sb_text t = {0};
-        sb_text_printf(&t, "%s|%s|%s|%s|%s|%s|%s|%s", str_at(cfg, "suite"), str_at(cfg, "op"), str_at(cfg, "mode"),
+        sb_buf t = SB_BUF_INIT;
+        sb_buf_printf(&t, "%s|%s|%s|%s|%s|%s|%s|%s", str_at(cfg, "suite"), str_at(cfg, "op"), str_at(cfg, "mode"),
                        str_at(cfg, "dtype"), skey, pjson, str_at(cfg, "provider"), arch);
-        key = sb_text_take(&t);
+        key = sb_buf_take(&t);
     }
     free(skey);
     free(pjson);
@@ -168,9 +168,9 @@ static int classify(walk_ctx *w, const char *path, const char *name, const struc
         return add(w, path, SB_GATHER_INVALID, NULL, why);
     if (!*key) {
         free(key);
-        sb_text t = {0};
-        sb_text_printf(&t, "path|%s", path);
-        key = sb_text_take(&t);
+        sb_buf t = SB_BUF_INIT;
+        sb_buf_printf(&t, "path|%s", path);
+        key = sb_buf_take(&t);
         if (!key)
             return sb_error_set(w->err, path, NULL, "out of memory");
     }
@@ -345,24 +345,24 @@ char **sb_gather_accepted_paths(const sb_gather *g, size_t *n)
 
 char *sb_gather_describe(const sb_gather *g)
 {
-    sb_text t = {0};
+    sb_buf t = SB_BUF_INIT;
     for (size_t i = 0; i < g->n; i++) {
         const sb_gather_file *f = &g->files[i];
         if (f->state == SB_GATHER_PARTIAL || f->state == SB_GATHER_INVALID) {
-            sb_text_printf(&t, "%s: %s: %s\n", f->state == SB_GATHER_PARTIAL ? "partial" : "invalid", f->path,
+            sb_buf_printf(&t, "%s: %s: %s\n", f->state == SB_GATHER_PARTIAL ? "partial" : "invalid", f->path,
                            f->why);
         } else if (f->state == SB_GATHER_DUPLICATE) {
             size_t j = i;
             while (j < g->n && g->files[j].key && strcmp(g->files[j].key, f->key) == 0)
                 j++;
             for (size_t k = i; k < j; k++)
-                sb_text_printf(&t, "duplicate: %s: %zu final results for one case, provider and arch (%s)\n",
+                sb_buf_printf(&t, "duplicate: %s: %zu final results for one case, provider and arch (%s)\n",
                                g->files[k].path, j - i, f->key);
             i = j - 1;
         }
     }
-    sb_text_printf(&t, "gather: %zu accepted, %zu duplicate file%s in %zu group%s, %zu partial, %zu invalid\n",
+    sb_buf_printf(&t, "gather: %zu accepted, %zu duplicate file%s in %zu group%s, %zu partial, %zu invalid\n",
                    g->accepted, g->duplicate_files, g->duplicate_files == 1 ? "" : "s", g->duplicate_groups,
                    g->duplicate_groups == 1 ? "" : "s", g->partial, g->invalid);
-    return sb_text_take(&t);
+    return sb_buf_take(&t);
 }

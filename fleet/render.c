@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "strbuf.h"
 
 static int safe_char(char c)
 {
@@ -20,32 +20,32 @@ char *sb_fleet_shell_quote(const char *word)
         safe &= safe_char(*p);
     if (safe)
         return strdup(word);
-    sb_text t = {0};
-    sb_text_puts(&t, "'");
+    sb_buf t = SB_BUF_INIT;
+    sb_buf_puts(&t, "'");
     for (const char *p = word; *p; p++) {
         if (*p == '\'')
-            sb_text_puts(&t, "'\\''");
+            sb_buf_puts(&t, "'\\''");
         else
-            sb_text_printf(&t, "%c", *p);
+            sb_buf_printf(&t, "%c", *p);
     }
-    sb_text_puts(&t, "'");
-    return sb_text_take(&t);
+    sb_buf_puts(&t, "'");
+    return sb_buf_take(&t);
 }
 
-static void put_quoted(sb_text *t, const char *word)
+static void put_quoted(sb_buf *t, const char *word)
 {
     char *q = sb_fleet_shell_quote(word);
     if (!q) {
         t->failed = 1;
         return;
     }
-    sb_text_puts(t, q);
+    sb_buf_puts(t, q);
     free(q);
 }
 
 /* A word of the experiment as bash text: literal parts quoted, the
  * placeholders as the script's variables. */
-static void put_script_word(sb_text *t, const char *word)
+static void put_script_word(sb_buf *t, const char *word)
 {
     static const char *const names[][2] = {{"{out}", "\"$OUT\""},           {"{arch}", "\"$ARCH\""},
                                            {"{experiment}", "\"$EXPERIMENT\""}, {"{case}", "\"$CASE_ID\""},
@@ -71,7 +71,7 @@ static void put_script_word(sb_text *t, const char *word)
             if (!*p)
                 break;
             if (var) {
-                sb_text_puts(t, var);
+                sb_buf_puts(t, var);
                 p += plen;
                 any = 1;
             }
@@ -80,19 +80,19 @@ static void put_script_word(sb_text *t, const char *word)
         lit[n++] = *p++;
     }
     if (!any)
-        sb_text_puts(t, "''");
+        sb_buf_puts(t, "''");
 }
 
 char *sb_render_out_dir(const sb_render_opts *o, sb_engine engine)
 {
-    sb_text t = {0};
+    sb_buf t = SB_BUF_INIT;
     const char *root = engine == SB_ENGINE_KUBERNETES ? SB_K8S_RESULTS_MOUNT
                                                       : (o->root ? o->root : SB_SLURM_DEFAULT_ROOT);
     size_t rl = strlen(root);
     while (rl > 1 && root[rl - 1] == '/')
         rl--;
-    sb_text_printf(&t, "%.*s/%s/%s/%s", (int)rl, root, o->exp->name, o->arch->arch, o->run_id);
-    return sb_text_take(&t);
+    sb_buf_printf(&t, "%.*s/%s/%s/%s", (int)rl, root, o->exp->name, o->arch->arch, o->run_id);
+    return sb_buf_take(&t);
 }
 
 int sb_render_job_name(const sb_render_opts *o, char *out, size_t size, sb_error *err)
@@ -122,7 +122,7 @@ int sb_render_job_name(const sb_render_opts *o, char *out, size_t size, sb_error
 
 /* The directories to create before a case runs: each write path up to the
  * last '/' before its first pattern character. */
-static void put_mkdirs(sb_text *t, const sb_exp_case *c)
+static void put_mkdirs(sb_buf *t, const sb_exp_case *c)
 {
     char dirs[32][512];
     size_t nd = 0;
@@ -146,12 +146,12 @@ static void put_mkdirs(sb_text *t, const sb_exp_case *c)
     }
     if (nd == 0)
         return;
-    sb_text_puts(t, "    mkdir -p");
+    sb_buf_puts(t, "    mkdir -p");
     for (size_t k = 0; k < nd; k++) {
-        sb_text_puts(t, " \"$OUT\"/");
+        sb_buf_puts(t, " \"$OUT\"/");
         put_script_word(t, dirs[k]);
     }
-    sb_text_puts(t, "\n");
+    sb_buf_puts(t, "\n");
 }
 
 static int any_profiled(const sb_render_opts *o)
@@ -162,16 +162,16 @@ static int any_profiled(const sb_render_opts *o)
     return 0;
 }
 
-static void put_metrics(sb_text *t, const sb_exp_ncu *n)
+static void put_metrics(sb_buf *t, const sb_exp_ncu *n)
 {
     for (size_t i = 0; i < n->n_metrics; i++)
-        sb_text_printf(t, "%s%s", i ? "," : "", n->metrics[i]);
+        sb_buf_printf(t, "%s%s", i ? "," : "", n->metrics[i]);
 }
 
-static void put_comment(sb_text *t, const char *text)
+static void put_comment(sb_buf *t, const char *text)
 {
     for (const char *p = text; *p; p++)
-        sb_text_printf(t, "%c", *p == '\n' ? ' ' : *p);
+        sb_buf_printf(t, "%c", *p == '\n' ? ' ' : *p);
 }
 
 char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
@@ -187,97 +187,97 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
         sb_error_set(err, NULL, NULL, "out of memory");
         return NULL;
     }
-    sb_text t = {0};
-    sb_text_puts(&t, "#!/usr/bin/env bash\n");
+    sb_buf t = SB_BUF_INIT;
+    sb_buf_puts(&t, "#!/usr/bin/env bash\n");
     if (engine == SB_ENGINE_SLURM) {
-        sb_text_printf(&t, "#SBATCH --job-name=%s\n", job);
-        sb_text_printf(&t, "#SBATCH --array=0-%zu\n", e->n_cases - 1);
-        sb_text_printf(&t, "#SBATCH --gres=gpu:%ld\n", a->gpus);
-        sb_text_printf(&t, "#SBATCH --cpus-per-task=%ld\n", a->cpus);
-        sb_text_printf(&t, "#SBATCH --mem=%ldG\n", a->memory_gb);
-        sb_text_printf(&t, "#SBATCH --time=%s\n", time);
+        sb_buf_printf(&t, "#SBATCH --job-name=%s\n", job);
+        sb_buf_printf(&t, "#SBATCH --array=0-%zu\n", e->n_cases - 1);
+        sb_buf_printf(&t, "#SBATCH --gres=gpu:%ld\n", a->gpus);
+        sb_buf_printf(&t, "#SBATCH --cpus-per-task=%ld\n", a->cpus);
+        sb_buf_printf(&t, "#SBATCH --mem=%ldG\n", a->memory_gb);
+        sb_buf_printf(&t, "#SBATCH --time=%s\n", time);
         if (o->partition)
-            sb_text_printf(&t, "#SBATCH --partition=%s\n", o->partition);
-        sb_text_printf(&t, "#SBATCH --output=%s-%%A_%%a.out\n", job);
-        sb_text_puts(&t, "#SBATCH --no-requeue\n");
+            sb_buf_printf(&t, "#SBATCH --partition=%s\n", o->partition);
+        sb_buf_printf(&t, "#SBATCH --output=%s-%%A_%%a.out\n", job);
+        sb_buf_puts(&t, "#SBATCH --no-requeue\n");
     }
-    sb_text_printf(&t, "# solbook experiment %s on %s, run %s: %zu case%s, one per array index.\n", e->name, a->arch,
+    sb_buf_printf(&t, "# solbook experiment %s on %s, run %s: %zu case%s, one per array index.\n", e->name, a->arch,
                    o->run_id, e->n_cases, e->n_cases == 1 ? "" : "s");
-    sb_text_puts(&t, "# Rendered by `solbook submit` from ");
+    sb_buf_puts(&t, "# Rendered by `solbook submit` from ");
     put_comment(&t, e->path);
-    sb_text_puts(&t, "; results go to OUT below.\n");
-    sb_text_puts(&t, "set -euo pipefail\n");
-    sb_text_puts(&t, "export SOLBENCH=${SOLBENCH:-solbench}\n");
-    sb_text_puts(&t, "SOLBENCH_SPREAD=${SOLBENCH_SPREAD:-solbench-spread}\n");
-    sb_text_puts(&t, "EXPERIMENT=");
+    sb_buf_puts(&t, "; results go to OUT below.\n");
+    sb_buf_puts(&t, "set -euo pipefail\n");
+    sb_buf_puts(&t, "export SOLBENCH=${SOLBENCH:-solbench}\n");
+    sb_buf_puts(&t, "SOLBENCH_SPREAD=${SOLBENCH_SPREAD:-solbench-spread}\n");
+    sb_buf_puts(&t, "EXPERIMENT=");
     put_quoted(&t, e->name);
-    sb_text_puts(&t, "\nARCH=");
+    sb_buf_puts(&t, "\nARCH=");
     put_quoted(&t, a->arch);
-    sb_text_puts(&t, "\nRUN_ID=");
+    sb_buf_puts(&t, "\nRUN_ID=");
     put_quoted(&t, o->run_id);
-    sb_text_printf(&t, "\nGPUS=%ld\n", a->gpus);
-    sb_text_puts(&t, "OUT=");
+    sb_buf_printf(&t, "\nGPUS=%ld\n", a->gpus);
+    sb_buf_puts(&t, "OUT=");
     put_quoted(&t, out);
-    sb_text_puts(&t, "\n");
+    sb_buf_puts(&t, "\n");
     if (engine == SB_ENGINE_SLURM)
-        sb_text_puts(&t, "CASE=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array, one task per case}\n");
+        sb_buf_puts(&t, "CASE=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array, one task per case}\n");
     else
-        sb_text_puts(&t, "CASE=${JOB_COMPLETION_INDEX:?run this script as an Indexed Job: one completion index per case}\n");
+        sb_buf_puts(&t, "CASE=${JOB_COMPLETION_INDEX:?run this script as an Indexed Job: one completion index per case}\n");
     if (any_profiled(o)) {
-        sb_text_puts(&t, "NCU=${NCU:-ncu}\nNCU_METRICS=");
+        sb_buf_puts(&t, "NCU=${NCU:-ncu}\nNCU_METRICS=");
         put_metrics(&t, &a->ncu);
-        sb_text_puts(&t, "\n");
-        sb_text_puts(&t,
+        sb_buf_puts(&t, "\n");
+        sb_buf_puts(&t,
                      "# profile NAME.json COMMAND...: COMMAND under Nsight Compute; the raw CSV of the\n"
                      "# profiled launches goes to NAME.ncu.csv, where `solbook ingest` attaches it.\n"
                      "profile() {\n"
                      "    local result=$1 rep\n"
                      "    shift\n"
                      "    rep=$(mktemp -d)\n");
-        sb_text_printf(&t,
+        sb_buf_printf(&t,
                        "    \"$NCU\" --clock-control none --metrics \"$NCU_METRICS\" --launch-skip %ld --launch-count %ld \\\n"
                        "        --export \"$rep/profile\" --force-overwrite \"$@\"\n",
                        a->ncu.launch_skip, a->ncu.launch_count);
-        sb_text_puts(&t,
+        sb_buf_puts(&t,
                      "    \"$NCU\" --import \"$rep/profile.ncu-rep\" --csv --page raw --metrics \"$NCU_METRICS\" \\\n"
                      "        > \"${result%.json}.ncu.csv.tmp.$$\"\n"
                      "    mv \"${result%.json}.ncu.csv.tmp.$$\" \"${result%.json}.ncu.csv\"\n"
                      "    rm -rf \"$rep\"\n"
                      "}\n");
     }
-    sb_text_puts(&t, "echo \"solbook: $EXPERIMENT on $ARCH, run $RUN_ID, case $CASE, host $(hostname), into $OUT\"\n");
-    sb_text_puts(&t, "case \"$CASE\" in\n");
+    sb_buf_puts(&t, "echo \"solbook: $EXPERIMENT on $ARCH, run $RUN_ID, case $CASE, host $(hostname), into $OUT\"\n");
+    sb_buf_puts(&t, "case \"$CASE\" in\n");
     for (size_t i = 0; i < e->n_cases; i++) {
         const sb_exp_case *c = &e->cases[i];
-        sb_text_printf(&t, "  %zu)\n    # %s: ", i, c->id);
+        sb_buf_printf(&t, "  %zu)\n    # %s: ", i, c->id);
         put_comment(&t, c->what);
-        sb_text_puts(&t, "\n    CASE_ID=");
+        sb_buf_puts(&t, "\n    CASE_ID=");
         put_quoted(&t, c->id);
-        sb_text_puts(&t, "\n");
+        sb_buf_puts(&t, "\n");
         put_mkdirs(&t, c);
         int prof = sb_exp_case_profiled(c, a);
         for (size_t k = 0; k < c->n_commands; k++) {
             const sb_exp_command *cmd = &c->commands[k];
-            sb_text_puts(&t, "    ");
+            sb_buf_puts(&t, "    ");
             if (prof) {
-                sb_text_puts(&t, "profile ");
+                sb_buf_puts(&t, "profile ");
                 put_script_word(&t, sb_exp_case_result_out(c));
-                sb_text_puts(&t, " ");
+                sb_buf_puts(&t, " ");
             }
-            sb_text_puts(&t, strcmp(cmd->argv[0], "solbench-spread") == 0 ? "\"$SOLBENCH_SPREAD\"" : "\"$SOLBENCH\"");
+            sb_buf_puts(&t, strcmp(cmd->argv[0], "solbench-spread") == 0 ? "\"$SOLBENCH_SPREAD\"" : "\"$SOLBENCH\"");
             for (size_t w = 1; w < cmd->argc; w++) {
-                sb_text_puts(&t, " ");
+                sb_buf_puts(&t, " ");
                 put_script_word(&t, cmd->argv[w]);
             }
-            sb_text_puts(&t, "\n");
+            sb_buf_puts(&t, "\n");
         }
-        sb_text_puts(&t, "    ;;\n");
+        sb_buf_puts(&t, "    ;;\n");
     }
-    sb_text_printf(&t,
+    sb_buf_printf(&t,
                    "  *)\n    echo \"solbook: $EXPERIMENT has no case $CASE (cases 0-%zu)\" >&2\n    exit 2\n    ;;\nesac\n",
                    e->n_cases - 1);
     free(out);
-    char *s = sb_text_take(&t);
+    char *s = sb_buf_take(&t);
     if (!s)
         sb_error_set(err, NULL, NULL, "out of memory");
     return s;
@@ -285,40 +285,40 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
 
 char *sb_render_command_line(const sb_exp_case *c, size_t k, const sb_exp_arch *a, const sb_exp_vars *vars)
 {
-    sb_text t = {0};
+    sb_buf t = SB_BUF_INIT;
     const sb_exp_command *cmd = &c->commands[k];
     int prof = sb_exp_case_profiled(c, a);
     if (prof)
-        sb_text_printf(&t,
+        sb_buf_printf(&t,
                        "ncu --clock-control none --metrics \"$NCU_METRICS\" --launch-skip %ld --launch-count %ld "
                        "--export REPORT --force-overwrite ",
                        a->ncu.launch_skip, a->ncu.launch_count);
     for (size_t w = 0; w < cmd->argc; w++) {
         char *x = sb_exp_expand(cmd->argv[w], vars);
         if (!x) {
-            sb_text_free(&t);
+            sb_buf_free(&t);
             return NULL;
         }
         if (w)
-            sb_text_puts(&t, " ");
+            sb_buf_puts(&t, " ");
         put_quoted(&t, x);
         free(x);
     }
     if (prof) {
         char *res = sb_exp_expand(sb_exp_case_result_out(c), vars);
         if (!res) {
-            sb_text_free(&t);
+            sb_buf_free(&t);
             return NULL;
         }
         size_t n = strlen(res) - 5;
         res[n] = '\0';
-        sb_text_puts(&t, "\nncu --import REPORT.ncu-rep --csv --page raw --metrics \"$NCU_METRICS\" > ");
+        sb_buf_puts(&t, "\nncu --import REPORT.ncu-rep --csv --page raw --metrics \"$NCU_METRICS\" > ");
         char csv[4200];
         snprintf(csv, sizeof csv, "%s.ncu.csv", res);
         put_quoted(&t, csv);
         free(res);
     }
-    return sb_text_take(&t);
+    return sb_buf_take(&t);
 }
 
 /* ------------------------------------------------------------ Kubernetes */

@@ -5,8 +5,8 @@
  * is ignored and sb_buf_failed() returns 1, so callers check once at the end
  * instead of after every append.
  */
-#ifndef SOLBOOK_REPORT_STRBUF_H
-#define SOLBOOK_REPORT_STRBUF_H
+#ifndef SOLBOOK_CORE_STRBUF_H
+#define SOLBOOK_CORE_STRBUF_H
 
 #include <stddef.h>
 
