@@ -105,6 +105,13 @@ static int newer(const sb_result *a, const sb_result *b)
     return a->run_id > b->run_id;
 }
 
+/* Runs whose commit is not known (imports, trees measured without .git)
+ * cannot take part in a commit-to-commit comparison. */
+static int has_commit(const sb_result *r)
+{
+    return strcmp(r->git_sha, "unknown") != 0;
+}
+
 int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err)
 {
@@ -119,10 +126,14 @@ int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb
             j++;
         /* runs i..j are one (case, provider, SKU). Newest run overall gives
          * the newest commit. */
-        const sb_result *newest = &set->v[i];
+        const sb_result *newest = NULL;
         for (size_t k = i; k <= j; k++)
-            if (newer(&set->v[k], newest))
+            if (has_commit(&set->v[k]) && (!newest || newer(&set->v[k], newest)))
                 newest = &set->v[k];
+        if (!newest) {
+            i = j + 1;
+            continue;
+        }
         const char *new_sha = newest->git_sha;
         const sb_result *new_pass = NULL, *prev_pass = NULL;
         for (size_t k = i; k <= j; k++) {
@@ -135,7 +146,7 @@ int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb
          * newest commit */
         for (size_t k = i; k <= j; k++) {
             const sb_result *r = &set->v[k];
-            if (strcmp(r->git_sha, new_sha) != 0 && r->passing &&
+            if (has_commit(r) && strcmp(r->git_sha, new_sha) != 0 && r->passing &&
                 (!prev_pass || newer(r, prev_pass)))
                 prev_pass = r;
         }

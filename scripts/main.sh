@@ -49,8 +49,8 @@ for target in liger vllm; do
   "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
 done
 
-echo "== regressions between commits"
-"$solbook" report regressions --db "$db" || true
+echo "== regressions between commits (table in $out/regressions.md)"
+"$solbook" report regressions --db "$db" > "$out/regressions.md" || true
 
 echo "== promoted kernels (forge evidence under examples/*/forge)"
 python3 - "$out/verified_kernels.json" "$top"/examples/*/forge/registry/verified_kernels.json <<'PY'

@@ -424,6 +424,27 @@ static void test_regressions(void **state)
     add_pair(w, "M=4,N=4,K=4", base_samples, 50, slow_samples, 50, 1, 0);   /* +10 % */
     add_pair(w, "M=5,N=5,K=5", NULL, 0, NULL, 0, 1, 1);                     /* quantiles only */
     add_pair(w, "M=6,N=6,K=6", slow_samples, 50, base_samples, 50, 1, 0);   /* -9 % */
+    {
+        /* A newer run of case 4 whose commit is unknown (a tree measured
+         * without .git), 30 % slower: it is no commit, so it neither hides
+         * the a -> b comparison nor becomes one. */
+        fx_result u = {0};
+        u.provider = "cublas";
+        u.shape_key = "M=4,N=4,K=4";
+        u.sku = "h100-sxm5-80gb";
+        u.arch = "h100";
+        u.git_sha = "unknown";
+        u.finished_at = "2026-11-20T00:00:00Z";
+        static double slower[50];
+        for (int i = 0; i < 50; i++)
+            slower[i] = base_samples[i] * 1.3;
+        u.samples = slower;
+        u.nsamples = 50;
+        fx_add_result(w, &u);
+        /* a case with unknown commits only has no row */
+        u.shape_key = "M=7,N=7,K=7";
+        fx_add_result(w, &u);
+    }
     sqlite3 *db = reopen(w, p);
     sb_error err;
     sb_result_set set;
