@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""evidence_summary.py - the issues' targets, checked against the results in
+examples/ (real runs on lent cards). Prints Markdown; docs/EVIDENCE.md is its
+output, regenerated with:  python3 scripts/evidence_summary.py > docs/EVIDENCE.md
+Every figure is computed from the stored JSON files; none is typed in."""
+import glob
+import json
+import math
+import os
+import sys
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def load(pattern):
+    out = []
+    for f in sorted(glob.glob(os.path.join(TOP, pattern), recursive=True)):
+        try:
+            d = json.load(open(f))
+        except (OSError, ValueError):
+            continue
+        if d.get("schema") == "solbook.result.v1":
+            d["_file"] = os.path.relpath(f, TOP)
+            out.append(d)
+    return out
+
+
+def med(d):
+    return d["timing"]["stats"]["median"]
+
+
+def key(d):
+    c = d["config"]
+    return (c["suite"], c["op"], c["mode"], c["dtype"], tuple(sorted(c["shape"].items())),
+            json.dumps(c.get("params", {}), sort_keys=True))
+
+
+def shape_s(d):
+    s = ",".join("%s=%d" % kv for kv in sorted(d["config"]["shape"].items()))
+    p = d["config"].get("params", {})
+    # the params that tell two cases of one shape apart
+    extra = ["%s=%s" % (k, p[k]) for k in ("weight_dtype", "transa", "transb") if k in p and p[k] not in ("same", "n")]
+    return s + (" " + " ".join(extra) if extra else "")
+
+
+def pct(x):
+    return "%.1f%%" % (100 * x)
+
+
+def card(arch):
+    p = glob.glob(os.path.join(TOP, "examples", arch, "gemm", "spec", "*cublas.json"))
+    prov = json.load(open(p[0]))["provenance"] if p else {}
+    dev, sw = prov.get("device", {}), prov.get("software", {})
+    return "%s (%s, driver %s, CUDA %s, cuBLAS %s)" % (dev.get("name"), dev.get("sku"), sw.get("driver_version"),
+                                                      sw.get("cuda_runtime_version"), sw.get("cublas_version"))
+
+
+def gemm_section(arch, w):
+    spec = {d["config"]["provider"]: d for d in load("examples/%s/gemm/spec/*.json" % arch)}
+    cal = json.load(open(os.path.join(TOP, "examples", arch, "gemm", "calibration.json")))
+    w("### %s: %s\n" % (arch.upper(), card(arch)))
+    w("GEMM spec, 4096^3 fp16, 10 warm-up + 50 x 5 (`examples/%s/gemm/spec/`):\n" % arch)
+    w("| provider | median ms | TFLOP/s | % of datasheet | relative noise | spread of the 5 repeat medians |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for p in ("cublas", "cublaslt", "torch", "solbook-mma", "cublas-pedantic"):
+        d = spec.get(p)
+        if not d:
+            continue
+        s, m = d["timing"]["stats"], d["metrics"]
+        w("| %s | %.4f | %.1f | %s | %s | %s |" % (p, s["median"], m["tflops"],
+          "%.1f%%" % m["pct_datasheet_peak"] if m.get("pct_datasheet_peak") is not None else "-",
+          pct(s["rel_noise"]), pct(s["repeat_median_rel_spread"])))
+    if "cublas" in spec and "torch" in spec:
+        r = spec["cublas"]["metrics"]["tflops"] / spec["torch"]["metrics"]["tflops"]
+        w("\n- cuBLAS / torch.matmul TFLOP/s: **%s** (target >= 95%%: %s)" % (pct(r), "met" if r >= 0.95 else "MISSED"))
+    if "cublas" in spec:
+        sp = spec["cublas"]["timing"]["stats"]["repeat_median_rel_spread"]
+        w("- spread of the cuBLAS repeat medians: **%s** (target < 1%%: %s)" % (pct(sp), "met" if sp < 0.01 else "MISSED"))
+    bw = cal["bandwidth"]
+    r = bw["copy"]["gbps"] / bw["memcpy_d2d"]["gbps"]
+    w("- roofline copy %.0f GB/s against cudaMemcpy D2D %.0f GB/s: **%s** (target >= 95%%: %s; %s)" % (
+        bw["copy"]["gbps"], bw["memcpy_d2d"]["gbps"], pct(r), "met" if r >= 0.95 else "MISSED",
+        cal.get("notes") or "one stream kernel at that commit"))
+    w("- measured ceilings: " + ", ".join("%s %.0f GB/s" % (k, v["gbps"]) for k, v in sorted(bw.items())) + "; " +
+      ", ".join("gemm %s %.0f TFLOP/s" % (k, v["tflops"]) for k, v in sorted(cal["gemm_peak"].items())))
+    sweep = load("examples/%s/gemm/sweep/**/*.json" % arch)
+    by = {}
+    for d in sweep:
+        if d["status"] == "passed":
+            by.setdefault((d["config"]["dtype"], shape_s(d), d["config"]["params"].get("transa", ""),
+                           d["config"]["params"].get("transb", "")), {})[d["config"]["provider"]] = d
+    w("\nThe project's tensor-core GEMM (solbook-mma, WMMA) against cuBLAS in the sweep (20 x 3 samples):\n")
+    w("| dtype | shape | cuBLAS TFLOP/s | solbook-mma TFLOP/s | ratio |")
+    w("| --- | --- | ---: | ---: | ---: |")
+    for k in sorted(by):
+        g = by[k]
+        if "cublas" in g and "solbook-mma" in g:
+            a, b = g["cublas"]["metrics"]["tflops"], g["solbook-mma"]["metrics"]["tflops"]
+            w("| %s | %s | %.1f | %.1f | %s |" % (k[0], k[1], a, b, pct(b / a)))
+    refused = [d for d in sweep if d["config"]["provider"] == "solbook-mma" and d["status"] != "passed"]
+    if refused:
+        w("\nsolbook-mma refused %d sweep case(s) (shape or dtype outside what it accepts)." % len(refused))
+    w("")
+
+
+def kernels_section(arch, w):
+    res = load("examples/%s/kernels/**/*.json" % arch)
+    cal = json.load(open(os.path.join(TOP, "examples", arch, "kernels", "calibration.json")))
+    copy = cal["bandwidth"]["copy"]["gbps"]
+    memcpy = cal["bandwidth"]["memcpy_d2d"]["gbps"]
+    cases = {}
+    for d in res:
+        cases.setdefault(key(d), {})[d["config"]["provider"]] = d
+    w("### %s: Liger per-kernel and memory-bound quick presets\n" % arch.upper())
+    w("Ceilings from the same run: STREAM copy %.0f GB/s, cudaMemcpy D2D %.0f GB/s. "
+      "\"%% copy\" is the op's model bytes over its median time against STREAM copy.\n" % (copy, memcpy))
+    w("| suite | op | mode | dtype | shape | fused GB/s | % copy | vs reference | vs torch-compile | peak MB fused / reference |")
+    w("| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    slower_than_ref, below85, below_tc, geo = [], [], [], {}
+    for k in sorted(cases):
+        g = cases[k]
+        f, r, tc = g.get("fused"), g.get("reference"), g.get("torch-compile")
+        if not f:
+            continue
+        if f["status"] != "passed":
+            w("| %s | %s | %s | %s | %s | %s | | | | |" % (k[0], k[1], k[2], k[3], shape_s(f), f["status"]))
+            continue
+        gb = f["metrics"]["gbps"]
+        n = f["config"]["shape"].get("N", f["config"]["shape"].get("V", f["config"]["shape"].get("H", 0)))
+        vs_ref = med(r) / med(f) if r and r["status"] == "passed" else None
+        vs_tc = med(tc) / med(f) if tc and tc["status"] == "passed" else None
+        if vs_ref is not None:
+            geo.setdefault(k[1], []).append(vs_ref)
+            if vs_ref < 1:
+                slower_than_ref.append((k, vs_ref))
+        if k[0].startswith("memory-bound") and n >= 4096 and gb / copy < 0.85 and k[1] != "flce":
+            below85.append((k, gb / copy))
+        if vs_tc is not None and vs_tc < 1:
+            below_tc.append((k, vs_tc))
+        pm = lambda d: "%.0f" % (d["memory"]["peak_device_bytes"] / 1e6) if d and d.get("memory", {}).get("peak_device_bytes") else "-"
+        w("| %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s / %s |" % (
+            k[0], k[1], k[2], k[3], shape_s(f), gb, pct(gb / copy),
+            "%.2fx" % vs_ref if vs_ref else "-", "%.2fx" % vs_tc if vs_tc else "-", pm(f), pm(r)))
+    w("")
+    for op in ("rmsnorm", "rope", "cross_entropy"):
+        v = geo.get(op, [])
+        if v:
+            gm = math.exp(sum(map(math.log, v)) / len(v))
+            w("- %s: geomean speedup of fused over reference %.2fx over %d case(s) (target >= 2x: %s)" % (
+                op, gm, len(v), "met" if gm >= 2 else "MISSED"))
+    w("- fused slower than reference: %s" % (", ".join("%s %s %s %.2fx" % (k[1], k[2], k[3], s) for k, s in slower_than_ref) or "none"))
+    w("- memory-bound cases at N >= 4096 under 85%% of STREAM copy: %s" % (
+        ", ".join("%s %s %s %s" % (k[1], k[2], k[3], pct(x)) for k, x in below85) or "none"))
+    w("- fused slower than torch.compile: %s" % (", ".join("%s %s %s %.2fx" % (k[1], k[2], k[3], s) for k, s in below_tc) or "none"))
+    for k in sorted(cases):
+        if k[1] == "flce" and "fused" in cases[k] and "reference" in cases[k]:
+            f, r = cases[k]["fused"], cases[k]["reference"]
+            a, b = f.get("memory", {}).get("peak_device_bytes"), r.get("memory", {}).get("peak_device_bytes")
+            if a and b:
+                w("- FLCE %s %s peak memory: fused %.2f GB, reference %.2f GB, ratio %s (target <= 25%%: %s)" % (
+                    k[2], shape_s(f), a / 1e9, b / 1e9, pct(a / b), "met" if a / b <= 0.25 else "MISSED"))
+    fails = [d for d in res if d["status"] == "failed"]
+    for d in fails:
+        w("- failed correctness: %s %s %s %s %s: %s" % (d["config"]["provider"], d["config"]["op"], d["config"]["mode"],
+          d["config"]["dtype"], shape_s(d), d.get("reason", "")[:160]))
+    w("")
+
+
+def forge_section(arch, w):
+    for p in sorted(glob.glob(os.path.join(TOP, "examples", arch, "forge", "registry", "*", "promotion.json"))):
+        d = json.load(open(p))
+        w("- %s: forge promoted `%s`, geomean speedup %.2fx (min %.2fx) over the eager reference; %s" % (
+            arch.upper(), d.get("kernel_id"), d.get("speedup_geomean", float("nan")),
+            d.get("speedup_min", float("nan")), os.path.relpath(p, TOP)))
+
+
+def main():
+    lines = []
+    w = lines.append
+    w("# Evidence: the issues' targets against real runs\n")
+    w("Generated by `scripts/evidence_summary.py` from the result files in `examples/` (H100 SXM5 and "
+      "H200 SXM, lent cards; see `examples/README.md` for commits). No A100 was available: there is no A100 data. "
+      "Figures are medians of CUDA-event samples; see docs/BENCH.md for the protocol.\n")
+    w("## GEMM and measured ceilings (issue 3)\n")
+    for arch in ("h100", "h200"):
+        gemm_section(arch, w)
+    w("## Liger per-kernel and memory-bound suites (issues 4 and 5)\n")
+    for arch in ("h100", "h200"):
+        kernels_section(arch, w)
+    w("## forge (issue 8)\n")
+    for arch in ("h100", "h200"):
+        forge_section(arch, w)
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
