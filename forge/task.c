@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "sha256.h"
 #include "skills.h"
 #include "sku.h"
+#include "strbuf.h"
 
 int sb_forge_path(char *buf, size_t size, const char *a, const char *b, sb_error *err)
 {
@@ -375,47 +375,6 @@ int sb_forge_spec_load(const char *run_dir, json_t **spec, sb_error *err)
 
 /* ---- prompt ---- */
 
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} strbuf;
-
-static void sb_add(strbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_adds(strbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-
-static void sb_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_addf(strbuf *b, const char *fmt, ...)
-{
-    char tmp[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
 typedef struct tvar {
     const char *name;
     char *value;
@@ -423,19 +382,19 @@ typedef struct tvar {
 
 /* Replaces {{name}}; an unknown name or an unclosed {{ is an error. */
 static int render_template(const char *path, const char *tpl, const tvar *vars, size_t nvars,
-                           strbuf *out, sb_error *err)
+                           sb_buf *out, sb_error *err)
 {
     const char *p = tpl;
     int line = 1;
     while (*p) {
         const char *open = strstr(p, "{{");
         if (!open) {
-            sb_adds(out, p);
+            sb_buf_puts(out, p);
             break;
         }
         for (const char *q = p; q < open; q++)
             line += *q == '\n';
-        sb_add(out, p, (size_t)(open - p));
+        sb_buf_add(out, p, (size_t)(open - p));
         const char *close = strstr(open + 2, "}}");
         char where[32];
         snprintf(where, sizeof where, "line %d", line);
@@ -448,7 +407,7 @@ static int render_template(const char *path, const char *tpl, const tvar *vars, 
                 break;
         if (i == nvars)
             return sb_error_set(err, path, where, "unknown placeholder {{%.*s}}", (int)n, open + 2);
-        sb_adds(out, vars[i].value);
+        sb_buf_puts(out, vars[i].value);
         p = close + 2;
     }
     return SB_OK;
@@ -487,7 +446,8 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     size_t idx[5];
     size_t n = sb_playbooks_select(&set, &q, 3, 5, idx);
 
-    strbuf peaks = {0}, shapes = {0}, pbs = {0}, list = {0}, objtext = {0};
+    sb_buf peaks = SB_BUF_INIT, shapes = SB_BUF_INIT, pbs = SB_BUF_INIT, list = SB_BUF_INIT,
+           objtext = SB_BUF_INIT;
     sb_sku_table *skus = NULL;
     char display[128];
     snprintf(display, sizeof display, "%s", sku_id);
@@ -499,21 +459,21 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     const sb_sku *sku = sb_sku_find(skus, sku_id);
     if (sku) {
         snprintf(display, sizeof display, "%s", sku->display);
-        sb_addf(&peaks, "- Datasheet peaks (db/skus.csv, dense, no sparsity): HBM %.3g TB/s, "
+        sb_buf_printf(&peaks, "- Datasheet peaks (db/skus.csv, dense, no sparsity): HBM %.3g TB/s, "
                         "memory %.0f GB; FP64 tensor %.4g, FP32 %.4g, TF32 %.4g, FP16 %.4g, BF16 %.4g",
                 sku->hbm_tbps, sku->memory_gb, sku->fp64_tflops, sku->fp32_tflops, sku->tf32_tflops,
                 sku->fp16_tflops, sku->bf16_tflops);
         if (sku->fp8_tflops > 0)
-            sb_addf(&peaks, ", FP8 %.4g", sku->fp8_tflops);
-        sb_adds(&peaks, " TFLOP/s.\n");
+            sb_buf_printf(&peaks, ", FP8 %.4g", sku->fp8_tflops);
+        sb_buf_puts(&peaks, " TFLOP/s.\n");
         double peak = sb_sku_peak_tflops(sku, dtype);
         if (peak > 0 && sku->hbm_tbps > 0)
-            sb_addf(&peaks, "- Ridge point for %s: %.0f FLOP per byte (%.4g TFLOP/s / %.3g TB/s); "
+            sb_buf_printf(&peaks, "- Ridge point for %s: %.0f FLOP per byte (%.4g TFLOP/s / %.3g TB/s); "
                             "below it a kernel is memory-bound.\n",
                     dtype, peak / sku->hbm_tbps, peak, sku->hbm_tbps);
-        sb_addf(&peaks, "- Source: %s.", sku->source);
+        sb_buf_printf(&peaks, "- Source: %s.", sku->source);
     } else {
-        sb_addf(&peaks, "- SKU `%s` is not in db/skus.csv: no datasheet peaks are known.", sku_id);
+        sb_buf_printf(&peaks, "- SKU `%s` is not in db/skus.csv: no datasheet peaks are known.", sku_id);
     }
     sb_sku_table_free(skus);
 
@@ -523,14 +483,14 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     {
         char text[512];
         sb_forge_shape_text(shape, text, sizeof text);
-        sb_addf(&shapes, "%s- `%s`", i ? "\n" : "", text);
+        sb_buf_printf(&shapes, "%s- `%s`", i ? "\n" : "", text);
     }
     if (strcmp(objective, "latency") == 0)
-        sb_addf(&objtext, "Lower median latency of one launch (CUDA events, L2 flushed) than the "
+        sb_buf_printf(&objtext, "Lower median latency of one launch (CUDA events, L2 flushed) than the "
                           "baseline on every shape, by at least %gx.",
                 json_number_value(json_object_get(spec, "min_speedup")));
     else
-        sb_addf(&objtext, "Less device memory held by the op (workspace and intermediates) than the "
+        sb_buf_printf(&objtext, "Less device memory held by the op (workspace and intermediates) than the "
                           "baseline, with a median latency at least %gx the baseline's speed on every "
                           "shape: forge's promotion gate is the latency one, the memory saving is "
                           "described in metadata.json.",
@@ -538,9 +498,9 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     chosen[0] = '\0';
     for (size_t k = 0; k < n; k++) {
         const sb_playbook *pb = &set.items[idx[k]];
-        sb_addf(&pbs, "%s### Playbook: %s (`%s`)\n\n", k ? "\n" : "", pb->title, pb->id);
-        sb_adds(&pbs, pb->body);
-        sb_addf(&list, "%s`%s`", k ? ", " : "", pb->id);
+        sb_buf_printf(&pbs, "%s### Playbook: %s (`%s`)\n\n", k ? "\n" : "", pb->title, pb->id);
+        sb_buf_puts(&pbs, pb->body);
+        sb_buf_printf(&list, "%s`%s`", k ? ", " : "", pb->id);
         size_t l = strlen(chosen);
         snprintf(chosen + l, chosen_size - l, "%s%s", k ? "," : "", pb->id);
     }
@@ -551,8 +511,8 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     snprintf(num[1], sizeof num[1], "%lld", (long long)json_integer_value(json_object_get(limits, "compile_s")));
     snprintf(num[2], sizeof num[2], "%lld", (long long)json_integer_value(json_object_get(limits, "test_s")));
     snprintf(num[3], sizeof num[3], "%lld", (long long)json_integer_value(json_object_get(limits, "bench_s")));
-    strbuf empty = {0};
-    sb_adds(&empty, "");
+    sb_buf empty = SB_BUF_INIT;
+    sb_buf_puts(&empty, "");
     char ref_row[512], ref_where[256];
     json_t *ref = json_object_get(spec, "reference");
     if (ref) {
@@ -579,15 +539,15 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
         {"arch", (char *)json_string_value(json_object_get(spec, "arch"))},
         {"nvcc_arch", (char *)json_string_value(json_object_get(spec, "nvcc_arch"))},
         {"bound", (char *)bound},
-        {"peaks", peaks.s},
-        {"shapes", shapes.s},
-        {"objective_text", objtext.s},
+        {"peaks", peaks.data},
+        {"shapes", shapes.data},
+        {"objective_text", objtext.data},
         {"min_speedup", num[0]},
         {"compile_s", num[1]},
         {"test_s", num[2]},
         {"bench_s", num[3]},
-        {"playbook_list", list.s ? list.s : empty.s},
-        {"playbooks", pbs.s ? pbs.s : empty.s},
+        {"playbook_list", list.data ? list.data : empty.data},
+        {"playbooks", pbs.data ? pbs.data : empty.data},
         {"reference_row", ref_row},
         {"reference_where", ref_where},
     };
@@ -595,22 +555,22 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
         if (!vars[v].value)
             rc = sb_error_set(err, tpl_path, NULL, "out of memory rendering {{%s}}", vars[v].name);
-    strbuf md = {0};
+    sb_buf md = SB_BUF_INIT;
     if (rc == SB_OK)
         rc = render_template(tpl_path, tpl, vars, sizeof vars / sizeof vars[0], &md, err);
-    if (rc == SB_OK && md.oom)
+    if (rc == SB_OK && sb_buf_failed(&md))
         rc = sb_error_set(err, tpl_path, NULL, "out of memory");
     free(tpl);
-    free(peaks.s);
-    free(shapes.s);
-    free(pbs.s);
-    free(list.s);
-    free(objtext.s);
-    free(empty.s);
+    free(peaks.data);
+    free(shapes.data);
+    free(pbs.data);
+    free(list.data);
+    free(objtext.data);
+    free(empty.data);
     if (rc != SB_OK) {
-        free(md.s);
+        free(md.data);
         return SB_ERR;
     }
-    *out = md.s;
+    *out = md.data;
     return SB_OK;
 }
