@@ -10,31 +10,12 @@
 #include <sys/stat.h>
 
 #include "json_file.h"
+#include "shape_key.h"
 #include "strbuf.h"
 
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* "K=4096,M=4096,N=4096", as ingest stores configs.shape_key. */
-static char *shape_key(json_t *shape)
-{
-    size_t n = json_object_size(shape), i = 0;
-    const char **keys = malloc((n ? n : 1) * sizeof *keys);
-    if (!keys)
-        return NULL;
-    const char *k;
-    json_t *v;
-    json_object_foreach(shape, k, v)
-        keys[i++] = k;
-    qsort(keys, n, sizeof *keys, cmp_str);
-    sb_buf t = SB_BUF_INIT;
-    for (i = 0; i < n; i++)
-        sb_buf_printf(&t, "%s%s=%" JSON_INTEGER_FORMAT, i ? "," : "", keys[i],
-                       json_integer_value(json_object_get(shape, keys[i])));
-    free(keys);
-    return sb_buf_take(&t);
 }
 
 static const char *str_at(json_t *o, const char *key)
@@ -86,7 +67,7 @@ char *sb_gather_key(const void *json_doc, char *why, size_t why_size)
         return NULL;
     }
     json_t *params = json_object_get(cfg, "params");
-    char *skey = shape_key(shape);
+    char *skey = sb_shape_key(shape);
     char *pjson = params ? json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) |
                                                   JSON_ENCODE_ANY)
                          : strdup("{}");

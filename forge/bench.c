@@ -12,6 +12,7 @@
 #include "json_file.h"
 #include "provenance.h"
 #include "sandbox.h"
+#include "shape_key.h"
 #include "sku.h"
 #include "task.h"
 #include "verify.h"
@@ -142,27 +143,6 @@ json_t *sb_forge_stats(const json_t *samples)
     free(v);
     free(medians);
     return st;
-}
-
-/* Names sorted: the database's shape_key. */
-static void shape_key(const json_t *shape, char *buf, size_t size)
-{
-    const char *names[16];
-    size_t n = 0;
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)shape, k, v) if (n < 16) names[n++] = k;
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            const char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && o < size; i++)
-        o += (size_t)snprintf(buf + o, size - o, "%s%s=%lld", i ? "," : "", names[i],
-                              (long long)json_integer_value(json_object_get(shape, names[i])));
 }
 
 /* Checks the harness output's structure before anything is built from it. */
@@ -438,7 +418,13 @@ static int judge(const char *run_dir, const json_t *spec, const json_t *meta, co
     json_array_foreach(json_object_get(raw, "cases"), i, cas)
     {
         char skey[512], notes[512];
-        shape_key(json_object_get(cas, "shape"), skey, sizeof skey);
+        char *key = sb_shape_key(json_object_get(cas, "shape"));
+        if (!key) {
+            rc = sb_error_set(err, raw_path, NULL, "out of memory");
+            break;
+        }
+        snprintf(skey, sizeof skey, "%s", key);
+        free(key);
         json_t *entry = json_pack("{s:O, s:s}", "shape", json_object_get(cas, "shape"), "shape_key", skey);
         double medians[2] = {0, 0};
         int ok[2] = {0, 0};

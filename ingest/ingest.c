@@ -10,6 +10,7 @@
 #include "json_schema.h"
 #include "ncu_csv.h"
 #include "sha256.h"
+#include "shape_key.h"
 #include "ingest_prepared.h"
 #include "store.h"
 
@@ -270,40 +271,6 @@ static char *canonical(const json_t *j)
     return json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* "K=4096,M=4096,N=4096": names in byte order. */
-static char *shape_key(json_t *shape)
-{
-    size_t n = json_object_size(shape), i = 0;
-    const char **keys = malloc((n ? n : 1) * sizeof *keys);
-    if (!keys)
-        return NULL;
-    const char *k;
-    json_t *v;
-    size_t len = 1;
-    json_object_foreach(shape, k, v) {
-        keys[i++] = k;
-        len += strlen(k) + 24;
-    }
-    qsort(keys, n, sizeof *keys, cmp_str);
-    char *out = malloc(len);
-    if (out) {
-        size_t pos = 0;
-        out[0] = '\0';
-        for (i = 0; i < n; i++) {
-            json_t *x = json_object_get(shape, keys[i]);
-            pos += (size_t)snprintf(out + pos, len - pos, "%s%s=%" JSON_INTEGER_FORMAT, i ? "," : "",
-                                    keys[i], json_integer_value(x));
-        }
-    }
-    free(keys);
-    return out;
-}
-
 static void utc_now(char *buf, size_t size)
 {
     struct timespec ts;
@@ -466,7 +433,7 @@ static int store_result(sb_ingest *ing, long long id, json_t *doc, const char *f
 {
     json_t *cfg = get(doc, "config"), *proto = get(doc, "protocol");
     json_t *shape = get(cfg, "shape"), *params = get(cfg, "params");
-    char *skey = shape_key(shape);
+    char *skey = sb_shape_key(shape);
     char *sjson = canonical(shape);
     char *pjson = params ? canonical(params) : strdup("{}");
     char *ckey = NULL;
