@@ -13,6 +13,7 @@
 #include "repro.h"
 #include "results.h"
 #include "sha256.h"
+#include "template.h"
 
 const char *const sb_packet_targets[] = {"liger", "vllm",  "triton", "pytorch", "cutlass",
                                          "onnxruntime", "jax", "tilelang", NULL};
@@ -93,21 +94,6 @@ static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_
         return SB_ERR;
     (*nm)++;
     return SB_OK;
-}
-
-static void jstr(json_t *o, const char *k, const char *v)
-{
-    json_object_set_new(o, k, json_string(v ? v : ""));
-}
-
-static void jnum(json_t *o, const char *k, const char *fmt, double v)
-{
-    char b[64];
-    if (isnan(v))
-        snprintf(b, sizeof b, "-");
-    else
-        snprintf(b, sizeof b, fmt, v);
-    json_object_set_new(o, k, json_string(b));
 }
 
 /* Comma list of distinct values of one field over the cited picks. */
@@ -200,9 +186,9 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    jstr(d, "target", o->target);
-    jstr(d, "op_filter", o->op ? o->op : "all ops");
-    jstr(d, "evidence_op", SB_EVIDENCE_OP);
+    sb_tpl_set_str(d, "target", o->target);
+    sb_tpl_set_str(d, "op_filter", o->op ? o->op : "all ops");
+    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
     json_t *cites = json_array();
     json_object_set_new(d, "runs", cites);
     sb_buf cmds = SB_BUF_INIT;
@@ -220,20 +206,20 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         sum->cited++;
         json_t *c = json_object();
         json_object_set_new(c, "run_id", json_integer(r->run_id));
-        jstr(c, "file", rel);
-        jstr(c, "op", r->op);
-        jstr(c, "mode", r->mode);
-        jstr(c, "dtype", r->dtype);
-        jstr(c, "shape", r->shape_key);
-        jstr(c, "provider", r->provider);
-        jstr(c, "sku", r->sku);
-        jstr(c, "git_sha", r->git_sha);
+        sb_tpl_set_str(c, "file", rel);
+        sb_tpl_set_str(c, "op", r->op);
+        sb_tpl_set_str(c, "mode", r->mode);
+        sb_tpl_set_str(c, "dtype", r->dtype);
+        sb_tpl_set_str(c, "shape", r->shape_key);
+        sb_tpl_set_str(c, "provider", r->provider);
+        sb_tpl_set_str(c, "sku", r->sku);
+        sb_tpl_set_str(c, "git_sha", r->git_sha);
         char sha12[16];
         snprintf(sha12, sizeof sha12, "%.12s", r->git_sha);
-        jstr(c, "git_sha_short", sha12);
-        jnum(c, "median_ms", "%.4g", r->median_ms);
-        jnum(c, "tflops", "%.4g", r->tflops);
-        jnum(c, "gbps", "%.4g", r->gbps);
+        sb_tpl_set_str(c, "git_sha_short", sha12);
+        sb_tpl_set_num(c, "median_ms", "%.4g", r->median_ms);
+        sb_tpl_set_num(c, "tflops", "%.4g", r->tflops);
+        sb_tpl_set_num(c, "gbps", "%.4g", r->gbps);
         json_array_append_new(cites, c);
         sb_buf line = SB_BUF_INIT;
         if (sb_repro_case(rp, r, &line, err) != SB_OK) {
@@ -262,26 +248,26 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     json_object_set_new(d, "stale", json_integer((json_int_t)stale));
     sb_buf_reset(&tmp);
     distinct(picks, npicks, get_gpu, &tmp);
-    jstr(d, "cards", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "cards", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     distinct(picks, npicks, get_sku, &tmp);
-    jstr(d, "skus", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "skus", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     distinct(picks, npicks, get_driver, &tmp);
-    jstr(d, "drivers", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "drivers", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     distinct(picks, npicks, get_cuda, &tmp);
-    jstr(d, "cuda", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "cuda", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     distinct(picks, npicks, get_sha, &tmp);
-    jstr(d, "commits", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "commits", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     distinct(picks, npicks, get_op, &tmp);
-    jstr(d, "ops", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "ops", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     if (geo.n)
         sb_geo_render_md(&geo, &tmp);
-    jstr(d, "geomean_tables", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "geomean_tables", sb_buf_str(&tmp));
     json_object_set_new(d, "has_geomean", json_boolean(geo.n > 0));
 
     /* reproduce.sh */
@@ -300,7 +286,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         sb_shell_quote(&tmp, o->suite);
     }
     sb_buf_puts(&tmp, " --out packet-rerun\n");
-    jstr(d, "commands", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "commands", sb_buf_str(&tmp));
     sb_buf_reset(&b);
     if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_NONE, &b, err) != SB_OK ||
         put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)

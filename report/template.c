@@ -2,6 +2,8 @@
 #include "template.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -445,4 +447,19 @@ int sb_template_render_file(const char *path, const json_t *data, sb_tpl_escape 
     int rc = sb_template_render(t, data, esc, out, err);
     sb_template_free(t);
     return rc;
+}
+
+void sb_tpl_set_str(json_t *o, const char *k, const char *v)
+{
+    json_object_set_new(o, k, json_string(v ? v : ""));
+}
+
+void sb_tpl_set_num(json_t *o, const char *k, const char *fmt, double v)
+{
+    char b[64];
+    if (isnan(v))
+        snprintf(b, sizeof b, "-");
+    else
+        snprintf(b, sizeof b, fmt, v);
+    json_object_set_new(o, k, json_string(b));
 }

@@ -13,6 +13,7 @@
 #include "plots.h"
 #include "repro.h"
 #include "results.h"
+#include "template.h"
 
 int sb_markdown_to_html(const char *md, size_t len, char **html, sb_error *err)
 {
@@ -49,21 +50,6 @@ int sb_markdown_to_html(const char *md, size_t len, char **html, sb_error *err)
     if (!*html)
         return sb_error_set(err, NULL, NULL, "out of memory");
     return SB_OK;
-}
-
-static void jset_str(json_t *o, const char *k, const char *v)
-{
-    json_object_set_new(o, k, json_string(v ? v : ""));
-}
-
-static void jset_fmt(json_t *o, const char *k, const char *fmt, double v)
-{
-    char b[64];
-    if (isnan(v))
-        snprintf(b, sizeof b, "-");
-    else
-        snprintf(b, sizeof b, fmt, v);
-    json_object_set_new(o, k, json_string(b));
 }
 
 static int str_in(const char **v, size_t n, const char *s)
@@ -109,13 +95,13 @@ static json_t *env_rows(const sb_result_set *set, const sb_training_set *tr)
             continue;
         }
         row = json_object();
-        jset_str(row, "sku", sku);
-        jset_str(row, "arch", arch);
-        jset_str(row, "gpu", gpu);
-        jset_str(row, "driver", drv);
-        jset_str(row, "cuda", cuda);
-        jset_str(row, "cublas", cublas);
-        jset_str(row, "git_sha", sha);
+        sb_tpl_set_str(row, "sku", sku);
+        sb_tpl_set_str(row, "arch", arch);
+        sb_tpl_set_str(row, "gpu", gpu);
+        sb_tpl_set_str(row, "driver", drv);
+        sb_tpl_set_str(row, "cuda", cuda);
+        sb_tpl_set_str(row, "cublas", cublas);
+        sb_tpl_set_str(row, "git_sha", sha);
         json_object_set_new(row, "runs", json_integer(1));
         json_object_set_new(row, "arch_rank", json_integer(sb_arch_rank(arch)));
         json_array_append_new(rows, row);
@@ -217,14 +203,14 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     }
     char date[16];
-    jset_str(d, "week", week);
-    jset_str(d, "previous_week", prev);
+    sb_tpl_set_str(d, "week", week);
+    sb_tpl_set_str(d, "previous_week", prev);
     sb_epoch_date(start, date);
-    jset_str(d, "week_start", date);
+    sb_tpl_set_str(d, "week_start", date);
     sb_epoch_date(end - 86400, date);
-    jset_str(d, "week_end", date);
-    jset_str(d, "evidence_op", SB_EVIDENCE_OP);
-    jset_str(d, "evidence_e2e", SB_EVIDENCE_E2E);
+    sb_tpl_set_str(d, "week_end", date);
+    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
+    sb_tpl_set_str(d, "evidence_e2e", SB_EVIDENCE_E2E);
     json_object_set_new(d, "runs", json_integer((json_int_t)sum->runs));
     json_object_set_new(d, "passing", json_integer((json_int_t)sum->passing));
     json_object_set_new(d, "failed", json_integer((json_int_t)sum->failed));
@@ -270,7 +256,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             if (!listed)
                 sb_buf_printf(&tmp, "%s%s", tmp.len ? ", " : "", sk[k]);
         }
-        jset_str(d, "skus", tmp.len ? sb_buf_str(&tmp) : "none");
+        sb_tpl_set_str(d, "skus", tmp.len ? sb_buf_str(&tmp) : "none");
         free(sk);
         free(pv);
         free(cs);
@@ -290,21 +276,21 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         }
         json_t *b = json_object(), *w = json_object();
         if (best) {
-            jset_str(b, "op", best->op);
-            jset_str(b, "mode", best->mode);
-            jset_str(b, "dtype", best->dtype);
-            jset_str(b, "provider", best->provider);
-            jset_str(b, "baseline", best->baseline);
-            jset_str(b, "sku", best->sku);
-            jset_fmt(b, "geomean", "%.3f", best->geomean);
+            sb_tpl_set_str(b, "op", best->op);
+            sb_tpl_set_str(b, "mode", best->mode);
+            sb_tpl_set_str(b, "dtype", best->dtype);
+            sb_tpl_set_str(b, "provider", best->provider);
+            sb_tpl_set_str(b, "baseline", best->baseline);
+            sb_tpl_set_str(b, "sku", best->sku);
+            sb_tpl_set_num(b, "geomean", "%.3f", best->geomean);
             json_object_set_new(b, "shapes", json_integer((json_int_t)best->shapes));
-            jset_str(w, "op", worst->op);
-            jset_str(w, "mode", worst->mode);
-            jset_str(w, "dtype", worst->dtype);
-            jset_str(w, "provider", worst->provider);
-            jset_str(w, "baseline", worst->baseline);
-            jset_str(w, "sku", worst->sku);
-            jset_fmt(w, "geomean", "%.3f", worst->geomean);
+            sb_tpl_set_str(w, "op", worst->op);
+            sb_tpl_set_str(w, "mode", worst->mode);
+            sb_tpl_set_str(w, "dtype", worst->dtype);
+            sb_tpl_set_str(w, "provider", worst->provider);
+            sb_tpl_set_str(w, "baseline", worst->baseline);
+            sb_tpl_set_str(w, "sku", worst->sku);
+            sb_tpl_set_num(w, "geomean", "%.3f", worst->geomean);
             json_object_set_new(w, "shapes", json_integer((json_int_t)worst->shapes));
             json_object_set_new(d, "best", b);
             json_object_set_new(d, "worst", w);
@@ -321,7 +307,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     sb_buf_reset(&tmp);
     if (geo.n)
         sb_geo_render_md(&geo, &tmp);
-    jset_str(d, "geomean_tables", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "geomean_tables", sb_buf_str(&tmp));
     json_object_set_new(d, "has_geomean", json_boolean(geo.n > 0));
 
     /* plots */
@@ -372,8 +358,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             json_t *p = json_object();
             char title[512];
             snprintf(title, sizeof title, "Roofline on %s, %zu points", sk[k], drawn);
-            jset_str(p, "title", title);
-            jset_str(p, "file", file);
+            sb_tpl_set_str(p, "title", title);
+            sb_tpl_set_str(p, "file", file);
             json_array_append_new(plots, p);
             sum->plots++;
         }
@@ -413,8 +399,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
                 json_t *p = json_object();
                 snprintf(title, sizeof title, "Geomean speedup, %s %s %s", groups[g].op,
                          groups[g].mode, groups[g].dtype);
-                jset_str(p, "title", title);
-                jset_str(p, "file", file);
+                sb_tpl_set_str(p, "title", title);
+                sb_tpl_set_str(p, "file", file);
                 json_array_append_new(plots, p);
                 sum->plots++;
             }
@@ -440,8 +426,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
                 json_t *p = json_object();
                 snprintf(title, sizeof title, "Latency by shape, %s %s %s on %s", groups[g].op,
                          groups[g].mode, groups[g].dtype, sk[k]);
-                jset_str(p, "title", title);
-                jset_str(p, "file", file);
+                sb_tpl_set_str(p, "title", title);
+                sb_tpl_set_str(p, "file", file);
                 json_array_append_new(plots, p);
                 sum->plots++;
             }
@@ -455,7 +441,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     /* regressions since the previous week */
     sb_buf_reset(&tmp);
     sb_rg_render_md(&rg, &o->rg, &tmp);
-    jset_str(d, "regressions_md", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "regressions_md", sb_buf_str(&tmp));
 
     /* training (end-to-end) */
     {
@@ -463,19 +449,19 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         for (size_t i = 0; i < tr.n; i++) {
             const sb_training *t = &tr.v[i];
             json_t *r = json_object();
-            jset_str(r, "model", t->model_name);
-            jset_str(r, "sku", t->sku);
-            jset_str(r, "patch", t->patch_name);
-            jset_str(r, "strategy", t->strategy);
-            jset_str(r, "dtype", t->dtype);
-            jset_str(r, "status", t->status);
-            jset_str(r, "git_sha", t->git_sha);
+            sb_tpl_set_str(r, "model", t->model_name);
+            sb_tpl_set_str(r, "sku", t->sku);
+            sb_tpl_set_str(r, "patch", t->patch_name);
+            sb_tpl_set_str(r, "strategy", t->strategy);
+            sb_tpl_set_str(r, "dtype", t->dtype);
+            sb_tpl_set_str(r, "status", t->status);
+            sb_tpl_set_str(r, "git_sha", t->git_sha);
             json_object_set_new(r, "seq_len", json_integer(t->seq_len));
             json_object_set_new(r, "micro_batch_size", json_integer(t->micro_batch_size));
             json_object_set_new(r, "world_size", json_integer(t->world_size));
             int ok = strcmp(t->status, "passed") == 0;
-            jset_fmt(r, "tokens_per_s", "%.0f", ok ? t->tokens_per_s : NAN);
-            jset_fmt(r, "median_step_ms", "%.2f", ok ? t->median_step_ms : NAN);
+            sb_tpl_set_num(r, "tokens_per_s", "%.0f", ok ? t->tokens_per_s : NAN);
+            sb_tpl_set_num(r, "median_step_ms", "%.2f", ok ? t->median_step_ms : NAN);
             json_object_set_new(r, "run_id", json_integer(t->run_id));
             json_array_append_new(rows, r);
         }
@@ -491,7 +477,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             json_t *c = json_object();
             char name[512];
             snprintf(name, sizeof name, "%s %s %s", groups[g].op, groups[g].mode, groups[g].dtype);
-            jset_str(c, "table", name);
+            sb_tpl_set_str(c, "table", name);
             sb_buf_reset(&tmp);
             const char **seen_suites = calloc(npicks + 1, sizeof *seen_suites);
             size_t nsuites = 0;
@@ -544,7 +530,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
                 sb_buf_puts(&tmp, "\n");
             }
             free(seen_suites);
-            jset_str(c, "lines", sb_buf_str(&tmp));
+            sb_tpl_set_str(c, "lines", sb_buf_str(&tmp));
             json_array_append_new(cmds, c);
         }
     }
@@ -562,8 +548,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         json_t *h = json_object();
         char title[128];
         snprintf(title, sizeof title, "solbook weekly %s", week);
-        jset_str(h, "title", title);
-        jset_str(h, "body", frag);
+        sb_tpl_set_str(h, "title", title);
+        sb_tpl_set_str(h, "body", frag);
         int r2 = sb_render_home("weekly.html.tmpl", h, SB_TPL_ESCAPE_HTML, &html, err);
         json_decref(h);
         if (r2 != SB_OK)
