@@ -9,14 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dir_names.h"
 #include "json_file.h"
 #include "shape_key.h"
 #include "strbuf.h"
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
 
 static const char *str_at(json_t *o, const char *key)
 {
@@ -165,32 +161,10 @@ static int walk(walk_ctx *w, const char *dir, int depth)
     DIR *d = opendir(dir);
     if (!d)
         return sb_error_set(w->err, dir, NULL, "cannot open directory: %s", strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    int rc = SB_OK;
-    while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 32;
-            char **v = realloc(names, nc * sizeof *v);
-            if (!v) {
-                rc = sb_error_set(w->err, dir, NULL, "out of memory");
-                break;
-            }
-            names = v;
-            cap = nc;
-        }
-        if (!(names[n] = strdup(de->d_name))) {
-            rc = sb_error_set(w->err, dir, NULL, "out of memory");
-            break;
-        }
-        n++;
-    }
+    char **names;
+    size_t n;
+    int rc = sb_dir_read_names(d, dir, &names, &n, w->err);
     closedir(d);
-    if (rc == SB_OK && n)
-        qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         char path[4096];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= sizeof path) {
@@ -214,9 +188,7 @@ static int walk(walk_ctx *w, const char *dir, int depth)
         else if (S_ISREG(lst.st_mode))
             rc = classify(w, path, names[i], &lst);
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    sb_dir_names_free(names, n);
     return rc;
 }
 

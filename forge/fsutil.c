@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dir_names.h"
 #include "sha256.h"
 
 int sb_forge_mkdir_p(const char *path, sb_error *err)
@@ -76,11 +77,6 @@ int sb_forge_copy_file(const char *src, const char *dst, sb_error *err)
 typedef int (*visit_fn)(void *ctx, const char *rel, const char *full, const struct stat *st,
                         sb_error *err);
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Visits entries of root/rel sorted by name, depth first, parents before
  * children. */
 static int walk(const char *root, const char *rel, visit_fn fn, void *ctx, int depth, sb_error *err)
@@ -93,31 +89,10 @@ static int walk(const char *root, const char *rel, visit_fn fn, void *ctx, int d
     DIR *d = opendir(dir);
     if (!d)
         return sb_error_set(err, dir, NULL, "cannot open folder: %s", strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    int rc = SB_OK;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **nn = realloc(names, cap * sizeof *nn);
-            if (!nn) {
-                rc = sb_error_set(err, dir, NULL, "out of memory");
-                break;
-            }
-            names = nn;
-        }
-        if (!(names[n] = strdup(de->d_name))) {
-            rc = sb_error_set(err, dir, NULL, "out of memory");
-            break;
-        }
-        n++;
-    }
+    char **names;
+    size_t n;
+    int rc = sb_dir_read_names(d, dir, &names, &n, err);
     closedir(d);
-    if (rc == SB_OK)
-        qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         char r[2048], full[4096];
         if ((size_t)snprintf(r, sizeof r, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) >= sizeof r ||
@@ -134,9 +109,7 @@ static int walk(const char *root, const char *rel, visit_fn fn, void *ctx, int d
         if (rc == SB_OK && S_ISDIR(st.st_mode))
             rc = walk(root, r, fn, ctx, depth + 1, err);
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    sb_dir_names_free(names, n);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dir_names.h"
 #include "json_file.h"
 
 #define MAX_SOURCE_BYTES (4u * 1024u * 1024u)
@@ -641,11 +642,6 @@ int sb_scan_defines(const char *src, size_t len, const char *name)
     return found;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int scan_dir_rel(const char *root, const char *rel, sb_scan_report *rep, int depth,
                         sb_error *err)
 {
@@ -654,29 +650,9 @@ static int scan_dir_rel(const char *root, const char *rel, sb_scan_report *rep, 
     DIR *d = opendir(path);
     if (!d)
         return sb_error_set(err, path, NULL, "cannot open folder: %s", strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    int rc = SB_OK;
-    while ((de = readdir(d))) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **nn = realloc(names, cap * sizeof *nn);
-            if (!nn) {
-                rc = sb_error_set(err, path, NULL, "out of memory");
-                goto done;
-            }
-            names = nn;
-        }
-        if (!(names[n] = strdup(de->d_name))) {
-            rc = sb_error_set(err, path, NULL, "out of memory");
-            goto done;
-        }
-        n++;
-    }
-    qsort(names, n, sizeof *names, cmp_names);
+    char **names;
+    size_t n;
+    int rc = sb_dir_read_names(d, path, &names, &n, err);
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         char relp[1024], full[4096];
         snprintf(relp, sizeof relp, "%s%s%s", rel, rel[0] ? "/" : "", names[i]);
@@ -713,10 +689,7 @@ static int scan_dir_rel(const char *root, const char *rel, sb_scan_report *rep, 
             }
         }
     }
-done:
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    sb_dir_names_free(names, n);
     closedir(d);
     return rc;
 }
