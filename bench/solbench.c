@@ -900,8 +900,97 @@ static int preset_config(const sb_preset *pr, size_t idx, const sb_op **opp, sb_
     return SB_OK;
 }
 
+/* Finds solbench-spread the way git finds git-foo: $SOLBENCH_SPREAD, then
+ * next to this program, then in the build tree's fleet/, then on PATH. */
+static void find_spread(const char *self, char *path, size_t size)
+{
+    const char *env = getenv("SOLBENCH_SPREAD");
+    if (env && *env) {
+        snprintf(path, size, "%s", env);
+        return;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", self);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        static const char *const rel[] = {"solbench-spread", "../fleet/solbench-spread"};
+        for (size_t i = 0; i < 2; i++) {
+            if ((size_t)snprintf(path, size, "%s/%s", dir, rel[i]) < size && access(path, X_OK) == 0)
+                return;
+        }
+    }
+    snprintf(path, size, "solbench-spread");
+}
+
+/* `solbench suite ... --gpus all|0,1`: the cases are spread over the host's
+ * GPUs by solbench-spread (fleet/gpu_spread.h), one solbench process per
+ * GPU, each result tagged with its device index. This process only hands
+ * over: --preset, --out and --gpus become solbench-spread's, every other
+ * option goes to each per-case solbench. */
+static int suite_over_gpus(int argc, char **argv, const char *gpus)
+{
+    char self[4096], spread[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return usage_error("--gpus: cannot find this program's path (/proc/self/exe)%s%s", "", "");
+    self[n] = '\0';
+    find_spread(self, spread, sizeof spread);
+    char **av = calloc((size_t)argc + 8, sizeof *av);
+    if (!av) {
+        fprintf(stderr, "solbench: out of memory\n");
+        return EXIT_USAGE;
+    }
+    size_t k = 0, rest = 0;
+    char **tail = calloc((size_t)argc + 1, sizeof *tail);
+    if (!tail) {
+        free(av);
+        fprintf(stderr, "solbench: out of memory\n");
+        return EXIT_USAGE;
+    }
+    av[k++] = spread;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--gpus")) {
+            i++;
+        } else if (!strncmp(a, "--gpus=", 7)) {
+            continue;
+        } else if ((!strcmp(a, "--preset") || !strcmp(a, "--out")) && i + 1 < argc) {
+            av[k++] = argv[i];
+            av[k++] = argv[++i];
+        } else if (!strncmp(a, "--preset=", 9) || !strncmp(a, "--out=", 6)) {
+            av[k++] = argv[i];
+        } else {
+            tail[rest++] = argv[i];
+        }
+    }
+    av[k++] = "--gpus";
+    av[k++] = (char *)gpus;
+    av[k++] = "--solbench";
+    av[k++] = self;
+    av[k++] = "--";
+    for (size_t i = 0; i < rest; i++)
+        av[k++] = tail[i];
+    av[k] = NULL;
+    fflush(NULL);
+    execvp(spread, av);
+    fprintf(stderr, "solbench: --gpus needs solbench-spread (built in fleet/): %s: %s\n", spread, strerror(errno));
+    free(av);
+    free(tail);
+    return EXIT_USAGE;
+}
+
 static int cmd_suite(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--gpus")) {
+            if (i + 1 >= argc)
+                return usage_error("--gpus needs a value (all or 0,1,...)%s%s", "", "");
+            return suite_over_gpus(argc, argv, argv[i + 1]);
+        }
+        if (!strncmp(argv[i], "--gpus=", 7))
+            return suite_over_gpus(argc, argv, argv[i] + 7);
+    }
     common_opts o;
     common_defaults(&o);
     const char *preset = NULL;
@@ -916,9 +1005,11 @@ static int cmd_suite(int argc, char **argv)
         if (r > 0)
             continue;
         if (c == OPT_HELP) {
-            printf("usage: solbench suite --preset NAME --out DIR [options]\n"
+            printf("usage: solbench suite --preset NAME --out DIR [--gpus all|0,1,...] [options]\n"
                    "Runs every case of a preset with every provider that suits the device and writes one\n"
-                   "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n\npresets:\n");
+                   "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n"
+                   "--gpus spreads the cases over this host's GPUs, one solbench process per GPU, each\n"
+                   "result tagged with its device index (through solbench-spread, fleet/).\n\npresets:\n");
             for (size_t i = 0; sb_preset_table[i].name; i++)
                 printf("  %-16s %s (%zu cases)\n", sb_preset_table[i].name, sb_preset_table[i].description,
                        sb_preset_table[i].case_count);
