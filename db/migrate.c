@@ -51,6 +51,14 @@ static int exec(sqlite3 *conn, const char *path, const char *sql, const char *wh
     return SB_OK;
 }
 
+int sb_db_error_too_new(sb_error *err, const char *path, int v, int latest)
+{
+    return sb_error_set(err, path, NULL,
+                        "database schema version %d is newer than this solbook (%s) understands "
+                        "(up to %d); use a newer solbook",
+                        v, SOLBOOK_VERSION, latest);
+}
+
 int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
                   size_t count, sb_error *err)
 {
@@ -62,10 +70,7 @@ int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
     if (v == latest && v > 0)
         return SB_OK;
     if (v > latest)
-        return sb_error_set(err, path, NULL,
-                            "database schema version %d is newer than this solbook (%s) understands "
-                            "(up to %d); use a newer solbook",
-                            v, SOLBOOK_VERSION, latest);
+        return sb_db_error_too_new(err, path, v, latest);
     if (exec(conn, path, "BEGIN IMMEDIATE", "cannot lock the database to upgrade it", err) != SB_OK)
         return SB_ERR;
     /* Again under the write lock: another process may have migrated meanwhile. */
@@ -73,10 +78,7 @@ int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
     if (v < 0)
         goto fail;
     if (v > latest) {
-        sb_error_set(err, path, NULL,
-                     "database schema version %d is newer than this solbook (%s) understands "
-                     "(up to %d); use a newer solbook",
-                     v, SOLBOOK_VERSION, latest);
+        sb_db_error_too_new(err, path, v, latest);
         goto fail;
     }
     if (v == 0) {

@@ -36,4 +36,8 @@ int sb_db_open_with(const char *path, int flags, const sb_db_migration *list, si
 /* PRAGMA user_version of conn, or -1 on error (err filled). */
 int sb_db_user_version(sqlite3 *conn, const char *path, sb_error *err);
 
+/* Fills err: the database's schema version v is newer than the latest one
+ * this solbook knows. Returns SB_ERR. */
+int sb_db_error_too_new(sb_error *err, const char *path, int v, int latest);
+
 #endif

@@ -200,10 +200,7 @@ int sb_db_open_with(const char *path, int flags, const sb_db_migration *list, si
             goto fail;
         }
         if (v > latest) {
-            sb_error_set(err, path, NULL,
-                         "database schema version %d is newer than this solbook (%s) understands "
-                         "(up to %d); use a newer solbook",
-                         v, SOLBOOK_VERSION, latest);
+            sb_db_error_too_new(err, path, v, latest);
             goto fail;
         }
         if (v < latest) {
