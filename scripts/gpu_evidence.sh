@@ -9,10 +9,13 @@
 #                 (attached as sidecars to the spec results), forge promotion
 #   PART kernels: Liger per-kernel and memory-bound quick presets, against a
 #                 calibration taken in the same run, plus torch eager/compile
+#   PART checks:  the GPU tests with the carried binaries: solbench on the
+#                 card, the kernels' awkward shapes, forge's hostile candidates
+#                 actually running (never-ending, wrong answer, slower)
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
-part=${1:?usage: gpu_evidence.sh gemm|kernels OUT_DIR}
-out=${2:?usage: gpu_evidence.sh gemm|kernels OUT_DIR}
+part=${1:?usage: gpu_evidence.sh gemm|kernels|checks OUT_DIR}
+out=${2:?usage: gpu_evidence.sh gemm|kernels|checks OUT_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
@@ -55,7 +58,17 @@ kernels)
   timeout 540 bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
   echo "evidence_kernels.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
   ;;
-*) echo "gpu_evidence: PART is gemm or kernels"; exit 2 ;;
+checks)
+  for t in "python3 tests/bench/test_solbench_gpu.py $sb $sk" "bash tests/kernels/gpu_kernels.sh $sb" \
+           "sh tests/forge/hostile.sh $sk gpu"; do
+    timeout 240 $t > "$w/check.log" 2>&1; trc=$?
+    echo "$t: exit $trc"; tail -5 "$w/check.log"
+    cat "$w/check.log" >> "$w/checks.log"
+    [[ $trc -eq 0 ]] || rc=1
+  done
+  rm -f "$w/check.log"
+  ;;
+*) echo "gpu_evidence: PART is gemm, kernels or checks"; exit 2 ;;
 esac
 
 # A quick look at what was measured, for the call's reply.
