@@ -35,6 +35,8 @@ void sb_cuda_runtime_version(char *buf, size_t size);
 typedef struct sb_protocol_opts {
     int warmup_iters;          /* used when warmup_ms <= 0 */
     double warmup_ms;          /* > 0: warm up for at least this long */
+    double settle_ms;          /* > 0: before the warm-up, run back to back
+                                * for at least this long (steady clocks) */
     int iters, repeats;
     int l2_cold;               /* flush a 2 x L2 buffer before every sample */
     int input_sets;            /* 0: automatic rotation; else this many */
@@ -46,6 +48,10 @@ typedef struct sb_protocol_opts {
 } sb_protocol_opts;
 
 void sb_protocol_defaults(sb_protocol_opts *p);
+
+/* The GEMM spec's settle phase: the card is brought to the clocks it holds
+ * under a long GEMM before the 10 warm-up launches (see settle_ms). */
+#define SB_SPEC_SETTLE_MS 2000.0
 
 /* Everything one (case, provider) measurement produced. */
 typedef struct sb_measurement {
@@ -59,6 +65,9 @@ typedef struct sb_measurement {
     /* samples[r * iters + i], ms */
     double *samples;
     json_t *clocks_before, *clocks_after; /* owned; may be NULL */
+    json_t *repeat_clocks;     /* owned array, one state after each repeat; may be NULL */
+    double settle_ms;          /* requested settle, or < 0 when none */
+    int settle_launches;
     /* correctness */
     char reference[64];
     int64_t checked_elements;

@@ -1,8 +1,9 @@
 /* op_stream.c - the STREAM-like bandwidth op used by `solbench roofline`
  * (and runnable alone: `solbench stream --N ... --kernel triad`): fp32
  * arrays of N elements, c = a (copy), s*a (scale), a+b (add), a+s*b
- * (triad), s = 3. Providers: the project's 16-byte grid-stride kernels,
- * cudaMemcpyAsync device-to-device (copy only), and host loops.
+ * (triad), s = 3. Providers: the project's 16-byte kernels in four access
+ * patterns (bench/stream_kernels.h), cudaMemcpyAsync device-to-device
+ * (copy only), and host loops.
  */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -13,13 +14,15 @@
 #include "op.h"
 #include "stream_kernels.h"
 
-enum { P_KERNEL, P_MEMCPY, P_CPU, P_TILED };
+enum { P_KERNEL, P_MEMCPY, P_CPU, P_TILED, P_FLAT1, P_FLAT4 };
 
 static const sb_provider stream_providers[] = {
     {"solbook-stream", SB_BACKEND_CUDA, "float4 grid-stride kernel, 4 loads in flight per thread, 4 blocks of 512 threads per SM"},
     {"cuda-memcpy", SB_BACKEND_CUDA, "cudaMemcpyAsync device to device (copy only)"},
     {"cpu", SB_BACKEND_CPU, "host loop"},
-    {"solbook-stream-tiled", SB_BACKEND_CUDA, "float4 kernel over contiguous 32 KiB tiles per block, streaming (evict-first) stores"},
+    {"solbook-stream-tiled", SB_BACKEND_CUDA, "float4 kernel over contiguous 32 KiB tiles per block, streaming (evict-first) loads and stores"},
+    {"solbook-stream-flat1", SB_BACKEND_CUDA, "float4 kernel without a loop: one 256-thread block per 4 KiB"},
+    {"solbook-stream-flat4", SB_BACKEND_CUDA, "float4 kernel without a loop: one 256-thread block per 16 KiB, 4 loads in flight per thread"},
     {NULL, 0, NULL},
 };
 
@@ -232,9 +235,12 @@ static int stream_run(void *p, int provider, int set, sb_error *err)
             return sb_error_set(err, NULL, NULL, "cudaMemcpyAsync: %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
         return SB_OK;
     }
-    if ((provider == P_TILED ? sb_stream_launch_tiled : sb_stream_launch)((sb_stream_kind)s->kind, a, b, s->c, s->n,
-                                                                          STREAM_SCALAR, s->ctx->sm_count,
-                                                                          s->ctx->stream) != 0)
+    sb_stream_pattern pattern = provider == P_TILED   ? SB_STREAM_TILED
+                                : provider == P_FLAT1 ? SB_STREAM_FLAT1
+                                : provider == P_FLAT4 ? SB_STREAM_FLAT4
+                                                      : SB_STREAM_GRID;
+    if (sb_stream_launch((sb_stream_kind)s->kind, pattern, a, b, s->c, s->n, STREAM_SCALAR, s->ctx->sm_count,
+                         s->ctx->stream) != 0)
         return sb_error_set(err, NULL, NULL, "stream kernel refused N=%lld", (long long)s->n);
     return sb_ctx_check_launch(s->ctx, "stream kernel launch", err);
 }

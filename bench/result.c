@@ -235,6 +235,10 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
     int timed = strcmp(m->status, "passed") == 0;
     json_object_set_new(proto, "warmup_iters", timed ? json_integer(m->warmup_iters_done) : json_null());
     json_object_set_new(proto, "warmup_ms", m->warmup_ms > 0 ? json_real(m->warmup_ms) : json_null());
+    if (timed && m->settle_ms > 0) {
+        json_object_set_new(proto, "settle_ms", json_real(m->settle_ms));
+        json_object_set_new(proto, "settle_launches", json_integer(m->settle_launches));
+    }
     json_object_set_new(proto, "iters", json_integer(m->iters));
     json_object_set_new(proto, "repeats", json_integer(m->repeats));
     json_object_set_new(proto, "l2", json_string(m->l2_cold ? "cold" : "warm"));
@@ -259,6 +263,8 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
             json_object_set(timing, "clocks_before", m->clocks_before);
         if (m->clocks_after)
             json_object_set(timing, "clocks_after", m->clocks_after);
+        if (m->repeat_clocks)
+            json_object_set(timing, "repeat_clocks", m->repeat_clocks);
         json_object_set_new(r, "timing", timing);
 
         json_t *metrics = json_object();

@@ -127,7 +127,9 @@ int sb_roofline_run(sb_ctx *ctx, const sb_roofline_opts *opts, const json_t *pro
         set_shape(&cfg.shape, "N", n);
         set_param(&cfg.params, "kernel", memcpy_probe ? "copy" : kernels[k]);
         sb_measurement m;
-        const char *provider = ctx->device_is_cpu ? "cpu" : memcpy_probe ? "cuda-memcpy" : "solbook-stream,solbook-stream-tiled";
+        const char *provider = ctx->device_is_cpu ? "cpu" : memcpy_probe ? "cuda-memcpy"
+                                                                   : "solbook-stream,solbook-stream-tiled,"
+                                                                     "solbook-stream-flat1,solbook-stream-flat4";
         const char *used;
         int rc = probe(ctx, &sb_op_stream, &cfg, provider, &pr, &m, &used, why, sizeof why, err);
         if (rc != 0) {

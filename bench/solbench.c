@@ -260,7 +260,7 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
 
 /* -------------------------------------------------------- op command */
 enum {
-    OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
+    OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_SETTLE_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
     OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
     OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
     OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
@@ -294,6 +294,15 @@ static int common_option(int c, const char *arg, common_opts *o)
         if (end == arg || *end || !(d > 0) || d > 600000)
             return usage_error("--warmup-ms %s: expected milliseconds above 0%s", arg, ""), -1;
         o->proto.warmup_ms = d;
+        o->protocol_given = 1;
+        return 1;
+    }
+    case OPT_SETTLE_MS: {
+        char *end;
+        double d = strtod(arg, &end);
+        if (end == arg || *end || !(d >= 0) || d > 600000)
+            return usage_error("--settle-ms %s: expected milliseconds from 0 to 600000%s", arg, ""), -1;
+        o->proto.settle_ms = d;
         o->protocol_given = 1;
         return 1;
     }
@@ -364,6 +373,7 @@ static int common_option(int c, const char *arg, common_opts *o)
 #define COMMON_LONG_OPTS                                                                                   \
     {"provider", required_argument, NULL, OPT_PROVIDER}, {"warmup", required_argument, NULL, OPT_WARMUP},  \
         {"warmup-ms", required_argument, NULL, OPT_WARMUP_MS},                                             \
+        {"settle-ms", required_argument, NULL, OPT_SETTLE_MS},                                             \
         {"iters", required_argument, NULL, OPT_ITERS}, {"repeats", required_argument, NULL, OPT_REPEATS},  \
         {"l2", required_argument, NULL, OPT_L2}, {"input-sets", required_argument, NULL, OPT_INPUT_SETS},  \
         {"check-rows", required_argument, NULL, OPT_CHECK_ROWS},                                           \
@@ -384,6 +394,8 @@ static const char COMMON_HELP[] =
     "  --provider NAME|all   which implementation (default all that suit the device)\n"
     "  --warmup N            warm-up launches (default 10)\n"
     "  --warmup-ms X         warm up for at least X ms instead\n"
+    "  --settle-ms X         before the warm-up, run back to back for X ms so the clocks\n"
+    "                        settle at what the card holds under this load (default 0)\n"
     "  --iters N             timed launches per repeat (default 50)\n"
     "  --repeats N           repeats (default 5); samples = iters x repeats\n"
     "  --l2 cold|warm        cold: write a 2 x L2 buffer before every sample (default warm)\n"
@@ -501,7 +513,8 @@ static void op_help(const sb_op *op)
         printf("\n");
     }
     if (!strcmp(op->name, "gemm"))
-        printf("\n  --spec                 the frozen reference: 4096^3 fp16, 10 warm-up + 50 x 5, suite gemm-spec\n");
+        printf("\n  --spec                 the frozen reference: 4096^3 fp16, 2000 ms settle, 10 warm-up + 50 x 5,\n"
+               "                         suite gemm-spec\n");
     printf("\nprotocol and output:\n%s", COMMON_HELP);
 }
 
@@ -763,6 +776,7 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
         cfg.dtype = SB_DTYPE_FP16;
         o.proto.warmup_iters = 10;
         o.proto.warmup_ms = 0;
+        o.proto.settle_ms = SB_SPEC_SETTLE_MS;
         o.proto.iters = 50;
         o.proto.repeats = 5;
         o.proto.l2_cold = 0;

@@ -17,6 +17,12 @@ __device__ __forceinline__ float4 stream_op(float4 x, float4 y, float s)
     return make_float4(fmaf(s, y.x, x.x), fmaf(s, y.y, x.y), fmaf(s, y.z, x.z), fmaf(s, y.w, x.w));
 }
 
+template <int KIND>
+__host__ __device__ constexpr bool two_inputs()
+{
+    return KIND == SB_STREAM_ADD || KIND == SB_STREAM_TRIAD;
+}
+
 /* Grid-stride over 16-byte elements, UNROLL independent loads issued before
  * the first store: one load per thread in flight leaves HBM3e short of
  * requests (about 32 KB per SM against the ~25-50 KB Little's law asks
@@ -24,10 +30,9 @@ __device__ __forceinline__ float4 stream_op(float4 x, float4 y, float s)
 constexpr int UNROLL = 4;
 
 template <int KIND>
-__global__ void __launch_bounds__(512) stream_kernel(const float4 *__restrict__ a, const float4 *__restrict__ b,
-                                                     float4 *__restrict__ c, int64_t n4, float s)
+__global__ void __launch_bounds__(512) stream_grid_kernel(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                                          float4 *__restrict__ c, int64_t n4, float s)
 {
-    const bool two = KIND == SB_STREAM_ADD || KIND == SB_STREAM_TRIAD;
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
@@ -35,88 +40,94 @@ __global__ void __launch_bounds__(512) stream_kernel(const float4 *__restrict__ 
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
             x[u] = a[i + u * stride];
-            y[u] = two ? b[i + u * stride] : x[u];
+            y[u] = two_inputs<KIND>() ? b[i + u * stride] : x[u];
         }
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
             c[i + u * stride] = stream_op<KIND>(x[u], y[u], s);
     }
     for (; i < n4; i += stride)
-        c[i] = stream_op<KIND>(a[i], two ? b[i] : a[i], s);
+        c[i] = stream_op<KIND>(a[i], two_inputs<KIND>() ? b[i] : a[i], s);
 }
 
-/* One block moves TILE = 512 x UNROLL consecutive float4 at a time: all
+/* One block moves TILE = blockDim.x x U consecutive float4 at a time: all
  * loads of a tile are issued before its stores, and each warp's accesses
- * stay within one contiguous 32 KiB span (DRAM page locality). */
-template <int KIND>
-__global__ void __launch_bounds__(512) stream_tiled_kernel(const float4 *__restrict__ a, const float4 *__restrict__ b,
-                                                           float4 *__restrict__ c, int64_t n4, float s)
+ * stay within one contiguous span (DRAM page locality). LOOP: the block
+ * walks tiles grid-stride (a grid sized to the SMs) with streaming hints;
+ * otherwise the grid has one block per tile and plain accesses. */
+template <int KIND, int U, bool LOOP>
+__global__ void __launch_bounds__(512) stream_tile_kernel(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                                          float4 *__restrict__ c, int64_t n4, float s)
 {
-    const bool two = KIND == SB_STREAM_ADD || KIND == SB_STREAM_TRIAD;
-    const int64_t tile = (int64_t)blockDim.x * UNROLL;
-    for (int64_t base = (int64_t)blockIdx.x * tile; base < n4; base += (int64_t)gridDim.x * tile) {
-        float4 x[UNROLL], y[UNROLL];
+    const int64_t tile = (int64_t)blockDim.x * U;
+    for (int64_t base = (int64_t)blockIdx.x * tile; base < n4; base += LOOP ? (int64_t)gridDim.x * tile : n4) {
+        float4 x[U], y[U];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
+        for (int u = 0; u < U; u++) {
             int64_t i = base + (int64_t)u * blockDim.x + threadIdx.x;
             if (i < n4) {
-                x[u] = __ldcs(a + i);
-                y[u] = two ? __ldcs(b + i) : x[u];
+                x[u] = LOOP ? __ldcs(a + i) : a[i];
+                y[u] = two_inputs<KIND>() ? (LOOP ? __ldcs(b + i) : b[i]) : x[u];
             }
         }
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
+        for (int u = 0; u < U; u++) {
             int64_t i = base + (int64_t)u * blockDim.x + threadIdx.x;
-            if (i < n4)
-                __stcs(c + i, stream_op<KIND>(x[u], y[u], s));
+            if (i < n4) {
+                if (LOOP)
+                    __stcs(c + i, stream_op<KIND>(x[u], y[u], s));
+                else
+                    c[i] = stream_op<KIND>(x[u], y[u], s);
+            }
         }
+    }
+}
+
+template <int KIND>
+void launch(sb_stream_pattern pattern, const float4 *a, const float4 *b, float4 *c, int64_t n4, float s,
+            int64_t sm_blocks, cudaStream_t st)
+{
+    /* Four 512-thread blocks fill an SM (2048 threads on sm_80/sm_90). */
+    switch (pattern) {
+    case SB_STREAM_GRID: {
+        int64_t want = (n4 + 511) / 512, blocks = sm_blocks < want ? sm_blocks : want;
+        stream_grid_kernel<KIND><<<(unsigned)blocks, 512, 0, st>>>(a, b, c, n4, s);
+        break;
+    }
+    case SB_STREAM_TILED: {
+        int64_t tiles = (n4 + 512 * UNROLL - 1) / (512 * UNROLL), blocks = sm_blocks < tiles ? sm_blocks : tiles;
+        stream_tile_kernel<KIND, UNROLL, true><<<(unsigned)blocks, 512, 0, st>>>(a, b, c, n4, s);
+        break;
+    }
+    case SB_STREAM_FLAT1:
+        stream_tile_kernel<KIND, 1, false><<<(unsigned)((n4 + 255) / 256), 256, 0, st>>>(a, b, c, n4, s);
+        break;
+    default:
+        stream_tile_kernel<KIND, 4, false><<<(unsigned)((n4 + 1023) / 1024), 256, 0, st>>>(a, b, c, n4, s);
+        break;
     }
 }
 
 } // namespace
 
-extern "C" int sb_stream_launch(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
-                                int sm_count, sb_stream stream)
+extern "C" int sb_stream_launch(sb_stream_kind kind, sb_stream_pattern pattern, const float *a, const float *b,
+                                float *c, int64_t n, float s, int sm_count, sb_stream stream)
 {
-    if (n <= 0 || n % 4 || ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16)
+    if (n <= 0 || n % 4 || ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 || (int)pattern < 0 ||
+        pattern > SB_STREAM_FLAT4)
         return -1;
     int64_t n4 = n / 4;
-    int64_t want = (n4 + 511) / 512;
-    /* Four 512-thread blocks fill an SM (2048 threads on sm_80/sm_90). */
-    int64_t blocks = (int64_t)(sm_count > 0 ? sm_count : 1) * 4;
-    if (blocks > want)
-        blocks = want;
+    if ((n4 + 255) / 256 > 0x7fffffff)
+        return -1; /* more blocks than a grid holds */
+    int64_t sm_blocks = (int64_t)(sm_count > 0 ? sm_count : 1) * 4;
     cudaStream_t st = reinterpret_cast<cudaStream_t>(stream);
     const float4 *a4 = reinterpret_cast<const float4 *>(a), *b4 = reinterpret_cast<const float4 *>(b);
     float4 *c4 = reinterpret_cast<float4 *>(c);
     switch (kind) {
-    case SB_STREAM_COPY: stream_kernel<SB_STREAM_COPY><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
-    case SB_STREAM_SCALE: stream_kernel<SB_STREAM_SCALE><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
-    case SB_STREAM_ADD: stream_kernel<SB_STREAM_ADD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
-    case SB_STREAM_TRIAD: stream_kernel<SB_STREAM_TRIAD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
-    default: return -1;
-    }
-    return 0;
-}
-
-extern "C" int sb_stream_launch_tiled(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
-                                      int sm_count, sb_stream stream)
-{
-    if (n <= 0 || n % 4 || ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16)
-        return -1;
-    int64_t n4 = n / 4;
-    int64_t tiles = (n4 + 512 * UNROLL - 1) / (512 * UNROLL);
-    int64_t blocks = (int64_t)(sm_count > 0 ? sm_count : 1) * 4;
-    if (blocks > tiles)
-        blocks = tiles;
-    cudaStream_t st = reinterpret_cast<cudaStream_t>(stream);
-    const float4 *a4 = reinterpret_cast<const float4 *>(a), *b4 = reinterpret_cast<const float4 *>(b);
-    float4 *c4 = reinterpret_cast<float4 *>(c);
-    switch (kind) {
-    case SB_STREAM_COPY: stream_tiled_kernel<SB_STREAM_COPY><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
-    case SB_STREAM_SCALE: stream_tiled_kernel<SB_STREAM_SCALE><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
-    case SB_STREAM_ADD: stream_tiled_kernel<SB_STREAM_ADD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
-    case SB_STREAM_TRIAD: stream_tiled_kernel<SB_STREAM_TRIAD><<<(unsigned)blocks, 512, 0, st>>>(a4, b4, c4, n4, s); break;
+    case SB_STREAM_COPY: launch<SB_STREAM_COPY>(pattern, a4, b4, c4, n4, s, sm_blocks, st); break;
+    case SB_STREAM_SCALE: launch<SB_STREAM_SCALE>(pattern, a4, b4, c4, n4, s, sm_blocks, st); break;
+    case SB_STREAM_ADD: launch<SB_STREAM_ADD>(pattern, a4, b4, c4, n4, s, sm_blocks, st); break;
+    case SB_STREAM_TRIAD: launch<SB_STREAM_TRIAD>(pattern, a4, b4, c4, n4, s, sm_blocks, st); break;
     default: return -1;
     }
     return 0;

@@ -1,6 +1,8 @@
 /* stream_kernels.h - STREAM-like bandwidth kernels (copy, scale, add,
- * triad) over fp32 arrays: 16-byte (float4) loads and stores, grid-stride
- * loops, a grid of 4 blocks of 512 threads per SM. */
+ * triad) over fp32 arrays with 16-byte (float4) loads and stores, in a few
+ * access patterns. A card's bandwidth ceiling is the best any pattern
+ * reaches on it, so `solbench roofline` measures them all and keeps the
+ * fastest; which one won is written into the calibration's notes. */
 #ifndef SOLBOOK_BENCH_STREAM_KERNELS_H
 #define SOLBOOK_BENCH_STREAM_KERNELS_H
 
@@ -19,18 +21,26 @@ typedef enum sb_stream_kind {
     SB_STREAM_TRIAD     /* c[i] = a[i] + s * b[i] */
 } sb_stream_kind;
 
+typedef enum sb_stream_pattern {
+    /* grid-stride loop, 4 independent float4 loads per thread before the
+     * stores, 4 blocks of 512 threads per SM */
+    SB_STREAM_GRID = 0,
+    /* each block moves whole contiguous tiles of 512 x 4 float4 (32 KiB),
+     * streaming (evict-first) loads and stores */
+    SB_STREAM_TILED,
+    /* no loop: one 256-thread block per 256 float4 (4 KiB), as many blocks
+     * as the array needs; the block scheduler balances the SMs */
+    SB_STREAM_FLAT1,
+    /* no loop: one 256-thread block per 256 x 4 float4, 4 loads in flight
+     * per thread */
+    SB_STREAM_FLAT4
+} sb_stream_pattern;
+
 /* n must be a multiple of 4 and the pointers 16-byte aligned. Returns -1
  * when refused (nothing launched); launch errors are left for
  * cudaGetLastError. */
-int sb_stream_launch(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
-                     int sm_count, sb_stream stream);
-
-/* The same kernels with another access pattern: each block moves whole
- * contiguous tiles of 512 x 4 float4 (32 KiB) and stores with the
- * streaming (evict-first) hint. The roofline keeps whichever is faster on
- * the card: a ceiling is the best the card delivers. */
-int sb_stream_launch_tiled(sb_stream_kind kind, const float *a, const float *b, float *c, int64_t n, float s,
-                           int sm_count, sb_stream stream);
+int sb_stream_launch(sb_stream_kind kind, sb_stream_pattern pattern, const float *a, const float *b, float *c,
+                     int64_t n, float s, int sm_count, sb_stream stream);
 
 #ifdef __cplusplus
 }

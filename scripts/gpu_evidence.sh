@@ -6,7 +6,8 @@
 # usage: scripts/gpu_evidence.sh PART OUT_DIR
 #   PART gemm:    roofline calibration, GEMM spec (every provider + torch),
 #                 GEMM sweep, ncu speed-of-light profiles of the spec case
-#                 (attached as sidecars to the spec results), forge promotion
+#                 (attached as sidecars to the spec results)
+#   PART forge:   a real forge promotion (task, prompt, verify, bench, promote)
 #   PART kernels: Liger per-kernel and memory-bound quick presets, against a
 #                 calibration taken in the same run, plus torch eager/compile
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
@@ -14,8 +15,8 @@
 #                 actually running (never-ending, wrong answer, slower)
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
-part=${1:?usage: gpu_evidence.sh gemm|kernels|checks OUT_DIR}
-out=${2:?usage: gpu_evidence.sh gemm|kernels|checks OUT_DIR}
+part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|checks OUT_DIR}
+out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|checks OUT_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
@@ -51,8 +52,10 @@ gemm)
       fi
     done
   done
-  OUT=$w SOLBOOK=$sk timeout 200 sh forge/scripts/gpu_promotion.sh > "$w/forge.log" 2>&1; frc=$?
-  echo "forge promotion rc=$frc t=$(( $(date +%s) - t0 ))s"; tail -15 "$w/forge.log"
+  ;;
+forge)
+  OUT=$w SOLBOOK=$sk timeout 200 sh forge/scripts/gpu_promotion.sh > "$w/forge.log" 2>&1; rc=$?
+  echo "forge promotion rc=$rc t=$(( $(date +%s) - t0 ))s"; tail -15 "$w/forge.log"
   ;;
 kernels)
   timeout 540 bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
@@ -68,7 +71,7 @@ checks)
   done
   rm -f "$w/check.log"
   ;;
-*) echo "gpu_evidence: PART is gemm, kernels or checks"; exit 2 ;;
+*) echo "gpu_evidence: PART is gemm, forge, kernels or checks"; exit 2 ;;
 esac
 
 # A quick look at what was measured, for the call's reply.

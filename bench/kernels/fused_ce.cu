@@ -19,9 +19,14 @@ __global__ void __launch_bounds__(1024) count_valid_k(const int64_t *__restrict_
     if (threadIdx.x == 0) *nvalid = (int)(c + 0.5f);
 }
 
-/* One block per row: online max / sum over the row, loss_rows[r] =
- * lse - x[t]; when dx != NULL, dx = (softmax - onehot) / nvalid in a second
- * pass. Ignored rows: loss 0, dx 0, the row is not read. */
+/* One block per row: loss_rows[r] = lse - x[t]; when dx != NULL, dx =
+ * (softmax - onehot) / nvalid. Ignored rows: loss 0, dx 0, the row is not
+ * read. A row held in registers takes its max first and then one exp per
+ * element for the sum; a row in memory is read once for an online max/sum
+ * instead of twice. The gradient folds 1/nvalid into the exponent,
+ * exp(v - lse) / n = 2^(v log2e - (lse log2e + log2 n)), one FFMA and one
+ * MUFU op per element, and the onehot is applied once, by the thread that
+ * holds the target. */
 template <typename TI, typename TO, class ROW>
 __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__restrict__ target,
                                                 float *__restrict__ loss_rows, TO *dx, int64_t V,
@@ -47,28 +52,49 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
      * gradient pass after them may overwrite it */
     const float xt = threadIdx.x == 0 ? tof<TI>(x[off + t]) : 0.0f;
     float m = -INFINITY, s = 0.0f;
-    xr.each([&](int64_t, const float *v, int) {
-        float vm = v[0];
+    if constexpr (ROW::in_regs) {
+        xr.each([&](int64_t, const float *v, int) {
 #pragma unroll
-        for (int i = 1; i < VW; i++) vm = fmaxf(vm, v[i]);
-        const float nm = fmaxf(m, vm);
-        float add = 0.0f;
+            for (int i = 0; i < VW; i++) m = fmaxf(m, v[i]);
+        });
+        m = block_max(m);
+        const float mb = m * LOG2E_F;
+        xr.each([&](int64_t, const float *v, int) {
 #pragma unroll
-        for (int i = 0; i < VW; i++) add += __expf(v[i] - nm);
-        s = (m == -INFINITY ? 0.0f : s * __expf(m - nm)) + add;
-        m = nm;
-    });
-    const float gm = block_max(m);
-    s = m == -INFINITY ? 0.0f : s * __expf(m - gm);
-    const float lse = gm + __logf(block_sum(s));
+            for (int i = 0; i < VW; i++) s += fast_exp2(fmaf(v[i], LOG2E_F, -mb));
+        });
+        s = block_sum(s);
+    } else {
+        xr.each([&](int64_t, const float *v, int) {
+            float vm = v[0];
+#pragma unroll
+            for (int i = 1; i < VW; i++) vm = fmaxf(vm, v[i]);
+            const float nm = fmaxf(m, vm), nmb = nm * LOG2E_F;
+            float add = 0.0f;
+#pragma unroll
+            for (int i = 0; i < VW; i++) add += fast_exp2(fmaf(v[i], LOG2E_F, -nmb));
+            s = (m == -INFINITY ? 0.0f : s * fast_exp2((m - nm) * LOG2E_F)) + add;
+            m = nm;
+        });
+        const float gm = block_max(m);
+        s = m == -INFINITY ? 0.0f : s * fast_exp2((m - gm) * LOG2E_F);
+        s = block_sum(s);
+        m = gm;
+    }
+    const float lse = m + __logf(s);
     if (threadIdx.x == 0) loss_rows[r] = lse - xt;
     if (dx) {
-        const float scale = 1.0f / (float)*nvalid;
+        const float n = (float)*nvalid, inv = 1.0f / n;
+        const float c = lse * LOG2E_F + __log2f(n);
         xr.each([&](int64_t j, const float *v, int) {
             float o[VW];
 #pragma unroll
-            for (int i = 0; i < VW; i++)
-                o[i] = (__expf(v[i] - lse) - (j + i == t ? 1.0f : 0.0f)) * scale;
+            for (int i = 0; i < VW; i++) o[i] = fast_exp2(fmaf(v[i], LOG2E_F, -c));
+            if (t >= j && t < j + VW) {
+#pragma unroll
+                for (int i = 0; i < VW; i++)
+                    if (j + i == t) o[i] -= inv;
+            }
             io<TO, VW>::store(dx + off + j, o);
         });
     }
@@ -141,47 +167,58 @@ extern "C" cudaError_t sbk_cross_entropy(const void *logits, const int64_t *targ
     return launch_status();
 }
 
-extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk)
+extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk, sbk_dtype dt,
+                                       int accum)
 {
     if (chunk > 0) return chunk < BT ? chunk : BT;
     /* Liger's rule: next power of two of ceil(BT / ceil(V / H)) */
     int64_t inc = (V + H - 1) / H;
     int64_t want = (BT + inc - 1) / inc, c = 1;
     while (c < want) c *= 2;
-    /* at least the power of two of rows whose fp32 logits and 16-bit
-     * dlogits fit in 1 GiB: fewer passes of the fp32 dW accumulator */
-    int64_t budget = ((int64_t)1 << 30) / (V * 6), b = 1;
+    /* at least the power of two of rows whose chunk scratch fits the
+     * budget: fewer, larger GEMMs, and fewer passes over dW. In place
+     * (input accumulation) the chunk is dt logits alone, kept small because
+     * memory is the point of that mode; fp32 accumulation already spends
+     * V x H x 4 bytes on dW, and its chunk holds fp32 logits and dt
+     * dlogits. */
+    const int64_t per_row = accum == SBK_FLCE_ACCUM_FP32 ? V * (4 + (int64_t)sbk_dtype_size(dt))
+                                                         : V * (int64_t)sbk_dtype_size(dt);
+    const int64_t budget_bytes = accum == SBK_FLCE_ACCUM_FP32 ? ((int64_t)1 << 30) : ((int64_t)1 << 27);
+    int64_t budget = budget_bytes / per_row, b = 1;
     while (b * 2 <= budget) b *= 2;
     if (b > c) c = b;
     return c < BT ? c : BT;
 }
 
 extern "C" size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
-                                     sbk_dtype dt, int with_grad)
+                                     sbk_dtype dt, int accum, int with_grad)
 {
-    const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk);
+    const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk, dt, accum);
+    const size_t es = sbk_dtype_size(dt);
+    if (accum != SBK_FLCE_ACCUM_FP32) return round_up((size_t)C * V * es) + SBK_CE_WORKSPACE_BYTES;
     return round_up((size_t)C * V * 4) + SBK_CE_WORKSPACE_BYTES +
-           (with_grad ? round_up((size_t)C * V * sbk_dtype_size(dt)) + round_up((size_t)V * H * 4)
-                      : 0);
+           (with_grad ? round_up((size_t)C * V * es) + round_up((size_t)V * H * 4) : 0);
 }
 
 extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
                                       const void *weight, const int64_t *target,
                                       float *loss_rows, float *loss, void *dh, void *dw,
                                       void *workspace, int64_t BT, int64_t H, int64_t V,
-                                      int64_t chunk, sbk_dtype dt, cudaStream_t s)
+                                      int64_t chunk, sbk_dtype dt, int accum, cudaStream_t s)
 {
     if (BT <= 0 || H <= 0 || V <= 0 || BT > 0x7fffffff || H > 0x7fffffff || V > 0x7fffffff)
         return cudaErrorInvalidValue;
-    const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk);
+    const bool f32 = accum == SBK_FLCE_ACCUM_FP32;
+    const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk, dt, accum);
     const size_t es = sbk_dtype_size(dt);
-    /* scratch: logits | nvalid | (with a gradient) dlogits | dW fp32 */
+    /* scratch: logits (fp32, or dt in place) | nvalid | (fp32 with a
+     * gradient) dlogits | dW fp32 */
     char *ws = (char *)workspace;
-    float *logits = (float *)ws;
-    ws += round_up((size_t)C * V * 4);
+    void *logits = ws;
+    ws += round_up((size_t)C * V * (f32 ? 4 : es));
     int *nvalid = (int *)ws;
     ws += SBK_CE_WORKSPACE_BYTES;
-    void *dlog = ws;
+    void *dlog = f32 ? (void *)ws : logits;
     ws += round_up((size_t)C * V * es);
     float *dw32 = (float *)ws;
     const cudaDataType_t ty = cuda_type(dt);
@@ -193,15 +230,22 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
     for (int64_t r0 = 0; r0 < BT; r0 += C) {
         const int64_t c = BT - r0 < C ? BT - r0 : C;
         const char *h_c = (const char *)hidden + (size_t)r0 * H * es;
-        /* logits[c,V] (fp32) = h_c [c,H] x W^T */
+        /* logits[c,V] = h_c [c,H] x W^T, fp32 accumulation, stored fp32 or dt */
         e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)V, (int)c, (int)H,
                                      &one, weight, ty, (int)H, h_c, ty, (int)H, &zero, logits,
-                                     CUDA_R_32F, (int)V, CUBLAS_COMPUTE_32F,
+                                     f32 ? CUDA_R_32F : ty, (int)V, CUBLAS_COMPUTE_32F,
                                      CUBLAS_GEMM_DEFAULT));
         if (e != cudaSuccess) return e;
         const bool grad = dh != nullptr || dw != nullptr;
-        SBK_DISPATCH_T(dt, e = ce_launch<float, T>(logits, target + r0, loss_rows + r0,
+        /* in place when not f32: each element is read by the thread that
+         * later writes its gradient, after the row's reductions */
+        if (f32) {
+            SBK_DISPATCH_T(dt, e = ce_launch<float, T>((const float *)logits, target + r0, loss_rows + r0,
+                                                       grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, s));
+        } else {
+            SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target + r0, loss_rows + r0,
                                                    grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, s));
+        }
         if (e != cudaSuccess) return e;
         /* dh rows [c,H] = dlogits [c,V] x W [V,H] */
         if (dh) {
@@ -211,17 +255,18 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
                                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
             if (e != cudaSuccess) return e;
         }
-        /* dW_f32 [V,H] (+)= dlogits^T [V,c] x h_c [c,H] */
+        /* dW [V,H] (+)= dlogits^T [V,c] x h_c [c,H], into the fp32
+         * accumulator or straight into dw */
         if (dw) {
             const float *beta = r0 == 0 ? &zero : &one;
             e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)H, (int)V, (int)c,
-                                         &one, h_c, ty, (int)H, dlog, ty, (int)V, beta, dw32,
-                                         CUDA_R_32F, (int)H, CUBLAS_COMPUTE_32F,
+                                         &one, h_c, ty, (int)H, dlog, ty, (int)V, beta, f32 ? (void *)dw32 : dw,
+                                         f32 ? CUDA_R_32F : ty, (int)H, CUBLAS_COMPUTE_32F,
                                          CUBLAS_GEMM_DEFAULT));
             if (e != cudaSuccess) return e;
         }
     }
-    if (dw) {
+    if (dw && f32) {
         SBK_DISPATCH_T(dt, downcast_k<T><<<132 * 8, 256, 0, s>>>(dw32, (T *)dw, V * H));
         if ((e = launch_status()) != cudaSuccess) return e;
     }

@@ -32,67 +32,131 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
     });
 }
 
-/* Block g handles rows g, g + G, ...; its dw partial sums go to
- * partial[g, :]: in registers (ACC = true: row_regs with few vectors) or
- * read-modified-written in memory by the same thread (ACC = false). */
-template <typename T, typename TW, class ROW, bool ACC>
-__global__ void __launch_bounds__(512) rmsnorm_bwd_k(const T *__restrict__ dy, const T *__restrict__ x,
-                              const TW *__restrict__ w, T *__restrict__ dx,
-                              float *__restrict__ partial, int64_t M, int64_t N,
-                              float eps)
+/* Rows held in registers (row_regs): block g handles rows g, g + G, ...
+ * and keeps its dw partial sums in registers until the end, when they go
+ * to partial[g, :]. PF: the next row's x and dy are loaded into a second
+ * pair of holders before the current row is reduced, so a block always has
+ * a row's loads in flight (G is one wave of blocks, a few per SM, and each
+ * block walks many rows one after another). */
+template <typename T, typename TW, int MAXV, bool PF>
+__global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
+                                                          const TW *__restrict__ w, T *__restrict__ dx,
+                                                          float *__restrict__ partial, int64_t M, int64_t N,
+                                                          float eps)
 {
+    typedef row_regs<T, MAXV> ROW;
     constexpr int VW = ROW::VW;
-    constexpr int NACC = ACC ? ROW::SLOTS * VW : 1;
-    float acc[NACC];
+    float acc[MAXV * VW];
 #pragma unroll
-    for (int i = 0; i < NACC; i++) acc[i] = 0.0f;
-    float *prow = partial + (int64_t)blockIdx.x * N;
-    bool first = true;
-    for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
+    for (int i = 0; i < MAXV * VW; i++) acc[i] = 0.0f;
+    const int64_t G = gridDim.x;
+    auto step = [&](const ROW &xr, const ROW &gr, int64_t r) {
         const int64_t off = r * N;
-        ROW xr, gr;
-        xr.load(x + off, N);
-        gr.load(dy + off, N);
         float ss = 0.0f, gx = 0.0f;
-        xr.each([&](int64_t, const float *v, int) {
-#pragma unroll
-            for (int i = 0; i < VW; i++) ss += v[i] * v[i];
-        });
-        /* g * w * x, with x read again from the holder */
         gr.each([&](int64_t j, const float *g, int k) {
             float wf[VW], xv[VW];
             io<TW, VW>::load(w + j, wf);
             row_at(xr, k, x + off, j, xv);
 #pragma unroll
-            for (int i = 0; i < VW; i++) gx += g[i] * wf[i] * xv[i];
+            for (int i = 0; i < VW; i++) {
+                ss += xv[i] * xv[i];
+                gx += g[i] * wf[i] * xv[i];
+            }
         });
-        const float rs = rsqrtf(block_sum(ss) / (float)N + eps);
-        const float c = rs * rs * block_sum(gx) / (float)N;
+        const float2 sums = block_sum2(ss, gx);
+        const float rs = rsqrtf(sums.x / (float)N + eps);
+        const float c = rs * rs * sums.y / (float)N;
         gr.each([&](int64_t j, const float *g, int k) {
             float wf[VW], xv[VW], o[VW];
             io<TW, VW>::load(w + j, wf);
             row_at(xr, k, x + off, j, xv);
 #pragma unroll
-            for (int i = 0; i < VW; i++) o[i] = rs * (g[i] * wf[i] - c * xv[i]);
+            for (int i = 0; i < VW; i++) {
+                o[i] = rs * (g[i] * wf[i] - c * xv[i]);
+                acc[k * VW + i] += g[i] * xv[i] * rs;
+            }
             io<T, VW>::store(dx + off + j, o);
-            if constexpr (ACC) {
+        });
+    };
+    ROW xa, ga;
+    if constexpr (PF) {
+        ROW xb, gb;
+        int64_t r = blockIdx.x;
+        if (r < M) {
+            xa.load(x + r * N, N);
+            ga.load(dy + r * N, N);
+        }
+        for (; r < M; r += 2 * G) {
+            if (r + G < M) {
+                xb.load(x + (r + G) * N, N);
+                gb.load(dy + (r + G) * N, N);
+            }
+            step(xa, ga, r);
+            if (r + G >= M) break;
+            if (r + 2 * G < M) {
+                xa.load(x + (r + 2 * G) * N, N);
+                ga.load(dy + (r + 2 * G) * N, N);
+            }
+            step(xb, gb, r + G);
+        }
+    } else {
+        for (int64_t r = blockIdx.x; r < M; r += G) {
+            xa.load(x + r * N, N);
+            ga.load(dy + r * N, N);
+            step(xa, ga, r);
+        }
+    }
+    float *prow = partial + (int64_t)blockIdx.x * N;
 #pragma unroll
-                for (int i = 0; i < VW; i++) acc[k * VW + i] += g[i] * xv[i] * rs;
-            } else {
-                for (int i = 0; i < VW; i++) {
-                    float p = first ? 0.0f : prow[j + i];
-                    prow[j + i] = p + g[i] * xv[i] * rs;
-                }
+    for (int k = 0; k < MAXV; k++) {
+        int64_t idx = threadIdx.x + (int64_t)k * blockDim.x;
+        if (idx * VW < N) io<float, VW>::store(prow + idx * VW, acc + k * VW);
+    }
+}
+
+/* Rows too long for registers (row_mem): block g handles rows g, g + G,
+ * ...; x is re-read from L1/L2 in each pass, and the dw partial sums are
+ * read-modified-written in partial[g, :] by the thread that owns them. */
+template <typename T, typename TW, class ROW>
+__global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ dy, const T *__restrict__ x,
+                                                         const TW *__restrict__ w, T *__restrict__ dx,
+                                                         float *__restrict__ partial, int64_t M, int64_t N,
+                                                         float eps)
+{
+    constexpr int VW = ROW::VW;
+    float *prow = partial + (int64_t)blockIdx.x * N;
+    bool first = true;
+    for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
+        const int64_t off = r * N;
+        ROW gr;
+        gr.load(dy + off, N);
+        float ss = 0.0f, gx = 0.0f;
+        gr.each([&](int64_t j, const float *g, int) {
+            float wf[VW], xv[VW];
+            io<TW, VW>::load(w + j, wf);
+            io<T, VW>::load(x + off + j, xv);
+#pragma unroll
+            for (int i = 0; i < VW; i++) {
+                ss += xv[i] * xv[i];
+                gx += g[i] * wf[i] * xv[i];
             }
         });
-        first = false;
-    }
-    if constexpr (ACC) {
+        const float2 sums = block_sum2(ss, gx);
+        const float rs = rsqrtf(sums.x / (float)N + eps);
+        const float c = rs * rs * sums.y / (float)N;
+        gr.each([&](int64_t j, const float *g, int) {
+            float wf[VW], xv[VW], o[VW];
+            io<TW, VW>::load(w + j, wf);
+            io<T, VW>::load(x + off + j, xv);
 #pragma unroll
-        for (int k = 0; k < ROW::SLOTS; k++) {
-            int64_t idx = threadIdx.x + (int64_t)k * blockDim.x;
-            if (idx * VW < N) io<float, VW>::store(prow + idx * VW, acc + k * VW);
-        }
+            for (int i = 0; i < VW; i++) {
+                o[i] = rs * (g[i] * wf[i] - c * xv[i]);
+                float p = first ? 0.0f : prow[j + i];
+                prow[j + i] = p + g[i] * xv[i] * rs;
+            }
+            io<T, VW>::store(dx + off + j, o);
+        });
+        first = false;
     }
 }
 
@@ -107,9 +171,20 @@ __global__ void __launch_bounds__(1024) column_sum_k(const float *__restrict__ p
     __shared__ float sh[32][33];
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
     const int64_t j = (int64_t)blockIdx.x * 32 + tx;
-    float s = 0.0f;
-    if (j < N)
-        for (int64_t g = ty; g < G; g += 32) s += partial[g * N + j];
+    /* four independent accumulators keep four loads in flight per thread;
+     * the order of the adds is still fixed */
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+    if (j < N) {
+        int64_t g = ty;
+        for (; g + 96 < G; g += 128) {
+            s0 += partial[g * N + j];
+            s1 += partial[(g + 32) * N + j];
+            s2 += partial[(g + 64) * N + j];
+            s3 += partial[(g + 96) * N + j];
+        }
+        for (; g < G; g += 32) s0 += partial[g * N + j];
+    }
+    const float s = (s0 + s1) + (s2 + s3);
     sh[ty][tx] = s;
     __syncthreads();
     if (ty == 0 && j < N) {
@@ -206,16 +281,19 @@ __global__ void __launch_bounds__(512) softmax_fwd_k(const T *__restrict__ x, T 
         for (int i = 0; i < VW; i++) m = fmaxf(m, v[i]);
     });
     m = block_max(m);
+    /* exp(v - m) = 2^(v log2e - m log2e): one FFMA and one MUFU op, and
+     * the division by the sum folds into the exponent of the output pass */
+    const float mb = m * LOG2E_F;
     float s = 0.0f;
     xr.each([&](int64_t, const float *v, int) {
 #pragma unroll
-        for (int i = 0; i < VW; i++) s += __expf(v[i] - m);
+        for (int i = 0; i < VW; i++) s += fast_exp2(fmaf(v[i], LOG2E_F, -mb));
     });
-    const float inv = 1.0f / block_sum(s);
+    const float c = mb + __log2f(block_sum(s));
     xr.each([&](int64_t j, const float *v, int) {
         float o[VW];
 #pragma unroll
-        for (int i = 0; i < VW; i++) o[i] = __expf(v[i] - m) * inv;
+        for (int i = 0; i < VW; i++) o[i] = fast_exp2(fmaf(v[i], LOG2E_F, -c));
         io<T, VW>::store(y + off + j, o);
     });
 }
@@ -264,34 +342,74 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
     return launch_status();
 }
 
-extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M) { return M < 512 ? M : 512; }
+/* The launch shape of the backward: MAXV (row_regs vectors per row and
+ * thread, -1 / 0 for row_mem), threads, whether the next row is prefetched,
+ * and the kernel itself. Two rows (x, dy) are held, four with the prefetch;
+ * without enough registers for four the kernel goes without. */
+template <typename T, typename TW>
+static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *maxv, int *threads, bool *pf, const void **fn)
+{
+    *pf = true;
+    *maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
+    if (*maxv <= 0) {
+        *pf = false;
+        *maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
+    }
+    switch (*maxv) {
+    case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1, true>; break;
+    case 2: *fn = *pf ? (const void *)rmsnorm_bwd_regs_k<T, TW, 2, true>
+                      : (const void *)rmsnorm_bwd_regs_k<T, TW, 2, false>; break;
+    case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4, false>; break;
+    case -1: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, vec<T>::n>>; break;
+    default: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, 1>>; break;
+    }
+}
+
+static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
+                                  const void **fn)
+{
+    int maxv;
+    bool pf;
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, &maxv, threads, &pf, fn)));
+    return cudaSuccess;
+}
+
+/* One wave: as many blocks as fit on the card at once (occupancy x SMs),
+ * at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block walks
+ * the same number of rows give or take one. Fewer blocks mean fewer
+ * partial rows of dw to write and sum. */
+extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt)
+{
+    int64_t cap = SBK_RMSNORM_BWD_MAX_BLOCKS;
+    int dev, sms = 0, per_sm = 0, threads;
+    const void *fn;
+    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &fn) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, 0) == cudaSuccess && sms > 0 &&
+        per_sm > 0 && (int64_t)sms * per_sm < cap)
+        cap = (int64_t)sms * per_sm;
+    (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
+    if (M <= cap) return M < 1 ? 1 : M;
+    const int64_t rows_each = (M + cap - 1) / cap;
+    return (M + rows_each - 1) / rows_each;
+}
 
 extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
-                                       void *dx, void *dw, float *partial, int64_t M,
+                                       void *dx, void *dw, float *partial, int64_t G, int64_t M,
                                        int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                                        cudaStream_t s)
 {
-    if (!rows_ok(M, N)) return cudaErrorInvalidValue;
+    if (!rows_ok(M, N) || G < 1 || G > SBK_RMSNORM_BWD_MAX_BLOCKS) return cudaErrorInvalidValue;
     int threads;
-    const int64_t G = sbk_rmsnorm_bwd_blocks(M);
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt),
-                               aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w),
-                               2, &threads);
+    const void *fn;
+    const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
+    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &fn);
+    if (e != cudaSuccess) return e;
+    void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
+                    (void *)&eps};
+    if ((e = cudaLaunchKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, 0, s)) != cudaSuccess)
+        return e;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
-        switch (maxv) {
-        case 1: rmsnorm_bwd_k<T, TW, row_regs<T, 1>, true><<<(unsigned)G, threads, 0, s>>>(
-                    (const T *)dy, (const T *)x, (const TW *)w, (T *)dx, partial, M, N, eps); break;
-        case 2: rmsnorm_bwd_k<T, TW, row_regs<T, 2>, true><<<(unsigned)G, threads, 0, s>>>(
-                    (const T *)dy, (const T *)x, (const TW *)w, (T *)dx, partial, M, N, eps); break;
-        case 4: rmsnorm_bwd_k<T, TW, row_regs<T, 4>, true><<<(unsigned)G, threads, 0, s>>>(
-                    (const T *)dy, (const T *)x, (const TW *)w, (T *)dx, partial, M, N, eps); break;
-        case -1: rmsnorm_bwd_k<T, TW, row_mem<T, vec<T>::n>, false><<<(unsigned)G, threads, 0, s>>>(
-                    (const T *)dy, (const T *)x, (const TW *)w, (T *)dx, partial, M, N, eps); break;
-        default: rmsnorm_bwd_k<T, TW, row_mem<T, 1>, false><<<(unsigned)G, threads, 0, s>>>(
-                    (const T *)dy, (const T *)x, (const TW *)w, (T *)dx, partial, M, N, eps); break;
-        }
-        cudaError_t e = launch_status();
-        if (e != cudaSuccess) return e;
         column_sum_k<TW><<<(unsigned)((N + 31) / 32), 1024, 0, s>>>(partial, (TW *)dw, G, N)));
     return launch_status();
 }

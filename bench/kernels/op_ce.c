@@ -21,6 +21,7 @@ static const char *const ce_modes[] = {"fwd", "full", NULL};
 typedef struct ce_state {
     sb_ctx *ctx;
     int flce, full;
+    int accum; /* flce fused: SBK_FLCE_ACCUM_INPUT or SBK_FLCE_ACCUM_FP32 */
     int64_t M, V, H, chunk;
     sb_dtype dt;
     int sets;
@@ -49,7 +50,10 @@ static const char *const flce_names[] = {"BT", "H", "V", NULL};
 static const int64_t flce_defaults[] = {4096, 4096, 128256};
 static const sb_param_spec flce_params[] = {
     {"chunk", SB_PARAM_INT, "0", NULL,
-     "rows per chunk of the fused provider (0: max of Liger's rule and 1 GiB of chunk logits)"},
+     "rows per chunk of the fused provider (0: max of Liger's rule and the chunk budget of --accum)"},
+    {"accum", SB_PARAM_STRING, "input", "input|fp32",
+     "fused dW across chunks: input = in the weight's dtype, logits in place, 128 MiB chunks (Liger's default); "
+     "fp32 = an fp32 accumulator and fp32 logits (V x H x 4 bytes more)"},
     {"ignore_frac", SB_PARAM_FLOAT, "0", NULL, "fraction of rows whose target is ignore_index (-100)"},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -73,6 +77,9 @@ static int flce_validate(const sb_op_config *c, sb_error *e)
     double ch = sb_params_get_double(&c->params, "chunk", -1.0);
     if (!(ch >= 0.0 && ch < 2147483648.0) || ch != floor(ch))
         return sb_error_set(e, NULL, NULL, "flce: --chunk must be an integer >= 0");
+    const char *a = sb_params_get(&c->params, "accum");
+    if (a && strcmp(a, "input") != 0 && strcmp(a, "fp32") != 0)
+        return sb_error_set(e, NULL, NULL, "flce: --accum must be input or fp32, got %s", a);
     return SB_OK;
 }
 
@@ -158,6 +165,8 @@ static int ce_create_common(int flce, const sb_op_config *cfg, sb_ctx *ctx, void
     s->V = sb_shape_get(&cfg->shape, "V", 0);
     s->H = flce ? sb_shape_get(&cfg->shape, "H", 0) : 0;
     s->chunk = flce ? (int64_t)sb_params_get_double(&cfg->params, "chunk", 0.0) : 0;
+    const char *accum = flce ? sb_params_get(&cfg->params, "accum") : NULL;
+    s->accum = accum && strcmp(accum, "fp32") == 0 ? SBK_FLCE_ACCUM_FP32 : SBK_FLCE_ACCUM_INPUT;
     for (int i = 0; i < 16; i++)
         s->cache_row[i] = -1;
     double ign = sb_params_get_double(&cfg->params, "ignore_frac", 0.0);
@@ -451,7 +460,7 @@ static size_t scratch_bytes(const ce_state *s, int provider)
 {
     sbk_dtype dt = sbk_from_sb(s->dt);
     if (provider == SBK_P_FUSED)
-        return s->flce ? sbk_flce_workspace(s->M, s->H, s->V, s->chunk, dt, s->full) : SBK_CE_WORKSPACE_BYTES;
+        return s->flce ? sbk_flce_workspace(s->M, s->H, s->V, s->chunk, dt, s->accum, s->full) : SBK_CE_WORKSPACE_BYTES;
     if (provider == SBK_P_REFERENCE)
         return s->flce ? sbk_eager_flce_workspace(s->M, s->H, s->V, dt, s->full)
                        : sbk_eager_cross_entropy_workspace(s->M, s->V, s->full);
@@ -521,7 +530,7 @@ static int ce_run(void *p, int provider, int set, sb_error *err)
                                     : sbk_eager_cross_entropy(x, t, rows, loss, dx, s->ws.ptr, s->M, s->V, dt, st);
     else
         e = provider == SBK_P_FUSED ? sbk_flce_fused(s->handle, x, s->w.dev[0], t, rows, loss, dx, dw, s->ws.ptr, s->M,
-                                                     s->H, s->V, s->chunk, dt, st)
+                                                     s->H, s->V, s->chunk, dt, s->accum, st)
                                     : sbk_eager_flce(s->handle, x, s->w.dev[0], t, rows, loss, dx, dw, s->ws.ptr, s->M,
                                                      s->H, s->V, dt, st);
     if (e != cudaSuccess)
@@ -541,7 +550,7 @@ static void ce_provider_params(void *p, int provider, sb_params *extra)
         i = extra->count++;
         snprintf(extra->name[i], SB_NAME_MAX, "chunk_rows");
         snprintf(extra->value[i], sizeof extra->value[i], "%lld",
-                 (long long)sbk_flce_chunk_rows(s->M, s->H, s->V, s->chunk));
+                 (long long)sbk_flce_chunk_rows(s->M, s->H, s->V, s->chunk, sbk_from_sb(s->dt), s->accum));
     }
 }
 

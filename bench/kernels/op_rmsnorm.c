@@ -28,6 +28,7 @@ typedef struct rms_state {
     sb_dtype dt, wdt;
     int sets;
     sbk_tensor x, w, dy, y, dx, dw, partial;
+    int64_t G; /* fused backward: blocks, one partial row of dw each */
     sbk_scratch ws;
     size_t saved_bytes;  /* per set (reference bwd) */
     int saved_ready;
@@ -123,7 +124,8 @@ static int rms_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_error
     if (s->mode != MODE_BWD && sbk_tensor_output(ctx, &s->y, s->dt, mn, err) != SB_OK)
         goto fail;
     if (s->mode != MODE_FWD) {
-        int64_t G = sbk_rmsnorm_bwd_blocks(s->M);
+        s->G = sbk_rmsnorm_bwd_blocks(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt));
+        int64_t G = s->G;
         if (sbk_tensor_random(ctx, &s->dy, s->sets, s->dt, mn, -1.0, 1.0, cfg->seed, 3, err) != SB_OK ||
             sbk_tensor_output(ctx, &s->dx, s->dt, mn, err) != SB_OK ||
             sbk_tensor_output(ctx, &s->dw, s->wdt, (size_t)s->N, err) != SB_OK ||
@@ -286,7 +288,7 @@ static int rms_run(void *p, int provider, int set, sb_error *err)
         if (s->mode != MODE_BWD)
             e = sbk_rmsnorm_fwd(x, w, s->y.dev[0], s->M, s->N, s->eps, dt, wdt, st);
         if (e == cudaSuccess && s->mode != MODE_FWD)
-            e = sbk_rmsnorm_bwd(dy, x, w, s->dx.dev[0], s->dw.dev[0], s->partial.dev[0], s->M, s->N,
+            e = sbk_rmsnorm_bwd(dy, x, w, s->dx.dev[0], s->dw.dev[0], s->partial.dev[0], s->G, s->M, s->N,
                                 s->eps, dt, wdt, st);
         return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "rmsnorm fused", e);
     }

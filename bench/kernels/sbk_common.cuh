@@ -79,6 +79,18 @@ template <typename T, int VW> struct io {
     }
 };
 
+/* 2^x with the SFU's ex2.approx.ftz (relative error about 2^-22): exp(v - c)
+ * is fast_exp2(fmaf(v, LOG2E_F, -c * LOG2E_F)), one FFMA and one MUFU
+ * op per element where __expf(v - c) takes an FADD, an FMUL and the MUFU.
+ * The row kernels are issue-bound on the H100/H200 SFU rate otherwise. */
+constexpr float LOG2E_F = 1.4426950408889634f;
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 struct op_sum { __device__ __forceinline__ float operator()(float a, float b) const { return a + b; } };
 struct op_max { __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); } };
 
@@ -101,6 +113,29 @@ __device__ __forceinline__ float block_reduce(float v, Op op, float identity)
     return v;
 }
 __device__ __forceinline__ float block_sum(float v) { return block_reduce(v, op_sum(), 0.0f); }
+
+/* Two sums over the block in one pass (one pair of barriers, not two). */
+__device__ __forceinline__ float2 block_sum2(float a, float b)
+{
+    __shared__ float2 sh2[32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const int nw = (int)(blockDim.x >> 5);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    __syncthreads(); /* an earlier call may still be reading sh2 */
+    if (lane == 0) sh2[wid] = make_float2(a, b);
+    __syncthreads();
+    float2 v = lane < nw ? sh2[lane] : make_float2(0.0f, 0.0f);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        v.x += __shfl_xor_sync(0xffffffffu, v.x, o);
+        v.y += __shfl_xor_sync(0xffffffffu, v.y, o);
+    }
+    return v;
+}
 __device__ __forceinline__ float block_max(float v) { return block_reduce(v, op_max(), -INFINITY); }
 
 /* A row held in registers: thread t keeps the 16-byte vectors t, t + bs,

@@ -40,13 +40,17 @@ extern "C" {
 cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                             cudaStream_t s);
-/* dx (dt) and dw (wdt). dw goes through partial sums: block g of
- * sbk_rmsnorm_bwd_blocks(M) blocks sums rows g, g+G, ... into partial[g,:]
- * (fp32, G x N), then a second kernel sums the G partials of each column in
- * a fixed order: bitwise deterministic. */
-int64_t sbk_rmsnorm_bwd_blocks(int64_t M);
+/* dx (dt) and dw (wdt). dw goes through partial sums: block g of G
+ * blocks sums rows g, g+G, ... into partial[g,:] (fp32, G x N), then a
+ * second kernel sums the G partials of each column in a fixed order:
+ * bitwise deterministic for a given G. sbk_rmsnorm_bwd_blocks gives G for
+ * the current device (one wave of blocks, at most
+ * SBK_RMSNORM_BWD_MAX_BLOCKS; without a device, that cap), to be taken
+ * once when partial is allocated. */
+#define SBK_RMSNORM_BWD_MAX_BLOCKS 512
+int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
 cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
-                            void *dx, void *dw, float *partial, int64_t M,
+                            void *dx, void *dw, float *partial, int64_t G, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                             cudaStream_t s);
 /* vLLM fused_add_rms_norm: res_out = x + res (rounded to dt);
@@ -97,22 +101,27 @@ cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
                               sbk_dtype dt, cudaStream_t s);
 
 /* Fused linear + cross entropy: hidden [BT,H], weight [V,H] (dt), in row
- * chunks of `chunk` rows (0: the larger of Liger's rule, the next power of
- * two of ceil(BT / ceil(V/H)), and the largest power of two of rows whose
- * fp32 logits and 16-bit dlogits fit in 1 GiB; never more than BT): fp32
- * logits of the chunk by cublasGemmEx, fused CE
- * writing the chunk's dlogits (dt), dh rows = dlogits x W, and
- * dW_f32 += dlogits^T x H, all on stream s; dw = dt(dW_f32) at the end.
- * handle must have s set as its stream. */
-int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk);
+ * chunks, never more than BT rows, all on stream s (handle must have s set
+ * as its stream). Two ways to accumulate dW across chunks:
+ * - SBK_FLCE_ACCUM_INPUT (Liger's default): the chunk's logits are written
+ *   by cublasGemmEx in dt, the fused CE overwrites them in place with the
+ *   dlogits, dh rows = dlogits x W, and dw (dt) += dlogits^T x H, rounded
+ *   to dt once per chunk. Chunk rows (chunk = 0): the larger of Liger's
+ *   rule, the next power of two of ceil(BT / ceil(V/H)), and the largest
+ *   power of two of rows whose logits fit in 128 MiB. Scratch: that chunk.
+ * - SBK_FLCE_ACCUM_FP32: fp32 logits, separate dt dlogits, and an fp32 dW
+ *   accumulator (V x H x 4 bytes) rounded to dt once at the end; chunk rows
+ *   as above with 1 GiB for the fp32 logits and dlogits. */
+enum { SBK_FLCE_ACCUM_INPUT = 0, SBK_FLCE_ACCUM_FP32 = 1 };
+int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk, sbk_dtype dt, int accum);
 /* with_grad = 0: scratch for the loss alone (dh and dw NULL) */
 size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
-                          sbk_dtype dt, int with_grad);
+                          sbk_dtype dt, int accum, int with_grad);
 cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
                            const void *weight, const int64_t *target,
                            float *loss_rows, float *loss, void *dh, void *dw,
                            void *workspace, int64_t BT, int64_t H, int64_t V,
-                           int64_t chunk, sbk_dtype dt, cudaStream_t s);
+                           int64_t chunk, sbk_dtype dt, int accum, cudaStream_t s);
 
 /* ---- reference providers (eager) ----------------------------------------- */
 

@@ -107,6 +107,7 @@ static const sb_preset_case sbk_liger_perkernel[] = {
     {"flce", "full", "bf16", "BT=2048,H=4096,V=128256", NULL},
     {"flce", "fwd", "bf16", "BT=4096,H=4096,V=128256", NULL},
     {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", NULL},
+    {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", "accum=fp32"},
     {"flce", "fwd", "bf16", "BT=8192,H=4096,V=128256", NULL},
     {"flce", "full", "bf16", "BT=8192,H=4096,V=128256", NULL},
     {"flce", "fwd", "bf16", "BT=16384,H=4096,V=128256", NULL},
@@ -123,6 +124,8 @@ static const sb_preset_case sbk_liger_perkernel_quick[] = {
     {"rmsnorm", "fwd", "bf16", "M=2048,N=16384", "eps=1e-6"},
     {"rmsnorm", "bwd", "bf16", "M=2048,N=16384", "eps=1e-6"},
     {"rmsnorm", "full", "bf16", "M=2048,N=16384", "eps=1e-6"},
+    {"rmsnorm", "fwd", "bf16", "M=2048,N=32768", "eps=1e-6"},
+    {"rmsnorm", "fwd", "bf16", "M=2048,N=65536", "eps=1e-6"},
     {"rope", "fwd", "bf16", "B=1,T=2048,Hq=32,Hk=8,D=64", NULL},
     {"rope", "full", "bf16", "B=1,T=2048,Hq=32,Hk=8,D=64", NULL},
     {"rope", "fwd", "bf16", "B=1,T=2048,Hq=32,Hk=8,D=256", NULL},
@@ -136,8 +139,11 @@ static const sb_preset_case sbk_liger_perkernel_quick[] = {
     {"cross_entropy", "full", "fp32", "M=1024,V=32768", NULL},
     {"cross_entropy", "fwd", "bf16", "M=1024,V=128256", NULL},
     {"cross_entropy", "full", "bf16", "M=1024,V=128256", NULL},
+    {"cross_entropy", "full", "bf16", "M=4096,V=128256", NULL},
     {"flce", "fwd", "bf16", "BT=1024,H=4096,V=128256", NULL},
     {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", NULL},
+    {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", "accum=fp32"},
+    {"flce", "full", "bf16", "BT=16384,H=4096,V=128256", NULL},
 };
 
 /* memory-bound suite */
@@ -764,6 +770,15 @@ static const sb_preset_case sbk_memory_bound_quick[] = {
     {"cross_entropy", "full", "bf16", "M=4096,V=3072", NULL},
     {"cross_entropy", "full", "bf16", "M=4096,V=12288", NULL},
     {"cross_entropy", "full", "fp32", "M=4096,V=8192", NULL},
+    {"cross_entropy", "full", "bf16", "M=16384,V=6144", NULL},
+    {"cross_entropy", "full", "bf16", "M=16384,V=8192", NULL},
+    {"cross_entropy", "full", "fp16", "M=16384,V=12288", NULL},
+    {"rmsnorm", "bwd", "bf16", "M=16384,N=7168", "eps=1e-6"},
+    {"rmsnorm", "bwd", "fp16", "M=16384,N=8192", "eps=1e-6"},
+    {"softmax", "fwd", "bf16", "M=16384,N=7168", NULL},
+    {"layernorm", "fwd", "bf16", "M=16384,N=6144", "eps=1e-5"},
+    {"add_rmsnorm", "fwd", "bf16", "M=65536,N=4096", "eps=1e-6"},
+    {"rmsnorm", "fwd", "bf16", "M=65536,N=4096", "eps=1e-6,weight_dtype=same"},
 };
 
 #define SBK_PRESET_ROWS                                                                          \

@@ -4,6 +4,8 @@
 #   liger/liger-perkernel-quick-<stamp>/   solbench suite --preset liger-perkernel-quick
 #   memory/memory-bound-quick-<stamp>/     solbench suite --preset memory-bound-quick
 #   torch/                       torch_ops.py --quick (torch-eager, torch-compile) where PyTorch exists
+#   ncu/                         ncu_profile.sh --detail on the fused kernel of the cases that fall short
+#                                of the copy ceiling, and of one that does not (.json + .ncu.csv)
 #   nvidia-smi.txt, log.txt      the card as found, and everything printed
 # About 6 minutes on an H100 (--full: the whole liger-perkernel and memory-bound presets, hours).
 # Ingest with `solbook ingest OUTDIR`.
@@ -37,7 +39,7 @@ if [[ -z "$solbench" ]]; then
 fi
 [[ -x "$solbench" ]] || { echo "evidence_kernels.sh: solbench not found (build it or pass --solbench PATH)" >&2; exit 2; }
 export SOLBOOK_HOME=${SOLBOOK_HOME:-$root}
-mkdir -p "$out/liger" "$out/memory" "$out/torch"
+mkdir -p "$out/liger" "$out/memory" "$out/torch" "$out/ncu"
 log="$out/log.txt"
 : > "$log"
 step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
@@ -61,6 +63,28 @@ run "$solbench" suite --preset "memory-bound$suffix" --iters 20 --repeats 3 \
 if [[ $torch == 1 ]]; then
   step "torch_ops.py --quick"
   run python3 "$here/torch_ops.py" --quick --solbench "$solbench" --out "$out/torch" || rc=$?
+fi
+
+if command -v "${NCU:-ncu}" >/dev/null 2>&1; then
+  # NAME KERNEL-REGEX OP ARGS...: the fused provider's main kernel, after
+  # the correctness and determinism runs (2 launches), 3 launches profiled
+  prof() {
+    local name=$1 re=$2
+    shift 2
+    step "ncu: $name"
+    run "$here/ncu_profile.sh" --detail --kernel-regex "$re" --launch-skip 2 --launch-count 3 -- \
+      "$solbench" "$@" --provider fused --warmup 2 --iters 3 --repeats 1 --suite memory-bound-ncu \
+      --calibration "$out/calibration.json" --out "$out/ncu/$name.json" || rc=$?
+  }
+  prof rmsnorm-bwd-bf16-4096x7168 rmsnorm_bwd rmsnorm --mode bwd --dtype bf16 --M 4096 --N 7168 --eps 1e-6
+  prof rmsnorm-bwd-bf16-16384x4096 rmsnorm_bwd rmsnorm --mode bwd --dtype bf16 --M 16384 --N 4096 --eps 1e-6
+  prof ce-full-bf16-4096x12288 ce_row_k cross_entropy --mode full --dtype bf16 --M 4096 --V 12288
+  prof ce-full-fp32-4096x8192 ce_row_k cross_entropy --mode full --dtype fp32 --M 4096 --V 8192
+  prof softmax-fwd-bf16-4096x7168 softmax_fwd softmax --mode fwd --dtype bf16 --M 4096 --N 7168
+  prof rmsnorm-fwd-bf16-2048x4096 rmsnorm_fwd rmsnorm --mode fwd --dtype bf16 --M 2048 --N 4096 --eps 1e-6
+  prof rmsnorm-fwd-bf16-16384x4096 rmsnorm_fwd rmsnorm --mode fwd --dtype bf16 --M 16384 --N 4096 --eps 1e-6
+else
+  step "ncu not found: no profiles"
 fi
 
 if [[ -n "$tarball" ]]; then

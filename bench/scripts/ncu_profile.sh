@@ -3,7 +3,7 @@
 # the speed-of-light metrics as NAME.ncu.csv next to the result NAME.json.
 #
 # usage: bench/scripts/ncu_profile.sh [--launch-skip N] [--launch-count N]
-#            [--kernel-regex RE] [--ncu PATH] -- SOLBENCH ARGS... --out NAME.json
+#            [--kernel-regex RE] [--detail] [--ncu PATH] -- SOLBENCH ARGS... --out NAME.json
 #
 # The solbench command must write one result file (--out NAME.json, one
 # provider). Give it a short protocol (e.g. --warmup 2 --iters 3 --repeats
@@ -12,6 +12,9 @@
 # for most providers, 4 for GEMM with its batch-invariance probe);
 # --launch-count caps how many are profiled (default 5). Clocks are left
 # as the card has them (--clock-control none), like the timed runs.
+# --detail adds the sections that explain a shortfall (launch statistics,
+# occupancy, warp states and stall reasons, scheduler, compute and memory
+# workload) and keeps every raw metric they collect in the CSV.
 # The CSV is `ncu --csv --page raw` of the exported report, so the
 # solbench output does not mix with it. `solbook ingest` reads it.
 set -euo pipefail
@@ -20,6 +23,7 @@ METRICS="sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_th
 skip=0
 count=5
 regex=""
+detail=0
 ncu=${NCU:-ncu}
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -27,7 +31,8 @@ while [[ $# -gt 0 ]]; do
     --launch-count) count=$2; shift 2 ;;
     --kernel-regex) regex=$2; shift 2 ;;
     --ncu) ncu=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --detail) detail=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) echo "ncu_profile.sh: unknown option $1 (put the solbench command after --)" >&2; exit 2 ;;
   esac
@@ -58,8 +63,17 @@ trap 'rm -rf "$(dirname "$rep")"' EXIT
 
 filter=()
 [[ -n "$regex" ]] && filter=(--kernel-name "regex:$regex")
-"$ncu" --clock-control none --metrics "$METRICS" --launch-skip "$skip" --launch-count "$count" \
+sections=()
+keep=(--metrics "$METRICS")
+if [[ $detail == 1 ]]; then
+  for s in SpeedOfLight LaunchStats Occupancy WarpStateStats SchedulerStats ComputeWorkloadAnalysis \
+           MemoryWorkloadAnalysis; do
+    sections+=(--section "$s")
+  done
+  keep=()
+fi
+"$ncu" --clock-control none --metrics "$METRICS" "${sections[@]}" --launch-skip "$skip" --launch-count "$count" \
   "${filter[@]}" --export "$rep" --force-overwrite "$@"
-"$ncu" --import "$rep.ncu-rep" --csv --page raw --metrics "$METRICS" > "$csv.tmp.$$"
+"$ncu" --import "$rep.ncu-rep" --csv --page raw "${keep[@]}" > "$csv.tmp.$$"
 mv "$csv.tmp.$$" "$csv"
 echo "ncu_profile.sh: wrote $csv ($(($(wc -l < "$csv") - 2)) profiled launches) next to $out"

@@ -62,6 +62,10 @@ QUICK = [
     ("memory-bound-quick", "layernorm:fwd:bf16:M=16384,N=4096"),
     ("memory-bound-quick", "softmax:fwd:bf16:M=16384,N=4096"),
     ("memory-bound-quick", "cross_entropy:full:bf16:M=4096,V=12288"),
+    ("liger-perkernel-quick", "rmsnorm:fwd:bf16:M=2048,N=32768"),
+    ("memory-bound-quick", "rmsnorm:fwd:bf16:M=4096,N=7168"),
+    ("memory-bound-quick", "softmax:fwd:bf16:M=4096,N=7168"),
+    ("memory-bound-quick", "cross_entropy:full:bf16:M=16384,V=8192"),
 ]
 
 MODES = {"rmsnorm": ("fwd", "bwd", "full"), "add_rmsnorm": ("fwd",), "layernorm": ("fwd",),
@@ -81,7 +85,7 @@ PARAMS = {"rmsnorm": {"eps": 1e-6, "weight_dtype": "same"},
           "layernorm": {"eps": 1e-5, "weight_dtype": "same"},
           "softmax": {}, "rope": {}, "swiglu": {},
           "cross_entropy": {"ignore_frac": 0.0},
-          "flce": {"chunk": 0, "ignore_frac": 0.0}}
+          "flce": {"chunk": 0, "accum": "input", "ignore_frac": 0.0}}
 
 
 def parse_case(text):

@@ -46,7 +46,24 @@ for dt in bf16 fp16 fp32; do
   done
   check cross_entropy --M 24 --V 4096 --mode fwd --dtype $dt
   check flce --BT 64 --H 256 --V 1000 --mode full --dtype $dt --chunk 16 --ignore_frac 0.2
+  check flce --BT 64 --H 256 --V 1000 --mode full --dtype $dt --chunk 16 --accum fp32
+  # the backward's launch shapes: the next row prefetched (N=7168, 4096),
+  # a row of four vectors per thread without prefetch (16384), more rows
+  # than blocks and a row count that does not divide evenly
+  for shape in "--M 3001 --N 7168" "--M 2048 --N 4096" "--M 777 --N 16384"; do
+    check rmsnorm $shape --mode bwd --dtype $dt
+  done
+  # rows held in registers by the CE and softmax kernels at DeepSeek-V3 widths
+  check cross_entropy --M 40 --V 12288 --mode full --dtype $dt --ignore_frac 0.1
+  check cross_entropy --M 40 --V 3072 --mode full --dtype $dt
+  check softmax --M 40 --N 7168 --dtype $dt
   check flce --BT 50 --H 128 --V 333 --mode fwd --dtype $dt
+done
+# every access pattern of the STREAM kernels (the roofline keeps the fastest)
+for p in solbook-stream solbook-stream-tiled solbook-stream-flat1 solbook-stream-flat4; do
+  for k in copy triad; do
+    check stream --N 1049600 --kernel $k --provider $p
+  done
 done
 echo "gpu_kernels.sh: $n cases, $fails failed"
 [[ $fails -eq 0 ]]
