@@ -32,13 +32,100 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
     });
 }
 
-/* Rows held in registers (row_regs): block g handles rows g, g + G, ...
- * and keeps its dw partial sums in registers until the end, when they go
- * to partial[g, :]. PF: the next row's x and dy are loaded into a second
- * pair of holders before the current row is reduced, so a block always has
- * a row's loads in flight (G is one wave of blocks, a few per SM, and each
- * block walks many rows one after another). */
-template <typename T, typename TW, int MAXV, bool PF>
+/* The backward in one wave of G blocks (a few per SM); block g handles
+ * rows g, g + G, ... and keeps its dw partial sums in registers until the
+ * end, when they go to partial[g, :]. x and dy rows go through shared
+ * memory, double-buffered: the next row's cp.async copies are issued before
+ * the current row is reduced, so every block always has a row in flight
+ * (row_regs with the same prefetch needed 77 registers a thread and ran one
+ * 448-thread block per SM: ncu, H100, 4096 x 7168, 22% warps active, 61%
+ * of DRAM bandwidth). Thread t owns vectors t + k * blockDim.x, k < SLOTS,
+ * in the copies, the reads and the accumulators. */
+template <typename T, typename TW, int SLOTS>
+__global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
+                                                          const TW *__restrict__ w, T *__restrict__ dx,
+                                                          float *__restrict__ partial, int64_t M, int64_t N,
+                                                          float eps)
+{
+    constexpr int VW = vec<T>::n;
+    const int nvec = (int)(N / VW);
+    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
+    float acc[SLOTS * VW];
+#pragma unroll
+    for (int i = 0; i < SLOTS * VW; i++) acc[i] = 0.0f;
+    const int64_t G = gridDim.x;
+    auto issue = [&](int b, int64_t r) {
+        uint4 *sx = sm + (size_t)b * 2 * nvec, *sg = sx + nvec;
+        const T *xr = x + r * N, *gr = dy + r * N;
+#pragma unroll
+        for (int k = 0; k < SLOTS; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                cp_async16(sx + idx, xr + (int64_t)idx * VW);
+                cp_async16(sg + idx, gr + (int64_t)idx * VW);
+            }
+        }
+        cp_async_commit();
+    };
+    int b = 0;
+    if ((int64_t)blockIdx.x < M) issue(0, blockIdx.x);
+    for (int64_t r = blockIdx.x; r < M; r += G, b ^= 1) {
+        if (r + G < M) {
+            issue(b ^ 1, r + G);
+            cp_async_wait<1>(); /* this row's group done, the next one in flight */
+        } else {
+            cp_async_wait<0>();
+        }
+        const uint4 *sx = sm + (size_t)b * 2 * nvec, *sg = sx + nvec;
+        const int64_t off = r * N;
+        float ss = 0.0f, gx = 0.0f;
+#pragma unroll
+        for (int k = 0; k < SLOTS; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                float xv[VW], g[VW], wf[VW];
+                io<T, VW>::load(reinterpret_cast<const T *>(sx + idx), xv);
+                io<T, VW>::load(reinterpret_cast<const T *>(sg + idx), g);
+                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
+#pragma unroll
+                for (int i = 0; i < VW; i++) {
+                    ss += xv[i] * xv[i];
+                    gx += g[i] * wf[i] * xv[i];
+                }
+            }
+        }
+        const float2 sums = block_sum2(ss, gx);
+        const float rs = rsqrtf(sums.x / (float)N + eps);
+        const float c = rs * rs * sums.y / (float)N;
+#pragma unroll
+        for (int k = 0; k < SLOTS; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                float xv[VW], g[VW], wf[VW], o[VW];
+                io<T, VW>::load(reinterpret_cast<const T *>(sx + idx), xv);
+                io<T, VW>::load(reinterpret_cast<const T *>(sg + idx), g);
+                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
+#pragma unroll
+                for (int i = 0; i < VW; i++) {
+                    o[i] = rs * (g[i] * wf[i] - c * xv[i]);
+                    acc[k * VW + i] += g[i] * xv[i] * rs;
+                }
+                io<T, VW>::store(dx + off + (int64_t)idx * VW, o);
+            }
+        }
+    }
+    float *prow = partial + (int64_t)blockIdx.x * N;
+#pragma unroll
+    for (int k = 0; k < SLOTS; k++) {
+        const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+        if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
+    }
+}
+
+/* Rows longer than the shared-memory path takes, held in registers
+ * (row_regs, MAXV vectors of x and of dy per thread): block g handles rows
+ * g, g + G, ... and keeps its dw partial sums in registers. */
+template <typename T, typename TW, int MAXV>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
@@ -49,9 +136,11 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
     float acc[MAXV * VW];
 #pragma unroll
     for (int i = 0; i < MAXV * VW; i++) acc[i] = 0.0f;
-    const int64_t G = gridDim.x;
-    auto step = [&](const ROW &xr, const ROW &gr, int64_t r) {
+    for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
         const int64_t off = r * N;
+        ROW xr, gr;
+        xr.load(x + off, N);
+        gr.load(dy + off, N);
         float ss = 0.0f, gx = 0.0f;
         gr.each([&](int64_t j, const float *g, int k) {
             float wf[VW], xv[VW];
@@ -77,34 +166,6 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             }
             io<T, VW>::store(dx + off + j, o);
         });
-    };
-    ROW xa, ga;
-    if constexpr (PF) {
-        ROW xb, gb;
-        int64_t r = blockIdx.x;
-        if (r < M) {
-            xa.load(x + r * N, N);
-            ga.load(dy + r * N, N);
-        }
-        for (; r < M; r += 2 * G) {
-            if (r + G < M) {
-                xb.load(x + (r + G) * N, N);
-                gb.load(dy + (r + G) * N, N);
-            }
-            step(xa, ga, r);
-            if (r + G >= M) break;
-            if (r + 2 * G < M) {
-                xa.load(x + (r + 2 * G) * N, N);
-                ga.load(dy + (r + 2 * G) * N, N);
-            }
-            step(xb, gb, r + G);
-        }
-    } else {
-        for (int64_t r = blockIdx.x; r < M; r += G) {
-            xa.load(x + r * N, N);
-            ga.load(dy + r * N, N);
-            step(xa, ga, r);
-        }
     }
     float *prow = partial + (int64_t)blockIdx.x * N;
 #pragma unroll
@@ -334,43 +395,67 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt),
-                               aligned16(x) && aligned16(y) && aligned16(w), 1, &threads);
+    size_t smem;
+    const bool al = aligned16(x) && aligned16(y) && aligned16(w);
+    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &threads);
+    /* a row too long for registers: from shared memory rather than read
+     * twice (H100, 2048 x 65536 bf16 read from memory twice ran at 64% of
+     * the copy ceiling, 2048 x 32768 in registers at 90%) */
+    if (maxv == -1 && pick_row_smem(N, (int)sbk_dtype_size(dt), al, row_smem_limit(), &threads, &smem)) {
+        cudaError_t e = cudaSuccess;
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
+            e = allow_smem(rmsnorm_fwd_k<T, TW, row_smem<T>>, smem); if (e != cudaSuccess) return e;
+            rmsnorm_fwd_k<T, TW, row_smem<T>><<<(unsigned)M, threads, smem, s>>>(
+                (const T *)x, (const TW *)w, (T *)y, N, eps)));
+        return launch_status();
+    }
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
         rmsnorm_fwd_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)x, (const TW *)w, (T *)y, N, eps))));
     return launch_status();
 }
 
-/* The launch shape of the backward: MAXV (row_regs vectors per row and
- * thread, -1 / 0 for row_mem), threads, whether the next row is prefetched,
- * and the kernel itself. Two rows (x, dy) are held, four with the prefetch;
- * without enough registers for four the kernel goes without. */
+/* The launch shape of the backward: the kernel, its block size and its
+ * dynamic shared memory. Shared memory (double-buffered x and dy) up to
+ * SBK_RMSNORM_BWD_SMEM_MAX bytes, so that two or more blocks fit on an SM;
+ * longer rows in registers (x and dy, MAXV <= 4 vectors each), then in
+ * memory. */
+#define SBK_RMSNORM_BWD_SMEM_MAX (96 * 1024)
 template <typename T, typename TW>
-static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *maxv, int *threads, bool *pf, const void **fn)
+static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *smem, const void **fn)
 {
-    *pf = true;
-    *maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
-    if (*maxv <= 0) {
-        *pf = false;
-        *maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
+    const int vw = vec<T>::n;
+    *smem = 0;
+    if (aligned && N % vw == 0 && (size_t)(N / vw) * 16 * 4 <= SBK_RMSNORM_BWD_SMEM_MAX) {
+        const int64_t nvec = N / vw;
+        *threads = 256;
+        *smem = (size_t)nvec * 16 * 4;
+        switch ((nvec + 255) / 256) {
+        case 1: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 1>; break;
+        case 2: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 2>; break;
+        case 3: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 3>; break;
+        case 4: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 4>; break;
+        case 5: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 5>; break;
+        default: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 6>; break;
+        }
+        return;
     }
-    switch (*maxv) {
-    case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1, true>; break;
-    case 2: *fn = *pf ? (const void *)rmsnorm_bwd_regs_k<T, TW, 2, true>
-                      : (const void *)rmsnorm_bwd_regs_k<T, TW, 2, false>; break;
-    case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4, false>; break;
+    switch (pick_row_layout(N, (int)sizeof(T), aligned, 2, threads)) {
+    case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1>; break;
+    case 2: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 2>; break;
+    case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4>; break;
     case -1: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, vec<T>::n>>; break;
     default: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, 1>>; break;
     }
 }
 
 static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
-                                  const void **fn)
+                                  size_t *smem, const void **fn)
 {
-    int maxv;
-    bool pf;
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, &maxv, threads, &pf, fn)));
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, threads, smem, fn)));
+    /* above 48 KiB a kernel must ask for its dynamic shared memory */
+    if (*smem > 48 * 1024)
+        return cudaFuncSetAttribute(*fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*smem);
     return cudaSuccess;
 }
 
@@ -382,10 +467,11 @@ extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sb
 {
     int64_t cap = SBK_RMSNORM_BWD_MAX_BLOCKS;
     int dev, sms = 0, per_sm = 0, threads;
+    size_t smem;
     const void *fn;
-    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &fn) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
+    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, 0) == cudaSuccess && sms > 0 &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) == cudaSuccess && sms > 0 &&
         per_sm > 0 && (int64_t)sms * per_sm < cap)
         cap = (int64_t)sms * per_sm;
     (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
@@ -401,13 +487,14 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
 {
     if (!rows_ok(M, N) || G < 1 || G > SBK_RMSNORM_BWD_MAX_BLOCKS) return cudaErrorInvalidValue;
     int threads;
+    size_t smem;
     const void *fn;
     const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
-    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &fn);
+    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &smem, &fn);
     if (e != cudaSuccess) return e;
     void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
                     (void *)&eps};
-    if ((e = cudaLaunchKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, 0, s)) != cudaSuccess)
+    if ((e = cudaLaunchKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, smem, s)) != cudaSuccess)
         return e;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
         column_sum_k<TW><<<(unsigned)((N + 31) / 32), 1024, 0, s>>>(partial, (TW *)dw, G, N)));
@@ -451,8 +538,17 @@ extern "C" cudaError_t sbk_softmax_fwd(const void *x, void *y, int64_t M, int64_
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), aligned16(x) && aligned16(y),
-                               1, &threads);
+    size_t smem;
+    const bool al = aligned16(x) && aligned16(y);
+    /* three passes over the row: from shared memory when it fits (more rows
+     * in flight per SM than row_regs allows), as cross entropy */
+    if (pick_row_smem(N, (int)sbk_dtype_size(dt), al, row_smem_limit(), &threads, &smem)) {
+        cudaError_t e = cudaSuccess;
+        SBK_DISPATCH_T(dt, e = allow_smem(softmax_fwd_k<T, row_smem<T>>, smem); if (e != cudaSuccess) return e;
+                       softmax_fwd_k<T, row_smem<T>><<<(unsigned)M, threads, smem, s>>>((const T *)x, (T *)y, N));
+        return launch_status();
+    }
+    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &threads);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_ROW(maxv,
         softmax_fwd_k<T, ROW><<<(unsigned)M, threads, 0, s>>>((const T *)x, (T *)y, N)));
     return launch_status();

@@ -51,9 +51,10 @@ static const int64_t flce_defaults[] = {4096, 4096, 128256};
 static const sb_param_spec flce_params[] = {
     {"chunk", SB_PARAM_INT, "0", NULL,
      "rows per chunk of the fused provider (0: max of Liger's rule and the chunk budget of --accum)"},
-    {"accum", SB_PARAM_STRING, "input", "input|fp32",
-     "fused dW across chunks: input = in the weight's dtype, logits in place, 128 MiB chunks (Liger's default); "
-     "fp32 = an fp32 accumulator and fp32 logits (V x H x 4 bytes more)"},
+    {"accum", SB_PARAM_STRING, "fp32", "fp32|input",
+     "fused dW across chunks: fp32 = an fp32 accumulator (V x H x 4 bytes) and fp32 logits; input = dW "
+     "rounded to the weight's dtype after every chunk and the logits in place in that dtype, 128 MiB chunks "
+     "(Liger's default; less memory, but dW then misses the bf16 tolerance once there are several chunks)"},
     {"ignore_frac", SB_PARAM_FLOAT, "0", NULL, "fraction of rows whose target is ignore_index (-100)"},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -166,7 +167,7 @@ static int ce_create_common(int flce, const sb_op_config *cfg, sb_ctx *ctx, void
     s->H = flce ? sb_shape_get(&cfg->shape, "H", 0) : 0;
     s->chunk = flce ? (int64_t)sb_params_get_double(&cfg->params, "chunk", 0.0) : 0;
     const char *accum = flce ? sb_params_get(&cfg->params, "accum") : NULL;
-    s->accum = accum && strcmp(accum, "fp32") == 0 ? SBK_FLCE_ACCUM_FP32 : SBK_FLCE_ACCUM_INPUT;
+    s->accum = accum && strcmp(accum, "input") == 0 ? SBK_FLCE_ACCUM_INPUT : SBK_FLCE_ACCUM_FP32;
     for (int i = 0; i < 16; i++)
         s->cache_row[i] = -1;
     double ign = sb_params_get_double(&cfg->params, "ignore_frac", 0.0);

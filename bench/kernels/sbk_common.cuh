@@ -144,6 +144,7 @@ __device__ __forceinline__ float block_max(float v) { return block_reduce(v, op_
 template <typename T, int MAXV> struct row_regs {
     static constexpr int VW = vec<T>::n;
     static constexpr bool in_regs = true;
+    static constexpr bool on_chip = true; /* passes over the row cost no memory traffic */
     static constexpr int SLOTS = MAXV;
     uint4 v[MAXV];
     int nvec;
@@ -180,6 +181,7 @@ template <typename T, int MAXV> struct row_regs {
 template <typename T, int VW_> struct row_mem {
     static constexpr int VW = VW_;
     static constexpr bool in_regs = false;
+    static constexpr bool on_chip = false;
     static constexpr int SLOTS = 1;
     const T *row;
     int64_t nvec;
@@ -193,6 +195,97 @@ template <typename T, int VW_> struct row_mem {
         }
     }
 };
+
+/* cp.async (sm_80+): 16-byte copies from global to shared memory that
+ * bypass the registers, so a block can have a whole row (or the next one)
+ * in flight at the cost of shared memory rather than registers. After
+ * cp_async_wait<n>, the issuing thread sees its own copies; other threads'
+ * copies need a barrier as well. */
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ uint4 *dyn_smem()
+{
+    extern __shared__ uint4 sbk_dyn_smem[];
+    return sbk_dyn_smem;
+}
+
+/* A row in dynamic shared memory (N * sizeof(T) bytes, 16-byte aligned
+ * row, N a multiple of vec<T>::n): loaded with cp.async, then read back
+ * from shared memory on every pass. Thread t owns vectors t, t + bs, ...
+ * both when copying and when reading, so no barrier is needed. Registers
+ * stay few, so more blocks (rows in flight) fit on an SM than with
+ * row_regs. */
+template <typename T> struct row_smem {
+    static constexpr int VW = vec<T>::n;
+    static constexpr bool in_regs = false;
+    static constexpr bool on_chip = true;
+    static constexpr int SLOTS = 1;
+    const uint4 *buf;
+    int nvec;
+    __device__ __forceinline__ void load(const T *row, int64_t N)
+    {
+        uint4 *b = dyn_smem();
+        nvec = (int)(N / VW);
+        for (int idx = threadIdx.x; idx < nvec; idx += blockDim.x) cp_async16(b + idx, row + (int64_t)idx * VW);
+        cp_async_commit();
+        cp_async_wait<0>();
+        buf = b;
+    }
+    template <class F> __device__ __forceinline__ void each(F f) const
+    {
+        for (int idx = threadIdx.x; idx < nvec; idx += blockDim.x) {
+            const uint4 u = buf[idx];
+            const T *e = reinterpret_cast<const T *>(&u);
+            float x[VW];
+#pragma unroll
+            for (int i = 0; i < VW; i++) x[i] = tof<T>(e[i]);
+            f((int64_t)idx * VW, x, 0);
+        }
+    }
+};
+
+/* Whether one row of N elements of size esize goes to row_smem: aligned,
+ * whole vectors, and at most `limit` bytes (see row_smem_limit). Threads:
+ * 256, or fewer for a short row; *bytes: the dynamic shared memory. */
+static inline bool pick_row_smem(int64_t N, int esize, bool aligned, size_t limit, int *threads, size_t *bytes)
+{
+    const int vw = 16 / esize;
+    if (!aligned || N % vw != 0 || (size_t)N * (size_t)esize > limit) return false;
+    const int64_t nvec = N / vw;
+    *threads = nvec >= 256 ? 256 : (int)((nvec + 31) / 32 * 32);
+    *bytes = (size_t)N * (size_t)esize;
+    return true;
+}
+
+/* The largest row row_smem takes on the current device: what one block may
+ * opt in to (227 KiB on H100/H200, 163 KiB on A100) less 1 KiB for the
+ * reductions' static shared memory, or 48 KiB when the device cannot be
+ * asked. */
+static inline size_t row_smem_limit(void)
+{
+    int dev, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess || v <= 2048) {
+        (void)cudaGetLastError();
+        return 48 * 1024;
+    }
+    return (size_t)v - 1024;
+}
+
+/* Above 48 KiB of dynamic shared memory a kernel must opt in. */
+template <class K> static inline cudaError_t allow_smem(K *kernel, size_t bytes)
+{
+    if (bytes <= 48 * 1024) return cudaSuccess;
+    return cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+}
 
 /* Elements j .. j+VW-1 of a second row held like the first: from its
  * registers (slot k of the same thread) or from memory at mem + j. */

@@ -107,7 +107,7 @@ static const sb_preset_case sbk_liger_perkernel[] = {
     {"flce", "full", "bf16", "BT=2048,H=4096,V=128256", NULL},
     {"flce", "fwd", "bf16", "BT=4096,H=4096,V=128256", NULL},
     {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", NULL},
-    {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", "accum=fp32"},
+    {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", "accum=input"},
     {"flce", "fwd", "bf16", "BT=8192,H=4096,V=128256", NULL},
     {"flce", "full", "bf16", "BT=8192,H=4096,V=128256", NULL},
     {"flce", "fwd", "bf16", "BT=16384,H=4096,V=128256", NULL},
@@ -142,7 +142,7 @@ static const sb_preset_case sbk_liger_perkernel_quick[] = {
     {"cross_entropy", "full", "bf16", "M=4096,V=128256", NULL},
     {"flce", "fwd", "bf16", "BT=1024,H=4096,V=128256", NULL},
     {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", NULL},
-    {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", "accum=fp32"},
+    {"flce", "full", "bf16", "BT=4096,H=4096,V=128256", "accum=input"},
     {"flce", "full", "bf16", "BT=16384,H=4096,V=128256", NULL},
 };
 

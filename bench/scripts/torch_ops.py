@@ -85,7 +85,7 @@ PARAMS = {"rmsnorm": {"eps": 1e-6, "weight_dtype": "same"},
           "layernorm": {"eps": 1e-5, "weight_dtype": "same"},
           "softmax": {}, "rope": {}, "swiglu": {},
           "cross_entropy": {"ignore_frac": 0.0},
-          "flce": {"chunk": 0, "accum": "input", "ignore_frac": 0.0}}
+          "flce": {"chunk": 0, "accum": "fp32", "ignore_frac": 0.0}}
 
 
 def parse_case(text):
@@ -108,6 +108,116 @@ def parse_case(text):
     if tuple(sorted(shape)) != tuple(sorted(SHAPES[op])):
         raise ValueError("case %r: %s needs shape %s" % (text, op, ",".join(SHAPES[op])))
     return op, mode, dtype, shape
+
+
+class Case:
+    """Inputs, the eager function, and how to check one case."""
+
+    def __init__(self, torch, op, mode, dtype, shape, seed, dev):
+        self.torch, self.op, self.mode, self.dtype, self.shape = torch, op, mode, dtype, shape
+        self.dev = dev
+        t = torch
+        self.st = {"fp32": t.float32, "fp16": t.float16, "bf16": t.bfloat16}[dtype]
+        g = t.Generator(device=dev).manual_seed(seed)
+
+        def U(shape_, lo, hi, dt=None, grad=False):
+            x = t.rand(shape_, generator=g, device=dev, dtype=t.float32) * (hi - lo) + lo
+            x = x.to(dt or self.st)
+            return x.requires_grad_(grad)
+
+        bwd = mode != "fwd"
+        s = shape
+        self.inputs, self.grads = [], []
+        if op in ("rmsnorm", "add_rmsnorm", "layernorm", "softmax"):
+            M, N = s["M"], s["N"]
+            self.rows, self.cols = M, N
+            x = U((M, N), -2, 2, grad=bwd)
+            if op == "rmsnorm":
+                self.inputs = [x, U((N,), 0.5, 1.5, grad=bwd)]
+            elif op == "add_rmsnorm":
+                self.inputs = [x, U((M, N), -2, 2), U((N,), 0.5, 1.5)]
+            elif op == "layernorm":
+                self.inputs = [x, U((N,), 0.5, 1.5), U((N,), -0.5, 0.5)]
+            else:
+                self.inputs = [x]
+            if bwd:
+                self.grads = [U((M, N), -1, 1)]
+        elif op == "rope":
+            B, T, Hq, Hk, D = s["B"], s["T"], s["Hq"], s["Hk"], s["D"]
+            # HF layout: [B, H, T, D] as a transposed view of [B, T, H, D]
+            q = U((B, T, Hq, D), -2, 2).transpose(1, 2).requires_grad_(bwd)
+            k = U((B, T, Hk, D), -2, 2).transpose(1, 2).requires_grad_(bwd)
+            inv = 1.0 / (10000.0 ** (t.arange(0, D, 2, device=dev, dtype=t.float64) / D))
+            ang = t.arange(T, device=dev, dtype=t.float64)[:, None] * inv[None, :]
+            emb = t.cat((ang, ang), dim=-1)
+            self.inputs = [q, k, emb.cos().to(self.st)[None], emb.sin().to(self.st)[None]]
+            if bwd:
+                self.grads = [U((B, Hq, T, D), -1, 1), U((B, Hk, T, D), -1, 1)]
+            self.rows, self.cols = B * Hq * T, D
+        elif op == "swiglu":
+            n = s["B"] * s["T"]
+            self.inputs = [U((n, s["I"]), -4, 4, grad=bwd), U((n, s["I"]), -2, 2, grad=bwd)]
+            if bwd:
+                self.grads = [U((n, s["I"]), -1, 1)]
+            self.rows, self.cols = n, s["I"]
+        elif op == "cross_entropy":
+            M, V = s["M"], s["V"]
+            tgt = t.randint(0, V, (M,), generator=g, device=dev)
+            self.inputs = [U((M, V), -4, 4, grad=bwd), tgt]
+            self.rows, self.cols = M, V
+        else:  # flce
+            BT, H, V = s["BT"], s["H"], s["V"]
+            tgt = t.randint(0, V, (BT,), generator=g, device=dev)
+            self.inputs = [U((BT, H), -1, 1, grad=bwd), U((V, H), -0.05, 0.05, grad=bwd), tgt]
+            self.rows, self.cols = BT, H
+
+    # -- the eager functions (HF code, as written there) ------------------
+    def fn(self):
+        t, F, op = self.torch, self.torch.nn.functional, self.op
+
+        if op == "rmsnorm":
+            def f(x, w):
+                dt = x.dtype
+                h = x.to(t.float32)
+                var = h.pow(2).mean(-1, keepdim=True)
+                h = h * t.rsqrt(var + 1e-6)
+                return (w * h.to(dt)).to(dt)
+        elif op == "add_rmsnorm":
+            def f(x, res, w):
+                res = x + res
+                dt = res.dtype
+                h = res.to(t.float32)
+                h = h * t.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+                return (w * h.to(dt)).to(dt), res
+        elif op == "layernorm":
+            def f(x, w, b):
+                return F.layer_norm(x, (x.shape[-1],), w, b, 1e-5)
+        elif op == "softmax":
+            def f(x):
+                return t.softmax(x, dim=-1)
+        elif op == "rope":
+            def rotate_half(x):
+                x1 = x[..., : x.shape[-1] // 2]
+                x2 = x[..., x.shape[-1] // 2:]
+                return t.cat((-x2, x1), dim=-1)
+
+            def f(q, k, cos, sin):
+                cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+                return (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+        elif op == "swiglu":
+            def f(a, b):
+                return F.silu(a) * b
+        elif op == "cross_entropy":
+            def f(x, tgt):
+                return F.cross_entropy(x.float(), tgt, ignore_index=-100, reduction="mean")
+        else:
+            def f(h, w, tgt):
+                logits = F.linear(h, w)
+                return F.cross_entropy(logits.float(), tgt, ignore_index=-100, reduction="mean")
+        return f
+
+    def diff_inputs(self):
+        return [x for x in self.inputs if getattr(x, "requires_grad", False)]
 
 
 def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_dir):
