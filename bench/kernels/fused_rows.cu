@@ -122,10 +122,14 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
     }
 }
 
-/* Rows longer than the shared-memory path takes, held in registers
- * (row_regs, MAXV vectors of x and of dy per thread): block g handles rows
- * g, g + G, ... and keeps its dw partial sums in registers. */
-template <typename T, typename TW, int MAXV>
+/* Rows held in registers (row_regs, MAXV vectors of x and of dy per
+ * thread): block g handles rows g, g + G, ... and keeps its dw partial sums
+ * in registers. PF: the next row's x and dy are loaded into a second pair
+ * of holders before the current row is reduced (only where that still
+ * leaves three 256-thread blocks per SM: H100, 16384 x 4096 bf16, 90% of
+ * the copy ceiling against 80% through shared memory; with 448-thread
+ * blocks at 7168 it ran one block per SM and 65%). */
+template <typename T, typename TW, int MAXV, bool PF>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
@@ -136,11 +140,9 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
     float acc[MAXV * VW];
 #pragma unroll
     for (int i = 0; i < MAXV * VW; i++) acc[i] = 0.0f;
-    for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
+    const int64_t G = gridDim.x;
+    auto step = [&](const ROW &xr, const ROW &gr, int64_t r) {
         const int64_t off = r * N;
-        ROW xr, gr;
-        xr.load(x + off, N);
-        gr.load(dy + off, N);
         float ss = 0.0f, gx = 0.0f;
         gr.each([&](int64_t j, const float *g, int k) {
             float wf[VW], xv[VW];
@@ -166,6 +168,34 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             }
             io<T, VW>::store(dx + off + j, o);
         });
+    };
+    ROW xa, ga;
+    if constexpr (PF) {
+        ROW xb, gb;
+        int64_t r = blockIdx.x;
+        if (r < M) {
+            xa.load(x + r * N, N);
+            ga.load(dy + r * N, N);
+        }
+        for (; r < M; r += 2 * G) {
+            if (r + G < M) {
+                xb.load(x + (r + G) * N, N);
+                gb.load(dy + (r + G) * N, N);
+            }
+            step(xa, ga, r);
+            if (r + G >= M) break;
+            if (r + 2 * G < M) {
+                xa.load(x + (r + 2 * G) * N, N);
+                ga.load(dy + (r + 2 * G) * N, N);
+            }
+            step(xb, gb, r + G);
+        }
+    } else {
+        for (int64_t r = blockIdx.x; r < M; r += G) {
+            xa.load(x + r * N, N);
+            ga.load(dy + r * N, N);
+            step(xa, ga, r);
+        }
     }
     float *prow = partial + (int64_t)blockIdx.x * N;
 #pragma unroll
@@ -395,20 +425,11 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
-    size_t smem;
     const bool al = aligned16(x) && aligned16(y) && aligned16(w);
     int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &threads);
-    /* a row too long for registers: from shared memory rather than read
-     * twice (H100, 2048 x 65536 bf16 read from memory twice ran at 64% of
-     * the copy ceiling, 2048 x 32768 in registers at 90%) */
-    if (maxv == -1 && pick_row_smem(N, (int)sbk_dtype_size(dt), al, row_smem_limit(), &threads, &smem)) {
-        cudaError_t e = cudaSuccess;
-        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
-            e = allow_smem(rmsnorm_fwd_k<T, TW, row_smem<T>>, smem); if (e != cudaSuccess) return e;
-            rmsnorm_fwd_k<T, TW, row_smem<T>><<<(unsigned)M, threads, smem, s>>>(
-                (const T *)x, (const TW *)w, (T *)y, N, eps)));
-        return launch_status();
-    }
+    /* a row too long for registers stays in memory and is read twice: a
+     * 128 KiB row through shared memory leaves one block per SM and ran
+     * slower (H100, 2048 x 65536 bf16: 49% of the copy ceiling against 64%) */
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
         rmsnorm_fwd_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)x, (const TW *)w, (T *)y, N, eps))));
@@ -416,16 +437,24 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
 }
 
 /* The launch shape of the backward: the kernel, its block size and its
- * dynamic shared memory. Shared memory (double-buffered x and dy) up to
- * SBK_RMSNORM_BWD_SMEM_MAX bytes, so that two or more blocks fit on an SM;
- * longer rows in registers (x and dy, MAXV <= 4 vectors each), then in
- * memory. */
+ * dynamic shared memory. Short rows in registers with the next row
+ * prefetched (blocks of at most 256 threads); then shared memory
+ * (double-buffered x and dy) up to SBK_RMSNORM_BWD_SMEM_MAX bytes, so that
+ * two or more blocks fit on an SM; longer rows in registers (x and dy,
+ * MAXV <= 4 vectors each), then in memory. */
 #define SBK_RMSNORM_BWD_SMEM_MAX (96 * 1024)
 template <typename T, typename TW>
 static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *smem, const void **fn)
 {
     const int vw = vec<T>::n;
     *smem = 0;
+    /* registers with the prefetch while the block stays at 256 threads */
+    const int pf_maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
+    if (pf_maxv > 0 && *threads <= 256) {
+        *fn = pf_maxv == 1 ? (const void *)rmsnorm_bwd_regs_k<T, TW, 1, true>
+                           : (const void *)rmsnorm_bwd_regs_k<T, TW, 2, true>;
+        return;
+    }
     if (aligned && N % vw == 0 && (size_t)(N / vw) * 16 * 4 <= SBK_RMSNORM_BWD_SMEM_MAX) {
         const int64_t nvec = N / vw;
         *threads = 256;
@@ -441,9 +470,9 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *sme
         return;
     }
     switch (pick_row_layout(N, (int)sizeof(T), aligned, 2, threads)) {
-    case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1>; break;
-    case 2: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 2>; break;
-    case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4>; break;
+    case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1, false>; break;
+    case 2: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 2, false>; break;
+    case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4, false>; break;
     case -1: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, vec<T>::n>>; break;
     default: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, 1>>; break;
     }
@@ -453,8 +482,8 @@ static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dty
                                   size_t *smem, const void **fn)
 {
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, threads, smem, fn)));
-    /* above 48 KiB a kernel must ask for its dynamic shared memory */
-    if (*smem > 48 * 1024)
+    /* as allow_smem: from 46 KiB of dynamic shared memory on, ask for it */
+    if (*smem > 46 * 1024)
         return cudaFuncSetAttribute(*fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*smem);
     return cudaSuccess;
 }
