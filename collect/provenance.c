@@ -158,24 +158,24 @@ json_t *sb_provenance_git(const char *dir)
         json_decref(git);
         return NULL;
     }
-    if (run_capture(rev, cap) == 0 && cap->total == cap->len && (chomp(cap->out), is_sha(cap->out))) {
-        json_object_set_new(git, "sha", json_string(cap->out));
-    } else {
-        /* A tree copied to a GPU host without .git (containers, lent
-         * machines): whoever copied it may state its commit. Recorded as
-         * stated, and said so in describe. */
-        const char *env_sha = getenv("SOLBOOK_GIT_SHA");
-        const char *env_dirty = getenv("SOLBOOK_GIT_DIRTY");
-        if (env_sha && is_sha(env_sha)) {
-            json_object_set_new(git, "sha", json_string(env_sha));
-            json_object_set_new(git, "dirty", env_dirty && (!strcmp(env_dirty, "0") || !strcmp(env_dirty, "1"))
-                                                  ? json_boolean(env_dirty[0] == '1') : json_null());
-            json_object_set_new(git, "describe", json_string("stated by SOLBOOK_GIT_SHA: tree copied without .git"));
-            free(cap);
-            return git;
-        }
-        json_object_set_new(git, "sha", json_string("unknown"));
+    /* Whoever copied the tree may state its commit (a GPU host, a
+     * container): the statement wins over whatever .git is there, since a
+     * stale .git on a lent machine once recorded an old commit for a whole
+     * run. Recorded as stated, and said so in describe. */
+    const char *env_sha = getenv("SOLBOOK_GIT_SHA");
+    const char *env_dirty = getenv("SOLBOOK_GIT_DIRTY");
+    if (env_sha && is_sha(env_sha)) {
+        json_object_set_new(git, "sha", json_string(env_sha));
+        json_object_set_new(git, "dirty", env_dirty && (!strcmp(env_dirty, "0") || !strcmp(env_dirty, "1"))
+                                              ? json_boolean(env_dirty[0] == '1') : json_null());
+        json_object_set_new(git, "describe", json_string("stated by SOLBOOK_GIT_SHA"));
+        free(cap);
+        return git;
     }
+    if (run_capture(rev, cap) == 0 && cap->total == cap->len && (chomp(cap->out), is_sha(cap->out)))
+        json_object_set_new(git, "sha", json_string(cap->out));
+    else
+        json_object_set_new(git, "sha", json_string("unknown"));
     if (run_capture(status, cap) == 0)
         json_object_set_new(git, "dirty", json_boolean(cap->total > 0));
     else

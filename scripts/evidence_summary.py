@@ -60,17 +60,24 @@ def gemm_section(arch, w):
     spec = {d["config"]["provider"]: d for d in load("examples/%s/gemm/spec/*.json" % arch)}
     cal = json.load(open(os.path.join(TOP, "examples", arch, "gemm", "calibration.json")))
     w("### %s: %s\n" % (arch.upper(), card(arch)))
-    w("GEMM spec, 4096^3 fp16, 10 warm-up + 50 x 5 (`examples/%s/gemm/spec/`):\n" % arch)
-    w("| provider | median ms | TFLOP/s | % of datasheet | relative noise | spread of the 5 repeat medians |")
-    w("| --- | ---: | ---: | ---: | ---: | ---: |")
+    settle = spec.get("cublas", {}).get("protocol", {}).get("settle_ms")
+    w("GEMM spec, 4096^3 fp16, %s10 warm-up + 50 x 5 (`examples/%s/gemm/spec/`). The SM clock is NVML's "
+      "reading after each repeat, with the throttle reasons seen:\n" % (
+          "%.0f ms settle, " % settle if settle else "no settle phase, ", arch))
+    w("| provider | median ms | TFLOP/s | % of datasheet | relative noise | spread of the 5 repeat medians | SM MHz per repeat |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for p in ("cublas", "cublaslt", "torch", "solbook-mma", "cublas-pedantic"):
         d = spec.get(p)
         if not d:
             continue
         s, m = d["timing"]["stats"], d["metrics"]
-        w("| %s | %.4f | %.1f | %s | %s | %s |" % (p, s["median"], m["tflops"],
+        rc = d["timing"].get("repeat_clocks") or []
+        why = sorted({t for c in rc for t in c.get("throttle_reasons") or []})
+        clocks = ("%s%s" % ("/".join(str(c.get("sm_mhz")) for c in rc), " (%s)" % ", ".join(why) if why else "")
+                  if rc else "-")
+        w("| %s | %.4f | %.1f | %s | %s | %s | %s |" % (p, s["median"], m["tflops"],
           "%.1f%%" % m["pct_datasheet_peak"] if m.get("pct_datasheet_peak") is not None else "-",
-          pct(s["rel_noise"]), pct(s["repeat_median_rel_spread"])))
+          pct(s["rel_noise"]), pct(s["repeat_median_rel_spread"]), clocks))
     if "cublas" in spec and "torch" in spec:
         r = spec["cublas"]["metrics"]["tflops"] / spec["torch"]["metrics"]["tflops"]
         w("\n- cuBLAS / torch.matmul TFLOP/s: **%s** (target >= 95%%: %s)" % (pct(r), "met" if r >= 0.95 else "MISSED"))
@@ -169,6 +176,54 @@ def kernels_section(arch, w):
     w("")
 
 
+NCU_COLS = [("gpu__time_duration.sum", "kernel us", "%.1f"),
+            ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", "%.1f"),
+            ("launch__grid_size", "grid", "%.0f"), ("launch__block_size", "block", "%.0f"),
+            ("launch__registers_per_thread", "regs", "%.0f"),
+            ("launch__shared_mem_per_block_dynamic", "dyn smem KB", "%.1f"),
+            ("sm__warps_active.avg.pct_of_peak_sustained_active", "warps active %", "%.1f"),
+            ("smsp__issue_active.avg.pct_of_peak_sustained_active", "issue active %", "%.1f")]
+
+
+def ncu_section(arch, w):
+    """The ncu --detail profiles of the fused kernels (bench/scripts/evidence_kernels.sh)."""
+    import csv
+    files = sorted(glob.glob(os.path.join(TOP, "examples", arch, "kernels", "ncu", "*.ncu.csv")))
+    if not files:
+        return
+    res = os.path.join(TOP, "examples", arch, "kernels", "ncu")
+    sha = set()
+    for j in glob.glob(res + "/*.json"):
+        sha.add(json.load(open(j))["provenance"].get("git", {}).get("sha", "?")[:7])
+    w("Nsight Compute on the fused provider's main kernel (`examples/%s/kernels/ncu/`, commit %s; the last of 3 "
+      "profiled launches; the top stall is the largest `smsp__average_warps_issue_stalled_*` per issued "
+      "instruction):\n" % (arch, ", ".join(sorted(sha))))
+    w("| case | " + " | ".join(c[1] for c in NCU_COLS) + " | top stall |")
+    w("| --- | " + " | ".join("---:" for _ in NCU_COLS) + " | --- |")
+    for f in files:
+        rows = list(csv.reader(open(f)))
+        if len(rows) < 3:
+            continue
+        hdr, r = rows[0], rows[-1]
+
+        def val(name):
+            try:
+                return float(r[hdr.index(name)].replace(",", ""))
+            except (ValueError, IndexError):
+                return None
+        cells = []
+        for name, _, fmt in NCU_COLS:
+            v = val(name)
+            cells.append(fmt % v if v is not None else "-")
+        stalls = [(h, val(h)) for h in hdr
+                  if h.startswith("smsp__average_warps_issue_stalled_") and h.endswith("_per_issue_active.ratio")]
+        stalls = sorted([x for x in stalls if x[1] is not None], key=lambda x: -x[1])
+        top = ("%s %.1f" % (stalls[0][0][len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")],
+                            stalls[0][1]) if stalls else "-")
+        w("| %s | %s | %s |" % (os.path.basename(f)[:-len(".ncu.csv")], " | ".join(cells), top))
+    w("")
+
+
 def forge_section(arch, w):
     for p in sorted(glob.glob(os.path.join(TOP, "examples", arch, "forge", "registry", "*", "promotion.json"))):
         d = json.load(open(p))
@@ -190,6 +245,7 @@ def main():
     w("## Liger per-kernel and memory-bound suites (issues 4 and 5)\n")
     for arch in ("h100", "h200"):
         kernels_section(arch, w)
+        ncu_section(arch, w)
     w("## forge (issue 8)\n")
     for arch in ("h100", "h200"):
         forge_section(arch, w)

@@ -21,8 +21,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
 export LD_LIBRARY_PATH=$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-# The tree arrives without .git: state the commit it was copied from.
-if ! git -C "$top" rev-parse HEAD >/dev/null 2>&1 && [[ -f .carry/GIT_SHA ]]; then
+# The binaries were built from the commit gpu_carry.sh recorded: state it.
+# A .git on the lent machine is not this tree's (a stale copy there once
+# recorded an old commit, dirty, for every result of a run).
+if [[ -f .carry/GIT_SHA ]]; then
   export SOLBOOK_GIT_SHA=$(cat .carry/GIT_SHA) SOLBOOK_GIT_DIRTY=$(cat .carry/GIT_DIRTY)
 fi
 sb=$top/.carry/bin/solbench

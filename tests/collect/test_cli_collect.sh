@@ -47,7 +47,7 @@ else
     && ok "collect --device 3: index 3" || bad "--device 3"
 fi
 
-# 2b. A tree copied without .git: the commit stated in SOLBOOK_GIT_SHA is
+# 2b. The commit stated in SOLBOOK_GIT_SHA (a tree copied without .git) is
 # recorded, and describe says it was stated; a malformed one is ignored.
 sha=0123456789abcdef0123456789abcdef01234567
 SOLBOOK_GIT_SHA=$sha SOLBOOK_GIT_DIRTY=1 "$solbook" collect --cpu --git-dir "$tmp" >"$tmp/env.json" 2>/dev/null
@@ -55,6 +55,14 @@ grep -q "\"sha\": \"$sha\"" "$tmp/env.json" && grep -q '"dirty": true' "$tmp/env
   && grep -q '"describe": "stated by SOLBOOK_GIT_SHA' "$tmp/env.json" \
   && ok "SOLBOOK_GIT_SHA for a tree without .git: recorded, dirty from SOLBOOK_GIT_DIRTY, marked as stated" \
   || bad "SOLBOOK_GIT_SHA not recorded"
+# ... and it wins over a .git that is there (a stale copy on a GPU host)
+if command -v git >/dev/null; then
+  repo=$tmp/stale
+  mkdir -p "$repo" && git -C "$repo" init -q && git -C "$repo" -c user.email=t@t -c user.name=t commit -q --allow-empty -m x
+  SOLBOOK_GIT_SHA=$sha SOLBOOK_GIT_DIRTY=0 "$solbook" collect --cpu --git-dir "$repo" >"$tmp/env3.json" 2>/dev/null
+  grep -q "\"sha\": \"$sha\"" "$tmp/env3.json" && grep -q '"dirty": false' "$tmp/env3.json" \
+    && ok "SOLBOOK_GIT_SHA wins over the repository's own HEAD" || bad "a stale .git overrode SOLBOOK_GIT_SHA"
+fi
 SOLBOOK_GIT_SHA=abc123 "$solbook" collect --cpu --git-dir "$tmp" >"$tmp/env2.json" 2>/dev/null
 grep -q '"sha": "unknown"' "$tmp/env2.json" && ok "malformed SOLBOOK_GIT_SHA ignored: sha unknown" || bad "malformed SOLBOOK_GIT_SHA accepted"
 

@@ -24,9 +24,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 # new_run ID OVERLAY [task options]: a run whose candidate is the example
 # with OVERLAY's files over it.
+SKU=h100-sxm5-80gb
 new_run() {
     id=$1; overlay=$2; shift 2
-    "$SOLBOOK" forge task --op rmsnorm --sku h100-sxm5-80gb --dtype bf16 --shape M=4096,N=4096 \
+    "$SOLBOOK" forge task --op rmsnorm --sku "$SKU" --dtype bf16 --shape M=4096,N=4096 \
         --objective latency --root runs --id "$id" "$@" >/dev/null 2>&1 || fail "task $id"
     cp -r "$EXAMPLE" "runs/$id/candidate"
     if [ -n "$overlay" ]; then cp "$DATA/$overlay"/* "runs/$id/candidate/"; fi
@@ -80,6 +81,9 @@ cpu)
     ;;
 gpu)
     have_gpu || { echo "no NVIDIA GPU here: the running hostile candidates are skipped"; exit 77; }
+    # the task targets the card it runs on (bench refuses another SKU)
+    SKU=$("$SOLBOOK" collect | sed -n 's/^    "sku": "\([^"]*\)",*$/\1/p' | head -1)
+    [ -n "$SKU" ] && [ "$SKU" != unknown ] || fail "cannot tell this card's SKU from solbook collect"
     new_run spin never_ends --test-timeout 10
     expect 1 'timed out after 10 s, process group killed' "$SOLBOOK" forge verify runs/spin
     new_run wrong wrong_answer
@@ -91,7 +95,7 @@ gpu)
     new_run good ""
     expect 0 'verify: passed' "$SOLBOOK" forge verify runs/good
     expect 0 'bench: passed' "$SOLBOOK" forge bench runs/good
-    expect 0 'promote: cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096_v1' "$SOLBOOK" forge promote runs/good --registry reg
+    expect 0 "promote: cuda_rmsnorm_${SKU}_bf16_m4096n4096_v1" "$SOLBOOK" forge promote runs/good --registry reg
     echo "checked: never-ending killed at the timeout, wrong answer and slower refused, the example promoted"
     ;;
 compile)
