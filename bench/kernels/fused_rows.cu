@@ -32,6 +32,38 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
     });
 }
 
+/* The backward's arithmetic on VW elements, shared by its three row
+ * holders: the two row sums (x^2 and dy w x), then dx and the dw partial. */
+template <int VW>
+__device__ __forceinline__ void rms_bwd_sums(const float *xv, const float *g, const float *wf, float &ss, float &gx)
+{
+#pragma unroll
+    for (int i = 0; i < VW; i++) {
+        ss += xv[i] * xv[i];
+        gx += g[i] * wf[i] * xv[i];
+    }
+}
+template <int VW>
+__device__ __forceinline__ void rms_bwd_out(const float *xv, const float *g, const float *wf, float rs, float c,
+                                            float *o, float *dw)
+{
+#pragma unroll
+    for (int i = 0; i < VW; i++) {
+        o[i] = rs * (g[i] * wf[i] - c * xv[i]);
+        dw[i] += g[i] * xv[i] * rs;
+    }
+}
+
+/* The same vector of x, dy (from shared memory) and w (from global). */
+template <typename T, typename TW, int VW>
+__device__ __forceinline__ void rms_bwd_smem_load(const uint4 *sx, const uint4 *sg, const TW *w, int idx, float *xv,
+                                                  float *g, float *wf)
+{
+    io<T, VW>::load(reinterpret_cast<const T *>(sx + idx), xv);
+    io<T, VW>::load(reinterpret_cast<const T *>(sg + idx), g);
+    io<TW, VW>::load(w + (int64_t)idx * VW, wf);
+}
+
 /* The backward in one wave of G blocks (a few per SM); block g handles
  * rows g, g + G, ... and keeps its dw partial sums in registers until the
  * end, when they go to partial[g, :]. x and dy rows go through shared
@@ -84,14 +116,8 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
             const int idx = (int)threadIdx.x + k * (int)blockDim.x;
             if (idx < nvec) {
                 float xv[VW], g[VW], wf[VW];
-                io<T, VW>::load(reinterpret_cast<const T *>(sx + idx), xv);
-                io<T, VW>::load(reinterpret_cast<const T *>(sg + idx), g);
-                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
-#pragma unroll
-                for (int i = 0; i < VW; i++) {
-                    ss += xv[i] * xv[i];
-                    gx += g[i] * wf[i] * xv[i];
-                }
+                rms_bwd_smem_load<T, TW, VW>(sx, sg, w, idx, xv, g, wf);
+                rms_bwd_sums<VW>(xv, g, wf, ss, gx);
             }
         }
         const float2 sums = block_sum2(ss, gx);
@@ -102,14 +128,8 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
             const int idx = (int)threadIdx.x + k * (int)blockDim.x;
             if (idx < nvec) {
                 float xv[VW], g[VW], wf[VW], o[VW];
-                io<T, VW>::load(reinterpret_cast<const T *>(sx + idx), xv);
-                io<T, VW>::load(reinterpret_cast<const T *>(sg + idx), g);
-                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
-#pragma unroll
-                for (int i = 0; i < VW; i++) {
-                    o[i] = rs * (g[i] * wf[i] - c * xv[i]);
-                    acc[k * VW + i] += g[i] * xv[i] * rs;
-                }
+                rms_bwd_smem_load<T, TW, VW>(sx, sg, w, idx, xv, g, wf);
+                rms_bwd_out<VW>(xv, g, wf, rs, c, o, acc + k * VW);
                 io<T, VW>::store(dx + off + (int64_t)idx * VW, o);
             }
         }
@@ -148,11 +168,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             float wf[VW], xv[VW];
             io<TW, VW>::load(w + j, wf);
             row_at(xr, k, x + off, j, xv);
-#pragma unroll
-            for (int i = 0; i < VW; i++) {
-                ss += xv[i] * xv[i];
-                gx += g[i] * wf[i] * xv[i];
-            }
+            rms_bwd_sums<VW>(xv, g, wf, ss, gx);
         });
         const float2 sums = block_sum2(ss, gx);
         const float rs = rsqrtf(sums.x / (float)N + eps);
@@ -161,11 +177,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             float wf[VW], xv[VW], o[VW];
             io<TW, VW>::load(w + j, wf);
             row_at(xr, k, x + off, j, xv);
-#pragma unroll
-            for (int i = 0; i < VW; i++) {
-                o[i] = rs * (g[i] * wf[i] - c * xv[i]);
-                acc[k * VW + i] += g[i] * xv[i] * rs;
-            }
+            rms_bwd_out<VW>(xv, g, wf, rs, c, o, acc + k * VW);
             io<T, VW>::store(dx + off + j, o);
         });
     };
@@ -226,11 +238,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ d
             float wf[VW], xv[VW];
             io<TW, VW>::load(w + j, wf);
             io<T, VW>::load(x + off + j, xv);
-#pragma unroll
-            for (int i = 0; i < VW; i++) {
-                ss += xv[i] * xv[i];
-                gx += g[i] * wf[i] * xv[i];
-            }
+            rms_bwd_sums<VW>(xv, g, wf, ss, gx);
         });
         const float2 sums = block_sum2(ss, gx);
         const float rs = rsqrtf(sums.x / (float)N + eps);
