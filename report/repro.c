@@ -148,6 +148,12 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     if (r->warmup_ms > 0)
         snprintf(ms, sizeof ms, "%.6g", r->warmup_ms);
     json_object_set_new(d, "warmup_ms", json_string(ms));
+    /* the settle phase is part of the protocol: the GEMM spec's 2000 ms
+     * changes its clocks, so a reproduction must settle as long */
+    char settle[32] = "";
+    if (r->settle_ms > 0)
+        snprintf(settle, sizeof settle, "%.6g", r->settle_ms);
+    json_object_set_new(d, "settle_ms", json_string(settle));
     set_int(d, "iters", r->iters);
     set_int(d, "repeats", r->repeats);
     set_int(d, "input_sets", r->input_sets);

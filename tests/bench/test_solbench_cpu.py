@@ -158,6 +158,22 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(d["protocol"]["l2"] == "cold", "cold L2 recorded")
     ok(d["protocol"]["warmup_ms"] == 5, "warm-up by time recorded")
     ok(d["protocol"]["warmup_iters"] >= 1, "warm-up launches counted")
+    ok("settle_ms" not in d["protocol"] and "repeat_clocks" not in d["timing"],
+       "no settle phase unless asked; no NVML clocks on the CPU path")
+    o = os.path.join(tmp, "settled.json")
+    run(["gemm", "--device", "cpu", "--M", "32", "--N", "32", "--K", "32", "--iters", "2", "--repeats", "2",
+         "--settle-ms", "30", "--out", o], 0)
+    d = load(o)
+    ok(d["protocol"]["settle_ms"] == 30 and d["protocol"]["settle_launches"] >= 8
+       and d["protocol"]["settle_launches"] % 8 == 0, "settle phase recorded: 30 ms, launches in groups of 8")
+    check_passed(d, "gemm settled", 2, 2)
+    run(["gemm", "--device", "cpu", "--settle-ms", "-1", "--out", o], 2)
+    # FLCE's dW accumulation is a named choice; anything else is refused
+    run(["flce", "--device", "cpu", "--BT", "8", "--H", "16", "--V", "32", "--accum", "bf16", "--out", o], 2)
+    fo = os.path.join(tmp, "flce.json")
+    run(["flce", "--device", "cpu", "--BT", "8", "--H", "16", "--V", "32", "--mode", "full", "--iters", "2",
+         "--repeats", "1", "--out", fo], 0)
+    ok(load(fo)["config"]["params"].get("accum") == "fp32", "flce records accum, fp32 by default")
 
     # --- a command rebuilt from a stored result (as solbook's reproduce
     # lines are: every shape and params member as --NAME VALUE) reruns and

@@ -21,6 +21,7 @@
 #include "packet.h"
 #include "plots.h"
 #include "regress.h"
+#include "repro.h"
 #include "results.h"
 #include "sha256.h"
 #include "sku.h"
@@ -780,6 +781,56 @@ static int setup(void **state)
     return 0;
 }
 
+/* The reproduce line carries the whole protocol, the settle phase
+ * included: the GEMM spec's 2000 ms changes the clocks it is measured at. */
+static void test_repro_settle(void **state)
+{
+    (void)state;
+    sb_repro *rp;
+    sb_error err;
+    if (sb_repro_open(&rp, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    sb_result r;
+    memset(&r, 0, sizeof r);
+    r.suite = (char *)"gemm-spec";
+    r.op = (char *)"gemm";
+    r.mode = (char *)"fwd";
+    r.dtype = (char *)"fp16";
+    r.provider = (char *)"cublas";
+    r.backend = (char *)"cuda";
+    r.shape_key = (char *)"K=4096,M=4096,N=4096";
+    r.shape_json = (char *)"{\"K\":4096,\"M\":4096,\"N\":4096}";
+    r.params_json = (char *)"{\"transa\":\"n\",\"transb\":\"n\"}";
+    r.run_params_json = (char *)"{\"seed\":42}";
+    r.l2 = (char *)"warm";
+    r.arch = (char *)"h100";
+    r.timer = (char *)"cuda-event";
+    r.warmup_iters = 10;
+    r.warmup_ms = NAN;
+    r.settle_ms = 2000;
+    r.iters = 50;
+    r.repeats = 5;
+    r.input_sets = 1;
+    r.source_format = (char *)"solbook";
+    r.source_path = (char *)"spec.json";
+    r.tool_name = (char *)"solbench";
+    r.tool_version = (char *)"0.1.0";
+    r.git_sha = (char *)"082eef5fc27e7dbc0cb70ba12e647588bf7b2b4e";
+    r.run_id = 1;
+    sb_buf b = SB_BUF_INIT;
+    assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
+    assert_string_equal(sb_buf_str(&b), "solbench gemm --suite gemm-spec --mode fwd --dtype fp16 --K 4096 --M 4096 "
+                                        "--N 4096 --transa n --transb n --provider cublas --warmup 10 "
+                                        "--settle-ms 2000 --iters 50 --repeats 5 --l2 warm --input-sets 1 "
+                                        "--seed 42 --out results/");
+    sb_buf_reset(&b);
+    r.settle_ms = NAN;
+    assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
+    assert_null(strstr(sb_buf_str(&b), "--settle-ms"));
+    sb_buf_free(&b);
+    sb_repro_close(rp);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -797,7 +848,7 @@ int main(void)
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
-        cmocka_unit_test(test_packet),
+        cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
