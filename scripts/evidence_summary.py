@@ -144,7 +144,7 @@ def kernels_section(arch, w):
             if vs_ref < 1:
                 slower_than_ref.append((k, vs_ref))
         if k[0].startswith("memory-bound") and n >= 4096 and gb / copy < 0.85 and k[1] != "flce":
-            below85.append((k, gb / copy))
+            below85.append((k, gb / copy, shape_s(f)))
         if vs_tc is not None and vs_tc < 1:
             below_tc.append((k, vs_tc))
         pm = lambda d: "%.0f" % (d["memory"]["peak_device_bytes"] / 1e6) if d and d.get("memory", {}).get("peak_device_bytes") else "-"
@@ -160,7 +160,7 @@ def kernels_section(arch, w):
                 op, gm, len(v), "met" if gm >= 2 else "MISSED"))
     w("- fused slower than reference: %s" % (", ".join("%s %s %s %.2fx" % (k[1], k[2], k[3], s) for k, s in slower_than_ref) or "none"))
     w("- memory-bound cases at N >= 4096 under 85%% of STREAM copy: %s" % (
-        ", ".join("%s %s %s %s" % (k[1], k[2], k[3], pct(x)) for k, x in below85) or "none"))
+        ", ".join("%s %s %s %s %s" % (k[1], k[2], k[3], sh, pct(x)) for k, x, sh in below85) or "none"))
     w("- fused slower than torch.compile: %s" % (", ".join("%s %s %s %.2fx" % (k[1], k[2], k[3], s) for k, s in below_tc) or "none"))
     for k in sorted(cases):
         if k[1] == "flce" and "fused" in cases[k] and "reference" in cases[k]:
