@@ -490,10 +490,7 @@ static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dty
                                   size_t *smem, const void **fn)
 {
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, threads, smem, fn)));
-    /* as allow_smem: from 46 KiB of dynamic shared memory on, ask for it */
-    if (*smem > 46 * 1024)
-        return cudaFuncSetAttribute(*fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*smem);
-    return cudaSuccess;
+    return allow_smem(*fn, *smem);
 }
 
 /* One wave: as many blocks as fit on the card at once (occupancy x SMs),

@@ -283,10 +283,14 @@ static inline size_t row_smem_limit(void)
 /* Above 48 KiB of shared memory, static and dynamic together, a kernel
  * must opt in; the reductions' static arrays take up to 512 bytes, so ask
  * from 46 KiB of dynamic memory on. */
-template <class K> static inline cudaError_t allow_smem(K *kernel, size_t bytes)
+static inline cudaError_t allow_smem(const void *kernel, size_t bytes)
 {
     if (bytes <= 46 * 1024) return cudaSuccess;
-    return cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+}
+template <class K> static inline cudaError_t allow_smem(K *kernel, size_t bytes)
+{
+    return allow_smem((const void *)kernel, bytes);
 }
 
 /* Elements j .. j+VW-1 of a second row held like the first: from its
