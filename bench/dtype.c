@@ -1,5 +1,6 @@
 /* dtype.c - dtype names, host conversions and the seeded input generator. */
 #include "op.h"
+#include "random_stream.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -181,19 +182,8 @@ void sb_store_elem(void *buf, size_t i, sb_dtype d, double v)
     }
 }
 
-#define SPLITMIX_GAMMA 0x9e3779b97f4a7c15ull
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += SPLITMIX_GAMMA);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Elements [from, to) of the stream. The generator's state before element
- * i is the seed's state plus i gammas, so any range can start anywhere:
- * the values do not depend on how the buffer is split. */
+/* Elements [from, to) of the stream (random_stream.h: element i depends
+ * on i alone, so the values do not depend on how the buffer is split). */
 typedef struct fill_range {
     void *buf;
     size_t from, to;
@@ -204,11 +194,15 @@ typedef struct fill_range {
 
 static void fill_part(const fill_range *r)
 {
-    uint64_t s = r->s0 + (uint64_t)r->from * SPLITMIX_GAMMA;
-    for (size_t i = r->from; i < r->to; i++) {
-        double u = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
-        sb_store_elem(r->buf, i, r->d, r->lo + r->span * u);
-    }
+    for (size_t i = r->from; i < r->to; i++)
+        sb_store_elem(r->buf, i, r->d, r->lo + r->span * sb_random_u(r->s0, i));
+}
+
+double sb_random_value(size_t i, sb_dtype d, double lo, double hi, uint64_t seed, uint64_t stream_id)
+{
+    uint64_t cell = 0;
+    sb_store_elem(&cell, 0, d, lo + (hi - lo) * sb_random_u(sb_random_s0(seed, stream_id), i));
+    return sb_load_elem(&cell, 0, d);
 }
 
 static void *fill_thread(void *arg)
@@ -237,7 +231,7 @@ void sb_fill_random(void *buf, size_t n, sb_dtype d, double lo, double hi,
         t = (size_t)cpus;
     if (t < 1)
         t = 1;
-    uint64_t s0 = seed ^ (stream_id * 0xd1b54a32d192ed03ull + 0x2545f4914f6cdd1dull);
+    uint64_t s0 = sb_random_s0(seed, stream_id);
     for (size_t k = 0; k < t; k++)
         part[k] = (fill_range){buf, n / t * k, k + 1 == t ? n : n / t * (k + 1), d, lo, hi - lo, s0};
     /* a thread that cannot be started leaves its range to this one */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nvml.h"
+#include "output_scan.h"
 
 /* ------------------------------------------------------------ tolerances */
 /* The one tolerance table (docs/TOLERANCES.md explains each row). The check
@@ -41,16 +42,6 @@ void sb_tolerance(sb_dtype d, double *atol, double *rtol)
     *rtol = 0;
 }
 
-uint64_t sb_fnv1a64(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 /* ------------------------------------------------------------- context */
 typedef struct ctx_impl {
     char name[256];
@@ -58,6 +49,7 @@ typedef struct ctx_impl {
     int64_t total_memory;
     void *flush_buf;           /* L2 flush buffer (not counted) */
     size_t flush_bytes;
+    void *scan_buf;            /* output scan's 3 counters (not counted) */
     /* allocation sizes, so free can subtract */
     void **ptrs;
     size_t *sizes;
@@ -167,6 +159,8 @@ void sb_ctx_close(sb_ctx *ctx)
         else
             cudaFree(im->flush_buf);
     }
+    if (im->scan_buf)
+        cudaFree(im->scan_buf);
     for (size_t i = 0; i < im->count; i++) {
         if (!im->ptrs[i])
             continue;
@@ -461,8 +455,8 @@ typedef struct case_output {
     int64_t *rows;
     double *ref;               /* nrows x cols */
     double *scale;             /* nrows x cols */
-    unsigned char *host;       /* downloaded output */
-    unsigned char *first;      /* first run's bytes (determinism) */
+    unsigned char *sampled;    /* the sampled rows of the last checked run */
+    sb_output_scan scan;       /* the whole output, last checked run */
     size_t bytes;
 } case_output;
 
@@ -511,8 +505,7 @@ void sb_case_close(sb_case *c)
         free(c->out[i].rows);
         free(c->out[i].ref);
         free(c->out[i].scale);
-        free(c->out[i].host);
-        free(c->out[i].first);
+        free(c->out[i].sampled);
     }
     free(c);
 }
@@ -557,9 +550,8 @@ int sb_case_open(const sb_op *op, const sb_op_config *cfg, sb_ctx *ctx,
         co->rows = malloc((size_t)want * sizeof *co->rows);
         co->ref = malloc((size_t)want * (size_t)cols * sizeof(double));
         co->scale = malloc((size_t)want * (size_t)cols * sizeof(double));
-        co->host = malloc(co->bytes);
-        co->first = malloc(co->bytes);
-        if (!co->rows || !co->ref || !co->scale || !co->host || !co->first) {
+        co->sampled = malloc((size_t)want * (size_t)cols * sb_dtype_size(co->desc.dtype));
+        if (!co->rows || !co->ref || !co->scale || !co->sampled) {
             sb_case_close(c);
             return sb_error_set(err, NULL, NULL, "out of host memory (reference of %s)",
                                 co->desc.name);
@@ -580,15 +572,40 @@ int sb_case_open(const sb_op *op, const sb_op_config *cfg, sb_ctx *ctx,
     return SB_OK;
 }
 
-static int is_poison(const unsigned char *p, size_t esize)
+/* The whole output scanned where it lies (poison, non-finite, checksum),
+ * and its sampled rows brought to ->sampled: a multi-gigabyte output is
+ * neither copied to the host nor hashed there. */
+static int scan_output(sb_case *c, int o, sb_error *err)
 {
-    for (size_t b = 0; b < esize; b++)
-        if (p[b] != 0xff)
-            return 0;
-    return 1;
+    case_output *co = &c->out[o];
+    uint64_t base = (uint64_t)o << 56;
+    sb_ctx *ctx = c->ctx;
+    const sb_output *d = &co->desc;
+    size_t es = sb_dtype_size(d->dtype), row_bytes = (size_t)d->cols * es;
+    if (ctx->device_is_cpu) {
+        sb_output_scan_host(d->dev, d->rows, d->cols, d->ld, d->dtype, base, &co->scan);
+    } else {
+        ctx_impl *im = ctx->impl;
+        cudaError_t e = cudaSuccess;
+        if (!im->scan_buf && (e = cudaMalloc(&im->scan_buf, 64)) != cudaSuccess) {
+            im->scan_buf = NULL;
+            cudaGetLastError();
+            return cuda_fail(err, "cudaMalloc (output scan)", e);
+        }
+        e = (cudaError_t)sb_output_scan_device(d->dev, d->rows, d->cols, d->ld, d->dtype, base, im->scan_buf,
+                                               ctx->stream, &co->scan);
+        if (e != cudaSuccess)
+            return cuda_fail(err, "output scan", e);
+    }
+    for (int64_t i = 0; i < co->nrows; i++) {
+        const unsigned char *row = (const unsigned char *)d->dev + (size_t)co->rows[i] * (size_t)d->ld * es;
+        if (sb_ctx_download(ctx, co->sampled + (size_t)i * row_bytes, row, row_bytes, err) != SB_OK)
+            return SB_ERR;
+    }
+    return SB_OK;
 }
 
-/* Poison, run once on set 0, download every output into ->host. */
+/* Poison, run once on set 0, scan every output and fetch its sampled rows. */
 static int checked_run(sb_case *c, int provider, sb_error *err)
 {
     for (int o = 0; o < c->nout; o++)
@@ -599,8 +616,7 @@ static int checked_run(sb_case *c, int provider, sb_error *err)
     if (ctx_sync(c->ctx, err) != SB_OK)
         return SB_ERR;
     for (int o = 0; o < c->nout; o++)
-        if (sb_ctx_download(c->ctx, c->out[o].host, c->out[o].desc.dev, c->out[o].bytes, err) !=
-            SB_OK)
+        if (scan_output(c, o, err) != SB_OK)
             return SB_ERR;
     return SB_OK;
 }
@@ -613,34 +629,27 @@ static void check_outputs(sb_case *c, const sb_protocol_opts *opts, sb_measureme
      * still use the input dtype's tolerance: the input rounding dominates. */
     m->atol = atol;
     m->rtol = rtol;
-    uint64_t h = SB_FNV_OFFSET;
+    uint64_t h = 0;
     double err2 = 0, ref2 = 0;
     int64_t fails = 0;
     char first_fail[256] = "";
     if (opts->test_corrupt_output && c->nout > 0) {
         case_output *co = &c->out[0];
-        int64_t r = co->rows[0];
-        size_t idx = (size_t)r * (size_t)co->desc.ld;
-        double v = sb_load_elem(co->host, idx, co->desc.dtype);
-        sb_store_elem(co->host, idx, co->desc.dtype, v + 1.0 + fabs(v));
+        double v = sb_load_elem(co->sampled, 0, co->desc.dtype);
+        sb_store_elem(co->sampled, 0, co->desc.dtype, v + 1.0 + fabs(v));
     }
     for (int o = 0; o < c->nout; o++) {
         case_output *co = &c->out[o];
         size_t es = sb_dtype_size(co->desc.dtype);
-        int64_t rows = co->desc.rows, cols = co->desc.cols, ld = co->desc.ld;
-        for (int64_t r = 0; r < rows; r++) {
-            const unsigned char *row = co->host + (size_t)r * (size_t)ld * es;
-            h = sb_fnv1a64(h, row, (size_t)cols * es);
-            for (int64_t j = 0; j < cols; j++) {
-                if (is_poison(row + (size_t)j * es, es))
-                    m->unwritten++;
-                else if (!isfinite(sb_load_elem(row, (size_t)j, co->desc.dtype)))
-                    m->nonfinite++;
-            }
-        }
+        int64_t cols = co->desc.cols;
+        /* one sum over every output's elements (their indices are
+         * numbered from o << 56, output_scan.h) */
+        h += co->scan.checksum;
+        m->unwritten += co->scan.poison;
+        m->nonfinite += co->scan.nonfinite;
         for (int64_t i = 0; i < co->nrows; i++) {
             int64_t r = co->rows[i];
-            const unsigned char *row = co->host + (size_t)r * (size_t)ld * es;
+            const unsigned char *row = co->sampled + (size_t)i * (size_t)cols * es;
             for (int64_t j = 0; j < cols; j++) {
                 double out = sb_load_elem(row, (size_t)j, co->desc.dtype);
                 double ref = co->ref[i * cols + j];
@@ -847,14 +856,16 @@ int sb_case_measure(sb_case *c, int provider, const sb_protocol_opts *opts,
     check_outputs(c, opts, m);
     if (!m->passed)
         return SB_OK;
-    /* determinism: the same inputs again, bit for bit */
+    /* determinism: the same inputs again, bit for bit, compared through
+     * the checksums (output_scan.h: one changed element always shows) */
+    sb_output_scan first[SB_MAX_OUTPUTS];
     for (int o = 0; o < c->nout; o++)
-        memcpy(c->out[o].first, c->out[o].host, c->out[o].bytes);
+        first[o] = c->out[o].scan;
     if (checked_run(c, provider, err) != SB_OK)
         return SB_ERR;
     m->bitwise_repeatable = 1;
     for (int o = 0; o < c->nout; o++)
-        if (memcmp(c->out[o].first, c->out[o].host, c->out[o].bytes) != 0)
+        if (first[o].checksum != c->out[o].scan.checksum || first[o].poison != c->out[o].scan.poison)
             m->bitwise_repeatable = 0;
     if (c->op->batch_invariance) {
         int inv = -1;

@@ -107,8 +107,4 @@ double sb_median(const double *v, int n);
 /* Tolerances for a dtype (the one table; docs/TOLERANCES.md). */
 void sb_tolerance(sb_dtype d, double *atol, double *rtol);
 
-/* FNV-1a 64 over bytes, continued from h (start with SB_FNV_OFFSET). */
-#define SB_FNV_OFFSET 0xcbf29ce484222325ull
-uint64_t sb_fnv1a64(uint64_t h, const void *data, size_t len);
-
 #endif

@@ -100,6 +100,9 @@ void sb_store_elem(void *buf, size_t i, sb_dtype d, double v);
  * machines. Never all zeros for n > 0 and lo < hi. */
 void sb_fill_random(void *buf, size_t n, sb_dtype d, double lo, double hi,
                     uint64_t seed, uint64_t stream_id);
+/* Element i of that stream, as sb_load_elem would read it back: the value
+ * without the buffer (for inputs made on the device, random_fill.h). */
+double sb_random_value(size_t i, sb_dtype d, double lo, double hi, uint64_t seed, uint64_t stream_id);
 
 /* --------------------------------------------------------- shapes, params */
 #define SB_MAX_DIMS 8

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "json_file.h"
+#include "output_scan.h"
 #include "provenance.h"
 #include "sha256.h"
 
@@ -296,6 +297,8 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
         json_object_set_new(corr, "finite", json_boolean(m->nonfinite == 0));
         json_object_set_new(corr, "passed", json_boolean(m->passed));
         json_object_set_new(corr, "output_checksum", json_string(m->checksum));
+        if (strcmp(m->checksum, "unknown") != 0)
+            json_object_set_new(corr, "checksum_algorithm", json_string(SB_CHECKSUM_ALGORITHM));
     }
     json_object_set_new(r, "correctness", corr);
 

@@ -262,7 +262,7 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
 enum {
     OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_SETTLE_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
     OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
-    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
+    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_CASES, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
     OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
 };
 
@@ -842,6 +842,13 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
 }
 
 /* -------------------------------------------------------------- suite */
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int parse_kv(const char *text, char names[][SB_NAME_MAX], char values[][64], int max, int *n)
 {
     *n = 0;
@@ -1008,7 +1015,9 @@ static int cmd_suite(int argc, char **argv)
     common_opts o;
     common_defaults(&o);
     const char *preset = NULL;
-    struct option longopts[] = {COMMON_LONG_OPTS, {"preset", required_argument, NULL, OPT_PRESET}, {NULL, 0, NULL, 0}};
+    int64_t first = 1, last = 0; /* --cases FROM-TO, 1-based; last 0: to the end */
+    struct option longopts[] = {COMMON_LONG_OPTS, {"preset", required_argument, NULL, OPT_PRESET},
+                                {"cases", required_argument, NULL, OPT_CASES}, {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
     int c;
@@ -1019,18 +1028,31 @@ static int cmd_suite(int argc, char **argv)
         if (r > 0)
             continue;
         if (c == OPT_HELP) {
-            printf("usage: solbench suite --preset NAME --out DIR [--gpus all|0,1,...] [options]\n"
+            printf("usage: solbench suite --preset NAME --out DIR [--cases FROM-TO] [--gpus all|0,1,...] [options]\n"
                    "Runs every case of a preset with every provider that suits the device and writes one\n"
                    "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n"
+                   "--cases runs only cases FROM to TO (1-based, inclusive; TO may be left out), to split\n"
+                   "a long preset over several sessions.\n"
                    "--gpus spreads the cases over this host's GPUs, one solbench process per GPU, each\n"
                    "result tagged with its device index (through solbench-spread, fleet/).\n\npresets:\n");
             for (size_t i = 0; sb_preset_table[i].name; i++)
                 printf("  %-16s %s (%zu cases)\n", sb_preset_table[i].name, sb_preset_table[i].description,
                        sb_preset_table[i].case_count);
-            printf("\noptions:\n  --preset NAME\n%s", COMMON_HELP);
+            printf("\noptions:\n  --preset NAME\n  --cases FROM-TO\n%s", COMMON_HELP);
             return 0;
         } else if (c == OPT_PRESET) {
             preset = optarg;
+        } else if (c == OPT_CASES) {
+            char *dash = strchr(optarg, '-');
+            char from[32] = "", to[32] = "";
+            if (dash && (size_t)(dash - optarg) < sizeof from && strlen(dash + 1) < sizeof to) {
+                memcpy(from, optarg, (size_t)(dash - optarg));
+                snprintf(to, sizeof to, "%s", dash + 1);
+            }
+            if (!dash || parse_i64(from, 1, (int64_t)1 << 30, &first) ||
+                (to[0] && parse_i64(to, first, (int64_t)1 << 30, &last)))
+                return usage_error("--cases %s: expected FROM-TO, 1-based, FROM <= TO (TO may be left out)%s",
+                                   optarg, "");
         } else if (c == ':') {
             return usage_error("%s needs a value%s", argv[optind - 1], "");
         } else {
@@ -1046,6 +1068,12 @@ static int cmd_suite(int argc, char **argv)
         return usage_error("no preset %s (solbench suite --help lists them)%s", preset, "");
     if (!o.out)
         return usage_error("suite needs --out DIR%s%s", "", "");
+    if (first > (int64_t)pr->case_count) {
+        char count[32];
+        snprintf(count, sizeof count, "%zu", pr->case_count);
+        return usage_error("--cases: preset %s has only %s cases", pr->name, count);
+    }
+    size_t from = (size_t)first - 1, to = last > 0 && (size_t)last < pr->case_count ? (size_t)last : pr->case_count;
     struct stat st;
     if (stat(o.out, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "solbench: --out %s: not an existing directory\n", o.out);
@@ -1084,9 +1112,10 @@ static int cmd_suite(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s/%s-%s-%d", o.out, pr->name, stamp, k);
     }
     int any_failed = 0, rc = SB_OK, written = 0;
-    for (size_t i = 0; i < pr->case_count && rc == SB_OK; i++) {
+    for (size_t i = from; i < to && rc == SB_OK; i++) {
         const sb_op *op;
         sb_op_config cfg;
+        double t0 = wall_seconds();
         preset_config(pr, i, &op, &cfg, o.seed, &err);
         int providers[16], np;
         if (select_providers(op, o.provider, o.device_is_cpu, providers, &np)) {
@@ -1101,6 +1130,9 @@ static int cmd_suite(int argc, char **argv)
         if (rc == SB_OK) {
             print_pending(res, nres);
             rc = write_pending(res, nres, &err);
+            printf("  (case %zu of %zu, %.1f s with setup and checks)\n", i + 1, pr->case_count,
+                   wall_seconds() - t0);
+            fflush(stdout);
         }
         if (rc == SB_OK)
             written += nres;

@@ -6,9 +6,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 cmake -S . -B build-carry -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-carry -j"$(nproc)" --target solbench solbook >/dev/null
+cmake --build build-carry -j"$(nproc)" --target solbench solbook test_device_data >/dev/null
 rm -rf .carry/bin .carry/lib; mkdir -p .carry/bin .carry/lib
-cp build-carry/bench/solbench build-carry/cli/solbook .carry/bin/
+cp build-carry/bench/solbench build-carry/cli/solbook build-carry/tests/bench/test_device_data .carry/bin/
 # Libraries the GPU image does not ship (it has jansson, sqlite, pcre2, libcrypto).
 for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so; do
   for f in /usr/lib/x86_64-linux-gnu/$lib*; do cp -L "$f" .carry/lib/; done

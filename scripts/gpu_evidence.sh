@@ -10,13 +10,20 @@
 #   PART forge:   a real forge promotion (task, prompt, verify, bench, promote)
 #   PART kernels: Liger per-kernel and memory-bound quick presets, against a
 #                 calibration taken in the same run, plus torch eager/compile
+#   PART full:    the whole liger-perkernel and memory-bound presets, or the
+#                 parts of them named by LIGER=FROM-TO|none and
+#                 MEMORY=FROM-TO|none in the environment (one call cannot
+#                 hold both presets); the card's roofline is taken once and
+#                 reused by later calls on the same card. The device-data
+#                 test runs first: the float64 references read inputs made
+#                 on the device, so a mismatch there stops the run.
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
-part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|checks OUT_DIR}
-out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|checks OUT_DIR}
+part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|checks OUT_DIR}
+out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|checks OUT_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
@@ -63,8 +70,23 @@ kernels)
   timeout 540 bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
   echo "evidence_kernels.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
   ;;
+full)
+  if ! "$top/.carry/bin/test_device_data" > "$w/device_data.log" 2>&1; then
+    echo "test_device_data failed: the references would read other inputs than the card's"; cat "$w/device_data.log"
+    rc=1
+  else
+    tail -1 "$w/device_data.log"
+    cal=/tmp/evidence/calibration-$arch.json
+    timeout "${FULL_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full --no-torch \
+      --no-ncu --calibration "$cal" --liger-cases "${LIGER:-}" --memory-cases "${MEMORY:-}" > "$w/kernels.log" 2>&1 || rc=$?
+    cp "$w/kernels/calibration.json" "$cal" 2>/dev/null
+    echo "evidence_kernels.sh --full rc=$rc t=$(( $(date +%s) - t0 ))s"
+    grep -E "^== |\(case " "$w/kernels.log" | tail -4
+  fi
+  ;;
 checks)
-  for t in "python3 tests/bench/test_solbench_gpu.py $sb $sk" "bash tests/kernels/gpu_kernels.sh $sb" \
+  for t in "$top/.carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
+           "bash tests/kernels/gpu_kernels.sh $sb" \
            "sh tests/forge/hostile.sh $sk gpu"; do
     timeout 240 $t > "$w/check.log" 2>&1; trc=$?
     echo "$t: exit $trc"; tail -5 "$w/check.log"
@@ -73,7 +95,7 @@ checks)
   done
   rm -f "$w/check.log"
   ;;
-*) echo "gpu_evidence: PART is gemm, forge, kernels or checks"; exit 2 ;;
+*) echo "gpu_evidence: PART is gemm, forge, kernels, full or checks"; exit 2 ;;
 esac
 
 # A quick look at what was measured, for the call's reply.

@@ -135,6 +135,19 @@ static void ce_destroy(void *p)
 }
 
 /* the weight as floats (every stored dtype widens exactly to fp32) */
+/* The weight widened in WIDEN_PARTS ranges on threads: V x H (525 M at
+ * Llama sizes) elements, each made by the generator when the weight was
+ * made on the device. */
+#define WIDEN_PARTS 64
+static void widen_part(void *arg, int p)
+{
+    ce_state *s = arg;
+    int64_t i0, i1;
+    sbk_part_rows(s->V * s->H, WIDEN_PARTS, p, &i0, &i1);
+    for (int64_t i = i0; i < i1; i++)
+        s->w32[i] = (float)sbk_h(&s->w, (size_t)i);
+}
+
 static const float *weight32(ce_state *s, sb_error *err)
 {
     if (s->w32)
@@ -145,8 +158,7 @@ static const float *weight32(ce_state *s, sb_error *err)
         sb_error_set(err, NULL, NULL, "out of host memory (widened weight for the reference)");
         return NULL;
     }
-    for (size_t i = 0; i < n; i++)
-        s->w32[i] = (float)sbk_h(&s->w, i);
+    sbk_parallel(WIDEN_PARTS, widen_part, s);
     return s->w32;
 }
 
@@ -306,60 +318,98 @@ static double lse_of(const double *lg, int64_t V)
     return mx + log(sum);
 }
 
+/* Row r's contribution to the mean loss (lse - logit of the target), and
+ * to dW when it is checked. lg: V doubles, h: H doubles, the caller's. */
+static double full_row(ce_state *s, int64_t r, double *lg, double *h, double flip)
+{
+    int64_t t = sbk_target(&s->tgt, r);
+    if (t == SBK_IGNORE_INDEX)
+        return 0.0;
+    for (int64_t k = 0; k < s->H; k++)
+        h[k] = sbk_h(&s->x, (size_t)(r * s->H + k));
+    for (int64_t v = 0; v < s->V; v++) {
+        if (!s->flce) {
+            lg[v] = sbk_h(&s->x, (size_t)(r * s->V + v));
+            continue;
+        }
+        double acc = 0;
+        for (int64_t k = 0; k < s->H; k++)
+            acc += h[k] * sbk_h(&s->w, (size_t)(v * s->H + k));
+        lg[v] = acc;
+    }
+    double lse = lse_of(lg, s->V);
+    if (s->with_dw)
+        for (int64_t v = 0; v < s->V; v++) {
+            double g = round_dt(s->dt, (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) / (double)s->nvalid);
+            for (int64_t k = 0; k < s->H; k++) {
+                s->ref_dw[v * s->H + k] += g * h[k];
+                s->ref_dw_scale[v * s->H + k] += fabs(g * h[k]);
+                /* one flipped rounding of a non-target gradient (see below) */
+                if (v != t && fabs(g * h[k]) * flip > s->ref_dw_flip[v * s->H + k])
+                    s->ref_dw_flip[v * s->H + k] = fabs(g * h[k]) * flip;
+            }
+        }
+    return lse - lg[t];
+}
+
+/* The rows in FULL_PARTS ranges on threads (one range when dW, which all
+ * rows add into, is checked); the parts' sums added in part order. */
+#define FULL_PARTS 64
+typedef struct full_job {
+    ce_state *s;
+    int parts;
+    double flip;
+    double *total; /* [parts]; NaN: that part had no memory */
+} full_job;
+
+static void full_part(void *arg, int p)
+{
+    full_job *j = arg;
+    ce_state *s = j->s;
+    double *lg = malloc((size_t)s->V * sizeof *lg), *h = malloc((size_t)(s->H > 0 ? s->H : 1) * sizeof *h);
+    if (!lg || !h) {
+        free(lg);
+        free(h);
+        j->total[p] = NAN;
+        return;
+    }
+    int64_t r0, r1;
+    sbk_part_rows(s->M, j->parts, p, &r0, &r1);
+    double total = 0;
+    for (int64_t r = r0; r < r1; r++)
+        total += full_row(s, r, lg, h, j->flip);
+    j->total[p] = total;
+    free(lg);
+    free(h);
+}
+
 /* every row: the mean loss and (flce) dW */
 static int full_reference(ce_state *s, sb_error *err)
 {
     if (s->ref_full_done)
         return SB_OK;
-    double *lg = malloc((size_t)s->V * sizeof *lg), *h = malloc((size_t)(s->H > 0 ? s->H : 1) * sizeof *h);
-    const double flip = sbk_flip_units(s->dt);
     if (s->with_dw) {
         s->ref_dw = calloc((size_t)s->V * (size_t)s->H, sizeof *s->ref_dw);
         s->ref_dw_scale = calloc((size_t)s->V * (size_t)s->H, sizeof *s->ref_dw_scale);
         s->ref_dw_flip = calloc((size_t)s->V * (size_t)s->H, sizeof *s->ref_dw_flip);
+        if (!s->ref_dw || !s->ref_dw_scale || !s->ref_dw_flip)
+            return sb_error_set(err, NULL, NULL, "out of host memory (full reference)");
     }
-    if (!lg || !h || (s->with_dw && (!s->ref_dw || !s->ref_dw_scale || !s->ref_dw_flip))) {
-        free(lg);
-        free(h);
+    int parts = s->with_dw ? 1 : s->M < FULL_PARTS ? (int)s->M : FULL_PARTS;
+    full_job j = {s, parts, sbk_flip_units(s->dt), calloc((size_t)parts, sizeof(double))};
+    if (!j.total)
         return sb_error_set(err, NULL, NULL, "out of host memory (full reference)");
-    }
+    sbk_parallel(parts, full_part, &j);
     double total = 0;
-    for (int64_t r = 0; r < s->M; r++) {
-        int64_t t = sbk_target(&s->tgt, r);
-        if (t == SBK_IGNORE_INDEX)
-            continue;
-        for (int64_t k = 0; k < s->H; k++)
-            h[k] = sbk_h(&s->x, (size_t)(r * s->H + k));
-        for (int64_t v = 0; v < s->V; v++) {
-            if (!s->flce) {
-                lg[v] = sbk_h(&s->x, (size_t)(r * s->V + v));
-                continue;
-            }
-            double acc = 0;
-            for (int64_t k = 0; k < s->H; k++)
-                acc += h[k] * sbk_h(&s->w, (size_t)(v * s->H + k));
-            lg[v] = acc;
-        }
-        double lse = lse_of(lg, s->V);
-        total += lse - lg[t];
-        if (s->with_dw)
-            for (int64_t v = 0; v < s->V; v++) {
-                double g = round_dt(s->dt, (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) / (double)s->nvalid);
-                for (int64_t k = 0; k < s->H; k++) {
-                    s->ref_dw[v * s->H + k] += g * h[k];
-                    s->ref_dw_scale[v * s->H + k] += fabs(g * h[k]);
-                    /* one flipped rounding of a non-target gradient (see below) */
-                    if (v != t && fabs(g * h[k]) * flip > s->ref_dw_flip[v * s->H + k])
-                        s->ref_dw_flip[v * s->H + k] = fabs(g * h[k]) * flip;
-                }
-            }
-    }
+    for (int p = 0; p < parts; p++)
+        total += j.total[p];
+    free(j.total);
+    if (isnan(total))
+        return sb_error_set(err, NULL, NULL, "out of host memory (full reference)");
     s->ref_loss = s->nvalid ? total / (double)s->nvalid : 0.0;
     if (s->with_dw)
         for (size_t i = 0; i < (size_t)s->V * (size_t)s->H; i++)
             s->ref_dw_scale[i] += s->ref_dw_flip[i];
-    free(lg);
-    free(h);
     s->ref_full_done = 1;
     return SB_OK;
 }

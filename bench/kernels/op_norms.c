@@ -100,30 +100,50 @@ static void norm_destroy(void *p)
     free(s);
 }
 
-/* A softmax output y for the backward: softmax of random rows, rounded. */
+/* A softmax output y for the backward: softmax of random rows, rounded.
+ * The rows are independent: made in parts on threads (sbk_parallel). */
+typedef struct softmax_y_job {
+    void *h;
+    int64_t M, N;
+    sb_dtype dt;
+    int parts;
+    double *rows; /* [parts][N] */
+} softmax_y_job;
+
+static void softmax_y_part(void *arg, int p)
+{
+    softmax_y_job *j = arg;
+    double *row = j->rows + (size_t)p * (size_t)j->N;
+    int64_t r0, r1;
+    sbk_part_rows(j->M, j->parts, p, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t c = 0; c < j->N; c++) {
+            row[c] = sb_load_elem(j->h, (size_t)(r * j->N + c), j->dt);
+            mx = row[c] > mx ? row[c] : mx;
+        }
+        for (int64_t c = 0; c < j->N; c++)
+            sum += exp(row[c] - mx);
+        for (int64_t c = 0; c < j->N; c++)
+            sb_store_elem(j->h, (size_t)(r * j->N + c), j->dt, exp(row[c] - mx) / sum);
+    }
+}
+
 static int softmax_y(sb_ctx *ctx, norm_state *s, uint64_t seed, sb_error *err)
 {
     size_t mn = (size_t)s->M * (size_t)s->N, es = sb_dtype_size(s->dt);
+    int parts = s->M < 256 ? (int)s->M : 256;
     void *h = malloc(mn * es);
-    double *row = malloc((size_t)s->N * sizeof *row);
-    if (!h || !row) {
+    double *rows = malloc((size_t)parts * (size_t)s->N * sizeof *rows);
+    if (!h || !rows) {
         free(h);
-        free(row);
+        free(rows);
         return sb_error_set(err, NULL, NULL, "out of host memory");
     }
     sb_fill_random(h, mn, s->dt, -4.0, 4.0, seed, 7);
-    for (int64_t r = 0; r < s->M; r++) {
-        double mx = -INFINITY, sum = 0;
-        for (int64_t j = 0; j < s->N; j++) {
-            row[j] = sb_load_elem(h, (size_t)(r * s->N + j), s->dt);
-            mx = row[j] > mx ? row[j] : mx;
-        }
-        for (int64_t j = 0; j < s->N; j++)
-            sum += exp(row[j] - mx);
-        for (int64_t j = 0; j < s->N; j++)
-            sb_store_elem(h, (size_t)(r * s->N + j), s->dt, exp(row[j] - mx) / sum);
-    }
-    free(row);
+    softmax_y_job j = {h, s->M, s->N, s->dt, parts, rows};
+    sbk_parallel(parts, softmax_y_part, &j);
+    free(rows);
     return sbk_tensor_from_host(ctx, &s->b, s->sets, s->dt, mn, h, err);
 }
 

@@ -159,7 +159,7 @@ static void row_stats(rms_state *s, int64_t r, double *rs, double *gwx, double *
     for (int64_t j = 0; j < s->N; j++) {
         double xv = sbk_h(&s->x, (size_t)(r * s->N + j));
         ss += xv * xv;
-        if (s->dy.host) {
+        if (s->dy.n) {
             double t = sbk_h(&s->dy, (size_t)(r * s->N + j)) * sbk_h(&s->w, (size_t)j) * xv;
             g += t;
             ga += fabs(t);
@@ -168,6 +168,70 @@ static void row_stats(rms_state *s, int64_t r, double *rs, double *gwx, double *
     *rs = 1.0 / sqrt(ss / (double)s->N + (double)s->eps);
     *gwx = g;
     *gwx_abs = ga;
+}
+
+/* The float64 dw, sum over rows of dy * x * rstd, in DW_PARTS row ranges
+ * on threads (sbk_parallel), added in part order. */
+#define DW_PARTS 64
+typedef struct dw_job {
+    rms_state *s;
+    int parts;
+    double *sum, *abs; /* [parts][N] */
+    double *row;       /* [parts][N]: x of the current row */
+} dw_job;
+
+static void dw_part(void *arg, int p)
+{
+    dw_job *j = arg;
+    rms_state *s = j->s;
+    const int64_t N = s->N;
+    double *sum = j->sum + (size_t)p * (size_t)N, *abs = j->abs + (size_t)p * (size_t)N;
+    double *x = j->row + (size_t)p * (size_t)N;
+    int64_t r0, r1;
+    sbk_part_rows(s->M, j->parts, p, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        double ss = 0;
+        for (int64_t k = 0; k < N; k++) {
+            x[k] = sbk_h(&s->x, (size_t)(r * N + k));
+            ss += x[k] * x[k];
+        }
+        double rs = 1.0 / sqrt(ss / (double)N + (double)s->eps);
+        for (int64_t k = 0; k < N; k++) {
+            double t = sbk_h(&s->dy, (size_t)(r * N + k)) * x[k] * rs;
+            sum[k] += t;
+            abs[k] += fabs(t);
+        }
+    }
+}
+
+static int dw_reference(rms_state *s, sb_error *err)
+{
+    const int64_t N = s->N;
+    int parts = s->M < DW_PARTS ? (int)s->M : DW_PARTS;
+    size_t cells = (size_t)parts * (size_t)N;
+    dw_job j = {s, parts, calloc(cells, sizeof(double)), calloc(cells, sizeof(double)),
+                malloc(cells * sizeof(double))};
+    s->ref_dw = calloc((size_t)N, sizeof *s->ref_dw);
+    s->ref_dw_scale = calloc((size_t)N, sizeof *s->ref_dw_scale);
+    if (!j.sum || !j.abs || !j.row || !s->ref_dw || !s->ref_dw_scale) {
+        free(j.sum);
+        free(j.abs);
+        free(j.row);
+        free(s->ref_dw);
+        free(s->ref_dw_scale);
+        s->ref_dw = s->ref_dw_scale = NULL;
+        return sb_error_set(err, NULL, NULL, "out of host memory (dw reference)");
+    }
+    sbk_parallel(parts, dw_part, &j);
+    for (int p = 0; p < parts; p++)
+        for (int64_t k = 0; k < N; k++) {
+            s->ref_dw[k] += j.sum[(size_t)p * (size_t)N + (size_t)k];
+            s->ref_dw_scale[k] += j.abs[(size_t)p * (size_t)N + (size_t)k];
+        }
+    free(j.sum);
+    free(j.abs);
+    free(j.row);
+    return SB_OK;
 }
 
 static int rms_reference_row(void *p, int out, int64_t row, double *ref, double *scale, sb_error *err)
@@ -194,25 +258,8 @@ static int rms_reference_row(void *p, int out, int64_t row, double *ref, double 
         return SB_OK;
     }
     /* dw: every row contributes */
-    if (!s->ref_dw) {
-        s->ref_dw = calloc((size_t)N, sizeof *s->ref_dw);
-        s->ref_dw_scale = calloc((size_t)N, sizeof *s->ref_dw_scale);
-        if (!s->ref_dw || !s->ref_dw_scale)
-            return sb_error_set(err, NULL, NULL, "out of host memory (dw reference)");
-        for (int64_t r = 0; r < s->M; r++) {
-            double ss = 0;
-            for (int64_t j = 0; j < N; j++) {
-                double xv = sbk_h(&s->x, (size_t)(r * N + j));
-                ss += xv * xv;
-            }
-            double rs = 1.0 / sqrt(ss / (double)N + (double)s->eps);
-            for (int64_t j = 0; j < N; j++) {
-                double t = sbk_h(&s->dy, (size_t)(r * N + j)) * sbk_h(&s->x, (size_t)(r * N + j)) * rs;
-                s->ref_dw[j] += t;
-                s->ref_dw_scale[j] += fabs(t);
-            }
-        }
-    }
+    if (!s->ref_dw && dw_reference(s, err) != SB_OK)
+        return SB_ERR;
     memcpy(ref, s->ref_dw, (size_t)N * sizeof *ref);
     memcpy(scale, s->ref_dw_scale, (size_t)N * sizeof *scale);
     sbk_scale_floor(scale, N, s->wdt);

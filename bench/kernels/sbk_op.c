@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include "harness.h"
+#include "random_fill.h"
 
 const sb_provider sbk_providers[] = {
     {"reference", SB_BACKEND_CUDA,
@@ -37,11 +41,38 @@ static int alloc_sets(sb_ctx *ctx, sbk_tensor *t, int sets, sb_dtype dt, size_t 
     return SB_OK;
 }
 
+/* Every set made on the device; -1 when the dtype is not made there. */
+static int random_on_device(sb_ctx *ctx, sbk_tensor *t, sb_error *err)
+{
+    for (int i = 0; i < t->sets; i++) {
+        int e = sb_fill_random_device(t->dev[i], t->n, t->dtype, t->lo, t->hi, t->seed,
+                                      t->stream + 1000u * (uint64_t)i, ctx->stream);
+        if (e < 0)
+            return -1;
+        if (e != 0)
+            return sbk_cuda_error(err, "random input on the device", (cudaError_t)e);
+    }
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)ctx->stream);
+    if (e != cudaSuccess)
+        return sbk_cuda_error(err, "random input on the device", e);
+    t->generated = 1;
+    return SB_OK;
+}
+
 int sbk_tensor_random(sb_ctx *ctx, sbk_tensor *t, int sets, sb_dtype dt, size_t n, double lo,
                       double hi, uint64_t seed, uint64_t stream, sb_error *err)
 {
     if (alloc_sets(ctx, t, sets, dt, n, err) != SB_OK)
         return SB_ERR;
+    t->lo = lo;
+    t->hi = hi;
+    t->seed = seed;
+    t->stream = stream;
+    if (!ctx->device_is_cpu) {
+        int rc = random_on_device(ctx, t, err);
+        if (rc != -1)
+            return rc;
+    }
     size_t bytes = n * sb_dtype_size(dt);
     t->host = malloc(bytes ? bytes : 1);
     void *tmp = t->sets > 1 ? malloc(bytes ? bytes : 1) : NULL;
@@ -93,7 +124,9 @@ void sbk_tensor_free(sb_ctx *ctx, sbk_tensor *t)
 
 double sbk_h(const sbk_tensor *t, size_t i)
 {
-    return sb_load_elem(t->host, i, t->dtype);
+    if (t->host)
+        return sb_load_elem(t->host, i, t->dtype);
+    return sb_random_value(i, t->dtype, t->lo, t->hi, t->seed, t->stream);
 }
 
 void *sbk_dev(const sbk_tensor *t, int set)
@@ -107,6 +140,53 @@ uint64_t sbk_mix(uint64_t *state)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+#define SBK_THREADS 16
+
+typedef struct parallel_job {
+    int parts, threads, index;
+    void (*fn)(void *arg, int part);
+    void *arg;
+} parallel_job;
+
+static void *parallel_thread(void *p)
+{
+    parallel_job *j = p;
+    for (int part = j->index; part < j->parts; part += j->threads)
+        j->fn(j->arg, part);
+    return NULL;
+}
+
+void sbk_parallel(int parts, void (*fn)(void *arg, int part), void *arg)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = parts < SBK_THREADS ? parts : SBK_THREADS;
+    if (cpus > 0 && threads > cpus)
+        threads = (int)cpus;
+    if (threads < 1)
+        threads = 1;
+    parallel_job job[SBK_THREADS];
+    pthread_t tid[SBK_THREADS];
+    int started[SBK_THREADS] = {0};
+    for (int k = 0; k < threads; k++)
+        job[k] = (parallel_job){parts, threads, k, fn, arg};
+    for (int k = 1; k < threads; k++)
+        started[k] = pthread_create(&tid[k], NULL, parallel_thread, &job[k]) == 0;
+    parallel_thread(&job[0]);
+    /* a thread that could not be started leaves its parts to this one */
+    for (int k = 1; k < threads; k++) {
+        if (started[k])
+            pthread_join(tid[k], NULL);
+        else
+            parallel_thread(&job[k]);
+    }
+}
+
+void sbk_part_rows(int64_t M, int parts, int p, int64_t *r0, int64_t *r1)
+{
+    *r0 = M * p / parts;
+    *r1 = M * (p + 1) / parts;
 }
 
 int sbk_targets(sb_ctx *ctx, sbk_tensor *t, int sets, int64_t M, int64_t V, double ignore_frac,

@@ -33,17 +33,23 @@ extern const sb_provider sbk_providers[];
 #define SBK_DTYPES (SB_DTYPE_BIT(SB_DTYPE_FP32) | SB_DTYPE_BIT(SB_DTYPE_FP16) | SB_DTYPE_BIT(SB_DTYPE_BF16))
 
 /* A tensor: `sets` device copies (inputs rotate through them; outputs and
- * constants have one) and, for inputs, the host copy of set 0 that the
- * float64 reference reads. */
+ * constants have one) and, for inputs, what the float64 reference reads of
+ * set 0: a host copy, or (random inputs made on the device) the generator
+ * that made it, which gives any element without a copy (sbk_h). */
 typedef struct sbk_tensor {
     sb_dtype dtype;
     size_t n;        /* elements */
     int sets;
     void **dev;      /* [sets] */
     void *host;      /* set 0, or NULL */
+    int generated;   /* set 0 is sb_fill_random(lo, hi, seed, stream) */
+    double lo, hi;
+    uint64_t seed, stream;
 } sbk_tensor;
 
-/* Random input in [lo, hi), seeded by (seed, stream + 1000 * set). */
+/* Random input in [lo, hi), seeded by (seed, stream + 1000 * set). On a
+ * GPU it is made on the device (random_fill.h), with no host copy; on the
+ * CPU path, in host memory. Either way sbk_h reads the same values. */
 int sbk_tensor_random(sb_ctx *ctx, sbk_tensor *t, int sets, sb_dtype dt, size_t n, double lo,
                       double hi, uint64_t seed, uint64_t stream, sb_error *err);
 /* Input with given host contents (taken over: freed with the tensor), the
@@ -53,7 +59,7 @@ int sbk_tensor_from_host(sb_ctx *ctx, sbk_tensor *t, int sets, sb_dtype dt, size
 /* Output (one device buffer, no host copy). */
 int sbk_tensor_output(sb_ctx *ctx, sbk_tensor *t, sb_dtype dt, size_t n, sb_error *err);
 void sbk_tensor_free(sb_ctx *ctx, sbk_tensor *t);
-/* Element i of the host copy, widened. */
+/* Element i of set 0, widened (from the host copy or the generator). */
 double sbk_h(const sbk_tensor *t, size_t i);
 /* The set-th device copy (set modulo the copies there are). */
 void *sbk_dev(const sbk_tensor *t, int set);
@@ -84,6 +90,14 @@ int sbk_cublas_error(sb_error *err, const char *what, cublasStatus_t st);
 int64_t sbk_free_device_bytes(const sb_ctx *ctx);
 /* splitmix64 step */
 uint64_t sbk_mix(uint64_t *state);
+
+/* Runs fn(arg, part) for part = 0 .. parts-1 over up to 16 threads, and
+ * returns when all are done. For float64 references over every row: each
+ * part sums its own rows into its own slot and the caller adds the slots
+ * in part order, so the result does not depend on the thread count. */
+void sbk_parallel(int parts, void (*fn)(void *arg, int part), void *arg);
+/* Rows [*r0, *r1) of part p of parts over M rows. */
+void sbk_part_rows(int64_t M, int parts, int p, int64_t *r0, int64_t *r1);
 
 /* Tolerance helpers for reference_row's scale (the harness checks
  * |out - ref| <= atol * scale + rtol * |ref| with atol, rtol of the dtype):

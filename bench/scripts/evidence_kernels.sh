@@ -7,10 +7,14 @@
 #   ncu/                         ncu_profile.sh --detail on the fused kernel of the cases that fall short
 #                                of the copy ceiling, and of one that does not (.json + .ncu.csv)
 #   nvidia-smi.txt, log.txt      the card as found, and everything printed
-# About 6 minutes on an H100 (--full: the whole liger-perkernel and memory-bound presets, hours).
+# About 6 minutes on an H100. --full: the whole liger-perkernel and memory-bound presets instead of
+# the quick ones; --liger-cases / --memory-cases FROM-TO run part of each (solbench suite --cases;
+# "none" skips that preset), to split a full run over several sessions; --calibration FILE uses a
+# roofline taken earlier on the same card (same UUID) instead of taking one; --no-ncu skips the profiles.
 # Ingest with `solbook ingest OUTDIR`.
 #
 # usage: bench/scripts/evidence_kernels.sh OUTDIR [--solbench PATH] [--tar FILE] [--no-torch] [--full]
+#        [--liger-cases FROM-TO|none] [--memory-cases FROM-TO|none] [--calibration FILE] [--no-ncu]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,14 +23,22 @@ out=""
 solbench=""
 tarball=""
 torch=1
+ncu=1
 suffix="-quick"
+liger_cases=""
+memory_cases=""
+calibration=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --solbench) solbench=$2; shift 2 ;;
     --tar) tarball=$2; shift 2 ;;
     --no-torch) torch=0; shift ;;
     --full) suffix=""; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-ncu) ncu=0; shift ;;
+    --liger-cases) liger_cases=$2; shift 2 ;;
+    --memory-cases) memory_cases=$2; shift 2 ;;
+    --calibration) calibration=$2; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "evidence_kernels.sh: unknown option $1" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -48,24 +60,37 @@ run() { "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
 step "card as found"
 if command -v nvidia-smi >/dev/null; then nvidia-smi -q > "$out/nvidia-smi.txt" 2>&1 || true; fi
 
-step "roofline"
-run "$solbench" roofline --gemm-size 0 --out "$out/calibration.json"
+# The calibration must be this card's: a given file is used only when its
+# device UUID is the one solbench sees now.
+uuid_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["provenance"]["device"].get("uuid",""))' "$1" 2>/dev/null; }
+card_uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1)
+if [[ -n "$calibration" && -f "$calibration" && -n "$card_uuid" && "$(uuid_of "$calibration")" == "$card_uuid" ]]; then
+  step "roofline: reusing $calibration (same card, $card_uuid)"
+  cp "$calibration" "$out/calibration.json"
+else
+  step "roofline"
+  run "$solbench" roofline --gemm-size 0 --out "$out/calibration.json"
+fi
 
 rc=0
 # 10 warm-up launches, 20 x 3 timed: the row ops take 0.01 to 10 ms a launch
-step "liger-perkernel$suffix"
-run "$solbench" suite --preset "liger-perkernel$suffix" --iters 20 --repeats 3 \
-  --calibration "$out/calibration.json" --out "$out/liger" || rc=$?
-step "memory-bound$suffix"
-run "$solbench" suite --preset "memory-bound$suffix" --iters 20 --repeats 3 \
-  --calibration "$out/calibration.json" --out "$out/memory" || rc=$?
+suite() { # PRESET OUTDIR CASES
+  [[ "$3" == none ]] && { step "$1: skipped (--cases none)"; return 0; }
+  step "$1${3:+ cases $3}"
+  run "$solbench" suite --preset "$1" ${3:+--cases "$3"} --iters 20 --repeats 3 \
+    --calibration "$out/calibration.json" --out "$2" || rc=$?
+}
+suite "liger-perkernel$suffix" "$out/liger" "$liger_cases"
+suite "memory-bound$suffix" "$out/memory" "$memory_cases"
 
 if [[ $torch == 1 ]]; then
   step "torch_ops.py --quick"
   run python3 "$here/torch_ops.py" --quick --solbench "$solbench" --out "$out/torch" || rc=$?
 fi
 
-if command -v "${NCU:-ncu}" >/dev/null 2>&1; then
+if [[ $ncu == 0 ]]; then
+  step "ncu: skipped (--no-ncu)"
+elif command -v "${NCU:-ncu}" >/dev/null 2>&1; then
   # NAME KERNEL-REGEX OP ARGS...: the fused provider's main kernel, after
   # the correctness and determinism runs (2 launches), 3 launches profiled
   prof() {

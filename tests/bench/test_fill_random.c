@@ -1,7 +1,8 @@
 /* test_fill_random.c - sb_fill_random: the values do not depend on how the
  * buffer is split over threads (each element is the one a single
- * sequential splitmix64 stream gives), seeds and streams differ, and every
- * value lies in [lo, hi) rounded to the dtype. */
+ * sequential splitmix64 stream gives), seeds and streams differ, every
+ * value lies in [lo, hi) rounded to the dtype, and sb_random_value gives
+ * any one element without the buffer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,11 +76,32 @@ static void test_seeds_and_streams_differ(void **state)
     free(b);
 }
 
+/* sb_random_value(i) is element i of the filled buffer, read back: the
+ * float64 reference of an input made on the device uses it. */
+static void test_value_matches_buffer(void **state)
+{
+    (void)state;
+    const sb_dtype types[] = {SB_DTYPE_FP32, SB_DTYPE_FP16, SB_DTYPE_BF16, SB_DTYPE_FP64};
+    size_t n = ((size_t)3 << 20) + 17;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        sb_dtype d = types[t];
+        unsigned char *a = malloc(n * sb_dtype_size(d));
+        assert_non_null(a);
+        sb_fill_random(a, n, d, -4.0, 4.0, 7, 3001);
+        for (size_t i = 0; i < n; i += 997)
+            assert_true(sb_random_value(i, d, -4.0, 4.0, 7, 3001) == sb_load_elem(a, i, d));
+        assert_true(sb_random_value(n - 1, d, -4.0, 4.0, 7, 3001) == sb_load_elem(a, n - 1, d));
+        assert_true(sb_random_value(5, d, -4.0, 4.0, 7, 3002) != sb_load_elem(a, 5, d));
+        free(a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_matches_sequential),
         cmocka_unit_test(test_seeds_and_streams_differ),
+        cmocka_unit_test(test_value_matches_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,7 +103,8 @@ def check_passed(doc, label, iters, repeats):
        label + ": correctness passed, finite, nothing unwritten")
     ok(corr["checked_elements"] > 0, label + ": elements were checked")
     ok(corr["max_abs_err"] is not None and corr["max_rel_err"] is not None, label + ": errors recorded")
-    ok(len(corr["output_checksum"]) == 16, label + ": FNV-1a checksum recorded")
+    ok(len(corr["output_checksum"]) == 16 and corr.get("checksum_algorithm") == "sum-mix64",
+       label + ": sum-mix64 checksum recorded")
     ok(doc["determinism"]["bitwise_repeatable"] is True, label + ": CPU path bitwise repeatable")
     m = doc["metrics"]
     med = doc["timing"]["stats"]["median"]
@@ -274,6 +275,24 @@ with tempfile.TemporaryDirectory() as tmp:
     for f in files:
         d = load(os.path.join(sdir, sub[0], f))
         ok(d["status"] == "passed" and d["config"]["suite"] == "smoke", "suite result %s passed" % f)
+    ok(p.stdout.count("(case ") == 4 and "(case 4 of 4," in p.stdout, "suite prints each case's time")
+    whole = {json.dumps(load(os.path.join(sdir, sub[0], f))["config"], sort_keys=True) for f in files}
+
+    # --- suite --cases: a part of the preset, the same cases as in the whole run
+    pdir = os.path.join(tmp, "suites-part")
+    os.mkdir(pdir)
+    p = run(["suite", "--preset", "smoke", "--device", "cpu", "--iters", "2", "--repeats", "2", "--cases", "2-3",
+             "--out", pdir], 0)
+    psub = os.listdir(pdir)
+    pfiles = sorted(os.listdir(os.path.join(pdir, psub[0])))
+    part = {json.dumps(load(os.path.join(pdir, psub[0], f))["config"], sort_keys=True) for f in pfiles}
+    ok(len(pfiles) == 2 and part <= whole, "--cases 2-3 ran two of the preset's cases (%s)" % pfiles)
+    ok("(case 2 of 4," in p.stdout and "(case 3 of 4," in p.stdout and "(case 1 of" not in p.stdout,
+       "--cases 2-3 ran cases 2 and 3 only")
+    p = run(["suite", "--preset", "smoke", "--device", "cpu", "--cases", "3-2", "--out", pdir], 2)
+    ok(p.stderr.count("\n") == 1 and "--cases 3-2" in p.stderr, "--cases 3-2: one line naming it")
+    p = run(["suite", "--preset", "smoke", "--device", "cpu", "--cases", "5-", "--out", pdir], 2)
+    ok("only 4 cases" in p.stderr, "--cases past the end: one line saying how many there are")
 
     if SOLBOOK:
         p = subprocess.run([SOLBOOK, "validate"] + written, capture_output=True, text=True)
