@@ -533,8 +533,9 @@ int sb_case_open(const sb_op *op, const sb_op_config *cfg, sb_ctx *ctx,
     sb_output descs[SB_MAX_OUTPUTS];
     c->nout = op->outputs(c->state, descs);
     if (c->nout < 1 || c->nout > SB_MAX_OUTPUTS) {
+        sb_error_set(err, NULL, NULL, "op %s reported %d outputs", op->name, c->nout);
         sb_case_close(c);
-        return sb_error_set(err, NULL, NULL, "op %s reported %d outputs", op->name, c->nout);
+        return SB_ERR;
     }
     for (int o = 0; o < c->nout; o++) {
         case_output *co = &c->out[o];
@@ -552,9 +553,9 @@ int sb_case_open(const sb_op *op, const sb_op_config *cfg, sb_ctx *ctx,
         co->scale = malloc((size_t)want * (size_t)cols * sizeof(double));
         co->sampled = malloc((size_t)want * (size_t)cols * sb_dtype_size(co->desc.dtype));
         if (!co->rows || !co->ref || !co->scale || !co->sampled) {
+            sb_error_set(err, NULL, NULL, "out of host memory (reference of %s)", co->desc.name);
             sb_case_close(c);
-            return sb_error_set(err, NULL, NULL, "out of host memory (reference of %s)",
-                                co->desc.name);
+            return SB_ERR;
         }
         for (int64_t i = 0; i < want; i++) /* evenly spread, first and last */
             co->rows[i] = want == 1 ? 0 : (int64_t)((double)i * (double)(rows - 1) / (double)(want - 1));
