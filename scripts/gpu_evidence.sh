@@ -79,6 +79,7 @@ full)
     cal=/tmp/evidence/calibration-$arch.json
     timeout "${FULL_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full --no-torch \
       --no-ncu --calibration "$cal" --liger-cases "${LIGER:-}" --memory-cases "${MEMORY:-}" > "$w/kernels.log" 2>&1 || rc=$?
+    pkill -f "$sb" 2>/dev/null # a solbench the time limit left running
     cp "$w/kernels/calibration.json" "$cal" 2>/dev/null
     echo "evidence_kernels.sh --full rc=$rc t=$(( $(date +%s) - t0 ))s"
     grep -E "^== |\(case " "$w/kernels.log" | tail -4
