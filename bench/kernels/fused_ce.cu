@@ -199,6 +199,10 @@ extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t
     int64_t budget = budget_bytes / per_row, b = 1;
     while (b * 2 <= budget) b *= 2;
     if (b > c) c = b;
+    /* fp32 accumulation: one chunk of all BT rows needs no dW accumulator
+     * (sbk_flce_fused); take it whenever it costs no more memory than the
+     * chunks plus that accumulator */
+    if (accum == SBK_FLCE_ACCUM_FP32 && c < BT && (BT - c) * per_row <= V * H * 4) c = BT;
     return c < BT ? c : BT;
 }
 
@@ -208,8 +212,9 @@ extern "C" size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t c
     const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk, dt, accum);
     const size_t es = sbk_dtype_size(dt);
     if (accum != SBK_FLCE_ACCUM_FP32) return round_up((size_t)C * V * es) + SBK_CE_WORKSPACE_BYTES;
+    /* the fp32 dW accumulator only when there are several chunks */
     return round_up((size_t)C * V * 4) + SBK_CE_WORKSPACE_BYTES +
-           (with_grad ? round_up((size_t)C * V * es) + round_up((size_t)V * H * 4) : 0);
+           (with_grad ? round_up((size_t)C * V * es) + (C < BT ? round_up((size_t)V * H * 4) : 0) : 0);
 }
 
 extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
@@ -222,6 +227,10 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
         return cudaErrorInvalidValue;
     const bool f32 = accum == SBK_FLCE_ACCUM_FP32;
     const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk, dt, accum);
+    /* One chunk: the one dW GEMM sums in fp32 and rounds to dt once by
+     * itself; the fp32 accumulator (V x H x 4 bytes, its write, read and
+     * downcast) is needed only to carry sums across chunks. */
+    const bool acc32 = f32 && C < BT;
     const size_t es = sbk_dtype_size(dt);
     /* scratch: logits (fp32, or dt in place) | nvalid | (fp32 with a
      * gradient) dlogits | dW fp32 */
@@ -272,13 +281,13 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
         if (dw) {
             const float *beta = r0 == 0 ? &zero : &one;
             e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)H, (int)V, (int)c,
-                                         &one, h_c, ty, (int)H, dlog, ty, (int)V, beta, f32 ? (void *)dw32 : dw,
-                                         f32 ? CUDA_R_32F : ty, (int)H, CUBLAS_COMPUTE_32F,
+                                         &one, h_c, ty, (int)H, dlog, ty, (int)V, beta, acc32 ? (void *)dw32 : dw,
+                                         acc32 ? CUDA_R_32F : ty, (int)H, CUBLAS_COMPUTE_32F,
                                          CUBLAS_GEMM_DEFAULT));
             if (e != cudaSuccess) return e;
         }
     }
-    if (dw && f32) {
+    if (dw && acc32) {
         SBK_DISPATCH_T(dt, downcast_k<T><<<132 * 8, 256, 0, s>>>(dw32, (T *)dw, V * H));
         if ((e = launch_status()) != cudaSuccess) return e;
     }

@@ -111,7 +111,10 @@ cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
  *   power of two of rows whose logits fit in 128 MiB. Scratch: that chunk.
  * - SBK_FLCE_ACCUM_FP32: fp32 logits, separate dt dlogits, and an fp32 dW
  *   accumulator (V x H x 4 bytes) rounded to dt once at the end; chunk rows
- *   as above with 1 GiB for the fp32 logits and dlogits. */
+ *   as above with 1 GiB for the fp32 logits and dlogits, or all BT rows
+ *   at once when that chunk costs no more than those chunks plus the
+ *   accumulator. With one chunk there is no accumulator: the one dW GEMM
+ *   rounds its fp32 sums to dt itself. */
 enum { SBK_FLCE_ACCUM_INPUT = 0, SBK_FLCE_ACCUM_FP32 = 1 };
 int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk, sbk_dtype dt, int accum);
 /* with_grad = 0: scratch for the loss alone (dh and dw NULL) */
