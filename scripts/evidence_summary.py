@@ -56,6 +56,23 @@ def card(arch):
                                                       sw.get("cuda_runtime_version"), sw.get("cublas_version"))
 
 
+def settle_trials(arch, w):
+    """The spec's case and protocol run again with several settle lengths
+    (examples/<arch>/gemm-settle/, cuBLAS): does a longer settle steady the
+    repeat medians on a power-capped card?"""
+    runs = sorted(load("examples/%s/gemm-settle/*.json" % arch), key=lambda d: d["provenance"]["started_at"])
+    if not runs:
+        return
+    w("- the spec's case and protocol again, cuBLAS, one after another on one card (`examples/%s/gemm-settle/`, "
+      "commit %s), settle ms -> spread of the 5 repeat medians: %s; met in %d of %d" % (
+          arch, ", ".join(sorted({d["provenance"]["git"]["sha"][:7] for d in runs})),
+          ", ".join("%.0f -> %s (%.1f TFLOP/s, %s MHz)" % (
+              d["protocol"]["settle_ms"], pct(d["timing"]["stats"]["repeat_median_rel_spread"]),
+              d["metrics"]["tflops"], (d["timing"].get("repeat_clocks") or [{}])[-1].get("sm_mhz"))
+              for d in runs),
+          sum(d["timing"]["stats"]["repeat_median_rel_spread"] < 0.01 for d in runs), len(runs)))
+
+
 def gemm_section(arch, w):
     spec = {d["config"]["provider"]: d for d in load("examples/%s/gemm/spec/*.json" % arch)}
     cal = json.load(open(os.path.join(TOP, "examples", arch, "gemm", "calibration.json")))
@@ -89,6 +106,7 @@ def gemm_section(arch, w):
     w("- roofline copy %.0f GB/s against cudaMemcpy D2D %.0f GB/s: **%s** (target >= 95%%: %s; %s)" % (
         bw["copy"]["gbps"], bw["memcpy_d2d"]["gbps"], pct(r), "met" if r >= 0.95 else "MISSED",
         cal.get("notes") or "one stream kernel at that commit"))
+    settle_trials(arch, w)
     w("- measured ceilings: " + ", ".join("%s %.0f GB/s" % (k, v["gbps"]) for k, v in sorted(bw.items())) + "; " +
       ", ".join("gemm %s %.0f TFLOP/s" % (k, v["tflops"]) for k, v in sorted(cal["gemm_peak"].items())))
     sweep = load("examples/%s/gemm/sweep/**/*.json" % arch)
@@ -176,6 +194,119 @@ def kernels_section(arch, w):
     w("")
 
 
+def latest(results):
+    """One result per (case, provider): the one that finished last (a case run
+    again at a later commit replaces the earlier one)."""
+    best = {}
+    for d in results:
+        k = key(d) + (d["config"]["provider"],)
+        if k not in best or d["provenance"]["finished_at"] > best[k]["provenance"]["finished_at"]:
+            best[k] = d
+    return list(best.values())
+
+
+def flce_io_bytes(d):
+    """What any FLCE must hold: hidden, weight, targets, and in full mode dH
+    and dW (the floor under its peak memory)."""
+    sh, es = d["config"]["shape"], 2 if d["config"]["dtype"] in ("bf16", "fp16") else 4
+    bt, h, v = sh["BT"], sh["H"], sh["V"]
+    io = (bt * h + v * h) * es + bt * 8
+    return io + ((bt * h + v * h) * es if d["config"]["mode"] == "full" else 0)
+
+
+def kernels_full_section(arch, w):
+    """The whole liger-perkernel and memory-bound presets
+    (examples/<arch>/kernels-full/<commit>/), each result set against the
+    STREAM copy of the calibration it names (calibration_sha256)."""
+    import hashlib
+    base = os.path.join(TOP, "examples", arch, "kernels-full")
+    if not os.path.isdir(base):
+        return
+    copy = {}
+    for c in glob.glob(base + "/*/calibration.json"):
+        copy[hashlib.sha256(open(c, "rb").read()).hexdigest()] = json.load(open(c))["bandwidth"]["copy"]["gbps"]
+    res = latest(load("examples/%s/kernels-full/**/*.json" % arch))
+    cases = {}
+    for d in res:
+        cases.setdefault(key(d), {})[d["config"]["provider"]] = d
+    commits = {}
+    for d in res:
+        commits.setdefault(d["provenance"]["git"]["sha"][:7], set()).add(d["config"]["op"])
+    nstatus = {}
+    for d in res:
+        nstatus[d["status"]] = nstatus.get(d["status"], 0) + 1
+    w("### %s: the full liger-perkernel and memory-bound presets\n" % arch.upper())
+    w("%d cases, %d results (%s), from %s (`examples/%s/kernels-full/`; a case run again at a later commit "
+      "replaces the earlier result). 10 warm-up launches, 20 x 3 timed; \"%% copy\" is the op's model bytes over "
+      "its median time against the STREAM copy of the calibration the result names (%s GB/s).\n" % (
+          len(cases), len(res), ", ".join("%d %s" % (v, k) for k, v in sorted(nstatus.items())),
+          "; ".join("%s (%s)" % (k, ", ".join(sorted(v))) for k, v in sorted(commits.items())), arch,
+          " and ".join("%.0f" % v for v in sorted(set(copy.values())))))
+    w("| suite | op | mode | cases | % copy min | median | max | fused / reference geomean | lowest |")
+    w("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    groups, below85, slower, geo, rms_fwd = {}, [], [], {}, []
+    for k in sorted(cases):
+        f, r = cases[k].get("fused"), cases[k].get("reference")
+        if not f or f["status"] != "passed":
+            continue
+        c = copy.get(f["metrics"].get("calibration_sha256"))
+        frac = f["metrics"]["gbps"] / c if c else None
+        sp = med(r) / med(f) if r and r["status"] == "passed" else None
+        groups.setdefault((k[0], k[1], k[2]), []).append((frac, sp))
+        if sp is not None:
+            geo.setdefault(k[1], []).append(sp)
+            if sp < 1:
+                slower.append((k, sp, shape_s(f)))
+        sh = f["config"]["shape"]
+        n = sh.get("N", sh.get("V", 0))
+        if k[0] == "memory-bound" and n >= 4096 and frac is not None and frac < 0.85:
+            below85.append((k, frac, shape_s(f)))
+        if k[0] == "memory-bound" and k[1] == "rmsnorm" and k[2] == "fwd" and k[3] == "bf16" and frac is not None:
+            rms_fwd.append(frac)
+    for g in sorted(groups):
+        v = groups[g]
+        fr = sorted(x[0] for x in v if x[0] is not None)
+        sp = [x[1] for x in v if x[1] is not None]
+        gm = math.exp(sum(map(math.log, sp)) / len(sp)) if sp else None
+        w("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            g[0], g[1], g[2], len(v), pct(fr[0]) if fr else "-", pct(fr[len(fr) // 2]) if fr else "-",
+            pct(fr[-1]) if fr else "-", "%.2fx" % gm if gm else "-", "%.2fx" % min(sp) if sp else "-"))
+    w("")
+    for op in ("rmsnorm", "rope", "cross_entropy"):
+        v = geo.get(op, [])
+        if v:
+            gm = math.exp(sum(map(math.log, v)) / len(v))
+            w("- %s: geomean speedup of fused over reference %.2fx over %d case(s), all suites (target >= 2x: %s)" % (
+                op, gm, len(v), "met" if gm >= 2 else "MISSED"))
+    w("- fused slower than reference: %s" % (
+        ", ".join("%s %s %s %s %.3fx" % (k[1], k[2], k[3], sh, x) for k, x, sh in slower) or "none"))
+    if rms_fwd:
+        w("- RMSNorm forward bf16 at the memory-bound shapes: %d of %d cases at >= 90%% of STREAM copy (lowest %s)" % (
+            sum(x >= 0.9 for x in rms_fwd), len(rms_fwd), pct(min(rms_fwd))))
+    for k in sorted(cases):
+        if k[1] == "flce" and "fused" in cases[k] and "reference" in cases[k]:
+            f, r = cases[k]["fused"], cases[k]["reference"]
+            a, b = f.get("memory", {}).get("peak_device_bytes"), r.get("memory", {}).get("peak_device_bytes")
+            if a and b:
+                w("- FLCE %s %s peak memory: fused %.2f GB, reference %.2f GB, **%s** (target <= 25%%: %s); "
+                  "the inputs and outputs alone are %s of the reference's peak; time %.2fx of reference" % (
+                      k[2], shape_s(f), a / 1e9, b / 1e9, pct(a / b), "met" if a / b <= 0.25 else "MISSED",
+                      pct(flce_io_bytes(f) / b), med(r) / med(f)))
+    bym = {}
+    for k, x, sh in below85:
+        m = dict(k[4])["M"]
+        bym[m] = bym.get(m, 0) + 1
+    total = sum(1 for k in cases if k[0] == "memory-bound" and dict(k[4]).get("N", dict(k[4]).get("V", 0)) >= 4096)
+    w("- memory-bound cases at N >= 4096 under 85%% of STREAM copy: **%d of %d**; by M: %s" % (
+        len(below85), total, ", ".join("%d at M = %d" % (bym[m], m) for m in sorted(bym)) or "none"))
+    if below85:
+        w("\n| op | mode | dtype | shape | % copy |")
+        w("| --- | --- | --- | --- | ---: |")
+        for k, x, sh in sorted(below85, key=lambda t: t[1]):
+            w("| %s | %s | %s | %s | %s |" % (k[1], k[2], k[3], sh, pct(x)))
+    w("")
+
+
 NCU_COLS = [("gpu__time_duration.sum", "kernel us", "%.1f"),
             ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", "%.1f"),
             ("launch__grid_size", "grid", "%.0f"), ("launch__block_size", "block", "%.0f"),
@@ -243,6 +374,8 @@ def main():
     for arch in ("h100", "h200"):
         gemm_section(arch, w)
     w("## Liger per-kernel and memory-bound suites (issues 4 and 5)\n")
+    for arch in ("h100", "h200"):
+        kernels_full_section(arch, w)
     for arch in ("h100", "h200"):
         kernels_section(arch, w)
         ncu_section(arch, w)
