@@ -262,7 +262,7 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
 enum {
     OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_SETTLE_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
     OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
-    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_CASES, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
+    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_CASES, OPT_ONLY, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
     OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
 };
 
@@ -842,6 +842,24 @@ static int cmd_op(const sb_op *op, int argc, char **argv)
 }
 
 /* -------------------------------------------------------------- suite */
+/* Whether a case's op and mode are in the --only list ("op" or "op:mode",
+ * comma-separated; NULL: every case). */
+static int case_selected(const char *only, const sb_preset_case *pc)
+{
+    if (!only)
+        return 1;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", only);
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(t, ':');
+        if (colon)
+            *colon = '\0';
+        if (strcmp(t, pc->op) == 0 && (!colon || (pc->mode && strcmp(colon + 1, pc->mode) == 0)))
+            return 1;
+    }
+    return 0;
+}
+
 static double wall_seconds(void)
 {
     struct timespec ts;
@@ -1016,8 +1034,10 @@ static int cmd_suite(int argc, char **argv)
     common_defaults(&o);
     const char *preset = NULL;
     int64_t first = 1, last = 0; /* --cases FROM-TO, 1-based; last 0: to the end */
+    const char *only = NULL;     /* --only op[:mode],... */
     struct option longopts[] = {COMMON_LONG_OPTS, {"preset", required_argument, NULL, OPT_PRESET},
-                                {"cases", required_argument, NULL, OPT_CASES}, {NULL, 0, NULL, 0}};
+                                {"cases", required_argument, NULL, OPT_CASES},
+                                {"only", required_argument, NULL, OPT_ONLY}, {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
     int c;
@@ -1032,16 +1052,21 @@ static int cmd_suite(int argc, char **argv)
                    "Runs every case of a preset with every provider that suits the device and writes one\n"
                    "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n"
                    "--cases runs only cases FROM to TO (1-based, inclusive; TO may be left out), to split\n"
-                   "a long preset over several sessions.\n"
+                   "a long preset over several sessions; --only OP[:MODE],... only the cases of those ops\n"
+                   "(and modes), to measure again what a kernel change touched.\n"
                    "--gpus spreads the cases over this host's GPUs, one solbench process per GPU, each\n"
                    "result tagged with its device index (through solbench-spread, fleet/).\n\npresets:\n");
             for (size_t i = 0; sb_preset_table[i].name; i++)
                 printf("  %-16s %s (%zu cases)\n", sb_preset_table[i].name, sb_preset_table[i].description,
                        sb_preset_table[i].case_count);
-            printf("\noptions:\n  --preset NAME\n  --cases FROM-TO\n%s", COMMON_HELP);
+            printf("\noptions:\n  --preset NAME\n  --cases FROM-TO\n  --only OP[:MODE],...\n%s", COMMON_HELP);
             return 0;
         } else if (c == OPT_PRESET) {
             preset = optarg;
+        } else if (c == OPT_ONLY) {
+            if (strlen(optarg) >= 256)
+                return usage_error("--only: the list is too long%s%s", "", "");
+            only = optarg;
         } else if (c == OPT_CASES) {
             char *dash = strchr(optarg, '-');
             char from[32] = "", to[32] = "";
@@ -1081,7 +1106,14 @@ static int cmd_suite(int argc, char **argv)
     }
     sb_error err;
     sb_error_clear(&err);
-    /* Every case must make sense before anything runs. */
+    /* --only must name a case, and every case must make sense, before
+     * anything runs. */
+    size_t chosen = 0;
+    for (size_t i = from; i < to; i++)
+        chosen += (size_t)case_selected(only, &pr->cases[i]);
+    if (chosen == 0)
+        return usage_error("--only %s: no case of the preset (in the --cases range) has that op or mode", only ? only : "",
+                           "");
     for (size_t i = 0; i < pr->case_count; i++) {
         const sb_op *op;
         sb_op_config cfg;
@@ -1116,6 +1148,8 @@ static int cmd_suite(int argc, char **argv)
         const sb_op *op;
         sb_op_config cfg;
         double t0 = wall_seconds();
+        if (!case_selected(only, &pr->cases[i]))
+            continue;
         preset_config(pr, i, &op, &cfg, o.seed, &err);
         int providers[16], np;
         if (select_providers(op, o.provider, o.device_is_cpu, providers, &np)) {

@@ -13,10 +13,13 @@
 #   PART full:    the whole liger-perkernel and memory-bound presets, or the
 #                 parts of them named by LIGER=FROM-TO|none and
 #                 MEMORY=FROM-TO|none in the environment (one call cannot
-#                 hold both presets); the card's roofline is taken once and
-#                 reused by later calls on the same card. The device-data
-#                 test runs first: the float64 references read inputs made
-#                 on the device, so a mismatch there stops the run.
+#                 hold both presets), ONLY=OP[:MODE],... for those ops'
+#                 cases alone, COPY_BY_SIZE=1 for the copy ceiling at 16 MB
+#                 to 8 GB, KERNEL_TESTS=1 to run tests/kernels/gpu_kernels.sh
+#                 first; the card's roofline is taken once and reused by
+#                 later calls on the same card. The device-data test runs
+#                 first: the float64 references read inputs made on the
+#                 device, so a mismatch there stops the run.
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
@@ -76,9 +79,15 @@ full)
     rc=1
   else
     tail -1 "$w/device_data.log"
+    if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
+      timeout 240 bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
+      echo "gpu_kernels.sh: exit $krc"; tail -3 "$w/gpu_kernels.log"
+      [[ $krc -eq 0 ]] || rc=1
+    fi
     cal=/tmp/evidence/calibration-$arch.json
     timeout "${FULL_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full --no-torch \
-      --no-ncu --calibration "$cal" --liger-cases "${LIGER:-}" --memory-cases "${MEMORY:-}" > "$w/kernels.log" 2>&1 || rc=$?
+      --no-ncu --calibration "$cal" --liger-cases "${LIGER:-}" --memory-cases "${MEMORY:-}" ${ONLY:+--only "$ONLY"} \
+      $([[ "${COPY_BY_SIZE:-0}" == 1 ]] && echo --copy-by-size) > "$w/kernels.log" 2>&1 || rc=$?
     pkill -f "$sb" 2>/dev/null # a solbench the time limit left running
     cp "$w/kernels/calibration.json" "$cal" 2>/dev/null
     echo "evidence_kernels.sh --full rc=$rc t=$(( $(date +%s) - t0 ))s"

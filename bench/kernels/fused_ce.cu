@@ -11,6 +11,7 @@ namespace {
 __global__ void __launch_bounds__(1024) count_valid_k(const int64_t *__restrict__ target, int64_t M,
                                                       int *__restrict__ nvalid)
 {
+    pdl_launch_dependents(); /* the rows may start: they wait for the count before using it */
     float c = 0.0f;
     int64_t n = 0;
     for (int64_t r = threadIdx.x; r < M; r += blockDim.x) n += target[r] != SBK_IGNORE_INDEX;
@@ -30,12 +31,14 @@ __global__ void __launch_bounds__(1024) count_valid_k(const int64_t *__restrict_
 template <typename TI, typename TO, class ROW>
 __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__restrict__ target,
                                                 float *__restrict__ loss_rows, TO *dx, int64_t V,
-                                                const int *__restrict__ nvalid)
+                                                const int *__restrict__ nvalid, int pdl)
 {
     constexpr int VW = ROW::VW;
+    if (pdl) pdl_launch_dependents(); /* the mean may be scheduled with the last wave */
     const int64_t r = blockIdx.x, off = r * V;
     const int64_t t = target[r];
     if (t == SBK_IGNORE_INDEX) {
+        pdl_wait();
         if (threadIdx.x == 0) loss_rows[r] = 0.0f;
         if (dx) {
             float z[VW];
@@ -82,6 +85,9 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
         m = gm;
     }
     const float lse = m + __logf(s);
+    /* the row is read and reduced; from here on the count of valid rows,
+     * written by the kernel before, is needed */
+    pdl_wait();
     if (threadIdx.x == 0) loss_rows[r] = lse - xt;
     if (dx) {
         const float n = (float)*nvalid, inv = 1.0f / n;
@@ -104,6 +110,7 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
 __global__ void __launch_bounds__(1024) mean_loss_k(const float *__restrict__ loss_rows, int64_t M,
                                                     const int *__restrict__ nvalid, float *loss)
 {
+    pdl_wait(); /* every row's loss written */
     float s = 0.0f;
     for (int64_t r = threadIdx.x; r < M; r += blockDim.x) s += loss_rows[r];
     s = block_sum(s);
@@ -111,11 +118,15 @@ __global__ void __launch_bounds__(1024) mean_loss_k(const float *__restrict__ lo
 }
 
 /* ROW for a row of V elements of TI written as TO: the vector width of the
- * narrower type decides, so both sides stay aligned. */
+ * narrower type decides, so both sides stay aligned. pdl: launched as the
+ * dependent of count_valid_k (launch_pdl), which is right only when the
+ * kernel before wrote nothing but the count: the rows are read before
+ * pdl_wait. FLCE's logits come from the GEMM just before, so it passes 0. */
 template <typename TI, typename TO>
 cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *dx, int64_t M,
-                      int64_t V, const int *nvalid, cudaStream_t s)
+                      int64_t V, const int *nvalid, bool pdl, cudaStream_t s)
 {
+    const int p = pdl ? 1 : 0;
     int threads;
     size_t smem;
     const bool al = aligned16(x) && (dx == nullptr || aligned16(dx));
@@ -127,16 +138,27 @@ cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *
     if (pick_row_smem(V, (int)sizeof(TI), al, row_smem_limit(), &threads, &smem)) {
         cudaError_t e = allow_smem(ce_row_k<TI, TO, row_smem<TI>>, smem);
         if (e != cudaSuccess) return e;
-        ce_row_k<TI, TO, row_smem<TI>><<<(unsigned)M, threads, smem, s>>>(x, target, loss_rows, dx, V, nvalid);
-        return launch_status();
+        if (!pdl) {
+            ce_row_k<TI, TO, row_smem<TI>><<<(unsigned)M, threads, smem, s>>>(x, target, loss_rows, dx, V, nvalid, p);
+            return launch_status();
+        }
+        return launch_pdl(ce_row_k<TI, TO, row_smem<TI>>, dim3((unsigned)M), dim3(threads), smem, s, x, target,
+                          loss_rows, dx, V, nvalid, p);
     }
     /* the vector width is the input's; for a wider output (fp32 in, bf16
      * out: 4 elements = 8 bytes) io<> uses the matching access width */
     int maxv = pick_row_layout(V, (int)sizeof(TI), al, 1, &threads);
     typedef TI T;
+    cudaError_t e = cudaSuccess;
     SBK_DISPATCH_ROW(maxv,
-        ce_row_k<TI, TO, ROW><<<(unsigned)M, threads, 0, s>>>(x, target, loss_rows, dx, V, nvalid));
-    return launch_status();
+        if (!pdl) {
+            ce_row_k<TI, TO, ROW><<<(unsigned)M, threads, 0, s>>>(x, target, loss_rows, dx, V, nvalid, p);
+            e = launch_status();
+        } else {
+            e = launch_pdl(ce_row_k<TI, TO, ROW>, dim3((unsigned)M), dim3(threads), 0, s, x, target, loss_rows, dx,
+                           V, nvalid, p);
+        });
+    return e;
 }
 
 cudaDataType_t cuda_type(sbk_dtype dt)
@@ -173,10 +195,10 @@ extern "C" cudaError_t sbk_cross_entropy(const void *logits, const int64_t *targ
     cudaError_t e = launch_status();
     if (e != cudaSuccess) return e;
     SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target, loss_rows, (T *)dx, M, V,
-                                           nvalid, s));
+                                           nvalid, true, s));
     if (e != cudaSuccess) return e;
-    mean_loss_k<<<1, 1024, 0, s>>>(loss_rows, M, nvalid, loss);
-    return launch_status();
+    return launch_pdl(mean_loss_k, dim3(1), dim3(1024), 0, s, (const float *)loss_rows, M, (const int *)nvalid,
+                      loss);
 }
 
 extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk, sbk_dtype dt,
@@ -262,10 +284,10 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
          * later writes its gradient, after the row's reductions */
         if (f32) {
             SBK_DISPATCH_T(dt, e = ce_launch<float, T>((const float *)logits, target + r0, loss_rows + r0,
-                                                       grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, s));
+                                                       grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, s));
         } else {
             SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target + r0, loss_rows + r0,
-                                                   grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, s));
+                                                   grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, s));
         }
         if (e != cudaSuccess) return e;
         /* dh rows [c,H] = dlogits [c,V] x W [V,H] */
@@ -291,6 +313,6 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
         SBK_DISPATCH_T(dt, downcast_k<T><<<132 * 8, 256, 0, s>>>(dw32, (T *)dw, V * H));
         if ((e = launch_status()) != cudaSuccess) return e;
     }
-    mean_loss_k<<<1, 1024, 0, s>>>(loss_rows, BT, nvalid, loss);
+    mean_loss_k<<<1, 1024, 0, s>>>(loss_rows, BT, nvalid, loss); /* after cuBLAS: an ordinary launch */
     return launch_status();
 }

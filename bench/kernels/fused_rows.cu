@@ -79,6 +79,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
                                                           float *__restrict__ partial, int64_t M, int64_t N,
                                                           float eps)
 {
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
     const int nvec = (int)(N / VW);
     uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
@@ -155,6 +156,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
                                                           float *__restrict__ partial, int64_t M, int64_t N,
                                                           float eps)
 {
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
     constexpr int VW = ROW::VW;
     float acc[MAXV * VW];
@@ -226,6 +228,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ d
                                                          float *__restrict__ partial, int64_t M, int64_t N,
                                                          float eps)
 {
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = ROW::VW;
     float *prow = partial + (int64_t)blockIdx.x * N;
     bool first = true;
@@ -268,6 +271,7 @@ __global__ void __launch_bounds__(1024) column_sum_k(const float *__restrict__ p
                                                      TW *__restrict__ dw, int64_t G, int64_t N)
 {
     __shared__ float sh[32][33];
+    pdl_wait(); /* the partials of the kernel before, complete */
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
     const int64_t j = (int64_t)blockIdx.x * 32 + tx;
     /* four independent accumulators keep four loads in flight per thread;
@@ -531,8 +535,9 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
     if ((e = cudaLaunchKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, smem, s)) != cudaSuccess)
         return e;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
-        column_sum_k<TW><<<(unsigned)((N + 31) / 32), 1024, 0, s>>>(partial, (TW *)dw, G, N)));
-    return launch_status();
+        e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
+                       (const float *)partial, (TW *)dw, G, N)));
+    return e;
 }
 
 extern "C" cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const void *w,

@@ -339,6 +339,55 @@ static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; 
 
 static inline cudaError_t launch_status(void) { return cudaGetLastError(); }
 
+/* Programmatic dependent launch (Hopper on): a kernel launched with
+ * launch_pdl may be scheduled while the kernel before it on the stream is
+ * still running, once every block of that one has called
+ * pdl_launch_dependents (or exited), so the gap between two short kernels
+ * of one op (a launch's latency, a few microseconds against tens for the
+ * op) is hidden. The dependent kernel must call pdl_wait, which returns
+ * once the kernel before it has completed and its writes are visible,
+ * before it reads them; it calls it on every path, so that its own
+ * completion implies its predecessor's. On older cards the launch is an
+ * ordinary one and both calls compile to nothing. */
+__device__ __forceinline__ void pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_launch_dependents()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+static inline bool pdl_available(void)
+{
+    int dev, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return major >= 9;
+}
+template <typename... KArgs, typename... Args>
+static inline cudaError_t launch_pdl(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t s,
+                                     Args... args)
+{
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = pdl_available() ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
 } /* namespace sbk */
 
 /* Dispatch on dt (T) for a body using the type name T. */

@@ -10,11 +10,15 @@
 # About 6 minutes on an H100. --full: the whole liger-perkernel and memory-bound presets instead of
 # the quick ones; --liger-cases / --memory-cases FROM-TO run part of each (solbench suite --cases;
 # "none" skips that preset), to split a full run over several sessions; --calibration FILE uses a
-# roofline taken earlier on the same card (same UUID) instead of taking one; --no-ncu skips the profiles.
+# roofline taken earlier on the same card (same UUID) instead of taking one; --no-ncu skips the profiles;
+# --only OP[:MODE],... runs only those ops' cases of the presets (solbench suite --only); --copy-by-size
+# also times STREAM copy and cudaMemcpy at 16 MB to 8 GB moved (copy-by-size/), the ceiling a kernel of
+# that many bytes can reach, beside the one of the calibration (2 GB moved).
 # Ingest with `solbook ingest OUTDIR`.
 #
 # usage: bench/scripts/evidence_kernels.sh OUTDIR [--solbench PATH] [--tar FILE] [--no-torch] [--full]
 #        [--liger-cases FROM-TO|none] [--memory-cases FROM-TO|none] [--calibration FILE] [--no-ncu]
+#        [--only OP[:MODE],...] [--copy-by-size]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +32,8 @@ suffix="-quick"
 liger_cases=""
 memory_cases=""
 calibration=""
+only=""
+copy_by_size=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --solbench) solbench=$2; shift 2 ;;
@@ -38,7 +44,9 @@ while [[ $# -gt 0 ]]; do
     --liger-cases) liger_cases=$2; shift 2 ;;
     --memory-cases) memory_cases=$2; shift 2 ;;
     --calibration) calibration=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --only) only=$2; shift 2 ;;
+    --copy-by-size) copy_by_size=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "evidence_kernels.sh: unknown option $1" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -77,11 +85,22 @@ rc=0
 suite() { # PRESET OUTDIR CASES
   [[ "$3" == none ]] && { step "$1: skipped (--cases none)"; return 0; }
   step "$1${3:+ cases $3}"
-  run "$solbench" suite --preset "$1" ${3:+--cases "$3"} --iters 20 --repeats 3 \
+  run "$solbench" suite --preset "$1" ${3:+--cases "$3"} ${only:+--only "$only"} --iters 20 --repeats 3 \
     --calibration "$out/calibration.json" --out "$2" || rc=$?
 }
 suite "liger-perkernel$suffix" "$out/liger" "$liger_cases"
 suite "memory-bound$suffix" "$out/memory" "$memory_cases"
+
+if [[ $copy_by_size == 1 ]]; then
+  # N fp32 elements copied move 8 N bytes; the same protocol as the suites
+  step "copy by size"
+  mkdir -p "$out/copy-by-size"
+  for mb in 16 32 64 128 256 512 1024 2048 4096 8192; do
+    mkdir -p "$out/copy-by-size/$mb"
+    run "$solbench" stream --kernel copy --N $(( mb * 131072 )) --iters 20 --repeats 3 --suite copy-by-size \
+      --calibration "$out/calibration.json" --out "$out/copy-by-size/$mb" || rc=$?
+  done
+fi
 
 if [[ $torch == 1 ]]; then
   step "torch_ops.py --quick"

@@ -294,6 +294,18 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["suite", "--preset", "smoke", "--device", "cpu", "--cases", "5-", "--out", pdir], 2)
     ok("only 4 cases" in p.stderr, "--cases past the end: one line saying how many there are")
 
+    # --- suite --only: the cases of one op (and mode), the rest left out
+    odir = os.path.join(tmp, "suites-only")
+    os.mkdir(odir)
+    p = run(["suite", "--preset", "smoke", "--device", "cpu", "--iters", "2", "--repeats", "2", "--only", "stream",
+             "--out", odir], 0)
+    ofiles = [load(os.path.join(odir, os.listdir(odir)[0], f)) for f in os.listdir(os.path.join(odir, os.listdir(odir)[0]))]
+    ok(len(ofiles) >= 1 and all(d["config"]["op"] == "stream" for d in ofiles),
+       "--only stream wrote stream results only (%d)" % len(ofiles))
+    ok(p.stdout.count("(case ") == len(ofiles), "--only: the other cases were not run")
+    p = run(["suite", "--preset", "smoke", "--device", "cpu", "--only", "gemm:bwd", "--out", odir], 2)
+    ok(p.stderr.count("\n") == 1 and "--only gemm:bwd" in p.stderr, "--only with no matching case: one line")
+
     if SOLBOOK:
         p = subprocess.run([SOLBOOK, "validate"] + written, capture_output=True, text=True)
         if p.returncode != 0:
