@@ -225,7 +225,9 @@ def kernels_full_section(arch, w):
     copy = {}
     for c in glob.glob(base + "/*/calibration.json"):
         copy[hashlib.sha256(open(c, "rb").read()).hexdigest()] = json.load(open(c))["bandwidth"]["copy"]["gbps"]
-    res = latest(load("examples/%s/kernels-full/**/*.json" % arch))
+    every = load("examples/%s/kernels-full/**/*.json" % arch)
+    res = latest([d for d in every if d["config"]["suite"] != "copy-by-size"])
+    curve = copy_curve([d for d in every if d["config"]["suite"] == "copy-by-size"])
     cases = {}
     for d in res:
         cases.setdefault(key(d), {})[d["config"]["provider"]] = d
@@ -299,12 +301,43 @@ def kernels_full_section(arch, w):
     total = sum(1 for k in cases if k[0] == "memory-bound" and dict(k[4]).get("N", dict(k[4]).get("V", 0)) >= 4096)
     w("- memory-bound cases at N >= 4096 under 85%% of STREAM copy: **%d of %d**; by M: %s" % (
         len(below85), total, ", ".join("%d at M = %d" % (bym[m], m) for m in sorted(bym)) or "none"))
+    if curve:
+        w("- copy by size (`copy-by-size/`, the best of the STREAM copy patterns and cudaMemcpy at each size, "
+          "same protocol): " + ", ".join("%s %.0f GB/s" % (mb_s(b), g) for b, g in curve))
     if below85:
-        w("\n| op | mode | dtype | shape | % copy |")
-        w("| --- | --- | --- | --- | ---: |")
+        w("\n| op | mode | dtype | shape | MB moved | % copy | % of the copy at that size |")
+        w("| --- | --- | --- | --- | ---: | ---: | ---: |")
         for k, x, sh in sorted(below85, key=lambda t: t[1]):
-            w("| %s | %s | %s | %s | %s |" % (k[1], k[2], k[3], sh, pct(x)))
+            f = cases[k]["fused"]
+            at = copy_at(curve, f["metrics"]["bytes"])
+            w("| %s | %s | %s | %s | %.0f | %s | %s |" % (k[1], k[2], k[3], sh, f["metrics"]["bytes"] / 1e6, pct(x),
+                                                          pct(f["metrics"]["gbps"] / at) if at else "-"))
     w("")
+
+
+def mb_s(b):
+    return "%.0f MB" % (b / 1e6) if b < 1e9 else "%.1f GB" % (b / 1e9)
+
+
+def copy_curve(stream):
+    """(bytes moved, best GB/s) per size of the copy-by-size runs, the
+    latest run of each (size, provider)."""
+    best = {}
+    for d in latest(stream):
+        b = d["metrics"]["bytes"]
+        if d["status"] == "passed":
+            best[b] = max(best.get(b, 0), d["metrics"]["gbps"])
+    return sorted(best.items())
+
+
+def copy_at(curve, b):
+    """The copy bandwidth at b bytes, interpolated in log(bytes) between the
+    measured sizes; None outside them."""
+    for (b0, g0), (b1, g1) in zip(curve, curve[1:]):
+        if b0 <= b <= b1:
+            t = (math.log(b) - math.log(b0)) / (math.log(b1) - math.log(b0))
+            return g0 + t * (g1 - g0)
+    return None
 
 
 NCU_COLS = [("gpu__time_duration.sum", "kernel us", "%.1f"),
