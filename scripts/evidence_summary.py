@@ -39,8 +39,8 @@ def shape_s(d):
     s = ",".join("%s=%d" % kv for kv in sorted(d["config"]["shape"].items()))
     p = d["config"].get("params", {})
     # the params that tell two cases of one shape apart
-    extra = ["%s=%s" % (k, p[k]) for k in ("weight_dtype", "transa", "transb", "accum")
-             if k in p and p[k] not in ("same", "n", "fp32")]
+    defaults = {"weight_dtype": "same", "transa": "n", "transb": "n", "accum": "fp32"}
+    extra = ["%s=%s" % (k, p[k]) for k in defaults if k in p and p[k] != defaults[k]]
     return s + (" " + " ".join(extra) if extra else "")
 
 
