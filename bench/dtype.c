@@ -1,11 +1,11 @@
 /* dtype.c - dtype names, host conversions and the seeded input generator. */
 #include "op.h"
-#include "random_stream.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "host_parallel.h"
+#include "random_stream.h"
 
 static const char *const dtype_names[SB_DTYPE_COUNT] = {
     "fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3",
@@ -182,33 +182,11 @@ void sb_store_elem(void *buf, size_t i, sb_dtype d, double v)
     }
 }
 
-/* Elements [from, to) of the stream (random_stream.h: element i depends
- * on i alone, so the values do not depend on how the buffer is split). */
-typedef struct fill_range {
-    void *buf;
-    size_t from, to;
-    sb_dtype d;
-    double lo, span;
-    uint64_t s0;
-} fill_range;
-
-static void fill_part(const fill_range *r)
-{
-    for (size_t i = r->from; i < r->to; i++)
-        sb_store_elem(r->buf, i, r->d, r->lo + r->span * sb_random_u(r->s0, i));
-}
-
 double sb_random_value(size_t i, sb_dtype d, double lo, double hi, uint64_t seed, uint64_t stream_id)
 {
     uint64_t cell = 0;
     sb_store_elem(&cell, 0, d, lo + (hi - lo) * sb_random_u(sb_random_s0(seed, stream_id), i));
     return sb_load_elem(&cell, 0, d);
-}
-
-static void *fill_thread(void *arg)
-{
-    fill_part(arg);
-    return NULL;
 }
 
 /* Large inputs (the memory-bound suite's go to 2^31 elements) are filled by
@@ -217,31 +195,33 @@ static void *fill_thread(void *arg)
 #define FILL_THREADS 16
 #define FILL_MIN_PER_THREAD ((size_t)1 << 21)
 
+typedef struct fill_job {
+    void *buf;
+    size_t n;
+    int parts;
+    sb_dtype d;
+    double lo, span;
+    uint64_t s0;
+} fill_job;
+
+/* Part p of the buffer (random_stream.h: element i depends on i alone, so
+ * the values do not depend on how the buffer is split). */
+static void fill_part(void *arg, int p)
+{
+    const fill_job *j = arg;
+    size_t per = j->n / (size_t)j->parts, to = p + 1 == j->parts ? j->n : per * (size_t)(p + 1);
+    for (size_t i = per * (size_t)p; i < to; i++)
+        sb_store_elem(j->buf, i, j->d, j->lo + j->span * sb_random_u(j->s0, i));
+}
+
 void sb_fill_random(void *buf, size_t n, sb_dtype d, double lo, double hi,
                     uint64_t seed, uint64_t stream_id)
 {
-    fill_range part[FILL_THREADS];
-    pthread_t tid[FILL_THREADS];
-    int started[FILL_THREADS] = {0};
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t t = n / FILL_MIN_PER_THREAD;
     if (t > FILL_THREADS)
         t = FILL_THREADS;
-    if (cpus > 0 && t > (size_t)cpus)
-        t = (size_t)cpus;
     if (t < 1)
         t = 1;
-    uint64_t s0 = sb_random_s0(seed, stream_id);
-    for (size_t k = 0; k < t; k++)
-        part[k] = (fill_range){buf, n / t * k, k + 1 == t ? n : n / t * (k + 1), d, lo, hi - lo, s0};
-    /* a thread that cannot be started leaves its range to this one */
-    for (size_t k = 1; k < t; k++)
-        started[k] = pthread_create(&tid[k], NULL, fill_thread, &part[k]) == 0;
-    fill_part(&part[0]);
-    for (size_t k = 1; k < t; k++) {
-        if (started[k])
-            pthread_join(tid[k], NULL);
-        else
-            fill_part(&part[k]);
-    }
+    fill_job j = {buf, n, (int)t, d, lo, hi - lo, sb_random_s0(seed, stream_id)};
+    sb_host_parallel(j.parts, FILL_THREADS, fill_part, &j);
 }

@@ -70,7 +70,10 @@ forge)
   echo "forge promotion rc=$rc t=$(( $(date +%s) - t0 ))s"; tail -15 "$w/forge.log"
   ;;
 kernels)
-  timeout 540 bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
+  "$top/.carry/bin/test_device_data" > "$w/device_data.log" 2>&1 || rc=1
+  tail -1 "$w/device_data.log"
+  timeout "${KERNELS_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
+  pkill -f "$sb" 2>/dev/null # a solbench the time limit left running
   echo "evidence_kernels.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
   ;;
 full)

@@ -6,10 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pthread.h>
-#include <unistd.h>
-
 #include "harness.h"
+#include "host_parallel.h"
 #include "random_fill.h"
 
 const sb_provider sbk_providers[] = {
@@ -142,45 +140,9 @@ uint64_t sbk_mix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-#define SBK_THREADS 16
-
-typedef struct parallel_job {
-    int parts, threads, index;
-    void (*fn)(void *arg, int part);
-    void *arg;
-} parallel_job;
-
-static void *parallel_thread(void *p)
-{
-    parallel_job *j = p;
-    for (int part = j->index; part < j->parts; part += j->threads)
-        j->fn(j->arg, part);
-    return NULL;
-}
-
 void sbk_parallel(int parts, void (*fn)(void *arg, int part), void *arg)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = parts < SBK_THREADS ? parts : SBK_THREADS;
-    if (cpus > 0 && threads > cpus)
-        threads = (int)cpus;
-    if (threads < 1)
-        threads = 1;
-    parallel_job job[SBK_THREADS];
-    pthread_t tid[SBK_THREADS];
-    int started[SBK_THREADS] = {0};
-    for (int k = 0; k < threads; k++)
-        job[k] = (parallel_job){parts, threads, k, fn, arg};
-    for (int k = 1; k < threads; k++)
-        started[k] = pthread_create(&tid[k], NULL, parallel_thread, &job[k]) == 0;
-    parallel_thread(&job[0]);
-    /* a thread that could not be started leaves its parts to this one */
-    for (int k = 1; k < threads; k++) {
-        if (started[k])
-            pthread_join(tid[k], NULL);
-        else
-            parallel_thread(&job[k]);
-    }
+    sb_host_parallel(parts, 16, fn, arg);
 }
 
 void sbk_part_rows(int64_t M, int parts, int p, int64_t *r0, int64_t *r1)
