@@ -262,7 +262,7 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
 enum {
     OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_SETTLE_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
     OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
-    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_CASES, OPT_ONLY, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
+    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_CASES, OPT_ONLY, OPT_LIST, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
     OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
 };
 
@@ -1035,9 +1035,11 @@ static int cmd_suite(int argc, char **argv)
     const char *preset = NULL;
     int64_t first = 1, last = 0; /* --cases FROM-TO, 1-based; last 0: to the end */
     const char *only = NULL;     /* --only op[:mode],... */
+    int list = 0;                /* --list: print the cases, run nothing */
     struct option longopts[] = {COMMON_LONG_OPTS, {"preset", required_argument, NULL, OPT_PRESET},
                                 {"cases", required_argument, NULL, OPT_CASES},
-                                {"only", required_argument, NULL, OPT_ONLY}, {NULL, 0, NULL, 0}};
+                                {"only", required_argument, NULL, OPT_ONLY}, {"list", no_argument, NULL, OPT_LIST},
+                                {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
     int c;
@@ -1053,16 +1055,21 @@ static int cmd_suite(int argc, char **argv)
                    "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n"
                    "--cases runs only cases FROM to TO (1-based, inclusive; TO may be left out), to split\n"
                    "a long preset over several sessions; --only OP[:MODE],... only the cases of those ops\n"
-                   "(and modes), to measure again what a kernel change touched.\n"
+                   "(and modes), to measure again what a kernel change touched. --list prints the cases\n"
+                   "that would run, one OP:MODE:DTYPE:SHAPE[:PARAMS] a line, and runs nothing (no --out\n"
+                   "needed): bench/scripts/torch_ops.py --preset reads it.\n"
                    "--gpus spreads the cases over this host's GPUs, one solbench process per GPU, each\n"
                    "result tagged with its device index (through solbench-spread, fleet/).\n\npresets:\n");
             for (size_t i = 0; sb_preset_table[i].name; i++)
                 printf("  %-16s %s (%zu cases)\n", sb_preset_table[i].name, sb_preset_table[i].description,
                        sb_preset_table[i].case_count);
-            printf("\noptions:\n  --preset NAME\n  --cases FROM-TO\n  --only OP[:MODE],...\n%s", COMMON_HELP);
+            printf("\noptions:\n  --preset NAME\n  --cases FROM-TO\n  --only OP[:MODE],...\n  --list\n%s",
+                   COMMON_HELP);
             return 0;
         } else if (c == OPT_PRESET) {
             preset = optarg;
+        } else if (c == OPT_LIST) {
+            list = 1;
         } else if (c == OPT_ONLY) {
             if (strlen(optarg) >= 256)
                 return usage_error("--only: the list is too long%s%s", "", "");
@@ -1091,7 +1098,7 @@ static int cmd_suite(int argc, char **argv)
     const sb_preset *pr = sb_preset_find(preset);
     if (!pr)
         return usage_error("no preset %s (solbench suite --help lists them)%s", preset, "");
-    if (!o.out)
+    if (!o.out && !list)
         return usage_error("suite needs --out DIR%s%s", "", "");
     if (first > (int64_t)pr->case_count) {
         char count[32];
@@ -1099,6 +1106,21 @@ static int cmd_suite(int argc, char **argv)
         return usage_error("--cases: preset %s has only %s cases", pr->name, count);
     }
     size_t from = (size_t)first - 1, to = last > 0 && (size_t)last < pr->case_count ? (size_t)last : pr->case_count;
+    size_t chosen = 0;
+    for (size_t i = from; i < to; i++)
+        chosen += (size_t)case_selected(only, &pr->cases[i]);
+    if (chosen == 0)
+        return usage_error("--only %s: no case of the preset (in the --cases range) has that op or mode", only ? only : "",
+                           "");
+    if (list) {
+        for (size_t i = from; i < to; i++) {
+            const sb_preset_case *pc = &pr->cases[i];
+            if (case_selected(only, pc))
+                printf("%s:%s:%s:%s%s%s\n", pc->op, pc->mode ? pc->mode : "", pc->dtype, pc->shape,
+                       pc->params ? ":" : "", pc->params ? pc->params : "");
+        }
+        return 0;
+    }
     struct stat st;
     if (stat(o.out, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "solbench: --out %s: not an existing directory\n", o.out);
@@ -1106,14 +1128,7 @@ static int cmd_suite(int argc, char **argv)
     }
     sb_error err;
     sb_error_clear(&err);
-    /* --only must name a case, and every case must make sense, before
-     * anything runs. */
-    size_t chosen = 0;
-    for (size_t i = from; i < to; i++)
-        chosen += (size_t)case_selected(only, &pr->cases[i]);
-    if (chosen == 0)
-        return usage_error("--only %s: no case of the preset (in the --cases range) has that op or mode", only ? only : "",
-                           "");
+    /* Every case must make sense before anything runs. */
     for (size_t i = 0; i < pr->case_count; i++) {
         const sb_op *op;
         sb_op_config cfg;

@@ -15,7 +15,8 @@
 #                 MEMORY=FROM-TO|none in the environment (one call cannot
 #                 hold both presets), ONLY=OP[:MODE],... for those ops'
 #                 cases alone, COPY_BY_SIZE=1 for the copy ceiling at 16 MB
-#                 to 8 GB, KERNEL_TESTS=1 to run tests/kernels/gpu_kernels.sh
+#                 to 8 GB, TORCH=1 for torch eager / torch.compile over the
+#                 same cases, KERNEL_TESTS=1 to run tests/kernels/gpu_kernels.sh
 #                 first; the card's roofline is taken once and reused by
 #                 later calls on the same card. The device-data test runs
 #                 first: the float64 references read inputs made on the
@@ -88,7 +89,8 @@ full)
       [[ $krc -eq 0 ]] || rc=1
     fi
     cal=/tmp/evidence/calibration-$arch.json
-    timeout "${FULL_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full --no-torch \
+    timeout "${FULL_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full \
+      $([[ "${TORCH:-0}" == 1 ]] || echo --no-torch) \
       --no-ncu --calibration "$cal" --liger-cases "${LIGER:-}" --memory-cases "${MEMORY:-}" ${ONLY:+--only "$ONLY"} \
       $([[ "${COPY_BY_SIZE:-0}" == 1 ]] && echo --copy-by-size) > "$w/kernels.log" 2>&1 || rc=$?
     pkill -f "$sb" 2>/dev/null # a solbench the time limit left running

@@ -3,7 +3,8 @@
 #   calibration.json             solbench roofline (the copy ceiling the results are set against)
 #   liger/liger-perkernel-quick-<stamp>/   solbench suite --preset liger-perkernel-quick
 #   memory/memory-bound-quick-<stamp>/     solbench suite --preset memory-bound-quick
-#   torch/                       torch_ops.py --quick (torch-eager, torch-compile) where PyTorch exists
+#   torch/                       torch_ops.py --quick (torch-eager, torch-compile) where PyTorch exists;
+#                                with --full, torch_ops.py --preset over the same cases (--cases, --only)
 #   ncu/                         ncu_profile.sh --detail on the fused kernel of the cases that fall short
 #                                of the copy ceiling, and of one that does not (.json + .ncu.csv)
 #   nvidia-smi.txt, log.txt      the card as found, and everything printed
@@ -102,7 +103,17 @@ if [[ $copy_by_size == 1 ]]; then
   done
 fi
 
-if [[ $torch == 1 ]]; then
+if [[ $torch == 1 && -z "$suffix" ]]; then
+  # the full presets: the same cases as the suites above (torch.compile
+  # compiles every shape once, so this is the long part of a full run)
+  for p in "liger-perkernel:$liger_cases" "memory-bound:$memory_cases"; do
+    name=${p%%:*} range=${p#*:}
+    [[ "$range" == none ]] && continue
+    step "torch_ops.py --preset $name${range:+ --cases $range}${only:+ --only $only}"
+    run python3 "$here/torch_ops.py" --preset "$name" ${range:+--cases "$range"} ${only:+--only "$only"} \
+      --solbench "$solbench" --out "$out/torch" || rc=$?
+  done
+elif [[ $torch == 1 ]]; then
   step "torch_ops.py --quick"
   run python3 "$here/torch_ops.py" --quick --solbench "$solbench" --out "$out/torch" || rc=$?
 fi

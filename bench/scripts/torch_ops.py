@@ -4,7 +4,8 @@ bench/kernels/ (rmsnorm, add_rmsnorm, layernorm, softmax, rope, swiglu,
 cross_entropy, flce) and write one solbook.result.v1 file per (case,
 provider), providers "torch-eager" and "torch-compile".
 
-usage: torch_ops.py --out DIR [--quick | --case OP:MODE:DTYPE:K=V,K=V ...]
+usage: torch_ops.py --out DIR [--quick | --preset NAME [--cases FROM-TO] [--only OP[:MODE],...]
+                    | --case OP:MODE:DTYPE:K=V,K=V ...]
                     [--providers torch-eager,torch-compile] [--warmup 10]
                     [--iters 20] [--repeats 3] [--seed 42] [--suite NAME]
                     [--check-rows 32] [--solbench PATH] [--device N]
@@ -17,6 +18,10 @@ torch-compile is torch.compile of the same function (default mode,
 dynamic=False). --quick runs the shapes of the presets liger-perkernel-quick
 and memory-bound-quick (a subset of their cases: the list QUICK below;
 torch.compile compiles every shape once, so the list is kept short).
+--preset NAME runs the cases of a solbench preset (`solbench suite --preset
+NAME --list`, narrowed by --cases and --only as there), with the preset's
+name as the suite; a case whose params the code here does not compute (an
+fp32 weight, FLCE's accumulation mode, another eps) is left out and named.
 
 Protocol: inputs uniform in the ranges solbench uses (torch's generator,
 seeded), one warm-up set of --warmup launches (compilation happens there),
@@ -86,6 +91,54 @@ PARAMS = {"rmsnorm": {"eps": 1e-6, "weight_dtype": "same"},
           "softmax": {}, "rope": {}, "swiglu": {},
           "cross_entropy": {"ignore_frac": 0.0},
           "flce": {"chunk": 0, "accum": "fp32", "ignore_frac": 0.0}}
+
+
+def case_params(text):
+    """The params of a case text (its fifth field), as a dict of strings."""
+    parts = text.split(":")
+    if len(parts) < 5 or not parts[4]:
+        return {}
+    return dict(kv.partition("=")[::2] for kv in parts[4].split(","))
+
+
+def mirrored(op, params):
+    """Whether the code here computes a case with these params: each must be
+    what PARAMS records (FLCE's accum and chunk are the fused provider's
+    knobs, and torch has one way only: the fp32 case stands for it)."""
+    for k, v in params.items():
+        want = PARAMS[op].get(k)
+        if want is None:
+            return False
+        if isinstance(want, float):
+            try:
+                if float(v) != want:
+                    return False
+            except ValueError:
+                return False
+        elif str(want) != v:
+            return False
+    return True
+
+
+def preset_cases(solbench, name, cases, only):
+    """(suite, text) for the cases of a solbench preset, and the texts left
+    out because their params are not mirrored."""
+    cmd = [solbench, "suite", "--preset", name, "--list"]
+    if cases:
+        cmd += ["--cases", cases]
+    if only:
+        cmd += ["--only", only]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise ValueError(p.stderr.strip() or "solbench suite --list failed")
+    run, left = [], []
+    for text in p.stdout.split():
+        op = text.split(":")[0]
+        if op in PARAMS and mirrored(op, case_params(text)):
+            run.append((name, text))
+        else:
+            left.append(text)
+    return run, left
 
 
 def parse_case(text):
@@ -474,6 +527,9 @@ def main():
     ap.add_argument("--out", required=True, help="directory for the result files")
     ap.add_argument("--quick", action="store_true", help="the quick presets' cases (see QUICK)")
     ap.add_argument("--case", action="append", default=[], help="OP:MODE:DTYPE:K=V,... (repeatable)")
+    ap.add_argument("--preset", default=None, help="the cases of this solbench preset (solbench suite --list)")
+    ap.add_argument("--cases", default=None, help="with --preset: FROM-TO, as solbench suite --cases")
+    ap.add_argument("--only", default=None, help="with --preset: OP[:MODE],..., as solbench suite --only")
     ap.add_argument("--providers", default="torch-eager,torch-compile")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=20)
@@ -492,8 +548,24 @@ def main():
         print("torch_ops.py: --warmup, --iters, --repeats and --check-rows must be positive", file=sys.stderr)
         return 2
     cases = []
+    preset = []
+    if a.preset:
+        solbench = find_solbench(a.solbench)
+        if not solbench:
+            print("torch_ops.py: --preset needs solbench (give --solbench PATH)", file=sys.stderr)
+            return 2
+        try:
+            preset, left = preset_cases(solbench, a.preset, a.cases, a.only)
+        except ValueError as e:
+            print("torch_ops.py: --preset %s: %s" % (a.preset, e), file=sys.stderr)
+            return 2
+        for text in left:
+            print("torch_ops.py: left out %s (params the torch code does not compute)" % text)
+    elif a.cases or a.only:
+        print("torch_ops.py: --cases and --only go with --preset", file=sys.stderr)
+        return 2
     try:
-        for s, text in (QUICK if a.quick else []):
+        for s, text in (QUICK if a.quick else []) + preset:
             cases.append((a.suite or s,) + parse_case(text))
         for text in a.case:
             cases.append((a.suite or "adhoc",) + parse_case(text))
@@ -501,7 +573,7 @@ def main():
         print("torch_ops.py: %s" % e, file=sys.stderr)
         return 2
     if not cases:
-        print("torch_ops.py: nothing to run (give --quick or --case)", file=sys.stderr)
+        print("torch_ops.py: nothing to run (give --quick, --preset or --case)", file=sys.stderr)
         return 2
     if not os.path.isdir(a.out):
         print("torch_ops.py: %s: not a directory" % a.out, file=sys.stderr)

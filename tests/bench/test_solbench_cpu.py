@@ -306,6 +306,21 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["suite", "--preset", "smoke", "--device", "cpu", "--only", "gemm:bwd", "--out", odir], 2)
     ok(p.stderr.count("\n") == 1 and "--only gemm:bwd" in p.stderr, "--only with no matching case: one line")
 
+    # --- suite --list: the cases that would run, nothing run, no --out needed
+    p = run(["suite", "--preset", "memory-bound", "--list", "--only", "rmsnorm:fwd", "--cases", "1-20"], 0)
+    lines = p.stdout.split()
+    ok(len(lines) == 6 and all(l.startswith("rmsnorm:fwd:bf16:M=") for l in lines) and
+       "rmsnorm:fwd:bf16:M=8192,N=4096:eps=1e-6,weight_dtype=fp32" in lines,
+       "--list prints OP:MODE:DTYPE:SHAPE:PARAMS of the chosen cases (%d)" % len(lines))
+    # torch_ops.py --preset reads that list and leaves out what torch does not compute
+    torch_ops = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "scripts",
+                             "torch_ops.py")
+    p = subprocess.run([sys.executable, torch_ops, "--out", odir, "--preset", "memory-bound", "--only", "rmsnorm:fwd",
+                        "--cases", "1-20", "--solbench", SOLBENCH], capture_output=True, text=True)
+    left = [l for l in p.stdout.splitlines() if l.startswith("torch_ops.py: left out ")]
+    ok(p.returncode == 0 and len(left) == 3 and all("weight_dtype=fp32" in l for l in left),
+       "torch_ops.py --preset: the fp32-weight cases left out and named (%s)" % p.stdout.strip()[:200])
+
     if SOLBOOK:
         p = subprocess.run([SOLBOOK, "validate"] + written, capture_output=True, text=True)
         if p.returncode != 0:
