@@ -282,6 +282,14 @@ def kernels_full_section(arch, w):
     geomean_lines(w, geo, ", all suites")
     w("- fused slower than reference: %s" % (
         ", ".join("%s %s %s %s %.3fx" % (k[1], k[2], k[3], sh, x) for k, x, sh in slower) or "none"))
+    vs_tc = [(k, med(g["torch-compile"]) / med(g["fused"]), shape_s(g["fused"])) for k, g in sorted(cases.items())
+             if g.get("fused", {}).get("status") == "passed" and g.get("torch-compile", {}).get("status") == "passed"]
+    if vs_tc:
+        w("- against torch.compile (`torch_ops.py --preset`, %d cases): slower in %s" % (
+            len(vs_tc), ", ".join("%s %s %s %s %.2fx" % (k[1], k[2], k[3], sh, x) for k, x, sh in vs_tc if x < 1)
+            or "none"))
+    else:
+        w("- against torch.compile: not run over the full presets (the quick presets' cases below have it)")
     if rms_fwd:
         w("- RMSNorm forward bf16 at the memory-bound shapes: %d of %d cases at >= 90%% of STREAM copy (lowest %s)" % (
             sum(x >= 0.9 for x in rms_fwd), len(rms_fwd), pct(min(rms_fwd))))
