@@ -319,8 +319,9 @@ static double lse_of(const double *lg, int64_t V)
 }
 
 /* Row r's contribution to the mean loss (lse - logit of the target), and
- * to dW when it is checked. lg: V doubles, h: H doubles, the caller's. */
-static double full_row(ce_state *s, int64_t r, double *lg, double *h, double flip)
+ * to dW when it is checked. lg: V doubles, h: H doubles, the caller's; w:
+ * FLCE's weight widened once (weight32), NULL for cross entropy. */
+static double full_row(ce_state *s, int64_t r, double *lg, double *h, const float *w, double flip)
 {
     int64_t t = sbk_target(&s->tgt, r);
     if (t == SBK_IGNORE_INDEX)
@@ -334,7 +335,7 @@ static double full_row(ce_state *s, int64_t r, double *lg, double *h, double fli
         }
         double acc = 0;
         for (int64_t k = 0; k < s->H; k++)
-            acc += h[k] * sbk_h(&s->w, (size_t)(v * s->H + k));
+            acc += h[k] * (double)w[v * s->H + k];
         lg[v] = acc;
     }
     double lse = lse_of(lg, s->V);
@@ -359,6 +360,7 @@ typedef struct full_job {
     ce_state *s;
     int parts;
     double flip;
+    const float *w;
     double *total; /* [parts]; NaN: that part had no memory */
 } full_job;
 
@@ -377,7 +379,7 @@ static void full_part(void *arg, int p)
     sbk_part_rows(s->M, j->parts, p, &r0, &r1);
     double total = 0;
     for (int64_t r = r0; r < r1; r++)
-        total += full_row(s, r, lg, h, j->flip);
+        total += full_row(s, r, lg, h, j->w, j->flip);
     j->total[p] = total;
     free(lg);
     free(h);
@@ -396,7 +398,10 @@ static int full_reference(ce_state *s, sb_error *err)
             return sb_error_set(err, NULL, NULL, "out of host memory (full reference)");
     }
     int parts = s->with_dw ? 1 : s->M < FULL_PARTS ? (int)s->M : FULL_PARTS;
-    full_job j = {s, parts, sbk_flip_units(s->dt), calloc((size_t)parts, sizeof(double))};
+    const float *w = NULL;
+    if (s->flce && !(w = weight32(s, err)))
+        return SB_ERR;
+    full_job j = {s, parts, sbk_flip_units(s->dt), w, calloc((size_t)parts, sizeof(double))};
     if (!j.total)
         return sb_error_set(err, NULL, NULL, "out of host memory (full reference)");
     sbk_parallel(parts, full_part, &j);
