@@ -2,6 +2,8 @@
  * fused add + RMSNorm (in place), LayerNorm fwd, Softmax fwd/bwd.
  * One block per row; the row is held in registers when it fits
  * (sbk::row_regs), else re-read (sbk::row_mem). fp32 math. */
+#include <cooperative_groups.h>
+
 #include "sbk_common.cuh"
 #include "sbk_cuda.h"
 
@@ -54,6 +56,58 @@ __device__ __forceinline__ void rms_bwd_out(const float *xv, const float *g, con
     }
 }
 
+/* The end of the backward's main kernel: this block's dw partial sums
+ * (thread t holds the VW floats of vector t + k * blockDim.x, k < K) go to
+ * row blockIdx.x / C of partial. C = 1: stored as they are. C > 1 (a
+ * thread block cluster of C blocks, Hopper on): each block puts its sums
+ * in its own shared memory (`scratch`, N floats, free by now), then block
+ * q of the cluster adds the C blocks' sums of the q-th C-th of the columns,
+ * in rank order, through distributed shared memory, and stores them; so
+ * C times fewer partial rows go through device memory and the column sum.
+ * At M = 4096 a block has only about 11 rows, and one fp32 partial row per
+ * block was a fifth of the kernel's traffic. */
+template <int K, int VW>
+__device__ __forceinline__ void dw_partial_store(const float *acc, float *__restrict__ partial, int64_t N, int C)
+{
+    const int nvec = (int)((N + VW - 1) / VW);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (C > 1) {
+        namespace cg = cooperative_groups;
+        cg::cluster_group cl = cg::this_cluster();
+        float *own = reinterpret_cast<float *>(dyn_smem());
+        __syncthreads(); /* other threads may still read the last row there */
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) io<float, VW>::store(own + (int64_t)idx * VW, acc + k * VW);
+        }
+        cl.sync(); /* every block's sums are in its shared memory */
+        const int per = (nvec + C - 1) / C, lo = (int)cl.block_rank() * per;
+        const int hi = lo + per < nvec ? lo + per : nvec;
+        float *prow = partial + (int64_t)(blockIdx.x / C) * N;
+        for (int v = lo + (int)threadIdx.x; v < hi; v += (int)blockDim.x) {
+            float sum[VW], t[VW];
+#pragma unroll
+            for (int i = 0; i < VW; i++) sum[i] = 0.0f;
+            for (int q = 0; q < C; q++) {
+                io<float, VW>::load(cl.map_shared_rank(own, q) + (int64_t)v * VW, t);
+#pragma unroll
+                for (int i = 0; i < VW; i++) sum[i] += t[i];
+            }
+            io<float, VW>::store(prow + (int64_t)v * VW, sum);
+        }
+        cl.sync(); /* no block leaves while another still reads its memory */
+        return;
+    }
+#endif
+    float *prow = partial + (int64_t)blockIdx.x * N;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+        if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
+    }
+}
+
 /* The same vector of x, dy (from shared memory) and w (from global). */
 template <typename T, typename TW, int VW>
 __device__ __forceinline__ void rms_bwd_smem_load(const uint4 *sx, const uint4 *sg, const TW *w, int idx, float *xv,
@@ -77,7 +131,7 @@ template <typename T, typename TW, int SLOTS>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps)
+                                                          float eps, int C)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
@@ -135,12 +189,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
             }
         }
     }
-    float *prow = partial + (int64_t)blockIdx.x * N;
-#pragma unroll
-    for (int k = 0; k < SLOTS; k++) {
-        const int idx = (int)threadIdx.x + k * (int)blockDim.x;
-        if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
-    }
+    dw_partial_store<SLOTS, VW>(acc, partial, N, C);
 }
 
 /* Rows held in registers (row_regs, MAXV vectors of x and of dy per
@@ -154,7 +203,7 @@ template <typename T, typename TW, int MAXV, bool PF>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps)
+                                                          float eps, int C)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
@@ -211,12 +260,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             step(xa, ga, r);
         }
     }
-    float *prow = partial + (int64_t)blockIdx.x * N;
-#pragma unroll
-    for (int k = 0; k < MAXV; k++) {
-        int64_t idx = threadIdx.x + (int64_t)k * blockDim.x;
-        if (idx * VW < N) io<float, VW>::store(prow + idx * VW, acc + k * VW);
-    }
+    dw_partial_store<MAXV, VW>(acc, partial, N, C);
 }
 
 /* Rows too long for registers (row_mem): block g handles rows g, g + G,
@@ -226,7 +270,7 @@ template <typename T, typename TW, class ROW>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                          const TW *__restrict__ w, T *__restrict__ dx,
                                                          float *__restrict__ partial, int64_t M, int64_t N,
-                                                         float eps)
+                                                         float eps, int /* cluster: always 1 here */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = ROW::VW;
@@ -453,24 +497,30 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
  * prefetched (blocks of at most 256 threads); then shared memory
  * (double-buffered x and dy) up to SBK_RMSNORM_BWD_SMEM_MAX bytes, so that
  * two or more blocks fit on an SM; longer rows in registers (x and dy,
- * MAXV <= 4 vectors each), then in memory. */
+ * MAXV <= 4 vectors each), then in memory. *clusters: whether the kernel
+ * can sum its dw partials across a cluster (dw_partial_store); the
+ * register kernels then take N floats of shared memory for it. */
 #define SBK_RMSNORM_BWD_SMEM_MAX (96 * 1024)
 template <typename T, typename TW>
-static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *smem, const void **fn)
+static void rmsnorm_bwd_shape(int64_t N, bool aligned, int cluster, int *threads, size_t *smem, const void **fn,
+                              bool *clusters)
 {
     const int vw = vec<T>::n;
+    const size_t scratch = cluster > 1 ? (size_t)N * sizeof(float) : 0;
     *smem = 0;
+    *clusters = true;
     /* registers with the prefetch while the block stays at 256 threads */
     const int pf_maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
     if (pf_maxv > 0 && *threads <= 256) {
         *fn = pf_maxv == 1 ? (const void *)rmsnorm_bwd_regs_k<T, TW, 1, true>
                            : (const void *)rmsnorm_bwd_regs_k<T, TW, 2, true>;
+        *smem = scratch;
         return;
     }
     if (aligned && N % vw == 0 && (size_t)(N / vw) * 16 * 4 <= SBK_RMSNORM_BWD_SMEM_MAX) {
         const int64_t nvec = N / vw;
         *threads = 256;
-        *smem = (size_t)nvec * 16 * 4;
+        *smem = (size_t)nvec * 16 * 4; /* at least N floats: the scratch fits */
         switch ((nvec + 255) / 256) {
         case 1: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 1>; break;
         case 2: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 2>; break;
@@ -481,62 +531,155 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *sme
         }
         return;
     }
+    *smem = scratch;
     switch (pick_row_layout(N, (int)sizeof(T), aligned, 2, threads)) {
     case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1, false>; break;
     case 2: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 2, false>; break;
     case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4, false>; break;
-    case -1: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, vec<T>::n>>; break;
-    default: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, 1>>; break;
+    case -1: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, vec<T>::n>>; *clusters = false; break;
+    default: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, 1>>; *clusters = false; break;
     }
+    if (!*clusters) *smem = 0;
 }
 
-static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
-                                  size_t *smem, const void **fn)
+static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, int cluster, sbk_dtype dt, sbk_dtype wdt,
+                                  int *threads, size_t *smem, const void **fn, bool *clusters)
 {
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, threads, smem, fn)));
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
+        rmsnorm_bwd_shape<T, TW>(N, aligned, cluster, threads, smem, fn, clusters)));
     return allow_smem(*fn, *smem);
 }
 
-/* One wave: as many blocks as fit on the card at once (occupancy x SMs),
- * at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block walks
- * the same number of rows give or take one. Fewer blocks mean fewer
- * partial rows of dw to write and sum. */
-extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt)
+/* How many blocks of the backward's kernel the card holds at once, in
+ * clusters of `cluster` (1: no cluster); 0 when it cannot say (no device,
+ * or a cluster it cannot launch). */
+static int64_t rmsnorm_bwd_capacity(int64_t N, int cluster, sbk_dtype dt, sbk_dtype wdt)
 {
-    int64_t cap = SBK_RMSNORM_BWD_MAX_BLOCKS;
-    int dev, sms = 0, per_sm = 0, threads;
+    int threads, dev, sms = 0, per_sm = 0;
     size_t smem;
     const void *fn;
-    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) == cudaSuccess && sms > 0 &&
-        per_sm > 0 && (int64_t)sms * per_sm < cap)
-        cap = (int64_t)sms * per_sm;
-    (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
-    if (M <= cap) return M < 1 ? 1 : M;
-    const int64_t rows_each = (M + cap - 1) / cap;
-    return (M + rows_each - 1) / rows_each;
+    bool clusters;
+    if (rmsnorm_bwd_fn(N, true, cluster, dt, wdt, &threads, &smem, &fn, &clusters) != cudaSuccess ||
+        (cluster > 1 && !clusters) || cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (cluster == 1) {
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        return (int64_t)sms * per_sm;
+    }
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)cluster);
+    cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int nc = 0;
+    if (cudaOccupancyMaxActiveClusters(&nc, fn, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (int64_t)nc * cluster;
+}
+
+static bool clusters_available(void)
+{
+    int dev, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return major >= 9;
+}
+
+/* One wave: as many blocks as fit on the card at once, at most
+ * SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block walks the
+ * same number of rows give or take one, and rounded up to whole clusters
+ * (a block past the last row adds zeros). Fewer partial rows of dw mean
+ * less to write and to sum. cluster 0 (auto): the largest of 8, 4, 2
+ * whose wave holds at least 90% of the blocks that fit without clusters
+ * (clusters must fit in one GPC, so a few SMs may go unused), else 1. */
+extern "C" sbk_rmsnorm_bwd_plan sbk_rmsnorm_bwd_plan_for(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
+                                                         int cluster)
+{
+    sbk_rmsnorm_bwd_plan p = {SBK_RMSNORM_BWD_MAX_BLOCKS, 1};
+    const int64_t flat = rmsnorm_bwd_capacity(N, 1, dt, wdt);
+    int64_t cap = flat;
+    if (clusters_available() && flat > 0) {
+        if (cluster == 0) {
+            for (int c = 8; c >= 2; c /= 2) {
+                const int64_t capc = rmsnorm_bwd_capacity(N, c, dt, wdt);
+                if (capc * 10 >= flat * 9) {
+                    p.cluster = c;
+                    cap = capc;
+                    break;
+                }
+            }
+        } else if (cluster > 1) {
+            const int64_t capc = rmsnorm_bwd_capacity(N, cluster, dt, wdt);
+            if (capc > 0) {
+                p.cluster = cluster;
+                cap = capc;
+            }
+        }
+    }
+    if (cap <= 0 || cap > SBK_RMSNORM_BWD_MAX_BLOCKS) /* no device (the CPU path): the cap */
+        cap = SBK_RMSNORM_BWD_MAX_BLOCKS / p.cluster * p.cluster;
+    int64_t G = M < 1 ? 1 : M;
+    if (G > cap) {
+        const int64_t rows_each = (M + cap - 1) / cap;
+        G = (M + rows_each - 1) / rows_each;
+    }
+    p.blocks = (G + p.cluster - 1) / p.cluster * p.cluster;
+    return p;
 }
 
 extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
-                                       void *dx, void *dw, float *partial, int64_t G, int64_t M,
+                                       void *dx, void *dw, float *partial, sbk_rmsnorm_bwd_plan plan, int64_t M,
                                        int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                                        cudaStream_t s)
 {
-    if (!rows_ok(M, N) || G < 1 || G > SBK_RMSNORM_BWD_MAX_BLOCKS) return cudaErrorInvalidValue;
+    const int C = plan.cluster;
+    if (!rows_ok(M, N) || plan.blocks < 1 || plan.blocks > SBK_RMSNORM_BWD_MAX_BLOCKS ||
+        (C != 1 && C != 2 && C != 4 && C != 8) || plan.blocks % C != 0)
+        return cudaErrorInvalidValue;
     int threads;
     size_t smem;
     const void *fn;
+    bool clusters;
     const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
-    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &smem, &fn);
+    cudaError_t e = rmsnorm_bwd_fn(N, al, C, dt, wdt, &threads, &smem, &fn, &clusters);
     if (e != cudaSuccess) return e;
+    if (C > 1 && !clusters) return cudaErrorInvalidValue; /* a plan for another layout */
     void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
-                    (void *)&eps};
-    if ((e = cudaLaunchKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, smem, s)) != cudaSuccess)
-        return e;
+                    (void *)&eps, (void *)&C};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)C;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)plan.blocks);
+    cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = C > 1 ? 1 : 0;
+    if ((e = cudaLaunchKernelExC(&cfg, fn, args)) != cudaSuccess) return e;
+    const int64_t rows = plan.blocks / C;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
         e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
-                       (const float *)partial, (TW *)dw, G, N)));
+                       (const float *)partial, (TW *)dw, rows, N)));
     return e;
 }
 

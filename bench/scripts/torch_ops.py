@@ -15,7 +15,8 @@ solbench mirrors (LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP's act_fn(gate)
 * up, logits.float() + CrossEntropyLoss, nn.Linear + CE for flce, vLLM's
 fused_add_rms_norm written out in torch, F.layer_norm, torch.softmax);
 torch-compile is torch.compile of the same function (default mode,
-dynamic=False). --quick runs the shapes of the presets liger-perkernel-quick
+dynamic=False, dynamo's cache reset before each case so that no case runs
+eagerly past its recompile limit). --quick runs the shapes of the presets liger-perkernel-quick
 and memory-bound-quick (a subset of their cases: the list QUICK below;
 torch.compile compiles every shape once, so the list is kept short).
 --preset NAME runs the cases of a solbench preset (`solbench suite --preset
@@ -278,6 +279,13 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
     dev = t.device("cuda", a.device)
     c = Case(t, op, mode, dtype, shape, a.seed, dev)
     f = c.fn()
+    if provider == "torch-compile":
+        # Every case's function is the same code object for an op, and
+        # dynamo keeps at most recompile_limit (8) compiled shapes per code
+        # object: past that it runs the function eagerly, with a warning and
+        # no error, and the result would be eager timed as torch-compile.
+        # A fresh cache per case compiles this shape and only this shape.
+        t._dynamo.reset()
     g = t.compile(f, dynamic=False) if provider == "torch-compile" else f
     started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
 
