@@ -13,6 +13,16 @@ cp build-carry/bench/solbench build-carry/cli/solbook build-carry/tests/bench/te
 for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so; do
   for f in /usr/lib/x86_64-linux-gnu/$lib*; do cp -L "$f" .carry/lib/; done
 done
+# BASE=REV: also solbench built at REV, as .carry/bin/solbench-base, for
+# gpu_evidence.sh ab (a kernel change against the code before it)
+if [[ -n "${BASE:-}" ]]; then
+  rm -rf build-carry-base-src
+  git worktree add -f --detach build-carry-base-src "$BASE" >/dev/null 2>&1
+  cmake -S build-carry-base-src -B build-carry-base -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build-carry-base -j"$(nproc)" --target solbench >/dev/null
+  cp build-carry-base/bench/solbench .carry/bin/solbench-base
+  git worktree remove --force build-carry-base-src
+fi
 git rev-parse HEAD > .carry/GIT_SHA
 if [[ -n "$(git status --porcelain)" ]]; then echo 1; else echo 0; fi > .carry/GIT_DIRTY
 du -sh .carry

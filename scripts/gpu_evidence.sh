@@ -21,16 +21,16 @@
 #                 later calls on the same card. The device-data test runs
 #                 first: the float64 references read inputs made on the
 #                 device, so a mismatch there stops the run.
-#   PART cluster: the RMSNorm backward with its dw sums across clusters of
-#                 1, 2, 4 and 8 blocks and the size it chooses, a table of
-#                 % of copy per shape; KERNEL_TESTS=1 as in full
+#   PART ab:      a kernel change measured: the carried base build against
+#                 this one, case by case in turn (CASES=FILE, see
+#                 bench/scripts/ab_compare.sh); KERNEL_TESTS=1 as in full
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
-part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|cluster|checks OUT_DIR}
-out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|cluster|checks OUT_DIR}
+part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|checks OUT_DIR}
+out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|checks OUT_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
@@ -102,10 +102,11 @@ full)
     grep -E "^== |\(case " "$w/kernels.log" | tail -4
   fi
   ;;
-cluster)
-  # the RMSNorm backward's dw sums across clusters of 1, 2, 4, 8 blocks
-  # and the size it chooses (bench/scripts/rmsnorm_bwd_cluster.sh), against
-  # the card's roofline (reused as in full); KERNEL_TESTS=1 as in full
+ab)
+  # two builds, case by case in turn, on this card (bench/scripts/ab_compare.sh):
+  # .carry/bin/solbench-base (BASE=REV scripts/gpu_carry.sh) against this
+  # tree's; CASES=FILE (default bench/scripts/ab_cases.txt); the card's
+  # roofline reused as in full; KERNEL_TESTS=1 as in full
   cal=/tmp/evidence/calibration-$arch.json
   uuid() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["provenance"]["device"].get("uuid",""))' "$1" 2>/dev/null; }
   here=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1)
@@ -113,28 +114,15 @@ cluster)
     "$sb" roofline --gemm-size 0 --out "$cal" > "$w/roofline.log" 2>&1 || rc=1
   fi
   cp "$cal" "$w/calibration.json"
-  timeout "${CLUSTER_LIMIT:-300}" bash bench/scripts/rmsnorm_bwd_cluster.sh "$sb" "$w/cluster" "$cal" > "$w/cluster.log" 2>&1 || rc=1
-  echo "rmsnorm_bwd_cluster.sh t=$(( $(date +%s) - t0 ))s"
-  python3 - "$w/cluster" <<'PY'
-import json, glob, sys, collections
-rows = collections.defaultdict(dict)
-for f in glob.glob(sys.argv[1] + "/*/*.json"):
-    d = json.load(open(f))
-    c = f.split("/")[-2][1:]
-    sh = "%dx%d" % (d["config"]["shape"]["M"], d["config"]["shape"]["N"])
-    m = d.get("metrics", {})
-    rows[sh][c] = "%s %.1f%% %s/%s" % ("ok" if d["status"] == "passed" else d["status"],
-                                         (m.get("pct_measured_ceiling") or 0),
-                                         d["config"]["run_params"].get("dw_cluster"),
-                                         d["config"]["run_params"].get("dw_partial_rows"))
-for sh in sorted(rows, key=lambda s: tuple(map(int, s.split("x")))):
-    print(sh, " | ".join("c%s: %s" % (c, rows[sh].get(c, "-")) for c in ["1", "2", "4", "8", "auto"]))
-PY
   if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
     timeout 240 bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
     echo "gpu_kernels.sh: exit $krc"; grep FAILED "$w/gpu_kernels.log" | head; tail -1 "$w/gpu_kernels.log"
     [[ $krc -eq 0 ]] || rc=1
   fi
+  timeout "${AB_LIMIT:-300}" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
+    < "${CASES:-bench/scripts/ab_cases.txt}" > "$w/ab.log" 2>&1 || rc=1
+  cat "$w/ab.log"
+  echo "ab_compare.sh t=$(( $(date +%s) - t0 ))s"
   ;;
 checks)
   for t in "$top/.carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
@@ -147,7 +135,7 @@ checks)
   done
   rm -f "$w/check.log"
   ;;
-*) echo "gpu_evidence: PART is gemm, forge, kernels, full, cluster or checks"; exit 2 ;;
+*) echo "gpu_evidence: PART is gemm, forge, kernels, full, ab or checks"; exit 2 ;;
 esac
 
 # A quick look at what was measured, for the call's reply.

@@ -56,55 +56,46 @@ __device__ __forceinline__ void rms_bwd_out(const float *xv, const float *g, con
     }
 }
 
-/* The end of the backward's main kernel: this block's dw partial sums
- * (thread t holds the VW floats of vector t + k * blockDim.x, k < K) go to
- * row blockIdx.x / C of partial. C = 1: stored as they are. C > 1 (a
- * thread block cluster of C blocks, Hopper on): each block puts its sums
- * in its own shared memory (`scratch`, N floats, free by now), then block
- * q of the cluster adds the C blocks' sums of the q-th C-th of the columns,
- * in rank order, through distributed shared memory, and stores them; so
- * C times fewer partial rows go through device memory and the column sum.
- * At M = 4096 a block has only about 11 rows, and one fp32 partial row per
- * block was a fifth of the kernel's traffic. */
-template <int K, int VW>
-__device__ __forceinline__ void dw_partial_store(const float *acc, float *__restrict__ partial, int64_t N, int C)
+/* The end of the backward's main kernel, once each block has stored its
+ * partial row: dw[j] = the sum over g of partial[g, j]. The kernel is a
+ * cooperative launch of one wave, so a grid-wide barrier replaces what was
+ * a second kernel: the wait for the last block, the second launch and the
+ * wait for it were about 12 of the 79.5 us of 4096 x 7168 bf16 on the H100
+ * (ncu's kernel time against CUDA events), and summing G partial rows of
+ * 4 N bytes, from L2, is a small part of that (summing across clusters
+ * of blocks first, so with 8x fewer partial rows, gained nothing:
+ * examples/h100/rmsnorm-bwd-cluster/). Block b sums the columns of
+ * tiles b, b + gridDim.x, ... of 32 columns; each warp the rows g = warp,
+ * warp + warps, ... (a 128-byte read per row), with eight accumulators in
+ * turn so that eight reads are in flight; then the warps' sums are added
+ * in warp order. The order is fixed, so dw is bitwise the same on every
+ * run of a given G. partial is read with ld.global.cg: it was written by
+ * other SMs, and L1 is not coherent across SMs. */
+template <typename TW>
+__device__ __forceinline__ void dw_column_sums(const float *partial, TW *__restrict__ dw, int64_t G, int64_t N)
 {
-    const int nvec = (int)((N + VW - 1) / VW);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (C > 1) {
-        namespace cg = cooperative_groups;
-        cg::cluster_group cl = cg::this_cluster();
-        float *own = reinterpret_cast<float *>(dyn_smem());
-        __syncthreads(); /* other threads may still read the last row there */
+    __shared__ float sh[16][33]; /* at most 512 threads: 16 warps */
+    cooperative_groups::this_grid().sync();
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5, nw = (int)(blockDim.x >> 5);
+    for (int64_t c0 = (int64_t)blockIdx.x * 32; c0 < N; c0 += (int64_t)gridDim.x * 32) {
+        const int64_t j = c0 + tx;
+        float a[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        if (j < N) {
+            int64_t g = ty;
+            for (; g + 7 * nw < G; g += 8 * nw) {
 #pragma unroll
-        for (int k = 0; k < K; k++) {
-            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) io<float, VW>::store(own + (int64_t)idx * VW, acc + k * VW);
-        }
-        cl.sync(); /* every block's sums are in its shared memory */
-        const int per = (nvec + C - 1) / C, lo = (int)cl.block_rank() * per;
-        const int hi = lo + per < nvec ? lo + per : nvec;
-        float *prow = partial + (int64_t)(blockIdx.x / C) * N;
-        for (int v = lo + (int)threadIdx.x; v < hi; v += (int)blockDim.x) {
-            float sum[VW], t[VW];
-#pragma unroll
-            for (int i = 0; i < VW; i++) sum[i] = 0.0f;
-            for (int q = 0; q < C; q++) {
-                io<float, VW>::load(cl.map_shared_rank(own, q) + (int64_t)v * VW, t);
-#pragma unroll
-                for (int i = 0; i < VW; i++) sum[i] += t[i];
+                for (int u = 0; u < 8; u++) a[u] += __ldcg(partial + (g + (int64_t)u * nw) * N + j);
             }
-            io<float, VW>::store(prow + (int64_t)v * VW, sum);
+            for (; g < G; g += nw) a[0] += __ldcg(partial + g * N + j);
         }
-        cl.sync(); /* no block leaves while another still reads its memory */
-        return;
-    }
-#endif
-    float *prow = partial + (int64_t)blockIdx.x * N;
-#pragma unroll
-    for (int k = 0; k < K; k++) {
-        const int idx = (int)threadIdx.x + k * (int)blockDim.x;
-        if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
+        sh[ty][tx] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+        __syncthreads();
+        if (ty == 0 && j < N) {
+            float t = 0.0f;
+            for (int k = 0; k < nw; k++) t += sh[k][tx];
+            dw[j] = fromf<TW>(t);
+        }
+        __syncthreads(); /* sh is written again for the next tile */
     }
 }
 
@@ -130,10 +121,9 @@ __device__ __forceinline__ void rms_bwd_smem_load(const uint4 *sx, const uint4 *
 template <typename T, typename TW, int SLOTS>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
-                                                          float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps, int C)
+                                                          float *__restrict__ partial, TW *__restrict__ dw, int64_t M, int64_t N,
+                                                          float eps)
 {
-    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
     const int nvec = (int)(N / VW);
     uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
@@ -189,7 +179,13 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
             }
         }
     }
-    dw_partial_store<SLOTS, VW>(acc, partial, N, C);
+    float *prow = partial + (int64_t)blockIdx.x * N;
+#pragma unroll
+    for (int k = 0; k < SLOTS; k++) {
+        const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+        if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
+    }
+    dw_column_sums<TW>(partial, dw, gridDim.x, N);
 }
 
 /* Rows held in registers (row_regs, MAXV vectors of x and of dy per
@@ -202,10 +198,9 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
 template <typename T, typename TW, int MAXV, bool PF>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
-                                                          float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps, int C)
+                                                          float *__restrict__ partial, TW *__restrict__ dw, int64_t M, int64_t N,
+                                                          float eps)
 {
-    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
     constexpr int VW = ROW::VW;
     float acc[MAXV * VW];
@@ -260,7 +255,13 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             step(xa, ga, r);
         }
     }
-    dw_partial_store<MAXV, VW>(acc, partial, N, C);
+    float *prow = partial + (int64_t)blockIdx.x * N;
+#pragma unroll
+    for (int k = 0; k < MAXV; k++) {
+        int64_t idx = threadIdx.x + (int64_t)k * blockDim.x;
+        if (idx * VW < N) io<float, VW>::store(prow + idx * VW, acc + k * VW);
+    }
+    dw_column_sums<TW>(partial, dw, gridDim.x, N);
 }
 
 /* Rows too long for registers (row_mem): block g handles rows g, g + G,
@@ -269,10 +270,9 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
 template <typename T, typename TW, class ROW>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                          const TW *__restrict__ w, T *__restrict__ dx,
-                                                         float *__restrict__ partial, int64_t M, int64_t N,
-                                                         float eps, int /* cluster: always 1 here */)
+                                                         float *__restrict__ partial, TW *__restrict__ dw, int64_t M, int64_t N,
+                                                         float eps)
 {
-    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = ROW::VW;
     float *prow = partial + (int64_t)blockIdx.x * N;
     bool first = true;
@@ -304,41 +304,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ d
         });
         first = false;
     }
-}
-
-/* dw[j] = sum over g of partial[g, j]: a block of 32 columns x 32 groups of
- * partial rows (coalesced 128-byte reads per warp); each thread sums the
- * rows g = ty, ty + 32, ... and the 32 sums of a column are added in shared
- * memory in a fixed order, so the result does not depend on timing. */
-template <typename TW>
-__global__ void __launch_bounds__(1024) column_sum_k(const float *__restrict__ partial,
-                                                     TW *__restrict__ dw, int64_t G, int64_t N)
-{
-    __shared__ float sh[32][33];
-    pdl_wait(); /* the partials of the kernel before, complete */
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
-    const int64_t j = (int64_t)blockIdx.x * 32 + tx;
-    /* four independent accumulators keep four loads in flight per thread;
-     * the order of the adds is still fixed */
-    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-    if (j < N) {
-        int64_t g = ty;
-        for (; g + 96 < G; g += 128) {
-            s0 += partial[g * N + j];
-            s1 += partial[(g + 32) * N + j];
-            s2 += partial[(g + 64) * N + j];
-            s3 += partial[(g + 96) * N + j];
-        }
-        for (; g < G; g += 32) s0 += partial[g * N + j];
-    }
-    const float s = (s0 + s1) + (s2 + s3);
-    sh[ty][tx] = s;
-    __syncthreads();
-    if (ty == 0 && j < N) {
-        float t = 0.0f;
-        for (int k = 0; k < 32; k++) t += sh[k][tx];
-        dw[j] = fromf<TW>(t);
-    }
+    dw_column_sums<TW>(partial, dw, gridDim.x, N);
 }
 
 template <typename T, typename TW, class ROW>
@@ -497,30 +463,24 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
  * prefetched (blocks of at most 256 threads); then shared memory
  * (double-buffered x and dy) up to SBK_RMSNORM_BWD_SMEM_MAX bytes, so that
  * two or more blocks fit on an SM; longer rows in registers (x and dy,
- * MAXV <= 4 vectors each), then in memory. *clusters: whether the kernel
- * can sum its dw partials across a cluster (dw_partial_store); the
- * register kernels then take N floats of shared memory for it. */
+ * MAXV <= 4 vectors each), then in memory. */
 #define SBK_RMSNORM_BWD_SMEM_MAX (96 * 1024)
 template <typename T, typename TW>
-static void rmsnorm_bwd_shape(int64_t N, bool aligned, int cluster, int *threads, size_t *smem, const void **fn,
-                              bool *clusters)
+static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *smem, const void **fn)
 {
     const int vw = vec<T>::n;
-    const size_t scratch = cluster > 1 ? (size_t)N * sizeof(float) : 0;
     *smem = 0;
-    *clusters = true;
     /* registers with the prefetch while the block stays at 256 threads */
     const int pf_maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
     if (pf_maxv > 0 && *threads <= 256) {
         *fn = pf_maxv == 1 ? (const void *)rmsnorm_bwd_regs_k<T, TW, 1, true>
                            : (const void *)rmsnorm_bwd_regs_k<T, TW, 2, true>;
-        *smem = scratch;
         return;
     }
     if (aligned && N % vw == 0 && (size_t)(N / vw) * 16 * 4 <= SBK_RMSNORM_BWD_SMEM_MAX) {
         const int64_t nvec = N / vw;
         *threads = 256;
-        *smem = (size_t)nvec * 16 * 4; /* at least N floats: the scratch fits */
+        *smem = (size_t)nvec * 16 * 4;
         switch ((nvec + 255) / 256) {
         case 1: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 1>; break;
         case 2: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 2>; break;
@@ -531,156 +491,82 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, int cluster, int *threads
         }
         return;
     }
-    *smem = scratch;
     switch (pick_row_layout(N, (int)sizeof(T), aligned, 2, threads)) {
     case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1, false>; break;
     case 2: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 2, false>; break;
     case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4, false>; break;
-    case -1: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, vec<T>::n>>; *clusters = false; break;
-    default: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, 1>>; *clusters = false; break;
+    case -1: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, vec<T>::n>>; break;
+    default: *fn = (const void *)rmsnorm_bwd_mem_k<T, TW, row_mem<T, 1>>; break;
     }
-    if (!*clusters) *smem = 0;
 }
 
-static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, int cluster, sbk_dtype dt, sbk_dtype wdt,
-                                  int *threads, size_t *smem, const void **fn, bool *clusters)
+static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
+                                  size_t *smem, const void **fn)
 {
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
-        rmsnorm_bwd_shape<T, TW>(N, aligned, cluster, threads, smem, fn, clusters)));
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, threads, smem, fn)));
     return allow_smem(*fn, *smem);
 }
 
-/* How many blocks of the backward's kernel the card holds at once, in
- * clusters of `cluster` (1: no cluster); 0 when it cannot say (no device,
- * or a cluster it cannot launch). */
-static int64_t rmsnorm_bwd_capacity(int64_t N, int cluster, sbk_dtype dt, sbk_dtype wdt)
+/* Blocks of fn the card holds at once (occupancy x SMs); 0 when it cannot
+ * say (no device). */
+static int64_t one_wave(const void *fn, int threads, size_t smem)
 {
-    int threads, dev, sms = 0, per_sm = 0;
-    size_t smem;
-    const void *fn;
-    bool clusters;
-    if (rmsnorm_bwd_fn(N, true, cluster, dt, wdt, &threads, &smem, &fn, &clusters) != cudaSuccess ||
-        (cluster > 1 && !clusters) || cudaGetDevice(&dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    if (cluster == 1) {
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return 0;
-        }
-        return (int64_t)sms * per_sm;
-    }
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)cluster);
-    cfg.blockDim = dim3((unsigned)threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int nc = 0;
-    if (cudaOccupancyMaxActiveClusters(&nc, fn, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return (int64_t)nc * cluster;
-}
-
-static bool clusters_available(void)
-{
-    int dev, major = 0;
+    int dev, sms = 0, per_sm = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess) {
         (void)cudaGetLastError();
-        return false;
+        return 0;
     }
-    return major >= 9;
+    return (int64_t)sms * per_sm;
 }
 
 /* One wave: as many blocks as fit on the card at once, at most
  * SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block walks the
- * same number of rows give or take one, and rounded up to whole clusters
- * (a block past the last row adds zeros). Fewer partial rows of dw mean
- * less to write and to sum. cluster 0 (auto): the largest of 8, 4, 2
- * whose wave holds at least 90% of the blocks that fit without clusters
- * (clusters must fit in one GPC, so a few SMs may go unused), else 1. */
-extern "C" sbk_rmsnorm_bwd_plan sbk_rmsnorm_bwd_plan_for(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
-                                                         int cluster)
+ * same number of rows give or take one. Fewer blocks mean fewer partial
+ * rows of dw to write and sum. */
+extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt)
 {
-    sbk_rmsnorm_bwd_plan p = {SBK_RMSNORM_BWD_MAX_BLOCKS, 1};
-    const int64_t flat = rmsnorm_bwd_capacity(N, 1, dt, wdt);
-    int64_t cap = flat;
-    if (clusters_available() && flat > 0) {
-        if (cluster == 0) {
-            for (int c = 8; c >= 2; c /= 2) {
-                const int64_t capc = rmsnorm_bwd_capacity(N, c, dt, wdt);
-                if (capc * 10 >= flat * 9) {
-                    p.cluster = c;
-                    cap = capc;
-                    break;
-                }
-            }
-        } else if (cluster > 1) {
-            const int64_t capc = rmsnorm_bwd_capacity(N, cluster, dt, wdt);
-            if (capc > 0) {
-                p.cluster = cluster;
-                cap = capc;
-            }
-        }
-    }
-    if (cap <= 0 || cap > SBK_RMSNORM_BWD_MAX_BLOCKS) /* no device (the CPU path): the cap */
-        cap = SBK_RMSNORM_BWD_MAX_BLOCKS / p.cluster * p.cluster;
-    int64_t G = M < 1 ? 1 : M;
-    if (G > cap) {
-        const int64_t rows_each = (M + cap - 1) / cap;
-        G = (M + rows_each - 1) / rows_each;
-    }
-    p.blocks = (G + p.cluster - 1) / p.cluster * p.cluster;
-    return p;
-}
-
-extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
-                                       void *dx, void *dw, float *partial, sbk_rmsnorm_bwd_plan plan, int64_t M,
-                                       int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
-                                       cudaStream_t s)
-{
-    const int C = plan.cluster;
-    if (!rows_ok(M, N) || plan.blocks < 1 || plan.blocks > SBK_RMSNORM_BWD_MAX_BLOCKS ||
-        (C != 1 && C != 2 && C != 4 && C != 8) || plan.blocks % C != 0)
-        return cudaErrorInvalidValue;
+    int64_t cap = SBK_RMSNORM_BWD_MAX_BLOCKS;
     int threads;
     size_t smem;
     const void *fn;
-    bool clusters;
+    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn) == cudaSuccess) {
+        const int64_t wave = one_wave(fn, threads, smem);
+        if (wave > 0 && wave < cap) cap = wave;
+    }
+    (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
+    if (M <= cap) return M < 1 ? 1 : M;
+    const int64_t rows_each = (M + cap - 1) / cap;
+    return (M + rows_each - 1) / rows_each;
+}
+
+extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
+                                       void *dx, void *dw, float *partial, int64_t G, int64_t M,
+                                       int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
+                                       cudaStream_t s)
+{
+    if (!rows_ok(M, N) || G < 1 || G > SBK_RMSNORM_BWD_MAX_BLOCKS) return cudaErrorInvalidValue;
+    int threads;
+    size_t smem;
+    const void *fn;
     const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
-    cudaError_t e = rmsnorm_bwd_fn(N, al, C, dt, wdt, &threads, &smem, &fn, &clusters);
+    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &smem, &fn);
     if (e != cudaSuccess) return e;
-    if (C > 1 && !clusters) return cudaErrorInvalidValue; /* a plan for another layout */
-    void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
-                    (void *)&eps, (void *)&C};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)plan.blocks);
-    cfg.blockDim = dim3((unsigned)threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cfg.attrs = attr;
-    cfg.numAttrs = C > 1 ? 1 : 0;
-    if ((e = cudaLaunchKernelExC(&cfg, fn, args)) != cudaSuccess) return e;
-    const int64_t rows = plan.blocks / C;
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
-        e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
-                       (const float *)partial, (TW *)dw, rows, N)));
-    return e;
+    /* G fits one wave of the aligned layout's kernel (sbk_rmsnorm_bwd_blocks);
+     * unaligned data takes another kernel, which may hold fewer blocks: then
+     * fewer blocks run (the rows are strided by gridDim.x, and partial has
+     * room for G rows) */
+    if (!al) {
+        const int64_t wave = one_wave(fn, threads, smem);
+        if (wave > 0 && wave < G) G = wave;
+    }
+    void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&dw, (void *)&M,
+                    (void *)&N, (void *)&eps};
+    /* cooperative, so that every block is resident for the grid-wide
+     * barrier (dw_column_sums); the launch fails rather than hang if they
+     * cannot all be */
+    return cudaLaunchCooperativeKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, smem, s);
 }
 
 extern "C" cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const void *w,

@@ -28,7 +28,7 @@ typedef struct rms_state {
     sb_dtype dt, wdt;
     int sets;
     sbk_tensor x, w, dy, y, dx, dw, partial;
-    sbk_rmsnorm_bwd_plan plan; /* fused backward: blocks and cluster; blocks / cluster partial rows of dw */
+    int64_t G; /* fused backward: blocks, one partial row of dw each */
     sbk_scratch ws;
     size_t saved_bytes;  /* per set (reference bwd) */
     int saved_ready;
@@ -101,18 +101,6 @@ static void rms_destroy(void *p)
     free(s);
 }
 
-/* The cluster size of the fused backward's dw sums: chosen by the kernel
- * (0), unless SOLBENCH_RMSNORM_BWD_CLUSTER names one (1, 2, 4 or 8), for
- * experiments; the size used is recorded with each result (dw_cluster). */
-static int dw_cluster(void)
-{
-    const char *e = getenv("SOLBENCH_RMSNORM_BWD_CLUSTER");
-    if (!e || !*e)
-        return 0;
-    int c = atoi(e);
-    return c == 1 || c == 2 || c == 4 || c == 8 ? c : 0;
-}
-
 static int rms_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_error *err)
 {
     *out = NULL;
@@ -136,8 +124,8 @@ static int rms_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_error
     if (s->mode != MODE_BWD && sbk_tensor_output(ctx, &s->y, s->dt, mn, err) != SB_OK)
         goto fail;
     if (s->mode != MODE_FWD) {
-        s->plan = sbk_rmsnorm_bwd_plan_for(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), dw_cluster());
-        int64_t G = s->plan.blocks / s->plan.cluster;
+        s->G = sbk_rmsnorm_bwd_blocks(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt));
+        int64_t G = s->G;
         if (sbk_tensor_random(ctx, &s->dy, s->sets, s->dt, mn, -1.0, 1.0, cfg->seed, 3, err) != SB_OK ||
             sbk_tensor_output(ctx, &s->dx, s->dt, mn, err) != SB_OK ||
             sbk_tensor_output(ctx, &s->dw, s->wdt, (size_t)s->N, err) != SB_OK ||
@@ -347,7 +335,7 @@ static int rms_run(void *p, int provider, int set, sb_error *err)
         if (s->mode != MODE_BWD)
             e = sbk_rmsnorm_fwd(x, w, s->y.dev[0], s->M, s->N, s->eps, dt, wdt, st);
         if (e == cudaSuccess && s->mode != MODE_FWD)
-            e = sbk_rmsnorm_bwd(dy, x, w, s->dx.dev[0], s->dw.dev[0], s->partial.dev[0], s->plan, s->M, s->N,
+            e = sbk_rmsnorm_bwd(dy, x, w, s->dx.dev[0], s->dw.dev[0], s->partial.dev[0], s->G, s->M, s->N,
                                 s->eps, dt, wdt, st);
         return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "rmsnorm fused", e);
     }
@@ -366,20 +354,6 @@ static int rms_run(void *p, int provider, int set, sb_error *err)
                                   base + (size_t)s->sets * s->saved_bytes, s->M, s->N, dt, wdt, st);
     }
     return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "rmsnorm reference", e);
-}
-
-/* The fused backward's launch, recorded in run_params. */
-static void rms_provider_params(void *p, int provider, sb_params *extra)
-{
-    rms_state *s = p;
-    if (provider != SBK_P_FUSED || s->mode == MODE_FWD || extra->count + 2 > SB_MAX_PARAMS)
-        return;
-    int i = extra->count++;
-    snprintf(extra->name[i], SB_NAME_MAX, "dw_cluster");
-    snprintf(extra->value[i], sizeof extra->value[i], "%d", s->plan.cluster);
-    i = extra->count++;
-    snprintf(extra->name[i], SB_NAME_MAX, "dw_partial_rows");
-    snprintf(extra->value[i], sizeof extra->value[i], "%lld", (long long)(s->plan.blocks / s->plan.cluster));
 }
 
 const sb_op sb_op_rmsnorm = {
@@ -404,5 +378,5 @@ const sb_op sb_op_rmsnorm = {
     .prepare = rms_prepare,
     .run = rms_run,
     .batch_invariance = NULL,
-    .provider_params = rms_provider_params,
+    .provider_params = NULL,
 };

@@ -40,25 +40,18 @@ extern "C" {
 cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                             cudaStream_t s);
-/* dx (dt) and dw (wdt). dw goes through partial sums: block g of the
- * plan's blocks sums rows g, g + blocks, ... ; the blocks of a cluster
- * (plan.cluster of them, Hopper on; else 1) add their sums together, in
- * rank order, into partial[g / cluster, :] (fp32, blocks / cluster rows of
- * N); then a second kernel sums each column's partials in a fixed order:
- * bitwise deterministic for a given plan. sbk_rmsnorm_bwd_plan_for gives
- * the plan for the current device (one wave of blocks, at most
- * SBK_RMSNORM_BWD_MAX_BLOCKS; without a device, that cap and no cluster),
- * to be taken once when partial is allocated. cluster: 0 chooses (see
- * fused_rows.cu), 1 none, 2, 4 or 8 that size where the card and the
- * kernel for N allow it, else none. */
+/* dx (dt) and dw (wdt). dw goes through partial sums: block g of G
+ * blocks sums rows g, g+G, ... into partial[g,:] (fp32, G x N); then, after
+ * a grid-wide barrier (one cooperative launch), the blocks sum the G
+ * partials of each column in a fixed order: bitwise deterministic for a
+ * given G. sbk_rmsnorm_bwd_blocks gives G for
+ * the current device (one wave of blocks, at most
+ * SBK_RMSNORM_BWD_MAX_BLOCKS; without a device, that cap), to be taken
+ * once when partial is allocated. */
 #define SBK_RMSNORM_BWD_MAX_BLOCKS 512
-typedef struct sbk_rmsnorm_bwd_plan {
-    int64_t blocks; /* blocks of the main kernel, a multiple of cluster */
-    int cluster;    /* blocks per cluster: 1, 2, 4 or 8 */
-} sbk_rmsnorm_bwd_plan;
-sbk_rmsnorm_bwd_plan sbk_rmsnorm_bwd_plan_for(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, int cluster);
+int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
 cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
-                            void *dx, void *dw, float *partial, sbk_rmsnorm_bwd_plan plan, int64_t M,
+                            void *dx, void *dw, float *partial, int64_t G, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                             cudaStream_t s);
 /* vLLM fused_add_rms_norm: res_out = x + res (rounded to dt);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# ab_compare.sh BASE NEW OUTDIR [CALIBRATION] < CASES - two solbench builds
+# (BASE: before a kernel change, NEW: after it) on the same card in one run,
+# case by case in turn (base, new, base, new, ...) so that the card's state
+# drifts alike for both. CASES: one solbench command line a line, without
+# the program, e.g. "rmsnorm --mode bwd --dtype bf16 --M 4096 --N 7168
+# --provider fused". Writes OUTDIR/{base,new}/<n>.json and prints, per
+# case, both medians, the ratio and the % of the copy ceiling. Figures for
+# docs/, not a test.
+set -uo pipefail
+base=${1:?usage: ab_compare.sh BASE NEW OUTDIR [CALIBRATION] < CASES}
+new=${2:?usage: ab_compare.sh BASE NEW OUTDIR [CALIBRATION] < CASES}
+out=${3:?usage: ab_compare.sh BASE NEW OUTDIR [CALIBRATION] < CASES}
+cal=${4:-}
+mkdir -p "$out/base" "$out/new"
+n=0
+while read -r line; do
+  [[ -z "$line" || "$line" == \#* ]] && continue
+  n=$((n + 1))
+  for side in base new; do
+    prog=$base
+    [[ $side == new ]] && prog=$new
+    # shellcheck disable=SC2086
+    "$prog" $line --warmup 10 --iters 20 --repeats 5 --suite ab-compare ${cal:+--calibration "$cal"} \
+      --out "$out/$side/$n.json" > "$out/$side/$n.log" 2>&1 || echo "case $n ($side) failed: $line"
+  done
+  python3 - "$out" "$n" "$line" <<'PY'
+import json, sys
+out, n, line = sys.argv[1], sys.argv[2], sys.argv[3]
+r = {}
+for side in ("base", "new"):
+    try:
+        d = json.load(open("%s/%s/%s.json" % (out, side, n)))
+    except (OSError, ValueError):
+        r[side] = None
+        continue
+    r[side] = d
+def fig(d):
+    if not d or d["status"] != "passed":
+        return "%s" % (d["status"] if d else "no result")
+    m = d.get("metrics", {})
+    pct = m.get("pct_measured_ceiling")
+    return "%.2f us%s" % (1000 * d["timing"]["stats"]["median"], " %.1f%% copy" % pct if pct else "")
+ratio = ""
+if all(r[s] and r[s]["status"] == "passed" for s in r):
+    ratio = "  new/base time %.3f" % (r["new"]["timing"]["stats"]["median"] / r["base"]["timing"]["stats"]["median"])
+print("%-70s base %s | new %s%s" % (line, fig(r["base"]), fig(r["new"]), ratio), flush=True)
+PY
+done
