@@ -18,7 +18,8 @@ done
 if [[ -n "${BASE:-}" ]]; then
   rm -rf build-carry-base-src
   git worktree add -f --detach build-carry-base-src "$BASE" >/dev/null 2>&1
-  cmake -S build-carry-base-src -B build-carry-base -DCMAKE_BUILD_TYPE=Release >/dev/null
+  # sm_90 only: two full builds would not fit the 64 MiB the lent machine takes
+  cmake -S build-carry-base-src -B build-carry-base -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_CUDA_ARCHITECTURES=90 >/dev/null
   cmake --build build-carry-base -j"$(nproc)" --target solbench >/dev/null
   cp build-carry-base/bench/solbench .carry/bin/solbench-base
   git worktree remove --force build-carry-base-src
