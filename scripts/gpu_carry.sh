@@ -5,10 +5,14 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-cmake -S . -B build-carry -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-carry -j"$(nproc)" --target solbench solbook test_device_data >/dev/null
+# With BASE=REV (below) both builds are for sm_90 alone (H100, H200): two
+# builds for every architecture do not fit the 64 MiB the lent machine takes.
+build=build-carry archs=()
+if [[ -n "${BASE:-}" ]]; then build=build-carry-90 archs=(-DSOLBENCH_CUDA_ARCHITECTURES=90); fi
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${archs[@]}" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target solbench solbook test_device_data >/dev/null
 rm -rf .carry/bin .carry/lib; mkdir -p .carry/bin .carry/lib
-cp build-carry/bench/solbench build-carry/cli/solbook build-carry/tests/bench/test_device_data .carry/bin/
+cp "$build"/bench/solbench "$build"/cli/solbook "$build"/tests/bench/test_device_data .carry/bin/
 # Libraries the GPU image does not ship (it has jansson, sqlite, pcre2, libcrypto).
 for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so; do
   for f in /usr/lib/x86_64-linux-gnu/$lib*; do cp -L "$f" .carry/lib/; done
@@ -18,7 +22,6 @@ done
 if [[ -n "${BASE:-}" ]]; then
   rm -rf build-carry-base-src
   git worktree add -f --detach build-carry-base-src "$BASE" >/dev/null 2>&1
-  # sm_90 only: two full builds would not fit the 64 MiB the lent machine takes
   cmake -S build-carry-base-src -B build-carry-base -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_CUDA_ARCHITECTURES=90 >/dev/null
   cmake --build build-carry-base -j"$(nproc)" --target solbench >/dev/null
   cp build-carry-base/bench/solbench .carry/bin/solbench-base
