@@ -2,8 +2,6 @@
  * fused add + RMSNorm (in place), LayerNorm fwd, Softmax fwd/bwd.
  * One block per row; the row is held in registers when it fits
  * (sbk::row_regs), else re-read (sbk::row_mem). fp32 math. */
-#include <cooperative_groups.h>
-
 #include "sbk_common.cuh"
 #include "sbk_cuda.h"
 
@@ -56,49 +54,6 @@ __device__ __forceinline__ void rms_bwd_out(const float *xv, const float *g, con
     }
 }
 
-/* The end of the backward's main kernel, once each block has stored its
- * partial row: dw[j] = the sum over g of partial[g, j]. The kernel is a
- * cooperative launch of one wave, so a grid-wide barrier replaces what was
- * a second kernel: the wait for the last block, the second launch and the
- * wait for it were about 12 of the 79.5 us of 4096 x 7168 bf16 on the H100
- * (ncu's kernel time against CUDA events), and summing G partial rows of
- * 4 N bytes, from L2, is a small part of that (summing across clusters
- * of blocks first, so with 8x fewer partial rows, gained nothing:
- * examples/h100/rmsnorm-bwd-cluster/). Block b sums the columns of
- * tiles b, b + gridDim.x, ... of 32 columns; each warp the rows g = warp,
- * warp + warps, ... (a 128-byte read per row), with eight accumulators in
- * turn so that eight reads are in flight; then the warps' sums are added
- * in warp order. The order is fixed, so dw is bitwise the same on every
- * run of a given G. partial is read with ld.global.cg: it was written by
- * other SMs, and L1 is not coherent across SMs. */
-template <typename TW>
-__device__ __forceinline__ void dw_column_sums(const float *partial, TW *__restrict__ dw, int64_t G, int64_t N)
-{
-    __shared__ float sh[16][33]; /* at most 512 threads: 16 warps */
-    cooperative_groups::this_grid().sync();
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5, nw = (int)(blockDim.x >> 5);
-    for (int64_t c0 = (int64_t)blockIdx.x * 32; c0 < N; c0 += (int64_t)gridDim.x * 32) {
-        const int64_t j = c0 + tx;
-        float a[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-        if (j < N) {
-            int64_t g = ty;
-            for (; g + 7 * nw < G; g += 8 * nw) {
-#pragma unroll
-                for (int u = 0; u < 8; u++) a[u] += __ldcg(partial + (g + (int64_t)u * nw) * N + j);
-            }
-            for (; g < G; g += nw) a[0] += __ldcg(partial + g * N + j);
-        }
-        sh[ty][tx] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-        __syncthreads();
-        if (ty == 0 && j < N) {
-            float t = 0.0f;
-            for (int k = 0; k < nw; k++) t += sh[k][tx];
-            dw[j] = fromf<TW>(t);
-        }
-        __syncthreads(); /* sh is written again for the next tile */
-    }
-}
-
 /* The same vector of x, dy (from shared memory) and w (from global). */
 template <typename T, typename TW, int VW>
 __device__ __forceinline__ void rms_bwd_smem_load(const uint4 *sx, const uint4 *sg, const TW *w, int idx, float *xv,
@@ -121,9 +76,10 @@ __device__ __forceinline__ void rms_bwd_smem_load(const uint4 *sx, const uint4 *
 template <typename T, typename TW, int SLOTS>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
-                                                          float *__restrict__ partial, TW *__restrict__ dw, int64_t M, int64_t N,
+                                                          float *__restrict__ partial, int64_t M, int64_t N,
                                                           float eps)
 {
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
     const int nvec = (int)(N / VW);
     uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
@@ -185,7 +141,6 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
         const int idx = (int)threadIdx.x + k * (int)blockDim.x;
         if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
     }
-    dw_column_sums<TW>(partial, dw, gridDim.x, N);
 }
 
 /* Rows held in registers (row_regs, MAXV vectors of x and of dy per
@@ -198,9 +153,10 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
 template <typename T, typename TW, int MAXV, bool PF>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
-                                                          float *__restrict__ partial, TW *__restrict__ dw, int64_t M, int64_t N,
+                                                          float *__restrict__ partial, int64_t M, int64_t N,
                                                           float eps)
 {
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
     constexpr int VW = ROW::VW;
     float acc[MAXV * VW];
@@ -261,7 +217,6 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
         int64_t idx = threadIdx.x + (int64_t)k * blockDim.x;
         if (idx * VW < N) io<float, VW>::store(prow + idx * VW, acc + k * VW);
     }
-    dw_column_sums<TW>(partial, dw, gridDim.x, N);
 }
 
 /* Rows too long for registers (row_mem): block g handles rows g, g + G,
@@ -270,9 +225,10 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
 template <typename T, typename TW, class ROW>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                          const TW *__restrict__ w, T *__restrict__ dx,
-                                                         float *__restrict__ partial, TW *__restrict__ dw, int64_t M, int64_t N,
+                                                         float *__restrict__ partial, int64_t M, int64_t N,
                                                          float eps)
 {
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = ROW::VW;
     float *prow = partial + (int64_t)blockIdx.x * N;
     bool first = true;
@@ -304,7 +260,41 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ d
         });
         first = false;
     }
-    dw_column_sums<TW>(partial, dw, gridDim.x, N);
+}
+
+/* dw[j] = sum over g of partial[g, j]: a block of 32 columns x 32 groups of
+ * partial rows (coalesced 128-byte reads per warp); each thread sums the
+ * rows g = ty, ty + 32, ... and the 32 sums of a column are added in shared
+ * memory in a fixed order, so the result does not depend on timing. */
+template <typename TW>
+__global__ void __launch_bounds__(1024) column_sum_k(const float *__restrict__ partial,
+                                                     TW *__restrict__ dw, int64_t G, int64_t N)
+{
+    __shared__ float sh[32][33];
+    pdl_wait(); /* the partials of the kernel before, complete */
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const int64_t j = (int64_t)blockIdx.x * 32 + tx;
+    /* four independent accumulators keep four loads in flight per thread;
+     * the order of the adds is still fixed */
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+    if (j < N) {
+        int64_t g = ty;
+        for (; g + 96 < G; g += 128) {
+            s0 += partial[g * N + j];
+            s1 += partial[(g + 32) * N + j];
+            s2 += partial[(g + 64) * N + j];
+            s3 += partial[(g + 96) * N + j];
+        }
+        for (; g < G; g += 32) s0 += partial[g * N + j];
+    }
+    const float s = (s0 + s1) + (s2 + s3);
+    sh[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && j < N) {
+        float t = 0.0f;
+        for (int k = 0; k < 32; k++) t += sh[k][tx];
+        dw[j] = fromf<TW>(t);
+    }
 }
 
 template <typename T, typename TW, class ROW>
@@ -507,34 +497,21 @@ static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dty
     return allow_smem(*fn, *smem);
 }
 
-/* Blocks of fn the card holds at once (occupancy x SMs); 0 when it cannot
- * say (no device). */
-static int64_t one_wave(const void *fn, int threads, size_t smem)
-{
-    int dev, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return (int64_t)sms * per_sm;
-}
-
-/* One wave: as many blocks as fit on the card at once, at most
- * SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block walks the
- * same number of rows give or take one. Fewer blocks mean fewer partial
- * rows of dw to write and sum. */
+/* One wave: as many blocks as fit on the card at once (occupancy x SMs),
+ * at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block walks
+ * the same number of rows give or take one. Fewer blocks mean fewer
+ * partial rows of dw to write and sum. */
 extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt)
 {
     int64_t cap = SBK_RMSNORM_BWD_MAX_BLOCKS;
-    int threads;
+    int dev, sms = 0, per_sm = 0, threads;
     size_t smem;
     const void *fn;
-    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn) == cudaSuccess) {
-        const int64_t wave = one_wave(fn, threads, smem);
-        if (wave > 0 && wave < cap) cap = wave;
-    }
+    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) == cudaSuccess && sms > 0 &&
+        per_sm > 0 && (int64_t)sms * per_sm < cap)
+        cap = (int64_t)sms * per_sm;
     (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
     if (M <= cap) return M < 1 ? 1 : M;
     const int64_t rows_each = (M + cap - 1) / cap;
@@ -553,20 +530,14 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
     const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
     cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &smem, &fn);
     if (e != cudaSuccess) return e;
-    /* G fits one wave of the aligned layout's kernel (sbk_rmsnorm_bwd_blocks);
-     * unaligned data takes another kernel, which may hold fewer blocks: then
-     * fewer blocks run (the rows are strided by gridDim.x, and partial has
-     * room for G rows) */
-    if (!al) {
-        const int64_t wave = one_wave(fn, threads, smem);
-        if (wave > 0 && wave < G) G = wave;
-    }
-    void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&dw, (void *)&M,
-                    (void *)&N, (void *)&eps};
-    /* cooperative, so that every block is resident for the grid-wide
-     * barrier (dw_column_sums); the launch fails rather than hang if they
-     * cannot all be */
-    return cudaLaunchCooperativeKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, smem, s);
+    void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
+                    (void *)&eps};
+    if ((e = cudaLaunchKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, smem, s)) != cudaSuccess)
+        return e;
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
+        e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
+                       (const float *)partial, (TW *)dw, G, N)));
+    return e;
 }
 
 extern "C" cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const void *w,

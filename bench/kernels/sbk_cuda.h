@@ -41,10 +41,9 @@ cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                             cudaStream_t s);
 /* dx (dt) and dw (wdt). dw goes through partial sums: block g of G
- * blocks sums rows g, g+G, ... into partial[g,:] (fp32, G x N); then, after
- * a grid-wide barrier (one cooperative launch), the blocks sum the G
- * partials of each column in a fixed order: bitwise deterministic for a
- * given G. sbk_rmsnorm_bwd_blocks gives G for
+ * blocks sums rows g, g+G, ... into partial[g,:] (fp32, G x N), then a
+ * second kernel sums the G partials of each column in a fixed order:
+ * bitwise deterministic for a given G. sbk_rmsnorm_bwd_blocks gives G for
  * the current device (one wave of blocks, at most
  * SBK_RMSNORM_BWD_MAX_BLOCKS; without a device, that cap), to be taken
  * once when partial is allocated. */
