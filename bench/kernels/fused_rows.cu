@@ -2,6 +2,8 @@
  * fused add + RMSNorm (in place), LayerNorm fwd, Softmax fwd/bwd.
  * One block per row; the row is held in registers when it fits
  * (sbk::row_regs), else re-read (sbk::row_mem). fp32 math. */
+#include <cooperative_groups.h>
+
 #include "sbk_common.cuh"
 #include "sbk_cuda.h"
 
@@ -77,7 +79,7 @@ template <typename T, typename TW, int SLOTS>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps)
+                                                          float eps, int /* cluster: 1 */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
@@ -143,6 +145,108 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
     }
 }
 
+/* Rows too long for one block's shared memory, split over a thread block
+ * cluster (Hopper on): block q of a cluster of C holds columns [q S, (q+1) S)
+ * of every row the cluster handles (S = N / C), double-buffered in shared
+ * memory as in rmsnorm_bwd_smem_k, and keeps the dw partial sums of those
+ * columns in registers. The two row sums are added across the cluster
+ * through distributed shared memory, in rank order, so every block gets the
+ * same rs and c. Cluster k handles rows k, k + K, ... (K clusters) and
+ * stores its dw partials in partial[k, :]. Before, such rows were read
+ * twice from memory and the dw partials read-modified-written in device
+ * memory for every row: 21% of the copy ceiling at 2048 x 32768 bf16 on
+ * the H100, half the speed of torch.compile. */
+template <typename T, typename TW, int SLOTS>
+__global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__ dy, const T *__restrict__ x,
+                                                           const TW *__restrict__ w, T *__restrict__ dx,
+                                                           float *__restrict__ partial, int64_t M, int64_t N,
+                                                           float eps, int C)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap(); /* never launched there: the host picks it on Hopper on */
+#else
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
+    namespace cg = cooperative_groups;
+    cg::cluster_group cl = cg::this_cluster();
+    __shared__ float2 red[2]; /* this block's two row sums, for rows of either parity */
+    constexpr int VW = vec<T>::n;
+    const int64_t S = N / C, col0 = (int64_t)cl.block_rank() * S;
+    const int nvec = (int)(S / VW);
+    const int64_t K = gridDim.x / C, k0 = blockIdx.x / C;
+    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
+    float acc[SLOTS * VW];
+#pragma unroll
+    for (int i = 0; i < SLOTS * VW; i++) acc[i] = 0.0f;
+    const TW *ws = w + col0;
+    auto issue = [&](int b, int64_t r) {
+        uint4 *sx = sm + (size_t)b * 2 * nvec, *sg = sx + nvec;
+        const T *xr = x + r * N + col0, *gr = dy + r * N + col0;
+#pragma unroll
+        for (int k = 0; k < SLOTS; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                cp_async16(sx + idx, xr + (int64_t)idx * VW);
+                cp_async16(sg + idx, gr + (int64_t)idx * VW);
+            }
+        }
+        cp_async_commit();
+    };
+    int b = 0;
+    if (k0 < M) issue(0, k0);
+    for (int64_t r = k0; r < M; r += K, b ^= 1) {
+        if (r + K < M) {
+            issue(b ^ 1, r + K);
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
+        }
+        const uint4 *sx = sm + (size_t)b * 2 * nvec, *sg = sx + nvec;
+        float ss = 0.0f, gx = 0.0f;
+#pragma unroll
+        for (int k = 0; k < SLOTS; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                float xv[VW], g[VW], wf[VW];
+                rms_bwd_smem_load<T, TW, VW>(sx, sg, ws, idx, xv, g, wf);
+                rms_bwd_sums<VW>(xv, g, wf, ss, gx);
+            }
+        }
+        const float2 part = block_sum2(ss, gx);
+        if (threadIdx.x == 0) red[b] = part;
+        /* one cluster barrier a row: red[b] is written again two rows on,
+         * after every block has passed the next row's barrier, so after it
+         * has read this row's sums */
+        cl.sync();
+        float2 sums = make_float2(0.0f, 0.0f);
+        for (int q = 0; q < C; q++) {
+            const float2 o = *cl.map_shared_rank(&red[b], q);
+            sums.x += o.x;
+            sums.y += o.y;
+        }
+        const float rs = rsqrtf(sums.x / (float)N + eps);
+        const float c = rs * rs * sums.y / (float)N;
+        const int64_t off = r * N + col0;
+#pragma unroll
+        for (int k = 0; k < SLOTS; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                float xv[VW], g[VW], wf[VW], o[VW];
+                rms_bwd_smem_load<T, TW, VW>(sx, sg, ws, idx, xv, g, wf);
+                rms_bwd_out<VW>(xv, g, wf, rs, c, o, acc + k * VW);
+                io<T, VW>::store(dx + off + (int64_t)idx * VW, o);
+            }
+        }
+    }
+    float *prow = partial + k0 * N + col0;
+#pragma unroll
+    for (int k = 0; k < SLOTS; k++) {
+        const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+        if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
+    }
+    cl.sync(); /* no block leaves while another may still read its red */
+#endif
+}
+
 /* Rows held in registers (row_regs, MAXV vectors of x and of dy per
  * thread): block g handles rows g, g + G, ... and keeps its dw partial sums
  * in registers. PF: the next row's x and dy are loaded into a second pair
@@ -154,7 +258,7 @@ template <typename T, typename TW, int MAXV, bool PF>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps)
+                                                          float eps, int /* cluster: 1 */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
@@ -226,7 +330,7 @@ template <typename T, typename TW, class ROW>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                          const TW *__restrict__ w, T *__restrict__ dx,
                                                          float *__restrict__ partial, int64_t M, int64_t N,
-                                                         float eps)
+                                                         float eps, int /* cluster: 1 */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = ROW::VW;
@@ -448,18 +552,36 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
     return launch_status();
 }
 
-/* The launch shape of the backward: the kernel, its block size and its
- * dynamic shared memory. Short rows in registers with the next row
- * prefetched (blocks of at most 256 threads); then shared memory
- * (double-buffered x and dy) up to SBK_RMSNORM_BWD_SMEM_MAX bytes, so that
- * two or more blocks fit on an SM; longer rows in registers (x and dy,
- * MAXV <= 4 vectors each), then in memory. */
+/* The launch shape of the backward: the kernel, its block size, its
+ * dynamic shared memory and its cluster size (1: none). Short rows in
+ * registers with the next row prefetched (blocks of at most 256 threads);
+ * then shared memory (double-buffered x and dy) up to
+ * SBK_RMSNORM_BWD_SMEM_MAX bytes, so that two or more blocks fit on an SM;
+ * longer rows in registers (x and dy, MAXV <= 4 vectors each); rows longer
+ * still split over a cluster of 2, 4 or 8 blocks, each a slice as short as
+ * the shared-memory kernel's (Hopper on; `clusters` says whether the card
+ * has them); the rest in memory. */
 #define SBK_RMSNORM_BWD_SMEM_MAX (96 * 1024)
 template <typename T, typename TW>
-static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *smem, const void **fn)
+static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
+{
+    switch ((nvec + 255) / 256) {
+    case 1: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 1> : (const void *)rmsnorm_bwd_smem_k<T, TW, 1>;
+    case 2: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 2> : (const void *)rmsnorm_bwd_smem_k<T, TW, 2>;
+    case 3: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 3> : (const void *)rmsnorm_bwd_smem_k<T, TW, 3>;
+    case 4: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 4> : (const void *)rmsnorm_bwd_smem_k<T, TW, 4>;
+    case 5: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 5> : (const void *)rmsnorm_bwd_smem_k<T, TW, 5>;
+    default: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 6> : (const void *)rmsnorm_bwd_smem_k<T, TW, 6>;
+    }
+}
+template <typename T, typename TW>
+static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threads, size_t *smem, const void **fn,
+                              int *cluster)
 {
     const int vw = vec<T>::n;
+    const size_t smem_vecs = SBK_RMSNORM_BWD_SMEM_MAX / (16 * 4);
     *smem = 0;
+    *cluster = 1;
     /* registers with the prefetch while the block stays at 256 threads */
     const int pf_maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
     if (pf_maxv > 0 && *threads <= 256) {
@@ -467,21 +589,24 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *sme
                            : (const void *)rmsnorm_bwd_regs_k<T, TW, 2, true>;
         return;
     }
-    if (aligned && N % vw == 0 && (size_t)(N / vw) * 16 * 4 <= SBK_RMSNORM_BWD_SMEM_MAX) {
-        const int64_t nvec = N / vw;
+    if (aligned && N % vw == 0 && (size_t)(N / vw) <= smem_vecs) {
         *threads = 256;
-        *smem = (size_t)nvec * 16 * 4;
-        switch ((nvec + 255) / 256) {
-        case 1: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 1>; break;
-        case 2: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 2>; break;
-        case 3: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 3>; break;
-        case 4: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 4>; break;
-        case 5: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 5>; break;
-        default: *fn = (const void *)rmsnorm_bwd_smem_k<T, TW, 6>; break;
-        }
+        *smem = (size_t)(N / vw) * 16 * 4;
+        *fn = rmsnorm_bwd_smem_fn<T, TW>(N / vw, false);
         return;
     }
-    switch (pick_row_layout(N, (int)sizeof(T), aligned, 2, threads)) {
+    const int maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
+    if (maxv == -1 && clusters) {
+        for (int c = 2; c <= 8; c *= 2) {
+            if (N % ((int64_t)c * vw) != 0 || (size_t)(N / c / vw) > smem_vecs) continue;
+            *threads = 256;
+            *smem = (size_t)(N / c / vw) * 16 * 4;
+            *fn = rmsnorm_bwd_smem_fn<T, TW>(N / c / vw, true);
+            *cluster = c;
+            return;
+        }
+    }
+    switch (maxv) {
     case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1, false>; break;
     case 2: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 2, false>; break;
     case 4: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 4, false>; break;
@@ -490,28 +615,62 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, int *threads, size_t *sme
     }
 }
 
-static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
-                                  size_t *smem, const void **fn)
+static bool clusters_available(void)
 {
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, rmsnorm_bwd_shape<T, TW>(N, aligned, threads, smem, fn)));
+    int dev, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return major >= 9;
+}
+
+static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
+                                  size_t *smem, const void **fn, int *cluster)
+{
+    const bool clusters = clusters_available();
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
+        rmsnorm_bwd_shape<T, TW>(N, aligned, clusters, threads, smem, fn, cluster)));
     return allow_smem(*fn, *smem);
 }
 
-/* One wave: as many blocks as fit on the card at once (occupancy x SMs),
- * at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block walks
- * the same number of rows give or take one. Fewer blocks mean fewer
- * partial rows of dw to write and sum. */
+/* One wave: as many blocks (clusters, for a split row) as fit on the card at
+ * once, at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block
+ * walks the same number of rows give or take one. Fewer partial rows of dw
+ * mean less to write and sum. */
 extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt)
 {
     int64_t cap = SBK_RMSNORM_BWD_MAX_BLOCKS;
-    int dev, sms = 0, per_sm = 0, threads;
+    int dev, sms = 0, per_sm = 0, threads, cluster;
     size_t smem;
     const void *fn;
-    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) == cudaSuccess && sms > 0 &&
-        per_sm > 0 && (int64_t)sms * per_sm < cap)
-        cap = (int64_t)sms * per_sm;
+    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster) == cudaSuccess) {
+        if (cluster > 1) {
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim.x = (unsigned)cluster;
+            attr[0].val.clusterDim.y = 1;
+            attr[0].val.clusterDim.z = 1;
+            cudaLaunchConfig_t cfg = {};
+            cfg.gridDim = dim3((unsigned)cluster);
+            cfg.blockDim = dim3((unsigned)threads);
+            cfg.dynamicSmemBytes = smem;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+            int nc = 0;
+            if (cudaOccupancyMaxActiveClusters(&nc, fn, &cfg) == cudaSuccess && nc > 0 &&
+                (int64_t)nc * cluster <= SBK_RMSNORM_BWD_MAX_BLOCKS)
+                cap = nc;
+            else
+                cap = SBK_RMSNORM_BWD_MAX_BLOCKS / cluster;
+        } else if (cudaGetDevice(&dev) == cudaSuccess &&
+                   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+                   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) == cudaSuccess &&
+                   sms > 0 && per_sm > 0 && (int64_t)sms * per_sm < cap) {
+            cap = (int64_t)sms * per_sm;
+        }
+    }
     (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
     if (M <= cap) return M < 1 ? 1 : M;
     const int64_t rows_each = (M + cap - 1) / cap;
@@ -524,16 +683,31 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
                                        cudaStream_t s)
 {
     if (!rows_ok(M, N) || G < 1 || G > SBK_RMSNORM_BWD_MAX_BLOCKS) return cudaErrorInvalidValue;
-    int threads;
+    int threads, C;
     size_t smem;
     const void *fn;
     const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
-    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &smem, &fn);
+    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &smem, &fn, &C);
     if (e != cudaSuccess) return e;
+    /* G partial rows: G blocks, or G clusters of C blocks for a split row
+     * (at most SBK_RMSNORM_BWD_MAX_BLOCKS / C of them from
+     * sbk_rmsnorm_bwd_blocks) */
+    if (G * C > SBK_RMSNORM_BWD_MAX_BLOCKS) G = SBK_RMSNORM_BWD_MAX_BLOCKS / C;
     void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
-                    (void *)&eps};
-    if ((e = cudaLaunchKernel(fn, dim3((unsigned)G), dim3((unsigned)threads), args, smem, s)) != cudaSuccess)
-        return e;
+                    (void *)&eps, (void *)&C};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)C;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(G * C));
+    cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = C > 1 ? 1 : 0;
+    if ((e = cudaLaunchKernelExC(&cfg, fn, args)) != cudaSuccess) return e;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
         e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
                        (const float *)partial, (TW *)dw, G, N)));

@@ -43,10 +43,12 @@ cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
 /* dx (dt) and dw (wdt). dw goes through partial sums: block g of G
  * blocks sums rows g, g+G, ... into partial[g,:] (fp32, G x N), then a
  * second kernel sums the G partials of each column in a fixed order:
- * bitwise deterministic for a given G. sbk_rmsnorm_bwd_blocks gives G for
- * the current device (one wave of blocks, at most
- * SBK_RMSNORM_BWD_MAX_BLOCKS; without a device, that cap), to be taken
- * once when partial is allocated. */
+ * bitwise deterministic for a given G. A row too long for one block is
+ * split over a cluster of blocks (Hopper on): then G clusters, cluster g
+ * summing into partial[g,:]. sbk_rmsnorm_bwd_blocks gives G for the
+ * current device (one wave of blocks or clusters, at most
+ * SBK_RMSNORM_BWD_MAX_BLOCKS blocks; without a device, that cap), to be
+ * taken once when partial is allocated. */
 #define SBK_RMSNORM_BWD_MAX_BLOCKS 512
 int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
 cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,

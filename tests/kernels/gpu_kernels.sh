@@ -50,8 +50,10 @@ for dt in bf16 fp16 fp32; do
   # one prefetched, from one to six vectors per thread (4096 .. 12288 bf16),
   # rows in registers (16384 bf16, and 12288 fp32), more rows than blocks
   # and row counts that do not divide evenly
+  # and rows split over a cluster of 2, 4 or 8 blocks (20480, 32768, 65536
+  # fp16/bf16; 16384 fp32), with a row or two per cluster too
   for shape in "--M 3001 --N 7168" "--M 2048 --N 4096" "--M 777 --N 16384" "--M 1500 --N 6144" \
-               "--M 99 --N 12288"; do
+               "--M 99 --N 12288" "--M 300 --N 20480" "--M 37 --N 32768" "--M 1000 --N 32768" "--M 5 --N 65536"; do
     check rmsnorm $shape --mode bwd --dtype $dt
   done
   # rows through shared memory in the CE and softmax kernels at DeepSeek-V3 widths
