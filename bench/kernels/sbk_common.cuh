@@ -54,6 +54,42 @@ template <typename T, int VW> struct io {
             for (int i = 0; i < VW; i++) f[i] = tof<T>(p[i]);
         }
     }
+    /* load, with the streaming hint (ld.global.cs: evict first) for an
+     * input the kernel reads once */
+    __device__ __forceinline__ static void load_stream(const T *p, float *f)
+    {
+        if constexpr (bytes % 16 == 0) {
+            constexpr int per = 16 / (int)sizeof(T);
+#pragma unroll
+            for (int q = 0; q < bytes / 16; q++) {
+                uint4 u = __ldcs(reinterpret_cast<const uint4 *>(p) + q);
+                const T *e = reinterpret_cast<const T *>(&u);
+#pragma unroll
+                for (int i = 0; i < per; i++) f[q * per + i] = tof<T>(e[i]);
+            }
+        } else {
+            load(p, f);
+        }
+    }
+    /* store, with the streaming hint (st.global.cs: evict first) for an
+     * output nothing in the kernel reads again, so that it does not push
+     * the inputs still to be read out of L2 */
+    __device__ __forceinline__ static void store_stream(T *p, const float *f)
+    {
+        if constexpr (bytes % 16 == 0) {
+            constexpr int per = 16 / (int)sizeof(T);
+#pragma unroll
+            for (int q = 0; q < bytes / 16; q++) {
+                uint4 u;
+                T *e = reinterpret_cast<T *>(&u);
+#pragma unroll
+                for (int i = 0; i < per; i++) e[i] = fromf<T>(f[q * per + i]);
+                __stcs(reinterpret_cast<uint4 *>(p) + q, u);
+            }
+        } else {
+            store(p, f);
+        }
+    }
     __device__ __forceinline__ static void store(T *p, const float *f)
     {
         if constexpr (bytes % 16 == 0) {
@@ -155,7 +191,7 @@ template <typename T, int MAXV> struct row_regs {
 #pragma unroll
         for (int k = 0; k < MAXV; k++) {
             int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) v[k] = p[idx];
+            if (idx < nvec) v[k] = __ldcs(p + idx); /* read once: evict first */
         }
     }
     /* f(j, x, k): x = elements j .. j+VW-1 as float, held in v[k] (k is a
