@@ -5,10 +5,11 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-# With BASE=REV (below) both builds are for sm_90 alone (H100, H200): two
-# builds for every architecture do not fit the 64 MiB the lent machine takes.
+# With BASE=REV (below), or SM90=1, the builds are for sm_90 alone (H100,
+# H200), and stripped: the working tree and .carry travel together, within
+# the 64 MiB the lent machine takes.
 build=build-carry archs=()
-if [[ -n "${BASE:-}" ]]; then build=build-carry-90 archs=(-DSOLBENCH_CUDA_ARCHITECTURES=90); fi
+if [[ -n "${BASE:-}" || "${SM90:-0}" == 1 ]]; then build=build-carry-90 archs=(-DSOLBENCH_CUDA_ARCHITECTURES=90); fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${archs[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target solbench solbook test_device_data >/dev/null
 rm -rf .carry/bin .carry/lib; mkdir -p .carry/bin .carry/lib
@@ -27,6 +28,7 @@ if [[ -n "${BASE:-}" ]]; then
   cp build-carry-base/bench/solbench .carry/bin/solbench-base
   git worktree remove --force build-carry-base-src
 fi
+if [[ -n "${BASE:-}" || "${SM90:-0}" == 1 ]]; then strip .carry/bin/*; fi
 git rev-parse HEAD > .carry/GIT_SHA
 if [[ -n "$(git status --porcelain)" ]]; then echo 1; else echo 0; fi > .carry/GIT_DIRTY
 du -sh .carry
