@@ -615,25 +615,34 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
     }
 }
 
-static bool clusters_available(void)
-{
-    int dev, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return major >= 9;
-}
-
 static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
                                   size_t *smem, const void **fn, int *cluster)
 {
-    const bool clusters = clusters_available();
+    const bool clusters = sm90_or_newer();
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
         rmsnorm_bwd_shape<T, TW>(N, aligned, clusters, threads, smem, fn, cluster)));
     return allow_smem(*fn, *smem);
 }
+
+/* A launch of `blocks` blocks in clusters of C (C = 1: no cluster
+ * attribute), for the occupancy query and for the launch itself. */
+struct cluster_launch {
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg;
+    cluster_launch(int64_t blocks, int threads, size_t smem, int C, cudaStream_t s) : attr{}, cfg{}
+    {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)C;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3((unsigned)blocks);
+        cfg.blockDim = dim3((unsigned)threads);
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = s;
+        cfg.attrs = attr;
+        cfg.numAttrs = C > 1 ? 1 : 0;
+    }
+};
 
 /* One wave: as many blocks (clusters, for a split row) as fit on the card at
  * once, at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block
@@ -647,19 +656,9 @@ extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sb
     const void *fn;
     if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster) == cudaSuccess) {
         if (cluster > 1) {
-            cudaLaunchAttribute attr[1];
-            attr[0].id = cudaLaunchAttributeClusterDimension;
-            attr[0].val.clusterDim.x = (unsigned)cluster;
-            attr[0].val.clusterDim.y = 1;
-            attr[0].val.clusterDim.z = 1;
-            cudaLaunchConfig_t cfg = {};
-            cfg.gridDim = dim3((unsigned)cluster);
-            cfg.blockDim = dim3((unsigned)threads);
-            cfg.dynamicSmemBytes = smem;
-            cfg.attrs = attr;
-            cfg.numAttrs = 1;
+            cluster_launch one(cluster, threads, smem, cluster, 0);
             int nc = 0;
-            if (cudaOccupancyMaxActiveClusters(&nc, fn, &cfg) == cudaSuccess && nc > 0 &&
+            if (cudaOccupancyMaxActiveClusters(&nc, fn, &one.cfg) == cudaSuccess && nc > 0 &&
                 (int64_t)nc * cluster <= SBK_RMSNORM_BWD_MAX_BLOCKS)
                 cap = nc;
             else
@@ -695,19 +694,8 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
     if (G * C > SBK_RMSNORM_BWD_MAX_BLOCKS) G = SBK_RMSNORM_BWD_MAX_BLOCKS / C;
     void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
                     (void *)&eps, (void *)&C};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(G * C));
-    cfg.blockDim = dim3((unsigned)threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cfg.attrs = attr;
-    cfg.numAttrs = C > 1 ? 1 : 0;
-    if ((e = cudaLaunchKernelExC(&cfg, fn, args)) != cudaSuccess) return e;
+    cluster_launch launch(G * C, threads, smem, C, s);
+    if ((e = cudaLaunchKernelExC(&launch.cfg, fn, args)) != cudaSuccess) return e;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
         e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
                        (const float *)partial, (TW *)dw, G, N)));

@@ -33,17 +33,27 @@ template <typename T> struct vec { static constexpr int n = 16 / (int)sizeof(T);
  * address must be aligned to min(16, VW * sizeof(T)). */
 template <typename T, int VW> struct io {
     static constexpr int bytes = VW * (int)sizeof(T);
+    static constexpr int per = 16 / (int)sizeof(T);
+    /* the q-th 16-byte vector of f, packed to T / unpacked from T */
+    __device__ __forceinline__ static uint4 pack(const float *f, int q)
+    {
+        uint4 u;
+        T *e = reinterpret_cast<T *>(&u);
+#pragma unroll
+        for (int i = 0; i < per; i++) e[i] = fromf<T>(f[q * per + i]);
+        return u;
+    }
+    __device__ __forceinline__ static void unpack(uint4 u, float *f, int q)
+    {
+        const T *e = reinterpret_cast<const T *>(&u);
+#pragma unroll
+        for (int i = 0; i < per; i++) f[q * per + i] = tof<T>(e[i]);
+    }
     __device__ __forceinline__ static void load(const T *p, float *f)
     {
         if constexpr (bytes % 16 == 0) {
-            constexpr int per = 16 / (int)sizeof(T);
 #pragma unroll
-            for (int q = 0; q < bytes / 16; q++) {
-                uint4 u = reinterpret_cast<const uint4 *>(p)[q];
-                const T *e = reinterpret_cast<const T *>(&u);
-#pragma unroll
-                for (int i = 0; i < per; i++) f[q * per + i] = tof<T>(e[i]);
-            }
+            for (int q = 0; q < bytes / 16; q++) unpack(reinterpret_cast<const uint4 *>(p)[q], f, q);
         } else if constexpr (bytes == 8) {
             uint2 u = *reinterpret_cast<const uint2 *>(p);
             const T *e = reinterpret_cast<const T *>(&u);
@@ -59,14 +69,8 @@ template <typename T, int VW> struct io {
     __device__ __forceinline__ static void load_stream(const T *p, float *f)
     {
         if constexpr (bytes % 16 == 0) {
-            constexpr int per = 16 / (int)sizeof(T);
 #pragma unroll
-            for (int q = 0; q < bytes / 16; q++) {
-                uint4 u = __ldcs(reinterpret_cast<const uint4 *>(p) + q);
-                const T *e = reinterpret_cast<const T *>(&u);
-#pragma unroll
-                for (int i = 0; i < per; i++) f[q * per + i] = tof<T>(e[i]);
-            }
+            for (int q = 0; q < bytes / 16; q++) unpack(__ldcs(reinterpret_cast<const uint4 *>(p) + q), f, q);
         } else {
             load(p, f);
         }
@@ -77,15 +81,8 @@ template <typename T, int VW> struct io {
     __device__ __forceinline__ static void store_stream(T *p, const float *f)
     {
         if constexpr (bytes % 16 == 0) {
-            constexpr int per = 16 / (int)sizeof(T);
 #pragma unroll
-            for (int q = 0; q < bytes / 16; q++) {
-                uint4 u;
-                T *e = reinterpret_cast<T *>(&u);
-#pragma unroll
-                for (int i = 0; i < per; i++) e[i] = fromf<T>(f[q * per + i]);
-                __stcs(reinterpret_cast<uint4 *>(p) + q, u);
-            }
+            for (int q = 0; q < bytes / 16; q++) __stcs(reinterpret_cast<uint4 *>(p) + q, pack(f, q));
         } else {
             store(p, f);
         }
@@ -93,15 +90,8 @@ template <typename T, int VW> struct io {
     __device__ __forceinline__ static void store(T *p, const float *f)
     {
         if constexpr (bytes % 16 == 0) {
-            constexpr int per = 16 / (int)sizeof(T);
 #pragma unroll
-            for (int q = 0; q < bytes / 16; q++) {
-                uint4 u;
-                T *e = reinterpret_cast<T *>(&u);
-#pragma unroll
-                for (int i = 0; i < per; i++) e[i] = fromf<T>(f[q * per + i]);
-                reinterpret_cast<uint4 *>(p)[q] = u;
-            }
+            for (int q = 0; q < bytes / 16; q++) reinterpret_cast<uint4 *>(p)[q] = pack(f, q);
         } else if constexpr (bytes == 8) {
             uint2 u;
             T *e = reinterpret_cast<T *>(&u);
@@ -397,7 +387,9 @@ __device__ __forceinline__ void pdl_launch_dependents()
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
-static inline bool pdl_available(void)
+/* Whether the current device is Hopper or newer (programmatic dependent
+ * launch, thread block clusters); false without a device. */
+static inline bool sm90_or_newer(void)
 {
     int dev, major = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
@@ -407,6 +399,7 @@ static inline bool pdl_available(void)
     }
     return major >= 9;
 }
+static inline bool pdl_available(void) { return sm90_or_newer(); }
 template <typename... KArgs, typename... Args>
 static inline cudaError_t launch_pdl(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t s,
                                      Args... args)
