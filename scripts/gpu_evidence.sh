@@ -24,13 +24,16 @@
 #   PART ab:      a kernel change measured: the carried base build against
 #                 this one, case by case in turn (CASES=FILE, see
 #                 bench/scripts/ab_compare.sh); KERNEL_TESTS=1 as in full
+#   PART plans:   launch plans of one kernel in this build, case by case and
+#                 plan by plan in turn (bench/scripts/plan_compare.py:
+#                 CASES=FILE PLAN_ENV=VAR PLANS=A,B,... [ROUNDS=2] [TORCH=1])
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
-part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|checks OUT_DIR}
-out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|checks OUT_DIR}
+part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|checks OUT_DIR}
+out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|checks OUT_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
@@ -102,11 +105,14 @@ full)
     grep -E "^== |\(case " "$w/kernels.log" | tail -4
   fi
   ;;
-ab)
-  # two builds, case by case in turn, on this card (bench/scripts/ab_compare.sh):
+ab|plans)
+  # ab: two builds, case by case in turn, on this card (bench/scripts/ab_compare.sh):
   # .carry/bin/solbench-base (BASE=REV scripts/gpu_carry.sh) against this
-  # tree's; CASES=FILE (default bench/scripts/ab_cases.txt); the card's
-  # roofline reused as in full; KERNEL_TESTS=1 as in full
+  # tree's; CASES=FILE (default bench/scripts/ab_cases.txt).
+  # plans: one build's launch plans of a kernel, case by case and plan by
+  # plan in turn (bench/scripts/plan_compare.py): CASES=FILE, PLAN_ENV=VAR,
+  # PLANS=A,B,..., ROUNDS (2), TORCH=1 for torch.compile of each case too.
+  # Both: the card's roofline reused as in full; KERNEL_TESTS=1 as in full
   cal=/tmp/evidence/calibration-$arch.json
   uuid() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["provenance"]["device"].get("uuid",""))' "$1" 2>/dev/null; }
   here=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1)
@@ -115,14 +121,22 @@ ab)
   fi
   cp "$cal" "$w/calibration.json"
   if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
-    timeout 240 bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
+    timeout 300 bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
     echo "gpu_kernels.sh: exit $krc"; grep FAILED "$w/gpu_kernels.log" | head; tail -1 "$w/gpu_kernels.log"
     [[ $krc -eq 0 ]] || rc=1
   fi
-  timeout "${AB_LIMIT:-300}" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
-    < "${CASES:-bench/scripts/ab_cases.txt}" > "$w/ab.log" 2>&1 || rc=1
-  cat "$w/ab.log"
-  echo "ab_compare.sh t=$(( $(date +%s) - t0 ))s"
+  if [[ $part == ab ]]; then
+    timeout "${AB_LIMIT:-300}" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
+      < "${CASES:-bench/scripts/ab_cases.txt}" > "$w/ab.log" 2>&1 || rc=1
+    cat "$w/ab.log"
+  else
+    timeout "${PLANS_LIMIT:-400}" python3 bench/scripts/plan_compare.py --solbench "$sb" --cases "${CASES:?CASES=FILE}" \
+      --env "${PLAN_ENV:?PLAN_ENV=VAR}" --plans "${PLANS:?PLANS=A,B,...}" --rounds "${ROUNDS:-2}" \
+      --calibration "$cal" --out "$w/plans" $([[ "${TORCH:-0}" == 1 ]] && echo --torch) > "$w/plans.log" 2>&1 || rc=1
+    pkill -f "$sb" 2>/dev/null # a solbench the time limit left running
+    cat "$w/plans.log"
+  fi
+  echo "$part t=$(( $(date +%s) - t0 ))s"
   ;;
 checks)
   for t in "$top/.carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
@@ -135,7 +149,7 @@ checks)
   done
   rm -f "$w/check.log"
   ;;
-*) echo "gpu_evidence: PART is gemm, forge, kernels, full, ab or checks"; exit 2 ;;
+*) echo "gpu_evidence: PART is gemm, forge, kernels, full, ab, plans or checks"; exit 2 ;;
 esac
 
 # A quick look at what was measured, for the call's reply.

@@ -3,6 +3,9 @@
  * One block per row; the row is held in registers when it fits
  * (sbk::row_regs), else re-read (sbk::row_mem). fp32 math. */
 #include <cooperative_groups.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sbk_common.cuh"
 #include "sbk_cuda.h"
@@ -32,6 +35,120 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
         for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
         io<T, VW>::store_stream(y + off + j, o);
     });
+}
+
+/* The weight a thread applies to its vectors of every row (vectors t, t +
+ * bs, ... of the slice, as row_regs holds x), kept in registers as raw
+ * bits: VW elements of TW in WQ 16-byte words per vector. */
+template <typename T, typename TW, int MAXV> struct weight_regs {
+    static constexpr int VW = vec<T>::n;
+    static constexpr int WQ = io<TW, VW>::bytes / 16;
+    static_assert(io<TW, VW>::bytes % 16 == 0, "a weight vector is whole 16-byte words");
+    uint4 v[MAXV][WQ];
+    __device__ __forceinline__ void load(const TW *w, int nvec)
+    {
+#pragma unroll
+        for (int k = 0; k < MAXV; k++) {
+            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
+            if (idx < nvec) {
+                const uint4 *p = reinterpret_cast<const uint4 *>(w + (int64_t)idx * VW);
+#pragma unroll
+                for (int q = 0; q < WQ; q++) v[k][q] = p[q];
+            }
+        }
+    }
+    __device__ __forceinline__ void get(int k, float *f) const
+    {
+#pragma unroll
+        for (int q = 0; q < WQ; q++) io<TW, VW>::unpack(v[k][q], f, q);
+    }
+};
+
+/* A barrier over the thread block cluster (Hopper on; clusters are never
+ * launched on older cards). */
+__device__ __forceinline__ void cluster_barrier()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::this_cluster().sync();
+#else
+    __trap();
+#endif
+}
+
+/* The sum of a row whose C slices are held by the C blocks of a cluster
+ * (C = 1: the block's own sum). Each block's part goes to red[par] in its
+ * shared memory; after one cluster barrier every block adds the C parts in
+ * rank order, so all get the same total. red[par] is written again two
+ * rows on, after every block has passed the next row's barrier, so after
+ * it has read this row's parts. */
+__device__ __forceinline__ float cluster_row_sum(float part, int C, float *red, int par)
+{
+    if (C == 1) return part;
+    if (threadIdx.x == 0) red[par] = part;
+    cluster_barrier();
+    float t = 0.0f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    for (int q = 0; q < C; q++) t += *cl.map_shared_rank(&red[par], q);
+#endif
+    return t;
+}
+
+/* The forward with blocks that walk rows: group g of K groups (a block, or
+ * a cluster of C blocks each holding one slice of S = N / C columns) takes
+ * rows g, g + K, ...; the weight slice is loaded into registers once, so a
+ * row costs its x read and y write alone. K = M (one row per group) or
+ * one wave of groups. PF: the next row's x is loaded into a second holder
+ * before the current row is reduced. */
+template <typename T, typename TW, int MAXV, bool PF>
+__global__ void __launch_bounds__(512) rmsnorm_fwd_rows_k(const T *__restrict__ x, const TW *__restrict__ w,
+                                                          T *__restrict__ y, int64_t M, int64_t N, float eps,
+                                                          int C)
+{
+    typedef row_regs<T, MAXV> ROW;
+    constexpr int VW = ROW::VW;
+    __shared__ float red[2];
+    const int64_t S = N / C, col0 = (int64_t)(blockIdx.x % (unsigned)C) * S;
+    const int64_t K = gridDim.x / C, g0 = blockIdx.x / C;
+    weight_regs<T, TW, MAXV> wr;
+    wr.load(w + col0, (int)(S / VW));
+    int par = 0;
+    auto step = [&](const ROW &xr, int64_t r) {
+        float ss = 0.0f;
+        xr.each([&](int64_t, const float *v, int) {
+#pragma unroll
+            for (int i = 0; i < VW; i++) ss += v[i] * v[i];
+        });
+        const float rs = rsqrtf(cluster_row_sum(block_sum(ss), C, red, par) / (float)N + eps);
+        par ^= 1;
+        T *yr = y + r * N + col0;
+        xr.each([&](int64_t j, const float *v, int k) {
+            float wf[VW], o[VW];
+            wr.get(k, wf);
+#pragma unroll
+            for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
+            io<T, VW>::store_stream(yr + j, o);
+        });
+    };
+    ROW xa;
+    if constexpr (PF) {
+        ROW xb;
+        int64_t r = g0;
+        if (r < M) xa.load(x + r * N + col0, S);
+        for (; r < M; r += 2 * K) {
+            if (r + K < M) xb.load(x + (r + K) * N + col0, S);
+            step(xa, r);
+            if (r + K >= M) break;
+            if (r + 2 * K < M) xa.load(x + (r + 2 * K) * N + col0, S);
+            step(xb, r + K);
+        }
+    } else {
+        for (int64_t r = g0; r < M; r += K) {
+            xa.load(x + r * N + col0, S);
+            step(xa, r);
+        }
+    }
+    if (C > 1) cluster_barrier(); /* no block leaves while another may still read its red */
 }
 
 /* The backward's arithmetic on VW elements, shared by its three row
@@ -535,13 +652,159 @@ bool rows_ok(int64_t M, int64_t N) { return M > 0 && N > 0 && M <= 0x7fffffff &&
 
 } /* namespace */
 
-extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
-                                       int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
+/* A launch of `blocks` blocks in clusters of C (C = 1: no cluster
+ * attribute), for the occupancy query and for the launch itself. */
+struct cluster_launch {
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg;
+    cluster_launch(int64_t blocks, int threads, size_t smem, int C, cudaStream_t s) : attr{}, cfg{}
+    {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)C;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3((unsigned)blocks);
+        cfg.blockDim = dim3((unsigned)threads);
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = s;
+        cfg.attrs = attr;
+        cfg.numAttrs = C > 1 ? 1 : 0;
+    }
+};
+
+/* The forward's plans (sbk_cuda.h). The layout of a slice of S columns
+ * held in registers: MAXV vectors a thread, `threads` a block; for the
+ * prefetch, two rows' worth (MAXV <= 4). */
+template <typename T, typename TW>
+static const void *rmsnorm_fwd_rows_fn(int maxv, bool pf)
+{
+    switch (maxv) {
+    case 1: return pf ? (const void *)rmsnorm_fwd_rows_k<T, TW, 1, true> : (const void *)rmsnorm_fwd_rows_k<T, TW, 1, false>;
+    case 2: return pf ? (const void *)rmsnorm_fwd_rows_k<T, TW, 2, true> : (const void *)rmsnorm_fwd_rows_k<T, TW, 2, false>;
+    case 4: return pf ? (const void *)rmsnorm_fwd_rows_k<T, TW, 4, true> : (const void *)rmsnorm_fwd_rows_k<T, TW, 4, false>;
+    default: return (const void *)rmsnorm_fwd_rows_k<T, TW, 8, false>;
+    }
+}
+static cudaError_t rmsnorm_fwd_rows_kernel(sbk_dtype dt, sbk_dtype wdt, int maxv, bool pf, const void **fn)
+{
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = rmsnorm_fwd_rows_fn<T, TW>(maxv, pf)));
+    return cudaSuccess;
+}
+
+/* The slice layout for cluster size C: 0 when N does not split into C
+ * slices of whole vectors or a slice does not fit in registers. */
+static int rmsnorm_fwd_slice(int64_t N, int esize, int C, bool pf, int *threads)
+{
+    const int vw = 16 / esize;
+    if (N % ((int64_t)C * vw) != 0) return 0;
+    const int maxv = pick_row_layout(N / C, esize, true, pf ? 2 : 1, threads);
+    return maxv > 0 ? maxv : 0;
+}
+
+/* The smallest cluster whose slices fit at most 4 vectors a thread in at
+ * most 256 threads (so several blocks share an SM), clusters only on
+ * Hopper on; without one, a whole row if it fits in registers at all;
+ * 0: none. */
+static int rmsnorm_fwd_cluster(int64_t N, int esize, bool pf, bool clusters)
+{
+    int threads;
+    for (int c = 1; c <= (clusters ? 8 : 1); c *= 2) {
+        const int maxv = rmsnorm_fwd_slice(N, esize, c, pf, &threads);
+        if (maxv > 0 && maxv <= 4 && threads <= 256) return c;
+    }
+    return rmsnorm_fwd_slice(N, esize, 1, pf, &threads) > 0 ? 1 : 0;
+}
+
+extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
+                                         sbk_rmsnorm_fwd_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->kind = SBK_RMSNORM_FWD_BLOCK;
+    plan->cluster = 1;
+    if (!rows_ok(M, N) || sbk_dtype_size(dt) == 0 || (wdt != dt && wdt != SBK_F32)) return -1;
+    if (!request || !*request || strcmp(request, "auto") == 0) request = SBK_RMSNORM_FWD_AUTO;
+    char kind[16];
+    int C = 0;
+    const char *colon = strchr(request, ':');
+    size_t kl = colon ? (size_t)(colon - request) : strlen(request);
+    if (kl == 0 || kl >= sizeof kind) return -1;
+    memcpy(kind, request, kl);
+    kind[kl] = '\0';
+    if (colon) {
+        char *end;
+        long c = strtol(colon + 1, &end, 10);
+        if (*end || (c != 1 && c != 2 && c != 4 && c != 8)) return -1;
+        C = (int)c;
+    }
+    const bool wave = strcmp(kind, "wave") == 0 || strcmp(kind, "wave-pf") == 0;
+    if (strcmp(kind, "block") == 0) return C > 1 ? -1 : 0;
+    if (!wave && strcmp(kind, "rows") != 0) return -1;
+    plan->prefetch = strcmp(kind, "wave-pf") == 0;
+    const bool clusters = sm90_or_newer();
+    const int esize = (int)sbk_dtype_size(dt);
+    if (C == 0) {
+        C = rmsnorm_fwd_cluster(N, esize, plan->prefetch, clusters);
+        if (C == 0) return 0; /* a row too long for any slice layout: one block a row */
+    }
+    if (C > 1 && !clusters) return -1;
+    const int maxv = rmsnorm_fwd_slice(N, esize, C, plan->prefetch, &plan->threads);
+    if (maxv == 0) return -1;
+    plan->kind = wave ? SBK_RMSNORM_FWD_WAVE : SBK_RMSNORM_FWD_ROWS;
+    plan->maxv = maxv;
+    plan->cluster = C;
+    plan->groups = M;
+    if (!wave) return 0;
+    /* one wave of groups, evened so every group walks the same number of
+     * rows give or take one; without a device (the CPU path) one a row */
+    const void *fn;
+    int64_t cap = 0;
+    int dev, sms = 0, per_sm = 0;
+    if (rmsnorm_fwd_rows_kernel(dt, wdt, maxv, plan->prefetch, &fn) == cudaSuccess) {
+        if (C > 1) {
+            cluster_launch one(C, plan->threads, 0, C, 0);
+            int nc = 0;
+            if (cudaOccupancyMaxActiveClusters(&nc, fn, &one.cfg) == cudaSuccess) cap = nc;
+        } else if (cudaGetDevice(&dev) == cudaSuccess &&
+                   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+                   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, plan->threads, 0) == cudaSuccess) {
+            cap = (int64_t)sms * per_sm;
+        }
+    }
+    (void)cudaGetLastError();
+    if (cap > 0 && M > cap) {
+        const int64_t rows_each = (M + cap - 1) / cap;
+        plan->groups = (M + rows_each - 1) / rows_each;
+    }
+    return 0;
+}
+
+extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n)
+{
+    if (plan->kind == SBK_RMSNORM_FWD_BLOCK) {
+        snprintf(buf, n, "block");
+        return;
+    }
+    const char *kind = plan->kind == SBK_RMSNORM_FWD_ROWS ? "rows" : plan->prefetch ? "wave-pf" : "wave";
+    snprintf(buf, n, "%s:%d groups=%lld threads=%d vectors=%d", kind, plan->cluster, (long long)plan->groups,
+             plan->threads, plan->maxv);
+}
+
+extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M, int64_t N, float eps,
+                                       sbk_dtype dt, sbk_dtype wdt, const sbk_rmsnorm_fwd_plan *plan,
                                        cudaStream_t s)
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
-    int threads;
     const bool al = aligned16(x) && aligned16(y) && aligned16(w);
+    if (plan && plan->kind != SBK_RMSNORM_FWD_BLOCK && al) {
+        const void *fn;
+        cudaError_t e = rmsnorm_fwd_rows_kernel(dt, wdt, plan->maxv, plan->prefetch, &fn);
+        if (e != cudaSuccess) return e;
+        int C = plan->cluster;
+        void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&C};
+        cluster_launch launch(plan->groups * C, plan->threads, 0, C, s);
+        return cudaLaunchKernelExC(&launch.cfg, fn, args);
+    }
+    int threads;
     int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &threads);
     /* a row too long for registers stays in memory and is read twice: a
      * 128 KiB row through shared memory leaves one block per SM and ran
@@ -623,26 +886,6 @@ static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dty
         rmsnorm_bwd_shape<T, TW>(N, aligned, clusters, threads, smem, fn, cluster)));
     return allow_smem(*fn, *smem);
 }
-
-/* A launch of `blocks` blocks in clusters of C (C = 1: no cluster
- * attribute), for the occupancy query and for the launch itself. */
-struct cluster_launch {
-    cudaLaunchAttribute attr[1];
-    cudaLaunchConfig_t cfg;
-    cluster_launch(int64_t blocks, int threads, size_t smem, int C, cudaStream_t s) : attr{}, cfg{}
-    {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)C;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3((unsigned)blocks);
-        cfg.blockDim = dim3((unsigned)threads);
-        cfg.dynamicSmemBytes = smem;
-        cfg.stream = s;
-        cfg.attrs = attr;
-        cfg.numAttrs = C > 1 ? 1 : 0;
-    }
-};
 
 /* One wave: as many blocks (clusters, for a split row) as fit on the card at
  * once, at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block

@@ -29,6 +29,8 @@ typedef struct rms_state {
     int sets;
     sbk_tensor x, w, dy, y, dx, dw, partial;
     int64_t G; /* fused backward: blocks, one partial row of dw each */
+    sbk_rmsnorm_fwd_plan fplan; /* fused forward: how it launches */
+    int fplan_ready;
     sbk_scratch ws;
     size_t saved_bytes;  /* per set (reference bwd) */
     int saved_ready;
@@ -284,9 +286,28 @@ static int rms_supports(void *p, int provider, char *why, size_t n)
     return 0;
 }
 
+/* The fused forward's plan: the measured default, or the one named in
+ * SOLBENCH_RMSNORM_FWD_PLAN (for experiments; the plan run is recorded in
+ * run_params either way). Made once, before the first run, untimed. */
+static int fused_fwd_plan(rms_state *s, sb_error *err)
+{
+    if (s->mode == MODE_BWD || s->fplan_ready)
+        return SB_OK;
+    const char *req = getenv("SOLBENCH_RMSNORM_FWD_PLAN");
+    if (sbk_rmsnorm_fwd_plan_make(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), req, &s->fplan) != 0)
+        return sb_error_set(err, NULL, NULL,
+                            "rmsnorm: SOLBENCH_RMSNORM_FWD_PLAN=%s: not a plan for N=%lld on this device "
+                            "(block, rows, wave or wave-pf, optionally :1, :2, :4 or :8)",
+                            req ? req : "auto", (long long)s->N);
+    s->fplan_ready = 1;
+    return SB_OK;
+}
+
 static int rms_prepare(void *p, int provider, sb_error *err)
 {
     rms_state *s = p;
+    if (provider == SBK_P_FUSED)
+        return fused_fwd_plan(s, err);
     if (provider != SBK_P_REFERENCE)
         return SB_OK;
     sbk_dtype dt = sbk_from_sb(s->dt);
@@ -333,7 +354,7 @@ static int rms_run(void *p, int provider, int set, sb_error *err)
     cudaError_t e = cudaSuccess;
     if (provider == SBK_P_FUSED) {
         if (s->mode != MODE_BWD)
-            e = sbk_rmsnorm_fwd(x, w, s->y.dev[0], s->M, s->N, s->eps, dt, wdt, st);
+            e = sbk_rmsnorm_fwd(x, w, s->y.dev[0], s->M, s->N, s->eps, dt, wdt, &s->fplan, st);
         if (e == cudaSuccess && s->mode != MODE_FWD)
             e = sbk_rmsnorm_bwd(dy, x, w, s->dx.dev[0], s->dw.dev[0], s->partial.dev[0], s->G, s->M, s->N,
                                 s->eps, dt, wdt, st);
@@ -355,6 +376,19 @@ static int rms_run(void *p, int provider, int set, sb_error *err)
     }
     return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "rmsnorm reference", e);
 }
+
+/* The fused forward's plan, so that a result says which kernel ran. */
+static void rms_provider_params(void *p, int provider, sb_params *extra)
+{
+    rms_state *s = p;
+    if (provider != SBK_P_FUSED || s->mode == MODE_BWD || extra->count + 1 > SB_MAX_PARAMS)
+        return;
+    int i = extra->count++;
+    snprintf(extra->name[i], SB_NAME_MAX, "fwd_plan");
+    sbk_rmsnorm_fwd_plan_name(&s->fplan, extra->value[i], sizeof extra->value[i]);
+}
+
+static const char *const rms_recorded_params[] = {"fwd_plan", NULL};
 
 const sb_op sb_op_rmsnorm = {
     .name = "rmsnorm",
@@ -378,5 +412,6 @@ const sb_op sb_op_rmsnorm = {
     .prepare = rms_prepare,
     .run = rms_run,
     .batch_invariance = NULL,
-    .provider_params = NULL,
+    .provider_params = rms_provider_params,
+    .recorded_params = rms_recorded_params,
 };

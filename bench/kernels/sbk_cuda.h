@@ -36,10 +36,36 @@ extern "C" {
 
 /* ---- normalisation and row ops (fused) ---------------------------------- */
 
-/* y = x * rsqrt(mean(x^2) + eps) * w, rounded once to dt. */
+/* y = x * rsqrt(mean(x^2) + eps) * w, rounded once to dt, launched as a
+ * plan says (made once per case by sbk_rmsnorm_fwd_plan_make):
+ * - BLOCK: one block a row, the weight read again with every row, a row
+ *   too long for registers read twice from memory (the first kernel);
+ * - ROWS: one group a row, WAVE: one wave of groups walking rows g, g + K,
+ *   ...; a group is a block, or a cluster of `cluster` blocks (Hopper on)
+ *   each holding a slice of N / cluster columns; each thread keeps its
+ *   weight slice in registers; `prefetch` (WAVE): the next row's x is
+ *   loaded before the current one is reduced.
+ * A plan with misaligned pointers runs as BLOCK. */
+enum { SBK_RMSNORM_FWD_BLOCK = 0, SBK_RMSNORM_FWD_ROWS = 1, SBK_RMSNORM_FWD_WAVE = 2 };
+typedef struct sbk_rmsnorm_fwd_plan {
+    int kind, prefetch, cluster;
+    int maxv, threads; /* 16-byte vectors a thread, threads a block */
+    int64_t groups;    /* blocks, or clusters, launched */
+} sbk_rmsnorm_fwd_plan;
+/* The request "auto" (or NULL) takes SBK_RMSNORM_FWD_AUTO. */
+#define SBK_RMSNORM_FWD_AUTO "block"
+/* request: "block", "rows", "wave" or "wave-pf", optionally ":C" with C
+ * in 1, 2, 4, 8 (blocks a row; default: the smallest that fits a slice
+ * in at most 4 vectors a thread and 256 threads). Without a device (the
+ * CPU path) a wave is one group a row. Returns 0, or -1 for a request it
+ * cannot parse or that cannot take this shape or card. */
+int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
+                              const char *request, sbk_rmsnorm_fwd_plan *plan);
+/* e.g. "block", "wave-pf:4 groups=264 threads=256 vectors=4" */
+void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n);
 cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
-                            cudaStream_t s);
+                            const sbk_rmsnorm_fwd_plan *plan, cudaStream_t s);
 /* dx (dt) and dw (wdt). dw goes through partial sums: block g of G
  * blocks sums rows g, g+G, ... into partial[g,:] (fp32, G x N), then a
  * second kernel sums the G partials of each column in a fixed order:

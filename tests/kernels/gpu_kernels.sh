@@ -19,7 +19,7 @@ check() {
   n=$((n + 1))
   echo "$out" | grep -E "passed|failed|skipped" | sed 's/^/  /'
   if [[ $rc -ne 0 ]] || echo "$out" | grep -qE ": failed|error"; then
-    echo "FAILED: $sb $*"
+    echo "FAILED: ${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }$sb $*"
     echo "$out" | tail -3
     fails=$((fails + 1))
   fi
@@ -56,6 +56,22 @@ for dt in bf16 fp16 fp32; do
                "--M 99 --N 12288" "--M 300 --N 20480" "--M 37 --N 32768" "--M 1000 --N 32768" "--M 5 --N 65536"; do
     check rmsnorm $shape --mode bwd --dtype $dt
   done
+  # the forward's launch plans (bench/kernels/sbk_cuda.h): one block a row,
+  # one group a row, one wave of groups, the wave with the next row
+  # prefetched (each with the cluster size it picks), and rows split over
+  # clusters of 2, 4 and 8 blocks named outright; row counts that do not
+  # divide evenly into the groups
+  if [[ $dt != fp16 ]]; then
+    plans="block rows wave wave-pf"
+    shapes=("--M 37 --N 4096" "--M 1001 --N 7168" "--M 300 --N 32768" "--M 5 --N 65536")
+    [[ $dt == bf16 ]] && plans="$plans rows:2 wave:4 wave-pf:8"
+    for plan in $plans; do
+      for shape in "${shapes[@]}"; do
+        SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm $shape --mode fwd --dtype $dt
+      done
+      SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm --M 999 --N 7168 --mode fwd --dtype $dt --weight_dtype fp32
+    done
+  fi
   # rows through shared memory in the CE and softmax kernels at DeepSeek-V3 widths
   check cross_entropy --M 40 --V 12288 --mode full --dtype $dt --ignore_frac 0.1
   check cross_entropy --M 40 --V 3072 --mode full --dtype $dt
