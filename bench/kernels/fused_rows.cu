@@ -14,29 +14,6 @@ using namespace sbk;
 
 namespace {
 
-template <typename T, typename TW, class ROW>
-__global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, const TW *__restrict__ w,
-                              T *__restrict__ y, int64_t N, float eps)
-{
-    constexpr int VW = ROW::VW;
-    const int64_t off = (int64_t)blockIdx.x * N;
-    ROW xr;
-    xr.load(x + off, N);
-    float ss = 0.0f;
-    xr.each([&](int64_t, const float *v, int) {
-#pragma unroll
-        for (int i = 0; i < VW; i++) ss += v[i] * v[i];
-    });
-    const float rs = rsqrtf(block_sum(ss) / (float)N + eps);
-    xr.each([&](int64_t j, const float *v, int) {
-        float wf[VW], o[VW];
-        io<TW, VW>::load(w + j, wf);
-#pragma unroll
-        for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
-        io<T, VW>::store_stream(y + off + j, o);
-    });
-}
-
 /* The weight a thread applies to its vectors of every row (vectors t, t +
  * bs, ... of the slice, as row_regs holds x), kept in registers as raw
  * bits: VW elements of TW in WQ 16-byte words per vector. */
@@ -92,6 +69,36 @@ __device__ __forceinline__ float cluster_row_sum(float part, int C, float *red, 
     for (int q = 0; q < C; q++) t += *cl.map_shared_rank(&red[par], q);
 #endif
     return t;
+}
+
+/* One block a row, or a cluster of C blocks a row (Hopper on), each block
+ * holding a slice of S = N / C columns (ROW: in registers, in shared
+ * memory, or left in memory and read twice); the weight is read (from L2)
+ * in the output pass. */
+template <typename T, typename TW, class ROW>
+__global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, const TW *__restrict__ w,
+                              T *__restrict__ y, int64_t N, float eps, int C)
+{
+    constexpr int VW = ROW::VW;
+    __shared__ float red[1];
+    const int64_t S = N / C, col0 = (int64_t)(blockIdx.x % (unsigned)C) * S;
+    const int64_t off = (int64_t)(blockIdx.x / (unsigned)C) * N + col0;
+    ROW xr;
+    xr.load(x + off, S);
+    float ss = 0.0f;
+    xr.each([&](int64_t, const float *v, int) {
+#pragma unroll
+        for (int i = 0; i < VW; i++) ss += v[i] * v[i];
+    });
+    const float rs = rsqrtf(cluster_row_sum(block_sum(ss), C, red, 0) / (float)N + eps);
+    xr.each([&](int64_t j, const float *v, int) {
+        float wf[VW], o[VW];
+        io<TW, VW>::load(w + col0 + j, wf);
+#pragma unroll
+        for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
+        io<T, VW>::store_stream(y + off + j, o);
+    });
+    if (C > 1) cluster_barrier(); /* no block leaves while another may still read its red */
 }
 
 /* The forward with blocks that walk rows: group g of K groups (a block, or
@@ -691,14 +698,28 @@ static cudaError_t rmsnorm_fwd_rows_kernel(sbk_dtype dt, sbk_dtype wdt, int maxv
     return cudaSuccess;
 }
 
-/* The slice layout for cluster size C: 0 when N does not split into C
- * slices of whole vectors or a slice does not fit in registers. */
+/* The block kernel for a plan: its slice in shared memory, or in the
+ * register layout maxv (pick_row_layout's: 1..8 in registers, -1 or 0 in
+ * memory). */
+static cudaError_t rmsnorm_fwd_block_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, int maxv, const void **fn)
+{
+    if (smem) {
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_smem<T>>));
+    } else {
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
+            *fn = (const void *)rmsnorm_fwd_k<T, TW, ROW>)));
+    }
+    return cudaSuccess;
+}
+
+/* The register layout of a slice for cluster size C (pick_row_layout of
+ * N / C, two rows' worth with the prefetch); 0 when N does not split into
+ * C slices of whole vectors. */
 static int rmsnorm_fwd_slice(int64_t N, int esize, int C, bool pf, int *threads)
 {
     const int vw = 16 / esize;
     if (N % ((int64_t)C * vw) != 0) return 0;
-    const int maxv = pick_row_layout(N / C, esize, true, pf ? 2 : 1, threads);
-    return maxv > 0 ? maxv : 0;
+    return pick_row_layout(N / C, esize, true, pf ? 2 : 1, threads);
 }
 
 /* The smallest cluster whose slices fit at most 4 vectors a thread in at
@@ -715,12 +736,34 @@ static int rmsnorm_fwd_cluster(int64_t N, int esize, bool pf, bool clusters)
     return rmsnorm_fwd_slice(N, esize, 1, pf, &threads) > 0 ? 1 : 0;
 }
 
+/* One wave of groups for a ROWS kernel, evened so every group walks the
+ * same number of rows give or take one; M without a device. */
+static int64_t rmsnorm_fwd_wave(const void *fn, int64_t M, int threads, int C)
+{
+    int64_t cap = 0;
+    int dev, sms = 0, per_sm = 0;
+    if (C > 1) {
+        cluster_launch one(C, threads, 0, C, 0);
+        int nc = 0;
+        if (cudaOccupancyMaxActiveClusters(&nc, fn, &one.cfg) == cudaSuccess) cap = nc;
+    } else if (cudaGetDevice(&dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+               cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, 0) == cudaSuccess) {
+        cap = (int64_t)sms * per_sm;
+    }
+    (void)cudaGetLastError();
+    if (cap <= 0 || M <= cap) return M;
+    const int64_t rows_each = (M + cap - 1) / cap;
+    return (M + rows_each - 1) / rows_each;
+}
+
 extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
                                          sbk_rmsnorm_fwd_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->kind = SBK_RMSNORM_FWD_BLOCK;
     plan->cluster = 1;
+    plan->groups = M;
     if (!rows_ok(M, N) || sbk_dtype_size(dt) == 0 || (wdt != dt && wdt != SBK_F32)) return -1;
     if (!request || !*request || strcmp(request, "auto") == 0) request = SBK_RMSNORM_FWD_AUTO;
     char kind[16];
@@ -736,57 +779,56 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         if (*end || (c != 1 && c != 2 && c != 4 && c != 8)) return -1;
         C = (int)c;
     }
-    const bool wave = strcmp(kind, "wave") == 0 || strcmp(kind, "wave-pf") == 0;
-    if (strcmp(kind, "block") == 0) return C > 1 ? -1 : 0;
-    if (!wave && strcmp(kind, "rows") != 0) return -1;
-    plan->prefetch = strcmp(kind, "wave-pf") == 0;
     const bool clusters = sm90_or_newer();
     const int esize = (int)sbk_dtype_size(dt);
+    if (C > 1 && !clusters) return -1;
+    if (strcmp(kind, "block") == 0 || strcmp(kind, "smem") == 0) {
+        plan->cluster = C ? C : 1;
+        plan->smem = kind[0] == 's';
+        if (N % ((int64_t)plan->cluster * (16 / esize)) != 0) return plan->cluster > 1 || plan->smem ? -1 : 0;
+        const int64_t S = N / plan->cluster;
+        if (plan->smem) {
+            size_t bytes;
+            if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &bytes)) return -1;
+            plan->smem_bytes = bytes;
+        } else {
+            plan->maxv = pick_row_layout(S, esize, true, 1, &plan->threads);
+            if (plan->cluster > 1 && plan->maxv <= 0) return -1; /* a split row's slice stays on chip */
+        }
+        const void *fn;
+        if (rmsnorm_fwd_block_kernel(dt, wdt, plan->smem, plan->maxv, &fn) != cudaSuccess) return -1;
+        (void)allow_smem(fn, plan->smem_bytes);
+        (void)cudaGetLastError(); /* no device (the CPU path): nothing to allow */
+        return 0;
+    }
+    const bool wave = strcmp(kind, "wave") == 0 || strcmp(kind, "wave-pf") == 0;
+    if (!wave && strcmp(kind, "rows") != 0) return -1;
+    plan->prefetch = strcmp(kind, "wave-pf") == 0;
     if (C == 0) {
         C = rmsnorm_fwd_cluster(N, esize, plan->prefetch, clusters);
         if (C == 0) return 0; /* a row too long for any slice layout: one block a row */
     }
-    if (C > 1 && !clusters) return -1;
     const int maxv = rmsnorm_fwd_slice(N, esize, C, plan->prefetch, &plan->threads);
-    if (maxv == 0) return -1;
+    if (maxv <= 0) return -1;
     plan->kind = wave ? SBK_RMSNORM_FWD_WAVE : SBK_RMSNORM_FWD_ROWS;
     plan->maxv = maxv;
     plan->cluster = C;
-    plan->groups = M;
-    if (!wave) return 0;
-    /* one wave of groups, evened so every group walks the same number of
-     * rows give or take one; without a device (the CPU path) one a row */
     const void *fn;
-    int64_t cap = 0;
-    int dev, sms = 0, per_sm = 0;
-    if (rmsnorm_fwd_rows_kernel(dt, wdt, maxv, plan->prefetch, &fn) == cudaSuccess) {
-        if (C > 1) {
-            cluster_launch one(C, plan->threads, 0, C, 0);
-            int nc = 0;
-            if (cudaOccupancyMaxActiveClusters(&nc, fn, &one.cfg) == cudaSuccess) cap = nc;
-        } else if (cudaGetDevice(&dev) == cudaSuccess &&
-                   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-                   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, plan->threads, 0) == cudaSuccess) {
-            cap = (int64_t)sms * per_sm;
-        }
-    }
-    (void)cudaGetLastError();
-    if (cap > 0 && M > cap) {
-        const int64_t rows_each = (M + cap - 1) / cap;
-        plan->groups = (M + rows_each - 1) / rows_each;
-    }
+    if (wave && rmsnorm_fwd_rows_kernel(dt, wdt, maxv, plan->prefetch, &fn) == cudaSuccess)
+        plan->groups = rmsnorm_fwd_wave(fn, M, plan->threads, C);
     return 0;
 }
 
 extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n)
 {
-    if (plan->kind == SBK_RMSNORM_FWD_BLOCK) {
-        snprintf(buf, n, "block");
-        return;
-    }
-    const char *kind = plan->kind == SBK_RMSNORM_FWD_ROWS ? "rows" : plan->prefetch ? "wave-pf" : "wave";
-    snprintf(buf, n, "%s:%d groups=%lld threads=%d vectors=%d", kind, plan->cluster, (long long)plan->groups,
-             plan->threads, plan->maxv);
+    const char *kind = plan->kind == SBK_RMSNORM_FWD_ROWS ? "rows"
+                       : plan->kind == SBK_RMSNORM_FWD_WAVE ? (plan->prefetch ? "wave-pf" : "wave")
+                       : plan->smem ? "smem" : "block";
+    if (plan->kind == SBK_RMSNORM_FWD_BLOCK && !plan->smem && plan->maxv <= 0)
+        snprintf(buf, n, "block:1 threads=%d in memory", plan->threads);
+    else
+        snprintf(buf, n, "%s:%d groups=%lld threads=%d %s=%d", kind, plan->cluster, (long long)plan->groups,
+                 plan->threads, plan->smem ? "smem_bytes" : "vectors", plan->smem ? (int)plan->smem_bytes : plan->maxv);
 }
 
 extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M, int64_t N, float eps,
@@ -795,24 +837,28 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     const bool al = aligned16(x) && aligned16(y) && aligned16(w);
-    if (plan && plan->kind != SBK_RMSNORM_FWD_BLOCK && al) {
-        const void *fn;
-        cudaError_t e = rmsnorm_fwd_rows_kernel(dt, wdt, plan->maxv, plan->prefetch, &fn);
-        if (e != cudaSuccess) return e;
-        int C = plan->cluster;
-        void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&C};
-        cluster_launch launch(plan->groups * C, plan->threads, 0, C, s);
+    sbk_rmsnorm_fwd_plan blk;
+    if (!plan || !al) {
+        /* no plan, or misaligned pointers: one block a row, as it fits */
+        memset(&blk, 0, sizeof blk);
+        blk.cluster = 1;
+        blk.groups = M;
+        blk.maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &blk.threads);
+        plan = &blk;
+    }
+    const void *fn;
+    cudaError_t e = plan->kind == SBK_RMSNORM_FWD_BLOCK
+                        ? rmsnorm_fwd_block_kernel(dt, wdt, plan->smem, plan->maxv, &fn)
+                        : rmsnorm_fwd_rows_kernel(dt, wdt, plan->maxv, plan->prefetch, &fn);
+    if (e != cudaSuccess) return e;
+    int C = plan->cluster;
+    cluster_launch launch(plan->groups * C, plan->threads, plan->smem_bytes, C, s);
+    if (plan->kind == SBK_RMSNORM_FWD_BLOCK) {
+        void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C};
         return cudaLaunchKernelExC(&launch.cfg, fn, args);
     }
-    int threads;
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &threads);
-    /* a row too long for registers stays in memory and is read twice: a
-     * 128 KiB row through shared memory leaves one block per SM and ran
-     * slower (H100, 2048 x 65536 bf16: 49% of the copy ceiling against 64%) */
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
-        rmsnorm_fwd_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
-            (const T *)x, (const TW *)w, (T *)y, N, eps))));
-    return launch_status();
+    void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&C};
+    return cudaLaunchKernelExC(&launch.cfg, fn, args);
 }
 
 /* The launch shape of the backward: the kernel, its block size, its

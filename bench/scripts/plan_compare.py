@@ -91,6 +91,7 @@ def main():
     torch_ms = {}
     if a.torch:
         tdir = os.path.join(a.out, "torch")
+        os.makedirs(tdir, exist_ok=True)
         here = os.path.dirname(os.path.abspath(__file__))
         for n, words in enumerate(cases, 1):
             spec = torch_spec(words)
