@@ -14,33 +14,6 @@ using namespace sbk;
 
 namespace {
 
-/* The weight a thread applies to its vectors of every row (vectors t, t +
- * bs, ... of the slice, as row_regs holds x), kept in registers as raw
- * bits: VW elements of TW in WQ 16-byte words per vector. */
-template <typename T, typename TW, int MAXV> struct weight_regs {
-    static constexpr int VW = vec<T>::n;
-    static constexpr int WQ = io<TW, VW>::bytes / 16;
-    static_assert(io<TW, VW>::bytes % 16 == 0, "a weight vector is whole 16-byte words");
-    uint4 v[MAXV][WQ];
-    __device__ __forceinline__ void load(const TW *w, int nvec)
-    {
-#pragma unroll
-        for (int k = 0; k < MAXV; k++) {
-            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) {
-                const uint4 *p = reinterpret_cast<const uint4 *>(w + (int64_t)idx * VW);
-#pragma unroll
-                for (int q = 0; q < WQ; q++) v[k][q] = p[q];
-            }
-        }
-    }
-    __device__ __forceinline__ void get(int k, float *f) const
-    {
-#pragma unroll
-        for (int q = 0; q < WQ; q++) io<TW, VW>::unpack(v[k][q], f, q);
-    }
-};
-
 /* A barrier over the thread block cluster (Hopper on; clusters are never
  * launched on older cards). */
 __device__ __forceinline__ void cluster_barrier()
@@ -98,63 +71,6 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
         for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
         io<T, VW>::store_stream(y + off + j, o);
     });
-    if (C > 1) cluster_barrier(); /* no block leaves while another may still read its red */
-}
-
-/* The forward with blocks that walk rows: group g of K groups (a block, or
- * a cluster of C blocks each holding one slice of S = N / C columns) takes
- * rows g, g + K, ...; the weight slice is loaded into registers once, so a
- * row costs its x read and y write alone. K = M (one row per group) or
- * one wave of groups. PF: the next row's x is loaded into a second holder
- * before the current row is reduced. */
-template <typename T, typename TW, int MAXV, bool PF>
-__global__ void __launch_bounds__(512) rmsnorm_fwd_rows_k(const T *__restrict__ x, const TW *__restrict__ w,
-                                                          T *__restrict__ y, int64_t M, int64_t N, float eps,
-                                                          int C)
-{
-    typedef row_regs<T, MAXV> ROW;
-    constexpr int VW = ROW::VW;
-    __shared__ float red[2];
-    const int64_t S = N / C, col0 = (int64_t)(blockIdx.x % (unsigned)C) * S;
-    const int64_t K = gridDim.x / C, g0 = blockIdx.x / C;
-    weight_regs<T, TW, MAXV> wr;
-    wr.load(w + col0, (int)(S / VW));
-    int par = 0;
-    auto step = [&](const ROW &xr, int64_t r) {
-        float ss = 0.0f;
-        xr.each([&](int64_t, const float *v, int) {
-#pragma unroll
-            for (int i = 0; i < VW; i++) ss += v[i] * v[i];
-        });
-        const float rs = rsqrtf(cluster_row_sum(block_sum(ss), C, red, par) / (float)N + eps);
-        par ^= 1;
-        T *yr = y + r * N + col0;
-        xr.each([&](int64_t j, const float *v, int k) {
-            float wf[VW], o[VW];
-            wr.get(k, wf);
-#pragma unroll
-            for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
-            io<T, VW>::store_stream(yr + j, o);
-        });
-    };
-    ROW xa;
-    if constexpr (PF) {
-        ROW xb;
-        int64_t r = g0;
-        if (r < M) xa.load(x + r * N + col0, S);
-        for (; r < M; r += 2 * K) {
-            if (r + K < M) xb.load(x + (r + K) * N + col0, S);
-            step(xa, r);
-            if (r + K >= M) break;
-            if (r + 2 * K < M) xa.load(x + (r + 2 * K) * N + col0, S);
-            step(xb, r + K);
-        }
-    } else {
-        for (int64_t r = g0; r < M; r += K) {
-            xa.load(x + r * N + col0, S);
-            step(xa, r);
-        }
-    }
     if (C > 1) cluster_barrier(); /* no block leaves while another may still read its red */
 }
 
@@ -679,29 +595,10 @@ struct cluster_launch {
     }
 };
 
-/* The forward's plans (sbk_cuda.h). The layout of a slice of S columns
- * held in registers: MAXV vectors a thread, `threads` a block; for the
- * prefetch, two rows' worth (MAXV <= 4). */
-template <typename T, typename TW>
-static const void *rmsnorm_fwd_rows_fn(int maxv, bool pf)
-{
-    switch (maxv) {
-    case 1: return pf ? (const void *)rmsnorm_fwd_rows_k<T, TW, 1, true> : (const void *)rmsnorm_fwd_rows_k<T, TW, 1, false>;
-    case 2: return pf ? (const void *)rmsnorm_fwd_rows_k<T, TW, 2, true> : (const void *)rmsnorm_fwd_rows_k<T, TW, 2, false>;
-    case 4: return pf ? (const void *)rmsnorm_fwd_rows_k<T, TW, 4, true> : (const void *)rmsnorm_fwd_rows_k<T, TW, 4, false>;
-    default: return (const void *)rmsnorm_fwd_rows_k<T, TW, 8, false>;
-    }
-}
-static cudaError_t rmsnorm_fwd_rows_kernel(sbk_dtype dt, sbk_dtype wdt, int maxv, bool pf, const void **fn)
-{
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = rmsnorm_fwd_rows_fn<T, TW>(maxv, pf)));
-    return cudaSuccess;
-}
-
-/* The block kernel for a plan: its slice in shared memory, or in the
+/* The forward's kernel for a plan: its slice in shared memory, or in the
  * register layout maxv (pick_row_layout's: 1..8 in registers, -1 or 0 in
  * memory). */
-static cudaError_t rmsnorm_fwd_block_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, int maxv, const void **fn)
+static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, int maxv, const void **fn)
 {
     if (smem) {
         SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_smem<T>>));
@@ -712,152 +609,108 @@ static cudaError_t rmsnorm_fwd_block_kernel(sbk_dtype dt, sbk_dtype wdt, bool sm
     return cudaSuccess;
 }
 
-/* The register layout of a slice for cluster size C (pick_row_layout of
- * N / C, two rows' worth with the prefetch); 0 when N does not split into
- * C slices of whole vectors. */
-static int rmsnorm_fwd_slice(int64_t N, int esize, int C, bool pf, int *threads)
-{
-    const int vw = 16 / esize;
-    if (N % ((int64_t)C * vw) != 0) return 0;
-    return pick_row_layout(N / C, esize, true, pf ? 2 : 1, threads);
-}
+/* Slices of a row too long for registers, split over a cluster and held in
+ * shared memory, at most this long: H100, 2048 x 65536 bf16, slices of
+ * 32 KiB (4 blocks a row) took 204 us against 249 with 64 KiB slices, 258
+ * with the whole 128 KiB row in one block and 276 with the row read twice
+ * from memory (examples/h100/rmsnorm-fwd-plans/). */
+#define SBK_RMSNORM_FWD_SLICE_MAX (32 * 1024)
 
-/* The smallest cluster whose slices fit at most 4 vectors a thread in at
- * most 256 threads (so several blocks share an SM), clusters only on
- * Hopper on; without one, a whole row if it fits in registers at all;
- * 0: none. */
-static int rmsnorm_fwd_cluster(int64_t N, int esize, bool pf, bool clusters)
+/* The measured default: the whole row in registers when it fits (block
+ * or smem did no better at any width that fits, and cluster splits of
+ * such rows did worse); else, on Hopper, the fewest blocks a row whose
+ * slices fit SBK_RMSNORM_FWD_SLICE_MAX in shared memory; else the row in
+ * memory. */
+static void rmsnorm_fwd_auto(int64_t N, int esize, bool clusters, int *C, bool *smem)
 {
     int threads;
-    for (int c = 1; c <= (clusters ? 8 : 1); c *= 2) {
-        const int maxv = rmsnorm_fwd_slice(N, esize, c, pf, &threads);
-        if (maxv > 0 && maxv <= 4 && threads <= 256) return c;
-    }
-    return rmsnorm_fwd_slice(N, esize, 1, pf, &threads) > 0 ? 1 : 0;
-}
-
-/* One wave of groups for a ROWS kernel, evened so every group walks the
- * same number of rows give or take one; M without a device. */
-static int64_t rmsnorm_fwd_wave(const void *fn, int64_t M, int threads, int C)
-{
-    int64_t cap = 0;
-    int dev, sms = 0, per_sm = 0;
-    if (C > 1) {
-        cluster_launch one(C, threads, 0, C, 0);
-        int nc = 0;
-        if (cudaOccupancyMaxActiveClusters(&nc, fn, &one.cfg) == cudaSuccess) cap = nc;
-    } else if (cudaGetDevice(&dev) == cudaSuccess &&
-               cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-               cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, 0) == cudaSuccess) {
-        cap = (int64_t)sms * per_sm;
-    }
-    (void)cudaGetLastError();
-    if (cap <= 0 || M <= cap) return M;
-    const int64_t rows_each = (M + cap - 1) / cap;
-    return (M + rows_each - 1) / rows_each;
+    *C = 1;
+    *smem = false;
+    if (pick_row_layout(N, esize, true, 1, &threads) > 0 || !clusters) return;
+    for (int c = 2; c <= 8; c *= 2)
+        if (N % ((int64_t)c * (16 / esize)) == 0 && N / c * esize <= SBK_RMSNORM_FWD_SLICE_MAX) {
+            *C = c;
+            *smem = true;
+            return;
+        }
 }
 
 extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
                                          sbk_rmsnorm_fwd_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
-    plan->kind = SBK_RMSNORM_FWD_BLOCK;
     plan->cluster = 1;
-    plan->groups = M;
     if (!rows_ok(M, N) || sbk_dtype_size(dt) == 0 || (wdt != dt && wdt != SBK_F32)) return -1;
-    if (!request || !*request || strcmp(request, "auto") == 0) request = SBK_RMSNORM_FWD_AUTO;
-    char kind[16];
-    int C = 0;
-    const char *colon = strchr(request, ':');
-    size_t kl = colon ? (size_t)(colon - request) : strlen(request);
-    if (kl == 0 || kl >= sizeof kind) return -1;
-    memcpy(kind, request, kl);
-    kind[kl] = '\0';
-    if (colon) {
-        char *end;
-        long c = strtol(colon + 1, &end, 10);
-        if (*end || (c != 1 && c != 2 && c != 4 && c != 8)) return -1;
-        C = (int)c;
-    }
     const bool clusters = sm90_or_newer();
     const int esize = (int)sbk_dtype_size(dt);
-    if (C > 1 && !clusters) return -1;
-    if (strcmp(kind, "block") == 0 || strcmp(kind, "smem") == 0) {
-        plan->cluster = C ? C : 1;
-        plan->smem = kind[0] == 's';
-        if (N % ((int64_t)plan->cluster * (16 / esize)) != 0) return plan->cluster > 1 || plan->smem ? -1 : 0;
-        const int64_t S = N / plan->cluster;
-        if (plan->smem) {
-            size_t bytes;
-            if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &bytes)) return -1;
-            plan->smem_bytes = bytes;
-        } else {
-            plan->maxv = pick_row_layout(S, esize, true, 1, &plan->threads);
-            if (plan->cluster > 1 && plan->maxv <= 0) return -1; /* a split row's slice stays on chip */
+    bool smem = false;
+    int C = 1;
+    if (!request || !*request || strcmp(request, "auto") == 0) {
+        rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
+    } else {
+        const char *colon = strchr(request, ':');
+        const size_t kl = colon ? (size_t)(colon - request) : strlen(request);
+        if (kl == 5 && strncmp(request, "block", 5) == 0) smem = false;
+        else if (kl == 4 && strncmp(request, "smem", 4) == 0) smem = true;
+        else return -1;
+        if (colon) {
+            char *end;
+            const long c = strtol(colon + 1, &end, 10);
+            if (*end || (c != 1 && c != 2 && c != 4 && c != 8)) return -1;
+            C = (int)c;
         }
-        const void *fn;
-        if (rmsnorm_fwd_block_kernel(dt, wdt, plan->smem, plan->maxv, &fn) != cudaSuccess) return -1;
-        (void)allow_smem(fn, plan->smem_bytes);
-        (void)cudaGetLastError(); /* no device (the CPU path): nothing to allow */
-        return 0;
     }
-    const bool wave = strcmp(kind, "wave") == 0 || strcmp(kind, "wave-pf") == 0;
-    if (!wave && strcmp(kind, "rows") != 0) return -1;
-    plan->prefetch = strcmp(kind, "wave-pf") == 0;
-    if (C == 0) {
-        C = rmsnorm_fwd_cluster(N, esize, plan->prefetch, clusters);
-        if (C == 0) return 0; /* a row too long for any slice layout: one block a row */
-    }
-    const int maxv = rmsnorm_fwd_slice(N, esize, C, plan->prefetch, &plan->threads);
-    if (maxv <= 0) return -1;
-    plan->kind = wave ? SBK_RMSNORM_FWD_WAVE : SBK_RMSNORM_FWD_ROWS;
-    plan->maxv = maxv;
+    if (C > 1 && !clusters) return -1;
     plan->cluster = C;
+    plan->smem = smem;
+    const int64_t S = N / C;
+    if (N % ((int64_t)C * (16 / esize)) != 0) {
+        if (C > 1 || smem) return -1;
+        plan->maxv = 0; /* single elements, in memory */
+        plan->threads = 256;
+    } else if (smem) {
+        if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
+    } else {
+        plan->maxv = pick_row_layout(S, esize, true, 1, &plan->threads);
+        if (C > 1 && plan->maxv <= 0) return -1; /* a split row's slices stay on chip */
+    }
     const void *fn;
-    if (wave && rmsnorm_fwd_rows_kernel(dt, wdt, maxv, plan->prefetch, &fn) == cudaSuccess)
-        plan->groups = rmsnorm_fwd_wave(fn, M, plan->threads, C);
+    if (rmsnorm_fwd_kernel(dt, wdt, smem, plan->maxv, &fn) != cudaSuccess) return -1;
+    (void)allow_smem(fn, plan->smem_bytes);
+    (void)cudaGetLastError(); /* no device (the CPU path): nothing to allow */
     return 0;
 }
 
 extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n)
 {
-    const char *kind = plan->kind == SBK_RMSNORM_FWD_ROWS ? "rows"
-                       : plan->kind == SBK_RMSNORM_FWD_WAVE ? (plan->prefetch ? "wave-pf" : "wave")
-                       : plan->smem ? "smem" : "block";
-    if (plan->kind == SBK_RMSNORM_FWD_BLOCK && !plan->smem && plan->maxv <= 0)
-        snprintf(buf, n, "block:1 threads=%d in memory", plan->threads);
+    if (plan->smem)
+        snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu", plan->cluster, plan->threads, plan->smem_bytes);
+    else if (plan->maxv > 0)
+        snprintf(buf, n, "block:%d threads=%d vectors=%d", plan->cluster, plan->threads, plan->maxv);
     else
-        snprintf(buf, n, "%s:%d groups=%lld threads=%d %s=%d", kind, plan->cluster, (long long)plan->groups,
-                 plan->threads, plan->smem ? "smem_bytes" : "vectors", plan->smem ? (int)plan->smem_bytes : plan->maxv);
+        snprintf(buf, n, "block:%d threads=%d in memory", plan->cluster, plan->threads);
 }
 
 extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M, int64_t N, float eps,
                                        sbk_dtype dt, sbk_dtype wdt, const sbk_rmsnorm_fwd_plan *plan,
                                        cudaStream_t s)
 {
-    if (!rows_ok(M, N)) return cudaErrorInvalidValue;
+    if (!rows_ok(M, N) || (plan && plan->cluster < 1)) return cudaErrorInvalidValue;
     const bool al = aligned16(x) && aligned16(y) && aligned16(w);
-    sbk_rmsnorm_fwd_plan blk;
+    sbk_rmsnorm_fwd_plan whole;
     if (!plan || !al) {
         /* no plan, or misaligned pointers: one block a row, as it fits */
-        memset(&blk, 0, sizeof blk);
-        blk.cluster = 1;
-        blk.groups = M;
-        blk.maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &blk.threads);
-        plan = &blk;
+        memset(&whole, 0, sizeof whole);
+        whole.cluster = 1;
+        whole.maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &whole.threads);
+        plan = &whole;
     }
     const void *fn;
-    cudaError_t e = plan->kind == SBK_RMSNORM_FWD_BLOCK
-                        ? rmsnorm_fwd_block_kernel(dt, wdt, plan->smem, plan->maxv, &fn)
-                        : rmsnorm_fwd_rows_kernel(dt, wdt, plan->maxv, plan->prefetch, &fn);
+    cudaError_t e = rmsnorm_fwd_kernel(dt, wdt, plan->smem, plan->maxv, &fn);
     if (e != cudaSuccess) return e;
     int C = plan->cluster;
-    cluster_launch launch(plan->groups * C, plan->threads, plan->smem_bytes, C, s);
-    if (plan->kind == SBK_RMSNORM_FWD_BLOCK) {
-        void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C};
-        return cudaLaunchKernelExC(&launch.cfg, fn, args);
-    }
-    void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&C};
+    void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C};
+    cluster_launch launch(M * C, plan->threads, plan->smem_bytes, C, s);
     return cudaLaunchKernelExC(&launch.cfg, fn, args);
 }
 

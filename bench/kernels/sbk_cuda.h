@@ -37,35 +37,24 @@ extern "C" {
 /* ---- normalisation and row ops (fused) ---------------------------------- */
 
 /* y = x * rsqrt(mean(x^2) + eps) * w, rounded once to dt, launched as a
- * plan says (made once per case by sbk_rmsnorm_fwd_plan_make):
- * - BLOCK: one block a row, or a cluster of `cluster` blocks a row
- *   (Hopper on), each holding a slice of N / cluster columns in registers
- *   (maxv vectors a thread), in shared memory (smem: smem_bytes), or, for
- *   a whole row too long for registers, in memory, read twice; the weight
- *   is read again with every row;
- * - ROWS: one group a row, WAVE: one wave of groups walking rows g, g + K,
- *   ...; a group is a block or a cluster as above; each thread keeps its
- *   weight slice in registers; `prefetch` (WAVE): the next row's x is
- *   loaded before the current one is reduced.
- * A null plan or misaligned pointers run as BLOCK with the whole row. */
-enum { SBK_RMSNORM_FWD_BLOCK = 0, SBK_RMSNORM_FWD_ROWS = 1, SBK_RMSNORM_FWD_WAVE = 2 };
+ * plan says (made once per case by sbk_rmsnorm_fwd_plan_make): one block
+ * a row, or a cluster of `cluster` blocks a row (Hopper on), each block
+ * holding a slice of N / cluster columns in registers (maxv 16-byte
+ * vectors a thread), in shared memory (smem, smem_bytes a block), or, for
+ * a whole row too long for registers, in memory, read twice; the weight
+ * is read (from L2) with every row. A null plan or misaligned pointers run
+ * with one block a row. */
 typedef struct sbk_rmsnorm_fwd_plan {
-    int kind, prefetch, cluster, smem;
-    int maxv, threads; /* 16-byte vectors a thread, threads a block */
+    int cluster, smem, maxv, threads;
     size_t smem_bytes;
-    int64_t groups;    /* blocks, or clusters, launched */
 } sbk_rmsnorm_fwd_plan;
-/* The request "auto" (or NULL) takes SBK_RMSNORM_FWD_AUTO. */
-#define SBK_RMSNORM_FWD_AUTO "block"
-/* request: "block", "smem", "rows", "wave" or "wave-pf", optionally ":C"
- * with C in 1, 2, 4, 8 (blocks a row; default: 1 for block and smem, else
- * the smallest that fits a slice in at most 4 vectors a thread and 256
- * threads). Without a device (the CPU path) a wave is one group a row.
- * Returns 0, or -1 for a request it cannot parse or that cannot take this
- * shape or card. */
+/* request: NULL or "auto", the measured default (docs/KERNELS.md); or
+ * "block" or "smem", optionally ":C" with C in 1, 2, 4, 8 (blocks a row,
+ * default 1). Returns 0, or -1 for a request it cannot parse or that
+ * cannot take this shape or card. */
 int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
                               const char *request, sbk_rmsnorm_fwd_plan *plan);
-/* e.g. "block:1 groups=16384 threads=224 vectors=4" */
+/* e.g. "block:1 threads=224 vectors=4", "smem:4 threads=256 smem_bytes=32768" */
 void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n);
 cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,

@@ -59,6 +59,32 @@ def samples_of(path):
     return d, [x for rep in d["timing"]["samples"] for x in rep]
 
 
+def torch_times(tdir, cases):
+    """case number -> torch-compile median (ms), from torch_ops.py's files"""
+    out = {}
+    try:
+        names = os.listdir(tdir)
+    except OSError:
+        return out
+    for name in names:
+        if not name.endswith("-torch-compile.json"):
+            continue
+        try:
+            with open(os.path.join(tdir, name)) as fh:
+                d = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if d.get("status") != "passed":
+            continue
+        c = d["config"]
+        for n, words in enumerate(cases, 1):
+            if (words[0] == c["op"] and opt(words, "--mode", "fwd") == c["mode"]
+                    and opt(words, "--dtype", "bf16") == c["dtype"] and torch_spec(words)
+                    and all(opt(words, "--" + k) == str(v) for k, v in c["shape"].items())):
+                out[n] = d["timing"]["stats"]["median"]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--solbench", required=True)
@@ -69,13 +95,15 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--calibration", default=None)
     ap.add_argument("--torch", action="store_true", help="torch.compile of each case too (torch_ops.py)")
+    ap.add_argument("--summarize", action="store_true",
+                    help="run nothing: print the table of the results already in --out")
     a = ap.parse_args()
     plans = [p for p in a.plans.split(",") if p]
     with open(a.cases) as fh:
         cases = [shlex.split(l) for l in fh if l.strip() and not l.lstrip().startswith("#")]
     os.makedirs(a.out, exist_ok=True)
     failed = 0
-    for r in range(a.rounds):
+    for r in range(0 if a.summarize else a.rounds):
         for n, words in enumerate(cases, 1):
             for p in plans:
                 path = os.path.join(a.out, "%d-%s-r%d.json" % (n, p.replace(":", "_"), r))
@@ -88,8 +116,8 @@ def main():
                 if res.returncode != 0:
                     failed += 1
                     print("case %d plan %s failed: %s" % (n, p, res.stdout.strip().splitlines()[-1:]), flush=True)
-    torch_ms = {}
-    if a.torch:
+    torch_ms = torch_times(os.path.join(a.out, "torch"), cases)
+    if a.torch and not a.summarize:
         tdir = os.path.join(a.out, "torch")
         os.makedirs(tdir, exist_ok=True)
         here = os.path.dirname(os.path.abspath(__file__))
@@ -101,11 +129,9 @@ def main():
                                   "--case", spec, "--providers", "torch-compile", "--repeats", "5",
                                   "--suite", "plan-compare", "--solbench", a.solbench],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            for line in res.stdout.splitlines():
-                if "torch-compile: passed, median" in line:
-                    torch_ms[n] = float(line.split("median ")[1].split(" ms")[0])
-            if n not in torch_ms:
+            if "torch-compile: passed, median" not in res.stdout:
                 print("case %d: torch-compile gave no time: %s" % (n, res.stdout.strip().splitlines()[-1:]))
+        torch_ms = torch_times(tdir, cases)
     print("%-4s %-58s %-10s %10s %7s %8s %8s  %s" % ("case", "command", "plan", "median us", "% copy",
                                                       "/first", "/torch", "plan run"))
     for n, words in enumerate(cases, 1):
