@@ -8,8 +8,6 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include <type_traits>
-
 #include "sbk_types.h"
 
 namespace sbk {
@@ -166,31 +164,6 @@ __device__ __forceinline__ float2 block_sum2(float a, float b)
 }
 __device__ __forceinline__ float block_max(float v) { return block_reduce(v, op_max(), -INFINITY); }
 
-/* The 16 / sizeof(T) elements of one 16-byte vector held in registers, as
- * float, for one pass over a row. bf16 widens by a shift or a mask, so
- * cheaply that the compiler would keep every widened element from one pass
- * to the next: twice the registers of the raw row (83 against 52 a thread
- * for an RMSNorm forward row of 4 vectors). Here the widening is asm
- * volatile, done again in every pass, and the raw row alone stays live. */
-template <typename T> __device__ __forceinline__ void widen_each_pass(const uint4 &u, float *x)
-{
-    if constexpr (std::is_same<T, bf16>::value) {
-        const uint32_t w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            uint32_t lo, hi;
-            asm volatile("shl.b32 %0, %1, 16;" : "=r"(lo) : "r"(w[q]));
-            asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(hi) : "r"(w[q]));
-            x[2 * q] = __uint_as_float(lo);
-            x[2 * q + 1] = __uint_as_float(hi);
-        }
-    } else {
-        const T *e = reinterpret_cast<const T *>(&u);
-#pragma unroll
-        for (int i = 0; i < 16 / (int)sizeof(T); i++) x[i] = tof<T>(e[i]);
-    }
-}
-
 /* A row held in registers: thread t keeps the 16-byte vectors t, t + bs,
  * ..., MAXV of them, as raw bits (4 registers each). Needs N a multiple of
  * vec<T>::n, a 16-byte aligned row, and N <= MAXV * bs * vec<T>::n. */
@@ -220,7 +193,9 @@ template <typename T, int MAXV> struct row_regs {
             int idx = (int)threadIdx.x + k * (int)blockDim.x;
             if (idx < nvec) {
                 float x[VW];
-                widen_each_pass<T>(v[k], x);
+                const T *e = reinterpret_cast<const T *>(&v[k]);
+#pragma unroll
+                for (int i = 0; i < VW; i++) x[i] = tof<T>(e[i]);
                 f((int64_t)idx * VW, x, k);
             }
         }

@@ -46,12 +46,11 @@ extern "C" {
  * with one block a row. */
 typedef struct sbk_rmsnorm_fwd_plan {
     int cluster, smem, maxv, threads;
-    int weight_ahead; /* registers: the weight loaded with the row, not after the reduction */
     size_t smem_bytes;
 } sbk_rmsnorm_fwd_plan;
 /* request: NULL or "auto", the measured default (docs/KERNELS.md); or
- * "block", "blockw" (the weight ahead) or "smem", optionally ":C" with C
- * in 1, 2, 4, 8 (blocks a row, default 1). Returns 0, or -1 for a request it cannot parse or that
+ * "block" or "smem", optionally ":C" with C in 1, 2, 4, 8 (blocks a row,
+ * default 1). Returns 0, or -1 for a request it cannot parse or that
  * cannot take this shape or card. */
 int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
                               const char *request, sbk_rmsnorm_fwd_plan *plan);
