@@ -644,7 +644,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     if (!rows_ok(M, N) || sbk_dtype_size(dt) == 0 || (wdt != dt && wdt != SBK_F32)) return -1;
     const bool clusters = sm90_or_newer();
     const int esize = (int)sbk_dtype_size(dt);
-    bool smem = false, mem = false;
+    bool smem = false;
     int C = 1;
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
@@ -653,7 +653,6 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);
         if (kl == 5 && strncmp(request, "block", 5) == 0) smem = false;
         else if (kl == 4 && strncmp(request, "smem", 4) == 0) smem = true;
-        else if (kl == 3 && strncmp(request, "mem", 3) == 0 && !colon) mem = true;
         else return -1;
         if (colon) {
             char *end;
@@ -672,9 +671,6 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         plan->threads = 256;
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
-    } else if (mem) {
-        plan->maxv = -1; /* 16-byte vectors, in memory */
-        plan->threads = 256;
     } else {
         plan->maxv = pick_row_layout(S, esize, true, 1, &plan->threads);
         if (C > 1 && plan->maxv <= 0) return -1; /* a split row's slices stay on chip */

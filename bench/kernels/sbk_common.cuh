@@ -212,20 +212,9 @@ template <typename T, int VW_> struct row_mem {
     const T *row;
     int64_t nvec;
     __device__ __forceinline__ void load(const T *r, int64_t N) { row = r; nvec = N / VW; }
-    /* four vectors loaded before the first is used, so that a thread has
-     * four loads in flight rather than one */
     template <class F> __device__ __forceinline__ void each(F f) const
     {
-        const int64_t step = blockDim.x;
-        int64_t idx = threadIdx.x;
-        for (; idx + 3 * step < nvec; idx += 4 * step) {
-            float x[4][VW];
-#pragma unroll
-            for (int u = 0; u < 4; u++) io<T, VW>::load(row + (idx + u * step) * VW, x[u]);
-#pragma unroll
-            for (int u = 0; u < 4; u++) f((idx + u * step) * VW, x[u], 0);
-        }
-        for (; idx < nvec; idx += step) {
+        for (int64_t idx = threadIdx.x; idx < nvec; idx += blockDim.x) {
             float x[VW];
             io<T, VW>::load(row + idx * VW, x);
             f(idx * VW, x, 0);

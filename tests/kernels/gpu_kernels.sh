@@ -58,12 +58,12 @@ for dt in bf16 fp16 fp32; do
   done
   # the forward's launch plans (bench/kernels/sbk_cuda.h): the default, one
   # block a row with the row in registers (or in memory) and in shared
-  # memory, the row in memory read four vectors at a time, and rows split over clusters of 2, 4 and 8 blocks with the
+  # memory, and rows split over clusters of 2, 4 and 8 blocks with the
   # slices in registers or shared memory; the default splits rows too long
   # for registers (32768 fp32, 65536) and keeps 70000 bf16 (no even split)
   # in memory
   if [[ $dt != fp16 ]]; then
-    plans="auto block mem smem:8"
+    plans="auto block smem:8"
     [[ $dt == bf16 ]] && plans="$plans smem block:2 smem:4"
     for plan in $plans; do
       for shape in "--M 37 --N 4096" "--M 1001 --N 7168" "--M 300 --N 32768" "--M 5 --N 65536"; do
