@@ -1,0 +1,114 @@
+/* test_rmsnorm_fwd_plan.c - the RMSNorm forward's launch plans
+ * (sbk_rmsnorm_fwd_plan_make, bench/kernels/fused_rows.cu) as a machine
+ * without a GPU makes them: the default's layouts, the requests it takes,
+ * the ones it refuses, and the names results record. Where a CUDA device
+ * is present the plans depend on the card (clusters, shared memory):
+ * skipped there, tests/kernels/gpu_kernels.sh runs every plan on the card. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cuda_runtime.h>
+
+#include "sbk_cuda.h"
+
+static int make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *req, sbk_rmsnorm_fwd_plan *p)
+{
+    return sbk_rmsnorm_fwd_plan_make(M, N, dt, wdt, req, p);
+}
+
+static void name_is(const sbk_rmsnorm_fwd_plan *p, const char *want)
+{
+    char buf[64];
+    sbk_rmsnorm_fwd_plan_name(p, buf, sizeof buf);
+    assert_string_equal(buf, want);
+}
+
+/* auto: the whole row in registers when it fits (thread count and vectors
+ * as pick_row_layout gives them), else in memory: without clusters a
+ * long row is not split */
+static void test_auto_layouts(void **st)
+{
+    (void)st;
+    sbk_rmsnorm_fwd_plan p;
+    assert_int_equal(make(16384, 7168, SBK_BF16, SBK_BF16, NULL, &p), 0);
+    assert_int_equal(p.cluster, 1);
+    assert_int_equal(p.smem, 0);
+    assert_int_equal(p.threads, 224);
+    assert_int_equal(p.maxv, 4);
+    name_is(&p, "block:1 threads=224 vectors=4");
+    assert_int_equal(make(2048, 32768, SBK_BF16, SBK_BF16, "auto", &p), 0);
+    name_is(&p, "block:1 threads=512 vectors=8");
+    assert_int_equal(make(2048, 4096, SBK_F32, SBK_F32, "", &p), 0);
+    name_is(&p, "block:1 threads=256 vectors=4");
+    /* 65536 bf16 is 8192 vectors: more than 512 threads hold in registers */
+    assert_int_equal(make(2048, 65536, SBK_BF16, SBK_BF16, NULL, &p), 0);
+    assert_int_equal(p.cluster, 1);
+    assert_int_equal(p.maxv, -1);
+    name_is(&p, "block:1 threads=512 in memory");
+    /* not a whole number of 16-byte vectors: single elements, in memory */
+    assert_int_equal(make(37, 1001, SBK_BF16, SBK_F32, NULL, &p), 0);
+    assert_int_equal(p.maxv, 0);
+    name_is(&p, "block:1 threads=256 in memory");
+}
+
+static void test_requests(void **st)
+{
+    (void)st;
+    sbk_rmsnorm_fwd_plan p;
+    assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "block", &p), 0);
+    name_is(&p, "block:1 threads=256 vectors=2");
+    assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "block:1", &p), 0);
+    name_is(&p, "block:1 threads=256 vectors=2");
+    /* the row in shared memory: 8 KiB fits the 48 KiB any device allows */
+    assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "smem", &p), 0);
+    assert_int_equal(p.smem, 1);
+    assert_int_equal((int)p.smem_bytes, 8192);
+    name_is(&p, "smem:1 threads=256 smem_bytes=8192");
+    assert_int_equal(make(4096, 7168, SBK_F16, SBK_F32, "smem:1", &p), 0);
+    name_is(&p, "smem:1 threads=256 smem_bytes=14336");
+}
+
+static void test_refusals(void **st)
+{
+    (void)st;
+    sbk_rmsnorm_fwd_plan p;
+    const char *bad[] = {"wave", "rows", "blockx", "smem:", "block:3", "block:16", "smem:2x", ":2", "block:-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, bad[i], &p), -1);
+    /* clusters need Hopper: none here */
+    assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "block:2", &p), -1);
+    assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "smem:4", &p), -1);
+    /* 128 KiB of shared memory is more than the 48 KiB a device-less plan assumes */
+    assert_int_equal(make(2048, 65536, SBK_BF16, SBK_BF16, "smem", &p), -1);
+    /* a shared-memory row must be whole vectors */
+    assert_int_equal(make(37, 1001, SBK_BF16, SBK_BF16, "smem", &p), -1);
+    /* bad shapes and types */
+    assert_int_equal(make(0, 4096, SBK_BF16, SBK_BF16, NULL, &p), -1);
+    assert_int_equal(make(4096, 0, SBK_BF16, SBK_BF16, NULL, &p), -1);
+    assert_int_equal(make(4096, 4096, SBK_BF16, SBK_F16, NULL, &p), -1);
+    /* a launch with a plan that was never made is refused, not run */
+    memset(&p, 0, sizeof p);
+    assert_int_equal(sbk_rmsnorm_fwd(NULL, NULL, NULL, 4, 4096, 1e-6f, SBK_BF16, SBK_BF16, &p, 0),
+                     cudaErrorInvalidValue);
+}
+
+int main(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
+        printf("test_rmsnorm_fwd_plan: a CUDA device is present: skipped (gpu_kernels.sh runs the plans)\n");
+        return 77;
+    }
+    (void)cudaGetLastError();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_auto_layouts),
+        cmocka_unit_test(test_requests),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
