@@ -596,17 +596,12 @@ struct cluster_launch {
     }
 };
 
-/* plan.maxv of the l2 plan (pick_row_layout's values are -1 .. 8) */
-#define SBK_RMSNORM_FWD_L2 (-2)
-
 /* The forward's kernel for a plan: its slice in shared memory, or in the
  * register layout maxv (pick_row_layout's: 1..8 in registers, -1 or 0 in
  * memory). */
 static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, int maxv, const void **fn)
 {
-    if (maxv == SBK_RMSNORM_FWD_L2) {
-        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_l2<T>>));
-    } else if (smem) {
+    if (smem) {
         SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_smem<T>>));
     } else {
         SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
@@ -649,7 +644,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     if (!rows_ok(M, N) || sbk_dtype_size(dt) == 0 || (wdt != dt && wdt != SBK_F32)) return -1;
     const bool clusters = sm90_or_newer();
     const int esize = (int)sbk_dtype_size(dt);
-    bool smem = false, l2 = false;
+    bool smem = false;
     int C = 1;
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
@@ -658,7 +653,6 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);
         if (kl == 5 && strncmp(request, "block", 5) == 0) smem = false;
         else if (kl == 4 && strncmp(request, "smem", 4) == 0) smem = true;
-        else if (kl == 2 && strncmp(request, "l2", 2) == 0 && !colon) l2 = true;
         else return -1;
         if (colon) {
             char *end;
@@ -672,13 +666,9 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     plan->smem = smem;
     const int64_t S = N / C;
     if (N % ((int64_t)C * (16 / esize)) != 0) {
-        if (C > 1 || smem || l2) return -1;
+        if (C > 1 || smem) return -1;
         plan->maxv = 0; /* single elements, in memory */
         plan->threads = 256;
-    } else if (l2) {
-        plan->maxv = SBK_RMSNORM_FWD_L2;
-        const int64_t nvec = N / (16 / esize);
-        plan->threads = nvec >= 512 ? 512 : (int)((nvec + 31) / 32 * 32);
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
     } else {
@@ -694,9 +684,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
 
 extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n)
 {
-    if (plan->maxv == SBK_RMSNORM_FWD_L2)
-        snprintf(buf, n, "l2:1 threads=%d", plan->threads);
-    else if (plan->smem)
+    if (plan->smem)
         snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu", plan->cluster, plan->threads, plan->smem_bytes);
     else if (plan->maxv > 0)
         snprintf(buf, n, "block:%d threads=%d vectors=%d", plan->cluster, plan->threads, plan->maxv);

@@ -63,7 +63,7 @@ for dt in bf16 fp16 fp32; do
   # for registers (32768 fp32, 65536) and keeps 70000 bf16 (no even split)
   # in memory
   if [[ $dt != fp16 ]]; then
-    plans="auto block l2 smem:8"
+    plans="auto block smem:8"
     [[ $dt == bf16 ]] && plans="$plans smem block:2 smem:4"
     for plan in $plans; do
       for shape in "--M 37 --N 4096" "--M 1001 --N 7168" "--M 300 --N 32768" "--M 5 --N 65536"; do
