@@ -1,7 +1,10 @@
 /* fused_rows.cu - the `fused` provider of the row ops: RMSNorm fwd/bwd,
  * fused add + RMSNorm (in place), LayerNorm fwd, Softmax fwd/bwd.
  * One block per row; the row is held in registers when it fits
- * (sbk::row_regs), else re-read (sbk::row_mem). fp32 math. */
+ * (sbk::row_regs), else re-read (sbk::row_mem). The RMSNorm forward may
+ * also split a row over a thread block cluster, slices in shared memory,
+ * and the backward walks rows in one wave of blocks (see each kernel).
+ * fp32 math. */
 #include <cooperative_groups.h>
 #include <stdio.h>
 #include <stdlib.h>
