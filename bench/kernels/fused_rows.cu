@@ -28,25 +28,21 @@ __device__ __forceinline__ void cluster_barrier()
 #endif
 }
 
-__device__ __forceinline__ float sum_of(float a, float b) { return a + b; }
-__device__ __forceinline__ float2 sum_of(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-
-/* The sum (of a float, or of each half of a float2) over a row whose C
- * slices are held by the C blocks of a cluster (C = 1: the block's own
- * part). Each block's part goes to red[par] in its shared memory; after one
- * cluster barrier every block adds the C parts in rank order, so all get
- * the same total. red[par] is written again two rows on, after every block
- * has passed the next row's barrier, so after it has read this row's
- * parts. */
-template <typename V> __device__ __forceinline__ V cluster_row_sum(V part, int C, V *red, int par)
+/* The sum of a row whose C slices are held by the C blocks of a cluster
+ * (C = 1: the block's own sum). Each block's part goes to red[par] in its
+ * shared memory; after one cluster barrier every block adds the C parts in
+ * rank order, so all get the same total. red[par] is written again two
+ * rows on, after every block has passed the next row's barrier, so after
+ * it has read this row's parts. */
+__device__ __forceinline__ float cluster_row_sum(float part, int C, float *red, int par)
 {
     if (C == 1) return part;
     if (threadIdx.x == 0) red[par] = part;
     cluster_barrier();
-    V t{};
+    float t = 0.0f;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
-    for (int q = 0; q < C; q++) t = sum_of(t, *cl.map_shared_rank(&red[par], q));
+    for (int q = 0; q < C; q++) t += *cl.map_shared_rank(&red[par], q);
 #endif
     return t;
 }
@@ -259,7 +255,18 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__
                 rms_bwd_sums<VW>(xv, g, wf, ss, gx);
             }
         }
-        const float2 sums = cluster_row_sum(block_sum2(ss, gx), C, red, b); /* one cluster barrier a row */
+        const float2 part = block_sum2(ss, gx);
+        if (threadIdx.x == 0) red[b] = part;
+        /* one cluster barrier a row: red[b] is written again two rows on,
+         * after every block has passed the next row's barrier, so after it
+         * has read this row's sums */
+        cl.sync();
+        float2 sums = make_float2(0.0f, 0.0f);
+        for (int q = 0; q < C; q++) {
+            const float2 o = *cl.map_shared_rank(&red[b], q);
+            sums.x += o.x;
+            sums.y += o.y;
+        }
         const float rs = rsqrtf(sums.x / (float)N + eps);
         const float c = rs * rs * sums.y / (float)N;
         const int64_t off = r * N + col0;
@@ -280,7 +287,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__
         const int idx = (int)threadIdx.x + k * (int)blockDim.x;
         if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
     }
-    cluster_barrier(); /* no block leaves while another may still read its red */
+    cl.sync(); /* no block leaves while another may still read its red */
 #endif
 }
 
