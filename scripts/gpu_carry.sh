@@ -15,7 +15,7 @@ if [[ -n "${BASE:-}" || "${SM90:-0}" == 1 ]]; then
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${archs[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target solbench solbook test_device_data >/dev/null
-rm -rf .carry/bin .carry/lib; mkdir -p .carry/bin .carry/lib
+rm -rf .carry/bin .carry/lib .carry/GIT_SHA_BASE; mkdir -p .carry/bin .carry/lib
 cp "$build"/bench/solbench "$build"/cli/solbook "$build"/tests/bench/test_device_data .carry/bin/
 # Libraries the GPU image does not ship (it has jansson, sqlite, pcre2, libcrypto).
 for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so; do
@@ -29,6 +29,7 @@ if [[ -n "${BASE:-}" ]]; then
   cmake -S build-carry-base-src -B build-carry-base -DCMAKE_BUILD_TYPE=Release "${archs[@]}" >/dev/null
   cmake --build build-carry-base -j"$(nproc)" --target solbench >/dev/null
   cp build-carry-base/bench/solbench .carry/bin/solbench-base
+  git rev-parse "$BASE" > .carry/GIT_SHA_BASE
   git worktree remove --force build-carry-base-src
 fi
 if [[ -n "${BASE:-}" || "${SM90:-0}" == 1 ]]; then strip .carry/bin/*; fi

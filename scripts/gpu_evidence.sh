@@ -126,6 +126,7 @@ ab|plans)
     [[ $krc -eq 0 ]] || rc=1
   fi
   if [[ $part == ab ]]; then
+    [[ -f .carry/GIT_SHA_BASE ]] && export AB_BASE_GIT_SHA=$(cat .carry/GIT_SHA_BASE)
     timeout "${AB_LIMIT:-300}" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
       < "${CASES:-bench/scripts/ab_cases.txt}" > "$w/ab.log" 2>&1 || rc=1
     cat "$w/ab.log"

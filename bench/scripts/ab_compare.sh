@@ -2,7 +2,8 @@
 # ab_compare.sh BASE NEW OUTDIR [CALIBRATION] < CASES - two solbench builds
 # (BASE: before a kernel change, NEW: after it) on the same card in one run,
 # case by case in turn (base, new, base, new, ...) so that the card's state
-# drifts alike for both. CASES: one solbench command line a line, without
+# drifts alike for both; AB_BASE_GIT_SHA, when set, is the commit the base
+# build's results record (else both record SOLBOOK_GIT_SHA). CASES: one solbench command line a line, without
 # the program, e.g. "rmsnorm --mode bwd --dtype bf16 --M 4096 --N 7168
 # --provider fused". Writes OUTDIR/{base,new}/<n>.json and prints, per
 # case, both medians, the ratio and the % of the copy ceiling. Figures for
@@ -18,10 +19,10 @@ while read -r line; do
   [[ -z "$line" || "$line" == \#* ]] && continue
   n=$((n + 1))
   for side in base new; do
-    prog=$base
-    [[ $side == new ]] && prog=$new
+    prog=$base sha=${AB_BASE_GIT_SHA:-${SOLBOOK_GIT_SHA:-}}
+    [[ $side == new ]] && prog=$new sha=${SOLBOOK_GIT_SHA:-}
     # shellcheck disable=SC2086
-    "$prog" $line --warmup 10 --iters 20 --repeats 5 --suite ab-compare ${cal:+--calibration "$cal"} \
+    SOLBOOK_GIT_SHA=$sha "$prog" $line --warmup 10 --iters 20 --repeats 5 --suite ab-compare ${cal:+--calibration "$cal"} \
       --out "$out/$side/$n.json" > "$out/$side/$n.log" 2>&1 || echo "case $n ($side) failed: $line"
   done
   python3 - "$out" "$n" "$line" <<'PY'
