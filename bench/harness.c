@@ -13,6 +13,7 @@
 
 #include "nvml.h"
 #include "output_scan.h"
+#include "stream_hold.h"
 
 /* ------------------------------------------------------------ tolerances */
 /* The one tolerance table (docs/TOLERANCES.md explains each row). The check
@@ -50,6 +51,7 @@ typedef struct ctx_impl {
     void *flush_buf;           /* L2 flush buffer (not counted) */
     size_t flush_bytes;
     void *scan_buf;            /* output scan's 3 counters (not counted) */
+    sb_stream_hold *hold;      /* holds the timed launches (made on first use) */
     /* allocation sizes, so free can subtract */
     void **ptrs;
     size_t *sizes;
@@ -161,6 +163,7 @@ void sb_ctx_close(sb_ctx *ctx)
     }
     if (im->scan_buf)
         cudaFree(im->scan_buf);
+    sb_stream_hold_close(im->hold);
     for (size_t i = 0; i < im->count; i++) {
         if (!im->ptrs[i])
             continue;
@@ -710,31 +713,62 @@ static void clock_state(sb_ctx *ctx, const sb_protocol_opts *opts, json_t **out)
         *out = NULL;
 }
 
-static int timed_samples(sb_case *c, int provider, const sb_protocol_opts *opts,
-                         sb_measurement *m, sb_error *err)
+/* How long a hold may wait for the host to queue one repeat before it lets
+ * go by itself: far longer than queueing takes (a repeat of 50 cuBLAS
+ * calls: well under 1 ms), short enough that a full launch queue (the host
+ * blocked behind the hold) costs a fraction of a second, counted. */
+#define SB_HOLD_TIMEOUT_MS 200.0
+
+/* settle: power and thermal management move the clocks over tens to
+ * hundreds of ms after a load starts (a 4096^3 GEMM from idle ran its 4th
+ * and 5th repeats 7% slower than its first), far longer than a warm-up of
+ * a few launches; running the call back to back first measures the clocks
+ * the card holds under this load. Batches of 8 launches, with the next
+ * batch queued before waiting for the one before, so the card never idles
+ * (a sync after every batch let the power draw dip, and the timed repeats
+ * that followed, without such dips, ran at other clocks). */
+static int settle(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m, sb_error *err)
 {
     sb_ctx *ctx = c->ctx;
-    int sets = c->cfg.input_sets, total = opts->iters * opts->repeats;
-    m->samples = calloc((size_t)total, sizeof(double));
-    if (!m->samples)
-        return sb_error_set(err, NULL, NULL, "out of host memory (samples)");
-    /* settle: power and thermal management move the clocks over tens to
-     * hundreds of ms after a load starts (a 4096^3 GEMM from idle ran its
-     * 4th and 5th repeats 7% slower than its first), far longer than a
-     * warm-up of a few launches; running the call back to back first
-     * measures the clocks the card holds under this load */
-    double t0 = host_now_ms();
+    int sets = c->cfg.input_sets;
     m->settle_ms = opts->settle_ms > 0 ? opts->settle_ms : -1;
-    while (opts->settle_ms > 0 && host_now_ms() - t0 < opts->settle_ms) {
-        for (int i = 0; i < 8; i++, m->settle_launches++)
-            if (c->op->run(c->state, provider, m->settle_launches % sets, err) != SB_OK)
-                return SB_ERR;
-        if (ctx_sync(ctx, err) != SB_OK)
-            return SB_ERR;
+    if (opts->settle_ms <= 0)
+        return SB_OK;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    cudaError_t e = cudaSuccess;
+    if (!ctx->device_is_cpu &&
+        ((e = cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming)) != cudaSuccess ||
+         (e = cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming)) != cudaSuccess)) {
+        if (ev[0])
+            cudaEventDestroy(ev[0]);
+        return cuda_fail(err, "cudaEventCreate", e);
     }
-    /* warm-up */
-    t0 = host_now_ms();
-    int done = 0;
+    int rc = SB_OK;
+    double t0 = host_now_ms();
+    for (int b = 0; rc == SB_OK && host_now_ms() - t0 < opts->settle_ms; b++) {
+        for (int i = 0; i < 8 && rc == SB_OK; i++, m->settle_launches++)
+            rc = c->op->run(c->state, provider, m->settle_launches % sets, err);
+        if (rc != SB_OK || ctx->device_is_cpu)
+            continue;
+        if ((e = cudaEventRecord(ev[b & 1], ctx->stream)) != cudaSuccess)
+            rc = cuda_fail(err, "cudaEventRecord", e);
+        else if (b > 0 && (e = cudaEventSynchronize(ev[(b - 1) & 1])) != cudaSuccess)
+            rc = cuda_fail(err, "kernel execution", e);
+    }
+    if (!ctx->device_is_cpu) {
+        cudaEventDestroy(ev[0]);
+        cudaEventDestroy(ev[1]);
+    }
+    return rc;
+}
+
+/* Warm-up by count is queued and not waited for: the timed repeats queue
+ * behind it, so the card goes from warm-up to timing without idling. */
+static int warm_up(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m, sb_error *err)
+{
+    sb_ctx *ctx = c->ctx;
+    int sets = c->cfg.input_sets, done = 0;
+    double t0 = host_now_ms();
     if (opts->warmup_ms > 0) {
         while (host_now_ms() - t0 < opts->warmup_ms) {
             if (c->op->run(c->state, provider, done % sets, err) != SB_OK ||
@@ -746,69 +780,133 @@ static int timed_samples(sb_case *c, int provider, const sb_protocol_opts *opts,
         for (; done < opts->warmup_iters; done++)
             if (c->op->run(c->state, provider, done % sets, err) != SB_OK)
                 return SB_ERR;
-        if (ctx_sync(ctx, err) != SB_OK)
+        if (ctx->device_is_cpu && ctx_sync(ctx, err) != SB_OK)
             return SB_ERR;
     }
     m->warmup_iters_done = done;
-    clock_state(ctx, opts, &m->clocks_before);
-    int rc = SB_OK;
-    if (ctx->device_is_cpu) {
-        for (int r = 0; r < opts->repeats && rc == SB_OK; r++)
-            for (int i = 0; i < opts->iters; i++) {
-                int k = r * opts->iters + i;
-                if (opts->l2_cold && ctx_flush_l2(ctx, k, err) != SB_OK)
-                    return SB_ERR;
-                double a = host_now_ms();
-                if (c->op->run(c->state, provider, k % sets, err) != SB_OK)
-                    return SB_ERR;
-                m->samples[k] = host_now_ms() - a;
-            }
-    } else {
-        cudaEvent_t *ev = calloc((size_t)opts->iters * 2, sizeof *ev);
-        if (!ev)
-            return sb_error_set(err, NULL, NULL, "out of host memory (events)");
-        int made = 0;
-        cudaError_t e = cudaSuccess;
-        for (; made < opts->iters * 2; made++)
-            if ((e = cudaEventCreate(&ev[made])) != cudaSuccess)
-                break;
-        if (e != cudaSuccess)
-            rc = cuda_fail(err, "cudaEventCreate", e);
-        for (int r = 0; r < opts->repeats && rc == SB_OK; r++) {
-            for (int i = 0; i < opts->iters && rc == SB_OK; i++) {
-                int k = r * opts->iters + i;
-                if (opts->l2_cold && (rc = ctx_flush_l2(ctx, k, err)) != SB_OK)
-                    break;
-                if ((e = cudaEventRecord(ev[2 * i], ctx->stream)) != cudaSuccess) {
-                    rc = cuda_fail(err, "cudaEventRecord", e);
-                    break;
-                }
-                if ((rc = c->op->run(c->state, provider, k % sets, err)) != SB_OK)
-                    break;
-                if ((e = cudaEventRecord(ev[2 * i + 1], ctx->stream)) != cudaSuccess)
-                    rc = cuda_fail(err, "cudaEventRecord", e);
-            }
-            if (rc == SB_OK && (e = cudaStreamSynchronize(ctx->stream)) != cudaSuccess)
-                rc = cuda_fail(err, "kernel execution", e);
-            json_t *cs = NULL;
-            if (rc == SB_OK)
-                clock_state(ctx, opts, &cs);
-            if (cs) {
-                if (!m->repeat_clocks)
-                    m->repeat_clocks = json_array();
-                json_array_append_new(m->repeat_clocks, cs);
-            }
-            for (int i = 0; i < opts->iters && rc == SB_OK; i++) {
-                float ms = 0;
-                if ((e = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1])) != cudaSuccess)
-                    rc = cuda_fail(err, "cudaEventElapsedTime", e);
-                m->samples[r * opts->iters + i] = ms;
-            }
+    return SB_OK;
+}
+
+static int cpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m,
+                       sb_error *err)
+{
+    for (int r = 0; r < opts->repeats; r++)
+        for (int i = 0; i < opts->iters; i++) {
+            int k = r * opts->iters + i;
+            if (opts->l2_cold && ctx_flush_l2(c->ctx, k, err) != SB_OK)
+                return SB_ERR;
+            double a = host_now_ms();
+            if (c->op->run(c->state, provider, k % c->cfg.input_sets, err) != SB_OK)
+                return SB_ERR;
+            m->samples[k] = host_now_ms() - a;
         }
-        for (int i = 0; i < made; i++)
-            cudaEventDestroy(ev[i]);
-        free(ev);
+    return SB_OK;
+}
+
+/* Queues repeat r's samples, each between its pair of events ev[2i],
+ * ev[2i+1], behind a hold on slot r % 2 that is released once all are
+ * queued. The hold is released on every path, so that a failed repeat
+ * never leaves the stream waiting for the timeout. */
+static int queue_repeat(sb_case *c, int provider, const sb_protocol_opts *opts, sb_stream_hold *hold,
+                        cudaEvent_t *ev, int r, sb_error *err)
+{
+    sb_ctx *ctx = c->ctx;
+    cudaError_t e = sb_stream_hold_launch(hold, r & 1, ctx->stream);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "stream hold", e);
+    int rc = SB_OK;
+    for (int i = 0; i < opts->iters && rc == SB_OK; i++) {
+        int k = r * opts->iters + i;
+        if (opts->l2_cold && (rc = ctx_flush_l2(ctx, k, err)) != SB_OK)
+            break;
+        if ((e = cudaEventRecord(ev[2 * i], ctx->stream)) != cudaSuccess) {
+            rc = cuda_fail(err, "cudaEventRecord", e);
+            break;
+        }
+        if ((rc = c->op->run(c->state, provider, k % c->cfg.input_sets, err)) != SB_OK)
+            break;
+        if ((e = cudaEventRecord(ev[2 * i + 1], ctx->stream)) != cudaSuccess)
+            rc = cuda_fail(err, "cudaEventRecord", e);
     }
+    sb_stream_hold_release(hold, r & 1);
+    return rc;
+}
+
+/* Waits for repeat r (its last event), reads the clock state, and takes its
+ * samples from its events. */
+static int collect_repeat(sb_case *c, const sb_protocol_opts *opts, sb_measurement *m, cudaEvent_t *ev, int r,
+                          sb_error *err)
+{
+    cudaError_t e = cudaEventSynchronize(ev[2 * opts->iters - 1]);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "kernel execution", e);
+    json_t *cs = NULL;
+    clock_state(c->ctx, opts, &cs);
+    if (cs) {
+        if (!m->repeat_clocks)
+            m->repeat_clocks = json_array();
+        json_array_append_new(m->repeat_clocks, cs);
+    }
+    for (int i = 0; i < opts->iters; i++) {
+        float ms = 0;
+        if ((e = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1])) != cudaSuccess)
+            return cuda_fail(err, "cudaEventElapsedTime", e);
+        m->samples[r * opts->iters + i] = ms;
+    }
+    return SB_OK;
+}
+
+/* The timed repeats on the GPU. Repeat r + 1 is queued (behind its own
+ * hold) before the host waits for repeat r and reads the clocks, so the
+ * card runs the repeats back to back; two sets of events, one per repeat
+ * in flight. */
+static int gpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m, sb_error *err)
+{
+    sb_ctx *ctx = c->ctx;
+    ctx_impl *im = ctx->impl;
+    cudaError_t e = cudaSuccess;
+    if (!im->hold && (e = sb_stream_hold_open(&im->hold, 2, SB_HOLD_TIMEOUT_MS)) != cudaSuccess) {
+        im->hold = NULL;
+        return cuda_fail(err, "stream hold (pinned host memory)", e);
+    }
+    int n = opts->iters * 2 * 2, made = 0;
+    cudaEvent_t *ev = calloc((size_t)n, sizeof *ev);
+    if (!ev)
+        return sb_error_set(err, NULL, NULL, "out of host memory (events)");
+    for (; made < n; made++)
+        if ((e = cudaEventCreate(&ev[made])) != cudaSuccess)
+            break;
+    int rc = e == cudaSuccess ? SB_OK : cuda_fail(err, "cudaEventCreate", e);
+    const int timeouts0 = sb_stream_hold_timeouts(im->hold);
+    for (int r = 0; r < opts->repeats && rc == SB_OK; r++) {
+        rc = queue_repeat(c, provider, opts, im->hold, ev + (r & 1) * 2 * opts->iters, r, err);
+        if (rc == SB_OK && r > 0)
+            rc = collect_repeat(c, opts, m, ev + ((r - 1) & 1) * 2 * opts->iters, r - 1, err);
+    }
+    if (rc == SB_OK)
+        rc = collect_repeat(c, opts, m, ev + ((opts->repeats - 1) & 1) * 2 * opts->iters, opts->repeats - 1, err);
+    else
+        (void)cudaStreamSynchronize(ctx->stream); /* nothing queued outlives its events */
+    m->launch_hold = "blocking-kernel";
+    m->hold_timeouts = sb_stream_hold_timeouts(im->hold) - timeouts0;
+    for (int i = 0; i < made; i++)
+        cudaEventDestroy(ev[i]);
+    free(ev);
+    return rc;
+}
+
+static int timed_samples(sb_case *c, int provider, const sb_protocol_opts *opts,
+                         sb_measurement *m, sb_error *err)
+{
+    sb_ctx *ctx = c->ctx;
+    int total = opts->iters * opts->repeats;
+    m->samples = calloc((size_t)total, sizeof(double));
+    if (!m->samples)
+        return sb_error_set(err, NULL, NULL, "out of host memory (samples)");
+    if (settle(c, provider, opts, m, err) != SB_OK || warm_up(c, provider, opts, m, err) != SB_OK)
+        return SB_ERR;
+    clock_state(ctx, opts, &m->clocks_before);
+    int rc = ctx->device_is_cpu ? cpu_samples(c, provider, opts, m, err) : gpu_samples(c, provider, opts, m, err);
     if (rc == SB_OK)
         clock_state(ctx, opts, &m->clocks_after);
     return rc;

@@ -68,6 +68,8 @@ typedef struct sb_measurement {
     json_t *repeat_clocks;     /* owned array, one state after each repeat; may be NULL */
     double settle_ms;          /* requested settle, or < 0 when none */
     int settle_launches;
+    const char *launch_hold;   /* "blocking-kernel" (GPU path) or NULL */
+    int hold_timeouts;         /* repeats whose hold let go by its timeout */
     /* correctness */
     char reference[64];
     int64_t checked_elements;

@@ -245,6 +245,8 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
     json_object_set_new(proto, "l2", json_string(m->l2_cold ? "cold" : "warm"));
     json_object_set_new(proto, "input_sets", json_integer(m->input_sets > 0 ? m->input_sets : 1));
     json_object_set_new(proto, "graph", json_false());
+    if (timed && m->launch_hold)
+        json_object_set_new(proto, "launch_hold", json_string(m->launch_hold));
     json_object_set_new(r, "protocol", proto);
 
     if (timed) {
@@ -266,6 +268,8 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
             json_object_set(timing, "clocks_after", m->clocks_after);
         if (m->repeat_clocks)
             json_object_set(timing, "repeat_clocks", m->repeat_clocks);
+        if (m->launch_hold)
+            json_object_set_new(timing, "hold_timeouts", json_integer(m->hold_timeouts));
         json_object_set_new(r, "timing", timing);
 
         json_t *metrics = json_object();

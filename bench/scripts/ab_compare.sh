@@ -5,9 +5,11 @@
 # drifts alike for both; AB_BASE_GIT_SHA, when set, is the commit the base
 # build's results record (else both record SOLBOOK_GIT_SHA). CASES: one solbench command line a line, without
 # the program, e.g. "rmsnorm --mode bwd --dtype bf16 --M 4096 --N 7168
-# --provider fused". Writes OUTDIR/{base,new}/<n>.json and prints, per
-# case, both medians, the ratio and the % of the copy ceiling. Figures for
-# docs/, not a test.
+# --provider fused"; a line starting "= " runs as given, without the
+# protocol below (gemm --spec fixes its own). Writes
+# OUTDIR/{base,new}/<n>.json and prints, per case, both medians, the ratio,
+# the % of the copy ceiling and the spread of the repeat medians. Figures
+# for docs/, not a test.
 set -uo pipefail
 base=${1:?usage: ab_compare.sh BASE NEW OUTDIR [CALIBRATION] < CASES}
 new=${2:?usage: ab_compare.sh BASE NEW OUTDIR [CALIBRATION] < CASES}
@@ -18,11 +20,13 @@ n=0
 while read -r line; do
   [[ -z "$line" || "$line" == \#* ]] && continue
   n=$((n + 1))
+  proto="--warmup 10 --iters 20 --repeats 5"
+  if [[ "$line" == "= "* ]]; then line=${line#= }; proto=""; fi
   for side in base new; do
     prog=$base sha=${AB_BASE_GIT_SHA:-${SOLBOOK_GIT_SHA:-}}
     [[ $side == new ]] && prog=$new sha=${SOLBOOK_GIT_SHA:-}
     # shellcheck disable=SC2086
-    SOLBOOK_GIT_SHA=$sha "$prog" $line --warmup 10 --iters 20 --repeats 5 --suite ab-compare ${cal:+--calibration "$cal"} \
+    SOLBOOK_GIT_SHA=$sha "$prog" $line $proto --suite ab-compare ${cal:+--calibration "$cal"} \
       --out "$out/$side/$n.json" > "$out/$side/$n.log" 2>&1 || echo "case $n ($side) failed: $line"
   done
   python3 - "$out" "$n" "$line" <<'PY'
@@ -41,7 +45,9 @@ def fig(d):
         return "%s" % (d["status"] if d else "no result")
     m = d.get("metrics", {})
     pct = m.get("pct_measured_ceiling")
-    return "%.2f us%s" % (1000 * d["timing"]["stats"]["median"], " %.1f%% copy" % pct if pct else "")
+    sp = d["timing"]["stats"].get("repeat_median_rel_spread")
+    return "%.2f us%s%s" % (1000 * d["timing"]["stats"]["median"], " %.1f%% copy" % pct if pct else "",
+                            " spread %.2f%%" % (100 * sp) if sp is not None else "")
 ratio = ""
 if all(r[s] and r[s]["status"] == "passed" for s in r):
     ratio = "  new/base time %.3f" % (r["new"]["timing"]["stats"]["median"] / r["base"]["timing"]["stats"]["median"])

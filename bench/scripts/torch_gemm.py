@@ -27,7 +27,7 @@ import tempfile
 import time
 import uuid
 
-from torch_common import find_solbench, stats_of
+from torch_common import find_solbench, hold_probe, settle, stats_of, timed_repeats
 
 
 def main():
@@ -180,17 +180,10 @@ def main():
         if a.l2 == "cold":
             l2 = torch.cuda.get_device_properties(dev).L2_cache_size
             flush = torch.empty(2 * l2, dtype=torch.uint8, device=dev)
+        probe = hold_probe(torch, launch)
         if a.settle_ms > 0:
-            # as solbench: run back to back until the clocks hold steady
-            t0 = time.monotonic()
-            settled = 0
-            while (time.monotonic() - t0) * 1e3 < a.settle_ms:
-                for _ in range(8):
-                    launch()
-                torch.cuda.synchronize()
-                settled += 8
             result["protocol"]["settle_ms"] = a.settle_ms
-            result["protocol"]["settle_launches"] = settled
+            result["protocol"]["settle_launches"] = settle(torch, launch, a.settle_ms)
         if a.warmup_ms > 0:
             t0 = time.monotonic()
             done = 0
@@ -201,30 +194,22 @@ def main():
         else:
             for _ in range(a.warmup):
                 launch()
-            torch.cuda.synchronize()
             done = a.warmup
         result["protocol"]["warmup_iters"] = done
-        samples = []
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(a.iters)]
-        stops = [torch.cuda.Event(enable_timing=True) for _ in range(a.iters)]
-        rows_out = []
-        for r in range(a.repeats):
-            for i in range(a.iters):
-                if flush is not None:
-                    flush.fill_((r * a.iters + i) & 0xFF)
-                starts[i].record()
-                launch()
-                stops[i].record()
-            torch.cuda.synchronize()
-            rep = [starts[i].elapsed_time(stops[i]) for i in range(a.iters)]
-            rows_out.append(rep)
-            samples.extend(rep)
+
+        def flush_before(k):
+            flush.fill_(k & 0xFF)
+
+        rows_out, short = timed_repeats(torch, launch, a.iters, a.repeats, probe,
+                                        flush_before if flush is not None else None)
+        samples = [x for rep in rows_out for x in rep]
+        result["protocol"]["launch_hold"] = "sleep-kernel"
         st = stats_of(samples, a.repeats)
         flops = 2.0 * a.M * a.N * a.K
         nbytes = (a.M * a.K + a.K * a.N + a.M * a.N) * A.element_size()
         secs = st["median"] * 1e-3
         result["status"] = "passed"
-        result["timing"] = {"unit": "ms", "samples": rows_out, "stats": st}
+        result["timing"] = {"unit": "ms", "samples": rows_out, "stats": st, "hold_timeouts": short}
         result["metrics"] = {"flops": flops, "bytes": float(nbytes), "tflops": flops / secs / 1e12,
                              "gbps": nbytes / secs / 1e9, "bound": "unknown", "pct_datasheet_peak": None,
                              "pct_measured_ceiling": None}

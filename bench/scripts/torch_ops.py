@@ -52,7 +52,7 @@ import tempfile
 import time
 import uuid
 
-from torch_common import find_solbench, stats_of
+from torch_common import find_solbench, hold_probe, stats_of, timed_repeats
 
 # The cases of liger-perkernel-quick and memory-bound-quick
 # (bench/kernels/sbk_presets.h), as op:mode:dtype:shape[:params].
@@ -366,25 +366,16 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
         result["reason"] = "correctness: %d of %d checked elements outside tolerance, finite %s" % (
             bad, checked, finite)
     else:
+        probe = hold_probe(t, launch)
         for _ in range(a.warmup):
             launch()
-        t.cuda.synchronize(dev)
         result["protocol"]["warmup_iters"] = a.warmup
-        starts = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
-        stops = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
-        samples, per_rep = [], []
-        for _ in range(a.repeats):
-            for i in range(a.iters):
-                starts[i].record()
-                launch()
-                stops[i].record()
-            t.cuda.synchronize(dev)
-            rep = [starts[i].elapsed_time(stops[i]) for i in range(a.iters)]
-            per_rep.append(rep)
-            samples.extend(rep)
+        per_rep, short = timed_repeats(t, launch, a.iters, a.repeats, probe)
+        samples = [x for rep in per_rep for x in rep]
         st = stats_of(samples, a.repeats)
         result["status"] = "passed"
-        result["timing"] = {"unit": "ms", "samples": per_rep, "stats": st}
+        result["protocol"]["launch_hold"] = "sleep-kernel"
+        result["timing"] = {"unit": "ms", "samples": per_rep, "stats": st, "hold_timeouts": short}
         flops, nbytes = models(op, mode, dtype, shape)
         secs = st["median"] * 1e-3
         result["metrics"] = {"flops": flops, "bytes": nbytes, "tflops": flops / secs / 1e12,
