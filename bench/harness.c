@@ -719,179 +719,181 @@ static void clock_state(sb_ctx *ctx, const sb_protocol_opts *opts, json_t **out)
  * blocked behind the hold) costs a fraction of a second, counted. */
 #define SB_HOLD_TIMEOUT_MS 200.0
 
-/* settle: power and thermal management move the clocks over tens to
- * hundreds of ms after a load starts (a 4096^3 GEMM from idle ran its 4th
- * and 5th repeats 7% slower than its first), far longer than a warm-up of
- * a few launches; running the call back to back first measures the clocks
- * the card holds under this load. Batches of 8 launches, with the next
- * batch queued before waiting for the one before, so the card never idles
- * (a sync after every batch let the power draw dip, and the timed repeats
- * that followed, without such dips, ran at other clocks). */
-static int settle(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m, sb_error *err)
-{
-    sb_ctx *ctx = c->ctx;
-    int sets = c->cfg.input_sets;
-    m->settle_ms = opts->settle_ms > 0 ? opts->settle_ms : -1;
-    if (opts->settle_ms <= 0)
-        return SB_OK;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    cudaError_t e = cudaSuccess;
-    if (!ctx->device_is_cpu &&
-        ((e = cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming)) != cudaSuccess ||
-         (e = cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming)) != cudaSuccess)) {
-        if (ev[0])
-            cudaEventDestroy(ev[0]);
-        return cuda_fail(err, "cudaEventCreate", e);
-    }
-    int rc = SB_OK;
-    double t0 = host_now_ms();
-    for (int b = 0; rc == SB_OK && host_now_ms() - t0 < opts->settle_ms; b++) {
-        for (int i = 0; i < 8 && rc == SB_OK; i++, m->settle_launches++)
-            rc = c->op->run(c->state, provider, m->settle_launches % sets, err);
-        if (rc != SB_OK || ctx->device_is_cpu)
-            continue;
-        if ((e = cudaEventRecord(ev[b & 1], ctx->stream)) != cudaSuccess)
-            rc = cuda_fail(err, "cudaEventRecord", e);
-        else if (b > 0 && (e = cudaEventSynchronize(ev[(b - 1) & 1])) != cudaSuccess)
-            rc = cuda_fail(err, "kernel execution", e);
-    }
-    if (!ctx->device_is_cpu) {
-        cudaEventDestroy(ev[0]);
-        cudaEventDestroy(ev[1]);
-    }
-    return rc;
-}
-
-/* Warm-up by count is queued and not waited for: the timed repeats queue
- * behind it, so the card goes from warm-up to timing without idling. */
-static int warm_up(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m, sb_error *err)
-{
-    sb_ctx *ctx = c->ctx;
-    int sets = c->cfg.input_sets, done = 0;
-    double t0 = host_now_ms();
-    if (opts->warmup_ms > 0) {
-        while (host_now_ms() - t0 < opts->warmup_ms) {
-            if (c->op->run(c->state, provider, done % sets, err) != SB_OK ||
-                ctx_sync(ctx, err) != SB_OK)
-                return SB_ERR;
-            done++;
-        }
-    } else {
-        for (; done < opts->warmup_iters; done++)
-            if (c->op->run(c->state, provider, done % sets, err) != SB_OK)
-                return SB_ERR;
-        if (ctx->device_is_cpu && ctx_sync(ctx, err) != SB_OK)
-            return SB_ERR;
-    }
-    m->warmup_iters_done = done;
-    return SB_OK;
-}
-
+/* The CPU path: settle and warm-up call the op back to back, then each
+ * sample is one call timed on the host. */
 static int cpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m,
                        sb_error *err)
 {
+    int sets = c->cfg.input_sets;
+    double t0 = host_now_ms();
+    while (opts->settle_ms > 0 && host_now_ms() - t0 < opts->settle_ms)
+        for (int i = 0; i < opts->iters; i++, m->settle_launches++)
+            if (c->op->run(c->state, provider, m->settle_launches % sets, err) != SB_OK)
+                return SB_ERR;
+    t0 = host_now_ms();
+    int done = 0;
+    while (opts->warmup_ms > 0 ? host_now_ms() - t0 < opts->warmup_ms : done < opts->warmup_iters)
+        if (c->op->run(c->state, provider, done++ % sets, err) != SB_OK)
+            return SB_ERR;
+    m->warmup_iters_done = done;
+    clock_state(c->ctx, opts, &m->clocks_before);
     for (int r = 0; r < opts->repeats; r++)
         for (int i = 0; i < opts->iters; i++) {
             int k = r * opts->iters + i;
             if (opts->l2_cold && ctx_flush_l2(c->ctx, k, err) != SB_OK)
                 return SB_ERR;
             double a = host_now_ms();
-            if (c->op->run(c->state, provider, k % c->cfg.input_sets, err) != SB_OK)
+            if (c->op->run(c->state, provider, k % sets, err) != SB_OK)
                 return SB_ERR;
             m->samples[k] = host_now_ms() - a;
         }
     return SB_OK;
 }
 
-/* Queues repeat r's samples, each between its pair of events ev[2i],
- * ev[2i+1], behind a hold on slot r % 2 that is released once all are
- * queued. The hold is released on every path, so that a failed repeat
+/* The GPU path queues launches in batches of `iters`, each launch between
+ * a pair of CUDA events (and after an L2 flush in cold mode): the settle
+ * phase's batches are thrown away, the timed repeats' become the samples.
+ * The settle phase queues exactly what the timed repeats queue, events
+ * included: settled on bare back-to-back launches, a 4096^3 GEMM on a
+ * power-capped H100 ran its first two timed repeats about 2.5% slower
+ * than the last three (the events between launches change the power draw,
+ * and the controller took ~20 ms to follow; examples/h100/launch-hold/).
+ * Batch q uses event set q % 2 and hold slot q % 2, so that one batch can
+ * be queued while the one before runs. */
+typedef struct gpu_batches {
+    sb_case *c;
+    int provider;
+    const sb_protocol_opts *opts;
+    sb_stream_hold *hold;      /* NULL: launched as submitted */
+    cudaEvent_t *ev;           /* 2 sets of 2 x iters */
+    int queued;                /* batches queued so far */
+} gpu_batches;
+
+/* Queues the next batch; its launches use samples k0 .. k0 + iters - 1 (for
+ * the input set rotation and the flush pattern). With a hold, behind a
+ * hold released once all are queued, on every path, so that a failed batch
  * never leaves the stream waiting for the timeout. */
-static int queue_repeat(sb_case *c, int provider, const sb_protocol_opts *opts, sb_stream_hold *hold,
-                        cudaEvent_t *ev, int r, sb_error *err)
+static int batch_queue(gpu_batches *g, int k0, sb_error *err)
 {
-    sb_ctx *ctx = c->ctx;
-    cudaError_t e = sb_stream_hold_launch(hold, r & 1, ctx->stream);
+    sb_ctx *ctx = g->c->ctx;
+    const int q = g->queued++, iters = g->opts->iters;
+    cudaEvent_t *ev = g->ev + (q & 1) * 2 * iters;
+    cudaError_t e = g->hold ? sb_stream_hold_launch(g->hold, q & 1, ctx->stream) : cudaSuccess;
     if (e != cudaSuccess)
         return cuda_fail(err, "stream hold", e);
     int rc = SB_OK;
-    for (int i = 0; i < opts->iters && rc == SB_OK; i++) {
-        int k = r * opts->iters + i;
-        if (opts->l2_cold && (rc = ctx_flush_l2(ctx, k, err)) != SB_OK)
+    for (int i = 0; i < iters && rc == SB_OK; i++) {
+        int k = k0 + i;
+        if (g->opts->l2_cold && (rc = ctx_flush_l2(ctx, k, err)) != SB_OK)
             break;
         if ((e = cudaEventRecord(ev[2 * i], ctx->stream)) != cudaSuccess) {
             rc = cuda_fail(err, "cudaEventRecord", e);
             break;
         }
-        if ((rc = c->op->run(c->state, provider, k % c->cfg.input_sets, err)) != SB_OK)
+        if ((rc = g->c->op->run(g->c->state, g->provider, k % g->c->cfg.input_sets, err)) != SB_OK)
             break;
         if ((e = cudaEventRecord(ev[2 * i + 1], ctx->stream)) != cudaSuccess)
             rc = cuda_fail(err, "cudaEventRecord", e);
     }
-    sb_stream_hold_release(hold, r & 1);
+    if (g->hold)
+        sb_stream_hold_release(g->hold, q & 1);
     return rc;
 }
 
-/* Waits for repeat r (its last event), reads the clock state, and takes its
- * samples from its events. */
-static int collect_repeat(sb_case *c, const sb_protocol_opts *opts, sb_measurement *m, cudaEvent_t *ev, int r,
-                          sb_error *err)
+/* Waits for batch q. A timed repeat's (r >= 0) clock state is read and its
+ * samples taken from its events. */
+static int batch_wait(gpu_batches *g, int q, int r, sb_measurement *m, sb_error *err)
 {
-    cudaError_t e = cudaEventSynchronize(ev[2 * opts->iters - 1]);
+    const int iters = g->opts->iters;
+    cudaEvent_t *ev = g->ev + (q & 1) * 2 * iters;
+    cudaError_t e = cudaEventSynchronize(ev[2 * iters - 1]);
     if (e != cudaSuccess)
         return cuda_fail(err, "kernel execution", e);
+    if (r < 0)
+        return SB_OK;
     json_t *cs = NULL;
-    clock_state(c->ctx, opts, &cs);
+    clock_state(g->c->ctx, g->opts, &cs);
     if (cs) {
         if (!m->repeat_clocks)
             m->repeat_clocks = json_array();
         json_array_append_new(m->repeat_clocks, cs);
     }
-    for (int i = 0; i < opts->iters; i++) {
+    for (int i = 0; i < iters; i++) {
         float ms = 0;
         if ((e = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1])) != cudaSuccess)
             return cuda_fail(err, "cudaEventElapsedTime", e);
-        m->samples[r * opts->iters + i] = ms;
+        m->samples[r * iters + i] = ms;
     }
     return SB_OK;
 }
 
-/* The timed repeats on the GPU. Repeat r + 1 is queued (behind its own
- * hold) before the host waits for repeat r and reads the clocks, so the
- * card runs the repeats back to back; two sets of events, one per repeat
- * in flight. */
+/* As submitted (the default), the host waits for each batch before it
+ * queues the next. With a hold (protocol.launch_hold), batch q + 1 is
+ * queued before the host waits for batch q, so the card runs them back to
+ * back; warm-up by count is then not waited for either. */
+static int gpu_run(gpu_batches *g, sb_measurement *m, sb_error *err)
+{
+    const sb_protocol_opts *opts = g->opts;
+    sb_case *c = g->c;
+    int rc = SB_OK;
+    double t0 = host_now_ms();
+    while (rc == SB_OK && opts->settle_ms > 0 && host_now_ms() - t0 < opts->settle_ms) {
+        rc = batch_queue(g, m->settle_launches, err);
+        m->settle_launches += opts->iters;
+        if (rc == SB_OK && (!g->hold || g->queued > 1))
+            rc = batch_wait(g, g->hold ? g->queued - 2 : g->queued - 1, -1, m, err);
+    }
+    t0 = host_now_ms();
+    int done = 0;
+    while (rc == SB_OK && (opts->warmup_ms > 0 ? host_now_ms() - t0 < opts->warmup_ms : done < opts->warmup_iters)) {
+        rc = c->op->run(c->state, g->provider, done++ % c->cfg.input_sets, err);
+        if (rc == SB_OK && opts->warmup_ms > 0)
+            rc = ctx_sync(c->ctx, err);
+    }
+    m->warmup_iters_done = done;
+    if (rc == SB_OK && !g->hold)
+        rc = ctx_sync(c->ctx, err);
+    if (rc != SB_OK)
+        return rc;
+    clock_state(c->ctx, opts, &m->clocks_before);
+    const int q0 = g->queued; /* the first timed batch */
+    for (int r = 0; r < opts->repeats && rc == SB_OK; r++) {
+        rc = batch_queue(g, r * opts->iters, err);
+        if (rc == SB_OK && !g->hold)
+            rc = batch_wait(g, q0 + r, r, m, err);
+        else if (rc == SB_OK && g->queued > 1) /* the batch before: settle's last, or repeat r - 1 */
+            rc = batch_wait(g, q0 + r - 1, r - 1, m, err);
+    }
+    if (rc == SB_OK && g->hold)
+        rc = batch_wait(g, q0 + opts->repeats - 1, opts->repeats - 1, m, err);
+    return rc;
+}
+
 static int gpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m, sb_error *err)
 {
     sb_ctx *ctx = c->ctx;
     ctx_impl *im = ctx->impl;
     cudaError_t e = cudaSuccess;
-    if (!im->hold && (e = sb_stream_hold_open(&im->hold, 2, SB_HOLD_TIMEOUT_MS)) != cudaSuccess) {
+    if (opts->launch_hold && !im->hold && (e = sb_stream_hold_open(&im->hold, 2, SB_HOLD_TIMEOUT_MS)) != cudaSuccess) {
         im->hold = NULL;
         return cuda_fail(err, "stream hold (pinned host memory)", e);
     }
+    gpu_batches g = {c, provider, opts, opts->launch_hold ? im->hold : NULL, NULL, 0};
     int n = opts->iters * 2 * 2, made = 0;
-    cudaEvent_t *ev = calloc((size_t)n, sizeof *ev);
-    if (!ev)
+    if (!(g.ev = calloc((size_t)n, sizeof *g.ev)))
         return sb_error_set(err, NULL, NULL, "out of host memory (events)");
     for (; made < n; made++)
-        if ((e = cudaEventCreate(&ev[made])) != cudaSuccess)
+        if ((e = cudaEventCreate(&g.ev[made])) != cudaSuccess)
             break;
-    int rc = e == cudaSuccess ? SB_OK : cuda_fail(err, "cudaEventCreate", e);
-    const int timeouts0 = sb_stream_hold_timeouts(im->hold);
-    for (int r = 0; r < opts->repeats && rc == SB_OK; r++) {
-        rc = queue_repeat(c, provider, opts, im->hold, ev + (r & 1) * 2 * opts->iters, r, err);
-        if (rc == SB_OK && r > 0)
-            rc = collect_repeat(c, opts, m, ev + ((r - 1) & 1) * 2 * opts->iters, r - 1, err);
-    }
-    if (rc == SB_OK)
-        rc = collect_repeat(c, opts, m, ev + ((opts->repeats - 1) & 1) * 2 * opts->iters, opts->repeats - 1, err);
-    else
+    const int timeouts0 = sb_stream_hold_timeouts(g.hold);
+    int rc = e == cudaSuccess ? gpu_run(&g, m, err) : cuda_fail(err, "cudaEventCreate", e);
+    if (rc != SB_OK)
         (void)cudaStreamSynchronize(ctx->stream); /* nothing queued outlives its events */
-    m->launch_hold = "blocking-kernel";
-    m->hold_timeouts = sb_stream_hold_timeouts(im->hold) - timeouts0;
+    m->launch_hold = g.hold ? "blocking-kernel" : "none";
+    m->hold_timeouts = sb_stream_hold_timeouts(g.hold) - timeouts0;
     for (int i = 0; i < made; i++)
-        cudaEventDestroy(ev[i]);
-    free(ev);
+        cudaEventDestroy(g.ev[i]);
+    free(g.ev);
     return rc;
 }
 
@@ -903,9 +905,7 @@ static int timed_samples(sb_case *c, int provider, const sb_protocol_opts *opts,
     m->samples = calloc((size_t)total, sizeof(double));
     if (!m->samples)
         return sb_error_set(err, NULL, NULL, "out of host memory (samples)");
-    if (settle(c, provider, opts, m, err) != SB_OK || warm_up(c, provider, opts, m, err) != SB_OK)
-        return SB_ERR;
-    clock_state(ctx, opts, &m->clocks_before);
+    m->settle_ms = opts->settle_ms > 0 ? opts->settle_ms : -1;
     int rc = ctx->device_is_cpu ? cpu_samples(c, provider, opts, m, err) : gpu_samples(c, provider, opts, m, err);
     if (rc == SB_OK)
         clock_state(ctx, opts, &m->clocks_after);

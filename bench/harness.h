@@ -39,6 +39,8 @@ typedef struct sb_protocol_opts {
                                 * for at least this long (steady clocks) */
     int iters, repeats;
     int l2_cold;               /* flush a 2 x L2 buffer before every sample */
+    int launch_hold;           /* queue each repeat behind a stream hold,
+                                * back to back (stream_hold.h) */
     int input_sets;            /* 0: automatic rotation; else this many */
     int64_t max_check_rows;    /* upper bound on sampled rows per output */
     int test_corrupt_output;   /* test only: perturb the checked output */
@@ -68,8 +70,8 @@ typedef struct sb_measurement {
     json_t *repeat_clocks;     /* owned array, one state after each repeat; may be NULL */
     double settle_ms;          /* requested settle, or < 0 when none */
     int settle_launches;
-    const char *launch_hold;   /* "blocking-kernel" (GPU path) or NULL */
-    int hold_timeouts;         /* repeats whose hold let go by its timeout */
+    const char *launch_hold;   /* "blocking-kernel" or "none" (GPU path), NULL on the CPU */
+    int hold_timeouts;         /* held repeats whose hold let go by its timeout */
     /* correctness */
     char reference[64];
     int64_t checked_elements;

@@ -268,7 +268,7 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
             json_object_set(timing, "clocks_after", m->clocks_after);
         if (m->repeat_clocks)
             json_object_set(timing, "repeat_clocks", m->repeat_clocks);
-        if (m->launch_hold)
+        if (m->launch_hold && strcmp(m->launch_hold, "none") != 0)
             json_object_set_new(timing, "hold_timeouts", json_integer(m->hold_timeouts));
         json_object_set_new(r, "timing", timing);
 

@@ -107,8 +107,8 @@ int sb_roofline_run(sb_ctx *ctx, const sb_roofline_opts *opts, const json_t *pro
     json_object_set_new(proto, "iters", json_integer(opts->proto.iters));
     json_object_set_new(proto, "repeats", json_integer(opts->proto.repeats));
     json_object_set_new(proto, "timer", json_string(ctx->device_is_cpu ? "host-monotonic" : "cuda-event"));
-    if (!ctx->device_is_cpu) /* the harness queues every timed repeat behind a hold */
-        json_object_set_new(proto, "launch_hold", json_string("blocking-kernel"));
+    if (!ctx->device_is_cpu) /* how the harness queued the timed repeats */
+        json_object_set_new(proto, "launch_hold", json_string(opts->proto.launch_hold ? "blocking-kernel" : "none"));
     json_object_set_new(cal, "protocol", proto);
 
     sb_protocol_opts pr = opts->proto;

@@ -262,7 +262,7 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
 enum {
     OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_SETTLE_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
     OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
-    OPT_CORRUPT, OPT_HELP, OPT_PRESET, OPT_CASES, OPT_ONLY, OPT_LIST, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
+    OPT_CORRUPT, OPT_HELP, OPT_HOLD, OPT_PRESET, OPT_CASES, OPT_ONLY, OPT_LIST, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
     OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
 };
 
@@ -317,6 +317,9 @@ static int common_option(int c, const char *arg, common_opts *o)
             return usage_error("--repeats %s: expected a count from 1 to 1000%s", arg, ""), -1;
         o->proto.repeats = (int)v;
         o->protocol_given = 1;
+        return 1;
+    case OPT_HOLD: /* how the repeats are queued, not their counts: --spec takes it */
+        o->proto.launch_hold = 1;
         return 1;
     case OPT_L2:
         if (strcmp(arg, "cold") && strcmp(arg, "warm"))
@@ -376,6 +379,7 @@ static int common_option(int c, const char *arg, common_opts *o)
         {"settle-ms", required_argument, NULL, OPT_SETTLE_MS},                                             \
         {"iters", required_argument, NULL, OPT_ITERS}, {"repeats", required_argument, NULL, OPT_REPEATS},  \
         {"l2", required_argument, NULL, OPT_L2}, {"input-sets", required_argument, NULL, OPT_INPUT_SETS},  \
+        {"hold", no_argument, NULL, OPT_HOLD},                                                             \
         {"check-rows", required_argument, NULL, OPT_CHECK_ROWS},                                           \
         {"device", required_argument, NULL, OPT_DEVICE},                                                   \
         {"calibration", required_argument, NULL, OPT_CALIBRATION}, {"out", required_argument, NULL, OPT_OUT}, \
@@ -399,6 +403,9 @@ static const char COMMON_HELP[] =
     "  --iters N             timed launches per repeat (default 50)\n"
     "  --repeats N           repeats (default 5); samples = iters x repeats\n"
     "  --l2 cold|warm        cold: write a 2 x L2 buffer before every sample (default warm)\n"
+    "  --hold                queue each repeat behind a kernel that holds the stream until\n"
+    "                        all its launches are queued, the next repeat while one runs:\n"
+    "                        back-to-back GPU time, no submit time, no idle between repeats\n"
     "  --input-sets auto|N   input copies rotated across samples (auto: enough to exceed L2)\n"
     "  --check-rows N        at most N sampled output rows checked against float64 (default 256)\n"
     "  --device cpu|N        the CPU path, or CUDA device N (default 0)\n"

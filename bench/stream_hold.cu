@@ -96,5 +96,5 @@ extern "C" void sb_stream_hold_release(sb_stream_hold *h, int slot)
 
 extern "C" int sb_stream_hold_timeouts(const sb_stream_hold *h)
 {
-    return h ? h->timeouts[0] : 0;
+    return h ? h->timeouts[0] : 0; /* no hold: none timed out */
 }

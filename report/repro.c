@@ -154,6 +154,8 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     if (r->settle_ms > 0)
         snprintf(settle, sizeof settle, "%.6g", r->settle_ms);
     json_object_set_new(d, "settle_ms", json_string(settle));
+    /* --hold changes how the repeats are queued, and so what they measure */
+    json_object_set_new(d, "hold", json_boolean(r->launch_hold));
     set_int(d, "iters", r->iters);
     set_int(d, "repeats", r->repeats);
     set_int(d, "input_sets", r->input_sets);

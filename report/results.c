@@ -99,7 +99,8 @@ static const char *RESULT_SQL =
     " p.cublas_version, p.gpu_name, p.arch, p.sku, p.hostname, p.finished_at,"
     " m.median_ms, m.p20_ms, m.p80_ms, m.flops, m.bytes, m.tflops, m.gbps, m.sample_count,"
     " m.quantiles_only, k.passed, k.reference,"
-    " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms')"
+    " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms'),"
+    " json_extract(r.raw_json, '$.protocol.launch_hold') = 'blocking-kernel'"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " WHERE r.schema = 'solbook.result.v1'"
@@ -183,6 +184,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         r.passing = strcmp(r.status, "passed") == 0 && (r.correct == 1 || r.unchecked);
         r.run_params_json = col_str_or_null(st, i++);
         r.settle_ms = col_real(st, i++);
+        r.launch_hold = col_int(st, i++) == 1;
         if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
             r.finished_epoch = LLONG_MIN;
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {

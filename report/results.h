@@ -35,6 +35,7 @@ typedef struct sb_result {
     long long warmup_iters, iters, repeats, input_sets; /* -1 when NULL */
     double warmup_ms;                                   /* NAN when NULL */
     double settle_ms;   /* protocol.settle_ms (from the stored document); NAN when absent */
+    int launch_hold;    /* protocol.launch_hold is blocking-kernel (solbench --hold) */
     int graph;                                          /* -1 when NULL */
     /* provenance */
     char *git_sha, *tool_name, *tool_version, *driver, *cuda, *cublas, *gpu_name, *arch, *sku,

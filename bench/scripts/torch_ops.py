@@ -52,7 +52,7 @@ import tempfile
 import time
 import uuid
 
-from torch_common import find_solbench, hold_probe, stats_of, timed_repeats
+from torch_common import find_solbench, stats_of
 
 # The cases of liger-perkernel-quick and memory-bound-quick
 # (bench/kernels/sbk_presets.h), as op:mode:dtype:shape[:params].
@@ -349,7 +349,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
                    "params": dict(PARAMS[op]),
                    "run_params": {"seed": a.seed, "torch_version": t.__version__}},
         "protocol": {"timer": "cuda-event", "warmup_iters": None, "warmup_ms": None, "iters": a.iters,
-                     "repeats": a.repeats, "l2": "warm", "input_sets": 1, "graph": False},
+                     "repeats": a.repeats, "l2": "warm", "input_sets": 1, "graph": False, "launch_hold": "none"},
         "correctness": {"reference": "float64-device-sampled-rows" if nrows < c.rows else "float64-device",
                         "checked_elements": checked, "max_abs_err": maxabs if finite else None,
                         "max_rel_err": maxrel if finite else None,
@@ -366,16 +366,25 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
         result["reason"] = "correctness: %d of %d checked elements outside tolerance, finite %s" % (
             bad, checked, finite)
     else:
-        probe = hold_probe(t, launch)
         for _ in range(a.warmup):
             launch()
+        t.cuda.synchronize(dev)
         result["protocol"]["warmup_iters"] = a.warmup
-        per_rep, short = timed_repeats(t, launch, a.iters, a.repeats, probe)
-        samples = [x for rep in per_rep for x in rep]
+        starts = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
+        stops = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
+        samples, per_rep = [], []
+        for _ in range(a.repeats):
+            for i in range(a.iters):
+                starts[i].record()
+                launch()
+                stops[i].record()
+            t.cuda.synchronize(dev)
+            rep = [starts[i].elapsed_time(stops[i]) for i in range(a.iters)]
+            per_rep.append(rep)
+            samples.extend(rep)
         st = stats_of(samples, a.repeats)
         result["status"] = "passed"
-        result["protocol"]["launch_hold"] = "sleep-kernel"
-        result["timing"] = {"unit": "ms", "samples": per_rep, "stats": st, "hold_timeouts": short}
+        result["timing"] = {"unit": "ms", "samples": per_rep, "stats": st}
         flops, nbytes = models(op, mode, dtype, shape)
         secs = st["median"] * 1e-3
         result["metrics"] = {"flops": flops, "bytes": nbytes, "tflops": flops / secs / 1e12,

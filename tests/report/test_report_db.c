@@ -827,6 +827,12 @@ static void test_repro_settle(void **state)
     r.settle_ms = NAN;
     assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
     assert_null(strstr(sb_buf_str(&b), "--settle-ms"));
+    assert_null(strstr(sb_buf_str(&b), "--hold"));
+    /* repeats queued behind a stream hold are re-measured the same way */
+    sb_buf_reset(&b);
+    r.launch_hold = 1;
+    assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
+    assert_non_null(strstr(sb_buf_str(&b), " --provider cublas --warmup 10 --hold --iters 50 "));
     sb_buf_free(&b);
     sb_repro_close(rp);
 }
