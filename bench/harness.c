@@ -727,7 +727,7 @@ static int cpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, s
     int sets = c->cfg.input_sets;
     double t0 = host_now_ms();
     while (opts->settle_ms > 0 && host_now_ms() - t0 < opts->settle_ms)
-        for (int i = 0; i < opts->iters; i++, m->settle_launches++)
+        for (int i = 0; i < 8; i++, m->settle_launches++) /* as the GPU path's batches */
             if (c->op->run(c->state, provider, m->settle_launches % sets, err) != SB_OK)
                 return SB_ERR;
     t0 = host_now_ms();
@@ -750,22 +750,16 @@ static int cpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, s
     return SB_OK;
 }
 
-/* The GPU path queues launches in batches of `iters`, each launch between
- * a pair of CUDA events (and after an L2 flush in cold mode): the settle
- * phase's batches are thrown away, the timed repeats' become the samples.
- * The settle phase queues exactly what the timed repeats queue, events
- * included: settled on bare back-to-back launches, a 4096^3 GEMM on a
- * power-capped H100 ran its first two timed repeats about 2.5% slower
- * than the last three (the events between launches change the power draw,
- * and the controller took ~20 ms to follow; examples/h100/launch-hold/).
- * Batch q uses event set q % 2 and hold slot q % 2, so that one batch can
- * be queued while the one before runs. */
+/* The GPU path: the timed repeats are batches of `iters` launches, each
+ * launch between a pair of CUDA events (and after an L2 flush in cold
+ * mode). Batch q uses event set q % 2 and hold slot q % 2, so that one
+ * batch can be queued while the one before runs. */
 typedef struct gpu_batches {
     sb_case *c;
     int provider;
     const sb_protocol_opts *opts;
     sb_stream_hold *hold;      /* NULL: launched as submitted */
-    cudaEvent_t *ev;           /* 2 sets of 2 x iters */
+    cudaEvent_t *ev;           /* 2 sets of 2 x iters, then 2 for the settle */
     int queued;                /* batches queued so far */
 } gpu_batches;
 
@@ -827,23 +821,48 @@ static int batch_wait(gpu_batches *g, int q, int r, sb_measurement *m, sb_error 
     return SB_OK;
 }
 
-/* As submitted (the default), the host waits for each batch before it
- * queues the next. With a hold (protocol.launch_hold), batch q + 1 is
- * queued before the host waits for batch q, so the card runs them back to
- * back; warm-up by count is then not waited for either. */
+/* settle: power and thermal management move the clocks over tens to
+ * hundreds of ms after a load starts (a 4096^3 GEMM from idle ran its 4th
+ * and 5th repeats 7% slower than its first), far longer than a warm-up of
+ * a few launches; running the call back to back first measures the clocks
+ * the card holds under this load. Batches of 8 bare launches: as
+ * submitted, each waited for; with a hold, the next queued before waiting
+ * for the one before, so the card never idles. (Settling on the timed
+ * repeats' own launches, events and all, in batches of `iters`, did not
+ * steady the spec on a power-capped H100: examples/h100/launch-hold/.) */
+static int gpu_settle(gpu_batches *g, sb_measurement *m, sb_error *err)
+{
+    const sb_protocol_opts *opts = g->opts;
+    cudaEvent_t *ev = g->ev + 4 * opts->iters;
+    int rc = SB_OK;
+    cudaError_t e;
+    double t0 = host_now_ms();
+    for (int b = 0; rc == SB_OK && host_now_ms() - t0 < opts->settle_ms; b++) {
+        for (int i = 0; i < 8 && rc == SB_OK; i++, m->settle_launches++)
+            rc = g->c->op->run(g->c->state, g->provider, m->settle_launches % g->c->cfg.input_sets, err);
+        if (rc != SB_OK)
+            break;
+        if (!g->hold)
+            rc = ctx_sync(g->c->ctx, err);
+        else if ((e = cudaEventRecord(ev[b & 1], g->c->ctx->stream)) != cudaSuccess)
+            rc = cuda_fail(err, "cudaEventRecord", e);
+        else if (b > 0 && (e = cudaEventSynchronize(ev[(b - 1) & 1])) != cudaSuccess)
+            rc = cuda_fail(err, "kernel execution", e);
+    }
+    return rc;
+}
+
+/* As submitted (the default), the host waits for each repeat before it
+ * queues the next, and for the warm-up. With a hold (protocol.launch_hold),
+ * repeat r + 1 is queued before the host waits for repeat r, and nothing
+ * else is waited for, so the card runs settle, warm-up and repeats back to
+ * back. */
 static int gpu_run(gpu_batches *g, sb_measurement *m, sb_error *err)
 {
     const sb_protocol_opts *opts = g->opts;
     sb_case *c = g->c;
-    int rc = SB_OK;
+    int rc = opts->settle_ms > 0 ? gpu_settle(g, m, err) : SB_OK;
     double t0 = host_now_ms();
-    while (rc == SB_OK && opts->settle_ms > 0 && host_now_ms() - t0 < opts->settle_ms) {
-        rc = batch_queue(g, m->settle_launches, err);
-        m->settle_launches += opts->iters;
-        if (rc == SB_OK && (!g->hold || g->queued > 1))
-            rc = batch_wait(g, g->hold ? g->queued - 2 : g->queued - 1, -1, m, err);
-    }
-    t0 = host_now_ms();
     int done = 0;
     while (rc == SB_OK && (opts->warmup_ms > 0 ? host_now_ms() - t0 < opts->warmup_ms : done < opts->warmup_iters)) {
         rc = c->op->run(c->state, g->provider, done++ % c->cfg.input_sets, err);
@@ -856,16 +875,15 @@ static int gpu_run(gpu_batches *g, sb_measurement *m, sb_error *err)
     if (rc != SB_OK)
         return rc;
     clock_state(c->ctx, opts, &m->clocks_before);
-    const int q0 = g->queued; /* the first timed batch */
     for (int r = 0; r < opts->repeats && rc == SB_OK; r++) {
         rc = batch_queue(g, r * opts->iters, err);
         if (rc == SB_OK && !g->hold)
-            rc = batch_wait(g, q0 + r, r, m, err);
-        else if (rc == SB_OK && g->queued > 1) /* the batch before: settle's last, or repeat r - 1 */
-            rc = batch_wait(g, q0 + r - 1, r - 1, m, err);
+            rc = batch_wait(g, r, r, m, err);
+        else if (rc == SB_OK && r > 0)
+            rc = batch_wait(g, r - 1, r - 1, m, err);
     }
     if (rc == SB_OK && g->hold)
-        rc = batch_wait(g, q0 + opts->repeats - 1, opts->repeats - 1, m, err);
+        rc = batch_wait(g, opts->repeats - 1, opts->repeats - 1, m, err);
     return rc;
 }
 
@@ -879,7 +897,7 @@ static int gpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, s
         return cuda_fail(err, "stream hold (pinned host memory)", e);
     }
     gpu_batches g = {c, provider, opts, opts->launch_hold ? im->hold : NULL, NULL, 0};
-    int n = opts->iters * 2 * 2, made = 0;
+    int n = opts->iters * 2 * 2 + 2, made = 0;
     if (!(g.ev = calloc((size_t)n, sizeof *g.ev)))
         return sb_error_set(err, NULL, NULL, "out of host memory (events)");
     for (; made < n; made++)

@@ -181,22 +181,15 @@ def main():
         if a.l2 == "cold":
             l2 = torch.cuda.get_device_properties(dev).L2_cache_size
             flush = torch.empty(2 * l2, dtype=torch.uint8, device=dev)
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(a.iters)]
-        stops = [torch.cuda.Event(enable_timing=True) for _ in range(a.iters)]
         if a.settle_ms > 0:
-            # as solbench: the timed repeats' own launches (events, flushes)
-            # in batches of --iters, untimed, until the clocks hold steady
+            # as solbench: run back to back until the clocks hold steady
             t0 = time.monotonic()
             settled = 0
             while (time.monotonic() - t0) * 1e3 < a.settle_ms:
-                for i in range(a.iters):
-                    if flush is not None:
-                        flush.fill_((settled + i) & 0xFF)
-                    starts[i].record()
+                for _ in range(8):
                     launch()
-                    stops[i].record()
                 torch.cuda.synchronize()
-                settled += a.iters
+                settled += 8
             result["protocol"]["settle_ms"] = a.settle_ms
             result["protocol"]["settle_launches"] = settled
         if a.warmup_ms > 0:
@@ -213,6 +206,8 @@ def main():
             done = a.warmup
         result["protocol"]["warmup_iters"] = done
         samples = []
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(a.iters)]
+        stops = [torch.cuda.Event(enable_timing=True) for _ in range(a.iters)]
         rows_out = []
         for r in range(a.repeats):
             for i in range(a.iters):
