@@ -12,40 +12,12 @@ __global__ void __launch_bounds__(1024) count_valid_k(const int64_t *__restrict_
                                                       int *__restrict__ nvalid)
 {
     pdl_launch_dependents(); /* the rows may start: they wait for the count before using it */
-    if (threadIdx.x == 0) nvalid[1] = 0; /* the rows' arrival count (ce_fold_mean) */
     float c = 0.0f;
     int64_t n = 0;
     for (int64_t r = threadIdx.x; r < M; r += blockDim.x) n += target[r] != SBK_IGNORE_INDEX;
     c = (float)n; /* exact: per-thread counts stay far below 2^24 in any real case */
     c = block_sum(c);
     if (threadIdx.x == 0) *nvalid = (int)(c + 0.5f);
-}
-
-/* The mean loss folded into the row kernel: every block, its loss_rows[r]
- * written, counts itself in; the last one sums loss_rows in a fixed order
- * (one block: deterministic), writes loss = sum / nvalid and sets the count
- * back to 0. A separate one-block kernel after the rows (mean_loss_k) cost
- * a kernel boundary, about as long as a tenth of the whole call at 4096
- * rows. */
-__device__ __forceinline__ void ce_fold_mean(const float *loss_rows, int64_t M, const int *nvalid, int *arrivals,
-                                             float *loss)
-{
-    __shared__ int last;
-    __syncthreads(); /* thread 0 wrote this row's loss */
-    if (threadIdx.x == 0) {
-        __threadfence(); /* the row's loss visible to the last block before it is counted */
-        last = atomicAdd(arrivals, 1) == (int)(M - 1);
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    float s = 0.0f;
-    for (int64_t r = threadIdx.x; r < M; r += blockDim.x) s += __ldcg(loss_rows + r);
-    s = block_sum(s);
-    if (threadIdx.x == 0) {
-        *loss = *nvalid > 0 ? s / (float)*nvalid : 0.0f;
-        *arrivals = 0;
-    }
 }
 
 /* One block per row: loss_rows[r] = lse - x[t]; when dx != NULL, dx =
@@ -59,14 +31,12 @@ __device__ __forceinline__ void ce_fold_mean(const float *loss_rows, int64_t M, 
 template <typename TI, typename TO, class ROW>
 __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__restrict__ target,
                                                 float *__restrict__ loss_rows, TO *dx, int64_t V,
-                                                const int *__restrict__ nvalid, int pdl, int64_t M, float *loss)
+                                                const int *__restrict__ nvalid, int pdl)
 {
     constexpr int VW = ROW::VW;
-    if (pdl) pdl_launch_dependents(); /* the next kernel may be scheduled with the last wave */
+    if (pdl) pdl_launch_dependents(); /* the mean may be scheduled with the last wave */
     const int64_t r = blockIdx.x, off = r * V;
     const int64_t t = target[r];
-    /* loss != NULL: the mean is folded in, counted in nvalid[1] */
-    int *arrivals = const_cast<int *>(nvalid) + 1;
     if (t == SBK_IGNORE_INDEX) {
         pdl_wait();
         if (threadIdx.x == 0) loss_rows[r] = 0.0f;
@@ -77,7 +47,6 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
             for (int64_t j = (int64_t)threadIdx.x * VW; j < V; j += (int64_t)blockDim.x * VW)
                 io<TO, VW>::store(dx + off + j, z);
         }
-        if (loss) ce_fold_mean(loss_rows, M, nvalid, arrivals, loss);
         return;
     }
     ROW xr;
@@ -135,11 +104,9 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
             io<TO, VW>::store(dx + off + j, o);
         });
     }
-    if (loss) ce_fold_mean(loss_rows, M, nvalid, arrivals, loss);
 }
 
-/* loss = sum(loss_rows) / nvalid, one block, fixed order: deterministic
- * (FLCE, whose rows come in chunks between GEMMs). */
+/* loss = sum(loss_rows) / nvalid, one block, fixed order: deterministic. */
 __global__ void __launch_bounds__(1024) mean_loss_k(const float *__restrict__ loss_rows, int64_t M,
                                                     const int *__restrict__ nvalid, float *loss)
 {
@@ -154,13 +121,10 @@ __global__ void __launch_bounds__(1024) mean_loss_k(const float *__restrict__ lo
  * narrower type decides, so both sides stay aligned. pdl: launched as the
  * dependent of count_valid_k (launch_pdl), which is right only when the
  * kernel before wrote nothing but the count: the rows are read before
- * pdl_wait. FLCE's logits come from the GEMM just before, so it passes 0.
- * loss != NULL: the M rows are all the rows, and the last block writes the
- * mean loss (ce_fold_mean; nvalid[1] counts the blocks, set to 0 by
- * count_valid_k). */
+ * pdl_wait. FLCE's logits come from the GEMM just before, so it passes 0. */
 template <typename TI, typename TO>
 cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *dx, int64_t M,
-                      int64_t V, const int *nvalid, bool pdl, float *loss, cudaStream_t s)
+                      int64_t V, const int *nvalid, bool pdl, cudaStream_t s)
 {
     const int p = pdl ? 1 : 0;
     int threads;
@@ -175,12 +139,11 @@ cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *
         cudaError_t e = allow_smem(ce_row_k<TI, TO, row_smem<TI>>, smem);
         if (e != cudaSuccess) return e;
         if (!pdl) {
-            ce_row_k<TI, TO, row_smem<TI>><<<(unsigned)M, threads, smem, s>>>(x, target, loss_rows, dx, V, nvalid, p,
-                                                                              M, loss);
+            ce_row_k<TI, TO, row_smem<TI>><<<(unsigned)M, threads, smem, s>>>(x, target, loss_rows, dx, V, nvalid, p);
             return launch_status();
         }
         return launch_pdl(ce_row_k<TI, TO, row_smem<TI>>, dim3((unsigned)M), dim3(threads), smem, s, x, target,
-                          loss_rows, dx, V, nvalid, p, M, loss);
+                          loss_rows, dx, V, nvalid, p);
     }
     /* the vector width is the input's; for a wider output (fp32 in, bf16
      * out: 4 elements = 8 bytes) io<> uses the matching access width */
@@ -189,11 +152,11 @@ cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *
     cudaError_t e = cudaSuccess;
     SBK_DISPATCH_ROW(maxv,
         if (!pdl) {
-            ce_row_k<TI, TO, ROW><<<(unsigned)M, threads, 0, s>>>(x, target, loss_rows, dx, V, nvalid, p, M, loss);
+            ce_row_k<TI, TO, ROW><<<(unsigned)M, threads, 0, s>>>(x, target, loss_rows, dx, V, nvalid, p);
             e = launch_status();
         } else {
             e = launch_pdl(ce_row_k<TI, TO, ROW>, dim3((unsigned)M), dim3(threads), 0, s, x, target, loss_rows, dx,
-                           V, nvalid, p, M, loss);
+                           V, nvalid, p);
         });
     return e;
 }
@@ -232,8 +195,10 @@ extern "C" cudaError_t sbk_cross_entropy(const void *logits, const int64_t *targ
     cudaError_t e = launch_status();
     if (e != cudaSuccess) return e;
     SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target, loss_rows, (T *)dx, M, V,
-                                           nvalid, true, loss, s));
-    return e;
+                                           nvalid, true, s));
+    if (e != cudaSuccess) return e;
+    return launch_pdl(mean_loss_k, dim3(1), dim3(1024), 0, s, (const float *)loss_rows, M, (const int *)nvalid,
+                      loss);
 }
 
 extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk, sbk_dtype dt,
@@ -319,10 +284,10 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
          * later writes its gradient, after the row's reductions */
         if (f32) {
             SBK_DISPATCH_T(dt, e = ce_launch<float, T>((const float *)logits, target + r0, loss_rows + r0,
-                                                       grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, nullptr, s));
+                                                       grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, s));
         } else {
             SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target + r0, loss_rows + r0,
-                                                   grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, nullptr, s));
+                                                   grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, s));
         }
         if (e != cudaSuccess) return e;
         /* dh rows [c,H] = dlogits [c,V] x W [V,H] */
