@@ -780,7 +780,15 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
         return;
     }
     const int maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
-    if (maxv == -1 && clusters) {
+    /* On Hopper a row too long for one block's shared memory is split over
+     * a cluster even when x and dy would fit registers (bf16 N <= 16384,
+     * fp32 N <= 8192): the register layout runs one block of up to 512
+     * threads an SM at 77 registers a thread (H200, fp32 65536 x 7168:
+     * 0.82x torch.compile's speed). SOLBENCH_RMSNORM_BWD_SPLIT=0 keeps the
+     * register layout there, for comparison. */
+    const char *split_env = getenv("SOLBENCH_RMSNORM_BWD_SPLIT");
+    const bool split_first = !(split_env && strcmp(split_env, "0") == 0);
+    if ((maxv == -1 || (maxv > 0 && split_first)) && clusters) { /* maxv > 0: aligned, N % vw == 0 */
         for (int c = 2; c <= 8; c *= 2) {
             if (N % ((int64_t)c * vw) != 0 || (size_t)(N / c / vw) > smem_vecs) continue;
             *threads = 256;
