@@ -119,7 +119,7 @@ __device__ __forceinline__ void rms_bwd_smem_load(const uint4 *sx, const uint4 *
  * 448-thread block per SM: ncu, H100, 4096 x 7168, 22% warps active, 61%
  * of DRAM bandwidth). Thread t owns vectors t + k * blockDim.x, k < SLOTS,
  * in the copies, the reads and the accumulators. */
-template <typename T, typename TW, int SLOTS>
+template <typename T, typename TW, int SLOTS, int NBUF = 2>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
     const int nvec = (int)(N / VW);
-    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
+    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each (NBUF 1: one buffer) */
     float acc[SLOTS * VW];
 #pragma unroll
     for (int i = 0; i < SLOTS * VW; i++) acc[i] = 0.0f;
@@ -147,9 +147,14 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
         cp_async_commit();
     };
     int b = 0;
-    if ((int64_t)blockIdx.x < M) issue(0, blockIdx.x);
-    for (int64_t r = blockIdx.x; r < M; r += G, b ^= 1) {
-        if (r + G < M) {
+    if (NBUF == 2 && (int64_t)blockIdx.x < M) issue(0, blockIdx.x);
+    for (int64_t r = blockIdx.x; r < M; r += G, b ^= NBUF - 1) {
+        if (NBUF == 1) {
+            /* one buffer: the row is fetched once the thread has read its
+             * vectors of the last one (each thread reads only what it copied) */
+            issue(0, r);
+            cp_async_wait<0>();
+        } else if (r + G < M) {
             issue(b ^ 1, r + G);
             cp_async_wait<1>(); /* this row's group done, the next one in flight */
         } else {
@@ -217,7 +222,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__
     const int64_t S = N / C, col0 = (int64_t)cl.block_rank() * S;
     const int nvec = (int)(S / VW);
     const int64_t K = gridDim.x / C, k0 = blockIdx.x / C;
-    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
+    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each (NBUF 1: one buffer) */
     float acc[SLOTS * VW];
 #pragma unroll
     for (int i = 0; i < SLOTS * VW; i++) acc[i] = 0.0f;
@@ -780,15 +785,20 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
         return;
     }
     const int maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
-    /* On Hopper a row too long for one block's shared memory is split over
-     * a cluster even when x and dy would fit registers (bf16 N <= 16384,
-     * fp32 N <= 8192): the register layout runs one block of up to 512
-     * threads an SM at 77 registers a thread (H200, fp32 65536 x 7168:
-     * 0.82x torch.compile's speed). SOLBENCH_RMSNORM_BWD_SPLIT=0 keeps the
-     * register layout there, for comparison. */
-    const char *split_env = getenv("SOLBENCH_RMSNORM_BWD_SPLIT");
-    const bool split_first = !(split_env && strcmp(split_env, "0") == 0);
-    if ((maxv == -1 || (maxv > 0 && split_first)) && clusters) { /* maxv > 0: aligned, N % vw == 0 */
+    /* Rows too long for the double buffer that fit registers (bf16 N <=
+     * 16384, fp32 N <= 8192): SOLBENCH_RMSNORM_BWD_LAYOUT=regs (x and dy in
+     * registers, the default), smem1 (one buffer in shared memory, up to
+     * 8 vectors a thread) or split (a cluster, Hopper on), for comparison. */
+    const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
+    const bool want_split = lay && strcmp(lay, "split") == 0;
+    if (maxv > 0 && lay && strcmp(lay, "smem1") == 0 && (N / vw + 255) / 256 <= 8) {
+        *threads = 256;
+        *smem = (size_t)(N / vw) * 16 * 2;
+        *fn = (N / vw + 255) / 256 <= 7 ? (const void *)rmsnorm_bwd_smem_k<T, TW, 7, 1>
+                                        : (const void *)rmsnorm_bwd_smem_k<T, TW, 8, 1>;
+        return;
+    }
+    if ((maxv == -1 || (maxv > 0 && want_split)) && clusters) { /* maxv > 0: aligned, N % vw == 0 */
         for (int c = 2; c <= 8; c *= 2) {
             if (N % ((int64_t)c * vw) != 0 || (size_t)(N / c / vw) > smem_vecs) continue;
             *threads = 256;
