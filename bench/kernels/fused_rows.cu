@@ -786,16 +786,18 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
     }
     const int maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
     /* Rows too long for the double buffer that fit registers (bf16 N <=
-     * 16384, fp32 N <= 8192) go through one shared-memory buffer, three
-     * blocks an SM: x and dy held in registers ran one block of up to 512
-     * threads an SM at 77 registers a thread, and took 1.16-1.29x the time
-     * at fp32 N = 7168 and 8192 on an H200 (the same at bf16 16384), a
-     * cluster split 0.96-1.29x (examples/h200/rmsnorm-bwd-layouts/).
-     * SOLBENCH_RMSNORM_BWD_LAYOUT=regs|split names another, for comparison. */
+     * 16384, fp32 N <= 8192): fp32 rows go through one shared-memory
+     * buffer, three blocks an SM; x and dy held in registers ran one block
+     * of up to 512 threads an SM at 77 registers a thread and took
+     * 1.16-1.29x the time on an H200, 1.01-1.08x on an H100. 16-bit rows
+     * stay in registers: one buffer took the same time on the H200 and
+     * 1.07-1.11x on the H100 at 16384; a cluster split 1.07-1.29x on the
+     * H200 (examples/h200/rmsnorm-bwd-layouts/, examples/h100/rmsnorm-bwd-layouts/).
+     * SOLBENCH_RMSNORM_BWD_LAYOUT=regs|smem1|split names one, for comparison. */
     const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
     const bool want_split = lay && strcmp(lay, "split") == 0;
-    const bool want_regs = lay && strcmp(lay, "regs") == 0;
-    if (maxv > 0 && !want_split && !want_regs && (N / vw + 255) / 256 <= 8) {
+    const bool want_smem1 = lay ? strcmp(lay, "smem1") == 0 : sizeof(T) == 4;
+    if (maxv > 0 && want_smem1 && (N / vw + 255) / 256 <= 8) {
         *threads = 256;
         *smem = (size_t)(N / vw) * 16 * 2;
         *fn = (N / vw + 255) / 256 <= 7 ? (const void *)rmsnorm_bwd_smem_k<T, TW, 7, 1>

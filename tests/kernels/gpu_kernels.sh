@@ -48,17 +48,16 @@ for dt in bf16 fp16 fp32; do
   check flce --BT 64 --H 256 --V 1000 --mode full --dtype $dt --chunk 16 --ignore_frac 0.2
   # the backward's launch shapes: rows through shared memory with the next
   # one prefetched, from one to six vectors per thread (4096 .. 12288 bf16),
-  # rows through one shared-memory buffer (16384 bf16, and 7168 fp32), more
-  # rows than blocks and row counts that do not divide evenly, and rows
-  # split over a cluster of 2, 4 or 8 blocks (20480, 32768, 65536
-  # fp16/bf16; 16384 fp32), with a row or two per cluster too; then the
-  # one-buffer rows in the other layouts SOLBENCH_RMSNORM_BWD_LAYOUT names
-  # (x and dy in registers; split over a cluster)
+  # rows in registers (16384 bf16) or through one shared-memory buffer
+  # (7168 fp32), more rows than blocks and row counts that do not divide
+  # evenly, and rows split over a cluster of 2, 4 or 8 blocks (20480, 32768,
+  # 65536 fp16/bf16; 16384 fp32), with a row or two per cluster too; then
+  # those rows in every layout SOLBENCH_RMSNORM_BWD_LAYOUT names
   for shape in "--M 3001 --N 7168" "--M 2048 --N 4096" "--M 777 --N 16384" "--M 1500 --N 6144" \
                "--M 99 --N 12288" "--M 300 --N 20480" "--M 37 --N 32768" "--M 1000 --N 32768" "--M 5 --N 65536"; do
     check rmsnorm $shape --mode bwd --dtype $dt
   done
-  for layout in regs split; do
+  for layout in regs smem1 split; do
     for shape in "--M 777 --N 16384" "--M 3001 --N 7168"; do
       SOLBENCH_RMSNORM_BWD_LAYOUT=$layout check rmsnorm $shape --mode bwd --dtype $dt
     done
