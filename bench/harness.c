@@ -773,8 +773,10 @@ static int batch_queue(gpu_batches *g, int k0, sb_error *err)
     const int q = g->queued++, iters = g->opts->iters;
     cudaEvent_t *ev = g->ev + (q & 1) * 2 * iters;
     cudaError_t e = g->hold ? sb_stream_hold_launch(g->hold, q & 1, ctx->stream) : cudaSuccess;
-    if (e != cudaSuccess)
+    if (e != cudaSuccess) {
+        sb_stream_hold_release(g->hold, q & 1); /* it may have been queued all the same */
         return cuda_fail(err, "stream hold", e);
+    }
     int rc = SB_OK;
     for (int i = 0; i < iters && rc == SB_OK; i++) {
         int k = k0 + i;
@@ -854,9 +856,10 @@ static int gpu_settle(gpu_batches *g, sb_measurement *m, sb_error *err)
 
 /* As submitted (the default), the host waits for each repeat before it
  * queues the next, and for the warm-up. With a hold (protocol.launch_hold),
- * repeat r + 1 is queued before the host waits for repeat r, and nothing
- * else is waited for, so the card runs settle, warm-up and repeats back to
- * back. */
+ * repeat r + 1 is queued before the host waits for repeat r, and the
+ * warm-up by count is not waited for, so the card runs settle, warm-up and
+ * repeats back to back (a warm-up by time still waits for each launch); a
+ * repeat's clock state is then read while the next one runs. */
 static int gpu_run(gpu_batches *g, sb_measurement *m, sb_error *err)
 {
     const sb_protocol_opts *opts = g->opts;
@@ -892,12 +895,13 @@ static int gpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, s
     sb_ctx *ctx = c->ctx;
     ctx_impl *im = ctx->impl;
     cudaError_t e = cudaSuccess;
-    if (opts->launch_hold && !im->hold && (e = sb_stream_hold_open(&im->hold, 2, SB_HOLD_TIMEOUT_MS)) != cudaSuccess) {
-        im->hold = NULL;
+    if (opts->launch_hold && !im->hold && (e = sb_stream_hold_open(&im->hold, 2, SB_HOLD_TIMEOUT_MS)) != cudaSuccess)
         return cuda_fail(err, "stream hold (pinned host memory)", e);
-    }
+    /* the L2 flush buffer allocated now, not inside a held batch */
+    if (opts->l2_cold && ctx_flush_l2(ctx, 0, err) != SB_OK)
+        return SB_ERR;
     gpu_batches g = {c, provider, opts, opts->launch_hold ? im->hold : NULL, NULL, 0};
-    int n = opts->iters * 2 * 2 + 2, made = 0;
+    int n = opts->iters * 2 * 2 + (g.hold ? 2 : 0), made = 0;
     if (!(g.ev = calloc((size_t)n, sizeof *g.ev)))
         return sb_error_set(err, NULL, NULL, "out of host memory (events)");
     for (; made < n; made++)

@@ -65,6 +65,14 @@ static int probe(sb_ctx *ctx, const sb_op *op, const sb_op_config *cfg, const ch
             sb_measurement_free(&cur);
             break;
         }
+        if (cur.hold_timeouts > 0) { /* a ceiling must not carry the host's submit time */
+            rc = sb_error_set(err, NULL, NULL,
+                              "%s %s %s probe: %d held repeat(s) let go before the host had queued them; "
+                              "rerun without --hold or with fewer --iters", op->name, sb_dtype_name(cfg->dtype),
+                              name, cur.hold_timeouts);
+            sb_measurement_free(&cur);
+            break;
+        }
         double med = sb_measurement_median(&cur);
         if (med < best_med) {
             sb_measurement_free(m);

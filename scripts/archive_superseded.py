@@ -25,11 +25,13 @@ def case_key(d):
 
 def add_to_tar(path, members, base):
     """Appends members (paths under base) to the gzip tarball path, keeping
-    what it already holds."""
+    what it already holds (an entry of the same name is replaced)."""
     old = []
+    names = {os.path.relpath(f, base) for f in members}
     if os.path.exists(path):
         with tarfile.open(path) as t:
-            old = [(m, t.extractfile(m).read() if m.isfile() else None) for m in t.getmembers()]
+            old = [(m, t.extractfile(m).read() if m.isfile() else None) for m in t.getmembers()
+                   if m.name not in names]
     tmp = path + ".tmp"
     with tarfile.open(tmp, "w:gz") as t:
         for m, data in old:
@@ -43,7 +45,10 @@ def main():
     dry = "--dry-run" in sys.argv[1:]
     for base in sorted(glob.glob(os.path.join(TOP, "examples", "*", "kernels-full"))):
         files = []
-        for f in glob.glob(os.path.join(base, "*", "**", "*.json"), recursive=True):
+        # every result under kernels-full/, in sorted order, as evidence_summary.py reads them
+        for f in sorted(glob.glob(os.path.join(base, "**", "*.json"), recursive=True)):
+            if os.sep not in os.path.relpath(f, base):
+                continue  # results live in a run's folder; none sits at the top
             try:
                 d = json.load(open(f))
             except (OSError, ValueError):

@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__
     const int64_t S = N / C, col0 = (int64_t)cl.block_rank() * S;
     const int nvec = (int)(S / VW);
     const int64_t K = gridDim.x / C, k0 = blockIdx.x / C;
-    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each (NBUF 1: one buffer) */
+    uint4 *sm = dyn_smem(); /* [buffer 0: x | dy][buffer 1: x | dy], nvec vectors each */
     float acc[SLOTS * VW];
 #pragma unroll
     for (int i = 0; i < SLOTS * VW; i++) acc[i] = 0.0f;
@@ -742,14 +742,15 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
 }
 
 /* The launch shape of the backward: the kernel, its block size, its
- * dynamic shared memory and its cluster size (1: none). Short rows in
- * registers with the next row prefetched (blocks of at most 256 threads);
- * then shared memory (double-buffered x and dy) up to
+ * dynamic shared memory, its cluster size (1: none) and the layout's name.
+ * Short rows in registers with the next row prefetched (blocks of at most
+ * 256 threads); then shared memory (double-buffered x and dy) up to
  * SBK_RMSNORM_BWD_SMEM_MAX bytes, so that two or more blocks fit on an SM;
- * longer rows in registers (x and dy, MAXV <= 4 vectors each); rows longer
- * still split over a cluster of 2, 4 or 8 blocks, each a slice as short as
- * the shared-memory kernel's (Hopper on; `clusters` says whether the card
- * has them); the rest in memory. */
+ * longer rows, up to 8 vectors a thread, through one shared-memory buffer
+ * (fp32) or in registers (x and dy, MAXV <= 4 vectors each; 16-bit types);
+ * rows longer still split over a cluster of 2, 4 or 8 blocks, each a slice
+ * as short as the shared-memory kernel's (Hopper on; `clusters` says
+ * whether the card has them); the rest in memory. */
 #define SBK_RMSNORM_BWD_SMEM_MAX (96 * 1024)
 template <typename T, typename TW>
 static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
@@ -765,12 +766,13 @@ static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
 }
 template <typename T, typename TW>
 static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threads, size_t *smem, const void **fn,
-                              int *cluster)
+                              int *cluster, const char **kind)
 {
     const int vw = vec<T>::n;
     const size_t smem_vecs = SBK_RMSNORM_BWD_SMEM_MAX / (16 * 4);
     *smem = 0;
     *cluster = 1;
+    *kind = "regs+prefetch";
     /* registers with the prefetch while the block stays at 256 threads */
     const int pf_maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
     if (pf_maxv > 0 && *threads <= 256) {
@@ -782,6 +784,7 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
         *threads = 256;
         *smem = (size_t)(N / vw) * 16 * 4;
         *fn = rmsnorm_bwd_smem_fn<T, TW>(N / vw, false);
+        *kind = "smem2";
         return;
     }
     const int maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
@@ -794,7 +797,7 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
      * 1.07-1.11x on the H100 at 16384; a cluster split 1.07-1.29x on the
      * H200 (examples/h200/rmsnorm-bwd-layouts/, examples/h100/rmsnorm-bwd-layouts/).
      * SOLBENCH_RMSNORM_BWD_LAYOUT=regs|smem1|split names one, for comparison. */
-    const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
+    const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"); /* checked by sbk_rmsnorm_bwd_env_check */
     const bool want_split = lay && strcmp(lay, "split") == 0;
     const bool want_smem1 = lay ? strcmp(lay, "smem1") == 0 : sizeof(T) == 4;
     if (maxv > 0 && want_smem1 && (N / vw + 255) / 256 <= 8) {
@@ -802,6 +805,7 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
         *smem = (size_t)(N / vw) * 16 * 2;
         *fn = (N / vw + 255) / 256 <= 7 ? (const void *)rmsnorm_bwd_smem_k<T, TW, 7, 1>
                                         : (const void *)rmsnorm_bwd_smem_k<T, TW, 8, 1>;
+        *kind = "smem1";
         return;
     }
     if ((maxv == -1 || (maxv > 0 && want_split)) && clusters) { /* maxv > 0: aligned, N % vw == 0 */
@@ -811,9 +815,11 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
             *smem = (size_t)(N / c / vw) * 16 * 4;
             *fn = rmsnorm_bwd_smem_fn<T, TW>(N / c / vw, true);
             *cluster = c;
+            *kind = "split";
             return;
         }
     }
+    *kind = maxv > 0 ? "regs" : "mem";
     switch (maxv) {
     case 1: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 1, false>; break;
     case 2: *fn = (const void *)rmsnorm_bwd_regs_k<T, TW, 2, false>; break;
@@ -824,12 +830,49 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
 }
 
 static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
-                                  size_t *smem, const void **fn, int *cluster)
+                                  size_t *smem, const void **fn, int *cluster, const char **kind = nullptr)
 {
     const bool clusters = sm90_or_newer();
+    const char *k;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
-        rmsnorm_bwd_shape<T, TW>(N, aligned, clusters, threads, smem, fn, cluster)));
+        rmsnorm_bwd_shape<T, TW>(N, aligned, clusters, threads, smem, fn, cluster, &k)));
+    if (kind) *kind = k;
     return allow_smem(*fn, *smem);
+}
+
+/* Whether the partials' lines are dropped from L2 after the column sum:
+ * whole 128-byte lines only, and not under SOLBENCH_RMSNORM_BWD_DISCARD=0. */
+static bool rmsnorm_bwd_discard(int64_t N, const float *partial)
+{
+    const char *keep = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+    return N % 32 == 0 && ((uintptr_t)partial & 127) == 0 && !(keep && strcmp(keep, "0") == 0);
+}
+
+extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
+{
+    const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"), *dis = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+    if (lay && strcmp(lay, "regs") && strcmp(lay, "smem1") && strcmp(lay, "split")) {
+        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected regs, smem1 or split", lay);
+        return -1;
+    }
+    if (dis && strcmp(dis, "0") && strcmp(dis, "1")) {
+        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_DISCARD=%s: expected 0 or 1", dis);
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t N, sbk_dtype dt, sbk_dtype wdt, char *buf, size_t n)
+{
+    int threads, cluster;
+    size_t smem;
+    const void *fn;
+    const char *kind = "unknown";
+    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
+        (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
+    const char *keep = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, cluster, threads, smem,
+             N % 32 == 0 && !(keep && strcmp(keep, "0") == 0) ? "dropped from L2" : "written back");
 }
 
 /* One wave: as many blocks (clusters, for a split row) as fit on the card at
@@ -884,10 +927,7 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
                     (void *)&eps, (void *)&C};
     cluster_launch launch(G * C, threads, smem, C, s);
     if ((e = cudaLaunchKernelExC(&launch.cfg, fn, args)) != cudaSuccess) return e;
-    /* partial's rows whole 128-byte lines: the column sum drops them from L2
-     * unwritten (SOLBENCH_RMSNORM_BWD_DISCARD=0 keeps them, for comparison) */
-    const char *keep = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    const int discard = N % 32 == 0 && ((uintptr_t)partial & 127) == 0 && !(keep && strcmp(keep, "0") == 0);
+    const int discard = rmsnorm_bwd_discard(N, partial) ? 1 : 0;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
         e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
                        (const float *)partial, (TW *)dw, G, N, discard)));

@@ -306,6 +306,11 @@ static int fused_fwd_plan(rms_state *s, sb_error *err)
 static int rms_prepare(void *p, int provider, sb_error *err)
 {
     rms_state *s = p;
+    if (provider == SBK_P_FUSED && s->mode != MODE_FWD) {
+        char bad[160];
+        if (sbk_rmsnorm_bwd_env_check(bad, sizeof bad) != 0)
+            return sb_error_set(err, NULL, NULL, "rmsnorm: %s", bad);
+    }
     if (provider == SBK_P_FUSED)
         return fused_fwd_plan(s, err);
     if (provider != SBK_P_REFERENCE)
@@ -377,18 +382,27 @@ static int rms_run(void *p, int provider, int set, sb_error *err)
     return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "rmsnorm reference", e);
 }
 
-/* The fused forward's plan, so that a result says which kernel ran. */
+/* The fused forward's plan and the backward's layout, so that a result
+ * says which kernels ran. */
 static void rms_provider_params(void *p, int provider, sb_params *extra)
 {
     rms_state *s = p;
-    if (provider != SBK_P_FUSED || s->mode == MODE_BWD || extra->count + 1 > SB_MAX_PARAMS)
+    if (provider != SBK_P_FUSED)
         return;
-    int i = extra->count++;
-    snprintf(extra->name[i], SB_NAME_MAX, "fwd_plan");
-    sbk_rmsnorm_fwd_plan_name(&s->fplan, extra->value[i], sizeof extra->value[i]);
+    if (s->mode != MODE_BWD && extra->count < SB_MAX_PARAMS) {
+        int i = extra->count++;
+        snprintf(extra->name[i], SB_NAME_MAX, "fwd_plan");
+        sbk_rmsnorm_fwd_plan_name(&s->fplan, extra->value[i], sizeof extra->value[i]);
+    }
+    if (s->mode != MODE_FWD && extra->count < SB_MAX_PARAMS) {
+        int i = extra->count++;
+        snprintf(extra->name[i], SB_NAME_MAX, "bwd_layout");
+        sbk_rmsnorm_bwd_layout_name(s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), extra->value[i],
+                                    sizeof extra->value[i]);
+    }
 }
 
-static const char *const rms_recorded_params[] = {"fwd_plan", NULL};
+static const char *const rms_recorded_params[] = {"fwd_plan", "bwd_layout", NULL};
 
 const sb_op sb_op_rmsnorm = {
     .name = "rmsnorm",

@@ -1,14 +1,18 @@
 /* test_rmsnorm_fwd_plan.c - the RMSNorm forward's launch plans
  * (sbk_rmsnorm_fwd_plan_make, bench/kernels/fused_rows.cu) as a machine
  * without a GPU makes them: the default's layouts, the requests it takes,
- * the ones it refuses, and the names results record. Where a CUDA device
+ * the ones it refuses, and the names results record; and the backward's
+ * layouts and experiment switches (sbk_rmsnorm_bwd_layout_name,
+ * sbk_rmsnorm_bwd_env_check) the same way. Where a CUDA device
  * is present the plans depend on the card (clusters, shared memory):
  * skipped there, tests/kernels/gpu_kernels.sh runs every plan on the card. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -97,6 +101,57 @@ static void test_refusals(void **st)
                      cudaErrorInvalidValue);
 }
 
+static void bwd_is(int64_t N, sbk_dtype dt, const char *want)
+{
+    char buf[128];
+    sbk_rmsnorm_bwd_layout_name(N, dt, dt, buf, sizeof buf);
+    assert_string_equal(buf, want);
+}
+
+/* The backward's layout by row length (no device: no clusters), and what
+ * the experiment switches change */
+static void test_bwd_layouts(void **st)
+{
+    (void)st;
+    unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
+    unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+    bwd_is(4096, SBK_BF16, "regs+prefetch:1 threads=256 smem_bytes=0 partials dropped from L2");
+    bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials dropped from L2");
+    /* fp32 rows past the double buffer: one buffer; 16-bit ones: registers */
+    bwd_is(7168, SBK_F32, "smem1:1 threads=256 smem_bytes=57344 partials dropped from L2");
+    bwd_is(16384, SBK_BF16, "regs:1 threads=512 smem_bytes=0 partials dropped from L2");
+    /* not whole 128-byte partial rows, not whole vectors: in memory, written back */
+    bwd_is(1001, SBK_F16, "mem:1 threads=256 smem_bytes=0 partials written back");
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "regs", 1);
+    bwd_is(7168, SBK_F32, "regs:1 threads=448 smem_bytes=0 partials dropped from L2");
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "smem1", 1);
+    bwd_is(16384, SBK_BF16, "smem1:1 threads=256 smem_bytes=65536 partials dropped from L2");
+    setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "0", 1);
+    bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials written back");
+    unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
+    unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+}
+
+static void test_bwd_env_check(void **st)
+{
+    (void)st;
+    char bad[160] = "";
+    unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
+    unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "split", 1);
+    setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "1", 1);
+    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "smem", 1); /* a typo must not run the default */
+    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
+    assert_string_equal(bad, "SOLBENCH_RMSNORM_BWD_LAYOUT=smem: expected regs, smem1 or split");
+    unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
+    setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "no", 1);
+    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
+    assert_string_equal(bad, "SOLBENCH_RMSNORM_BWD_DISCARD=no: expected 0 or 1");
+    unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+}
+
 int main(void)
 {
     int n = 0;
@@ -109,6 +164,8 @@ int main(void)
         cmocka_unit_test(test_auto_layouts),
         cmocka_unit_test(test_requests),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bwd_layouts),
+        cmocka_unit_test(test_bwd_env_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
