@@ -719,6 +719,21 @@ static void clock_state(sb_ctx *ctx, const sb_protocol_opts *opts, json_t **out)
  * blocked behind the hold) costs a fraction of a second, counted. */
 #define SB_HOLD_TIMEOUT_MS 200.0
 
+/* Warm-up: by count, launched back to back; by time, each launch waited
+ * for (a no-op on the CPU path) until the time is spent. */
+static int warm_up(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m, sb_error *err)
+{
+    double t0 = host_now_ms();
+    int done = 0, rc = SB_OK;
+    while (rc == SB_OK && (opts->warmup_ms > 0 ? host_now_ms() - t0 < opts->warmup_ms : done < opts->warmup_iters)) {
+        rc = c->op->run(c->state, provider, done++ % c->cfg.input_sets, err);
+        if (rc == SB_OK && opts->warmup_ms > 0)
+            rc = ctx_sync(c->ctx, err);
+    }
+    m->warmup_iters_done = done;
+    return rc;
+}
+
 /* The CPU path: settle and warm-up call the op back to back, then each
  * sample is one call timed on the host. */
 static int cpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, sb_measurement *m,
@@ -730,12 +745,8 @@ static int cpu_samples(sb_case *c, int provider, const sb_protocol_opts *opts, s
         for (int i = 0; i < 8; i++, m->settle_launches++) /* as the GPU path's batches */
             if (c->op->run(c->state, provider, m->settle_launches % sets, err) != SB_OK)
                 return SB_ERR;
-    t0 = host_now_ms();
-    int done = 0;
-    while (opts->warmup_ms > 0 ? host_now_ms() - t0 < opts->warmup_ms : done < opts->warmup_iters)
-        if (c->op->run(c->state, provider, done++ % sets, err) != SB_OK)
-            return SB_ERR;
-    m->warmup_iters_done = done;
+    if (warm_up(c, provider, opts, m, err) != SB_OK)
+        return SB_ERR;
     clock_state(c->ctx, opts, &m->clocks_before);
     for (int r = 0; r < opts->repeats; r++)
         for (int i = 0; i < opts->iters; i++) {
@@ -865,14 +876,8 @@ static int gpu_run(gpu_batches *g, sb_measurement *m, sb_error *err)
     const sb_protocol_opts *opts = g->opts;
     sb_case *c = g->c;
     int rc = opts->settle_ms > 0 ? gpu_settle(g, m, err) : SB_OK;
-    double t0 = host_now_ms();
-    int done = 0;
-    while (rc == SB_OK && (opts->warmup_ms > 0 ? host_now_ms() - t0 < opts->warmup_ms : done < opts->warmup_iters)) {
-        rc = c->op->run(c->state, g->provider, done++ % c->cfg.input_sets, err);
-        if (rc == SB_OK && opts->warmup_ms > 0)
-            rc = ctx_sync(c->ctx, err);
-    }
-    m->warmup_iters_done = done;
+    if (rc == SB_OK)
+        rc = warm_up(c, g->provider, opts, m, err);
     if (rc == SB_OK && !g->hold)
         rc = ctx_sync(c->ctx, err);
     if (rc != SB_OK)

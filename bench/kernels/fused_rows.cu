@@ -870,9 +870,9 @@ extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t N, sbk_dtype dt, sbk_dtype w
     const char *kind = "unknown";
     if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
         (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
-    const char *keep = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
+    /* partial is a cudaMalloc'd buffer of its own (256-byte aligned): as if at 0 */
     snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, cluster, threads, smem,
-             N % 32 == 0 && !(keep && strcmp(keep, "0") == 0) ? "dropped from L2" : "written back");
+             rmsnorm_bwd_discard(N, nullptr) ? "dropped from L2" : "written back");
 }
 
 /* One wave: as many blocks (clusters, for a split row) as fit on the card at
