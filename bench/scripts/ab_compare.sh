@@ -6,7 +6,9 @@
 # build's results record (else both record SOLBOOK_GIT_SHA). CASES: one solbench command line a line, without
 # the program, e.g. "rmsnorm --mode bwd --dtype bf16 --M 4096 --N 7168
 # --provider fused"; a line starting "= " runs as given, without the
-# protocol below (gemm --spec fixes its own). Writes
+# protocol below (gemm --spec fixes its own); leading VAR=VALUE words are
+# set in both builds' environment (e.g. SOLBENCH_RMSNORM_BWD_LAYOUT=regs
+# rmsnorm ...), as a shell would. Writes
 # OUTDIR/{base,new}/<n>.json and prints, per case, both medians, the ratio,
 # the % of the copy ceiling and the spread of the repeat medians. Figures
 # for docs/, not a test.
@@ -22,11 +24,15 @@ while read -r line; do
   n=$((n + 1))
   proto="--warmup 10 --iters 20 --repeats 5"
   if [[ "$line" == "= "* ]]; then line=${line#= }; proto=""; fi
+  envs=() args=$line
+  while [[ "$args" =~ ^([A-Z][A-Z0-9_]*=[^ ]*)\ +(.*)$ ]]; do
+    envs+=("${BASH_REMATCH[1]}") args=${BASH_REMATCH[2]}
+  done
   for side in base new; do
     prog=$base sha=${AB_BASE_GIT_SHA:-${SOLBOOK_GIT_SHA:-}}
     [[ $side == new ]] && prog=$new sha=${SOLBOOK_GIT_SHA:-}
     # shellcheck disable=SC2086
-    SOLBOOK_GIT_SHA=$sha "$prog" $line $proto --suite ab-compare ${cal:+--calibration "$cal"} \
+    env "${envs[@]}" SOLBOOK_GIT_SHA=$sha "$prog" $args $proto --suite ab-compare ${cal:+--calibration "$cal"} \
       --out "$out/$side/$n.json" > "$out/$side/$n.log" 2>&1 || echo "case $n ($side) failed: $line"
   done
   python3 - "$out" "$n" "$line" <<'PY'
