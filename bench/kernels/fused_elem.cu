@@ -64,11 +64,11 @@ __global__ void __launch_bounds__(256) swiglu_fwd_k(const T *__restrict__ a, con
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec;
          i += (int64_t)gridDim.x * blockDim.x) {
         float av[VW], bv[VW], o[VW];
-        io<T, VW>::load(a + i * VW, av);
-        io<T, VW>::load(b + i * VW, bv);
+        io<T, VW>::load_stream(a + i * VW, av);
+        io<T, VW>::load_stream(b + i * VW, bv);
 #pragma unroll
         for (int e = 0; e < VW; e++) o[e] = av[e] / (1.0f + __expf(-av[e])) * bv[e];
-        io<T, VW>::store(c + i * VW, o);
+        io<T, VW>::store_stream(c + i * VW, o);
     }
 }
 
@@ -80,17 +80,17 @@ __global__ void __launch_bounds__(256) swiglu_bwd_k(const T *__restrict__ dc, co
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec;
          i += (int64_t)gridDim.x * blockDim.x) {
         float g[VW], av[VW], bv[VW], oa[VW], ob[VW];
-        io<T, VW>::load(dc + i * VW, g);
-        io<T, VW>::load(a + i * VW, av);
-        io<T, VW>::load(b + i * VW, bv);
+        io<T, VW>::load_stream(dc + i * VW, g);
+        io<T, VW>::load_stream(a + i * VW, av);
+        io<T, VW>::load_stream(b + i * VW, bv);
 #pragma unroll
         for (int e = 0; e < VW; e++) {
             float s = 1.0f / (1.0f + __expf(-av[e]));
             ob[e] = g[e] * av[e] * s;
             oa[e] = g[e] * bv[e] * s * (1.0f + av[e] * (1.0f - s));
         }
-        io<T, VW>::store(da + i * VW, oa);
-        io<T, VW>::store(db + i * VW, ob);
+        io<T, VW>::store_stream(da + i * VW, oa);
+        io<T, VW>::store_stream(db + i * VW, ob);
     }
 }
 

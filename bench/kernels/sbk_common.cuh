@@ -64,6 +64,29 @@ template <typename T, int VW> struct io {
             for (int i = 0; i < VW; i++) f[i] = tof<T>(p[i]);
         }
     }
+    /* load, with the streaming hint (ld.global.cs: evict first) for an
+     * input the kernel reads once */
+    __device__ __forceinline__ static void load_stream(const T *p, float *f)
+    {
+        if constexpr (bytes % 16 == 0) {
+#pragma unroll
+            for (int q = 0; q < bytes / 16; q++) unpack(__ldcs(reinterpret_cast<const uint4 *>(p) + q), f, q);
+        } else {
+            load(p, f);
+        }
+    }
+    /* store, with the streaming hint (st.global.cs: evict first) for an
+     * output nothing in the kernel reads again, so that it does not push
+     * the inputs still to be read out of L2 */
+    __device__ __forceinline__ static void store_stream(T *p, const float *f)
+    {
+        if constexpr (bytes % 16 == 0) {
+#pragma unroll
+            for (int q = 0; q < bytes / 16; q++) __stcs(reinterpret_cast<uint4 *>(p) + q, pack(f, q));
+        } else {
+            store(p, f);
+        }
+    }
     __device__ __forceinline__ static void store(T *p, const float *f)
     {
         if constexpr (bytes % 16 == 0) {
@@ -158,7 +181,7 @@ template <typename T, int MAXV> struct row_regs {
 #pragma unroll
         for (int k = 0; k < MAXV; k++) {
             int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) v[k] = p[idx];
+            if (idx < nvec) v[k] = __ldcs(p + idx); /* read once: evict first */
         }
     }
     /* f(j, x, k): x = elements j .. j+VW-1 as float, held in v[k] (k is a
