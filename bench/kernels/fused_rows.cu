@@ -333,11 +333,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             io<TW, VW>::load(w + j, wf);
             row_at(xr, k, x + off, j, xv);
             rms_bwd_out<VW>(xv, g, wf, rs, c, o, acc + k * VW);
-            /* a plain store, not store_stream: behind st.global.cs ptxas
-             * left each weight load after the previous store (77 registers
-             * against 86 for fp32); on an H100 the plain store took 0.92x
-             * the time at fp32 65536 x 7168 and 0.98x at 16384 x 8192,
-             * 16-bit rows within 1.5% either way (examples/h100/stream-hints/) */
+            /* plain loads of x and dy and a plain store of dx, not the
+             * streaming hints of the other row kernels: behind st.global.cs
+             * ptxas left each weight load after the previous store (77
+             * registers against 86 for fp32), and the fp32 rows took up to
+             * 1.09x the time on an H100, 1.28x on an H200
+             * (examples/h100/stream-hints/, examples/h200/stream-hints/) */
             io<T, VW>::store(dx + off + j, o);
         });
     };
@@ -346,26 +347,26 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
         ROW xb, gb;
         int64_t r = blockIdx.x;
         if (r < M) {
-            xa.load(x + r * N, N);
-            ga.load(dy + r * N, N);
+            xa.load(x + r * N, N, false);
+            ga.load(dy + r * N, N, false);
         }
         for (; r < M; r += 2 * G) {
             if (r + G < M) {
-                xb.load(x + (r + G) * N, N);
-                gb.load(dy + (r + G) * N, N);
+                xb.load(x + (r + G) * N, N, false);
+                gb.load(dy + (r + G) * N, N, false);
             }
             step(xa, ga, r);
             if (r + G >= M) break;
             if (r + 2 * G < M) {
-                xa.load(x + (r + 2 * G) * N, N);
-                ga.load(dy + (r + 2 * G) * N, N);
+                xa.load(x + (r + 2 * G) * N, N, false);
+                ga.load(dy + (r + 2 * G) * N, N, false);
             }
             step(xb, gb, r + G);
         }
     } else {
         for (int64_t r = blockIdx.x; r < M; r += G) {
-            xa.load(x + r * N, N);
-            ga.load(dy + r * N, N);
+            xa.load(x + r * N, N, false);
+            ga.load(dy + r * N, N, false);
             step(xa, ga, r);
         }
     }

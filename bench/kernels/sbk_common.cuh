@@ -174,14 +174,17 @@ template <typename T, int MAXV> struct row_regs {
     static constexpr int SLOTS = MAXV;
     uint4 v[MAXV];
     int nvec;
-    __device__ __forceinline__ void load(const T *row, int64_t N)
+    /* stream: with the streaming hint (ld.global.cs, evict first: the row
+     * is read once), else a plain read-only load (the RMSNorm backward's
+     * register layout, see there); a constant at every call */
+    __device__ __forceinline__ void load(const T *row, int64_t N, bool stream = true)
     {
         nvec = (int)(N / VW);
         const uint4 *p = reinterpret_cast<const uint4 *>(row);
 #pragma unroll
         for (int k = 0; k < MAXV; k++) {
             int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) v[k] = __ldcs(p + idx); /* read once: evict first */
+            if (idx < nvec) v[k] = stream ? __ldcs(p + idx) : p[idx];
         }
     }
     /* f(j, x, k): x = elements j .. j+VW-1 as float, held in v[k] (k is a
