@@ -312,6 +312,14 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
     constexpr int VW = ROW::VW;
+    /* fp32 rows: plain loads of x and dy and a plain store of dx, not the
+     * streaming hints of the other row kernels. Behind st.global.cs ptxas
+     * left each weight load after the previous store (77 registers against
+     * 86), and with the hints fp32 rows of 7168 and 8192 took 1.02-1.09x
+     * the time on an H100 and 1.27-1.28x on an H200. 16-bit rows keep the
+     * hints: plain they took 0.98-1.02x (examples/h100/stream-hints/,
+     * examples/h200/stream-hints/). */
+    constexpr bool stream = sizeof(T) < 4;
     float acc[MAXV * VW];
 #pragma unroll
     for (int i = 0; i < MAXV * VW; i++) acc[i] = 0.0f;
@@ -333,13 +341,10 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
             io<TW, VW>::load(w + j, wf);
             row_at(xr, k, x + off, j, xv);
             rms_bwd_out<VW>(xv, g, wf, rs, c, o, acc + k * VW);
-            /* plain loads of x and dy and a plain store of dx, not the
-             * streaming hints of the other row kernels: behind st.global.cs
-             * ptxas left each weight load after the previous store (77
-             * registers against 86 for fp32), and the fp32 rows took up to
-             * 1.09x the time on an H100, 1.28x on an H200
-             * (examples/h100/stream-hints/, examples/h200/stream-hints/) */
-            io<T, VW>::store(dx + off + j, o);
+            if constexpr (stream)
+                io<T, VW>::store_stream(dx + off + j, o);
+            else
+                io<T, VW>::store(dx + off + j, o);
         });
     };
     ROW xa, ga;
@@ -347,26 +352,26 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
         ROW xb, gb;
         int64_t r = blockIdx.x;
         if (r < M) {
-            xa.load(x + r * N, N, false);
-            ga.load(dy + r * N, N, false);
+            xa.load(x + r * N, N, stream);
+            ga.load(dy + r * N, N, stream);
         }
         for (; r < M; r += 2 * G) {
             if (r + G < M) {
-                xb.load(x + (r + G) * N, N, false);
-                gb.load(dy + (r + G) * N, N, false);
+                xb.load(x + (r + G) * N, N, stream);
+                gb.load(dy + (r + G) * N, N, stream);
             }
             step(xa, ga, r);
             if (r + G >= M) break;
             if (r + 2 * G < M) {
-                xa.load(x + (r + 2 * G) * N, N, false);
-                ga.load(dy + (r + 2 * G) * N, N, false);
+                xa.load(x + (r + 2 * G) * N, N, stream);
+                ga.load(dy + (r + 2 * G) * N, N, stream);
             }
             step(xb, gb, r + G);
         }
     } else {
         for (int64_t r = blockIdx.x; r < M; r += G) {
-            xa.load(x + r * N, N, false);
-            ga.load(dy + r * N, N, false);
+            xa.load(x + r * N, N, stream);
+            ga.load(dy + r * N, N, stream);
             step(xa, ga, r);
         }
     }
@@ -795,17 +800,17 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
     }
     const int maxv = pick_row_layout(N, (int)sizeof(T), aligned, 2, threads);
     /* Rows too long for the double buffer that fit registers (bf16 N <=
-     * 16384, fp32 N <= 8192): fp32 rows go through one shared-memory
-     * buffer, three blocks an SM; x and dy held in registers ran one block
-     * of up to 512 threads an SM at 77 registers a thread and took
-     * 1.16-1.29x the time on an H200, 1.01-1.08x on an H100. 16-bit rows
-     * stay in registers: one buffer took the same time on the H200 and
-     * 1.07-1.11x on the H100 at 16384; a cluster split 1.07-1.29x on the
-     * H200 (examples/h200/rmsnorm-bwd-layouts/, examples/h100/rmsnorm-bwd-layouts/).
+     * 16384, fp32 N <= 8192) stay in registers, one block of up to 512
+     * threads an SM. One shared-memory buffer (smem1, three blocks an SM)
+     * was the fp32 default while the register kernel carried the streaming
+     * hints; without them, registers took 0.99-1.01x its time at fp32 7168
+     * and 0.92-0.96x at 8192 on an H200 (examples/h200/stream-hints/,
+     * examples/h100/stream-hints/ for the H100). A cluster split took
+     * 1.07-1.29x (examples/h200/rmsnorm-bwd-layouts/).
      * SOLBENCH_RMSNORM_BWD_LAYOUT=regs|smem1|split names one, for comparison. */
     const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"); /* checked by sbk_rmsnorm_bwd_env_check */
     const bool want_split = lay && strcmp(lay, "split") == 0;
-    const bool want_smem1 = lay ? strcmp(lay, "smem1") == 0 : sizeof(T) == 4;
+    const bool want_smem1 = lay && strcmp(lay, "smem1") == 0;
     if (maxv > 0 && want_smem1 && (N / vw + 255) / 256 <= 8) {
         *threads = 256;
         *smem = (size_t)(N / vw) * 16 * 2;

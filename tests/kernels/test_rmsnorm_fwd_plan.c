@@ -117,13 +117,15 @@ static void test_bwd_layouts(void **st)
     unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
     bwd_is(4096, SBK_BF16, "regs+prefetch:1 threads=256 smem_bytes=0 partials dropped from L2");
     bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials dropped from L2");
-    /* fp32 rows past the double buffer: one buffer; 16-bit ones: registers */
-    bwd_is(7168, SBK_F32, "smem1:1 threads=256 smem_bytes=57344 partials dropped from L2");
+    /* rows past the double buffer that fit registers: registers */
+    bwd_is(7168, SBK_F32, "regs:1 threads=448 smem_bytes=0 partials dropped from L2");
     bwd_is(16384, SBK_BF16, "regs:1 threads=512 smem_bytes=0 partials dropped from L2");
     /* not whole 128-byte partial rows, not whole vectors: in memory, written back */
     bwd_is(1001, SBK_F16, "mem:1 threads=256 smem_bytes=0 partials written back");
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "smem1", 1);
+    bwd_is(7168, SBK_F32, "smem1:1 threads=256 smem_bytes=57344 partials dropped from L2");
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "regs", 1);
-    bwd_is(7168, SBK_F32, "regs:1 threads=448 smem_bytes=0 partials dropped from L2");
+    bwd_is(16384, SBK_BF16, "regs:1 threads=512 smem_bytes=0 partials dropped from L2");
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "smem1", 1);
     bwd_is(16384, SBK_BF16, "smem1:1 threads=256 smem_bytes=65536 partials dropped from L2");
     setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "0", 1);
