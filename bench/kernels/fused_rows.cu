@@ -316,7 +316,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
      * streaming hints of the other row kernels. Behind st.global.cs ptxas
      * left each weight load after the previous store (77 registers against
      * 86), and with the hints fp32 rows of 7168 and 8192 took 1.02-1.09x
-     * the time on an H100 and 1.27-1.28x on an H200. 16-bit rows keep the
+     * the time on an H100 and 1.26-1.28x on an H200. 16-bit rows keep the
      * hints: plain they took 0.98-1.02x (examples/h100/stream-hints/,
      * examples/h200/stream-hints/). */
     constexpr bool stream = sizeof(T) < 4;
