@@ -129,12 +129,16 @@ def gemm_section(arch, w):
     w("")
 
 
+def geomean(v):
+    return math.exp(sum(map(math.log, v)) / len(v)) if v else None
+
+
 def geomean_lines(w, geo, scope):
     """Issue 4's speedup target: geomean of fused over reference >= 2x."""
     for op in ("rmsnorm", "rope", "cross_entropy"):
         v = geo.get(op, [])
         if v:
-            gm = math.exp(sum(map(math.log, v)) / len(v))
+            gm = geomean(v)
             w("- %s: geomean speedup of fused over reference %.2fx over %d case(s)%s (target >= 2x: %s)" % (
                 op, gm, len(v), scope, "met" if gm >= 2 else "MISSED"))
 
@@ -274,7 +278,7 @@ def kernels_full_section(arch, w):
         v = groups[g]
         fr = sorted(x[0] for x in v if x[0] is not None)
         sp = [x[1] for x in v if x[1] is not None]
-        gm = math.exp(sum(map(math.log, sp)) / len(sp)) if sp else None
+        gm = geomean(sp)
         w("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
             g[0], g[1], g[2], len(v), pct(fr[0]) if fr else "-", pct(fr[len(fr) // 2]) if fr else "-",
             pct(fr[-1]) if fr else "-", "%.2fx" % gm if gm else "-", "%.2fx" % min(sp) if sp else "-"))
@@ -290,6 +294,7 @@ def kernels_full_section(arch, w):
             or "none"))
     else:
         w("- against torch.compile: not run over the full presets (the quick presets' cases below have it)")
+    torch_compile_table(w, cases)
     if rms_fwd:
         w("- RMSNorm forward bf16 at the memory-bound shapes: %d of %d cases at >= 90%% of STREAM copy (lowest %s)" % (
             sum(x >= 0.9 for x in rms_fwd), len(rms_fwd), pct(min(rms_fwd))))
@@ -320,6 +325,36 @@ def kernels_full_section(arch, w):
             at = copy_at(curve, f["metrics"]["bytes"])
             w("| %s | %s | %s | %s | %.0f | %s | %s |" % (k[1], k[2], k[3], sh, f["metrics"]["bytes"] / 1e6, pct(x),
                                                           pct(f["metrics"]["gbps"] / at) if at else "-"))
+    w("")
+
+
+def torch_compile_table(w, cases):
+    """Fused against torch.compile by suite, op, mode and dtype: how many of
+    the passing fused cases have a torch.compile time from the same call,
+    the geomean and lowest of fused's speed over it (time of torch.compile
+    over time of fused: above 1, fused is faster) and how many are slower;
+    groups with no torch.compile time at all are named, not left out."""
+    groups = {}
+    for k, g in sorted(cases.items()):
+        f, t = g.get("fused"), g.get("torch-compile")
+        if not f or f["status"] != "passed":
+            continue
+        e = groups.setdefault(k[:4], [0, []])
+        e[0] += 1
+        if t and t["status"] == "passed":
+            e[1].append(med(t) / med(f))
+    if not any(v for _, v in groups.values()):
+        return
+    w("")
+    w("| suite | op | mode | dtype | fused cases | with torch.compile | fused speed / torch.compile, geomean "
+      "| lowest | slower in |")
+    w("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for g, (n, v) in sorted(groups.items()):
+        if not v:
+            w("| %s | %s | %s | %s | %d | 0 | - | - | - |" % (g + (n,)))
+            continue
+        w("| %s | %s | %s | %s | %d | %d | %.3fx | %.3fx | %d |" % (
+            g + (n, len(v), geomean(v), min(v), sum(x < 1 for x in v))))
     w("")
 
 
