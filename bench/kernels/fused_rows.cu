@@ -647,6 +647,53 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
     return cudaSuccess;
 }
 
+/* The block size a row in registers tries first: 256 threads, the measured
+ * default, or 512 with SOLBENCH_ROW_THREADS=512, an experiment (the fewest
+ * 16-byte vectors a thread, so fewer registers and more warps an SM, but
+ * fewer rows in flight; docs/KERNELS.md). Read at each launch: a getenv
+ * is far below a launch's cost. */
+static int row_first_threads(void)
+{
+    const char *v = getenv("SOLBENCH_ROW_THREADS"); /* checked by sbk_row_threads_env_check */
+    return v && strcmp(v, "512") == 0 ? 512 : 256;
+}
+
+extern "C" int sbk_row_threads_env_check(char *bad, size_t n)
+{
+    const char *v = getenv("SOLBENCH_ROW_THREADS");
+    if (!v || strcmp(v, "256") == 0 || strcmp(v, "512") == 0) return 0;
+    snprintf(bad, n, "SOLBENCH_ROW_THREADS=%s: 256 or 512 (the block size a row in registers tries first)", v);
+    return -1;
+}
+
+/* How a one-row kernel holds a row of N: pick_row_layout's maxv, rows of x
+ * and residual (add+RMSNorm) or of dy and y (softmax backward) held two at
+ * a time; ROWS_SMEM for the softmax forward's row in shared memory (*smem
+ * bytes). */
+#define ROWS_SMEM 100
+static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int *threads, size_t *smem)
+{
+    *smem = 0;
+    if (k == SBK_ROWS_SOFTMAX_FWD && pick_row_smem(N, esize, al, row_smem_limit(), threads, smem))
+        return ROWS_SMEM;
+    const int rows = k == SBK_ROWS_ADD_RMSNORM || k == SBK_ROWS_SOFTMAX_BWD ? 2 : 1;
+    return pick_row_layout_first(N, esize, al, rows, row_first_threads(), threads);
+}
+
+extern "C" void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, char *buf, size_t n)
+{
+    int threads;
+    size_t smem;
+    const int maxv = rows_pick(k, N, (int)sbk_dtype_size(dt), true, &threads, &smem);
+    (void)cudaGetLastError(); /* no device (the CPU path): row_smem_limit's query failed */
+    if (maxv == ROWS_SMEM)
+        snprintf(buf, n, "smem threads=%d smem_bytes=%zu", threads, smem);
+    else if (maxv > 0)
+        snprintf(buf, n, "registers threads=%d vectors=%d", threads, maxv);
+    else
+        snprintf(buf, n, "memory threads=%d", threads);
+}
+
 /* Slices of a row too long for registers, split over a cluster and held in
  * shared memory, at most this long: H100, 2048 x 65536 bf16, slices of
  * 32 KiB (4 blocks a row) took 204 us against 249 with 64 KiB slices, 258
@@ -709,7 +756,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
     } else {
-        plan->maxv = pick_row_layout(S, esize, true, 1, &plan->threads);
+        plan->maxv = pick_row_layout_first(S, esize, true, 1, row_first_threads(), &plan->threads);
         if (C > 1 && plan->maxv <= 0) return -1; /* a split row's slices stay on chip */
     }
     const void *fn;
@@ -740,7 +787,7 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
         /* no plan, or misaligned pointers: one block a row, as it fits */
         memset(&whole, 0, sizeof whole);
         whole.cluster = 1;
-        whole.maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &whole.threads);
+        whole.maxv = pick_row_layout_first(N, (int)sbk_dtype_size(dt), al, 1, row_first_threads(), &whole.threads);
         plan = &whole;
     }
     const void *fn;
@@ -952,10 +999,10 @@ extern "C" cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const voi
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt),
-                               aligned16(x) && aligned16(res) && aligned16(w) &&
-                                   aligned16(x_out) && aligned16(res_out),
-                               2, &threads);
+    size_t smem;
+    int maxv = rows_pick(SBK_ROWS_ADD_RMSNORM, N, (int)sbk_dtype_size(dt),
+                         aligned16(x) && aligned16(res) && aligned16(w) && aligned16(x_out) && aligned16(res_out),
+                         &threads, &smem);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW2(maxv,
         add_rmsnorm_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)x, (const T *)res, (const TW *)w, (T *)x_out, (T *)res_out, N, eps))));
@@ -968,9 +1015,9 @@ extern "C" cudaError_t sbk_layernorm_fwd(const void *x, const void *w, const voi
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt),
-                               aligned16(x) && aligned16(y) && aligned16(w) && aligned16(b),
-                               1, &threads);
+    size_t smem;
+    int maxv = rows_pick(SBK_ROWS_LAYERNORM, N, (int)sbk_dtype_size(dt),
+                         aligned16(x) && aligned16(y) && aligned16(w) && aligned16(b), &threads, &smem);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
         layernorm_fwd_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)x, (const TW *)w, (const TW *)b, (T *)y, N, eps))));
@@ -986,13 +1033,13 @@ extern "C" cudaError_t sbk_softmax_fwd(const void *x, void *y, int64_t M, int64_
     const bool al = aligned16(x) && aligned16(y);
     /* three passes over the row: from shared memory when it fits (more rows
      * in flight per SM than row_regs allows), as cross entropy */
-    if (pick_row_smem(N, (int)sbk_dtype_size(dt), al, row_smem_limit(), &threads, &smem)) {
+    int maxv = rows_pick(SBK_ROWS_SOFTMAX_FWD, N, (int)sbk_dtype_size(dt), al, &threads, &smem);
+    if (maxv == ROWS_SMEM) {
         cudaError_t e = cudaSuccess;
         SBK_DISPATCH_T(dt, e = allow_smem(softmax_fwd_k<T, row_smem<T>>, smem); if (e != cudaSuccess) return e;
                        softmax_fwd_k<T, row_smem<T>><<<(unsigned)M, threads, smem, s>>>((const T *)x, (T *)y, N));
         return launch_status();
     }
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt), al, 1, &threads);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_ROW(maxv,
         softmax_fwd_k<T, ROW><<<(unsigned)M, threads, 0, s>>>((const T *)x, (T *)y, N)));
     return launch_status();
@@ -1003,8 +1050,9 @@ extern "C" cudaError_t sbk_softmax_bwd(const void *dy, const void *y, void *dx, 
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
-    int maxv = pick_row_layout(N, (int)sbk_dtype_size(dt),
-                               aligned16(dy) && aligned16(y) && aligned16(dx), 2, &threads);
+    size_t smem;
+    int maxv = rows_pick(SBK_ROWS_SOFTMAX_BWD, N, (int)sbk_dtype_size(dt), aligned16(dy) && aligned16(y) && aligned16(dx),
+                         &threads, &smem);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_ROW2(maxv,
         softmax_bwd_k<T, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)dy, (const T *)y, (T *)dx, N)));

@@ -286,6 +286,11 @@ static int norm_supports(void *p, int provider, char *why, size_t n)
 static int norm_prepare(void *p, int provider, sb_error *err)
 {
     norm_state *s = p;
+    if (provider == SBK_P_FUSED) {
+        char bad[160];
+        if (sbk_row_threads_env_check(bad, sizeof bad) != 0)
+            return sb_error_set(err, NULL, NULL, "%s: %s", kname(s->kind), bad);
+    }
     if (provider != SBK_P_REFERENCE)
         return SB_OK;
     sbk_dtype dt = sbk_from_sb(s->dt);
@@ -339,6 +344,23 @@ static int norm_run(void *p, int provider, int set, sb_error *err)
     return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, kname(s->kind), e);
 }
 
+/* How the fused kernel holds a row, so that a result says what ran. */
+static void norm_provider_params(void *p, int provider, sb_params *extra)
+{
+    norm_state *s = p;
+    if (provider != SBK_P_FUSED || extra->count >= SB_MAX_PARAMS)
+        return;
+    sbk_rows_kernel k = s->kind == K_ADD_RMS     ? SBK_ROWS_ADD_RMSNORM
+                        : s->kind == K_LAYERNORM ? SBK_ROWS_LAYERNORM
+                        : s->bwd                 ? SBK_ROWS_SOFTMAX_BWD
+                                                 : SBK_ROWS_SOFTMAX_FWD;
+    int i = extra->count++;
+    snprintf(extra->name[i], SB_NAME_MAX, "row_layout");
+    sbk_rows_layout_name(k, s->N, sbk_from_sb(s->dt), extra->value[i], sizeof extra->value[i]);
+}
+
+static const char *const norm_recorded_params[] = {"row_layout", NULL};
+
 #define NORM_OP(var, nm, sum, modes_, params_, pfx)                                             \
     const sb_op var = {                                                                         \
         .name = nm, .summary = sum, .modes = modes_, .providers = sbk_providers,                \
@@ -347,7 +369,8 @@ static int norm_run(void *p, int provider, int set, sb_error *err)
         .model_flops = pfx##_flops, .model_bytes = pfx##_bytes, .create = pfx##_create,         \
         .destroy = norm_destroy, .outputs = norm_outputs, .reference_row = norm_reference_row,  \
         .check_rows = norm_check_rows, .supports = norm_supports, .prepare = norm_prepare,      \
-        .run = norm_run, .batch_invariance = NULL, .provider_params = NULL,                     \
+        .run = norm_run, .batch_invariance = NULL, .provider_params = norm_provider_params,     \
+        .recorded_params = norm_recorded_params,                                                \
     }
 
 NORM_OP(sb_op_add_rmsnorm, "add_rmsnorm",

@@ -341,18 +341,19 @@ __device__ __forceinline__ void row_at(const ROW &r, int k, const T *mem, int64_
  * at most 512 threads (the kernels' launch bound, so up to 128 registers
  * per thread), when `rows` such rows are held at once: returns MAXV in
  * {1,2,4,8} with MAXV * rows <= 8 (at most 32 registers of row data per
- * thread) and the block size (a multiple of 32, 256 preferred); -1 for a
+ * thread) and the block size (a multiple of 32): the fewest vectors a
+ * thread that fit `first` threads (256 or 512), else in 512; -1 for a
  * longer row (row_mem with 16-byte vectors, 512 threads); 0 for N not a
  * multiple of the vector width or a misaligned pointer (row_mem with single
  * elements, 256 threads). */
-static inline int pick_row_layout(int64_t N, int esize, bool aligned, int rows, int *threads)
+static inline int pick_row_layout_first(int64_t N, int esize, bool aligned, int rows, int first, int *threads)
 {
     const int vw = 16 / esize;
     if (!aligned || N % vw != 0) { *threads = 256; return 0; }
     int64_t nvec = N / vw;
     const int maxv_list[4] = {1, 2, 4, 8};
     for (int pass = 0; pass < 2; pass++) {
-        int64_t limit = pass == 0 ? 256 : 512;
+        int64_t limit = pass == 0 ? first : 512;
         for (int i = 0; i < 4; i++) {
             if (maxv_list[i] * rows > 8) break;
             int64_t bs = (nvec + maxv_list[i] - 1) / maxv_list[i];
@@ -362,6 +363,11 @@ static inline int pick_row_layout(int64_t N, int esize, bool aligned, int rows, 
     }
     *threads = 512;
     return -1;
+}
+/* 256 threads first: the measured default (docs/KERNELS.md). */
+static inline int pick_row_layout(int64_t N, int esize, bool aligned, int rows, int *threads)
+{
+    return pick_row_layout_first(N, esize, aligned, rows, 256, threads);
 }
 
 static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }

@@ -83,6 +83,15 @@ cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
                             void *dx, void *dw, float *partial, int64_t G, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
                             cudaStream_t s);
+/* The one-row kernels below, and the RMSNorm forward's block plans, hold
+ * a row in registers with the fewest 16-byte vectors a thread that fit 256
+ * threads; SOLBENCH_ROW_THREADS=512, an experiment, tries 512 first. 0
+ * when it is unset or valid, else -1 with the line in bad. */
+int sbk_row_threads_env_check(char *bad, size_t n);
+typedef enum { SBK_ROWS_ADD_RMSNORM, SBK_ROWS_LAYERNORM, SBK_ROWS_SOFTMAX_FWD, SBK_ROWS_SOFTMAX_BWD } sbk_rows_kernel;
+/* What kernel k launches for rows of N (aligned), for run_params: e.g.
+ * "registers threads=224 vectors=4", "smem threads=256 smem_bytes=16384". */
+void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, char *buf, size_t n);
 /* vLLM fused_add_rms_norm: res_out = x + res (rounded to dt);
  * x_out = rmsnorm(res_out) * w. x_out may be x and res_out may be res
  * (in place): each element is read by the thread that later writes it. */
