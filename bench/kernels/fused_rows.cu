@@ -647,22 +647,24 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
     return cudaSuccess;
 }
 
-/* The block size a row in registers tries first: 256 threads, the measured
- * default, or 512 with SOLBENCH_ROW_THREADS=512, an experiment (the fewest
- * 16-byte vectors a thread, so fewer registers and more warps an SM, but
- * fewer rows in flight; docs/KERNELS.md). Read at each launch: a getenv
- * is far below a launch's cost. */
-static int row_first_threads(void)
+/* The most 16-byte vectors of row data a thread of the one-row kernels
+ * holds while a block of up to 512 threads can hold the row with fewer
+ * (pick_row_layout_most): 8, the measured default (256 threads whenever
+ * they fit), or 1, 2 or 4 from SOLBENCH_ROW_VECTORS, an experiment (fewer
+ * registers a thread and more warps an SM, but fewer rows in flight;
+ * docs/KERNELS.md). Read at each launch: a getenv is far below a launch's
+ * cost. */
+static int row_most_vectors(void)
 {
-    const char *v = getenv("SOLBENCH_ROW_THREADS"); /* checked by sbk_row_threads_env_check */
-    return v && strcmp(v, "512") == 0 ? 512 : 256;
+    const char *v = getenv("SOLBENCH_ROW_VECTORS"); /* checked by sbk_row_vectors_env_check */
+    return v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "4")) ? atoi(v) : 8;
 }
 
-extern "C" int sbk_row_threads_env_check(char *bad, size_t n)
+extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
 {
-    const char *v = getenv("SOLBENCH_ROW_THREADS");
-    if (!v || strcmp(v, "256") == 0 || strcmp(v, "512") == 0) return 0;
-    snprintf(bad, n, "SOLBENCH_ROW_THREADS=%s: 256 or 512 (the block size a row in registers tries first)", v);
+    const char *v = getenv("SOLBENCH_ROW_VECTORS");
+    if (!v || !strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "4") || !strcmp(v, "8")) return 0;
+    snprintf(bad, n, "SOLBENCH_ROW_VECTORS=%s: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads can hold fewer)", v);
     return -1;
 }
 
@@ -677,7 +679,7 @@ static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int *thre
     if (k == SBK_ROWS_SOFTMAX_FWD && pick_row_smem(N, esize, al, row_smem_limit(), threads, smem))
         return ROWS_SMEM;
     const int rows = k == SBK_ROWS_ADD_RMSNORM || k == SBK_ROWS_SOFTMAX_BWD ? 2 : 1;
-    return pick_row_layout_first(N, esize, al, rows, row_first_threads(), threads);
+    return pick_row_layout_most(N, esize, al, rows, row_most_vectors(), threads);
 }
 
 extern "C" void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, char *buf, size_t n)
@@ -756,7 +758,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
     } else {
-        plan->maxv = pick_row_layout_first(S, esize, true, 1, row_first_threads(), &plan->threads);
+        plan->maxv = pick_row_layout_most(S, esize, true, 1, row_most_vectors(), &plan->threads);
         if (C > 1 && plan->maxv <= 0) return -1; /* a split row's slices stay on chip */
     }
     const void *fn;
@@ -787,7 +789,7 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
         /* no plan, or misaligned pointers: one block a row, as it fits */
         memset(&whole, 0, sizeof whole);
         whole.cluster = 1;
-        whole.maxv = pick_row_layout_first(N, (int)sbk_dtype_size(dt), al, 1, row_first_threads(), &whole.threads);
+        whole.maxv = pick_row_layout_most(N, (int)sbk_dtype_size(dt), al, 1, row_most_vectors(), &whole.threads);
         plan = &whole;
     }
     const void *fn;

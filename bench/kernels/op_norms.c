@@ -288,7 +288,7 @@ static int norm_prepare(void *p, int provider, sb_error *err)
     norm_state *s = p;
     if (provider == SBK_P_FUSED) {
         char bad[160];
-        if (sbk_row_threads_env_check(bad, sizeof bad) != 0)
+        if (sbk_row_vectors_env_check(bad, sizeof bad) != 0)
             return sb_error_set(err, NULL, NULL, "%s: %s", kname(s->kind), bad);
     }
     if (provider != SBK_P_REFERENCE)

@@ -313,7 +313,7 @@ static int rms_prepare(void *p, int provider, sb_error *err)
     }
     if (provider == SBK_P_FUSED && s->mode != MODE_BWD) {
         char bad[160];
-        if (sbk_row_threads_env_check(bad, sizeof bad) != 0)
+        if (sbk_row_vectors_env_check(bad, sizeof bad) != 0)
             return sb_error_set(err, NULL, NULL, "rmsnorm: %s", bad);
     }
     if (provider == SBK_P_FUSED)

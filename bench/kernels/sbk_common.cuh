@@ -342,32 +342,35 @@ __device__ __forceinline__ void row_at(const ROW &r, int k, const T *mem, int64_
  * per thread), when `rows` such rows are held at once: returns MAXV in
  * {1,2,4,8} with MAXV * rows <= 8 (at most 32 registers of row data per
  * thread) and the block size (a multiple of 32): the fewest vectors a
- * thread that fit `first` threads (256 or 512), else in 512; -1 for a
- * longer row (row_mem with 16-byte vectors, 512 threads); 0 for N not a
- * multiple of the vector width or a misaligned pointer (row_mem with single
- * elements, 256 threads). */
-static inline int pick_row_layout_first(int64_t N, int esize, bool aligned, int rows, int first, int *threads)
+ * thread that fit 256 threads, unless that is more than `most` vectors of
+ * row data a thread (MAXV * rows) and 512 threads can hold the row in
+ * fewer: then the fewest that fit 512 (most = 8: 256 threads whenever they
+ * fit); -1 for a longer row (row_mem with 16-byte vectors, 512 threads); 0
+ * for N not a multiple of the vector width or a misaligned pointer
+ * (row_mem with single elements, 256 threads). */
+static inline int pick_row_layout_most(int64_t N, int esize, bool aligned, int rows, int most, int *threads)
 {
     const int vw = 16 / esize;
     if (!aligned || N % vw != 0) { *threads = 256; return 0; }
-    int64_t nvec = N / vw;
-    const int maxv_list[4] = {1, 2, 4, 8};
+    const int64_t nvec = N / vw;
+    int pick[2] = {0, 0}, bs_of[2] = {0, 0};
     for (int pass = 0; pass < 2; pass++) {
-        int64_t limit = pass == 0 ? first : 512;
-        for (int i = 0; i < 4; i++) {
-            if (maxv_list[i] * rows > 8) break;
-            int64_t bs = (nvec + maxv_list[i] - 1) / maxv_list[i];
+        const int64_t limit = pass == 0 ? 256 : 512;
+        for (int maxv = 1; maxv * rows <= 8; maxv *= 2) {
+            int64_t bs = (nvec + maxv - 1) / maxv;
             bs = (bs + 31) / 32 * 32;
-            if (bs <= limit) { *threads = (int)bs; return maxv_list[i]; }
+            if (bs <= limit) { pick[pass] = maxv; bs_of[pass] = (int)bs; break; }
         }
     }
-    *threads = 512;
-    return -1;
+    const int p = pick[0] > 0 && (pick[0] * rows <= most || pick[1] == pick[0]) ? 0 : 1;
+    if (pick[p] == 0) { *threads = 512; return -1; }
+    *threads = bs_of[p];
+    return pick[p];
 }
-/* 256 threads first: the measured default (docs/KERNELS.md). */
+/* At most 8 vectors: 256 threads whenever they fit. */
 static inline int pick_row_layout(int64_t N, int esize, bool aligned, int rows, int *threads)
 {
-    return pick_row_layout_first(N, esize, aligned, rows, 256, threads);
+    return pick_row_layout_most(N, esize, aligned, rows, 8, threads);
 }
 
 static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }

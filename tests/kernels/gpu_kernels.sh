@@ -19,7 +19,7 @@ check() {
   n=$((n + 1))
   echo "$out" | grep -E "passed|failed|skipped" | sed 's/^/  /'
   if [[ $rc -ne 0 ]] || echo "$out" | grep -qE ": failed|error"; then
-    echo "FAILED: ${SOLBENCH_ROW_THREADS:+SOLBENCH_ROW_THREADS=$SOLBENCH_ROW_THREADS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }$sb $*"
+    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }$sb $*"
     echo "$out" | tail -3
     fails=$((fails + 1))
   fi
@@ -80,13 +80,15 @@ for dt in bf16 fp16 fp32; do
       SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm --M 999 --N 7168 --mode fwd --dtype $dt --weight_dtype fp32
     done
   fi
-  # SOLBENCH_ROW_THREADS=512: the one-row kernels with fewer vectors a
-  # thread in blocks of up to 512, where the layout changes (4096, 7168) and
-  # where some threads' last vector is partly filled (8000)
-  for N in 4096 7168 8000; do
-    for c in "rmsnorm --M 77 --N $N --mode fwd" "add_rmsnorm --M 33 --N $N" "layernorm --M 21 --N $N" \
-             "softmax --M 19 --N $N" "softmax --M 19 --N $N --mode bwd"; do
-      SOLBENCH_ROW_THREADS=512 check $c --dtype $dt
+  # SOLBENCH_ROW_VECTORS=1 and 4: the one-row kernels with fewer vectors a
+  # thread in blocks of up to 512, where the layout changes (4096, 16384)
+  # and where some threads' last vector is partly filled (8000)
+  for K in 1 4; do
+    for N in 4096 8000 16384; do
+      for c in "rmsnorm --M 77 --N $N --mode fwd" "add_rmsnorm --M 33 --N $N" "layernorm --M 21 --N $N" \
+               "softmax --M 19 --N $N --mode bwd"; do
+        SOLBENCH_ROW_VECTORS=$K check $c --dtype $dt
+      done
     done
   done
   # rows through shared memory in the CE and softmax kernels at DeepSeek-V3 widths

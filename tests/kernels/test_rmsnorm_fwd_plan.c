@@ -4,7 +4,7 @@
  * the ones it refuses, and the names results record; and the backward's
  * layouts and experiment switches (sbk_rmsnorm_bwd_layout_name,
  * sbk_rmsnorm_bwd_env_check) the same way; and the one-row kernels'
- * layouts under SOLBENCH_ROW_THREADS (sbk_rows_layout_name). Where a CUDA device
+ * layouts under SOLBENCH_ROW_VECTORS (sbk_rows_layout_name). Where a CUDA device
  * is present the plans depend on the card (clusters, shared memory):
  * skipped there, tests/kernels/gpu_kernels.sh runs every plan on the card. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -162,52 +162,66 @@ static void rows_is(sbk_rows_kernel k, int64_t N, sbk_dtype dt, const char *want
     assert_string_equal(buf, want);
 }
 
-/* SOLBENCH_ROW_THREADS=512: the fewest vectors a thread that fit 512
- * threads, in the forward's block plans and the one-row kernels; rows held
- * two at a time (add+RMSNorm, softmax backward) change only where two rows
- * of fewer vectors fit */
-static void test_row_threads(void **st)
+/* SOLBENCH_ROW_VECTORS=K: at most K vectors of row data a thread where 512
+ * threads can hold the row with fewer than 256 threads do, in the
+ * forward's block plans and the one-row kernels (rows held two at a time
+ * in add+RMSNorm and the softmax backward); 8, the default, is 256
+ * threads whenever they fit */
+static void test_row_vectors(void **st)
 {
     (void)st;
     sbk_rmsnorm_fwd_plan p;
-    unsetenv("SOLBENCH_ROW_THREADS");
+    unsetenv("SOLBENCH_ROW_VECTORS");
     rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=224 vectors=8");
     rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
+    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=224 vectors=4");
     rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2");
     /* the softmax forward's row in shared memory while it fits 48 KiB (no device) */
     rows_is(SBK_ROWS_SOFTMAX_FWD, 8192, SBK_F32, "smem threads=256 smem_bytes=32768");
     rows_is(SBK_ROWS_SOFTMAX_FWD, 16384, SBK_F32, "registers threads=512 vectors=8");
     rows_is(SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256");
-    setenv("SOLBENCH_ROW_THREADS", "256", 1);
+    rows_is(SBK_ROWS_LAYERNORM, 70000, SBK_BF16, "memory threads=512");
+    setenv("SOLBENCH_ROW_VECTORS", "8", 1);
     rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=224 vectors=8");
-    setenv("SOLBENCH_ROW_THREADS", "512", 1);
+    setenv("SOLBENCH_ROW_VECTORS", "4", 1);
     rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
-    rows_is(SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "registers threads=512 vectors=2");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
-    rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=512 vectors=1");
+    rows_is(SBK_ROWS_LAYERNORM, 4096, SBK_F32, "registers threads=256 vectors=4");
+    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_BF16, "registers threads=224 vectors=4");
+    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=448 vectors=2");
+    rows_is(SBK_ROWS_ADD_RMSNORM, 4096, SBK_F32, "registers threads=512 vectors=2");
+    rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2");
+    /* 512 threads of 8 vectors either way */
+    rows_is(SBK_ROWS_LAYERNORM, 16384, SBK_F32, "registers threads=512 vectors=8");
     rows_is(SBK_ROWS_SOFTMAX_FWD, 8192, SBK_F32, "smem threads=256 smem_bytes=32768");
+    assert_int_equal(make(2048, 16384, SBK_BF16, SBK_BF16, NULL, &p), 0);
+    name_is(&p, "block:1 threads=512 vectors=4");
+    assert_int_equal(make(16384, 7168, SBK_BF16, SBK_BF16, NULL, &p), 0);
+    name_is(&p, "block:1 threads=224 vectors=4");
+    assert_int_equal(make(2048, 32768, SBK_BF16, SBK_BF16, NULL, &p), 0);
+    name_is(&p, "block:1 threads=512 vectors=8");
+    setenv("SOLBENCH_ROW_VECTORS", "1", 1);
+    rows_is(SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "registers threads=512 vectors=2");
+    rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=512 vectors=1");
     assert_int_equal(make(16384, 7168, SBK_BF16, SBK_BF16, NULL, &p), 0);
     name_is(&p, "block:1 threads=448 vectors=2");
     assert_int_equal(make(16384, 6144, SBK_F32, SBK_F32, "block", &p), 0);
     name_is(&p, "block:1 threads=384 vectors=4");
-    /* a row that needs 512 threads of 8 vectors either way */
-    assert_int_equal(make(2048, 32768, SBK_BF16, SBK_BF16, NULL, &p), 0);
-    name_is(&p, "block:1 threads=512 vectors=8");
-    unsetenv("SOLBENCH_ROW_THREADS");
+    unsetenv("SOLBENCH_ROW_VECTORS");
 }
 
-static void test_row_threads_env_check(void **st)
+static void test_row_vectors_env_check(void **st)
 {
     (void)st;
     char bad[160] = "";
-    unsetenv("SOLBENCH_ROW_THREADS");
-    assert_int_equal(sbk_row_threads_env_check(bad, sizeof bad), 0);
-    setenv("SOLBENCH_ROW_THREADS", "512", 1);
-    assert_int_equal(sbk_row_threads_env_check(bad, sizeof bad), 0);
-    setenv("SOLBENCH_ROW_THREADS", "384", 1); /* not a choice: refused, not run as the default */
-    assert_int_equal(sbk_row_threads_env_check(bad, sizeof bad), -1);
-    assert_string_equal(bad, "SOLBENCH_ROW_THREADS=384: 256 or 512 (the block size a row in registers tries first)");
-    unsetenv("SOLBENCH_ROW_THREADS");
+    unsetenv("SOLBENCH_ROW_VECTORS");
+    assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), 0);
+    setenv("SOLBENCH_ROW_VECTORS", "4", 1);
+    assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), 0);
+    setenv("SOLBENCH_ROW_VECTORS", "3", 1); /* not a choice: refused, not run as the default */
+    assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), -1);
+    assert_string_equal(bad, "SOLBENCH_ROW_VECTORS=3: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads "
+                             "can hold fewer)");
+    unsetenv("SOLBENCH_ROW_VECTORS");
 }
 
 int main(void)
@@ -224,8 +238,8 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bwd_layouts),
         cmocka_unit_test(test_bwd_env_check),
-        cmocka_unit_test(test_row_threads),
-        cmocka_unit_test(test_row_threads_env_check),
+        cmocka_unit_test(test_row_vectors),
+        cmocka_unit_test(test_row_vectors_env_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
