@@ -85,9 +85,10 @@ cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
                             cudaStream_t s);
 /* The one-row kernels below, and the RMSNorm forward's block plans, hold
  * a row in registers with the fewest 16-byte vectors a thread that fit 256
- * threads; SOLBENCH_ROW_VECTORS=K (1, 2 or 4), an experiment, caps the row
- * data at K vectors a thread where 512 threads can hold the row with fewer
- * than 256 do. 0 when it is unset or valid, else -1 with the line in bad. */
+ * threads, but at most 4 vectors of row data a thread where 512 threads
+ * can hold the row with fewer; SOLBENCH_ROW_VECTORS=K (1, 2, 4 or 8), for
+ * experiments, makes that cap K (8: 256 threads whenever they fit). 0 when
+ * it is unset or valid, else -1 with the line in bad. */
 int sbk_row_vectors_env_check(char *bad, size_t n);
 typedef enum { SBK_ROWS_ADD_RMSNORM, SBK_ROWS_LAYERNORM, SBK_ROWS_SOFTMAX_FWD, SBK_ROWS_SOFTMAX_BWD } sbk_rows_kernel;
 /* What kernel k launches for rows of N (aligned), for run_params: e.g.

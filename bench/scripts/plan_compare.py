@@ -143,7 +143,8 @@ def main():
                 if xs:
                     allx += xs
                     pct = d["metrics"].get("pct_measured_ceiling")
-                    ran = d["config"].get("run_params", {}).get("fwd_plan", ran)
+                    rp = d["config"].get("run_params", {})
+                    ran = rp.get("fwd_plan") or rp.get("row_layout") or ran
             if not allx:
                 print("%-4d %-58s %-10s %10s" % (n, " ".join(words)[:58], p, "no result"))
                 continue

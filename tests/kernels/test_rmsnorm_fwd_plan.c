@@ -165,40 +165,41 @@ static void rows_is(sbk_rows_kernel k, int64_t N, sbk_dtype dt, const char *want
 /* SOLBENCH_ROW_VECTORS=K: at most K vectors of row data a thread where 512
  * threads can hold the row with fewer than 256 threads do, in the
  * forward's block plans and the one-row kernels (rows held two at a time
- * in add+RMSNorm and the softmax backward); 8, the default, is 256
+ * in add+RMSNorm and the softmax backward); 4 by default; 8 is 256
  * threads whenever they fit */
 static void test_row_vectors(void **st)
 {
     (void)st;
     sbk_rmsnorm_fwd_plan p;
     unsetenv("SOLBENCH_ROW_VECTORS");
-    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=224 vectors=8");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=224 vectors=4");
-    rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2");
-    /* the softmax forward's row in shared memory while it fits 48 KiB (no device) */
-    rows_is(SBK_ROWS_SOFTMAX_FWD, 8192, SBK_F32, "smem threads=256 smem_bytes=32768");
-    rows_is(SBK_ROWS_SOFTMAX_FWD, 16384, SBK_F32, "registers threads=512 vectors=8");
-    rows_is(SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256");
-    rows_is(SBK_ROWS_LAYERNORM, 70000, SBK_BF16, "memory threads=512");
-    setenv("SOLBENCH_ROW_VECTORS", "8", 1);
-    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=224 vectors=8");
-    setenv("SOLBENCH_ROW_VECTORS", "4", 1);
     rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
     rows_is(SBK_ROWS_LAYERNORM, 4096, SBK_F32, "registers threads=256 vectors=4");
     rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_BF16, "registers threads=224 vectors=4");
     rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=448 vectors=2");
+    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
     rows_is(SBK_ROWS_ADD_RMSNORM, 4096, SBK_F32, "registers threads=512 vectors=2");
     rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2");
-    /* 512 threads of 8 vectors either way */
-    rows_is(SBK_ROWS_LAYERNORM, 16384, SBK_F32, "registers threads=512 vectors=8");
+    /* the softmax forward's row in shared memory while it fits 48 KiB (no device) */
     rows_is(SBK_ROWS_SOFTMAX_FWD, 8192, SBK_F32, "smem threads=256 smem_bytes=32768");
+    /* 512 threads of 8 vectors either way */
+    rows_is(SBK_ROWS_SOFTMAX_FWD, 16384, SBK_F32, "registers threads=512 vectors=8");
+    rows_is(SBK_ROWS_LAYERNORM, 16384, SBK_F32, "registers threads=512 vectors=8");
+    rows_is(SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256");
+    rows_is(SBK_ROWS_LAYERNORM, 70000, SBK_BF16, "memory threads=512");
     assert_int_equal(make(2048, 16384, SBK_BF16, SBK_BF16, NULL, &p), 0);
     name_is(&p, "block:1 threads=512 vectors=4");
     assert_int_equal(make(16384, 7168, SBK_BF16, SBK_BF16, NULL, &p), 0);
     name_is(&p, "block:1 threads=224 vectors=4");
     assert_int_equal(make(2048, 32768, SBK_BF16, SBK_BF16, NULL, &p), 0);
     name_is(&p, "block:1 threads=512 vectors=8");
+    setenv("SOLBENCH_ROW_VECTORS", "4", 1);
+    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
+    setenv("SOLBENCH_ROW_VECTORS", "8", 1);
+    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=224 vectors=8");
+    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=224 vectors=4");
+    rows_is(SBK_ROWS_ADD_RMSNORM, 4096, SBK_F32, "registers threads=256 vectors=4");
+    assert_int_equal(make(2048, 16384, SBK_BF16, SBK_BF16, NULL, &p), 0);
+    name_is(&p, "block:1 threads=256 vectors=8");
     setenv("SOLBENCH_ROW_VECTORS", "1", 1);
     rows_is(SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "registers threads=512 vectors=2");
     rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=512 vectors=1");
