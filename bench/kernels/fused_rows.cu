@@ -650,11 +650,13 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
 /* The most 16-byte vectors of row data a thread of the one-row kernels
  * holds while a block of up to 512 threads can hold the row with fewer
  * (pick_row_layout_most): 4 by default, or 1, 2 or 8 (256 threads whenever
- * they fit, the layout until 8149d82) from SOLBENCH_ROW_VECTORS, for
- * experiments. Measured at 8149d82 (examples/h100|h200/row-vectors/): on
- * the H200, fp32 rows of 6144-8192 as 384-512 threads of 4 vectors instead
- * of 192-256 of 8 took 0.95-0.99x the time (more warps an SM: 42 against
- * 28 at 7168) and bf16 pairs of rows of 7168 0.98x, while bf16 rows of 2-4
+ * they fit, the layout before c5e5d94) from SOLBENCH_ROW_VECTORS, for
+ * experiments. Measured at 2be88fd on an H200 and 8149d82 on an H100
+ * (examples/h100|h200/row-vectors/): on the H200, fp32 rows of 6144-8192
+ * as 384-512 threads of 4 vectors instead
+ * of 192-256 of 8 took 0.95-0.99x the time (at 7168, LayerNorm's kernel
+ * needs 40 registers against 58, so 42 warps an SM fit against 28) and
+ * bf16 pairs of rows of 7168 0.98x, while bf16 rows of 2-4
  * vectors spread to 1-2 lost 7-26%; on the H100, 0.99-1.00x. Read at each
  * launch: a getenv is far below a launch's cost. */
 static int row_most_vectors(void)
