@@ -155,58 +155,67 @@ static void test_bwd_env_check(void **st)
     unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
 }
 
-static void rows_is(sbk_rows_kernel k, int64_t N, sbk_dtype dt, const char *want)
-{
-    char buf[128];
-    sbk_rows_layout_name(k, N, dt, buf, sizeof buf);
-    assert_string_equal(buf, want);
-}
-
 /* SOLBENCH_ROW_VECTORS=K: at most K vectors of row data a thread where 512
  * threads can hold the row with fewer than 256 threads do, in the
- * forward's block plans and the one-row kernels (rows held two at a time
- * in add+RMSNorm and the softmax backward); 4 by default; 8 is 256
- * threads whenever they fit */
+ * one-row kernels (rows held two at a time in add+RMSNorm and the softmax
+ * backward) and the forward's block plans; 4 by default (env NULL); 8 is
+ * 256 threads whenever they fit. kind -1: the RMSNorm forward's plan. */
+static const struct row_case {
+    const char *env;
+    int kind;
+    int64_t N;
+    sbk_dtype dt;
+    const char *want;
+} row_cases[] = {
+    {NULL, SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=448 vectors=4"},
+    {NULL, SBK_ROWS_LAYERNORM, 4096, SBK_F32, "registers threads=256 vectors=4"},
+    {NULL, SBK_ROWS_LAYERNORM, 7168, SBK_BF16, "registers threads=224 vectors=4"},
+    {NULL, SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=448 vectors=2"},
+    {NULL, SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4"},
+    {NULL, SBK_ROWS_ADD_RMSNORM, 4096, SBK_F32, "registers threads=512 vectors=2"},
+    {NULL, SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2"},
+    /* the softmax forward's row in shared memory while it fits 48 KiB (no device) */
+    {NULL, SBK_ROWS_SOFTMAX_FWD, 8192, SBK_F32, "smem threads=256 smem_bytes=32768"},
+    /* 512 threads of 8 vectors either way */
+    {NULL, SBK_ROWS_SOFTMAX_FWD, 16384, SBK_F32, "registers threads=512 vectors=8"},
+    {NULL, SBK_ROWS_LAYERNORM, 16384, SBK_F32, "registers threads=512 vectors=8"},
+    {NULL, SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256"},
+    {NULL, SBK_ROWS_LAYERNORM, 70000, SBK_BF16, "memory threads=512"},
+    {NULL, -1, 16384, SBK_BF16, "block:1 threads=512 vectors=4"},
+    {NULL, -1, 7168, SBK_BF16, "block:1 threads=224 vectors=4"},
+    {NULL, -1, 32768, SBK_BF16, "block:1 threads=512 vectors=8"},
+    {"4", SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=448 vectors=4"},
+    {"8", SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=224 vectors=8"},
+    {"8", SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=224 vectors=4"},
+    {"8", SBK_ROWS_ADD_RMSNORM, 4096, SBK_F32, "registers threads=256 vectors=4"},
+    {"8", -1, 16384, SBK_BF16, "block:1 threads=256 vectors=8"},
+    {"1", SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "registers threads=512 vectors=2"},
+    {"1", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=512 vectors=1"},
+    {"1", -1, 7168, SBK_BF16, "block:1 threads=448 vectors=2"},
+    {"1", -1, 6144, SBK_F32, "block:1 threads=384 vectors=4"},
+};
+
 static void test_row_vectors(void **st)
 {
     (void)st;
-    sbk_rmsnorm_fwd_plan p;
-    unsetenv("SOLBENCH_ROW_VECTORS");
-    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
-    rows_is(SBK_ROWS_LAYERNORM, 4096, SBK_F32, "registers threads=256 vectors=4");
-    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_BF16, "registers threads=224 vectors=4");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=448 vectors=2");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 4096, SBK_F32, "registers threads=512 vectors=2");
-    rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2");
-    /* the softmax forward's row in shared memory while it fits 48 KiB (no device) */
-    rows_is(SBK_ROWS_SOFTMAX_FWD, 8192, SBK_F32, "smem threads=256 smem_bytes=32768");
-    /* 512 threads of 8 vectors either way */
-    rows_is(SBK_ROWS_SOFTMAX_FWD, 16384, SBK_F32, "registers threads=512 vectors=8");
-    rows_is(SBK_ROWS_LAYERNORM, 16384, SBK_F32, "registers threads=512 vectors=8");
-    rows_is(SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256");
-    rows_is(SBK_ROWS_LAYERNORM, 70000, SBK_BF16, "memory threads=512");
-    assert_int_equal(make(2048, 16384, SBK_BF16, SBK_BF16, NULL, &p), 0);
-    name_is(&p, "block:1 threads=512 vectors=4");
-    assert_int_equal(make(16384, 7168, SBK_BF16, SBK_BF16, NULL, &p), 0);
-    name_is(&p, "block:1 threads=224 vectors=4");
-    assert_int_equal(make(2048, 32768, SBK_BF16, SBK_BF16, NULL, &p), 0);
-    name_is(&p, "block:1 threads=512 vectors=8");
-    setenv("SOLBENCH_ROW_VECTORS", "4", 1);
-    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=448 vectors=4");
-    setenv("SOLBENCH_ROW_VECTORS", "8", 1);
-    rows_is(SBK_ROWS_LAYERNORM, 7168, SBK_F32, "registers threads=224 vectors=8");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 7168, SBK_BF16, "registers threads=224 vectors=4");
-    rows_is(SBK_ROWS_ADD_RMSNORM, 4096, SBK_F32, "registers threads=256 vectors=4");
-    assert_int_equal(make(2048, 16384, SBK_BF16, SBK_BF16, NULL, &p), 0);
-    name_is(&p, "block:1 threads=256 vectors=8");
-    setenv("SOLBENCH_ROW_VECTORS", "1", 1);
-    rows_is(SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "registers threads=512 vectors=2");
-    rows_is(SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=512 vectors=1");
-    assert_int_equal(make(16384, 7168, SBK_BF16, SBK_BF16, NULL, &p), 0);
-    name_is(&p, "block:1 threads=448 vectors=2");
-    assert_int_equal(make(16384, 6144, SBK_F32, SBK_F32, "block", &p), 0);
-    name_is(&p, "block:1 threads=384 vectors=4");
+    for (size_t i = 0; i < sizeof row_cases / sizeof row_cases[0]; i++) {
+        const struct row_case *c = &row_cases[i];
+        char buf[128];
+        if (c->env)
+            setenv("SOLBENCH_ROW_VECTORS", c->env, 1);
+        else
+            unsetenv("SOLBENCH_ROW_VECTORS");
+        if (c->kind < 0) {
+            sbk_rmsnorm_fwd_plan p;
+            assert_int_equal(make(2048, c->N, c->dt, c->dt, NULL, &p), 0);
+            sbk_rmsnorm_fwd_plan_name(&p, buf, sizeof buf);
+        } else {
+            sbk_rows_layout_name((sbk_rows_kernel)c->kind, c->N, c->dt, buf, sizeof buf);
+        }
+        if (strcmp(buf, c->want) != 0)
+            fail_msg("row case %zu (SOLBENCH_ROW_VECTORS=%s, N=%lld): \"%s\", want \"%s\"", i,
+                     c->env ? c->env : "unset", (long long)c->N, buf, c->want);
+    }
     unsetenv("SOLBENCH_ROW_VECTORS");
 }
 
