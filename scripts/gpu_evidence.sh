@@ -30,6 +30,9 @@
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
+# CALL_LIMIT=SECONDS (560) bounds the whole call: each step's own limit is
+# cut to what is left of it, so the results are packed before a lent
+# machine's 600 s end, whatever the steps' limits add up to.
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
 part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|checks OUT_DIR}
@@ -51,13 +54,23 @@ arch=$("$sk" collect 2>/dev/null | python3 -c 'import json,sys; print(json.load(
 w=/tmp/evidence/$arch-$part
 rm -rf "$w"; mkdir -p "$w" "$out"
 t0=$(date +%s)
+# Every step's time limit is cut to what is left of CALL_LIMIT seconds
+# (default 560: a lent machine ends a command at 600, and a call ended there
+# brings nothing back), keeping 20 s to pack the results, so a call that
+# runs long still returns what it measured.
+call_limit=${CALL_LIMIT:-560}
+limit() {
+  local left=$(( call_limit - ($(date +%s) - t0) - 20 ))
+  (( left < 1 )) && left=1
+  echo $(( $1 < left ? $1 : left ))
+}
 echo "== $arch $part, commit ${SOLBOOK_GIT_SHA:-from .git}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.limit --format=csv,noheader
 
 rc=0
 case $part in
 gemm)
-  timeout 330 bench/scripts/evidence.sh "$w/gemm" --solbench "$sb" > "$w/gemm.log" 2>&1 || rc=$?
+  timeout "$(limit 330)" bench/scripts/evidence.sh "$w/gemm" --solbench "$sb" > "$w/gemm.log" 2>&1 || rc=$?
   echo "evidence.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
   # The spec case's ncu profile (same binary, card and case, in its own
   # process: ncu replays kernels, so it cannot share the timed process)
@@ -73,13 +86,13 @@ gemm)
   done
   ;;
 forge)
-  OUT=$w SOLBOOK=$sk timeout 200 sh forge/scripts/gpu_promotion.sh > "$w/forge.log" 2>&1; rc=$?
+  OUT=$w SOLBOOK=$sk timeout "$(limit 200)" sh forge/scripts/gpu_promotion.sh > "$w/forge.log" 2>&1; rc=$?
   echo "forge promotion rc=$rc t=$(( $(date +%s) - t0 ))s"; tail -15 "$w/forge.log"
   ;;
 kernels)
   "$top/.carry/bin/test_device_data" > "$w/device_data.log" 2>&1 || rc=1
   tail -1 "$w/device_data.log"
-  timeout "${KERNELS_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
+  timeout "$(limit "${KERNELS_LIMIT:-540}")" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
   pkill -f "$sb" 2>/dev/null # a solbench the time limit left running
   echo "evidence_kernels.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
   ;;
@@ -90,12 +103,12 @@ full)
   else
     tail -1 "$w/device_data.log"
     if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
-      timeout 240 bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
+      timeout "$(limit 240)" bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
       echo "gpu_kernels.sh: exit $krc"; tail -3 "$w/gpu_kernels.log"
       [[ $krc -eq 0 ]] || rc=1
     fi
     cal=/tmp/evidence/calibration-$arch.json
-    timeout "${FULL_LIMIT:-540}" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full \
+    timeout "$(limit "${FULL_LIMIT:-540}")" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full \
       $([[ "${TORCH:-0}" == 1 ]] || echo --no-torch) \
       --no-ncu --calibration "$cal" --liger-cases "${LIGER:-}" --memory-cases "${MEMORY:-}" ${ONLY:+--only "$ONLY"} \
       $([[ "${COPY_BY_SIZE:-0}" == 1 ]] && echo --copy-by-size) > "$w/kernels.log" 2>&1 || rc=$?
@@ -121,20 +134,27 @@ ab|plans)
   fi
   cp "$cal" "$w/calibration.json"
   if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
-    timeout 300 bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
+    timeout "$(limit 300)" bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
     echo "gpu_kernels.sh: exit $krc"; grep FAILED "$w/gpu_kernels.log" | head; tail -1 "$w/gpu_kernels.log"
     [[ $krc -eq 0 ]] || rc=1
   fi
   if [[ $part == ab ]]; then
     [[ -f .carry/GIT_SHA_BASE ]] && export AB_BASE_GIT_SHA=$(cat .carry/GIT_SHA_BASE)
-    timeout "${AB_LIMIT:-300}" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
+    timeout "$(limit "${AB_LIMIT:-300}")" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
       < "${CASES:-bench/scripts/ab_cases.txt}" > "$w/ab.log" 2>&1 || rc=1
     cat "$w/ab.log"
   else
-    timeout "${PLANS_LIMIT:-400}" python3 bench/scripts/plan_compare.py --solbench "$sb" --cases "${CASES:?CASES=FILE}" \
-      --env "${PLAN_ENV:?PLAN_ENV=VAR}" --plans "${PLANS:?PLANS=A,B,...}" --rounds "${ROUNDS:-2}" \
-      --calibration "$cal" --out "$w/plans" $([[ "${TORCH:-0}" == 1 ]] && echo --torch) > "$w/plans.log" 2>&1 || rc=1
+    pargs=(--solbench "$sb" --cases "${CASES:?CASES=FILE}" --env "${PLAN_ENV:?PLAN_ENV=VAR}"
+           --plans "${PLANS:?PLANS=A,B,...}" --rounds "${ROUNDS:-2}" --calibration "$cal" --out "$w/plans")
+    [[ "${TORCH:-0}" == 1 ]] && pargs+=(--torch)
+    timeout "$(limit "${PLANS_LIMIT:-400}")" python3 bench/scripts/plan_compare.py "${pargs[@]}" > "$w/plans.log" 2>&1; prc=$?
     pkill -f "$sb" 2>/dev/null # a solbench the time limit left running
+    if [[ $prc -eq 124 ]]; then
+      # stopped by its limit before its table: the table of what it measured
+      echo "plan_compare.py: stopped by its time limit; the table of the results so far:" >> "$w/plans.log"
+      python3 bench/scripts/plan_compare.py "${pargs[@]}" --summarize >> "$w/plans.log" 2>&1
+    fi
+    [[ $prc -eq 0 ]] || rc=1
     cat "$w/plans.log"
   fi
   echo "$part t=$(( $(date +%s) - t0 ))s"
@@ -143,7 +163,7 @@ checks)
   for t in "$top/.carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
            "bash tests/kernels/gpu_kernels.sh $sb" \
            "sh tests/forge/hostile.sh $sk gpu"; do
-    timeout 240 $t > "$w/check.log" 2>&1; trc=$?
+    timeout "$(limit 240)" $t > "$w/check.log" 2>&1; trc=$?
     echo "$t: exit $trc"; tail -5 "$w/check.log"
     cat "$w/check.log" >> "$w/checks.log"
     [[ $trc -eq 0 ]] || rc=1
