@@ -30,9 +30,11 @@
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
-# CALL_LIMIT=SECONDS (560) bounds the whole call: each step's own limit is
-# cut to what is left of it, so the results are packed before a lent
-# machine's 600 s end, whatever the steps' limits add up to.
+# CALL_LIMIT=SECONDS (560): each timed step's own limit (the *_LIMIT
+# variables, whole seconds) is cut to what is left of it less 20 s (1 s at
+# the least), so the results are packed before a lent machine's 600 s end
+# whatever the steps' limits add up to; the short untimed steps (the card's
+# details, the roofline, packing) are not counted against it.
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
 part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|checks OUT_DIR}
@@ -59,6 +61,9 @@ t0=$(date +%s)
 # brings nothing back), keeping 20 s to pack the results, so a call that
 # runs long still returns what it measured.
 call_limit=${CALL_LIMIT:-560}
+for v in CALL_LIMIT KERNELS_LIMIT FULL_LIMIT AB_LIMIT PLANS_LIMIT; do
+  [[ -z "${!v:-}" || "${!v}" =~ ^[0-9]+$ ]] || { echo "gpu_evidence: $v=${!v}: whole seconds"; exit 2; }
+done
 limit() {
   local left=$(( call_limit - ($(date +%s) - t0) - 20 ))
   (( left < 1 )) && left=1

@@ -654,10 +654,12 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
  * experiments. Measured at 2be88fd on an H200 and 8149d82 on an H100
  * (examples/h100|h200/row-vectors/): on the H200, fp32 rows of 6144-8192
  * as 384-512 threads of 4 vectors instead
- * of 192-256 of 8 took 0.95-0.99x the time (at 7168, LayerNorm's kernel
- * needs 40 registers against 58, so 42 warps an SM fit against 28) and
- * bf16 pairs of rows of 7168 0.98x, while bf16 rows of 2-4
- * vectors spread to 1-2 lost 7-26%; on the H100, 0.99-1.00x. Read at each
+ * of 192-256 of 8 took 0.953-0.995x the time (at 7168, LayerNorm's
+ * kernel needs 40 registers against 58, so 42 warps an SM fit against 28),
+ * pairs of bf16 rows of 7168 as 2 vectors each instead of 4 0.976x
+ * (add+RMSNorm) and 1.011x (softmax backward, within the noise), while bf16
+ * rows of 2-4 vectors spread to 1-2 lost 7-26%; on the H100, 0.986-1.001x
+ * throughout. Read at each
  * launch: a getenv is far below a launch's cost. */
 static int row_most_vectors(void)
 {

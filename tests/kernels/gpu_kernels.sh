@@ -83,7 +83,7 @@ for dt in bf16 fp16 fp32; do
   # SOLBENCH_ROW_VECTORS=1 and 8: the one-row kernels with the fewest
   # vectors a thread in blocks of up to 512, and with 256 threads whenever
   # they fit (the default is 4), where the layout changes (4096, 16384) and
-  # where some threads' last vector is partly filled (8000)
+  # where the last threads hold fewer vectors than the rest (8000)
   for K in 1 8; do
     for N in 4096 8000 16384; do
       for c in "rmsnorm --M 77 --N $N --mode fwd" "add_rmsnorm --M 33 --N $N" "layernorm --M 21 --N $N" \
