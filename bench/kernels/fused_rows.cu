@@ -653,15 +653,14 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
  * they fit, the layout before c5e5d94) from SOLBENCH_ROW_VECTORS, for
  * experiments. Measured at 2be88fd on an H200 and 8149d82 on an H100
  * (examples/h100|h200/row-vectors/): on the H200, fp32 rows of 6144-8192
- * as 384-512 threads of 4 vectors instead
- * of 192-256 of 8 took 0.953-0.995x the time (at 7168, LayerNorm's
+ * as 384-512 threads of 4 vectors instead of 192-256 of 8 took 0.953-0.995x the time (at 7168, LayerNorm's
  * kernel needs 40 registers against 58, so 42 warps an SM fit against 28),
  * pairs of bf16 rows of 7168 as 2 vectors each instead of 4 0.976x
  * (add+RMSNorm) and 1.011x (softmax backward, within the noise), while bf16
  * rows of 2-4 vectors spread to 1-2 lost 7-26%; on the H100, 0.986-1.001x
- * throughout. Read at each
- * launch: a getenv is far below a launch's cost. */
-static int row_most_vectors(void)
+ * throughout. Read once per case, where the op is prepared (the forward's
+ * plan, the other ops' state), not at each timed launch. */
+extern "C" int sbk_row_vectors(void)
 {
     const char *v = getenv("SOLBENCH_ROW_VECTORS"); /* checked by sbk_row_vectors_env_check */
     return v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "8")) ? atoi(v) : 4;
@@ -675,25 +674,26 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
     return -1;
 }
 
-/* How a one-row kernel holds a row of N: pick_row_layout's maxv, rows of x
- * and residual (add+RMSNorm) or of dy and y (softmax backward) held two at
- * a time; ROWS_SMEM for the softmax forward's row in shared memory (*smem
+/* How a one-row kernel holds a row of N: pick_row_layout's maxv with at
+ * most `most` vectors of row data a thread (sbk_row_vectors), rows of x and
+ * residual (add+RMSNorm) or of dy and y (softmax backward) held two at a
+ * time; ROWS_SMEM for the softmax forward's row in shared memory (*smem
  * bytes). */
 #define ROWS_SMEM 100
-static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int *threads, size_t *smem)
+static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int most, int *threads, size_t *smem)
 {
     *smem = 0;
     if (k == SBK_ROWS_SOFTMAX_FWD && pick_row_smem(N, esize, al, row_smem_limit(), threads, smem))
         return ROWS_SMEM;
     const int rows = k == SBK_ROWS_ADD_RMSNORM || k == SBK_ROWS_SOFTMAX_BWD ? 2 : 1;
-    return pick_row_layout_most(N, esize, al, rows, row_most_vectors(), threads);
+    return pick_row_layout_most(N, esize, al, rows, most, threads);
 }
 
-extern "C" void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, char *buf, size_t n)
+extern "C" void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, int most, char *buf, size_t n)
 {
     int threads;
     size_t smem;
-    const int maxv = rows_pick(k, N, (int)sbk_dtype_size(dt), true, &threads, &smem);
+    const int maxv = rows_pick(k, N, (int)sbk_dtype_size(dt), true, most, &threads, &smem);
     (void)cudaGetLastError(); /* no device (the CPU path): row_smem_limit's query failed */
     if (maxv == ROWS_SMEM)
         snprintf(buf, n, "smem threads=%d smem_bytes=%zu", threads, smem);
@@ -765,7 +765,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
     } else {
-        plan->maxv = pick_row_layout_most(S, esize, true, 1, row_most_vectors(), &plan->threads);
+        plan->maxv = pick_row_layout_most(S, esize, true, 1, sbk_row_vectors(), &plan->threads);
         if (C > 1 && plan->maxv <= 0) return -1; /* a split row's slices stay on chip */
     }
     const void *fn;
@@ -796,7 +796,7 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
         /* no plan, or misaligned pointers: one block a row, as it fits */
         memset(&whole, 0, sizeof whole);
         whole.cluster = 1;
-        whole.maxv = pick_row_layout_most(N, (int)sbk_dtype_size(dt), al, 1, row_most_vectors(), &whole.threads);
+        whole.maxv = pick_row_layout_most(N, (int)sbk_dtype_size(dt), al, 1, sbk_row_vectors(), &whole.threads);
         plan = &whole;
     }
     const void *fn;
@@ -1004,14 +1004,14 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
 extern "C" cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const void *w,
                                        void *x_out, void *res_out, int64_t M, int64_t N,
                                        float eps, sbk_dtype dt, sbk_dtype wdt,
-                                       cudaStream_t s)
+                                       int most, cudaStream_t s)
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
     size_t smem;
     int maxv = rows_pick(SBK_ROWS_ADD_RMSNORM, N, (int)sbk_dtype_size(dt),
                          aligned16(x) && aligned16(res) && aligned16(w) && aligned16(x_out) && aligned16(res_out),
-                         &threads, &smem);
+                         most, &threads, &smem);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW2(maxv,
         add_rmsnorm_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)x, (const T *)res, (const TW *)w, (T *)x_out, (T *)res_out, N, eps))));
@@ -1020,13 +1020,13 @@ extern "C" cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const voi
 
 extern "C" cudaError_t sbk_layernorm_fwd(const void *x, const void *w, const void *b,
                                          void *y, int64_t M, int64_t N, float eps,
-                                         sbk_dtype dt, sbk_dtype wdt, cudaStream_t s)
+                                         sbk_dtype dt, sbk_dtype wdt, int most, cudaStream_t s)
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
     size_t smem;
     int maxv = rows_pick(SBK_ROWS_LAYERNORM, N, (int)sbk_dtype_size(dt),
-                         aligned16(x) && aligned16(y) && aligned16(w) && aligned16(b), &threads, &smem);
+                         aligned16(x) && aligned16(y) && aligned16(w) && aligned16(b), most, &threads, &smem);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
         layernorm_fwd_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)x, (const TW *)w, (const TW *)b, (T *)y, N, eps))));
@@ -1034,7 +1034,7 @@ extern "C" cudaError_t sbk_layernorm_fwd(const void *x, const void *w, const voi
 }
 
 extern "C" cudaError_t sbk_softmax_fwd(const void *x, void *y, int64_t M, int64_t N,
-                                       sbk_dtype dt, cudaStream_t s)
+                                       sbk_dtype dt, int most, cudaStream_t s)
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
@@ -1042,7 +1042,7 @@ extern "C" cudaError_t sbk_softmax_fwd(const void *x, void *y, int64_t M, int64_
     const bool al = aligned16(x) && aligned16(y);
     /* three passes over the row: from shared memory when it fits (more rows
      * in flight per SM than row_regs allows), as cross entropy */
-    int maxv = rows_pick(SBK_ROWS_SOFTMAX_FWD, N, (int)sbk_dtype_size(dt), al, &threads, &smem);
+    int maxv = rows_pick(SBK_ROWS_SOFTMAX_FWD, N, (int)sbk_dtype_size(dt), al, most, &threads, &smem);
     if (maxv == ROWS_SMEM) {
         cudaError_t e = cudaSuccess;
         SBK_DISPATCH_T(dt, e = allow_smem(softmax_fwd_k<T, row_smem<T>>, smem); if (e != cudaSuccess) return e;
@@ -1055,13 +1055,13 @@ extern "C" cudaError_t sbk_softmax_fwd(const void *x, void *y, int64_t M, int64_
 }
 
 extern "C" cudaError_t sbk_softmax_bwd(const void *dy, const void *y, void *dx, int64_t M,
-                                       int64_t N, sbk_dtype dt, cudaStream_t s)
+                                       int64_t N, sbk_dtype dt, int most, cudaStream_t s)
 {
     if (!rows_ok(M, N)) return cudaErrorInvalidValue;
     int threads;
     size_t smem;
     int maxv = rows_pick(SBK_ROWS_SOFTMAX_BWD, N, (int)sbk_dtype_size(dt), aligned16(dy) && aligned16(y) && aligned16(dx),
-                         &threads, &smem);
+                         most, &threads, &smem);
     SBK_DISPATCH_T(dt, SBK_DISPATCH_ROW2(maxv,
         softmax_bwd_k<T, ROW><<<(unsigned)M, threads, 0, s>>>(
             (const T *)dy, (const T *)y, (T *)dx, N)));

@@ -35,6 +35,7 @@ typedef struct norm_state {
     float eps;
     sb_dtype dt, wdt;
     int sets;
+    int row_vectors; /* the fused kernels' cap (sbk_row_vectors), read once when created */
     sbk_tensor a, b, w, bias, out0, out1; /* a: x (or dy), b: residual (or y) */
     sbk_scratch ws;
 } norm_state;
@@ -163,6 +164,7 @@ static int norm_create(norm_kind k, const sb_op_config *cfg, sb_ctx *ctx, void *
     s->wdt = cfg->dtype;
     s->sets = cfg->input_sets < 1 ? 1 : cfg->input_sets;
     s->eps = (float)sb_params_get_double(&cfg->params, "eps", 1e-6);
+    s->row_vectors = sbk_row_vectors(); /* the variable itself is checked in norm_prepare */
     size_t mn = (size_t)s->M * (size_t)s->N;
     if (k != K_SOFTMAX && sbk_weight_dtype(cfg, kname(k), &s->wdt, err) != SB_OK)
         goto fail;
@@ -326,11 +328,12 @@ static int norm_run(void *p, int provider, int set, sb_error *err)
     cudaError_t e;
     if (provider == SBK_P_FUSED) {
         if (s->kind == K_ADD_RMS)
-            e = sbk_add_rmsnorm(a, b, w, o0, o1, s->M, s->N, s->eps, dt, wdt, st);
+            e = sbk_add_rmsnorm(a, b, w, o0, o1, s->M, s->N, s->eps, dt, wdt, s->row_vectors, st);
         else if (s->kind == K_LAYERNORM)
-            e = sbk_layernorm_fwd(a, w, bias, o0, s->M, s->N, s->eps, dt, wdt, st);
+            e = sbk_layernorm_fwd(a, w, bias, o0, s->M, s->N, s->eps, dt, wdt, s->row_vectors, st);
         else
-            e = s->bwd ? sbk_softmax_bwd(a, b, o0, s->M, s->N, dt, st) : sbk_softmax_fwd(a, o0, s->M, s->N, dt, st);
+            e = s->bwd ? sbk_softmax_bwd(a, b, o0, s->M, s->N, dt, s->row_vectors, st)
+                       : sbk_softmax_fwd(a, o0, s->M, s->N, dt, s->row_vectors, st);
     } else {
         void *ws = s->ws.ptr;
         if (s->kind == K_ADD_RMS)
@@ -356,7 +359,7 @@ static void norm_provider_params(void *p, int provider, sb_params *extra)
                                                  : SBK_ROWS_SOFTMAX_FWD;
     int i = extra->count++;
     snprintf(extra->name[i], SB_NAME_MAX, "row_layout");
-    sbk_rows_layout_name(k, s->N, sbk_from_sb(s->dt), extra->value[i], sizeof extra->value[i]);
+    sbk_rows_layout_name(k, s->N, sbk_from_sb(s->dt), s->row_vectors, extra->value[i], sizeof extra->value[i]);
 }
 
 static const char *const norm_recorded_params[] = {"row_layout", NULL};

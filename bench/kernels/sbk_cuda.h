@@ -90,26 +90,29 @@ cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
  * experiments, makes that cap K (8: 256 threads whenever they fit). 0 when
  * it is unset or valid, else -1 with the line in bad. */
 int sbk_row_vectors_env_check(char *bad, size_t n);
+/* That cap: SOLBENCH_ROW_VECTORS when it is valid, else 4. Read once per
+ * case and passed to the launchers below as `most`. */
+int sbk_row_vectors(void);
 typedef enum { SBK_ROWS_ADD_RMSNORM, SBK_ROWS_LAYERNORM, SBK_ROWS_SOFTMAX_FWD, SBK_ROWS_SOFTMAX_BWD } sbk_rows_kernel;
-/* What kernel k launches for rows of N (aligned), for run_params: e.g.
+/* What kernel k launches for rows of N (aligned) under the cap `most`, for run_params: e.g.
  * "registers threads=224 vectors=4", "smem threads=256 smem_bytes=16384". */
-void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, char *buf, size_t n);
+void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, int most, char *buf, size_t n);
 /* vLLM fused_add_rms_norm: res_out = x + res (rounded to dt);
  * x_out = rmsnorm(res_out) * w. x_out may be x and res_out may be res
  * (in place): each element is read by the thread that later writes it. */
 cudaError_t sbk_add_rmsnorm(const void *x, const void *res, const void *w,
                             void *x_out, void *res_out, int64_t M, int64_t N,
                             float eps, sbk_dtype dt, sbk_dtype wdt,
-                            cudaStream_t s);
+                            int most, cudaStream_t s);
 /* y = (x - mean) * rsqrt(var + eps) * w + b (biased variance). */
 cudaError_t sbk_layernorm_fwd(const void *x, const void *w, const void *b,
                               void *y, int64_t M, int64_t N, float eps,
-                              sbk_dtype dt, sbk_dtype wdt, cudaStream_t s);
+                              sbk_dtype dt, sbk_dtype wdt, int most, cudaStream_t s);
 cudaError_t sbk_softmax_fwd(const void *x, void *y, int64_t M, int64_t N,
-                            sbk_dtype dt, cudaStream_t s);
+                            sbk_dtype dt, int most, cudaStream_t s);
 /* dx = y * (dy - sum(dy * y)). */
 cudaError_t sbk_softmax_bwd(const void *dy, const void *y, void *dx, int64_t M,
-                            int64_t N, sbk_dtype dt, cudaStream_t s);
+                            int64_t N, sbk_dtype dt, int most, cudaStream_t s);
 
 /* ---- elementwise (fused) -------------------------------------------------- */
 

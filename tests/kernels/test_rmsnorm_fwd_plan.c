@@ -210,7 +210,7 @@ static void test_row_vectors(void **st)
             assert_int_equal(make(2048, c->N, c->dt, c->dt, NULL, &p), 0);
             sbk_rmsnorm_fwd_plan_name(&p, buf, sizeof buf);
         } else {
-            sbk_rows_layout_name((sbk_rows_kernel)c->kind, c->N, c->dt, buf, sizeof buf);
+            sbk_rows_layout_name((sbk_rows_kernel)c->kind, c->N, c->dt, sbk_row_vectors(), buf, sizeof buf);
         }
         if (strcmp(buf, c->want) != 0)
             fail_msg("row case %zu (SOLBENCH_ROW_VECTORS=%s, N=%lld): \"%s\", want \"%s\"", i,
