@@ -54,14 +54,17 @@ __device__ __forceinline__ float cluster_row_sum(float part, int C, float *red, 
  * within 0.4% either way (H100, examples/h100/rmsnorm-fwd-plans/). */
 template <typename T, typename TW, class ROW>
 __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, const TW *__restrict__ w,
-                              T *__restrict__ y, int64_t N, float eps, int C)
+                              T *__restrict__ y, int64_t N, float eps, int C, int hints)
 {
     constexpr int VW = ROW::VW;
     __shared__ float red[1];
     const int64_t S = N / C, col0 = (int64_t)(blockIdx.x % (unsigned)C) * S;
     const int64_t off = (int64_t)(blockIdx.x / (unsigned)C) * N + col0;
     ROW xr;
-    xr.load(x + off, S);
+    if constexpr (ROW::in_regs)
+        xr.load(x + off, S, !(hints & SBK_FWD_PLAIN_LOAD));
+    else
+        xr.load(x + off, S);
     float ss = 0.0f;
     xr.each([&](int64_t, const float *v, int) {
 #pragma unroll
@@ -73,7 +76,10 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
         io<TW, VW>::load(w + col0 + j, wf);
 #pragma unroll
         for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
-        io<T, VW>::store_stream(y + off + j, o);
+        if (hints & SBK_FWD_PLAIN_STORE)
+            io<T, VW>::store(y + off + j, o);
+        else
+            io<T, VW>::store_stream(y + off + j, o);
     });
     if (C > 1) cluster_barrier(); /* no block leaves while another may still read its red */
 }
@@ -729,12 +735,43 @@ static void rmsnorm_fwd_auto(int64_t N, int esize, bool clusters, int *C, bool *
         }
 }
 
+/* The hints of a plan request ("/cs", "/plain-load", "/plain-store" or
+ * "/plain" after the layout) into *hints, the layout into buf. */
+static const struct {
+    const char *name;
+    int bits;
+} fwd_hints_names[] = {{"cs", 0},
+                       {"plain-load", SBK_FWD_PLAIN_LOAD},
+                       {"plain-store", SBK_FWD_PLAIN_STORE},
+                       {"plain", SBK_FWD_PLAIN_LOAD | SBK_FWD_PLAIN_STORE}};
+
+static int fwd_hints_split(const char *request, char *buf, size_t n, int *hints)
+{
+    *hints = 0;
+    const char *r = request ? request : "";
+    const char *slash = strchr(r, '/');
+    const size_t len = slash ? (size_t)(slash - r) : strlen(r);
+    if (len >= n) return -1;
+    memcpy(buf, r, len);
+    buf[len] = 0;
+    if (!slash) return 0;
+    for (size_t i = 0; i < sizeof fwd_hints_names / sizeof fwd_hints_names[0]; i++)
+        if (strcmp(slash + 1, fwd_hints_names[i].name) == 0) {
+            *hints = fwd_hints_names[i].bits;
+            return 0;
+        }
+    return -1;
+}
+
 extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
                                          sbk_rmsnorm_fwd_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->cluster = 1;
     if (!rows_ok(M, N) || sbk_dtype_size(dt) == 0 || (wdt != dt && wdt != SBK_F32)) return -1;
+    char layout[32];
+    if (fwd_hints_split(request, layout, sizeof layout, &plan->hints) != 0) return -1;
+    request = layout;
     const bool clusters = sm90_or_newer();
     const int esize = (int)sbk_dtype_size(dt);
     bool smem = false;
@@ -777,12 +814,17 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
 
 extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n)
 {
+    const char *h = "";
+    for (size_t i = 1; i < sizeof fwd_hints_names / sizeof fwd_hints_names[0]; i++)
+        if (plan->hints == fwd_hints_names[i].bits) h = fwd_hints_names[i].name;
+    char hints[32] = "";
+    if (*h) snprintf(hints, sizeof hints, " hints=%s", h);
     if (plan->smem)
-        snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu", plan->cluster, plan->threads, plan->smem_bytes);
+        snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu%s", plan->cluster, plan->threads, plan->smem_bytes, hints);
     else if (plan->maxv > 0)
-        snprintf(buf, n, "block:%d threads=%d vectors=%d", plan->cluster, plan->threads, plan->maxv);
+        snprintf(buf, n, "block:%d threads=%d vectors=%d%s", plan->cluster, plan->threads, plan->maxv, hints);
     else
-        snprintf(buf, n, "block:%d threads=%d in memory", plan->cluster, plan->threads);
+        snprintf(buf, n, "block:%d threads=%d in memory%s", plan->cluster, plan->threads, hints);
 }
 
 extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M, int64_t N, float eps,
@@ -802,8 +844,8 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
     const void *fn;
     cudaError_t e = rmsnorm_fwd_kernel(dt, wdt, plan->smem, plan->maxv, &fn);
     if (e != cudaSuccess) return e;
-    int C = plan->cluster;
-    void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C};
+    int C = plan->cluster, hints = plan->hints;
+    void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C, (void *)&hints};
     cluster_launch launch(M * C, plan->threads, plan->smem_bytes, C, s);
     return cudaLaunchKernelExC(&launch.cfg, fn, args);
 }

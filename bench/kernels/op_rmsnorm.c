@@ -297,7 +297,8 @@ static int fused_fwd_plan(rms_state *s, sb_error *err)
     if (sbk_rmsnorm_fwd_plan_make(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), req, &s->fplan) != 0)
         return sb_error_set(err, NULL, NULL,
                             "rmsnorm: SOLBENCH_RMSNORM_FWD_PLAN=%s: not a plan for N=%lld on this device "
-                            "(auto, block or smem, optionally :1, :2, :4 or :8)",
+                            "(auto, block or smem, optionally :1, :2, :4 or :8; then optionally /cs, "
+                            "/plain-load, /plain-store or /plain)",
                             req ? req : "auto", (long long)s->N);
     s->fplan_ready = 1;
     return SB_OK;

@@ -46,15 +46,23 @@ extern "C" {
  * with one block a row. */
 typedef struct sbk_rmsnorm_fwd_plan {
     int cluster, smem, maxv, threads;
+    /* cache hints of a row held in registers, SBK_FWD_PLAIN_* bits; 0 (the
+     * default): x read with ld.global.cs and y written with st.global.cs */
+    int hints;
     size_t smem_bytes;
 } sbk_rmsnorm_fwd_plan;
+#define SBK_FWD_PLAIN_LOAD 1
+#define SBK_FWD_PLAIN_STORE 2
 /* request: NULL or "auto", the measured default (docs/KERNELS.md); or
  * "block" or "smem", optionally ":C" with C in 1, 2, 4, 8 (blocks a row,
- * default 1). Returns 0, or -1 for a request it cannot parse or that
- * cannot take this shape or card. */
+ * default 1); either optionally followed by "/cs" (the default hints),
+ * "/plain-load", "/plain-store" or "/plain" (both), for experiments.
+ * Returns 0, or -1 for a request it cannot parse or that cannot take this
+ * shape or card. */
 int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
                               const char *request, sbk_rmsnorm_fwd_plan *plan);
-/* e.g. "block:1 threads=224 vectors=4", "smem:4 threads=256 smem_bytes=32768" */
+/* e.g. "block:1 threads=224 vectors=4", "smem:4 threads=256 smem_bytes=32768",
+ * "block:1 threads=256 vectors=4 hints=plain-store" */
 void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n);
 cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,

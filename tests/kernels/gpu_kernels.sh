@@ -69,10 +69,11 @@ for dt in bf16 fp16 fp32; do
   # memory, and rows split over clusters of 2, 4 and 8 blocks with the
   # slices in registers or shared memory; the default splits rows too long
   # for registers (32768 fp32, 65536) and keeps 70000 bf16 (no even split)
-  # in memory
+  # in memory; the cache-hint variants (/plain: x read and y written
+  # without the streaming hints) on the default and one split
   if [[ $dt != fp16 ]]; then
-    plans="auto block smem:8"
-    [[ $dt == bf16 ]] && plans="$plans smem block:2 smem:4"
+    plans="auto block smem:8 auto/plain"
+    [[ $dt == bf16 ]] && plans="$plans smem block:2 smem:4 block:2/plain-store"
     for plan in $plans; do
       for shape in "--M 37 --N 4096" "--M 1001 --N 7168" "--M 300 --N 32768" "--M 5 --N 65536"; do
         SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm $shape --mode fwd --dtype $dt

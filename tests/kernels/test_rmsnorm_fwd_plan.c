@@ -219,6 +219,32 @@ static void test_row_vectors(void **st)
     unsetenv("SOLBENCH_ROW_VECTORS");
 }
 
+/* the cache-hint suffix: any layout request may carry one; the plan keeps
+ * the layout it would have without it and names the hints */
+static void test_fwd_hints(void **st)
+{
+    (void)st;
+    sbk_rmsnorm_fwd_plan p;
+    assert_int_equal(make(16384, 7168, SBK_BF16, SBK_BF16, "auto/plain-store", &p), 0);
+    assert_int_equal(p.hints, SBK_FWD_PLAIN_STORE);
+    name_is(&p, "block:1 threads=224 vectors=4 hints=plain-store");
+    assert_int_equal(make(16384, 8192, SBK_F16, SBK_F32, "block:1/plain-load", &p), 0);
+    assert_int_equal(p.hints, SBK_FWD_PLAIN_LOAD);
+    name_is(&p, "block:1 threads=256 vectors=4 hints=plain-load");
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "/plain", &p), 0);
+    assert_int_equal(p.hints, SBK_FWD_PLAIN_LOAD | SBK_FWD_PLAIN_STORE);
+    name_is(&p, "block:1 threads=256 vectors=4 hints=plain");
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "block/cs", &p), 0);
+    assert_int_equal(p.hints, 0);
+    name_is(&p, "block:1 threads=256 vectors=4");
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "block/", &p), -1);
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "block/plain-stores", &p), -1);
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "bloc/plain", &p), -1);
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "block:3/plain", &p), -1);
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "block:1/plain/cs", &p), -1);
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "a-layout-name-longer-than-the-buffer-it-goes-in/cs", &p), -1);
+}
+
 static void test_row_vectors_env_check(void **st)
 {
     (void)st;
@@ -249,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_bwd_layouts),
         cmocka_unit_test(test_bwd_env_check),
         cmocka_unit_test(test_row_vectors),
+        cmocka_unit_test(test_fwd_hints),
         cmocka_unit_test(test_row_vectors_env_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
