@@ -25,6 +25,12 @@ import subprocess
 import sys
 
 
+def result_path(out, n, plan, r):
+    """DIR/<case>-<plan>-r<round>.json, the plan's ':' and '/' (layout:C,
+    LAYOUT/hints) as '_' so that it names a file in DIR"""
+    return os.path.join(out, "%d-%s-r%d.json" % (n, plan.replace(":", "_").replace("/", "_"), r))
+
+
 def opt(words, name, default=None):
     return words[words.index(name) + 1] if name in words else default
 
@@ -106,7 +112,7 @@ def main():
     for r in range(0 if a.summarize else a.rounds):
         for n, words in enumerate(cases, 1):
             for p in plans:
-                path = os.path.join(a.out, "%d-%s-r%d.json" % (n, p.replace(":", "_"), r))
+                path = result_path(a.out, n, p, r)
                 cmd = [a.solbench] + words + ["--warmup", "10", "--iters", "20", "--repeats", "5",
                                               "--suite", "plan-compare", "--out", path]
                 if a.calibration:
@@ -139,7 +145,7 @@ def main():
         for p in plans:
             allx, pct, ran = [], None, "-"
             for r in range(a.rounds):
-                d, xs = samples_of(os.path.join(a.out, "%d-%s-r%d.json" % (n, p.replace(":", "_"), r)))
+                d, xs = samples_of(result_path(a.out, n, p, r))
                 if xs:
                     allx += xs
                     pct = d["metrics"].get("pct_measured_ceiling")
