@@ -46,8 +46,9 @@ extern "C" {
  * with one block a row. */
 typedef struct sbk_rmsnorm_fwd_plan {
     int cluster, smem, maxv, threads;
-    /* cache hints of a row held in registers, SBK_FWD_PLAIN_* bits; 0 (the
-     * default): x read with ld.global.cs and y written with st.global.cs */
+    /* cache hints, SBK_FWD_PLAIN_* bits; 0 (the default): x read with
+     * ld.global.cs (a row held in registers; the other layouts read x as
+     * they always do) and y written with st.global.cs */
     int hints;
     size_t smem_bytes;
 } sbk_rmsnorm_fwd_plan;
