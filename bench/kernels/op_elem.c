@@ -17,6 +17,31 @@ static int mode_of(const char *m)
 }
 static const char *const elem_modes[] = {"fwd", "bwd", "full", NULL};
 
+/* The fused kernels' launch plan: the measured default, or the one named
+ * in SOLBENCH_ELEM_PLAN (for experiments). Made once per case, where the
+ * fused provider is prepared, and recorded in run_params as elem_plan. */
+static int elem_plan_prepare(const char *op, sbk_elem_plan *plan, sb_error *err)
+{
+    const char *req = getenv("SOLBENCH_ELEM_PLAN");
+    if (sbk_elem_plan_make(req, plan) != 0)
+        return sb_error_set(err, NULL, NULL,
+                            "%s: SOLBENCH_ELEM_PLAN=%s: not a plan (auto, stride or tile, optionally :1, :2 "
+                            "or :4, then optionally /128 or /256)",
+                            op, req);
+    return SB_OK;
+}
+
+static void elem_plan_record(const sbk_elem_plan *plan, int provider, sb_params *extra)
+{
+    if (provider != SBK_P_FUSED || extra->count >= SB_MAX_PARAMS)
+        return;
+    int i = extra->count++;
+    snprintf(extra->name[i], SB_NAME_MAX, "elem_plan");
+    sbk_elem_plan_name(plan, extra->value[i], sizeof extra->value[i]);
+}
+
+static const char *const elem_recorded_params[] = {"elem_plan", NULL};
+
 /* ------------------------------------------------------------------ RoPE */
 
 static const char *const rope_names[] = {"B", "T", "Hq", "Hk", "D", NULL};
@@ -30,6 +55,7 @@ typedef struct rope_state {
     int sets;
     sbk_tensor q, k, gq, gk, cs, sn, qo, ko, dq, dk;
     sbk_scratch ws;
+    sbk_elem_plan plan; /* fused: how it launches */
 } rope_state;
 
 static int rope_validate(const sb_op_config *cfg, sb_error *err)
@@ -87,6 +113,7 @@ static int rope_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_erro
     rope_state *s = calloc(1, sizeof *s);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of host memory");
+    sbk_elem_plan_make(NULL, &s->plan);
     s->ctx = ctx;
     s->ws.provider = -1;
     s->mode = mode_of(cfg->mode);
@@ -201,6 +228,8 @@ static int rope_supports(void *p, int provider, char *why, size_t n)
 static int rope_prepare(void *p, int provider, sb_error *err)
 {
     rope_state *s = p;
+    if (provider == SBK_P_FUSED)
+        return elem_plan_prepare("rope", &s->plan, err);
     if (provider != SBK_P_REFERENCE)
         return SB_OK;
     return sbk_scratch_get(s->ctx, &s->ws, provider,
@@ -226,13 +255,18 @@ static int rope_run(void *p, int provider, int set, sb_error *err)
             continue;
         }
         cudaError_t e = provider == SBK_P_FUSED
-                            ? sbk_rope(q, k, c, sn, qo, ko, s->B, s->T, s->Hq, s->Hk, s->D, inverse, dt, st)
+                            ? sbk_rope(q, k, c, sn, qo, ko, s->B, s->T, s->Hq, s->Hk, s->D, inverse, dt, &s->plan, st)
                             : sbk_eager_rope(q, k, c, sn, qo, ko, s->ws.ptr, s->B, s->T, s->Hq, s->Hk, s->D,
                                              inverse, dt, st);
         if (e != cudaSuccess)
             return sbk_cuda_error(err, provider == SBK_P_FUSED ? "rope fused" : "rope reference", e);
     }
     return SB_OK;
+}
+
+static void rope_provider_params(void *p, int provider, sb_params *extra)
+{
+    elem_plan_record(&((rope_state *)p)->plan, provider, extra);
 }
 
 const sb_op sb_op_rope = {
@@ -257,7 +291,8 @@ const sb_op sb_op_rope = {
     .prepare = rope_prepare,
     .run = rope_run,
     .batch_invariance = NULL,
-    .provider_params = NULL,
+    .provider_params = rope_provider_params,
+    .recorded_params = elem_recorded_params,
 };
 
 /* ---------------------------------------------------------------- SwiGLU */
@@ -274,6 +309,7 @@ typedef struct swiglu_state {
     sbk_tensor a, b, dc, c, da, db;
     sbk_scratch ws;
     int saved_ready;
+    sbk_elem_plan plan; /* fused: how it launches */
 } swiglu_state;
 
 static int swiglu_validate(const sb_op_config *cfg, sb_error *err)
@@ -324,6 +360,7 @@ static int swiglu_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_er
     swiglu_state *s = calloc(1, sizeof *s);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of host memory");
+    sbk_elem_plan_make(NULL, &s->plan);
     s->ctx = ctx;
     s->ws.provider = -1;
     s->mode = mode_of(cfg->mode);
@@ -407,6 +444,8 @@ static int swiglu_supports(void *p, int provider, char *why, size_t n)
 static int swiglu_prepare(void *p, int provider, sb_error *err)
 {
     swiglu_state *s = p;
+    if (provider == SBK_P_FUSED)
+        return elem_plan_prepare("swiglu", &s->plan, err);
     if (provider != SBK_P_REFERENCE)
         return SB_OK;
     size_t n = (size_t)s->rows * (size_t)s->I, one = sbk_eager_swiglu_workspace((int64_t)n, sbk_from_sb(s->dt));
@@ -445,9 +484,9 @@ static int swiglu_run(void *p, int provider, int set, sb_error *err)
     cudaError_t e = cudaSuccess;
     if (provider == SBK_P_FUSED) {
         if (s->mode != MODE_BWD)
-            e = sbk_swiglu_fwd(a, b, s->c.dev[0], n, dt, st);
+            e = sbk_swiglu_fwd(a, b, s->c.dev[0], n, dt, &s->plan, st);
         if (e == cudaSuccess && s->mode != MODE_FWD)
-            e = sbk_swiglu_bwd(dc, a, b, s->da.dev[0], s->db.dev[0], n, dt, st);
+            e = sbk_swiglu_bwd(dc, a, b, s->da.dev[0], s->db.dev[0], n, dt, &s->plan, st);
         return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "swiglu fused", e);
     }
     size_t one = sbk_eager_swiglu_workspace(n, dt);
@@ -464,6 +503,11 @@ static int swiglu_run(void *p, int provider, int set, sb_error *err)
                                  base + (size_t)s->sets * one, n, dt, st);
     }
     return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "swiglu reference", e);
+}
+
+static void swiglu_provider_params(void *p, int provider, sb_params *extra)
+{
+    elem_plan_record(&((swiglu_state *)p)->plan, provider, extra);
 }
 
 const sb_op sb_op_swiglu = {
@@ -488,5 +532,6 @@ const sb_op sb_op_swiglu = {
     .prepare = swiglu_prepare,
     .run = swiglu_run,
     .batch_invariance = NULL,
-    .provider_params = NULL,
+    .provider_params = swiglu_provider_params,
+    .recorded_params = elem_recorded_params,
 };

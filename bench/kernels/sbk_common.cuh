@@ -226,6 +226,46 @@ template <typename T, int MAXV> struct row_regs {
     }
 };
 
+/* VW elements of T as loaded, for a kernel that loads several items
+ * before it computes any: whole 16-byte vectors stay packed until get()
+ * widens them (unpack_held), so that a held bf16 vector costs 4 registers
+ * rather than 8; else (VW elements that are not whole vectors) floats. */
+template <typename T, int VW> struct held {
+    static constexpr bool packed = VW * (int)sizeof(T) % 16 == 0;
+    static constexpr int nq = packed ? VW * (int)sizeof(T) / 16 : 1;
+    uint4 q[nq];
+    float f[packed ? 1 : VW];
+    __device__ __forceinline__ void load(const T *p)
+    {
+        if constexpr (packed) {
+#pragma unroll
+            for (int i = 0; i < nq; i++) q[i] = reinterpret_cast<const uint4 *>(p)[i];
+        } else {
+            io<T, VW>::load(p, f);
+        }
+    }
+    /* with the streaming hint (ld.global.cs) for an input read once */
+    __device__ __forceinline__ void load_stream(const T *p)
+    {
+        if constexpr (packed) {
+#pragma unroll
+            for (int i = 0; i < nq; i++) q[i] = __ldcs(reinterpret_cast<const uint4 *>(p) + i);
+        } else {
+            io<T, VW>::load(p, f);
+        }
+    }
+    __device__ __forceinline__ void get(float *x) const
+    {
+        if constexpr (packed) {
+#pragma unroll
+            for (int i = 0; i < nq; i++) unpack_held<T>(q[i], x + i * (16 / (int)sizeof(T)));
+        } else {
+#pragma unroll
+            for (int i = 0; i < VW; i++) x[i] = f[i];
+        }
+    }
+};
+
 /* The fallback: the row stays in memory and each pass re-reads it (from L2
  * when it is still there), VW elements at a time. */
 template <typename T, int VW_> struct row_mem {

@@ -125,18 +125,39 @@ cudaError_t sbk_softmax_bwd(const void *dy, const void *y, void *dx, int64_t M,
 
 /* ---- elementwise (fused) -------------------------------------------------- */
 
+/* How an elementwise kernel (RoPE, SwiGLU) covers its items (16-byte
+ * vectors): a grid-stride loop (tile 0; grid capped at 32 blocks of 256
+ * threads for each of 132 SMs) or one tile of threads * per_thread items a
+ * block with a grid that covers them all (tile 1); each thread loads
+ * per_thread items (1, 2 or 4) before it computes any. */
+typedef struct sbk_elem_plan {
+    int tile;
+    int per_thread;
+    int threads; /* 128 or 256 */
+} sbk_elem_plan;
+/* request: NULL, "" or "auto", the measured default (docs/KERNELS.md); or
+ * "stride" or "tile", optionally ":1", ":2" or ":4" (per_thread), then
+ * optionally "/128" or "/256" (threads) -- SOLBENCH_ELEM_PLAN, for
+ * experiments. 0, or -1 for a request it does not know (then *p is the
+ * default). */
+int sbk_elem_plan_make(const char *request, sbk_elem_plan *p);
+/* e.g. "stride:1 threads=256", for run_params */
+void sbk_elem_plan_name(const sbk_elem_plan *p, char *buf, size_t n);
+
 /* HF rotate_half RoPE, q [B,T,Hq,D], k [B,T,Hk,D], cos/sin [T,D], all dt.
- * inverse = 1: the backward (dq, dk from dq_out, dk_out). */
+ * inverse = 1: the backward (dq, dk from dq_out, dk_out). Sizes or
+ * addresses that are not whole 16-byte vectors run single elements in the
+ * default plan, whatever plan says. */
 cudaError_t sbk_rope(const void *q, const void *k, const void *cos_t,
                      const void *sin_t, void *q_out, void *k_out, int64_t B,
                      int64_t T, int64_t Hq, int64_t Hk, int64_t D, int inverse,
-                     sbk_dtype dt, cudaStream_t s);
+                     sbk_dtype dt, const sbk_elem_plan *plan, cudaStream_t s);
 /* c = silu(a) * b over n elements; backward da, db from dc. */
 cudaError_t sbk_swiglu_fwd(const void *a, const void *b, void *c, int64_t n,
-                           sbk_dtype dt, cudaStream_t s);
+                           sbk_dtype dt, const sbk_elem_plan *plan, cudaStream_t s);
 cudaError_t sbk_swiglu_bwd(const void *dc, const void *a, const void *b,
                            void *da, void *db, int64_t n, sbk_dtype dt,
-                           cudaStream_t s);
+                           const sbk_elem_plan *plan, cudaStream_t s);
 
 /* ---- cross entropy (fused) ------------------------------------------------ */
 

@@ -19,7 +19,7 @@ check() {
   n=$((n + 1))
   echo "$out" | grep -E "passed|failed|skipped" | sed 's/^/  /'
   if [[ $rc -ne 0 ]] || echo "$out" | grep -qE ": failed|error"; then
-    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }$sb $*"
+    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }${SOLBENCH_ELEM_PLAN:+SOLBENCH_ELEM_PLAN=$SOLBENCH_ELEM_PLAN }$sb $*"
     echo "$out" | tail -3
     fails=$((fails + 1))
   fi
@@ -41,6 +41,14 @@ for dt in bf16 fp16 fp32; do
   done
   check swiglu --B 3 --T 7 --I 1001 --mode full --dtype $dt
   check swiglu --B 2 --T 64 --I 11008 --mode full --dtype $dt
+  # every elementwise launch plan (SOLBENCH_ELEM_PLAN), on item counts that
+  # are not whole tiles or passes (2646 and 5 + 2 x 33 x 6 x 8 vectors) and
+  # on one that needs several passes of the grid-stride loop
+  for plan in stride:2 stride:4 tile:1 tile:2 tile:4 tile:1/128 tile:4/128; do
+    SOLBENCH_ELEM_PLAN=$plan check rope --B 2 --T 33 --Hq 4 --Hk 2 --D 128 --mode full --dtype $dt
+    SOLBENCH_ELEM_PLAN=$plan check swiglu --B 3 --T 7 --I 1008 --mode full --dtype $dt
+    SOLBENCH_ELEM_PLAN=$plan check swiglu --B 1 --T 2500 --I 11008 --mode fwd --dtype $dt
+  done
   for V in 1001 32768 128256; do
     check cross_entropy --M 24 --V $V --mode full --dtype $dt --ignore_frac 0.25
   done
