@@ -204,20 +204,22 @@ cudaError_t elem_launch(const Op &op, int64_t items, const sbk_elem_plan *p, cud
 /* The single-element fallback (VW = 1, for sizes or addresses that are
  * not whole 16-byte vectors) runs the default plan whatever is asked. */
 template <class Op>
-cudaError_t elem_launch_single(const Op &op, int64_t items, cudaStream_t s)
+cudaError_t elem_launch_single(sbk_elem_kernel k, const Op &op, int64_t items, cudaStream_t s)
 {
     sbk_elem_plan p;
-    sbk_elem_plan_make(NULL, &p);
+    sbk_elem_plan_make(k, NULL, &p);
     return elem_launch_u<Op, 1>(op, items, &p, s);
 }
 
 } /* namespace */
 
-/* The default: a grid-stride loop of 256-thread blocks, an item a thread a
- * pass. */
-extern "C" int sbk_elem_plan_make(const char *req, sbk_elem_plan *p)
+/* The defaults, measured (docs/KERNELS.md): SwiGLU as one tile of 256
+ * items a block, a grid that covers them all; RoPE, whose cos/sin rows
+ * each item reads again from L1/L2, as a grid-stride loop of 256-thread
+ * blocks. Both an item a thread a pass. */
+extern "C" int sbk_elem_plan_make(sbk_elem_kernel k, const char *req, sbk_elem_plan *p)
 {
-    *p = (sbk_elem_plan){0, 1, 256};
+    *p = (sbk_elem_plan){k == SBK_ELEM_SWIGLU, 1, 256};
     if (!req || !*req || !strcmp(req, "auto"))
         return 0;
     sbk_elem_plan want = {0, 1, 256};
@@ -270,7 +272,7 @@ extern "C" cudaError_t sbk_rope(const void *q, const void *k, const void *cos_t,
             const int64_t items = B * T_ * (Hq + Hk) * half;
             const rope_op<T, 1> op = {(const T *)q, (const T *)k, (const T *)cos_t, (const T *)sin_t,
                                       (T *)q_out, (T *)k_out, T_, Hq, Hk, D, inverse, items <= INT32_MAX};
-            return elem_launch_single(op, items, s);
+            return elem_launch_single(SBK_ELEM_ROPE, op, items, s);
         });
     return cudaSuccess;
 }
@@ -288,7 +290,7 @@ extern "C" cudaError_t sbk_swiglu_fwd(const void *a, const void *b, void *c, int
             return elem_launch(op, n / VW, plan, s);
         } else {
             const swiglu_fwd_op<T, 1> op = {(const T *)a, (const T *)b, (T *)c};
-            return elem_launch_single(op, n, s);
+            return elem_launch_single(SBK_ELEM_SWIGLU, op, n, s);
         });
     return cudaSuccess;
 }
@@ -308,7 +310,7 @@ extern "C" cudaError_t sbk_swiglu_bwd(const void *dc, const void *a, const void 
             return elem_launch(op, n / VW, plan, s);
         } else {
             const swiglu_bwd_op<T, 1> op = {(const T *)dc, (const T *)a, (const T *)b, (T *)da, (T *)db};
-            return elem_launch_single(op, n, s);
+            return elem_launch_single(SBK_ELEM_SWIGLU, op, n, s);
         });
     return cudaSuccess;
 }

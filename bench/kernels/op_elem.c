@@ -20,10 +20,10 @@ static const char *const elem_modes[] = {"fwd", "bwd", "full", NULL};
 /* The fused kernels' launch plan: the measured default, or the one named
  * in SOLBENCH_ELEM_PLAN (for experiments). Made once per case, where the
  * fused provider is prepared, and recorded in run_params as elem_plan. */
-static int elem_plan_prepare(const char *op, sbk_elem_plan *plan, sb_error *err)
+static int elem_plan_prepare(const char *op, sbk_elem_kernel k, sbk_elem_plan *plan, sb_error *err)
 {
     const char *req = getenv("SOLBENCH_ELEM_PLAN");
-    if (sbk_elem_plan_make(req, plan) != 0)
+    if (sbk_elem_plan_make(k, req, plan) != 0)
         return sb_error_set(err, NULL, NULL,
                             "%s: SOLBENCH_ELEM_PLAN=%s: not a plan (auto, stride or tile, optionally :1, :2 "
                             "or :4, then optionally /128 or /256)",
@@ -113,7 +113,7 @@ static int rope_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_erro
     rope_state *s = calloc(1, sizeof *s);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of host memory");
-    sbk_elem_plan_make(NULL, &s->plan);
+    sbk_elem_plan_make(SBK_ELEM_ROPE, NULL, &s->plan);
     s->ctx = ctx;
     s->ws.provider = -1;
     s->mode = mode_of(cfg->mode);
@@ -229,7 +229,7 @@ static int rope_prepare(void *p, int provider, sb_error *err)
 {
     rope_state *s = p;
     if (provider == SBK_P_FUSED)
-        return elem_plan_prepare("rope", &s->plan, err);
+        return elem_plan_prepare("rope", SBK_ELEM_ROPE, &s->plan, err);
     if (provider != SBK_P_REFERENCE)
         return SB_OK;
     return sbk_scratch_get(s->ctx, &s->ws, provider,
@@ -360,7 +360,7 @@ static int swiglu_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_er
     swiglu_state *s = calloc(1, sizeof *s);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of host memory");
-    sbk_elem_plan_make(NULL, &s->plan);
+    sbk_elem_plan_make(SBK_ELEM_SWIGLU, NULL, &s->plan);
     s->ctx = ctx;
     s->ws.provider = -1;
     s->mode = mode_of(cfg->mode);
@@ -445,7 +445,7 @@ static int swiglu_prepare(void *p, int provider, sb_error *err)
 {
     swiglu_state *s = p;
     if (provider == SBK_P_FUSED)
-        return elem_plan_prepare("swiglu", &s->plan, err);
+        return elem_plan_prepare("swiglu", SBK_ELEM_SWIGLU, &s->plan, err);
     if (provider != SBK_P_REFERENCE)
         return SB_OK;
     size_t n = (size_t)s->rows * (size_t)s->I, one = sbk_eager_swiglu_workspace((int64_t)n, sbk_from_sb(s->dt));

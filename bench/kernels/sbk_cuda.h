@@ -135,12 +135,13 @@ typedef struct sbk_elem_plan {
     int per_thread;
     int threads; /* 128 or 256 */
 } sbk_elem_plan;
-/* request: NULL, "" or "auto", the measured default (docs/KERNELS.md); or
- * "stride" or "tile", optionally ":1", ":2" or ":4" (per_thread), then
- * optionally "/128" or "/256" (threads) -- SOLBENCH_ELEM_PLAN, for
- * experiments. 0, or -1 for a request it does not know (then *p is the
- * default). */
-int sbk_elem_plan_make(const char *request, sbk_elem_plan *p);
+typedef enum { SBK_ELEM_ROPE, SBK_ELEM_SWIGLU } sbk_elem_kernel;
+/* request: NULL, "" or "auto", kernel k's measured default
+ * (docs/KERNELS.md); or "stride" or "tile", optionally ":1", ":2" or ":4"
+ * (per_thread), then optionally "/128" or "/256" (threads) --
+ * SOLBENCH_ELEM_PLAN, for experiments. 0, or -1 for a request it does not
+ * know (then *p is the default). */
+int sbk_elem_plan_make(sbk_elem_kernel k, const char *request, sbk_elem_plan *p);
 /* e.g. "stride:1 threads=256", for run_params */
 void sbk_elem_plan_name(const sbk_elem_plan *p, char *buf, size_t n);
 

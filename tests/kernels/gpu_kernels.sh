@@ -44,7 +44,7 @@ for dt in bf16 fp16 fp32; do
   # every elementwise launch plan (SOLBENCH_ELEM_PLAN), on item counts that
   # are not whole tiles or passes (2646 and 5 + 2 x 33 x 6 x 8 vectors) and
   # on one that needs several passes of the grid-stride loop
-  for plan in stride:2 stride:4 tile:1 tile:2 tile:4 tile:1/128 tile:4/128; do
+  for plan in stride stride:2 stride:4 tile:1 tile:2 tile:4 tile:1/128 tile:4/128; do
     SOLBENCH_ELEM_PLAN=$plan check rope --B 2 --T 33 --Hq 4 --Hk 2 --D 128 --mode full --dtype $dt
     SOLBENCH_ELEM_PLAN=$plan check swiglu --B 3 --T 7 --I 1008 --mode full --dtype $dt
     SOLBENCH_ELEM_PLAN=$plan check swiglu --B 1 --T 2500 --I 11008 --mode fwd --dtype $dt
