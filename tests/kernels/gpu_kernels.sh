@@ -2,7 +2,8 @@
 # gpu_kernels.sh SOLBENCH - every bench/kernels/ op on small and awkward
 # shapes (sizes that are not multiples of the vector width, rows too long for
 # registers, several FLCE chunks, ignored targets), fp32, fp16 and bf16, with
-# every CUDA provider, each checked by solbench against float64. Exits 77
+# every CUDA provider, each checked by solbench against float64
+# (GPU_KERNELS_ONLY=op,... for some ops' cases alone). Exits 77
 # (CTest skip) where there is no CUDA device, 1 when a case fails.
 set -uo pipefail
 sb=${1:?usage: gpu_kernels.sh SOLBENCH}
@@ -14,6 +15,11 @@ fails=0
 n=0
 check() {
   local out
+  # GPU_KERNELS_ONLY=op,...: those ops' cases alone (a quick check of one
+  # kernel's change on a lent card)
+  if [[ -n "${GPU_KERNELS_ONLY:-}" && ",$GPU_KERNELS_ONLY," != *",$1,"* ]]; then
+    return 0
+  fi
   out=$("$sb" "$@" --warmup 1 --iters 2 --repeats 1 2>&1)
   local rc=$?
   n=$((n + 1))
@@ -89,6 +95,16 @@ for dt in bf16 fp16 fp32; do
       SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm --M 999 --N 7168 --mode fwd --dtype $dt --weight_dtype fp32
     done
   fi
+  # the streaming forward (one wave of blocks, rows double-buffered in
+  # shared memory; rows of up to 8 x 256 vectors): rows of fewer than 256
+  # vectors (1000), a last slot part-filled (7168 bf16, 6000), more rows
+  # than the wave has blocks (5000, 3000), and an fp32 weight
+  stream_shapes=("--M 37 --N 1000" "--M 5000 --N 7168" "--M 3000 --N 6000" "--M 64 --N 8192")
+  [[ $dt != fp32 ]] && stream_shapes+=("--M 700 --N 16384")
+  for shape in "${stream_shapes[@]}"; do
+    SOLBENCH_RMSNORM_FWD_PLAN=stream check rmsnorm $shape --mode fwd --dtype $dt
+  done
+  SOLBENCH_RMSNORM_FWD_PLAN=stream/plain-store check rmsnorm --M 3000 --N 8192 --mode fwd --dtype $dt --weight_dtype fp32
   # SOLBENCH_ROW_VECTORS=1 and 8: the one-row kernels with the fewest
   # vectors a thread in blocks of up to 512, and with 256 threads whenever
   # they fit (the default is 4), where the layout changes (4096, 16384) and

@@ -87,6 +87,10 @@ static void test_refusals(void **st)
         assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, bad[i], &p), -1);
     /* clusters need Hopper: none here */
     assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "block:2", &p), -1);
+    /* the streaming layout sizes its grid by the device's occupancy: none
+     * here; and it takes no cluster size */
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "stream", &p), -1);
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "stream:2", &p), -1);
     assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "smem:4", &p), -1);
     /* 128 KiB of shared memory is more than the 48 KiB a device-less plan assumes */
     assert_int_equal(make(2048, 65536, SBK_BF16, SBK_BF16, "smem", &p), -1);
