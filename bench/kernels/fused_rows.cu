@@ -84,73 +84,15 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
     if (C > 1) cluster_barrier(); /* no block leaves while another may still read its red */
 }
 
-/* The forward streaming rows (plan "stream"): one wave of G blocks (as
- * many as fit on the card), block g handling rows g, g + G, ...; each row
- * goes through shared memory, double-buffered, and the next row's
- * cp.async copies are issued before the current row is reduced, so that a
- * block always has a row in flight, also while it reduces and stores (the
- * one-row-a-block kernel has loads in flight only until its row is in).
- * Thread t copies, reads and writes vectors t + k * blockDim.x, k < SLOTS,
- * and reads only what it copied, so no barrier guards the buffers. */
-template <typename T, typename TW, int SLOTS>
-__global__ void __launch_bounds__(256) rmsnorm_fwd_stream_k(const T *__restrict__ x, const TW *__restrict__ w,
-                                                            T *__restrict__ y, int64_t M, int64_t N, float eps,
-                                                            int hints)
-{
-    constexpr int VW = vec<T>::n;
-    const int nvec = (int)(N / VW);
-    uint4 *sm = dyn_smem(); /* [buffer 0][buffer 1], nvec vectors each */
-    const int64_t G = gridDim.x;
-    auto issue = [&](int b, int64_t r) {
-        uint4 *sx = sm + (size_t)b * nvec;
-        const T *xr = x + r * N;
-#pragma unroll
-        for (int k = 0; k < SLOTS; k++) {
-            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) cp_async16(sx + idx, xr + (int64_t)idx * VW);
-        }
-        cp_async_commit();
-    };
-    int b = 0;
-    if ((int64_t)blockIdx.x < M) issue(0, blockIdx.x);
-    for (int64_t r = blockIdx.x; r < M; r += G, b ^= 1) {
-        if (r + G < M) {
-            issue(b ^ 1, r + G);
-            cp_async_wait<1>(); /* this row's group done, the next one in flight */
-        } else {
-            cp_async_wait<0>();
-        }
-        const uint4 *sx = sm + (size_t)b * nvec;
-        float ss = 0.0f;
-#pragma unroll
-        for (int k = 0; k < SLOTS; k++) {
-            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) {
-                float v[VW];
-                unpack_held<T>(sx[idx], v);
-#pragma unroll
-                for (int i = 0; i < VW; i++) ss += v[i] * v[i];
-            }
-        }
-        const float rs = rsqrtf(block_sum(ss) / (float)N + eps);
-        T *yr = y + r * N;
-#pragma unroll
-        for (int k = 0; k < SLOTS; k++) {
-            const int idx = (int)threadIdx.x + k * (int)blockDim.x;
-            if (idx < nvec) {
-                float v[VW], wf[VW], o[VW];
-                unpack_held<T>(sx[idx], v);
-                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
-#pragma unroll
-                for (int i = 0; i < VW; i++) o[i] = v[i] * rs * wf[i];
-                if (hints & SBK_FWD_PLAIN_STORE)
-                    io<T, VW>::store(yr + (int64_t)idx * VW, o);
-                else
-                    io<T, VW>::store_stream(yr + (int64_t)idx * VW, o);
-            }
-        }
-    }
-}
+/* The rows block blockIdx.x of a persistent backward (G blocks, one wave)
+ * handles: rows first, first + step, ... below end. Strided (the default):
+ * blockIdx.x, blockIdx.x + G, ...; chunked (SOLBENCH_RMSNORM_BWD_ROWS=
+ * chunked, for experiments): a run of ceil(M / G) consecutive rows. */
+#define BWD_ROWS(G, M, chunked)                                                         \
+    const int64_t chunk_ = ((M) + (G) - 1) / (G);                                       \
+    const int64_t first = (chunked) ? (int64_t)blockIdx.x * chunk_ : (int64_t)blockIdx.x; \
+    const int64_t end = (chunked) ? (first + chunk_ < (M) ? first + chunk_ : (M)) : (M);  \
+    const int64_t step = (chunked) ? 1 : (G)
 
 /* The backward's arithmetic on VW elements, shared by its three row
  * holders: the two row sums (x^2 and dy w x), then dx and the dw partial. */
@@ -197,7 +139,7 @@ template <typename T, typename TW, int SLOTS, int NBUF = 2>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps, int /* cluster: 1 */)
+                                                          float eps, int /* cluster: 1 */, int chunked)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
@@ -220,16 +162,17 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
         }
         cp_async_commit();
     };
+    BWD_ROWS(G, M, chunked);
     int b = 0;
-    if (NBUF == 2 && (int64_t)blockIdx.x < M) issue(0, blockIdx.x);
-    for (int64_t r = blockIdx.x; r < M; r += G, b ^= NBUF - 1) {
+    if (NBUF == 2 && first < end) issue(0, first);
+    for (int64_t r = first; r < end; r += step, b ^= NBUF - 1) {
         if (NBUF == 1) {
             /* one buffer: the row is fetched once the thread has read its
              * vectors of the last one (each thread reads only what it copied) */
             issue(0, r);
             cp_async_wait<0>();
-        } else if (r + G < M) {
-            issue(b ^ 1, r + G);
+        } else if (r + step < end) {
+            issue(b ^ 1, r + step);
             cp_async_wait<1>(); /* this row's group done, the next one in flight */
         } else {
             cp_async_wait<0>();
@@ -283,7 +226,7 @@ template <typename T, typename TW, int SLOTS>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                            const TW *__restrict__ w, T *__restrict__ dx,
                                                            float *__restrict__ partial, int64_t M, int64_t N,
-                                                           float eps, int C)
+                                                           float eps, int C, int /* chunked: strided */)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap(); /* never launched there: the host picks it on Hopper on */
@@ -381,7 +324,7 @@ template <typename T, typename TW, int MAXV, bool PF>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps, int /* cluster: 1 */)
+                                                          float eps, int /* cluster: 1 */, int chunked)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
@@ -398,7 +341,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
 #pragma unroll
     for (int i = 0; i < MAXV * VW; i++) acc[i] = 0.0f;
     const int64_t G = gridDim.x;
-    auto step = [&](const ROW &xr, const ROW &gr, int64_t r) {
+    auto row = [&](const ROW &xr, const ROW &gr, int64_t r) {
         const int64_t off = r * N;
         float ss = 0.0f, gx = 0.0f;
         gr.each([&](int64_t j, const float *g, int k) {
@@ -421,32 +364,33 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
                 io<T, VW>::store(dx + off + j, o);
         });
     };
+    BWD_ROWS(G, M, chunked);
     ROW xa, ga;
     if constexpr (PF) {
         ROW xb, gb;
-        int64_t r = blockIdx.x;
-        if (r < M) {
+        int64_t r = first;
+        if (r < end) {
             xa.load(x + r * N, N, stream);
             ga.load(dy + r * N, N, stream);
         }
-        for (; r < M; r += 2 * G) {
-            if (r + G < M) {
-                xb.load(x + (r + G) * N, N, stream);
-                gb.load(dy + (r + G) * N, N, stream);
+        for (; r < end; r += 2 * step) {
+            if (r + step < end) {
+                xb.load(x + (r + step) * N, N, stream);
+                gb.load(dy + (r + step) * N, N, stream);
             }
-            step(xa, ga, r);
-            if (r + G >= M) break;
-            if (r + 2 * G < M) {
-                xa.load(x + (r + 2 * G) * N, N, stream);
-                ga.load(dy + (r + 2 * G) * N, N, stream);
+            row(xa, ga, r);
+            if (r + step >= end) break;
+            if (r + 2 * step < end) {
+                xa.load(x + (r + 2 * step) * N, N, stream);
+                ga.load(dy + (r + 2 * step) * N, N, stream);
             }
-            step(xb, gb, r + G);
+            row(xb, gb, r + step);
         }
     } else {
-        for (int64_t r = blockIdx.x; r < M; r += G) {
+        for (int64_t r = first; r < end; r += step) {
             xa.load(x + r * N, N, stream);
             ga.load(dy + r * N, N, stream);
-            step(xa, ga, r);
+            row(xa, ga, r);
         }
     }
     float *prow = partial + (int64_t)blockIdx.x * N;
@@ -464,7 +408,7 @@ template <typename T, typename TW, class ROW>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                          const TW *__restrict__ w, T *__restrict__ dx,
                                                          float *__restrict__ partial, int64_t M, int64_t N,
-                                                         float eps, int /* cluster: 1 */)
+                                                         float eps, int /* cluster: 1 */, int /* chunked: strided */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = ROW::VW;
@@ -721,61 +665,6 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
     return cudaSuccess;
 }
 
-/* The streaming forward's kernel for rows of SLOTS vectors a thread at
- * most (1..8) */
-template <typename T, typename TW> static const void *rmsnorm_fwd_stream_fn(int slots)
-{
-    switch (slots) {
-    case 1: return (const void *)rmsnorm_fwd_stream_k<T, TW, 1>;
-    case 2: return (const void *)rmsnorm_fwd_stream_k<T, TW, 2>;
-    case 3: return (const void *)rmsnorm_fwd_stream_k<T, TW, 3>;
-    case 4: return (const void *)rmsnorm_fwd_stream_k<T, TW, 4>;
-    case 5: return (const void *)rmsnorm_fwd_stream_k<T, TW, 5>;
-    case 6: return (const void *)rmsnorm_fwd_stream_k<T, TW, 6>;
-    case 7: return (const void *)rmsnorm_fwd_stream_k<T, TW, 7>;
-    case 8: return (const void *)rmsnorm_fwd_stream_k<T, TW, 8>;
-    default: return NULL;
-    }
-}
-
-static cudaError_t rmsnorm_fwd_stream_kernel(sbk_dtype dt, sbk_dtype wdt, int slots, const void **fn)
-{
-    *fn = NULL;
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = rmsnorm_fwd_stream_fn<T, TW>(slots)));
-    return *fn ? cudaSuccess : cudaErrorInvalidValue;
-}
-
-/* The streaming forward's launch: 256 threads a block (fewer, a multiple
- * of 32, for rows of fewer vectors), at most 8 vectors a thread, a double
- * buffer of the row a block, and as many blocks as the card holds at once
- * (at most M). -1 where the row does not fit or there is no device to
- * size the grid by. */
-static int rmsnorm_fwd_stream_plan(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, sbk_rmsnorm_fwd_plan *plan)
-{
-    const int esize = (int)sbk_dtype_size(dt);
-    if (N % (16 / esize) != 0) return -1;
-    const int64_t nvec = N / (16 / esize);
-    const int threads = nvec >= 256 ? 256 : (int)((nvec + 31) / 32 * 32);
-    const int slots = (int)((nvec + threads - 1) / threads);
-    if (slots > 8) return -1;
-    const void *fn;
-    if (rmsnorm_fwd_stream_kernel(dt, wdt, slots, &fn) != cudaSuccess) return -1;
-    const size_t smem = (size_t)2 * (size_t)nvec * 16;
-    int dev = 0, sms = 0, per_sm = 0;
-    if (allow_smem(fn, smem) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess || per_sm < 1) {
-        (void)cudaGetLastError();
-        return -1;
-    }
-    const int64_t blocks = (int64_t)sms * per_sm;
-    plan->threads = threads;
-    plan->maxv = slots;
-    plan->smem_bytes = smem;
-    plan->stream_blocks = (int)(blocks < M ? blocks : M);
-    return 0;
-}
-
 /* The most 16-byte vectors of row data a thread of the one-row kernels
  * holds while a block of up to 512 threads can hold the row with fewer
  * (pick_row_layout_most): 4 by default, or 1, 2 or 8 (256 threads whenever
@@ -906,8 +795,6 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);
         if (kl == 5 && strncmp(request, "block", 5) == 0) smem = false;
         else if (kl == 4 && strncmp(request, "smem", 4) == 0) smem = true;
-        else if (kl == 6 && strncmp(request, "stream", 6) == 0 && !colon)
-            return rmsnorm_fwd_stream_plan(M, N, dt, wdt, plan);
         else return -1;
         if (colon) {
             char *end;
@@ -944,10 +831,7 @@ extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char
         if (plan->hints == fwd_hints_names[i].bits) h = fwd_hints_names[i].name;
     char hints[32] = "";
     if (*h) snprintf(hints, sizeof hints, " hints=%s", h);
-    if (plan->stream_blocks > 0)
-        snprintf(buf, n, "stream blocks=%d threads=%d vectors=%d smem_bytes=%zu%s", plan->stream_blocks, plan->threads,
-                 plan->maxv, plan->smem_bytes, hints);
-    else if (plan->smem)
+    if (plan->smem)
         snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu%s", plan->cluster, plan->threads, plan->smem_bytes, hints);
     else if (plan->maxv > 0)
         snprintf(buf, n, "block:%d threads=%d vectors=%d%s", plan->cluster, plan->threads, plan->maxv, hints);
@@ -970,16 +854,9 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
         plan = &whole;
     }
     const void *fn;
-    int C = plan->cluster, hints = plan->hints;
-    if (plan->stream_blocks > 0) {
-        cudaError_t e = rmsnorm_fwd_stream_kernel(dt, wdt, plan->maxv, &fn);
-        if (e != cudaSuccess) return e;
-        void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&hints};
-        return cudaLaunchKernel(fn, dim3((unsigned)plan->stream_blocks), dim3((unsigned)plan->threads), args,
-                                plan->smem_bytes, s);
-    }
     cudaError_t e = rmsnorm_fwd_kernel(dt, wdt, plan->smem, plan->maxv, &fn);
     if (e != cudaSuccess) return e;
+    int C = plan->cluster, hints = plan->hints;
     void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C, (void *)&hints};
     cluster_launch launch(M * C, plan->threads, plan->smem_bytes, C, s);
     return cudaLaunchKernelExC(&launch.cfg, fn, args);
@@ -1103,6 +980,11 @@ extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
         snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_DISCARD=%s: expected 0 or 1", dis);
         return -1;
     }
+    const char *order = getenv("SOLBENCH_RMSNORM_BWD_ROWS");
+    if (order && strcmp(order, "strided") && strcmp(order, "chunked")) {
+        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_ROWS=%s: expected strided or chunked", order);
+        return -1;
+    }
     return 0;
 }
 
@@ -1115,8 +997,10 @@ extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t N, sbk_dtype dt, sbk_dtype w
     if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
         (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
     /* partial is a cudaMalloc'd buffer of its own (256-byte aligned): as if at 0 */
-    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, cluster, threads, smem,
-             rmsnorm_bwd_discard(N, nullptr) ? "dropped from L2" : "written back");
+    const char *order = getenv("SOLBENCH_RMSNORM_BWD_ROWS");
+    const bool chunked = order && !strcmp(order, "chunked") && cluster == 1 && strcmp(kind, "mem");
+    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s%s", kind, cluster, threads, smem,
+             rmsnorm_bwd_discard(N, nullptr) ? "dropped from L2" : "written back", chunked ? " rows=chunked" : "");
 }
 
 /* One wave: as many blocks (clusters, for a split row) as fit on the card at
@@ -1167,8 +1051,10 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
      * (at most SBK_RMSNORM_BWD_MAX_BLOCKS / C of them from
      * sbk_rmsnorm_bwd_blocks) */
     if (G * C > SBK_RMSNORM_BWD_MAX_BLOCKS) G = SBK_RMSNORM_BWD_MAX_BLOCKS / C;
+    const char *order = getenv("SOLBENCH_RMSNORM_BWD_ROWS"); /* checked by sbk_rmsnorm_bwd_env_check */
+    int chunked = order && !strcmp(order, "chunked");
     void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
-                    (void *)&eps, (void *)&C};
+                    (void *)&eps, (void *)&C, (void *)&chunked};
     cluster_launch launch(G * C, threads, smem, C, s);
     if ((e = cudaLaunchKernelExC(&launch.cfg, fn, args)) != cudaSuccess) return e;
     const int discard = rmsnorm_bwd_discard(N, partial) ? 1 : 0;

@@ -51,27 +51,19 @@ typedef struct sbk_rmsnorm_fwd_plan {
      * they always do) and y written with st.global.cs */
     int hints;
     size_t smem_bytes;
-    /* > 0: the streaming layout ("stream"): this many blocks (one wave),
-     * each taking rows in turn through a double buffer in shared memory
-     * (smem_bytes), the next row's copy in flight while the current one is
-     * reduced; maxv is then the vectors a thread */
-    int stream_blocks;
 } sbk_rmsnorm_fwd_plan;
 #define SBK_FWD_PLAIN_LOAD 1
 #define SBK_FWD_PLAIN_STORE 2
 /* request: NULL or "auto", the measured default (docs/KERNELS.md); or
  * "block" or "smem", optionally ":C" with C in 1, 2, 4, 8 (blocks a row,
- * default 1), or "stream" (rows of at most 8 x 256 vectors; sized by the
- * device's occupancy, so refused where there is none); each optionally
- * followed by "/cs" (the default hints), "/plain-load", "/plain-store" or
- * "/plain" (both; the load hint does nothing to "stream", which copies
- * with cp.async), for experiments. Returns 0, or -1 for a request it
- * cannot parse or that cannot take this shape or card. */
+ * default 1); either optionally followed by "/cs" (the default hints),
+ * "/plain-load", "/plain-store" or "/plain" (both), for experiments.
+ * Returns 0, or -1 for a request it cannot parse or that cannot take this
+ * shape or card. */
 int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
                               const char *request, sbk_rmsnorm_fwd_plan *plan);
 /* e.g. "block:1 threads=224 vectors=4", "smem:4 threads=256 smem_bytes=32768",
- * "block:1 threads=256 vectors=4 hints=plain-store",
- * "stream blocks=924 threads=256 vectors=4 smem_bytes=32768" */
+ * "block:1 threads=256 vectors=4 hints=plain-store" */
 void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char *buf, size_t n);
 cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
                             int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
@@ -88,9 +80,12 @@ cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
 #define SBK_RMSNORM_BWD_MAX_BLOCKS 512
 int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
 /* The experiments' switches SOLBENCH_RMSNORM_BWD_LAYOUT (regs, smem1 or
- * split: the layout of rows between the double buffer and registers' end)
- * and SOLBENCH_RMSNORM_BWD_DISCARD (0: the partials written back from L2):
- * 0 when unset or valid, else -1 with the line in bad. */
+ * split: the layout of rows between the double buffer and registers' end),
+ * SOLBENCH_RMSNORM_BWD_DISCARD (0: the partials written back from L2) and
+ * SOLBENCH_RMSNORM_BWD_ROWS (strided, the default: block g takes rows g,
+ * g + G, ...; chunked: a run of consecutive rows, in the register and
+ * shared-memory layouts): 0 when unset or valid, else -1 with the line in
+ * bad. */
 int sbk_rmsnorm_bwd_env_check(char *bad, size_t n);
 /* What the backward launches for rows of N (aligned): layout, cluster,
  * block size, shared memory and whether the partials are dropped from L2,

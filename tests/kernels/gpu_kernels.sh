@@ -25,7 +25,7 @@ check() {
   n=$((n + 1))
   echo "$out" | grep -E "passed|failed|skipped" | sed 's/^/  /'
   if [[ $rc -ne 0 ]] || echo "$out" | grep -qE ": failed|error"; then
-    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }${SOLBENCH_ELEM_PLAN:+SOLBENCH_ELEM_PLAN=$SOLBENCH_ELEM_PLAN }$sb $*"
+    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }${SOLBENCH_RMSNORM_BWD_ROWS:+SOLBENCH_RMSNORM_BWD_ROWS=$SOLBENCH_RMSNORM_BWD_ROWS }${SOLBENCH_ELEM_PLAN:+SOLBENCH_ELEM_PLAN=$SOLBENCH_ELEM_PLAN }$sb $*"
     echo "$out" | tail -3
     fails=$((fails + 1))
   fi
@@ -78,6 +78,13 @@ for dt in bf16 fp16 fp32; do
       SOLBENCH_RMSNORM_BWD_LAYOUT=$layout check rmsnorm $shape --mode bwd --dtype $dt
     done
   done
+  # each block a run of consecutive rows (SOLBENCH_RMSNORM_BWD_ROWS=chunked)
+  # in the register layout with the prefetch (4096), the double buffer
+  # (6144, 12288) and one buffer (7168 fp32): runs of one row, runs the
+  # last block's rows fall short of, and blocks left without rows
+  for shape in "--M 2048 --N 4096" "--M 3001 --N 4096" "--M 99 --N 6144" "--M 5000 --N 12288" "--M 3001 --N 7168"; do
+    SOLBENCH_RMSNORM_BWD_ROWS=chunked check rmsnorm $shape --mode bwd --dtype $dt
+  done
   # the forward's launch plans (bench/kernels/sbk_cuda.h): the default, one
   # block a row with the row in registers (or in memory) and in shared
   # memory, and rows split over clusters of 2, 4 and 8 blocks with the
@@ -95,16 +102,6 @@ for dt in bf16 fp16 fp32; do
       SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm --M 999 --N 7168 --mode fwd --dtype $dt --weight_dtype fp32
     done
   fi
-  # the streaming forward (one wave of blocks, rows double-buffered in
-  # shared memory; rows of up to 8 x 256 vectors): rows of fewer than 256
-  # vectors (1000), a last slot part-filled (7168 bf16, 6000), more rows
-  # than the wave has blocks (5000, 3000), and an fp32 weight
-  stream_shapes=("--M 37 --N 1000" "--M 5000 --N 7168" "--M 3000 --N 6000" "--M 64 --N 8192")
-  [[ $dt != fp32 ]] && stream_shapes+=("--M 700 --N 16384")
-  for shape in "${stream_shapes[@]}"; do
-    SOLBENCH_RMSNORM_FWD_PLAN=stream check rmsnorm $shape --mode fwd --dtype $dt
-  done
-  SOLBENCH_RMSNORM_FWD_PLAN=stream/plain-store check rmsnorm --M 3000 --N 8192 --mode fwd --dtype $dt --weight_dtype fp32
   # SOLBENCH_ROW_VECTORS=1 and 8: the one-row kernels with the fewest
   # vectors a thread in blocks of up to 512, and with 256 threads whenever
   # they fit (the default is 4), where the layout changes (4096, 16384) and
