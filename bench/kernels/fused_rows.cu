@@ -84,16 +84,6 @@ __global__ void __launch_bounds__(512) rmsnorm_fwd_k(const T *__restrict__ x, co
     if (C > 1) cluster_barrier(); /* no block leaves while another may still read its red */
 }
 
-/* The rows block blockIdx.x of a persistent backward (G blocks, one wave)
- * handles: rows first, first + step, ... below end. Strided (the default):
- * blockIdx.x, blockIdx.x + G, ...; chunked (SOLBENCH_RMSNORM_BWD_ROWS=
- * chunked, for experiments): a run of ceil(M / G) consecutive rows. */
-#define BWD_ROWS(G, M, chunked)                                                         \
-    const int64_t chunk_ = ((M) + (G) - 1) / (G);                                       \
-    const int64_t first = (chunked) ? (int64_t)blockIdx.x * chunk_ : (int64_t)blockIdx.x; \
-    const int64_t end = (chunked) ? (first + chunk_ < (M) ? first + chunk_ : (M)) : (M);  \
-    const int64_t step = (chunked) ? 1 : (G)
-
 /* The backward's arithmetic on VW elements, shared by its three row
  * holders: the two row sums (x^2 and dy w x), then dx and the dw partial. */
 template <int VW>
@@ -139,7 +129,7 @@ template <typename T, typename TW, int SLOTS, int NBUF = 2>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps, int /* cluster: 1 */, int chunked)
+                                                          float eps, int /* cluster: 1 */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = vec<T>::n;
@@ -162,17 +152,16 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_smem_k(const T *__restrict__ 
         }
         cp_async_commit();
     };
-    BWD_ROWS(G, M, chunked);
     int b = 0;
-    if (NBUF == 2 && first < end) issue(0, first);
-    for (int64_t r = first; r < end; r += step, b ^= NBUF - 1) {
+    if (NBUF == 2 && (int64_t)blockIdx.x < M) issue(0, blockIdx.x);
+    for (int64_t r = blockIdx.x; r < M; r += G, b ^= NBUF - 1) {
         if (NBUF == 1) {
             /* one buffer: the row is fetched once the thread has read its
              * vectors of the last one (each thread reads only what it copied) */
             issue(0, r);
             cp_async_wait<0>();
-        } else if (r + step < end) {
-            issue(b ^ 1, r + step);
+        } else if (r + G < M) {
+            issue(b ^ 1, r + G);
             cp_async_wait<1>(); /* this row's group done, the next one in flight */
         } else {
             cp_async_wait<0>();
@@ -226,7 +215,7 @@ template <typename T, typename TW, int SLOTS>
 __global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                            const TW *__restrict__ w, T *__restrict__ dx,
                                                            float *__restrict__ partial, int64_t M, int64_t N,
-                                                           float eps, int C, int /* chunked: strided */)
+                                                           float eps, int C)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap(); /* never launched there: the host picks it on Hopper on */
@@ -324,7 +313,7 @@ template <typename T, typename TW, int MAXV, bool PF>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps, int /* cluster: 1 */, int chunked)
+                                                          float eps, int /* cluster: 1 */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
@@ -341,7 +330,7 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
 #pragma unroll
     for (int i = 0; i < MAXV * VW; i++) acc[i] = 0.0f;
     const int64_t G = gridDim.x;
-    auto row = [&](const ROW &xr, const ROW &gr, int64_t r) {
+    auto step = [&](const ROW &xr, const ROW &gr, int64_t r) {
         const int64_t off = r * N;
         float ss = 0.0f, gx = 0.0f;
         gr.each([&](int64_t j, const float *g, int k) {
@@ -364,33 +353,32 @@ __global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ 
                 io<T, VW>::store(dx + off + j, o);
         });
     };
-    BWD_ROWS(G, M, chunked);
     ROW xa, ga;
     if constexpr (PF) {
         ROW xb, gb;
-        int64_t r = first;
-        if (r < end) {
+        int64_t r = blockIdx.x;
+        if (r < M) {
             xa.load(x + r * N, N, stream);
             ga.load(dy + r * N, N, stream);
         }
-        for (; r < end; r += 2 * step) {
-            if (r + step < end) {
-                xb.load(x + (r + step) * N, N, stream);
-                gb.load(dy + (r + step) * N, N, stream);
+        for (; r < M; r += 2 * G) {
+            if (r + G < M) {
+                xb.load(x + (r + G) * N, N, stream);
+                gb.load(dy + (r + G) * N, N, stream);
             }
-            row(xa, ga, r);
-            if (r + step >= end) break;
-            if (r + 2 * step < end) {
-                xa.load(x + (r + 2 * step) * N, N, stream);
-                ga.load(dy + (r + 2 * step) * N, N, stream);
+            step(xa, ga, r);
+            if (r + G >= M) break;
+            if (r + 2 * G < M) {
+                xa.load(x + (r + 2 * G) * N, N, stream);
+                ga.load(dy + (r + 2 * G) * N, N, stream);
             }
-            row(xb, gb, r + step);
+            step(xb, gb, r + G);
         }
     } else {
-        for (int64_t r = first; r < end; r += step) {
+        for (int64_t r = blockIdx.x; r < M; r += G) {
             xa.load(x + r * N, N, stream);
             ga.load(dy + r * N, N, stream);
-            row(xa, ga, r);
+            step(xa, ga, r);
         }
     }
     float *prow = partial + (int64_t)blockIdx.x * N;
@@ -408,7 +396,7 @@ template <typename T, typename TW, class ROW>
 __global__ void __launch_bounds__(512) rmsnorm_bwd_mem_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                          const TW *__restrict__ w, T *__restrict__ dx,
                                                          float *__restrict__ partial, int64_t M, int64_t N,
-                                                         float eps, int /* cluster: 1 */, int /* chunked: strided */)
+                                                         float eps, int /* cluster: 1 */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     constexpr int VW = ROW::VW;
@@ -980,11 +968,6 @@ extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
         snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_DISCARD=%s: expected 0 or 1", dis);
         return -1;
     }
-    const char *order = getenv("SOLBENCH_RMSNORM_BWD_ROWS");
-    if (order && strcmp(order, "strided") && strcmp(order, "chunked")) {
-        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_ROWS=%s: expected strided or chunked", order);
-        return -1;
-    }
     return 0;
 }
 
@@ -997,10 +980,8 @@ extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t N, sbk_dtype dt, sbk_dtype w
     if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
         (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
     /* partial is a cudaMalloc'd buffer of its own (256-byte aligned): as if at 0 */
-    const char *order = getenv("SOLBENCH_RMSNORM_BWD_ROWS");
-    const bool chunked = order && !strcmp(order, "chunked") && cluster == 1 && strcmp(kind, "mem");
-    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s%s", kind, cluster, threads, smem,
-             rmsnorm_bwd_discard(N, nullptr) ? "dropped from L2" : "written back", chunked ? " rows=chunked" : "");
+    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, cluster, threads, smem,
+             rmsnorm_bwd_discard(N, nullptr) ? "dropped from L2" : "written back");
 }
 
 /* One wave: as many blocks (clusters, for a split row) as fit on the card at
@@ -1051,10 +1032,8 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
      * (at most SBK_RMSNORM_BWD_MAX_BLOCKS / C of them from
      * sbk_rmsnorm_bwd_blocks) */
     if (G * C > SBK_RMSNORM_BWD_MAX_BLOCKS) G = SBK_RMSNORM_BWD_MAX_BLOCKS / C;
-    const char *order = getenv("SOLBENCH_RMSNORM_BWD_ROWS"); /* checked by sbk_rmsnorm_bwd_env_check */
-    int chunked = order && !strcmp(order, "chunked");
     void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
-                    (void *)&eps, (void *)&C, (void *)&chunked};
+                    (void *)&eps, (void *)&C};
     cluster_launch launch(G * C, threads, smem, C, s);
     if ((e = cudaLaunchKernelExC(&launch.cfg, fn, args)) != cudaSuccess) return e;
     const int discard = rmsnorm_bwd_discard(N, partial) ? 1 : 0;

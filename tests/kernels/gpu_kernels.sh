@@ -25,7 +25,7 @@ check() {
   n=$((n + 1))
   echo "$out" | grep -E "passed|failed|skipped" | sed 's/^/  /'
   if [[ $rc -ne 0 ]] || echo "$out" | grep -qE ": failed|error"; then
-    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }${SOLBENCH_RMSNORM_BWD_ROWS:+SOLBENCH_RMSNORM_BWD_ROWS=$SOLBENCH_RMSNORM_BWD_ROWS }${SOLBENCH_ELEM_PLAN:+SOLBENCH_ELEM_PLAN=$SOLBENCH_ELEM_PLAN }$sb $*"
+    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }${SOLBENCH_ELEM_PLAN:+SOLBENCH_ELEM_PLAN=$SOLBENCH_ELEM_PLAN }$sb $*"
     echo "$out" | tail -3
     fails=$((fails + 1))
   fi
@@ -77,13 +77,6 @@ for dt in bf16 fp16 fp32; do
     for shape in "--M 777 --N 16384" "--M 3001 --N 7168" "--M 513 --N 6656" "--M 129 --N 8000"; do
       SOLBENCH_RMSNORM_BWD_LAYOUT=$layout check rmsnorm $shape --mode bwd --dtype $dt
     done
-  done
-  # each block a run of consecutive rows (SOLBENCH_RMSNORM_BWD_ROWS=chunked)
-  # in the register layout with the prefetch (4096), the double buffer
-  # (6144, 12288) and one buffer (7168 fp32): runs of one row, runs the
-  # last block's rows fall short of, and blocks left without rows
-  for shape in "--M 2048 --N 4096" "--M 3001 --N 4096" "--M 99 --N 6144" "--M 5000 --N 12288" "--M 3001 --N 7168"; do
-    SOLBENCH_RMSNORM_BWD_ROWS=chunked check rmsnorm $shape --mode bwd --dtype $dt
   done
   # the forward's launch plans (bench/kernels/sbk_cuda.h): the default, one
   # block a row with the row in registers (or in memory) and in shared

@@ -133,12 +133,6 @@ static void test_bwd_layouts(void **st)
     bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials written back");
     unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
     unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    /* runs of consecutive rows a block: named where the kernel takes them
-     * (not the row in memory) */
-    setenv("SOLBENCH_RMSNORM_BWD_ROWS", "chunked", 1);
-    bwd_is(4096, SBK_BF16, "regs+prefetch:1 threads=256 smem_bytes=0 partials dropped from L2 rows=chunked");
-    bwd_is(1001, SBK_F16, "mem:1 threads=256 smem_bytes=0 partials written back");
-    unsetenv("SOLBENCH_RMSNORM_BWD_ROWS");
 }
 
 static void test_bwd_env_check(void **st)
@@ -159,12 +153,6 @@ static void test_bwd_env_check(void **st)
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
     assert_string_equal(bad, "SOLBENCH_RMSNORM_BWD_DISCARD=no: expected 0 or 1");
     unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    setenv("SOLBENCH_RMSNORM_BWD_ROWS", "chunked", 1);
-    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
-    setenv("SOLBENCH_RMSNORM_BWD_ROWS", "chunk", 1);
-    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
-    assert_string_equal(bad, "SOLBENCH_RMSNORM_BWD_ROWS=chunk: expected strided or chunked");
-    unsetenv("SOLBENCH_RMSNORM_BWD_ROWS");
 }
 
 /* SOLBENCH_ROW_VECTORS=K: at most K vectors of row data a thread where 512
