@@ -150,7 +150,7 @@ def main():
                     allx += xs
                     pct = d["metrics"].get("pct_measured_ceiling")
                     rp = d["config"].get("run_params", {})
-                    ran = rp.get("fwd_plan") or rp.get("row_layout") or rp.get("elem_plan") or ran
+                    ran = rp.get("fwd_plan") or rp.get("row_layout") or rp.get("elem_plan") or rp.get("bwd_layout") or ran
             if not allx:
                 print("%-4d %-58s %-10s %10s" % (n, " ".join(words)[:58], p, "no result"))
                 continue
