@@ -310,9 +310,10 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_split_k(const T *__restrict__
  * the copy ceiling against 80% through shared memory; with 448-thread
  * blocks at 7168 it ran one block per SM and 65%). */
 template <typename T, typename TW, int MAXV, bool PF>
-__device__ __forceinline__ void rmsnorm_bwd_regs_body(const T *__restrict__ dy, const T *__restrict__ x,
-                                                      const TW *__restrict__ w, T *__restrict__ dx,
-                                                      float *__restrict__ partial, int64_t M, int64_t N, float eps)
+__global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
+                                                          const TW *__restrict__ w, T *__restrict__ dx,
+                                                          float *__restrict__ partial, int64_t M, int64_t N,
+                                                          float eps, int /* cluster: 1 */)
 {
     pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
     typedef row_regs<T, MAXV> ROW;
@@ -386,27 +387,6 @@ __device__ __forceinline__ void rmsnorm_bwd_regs_body(const T *__restrict__ dy, 
         int64_t idx = threadIdx.x + (int64_t)k * blockDim.x;
         if (idx * VW < N) io<float, VW>::store(prow + idx * VW, acc + k * VW);
     }
-}
-
-template <typename T, typename TW, int MAXV, bool PF>
-__global__ void __launch_bounds__(512) rmsnorm_bwd_regs_k(const T *__restrict__ dy, const T *__restrict__ x,
-                                                          const TW *__restrict__ w, T *__restrict__ dx,
-                                                          float *__restrict__ partial, int64_t M, int64_t N,
-                                                          float eps, int /* cluster: 1 */)
-{
-    rmsnorm_bwd_regs_body<T, TW, MAXV, PF>(dy, x, w, dx, partial, M, N, eps);
-}
-
-/* The same with the prefetch, held to 64 registers so that four 256-thread
- * blocks fit an SM instead of three (SOLBENCH_RMSNORM_BWD_LAYOUT=pf4, for
- * experiments; ptxas spills 24-64 bytes a thread for it) */
-template <typename T, typename TW, int MAXV>
-__global__ void __launch_bounds__(256, 4) rmsnorm_bwd_regs4_k(const T *__restrict__ dy, const T *__restrict__ x,
-                                                              const TW *__restrict__ w, T *__restrict__ dx,
-                                                              float *__restrict__ partial, int64_t M, int64_t N,
-                                                              float eps, int /* cluster: 1 */)
-{
-    rmsnorm_bwd_regs_body<T, TW, MAXV, true>(dy, x, w, dx, partial, M, N, eps);
 }
 
 /* Rows too long for registers (row_mem): block g handles rows g, g + G,
@@ -905,15 +885,6 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
     /* registers with the prefetch while the block stays at 256 threads */
     const int pf_maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
     if (pf_maxv > 0 && *threads <= 256) {
-        /* SOLBENCH_RMSNORM_BWD_LAYOUT=pf4, for experiments: the same kernel
-         * held to 64 registers (four 256-thread blocks an SM, not three) */
-        const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"); /* checked by sbk_rmsnorm_bwd_env_check */
-        if (lay && strcmp(lay, "pf4") == 0) {
-            *fn = pf_maxv == 1 ? (const void *)rmsnorm_bwd_regs4_k<T, TW, 1>
-                               : (const void *)rmsnorm_bwd_regs4_k<T, TW, 2>;
-            *kind = "regs+prefetch/4";
-            return;
-        }
         *fn = pf_maxv == 1 ? (const void *)rmsnorm_bwd_regs_k<T, TW, 1, true>
                            : (const void *)rmsnorm_bwd_regs_k<T, TW, 2, true>;
         return;
@@ -989,9 +960,8 @@ static bool rmsnorm_bwd_discard(int64_t N, const float *partial)
 extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
 {
     const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"), *dis = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    if (lay && strcmp(lay, "auto") && strcmp(lay, "regs") && strcmp(lay, "smem1") && strcmp(lay, "split") &&
-        strcmp(lay, "pf4")) {
-        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected auto, regs, smem1, split or pf4", lay);
+    if (lay && strcmp(lay, "regs") && strcmp(lay, "smem1") && strcmp(lay, "split")) {
+        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected regs, smem1 or split", lay);
         return -1;
     }
     if (dis && strcmp(dis, "0") && strcmp(dis, "1")) {

@@ -80,8 +80,7 @@ cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
 #define SBK_RMSNORM_BWD_MAX_BLOCKS 512
 int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
 /* The experiments' switches SOLBENCH_RMSNORM_BWD_LAYOUT (regs, smem1 or
- * split: the layout of rows between the double buffer and registers' end;
- * pf4: the prefetching register kernel held to 64 registers; auto)
+ * split: the layout of rows between the double buffer and registers' end)
  * and SOLBENCH_RMSNORM_BWD_DISCARD (0: the partials written back from L2):
  * 0 when unset or valid, else -1 with the line in bad. */
 int sbk_rmsnorm_bwd_env_check(char *bad, size_t n);

@@ -78,12 +78,6 @@ for dt in bf16 fp16 fp32; do
       SOLBENCH_RMSNORM_BWD_LAYOUT=$layout check rmsnorm $shape --mode bwd --dtype $dt
     done
   done
-  # pf4: the prefetching register kernel (rows of up to 4096 16-bit or 2048
-  # fp32 elements) held to four blocks an SM, on rows of one and two
-  # vectors a thread, not whole 256-thread rows, and more rows than blocks
-  for shape in "--M 2048 --N 4096" "--M 3001 --N 4096" "--M 77 --N 1000" "--M 1000 --N 2048"; do
-    SOLBENCH_RMSNORM_BWD_LAYOUT=pf4 check rmsnorm $shape --mode bwd --dtype $dt
-  done
   # the forward's launch plans (bench/kernels/sbk_cuda.h): the default, one
   # block a row with the row in registers (or in memory) and in shared
   # memory, and rows split over clusters of 2, 4 and 8 blocks with the

@@ -131,15 +131,8 @@ static void test_bwd_layouts(void **st)
     bwd_is(16384, SBK_BF16, "smem1:1 threads=256 smem_bytes=65536 partials dropped from L2");
     setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "0", 1);
     bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials written back");
-    unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    /* pf4: the prefetching register kernel held to four blocks an SM, where
-     * that kernel runs; auto: the default */
-    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "pf4", 1);
-    bwd_is(4096, SBK_BF16, "regs+prefetch/4:1 threads=256 smem_bytes=0 partials dropped from L2");
-    bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials dropped from L2");
-    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "auto", 1);
-    bwd_is(4096, SBK_BF16, "regs+prefetch:1 threads=256 smem_bytes=0 partials dropped from L2");
     unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
+    unsetenv("SOLBENCH_RMSNORM_BWD_DISCARD");
 }
 
 static void test_bwd_env_check(void **st)
@@ -154,7 +147,7 @@ static void test_bwd_env_check(void **st)
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "smem", 1); /* a typo must not run the default */
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
-    assert_string_equal(bad, "SOLBENCH_RMSNORM_BWD_LAYOUT=smem: expected auto, regs, smem1, split or pf4");
+    assert_string_equal(bad, "SOLBENCH_RMSNORM_BWD_LAYOUT=smem: expected regs, smem1 or split");
     unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
     setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "no", 1);
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
