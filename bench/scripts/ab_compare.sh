@@ -50,9 +50,11 @@ def fig(d):
     if not d or d["status"] != "passed":
         return "%s" % (d["status"] if d else "no result")
     m = d.get("metrics", {})
+    # the result's measured ceiling: the best bandwidth probe (add or triad), not the copy
     pct = m.get("pct_measured_ceiling")
     sp = d["timing"]["stats"].get("repeat_median_rel_spread")
-    return "%.2f us%s%s" % (1000 * d["timing"]["stats"]["median"], " %.1f%% copy" % pct if pct else "",
+    return "%.2f us%s%s" % (1000 * d["timing"]["stats"]["median"],
+                            " %.1f%% of %s" % (pct, m.get("measured_ceiling_name", "ceiling")) if pct else "",
                             " spread %.2f%%" % (100 * sp) if sp is not None else "")
 ratio = ""
 if all(r[s] and r[s]["status"] == "passed" for s in r):

@@ -14,7 +14,10 @@ CASES: one solbench command line a line, without the program, e.g.
 Writes DIR/<case>-<plan>-r<round>.json (solbench results, which record the
 plan they ran in run_params) and DIR/torch/ (torch_ops.py results), and
 prints per case and plan the median over all rounds' samples, the % of the
-copy ceiling, the time against the first plan and against torch.compile.
+STREAM copy of --calibration (as docs/EVIDENCE.md counts it; without
+--calibration "% ceil", the result's pct_measured_ceiling: the best of the
+calibration's bandwidth probes, add or triad, 3-4% above the copy), the
+time against the first plan and against torch.compile.
 """
 import argparse
 import json
@@ -52,6 +55,15 @@ def torch_spec(words):
         else:
             i += 1
     return "%s:%s:%s:%s" % (op, opt(words, "--mode", "fwd"), opt(words, "--dtype", "bf16"), ",".join(shape))
+
+
+def copy_gbps(path):
+    """the STREAM copy (GB/s) of a calibration file, or None"""
+    try:
+        with open(path) as fh:
+            return json.load(fh)["bandwidth"]["copy"]["gbps"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def samples_of(path):
@@ -138,8 +150,10 @@ def main():
             if "torch-compile: passed, median" not in res.stdout:
                 print("case %d: torch-compile gave no time: %s" % (n, res.stdout.strip().splitlines()[-1:]))
         torch_ms = torch_times(tdir, cases)
-    print("%-4s %-58s %-10s %10s %7s %8s %8s  %s" % ("case", "command", "plan", "median us", "% copy",
-                                                      "/first", "/torch", "plan run"))
+    copy = copy_gbps(a.calibration) if a.calibration else None
+    print("%-4s %-58s %-10s %10s %7s %8s %8s  %s" % ("case", "command", "plan", "median us",
+                                                      "% copy" if copy else "% ceil", "/first", "/torch",
+                                                      "plan run"))
     for n, words in enumerate(cases, 1):
         first = None
         for p in plans:
@@ -148,7 +162,8 @@ def main():
                 d, xs = samples_of(result_path(a.out, n, p, r))
                 if xs:
                     allx += xs
-                    pct = d["metrics"].get("pct_measured_ceiling")
+                    m = d["metrics"]
+                    pct = 100.0 * m["gbps"] / copy if copy and m.get("gbps") else m.get("pct_measured_ceiling")
                     rp = d["config"].get("run_params", {})
                     ran = rp.get("fwd_plan") or rp.get("row_layout") or rp.get("elem_plan") or rp.get("bwd_layout") or ran
             if not allx:
