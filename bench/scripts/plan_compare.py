@@ -16,7 +16,7 @@ plan they ran in run_params) and DIR/torch/ (torch_ops.py results), and
 prints per case and plan the median over all rounds' samples, the % of the
 STREAM copy of --calibration (as docs/EVIDENCE.md counts it; without
 --calibration "% ceil", the result's pct_measured_ceiling: the best of the
-calibration's bandwidth probes, add or triad, 3-4% above the copy), the
+calibration's bandwidth probes, add or triad, 1-4% above the copy), the
 time against the first plan and against torch.compile.
 """
 import argparse
