@@ -18,19 +18,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import check  # noqa: E402 (tests/check.py)
+from check import ok  # noqa: E402
+
 SOLBENCH = sys.argv[1]
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "scripts",
                       "plan_compare.py")
-checks = 0
-
-
-def ok(cond, what):
-    global checks
-    if not cond:
-        print("FAIL: " + what)
-        sys.exit(1)
-    checks += 1
-    print("ok: " + what)
 
 
 def rows_of(out):
@@ -105,7 +99,7 @@ def main():
             i = row.index(pl)
             ok(row[i + 2] == "%.1f" % res[pl][1]["pct_measured_ceiling"],
                "plan %s: %% ceil is pct_measured_ceiling" % pl)
-    print("%d checks passed" % checks)
+    print("%d checks passed" % check.passed)
 
 
 if __name__ == "__main__":

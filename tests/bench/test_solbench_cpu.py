@@ -17,19 +17,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import check  # noqa: E402 (tests/check.py)
+from check import ok  # noqa: E402
+
 SOLBENCH = sys.argv[1]
 SOLBOOK = sys.argv[2] if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) else None
-checks = 0
 written = []
-
-
-def ok(cond, what):
-    global checks
-    if not cond:
-        print("FAIL: " + what)
-        sys.exit(1)
-    checks += 1
-    print("ok: " + what)
 
 
 def run(args, expect):
@@ -336,4 +330,4 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         print("note: solbook binary not built; schema validation of the written files not run")
 
-print("%d checks passed" % checks)
+print("%d checks passed" % check.passed)

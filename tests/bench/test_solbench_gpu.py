@@ -10,19 +10,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import check  # noqa: E402 (tests/check.py)
+from check import ok  # noqa: E402
+
 SOLBENCH = sys.argv[1]
 SOLBOOK = sys.argv[2] if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) else None
-checks = 0
 written = []
-
-
-def ok(cond, what):
-    global checks
-    if not cond:
-        print("FAIL: " + what)
-        sys.exit(1)
-    checks += 1
-    print("ok: " + what)
 
 
 def run(args, expect=0):
@@ -120,4 +114,4 @@ with tempfile.TemporaryDirectory() as tmp:
         p = subprocess.run([SOLBOOK, "validate"] + written, capture_output=True, text=True)
         print(p.stdout, p.stderr)
         ok(p.returncode == 0, "solbook validate accepts all %d written files" % len(written))
-print("%d GPU checks passed" % checks)
+print("%d GPU checks passed" % check.passed)

@@ -20,19 +20,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import check  # noqa: E402 (tests/check.py)
+from check import ok  # noqa: E402
+
 SOLBENCH = sys.argv[1]
 SOLBOOK = sys.argv[2] if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) else None
-checks = 0
 written = []
-
-
-def ok(cond, what):
-    global checks
-    if not cond:
-        print("FAIL: " + what)
-        sys.exit(1)
-    checks += 1
-    print("ok: " + what)
 
 
 ES = {"fp32": 4, "fp16": 2, "bf16": 2}
@@ -169,4 +163,4 @@ with tempfile.TemporaryDirectory() as tmp:
         if p.returncode != 0:
             print(p.stdout, p.stderr)
         ok(p.returncode == 0, "solbook validate accepts all %d written files" % len(written))
-print("test_kernels_solbench_cpu.py: %d checks passed" % checks)
+print("test_kernels_solbench_cpu.py: %d checks passed" % check.passed)
