@@ -6,6 +6,7 @@
  * and the backward walks rows in one wave of blocks (see each kernel).
  * fp32 math. */
 #include <cooperative_groups.h>
+#include <cuda/ptx>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -615,6 +616,196 @@ __global__ void __launch_bounds__(512) softmax_bwd_k(const T *__restrict__ dy, c
     });
 }
 
+/* Rows copied into shared memory by the copy engine (cp.async.bulk, one
+ * mbarrier a stage; Hopper on), for the persistent RMSNorm kernels below:
+ * a block walks rows g, g + G, ... and keeps the next `stages` - 1 of them
+ * in flight while it reduces one. One thread issues a row's copies (one
+ * instruction an array, not one a 16-byte vector a thread as cp.async
+ * takes), and nothing waits for a copy but the barrier of its stage. The
+ * dynamic shared memory is BULK_HEAD bytes of barriers, then the stages
+ * (stage_bytes each); their number follows from its size. */
+#define BULK_HEAD 128
+#define BULK_MAX_STAGES (BULK_HEAD / 8)
+struct bulk_ring {
+    uint64_t *bar;
+    unsigned char *buf;
+    uint32_t stage_bytes;
+    int stages;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* every thread of the block calls it (it ends with a block barrier) */
+    __device__ __forceinline__ bulk_ring(unsigned char *smem, uint32_t stage) : bar((uint64_t *)smem), buf(smem + BULK_HEAD), stage_bytes(stage)
+    {
+        uint32_t total;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(total));
+        stages = (int)((total - BULK_HEAD) / stage);
+        if (stages > BULK_MAX_STAGES) stages = BULK_MAX_STAGES;
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < stages; s++) cuda::ptx::mbarrier_init(bar + s, 1);
+            /* the barriers' initialisation visible to the copy engine */
+            cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+        }
+        __syncthreads();
+    }
+    /* Item i's copies (thread 0 alone): `bytes` from a, and from b unless
+     * null, into the stage i % stages. Its previous item must have been
+     * read by every thread that reads it (a block barrier in between). */
+    __device__ __forceinline__ void fetch(int64_t i, const void *a, const void *b, uint32_t bytes)
+    {
+        const int s = (int)(i % stages);
+        unsigned char *d = buf + (size_t)s * stage_bytes;
+        cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                             bar + s, b ? 2 * bytes : bytes);
+        cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, d, a, bytes, bar + s);
+        if (b) cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, d + bytes, b, bytes, bar + s);
+    }
+    /* Item i's stage, once its copies have landed (every thread). */
+    __device__ __forceinline__ const uint4 *wait(int64_t i) const
+    {
+        const int s = (int)(i % stages);
+        const uint32_t parity = (uint32_t)((i / stages) & 1);
+        while (!cuda::ptx::mbarrier_try_wait_parity(bar + s, parity)) {
+        }
+        return reinterpret_cast<const uint4 *>(buf + (size_t)s * stage_bytes);
+    }
+    /* the rows of this block: g, g + G, ... below M */
+    __device__ __forceinline__ static int64_t rows_of_block(int64_t M)
+    {
+        return M > (int64_t)blockIdx.x ? (M - 1 - (int64_t)blockIdx.x) / (int64_t)gridDim.x + 1 : 0;
+    }
+#endif
+};
+
+
+/* The RMSNorm forward over one wave of 256-thread blocks, rows through a
+ * bulk_ring (plan "bulk"): thread t reads vectors t + 256 k, k < MAXV, of
+ * the row from shared memory into registers, the block sums their
+ * squares, thread 0 refills the stage with the row `stages` on (every
+ * thread has read it by then: block_sum's barrier), and y is written from
+ * the registers. */
+template <typename T, typename TW, int MAXV>
+__global__ void __launch_bounds__(256) rmsnorm_fwd_bulk_k(const T *__restrict__ x, const TW *__restrict__ w,
+                                                          T *__restrict__ y, int64_t M, int64_t N, float eps,
+                                                          int hints)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int VW = vec<T>::n;
+    extern __shared__ __align__(128) unsigned char bulk_smem[];
+    const int nvec = (int)(N / VW);
+    const uint32_t rowb = (uint32_t)(N * (int64_t)sizeof(T));
+    bulk_ring ring(bulk_smem, rowb);
+    const int64_t G = gridDim.x, rows = bulk_ring::rows_of_block(M);
+    if (threadIdx.x == 0)
+        for (int64_t i = 0; i < rows && i < ring.stages; i++) ring.fetch(i, x + (blockIdx.x + i * G) * N, nullptr, rowb);
+    for (int64_t i = 0; i < rows; i++) {
+        const int64_t off = (blockIdx.x + i * G) * N;
+        const uint4 *sx = ring.wait(i);
+        uint4 xv[MAXV];
+        float ss = 0.0f;
+#pragma unroll
+        for (int k = 0; k < MAXV; k++) {
+            const int idx = (int)threadIdx.x + k * 256;
+            if (idx < nvec) {
+                float v[VW];
+                xv[k] = sx[idx];
+                unpack_held<T>(xv[k], v);
+#pragma unroll
+                for (int e = 0; e < VW; e++) ss += v[e] * v[e];
+            }
+        }
+        const float rs = rsqrtf(block_sum(ss) / (float)N + eps);
+        if (threadIdx.x == 0 && i + ring.stages < rows)
+            ring.fetch(i + ring.stages, x + (blockIdx.x + (i + ring.stages) * G) * N, nullptr, rowb);
+#pragma unroll
+        for (int k = 0; k < MAXV; k++) {
+            const int idx = (int)threadIdx.x + k * 256;
+            if (idx < nvec) {
+                float v[VW], wf[VW], o[VW];
+                unpack_held<T>(xv[k], v);
+                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
+#pragma unroll
+                for (int e = 0; e < VW; e++) o[e] = v[e] * rs * wf[e];
+                if (hints & SBK_FWD_PLAIN_STORE)
+                    io<T, VW>::store(y + off + (int64_t)idx * VW, o);
+                else
+                    io<T, VW>::store_stream(y + off + (int64_t)idx * VW, o);
+            }
+        }
+    }
+#endif
+}
+
+/* The RMSNorm backward over one wave of 256-thread blocks, rows of x and
+ * dy through a bulk_ring (layout "bulk"): as rmsnorm_bwd_smem_k, but the
+ * copies of the next `stages` - 1 rows are in flight, issued by one
+ * thread, and each thread keeps its vectors of the row in registers
+ * between the two passes. */
+template <typename T, typename TW, int MAXV>
+__global__ void __launch_bounds__(256) rmsnorm_bwd_bulk_k(const T *__restrict__ dy, const T *__restrict__ x,
+                                                          const TW *__restrict__ w, T *__restrict__ dx,
+                                                          float *__restrict__ partial, int64_t M, int64_t N,
+                                                          float eps, int /* cluster: 1 */)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    pdl_launch_dependents(); /* the column sum may take the SMs as blocks finish */
+    constexpr int VW = vec<T>::n;
+    extern __shared__ __align__(128) unsigned char bulk_smem[];
+    const int nvec = (int)(N / VW);
+    const uint32_t rowb = (uint32_t)(N * (int64_t)sizeof(T));
+    bulk_ring ring(bulk_smem, 2 * rowb);
+    const int64_t G = gridDim.x, rows = bulk_ring::rows_of_block(M);
+    auto fetch = [&](int64_t i) {
+        const int64_t off = (blockIdx.x + i * G) * N;
+        ring.fetch(i, x + off, dy + off, rowb);
+    };
+    if (threadIdx.x == 0)
+        for (int64_t i = 0; i < rows && i < ring.stages; i++) fetch(i);
+    float acc[MAXV * VW];
+#pragma unroll
+    for (int i = 0; i < MAXV * VW; i++) acc[i] = 0.0f;
+    for (int64_t i = 0; i < rows; i++) {
+        const int64_t off = (blockIdx.x + i * G) * N;
+        const uint4 *sx = ring.wait(i), *sg = sx + nvec;
+        uint4 xq[MAXV], gq[MAXV];
+        float ss = 0.0f, gx = 0.0f;
+#pragma unroll
+        for (int k = 0; k < MAXV; k++) {
+            const int idx = (int)threadIdx.x + k * 256;
+            if (idx < nvec) {
+                float xv[VW], g[VW], wf[VW];
+                xq[k] = sx[idx];
+                gq[k] = sg[idx];
+                unpack_held<T>(xq[k], xv);
+                unpack_held<T>(gq[k], g);
+                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
+                rms_bwd_sums<VW>(xv, g, wf, ss, gx);
+            }
+        }
+        const float2 sums = block_sum2(ss, gx);
+        if (threadIdx.x == 0 && i + ring.stages < rows) fetch(i + ring.stages);
+        const float rs = rsqrtf(sums.x / (float)N + eps);
+        const float c = rs * rs * sums.y / (float)N;
+#pragma unroll
+        for (int k = 0; k < MAXV; k++) {
+            const int idx = (int)threadIdx.x + k * 256;
+            if (idx < nvec) {
+                float xv[VW], g[VW], wf[VW], o[VW];
+                unpack_held<T>(xq[k], xv);
+                unpack_held<T>(gq[k], g);
+                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
+                rms_bwd_out<VW>(xv, g, wf, rs, c, o, acc + k * VW);
+                io<T, VW>::store_stream(dx + off + (int64_t)idx * VW, o);
+            }
+        }
+    }
+    float *prow = partial + (int64_t)blockIdx.x * N;
+#pragma unroll
+    for (int k = 0; k < MAXV; k++) {
+        const int idx = (int)threadIdx.x + k * 256;
+        if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
+    }
+#endif
+}
+
 bool rows_ok(int64_t M, int64_t N) { return M > 0 && N > 0 && M <= 0x7fffffff && N <= 0x7fffffff; }
 
 } /* namespace */
@@ -651,6 +842,41 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
             *fn = (const void *)rmsnorm_fwd_k<T, TW, ROW>)));
     }
     return cudaSuccess;
+}
+
+/* The bulk kernels' instance for MAXV vectors a thread (256 threads): 1-4
+ * as they are, 5-6 and 7-8 rounded up (the extra slots stay unused). */
+#define BULK_DISPATCH(maxv, K)                                             \
+    ((maxv) <= 1   ? (const void *)K<T, TW, 1>                             \
+     : (maxv) == 2 ? (const void *)K<T, TW, 2>                             \
+     : (maxv) == 3 ? (const void *)K<T, TW, 3>                             \
+     : (maxv) == 4 ? (const void *)K<T, TW, 4>                             \
+     : (maxv) <= 6 ? (const void *)K<T, TW, 6>                             \
+                   : (const void *)K<T, TW, 8>)
+#define BULK_MAXV 8
+/* Stages of a bulk plan or layout: S from the request ("bulk:S", 2 to
+ * BULK_MAX_STAGES), else as many as fit 64 KiB, at least 2; 0 for a
+ * request that is not "bulk[:S]". */
+static int bulk_stages(const char *req, size_t stage_bytes)
+{
+    if (strncmp(req, "bulk", 4) != 0) return 0;
+    if (req[4] == 0) {
+        const size_t s = (64 * 1024) / stage_bytes;
+        return s < 2 ? 2 : s > BULK_MAX_STAGES ? BULK_MAX_STAGES : (int)s;
+    }
+    if (req[4] != ':') return 0;
+    char *end;
+    const long v = strtol(req + 5, &end, 10);
+    return *end || v < 2 || v > BULK_MAX_STAGES ? -1 : (int)v;
+}
+
+/* One wave of `per_sm` blocks an SM, at most `cap` blocks in all, evened
+ * out so that every block walks the same number of rows give or take one. */
+static int64_t even_wave(int64_t M, int64_t cap)
+{
+    if (M <= cap) return M < 1 ? 1 : M;
+    const int64_t rows_each = (M + cap - 1) / cap;
+    return (M + rows_each - 1) / rows_each;
 }
 
 /* The most 16-byte vectors of row data a thread of the one-row kernels
@@ -763,6 +989,33 @@ static int fwd_hints_split(const char *request, char *buf, size_t n, int *hints)
     return -1;
 }
 
+/* Plan "bulk[:S]" (Hopper on, whole 16-byte vectors, at most BULK_MAXV
+ * of them a thread): one wave of rmsnorm_fwd_bulk_k blocks. */
+static int fwd_bulk_plan(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
+                         sbk_rmsnorm_fwd_plan *plan)
+{
+    const int esize = (int)sbk_dtype_size(dt), vw = 16 / esize;
+    const int stages = bulk_stages(request, (size_t)N * esize);
+    if (stages <= 0 || !sm90_or_newer() || N % vw != 0 || (N / vw + 255) / 256 > BULK_MAXV) return -1;
+    const void *fn;
+    const int maxv = (int)((N / vw + 255) / 256);
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(maxv, rmsnorm_fwd_bulk_k)));
+    plan->bulk = stages;
+    plan->threads = 256;
+    plan->maxv = maxv;
+    plan->smem_bytes = BULK_HEAD + (size_t)stages * (size_t)N * esize;
+    int dev, sms = 0, per_sm = 0;
+    if (allow_smem(fn, plan->smem_bytes) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, plan->smem_bytes) != cudaSuccess ||
+        per_sm < 1) {
+        (void)cudaGetLastError();
+        return -1; /* more shared memory than a block may have */
+    }
+    plan->blocks = even_wave(M, (int64_t)sms * per_sm);
+    return 0;
+}
+
 extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
                                          sbk_rmsnorm_fwd_plan *plan)
 {
@@ -776,6 +1029,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     const int esize = (int)sbk_dtype_size(dt);
     bool smem = false;
     int C = 1;
+    if (strncmp(request, "bulk", 4) == 0) return fwd_bulk_plan(M, N, dt, wdt, request, plan);
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
     } else {
@@ -819,7 +1073,10 @@ extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char
         if (plan->hints == fwd_hints_names[i].bits) h = fwd_hints_names[i].name;
     char hints[32] = "";
     if (*h) snprintf(hints, sizeof hints, " hints=%s", h);
-    if (plan->smem)
+    if (plan->bulk)
+        snprintf(buf, n, "bulk:%d threads=%d smem_bytes=%zu blocks=%lld%s", plan->bulk, plan->threads,
+                 plan->smem_bytes, (long long)plan->blocks, hints);
+    else if (plan->smem)
         snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu%s", plan->cluster, plan->threads, plan->smem_bytes, hints);
     else if (plan->maxv > 0)
         snprintf(buf, n, "block:%d threads=%d vectors=%d%s", plan->cluster, plan->threads, plan->maxv, hints);
@@ -842,9 +1099,15 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
         plan = &whole;
     }
     const void *fn;
+    int C = plan->cluster, hints = plan->hints;
+    if (plan->bulk) {
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(plan->maxv, rmsnorm_fwd_bulk_k)));
+        void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&hints};
+        cluster_launch launch(plan->blocks < M ? plan->blocks : M, 256, plan->smem_bytes, 1, s);
+        return cudaLaunchKernelExC(&launch.cfg, fn, args);
+    }
     cudaError_t e = rmsnorm_fwd_kernel(dt, wdt, plan->smem, plan->maxv, &fn);
     if (e != cudaSuccess) return e;
-    int C = plan->cluster, hints = plan->hints;
     void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C, (void *)&hints};
     cluster_launch launch(M * C, plan->threads, plan->smem_bytes, C, s);
     return cudaLaunchKernelExC(&launch.cfg, fn, args);
@@ -881,6 +1144,15 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
     const size_t smem_vecs = SBK_RMSNORM_BWD_SMEM_MAX / (16 * 4);
     *smem = 0;
     *cluster = 1;
+    const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"); /* checked by sbk_rmsnorm_bwd_env_check */
+    const int stages = lay ? bulk_stages(lay, 2 * (size_t)N * sizeof(T)) : 0;
+    if (stages > 0 && clusters && aligned && N % vw == 0 && (N / vw + 255) / 256 <= BULK_MAXV) {
+        *threads = 256;
+        *smem = BULK_HEAD + (size_t)stages * 2 * (size_t)N * sizeof(T);
+        *fn = BULK_DISPATCH((N / vw + 255) / 256, rmsnorm_bwd_bulk_k);
+        *kind = "bulk";
+        return;
+    }
     *kind = "regs+prefetch";
     /* registers with the prefetch while the block stays at 256 threads */
     const int pf_maxv = pick_row_layout(N, (int)sizeof(T), aligned, 4, threads);
@@ -906,7 +1178,6 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
      * examples/h100/stream-hints/ for the H100). A cluster split took
      * 1.07-1.29x (examples/h200/rmsnorm-bwd-layouts/).
      * SOLBENCH_RMSNORM_BWD_LAYOUT=regs|smem1|split names one, for comparison. */
-    const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"); /* checked by sbk_rmsnorm_bwd_env_check */
     const bool want_split = lay && strcmp(lay, "split") == 0;
     const bool want_smem1 = lay && strcmp(lay, "smem1") == 0;
     if (maxv > 0 && want_smem1 && (N / vw + 255) / 256 <= 8) {
@@ -960,8 +1231,9 @@ static bool rmsnorm_bwd_discard(int64_t N, const float *partial)
 extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
 {
     const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"), *dis = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    if (lay && strcmp(lay, "regs") && strcmp(lay, "smem1") && strcmp(lay, "split")) {
-        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected regs, smem1 or split", lay);
+    if (lay && strcmp(lay, "regs") && strcmp(lay, "smem1") && strcmp(lay, "split") && bulk_stages(lay, 1) <= 0) {
+        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected regs, smem1, split, bulk or bulk:S (S stages, 2 to %d)",
+                 lay, BULK_MAX_STAGES);
         return -1;
     }
     if (dis && strcmp(dis, "0") && strcmp(dis, "1")) {
@@ -980,7 +1252,9 @@ extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t N, sbk_dtype dt, sbk_dtype w
     if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
         (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
     /* partial is a cudaMalloc'd buffer of its own (256-byte aligned): as if at 0 */
-    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, cluster, threads, smem,
+    const int per = strcmp(kind, "bulk") == 0 ? (int)((smem - BULK_HEAD) / (2 * (size_t)N * sbk_dtype_size(dt)))
+                                              : cluster; /* bulk: its stages */
+    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, per, threads, smem,
              rmsnorm_bwd_discard(N, nullptr) ? "dropped from L2" : "written back");
 }
 
@@ -1011,9 +1285,7 @@ extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sb
         }
     }
     (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
-    if (M <= cap) return M < 1 ? 1 : M;
-    const int64_t rows_each = (M + cap - 1) / cap;
-    return (M + rows_each - 1) / rows_each;
+    return even_wave(M, cap);
 }
 
 extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,

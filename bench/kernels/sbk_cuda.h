@@ -51,12 +51,19 @@ typedef struct sbk_rmsnorm_fwd_plan {
      * they always do) and y written with st.global.cs */
     int hints;
     size_t smem_bytes;
+    /* plan "bulk": the stages of rows in flight a block (0: another plan)
+     * and the blocks of its one wave */
+    int bulk;
+    int64_t blocks;
 } sbk_rmsnorm_fwd_plan;
 #define SBK_FWD_PLAIN_LOAD 1
 #define SBK_FWD_PLAIN_STORE 2
 /* request: NULL or "auto", the measured default (docs/KERNELS.md); or
  * "block" or "smem", optionally ":C" with C in 1, 2, 4, 8 (blocks a row,
- * default 1); either optionally followed by "/cs" (the default hints),
+ * default 1); or "bulk", optionally ":S" (Hopper on: one wave of blocks,
+ * each with S rows in flight, copied into shared memory by cp.async.bulk;
+ * S from 2 to 16, default as many as fit 64 KiB); any of them optionally
+ * followed by "/cs" (the default hints),
  * "/plain-load", "/plain-store" or "/plain" (both), for experiments.
  * Returns 0, or -1 for a request it cannot parse or that cannot take this
  * shape or card. */
@@ -80,7 +87,10 @@ cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
 #define SBK_RMSNORM_BWD_MAX_BLOCKS 512
 int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
 /* The experiments' switches SOLBENCH_RMSNORM_BWD_LAYOUT (regs, smem1 or
- * split: the layout of rows between the double buffer and registers' end)
+ * split: the layout of rows between the double buffer and registers' end;
+ * bulk or bulk:S, any row of whole vectors up to 16384 bf16 or 8192 fp32,
+ * Hopper on: S rows of x and dy in flight a block, copied into shared
+ * memory by cp.async.bulk, S from 2 to 16, default as many as fit 64 KiB)
  * and SOLBENCH_RMSNORM_BWD_DISCARD (0: the partials written back from L2):
  * 0 when unset or valid, else -1 with the line in bad. */
 int sbk_rmsnorm_bwd_env_check(char *bad, size_t n);

@@ -82,12 +82,16 @@ static void test_refusals(void **st)
 {
     (void)st;
     sbk_rmsnorm_fwd_plan p;
-    const char *bad[] = {"wave", "rows", "blockx", "smem:", "block:3", "block:16", "smem:2x", ":2", "block:-1"};
+    const char *bad[] = {"wave", "rows", "blockx", "smem:", "block:3", "block:16", "smem:2x", ":2", "block:-1",
+                         "bulk:", "bulk:1", "bulk:17", "bulk:4x", "bulky"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, bad[i], &p), -1);
     /* clusters need Hopper: none here */
     assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "block:2", &p), -1);
     assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "smem:4", &p), -1);
+    /* so do the bulk copies (cp.async.bulk) */
+    assert_int_equal(make(4096, 8192, SBK_BF16, SBK_BF16, "bulk", &p), -1);
+    assert_int_equal(make(4096, 8192, SBK_BF16, SBK_BF16, "bulk:4/plain-store", &p), -1);
     /* 128 KiB of shared memory is more than the 48 KiB a device-less plan assumes */
     assert_int_equal(make(2048, 65536, SBK_BF16, SBK_BF16, "smem", &p), -1);
     /* a shared-memory row must be whole vectors */
@@ -129,6 +133,10 @@ static void test_bwd_layouts(void **st)
     bwd_is(7168, SBK_F32, "regs:1 threads=448 smem_bytes=0 partials dropped from L2");
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "smem1", 1);
     bwd_is(16384, SBK_BF16, "smem1:1 threads=256 smem_bytes=65536 partials dropped from L2");
+    /* bulk copies need Hopper: without one, the default layout runs, and
+     * the name says so */
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "bulk:4", 1);
+    bwd_is(4096, SBK_BF16, "regs+prefetch:1 threads=256 smem_bytes=0 partials dropped from L2");
     setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "0", 1);
     bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials written back");
     unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
@@ -145,9 +153,20 @@ static void test_bwd_env_check(void **st)
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "split", 1);
     setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "1", 1);
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
-    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "smem", 1); /* a typo must not run the default */
-    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
-    assert_string_equal(bad, "SOLBENCH_RMSNORM_BWD_LAYOUT=smem: expected regs, smem1 or split");
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "bulk", 1);
+    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "bulk:16", 1);
+    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
+    const char *typos[] = {"smem", "bulk:1", "bulk:17", "bulk:", "bulk:3x", "bulks"};
+    for (size_t i = 0; i < sizeof typos / sizeof typos[0]; i++) {
+        char want[160];
+        setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", typos[i], 1); /* a typo must not run the default */
+        assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
+        snprintf(want, sizeof want,
+                 "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected regs, smem1, split, bulk or bulk:S (S stages, 2 to 16)",
+                 typos[i]);
+        assert_string_equal(bad, want);
+    }
     unsetenv("SOLBENCH_RMSNORM_BWD_LAYOUT");
     setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "no", 1);
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
