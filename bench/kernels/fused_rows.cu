@@ -1231,8 +1231,9 @@ static bool rmsnorm_bwd_discard(int64_t N, const float *partial)
 extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
 {
     const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"), *dis = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    if (lay && strcmp(lay, "regs") && strcmp(lay, "smem1") && strcmp(lay, "split") && bulk_stages(lay, 1) <= 0) {
-        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected regs, smem1, split, bulk or bulk:S (S stages, 2 to %d)",
+    if (lay && strcmp(lay, "auto") && strcmp(lay, "regs") && strcmp(lay, "smem1") && strcmp(lay, "split") &&
+        bulk_stages(lay, 1) <= 0) {
+        snprintf(bad, n, "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected auto, regs, smem1, split, bulk or bulk:S (S stages, 2 to %d)",
                  lay, BULK_MAX_STAGES);
         return -1;
     }

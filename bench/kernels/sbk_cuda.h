@@ -86,7 +86,7 @@ cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
  * taken once when partial is allocated. */
 #define SBK_RMSNORM_BWD_MAX_BLOCKS 512
 int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
-/* The experiments' switches SOLBENCH_RMSNORM_BWD_LAYOUT (regs, smem1 or
+/* The experiments' switches SOLBENCH_RMSNORM_BWD_LAYOUT (auto: the default; regs, smem1 or
  * split: the layout of rows between the double buffer and registers' end;
  * bulk or bulk:S, any row of whole vectors up to 16384 bf16 or 8192 fp32,
  * Hopper on: S rows of x and dy in flight a block, copied into shared

@@ -153,6 +153,9 @@ static void test_bwd_env_check(void **st)
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "split", 1);
     setenv("SOLBENCH_RMSNORM_BWD_DISCARD", "1", 1);
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
+    setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "auto", 1); /* the default, by name */
+    assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
+    bwd_is(7168, SBK_BF16, "smem2:1 threads=256 smem_bytes=57344 partials dropped from L2");
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "bulk", 1);
     assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), 0);
     setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", "bulk:16", 1);
@@ -163,7 +166,7 @@ static void test_bwd_env_check(void **st)
         setenv("SOLBENCH_RMSNORM_BWD_LAYOUT", typos[i], 1); /* a typo must not run the default */
         assert_int_equal(sbk_rmsnorm_bwd_env_check(bad, sizeof bad), -1);
         snprintf(want, sizeof want,
-                 "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected regs, smem1, split, bulk or bulk:S (S stages, 2 to 16)",
+                 "SOLBENCH_RMSNORM_BWD_LAYOUT=%s: expected auto, regs, smem1, split, bulk or bulk:S (S stages, 2 to 16)",
                  typos[i]);
         assert_string_equal(bad, want);
     }
