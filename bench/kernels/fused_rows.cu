@@ -676,14 +676,14 @@ struct bulk_ring {
 };
 
 
-/* The RMSNorm forward over one wave of 256-thread blocks, rows through a
- * bulk_ring (plan "bulk"): thread t reads vectors t + 256 k, k < MAXV, of
+/* The RMSNorm forward over one wave of THREADS-thread blocks, rows through a
+ * bulk_ring (plan "bulk"): thread t reads vectors t + THREADS k, k < MAXV, of
  * the row from shared memory into registers, the block sums their
  * squares, thread 0 refills the stage with the row `stages` on (every
  * thread has read it by then: block_sum's barrier), and y is written from
  * the registers. */
-template <typename T, typename TW, int MAXV>
-__global__ void __launch_bounds__(256) rmsnorm_fwd_bulk_k(const T *__restrict__ x, const TW *__restrict__ w,
+template <typename T, typename TW, int MAXV, int THREADS>
+__global__ void __launch_bounds__(THREADS) rmsnorm_fwd_bulk_k(const T *__restrict__ x, const TW *__restrict__ w,
                                                           T *__restrict__ y, int64_t M, int64_t N, float eps,
                                                           int hints)
 {
@@ -703,7 +703,7 @@ __global__ void __launch_bounds__(256) rmsnorm_fwd_bulk_k(const T *__restrict__ 
         float ss = 0.0f;
 #pragma unroll
         for (int k = 0; k < MAXV; k++) {
-            const int idx = (int)threadIdx.x + k * 256;
+            const int idx = (int)threadIdx.x + k * THREADS;
             if (idx < nvec) {
                 float v[VW];
                 xv[k] = sx[idx];
@@ -717,7 +717,7 @@ __global__ void __launch_bounds__(256) rmsnorm_fwd_bulk_k(const T *__restrict__ 
             ring.fetch(i + ring.stages, x + (blockIdx.x + (i + ring.stages) * G) * N, nullptr, rowb);
 #pragma unroll
         for (int k = 0; k < MAXV; k++) {
-            const int idx = (int)threadIdx.x + k * 256;
+            const int idx = (int)threadIdx.x + k * THREADS;
             if (idx < nvec) {
                 float v[VW], wf[VW], o[VW];
                 unpack_held<T>(xv[k], v);
@@ -734,13 +734,13 @@ __global__ void __launch_bounds__(256) rmsnorm_fwd_bulk_k(const T *__restrict__ 
 #endif
 }
 
-/* The RMSNorm backward over one wave of 256-thread blocks, rows of x and
+/* The RMSNorm backward over one wave of THREADS-thread blocks, rows of x and
  * dy through a bulk_ring (layout "bulk"): as rmsnorm_bwd_smem_k, but the
  * copies of the next `stages` - 1 rows are in flight, issued by one
  * thread, and each thread keeps its vectors of the row in registers
  * between the two passes. */
-template <typename T, typename TW, int MAXV>
-__global__ void __launch_bounds__(256) rmsnorm_bwd_bulk_k(const T *__restrict__ dy, const T *__restrict__ x,
+template <typename T, typename TW, int MAXV, int THREADS>
+__global__ void __launch_bounds__(THREADS) rmsnorm_bwd_bulk_k(const T *__restrict__ dy, const T *__restrict__ x,
                                                           const TW *__restrict__ w, T *__restrict__ dx,
                                                           float *__restrict__ partial, int64_t M, int64_t N,
                                                           float eps, int /* cluster: 1 */)
@@ -769,7 +769,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_bulk_k(const T *__restrict__ 
         float ss = 0.0f, gx = 0.0f;
 #pragma unroll
         for (int k = 0; k < MAXV; k++) {
-            const int idx = (int)threadIdx.x + k * 256;
+            const int idx = (int)threadIdx.x + k * THREADS;
             if (idx < nvec) {
                 float xv[VW], g[VW], wf[VW];
                 xq[k] = sx[idx];
@@ -786,7 +786,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_bulk_k(const T *__restrict__ 
         const float c = rs * rs * sums.y / (float)N;
 #pragma unroll
         for (int k = 0; k < MAXV; k++) {
-            const int idx = (int)threadIdx.x + k * 256;
+            const int idx = (int)threadIdx.x + k * THREADS;
             if (idx < nvec) {
                 float xv[VW], g[VW], wf[VW], o[VW];
                 unpack_held<T>(xq[k], xv);
@@ -800,7 +800,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_bulk_k(const T *__restrict__ 
     float *prow = partial + (int64_t)blockIdx.x * N;
 #pragma unroll
     for (int k = 0; k < MAXV; k++) {
-        const int idx = (int)threadIdx.x + k * 256;
+        const int idx = (int)threadIdx.x + k * THREADS;
         if (idx < nvec) io<float, VW>::store(prow + (int64_t)idx * VW, acc + k * VW);
     }
 #endif
@@ -844,16 +844,21 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
     return cudaSuccess;
 }
 
-/* The bulk kernels' instance for MAXV vectors a thread (256 threads): 1-4
- * as they are, 5-6 and 7-8 rounded up (the extra slots stay unused). */
-#define BULK_DISPATCH(maxv, K)                                             \
-    ((maxv) <= 1   ? (const void *)K<T, TW, 1>                             \
-     : (maxv) == 2 ? (const void *)K<T, TW, 2>                             \
-     : (maxv) == 3 ? (const void *)K<T, TW, 3>                             \
-     : (maxv) == 4 ? (const void *)K<T, TW, 4>                             \
-     : (maxv) <= 6 ? (const void *)K<T, TW, 6>                             \
-                   : (const void *)K<T, TW, 8>)
-#define BULK_MAXV 8
+/* The bulk kernels' block: 256 threads for rows of up to 512 16-byte
+ * vectors, else 512, each thread holding at most BULK_MAXV vectors of a
+ * row (bf16 rows up to 16384, fp32 up to 8192): more threads keep the
+ * vectors a thread, and so its registers, few enough for two blocks an SM
+ * (4 vectors at 256 threads took 101 registers in the backward). */
+#define BULK_MAXV 4
+static int bulk_threads(int64_t nvec) { return nvec <= 512 ? 256 : 512; }
+static int bulk_maxv(int64_t nvec) { return (int)((nvec + bulk_threads(nvec) - 1) / bulk_threads(nvec)); }
+#define BULK_DISPATCH_M(th, maxv, K)                                       \
+    ((maxv) <= 1   ? (const void *)K<T, TW, 1, th>                         \
+     : (maxv) == 2 ? (const void *)K<T, TW, 2, th>                         \
+     : (maxv) == 3 ? (const void *)K<T, TW, 3, th>                         \
+                   : (const void *)K<T, TW, 4, th>)
+#define BULK_DISPATCH(nvec, K) \
+    (bulk_threads(nvec) == 256 ? BULK_DISPATCH_M(256, bulk_maxv(nvec), K) : BULK_DISPATCH_M(512, bulk_maxv(nvec), K))
 /* Stages of a bulk plan or layout: S from the request ("bulk:S", 2 to
  * BULK_MAX_STAGES), else as many as fit 64 KiB, at least 2; 0 for a
  * request that is not "bulk[:S]". */
@@ -996,18 +1001,17 @@ static int fwd_bulk_plan(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, cons
 {
     const int esize = (int)sbk_dtype_size(dt), vw = 16 / esize;
     const int stages = bulk_stages(request, (size_t)N * esize);
-    if (stages <= 0 || !sm90_or_newer() || N % vw != 0 || (N / vw + 255) / 256 > BULK_MAXV) return -1;
+    if (stages <= 0 || !sm90_or_newer() || N % vw != 0 || bulk_maxv(N / vw) > BULK_MAXV) return -1;
     const void *fn;
-    const int maxv = (int)((N / vw + 255) / 256);
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(maxv, rmsnorm_fwd_bulk_k)));
+    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(N / vw, rmsnorm_fwd_bulk_k)));
     plan->bulk = stages;
-    plan->threads = 256;
-    plan->maxv = maxv;
+    plan->threads = bulk_threads(N / vw);
+    plan->maxv = bulk_maxv(N / vw);
     plan->smem_bytes = BULK_HEAD + (size_t)stages * (size_t)N * esize;
     int dev, sms = 0, per_sm = 0;
     if (allow_smem(fn, plan->smem_bytes) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, plan->smem_bytes) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, plan->threads, plan->smem_bytes) != cudaSuccess ||
         per_sm < 1) {
         (void)cudaGetLastError();
         return -1; /* more shared memory than a block may have */
@@ -1101,9 +1105,9 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
     const void *fn;
     int C = plan->cluster, hints = plan->hints;
     if (plan->bulk) {
-        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(plan->maxv, rmsnorm_fwd_bulk_k)));
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(N / (16 / sbk_dtype_size(dt)), rmsnorm_fwd_bulk_k)));
         void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&hints};
-        cluster_launch launch(plan->blocks < M ? plan->blocks : M, 256, plan->smem_bytes, 1, s);
+        cluster_launch launch(plan->blocks < M ? plan->blocks : M, plan->threads, plan->smem_bytes, 1, s);
         return cudaLaunchKernelExC(&launch.cfg, fn, args);
     }
     cudaError_t e = rmsnorm_fwd_kernel(dt, wdt, plan->smem, plan->maxv, &fn);
@@ -1146,10 +1150,10 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
     *cluster = 1;
     const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"); /* checked by sbk_rmsnorm_bwd_env_check */
     const int stages = lay ? bulk_stages(lay, 2 * (size_t)N * sizeof(T)) : 0;
-    if (stages > 0 && clusters && aligned && N % vw == 0 && (N / vw + 255) / 256 <= BULK_MAXV) {
-        *threads = 256;
+    if (stages > 0 && clusters && aligned && N % vw == 0 && bulk_maxv(N / vw) <= BULK_MAXV) {
+        *threads = bulk_threads(N / vw);
         *smem = BULK_HEAD + (size_t)stages * 2 * (size_t)N * sizeof(T);
-        *fn = BULK_DISPATCH((N / vw + 255) / 256, rmsnorm_bwd_bulk_k);
+        *fn = BULK_DISPATCH(N / vw, rmsnorm_bwd_bulk_k);
         *kind = "bulk";
         return;
     }
