@@ -860,14 +860,17 @@ static int bulk_maxv(int64_t nvec) { return (int)((nvec + bulk_threads(nvec) - 1
 #define BULK_DISPATCH(nvec, K) \
     (bulk_threads(nvec) == 256 ? BULK_DISPATCH_M(256, bulk_maxv(nvec), K) : BULK_DISPATCH_M(512, bulk_maxv(nvec), K))
 /* Stages of a bulk plan or layout: S from the request ("bulk:S", 2 to
- * BULK_MAX_STAGES), else as many as fit 64 KiB, at least 2; 0 for a
- * request that is not "bulk[:S]". */
+ * BULK_MAX_STAGES), else as many as fit 64 KiB, at least 3 (H200, the
+ * backward: at bf16 16384 x 8192, stages of 32 KiB, two took 1.011x the
+ * time of the layout before and three 0.964x; at 4096 x 4096 and larger,
+ * four of 16 KiB took 0.939-0.959x, three 0.979x at fp16 524288 x 4096);
+ * 0 for a request that is not "bulk[:S]", -1 for a bad S. */
 static int bulk_stages(const char *req, size_t stage_bytes)
 {
     if (strncmp(req, "bulk", 4) != 0) return 0;
     if (req[4] == 0) {
         const size_t s = (64 * 1024) / stage_bytes;
-        return s < 2 ? 2 : s > BULK_MAX_STAGES ? BULK_MAX_STAGES : (int)s;
+        return s < 3 ? 3 : s > BULK_MAX_STAGES ? BULK_MAX_STAGES : (int)s;
     }
     if (req[4] != ':') return 0;
     char *end;
@@ -1119,7 +1122,8 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
 
 /* The launch shape of the backward: the kernel, its block size, its
  * dynamic shared memory, its cluster size (1: none) and the layout's name.
- * Short rows in registers with the next row prefetched (blocks of at most
+ * On Hopper, rows of up to 32 KiB of x and dy through the bulk ring when
+ * the walk is long enough (rmsnorm_bwd_bulk_auto); else short rows in registers with the next row prefetched (blocks of at most
  * 256 threads); then shared memory (double-buffered x and dy) up to
  * SBK_RMSNORM_BWD_SMEM_MAX bytes, so that two or more blocks fit on an SM;
  * longer rows, up to 8 vectors a thread, through one shared-memory buffer
@@ -1140,22 +1144,53 @@ static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
     default: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 6> : (const void *)rmsnorm_bwd_smem_k<T, TW, 6>;
     }
 }
+/* The default takes the bulk layout (rmsnorm_bwd_bulk_k) for rows of x
+ * and dy of at most BULK_AUTO_STAGE_MAX bytes together (bf16 8192, fp32
+ * 4096: three stages leave room for two blocks an SM) when every block
+ * walks at least BULK_AUTO_ROWS rows. H200, 15475b4 and 043de41, against
+ * the layouts before it: 0.939-0.959x the time at bf16 and fp16 16384 to
+ * 524288 x 4096, 0.913-0.957x at 4096 x 7168 and 8192, 0.964x at 16384 x
+ * 8192 (three stages), 0.977x at fp32 65536 x 4096, but 1.007-1.056x at
+ * 4096 x 4096 (10 rows a block) and 1.047-1.094x at 2048 x 4096 (5): the
+ * stages filled at the start and drained at the end cost more than they
+ * gain on a short walk (examples/h200/rmsnorm-bwd-bulk/). */
+#define BULK_AUTO_STAGE_MAX (32 * 1024)
+#define BULK_AUTO_ROWS 12
 template <typename T, typename TW>
-static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threads, size_t *smem, const void **fn,
-                              int *cluster, const char **kind)
+static bool rmsnorm_bwd_bulk_auto(int64_t M, int64_t N, const void *fn, int threads, size_t smem)
+{
+    int dev, sms = 0, per_sm = 0;
+    if (2 * (size_t)N * sizeof(T) > BULK_AUTO_STAGE_MAX || allow_smem(fn, smem) != cudaSuccess ||
+        cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess || per_sm < 1) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    int64_t blocks = (int64_t)sms * per_sm;
+    if (blocks > SBK_RMSNORM_BWD_MAX_BLOCKS) blocks = SBK_RMSNORM_BWD_MAX_BLOCKS;
+    return M >= BULK_AUTO_ROWS * blocks;
+}
+
+template <typename T, typename TW>
+static void rmsnorm_bwd_shape(int64_t M, int64_t N, bool aligned, bool clusters, int *threads, size_t *smem,
+                              const void **fn, int *cluster, const char **kind)
 {
     const int vw = vec<T>::n;
     const size_t smem_vecs = SBK_RMSNORM_BWD_SMEM_MAX / (16 * 4);
     *smem = 0;
     *cluster = 1;
     const char *lay = getenv("SOLBENCH_RMSNORM_BWD_LAYOUT"); /* checked by sbk_rmsnorm_bwd_env_check */
-    const int stages = lay ? bulk_stages(lay, 2 * (size_t)N * sizeof(T)) : 0;
+    const bool by_default = !lay || strcmp(lay, "auto") == 0;
+    const size_t stage = 2 * (size_t)N * sizeof(T);
+    const int stages = bulk_stages(by_default ? "bulk" : lay, stage);
     if (stages > 0 && clusters && aligned && N % vw == 0 && bulk_maxv(N / vw) <= BULK_MAXV) {
         *threads = bulk_threads(N / vw);
-        *smem = BULK_HEAD + (size_t)stages * 2 * (size_t)N * sizeof(T);
+        *smem = BULK_HEAD + (size_t)stages * stage;
         *fn = BULK_DISPATCH(N / vw, rmsnorm_bwd_bulk_k);
         *kind = "bulk";
-        return;
+        if (!by_default || rmsnorm_bwd_bulk_auto<T, TW>(M, N, *fn, *threads, *smem)) return;
+        *smem = 0;
     }
     *kind = "regs+prefetch";
     /* registers with the prefetch while the block stays at 256 threads */
@@ -1213,13 +1248,13 @@ static void rmsnorm_bwd_shape(int64_t N, bool aligned, bool clusters, int *threa
     }
 }
 
-static cudaError_t rmsnorm_bwd_fn(int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
+static cudaError_t rmsnorm_bwd_fn(int64_t M, int64_t N, bool aligned, sbk_dtype dt, sbk_dtype wdt, int *threads,
                                   size_t *smem, const void **fn, int *cluster, const char **kind = nullptr)
 {
     const bool clusters = sm90_or_newer();
     const char *k;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
-        rmsnorm_bwd_shape<T, TW>(N, aligned, clusters, threads, smem, fn, cluster, &k)));
+        rmsnorm_bwd_shape<T, TW>(M, N, aligned, clusters, threads, smem, fn, cluster, &k)));
     if (kind) *kind = k;
     return allow_smem(*fn, *smem);
 }
@@ -1248,13 +1283,13 @@ extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
     return 0;
 }
 
-extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t N, sbk_dtype dt, sbk_dtype wdt, char *buf, size_t n)
+extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, char *buf, size_t n)
 {
     int threads, cluster;
     size_t smem;
     const void *fn;
     const char *kind = "unknown";
-    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
+    if (rmsnorm_bwd_fn(M, N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
         (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
     /* partial is a cudaMalloc'd buffer of its own (256-byte aligned): as if at 0 */
     const int per = strcmp(kind, "bulk") == 0 ? (int)((smem - BULK_HEAD) / (2 * (size_t)N * sbk_dtype_size(dt)))
@@ -1273,7 +1308,7 @@ extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sb
     int dev, sms = 0, per_sm = 0, threads, cluster;
     size_t smem;
     const void *fn;
-    if (rmsnorm_bwd_fn(N, true, dt, wdt, &threads, &smem, &fn, &cluster) == cudaSuccess) {
+    if (rmsnorm_bwd_fn(M, N, true, dt, wdt, &threads, &smem, &fn, &cluster) == cudaSuccess) {
         if (cluster > 1) {
             cluster_launch one(cluster, threads, smem, cluster, 0);
             int nc = 0;
@@ -1303,7 +1338,7 @@ extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void
     size_t smem;
     const void *fn;
     const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
-    cudaError_t e = rmsnorm_bwd_fn(N, al, dt, wdt, &threads, &smem, &fn, &C);
+    cudaError_t e = rmsnorm_bwd_fn(M, N, al, dt, wdt, &threads, &smem, &fn, &C);
     if (e != cudaSuccess) return e;
     /* G partial rows: G blocks, or G clusters of C blocks for a split row
      * (at most SBK_RMSNORM_BWD_MAX_BLOCKS / C of them from

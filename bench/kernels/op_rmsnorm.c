@@ -403,7 +403,7 @@ static void rms_provider_params(void *p, int provider, sb_params *extra)
     if (s->mode != MODE_FWD && extra->count < SB_MAX_PARAMS) {
         int i = extra->count++;
         snprintf(extra->name[i], SB_NAME_MAX, "bwd_layout");
-        sbk_rmsnorm_bwd_layout_name(s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), extra->value[i],
+        sbk_rmsnorm_bwd_layout_name(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), extra->value[i],
                                     sizeof extra->value[i]);
     }
 }

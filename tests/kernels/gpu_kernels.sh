@@ -65,9 +65,11 @@ for dt in bf16 fp16 fp32; do
   # rows in registers (16384 bf16) or through one shared-memory buffer
   # (7168 fp32), more rows than blocks and row counts that do not divide
   # evenly, and rows split over a cluster of 2, 4 or 8 blocks (20480, 32768,
-  # 65536 fp16/bf16; 16384 fp32), with a row or two per cluster too; then
-  # those rows in every layout SOLBENCH_RMSNORM_BWD_LAYOUT names
-  for shape in "--M 3001 --N 7168" "--M 2048 --N 4096" "--M 777 --N 16384" "--M 1500 --N 6144" \
+  # 65536 fp16/bf16; 16384 fp32), with a row or two per cluster too; rows
+  # through the bulk ring by default (Hopper: 6000 rows, 12 or more a
+  # block, 4096 bf16 and fp32); then those rows in every layout
+  # SOLBENCH_RMSNORM_BWD_LAYOUT names
+  for shape in "--M 3001 --N 7168" "--M 2048 --N 4096" "--M 777 --N 16384" "--M 1500 --N 6144" "--M 6000 --N 4096" \
                "--M 99 --N 12288" "--M 300 --N 20480" "--M 37 --N 32768" "--M 1000 --N 32768" "--M 5 --N 65536"; do
     check rmsnorm $shape --mode bwd --dtype $dt
   done
