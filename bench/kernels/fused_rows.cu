@@ -1144,32 +1144,47 @@ static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
     default: return split ? (const void *)rmsnorm_bwd_split_k<T, TW, 6> : (const void *)rmsnorm_bwd_smem_k<T, TW, 6>;
     }
 }
-/* The default takes the bulk layout (rmsnorm_bwd_bulk_k) for rows of x
- * and dy of at most BULK_AUTO_STAGE_MAX bytes together (bf16 8192, fp32
- * 4096: three stages leave room for two blocks an SM) when every block
- * walks at least BULK_AUTO_ROWS rows. H200, 15475b4 and 043de41, against
- * the layouts before it: 0.939-0.959x the time at bf16 and fp16 16384 to
- * 524288 x 4096, 0.913-0.957x at 4096 x 7168 and 8192, 0.964x at 16384 x
- * 8192 (three stages), 0.977x at fp32 65536 x 4096, but 1.007-1.056x at
- * 4096 x 4096 (10 rows a block) and 1.047-1.094x at 2048 x 4096 (5): the
- * stages filled at the start and drained at the end cost more than they
- * gain on a short walk (examples/h200/rmsnorm-bwd-bulk/). */
+/* The default takes the bulk layout (rmsnorm_bwd_bulk_k) on cards with
+ * at least BULK_AUTO_GBPS_PER_SM of DRAM bandwidth an SM (the H200: 37;
+ * the H100 SXM: 25), for rows of x and dy of at most BULK_AUTO_STAGE_MAX
+ * bytes together (bf16 8192, fp32 4096: three stages leave room for two
+ * blocks an SM) but not 16-bit rows of 6144, when every block walks at
+ * least BULK_AUTO_ROWS rows. Measured at the memory-bound preset's
+ * shapes against the earlier evidence runs of the layouts before it (other
+ * cards of the same kind; examples/h200/rmsnorm-bwd-bulk/ and
+ * examples/h100/rmsnorm-bwd-bulk/ say which): on an H200, 0.921-0.960x the
+ * time at 16-bit 16384 to 524288 x 4096 and 0.983-0.988x at 8192 x 4096,
+ * 0.920-0.991x at 7168 and 8192 (1.004x once), 0.974-0.991x at fp32 4096,
+ * but 0.981-1.030x at 16-bit 6144 (768 vectors on 512 threads: half of
+ * them hold one); in the same run as the old layout (plan_compare.py),
+ * 0.939-0.959x at 16384 to 524288 x 4096, but 1.007-1.056x at 4096 x 4096
+ * (10 rows a block) and 1.047-1.094x at 2048 x 4096 (5): the stages filled
+ * at the start and drained at the end cost more than they gain on a short
+ * walk. On an H100: 1.007-1.045x at 16-bit 4096, 0.923-1.015x at 7168
+ * and 8192, 0.978-1.001x at fp32 4096 and 1.044-1.114x at 6144: with less
+ * bandwidth an SM, the row held in registers feeds its DRAM well enough. */
+#define BULK_AUTO_GBPS_PER_SM 30.0
 #define BULK_AUTO_STAGE_MAX (32 * 1024)
 #define BULK_AUTO_ROWS 12
 template <typename T, typename TW>
 static bool rmsnorm_bwd_bulk_auto(int64_t M, int64_t N, const void *fn, int threads, size_t smem)
 {
-    int dev, sms = 0, per_sm = 0;
-    if (2 * (size_t)N * sizeof(T) > BULK_AUTO_STAGE_MAX || allow_smem(fn, smem) != cudaSuccess ||
-        cudaGetDevice(&dev) != cudaSuccess ||
+    int dev, sms = 0, per_sm = 0, khz = 0, bits = 0;
+    if (2 * (size_t)N * sizeof(T) > BULK_AUTO_STAGE_MAX || (sizeof(T) == 2 && N == 6144) ||
+        allow_smem(fn, smem) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess || per_sm < 1) {
+        cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess || per_sm < 1 ||
+        sms < 1) {
         (void)cudaGetLastError();
         return false;
     }
+    /* double data rate: two transfers a clock of the bus */
+    const double gbps_per_sm = (double)khz * 1e3 * 2.0 * (bits / 8.0) / 1e9 / sms;
     int64_t blocks = (int64_t)sms * per_sm;
     if (blocks > SBK_RMSNORM_BWD_MAX_BLOCKS) blocks = SBK_RMSNORM_BWD_MAX_BLOCKS;
-    return M >= BULK_AUTO_ROWS * blocks;
+    return gbps_per_sm >= BULK_AUTO_GBPS_PER_SM && M >= BULK_AUTO_ROWS * blocks;
 }
 
 template <typename T, typename TW>

@@ -96,9 +96,11 @@ int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt
 int sbk_rmsnorm_bwd_env_check(char *bad, size_t n);
 /* What the backward launches for M rows of N (aligned): layout, cluster
  * (bulk: its stages), block size, shared memory and whether the partials
- * are dropped from L2, for run_params. By default on Hopper, rows of x
- * and dy up to 32 KiB together go through the bulk layout when each block
- * of the wave walks at least 12 of them (docs/KERNELS.md). */
+ * are dropped from L2, for run_params. By default, on Hopper cards with
+ * at least 30 GB/s of DRAM bandwidth an SM (the H200, not the H100 SXM),
+ * rows of x and dy up to 32 KiB together (16-bit 6144 excepted) go
+ * through the bulk layout when each block of the wave walks at least 12
+ * of them (docs/KERNELS.md). */
 void sbk_rmsnorm_bwd_layout_name(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, char *buf, size_t n);
 cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
                             void *dx, void *dw, float *partial, int64_t G, int64_t M,
