@@ -617,7 +617,10 @@ __global__ void __launch_bounds__(512) softmax_bwd_k(const T *__restrict__ dy, c
 }
 
 /* Rows copied into shared memory by the copy engine (cp.async.bulk, one
- * mbarrier a stage; Hopper on), for the persistent RMSNorm kernels below:
+ * mbarrier a stage; Hopper on), for the persistent RMSNorm backward below
+ * (a forward through the same ring, one wave of blocks, took 1.085-1.179x
+ * the time of its row held in registers a block a row on an H200, 74f38c4,
+ * examples/h200/rmsnorm-fwd-bulk/, and was taken out):
  * a block walks rows g, g + G, ... and keeps the next `stages` - 1 of them
  * in flight while it reduces one. One thread issues a row's copies (one
  * instruction an array, not one a 16-byte vector a thread as cp.async
@@ -675,64 +678,6 @@ struct bulk_ring {
 #endif
 };
 
-
-/* The RMSNorm forward over one wave of THREADS-thread blocks, rows through a
- * bulk_ring (plan "bulk"): thread t reads vectors t + THREADS k, k < MAXV, of
- * the row from shared memory into registers, the block sums their
- * squares, thread 0 refills the stage with the row `stages` on (every
- * thread has read it by then: block_sum's barrier), and y is written from
- * the registers. */
-template <typename T, typename TW, int MAXV, int THREADS>
-__global__ void __launch_bounds__(THREADS) rmsnorm_fwd_bulk_k(const T *__restrict__ x, const TW *__restrict__ w,
-                                                          T *__restrict__ y, int64_t M, int64_t N, float eps,
-                                                          int hints)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int VW = vec<T>::n;
-    extern __shared__ __align__(128) unsigned char bulk_smem[];
-    const int nvec = (int)(N / VW);
-    const uint32_t rowb = (uint32_t)(N * (int64_t)sizeof(T));
-    bulk_ring ring(bulk_smem, rowb);
-    const int64_t G = gridDim.x, rows = bulk_ring::rows_of_block(M);
-    if (threadIdx.x == 0)
-        for (int64_t i = 0; i < rows && i < ring.stages; i++) ring.fetch(i, x + (blockIdx.x + i * G) * N, nullptr, rowb);
-    for (int64_t i = 0; i < rows; i++) {
-        const int64_t off = (blockIdx.x + i * G) * N;
-        const uint4 *sx = ring.wait(i);
-        uint4 xv[MAXV];
-        float ss = 0.0f;
-#pragma unroll
-        for (int k = 0; k < MAXV; k++) {
-            const int idx = (int)threadIdx.x + k * THREADS;
-            if (idx < nvec) {
-                float v[VW];
-                xv[k] = sx[idx];
-                unpack_held<T>(xv[k], v);
-#pragma unroll
-                for (int e = 0; e < VW; e++) ss += v[e] * v[e];
-            }
-        }
-        const float rs = rsqrtf(block_sum(ss) / (float)N + eps);
-        if (threadIdx.x == 0 && i + ring.stages < rows)
-            ring.fetch(i + ring.stages, x + (blockIdx.x + (i + ring.stages) * G) * N, nullptr, rowb);
-#pragma unroll
-        for (int k = 0; k < MAXV; k++) {
-            const int idx = (int)threadIdx.x + k * THREADS;
-            if (idx < nvec) {
-                float v[VW], wf[VW], o[VW];
-                unpack_held<T>(xv[k], v);
-                io<TW, VW>::load(w + (int64_t)idx * VW, wf);
-#pragma unroll
-                for (int e = 0; e < VW; e++) o[e] = v[e] * rs * wf[e];
-                if (hints & SBK_FWD_PLAIN_STORE)
-                    io<T, VW>::store(y + off + (int64_t)idx * VW, o);
-                else
-                    io<T, VW>::store_stream(y + off + (int64_t)idx * VW, o);
-            }
-        }
-    }
-#endif
-}
 
 /* The RMSNorm backward over one wave of THREADS-thread blocks, rows of x and
  * dy through a bulk_ring (layout "bulk"): as rmsnorm_bwd_smem_k, but the
@@ -844,7 +789,7 @@ static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, in
     return cudaSuccess;
 }
 
-/* The bulk kernels' block: 256 threads for rows of up to 512 16-byte
+/* The bulk kernel's block: 256 threads for rows of up to 512 16-byte
  * vectors, else 512, each thread holding at most BULK_MAXV vectors of a
  * row (bf16 rows up to 16384, fp32 up to 8192): more threads keep the
  * vectors a thread, and so its registers, few enough for two blocks an SM
@@ -859,7 +804,7 @@ static int bulk_maxv(int64_t nvec) { return (int)((nvec + bulk_threads(nvec) - 1
                    : (const void *)K<T, TW, 4, th>)
 #define BULK_DISPATCH(nvec, K) \
     (bulk_threads(nvec) == 256 ? BULK_DISPATCH_M(256, bulk_maxv(nvec), K) : BULK_DISPATCH_M(512, bulk_maxv(nvec), K))
-/* Stages of a bulk plan or layout: S from the request ("bulk:S", 2 to
+/* Stages of the bulk layout: S from the request ("bulk:S", 2 to
  * BULK_MAX_STAGES), else as many as fit 64 KiB, at least 3 (H200, the
  * backward: at bf16 16384 x 8192, stages of 32 KiB, two took 1.011x the
  * time of the layout before and three 0.964x; at 4096 x 4096 and larger,
@@ -997,32 +942,6 @@ static int fwd_hints_split(const char *request, char *buf, size_t n, int *hints)
     return -1;
 }
 
-/* Plan "bulk[:S]" (Hopper on, whole 16-byte vectors, at most BULK_MAXV
- * of them a thread): one wave of rmsnorm_fwd_bulk_k blocks. */
-static int fwd_bulk_plan(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
-                         sbk_rmsnorm_fwd_plan *plan)
-{
-    const int esize = (int)sbk_dtype_size(dt), vw = 16 / esize;
-    const int stages = bulk_stages(request, (size_t)N * esize);
-    if (stages <= 0 || !sm90_or_newer() || N % vw != 0 || bulk_maxv(N / vw) > BULK_MAXV) return -1;
-    const void *fn;
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(N / vw, rmsnorm_fwd_bulk_k)));
-    plan->bulk = stages;
-    plan->threads = bulk_threads(N / vw);
-    plan->maxv = bulk_maxv(N / vw);
-    plan->smem_bytes = BULK_HEAD + (size_t)stages * (size_t)N * esize;
-    int dev, sms = 0, per_sm = 0;
-    if (allow_smem(fn, plan->smem_bytes) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, plan->threads, plan->smem_bytes) != cudaSuccess ||
-        per_sm < 1) {
-        (void)cudaGetLastError();
-        return -1; /* more shared memory than a block may have */
-    }
-    plan->blocks = even_wave(M, (int64_t)sms * per_sm);
-    return 0;
-}
-
 extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
                                          sbk_rmsnorm_fwd_plan *plan)
 {
@@ -1036,7 +955,6 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     const int esize = (int)sbk_dtype_size(dt);
     bool smem = false;
     int C = 1;
-    if (strncmp(request, "bulk", 4) == 0) return fwd_bulk_plan(M, N, dt, wdt, request, plan);
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
     } else {
@@ -1080,10 +998,7 @@ extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char
         if (plan->hints == fwd_hints_names[i].bits) h = fwd_hints_names[i].name;
     char hints[32] = "";
     if (*h) snprintf(hints, sizeof hints, " hints=%s", h);
-    if (plan->bulk)
-        snprintf(buf, n, "bulk:%d threads=%d smem_bytes=%zu blocks=%lld%s", plan->bulk, plan->threads,
-                 plan->smem_bytes, (long long)plan->blocks, hints);
-    else if (plan->smem)
+    if (plan->smem)
         snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu%s", plan->cluster, plan->threads, plan->smem_bytes, hints);
     else if (plan->maxv > 0)
         snprintf(buf, n, "block:%d threads=%d vectors=%d%s", plan->cluster, plan->threads, plan->maxv, hints);
@@ -1106,15 +1021,9 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
         plan = &whole;
     }
     const void *fn;
-    int C = plan->cluster, hints = plan->hints;
-    if (plan->bulk) {
-        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, fn = BULK_DISPATCH(N / (16 / sbk_dtype_size(dt)), rmsnorm_fwd_bulk_k)));
-        void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&M, (void *)&N, (void *)&eps, (void *)&hints};
-        cluster_launch launch(plan->blocks < M ? plan->blocks : M, plan->threads, plan->smem_bytes, 1, s);
-        return cudaLaunchKernelExC(&launch.cfg, fn, args);
-    }
     cudaError_t e = rmsnorm_fwd_kernel(dt, wdt, plan->smem, plan->maxv, &fn);
     if (e != cudaSuccess) return e;
+    int C = plan->cluster, hints = plan->hints;
     void *args[] = {(void *)&x, (void *)&w, (void *)&y, (void *)&N, (void *)&eps, (void *)&C, (void *)&hints};
     cluster_launch launch(M * C, plan->threads, plan->smem_bytes, C, s);
     return cudaLaunchKernelExC(&launch.cfg, fn, args);

@@ -51,19 +51,12 @@ typedef struct sbk_rmsnorm_fwd_plan {
      * they always do) and y written with st.global.cs */
     int hints;
     size_t smem_bytes;
-    /* plan "bulk": the stages of rows in flight a block (0: another plan)
-     * and the blocks of its one wave */
-    int bulk;
-    int64_t blocks;
 } sbk_rmsnorm_fwd_plan;
 #define SBK_FWD_PLAIN_LOAD 1
 #define SBK_FWD_PLAIN_STORE 2
 /* request: NULL or "auto", the measured default (docs/KERNELS.md); or
  * "block" or "smem", optionally ":C" with C in 1, 2, 4, 8 (blocks a row,
- * default 1); or "bulk", optionally ":S" (Hopper on: one wave of blocks,
- * each with S rows in flight, copied into shared memory by cp.async.bulk;
- * S from 2 to 16, default as many as fit 64 KiB); any of them optionally
- * followed by "/cs" (the default hints),
+ * default 1); either optionally followed by "/cs" (the default hints),
  * "/plain-load", "/plain-store" or "/plain" (both), for experiments.
  * Returns 0, or -1 for a request it cannot parse or that cannot take this
  * shape or card. */

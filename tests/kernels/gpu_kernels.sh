@@ -66,15 +66,16 @@ for dt in bf16 fp16 fp32; do
   # (7168 fp32), more rows than blocks and row counts that do not divide
   # evenly, and rows split over a cluster of 2, 4 or 8 blocks (20480, 32768,
   # 65536 fp16/bf16; 16384 fp32), with a row or two per cluster too; rows
-  # through the bulk ring by default (Hopper: 6000 rows, 12 or more a
+  # through the bulk ring by default (an H200: 6000 rows, 12 or more a
   # block, 4096 bf16 and fp32); then those rows in every layout
   # SOLBENCH_RMSNORM_BWD_LAYOUT names
   for shape in "--M 3001 --N 7168" "--M 2048 --N 4096" "--M 777 --N 16384" "--M 1500 --N 6144" "--M 6000 --N 4096" \
                "--M 99 --N 12288" "--M 300 --N 20480" "--M 37 --N 32768" "--M 1000 --N 32768" "--M 5 --N 65536"; do
     check rmsnorm $shape --mode bwd --dtype $dt
   done
-  # (bulk: rows copied by cp.async.bulk, 1 to 8 vectors a thread, the
-  # default stages and 2; fp32 rows of 16384 run the default layout)
+  # (bulk: rows copied by cp.async.bulk, 1 to 4 vectors a thread on 256
+  # or 512 threads, the default stages and 2; rows of more than 2048
+  # vectors, 16384 fp32, run the default layout)
   for layout in regs smem1 split bulk bulk:2; do
     # 6656 and 8000 fp32 (3328 and 4000 bf16): the last of 7 or 8 vectors a
     # thread filled for some threads only
@@ -100,16 +101,6 @@ for dt in bf16 fp16 fp32; do
       SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm --M 999 --N 7168 --mode fwd --dtype $dt --weight_dtype fp32
     done
   fi
-  # the forward's bulk plans (one wave of blocks, rows copied by
-  # cp.async.bulk): 1 to 8 vectors a thread, some threads' last one empty
-  # (1000, 8000), fewer rows than blocks (37) and many more (5001)
-  for plan in bulk bulk:2 bulk:3/plain-store; do
-    for shape in "--M 37 --N 4096" "--M 5001 --N 7168" "--M 300 --N 8000" "--M 77 --N 1000"; do
-      SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm $shape --mode fwd --dtype $dt
-    done
-    SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm --M 999 --N 6144 --mode fwd --dtype $dt --weight_dtype fp32
-    [[ $dt != fp32 ]] && SOLBENCH_RMSNORM_FWD_PLAN=$plan check rmsnorm --M 400 --N 16384 --mode fwd --dtype $dt
-  done
   # SOLBENCH_ROW_VECTORS=1 and 8: the one-row kernels with the fewest
   # vectors a thread in blocks of up to 512, and with 256 threads whenever
   # they fit (the default is 4), where the layout changes (4096, 16384) and
