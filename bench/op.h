@@ -108,6 +108,11 @@ double sb_random_value(size_t i, sb_dtype d, double lo, double hi, uint64_t seed
 #define SB_MAX_DIMS 8
 #define SB_MAX_PARAMS 8
 #define SB_NAME_MAX 32
+/* a param's value; run_params' launch descriptions (e.g. the RMSNorm
+ * backward's "regs+prefetch:1 threads=256 smem_bytes=0 partials dropped
+ * from L2") run past 64 characters, which cut them before the eleventh
+ * session */
+#define SB_VALUE_MAX 128
 
 typedef struct sb_shape {
     int count;
@@ -133,7 +138,7 @@ typedef struct sb_param_spec {
 typedef struct sb_params {
     int count;
     char name[SB_MAX_PARAMS][SB_NAME_MAX];
-    char value[SB_MAX_PARAMS][64];
+    char value[SB_MAX_PARAMS][SB_VALUE_MAX];
 } sb_params;
 
 /* Lookups; missing names give the fallback / NULL. */

@@ -807,7 +807,7 @@ static int bulk_maxv(int64_t nvec) { return (int)((nvec + bulk_threads(nvec) - 1
 /* Stages of the bulk layout: S from the request ("bulk:S", 2 to
  * BULK_MAX_STAGES), else as many as fit 64 KiB, at least 3 (H200, the
  * backward: at bf16 16384 x 8192, stages of 32 KiB, two took 1.011x the
- * time of the layout before and three 0.964x; at 4096 x 4096 and larger,
+ * time of the layout before and three 0.964x; at 16384 x 4096 and larger,
  * four of 16 KiB took 0.939-0.959x, three 0.979x at fp16 524288 x 4096);
  * 0 for a request that is not "bulk[:S]", -1 for a bad S. */
 static int bulk_stages(const char *req, size_t stage_bytes)
@@ -1063,14 +1063,14 @@ static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
  * cards of the same kind; examples/h200/rmsnorm-bwd-bulk/ and
  * examples/h100/rmsnorm-bwd-bulk/ say which): on an H200, 0.921-0.960x the
  * time at 16-bit 16384 to 524288 x 4096 and 0.983-0.988x at 8192 x 4096,
- * 0.920-0.991x at 7168 and 8192 (1.004x once), 0.974-0.991x at fp32 4096,
+ * 0.920-0.991x at 16-bit 7168 and 8192 (1.004x once), 0.974-0.991x at fp32 4096,
  * but 0.981-1.030x at 16-bit 6144 (768 vectors on 512 threads: half of
  * them hold one); in the same run as the old layout (plan_compare.py),
- * 0.939-0.959x at 16384 to 524288 x 4096, but 1.007-1.056x at 4096 x 4096
- * (10 rows a block) and 1.047-1.094x at 2048 x 4096 (5): the stages filled
+ * 0.939-0.959x at 16384, 65536 and 524288 x 4096, but 1.007-1.056x at 4096 x 4096
+ * (11 rows a block at four stages) and 1.047-1.094x at 2048 x 4096 (6): the stages filled
  * at the start and drained at the end cost more than they gain on a short
  * walk. On an H100: 1.007-1.045x at 16-bit 4096, 0.923-1.015x at 7168
- * and 8192, 0.978-1.001x at fp32 4096 and 1.044-1.114x at 6144: with less
+ * and 8192, 0.978-1.001x at fp32 4096 and 1.044-1.114x at 16-bit 6144: with less
  * bandwidth an SM, the row held in registers feeds its DRAM well enough. */
 #define BULK_AUTO_GBPS_PER_SM 30.0
 #define BULK_AUTO_STAGE_MAX (32 * 1024)
@@ -1183,12 +1183,13 @@ static cudaError_t rmsnorm_bwd_fn(int64_t M, int64_t N, bool aligned, sbk_dtype 
     return allow_smem(*fn, *smem);
 }
 
-/* Whether the partials' lines are dropped from L2 after the column sum:
- * whole 128-byte lines only, and not under SOLBENCH_RMSNORM_BWD_DISCARD=0. */
-static bool rmsnorm_bwd_discard(int64_t N, const float *partial)
+/* Whether the partials' lines may be dropped from L2 after the column sum:
+ * whole 128-byte lines, and not under SOLBENCH_RMSNORM_BWD_DISCARD=0 (the
+ * launch also needs the partials 128-byte aligned). */
+static bool rmsnorm_bwd_discard(int64_t N)
 {
     const char *keep = getenv("SOLBENCH_RMSNORM_BWD_DISCARD");
-    return N % 32 == 0 && ((uintptr_t)partial & 127) == 0 && !(keep && strcmp(keep, "0") == 0);
+    return N % 32 == 0 && !(keep && strcmp(keep, "0") == 0);
 }
 
 extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
@@ -1207,72 +1208,74 @@ extern "C" int sbk_rmsnorm_bwd_env_check(char *bad, size_t n)
     return 0;
 }
 
-extern "C" void sbk_rmsnorm_bwd_layout_name(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, char *buf, size_t n)
-{
-    int threads, cluster;
-    size_t smem;
-    const void *fn;
-    const char *kind = "unknown";
-    if (rmsnorm_bwd_fn(M, N, true, dt, wdt, &threads, &smem, &fn, &cluster, &kind) != cudaSuccess)
-        (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
-    /* partial is a cudaMalloc'd buffer of its own (256-byte aligned): as if at 0 */
-    const int per = strcmp(kind, "bulk") == 0 ? (int)((smem - BULK_HEAD) / (2 * (size_t)N * sbk_dtype_size(dt)))
-                                              : cluster; /* bulk: its stages */
-    snprintf(buf, n, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, per, threads, smem,
-             rmsnorm_bwd_discard(N, nullptr) ? "dropped from L2" : "written back");
-}
-
-/* One wave: as many blocks (clusters, for a split row) as fit on the card at
- * once, at most SBK_RMSNORM_BWD_MAX_BLOCKS, then evened out so every block
- * walks the same number of rows give or take one. Fewer partial rows of dw
- * mean less to write and sum. */
-extern "C" int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt)
+/* One wave: as many blocks (clusters, for a split row) of the plan's
+ * kernel as fit on the card at once, at most SBK_RMSNORM_BWD_MAX_BLOCKS,
+ * then evened out so every block walks the same number of rows give or
+ * take one. Fewer partial rows of dw mean less to write and sum. */
+static int64_t rmsnorm_bwd_wave(int64_t M, const sbk_rmsnorm_bwd_plan *p, bool shaped)
 {
     int64_t cap = SBK_RMSNORM_BWD_MAX_BLOCKS;
-    int dev, sms = 0, per_sm = 0, threads, cluster;
-    size_t smem;
-    const void *fn;
-    if (rmsnorm_bwd_fn(M, N, true, dt, wdt, &threads, &smem, &fn, &cluster) == cudaSuccess) {
-        if (cluster > 1) {
-            cluster_launch one(cluster, threads, smem, cluster, 0);
-            int nc = 0;
-            if (cudaOccupancyMaxActiveClusters(&nc, fn, &one.cfg) == cudaSuccess && nc > 0 &&
-                (int64_t)nc * cluster <= SBK_RMSNORM_BWD_MAX_BLOCKS)
-                cap = nc;
-            else
-                cap = SBK_RMSNORM_BWD_MAX_BLOCKS / cluster;
-        } else if (cudaGetDevice(&dev) == cudaSuccess &&
-                   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-                   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) == cudaSuccess &&
-                   sms > 0 && per_sm > 0 && (int64_t)sms * per_sm < cap) {
-            cap = (int64_t)sms * per_sm;
-        }
+    int dev, sms = 0, per_sm = 0;
+    if (shaped && p->cluster > 1) {
+        cluster_launch one(p->cluster, p->threads, p->smem, p->cluster, 0);
+        int nc = 0;
+        if (cudaOccupancyMaxActiveClusters(&nc, p->fn, &one.cfg) == cudaSuccess && nc > 0 &&
+            (int64_t)nc * p->cluster <= SBK_RMSNORM_BWD_MAX_BLOCKS)
+            cap = nc;
+        else
+            cap = SBK_RMSNORM_BWD_MAX_BLOCKS / p->cluster;
+    } else if (shaped && cudaGetDevice(&dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+               cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, p->fn, p->threads, p->smem) == cudaSuccess &&
+               sms > 0 && per_sm > 0 && (int64_t)sms * per_sm < cap) {
+        cap = (int64_t)sms * per_sm;
     }
     (void)cudaGetLastError(); /* no device (the CPU path): keep the cap */
     return even_wave(M, cap);
 }
 
-extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
-                                       void *dx, void *dw, float *partial, int64_t G, int64_t M,
-                                       int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
-                                       cudaStream_t s)
+extern "C" int sbk_rmsnorm_bwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt,
+                                         sbk_rmsnorm_bwd_plan *plan)
 {
-    if (!rows_ok(M, N) || G < 1 || G > SBK_RMSNORM_BWD_MAX_BLOCKS) return cudaErrorInvalidValue;
-    int threads, C;
-    size_t smem;
-    const void *fn;
-    const bool al = aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w);
-    cudaError_t e = rmsnorm_bwd_fn(M, N, al, dt, wdt, &threads, &smem, &fn, &C);
-    if (e != cudaSuccess) return e;
+    memset(plan, 0, sizeof *plan);
+    if (!rows_ok(M, N) || sbk_dtype_size(dt) == 0 || (wdt != dt && wdt != SBK_F32)) return -1;
+    const char *kind = "unknown";
+    const bool shaped = rmsnorm_bwd_fn(M, N, true, dt, wdt, &plan->threads, &plan->smem, &plan->fn,
+                                       &plan->cluster, &kind) == cudaSuccess;
+    (void)cudaGetLastError(); /* no device (the CPU path): the shape is still known */
+    plan->blocks = rmsnorm_bwd_wave(M, plan, shaped);
+    plan->discard = rmsnorm_bwd_discard(N);
+    const int per = strcmp(kind, "bulk") == 0 ? (int)((plan->smem - BULK_HEAD) / (2 * (size_t)N * sbk_dtype_size(dt)))
+                                              : plan->cluster; /* bulk: its stages */
+    snprintf(plan->name, sizeof plan->name, "%s:%d threads=%d smem_bytes=%zu partials %s", kind, per, plan->threads,
+             plan->smem, plan->discard ? "dropped from L2" : "written back");
+    return 0;
+}
+
+extern "C" cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w, void *dx, void *dw,
+                                       float *partial, const sbk_rmsnorm_bwd_plan *plan, int64_t M, int64_t N,
+                                       float eps, sbk_dtype dt, sbk_dtype wdt, cudaStream_t s)
+{
+    if (!rows_ok(M, N) || !plan || plan->blocks < 1 || plan->blocks > SBK_RMSNORM_BWD_MAX_BLOCKS || !plan->fn)
+        return cudaErrorInvalidValue;
+    int threads = plan->threads, C = plan->cluster;
+    size_t smem = plan->smem;
+    const void *fn = plan->fn;
+    cudaError_t e;
+    /* the plan is for aligned rows; misaligned pointers (rare) get their
+     * own shape, looked up at the launch */
+    if (!(aligned16(x) && aligned16(dy) && aligned16(dx) && aligned16(w)) &&
+        (e = rmsnorm_bwd_fn(M, N, false, dt, wdt, &threads, &smem, &fn, &C)) != cudaSuccess)
+        return e;
     /* G partial rows: G blocks, or G clusters of C blocks for a split row
-     * (at most SBK_RMSNORM_BWD_MAX_BLOCKS / C of them from
-     * sbk_rmsnorm_bwd_blocks) */
+     * (at most SBK_RMSNORM_BWD_MAX_BLOCKS / C of them) */
+    int64_t G = plan->blocks;
     if (G * C > SBK_RMSNORM_BWD_MAX_BLOCKS) G = SBK_RMSNORM_BWD_MAX_BLOCKS / C;
     void *args[] = {(void *)&dy, (void *)&x, (void *)&w, (void *)&dx, (void *)&partial, (void *)&M, (void *)&N,
                     (void *)&eps, (void *)&C};
     cluster_launch launch(G * C, threads, smem, C, s);
     if ((e = cudaLaunchKernelExC(&launch.cfg, fn, args)) != cudaSuccess) return e;
-    const int discard = rmsnorm_bwd_discard(N, partial) ? 1 : 0;
+    const int discard = plan->discard && ((uintptr_t)partial & 127) == 0 ? 1 : 0;
     SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt,
         e = launch_pdl(column_sum_k<TW>, dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, s,
                        (const float *)partial, (TW *)dw, G, N, discard)));

@@ -28,7 +28,7 @@ typedef struct rms_state {
     sb_dtype dt, wdt;
     int sets;
     sbk_tensor x, w, dy, y, dx, dw, partial;
-    int64_t G; /* fused backward: blocks, one partial row of dw each */
+    sbk_rmsnorm_bwd_plan bplan; /* fused backward: how it launches (bplan.blocks partial rows of dw) */
     sbk_rmsnorm_fwd_plan fplan; /* fused forward: how it launches */
     int fplan_ready;
     sbk_scratch ws;
@@ -126,8 +126,12 @@ static int rms_create(const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_error
     if (s->mode != MODE_BWD && sbk_tensor_output(ctx, &s->y, s->dt, mn, err) != SB_OK)
         goto fail;
     if (s->mode != MODE_FWD) {
-        s->G = sbk_rmsnorm_bwd_blocks(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt));
-        int64_t G = s->G;
+        if (sbk_rmsnorm_bwd_plan_make(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), &s->bplan) != 0) {
+            sb_error_set(err, NULL, NULL, "rmsnorm: no backward launch for M=%lld N=%lld", (long long)s->M,
+                         (long long)s->N);
+            goto fail;
+        }
+        int64_t G = s->bplan.blocks;
         if (sbk_tensor_random(ctx, &s->dy, s->sets, s->dt, mn, -1.0, 1.0, cfg->seed, 3, err) != SB_OK ||
             sbk_tensor_output(ctx, &s->dx, s->dt, mn, err) != SB_OK ||
             sbk_tensor_output(ctx, &s->dw, s->wdt, (size_t)s->N, err) != SB_OK ||
@@ -367,7 +371,7 @@ static int rms_run(void *p, int provider, int set, sb_error *err)
         if (s->mode != MODE_BWD)
             e = sbk_rmsnorm_fwd(x, w, s->y.dev[0], s->M, s->N, s->eps, dt, wdt, &s->fplan, st);
         if (e == cudaSuccess && s->mode != MODE_FWD)
-            e = sbk_rmsnorm_bwd(dy, x, w, s->dx.dev[0], s->dw.dev[0], s->partial.dev[0], s->G, s->M, s->N,
+            e = sbk_rmsnorm_bwd(dy, x, w, s->dx.dev[0], s->dw.dev[0], s->partial.dev[0], &s->bplan, s->M, s->N,
                                 s->eps, dt, wdt, st);
         return e == cudaSuccess ? SB_OK : sbk_cuda_error(err, "rmsnorm fused", e);
     }
@@ -403,8 +407,7 @@ static void rms_provider_params(void *p, int provider, sb_params *extra)
     if (s->mode != MODE_FWD && extra->count < SB_MAX_PARAMS) {
         int i = extra->count++;
         snprintf(extra->name[i], SB_NAME_MAX, "bwd_layout");
-        sbk_rmsnorm_bwd_layout_name(s->M, s->N, sbk_from_sb(s->dt), sbk_from_sb(s->wdt), extra->value[i],
-                                    sizeof extra->value[i]);
+        snprintf(extra->value[i], sizeof extra->value[i], "%s", s->bplan.name);
     }
 }
 

@@ -73,32 +73,39 @@ cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, int64_t M,
  * second kernel sums the G partials of each column in a fixed order:
  * bitwise deterministic for a given G. A row too long for one block is
  * split over a cluster of blocks (Hopper on): then G clusters, cluster g
- * summing into partial[g,:]. sbk_rmsnorm_bwd_blocks gives G for the
- * current device (one wave of blocks or clusters, at most
- * SBK_RMSNORM_BWD_MAX_BLOCKS blocks; without a device, that cap), to be
- * taken once when partial is allocated. */
+ * summing into partial[g,:]. How it launches is a plan made once per case
+ * (sbk_rmsnorm_bwd_plan_make, not at each timed launch): the kernel and
+ * its shape for aligned rows, G (`blocks`: one wave of blocks or clusters
+ * on the current device, at most SBK_RMSNORM_BWD_MAX_BLOCKS blocks;
+ * without a device, that cap), the size partial must have, and `name`,
+ * what run_params records: layout, cluster (bulk: its stages), block
+ * size, shared memory and whether the partials are dropped from L2. By
+ * default, on Hopper cards with at least 30 GB/s of DRAM bandwidth an SM
+ * (the H200, not the H100 SXM), rows of x and dy up to 32 KiB together
+ * (16-bit 6144 excepted) go through the bulk layout when each block of
+ * the wave walks at least 12 of them (docs/KERNELS.md). */
 #define SBK_RMSNORM_BWD_MAX_BLOCKS 512
-int64_t sbk_rmsnorm_bwd_blocks(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt);
+typedef struct sbk_rmsnorm_bwd_plan {
+    const void *fn;
+    int threads, cluster, discard;
+    size_t smem;
+    int64_t blocks;
+    char name[96];
+} sbk_rmsnorm_bwd_plan;
+/* 0, or -1 for a shape or weight type it cannot take */
+int sbk_rmsnorm_bwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, sbk_rmsnorm_bwd_plan *plan);
 /* The experiments' switches SOLBENCH_RMSNORM_BWD_LAYOUT (auto: the default; regs, smem1 or
  * split: the layout of rows between the double buffer and registers' end;
  * bulk or bulk:S, any row of whole vectors up to 16384 bf16 or 8192 fp32,
  * Hopper on: S rows of x and dy in flight a block, copied into shared
- * memory by cp.async.bulk, S from 2 to 16, default as many as fit 64 KiB)
- * and SOLBENCH_RMSNORM_BWD_DISCARD (0: the partials written back from L2):
- * 0 when unset or valid, else -1 with the line in bad. */
+ * memory by cp.async.bulk, S from 2 to 16, default as many as fit 64 KiB
+ * and at least 3) and SOLBENCH_RMSNORM_BWD_DISCARD (0: the partials
+ * written back from L2): 0 when unset or valid, else -1 with the line in
+ * bad. Read where the plan is made. */
 int sbk_rmsnorm_bwd_env_check(char *bad, size_t n);
-/* What the backward launches for M rows of N (aligned): layout, cluster
- * (bulk: its stages), block size, shared memory and whether the partials
- * are dropped from L2, for run_params. By default, on Hopper cards with
- * at least 30 GB/s of DRAM bandwidth an SM (the H200, not the H100 SXM),
- * rows of x and dy up to 32 KiB together (16-bit 6144 excepted) go
- * through the bulk layout when each block of the wave walks at least 12
- * of them (docs/KERNELS.md). */
-void sbk_rmsnorm_bwd_layout_name(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, char *buf, size_t n);
-cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w,
-                            void *dx, void *dw, float *partial, int64_t G, int64_t M,
-                            int64_t N, float eps, sbk_dtype dt, sbk_dtype wdt,
-                            cudaStream_t s);
+cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w, void *dx, void *dw, float *partial,
+                            const sbk_rmsnorm_bwd_plan *plan, int64_t M, int64_t N, float eps, sbk_dtype dt,
+                            sbk_dtype wdt, cudaStream_t s);
 /* The one-row kernels below, and the RMSNorm forward's block plans, hold
  * a row in registers with the fewest 16-byte vectors a thread that fit 256
  * threads, but at most 4 vectors of row data a thread where 512 threads

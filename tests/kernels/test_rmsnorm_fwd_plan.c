@@ -2,7 +2,7 @@
  * (sbk_rmsnorm_fwd_plan_make, bench/kernels/fused_rows.cu) as a machine
  * without a GPU makes them: the default's layouts, the requests it takes,
  * the ones it refuses, and the names results record; and the backward's
- * layouts and experiment switches (sbk_rmsnorm_bwd_layout_name,
+ * layouts and experiment switches (sbk_rmsnorm_bwd_plan_make,
  * sbk_rmsnorm_bwd_env_check) the same way; and the one-row kernels'
  * layouts under SOLBENCH_ROW_VECTORS (sbk_rows_layout_name). Where a CUDA device
  * is present the plans depend on the card (clusters, shared memory):
@@ -105,9 +105,11 @@ static void test_refusals(void **st)
 
 static void bwd_is(int64_t N, sbk_dtype dt, const char *want)
 {
-    char buf[128];
-    sbk_rmsnorm_bwd_layout_name(524288, N, dt, dt, buf, sizeof buf);
-    assert_string_equal(buf, want);
+    sbk_rmsnorm_bwd_plan p;
+    assert_int_equal(sbk_rmsnorm_bwd_plan_make(524288, N, dt, dt, &p), 0);
+    assert_string_equal(p.name, want);
+    /* no device: one partial row a block of the most blocks there may be */
+    assert_int_equal(p.blocks, SBK_RMSNORM_BWD_MAX_BLOCKS);
 }
 
 /* The backward's layout by row length (no device: no clusters), and what
