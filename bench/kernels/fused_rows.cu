@@ -649,17 +649,17 @@ struct bulk_ring {
         }
         __syncthreads();
     }
-    /* Item i's copies (thread 0 alone): `bytes` from a, and from b unless
-     * null, into the stage i % stages. Its previous item must have been
-     * read by every thread that reads it (a block barrier in between). */
+    /* Item i's copies (thread 0 alone): `bytes` from a, then `bytes` from
+     * b, into the stage i % stages. Its previous item must have been read
+     * by every thread that reads it (a block barrier in between). */
     __device__ __forceinline__ void fetch(int64_t i, const void *a, const void *b, uint32_t bytes)
     {
         const int s = (int)(i % stages);
         unsigned char *d = buf + (size_t)s * stage_bytes;
         cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
-                                             bar + s, b ? 2 * bytes : bytes);
+                                             bar + s, 2 * bytes);
         cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, d, a, bytes, bar + s);
-        if (b) cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, d + bytes, b, bytes, bar + s);
+        cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, d + bytes, b, bytes, bar + s);
     }
     /* Item i's stage, once its copies have landed (every thread). */
     __device__ __forceinline__ const uint4 *wait(int64_t i) const
