@@ -775,12 +775,28 @@ struct cluster_launch {
     }
 };
 
+/* plan.maxv of the l2 plans, Q vectors in flight a thread (pick_row_layout's
+ * values are -1 .. 8) */
+#define SBK_RMSNORM_FWD_L2(q) (-10 - (q))
+
 /* The forward's kernel for a plan: its slice in shared memory, or in the
  * register layout maxv (pick_row_layout's: 1..8 in registers, -1 or 0 in
  * memory). */
 static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, int maxv, const void **fn)
 {
-    if (smem) {
+    if (maxv <= SBK_RMSNORM_FWD_L2(1)) {
+        switch (maxv) {
+        case SBK_RMSNORM_FWD_L2(1):
+            SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_l2<T, 1>>));
+            break;
+        case SBK_RMSNORM_FWD_L2(2):
+            SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_l2<T, 2>>));
+            break;
+        default:
+            SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_l2<T, 4>>));
+            break;
+        }
+    } else if (smem) {
         SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_smem<T>>));
     } else {
         SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
@@ -942,6 +958,16 @@ static int fwd_hints_split(const char *request, char *buf, size_t n, int *hints)
     return -1;
 }
 
+/* The l2 layouts' requests: "l2" (4 vectors in flight a thread), "l2v1",
+ * "l2v2", "l2v4"; Q, or 0 for another request. */
+static int fwd_l2_request(const char *r)
+{
+    if (strcmp(r, "l2") == 0 || strcmp(r, "l2v4") == 0) return 4;
+    if (strcmp(r, "l2v1") == 0) return 1;
+    if (strcmp(r, "l2v2") == 0) return 2;
+    return 0;
+}
+
 extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk_dtype wdt, const char *request,
                                          sbk_rmsnorm_fwd_plan *plan)
 {
@@ -954,7 +980,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     const bool clusters = sm90_or_newer();
     const int esize = (int)sbk_dtype_size(dt);
     bool smem = false;
-    int C = 1;
+    int C = 1, l2 = 0;
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
     } else {
@@ -962,6 +988,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);
         if (kl == 5 && strncmp(request, "block", 5) == 0) smem = false;
         else if (kl == 4 && strncmp(request, "smem", 4) == 0) smem = true;
+        else if (!colon && (l2 = fwd_l2_request(request)) > 0) smem = false;
         else return -1;
         if (colon) {
             char *end;
@@ -975,9 +1002,13 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     plan->smem = smem;
     const int64_t S = N / C;
     if (N % ((int64_t)C * (16 / esize)) != 0) {
-        if (C > 1 || smem) return -1;
+        if (C > 1 || smem || l2) return -1;
         plan->maxv = 0; /* single elements, in memory */
         plan->threads = 256;
+    } else if (l2) {
+        plan->maxv = SBK_RMSNORM_FWD_L2(l2);
+        const int64_t nvec = N / (16 / esize);
+        plan->threads = nvec >= 512 ? 512 : (int)((nvec + 31) / 32 * 32);
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
     } else {
@@ -998,7 +1029,9 @@ extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char
         if (plan->hints == fwd_hints_names[i].bits) h = fwd_hints_names[i].name;
     char hints[32] = "";
     if (*h) snprintf(hints, sizeof hints, " hints=%s", h);
-    if (plan->smem)
+    if (plan->maxv <= SBK_RMSNORM_FWD_L2(1))
+        snprintf(buf, n, "l2v%d threads=%d%s", -10 - plan->maxv, plan->threads, hints);
+    else if (plan->smem)
         snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu%s", plan->cluster, plan->threads, plan->smem_bytes, hints);
     else if (plan->maxv > 0)
         snprintf(buf, n, "block:%d threads=%d vectors=%d%s", plan->cluster, plan->threads, plan->maxv, hints);

@@ -286,6 +286,59 @@ template <typename T, int VW_> struct row_mem {
     }
 };
 
+/* A row left in memory and read in every pass the way torch.compile's
+ * Triton reduction reads it (examples/h100/rmsnorm-fwd-ncu/): the first
+ * pass with an L2 evict-last policy, so that the row is still in L2 for
+ * the later passes, which read it with evict-first (ld.global.cs); Q
+ * 16-byte vectors a thread in flight at a time. Registers stay few, so
+ * blocks of 512 threads fit several to an SM. The twelfth session's H200
+ * experiment (the fifth session's version, Q = 4, lost 1.00-1.34x on an
+ * H100 and was not measured on an H200). Needs N a multiple of vec<T>::n
+ * and a 16-byte aligned row. */
+template <typename T, int Q> struct row_l2 {
+    static constexpr int VW = vec<T>::n;
+    static constexpr bool in_regs = false;
+    static constexpr bool on_chip = false;
+    static constexpr int SLOTS = 1;
+    const uint4 *row;
+    int nvec;
+    mutable int pass;
+    __device__ __forceinline__ void load(const T *r, int64_t N)
+    {
+        row = reinterpret_cast<const uint4 *>(r);
+        nvec = (int)(N / VW);
+        pass = 0;
+    }
+    __device__ __forceinline__ static uint4 load_keep(const uint4 *p, uint64_t pol)
+    {
+        uint4 u;
+        asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+                     : "l"(p), "l"(pol));
+        return u;
+    }
+    template <class F> __device__ __forceinline__ void each(F f) const
+    {
+        const bool first = pass++ == 0;
+        uint64_t pol = 0;
+        if (first) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+        const int step = (int)blockDim.x;
+        for (int idx = (int)threadIdx.x; idx < nvec; idx += Q * step) {
+            uint4 u[Q];
+#pragma unroll
+            for (int q = 0; q < Q; q++)
+                if (idx + q * step < nvec) u[q] = first ? load_keep(row + idx + q * step, pol) : __ldcs(row + idx + q * step);
+#pragma unroll
+            for (int q = 0; q < Q; q++)
+                if (idx + q * step < nvec) {
+                    float x[VW];
+                    unpack_held<T>(u[q], x);
+                    f((int64_t)(idx + q * step) * VW, x, 0);
+                }
+        }
+    }
+};
+
 /* cp.async (sm_80+): 16-byte copies from global to shared memory that
  * bypass the registers, so a block can have a whole row (or the next one)
  * in flight at the cost of shared memory rather than registers. After

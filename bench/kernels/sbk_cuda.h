@@ -56,7 +56,10 @@ typedef struct sbk_rmsnorm_fwd_plan {
 #define SBK_FWD_PLAIN_STORE 2
 /* request: NULL or "auto", the measured default (docs/KERNELS.md); or
  * "block" or "smem", optionally ":C" with C in 1, 2, 4, 8 (blocks a row,
- * default 1); either optionally followed by "/cs" (the default hints),
+ * default 1); or "l2v1", "l2v2", "l2v4" ("l2" alone: 4), the row left in
+ * memory and read in both passes, the first with an L2 evict-last policy,
+ * Q 16-byte vectors in flight a thread (maxv -11, -12, -14), 512 threads;
+ * any of them optionally followed by "/cs" (the default hints),
  * "/plain-load", "/plain-store" or "/plain" (both), for experiments.
  * Returns 0, or -1 for a request it cannot parse or that cannot take this
  * shape or card. */

@@ -76,6 +76,18 @@ static void test_requests(void **st)
     name_is(&p, "smem:1 threads=256 smem_bytes=8192");
     assert_int_equal(make(4096, 7168, SBK_F16, SBK_F32, "smem:1", &p), 0);
     name_is(&p, "smem:1 threads=256 smem_bytes=14336");
+    /* the row read through L2 in both passes: 512 threads, or one a vector
+     * of a shorter row (rounded up to a warp) */
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "l2", &p), 0);
+    assert_int_equal(p.maxv, -14);
+    name_is(&p, "l2v4 threads=512");
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "l2v1", &p), 0);
+    assert_int_equal(p.maxv, -11);
+    name_is(&p, "l2v1 threads=512");
+    assert_int_equal(make(16384, 7168, SBK_F32, SBK_F32, "l2v2/plain-store", &p), 0);
+    name_is(&p, "l2v2 threads=512 hints=plain-store");
+    assert_int_equal(make(64, 1000, SBK_BF16, SBK_BF16, "l2v4", &p), 0);
+    name_is(&p, "l2v4 threads=128");
 }
 
 static void test_refusals(void **st)
@@ -83,7 +95,8 @@ static void test_refusals(void **st)
     (void)st;
     sbk_rmsnorm_fwd_plan p;
     const char *bad[] = {"wave", "rows", "blockx", "smem:", "block:3", "block:16", "smem:2x", ":2", "block:-1",
-                         "bulk", "bulk:4"}; /* bulk: the backward's layout, not a plan of the forward */
+                         "bulk", "bulk:4", /* bulk: the backward's layout, not a plan of the forward */
+                         "l2v3", "l2:2", "l2v", "l2v44"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, bad[i], &p), -1);
     /* clusters need Hopper: none here */
@@ -91,8 +104,9 @@ static void test_refusals(void **st)
     assert_int_equal(make(4096, 4096, SBK_BF16, SBK_BF16, "smem:4", &p), -1);
     /* 128 KiB of shared memory is more than the 48 KiB a device-less plan assumes */
     assert_int_equal(make(2048, 65536, SBK_BF16, SBK_BF16, "smem", &p), -1);
-    /* a shared-memory row must be whole vectors */
+    /* a shared-memory row, or one read through L2, must be whole vectors */
     assert_int_equal(make(37, 1001, SBK_BF16, SBK_BF16, "smem", &p), -1);
+    assert_int_equal(make(37, 1001, SBK_BF16, SBK_BF16, "l2", &p), -1);
     /* bad shapes and types */
     assert_int_equal(make(0, 4096, SBK_BF16, SBK_BF16, NULL, &p), -1);
     assert_int_equal(make(4096, 0, SBK_BF16, SBK_BF16, NULL, &p), -1);
