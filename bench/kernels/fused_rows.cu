@@ -775,21 +775,22 @@ struct cluster_launch {
     }
 };
 
-/* plan.maxv of the l2 plans, Q vectors in flight a thread (pick_row_layout's
- * values are -1 .. 8) */
-#define SBK_RMSNORM_FWD_L2(q) (-10 - (q))
+/* maxv of a row read through L2 (row_l2), Q vectors in flight a thread:
+ * the RMSNorm forward's l2 plans and the LayerNorm forward under
+ * SOLBENCH_ROW_VECTORS=l2v2|l2v4 (pick_row_layout's values are -1 .. 8) */
+#define ROW_L2(q) (-10 - (q))
 
 /* The forward's kernel for a plan: its slice in shared memory, or in the
  * register layout maxv (pick_row_layout's: 1..8 in registers, -1 or 0 in
  * memory). */
 static cudaError_t rmsnorm_fwd_kernel(sbk_dtype dt, sbk_dtype wdt, bool smem, int maxv, const void **fn)
 {
-    if (maxv <= SBK_RMSNORM_FWD_L2(1)) {
+    if (maxv <= ROW_L2(1)) {
         switch (maxv) {
-        case SBK_RMSNORM_FWD_L2(1):
+        case ROW_L2(1):
             SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_l2<T, 1>>));
             break;
-        case SBK_RMSNORM_FWD_L2(2):
+        case ROW_L2(2):
             SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, *fn = (const void *)rmsnorm_fwd_k<T, TW, row_l2<T, 2>>));
             break;
         default:
@@ -864,16 +865,24 @@ static int64_t even_wave(int64_t M, int64_t cap)
 extern "C" int sbk_row_vectors(void)
 {
     const char *v = getenv("SOLBENCH_ROW_VECTORS"); /* checked by sbk_row_vectors_env_check */
+    if (v && (!strcmp(v, "l2v2") || !strcmp(v, "l2v4"))) return -(v[3] - '0');
     return v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "8")) ? atoi(v) : 4;
 }
 
 extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
 {
     const char *v = getenv("SOLBENCH_ROW_VECTORS");
-    if (!v || !strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "4") || !strcmp(v, "8")) return 0;
-    snprintf(bad, n, "SOLBENCH_ROW_VECTORS=%s: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads can hold fewer)", v);
+    if (!v || !strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "4") || !strcmp(v, "8") || !strcmp(v, "l2v2") ||
+        !strcmp(v, "l2v4"))
+        return 0;
+    snprintf(bad, n,
+             "SOLBENCH_ROW_VECTORS=%s: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads can hold fewer), "
+             "l2v2 or l2v4", v);
     return -1;
 }
+
+/* The cap a negative `most` (l2vQ) leaves the kernels that have no l2 row. */
+static int row_cap(int most) { return most < 0 ? 4 : most; }
 
 /* How a one-row kernel holds a row of N: pick_row_layout's maxv with at
  * most `most` vectors of row data a thread (sbk_row_vectors), rows of x and
@@ -886,8 +895,13 @@ static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int most,
     *smem = 0;
     if (k == SBK_ROWS_SOFTMAX_FWD && pick_row_smem(N, esize, al, row_smem_limit(), threads, smem))
         return ROWS_SMEM;
+    if (most < 0 && k == SBK_ROWS_LAYERNORM && al && N % (16 / esize) == 0) {
+        const int64_t nvec = N / (16 / esize);
+        *threads = nvec >= 512 ? 512 : (int)((nvec + 31) / 32 * 32);
+        return ROW_L2(-most);
+    }
     const int rows = k == SBK_ROWS_ADD_RMSNORM || k == SBK_ROWS_SOFTMAX_BWD ? 2 : 1;
-    return pick_row_layout_most(N, esize, al, rows, most, threads);
+    return pick_row_layout_most(N, esize, al, rows, row_cap(most), threads);
 }
 
 extern "C" void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, int most, char *buf, size_t n)
@@ -898,6 +912,8 @@ extern "C" void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt,
     (void)cudaGetLastError(); /* no device (the CPU path): row_smem_limit's query failed */
     if (maxv == ROWS_SMEM)
         snprintf(buf, n, "smem threads=%d smem_bytes=%zu", threads, smem);
+    else if (maxv <= ROW_L2(1))
+        snprintf(buf, n, "l2v%d threads=%d", -10 - maxv, threads);
     else if (maxv > 0)
         snprintf(buf, n, "registers threads=%d vectors=%d", threads, maxv);
     else
@@ -1006,13 +1022,13 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         plan->maxv = 0; /* single elements, in memory */
         plan->threads = 256;
     } else if (l2) {
-        plan->maxv = SBK_RMSNORM_FWD_L2(l2);
+        plan->maxv = ROW_L2(l2);
         const int64_t nvec = N / (16 / esize);
         plan->threads = nvec >= 512 ? 512 : (int)((nvec + 31) / 32 * 32);
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
     } else {
-        plan->maxv = pick_row_layout_most(S, esize, true, 1, sbk_row_vectors(), &plan->threads);
+        plan->maxv = pick_row_layout_most(S, esize, true, 1, row_cap(sbk_row_vectors()), &plan->threads);
         if (C > 1 && plan->maxv <= 0) return -1; /* a split row's slices stay on chip */
     }
     const void *fn;
@@ -1029,7 +1045,7 @@ extern "C" void sbk_rmsnorm_fwd_plan_name(const sbk_rmsnorm_fwd_plan *plan, char
         if (plan->hints == fwd_hints_names[i].bits) h = fwd_hints_names[i].name;
     char hints[32] = "";
     if (*h) snprintf(hints, sizeof hints, " hints=%s", h);
-    if (plan->maxv <= SBK_RMSNORM_FWD_L2(1))
+    if (plan->maxv <= ROW_L2(1))
         snprintf(buf, n, "l2v%d threads=%d%s", -10 - plan->maxv, plan->threads, hints);
     else if (plan->smem)
         snprintf(buf, n, "smem:%d threads=%d smem_bytes=%zu%s", plan->cluster, plan->threads, plan->smem_bytes, hints);
@@ -1050,7 +1066,7 @@ extern "C" cudaError_t sbk_rmsnorm_fwd(const void *x, const void *w, void *y, in
         /* no plan, or misaligned pointers: one block a row, as it fits */
         memset(&whole, 0, sizeof whole);
         whole.cluster = 1;
-        whole.maxv = pick_row_layout_most(N, (int)sbk_dtype_size(dt), al, 1, sbk_row_vectors(), &whole.threads);
+        whole.maxv = pick_row_layout_most(N, (int)sbk_dtype_size(dt), al, 1, row_cap(sbk_row_vectors()), &whole.threads);
         plan = &whole;
     }
     const void *fn;
@@ -1341,9 +1357,17 @@ extern "C" cudaError_t sbk_layernorm_fwd(const void *x, const void *w, const voi
     size_t smem;
     int maxv = rows_pick(SBK_ROWS_LAYERNORM, N, (int)sbk_dtype_size(dt),
                          aligned16(x) && aligned16(y) && aligned16(w) && aligned16(b), most, &threads, &smem);
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
-        layernorm_fwd_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
-            (const T *)x, (const TW *)w, (const TW *)b, (T *)y, N, eps))));
+    if (maxv == ROW_L2(2)) {
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, layernorm_fwd_k<T, TW, row_l2<T, 2, 3>><<<(unsigned)M, threads, 0, s>>>(
+            (const T *)x, (const TW *)w, (const TW *)b, (T *)y, N, eps)));
+    } else if (maxv <= ROW_L2(1)) {
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, layernorm_fwd_k<T, TW, row_l2<T, 4, 3>><<<(unsigned)M, threads, 0, s>>>(
+            (const T *)x, (const TW *)w, (const TW *)b, (T *)y, N, eps)));
+    } else {
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_TW(dt, wdt, SBK_DISPATCH_ROW(maxv,
+            layernorm_fwd_k<T, TW, ROW><<<(unsigned)M, threads, 0, s>>>(
+                (const T *)x, (const TW *)w, (const TW *)b, (T *)y, N, eps))));
+    }
     return launch_status();
 }
 

@@ -289,13 +289,14 @@ template <typename T, int VW_> struct row_mem {
 /* A row left in memory and read in every pass the way torch.compile's
  * Triton reduction reads it (examples/h100/rmsnorm-fwd-ncu/): the first
  * pass with an L2 evict-last policy, so that the row is still in L2 for
- * the later passes, which read it with evict-first (ld.global.cs); Q
- * 16-byte vectors a thread in flight at a time. Registers stay few, so
+ * the later passes, which read it with evict-first (ld.global.cs), but
+ * for the last of P passes with evict-last again; Q 16-byte vectors a
+ * thread in flight at a time. Registers stay few, so
  * blocks of 512 threads fit several to an SM. The twelfth session's H200
  * experiment (the fifth session's version, Q = 4, lost 1.00-1.34x on an
  * H100 and was not measured on an H200). Needs N a multiple of vec<T>::n
  * and a 16-byte aligned row. */
-template <typename T, int Q> struct row_l2 {
+template <typename T, int Q, int P = 2> struct row_l2 {
     static constexpr int VW = vec<T>::n;
     static constexpr bool in_regs = false;
     static constexpr bool on_chip = false;
@@ -319,7 +320,7 @@ template <typename T, int Q> struct row_l2 {
     }
     template <class F> __device__ __forceinline__ void each(F f) const
     {
-        const bool first = pass++ == 0;
+        const bool first = pass++ < P - 1; /* not the last pass: keep the row in L2 */
         uint64_t pol = 0;
         if (first) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
         const int step = (int)blockDim.x;

@@ -113,15 +113,18 @@ cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w, void *
  * a row in registers with the fewest 16-byte vectors a thread that fit 256
  * threads, but at most 4 vectors of row data a thread where 512 threads
  * can hold the row with fewer; SOLBENCH_ROW_VECTORS=K (1, 2, 4 or 8), for
- * experiments, makes that cap K (8: 256 threads whenever they fit). 0 when
- * it is unset or valid, else -1 with the line in bad. */
+ * experiments, makes that cap K (8: 256 threads whenever they fit);
+ * SOLBENCH_ROW_VECTORS=l2v2 or l2v4 reads the LayerNorm forward's row
+ * through L2 in all three passes (evict-last until the last, 2 or 4
+ * vectors in flight a thread, 512 threads; the other kernels keep the cap
+ * of 4). 0 when it is unset or valid, else -1 with the line in bad. */
 int sbk_row_vectors_env_check(char *bad, size_t n);
-/* That cap: SOLBENCH_ROW_VECTORS when it is valid, else 4. Read once per
- * case and passed to the launchers below as `most`. */
+/* That cap: SOLBENCH_ROW_VECTORS when it is valid (l2v2, l2v4: -2, -4),
+ * else 4. Read once per case and passed to the launchers below as `most`. */
 int sbk_row_vectors(void);
 typedef enum { SBK_ROWS_ADD_RMSNORM, SBK_ROWS_LAYERNORM, SBK_ROWS_SOFTMAX_FWD, SBK_ROWS_SOFTMAX_BWD } sbk_rows_kernel;
 /* What kernel k launches for rows of N (aligned) under the cap `most`, for run_params: e.g.
- * "registers threads=224 vectors=4", "smem threads=256 smem_bytes=16384". */
+ * "registers threads=224 vectors=4", "smem threads=256 smem_bytes=16384", "l2v4 threads=512". */
 void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, int most, char *buf, size_t n);
 /* vLLM fused_add_rms_norm: res_out = x + res (rounded to dt);
  * x_out = rmsnorm(res_out) * w. x_out may be x and res_out may be res

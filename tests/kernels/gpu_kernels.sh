@@ -114,6 +114,15 @@ for dt in bf16 fp16 fp32; do
       done
     done
   done
+  # SOLBENCH_ROW_VECTORS=l2v2 and l2v4: the LayerNorm forward's row read
+  # through L2 in its three passes (512 threads, or fewer for a short row;
+  # 1001: not whole vectors, in memory as by default)
+  for K in l2v2 l2v4; do
+    for N in 1000 1001 4096 8000 16384; do
+      SOLBENCH_ROW_VECTORS=$K check layernorm --M 21 --N $N --dtype $dt
+    done
+    SOLBENCH_ROW_VECTORS=$K check layernorm --M 999 --N 7168 --dtype $dt --weight_dtype fp32
+  done
   # rows through shared memory in the CE and softmax kernels at DeepSeek-V3 widths
   check cross_entropy --M 40 --V 12288 --mode full --dtype $dt --ignore_frac 0.1
   check cross_entropy --M 40 --V 3072 --mode full --dtype $dt

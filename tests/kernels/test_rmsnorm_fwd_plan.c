@@ -228,6 +228,14 @@ static const struct row_case {
     {"1", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=512 vectors=1"},
     {"1", -1, 7168, SBK_BF16, "block:1 threads=448 vectors=2"},
     {"1", -1, 6144, SBK_F32, "block:1 threads=384 vectors=4"},
+    /* l2vQ: the LayerNorm forward's row read through L2; the others as 4 */
+    {"l2v4", SBK_ROWS_LAYERNORM, 7168, SBK_F32, "l2v4 threads=512"},
+    {"l2v2", SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "l2v2 threads=512"},
+    {"l2v2", SBK_ROWS_LAYERNORM, 1000, SBK_BF16, "l2v2 threads=128"},
+    {"l2v4", SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256"},
+    {"l2v4", SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4"},
+    {"l2v4", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2"},
+    {"l2v2", -1, 7168, SBK_BF16, "block:1 threads=224 vectors=4"},
 };
 
 static void test_row_vectors(void **st)
@@ -291,7 +299,12 @@ static void test_row_vectors_env_check(void **st)
     setenv("SOLBENCH_ROW_VECTORS", "3", 1); /* not a choice: refused, not run as the default */
     assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), -1);
     assert_string_equal(bad, "SOLBENCH_ROW_VECTORS=3: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads "
-                             "can hold fewer)");
+                             "can hold fewer), l2v2 or l2v4");
+    setenv("SOLBENCH_ROW_VECTORS", "l2v4", 1);
+    assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), 0);
+    assert_int_equal(sbk_row_vectors(), -4);
+    setenv("SOLBENCH_ROW_VECTORS", "l2v1", 1); /* the LayerNorm's l2 rows take 2 or 4 */
+    assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), -1);
     unsetenv("SOLBENCH_ROW_VECTORS");
 }
 
