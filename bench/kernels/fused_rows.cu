@@ -775,6 +775,23 @@ struct cluster_launch {
     }
 };
 
+/* The card's DRAM bandwidth an SM by its datasheet figures (memory clock,
+ * double data rate, bus width; GB/s): H200 37, H100 SXM 25. 0 without a
+ * device. What the layouts that keep more bytes in flight an SM (the
+ * backward's bulk ring, the wide fp32 rows read through L2) need to gain. */
+static double dram_gbps_per_sm(void)
+{
+    int dev, sms = 0, khz = 0, bits = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || sms < 1) {
+        (void)cudaGetLastError();
+        return 0.0;
+    }
+    return (double)khz * 1e3 * 2.0 * (bits / 8.0) / 1e9 / sms;
+}
+
 /* maxv of a row read through L2 (row_l2), Q vectors in flight a thread:
  * the RMSNorm forward's l2 plans and the LayerNorm forward under
  * SOLBENCH_ROW_VECTORS=l2v2|l2v4 (pick_row_layout's values are -1 .. 8) */
@@ -879,6 +896,38 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
              "SOLBENCH_ROW_VECTORS=%s: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads can hold fewer), "
              "l2v2 or l2v4", v);
     return -1;
+}
+
+/* The wide fp32 rows read through L2 by default (row_l2, 4 vectors in
+ * flight a thread, 512 threads) on cards of at least
+ * ROW_L2_AUTO_GBPS_PER_SM GB/s of DRAM an SM, from ROW_L2_AUTO_ROWS rows:
+ * the RMSNorm forward at N = 7168-8192 and the LayerNorm forward at
+ * 6144-8192. Measured case by case in one call against the row held in
+ * registers (examples/h200|h100/rmsnorm-fwd-plans/, layernorm-l2/): on an
+ * H200, RMSNorm 0.966-0.980x the time at 16384 and 65536 x 7168 and 8192
+ * but 1.017x at 4096 x 7168, 1.032-1.040x at 6144 and 1.25-1.33x at 4096;
+ * LayerNorm 0.967-0.985x at 6144-8192 from 16384 rows, 1.185x at 4096; on
+ * an H100 0.992-1.011x (0.997-1.001x RMSNorm, 0.992-0.995x LayerNorm, 1.009-1.011x at
+ * 4096 x 7168), so the H100 keeps registers. 16-bit rows lost on both
+ * cards (H200 bf16 1.003-1.51x). Where it gains, the register row holds
+ * 448-512 threads of 4 vectors (two blocks an SM) and the L2 row four
+ * blocks of 512 threads with their loads in flight. */
+#define ROW_L2_AUTO_GBPS_PER_SM 30.0
+#define ROW_L2_AUTO_ROWS 16384
+extern "C" int sbk_row_l2_default(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt, double gbps_per_sm)
+{
+    const int64_t lo = k == SBK_ROWS_RMSNORM_FWD ? 7168 : k == SBK_ROWS_LAYERNORM ? 6144 : 0;
+    if (lo == 0 || dt != SBK_F32 || N < lo || N > 8192 || N % 4 != 0 || M < ROW_L2_AUTO_ROWS ||
+        gbps_per_sm < ROW_L2_AUTO_GBPS_PER_SM)
+        return 0;
+    return 4;
+}
+
+extern "C" int sbk_rows_most(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt)
+{
+    if (getenv("SOLBENCH_ROW_VECTORS")) return sbk_row_vectors();
+    const int q = sbk_row_l2_default(k, M, N, dt, dram_gbps_per_sm());
+    return q ? -q : 4;
 }
 
 /* The cap a negative `most` (l2vQ) leaves the kernels that have no l2 row. */
@@ -999,6 +1048,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     int C = 1, l2 = 0;
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
+        l2 = sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, M, N, dt, dram_gbps_per_sm());
     } else {
         const char *colon = strchr(request, ':');
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);
@@ -1127,22 +1177,18 @@ static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
 template <typename T, typename TW>
 static bool rmsnorm_bwd_bulk_auto(int64_t M, int64_t N, const void *fn, int threads, size_t smem)
 {
-    int dev, sms = 0, per_sm = 0, khz = 0, bits = 0;
+    int dev, sms = 0, per_sm = 0;
     if (2 * (size_t)N * sizeof(T) > BULK_AUTO_STAGE_MAX || (sizeof(T) == 2 && N == 6144) ||
         allow_smem(fn, smem) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess || per_sm < 1 ||
         sms < 1) {
         (void)cudaGetLastError();
         return false;
     }
-    /* double data rate: two transfers a clock of the bus */
-    const double gbps_per_sm = (double)khz * 1e3 * 2.0 * (bits / 8.0) / 1e9 / sms;
     int64_t blocks = (int64_t)sms * per_sm;
     if (blocks > SBK_RMSNORM_BWD_MAX_BLOCKS) blocks = SBK_RMSNORM_BWD_MAX_BLOCKS;
-    return gbps_per_sm >= BULK_AUTO_GBPS_PER_SM && M >= BULK_AUTO_ROWS * blocks;
+    return dram_gbps_per_sm() >= BULK_AUTO_GBPS_PER_SM && M >= BULK_AUTO_ROWS * blocks;
 }
 
 template <typename T, typename TW>

@@ -35,7 +35,7 @@ typedef struct norm_state {
     float eps;
     sb_dtype dt, wdt;
     int sets;
-    int row_vectors; /* the fused kernels' cap (sbk_row_vectors), read once when created */
+    int row_vectors; /* the fused kernels' `most` (sbk_rows_most), made once when created */
     sbk_tensor a, b, w, bias, out0, out1; /* a: x (or dy), b: residual (or y) */
     sbk_scratch ws;
 } norm_state;
@@ -148,6 +148,15 @@ static int softmax_y(sb_ctx *ctx, norm_state *s, uint64_t seed, sb_error *err)
     return sbk_tensor_from_host(ctx, &s->b, s->sets, s->dt, mn, h, err);
 }
 
+/* The fused kernel of the op, as the row layouts name it */
+static sbk_rows_kernel rows_kernel(const norm_state *s)
+{
+    return s->kind == K_ADD_RMS     ? SBK_ROWS_ADD_RMSNORM
+           : s->kind == K_LAYERNORM ? SBK_ROWS_LAYERNORM
+           : s->bwd                 ? SBK_ROWS_SOFTMAX_BWD
+                                    : SBK_ROWS_SOFTMAX_FWD;
+}
+
 static int norm_create(norm_kind k, const sb_op_config *cfg, sb_ctx *ctx, void **out, sb_error *err)
 {
     *out = NULL;
@@ -164,7 +173,8 @@ static int norm_create(norm_kind k, const sb_op_config *cfg, sb_ctx *ctx, void *
     s->wdt = cfg->dtype;
     s->sets = cfg->input_sets < 1 ? 1 : cfg->input_sets;
     s->eps = (float)sb_params_get_double(&cfg->params, "eps", 1e-6);
-    s->row_vectors = sbk_row_vectors(); /* the variable itself is checked in norm_prepare */
+    /* the variable itself is checked in norm_prepare */
+    s->row_vectors = sbk_rows_most(rows_kernel(s), s->M, s->N, sbk_from_sb(s->dt));
     size_t mn = (size_t)s->M * (size_t)s->N;
     if (k != K_SOFTMAX && sbk_weight_dtype(cfg, kname(k), &s->wdt, err) != SB_OK)
         goto fail;
@@ -353,10 +363,7 @@ static void norm_provider_params(void *p, int provider, sb_params *extra)
     norm_state *s = p;
     if (provider != SBK_P_FUSED || extra->count >= SB_MAX_PARAMS)
         return;
-    sbk_rows_kernel k = s->kind == K_ADD_RMS     ? SBK_ROWS_ADD_RMSNORM
-                        : s->kind == K_LAYERNORM ? SBK_ROWS_LAYERNORM
-                        : s->bwd                 ? SBK_ROWS_SOFTMAX_BWD
-                                                 : SBK_ROWS_SOFTMAX_FWD;
+    sbk_rows_kernel k = rows_kernel(s);
     int i = extra->count++;
     snprintf(extra->name[i], SB_NAME_MAX, "row_layout");
     sbk_rows_layout_name(k, s->N, sbk_from_sb(s->dt), s->row_vectors, extra->value[i], sizeof extra->value[i]);

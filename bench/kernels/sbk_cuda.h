@@ -122,7 +122,23 @@ int sbk_row_vectors_env_check(char *bad, size_t n);
 /* That cap: SOLBENCH_ROW_VECTORS when it is valid (l2v2, l2v4: -2, -4),
  * else 4. Read once per case and passed to the launchers below as `most`. */
 int sbk_row_vectors(void);
-typedef enum { SBK_ROWS_ADD_RMSNORM, SBK_ROWS_LAYERNORM, SBK_ROWS_SOFTMAX_FWD, SBK_ROWS_SOFTMAX_BWD } sbk_rows_kernel;
+/* SBK_ROWS_RMSNORM_FWD: the RMSNorm forward's plan, for sbk_row_l2_default alone */
+typedef enum {
+    SBK_ROWS_ADD_RMSNORM,
+    SBK_ROWS_LAYERNORM,
+    SBK_ROWS_SOFTMAX_FWD,
+    SBK_ROWS_SOFTMAX_BWD,
+    SBK_ROWS_RMSNORM_FWD
+} sbk_rows_kernel;
+/* The measured default for wide fp32 rows on cards with much DRAM
+ * bandwidth an SM (docs/KERNELS.md): 4 (row_l2's vectors in flight) when
+ * kernel k reads rows of M x N dt through L2 on a card of gbps_per_sm GB/s
+ * of DRAM an SM, else 0. The RMSNorm forward's "auto" plan takes it. */
+int sbk_row_l2_default(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt, double gbps_per_sm);
+/* `most` for kernel k's rows of M x N on this card: SOLBENCH_ROW_VECTORS
+ * when set, else -4 where sbk_row_l2_default gives 4, else 4. Made once per
+ * case (it queries the device). */
+int sbk_rows_most(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt);
 /* What kernel k launches for rows of N (aligned) under the cap `most`, for run_params: e.g.
  * "registers threads=224 vectors=4", "smem threads=256 smem_bytes=16384", "l2v4 threads=512". */
 void sbk_rows_layout_name(sbk_rows_kernel k, int64_t N, sbk_dtype dt, int most, char *buf, size_t n);

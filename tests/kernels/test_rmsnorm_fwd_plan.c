@@ -288,6 +288,41 @@ static void test_fwd_hints(void **st)
     assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "a-layout-name-longer-than-the-buffer-it-goes-in/cs", &p), -1);
 }
 
+/* The wide fp32 rows' default read through L2: only on a card of 30 GB/s
+ * of DRAM an SM or more (an H200: 37; an H100 SXM: 25), only fp32, only
+ * the measured widths (RMSNorm 7168-8192, LayerNorm 6144-8192) and from
+ * 16384 rows; no other kernel. Without a device (here) the plan and the
+ * layouts stay as they were. */
+static void test_row_l2_default(void **st)
+{
+    (void)st;
+    const double h200 = 37.0, h100 = 25.0;
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 7168, SBK_F32, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 65536, 8192, SBK_F32, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 7168, SBK_F32, h100), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 6144, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 8196, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 4096, 7168, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 8192, SBK_BF16, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 16384, 6144, SBK_F32, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 4096, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 7168, SBK_F16, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 7170, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_SOFTMAX_FWD, 65536, 7168, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_ADD_RMSNORM, 65536, 7168, SBK_F32, h200), 0);
+    /* no device: the default cap, or the variable's value when it is set */
+    unsetenv("SOLBENCH_ROW_VECTORS");
+    assert_int_equal(sbk_rows_most(SBK_ROWS_LAYERNORM, 65536, 7168, SBK_F32), 4);
+    setenv("SOLBENCH_ROW_VECTORS", "l2v2", 1);
+    assert_int_equal(sbk_rows_most(SBK_ROWS_LAYERNORM, 65536, 7168, SBK_F32), -2);
+    setenv("SOLBENCH_ROW_VECTORS", "8", 1);
+    assert_int_equal(sbk_rows_most(SBK_ROWS_LAYERNORM, 65536, 7168, SBK_F32), 8);
+    unsetenv("SOLBENCH_ROW_VECTORS");
+    sbk_rmsnorm_fwd_plan p;
+    assert_int_equal(make(65536, 7168, SBK_F32, SBK_F32, NULL, &p), 0);
+    name_is(&p, "block:1 threads=448 vectors=4");
+}
+
 static void test_row_vectors_env_check(void **st)
 {
     (void)st;
@@ -325,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_row_vectors),
         cmocka_unit_test(test_fwd_hints),
         cmocka_unit_test(test_row_vectors_env_check),
+        cmocka_unit_test(test_row_l2_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
