@@ -797,6 +797,15 @@ static double dram_gbps_per_sm(void)
  * SOLBENCH_ROW_VECTORS=l2v2|l2v4 (pick_row_layout's values are -1 .. 8) */
 #define ROW_L2(q) (-10 - (q))
 
+/* The block of a row of nvec vectors read through L2, Q at a time a
+ * thread: 512 threads (fewer for a short row), or with `fit` the fewest
+ * warps whose threads hold Q vectors each. */
+static int row_l2_threads(int64_t nvec, int q, bool fit)
+{
+    const int64_t want = fit ? (nvec + q - 1) / q : nvec;
+    return want >= 512 ? 512 : (int)((want + 31) / 32 * 32);
+}
+
 /* The forward's kernel for a plan: its slice in shared memory, or in the
  * register layout maxv (pick_row_layout's: 1..8 in registers, -1 or 0 in
  * memory). */
@@ -945,8 +954,7 @@ static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int most,
     if (k == SBK_ROWS_SOFTMAX_FWD && pick_row_smem(N, esize, al, row_smem_limit(), threads, smem))
         return ROWS_SMEM;
     if (most < 0 && k == SBK_ROWS_LAYERNORM && al && N % (16 / esize) == 0) {
-        const int64_t nvec = N / (16 / esize);
-        *threads = nvec >= 512 ? 512 : (int)((nvec + 31) / 32 * 32);
+        *threads = row_l2_threads(N / (16 / esize), -most, false);
         return ROW_L2(-most);
     }
     const int rows = k == SBK_ROWS_ADD_RMSNORM || k == SBK_ROWS_SOFTMAX_BWD ? 2 : 1;
@@ -1024,10 +1032,13 @@ static int fwd_hints_split(const char *request, char *buf, size_t n, int *hints)
 }
 
 /* The l2 layouts' requests: "l2" (4 vectors in flight a thread), "l2v1",
- * "l2v2", "l2v4"; Q, or 0 for another request. */
-static int fwd_l2_request(const char *r)
+ * "l2v2", "l2v4" (blocks of 512 threads), "l2fit" (4 vectors a thread,
+ * and as few warps as hold the row that way, up to 512 threads); Q, or 0
+ * for another request. */
+static int fwd_l2_request(const char *r, bool *fit)
 {
-    if (strcmp(r, "l2") == 0 || strcmp(r, "l2v4") == 0) return 4;
+    *fit = strcmp(r, "l2fit") == 0;
+    if (strcmp(r, "l2") == 0 || strcmp(r, "l2v4") == 0 || *fit) return 4;
     if (strcmp(r, "l2v1") == 0) return 1;
     if (strcmp(r, "l2v2") == 0) return 2;
     return 0;
@@ -1046,6 +1057,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     const int esize = (int)sbk_dtype_size(dt);
     bool smem = false;
     int C = 1, l2 = 0;
+    bool l2_fit = false;
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
         l2 = sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, M, N, dt, dram_gbps_per_sm());
@@ -1054,7 +1066,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);
         if (kl == 5 && strncmp(request, "block", 5) == 0) smem = false;
         else if (kl == 4 && strncmp(request, "smem", 4) == 0) smem = true;
-        else if (!colon && (l2 = fwd_l2_request(request)) > 0) smem = false;
+        else if (!colon && (l2 = fwd_l2_request(request, &l2_fit)) > 0) smem = false;
         else return -1;
         if (colon) {
             char *end;
@@ -1073,8 +1085,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
         plan->threads = 256;
     } else if (l2) {
         plan->maxv = ROW_L2(l2);
-        const int64_t nvec = N / (16 / esize);
-        plan->threads = nvec >= 512 ? 512 : (int)((nvec + 31) / 32 * 32);
+        plan->threads = row_l2_threads(N / (16 / esize), l2, l2_fit);
     } else if (smem) {
         if (!pick_row_smem(S, esize, true, row_smem_limit(), &plan->threads, &plan->smem_bytes)) return -1;
     } else {

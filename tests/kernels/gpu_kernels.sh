@@ -93,7 +93,7 @@ for dt in bf16 fp16 fp32; do
   # without the streaming hints) on the default and one split; the row
   # read through L2 in both passes, 1, 2 or 4 vectors in flight a thread
   if [[ $dt != fp16 ]]; then
-    plans="auto block smem:8 auto/plain l2v1 l2"
+    plans="auto block smem:8 auto/plain l2v1 l2 l2fit"
     [[ $dt == bf16 ]] && plans="$plans smem block:2 smem:4 block:2/plain-store l2v2"
     for plan in $plans; do
       for shape in "--M 37 --N 4096" "--M 1001 --N 7168" "--M 300 --N 32768" "--M 5 --N 65536"; do

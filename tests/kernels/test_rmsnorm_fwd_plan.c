@@ -88,6 +88,16 @@ static void test_requests(void **st)
     name_is(&p, "l2v2 threads=512 hints=plain-store");
     assert_int_equal(make(64, 1000, SBK_BF16, SBK_BF16, "l2v4", &p), 0);
     name_is(&p, "l2v4 threads=128");
+    /* l2fit: 4 vectors a thread, as few warps as hold the row so */
+    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "l2fit", &p), 0);
+    assert_int_equal(p.maxv, -14);
+    name_is(&p, "l2v4 threads=256");
+    assert_int_equal(make(16384, 6144, SBK_F32, SBK_F32, "l2fit", &p), 0);
+    name_is(&p, "l2v4 threads=384");
+    assert_int_equal(make(16384, 65536, SBK_F32, SBK_F32, "l2fit", &p), 0);
+    name_is(&p, "l2v4 threads=512");
+    assert_int_equal(make(64, 1000, SBK_BF16, SBK_BF16, "l2fit", &p), 0);
+    name_is(&p, "l2v4 threads=32");
 }
 
 static void test_refusals(void **st)
