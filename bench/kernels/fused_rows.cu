@@ -907,26 +907,32 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
     return -1;
 }
 
-/* The wide fp32 rows read through L2 by default (row_l2, 4 vectors in
- * flight a thread, 512 threads) on cards of at least
- * ROW_L2_AUTO_GBPS_PER_SM GB/s of DRAM an SM, from ROW_L2_AUTO_ROWS rows:
- * the RMSNorm forward at N = 7168-8192 and the LayerNorm forward at
- * 6144-8192. Measured case by case in one call against the row held in
+/* Wide rows read through L2 by default (row_l2, 4 vectors in flight a
+ * thread) on cards of at least ROW_L2_AUTO_GBPS_PER_SM GB/s of DRAM an SM,
+ * from ROW_L2_AUTO_ROWS rows: the RMSNorm forward at fp32 N = 4096-8192
+ * and 16-bit 6144-8192, as l2fit (4 vectors a thread, as few warps as
+ * hold the row so), and the fp32 LayerNorm forward at 6144-8192 (512
+ * threads). Measured case by case in one call against the row held in
  * registers (examples/h200|h100/rmsnorm-fwd-plans/, layernorm-l2/): on an
- * H200, RMSNorm 0.966-0.980x the time at 16384 and 65536 x 7168 and 8192
- * but 1.017x at 4096 x 7168, 1.032-1.040x at 6144 and 1.25-1.33x at 4096;
- * LayerNorm 0.967-0.985x at 6144-8192 from 16384 rows, 1.185x at 4096; on
- * an H100 0.992-1.011x (0.997-1.001x RMSNorm, 0.992-0.995x LayerNorm, 1.009-1.011x at
- * 4096 x 7168), so the H100 keeps registers. 16-bit rows lost on both
- * cards (H200 bf16 1.003-1.51x). Where it gains, the register row holds
- * 448-512 threads of 4 vectors (two blocks an SM) and the L2 row four
- * blocks of 512 threads with their loads in flight. */
+ * H200, RMSNorm l2fit 0.967-0.984x the time at fp32 16384-131072 x 4096
+ * and 6144 and 16-bit 16384-65536 x 6144-8192, and 512-thread blocks
+ * (l2v4) 0.966-0.980x at fp32 7168 and 8192 but 1.017x at 4096 x 7168 and
+ * 1.03-1.33x where a thread held fewer than 4 vectors (fp32 4096, 6144;
+ * 16-bit); LayerNorm l2v4 0.967-0.985x at fp32 6144-8192 from 16384 rows,
+ * 1.185x at 4096 and 1.16-1.51x at bf16 65536 x 8192. On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
+ * at 4096 x 7168), so the H100 keeps registers. Where it gains, the
+ * register row's blocks are limited by their registers (the row's floats
+ * or packed vectors a thread) and the L2 row's are not: more blocks an SM,
+ * with their loads in flight. */
 #define ROW_L2_AUTO_GBPS_PER_SM 30.0
 #define ROW_L2_AUTO_ROWS 16384
 extern "C" int sbk_row_l2_default(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt, double gbps_per_sm)
 {
-    const int64_t lo = k == SBK_ROWS_RMSNORM_FWD ? 7168 : k == SBK_ROWS_LAYERNORM ? 6144 : 0;
-    if (lo == 0 || dt != SBK_F32 || N < lo || N > 8192 || N % 4 != 0 || M < ROW_L2_AUTO_ROWS ||
+    const size_t es = sbk_dtype_size(dt);
+    int64_t lo = 0;
+    if (k == SBK_ROWS_RMSNORM_FWD) lo = es == 4 ? 4096 : 6144;
+    else if (k == SBK_ROWS_LAYERNORM && es == 4) lo = 6144;
+    if (lo == 0 || es == 0 || N < lo || N > 8192 || N % (int64_t)(16 / es) != 0 || M < ROW_L2_AUTO_ROWS ||
         gbps_per_sm < ROW_L2_AUTO_GBPS_PER_SM)
         return 0;
     return 4;
@@ -1061,6 +1067,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
         l2 = sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, M, N, dt, dram_gbps_per_sm());
+        l2_fit = true; /* l2fit: 0.967-0.984x the time where l2v4 lost (fp32 4096, 6144; 16-bit) */
     } else {
         const char *colon = strchr(request, ':');
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);

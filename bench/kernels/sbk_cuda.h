@@ -130,7 +130,7 @@ typedef enum {
     SBK_ROWS_SOFTMAX_BWD,
     SBK_ROWS_RMSNORM_FWD
 } sbk_rows_kernel;
-/* The measured default for wide fp32 rows on cards with much DRAM
+/* The measured default for wide rows on cards with much DRAM
  * bandwidth an SM (docs/KERNELS.md): 4 (row_l2's vectors in flight) when
  * kernel k reads rows of M x N dt through L2 on a card of gbps_per_sm GB/s
  * of DRAM an SM, else 0. The RMSNorm forward's "auto" plan takes it. */

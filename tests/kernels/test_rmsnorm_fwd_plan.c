@@ -298,10 +298,10 @@ static void test_fwd_hints(void **st)
     assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "a-layout-name-longer-than-the-buffer-it-goes-in/cs", &p), -1);
 }
 
-/* The wide fp32 rows' default read through L2: only on a card of 30 GB/s
- * of DRAM an SM or more (an H200: 37; an H100 SXM: 25), only fp32, only
- * the measured widths (RMSNorm 7168-8192, LayerNorm 6144-8192) and from
- * 16384 rows; no other kernel. Without a device (here) the plan and the
+/* The wide rows' default read through L2: only on a card of 30 GB/s of
+ * DRAM an SM or more (an H200: 37; an H100 SXM: 25), only the measured
+ * widths (RMSNorm fp32 4096-8192 and 16-bit 6144-8192, LayerNorm fp32
+ * 6144-8192) and from 16384 rows; no other kernel. Without a device (here) the plan and the
  * layouts stay as they were. */
 static void test_row_l2_default(void **st)
 {
@@ -310,10 +310,17 @@ static void test_row_l2_default(void **st)
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 7168, SBK_F32, h200), 4);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 65536, 8192, SBK_F32, h200), 4);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 7168, SBK_F32, h100), 0);
-    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 6144, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 6144, SBK_F32, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 131072, 4096, SBK_F32, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 65536, 6144, SBK_F16, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 65536, 4096, SBK_BF16, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 65536, 2048, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 65536, 6148, SBK_BF16, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 8196, SBK_F32, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 4096, 7168, SBK_F32, h200), 0);
-    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 8192, SBK_BF16, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 16384, 8192, SBK_BF16, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 4096, 8192, SBK_BF16, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 8192, SBK_BF16, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 16384, 6144, SBK_F32, h200), 4);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 4096, SBK_F32, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 7168, SBK_F16, h200), 0);
