@@ -920,10 +920,10 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
  * 1.03-1.33x where a thread held fewer than 4 vectors (fp32 4096, 6144;
  * 16-bit); LayerNorm l2v4 0.967-0.985x at fp32 6144-8192 from 16384 rows,
  * 1.185x at 4096 and 1.16-1.51x at bf16 65536 x 8192. On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
- * at 4096 x 7168), so the H100 keeps registers. Where it gains, the
- * register row's blocks are limited by their registers (the row's floats
- * or packed vectors a thread) and the L2 row's are not: more blocks an SM,
- * with their loads in flight. */
+ * at 4096 x 7168), so the H100 keeps registers. The RMSNorm forward's L2
+ * row needs 32 registers a thread against the register row's 40, so more
+ * blocks fit an SM (256 threads: 8 against 6); the LayerNorm's needs 40
+ * either way, and why it gains is not profiled. */
 #define ROW_L2_AUTO_GBPS_PER_SM 30.0
 #define ROW_L2_AUTO_ROWS 16384
 extern "C" int sbk_row_l2_default(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt, double gbps_per_sm)
