@@ -76,28 +76,30 @@ static void test_requests(void **st)
     name_is(&p, "smem:1 threads=256 smem_bytes=8192");
     assert_int_equal(make(4096, 7168, SBK_F16, SBK_F32, "smem:1", &p), 0);
     name_is(&p, "smem:1 threads=256 smem_bytes=14336");
-    /* the row read through L2 in both passes: 512 threads, or one a vector
-     * of a shorter row (rounded up to a warp) */
-    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "l2", &p), 0);
-    assert_int_equal(p.maxv, -14);
-    name_is(&p, "l2v4 threads=512");
-    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "l2v1", &p), 0);
-    assert_int_equal(p.maxv, -11);
-    name_is(&p, "l2v1 threads=512");
-    assert_int_equal(make(16384, 7168, SBK_F32, SBK_F32, "l2v2/plain-store", &p), 0);
-    name_is(&p, "l2v2 threads=512 hints=plain-store");
-    assert_int_equal(make(64, 1000, SBK_BF16, SBK_BF16, "l2v4", &p), 0);
-    name_is(&p, "l2v4 threads=128");
-    /* l2fit: 4 vectors a thread, as few warps as hold the row so */
-    assert_int_equal(make(16384, 8192, SBK_BF16, SBK_BF16, "l2fit", &p), 0);
-    assert_int_equal(p.maxv, -14);
-    name_is(&p, "l2v4 threads=256");
-    assert_int_equal(make(16384, 6144, SBK_F32, SBK_F32, "l2fit", &p), 0);
-    name_is(&p, "l2v4 threads=384");
-    assert_int_equal(make(16384, 65536, SBK_F32, SBK_F32, "l2fit", &p), 0);
-    name_is(&p, "l2v4 threads=512");
-    assert_int_equal(make(64, 1000, SBK_BF16, SBK_BF16, "l2fit", &p), 0);
-    name_is(&p, "l2v4 threads=32");
+    /* the row read through L2 in both passes: 512 threads (or one a vector
+     * of a shorter row, rounded up to a warp); l2fit: 4 vectors a thread,
+     * as few warps as hold the row so (maxv -10 - Q) */
+    static const struct {
+        int64_t M, N;
+        sbk_dtype dt;
+        const char *req;
+        int maxv;
+        const char *name;
+    } l2[] = {
+        {16384, 8192, SBK_BF16, "l2", -14, "l2v4 threads=512"},
+        {16384, 8192, SBK_BF16, "l2v1", -11, "l2v1 threads=512"},
+        {16384, 7168, SBK_F32, "l2v2/plain-store", -12, "l2v2 threads=512 hints=plain-store"},
+        {64, 1000, SBK_BF16, "l2v4", -14, "l2v4 threads=128"},
+        {16384, 8192, SBK_BF16, "l2fit", -14, "l2v4 threads=256"},
+        {16384, 6144, SBK_F32, "l2fit", -14, "l2v4 threads=384"},
+        {16384, 65536, SBK_F32, "l2fit", -14, "l2v4 threads=512"},
+        {64, 1000, SBK_BF16, "l2fit", -14, "l2v4 threads=32"},
+    };
+    for (size_t i = 0; i < sizeof l2 / sizeof l2[0]; i++) {
+        assert_int_equal(make(l2[i].M, l2[i].N, l2[i].dt, l2[i].dt, l2[i].req, &p), 0);
+        assert_int_equal(p.maxv, l2[i].maxv);
+        name_is(&p, l2[i].name);
+    }
 }
 
 static void test_refusals(void **st)
