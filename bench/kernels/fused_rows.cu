@@ -914,16 +914,20 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
  * hold the row so), and the fp32 LayerNorm forward at 6144-8192 (512
  * threads). Measured case by case in one call against the row held in
  * registers (examples/h200|h100/rmsnorm-fwd-plans/, layernorm-l2/): on an
- * H200, RMSNorm l2fit 0.967-0.984x the time at fp32 16384-131072 x 4096
- * and 6144 and 16-bit 16384-65536 x 6144-8192, and 512-thread blocks
+ * H200, RMSNorm l2fit 0.967-0.984x the time at fp32 16384 and 131072 x
+ * 4096 and 16384 and 65536 x 6144, bf16 16384 x 6144 and 8192 and 65536
+ * x 7168 and 8192, fp16 65536 x 8192 (the evidence run then took every
+ * such case at 0.957-0.986x the earlier evidence's time), and 512-thread blocks
  * (l2v4) 0.966-0.980x at fp32 7168 and 8192 but 1.017x at 4096 x 7168 and
  * 1.03-1.33x where a thread held fewer than 4 vectors (fp32 4096, 6144;
- * 16-bit); LayerNorm l2v4 0.967-0.985x at fp32 6144-8192 from 16384 rows,
- * 1.185x at 4096 and 1.16-1.51x at bf16 65536 x 8192. On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
+ * 16-bit); LayerNorm l2v4 0.967-0.985x at fp32 16384 and 65536 x 6144 and
+ * 7168 and 16384 x 8192, 1.185x at 65536 x 4096 and 1.512x at bf16 65536
+ * x 8192 (l2v2 1.158x). On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
  * at 4096 x 7168), so the H100 keeps registers. The RMSNorm forward's L2
- * row needs 32 registers a thread against the register row's 40, so more
- * blocks fit an SM (256 threads: 8 against 6); the LayerNorm's needs 40
- * either way, and why it gains is not profiled. */
+ * row needs 32 registers a thread against the register row's 40 where the
+ * weight has the input's dtype, so more blocks fit an SM (256 threads: 8
+ * against 6); with an fp32 weight (16-bit input), and in the LayerNorm,
+ * both need 40, and those gained too: why is not profiled. */
 #define ROW_L2_AUTO_GBPS_PER_SM 30.0
 #define ROW_L2_AUTO_ROWS 16384
 extern "C" int sbk_row_l2_default(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt, double gbps_per_sm)
