@@ -892,6 +892,7 @@ extern "C" int sbk_row_vectors(void)
 {
     const char *v = getenv("SOLBENCH_ROW_VECTORS"); /* checked by sbk_row_vectors_env_check */
     if (v && (!strcmp(v, "l2v2") || !strcmp(v, "l2v4"))) return -(v[3] - '0');
+    if (v && !strcmp(v, "l2fit")) return SBK_ROW_L2FIT;
     return v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "8")) ? atoi(v) : 4;
 }
 
@@ -899,11 +900,11 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
 {
     const char *v = getenv("SOLBENCH_ROW_VECTORS");
     if (!v || !strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "4") || !strcmp(v, "8") || !strcmp(v, "l2v2") ||
-        !strcmp(v, "l2v4"))
+        !strcmp(v, "l2v4") || !strcmp(v, "l2fit"))
         return 0;
     snprintf(bad, n,
              "SOLBENCH_ROW_VECTORS=%s: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads can hold fewer), "
-             "l2v2 or l2v4", v);
+             "l2v2, l2v4 or l2fit", v);
     return -1;
 }
 
@@ -964,8 +965,9 @@ static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int most,
     if (k == SBK_ROWS_SOFTMAX_FWD && pick_row_smem(N, esize, al, row_smem_limit(), threads, smem))
         return ROWS_SMEM;
     if (most < 0 && k == SBK_ROWS_LAYERNORM && al && N % (16 / esize) == 0) {
-        *threads = row_l2_threads(N / (16 / esize), -most, false);
-        return ROW_L2(-most);
+        const int q = most == SBK_ROW_L2FIT ? 4 : -most;
+        *threads = row_l2_threads(N / (16 / esize), q, most == SBK_ROW_L2FIT);
+        return ROW_L2(q);
     }
     const int rows = k == SBK_ROWS_ADD_RMSNORM || k == SBK_ROWS_SOFTMAX_BWD ? 2 : 1;
     return pick_row_layout_most(N, esize, al, rows, row_cap(most), threads);

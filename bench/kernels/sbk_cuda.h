@@ -116,11 +116,14 @@ cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w, void *
  * experiments, makes that cap K (8: 256 threads whenever they fit);
  * SOLBENCH_ROW_VECTORS=l2v2 or l2v4 reads the LayerNorm forward's row
  * through L2 in all three passes (evict-last until the last, 2 or 4
- * vectors in flight a thread, 512 threads; the other kernels keep the cap
- * of 4). 0 when it is unset or valid, else -1 with the line in bad. */
+ * vectors in flight a thread, 512 threads; l2fit: 4 vectors a thread and
+ * as few warps as hold the row so; the other kernels keep the cap of 4).
+ * 0 when it is unset or valid, else -1 with the line in bad. */
 int sbk_row_vectors_env_check(char *bad, size_t n);
-/* That cap: SOLBENCH_ROW_VECTORS when it is valid (l2v2, l2v4: -2, -4),
- * else 4. Read once per case and passed to the launchers below as `most`. */
+#define SBK_ROW_L2FIT (-12)
+/* That cap: SOLBENCH_ROW_VECTORS when it is valid (l2v2, l2v4: -2, -4;
+ * l2fit: SBK_ROW_L2FIT), else 4. Read once per case and passed to the
+ * launchers below as `most`. */
 int sbk_row_vectors(void);
 /* SBK_ROWS_RMSNORM_FWD: the RMSNorm forward's plan, for sbk_row_l2_default alone */
 typedef enum {

@@ -114,10 +114,11 @@ for dt in bf16 fp16 fp32; do
       done
     done
   done
-  # SOLBENCH_ROW_VECTORS=l2v2 and l2v4: the LayerNorm forward's row read
-  # through L2 in its three passes (512 threads, or fewer for a short row;
+  # SOLBENCH_ROW_VECTORS=l2v2, l2v4 and l2fit: the LayerNorm forward's row
+  # read through L2 in its three passes (512 threads, or fewer for a short
+  # row; l2fit: 4 vectors a thread, as few warps as hold the row so;
   # 1001: not whole vectors, in memory as by default)
-  for K in l2v2 l2v4; do
+  for K in l2v2 l2v4 l2fit; do
     for N in 1000 1001 4096 8000 16384; do
       SOLBENCH_ROW_VECTORS=$K check layernorm --M 21 --N $N --dtype $dt
     done

@@ -244,6 +244,9 @@ static const struct row_case {
     {"l2v4", SBK_ROWS_LAYERNORM, 7168, SBK_F32, "l2v4 threads=512"},
     {"l2v2", SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "l2v2 threads=512"},
     {"l2v2", SBK_ROWS_LAYERNORM, 1000, SBK_BF16, "l2v2 threads=128"},
+    {"l2fit", SBK_ROWS_LAYERNORM, 4096, SBK_F32, "l2v4 threads=256"},
+    {"l2fit", SBK_ROWS_LAYERNORM, 6144, SBK_F32, "l2v4 threads=384"},
+    {"l2fit", SBK_ROWS_SOFTMAX_FWD, 16384, SBK_F32, "registers threads=512 vectors=8"},
     {"l2v4", SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256"},
     {"l2v4", SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4"},
     {"l2v4", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2"},
@@ -353,10 +356,13 @@ static void test_row_vectors_env_check(void **st)
     setenv("SOLBENCH_ROW_VECTORS", "3", 1); /* not a choice: refused, not run as the default */
     assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), -1);
     assert_string_equal(bad, "SOLBENCH_ROW_VECTORS=3: 1, 2, 4 or 8 (the most row vectors a thread while 512 threads "
-                             "can hold fewer), l2v2 or l2v4");
+                             "can hold fewer), l2v2, l2v4 or l2fit");
     setenv("SOLBENCH_ROW_VECTORS", "l2v4", 1);
     assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), 0);
     assert_int_equal(sbk_row_vectors(), -4);
+    setenv("SOLBENCH_ROW_VECTORS", "l2fit", 1);
+    assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), 0);
+    assert_int_equal(sbk_row_vectors(), SBK_ROW_L2FIT);
     setenv("SOLBENCH_ROW_VECTORS", "l2v1", 1); /* the LayerNorm's l2 rows take 2 or 4 */
     assert_int_equal(sbk_row_vectors_env_check(bad, sizeof bad), -1);
     unsetenv("SOLBENCH_ROW_VECTORS");
