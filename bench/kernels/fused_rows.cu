@@ -1073,7 +1073,7 @@ extern "C" int sbk_rmsnorm_fwd_plan_make(int64_t M, int64_t N, sbk_dtype dt, sbk
     if (!request || !*request || strcmp(request, "auto") == 0) {
         rmsnorm_fwd_auto(N, esize, clusters, &C, &smem);
         l2 = sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, M, N, dt, dram_gbps_per_sm());
-        l2_fit = true; /* l2fit: 0.967-0.984x the time where l2v4 lost (fp32 4096, 6144; 16-bit) */
+        l2_fit = l2 > 0; /* l2fit: 0.967-0.984x the time where l2v4 lost (fp32 4096, 6144; 16-bit) */
     } else {
         const char *colon = strchr(request, ':');
         const size_t kl = colon ? (size_t)(colon - request) : strlen(request);

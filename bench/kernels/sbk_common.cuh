@@ -286,16 +286,15 @@ template <typename T, int VW_> struct row_mem {
     }
 };
 
-/* A row left in memory and read in every pass the way torch.compile's
- * Triton reduction reads it (examples/h100/rmsnorm-fwd-ncu/): the first
- * pass with an L2 evict-last policy, so that the row is still in L2 for
- * the later passes, which read it with evict-first (ld.global.cs), but
- * for the last of P passes with evict-last again; Q 16-byte vectors a
- * thread in flight at a time. Registers stay few, so
- * blocks of 512 threads fit several to an SM. The twelfth session's H200
- * experiment (the fifth session's version, Q = 4, lost 1.00-1.34x on an
- * H100 and was not measured on an H200). Needs N a multiple of vec<T>::n
- * and a 16-byte aligned row. */
+/* A row left in memory and read in each of its P passes the way
+ * torch.compile's Triton reduction reads it (examples/h100/rmsnorm-fwd-ncu/):
+ * every pass but the last with an L2 evict-last policy, so that the row is
+ * still in L2 for the next, the last with evict-first (ld.global.cs); Q
+ * 16-byte vectors a thread in flight at a time. Registers stay few, so
+ * more blocks fit an SM than with row_regs. The default for wide rows on
+ * cards with much DRAM bandwidth an SM (sbk_row_l2_default,
+ * docs/KERNELS.md). Needs N a multiple of vec<T>::n and a 16-byte aligned
+ * row. */
 template <typename T, int Q, int P = 2> struct row_l2 {
     static constexpr int VW = vec<T>::n;
     static constexpr bool in_regs = false;
