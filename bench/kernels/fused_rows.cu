@@ -911,9 +911,8 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
 /* Wide rows read through L2 by default (row_l2, 4 vectors in flight a
  * thread) on cards of at least ROW_L2_AUTO_GBPS_PER_SM GB/s of DRAM an SM,
  * from ROW_L2_AUTO_ROWS rows: the RMSNorm forward at fp32 N = 4096-8192
- * and 16-bit 6144-8192, as l2fit (4 vectors a thread, as few warps as
- * hold the row so), and the fp32 LayerNorm forward at 6144-8192 (512
- * threads). Measured case by case in one call against the row held in
+ * and 16-bit 6144-8192, and the fp32 LayerNorm forward at 4096-8192, both
+ * as l2fit (4 vectors a thread, as few warps as hold the row so). Measured case by case in one call against the row held in
  * registers (examples/h200|h100/rmsnorm-fwd-plans/, layernorm-l2/): on an
  * H200, RMSNorm l2fit 0.967-0.984x the time at fp32 16384 and 131072 x
  * 4096 and 16384 and 65536 x 6144, bf16 16384 x 6144 and 8192 and 65536
@@ -923,7 +922,10 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
  * 1.03-1.33x where a thread held fewer than 4 vectors (fp32 4096, 6144;
  * 16-bit); LayerNorm l2v4 0.967-0.985x at fp32 16384 and 65536 x 6144 and
  * 7168 and 16384 x 8192, 1.185x at 65536 x 4096 and 1.512x at bf16 65536
- * x 8192 (l2v2 1.158x). On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
+ * x 8192 (l2v2 1.158x); LayerNorm l2fit 0.965-0.976x at fp32 16384 and
+ * 131072 x 4096, 16384 and 65536 x 6144, 16384 x 7168 and 8192 (as l2v4
+ * where the row needs 448-512 threads anyway; examples/h200/layernorm-l2/
+ * 486bc36-l2fit-torch). On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
  * at 4096 x 7168), so the H100 keeps registers. The RMSNorm forward's L2
  * row needs 32 registers a thread against the register row's 40 where the
  * weight has the input's dtype, so more blocks fit an SM (256 threads: 8
@@ -936,7 +938,7 @@ extern "C" int sbk_row_l2_default(sbk_rows_kernel k, int64_t M, int64_t N, sbk_d
     const size_t es = sbk_dtype_size(dt);
     int64_t lo = 0;
     if (k == SBK_ROWS_RMSNORM_FWD) lo = es == 4 ? 4096 : 6144;
-    else if (k == SBK_ROWS_LAYERNORM && es == 4) lo = 6144;
+    else if (k == SBK_ROWS_LAYERNORM && es == 4) lo = 4096;
     if (lo == 0 || es == 0 || N < lo || N > 8192 || N % (int64_t)(16 / es) != 0 || M < ROW_L2_AUTO_ROWS ||
         gbps_per_sm < ROW_L2_AUTO_GBPS_PER_SM)
         return 0;
@@ -947,7 +949,7 @@ extern "C" int sbk_rows_most(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype 
 {
     if (getenv("SOLBENCH_ROW_VECTORS")) return sbk_row_vectors();
     const int q = sbk_row_l2_default(k, M, N, dt, dram_gbps_per_sm());
-    return q ? -q : 4;
+    return q ? SBK_ROW_L2FIT : 4;
 }
 
 /* The cap a negative `most` (l2vQ) leaves the kernels that have no l2 row. */

@@ -139,7 +139,7 @@ typedef enum {
  * of DRAM an SM, else 0. The RMSNorm forward's "auto" plan takes it. */
 int sbk_row_l2_default(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt, double gbps_per_sm);
 /* `most` for kernel k's rows of M x N on this card: SOLBENCH_ROW_VECTORS
- * when set, else -4 where sbk_row_l2_default gives 4, else 4. Made once per
+ * when set, else SBK_ROW_L2FIT where sbk_row_l2_default gives 4, else 4. Made once per
  * case (it queries the device). */
 int sbk_rows_most(sbk_rows_kernel k, int64_t M, int64_t N, sbk_dtype dt);
 /* What kernel k launches for rows of N (aligned) under the cap `most`, for run_params: e.g.

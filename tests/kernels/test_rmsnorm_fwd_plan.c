@@ -306,7 +306,7 @@ static void test_fwd_hints(void **st)
 /* The wide rows' default read through L2: only on a card of 30 GB/s of
  * DRAM an SM or more (an H200: 37; an H100 SXM: 25), only the measured
  * widths (RMSNorm fp32 4096-8192 and 16-bit 6144-8192, LayerNorm fp32
- * 6144-8192) and from 16384 rows; no other kernel. Without a device (here) the plan and the
+ * 4096-8192, both as l2fit) and from 16384 rows; no other kernel. Without a device (here) the plan and the
  * layouts stay as they were. */
 static void test_row_l2_default(void **st)
 {
@@ -327,7 +327,10 @@ static void test_row_l2_default(void **st)
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_RMSNORM_FWD, 4096, 8192, SBK_BF16, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 8192, SBK_BF16, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 16384, 6144, SBK_F32, h200), 4);
-    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 4096, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 4096, SBK_F32, h200), 4);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 4096, SBK_F32, h100), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 8192, 4096, SBK_F32, h200), 0);
+    assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 2048, SBK_F32, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 7168, SBK_F16, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_LAYERNORM, 65536, 7170, SBK_F32, h200), 0);
     assert_int_equal(sbk_row_l2_default(SBK_ROWS_SOFTMAX_FWD, 65536, 7168, SBK_F32, h200), 0);
