@@ -616,6 +616,32 @@ __global__ void __launch_bounds__(512) softmax_bwd_k(const T *__restrict__ dy, c
     });
 }
 
+/* The softmax backward with dy and y read through L2 (row_l2, Q vectors
+ * of each in flight a thread): the dot product's pass keeps both rows in
+ * L2 (evict-last), the pass that writes dx reads them evict-first. */
+template <typename T, int Q>
+__global__ void __launch_bounds__(512) softmax_bwd_l2_k(const T *__restrict__ dy, const T *__restrict__ y,
+                                                        T *__restrict__ dx, int64_t N)
+{
+    constexpr int VW = row_l2<T, Q>::VW;
+    const int64_t off = (int64_t)blockIdx.x * N;
+    row_l2<T, Q> gr, yr;
+    gr.load(dy + off, N);
+    yr.load(y + off, N);
+    float d = 0.0f;
+    gr.each_with(yr, [&](int64_t, const float *g, const float *yv) {
+#pragma unroll
+        for (int i = 0; i < VW; i++) d += g[i] * yv[i];
+    });
+    d = block_sum(d);
+    gr.each_with(yr, [&](int64_t j, const float *g, const float *yv) {
+        float o[VW];
+#pragma unroll
+        for (int i = 0; i < VW; i++) o[i] = yv[i] * (g[i] - d);
+        io<T, VW>::store_stream(dx + off + j, o);
+    });
+}
+
 /* Rows copied into shared memory by the copy engine (cp.async.bulk, one
  * mbarrier a stage; Hopper on), for the persistent RMSNorm backward below
  * (a forward through the same ring, one wave of blocks, took 1.085-1.179x
@@ -793,8 +819,9 @@ static double dram_gbps_per_sm(void)
 }
 
 /* maxv of a row read through L2 (row_l2), Q vectors in flight a thread:
- * the RMSNorm forward's l2 plans and the LayerNorm forward under
- * SOLBENCH_ROW_VECTORS=l2v2|l2v4 (pick_row_layout's values are -1 .. 8) */
+ * the RMSNorm forward's l2 plans, the LayerNorm forward and the softmax
+ * backward under SOLBENCH_ROW_VECTORS=l2v2|l2v4|l2fit (pick_row_layout's
+ * values are -1 .. 8) */
 #define ROW_L2(q) (-10 - (q))
 
 /* The block of a row of nvec vectors read through L2, Q at a time a
@@ -966,8 +993,9 @@ static int rows_pick(sbk_rows_kernel k, int64_t N, int esize, bool al, int most,
     *smem = 0;
     if (k == SBK_ROWS_SOFTMAX_FWD && pick_row_smem(N, esize, al, row_smem_limit(), threads, smem))
         return ROWS_SMEM;
-    if (most < 0 && k == SBK_ROWS_LAYERNORM && al && N % (16 / esize) == 0) {
-        const int q = most == SBK_ROW_L2FIT ? 4 : -most;
+    if (most < 0 && (k == SBK_ROWS_LAYERNORM || k == SBK_ROWS_SOFTMAX_BWD) && al && N % (16 / esize) == 0) {
+        /* l2fit: 4 vectors in flight a thread, of one row or 2 of each of two */
+        const int q = most != SBK_ROW_L2FIT ? -most : k == SBK_ROWS_SOFTMAX_BWD ? 2 : 4;
         *threads = row_l2_threads(N / (16 / esize), q, most == SBK_ROW_L2FIT);
         return ROW_L2(q);
     }
@@ -1472,8 +1500,14 @@ extern "C" cudaError_t sbk_softmax_bwd(const void *dy, const void *y, void *dx, 
     size_t smem;
     int maxv = rows_pick(SBK_ROWS_SOFTMAX_BWD, N, (int)sbk_dtype_size(dt), aligned16(dy) && aligned16(y) && aligned16(dx),
                          most, &threads, &smem);
-    SBK_DISPATCH_T(dt, SBK_DISPATCH_ROW2(maxv,
-        softmax_bwd_k<T, ROW><<<(unsigned)M, threads, 0, s>>>(
-            (const T *)dy, (const T *)y, (T *)dx, N)));
+    if (maxv == ROW_L2(2)) {
+        SBK_DISPATCH_T(dt, softmax_bwd_l2_k<T, 2><<<(unsigned)M, threads, 0, s>>>((const T *)dy, (const T *)y, (T *)dx, N));
+    } else if (maxv <= ROW_L2(1)) {
+        SBK_DISPATCH_T(dt, softmax_bwd_l2_k<T, 4><<<(unsigned)M, threads, 0, s>>>((const T *)dy, (const T *)y, (T *)dx, N));
+    } else {
+        SBK_DISPATCH_T(dt, SBK_DISPATCH_ROW2(maxv,
+            softmax_bwd_k<T, ROW><<<(unsigned)M, threads, 0, s>>>(
+                (const T *)dy, (const T *)y, (T *)dx, N)));
+    }
     return launch_status();
 }

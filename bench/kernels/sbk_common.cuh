@@ -317,23 +317,62 @@ template <typename T, int Q, int P = 2> struct row_l2 {
                      : "l"(p), "l"(pol));
         return u;
     }
+    /* A pass begins: true (with the evict-last policy in pol) unless it is
+     * the last, which reads with evict-first. */
+    __device__ __forceinline__ bool begin_pass(uint64_t &pol) const
+    {
+        const bool keep = pass++ < P - 1;
+        pol = 0;
+        if (keep) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+        return keep;
+    }
+    __device__ __forceinline__ static uint4 fetch(const uint4 *p, bool keep, uint64_t pol)
+    {
+        return keep ? load_keep(p, pol) : __ldcs(p);
+    }
     template <class F> __device__ __forceinline__ void each(F f) const
     {
-        const bool first = pass++ < P - 1; /* not the last pass: keep the row in L2 */
-        uint64_t pol = 0;
-        if (first) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+        uint64_t pol;
+        const bool keep = begin_pass(pol);
         const int step = (int)blockDim.x;
         for (int idx = (int)threadIdx.x; idx < nvec; idx += Q * step) {
             uint4 u[Q];
 #pragma unroll
             for (int q = 0; q < Q; q++)
-                if (idx + q * step < nvec) u[q] = first ? load_keep(row + idx + q * step, pol) : __ldcs(row + idx + q * step);
+                if (idx + q * step < nvec) u[q] = fetch(row + idx + q * step, keep, pol);
 #pragma unroll
             for (int q = 0; q < Q; q++)
                 if (idx + q * step < nvec) {
                     float x[VW];
                     unpack_held<T>(u[q], x);
                     f((int64_t)(idx + q * step) * VW, x, 0);
+                }
+        }
+    }
+    /* Two rows of the same length in step (the softmax backward's dy and
+     * y): Q vectors of each in flight a thread; f(j, a, b) with a from
+     * this row and b from o. A pass of both. */
+    template <class F> __device__ __forceinline__ void each_with(const row_l2 &o, F f) const
+    {
+        uint64_t pol;
+        const bool keep = begin_pass(pol);
+        o.pass++;
+        const int step = (int)blockDim.x;
+        for (int idx = (int)threadIdx.x; idx < nvec; idx += Q * step) {
+            uint4 u[Q], w[Q];
+#pragma unroll
+            for (int q = 0; q < Q; q++)
+                if (idx + q * step < nvec) {
+                    u[q] = fetch(row + idx + q * step, keep, pol);
+                    w[q] = fetch(o.row + idx + q * step, keep, pol);
+                }
+#pragma unroll
+            for (int q = 0; q < Q; q++)
+                if (idx + q * step < nvec) {
+                    float a[VW], b[VW];
+                    unpack_held<T>(u[q], a);
+                    unpack_held<T>(w[q], b);
+                    f((int64_t)(idx + q * step) * VW, a, b);
                 }
         }
     }

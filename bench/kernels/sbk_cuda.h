@@ -115,9 +115,11 @@ cudaError_t sbk_rmsnorm_bwd(const void *dy, const void *x, const void *w, void *
  * can hold the row with fewer; SOLBENCH_ROW_VECTORS=K (1, 2, 4 or 8), for
  * experiments, makes that cap K (8: 256 threads whenever they fit);
  * SOLBENCH_ROW_VECTORS=l2v2 or l2v4 reads the LayerNorm forward's row
- * through L2 in all three passes (evict-last until the last, 2 or 4
- * vectors in flight a thread, 512 threads; l2fit: 4 vectors a thread and
- * as few warps as hold the row so; the other kernels keep the cap of 4).
+ * through L2 in all three passes, and the softmax backward's dy and y in
+ * both of its (evict-last until the last, 2 or 4 vectors of a row in
+ * flight a thread, 512 threads; l2fit: 4 vectors a thread, of one row or
+ * 2 of each of the two, and as few warps as hold the row so; the other
+ * kernels keep the cap of 4).
  * 0 when it is unset or valid, else -1 with the line in bad. */
 int sbk_row_vectors_env_check(char *bad, size_t n);
 #define SBK_ROW_L2FIT (-12)

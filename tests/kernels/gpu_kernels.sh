@@ -115,12 +115,14 @@ for dt in bf16 fp16 fp32; do
     done
   done
   # SOLBENCH_ROW_VECTORS=l2v2, l2v4 and l2fit: the LayerNorm forward's row
-  # read through L2 in its three passes (512 threads, or fewer for a short
-  # row; l2fit: 4 vectors a thread, as few warps as hold the row so;
+  # read through L2 in its three passes and the softmax backward's dy and y
+  # in its two (512 threads, or fewer for a short row; l2fit: 4 vectors a
+  # thread, of one row or 2 of each, as few warps as hold the row so;
   # 1001: not whole vectors, in memory as by default)
   for K in l2v2 l2v4 l2fit; do
     for N in 1000 1001 4096 8000 16384; do
       SOLBENCH_ROW_VECTORS=$K check layernorm --M 21 --N $N --dtype $dt
+      SOLBENCH_ROW_VECTORS=$K check softmax --M 19 --N $N --mode bwd --dtype $dt
     done
     SOLBENCH_ROW_VECTORS=$K check layernorm --M 999 --N 7168 --dtype $dt --weight_dtype fp32
   done

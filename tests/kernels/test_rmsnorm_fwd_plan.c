@@ -240,7 +240,9 @@ static const struct row_case {
     {"1", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=512 vectors=1"},
     {"1", -1, 7168, SBK_BF16, "block:1 threads=448 vectors=2"},
     {"1", -1, 6144, SBK_F32, "block:1 threads=384 vectors=4"},
-    /* l2vQ: the LayerNorm forward's row read through L2; the others as 4 */
+    /* l2vQ: the LayerNorm forward's row and the softmax backward's two
+     * read through L2 (l2fit: 2 vectors of each of the softmax's rows a
+     * thread); the others as 4 */
     {"l2v4", SBK_ROWS_LAYERNORM, 7168, SBK_F32, "l2v4 threads=512"},
     {"l2v2", SBK_ROWS_LAYERNORM, 8192, SBK_BF16, "l2v2 threads=512"},
     {"l2v2", SBK_ROWS_LAYERNORM, 1000, SBK_BF16, "l2v2 threads=128"},
@@ -249,7 +251,11 @@ static const struct row_case {
     {"l2fit", SBK_ROWS_SOFTMAX_FWD, 16384, SBK_F32, "registers threads=512 vectors=8"},
     {"l2v4", SBK_ROWS_LAYERNORM, 1001, SBK_F16, "memory threads=256"},
     {"l2v4", SBK_ROWS_ADD_RMSNORM, 7168, SBK_F32, "registers threads=448 vectors=4"},
-    {"l2v4", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "registers threads=256 vectors=2"},
+    {"l2v4", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "l2v4 threads=512"},
+    {"l2fit", SBK_ROWS_SOFTMAX_BWD, 4096, SBK_BF16, "l2v2 threads=256"},
+    {"l2fit", SBK_ROWS_SOFTMAX_BWD, 6144, SBK_F32, "l2v2 threads=512"},
+    {"l2v2", SBK_ROWS_SOFTMAX_BWD, 8192, SBK_F16, "l2v2 threads=512"},
+    {"l2fit", SBK_ROWS_SOFTMAX_BWD, 1001, SBK_BF16, "memory threads=256"},
     {"l2v2", -1, 7168, SBK_BF16, "block:1 threads=224 vectors=4"},
 };
 
