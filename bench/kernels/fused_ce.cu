@@ -1,5 +1,9 @@
 /* fused_ce.cu - the `fused` provider of cross entropy and of fused linear
  * cross entropy (FLCE). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "sbk_common.cuh"
 #include "sbk_cuda.h"
 
@@ -31,7 +35,7 @@ __global__ void __launch_bounds__(1024) count_valid_k(const int64_t *__restrict_
 template <typename TI, typename TO, class ROW>
 __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__restrict__ target,
                                                 float *__restrict__ loss_rows, TO *dx, int64_t V,
-                                                const int *__restrict__ nvalid, int pdl)
+                                                const int *__restrict__ nvalid, int /* C: 1 */, int pdl)
 {
     constexpr int VW = ROW::VW;
     if (pdl) pdl_launch_dependents(); /* the mean may be scheduled with the last wave */
@@ -106,6 +110,90 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
     }
 }
 
+/* A row split over a cluster of C blocks (Hopper on), block q holding
+ * columns [q S, (q+1) S) (S = V / C) in its shared memory, so that a row
+ * too long for one block's shared memory, or so long that one block's
+ * copy would leave a single row in flight an SM, is still read from memory
+ * once when the gradient is written. Each block reduces its slice to a
+ * max and a sum of exponentials against that max; the C pairs are
+ * combined through distributed shared memory after one cluster barrier,
+ * in rank order, so every block gets the same lse. The block whose slice
+ * holds the target writes the row's loss and the onehot term. */
+template <typename TI, typename TO>
+__global__ void __launch_bounds__(512) ce_cluster_k(const TI *x, const int64_t *__restrict__ target,
+                                                    float *__restrict__ loss_rows, TO *dx, int64_t V,
+                                                    const int *__restrict__ nvalid, int C, int pdl)
+{
+    using ROW = row_smem<TI>;
+    constexpr int VW = ROW::VW;
+    __shared__ float part[2];
+    if (pdl) pdl_launch_dependents();
+    const int64_t r = blockIdx.x / (unsigned)C, S = V / C, col0 = (int64_t)(blockIdx.x % (unsigned)C) * S;
+    const int64_t off = r * V + col0, t = target[r];
+    if (t == SBK_IGNORE_INDEX) { /* every block of the cluster has this row: none waits at a barrier */
+        pdl_wait();
+        if (col0 == 0 && threadIdx.x == 0) loss_rows[r] = 0.0f;
+        if (dx) {
+            float z[VW];
+#pragma unroll
+            for (int i = 0; i < VW; i++) z[i] = 0.0f;
+            for (int64_t j = (int64_t)threadIdx.x * VW; j < S; j += (int64_t)blockDim.x * VW)
+                io<TO, VW>::store(dx + off + j, z);
+        }
+        return;
+    }
+    ROW xr;
+    xr.load(x + off, S);
+    const int64_t tl = t - col0; /* the target's column in this slice, if it is here */
+    const bool mine = tl >= 0 && tl < S;
+    const float xt = mine && threadIdx.x == 0 ? tof<TI>(x[off + tl]) : 0.0f;
+    float m = -INFINITY, sum = 0.0f;
+    xr.each([&](int64_t, const float *v, int) {
+#pragma unroll
+        for (int i = 0; i < VW; i++) m = fmaxf(m, v[i]);
+    });
+    m = block_max(m);
+    const float mb = m * LOG2E_F;
+    xr.each([&](int64_t, const float *v, int) {
+#pragma unroll
+        for (int i = 0; i < VW; i++) sum += fast_exp2(fmaf(v[i], LOG2E_F, -mb));
+    });
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) {
+        part[0] = m;
+        part[1] = sum;
+    }
+    cluster_barrier();
+    float gm = -INFINITY, gs = 0.0f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    for (int q = 0; q < C; q++) gm = fmaxf(gm, *cl.map_shared_rank(&part[0], q));
+    for (int q = 0; q < C; q++) {
+        const float *pq = cl.map_shared_rank(part, q);
+        gs += pq[1] * fast_exp2((pq[0] - gm) * LOG2E_F);
+    }
+#endif
+    const float lse = gm + __logf(gs);
+    pdl_wait();
+    if (mine && threadIdx.x == 0) loss_rows[r] = lse - xt;
+    if (dx) {
+        const float n = (float)*nvalid, inv = 1.0f / n;
+        const float c = lse * LOG2E_F + __log2f(n);
+        xr.each([&](int64_t j, const float *v, int) {
+            float o[VW];
+#pragma unroll
+            for (int i = 0; i < VW; i++) o[i] = fast_exp2(fmaf(v[i], LOG2E_F, -c));
+            if (tl >= j && tl < j + VW) {
+#pragma unroll
+                for (int i = 0; i < VW; i++)
+                    if (j + i == tl) o[i] -= inv;
+            }
+            io<TO, VW>::store(dx + off + j, o);
+        });
+    }
+    cluster_barrier(); /* no block leaves while another may still read its part */
+}
+
 /* loss = sum(loss_rows) / nvalid, one block, fixed order: deterministic. */
 __global__ void __launch_bounds__(1024) mean_loss_k(const float *__restrict__ loss_rows, int64_t M,
                                                     const int *__restrict__ nvalid, float *loss)
@@ -117,48 +205,90 @@ __global__ void __launch_bounds__(1024) mean_loss_k(const float *__restrict__ lo
     if (threadIdx.x == 0) *loss = *nvalid > 0 ? s / (float)*nvalid : 0.0f;
 }
 
-/* ROW for a row of V elements of TI written as TO: the vector width of the
- * narrower type decides, so both sides stay aligned. pdl: launched as the
- * dependent of count_valid_k (launch_pdl), which is right only when the
- * kernel before wrote nothing but the count: the rows are read before
- * pdl_wait. FLCE's logits come from the GEMM just before, so it passes 0. */
+/* How a row of V elements of size esize is held: in one block's shared
+ * memory, in registers or left in memory (pick_row_layout), read through
+ * L2 (row_l2, 4 vectors in flight a thread: the online pass keeps the row
+ * in L2 for the gradient's), or in slices over a cluster. */
+enum ce_kind { CE_SMEM, CE_ROWS, CE_L2, CE_CLUSTER };
+struct ce_layout {
+    ce_kind kind;
+    int maxv, threads, C;
+    size_t smem;
+};
+
+static ce_layout ce_pick(int plan, int64_t V, int esize, bool al)
+{
+    ce_layout L = {CE_ROWS, 0, 0, 1, 0};
+    const int vw = 16 / esize;
+    const bool whole = al && V % vw == 0;
+    if (plan > SBK_CE_ROW_CLUSTER(1)) {
+        const int C = plan - SBK_CE_ROW_CLUSTER(0);
+        if (whole && V % ((int64_t)C * vw) == 0 && sm90_or_newer() &&
+            pick_row_smem(V / C, esize, al, row_smem_limit(), &L.threads, &L.smem)) {
+            L.kind = CE_CLUSTER;
+            L.C = C;
+            return L;
+        }
+    }
+    if (plan == SBK_CE_ROW_L2 && whole) {
+        const int64_t want = (V / vw + 3) / 4;
+        L.kind = CE_L2;
+        L.threads = want >= 512 ? 512 : (int)((want + 31) / 32 * 32);
+        return L;
+    }
+    if (plan != SBK_CE_ROW_REGS && pick_row_smem(V, esize, al, row_smem_limit(), &L.threads, &L.smem)) {
+        L.kind = CE_SMEM;
+        return L;
+    }
+    L.maxv = pick_row_layout(V, esize, al, 1, &L.threads);
+    return L;
+}
+
+template <class K, typename TI, typename TO>
+static cudaError_t ce_go(K kernel, const ce_layout &L, int64_t M, bool pdl, cudaStream_t s, const TI *x,
+                         const int64_t *target, float *loss_rows, TO *dx, int64_t V, const int *nvalid)
+{
+    cudaError_t e = allow_smem(kernel, L.smem);
+    if (e != cudaSuccess) return e;
+    const int p = pdl ? 1 : 0;
+    cluster_launch cl(M * L.C, L.threads, L.smem, L.C, s, pdl);
+    return cudaLaunchKernelEx(&cl.cfg, kernel, x, target, loss_rows, dx, V, nvalid, L.C, p);
+}
+
+/* A row of V elements of TI written as TO, held as `plan` says (the
+ * vector width is the input's; for a wider output, fp32 in and bf16 out,
+ * io<> uses the matching access width). pdl: launched as the dependent of
+ * count_valid_k (launch_pdl), which is right only when the kernel before
+ * wrote nothing but the count: the rows are read before pdl_wait. FLCE's
+ * logits come from the GEMM just before, so it passes false. */
 template <typename TI, typename TO>
 cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *dx, int64_t M,
-                      int64_t V, const int *nvalid, bool pdl, cudaStream_t s)
+                      int64_t V, const int *nvalid, bool pdl, int plan, cudaStream_t s)
 {
-    const int p = pdl ? 1 : 0;
-    int threads;
-    size_t smem;
     const bool al = aligned16(x) && (dx == nullptr || aligned16(dx));
-    /* rows that fit go through shared memory: a block holds its row with a
-     * few registers, so eight 24 KiB rows per SM are in flight where
-     * row_regs fits three (ncu, H100, bf16 V=12288: 26% warps active, 70%
-     * of DRAM bandwidth, long-scoreboard stalls), and a row too long for
-     * registers is read from memory once instead of twice */
-    if (pick_row_smem(V, (int)sizeof(TI), al, row_smem_limit(), &threads, &smem)) {
-        cudaError_t e = allow_smem(ce_row_k<TI, TO, row_smem<TI>>, smem);
-        if (e != cudaSuccess) return e;
-        if (!pdl) {
-            ce_row_k<TI, TO, row_smem<TI>><<<(unsigned)M, threads, smem, s>>>(x, target, loss_rows, dx, V, nvalid, p);
-            return launch_status();
-        }
-        return launch_pdl(ce_row_k<TI, TO, row_smem<TI>>, dim3((unsigned)M), dim3(threads), smem, s, x, target,
-                          loss_rows, dx, V, nvalid, p);
-    }
-    /* the vector width is the input's; for a wider output (fp32 in, bf16
-     * out: 4 elements = 8 bytes) io<> uses the matching access width */
-    int maxv = pick_row_layout(V, (int)sizeof(TI), al, 1, &threads);
-    typedef TI T;
+    const ce_layout L = ce_pick(plan, V, (int)sizeof(TI), al);
     cudaError_t e = cudaSuccess;
-    SBK_DISPATCH_ROW(maxv,
-        if (!pdl) {
-            ce_row_k<TI, TO, ROW><<<(unsigned)M, threads, 0, s>>>(x, target, loss_rows, dx, V, nvalid, p);
-            e = launch_status();
-        } else {
-            e = launch_pdl(ce_row_k<TI, TO, ROW>, dim3((unsigned)M), dim3(threads), 0, s, x, target, loss_rows, dx,
-                           V, nvalid, p);
-        });
-    return e;
+    switch (L.kind) {
+    case CE_CLUSTER:
+        e = ce_go(ce_cluster_k<TI, TO>, L, M, pdl, s, x, target, loss_rows, dx, V, nvalid);
+        break;
+    case CE_SMEM:
+        e = ce_go(ce_row_k<TI, TO, row_smem<TI>>, L, M, pdl, s, x, target, loss_rows, dx, V, nvalid);
+        break;
+    case CE_L2: /* one pass (evict-first) for the loss alone, two with the gradient */
+        if (dx)
+            e = ce_go(ce_row_k<TI, TO, row_l2<TI, 4, 2>>, L, M, pdl, s, x, target, loss_rows, dx, V, nvalid);
+        else
+            e = ce_go(ce_row_k<TI, TO, row_l2<TI, 4, 1>>, L, M, pdl, s, x, target, loss_rows, dx, V, nvalid);
+        break;
+    case CE_ROWS: {
+        typedef TI T;
+        SBK_DISPATCH_ROW(L.maxv, e = ce_go(ce_row_k<TI, TO, ROW>, L, M, pdl, s, x, target, loss_rows, dx, V,
+                                           nvalid));
+        break;
+    }
+    }
+    return e != cudaSuccess ? e : launch_status();
 }
 
 cudaDataType_t cuda_type(sbk_dtype dt)
@@ -184,10 +314,48 @@ size_t round_up(size_t n) { return (n + 255) / 256 * 256; }
 
 } /* namespace */
 
+/* SOLBENCH_CE_ROW: auto (unset), smem, regs, l2 or cluster:C (C = 2, 4
+ * or 8), for experiments. */
+extern "C" int sbk_ce_row_plan(char *bad, size_t n)
+{
+    const char *v = getenv("SOLBENCH_CE_ROW");
+    if (!v || !strcmp(v, "auto")) return SBK_CE_ROW_AUTO;
+    if (!strcmp(v, "smem")) return SBK_CE_ROW_SMEM;
+    if (!strcmp(v, "regs")) return SBK_CE_ROW_REGS;
+    if (!strcmp(v, "l2")) return SBK_CE_ROW_L2;
+    if (!strcmp(v, "cluster:2") || !strcmp(v, "cluster:4") || !strcmp(v, "cluster:8"))
+        return SBK_CE_ROW_CLUSTER(v[8] - '0');
+    snprintf(bad, n, "SOLBENCH_CE_ROW=%s: auto, smem, regs, l2, cluster:2, cluster:4 or cluster:8", v);
+    return -1;
+}
+
+extern "C" void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, char *buf, size_t n)
+{
+    const ce_layout L = ce_pick(plan, V, (int)sbk_dtype_size(dt), true);
+    (void)cudaGetLastError(); /* no device (the CPU path): the queries failed */
+    switch (L.kind) {
+    case CE_CLUSTER:
+        snprintf(buf, n, "cluster:%d threads=%d smem_bytes=%zu", L.C, L.threads, L.smem);
+        break;
+    case CE_SMEM:
+        snprintf(buf, n, "smem threads=%d smem_bytes=%zu", L.threads, L.smem);
+        break;
+    case CE_L2:
+        snprintf(buf, n, "l2v4 threads=%d", L.threads);
+        break;
+    case CE_ROWS:
+        if (L.maxv > 0)
+            snprintf(buf, n, "registers threads=%d vectors=%d", L.threads, L.maxv);
+        else
+            snprintf(buf, n, "memory threads=%d", L.threads);
+        break;
+    }
+}
+
 extern "C" cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
                                          float *loss_rows, float *loss, void *dx,
                                          void *workspace, int64_t M, int64_t V, sbk_dtype dt,
-                                         cudaStream_t s)
+                                         int row_plan, cudaStream_t s)
 {
     if (M <= 0 || V <= 0 || M > 0x7fffffff) return cudaErrorInvalidValue;
     int *nvalid = (int *)workspace;
@@ -195,7 +363,7 @@ extern "C" cudaError_t sbk_cross_entropy(const void *logits, const int64_t *targ
     cudaError_t e = launch_status();
     if (e != cudaSuccess) return e;
     SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target, loss_rows, (T *)dx, M, V,
-                                           nvalid, true, s));
+                                           nvalid, true, row_plan, s));
     if (e != cudaSuccess) return e;
     return launch_pdl(mean_loss_k, dim3(1), dim3(1024), 0, s, (const float *)loss_rows, M, (const int *)nvalid,
                       loss);
@@ -243,7 +411,7 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
                                       const void *weight, const int64_t *target,
                                       float *loss_rows, float *loss, void *dh, void *dw,
                                       void *workspace, int64_t BT, int64_t H, int64_t V,
-                                      int64_t chunk, sbk_dtype dt, int accum, cudaStream_t s)
+                                      int64_t chunk, sbk_dtype dt, int accum, int row_plan, cudaStream_t s)
 {
     if (BT <= 0 || H <= 0 || V <= 0 || BT > 0x7fffffff || H > 0x7fffffff || V > 0x7fffffff)
         return cudaErrorInvalidValue;
@@ -284,10 +452,10 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
          * later writes its gradient, after the row's reductions */
         if (f32) {
             SBK_DISPATCH_T(dt, e = ce_launch<float, T>((const float *)logits, target + r0, loss_rows + r0,
-                                                       grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, s));
+                                                       grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, row_plan, s));
         } else {
             SBK_DISPATCH_T(dt, e = ce_launch<T, T>((const T *)logits, target + r0, loss_rows + r0,
-                                                   grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, s));
+                                                   grad ? (T *)dlog : (T *)nullptr, c, V, nvalid, false, row_plan, s));
         }
         if (e != cudaSuccess) return e;
         /* dh rows [c,H] = dlogits [c,V] x W [V,H] */

@@ -5,7 +5,6 @@
  * also split a row over a thread block cluster, slices in shared memory,
  * and the backward walks rows in one wave of blocks (see each kernel).
  * fp32 math. */
-#include <cooperative_groups.h>
 #include <cuda/ptx>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +16,6 @@
 using namespace sbk;
 
 namespace {
-
-/* A barrier over the thread block cluster (Hopper on; clusters are never
- * launched on older cards). */
-__device__ __forceinline__ void cluster_barrier()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    cooperative_groups::this_cluster().sync();
-#else
-    __trap();
-#endif
-}
 
 /* The sum of a row whose C slices are held by the C blocks of a cluster
  * (C = 1: the block's own sum). Each block's part goes to red[par] in its
@@ -781,25 +769,6 @@ bool rows_ok(int64_t M, int64_t N) { return M > 0 && N > 0 && M <= 0x7fffffff &&
 
 } /* namespace */
 
-/* A launch of `blocks` blocks in clusters of C (C = 1: no cluster
- * attribute), for the occupancy query and for the launch itself. */
-struct cluster_launch {
-    cudaLaunchAttribute attr[1];
-    cudaLaunchConfig_t cfg;
-    cluster_launch(int64_t blocks, int threads, size_t smem, int C, cudaStream_t s) : attr{}, cfg{}
-    {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)C;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3((unsigned)blocks);
-        cfg.blockDim = dim3((unsigned)threads);
-        cfg.dynamicSmemBytes = smem;
-        cfg.stream = s;
-        cfg.attrs = attr;
-        cfg.numAttrs = C > 1 ? 1 : 0;
-    }
-};
 
 /* The card's DRAM bandwidth an SM by its datasheet figures (memory clock,
  * double data rate, bus width; GB/s): H200 37, H100 SXM 25. 0 without a

@@ -22,6 +22,7 @@ typedef struct ce_state {
     sb_ctx *ctx;
     int flce, full;
     int accum; /* flce fused: SBK_FLCE_ACCUM_INPUT or SBK_FLCE_ACCUM_FP32 */
+    int row_plan; /* fused: how a row of logits is held (sbk_ce_row_plan), read in prepare */
     int64_t M, V, H, chunk;
     sb_dtype dt;
     int sets;
@@ -545,6 +546,12 @@ static int ce_prepare(void *p, int provider, sb_error *err)
     ce_state *s = p;
     if (provider == SBK_P_CPU)
         return SB_OK;
+    if (provider == SBK_P_FUSED) {
+        char bad[160];
+        s->row_plan = sbk_ce_row_plan(bad, sizeof bad);
+        if (s->row_plan < 0)
+            return sb_error_set(err, NULL, NULL, "%s: %s", s->flce ? "flce" : "cross_entropy", bad);
+    }
     if (s->flce && !s->handle) {
         cublasStatus_t st = cublasCreate(&s->handle);
         if (st != CUBLAS_STATUS_SUCCESS) {
@@ -582,11 +589,11 @@ static int ce_run(void *p, int provider, int set, sb_error *err)
     }
     cudaError_t e;
     if (!s->flce)
-        e = provider == SBK_P_FUSED ? sbk_cross_entropy(x, t, rows, loss, dx, s->ws.ptr, s->M, s->V, dt, st)
+        e = provider == SBK_P_FUSED ? sbk_cross_entropy(x, t, rows, loss, dx, s->ws.ptr, s->M, s->V, dt, s->row_plan, st)
                                     : sbk_eager_cross_entropy(x, t, rows, loss, dx, s->ws.ptr, s->M, s->V, dt, st);
     else
         e = provider == SBK_P_FUSED ? sbk_flce_fused(s->handle, x, s->w.dev[0], t, rows, loss, dx, dw, s->ws.ptr, s->M,
-                                                     s->H, s->V, s->chunk, dt, s->accum, st)
+                                                     s->H, s->V, s->chunk, dt, s->accum, s->row_plan, st)
                                     : sbk_eager_flce(s->handle, x, s->w.dev[0], t, rows, loss, dx, dw, s->ws.ptr, s->M,
                                                      s->H, s->V, dt, st);
     if (e != cudaSuccess)
@@ -597,7 +604,7 @@ static int ce_run(void *p, int provider, int set, sb_error *err)
 static void ce_provider_params(void *p, int provider, sb_params *extra)
 {
     ce_state *s = p;
-    if (provider == SBK_P_CPU || extra->count + 2 > SB_MAX_PARAMS)
+    if (provider == SBK_P_CPU || extra->count + 3 > SB_MAX_PARAMS)
         return;
     int i = extra->count++;
     snprintf(extra->name[i], SB_NAME_MAX, "scratch_bytes");
@@ -607,6 +614,14 @@ static void ce_provider_params(void *p, int provider, sb_params *extra)
         snprintf(extra->name[i], SB_NAME_MAX, "chunk_rows");
         snprintf(extra->value[i], sizeof extra->value[i], "%lld",
                  (long long)sbk_flce_chunk_rows(s->M, s->H, s->V, s->chunk, sbk_from_sb(s->dt), s->accum));
+    }
+    if (provider == SBK_P_FUSED) {
+        /* the logits' row as the kernel reads it: FLCE's chunk is fp32 with
+         * fp32 accumulation, else the input's dtype */
+        const sbk_dtype ldt = s->flce && s->accum == SBK_FLCE_ACCUM_FP32 ? SBK_F32 : sbk_from_sb(s->dt);
+        i = extra->count++;
+        snprintf(extra->name[i], SB_NAME_MAX, "row_layout");
+        sbk_ce_row_name(s->row_plan, s->V, ldt, extra->value[i], sizeof extra->value[i]);
     }
 }
 

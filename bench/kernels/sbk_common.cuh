@@ -3,6 +3,7 @@
 #ifndef SOLBOOK_BENCH_KERNELS_SBK_COMMON_CUH
 #define SOLBOOK_BENCH_KERNELS_SBK_COMMON_CUH
 
+#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -579,6 +580,48 @@ static inline cudaError_t launch_pdl(void (*kernel)(KArgs...), dim3 grid, dim3 b
     cfg.numAttrs = pdl_available() ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
+
+/* A barrier over the thread block cluster (Hopper on; clusters are never
+ * launched on older cards). */
+__device__ __forceinline__ void cluster_barrier()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::this_cluster().sync();
+#else
+    __trap();
+#endif
+}
+
+/* A launch of `blocks` blocks in clusters of C (C = 1: no cluster
+ * attribute), for the occupancy query and for the launch itself; with
+ * pdl, as launch_pdl's programmatic dependent where the card has it. */
+struct cluster_launch {
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t cfg;
+    cluster_launch(int64_t blocks, int threads, size_t smem, int C, cudaStream_t s, bool pdl = false)
+        : attr{}, cfg{}
+    {
+        unsigned n = 0;
+        if (C > 1) {
+            attr[n].id = cudaLaunchAttributeClusterDimension;
+            attr[n].val.clusterDim.x = (unsigned)C;
+            attr[n].val.clusterDim.y = 1;
+            attr[n].val.clusterDim.z = 1;
+            n++;
+        }
+        if (pdl && pdl_available()) {
+            attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr[n].val.programmaticStreamSerializationAllowed = 1;
+            n++;
+        }
+        cfg.gridDim = dim3((unsigned)blocks);
+        cfg.blockDim = dim3((unsigned)threads);
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = s;
+        cfg.attrs = attr;
+        cfg.numAttrs = n;
+    }
+};
 
 } /* namespace sbk */
 

@@ -214,7 +214,26 @@ cudaError_t sbk_swiglu_bwd(const void *dc, const void *a, const void *b,
 cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
                               float *loss_rows, float *loss, void *dx,
                               void *workspace, int64_t M, int64_t V,
-                              sbk_dtype dt, cudaStream_t s);
+                              sbk_dtype dt, int row_plan, cudaStream_t s);
+/* How the fused kernels hold a row of logits (row_plan): AUTO, the
+ * measured default; SMEM, the whole row in one block's shared memory when
+ * it fits; REGS, in registers or left in memory and re-read; L2, read
+ * through L2 with 4 vectors in flight a thread (evict-last while the
+ * gradient's pass is still to come); CLUSTER(C), slices of V / C in the
+ * shared memory of the C blocks of a cluster (Hopper on). A plan that does
+ * not fit the row (alignment, size, card) falls back to SMEM's choice. */
+#define SBK_CE_ROW_AUTO 0
+#define SBK_CE_ROW_SMEM 1
+#define SBK_CE_ROW_REGS 2
+#define SBK_CE_ROW_L2 3
+#define SBK_CE_ROW_CLUSTER(C) (10 + (C))
+/* SOLBENCH_CE_ROW (auto when unset; smem, regs, l2, cluster:2|4|8): the
+ * plan, or -1 with a one-line message in bad. Read once per case. */
+int sbk_ce_row_plan(char *bad, size_t n);
+/* What runs for a row of V logits of dt under plan on this device, for a
+ * result's run parameters: e.g. "smem threads=256 smem_bytes=24576",
+ * "cluster:8 threads=256 smem_bytes=32064". */
+void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, char *buf, size_t n);
 
 /* Fused linear + cross entropy: hidden [BT,H], weight [V,H] (dt), in row
  * chunks, never more than BT rows, all on stream s (handle must have s set
@@ -240,7 +259,7 @@ cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
                            const void *weight, const int64_t *target,
                            float *loss_rows, float *loss, void *dh, void *dw,
                            void *workspace, int64_t BT, int64_t H, int64_t V,
-                           int64_t chunk, sbk_dtype dt, int accum, cudaStream_t s);
+                           int64_t chunk, sbk_dtype dt, int accum, int row_plan, cudaStream_t s);
 
 /* ---- reference providers (eager) ----------------------------------------- */
 

@@ -25,7 +25,7 @@ check() {
   n=$((n + 1))
   echo "$out" | grep -E "passed|failed|skipped" | sed 's/^/  /'
   if [[ $rc -ne 0 ]] || echo "$out" | grep -qE ": failed|error"; then
-    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }${SOLBENCH_ELEM_PLAN:+SOLBENCH_ELEM_PLAN=$SOLBENCH_ELEM_PLAN }$sb $*"
+    echo "FAILED: ${SOLBENCH_ROW_VECTORS:+SOLBENCH_ROW_VECTORS=$SOLBENCH_ROW_VECTORS }${SOLBENCH_RMSNORM_FWD_PLAN:+SOLBENCH_RMSNORM_FWD_PLAN=$SOLBENCH_RMSNORM_FWD_PLAN }${SOLBENCH_RMSNORM_BWD_LAYOUT:+SOLBENCH_RMSNORM_BWD_LAYOUT=$SOLBENCH_RMSNORM_BWD_LAYOUT }${SOLBENCH_ELEM_PLAN:+SOLBENCH_ELEM_PLAN=$SOLBENCH_ELEM_PLAN }${SOLBENCH_CE_ROW:+SOLBENCH_CE_ROW=$SOLBENCH_CE_ROW }$sb $*"
     echo "$out" | tail -3
     fails=$((fails + 1))
   fi
@@ -60,6 +60,20 @@ for dt in bf16 fp16 fp32; do
   done
   check cross_entropy --M 24 --V 4096 --mode fwd --dtype $dt
   check flce --BT 64 --H 256 --V 1000 --mode full --dtype $dt --chunk 16 --ignore_frac 0.2
+  # every row plan of the cross entropy (SOLBENCH_CE_ROW): the row in one
+  # block's shared memory, in registers or memory, through L2, in slices
+  # over a cluster of 2, 4 or 8 (128256 = 8 x 16032; 1001 and, at fp32,
+  # slices over the card's shared memory fall back), the loss alone and
+  # with the gradient, ignored rows among them; FLCE's chunks in place and
+  # in fp32
+  for plan in smem regs l2 cluster:2 cluster:4 cluster:8; do
+    for V in 1001 12288 32768 128256; do
+      SOLBENCH_CE_ROW=$plan check cross_entropy --M 24 --V $V --mode full --dtype $dt --ignore_frac 0.25
+    done
+    SOLBENCH_CE_ROW=$plan check cross_entropy --M 17 --V 32768 --mode fwd --dtype $dt --ignore_frac 0.1
+    SOLBENCH_CE_ROW=$plan check flce --BT 64 --H 256 --V 4096 --mode full --dtype $dt --chunk 16 --ignore_frac 0.2
+    SOLBENCH_CE_ROW=$plan check flce --BT 64 --H 256 --V 4096 --mode full --dtype $dt --accum input --ignore_frac 0.2
+  done
   # the backward's launch shapes: rows through shared memory with the next
   # one prefetched, from one to six vectors per thread (4096 .. 12288 bf16),
   # rows in registers (16384 bf16) or through one shared-memory buffer
