@@ -216,11 +216,37 @@ struct ce_layout {
     size_t smem;
 };
 
-static ce_layout ce_pick(int plan, int64_t V, int esize, bool al)
+/* The default (SBK_CE_ROW_AUTO), by case-by-case comparisons in one call
+ * (examples/h200/ce-row/): a row of more than CE_L2_MIN bytes read for the
+ * loss alone streams through L2 in one pass, 4 vectors in flight a thread
+ * (H200, fp32 16384 x 32768: 0.663x the time of its 128 KiB row copied to
+ * one block's shared memory, one block an SM; bf16 16384 x 128256: 0.959x
+ * the row left in memory); with the gradient, a row too long for one
+ * block's shared memory goes in slices of at most CE_SLICE_MAX bytes over
+ * the fewest blocks of a cluster (bf16 4096 and 16384 x 128256, 4 slices:
+ * 0.890x and 0.900x the row read twice from memory; 8 slices of 32 KiB:
+ * 0.917x and 0.932x). A row that fits one block's shared memory stays
+ * there with the gradient (fp32 16384 x 32768: l2 took 1.211x its time,
+ * 4 slices 1.133x; DeepSeek-V3 widths, 12-48 KiB: slices 1.75-5x). */
+#define CE_L2_MIN (64 * 1024)
+#define CE_SLICE_MAX (64 * 1024)
+static int ce_auto(int64_t V, int esize, bool whole, bool grad, size_t smem_limit)
+{
+    const int64_t bytes = V * esize, vw = 16 / esize;
+    if (!whole) return SBK_CE_ROW_SMEM;
+    if (!grad) return bytes > CE_L2_MIN ? SBK_CE_ROW_L2 : SBK_CE_ROW_SMEM;
+    if ((size_t)bytes <= smem_limit) return SBK_CE_ROW_SMEM;
+    for (int C = 2; C <= 8; C *= 2)
+        if (V % (C * vw) == 0 && bytes / C <= CE_SLICE_MAX) return SBK_CE_ROW_CLUSTER(C);
+    return SBK_CE_ROW_SMEM;
+}
+
+static ce_layout ce_pick(int plan, int64_t V, int esize, bool al, bool grad)
 {
     ce_layout L = {CE_ROWS, 0, 0, 1, 0};
     const int vw = 16 / esize;
     const bool whole = al && V % vw == 0;
+    if (plan == SBK_CE_ROW_AUTO) plan = ce_auto(V, esize, whole, grad, row_smem_limit());
     if (plan > SBK_CE_ROW_CLUSTER(1)) {
         const int C = plan - SBK_CE_ROW_CLUSTER(0);
         if (whole && V % ((int64_t)C * vw) == 0 && sm90_or_newer() &&
@@ -266,7 +292,7 @@ cudaError_t ce_launch(const TI *x, const int64_t *target, float *loss_rows, TO *
                       int64_t V, const int *nvalid, bool pdl, int plan, cudaStream_t s)
 {
     const bool al = aligned16(x) && (dx == nullptr || aligned16(dx));
-    const ce_layout L = ce_pick(plan, V, (int)sizeof(TI), al);
+    const ce_layout L = ce_pick(plan, V, (int)sizeof(TI), al, dx != nullptr);
     cudaError_t e = cudaSuccess;
     switch (L.kind) {
     case CE_CLUSTER:
@@ -329,9 +355,15 @@ extern "C" int sbk_ce_row_plan(char *bad, size_t n)
     return -1;
 }
 
-extern "C" void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, char *buf, size_t n)
+extern "C" int sbk_ce_row_default(int64_t V, sbk_dtype dt, int grad, size_t smem_limit)
 {
-    const ce_layout L = ce_pick(plan, V, (int)sbk_dtype_size(dt), true);
+    const int esize = (int)sbk_dtype_size(dt);
+    return esize ? ce_auto(V, esize, V % (16 / esize) == 0, grad != 0, smem_limit) : SBK_CE_ROW_SMEM;
+}
+
+extern "C" void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, int grad, char *buf, size_t n)
+{
+    const ce_layout L = ce_pick(plan, V, (int)sbk_dtype_size(dt), true, grad != 0);
     (void)cudaGetLastError(); /* no device (the CPU path): the queries failed */
     switch (L.kind) {
     case CE_CLUSTER:

@@ -621,7 +621,7 @@ static void ce_provider_params(void *p, int provider, sb_params *extra)
         const sbk_dtype ldt = s->flce && s->accum == SBK_FLCE_ACCUM_FP32 ? SBK_F32 : sbk_from_sb(s->dt);
         i = extra->count++;
         snprintf(extra->name[i], SB_NAME_MAX, "row_layout");
-        sbk_ce_row_name(s->row_plan, s->V, ldt, extra->value[i], sizeof extra->value[i]);
+        sbk_ce_row_name(s->row_plan, s->V, ldt, s->full, extra->value[i], sizeof extra->value[i]);
     }
 }
 

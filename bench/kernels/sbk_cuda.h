@@ -216,7 +216,7 @@ cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
                               void *workspace, int64_t M, int64_t V,
                               sbk_dtype dt, int row_plan, cudaStream_t s);
 /* How the fused kernels hold a row of logits (row_plan): AUTO, the
- * measured default; SMEM, the whole row in one block's shared memory when
+ * measured default (fused_ce.cu, ce_auto); SMEM, the whole row in one block's shared memory when
  * it fits; REGS, in registers or left in memory and re-read; L2, read
  * through L2 with 4 vectors in flight a thread (evict-last while the
  * gradient's pass is still to come); CLUSTER(C), slices of V / C in the
@@ -230,10 +230,16 @@ cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
 /* SOLBENCH_CE_ROW (auto when unset; smem, regs, l2, cluster:2|4|8): the
  * plan, or -1 with a one-line message in bad. Read once per case. */
 int sbk_ce_row_plan(char *bad, size_t n);
-/* What runs for a row of V logits of dt under plan on this device, for a
- * result's run parameters: e.g. "smem threads=256 smem_bytes=24576",
- * "cluster:8 threads=256 smem_bytes=32064". */
-void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, char *buf, size_t n);
+/* The plan AUTO takes for a row of V logits of dt (aligned), for the loss
+ * alone (grad 0) or with the gradient, on a card whose blocks may have
+ * smem_limit bytes of shared memory (Hopper's cluster plans where a card
+ * has none fall back when launched). */
+int sbk_ce_row_default(int64_t V, sbk_dtype dt, int grad, size_t smem_limit);
+/* What runs for a row of V logits of dt under plan on this device, for
+ * the loss alone (grad 0) or with the gradient, for a result's run
+ * parameters: e.g. "smem threads=256 smem_bytes=24576", "cluster:4
+ * threads=256 smem_bytes=64128", "l2v4 threads=512". */
+void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, int grad, char *buf, size_t n);
 
 /* Fused linear + cross entropy: hidden [BT,H], weight [V,H] (dt), in row
  * chunks, never more than BT rows, all on stream s (handle must have s set

@@ -51,10 +51,10 @@ static void test_plans(void **st)
     unsetenv("SOLBENCH_CE_ROW");
 }
 
-static void name_is(int plan, int64_t V, sbk_dtype dt, const char *want)
+static void name_is(int plan, int64_t V, sbk_dtype dt, int grad, const char *want)
 {
     char buf[96];
-    sbk_ce_row_name(plan, V, dt, buf, sizeof buf);
+    sbk_ce_row_name(plan, V, dt, grad, buf, sizeof buf);
     assert_string_equal(buf, want);
 }
 
@@ -62,20 +62,49 @@ static void test_names(void **st)
 {
     (void)st;
     /* a row within shared memory: one block's copy of it */
-    name_is(SBK_CE_ROW_AUTO, 12288, SBK_BF16, "smem threads=256 smem_bytes=24576");
-    name_is(SBK_CE_ROW_SMEM, 3072, SBK_F32, "smem threads=256 smem_bytes=12288");
-    /* a row beyond it: in memory, read twice with the gradient */
-    name_is(SBK_CE_ROW_AUTO, 128256, SBK_BF16, "memory threads=512");
+    name_is(SBK_CE_ROW_AUTO, 12288, SBK_BF16, 1, "smem threads=256 smem_bytes=24576");
+    name_is(SBK_CE_ROW_SMEM, 3072, SBK_F32, 1, "smem threads=256 smem_bytes=12288");
+    /* a row beyond it (no Hopper here, so no cluster): in memory, read twice */
+    name_is(SBK_CE_ROW_AUTO, 128256, SBK_BF16, 1, "memory threads=512");
     /* in registers where it fits them */
-    name_is(SBK_CE_ROW_REGS, 12288, SBK_BF16, "registers threads=192 vectors=8");
+    name_is(SBK_CE_ROW_REGS, 12288, SBK_BF16, 1, "registers threads=192 vectors=8");
     /* through L2: as few warps as hold the row at 4 vectors a thread, at most 512 */
-    name_is(SBK_CE_ROW_L2, 32768, SBK_F32, "l2v4 threads=512");
-    name_is(SBK_CE_ROW_L2, 4096, SBK_BF16, "l2v4 threads=128");
+    name_is(SBK_CE_ROW_L2, 32768, SBK_F32, 1, "l2v4 threads=512");
+    name_is(SBK_CE_ROW_L2, 4096, SBK_BF16, 1, "l2v4 threads=128");
     /* not whole vectors: the default's choice */
-    name_is(SBK_CE_ROW_L2, 1001, SBK_BF16, "memory threads=256");
+    name_is(SBK_CE_ROW_L2, 1001, SBK_BF16, 1, "memory threads=256");
     /* no cluster without a Hopper card: the default's choice */
-    name_is(SBK_CE_ROW_CLUSTER(8), 12288, SBK_BF16, "smem threads=256 smem_bytes=24576");
-    name_is(SBK_CE_ROW_CLUSTER(4), 128256, SBK_BF16, "memory threads=512");
+    name_is(SBK_CE_ROW_CLUSTER(8), 12288, SBK_BF16, 1, "smem threads=256 smem_bytes=24576");
+    name_is(SBK_CE_ROW_CLUSTER(4), 128256, SBK_BF16, 1, "memory threads=512");
+}
+
+/* The default: measured on an H200 (227 KiB of shared memory a block less
+ * 1 KiB for the reductions); examples/h200/ce-row/ */
+static void test_default(void **st)
+{
+    (void)st;
+    const size_t h200 = 227 * 1024 - 1024;
+    /* the loss alone: rows over 64 KiB stream through L2 */
+    assert_int_equal(sbk_ce_row_default(32768, SBK_F32, 0, h200), SBK_CE_ROW_L2);
+    assert_int_equal(sbk_ce_row_default(128256, SBK_BF16, 0, h200), SBK_CE_ROW_L2);
+    assert_int_equal(sbk_ce_row_default(16384, SBK_F32, 0, h200), SBK_CE_ROW_SMEM);
+    assert_int_equal(sbk_ce_row_default(12288, SBK_BF16, 0, h200), SBK_CE_ROW_SMEM);
+    /* with the gradient: in one block's shared memory when it fits, else
+     * the fewest cluster slices of at most 64 KiB */
+    assert_int_equal(sbk_ce_row_default(32768, SBK_F32, 1, h200), SBK_CE_ROW_SMEM);
+    assert_int_equal(sbk_ce_row_default(12288, SBK_BF16, 1, h200), SBK_CE_ROW_SMEM);
+    assert_int_equal(sbk_ce_row_default(128256, SBK_BF16, 1, h200), SBK_CE_ROW_CLUSTER(4));
+    assert_int_equal(sbk_ce_row_default(65536, SBK_F32, 1, h200), SBK_CE_ROW_CLUSTER(4));
+    assert_int_equal(sbk_ce_row_default(131072, SBK_F32, 1, h200), SBK_CE_ROW_CLUSTER(8));
+    assert_int_equal(sbk_ce_row_default(128256, SBK_F32, 1, h200), SBK_CE_ROW_CLUSTER(8));
+    /* slices that would exceed 64 KiB or not be whole vectors: as before */
+    assert_int_equal(sbk_ce_row_default(262144, SBK_F32, 1, h200), SBK_CE_ROW_SMEM);
+    assert_int_equal(sbk_ce_row_default(128008, SBK_BF16, 1, h200), SBK_CE_ROW_SMEM);
+    assert_int_equal(sbk_ce_row_default(50257, SBK_BF16, 1, h200), SBK_CE_ROW_SMEM);
+    assert_int_equal(sbk_ce_row_default(50257, SBK_BF16, 0, h200), SBK_CE_ROW_SMEM);
+    /* no device: the default's names as they would run here */
+    name_is(SBK_CE_ROW_AUTO, 128256, SBK_BF16, 0, "l2v4 threads=512");
+    name_is(SBK_CE_ROW_AUTO, 1001, SBK_BF16, 0, "memory threads=256");
 }
 
 int main(void)
@@ -83,6 +112,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
