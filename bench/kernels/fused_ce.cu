@@ -24,6 +24,56 @@ __global__ void __launch_bounds__(1024) count_valid_k(const int64_t *__restrict_
     if (threadIdx.x == 0) *nvalid = (int)(c + 0.5f);
 }
 
+/* dx of an ignored row (or of its slice): n zeros */
+template <typename TO, int VW> __device__ __forceinline__ void ce_zero(TO *d, int64_t n)
+{
+    float z[VW];
+#pragma unroll
+    for (int i = 0; i < VW; i++) z[i] = 0.0f;
+    for (int64_t j = (int64_t)threadIdx.x * VW; j < n; j += (int64_t)blockDim.x * VW) io<TO, VW>::store(d + j, z);
+}
+
+/* The block's max of a row held on chip, and its sum of exponentials
+ * against that max (*s). */
+template <class ROW> __device__ __forceinline__ float ce_max_sum(const ROW &xr, float *s)
+{
+    constexpr int VW = ROW::VW;
+    float m = -INFINITY, sum = 0.0f;
+    xr.each([&](int64_t, const float *v, int) {
+#pragma unroll
+        for (int i = 0; i < VW; i++) m = fmaxf(m, v[i]);
+    });
+    m = block_max(m);
+    const float mb = m * LOG2E_F;
+    xr.each([&](int64_t, const float *v, int) {
+#pragma unroll
+        for (int i = 0; i < VW; i++) sum += fast_exp2(fmaf(v[i], LOG2E_F, -mb));
+    });
+    *s = block_sum(sum);
+    return m;
+}
+
+/* The gradient pass: d[j] = exp(x[j] - lse) / n, less 1 / n at column t
+ * (t outside the row: no onehot here). */
+template <typename TO, class ROW>
+__device__ __forceinline__ void ce_grad(const ROW &xr, TO *d, int64_t t, float lse, const int *__restrict__ nvalid)
+{
+    constexpr int VW = ROW::VW;
+    const float n = (float)*nvalid, inv = 1.0f / n;
+    const float c = lse * LOG2E_F + __log2f(n);
+    xr.each([&](int64_t j, const float *v, int) {
+        float o[VW];
+#pragma unroll
+        for (int i = 0; i < VW; i++) o[i] = fast_exp2(fmaf(v[i], LOG2E_F, -c));
+        if (t >= j && t < j + VW) {
+#pragma unroll
+            for (int i = 0; i < VW; i++)
+                if (j + i == t) o[i] -= inv;
+        }
+        io<TO, VW>::store(d + j, o);
+    });
+}
+
 /* One block per row: loss_rows[r] = lse - x[t]; when dx != NULL, dx =
  * (softmax - onehot) / nvalid. Ignored rows: loss 0, dx 0, the row is not
  * read. A row held on chip (registers or shared memory) takes its max first and then one exp per
@@ -44,13 +94,7 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
     if (t == SBK_IGNORE_INDEX) {
         pdl_wait();
         if (threadIdx.x == 0) loss_rows[r] = 0.0f;
-        if (dx) {
-            float z[VW];
-#pragma unroll
-            for (int i = 0; i < VW; i++) z[i] = 0.0f;
-            for (int64_t j = (int64_t)threadIdx.x * VW; j < V; j += (int64_t)blockDim.x * VW)
-                io<TO, VW>::store(dx + off + j, z);
-        }
+        if (dx) ce_zero<TO, VW>(dx + off, V);
         return;
     }
     ROW xr;
@@ -60,17 +104,7 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
     const float xt = threadIdx.x == 0 ? tof<TI>(x[off + t]) : 0.0f;
     float m = -INFINITY, s = 0.0f;
     if constexpr (ROW::on_chip) {
-        xr.each([&](int64_t, const float *v, int) {
-#pragma unroll
-            for (int i = 0; i < VW; i++) m = fmaxf(m, v[i]);
-        });
-        m = block_max(m);
-        const float mb = m * LOG2E_F;
-        xr.each([&](int64_t, const float *v, int) {
-#pragma unroll
-            for (int i = 0; i < VW; i++) s += fast_exp2(fmaf(v[i], LOG2E_F, -mb));
-        });
-        s = block_sum(s);
+        m = ce_max_sum(xr, &s);
     } else {
         xr.each([&](int64_t, const float *v, int) {
             float vm = v[0];
@@ -93,21 +127,7 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
      * written by the kernel before, is needed */
     pdl_wait();
     if (threadIdx.x == 0) loss_rows[r] = lse - xt;
-    if (dx) {
-        const float n = (float)*nvalid, inv = 1.0f / n;
-        const float c = lse * LOG2E_F + __log2f(n);
-        xr.each([&](int64_t j, const float *v, int) {
-            float o[VW];
-#pragma unroll
-            for (int i = 0; i < VW; i++) o[i] = fast_exp2(fmaf(v[i], LOG2E_F, -c));
-            if (t >= j && t < j + VW) {
-#pragma unroll
-                for (int i = 0; i < VW; i++)
-                    if (j + i == t) o[i] -= inv;
-            }
-            io<TO, VW>::store(dx + off + j, o);
-        });
-    }
+    if (dx) ce_grad(xr, dx + off, t, lse, nvalid);
 }
 
 /* A row split over a cluster of C blocks (Hopper on), block q holding
@@ -133,13 +153,7 @@ __global__ void __launch_bounds__(512) ce_cluster_k(const TI *x, const int64_t *
     if (t == SBK_IGNORE_INDEX) { /* every block of the cluster has this row: none waits at a barrier */
         pdl_wait();
         if (col0 == 0 && threadIdx.x == 0) loss_rows[r] = 0.0f;
-        if (dx) {
-            float z[VW];
-#pragma unroll
-            for (int i = 0; i < VW; i++) z[i] = 0.0f;
-            for (int64_t j = (int64_t)threadIdx.x * VW; j < S; j += (int64_t)blockDim.x * VW)
-                io<TO, VW>::store(dx + off + j, z);
-        }
+        if (dx) ce_zero<TO, VW>(dx + off, S);
         return;
     }
     ROW xr;
@@ -147,18 +161,8 @@ __global__ void __launch_bounds__(512) ce_cluster_k(const TI *x, const int64_t *
     const int64_t tl = t - col0; /* the target's column in this slice, if it is here */
     const bool mine = tl >= 0 && tl < S;
     const float xt = mine && threadIdx.x == 0 ? tof<TI>(x[off + tl]) : 0.0f;
-    float m = -INFINITY, sum = 0.0f;
-    xr.each([&](int64_t, const float *v, int) {
-#pragma unroll
-        for (int i = 0; i < VW; i++) m = fmaxf(m, v[i]);
-    });
-    m = block_max(m);
-    const float mb = m * LOG2E_F;
-    xr.each([&](int64_t, const float *v, int) {
-#pragma unroll
-        for (int i = 0; i < VW; i++) sum += fast_exp2(fmaf(v[i], LOG2E_F, -mb));
-    });
-    sum = block_sum(sum);
+    float sum;
+    const float m = ce_max_sum(xr, &sum);
     if (threadIdx.x == 0) {
         part[0] = m;
         part[1] = sum;
@@ -176,21 +180,7 @@ __global__ void __launch_bounds__(512) ce_cluster_k(const TI *x, const int64_t *
     const float lse = gm + __logf(gs);
     pdl_wait();
     if (mine && threadIdx.x == 0) loss_rows[r] = lse - xt;
-    if (dx) {
-        const float n = (float)*nvalid, inv = 1.0f / n;
-        const float c = lse * LOG2E_F + __log2f(n);
-        xr.each([&](int64_t j, const float *v, int) {
-            float o[VW];
-#pragma unroll
-            for (int i = 0; i < VW; i++) o[i] = fast_exp2(fmaf(v[i], LOG2E_F, -c));
-            if (tl >= j && tl < j + VW) {
-#pragma unroll
-                for (int i = 0; i < VW; i++)
-                    if (j + i == tl) o[i] -= inv;
-            }
-            io<TO, VW>::store(dx + off + j, o);
-        });
-    }
+    if (dx) ce_grad(xr, dx + off, tl, lse, nvalid);
     cluster_barrier(); /* no block leaves while another may still read its part */
 }
 

@@ -207,9 +207,10 @@ cudaError_t sbk_swiglu_bwd(const void *dc, const void *a, const void *b,
 #define SBK_CE_WORKSPACE_BYTES ((size_t)256)
 /* Targets must be in [0, V) or SBK_IGNORE_INDEX (the kernel does not check;
  * the solbench op generates valid ones).
- * One pass per row (online max and sum), then, when dx != NULL, the
+ * The row's max and sum of exponentials, then, when dx != NULL, the
  * gradient (softmax - onehot) / n_valid written in a second pass over the
- * row (from registers when the row fits, else re-read, mostly from L2).
+ * row, held as row_plan says (SBK_CE_ROW_*, below: in one block's shared
+ * memory, in cluster slices, or read again from memory or L2).
  * dx may equal logits (in place). */
 cudaError_t sbk_cross_entropy(const void *logits, const int64_t *target,
                               float *loss_rows, float *loss, void *dx,
