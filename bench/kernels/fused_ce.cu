@@ -217,7 +217,7 @@ struct ce_layout {
  * 0.890x and 0.900x the row read twice from memory; 8 slices of 32 KiB:
  * 0.917x and 0.932x). A row that fits one block's shared memory stays
  * there with the gradient (fp32 16384 x 32768: l2 took 1.211x its time,
- * 4 slices 1.133x; DeepSeek-V3 widths, 12-48 KiB: slices 1.75-5x). */
+ * 4 slices 1.133x; DeepSeek-V3 widths, 12-32 KiB: slices 1.75-5x). */
 #define CE_L2_MIN (64 * 1024)
 #define CE_SLICE_MAX (64 * 1024)
 static int ce_auto(int64_t V, int esize, bool whole, bool grad, size_t smem_limit)
