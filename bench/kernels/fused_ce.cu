@@ -236,11 +236,12 @@ static ce_layout ce_pick(int plan, int64_t V, int esize, bool al, bool grad)
     ce_layout L = {CE_ROWS, 0, 0, 1, 0};
     const int vw = 16 / esize;
     const bool whole = al && V % vw == 0;
-    if (plan == SBK_CE_ROW_AUTO) plan = ce_auto(V, esize, whole, grad, row_smem_limit());
+    const size_t limit = row_smem_limit(); /* one device query a launch */
+    if (plan == SBK_CE_ROW_AUTO) plan = ce_auto(V, esize, whole, grad, limit);
     if (plan > SBK_CE_ROW_CLUSTER(1)) {
         const int C = plan - SBK_CE_ROW_CLUSTER(0);
         if (whole && V % ((int64_t)C * vw) == 0 && sm90_or_newer() &&
-            pick_row_smem(V / C, esize, al, row_smem_limit(), &L.threads, &L.smem)) {
+            pick_row_smem(V / C, esize, al, limit, &L.threads, &L.smem)) {
             L.kind = CE_CLUSTER;
             L.C = C;
             return L;
@@ -252,7 +253,7 @@ static ce_layout ce_pick(int plan, int64_t V, int esize, bool al, bool grad)
         L.threads = want >= 512 ? 512 : (int)((want + 31) / 32 * 32);
         return L;
     }
-    if (plan != SBK_CE_ROW_REGS && pick_row_smem(V, esize, al, row_smem_limit(), &L.threads, &L.smem)) {
+    if (plan != SBK_CE_ROW_REGS && pick_row_smem(V, esize, al, limit, &L.threads, &L.smem)) {
         L.kind = CE_SMEM;
         return L;
     }
