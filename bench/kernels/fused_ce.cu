@@ -53,6 +53,30 @@ template <class ROW> __device__ __forceinline__ float ce_max_sum(const ROW &xr, 
     return m;
 }
 
+/* A thread's online max and sum of exponentials over a row read once:
+ * VW more values v into (*m, *s), the sum kept against the running max. */
+template <int VW> __device__ __forceinline__ void ce_online_add(const float *v, float *m, float *s)
+{
+    float vm = v[0];
+#pragma unroll
+    for (int i = 1; i < VW; i++) vm = fmaxf(vm, v[i]);
+    const float nm = fmaxf(*m, vm), nmb = nm * LOG2E_F;
+    float add = 0.0f;
+#pragma unroll
+    for (int i = 0; i < VW; i++) add += fast_exp2(fmaf(v[i], LOG2E_F, -nmb));
+    *s = (*m == -INFINITY ? 0.0f : *s * fast_exp2((*m - nm) * LOG2E_F)) + add;
+    *m = nm;
+}
+
+/* The block's max of the threads' online pairs; *s becomes the block's sum
+ * against it. */
+__device__ __forceinline__ float ce_online_block(float m, float *s)
+{
+    const float gm = block_max(m);
+    *s = block_sum(m == -INFINITY ? 0.0f : *s * fast_exp2((m - gm) * LOG2E_F));
+    return gm;
+}
+
 /* The gradient pass: d[j] = exp(x[j] - lse) / n, less 1 / n at column t
  * (t outside the row: no onehot here). */
 template <typename TO, class ROW>
@@ -106,21 +130,8 @@ __global__ void __launch_bounds__(512) ce_row_k(const TI *x, const int64_t *__re
     if constexpr (ROW::on_chip) {
         m = ce_max_sum(xr, &s);
     } else {
-        xr.each([&](int64_t, const float *v, int) {
-            float vm = v[0];
-#pragma unroll
-            for (int i = 1; i < VW; i++) vm = fmaxf(vm, v[i]);
-            const float nm = fmaxf(m, vm), nmb = nm * LOG2E_F;
-            float add = 0.0f;
-#pragma unroll
-            for (int i = 0; i < VW; i++) add += fast_exp2(fmaf(v[i], LOG2E_F, -nmb));
-            s = (m == -INFINITY ? 0.0f : s * fast_exp2((m - nm) * LOG2E_F)) + add;
-            m = nm;
-        });
-        const float gm = block_max(m);
-        s = m == -INFINITY ? 0.0f : s * fast_exp2((m - gm) * LOG2E_F);
-        s = block_sum(s);
-        m = gm;
+        xr.each([&](int64_t, const float *v, int) { ce_online_add<VW>(v, &m, &s); });
+        m = ce_online_block(m, &s);
     }
     const float lse = m + __logf(s);
     /* the row is read and reduced; from here on the count of valid rows,
@@ -329,6 +340,212 @@ cudaError_t gemm_status(cublasStatus_t st)
 
 size_t round_up(size_t n) { return (n + 255) / 256 * 256; }
 
+/* ---- FLCE over slices of the vocabulary (SBK_FLCE_ACCUM_VOCAB) ---------- */
+
+/* Row r of a slice of fp32 logits [BT, Vc] (columns v0 .. v0 + Vc - 1):
+ * its max and sum of exponentials, merged into the row's running pair
+ * (run_m, run_s), slices in order so that the result does not depend on
+ * timing, and the target's logit when the target is in the slice.
+ * Ignored rows are skipped. */
+template <int VW>
+__global__ void __launch_bounds__(256) flce_slice_lse_k(const float *__restrict__ logits, int64_t Vc, int64_t v0,
+                                                        const int64_t *__restrict__ target, float *__restrict__ run_m,
+                                                        float *__restrict__ run_s, float *__restrict__ xt, int first)
+{
+    const int64_t r = blockIdx.x, t = target[r];
+    if (t == SBK_IGNORE_INDEX) return;
+    row_mem<float, VW> xr;
+    xr.load(logits + r * Vc, Vc);
+    float m = -INFINITY, s = 0.0f;
+    xr.each([&](int64_t, const float *v, int) { ce_online_add<VW>(v, &m, &s); });
+    m = ce_online_block(m, &s);
+    if (threadIdx.x != 0) return;
+    if (first) {
+        run_m[r] = m;
+        run_s[r] = s;
+    } else {
+        const float om = run_m[r], nm = fmaxf(om, m);
+        run_s[r] = run_s[r] * fast_exp2((om - nm) * LOG2E_F) + s * fast_exp2((m - nm) * LOG2E_F);
+        run_m[r] = nm;
+    }
+    if (t >= v0 && t < v0 + Vc) xt[r] = logits[r * Vc + (t - v0)];
+}
+
+/* After the last slice: lse[r] = m + ln s (over run_m) and the row's loss. */
+__global__ void flce_slice_loss_k(const int64_t *__restrict__ target, float *__restrict__ run_m,
+                                  const float *__restrict__ run_s, const float *__restrict__ xt,
+                                  float *__restrict__ loss_rows, int64_t BT)
+{
+    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < BT; r += (int64_t)gridDim.x * blockDim.x) {
+        if (target[r] == SBK_IGNORE_INDEX) {
+            loss_rows[r] = 0.0f;
+            continue;
+        }
+        const float lse = run_m[r] + __logf(run_s[r]);
+        run_m[r] = lse;
+        loss_rows[r] = lse - xt[r];
+    }
+}
+
+/* The slice's dlogits [BT, Vc] (TO) from its fp32 logits and each row's
+ * lse: the gradient pass of the one-row kernel, the onehot where the
+ * target falls in the slice; zeros for ignored rows. */
+template <typename TO, int VW>
+__global__ void __launch_bounds__(256) flce_slice_grad_k(const float *__restrict__ logits, TO *__restrict__ dlog,
+                                                         int64_t Vc, int64_t v0, const int64_t *__restrict__ target,
+                                                         const float *__restrict__ lse, const int *__restrict__ nvalid)
+{
+    const int64_t r = blockIdx.x, t = target[r];
+    if (t == SBK_IGNORE_INDEX) {
+        ce_zero<TO, VW>(dlog + r * Vc, Vc);
+        return;
+    }
+    row_mem<float, VW> xr;
+    xr.load(logits + r * Vc, Vc);
+    ce_grad(xr, dlog + r * Vc, t - v0, lse[r], nvalid);
+}
+
+/* Slice widths are whole 16-byte vectors of fp32 and of every output
+ * dtype when they can be: 4 columns a vector. */
+template <typename F> cudaError_t slice_launch_vw(int64_t Vc, F f) { return Vc % 4 == 0 ? f.template go<4>() : f.template go<1>(); }
+
+struct slice_lse_launch {
+    const float *logits;
+    int64_t Vc, v0, BT;
+    const int64_t *target;
+    float *run_m, *run_s, *xt;
+    int first;
+    cudaStream_t s;
+    template <int VW> cudaError_t go() const
+    {
+        flce_slice_lse_k<VW><<<(unsigned)BT, 256, 0, s>>>(logits, Vc, v0, target, run_m, run_s, xt, first);
+        return launch_status();
+    }
+};
+
+template <typename TO> struct slice_grad_launch {
+    const float *logits;
+    TO *dlog;
+    int64_t Vc, v0, BT;
+    const int64_t *target;
+    const float *lse;
+    const int *nvalid;
+    cudaStream_t s;
+    template <int VW> cudaError_t go() const
+    {
+        flce_slice_grad_k<TO, VW><<<(unsigned)BT, 256, 0, s>>>(logits, dlog, Vc, v0, target, lse, nvalid);
+        return launch_status();
+    }
+};
+
+/* logits [BT, c] (fp32) = hidden [BT, H] x W[v0 .. v0 + c)^T */
+cudaError_t slice_logits(cublasHandle_t handle, const void *hidden, const void *weight, float *logits, int64_t BT,
+                         int64_t H, int64_t v0, int64_t c, sbk_dtype dt)
+{
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType_t ty = cuda_type(dt);
+    return gemm_status(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)c, (int)BT, (int)H, &one,
+                                    (const char *)weight + (size_t)v0 * H * sbk_dtype_size(dt), ty, (int)H, hidden,
+                                    ty, (int)H, &zero, logits, CUDA_R_32F, (int)c, CUBLAS_COMPUTE_32F,
+                                    CUBLAS_GEMM_DEFAULT));
+}
+
+/* The scratch of the vocabulary slices, in order: fp32 logits [BT, Vc] |
+ * nvalid | run_m, run_s, xt [BT] each | with a gradient: dlogits [BT, Vc]
+ * in dt | an fp32 dH accumulator [BT, H] unless dt is fp32 (dH itself
+ * then). */
+struct vocab_scratch {
+    float *logits, *run_m, *run_s, *xt, *dh32;
+    int *nvalid;
+    void *dlog;
+    size_t bytes;
+};
+
+vocab_scratch vocab_layout(void *ws, int64_t BT, int64_t H, int64_t Vc, sbk_dtype dt, bool grad)
+{
+    vocab_scratch v = {};
+    char *base = (char *)ws, *p = base;
+    v.logits = (float *)p;
+    p += round_up((size_t)BT * Vc * 4);
+    v.nvalid = (int *)p;
+    p += SBK_CE_WORKSPACE_BYTES;
+    v.run_m = (float *)p;
+    p += round_up((size_t)BT * 4);
+    v.run_s = (float *)p;
+    p += round_up((size_t)BT * 4);
+    v.xt = (float *)p;
+    p += round_up((size_t)BT * 4);
+    if (grad) {
+        v.dlog = p;
+        p += round_up((size_t)BT * Vc * sbk_dtype_size(dt));
+        if (dt != SBK_F32) {
+            v.dh32 = (float *)p;
+            p += round_up((size_t)BT * H * 4);
+        }
+    }
+    v.bytes = (size_t)(p - base);
+    return v;
+}
+
+/* FLCE with no dW accumulator: the vocabulary in slices of Vc columns.
+ * Pass one: each slice's logits (one GEMM over all rows) folded into each
+ * row's running max and sum; then the rows' losses and the mean. Pass two
+ * (with a gradient): each slice's logits again, its dlogits, dH (+)= dlogits
+ * x W_slice in fp32 and dW_slice = dlogits^T x hidden, one GEMM that sums
+ * over all BT rows in fp32 and rounds to dt once. The price is the second
+ * logits GEMM; the gain is V x H x 4 bytes of accumulator. */
+cudaError_t flce_vocab(cublasHandle_t handle, const void *hidden, const void *weight, const int64_t *target,
+                       float *loss_rows, float *loss, void *dh, void *dw, void *workspace, int64_t BT, int64_t H,
+                       int64_t V, int64_t Vc, sbk_dtype dt, cudaStream_t s)
+{
+    const bool grad = dh != nullptr || dw != nullptr;
+    const vocab_scratch w = vocab_layout(workspace, BT, H, Vc, dt, grad);
+    const cudaDataType_t ty = cuda_type(dt);
+    const size_t es = sbk_dtype_size(dt);
+    const float one = 1.0f, zero = 0.0f;
+    cudaError_t e;
+    count_valid_k<<<1, 1024, 0, s>>>(target, BT, w.nvalid);
+    if ((e = launch_status()) != cudaSuccess) return e;
+    for (int64_t v0 = 0; v0 < V; v0 += Vc) {
+        const int64_t c = V - v0 < Vc ? V - v0 : Vc;
+        if ((e = slice_logits(handle, hidden, weight, w.logits, BT, H, v0, c, dt)) != cudaSuccess) return e;
+        const slice_lse_launch L = {w.logits, c, v0, BT, target, w.run_m, w.run_s, w.xt, v0 == 0, s};
+        if ((e = slice_launch_vw(c, L)) != cudaSuccess) return e;
+    }
+    flce_slice_loss_k<<<(unsigned)((BT + 255) / 256), 256, 0, s>>>(target, w.run_m, w.run_s, w.xt, loss_rows, BT);
+    if ((e = launch_status()) != cudaSuccess) return e;
+    mean_loss_k<<<1, 1024, 0, s>>>(loss_rows, BT, w.nvalid, loss);
+    if ((e = launch_status()) != cudaSuccess || !grad) return e;
+    float *dh_acc = dt == SBK_F32 ? (float *)dh : w.dh32;
+    for (int64_t v0 = 0; v0 < V; v0 += Vc) {
+        const int64_t c = V - v0 < Vc ? V - v0 : Vc;
+        const char *w_c = (const char *)weight + (size_t)v0 * H * es;
+        if ((e = slice_logits(handle, hidden, weight, w.logits, BT, H, v0, c, dt)) != cudaSuccess) return e;
+        SBK_DISPATCH_T(dt, e = slice_launch_vw(c, slice_grad_launch<T>{w.logits, (T *)w.dlog, c, v0, BT, target,
+                                                                          w.run_m, w.nvalid, s}));
+        if (e != cudaSuccess) return e;
+        /* dH [BT,H] (+)= dlogits [BT,c] x W_slice [c,H], fp32 across slices */
+        if (dh) {
+            e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)H, (int)BT, (int)c, &one, w_c, ty,
+                                         (int)H, w.dlog, ty, (int)c, v0 == 0 ? &zero : &one, dh_acc, CUDA_R_32F,
+                                         (int)H, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            if (e != cudaSuccess) return e;
+        }
+        /* dW_slice [c,H] = dlogits^T [c,BT] x hidden [BT,H], straight into dw */
+        if (dw) {
+            e = gemm_status(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)H, (int)c, (int)BT, &one, hidden, ty,
+                                         (int)H, w.dlog, ty, (int)c, &zero, (char *)dw + (size_t)v0 * H * es, ty,
+                                         (int)H, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            if (e != cudaSuccess) return e;
+        }
+    }
+    if (dh && dt != SBK_F32) {
+        SBK_DISPATCH_T(dt, downcast_k<T><<<132 * 8, 256, 0, s>>>(w.dh32, (T *)dh, BT * H));
+        e = launch_status();
+    }
+    return e;
+}
+
 } /* namespace */
 
 /* SOLBENCH_CE_ROW: auto (unset), smem, regs, l2 or cluster:C (C = 2, 4
@@ -419,9 +636,23 @@ extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t
     return c < BT ? c : BT;
 }
 
+extern "C" int64_t sbk_flce_slice_cols(int64_t BT, int64_t V, int64_t chunk, sbk_dtype dt, int with_grad)
+{
+    if (chunk > 0) return chunk < V ? chunk : V;
+    /* the slice's fp32 logits and (with a gradient) its dt dlogits in
+     * SBK_FLCE_SLICE_BUDGET bytes, whole 256-column steps, at least 1024
+     * columns so that the GEMMs stay large */
+    const int64_t per_col = BT * (4 + (with_grad ? (int64_t)sbk_dtype_size(dt) : 0));
+    int64_t c = (int64_t)SBK_FLCE_SLICE_BUDGET / per_col / 256 * 256;
+    if (c < 1024) c = 1024;
+    return c < V ? c : V;
+}
+
 extern "C" size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
                                      sbk_dtype dt, int accum, int with_grad)
 {
+    if (accum == SBK_FLCE_ACCUM_VOCAB)
+        return vocab_layout(nullptr, BT, H, sbk_flce_slice_cols(BT, V, chunk, dt, with_grad), dt, with_grad != 0).bytes;
     const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk, dt, accum);
     const size_t es = sbk_dtype_size(dt);
     if (accum != SBK_FLCE_ACCUM_FP32) return round_up((size_t)C * V * es) + SBK_CE_WORKSPACE_BYTES;
@@ -438,6 +669,9 @@ extern "C" cudaError_t sbk_flce_fused(cublasHandle_t handle, const void *hidden,
 {
     if (BT <= 0 || H <= 0 || V <= 0 || BT > 0x7fffffff || H > 0x7fffffff || V > 0x7fffffff)
         return cudaErrorInvalidValue;
+    if (accum == SBK_FLCE_ACCUM_VOCAB)
+        return flce_vocab(handle, hidden, weight, target, loss_rows, loss, dh, dw, workspace, BT, H, V,
+                          sbk_flce_slice_cols(BT, V, chunk, dt, dh != nullptr || dw != nullptr), dt, s);
     const bool f32 = accum == SBK_FLCE_ACCUM_FP32;
     const int64_t C = sbk_flce_chunk_rows(BT, H, V, chunk, dt, accum);
     /* One chunk: the one dW GEMM sums in fp32 and rounds to dt once by

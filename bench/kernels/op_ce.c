@@ -51,11 +51,14 @@ static const char *const flce_names[] = {"BT", "H", "V", NULL};
 static const int64_t flce_defaults[] = {4096, 4096, 128256};
 static const sb_param_spec flce_params[] = {
     {"chunk", SB_PARAM_INT, "0", NULL,
-     "rows per chunk of the fused provider (0: max of Liger's rule and the chunk budget of --accum)"},
-    {"accum", SB_PARAM_STRING, "fp32", "fp32|input",
+     "rows per chunk of the fused provider, or with --accum vocab columns per slice (0: by the rule and "
+     "budget of --accum)"},
+    {"accum", SB_PARAM_STRING, "fp32", "fp32|input|vocab",
      "fused dW across chunks: fp32 = an fp32 accumulator (V x H x 4 bytes) and fp32 logits; input = dW "
      "rounded to the weight's dtype after every chunk and the logits in place in that dtype, 128 MiB chunks "
-     "(Liger's default; less memory, but dW then misses the bf16 tolerance once there are several chunks)"},
+     "(Liger's default; less memory, but dW then misses the bf16 tolerance once there are several chunks); "
+     "vocab = no accumulator: slices of the vocabulary (--chunk columns), each slice's dW one GEMM over all "
+     "rows, the logits computed twice (loss pass, gradient pass)"},
     {"ignore_frac", SB_PARAM_FLOAT, "0", NULL, "fraction of rows whose target is ignore_index (-100)"},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -80,8 +83,8 @@ static int flce_validate(const sb_op_config *c, sb_error *e)
     if (!(ch >= 0.0 && ch < 2147483648.0) || ch != floor(ch))
         return sb_error_set(e, NULL, NULL, "flce: --chunk must be an integer >= 0");
     const char *a = sb_params_get(&c->params, "accum");
-    if (a && strcmp(a, "input") != 0 && strcmp(a, "fp32") != 0)
-        return sb_error_set(e, NULL, NULL, "flce: --accum must be input or fp32, got %s", a);
+    if (a && strcmp(a, "input") != 0 && strcmp(a, "fp32") != 0 && strcmp(a, "vocab") != 0)
+        return sb_error_set(e, NULL, NULL, "flce: --accum must be input, fp32 or vocab, got %s", a);
     return SB_OK;
 }
 
@@ -180,7 +183,9 @@ static int ce_create_common(int flce, const sb_op_config *cfg, sb_ctx *ctx, void
     s->H = flce ? sb_shape_get(&cfg->shape, "H", 0) : 0;
     s->chunk = flce ? (int64_t)sb_params_get_double(&cfg->params, "chunk", 0.0) : 0;
     const char *accum = flce ? sb_params_get(&cfg->params, "accum") : NULL;
-    s->accum = accum && strcmp(accum, "input") == 0 ? SBK_FLCE_ACCUM_INPUT : SBK_FLCE_ACCUM_FP32;
+    s->accum = !accum || strcmp(accum, "fp32") == 0 ? SBK_FLCE_ACCUM_FP32
+               : strcmp(accum, "input") == 0        ? SBK_FLCE_ACCUM_INPUT
+                                                    : SBK_FLCE_ACCUM_VOCAB;
     for (int i = 0; i < 16; i++)
         s->cache_row[i] = -1;
     double ign = sb_params_get_double(&cfg->params, "ignore_frac", 0.0);
@@ -609,6 +614,17 @@ static void ce_provider_params(void *p, int provider, sb_params *extra)
     int i = extra->count++;
     snprintf(extra->name[i], SB_NAME_MAX, "scratch_bytes");
     snprintf(extra->value[i], sizeof extra->value[i], "%zu", scratch_bytes(s, provider));
+    if (s->flce && provider == SBK_P_FUSED && s->accum == SBK_FLCE_ACCUM_VOCAB) {
+        /* the slices' kernels read a row of the slice from memory, 256 threads */
+        i = extra->count++;
+        snprintf(extra->name[i], SB_NAME_MAX, "slice_columns");
+        snprintf(extra->value[i], sizeof extra->value[i], "%lld",
+                 (long long)sbk_flce_slice_cols(s->M, s->V, s->chunk, sbk_from_sb(s->dt), s->full));
+        i = extra->count++;
+        snprintf(extra->name[i], SB_NAME_MAX, "row_layout");
+        snprintf(extra->value[i], sizeof extra->value[i], "memory threads=256");
+        return;
+    }
     if (s->flce && provider == SBK_P_FUSED) {
         i = extra->count++;
         snprintf(extra->name[i], SB_NAME_MAX, "chunk_rows");

@@ -243,8 +243,8 @@ int sbk_ce_row_default(int64_t V, sbk_dtype dt, int grad, size_t smem_limit);
 void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, int grad, char *buf, size_t n);
 
 /* Fused linear + cross entropy: hidden [BT,H], weight [V,H] (dt), in row
- * chunks, never more than BT rows, all on stream s (handle must have s set
- * as its stream). Two ways to accumulate dW across chunks:
+ * chunks (never more than BT rows) or vocabulary slices, all on stream s
+ * (handle must have s set as its stream). Three ways to handle dW:
  * - SBK_FLCE_ACCUM_INPUT (Liger's default): the chunk's logits are written
  *   by cublasGemmEx in dt, the fused CE overwrites them in place with the
  *   dlogits, dh rows = dlogits x W, and dw (dt) += dlogits^T x H, rounded
@@ -256,9 +256,23 @@ void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, int grad, char *buf, siz
  *   as above with 1 GiB for the fp32 logits and dlogits, or all BT rows
  *   at once when that chunk costs no more than those chunks plus the
  *   accumulator. With one chunk there is no accumulator: the one dW GEMM
- *   rounds its fp32 sums to dt itself. */
-enum { SBK_FLCE_ACCUM_INPUT = 0, SBK_FLCE_ACCUM_FP32 = 1 };
+ *   rounds its fp32 sums to dt itself.
+ * - SBK_FLCE_ACCUM_VOCAB: no dW accumulator at all. The vocabulary is cut
+ *   into slices of columns instead of rows; a first pass computes each
+ *   slice's fp32 logits over all BT rows and folds them into each row's
+ *   running max and sum (the loss), a second pass (with a gradient)
+ *   computes them again, the dlogits (dt), dH += dlogits x W_slice in an
+ *   fp32 [BT,H] accumulator, and dW_slice = dlogits^T x hidden in one GEMM
+ *   over all rows, rounded to dt once. One more logits GEMM than the row
+ *   chunks, for V x H x 4 bytes less. Slice columns (chunk = 0): the most
+ *   whole 256-column steps whose fp32 logits and dt dlogits fit in
+ *   SBK_FLCE_SLICE_BUDGET bytes, at least 1024; chunk > 0 is the columns.
+ *   Scratch: the slice, its dlogits, the dH accumulator (not for fp32)
+ *   and three floats a row. */
+enum { SBK_FLCE_ACCUM_INPUT = 0, SBK_FLCE_ACCUM_FP32 = 1, SBK_FLCE_ACCUM_VOCAB = 2 };
+#define SBK_FLCE_SLICE_BUDGET ((size_t)64 << 20)
 int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk, sbk_dtype dt, int accum);
+int64_t sbk_flce_slice_cols(int64_t BT, int64_t V, int64_t chunk, sbk_dtype dt, int with_grad);
 /* with_grad = 0: scratch for the loss alone (dh and dw NULL) */
 size_t sbk_flce_workspace(int64_t BT, int64_t H, int64_t V, int64_t chunk,
                           sbk_dtype dt, int accum, int with_grad);

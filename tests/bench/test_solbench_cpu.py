@@ -176,6 +176,10 @@ with tempfile.TemporaryDirectory() as tmp:
     run(["flce", "--device", "cpu", "--BT", "8", "--H", "16", "--V", "32", "--mode", "full", "--iters", "2",
          "--repeats", "1", "--out", fo], 0)
     ok(load(fo)["config"]["params"].get("accum") == "fp32", "flce records accum, fp32 by default")
+    fv = os.path.join(tmp, "flce-vocab.json")
+    run(["flce", "--device", "cpu", "--BT", "8", "--H", "16", "--V", "32", "--mode", "full", "--accum", "vocab",
+         "--iters", "2", "--repeats", "1", "--out", fv], 0)
+    ok(load(fv)["config"]["params"].get("accum") == "vocab", "flce --accum vocab is accepted and recorded")
 
     # --- a command rebuilt from a stored result (as solbook's reproduce
     # lines are: every shape and params member as --NAME VALUE) reruns and
