@@ -51,8 +51,8 @@ static const char *const flce_names[] = {"BT", "H", "V", NULL};
 static const int64_t flce_defaults[] = {4096, 4096, 128256};
 static const sb_param_spec flce_params[] = {
     {"chunk", SB_PARAM_INT, "0", NULL,
-     "rows per chunk of the fused provider, or with --accum vocab columns per slice (0: by the rule and "
-     "budget of --accum)"},
+     "rows per chunk of the fused provider, or columns per vocabulary slice where it slices the vocabulary "
+     "(--accum vocab, and the loss alone with --accum fp32); 0: by the rule and budget of --accum"},
     {"accum", SB_PARAM_STRING, "fp32", "fp32|input|vocab",
      "fused dW across chunks: fp32 = an fp32 accumulator (V x H x 4 bytes) and fp32 logits; input = dW "
      "rounded to the weight's dtype after every chunk and the logits in place in that dtype, 128 MiB chunks "
@@ -614,7 +614,7 @@ static void ce_provider_params(void *p, int provider, sb_params *extra)
     int i = extra->count++;
     snprintf(extra->name[i], SB_NAME_MAX, "scratch_bytes");
     snprintf(extra->value[i], sizeof extra->value[i], "%zu", scratch_bytes(s, provider));
-    if (s->flce && provider == SBK_P_FUSED && s->accum == SBK_FLCE_ACCUM_VOCAB) {
+    if (s->flce && provider == SBK_P_FUSED && sbk_flce_by_vocab(s->accum, s->full)) {
         /* the slices' kernels read a row of the slice from memory, 256 threads */
         i = extra->count++;
         snprintf(extra->name[i], SB_NAME_MAX, "slice_columns");

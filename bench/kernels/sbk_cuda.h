@@ -268,8 +268,13 @@ void sbk_ce_row_name(int plan, int64_t V, sbk_dtype dt, int grad, char *buf, siz
  *   whole 256-column steps whose fp32 logits and dt dlogits fit in
  *   SBK_FLCE_SLICE_BUDGET bytes, at least 1024; chunk > 0 is the columns.
  *   Scratch: the slice, its dlogits, the dH accumulator (not for fp32)
- *   and three floats a row. */
+ *   and three floats a row.
+ * The loss alone (no dh, no dw) with SBK_FLCE_ACCUM_FP32 takes the
+ * vocabulary slices too (sbk_flce_by_vocab): one GEMM a slice, as fast as
+ * the row chunks, in less scratch. */
 enum { SBK_FLCE_ACCUM_INPUT = 0, SBK_FLCE_ACCUM_FP32 = 1, SBK_FLCE_ACCUM_VOCAB = 2 };
+/* 1 when FLCE with this accum runs over vocabulary slices */
+int sbk_flce_by_vocab(int accum, int with_grad);
 #define SBK_FLCE_SLICE_BUDGET ((size_t)64 << 20)
 int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t chunk, sbk_dtype dt, int accum);
 int64_t sbk_flce_slice_cols(int64_t BT, int64_t V, int64_t chunk, sbk_dtype dt, int with_grad);

@@ -31,6 +31,18 @@ static void test_chunk_rows(void **st)
     assert_int_equal(sbk_flce_chunk_rows(64, 256, 1000, 100, SBK_BF16, SBK_FLCE_ACCUM_FP32), 64);
 }
 
+static void test_by_vocab(void **st)
+{
+    (void)st;
+    assert_true(sbk_flce_by_vocab(SBK_FLCE_ACCUM_VOCAB, 1));
+    assert_true(sbk_flce_by_vocab(SBK_FLCE_ACCUM_VOCAB, 0));
+    /* the loss alone with fp32 logits: slices (no second GEMM there) */
+    assert_true(sbk_flce_by_vocab(SBK_FLCE_ACCUM_FP32, 0));
+    assert_false(sbk_flce_by_vocab(SBK_FLCE_ACCUM_FP32, 1));
+    assert_false(sbk_flce_by_vocab(SBK_FLCE_ACCUM_INPUT, 0));
+    assert_false(sbk_flce_by_vocab(SBK_FLCE_ACCUM_INPUT, 1));
+}
+
 static void test_slice_cols(void **st)
 {
     (void)st;
@@ -59,9 +71,15 @@ static void test_workspace(void **st)
     /* fp32 inputs: dH is its own accumulator */
     assert_int_equal(sbk_flce_workspace(BT, H, V, 1280, SBK_F32, SBK_FLCE_ACCUM_VOCAB, 1),
                      up256(BT * Vc * 4) + SBK_CE_WORKSPACE_BYTES + rows + up256(BT * Vc * 4));
-    /* the loss alone: the slice and the rows' floats */
+    /* the loss alone: the slice and the rows' floats, with the fp32
+     * accumulator's setting too (it slices the vocabulary then) */
     assert_int_equal(sbk_flce_workspace(BT, H, V, 0, SBK_BF16, SBK_FLCE_ACCUM_VOCAB, 0),
                      up256(BT * 2048 * 4) + SBK_CE_WORKSPACE_BYTES + rows);
+    assert_int_equal(sbk_flce_workspace(BT, H, V, 0, SBK_BF16, SBK_FLCE_ACCUM_FP32, 0),
+                     up256(BT * 2048 * 4) + SBK_CE_WORKSPACE_BYTES + rows);
+    /* in place (Liger's way), the loss alone: 512 rows of bf16 logits in 128 MiB */
+    assert_int_equal(sbk_flce_workspace(BT, H, V, 0, SBK_BF16, SBK_FLCE_ACCUM_INPUT, 0),
+                     up256(512 * V * 2) + SBK_CE_WORKSPACE_BYTES);
     /* the fp32 accumulator's chunks against it: 1024 rows of fp32 logits
      * and bf16 dlogits, and V x H x 4 bytes */
     assert_int_equal(sbk_flce_workspace(BT, H, V, 0, SBK_BF16, SBK_FLCE_ACCUM_FP32, 1),
@@ -74,6 +92,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chunk_rows),
+        cmocka_unit_test(test_by_vocab),
         cmocka_unit_test(test_slice_cols),
         cmocka_unit_test(test_workspace),
     };
