@@ -68,12 +68,36 @@ template <int VW> __device__ __forceinline__ void ce_online_add(const float *v, 
     *m = nm;
 }
 
-/* The block's max of the threads' online pairs; *s becomes the block's sum
- * against it. */
-__device__ __forceinline__ float ce_online_block(float m, float *s)
+/* Reduction over a team of TEAM consecutive threads of a 256-thread block
+ * (TEAM 32 to 256, a power of two; every thread of the block calls it, and
+ * every thread gets its team's result), or over the whole block (TEAM 0). */
+template <int TEAM, class Op> __device__ __forceinline__ float team_reduce(float v, Op op, float identity)
 {
-    const float gm = block_max(m);
-    *s = block_sum(m == -INFINITY ? 0.0f : *s * fast_exp2((m - gm) * LOG2E_F));
+    if constexpr (TEAM == 0) {
+        return block_reduce(v, op, identity);
+    } else {
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+        if constexpr (TEAM > 32) {
+            __shared__ float sh[8];
+            const int wid = threadIdx.x >> 5, first = wid / (TEAM / 32) * (TEAM / 32);
+            __syncthreads(); /* an earlier call may still be reading sh */
+            if ((threadIdx.x & 31) == 0) sh[wid] = v;
+            __syncthreads();
+            v = sh[first];
+#pragma unroll
+            for (int k = 1; k < TEAM / 32; k++) v = op(v, sh[first + k]);
+        }
+        return v;
+    }
+}
+
+/* The team's (the block's: TEAM 0) max of the threads' online pairs; *s
+ * becomes the team's sum against it. */
+template <int TEAM = 0> __device__ __forceinline__ float ce_online_block(float m, float *s)
+{
+    const float gm = team_reduce<TEAM>(m, op_max(), -INFINITY);
+    *s = team_reduce<TEAM>(m == -INFINITY ? 0.0f : *s * fast_exp2((m - gm) * LOG2E_F), op_sum(), 0.0f);
     return gm;
 }
 
@@ -342,24 +366,43 @@ size_t round_up(size_t n) { return (n + 255) / 256 * 256; }
 
 /* ---- FLCE over slices of the vocabulary (SBK_FLCE_ACCUM_VOCAB) ---------- */
 
-/* Row r of a slice of fp32 logits [BT, Vc] (columns v0 .. v0 + Vc - 1):
- * its max and sum of exponentials, merged into the row's running pair
- * (run_m, run_s), slices in order so that the result does not depend on
- * timing, and the target's logit when the target is in the slice.
- * Ignored rows are skipped. */
-template <int VW>
+/* A row of a slice of fp32 logits read from memory by a team of TEAM
+ * threads (256 / TEAM rows a block): a slice is a few thousand columns, too
+ * short to keep a whole block busy, and its rows are many. The row's
+ * interface is the one-row kernels' (each), so ce_grad serves both. */
+template <int VW_, int TEAM> struct slice_row {
+    static constexpr int VW = VW_;
+    const float *row;
+    int64_t n;
+    int lane;
+    template <class F> __device__ __forceinline__ void each(F f) const
+    {
+        for (int64_t j = (int64_t)lane * VW; j < n; j += (int64_t)TEAM * VW) {
+            float x[VW];
+            io<float, VW>::load(row + j, x);
+            f(j, x, 0);
+        }
+    }
+};
+
+/* Row r of a slice [BT, Vc] (columns v0 .. v0 + Vc - 1): its max and sum of
+ * exponentials, merged into the row's running pair (run_m, run_s), slices
+ * in order so that the result does not depend on timing, and the target's
+ * logit when the target is in the slice. Ignored rows (and rows past BT)
+ * read nothing but still take part in the team's reductions. */
+template <int VW, int TEAM>
 __global__ void __launch_bounds__(256) flce_slice_lse_k(const float *__restrict__ logits, int64_t Vc, int64_t v0,
-                                                        const int64_t *__restrict__ target, float *__restrict__ run_m,
-                                                        float *__restrict__ run_s, float *__restrict__ xt, int first)
+                                                        int64_t BT, const int64_t *__restrict__ target,
+                                                        float *__restrict__ run_m, float *__restrict__ run_s,
+                                                        float *__restrict__ xt, int first)
 {
-    const int64_t r = blockIdx.x, t = target[r];
-    if (t == SBK_IGNORE_INDEX) return;
-    row_mem<float, VW> xr;
-    xr.load(logits + r * Vc, Vc);
+    const int64_t r = (int64_t)blockIdx.x * (256 / TEAM) + threadIdx.x / TEAM;
+    const int64_t t = r < BT ? target[r] : SBK_IGNORE_INDEX;
+    const slice_row<VW, TEAM> xr = {logits + r * Vc, Vc, (int)(threadIdx.x % TEAM)};
     float m = -INFINITY, s = 0.0f;
-    xr.each([&](int64_t, const float *v, int) { ce_online_add<VW>(v, &m, &s); });
-    m = ce_online_block(m, &s);
-    if (threadIdx.x != 0) return;
+    if (t != SBK_IGNORE_INDEX) xr.each([&](int64_t, const float *v, int) { ce_online_add<VW>(v, &m, &s); });
+    m = ce_online_block<TEAM>(m, &s);
+    if (t == SBK_IGNORE_INDEX || xr.lane != 0) return;
     if (first) {
         run_m[r] = m;
         run_s[r] = s;
@@ -388,26 +431,47 @@ __global__ void flce_slice_loss_k(const int64_t *__restrict__ target, float *__r
 }
 
 /* The slice's dlogits [BT, Vc] (TO) from its fp32 logits and each row's
- * lse: the gradient pass of the one-row kernel, the onehot where the
- * target falls in the slice; zeros for ignored rows. */
-template <typename TO, int VW>
+ * lse: the one-row kernel's gradient pass, the onehot where the target
+ * falls in the slice; zeros for ignored rows. No reduction: a team may
+ * leave early. */
+template <typename TO, int VW, int TEAM>
 __global__ void __launch_bounds__(256) flce_slice_grad_k(const float *__restrict__ logits, TO *__restrict__ dlog,
-                                                         int64_t Vc, int64_t v0, const int64_t *__restrict__ target,
+                                                         int64_t Vc, int64_t v0, int64_t BT,
+                                                         const int64_t *__restrict__ target,
                                                          const float *__restrict__ lse, const int *__restrict__ nvalid)
 {
-    const int64_t r = blockIdx.x, t = target[r];
+    const int64_t r = (int64_t)blockIdx.x * (256 / TEAM) + threadIdx.x / TEAM;
+    if (r >= BT) return;
+    const int64_t t = target[r];
+    const int lane = (int)(threadIdx.x % TEAM);
     if (t == SBK_IGNORE_INDEX) {
-        ce_zero<TO, VW>(dlog + r * Vc, Vc);
+        float z[VW] = {};
+        for (int64_t j = (int64_t)lane * VW; j < Vc; j += (int64_t)TEAM * VW) io<TO, VW>::store(dlog + r * Vc + j, z);
         return;
     }
-    row_mem<float, VW> xr;
-    xr.load(logits + r * Vc, Vc);
+    const slice_row<VW, TEAM> xr = {logits + r * Vc, Vc, lane};
     ce_grad(xr, dlog + r * Vc, t - v0, lse[r], nvalid);
 }
 
-/* Slice widths are whole 16-byte vectors of fp32 and of every output
- * dtype when they can be: 4 columns a vector. */
-template <typename F> cudaError_t slice_launch_vw(int64_t Vc, F f) { return Vc % 4 == 0 ? f.template go<4>() : f.template go<1>(); }
+/* A slice's kernels: whole 16-byte vectors of fp32 when the width allows
+ * (4 columns a vector), and the smallest team, from a warp to the block,
+ * that reads the row in at most 8 vectors a thread. */
+template <class F> cudaError_t slice_dispatch(int64_t Vc, const F &f)
+{
+    const int vw = Vc % 4 == 0 ? 4 : 1;
+    int team = 32;
+    while (team < 256 && Vc > (int64_t)team * vw * 8) team *= 2;
+#define SLICE_TEAMS(VW)                                  \
+    switch (team) {                                      \
+    case 32: return f.template go<VW, 32>();             \
+    case 64: return f.template go<VW, 64>();             \
+    case 128: return f.template go<VW, 128>();           \
+    default: return f.template go<VW, 256>();            \
+    }
+    if (vw == 4) SLICE_TEAMS(4)
+    SLICE_TEAMS(1)
+#undef SLICE_TEAMS
+}
 
 struct slice_lse_launch {
     const float *logits;
@@ -416,9 +480,10 @@ struct slice_lse_launch {
     float *run_m, *run_s, *xt;
     int first;
     cudaStream_t s;
-    template <int VW> cudaError_t go() const
+    template <int VW, int TEAM> cudaError_t go() const
     {
-        flce_slice_lse_k<VW><<<(unsigned)BT, 256, 0, s>>>(logits, Vc, v0, target, run_m, run_s, xt, first);
+        const unsigned blocks = (unsigned)((BT + 256 / TEAM - 1) / (256 / TEAM));
+        flce_slice_lse_k<VW, TEAM><<<blocks, 256, 0, s>>>(logits, Vc, v0, BT, target, run_m, run_s, xt, first);
         return launch_status();
     }
 };
@@ -431,9 +496,10 @@ template <typename TO> struct slice_grad_launch {
     const float *lse;
     const int *nvalid;
     cudaStream_t s;
-    template <int VW> cudaError_t go() const
+    template <int VW, int TEAM> cudaError_t go() const
     {
-        flce_slice_grad_k<TO, VW><<<(unsigned)BT, 256, 0, s>>>(logits, dlog, Vc, v0, target, lse, nvalid);
+        const unsigned blocks = (unsigned)((BT + 256 / TEAM - 1) / (256 / TEAM));
+        flce_slice_grad_k<TO, VW, TEAM><<<blocks, 256, 0, s>>>(logits, dlog, Vc, v0, BT, target, lse, nvalid);
         return launch_status();
     }
 };
@@ -510,7 +576,7 @@ cudaError_t flce_vocab(cublasHandle_t handle, const void *hidden, const void *we
         const int64_t c = V - v0 < Vc ? V - v0 : Vc;
         if ((e = slice_logits(handle, hidden, weight, w.logits, BT, H, v0, c, dt)) != cudaSuccess) return e;
         const slice_lse_launch L = {w.logits, c, v0, BT, target, w.run_m, w.run_s, w.xt, v0 == 0, s};
-        if ((e = slice_launch_vw(c, L)) != cudaSuccess) return e;
+        if ((e = slice_dispatch(c, L)) != cudaSuccess) return e;
     }
     flce_slice_loss_k<<<(unsigned)((BT + 255) / 256), 256, 0, s>>>(target, w.run_m, w.run_s, w.xt, loss_rows, BT);
     if ((e = launch_status()) != cudaSuccess) return e;
@@ -521,8 +587,8 @@ cudaError_t flce_vocab(cublasHandle_t handle, const void *hidden, const void *we
         const int64_t c = V - v0 < Vc ? V - v0 : Vc;
         const char *w_c = (const char *)weight + (size_t)v0 * H * es;
         if ((e = slice_logits(handle, hidden, weight, w.logits, BT, H, v0, c, dt)) != cudaSuccess) return e;
-        SBK_DISPATCH_T(dt, e = slice_launch_vw(c, slice_grad_launch<T>{w.logits, (T *)w.dlog, c, v0, BT, target,
-                                                                          w.run_m, w.nvalid, s}));
+        SBK_DISPATCH_T(dt, e = slice_dispatch(c, slice_grad_launch<T>{w.logits, (T *)w.dlog, c, v0, BT, target,
+                                                                         w.run_m, w.nvalid, s}));
         if (e != cudaSuccess) return e;
         /* dH [BT,H] (+)= dlogits [BT,c] x W_slice [c,H], fp32 across slices */
         if (dh) {
