@@ -85,6 +85,9 @@ def main():
         w = c.get("params", {}).get("weight_dtype")
         if w and w != "same":
             shape += " w=" + w
+        a = c.get("params", {}).get("accum")
+        if a and a != "fp32":
+            shape += " accum=" + a
         launch = " ".join(c.get("run_params", {}).get(p, "") for p in LAUNCH_PARAMS).strip()
         print("%-14s %-4s %-5s %-24s %10.2f %10s %-8s %8s %8s  %s" % (
             c["op"], c["mode"], c["dtype"], shape, median_us(d),
