@@ -705,8 +705,9 @@ extern "C" int64_t sbk_flce_chunk_rows(int64_t BT, int64_t H, int64_t V, int64_t
 extern "C" int sbk_flce_by_vocab(int accum, int with_grad)
 {
     /* the loss alone with fp32 logits: slices cost no second GEMM there and
-     * measured as fast as 1024-row chunks (H200, B*T 1024 and 4096:
-     * 1.004-1.007x the time) in a fifth to a tenth of the scratch */
+     * measured as fast as the row chunks (H200, B*T 1024-32768: 0.992-1.000x
+     * the time, 1.030x at 2048; examples/h200/flce-vocab/) in about an
+     * eighth of the scratch */
     return accum == SBK_FLCE_ACCUM_VOCAB || (accum == SBK_FLCE_ACCUM_FP32 && !with_grad);
 }
 
