@@ -335,31 +335,39 @@ def kernels_full_section(arch, w):
 
 def torch_compile_table(w, cases):
     """Fused against torch.compile by suite, op, mode and dtype: how many of
-    the passing fused cases have a torch.compile time from the same call,
-    the geomean and lowest of fused's speed over it (time of torch.compile
-    over time of fused: above 1, fused is faster) and how many are slower;
-    groups with no torch.compile time at all are named, not left out."""
+    the passing fused cases have a current torch.compile time, how many of
+    those come from the same card and commit as the fused result (the same
+    evidence run; the others pair a newer fused result with an older torch
+    run), the geomean and lowest of fused's speed over it (time of
+    torch.compile over time of fused: above 1, fused is faster) and how
+    many are slower; groups with no torch.compile time at all are named,
+    not left out."""
+    def run_of(d):
+        p = d.get("provenance", {})
+        return (p.get("device", {}).get("uuid"), p.get("git", {}).get("sha"))
+
     groups = {}
     for k, g in sorted(cases.items()):
         f, t = g.get("fused"), g.get("torch-compile")
         if not f or f["status"] != "passed":
             continue
-        e = groups.setdefault(k[:4], [0, []])
+        e = groups.setdefault(k[:4], [0, [], 0])
         e[0] += 1
         if t and t["status"] == "passed":
             e[1].append(med(t) / med(f))
-    if not any(v for _, v in groups.values()):
+            e[2] += run_of(t) == run_of(f)
+    if not any(v for _, v, _ in groups.values()):
         return
     w("")
-    w("| suite | op | mode | dtype | fused cases | with torch.compile | fused speed / torch.compile, geomean "
-      "| lowest | slower in |")
-    w("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    for g, (n, v) in sorted(groups.items()):
+    w("| suite | op | mode | dtype | fused cases | with torch.compile | same card and commit "
+      "| fused speed / torch.compile, geomean | lowest | slower in |")
+    w("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for g, (n, v, same) in sorted(groups.items()):
         if not v:
-            w("| %s | %s | %s | %s | %d | 0 | - | - | - |" % (g + (n,)))
+            w("| %s | %s | %s | %s | %d | 0 | - | - | - | - |" % (g + (n,)))
             continue
-        w("| %s | %s | %s | %s | %d | %d | %.3fx | %.3fx | %d |" % (
-            g + (n, len(v), geomean(v), min(v), sum(x < 1 for x in v))))
+        w("| %s | %s | %s | %s | %d | %d | %d | %.3fx | %.3fx | %d |" % (
+            g + (n, len(v), same, geomean(v), min(v), sum(x < 1 for x in v))))
     w("")
 
 
