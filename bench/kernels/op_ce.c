@@ -327,7 +327,7 @@ static double lse_of(const double *lg, int64_t V)
 /* Row r's contribution to the mean loss (lse - logit of the target), and
  * to dW when it is checked. lg: V doubles, h: H doubles, the caller's; w:
  * FLCE's weight widened once (weight32), NULL for cross entropy. */
-static double full_row(ce_state *s, int64_t r, double *lg, double *h, const float *w, double flip)
+static double full_row(ce_state *s, int64_t r, double *lg, double *h, const float *w)
 {
     int64_t t = sbk_target(&s->tgt, r);
     if (t == SBK_IGNORE_INDEX)
@@ -352,8 +352,9 @@ static double full_row(ce_state *s, int64_t r, double *lg, double *h, const floa
                 s->ref_dw[v * s->H + k] += g * h[k];
                 s->ref_dw_scale[v * s->H + k] += fabs(g * h[k]);
                 /* one flipped rounding of a non-target gradient (see below) */
-                if (v != t && fabs(g * h[k]) * flip > s->ref_dw_flip[v * s->H + k])
-                    s->ref_dw_flip[v * s->H + k] = fabs(g * h[k]) * flip;
+                const double f = sbk_flip_scale(s->dt, g) * fabs(h[k]);
+                if (v != t && f > s->ref_dw_flip[v * s->H + k])
+                    s->ref_dw_flip[v * s->H + k] = f;
             }
         }
     return lse - lg[t];
@@ -365,7 +366,6 @@ static double full_row(ce_state *s, int64_t r, double *lg, double *h, const floa
 typedef struct full_job {
     ce_state *s;
     int parts;
-    double flip;
     const float *w;
     double *total; /* [parts]; NaN: that part had no memory */
 } full_job;
@@ -385,7 +385,7 @@ static void full_part(void *arg, int p)
     sbk_part_rows(s->M, j->parts, p, &r0, &r1);
     double total = 0;
     for (int64_t r = r0; r < r1; r++)
-        total += full_row(s, r, lg, h, j->w, j->flip);
+        total += full_row(s, r, lg, h, j->w);
     j->total[p] = total;
     free(lg);
     free(h);
@@ -407,7 +407,7 @@ static int full_reference(ce_state *s, sb_error *err)
     const float *w = NULL;
     if (s->flce && !(w = weight32(s, err)))
         return SB_ERR;
-    full_job j = {s, parts, sbk_flip_units(s->dt), w, calloc((size_t)parts, sizeof(double))};
+    full_job j = {s, parts, w, calloc((size_t)parts, sizeof(double))};
     if (!j.total)
         return sb_error_set(err, NULL, NULL, "out of host memory (full reference)");
     sbk_parallel(parts, full_part, &j);
@@ -481,26 +481,26 @@ static int ce_reference_row(void *p, int out, int64_t r, double *ref, double *sc
         free(flip);
         return w ? sb_error_set(err, NULL, NULL, "out of host memory") : SB_ERR;
     }
-    const double fu = sbk_flip_units(s->dt);
     for (int64_t k = 0; k < s->H; k++) {
         ref[k] = 0.0;
         scale[k] = 0.0;
     }
     for (int64_t v = 0; v < s->V; v++) {
+        /* a g rounded to zero is not skipped: in fp16 it may round to the
+         * smallest subnormal instead (sbk_flip_scale) */
         double g = round_dt(s->dt, (exp(lg[v] - lse) - (v == t ? 1.0 : 0.0)) * inv);
-        if (g == 0.0)
-            continue;
+        const double fs = sbk_flip_scale(s->dt, g);
         const float *wr = w + (size_t)v * (size_t)s->H;
         for (int64_t k = 0; k < s->H; k++) {
             double term = g * (double)wr[k];
             ref[k] += term;
             scale[k] += fabs(term);
-            if (v != t && fabs(term) > flip[k])
-                flip[k] = fabs(term);
+            if (v != t && fs * fabs((double)wr[k]) > flip[k])
+                flip[k] = fs * fabs((double)wr[k]);
         }
     }
     for (int64_t k = 0; k < s->H; k++)
-        scale[k] += fu * flip[k];
+        scale[k] += flip[k];
     free(flip);
     sbk_scale_floor(scale, s->H, s->dt);
     return SB_OK;

@@ -260,10 +260,14 @@ static double atol_of(sb_dtype dt)
     return atol > 0 ? atol : 1e-12;
 }
 
-double sbk_flip_units(sb_dtype dt)
+double sbk_flip_scale(sb_dtype dt, double g)
 {
-    double u = dt == SB_DTYPE_BF16 ? 0x1.0p-8 : dt == SB_DTYPE_FP16 ? 0x1.0p-11 : 0x1.0p-24;
-    return 2.0 * u / atol_of(dt);
+    /* an ulp of g: at most 2u|g| where g is normal in dt, the subnormal
+     * step below (fp16's 2^-24 matters: a gradient of 1e-6 is subnormal) */
+    const double u = dt == SB_DTYPE_BF16 ? 0x1.0p-8 : dt == SB_DTYPE_FP16 ? 0x1.0p-11 : 0x1.0p-24;
+    const double sub = dt == SB_DTYPE_FP16 ? 0x1.0p-24 : dt == SB_DTYPE_BF16 ? 0x1.0p-133 : 0x1.0p-149;
+    const double step = 2.0 * u * fabs(g);
+    return (step > sub ? step : sub) / atol_of(dt);
 }
 
 void sbk_scale_floor(double *scale, int64_t n, sb_dtype out_dt)

@@ -101,12 +101,13 @@ void sbk_part_rows(int64_t M, int parts, int p, int64_t *r0, int64_t *r1);
 
 /* Tolerance helpers for reference_row's scale (the harness checks
  * |out - ref| <= atol * scale + rtol * |ref| with atol, rtol of the dtype):
- * sbk_flip_units: the scale that one rounding step of dt costs (2u / atol),
- *   for a term the op rounds to dt before summing it, which an fp32 value
- *   within a rounding error of a tie may round the other way;
+ * sbk_flip_scale: the scale that one rounding step of g in dt costs (an ulp
+ *   of g over atol: 2u|g| where g is normal in dt, the subnormal step
+ *   below), for a term the op rounds to dt before summing it, which an fp32
+ *   value within a rounding error of a tie may round the other way;
  * sbk_scale_floor: adds to every scale the dtype's smallest subnormal step
  *   (over atol), the absolute resolution of results near zero. */
-double sbk_flip_units(sb_dtype dt);
+double sbk_flip_scale(sb_dtype dt, double g);
 void sbk_scale_floor(double *scale, int64_t n, sb_dtype out_dt);
 
 /* Shape values must be positive and below 2^31 (rows index blocks). */

@@ -95,6 +95,11 @@ CASES = [
     ("cross_entropy", "full", "bf16", {"M": 12, "V": 300}, {"ignore_frac": "0.25"}),
     ("flce", "fwd", "fp16", {"BT": 10, "H": 16, "V": 40}, {}),
     ("flce", "full", "bf16", {"BT": 12, "H": 32, "V": 50}, {"chunk": "4", "ignore_frac": "0.2"}),
+    # fp16 gradients of about 1e-6 are subnormal: one of them rounded the
+    # other way (fp32 against float64 near a tie) moves a dW element by a
+    # subnormal step, which the check's allowance must know (sbk_flip_scale;
+    # it failed at dW[6142][113] here before)
+    ("flce", "full", "fp16", {"BT": 37, "H": 128, "V": 9000}, {"ignore_frac": "0.3"}),
 ]
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -131,7 +136,8 @@ with tempfile.TemporaryDirectory() as tmp:
         if op in ("cross_entropy", "flce"):
             # small shapes: the mean loss (and flce's dW) are checked outputs
             per_row = shape.get("M", shape.get("BT"))
-            extra = 1 + (shape["V"] * shape["H"] if (op == "flce" and mode == "full") else 0)
+            # (dW: up to 64 sampled rows of V)
+            extra = 1 + (min(shape["V"], 64) * shape["H"] if (op == "flce" and mode == "full") else 0)
             ok(corr["checked_elements"] >= per_row + extra,
                label + ": loss_rows, the mean loss%s checked" % (" and dW" if extra > 1 else ""))
         if op == "flce" and "chunk" in params:
