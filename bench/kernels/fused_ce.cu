@@ -473,6 +473,9 @@ template <class F> cudaError_t slice_dispatch(int64_t Vc, const F &f)
 #undef SLICE_TEAMS
 }
 
+/* 256-thread blocks of 256 / team rows each, for BT rows */
+unsigned slice_blocks(int64_t BT, int team) { return (unsigned)((BT + 256 / team - 1) / (256 / team)); }
+
 struct slice_lse_launch {
     const float *logits;
     int64_t Vc, v0, BT;
@@ -482,8 +485,7 @@ struct slice_lse_launch {
     cudaStream_t s;
     template <int VW, int TEAM> cudaError_t go() const
     {
-        const unsigned blocks = (unsigned)((BT + 256 / TEAM - 1) / (256 / TEAM));
-        flce_slice_lse_k<VW, TEAM><<<blocks, 256, 0, s>>>(logits, Vc, v0, BT, target, run_m, run_s, xt, first);
+        flce_slice_lse_k<VW, TEAM><<<slice_blocks(BT, TEAM), 256, 0, s>>>(logits, Vc, v0, BT, target, run_m, run_s, xt, first);
         return launch_status();
     }
 };
@@ -498,8 +500,7 @@ template <typename TO> struct slice_grad_launch {
     cudaStream_t s;
     template <int VW, int TEAM> cudaError_t go() const
     {
-        const unsigned blocks = (unsigned)((BT + 256 / TEAM - 1) / (256 / TEAM));
-        flce_slice_grad_k<TO, VW, TEAM><<<blocks, 256, 0, s>>>(logits, dlog, Vc, v0, BT, target, lse, nvalid);
+        flce_slice_grad_k<TO, VW, TEAM><<<slice_blocks(BT, TEAM), 256, 0, s>>>(logits, dlog, Vc, v0, BT, target, lse, nvalid);
         return launch_status();
     }
 };
@@ -529,27 +530,25 @@ struct vocab_scratch {
 
 vocab_scratch vocab_layout(void *ws, int64_t BT, int64_t H, int64_t Vc, sbk_dtype dt, bool grad)
 {
+    /* offsets first, so that a size-only call (ws NULL) does no pointer
+     * arithmetic on a null pointer */
     vocab_scratch v = {};
-    char *base = (char *)ws, *p = base;
-    v.logits = (float *)p;
-    p += round_up((size_t)BT * Vc * 4);
-    v.nvalid = (int *)p;
-    p += SBK_CE_WORKSPACE_BYTES;
-    v.run_m = (float *)p;
-    p += round_up((size_t)BT * 4);
-    v.run_s = (float *)p;
-    p += round_up((size_t)BT * 4);
-    v.xt = (float *)p;
-    p += round_up((size_t)BT * 4);
+    size_t off = 0;
+    auto take = [&](size_t n) {
+        char *at = ws ? (char *)ws + off : nullptr;
+        off += n;
+        return at;
+    };
+    v.logits = (float *)take(round_up((size_t)BT * Vc * 4));
+    v.nvalid = (int *)take(SBK_CE_WORKSPACE_BYTES);
+    v.run_m = (float *)take(round_up((size_t)BT * 4));
+    v.run_s = (float *)take(round_up((size_t)BT * 4));
+    v.xt = (float *)take(round_up((size_t)BT * 4));
     if (grad) {
-        v.dlog = p;
-        p += round_up((size_t)BT * Vc * sbk_dtype_size(dt));
-        if (dt != SBK_F32) {
-            v.dh32 = (float *)p;
-            p += round_up((size_t)BT * H * 4);
-        }
+        v.dlog = take(round_up((size_t)BT * Vc * sbk_dtype_size(dt)));
+        if (dt != SBK_F32) v.dh32 = (float *)take(round_up((size_t)BT * H * 4));
     }
-    v.bytes = (size_t)(p - base);
+    v.bytes = off;
     return v;
 }
 
