@@ -27,6 +27,10 @@
 #   PART plans:   launch plans of one kernel in this build, case by case and
 #                 plan by plan in turn (bench/scripts/plan_compare.py:
 #                 CASES=FILE PLAN_ENV=VAR PLANS=A,B,... [ROUNDS=2] [TORCH=1])
+#   PART profiles: Nsight Compute of the cases of CASES=FILE[,FILE...]
+#                 (bench/scripts/ncu_cases.sh: the fused kernels, torch.compile's
+#                 kernels of the same case, the STREAM copy of the same bytes),
+#                 each file into profiles/<its name>/; KERNEL_TESTS=1 as in full
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
@@ -37,8 +41,8 @@
 # details, the roofline, packing) are not counted against it.
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
-part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|checks OUT_DIR}
-out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|checks OUT_DIR}
+part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|profiles|checks OUT_DIR}
+out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|profiles|checks OUT_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
@@ -164,6 +168,26 @@ ab|plans)
   fi
   echo "$part t=$(( $(date +%s) - t0 ))s"
   ;;
+profiles)
+  cal=/tmp/evidence/calibration-$arch.json
+  if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
+    timeout "$(limit 300)" bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
+    echo "gpu_kernels.sh: exit $krc"; grep FAILED "$w/gpu_kernels.log" | head; tail -1 "$w/gpu_kernels.log"
+    [[ $krc -eq 0 ]] || rc=1
+  fi
+  IFS=, read -r -a files <<< "${CASES:?CASES=FILE[,FILE...]}"
+  for f in "${files[@]}"; do
+    d=$w/profiles/$(basename "${f%.txt}")
+    # no case starts once what is left of the call would not see it through
+    left=$(( call_limit - ($(date +%s) - t0) - 60 ))
+    if (( left < 1 )); then echo "$f: not run, no time left"; rc=1; continue; fi
+    timeout "$(limit 590)" bash bench/scripts/ncu_cases.sh "$f" "$d" --solbench "$sb" \
+      $([[ -f "$cal" ]] && echo --calibration "$cal") --deadline "$left" > "$w/profiles-$(basename "$f").log" 2>&1 || rc=1
+    pkill -f "$sb" 2>/dev/null
+    grep -E "^== |exit" "$w/profiles-$(basename "$f").log" | grep -v "exit 0" | tail -20
+  done
+  echo "profiles t=$(( $(date +%s) - t0 ))s"
+  ;;
 checks)
   for t in "$top/.carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
            "bash tests/kernels/gpu_kernels.sh $sb" \
@@ -175,7 +199,7 @@ checks)
   done
   rm -f "$w/check.log"
   ;;
-*) echo "gpu_evidence: PART is gemm, forge, kernels, full, ab, plans or checks"; exit 2 ;;
+*) echo "gpu_evidence: PART is gemm, forge, kernels, full, ab, plans, profiles or checks"; exit 2 ;;
 esac
 
 # A quick look at what was measured, for the call's reply.

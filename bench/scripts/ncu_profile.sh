@@ -4,6 +4,7 @@
 #
 # usage: bench/scripts/ncu_profile.sh [--launch-skip N] [--launch-count N]
 #            [--kernel-regex RE] [--detail] [--ncu PATH] -- SOLBENCH ARGS... --out NAME.json
+#        bench/scripts/ncu_profile.sh --csv FILE.ncu.csv [--profile-range] [options] -- COMMAND...
 #
 # The solbench command must write one result file (--out NAME.json, one
 # provider). Give it a short protocol (e.g. --warmup 2 --iters 3 --repeats
@@ -17,6 +18,10 @@
 # workload) and keeps every raw metric they collect in the CSV.
 # The CSV is `ncu --csv --page raw` of the exported report, so the
 # solbench output does not mix with it. `solbook ingest` reads it.
+# --csv FILE profiles any command (torch_ops.py, say) into FILE instead of
+# next to a solbench result; --profile-range profiles only the launches
+# between the command's cudaProfilerStart and Stop (torch_ops.py
+# --profile-one), not counting launches before them.
 set -euo pipefail
 
 METRICS="sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum"
@@ -24,6 +29,8 @@ skip=0
 count=5
 regex=""
 detail=0
+csv=""
+range=0
 ncu=${NCU:-ncu}
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -32,7 +39,9 @@ while [[ $# -gt 0 ]]; do
     --kernel-regex) regex=$2; shift 2 ;;
     --ncu) ncu=$2; shift 2 ;;
     --detail) detail=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --csv) csv=$2; shift 2 ;;
+    --profile-range) range=1; shift ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) echo "ncu_profile.sh: unknown option $1 (put the solbench command after --)" >&2; exit 2 ;;
   esac
@@ -45,24 +54,30 @@ if ! command -v "$ncu" >/dev/null 2>&1; then
   echo "ncu_profile.sh: $ncu not found (install Nsight Compute or pass --ncu PATH)" >&2
   exit 2
 fi
-out=""
-args=("$@")
-for ((i = 0; i < ${#args[@]}; i++)); do
-  case "${args[$i]}" in
-    --out) out=${args[$((i + 1))]:-} ;;
-    --out=*) out=${args[$i]#--out=} ;;
-  esac
-done
-if [[ -z "$out" || "$out" != *.json ]]; then
-  echo "ncu_profile.sh: the solbench command needs --out NAME.json (one result file)" >&2
+if [[ -z "$csv" ]]; then
+  out=""
+  args=("$@")
+  for ((i = 0; i < ${#args[@]}; i++)); do
+    case "${args[$i]}" in
+      --out) out=${args[$((i + 1))]:-} ;;
+      --out=*) out=${args[$i]#--out=} ;;
+    esac
+  done
+  if [[ -z "$out" || "$out" != *.json ]]; then
+    echo "ncu_profile.sh: the solbench command needs --out NAME.json (one result file), or give --csv FILE" >&2
+    exit 2
+  fi
+  csv="${out%.json}.ncu.csv"
+elif [[ "$csv" != *.ncu.csv ]]; then
+  echo "ncu_profile.sh: --csv $csv: the name must end in .ncu.csv" >&2
   exit 2
 fi
-csv="${out%.json}.ncu.csv"
 rep=$(mktemp -d)/profile
 trap 'rm -rf "$(dirname "$rep")"' EXIT
 
 filter=()
 [[ -n "$regex" ]] && filter=(--kernel-name "regex:$regex")
+[[ $range == 1 ]] && filter+=(--profile-from-start off)
 sections=()
 keep=(--metrics "$METRICS")
 if [[ $detail == 1 ]]; then
@@ -76,4 +91,4 @@ fi
   "${filter[@]}" --export "$rep" --force-overwrite "$@"
 "$ncu" --import "$rep.ncu-rep" --csv --page raw "${keep[@]}" > "$csv.tmp.$$"
 mv "$csv.tmp.$$" "$csv"
-echo "ncu_profile.sh: wrote $csv ($(($(wc -l < "$csv") - 2)) profiled launches) next to $out"
+echo "ncu_profile.sh: wrote $csv ($(($(wc -l < "$csv") - 2)) profiled launches)"

@@ -8,7 +8,7 @@ usage: torch_ops.py --out DIR [--quick | --preset NAME [--cases FROM-TO] [--only
                     | --case OP:MODE:DTYPE:K=V,K=V ...]
                     [--providers torch-eager,torch-compile] [--warmup 10]
                     [--iters 20] [--repeats 3] [--seed 42] [--suite NAME]
-                    [--check-rows 32] [--solbench PATH] [--device N]
+                    [--check-rows 32] [--solbench PATH] [--device N] [--profile-one]
 
 The eager functions are the Hugging Face code the `reference` provider of
 solbench mirrors (LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP's act_fn(gate)
@@ -369,6 +369,15 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
         for _ in range(a.warmup):
             launch()
         t.cuda.synchronize(dev)
+        if a.profile_one:
+            # one launch, after the compile and the warm-up, between
+            # cudaProfilerStart and Stop: `ncu --profile-from-start off`
+            # profiles this launch's kernels and nothing else (not the
+            # compile's autotuning, not the checked call)
+            t.cuda.profiler.start()
+            launch()
+            t.cuda.synchronize(dev)
+            t.cuda.profiler.stop()
         result["protocol"]["warmup_iters"] = a.warmup
         starts = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
         stops = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
@@ -547,6 +556,9 @@ def main():
     ap.add_argument("--check-rows", type=int, default=32)
     ap.add_argument("--solbench", default=None)
     ap.add_argument("--device", type=int, default=0)
+    ap.add_argument("--profile-one", action="store_true",
+                    help="after the warm-up, one launch between cudaProfilerStart and Stop, for "
+                         "`ncu --profile-from-start off` (bench/scripts/ncu_cases.sh)")
     a = ap.parse_args()
     providers = [p for p in a.providers.split(",") if p]
     if any(p not in ("torch-eager", "torch-compile") for p in providers) or not providers:
