@@ -223,14 +223,15 @@ def flce_io_bytes(d):
     return io + ((bt * h + v * h) * es if d["config"]["mode"] == "full" else 0)
 
 
-def kernels_full_section(arch, w):
-    """The whole liger-perkernel and memory-bound presets
-    (examples/<arch>/kernels-full/<commit>/), each result set against the
-    STREAM copy of the calibration it names (calibration_sha256)."""
+def full_results(arch):
+    """The full presets' latest result of each case and provider
+    (examples/<arch>/kernels-full/<commit>/): (cases: key -> provider ->
+    result, the results, calibration sha256 -> STREAM copy GB/s, the
+    copy-by-size curve), or None where the card has none."""
     import hashlib
     base = os.path.join(TOP, "examples", arch, "kernels-full")
     if not os.path.isdir(base):
-        return
+        return None
     copy = {}
     for c in glob.glob(base + "/*/calibration.json"):
         copy[hashlib.sha256(open(c, "rb").read()).hexdigest()] = json.load(open(c))["bandwidth"]["copy"]["gbps"]
@@ -240,6 +241,17 @@ def kernels_full_section(arch, w):
     cases = {}
     for d in res:
         cases.setdefault(key(d), {})[d["config"]["provider"]] = d
+    return cases, res, copy, curve
+
+
+def kernels_full_section(arch, w):
+    """The whole liger-perkernel and memory-bound presets
+    (examples/<arch>/kernels-full/<commit>/), each result set against the
+    STREAM copy of the calibration it names (calibration_sha256)."""
+    full = full_results(arch)
+    if full is None:
+        return
+    cases, res, copy, curve = full
     commits = {}
     for d in res:
         commits.setdefault(d["provenance"]["git"]["sha"][:7], set()).add(d["config"]["op"])
@@ -444,6 +456,158 @@ def ncu_section(arch, w):
     w("")
 
 
+# ncu's units, as its raw page writes them (it picks one per metric and
+# export: "usecond" or "ms", say), to us and MB
+NCU_UNITS = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3,
+             "second": 1e6, "s": 1e6, "byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3,
+             "Tbyte": 1e6}
+
+
+def ncu_rows(text):
+    """The launches of an `ncu --csv --page raw` export: one dict a kernel,
+    metric -> value, times in us and DRAM bytes in MB whatever unit the
+    export chose, plus the kernel's name and its top two stall reasons."""
+    import csv
+    import io
+    rows = list(csv.reader(io.StringIO(text)))
+    if len(rows) < 3:
+        return []
+    hdr, units = rows[0], rows[1]
+    out = []
+    for r in rows[2:]:
+        k = {"name": r[hdr.index("Kernel Name")]}
+        for i, h in enumerate(hdr):
+            try:
+                k[h] = float(r[i].replace(",", "")) * NCU_UNITS.get(units[i], 1.0)
+            except (ValueError, IndexError):
+                pass
+        pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+        st = sorted(((h[len(pre):-len(post)], v) for h, v in k.items()
+                     if isinstance(h, str) and h.startswith(pre) and h.endswith(post)), key=lambda t: -t[1])
+        k["stalls"] = ", ".join("%s %.1f" % t for t in st[:2]) or "-"
+        out.append(k)
+    return out
+
+
+def kernel_short(name):
+    """A kernel's name without its namespace, template arguments and
+    parameters (`rmsnorm_fwd_k`, `triton_red_fused_...`)."""
+    n = name.replace("void ", "").replace("<unnamed>::", "")
+    for c in "<(":
+        n = n.split(c)[0]
+    return n if len(n) <= 44 else n[:41] + "..."
+
+
+def ncu_profile_sets(arch):
+    """The profile sets of bench/scripts/ncu_cases.sh kept under
+    examples/<arch>/shortfalls-ncu/*.tar.gz: {case: {"fused": [kernels],
+    "torch-compile": [kernels], "result": fused result}} and the commits
+    and cards they were taken on."""
+    import tarfile
+    cases, runs = {}, set()
+    for t in sorted(glob.glob(os.path.join(TOP, "examples", arch, "shortfalls-ncu", "*.tar.gz"))):
+        with tarfile.open(t) as tf:
+            for m in tf.getmembers():
+                if not m.isfile():
+                    continue
+                base = os.path.basename(m.name)
+                text = tf.extractfile(m).read().decode()
+                if base.endswith(".torch-compile.ncu.csv"):
+                    cases.setdefault(base[:-len(".torch-compile.ncu.csv")], {})["torch-compile"] = ncu_rows(text)
+                elif base.endswith(".ncu.csv"):
+                    cases.setdefault(base[:-len(".ncu.csv")], {})["fused"] = ncu_rows(text)
+                elif base.endswith(".json") and "/torch/" not in m.name:
+                    d = json.loads(text)
+                    if d.get("schema") == "solbook.result.v1":
+                        cases.setdefault(base[:-len(".json")], {})["result"] = d
+                        p = d["provenance"]
+                        runs.add("%s on %s (%s)" % (p["git"]["sha"][:7], p["device"].get("uuid", "?")[:12],
+                                                    os.path.relpath(t, TOP)))
+    return cases, runs
+
+
+def shortfalls_ncu_section(arch, w):
+    """Where the targets fall short, under Nsight Compute: the fused kernels
+    of one call, torch.compile's kernels of the same case and the STREAM
+    copy of about the same bytes, each case's time set against what the
+    copy needs for the same DRAM bytes at its profiled rate."""
+    sets, runs = ncu_profile_sets(arch)
+    if not sets:
+        return
+    full = full_results(arch)
+    cases, copy = (full[0], full[2]) if full else ({}, {})
+
+    def dram(ks):
+        return sum(k.get("dram__bytes_read.sum", 0) + k.get("dram__bytes_write.sum", 0) for k in ks)
+
+    def us(ks):
+        return sum(k.get("gpu__time_duration.sum", 0) for k in ks)
+    def model_mb(d):
+        return d["metrics"]["bytes"] / 1e6
+    # the STREAM copy profiles: model MB over profiled us each, looked up by
+    # the nearest size. Model bytes, not ncu's DRAM bytes: a kernel of under
+    # L2's size ends with part of its writes still in L2, and a looped
+    # kernel may read its input twice from DRAM (the DRAM MB columns show it)
+    copies = sorted((model_mb(v["result"]), model_mb(v["result"]) / us(v["fused"])) for n, v in sets.items()
+                    if v.get("result", {}).get("config", {}).get("op") == "stream" and v.get("fused"))
+
+    def copy_rate(mb):
+        return min(copies, key=lambda c: abs(math.log(c[0] / mb)))[1] if copies and mb > 0 else None
+
+    def evidence(d):
+        """The timed evidence of the same case (full presets): % copy, and
+        the fused speed over torch.compile's."""
+        c = d["config"]
+        k = ("memory-bound", c["op"], c["mode"], c["dtype"], tuple(sorted(c["shape"].items())),
+             json.dumps(c.get("params", {}), sort_keys=True))
+        g = cases.get(k, {})
+        f, t = g.get("fused"), g.get("torch-compile")
+        if not f or f["status"] != "passed":
+            return "-", "-"
+        cg = copy.get(f["metrics"].get("calibration_sha256"))
+        vs = "%.3fx" % (med(t) / med(f)) if t and t["status"] == "passed" else "-"
+        return (pct(f["metrics"]["gbps"] / cg) if cg else "-"), vs
+    w("Nsight Compute where the targets fall short (`bench/scripts/ncu_cases.sh`, the case lists "
+      "`bench/scripts/ncu_cases_*.txt`; %s): the fused provider's kernels of one call, torch.compile's Triton "
+      "kernels of one call of the same case after its compile and warm-up, and the STREAM copy "
+      "(solbook-stream-flat1) of about the same bytes, each in its own process, caches flushed before each "
+      "replayed kernel and clocks as found. \"x copy\" is the call's kernel time over the time the profiled "
+      "STREAM copy of the nearest size takes for the same DRAM bytes (read + written): 1.00 is the copy's rate, "
+      "under 1.00 faster than it. The timed figures are the full presets' (above).\n" % "; ".join(sorted(runs)))
+    w("| case | model MB | timed % copy | timed fused speed / torch.compile | fused us | fused DRAM MB "
+      "| fused x copy | torch.compile us | torch.compile DRAM MB | torch.compile x copy |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in sorted(sets):
+        v = sets[name]
+        d, f, t = v.get("result"), v.get("fused") or [], v.get("torch-compile") or []
+        if not d or d["config"]["op"] == "stream" or not f:
+            continue
+        ev, vs = evidence(d)
+        cells, rate = [], copy_rate(model_mb(d))
+        for ks in (f, t):
+            cells.append("%.1f | %.0f | %s" % (us(ks), dram(ks), "%.3f" % (us(ks) * rate / model_mb(d))
+                                                if rate else "-") if ks else "- | - | -")
+        w("| %s | %.0f | %s | %s | %s | %s |" % (name, model_mb(d), ev, vs, cells[0], cells[1]))
+    w("")
+    w("| case | provider | kernel | us | DRAM % of peak | DRAM MB read / written | grid x block | regs "
+      "| warps active % | issue active % | top stalls (warps per issued instruction) |")
+    w("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for name in sorted(sets):
+        v = sets[name]
+        prov = v.get("result", {}).get("config", {}).get("provider", "fused")
+        for label, ks in ((prov, v.get("fused") or []), ("torch-compile", v.get("torch-compile") or [])):
+            for k in ks:
+                g = lambda m, f="%.1f": f % k[m] if m in k else "-"
+                w("| %s | %s | `%s` | %s | %s | %s / %s | %s x %s | %s | %s | %s | %s |" % (
+                    name, label, kernel_short(k["name"]), g("gpu__time_duration.sum"),
+                    g("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"), g("dram__bytes_read.sum", "%.0f"),
+                    g("dram__bytes_write.sum", "%.0f"), g("launch__grid_size", "%.0f"),
+                    g("launch__block_size", "%.0f"), g("launch__registers_per_thread", "%.0f"),
+                    g("sm__warps_active.avg.pct_of_peak_sustained_active"),
+                    g("smsp__issue_active.avg.pct_of_peak_sustained_active"), k["stalls"]))
+    w("")
+
+
 def forge_section(arch, w):
     for p in sorted(glob.glob(os.path.join(TOP, "examples", arch, "forge", "registry", "*", "promotion.json"))):
         d = json.load(open(p))
@@ -465,6 +629,9 @@ def main():
     w("## Liger per-kernel and memory-bound suites (issues 4 and 5)\n")
     for arch in ("h100", "h200"):
         kernels_full_section(arch, w)
+    for arch in ("h100", "h200"):
+        w("### %s: where the targets fall short, under Nsight Compute\n" % arch.upper())
+        shortfalls_ncu_section(arch, w)
     for arch in ("h100", "h200"):
         kernels_section(arch, w)
         ncu_section(arch, w)
