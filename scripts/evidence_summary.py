@@ -572,8 +572,10 @@ def shortfalls_ncu_section(arch, w):
       "kernels of one call of the same case after its compile and warm-up, and the STREAM copy "
       "(solbook-stream-flat1) of about the same bytes, each in its own process, caches flushed before each "
       "replayed kernel and clocks as found. \"x copy\" is the call's kernel time over the time the profiled "
-      "STREAM copy of the nearest size takes for the same DRAM bytes (read + written): 1.00 is the copy's rate, "
-      "under 1.00 faster than it. The timed figures are the full presets' (above).\n" % "; ".join(sorted(runs)))
+      "STREAM copy of the nearest size takes for the case's model bytes at its rate: 1.00 is the copy's rate, "
+      "under 1.00 faster than it. DRAM MB is what ncu counted (read + written): under the model's bytes where "
+      "writes were still in L2 when a kernel ended, over them where a kernel read its input twice from DRAM. "
+      "The timed figures are the full presets' (above).\n" % "; ".join(sorted(runs)))
     w("| case | model MB | timed % copy | timed fused speed / torch.compile | fused us | fused DRAM MB "
       "| fused x copy | torch.compile us | torch.compile DRAM MB | torch.compile x copy |")
     w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
