@@ -530,7 +530,7 @@ def shortfalls_ncu_section(arch, w):
     """Where the targets fall short, under Nsight Compute: the fused kernels
     of one call, torch.compile's kernels of the same case and the STREAM
     copy of about the same bytes, each case's time set against what the
-    copy needs for the same DRAM bytes at its profiled rate."""
+    copy needs for the same model bytes at its profiled rate."""
     sets, runs = ncu_profile_sets(arch)
     if not sets:
         return
