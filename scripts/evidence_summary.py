@@ -419,7 +419,6 @@ NCU_COLS = [("gpu__time_duration.sum", "kernel us", "%.1f"),
 
 def ncu_section(arch, w):
     """The ncu --detail profiles of the fused kernels (bench/scripts/evidence_kernels.sh)."""
-    import csv
     files = sorted(glob.glob(os.path.join(TOP, "examples", arch, "kernels", "ncu", "*.ncu.csv")))
     if not files:
         return
@@ -433,26 +432,16 @@ def ncu_section(arch, w):
     w("| case | " + " | ".join(c[1] for c in NCU_COLS) + " | top stall |")
     w("| --- | " + " | ".join("---:" for _ in NCU_COLS) + " | --- |")
     for f in files:
-        rows = list(csv.reader(open(f)))
-        if len(rows) < 3:
+        rows = ncu_rows(open(f).read())
+        if not rows:
             continue
-        hdr, r = rows[0], rows[-1]
-
-        def val(name):
-            try:
-                return float(r[hdr.index(name)].replace(",", ""))
-            except (ValueError, IndexError):
-                return None
+        r = rows[-1]
         cells = []
         for name, _, fmt in NCU_COLS:
-            v = val(name)
+            v = r.get(name)  # per-block units (Kbyte/block) are read as written
             cells.append(fmt % v if v is not None else "-")
-        stalls = [(h, val(h)) for h in hdr
-                  if h.startswith("smsp__average_warps_issue_stalled_") and h.endswith("_per_issue_active.ratio")]
-        stalls = sorted([x for x in stalls if x[1] is not None], key=lambda x: -x[1])
-        top = ("%s %.1f" % (stalls[0][0][len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")],
-                            stalls[0][1]) if stalls else "-")
-        w("| %s | %s | %s |" % (os.path.basename(f)[:-len(".ncu.csv")], " | ".join(cells), top))
+        w("| %s | %s | %s |" % (os.path.basename(f)[:-len(".ncu.csv")], " | ".join(cells),
+                                r["stalls"].split(", ")[0]))
     w("")
 
 
@@ -557,10 +546,7 @@ def shortfalls_ncu_section(arch, w):
     def evidence(d):
         """The timed evidence of the same case (full presets): % copy, and
         the fused speed over torch.compile's."""
-        c = d["config"]
-        k = ("memory-bound", c["op"], c["mode"], c["dtype"], tuple(sorted(c["shape"].items())),
-             json.dumps(c.get("params", {}), sort_keys=True))
-        g = cases.get(k, {})
+        g = cases.get(("memory-bound",) + key(d)[1:], {})
         f, t = g.get("fused"), g.get("torch-compile")
         if not f or f["status"] != "passed":
             return "-", "-"

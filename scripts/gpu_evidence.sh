@@ -77,6 +77,14 @@ echo "== $arch $part, commit ${SOLBOOK_GIT_SHA:-from .git}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.limit --format=csv,noheader
 
 rc=0
+# KERNEL_TESTS=1: tests/kernels/gpu_kernels.sh before the part's own steps
+# (ab, plans, profiles; full runs it with its own limit, below)
+kernel_tests() {
+  [[ "${KERNEL_TESTS:-0}" == 1 ]] || return 0
+  timeout "$(limit 300)" bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
+  echo "gpu_kernels.sh: exit $krc"; grep FAILED "$w/gpu_kernels.log" | head; tail -1 "$w/gpu_kernels.log"
+  [[ $krc -eq 0 ]] || rc=1
+}
 case $part in
 gemm)
   timeout "$(limit 330)" bench/scripts/evidence.sh "$w/gemm" --solbench "$sb" > "$w/gemm.log" 2>&1 || rc=$?
@@ -142,11 +150,7 @@ ab|plans)
     "$sb" roofline --gemm-size 0 --out "$cal" > "$w/roofline.log" 2>&1 || rc=1
   fi
   cp "$cal" "$w/calibration.json"
-  if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
-    timeout "$(limit 300)" bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
-    echo "gpu_kernels.sh: exit $krc"; grep FAILED "$w/gpu_kernels.log" | head; tail -1 "$w/gpu_kernels.log"
-    [[ $krc -eq 0 ]] || rc=1
-  fi
+  kernel_tests
   if [[ $part == ab ]]; then
     [[ -f .carry/GIT_SHA_BASE ]] && export AB_BASE_GIT_SHA=$(cat .carry/GIT_SHA_BASE)
     timeout "$(limit "${AB_LIMIT:-300}")" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
@@ -170,11 +174,7 @@ ab|plans)
   ;;
 profiles)
   cal=/tmp/evidence/calibration-$arch.json
-  if [[ "${KERNEL_TESTS:-0}" == 1 ]]; then
-    timeout "$(limit 300)" bash tests/kernels/gpu_kernels.sh "$sb" > "$w/gpu_kernels.log" 2>&1; krc=$?
-    echo "gpu_kernels.sh: exit $krc"; grep FAILED "$w/gpu_kernels.log" | head; tail -1 "$w/gpu_kernels.log"
-    [[ $krc -eq 0 ]] || rc=1
-  fi
+  kernel_tests
   IFS=, read -r -a files <<< "${CASES:?CASES=FILE[,FILE...]}"
   for f in "${files[@]}"; do
     d=$w/profiles/$(basename "${f%.txt}")

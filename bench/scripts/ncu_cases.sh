@@ -48,7 +48,7 @@ done
 
 # Every line is checked before anything runs: a typo found after minutes
 # of profiling costs a lent machine's time.
-n=0 lineno=0
+lines=() lineno=0
 while read -r name regex kernels tcase args; do
   lineno=$((lineno + 1))
   [[ -z "${name:-}" || "$name" == \#* ]] && continue
@@ -57,8 +57,9 @@ while read -r name regex kernels tcase args; do
     echo "ncu_cases.sh: $cases:$lineno: expected NAME REGEX KERNELS TORCH-CASE|- SOLBENCH-ARGS..." >&2
     exit 2
   fi
-  n=$((n + 1))
+  lines+=("$name $regex $kernels $tcase $args")
 done < "$cases"
+n=${#lines[@]}
 [[ $n -gt 0 ]] || { echo "ncu_cases.sh: $cases: no cases" >&2; exit 2; }
 
 mkdir -p "$out/torch" || exit 2
@@ -66,8 +67,8 @@ log="$out/ncu_cases.log"
 t0=$(date +%s)
 rc=0
 echo "== ncu_cases.sh $cases: $n cases" | tee -a "$log"
-while read -r name regex kernels tcase args; do
-  [[ -z "${name:-}" || "$name" == \#* ]] && continue
+for line in "${lines[@]}"; do
+  read -r name regex kernels tcase args <<< "$line"
   if (( deadline > 0 && $(date +%s) - t0 >= deadline )); then
     echo "== $name: not run, past the deadline of ${deadline} s" | tee -a "$log"
     rc=1
@@ -92,6 +93,6 @@ while read -r name regex kernels tcase args; do
     echo "   torch-compile: exit $s" | tee -a "$log"
     [[ $s -eq 0 ]] || rc=1
   fi
-done < "$cases"
+done
 echo "== ncu_cases.sh done in $(( $(date +%s) - t0 )) s, exit $rc" | tee -a "$log"
 exit $rc
