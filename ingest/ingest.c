@@ -53,7 +53,7 @@ static const char *const SQL[ST_COUNT] = {
         "cpu, driver_version, cuda_runtime_version, cublas_version, device_kind, device_index, "
         "gpu_name, arch, sku, compute_capability, sm_count, memory_bytes, pci_device_id, "
         "board_part_number, sm_clock_mhz, mem_clock_mhz, power_limit_w, ecc, mig, started_at, "
-        "finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "finished_at, packages_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_CONFIG] = "INSERT INTO configs (run_id, suite, op, mode, provider, backend, dtype, shape_key, "
                   "shape_json, params_json, case_key, timer, warmup_iters, warmup_ms, iters, "
                   "repeats, l2, input_sets, graph) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -63,7 +63,8 @@ static const char *const SQL[ST_COUNT] = {
         "INSERT INTO metrics (run_id, sample_count, quantiles_only, min_ms, p20_ms, median_ms, "
         "p80_ms, max_ms, mean_ms, stdev_ms, rel_noise, repeat_spread, flops, bytes, tflops, gbps, "
         "bound, pct_datasheet_peak, datasheet_peak_name, pct_measured_ceiling, "
-        "measured_ceiling_name, peak_device_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "measured_ceiling_name, peak_device_bytes, kernel_median_ms, kernel_p20_ms, kernel_p80_ms, "
+        "kernel_sample_count, kernel_method) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_CORRECTNESS] =
         "INSERT INTO correctness (run_id, reference, checked_elements, max_abs_err, max_rel_err, "
         "rel_l2_err, atol, rtol, unwritten, finite, passed, output_checksum, bitwise_repeatable, "
@@ -302,6 +303,18 @@ static int check_counts(json_t *doc, int training, const char *file, sb_error *e
                             "stats.count is %" JSON_INTEGER_FORMAT " but timing.samples holds %" JSON_INTEGER_FORMAT
                             " samples",
                             json_integer_value(count), n);
+    json_t *kernel = get(timing, "kernel");
+    if (kernel) {
+        json_int_t kn = 0;
+        size_t r;
+        json_t *rep;
+        json_array_foreach(get(kernel, "samples"), r, rep) kn += (json_int_t)json_array_size(rep);
+        json_t *kcount = get2(kernel, "stats", "count");
+        if (json_is_integer(kcount) && kn != json_integer_value(kcount))
+            return sb_error_set(err, file, "/timing/kernel/stats/count",
+                                "kernel stats.count is %" JSON_INTEGER_FORMAT " but timing.kernel.samples holds %"
+                                JSON_INTEGER_FORMAT " samples", json_integer_value(kcount), kn);
+    }
     if (!training) {
         json_t *iters = get2(doc, "protocol", "iters"), *repeats = get2(doc, "protocol", "repeats");
         if (json_is_integer(repeats) && (json_int_t)json_array_size(samples) != json_integer_value(repeats))
@@ -360,7 +373,14 @@ static int store_provenance(sb_ingest *ing, long long id, json_t *p, const char 
     bind_int(st, i++, get(dev, "mig"));
     bind_str(st, i++, get(p, "started_at"));
     bind_str(st, i++, get(p, "finished_at"));
-    return step(ing, ST_PROVENANCE, file, err);
+    json_t *packages = get2(p, "software", "packages");
+    char *pkjson = packages ? canonical(packages) : NULL;
+    if (packages && !pkjson)
+        return sb_error_set(err, file, NULL, "out of memory"), SB_ERR;
+    bind_cstr(st, i++, pkjson ? pkjson : "{}");
+    int rc = step(ing, ST_PROVENANCE, file, err);
+    free(pkjson);
+    return rc;
 }
 
 /* Samples of one repeat (values), chunked. */
@@ -402,9 +422,30 @@ static void bind_peak_bytes(sqlite3_stmt *st, int i, json_t *memory)
         sqlite3_bind_null(st, i);
 }
 
-/* metrics row from timing.stats (+ derived metrics and memory for results). */
-static int store_metrics(sb_ingest *ing, long long id, json_t *timing, json_t *m, json_t *memory,
-                         const char *file, sb_error *err)
+/* The kernel time of a result: timing.kernel when the producer measured it
+ * apart, else the call time itself when every launch was queued behind a
+ * blocking kernel (solbench --hold), where the samples are GPU time already.
+ * NULL stats: the run has no kernel time. */
+static json_t *kernel_stats(json_t *timing, json_t *proto, const char **method)
+{
+    json_t *k = get(timing, "kernel");
+    if (k) {
+        *method = json_string_value(get(k, "method"));
+        return get(k, "stats");
+    }
+    const char *hold = json_string_value(get(proto, "launch_hold"));
+    if (hold && strcmp(hold, "blocking-kernel") == 0 && !json_is_true(get(timing, "quantiles_only"))) {
+        *method = "held-launch";
+        return get(timing, "stats");
+    }
+    *method = NULL;
+    return NULL;
+}
+
+/* metrics row from timing.stats (+ derived metrics and memory for results;
+ * proto is NULL for training runs). */
+static int store_metrics(sb_ingest *ing, long long id, json_t *timing, json_t *proto, json_t *m,
+                         json_t *memory, const char *file, sb_error *err)
 {
     sqlite3_stmt *st = ing->st[ST_METRICS];
     json_t *s = get(timing, "stats");
@@ -426,7 +467,28 @@ static int store_metrics(sb_ingest *ing, long long id, json_t *timing, json_t *m
     bind_real(st, i++, get(m, "pct_measured_ceiling"));
     bind_str(st, i++, get(m, "measured_ceiling_name"));
     bind_peak_bytes(st, i++, memory);
+    const char *method = NULL;
+    json_t *ks = proto ? kernel_stats(timing, proto, &method) : NULL;
+    bind_real(st, i++, get(ks, "median"));
+    bind_real(st, i++, get(ks, "p20"));
+    bind_real(st, i++, get(ks, "p80"));
+    bind_int(st, i++, get(ks, "count"));
+    if (ks && method)
+        sqlite3_bind_text(st, i++, method, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i++);
     return step(ing, ST_METRICS, file, err);
+}
+
+/* The name a provider is stored under. torch_ops.py wrote the unmodified
+ * Hugging Face code as "torch-eager"; Liger-Kernel's benchmarks, and the
+ * maintainers who read ours, call that baseline "huggingface" (migration 002
+ * renames the rows stored before). */
+static const char *canonical_provider(const char *provider)
+{
+    if (provider && strcmp(provider, "torch-eager") == 0)
+        return "huggingface";
+    return provider;
 }
 
 static int store_result(sb_ingest *ing, long long id, json_t *doc, const char *file, sb_error *err)
@@ -461,7 +523,7 @@ static int store_result(sb_ingest *ing, long long id, json_t *doc, const char *f
     bind_str(st, i++, get(cfg, "suite"));
     bind_str(st, i++, get(cfg, "op"));
     bind_str(st, i++, get(cfg, "mode"));
-    bind_str(st, i++, get(cfg, "provider"));
+    bind_cstr(st, i++, canonical_provider(json_string_value(get(cfg, "provider"))));
     bind_str(st, i++, get(cfg, "backend"));
     bind_str(st, i++, get(cfg, "dtype"));
     bind_cstr(st, i++, skey);
@@ -487,7 +549,7 @@ static int store_result(sb_ingest *ing, long long id, json_t *doc, const char *f
             goto out;
     }
     if ((timing || metrics || memory) &&
-        store_metrics(ing, id, timing, metrics, memory, file, err) != SB_OK)
+        store_metrics(ing, id, timing, proto, metrics, memory, file, err) != SB_OK)
         goto out;
 
     json_t *c = get(doc, "correctness"), *d = get(doc, "determinism");
@@ -544,7 +606,7 @@ static int store_training(sb_ingest *ing, long long id, json_t *doc, const char 
     if (timing) {
         if (store_samples(ing, id, 0, get(timing, "samples"), file, err) != SB_OK)
             return SB_ERR;
-        if (store_metrics(ing, id, timing, NULL, memory, file, err) != SB_OK)
+        if (store_metrics(ing, id, timing, NULL, NULL, memory, file, err) != SB_OK)
             return SB_ERR;
     }
     return SB_OK;

@@ -486,6 +486,48 @@ static void test_failure_mid_file(void **state)
     assert_int_equal(q_int(f, "SELECT count(*) FROM ceilings"), 7);
 }
 
+/* Kernel time is stored apart from call time: from timing.kernel, or from
+ * the call samples of a solbench run queued behind its blocking kernel; a
+ * run measured neither way has none. torch-eager is stored as huggingface,
+ * and the provider's packages are kept. */
+static void test_kernel_time_and_provider_name(void **state)
+{
+    fx *f = *state;
+    long long eager = ingest_ok(f, "kernel_time/torch_eager_kernel.json", 0);
+    long long held = ingest_ok(f, "kernel_time/solbench_held.json", 0);
+    long long plain = ingest_ok(f, "good/gemm_h100_cublas.json", 0);
+    char sql[512], buf[256];
+
+    snprintf(sql, sizeof sql, "SELECT provider FROM configs WHERE run_id = %lld", eager);
+    q_text(f, sql, buf, sizeof buf);
+    assert_string_equal(buf, "huggingface");
+    snprintf(sql, sizeof sql, "SELECT kernel_method FROM metrics WHERE run_id = %lld", eager);
+    q_text(f, sql, buf, sizeof buf);
+    assert_string_equal(buf, "held-launch");
+    /* the fixture's kernel samples are half its call samples */
+    snprintf(sql, sizeof sql, "SELECT kernel_median_ms / median_ms FROM metrics WHERE run_id = %lld", eager);
+    assert_float_equal(q_real(f, sql), 0.5, 1e-6);
+    snprintf(sql, sizeof sql, "SELECT kernel_sample_count FROM metrics WHERE run_id = %lld", eager);
+    assert_int_equal(q_int(f, sql), 60);
+    snprintf(sql, sizeof sql, "SELECT json_extract(packages_json, '$.torch') FROM provenance WHERE run_id = %lld",
+             eager);
+    q_text(f, sql, buf, sizeof buf);
+    assert_string_equal(buf, "2.11.0+cu130");
+
+    snprintf(sql, sizeof sql, "SELECT kernel_median_ms = median_ms AND kernel_p20_ms = p20_ms AND "
+                              "kernel_method = 'held-launch' FROM metrics WHERE run_id = %lld", held);
+    assert_int_equal(q_int(f, sql), 1);
+
+    snprintf(sql, sizeof sql, "SELECT kernel_median_ms IS NULL AND kernel_method IS NULL FROM metrics "
+                              "WHERE run_id = %lld", plain);
+    assert_int_equal(q_int(f, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT packages_json FROM provenance WHERE run_id = %lld", plain);
+    q_text(f, sql, buf, sizeof buf);
+    assert_string_equal(buf, "{}");
+
+    refused(f, "kernel_time/bad_kernel_count.json", "/timing/kernel/stats/count", "kernel stats.count is 61");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +540,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_strict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_time_and_provider_name, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
