@@ -1,22 +1,46 @@
 #!/usr/bin/env python3
-"""torch_ops.py - time PyTorch eager and torch.compile on the ops of
-bench/kernels/ (rmsnorm, add_rmsnorm, layernorm, softmax, rope, swiglu,
-cross_entropy, flce) and write one solbook.result.v1 file per (case,
-provider), providers "torch-eager" and "torch-compile".
+"""torch_ops.py - time the Python providers of the ops of bench/kernels/
+(rmsnorm, add_rmsnorm, layernorm, softmax, rope, swiglu, cross_entropy, flce)
+and write one solbook.result.v1 file per (case, provider):
+
+  huggingface    the unmodified Hugging Face / PyTorch eager code of the op
+                 (what Liger-Kernel's benchmarks call huggingface)
+  torch-compile  torch.compile of that same function
+  liger          Liger-Kernel's own op, from the installed liger-kernel package
 
 usage: torch_ops.py --out DIR [--quick | --preset NAME [--cases FROM-TO] [--only OP[:MODE],...]
                     | --case OP:MODE:DTYPE:K=V,K=V ...]
-                    [--providers torch-eager,torch-compile] [--warmup 10]
-                    [--iters 20] [--repeats 3] [--seed 42] [--suite NAME]
+                    [--providers huggingface,torch-compile,liger] [--warmup 10]
+                    [--iters 20] [--repeats 5] [--seed 42] [--suite NAME]
                     [--check-rows 32] [--solbench PATH] [--device N] [--profile-one]
 
-The eager functions are the Hugging Face code the `reference` provider of
-solbench mirrors (LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP's act_fn(gate)
-* up, logits.float() + CrossEntropyLoss, nn.Linear + CE for flce, vLLM's
+The huggingface functions are the code the `reference` provider of solbench
+mirrors (LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP's act_fn(gate) * up,
+logits.float() + CrossEntropyLoss, nn.Linear + CE for flce, vLLM's
 fused_add_rms_norm written out in torch, F.layer_norm, torch.softmax);
 torch-compile is torch.compile of the same function (default mode,
 dynamic=False, dynamo's cache reset before each case so that no case runs
-eagerly past its recompile limit). --quick runs the shapes of the presets liger-perkernel-quick
+eagerly past its recompile limit). liger calls what Liger-Kernel's modules
+call (LigerRMSNorm's LigerRMSNormFunction with casting "llama" and in_place,
+liger_rotary_pos_emb, LigerSiLUMulFunction, liger_cross_entropy,
+liger_fused_linear_cross_entropy, liger_layer_norm, liger_fused_add_rms_norm,
+liger_softmax) with the same inputs. Several of Liger's ops write into their
+inputs (CE's logits become their gradient, RoPE rotates q and k in place,
+SwiGLU's backward and RMSNorm's backward reuse their inputs' storage): the
+float64 reference is computed from copies taken before any provider runs.
+`torch-eager` is accepted as the old name of huggingface. A provider whose
+package is missing here is written as skipped, with the reason.
+
+Two times per run. The call time (timing.samples/stats) is a CUDA event pair
+around each call as the caller launches it: what a user of the API sees, the
+interpreter's launch cost included. The kernel time (timing.kernel) is the
+GPU time of the same call without the host in the way: each repeat's calls
+are queued behind a spinning kernel (torch.cuda._sleep, long enough to cover
+the host's queueing; solbench's --hold does the same), so each sample is
+back-to-back GPU time ("held-launch"). A call that waits for the GPU itself
+(Liger's cross entropy reads a count back with .item()) releases the hold
+early; those runs take the sum of the call's kernel and copy durations from
+the CUDA profiler instead ("profiler-kernel-sum"). --quick runs the shapes of the presets liger-perkernel-quick
 and memory-bound-quick (a subset of their cases: the list QUICK below;
 torch.compile compiles every shape once, so the list is kept short).
 --preset NAME runs the cases of a solbench preset (`solbench suite --preset
@@ -53,6 +77,9 @@ import time
 import uuid
 
 from torch_common import find_solbench, stats_of
+
+PROVIDERS = ("huggingface", "torch-compile", "liger")
+OLD_NAMES = {"torch-eager": "huggingface"}
 
 # The cases of liger-perkernel-quick and memory-bound-quick
 # (bench/kernels/sbk_presets.h), as op:mode:dtype:shape[:params].
@@ -224,6 +251,10 @@ class Case:
             tgt = t.randint(0, V, (BT,), generator=g, device=dev)
             self.inputs = [U((BT, H), -1, 1, grad=bwd), U((V, H), -0.05, 0.05, grad=bwd), tgt]
             self.rows, self.cols = BT, H
+        # The reference's own copies: some providers write into their inputs.
+        self.ref_inputs = [x.detach().clone().requires_grad_(getattr(x, "requires_grad", False))
+                           if x.is_floating_point() else x.clone() for x in self.inputs]
+        self.ref_grads = [g.detach().clone() for g in self.grads]
 
     # -- the eager functions (HF code, as written there) ------------------
     def fn(self):
@@ -270,11 +301,37 @@ class Case:
                 return F.cross_entropy(logits.float(), tgt, ignore_index=-100, reduction="mean")
         return f
 
+    def liger_fn(self, liger):
+        """Liger-Kernel's op for this case, called as its nn.Module or
+        functional wrapper calls it."""
+        op = self.op
+        if op == "rmsnorm":
+            fn = liger["rms_norm"]
+            return lambda x, w: fn(x, w, 1e-6, 0.0, "llama", True)
+        if op == "add_rmsnorm":
+            fn = liger["fused_add_rms_norm"]
+            return lambda x, res, w: fn(x, res, w, 1e-6)
+        if op == "layernorm":
+            fn = liger["layer_norm"]
+            return lambda x, w, b: fn(x, w, b, 1e-5)
+        if op == "softmax":
+            return liger["softmax"]
+        if op == "rope":
+            fn = liger["rope"]
+            return lambda q, k, cos, sin: fn(q, k, cos, sin)
+        if op == "swiglu":
+            return liger["swiglu"]
+        if op == "cross_entropy":
+            fn = liger["cross_entropy"]
+            return lambda x, tgt: fn(x, tgt, ignore_index=-100, reduction="mean")
+        fn = liger["fused_linear_cross_entropy"]
+        return lambda h, w, tgt: fn(h, w, tgt, ignore_index=-100, reduction="mean")
+
     def diff_inputs(self):
         return [x for x in self.inputs if getattr(x, "requires_grad", False)]
 
 
-def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_dir):
+def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_dir, liger):
     t = torch
     dev = t.device("cuda", a.device)
     c = Case(t, op, mode, dtype, shape, a.seed, dev)
@@ -286,7 +343,12 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
         # no error, and the result would be eager timed as torch-compile.
         # A fresh cache per case compiles this shape and only this shape.
         t._dynamo.reset()
-    g = t.compile(f, dynamic=False) if provider == "torch-compile" else f
+    if provider == "torch-compile":
+        g = t.compile(f, dynamic=False)
+    elif provider == "liger":
+        g = c.liger_fn(liger)
+    else:
+        g = f
     started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
 
     def as_tuple(y):
@@ -319,6 +381,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
     nrows = min(c.rows, a.check_rows)
     rows = [0] if nrows == 1 else sorted({int(i * (c.rows - 1) / (nrows - 1)) for i in range(nrows)})
     ref = reference(t, c, f, rows)
+    del c.ref_inputs, c.ref_grads  # not needed past the check: give the memory back before timing
     atol, rtol = tol[dtype]["atol"], tol[dtype]["rtol"]
     checked, bad, maxabs, maxrel, e2, r2 = 0, 0, 0.0, 0.0, 0.0, 0.0
     finite = True
@@ -358,8 +421,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
                         "output_checksum": "unknown"},
         "determinism": {"bitwise_repeatable": None, "batch_invariant": None},
         "memory": {"peak_device_bytes": int(peak), "peak_device_mb": peak / 1e6},
-        "notes": "PyTorch %s %s of the Hugging Face code; see bench/scripts/torch_ops.py" % (
-            t.__version__, "eager" if provider == "torch-eager" else "torch.compile"),
+        "notes": provider_note(t, provider),
     }
     if not passed:
         result["status"] = "failed"
@@ -379,31 +441,17 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
             t.cuda.synchronize(dev)
             t.cuda.profiler.stop()
         result["protocol"]["warmup_iters"] = a.warmup
-        starts = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
-        stops = [t.cuda.Event(enable_timing=True) for _ in range(a.iters)]
-        samples, per_rep = [], []
-        for _ in range(a.repeats):
-            for i in range(a.iters):
-                starts[i].record()
-                launch()
-                stops[i].record()
-            t.cuda.synchronize(dev)
-            rep = [starts[i].elapsed_time(stops[i]) for i in range(a.iters)]
-            per_rep.append(rep)
-            samples.extend(rep)
-        st = stats_of(samples, a.repeats)
+        per_rep, _ = timed_calls(t, dev, launch, a.iters, a.repeats, None)
+        st = stats_of([v for r in per_rep for v in r], a.repeats)
         result["status"] = "passed"
-        result["timing"] = {"unit": "ms", "samples": per_rep, "stats": st}
+        result["timing"] = {"unit": "ms", "samples": per_rep, "stats": st,
+                            "kernel": kernel_time(t, dev, launch, a.iters, a.repeats)}
         flops, nbytes = models(op, mode, dtype, shape)
         secs = st["median"] * 1e-3
         result["metrics"] = {"flops": flops, "bytes": nbytes, "tflops": flops / secs / 1e12,
                              "gbps": nbytes / secs / 1e9, "bound": "unknown", "pct_datasheet_peak": None,
                              "pct_measured_ceiling": None}
-    p = json.loads(json.dumps(prov))
-    p["tool"] = {"name": "torch_ops.py", "version": t.__version__}
-    p["software"]["cuda_runtime_version"] = t.version.cuda or "unknown"
-    p["software"]["cublas_version"] = "unknown"
-    p["software"]["compiler"] = "python %s" % platform.python_version()
+    p = provider_provenance(prov, t, provider)
     p["started_at"] = started
     p["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
     result["provenance"] = p
@@ -426,6 +474,153 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
     return passed
 
 
+def timed_calls(t, dev, launch, iters, repeats, hold_cycles):
+    """Samples (ms) of iters calls a repeat, a CUDA event pair around each.
+    hold_cycles: None, each call launched as the caller launches it; else
+    each repeat is queued behind a kernel spinning that many cycles. Returns
+    the samples by repeat and how many repeats' holds ended before the host
+    had queued all their calls."""
+    starts = [t.cuda.Event(enable_timing=True) for _ in range(iters)]
+    stops = [t.cuda.Event(enable_timing=True) for _ in range(iters)]
+    released = t.cuda.Event()
+    per_rep, timeouts = [], 0
+    for _ in range(repeats):
+        if hold_cycles:
+            t.cuda._sleep(hold_cycles)
+            released.record()
+        for i in range(iters):
+            starts[i].record()
+            launch()
+            stops[i].record()
+        if hold_cycles and released.query():
+            timeouts += 1
+        t.cuda.synchronize(dev)
+        per_rep.append([starts[i].elapsed_time(stops[i]) for i in range(iters)])
+    return per_rep, timeouts
+
+
+def spin_cycles_per_ms(t, dev):
+    """Cycles of torch.cuda._sleep in one millisecond on this card, measured."""
+    a, b = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
+    cycles = 20_000_000
+    t.cuda._sleep(cycles // 10)
+    a.record()
+    t.cuda._sleep(cycles)
+    b.record()
+    t.cuda.synchronize(dev)
+    return cycles / max(a.elapsed_time(b), 1e-3)
+
+
+def kernel_time(t, dev, launch, iters, repeats):
+    """timing.kernel: the GPU time of the call without the host in the way
+    (see the module's docstring)."""
+    if not hasattr(kernel_time, "cycles_per_ms"):
+        kernel_time.cycles_per_ms = spin_cycles_per_ms(t, dev)
+    # Hold long enough for the host to queue the repeat: a measured first
+    # try, then more, up to a second.
+    t0 = time.perf_counter()
+    launch()
+    t.cuda.synchronize(dev)
+    host_ms = (time.perf_counter() - t0) * 1e3
+    hold_ms = min(1000.0, max(20.0, 4.0 * host_ms * iters))
+    per_rep, timeouts = timed_calls(t, dev, launch, iters, repeats, int(hold_ms * kernel_time.cycles_per_ms))
+    if timeouts == 0:
+        flat = [v for r in per_rep for v in r]
+        return {"method": "held-launch", "samples": per_rep, "stats": stats_of(flat, repeats),
+                "hold_timeouts": 0}
+    per_rep = profiled_calls(t, dev, launch, iters, repeats)
+    flat = [v for r in per_rep for v in r]
+    return {"method": "profiler-kernel-sum", "samples": per_rep, "stats": stats_of(flat, repeats)}
+
+
+def profiled_calls(t, dev, launch, iters, repeats):
+    """Per call, the sum of the durations (ms) of the GPU activities (kernels,
+    copies, sets) the CUDA profiler saw between the call's start and the
+    device synchronisation that ends it."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+    marks = []
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for r in range(repeats):
+            for i in range(iters):
+                name = "sbk_call_%d_%d" % (r, i)
+                marks.append(name)
+                with record_function(name):
+                    launch()
+                    t.cuda.synchronize(dev)
+    events = prof.events()
+    ranges = {}
+    for e in events:
+        if e.name in ranges or not e.name.startswith("sbk_call_"):
+            continue
+        if e.device_type == t.autograd.DeviceType.CPU:
+            ranges[e.name] = (e.time_range.start, e.time_range.end)
+    gpu = [e for e in events if e.device_type == t.autograd.DeviceType.CUDA]
+    sums = {name: 0.0 for name in marks}
+    spans = sorted((ranges[n][0], ranges[n][1], n) for n in marks if n in ranges)
+    for e in gpu:
+        for lo, hi, n in spans:
+            if lo <= e.time_range.start <= hi:
+                sums[n] += (e.time_range.end - e.time_range.start) / 1e3
+                break
+    if len(spans) != len(marks) or any(v <= 0.0 for v in sums.values()):
+        raise RuntimeError("the profiler did not report the GPU work of every call")
+    return [[sums["sbk_call_%d_%d" % (r, i)] for i in range(iters)] for r in range(repeats)]
+
+
+def load_liger():
+    """Liger-Kernel's functions, by op, and its version; (None, reason) when
+    the package cannot be imported here."""
+    try:
+        from importlib import metadata
+        from liger_kernel.ops import LigerRMSNormFunction, LigerSiLUMulFunction
+        from liger_kernel.transformers.functional import (liger_cross_entropy, liger_fused_add_rms_norm,
+                                                          liger_fused_linear_cross_entropy, liger_layer_norm,
+                                                          liger_softmax)
+        from liger_kernel.transformers.rope import liger_rotary_pos_emb
+        version = metadata.version("liger-kernel")
+    except Exception as e:  # ImportError, or Triton failing to load
+        return None, "liger-kernel cannot be imported here: %s" % str(e).split("\n")[0][:200]
+    return {"rms_norm": LigerRMSNormFunction.apply, "swiglu": LigerSiLUMulFunction.apply,
+            "cross_entropy": liger_cross_entropy, "fused_add_rms_norm": liger_fused_add_rms_norm,
+            "fused_linear_cross_entropy": liger_fused_linear_cross_entropy, "layer_norm": liger_layer_norm,
+            "softmax": liger_softmax, "rope": liger_rotary_pos_emb, "version": version}, None
+
+
+def package_versions(t, provider):
+    """provenance.software.packages: what the provider is made of."""
+    from importlib import metadata
+    names = {"huggingface": ["torch"], "torch-compile": ["torch", "triton"],
+             "liger": ["torch", "triton", "liger-kernel"]}[provider]
+    out = {}
+    for n in names:
+        try:
+            out[n] = metadata.version(n)
+        except metadata.PackageNotFoundError:
+            pass
+    out["torch"] = t.__version__
+    return out
+
+
+def provider_provenance(prov, t, provider):
+    p = json.loads(json.dumps(prov))
+    p["tool"] = {"name": "torch_ops.py", "version": t.__version__}
+    p["software"]["cuda_runtime_version"] = t.version.cuda or "unknown"
+    p["software"]["cublas_version"] = "unknown"
+    p["software"]["compiler"] = "python %s" % platform.python_version()
+    p["software"]["packages"] = package_versions(t, provider)
+    return p
+
+
+def provider_note(t, provider):
+    if provider == "liger":
+        from importlib import metadata
+        return "Liger-Kernel %s's own op (Triton %s, PyTorch %s); see bench/scripts/torch_ops.py" % (
+            metadata.version("liger-kernel"), metadata.version("triton"), t.__version__)
+    return "PyTorch %s %s of the Hugging Face code; see bench/scripts/torch_ops.py" % (
+        t.__version__, "eager" if provider == "huggingface" else "torch.compile")
+
+
+
 def reference(t, c, f, rows):
     """float64 values of the checked outputs (sampled rows), and how to pick
     the same elements out of the provider's outputs."""
@@ -438,7 +633,7 @@ def reference(t, c, f, rows):
 
     if op in ("cross_entropy", "flce"):
         # losses over every row (chunks of rows in float64), grads on rows
-        x64 = [d64(x) if x.is_floating_point() else x for x in c.inputs]
+        x64 = [d64(x) if x.is_floating_point() else x for x in c.ref_inputs]
         if op == "cross_entropy":
             def ref_f(x, tgt):
                 return t.nn.functional.cross_entropy(x, tgt, reduction="mean")
@@ -462,7 +657,7 @@ def reference(t, c, f, rows):
 
     # row-wise ops: evaluate on the sampled rows only
     if op == "rope":
-        q, k, cos, sin = c.inputs
+        q, k, cos, sin = c.ref_inputs
         B, Hq, T, D = q.shape
         sel_q = idx  # rows of q viewed [B*Hq*T, D]
         x64 = [d64(q), d64(k), cos.double(), sin.double()]
@@ -475,7 +670,7 @@ def reference(t, c, f, rows):
         else:
             names = []
         if mode != "fwd":
-            gq, gk = t.autograd.grad(outs, [x64[0], x64[1]], [g.double() for g in c.grads])
+            gq, gk = t.autograd.grad(outs, [x64[0], x64[1]], [g.double() for g in c.ref_grads])
             names += ["dq", "dk"]
             values += [gq.reshape(-1, D)[sel_q], gk.reshape(-1, D)[sel_q % (B * k.shape[1] * T)]]
             select += [lambda o: o.reshape(-1, D)[sel_q],
@@ -483,7 +678,7 @@ def reference(t, c, f, rows):
         return {"names": names, "values": values, "select": select}
 
     sliced = []
-    for x in c.inputs:
+    for x in c.ref_inputs:
         if x.dim() == 2 and x.shape[0] == c.rows:
             sliced.append(d64(x[idx].detach()).requires_grad_(getattr(x, "requires_grad", False)))
         else:
@@ -498,7 +693,7 @@ def reference(t, c, f, rows):
             select.append(lambda o_: o_[idx])
     if mode != "fwd":
         diff = [s for s in sliced if s.requires_grad]
-        gr = [g[idx].double() for g in c.grads]
+        gr = [g[idx].double() for g in c.ref_grads]
         grads = t.autograd.grad(outs, diff, gr)
         for i, gx in enumerate(grads):
             if gx.dim() == 2:  # dx rows; dw sums over every row and is not checked here
@@ -547,10 +742,11 @@ def main():
     ap.add_argument("--preset", default=None, help="the cases of this solbench preset (solbench suite --list)")
     ap.add_argument("--cases", default=None, help="with --preset: FROM-TO, as solbench suite --cases")
     ap.add_argument("--only", default=None, help="with --preset: OP[:MODE],..., as solbench suite --only")
-    ap.add_argument("--providers", default="torch-eager,torch-compile")
+    ap.add_argument("--providers", default="huggingface,torch-compile,liger",
+                    help="any of %s (torch-eager: the old name of huggingface)" % ",".join(PROVIDERS))
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=20)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--suite", default=None, help="config.suite (default: the quick preset's name, or adhoc)")
     ap.add_argument("--check-rows", type=int, default=32)
@@ -560,9 +756,9 @@ def main():
                     help="after the warm-up, one launch between cudaProfilerStart and Stop, for "
                          "`ncu --profile-from-start off` (bench/scripts/ncu_cases.sh)")
     a = ap.parse_args()
-    providers = [p for p in a.providers.split(",") if p]
-    if any(p not in ("torch-eager", "torch-compile") for p in providers) or not providers:
-        print("torch_ops.py: --providers takes torch-eager and/or torch-compile", file=sys.stderr)
+    providers = [OLD_NAMES.get(p, p) for p in a.providers.split(",") if p]
+    if any(p not in PROVIDERS for p in providers) or not providers:
+        print("torch_ops.py: --providers takes %s" % ", ".join(PROVIDERS), file=sys.stderr)
         return 2
     if min(a.iters, a.repeats, a.check_rows) < 1 or a.warmup < 1:
         print("torch_ops.py: --warmup, --iters, --repeats and --check-rows must be positive", file=sys.stderr)
@@ -618,11 +814,15 @@ def main():
         return 2
     prov = json.loads(p.stdout)
     torch.cuda.set_device(a.device)
+    liger, liger_missing = load_liger() if "liger" in providers else (None, None)
     all_ok = True
     for suite, op, mode, dtype, shape in cases:
         for provider in providers:
+            if provider == "liger" and liger_missing:
+                write_skipped(a, prov, torch, op, mode, dtype, shape, provider, suite, liger_missing)
+                continue
             try:
-                ok = run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, a.out)
+                ok = run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, a.out, liger)
             except torch.cuda.OutOfMemoryError as e:  # recorded as skipped, like solbench
                 torch.cuda.empty_cache()
                 write_skipped(a, prov, torch, op, mode, dtype, shape, provider, suite,
@@ -635,11 +835,7 @@ def main():
 
 def write_skipped(a, prov, t, op, mode, dtype, shape, provider, suite, reason):
     now = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
-    p = json.loads(json.dumps(prov))
-    p["tool"] = {"name": "torch_ops.py", "version": t.__version__}
-    p["software"]["cuda_runtime_version"] = t.version.cuda or "unknown"
-    p["software"]["cublas_version"] = "unknown"
-    p["software"]["compiler"] = "python %s" % platform.python_version()
+    p = provider_provenance(prov, t, provider)
     p["started_at"] = p["finished_at"] = now
     result = {"schema": "solbook.result.v1", "run_uuid": uuid.uuid4().hex, "status": "skipped", "reason": reason,
               "config": {"suite": suite, "op": op, "mode": mode, "provider": provider, "backend": "torch",
