@@ -129,10 +129,15 @@ def case_params(text):
     return dict(kv.partition("=")[::2] for kv in parts[4].split(","))
 
 
-def mirrored(op, params):
+def mirrored(op, params, provider=None):
     """Whether the code here computes a case with these params: each must be
     what PARAMS records (FLCE's accum and chunk are the fused provider's
-    knobs, and torch has one way only: the fp32 case stands for it)."""
+    knobs, and torch has one way only: the fp32 case stands for it).
+    Liger's FLCE has both accumulations: accum=input is its default (dW
+    summed over chunks in the input's dtype), accum=fp32 its accum_dtype
+    float32; provider None asks whether any provider computes the case."""
+    if op == "flce" and params.get("accum") == "input" and provider in (None, "liger"):
+        params = {k: v for k, v in params.items() if k != "accum"}
     for k, v in params.items():
         want = PARAMS[op].get(k)
         if want is None:
@@ -162,11 +167,20 @@ def preset_cases(solbench, name, cases, only):
     run, left = [], []
     for text in p.stdout.split():
         op = text.split(":")[0]
-        if op in PARAMS and mirrored(op, case_params(text)):
+        if op in PARAMS and mirrored(op, case_params(text), None):
             run.append((name, text))
         else:
             left.append(text)
     return run, left
+
+
+def case_config_params(op, text):
+    """config.params of a case: what solbench records for it (PARAMS), with
+    FLCE's accumulation as the case names it."""
+    params = dict(PARAMS[op])
+    if op == "flce" and case_params(text).get("accum") == "input":
+        params["accum"] = "input"
+    return params
 
 
 def parse_case(text):
@@ -188,7 +202,9 @@ def parse_case(text):
         shape[k] = int(v)
     if tuple(sorted(shape)) != tuple(sorted(SHAPES[op])):
         raise ValueError("case %r: %s needs shape %s" % (text, op, ",".join(SHAPES[op])))
-    return op, mode, dtype, shape
+    if not mirrored(op, case_params(text)):
+        raise ValueError("case %r: params the code here does not compute" % text)
+    return op, mode, dtype, shape, case_config_params(op, text)
 
 
 class Case:
@@ -301,7 +317,7 @@ class Case:
                 return F.cross_entropy(logits.float(), tgt, ignore_index=-100, reduction="mean")
         return f
 
-    def liger_fn(self, liger):
+    def liger_fn(self, liger, params):
         """Liger-Kernel's op for this case, called as its nn.Module or
         functional wrapper calls it."""
         op = self.op
@@ -325,13 +341,14 @@ class Case:
             fn = liger["cross_entropy"]
             return lambda x, tgt: fn(x, tgt, ignore_index=-100, reduction="mean")
         fn = liger["fused_linear_cross_entropy"]
-        return lambda h, w, tgt: fn(h, w, tgt, ignore_index=-100, reduction="mean")
+        acc = self.torch.float32 if params.get("accum") == "fp32" else None
+        return lambda h, w, tgt: fn(h, w, tgt, ignore_index=-100, reduction="mean", accum_dtype=acc)
 
     def diff_inputs(self):
         return [x for x in self.inputs if getattr(x, "requires_grad", False)]
 
 
-def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_dir, liger):
+def run_case(torch, a, tol, prov, op, mode, dtype, shape, params, provider, suite, out_dir, liger):
     t = torch
     dev = t.device("cuda", a.device)
     c = Case(t, op, mode, dtype, shape, a.seed, dev)
@@ -346,7 +363,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
     if provider == "torch-compile":
         g = t.compile(f, dynamic=False)
     elif provider == "liger":
-        g = c.liger_fn(liger)
+        g = c.liger_fn(liger, params)
     else:
         g = f
     started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
@@ -387,7 +404,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
     finite = True
     for name, (o, rf, sel) in zip(ref["names"], [(got[i], ref["values"][i], ref["select"][i])
                                                    for i in range(len(ref["values"]))]):
-        o = sel(o).double()
+        o = sel(o).detach().double()
         finite = finite and bool(t.isfinite(o).all())
         rowmean = rf.abs().mean(dim=-1, keepdim=True) if rf.dim() > 0 else rf.abs()
         sc = rf.abs() + rowmean
@@ -409,7 +426,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
         "run_uuid": uuid.uuid4().hex,
         "config": {"suite": suite, "op": op, "mode": mode, "provider": provider, "backend": "torch",
                    "dtype": dtype, "shape": dict(shape),
-                   "params": dict(PARAMS[op]),
+                   "params": dict(params),
                    "run_params": {"seed": a.seed, "torch_version": t.__version__}},
         "protocol": {"timer": "cuda-event", "warmup_iters": None, "warmup_ms": None, "iters": a.iters,
                      "repeats": a.repeats, "l2": "warm", "input_sets": 1, "graph": False, "launch_hold": "none"},
@@ -455,8 +472,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, out_d
     p["started_at"] = started
     p["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
     result["provenance"] = p
-    shape_s = "x".join(str(shape[k]) for k in SHAPES[op])
-    path = os.path.join(out_dir, "%s-%s-%s-%s-%s.json" % (op, dtype, mode, shape_s, provider))
+    path = os.path.join(out_dir, result_name(op, dtype, mode, shape, params, provider))
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.", dir=out_dir)
     with os.fdopen(fd, "w") as fh:
         json.dump(result, fh, indent=2, sort_keys=True)
@@ -554,7 +570,9 @@ def profiled_calls(t, dev, launch, iters, repeats):
             continue
         if e.device_type == t.autograd.DeviceType.CPU:
             ranges[e.name] = (e.time_range.start, e.time_range.end)
-    gpu = [e for e in events if e.device_type == t.autograd.DeviceType.CUDA]
+    # record_function's range shows on the GPU timeline too (a user
+    # annotation spanning the call's work): only the work itself counts
+    gpu = [e for e in events if e.device_type == t.autograd.DeviceType.CUDA and not e.name.startswith("sbk_call_")]
     sums = {name: 0.0 for name in marks}
     spans = sorted((ranges[n][0], ranges[n][1], n) for n in marks if n in ranges)
     for e in gpu:
@@ -565,6 +583,12 @@ def profiled_calls(t, dev, launch, iters, repeats):
     if len(spans) != len(marks) or any(v <= 0.0 for v in sums.values()):
         raise RuntimeError("the profiler did not report the GPU work of every call")
     return [[sums["sbk_call_%d_%d" % (r, i)] for i in range(iters)] for r in range(repeats)]
+
+
+def result_name(op, dtype, mode, shape, params, provider):
+    shape_s = "x".join(str(shape[k]) for k in SHAPES[op])
+    accum = "-accum_input" if params.get("accum") == "input" else ""
+    return "%s-%s-%s-%s%s-%s.json" % (op, dtype, mode, shape_s, accum, provider)
 
 
 def load_liger():
@@ -816,16 +840,20 @@ def main():
     torch.cuda.set_device(a.device)
     liger, liger_missing = load_liger() if "liger" in providers else (None, None)
     all_ok = True
-    for suite, op, mode, dtype, shape in cases:
+    for suite, op, mode, dtype, shape, params in cases:
         for provider in providers:
+            if not mirrored(op, params, provider):
+                print("torch_ops.py: left out %s %s %s %s for %s (params it does not compute)" % (
+                    op, mode, dtype, json.dumps(params, sort_keys=True), provider), flush=True)
+                continue
             if provider == "liger" and liger_missing:
-                write_skipped(a, prov, torch, op, mode, dtype, shape, provider, suite, liger_missing)
+                write_skipped(a, prov, torch, op, mode, dtype, shape, params, provider, suite, liger_missing)
                 continue
             try:
-                ok = run_case(torch, a, tol, prov, op, mode, dtype, shape, provider, suite, a.out, liger)
+                ok = run_case(torch, a, tol, prov, op, mode, dtype, shape, params, provider, suite, a.out, liger)
             except torch.cuda.OutOfMemoryError as e:  # recorded as skipped, like solbench
                 torch.cuda.empty_cache()
-                write_skipped(a, prov, torch, op, mode, dtype, shape, provider, suite,
+                write_skipped(a, prov, torch, op, mode, dtype, shape, params, provider, suite,
                               "does not fit in device memory: %s" % str(e).split("\n")[0][:300])
                 ok = True
             all_ok = all_ok and ok
@@ -833,18 +861,17 @@ def main():
     return 0 if all_ok else 1
 
 
-def write_skipped(a, prov, t, op, mode, dtype, shape, provider, suite, reason):
+def write_skipped(a, prov, t, op, mode, dtype, shape, params, provider, suite, reason):
     now = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
     p = provider_provenance(prov, t, provider)
     p["started_at"] = p["finished_at"] = now
     result = {"schema": "solbook.result.v1", "run_uuid": uuid.uuid4().hex, "status": "skipped", "reason": reason,
               "config": {"suite": suite, "op": op, "mode": mode, "provider": provider, "backend": "torch",
-                         "dtype": dtype, "shape": dict(shape), "params": dict(PARAMS[op]),
+                         "dtype": dtype, "shape": dict(shape), "params": dict(params),
                          "run_params": {"seed": a.seed, "torch_version": t.__version__}},
               "protocol": {"timer": "cuda-event", "l2": "warm"},
               "correctness": {"reference": "float64-device", "passed": None}, "provenance": p}
-    shape_s = "x".join(str(shape[k]) for k in SHAPES[op])
-    path = os.path.join(a.out, "%s-%s-%s-%s-%s.json" % (op, dtype, mode, shape_s, provider))
+    path = os.path.join(a.out, result_name(op, dtype, mode, shape, params, provider))
     with open(path + ".tmp", "w") as fh:
         json.dump(result, fh, indent=2, sort_keys=True)
         fh.write("\n")
