@@ -842,7 +842,7 @@ def main():
     all_ok = True
     for suite, op, mode, dtype, shape, params in cases:
         for provider in providers:
-            if not mirrored(op, params, provider):
+            if op == "flce" and params.get("accum") == "input" and provider != "liger":
                 print("torch_ops.py: left out %s %s %s %s for %s (params it does not compute)" % (
                     op, mode, dtype, json.dumps(params, sort_keys=True), provider), flush=True)
                 continue
