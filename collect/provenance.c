@@ -358,6 +358,43 @@ static json_t *host_object(void)
     return json_pack("{s:s,s:s,s:s}", "hostname", host, "os", os, "cpu", cpu);
 }
 
+/* ---- scheduler ---- */
+
+static int env_index(const char *name, json_int_t *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end || x < 0)
+        return 0;
+    *out = (json_int_t)x;
+    return 1;
+}
+
+/* The job a batch scheduler started us in: Slurm's environment, or the
+ * Indexed Job that solbook submit renders (it sets SOLBOOK_JOB_NAME beside
+ * Kubernetes' JOB_COMPLETION_INDEX). NULL when there is none. */
+static json_t *scheduler_object(void)
+{
+    const char *array_job = getenv("SLURM_ARRAY_JOB_ID");
+    const char *job = array_job && *array_job ? array_job : getenv("SLURM_JOB_ID");
+    json_int_t index;
+    if (job && *job) {
+        json_t *s = json_pack("{s:s,s:s}", "engine", "slurm", "job_id", job);
+        if (s)
+            json_object_set_new(s, "array_task_id",
+                                env_index("SLURM_ARRAY_TASK_ID", &index) ? json_integer(index) : json_null());
+        return s;
+    }
+    const char *k8s_job = getenv("SOLBOOK_JOB_NAME");
+    if (k8s_job && *k8s_job && env_index("JOB_COMPLETION_INDEX", &index))
+        return json_pack("{s:s,s:s,s:I}", "engine", "kubernetes", "job_id", k8s_job, "array_task_id", index);
+    return NULL;
+}
+
 /* ---- device ---- */
 
 static json_t *cpu_device(void)
@@ -450,6 +487,9 @@ int sb_provenance_collect_nvml(const sb_provenance_opts *opts, sb_nvml *nvml,
     json_decref(host);
     json_decref(dev);
     json_decref(sw);
+    json_t *sched = prov ? scheduler_object() : NULL;
+    if (sched)
+        json_object_set_new(prov, "scheduler", sched);
     if (!prov)
         return sb_error_set(err, NULL, NULL, "out of memory building the provenance");
     *out = prov;

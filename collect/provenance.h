@@ -22,7 +22,10 @@ typedef struct sb_provenance_opts {
     const char *skus_csv;      /* path of db/skus.csv; NULL = SOLBOOK_HOME's */
 } sb_provenance_opts;
 
-/* Builds a provenance object with started_at = now and finished_at = now.
+/* Builds a provenance object with started_at = now and finished_at = now,
+ * and a scheduler object when a Slurm job (SLURM_JOB_ID, SLURM_ARRAY_*) or
+ * an Indexed Job rendered by solbook submit (SOLBOOK_JOB_NAME,
+ * JOB_COMPLETION_INDEX) started the process.
  * GPU identity comes from NVML; when NVML is missing for a GPU run the
  * device fields the caller does not fill stay "unknown". */
 int sb_provenance_collect(const sb_provenance_opts *opts, json_t **out, sb_error *err);

@@ -53,7 +53,8 @@ static const char *const SQL[ST_COUNT] = {
         "cpu, driver_version, cuda_runtime_version, cublas_version, device_kind, device_index, "
         "gpu_name, arch, sku, compute_capability, sm_count, memory_bytes, pci_device_id, "
         "board_part_number, sm_clock_mhz, mem_clock_mhz, power_limit_w, ecc, mig, started_at, "
-        "finished_at, packages_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "finished_at, packages_json, scheduler, scheduler_job_id, scheduler_array_task_id) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_CONFIG] = "INSERT INTO configs (run_id, suite, op, mode, provider, backend, dtype, shape_key, "
                   "shape_json, params_json, case_key, timer, warmup_iters, warmup_ms, iters, "
                   "repeats, l2, input_sets, graph) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -378,6 +379,9 @@ static int store_provenance(sb_ingest *ing, long long id, json_t *p, const char 
     if (packages && !pkjson)
         return sb_error_set(err, file, NULL, "out of memory"), SB_ERR;
     bind_cstr(st, i++, pkjson ? pkjson : "{}");
+    bind_str(st, i++, get2(p, "scheduler", "engine"));
+    bind_str(st, i++, get2(p, "scheduler", "job_id"));
+    bind_int(st, i++, get2(p, "scheduler", "array_task_id"));
     int rc = step(ing, ST_PROVENANCE, file, err);
     free(pkjson);
     return rc;

@@ -95,7 +95,7 @@ def main():
                      notes, text))
         prov.append((rid, sha, 0, "solbench", "0.1.0", "synthetic-host", "Linux", "synthetic cpu",
                      "580.65", "13.0", "13.0", "gpu", 0, gpu, arch, sku, "9.0", 132, 80 * 2**30,
-                     "0x0000", None, 1980, 2619, 700.0, 1, 0, finished, finished, "{}"))
+                     "0x0000", None, 1980, 2619, 700.0, 1, 0, finished, finished, "{}", None, None, None))
         return rid
 
     base = 1794830400  # 2026-11-16T12:00:00Z, Monday of 2026-W47, after the calibrations
@@ -161,7 +161,7 @@ def main():
     q = lambda n: ",".join("?" * n)
     db.executemany("INSERT INTO runs (id, content_sha256, schema, run_uuid, status, reason,"
                    " source_path, source_format, ingested_at, notes, raw_json) VALUES (%s)" % q(11), runs)
-    db.executemany("INSERT INTO provenance VALUES (%s)" % q(29), prov)
+    db.executemany("INSERT INTO provenance VALUES (%s)" % q(32), prov)
     db.executemany("INSERT INTO configs VALUES (%s)" % q(19), conf)
     db.executemany("INSERT INTO metrics VALUES (%s)" % q(27), metr)
     db.executemany("INSERT INTO correctness VALUES (%s)" % q(14), corr)

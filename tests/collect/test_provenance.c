@@ -412,6 +412,59 @@ static void test_git_state(void **state)
     sh("rm -rf %s", tmp);
 }
 
+/* Inside a batch job the provenance names it: Slurm's array job and task,
+ * or the Indexed Job solbook submit renders; outside one there is none. */
+static void test_scheduler(void **state)
+{
+    sb_provenance_opts o = {.tool_name = "solbench", .tool_version = "0.1.0", .device_is_cpu = 1};
+    json_t *p = NULL;
+    sb_error err;
+    (void)state;
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_ARRAY_JOB_ID");
+    unsetenv("SLURM_ARRAY_TASK_ID");
+    unsetenv("SOLBOOK_JOB_NAME");
+    unsetenv("JOB_COMPLETION_INDEX");
+    assert_int_equal(sb_provenance_collect(&o, &p, &err), SB_OK);
+    assert_null(json_object_get(p, "scheduler"));
+    json_decref(p);
+
+    setenv("SLURM_JOB_ID", "4247", 1);
+    setenv("SLURM_ARRAY_JOB_ID", "4242", 1);
+    setenv("SLURM_ARRAY_TASK_ID", "5", 1);
+    assert_int_equal(sb_provenance_collect(&o, &p, &err), SB_OK);
+    schema_check(p);
+    assert_string_equal(str(obj(p, "scheduler"), "engine"), "slurm");
+    assert_string_equal(str(obj(p, "scheduler"), "job_id"), "4242");
+    assert_int_equal(json_integer_value(json_object_get(obj(p, "scheduler"), "array_task_id")), 5);
+    json_decref(p);
+    /* A plain Slurm job: its own id, no array task. */
+    unsetenv("SLURM_ARRAY_JOB_ID");
+    unsetenv("SLURM_ARRAY_TASK_ID");
+    assert_int_equal(sb_provenance_collect(&o, &p, &err), SB_OK);
+    schema_check(p);
+    assert_string_equal(str(obj(p, "scheduler"), "job_id"), "4247");
+    assert_true(json_is_null(json_object_get(obj(p, "scheduler"), "array_task_id")));
+    json_decref(p);
+    unsetenv("SLURM_JOB_ID");
+
+    setenv("SOLBOOK_JOB_NAME", "sb-gemm-spec-h100-r1", 1);
+    setenv("JOB_COMPLETION_INDEX", "3", 1);
+    assert_int_equal(sb_provenance_collect(&o, &p, &err), SB_OK);
+    schema_check(p);
+    assert_string_equal(str(obj(p, "scheduler"), "engine"), "kubernetes");
+    assert_string_equal(str(obj(p, "scheduler"), "job_id"), "sb-gemm-spec-h100-r1");
+    assert_int_equal(json_integer_value(json_object_get(obj(p, "scheduler"), "array_task_id")), 3);
+    json_decref(p);
+    /* A completion index that is not a number: no scheduler claimed. */
+    setenv("JOB_COMPLETION_INDEX", "x3", 1);
+    assert_int_equal(sb_provenance_collect(&o, &p, &err), SB_OK);
+    assert_null(json_object_get(p, "scheduler"));
+    json_decref(p);
+    unsetenv("SOLBOOK_JOB_NAME");
+    unsetenv("JOB_COMPLETION_INDEX");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_cpu_sku),
         cmocka_unit_test(test_time_format),
         cmocka_unit_test(test_git_state),
+        cmocka_unit_test(test_scheduler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
