@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "commands.h"
@@ -14,6 +15,7 @@
 #include "home.h"
 #include "render.h"
 #include "spawn.h"
+#include "task_status.h"
 
 static void usage(FILE *f)
 {
@@ -21,7 +23,9 @@ static void usage(FILE *f)
             "usage: solbook submit NAME --arch ARCH --engine kubernetes|slurm [--dry-run] [--print]\n"
             "                      [--image IMG] [--namespace NS] [--queue Q] [--sku SKU]\n"
             "                      [--partition P] [--time HH:MM:SS] [--output-volume CLAIM|PATH]\n"
-            "                      [--run-id ID] [--dir DIR]\n\n"
+            "                      [--run-id ID] [--dir DIR]\n"
+            "       solbook submit NAME --arch ARCH --engine E --status RUN_ID [--output-volume PATH] [--namespace NS]\n"
+            "       solbook submit NAME --arch ARCH --engine slurm --only-missing RUN_ID [SLURM OPTIONS]\n\n"
             "Renders experiment NAME (experiments/NAME.json) for ARCH, one array task per\n"
             "case, and submits it: a batch/v1 Indexed Job piped to 'kubectl apply -f -', or\n"
             "a Slurm job array piped to 'sbatch'. Results go to ROOT/NAME/ARCH/RUN_ID.\n\n"
@@ -38,9 +42,14 @@ static void usage(FILE *f)
             "  --output-volume V    kubernetes: PVC claim mounted at /results (default solbook-results);\n"
             "                       slurm: results directory (default ./solbook-results)\n"
             "  --run-id ID          up to 16 letters, digits or '-' (default: UTC YYYYMMDDTHHMMSSZ)\n"
-            "  --dir DIR            experiment files (default: SOLBOOK_HOME/experiments)\n\n"
-            "Exit status: 0 submitted (or printed), 2 usage error, missing kubectl/sbatch,\n"
-            "or the submitter failed.\n");
+            "  --dir DIR            experiment files (default: SOLBOOK_HOME/experiments)\n"
+            "  --status RUN_ID      where each task of the run stands (done, running, pending, failed,\n"
+            "                       cancelled, stopped, not started): slurm from the task records in the\n"
+            "                       results directory and squeue; kubernetes from 'kubectl get jobs -o json'\n"
+            "  --only-missing RUN_ID  slurm: submit again only the tasks of the run that are not done,\n"
+            "                       running or pending, into the same run directory\n\n"
+            "Exit status: 0 submitted (or printed, or the status told), 2 usage error, missing\n"
+            "kubectl/sbatch, or the submitter or the status query failed.\n");
 }
 
 static int is_dns_label(const char *s, size_t max)
@@ -77,6 +86,7 @@ static int plain_text(const char *s)
 
 typedef struct submit_opts {
     const char *name, *arch, *engine, *image, *namespace_, *queue, *sku, *partition, *time, *volume, *run_id, *dir;
+    const char *status_of, *missing_of; /* --status RUN_ID, --only-missing RUN_ID */
     int dry_run, print;
 } submit_opts;
 
@@ -103,7 +113,7 @@ static int check_opts(const submit_opts *o, sb_engine *engine)
         BAD("--image, --namespace, --queue and --sku are for --engine kubernetes");
     if (k8s && o->partition)
         BAD("--partition is for --engine slurm (Kubernetes picks nodes by nvidia.com/gpu.product)");
-    if (k8s && !o->image)
+    if (k8s && !o->image && !o->status_of)
         BAD("--engine kubernetes needs --image IMG (an image with solbench and ncu on PATH)");
     if (o->image && !plain_text(o->image))
         BAD("--image: control characters in the image name");
@@ -120,16 +130,113 @@ static int check_opts(const submit_opts *o, sb_engine *engine)
             o->volume);
     if (o->volume && !k8s && !plain_text(o->volume))
         BAD("--output-volume: control characters in the path");
-    if (o->run_id) {
-        size_t n = strlen(o->run_id);
+    if ((o->status_of != NULL) + (o->missing_of != NULL) + (o->run_id != NULL) > 1)
+        BAD("give one of --run-id, --status RUN_ID and --only-missing RUN_ID");
+    if (o->missing_of && k8s)
+        BAD("--only-missing is for --engine slurm: a Kubernetes Job's indexes are not run again under its name; "
+            "submit again with a new --run-id");
+    if (o->status_of && (o->print || o->dry_run))
+        BAD("--status asks the cluster; not with --print or --dry-run");
+    const char *id = o->run_id ? o->run_id : o->status_of ? o->status_of : o->missing_of;
+    if (id) {
+        size_t n = strlen(id);
         int ok = n > 0 && n <= 16;
         for (size_t i = 0; ok && i < n; i++)
-            ok = isalnum((unsigned char)o->run_id[i]) || (o->run_id[i] == '-' && i > 0 && i + 1 < n);
+            ok = isalnum((unsigned char)id[i]) || (id[i] == '-' && i > 0 && i + 1 < n);
         if (!ok)
-            BAD("--run-id %s: up to 16 letters, digits or inner '-'", o->run_id);
+            BAD("run id %s: up to 16 letters, digits or inner '-'", id);
     }
     return 0;
 #undef BAD
+}
+
+/* Where each task of the run stands (task_status.h), into st[e->n_cases].
+ * Returns 0, or 2 after printing why it cannot be known. */
+static int task_states(const submit_opts *o, sb_engine engine, const sb_render_opts *ro, const char *job,
+                       sb_task_status *st)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    char *text = NULL;
+    int status = 0;
+    if (engine == SB_ENGINE_KUBERNETES) {
+        char label[64];
+        snprintf(label, sizeof label, "solbook.dev/run-id=%s", ro->run_id);
+        char *argv[] = {"kubectl", "get", "jobs", "-l", label, "-o", "json", NULL, NULL, NULL};
+        if (o->namespace_) {
+            argv[7] = "--namespace";
+            argv[8] = (char *)o->namespace_;
+        }
+        if (sb_spawn_capture(argv, &text, &status, &err) != SB_OK) {
+            fprintf(stderr, "solbook: %s\n", err.msg);
+            return 2;
+        }
+        if (status != 0) {
+            fprintf(stderr, "solbook: kubectl get jobs exited with status %d\n", status);
+            free(text);
+            return 2;
+        }
+        int rc = sb_task_status_from_k8s(text, job, st, ro->exp->n_cases, &err);
+        free(text);
+        if (rc != SB_OK) {
+            sb_error_print(&err, stderr);
+            return 2;
+        }
+        return 0;
+    }
+    char *run_dir = sb_render_out_dir(ro, engine);
+    struct stat sb;
+    if (run_dir && stat(run_dir, &sb) != 0)
+        fprintf(stderr, "solbook: %s: no run directory here (give --status where sbatch ran, or the "
+                        "--output-volume of the submission); squeue alone answers\n", run_dir);
+    int rc = run_dir ? sb_task_status_from_records(run_dir, ro->exp, st, &err) : sb_error_set(&err, NULL, NULL,
+                                                                                               "out of memory");
+    free(run_dir);
+    if (rc != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "--name=%s", job);
+    char *argv[] = {"squeue", "--noheader", "--array", "--states=all", name, "--format=%F|%K|%T", NULL};
+    if (sb_spawn_capture(argv, &text, &status, &err) != SB_OK || status != 0) {
+        /* The records stay true without squeue; only queued and running
+         * tasks go unseen. */
+        fprintf(stderr, "solbook: %s; tasks without a record show as not started\n",
+                status ? "squeue failed" : err.msg);
+        free(text);
+        return 0;
+    }
+    rc = sb_task_status_merge_squeue(text, st, ro->exp->n_cases, &err);
+    free(text);
+    if (rc != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    return 0;
+}
+
+static void print_states(const sb_render_opts *ro, const char *job, const sb_task_status *st)
+{
+    static const sb_task_state order[] = {SB_TASK_DONE,   SB_TASK_RUNNING, SB_TASK_PENDING,    SB_TASK_FAILED,
+                                          SB_TASK_CANCELLED, SB_TASK_STOPPED, SB_TASK_NOT_STARTED};
+    size_t n = ro->exp->n_cases;
+    printf("run %s of %s on %s (job %s): %zu task%s:", ro->run_id, ro->exp->name, ro->arch->arch, job, n,
+           n == 1 ? "" : "s");
+    int first = 1;
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        size_t c = 0;
+        for (size_t i = 0; i < n; i++)
+            c += st[i].state == order[k];
+        if (c) {
+            printf("%s %zu %s", first ? "" : ",", c, sb_task_state_name(order[k]));
+            first = 0;
+        }
+    }
+    printf("\n");
+    for (size_t i = 0; i < n; i++)
+        printf("task %zu (case %s): %s: %s\n", i, ro->exp->cases[i].id, sb_task_state_name(st[i].state),
+               st[i].detail);
 }
 
 static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e, const sb_exp_arch *a,
@@ -138,8 +245,9 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
     sb_error err;
     sb_error_clear(&err);
     char run_id[32];
-    if (o->run_id) {
-        snprintf(run_id, sizeof run_id, "%s", o->run_id);
+    const char *given = o->run_id ? o->run_id : o->status_of ? o->status_of : o->missing_of;
+    if (given) {
+        snprintf(run_id, sizeof run_id, "%s", given);
     } else {
         time_t now = time(NULL);
         struct tm tm;
@@ -180,6 +288,37 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
         .partition = o->partition,
         .root = engine == SB_ENGINE_SLURM ? o->volume : NULL,
     };
+    size_t *only = NULL;
+    if (o->status_of || o->missing_of) {
+        char job[80];
+        if (sb_render_job_name(&ro, job, sizeof job, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            return 2;
+        }
+        sb_task_status *st = calloc(e->n_cases, sizeof *st);
+        only = calloc(e->n_cases, sizeof *only);
+        if (!st || !only) {
+            fprintf(stderr, "solbook submit: out of memory\n");
+            free(st);
+            free(only);
+            return 2;
+        }
+        int rc = task_states(o, engine, &ro, job, st);
+        if (rc == 0 && o->status_of)
+            print_states(&ro, job, st);
+        for (size_t i = 0; rc == 0 && i < e->n_cases; i++)
+            if (sb_task_needs_rerun(&st[i]))
+                only[ro.n_only++] = i;
+        free(st);
+        if (rc != 0 || o->status_of || ro.n_only == 0) {
+            if (rc == 0 && o->missing_of)
+                printf("run %s of %s on %s: no task to submit again (each is done, running or pending)\n", run_id,
+                       e->name, o->arch);
+            free(only);
+            return rc;
+        }
+        ro.only = only;
+    }
     char *text = NULL;
     if (engine == SB_ENGINE_KUBERNETES) {
         json_t *job = sb_render_k8s_job(&ro, &err);
@@ -194,6 +333,7 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
     }
     if (!text) {
         sb_error_print(&err, stderr);
+        free(only);
         return 2;
     }
     char job[80];
@@ -230,6 +370,12 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
         } else if (status != 0) {
             fprintf(stderr, "solbook: %s exited with status %d; nothing is known to be submitted\n", tool, status);
             rc = 2;
+        } else if (ro.only) {
+            printf("submitted %s again with %s for %zu task%s of run %s:", job, tool, ro.n_only,
+                   ro.n_only == 1 ? "" : "s", run_id);
+            for (size_t k = 0; k < ro.n_only; k++)
+                printf(" %zu (%s)", ro.only[k], e->cases[ro.only[k]].id);
+            printf("; results in %s\n", out);
         } else {
             printf("submitted %s (%zu case%s) with %s; results in %s\n", job, e->n_cases,
                    e->n_cases == 1 ? "" : "s", tool, out);
@@ -237,12 +383,14 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
     }
     free(out);
     free(text);
+    free(only);
     return rc;
 }
 
 int cmd_submit(int argc, char **argv)
 {
-    enum { O_DRY = 256, O_PRINT, O_IMAGE, O_NS, O_QUEUE, O_SKU, O_PART, O_TIME, O_VOL, O_RUN, O_DIR, O_ENGINE };
+    enum { O_DRY = 256, O_PRINT, O_IMAGE, O_NS, O_QUEUE, O_SKU, O_PART, O_TIME, O_VOL, O_RUN, O_DIR, O_ENGINE,
+           O_STATUS, O_MISSING };
     static const struct option opts[] = {
         {"arch", required_argument, NULL, 'a'},         {"engine", required_argument, NULL, O_ENGINE},
         {"dry-run", no_argument, NULL, O_DRY},          {"print", no_argument, NULL, O_PRINT},
@@ -251,6 +399,7 @@ int cmd_submit(int argc, char **argv)
         {"partition", required_argument, NULL, O_PART}, {"time", required_argument, NULL, O_TIME},
         {"output-volume", required_argument, NULL, O_VOL}, {"run-id", required_argument, NULL, O_RUN},
         {"dir", required_argument, NULL, O_DIR},        {"help", no_argument, NULL, 'h'},
+        {"status", required_argument, NULL, O_STATUS},  {"only-missing", required_argument, NULL, O_MISSING},
         {NULL, 0, NULL, 0},
     };
     submit_opts o = {0};
@@ -272,6 +421,8 @@ int cmd_submit(int argc, char **argv)
         case O_VOL: o.volume = optarg; break;
         case O_RUN: o.run_id = optarg; break;
         case O_DIR: o.dir = optarg; break;
+        case O_STATUS: o.status_of = optarg; break;
+        case O_MISSING: o.missing_of = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "solbook submit: unknown option or missing value: %s\n", argv[optind - 1]);

@@ -81,10 +81,14 @@ char *sb_gather_key(const void *json_doc, char *why, size_t why_size)
     return key;
 }
 
+struct seen_task;
+
 typedef struct walk_ctx {
     sb_gather *g;
     size_t cap;
     sb_error *err;
+    struct seen_task *tasks;
+    size_t n_tasks, cap_tasks;
 } walk_ctx;
 
 static int add(walk_ctx *w, const char *path, sb_gather_state st, char *key, const char *why)
@@ -154,6 +158,143 @@ static int classify(walk_ctx *w, const char *path, const char *name, const struc
     return add(w, path, SB_GATHER_ACCEPTED, key, NULL);
 }
 
+/* ------------------------------------------------------------ task records */
+
+/* A task record (solbook-task.json) seen in the walk: which run directory
+ * it belongs to and which task of it. */
+typedef struct seen_task {
+    char *run_dir;
+    long index;
+    json_t *cases; /* the record's "cases" (ids by index) */
+} seen_task;
+
+static const char *state_words(const char *state)
+{
+    if (strcmp(state, "failed") == 0)
+        return "failed";
+    if (strcmp(state, "cancelled") == 0)
+        return "cancelled (SIGTERM: scancel, the time limit or preemption)";
+    if (strcmp(state, "running") == 0)
+        return "running: still running, or stopped without a word (killed, node lost)";
+    return NULL;
+}
+
+static size_t count_files(const char *dir, int depth)
+{
+    DIR *d = depth < 64 ? opendir(dir) : NULL;
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+            strcmp(de->d_name, SB_GATHER_TASK_RECORD) == 0)
+            continue;
+        char path[4096];
+        struct stat st;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path || lstat(path, &st) != 0)
+            continue;
+        n += S_ISDIR(st.st_mode) ? count_files(path, depth + 1) : 1;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Reads DIR/solbook-task.json. SB_OK with *done set when the task finished
+ * (its files are gathered); otherwise the directory is one unfinished task,
+ * added with its reason. */
+static int task_record(walk_ctx *w, const char *dir, int *done)
+{
+    char path[4096], why[1600];
+    *done = 0;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, SB_GATHER_TASK_RECORD) >= sizeof path)
+        return sb_error_set(w->err, dir, NULL, "path too long");
+    json_t *doc = NULL;
+    sb_error e;
+    sb_error_clear(&e);
+    size_t files = count_files(dir, 0);
+    if (sb_json_load_file(path, &doc, &e) != SB_OK) {
+        snprintf(why, sizeof why, "task record " SB_GATHER_TASK_RECORD " unreadable (%s); its %zu file%s are not stored", e.msg, files,
+                 files == 1 ? "" : "s");
+        return add(w, dir, SB_GATHER_UNFINISHED, NULL, why);
+    }
+    const char *state = str_at(doc, "state"), *cs = str_at(doc, "case"), *engine = str_at(doc, "engine"),
+               *job = str_at(doc, "job_id"), *host = str_at(doc, "host");
+    json_t *index = json_object_get(doc, "index"), *cases = json_object_get(doc, "cases");
+    json_t *status = json_object_get(doc, "exit_status");
+    if (!state || !cs || !engine || !job || !host || !json_is_integer(index) || !json_is_array(cases) ||
+        (strcmp(state, "done") != 0 && !state_words(state))) {
+        json_decref(doc);
+        snprintf(why, sizeof why, "task record " SB_GATHER_TASK_RECORD " lacks state, case, index, cases, engine, job_id "
+                 "or host; its %zu file%s are not stored", files, files == 1 ? "" : "s");
+        return add(w, dir, SB_GATHER_UNFINISHED, NULL, why);
+    }
+    /* Remember it, for the tasks of the run that left no record. */
+    if (w->n_tasks == w->cap_tasks) {
+        size_t nc = w->cap_tasks ? 2 * w->cap_tasks : 16;
+        seen_task *v = realloc(w->tasks, nc * sizeof *v);
+        if (!v) {
+            json_decref(doc);
+            return sb_error_set(w->err, dir, NULL, "out of memory");
+        }
+        w->tasks = v;
+        w->cap_tasks = nc;
+    }
+    seen_task *t = &w->tasks[w->n_tasks];
+    const char *slash = strrchr(dir, '/');
+    t->run_dir = slash ? strndup(dir, (size_t)(slash - dir)) : strdup(".");
+    t->index = (long)json_integer_value(index);
+    t->cases = json_incref(cases);
+    if (!t->run_dir) {
+        json_decref(t->cases);
+        json_decref(doc);
+        return sb_error_set(w->err, dir, NULL, "out of memory");
+    }
+    w->n_tasks++;
+    if (strcmp(state, "done") == 0) {
+        *done = 1;
+        json_decref(doc);
+        return SB_OK;
+    }
+    char status_text[40] = "";
+    if (json_is_integer(status))
+        snprintf(status_text, sizeof status_text, " with exit status %lld", (long long)json_integer_value(status));
+    snprintf(why, sizeof why, "task %ld (case %s) of %s job %s on %s: %s%s; its %zu file%s are not stored",
+             t->index, cs, engine, job, host, state_words(state), strcmp(state, "running") ? status_text : "", files,
+             files == 1 ? "" : "s");
+    json_decref(doc);
+    return add(w, dir, SB_GATHER_UNFINISHED, NULL, why);
+}
+
+/* The tasks of each run that left no record (every record of a run lists
+ * its cases). */
+static int missing_tasks(walk_ctx *w)
+{
+    for (size_t i = 0; i < w->n_tasks; i++) {
+        int first = 1;
+        for (size_t k = 0; k < i && first; k++)
+            first = strcmp(w->tasks[k].run_dir, w->tasks[i].run_dir) != 0;
+        if (!first)
+            continue;
+        size_t n = json_array_size(w->tasks[i].cases);
+        for (size_t c = 0; c < n; c++) {
+            int seen = 0;
+            for (size_t k = i; k < w->n_tasks && !seen; k++)
+                seen = w->tasks[k].index == (long)c && strcmp(w->tasks[k].run_dir, w->tasks[i].run_dir) == 0;
+            if (seen)
+                continue;
+            const char *id = json_string_value(json_array_get(w->tasks[i].cases, c));
+            char path[4096], why[600];
+            snprintf(path, sizeof path, "%s/%s", w->tasks[i].run_dir, id ? id : "?");
+            snprintf(why, sizeof why, "task %zu (case %s) left no record: not started yet, cancelled before it "
+                     "started, or lost with its node", c, id ? id : "?");
+            if (add(w, path, SB_GATHER_UNFINISHED, NULL, why) != SB_OK)
+                return SB_ERR;
+        }
+    }
+    return SB_OK;
+}
+
 static int walk(walk_ctx *w, const char *dir, int depth)
 {
     if (depth > 64)
@@ -165,8 +306,29 @@ static int walk(walk_ctx *w, const char *dir, int depth)
     size_t n;
     int rc = sb_dir_read_names(d, dir, &names, &n, w->err);
     closedir(d);
+    for (size_t i = 0; i < n && rc == SB_OK; i++)
+        if (strcmp(names[i], SB_GATHER_TASK_RECORD) == 0) {
+            int done = 0;
+            rc = task_record(w, dir, &done);
+            if (rc != SB_OK || !done) {
+                sb_dir_names_free(names, n);
+                return rc;
+            }
+        }
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         char path[4096];
+        if (strcmp(names[i], SB_GATHER_TASK_RECORD) == 0)
+            continue;
+        if (strcmp(names[i], SB_GATHER_SUPERSEDED) == 0) {
+            char sup[4096];
+            snprintf(sup, sizeof sup, "%s/%s", dir, names[i]);
+            DIR *sd = opendir(sup);
+            for (struct dirent *de; sd && (de = readdir(sd));)
+                w->g->superseded += de->d_name[0] != '.';
+            if (sd)
+                closedir(sd);
+            continue;
+        }
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= sizeof path) {
             rc = sb_error_set(w->err, dir, NULL, "path too long: %s", names[i]);
             break;
@@ -213,7 +375,7 @@ int sb_gather_scan(const char *dir, sb_gather *out, sb_error *err)
 int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    walk_ctx w = {out, 0, err};
+    walk_ctx w = {out, 0, err, NULL, 0, 0};
     for (size_t i = 0; i < n_dirs; i++) {
         struct stat st;
         int rc = SB_OK;
@@ -223,11 +385,23 @@ int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_err
             rc = sb_error_set(err, dirs[i], NULL, "not a directory (give the output tree of a fleet run)");
         else
             rc = walk(&w, dirs[i], 0);
+        if (rc == SB_OK && i + 1 == n_dirs)
+            rc = missing_tasks(&w);
         if (rc != SB_OK) {
+            for (size_t k = 0; k < w.n_tasks; k++) {
+                free(w.tasks[k].run_dir);
+                json_decref(w.tasks[k].cases);
+            }
+            free(w.tasks);
             sb_gather_free(out);
             return SB_ERR;
         }
     }
+    for (size_t k = 0; k < w.n_tasks; k++) {
+        free(w.tasks[k].run_dir);
+        json_decref(w.tasks[k].cases);
+    }
+    free(w.tasks);
     if (out->n)
         qsort(out->files, out->n, sizeof *out->files, cmp_file);
     /* A file reached twice (overlapping directories given) counts once. */
@@ -245,7 +419,9 @@ int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_err
     for (size_t i = 0; i < out->n;) {
         sb_gather_file *f = &out->files[i];
         if (!f->key) {
-            if (f->state == SB_GATHER_PARTIAL)
+            if (f->state == SB_GATHER_UNFINISHED)
+                out->unfinished++;
+            else if (f->state == SB_GATHER_PARTIAL)
                 out->partial++;
             else
                 out->invalid++;
@@ -281,7 +457,7 @@ void sb_gather_free(sb_gather *g)
 
 size_t sb_gather_problems(const sb_gather *g)
 {
-    return g->partial + g->invalid + g->duplicate_files;
+    return g->partial + g->invalid + g->duplicate_files + g->unfinished;
 }
 
 char **sb_gather_accepted_paths(const sb_gather *g, size_t *n)
@@ -301,7 +477,9 @@ char *sb_gather_describe(const sb_gather *g)
     sb_buf t = SB_BUF_INIT;
     for (size_t i = 0; i < g->n; i++) {
         const sb_gather_file *f = &g->files[i];
-        if (f->state == SB_GATHER_PARTIAL || f->state == SB_GATHER_INVALID) {
+        if (f->state == SB_GATHER_UNFINISHED) {
+            sb_buf_printf(&t, "unfinished: %s: %s\n", f->path, f->why);
+        } else if (f->state == SB_GATHER_PARTIAL || f->state == SB_GATHER_INVALID) {
             sb_buf_printf(&t, "%s: %s: %s\n", f->state == SB_GATHER_PARTIAL ? "partial" : "invalid", f->path,
                            f->why);
         } else if (f->state == SB_GATHER_DUPLICATE) {
@@ -314,8 +492,12 @@ char *sb_gather_describe(const sb_gather *g)
             i = j - 1;
         }
     }
-    sb_buf_printf(&t, "gather: %zu accepted, %zu duplicate file%s in %zu group%s, %zu partial, %zu invalid\n",
+    sb_buf_printf(&t, "gather: %zu accepted, %zu duplicate file%s in %zu group%s, %zu partial, %zu invalid",
                    g->accepted, g->duplicate_files, g->duplicate_files == 1 ? "" : "s", g->duplicate_groups,
                    g->duplicate_groups == 1 ? "" : "s", g->partial, g->invalid);
+    if (g->unfinished || g->superseded)
+        sb_buf_printf(&t, ", %zu unfinished task%s, %zu superseded attempt%s", g->unfinished,
+                      g->unfinished == 1 ? "" : "s", g->superseded, g->superseded == 1 ? "" : "s");
+    sb_buf_puts(&t, "\n");
     return sb_buf_take(&t);
 }

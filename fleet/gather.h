@@ -19,7 +19,15 @@
  *              document (truncated, cut mid-write);
  *   invalid    whole JSON but not a solbook file, or a result without the
  *              fields the key needs;
- *   duplicate  two or more files with one key (every file of the group).
+ *   duplicate  two or more files with one key (every file of the group);
+ *   unfinished a task directory of `solbook submit` (one holding the task
+ *              record solbook-task.json) whose record is not "done":
+ *              failed, cancelled or still running, listed once by its
+ *              directory and none of its files gathered; and a task of a
+ *              run that left no record at all (the records list the run's
+ *              cases).
+ * Directories named .superseded (earlier attempts a re-run moved aside)
+ * are not walked; the attempts in them are counted.
  * Everything else is accepted. NAME.ncu.csv sidecars go with their NAME.json
  * and are not listed on their own.
  */
@@ -35,7 +43,13 @@ typedef enum {
     SB_GATHER_DUPLICATE,
     SB_GATHER_PARTIAL,
     SB_GATHER_INVALID,
+    SB_GATHER_UNFINISHED,
 } sb_gather_state;
+
+/* The task record a submitted case leaves in its directory, and where a
+ * re-run keeps the attempts it replaces. */
+#define SB_GATHER_TASK_RECORD "solbook-task.json"
+#define SB_GATHER_SUPERSEDED ".superseded"
 
 typedef struct sb_gather_file {
     char *path;
@@ -48,6 +62,7 @@ typedef struct sb_gather {
     sb_gather_file *files;   /* sorted by key (problems first, by path) */
     size_t n;
     size_t accepted, duplicate_files, duplicate_groups, partial, invalid;
+    size_t unfinished, superseded;  /* tasks; attempts kept in .superseded */
 } sb_gather;
 
 /* Walks dir recursively (symbolic links to directories are not followed)
@@ -60,7 +75,7 @@ void sb_gather_free(sb_gather *g);
  * duplicate across them is found too. */
 int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_error *err);
 
-/* Files flagged (partial + invalid + duplicate files). */
+/* Problems flagged (partial + invalid + duplicate files + unfinished tasks). */
 size_t sb_gather_problems(const sb_gather *g);
 
 /* The accepted paths, in key order, as a malloc'd array (*n of them) of
@@ -68,8 +83,10 @@ size_t sb_gather_problems(const sb_gather *g);
 char **sb_gather_accepted_paths(const sb_gather *g, size_t *n);
 
 /* The problems, one line each ("partial: PATH: WHY", "invalid: PATH: WHY",
- * "duplicate: PATH: N files for case KEY"), then one summary line:
- * "gather: A accepted, D duplicate files in G groups, P partial, I invalid".
+ * "duplicate: PATH: N files for case KEY", "unfinished: DIR: WHY"), then
+ * one summary line: "gather: A accepted, D duplicate files in G groups, P
+ * partial, I invalid" (and ", U unfinished tasks, S superseded
+ * attempts" when there are any).
  * malloc'd; NULL when out of memory. */
 char *sb_gather_describe(const sb_gather *g);
 

@@ -47,7 +47,7 @@ static void put_quoted(sb_buf *t, const char *word)
  * placeholders as the script's variables. */
 static void put_script_word(sb_buf *t, const char *word)
 {
-    static const char *const names[][2] = {{"{out}", "\"$OUT\""},           {"{arch}", "\"$ARCH\""},
+    static const char *const names[][2] = {{"{out}", "\"$CASE_OUT\""},           {"{arch}", "\"$ARCH\""},
                                            {"{experiment}", "\"$EXPERIMENT\""}, {"{case}", "\"$CASE_ID\""},
                                            {"{gpus}", "\"$GPUS\""}};
     char lit[4096];
@@ -148,7 +148,7 @@ static void put_mkdirs(sb_buf *t, const sb_exp_case *c)
         return;
     sb_buf_puts(t, "    mkdir -p");
     for (size_t k = 0; k < nd; k++) {
-        sb_buf_puts(t, " \"$OUT\"/");
+        sb_buf_puts(t, " \"$CASE_OUT\"/");
         put_script_word(t, dirs[k]);
     }
     sb_buf_puts(t, "\n");
@@ -174,6 +174,99 @@ static void put_comment(sb_buf *t, const char *text)
         sb_buf_printf(t, "%c", *p == '\n' ? ' ' : *p);
 }
 
+static int task_selected(const sb_render_opts *o, size_t i)
+{
+    if (!o->only)
+        return 1;
+    for (size_t k = 0; k < o->n_only; k++)
+        if (o->only[k] == i)
+            return 1;
+    return 0;
+}
+
+/* The task's bookkeeping: its own directory CASE_OUT = OUT/CASE_ID, an
+ * earlier unfinished attempt moved aside to OUT/.superseded/, and the task
+ * record CASE_OUT/solbook-task.json (running, then done, failed or
+ * cancelled), written whole through a temporary file and a rename. */
+static void put_task_bookkeeping(sb_buf *t, const sb_render_opts *o, sb_engine engine)
+{
+    const sb_experiment *e = o->exp;
+    sb_buf_puts(t, "CASE_IDS=(");
+    for (size_t i = 0; i < e->n_cases; i++) {
+        sb_buf_puts(t, i ? " " : "");
+        put_quoted(t, e->cases[i].id);
+    }
+    sb_buf_puts(t, ")\n");
+    sb_buf_printf(t,
+                  "if [[ ! $CASE =~ ^[0-9]+$ ]] || (( CASE >= ${#CASE_IDS[@]} )); then\n"
+                  "    echo \"solbook: $EXPERIMENT has no case $CASE (cases 0-%zu)\" >&2\n"
+                  "    exit 2\n"
+                  "fi\n",
+                  e->n_cases - 1);
+    sb_buf_puts(t, "CASE_ID=${CASE_IDS[$CASE]}\nCASE_OUT=$OUT/$CASE_ID\n");
+    if (engine == SB_ENGINE_SLURM)
+        sb_buf_puts(t, "ENGINE=slurm\nJOB_ID=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-unknown}}\n");
+    else
+        sb_buf_puts(t, "ENGINE=kubernetes\nJOB_ID=${SOLBOOK_JOB_NAME:-unknown}\n");
+    sb_buf_puts(t, "JOB_ID=$(printf '%s' \"$JOB_ID\" | tr -cd 'A-Za-z0-9._-')\n"
+                   "HOST=$(hostname | tr -cd 'A-Za-z0-9._-')\n");
+
+    /* The record's fixed fields as JSON text, one shell word. */
+    json_t *fixed = json_pack("{s:s,s:s,s:s,s:s}", "schema", "solbook.fleet-task.v1", "experiment", e->name, "arch",
+                              o->arch->arch, "run_id", o->run_id);
+    json_t *ids = json_array();
+    for (size_t i = 0; ids && i < e->n_cases; i++)
+        json_array_append_new(ids, json_string(e->cases[i].id));
+    if (fixed && ids)
+        json_object_set_new(fixed, "cases", ids);
+    else
+        json_decref(ids);
+    char *text = fixed ? json_dumps(fixed, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(fixed);
+    if (!text) {
+        t->failed = 1;
+        return;
+    }
+    text[strlen(text) - 1] = '\0'; /* the closing brace: the task's fields follow */
+    sb_buf_puts(t, "TASK_FIXED=");
+    put_quoted(t, text);
+    free(text);
+    sb_buf_puts(t,
+                "\n"
+                "# task_record STATE [EXIT_STATUS]: CASE_OUT/solbook-task.json, which `solbook ingest\n"
+                "# --fleet` and `solbook submit --status` read; only a done task's files are gathered.\n"
+                "task_record() {\n"
+                "    local tmp=$CASE_OUT/solbook-task.json.tmp.$$ finished=null\n"
+                "    [[ $1 == running ]] || finished=\\\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\\\"\n"
+                "    printf '%s,\"index\":%d,\"case\":\"%s\",\"engine\":\"%s\",\"job_id\":\"%s\",\"host\":\"%s\","
+                "\"state\":\"%s\",\"exit_status\":%s,\"started_at\":\"%s\",\"finished_at\":%s}\\n' \\\n"
+                "        \"$TASK_FIXED\" \"$CASE\" \"$CASE_ID\" \"$ENGINE\" \"$JOB_ID\" \"$HOST\" \"$1\" \"${2:-null}\" "
+                "\"$STARTED\" \"$finished\" >\"$tmp\"\n"
+                "    mv -f \"$tmp\" \"$CASE_OUT/solbook-task.json\"\n"
+                "}\n"
+                "task_end() {\n"
+                "    local status=$1 state=failed\n"
+                "    trap - EXIT TERM INT\n"
+                "    if ((status == 0)); then state=done; elif [[ -n ${STOPPED:-} ]]; then state=cancelled; fi\n"
+                "    task_record \"$state\" \"$status\"\n"
+                "    exit \"$status\"\n"
+                "}\n"
+                "if [[ -f $CASE_OUT/solbook-task.json ]] && grep -q '\"state\":\"done\"' \"$CASE_OUT/solbook-task.json\"; then\n"
+                "    echo \"solbook: case $CASE_ID of run $RUN_ID is done already ($CASE_OUT); not run again\"\n"
+                "    exit 0\n"
+                "fi\n"
+                "if [[ -e $CASE_OUT ]]; then # an attempt that did not finish: kept aside, never gathered\n"
+                "    mkdir -p \"$OUT/.superseded\"\n"
+                "    mv \"$CASE_OUT\" \"$OUT/.superseded/$CASE_ID-$(date -u +%Y%m%dT%H%M%SZ)-$$\"\n"
+                "fi\n"
+                "mkdir -p \"$CASE_OUT\"\n"
+                "STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)\n"
+                "task_record running\n"
+                "trap 'task_end $?' EXIT\n"
+                "# scancel, the time limit and preemption send SIGTERM: the record says cancelled\n"
+                "trap 'STOPPED=1; exit 143' TERM INT\n");
+}
+
 char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
 {
     const sb_experiment *e = o->exp;
@@ -191,7 +284,14 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
     sb_buf_puts(&t, "#!/usr/bin/env bash\n");
     if (engine == SB_ENGINE_SLURM) {
         sb_buf_printf(&t, "#SBATCH --job-name=%s\n", job);
-        sb_buf_printf(&t, "#SBATCH --array=0-%zu\n", e->n_cases - 1);
+        if (o->only) {
+            sb_buf_puts(&t, "#SBATCH --array=");
+            for (size_t k = 0; k < o->n_only; k++)
+                sb_buf_printf(&t, "%s%zu", k ? "," : "", o->only[k]);
+            sb_buf_puts(&t, "\n");
+        } else {
+            sb_buf_printf(&t, "#SBATCH --array=0-%zu\n", e->n_cases - 1);
+        }
         sb_buf_printf(&t, "#SBATCH --gres=gpu:%ld\n", a->gpus);
         sb_buf_printf(&t, "#SBATCH --cpus-per-task=%ld\n", a->cpus);
         sb_buf_printf(&t, "#SBATCH --mem=%ldG\n", a->memory_gb);
@@ -203,9 +303,8 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
     }
     sb_buf_printf(&t, "# solbook experiment %s on %s, run %s: %zu case%s, one per array index.\n", e->name, a->arch,
                    o->run_id, e->n_cases, e->n_cases == 1 ? "" : "s");
-    sb_buf_puts(&t, "# Rendered by `solbook submit` from ");
-    put_comment(&t, e->path);
-    sb_buf_puts(&t, "; results go to OUT below.\n");
+    sb_buf_printf(&t, "# Rendered by `solbook submit` from experiments/%s.json; case i writes into OUT/CASE_ID.\n",
+                  e->name);
     sb_buf_puts(&t, "set -euo pipefail\n");
     sb_buf_puts(&t, "export SOLBENCH=${SOLBENCH:-solbench}\n");
     sb_buf_puts(&t, "SOLBENCH_SPREAD=${SOLBENCH_SPREAD:-solbench-spread}\n");
@@ -223,6 +322,7 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
         sb_buf_puts(&t, "CASE=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array, one task per case}\n");
     else
         sb_buf_puts(&t, "CASE=${JOB_COMPLETION_INDEX:?run this script as an Indexed Job: one completion index per case}\n");
+    put_task_bookkeeping(&t, o, engine);
     if (any_profiled(o)) {
         sb_buf_puts(&t, "NCU=${NCU:-ncu}\nNCU_METRICS=");
         put_metrics(&t, &a->ncu);
@@ -245,14 +345,14 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
                      "    rm -rf \"$rep\"\n"
                      "}\n");
     }
-    sb_buf_puts(&t, "echo \"solbook: $EXPERIMENT on $ARCH, run $RUN_ID, case $CASE, host $(hostname), into $OUT\"\n");
+    sb_buf_puts(&t, "echo \"solbook: $EXPERIMENT on $ARCH, run $RUN_ID, case $CASE ($CASE_ID), $ENGINE job $JOB_ID, host $HOST, into $CASE_OUT\"\n");
     sb_buf_puts(&t, "case \"$CASE\" in\n");
     for (size_t i = 0; i < e->n_cases; i++) {
         const sb_exp_case *c = &e->cases[i];
+        if (!task_selected(o, i))
+            continue;
         sb_buf_printf(&t, "  %zu)\n    # %s: ", i, c->id);
         put_comment(&t, c->what);
-        sb_buf_puts(&t, "\n    CASE_ID=");
-        put_quoted(&t, c->id);
         sb_buf_puts(&t, "\n");
         put_mkdirs(&t, c);
         int prof = sb_exp_case_profiled(c, a);
@@ -273,9 +373,7 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
         }
         sb_buf_puts(&t, "    ;;\n");
     }
-    sb_buf_printf(&t,
-                   "  *)\n    echo \"solbook: $EXPERIMENT has no case $CASE (cases 0-%zu)\" >&2\n    exit 2\n    ;;\nesac\n",
-                   e->n_cases - 1);
+    sb_buf_puts(&t, "  *)\n    echo \"solbook: case $CASE ($CASE_ID) is not in this submission\" >&2\n    exit 2\n    ;;\nesac\n");
     free(out);
     char *s = sb_buf_take(&t);
     if (!s)
@@ -370,7 +468,9 @@ json_t *sb_render_k8s_job(const sb_render_opts *o, sb_error *err)
         json_object_set_new(ml, "kueue.x-k8s.io/queue-name", json_string(o->queue));
     json_object_set_new(meta, "labels", ml);
     json_t *ann = json_object();
-    json_object_set_new(ann, "solbook.dev/experiment-file", json_string(o->exp->path));
+    char exp_file[80];
+    snprintf(exp_file, sizeof exp_file, "experiments/%s.json", o->exp->name);
+    json_object_set_new(ann, "solbook.dev/experiment-file", json_string(exp_file));
     json_object_set_new(meta, "annotations", ann);
 
     json_t *products = json_array();
@@ -392,6 +492,8 @@ json_t *sb_render_k8s_job(const sb_render_opts *o, sb_error *err)
         "{s:s,s:s,s:[s,s,s],s:{s:o,s:o},s:[{s:s,s:s}],s:[{s:s,s:s}]}", "name", "solbench", "image", o->image,
         "command", "/bin/bash", "-c", script, "resources", "limits", limits, "requests", requests, "volumeMounts",
         "name", "results", "mountPath", out_root, "env", "name", "SOLBOOK_RUN_ID", "value", o->run_id);
+    /* The job id of provenance.scheduler and of the task records. */
+    json_array_append_new(json_object_get(container, "env"), json_pack("{s:s,s:s}", "name", "SOLBOOK_JOB_NAME", "value", name));
     free(script);
     if (any_profiled(o)) {
         /* ncu reads the GPU performance counters, which the driver keeps to

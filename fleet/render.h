@@ -4,7 +4,9 @@
  * Both run the same bash case table: case index i (the Indexed Job's
  * JOB_COMPLETION_INDEX, the Slurm array's SLURM_ARRAY_TASK_ID) runs the
  * commands of case i under set -euo pipefail, writing under
- * OUT = ROOT/EXPERIMENT/ARCH/RUN_ID. Profile cases run under ncu where the
+ * OUT/CASE_ID, OUT = ROOT/EXPERIMENT/ARCH/RUN_ID, with the task record
+ * OUT/CASE_ID/solbook-task.json (state running, then done, failed or
+ * cancelled) that gathering and --status read. Profile cases run under ncu where the
  * arch enables it and leave NAME.ncu.csv beside their NAME.json. No retry:
  * a case runs once (backoffLimit 0, --no-requeue), so a rerun is a new run
  * id and never mixes its files with an earlier attempt's.
@@ -42,6 +44,9 @@ typedef struct sb_render_opts {
     /* Slurm */
     const char *partition;     /* NULL: the cluster's default */
     const char *root;          /* results directory; NULL: SB_SLURM_DEFAULT_ROOT */
+    /* The case indexes to run (--only-missing), ascending; NULL: all. */
+    const size_t *only;
+    size_t n_only;
 } sb_render_opts;
 
 /* The output directory of the run as the job sees it:

@@ -1,4 +1,5 @@
-/* spawn.h - running kubectl or sbatch with a manifest on stdin, through
+/* spawn.h - running kubectl or sbatch with a manifest on stdin, or squeue
+ * and kubectl get with their output captured, through
  * fork/exec and a pipe (no shell is involved, so nothing is re-parsed).
  */
 #ifndef SOLBOOK_FLEET_SPAWN_H
@@ -18,5 +19,11 @@ int sb_spawn_find(const char *prog, char *out, size_t size);
  * when it could not be started (err says why: not installed, fork or exec
  * failed). */
 int sb_spawn_pipe(char *const argv[], const char *input, size_t len, int *status, sb_error *err);
+
+/* Runs argv with standard input from /dev/null and captures its standard
+ * output (stderr is shared with the caller), for squeue and kubectl get.
+ * *out is the output, NUL-terminated and malloc'd; *status as above. SB_ERR
+ * when it could not be started or read. */
+int sb_spawn_capture(char *const argv[], char **out, int *status, sb_error *err);
 
 #endif

@@ -22,6 +22,7 @@
 #include "json_schema.h"
 #include "render.h"
 #include "spawn.h"
+#include "task_status.h"
 
 /* The six speed-of-light metrics validate-results asks for
  * (ingest/ncu_csv.c SB_NCU_SOL_METRICS). */
@@ -298,8 +299,14 @@ static void test_k8s_job(void **state)
     const char *script = json_string_value(get_path(c, "command/2"));
     assert_non_null(strstr(script, "CASE=${JOB_COMPLETION_INDEX:?"));
     assert_non_null(strstr(script, "OUT=/results/gemm-spec/h100/20261122T010203Z\n"));
-    assert_non_null(strstr(script, "    profile \"$OUT\"/spec/gemm-spec-cublas.json \"$SOLBENCH\" gemm --spec "
-                                   "--provider cublas --out \"$OUT\"/spec/gemm-spec-cublas.json\n"));
+    assert_non_null(strstr(script, "    profile \"$CASE_OUT\"/spec/gemm-spec-cublas.json \"$SOLBENCH\" gemm --spec "
+                                   "--provider cublas --out \"$CASE_OUT\"/spec/gemm-spec-cublas.json\n"));
+    /* The task record names the Job; the container says its name. */
+    assert_non_null(strstr(script, "ENGINE=kubernetes\nJOB_ID=${SOLBOOK_JOB_NAME:-unknown}\n"));
+    assert_string_equal(json_string_value(get_path(c, "env/1/name")), "SOLBOOK_JOB_NAME");
+    assert_string_equal(json_string_value(get_path(c, "env/1/value")), "sb-gemm-spec-h100-20261122t010203z");
+    assert_string_equal(json_string_value(get_path(j, "metadata/annotations/solbook.dev~experiment-file")),
+                        "experiments/gemm-spec.json");
     assert_non_null(strstr(script, "--launch-skip 4 --launch-count 3"));
     assert_non_null(strstr(script, "  3)\n    # spec-solbook-mma:"));
 
@@ -322,7 +329,7 @@ static void test_k8s_job(void **state)
     assert_null(get_path(job, "metadata/namespace"));
     assert_int_equal(json_integer_value(get_path(job, "spec/template/spec/containers/0/resources/limits/nvidia.com~gpu")), 2);
     assert_non_null(strstr(json_string_value(get_path(job, "spec/template/spec/containers/0/command/2")),
-                           "    \"$SOLBENCH_SPREAD\" --preset gemm-sweep --gpus all --out \"$OUT\"/sweep\n"));
+                           "    \"$SOLBENCH_SPREAD\" --preset gemm-sweep --gpus all --out \"$CASE_OUT\"/sweep\n"));
     assert_string_equal(json_string_value(get_path(job, "spec/template/spec/volumes/0/persistentVolumeClaim/claimName")),
                         SB_K8S_DEFAULT_CLAIM);
     assert_int_equal(json_array_size(get_path(job, "spec/template/spec/affinity/nodeAffinity/"
@@ -386,7 +393,16 @@ static void test_slurm_script(void **state)
         "set -euo pipefail\n",
         "CASE=${SLURM_ARRAY_TASK_ID:?",
         "OUT='/shared/solbook results/gemm-spec/h200/20261122T010203Z'\n",
-        "    CASE_ID=spec-cublaslt\n    mkdir -p \"$OUT\"/spec\n",
+        "CASE_IDS=(spec-cublas spec-cublaslt spec-cublas-pedantic spec-solbook-mma)\n",
+        "CASE_ID=${CASE_IDS[$CASE]}\nCASE_OUT=$OUT/$CASE_ID\n",
+        "ENGINE=slurm\nJOB_ID=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-unknown}}\n",
+        "TASK_FIXED='{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h200\","
+        "\"run_id\":\"20261122T010203Z\",\"cases\":[\"spec-cublas\",\"spec-cublaslt\",\"spec-cublas-pedantic\","
+        "\"spec-solbook-mma\"]'\n",
+        "  1)\n    # spec-cublaslt: ",
+        "    mkdir -p \"$CASE_OUT\"/spec\n",
+        "trap 'task_end $?' EXIT\n",
+        "# Rendered by `solbook submit` from experiments/gemm-spec.json;",
     };
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         if (!strstr(s, lines[i]))
@@ -403,7 +419,21 @@ static void test_slurm_script(void **state)
     assert_null(strstr(s, "--partition"));
     assert_null(strstr(s, "profile()"));
     assert_non_null(strstr(s, "OUT=solbook-results/roofline-calibration/a100/20261122T010203Z\n"));
-    assert_non_null(strstr(s, "    \"$SOLBENCH\" roofline --out \"$OUT\"/calibration/roofline-\"$ARCH\".json\n"));
+    assert_non_null(strstr(s, "    \"$SOLBENCH\" roofline --out \"$CASE_OUT\"/calibration/roofline-\"$ARCH\".json\n"));
+    free(s);
+
+    /* --only-missing: the array and the case table hold the chosen tasks. */
+    o = opts_for(w, "gemm-spec", "h100");
+    size_t only[] = {1, 3};
+    o.only = only;
+    o.n_only = 2;
+    s = sb_render_script(&o, SB_ENGINE_SLURM, &err);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "#SBATCH --array=1,3\n"));
+    assert_null(strstr(s, "  0)\n"));
+    assert_non_null(strstr(s, "  1)\n    # spec-cublaslt:"));
+    assert_null(strstr(s, "  2)\n"));
+    assert_non_null(strstr(s, "  3)\n    # spec-solbook-mma:"));
     free(s);
 }
 
@@ -452,6 +482,18 @@ static void test_spawn(void **state)
     assert_int_equal(status, 0);
     assert_non_null(strstr(err.msg, "true did not read the whole manifest"));
     free(big);
+
+    /* Output captured whole (more than one read), and the exit status. */
+    char *talker[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; exit 4", NULL};
+    char *text = NULL;
+    assert_int_equal(sb_spawn_capture(talker, &text, &status, &err), SB_OK);
+    assert_int_equal(status, 4);
+    assert_int_equal(strncmp(text, "line 0\nline 1\n", 14), 0);
+    assert_non_null(strstr(text, "\nline 1999\n"));
+    free(text);
+    assert_int_equal(sb_spawn_capture(missing, &text, &status, &err), SB_ERR);
+    assert_null(text);
+    assert_string_equal(err.msg, "kubectl-solbook-test-missing is not installed (not found on PATH)");
 }
 
 /* ------------------------------------------------------------ gather */
@@ -604,6 +646,160 @@ static void test_gather(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* ------------------------------------------------------------ task records */
+
+static void write_record(const char *root, const char *case_dir, long index, const char *id, const char *state,
+                         int exit_status)
+{
+    char rel[512];
+    snprintf(rel, sizeof rel, "%s/%s", case_dir, SB_GATHER_TASK_RECORD);
+    json_t *rec = json_pack("{s:s,s:s,s:s,s:s,s:[s,s,s],s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "schema",
+                            "solbook.fleet-task.v1", "experiment", "gemm-spec", "arch", "h100", "run_id", "r1",
+                            "cases", "spec-a", "spec-b", "spec-c", "index", (int)index, "case", id, "engine", "slurm",
+                            "job_id", "77", "host", "node1", "state", state, "started_at", "2026-11-22T01:02:03Z",
+                            "exit_status", exit_status < 0 ? json_null() : json_integer(exit_status));
+    write_json(root, rel, rec);
+    json_decref(rec);
+}
+
+static void test_gather_tasks(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/sb-fleet-tasks-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    json_t *r = load_fixture("schemas/result.valid.gemm.json");
+    /* Run r1 of three cases: a done, b failed, c left no record; an
+     * earlier attempt of b kept in .superseded. */
+    write_record(root, "gemm-spec/h100/r1/spec-a", 0, "spec-a", "done", 0);
+    write_json(root, "gemm-spec/h100/r1/spec-a/spec/a.json", r);
+    write_record(root, "gemm-spec/h100/r1/spec-b", 1, "spec-b", "failed", 2);
+    json_object_set_new(json_object_get(r, "config"), "provider", json_string("cublaslt"));
+    write_json(root, "gemm-spec/h100/r1/spec-b/spec/b.json", r);
+    write_record(root, "gemm-spec/h100/r1/.superseded/spec-b-20261122T010000Z-12", 1, "spec-b", "cancelled", 143);
+    write_json(root, "gemm-spec/h100/r1/.superseded/spec-b-20261122T010000Z-12/b.json", r);
+    sb_gather g;
+    sb_error err;
+    assert_int_equal(sb_gather_scan(root, &g, &err), SB_OK);
+    assert_int_equal(g.accepted, 1);
+    assert_int_equal(g.unfinished, 2);
+    assert_int_equal(g.superseded, 1);
+    assert_int_equal(sb_gather_problems(&g), 2);
+    const sb_gather_file *f = find(&g, root, "gemm-spec/h100/r1/spec-a/spec/a.json");
+    assert_int_equal(f->state, SB_GATHER_ACCEPTED);
+    f = find(&g, root, "gemm-spec/h100/r1/spec-b");
+    assert_int_equal(f->state, SB_GATHER_UNFINISHED);
+    assert_string_equal(f->why, "task 1 (case spec-b) of slurm job 77 on node1: failed with exit status 2; its 1 file "
+                                "are not stored");
+    f = find(&g, root, "gemm-spec/h100/r1/spec-c");
+    assert_int_equal(f->state, SB_GATHER_UNFINISHED);
+    assert_non_null(strstr(f->why, "task 2 (case spec-c) left no record"));
+    char *d = sb_gather_describe(&g);
+    assert_non_null(strstr(d, "gather: 1 accepted, 0 duplicate files in 0 groups, 0 partial, 0 invalid, 2 unfinished "
+                              "tasks, 1 superseded attempt\n"));
+    free(d);
+    sb_gather_free(&g);
+
+    /* A record that is not one whole document: the task is unfinished. */
+    write_raw(root, "gemm-spec/h100/r1/spec-a/solbook-task.json", "{\"state\":", 9);
+    assert_int_equal(sb_gather_scan(root, &g, &err), SB_OK);
+    assert_int_equal(g.accepted, 0);
+    f = find(&g, root, "gemm-spec/h100/r1/spec-a");
+    assert_non_null(strstr(f->why, "task record solbook-task.json unreadable"));
+    sb_gather_free(&g);
+
+    /* Status from the records, then squeue's view merged in. */
+    write_record(root, "gemm-spec/h100/r1/spec-a", 0, "spec-a", "done", 0);
+    sb_exp_case cases[3] = {{.id = "spec-a"}, {.id = "spec-b"}, {.id = "spec-c"}};
+    sb_experiment e = {.name = "gemm-spec", .cases = cases, .n_cases = 3};
+    char run[4200];
+    snprintf(run, sizeof run, "%s/gemm-spec/h100/r1", root);
+    sb_task_status st[3];
+    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_OK);
+    assert_int_equal(st[0].state, SB_TASK_DONE);
+    assert_int_equal(st[1].state, SB_TASK_FAILED);
+    assert_string_equal(st[1].detail, "slurm job 77, host node1, started 2026-11-22T01:02:03Z, exit status 2");
+    assert_int_equal(st[2].state, SB_TASK_NOT_STARTED);
+    assert_int_equal(sb_task_status_merge_squeue("77|0|COMPLETED\n77|1|FAILED\n77|2|PENDING\n", st, 3, &err), SB_OK);
+    assert_int_equal(st[0].state, SB_TASK_DONE);
+    assert_int_equal(st[1].state, SB_TASK_FAILED);
+    assert_int_equal(st[2].state, SB_TASK_PENDING);
+    assert_string_equal(st[2].detail, "slurm job 77_2: PENDING");
+    assert_false(sb_task_needs_rerun(&st[0]));
+    assert_true(sb_task_needs_rerun(&st[1]));
+    assert_false(sb_task_needs_rerun(&st[2]));
+    /* A record that says running, unknown to squeue: stopped. */
+    write_record(root, "gemm-spec/h100/r1/spec-c", 2, "spec-c", "running", -1);
+    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_OK);
+    assert_int_equal(sb_task_status_merge_squeue("", st, 3, &err), SB_OK);
+    assert_int_equal(st[2].state, SB_TASK_STOPPED);
+    assert_non_null(strstr(st[2].detail, "its record says running, squeue no longer lists it"));
+    assert_int_equal(sb_task_status_merge_squeue("garbage\n", st, 3, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "line 1: \"garbage\" is not ARRAY_JOB_ID|ARRAY_TASK_ID|STATE"));
+    /* A record of another case in the case's directory is an error. */
+    write_record(root, "gemm-spec/h100/r1/spec-c", 1, "spec-b", "done", 0);
+    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_ERR);
+    assert_non_null(strstr(err.file, "spec-c/solbook-task.json"));
+
+    json_decref(r);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+static char *fixture_text(const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", SOLBOOK_TEST_DATA, rel);
+    char *text = NULL;
+    size_t len = 0;
+    sb_error err;
+    if (sb_file_read_all(path, &text, &len, &err) != SB_OK)
+        fail_msg("%s: %s", path, err.msg);
+    return text;
+}
+
+static void test_k8s_status(void **state)
+{
+    (void)state;
+    sb_task_status st[4];
+    sb_error err;
+    char *failed = fixture_text("fleet/kubectl-jobs-failed.json");
+    assert_int_equal(sb_task_status_from_k8s(failed, "sb-gemm-spec-h100-r1", st, 4, &err), SB_OK);
+    assert_int_equal(st[0].state, SB_TASK_DONE);
+    assert_int_equal(st[1].state, SB_TASK_DONE);
+    assert_int_equal(st[2].state, SB_TASK_FAILED);
+    assert_int_equal(st[3].state, SB_TASK_DONE);
+    assert_string_equal(st[0].detail, "Job sb-gemm-spec-h100-r1: index 0 in completedIndexes");
+    assert_non_null(strstr(st[2].detail, "Job sb-gemm-spec-h100-r1 failed (BackoffLimitExceeded: Job has reached the "
+                                         "specified backoff limit) before index 2 completed"));
+    /* A Job the list does not hold: not started. */
+    assert_int_equal(sb_task_status_from_k8s(failed, "sb-gemm-spec-h100-r9", st, 4, &err), SB_OK);
+    assert_int_equal(st[0].state, SB_TASK_NOT_STARTED);
+    assert_non_null(strstr(st[0].detail, "no Job sb-gemm-spec-h100-r9"));
+    free(failed);
+
+    char *running = fixture_text("fleet/kubectl-jobs-running.json");
+    assert_int_equal(sb_task_status_from_k8s(running, "sb-gemm-spec-h100-r2", st, 4, &err), SB_OK);
+    assert_int_equal(st[0].state, SB_TASK_DONE);
+    assert_int_equal(st[1].state, SB_TASK_RUNNING);
+    assert_int_equal(st[2].state, SB_TASK_DONE);
+    assert_int_equal(st[3].state, SB_TASK_RUNNING);
+    assert_string_equal(st[1].detail, "Job sb-gemm-spec-h100-r2: 2 pods active, 2 ready; index 1 not completed yet");
+    assert_int_equal(sb_task_status_from_k8s(running, "sb-gemm-spec-h100-r3", st, 4, &err), SB_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(st[i].state, SB_TASK_PENDING);
+    assert_string_equal(st[0].detail, "Job sb-gemm-spec-h100-r3 suspended (JobSuspended): waiting for admission");
+    free(running);
+
+    assert_int_equal(sb_task_status_from_k8s("{\"kind\": \"Pod\"}", "x", st, 4, &err), SB_ERR);
+    assert_string_equal(err.msg, "output is not a Job or a List of Jobs (kind Pod)");
+    assert_int_equal(sb_task_status_from_k8s("{\"kind\": \"Job\", \"metadata\": {\"name\": \"x\"}, \"status\": "
+                                             "{\"completedIndexes\": \"1-0\"}}",
+                                             "x", st, 4, &err),
+                     SB_ERR);
+    assert_non_null(strstr(err.msg, "\"1-0\" is not a list of indexes"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +812,8 @@ int main(void)
         cmocka_unit_test(test_slurm_script),
         cmocka_unit_test(test_spawn),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_gather_tasks),
+        cmocka_unit_test(test_k8s_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

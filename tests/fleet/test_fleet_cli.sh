@@ -122,7 +122,7 @@ for d in "--job-name=sb-liger-perkernel-h200-r1" "--array=0-0" "--gres=gpu:2" "-
   if grep -qxF -- "#SBATCH $d" "$tmp/slurm.out"; then ok "slurm: #SBATCH $d"; else bad "slurm lacks #SBATCH $d"; fi
 done
 has slurm.out 'OUT=/shared/results/liger-perkernel/h200/r1'
-has slurm.out '"$SOLBENCH_SPREAD" --preset liger-perkernel --gpus all --out "$OUT"/liger'
+has slurm.out '"$SOLBENCH_SPREAD" --preset liger-perkernel --gpus all --out "$CASE_OUT"/liger'
 # The script runs the case of its array index (solbench stood in for by a recorder).
 cat >"$tmp/fake-solbench" <<'EOF'
 #!/usr/bin/env bash
@@ -130,9 +130,28 @@ echo "$*" >"$SOLBENCH_LOG"
 EOF
 chmod +x "$tmp/fake-solbench"
 sed 's|^OUT=.*|OUT='"$tmp"'/run|' "$tmp/slurm.out" >"$tmp/slurm-local.sh"
-if SLURM_ARRAY_TASK_ID=0 SOLBENCH_SPREAD="$tmp/fake-solbench" SOLBENCH_LOG="$tmp/ran" bash "$tmp/slurm-local.sh" >/dev/null &&
-  grep -qxF -- "--preset liger-perkernel --gpus all --out $tmp/run/liger" "$tmp/ran" && [[ -d "$tmp/run/liger" ]]; then
-  ok "array task 0 ran its solbench command into OUT"; else bad "array task 0 did not run as rendered"; fi
+if SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=31337 SOLBENCH_SPREAD="$tmp/fake-solbench" SOLBENCH_LOG="$tmp/ran" bash "$tmp/slurm-local.sh" >/dev/null &&
+  grep -qxF -- "--preset liger-perkernel --gpus all --out $tmp/run/perkernel/liger" "$tmp/ran" &&
+  [[ -d "$tmp/run/perkernel/liger" ]]; then
+  ok "array task 0 ran its solbench command into OUT/CASE_ID"; else bad "array task 0 did not run as rendered"; fi
+# Its task record: done, the case, the job, whole JSON.
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+assert (r["state"], r["index"], r["case"], r["engine"], r["job_id"], r["exit_status"], r["cases"]) == \
+       ("done", 0, "perkernel", "slurm", "31337", 0, ["perkernel"]), r' "$tmp/run/perkernel/solbook-task.json" 2>"$tmp/rec.err"
+then ok "the task record says done, case perkernel, slurm job 31337, exit status 0"; else bad "task record: $(cat "$tmp/rec.err")"; fi
+# Run again: a done case is not run again.
+if SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=31338 SOLBENCH_SPREAD=false bash "$tmp/slurm-local.sh" >"$tmp/again.out"; then
+  has again.out "solbook: case perkernel of run r1 is done already"; else bad "a done case ran again"; fi
+# A failing case: the record says failed with the command's status, and
+# the next attempt moves it aside into .superseded.
+rm -rf "$tmp/run"
+if SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=5 SOLBENCH_SPREAD=false bash "$tmp/slurm-local.sh" >/dev/null 2>&1; then
+  bad "a failing case succeeded"; else ok "a failing case exits non-zero"; fi
+has run/perkernel/solbook-task.json '"state":"failed","exit_status":1'
+SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=6 SOLBENCH_SPREAD="$tmp/fake-solbench" SOLBENCH_LOG="$tmp/ran" bash "$tmp/slurm-local.sh" >/dev/null
+has run/perkernel/solbook-task.json '"job_id":"6","host":'
+if grep -q '"state":"failed"' "$tmp"/run/.superseded/perkernel-*/solbook-task.json; then
+  ok "the failed attempt was moved to .superseded"; else bad ".superseded lacks the failed attempt"; fi
 if SLURM_ARRAY_TASK_ID=7 SOLBENCH=true bash "$tmp/slurm-local.sh" >/dev/null 2>"$tmp/case7.err"; then
   bad "array task 7 of a 1-case array succeeded"; else has case7.err "has no case 7 (cases 0-0)"; fi
 
@@ -157,10 +176,48 @@ expect 0 sbatch env PATH="$tmp/bin" "$SOLBOOK" submit gemm-sweep --arch a100 --e
 has sbatch.out "Submitted batch job 4242"
 has sbatch.out "submitted sb-gemm-sweep-a100-r2 (1 case) with sbatch; results in solbook-results/gemm-sweep/a100/r2"
 if grep -qxF "#SBATCH --array=0-0" "$tmp/sbatch-stdin"; then ok "sbatch got the script on stdin"; else bad "sbatch stdin"; cat "$tmp/sbatch-stdin"; cat "$tmp/sbatch.err"; fi
+# --status with a stand-in squeue and no run directory here: squeue answers
+# for the queued tasks, the rest are not started, and stderr says why.
+printf '#!%s\necho "4242|0|RUNNING"\necho "4242|1|PENDING"\necho "4242|9|PENDING"\n' "$(command -v bash)" >"$tmp/bin/squeue"
+chmod +x "$tmp/bin/squeue"
+expect 0 slurm-status env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --status r2 \
+  --output-volume "$tmp/nowhere"
+has slurm-status.out "run r2 of gemm-spec on a100 (job sb-gemm-spec-a100-r2): 4 tasks: 1 running, 1 pending, 2 not started"
+has slurm-status.out "task 1 (case spec-cublaslt): pending: slurm job 4242_1: PENDING"
+has slurm-status.out "task 3 (case spec-solbook-mma): not started: no task record"
+has slurm-status.err "solbook: $tmp/nowhere/gemm-spec/a100/r2: no run directory here"
 printf '#!%s\nexec 0<&-; echo "error: no context" >&2; exit 1\n' "$(command -v bash)" >"$tmp/bin/kubectl"
 chmod +x "$tmp/bin/kubectl"
 expect 2 kubectl-fails env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x
 has kubectl-fails.err "solbook: kubectl exited with status 1; nothing is known to be submitted"
+
+# --- status of a Kubernetes run: from `kubectl get jobs -o json` (recorded
+# fixtures in the batch/v1 Job status format, since no cluster runs here)
+cat >"$tmp/bin/kubectl" <<KUBECTL
+#!$(command -v bash)
+if [[ "\$*" == "get jobs -l solbook.dev/run-id=r1 -o json --namespace bench" ]]; then
+  exec $(command -v cat) "$DATA/fleet/kubectl-jobs-failed.json"
+elif [[ "\$*" == "get jobs -l solbook.dev/run-id=r3 -o json" ]]; then
+  exec $(command -v cat) "$DATA/fleet/kubectl-jobs-running.json"
+fi
+echo "stand-in kubectl: unexpected arguments: \$*" >&2
+exit 3
+KUBECTL
+expect 0 k8s-status env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --status r1 --namespace bench
+has k8s-status.out "run r1 of gemm-spec on h100 (job sb-gemm-spec-h100-r1): 4 tasks: 3 done, 1 failed"
+has k8s-status.out "task 0 (case spec-cublas): done: Job sb-gemm-spec-h100-r1: index 0 in completedIndexes"
+has k8s-status.out "task 2 (case spec-cublas-pedantic): failed: Job sb-gemm-spec-h100-r1 failed (BackoffLimitExceeded: Job has reached the specified backoff limit) before index 2 completed"
+expect 0 k8s-status-queued env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --status r3
+has k8s-status-queued.out "4 tasks: 4 pending"
+has k8s-status-queued.out "task 3 (case spec-solbook-mma): pending: Job sb-gemm-spec-h100-r3 suspended (JobSuspended): waiting for admission"
+expect 2 k8s-status-fails env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --status r7
+has k8s-status-fails.err "solbook: kubectl get jobs exited with status 3"
+expect 2 k8s-missing "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --only-missing r1
+has k8s-missing.err "--only-missing is for --engine slurm"
+expect 2 status-print "$SOLBOOK" submit gemm-spec --arch h100 --engine slurm --status r1 --print
+has status-print.err "--status asks the cluster; not with --print or --dry-run"
+expect 2 two-ids "$SOLBOOK" submit gemm-spec --arch h100 --engine slurm --status r1 --run-id r2
+has two-ids.err "give one of --run-id, --status RUN_ID and --only-missing RUN_ID"
 
 # --- dry run: contacts nothing
 expect 0 dry env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h200 --engine kubernetes --image x --dry-run --run-id d1
