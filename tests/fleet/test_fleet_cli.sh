@@ -82,6 +82,10 @@ cp "$DATA/fleet/bad/bad-placeholder.json" "$tmp/exps/"
 expect 1 bad-placeholder "$SOLBOOK" submit gemm-sweep --arch h100 --engine slurm --print --dir "$tmp/exps"
 has bad-placeholder.err "solbook: $tmp/exps/bad-placeholder.json: /cases/0/commands/0/5: {outdir} is not a placeholder"
 
+# The experiment of the Slurm test loads (that test skips where no daemons start).
+expect 0 slurm-cpu-exp "$SOLBOOK" experiments explain slurm-cpu --arch h100 --dir "$DATA/fleet/experiments"
+has slurm-cpu-exp.out "solbench suite --preset smoke --device cpu"
+
 # --- submit: Kubernetes
 expect 0 k8s "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --print --image registry.example/solbench:1 \
   --namespace bench --queue team-a --output-volume bench-results --run-id r20261122 --time 00:30:00
