@@ -414,7 +414,17 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, params, provider, suit
         # in bf16, bf16 logits before .float()), so the bound is rtol of the
         # row's magnitude, not solbench's per-element atol
         floor = 2.0 ** -24 if dtype == "fp16" else 0.0
-        bad += int((~(d <= (atol + rtol) * sc + floor)).sum())
+        if op == "flce" and name in ("dh", "dw"):
+            # dH and dW are matrix products over B*T or V terms of dlogits
+            # that the Hugging Face code and Liger round to the dtype before
+            # the product: near cancellation one element's relative error is
+            # unbounded whoever computes it (the Hugging Face code itself
+            # misses an elementwise bound), so these are checked as matrix
+            # products are, row by row in norm
+            rows_bad = ~(d.norm(dim=-1) <= (atol + rtol) * rf.norm(dim=-1) + floor)
+            bad += int(rows_bad.sum()) * rf.shape[-1]
+        else:
+            bad += int((~(d <= (atol + rtol) * sc + floor)).sum())
         if rf.numel():
             maxabs = max(maxabs, float(d.max()))
             maxrel = max(maxrel, float((d / (rf.abs() + atol * sc)).max()))
