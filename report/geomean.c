@@ -14,15 +14,55 @@ static int same_opgroup(const sb_result *a, const sb_result *b)
            strcmp(a->dtype, b->dtype) == 0;
 }
 
+const char *const sb_headline_baselines[] = {"huggingface", "torch-compile", "liger", NULL};
+
+const char *sb_time_kind_name(sb_time_kind k)
+{
+    return k == SB_TIME_KERNEL ? "kernel" : "call";
+}
+
+int sb_both_kernel(const sb_result *p, const sb_result *b)
+{
+    return p->kernel_median_ms > 0 && b->kernel_median_ms > 0;
+}
+
+double sb_speedup(const sb_result *p, const sb_result *b, sb_time_kind time)
+{
+    if (time == SB_TIME_KERNEL && sb_both_kernel(p, b))
+        return b->kernel_median_ms / p->kernel_median_ms;
+    if (!(p->median_ms > 0) || !(b->median_ms > 0))
+        return NAN;
+    return b->median_ms / p->median_ms;
+}
+
+static int baseline_rank(const char *p)
+{
+    int i = 0;
+    for (; sb_headline_baselines[i]; i++)
+        if (strcmp(sb_headline_baselines[i], p) == 0)
+            return i;
+    return i;
+}
+
+static int has_passing(const sb_pick *picks, size_t n, const sb_result *g, const char *provider)
+{
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (r->passing && same_opgroup(r, g) && strcmp(r->provider, provider) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 typedef struct prov_count {
     const char *name;
     size_t count;
 } prov_count;
 
-/* Default baseline for the op group of g: "reference" when it passes
- * somewhere in the group, else the provider with the most passing cases
- * (ties: alphabetical). NULL when nothing passes. */
-static const char *default_baseline(const sb_pick *picks, size_t n, const sb_result *g)
+/* The fallback baseline of the op group of g, when no headline baseline
+ * has a passing case there: the provider with the most passing cases
+ * (ties: alphabetical), never the diagnostic one. NULL when none. */
+static const char *fallback_baseline(const sb_pick *picks, size_t n, const sb_result *g)
 {
     prov_count *pc = NULL;
     size_t npc = 0, cap = 0;
@@ -30,12 +70,8 @@ static const char *default_baseline(const sb_pick *picks, size_t n, const sb_res
     size_t best_count = 0;
     for (size_t i = 0; i < n; i++) {
         const sb_result *r = picks[i].r;
-        if (!same_opgroup(r, g) || !r->passing)
+        if (!same_opgroup(r, g) || !r->passing || strcmp(r->provider, SB_DIAGNOSTIC_PROVIDER) == 0)
             continue;
-        if (strcmp(r->provider, "reference") == 0) {
-            free(pc);
-            return r->provider;
-        }
         size_t k = 0;
         while (k < npc && strcmp(pc[k].name, r->provider) != 0)
             k++;
@@ -106,6 +142,10 @@ static int row_cmp(const void *a, const void *b)
         return ra - rb;
     if ((c = strcmp(x->arch, y->arch)) || (c = strcmp(x->sku, y->sku)))
         return c;
+    if (x->baseline_rank != y->baseline_rank)
+        return x->baseline_rank - y->baseline_rank;
+    if ((c = strcmp(x->baseline, y->baseline)))
+        return c;
     return strcmp(x->provider, y->provider);
 }
 
@@ -117,117 +157,153 @@ void sb_geo_free(sb_geo_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Fills row g (op group, SKU, provider and baseline set) from the picks. */
+static void fill_row(sb_geo_row *g, const sb_result *r, const char *base, const sb_pick *picks,
+                     size_t n, const sb_result **pv, const sb_result **bv, double *ratios)
+{
+    size_t np = 0, kernel_pairs = 0;
+    for (size_t j = 0; j < n; j++) {
+        const sb_result *c = picks[j].r;
+        if (!same_opgroup(c, r) || strcmp(c->sku, r->sku) != 0)
+            continue;
+        int is_prov = strcmp(c->provider, r->provider) == 0;
+        int is_base = strcmp(c->provider, base) == 0;
+        if (is_base) {
+            /* counted from the baseline side only when the provider has
+             * no run of the case at all */
+            if (!find_pick(picks, n, c->case_key, r->provider, r->sku) && c->passing)
+                g->not_run++;
+            continue;
+        }
+        if (!is_prov)
+            continue;
+        const sb_pick *b = find_pick(picks, n, c->case_key, base, r->sku);
+        if (strcmp(c->status, "skipped") == 0) {
+            g->skipped++;
+        } else if (!c->passing) {
+            g->failed++;
+        } else if (!b || !b->r->passing || isnan(sb_speedup(c, b->r, SB_TIME_CALL))) {
+            g->no_baseline++;
+        } else {
+            pv[np] = c;
+            bv[np++] = b->r;
+            kernel_pairs += sb_both_kernel(c, b->r);
+            if (picks[j].stale || b->stale)
+                g->stale++;
+            if (c->unchecked || b->r->unchecked)
+                g->unchecked++;
+        }
+    }
+    g->time = np && kernel_pairs == np ? SB_TIME_KERNEL : SB_TIME_CALL;
+    for (size_t k = 0; k < np; k++)
+        ratios[k] = sb_speedup(pv[k], bv[k], g->time);
+    g->shapes = np;
+    g->geomean = g->min = g->max = NAN;
+    if (np) {
+        g->geomean = sb_geomean(ratios, np);
+        g->min = g->max = ratios[0];
+        for (size_t k = 1; k < np; k++) {
+            g->min = fmin(g->min, ratios[k]);
+            g->max = fmax(g->max, ratios[k]);
+        }
+    }
+}
+
+#define MAX_BASES 8
+
 int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t n,
                    const char *baseline, sb_geo_table *out, sb_error *err)
 {
     (void)set;
     memset(out, 0, sizeof *out);
-    /* One row per distinct (op, mode, dtype, sku, provider) other than the
-     * group's baseline. */
-    size_t cap = n + 1;
+    size_t cap = n * MAX_BASES + 1;
     out->rows = calloc(cap, sizeof *out->rows);
     out->skus = calloc(n + 1, sizeof *out->skus);
     out->sku_arch = calloc(n + 1, sizeof *out->sku_arch);
     double *ratios = malloc((n + 1) * sizeof *ratios);
-    /* baseline of each op group, computed once */
+    const sb_result **pv = malloc((n + 1) * sizeof *pv), **bv = malloc((n + 1) * sizeof *bv);
+    /* the baselines of each op group, computed once */
     const sb_result **grp = calloc(n + 1, sizeof *grp);
-    const char **grp_base = calloc(n + 1, sizeof *grp_base);
+    const char *(*grp_base)[MAX_BASES] = calloc(n + 1, sizeof *grp_base);
+    size_t *grp_nbase = calloc(n + 1, sizeof *grp_nbase);
     size_t ngrp = 0;
-    if (!out->rows || !out->skus || !out->sku_arch || !ratios || !grp || !grp_base) {
+    if (!out->rows || !out->skus || !out->sku_arch || !ratios || !pv || !bv || !grp ||
+        !grp_base || !grp_nbase) {
         free(ratios);
+        free(pv);
+        free(bv);
         free(grp);
         free(grp_base);
+        free(grp_nbase);
         sb_geo_free(out);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
         const sb_result *r = picks[i].r;
-        const char *base = baseline;
-        if (!base) {
-            size_t gi = 0;
-            while (gi < ngrp && !same_opgroup(grp[gi], r))
-                gi++;
-            if (gi == ngrp) {
-                grp[ngrp] = r;
-                grp_base[ngrp++] = default_baseline(picks, n, r);
-            }
-            base = grp_base[gi];
-        }
-        if (!base || strcmp(r->provider, base) == 0)
-            continue;
-        int seen = 0;
-        for (size_t k = 0; k < out->n && !seen; k++) {
-            const sb_geo_row *g = &out->rows[k];
-            seen = strcmp(g->op, r->op) == 0 && strcmp(g->mode, r->mode) == 0 &&
-                   strcmp(g->dtype, r->dtype) == 0 && strcmp(g->sku, r->sku) == 0 &&
-                   strcmp(g->provider, r->provider) == 0;
-        }
-        if (seen)
-            continue;
-        sb_geo_row *g = &out->rows[out->n++];
-        g->op = r->op;
-        g->mode = r->mode;
-        g->dtype = r->dtype;
-        g->sku = r->sku;
-        g->arch = r->arch;
-        g->provider = r->provider;
-        g->baseline = base;
-        size_t nr = 0;
-        /* Walk the cases of this op group on this SKU, from both sides. */
-        for (size_t j = 0; j < n; j++) {
-            const sb_result *c = picks[j].r;
-            if (!same_opgroup(c, r) || strcmp(c->sku, r->sku) != 0)
-                continue;
-            int is_prov = strcmp(c->provider, r->provider) == 0;
-            int is_base = strcmp(c->provider, base) == 0;
-            if (!is_prov && !is_base)
-                continue;
-            if (is_base) {
-                /* counted from the baseline side only when the provider has
-                 * no run of the case at all */
-                if (!find_pick(picks, n, c->case_key, r->provider, r->sku) && c->passing)
-                    g->not_run++;
-                continue;
-            }
-            const sb_pick *b = find_pick(picks, n, c->case_key, base, r->sku);
-            if (strcmp(c->status, "skipped") == 0) {
-                g->skipped++;
-            } else if (!c->passing) {
-                g->failed++;
-            } else if (!b || !b->r->passing) {
-                g->no_baseline++;
-            } else if (!(c->median_ms > 0) || !(b->r->median_ms > 0)) {
-                g->no_baseline++;
+        size_t gi = 0;
+        while (gi < ngrp && !same_opgroup(grp[gi], r))
+            gi++;
+        if (gi == ngrp) {
+            grp[ngrp] = r;
+            size_t nb = 0;
+            if (baseline) {
+                grp_base[ngrp][nb++] = baseline;
             } else {
-                ratios[nr++] = b->r->median_ms / c->median_ms;
-                if (picks[j].stale || b->stale)
-                    g->stale++;
-                if (c->unchecked || b->r->unchecked)
-                    g->unchecked++;
+                for (size_t k = 0; sb_headline_baselines[k] && nb < MAX_BASES; k++)
+                    if (has_passing(picks, n, r, sb_headline_baselines[k]))
+                        grp_base[ngrp][nb++] = sb_headline_baselines[k];
+                if (nb == 0) {
+                    const char *fb = fallback_baseline(picks, n, r);
+                    if (fb)
+                        grp_base[ngrp][nb++] = fb;
+                }
             }
+            grp_nbase[ngrp++] = nb;
         }
-        g->shapes = nr;
-        g->geomean = g->min = g->max = NAN;
-        if (nr) {
-            g->geomean = sb_geomean(ratios, nr);
-            g->min = g->max = ratios[0];
-            for (size_t k = 1; k < nr; k++) {
-                g->min = fmin(g->min, ratios[k]);
-                g->max = fmax(g->max, ratios[k]);
+        for (size_t bi = 0; bi < grp_nbase[gi]; bi++) {
+            const char *base = grp_base[gi][bi];
+            /* a provider that is an earlier baseline of the group is not
+             * compared again with a later one */
+            int earlier = 0;
+            for (size_t q = 0; q <= bi && !earlier; q++)
+                earlier = strcmp(r->provider, grp_base[gi][q]) == 0;
+            if (earlier)
+                continue;
+            int seen = 0;
+            for (size_t k = 0; k < out->n && !seen; k++) {
+                const sb_geo_row *g = &out->rows[k];
+                seen = strcmp(g->op, r->op) == 0 && strcmp(g->mode, r->mode) == 0 &&
+                       strcmp(g->dtype, r->dtype) == 0 && strcmp(g->sku, r->sku) == 0 &&
+                       strcmp(g->provider, r->provider) == 0 && strcmp(g->baseline, base) == 0;
             }
-        }
-        int have = 0;
-        for (size_t k = 0; k < out->nskus && !have; k++)
-            have = strcmp(out->skus[k], r->sku) == 0;
-        if (!have) {
-            out->skus[out->nskus] = r->sku;
-            out->sku_arch[out->nskus] = r->arch;
-            out->nskus++;
+            if (seen)
+                continue;
+            sb_geo_row *g = &out->rows[out->n++];
+            g->op = r->op;
+            g->mode = r->mode;
+            g->dtype = r->dtype;
+            g->sku = r->sku;
+            g->arch = r->arch;
+            g->provider = r->provider;
+            g->baseline = base;
+            g->baseline_rank = baseline_rank(base);
+            fill_row(g, r, base, picks, n, pv, bv, ratios);
+            int have = 0;
+            for (size_t k = 0; k < out->nskus && !have; k++)
+                have = strcmp(out->skus[k], r->sku) == 0;
+            if (!have) {
+                out->skus[out->nskus] = r->sku;
+                out->sku_arch[out->nskus] = r->arch;
+                out->nskus++;
+            }
         }
     }
     free(ratios);
+    free(pv);
+    free(bv);
     free(grp);
     free(grp_base);
+    free(grp_nbase);
     qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
     /* order SKUs by arch, then id (insertion sort: few) */
     for (size_t i = 1; i < out->nskus; i++) {
@@ -257,19 +333,39 @@ static void fmt_x(double v, char *buf, size_t size)
         snprintf(buf, size, "%.3f", v);
 }
 
+void sb_geo_diagnostic_note(sb_buf *out)
+{
+    sb_buf_puts(out, "Baseline `" SB_DIAGNOSTIC_PROVIDER "` is the project's own CUDA stand-in for "
+                     "the Hugging Face code, a diagnostic provider: a speedup over it is not a "
+                     "speedup over the Hugging Face code or any shipped kernel.\n\n");
+}
+
+static int uses_diagnostic(const sb_geo_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->rows[i].baseline, SB_DIAGNOSTIC_PROVIDER) == 0)
+            return 1;
+    return 0;
+}
+
 void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
 {
-    sb_buf_puts(out, "Evidence level: " SB_EVIDENCE_OP ". Speedup = baseline median / provider "
-                     "median per shape; geomean over the shapes both passed. \"not re-checked\" counts "
+    sb_buf_puts(out, "Evidence level: " SB_EVIDENCE_OP ". Speedup = baseline time / provider "
+                     "time per shape; geomean over the shapes both passed. \"time\" says which "
+                     "time a row compares: `kernel` (GPU kernel time, recorded by both sides "
+                     "of every compared shape) or `call` (the time a caller of the API sees, "
+                     "launch cost included). \"not re-checked\" counts "
                      "compared cases imported from a tool that checks no correctness.\n\n");
+    if (uses_diagnostic(t))
+        sb_geo_diagnostic_note(out);
     if (t->n == 0) {
         sb_buf_puts(out, "No speedup to report: no op x mode x dtype in the selection has a "
                          "second provider next to its baseline.\n");
         return;
     }
-    sb_buf_puts(out, "| op | mode | dtype | SKU | provider | baseline | shapes | geomean | min | "
-                     "max | failed | skipped | no baseline | not run | stale | not re-checked |\n");
-    sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
+    sb_buf_puts(out, "| op | mode | dtype | SKU | provider | baseline | time | shapes | geomean | "
+                     "min | max | failed | skipped | no baseline | not run | stale | not re-checked |\n");
+    sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
                      "---: | ---: | ---: | ---: | ---: |\n");
     for (size_t i = 0; i < t->n; i++) {
         const sb_geo_row *g = &t->rows[i];
@@ -284,9 +380,9 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
             sb_buf_md_escaped(out, cells[k]);
             sb_buf_puts(out, " |");
         }
-        sb_buf_printf(out, " %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu | %zu |\n", g->shapes,
-                      a, b, c, g->failed, g->skipped, g->no_baseline, g->not_run, g->stale,
-                      g->unchecked);
+        sb_buf_printf(out, " %s | %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu | %zu |\n",
+                      sb_time_kind_name(g->time), g->shapes, a, b, c, g->failed, g->skipped,
+                      g->no_baseline, g->not_run, g->stale, g->unchecked);
     }
     sb_buf_puts(out, "\n");
     sb_geo_render_md_cross(t, out);
@@ -294,7 +390,8 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
 
 void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
 {
-    sb_buf_puts(out, "Cross-arch: geomean speedup over the baseline (shapes compared; failed).\n\n");
+    sb_buf_puts(out, "Cross-arch: geomean speedup over the baseline (shapes compared; failed; "
+                     "time compared).\n\n");
     sb_buf_puts(out, "| op | mode | dtype | provider | baseline |");
     for (size_t k = 0; k < t->nskus; k++) {
         sb_buf_puts(out, " ");
@@ -338,7 +435,8 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
             } else {
                 char a[32];
                 fmt_x(cell->geomean, a, sizeof a);
-                sb_buf_printf(out, " %s (%zu; %zu failed) |", a, cell->shapes, cell->failed);
+                sb_buf_printf(out, " %s (%zu; %zu failed; %s) |", a, cell->shapes, cell->failed,
+                              sb_time_kind_name(cell->time));
             }
         }
         sb_buf_puts(out, "\n");
@@ -348,13 +446,13 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
 
 void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out)
 {
-    sb_buf_puts(out, "evidence,op,mode,dtype,sku,arch,provider,baseline,shapes,geomean,min,max,"
-                     "failed,skipped,no_baseline,not_run,stale,not_rechecked\n");
+    sb_buf_puts(out, "evidence,op,mode,dtype,sku,arch,provider,baseline,time,shapes,geomean,min,"
+                     "max,failed,skipped,no_baseline,not_run,stale,not_rechecked\n");
     for (size_t i = 0; i < t->n; i++) {
         const sb_geo_row *g = &t->rows[i];
-        const char *cells[] = {SB_EVIDENCE_OP, g->op, g->mode, g->dtype, g->sku,
-                               g->arch, g->provider, g->baseline};
-        for (size_t k = 0; k < 8; k++) {
+        const char *cells[] = {SB_EVIDENCE_OP, g->op,       g->mode,     g->dtype, g->sku,
+                               g->arch,        g->provider, g->baseline, sb_time_kind_name(g->time)};
+        for (size_t k = 0; k < 9; k++) {
             sb_buf_csv_field(out, cells[k]);
             sb_buf_putc(out, ',');
         }
@@ -406,6 +504,7 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
         json_object_set_new(r, "arch", json_string(g->arch));
         json_object_set_new(r, "provider", json_string(g->provider));
         json_object_set_new(r, "baseline", json_string(g->baseline));
+        json_object_set_new(r, "time", json_string(sb_time_kind_name(g->time)));
         json_object_set_new(r, "shapes", json_integer((json_int_t)g->shapes));
         json_object_set_new(r, "geomean", num3(g->geomean));
         json_object_set_new(r, "min", num3(g->min));

@@ -20,8 +20,24 @@
 #define SB_EVIDENCE_OP "op-level microbenchmark"
 #define SB_EVIDENCE_E2E "end-to-end training step"
 
+/* The baselines of every headline, in order: the unmodified Hugging Face /
+ * PyTorch eager code, torch.compile of it, and Liger-Kernel's own ops
+ * (where an op has runs of them). Ended by NULL. */
+extern const char *const sb_headline_baselines[];
+
+/* The project's own CUDA stand-in for the Hugging Face code: a diagnostic
+ * provider that no headline uses unless asked for by name. */
+#define SB_DIAGNOSTIC_PROVIDER "reference"
+
+/* Where both sides of every compared case recorded GPU kernel time
+ * (metrics.kernel_median_ms) a row uses kernel time; otherwise call time. */
+typedef enum { SB_TIME_CALL = 0, SB_TIME_KERNEL = 1 } sb_time_kind;
+const char *sb_time_kind_name(sb_time_kind k); /* "call" | "kernel" */
+
 typedef struct sb_geo_row {
     const char *op, *mode, *dtype, *sku, *arch, *provider, *baseline; /* point into the set */
+    int baseline_rank;             /* position in sb_headline_baselines; larger for others */
+    sb_time_kind time;             /* which time the ratios use */
     size_t shapes;                 /* cases compared */
     double geomean, min, max;      /* NAN when shapes == 0 */
     size_t failed, skipped, no_baseline, not_run, stale;
@@ -36,15 +52,29 @@ typedef struct sb_geo_table {
     size_t nskus;
 } sb_geo_table;
 
-/* Default baseline of an op x mode x dtype: "reference" when it has a
- * passing case there, otherwise the provider with the most passing cases
- * (ties: alphabetical). baseline (NULL for the default) applies to all. */
+/* baseline NULL: the headline baselines (sb_headline_baselines) that have
+ * a passing case in an op x mode x dtype, each against every provider that
+ * is not an earlier headline baseline; a group where none has a passing
+ * case falls back to its provider with the most passing cases (ties:
+ * alphabetical), never to SB_DIAGNOSTIC_PROVIDER. baseline given: that
+ * provider for every op group, even where it has no passing case (its
+ * rows then count the cases as "no baseline"). */
 int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t npicks,
                    const char *baseline, sb_geo_table *out, sb_error *err);
 void sb_geo_free(sb_geo_table *t);
 
+/* The speed-up of provider run p over baseline run b of one case:
+ * b / p in kernel time when both recorded it and kernel is asked for,
+ * in call time otherwise. NAN when a time is missing or not positive. */
+double sb_speedup(const sb_result *p, const sb_result *b, sb_time_kind time);
+/* 1 when both runs recorded a positive kernel time. */
+int sb_both_kernel(const sb_result *p, const sb_result *b);
+
 /* Renderers. Figures: speedups with 3 decimals ("1.234"). */
 void sb_geo_render_md(const sb_geo_table *t, sb_buf *out);       /* per-SKU table + cross-arch table */
+/* The sentence every table using the diagnostic provider as its baseline
+ * carries; appended by the renderers when a row has it as baseline. */
+void sb_geo_diagnostic_note(sb_buf *out);
 void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out); /* cross-arch table only */
 void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out);
 int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err);

@@ -45,6 +45,13 @@ typedef struct sb_result {
     double median_ms, p20_ms, p80_ms, flops, bytes, tflops, gbps;
     long long sample_count;   /* -1 when NULL */
     int quantiles_only;
+    /* GPU kernel time next to the call time above (NAN / NULL when the run
+     * recorded none); kernel_method: held-launch | profiler-kernel-sum */
+    double kernel_median_ms;
+    char *kernel_method;
+    double repeat_spread;     /* metrics.repeat_spread, NAN when NULL */
+    long long peak_device_bytes; /* -1 when NULL */
+    char *packages_json;      /* provenance.packages_json: {"name": "version"}, "{}" when none */
 } sb_result;
 
 typedef struct sb_result_set {
