@@ -99,6 +99,80 @@ static int candidate_problems(sqlite3 *db, const sb_sku_table *skus, const sb_ga
     return n;
 }
 
+/* One arch: its verdict, and the problems of every candidate in probs. */
+static int check_arch(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+                      const char *arch, sb_gate_verdict *v, sb_buf *probs, sb_error *err)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->arch, sizeof v->arch, "%s", arch);
+    v->run_id = -1;
+    sb_result_filter f = {0};
+    f.suite = spec->suite;
+    f.op = spec->op;
+    f.provider = spec->provider;
+    f.arch = arch;
+    sb_result_set set;
+    if (sb_results_load(db, &f, &set, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    for (size_t i = 0; i < set.n; i++) {
+        const sb_result *r = &set.v[i];
+        if (strcmp(r->mode, spec->mode) != 0 || strcmp(r->dtype, spec->dtype) != 0 ||
+            strcmp(r->shape_key, spec->shape_key) != 0)
+            continue;
+        v->candidates++;
+        int np = candidate_problems(db, skus, spec, r, arch, probs, err);
+        if (np < 0) {
+            rc = SB_ERR;
+            break;
+        }
+        if (np == 0) {
+            v->complete++;
+            v->run_id = r->run_id;
+            snprintf(v->sku, sizeof v->sku, "%s", r->sku);
+        }
+    }
+    sb_results_free(&set);
+    v->state = v->complete == 1 ? SB_GATE_OK : v->complete == 0 ? SB_GATE_MISSING : SB_GATE_AMBIGUOUS;
+    if (v->state != SB_GATE_OK) {
+        v->run_id = -1;
+        v->sku[0] = '\0';
+    }
+    return rc;
+}
+
+int sb_gate_verdicts(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+                     const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    char *list = strdup(arch_list);
+    sb_gate_verdict *v = calloc(strlen(arch_list) + 1, sizeof *v);
+    if (!list || !v) {
+        free(list);
+        free(v);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    char *save = NULL;
+    for (char *arch = strtok_r(list, ",", &save); arch; arch = strtok_r(NULL, ",", &save)) {
+        if (!*arch)
+            continue;
+        sb_buf probs = SB_BUF_INIT;
+        int rc = check_arch(db, skus, spec, arch, &v[*n], &probs, err);
+        sb_buf_free(&probs);
+        if (rc != SB_OK) {
+            free(list);
+            free(v);
+            *n = 0;
+            return SB_ERR;
+        }
+        (*n)++;
+    }
+    free(list);
+    *out = v;
+    return SB_OK;
+}
+
 int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
                   const char *arch_list, int *ok, sb_buf *out, sb_error *err)
 {
@@ -115,61 +189,30 @@ int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spe
     for (char *arch = strtok_r(list, ",", &save); arch; arch = strtok_r(NULL, ",", &save)) {
         if (!*arch)
             continue;
-        sb_result_filter f = {0};
-        f.suite = spec->suite;
-        f.op = spec->op;
-        f.provider = spec->provider;
-        f.arch = arch;
-        sb_result_set set;
-        if (sb_results_load(db, &f, &set, err) != SB_OK) {
+        sb_buf probs = SB_BUF_INIT;
+        sb_gate_verdict v;
+        if (check_arch(db, skus, spec, arch, &v, &probs, err) != SB_OK) {
+            sb_buf_free(&probs);
             rc = SB_ERR;
             break;
         }
-        sb_buf probs = SB_BUF_INIT;
-        size_t candidates = 0, good = 0;
-        long long good_id = -1;
-        const char *good_sku = NULL;
-        for (size_t i = 0; i < set.n; i++) {
-            const sb_result *r = &set.v[i];
-            if (strcmp(r->mode, spec->mode) != 0 || strcmp(r->dtype, spec->dtype) != 0 ||
-                strcmp(r->shape_key, spec->shape_key) != 0)
-                continue;
-            candidates++;
-            int np = candidate_problems(db, skus, spec, r, arch, &probs, err);
-            if (np < 0) {
-                rc = SB_ERR;
-                break;
-            }
-            if (np == 0) {
-                good++;
-                good_id = r->run_id;
-                good_sku = r->sku;
-            }
-        }
-        if (rc == SB_OK) {
-            if (good == 1) {
-                sb_buf_printf(out, "%s: ok: run %lld on %s\n", arch, good_id, good_sku);
-            } else {
-                *ok = 0;
-                if (candidates == 0)
-                    sb_buf_printf(out, "%s: missing: no GEMM spec result stored for this arch\n",
-                                  arch);
-                else if (good == 0)
-                    sb_buf_printf(out,
-                                  "%s: missing: %zu GEMM spec result(s), none complete:\n%s",
-                                  arch, candidates, sb_buf_str(&probs));
-                else
-                    sb_buf_printf(out,
-                                  "%s: ambiguous: %zu complete GEMM spec results, expected "
-                                  "exactly one (remove the extra runs or keep one database "
-                                  "per release)\n",
-                                  arch, good);
-            }
+        if (v.state == SB_GATE_OK) {
+            sb_buf_printf(out, "%s: ok: run %lld on %s\n", arch, v.run_id, v.sku);
+        } else {
+            *ok = 0;
+            if (v.candidates == 0)
+                sb_buf_printf(out, "%s: missing: no GEMM spec result stored for this arch\n", arch);
+            else if (v.complete == 0)
+                sb_buf_printf(out, "%s: missing: %zu GEMM spec result(s), none complete:\n%s", arch,
+                              v.candidates, sb_buf_str(&probs));
+            else
+                sb_buf_printf(out,
+                              "%s: ambiguous: %zu complete GEMM spec results, expected "
+                              "exactly one (remove the extra runs or keep one database "
+                              "per release)\n",
+                              arch, v.complete);
         }
         sb_buf_free(&probs);
-        sb_results_free(&set);
-        if (rc != SB_OK)
-            break;
     }
     free(list);
     if (rc == SB_OK && sb_buf_failed(out))

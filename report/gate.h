@@ -26,6 +26,22 @@ typedef struct sb_gate_spec {
 /* The spec of an op ("gemm"); NULL when the gate defines none for it. */
 const sb_gate_spec *sb_gate_spec_for(const char *op);
 
+typedef enum { SB_GATE_OK, SB_GATE_MISSING, SB_GATE_AMBIGUOUS } sb_gate_state;
+
+typedef struct sb_gate_verdict {
+    char arch[32];
+    sb_gate_state state;
+    long long run_id;      /* the complete result when ok, else -1 */
+    char sku[64];          /* its SKU when ok */
+    size_t candidates;     /* stored results of the spec for the arch */
+    size_t complete;       /* of which complete */
+} sb_gate_verdict;
+
+/* The verdict of each arch of the comma-separated list, in list order,
+ * malloc'd into *out (n entries). */
+int sb_gate_verdicts(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+                     const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err);
+
 /* Checks each arch of the comma-separated list (e.g. "a100,h100,h200").
  * Appends a human report to out (one block per arch: ok with the run id, or
  * every problem found) and sets *ok to 1 only when every arch passes. */
