@@ -1,4 +1,4 @@
-/* cmd_report.c - `solbook report geomean|weekly|regressions|roofline`. */
+/* cmd_report.c - `solbook report geomean|weekly|note|table|regressions|roofline`. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,9 @@
 #include "error.h"
 #include "geomean.h"
 #include "home.h"
+#include "casetable.h"
 #include "isoweek.h"
+#include "note.h"
 #include "plots.h"
 #include "regress.h"
 #include "repro.h"
@@ -22,26 +24,35 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: solbook report geomean [--db FILE] [--baseline PROVIDER] [--suite S] [--op O]\n"
             "                              [--format md|csv|json] [--out FILE]\n"
-            "       solbook report weekly --week YYYY-Www [--db FILE] [--out DIR]\n"
+            "       solbook report weekly --week YYYY-Www [--db FILE] [--out DIR] [--baseline PROVIDER]\n"
             "                             [--alpha A] [--min-effect E]\n"
+            "       solbook report note [--db FILE] [--arch a100,h100,h200] [--out FILE]\n"
+            "       solbook report table --op O --sku SKU [--baseline PROVIDER] [--provider P]\n"
+            "                            [--suite S] [--db FILE] [--out FILE]\n"
             "       solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]\n"
             "                                  [--min-effect 0.03] [--format md|json] [--out FILE]\n"
             "       solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]\n"
             "\n"
             "geomean      speedup of every provider over a baseline, per op x mode x dtype x SKU,\n"
             "             and a cross-arch table (newest run per case; failed cases counted)\n"
-            "weekly       DIR/YYYY-Www.md, .html and SVG plots for runs finished in that ISO week\n"
+            "weekly       DIR/YYYY-Www.md (under 64 KB), DIR/YYYY-Www-appendix.md, .html and SVG\n"
+            "             plots for runs finished in that ISO week\n"
+            "note         the ten-line result note about the GEMM spec and the completion gate\n"
+            "table        per-shape times of a provider (default fused) and a baseline on one SKU,\n"
+            "             the geomean at the foot\n"
             "regressions  newest commit against the previous one per case, provider and SKU\n"
             "             (Mann-Whitney U on the samples); exits 1 when any regression\n"
             "roofline     the roofline SVG of one SKU\n"
             "\n"
-            "--db defaults to $SOLBOOK_DB or ./solbook.db. The default baseline of an op is\n"
-            "'reference' when it has passing runs, else the provider with the most passing cases.\n"
+            "--db defaults to $SOLBOOK_DB or ./solbook.db. Speedups are over huggingface, then\n"
+            "torch-compile and liger where an op has passing runs of them (an op with none of\n"
+            "them: its provider with the most passing cases); --baseline P uses P alone.\n"
+            "'reference' is the project's diagnostic stand-in, a baseline only when named.\n"
             "Rules for every figure: docs/CLAIMS.md; formats: docs/REPORTS.md.\n");
 }
 
 typedef struct opts {
-    const char *db, *baseline, *suite, *op, *format, *out, *week, *sku;
+    const char *db, *baseline, *suite, *op, *format, *out, *week, *sku, *arch, *provider;
     double alpha, min_effect;
     const char *given[16]; /* long names of the options given */
     size_t ngiven;
@@ -84,6 +95,7 @@ static int parse(int argc, char **argv, opts *o)
         {"format", required_argument, NULL, 'f'},   {"out", required_argument, NULL, 'O'},
         {"week", required_argument, NULL, 'w'},     {"sku", required_argument, NULL, 'k'},
         {"alpha", required_argument, NULL, 'a'},    {"min-effect", required_argument, NULL, 'e'},
+        {"arch", required_argument, NULL, 'A'},     {"provider", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -105,6 +117,8 @@ static int parse(int argc, char **argv, opts *o)
         case 'O': o->out = optarg; break;
         case 'w': o->week = optarg; break;
         case 'k': o->sku = optarg; break;
+        case 'A': o->arch = optarg; break;
+        case 'p': o->provider = optarg; break;
         case 'a':
             if (parse_double(optarg, "--alpha", 1e-12, 0.5, &o->alpha))
                 return 2;
@@ -283,6 +297,7 @@ static int run_weekly(const opts *o)
         return 2;
     }
     wo.out_dir = o->out ? o->out : ".";
+    wo.baseline = o->baseline;
     wo.db_label = o->db;
     wo.rg.alpha = o->alpha;
     wo.rg.min_effect = o->min_effect;
@@ -362,6 +377,84 @@ done:
     return rc;
 }
 
+static int run_note(const opts *o)
+{
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_sku_table *skus = NULL;
+    if (load_skus(&skus)) {
+        sqlite3_close(db);
+        return 2;
+    }
+    sb_error err;
+    sb_error_clear(&err);
+    sb_buf b = SB_BUF_INIT;
+    int rc = 2;
+    if (sb_note_render(db, skus, o->arch ? o->arch : "a100,h100,h200", &b, &err) != SB_OK)
+        sb_error_print(&err, stderr);
+    else
+        rc = emit(o, &b);
+    sb_buf_free(&b);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+    return rc;
+}
+
+static int run_table(const opts *o)
+{
+    if (!o->op || !o->sku) {
+        fprintf(stderr, "solbook report table: --op O and --sku SKU are required (e.g. --op rmsnorm "
+                        "--sku h100-sxm5-80gb)\n");
+        return 2;
+    }
+    const char *provider = o->provider ? o->provider : "fused";
+    const char *baseline = o->baseline ? o->baseline : sb_headline_baselines[0];
+    if (strcmp(provider, baseline) == 0) {
+        fprintf(stderr, "solbook report table: --provider and --baseline are both '%s'\n", provider);
+        return 2;
+    }
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_result_filter f = {0};
+    f.suite = o->suite;
+    f.op = o->op;
+    f.sku = o->sku;
+    sb_result_set set = {0};
+    sb_pick *picks = NULL;
+    size_t np = 0;
+    sb_buf b = SB_BUF_INIT;
+    int rc = 2;
+    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
+        sb_picks_latest(&set, &picks, &np, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    if (set.n == 0) {
+        fprintf(stderr, "solbook report table: no result runs of op %s on SKU %s%s%s in %s\n", o->op,
+                o->sku, o->suite ? " in suite " : "", o->suite ? o->suite : "",
+                o->db ? o->db : sb_default_db_path());
+        rc = 1;
+        goto done;
+    }
+    size_t compared = sb_case_table_render(picks, np, o->op, o->sku, provider, baseline, &b);
+    rc = emit(o, &b);
+    if (rc == 0 && compared == 0) {
+        fprintf(stderr, "solbook report table: no case of %s on %s where both %s and %s passed\n",
+                o->op, o->sku, provider, baseline);
+        rc = 1;
+    }
+done:
+    sb_buf_free(&b);
+    free(picks);
+    sb_results_free(&set);
+    sqlite3_close(db);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     if (argc < 2) {
@@ -378,7 +471,11 @@ int cmd_report(int argc, char **argv)
     if (r >= 0)
         return r;
     static const char *const geomean_opts[] = {"db", "baseline", "suite", "op", "format", "out", NULL};
-    static const char *const weekly_opts[] = {"db", "week", "out", "alpha", "min-effect", NULL};
+    static const char *const weekly_opts[] = {"db", "week", "out", "baseline", "alpha", "min-effect",
+                                              NULL};
+    static const char *const note_opts[] = {"db", "arch", "out", NULL};
+    static const char *const table_opts[] = {"db", "op", "sku", "baseline", "provider", "suite",
+                                             "out", NULL};
     static const char *const regress_opts[] = {"db", "suite", "op", "alpha", "min-effect",
                                                "format", "out", NULL};
     static const char *const roofline_opts[] = {"db", "sku", "suite", "op", "out", NULL};
@@ -388,9 +485,13 @@ int cmd_report(int argc, char **argv)
         return check_allowed(&o, sub, weekly_opts) ? 2 : run_weekly(&o);
     if (strcmp(sub, "regressions") == 0)
         return check_allowed(&o, sub, regress_opts) ? 2 : run_regressions(&o);
+    if (strcmp(sub, "note") == 0)
+        return check_allowed(&o, sub, note_opts) ? 2 : run_note(&o);
+    if (strcmp(sub, "table") == 0)
+        return check_allowed(&o, sub, table_opts) ? 2 : run_table(&o);
     if (strcmp(sub, "roofline") == 0)
         return check_allowed(&o, sub, roofline_opts) ? 2 : run_roofline(&o);
-    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, regressions, roofline)\n",
+    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, regressions, roofline)\n",
             sub);
     return 2;
 }

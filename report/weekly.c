@@ -174,7 +174,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
-    if (sb_geo_compute(&set, picks, npicks, NULL, &geo, err) != SB_OK)
+    if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
         goto done;
     if (sb_rg_windows(db, &both, pstart, start, end, &o->rg, &rg, err) != SB_OK)
         goto done;

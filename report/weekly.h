@@ -17,6 +17,7 @@ typedef struct sb_weekly_opts {
     int year, week;          /* ISO week */
     const char *out_dir;
     const char *db_label;    /* how commands name the database (--db value) */
+    const char *baseline;    /* NULL: the headline baselines (geomean.h) */
     sb_rg_opts rg;           /* week-over-week test settings */
 } sb_weekly_opts;
 

@@ -1,0 +1,333 @@
+/* note.c - the result note about the GEMM spec (note.h). */
+#include "note.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "geomean.h"
+#include "repro.h"
+#include "results.h"
+#include "stats.h"
+#include "template.h"
+
+static int query_err(sqlite3 *db, sb_error *err)
+{
+    return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                        sqlite3_errmsg(db));
+}
+
+/* The SM clock of each repeat ("1335/1335/...") and the distinct throttle
+ * reasons, from the stored document's timing.repeat_clocks. */
+static int repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
+                         int *power_capped, sb_error *err)
+{
+    *power_capped = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.repeat_clocks') FROM runs "
+                               "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return query_err(db, err);
+    sqlite3_bind_int64(st, 1, run_id);
+    const char *text = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        text = (const char *)sqlite3_column_text(st, 0);
+    json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+    sqlite3_finalize(st);
+    size_t i;
+    json_t *c;
+    json_array_foreach(a, i, c) {
+        json_t *mhz = json_object_get(c, "sm_mhz");
+        if (json_is_integer(mhz))
+            sb_buf_printf(clocks, "%s%lld", i ? "/" : "", (long long)json_integer_value(mhz));
+        else
+            sb_buf_printf(clocks, "%s?", i ? "/" : "");
+        size_t k;
+        json_t *why;
+        json_array_foreach(json_object_get(c, "throttle_reasons"), k, why) {
+            const char *w = json_string_value(why);
+            if (!w || strstr(sb_buf_str(reasons), w))
+                continue;
+            sb_buf_printf(reasons, "%s%s", reasons->len ? ", " : "", w);
+            if (strstr(w, "power"))
+                *power_capped = 1;
+        }
+    }
+    json_decref(a);
+    return SB_OK;
+}
+
+typedef struct sol_metric {
+    const char *metric, *key;
+} sol_metric;
+
+static const sol_metric SOL[] = {
+    {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "sm"},
+    {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory"},
+    {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram"},
+    {"gpu__time_duration.sum", "duration"},
+};
+
+/* The speed-of-light of a run: the median over its profiled launches of
+ * each metric; false when none is stored. */
+static int ncu_sol(sqlite3 *db, long long run_id, json_t **out, sb_error *err)
+{
+    *out = json_false();
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT value, unit FROM profiler_metrics WHERE run_id = ?1 AND "
+                               "metric = ?2 AND value IS NOT NULL ORDER BY kernel_index",
+                           -1, &st, NULL) != SQLITE_OK)
+        return query_err(db, err);
+    json_t *o = json_object();
+    size_t found = 0, launches = 0;
+    for (size_t m = 0; m < sizeof SOL / sizeof SOL[0]; m++) {
+        double v[256];
+        size_t n = 0;
+        char unit[32] = "";
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, SOL[m].metric, -1, SQLITE_STATIC);
+        while (sqlite3_step(st) == SQLITE_ROW && n < 256) {
+            v[n++] = sqlite3_column_double(st, 0);
+            const char *u = (const char *)sqlite3_column_text(st, 1);
+            snprintf(unit, sizeof unit, "%s", u ? u : "");
+        }
+        if (!n) {
+            sb_tpl_set_str(o, SOL[m].key, "-");
+            continue;
+        }
+        found++;
+        if (n > launches)
+            launches = n;
+        sb_tpl_set_num(o, SOL[m].key, "%.1f", sb_median(v, n));
+        if (strcmp(SOL[m].key, "duration") == 0)
+            sb_tpl_set_str(o, "duration_unit", unit);
+    }
+    sqlite3_finalize(st);
+    if (!found) {
+        json_decref(o);
+        return SB_OK;
+    }
+    if (!json_object_get(o, "duration_unit"))
+        sb_tpl_set_str(o, "duration_unit", "");
+    json_object_set_new(o, "launches", json_integer((json_int_t)launches));
+    json_decref(*out);
+    *out = o;
+    return SB_OK;
+}
+
+static long long runs_on_arch(sqlite3 *db, const char *arch, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM provenance WHERE arch = ?1", -1, &st, NULL) !=
+        SQLITE_OK) {
+        query_err(db, err);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
+    long long n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return n;
+}
+
+static int is_spec_case(const sb_result *r, const sb_gate_spec *spec)
+{
+    return strcmp(r->mode, spec->mode) == 0 && strcmp(r->dtype, spec->dtype) == 0 &&
+           strcmp(r->shape_key, spec->shape_key) == 0;
+}
+
+/* The newest passing spec run of provider on sku, and the one before it. */
+static void newest_two(const sb_result_set *s, const sb_gate_spec *spec, const char *provider,
+                       const char *sku, const sb_result **newest, const sb_result **previous)
+{
+    *newest = *previous = NULL;
+    for (size_t i = 0; i < s->n; i++) {
+        const sb_result *r = &s->v[i];
+        if (!r->passing || !is_spec_case(r, spec) || strcmp(r->provider, provider) ||
+            strcmp(r->sku, sku))
+            continue;
+        if (!*newest || r->finished_epoch > (*newest)->finished_epoch ||
+            (r->finished_epoch == (*newest)->finished_epoch && r->run_id > (*newest)->run_id)) {
+            *previous = *newest;
+            *newest = r;
+        } else if (!*previous || r->finished_epoch > (*previous)->finished_epoch) {
+            *previous = r;
+        }
+    }
+}
+
+static json_t *card_data(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+                         const sb_result_set *s, const char *sku, sb_error *err)
+{
+    const sb_result *cub, *prev, *torch, *tprev;
+    newest_two(s, spec, spec->provider, sku, &cub, &prev);
+    newest_two(s, spec, "torch", sku, &torch, &tprev);
+    if (!cub)
+        return json_null();
+    const sb_sku *k = skus ? sb_sku_find(skus, sku) : NULL;
+    double peak = k ? sb_sku_peak_tflops(k, spec->dtype) : 0;
+    json_t *c = json_object();
+    sb_tpl_set_str(c, "sku", sku);
+    sb_tpl_set_str(c, "card", cub->gpu_name);
+    sb_tpl_set_str(c, "arch", cub->arch);
+    json_object_set_new(c, "run_id", json_integer(cub->run_id));
+    sb_tpl_set_num(c, "tflops", "%.1f", cub->tflops);
+    json_object_set_new(c, "has_peak", json_boolean(peak > 0));
+    sb_tpl_set_num(c, "peak", "%.1f", peak);
+    sb_tpl_set_num(c, "pct_peak", "%.1f", peak > 0 ? 100.0 * cub->tflops / peak : NAN);
+    if (torch) {
+        json_t *t = json_object();
+        json_object_set_new(t, "run_id", json_integer(torch->run_id));
+        sb_tpl_set_num(t, "tflops", "%.1f", torch->tflops);
+        sb_tpl_set_num(t, "pct_peak", "%.1f", peak > 0 ? 100.0 * torch->tflops / peak : NAN);
+        sb_tpl_set_num(t, "cublas_over_torch", "%.1f", 100.0 * cub->tflops / torch->tflops);
+        json_object_set_new(c, "torch", t);
+    } else {
+        json_object_set_new(c, "torch", json_false());
+    }
+    if (prev) {
+        json_t *p = json_object();
+        json_object_set_new(p, "run_id", json_integer(prev->run_id));
+        sb_tpl_set_num(p, "tflops", "%.1f", prev->tflops);
+        sb_tpl_set_num(p, "change", "%+.1f", 100.0 * (cub->tflops / prev->tflops - 1.0));
+        json_object_set_new(c, "previous", p);
+    } else {
+        json_object_set_new(c, "previous", json_false());
+    }
+    json_object_set_new(c, "repeats", json_integer(cub->repeats));
+    sb_tpl_set_num(c, "spread", "%.1f", 100.0 * cub->repeat_spread);
+    int over = cub->repeat_spread > SB_NOTE_SPREAD_LIMIT;
+    json_object_set_new(c, "spread_over", json_boolean(over));
+    sb_tpl_set_num(c, "spread_limit", "%.0f", 100.0 * SB_NOTE_SPREAD_LIMIT);
+    sb_buf clocks = SB_BUF_INIT, reasons = SB_BUF_INIT;
+    int capped = 0;
+    if (repeat_clocks(db, cub->run_id, &clocks, &reasons, &capped, err) != SB_OK) {
+        sb_buf_free(&clocks);
+        sb_buf_free(&reasons);
+        json_decref(c);
+        return NULL;
+    }
+    json_object_set_new(c, "has_clocks", json_boolean(clocks.len > 0));
+    sb_tpl_set_str(c, "clocks", sb_buf_str(&clocks));
+    sb_tpl_set_str(c, "throttle", sb_buf_str(&reasons));
+    json_object_set_new(c, "power_capped", json_boolean(capped));
+    sb_buf_free(&clocks);
+    sb_buf_free(&reasons);
+    json_t *sol = NULL;
+    if (ncu_sol(db, cub->run_id, &sol, err) != SB_OK) {
+        json_decref(c);
+        return NULL;
+    }
+    json_object_set_new(c, "ncu", sol);
+    return c;
+}
+
+int sb_note_data(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches, json_t **out,
+                 sb_error *err)
+{
+    *out = NULL;
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    sb_result_filter f = {0};
+    f.suite = spec->suite;
+    f.op = spec->op;
+    sb_result_set s = {0};
+    if (sb_results_load(db, &f, &s, err) != SB_OK)
+        return SB_ERR;
+    json_t *d = json_object(), *cards = json_array();
+    json_object_set_new(d, "cards", cards);
+    sb_tpl_set_str(d, "suite", spec->suite);
+    sb_tpl_set_str(d, "op", spec->op);
+    sb_tpl_set_str(d, "mode", spec->mode);
+    sb_tpl_set_str(d, "dtype", spec->dtype);
+    sb_tpl_set_str(d, "shape", spec->shape_key);
+    sb_tpl_set_str(d, "provider", spec->provider);
+    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
+    json_object_set_new(d, "warmup", json_integer(spec->warmup_iters));
+    json_object_set_new(d, "iters", json_integer(spec->iters));
+    json_object_set_new(d, "repeats", json_integer(spec->repeats));
+    /* the cards, in arch order */
+    const sb_result **order = calloc(s.n + 1, sizeof *order);
+    size_t no = 0;
+    int rc = SB_ERR;
+    if (!order || !d) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < s.n; i++) {
+        const sb_result *r = &s.v[i];
+        if (!is_spec_case(r, spec) || strcmp(r->provider, spec->provider))
+            continue;
+        size_t k = 0;
+        while (k < no && strcmp(order[k]->sku, r->sku))
+            k++;
+        if (k == no)
+            order[no++] = r;
+    }
+    for (size_t i = 1; i < no; i++)
+        for (size_t j = i; j > 0; j--) {
+            int c = sb_arch_rank(order[j - 1]->arch) - sb_arch_rank(order[j]->arch);
+            if (!c)
+                c = strcmp(order[j - 1]->sku, order[j]->sku);
+            if (c <= 0)
+                break;
+            const sb_result *t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (size_t i = 0; i < no; i++) {
+        json_t *c = card_data(db, skus, spec, &s, order[i]->sku, err);
+        if (!c)
+            goto done;
+        if (json_is_null(c))
+            json_decref(c);
+        else
+            json_array_append_new(cards, c);
+    }
+    json_object_set_new(d, "has_cards", json_boolean(json_array_size(cards) > 0));
+    /* the gate */
+    sb_gate_verdict *v = NULL;
+    size_t nv = 0;
+    if (sb_gate_verdicts(db, skus, spec, gate_arches, &v, &nv, err) != SB_OK)
+        goto done;
+    json_t *gate = json_array();
+    json_object_set_new(d, "gate", gate);
+    for (size_t i = 0; i < nv; i++) {
+        json_t *g = json_object();
+        sb_tpl_set_str(g, "arch", v[i].arch);
+        json_object_set_new(g, "ok", json_boolean(v[i].state == SB_GATE_OK));
+        json_object_set_new(g, "ambiguous", json_boolean(v[i].state == SB_GATE_AMBIGUOUS));
+        json_object_set_new(g, "missing", json_boolean(v[i].state == SB_GATE_MISSING));
+        json_object_set_new(g, "run_id", json_integer(v[i].run_id));
+        sb_tpl_set_str(g, "sku", v[i].sku);
+        json_object_set_new(g, "candidates", json_integer((json_int_t)v[i].candidates));
+        json_object_set_new(g, "complete", json_integer((json_int_t)v[i].complete));
+        long long on_arch = runs_on_arch(db, v[i].arch, err);
+        if (on_arch < 0) {
+            free(v);
+            goto done;
+        }
+        json_object_set_new(g, "arch_runs", json_integer(on_arch));
+        json_array_append_new(gate, g);
+    }
+    free(v);
+    rc = SB_OK;
+done:
+    free(order);
+    sb_results_free(&s);
+    if (rc == SB_OK)
+        *out = d;
+    else
+        json_decref(d);
+    return rc;
+}
+
+int sb_note_render(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches, sb_buf *out,
+                   sb_error *err)
+{
+    json_t *d = NULL;
+    if (sb_note_data(db, skus, gate_arches, &d, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_render_home("note.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, out, err);
+    json_decref(d);
+    return rc;
+}
