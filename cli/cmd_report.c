@@ -315,10 +315,11 @@ static int run_weekly(const opts *o)
         sb_error_print(&err, stderr);
         rc = 2;
     } else {
-        printf("%s: %zu result runs (%zu passing, %zu failed, %zu skipped), %zu training runs, "
-               "%zu plots, %zu regressions since the previous week\n%s\n",
-               sum.md_path, sum.runs, sum.passing, sum.failed, sum.skipped, sum.training,
-               sum.plots, sum.regressions, sum.html_path);
+        printf("%s: %zu bytes, %zu lines; %zu result runs (%zu passing, %zu failed, %zu skipped), "
+               "%zu training runs, %zu plots, %zu regressions since the previous week\n%s\n%s\n",
+               sum.md_path, sum.md_bytes, sum.md_lines, sum.runs, sum.passing, sum.failed,
+               sum.skipped, sum.training, sum.plots, sum.regressions, sum.appendix_path,
+               sum.html_path);
     }
     sb_sku_table_free(skus);
     sqlite3_close(db);

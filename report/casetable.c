@@ -33,13 +33,8 @@ void sb_case_label(const sb_result *r, sb_buf *out)
 
 static const sb_result *find(const sb_pick *picks, size_t n, const sb_result *c, const char *provider)
 {
-    for (size_t i = 0; i < n; i++) {
-        const sb_result *r = picks[i].r;
-        if (strcmp(r->case_key, c->case_key) == 0 && strcmp(r->provider, provider) == 0 &&
-            strcmp(r->sku, c->sku) == 0)
-            return r;
-    }
-    return NULL;
+    const sb_pick *p = sb_pick_find(picks, n, c->case_key, provider, c->sku);
+    return p ? p->r : NULL;
 }
 
 static void cell(sb_buf *out, const char *s)

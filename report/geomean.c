@@ -100,36 +100,6 @@ static const char *fallback_baseline(const sb_pick *picks, size_t n, const sb_re
     return best;
 }
 
-/* Picks keep the set's order: case_key, provider, SKU (SQLite's binary
- * collation, the same order as strcmp), so lookups are binary searches. */
-static int pick_key_cmp(const char *case_key, const char *provider, const char *sku,
-                        const sb_result *r)
-{
-    int c = strcmp(case_key, r->case_key);
-    if (!c)
-        c = strcmp(provider, r->provider);
-    if (!c)
-        c = strcmp(sku, r->sku);
-    return c;
-}
-
-static const sb_pick *find_pick(const sb_pick *picks, size_t n, const char *case_key,
-                                const char *provider, const char *sku)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = pick_key_cmp(case_key, provider, sku, picks[mid].r);
-        if (c == 0)
-            return &picks[mid];
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
-}
-
 static int row_cmp(const void *a, const void *b)
 {
     const sb_geo_row *x = a, *y = b;
@@ -171,13 +141,13 @@ static void fill_row(sb_geo_row *g, const sb_result *r, const char *base, const 
         if (is_base) {
             /* counted from the baseline side only when the provider has
              * no run of the case at all */
-            if (!find_pick(picks, n, c->case_key, r->provider, r->sku) && c->passing)
+            if (!sb_pick_find(picks, n, c->case_key, r->provider, r->sku) && c->passing)
                 g->not_run++;
             continue;
         }
         if (!is_prov)
             continue;
-        const sb_pick *b = find_pick(picks, n, c->case_key, base, r->sku);
+        const sb_pick *b = sb_pick_find(picks, n, c->case_key, base, r->sku);
         if (strcmp(c->status, "skipped") == 0) {
             g->skipped++;
         } else if (!c->passing) {

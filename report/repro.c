@@ -161,7 +161,10 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     set_int(d, "input_sets", r->input_sets);
     json_object_set_new(d, "graph", json_boolean(r->graph == 1));
     set_quoted(d, "source_format", r->source_format);
-    set_quoted(d, "source_path", r->source_path);
+    /* the file by its name: the folder it sat in is a path of the machine
+     * that ingested it, not of the reader's */
+    const char *base = strrchr(r->source_path, '/');
+    set_quoted(d, "source_path", base ? base + 1 : r->source_path);
     set_quoted(d, "tool_name", r->tool_name);
     set_quoted(d, "tool_version", r->tool_version);
     set_quoted(d, "git_sha", r->git_sha);

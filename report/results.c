@@ -487,3 +487,33 @@ int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *
     *n = np;
     return SB_OK;
 }
+
+/* Picks keep the set's order: case_key, provider, SKU (SQLite's binary
+ * collation, the same order as strcmp). */
+static int pick_key_cmp(const char *case_key, const char *provider, const char *sku,
+                        const sb_result *r)
+{
+    int c = strcmp(case_key, r->case_key);
+    if (!c)
+        c = strcmp(provider, r->provider);
+    if (!c)
+        c = strcmp(sku, r->sku);
+    return c;
+}
+
+const sb_pick *sb_pick_find(const sb_pick *picks, size_t n, const char *case_key,
+                            const char *provider, const char *sku)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = pick_key_cmp(case_key, provider, sku, picks[mid].r);
+        if (c == 0)
+            return &picks[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}

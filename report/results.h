@@ -114,6 +114,11 @@ typedef struct sb_pick {
 
 int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *err);
 
+/* The pick of (case_key, provider, sku) in picks made by sb_picks_latest
+ * (binary search: they keep the set's order); NULL when none. */
+const sb_pick *sb_pick_find(const sb_pick *picks, size_t n, const char *case_key,
+                            const char *provider, const char *sku);
+
 /* Arch order for columns: a100 < h100 < h200 < anything else (by name). */
 int sb_arch_rank(const char *arch);
 

@@ -5,11 +5,17 @@
 #include <cmark-gfm.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "casetable.h"
+#include "claims.h"
+#include "crossarch.h"
+#include "gate.h"
 #include "geomean.h"
 #include "isoweek.h"
+#include "note.h"
 #include "plots.h"
 #include "repro.h"
 #include "results.h"
@@ -60,77 +66,182 @@ static int str_in(const char **v, size_t n, const char *s)
     return 0;
 }
 
-/* Environment matrix rows: distinct (sku, gpu, driver, cuda, cublas, sha). */
+/* Appends v to the ", "-list in b unless it is there. */
+static void add_distinct(sb_buf *b, const char *v)
+{
+    if (!v || !*v)
+        return;
+    const char *t = sb_buf_str(b);
+    size_t lv = strlen(v);
+    for (const char *p = t; (p = strstr(p, v)) != NULL; p++)
+        if ((p == t || p[-1] == ' ') && (p[lv] == ',' || p[lv] == '\0'))
+            return;
+    sb_buf_printf(b, "%s%s", b->len ? ", " : "", v);
+}
+
+/* One environment row per SKU: GPU, drivers, CUDA, cuBLAS (where recorded),
+ * commits, packages, runs. */
 static json_t *env_rows(const sb_result_set *set, const sb_training_set *tr)
 {
     json_t *rows = json_array();
-    for (size_t i = 0; i < set->n + tr->n; i++) {
-        const char *sku, *arch, *gpu, *drv, *cuda, *cublas, *sha;
-        if (i < set->n) {
-            const sb_result *r = &set->v[i];
-            sku = r->sku, arch = r->arch, gpu = r->gpu_name, drv = r->driver, cuda = r->cuda,
-            cublas = r->cublas, sha = r->git_sha;
-        } else {
-            const sb_training *t = &tr->v[i - set->n];
-            sku = t->sku, arch = t->arch, gpu = t->gpu_name, drv = t->driver, cuda = t->cuda,
-            cublas = NULL, sha = t->git_sha;
-        }
-        drv = drv ? drv : "unknown";
-        cuda = cuda ? cuda : "unknown";
-        cublas = cublas ? cublas : "-";
-        size_t k;
-        json_t *row;
-        json_t *found = NULL;
-        json_array_foreach(rows, k, row) {
-            if (!strcmp(json_string_value(json_object_get(row, "sku")), sku) &&
-                !strcmp(json_string_value(json_object_get(row, "driver")), drv) &&
-                !strcmp(json_string_value(json_object_get(row, "cuda")), cuda) &&
-                !strcmp(json_string_value(json_object_get(row, "cublas")), cublas) &&
-                !strcmp(json_string_value(json_object_get(row, "git_sha")), sha))
-                found = row;
-        }
-        if (found) {
-            json_object_set_new(found, "runs",
-                                json_integer(json_integer_value(json_object_get(found, "runs")) + 1));
-            continue;
-        }
-        row = json_object();
-        sb_tpl_set_str(row, "sku", sku);
-        sb_tpl_set_str(row, "arch", arch);
-        sb_tpl_set_str(row, "gpu", gpu);
-        sb_tpl_set_str(row, "driver", drv);
-        sb_tpl_set_str(row, "cuda", cuda);
-        sb_tpl_set_str(row, "cublas", cublas);
-        sb_tpl_set_str(row, "git_sha", sha);
-        json_object_set_new(row, "runs", json_integer(1));
-        json_object_set_new(row, "arch_rank", json_integer(sb_arch_rank(arch)));
-        json_array_append_new(rows, row);
+    const char **sk = calloc(set->n + tr->n + 1, sizeof *sk), **ar = calloc(set->n + tr->n + 1, sizeof *ar);
+    size_t nsk = 0;
+    if (!sk || !ar) {
+        free(sk);
+        free(ar);
+        return rows;
     }
-    /* order by arch rank, sku, git sha, driver (insertion sort, few rows) */
-    size_t n = json_array_size(rows);
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = 0; i < set->n + tr->n; i++) {
+        const char *s = i < set->n ? set->v[i].sku : tr->v[i - set->n].sku;
+        const char *a = i < set->n ? set->v[i].arch : tr->v[i - set->n].arch;
+        if (!str_in(sk, nsk, s)) {
+            sk[nsk] = s;
+            ar[nsk++] = a;
+        }
+    }
+    for (size_t i = 1; i < nsk; i++)
         for (size_t j = i; j > 0; j--) {
-            json_t *a = json_array_get(rows, j - 1), *b = json_array_get(rows, j);
-            long long ra = json_integer_value(json_object_get(a, "arch_rank"));
-            long long rb = json_integer_value(json_object_get(b, "arch_rank"));
-            int c = ra != rb ? (ra > rb) - (ra < rb) : 0;
-            const char *keys[] = {"sku", "git_sha", "driver", "cuda", "cublas"};
-            for (size_t q = 0; q < 5 && !c; q++)
-                c = strcmp(json_string_value(json_object_get(a, keys[q])),
-                           json_string_value(json_object_get(b, keys[q])));
+            int c = sb_arch_rank(ar[j - 1]) - sb_arch_rank(ar[j]);
+            if (!c)
+                c = strcmp(sk[j - 1], sk[j]);
             if (c <= 0)
                 break;
-            json_incref(a);
-            json_array_set(rows, j - 1, b);
-            json_array_set_new(rows, j, a);
+            const char *t = sk[j];
+            sk[j] = sk[j - 1];
+            sk[j - 1] = t;
+            t = ar[j];
+            ar[j] = ar[j - 1];
+            ar[j - 1] = t;
         }
+    for (size_t k = 0; k < nsk; k++) {
+        sb_buf gpu = SB_BUF_INIT, drv = SB_BUF_INIT, cuda = SB_BUF_INIT, cublas = SB_BUF_INIT,
+               sha = SB_BUF_INIT, pkg = SB_BUF_INIT;
+        size_t runs = 0;
+        for (size_t i = 0; i < set->n + tr->n; i++) {
+            const char *s, *g, *d, *c, *cb = NULL, *h, *pj = NULL;
+            if (i < set->n) {
+                const sb_result *r = &set->v[i];
+                s = r->sku, g = r->gpu_name, d = r->driver, c = r->cuda, cb = r->cublas,
+                h = r->git_sha, pj = r->packages_json;
+            } else {
+                const sb_training *t = &tr->v[i - set->n];
+                s = t->sku, g = t->gpu_name, d = t->driver, c = t->cuda, h = t->git_sha;
+            }
+            if (strcmp(s, sk[k]))
+                continue;
+            runs++;
+            add_distinct(&gpu, g);
+            add_distinct(&drv, d);
+            add_distinct(&cuda, c);
+            if (cb && strcmp(cb, "unknown"))
+                add_distinct(&cublas, cb);
+            char short_sha[16];
+            snprintf(short_sha, sizeof short_sha, "%.7s", h);
+            add_distinct(&sha, short_sha);
+            json_t *po = pj ? json_loads(pj, 0, NULL) : NULL;
+            const char *pk;
+            json_t *pv;
+            json_object_foreach(po, pk, pv) {
+                char item[256];
+                snprintf(item, sizeof item, "%s %s", pk, json_string_value(pv) ? json_string_value(pv) : "?");
+                add_distinct(&pkg, item);
+            }
+            json_decref(po);
+        }
+        size_t ncommits = 1;
+        for (const char *p = sb_buf_str(&sha); *p; p++)
+            ncommits += *p == ',';
+        json_t *row = json_object();
+        sb_tpl_set_str(row, "sku", sk[k]);
+        sb_tpl_set_str(row, "arch", ar[k]);
+        sb_tpl_set_str(row, "gpu", sb_buf_str(&gpu));
+        sb_tpl_set_str(row, "driver", drv.len ? sb_buf_str(&drv) : "unknown");
+        sb_tpl_set_str(row, "cuda", cuda.len ? sb_buf_str(&cuda) : "unknown");
+        sb_tpl_set_str(row, "cublas", cublas.len ? sb_buf_str(&cublas) : "-");
+        sb_tpl_set_str(row, "packages", pkg.len ? sb_buf_str(&pkg) : "-");
+        json_object_set_new(row, "commits", json_integer((json_int_t)ncommits));
+        /* a long commit list goes to the appendix */
+        sb_tpl_set_str(row, "commit_list", sb_buf_str(&sha));
+        json_object_set_new(row, "runs", json_integer((json_int_t)runs));
+        json_array_append_new(rows, row);
+        sb_buf_free(&gpu);
+        sb_buf_free(&drv);
+        sb_buf_free(&cuda);
+        sb_buf_free(&cublas);
+        sb_buf_free(&sha);
+        sb_buf_free(&pkg);
     }
+    free(sk);
+    free(ar);
     return rows;
 }
 
 typedef struct opgroup {
     const char *op, *mode, *dtype, *suite;
 } opgroup;
+
+/* The geomean rows of one op group against its first baseline, for the
+ * speedup bars (one bar per provider and SKU). */
+static void first_baseline_rows(const sb_geo_table *geo, const opgroup *g, sb_geo_table *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rows = calloc(geo->n + 1, sizeof *out->rows);
+    if (!out->rows)
+        return;
+    int rank = -1;
+    for (size_t i = 0; i < geo->n; i++) {
+        const sb_geo_row *r = &geo->rows[i];
+        if (!strcmp(r->op, g->op) && !strcmp(r->mode, g->mode) && !strcmp(r->dtype, g->dtype) &&
+            (rank < 0 || r->baseline_rank < rank))
+            rank = r->baseline_rank;
+    }
+    for (size_t i = 0; i < geo->n; i++) {
+        const sb_geo_row *r = &geo->rows[i];
+        if (!strcmp(r->op, g->op) && !strcmp(r->mode, g->mode) && !strcmp(r->dtype, g->dtype) &&
+            r->baseline_rank == rank)
+            out->rows[out->n++] = *r;
+    }
+    out->skus = geo->skus;
+    out->sku_arch = geo->sku_arch;
+    out->nskus = geo->nskus;
+}
+
+static size_t count_lines(const sb_buf *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->len; i++)
+        n += sb_buf_str(b)[i] == '\n';
+    return n;
+}
+
+/* One change since the previous week for the list at the top. */
+static json_t *change_item(const sb_rg_row *r)
+{
+    json_t *c = json_object();
+    const sb_result *n = r->new_run;
+    sb_buf label = SB_BUF_INIT;
+    sb_case_label(n, &label);
+    sb_tpl_set_str(c, "op", n->op);
+    sb_tpl_set_str(c, "mode", n->mode);
+    sb_tpl_set_str(c, "dtype", n->dtype);
+    sb_tpl_set_str(c, "case", sb_buf_str(&label));
+    sb_tpl_set_str(c, "provider", n->provider);
+    sb_tpl_set_str(c, "sku", n->sku);
+    sb_tpl_set_num(c, "change", "%+.1f", 100.0 * r->rel_change);
+    json_object_set_new(c, "old_run", json_integer(r->old_run ? r->old_run->run_id : -1));
+    json_object_set_new(c, "new_run", json_integer(n->run_id));
+    sb_buf_free(&label);
+    return c;
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+    double x = fabs((*(const sb_rg_row *const *)a)->rel_change);
+    double y = fabs((*(const sb_rg_row *const *)b)->rel_change);
+    return (x < y) - (x > y);
+}
+
+#define TOP_CHANGES 5
 
 int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_error *err)
@@ -148,18 +259,21 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         return SB_ERR;
 
     int rc = SB_ERR;
-    sb_result_set set = {0}, both = {0};
+    sb_result_set set = {0}, both = {0}, spec = {0};
     sb_training_set tr = {0};
     sb_pick *picks = NULL;
     size_t npicks = 0;
     sb_geo_table geo = {0};
+    sb_xa_set xa = {0};
     sb_rg_list rg = {0};
     sb_repro *rp = NULL;
-    json_t *d = NULL;
-    sb_buf md = SB_BUF_INIT, tmp = SB_BUF_INIT, html = SB_BUF_INIT;
+    json_t *d = NULL, *ad = NULL;
+    sb_buf md = SB_BUF_INIT, tmp = SB_BUF_INIT, html = SB_BUF_INIT, app = SB_BUF_INIT;
     char *frag = NULL;
     opgroup *groups = NULL;
     size_t ngroups = 0;
+    const sb_result **cited = NULL;
+    const sb_rg_row **chg = NULL;
 
     sb_result_filter f = {0};
     f.has_range = 1;
@@ -170,11 +284,20 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     f.from = pstart;
     if (sb_results_load(db, &f, &both, err) != SB_OK)
         goto done;
+    {
+        const sb_gate_spec *gs = sb_gate_spec_for("gemm");
+        sb_result_filter sf = {0};
+        sf.suite = gs->suite;
+        if (sb_results_load(db, &sf, &spec, err) != SB_OK)
+            goto done;
+    }
     if (sb_training_load(db, 1, start, end, &tr, err) != SB_OK)
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
     if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
+        goto done;
+    if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &xa, err) != SB_OK)
         goto done;
     if (sb_rg_windows(db, &both, pstart, start, end, &o->rg, &rg, err) != SB_OK)
         goto done;
@@ -198,19 +321,30 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             sum->improvements++;
 
     d = json_object();
-    if (!d) {
+    ad = json_object();
+    if (!d || !ad) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    char date[16];
-    sb_tpl_set_str(d, "week", week);
-    sb_tpl_set_str(d, "previous_week", prev);
-    sb_epoch_date(start, date);
-    sb_tpl_set_str(d, "week_start", date);
-    sb_epoch_date(end - 86400, date);
-    sb_tpl_set_str(d, "week_end", date);
-    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
-    sb_tpl_set_str(d, "evidence_e2e", SB_EVIDENCE_E2E);
+    char date[16], appendix[64];
+    snprintf(appendix, sizeof appendix, "%s-appendix.md", week);
+    json_t *both_d[] = {d, ad};
+    for (size_t k = 0; k < 2; k++) {
+        json_t *x = both_d[k];
+        sb_tpl_set_str(x, "week", week);
+        sb_tpl_set_str(x, "previous_week", prev);
+        sb_epoch_date(start, date);
+        sb_tpl_set_str(x, "week_start", date);
+        sb_epoch_date(end - 86400, date);
+        sb_tpl_set_str(x, "week_end", date);
+        sb_tpl_set_str(x, "evidence_op", SB_EVIDENCE_OP);
+        sb_tpl_set_str(x, "evidence_e2e", SB_EVIDENCE_E2E);
+        sb_tpl_set_str(x, "appendix", appendix);
+        sb_tpl_set_str(x, "site", SB_WEEKLY_SITE_ROOT);
+        sb_tpl_set_str(x, "subject", SB_WEEKLY_SUBJECT);
+        json_object_set_new(x, "has_runs", json_boolean(set.n > 0 || tr.n > 0));
+        json_object_set_new(x, "has_results", json_boolean(set.n > 0));
+    }
     json_object_set_new(d, "runs", json_integer((json_int_t)sum->runs));
     json_object_set_new(d, "passing", json_integer((json_int_t)sum->passing));
     json_object_set_new(d, "failed", json_integer((json_int_t)sum->failed));
@@ -219,100 +353,81 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     json_object_set_new(d, "regressions", json_integer((json_int_t)sum->regressions));
     json_object_set_new(d, "improvements", json_integer((json_int_t)sum->improvements));
     json_object_set_new(d, "compared_cases", json_integer((json_int_t)rg.n));
-    json_object_set_new(d, "has_runs", json_boolean(set.n > 0 || tr.n > 0));
-    json_object_set_new(d, "has_results", json_boolean(set.n > 0));
 
-    /* distinct cases, providers, SKUs */
+    /* the note */
+    sb_buf_reset(&tmp);
+    if (sb_note_render(db, skus, SB_WEEKLY_GATE_ARCHES, &tmp, err) != SB_OK)
+        goto done;
+    sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
+
+    /* what changed: the largest regressions and improvements, new ops and cards */
     {
-        const char **sk = calloc(npicks + 1, sizeof *sk);
-        const char **pv = calloc(npicks + 1, sizeof *pv);
-        const char **cs = calloc(npicks + 1, sizeof *cs);
-        size_t nsk = 0, npv = 0, ncs = 0;
-        if (!sk || !pv || !cs) {
-            free(sk);
-            free(pv);
-            free(cs);
+        chg = calloc(rg.n + 1, sizeof *chg);
+        if (!chg) {
             sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
         }
-        for (size_t i = 0; i < npicks; i++) {
-            if (!str_in(sk, nsk, picks[i].r->sku))
-                sk[nsk++] = picks[i].r->sku;
-            if (!str_in(pv, npv, picks[i].r->provider))
-                pv[npv++] = picks[i].r->provider;
-            if (!str_in(cs, ncs, picks[i].r->case_key))
-                cs[ncs++] = picks[i].r->case_key;
+        const sb_rg_verdict kinds[] = {SB_RG_REGRESSION, SB_RG_IMPROVEMENT};
+        const char *keys[] = {"regressed", "improved"};
+        for (size_t k = 0; k < 2; k++) {
+            size_t nc = 0;
+            for (size_t i = 0; i < rg.n; i++)
+                if (rg.v[i].verdict == kinds[k] && rg.v[i].new_run)
+                    chg[nc++] = &rg.v[i];
+            qsort(chg, nc, sizeof *chg, cmp_change);
+            json_t *l = json_array();
+            for (size_t i = 0; i < nc && i < TOP_CHANGES; i++)
+                json_array_append_new(l, change_item(chg[i]));
+            json_object_set_new(d, keys[k], l);
         }
-        json_object_set_new(d, "cases", json_integer((json_int_t)ncs));
-        json_object_set_new(d, "providers", json_integer((json_int_t)npv));
-        sb_buf_reset(&tmp);
-        for (size_t k = 0; k < geo.nskus; k++)
-            sb_buf_printf(&tmp, "%s%s", k ? ", " : "", geo.skus[k]);
-        /* SKUs with runs but no comparison row still count */
-        for (size_t k = 0; k < nsk; k++) {
-            int listed = 0;
-            for (size_t q = 0; q < geo.nskus && !listed; q++)
-                listed = strcmp(geo.skus[q], sk[k]) == 0;
-            if (!listed)
-                sb_buf_printf(&tmp, "%s%s", tmp.len ? ", " : "", sk[k]);
+        size_t now_failing = 0;
+        for (size_t i = 0; i < rg.n; i++)
+            now_failing += rg.v[i].verdict == SB_RG_NOW_FAILING;
+        json_object_set_new(d, "now_failing", json_integer((json_int_t)now_failing));
+        sb_buf ops = SB_BUF_INIT, cards = SB_BUF_INIT;
+        for (size_t i = 0; i < set.n; i++) {
+            const sb_result *r = &set.v[i];
+            int op_before = 0, sku_before = 0;
+            for (size_t j = 0; j < both.n && !(op_before && sku_before); j++) {
+                const sb_result *q = &both.v[j];
+                if (q->finished_epoch >= start)
+                    continue;
+                op_before |= strcmp(q->op, r->op) == 0;
+                sku_before |= strcmp(q->sku, r->sku) == 0;
+            }
+            if (!op_before)
+                add_distinct(&ops, r->op);
+            if (!sku_before)
+                add_distinct(&cards, r->sku);
         }
-        sb_tpl_set_str(d, "skus", tmp.len ? sb_buf_str(&tmp) : "none");
-        free(sk);
-        free(pv);
-        free(cs);
-    }
-
-    /* best and worst geomean row, for the note */
-    {
-        const sb_geo_row *best = NULL, *worst = NULL;
-        for (size_t i = 0; i < geo.n; i++) {
-            const sb_geo_row *g = &geo.rows[i];
-            if (!g->shapes)
-                continue;
-            if (!best || g->geomean > best->geomean)
-                best = g;
-            if (!worst || g->geomean < worst->geomean)
-                worst = g;
-        }
-        json_t *b = json_object(), *w = json_object();
-        if (best) {
-            sb_tpl_set_str(b, "op", best->op);
-            sb_tpl_set_str(b, "mode", best->mode);
-            sb_tpl_set_str(b, "dtype", best->dtype);
-            sb_tpl_set_str(b, "provider", best->provider);
-            sb_tpl_set_str(b, "baseline", best->baseline);
-            sb_tpl_set_str(b, "sku", best->sku);
-            sb_tpl_set_num(b, "geomean", "%.3f", best->geomean);
-            json_object_set_new(b, "shapes", json_integer((json_int_t)best->shapes));
-            sb_tpl_set_str(w, "op", worst->op);
-            sb_tpl_set_str(w, "mode", worst->mode);
-            sb_tpl_set_str(w, "dtype", worst->dtype);
-            sb_tpl_set_str(w, "provider", worst->provider);
-            sb_tpl_set_str(w, "baseline", worst->baseline);
-            sb_tpl_set_str(w, "sku", worst->sku);
-            sb_tpl_set_num(w, "geomean", "%.3f", worst->geomean);
-            json_object_set_new(w, "shapes", json_integer((json_int_t)worst->shapes));
-            json_object_set_new(d, "best", b);
-            json_object_set_new(d, "worst", w);
-        } else {
-            json_decref(b);
-            json_decref(w);
-            json_object_set_new(d, "best", json_false());
-            json_object_set_new(d, "worst", json_false());
-        }
+        sb_tpl_set_str(d, "new_ops", sb_buf_str(&ops));
+        sb_tpl_set_str(d, "new_skus", sb_buf_str(&cards));
+        sb_buf_free(&ops);
+        sb_buf_free(&cards);
     }
 
     json_object_set_new(d, "environment", env_rows(&set, &tr));
+    json_object_set_new(ad, "environment", env_rows(&set, &tr));
 
+    /* the geomean tables and full cross-arch tables go to the appendix */
     sb_buf_reset(&tmp);
     if (geo.n)
         sb_geo_render_md(&geo, &tmp);
-    sb_tpl_set_str(d, "geomean_tables", sb_buf_str(&tmp));
-    json_object_set_new(d, "has_geomean", json_boolean(geo.n > 0));
+    sb_tpl_set_str(ad, "geomean_tables", sb_buf_str(&tmp));
+    json_object_set_new(ad, "has_geomean", json_boolean(geo.n > 0));
+    sb_buf_reset(&tmp);
+    for (size_t i = 0; i < xa.n; i++)
+        sb_xa_render_md(&xa.v[i], SIZE_MAX, &tmp);
+    sb_tpl_set_str(ad, "cross_tables", sb_buf_str(&tmp));
+    json_object_set_new(d, "has_cross", json_boolean(xa.n > 0));
+    json_object_set_new(ad, "has_cross", json_boolean(xa.n > 0));
+    json_object_set_new(d, "cross_count", json_integer((json_int_t)xa.n));
 
-    /* plots */
-    json_t *plots = json_array();
+    /* plots: rooflines and speedup bars are written; the writeup shows the
+     * rooflines and the bars of the groups with the most cases */
+    json_t *plots = json_array(), *all_plots = json_array();
     json_object_set_new(d, "plots", plots);
+    json_object_set_new(ad, "plots", all_plots);
     {
         const char **sk = calloc(npicks + 1, sizeof *sk);
         const char **ar = calloc(npicks + 1, sizeof *ar);
@@ -360,10 +475,12 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             snprintf(title, sizeof title, "Roofline on %s, %zu points", sk[k], drawn);
             sb_tpl_set_str(p, "title", title);
             sb_tpl_set_str(p, "file", file);
-            json_array_append_new(plots, p);
+            json_array_append_new(plots, json_deep_copy(p));
+            json_array_append_new(all_plots, p);
             sum->plots++;
         }
-        /* op groups (op, mode, dtype) of the picks */
+        free(sk);
+        free(ar);
         groups = calloc(npicks + 1, sizeof *groups);
         if (!groups && !bad) {
             sb_error_set(err, NULL, NULL, "out of memory");
@@ -378,72 +495,63 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             if (g == ngroups)
                 groups[ngroups++] = (opgroup){r->op, r->mode, r->dtype, r->suite};
         }
+        /* the bars shown: the cross-arch tables with the most cases */
+        size_t shown[SB_WEEKLY_PLOTS] = {0}, nshown = 0;
+        for (size_t q = 0; q < SB_WEEKLY_PLOTS && q < xa.n; q++) {
+            size_t best = SIZE_MAX;
+            for (size_t i = 0; i < xa.n; i++) {
+                int taken = 0;
+                for (size_t j = 0; j < nshown; j++)
+                    taken |= shown[j] == i;
+                if (!taken && (best == SIZE_MAX || xa.v[i].nrows > xa.v[best].nrows))
+                    best = i;
+            }
+            shown[nshown++] = best;
+        }
         for (size_t g = 0; g < ngroups && !bad; g++) {
             char slug[256], file[1024], path[4096], title[512], name[256];
+            sb_geo_table sub;
+            first_baseline_rows(&geo, &groups[g], &sub);
+            if (!sub.n) {
+                free(sub.rows);
+                continue;
+            }
             snprintf(name, sizeof name, "%s-%s-%s", groups[g].op, groups[g].mode, groups[g].dtype);
             sb_slug(name, slug, sizeof slug);
-            int has_rows = 0;
-            for (size_t i = 0; i < geo.n && !has_rows; i++)
-                has_rows = !strcmp(geo.rows[i].op, groups[g].op) &&
-                           !strcmp(geo.rows[i].mode, groups[g].mode) &&
-                           !strcmp(geo.rows[i].dtype, groups[g].dtype);
-            if (has_rows) {
-                snprintf(file, sizeof file, "%s-speedup-%s.svg", week, slug);
-                snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
-                sb_buf_reset(&tmp);
-                sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
-                if (sb_write_buf(path, &tmp, err) != SB_OK) {
-                    bad = 1;
-                    break;
-                }
-                json_t *p = json_object();
-                snprintf(title, sizeof title, "Geomean speedup, %s %s %s", groups[g].op,
-                         groups[g].mode, groups[g].dtype);
-                sb_tpl_set_str(p, "title", title);
-                sb_tpl_set_str(p, "file", file);
-                json_array_append_new(plots, p);
-                sum->plots++;
+            snprintf(file, sizeof file, "%s-speedup-%s.svg", week, slug);
+            snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
+            sb_buf_reset(&tmp);
+            sb_plot_speedup(&sub, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
+            snprintf(title, sizeof title, "Geomean speedup over %s, %s %s %s", sub.rows[0].baseline,
+                     groups[g].op, groups[g].mode, groups[g].dtype);
+            free(sub.rows);
+            if (sb_write_buf(path, &tmp, err) != SB_OK) {
+                bad = 1;
+                break;
             }
-            for (size_t k = 0; k < nsk && !bad; k++) {
-                int any = 0;
-                for (size_t i = 0; i < npicks && !any; i++)
-                    any = !strcmp(picks[i].r->sku, sk[k]) && !strcmp(picks[i].r->op, groups[g].op) &&
-                          !strcmp(picks[i].r->mode, groups[g].mode) &&
-                          !strcmp(picks[i].r->dtype, groups[g].dtype);
-                if (!any)
-                    continue;
-                char sslug[256];
-                sb_slug(sk[k], sslug, sizeof sslug);
-                snprintf(file, sizeof file, "%s-latency-%s-%s.svg", week, slug, sslug);
-                snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
-                sb_buf_reset(&tmp);
-                sb_plot_latency(picks, npicks, groups[g].op, groups[g].mode, groups[g].dtype,
-                                sk[k], &tmp);
-                if (sb_write_buf(path, &tmp, err) != SB_OK) {
-                    bad = 1;
-                    break;
-                }
-                json_t *p = json_object();
-                snprintf(title, sizeof title, "Latency by shape, %s %s %s on %s", groups[g].op,
-                         groups[g].mode, groups[g].dtype, sk[k]);
-                sb_tpl_set_str(p, "title", title);
-                sb_tpl_set_str(p, "file", file);
-                json_array_append_new(plots, p);
-                sum->plots++;
-            }
+            json_t *p = json_object();
+            sb_tpl_set_str(p, "title", title);
+            sb_tpl_set_str(p, "file", file);
+            int show = 0;
+            for (size_t j = 0; j < nshown; j++)
+                show |= !strcmp(xa.v[shown[j]].op, groups[g].op) &&
+                        !strcmp(xa.v[shown[j]].mode, groups[g].mode) &&
+                        !strcmp(xa.v[shown[j]].dtype, groups[g].dtype);
+            if (show)
+                json_array_append_new(plots, json_deep_copy(p));
+            json_array_append_new(all_plots, p);
+            sum->plots++;
         }
-        free(sk);
-        free(ar);
         if (bad)
             goto done;
     }
 
-    /* regressions since the previous week */
+    /* regressions in full: appendix */
     sb_buf_reset(&tmp);
     sb_rg_render_md(&rg, &o->rg, &tmp);
-    sb_tpl_set_str(d, "regressions_md", sb_buf_str(&tmp));
+    sb_tpl_set_str(ad, "regressions_md", sb_buf_str(&tmp));
 
-    /* training (end-to-end) */
+    /* training (end-to-end): appendix, counted in the writeup */
     {
         json_t *rows = json_array();
         for (size_t i = 0; i < tr.n; i++) {
@@ -465,82 +573,123 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             json_object_set_new(r, "run_id", json_integer(t->run_id));
             json_array_append_new(rows, r);
         }
-        json_object_set_new(d, "training", rows);
-        json_object_set_new(d, "has_training", json_boolean(tr.n > 0));
+        json_object_set_new(ad, "training", rows);
+        json_object_set_new(ad, "has_training", json_boolean(tr.n > 0));
     }
 
-    /* commands per op group */
+    /* commands per op group: appendix; the database is named by its file
+     * name only, so no path of this machine is written */
+    const char *db_name = o->db_label ? strrchr(o->db_label, '/') : NULL;
+    db_name = db_name ? db_name + 1 : o->db_label ? o->db_label : "solbook.db";
     {
         json_t *cmds = json_array();
-        json_object_set_new(d, "commands", cmds);
+        json_object_set_new(ad, "commands", cmds);
         for (size_t g = 0; g < ngroups; g++) {
             json_t *c = json_object();
             char name[512];
             snprintf(name, sizeof name, "%s %s %s", groups[g].op, groups[g].mode, groups[g].dtype);
             sb_tpl_set_str(c, "table", name);
             sb_buf_reset(&tmp);
-            const char **seen_suites = calloc(npicks + 1, sizeof *seen_suites);
-            size_t nsuites = 0;
-            if (!seen_suites) {
-                json_decref(c);
-                sb_error_set(err, NULL, NULL, "out of memory");
-                goto done;
-            }
             sb_buf seen = SB_BUF_INIT;
             for (size_t i = 0; i < npicks; i++) {
                 const sb_result *r = picks[i].r;
                 if (strcmp(r->op, groups[g].op) || strcmp(r->mode, groups[g].mode) ||
                     strcmp(r->dtype, groups[g].dtype))
                     continue;
-                if (!str_in(seen_suites, nsuites, r->suite))
-                    seen_suites[nsuites++] = r->suite;
                 sb_buf line = SB_BUF_INIT;
                 if (sb_repro_case(rp, r, &line, err) != SB_OK) {
                     sb_buf_free(&line);
                     sb_buf_free(&seen);
-                    free(seen_suites);
                     json_decref(c);
                     goto done;
                 }
-                /* the same command for several SKUs appears once */
                 sb_buf_putc(&line, '\n');
-                if (!strstr(sb_buf_str(&seen), sb_buf_str(&line))) {
+                if (!strstr(sb_buf_str(&seen), sb_buf_str(&line)))
                     sb_buf_puts(&seen, sb_buf_str(&line));
-                }
                 sb_buf_free(&line);
             }
             sb_buf_puts(&tmp, sb_buf_str(&seen));
             sb_buf_free(&seen);
-            sb_buf_puts(&tmp, "solbook ingest results/");
-            if (o->db_label) {
-                sb_buf_puts(&tmp, " --db ");
-                sb_shell_quote(&tmp, o->db_label);
-            }
-            sb_buf_puts(&tmp, "\n");
-            for (size_t s = 0; s < nsuites; s++) {
-                sb_buf_puts(&tmp, "solbook report geomean");
-                if (o->db_label) {
-                    sb_buf_puts(&tmp, " --db ");
-                    sb_shell_quote(&tmp, o->db_label);
-                }
-                sb_buf_puts(&tmp, " --suite ");
-                sb_shell_quote(&tmp, seen_suites[s]);
-                sb_buf_puts(&tmp, " --op ");
-                sb_shell_quote(&tmp, groups[g].op);
-                sb_buf_puts(&tmp, "\n");
-            }
-            free(seen_suites);
+            sb_buf_puts(&tmp, "solbook ingest results/ --db ");
+            sb_shell_quote(&tmp, db_name);
+            sb_buf_puts(&tmp, "\nsolbook report table --db ");
+            sb_shell_quote(&tmp, db_name);
+            sb_buf_puts(&tmp, " --op ");
+            sb_shell_quote(&tmp, groups[g].op);
+            sb_buf_puts(&tmp, " --sku SKU\n");
             sb_tpl_set_str(c, "lines", sb_buf_str(&tmp));
             json_array_append_new(cmds, c);
         }
     }
+    sb_tpl_set_str(d, "db_name", db_name);
 
-    sb_buf_reset(&md);
-    if (sb_render_home("weekly.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &md, err) != SB_OK)
+    /* the writeup within its limits: as many of the largest cases per
+     * cross-arch table as the line budget leaves */
+    size_t rows = SIZE_MAX;
+    for (;;) {
+        sb_buf_reset(&tmp);
+        for (size_t i = 0; i < xa.n; i++)
+            sb_xa_render_md(&xa.v[i], rows == SIZE_MAX ? 0 : rows, &tmp);
+        sb_tpl_set_str(d, "cross_tables", sb_buf_str(&tmp));
+        sb_buf_reset(&md);
+        if (sb_render_home("weekly.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &md, err) != SB_OK)
+            goto done;
+        if (rows == SIZE_MAX) {
+            /* the lines the tables may take beside everything else */
+            size_t fixed = count_lines(&md);
+            size_t budget = fixed < SB_WEEKLY_MAX_LINES ? SB_WEEKLY_MAX_LINES - fixed : 0;
+            rows = xa.n ? budget / xa.n : 0;
+            continue;
+        }
+        if ((count_lines(&md) <= SB_WEEKLY_MAX_LINES && md.len <= SB_WEEKLY_MAX_BYTES) || rows == 0)
+            break;
+        rows--;
+    }
+    if (md.len > SB_WEEKLY_MAX_BYTES || count_lines(&md) > SB_WEEKLY_MAX_LINES) {
+        sb_error_set(err, NULL, NULL,
+                     "the %s writeup would be %zu bytes and %zu lines even with only the geomean "
+                     "row of each cross-arch table (limits: %d bytes, %d lines)",
+                     week, md.len, count_lines(&md), SB_WEEKLY_MAX_BYTES, SB_WEEKLY_MAX_LINES);
         goto done;
+    }
+    /* what the writeup names must come from its runs, with no local path */
+    cited = calloc(set.n + spec.n + 1, sizeof *cited);
+    if (!cited) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < set.n; i++)
+        cited[i] = &set.v[i];
+    for (size_t i = 0; i < spec.n; i++)
+        cited[set.n + i] = &spec.v[i];
+    {
+        char gate_missing[8][48];
+        const char *allowed[9] = {0};
+        char arches[] = SB_WEEKLY_GATE_ARCHES;
+        size_t na = 0;
+        char *save = NULL;
+        for (char *a = strtok_r(arches, ",", &save); a && na < 8; a = strtok_r(NULL, ",", &save)) {
+            snprintf(gate_missing[na], sizeof gate_missing[na], "%s: missing", a);
+            allowed[na] = gate_missing[na];
+            na++;
+        }
+        const char *paths[] = {o->out_dir, o->db_label, NULL};
+        if (sb_claims_check(db, skus, cited, set.n + spec.n, allowed, sb_buf_str(&md),
+                            "the weekly writeup", err) != SB_OK ||
+            sb_paths_check(paths, sb_buf_str(&md), "the weekly writeup", err) != SB_OK)
+            goto done;
+        if (sb_render_home("weekly-appendix.md.tmpl", ad, SB_TPL_ESCAPE_MARKDOWN, &app, err) !=
+                SB_OK ||
+            sb_paths_check(paths, sb_buf_str(&app), "the weekly appendix", err) != SB_OK)
+            goto done;
+    }
     snprintf(sum->md_path, sizeof sum->md_path, "%s/%s.md", o->out_dir, week);
     snprintf(sum->html_path, sizeof sum->html_path, "%s/%s.html", o->out_dir, week);
-    if (sb_write_buf(sum->md_path, &md, err) != SB_OK)
+    snprintf(sum->appendix_path, sizeof sum->appendix_path, "%s/%s", o->out_dir, appendix);
+    sum->md_bytes = md.len;
+    sum->md_lines = count_lines(&md);
+    if (sb_write_buf(sum->md_path, &md, err) != SB_OK ||
+        sb_write_buf(sum->appendix_path, &app, err) != SB_OK)
         goto done;
     if (sb_markdown_to_html(sb_buf_str(&md), md.len, &frag, err) != SB_OK)
         goto done;
@@ -561,16 +710,22 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
 done:
     free(frag);
     free(groups);
+    free(cited);
+    free(chg);
     sb_buf_free(&md);
     sb_buf_free(&tmp);
     sb_buf_free(&html);
+    sb_buf_free(&app);
     json_decref(d);
+    json_decref(ad);
     sb_repro_close(rp);
     sb_rg_free(&rg);
+    sb_xa_free(&xa);
     sb_geo_free(&geo);
     free(picks);
     sb_training_free(&tr);
     sb_results_free(&set);
     sb_results_free(&both);
+    sb_results_free(&spec);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* weekly.h - the weekly writeup: DIR/YYYY-Www.md (GitHub Flavored
  * Markdown), its SVG plots, and DIR/YYYY-Www.html rendered from the
  * Markdown with cmark-gfm (table, strikethrough, autolink, tagfilter).
- * Wording: templates/weekly.md.tmpl and templates/weekly.html.tmpl.
+ * DIR/YYYY-Www-appendix.md holds the full tables and commands.
+ * Wording: templates/weekly.md.tmpl, weekly-appendix.md.tmpl and
+ * weekly.html.tmpl.
  * Runs belong to the ISO week of provenance.finished_at (UTC).
  */
 #ifndef SOLBOOK_REPORT_WEEKLY_H
@@ -13,6 +15,17 @@
 #include "regress.h"
 #include "sku.h"
 
+/* The provider of the cross-arch tables: the project's own kernels. */
+#define SB_WEEKLY_SUBJECT "fused"
+/* Limits of the writeup (the appendix has none). */
+#define SB_WEEKLY_MAX_BYTES 65536
+#define SB_WEEKLY_MAX_LINES 300
+/* Speedup plots shown in the writeup besides the rooflines. */
+#define SB_WEEKLY_PLOTS 3
+#define SB_WEEKLY_GATE_ARCHES "a100,h100,h200"
+/* Where the site's pages are from the writeup (it sits in SITE/weekly/). */
+#define SB_WEEKLY_SITE_ROOT "../"
+
 typedef struct sb_weekly_opts {
     int year, week;          /* ISO week */
     const char *out_dir;
@@ -23,7 +36,8 @@ typedef struct sb_weekly_opts {
 
 typedef struct sb_weekly_summary {
     size_t runs, passing, failed, skipped, training, plots, regressions, improvements;
-    char md_path[4096], html_path[4096];
+    size_t md_bytes, md_lines;
+    char md_path[4096], html_path[4096], appendix_path[4096];
 } sb_weekly_summary;
 
 int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,

@@ -1,0 +1,34 @@
+/* claims.h - checks on a writeup's or packet's text before it is written:
+ * every provider, card and package it names is one its cited runs have,
+ * and no path of the machine that built it appears (docs/CLAIMS.md).
+ *
+ * Names come from the data: providers stored in the database and the
+ * headline baselines; cards from db/skus.csv (ids, display and match
+ * names, arch in capitals) and stored GPU names; packages from stored
+ * provenance.packages_json. A name counts where it stands as a word
+ * (letters, digits, '_', '-' and a '.' followed by a letter or digit make
+ * up words), compared without case; allowed strings (e.g. the project a
+ * packet is addressed to) are masked out first.
+ */
+#ifndef SOLBOOK_REPORT_CLAIMS_H
+#define SOLBOOK_REPORT_CLAIMS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "results.h"
+#include "sku.h"
+
+/* SB_ERR naming the first provider, card or package the text names that no
+ * cited run has (what: "packet body", "weekly writeup", ...). */
+int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *const *cited,
+                    size_t ncited, const char *const *allowed, const char *text,
+                    const char *what, sb_error *err);
+
+/* SB_ERR when the text holds a path of this machine: the given paths
+ * (NULL-ended; made absolute), the data home, the working directory and
+ * $HOME. */
+int sb_paths_check(const char *const *paths, const char *text, const char *what, sb_error *err);
+
+#endif

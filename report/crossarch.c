@@ -1,0 +1,367 @@
+/* crossarch.c - cross-arch tables (crossarch.h). */
+#include "crossarch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "casetable.h"
+#include "stats.h"
+
+void sb_xa_free(sb_xa_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i].rows);
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+}
+
+static int in_group(const sb_result *r, const sb_result *g)
+{
+    return strcmp(r->op, g->op) == 0 && strcmp(r->mode, g->mode) == 0 &&
+           strcmp(r->dtype, g->dtype) == 0;
+}
+
+static double time_of(const sb_result *r, sb_time_kind k)
+{
+    return k == SB_TIME_KERNEL ? r->kernel_median_ms : r->median_ms;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const sb_xa_row *x = a, *y = b;
+    double bx = isnan(x->bytes) ? -1 : x->bytes, by = isnan(y->bytes) ? -1 : y->bytes;
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    return strcmp(x->any->case_key, y->any->case_key);
+}
+
+static double geo_of(const double *v, size_t n)
+{
+    return n ? sb_geomean(v, n) : NAN;
+}
+
+static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_result *g,
+                       const char *provider, const char *baseline, sb_xa_table *t, sb_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->op = g->op;
+    t->mode = g->mode;
+    t->dtype = g->dtype;
+    t->provider = provider;
+    /* cards, by arch then SKU */
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (!r->passing || !in_group(r, g) || strcmp(r->provider, provider))
+            continue;
+        size_t k = 0;
+        while (k < t->ncards && strcmp(t->sku[k], r->sku))
+            k++;
+        if (k == t->ncards && t->ncards < SB_XA_MAX_CARDS) {
+            t->sku[t->ncards] = r->sku;
+            t->arch[t->ncards++] = r->arch;
+        }
+    }
+    for (size_t i = 1; i < t->ncards; i++)
+        for (size_t j = i; j > 0; j--) {
+            int c = sb_arch_rank(t->arch[j - 1]) - sb_arch_rank(t->arch[j]);
+            if (!c)
+                c = strcmp(t->sku[j - 1], t->sku[j]);
+            if (c <= 0)
+                break;
+            const char *s = t->sku[j];
+            t->sku[j] = t->sku[j - 1];
+            t->sku[j - 1] = s;
+            s = t->arch[j];
+            t->arch[j] = t->arch[j - 1];
+            t->arch[j - 1] = s;
+        }
+    for (size_t k = 0; k < t->ncards; k++) {
+        sb_ceiling *c = NULL;
+        size_t nc = 0;
+        long long cal = -1;
+        if (sb_ceilings_latest(db, t->sku[k], &c, &nc, &cal, err) != SB_OK)
+            return SB_ERR;
+        t->copy_gbps[k] = NAN;
+        for (size_t q = 0; q < nc; q++)
+            if (strcmp(c[q].name, "bw.copy") == 0)
+                t->copy_gbps[k] = c[q].value;
+        free(c);
+    }
+    /* baselines */
+    const char *const *cand = sb_headline_baselines;
+    const char *one[2] = {baseline, NULL};
+    if (baseline)
+        cand = one;
+    for (size_t b = 0; cand[b] && t->nbases < SB_XA_MAX_BASES; b++) {
+        if (strcmp(cand[b], provider) == 0)
+            continue;
+        int has = 0;
+        for (size_t i = 0; i < n && !has; i++)
+            has = picks[i].r->passing && in_group(picks[i].r, g) &&
+                  strcmp(picks[i].r->provider, cand[b]) == 0;
+        if (has || baseline)
+            t->base[t->nbases++] = cand[b];
+    }
+    /* rows: the provider's passing cases of the group */
+    t->rows = calloc(n + 1, sizeof *t->rows);
+    if (!t->rows)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    const char *first_suite = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (!r->passing || !in_group(r, g) || strcmp(r->provider, provider))
+            continue;
+        int seen = t->nrows && strcmp(t->rows[t->nrows - 1].any->case_key, r->case_key) == 0;
+        if (seen)
+            continue; /* picks are ordered by case, so a case's runs are adjacent */
+        sb_xa_row *row = &t->rows[t->nrows++];
+        row->any = r;
+        row->bytes = r->bytes > 0 ? r->bytes : NAN;
+        if (!first_suite)
+            first_suite = r->suite;
+        else if (strcmp(first_suite, r->suite))
+            t->several_suites = 1;
+        for (size_t k = 0; k < t->ncards; k++) {
+            const sb_pick *p = sb_pick_find(picks, n, r->case_key, provider, t->sku[k]);
+            row->cell[k].run = p && p->r->passing ? p->r : NULL;
+        }
+    }
+    qsort(t->rows, t->nrows, sizeof *t->rows, row_cmp);
+    /* which time: kernel where every run on that side recorded it */
+    size_t with = 0, kernel = 0;
+    for (size_t i = 0; i < t->nrows; i++)
+        for (size_t k = 0; k < t->ncards; k++)
+            if (t->rows[i].cell[k].run) {
+                with++;
+                kernel += t->rows[i].cell[k].run->kernel_median_ms > 0;
+            }
+    t->time = with && kernel == with ? SB_TIME_KERNEL : SB_TIME_CALL;
+    for (size_t k = 0; k < t->ncards; k++)
+        for (size_t b = 0; b < t->nbases; b++) {
+            size_t pairs = 0, kp = 0;
+            for (size_t i = 0; i < t->nrows; i++) {
+                const sb_result *r = t->rows[i].cell[k].run;
+                const sb_pick *p = r ? sb_pick_find(picks, n, r->case_key, t->base[b], r->sku) : NULL;
+                if (p && p->r->passing) {
+                    pairs++;
+                    kp += sb_both_kernel(r, p->r);
+                }
+            }
+            t->base_time[k][b] = pairs && kp == pairs ? SB_TIME_KERNEL : SB_TIME_CALL;
+        }
+    /* the cells and the geomean row */
+    double *acc = malloc((t->nrows + 1) * sizeof *acc);
+    if (!acc)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t k = 0; k < t->ncards; k++) {
+        for (size_t i = 0; i < t->nrows; i++) {
+            sb_xa_cell *c = &t->rows[i].cell[k];
+            c->latency_ms = c->pct_copy = c->ratio = NAN;
+            for (size_t b = 0; b < SB_XA_MAX_BASES; b++)
+                c->vs[b] = NAN;
+            if (!c->run)
+                continue;
+            c->latency_ms = time_of(c->run, t->time);
+            for (size_t b = 0; b < t->nbases; b++) {
+                const sb_pick *p = sb_pick_find(picks, n, c->run->case_key, t->base[b], c->run->sku);
+                if (p && p->r->passing)
+                    c->vs[b] = sb_speedup(c->run, p->r, t->base_time[k][b]);
+            }
+            if (c->run->bytes > 0 && c->latency_ms > 0 && t->copy_gbps[k] > 0)
+                c->pct_copy = 100.0 * c->run->bytes / (c->latency_ms * 1e6) / t->copy_gbps[k];
+            const sb_xa_cell *c0 = &t->rows[i].cell[0];
+            if (k > 0 && c0->run && c0->latency_ms > 0)
+                c->ratio = c->latency_ms / c0->latency_ms;
+        }
+        sb_xa_cell *gm = &t->geomean[k];
+        size_t m = 0;
+        gm->latency_ms = NAN;
+        for (size_t b = 0; b < SB_XA_MAX_BASES; b++) {
+            m = 0;
+            for (size_t i = 0; i < t->nrows && b < t->nbases; i++)
+                if (!isnan(t->rows[i].cell[k].vs[b]))
+                    acc[m++] = t->rows[i].cell[k].vs[b];
+            gm->vs[b] = geo_of(acc, m);
+        }
+        m = 0;
+        for (size_t i = 0; i < t->nrows; i++)
+            if (!isnan(t->rows[i].cell[k].pct_copy))
+                acc[m++] = t->rows[i].cell[k].pct_copy;
+        gm->pct_copy = geo_of(acc, m);
+        m = 0;
+        for (size_t i = 0; i < t->nrows; i++)
+            if (!isnan(t->rows[i].cell[k].ratio))
+                acc[m++] = t->rows[i].cell[k].ratio;
+        gm->ratio = geo_of(acc, m);
+    }
+    free(acc);
+    return SB_OK;
+}
+
+int sb_xa_build(sqlite3 *db, const sb_pick *picks, size_t n, const char *provider,
+                const char *baseline, sb_xa_set *out, sb_error *err)
+{
+    out->v = NULL;
+    out->n = 0;
+    const sb_result **groups = calloc(n + 1, sizeof *groups);
+    if (!groups)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (!r->passing || strcmp(r->provider, provider))
+            continue;
+        size_t g = 0;
+        while (g < ng && !in_group(groups[g], r))
+            g++;
+        if (g == ng)
+            groups[ng++] = r;
+    }
+    /* op, mode, dtype order */
+    for (size_t i = 1; i < ng; i++)
+        for (size_t j = i; j > 0; j--) {
+            const sb_result *a = groups[j - 1], *b = groups[j];
+            int c = strcmp(a->op, b->op);
+            if (!c)
+                c = strcmp(a->mode, b->mode);
+            if (!c)
+                c = strcmp(a->dtype, b->dtype);
+            if (c <= 0)
+                break;
+            groups[j] = a;
+            groups[j - 1] = b;
+        }
+    out->v = calloc(ng + 1, sizeof *out->v);
+    if (!out->v) {
+        free(groups);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t g = 0; g < ng; g++) {
+        if (build_table(db, picks, n, groups[g], provider, baseline, &out->v[out->n], err) !=
+            SB_OK) {
+            free(out->v[out->n].rows);
+            free(groups);
+            sb_xa_free(out);
+            return SB_ERR;
+        }
+        out->n++;
+    }
+    free(groups);
+    return SB_OK;
+}
+
+static void num(sb_buf *out, const char *fmt, double v)
+{
+    if (isnan(v))
+        sb_buf_puts(out, " - |");
+    else {
+        sb_buf_puts(out, " ");
+        sb_buf_printf(out, fmt, v);
+        sb_buf_puts(out, " |");
+    }
+}
+
+static void arch_name(sb_buf *out, const char *arch)
+{
+    for (const char *p = arch; *p; p++)
+        sb_buf_putc(out, (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : *p);
+}
+
+static void cells(const sb_xa_table *t, const sb_xa_cell *c, int is_geo, sb_buf *out)
+{
+    for (size_t k = 0; k < t->ncards; k++) {
+        if (is_geo)
+            sb_buf_puts(out, " |");
+        else
+            num(out, "%.4f", c[k].latency_ms);
+        for (size_t b = 0; b < t->nbases; b++)
+            num(out, "%.2fx", c[k].vs[b]);
+        num(out, "%.0f%%", c[k].pct_copy);
+        if (k > 0) {
+            num(out, "%.3f", c[k].ratio);
+            num(out, "%.3f", t->copy_gbps[0] / t->copy_gbps[k]);
+        }
+    }
+}
+
+size_t sb_xa_render_md(const sb_xa_table *t, size_t max_rows, sb_buf *out)
+{
+    size_t lines = 0;
+    size_t from = t->nrows > max_rows ? t->nrows - max_rows : 0;
+    sb_buf_puts(out, "**");
+    sb_buf_md_escaped(out, t->op);
+    sb_buf_puts(out, " ");
+    sb_buf_md_escaped(out, t->mode);
+    sb_buf_puts(out, " ");
+    sb_buf_md_escaped(out, t->dtype);
+    sb_buf_puts(out, "**, ");
+    sb_buf_md_escaped(out, t->provider);
+    sb_buf_printf(out, ", %zu case%s", t->nrows, t->nrows == 1 ? "" : "s");
+    if (from)
+        sb_buf_printf(out, " (%s%zu with the most bytes shown, all in the appendix)",
+                      t->nrows - from ? "the " : "", t->nrows - from);
+    sb_buf_printf(out, "; ms and ratios in %s time", sb_time_kind_name(t->time));
+    for (size_t k = 0; k < t->ncards; k++) {
+        sb_buf_puts(out, k ? ", " : "; copy ceiling ");
+        arch_name(out, t->arch[k]);
+        if (isnan(t->copy_gbps[k]))
+            sb_buf_puts(out, " none");
+        else
+            sb_buf_printf(out, " %.0f GB/s", t->copy_gbps[k]);
+    }
+    sb_buf_puts(out, ".\n\n| case |");
+    lines += 2;
+    size_t ncol = 1;
+    for (size_t k = 0; k < t->ncards; k++) {
+        sb_buf_puts(out, " ");
+        arch_name(out, t->arch[k]);
+        sb_buf_puts(out, " ms |");
+        for (size_t b = 0; b < t->nbases; b++) {
+            sb_buf_puts(out, " ");
+            arch_name(out, t->arch[k]);
+            sb_buf_puts(out, " x ");
+            sb_buf_md_escaped(out, t->base[b]);
+            if (t->base_time[k][b] != t->time)
+                sb_buf_printf(out, " (%s)", sb_time_kind_name(t->base_time[k][b]));
+            sb_buf_puts(out, " |");
+        }
+        sb_buf_puts(out, " ");
+        arch_name(out, t->arch[k]);
+        sb_buf_puts(out, " % copy |");
+        ncol += 2 + t->nbases;
+        if (k > 0) {
+            sb_buf_puts(out, " ");
+            arch_name(out, t->arch[k]);
+            sb_buf_puts(out, "/");
+            arch_name(out, t->arch[0]);
+            sb_buf_puts(out, " time | copy-bound ratio |");
+            ncol += 2;
+        }
+    }
+    sb_buf_puts(out, "\n| --- |");
+    for (size_t c = 1; c < ncol; c++)
+        sb_buf_puts(out, " ---: |");
+    sb_buf_puts(out, "\n");
+    lines += 2;
+    for (size_t i = from; i < t->nrows; i++) {
+        const sb_xa_row *r = &t->rows[i];
+        sb_buf label = SB_BUF_INIT;
+        sb_case_label(r->any, &label);
+        if (t->several_suites)
+            sb_buf_printf(&label, " (%s)", r->any->suite);
+        sb_buf_puts(out, "| ");
+        sb_buf_md_escaped(out, sb_buf_str(&label));
+        sb_buf_puts(out, " |");
+        sb_buf_free(&label);
+        cells(t, r->cell, 0, out);
+        sb_buf_puts(out, "\n");
+        lines++;
+    }
+    sb_buf_printf(out, "| geomean of %zu |", t->nrows);
+    cells(t, t->geomean, 1, out);
+    sb_buf_puts(out, "\n\n");
+    lines += 2;
+    return lines;
+}
