@@ -13,13 +13,17 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: solbook packet --target liger|vllm|triton|pytorch|cutlass|onnxruntime|jax|tilelang\n"
-            "                      [--db FILE] [--op O] [--suite S] [--out DIR]\n"
+            "                      [--db FILE] [--op O] [--suite S] [--baseline PROVIDER] [--out DIR]\n"
             "\n"
             "Writes a self-contained discussion packet into DIR (default packet-TARGET; it must\n"
             "be new or empty): DISCUSSION.md from templates/packets/TARGET.md.tmpl, the cited\n"
             "result files results/run-ID.json (newest passing run of each case), reproduce.sh\n"
             "and MANIFEST.sha256 (check with `sha256sum -c MANIFEST.sha256`). Only runs that\n"
-            "passed correctness are cited; with none, nothing is written and the exit status is 1.\n");
+            "passed correctness are cited; with none, nothing is written and the exit status is 1.\n"
+            "The body must fit a GitHub discussion (65536 bytes) and name only providers, cards\n"
+            "and packages its cited runs have; otherwise nothing is written (exit status 2).\n"
+            "Speedups are over huggingface, torch-compile and liger where measured; --baseline P\n"
+            "uses P alone.\n");
 }
 
 int cmd_packet(int argc, char **argv)
@@ -27,7 +31,8 @@ int cmd_packet(int argc, char **argv)
     static const struct option lo[] = {
         {"target", required_argument, NULL, 't'}, {"db", required_argument, NULL, 'd'},
         {"op", required_argument, NULL, 'o'},     {"suite", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'O'},    {"help", no_argument, NULL, 'h'},
+        {"out", required_argument, NULL, 'O'},    {"baseline", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     sb_packet_opts o = {0};
@@ -42,6 +47,7 @@ int cmd_packet(int argc, char **argv)
         case 'o': o.op = optarg; break;
         case 's': o.suite = optarg; break;
         case 'O': o.out_dir = optarg; break;
+        case 'b': o.baseline = optarg; break;
         case 'h': usage(stdout); return 0;
         case ':':
             fprintf(stderr, "solbook packet: %s needs a value\n", argv[optind - 1]);
@@ -86,8 +92,8 @@ int cmd_packet(int argc, char **argv)
         sb_error_print(&err, stderr);
         rc = nothing ? 1 : 2;
     } else {
-        printf("%s: %zu passing runs cited, %zu files in MANIFEST.sha256\n", o.out_dir, sum.cited,
-               sum.files);
+        printf("%s: %zu passing runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
+               o.out_dir, sum.cited, sum.files, sum.body_bytes);
     }
     sqlite3_close(db);
     return rc;

@@ -9,14 +9,41 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "claims.h"
 #include "geomean.h"
 #include "repro.h"
 #include "results.h"
 #include "sha256.h"
+#include "sku.h"
 #include "template.h"
 
 const char *const sb_packet_targets[] = {"liger", "vllm",  "triton", "pytorch", "cutlass",
                                          "onnxruntime", "jax", "tilelang", NULL};
+
+static const struct {
+    const char *target, *project, *subject;
+} PROJECTS[] = {
+    {"liger", "Liger-Kernel", "liger"}, {"vllm", "vLLM", NULL},
+    {"triton", "Triton", NULL},         {"pytorch", "PyTorch", NULL},
+    {"cutlass", "CUTLASS", NULL},       {"onnxruntime", "ONNX Runtime", NULL},
+    {"jax", "JAX", NULL},               {"tilelang", "TileLang", NULL},
+};
+
+const char *sb_packet_project(const char *target)
+{
+    for (size_t i = 0; i < sizeof PROJECTS / sizeof PROJECTS[0]; i++)
+        if (strcmp(PROJECTS[i].target, target) == 0)
+            return PROJECTS[i].project;
+    return target;
+}
+
+const char *sb_packet_subject(const char *target)
+{
+    for (size_t i = 0; i < sizeof PROJECTS / sizeof PROJECTS[0]; i++)
+        if (strcmp(PROJECTS[i].target, target) == 0)
+            return PROJECTS[i].subject;
+    return NULL;
+}
 
 int sb_packet_target_known(const char *target)
 {
@@ -140,6 +167,8 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     size_t nman = 0;
     sb_buf b = SB_BUF_INIT, tmp = SB_BUF_INIT;
     sb_template *tpl = NULL;
+    const sb_result **cited = NULL;
+    sb_sku_table *skus = NULL;
     char rel[512];
 
     /* The template first: a missing template is a clear error before any
@@ -166,7 +195,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
                      o->suite ? " in suite " : "", o->suite ? o->suite : "", set.n);
         goto done;
     }
-    if (dir_usable(o->out_dir, err) != SB_OK || sb_mkdirs(o->out_dir, err) != SB_OK)
+    if (dir_usable(o->out_dir, err) != SB_OK)
         goto done;
     char results_dir[4096];
     if ((size_t)snprintf(results_dir, sizeof results_dir, "%s/results", o->out_dir) >=
@@ -174,19 +203,19 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         sb_error_set(err, o->out_dir, NULL, "path too long");
         goto done;
     }
-    if (sb_mkdirs(results_dir, err) != SB_OK)
-        goto done;
-    if (sb_geo_compute(&set, picks, npicks, NULL, &geo, err) != SB_OK)
+    if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
         goto done;
     if (sb_repro_open(&rp, err) != SB_OK)
         goto done;
     man = calloc(passing + 4, sizeof *man);
+    cited = calloc(passing + 1, sizeof *cited);
     d = json_object();
-    if (!man || !d) {
+    if (!man || !cited || !d) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
     sb_tpl_set_str(d, "target", o->target);
+    sb_tpl_set_str(d, "project", sb_packet_project(o->target));
     sb_tpl_set_str(d, "op_filter", o->op ? o->op : "all ops");
     sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
     json_t *cites = json_array();
@@ -197,13 +226,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         if (!r->passing)
             continue;
         snprintf(rel, sizeof rel, "results/run-%lld.json", r->run_id);
-        sb_buf_reset(&b);
-        if (raw_json_of(db, r->run_id, &b, err) != SB_OK ||
-            put_file(o->out_dir, rel, &b, man, &nman, err) != SB_OK) {
-            sb_buf_free(&cmds);
-            goto done;
-        }
-        sum->cited++;
+        cited[sum->cited++] = r;
         json_t *c = json_object();
         json_object_set_new(c, "run_id", json_integer(r->run_id));
         sb_tpl_set_str(c, "file", rel);
@@ -266,8 +289,51 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sb_tpl_set_str(d, "ops", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     if (geo.n)
-        sb_geo_render_md(&geo, &tmp);
+        sb_geo_render_md_cross(&geo, &tmp);
     sb_tpl_set_str(d, "geomean_tables", sb_buf_str(&tmp));
+    /* the project's own kernels: where they trail a baseline */
+    {
+        const char *subject = sb_packet_subject(o->target);
+        size_t subject_runs = 0;
+        for (size_t i = 0; subject && i < sum->cited; i++)
+            subject_runs += strcmp(cited[i]->provider, subject) == 0;
+        json_object_set_new(d, "has_subject", json_boolean(subject_runs > 0));
+        json_object_set_new(d, "subject_runs", json_integer((json_int_t)subject_runs));
+        sb_tpl_set_str(d, "subject", subject_runs ? subject : "");
+        json_t *trails = json_array();
+        for (size_t i = 0; subject_runs && i < geo.n; i++) {
+            const sb_geo_row *g = &geo.rows[i];
+            if (strcmp(g->provider, subject) || !g->shapes || !(g->min < 1))
+                continue;
+            json_t *t = json_object();
+            sb_tpl_set_str(t, "op", g->op);
+            sb_tpl_set_str(t, "mode", g->mode);
+            sb_tpl_set_str(t, "dtype", g->dtype);
+            sb_tpl_set_str(t, "sku", g->sku);
+            sb_tpl_set_str(t, "baseline", g->baseline);
+            sb_tpl_set_str(t, "time", sb_time_kind_name(g->time));
+            sb_tpl_set_num(t, "min", "%.3f", g->min);
+            sb_tpl_set_num(t, "geomean", "%.3f", g->geomean);
+            json_object_set_new(t, "shapes", json_integer((json_int_t)g->shapes));
+            json_array_append_new(trails, t);
+        }
+        json_object_set_new(d, "trails", trails);
+        sb_buf pk = SB_BUF_INIT;
+        for (size_t i = 0; i < sum->cited; i++) {
+            json_t *po = json_loads(cited[i]->packages_json, 0, NULL);
+            const char *k;
+            json_t *v;
+            json_object_foreach(po, k, v) {
+                char item[256];
+                snprintf(item, sizeof item, "%s %s", k, json_string_value(v) ? json_string_value(v) : "?");
+                if (!strstr(sb_buf_str(&pk), item))
+                    sb_buf_printf(&pk, "%s%s", pk.len ? ", " : "", item);
+            }
+            json_decref(po);
+        }
+        sb_tpl_set_str(d, "packages", pk.len ? sb_buf_str(&pk) : "none recorded");
+        sb_buf_free(&pk);
+    }
     json_object_set_new(d, "has_geomean", json_boolean(geo.n > 0));
 
     /* reproduce.sh */
@@ -287,6 +353,51 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     }
     sb_buf_puts(&tmp, " --out packet-rerun\n");
     sb_tpl_set_str(d, "commands", sb_buf_str(&tmp));
+    /* the body first: nothing is written unless it fits and names only
+     * what its cited runs have */
+    sb_buf body = SB_BUF_INIT;
+    if (sb_template_render(tpl, d, SB_TPL_ESCAPE_MARKDOWN, &body, err) != SB_OK) {
+        sb_buf_free(&body);
+        goto done;
+    }
+    sum->body_bytes = body.len;
+    if (body.len > SB_PACKET_MAX_BYTES) {
+        sb_error_set(err, NULL, NULL,
+                     "the %s packet's discussion body would be %zu bytes, over GitHub's %d; "
+                     "narrow it with --op or --suite",
+                     o->target, body.len, SB_PACKET_MAX_BYTES);
+        sb_buf_free(&body);
+        goto done;
+    }
+    {
+        const char *allowed[] = {sb_packet_project(o->target), NULL};
+        const char *paths[] = {o->out_dir, o->db_label, NULL};
+        if (sb_sku_table_load(NULL, &skus, err) != SB_OK ||
+            sb_claims_check(db, skus, cited, sum->cited, allowed, sb_buf_str(&body),
+                            "the packet body", err) != SB_OK ||
+            sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK) {
+            sb_buf_free(&body);
+            goto done;
+        }
+    }
+    if (sb_mkdirs(results_dir, err) != SB_OK) {
+        sb_buf_free(&body);
+        goto done;
+    }
+    for (size_t i = 0; i < sum->cited; i++) {
+        snprintf(rel, sizeof rel, "results/run-%lld.json", cited[i]->run_id);
+        sb_buf_reset(&b);
+        if (raw_json_of(db, cited[i]->run_id, &b, err) != SB_OK ||
+            put_file(o->out_dir, rel, &b, man, &nman, err) != SB_OK) {
+            sb_buf_free(&body);
+            goto done;
+        }
+    }
+    if (put_file(o->out_dir, "DISCUSSION.md", &body, man, &nman, err) != SB_OK) {
+        sb_buf_free(&body);
+        goto done;
+    }
+    sb_buf_free(&body);
     sb_buf_reset(&b);
     if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_NONE, &b, err) != SB_OK ||
         put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)
@@ -296,10 +407,6 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         snprintf(path, sizeof path, "%s/reproduce.sh", o->out_dir);
         chmod(path, 0755);
     }
-    sb_buf_reset(&b);
-    if (sb_template_render(tpl, d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
-        put_file(o->out_dir, "DISCUSSION.md", &b, man, &nman, err) != SB_OK)
-        goto done;
     qsort(man, nman, sizeof *man, me_cmp);
     sb_buf_reset(&b);
     for (size_t i = 0; i < nman; i++)
@@ -313,6 +420,8 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sum->files = nman;
     rc = SB_OK;
 done:
+    free(cited);
+    sb_sku_table_free(skus);
     sb_template_free(tpl);
     sb_buf_free(&b);
     sb_buf_free(&tmp);

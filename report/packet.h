@@ -23,15 +23,29 @@ typedef struct sb_packet_opts {
     const char *suite;     /* NULL: any */
     const char *out_dir;   /* must not exist or be empty */
     const char *db_label;  /* --db as given, for the commands */
+    const char *baseline;  /* NULL: the headline baselines (geomean.h) */
 } sb_packet_opts;
+
+/* GitHub refuses a discussion body over 65,536 characters. */
+#define SB_PACKET_MAX_BYTES 65536
+
+/* The project a target's maintainers know it by ("Liger-Kernel"), and the
+ * provider that is that project's own code ("liger"; NULL when no stored
+ * provider is). */
+const char *sb_packet_project(const char *target);
+const char *sb_packet_subject(const char *target);
 
 typedef struct sb_packet_summary {
     size_t cited;          /* result files written */
     size_t files;          /* files in the manifest */
+    size_t body_bytes;     /* DISCUSSION.md */
 } sb_packet_summary;
 
 /* Returns SB_ERR with a clear message when there is nothing passing to
- * cite (*nothing set to 1 then, so the CLI can exit 1 instead of 2). */
+ * cite (*nothing set to 1 then, so the CLI can exit 1 instead of 2), and
+ * writes nothing when the body would be over SB_PACKET_MAX_BYTES, name a
+ * provider, card or package no cited run has, or hold a path of this
+ * machine. */
 int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                     sb_error *err);
 
