@@ -14,7 +14,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: solbook site --out DIR [--db FILE] [--roadmap FILE] [--contributions FILE]\n"
             "                    [--kernels verified_kernels.json] [--arches a100,h100,h200]\n"
-            "                    [--page-rows N]\n"
+            "                    [--page-rows N] [--baseline PROVIDER]\n"
             "       solbook site --check [--roadmap FILE] [--contributions FILE]\n"
             "\n"
             "Builds the static dashboard into DIR: overview (arch x op matrix, completion gate),\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f)
             "                       database's forge_kernels table\n"
             "  --arches LIST        arches the completion gate requires (default a100,h100,h200)\n"
             "  --page-rows N        rows per page of run lists and histories (default 200)\n"
+            "  --baseline P         the baseline of every speedup (default: huggingface, then\n"
+            "                       torch-compile and liger where an op has runs of them)\n"
             "  --check              only check the roadmap and ledger files\n");
 }
 
@@ -40,7 +42,8 @@ int cmd_site(int argc, char **argv)
         {"roadmap", required_argument, NULL, 'r'}, {"contributions", required_argument, NULL, 'c'},
         {"kernels", required_argument, NULL, 'k'}, {"arches", required_argument, NULL, 'a'},
         {"page-rows", required_argument, NULL, 'p'}, {"check", no_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"baseline", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     sb_site_opts o;
     memset(&o, 0, sizeof o);
@@ -57,6 +60,7 @@ int cmd_site(int argc, char **argv)
         case 'k': o.kernels_path = optarg; break;
         case 'a': o.gate_arches = optarg; break;
         case 'C': check = 1; break;
+        case 'b': o.baseline = optarg; break;
         case 'p': {
             char *end = NULL;
             long v = strtol(optarg, &end, 10);

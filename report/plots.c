@@ -307,9 +307,14 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
     name_list providers = {0}, skus = {0};
     double ymax = 1.0;
     const char *baseline = "";
+    /* bars against the group's first baseline only: one bar per provider */
+    int rank = -1;
+    for (size_t i = 0; i < t->n; i++)
+        if (same_group(&t->rows[i], op, mode, dtype) && (rank < 0 || t->rows[i].baseline_rank < rank))
+            rank = t->rows[i].baseline_rank;
     for (size_t i = 0; i < t->n; i++) {
         const sb_geo_row *g = &t->rows[i];
-        if (!same_group(g, op, mode, dtype))
+        if (!same_group(g, op, mode, dtype) || g->baseline_rank != rank)
             continue;
         names_add(&providers, g->provider);
         baseline = g->baseline;
@@ -318,7 +323,8 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
     }
     for (size_t k = 0; k < t->nskus; k++)
         for (size_t i = 0; i < t->n; i++)
-            if (same_group(&t->rows[i], op, mode, dtype) && strcmp(t->rows[i].sku, t->skus[k]) == 0) {
+            if (same_group(&t->rows[i], op, mode, dtype) && t->rows[i].baseline_rank == rank &&
+                strcmp(t->rows[i].sku, t->skus[k]) == 0) {
                 names_add(&skus, t->skus[k]);
                 break;
             }
@@ -366,7 +372,7 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
         for (size_t p = 0; p < providers.n; p++) {
             const sb_geo_row *g = NULL;
             for (size_t i = 0; i < t->n && !g; i++)
-                if (same_group(&t->rows[i], op, mode, dtype) &&
+                if (same_group(&t->rows[i], op, mode, dtype) && t->rows[i].baseline_rank == rank &&
                     strcmp(t->rows[i].sku, skus.v[k]) == 0 &&
                     strcmp(t->rows[i].provider, providers.v[p]) == 0)
                     g = &t->rows[i];

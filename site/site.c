@@ -514,7 +514,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     }
     if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
-        sb_geo_compute(&c.set, c.picks, c.npicks, NULL, &c.geo, err) != SB_OK ||
+        sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
         sb_rg_commits(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK)
         goto done;
     if (prepare_out(c.out, err) != SB_OK)

@@ -29,6 +29,7 @@ typedef struct sb_site_opts {
     const char *kernels_path;   /* verified_kernels.json; NULL: the forge_kernels table */
     const char *gate_arches;    /* NULL: "a100,h100,h200" */
     size_t page_rows;           /* rows per page of run lists and histories; 0: 200 */
+    const char *baseline;       /* NULL: the headline baselines (report/geomean.h) */
 } sb_site_opts;
 
 typedef struct sb_site_summary {

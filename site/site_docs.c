@@ -582,6 +582,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.out_dir = dir;
         wo.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
         wo.rg = c->rg_opts;
+        wo.baseline = c->o->baseline;
         sb_weekly_summary sum;
         if (sb_weekly_write(c->db, c->skus, &wo, &sum, err) != SB_OK) {
             rc = SB_ERR;
@@ -640,6 +641,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, sb_buf *idx, sb_buf *p
     po.op = pj->op;
     po.out_dir = dir;
     po.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
+    po.baseline = c->o->baseline;
     sb_packet_summary ps;
     memset(&ps, 0, sizeof ps);
     int nothing = 0;

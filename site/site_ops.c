@@ -115,8 +115,28 @@ static void cell_count(site_ctx *c, const char *op, const char *sku, cell *ce)
     }
 }
 
-/* The headline geomean of op on sku: the non-baseline provider compared
- * on the most shapes (ties: the higher geomean, then the name). */
+/* 1 when row a makes a better headline than row b: its baseline comes
+ * earlier among the headline baselines; a provider that is neither a
+ * headline baseline nor the diagnostic stand-in; more shapes; a higher
+ * geomean. */
+static int better_headline(const sb_geo_row *a, const sb_geo_row *b)
+{
+    if (a->baseline_rank != b->baseline_rank)
+        return a->baseline_rank < b->baseline_rank;
+    int ka = strcmp(a->provider, SB_DIAGNOSTIC_PROVIDER) != 0, kb = strcmp(b->provider, SB_DIAGNOSTIC_PROVIDER) != 0;
+    for (size_t i = 0; sb_headline_baselines[i]; i++) {
+        ka = ka && strcmp(a->provider, sb_headline_baselines[i]) != 0;
+        kb = kb && strcmp(b->provider, sb_headline_baselines[i]) != 0;
+    }
+    if (ka != kb)
+        return ka;
+    if (a->shapes != b->shapes)
+        return a->shapes > b->shapes;
+    return a->geomean > b->geomean;
+}
+
+/* The headline geomean of op on sku (better_headline), and how many other
+ * compared rows the op page has. */
 static const sb_geo_row *headline(const sb_geo_table *g, const char *op, const char *sku,
                                   size_t *others)
 {
@@ -128,13 +148,27 @@ static const sb_geo_row *headline(const sb_geo_table *g, const char *op, const c
             r->shapes == 0)
             continue;
         (*others)++;
-        if (!best || r->shapes > best->shapes ||
-            (r->shapes == best->shapes && r->geomean > best->geomean))
+        if (!best || better_headline(r, best))
             best = r;
     }
     if (best)
         (*others)--;
     return best;
+}
+
+/* The headline provider's rows against the op group's later baselines,
+ * appended as " · 1.020× vs torch-compile (kernel)". */
+static void later_baselines(sb_buf *b, const sb_geo_table *g, const sb_geo_row *h)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const sb_geo_row *r = &g->rows[i];
+        if (r == h || strcmp(r->op, h->op) || strcmp(r->mode, h->mode) || strcmp(r->dtype, h->dtype) ||
+            strcmp(r->sku, h->sku) || strcmp(r->provider, h->provider) || !r->shapes)
+            continue;
+        sb_buf_printf(b, "; %.3f\xc3\x97 vs ", r->geomean);
+        site_h(b, r->baseline);
+        sb_buf_printf(b, " (%s)", sb_time_kind_name(r->time));
+    }
 }
 
 static void sku_anchor(sb_buf *b, const char *sku)
@@ -202,7 +236,9 @@ int site_build_overview(site_ctx *c, sb_error *err)
                     "commit; <b>stale</b>: all pass but some were not re-run at the newest "
                     "commit; <b>failed</b>: at least one failed (correctness or run); "
                     "<b>missing</b>: no run. The figure is the headline geomean speedup "
-                    "(baseline median / provider median over the shapes compared; "
+                    "(baseline time / provider time over the shapes compared, over huggingface "
+                    "first, then torch-compile and liger where the op has them; kernel time where "
+                    "both sides recorded it, else call time, as each figure says; "
                     SB_EVIDENCE_OP ").</p>\n");
     if (nops == 0)
         sb_buf_puts(&b, "<p class=\"empty\">No result runs in this database yet.</p>\n");
@@ -280,6 +316,8 @@ int site_build_overview(site_ctx *c, sb_error *err)
                         site_h(&b, h->provider);
                         sb_buf_puts(&b, " vs ");
                         site_h(&b, h->baseline);
+                        sb_buf_printf(&b, " (%s)", sb_time_kind_name(h->time));
+                        later_baselines(&b, &c->geo, h);
                         sb_buf_puts(&b, "</a><span class=\"detail\"> ");
                         site_h(&b, h->mode);
                         sb_buf_puts(&b, " ");
@@ -356,7 +394,7 @@ static void geo_table(sb_buf *b, const sb_geo_table *g, const char *op)
                    "<th class=\"num\">min</th><th class=\"num\">max</th>"
                    "<th class=\"num\">failed</th><th class=\"num\">skipped</th>"
                    "<th class=\"num\">no baseline</th><th class=\"num\">not run</th>"
-                   "<th class=\"num\">stale</th></tr></thead><tbody>\n");
+                   "<th class=\"num\">stale</th><th>time</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < g->n; i++) {
         const sb_geo_row *r = &g->rows[i];
         if (strcmp(r->op, op))
@@ -385,8 +423,9 @@ static void geo_table(sb_buf *b, const sb_geo_table *g, const char *op)
         fmt3(b, r->max);
         sb_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
                          "<td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
-                         "<td class=\"num\">%zu</td></tr>\n",
-                      r->failed, r->skipped, r->no_baseline, r->not_run, r->stale);
+                         "<td class=\"num\">%zu</td><td>%s</td></tr>\n",
+                      r->failed, r->skipped, r->no_baseline, r->not_run, r->stale,
+                      sb_time_kind_name(r->time));
     }
     sb_buf_puts(b, "</tbody></table>\n");
 }
@@ -490,8 +529,10 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
 
     sb_buf_puts(&b, "<p class=\"note\">Evidence level: " SB_EVIDENCE_OP ". Newest run of every "
                     "case per provider and SKU; only runs that pass correctness carry figures. "
-                    "Speedup = baseline median / provider median, geometric mean over the "
-                    "shapes both pass.</p>\n<p>SKUs:");
+                    "Speedup = baseline time / provider time, geometric mean over the "
+                    "shapes both pass, over huggingface, then torch-compile and liger where "
+                    "measured; \"time\" says whether kernel time (both sides recorded it) or "
+                    "call time was compared.</p>\n<p>SKUs:");
     for (size_t j = 0; j < ncols; j++) {
         sb_buf_puts(&b, " <a href=\"#");
         sku_anchor(&b, cols[j].sku);
