@@ -21,17 +21,22 @@ static int query_err(sqlite3 *db, sb_error *err)
 /* The SM clock of each repeat ("1335/1335/...") and the distinct throttle
  * reasons, from the stored document's timing.repeat_clocks. */
 static int repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
-                         int *power_capped, sb_error *err)
+                         int *power_capped, double *power_limit_w, sb_error *err)
 {
     *power_capped = 0;
+    *power_limit_w = NAN;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.repeat_clocks') FROM runs "
-                               "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.repeat_clocks'),"
+                               " json_extract(raw_json, '$.provenance.device.power_limit_w')"
+                               " FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
         return query_err(db, err);
     sqlite3_bind_int64(st, 1, run_id);
     const char *text = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_step(st) == SQLITE_ROW) {
         text = (const char *)sqlite3_column_text(st, 0);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+            *power_limit_w = sqlite3_column_double(st, 1);
+    }
     json_t *a = text ? json_loads(text, 0, NULL) : NULL;
     sqlite3_finalize(st);
     size_t i;
@@ -201,7 +206,8 @@ static json_t *card_data(sqlite3 *db, const sb_sku_table *skus, const sb_gate_sp
     sb_tpl_set_num(c, "spread_limit", "%.0f", 100.0 * SB_NOTE_SPREAD_LIMIT);
     sb_buf clocks = SB_BUF_INIT, reasons = SB_BUF_INIT;
     int capped = 0;
-    if (repeat_clocks(db, cub->run_id, &clocks, &reasons, &capped, err) != SB_OK) {
+    double limit_w = NAN;
+    if (repeat_clocks(db, cub->run_id, &clocks, &reasons, &capped, &limit_w, err) != SB_OK) {
         sb_buf_free(&clocks);
         sb_buf_free(&reasons);
         json_decref(c);
@@ -211,6 +217,8 @@ static json_t *card_data(sqlite3 *db, const sb_sku_table *skus, const sb_gate_sp
     sb_tpl_set_str(c, "clocks", sb_buf_str(&clocks));
     sb_tpl_set_str(c, "throttle", sb_buf_str(&reasons));
     json_object_set_new(c, "power_capped", json_boolean(capped));
+    json_object_set_new(c, "has_power_limit", json_boolean(!isnan(limit_w)));
+    sb_tpl_set_num(c, "power_limit_w", "%.0f", limit_w);
     sb_buf_free(&clocks);
     sb_buf_free(&reasons);
     json_t *sol = NULL;

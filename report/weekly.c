@@ -180,32 +180,6 @@ typedef struct opgroup {
     const char *op, *mode, *dtype, *suite;
 } opgroup;
 
-/* The geomean rows of one op group against its first baseline, for the
- * speedup bars (one bar per provider and SKU). */
-static void first_baseline_rows(const sb_geo_table *geo, const opgroup *g, sb_geo_table *out)
-{
-    memset(out, 0, sizeof *out);
-    out->rows = calloc(geo->n + 1, sizeof *out->rows);
-    if (!out->rows)
-        return;
-    int rank = -1;
-    for (size_t i = 0; i < geo->n; i++) {
-        const sb_geo_row *r = &geo->rows[i];
-        if (!strcmp(r->op, g->op) && !strcmp(r->mode, g->mode) && !strcmp(r->dtype, g->dtype) &&
-            (rank < 0 || r->baseline_rank < rank))
-            rank = r->baseline_rank;
-    }
-    for (size_t i = 0; i < geo->n; i++) {
-        const sb_geo_row *r = &geo->rows[i];
-        if (!strcmp(r->op, g->op) && !strcmp(r->mode, g->mode) && !strcmp(r->dtype, g->dtype) &&
-            r->baseline_rank == rank)
-            out->rows[out->n++] = *r;
-    }
-    out->skus = geo->skus;
-    out->sku_arch = geo->sku_arch;
-    out->nskus = geo->nskus;
-}
-
 static size_t count_lines(const sb_buf *b)
 {
     size_t n = 0;
@@ -510,21 +484,26 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         }
         for (size_t g = 0; g < ngroups && !bad; g++) {
             char slug[256], file[1024], path[4096], title[512], name[256];
-            sb_geo_table sub;
-            first_baseline_rows(&geo, &groups[g], &sub);
-            if (!sub.n) {
-                free(sub.rows);
-                continue;
+            const char *base = NULL;
+            int rank = -1;
+            for (size_t i = 0; i < geo.n; i++) {
+                const sb_geo_row *r = &geo.rows[i];
+                if (!strcmp(r->op, groups[g].op) && !strcmp(r->mode, groups[g].mode) &&
+                    !strcmp(r->dtype, groups[g].dtype) && (rank < 0 || r->baseline_rank < rank)) {
+                    rank = r->baseline_rank;
+                    base = r->baseline;
+                }
             }
+            if (!base)
+                continue;
             snprintf(name, sizeof name, "%s-%s-%s", groups[g].op, groups[g].mode, groups[g].dtype);
             sb_slug(name, slug, sizeof slug);
             snprintf(file, sizeof file, "%s-speedup-%s.svg", week, slug);
             snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
             sb_buf_reset(&tmp);
-            sb_plot_speedup(&sub, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
-            snprintf(title, sizeof title, "Geomean speedup over %s, %s %s %s", sub.rows[0].baseline,
-                     groups[g].op, groups[g].mode, groups[g].dtype);
-            free(sub.rows);
+            sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
+            snprintf(title, sizeof title, "Geomean speedup over %s, %s %s %s", base, groups[g].op,
+                     groups[g].mode, groups[g].dtype);
             if (sb_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
                 break;
