@@ -24,9 +24,13 @@ def medians(prov, sku):
          " WHERE c.op='rmsnorm' AND c.provider=? AND p.sku=? AND r.status='passed' AND k.passed=1")
     return dict(db.execute(q, (prov, sku)).fetchall())
 rows = list(csv.DictReader(open(sys.argv[2])))
-assert len(rows) == 4, rows
+# liger and torch over huggingface, torch over liger, on two SKUs
+assert len(rows) == 6, rows
+assert {(r["provider"], r["baseline"]) for r in rows} == {
+    ("liger", "huggingface"), ("torch", "huggingface"), ("torch", "liger")}, rows
 for row in rows:
-    base, prov = medians("reference", row["sku"]), medians(row["provider"], row["sku"])
+    assert row["time"] == "call", row
+    base, prov = medians(row["baseline"], row["sku"]), medians(row["provider"], row["sku"])
     shapes = sorted(set(base) & set(prov))
     g = math.exp(sum(math.log(base[s] / prov[s]) for s in shapes) / len(shapes))
     assert int(row["shapes"]) == len(shapes), row
@@ -40,12 +44,15 @@ out=$work/weekly
 "$SOLBOOK" report weekly --week 2026-W47 --db "$db" --out "$out" >/dev/null
 test -s "$out/2026-W47.md" || fail "no weekly markdown"
 grep -q '<table>' "$out/2026-W47.html" || fail "weekly HTML has no table"
-grep -q '^| rmsnorm | fwd | bf16 | h100-sxm5-80gb | liger | reference | 3 |' "$out/2026-W47.md" || fail "weekly geomean row"
+grep -q '^| rmsnorm | fwd | bf16 | h100-sxm5-80gb | liger | huggingface | call | 3 |' "$out/2026-W47-appendix.md" || fail "weekly geomean row"
+test "$(wc -c <"$out/2026-W47.md")" -le 65536 || fail "weekly over 64 KB"
+test "$(wc -l <"$out/2026-W47.md")" -le 300 || fail "weekly over 300 lines"
+! grep -q "$work" "$out/2026-W47.md" "$out/2026-W47-appendix.md" || fail "weekly holds the build folder's path"
 python3 - "$out" <<'PY'
 import glob, sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
 files = sorted(glob.glob(sys.argv[1] + "/*.svg"))
-assert len(files) >= 5, files
+assert len(files) >= 4, files  # rooflines per SKU, speedup bars per op group
 for f in files:
     root = ET.parse(f).getroot()
     assert root.tag == ns + "svg", f
@@ -65,7 +72,22 @@ sh -n "$pk/reproduce.sh" || fail "reproduce.sh is not valid sh"
 failed_id=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT id FROM runs WHERE status='failed'\").fetchone()[0])" "$db")
 test ! -e "$pk/results/run-$failed_id.json" || fail "failed run $failed_id cited"
 ! grep -q "run-$failed_id.json" "$pk/DISCUSSION.md" || fail "failed run named in the discussion"
-echo "packet: sha256sum -c passes; failed run $failed_id not cited"
+! grep -q "$work" "$pk/DISCUSSION.md" "$pk/reproduce.sh" || fail "packet holds the build folder's path"
+test "$(wc -c <"$pk/DISCUSSION.md")" -le 65536 || fail "packet body over 64 KB"
+echo "packet: sha256sum -c passes; failed run $failed_id not cited; no local path"
+
+# note: ten lines at most, the gate's verdict per arch
+"$SOLBOOK" report note --db "$db" --out "$work/note.md"
+test "$(wc -l <"$work/note.md")" -le 10 || fail "note over ten lines"
+grep -q 'a100: missing' "$work/note.md" || fail "note: a100 not missing"
+grep -q 'h100: ok (run' "$work/note.md" || fail "note: h100 not ok"
+echo "note: $(wc -l <"$work/note.md") lines, gate verdicts per arch"
+
+# table: per-shape rows and the geomean at the foot
+"$SOLBOOK" report table --db "$db" --op rmsnorm --sku h100-sxm5-80gb --provider liger --out "$work/table.md"
+grep -q '^| liger-perkernel | BT=1024,H=4096 | 0.1000 | 0.2000 | 2.000 |' "$work/table.md" || fail "table row"
+grep -q '^| \*\*geomean\*\* | 3 cases |' "$work/table.md" || fail "table geomean foot"
+echo "table: per-shape rows with the geomean at the foot"
 if "$SOLBOOK" packet --target liger --db "$db" --op copy --out "$work/p2" 2>"$work/err"; then
   fail "packet with nothing passing succeeded"
 else
@@ -101,7 +123,8 @@ PY
 # usage and input errors: one line, exit 2
 for args in "report geomean --db $work/none.db" "report weekly --week 2026-W99 --db $db" \
             "packet --target nope --db $db" "validate-results --op rmsnorm --db $db" \
-            "report geomean --format xml --db $db" "report geomean --week 2026-W47 --db $db"; do
+            "report geomean --format xml --db $db" "report geomean --week 2026-W47 --db $db" \
+            "report table --op rmsnorm --db $db"; do
   set +e
   # shellcheck disable=SC2086
   "$SOLBOOK" $args >/dev/null 2>"$work/err"; rc=$?
@@ -109,5 +132,5 @@ for args in "report geomean --db $work/none.db" "report weekly --week 2026-W99 -
   test $rc -eq 2 || fail "'$args' exited $rc, expected 2"
   test "$(wc -l <"$work/err")" -eq 1 || fail "'$args' printed more than one error line"
 done
-echo "errors: 6 bad invocations exit 2 with one line each"
+echo "errors: 7 bad invocations exit 2 with one line each"
 echo "cli_report: all checks passed"

@@ -217,6 +217,12 @@ void fx_add_ncu(sqlite3 *db, long long run_id, int n)
                   "isd", run_id, SB_NCU_SOL_METRICS[i], 50.0 + i);
 }
 
+/* The GPU name NVML gives a card of the arch (db/skus.csv match names). */
+static const char *gpu_of(const char *arch)
+{
+    return strcmp(arch, "h200") == 0 ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";
+}
+
 long long fx_add_calibration(sqlite3 *db, const char *sku, const char *arch,
                              const char *finished_at, double copy_gbps, double gemm_fp16_tflops)
 {
@@ -224,7 +230,7 @@ long long fx_add_calibration(sqlite3 *db, const char *sku, const char *arch,
     snprintf(raw, sizeof raw, "{\"schema\":\"solbook.calibration.v1\",\"sku\":\"%s\",\"at\":\"%s\"}",
              sku, finished_at);
     long long id = add_run(db, "solbook.calibration.v1", "passed", raw);
-    add_prov(db, id, "2222222222222222222222222222222222222222", "solbench", "GPU", arch, sku,
+    add_prov(db, id, "2222222222222222222222222222222222222222", "solbench", gpu_of(arch), arch, sku,
              "580.82.07", finished_at);
     exec_bind(db, "INSERT INTO ceilings (run_id, name, unit, value) VALUES (?, 'bw.copy', 'GB/s', ?)",
               "id", id, copy_gbps);
@@ -241,7 +247,7 @@ long long fx_add_training(sqlite3 *db, const char *sku, const char *arch, const 
     snprintf(raw, sizeof raw, "{\"schema\":\"solbook.training.v1\",\"sku\":\"%s\",\"at\":\"%s\"}",
              sku, finished_at);
     long long id = add_run(db, "solbook.training.v1", "passed", raw);
-    add_prov(db, id, "3333333333333333333333333333333333333333", "solbook-train", "GPU", arch,
+    add_prov(db, id, "3333333333333333333333333333333333333333", "solbook-train", gpu_of(arch), arch,
              sku, "580.82.07", finished_at);
     exec_bind(db,
               "INSERT INTO training (run_id, model_name, seq_len, micro_batch_size, dtype,"
@@ -252,18 +258,18 @@ long long fx_add_training(sqlite3 *db, const char *sku, const char *arch, const 
 }
 
 /* The standard set (all in ISO week 2026-W47 = 16..22 Nov 2026 unless
- * said): op rmsnorm fwd bf16, three shapes, providers reference, liger,
+ * said): op rmsnorm fwd bf16, three shapes, providers huggingface, liger,
  * torch on h100-sxm5-80gb and h200-sxm-141gb; medians in fx_std_median().
  * On h200, liger's BT=4096 case failed correctness. One h100 calibration.
  * One training run. No A100 data. */
 const double FX_STD_MEDIANS[2][3][3] = {
-    /* sku h100: shape x provider (reference, liger, torch) */
+    /* sku h100: shape x provider (huggingface, liger, torch) */
     {{0.200, 0.100, 0.160}, {0.400, 0.160, 0.300}, {0.800, 0.400, 0.500}},
     /* sku h200 */
     {{0.150, 0.080, 0.120}, {0.300, 0.120, 0.250}, {0.600, 0.250, 0.400}},
 };
 const char *const FX_STD_SHAPES[3] = {"BT=1024,H=4096", "BT=4096,H=4096", "BT=16384,H=4096"};
-const char *const FX_STD_PROVIDERS[3] = {"reference", "liger", "torch"};
+const char *const FX_STD_PROVIDERS[3] = {"huggingface", "liger", "torch"};
 const char *const FX_STD_SKUS[2] = {"h100-sxm5-80gb", "h200-sxm-141gb"};
 const char *const FX_STD_ARCH[2] = {"h100", "h200"};
 

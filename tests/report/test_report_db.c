@@ -77,10 +77,12 @@ static size_t count(const char *hay, const char *needle)
 
 /* ---- geomean ---- */
 
-static const sb_geo_row *find_row(const sb_geo_table *t, const char *sku, const char *prov)
+static const sb_geo_row *find_row(const sb_geo_table *t, const char *sku, const char *prov,
+                                  const char *base)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (!strcmp(t->rows[i].sku, sku) && !strcmp(t->rows[i].provider, prov))
+        if (!strcmp(t->rows[i].sku, sku) && !strcmp(t->rows[i].provider, prov) &&
+            !strcmp(t->rows[i].baseline, base))
             return &t->rows[i];
     return NULL;
 }
@@ -99,18 +101,22 @@ static void test_geomean_tables(void **state)
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     assert_int_equal(np, 18);
     assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
-    /* baseline defaults to "reference"; rows: 2 SKUs x 2 providers */
-    assert_int_equal(geo.n, 4);
+    /* the headline baselines with passing runs: huggingface, then liger;
+     * per SKU liger and torch over huggingface, torch over liger */
+    assert_int_equal(geo.n, 6);
+    assert_non_null(find_row(&geo, "h100-sxm5-80gb", "torch", "liger"));
+    assert_null(find_row(&geo, "h100-sxm5-80gb", "huggingface", "liger"));
     /* SKUs ordered by arch, no A100 invented */
     assert_int_equal(geo.nskus, 2);
     assert_string_equal(geo.skus[0], "h100-sxm5-80gb");
     assert_string_equal(geo.skus[1], "h200-sxm-141gb");
     for (int k = 0; k < 2; k++) {
         for (int p = 1; p < 3; p++) {
-            const sb_geo_row *g = find_row(&geo, FX_STD_SKUS[k], p == 1 ? "liger" : "torch");
+            const sb_geo_row *g = find_row(&geo, FX_STD_SKUS[k], p == 1 ? "liger" : "torch",
+                                           "huggingface");
             assert_non_null(g);
-            assert_string_equal(g->baseline, "reference");
-            /* recompute: product of reference/provider over passing shapes */
+            assert_int_equal(g->time, SB_TIME_CALL);
+            /* recompute: product of huggingface/provider over passing shapes */
             double logsum = 0, mn = INFINITY, mx = -INFINITY;
             int n = 0;
             for (int s = 0; s < 3; s++) {
@@ -133,7 +139,7 @@ static void test_geomean_tables(void **state)
     sb_geo_render_md(&geo, &md);
     double want = exp((log(0.2 / 0.1) + log(0.4 / 0.16) + log(0.8 / 0.4)) / 3);
     char cell[256];
-    snprintf(cell, sizeof cell, "| rmsnorm | fwd | bf16 | h100-sxm5-80gb | liger | reference | 3 | %.3f |", want);
+    snprintf(cell, sizeof cell, "| rmsnorm | fwd | bf16 | h100-sxm5-80gb | liger | huggingface | call | 3 | %.3f |", want);
     if (!strstr(sb_buf_str(&md), cell))
         fail_msg("no row '%s' in:\n%s", cell, sb_buf_str(&md));
     assert_non_null(strstr(sb_buf_str(&md), "| h100-sxm5-80gb | h200-sxm-141gb |"));
@@ -142,13 +148,13 @@ static void test_geomean_tables(void **state)
     /* CSV and JSON carry the same figure */
     sb_buf csv = SB_BUF_INIT, js = SB_BUF_INIT;
     sb_geo_render_csv(&geo, &csv);
-    snprintf(cell, sizeof cell, ",liger,reference,3,%.3f,", want);
+    snprintf(cell, sizeof cell, ",liger,huggingface,call,3,%.3f,", want);
     assert_non_null(strstr(sb_buf_str(&csv), cell));
-    assert_int_equal(count(sb_buf_str(&csv), "\n"), 5);
+    assert_int_equal(count(sb_buf_str(&csv), "\n"), 7);
     assert_int_equal(sb_geo_render_json(&geo, &js, &err), SB_OK);
     json_t *j = json_loads(sb_buf_str(&js), 0, NULL);
     assert_non_null(j);
-    assert_int_equal(json_array_size(json_object_get(j, "rows")), 4);
+    assert_int_equal(json_array_size(json_object_get(j, "rows")), 6);
     json_t *r0 = json_array_get(json_object_get(j, "rows"), 0);
     assert_string_equal(json_string_value(json_object_get(r0, "provider")), "liger");
     assert_true(fabs(json_real_value(json_object_get(r0, "geomean")) - round(want * 1000) / 1000) < 1e-9);
@@ -157,9 +163,9 @@ static void test_geomean_tables(void **state)
     sb_buf_free(&csv);
     sb_buf_free(&js);
     sb_geo_free(&geo);
-    /* explicit baseline: torch; reference becomes a compared provider */
+    /* explicit baseline: torch; huggingface becomes a compared provider */
     assert_int_equal(sb_geo_compute(&set, picks, np, "torch", &geo, &err), SB_OK);
-    const sb_geo_row *g = find_row(&geo, "h100-sxm5-80gb", "reference");
+    const sb_geo_row *g = find_row(&geo, "h100-sxm5-80gb", "huggingface", "torch");
     assert_non_null(g);
     assert_true(fabs(g->geomean - exp((log(0.16 / 0.2) + log(0.3 / 0.4) + log(0.5 / 0.8)) / 3)) < 1e-12);
     sb_geo_free(&geo);
@@ -175,7 +181,7 @@ static void test_newest_run_decides(void **state)
     path_in_tmp(p, sizeof p, "newest.db");
     sqlite3 *w = fx_create(p);
     fx_result r = {0};
-    r.provider = "reference";
+    r.provider = "huggingface";
     r.shape_key = "K=64,M=64,N=64";
     r.sku = "h100-sxm5-80gb";
     r.arch = "h100";
@@ -224,7 +230,7 @@ static void test_geomean_counts(void **state)
     const char *shapes[] = {"K=1,M=1,N=1", "K=2,M=2,N=2", "K=3,M=3,N=3", "K=4,M=4,N=4",
                             "K=5,M=5,N=5"};
     /* baseline passes everywhere except shape 1 (failed) */
-    r.provider = "reference";
+    r.provider = "huggingface";
     for (int i = 0; i < 5; i++) {
         r.shape_key = shapes[i];
         r.status = i == 1 ? "failed" : NULL;
@@ -353,7 +359,7 @@ static void test_roofline_svg(void **state)
     sb_buf_reset(&c);
     sb_plot_speedup(&geo, "rmsnorm", "fwd", "bf16", &c);
     assert_int_equal(count(sb_buf_str(&c), "<g class=\"bar\">"), 4);
-    assert_non_null(strstr(sb_buf_str(&c), "1 = reference"));
+    assert_non_null(strstr(sb_buf_str(&c), "1 = huggingface"));
     sb_buf_reset(&c);
     sb_plot_latency(picks, np, "rmsnorm", "fwd", "bf16", "h200-sxm-141gb", &c);
     assert_int_equal(count(sb_buf_str(&c), "<circle class=\"point\""), 8);
@@ -649,40 +655,54 @@ static void test_weekly(void **state)
         m0 = (c[24] + c[25]) / 2;
     }
     double want = exp((log(0.2 / m0) + log(0.4 / 0.16) + log(0.8 / 0.4)) / 3);
-    char cell[128];
-    snprintf(cell, sizeof cell, "| h100-sxm5-80gb | liger | reference | 3 | %.3f |", want);
-    if (!strstr(md, cell))
-        fail_msg("weekly md lacks '%s'", cell);
-    snprintf(cell, sizeof cell, "<td align=\"right\">%.3f</td>", want);
-    if (!strstr(html, cell))
-        fail_msg("weekly html lacks '%s'", cell);
+    char cell[160];
+    /* the full geomean tables are in the appendix, the writeup in its limits */
+    char *app = slurp(sum.appendix_path);
+    snprintf(cell, sizeof cell, "| h100-sxm5-80gb | liger | huggingface | call | 3 | %.3f |", want);
+    if (!strstr(app, cell))
+        fail_msg("weekly appendix lacks '%s'", cell);
+    assert_true(strlen(md) <= SB_WEEKLY_MAX_BYTES);
+    assert_true(count(md, "\n") <= SB_WEEKLY_MAX_LINES);
+    assert_int_equal(sum.md_bytes, strlen(md));
     assert_non_null(strstr(html, "<table>"));
-    assert_non_null(strstr(html, "<th align=\"right\">geomean</th>"));
     assert_non_null(strstr(md, "# solbook weekly 2026-W47 (2026-11-16 to 2026-11-22)"));
-    assert_non_null(strstr(md, "| h100-sxm5-80gb | h100 | NVIDIA H100 80GB HBM3 | 580.82.07 | 13.0 | 13.1.0 |"));
-    assert_non_null(strstr(md, "### Improvements (1)"));
-    assert_non_null(strstr(md, "end-to-end training step"));
-    assert_non_null(strstr(md, "| llama-3.2-1b | h100-sxm5-80gb | liger |"));
+    assert_non_null(strstr(md, "| h100-sxm5-80gb | NVIDIA H100 80GB HBM3 | 580.82.07 | 13.0 | 13.1.0 | - |"));
+    /* what changed comes first, after the note */
+    const char *changed = strstr(md, "## What changed since 2026-W46");
+    assert_non_null(changed);
+    assert_true(changed < strstr(md, "## Cards"));
+    assert_non_null(strstr(md, "- Improved: rmsnorm fwd bf16 BT=1024,H=4096, liger on h100-sxm5-80gb:"));
+    assert_non_null(strstr(md, "0 regressions (0 of them now failing) and 1 improvements"));
+    assert_non_null(strstr(app, "### Improvements (1)"));
+    assert_non_null(strstr(app, "end-to-end training step"));
+    assert_non_null(strstr(app, "| llama-3.2-1b | h100-sxm5-80gb | liger |"));
     assert_non_null(strstr(md, "![Roofline on h100-sxm5-80gb, 9 points](2026-W47-roofline-h100-sxm5-80gb.svg)"));
-    assert_non_null(strstr(md, "solbench rmsnorm --suite liger-perkernel --mode fwd --dtype bf16 --BT 1024 --H 4096 --provider liger --warmup 10 --iters 50 --repeats 5 --l2 cold --out results/"));
-    assert_non_null(strstr(md, "solbook report geomean --db lab.db --suite liger-perkernel --op rmsnorm"));
+    assert_non_null(strstr(app, "solbench rmsnorm --suite liger-perkernel --mode fwd --dtype bf16 --BT 1024 --H 4096 --provider liger --warmup 10 --iters 50 --repeats 5 --l2 cold --out results/"));
+    assert_non_null(strstr(app, "solbook report table --db lab.db --op rmsnorm --sku SKU"));
+    assert_non_null(strstr(md, "solbook report weekly --week 2026-W47 --db lab.db"));
     assert_null(strstr(md, "late-provider"));
-    assert_null(strstr(md, "a100"));
+    assert_null(strstr(app, "late-provider"));
+    /* the gate's verdict names the missing arch; nothing else does */
+    assert_non_null(strstr(md, "a100: missing"));
+    assert_int_equal(count(md, "a100"), 1);
+    assert_null(strstr(md, "A100"));
+    /* no fused run: no cross-arch table, said so */
+    assert_non_null(strstr(md, "No cross-arch table: none of the project's own kernels"));
     (void)newer;
-    /* first 10 numbered lines of the note */
+    /* the note: at most ten lines between its heading and the next */
     const char *note = strstr(md, "## Result note\n\n");
     assert_non_null(note);
-    for (int i = 1; i <= 10; i++) {
-        char num[8];
-        snprintf(num, sizeof num, "\n%d. ", i);
-        assert_non_null(strstr(note - 1, num));
-    }
+    const char *note_end = strstr(note, "\n## What changed");
+    assert_non_null(note_end);
+    size_t note_lines = 0;
+    for (const char *q = note + strlen("## Result note\n\n"); q < note_end; q++)
+        note_lines += *q == '\n';
+    assert_true(note_lines <= 11); /* ten lines and a blank one */
     char svg[600];
-    snprintf(svg, sizeof svg, "%s/2026-W47-latency-rmsnorm-fwd-bf16-h200-sxm-141gb.svg", dir);
+    snprintf(svg, sizeof svg, "%s/2026-W47-speedup-rmsnorm-fwd-bf16.svg", dir);
     struct stat st;
     assert_int_equal(stat(svg, &st), 0);
-    snprintf(svg, sizeof svg, "%s/2026-W47-speedup-rmsnorm-fwd-bf16.svg", dir);
-    assert_int_equal(stat(svg, &st), 0);
+    free(app);
     free(md);
     free(html);
     /* an empty week still writes an honest note */
@@ -738,7 +758,6 @@ static void test_packet(void **state)
         snprintf(f, sizeof f, "results/run-%lld.json", set.v[i].run_id);
         if (set.v[i].passing) {
             assert_non_null(strstr(man, f));
-            assert_non_null(strstr(disc, f));
         } else {
             assert_null(strstr(man, f));
             assert_null(strstr(disc, f));
@@ -750,6 +769,12 @@ static void test_packet(void **state)
     assert_non_null(strstr(disc, "Driver: 580.82.07"));
     assert_non_null(strstr(disc, "not cited: 1 failed correctness"));
     assert_non_null(strstr(disc, "op-level microbenchmark"));
+    /* liger runs are cited: the body says so and where liger trails */
+    assert_non_null(strstr(disc, "It times 5 cases of the provider `liger`"));
+    assert_non_null(strstr(disc, "## Where `liger` trails"));
+    assert_non_null(strstr(disc, "| rmsnorm | fwd | bf16 | liger | huggingface |"));
+    assert_true(sum.body_bytes <= SB_PACKET_MAX_BYTES);
+    assert_int_equal(sum.body_bytes, strlen(disc));
     snprintf(p, sizeof p, "%s/reproduce.sh", dir);
     char *sh = slurp(p);
     assert_true(strncmp(sh, "#!/bin/sh\n", 10) == 0);
