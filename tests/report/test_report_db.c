@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "claims.h"
+#include "crossarch.h"
 #include "fixture.h"
 #include "gate.h"
 #include "geomean.h"
@@ -23,6 +25,8 @@
 #include "regress.h"
 #include "repro.h"
 #include "results.h"
+#include "sku.h"
+#include "weekly.h"
 #include "sha256.h"
 #include "sku.h"
 #include "weekly.h"
@@ -30,6 +34,7 @@
 extern const double FX_STD_MEDIANS[2][3][3];
 extern const char *const FX_STD_SHAPES[3];
 extern const char *const FX_STD_SKUS[2];
+extern const char *const FX_STD_ARCH[2];
 
 static char tmpdir[256];
 
@@ -797,6 +802,322 @@ static void test_packet(void **state)
     sqlite3_close(db);
 }
 
+/* ---- claims, paths, limits, kernel time, cross-arch pairing ---- */
+
+static void exec_sql(const char *path, const char *sql)
+{
+    sqlite3 *w = NULL;
+    char *msg = NULL;
+    if (sqlite3_open(path, &w) != SQLITE_OK || sqlite3_exec(w, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg ? msg : "open");
+    sqlite3_close(w);
+}
+
+static void test_claims_check(void **state)
+{
+    (void)state;
+    char p[512];
+    path_in_tmp(p, sizeof p, "claims.db");
+    fx_standard(fx_create(p));
+    /* one liger run on h100 recorded its package */
+    exec_sql(p, "UPDATE provenance SET packages_json = '{\"liger-kernel\":\"0.8.5\"}' WHERE run_id ="
+                " (SELECT c.run_id FROM configs c JOIN provenance v ON v.run_id = c.run_id"
+                " WHERE c.provider = 'liger' AND v.sku = 'h100-sxm5-80gb' ORDER BY c.run_id LIMIT 1)");
+    sqlite3 *db = NULL;
+    sb_error err;
+    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    sb_sku_table *skus = NULL;
+    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+    sb_result_set set;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    const sb_result *hf[8], *lg[8];
+    size_t nhf = 0, nlg = 0;
+    for (size_t i = 0; i < set.n; i++) {
+        if (!strcmp(set.v[i].sku, "h100-sxm5-80gb") && !strcmp(set.v[i].provider, "huggingface"))
+            hf[nhf++] = &set.v[i];
+        if (!strcmp(set.v[i].packages_json, "{\"liger-kernel\":\"0.8.5\"}"))
+            lg[nlg++] = &set.v[i];
+    }
+    assert_int_equal(nhf, 3);
+    assert_int_equal(nlg, 1);
+    /* names only what the cited runs have */
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "huggingface on the H100 SXM5 80GB",
+                                     "body", &err), SB_OK);
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "Liger's kernels are faster", "body",
+                                     &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "provider 'liger'"));
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "measured on an NVIDIA H200", "body",
+                                     &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "card 'NVIDIA H200'"));
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "and the H200 too", "body", &err), SB_ERR);
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "liger\\-kernel 0.8.5", "body", &err),
+                     SB_ERR);
+    assert_non_null(strstr(err.msg, "package 'liger-kernel'"));
+    /* the run that has them may name them */
+    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, "liger with liger-kernel 0.8.5 on H100",
+                                     "body", &err), SB_OK);
+    /* the project addressed is allowed; a word containing a name is not the name */
+    const char *allowed[] = {"Liger-Kernel", NULL};
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, allowed, "For the Liger-Kernel maintainers: "
+                                     "LigerRMSNorm and torch.compile", "body", &err), SB_OK);
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "For the Liger-Kernel maintainers",
+                                     "body", &err), SB_ERR);
+    sb_results_free(&set);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+}
+
+static void test_paths_check(void **state)
+{
+    (void)state;
+    sb_error err;
+    char cwd[4096], text[4200];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(text, sizeof text, "solbook ingest %s/results", cwd);
+    assert_int_equal(sb_paths_check(NULL, text, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "a path of this machine"));
+    const char *paths[] = {tmpdir, NULL};
+    snprintf(text, sizeof text, "see %s/out", tmpdir);
+    assert_int_equal(sb_paths_check(paths, text, "body", &err), SB_ERR);
+    assert_int_equal(sb_paths_check(paths, "solbook ingest results/ --db solbook.db", "body", &err),
+                     SB_OK);
+}
+
+/* Adds fused and huggingface runs of n_ops ops x n_shapes shapes on both
+ * cards, each at its own commit when distinct_commits. */
+static void many_cases(sqlite3 *w, int n_ops, int n_shapes, int distinct_commits)
+{
+    static const char *const provs[] = {"huggingface", "fused"};
+    char op[32], shape[64], sha[41];
+    int k = 0;
+    for (int o = 0; o < n_ops; o++)
+        for (int s = 0; s < n_shapes; s++)
+            for (int c = 0; c < 2; c++)
+                for (int p = 0; p < 2; p++) {
+                    fx_result r = {0};
+                    snprintf(op, sizeof op, "op%03d", o);
+                    snprintf(shape, sizeof shape, "M=%d,N=4096", 1024 * (s + 1));
+                    snprintf(sha, sizeof sha, "%040d", distinct_commits ? k++ : 7);
+                    r.suite = "memory-bound";
+                    r.op = op;
+                    r.dtype = "bf16";
+                    r.provider = provs[p];
+                    r.shape_key = shape;
+                    r.sku = FX_STD_SKUS[c];
+                    r.arch = FX_STD_ARCH[c];
+                    r.gpu = c ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";
+                    r.git_sha = sha;
+                    r.finished_at = "2026-11-18T10:00:00Z";
+                    r.median_ms = (p ? 0.1 : 0.3) * (s + 1) * (c ? 0.8 : 1.0);
+                    r.bytes = 2.0 * 2 * 1024 * (s + 1) * 4096;
+                    fx_add_result(w, &r);
+                }
+}
+
+static void test_packet_limits(void **state)
+{
+    (void)state;
+    char p[512], dir[600];
+    /* liger packet without liger runs: no claim of Liger-Kernel's own ops */
+    path_in_tmp(p, sizeof p, "noliger.db");
+    sqlite3 *w = fx_create(p);
+    many_cases(w, 2, 3, 0);
+    sqlite3 *db = reopen(w, p);
+    path_in_tmp(dir, sizeof dir, "packet-noliger");
+    sb_packet_opts o = {0};
+    o.target = "liger";
+    o.out_dir = dir;
+    o.db_label = p;
+    sb_packet_summary sum;
+    int nothing = 0;
+    sb_error err;
+    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
+        fail_msg("%s", err.msg);
+    char f[700];
+    snprintf(f, sizeof f, "%s/DISCUSSION.md", dir);
+    char *disc = slurp(f);
+    assert_non_null(strstr(disc, "None of the cited runs times the Liger-Kernel package's own ops"));
+    assert_null(strstr(disc, "`liger`"));
+    assert_null(strstr(disc, tmpdir));
+    free(disc);
+    snprintf(f, sizeof f, "%s/reproduce.sh", dir);
+    char *sh = slurp(f);
+    assert_null(strstr(sh, tmpdir));
+    free(sh);
+    sqlite3_close(db);
+    /* a body over GitHub's limit is refused and nothing is written */
+    path_in_tmp(p, sizeof p, "huge.db");
+    w = fx_create(p);
+    many_cases(w, 400, 1, 1);
+    db = reopen(w, p);
+    path_in_tmp(dir, sizeof dir, "packet-huge");
+    o.out_dir = dir;
+    o.db_label = NULL;
+    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(nothing, 0);
+    assert_non_null(strstr(err.msg, "over GitHub's 65536"));
+    assert_int_not_equal(access(dir, F_OK), 0);
+    /* one op of it fits */
+    o.op = "op000";
+    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_OK);
+    assert_true(sum.body_bytes <= SB_PACKET_MAX_BYTES);
+    sqlite3_close(db);
+}
+
+static void test_weekly_limits(void **state)
+{
+    (void)state;
+    char p[512], dir[600];
+    path_in_tmp(p, sizeof p, "wide.db");
+    sqlite3 *w = fx_create(p);
+    many_cases(w, 40, 12, 0);
+    sqlite3 *db = reopen(w, p);
+    path_in_tmp(dir, sizeof dir, "weekly-wide");
+    sb_sku_table *skus = NULL;
+    sb_error err;
+    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+    sb_weekly_opts o = {0};
+    o.year = 2026;
+    o.week = 47;
+    o.out_dir = dir;
+    o.db_label = p;
+    o.rg.alpha = 0.01;
+    o.rg.min_effect = 0.03;
+    sb_weekly_summary sum;
+    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+        fail_msg("%s", err.msg);
+    char *md = slurp(sum.md_path), *app = slurp(sum.appendix_path);
+    assert_true(strlen(md) <= SB_WEEKLY_MAX_BYTES);
+    assert_true(count(md, "\n") <= SB_WEEKLY_MAX_LINES);
+    /* 40 tables, each with its geomean row; the rows cut, all in the appendix */
+    assert_int_equal(count(md, "| geomean of 12 |"), 40);
+    assert_non_null(strstr(md, "with the most bytes shown, all in the appendix"));
+    assert_int_equal(count(app, "| geomean of 12 |"), 40);
+    assert_int_equal(count(app, "| M=12288,N=4096 |"), 40);
+    assert_null(strstr(md, tmpdir));
+    assert_null(strstr(app, tmpdir));
+    free(md);
+    free(app);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+}
+
+static void test_kernel_time(void **state)
+{
+    (void)state;
+    char p[512];
+    path_in_tmp(p, sizeof p, "kernel.db");
+    sqlite3 *w = fx_create(p);
+    many_cases(w, 1, 2, 0);
+    sqlite3_close(w);
+    /* both sides of shape 1 recorded kernel time; shape 2 only fused */
+    exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms / 2, kernel_method = 'held-launch'"
+                " WHERE run_id IN (SELECT run_id FROM configs WHERE shape_key = 'M=1024,N=4096')");
+    exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms WHERE run_id IN (SELECT run_id FROM"
+                " configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'fused')");
+    sqlite3 *db = NULL;
+    sb_error err;
+    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    sb_result_set set;
+    sb_pick *picks;
+    size_t np;
+    sb_geo_table geo;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
+    const sb_geo_row *g = find_row(&geo, "h100-sxm5-80gb", "fused", "huggingface");
+    assert_non_null(g);
+    /* one pair lacks kernel time: the whole row compares call time */
+    assert_int_equal(g->time, SB_TIME_CALL);
+    assert_true(fabs(g->geomean - 3.0) < 1e-12);
+    sb_geo_free(&geo);
+    sb_results_free(&set);
+    free(picks);
+    sqlite3_close(db);
+    exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms / 4 WHERE run_id IN (SELECT run_id"
+                " FROM configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'huggingface')");
+    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
+    g = find_row(&geo, "h100-sxm5-80gb", "fused", "huggingface");
+    assert_int_equal(g->time, SB_TIME_KERNEL);
+    /* kernel ratios: shape 1 (0.15 / 0.05) = 3, shape 2 (0.15 / 0.2) = 0.75 */
+    assert_true(fabs(g->geomean - sqrt(3.0 * 0.75)) < 1e-12);
+    sb_buf md = SB_BUF_INIT;
+    sb_geo_render_md(&geo, &md);
+    assert_non_null(strstr(sb_buf_str(&md), "| fused | huggingface | kernel | 2 |"));
+    sb_buf_free(&md);
+    sb_geo_free(&geo);
+    sb_results_free(&set);
+    free(picks);
+    sqlite3_close(db);
+}
+
+static void test_crossarch_pairs(void **state)
+{
+    (void)state;
+    char p[512];
+    path_in_tmp(p, sizeof p, "pairs.db");
+    sqlite3 *w = fx_create(p);
+    const char *shapes[] = {"M=1024,N=4096", "M=2048,N=4096"};
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < 2; c++)
+            for (int q = 0; q < 2; q++) {
+                if (s == 1 && c == 0)
+                    continue; /* shape 2 only on the H200 */
+                fx_result r = {0};
+                r.suite = "memory-bound";
+                r.op = "rmsnorm";
+                r.dtype = "bf16";
+                r.provider = q ? "fused" : "huggingface";
+                r.shape_key = shapes[s];
+                r.sku = FX_STD_SKUS[c];
+                r.arch = FX_STD_ARCH[c];
+                r.finished_at = "2026-11-18T10:00:00Z";
+                r.median_ms = (q ? 1.0 : 2.0) * (s + 1) * (c ? 0.75 : 1.0);
+                r.bytes = 1e9 * (s + 1);
+                fx_add_result(w, &r);
+            }
+    fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-17T09:00:00Z", 3000.0, 700.0);
+    fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-17T09:00:00Z", 4000.0, 700.0);
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set;
+    sb_pick *picks;
+    size_t np;
+    sb_xa_set xa;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, &xa, &err), SB_OK);
+    assert_int_equal(xa.n, 1);
+    const sb_xa_table *t = &xa.v[0];
+    assert_int_equal(t->ncards, 2);
+    assert_int_equal(t->nrows, 2);
+    assert_string_equal(t->base[0], "huggingface");
+    for (size_t i = 0; i < t->nrows; i++)
+        for (size_t k = 0; k < 2; k++)
+            if (t->rows[i].cell[k].run)
+                assert_string_equal(t->rows[i].cell[k].run->case_key, t->rows[i].any->case_key);
+    /* shape 1 on both cards: H200 time over H100 0.75, 1 GB in 1 ms on a 3000 GB/s copy */
+    assert_true(fabs(t->rows[0].cell[1].ratio - 0.75) < 1e-12);
+    assert_true(fabs(t->rows[0].cell[0].pct_copy - 100.0 / 3.0) < 1e-9);
+    assert_true(fabs(t->rows[0].cell[0].vs[0] - 2.0) < 1e-12);
+    /* shape 2 only on the H200: no H100 cell, no ratio */
+    assert_null(t->rows[1].cell[0].run);
+    assert_non_null(t->rows[1].cell[1].run);
+    assert_true(isnan(t->rows[1].cell[1].ratio));
+    sb_buf md = SB_BUF_INIT;
+    sb_xa_render_md(t, SIZE_MAX, &md);
+    assert_non_null(strstr(sb_buf_str(&md), "| M=2048,N=4096 | - | - | - |"));
+    assert_non_null(strstr(sb_buf_str(&md), "| 0.750 | 0.750 |"));
+    sb_buf_free(&md);
+    sb_xa_free(&xa);
+    free(picks);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -880,6 +1201,9 @@ int main(void)
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
+        cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
+        cmocka_unit_test(test_packet_limits),  cmocka_unit_test(test_weekly_limits),
+        cmocka_unit_test(test_kernel_time),    cmocka_unit_test(test_crossarch_pairs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
