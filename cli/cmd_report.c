@@ -1,4 +1,4 @@
-/* cmd_report.c - `solbook report geomean|weekly|note|table|regressions|roofline`. */
+/* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|regressions|roofline`. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include "geomean.h"
 #include "home.h"
 #include "casetable.h"
+#include "evidence.h"
 #include "isoweek.h"
 #include "note.h"
 #include "plots.h"
@@ -29,6 +30,7 @@ static void usage(FILE *f)
             "       solbook report note [--db FILE] [--arch a100,h100,h200] [--out FILE]\n"
             "       solbook report table --op O --sku SKU [--baseline PROVIDER] [--provider P]\n"
             "                            [--suite S] [--db FILE] [--out FILE]\n"
+            "       solbook report evidence [--db FILE] [--out FILE]\n"
             "       solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]\n"
             "                                  [--min-effect 0.03] [--format md|json] [--out FILE]\n"
             "       solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]\n"
@@ -40,6 +42,7 @@ static void usage(FILE *f)
             "note         the ten-line result note about the GEMM spec and the completion gate\n"
             "table        per-shape times of a provider (default fused) and a baseline on one SKU,\n"
             "             the geomean at the foot\n"
+            "evidence     docs/EVIDENCE.md: the targets checked against the stored runs\n"
             "regressions  newest commit against the previous one per case, provider and SKU\n"
             "             (Mann-Whitney U on the samples); exits 1 when any regression\n"
             "roofline     the roofline SVG of one SKU\n"
@@ -409,7 +412,7 @@ static int run_table(const opts *o)
                         "--sku h100-sxm5-80gb)\n");
         return 2;
     }
-    const char *provider = o->provider ? o->provider : "fused";
+    const char *provider = o->provider ? o->provider : SB_PROJECT_PROVIDER;
     const char *baseline = o->baseline ? o->baseline : sb_headline_baselines[0];
     if (strcmp(provider, baseline) == 0) {
         fprintf(stderr, "solbook report table: --provider and --baseline are both '%s'\n", provider);
@@ -456,6 +459,30 @@ done:
     return rc;
 }
 
+static int run_evidence(const opts *o)
+{
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_sku_table *skus = NULL;
+    if (load_skus(&skus)) {
+        sqlite3_close(db);
+        return 2;
+    }
+    sb_error err;
+    sb_error_clear(&err);
+    sb_buf b = SB_BUF_INIT;
+    int rc = 2;
+    if (sb_evidence_render(db, skus, &b, &err) != SB_OK)
+        sb_error_print(&err, stderr);
+    else
+        rc = emit(o, &b);
+    sb_buf_free(&b);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     if (argc < 2) {
@@ -475,6 +502,7 @@ int cmd_report(int argc, char **argv)
     static const char *const weekly_opts[] = {"db", "week", "out", "baseline", "alpha", "min-effect",
                                               NULL};
     static const char *const note_opts[] = {"db", "arch", "out", NULL};
+    static const char *const evidence_opts[] = {"db", "out", NULL};
     static const char *const table_opts[] = {"db", "op", "sku", "baseline", "provider", "suite",
                                              "out", NULL};
     static const char *const regress_opts[] = {"db", "suite", "op", "alpha", "min-effect",
@@ -486,13 +514,15 @@ int cmd_report(int argc, char **argv)
         return check_allowed(&o, sub, weekly_opts) ? 2 : run_weekly(&o);
     if (strcmp(sub, "regressions") == 0)
         return check_allowed(&o, sub, regress_opts) ? 2 : run_regressions(&o);
+    if (strcmp(sub, "evidence") == 0)
+        return check_allowed(&o, sub, evidence_opts) ? 2 : run_evidence(&o);
     if (strcmp(sub, "note") == 0)
         return check_allowed(&o, sub, note_opts) ? 2 : run_note(&o);
     if (strcmp(sub, "table") == 0)
         return check_allowed(&o, sub, table_opts) ? 2 : run_table(&o);
     if (strcmp(sub, "roofline") == 0)
         return check_allowed(&o, sub, roofline_opts) ? 2 : run_roofline(&o);
-    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, regressions, roofline)\n",
+    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, evidence, regressions, roofline)\n",
             sub);
     return 2;
 }

@@ -25,6 +25,10 @@
  * (where an op has runs of them). Ended by NULL. */
 extern const char *const sb_headline_baselines[];
 
+/* The project's own kernels: the subject of the cross-arch tables and the
+ * default provider of `report table`. */
+#define SB_PROJECT_PROVIDER "fused"
+
 /* The project's own CUDA stand-in for the Hugging Face code: a diagnostic
  * provider that no headline uses unless asked for by name. */
 #define SB_DIAGNOSTIC_PROVIDER "reference"

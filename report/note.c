@@ -18,50 +18,6 @@ static int query_err(sqlite3 *db, sb_error *err)
                         sqlite3_errmsg(db));
 }
 
-/* The SM clock of each repeat ("1335/1335/...") and the distinct throttle
- * reasons, from the stored document's timing.repeat_clocks. */
-static int repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
-                         int *power_capped, double *power_limit_w, sb_error *err)
-{
-    *power_capped = 0;
-    *power_limit_w = NAN;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.repeat_clocks'),"
-                               " json_extract(raw_json, '$.provenance.device.power_limit_w')"
-                               " FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
-        return query_err(db, err);
-    sqlite3_bind_int64(st, 1, run_id);
-    const char *text = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        text = (const char *)sqlite3_column_text(st, 0);
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            *power_limit_w = sqlite3_column_double(st, 1);
-    }
-    json_t *a = text ? json_loads(text, 0, NULL) : NULL;
-    sqlite3_finalize(st);
-    size_t i;
-    json_t *c;
-    json_array_foreach(a, i, c) {
-        json_t *mhz = json_object_get(c, "sm_mhz");
-        if (json_is_integer(mhz))
-            sb_buf_printf(clocks, "%s%lld", i ? "/" : "", (long long)json_integer_value(mhz));
-        else
-            sb_buf_printf(clocks, "%s?", i ? "/" : "");
-        size_t k;
-        json_t *why;
-        json_array_foreach(json_object_get(c, "throttle_reasons"), k, why) {
-            const char *w = json_string_value(why);
-            if (!w || strstr(sb_buf_str(reasons), w))
-                continue;
-            sb_buf_printf(reasons, "%s%s", reasons->len ? ", " : "", w);
-            if (strstr(w, "power"))
-                *power_capped = 1;
-        }
-    }
-    json_decref(a);
-    return SB_OK;
-}
-
 typedef struct sol_metric {
     const char *metric, *key;
 } sol_metric;
@@ -207,7 +163,7 @@ static json_t *card_data(sqlite3 *db, const sb_sku_table *skus, const sb_gate_sp
     sb_buf clocks = SB_BUF_INIT, reasons = SB_BUF_INIT;
     int capped = 0;
     double limit_w = NAN;
-    if (repeat_clocks(db, cub->run_id, &clocks, &reasons, &capped, &limit_w, err) != SB_OK) {
+    if (sb_repeat_clocks(db, cub->run_id, &clocks, &reasons, &capped, &limit_w, err) != SB_OK) {
         sb_buf_free(&clocks);
         sb_buf_free(&reasons);
         json_decref(c);

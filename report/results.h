@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "strbuf.h"
 
 /* Opens an existing database read-only and checks it is a solbook
  * database (PRAGMA user_version >= 1 and a runs table). */
@@ -118,6 +119,13 @@ int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *
  * (binary search: they keep the set's order); NULL when none. */
 const sb_pick *sb_pick_find(const sb_pick *picks, size_t n, const char *case_key,
                             const char *provider, const char *sku);
+
+/* The SM clock NVML recorded after each repeat of a run ("1335/1335/..."),
+ * the distinct throttle reasons (", "-separated), whether one of them is a
+ * power reason, and the card's power limit (NAN when not recorded), from
+ * the stored document (timing.repeat_clocks, provenance.device). */
+int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
+                     int *power_capped, double *power_limit_w, sb_error *err);
 
 /* Arch order for columns: a100 < h100 < h200 < anything else (by name). */
 int sb_arch_rank(const char *arch);

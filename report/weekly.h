@@ -12,11 +12,12 @@
 #include <sqlite3.h>
 
 #include "error.h"
+#include "geomean.h"
 #include "regress.h"
 #include "sku.h"
 
 /* The provider of the cross-arch tables: the project's own kernels. */
-#define SB_WEEKLY_SUBJECT "fused"
+#define SB_WEEKLY_SUBJECT SB_PROJECT_PROVIDER
 /* Limits of the writeup (the appendix has none). */
 #define SB_WEEKLY_MAX_BYTES 65536
 #define SB_WEEKLY_MAX_LINES 300

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_note_crossarch.py SOLBOOK DATA_DIR SKUS_CSV - recomputes every figure
-of `solbook report note` and of the weekly's cross-arch table from the result
+of `solbook report note`, of the weekly's cross-arch table and the GEMM
+targets of `solbook report evidence` from the result
 files of a fixture (real H100/H200 runs in tests/data/report/cards/), with
 Python alone (json, csv), and compares them with what solbook wrote after
 ingesting the same files. Also checks that each cross-arch row pairs the
@@ -160,3 +161,23 @@ if foot[ratio_col] != "%.3f" % gm(ratios):
     fail("geomean time ratio %s, recomputed %.3f" % (foot[ratio_col], gm(ratios)))
 print("cross-arch: rmsnorm fwd bf16, %d rows each pairing one case on %s; %d figures recomputed match" % (
     len(cases), " and ".join(cards), len(cases) * (len(cards) * 4 + 2) + len(cards) * 3 + 1))
+
+# ---- report evidence: the GEMM targets ---------------------------------------
+ev = subprocess.run([solbook, "report", "evidence", "--db", db], check=True, capture_output=True,
+                    text=True).stdout
+n = 0
+for arch in cards:
+    d = os.path.join(data, arch)
+    cub = load(os.path.join(d, "gemm-fp16-fwd-4096x4096x4096-nn-cublas.json"))
+    torch = load(os.path.join(d, "gemm-fp16-fwd-4096x4096x4096-nn-torch.json"))
+    bw = load(os.path.join(d, "calibration.json"))["bandwidth"]
+    r = cub["metrics"]["tflops"] / torch["metrics"]["tflops"]
+    c = bw["copy"]["gbps"] / bw["memcpy_d2d"]["gbps"]
+    for want in ["- cuBLAS / torch.matmul TFLOP/s: **%.1f%%** (target >= 95%%: %s)" % (100 * r, "met" if r >= 0.95 else "MISSED"),
+                 "- measured copy %.0f GB/s against cudaMemcpy D2D %.0f GB/s" % (bw["copy"]["gbps"], bw["memcpy_d2d"]["gbps"]),
+                 "**%.1f%%** (target >= 95%%: %s)" % (100 * c, "met" if c >= 0.95 else "MISSED"),
+                 "| cublas | %.4f | %.1f |" % (cub["timing"]["stats"]["median"], cub["metrics"]["tflops"])]:
+        if want not in ev:
+            fail("evidence lacks %r" % want)
+        n += 1
+print("evidence: %d GEMM target figures recomputed match" % n)

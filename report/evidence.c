@@ -1,0 +1,443 @@
+/* evidence.c - docs/EVIDENCE.md from the database (evidence.h). */
+#include "evidence.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "casetable.h"
+#include "gate.h"
+#include "geomean.h"
+#include "note.h"
+#include "repro.h"
+#include "results.h"
+#include "stats.h"
+#include "template.h"
+
+/* The project's GEMM and the library it is held against in the sweep. */
+#define SWEEP_SUITE "gemm-sweep"
+#define SWEEP_OURS "solbook-mma"
+#define SWEEP_LIBRARY "cublas"
+#define SETTLE_SUITE "gemm-spec-settle"
+
+static void pct(sb_buf *b, double v)
+{
+    if (isnan(v))
+        sb_buf_puts(b, "-");
+    else
+        sb_buf_printf(b, "%.1f%%", 100.0 * v);
+}
+
+static void md(sb_buf *b, const char *s)
+{
+    sb_buf_md_escaped(b, s);
+}
+
+static double metric_of(sqlite3 *db, long long run_id, const char *column)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT %s FROM metrics WHERE run_id = ?1", column);
+    sqlite3_stmt *st = NULL;
+    double v = NAN;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+            v = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+static double ceiling(const sb_ceiling *c, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(c[i].name, name) == 0)
+            return c[i].value;
+    return NAN;
+}
+
+static const char *met(int ok)
+{
+    return ok ? "met" : "MISSED";
+}
+
+/* The GEMM section of one SKU. */
+static int gemm_section(sqlite3 *db, const sb_sku_table *skus, const sb_result_set *s,
+                        const sb_pick *picks, size_t n, const char *sku, sb_buf *b, sb_error *err)
+{
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    const sb_sku *k = skus ? sb_sku_find(skus, sku) : NULL;
+    double peak = k ? sb_sku_peak_tflops(k, spec->dtype) : 0;
+    const sb_result *cub = NULL, *torch = NULL;
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (strcmp(r->sku, sku) || strcmp(r->suite, spec->suite) || strcmp(r->shape_key, spec->shape_key) ||
+            strcmp(r->dtype, spec->dtype) || !r->passing)
+            continue;
+        if (!rows++) {
+            sb_buf_printf(b, "GEMM spec, %s %s %s, %lld warm-up + %lld x %lld (`%s`); the SM clock is "
+                             "NVML's reading after each repeat, with the throttle reasons seen:\n\n",
+                          spec->op, spec->dtype, spec->shape_key, spec->warmup_iters, spec->iters,
+                          spec->repeats, spec->suite);
+            sb_buf_puts(b, "| provider | median ms | TFLOP/s | % of datasheet | relative noise | spread "
+                           "of the repeat medians | SM MHz per repeat | run |\n| --- | ---: | ---: | ---: "
+                           "| ---: | ---: | --- | ---: |\n");
+        }
+        if (strcmp(r->provider, spec->provider) == 0)
+            cub = r;
+        if (strcmp(r->provider, "torch") == 0)
+            torch = r;
+        sb_buf clocks = SB_BUF_INIT, why = SB_BUF_INIT;
+        int capped = 0;
+        double limit = NAN;
+        if (sb_repeat_clocks(db, r->run_id, &clocks, &why, &capped, &limit, err) != SB_OK) {
+            sb_buf_free(&clocks);
+            sb_buf_free(&why);
+            return SB_ERR;
+        }
+        sb_buf_puts(b, "| ");
+        md(b, r->provider);
+        sb_buf_printf(b, " | %.4f | %.1f | ", r->median_ms, r->tflops);
+        pct(b, peak > 0 ? r->tflops / peak : NAN);
+        sb_buf_puts(b, " | ");
+        pct(b, metric_of(db, r->run_id, "rel_noise"));
+        sb_buf_puts(b, " | ");
+        pct(b, r->repeat_spread);
+        sb_buf_puts(b, " | ");
+        if (clocks.len) {
+            md(b, sb_buf_str(&clocks));
+            if (why.len) {
+                sb_buf_puts(b, " (");
+                md(b, sb_buf_str(&why));
+                sb_buf_puts(b, ")");
+            }
+        } else {
+            sb_buf_puts(b, "-");
+        }
+        sb_buf_printf(b, " | %lld |\n", r->run_id);
+        sb_buf_free(&clocks);
+        sb_buf_free(&why);
+    }
+    if (!rows)
+        sb_buf_puts(b, "No passing GEMM spec result on this card.\n");
+    sb_buf_puts(b, "\n");
+    if (cub && torch) {
+        double r = cub->tflops / torch->tflops;
+        sb_buf_puts(b, "- cuBLAS / torch.matmul TFLOP/s: **");
+        pct(b, r);
+        sb_buf_printf(b, "** (target >= %.0f%%: %s)\n", 100 * SB_EVIDENCE_CUBLAS_OVER_TORCH,
+                      met(r >= SB_EVIDENCE_CUBLAS_OVER_TORCH));
+    }
+    if (cub) {
+        sb_buf_puts(b, "- spread of the cuBLAS repeat medians: **");
+        pct(b, cub->repeat_spread);
+        sb_buf_printf(b, "** (target < %.0f%%: %s)\n", 100 * SB_NOTE_SPREAD_LIMIT,
+                      met(cub->repeat_spread < SB_NOTE_SPREAD_LIMIT));
+    }
+    sb_ceiling *c = NULL;
+    size_t nc = 0;
+    long long cal = -1;
+    if (sb_ceilings_latest(db, sku, &c, &nc, &cal, err) != SB_OK)
+        return SB_ERR;
+    double copy = ceiling(c, nc, "bw.copy"), d2d = ceiling(c, nc, "bw.memcpy_d2d");
+    if (!isnan(copy) && !isnan(d2d)) {
+        sb_buf_printf(b, "- measured copy %.0f GB/s against cudaMemcpy D2D %.0f GB/s (calibration run "
+                         "%lld): **", copy, d2d, cal);
+        pct(b, copy / d2d);
+        sb_buf_printf(b, "** (target >= %.0f%%: %s)\n", 100 * SB_EVIDENCE_COPY_OVER_MEMCPY,
+                      met(copy / d2d >= SB_EVIDENCE_COPY_OVER_MEMCPY));
+    }
+    if (nc) {
+        sb_buf_puts(b, "- measured ceilings: ");
+        for (size_t i = 0; i < nc; i++)
+            sb_buf_printf(b, "%s%s %.0f %s", i ? ", " : "", c[i].name, c[i].value, c[i].unit);
+        sb_buf_puts(b, "\n");
+    } else {
+        sb_buf_puts(b, "- no calibration stored for this card\n");
+    }
+    free(c);
+    /* settle trials: every run, in order */
+    size_t trials = 0, steady = 0;
+    sb_buf t = SB_BUF_INIT;
+    for (size_t i = 0; i < s->n; i++) {
+        const sb_result *r = &s->v[i];
+        if (strcmp(r->sku, sku) || strcmp(r->suite, SETTLE_SUITE) || !r->passing)
+            continue;
+        sb_buf clocks = SB_BUF_INIT, why = SB_BUF_INIT;
+        int capped = 0;
+        double limit = NAN;
+        if (sb_repeat_clocks(db, r->run_id, &clocks, &why, &capped, &limit, err) != SB_OK) {
+            sb_buf_free(&clocks);
+            sb_buf_free(&why);
+            sb_buf_free(&t);
+            return SB_ERR;
+        }
+        const char *last = strrchr(sb_buf_str(&clocks), '/');
+        sb_buf_printf(&t, "%s%.0f ms -> ", trials ? ", " : "", r->settle_ms);
+        pct(&t, r->repeat_spread);
+        sb_buf_printf(&t, " (%.1f TFLOP/s, last repeat at %s MHz)", r->tflops,
+                      last ? last + 1 : clocks.len ? sb_buf_str(&clocks) : "?");
+        trials++;
+        steady += r->repeat_spread < SB_NOTE_SPREAD_LIMIT;
+        sb_buf_free(&clocks);
+        sb_buf_free(&why);
+    }
+    if (trials)
+        sb_buf_printf(b, "- the spec's case again with several settle lengths (`%s`), settle -> spread "
+                         "of the repeat medians: %s; under %.0f%% in %zu of %zu\n",
+                      SETTLE_SUITE, sb_buf_str(&t), 100 * SB_NOTE_SPREAD_LIMIT, steady, trials);
+    sb_buf_free(&t);
+    /* the project's GEMM against the library in the sweep */
+    size_t sweep = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (strcmp(r->sku, sku) || strcmp(r->suite, SWEEP_SUITE) || strcmp(r->provider, SWEEP_OURS) ||
+            !r->passing)
+            continue;
+        const sb_pick *lib = sb_pick_find(picks, n, r->case_key, SWEEP_LIBRARY, sku);
+        if (!lib || !lib->r->passing)
+            continue;
+        if (!sweep++)
+            sb_buf_puts(b, "\n| dtype | case | " SWEEP_LIBRARY " TFLOP/s | " SWEEP_OURS
+                           " TFLOP/s | ratio |\n| --- | --- | ---: | ---: | ---: |\n");
+        sb_buf label = SB_BUF_INIT;
+        sb_case_label(r, &label);
+        sb_buf_puts(b, "| ");
+        md(b, r->dtype);
+        sb_buf_puts(b, " | ");
+        md(b, sb_buf_str(&label));
+        sb_buf_printf(b, " | %.1f | %.1f | ", lib->r->tflops, r->tflops);
+        pct(b, r->tflops / lib->r->tflops);
+        sb_buf_puts(b, " |\n");
+        sb_buf_free(&label);
+    }
+    sb_buf_puts(b, "\n");
+    return SB_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The project's kernels per op x mode x dtype on one SKU. */
+static void kernels_section(sqlite3 *db, const sb_pick *picks, size_t n, const sb_geo_table *geo,
+                            const char *sku, sb_buf *b)
+{
+    sb_ceiling *c = NULL;
+    size_t nc = 0;
+    long long cal = -1;
+    sb_error err;
+    double copy = NAN;
+    if (sb_ceilings_latest(db, sku, &c, &nc, &cal, &err) == SB_OK)
+        copy = ceiling(c, nc, "bw.copy");
+    free(c);
+    double *frac = malloc((n + 1) * sizeof *frac);
+    if (!frac)
+        return;
+    sb_buf_printf(b, "\"%% copy\" is the case's model bytes over its time against the card's measured "
+                     "copy ceiling (%.0f GB/s, calibration run %lld); speedups are the geomean and the "
+                     "lowest over the cases both passed, in kernel time where both sides recorded it "
+                     "for every case, else call time (`k`, `c`).\n\n",
+                  copy, cal);
+    sb_buf_puts(b, "| op | mode | dtype | cases | % copy min | median | max |");
+    for (size_t k = 0; sb_headline_baselines[k]; k++)
+        sb_buf_printf(b, " x %s | lowest |", sb_headline_baselines[k]);
+    sb_buf_puts(b, "\n| --- | --- | --- | ---: | ---: | ---: | ---: |");
+    for (size_t k = 0; sb_headline_baselines[k]; k++)
+        sb_buf_puts(b, " ---: | ---: |");
+    sb_buf_puts(b, "\n");
+    for (size_t g = 0; g < n; g++) {
+        const sb_result *h = picks[g].r;
+        if (strcmp(h->sku, sku) || strcmp(h->provider, SB_PROJECT_PROVIDER) || !h->passing)
+            continue;
+        int first = 1;
+        for (size_t j = 0; j < g && first; j++) {
+            const sb_result *q = picks[j].r;
+            first = !(q->passing && !strcmp(q->sku, sku) && !strcmp(q->provider, h->provider) &&
+                      !strcmp(q->op, h->op) && !strcmp(q->mode, h->mode) && !strcmp(q->dtype, h->dtype));
+        }
+        if (!first)
+            continue;
+        size_t cases = 0, nf = 0;
+        for (size_t j = g; j < n; j++) {
+            const sb_result *q = picks[j].r;
+            if (!q->passing || strcmp(q->sku, sku) || strcmp(q->provider, h->provider) ||
+                strcmp(q->op, h->op) || strcmp(q->mode, h->mode) || strcmp(q->dtype, h->dtype))
+                continue;
+            cases++;
+            if (q->bytes > 0 && q->median_ms > 0 && copy > 0)
+                frac[nf++] = q->bytes / (q->median_ms * 1e6) / copy;
+        }
+        qsort(frac, nf, sizeof *frac, cmp_double);
+        sb_buf_puts(b, "| ");
+        md(b, h->op);
+        sb_buf_puts(b, " | ");
+        md(b, h->mode);
+        sb_buf_puts(b, " | ");
+        md(b, h->dtype);
+        sb_buf_printf(b, " | %zu | ", cases);
+        pct(b, nf ? frac[0] : NAN);
+        sb_buf_puts(b, " | ");
+        pct(b, nf ? frac[nf / 2] : NAN);
+        sb_buf_puts(b, " | ");
+        pct(b, nf ? frac[nf - 1] : NAN);
+        sb_buf_puts(b, " |");
+        for (size_t k = 0; sb_headline_baselines[k]; k++) {
+            const sb_geo_row *row = NULL;
+            for (size_t i = 0; i < geo->n && !row; i++) {
+                const sb_geo_row *r = &geo->rows[i];
+                if (!strcmp(r->sku, sku) && !strcmp(r->provider, h->provider) && !strcmp(r->op, h->op) &&
+                    !strcmp(r->mode, h->mode) && !strcmp(r->dtype, h->dtype) &&
+                    !strcmp(r->baseline, sb_headline_baselines[k]) && r->shapes)
+                    row = r;
+            }
+            if (row)
+                sb_buf_printf(b, " %.2fx %c | %.2fx |", row->geomean, row->time == SB_TIME_KERNEL ? 'k' : 'c',
+                              row->min);
+            else
+                sb_buf_puts(b, " - | - |");
+        }
+        sb_buf_puts(b, "\n");
+    }
+    sb_buf_puts(b, "\n");
+    free(frac);
+}
+
+static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_buf *b)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (strcmp(r->sku, sku) || strcmp(r->op, "flce") || strcmp(r->provider, SB_PROJECT_PROVIDER) ||
+            !r->passing || r->peak_device_bytes <= 0)
+            continue;
+        const sb_pick *h = sb_pick_find(picks, n, r->case_key, sb_headline_baselines[0], sku);
+        if (!h || !h->r->passing || h->r->peak_device_bytes <= 0)
+            continue;
+        double q = (double)r->peak_device_bytes / (double)h->r->peak_device_bytes;
+        if (!rows++)
+            sb_buf_printf(b, "FLCE peak device memory against %s (target <= %.0f%%):\n\n",
+                          sb_headline_baselines[0], 100 * SB_EVIDENCE_FLCE_MEMORY);
+        sb_buf label = SB_BUF_INIT;
+        sb_case_label(r, &label);
+        sb_buf_puts(b, "- ");
+        md(b, r->mode);
+        sb_buf_puts(b, " ");
+        md(b, r->dtype);
+        sb_buf_puts(b, " ");
+        md(b, sb_buf_str(&label));
+        sb_buf_printf(b, ": %.2f GB against %.2f GB, **", (double)r->peak_device_bytes / 1e9,
+                      (double)h->r->peak_device_bytes / 1e9);
+        pct(b, q);
+        sb_buf_printf(b, "** (%s)\n", met(q <= SB_EVIDENCE_FLCE_MEMORY));
+        sb_buf_free(&label);
+    }
+    if (rows)
+        sb_buf_puts(b, "\n");
+    size_t failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (strcmp(r->sku, sku) || r->passing || strcmp(r->status, "skipped") == 0)
+            continue;
+        if (!failed++)
+            sb_buf_puts(b, "Newest runs that failed:\n\n");
+        sb_buf label = SB_BUF_INIT;
+        sb_case_label(r, &label);
+        sb_buf_puts(b, "- ");
+        md(b, r->provider);
+        sb_buf_puts(b, " ");
+        md(b, r->op);
+        sb_buf_puts(b, " ");
+        md(b, r->mode);
+        sb_buf_puts(b, " ");
+        md(b, r->dtype);
+        sb_buf_puts(b, " ");
+        md(b, sb_buf_str(&label));
+        sb_buf_printf(b, " (run %lld): ", r->run_id);
+        char reason[161];
+        snprintf(reason, sizeof reason, "%s", r->reason ? r->reason : r->correct == 0 ? "correctness failed" : r->status);
+        md(b, reason);
+        sb_buf_puts(b, "\n");
+        sb_buf_free(&label);
+    }
+    if (failed)
+        sb_buf_puts(b, "\n");
+}
+
+int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_error *err)
+{
+    int rc = SB_ERR;
+    sb_result_set set = {0};
+    sb_pick *picks = NULL;
+    size_t np = 0;
+    sb_geo_table geo = {0};
+    json_t *d = json_object(), *cards = json_array();
+    sb_buf tmp = SB_BUF_INIT;
+    json_object_set_new(d, "cards", cards);
+    if (sb_results_load(db, NULL, &set, err) != SB_OK || sb_picks_latest(&set, &picks, &np, err) != SB_OK ||
+        sb_geo_compute(&set, picks, np, NULL, &geo, err) != SB_OK)
+        goto done;
+    if (sb_note_render(db, skus, "a100,h100,h200", &tmp, err) != SB_OK)
+        goto done;
+    sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
+    sb_tpl_set_str(d, "subject", SB_PROJECT_PROVIDER);
+    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
+    json_object_set_new(d, "runs", json_integer((json_int_t)set.n));
+    /* the SKUs, in arch order */
+    const char *sk[16], *ar[16];
+    size_t nsk = 0;
+    for (size_t i = 0; i < np && nsk < 16; i++) {
+        size_t k = 0;
+        while (k < nsk && strcmp(sk[k], picks[i].r->sku))
+            k++;
+        if (k == nsk) {
+            sk[nsk] = picks[i].r->sku;
+            ar[nsk++] = picks[i].r->arch;
+        }
+    }
+    for (size_t i = 1; i < nsk; i++)
+        for (size_t j = i; j > 0; j--) {
+            int c = sb_arch_rank(ar[j - 1]) - sb_arch_rank(ar[j]);
+            if (!c)
+                c = strcmp(sk[j - 1], sk[j]);
+            if (c <= 0)
+                break;
+            const char *t = sk[j];
+            sk[j] = sk[j - 1];
+            sk[j - 1] = t;
+            t = ar[j];
+            ar[j] = ar[j - 1];
+            ar[j - 1] = t;
+        }
+    for (size_t k = 0; k < nsk; k++) {
+        json_t *c = json_object();
+        const sb_sku *row = skus ? sb_sku_find(skus, sk[k]) : NULL;
+        sb_tpl_set_str(c, "sku", sk[k]);
+        sb_tpl_set_str(c, "display", row ? row->display : sk[k]);
+        sb_buf_reset(&tmp);
+        if (gemm_section(db, skus, &set, picks, np, sk[k], &tmp, err) != SB_OK) {
+            json_decref(c);
+            goto done;
+        }
+        sb_tpl_set_str(c, "gemm", sb_buf_str(&tmp));
+        sb_buf_reset(&tmp);
+        kernels_section(db, picks, np, &geo, sk[k], &tmp);
+        sb_tpl_set_str(c, "kernels", sb_buf_str(&tmp));
+        sb_buf_reset(&tmp);
+        memory_section(picks, np, sk[k], &tmp);
+        sb_tpl_set_str(c, "memory", sb_buf_str(&tmp));
+        json_array_append_new(cards, c);
+    }
+    rc = sb_render_home("evidence.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, out, err);
+done:
+    sb_buf_free(&tmp);
+    json_decref(d);
+    sb_geo_free(&geo);
+    free(picks);
+    sb_results_free(&set);
+    return rc;
+}
