@@ -39,6 +39,10 @@ echo "== geomean speedups over huggingface, then torch-compile and liger where m
 "$solbook" report geomean --db "$db" --format md --out "$out/geomean.md"
 echo "wrote $out/geomean.md"
 
+echo "== evidence: the targets against the stored runs (docs/EVIDENCE.md is this file)"
+"$solbook" report evidence --db "$db" --out "$out/EVIDENCE.md"
+echo "wrote $out/EVIDENCE.md"
+
 week=$("$solbook" runs --db "$db" --json --limit 1 | python3 -c '
 import datetime, json, sys
 runs = json.load(sys.stdin)
