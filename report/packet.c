@@ -15,6 +15,7 @@
 #include "results.h"
 #include "sha256.h"
 #include "sku.h"
+#include "tarball.h"
 #include "template.h"
 
 const char *const sb_packet_targets[] = {"liger", "vllm",  "triton", "pytorch", "cutlass",
@@ -197,12 +198,6 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     }
     if (dir_usable(o->out_dir, err) != SB_OK)
         goto done;
-    char results_dir[4096];
-    if ((size_t)snprintf(results_dir, sizeof results_dir, "%s/results", o->out_dir) >=
-        sizeof results_dir) {
-        sb_error_set(err, o->out_dir, NULL, "path too long");
-        goto done;
-    }
     if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
         goto done;
     if (sb_repro_open(&rp, err) != SB_OK)
@@ -380,15 +375,38 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
             goto done;
         }
     }
-    if (sb_mkdirs(results_dir, err) != SB_OK) {
+    if (sb_mkdirs(o->out_dir, err) != SB_OK) {
         sb_buf_free(&body);
         goto done;
     }
-    for (size_t i = 0; i < sum->cited; i++) {
-        snprintf(rel, sizeof rel, "results/run-%lld.json", cited[i]->run_id);
-        sb_buf_reset(&b);
-        if (raw_json_of(db, cited[i]->run_id, &b, err) != SB_OK ||
-            put_file(o->out_dir, rel, &b, man, &nman, err) != SB_OK) {
+    /* the cited documents, with their own manifest, as one archive */
+    {
+        sb_tarball *tb = NULL;
+        sb_buf inner = SB_BUF_INIT, gz = SB_BUF_INIT;
+        int ok = sb_tarball_new(&tb, err) == SB_OK;
+        for (size_t i = 0; ok && i < sum->cited; i++) {
+            char hex[SB_SHA256_HEX_LEN + 1];
+            snprintf(rel, sizeof rel, "results/run-%lld.json", cited[i]->run_id);
+            sb_buf_reset(&b);
+            char entry[600];
+            snprintf(entry, sizeof entry, "%s/%s", SB_PACKET_DATA_DIR, rel);
+            ok = raw_json_of(db, cited[i]->run_id, &b, err) == SB_OK &&
+                 sb_sha256_hex(sb_buf_str(&b), b.len, hex, err) == SB_OK &&
+                 sb_tarball_add(tb, entry, sb_buf_str(&b), b.len, err) == SB_OK;
+            if (ok)
+                sb_buf_printf(&inner, "%s  %s\n", hex, rel);
+        }
+        if (ok) {
+            char entry[600];
+            snprintf(entry, sizeof entry, "%s/MANIFEST.sha256", SB_PACKET_DATA_DIR);
+            ok = sb_tarball_add(tb, entry, sb_buf_str(&inner), inner.len, err) == SB_OK &&
+                 sb_tarball_finish(tb, &gz, err) == SB_OK &&
+                 put_file(o->out_dir, SB_PACKET_DATA_DIR ".tar.gz", &gz, man, &nman, err) == SB_OK;
+        }
+        sb_tarball_free(tb);
+        sb_buf_free(&inner);
+        sb_buf_free(&gz);
+        if (!ok) {
             sb_buf_free(&body);
             goto done;
         }

@@ -1,7 +1,7 @@
 /* packet.h - upstream discussion packets: a self-contained folder with the
  * discussion body (templates/packets/<target>.md.tmpl), the cited result
- * JSON files (runs.raw_json, byte for byte), reproduce.sh and
- * MANIFEST.sha256 (`sha256sum -c` format). Only passing runs are cited,
+ * JSON files (runs.raw_json, byte for byte) in one archive with their own
+ * manifest, reproduce.sh and MANIFEST.sha256 (`sha256sum -c` format). Only passing runs are cited,
  * each by run id and file; a packet with nothing passing is refused.
  */
 #ifndef SOLBOOK_REPORT_PACKET_H
@@ -25,6 +25,10 @@ typedef struct sb_packet_opts {
     const char *db_label;  /* --db as given, for the commands */
     const char *baseline;  /* NULL: the headline baselines (geomean.h) */
 } sb_packet_opts;
+
+/* The archive of the cited documents: DIR.tar.gz holding DIR/results/
+ * run-ID.json and DIR/MANIFEST.sha256. */
+#define SB_PACKET_DATA_DIR "data"
 
 /* GitHub refuses a discussion body over 65,536 characters. */
 #define SB_PACKET_MAX_BYTES 65536

@@ -675,7 +675,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, sb_buf *idx, sb_buf *p
     sb_buf_puts(page, "<p class=\"lead\">The packet folder: <a href=\"DISCUSSION.md\">DISCUSSION.md</a>, "
                       "<a href=\"reproduce.sh\">reproduce.sh</a>, "
                       "<a href=\"MANIFEST.sha256\">MANIFEST.sha256</a> and the cited result files "
-                      "under results/.</p>\n");
+                      "in <a href=\"data.tar.gz\">data.tar.gz</a> with their own manifest.</p>\n");
     if (strlen(html) <= PACKET_INLINE_MAX) {
         sb_buf_puts(page, "<article class=\"markdown\">\n");
         sb_buf_puts(page, html);

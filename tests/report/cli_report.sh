@@ -70,11 +70,13 @@ pk=$work/packet
 (cd "$pk" && sha256sum --quiet -c MANIFEST.sha256) || fail "packet manifest does not verify"
 sh -n "$pk/reproduce.sh" || fail "reproduce.sh is not valid sh"
 failed_id=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT id FROM runs WHERE status='failed'\").fetchone()[0])" "$db")
-test ! -e "$pk/results/run-$failed_id.json" || fail "failed run $failed_id cited"
+(cd "$pk" && tar -xzf data.tar.gz && cd data && sha256sum --quiet -c MANIFEST.sha256) || fail "packet archive manifest does not verify"
+test "$(ls "$pk/data/results" | wc -l)" -eq 17 || fail "packet archive does not hold the 17 cited runs"
+test ! -e "$pk/data/results/run-$failed_id.json" || fail "failed run $failed_id cited"
 ! grep -q "run-$failed_id.json" "$pk/DISCUSSION.md" || fail "failed run named in the discussion"
 ! grep -q "$work" "$pk/DISCUSSION.md" "$pk/reproduce.sh" || fail "packet holds the build folder's path"
 test "$(wc -c <"$pk/DISCUSSION.md")" -le 65536 || fail "packet body over 64 KB"
-echo "packet: sha256sum -c passes; failed run $failed_id not cited; no local path"
+echo "packet: sha256sum -c passes for the folder and the archive; 17 runs, failed run $failed_id not cited; no local path"
 
 # note: ten lines at most, the gate's verdict per arch
 "$SOLBOOK" report note --db "$db" --out "$work/note.md"
