@@ -44,9 +44,9 @@ check "flce one case key" 1 "$(q "SELECT count(DISTINCT case_key) FROM configs W
 if "$SOLBOOK" report --help >/dev/null 2>&1; then
     run "geomean" 0 "$SOLBOOK" report geomean --db "$DB" --baseline huggingface --format csv
     check "geomean ce full a100" "cross_entropy,full,fp32,a100-sxm4-80gb,liger,huggingface,1,2.577" \
-        "$(cut -d, -f2-5,7-10 "$T/out" | grep '^cross_entropy,full,fp32,a100')"
+        "$(cut -d, -f2-5,7-8,10-11 "$T/out" | grep '^cross_entropy,full,fp32,a100')"
     check "geomean flce fwd h100" "flce,fwd,bf16,h100-sxm5-80gb,liger,huggingface,1,2.000" \
-        "$(cut -d, -f2-5,7-10 "$T/out" | grep '^flce,fwd')"
+        "$(cut -d, -f2-5,7-8,10-11 "$T/out" | grep '^flce,fwd')"
     # imported on both sides: the one compared case is marked not re-checked
     check "geomean flce not re-checked" "1" \
         "$(grep '^[^,]*,flce,fwd,' "$T/out" | awk -F, '{print $NF}')"
