@@ -14,6 +14,7 @@
 #include "repro.h"
 #include "results.h"
 #include "sha256.h"
+#include "stats.h"
 #include "sku.h"
 #include "tarball.h"
 #include "template.h"
@@ -144,8 +145,42 @@ static const char *get_gpu(const sb_result *r) { return r->gpu_name; }
 static const char *get_sku(const sb_result *r) { return r->sku; }
 static const char *get_driver(const sb_result *r) { return r->driver ? r->driver : "unknown"; }
 static const char *get_cuda(const sb_result *r) { return r->cuda ? r->cuda : "unknown"; }
-static const char *get_sha(const sb_result *r) { return r->git_sha; }
 static const char *get_op(const sb_result *r) { return r->op; }
+
+/* What a packet cites, in place (the order kept): not the diagnostic
+ * provider unless it is the baseline asked for; where the target's own
+ * provider has passing runs, only the ops it has them of. */
+static void select_picks(sb_pick *picks, size_t *n, const sb_packet_opts *o)
+{
+    const char *subject = sb_packet_subject(o->target);
+    int diag = o->baseline && strcmp(o->baseline, SB_DIAGNOSTIC_PROVIDER) == 0;
+    const char **ops = calloc(*n + 1, sizeof *ops);
+    size_t nops = 0;
+    for (size_t j = 0; subject && ops && j < *n; j++) {
+        const sb_result *q = picks[j].r;
+        if (!q->passing || strcmp(q->provider, subject))
+            continue;
+        size_t k = 0;
+        while (k < nops && strcmp(ops[k], q->op))
+            k++;
+        if (k == nops)
+            ops[nops++] = q->op;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        const sb_result *r = picks[i].r;
+        if (!diag && strcmp(r->provider, SB_DIAGNOSTIC_PROVIDER) == 0)
+            continue;
+        int op_has_subject = 0;
+        for (size_t k = 0; k < nops && !op_has_subject; k++)
+            op_has_subject = strcmp(ops[k], r->op) == 0;
+        if (nops && !op_has_subject)
+            continue;
+        picks[kept++] = picks[i];
+    }
+    *n = kept;
+    free(ops);
+}
 
 int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                     sb_error *err)
@@ -184,6 +219,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
+    select_picks(picks, &npicks, o);
     size_t passing = 0;
     for (size_t i = 0; i < npicks; i++)
         passing += picks[i].r->passing != 0;
@@ -277,7 +313,12 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     distinct(picks, npicks, get_cuda, &tmp);
     sb_tpl_set_str(d, "cuda", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
-    distinct(picks, npicks, get_sha, &tmp);
+    for (size_t i = 0; i < npicks; i++) {
+        char sha12[16];
+        snprintf(sha12, sizeof sha12, "%.12s", picks[i].r->git_sha);
+        if (picks[i].r->passing && !strstr(sb_buf_str(&tmp), sha12))
+            sb_buf_printf(&tmp, "%s%s", tmp.len ? ", " : "", sha12);
+    }
     sb_tpl_set_str(d, "commits", sb_buf_str(&tmp));
     sb_buf_reset(&tmp);
     distinct(picks, npicks, get_op, &tmp);
@@ -313,6 +354,53 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
             json_array_append_new(trails, t);
         }
         json_object_set_new(d, "trails", trails);
+        /* peak device memory against the first headline baseline */
+        json_t *mem = json_array();
+        const char *mb = sb_headline_baselines[0];
+        double *ratio = malloc((npicks + 1) * sizeof *ratio);
+        for (size_t i = 0; subject_runs && ratio && i < npicks; i++) {
+            const sb_result *h = picks[i].r;
+            if (!h->passing || strcmp(h->provider, subject))
+                continue;
+            int first = 1;
+            for (size_t j = 0; j < i && first; j++) {
+                const sb_result *q = picks[j].r;
+                first = !(q->passing && !strcmp(q->provider, subject) && !strcmp(q->op, h->op) &&
+                          !strcmp(q->mode, h->mode) && !strcmp(q->dtype, h->dtype) &&
+                          !strcmp(q->sku, h->sku));
+            }
+            if (!first)
+                continue;
+            size_t m = 0;
+            double worst = 0;
+            for (size_t j = i; j < npicks; j++) {
+                const sb_result *q = picks[j].r;
+                if (!q->passing || strcmp(q->provider, subject) || strcmp(q->op, h->op) ||
+                    strcmp(q->mode, h->mode) || strcmp(q->dtype, h->dtype) || strcmp(q->sku, h->sku) ||
+                    q->peak_device_bytes <= 0)
+                    continue;
+                const sb_pick *b0 = sb_pick_find(picks, npicks, q->case_key, mb, q->sku);
+                if (!b0 || !b0->r->passing || b0->r->peak_device_bytes <= 0)
+                    continue;
+                ratio[m] = (double)q->peak_device_bytes / (double)b0->r->peak_device_bytes;
+                worst = fmax(worst, ratio[m]);
+                m++;
+            }
+            if (!m)
+                continue;
+            json_t *t = json_object();
+            sb_tpl_set_str(t, "op", h->op);
+            sb_tpl_set_str(t, "mode", h->mode);
+            sb_tpl_set_str(t, "dtype", h->dtype);
+            sb_tpl_set_str(t, "sku", h->sku);
+            sb_tpl_set_num(t, "geomean", "%.0f", 100.0 * sb_geomean(ratio, m));
+            sb_tpl_set_num(t, "max", "%.0f", 100.0 * worst);
+            json_object_set_new(t, "cases", json_integer((json_int_t)m));
+            json_array_append_new(mem, t);
+        }
+        free(ratio);
+        sb_tpl_set_str(d, "memory_baseline", mb);
+        json_object_set_new(d, "memory", mem);
         sb_buf pk = SB_BUF_INIT;
         for (size_t i = 0; i < sum->cited; i++) {
             json_t *po = json_loads(cited[i]->packages_json, 0, NULL);

@@ -772,7 +772,7 @@ static void test_packet(void **state)
     assert_non_null(strstr(disc, "not cited: 1 failed correctness"));
     assert_non_null(strstr(disc, "op-level microbenchmark"));
     /* liger runs are cited: the body says so and where liger trails */
-    assert_non_null(strstr(disc, "It times 5 cases of the provider `liger`"));
+    assert_non_null(strstr(disc, "Runs of the provider `liger` cited: 5,"));
     assert_non_null(strstr(disc, "## Where `liger` trails"));
     assert_non_null(strstr(disc, "| rmsnorm | fwd | bf16 | liger | huggingface |"));
     assert_true(sum.body_bytes <= SB_PACKET_MAX_BYTES);
@@ -942,10 +942,41 @@ static void test_packet_limits(void **state)
     assert_null(strstr(sh, tmpdir));
     free(sh);
     sqlite3_close(db);
+    /* with liger runs: only the ops liger has, never the diagnostic stand-in */
+    path_in_tmp(p, sizeof p, "someliger.db");
+    w = fx_create(p);
+    many_cases(w, 2, 3, 0);
+    fx_result r = {0};
+    r.suite = "memory-bound";
+    r.op = "op000";
+    r.dtype = "bf16";
+    r.shape_key = "M=1024,N=4096";
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.finished_at = "2026-11-18T10:00:00Z";
+    r.median_ms = 0.2;
+    r.provider = "liger";
+    fx_add_result(w, &r);
+    r.provider = "reference";
+    fx_add_result(w, &r);
+    db = reopen(w, p);
+    path_in_tmp(dir, sizeof dir, "packet-someliger");
+    o.out_dir = dir;
+    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(sum.cited, 13); /* op000: 12 huggingface and fused runs, 1 liger */
+    snprintf(f, sizeof f, "%s/DISCUSSION.md", dir);
+    disc = slurp(f);
+    assert_non_null(strstr(disc, "Runs of the provider `liger` cited: 1,"));
+    assert_non_null(strstr(disc, "## Peak device memory of `liger` against `huggingface`"));
+    assert_null(strstr(disc, "op001"));
+    assert_null(strstr(disc, "reference"));
+    free(disc);
+    sqlite3_close(db);
     /* a body over GitHub's limit is refused and nothing is written */
     path_in_tmp(p, sizeof p, "huge.db");
     w = fx_create(p);
-    many_cases(w, 400, 1, 1);
+    many_cases(w, 700, 1, 1);
     db = reopen(w, p);
     path_in_tmp(dir, sizeof dir, "packet-huge");
     o.out_dir = dir;
