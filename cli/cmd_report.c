@@ -381,7 +381,23 @@ done:
     return rc;
 }
 
-static int run_note(const opts *o)
+/* A report made from the database and the SKU table into one buffer. */
+typedef int (*sku_report_fn)(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
+                             sb_error *err);
+
+static int note_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out, sb_error *err)
+{
+    return sb_note_render(db, skus, o->arch ? o->arch : "a100,h100,h200", out, err);
+}
+
+static int evidence_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
+                       sb_error *err)
+{
+    (void)o;
+    return sb_evidence_render(db, skus, out, err);
+}
+
+static int run_sku_report(const opts *o, sku_report_fn fn)
 {
     sqlite3 *db = NULL;
     if (open_db(o, &db))
@@ -395,7 +411,7 @@ static int run_note(const opts *o)
     sb_error_clear(&err);
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_note_render(db, skus, o->arch ? o->arch : "a100,h100,h200", &b, &err) != SB_OK)
+    if (fn(db, skus, o, &b, &err) != SB_OK)
         sb_error_print(&err, stderr);
     else
         rc = emit(o, &b);
@@ -459,30 +475,6 @@ done:
     return rc;
 }
 
-static int run_evidence(const opts *o)
-{
-    sqlite3 *db = NULL;
-    if (open_db(o, &db))
-        return 2;
-    sb_sku_table *skus = NULL;
-    if (load_skus(&skus)) {
-        sqlite3_close(db);
-        return 2;
-    }
-    sb_error err;
-    sb_error_clear(&err);
-    sb_buf b = SB_BUF_INIT;
-    int rc = 2;
-    if (sb_evidence_render(db, skus, &b, &err) != SB_OK)
-        sb_error_print(&err, stderr);
-    else
-        rc = emit(o, &b);
-    sb_buf_free(&b);
-    sb_sku_table_free(skus);
-    sqlite3_close(db);
-    return rc;
-}
-
 int cmd_report(int argc, char **argv)
 {
     if (argc < 2) {
@@ -515,9 +507,9 @@ int cmd_report(int argc, char **argv)
     if (strcmp(sub, "regressions") == 0)
         return check_allowed(&o, sub, regress_opts) ? 2 : run_regressions(&o);
     if (strcmp(sub, "evidence") == 0)
-        return check_allowed(&o, sub, evidence_opts) ? 2 : run_evidence(&o);
+        return check_allowed(&o, sub, evidence_opts) ? 2 : run_sku_report(&o, evidence_of);
     if (strcmp(sub, "note") == 0)
-        return check_allowed(&o, sub, note_opts) ? 2 : run_note(&o);
+        return check_allowed(&o, sub, note_opts) ? 2 : run_sku_report(&o, note_of);
     if (strcmp(sub, "table") == 0)
         return check_allowed(&o, sub, table_opts) ? 2 : run_table(&o);
     if (strcmp(sub, "roofline") == 0)

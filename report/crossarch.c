@@ -63,20 +63,7 @@ static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_res
             t->arch[t->ncards++] = r->arch;
         }
     }
-    for (size_t i = 1; i < t->ncards; i++)
-        for (size_t j = i; j > 0; j--) {
-            int c = sb_arch_rank(t->arch[j - 1]) - sb_arch_rank(t->arch[j]);
-            if (!c)
-                c = strcmp(t->sku[j - 1], t->sku[j]);
-            if (c <= 0)
-                break;
-            const char *s = t->sku[j];
-            t->sku[j] = t->sku[j - 1];
-            t->sku[j - 1] = s;
-            s = t->arch[j];
-            t->arch[j] = t->arch[j - 1];
-            t->arch[j - 1] = s;
-        }
+    sb_sort_skus(t->sku, t->arch, t->ncards);
     for (size_t k = 0; k < t->ncards; k++) {
         sb_ceiling *c = NULL;
         size_t nc = 0;

@@ -307,6 +307,25 @@ static void kernels_section(sqlite3 *db, const sb_pick *picks, size_t n, const s
     free(frac);
 }
 
+/* "[provider op ]mode dtype case", Markdown-escaped. */
+static void case_words(sb_buf *b, const sb_result *r, int provider_op)
+{
+    if (provider_op) {
+        md(b, r->provider);
+        sb_buf_puts(b, " ");
+        md(b, r->op);
+        sb_buf_puts(b, " ");
+    }
+    md(b, r->mode);
+    sb_buf_puts(b, " ");
+    md(b, r->dtype);
+    sb_buf_puts(b, " ");
+    sb_buf label = SB_BUF_INIT;
+    sb_case_label(r, &label);
+    md(b, sb_buf_str(&label));
+    sb_buf_free(&label);
+}
+
 static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_buf *b)
 {
     size_t rows = 0;
@@ -322,19 +341,12 @@ static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_b
         if (!rows++)
             sb_buf_printf(b, "FLCE peak device memory against %s (target <= %.0f%%):\n\n",
                           sb_headline_baselines[0], 100 * SB_EVIDENCE_FLCE_MEMORY);
-        sb_buf label = SB_BUF_INIT;
-        sb_case_label(r, &label);
         sb_buf_puts(b, "- ");
-        md(b, r->mode);
-        sb_buf_puts(b, " ");
-        md(b, r->dtype);
-        sb_buf_puts(b, " ");
-        md(b, sb_buf_str(&label));
+        case_words(b, r, 0);
         sb_buf_printf(b, ": %.2f GB against %.2f GB, **", (double)r->peak_device_bytes / 1e9,
                       (double)h->r->peak_device_bytes / 1e9);
         pct(b, q);
         sb_buf_printf(b, "** (%s)\n", met(q <= SB_EVIDENCE_FLCE_MEMORY));
-        sb_buf_free(&label);
     }
     if (rows)
         sb_buf_puts(b, "\n");
@@ -345,24 +357,13 @@ static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_b
             continue;
         if (!failed++)
             sb_buf_puts(b, "Newest runs that failed:\n\n");
-        sb_buf label = SB_BUF_INIT;
-        sb_case_label(r, &label);
         sb_buf_puts(b, "- ");
-        md(b, r->provider);
-        sb_buf_puts(b, " ");
-        md(b, r->op);
-        sb_buf_puts(b, " ");
-        md(b, r->mode);
-        sb_buf_puts(b, " ");
-        md(b, r->dtype);
-        sb_buf_puts(b, " ");
-        md(b, sb_buf_str(&label));
+        case_words(b, r, 1);
         sb_buf_printf(b, " (run %lld): ", r->run_id);
         char reason[161];
         snprintf(reason, sizeof reason, "%s", r->reason ? r->reason : r->correct == 0 ? "correctness failed" : r->status);
         md(b, reason);
         sb_buf_puts(b, "\n");
-        sb_buf_free(&label);
     }
     if (failed)
         sb_buf_puts(b, "\n");
@@ -399,20 +400,7 @@ int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_er
             ar[nsk++] = picks[i].r->arch;
         }
     }
-    for (size_t i = 1; i < nsk; i++)
-        for (size_t j = i; j > 0; j--) {
-            int c = sb_arch_rank(ar[j - 1]) - sb_arch_rank(ar[j]);
-            if (!c)
-                c = strcmp(sk[j - 1], sk[j]);
-            if (c <= 0)
-                break;
-            const char *t = sk[j];
-            sk[j] = sk[j - 1];
-            sk[j - 1] = t;
-            t = ar[j];
-            ar[j] = ar[j - 1];
-            ar[j - 1] = t;
-        }
+    sb_sort_skus(sk, ar, nsk);
     for (size_t k = 0; k < nsk; k++) {
         json_t *c = json_object();
         const sb_sku *row = skus ? sb_sku_find(skus, sk[k]) : NULL;

@@ -402,18 +402,8 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         sb_tpl_set_str(d, "memory_baseline", mb);
         json_object_set_new(d, "memory", mem);
         sb_buf pk = SB_BUF_INIT;
-        for (size_t i = 0; i < sum->cited; i++) {
-            json_t *po = json_loads(cited[i]->packages_json, 0, NULL);
-            const char *k;
-            json_t *v;
-            json_object_foreach(po, k, v) {
-                char item[256];
-                snprintf(item, sizeof item, "%s %s", k, json_string_value(v) ? json_string_value(v) : "?");
-                if (!strstr(sb_buf_str(&pk), item))
-                    sb_buf_printf(&pk, "%s%s", pk.len ? ", " : "", item);
-            }
-            json_decref(po);
-        }
+        for (size_t i = 0; i < sum->cited; i++)
+            sb_packages_list(cited[i]->packages_json, &pk);
         sb_tpl_set_str(d, "packages", pk.len ? sb_buf_str(&pk) : "none recorded");
         sb_buf_free(&pk);
     }

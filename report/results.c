@@ -562,3 +562,43 @@ int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reas
     return SB_OK;
 }
 
+
+void sb_sort_skus(const char **sku, const char **arch, size_t n)
+{
+    /* insertion sort: a handful of cards */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0; j--) {
+            int c = sb_arch_rank(arch[j - 1]) - sb_arch_rank(arch[j]);
+            if (!c)
+                c = strcmp(arch[j - 1], arch[j]);
+            if (!c)
+                c = strcmp(sku[j - 1], sku[j]);
+            if (c <= 0)
+                break;
+            const char *t = sku[j];
+            sku[j] = sku[j - 1];
+            sku[j - 1] = t;
+            t = arch[j];
+            arch[j] = arch[j - 1];
+            arch[j - 1] = t;
+        }
+}
+
+void sb_packages_list(const char *packages_json, sb_buf *out)
+{
+    json_t *po = packages_json ? json_loads(packages_json, 0, NULL) : NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(po, k, v) {
+        char item[256];
+        snprintf(item, sizeof item, "%s %s", k, json_string_value(v) ? json_string_value(v) : "?");
+        size_t li = strlen(item);
+        int seen = 0;
+        const char *t = sb_buf_str(out);
+        for (const char *p = t; !seen && (p = strstr(p, item)) != NULL; p++)
+            seen = (p == t || p[-1] == ' ') && (p[li] == ',' || p[li] == '\0');
+        if (!seen)
+            sb_buf_printf(out, "%s%s", out->len ? ", " : "", item);
+    }
+    json_decref(po);
+}

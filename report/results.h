@@ -127,6 +127,13 @@ const sb_pick *sb_pick_find(const sb_pick *picks, size_t n, const char *case_key
 int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
                      int *power_capped, double *power_limit_w, sb_error *err);
 
+/* Sorts n (SKU, arch) pairs, kept together, by arch order then SKU id. */
+void sb_sort_skus(const char **sku, const char **arch, size_t n);
+
+/* Appends the "name version" items of a packages_json object to the
+ * ", "-list in out, each once. */
+void sb_packages_list(const char *packages_json, sb_buf *out);
+
 /* Arch order for columns: a100 < h100 < h200 < anything else (by name). */
 int sb_arch_rank(const char *arch);
 

@@ -99,20 +99,7 @@ static json_t *env_rows(const sb_result_set *set, const sb_training_set *tr)
             ar[nsk++] = a;
         }
     }
-    for (size_t i = 1; i < nsk; i++)
-        for (size_t j = i; j > 0; j--) {
-            int c = sb_arch_rank(ar[j - 1]) - sb_arch_rank(ar[j]);
-            if (!c)
-                c = strcmp(sk[j - 1], sk[j]);
-            if (c <= 0)
-                break;
-            const char *t = sk[j];
-            sk[j] = sk[j - 1];
-            sk[j - 1] = t;
-            t = ar[j];
-            ar[j] = ar[j - 1];
-            ar[j - 1] = t;
-        }
+    sb_sort_skus(sk, ar, nsk);
     for (size_t k = 0; k < nsk; k++) {
         sb_buf gpu = SB_BUF_INIT, drv = SB_BUF_INIT, cuda = SB_BUF_INIT, cublas = SB_BUF_INIT,
                sha = SB_BUF_INIT, pkg = SB_BUF_INIT;
@@ -138,15 +125,7 @@ static json_t *env_rows(const sb_result_set *set, const sb_training_set *tr)
             char short_sha[16];
             snprintf(short_sha, sizeof short_sha, "%.7s", h);
             add_distinct(&sha, short_sha);
-            json_t *po = pj ? json_loads(pj, 0, NULL) : NULL;
-            const char *pk;
-            json_t *pv;
-            json_object_foreach(po, pk, pv) {
-                char item[256];
-                snprintf(item, sizeof item, "%s %s", pk, json_string_value(pv) ? json_string_value(pv) : "?");
-                add_distinct(&pkg, item);
-            }
-            json_decref(po);
+            sb_packages_list(pj, &pkg);
         }
         size_t ncommits = 1;
         for (const char *p = sb_buf_str(&sha); *p; p++)
@@ -417,20 +396,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
                 sk[nsk] = picks[i].r->sku;
                 ar[nsk++] = picks[i].r->arch;
             }
-        for (size_t i = 1; i < nsk; i++)
-            for (size_t j = i; j > 0; j--) {
-                int c = sb_arch_rank(ar[j - 1]) - sb_arch_rank(ar[j]);
-                if (!c)
-                    c = strcmp(sk[j - 1], sk[j]);
-                if (c <= 0)
-                    break;
-                const char *t = sk[j];
-                sk[j] = sk[j - 1];
-                sk[j - 1] = t;
-                t = ar[j];
-                ar[j] = ar[j - 1];
-                ar[j - 1] = t;
-            }
+        sb_sort_skus(sk, ar, nsk);
         int bad = 0;
         for (size_t k = 0; k < nsk && !bad; k++) {
             char slug[256], file[1024], path[4096];
