@@ -129,8 +129,11 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
         ylo = fmin(ylo, t);
         yhi = fmax(yhi, t);
     }
-    qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
-    qsort(dtypes.v, dtypes.n, sizeof *dtypes.v, name_cmp);
+    /* nothing drawable leaves both lists without storage (qsort takes no NULL) */
+    if (providers.n)
+        qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
+    if (dtypes.n)
+        qsort(dtypes.v, dtypes.n, sizeof *dtypes.v, name_cmp);
     /* Ceilings to draw. */
     line_label lines[64];
     size_t nl = 0;
