@@ -815,7 +815,9 @@ static void test_claims_check(void **state)
     (void)state;
     char p[512];
     path_in_tmp(p, sizeof p, "claims.db");
-    fx_standard(fx_create(p));
+    sqlite3 *w = fx_create(p);
+    fx_standard(w);
+    sqlite3_close(w);
     /* one liger run on h100 recorded its package */
     exec_sql(p, "UPDATE provenance SET packages_json = '{\"liger-kernel\":\"0.8.5\"}' WHERE run_id ="
                 " (SELECT c.run_id FROM configs c JOIN provenance v ON v.run_id = c.run_id"
