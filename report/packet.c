@@ -400,6 +400,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         }
         free(ratio);
         sb_tpl_set_str(d, "memory_baseline", mb);
+        json_object_set_new(d, "has_memory", json_boolean(json_array_size(mem) > 0));
         json_object_set_new(d, "memory", mem);
         sb_buf pk = SB_BUF_INIT;
         for (size_t i = 0; i < sum->cited; i++)

@@ -970,9 +970,27 @@ static void test_packet_limits(void **state)
     snprintf(f, sizeof f, "%s/DISCUSSION.md", dir);
     disc = slurp(f);
     assert_non_null(strstr(disc, "Runs of the provider `liger` cited: 1,"));
-    assert_non_null(strstr(disc, "## Peak device memory of `liger` against `huggingface`"));
+    /* no peak memory recorded: no memory table */
+    assert_null(strstr(disc, "## Peak device memory"));
     assert_null(strstr(disc, "op001"));
     assert_null(strstr(disc, "reference"));
+    free(disc);
+    sqlite3_close(db);
+    /* with peak memory on both sides of the case: liger's over huggingface's */
+    exec_sql(p, "UPDATE metrics SET peak_device_bytes = 400 WHERE run_id IN (SELECT c.run_id FROM"
+                " configs c JOIN provenance v ON v.run_id = c.run_id WHERE c.op = 'op000' AND"
+                " c.shape_key = 'M=1024,N=4096' AND v.sku = 'h100-sxm5-80gb' AND c.provider = 'huggingface')");
+    exec_sql(p, "UPDATE metrics SET peak_device_bytes = 100 WHERE run_id IN (SELECT run_id FROM configs"
+                " WHERE provider = 'liger')");
+    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    path_in_tmp(dir, sizeof dir, "packet-someliger-memory");
+    o.out_dir = dir;
+    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
+        fail_msg("%s", err.msg);
+    snprintf(f, sizeof f, "%s/DISCUSSION.md", dir);
+    disc = slurp(f);
+    assert_non_null(strstr(disc, "## Peak device memory of `liger` against `huggingface`"));
+    assert_non_null(strstr(disc, "| op000 | fwd | bf16 | h100-sxm5-80gb | 1 | 25% | 25% |"));
     free(disc);
     sqlite3_close(db);
     /* a body over GitHub's limit is refused and nothing is written */
