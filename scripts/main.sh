@@ -23,7 +23,7 @@ echo "== ingest examples/ into $db"
 # Exit status 1 means some file was refused; that is reported, not fatal here.
 "$solbook" ingest --db "$db" "$top"/examples/h1*/gemm "$top"/examples/h1*/kernels \
   "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top"/examples/h*/kernels-full \
-  "$top"/examples/h100/gemm-settle "$top/examples/fleet" || true
+  "$top"/examples/h100/gemm-settle "$top"/examples/h*/providers "$top/examples/fleet" || true
 
 echo "== stored runs (newest 25)"
 "$solbook" runs --db "$db" --limit 25
