@@ -195,7 +195,9 @@ int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *cons
     for (size_t k = 0; k < 3; k++)
         for (size_t i = 0; i < kinds[k].all->n; i++) {
             const char *nm = kinds[k].all->v[i];
-            if (names_has(kinds[k].have, nm) || !names_word(t, nm))
+            /* one word can be two things: "torch" is both the provider of
+             * torch.matmul runs and the package the Python providers record */
+            if (names_has(&cprov, nm) || names_has(&cpkg, nm) || names_has(&ccard, nm) || !names_word(t, nm))
                 continue;
             sb_error_set(err, NULL, NULL, "%s names %s '%s', which none of its %zu cited runs has",
                          what, kinds[k].kind, nm, ncited);

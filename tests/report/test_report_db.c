@@ -819,9 +819,12 @@ static void test_claims_check(void **state)
     fx_standard(w);
     sqlite3_close(w);
     /* one liger run on h100 recorded its package */
-    exec_sql(p, "UPDATE provenance SET packages_json = '{\"liger-kernel\":\"0.8.5\"}' WHERE run_id ="
+    exec_sql(p, "UPDATE provenance SET packages_json = '{\"liger-kernel\":\"0.8.5\",\"torch\":\"2.11.0\"}' WHERE run_id ="
                 " (SELECT c.run_id FROM configs c JOIN provenance v ON v.run_id = c.run_id"
                 " WHERE c.provider = 'liger' AND v.sku = 'h100-sxm5-80gb' ORDER BY c.run_id LIMIT 1)");
+    /* "torch" is also a provider (torch.matmul runs), of none of the cited runs */
+    exec_sql(p, "UPDATE configs SET provider = 'torch' WHERE run_id = (SELECT run_id FROM configs"
+                " WHERE provider NOT IN ('huggingface', 'liger') ORDER BY run_id LIMIT 1)");
     sqlite3 *db = NULL;
     sb_error err;
     assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
@@ -834,7 +837,7 @@ static void test_claims_check(void **state)
     for (size_t i = 0; i < set.n; i++) {
         if (!strcmp(set.v[i].sku, "h100-sxm5-80gb") && !strcmp(set.v[i].provider, "huggingface"))
             hf[nhf++] = &set.v[i];
-        if (!strcmp(set.v[i].packages_json, "{\"liger-kernel\":\"0.8.5\"}"))
+        if (!strcmp(set.v[i].packages_json, "{\"liger-kernel\":\"0.8.5\",\"torch\":\"2.11.0\"}"))
             lg[nlg++] = &set.v[i];
     }
     assert_int_equal(nhf, 3);
@@ -855,6 +858,11 @@ static void test_claims_check(void **state)
     /* the run that has them may name them */
     assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, "liger with liger-kernel 0.8.5 on H100",
                                      "body", &err), SB_OK);
+    /* a word that is a cited run's package may be said, though it names a provider too */
+    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, "liger-kernel 0.8.5 on torch 2.11.0", "body",
+                                     &err), SB_OK);
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "measured with torch 2.11.0", "body", &err),
+                     SB_ERR);
     /* the project addressed is allowed; a word containing a name is not the name */
     const char *allowed[] = {"Liger-Kernel", NULL};
     assert_int_equal(sb_claims_check(db, skus, hf, nhf, allowed, "For the Liger-Kernel maintainers: "
