@@ -164,7 +164,21 @@ static void fill_row(sb_geo_row *g, const sb_result *r, const char *base, const 
                 g->unchecked++;
         }
     }
-    g->time = np && kernel_pairs == np ? SB_TIME_KERNEL : SB_TIME_CALL;
+    /* A kernel is compared with a kernel wherever both sides measured one:
+     * call time would charge a Python provider's launch cost to its kernel.
+     * Cases where either side has call time only are left out of a kernel
+     * row, and counted, rather than mixed into it. */
+    g->time = kernel_pairs ? SB_TIME_KERNEL : SB_TIME_CALL;
+    if (kernel_pairs && kernel_pairs < np) {
+        size_t k = 0;
+        for (size_t q = 0; q < np; q++)
+            if (sb_both_kernel(pv[q], bv[q])) {
+                pv[k] = pv[q];
+                bv[k++] = bv[q];
+            }
+        g->call_only = np - k;
+        np = k;
+    }
     for (size_t k = 0; k < np; k++)
         ratios[k] = sb_speedup(pv[k], bv[k], g->time);
     g->shapes = np;
@@ -405,8 +419,11 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
             } else {
                 char a[32];
                 fmt_x(cell->geomean, a, sizeof a);
-                sb_buf_printf(out, " %s (%zu; %zu failed; %s) |", a, cell->shapes, cell->failed,
+                sb_buf_printf(out, " %s (%zu; %zu failed; %s", a, cell->shapes, cell->failed,
                               sb_time_kind_name(cell->time));
+                if (cell->call_only)
+                    sb_buf_printf(out, "; %zu call-time-only left out", cell->call_only);
+                sb_buf_puts(out, ") |");
             }
         }
         sb_buf_puts(out, "\n");

@@ -33,8 +33,9 @@ extern const char *const sb_headline_baselines[];
  * provider that no headline uses unless asked for by name. */
 #define SB_DIAGNOSTIC_PROVIDER "reference"
 
-/* Where both sides of every compared case recorded GPU kernel time
- * (metrics.kernel_median_ms) a row uses kernel time; otherwise call time. */
+/* Where both sides of some compared cases recorded GPU kernel time
+ * (metrics.kernel_median_ms) a row uses kernel time over those cases alone
+ * and counts the others as call_only; otherwise call time. */
 typedef enum { SB_TIME_CALL = 0, SB_TIME_KERNEL = 1 } sb_time_kind;
 const char *sb_time_kind_name(sb_time_kind k); /* "call" | "kernel" */
 
@@ -46,6 +47,7 @@ typedef struct sb_geo_row {
     double geomean, min, max;      /* NAN when shapes == 0 */
     size_t failed, skipped, no_baseline, not_run, stale;
     size_t unchecked;              /* compared cases with an imported side whose correctness was not re-checked */
+    size_t call_only;              /* kernel rows: cases both passed where one side has call time only, left out */
 } sb_geo_row;
 
 typedef struct sb_geo_table {
