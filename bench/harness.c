@@ -953,9 +953,6 @@ int sb_case_measure(sb_case *c, int provider, const sb_protocol_opts *opts,
     m->batch_invariant = -1;
     m->peak_device_bytes = -1;
     snprintf(m->checksum, sizeof m->checksum, "unknown");
-    int64_t total = 0;
-    for (int o = 0; o < c->nout; o++)
-        total += c->out[o].desc.rows;
     int sampled = 0;
     for (int o = 0; o < c->nout; o++)
         if (c->out[o].nrows < c->out[o].desc.rows)

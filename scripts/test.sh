@@ -7,7 +7,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install_deps.sh"
 build=${1:-$top/build}
 shift || true
-cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# Warnings are errors here (SOLBOOK_WERROR): developers and CI see every one.
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSOLBOOK_WERROR=ON "$@" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 cd "$build"
 ctest --output-on-failure -j"$(nproc)"

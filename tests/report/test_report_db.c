@@ -67,8 +67,10 @@ static char *slurp(const char *path)
     char *s = NULL;
     size_t n = 0;
     sb_error err;
-    if (sb_file_read_all(path, &s, &n, &err) != SB_OK)
+    if (sb_file_read_all(path, &s, &n, &err) != SB_OK) {
         fail_msg("%s: %s", err.file, err.msg);
+        return NULL;
+    }
     return s;
 }
 
