@@ -499,8 +499,8 @@ done:
 }
 
 static int run_harness(const char *run_dir, const json_t *spec, const json_t *meta,
-                       const sb_forge_bench_config *bc, const char *raw_out, char *failure,
-                       size_t fsize, sb_error *err)
+                       const sb_forge_bench_config *bc, sb_sandbox_isolation iso, const char *raw_out,
+                       char *failure, size_t fsize, sb_error *err)
 {
     char tmp[2048] = "", logs[2048], nvcc[1024], src[4096], ref[64];
     int rc = SB_OK;
@@ -528,6 +528,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         json_t *limits = json_object_get(spec, "limits");
         sb_sandbox_limits lim;
         sb_sandbox_limits_compiler(&lim, (double)json_integer_value(json_object_get(limits, "compile_s")));
+        lim.isolation = iso;
         sb_sandbox_result res;
         if (sb_sandbox_run(argv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
@@ -567,6 +568,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         snprintf(out, sizeof out, "%s/bench.stdout", logs);
         snprintf(errp, sizeof errp, "%s/bench.stderr", logs);
         sb_sandbox_limits_cuda(&lim, (double)json_integer_value(json_object_get(limits, "bench_s")));
+        lim.isolation = iso;
         if (sb_sandbox_run(bargv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
         if (!(res.exited && res.exit_code == 0)) {
@@ -639,9 +641,16 @@ int sb_forge_bench(const char *run_dir, const sb_forge_bench_opts *o, int *verdi
             json_array_append_new(reasons, json_string("no NVIDIA GPU on this machine: nothing was benchmarked"));
             goto write;
         }
-        char failure[1024];
+        char failure[1024], iso_why[800];
+        sb_sandbox_isolation iso;
+        if (sb_sandbox_choose(&iso, iso_why, sizeof iso_why, err) != SB_OK) {
+            rc = SB_ERR;
+            goto out;
+        }
+        json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
+                                                      "detail", iso_why));
         if (sb_forge_path(raw_path, sizeof raw_path, run_dir, "bench_raw.json", err) != SB_OK ||
-            run_harness(run_dir, spec, meta, &bc, raw_path, failure, sizeof failure, err) != SB_OK) {
+            run_harness(run_dir, spec, meta, &bc, iso, raw_path, failure, sizeof failure, err) != SB_OK) {
             rc = SB_ERR;
             goto out;
         }

@@ -132,13 +132,14 @@ int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tm
 }
 
 static int run_compile(const char *tmp, char *const argv[], const char *log_dir, const char *name,
-                       double wall_s, char *detail, size_t dsize, sb_error *err)
+                       double wall_s, sb_sandbox_isolation iso, char *detail, size_t dsize, sb_error *err)
 {
     char out[4096], errp[4096];
     snprintf(out, sizeof out, "%s/%s.stdout", log_dir, name);
     snprintf(errp, sizeof errp, "%s/%s.stderr", log_dir, name);
     sb_sandbox_limits lim;
     sb_sandbox_limits_compiler(&lim, wall_s);
+    lim.isolation = iso;
     sb_sandbox_result res;
     if (sb_sandbox_run(argv, tmp, out, errp, &lim, &res, err) != SB_OK)
         return SB_ERR;
@@ -181,6 +182,16 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
                             json_string_value(json_object_get(spec, "run_id")), "verified_at", now,
                             "nvcc_arch", json_string_value(json_object_get(spec, "nvcc_arch")), "gates");
     json_t *gates = json_object_get(doc, "gates");
+    /* One isolation for every run of this verification, recorded with it. */
+    sb_sandbox_isolation iso;
+    char iso_why[800];
+    if (sb_sandbox_choose(&iso, iso_why, sizeof iso_why, err) != SB_OK) {
+        json_decref(doc);
+        json_decref(spec);
+        return SB_ERR;
+    }
+    json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso), "detail",
+                                                  iso_why));
     const char *order[] = {"files", "metadata", "scan", "compile", "gpu", "test"};
     size_t reached = 0;
     int rc = SB_OK;
@@ -333,7 +344,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
                         "test.cu", "kernel.cu", ref, NULL};
         json_object_set_new(doc, "nvcc", json_string(nvcc));
         int c = run_compile(tmp, argv, logs, "compile-test",
-                            (double)json_integer_value(json_object_get(json_object_get(spec, "limits"), "compile_s")),
+                            (double)json_integer_value(json_object_get(json_object_get(spec, "limits"), "compile_s")), iso,
                             detail, sizeof detail, err);
         if (c == SB_ERR) {
             rc = SB_ERR;
@@ -362,6 +373,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
         snprintf(errp, sizeof errp, "%s/test.stderr", logs);
         sb_sandbox_limits lim;
         sb_sandbox_limits_cuda(&lim, (double)json_integer_value(json_object_get(json_object_get(spec, "limits"), "test_s")));
+        lim.isolation = iso;
         sb_sandbox_result res;
         char *argv[] = {"./forge_test", NULL};
         char prog[4096];

@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -19,13 +23,15 @@
 #include "sandbox.h"
 
 typedef struct fixture {
+    sb_sandbox_isolation iso; /* how every run of the test is isolated */
     char dir[256];
     char out[512], err[512];
 } fixture;
 
-static int setup(void **state)
+static int setup_iso(void **state, sb_sandbox_isolation iso)
 {
     fixture *f = calloc(1, sizeof *f);
+    f->iso = iso;
     snprintf(f->dir, sizeof f->dir, "/tmp/sb-forge-sandbox-XXXXXX");
     if (!mkdtemp(f->dir))
         return -1;
@@ -34,6 +40,16 @@ static int setup(void **state)
     snprintf(f->err, sizeof f->err, "%s.stderr", f->dir);
     *state = f;
     return 0;
+}
+
+static int setup(void **state)
+{
+    return setup_iso(state, SB_SANDBOX_RLIMITS);
+}
+
+static int setup_bwrap(void **state)
+{
+    return setup_iso(state, SB_SANDBOX_BUBBLEWRAP);
 }
 
 static int teardown(void **state)
@@ -47,9 +63,27 @@ static int teardown(void **state)
     return 0;
 }
 
-static sb_sandbox_result run(fixture *f, const char *prog, const sb_sandbox_limits *lim)
+/* The limits of a test run: f's isolation; the test is skipped where
+ * bubblewrap is asked for and cannot run on this machine. */
+static sb_sandbox_limits limits_of(const fixture *f)
 {
-    char *argv[] = {(char *)prog, NULL};
+    sb_sandbox_limits lim = {0};
+    lim.isolation = f->iso;
+    if (f->iso == SB_SANDBOX_BUBBLEWRAP) {
+        sb_sandbox_isolation got;
+        char why[800];
+        sb_error err;
+        unsetenv("SOLBOOK_FORGE_SANDBOX");
+        if (sb_sandbox_choose(&got, why, sizeof why, &err) != SB_OK || got != SB_SANDBOX_BUBBLEWRAP) {
+            fprintf(stderr, "skipped: %s\n", why);
+            skip();
+        }
+    }
+    return lim;
+}
+
+static sb_sandbox_result run_args(fixture *f, char *const argv[], const sb_sandbox_limits *lim)
+{
     sb_sandbox_result res;
     sb_error err;
     sb_error_clear(&err);
@@ -57,13 +91,20 @@ static sb_sandbox_result run(fixture *f, const char *prog, const sb_sandbox_limi
     if (rc != SB_OK)
         fprintf(stderr, "%s: %s\n", err.file, err.msg);
     assert_int_equal(rc, SB_OK);
+    assert_int_equal(res.isolation, lim->isolation);
     return res;
+}
+
+static sb_sandbox_result run(fixture *f, const char *prog, const sb_sandbox_limits *lim)
+{
+    char *argv[] = {(char *)prog, NULL};
+    return run_args(f, argv, lim);
 }
 
 static void test_loop_forever_is_killed_at_the_wall_limit(void **state)
 {
     fixture *f = *state;
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 1.0;
     sb_sandbox_result res = run(f, PROG_LOOP, &lim);
     assert_true(res.timed_out);
@@ -80,7 +121,7 @@ static void test_loop_forever_is_killed_at_the_wall_limit(void **state)
 static void test_cpu_limit_stops_a_spinner(void **state)
 {
     fixture *f = *state;
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     /* One CPU second can take many wall seconds when other tests share
      * the cores; the wall limit is only a backstop here. */
     lim.wall_s = 600.0;
@@ -94,7 +135,7 @@ static void test_cpu_limit_stops_a_spinner(void **state)
 static void test_huge_file_hits_the_size_limit(void **state)
 {
     fixture *f = *state;
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
     lim.fsize_bytes = 1u << 20;
     sb_sandbox_result res = run(f, PROG_HUGE, &lim);
@@ -113,7 +154,7 @@ static void test_huge_file_hits_the_size_limit(void **state)
 static void test_exit_one_is_reported_with_its_output(void **state)
 {
     fixture *f = *state;
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
     sb_sandbox_result res = run(f, PROG_EXIT1, &lim);
     assert_true(res.exited);
@@ -133,7 +174,7 @@ static void test_exit_one_is_reported_with_its_output(void **state)
 static void test_grandchildren_die_with_the_group(void **state)
 {
     fixture *f = *state;
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
     char *argv[] = {PROG_SLEEPER, "exit", NULL};
     sb_sandbox_result res;
@@ -182,7 +223,7 @@ static void test_child_environment(void **state)
 {
     fixture *f = *state;
     setenv("SOLBOOK_SECRET", "token", 1);
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
     lim.nofile = 64;
     sb_sandbox_result res = run(f, PROG_ENV, &lim);
@@ -210,7 +251,7 @@ static void test_child_environment(void **state)
 static void test_data_limit_refuses_large_allocations(void **state)
 {
     fixture *f = *state;
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
     lim.data_bytes = (rlim_t)256 << 20;
     sb_sandbox_result res = run(f, PROG_HOG, &lim);
@@ -231,7 +272,7 @@ static void test_missing_program_is_an_error(void **state)
 {
     fixture *f = *state;
     char *argv[] = {"/nonexistent/forge_test", NULL};
-    sb_sandbox_limits lim = {0};
+    sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 1;
     sb_sandbox_result res;
     sb_error err;
@@ -241,17 +282,151 @@ static void test_missing_program_is_an_error(void **state)
     assert_string_equal(err.msg, "program not found or not executable");
 }
 
+/* ---- what bubblewrap stops and the limits alone do not ---- */
+
+/* A listening TCP socket on 127.0.0.1 of the test's own network; its port. */
+static int listen_local(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 4), 0);
+    socklen_t len = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static char *read_text(const char *path, char *buf, size_t size)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t n = fread(buf, 1, size - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The candidate's connect() to a listener of this host: refused by the
+ * sandbox (no network namespace shared) under bubblewrap, made under the
+ * limits alone. The program is run directly, so no scanner is involved. */
+static void test_network_is_cut_off(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    int port, lfd = listen_local(&port);
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", port);
+    char *argv[] = {PROG_CONNECT, port_text, NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    char buf[512];
+    read_text(f->out, buf, sizeof buf);
+    struct pollfd pfd = {lfd, POLLIN, 0};
+    int pending = poll(&pfd, 1, 0);
+    close(lfd);
+    assert_true(res.exited);
+    if (f->iso == SB_SANDBOX_BUBBLEWRAP) {
+        if (res.exit_code != 1 || strncmp(buf, "connect failed:", 15) != 0)
+            fail_msg("under bubblewrap the connection was not refused: exit %d, '%s'", res.exit_code, buf);
+        assert_int_equal(pending, 0); /* nothing reached the listener */
+    } else {
+        if (res.exit_code != 0 || strcmp(buf, "connected\n") != 0)
+            fail_msg("without bubblewrap the connection should go through: exit %d, '%s'", res.exit_code, buf);
+        assert_int_equal(pending, 1);
+    }
+}
+
+/* Writing outside the working folder (beside it, in the same /tmp):
+ * refused under bubblewrap (read-only file system), while writing inside
+ * it works; the limits alone let both through. */
+static void test_writes_stay_in_the_folder(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char outside[600], inside[600], buf[512];
+    snprintf(outside, sizeof outside, "%s.outside", f->dir);
+    unlink(outside);
+    char *out_argv[] = {PROG_WRITE, outside, NULL};
+    sb_sandbox_result res = run_args(f, out_argv, &lim);
+    struct stat st;
+    int written = stat(outside, &st) == 0;
+    unlink(outside);
+    read_text(f->out, buf, sizeof buf);
+    assert_true(res.exited);
+    if (f->iso == SB_SANDBOX_BUBBLEWRAP) {
+        if (res.exit_code != 1 || written || !strstr(buf, "Read-only file system"))
+            fail_msg("under bubblewrap a write outside the folder was not refused: exit %d, '%s'", res.exit_code,
+                     buf);
+    } else {
+        if (res.exit_code != 0 || !written)
+            fail_msg("without bubblewrap the write outside should go through: exit %d, '%s'", res.exit_code, buf);
+    }
+    char *in_argv[] = {PROG_WRITE, "inside.txt", NULL};
+    res = run_args(f, in_argv, &lim);
+    assert_true(res.exited);
+    assert_int_equal(res.exit_code, 0);
+    snprintf(inside, sizeof inside, "%s/inside.txt", f->dir);
+    assert_string_equal(read_text(inside, buf, sizeof buf), "written by the candidate\n");
+}
+
+/* Which isolation a machine gets, and the override. */
+static void test_choice_of_isolation(void **state)
+{
+    (void)state;
+    sb_sandbox_isolation got;
+    char why[800];
+    sb_error err;
+    const char *path = getenv("PATH");
+    char *saved = strdup(path ? path : "");
+    setenv("SOLBOOK_FORGE_SANDBOX", "rlimits", 1);
+    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_OK);
+    assert_int_equal(got, SB_SANDBOX_RLIMITS);
+    assert_string_equal(why, "rlimits and a process group (SOLBOOK_FORGE_SANDBOX=rlimits)");
+    setenv("SOLBOOK_FORGE_SANDBOX", "chroot", 1);
+    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_ERR);
+    assert_string_equal(err.msg, "SOLBOOK_FORGE_SANDBOX is 'chroot': expected auto, bubblewrap or rlimits");
+    /* No bwrap on PATH: the limits, saying why; required: an error. */
+    setenv("PATH", "/nonexistent-solbook-test", 1);
+    unsetenv("SOLBOOK_FORGE_SANDBOX");
+    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_OK);
+    assert_int_equal(got, SB_SANDBOX_RLIMITS);
+    assert_string_equal(why, "rlimits and a process group only: bwrap not found on PATH (Debian package bubblewrap)");
+    setenv("SOLBOOK_FORGE_SANDBOX", "bubblewrap", 1);
+    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "bubblewrap cannot run here: bwrap not found on PATH"));
+    unsetenv("SOLBOOK_FORGE_SANDBOX");
+    setenv("PATH", saved, 1);
+    free(saved);
+    assert_string_equal(sb_sandbox_isolation_name(SB_SANDBOX_BUBBLEWRAP), "bubblewrap");
+    assert_string_equal(sb_sandbox_isolation_name(SB_SANDBOX_RLIMITS), "rlimits");
+}
+
 int main(void)
 {
+    /* Every behaviour under the limits alone, and again inside bubblewrap
+     * (skipped where it cannot run). The grandchild's pid is only
+     * meaningful outside a pid namespace; inside one, the namespace's end
+     * takes every process with it. */
+#define BOTH(t) cmocka_unit_test_setup_teardown(t, setup, teardown), \
+                cmocka_unit_test_setup_teardown(t, setup_bwrap, teardown)
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_loop_forever_is_killed_at_the_wall_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cpu_limit_stops_a_spinner, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_huge_file_hits_the_size_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_exit_one_is_reported_with_its_output, setup, teardown),
+        BOTH(test_loop_forever_is_killed_at_the_wall_limit),
+        BOTH(test_cpu_limit_stops_a_spinner),
+        BOTH(test_huge_file_hits_the_size_limit),
+        BOTH(test_exit_one_is_reported_with_its_output),
         cmocka_unit_test_setup_teardown(test_grandchildren_die_with_the_group, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_child_environment, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_data_limit_refuses_large_allocations, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_missing_program_is_an_error, setup, teardown),
+        BOTH(test_child_environment),
+        BOTH(test_data_limit_refuses_large_allocations),
+        BOTH(test_missing_program_is_an_error),
+        BOTH(test_network_is_cut_off),
+        BOTH(test_writes_stay_in_the_folder),
+        cmocka_unit_test(test_choice_of_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
