@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "forge_kernels.h"
 #include "fsutil.h"
 #include "json_file.h"
 #include "provenance.h"
@@ -16,47 +17,8 @@
 #include "task.h"
 #include "verify.h"
 
-static const char *const REGISTRY_DDL =
-    "CREATE TABLE IF NOT EXISTS forge_kernels ("
-    " kernel_id TEXT PRIMARY KEY,"
-    " base_id TEXT NOT NULL,"
-    " version INTEGER NOT NULL,"
-    " language TEXT NOT NULL,"
-    " op TEXT NOT NULL,"
-    " sku TEXT NOT NULL,"
-    " dtype TEXT NOT NULL,"
-    " shapes TEXT NOT NULL,"
-    " forge_run TEXT NOT NULL UNIQUE,"
-    " author TEXT NOT NULL,"
-    " author_kind TEXT NOT NULL,"
-    " entry_point TEXT NOT NULL,"
-    " min_speedup REAL NOT NULL,"
-    " speedup_min REAL NOT NULL,"
-    " speedup_geomean REAL NOT NULL,"
-    " gpu_name TEXT NOT NULL,"
-    " driver_version TEXT,"
-    " git_sha TEXT NOT NULL,"
-    " cases_json TEXT NOT NULL,"
-    " sources_json TEXT NOT NULL,"
-    " registry_path TEXT NOT NULL,"
-    " status TEXT NOT NULL,"
-    " evidence_level TEXT NOT NULL,"
-    " promoted_at TEXT NOT NULL,"
-    " UNIQUE (base_id, version));";
-
 #define STATUS_TEXT "available, not applied"
 #define EVIDENCE_TEXT "op-level microbenchmark"
-
-int sb_forge_registry_init(sqlite3 *conn, const char *db_path, sb_error *err)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(conn, REGISTRY_DDL, NULL, NULL, &msg) != SQLITE_OK) {
-        sb_error_set(err, db_path, NULL, "cannot create forge_kernels: %s", msg ? msg : "unknown error");
-        sqlite3_free(msg);
-        return SB_ERR;
-    }
-    return SB_OK;
-}
 
 void sb_forge_kernel_base_id(const json_t *spec, char *buf, size_t size)
 {
@@ -408,7 +370,7 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
             smin = s;
         json_array_append_new(cases, entry);
     }
-    if (sb_forge_registry_init(conn, db_path, err) != SB_OK || sb_db_begin(db, err) != SB_OK)
+    if (sb_db_begin(db, err) != SB_OK)
         goto out;
     in_tx = 1;
     char base[512], kernel_id[600];
@@ -519,62 +481,8 @@ int sb_forge_registry_list(const char *db_path, json_t **kernels, sb_error *err)
     sb_db *db = NULL;
     if (sb_db_open(db_path, SB_DB_READ, &db, err) != SB_OK)
         return SB_ERR;
-    sqlite3 *conn = sb_db_handle(db);
-    json_t *arr = json_array();
-    sqlite3_stmt *st = NULL;
-    int rc = SB_OK;
-    if (sqlite3_prepare_v2(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'forge_kernels'", -1,
-                           &st, NULL) != SQLITE_OK) {
-        rc = sb_error_set(err, db_path, NULL, "registry query failed: %s", sqlite3_errmsg(conn));
-        goto done;
-    }
-    int exists = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (!exists)
-        goto done;
-    if (sqlite3_prepare_v2(conn,
-                           "SELECT kernel_id, version, language, op, sku, dtype, shapes, forge_run, author, author_kind,"
-                           " entry_point, min_speedup, speedup_min, speedup_geomean, gpu_name, driver_version, git_sha,"
-                           " cases_json, sources_json, registry_path, status, evidence_level, promoted_at"
-                           " FROM forge_kernels ORDER BY kernel_id",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rc = sb_error_set(err, db_path, NULL, "registry query failed: %s", sqlite3_errmsg(conn));
-        goto done;
-    }
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        static const char *names[] = {"kernel_id", "version", "language", "op", "sku", "dtype", "shapes", "forge_run",
-                                      "author", "author_kind", "entry_point", "min_speedup", "speedup_min",
-                                      "speedup_geomean", "gpu_name", "driver_version", "commit", "cases",
-                                      "sources_sha256", "registry_path", "status", "evidence_level", "promoted_at"};
-        json_t *row = json_object();
-        for (int k = 0; k < 23; k++) {
-            json_t *v;
-            int type = sqlite3_column_type(st, k);
-            if (k == 17 || k == 18)
-                v = json_loads((const char *)sqlite3_column_text(st, k), 0, NULL);
-            else if (type == SQLITE_NULL)
-                v = json_null();
-            else if (type == SQLITE_INTEGER)
-                v = json_integer(sqlite3_column_int64(st, k));
-            else if (type == SQLITE_FLOAT)
-                v = json_real(sqlite3_column_double(st, k));
-            else
-                v = json_string((const char *)sqlite3_column_text(st, k));
-            json_object_set_new(row, names[k], v ? v : json_null());
-        }
-        json_array_append_new(arr, row);
-    }
-    if (s != SQLITE_DONE)
-        rc = sb_error_set(err, db_path, NULL, "registry query failed: %s", sqlite3_errmsg(conn));
-done:
-    sqlite3_finalize(st);
+    int rc = sb_db_forge_kernels(sb_db_handle(db), db_path, kernels, err);
     sb_db_close(db);
-    if (rc == SB_OK)
-        *kernels = arr;
-    else
-        json_decref(arr);
     return rc;
 }
 

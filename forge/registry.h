@@ -1,8 +1,9 @@
 /* registry.h - `solbook forge promote` and `solbook forge list`: the
  * registry of promoted kernels.
  *
- * The registry is a table in the solbook database, created by forge itself
- * (CREATE TABLE IF NOT EXISTS forge_kernels, docs/FORGE.md), plus a folder
+ * The registry is a table in the solbook database (forge_kernels, created
+ * by db/migrations/004_forge_kernels.sql, read through db/forge_kernels.h),
+ * plus a folder
  * (default forge/registry) with one subfolder per kernel id holding the
  * promoted sources and promotion.json, and verified_kernels.json, the
  * table exported, sorted by kernel id.
@@ -33,11 +34,8 @@ typedef struct sb_forge_promote_opts {
 int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *refused,
                      json_t **promotion, sb_error *err);
 
-/* Creates forge_kernels on conn when missing. */
-int sb_forge_registry_init(sqlite3 *conn, const char *db_path, sb_error *err);
-
 /* Every promoted kernel, sorted by kernel id, as verified_kernels.json's
- * "kernels" array (an empty array when the table does not exist). */
+ * "kernels" array (sb_db_forge_kernels on the database at db_path). */
 int sb_forge_registry_list(const char *db_path, json_t **kernels, sb_error *err);
 
 /* Writes REGISTRY/verified_kernels.json from the database. */

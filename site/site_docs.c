@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forge_kernels.h"
 #include "home.h"
 #include "isoweek.h"
 #include "json_file.h"
@@ -815,56 +816,6 @@ static void json_cell(sb_buf *b, json_t *v)
     }
 }
 
-/* forge_kernels (created by forge, docs/FORGE.md) as verified_kernels.json's
- * "kernels" array: one object per row, columns by name, sorted by kernel id;
- * an empty array when the table does not exist. */
-static int registry_rows(site_ctx *c, json_t **out, sb_error *err)
-{
-    *out = json_array();
-    if (!*out)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'forge_kernels'",
-                           -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    int exists = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (!exists)
-        return SB_OK;
-    if (sqlite3_prepare_v2(c->db, "SELECT * FROM forge_kernels ORDER BY kernel_id", -1, &st, NULL) !=
-        SQLITE_OK)
-        goto fail;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        json_t *row = json_object();
-        for (int k = 0; row && k < sqlite3_column_count(st); k++) {
-            const char *name = sqlite3_column_name(st, k);
-            json_t *v;
-            switch (sqlite3_column_type(st, k)) {
-            case SQLITE_NULL: v = json_null(); break;
-            case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, k)); break;
-            case SQLITE_FLOAT: v = json_real(sqlite3_column_double(st, k)); break;
-            default: v = json_string((const char *)sqlite3_column_text(st, k)); break;
-            }
-            /* verified_kernels.json calls git_sha "commit" */
-            json_object_set_new(row, strcmp(name, "git_sha") == 0 ? "commit" : name,
-                                v ? v : json_null());
-        }
-        json_array_append_new(*out, row);
-    }
-    if (s != SQLITE_DONE)
-        goto fail;
-    sqlite3_finalize(st);
-    return SB_OK;
-fail:
-    sb_error_set(err, c->o->db_path, NULL, "query of forge_kernels failed: %s", sqlite3_errmsg(c->db));
-    sqlite3_finalize(st);
-    json_decref(*out);
-    *out = NULL;
-    return SB_ERR;
-}
-
 int site_build_registry(site_ctx *c, sb_error *err)
 {
     json_t *kernels = NULL;
@@ -883,7 +834,7 @@ int site_build_registry(site_ctx *c, sb_error *err)
         json_decref(doc);
         src = c->o->kernels_path;
     } else {
-        if (registry_rows(c, &kernels, err) != SB_OK)
+        if (sb_db_forge_kernels(c->db, c->o->db_path, &kernels, err) != SB_OK)
             return SB_ERR;
         src = NULL;
     }

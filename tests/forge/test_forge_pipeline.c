@@ -624,7 +624,7 @@ static void test_slower_candidate_is_refused(void **state)
     sb_error err;
     assert_int_equal(promote(c, run, &doc, &err), 1);
     assert_non_null(strstr(err.msg, "the benchmark did not pass: M=4096,N=4096: speedup 0.667x"));
-    assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'forge_kernels'"), 0);
+    assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM forge_kernels"), 0);
 
     /* A lower --min-speedup than the task's does not get it through either. */
     sb_forge_bench_opts o = {c->db, 0.5, NULL};
@@ -712,7 +712,7 @@ static void test_promotion_rechecks_the_database(void **state)
     fclose(f);
     assert_int_equal(promote(c, b, &doc, &err), 1);
     assert_non_null(strstr(err.msg, "candidate changed since it was verified (kernel.cu)"));
-    assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'forge_kernels'"), 0);
+    assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM forge_kernels"), 0);
 }
 
 static void test_card_must_be_the_task_sku(void **state)

@@ -17,8 +17,8 @@ DevTools protocol (--remote-debugging-pipe, standard library only): every
 page loads with no console error, no exception and no failed request; the
 overview's matrix cells against the newest runs in SQLite; median and
 sample counts on op and run pages against SQLite; SVG plots present; the
-sort script works; the promoted-kernel registry without, with a
-forge_kernels table and from verified_kernels.json; and, on a synthetic
+sort script works; the promoted-kernel registry from an empty and a
+filled forge_kernels table and from verified_kernels.json; and, on a synthetic
 database with several providers (perf/gen_site_db.py), every geomean row
 recomputed from SQLite. Exits 77 (skip) only when chromium is missing.
 """
@@ -562,18 +562,17 @@ def registry_checks(solbook, db, tmp):
     run([solbook, "site", "--db", db, "--out", site])
     text, _ = page_text(os.path.join(site, "registry.html"))
     if "No promoted kernels yet." not in text:
-        fail("registry without forge_kernels: no 'No promoted kernels yet.'")
-    ok("registry page says 'No promoted kernels yet.' without a forge_kernels table")
-    # forge creates forge_kernels itself; the site reads its columns by name
+        fail("registry with an empty forge_kernels: no 'No promoted kernels yet.'")
+    ok("registry page says 'No promoted kernels yet.' while forge_kernels is empty")
+    # forge_kernels comes from the migrations; the site reads it through db/
     con = sqlite3.connect(db)
-    con.execute("CREATE TABLE forge_kernels (kernel_id TEXT PRIMARY KEY, op TEXT, sku TEXT,"
-                " dtype TEXT, shapes TEXT, language TEXT, speedup_geomean REAL, speedup_min REAL,"
-                " min_speedup REAL, status TEXT, evidence_level TEXT, gpu_name TEXT, git_sha TEXT,"
-                " author TEXT, promoted_at TEXT)")
-    con.execute("INSERT INTO forge_kernels VALUES ('cuda_rmsnorm_h100-sxm5-80gb_bf16_x_v1',"
-                " 'rmsnorm', 'h100-sxm5-80gb', 'bf16', 'B=8,H=4096', 'cuda', 1.25, 1.1, 1.05,"
-                " 'available, not applied', 'op-level microbenchmark', ?, 'abc', 'agent',"
-                " '2026-11-21T12:00:00Z')", (MARKUP_GPU,))
+    con.execute("INSERT INTO forge_kernels (kernel_id, base_id, version, language, op, sku, dtype, shapes,"
+                " forge_run, author, author_kind, entry_point, min_speedup, speedup_min, speedup_geomean,"
+                " gpu_name, git_sha, cases_json, sources_json, registry_path, status, evidence_level,"
+                " promoted_at) VALUES ('cuda_rmsnorm_h100-sxm5-80gb_bf16_x_v1', 'cuda_rmsnorm_h100-sxm5-80gb_bf16_x',"
+                " 1, 'cuda', 'rmsnorm', 'h100-sxm5-80gb', 'bf16', 'B=8,H=4096', 'run-x', 'agent', 'agent',"
+                " 'rmsnorm_fwd', 1.05, 1.1, 1.25, ?, 'abc', '[]', '{}', 'forge/registry/x',"
+                " 'available, not applied', 'op-level microbenchmark', '2026-11-21T12:00:00Z')", (MARKUP_GPU,))
     con.commit()
     con.close()
     run([solbook, "site", "--db", db, "--out", site])
