@@ -19,6 +19,7 @@
 #include "skills.h"
 #include "sku.h"
 #include "strbuf.h"
+#include "template.h"
 
 int sb_forge_path(char *buf, size_t size, const char *a, const char *b, sb_error *err)
 {
@@ -375,44 +376,6 @@ int sb_forge_spec_load(const char *run_dir, json_t **spec, sb_error *err)
 
 /* ---- prompt ---- */
 
-typedef struct tvar {
-    const char *name;
-    char *value;
-} tvar;
-
-/* Replaces {{name}}; an unknown name or an unclosed {{ is an error. */
-static int render_template(const char *path, const char *tpl, const tvar *vars, size_t nvars,
-                           sb_buf *out, sb_error *err)
-{
-    const char *p = tpl;
-    int line = 1;
-    while (*p) {
-        const char *open = strstr(p, "{{");
-        if (!open) {
-            sb_buf_puts(out, p);
-            break;
-        }
-        for (const char *q = p; q < open; q++)
-            line += *q == '\n';
-        sb_buf_add(out, p, (size_t)(open - p));
-        const char *close = strstr(open + 2, "}}");
-        char where[32];
-        snprintf(where, sizeof where, "line %d", line);
-        if (!close)
-            return sb_error_set(err, path, where, "'{{' without '}}'");
-        size_t n = (size_t)(close - open - 2);
-        size_t i;
-        for (i = 0; i < nvars; i++)
-            if (strlen(vars[i].name) == n && strncmp(vars[i].name, open + 2, n) == 0)
-                break;
-        if (i == nvars)
-            return sb_error_set(err, path, where, "unknown placeholder {{%.*s}}", (int)n, open + 2);
-        sb_buf_puts(out, vars[i].value);
-        p = close + 2;
-    }
-    return SB_OK;
-}
-
 int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const char *skus_csv,
                            char **out, char *chosen, size_t chosen_size, sb_error *err)
 {
@@ -432,14 +395,13 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
         snprintf(pb_dir, sizeof pb_dir, "%s", playbooks_dir);
     else if (sb_home_path(pb_dir, sizeof pb_dir, "forge/skills", err) != SB_OK)
         return SB_ERR;
-    char *tpl = NULL;
-    size_t tpl_len = 0;
-    if (sb_file_read_all(tpl_path, &tpl, &tpl_len, err) != SB_OK)
+    sb_template *tpl = NULL;
+    if (sb_template_load(tpl_path, &tpl, err) != SB_OK)
         return SB_ERR;
 
     sb_playbook_set set;
     if (sb_playbooks_load(pb_dir, &set, err) != SB_OK) {
-        free(tpl);
+        sb_template_free(tpl);
         return SB_ERR;
     }
     sb_playbook_query q = {op, language, bound, objective, dtype};
@@ -453,7 +415,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     snprintf(display, sizeof display, "%s", sku_id);
     if (sb_sku_table_load(skus_csv, &skus, err) != SB_OK) {
         sb_playbooks_free(&set);
-        free(tpl);
+        sb_template_free(tpl);
         return SB_ERR;
     }
     const sb_sku *sku = sb_sku_find(skus, sku_id);
@@ -506,13 +468,6 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     }
     sb_playbooks_free(&set);
 
-    char num[8][64];
-    snprintf(num[0], sizeof num[0], "%g", json_number_value(json_object_get(spec, "min_speedup")));
-    snprintf(num[1], sizeof num[1], "%lld", (long long)json_integer_value(json_object_get(limits, "compile_s")));
-    snprintf(num[2], sizeof num[2], "%lld", (long long)json_integer_value(json_object_get(limits, "test_s")));
-    snprintf(num[3], sizeof num[3], "%lld", (long long)json_integer_value(json_object_get(limits, "bench_s")));
-    sb_buf empty = SB_BUF_INIT;
-    sb_buf_puts(&empty, "");
     char ref_row[512], ref_where[256];
     json_t *ref = json_object_get(spec, "reference");
     if (ref) {
@@ -528,45 +483,46 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
                  "`forge_problem_destroy`: the op's inputs, the baseline and the float64 host check |");
         snprintf(ref_where, sizeof ref_where, "the candidate folder's `reference.cu`");
     }
-    tvar vars[] = {
-        {"run_id", (char *)json_string_value(json_object_get(spec, "run_id"))},
-        {"op", (char *)op},
-        {"mode", (char *)json_string_value(json_object_get(spec, "mode"))},
-        {"dtype", (char *)dtype},
-        {"language", (char *)language},
-        {"sku", (char *)sku_id},
-        {"sku_display", display},
-        {"arch", (char *)json_string_value(json_object_get(spec, "arch"))},
-        {"nvcc_arch", (char *)json_string_value(json_object_get(spec, "nvcc_arch"))},
-        {"bound", (char *)bound},
-        {"peaks", peaks.data},
-        {"shapes", shapes.data},
-        {"objective_text", objtext.data},
-        {"min_speedup", num[0]},
-        {"compile_s", num[1]},
-        {"test_s", num[2]},
-        {"bench_s", num[3]},
-        {"playbook_list", list.data ? list.data : empty.data},
-        {"playbooks", pbs.data ? pbs.data : empty.data},
-        {"reference_row", ref_row},
-        {"reference_where", ref_where},
-    };
+    /* The prompt is Markdown written verbatim: no escaping. Numbers are
+     * formatted here as the prompt has always shown them. */
+    json_t *data = json_object();
+    sb_tpl_set_str(data, "run_id", json_string_value(json_object_get(spec, "run_id")));
+    sb_tpl_set_str(data, "op", op);
+    sb_tpl_set_str(data, "mode", json_string_value(json_object_get(spec, "mode")));
+    sb_tpl_set_str(data, "dtype", dtype);
+    sb_tpl_set_str(data, "language", language);
+    sb_tpl_set_str(data, "sku", sku_id);
+    sb_tpl_set_str(data, "sku_display", display);
+    sb_tpl_set_str(data, "arch", json_string_value(json_object_get(spec, "arch")));
+    sb_tpl_set_str(data, "nvcc_arch", json_string_value(json_object_get(spec, "nvcc_arch")));
+    sb_tpl_set_str(data, "bound", bound);
+    sb_tpl_set_str(data, "peaks", peaks.data);
+    sb_tpl_set_str(data, "shapes", shapes.data);
+    sb_tpl_set_str(data, "objective_text", objtext.data);
+    sb_tpl_set_num(data, "min_speedup", "%g", json_number_value(json_object_get(spec, "min_speedup")));
+    sb_tpl_set_num(data, "compile_s", "%.0f", (double)json_integer_value(json_object_get(limits, "compile_s")));
+    sb_tpl_set_num(data, "test_s", "%.0f", (double)json_integer_value(json_object_get(limits, "test_s")));
+    sb_tpl_set_num(data, "bench_s", "%.0f", (double)json_integer_value(json_object_get(limits, "bench_s")));
+    sb_tpl_set_str(data, "playbook_list", list.data);
+    sb_tpl_set_str(data, "playbooks", pbs.data);
+    sb_tpl_set_str(data, "reference_row", ref_row);
+    sb_tpl_set_str(data, "reference_where", ref_where);
     int rc = SB_OK;
-    for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
-        if (!vars[v].value)
-            rc = sb_error_set(err, tpl_path, NULL, "out of memory rendering {{%s}}", vars[v].name);
+    if (!data || sb_buf_failed(&peaks) || sb_buf_failed(&shapes) || sb_buf_failed(&objtext) ||
+        sb_buf_failed(&list) || sb_buf_failed(&pbs))
+        rc = sb_error_set(err, tpl_path, NULL, "out of memory");
     sb_buf md = SB_BUF_INIT;
     if (rc == SB_OK)
-        rc = render_template(tpl_path, tpl, vars, sizeof vars / sizeof vars[0], &md, err);
+        rc = sb_template_render(tpl, data, SB_TPL_ESCAPE_NONE, &md, err);
     if (rc == SB_OK && sb_buf_failed(&md))
         rc = sb_error_set(err, tpl_path, NULL, "out of memory");
-    free(tpl);
+    json_decref(data);
+    sb_template_free(tpl);
     free(peaks.data);
     free(shapes.data);
     free(pbs.data);
     free(list.data);
     free(objtext.data);
-    free(empty.data);
     if (rc != SB_OK) {
         free(md.data);
         return SB_ERR;

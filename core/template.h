@@ -22,8 +22,8 @@
  * decimal, reals with %.6g (callers format figures themselves for fixed
  * digits), true/false, null as "".
  */
-#ifndef SOLBOOK_REPORT_TEMPLATE_H
-#define SOLBOOK_REPORT_TEMPLATE_H
+#ifndef SOLBOOK_CORE_TEMPLATE_H
+#define SOLBOOK_CORE_TEMPLATE_H
 
 #include <jansson.h>
 
