@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "process.h"
 #include "sku.h"
 
 extern char **environ;
@@ -55,10 +55,6 @@ typedef struct captured {
  * dropped, stdout captured. 0 when it ran and exited with status 0. */
 static int run_capture(char *const argv[], captured *cap)
 {
-    int pipefd[2];
-    pid_t pid;
-    int status, rc;
-    posix_spawn_file_actions_t fa;
     char **env;
     size_t nenv = 0, k = 0;
 
@@ -76,56 +72,12 @@ static int run_capture(char *const argv[], captured *cap)
     env[k++] = "GIT_TERMINAL_PROMPT=0";
     env[k] = NULL;
 
-    if (pipe(pipefd) != 0) {
-        free(env);
-        return -1;
-    }
-    /* Neither end leaks into the child: it gets the write end as fd 1. */
-    fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-    fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
-    if (posix_spawn_file_actions_init(&fa) != 0) {
-        close(pipefd[0]);
-        close(pipefd[1]);
-        free(env);
-        return -1;
-    }
-    rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    if (rc == 0)
-        rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
-    posix_spawn_file_actions_destroy(&fa);
+    sb_error err;
+    int status;
+    int rc = sb_process_capture(argv, env, 0, cap->out, CAPTURE_MAX + 1, &cap->total, &status, &err);
     free(env);
-    close(pipefd[1]);
-    if (rc != 0) {
-        close(pipefd[0]);
-        return -1;
-    }
-    for (;;) {
-        char buf[4096];
-        ssize_t n = read(pipefd[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (cap->len < CAPTURE_MAX) {
-            size_t keep = (size_t)n;
-            if (keep > CAPTURE_MAX - cap->len)
-                keep = CAPTURE_MAX - cap->len;
-            memcpy(cap->out + cap->len, buf, keep);
-            cap->len += keep;
-        }
-        cap->total += (size_t)n;
-    }
-    close(pipefd[0]);
-    cap->out[cap->len] = '\0';
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+    cap->len = strlen(cap->out);
+    return rc == SB_OK && status == 0 ? 0 : -1;
 }
 
 static void chomp(char *s)

@@ -132,3 +132,65 @@ int sb_process_start(char *const argv[], const sb_process_opts *o, pid_t *pid_ou
     *pid_out = pid;
     return SB_OK;
 }
+
+int sb_process_capture(char *const argv[], char *const *env, int with_stderr, char *out, size_t size,
+                       size_t *total, int *status, sb_error *err)
+{
+    *total = 0;
+    *status = -1;
+    if (size)
+        out[0] = '\0';
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return sb_error_set(err, argv[0], NULL, "cannot start: pipe: %s", strerror(errno));
+    int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int null_out = with_stderr ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null_in < 0 || (!with_stderr && null_out < 0)) {
+        int e = errno;
+        close(pipefd[0]);
+        close(pipefd[1]);
+        if (null_in >= 0)
+            close(null_in);
+        return sb_error_set(err, "/dev/null", NULL, "cannot open: %s", strerror(e));
+    }
+    sb_process_opts o;
+    sb_process_opts_init(&o);
+    o.in_fd = null_in;
+    o.out_fd = pipefd[1];
+    o.err_fd = with_stderr ? pipefd[1] : null_out;
+    o.env = env;
+    pid_t pid;
+    int rc = sb_process_start(argv, &o, &pid, err);
+    close(pipefd[1]);
+    close(null_in);
+    if (null_out >= 0)
+        close(null_out);
+    if (rc != SB_OK) {
+        close(pipefd[0]);
+        return SB_ERR;
+    }
+    size_t len = 0;
+    for (;;) {
+        char buf[4096];
+        ssize_t n = read(pipefd[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (size && len < size - 1) {
+            size_t keep = (size_t)n < size - 1 - len ? (size_t)n : size - 1 - len;
+            memcpy(out + len, buf, keep);
+            len += keep;
+        }
+        *total += (size_t)n;
+    }
+    close(pipefd[0]);
+    if (size)
+        out[len] = '\0';
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR)
+            return sb_error_set(err, argv[0], NULL, "waiting for it: %s", strerror(errno));
+    *status = sb_process_status_code(ws);
+    return SB_OK;
+}

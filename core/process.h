@@ -43,6 +43,14 @@ void sb_process_opts_init(sb_process_opts *o);
  * reaped then). */
 int sb_process_start(char *const argv[], const sb_process_opts *o, pid_t *pid, sb_error *err);
 
+/* Runs argv (env NULL: the caller's environment) with stdin from
+ * /dev/null, its stdout (and its stderr when with_stderr, else dropped)
+ * into out (size bytes, NUL-terminated, the rest read and dropped), and
+ * waits. *total is how many bytes it wrote, *status as
+ * sb_process_status_code. SB_ERR when it could not be started. */
+int sb_process_capture(char *const argv[], char *const *env, int with_stderr, char *out, size_t size,
+                       size_t *total, int *status, sb_error *err);
+
 /* A wait status as one number: the exit status, or 128 + N when killed by
  * signal N (as shells report it). */
 int sb_process_status_code(int wait_status);

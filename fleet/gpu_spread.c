@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "nvml.h"
-#include "spawn.h"
+#include "process.h"
 
 int sb_spread_parse_gpus(const char *text, int *gpus, int max, int *n, sb_error *err)
 {
@@ -193,33 +193,40 @@ typedef struct slot {
     int log_fd;
 } slot;
 
+/* In the child: CUDA ordinals in PCI bus order, as NVML numbers the cards,
+ * unless the caller chose an order (a single-threaded parent's child, so
+ * setenv is safe here). */
+static void pci_bus_order(void *ctx)
+{
+    (void)ctx;
+    if (!getenv("CUDA_DEVICE_ORDER"))
+        setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+}
+
 /* Starts case ci on slot s (GPU gpu). SB_ERR when it cannot. */
 static int start(const sb_spread_plan *p, slot *s, int gpu, size_t ci, const char *path, sb_error *err)
 {
     char **argv = sb_spread_case_argv(path, &p->cases[ci], p->suite, gpu, p->out_dir, p->extra, p->n_extra, err);
     if (!argv)
         return SB_ERR;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) {
         int e = errno;
         sb_spread_argv_free(argv);
-        return sb_error_set(err, NULL, NULL, "cannot start solbench: fork: %s", strerror(e));
+        return sb_error_set(err, "/dev/null", NULL, "cannot open: %s", strerror(e));
     }
-    if (pid == 0) {
-        if (s->log_fd >= 0) {
-            dup2(s->log_fd, STDOUT_FILENO);
-            dup2(s->log_fd, STDERR_FILENO);
-        }
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, STDIN_FILENO);
-        if (!getenv("CUDA_DEVICE_ORDER"))
-            setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
-        execv(path, argv);
-        fprintf(stderr, "solbench-spread: cannot run %s: %s\n", path, strerror(errno));
-        _exit(127);
+    sb_process_opts o;
+    sb_process_opts_init(&o);
+    o.in_fd = devnull;
+    if (s->log_fd >= 0)
+        o.out_fd = o.err_fd = s->log_fd;
+    o.before_exec = pci_bus_order;
+    pid_t pid;
+    int rc = sb_process_start(argv, &o, &pid, err);
+    close(devnull);
+    if (rc != SB_OK) {
+        sb_spread_argv_free(argv);
+        return SB_ERR;
     }
     sb_spread_argv_free(argv);
     s->pid = pid;
@@ -235,7 +242,7 @@ int sb_spread_run(const sb_spread_plan *p, sb_spread_outcome *outcomes, sb_error
     if (p->n_gpus == 0 || p->n_gpus > SB_SPREAD_MAX_GPUS)
         return sb_error_set(err, NULL, NULL, "no GPUs to spread the cases over");
     char path[4096];
-    if (sb_spawn_find(p->solbench, path, sizeof path) != SB_OK)
+    if (sb_process_find(p->solbench, path, sizeof path) != SB_OK)
         return sb_error_set(err, NULL, NULL, "%s: not found (build solbench, put it on PATH or pass --solbench PATH)",
                             p->solbench);
     slot slots[SB_SPREAD_MAX_GPUS];

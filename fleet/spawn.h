@@ -1,6 +1,6 @@
 /* spawn.h - running kubectl or sbatch with a manifest on stdin, or squeue
- * and kubectl get with their output captured, through
- * fork/exec and a pipe (no shell is involved, so nothing is re-parsed).
+ * and kubectl get with their output captured, through core/process.h and
+ * a pipe (no shell is involved, so nothing is re-parsed).
  */
 #ifndef SOLBOOK_FLEET_SPAWN_H
 #define SOLBOOK_FLEET_SPAWN_H
@@ -9,12 +9,9 @@
 
 #include "error.h"
 
-/* Finds an executable prog on $PATH (or prog itself when it holds a '/').
- * SB_OK with the path in out; SB_ERR when there is none. */
-int sb_spawn_find(const char *prog, char *out, size_t size);
-
-/* Runs argv (argv[0] looked up with sb_spawn_find) with input written to
- * its standard input, stdout and stderr shared with the caller, and waits.
+/* Runs argv (argv[0] looked up with sb_process_find, core/process.h) with
+ * input written to its standard input, stdout and stderr shared with the
+ * caller, and waits.
  * *status is its exit status (128 + N when killed by signal N). SB_ERR
  * when it could not be started (err says why: not installed, fork or exec
  * failed). */

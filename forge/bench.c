@@ -403,7 +403,7 @@ static int judge(const char *run_dir, const json_t *spec, const json_t *meta, co
     sb_ingest *ing = NULL;
     char schemas[4096];
     if (sb_forge_path(results_dir, sizeof results_dir, run_dir, "results", err) != SB_OK ||
-        sb_forge_mkdir_p(results_dir, err) != SB_OK ||
+        sb_mkdirs(results_dir, err) != SB_OK ||
         sb_home_path(schemas, sizeof schemas, "schemas", err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, err) != SB_OK) {
         rc = SB_ERR;
@@ -512,7 +512,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         return SB_OK;
     }
     static const char *const harness[] = {"forge_abi.h", "forge_bench.cu", NULL};
-    if (sb_forge_path(logs, sizeof logs, run_dir, "logs", err) != SB_OK || sb_forge_mkdir_p(logs, err) != SB_OK ||
+    if (sb_forge_path(logs, sizeof logs, run_dir, "logs", err) != SB_OK || sb_mkdirs(logs, err) != SB_OK ||
         sb_forge_make_temp_dir("solbook-forge-bench", tmp, sizeof tmp, err) != SB_OK ||
         sb_forge_stage_build(run_dir, spec, tmp, harness, ref, sizeof ref, err) != SB_OK)
         goto fail;

@@ -14,24 +14,6 @@
 #include "dir_names.h"
 #include "sha256.h"
 
-int sb_forge_mkdir_p(const char *path, sb_error *err)
-{
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s", path) >= sizeof tmp)
-        return sb_error_set(err, path, NULL, "path too long");
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return sb_error_set(err, tmp, NULL, "cannot create folder: %s", strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return sb_error_set(err, tmp, NULL, "cannot create folder: %s", strerror(errno));
-    return SB_OK;
-}
-
 int sb_forge_copy_file(const char *src, const char *dst, sb_error *err)
 {
     int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -132,7 +114,7 @@ static int copy_visit(void *ctx, const char *rel, const char *full, const struct
 
 int sb_forge_copy_tree(const char *src, const char *dst, sb_error *err)
 {
-    if (sb_forge_mkdir_p(dst, err) != SB_OK)
+    if (sb_mkdirs(dst, err) != SB_OK)
         return SB_ERR;
     return walk(src, "", copy_visit, (void *)dst, 0, err);
 }

@@ -8,9 +8,7 @@
 #include <stddef.h>
 
 #include "error.h"
-
-/* mkdir -p. */
-int sb_forge_mkdir_p(const char *path, sb_error *err);
+#include "mkdirs.h"
 
 /* Copies regular files and folders under src into dst (created); refuses
  * links and special files. */

@@ -380,7 +380,7 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
     if (next_version(conn, db_path, base, run_id, &version, refused, err) != SB_OK)
         goto out;
     snprintf(kernel_id, sizeof kernel_id, "%s_v%d", base, version);
-    if (sb_forge_mkdir_p(registry, err) != SB_OK || sb_forge_path(dest, sizeof dest, registry, kernel_id, err) != SB_OK)
+    if (sb_mkdirs(registry, err) != SB_OK || sb_forge_path(dest, sizeof dest, registry, kernel_id, err) != SB_OK)
         goto out;
     if (mkdir(dest, 0755) != 0) {
         sb_error_set(err, dest, NULL, errno == EEXIST ? "registry folder already exists but is not in the database %s"
@@ -493,7 +493,7 @@ int sb_forge_registry_export(const char *db_path, const char *registry, sb_error
         return SB_ERR;
     char path[4096];
     json_t *doc = json_pack("{s:s, s:o}", "schema", "solbook.forge-registry", "kernels", kernels);
-    int rc = sb_forge_mkdir_p(registry, err);
+    int rc = sb_mkdirs(registry, err);
     if (rc == SB_OK)
         rc = sb_forge_path(path, sizeof path, registry, "verified_kernels.json", err);
     if (rc == SB_OK)

@@ -227,42 +227,21 @@ static int bw_probe(const char *bwrap, char *why, size_t size)
         snprintf(why, size, "out of memory");
         return -1;
     }
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
-        bw_free(&a);
-        snprintf(why, size, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    sb_process_opts o;
-    sb_process_opts_init(&o);
-    o.out_fd = o.err_fd = pipefd[1];
-    o.close_other_fds = 1;
-    pid_t pid;
+    char text[512];
+    size_t total;
+    int status;
     sb_error err;
     sb_error_clear(&err);
-    int rc = sb_process_start(a.argv, &o, &pid, &err);
+    int rc = sb_process_capture(a.argv, NULL, 1, text, sizeof text, &total, &status, &err);
     bw_free(&a);
-    close(pipefd[1]);
     if (rc != SB_OK) {
-        close(pipefd[0]);
         snprintf(why, size, "%.500s", err.msg);
         return -1;
     }
-    char text[512];
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < sizeof text && ((r = read(pipefd[0], text + n, sizeof text - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-        if (r > 0)
-            n += (size_t)r;
-    close(pipefd[0]);
-    text[n] = '\0';
     for (char *c = text; *c; c++)
         if (*c == '\n')
             *c = *(c + 1) ? ' ' : '\0';
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
-    if (sb_process_status_code(ws) != 0) {
+    if (status != 0) {
         snprintf(why, size, "%s", text[0] ? text : "bwrap failed without a message");
         return -1;
     }

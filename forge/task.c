@@ -290,7 +290,7 @@ int sb_forge_task_create(const sb_forge_task_opts *o, char *run_dir, size_t size
         rc = SB_ERR;
     } else if (sb_forge_schema_check("solbook.forge-spec.v1", spec, path, err) != SB_OK) {
         rc = SB_ERR;
-    } else if (sb_forge_mkdir_p(root, err) != SB_OK) {
+    } else if (sb_mkdirs(root, err) != SB_OK) {
         rc = SB_ERR;
     } else if (mkdir(dir, 0755) != 0) {
         rc = errno == EEXIST

@@ -172,7 +172,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
     if (sb_forge_path(cand, sizeof cand, run_dir, "candidate", err) != SB_OK ||
         sb_forge_path(logs, sizeof logs, run_dir, "logs", err) != SB_OK ||
         sb_forge_path(vpath, sizeof vpath, run_dir, "verify.json", err) != SB_OK ||
-        sb_forge_mkdir_p(logs, err) != SB_OK) {
+        sb_mkdirs(logs, err) != SB_OK) {
         json_decref(spec);
         return SB_ERR;
     }

@@ -8,6 +8,7 @@
 
 #include "results.h"
 #include "strbuf.h"
+#include "mkdirs.h"
 #include "template.h"
 
 typedef struct sb_repro sb_repro;
@@ -25,8 +26,6 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
  * otherwise in single quotes. */
 void sb_shell_quote(sb_buf *out, const char *s);
 
-/* mkdir -p. */
-int sb_mkdirs(const char *path, sb_error *err);
 
 /* Keeps [a-z0-9._-] (upper case folded), other bytes become '-'. */
 void sb_slug(const char *in, char *out, size_t size);

@@ -21,6 +21,7 @@
 #include "json_file.h"
 #include "json_schema.h"
 #include "render.h"
+#include "process.h"
 #include "spawn.h"
 #include "task_status.h"
 
@@ -441,8 +442,8 @@ static void test_spawn(void **state)
 {
     (void)state;
     char path[4096];
-    assert_int_equal(sb_spawn_find("sh", path, sizeof path), SB_OK);
-    assert_int_equal(sb_spawn_find("solbook-no-such-program", path, sizeof path), SB_ERR);
+    assert_int_equal(sb_process_find("sh", path, sizeof path), SB_OK);
+    assert_int_equal(sb_process_find("solbook-no-such-program", path, sizeof path), SB_ERR);
     char out[] = "/tmp/sb-fleet-spawn-XXXXXX";
     int fd = mkstemp(out);
     assert_true(fd >= 0);
