@@ -110,8 +110,7 @@ double sb_random_value(size_t i, sb_dtype d, double lo, double hi, uint64_t seed
 #define SB_NAME_MAX 32
 /* a param's value; run_params' launch descriptions (e.g. the RMSNorm
  * backward's "regs+prefetch:1 threads=256 smem_bytes=0 partials dropped
- * from L2") run past 64 characters, which cut them before the eleventh
- * session */
+ * from L2") run past 64 characters */
 #define SB_VALUE_MAX 128
 
 typedef struct sb_shape {

@@ -1061,7 +1061,7 @@ static int cmd_suite(int argc, char **argv)
                    "Runs every case of a preset with every provider that suits the device and writes one\n"
                    "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n"
                    "--cases runs only cases FROM to TO (1-based, inclusive; TO may be left out), to split\n"
-                   "a long preset over several sessions; --only OP[:MODE],... only the cases of those ops\n"
+                   "a long preset over several shorter runs; --only OP[:MODE],... only the cases of those ops\n"
                    "(and modes), to measure again what a kernel change touched. --list prints the cases\n"
                    "that would run, one OP:MODE:DTYPE:SHAPE[:PARAMS] a line, and runs nothing (no --out\n"
                    "needed): bench/scripts/torch_ops.py --preset reads it.\n"

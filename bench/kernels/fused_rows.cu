@@ -632,9 +632,9 @@ __global__ void __launch_bounds__(512) softmax_bwd_l2_k(const T *__restrict__ dy
 
 /* Rows copied into shared memory by the copy engine (cp.async.bulk, one
  * mbarrier a stage; Hopper on), for the persistent RMSNorm backward below
- * (a forward through the same ring, one wave of blocks, took 1.085-1.179x
- * the time of its row held in registers a block a row on an H200, 74f38c4,
- * examples/h200/rmsnorm-fwd-bulk/, and was taken out):
+ * (the forward does not use it: through the same ring, one wave of blocks,
+ * it takes 1.085-1.179x the time of its row held in registers a block a
+ * row on an H200, examples/h200/rmsnorm-fwd-bulk/):
  * a block walks rows g, g + G, ... and keeps the next `stages` - 1 of them
  * in flight while it reduces one. One thread issues a row's copies (one
  * instruction an array, not one a 16-byte vector a thread as cp.async
@@ -873,10 +873,10 @@ static int64_t even_wave(int64_t M, int64_t cap)
 
 /* The most 16-byte vectors of row data a thread of the one-row kernels
  * holds while a block of up to 512 threads can hold the row with fewer
- * (pick_row_layout_most): 4 by default, or 1, 2 or 8 (256 threads whenever
- * they fit, the layout before c5e5d94) from SOLBENCH_ROW_VECTORS, for
- * experiments. Measured at 2be88fd on an H200 and 8149d82 on an H100
- * (examples/h100|h200/row-vectors/): on the H200, fp32 rows of 6144-8192
+ * (pick_row_layout_most): 4 by default, or 1, 2 or 8 (8: 256 threads
+ * whenever they fit) from SOLBENCH_ROW_VECTORS, for experiments. Measured
+ * on an H200 and an H100 (examples/h100|h200/row-vectors/, whose results
+ * name the commit): on the H200, fp32 rows of 6144-8192
  * as 384-512 threads of 4 vectors instead of 192-256 of 8 took 0.953-0.995x the time (at 7168, LayerNorm's
  * kernel needs 40 registers against 58, so 42 warps an SM fit against 28),
  * pairs of bf16 rows of 7168 as 2 vectors each instead of 4 0.976x
@@ -912,16 +912,16 @@ extern "C" int sbk_row_vectors_env_check(char *bad, size_t n)
  * registers (examples/h200|h100/rmsnorm-fwd-plans/, layernorm-l2/): on an
  * H200, RMSNorm l2fit 0.967-0.984x the time at fp32 16384 and 131072 x
  * 4096 and 16384 and 65536 x 6144, bf16 16384 x 6144 and 8192 and 65536
- * x 7168 and 8192, fp16 65536 x 8192 (the evidence run then took every
- * such case at 0.957-0.986x the earlier evidence's time), and 512-thread blocks
+ * x 7168 and 8192, fp16 65536 x 8192 (the evidence run takes every such
+ * case at 0.957-0.986x the time of the register row's), and 512-thread blocks
  * (l2v4) 0.966-0.980x at fp32 7168 and 8192 but 1.017x at 4096 x 7168 and
  * 1.03-1.33x where a thread held fewer than 4 vectors (fp32 4096, 6144;
  * 16-bit); LayerNorm l2v4 0.967-0.985x at fp32 16384 and 65536 x 6144 and
  * 7168 and 16384 x 8192, 1.185x at 65536 x 4096 and 1.512x at bf16 65536
  * x 8192 (l2v2 1.158x); LayerNorm l2fit 0.965-0.976x at fp32 16384 and
  * 131072 x 4096, 16384 and 65536 x 6144, 16384 x 7168 and 8192 (as l2v4
- * where the row needs 448-512 threads anyway; examples/h200/layernorm-l2/
- * 486bc36-l2fit-torch). On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
+ * where the row needs 448-512 threads anyway;
+ * examples/h200/layernorm-l2/486bc36-l2fit-torch.txt). On an H100, l2v4 at fp32 6144-8192: 0.992-1.011x (1.009-1.011x
  * at 4096 x 7168), so the H100 keeps registers. The RMSNorm forward's L2
  * row needs 32 registers a thread against the register row's 40 where the
  * weight has the input's dtype, so more blocks fit an SM (256 threads: 8

@@ -10,7 +10,7 @@
 #   nvidia-smi.txt, log.txt      the card as found, and everything printed
 # About 6 minutes on an H100. --full: the whole liger-perkernel and memory-bound presets instead of
 # the quick ones; --liger-cases / --memory-cases FROM-TO run part of each (solbench suite --cases;
-# "none" skips that preset), to split a full run over several sessions; --calibration FILE uses a
+# "none" skips that preset), to split a full run over several shorter runs; --calibration FILE uses a
 # roofline taken earlier on the same card (same UUID) instead of taking one; --no-ncu skips the profiles;
 # --only OP[:MODE],... runs only those ops' cases of the presets (solbench suite --only); --copy-by-size
 # also times STREAM copy and cudaMemcpy at 16 MB to 8 GB moved (copy-by-size/), the ceiling a kernel of

@@ -66,10 +66,11 @@ for dt in bf16 fp16 fp32; do
   # (all of V here); a row a warp, 2, 4 and 8 warps (slices of 1500, 2100
   # and 8192 columns, and 3001, not whole vectors), with rows past B*T in
   # the last block (37 rows); the loss alone. (At H 128, fp16, every
-  # provider, the CPU one too, missed at dW[6142][113], 1.57e-6, an fp16
-  # subnormal 1.4 steps off, until the check allowed a flipped fp16 dlogit
-  # its subnormal step (sbk_flip_scale, f52aa00); H 96 for the teams, and
-  # H 128 once more, not yet run on a card since.)
+  # provider, the CPU one too, lands dW[6142][113], 1.57e-6, an fp16
+  # subnormal 1.4 steps off: the check allows a flipped fp16 dlogit its
+  # subnormal step, sbk_flip_scale, and passes there on an H100,
+  # examples/h100/checks/c5622f7-gpu_kernels-flce.log; H 96 for the teams,
+  # and H 128 once more.)
   check flce --BT 64 --H 256 --V 1000 --mode full --dtype $dt --accum vocab --chunk 256 --ignore_frac 0.2
   check flce --BT 50 --H 128 --V 1001 --mode full --dtype $dt --accum vocab --chunk 300 --ignore_frac 0.2
   check flce --BT 64 --H 256 --V 4096 --mode full --dtype $dt --accum vocab
