@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# gpu_evidence.sh - the measurements the issues ask for, on one lent card,
-# packed for examples/. Runs on the GPU host from the repository root, with
-# binaries built elsewhere (scripts/gpu_carry.sh puts them in .carry/).
+# gpu_evidence.sh - the measurements the issues ask for, on one GPU of any
+# host, packed for examples/. Runs on the GPU host from the repository root,
+# with binaries built elsewhere (scripts/gpu_carry.sh puts them in the carry
+# folder); scripts/gpu_remote.sh copies the tree there over ssh, runs this
+# and brings the archive back.
 #
 # usage: scripts/gpu_evidence.sh PART OUT_DIR
 #   PART gemm:    roofline calibration, GEMM spec (every provider + torch),
@@ -34,11 +36,17 @@
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
-# CALL_LIMIT=SECONDS (560): each timed step's own limit (the *_LIMIT
-# variables, whole seconds) is cut to what is left of it less 20 s (1 s at
-# the least), so the results are packed before a lent machine's 600 s end
-# whatever the steps' limits add up to; the short untimed steps (the card's
-# details, the roofline, packing) are not counted against it.
+# Settings (environment):
+#   CALL_LIMIT=SECONDS (560; 0: none): for a host that ends a command after
+#                 a fixed time (600 s where the default comes from). Each
+#                 timed step's own limit (the *_LIMIT variables, whole
+#                 seconds) is cut to what is left of it less 20 s (1 s at the
+#                 least), so the results are packed before that end whatever
+#                 the steps' limits add up to; the short untimed steps (the
+#                 card's details, the roofline, packing) are not counted.
+#   CARRY_DIR=DIR (.carry): where gpu_carry.sh put the binaries.
+#   WORK_DIR=DIR (/tmp/evidence): where the results are gathered, and the
+#                 card's roofline kept between calls.
 # Writes OUT_DIR/evidence-<arch>-<part>.tar.gz and prints a short summary.
 set -uo pipefail
 part=${1:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|profiles|checks OUT_DIR}
@@ -46,29 +54,36 @@ out=${2:?usage: gpu_evidence.sh gemm|forge|kernels|full|ab|plans|profiles|checks
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export SOLBOOK_HOME=$top
-export LD_LIBRARY_PATH=$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+carry=${CARRY_DIR:-.carry}
+[[ $carry == /* ]] || carry=$top/$carry
+evid=${WORK_DIR:-/tmp/evidence}
+export LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The carried bwrap (forge's sandbox) where the host has none of its own.
+export PATH=$PATH:$carry/bin
 # The binaries were built from the commit gpu_carry.sh recorded: state it.
-# A .git on the lent machine is not this tree's (a stale copy there once
-# recorded an old commit, dirty, for every result of a run).
-if [[ -f .carry/GIT_SHA ]]; then
-  export SOLBOOK_GIT_SHA=$(cat .carry/GIT_SHA) SOLBOOK_GIT_DIRTY=$(cat .carry/GIT_DIRTY)
+# A .git on the GPU host need not be this tree's (a stale copy records an
+# old commit, dirty, for every result of a run).
+if [[ -f $carry/GIT_SHA ]]; then
+  export SOLBOOK_GIT_SHA=$(cat "$carry/GIT_SHA") SOLBOOK_GIT_DIRTY=$(cat "$carry/GIT_DIRTY")
 fi
-sb=$top/.carry/bin/solbench
-sk=$top/.carry/bin/solbook
+sb=$carry/bin/solbench
+sk=$carry/bin/solbook
 arch=$("$sk" collect 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["device"]["arch"])')
 [[ -n "$arch" && "$arch" != unknown ]] || { echo "gpu_evidence: cannot tell the card's arch"; "$sk" collect; exit 2; }
-w=/tmp/evidence/$arch-$part
+w=$evid/$arch-$part
 rm -rf "$w"; mkdir -p "$w" "$out"
 t0=$(date +%s)
 # Every step's time limit is cut to what is left of CALL_LIMIT seconds
-# (default 560: a lent machine ends a command at 600, and a call ended there
+# (default 560, for a host that ends a command at 600 s: a call ended there
 # brings nothing back), keeping 20 s to pack the results, so a call that
-# runs long still returns what it measured.
+# runs long still returns what it measured. CALL_LIMIT=0: the steps' own
+# limits alone.
 call_limit=${CALL_LIMIT:-560}
 for v in CALL_LIMIT KERNELS_LIMIT FULL_LIMIT AB_LIMIT PLANS_LIMIT; do
   [[ -z "${!v:-}" || "${!v}" =~ ^[0-9]+$ ]] || { echo "gpu_evidence: $v=${!v}: whole seconds"; exit 2; }
 done
 limit() {
+  (( call_limit == 0 )) && { echo "$1"; return; }
   local left=$(( call_limit - ($(date +%s) - t0) - 20 ))
   (( left < 1 )) && left=1
   echo $(( $1 < left ? $1 : left ))
@@ -107,14 +122,14 @@ forge)
   echo "forge promotion rc=$rc t=$(( $(date +%s) - t0 ))s"; tail -15 "$w/forge.log"
   ;;
 kernels)
-  "$top/.carry/bin/test_device_data" > "$w/device_data.log" 2>&1 || rc=1
+  "$carry/bin/test_device_data" > "$w/device_data.log" 2>&1 || rc=1
   tail -1 "$w/device_data.log"
   timeout "$(limit "${KERNELS_LIMIT:-540}")" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" > "$w/kernels.log" 2>&1 || rc=$?
   pkill -f "$sb" 2>/dev/null # a solbench the time limit left running
   echo "evidence_kernels.sh rc=$rc t=$(( $(date +%s) - t0 ))s"
   ;;
 full)
-  if ! "$top/.carry/bin/test_device_data" > "$w/device_data.log" 2>&1; then
+  if ! "$carry/bin/test_device_data" > "$w/device_data.log" 2>&1; then
     echo "test_device_data failed: the references would read other inputs than the card's"; cat "$w/device_data.log"
     rc=1
   else
@@ -124,7 +139,7 @@ full)
       echo "gpu_kernels.sh: exit $krc"; tail -3 "$w/gpu_kernels.log"
       [[ $krc -eq 0 ]] || rc=1
     fi
-    cal=/tmp/evidence/calibration-$arch.json
+    cal=$evid/calibration-$arch.json
     timeout "$(limit "${FULL_LIMIT:-540}")" bench/scripts/evidence_kernels.sh "$w/kernels" --solbench "$sb" --full \
       $([[ "${TORCH:-0}" == 1 ]] || echo --no-torch) \
       --no-ncu --calibration "$cal" --liger-cases "${LIGER:-}" --memory-cases "${MEMORY:-}" ${ONLY:+--only "$ONLY"} \
@@ -137,13 +152,13 @@ full)
   ;;
 ab|plans)
   # ab: two builds, case by case in turn, on this card (bench/scripts/ab_compare.sh):
-  # .carry/bin/solbench-base (BASE=REV scripts/gpu_carry.sh) against this
+  # the carry folder's solbench-base (gpu_carry.sh --base REV) against this
   # tree's; CASES=FILE (default bench/scripts/ab_cases.txt).
   # plans: one build's launch plans of a kernel, case by case and plan by
   # plan in turn (bench/scripts/plan_compare.py): CASES=FILE, PLAN_ENV=VAR,
   # PLANS=A,B,..., ROUNDS (2), TORCH=1 for torch.compile of each case too.
   # Both: the card's roofline reused as in full; KERNEL_TESTS=1 as in full
-  cal=/tmp/evidence/calibration-$arch.json
+  cal=$evid/calibration-$arch.json
   uuid() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["provenance"]["device"].get("uuid",""))' "$1" 2>/dev/null; }
   here=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1)
   if [[ ! -f "$cal" || "$(uuid "$cal")" != "$here" ]]; then
@@ -152,8 +167,8 @@ ab|plans)
   cp "$cal" "$w/calibration.json"
   kernel_tests
   if [[ $part == ab ]]; then
-    [[ -f .carry/GIT_SHA_BASE ]] && export AB_BASE_GIT_SHA=$(cat .carry/GIT_SHA_BASE)
-    timeout "$(limit "${AB_LIMIT:-300}")" bash bench/scripts/ab_compare.sh "$top/.carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
+    [[ -f $carry/GIT_SHA_BASE ]] && export AB_BASE_GIT_SHA=$(cat "$carry/GIT_SHA_BASE")
+    timeout "$(limit "${AB_LIMIT:-300}")" bash bench/scripts/ab_compare.sh "$carry/bin/solbench-base" "$sb" "$w/ab" "$cal" \
       < "${CASES:-bench/scripts/ab_cases.txt}" > "$w/ab.log" 2>&1 || rc=1
     cat "$w/ab.log"
   else
@@ -173,13 +188,13 @@ ab|plans)
   echo "$part t=$(( $(date +%s) - t0 ))s"
   ;;
 profiles)
-  cal=/tmp/evidence/calibration-$arch.json
+  cal=$evid/calibration-$arch.json
   kernel_tests
   IFS=, read -r -a files <<< "${CASES:?CASES=FILE[,FILE...]}"
   for f in "${files[@]}"; do
     d=$w/profiles/$(basename "${f%.txt}")
     # no case starts once what is left of the call would not see it through
-    left=$(( call_limit - ($(date +%s) - t0) - 60 ))
+    left=$(( call_limit == 0 ? 86400 : call_limit - ($(date +%s) - t0) - 60 ))
     if (( left < 1 )); then echo "$f: not run, no time left"; rc=1; continue; fi
     timeout "$(limit 590)" bash bench/scripts/ncu_cases.sh "$f" "$d" --solbench "$sb" \
       $([[ -f "$cal" ]] && echo --calibration "$cal") --deadline "$left" > "$w/profiles-$(basename "$f").log" 2>&1 || rc=1
@@ -189,7 +204,7 @@ profiles)
   echo "profiles t=$(( $(date +%s) - t0 ))s"
   ;;
 checks)
-  for t in "$top/.carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
+  for t in "$carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
            "bash tests/kernels/gpu_kernels.sh $sb" \
            "sh tests/forge/hostile.sh $sk gpu"; do
     timeout "$(limit 240)" $t > "$w/check.log" 2>&1; trc=$?
@@ -224,6 +239,6 @@ for f in glob.glob(w + '/**/*.json', recursive=True):
               ('med=%.4fms tflops=%s gbps=%s' % (d['timing']['stats']['median'], m.get('tflops'), m.get('gbps'))) if 'timing' in d else d.get('reason', '')[:100]))
 print('results:', dict(st))
 PY
-tar czf "$out/evidence-$arch-$part.tar.gz" -C /tmp/evidence "$arch-$part"
+tar czf "$out/evidence-$arch-$part.tar.gz" -C "$evid" "$arch-$part"
 ls -la "$out"
 echo "== done t=$(( $(date +%s) - t0 ))s rc=$rc"
