@@ -42,6 +42,9 @@ typedef struct sb_protocol_opts {
     int launch_hold;           /* queue each repeat behind a stream hold,
                                 * back to back (stream_hold.h) */
     int input_sets;            /* 0: automatic rotation; else this many */
+    const char *profiler;      /* "ncu" or "nsys" when the process runs under
+                                * that profiler (sb_protocol_defaults reads
+                                * it from the environment); NULL: none */
     int64_t max_check_rows;    /* upper bound on sampled rows per output */
     int test_corrupt_output;   /* test only: perturb the checked output */
     sb_nvml *nvml;             /* for clock states; NULL: not recorded */
@@ -49,6 +52,9 @@ typedef struct sb_protocol_opts {
                                 * from the CUDA ordinal) */
 } sb_protocol_opts;
 
+/* Defaults; profiler from SOLBENCH_PROFILER (ncu | nsys, set by
+ * bench/scripts/ncu_profile.sh) or, failing that, from the injection
+ * library a Nsight tool loads into the process (CUDA_INJECTION64_PATH). */
 void sb_protocol_defaults(sb_protocol_opts *p);
 
 /* The GEMM spec's settle phase: the card is brought to the clocks it holds
@@ -71,6 +77,7 @@ typedef struct sb_measurement {
     double settle_ms;          /* requested settle, or < 0 when none */
     int settle_launches;
     const char *launch_hold;   /* "blocking-kernel" or "none" (GPU path), NULL on the CPU */
+    const char *profiler;      /* protocol.profiler: "ncu", "nsys" or NULL */
     int hold_timeouts;         /* held repeats whose hold let go by its timeout */
     /* correctness */
     char reference[64];

@@ -247,6 +247,8 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
     json_object_set_new(proto, "graph", json_false());
     if (timed && m->launch_hold)
         json_object_set_new(proto, "launch_hold", json_string(m->launch_hold));
+    if (m->profiler)
+        json_object_set_new(proto, "profiler", json_string(m->profiler));
     json_object_set_new(r, "protocol", proto);
 
     if (timed) {

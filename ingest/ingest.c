@@ -31,6 +31,7 @@ enum {
     ST_TRAINING,
     ST_RUN_EXISTS,
     ST_PROF_DELETE,
+    ST_PROF_MARK,
     ST_PROF_INSERT,
     ST_SAVEPOINT,
     ST_RELEASE,
@@ -53,11 +54,11 @@ static const char *const SQL[ST_COUNT] = {
         "cpu, driver_version, cuda_runtime_version, cublas_version, device_kind, device_index, "
         "gpu_name, arch, sku, compute_capability, sm_count, memory_bytes, pci_device_id, "
         "board_part_number, sm_clock_mhz, mem_clock_mhz, power_limit_w, ecc, mig, started_at, "
-        "finished_at, packages_json, scheduler, scheduler_job_id, scheduler_array_task_id) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "finished_at, packages_json, scheduler, scheduler_job_id, scheduler_array_task_id, "
+        "git_branch) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_CONFIG] = "INSERT INTO configs (run_id, suite, op, mode, provider, backend, dtype, shape_key, "
                   "shape_json, params_json, case_key, timer, warmup_iters, warmup_ms, iters, "
-                  "repeats, l2, input_sets, graph) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                  "repeats, l2, input_sets, graph, profiler) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_SAMPLE] = "INSERT INTO samples (run_id, rep, idx, value_ms) VALUES (?,?,?,?)",
     [ST_SAMPLE_CHUNK] = NULL, /* built at open: SAMPLE_CHUNK rows */
     [ST_METRICS] =
@@ -76,6 +77,7 @@ static const char *const SQL[ST_COUNT] = {
                     "median_step_ms, peak_device_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?",
     [ST_PROF_DELETE] = "DELETE FROM profiler_metrics WHERE run_id = ?",
+    [ST_PROF_MARK] = "UPDATE configs SET profiler = coalesce(profiler, 'ncu') WHERE run_id = ?",
     [ST_PROF_INSERT] = "INSERT INTO profiler_metrics (run_id, kernel_index, kernel_name, metric, "
                        "unit, value, source_path) VALUES (?,?,?,?,?,?,?)",
     [ST_SAVEPOINT] = "SAVEPOINT sb_unit",
@@ -260,6 +262,7 @@ static int step(sb_ingest *ing, int which, const char *file, sb_error *err)
                             : which == ST_CEILING     ? "ceilings"
                             : which == ST_TRAINING    ? "training"
                             : which == ST_PROF_INSERT || which == ST_PROF_DELETE ? "profiler_metrics"
+                            : which == ST_PROF_MARK   ? "configs"
                                                       : "samples";
         return sb_error_set(err, file, NULL, "cannot store into %s (database %s): %s", table,
                             sb_db_path(ing->db), sqlite3_errmsg(sb_db_handle(ing->db)));
@@ -382,6 +385,7 @@ static int store_provenance(sb_ingest *ing, long long id, json_t *p, const char 
     bind_str(st, i++, get2(p, "scheduler", "engine"));
     bind_str(st, i++, get2(p, "scheduler", "job_id"));
     bind_int(st, i++, get2(p, "scheduler", "array_task_id"));
+    bind_str(st, i++, get2(p, "git", "branch"));
     int rc = step(ing, ST_PROVENANCE, file, err);
     free(pkjson);
     return rc;
@@ -495,6 +499,21 @@ static const char *canonical_provider(const char *provider)
     return provider;
 }
 
+/* The profiler a result was timed under: protocol.profiler, else "ncu"
+ * for the presets run under Nsight Compute (suite NAME-ncu, written before
+ * solbench recorded the field); NULL for a plain timing. */
+static const char *profiler_of(json_t *cfg, json_t *proto)
+{
+    json_t *named = get(proto, "profiler");
+    if (json_is_string(named))
+        return json_string_value(named);
+    const char *suite = json_string_value(get(cfg, "suite"));
+    size_t n = suite ? strlen(suite) : 0;
+    if (n >= 4 && strcmp(suite + n - 4, "-ncu") == 0)
+        return "ncu";
+    return NULL;
+}
+
 static int store_result(sb_ingest *ing, long long id, json_t *doc, const char *file, sb_error *err)
 {
     json_t *cfg = get(doc, "config"), *proto = get(doc, "protocol");
@@ -508,18 +527,19 @@ static int store_result(sb_ingest *ing, long long id, json_t *doc, const char *f
         sb_error_set(err, file, NULL, "out of memory");
         goto out;
     }
-    const char *parts[] = {json_string_value(get(cfg, "suite")), json_string_value(get(cfg, "op")),
-                           json_string_value(get(cfg, "mode")), json_string_value(get(cfg, "dtype")),
-                           skey, pjson};
+    /* The case: what was computed. The suite (the preset that ran it) is a
+     * label beside it, so one case measured by two presets meets itself. */
+    const char *parts[] = {json_string_value(get(cfg, "op")), json_string_value(get(cfg, "mode")),
+                           json_string_value(get(cfg, "dtype")), skey, pjson};
     size_t len = 1;
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 5; k++)
         len += strlen(parts[k]) + 1;
     ckey = malloc(len);
     if (!ckey) {
         sb_error_set(err, file, NULL, "out of memory");
         goto out;
     }
-    snprintf(ckey, len, "%s|%s|%s|%s|%s|%s", parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]);
+    snprintf(ckey, len, "%s|%s|%s|%s|%s", parts[0], parts[1], parts[2], parts[3], parts[4]);
 
     sqlite3_stmt *st = ing->st[ST_CONFIG];
     int i = 1;
@@ -542,6 +562,7 @@ static int store_result(sb_ingest *ing, long long id, json_t *doc, const char *f
     bind_str(st, i++, get(proto, "l2"));
     bind_int(st, i++, get(proto, "input_sets"));
     bind_int(st, i++, get(proto, "graph"));
+    bind_cstr(st, i++, profiler_of(cfg, proto));
     if (step(ing, ST_CONFIG, file, err) != SB_OK)
         goto out;
 
@@ -834,6 +855,11 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
     }
     sqlite3_bind_int64(ing->st[ST_PROF_DELETE], 1, run_id);
     if (step(ing, ST_PROF_DELETE, csv_path, err) != SB_OK)
+        goto end;
+    /* ncu_profile.sh writes NAME.ncu.csv beside the NAME.json it ran under
+     * Nsight Compute: the run's timings are the profiler's. */
+    sqlite3_bind_int64(ing->st[ST_PROF_MARK], 1, run_id);
+    if (step(ing, ST_PROF_MARK, csv_path, err) != SB_OK)
         goto end;
     st = ing->st[ST_PROF_INSERT];
     for (size_t i = 0; i < p->n_values; i++) {

@@ -76,7 +76,7 @@ static void result_free(sb_result *r)
                      &r->shape_key, &r->shape_json, &r->params_json, &r->run_params_json, &r->case_key, &r->timer,
                      &r->l2, &r->git_sha, &r->tool_name, &r->tool_version, &r->driver, &r->cuda,
                      &r->cublas, &r->gpu_name, &r->arch, &r->sku, &r->hostname, &r->finished_at,
-                     &r->kernel_method, &r->packages_json};
+                     &r->kernel_method, &r->packages_json, &r->profiler};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -103,13 +103,16 @@ static const char *RESULT_SQL =
     " m.quantiles_only, k.passed, k.reference,"
     " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms'),"
     " json_extract(r.raw_json, '$.protocol.launch_hold') = 'blocking-kernel',"
-    " m.kernel_median_ms, m.kernel_method, m.repeat_spread, m.peak_device_bytes, p.packages_json"
+    " m.kernel_median_ms, m.kernel_method, m.repeat_spread, m.peak_device_bytes, p.packages_json,"
+    " c.profiler"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " WHERE r.schema = 'solbook.result.v1'"
     " AND (?1 IS NULL OR c.suite = ?1) AND (?2 IS NULL OR c.op = ?2)"
     " AND (?3 IS NULL OR c.provider = ?3) AND (?4 IS NULL OR p.arch = ?4)"
     " AND (?5 IS NULL OR p.sku = ?5)"
+    " AND (?6 IS NULL OR p.git_sha >= ?6 AND p.git_sha < ?6 || 'g')"
+    " AND (?7 = 1 OR c.profiler IS NULL)"
     " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
 
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
@@ -128,6 +131,11 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         else
             sqlite3_bind_null(st, i + 1);
     }
+    if (f && f->sha)
+        sqlite3_bind_text(st, 6, f->sha, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 6);
+    sqlite3_bind_int(st, 7, f && f->with_profiled);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -193,6 +201,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         r.repeat_spread = col_real(st, i++);
         r.peak_device_bytes = col_int(st, i++);
         r.packages_json = col_str(st, i++);
+        r.profiler = col_str_or_null(st, i++);
         if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
             r.finished_epoch = LLONG_MIN;
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {

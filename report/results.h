@@ -38,6 +38,7 @@ typedef struct sb_result {
     double settle_ms;   /* protocol.settle_ms (from the stored document); NAN when absent */
     int launch_hold;    /* protocol.launch_hold is blocking-kernel (solbench --hold) */
     int graph;                                          /* -1 when NULL */
+    char *profiler;     /* configs.profiler: timed under ncu/nsys; NULL: a plain timing */
     /* provenance */
     char *git_sha, *tool_name, *tool_version, *driver, *cuda, *cublas, *gpu_name, *arch, *sku,
         *hostname, *finished_at;
@@ -62,12 +63,17 @@ typedef struct sb_result_set {
 
 typedef struct sb_result_filter {
     const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
+    const char *sha;                                /* commit prefix; NULL: any */
+    int with_profiled;  /* 1: runs timed under a profiler too (they never count as
+                         * timings; by default they are left out) */
     int has_range;                                  /* keep finished_epoch in [from, to) */
     long long from, to;
 } sb_result_filter;
 
 /* Loads the result runs matching f, ordered by case_key, provider, sku,
- * finished_at, run id (so output built from them is deterministic). */
+ * finished_at, run id (so output built from them is deterministic). Runs
+ * timed under a profiler (configs.profiler) are left out unless
+ * f->with_profiled: their samples are the profiler's, not timings. */
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
 void sb_results_free(sb_result_set *s);
 

@@ -87,7 +87,9 @@ if [[ $detail == 1 ]]; then
   done
   keep=()
 fi
-"$ncu" --clock-control none --metrics "$METRICS" "${sections[@]}" --launch-skip "$skip" --launch-count "$count" \
+# SOLBENCH_PROFILER: the result records protocol.profiler "ncu", so solbook never
+# takes its replayed, serialised launches for timings.
+SOLBENCH_PROFILER=ncu "$ncu" --clock-control none --metrics "$METRICS" "${sections[@]}" --launch-skip "$skip" --launch-count "$count" \
   "${filter[@]}" --export "$rep" --force-overwrite "$@"
 "$ncu" --import "$rep.ncu-rep" --csv --page raw "${keep[@]}" > "$csv.tmp.$$"
 mv "$csv.tmp.$$" "$csv"

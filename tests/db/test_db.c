@@ -301,6 +301,52 @@ static void test_open_upgrades_older(void **state)
     sb_db_close(db);
 }
 
+/* The case-identity migration re-keys a database written before it: the
+ * suite leaves the case key, and runs timed under a profiler are marked. */
+static void test_case_identity_migration(void **state)
+{
+    (void)state;
+    size_t at = 0;
+    while (at < sb_db_migration_count && !strstr(sb_db_migrations[at].name, "case_identity"))
+        at++;
+    assert_true(at < sb_db_migration_count);
+    char p[256];
+    path_in(p, sizeof p, "rekey.db");
+    sb_db *db;
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_db_open_with(p, SB_DB_WRITE, sb_db_migrations, at, &db, &e), SB_OK);
+    static const char *const rows =
+        "INSERT INTO runs (id, content_sha256, schema, status, source_path, ingested_at, raw_json) VALUES"
+        " (1, 'a', 'solbook.result.v1', 'passed', 'a.json', 'x', '{\"protocol\":{}}'),"
+        " (2, 'b', 'solbook.result.v1', 'passed', 'b.json', 'x', '{\"protocol\":{}}'),"
+        " (3, 'c', 'solbook.result.v1', 'passed', 'c.json', 'x', '{\"protocol\":{}}'),"
+        " (4, 'd', 'solbook.result.v1', 'passed', 'd.json', 'x', '{\"protocol\":{\"profiler\":\"nsys\"}}');"
+        "INSERT INTO configs (run_id, suite, op, mode, provider, backend, dtype, shape_key, shape_json,"
+        " params_json, case_key, timer, l2) VALUES"
+        " (1, 'memory-bound', 'rmsnorm', 'fwd', 'fused', 'cuda', 'bf16', 'M=1,N=2', '{}', '{\"eps\":1e-06}',"
+        "  'memory-bound|rmsnorm|fwd|bf16|M=1,N=2|{\"eps\":1e-06}', 'cuda-event', 'warm'),"
+        " (2, 'memory-bound-quick', 'rmsnorm', 'fwd', 'fused', 'cuda', 'bf16', 'M=1,N=2', '{}', '{\"eps\":1e-06}',"
+        "  'memory-bound-quick|rmsnorm|fwd|bf16|M=1,N=2|{\"eps\":1e-06}', 'cuda-event', 'warm'),"
+        " (3, 'adhoc', 'rmsnorm', 'fwd', 'fused', 'cuda', 'bf16', 'M=1,N=2', '{}', '{\"eps\":1e-06}',"
+        "  'adhoc|rmsnorm|fwd|bf16|M=1,N=2|{\"eps\":1e-06}', 'cuda-event', 'warm'),"
+        " (4, 'adhoc', 'rmsnorm', 'fwd', 'fused', 'cuda', 'bf16', 'M=1,N=2', '{}', '{\"eps\":1e-06}',"
+        "  'adhoc|rmsnorm|fwd|bf16|M=1,N=2|{\"eps\":1e-06}', 'cuda-event', 'warm');"
+        "INSERT INTO profiler_metrics VALUES (3, 0, 'k', 'gpu__time_duration.sum', 'ns', 1.0, 'c.ncu.csv');";
+    assert_int_equal(sb_db_exec(db, rows, &e), SB_OK);
+    sb_db_close(db);
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+    sqlite3 *c = sb_db_handle(db);
+    assert_int_equal(query_int(c, "SELECT count(DISTINCT case_key) FROM configs"), 1);
+    char t[256];
+    query_text(c, "SELECT case_key FROM configs WHERE run_id = 2", t, sizeof t);
+    assert_string_equal(t, "rmsnorm|fwd|bf16|M=1,N=2|{\"eps\":1e-06}");
+    query_text(c, "SELECT group_concat(coalesce(profiler, '-'), ' ') FROM (SELECT profiler FROM configs ORDER BY run_id)",
+               t, sizeof t);
+    assert_string_equal(t, "- - ncu nsys");
+    sb_db_close(db);
+}
+
 static void test_sha256(void **state)
 {
     (void)state;
@@ -332,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_upgrade_in_place),
         cmocka_unit_test(test_open_upgrades_empty_file),
         cmocka_unit_test(test_open_upgrades_older),
+        cmocka_unit_test(test_case_identity_migration),
         cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -185,7 +185,8 @@ static void test_result_stored_whole(void **state)
     q_text(f, "SELECT shape_key FROM configs", t, sizeof t);
     assert_string_equal(t, "K=4096,M=4096,N=4096");
     q_text(f, "SELECT case_key FROM configs", t, sizeof t);
-    assert_string_equal(t, "gemm-spec|gemm|fwd|fp16|K=4096,M=4096,N=4096|{\"transa\":\"n\",\"transb\":\"n\"}");
+    assert_string_equal(t, "gemm|fwd|fp16|K=4096,M=4096,N=4096|{\"transa\":\"n\",\"transb\":\"n\"}");
+    assert_int_equal(q_int(f, "SELECT profiler IS NULL FROM configs"), 1);
     q_text(f, "SELECT provider || ' ' || backend || ' ' || timer || ' ' || l2 || ' ' || iters || 'x' || repeats FROM configs", t, sizeof t);
     assert_string_equal(t, "cublas cuda cuda-event warm 5x3");
     q_text(f, "SELECT arch || ' ' || sku || ' ' || gpu_name || ' ' || git_sha FROM provenance", t, sizeof t);
@@ -254,6 +255,44 @@ static void test_idempotent(void **state)
     json_decref(again);
 }
 
+/* The suite is a label: the same computation run by another preset is the
+ * same case. A run timed under a profiler is stored whole and marked. */
+static void test_case_identity_and_profiler(void **state)
+{
+    fx *f = *state;
+    char path[1024];
+    data(path, sizeof path, "good/gemm_h100_cublas.json");
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    long long id;
+    int dup;
+    sb_error e;
+    sb_error_clear(&e);
+    json_t *cfg = json_object_get(doc, "config"), *proto = json_object_get(doc, "protocol");
+    assert_int_equal(sb_ingest_document(f->ing, doc, "a.json", "solbook", &id, &dup, &e), SB_OK);
+    json_object_set_new(cfg, "suite", json_string("gemm-spec-quick"));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "quick.json", "solbook", &id, &dup, &e), SB_OK);
+    json_object_set_new(cfg, "suite", json_string("gemm-spec-ncu"));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "ncu-suite.json", "solbook", &id, &dup, &e), SB_OK);
+    json_object_set_new(cfg, "suite", json_string("adhoc"));
+    json_object_set_new(proto, "profiler", json_string("nsys"));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "nsys.json", "solbook", &id, &dup, &e), SB_OK);
+    json_object_set_new(proto, "profiler", json_string("gprof"));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "bad.json", "solbook", &id, &dup, &e), SB_ERR);
+    assert_string_equal(e.where, "/protocol/profiler");
+    json_decref(doc);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 4);
+    assert_int_equal(q_int(f, "SELECT count(DISTINCT case_key) FROM configs"), 1);
+    assert_int_equal(q_int(f, "SELECT count(DISTINCT suite) FROM configs"), 4);
+    char t[256];
+    q_text(f, "SELECT group_concat(coalesce(profiler, '-'), ' ') FROM (SELECT profiler FROM configs ORDER BY run_id)",
+           t, sizeof t);
+    assert_string_equal(t, "- - ncu nsys");
+    /* Everything of a profiled run is kept. */
+    assert_int_equal(q_int(f, "SELECT count(*) FROM samples s JOIN configs c USING (run_id) WHERE c.profiler = 'nsys'"), 15);
+}
+
 static void test_failed_skipped_training_calibration(void **state)
 {
     fx *f = *state;
@@ -299,9 +338,14 @@ static void test_ncu_attach(void **state)
     long rows = 0;
     sb_error e;
     sb_error_clear(&e);
+    assert_int_equal(q_int(f, "SELECT profiler IS NULL FROM configs"), 1);
     if (sb_ingest_attach_ncu(f->ing, id, csv, &rows, &e) != SB_OK)
         fail_msg("%s: %s: %s", e.file, e.where, e.msg);
     assert_int_equal(rows, 14);
+    /* The profile came from the run: its timings are the profiler's. */
+    char prof[64];
+    q_text(f, "SELECT profiler FROM configs", prof, sizeof prof);
+    assert_string_equal(prof, "ncu");
     assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
     assert_int_equal(q_int(f, "SELECT count(DISTINCT kernel_index) FROM profiler_metrics"), 2);
     assert_float_equal(q_real(f, "SELECT value FROM profiler_metrics WHERE kernel_index = 0 AND metric = 'gpu__time_duration.sum'"), 1204.32, 1e-9);
@@ -534,6 +578,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_result_stored_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_case_identity_and_profiler, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_skipped_training_calibration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ncu_attach, setup, teardown),
         cmocka_unit_test_setup_teardown(test_walk, setup, teardown),
