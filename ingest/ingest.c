@@ -826,14 +826,10 @@ int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id, int *dup
     return rc;
 }
 
-int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
-                         sb_error *err)
+/* Stores a parsed profile (freed here); csv_path names it in rows and errors. */
+static int attach_profile(sb_ingest *ing, long long run_id, sb_ncu_profile *p, const char *csv_path,
+                          long *rows, sb_error *err)
 {
-    if (rows)
-        *rows = 0;
-    sb_ncu_profile *p;
-    if (sb_ncu_csv_parse_file(csv_path, &p, err) != SB_OK)
-        return SB_ERR;
     if (unit_begin(ing, err) != SB_OK) {
         sb_error_set_file(err, csv_path);
         sb_ncu_profile_free(p);
@@ -890,4 +886,26 @@ end:
         return SB_ERR;
     }
     return SB_OK;
+}
+
+int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
+                         sb_error *err)
+{
+    if (rows)
+        *rows = 0;
+    sb_ncu_profile *p;
+    if (sb_ncu_csv_parse_file(csv_path, &p, err) != SB_OK)
+        return SB_ERR;
+    return attach_profile(ing, run_id, p, csv_path, rows, err);
+}
+
+int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
+                                const char *name, long *rows, sb_error *err)
+{
+    if (rows)
+        *rows = 0;
+    sb_ncu_profile *p;
+    if (sb_ncu_csv_parse_buffer(csv, len, name, &p, err) != SB_OK)
+        return SB_ERR;
+    return attach_profile(ing, run_id, p, name, rows, err);
 }

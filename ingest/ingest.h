@@ -69,14 +69,18 @@ typedef struct sb_ingest_walk {
 } sb_ingest_walk;
 
 /* Ingests every path: a file is ingested whatever its name; a directory
- * is walked recursively in sorted order, taking files named NAME.json (and
- * following symbolic links, with loops reported once and not followed).
- * NAME.ncu.csv next to NAME.json is attached to that file's run. A reader
- * thread parses and validates ahead while this thread stores. Outside a
- * batch, each file is stored under its own savepoint in a transaction
- * committed every 100 ms or 512 files (all or nothing per file; a crash
- * loses at most the uncommitted group, never part of a run). stats is
- * filled; SB_OK when nothing was refused. */
+ * is walked recursively in sorted order, taking files named NAME.json and
+ * archives (following symbolic links, with loops reported once and not
+ * followed). NAME.ncu.csv next to NAME.json is attached to that file's run.
+ * An archive (.tar, .tar.gz, .tgz: its NAME.json members, with their
+ * NAME.ncu.csv members; .jsonl, .jsonl.gz: each line) is read where it lies
+ * (ingest_archive.h), each document named ARCHIVE:MEMBER in the database
+ * and in errors. A reader thread reads, parses and validates ahead while
+ * this thread stores. Outside a batch, each document is stored under its
+ * own savepoint in a transaction committed every 100 ms or 512 documents
+ * (all or nothing per document; a crash loses at most the uncommitted
+ * group, never part of a run). stats is filled; SB_OK when nothing was
+ * refused. */
 int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
                     const sb_ingest_walk *walk, sb_ingest_stats *stats);
 

@@ -32,6 +32,11 @@ int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const 
 
 void sb_ingest_prepared_free(sb_ingest_prepared *p);
 
+/* sb_ingest_attach_ncu of a CSV in memory (an archive's member); name
+ * (archive:member) is stored as the profile's source_path. */
+int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
+                                const char *name, long *rows, sb_error *err);
+
 /* 1 while a batch (sb_ingest_begin) is open. */
 int sb_ingest_in_batch(const sb_ingest *ing);
 

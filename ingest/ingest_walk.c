@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "ingest_archive.h"
 #include "ingest_prepared.h"
 #include "json_file.h"
 #include "store.h"
@@ -170,34 +171,57 @@ static char *sidecar_of(const char *path)
     return s;
 }
 
-/* Result of reading and validating one file (the reader's half). */
-typedef struct slot {
+/* One document to store, in walk order: a file, an archive's member, or a
+ * problem to report. The reader's half fills it; the storing half takes it. */
+typedef struct item {
+    char *source;        /* path, or ARCHIVE:MEMBER */
+    int on_disk;         /* a plain file: its NAME.ncu.csv is looked for beside it */
+    int is_problem;      /* report err, nothing to store */
     int rc;
     sb_ingest_prepared p;
     sb_error err;
-} slot;
+    char *ncu;           /* an archive member's sidecar bytes, or NULL */
+    size_t ncu_len;
+} item;
 
-static void prepare_one(const sb_ingest *ing, const char *path, slot *sl)
+static void item_clear(item *it)
+{
+    sb_ingest_prepared_free(&it->p);
+    free(it->source);
+    free(it->ncu);
+    memset(it, 0, sizeof *it);
+}
+
+static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, item *it)
 {
     json_t *doc;
-    sb_error_clear(&sl->err);
-    memset(&sl->p, 0, sizeof sl->p);
-    sl->rc = sb_json_load_file(path, &doc, &sl->err);
-    if (sl->rc != SB_OK)
+    it->rc = sb_json_load_buffer(data, len, it->source, &doc, &it->err);
+    if (it->rc != SB_OK)
         return;
-    sl->rc = sb_ingest_prepare(ing, doc, path, &sl->p, &sl->err);
+    it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
+    json_decref(doc);
+}
+
+static void prepare_file(const sb_ingest *ing, item *it)
+{
+    json_t *doc;
+    it->rc = sb_json_load_file(it->source, &doc, &it->err);
+    if (it->rc != SB_OK)
+        return;
+    it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
     json_decref(doc);
 }
 
 /* The storing half, on the thread that owns the database. */
-static void store_one(walker *wk, const char *path, slot *sl)
+static void store_one(walker *wk, item *it)
 {
     long long id;
     int dup;
+    const char *path = it->source;
     wk->stats->files_seen++;
-    if (sl->rc != SB_OK ||
-        sb_ingest_store_prepared(wk->ing, &sl->p, path, "solbook", &id, &dup, &sl->err) != SB_OK) {
-        report(wk, &sl->err);
+    if (it->rc != SB_OK ||
+        sb_ingest_store_prepared(wk->ing, &it->p, path, "solbook", &id, &dup, &it->err) != SB_OK) {
+        report(wk, &it->err);
         return;
     }
     if (dup)
@@ -206,14 +230,26 @@ static void store_one(walker *wk, const char *path, slot *sl)
         wk->stats->stored++;
     if (wk->w && wk->w->on_file)
         wk->w->on_file(wk->w->ctx, path, id, dup, 0);
-    char *side = sidecar_of(path);
-    if (!side)
+    char *side = NULL;
+    if (it->on_disk) {
+        if (!(side = sidecar_of(path)))
+            return;
+    } else if (it->ncu) {
+        size_t n = strlen(path);
+        if (!(side = malloc(n + sizeof ".ncu.csv")))
+            return;
+        memcpy(side, path, n - 5); /* ARCHIVE:NAME.json -> ARCHIVE:NAME.ncu.csv */
+        memcpy(side + n - 5, ".ncu.csv", sizeof ".ncu.csv");
+    } else {
         return;
+    }
     long rows = 0;
     sb_error e;
     sb_error_clear(&e);
     wk->stats->files_seen++;
-    if (sb_ingest_attach_ncu(wk->ing, id, side, &rows, &e) != SB_OK) {
+    int rc = it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, &rows, &e)
+                         : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, &rows, &e);
+    if (rc != SB_OK) {
         report(wk, &e);
     } else {
         wk->stats->ncu_attached++;
@@ -276,12 +312,16 @@ static void group_open(walker *wk)
     clock_gettime(CLOCK_MONOTONIC, &wk->group_start);
 }
 
-/* Stores one file inside the group, committing when the group is due. */
-static void store_grouped(walker *wk, const char *path, slot *sl)
+/* Stores one document inside the group, committing when the group is due. */
+static void store_grouped(walker *wk, item *it)
 {
+    if (it->is_problem) {
+        report_problem(wk, &it->err);
+        return;
+    }
     long stored = wk->stats->stored, dups = wk->stats->duplicates, ncu = wk->stats->ncu_attached;
     group_open(wk);
-    store_one(wk, path, sl);
+    store_one(wk, it);
     if (!wk->group_open)
         return;
     wk->group_files++;
@@ -293,105 +333,191 @@ static void store_grouped(walker *wk, const char *path, slot *sl)
 }
 
 /* ---- the pipeline: a reader thread runs ahead of the storing thread by
- * at most RING files, so parsing and validation overlap with SQLite. ---- */
+ * at most RING documents, so reading, parsing and validation overlap with
+ * SQLite. An archive's members are documents of their own. ---- */
 
 #define RING 32
 
 typedef struct pipe {
     const sb_ingest *ing;
-    const entry *entries;
-    size_t n;
-    slot ring[RING];
-    size_t produced, consumed;   /* entries done by each side */
-    int stop;
+    walker *wk;          /* NULL on the reader thread when threaded */
+    item ring[RING];
+    size_t produced, consumed;   /* documents done by each side */
+    int done, stop, threaded;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } pipe_t;
 
-static void *reader_main(void *arg)
+/* The next free slot for the reader; NULL when the storing side stopped. */
+static item *slot_take(pipe_t *pp)
 {
-    pipe_t *pp = arg;
-    for (size_t i = 0; i < pp->n; i++) {
+    if (pp->threaded) {
         pthread_mutex_lock(&pp->mu);
-        while (i - pp->consumed >= RING && !pp->stop)
+        while (pp->produced - pp->consumed >= RING && !pp->stop)
             pthread_cond_wait(&pp->cv, &pp->mu);
         int stop = pp->stop;
         pthread_mutex_unlock(&pp->mu);
         if (stop)
-            break;
-        slot *sl = &pp->ring[i % RING];
-        /* What the slot held was stored by now; freed on this thread, which
-         * allocated it (cheaper for malloc than freeing across threads). */
-        sb_ingest_prepared_free(&sl->p);
-        if (pp->entries[i].problem)
-            sl->rc = SB_OK;
-        else
-            prepare_one(pp->ing, pp->entries[i].path, sl);
-        pthread_mutex_lock(&pp->mu);
-        pp->produced = i + 1;
-        pthread_cond_broadcast(&pp->cv);
-        pthread_mutex_unlock(&pp->mu);
+            return NULL;
     }
+    item *it = &pp->ring[pp->produced % RING];
+    /* What the slot held was stored by now; freed on this thread, which
+     * allocated it (cheaper for malloc than freeing across threads). */
+    item_clear(it);
+    return it;
+}
+
+/* Hands a filled slot over (or, unthreaded, stores it at once). */
+static void slot_give(pipe_t *pp)
+{
+    if (!pp->threaded) {
+        item *it = &pp->ring[pp->produced % RING];
+        store_grouped(pp->wk, it);
+        item_clear(it);
+        return;
+    }
+    pthread_mutex_lock(&pp->mu);
+    pp->produced++;
+    pthread_cond_broadcast(&pp->cv);
+    pthread_mutex_unlock(&pp->mu);
+}
+
+static int set_source(item *it, const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = b ? strlen(b) + 1 : 0;
+    if (!(it->source = malloc(la + lb + 1)))
+        return SB_ERR;
+    memcpy(it->source, a, la);
+    if (b) {
+        it->source[la] = ':';
+        memcpy(it->source + la + 1, b, lb);
+    } else {
+        it->source[la] = 0;
+    }
+    return SB_OK;
+}
+
+typedef struct member_ctx {
+    pipe_t *pp;
+    const char *archive;
+} member_ctx;
+
+static int on_member(void *ctx, const char *member, const char *data, size_t len, const char *ncu,
+                     size_t ncu_len)
+{
+    member_ctx *mc = ctx;
+    item *it = slot_take(mc->pp);
+    if (!it)
+        return SB_ERR;
+    if (set_source(it, mc->archive, member) != SB_OK ||
+        (ncu && !(it->ncu = malloc(ncu_len + 1)))) {
+        it->is_problem = 1;
+        sb_error_clear(&it->err);
+        sb_error_set(&it->err, mc->archive, member, "out of memory");
+    } else {
+        if (ncu) {
+            memcpy(it->ncu, ncu, ncu_len);
+            it->ncu[ncu_len] = 0;
+            it->ncu_len = ncu_len;
+        }
+        sb_error_clear(&it->err);
+        prepare_buffer(mc->pp->ing, data, len, it);
+    }
+    slot_give(mc->pp);
+    return SB_OK;
+}
+
+static void read_entry(pipe_t *pp, const entry *en)
+{
+    if (!en->problem && sb_archive_named(en->path)) {
+        member_ctx mc = {pp, en->path};
+        sb_error e;
+        sb_error_clear(&e);
+        if (sb_archive_each(en->path, on_member, &mc, &e) == SB_OK || pp->stop)
+            return;
+        item *it = slot_take(pp);
+        if (!it)
+            return;
+        it->is_problem = 1;
+        it->err = e;
+        slot_give(pp);
+        return;
+    }
+    item *it = slot_take(pp);
+    if (!it)
+        return;
+    sb_error_clear(&it->err);
+    if (en->problem) {
+        it->is_problem = 1;
+        it->err = *en->problem;
+    } else if (set_source(it, en->path, NULL) != SB_OK) {
+        it->is_problem = 1;
+        sb_error_set(&it->err, en->path, NULL, "out of memory");
+    } else {
+        it->on_disk = 1;
+        prepare_file(pp->ing, it);
+    }
+    slot_give(pp);
+}
+
+static void *reader_main(void *arg)
+{
+    pipe_t *pp = arg;
+    const walker *wk = pp->wk;
+    for (size_t i = 0; i < wk->n_entries && !pp->stop; i++)
+        read_entry(pp, &wk->entries[i]);
+    pthread_mutex_lock(&pp->mu);
+    pp->done = 1;
+    pthread_cond_broadcast(&pp->cv);
+    pthread_mutex_unlock(&pp->mu);
     return NULL;
 }
 
 static void process_entries(walker *wk)
 {
     pipe_t *pp = calloc(1, sizeof *pp);
+    if (!pp) {
+        sb_error e;
+        sb_error_clear(&e);
+        sb_error_set(&e, wk->n_entries ? wk->entries[0].path : "", NULL, "out of memory");
+        report(wk, &e);
+        return;
+    }
+    pp->ing = wk->ing;
+    pp->wk = wk;
     int threaded = 0;
-    if (pp && wk->n_entries > 1) {
-        pp->ing = wk->ing;
-        pp->entries = wk->entries;
-        pp->n = wk->n_entries;
+    if (wk->n_entries > 1 || (wk->n_entries == 1 && sb_archive_named(wk->entries[0].path))) {
         pthread_mutex_init(&pp->mu, NULL);
         pthread_cond_init(&pp->cv, NULL);
+        pp->threaded = 1;
         pthread_t th;
         threaded = pthread_create(&th, NULL, reader_main, pp) == 0;
         if (threaded) {
-            for (size_t i = 0; i < wk->n_entries; i++) {
+            for (;;) {
                 pthread_mutex_lock(&pp->mu);
-                while (pp->produced <= i)
+                while (pp->produced == pp->consumed && !pp->done)
                     pthread_cond_wait(&pp->cv, &pp->mu);
+                int end = pp->produced == pp->consumed && pp->done;
                 pthread_mutex_unlock(&pp->mu);
-                slot *sl = &pp->ring[i % RING];
-                if (wk->entries[i].problem)
-                    report_problem(wk, wk->entries[i].problem);
-                else
-                    store_grouped(wk, wk->entries[i].path, sl);
+                if (end)
+                    break;
+                store_grouped(wk, &pp->ring[pp->consumed % RING]);
                 pthread_mutex_lock(&pp->mu);
-                pp->consumed = i + 1;
+                pp->consumed++;
                 pthread_cond_broadcast(&pp->cv);
                 pthread_mutex_unlock(&pp->mu);
             }
             pthread_join(th, NULL);
-            for (size_t k = 0; k < RING; k++)
-                sb_ingest_prepared_free(&pp->ring[k].p);
         }
         pthread_cond_destroy(&pp->cv);
         pthread_mutex_destroy(&pp->mu);
+        pp->threaded = 0;
     }
-    if (!threaded) {
-        slot *sl = pp ? &pp->ring[0] : malloc(sizeof *sl);
-        for (size_t i = 0; i < wk->n_entries; i++) {
-            if (wk->entries[i].problem) {
-                report_problem(wk, wk->entries[i].problem);
-                continue;
-            }
-            if (!sl) {
-                sb_error e;
-                sb_error_clear(&e);
-                sb_error_set(&e, wk->entries[i].path, NULL, "out of memory");
-                wk->stats->files_seen++;
-                report(wk, &e);
-                continue;
-            }
-            prepare_one(wk->ing, wk->entries[i].path, sl);
-            store_grouped(wk, wk->entries[i].path, sl);
-            sb_ingest_prepared_free(&sl->p);
-        }
-        if (!pp)
-            free(sl);
-    }
+    if (!threaded)
+        for (size_t i = 0; i < wk->n_entries; i++)
+            read_entry(pp, &wk->entries[i]);
+    for (size_t k = 0; k < RING; k++)
+        item_clear(&pp->ring[k]);
     group_commit(wk);
     free(pp);
 }
@@ -500,7 +626,7 @@ static void walk(walker *wk, const char *path, int top)
         walk_dir(wk, path, &st);
         return;
     }
-    if (!top && !ends_with(path, ".json"))
+    if (!top && !ends_with(path, ".json") && !sb_archive_named(path))
         return;
     if (!S_ISREG(st.st_mode)) {
         if (top)

@@ -154,4 +154,40 @@ check "runs whose stored samples differ from sample_count" 0 "$(sqlite3 "$KDB" '
 run "resume after kill" 0 "$SOLBOOK" ingest -q --db "$KDB" "$T/k"
 check "resume summary" "ingest: 1500 files, $((1500 - N)) stored, $N duplicates, 0 refused (db $KDB)" "$(tail -n 1 "$T/out")"
 check "runs after resume" 1500 "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs')"
+# 11. Archives are read where they lie: a tar.gz's JSON members with their
+# ncu sidecar members, a gzipped JSON Lines file line by line; each document
+# is its own unit and errors name ARCHIVE:MEMBER.
+A=$T/arch
+mkdir -p "$A/pack/sub"
+python3 "$SRC/perf/gen_results.py" "$A/pack/sub" 3 --seed 404 >/dev/null
+cp "$DATA/good/gemm_h100_cublas.json" "$DATA/good/gemm_h100_cublas.ncu.csv" "$A/pack/"
+printf '{"schema": "solbook.result.v1"}\n' > "$A/pack/sub/zz-bad.json"
+(cd "$A" && tar czf results.tar.gz pack)
+python3 - "$A/pack/sub" "$A/lines.jsonl" <<'PY'
+import glob, json, sys
+docs = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/*.json")) if "bad" not in f]
+for d in docs:
+    d["run_uuid"] = "f" * 32 if d is docs[0] else "e" * 32
+with open(sys.argv[2], "w") as f:
+    f.write(json.dumps(docs[0]) + "\n\n" + json.dumps(docs[1]) + "\n{\"broken\": \n")
+PY
+gzip "$A/lines.jsonl"
+ADB=$T/archives.db
+run "ingest archives" 1 "$SOLBOOK" ingest --db "$ADB" "$A/results.tar.gz" "$A/lines.jsonl.gz"
+check "archive summary" "ingest: 9 files, 6 stored, 0 duplicates, 2 refused (db $ADB); 1 ncu profile attached" "$(tail -n 1 "$T/out")"
+check "archive member source" "$A/results.tar.gz:pack/gemm_h100_cublas.json" "$(sqlite3 "$ADB" "SELECT source_path FROM runs WHERE run_uuid = '00112233445566778899aabbccddeeff'")"
+check "archive sidecar attached" "$A/results.tar.gz:pack/gemm_h100_cublas.ncu.csv" "$(sqlite3 "$ADB" 'SELECT DISTINCT source_path FROM profiler_metrics')"
+check "profiled run marked" "ncu" "$(sqlite3 "$ADB" "SELECT profiler FROM configs JOIN runs ON id = run_id WHERE run_uuid = '00112233445566778899aabbccddeeff'")"
+check "jsonl lines stored" "$A/lines.jsonl.gz:1 $A/lines.jsonl.gz:3" "$(sqlite3 "$ADB" "SELECT group_concat(source_path, ' ') FROM (SELECT source_path FROM runs WHERE source_path LIKE '%jsonl.gz:%' ORDER BY id)")"
+grep -q "^solbook: $A/results.tar.gz:pack/sub/zz-bad.json: " "$T/err" || { cat "$T/err"; fail "bad member not named ARCHIVE:MEMBER"; }
+grep -q "^solbook: $A/lines.jsonl.gz:4: " "$T/err" || { cat "$T/err"; fail "bad line not named ARCHIVE:LINE"; }
+echo "ok: bad members named ARCHIVE:MEMBER"
+run "ingest archives again" 1 "$SOLBOOK" ingest -q --db "$ADB" "$A/results.tar.gz" "$A/lines.jsonl.gz"
+check "archives again" "ingest: 9 files, 0 stored, 6 duplicates, 2 refused (db $ADB); 1 ncu profile attached" "$(tail -n 1 "$T/out")"
+# A directory walk takes archives too; a damaged one keeps what came before the damage.
+mkdir -p "$A/walk"
+head -c 2000 "$A/results.tar.gz" > "$A/walk/cut.tar.gz"
+run "damaged archive" 1 "$SOLBOOK" ingest --db "$T/damaged.db" "$A/walk"
+grep -q "^solbook: $A/walk/cut.tar.gz" "$T/err" || { cat "$T/err"; fail "damaged archive not named"; }
+echo "ok: damaged archive named: $(head -n 1 "$T/err")"
 echo "e2e_ingest: all checks passed"

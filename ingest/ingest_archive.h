@@ -1,0 +1,31 @@
+/* ingest_archive.h - result files kept in archives, read where they lie:
+ * tar archives (.tar, .tar.gz, .tgz) and JSON Lines (.jsonl, .jsonl.gz),
+ * through libarchive (which undoes the gzip). Internal to ingest/.
+ *
+ * A tar archive gives its members named NAME.json, in name order, each with
+ * the bytes of the member NAME.ncu.csv beside it when there is one (the
+ * Nsight Compute sidecar, as in a directory). A JSON Lines file gives each
+ * non-blank line, named by its line number. Other members are passed over.
+ */
+#ifndef SOLBOOK_INGEST_ARCHIVE_H
+#define SOLBOOK_INGEST_ARCHIVE_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* 1 when path's name says it is an archive ingest reads. */
+int sb_archive_named(const char *path);
+
+/* Called once per document: member names it within the archive ("dir/x.json"
+ * or, for JSON Lines, the line number); ncu is NULL without a sidecar.
+ * The bytes are valid during the call only. Return SB_OK to go on. */
+typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, size_t len,
+                             const char *ncu, size_t ncu_len);
+
+/* Reads path and calls fn for each document. A damaged archive gives the
+ * documents read before the damage to fn and then SB_ERR, err naming the
+ * archive (and the member being read). */
+int sb_archive_each(const char *path, sb_archive_fn fn, void *ctx, sb_error *err);
+
+#endif
