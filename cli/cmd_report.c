@@ -32,7 +32,8 @@ static void usage(FILE *f)
             "                            [--suite S] [--db FILE] [--out FILE]\n"
             "       solbook report evidence [--db FILE] [--out FILE]\n"
             "       solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]\n"
-            "                                  [--min-effect 0.03] [--format md|json] [--out FILE]\n"
+            "                                  [--min-effect 0.03] [--history] [--format md|json]\n"
+            "                                  [--out FILE]\n"
             "       solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]\n"
             "\n"
             "geomean      speedup of every provider over a baseline, per op x mode x dtype x SKU,\n"
@@ -44,7 +45,9 @@ static void usage(FILE *f)
             "             the geomean at the foot\n"
             "evidence     docs/EVIDENCE.md: the targets checked against the stored runs\n"
             "regressions  newest commit against the previous one per case, provider and SKU\n"
-            "             (Mann-Whitney U on the samples); exits 1 when any regression\n"
+            "             (Mann-Whitney U on the samples; commits in the order they were first\n"
+            "             measured); --history: every commit against the one before it; exits 1\n"
+            "             when a case regressed at its newest commit\n"
             "roofline     the roofline SVG of one SKU\n"
             "\n"
             "--db defaults to $SOLBOOK_DB or ./solbook.db. Speedups are over huggingface, then\n"
@@ -57,6 +60,7 @@ static void usage(FILE *f)
 typedef struct opts {
     const char *db, *baseline, *suite, *op, *format, *out, *week, *sku, *arch, *provider;
     double alpha, min_effect;
+    int history;
     const char *given[16]; /* long names of the options given */
     size_t ngiven;
 } opts;
@@ -99,7 +103,8 @@ static int parse(int argc, char **argv, opts *o)
         {"week", required_argument, NULL, 'w'},     {"sku", required_argument, NULL, 'k'},
         {"alpha", required_argument, NULL, 'a'},    {"min-effect", required_argument, NULL, 'e'},
         {"arch", required_argument, NULL, 'A'},     {"provider", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"history", no_argument, NULL, 'H'},        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->alpha = 0.01;
@@ -122,6 +127,7 @@ static int parse(int argc, char **argv, opts *o)
         case 'k': o->sku = optarg; break;
         case 'A': o->arch = optarg; break;
         case 'p': o->provider = optarg; break;
+        case 'H': o->history = 1; break;
         case 'a':
             if (parse_double(optarg, "--alpha", 1e-12, 0.5, &o->alpha))
                 return 2;
@@ -251,7 +257,8 @@ static int run_regressions(const opts *o)
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
     if (sb_results_load(db, &f, &set, &err) != SB_OK ||
-        sb_rg_commits(db, &set, &ro, &rg, &err) != SB_OK) {
+        (o->history ? sb_rg_history(db, &set, &ro, &rg, &err)
+                    : sb_rg_commits(db, &set, &ro, &rg, &err)) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -498,7 +505,7 @@ int cmd_report(int argc, char **argv)
     static const char *const table_opts[] = {"db", "op", "sku", "baseline", "provider", "suite",
                                              "out", NULL};
     static const char *const regress_opts[] = {"db", "suite", "op", "alpha", "min-effect",
-                                               "format", "out", NULL};
+                                               "history", "format", "out", NULL};
     static const char *const roofline_opts[] = {"db", "sku", "suite", "op", "out", NULL};
     if (strcmp(sub, "geomean") == 0)
         return check_allowed(&o, sub, geomean_opts) ? 2 : run_geomean(&o);

@@ -112,65 +112,221 @@ static int has_commit(const sb_result *r)
     return strcmp(r->git_sha, "unknown") != 0;
 }
 
-int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
-                  sb_error *err)
+/* ---- commit order ---- */
+
+typedef struct commit_pos {
+    const char *sha;
+    long long first;   /* earliest finished_epoch of its runs */
+    size_t rank;
+} commit_pos;
+
+static int cmp_sha(const void *a, const void *b)
 {
-    out->v = NULL;
-    out->n = 0;
-    size_t cap = 0;
-    for (size_t i = 0; i < set->n;) {
-        size_t j = i;
-        while (j + 1 < set->n && strcmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
-               strcmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
-               strcmp(set->v[j + 1].sku, set->v[i].sku) == 0)
-            j++;
-        /* runs i..j are one (case, provider, SKU). Newest run overall gives
-         * the newest commit. */
-        const sb_result *newest = NULL;
-        for (size_t k = i; k <= j; k++)
-            if (has_commit(&set->v[k]) && (!newest || newer(&set->v[k], newest)))
-                newest = &set->v[k];
-        if (!newest) {
-            i = j + 1;
+    return strcmp(((const commit_pos *)a)->sha, ((const commit_pos *)b)->sha);
+}
+
+static int cmp_first(const void *a, const void *b)
+{
+    const commit_pos *x = *(const commit_pos *const *)a, *y = *(const commit_pos *const *)b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return strcmp(x->sha, y->sha);
+}
+
+int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    commit_pos *v = malloc((set->n ? set->n : 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (has_commit(&set->v[i]))
+            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0};
+    qsort(v, n, sizeof *v, cmp_sha);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && strcmp(v[m - 1].sha, v[i].sha) == 0) {
+            if (v[i].first != LLONG_MIN && (v[m - 1].first == LLONG_MIN || v[i].first < v[m - 1].first))
+                v[m - 1].first = v[i].first;
+        } else {
+            v[m++] = v[i];
+        }
+    }
+    commit_pos **by_time = malloc((m ? m : 1) * sizeof *by_time);
+    if (!by_time) {
+        free(v);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < m; i++)
+        by_time[i] = &v[i];
+    qsort(by_time, m, sizeof *by_time, cmp_first);
+    for (size_t i = 0; i < m; i++)
+        by_time[i]->rank = i;
+    free(by_time);
+    out->v = v;
+    out->n = m;
+    return SB_OK;
+}
+
+void sb_rg_order_free(sb_rg_order *o)
+{
+    free(o->v);
+    o->v = NULL;
+    o->n = 0;
+}
+
+long sb_rg_order_rank(const sb_rg_order *o, const char *sha)
+{
+    commit_pos key = {sha, 0, 0};
+    const commit_pos *c = o->n ? bsearch(&key, o->v, o->n, sizeof key, cmp_sha) : NULL;
+    return c ? (long)c->rank : -1;
+}
+
+/* The newest passing run of runs i..j at commit rank r, or NULL. */
+static const sb_result *newest_at(const sb_result_set *set, const sb_rg_order *ord, size_t i,
+                                  size_t j, long r, int passing)
+{
+    const sb_result *best = NULL;
+    for (size_t k = i; k <= j; k++) {
+        const sb_result *x = &set->v[k];
+        if ((!passing || x->passing) && sb_rg_order_rank(ord, x->git_sha) == r &&
+            (!best || newer(x, best)))
+            best = x;
+    }
+    return best;
+}
+
+static size_t group_end(const sb_result_set *set, size_t i)
+{
+    size_t j = i;
+    while (j + 1 < set->n && strcmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
+           strcmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
+           strcmp(set->v[j + 1].sku, set->v[i].sku) == 0)
+        j++;
+    return j;
+}
+
+/* Rows of one (case, provider, SKU), runs i..j: the newest commit against
+ * the one before it (every_step 0), or each commit against the one before
+ * it (every_step 1). */
+static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *ord, size_t i,
+                      size_t j, int every_step, const sb_rg_opts *o, sb_rg_list *out, size_t *cap,
+                      sb_error *err)
+{
+    /* the commits of this group, in commit order */
+    long ranks[256];
+    size_t nr = 0;
+    long *rk = ranks;
+    size_t rcap = sizeof ranks / sizeof *ranks;
+    for (size_t k = i; k <= j; k++) {
+        long r = sb_rg_order_rank(ord, set->v[k].git_sha);
+        if (r < 0)
             continue;
+        size_t at = 0;
+        while (at < nr && rk[at] < r)
+            at++;
+        if (at < nr && rk[at] == r)
+            continue;
+        if (nr == rcap) {
+            size_t c2 = rcap * 2;
+            long *n2 = rk == ranks ? malloc(c2 * sizeof *n2) : realloc(rk, c2 * sizeof *n2);
+            if (!n2) {
+                if (rk != ranks)
+                    free(rk);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            if (rk == ranks)
+                memcpy(n2, ranks, sizeof ranks);
+            rk = n2;
+            rcap = c2;
         }
-        const char *new_sha = newest->git_sha;
-        const sb_result *new_pass = NULL, *prev_pass = NULL;
-        for (size_t k = i; k <= j; k++) {
-            const sb_result *r = &set->v[k];
-            if (strcmp(r->git_sha, new_sha) == 0 && r->passing &&
-                (!new_pass || newer(r, new_pass)))
-                new_pass = r;
-        }
-        /* previous commit: the commit of the newest passing run not at the
-         * newest commit */
-        for (size_t k = i; k <= j; k++) {
-            const sb_result *r = &set->v[k];
-            if (has_commit(r) && strcmp(r->git_sha, new_sha) != 0 && r->passing &&
-                (!prev_pass || newer(r, prev_pass)))
-                prev_pass = r;
-        }
+        memmove(rk + at + 1, rk + at, (nr - at) * sizeof *rk);
+        rk[at] = r;
+        nr++;
+    }
+    int rc = SB_OK;
+    if (nr == 0)
+        goto out;
+    /* the steps: (commit of a passing run before, commit after) */
+    size_t from = every_step ? 1 : nr - 1;
+    if (nr == 1) {
         sb_rg_row row;
         memset(&row, 0, sizeof row);
         row.p = NAN;
         row.rel_change = NAN;
-        row.new_run = new_pass ? new_pass : newest;
+        const sb_result *np = newest_at(set, ord, i, j, rk[0], 1);
+        row.new_run = np ? np : newest_at(set, ord, i, j, rk[0], 0);
+        row.verdict = SB_RG_SINGLE_COMMIT;
+        row.latest = 1;
+        if (push(out, cap, &row) != 0)
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (size_t s = from; s < nr; s++) {
+        const sb_result *new_pass = newest_at(set, ord, i, j, rk[s], 1);
+        const sb_result *prev_pass = NULL;
+        for (size_t b = s; b-- > 0 && !prev_pass;)
+            prev_pass = newest_at(set, ord, i, j, rk[b], 1);
+        if (every_step && (!prev_pass || !new_pass) && !(prev_pass && !new_pass))
+            continue; /* nothing passed before: not a step of the history */
+        sb_rg_row row;
+        memset(&row, 0, sizeof row);
+        row.p = NAN;
+        row.rel_change = NAN;
+        row.new_run = new_pass ? new_pass : newest_at(set, ord, i, j, rk[s], 0);
         row.old_run = prev_pass;
         if (!prev_pass) {
             row.verdict = SB_RG_SINGLE_COMMIT;
         } else if (!new_pass) {
             row.verdict = SB_RG_NOW_FAILING;
         } else if (sb_rg_compare(db, prev_pass, new_pass, o, &row, err) != SB_OK) {
-            sb_rg_free(out);
-            return SB_ERR;
+            rc = SB_ERR;
+            goto out;
         }
-        if (push(out, &cap, &row) != 0) {
-            sb_rg_free(out);
-            return sb_error_set(err, NULL, NULL, "out of memory");
+        row.latest = s == nr - 1;
+        if (push(out, cap, &row) != 0) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            goto out;
         }
+    }
+out:
+    if (rk != ranks)
+        free(rk);
+    return rc;
+}
+
+static int walk_groups(sqlite3 *db, const sb_result_set *set, int every_step, const sb_rg_opts *o,
+                       sb_rg_list *out, sb_error *err)
+{
+    out->v = NULL;
+    out->n = 0;
+    size_t cap = 0;
+    sb_rg_order ord;
+    if (sb_rg_order_build(set, &ord, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    for (size_t i = 0; i < set->n && rc == SB_OK;) {
+        size_t j = group_end(set, i);
+        rc = group_rows(db, set, &ord, i, j, every_step, o, out, &cap, err);
         i = j + 1;
     }
-    return SB_OK;
+    sb_rg_order_free(&ord);
+    if (rc != SB_OK)
+        sb_rg_free(out);
+    return rc;
+}
+
+int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+                  sb_error *err)
+{
+    return walk_groups(db, set, 0, o, out, err);
+}
+
+int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+                  sb_error *err)
+{
+    return walk_groups(db, set, 1, o, out, err);
 }
 
 int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, long long from,
@@ -202,6 +358,7 @@ int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, lo
                 sb_rg_free(out);
                 return SB_ERR;
             }
+            row.latest = 1;
             if (push(out, &cap, &row) != 0) {
                 sb_rg_free(out);
                 return sb_error_set(err, NULL, NULL, "out of memory");
@@ -216,7 +373,8 @@ size_t sb_rg_count_regressions(const sb_rg_list *l)
 {
     size_t c = 0;
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].verdict == SB_RG_REGRESSION || l->v[i].verdict == SB_RG_NOW_FAILING)
+        if (l->v[i].latest &&
+            (l->v[i].verdict == SB_RG_REGRESSION || l->v[i].verdict == SB_RG_NOW_FAILING))
             c++;
     return c;
 }
@@ -301,15 +459,23 @@ static int want_untested(sb_rg_verdict v)
 
 void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
 {
-    size_t same = 0;
-    for (size_t i = 0; i < l->n; i++)
+    size_t same = 0, cases = 0;
+    for (size_t i = 0; i < l->n; i++) {
         if (l->v[i].verdict == SB_RG_NO_CHANGE)
             same++;
+        const sb_result *a = l->v[i].new_run, *b = i ? l->v[i - 1].new_run : NULL;
+        if (!b || strcmp(a->case_key, b->case_key) || strcmp(a->provider, b->provider) ||
+            strcmp(a->sku, b->sku))
+            cases++;
+    }
     sb_buf_printf(out,
                   "Evidence level: " "op-level microbenchmark" ". Two-sided Mann-Whitney U on the "
                   "stored samples, alpha %.4g, minimum effect %.1f%% on the median. %zu "
-                  "case(s) compared; %zu with no significant change.\n\n",
-                  o->alpha, o->min_effect * 100.0, l->n, same);
+                  "case(s) compared",
+                  o->alpha, o->min_effect * 100.0, cases);
+    if (cases != l->n)
+        sb_buf_printf(out, " over %zu steps between commits", l->n);
+    sb_buf_printf(out, "; %zu with no significant change.\n\n", same);
     md_section(l, out, want_regression, "Regressions");
     md_section(l, out, want_improvement, "Improvements");
     md_section(l, out, want_untested, "Not tested");
@@ -359,6 +525,7 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
         json_object_set_new(j, "rel_change", num_or_null(r->rel_change));
         json_object_set_new(j, "samples_old", json_integer((json_int_t)r->n_old));
         json_object_set_new(j, "samples_new", json_integer((json_int_t)r->n_new));
+        json_object_set_new(j, "latest", json_boolean(r->latest));
         json_array_append_new(rows, j);
     }
     json_object_set_new(root, "cases", rows);

@@ -46,6 +46,7 @@ typedef struct sb_rg_row {
     size_t n_old, n_new;                /* samples */
     double p;                           /* NAN when not tested */
     double rel_change;                  /* (new - old) / old of the medians; NAN when unknown */
+    int latest;                         /* 1: the case's newest commit (or window) is new_run's */
 } sb_rg_row;
 
 typedef struct sb_rg_list {
@@ -57,9 +58,32 @@ typedef struct sb_rg_list {
 int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
 
-/* For each (case, provider, SKU) in set: newest commit (by finished_at)
- * against the previous commit. Rows ordered like set. */
+/* Commit order: commits sorted by when they were first measured (the
+ * earliest finished_at of their runs in a set; ties by SHA). A git history
+ * is not in the database; the order runs were taken in is. */
+typedef struct sb_rg_order {
+    void *v;      /* opaque */
+    size_t n;     /* commits */
+} sb_rg_order;
+
+int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err);
+void sb_rg_order_free(sb_rg_order *o);
+/* 0 for the first commit measured, 1 for the next...; -1 for "unknown" or
+ * a commit not in the set. */
+long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
+
+/* For each (case, provider, SKU) in set: the newest commit in commit order
+ * against the commit before it with a passing run (the newest passing run
+ * at each). Rows ordered like set. */
 int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+                  sb_error *err);
+
+/* The whole history: for each (case, provider, SKU), every commit with a
+ * passing run against the commit before it with one (and "now failing"
+ * where a commit has only failing runs after a passing one); a case seen at
+ * one commit gives one "single commit" row. Rows ordered like set, then in
+ * commit order. */
+int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err);
 
 /* For each (case, provider, SKU): the newest passing run in [from, to)
@@ -70,7 +94,9 @@ int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, lo
 
 void sb_rg_free(sb_rg_list *l);
 
-/* Number of rows that count as regressions (regression, now failing). */
+/* Number of rows that count as regressions (regression, now failing) at
+ * the newest commit of their case: a regression the history later undid
+ * does not count. */
 size_t sb_rg_count_regressions(const sb_rg_list *l);
 
 /* Markdown: regressions, improvements, then the other verdicts. */

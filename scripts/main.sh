@@ -19,7 +19,9 @@ mkdir -p "$out"
 has() { "$solbook" --help | grep -q "^  $1 "; }
 
 echo "== ingest examples/ into $db"
-# The measurement folders; examples/forge*/ hold forge evidence, read below.
+# The measurement folders, with the archives in them (kernels-full/'s
+# superseded.tar.gz and COMMIT.tar.gz hold the earlier commits' results: the
+# per-commit history); examples/forge*/ hold forge evidence, read below.
 # Exit status 1 means some file was refused; that is reported, not fatal here.
 "$solbook" ingest --db "$db" "$top"/examples/h1*/gemm "$top"/examples/h1*/kernels \
   "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top"/examples/h*/kernels-full \
@@ -58,8 +60,9 @@ for target in liger vllm; do
   "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
 done
 
-echo "== regressions between commits (table in $out/regressions.md)"
-"$solbook" report regressions --db "$db" > "$out/regressions.md" || true
+echo "== regressions and improvements over the commit history (table in $out/regressions.md)"
+"$solbook" report regressions --history --db "$db" > "$out/regressions.md" || true
+head -n 1 "$out/regressions.md"
 
 echo "== promoted kernels (forge evidence under examples/*/forge)"
 python3 - "$out/verified_kernels.json" "$top"/examples/*/forge/registry/verified_kernels.json <<'PY'

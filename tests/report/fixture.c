@@ -166,7 +166,7 @@ long long fx_add_result(sqlite3 *db, const fx_result *r)
               repeats = r->repeats ? r->repeats : 5;
     char *shape_json = fx_shape_json(r->shape_key);
     char case_key[1024];
-    snprintf(case_key, sizeof case_key, "%s|%s|%s|%s|%s|{}", suite, op, mode, dtype, r->shape_key);
+    snprintf(case_key, sizeof case_key, "%s|%s|%s|%s|{}", op, mode, dtype, r->shape_key);
     json_t *raw = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:o}, s:{s:s, s:s}}",
                             "schema", "solbook.result.v1", "status", status, "config", "suite",
                             suite, "op", op, "mode", mode, "provider", r->provider, "backend",
@@ -186,6 +186,8 @@ long long fx_add_result(sqlite3 *db, const fx_result *r)
               "issssssssiii", id, suite, op, mode, r->provider, dtype, r->shape_key, shape_json,
               case_key, warmup, iters, repeats);
     free(shape_json);
+    if (r->profiler)
+        exec_bind(db, "UPDATE configs SET profiler = ? WHERE run_id = ?", "si", r->profiler, id);
     exec_bind(db,
               "INSERT INTO correctness (run_id, reference, passed) VALUES (?, 'float64-host', ?)",
               "ii", id, (long long)(r->failed_correctness ? 0 : 1));

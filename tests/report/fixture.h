@@ -19,6 +19,7 @@ typedef struct fx_result {
     int quantiles_only;
     long long warmup, iters, repeats; /* 0: 10, 50, 5 */
     const char *tool;          /* default "solbench" */
+    const char *profiler;      /* configs.profiler; default NULL (a plain timing) */
 } fx_result;
 
 /* Creates path (removed first) with every migration applied. Aborts the

@@ -419,6 +419,90 @@ static const sb_rg_row *rg_find(const sb_rg_list *l, const char *shape)
     return NULL;
 }
 
+/* The history of one case over three commits: slower at b, back at c.
+ * Commit order is the order commits were first measured, not the order of
+ * the newest runs (a is measured again last). A run timed under a profiler
+ * is never a timing. */
+static void test_regression_history(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 50; i++) {
+        base_samples[i] = 1.0 + 0.0004 * (double)((i * 37) % 50 - 25);
+        slow_samples[i] = base_samples[i] * 1.10;
+    }
+    char p[512];
+    snprintf(p, sizeof p, "%s/history.db", tmpdir);
+    sqlite3 *w = fx_create(p);
+    fx_result r = {0};
+    r.provider = "fused";
+    r.shape_key = "M=8,N=8";
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.nsamples = 50;
+    const char *shas[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                          "cccccccccccccccccccccccccccccccccccccccc", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    const char *when[] = {"2026-11-10T00:00:00Z", "2026-11-11T00:00:00Z", "2026-11-12T00:00:00Z",
+                          "2026-11-13T00:00:00Z"};
+    const double *which[] = {base_samples, slow_samples, base_samples, base_samples};
+    for (int k = 0; k < 4; k++) {
+        r.git_sha = shas[k];
+        r.finished_at = when[k];
+        r.samples = which[k];
+        r.suite = k == 2 ? "memory-bound-quick" : "memory-bound"; /* a label, not the case */
+        fx_add_result(w, &r);
+    }
+    /* under Nsight Compute at c, 3x slower: left out */
+    static double profiled[50];
+    for (int i = 0; i < 50; i++)
+        profiled[i] = base_samples[i] * 3;
+    r.git_sha = shas[2];
+    r.finished_at = "2026-11-14T00:00:00Z";
+    r.samples = profiled;
+    r.profiler = "ncu";
+    fx_add_result(w, &r);
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set;
+    sb_rg_list l;
+    sb_rg_opts o = {0.01, 0.03};
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(set.n, 4);
+    sb_result_filter wp = {0};
+    wp.with_profiled = 1;
+    sb_result_set all;
+    assert_int_equal(sb_results_load(db, &wp, &all, &err), SB_OK);
+    assert_int_equal(all.n, 5);
+    sb_results_free(&all);
+    sb_rg_order ord;
+    assert_int_equal(sb_rg_order_build(&set, &ord, &err), SB_OK);
+    assert_int_equal(sb_rg_order_rank(&ord, shas[0]), 0);
+    assert_int_equal(sb_rg_order_rank(&ord, shas[1]), 1);
+    assert_int_equal(sb_rg_order_rank(&ord, shas[2]), 2);
+    assert_int_equal(sb_rg_order_rank(&ord, "unknown"), -1);
+    sb_rg_order_free(&ord);
+    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.v[0].verdict, SB_RG_REGRESSION);
+    assert_string_equal(l.v[0].old_run->git_sha, shas[0]);
+    assert_string_equal(l.v[0].new_run->git_sha, shas[1]);
+    assert_int_equal(l.v[0].latest, 0);
+    assert_int_equal(l.v[1].verdict, SB_RG_IMPROVEMENT);
+    assert_string_equal(l.v[1].old_run->git_sha, shas[1]);
+    assert_string_equal(l.v[1].new_run->git_sha, shas[2]);
+    assert_int_equal(l.v[1].latest, 1);
+    assert_true(fabs(l.v[1].rel_change + 0.10 / 1.10) < 1e-9);
+    /* the regression was undone at the newest commit: nothing to fail on */
+    assert_int_equal(sb_rg_count_regressions(&l), 0);
+    sb_rg_free(&l);
+    assert_int_equal(sb_rg_commits(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.v[0].verdict, SB_RG_IMPROVEMENT);
+    assert_string_equal(l.v[0].new_run->git_sha, shas[2]);
+    sb_rg_free(&l);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
 static void test_regressions(void **state)
 {
     (void)state;
@@ -1260,6 +1344,7 @@ int main(void)
         cmocka_unit_test(test_geomean_tables), cmocka_unit_test(test_newest_run_decides),
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
+        cmocka_unit_test(test_regression_history),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
