@@ -11,6 +11,7 @@ const sb_command sb_commands[] = {
     {"show", cmd_show, "print one stored run in full"},
     {"collect", cmd_collect, "print this machine's provenance and GPU identity as JSON"},
     {"report", cmd_report, "geomean tables, weekly writeup, regressions, roofline SVG"},
+    {"compare", cmd_compare, "two commits or run sets side by side: medians, ratio, Mann-Whitney verdict"},
     {"packet", cmd_packet, "write an upstream discussion packet citing passing runs"},
     {"validate-results", cmd_validate_results, "completion gate: one complete GEMM spec result per arch"},
     {"forge", cmd_forge, "verify, benchmark and promote candidate kernels (task, prompt, verify, bench, promote, list)"},

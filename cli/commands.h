@@ -27,6 +27,7 @@ int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_packet(int argc, char **argv);
 int cmd_validate_results(int argc, char **argv);
 int cmd_forge(int argc, char **argv);

@@ -76,7 +76,7 @@ static void result_free(sb_result *r)
                      &r->shape_key, &r->shape_json, &r->params_json, &r->run_params_json, &r->case_key, &r->timer,
                      &r->l2, &r->git_sha, &r->tool_name, &r->tool_version, &r->driver, &r->cuda,
                      &r->cublas, &r->gpu_name, &r->arch, &r->sku, &r->hostname, &r->finished_at,
-                     &r->kernel_method, &r->packages_json, &r->profiler};
+                     &r->kernel_method, &r->packages_json, &r->profiler, &r->git_branch};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -104,7 +104,7 @@ static const char *RESULT_SQL =
     " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms'),"
     " json_extract(r.raw_json, '$.protocol.launch_hold') = 'blocking-kernel',"
     " m.kernel_median_ms, m.kernel_method, m.repeat_spread, m.peak_device_bytes, p.packages_json,"
-    " c.profiler"
+    " c.profiler, p.git_branch"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " WHERE r.schema = 'solbook.result.v1'"
@@ -202,6 +202,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         r.peak_device_bytes = col_int(st, i++);
         r.packages_json = col_str(st, i++);
         r.profiler = col_str_or_null(st, i++);
+        r.git_branch = col_str_or_null(st, i++);
         if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
             r.finished_epoch = LLONG_MIN;
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {

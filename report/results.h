@@ -40,6 +40,7 @@ typedef struct sb_result {
     int graph;                                          /* -1 when NULL */
     char *profiler;     /* configs.profiler: timed under ncu/nsys; NULL: a plain timing */
     /* provenance */
+    char *git_branch;   /* provenance.git_branch; NULL when not recorded */
     char *git_sha, *tool_name, *tool_version, *driver, *cuda, *cublas, *gpu_name, *arch, *sku,
         *hostname, *finished_at;
     long long finished_epoch; /* LLONG_MIN when finished_at is absent or unparseable */

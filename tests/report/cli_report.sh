@@ -135,4 +135,34 @@ for args in "report geomean --db $work/none.db" "report weekly --week 2026-W99 -
   test "$(wc -l <"$work/err")" -eq 1 || fail "'$args' printed more than one error line"
 done
 echo "errors: 7 bad invocations exit 2 with one line each"
+# compare: one card against the other, JSON figures recomputed from the
+# stored medians; bad selectors exit 2 with one line
+rc=0
+"$SOLBOOK" compare --db "$db" --format json --out "$work/cmp.json" sku=h100-sxm5-80gb sku=h200-sxm-141gb 2>"$work/err" || rc=$?
+test $rc -le 1 || { cat "$work/err"; fail "compare exited $rc"; }
+python3 - "$db" "$work/cmp.json" "$rc" <<'PY'
+import json, math, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+assert d["across_skus"] is True, d
+assert sum(d["counts"].values()) == len(d["cases"]) > 0, d["counts"]
+assert (d["counts"]["slower"] > 0) == (sys.argv[3] == "1"), (d["counts"], sys.argv[3])
+logs = []
+for c in d["cases"]:
+    med = dict(db.execute("SELECT run_id, median_ms FROM metrics WHERE run_id IN (?, ?)", (c["run_a"], c["run_b"])).fetchall())
+    if c["samples_a"] == 0:
+        assert abs(med[c["run_a"]] - c["median_a_ms"]) < 1e-9, c
+    assert c["sku_a"] == "h100-sxm5-80gb" and c["sku_b"] == "h200-sxm-141gb", c
+    logs.append(math.log(c["median_b_ms"] / c["median_a_ms"]))
+g = math.exp(sum(logs) / len(logs))
+assert abs(g - d["geomean_ratio"]) < 1e-6 * g, (g, d["geomean_ratio"])
+print("compare: %d cases across SKUs, geomean B/A %.4f recomputed" % (len(d["cases"]), g))
+PY
+for args in "compare --db $db 11111" "compare --db $db sha=zz 1111" "compare --db $db 1111" "compare --db $db --threshold -1 1111 2222" "compare --db $db --format xml 1111 2222" "compare --db $db 9999999 8888888"; do
+  rc=0
+  "$SOLBOOK" $args >/dev/null 2>"$work/err" || rc=$?
+  test $rc -eq 2 || fail "'$args' exited $rc, expected 2"
+  test "$(wc -l <"$work/err")" -eq 1 || fail "'$args' printed more than one error line"
+done
+echo "compare errors: 6 bad invocations exit 2 with one line each"
 echo "cli_report: all checks passed"

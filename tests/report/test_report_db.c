@@ -22,6 +22,7 @@
 #include "json_file.h"
 #include "packet.h"
 #include "plots.h"
+#include "compare.h"
 #include "regress.h"
 #include "repro.h"
 #include "results.h"
@@ -499,6 +500,109 @@ static void test_regression_history(void **state)
     assert_int_equal(l.v[0].verdict, SB_RG_IMPROVEMENT);
     assert_string_equal(l.v[0].new_run->git_sha, shas[2]);
     sb_rg_free(&l);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
+/* compare: commit a against commit b, case by case. */
+static void test_compare(void **state)
+{
+    (void)state;
+    static double base[50], slow[50], fast[50], prof[50];
+    for (int i = 0; i < 50; i++) {
+        base[i] = 1.0 + 0.0004 * (double)((i * 37) % 50 - 25);
+        slow[i] = base[i] * 1.10;
+        fast[i] = base[i] * 0.80;
+        prof[i] = base[i] * 3.0;
+    }
+    double one_a[] = {1.0}, one_b[] = {2.0};
+    char p[512];
+    snprintf(p, sizeof p, "%s/compare.db", tmpdir);
+    sqlite3 *w = fx_create(p);
+    const char *A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", *B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    struct {
+        const char *shape;
+        const double *sa, *sb;
+        size_t na, nb;
+    } cases[] = {
+        {"M=1", base, slow, 50, 50},   /* slower */
+        {"M=2", base, fast, 50, 50},   /* faster */
+        {"M=3", base, base, 50, 50},   /* same */
+        {"M=4", one_a, one_b, 1, 1},   /* inconclusive: one sample each */
+        {"M=5", base, NULL, 50, 0},    /* only in A */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        fx_result r = {0};
+        r.op = "rmsnorm";
+        r.provider = "fused";
+        r.shape_key = cases[k].shape;
+        r.sku = "h100-sxm5-80gb";
+        r.arch = "h100";
+        r.git_sha = A;
+        r.finished_at = "2026-11-10T00:00:00Z";
+        r.samples = cases[k].sa;
+        r.nsamples = cases[k].na;
+        fx_add_result(w, &r);
+        if (!cases[k].sb)
+            continue;
+        r.git_sha = B;
+        r.finished_at = "2026-11-11T00:00:00Z";
+        r.samples = cases[k].sb;
+        r.nsamples = cases[k].nb;
+        fx_add_result(w, &r);
+        if (k == 2) { /* under ncu at B, newer: not the run that stands for B */
+            r.finished_at = "2026-11-12T00:00:00Z";
+            r.samples = prof;
+            r.nsamples = 50;
+            r.profiler = "ncu";
+            fx_add_result(w, &r);
+        }
+    }
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_error_clear(&err);
+    sb_result_set set;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    sb_cmp_side sa, sb;
+    assert_int_equal(sb_cmp_side_parse("aaaaaaa", &sa, &err), SB_OK);
+    assert_int_equal(sb_cmp_side_parse("sha=bbbb,op=rmsnorm,sku=h100-sxm5-80gb", &sb, &err), SB_OK);
+    sb_cmp_side bad;
+    assert_int_equal(sb_cmp_side_parse("colour=red", &bad, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "unknown key 'colour'"));
+    assert_int_equal(sb_cmp_side_parse("main", &bad, &err), SB_ERR);
+    sb_cmp_opts o = {0.01, 0.03};
+    sb_cmp_result r;
+    assert_int_equal(sb_cmp_run(db, &set, &sa, &sb, &o, &r, &err), SB_OK);
+    assert_int_equal(r.n, 4);
+    assert_int_equal(r.only_a, 1);
+    assert_int_equal(r.only_b, 0);
+    assert_int_equal(r.across_skus, 0);
+    assert_int_equal(r.v[0].verdict, SB_CMP_SLOWER);
+    assert_true(fabs(r.v[0].ratio - 1.10) < 1e-9);
+    assert_int_equal(r.v[1].verdict, SB_CMP_FASTER);
+    assert_int_equal(r.v[2].verdict, SB_CMP_SAME);
+    assert_true(fabs(r.v[2].ratio - 1.0) < 1e-12);
+    assert_int_equal(r.v[3].verdict, SB_CMP_INCONCLUSIVE);
+    assert_int_equal(r.counts[SB_CMP_SLOWER], 1);
+    double g = exp((log(1.10) + log(0.80) + log(1.0) + log(2.0)) / 4);
+    assert_true(fabs(r.geomean - g) < 1e-9);
+    sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
+    sb_cmp_render_md(&r, &sa, &sb, &o, &md);
+    assert_non_null(strstr(sb_buf_str(&md), "4 case(s) compared: 1 slower, 1 faster, 1 same, 1 inconclusive"));
+    assert_non_null(strstr(sb_buf_str(&md), "### Slower in B (1)"));
+    assert_non_null(strstr(sb_buf_str(&md), "| 1.100 |"));
+    assert_int_equal(sb_cmp_render_json(&r, &sa, &sb, &o, &js, &err), SB_OK);
+    json_t *j = json_loads(sb_buf_str(&js), 0, NULL);
+    assert_non_null(j);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "counts"), "slower")), 1);
+    assert_int_equal(json_array_size(json_object_get(j, "cases")), 4);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(json_object_get(j, "b"), "commits"), 0)), B);
+    json_decref(j);
+    sb_buf_free(&md);
+    sb_buf_free(&js);
+    sb_cmp_free(&r);
+    sb_cmp_side_free(&sa);
+    sb_cmp_side_free(&sb);
     sb_results_free(&set);
     sqlite3_close(db);
 }
@@ -1344,7 +1448,7 @@ int main(void)
         cmocka_unit_test(test_geomean_tables), cmocka_unit_test(test_newest_run_decides),
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
-        cmocka_unit_test(test_regression_history),
+        cmocka_unit_test(test_regression_history), cmocka_unit_test(test_compare),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),

@@ -1,0 +1,460 @@
+/* compare.c - two sets of runs side by side (compare.h). */
+#include "compare.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+const char *sb_cmp_verdict_name(sb_cmp_verdict v)
+{
+    switch (v) {
+    case SB_CMP_SLOWER: return "slower";
+    case SB_CMP_FASTER: return "faster";
+    case SB_CMP_SAME: return "same";
+    case SB_CMP_INCONCLUSIVE: return "inconclusive";
+    }
+    return "unknown";
+}
+
+static int is_hex(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return 0;
+    return 1;
+}
+
+int sb_cmp_side_parse(const char *text, sb_cmp_side *side, sb_error *err)
+{
+    memset(side, 0, sizeof *side);
+    side->text = text;
+    if (!strchr(text, '=')) {
+        if (strlen(text) < 4 || strlen(text) > 40 || !is_hex(text))
+            return sb_error_set(err, NULL, NULL,
+                                "'%s': expected a commit (4 to 40 lowercase hex digits) or "
+                                "KEY=VALUE[,KEY=VALUE...] with keys sha, branch, suite, sku, arch, "
+                                "provider, op",
+                                text);
+        if (!(side->buf = strdup(text)))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        side->sha = side->buf;
+        return SB_OK;
+    }
+    if (!(side->buf = strdup(text)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    char *save = NULL;
+    for (char *kv = strtok_r(side->buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq || eq == kv || !eq[1]) {
+            sb_error_set(err, NULL, NULL, "'%s': '%s' is not KEY=VALUE", text, kv);
+            goto bad;
+        }
+        *eq = 0;
+        const char *v = eq + 1;
+        const char **slot = !strcmp(kv, "sha")        ? &side->sha
+                            : !strcmp(kv, "branch")   ? &side->branch
+                            : !strcmp(kv, "suite")    ? &side->suite
+                            : !strcmp(kv, "sku")      ? &side->sku
+                            : !strcmp(kv, "arch")     ? &side->arch
+                            : !strcmp(kv, "provider") ? &side->provider
+                            : !strcmp(kv, "op")       ? &side->op
+                                                      : NULL;
+        if (!slot) {
+            sb_error_set(err, NULL, NULL,
+                         "'%s': unknown key '%s' (sha, branch, suite, sku, arch, provider, op)",
+                         text, kv);
+            goto bad;
+        }
+        if (*slot) {
+            sb_error_set(err, NULL, NULL, "'%s': key '%s' given twice", text, kv);
+            goto bad;
+        }
+        if (slot == &side->sha && !is_hex(v)) {
+            sb_error_set(err, NULL, NULL, "'%s': sha=%s is not lowercase hex", text, v);
+            goto bad;
+        }
+        *slot = v;
+    }
+    return SB_OK;
+bad:
+    sb_cmp_side_free(side);
+    return SB_ERR;
+}
+
+void sb_cmp_side_free(sb_cmp_side *side)
+{
+    free(side->buf);
+    memset(side, 0, sizeof *side);
+}
+
+static int eq_or_any(const char *want, const char *have)
+{
+    return !want || (have && strcmp(want, have) == 0);
+}
+
+static int selects(const sb_cmp_side *s, const sb_result *r)
+{
+    if (!r->passing)
+        return 0;
+    if (s->sha && strncmp(r->git_sha, s->sha, strlen(s->sha)) != 0)
+        return 0;
+    return eq_or_any(s->branch, r->git_branch) && eq_or_any(s->suite, r->suite) &&
+           eq_or_any(s->sku, r->sku) && eq_or_any(s->arch, r->arch) &&
+           eq_or_any(s->provider, r->provider) && eq_or_any(s->op, r->op);
+}
+
+static int newer(const sb_result *a, const sb_result *b)
+{
+    if (a->finished_epoch != b->finished_epoch)
+        return a->finished_epoch > b->finished_epoch;
+    return a->run_id > b->run_id;
+}
+
+/* The one SKU every run a side selects is on; NULL when none or several. */
+static const char *single_sku(const sb_result_set *set, const sb_cmp_side *s, size_t *runs)
+{
+    const char *sku = NULL;
+    int several = 0;
+    *runs = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (!selects(s, &set->v[i]))
+            continue;
+        (*runs)++;
+        if (!sku)
+            sku = set->v[i].sku;
+        else if (strcmp(sku, set->v[i].sku) != 0)
+            several = 1;
+    }
+    return several ? NULL : sku;
+}
+
+static int add_commit(char ***v, size_t *n, const char *sha)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*v)[i], sha))
+            return SB_OK;
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return SB_ERR;
+    *v = nv;
+    if (!(nv[*n] = strdup(sha)))
+        return SB_ERR;
+    (*n)++;
+    return SB_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int compare_pair(sqlite3 *db, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
+                        sb_cmp_row *row, sb_error *err)
+{
+    memset(row, 0, sizeof *row);
+    row->a = a;
+    row->b = b;
+    row->p = NAN;
+    row->median_a = a->median_ms;
+    row->median_b = b->median_ms;
+    row->verdict = SB_CMP_INCONCLUSIVE;
+    double *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    if (!a->quantiles_only && !b->quantiles_only) {
+        if (sb_samples_load(db, a->run_id, &x, &nx, err) != SB_OK)
+            return SB_ERR;
+        if (sb_samples_load(db, b->run_id, &y, &ny, err) != SB_OK) {
+            free(x);
+            return SB_ERR;
+        }
+    }
+    row->n_a = nx;
+    row->n_b = ny;
+    if (nx && ny) {
+        row->median_a = sb_median(x, nx);
+        row->median_b = sb_median(y, ny);
+    }
+    row->ratio = row->median_a > 0 && row->median_b >= 0 ? row->median_b / row->median_a : NAN;
+    if (nx && ny) {
+        sb_mw_result mw;
+        int rc = sb_mann_whitney(x, nx, y, ny, &mw);
+        if (rc != 0) {
+            free(x);
+            free(y);
+            return sb_error_set(err, NULL, NULL, "out of memory in the Mann-Whitney test");
+        }
+        row->p = mw.p;
+        if (mw.min_p < o->alpha) {
+            if (mw.p < o->alpha && row->ratio >= 1 + o->threshold)
+                row->verdict = SB_CMP_SLOWER;
+            else if (mw.p < o->alpha && row->ratio <= 1 - o->threshold)
+                row->verdict = SB_CMP_FASTER;
+            else
+                row->verdict = SB_CMP_SAME;
+        }
+    }
+    free(x);
+    free(y);
+    return SB_OK;
+}
+
+int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+               const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->geomean = NAN;
+    const char *ska = single_sku(set, a, &out->runs_a), *skb = single_sku(set, b, &out->runs_b);
+    out->across_skus = ska && skb && strcmp(ska, skb) != 0;
+    size_t cap = 0;
+    double log_sum = 0;
+    size_t n_log = 0;
+    for (size_t i = 0; i < set->n;) {
+        size_t j = i;
+        while (j + 1 < set->n && !strcmp(set->v[j + 1].case_key, set->v[i].case_key) &&
+               !strcmp(set->v[j + 1].provider, set->v[i].provider) &&
+               (out->across_skus || !strcmp(set->v[j + 1].sku, set->v[i].sku)))
+            j++;
+        const sb_result *pa = NULL, *pb = NULL;
+        for (size_t k = i; k <= j; k++) {
+            const sb_result *r = &set->v[k];
+            if (selects(a, r) && (!pa || newer(r, pa)))
+                pa = r;
+            if (selects(b, r) && (!pb || newer(r, pb)))
+                pb = r;
+        }
+        i = j + 1;
+        if (!pa && !pb)
+            continue;
+        if (!pa || !pb) {
+            if (pa)
+                out->only_a++;
+            else
+                out->only_b++;
+            continue;
+        }
+        if (out->n == cap) {
+            size_t nc = cap ? 2 * cap : 64;
+            sb_cmp_row *nv = realloc(out->v, nc * sizeof *nv);
+            if (!nv)
+                goto oom;
+            out->v = nv;
+            cap = nc;
+        }
+        sb_cmp_row *row = &out->v[out->n];
+        if (compare_pair(db, pa, pb, o, row, err) != SB_OK) {
+            sb_cmp_free(out);
+            return SB_ERR;
+        }
+        out->n++;
+        out->counts[row->verdict]++;
+        if (row->ratio > 0 && isfinite(row->ratio)) {
+            log_sum += log(row->ratio);
+            n_log++;
+        }
+        if (add_commit(&out->commits_a, &out->ncommits_a, pa->git_sha) != SB_OK ||
+            add_commit(&out->commits_b, &out->ncommits_b, pb->git_sha) != SB_OK)
+            goto oom;
+    }
+    if (n_log)
+        out->geomean = exp(log_sum / (double)n_log);
+    if (out->ncommits_a)
+        qsort(out->commits_a, out->ncommits_a, sizeof *out->commits_a, cmp_str);
+    if (out->ncommits_b)
+        qsort(out->commits_b, out->ncommits_b, sizeof *out->commits_b, cmp_str);
+    return SB_OK;
+oom:
+    sb_cmp_free(out);
+    return sb_error_set(err, NULL, NULL, "out of memory");
+}
+
+void sb_cmp_free(sb_cmp_result *r)
+{
+    for (size_t i = 0; i < r->ncommits_a; i++)
+        free(r->commits_a[i]);
+    for (size_t i = 0; i < r->ncommits_b; i++)
+        free(r->commits_b[i]);
+    free(r->commits_a);
+    free(r->commits_b);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- rendering ---- */
+
+static void fmt_num(char *buf, size_t size, const char *fmt, double v)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, fmt, v);
+}
+
+static void md_commits(sb_buf *out, char **v, size_t n)
+{
+    if (!n) {
+        sb_buf_puts(out, "none");
+        return;
+    }
+    for (size_t i = 0; i < n && i < 8; i++)
+        sb_buf_printf(out, "%s`%.12s`", i ? ", " : "", v[i]);
+    if (n > 8)
+        sb_buf_printf(out, " and %zu more", n - 8);
+}
+
+static void md_table(const sb_cmp_result *r, sb_cmp_verdict want, sb_buf *out)
+{
+    static const char *const heads[] = {"Slower in B", "Faster in B", "Same", "Inconclusive"};
+    sb_buf_printf(out, "### %s (%zu)\n\n", heads[want], r->counts[want]);
+    if (!r->counts[want]) {
+        sb_buf_puts(out, "None.\n\n");
+        return;
+    }
+    sb_buf_puts(out, "| op | mode | dtype | shape | params | provider | SKU | A median ms | "
+                     "B median ms | B/A | p | samples A/B | A commit (run) | B commit (run) |\n"
+                     "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: "
+                     "| --- | --- |\n");
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_cmp_row *w = &r->v[i];
+        if (w->verdict != want)
+            continue;
+        const sb_result *b = w->b;
+        const char *params = strcmp(b->params_json, "{}") ? b->params_json : "";
+        const char *sku = r->across_skus ? NULL : b->sku;
+        const char *cells[] = {b->op, b->mode, b->dtype, b->shape_key, params, b->provider};
+        sb_buf_puts(out, "|");
+        for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
+            sb_buf_puts(out, " ");
+            sb_buf_md_escaped(out, cells[k]);
+            sb_buf_puts(out, " |");
+        }
+        sb_buf_puts(out, " ");
+        if (sku) {
+            sb_buf_md_escaped(out, sku);
+        } else {
+            sb_buf_md_escaped(out, w->a->sku);
+            sb_buf_puts(out, " / ");
+            sb_buf_md_escaped(out, b->sku);
+        }
+        char ma[32], mb[32], ra[32], p[32];
+        fmt_num(ma, sizeof ma, "%.4f", w->median_a);
+        fmt_num(mb, sizeof mb, "%.4f", w->median_b);
+        fmt_num(ra, sizeof ra, "%.3f", w->ratio);
+        fmt_num(p, sizeof p, "%.2g", w->p);
+        sb_buf_printf(out, " | %s | %s | %s | %s | %zu/%zu | %.12s (run %lld) | %.12s (run %lld) |\n",
+                      ma, mb, ra, p, w->n_a, w->n_b, w->a->git_sha, w->a->run_id, b->git_sha,
+                      b->run_id);
+    }
+    sb_buf_puts(out, "\n");
+}
+
+void sb_cmp_render_md(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
+                      const sb_cmp_opts *o, sb_buf *out)
+{
+    sb_buf_puts(out, "# Compare\n\n- A: `");
+    sb_buf_md_escaped(out, a->text);
+    sb_buf_printf(out, "`: %zu passing run(s), commit(s) ", r->runs_a);
+    md_commits(out, r->commits_a, r->ncommits_a);
+    sb_buf_puts(out, "\n- B: `");
+    sb_buf_md_escaped(out, b->text);
+    sb_buf_printf(out, "`: %zu passing run(s), commit(s) ", r->runs_b);
+    md_commits(out, r->commits_b, r->ncommits_b);
+    sb_buf_printf(out,
+                  "\n\nEvidence level: op-level microbenchmark. The newest passing run of each case, "
+                  "provider and SKU on each side (runs timed under a profiler left out); cases "
+                  "paired on case and provider%s. Two-sided Mann-Whitney U on the stored samples, "
+                  "alpha %.4g; a change of the median under %.1f%% is the same.\n\n",
+                  r->across_skus ? " across the two SKUs" : " and SKU", o->alpha,
+                  o->threshold * 100.0);
+    char g[32];
+    fmt_num(g, sizeof g, "%.4f", r->geomean);
+    sb_buf_printf(out,
+                  "**%zu case(s) compared: %zu slower, %zu faster, %zu same, %zu inconclusive; "
+                  "geomean B/A %s** (below 1: B is faster). %zu case(s) only in A, %zu only in "
+                  "B.\n\n",
+                  r->n, r->counts[SB_CMP_SLOWER], r->counts[SB_CMP_FASTER], r->counts[SB_CMP_SAME],
+                  r->counts[SB_CMP_INCONCLUSIVE], g, r->only_a, r->only_b);
+    md_table(r, SB_CMP_SLOWER, out);
+    md_table(r, SB_CMP_FASTER, out);
+    md_table(r, SB_CMP_INCONCLUSIVE, out);
+    md_table(r, SB_CMP_SAME, out);
+}
+
+static json_t *num_or_null(double v)
+{
+    return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *side_json(const sb_cmp_side *s, size_t runs, char **commits, size_t n)
+{
+    json_t *j = json_object(), *c = json_array();
+    json_object_set_new(j, "selector", json_string(s->text));
+    json_object_set_new(j, "runs", json_integer((json_int_t)runs));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(c, json_string(commits[i]));
+    json_object_set_new(j, "commits", c);
+    return j;
+}
+
+int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
+                       const sb_cmp_opts *o, sb_buf *out, sb_error *err)
+{
+    json_t *root = json_object(), *rows = json_array(), *counts = json_object();
+    if (!root || !rows || !counts) {
+        json_decref(root);
+        json_decref(rows);
+        json_decref(counts);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    json_object_set_new(root, "evidence", json_string("op-level microbenchmark"));
+    json_object_set_new(root, "alpha", json_real(o->alpha));
+    json_object_set_new(root, "threshold", json_real(o->threshold));
+    json_object_set_new(root, "a", side_json(a, r->runs_a, r->commits_a, r->ncommits_a));
+    json_object_set_new(root, "b", side_json(b, r->runs_b, r->commits_b, r->ncommits_b));
+    json_object_set_new(root, "across_skus", json_boolean(r->across_skus));
+    json_object_set_new(root, "geomean_ratio", num_or_null(r->geomean));
+    for (int v = 0; v < 4; v++)
+        json_object_set_new(counts, sb_cmp_verdict_name((sb_cmp_verdict)v),
+                            json_integer((json_int_t)r->counts[v]));
+    json_object_set_new(root, "counts", counts);
+    json_object_set_new(root, "only_a", json_integer((json_int_t)r->only_a));
+    json_object_set_new(root, "only_b", json_integer((json_int_t)r->only_b));
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_cmp_row *w = &r->v[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "case_key", json_string(w->b->case_key));
+        json_object_set_new(j, "op", json_string(w->b->op));
+        json_object_set_new(j, "mode", json_string(w->b->mode));
+        json_object_set_new(j, "dtype", json_string(w->b->dtype));
+        json_object_set_new(j, "shape", json_string(w->b->shape_key));
+        json_object_set_new(j, "params", json_string(w->b->params_json));
+        json_object_set_new(j, "provider", json_string(w->b->provider));
+        json_object_set_new(j, "sku_a", json_string(w->a->sku));
+        json_object_set_new(j, "sku_b", json_string(w->b->sku));
+        json_object_set_new(j, "verdict", json_string(sb_cmp_verdict_name(w->verdict)));
+        json_object_set_new(j, "median_a_ms", num_or_null(w->median_a));
+        json_object_set_new(j, "median_b_ms", num_or_null(w->median_b));
+        json_object_set_new(j, "ratio", num_or_null(w->ratio));
+        json_object_set_new(j, "p", num_or_null(w->p));
+        json_object_set_new(j, "samples_a", json_integer((json_int_t)w->n_a));
+        json_object_set_new(j, "samples_b", json_integer((json_int_t)w->n_b));
+        json_object_set_new(j, "commit_a", json_string(w->a->git_sha));
+        json_object_set_new(j, "commit_b", json_string(w->b->git_sha));
+        json_object_set_new(j, "run_a", json_integer(w->a->run_id));
+        json_object_set_new(j, "run_b", json_integer(w->b->run_id));
+        json_array_append_new(rows, j);
+    }
+    json_object_set_new(root, "cases", rows);
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (!s)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sb_buf_puts(out, s);
+    sb_buf_puts(out, "\n");
+    free(s);
+    return SB_OK;
+}

@@ -1,0 +1,91 @@
+/* compare.h - two sets of runs side by side (`solbook compare A B`), the
+ * way asv compare, benchstat and nvbench_compare put two revisions side by
+ * side.
+ *
+ * Each side is chosen by a selector: a commit SHA prefix, or filters
+ * KEY=VALUE[,KEY=VALUE...] with keys sha (prefix), branch, suite, sku, arch,
+ * provider, op. In each side the newest passing run of every (case,
+ * provider, SKU) stands for it; runs timed under a profiler never do
+ * (results.h). Cases pair on (case, provider, SKU), or on (case, provider)
+ * when each side holds a single SKU and the two differ (one card against
+ * another).
+ *
+ * Per pair: both medians (of the stored samples), ratio = B / A, and the
+ * two-sided Mann-Whitney U test (stats.h):
+ *   slower        p < alpha and ratio >= 1 + threshold
+ *   faster        p < alpha and ratio <= 1 - threshold
+ *   same          otherwise
+ *   inconclusive  no samples on a side (quantiles-only imports), or so few
+ *                 that even the most extreme data could not give p < alpha
+ * The geomean of the ratios is over every pair with both medians.
+ */
+#ifndef SOLBOOK_REPORT_COMPARE_H
+#define SOLBOOK_REPORT_COMPARE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "results.h"
+#include "strbuf.h"
+
+typedef enum sb_cmp_verdict {
+    SB_CMP_SLOWER = 0,
+    SB_CMP_FASTER,
+    SB_CMP_SAME,
+    SB_CMP_INCONCLUSIVE,
+} sb_cmp_verdict;
+
+const char *sb_cmp_verdict_name(sb_cmp_verdict v); /* "slower", "faster", "same", "inconclusive" */
+
+/* One side: the filters a selector string names (pointers into it). */
+typedef struct sb_cmp_side {
+    const char *text;   /* the selector as given */
+    char *buf;          /* owned copy the fields point into */
+    const char *sha, *branch, *suite, *sku, *arch, *provider, *op;
+} sb_cmp_side;
+
+/* Parses a selector; err names the selector and the bad key. */
+int sb_cmp_side_parse(const char *text, sb_cmp_side *side, sb_error *err);
+void sb_cmp_side_free(sb_cmp_side *side);
+
+typedef struct sb_cmp_opts {
+    double alpha;      /* default 0.01 */
+    double threshold;  /* default 0.03: the smallest change of the median that counts */
+} sb_cmp_opts;
+
+typedef struct sb_cmp_row {
+    const sb_result *a, *b;
+    sb_cmp_verdict verdict;
+    double median_a, median_b;  /* of the samples (the stored medians without samples) */
+    double ratio;               /* median_b / median_a; NAN when unknown */
+    double p;                   /* NAN when not tested */
+    size_t n_a, n_b;            /* samples */
+} sb_cmp_row;
+
+typedef struct sb_cmp_result {
+    sb_cmp_row *v;
+    size_t n;
+    size_t only_a, only_b;      /* cases on one side only */
+    size_t runs_a, runs_b;      /* runs each selector matched */
+    int across_skus;            /* paired on (case, provider): one SKU against another */
+    double geomean;             /* of the ratios; NAN with none */
+    size_t counts[4];           /* by verdict */
+    char **commits_a, **commits_b; /* distinct commits of the runs that stand for each side */
+    size_t ncommits_a, ncommits_b;
+} sb_cmp_result;
+
+/* Compares the runs of set (loaded with the common filters) that side a
+ * and side b select. Rows ordered by case, provider, SKU. */
+int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+               const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err);
+void sb_cmp_free(sb_cmp_result *r);
+
+/* Markdown (summary, then slower, faster, inconclusive and same cases) and
+ * JSON renderings. */
+void sb_cmp_render_md(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
+                      const sb_cmp_opts *o, sb_buf *out);
+int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
+                       const sb_cmp_opts *o, sb_buf *out, sb_error *err);
+
+#endif
