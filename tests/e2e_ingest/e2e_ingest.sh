@@ -38,6 +38,15 @@ check "training median" 810.625 "$(q 'SELECT median_step_ms FROM training')"
 check "a100 shape key" "B=8,H=4096,T=4096" "$(q "SELECT shape_key FROM configs JOIN provenance USING (run_id) WHERE arch = 'a100'")"
 check "every run has provenance" 0 "$(q 'SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM provenance)')"
 
+# runs filters on mode, dtype, suite, shape (names in any order) and params;
+# --json carries them, and marks the run the ncu sidecar came from
+run "runs filtered" 0 "$SOLBOOK" runs --db "$DB" --json --mode fwd --dtype fp16 --suite gemm-spec --shape N=4096,M=4096,K=4096 --params transa=n,transb=n
+check "runs filtered ids" "3 4" "$(python3 -c 'import json,sys; print(" ".join(str(r["id"]) for r in json.load(open(sys.argv[1]))))' "$T/out")"
+check "runs json carries suite, params, profiler" "gemm-spec n ncu" "$(python3 -c 'import json,sys; r=[r for r in json.load(open(sys.argv[1])) if r["status"] == "passed"][0]; print(r["suite"], r["params"]["transb"], r["profiler"])' "$T/out")"
+run "runs params miss" 0 "$SOLBOOK" runs --db "$DB" --params transa=t
+check "runs params miss" "(no runs match)" "$(tail -n 1 "$T/out")"
+run "runs bad params" 2 "$SOLBOOK" runs --db "$DB" --params 'a.b=1'
+
 # 2. Again: every file a duplicate, nothing new.
 run "ingest good again" 0 "$SOLBOOK" ingest --db "$DB" "$DATA/good"
 check "summary again" "ingest: 9 files, 0 stored, 8 duplicates, 0 refused (db $DB); 1 ncu profile attached" "$(tail -n 1 "$T/out")"
