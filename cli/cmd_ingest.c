@@ -16,13 +16,17 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...\n"
             "       solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]\n"
-            "       solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S] FILE...\n"
+            "       solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S]\n"
+            "                      [--commit SHA [--branch B]] FILE...\n"
             "       solbook ingest [--db PATH] [--strict] --fleet DIR...\n\n"
             "Validates solbook JSON files (result, training, calibration; the schema is\n"
             "chosen by each file's \"schema\" field) and stores them in the database.\n"
-            "Directories are walked recursively in sorted order for *.json files; an\n"
-            "Nsight Compute CSV named NAME.ncu.csv next to NAME.json is attached to\n"
-            "that run. Each file is stored whole or not at all; identical content is\n"
+            "Directories are walked recursively in sorted order for *.json files and\n"
+            "archives; an Nsight Compute CSV named NAME.ncu.csv next to NAME.json is\n"
+            "attached to that run. Archives are read where they lie: .tar, .tar.gz and\n"
+            ".tgz (their NAME.json members, with NAME.ncu.csv members beside them), and\n"
+            ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.\n"
+            "Each file or member is stored whole or not at all; identical content is\n"
             "stored once and reported as a duplicate.\n\n"
             "  --db PATH        database (default: $SOLBOOK_DB, else ./solbook.db); created if missing\n"
             "  --strict         one transaction for all files: nothing is stored if any is refused\n"
@@ -36,6 +40,8 @@ static void usage(FILE *f)
             "  --dtype DTYPE    dtype of imported runs whose file names none (fp32, bf16...)\n"
             "  --provider NAME  provider of nvbench/gbench imports (default: nvbench, gbench)\n"
             "  --suite NAME     suite of imported runs (default: liger-bench, nvbench, gbench)\n"
+            "  --commit SHA     the commit imported runs were measured at (40 hex digits)\n"
+            "  --branch B       the branch that commit was on (with --commit)\n"
             "  -q, --quiet      do not list duplicates and attached profiles\n"
             "  -h, --help       this help\n\n"
             "Exit status: 0 all files stored or already there, 1 some file refused,\n"
@@ -113,6 +119,7 @@ int cmd_ingest(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"dtype", required_argument, NULL, 't'},
         {"provider", required_argument, NULL, 'p'}, {"suite", required_argument, NULL, 'S'},
         {"fleet", no_argument, NULL, 'F'},
+        {"commit", required_argument, NULL, 'C'}, {"branch", required_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
     const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL, *format = NULL;
@@ -133,6 +140,8 @@ int cmd_ingest(int argc, char **argv)
         case 'p': io.provider = optarg; break;
         case 'S': io.suite = optarg; break;
         case 'F': fleet = 1; break;
+        case 'C': io.commit = optarg; break;
+        case 'B': io.branch = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "solbook ingest: unknown option or missing value: %s\n", argv[optind - 1]);
@@ -144,8 +153,18 @@ int cmd_ingest(int argc, char **argv)
         fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json or auto\n", format);
         return 2;
     }
-    if ((io.dtype || io.provider || io.suite) && !format) {
-        fprintf(stderr, "solbook ingest: --dtype, --provider and --suite apply to imports: give --format\n");
+    if ((io.dtype || io.provider || io.suite || io.commit || io.branch) && !format) {
+        fprintf(stderr, "solbook ingest: --dtype, --provider, --suite, --commit and --branch apply to "
+                        "imports (solbook files carry their own): give --format\n");
+        return 2;
+    }
+    if (io.commit && (strlen(io.commit) != 40 || strspn(io.commit, "0123456789abcdef") != 40)) {
+        fprintf(stderr, "solbook ingest: --commit %s: expected the full SHA, 40 lowercase hex digits\n",
+                io.commit);
+        return 2;
+    }
+    if (io.branch && (!io.commit || !*io.branch)) {
+        fprintf(stderr, "solbook ingest: --branch names the branch of --commit: give both\n");
         return 2;
     }
     if (fleet && (format || ncu)) {

@@ -35,6 +35,9 @@ typedef struct sb_import_options {
     const char *dtype;        /* dtype when the file gives none (fp32, bf16, ...) */
     const char *skus_csv;     /* SKU table; NULL: SOLBOOK_HOME/db/skus.csv */
     const char *op_names_csv; /* op-name table; NULL: SOLBOOK_HOME/db/import_op_names.csv */
+    const char *commit;       /* provenance.git.sha of every run (40 hex digits): the
+                               * commit the results were measured at; NULL: unknown */
+    const char *branch;       /* provenance.git.branch, with commit; NULL: none */
     int in_batch;             /* 1: the caller holds a batch (sb_ingest_begin, as
                                * `ingest --strict` does): the file goes into a
                                * savepoint inside it instead of its own transaction */

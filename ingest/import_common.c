@@ -715,6 +715,12 @@ static int store_doc(sb_import_ctx *ctx, json_t *doc, sb_error *err)
         }
         ss->open = 1;
     }
+    if (ctx->opts.commit) { /* the formats carry no commit: the caller names it */
+        json_t *git = json_object_get(json_object_get(doc, "provenance"), "git");
+        json_object_set_new(git, "sha", json_string(ctx->opts.commit));
+        if (ctx->opts.branch)
+            json_object_set_new(git, "branch", json_string(ctx->opts.branch));
+    }
     char source[4200];
     long long row = (long long)json_integer_value(json_object_get(json_object_get(doc, "source"), "row"));
     snprintf(source, sizeof source, "%s:%lld", ctx->path, row);

@@ -199,4 +199,13 @@ head -c 2000 "$A/results.tar.gz" > "$A/walk/cut.tar.gz"
 run "damaged archive" 1 "$SOLBOOK" ingest --db "$T/damaged.db" "$A/walk"
 grep -q "^solbook: $A/walk/cut.tar.gz" "$T/err" || { cat "$T/err"; fail "damaged archive not named"; }
 echo "ok: damaged archive named: $(head -n 1 "$T/err")"
+# 12. Imports take the commit (and branch) they were measured at.
+IDB=$T/import.db
+SHA=0123456789abcdef0123456789abcdef01234567
+run "import with commit" 0 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --commit $SHA --branch main "$2/import/liger_basic.csv"
+check "imported commit" "$SHA main" "$(sqlite3 "$IDB" 'SELECT DISTINCT git_sha || " " || git_branch FROM provenance')"
+check "imported commit in the document" "$SHA" "$(sqlite3 "$IDB" "SELECT DISTINCT json_extract(raw_json, '$.provenance.git.sha') FROM runs")"
+run "commit without format" 2 "$SOLBOOK" ingest --db "$IDB" --commit $SHA "$DATA/good"
+run "short commit" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --commit 0123abc "$2/import/liger_basic.csv"
+run "branch without commit" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --branch main "$2/import/liger_basic.csv"
 echo "e2e_ingest: all checks passed"
