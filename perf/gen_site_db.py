@@ -95,7 +95,8 @@ def main():
                      notes, text))
         prov.append((rid, sha, 0, "solbench", "0.1.0", "synthetic-host", "Linux", "synthetic cpu",
                      "580.65", "13.0", "13.0", "gpu", 0, gpu, arch, sku, "9.0", 132, 80 * 2**30,
-                     "0x0000", None, 1980, 2619, 700.0, 1, 0, finished, finished, "{}", None, None, None))
+                     "0x0000", None, 1980, 2619, 700.0, 1, 0, finished, finished, "{}", None, None, None,
+                     None))
         return rid
 
     base = 1794830400  # 2026-11-16T12:00:00Z, Monday of 2026-W47, after the calibrations
@@ -128,7 +129,7 @@ def main():
                 shape_key = ",".join("%s=%d" % (k, shape[k]) for k in sorted(shape))
                 params = "{}"
                 suite = "synthetic"
-                case_key = "|".join([suite, op, mode, dtype, shape_key, params])
+                case_key = "|".join([op, mode, dtype, shape_key, params])
                 g = gpu
                 notes = "synthetic (perf/gen_site_db.py)"
                 if a.markup and made % 50 == 1:
@@ -141,7 +142,7 @@ def main():
                 conf.append((r, suite, op, mode, provname, "cuda", dtype, shape_key,
                              json.dumps(shape, sort_keys=True, separators=(",", ":")), params,
                              case_key, "cuda-event", 10, None, 10, a.samples // 10 or 1, "warm",
-                             1, 0))
+                             1, 0, None))
                 vals = sorted(ms * (1 + abs(rnd.gauss(0, 0.01))) for _ in range(a.samples))
                 for i, v in enumerate(vals):
                     samp.append((r, i // 10, i % 10, v))
@@ -161,8 +162,8 @@ def main():
     q = lambda n: ",".join("?" * n)
     db.executemany("INSERT INTO runs (id, content_sha256, schema, run_uuid, status, reason,"
                    " source_path, source_format, ingested_at, notes, raw_json) VALUES (%s)" % q(11), runs)
-    db.executemany("INSERT INTO provenance VALUES (%s)" % q(32), prov)
-    db.executemany("INSERT INTO configs VALUES (%s)" % q(19), conf)
+    db.executemany("INSERT INTO provenance VALUES (%s)" % q(33), prov)
+    db.executemany("INSERT INTO configs VALUES (%s)" % q(20), conf)
     db.executemany("INSERT INTO metrics VALUES (%s)" % q(27), metr)
     db.executemany("INSERT INTO correctness VALUES (%s)" % q(14), corr)
     db.executemany("INSERT INTO samples VALUES (?,?,?,?)", samp)

@@ -292,7 +292,7 @@ def sig3_close(text, want, rel=0.006):
 
 def expected_cells(db):
     """(op, sku) -> status label of the overview, from the newest run of every
-    case x provider x SKU; stale: passing but not at the newest commit the
+    case x provider x SKU (runs timed under a profiler are no timings); stale: passing but not at the newest commit the
     provider has on that SKU (by finished_at, then run id)."""
     base = """
         SELECT c.op, p.sku, c.case_key, c.provider, r.status, k.passed, p.git_sha,
@@ -301,7 +301,8 @@ def expected_cells(db):
                ROW_NUMBER() OVER (PARTITION BY c.provider, p.sku
                                   ORDER BY p.finished_at DESC, r.id DESC) AS pn
         FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id
-        LEFT JOIN correctness k ON k.run_id = r.id WHERE r.schema = 'solbook.result.v1'"""
+        LEFT JOIN correctness k ON k.run_id = r.id
+        WHERE r.schema = 'solbook.result.v1' AND c.profiler IS NULL"""
     rows = db.execute(base).fetchall()
     newest_sha = {(r[3], r[1]): r[6] for r in rows if r[8] == 1}
     cells = {}
@@ -496,7 +497,7 @@ def expected_geomeans(db, op):
                                   ORDER BY p.finished_at DESC, r.id DESC) AS rn
         FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id
         LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id
-        WHERE c.op = ?)
+        WHERE c.op = ? AND c.profiler IS NULL)
       SELECT case_key, mode, dtype, provider, sku, median_ms, ok FROM r WHERE rn = 1"""
     newest = {}
     for case, mode, dtype, prov, sku, med, good in db.execute(q, (op,)):
