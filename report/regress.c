@@ -44,8 +44,100 @@ static int push(sb_rg_list *l, size_t *cap, const sb_rg_row *r)
     return 0;
 }
 
+/* What a walk over many comparisons keeps between them: the exact null
+ * distribution of the last sample sizes, the prepared samples query, and
+ * the samples of the last run loaded (the new run of one step is the old
+ * run of the next). */
+typedef struct walk_ctx {
+    sb_mw_cache mw;
+    sqlite3_stmt *st;
+    long long last_id;
+    double *last;
+    size_t nlast;
+} walk_ctx;
+
+static void walk_free(walk_ctx *w)
+{
+    sb_mw_cache_free(&w->mw);
+    sqlite3_finalize(w->st);
+    free(w->last);
+    memset(w, 0, sizeof *w);
+}
+
+/* Every sample of run_id in (rep, idx) order into a new array. */
+static int load_samples(sqlite3 *db, walk_ctx *w, long long run_id, double **v, size_t *n,
+                        sb_error *err)
+{
+    if (!w)
+        return sb_samples_load(db, run_id, v, n, err);
+    *v = NULL;
+    *n = 0;
+    if (w->last && w->last_id == run_id) {
+        if (!(*v = malloc((w->nlast ? w->nlast : 1) * sizeof **v)))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        memcpy(*v, w->last, w->nlast * sizeof **v);
+        *n = w->nlast;
+        return SB_OK;
+    }
+    if (!w->st && sqlite3_prepare_v2(db, "SELECT value_ms FROM samples WHERE run_id = ? ORDER BY rep, idx",
+                                     -1, &w->st, NULL) != SQLITE_OK)
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                            sqlite3_errmsg(db));
+    sqlite3_reset(w->st);
+    sqlite3_bind_int64(w->st, 1, run_id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(w->st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            double *nv = realloc(*v, nc * sizeof *nv);
+            if (!nv) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *v = nv;
+            cap = nc;
+        }
+        (*v)[(*n)++] = sqlite3_column_double(w->st, 0);
+    }
+    sqlite3_reset(w->st);
+    if (rc != SQLITE_DONE) {
+        free(*v);
+        *v = NULL;
+        *n = 0;
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "reading samples of run %lld failed: %s", run_id,
+                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    return SB_OK;
+}
+
+/* Keeps a copy of run_id's samples for the next step. */
+static void remember(walk_ctx *w, long long run_id, const double *v, size_t n)
+{
+    if (!w)
+        return;
+    double *c = malloc((n ? n : 1) * sizeof *c);
+    if (!c)
+        return;
+    memcpy(c, v, n * sizeof *c);
+    free(w->last);
+    w->last = c;
+    w->nlast = n;
+    w->last_id = run_id;
+}
+
+static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+                          const sb_rg_opts *o, walk_ctx *w, sb_rg_row *row, sb_error *err);
+
 int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
+{
+    return compare_cached(db, old_run, new_run, o, NULL, row, err);
+}
+
+static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+                          const sb_rg_opts *o, walk_ctx *w, sb_rg_row *row, sb_error *err)
 {
     memset(row, 0, sizeof *row);
     row->old_run = old_run;
@@ -60,12 +152,13 @@ int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_ru
     }
     double *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
-    if (sb_samples_load(db, old_run->run_id, &a, &na, err) != SB_OK)
+    if (load_samples(db, w, old_run->run_id, &a, &na, err) != SB_OK)
         return SB_ERR;
-    if (sb_samples_load(db, new_run->run_id, &b, &nb, err) != SB_OK) {
+    if (load_samples(db, w, new_run->run_id, &b, &nb, err) != SB_OK) {
         free(a);
         return SB_ERR;
     }
+    remember(w, new_run->run_id, b, nb);
     row->n_old = na;
     row->n_new = nb;
     if (na == 0 || nb == 0) {
@@ -79,7 +172,7 @@ int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_ru
     if (mo > 0)
         row->rel_change = (mn - mo) / mo;
     sb_mw_result mw;
-    int rc = sb_mann_whitney(a, na, b, nb, &mw);
+    int rc = sb_mann_whitney_cached(a, na, b, nb, w ? &w->mw : NULL, &mw);
     free(a);
     free(b);
     if (rc != 0)
@@ -183,15 +276,15 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha)
     return c ? (long)c->rank : -1;
 }
 
-/* The newest passing run of runs i..j at commit rank r, or NULL. */
-static const sb_result *newest_at(const sb_result_set *set, const sb_rg_order *ord, size_t i,
+/* The newest (passing) run of runs i..j at commit rank r, or NULL; rank_of[k
+ * - i] is run k's commit rank. */
+static const sb_result *newest_at(const sb_result_set *set, const long *rank_of, size_t i,
                                   size_t j, long r, int passing)
 {
     const sb_result *best = NULL;
     for (size_t k = i; k <= j; k++) {
         const sb_result *x = &set->v[k];
-        if ((!passing || x->passing) && sb_rg_order_rank(ord, x->git_sha) == r &&
-            (!best || newer(x, best)))
+        if ((!passing || x->passing) && rank_of[k - i] == r && (!best || newer(x, best)))
             best = x;
     }
     return best;
@@ -211,16 +304,21 @@ static size_t group_end(const sb_result_set *set, size_t i)
  * the one before it (every_step 0), or each commit against the one before
  * it (every_step 1). */
 static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *ord, size_t i,
-                      size_t j, int every_step, const sb_rg_opts *o, sb_rg_list *out, size_t *cap,
-                      sb_error *err)
+                      size_t j, int every_step, const sb_rg_opts *o, walk_ctx *cache,
+                      sb_rg_list *out, size_t *cap, sb_error *err)
 {
     /* the commits of this group, in commit order */
     long ranks[256];
     size_t nr = 0;
     long *rk = ranks;
     size_t rcap = sizeof ranks / sizeof *ranks;
+    long *rank_of = malloc((j - i + 1) * sizeof *rank_of);
+    if (!rank_of)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t k = i; k <= j; k++)
+        rank_of[k - i] = sb_rg_order_rank(ord, set->v[k].git_sha);
     for (size_t k = i; k <= j; k++) {
-        long r = sb_rg_order_rank(ord, set->v[k].git_sha);
+        long r = rank_of[k - i];
         if (r < 0)
             continue;
         size_t at = 0;
@@ -234,6 +332,7 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
             if (!n2) {
                 if (rk != ranks)
                     free(rk);
+                free(rank_of);
                 return sb_error_set(err, NULL, NULL, "out of memory");
             }
             if (rk == ranks)
@@ -255,8 +354,8 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
         memset(&row, 0, sizeof row);
         row.p = NAN;
         row.rel_change = NAN;
-        const sb_result *np = newest_at(set, ord, i, j, rk[0], 1);
-        row.new_run = np ? np : newest_at(set, ord, i, j, rk[0], 0);
+        const sb_result *np = newest_at(set, rank_of, i, j, rk[0], 1);
+        row.new_run = np ? np : newest_at(set, rank_of, i, j, rk[0], 0);
         row.verdict = SB_RG_SINGLE_COMMIT;
         row.latest = 1;
         if (push(out, cap, &row) != 0)
@@ -264,23 +363,23 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
         goto out;
     }
     for (size_t s = from; s < nr; s++) {
-        const sb_result *new_pass = newest_at(set, ord, i, j, rk[s], 1);
+        const sb_result *new_pass = newest_at(set, rank_of, i, j, rk[s], 1);
         const sb_result *prev_pass = NULL;
         for (size_t b = s; b-- > 0 && !prev_pass;)
-            prev_pass = newest_at(set, ord, i, j, rk[b], 1);
+            prev_pass = newest_at(set, rank_of, i, j, rk[b], 1);
         if (every_step && (!prev_pass || !new_pass) && !(prev_pass && !new_pass))
             continue; /* nothing passed before: not a step of the history */
         sb_rg_row row;
         memset(&row, 0, sizeof row);
         row.p = NAN;
         row.rel_change = NAN;
-        row.new_run = new_pass ? new_pass : newest_at(set, ord, i, j, rk[s], 0);
+        row.new_run = new_pass ? new_pass : newest_at(set, rank_of, i, j, rk[s], 0);
         row.old_run = prev_pass;
         if (!prev_pass) {
             row.verdict = SB_RG_SINGLE_COMMIT;
         } else if (!new_pass) {
             row.verdict = SB_RG_NOW_FAILING;
-        } else if (sb_rg_compare(db, prev_pass, new_pass, o, &row, err) != SB_OK) {
+        } else if (compare_cached(db, prev_pass, new_pass, o, cache, &row, err) != SB_OK) {
             rc = SB_ERR;
             goto out;
         }
@@ -293,6 +392,7 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
 out:
     if (rk != ranks)
         free(rk);
+    free(rank_of);
     return rc;
 }
 
@@ -306,11 +406,14 @@ static int walk_groups(sqlite3 *db, const sb_result_set *set, int every_step, co
     if (sb_rg_order_build(set, &ord, err) != SB_OK)
         return SB_ERR;
     int rc = SB_OK;
+    walk_ctx cache;
+    memset(&cache, 0, sizeof cache);
     for (size_t i = 0; i < set->n && rc == SB_OK;) {
         size_t j = group_end(set, i);
-        rc = group_rows(db, set, &ord, i, j, every_step, o, out, &cap, err);
+        rc = group_rows(db, set, &ord, i, j, every_step, o, &cache, out, &cap, err);
         i = j + 1;
     }
+    walk_free(&cache);
     sb_rg_order_free(&ord);
     if (rc != SB_OK)
         sb_rg_free(out);

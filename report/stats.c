@@ -51,9 +51,10 @@ static int cmp_tagged(const void *a, const void *b)
     return x->group - y->group;
 }
 
-/* P(U <= u) and P(U >= u) under H0 without ties, by counting arrangements:
- * c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u). */
-static void exact_tails(size_t n1, size_t n2, double u, double *lower, double *upper)
+/* The number of arrangements of n1 a's and n2 b's with U = k, k = 0..n1*n2
+ * (malloc'd), by c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u); NULL when out
+ * of memory. */
+static double *arrangements(size_t n1, size_t n2)
 {
     size_t umax = n1 * n2;
     /* cnt[j][k] for the current m: number of arrangements of m a's and j
@@ -61,18 +62,19 @@ static void exact_tails(size_t n1, size_t n2, double u, double *lower, double *u
     size_t w = umax + 1;
     double *prev = calloc((n2 + 1) * w, sizeof(double));
     double *cur = calloc((n2 + 1) * w, sizeof(double));
-    if (!prev || !cur) {
+    double *out = malloc(w * sizeof(double));
+    if (!prev || !cur || !out) {
         free(prev);
         free(cur);
-        *lower = *upper = 1;
-        return;
+        free(out);
+        return NULL;
     }
     for (size_t j = 0; j <= n2; j++)
         prev[j * w + 0] = 1; /* m = 0: one arrangement, U = 0 */
     for (size_t m = 1; m <= n1; m++) {
-        memset(cur, 0, (n2 + 1) * w * sizeof(double));
         for (size_t j = 0; j <= n2; j++) {
-            for (size_t k = 0; k <= m * j && k < w; k++) {
+            size_t top = m * j < w ? m * j : w - 1;
+            for (size_t k = 0; k <= top; k++) {
                 double c = 0;
                 /* last element is an a: it exceeds all j b's -> adds j */
                 if (k >= j)
@@ -82,14 +84,42 @@ static void exact_tails(size_t n1, size_t n2, double u, double *lower, double *u
                     c += cur[(j - 1) * w + k];
                 cur[j * w + k] = c;
             }
+            /* what the previous round left above this row's reach */
+            if (top + 1 < w)
+                memset(cur + j * w + top + 1, 0, (w - top - 1) * sizeof(double));
         }
         double *t = prev;
         prev = cur;
         cur = t;
     }
+    memcpy(out, prev + n2 * w, w * sizeof(double));
+    free(prev);
+    free(cur);
+    return out;
+}
+
+/* P(U <= u) and P(U >= u) under H0 without ties. */
+static void exact_tails(size_t n1, size_t n2, double u, sb_mw_cache *cache, double *lower,
+                        double *upper)
+{
+    double *counts = cache && cache->counts && cache->n1 == n1 && cache->n2 == n2 ? cache->counts
+                                                                                     : NULL;
+    if (!counts) {
+        counts = arrangements(n1, n2);
+        if (!counts) {
+            *lower = *upper = 1;
+            return;
+        }
+        if (cache) {
+            free(cache->counts);
+            cache->counts = counts;
+            cache->n1 = n1;
+            cache->n2 = n2;
+        }
+    }
     double total = 0, lo = 0, hi = 0;
-    for (size_t k = 0; k <= umax; k++) {
-        double c = prev[n2 * w + k];
+    for (size_t k = 0; k <= n1 * n2; k++) {
+        double c = counts[k];
         total += c;
         if ((double)k <= u + 1e-9)
             lo += c;
@@ -98,11 +128,23 @@ static void exact_tails(size_t n1, size_t n2, double u, double *lower, double *u
     }
     *lower = lo / total;
     *upper = hi / total;
-    free(prev);
-    free(cur);
+    if (!cache)
+        free(counts);
+}
+
+void sb_mw_cache_free(sb_mw_cache *c)
+{
+    free(c->counts);
+    memset(c, 0, sizeof *c);
 }
 
 int sb_mann_whitney(const double *a, size_t n1, const double *b, size_t n2, sb_mw_result *out)
+{
+    return sb_mann_whitney_cached(a, n1, b, n2, NULL, out);
+}
+
+int sb_mann_whitney_cached(const double *a, size_t n1, const double *b, size_t n2,
+                           sb_mw_cache *cache, sb_mw_result *out)
 {
     memset(out, 0, sizeof *out);
     if (n1 == 0 || n2 == 0)
@@ -140,7 +182,7 @@ int sb_mann_whitney(const double *a, size_t n1, const double *b, size_t n2, sb_m
     out->min_p = fmin(1.0, 2.0 * exp(lgamma(dn1 + 1) + lgamma(dn2 + 1) - lgamma(dn + 1)));
     if (!ties && n1 <= 20 && n2 <= 20) {
         double lo, hi;
-        exact_tails(n1, n2, u, &lo, &hi);
+        exact_tails(n1, n2, u, cache, &lo, &hi);
         out->exact = 1;
         out->p = fmin(1.0, 2.0 * fmin(lo, hi));
         return 0;

@@ -27,4 +27,17 @@ typedef struct sb_mw_result {
  * memory runs out, 0 on success. */
 int sb_mann_whitney(const double *a, size_t n1, const double *b, size_t n2, sb_mw_result *out);
 
+/* The exact null distribution of U for one pair of sample sizes, kept for
+ * the next test of the same sizes (a history compares thousands of pairs
+ * of equal sizes). Zero-initialise; free with sb_mw_cache_free. */
+typedef struct sb_mw_cache {
+    size_t n1, n2;
+    double *counts;   /* arrangements with U = k, k = 0..n1*n2; NULL: empty */
+} sb_mw_cache;
+
+/* sb_mann_whitney with a cache (NULL: none). */
+int sb_mann_whitney_cached(const double *a, size_t n1, const double *b, size_t n2,
+                           sb_mw_cache *cache, sb_mw_result *out);
+void sb_mw_cache_free(sb_mw_cache *c);
+
 #endif

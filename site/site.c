@@ -188,9 +188,9 @@ void site_safe_name(const char *s, char *buf, size_t size)
         snprintf(buf, size, "%s-%012llx", slug, (unsigned long long)(fnv1a(s) & 0xffffffffffffull));
 }
 
-void site_run_path(char *buf, size_t size, long long run_id, const char *ext)
+void site_run_path(char *buf, size_t size, long long run_id)
 {
-    snprintf(buf, size, "runs/%lld/%lld.%s", run_id / 1000, run_id, ext);
+    snprintf(buf, size, "runs/%lld.html#r%lld", site_run_page(run_id), run_id);
 }
 
 void site_case_id(const char *case_key, char *buf, size_t size)
@@ -515,7 +515,8 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
-        sb_rg_commits(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK)
+        sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
+        sb_rg_order_build(&c.set, &c.order, err) != SB_OK)
         goto done;
     if (prepare_out(c.out, err) != SB_OK)
         goto done;
@@ -567,6 +568,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     rc = SB_OK;
 done:
     sb_rg_free(&c.rg);
+    sb_rg_order_free(&c.order);
     sb_geo_free(&c.geo);
     free(c.picks);
     sb_results_free(&c.set);

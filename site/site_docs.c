@@ -439,7 +439,7 @@ int site_build_ledger(site_ctx *c, sb_error *err)
                 while (sqlite3_step(st) == SQLITE_ROW) {
                     long long id = sqlite3_column_int64(st, 0);
                     char rp[128];
-                    site_run_path(rp, sizeof rp, id, "html");
+                    site_run_path(rp, sizeof rp, id);
                     sb_buf_printf(&b, "<a href=\"%s\">run %lld</a> ", rp, id);
                     found = 1;
                 }

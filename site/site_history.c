@@ -1,11 +1,14 @@
-/* site_history.c - history of each case on each SKU across commits (every
- * provider, newest first, paginated) with the regression verdicts of
- * report/regress.h marked, and the index of histories. */
+/* site_history.c - history of each case on each SKU across commits: the
+ * chart of report/history.h (medians and p20-p80 bands over commits in
+ * commit order, regressions and improvements marked), the verdicts of
+ * report/regress.h, every run (newest first, paginated), and the index of
+ * histories. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "history.h"
 #include "site_internal.h"
 
 static int cmp_hist(const void *x, const void *y)
@@ -72,7 +75,7 @@ static void index_name(char *buf, size_t size, size_t page, const void *arg)
 static void run_link(sb_buf *b, const sb_result *r, int depth)
 {
     char rp[128];
-    site_run_path(rp, sizeof rp, r->run_id, "html");
+    site_run_path(rp, sizeof rp, r->run_id);
     sb_buf_puts(b, "<a href=\"");
     site_root(b, depth);
     sb_buf_printf(b, "%s\">%lld</a>", rp, r->run_id);
@@ -134,9 +137,10 @@ int site_build_history(site_ctx *c, sb_error *err)
 #define INDEX_HEAD()                                                                               \
     do {                                                                                           \
         sb_buf_reset(&idx);                                                                        \
-        sb_buf_puts(&idx, "<p class=\"note\">Every case on every SKU, with the verdict of its "     \
-                          "newest commit against the previous one (two-sided Mann-Whitney U on "  \
-                          "the samples, alpha 0.01, at least 3 % change of the median).</p>\n");  \
+        sb_buf_puts(&idx, "<p class=\"note\">Every case on every SKU, with the regressions and "    \
+                          "improvements of its history, each commit against the one before "      \
+                          "(two-sided Mann-Whitney U on the samples, alpha 0.01, at least 3 % "   \
+                          "change of the median).</p>\n");                                       \
         site_pager(&idx, ipage, ipages, index_name, NULL);                                         \
         sb_buf_puts(&idx, "<table class=\"sortable\"><thead><tr><th>op</th><th>mode</th>"          \
                           "<th>dtype</th><th>shape</th><th>SKU</th><th class=\"num\">runs</th>"    \
@@ -168,9 +172,16 @@ int site_build_history(site_ctx *c, sb_error *err)
         size_t cnt = j - i + 1;
         const sb_result *head = ord[i];
         hist_arg ha = {head->case_key, head->sku};
-        /* verdicts of this group: rg rows whose new run is in it */
-        size_t regs = 0, imps = 0;
-        sb_buf verdicts = SB_BUF_INIT;
+        /* verdicts of this group: rg rows whose new run is in it; the
+         * newest step of each provider in one table, every regression and
+         * improvement of the history in another, all of them on the chart */
+        size_t regs = 0, imps = 0, nsteps = 0;
+        const sb_rg_row **steps = malloc((cnt + 1) * sizeof *steps);
+        if (!steps) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        sb_buf verdicts = SB_BUF_INIT, marked_steps = SB_BUF_INIT;
         sb_buf_puts(&verdicts, "<h2>Newest commit against the previous one</h2>\n"
                                "<table class=\"sortable verdicts\"><thead><tr><th>provider</th>"
                                "<th>verdict</th><th>previous run</th><th>newest run</th>"
@@ -182,35 +193,75 @@ int site_build_history(site_ctx *c, sb_error *err)
             if (!f)
                 continue;
             const sb_rg_row *r = f->row;
-            if (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_NOW_FAILING)
+            steps[nsteps++] = r;
+            int is_reg = r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_NOW_FAILING;
+            if (is_reg)
                 regs++;
             if (r->verdict == SB_RG_IMPROVEMENT)
                 imps++;
-            sb_buf_puts(&verdicts, "<tr><td>");
-            site_h(&verdicts, r->new_run->provider);
-            sb_buf_puts(&verdicts, "</td><td>");
-            site_status(&verdicts, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
-            sb_buf_puts(&verdicts, "</td><td>");
-            if (r->old_run) {
-                run_link(&verdicts, r->old_run, 2);
-                sb_buf_printf(&verdicts, " <code>%.10s</code>", r->old_run->git_sha);
-            } else {
-                sb_buf_puts(&verdicts, "\xe2\x80\x93");
+            for (int pass = 0; pass < 2; pass++) {
+                sb_buf *vb = pass ? &marked_steps : &verdicts;
+                if (pass == 0 && !r->latest)
+                    continue;
+                if (pass == 1 && !is_reg && r->verdict != SB_RG_IMPROVEMENT)
+                    continue;
+                sb_buf_puts(vb, "<tr><td>");
+                site_h(vb, r->new_run->provider);
+                sb_buf_puts(vb, "</td><td>");
+                site_status(vb, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
+                sb_buf_puts(vb, "</td><td>");
+                if (r->old_run) {
+                    run_link(vb, r->old_run, 2);
+                    sb_buf_printf(vb, " <code>%.10s</code>", r->old_run->git_sha);
+                } else {
+                    sb_buf_puts(vb, "\xe2\x80\x93");
+                }
+                sb_buf_puts(vb, "</td><td>");
+                run_link(vb, r->new_run, 2);
+                sb_buf_printf(vb, " <code>%.10s</code></td><td class=\"num\">", r->new_run->git_sha);
+                pct(vb, r->rel_change);
+                sb_buf_puts(vb, "</td><td class=\"num\">");
+                if (isnan(r->p))
+                    sb_buf_puts(vb, "\xe2\x80\x93");
+                else
+                    sb_buf_printf(vb, "%.3g", r->p);
+                sb_buf_printf(vb, "</td><td class=\"num\">%zu / %zu</td></tr>\n", r->n_old, r->n_new);
             }
-            sb_buf_puts(&verdicts, "</td><td>");
-            run_link(&verdicts, r->new_run, 2);
-            sb_buf_printf(&verdicts, " <code>%.10s</code></td><td class=\"num\">",
-                          r->new_run->git_sha);
-            pct(&verdicts, r->rel_change);
-            sb_buf_puts(&verdicts, "</td><td class=\"num\">");
-            if (isnan(r->p))
-                sb_buf_puts(&verdicts, "\xe2\x80\x93");
-            else
-                sb_buf_printf(&verdicts, "%.3g", r->p);
-            sb_buf_printf(&verdicts, "</td><td class=\"num\">%zu / %zu</td></tr>\n", r->n_old,
-                          r->n_new);
         }
         sb_buf_puts(&verdicts, "</tbody></table>\n");
+        if (marked_steps.len) {
+            sb_buf_puts(&verdicts, "<h2>Regressions and improvements over the history</h2>\n"
+                                   "<table class=\"sortable steps\"><thead><tr><th>provider</th>"
+                                   "<th>verdict</th><th>commit before</th><th>commit</th>"
+                                   "<th class=\"num\">median change</th><th class=\"num\">p</th>"
+                                   "<th class=\"num\">samples</th></tr></thead><tbody>\n");
+            sb_buf_add(&verdicts, sb_buf_str(&marked_steps), marked_steps.len);
+            sb_buf_puts(&verdicts, "</tbody></table>\n");
+        }
+        sb_buf_free(&marked_steps);
+        /* the chart */
+        sb_buf chart = SB_BUF_INIT;
+        {
+            char ctitle[1024];
+            snprintf(ctitle, sizeof ctitle, "%s %s %s %s on %s: median over commits", head->op,
+                     head->mode, head->dtype, head->shape_key, head->sku);
+            sb_history_sort_steps(steps, nsteps);
+            size_t drawn = 0;
+            sb_buf svg = SB_BUF_INIT;
+            sb_history_svg(ord + i, cnt, &c->order, steps, nsteps, ctitle, &svg, &drawn);
+            if (drawn) {
+                sb_buf_puts(&chart, "<figure class=\"plot history-chart\">");
+                site_inline_svg(&chart, &svg);
+                sb_buf_puts(&chart, "<figcaption>The newest passing run of each provider at each "
+                                    "commit: the median as a line, p20 to p80 as a band; a red "
+                                    "triangle up marks a regression against the commit before, a "
+                                    "green one down an improvement (two-sided Mann-Whitney U, "
+                                    "alpha 0.01, at least 3 % change of the median).</figcaption>"
+                                    "</figure>\n");
+            }
+            sb_buf_free(&svg);
+        }
+        free(steps);
 
         size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
         for (size_t pg = 1; pg <= pages; pg++) {
@@ -226,6 +277,7 @@ int site_build_history(site_ctx *c, sb_error *err)
             sb_buf_printf(&b, "), suite ");
             site_h(&b, head->suite);
             sb_buf_printf(&b, "; %zu runs. <a href=\"../../%s\">op page</a></p>\n", cnt, opp);
+            sb_buf_add(&b, sb_buf_str(&chart), chart.len);
             sb_buf_add(&b, sb_buf_str(&verdicts), verdicts.len);
             sb_buf_puts(&b, "<h2>Runs, newest first</h2>\n");
             site_pager(&b, pg, pages, hist_name, &ha);
@@ -294,10 +346,12 @@ int site_build_history(site_ctx *c, sb_error *err)
                      head->dtype, head->shape_key, head->sku, pages > 1 ? " (paged)" : "");
             if (site_page(c, rel, 2, "history", title, &b, err) != SB_OK) {
                 sb_buf_free(&verdicts);
+                sb_buf_free(&chart);
                 goto done;
             }
         }
         sb_buf_free(&verdicts);
+        sb_buf_free(&chart);
 
         if (irows == c->page_rows) {
             INDEX_END();

@@ -26,7 +26,8 @@ typedef struct site_ctx {
     sb_pick *picks;            /* newest run per case, provider, SKU */
     size_t npicks;
     sb_geo_table geo;
-    sb_rg_list rg;             /* newest commit against the previous one */
+    sb_rg_list rg;             /* every commit against the one before (sb_rg_history) */
+    sb_rg_order order;         /* commits in the order first measured */
     sb_rg_opts rg_opts;
     size_t page_rows;
     char out[4096];
@@ -67,7 +68,11 @@ void site_put_fixed2(sb_buf *b, double v); /* like %.2f (halves away from zero) 
 /* File names. A name safe in paths: s itself when it is a plain slug,
  * else its slug and 12 hex digits of its hash. */
 void site_safe_name(const char *s, char *buf, size_t size);
-void site_run_path(char *buf, size_t size, long long run_id, const char *ext); /* runs/G/ID.EXT */
+/* Runs go SITE_RUNS_PER_PAGE to a page by id: runs/G.html, G = id / SITE_RUNS_PER_PAGE,
+ * each run a row with anchor rID (site_runs.c). */
+#define SITE_RUNS_PER_PAGE 100
+long long site_run_page(long long run_id);
+void site_run_path(char *buf, size_t size, long long run_id); /* runs/G.html#rID */
 void site_case_id(const char *case_key, char *buf, size_t size);               /* slug-hash */
 void site_history_path(char *buf, size_t size, const char *case_key, const char *sku,
                        size_t page);                                           /* history/... */

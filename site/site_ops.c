@@ -8,6 +8,7 @@
 
 #include "gate.h"
 #include "plots.h"
+#include "history.h"
 #include "site_internal.h"
 #include "svg.h"
 
@@ -442,8 +443,10 @@ static void run_status(sb_buf *b, const sb_result *r, int stale)
         site_status(b, "failed", r->status);
 }
 
-/* The newest run of each case of the op on one SKU. */
-static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku)
+/* The newest run of each case of the op on one SKU, rows from to to of
+ * them (a page of the SKU page, two folders down). */
+static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku, size_t from,
+                        size_t to)
 {
     sb_buf_puts(b, "<table class=\"sortable cases\"><thead><tr><th>mode</th><th>dtype</th>"
                    "<th>shape</th><th>provider</th><th>status</th>"
@@ -451,12 +454,14 @@ static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku)
                    "<th class=\"num\">p80 ms</th><th class=\"num\">TFLOP/s</th>"
                    "<th class=\"num\">GB/s</th><th>commit</th><th>run</th><th>history</th>"
                    "</tr></thead><tbody>\n");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, row = 0; i < n; i++) {
         const sb_result *r = p[i].r;
         if (strcmp(r->sku, sku))
             continue;
+        if (row++ < from || row > to)
+            continue;
         char rp[128], hp[512];
-        site_run_path(rp, sizeof rp, r->run_id, "html");
+        site_run_path(rp, sizeof rp, r->run_id);
         site_history_path(hp, sizeof hp, r->case_key, r->sku, 1);
         sb_buf_puts(b, "<tr><td>");
         site_h(b, r->mode);
@@ -481,7 +486,7 @@ static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku)
         site_num(b, r->passing ? r->gbps : NAN);
         sb_buf_puts(b, "</td><td><code>");
         sb_buf_printf(b, "%.10s", r->git_sha);
-        sb_buf_printf(b, "</code></td><td><a href=\"../%s\">%lld</a></td><td><a href=\"../", rp,
+        sb_buf_printf(b, "</code></td><td><a href=\"../../%s\">%lld</a></td><td><a href=\"../../", rp,
                       r->run_id);
         site_esc(b, hp);
         sb_buf_puts(b, "\">history</a></td></tr>\n");
@@ -498,6 +503,154 @@ static int cmp_md(const void *x, const void *y)
     const md_pair *a = x, *b = y;
     int k = strcmp(a->mode, b->mode);
     return k ? k : strcmp(a->dtype, b->dtype);
+}
+
+/* ops/OP/SKU.html (page 1) and ops/OP/SKU-pN.html. */
+static void sku_page_path(char *buf, size_t size, const char *op, const char *sku, size_t page)
+{
+    char opp[256], s[96];
+    site_op_path(opp, sizeof opp, op);
+    opp[strlen(opp) - 5] = 0; /* ops/OP */
+    site_safe_name(sku, s, sizeof s);
+    if (page <= 1)
+        snprintf(buf, size, "%s/%s.html", opp, s);
+    else
+        snprintf(buf, size, "%s/%s-p%zu.html", opp, s, page);
+}
+
+typedef struct sku_arg {
+    const char *op, *sku;
+} sku_arg;
+
+static void sku_page_name(char *buf, size_t size, size_t page, const void *arg)
+{
+    const sku_arg *a = arg;
+    char full[600];
+    sku_page_path(full, sizeof full, a->op, a->sku, page);
+    const char *slash = strrchr(full, '/');
+    snprintf(buf, size, "%s", slash ? slash + 1 : full);
+}
+
+/* At most this many history charts on a SKU page: the cases whose newest
+ * commit changed them (regression or improvement), newest steps first. */
+#define SKU_CHARTS 8
+
+static void history_charts(site_ctx *c, const char *op, const char *sku, sb_buf *b)
+{
+    const char *keys[SKU_CHARTS];
+    size_t nk = 0;
+    for (size_t i = c->rg.n; i-- > 0 && nk < SKU_CHARTS;) {
+        const sb_rg_row *r = &c->rg.v[i];
+        if (!r->latest || (r->verdict != SB_RG_REGRESSION && r->verdict != SB_RG_IMPROVEMENT) ||
+            strcmp(r->new_run->op, op) || strcmp(r->new_run->sku, sku))
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < nk && !seen; k++)
+            seen = strcmp(keys[k], r->new_run->case_key) == 0;
+        if (!seen)
+            keys[nk++] = r->new_run->case_key;
+    }
+    if (!nk)
+        return;
+    sb_buf_printf(b, "<h3>History of the cases the newest commit changed</h3>\n<p class=\"note\">"
+                     "%zu case(s) (at most %d shown) whose newest commit is a regression or an "
+                     "improvement against the one before; every case's chart is on its history "
+                     "page.</p>\n",
+                  nk, SKU_CHARTS);
+    const sb_result **runs = malloc((c->set.n + 1) * sizeof *runs);
+    const sb_rg_row **steps = malloc((c->rg.n + 1) * sizeof *steps);
+    sb_buf svg = SB_BUF_INIT;
+    for (size_t k = 0; runs && steps && k < nk; k++) {
+        size_t nr = 0, ns = 0;
+        for (size_t i = 0; i < c->set.n; i++)
+            if (strcmp(c->set.v[i].case_key, keys[k]) == 0 && strcmp(c->set.v[i].sku, sku) == 0)
+                runs[nr++] = &c->set.v[i];
+        for (size_t i = 0; i < c->rg.n; i++)
+            if (strcmp(c->rg.v[i].new_run->case_key, keys[k]) == 0 &&
+                strcmp(c->rg.v[i].new_run->sku, sku) == 0)
+                steps[ns++] = &c->rg.v[i];
+        sb_history_sort_steps(steps, ns);
+        char title[1024], hp[512];
+        const sb_result *h = runs[0];
+        snprintf(title, sizeof title, "%s %s %s %s on %s: median over commits", h->op, h->mode,
+                 h->dtype, h->shape_key, sku);
+        sb_buf_reset(&svg);
+        size_t drawn = 0;
+        sb_history_svg(runs, nr, &c->order, steps, ns, title, &svg, &drawn);
+        if (!drawn)
+            continue;
+        site_history_path(hp, sizeof hp, keys[k], sku, 1);
+        sb_buf_puts(b, "<figure class=\"plot history-chart\">");
+        site_inline_svg(b, &svg);
+        sb_buf_puts(b, "<figcaption><a href=\"../../");
+        site_esc(b, hp);
+        sb_buf_puts(b, "\">history of this case</a></figcaption></figure>\n");
+    }
+    sb_buf_free(&svg);
+    free(runs);
+    free(steps);
+}
+
+/* The SKU's part of an op: latency plots, the roofline and history charts
+ * on its first page, the newest run of each case on every page
+ * (c->page_rows rows a page). */
+static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *arch,
+                     const sb_pick *p, size_t n, size_t ncases, const md_pair *mds, size_t nmd,
+                     sb_error *err)
+{
+    size_t pages = ncases ? (ncases + c->page_rows - 1) / c->page_rows : 1;
+    sku_arg sa = {op, sku};
+    sb_buf b = SB_BUF_INIT, svg = SB_BUF_INIT;
+    char opp[256];
+    site_op_path(opp, sizeof opp, op);
+    int rc = SB_OK;
+    for (size_t pg = 1; pg <= pages && rc == SB_OK; pg++) {
+        sb_buf_reset(&b);
+        sb_buf_puts(&b, "<p class=\"note\">Evidence level: " SB_EVIDENCE_OP ". <a href=\"../");
+        site_esc(&b, opp + 4);
+        sb_buf_puts(&b, "\">");
+        site_h(&b, op);
+        sb_buf_puts(&b, "</a> on ");
+        site_h(&b, sku);
+        sb_buf_puts(&b, " (");
+        site_h(&b, arch);
+        sb_buf_puts(&b, "): newest run of every case per provider; only runs that pass "
+                        "correctness carry figures.</p>\n");
+        if (pg == 1) {
+            sb_buf_puts(&b, "<h3>Latency against shape</h3>\n");
+            for (size_t m = 0; m < nmd; m++) {
+                int has = 0;
+                for (size_t i = 0; i < n && !has; i++)
+                    has = strcmp(p[i].r->sku, sku) == 0 && strcmp(p[i].r->mode, mds[m].mode) == 0 &&
+                          strcmp(p[i].r->dtype, mds[m].dtype) == 0;
+                if (!has)
+                    continue;
+                sb_buf_reset(&svg);
+                sb_plot_latency(p, n, op, mds[m].mode, mds[m].dtype, sku, &svg);
+                site_inline_svg(&b, &svg);
+            }
+            sb_buf_puts(&b, "<h3>Roofline</h3>\n");
+            sb_buf_reset(&svg);
+            size_t drawn = 0;
+            if (sb_plot_roofline(c->db, c->skus, p, n, sku, &svg, &drawn, err) != SB_OK) {
+                rc = SB_ERR;
+                break;
+            }
+            site_inline_svg(&b, &svg);
+            history_charts(c, op, sku, &b);
+        }
+        sb_buf_puts(&b, "<h3>Newest run of each case</h3>\n");
+        site_pager(&b, pg, pages, sku_page_name, &sa);
+        cases_table(&b, p, n, sku, (pg - 1) * c->page_rows, pg * c->page_rows);
+        site_pager(&b, pg, pages, sku_page_name, &sa);
+        char path[600], title[512];
+        sku_page_path(path, sizeof path, op, sku, pg);
+        snprintf(title, sizeof title, "op %s on %s%s", op, sku, pages > 1 ? " (paged)" : "");
+        rc = site_page(c, path, 2, "ops", title, &b, err);
+    }
+    sb_buf_free(&b);
+    sb_buf_free(&svg);
+    return rc;
 }
 
 static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_error *err)
@@ -557,33 +710,23 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
     }
     for (size_t j = 0; j < ncols; j++) {
         const char *sku = cols[j].sku;
+        size_t ncases = 0;
+        for (size_t i = 0; i < n; i++)
+            ncases += strcmp(p[i].r->sku, sku) == 0;
+        char sp[600];
+        sku_page_path(sp, sizeof sp, op, sku, 1);
         sb_buf_puts(&b, "<section class=\"sku\" id=\"");
         sku_anchor(&b, sku);
         sb_buf_puts(&b, "\"><h2>");
         site_h(&b, sku);
         sb_buf_puts(&b, " <span class=\"arch\">");
         site_h(&b, cols[j].arch);
-        sb_buf_puts(&b, "</span></h2>\n<h3>Latency against shape</h3>\n");
-        for (size_t m = 0; m < nmd; m++) {
-            int has = 0;
-            for (size_t i = 0; i < n && !has; i++)
-                has = strcmp(p[i].r->sku, sku) == 0 && strcmp(p[i].r->mode, mds[m].mode) == 0 &&
-                      strcmp(p[i].r->dtype, mds[m].dtype) == 0;
-            if (!has)
-                continue;
-            sb_buf_reset(&svg);
-            sb_plot_latency(p, n, op, mds[m].mode, mds[m].dtype, sku, &svg);
-            site_inline_svg(&b, &svg);
-        }
-        sb_buf_puts(&b, "<h3>Roofline</h3>\n");
-        sb_buf_reset(&svg);
-        size_t drawn = 0;
-        if (sb_plot_roofline(c->db, c->skus, p, n, sku, &svg, &drawn, err) != SB_OK)
+        sb_buf_puts(&b, "</span></h2>\n<p><a href=\"../");
+        site_esc(&b, sp);
+        sb_buf_printf(&b, "\">latency against shape, roofline, history charts and the newest run "
+                          "of each of its %zu cases x providers</a></p>\n</section>\n", ncases);
+        if (sku_pages(c, op, sku, cols[j].arch, p, n, ncases, mds, nmd, err) != SB_OK)
             goto done;
-        site_inline_svg(&b, &svg);
-        sb_buf_puts(&b, "<h3>Newest run of each case</h3>\n");
-        cases_table(&b, p, n, sku);
-        sb_buf_puts(&b, "</section>\n");
     }
     char path[256], title[512];
     site_op_path(path, sizeof path, op);

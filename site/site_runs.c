@@ -1,14 +1,19 @@
-/* site_runs.c - one page per run and the paginated list of runs, in one
- * pass over the database: one statement per table, each ordered by run
- * id, merged like sorted lists (no query per page). */
+/* site_runs.c - the runs, SITE_RUNS_PER_PAGE to a page by id (runs/G.html,
+ * G = id / SITE_RUNS_PER_PAGE, one row a run with anchor rID), each page's
+ * raw JSON and Nsight Compute metrics beside it gzip-compressed, and the
+ * index of the pages; in one pass over the database: one statement per
+ * table, each ordered by run id, merged like sorted lists. */
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "site_internal.h"
+#include <zlib.h>
+
 #include "svg.h" /* sb_fmt_sig3 */
 
 /* A statement over one table ordered by run_id (column 0), stepped along
@@ -58,14 +63,6 @@ static int cur_seek(site_ctx *c, cursor *k, long long id, int *at, sb_error *err
     return SB_OK;
 }
 
-static int col_index(sqlite3_stmt *st, const char *name)
-{
-    for (int i = 0; i < sqlite3_column_count(st); i++)
-        if (strcmp(sqlite3_column_name(st, i), name) == 0)
-            return i;
-    return -1;
-}
-
 static const char *col_text(sqlite3_stmt *st, int i)
 {
     if (i < 0 || sqlite3_column_type(st, i) == SQLITE_NULL)
@@ -80,45 +77,67 @@ static double col_real(sqlite3_stmt *st, int i)
     return sqlite3_column_double(st, i);
 }
 
-/* One value as text: integers in decimal, reals with %.6g, NULL as –. */
-static void put_value(sb_buf *b, sqlite3_stmt *st, int i)
+/* ---- gzip files ---- */
+
+/* A gzip member written to memory (zlib's deflate with the gzip wrapper). */
+typedef struct gz {
+    z_stream z;
+    sb_buf out;
+    int ok;
+} gz;
+
+static void gz_begin(gz *g)
 {
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: sb_buf_puts(b, "<span class=\"null\">\xe2\x80\x93</span>"); break;
-    case SQLITE_INTEGER: site_put_ll(b, (long long)sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: {
-        double d = sqlite3_column_double(st, i);
-        if (fabs(d) < 1e15 && d == (double)(long long)d)
-            site_put_ll(b, (long long)d);
-        else
-            site_printf(b, "%.6g", d);
-        break;
-    }
-    default: site_esc(b, (const char *)sqlite3_column_text(st, i)); break;
-    }
+    memset(g, 0, sizeof *g);
+    g->out = (sb_buf)SB_BUF_INIT;
+    /* level 1: the pages are rebuilt at will; speed over the last bytes */
+    g->ok = deflateInit2(&g->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
 }
 
-/* Every column but those named in skip (and run_id) as a two-column table. */
-static void kv_table(sb_buf *b, const char *id, sqlite3_stmt *st, const char *const *skip)
+static void gz_run(gz *g, const void *data, size_t len, int flush)
 {
-    site_printf(b, "<table class=\"kv\" id=\"%s\">\n", id);
-    for (int i = 0; i < sqlite3_column_count(st); i++) {
-        const char *name = sqlite3_column_name(st, i);
-        int skipped = strcmp(name, "run_id") == 0;
-        for (size_t k = 0; skip && skip[k] && !skipped; k++)
-            skipped = strcmp(skip[k], name) == 0;
-        if (skipped)
-            continue;
-        sb_buf_puts(b, "<tr><th>");
-        sb_buf_puts(b, name);
-        sb_buf_puts(b, "</th><td data-field=\"");
-        sb_buf_puts(b, name);
-        sb_buf_puts(b, "\">");
-        put_value(b, st, i);
-        sb_buf_puts(b, "</td></tr>\n");
-    }
-    sb_buf_puts(b, "</table>\n");
+    if (!g->ok)
+        return;
+    g->z.next_in = (Bytef *)(uintptr_t)data;
+    g->z.avail_in = (uInt)len;
+    unsigned char chunk[1 << 15];
+    int r;
+    do {
+        g->z.next_out = chunk;
+        g->z.avail_out = sizeof chunk;
+        r = deflate(&g->z, flush);
+        if (r == Z_STREAM_ERROR) {
+            g->ok = 0;
+            return;
+        }
+        sb_buf_add(&g->out, (const char *)chunk, sizeof chunk - g->z.avail_out);
+    } while (g->z.avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
 }
+
+static void gz_add(gz *g, const char *data, size_t len)
+{
+    gz_run(g, data, len, Z_NO_FLUSH);
+}
+
+/* Finishes and writes OUT/rel; nothing is written when nothing was added. */
+static int gz_write(site_ctx *c, gz *g, const char *rel, sb_error *err)
+{
+    int rc = SB_OK;
+    if (g->ok && g->z.total_in) {
+        gz_run(g, "", 0, Z_FINISH);
+        if (!g->ok || sb_buf_failed(&g->out))
+            rc = sb_error_set(err, c->o->out_dir, NULL, "cannot compress %s", rel);
+        else
+            rc = site_write(c, rel, sb_buf_str(&g->out), g->out.len, err);
+    } else if (!g->ok) {
+        rc = sb_error_set(err, c->o->out_dir, NULL, "cannot compress %s", rel);
+    }
+    deflateEnd(&g->z);
+    sb_buf_free(&g->out);
+    return rc;
+}
+
+/* ---- the small figures of a run row ---- */
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -126,152 +145,46 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-#define STRIP_MAX 1000
-
-/* Histogram of the samples (24 bins over [min, max]) with a strip of every
- * sample under it (up to STRIP_MAX samples) and the median marked. Drawn
- * here rather than with svg.h: a run page is built 100,000 times over, so
- * coordinates are written without printf. */
-static void coord(sb_buf *b, const char *name, double v)
+/* The sample distribution as a 16-bin histogram, 96 x 18 pixels, in one
+ * path: small enough for a row of a page of many runs. */
+static void spark(sb_buf *b, double *v, size_t n)
 {
-    sb_buf_putc(b, ' ');
-    sb_buf_puts(b, name);
-    sb_buf_puts(b, "=\"");
-    site_put_fixed2(b, v);
-    sb_buf_putc(b, '"');
-}
-
-static void text_at(sb_buf *b, double x, double y, const char *anchor, const char *fill,
-                    const char *text)
-{
-    sb_buf_puts(b, "<text");
-    coord(b, "x", x);
-    coord(b, "y", y);
-    sb_buf_puts(b, " text-anchor=\"");
-    sb_buf_puts(b, anchor);
-    sb_buf_puts(b, "\" font-size=\"11\" fill=\"");
-    sb_buf_puts(b, fill);
-    sb_buf_puts(b, "\">");
-    site_esc(b, text);
-    sb_buf_puts(b, "</text>\n");
-}
-
-static void line_at(sb_buf *b, const char *cls, double x1, double y1, double x2, double y2,
-                    const char *stroke)
-{
-    sb_buf_puts(b, "<line");
-    if (cls) {
-        sb_buf_puts(b, " class=\"");
-        sb_buf_puts(b, cls);
-        sb_buf_putc(b, '"');
-    }
-    coord(b, "x1", x1);
-    coord(b, "y1", y1);
-    coord(b, "x2", x2);
-    coord(b, "y2", y2);
-    sb_buf_puts(b, " stroke=\"");
-    sb_buf_puts(b, stroke);
-    sb_buf_puts(b, "\"/>\n");
-}
-
-static void samples_svg(sb_buf *b, double *v, size_t n, long long run_id)
-{
+    enum { BINS = 16, W = 96, H = 18 };
     qsort(v, n, sizeof *v, cmp_double);
     double lo = v[0], hi = v[n - 1];
-    double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    if (!(hi > lo)) {
-        double pad = lo > 0 ? lo * 0.01 : 1e-6;
-        lo -= pad;
-        hi += pad;
-    }
-    enum { W = 640, H = 240, L = 56, R = 16, T = 28, HB = 150, STRIP = 190, BINS = 24 };
     size_t bins[BINS] = {0}, top = 0;
     for (size_t i = 0; i < n; i++) {
-        int k = (int)((v[i] - lo) / (hi - lo) * BINS);
+        int k = hi > lo ? (int)((v[i] - lo) / (hi - lo) * BINS) : BINS / 2;
         if (k >= BINS)
             k = BINS - 1;
-        if (k < 0)
-            k = 0;
         if (++bins[k] > top)
             top = bins[k];
     }
-    char label[64], tip[160];
-    sb_buf_puts(b, "<figure class=\"plot\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
-                   "class=\"samples\" width=\"640\" height=\"240\" viewBox=\"0 0 640 240\" "
-                   "font-family=\"sans-serif\"><title>Run ");
-    site_put_ll(b, run_id);
-    sb_buf_puts(b, ": latency samples</title>\n<rect x=\"0\" y=\"0\" width=\"640\" "
-                   "height=\"240\" fill=\"#ffffff\"/>\n<text x=\"56\" y=\"18\" font-size=\"13\" "
-                   "fill=\"#222222\">");
+    char a[32], z[32];
+    sb_fmt_sig3(lo, a, sizeof a);
+    sb_fmt_sig3(hi, z, sizeof z);
+    sb_buf_puts(b, "<svg class=\"spark\" width=\"96\" height=\"18\" viewBox=\"0 0 96 18\"><title>");
     site_put_ll(b, (long long)n);
-    sb_buf_puts(b, " latency samples (ms): histogram, every sample below, median dashed</text>\n");
-    /* y axis: sample counts */
-    for (int t = 0; t <= 4; t++) {
-        double cnt = (double)top * t / 4, py = HB - (HB - T) * (double)t / 4;
-        if (t > 0 && top < 4 && (double)(long long)cnt != cnt)
-            continue;
-        line_at(b, NULL, L, py, W - R, py, "#eeeeee");
-        snprintf(label, sizeof label, "%lld", (long long)cnt);
-        text_at(b, L - 6, py + 4, "end", "#333333", label);
-    }
-    text_at(b, 14, (T + HB) / 2.0, "middle", "#333333", "n");
-    double bw = (double)(W - R - L) / BINS;
+    sb_buf_puts(b, " samples, ");
+    sb_buf_puts(b, a);
+    sb_buf_puts(b, " to ");
+    sb_buf_puts(b, z);
+    sb_buf_puts(b, " ms</title><path fill=\"#4c78a8\" d=\"");
     for (int k = 0; k < BINS; k++) {
         if (!bins[k])
             continue;
-        double y0 = HB - (HB - T) * (double)bins[k] / (double)top;
-        sb_buf_puts(b, "<rect class=\"bin\"");
-        coord(b, "x", L + k * bw + 1);
-        coord(b, "y", y0);
-        coord(b, "width", bw - 2);
-        coord(b, "height", HB - y0);
-        sb_buf_puts(b, " fill=\"#4c78a8\"><title>");
-        site_put_ll(b, (long long)bins[k]);
-        sb_buf_puts(b, bins[k] == 1 ? " sample" : " samples");
-        sb_buf_puts(b, "</title></rect>\n");
+        long long h = (long long)((double)bins[k] / (double)top * (H - 1) + 0.5);
+        if (h < 1)
+            h = 1;
+        sb_buf_putc(b, 'M');
+        site_put_ll(b, k * (W / BINS));
+        sb_buf_putc(b, ' ');
+        site_put_ll(b, H - h);
+        sb_buf_puts(b, "h5v");
+        site_put_ll(b, h);
+        sb_buf_puts(b, "h-5z");
     }
-    line_at(b, NULL, L, HB, W - R, HB, "#333333");
-    double span = (double)(W - R - L) / (hi - lo);
-    if (n <= STRIP_MAX) {
-        sb_buf_puts(b, "<g stroke=\"#4c78a8\" stroke-opacity=\"0.5\">\n");
-        for (size_t i = 0; i < n; i++) {
-            double px = L + (v[i] - lo) * span;
-            sb_buf_puts(b, "<line class=\"sample\"");
-            coord(b, "x1", px);
-            sb_buf_puts(b, " y1=\"178\"");
-            coord(b, "x2", px);
-            sb_buf_puts(b, " y2=\"194\"/>\n");
-        }
-        sb_buf_puts(b, "</g>\n");
-    } else {
-        text_at(b, L, STRIP, "start", "#555555", "strip of single samples left out above 1000 samples");
-    }
-    double pm = L + (med - lo) * span;
-    sb_buf_puts(b, "<line class=\"median\"");
-    coord(b, "x1", pm);
-    coord(b, "y1", T);
-    coord(b, "x2", pm);
-    coord(b, "y2", STRIP + 6);
-    sb_buf_puts(b, " stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n");
-    sb_fmt_sig3(med, label, sizeof label);
-    snprintf(tip, sizeof tip, "median %s ms", label);
-    text_at(b, pm + 4, T + 10, "start", "#d62728", tip);
-    /* tick labels with enough decimals to tell the ticks apart */
-    double step = (hi - lo) / 4;
-    int dec = step > 0 ? (int)ceil(-log10(step)) + 1 : 3;
-    if (dec < 0)
-        dec = 0;
-    if (dec > 9)
-        dec = 9;
-    for (int t = 0; t <= 4; t++) {
-        double val = lo + (hi - lo) * t / 4;
-        double px = L + (val - lo) * span;
-        line_at(b, NULL, px, STRIP + 6, px, STRIP + 10, "#333333");
-        snprintf(label, sizeof label, "%.*f", dec, val);
-        text_at(b, px, STRIP + 24, t == 0 ? "start" : t == 4 ? "end" : "middle", "#333333", label);
-    }
-    text_at(b, (L + W - R) / 2.0, H - 4, "middle", "#333333", "latency (ms)");
-    sb_buf_puts(b, "</svg></figure>\n");
+    sb_buf_puts(b, "\"/></svg>");
 }
 
 static const char *schema_short(const char *schema)
@@ -287,7 +200,7 @@ static const char *schema_short(const char *schema)
     return schema;
 }
 
-static void status_label(sb_buf *b, const char *status, int correct)
+static void status_label(sb_buf *b, const char *status, int correct, const char *profiler)
 {
     if (!status)
         status = "unknown";
@@ -299,57 +212,205 @@ static void status_label(sb_buf *b, const char *status, int correct)
         site_status(b, "skipped", "skipped");
     else
         site_status(b, "failed", status);
+    if (profiler) {
+        sb_buf_puts(b, " <span class=\"st st-skipped profiled\" title=\"timed under a profiler: "
+                       "metrics kept, never used as a timing\">under ");
+        site_esc(b, profiler);
+        sb_buf_puts(b, "</span>");
+    }
 }
 
-typedef struct list_state {
-    sb_buf b;
-    size_t page, pages, rows;
-} list_state;
+long long site_run_page(long long run_id)
+{
+    return run_id / SITE_RUNS_PER_PAGE;
+}
 
-static void list_name(char *buf, size_t size, size_t page, const void *arg)
+/* ---- the index of run pages ---- */
+
+typedef struct block {
+    long long page, runs, first, last;
+} block;
+
+static void index_name(char *buf, size_t size, size_t page, const void *arg)
 {
     (void)arg;
     if (page <= 1)
         snprintf(buf, size, "index.html");
     else
-        snprintf(buf, size, "page-%zu.html", page);
+        snprintf(buf, size, "index-%zu.html", page);
 }
 
-static void list_begin(list_state *l)
+static int write_index(site_ctx *c, sb_error *err)
 {
-    sb_buf_reset(&l->b);
-    site_pager(&l->b, l->page, l->pages, list_name, NULL);
-    sb_buf_puts(&l->b, "<table class=\"sortable runs\"><thead><tr><th class=\"num\">run</th>"
-                       "<th>kind</th><th>status</th><th>op</th><th>mode</th><th>dtype</th>"
-                       "<th>shape</th><th>provider</th><th>SKU</th><th>commit</th>"
-                       "<th>finished</th><th class=\"num\">median ms</th></tr></thead><tbody>\n");
+    sqlite3_stmt *st = NULL;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT id / %d, count(*), min(id), max(id) FROM runs GROUP BY 1 ORDER BY 1",
+             SITE_RUNS_PER_PAGE);
+    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+    block *v = NULL;
+    size_t n = 0, cap = 0;
+    long long total = 0;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            block *nv = realloc(v, cap * sizeof *nv);
+            if (!nv) {
+                s = SQLITE_NOMEM;
+                break;
+            }
+            v = nv;
+        }
+        v[n++] = (block){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                         sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3)};
+        total += v[n - 1].runs;
+    }
+    sqlite3_finalize(st);
+    if (s != SQLITE_DONE) {
+        free(v);
+        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s",
+                            s == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(c->db));
+    }
+    size_t pages = n ? (n + c->page_rows - 1) / c->page_rows : 1;
+    sb_buf b = SB_BUF_INIT;
+    int rc = SB_OK;
+    for (size_t pg = 1; pg <= pages && rc == SB_OK; pg++) {
+        sb_buf_reset(&b);
+        sb_buf_printf(&b, "<p class=\"note\">%lld runs, %d to a page by run id; each page has "
+                          "its runs' raw JSON beside it (gzip, JSON Lines, one run a line, as "
+                          "stored) and, where runs have one, their Nsight Compute metrics (gzip, "
+                          "CSV).</p>\n",
+                      total, SITE_RUNS_PER_PAGE);
+        site_pager(&b, pg, pages, index_name, NULL);
+        sb_buf_puts(&b, "<table class=\"sortable runs-index\"><thead><tr><th>page</th>"
+                        "<th class=\"num\">runs</th><th class=\"num\">first id</th>"
+                        "<th class=\"num\">last id</th></tr></thead><tbody>\n");
+        if (!n)
+            sb_buf_puts(&b, "<tr><td colspan=\"4\" class=\"empty\">no runs stored</td></tr>\n");
+        size_t from = (pg - 1) * c->page_rows, to = from + c->page_rows;
+        for (size_t i = from; i < to && i < n; i++)
+            site_printf(&b, "<tr><td><a href=\"%lld.html\">runs %lld to %lld</a></td>"
+                            "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+                            "<td class=\"num\">%lld</td></tr>\n",
+                        v[i].page, v[i].page * SITE_RUNS_PER_PAGE,
+                        v[i].page * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1, v[i].runs,
+                        v[i].first, v[i].last);
+        sb_buf_puts(&b, "</tbody></table>\n");
+        site_pager(&b, pg, pages, index_name, NULL);
+        char rel[64], title[64];
+        memcpy(rel, "runs/", 5);
+        index_name(rel + 5, sizeof rel - 5, pg, NULL);
+        snprintf(title, sizeof title, "runs, page %zu of %zu", pg, pages);
+        rc = site_page(c, rel, 1, "runs", pages > 1 ? title : "runs", &b, err);
+    }
+    sb_buf_free(&b);
+    free(v);
+    return rc;
 }
 
-static int list_end(site_ctx *c, list_state *l, sb_error *err)
+/* ---- run pages ---- */
+
+typedef struct page_state {
+    long long page;   /* -1: none open */
+    sb_buf b;
+    gz raw, ncu;
+    long line;        /* raw JSON lines so far */
+} page_state;
+
+static void page_open(page_state *ps, long long page)
 {
-    sb_buf_puts(&l->b, "</tbody></table>\n");
-    site_pager(&l->b, l->page, l->pages, list_name, NULL);
-    char rel[64], title[64];
-    list_name(rel + 5, sizeof rel - 5, l->page, NULL);
-    memcpy(rel, "runs/", 5);
-    snprintf(title, sizeof title, "runs, page %zu of %zu", l->page, l->pages);
-    return site_page(c, rel, 1, "runs", l->pages > 1 ? title : "runs", &l->b, err);
+    ps->page = page;
+    ps->line = 0;
+    sb_buf_reset(&ps->b);
+    gz_begin(&ps->raw);
+    gz_begin(&ps->ncu);
+    gz_add(&ps->ncu, "run_id,kernel_index,kernel_name,metric,unit,value,source_path\n",
+           sizeof "run_id,kernel_index,kernel_name,metric,unit,value,source_path\n" - 1);
+    ps->ncu.z.total_in = 0; /* the header alone is no file */
+    site_printf(&ps->b,
+                "<p class=\"note\">Runs %lld to %lld. Raw JSON of each run, as stored: line n of "
+                "<a href=\"%lld.jsonl.gz\" type=\"application/gzip\">%lld.jsonl.gz</a>. Runs "
+                "marked <i>under ncu</i> were timed under a profiler: their figures are kept "
+                "but never count as timings. <a href=\"index.html\">All run pages</a>.</p>\n"
+                "<table class=\"sortable runs\"><thead><tr><th class=\"num\">run</th><th>kind</th>"
+                "<th>status</th><th>op</th><th>mode</th><th>dtype</th><th>shape</th>"
+                "<th>params</th><th>provider</th><th>suite</th><th>SKU</th><th>GPU</th>"
+                "<th>commit</th><th>finished</th><th class=\"num\">samples</th>"
+                "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
+                "<th class=\"num\">p80 ms</th><th>distribution</th><th class=\"num\">TFLOP/s</th>"
+                "<th class=\"num\">GB/s</th><th>more</th></tr></thead><tbody>\n",
+                page * SITE_RUNS_PER_PAGE, page * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1, page,
+                page);
 }
 
-/* Run pages of runs with lo <= id < hi, and run list pages first_page on
- * (pages in all). */
-static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page, size_t pages,
-                      int empty_db, sb_error *err)
+static int page_close(site_ctx *c, page_state *ps, sb_error *err)
+{
+    if (ps->page < 0)
+        return SB_OK;
+    sb_buf_puts(&ps->b, "</tbody></table>\n");
+    char rel[96], title[96];
+    snprintf(rel, sizeof rel, "runs/%lld.html", ps->page);
+    snprintf(title, sizeof title, "runs %lld to %lld", ps->page * SITE_RUNS_PER_PAGE,
+             ps->page * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1);
+    int rc = site_page(c, rel, 1, "runs", title, &ps->b, err);
+    snprintf(rel, sizeof rel, "runs/%lld.jsonl.gz", ps->page);
+    if (gz_write(c, &ps->raw, rel, err) != SB_OK)
+        rc = SB_ERR;
+    snprintf(rel, sizeof rel, "runs/%lld-ncu.csv.gz", ps->page);
+    if (gz_write(c, &ps->ncu, rel, err) != SB_OK)
+        rc = SB_ERR;
+    ps->page = -1;
+    return rc;
+}
+
+static void td(sb_buf *b, const char *s)
+{
+    sb_buf_puts(b, "<td>");
+    site_h(b, s);
+    sb_buf_puts(b, "</td>");
+}
+
+static void td_num(sb_buf *b, double v)
+{
+    sb_buf_puts(b, "<td class=\"num\">");
+    site_num(b, v);
+    sb_buf_puts(b, "</td>");
+}
+
+/* A CSV field: quoted when it holds a comma, quote or line break. */
+static void csv_field(sb_buf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        sb_buf_puts(b, s);
+        return;
+    }
+    sb_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            sb_buf_putc(b, '"');
+        sb_buf_putc(b, *s);
+    }
+    sb_buf_putc(b, '"');
+}
+
+/* Run pages of runs with lo <= id < hi (lo and hi on page boundaries). */
+static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
 {
     enum { RUNS, PROV, CONF, METR, CORR, SAMP, PROF, CEIL, TRAIN, NCUR };
     static const char *const sql[NCUR] = {
-        "SELECT id AS run_id, schema, status, reason, run_uuid, source_path, source_format,"
-        " ingested_at, notes, content_sha256, raw_json FROM runs WHERE id >= ?1 AND id < ?2"
+        "SELECT id AS run_id, schema, status, notes, raw_json FROM runs WHERE id >= ?1 AND id < ?2"
         " ORDER BY id",
-        "SELECT * FROM provenance WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-        "SELECT * FROM configs WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-        "SELECT * FROM metrics WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-        "SELECT * FROM correctness WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT run_id, git_sha, sku, gpu_name, finished_at FROM provenance"
+        " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT run_id, op, mode, dtype, shape_key, params_json, provider, suite, case_key, profiler"
+        " FROM configs WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT run_id, median_ms, p20_ms, p80_ms, tflops, gbps, sample_count FROM metrics"
+        " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT run_id, passed FROM correctness WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
         "SELECT run_id, value_ms FROM samples WHERE run_id >= ?1 AND run_id < ?2"
         " ORDER BY run_id, rep, idx",
         "SELECT run_id, kernel_index, kernel_name, metric, unit, value, source_path"
@@ -357,7 +418,8 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
         " ORDER BY run_id, kernel_index, metric",
         "SELECT run_id, name, unit, value FROM ceilings WHERE run_id >= ?1 AND run_id < ?2"
         " ORDER BY run_id, name",
-        "SELECT * FROM training WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
+        "SELECT run_id, model_name, median_step_ms, tokens_per_s FROM training"
+        " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
     };
     static const char *const names[NCUR] = {"runs", "provenance", "configs", "metrics",
                                             "correctness", "samples", "profiler_metrics",
@@ -365,158 +427,71 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
     cursor k[NCUR];
     memset(k, 0, sizeof k);
     int rc = SB_ERR;
-    sb_buf b = SB_BUF_INIT;
     double *samples = NULL;
     size_t scap = 0;
-    list_state l;
-    memset(&l, 0, sizeof l);
-    l.pages = pages;
-    l.page = first_page;
+    page_state ps;
+    memset(&ps, 0, sizeof ps);
+    ps.page = -1;
+    ps.b = (sb_buf)SB_BUF_INIT;
+    sb_buf line = SB_BUF_INIT;
     for (int i = 0; i < NCUR; i++)
         if (cur_open(c, &k[i], names[i], sql[i], lo, hi, err) != SB_OK ||
             cur_step(c, &k[i], err) != SB_OK)
             goto done;
-    sqlite3_stmt *rs = k[RUNS].st, *ps = k[PROV].st, *cs = k[CONF].st, *ms = k[METR].st,
-                 *ks = k[CORR].st;
-    int i_schema = col_index(rs, "schema"), i_status = col_index(rs, "status"),
-        i_raw = col_index(rs, "raw_json"), i_notes = col_index(rs, "notes");
-    int p_sha = col_index(ps, "git_sha"), p_sku = col_index(ps, "sku"),
-        p_gpu = col_index(ps, "gpu_name"), p_fin = col_index(ps, "finished_at"),
-        p_arch = col_index(ps, "arch");
-    int c_op = col_index(cs, "op"), c_mode = col_index(cs, "mode"),
-        c_dtype = col_index(cs, "dtype"), c_shape = col_index(cs, "shape_key"),
-        c_prov = col_index(cs, "provider"), c_case = col_index(cs, "case_key");
-    int m_med = col_index(ms, "median_ms"), m_p20 = col_index(ms, "p20_ms"),
-        m_p80 = col_index(ms, "p80_ms"), m_tf = col_index(ms, "tflops"), m_gb = col_index(ms, "gbps");
-    int k_pass = col_index(ks, "passed");
-    static const char *const run_skip[] = {"raw_json", "notes", NULL};
-    list_begin(&l);
-    for (; k[RUNS].row; ) {
+    sqlite3_stmt *rs = k[RUNS].st, *ps_ = k[PROV].st, *cs = k[CONF].st, *ms = k[METR].st,
+                 *ks = k[CORR].st, *ts = k[TRAIN].st;
+    for (; k[RUNS].row;) {
         long long id = k[RUNS].run_id;
         int at[NCUR] = {1};
         for (int i = 1; i < NCUR; i++)
             if (cur_seek(c, &k[i], id, &at[i], err) != SB_OK)
                 goto done;
-        const char *schema = col_text(rs, i_schema), *status = col_text(rs, i_status);
-        int correct = at[CORR] && sqlite3_column_type(ks, k_pass) != SQLITE_NULL
-                          ? sqlite3_column_int(ks, k_pass)
-                          : -1;
-        const char *op = at[CONF] ? col_text(cs, c_op) : NULL;
-        const char *sku = at[PROV] ? col_text(ps, p_sku) : NULL;
-        const char *case_key = at[CONF] ? col_text(cs, c_case) : NULL;
-        char rel[128], hp[512], opp[256];
-        /* raw JSON, byte for byte */
-        site_run_path(rel, sizeof rel, id, "json");
-        const char *raw = col_text(rs, i_raw);
-        if (site_write(c, rel, raw ? raw : "", raw ? (size_t)sqlite3_column_bytes(rs, i_raw) : 0,
-                       err) != SB_OK)
-            goto done;
-        /* list row */
-        if (l.rows == c->page_rows) {
-            if (list_end(c, &l, err) != SB_OK)
+        if (site_run_page(id) != ps.page) {
+            if (page_close(c, &ps, err) != SB_OK)
                 goto done;
-            l.page++;
-            l.rows = 0;
-            list_begin(&l);
+            page_open(&ps, site_run_page(id));
         }
-        site_printf(&l.b, "<tr><td class=\"num\"><a href=\"%lld/%lld.html\">%lld</a></td><td>",
-                      id / 1000, id, id);
-        site_h(&l.b, schema_short(schema));
-        sb_buf_puts(&l.b, "</td><td>");
-        status_label(&l.b, status, correct);
-        sb_buf_puts(&l.b, "</td><td>");
-        site_h(&l.b, op);
-        sb_buf_puts(&l.b, "</td><td>");
-        site_h(&l.b, at[CONF] ? col_text(cs, c_mode) : NULL);
-        sb_buf_puts(&l.b, "</td><td>");
-        site_h(&l.b, at[CONF] ? col_text(cs, c_dtype) : NULL);
-        sb_buf_puts(&l.b, "</td><td>");
-        site_h(&l.b, at[CONF] ? col_text(cs, c_shape) : NULL);
-        sb_buf_puts(&l.b, "</td><td>");
-        site_h(&l.b, at[CONF] ? col_text(cs, c_prov) : NULL);
-        sb_buf_puts(&l.b, "</td><td>");
-        site_h(&l.b, sku);
-        sb_buf_puts(&l.b, "</td><td><code>");
-        if (at[PROV] && col_text(ps, p_sha))
-            site_printf(&l.b, "%.10s", col_text(ps, p_sha));
-        sb_buf_puts(&l.b, "</code></td><td>");
-        site_h(&l.b, at[PROV] ? col_text(ps, p_fin) : NULL);
-        sb_buf_puts(&l.b, "</td><td class=\"num\">");
-        site_num(&l.b, at[METR] ? col_real(ms, m_med) : NAN);
-        sb_buf_puts(&l.b, "</td></tr>\n");
-        l.rows++;
-
-        /* the run's page */
-        sb_buf_reset(&b);
-        sb_buf_puts(&b, "<p class=\"lead\">");
-        status_label(&b, status, correct);
-        sb_buf_puts(&b, " ");
-        site_h(&b, schema_short(schema));
-        sb_buf_puts(&b, " run");
-        if (op) {
-            sb_buf_puts(&b, " of <b>");
-            site_h(&b, op);
-            sb_buf_puts(&b, "</b> ");
-            site_h(&b, col_text(cs, c_mode));
-            sb_buf_puts(&b, " ");
-            site_h(&b, col_text(cs, c_dtype));
-            sb_buf_puts(&b, " ");
-            site_h(&b, col_text(cs, c_shape));
-            sb_buf_puts(&b, ", provider ");
-            site_h(&b, col_text(cs, c_prov));
+        sb_buf *b = &ps.b;
+        const char *schema = col_text(rs, 1), *status = col_text(rs, 2), *notes = col_text(rs, 3);
+        const char *raw = col_text(rs, 4);
+        gz_add(&ps.raw, raw ? raw : "{}", raw ? (size_t)sqlite3_column_bytes(rs, 4) : 2);
+        gz_add(&ps.raw, "\n", 1);
+        ps.line++;
+        int correct = at[CORR] && sqlite3_column_type(ks, 1) != SQLITE_NULL
+                          ? sqlite3_column_int(ks, 1)
+                          : -1;
+        const char *op = at[CONF] ? col_text(cs, 1) : NULL;
+        const char *sku = at[PROV] ? col_text(ps_, 2) : NULL;
+        const char *case_key = at[CONF] ? col_text(cs, 8) : NULL;
+        const char *profiler = at[CONF] ? col_text(cs, 9) : NULL;
+        site_printf(b, "<tr id=\"r%lld\"><td class=\"num\">%lld</td>", id, id);
+        td(b, schema_short(schema));
+        sb_buf_puts(b, "<td>");
+        status_label(b, status, correct, profiler);
+        sb_buf_puts(b, "</td>");
+        if (at[CONF]) {
+            td(b, op);
+            td(b, col_text(cs, 2));
+            td(b, col_text(cs, 3));
+            td(b, col_text(cs, 4));
+            const char *pj = col_text(cs, 5);
+            td(b, pj && strcmp(pj, "{}") ? pj : NULL);
+            td(b, col_text(cs, 6));
+            td(b, col_text(cs, 7));
+        } else {
+            const char *model = at[TRAIN] ? col_text(ts, 1) : NULL;
+            td(b, at[TRAIN] ? "training step" : NULL);
+            for (int i = 0; i < 6; i++)
+                td(b, i == 2 ? model : NULL);
         }
-        if (at[PROV]) {
-            sb_buf_puts(&b, " on <span class=\"gpu\">");
-            site_h(&b, col_text(ps, p_gpu));
-            sb_buf_puts(&b, "</span> (");
-            site_h(&b, sku);
-            sb_buf_puts(&b, ", ");
-            site_h(&b, col_text(ps, p_arch));
-            sb_buf_puts(&b, ")");
-        }
-        sb_buf_puts(&b, "</p>\n");
-        if (at[METR] && sqlite3_column_type(ms, m_med) != SQLITE_NULL) {
-            sb_buf_puts(&b, "<p class=\"figures\">median <b>");
-            site_num(&b, col_real(ms, m_med));
-            sb_buf_puts(&b, " ms</b> (p20 ");
-            site_num(&b, col_real(ms, m_p20));
-            sb_buf_puts(&b, ", p80 ");
-            site_num(&b, col_real(ms, m_p80));
-            sb_buf_puts(&b, " ms)");
-            if (!isnan(col_real(ms, m_tf))) {
-                sb_buf_puts(&b, " \xc2\xb7 ");
-                site_num(&b, col_real(ms, m_tf));
-                sb_buf_puts(&b, " TFLOP/s");
-            }
-            if (!isnan(col_real(ms, m_gb))) {
-                sb_buf_puts(&b, " \xc2\xb7 ");
-                site_num(&b, col_real(ms, m_gb));
-                sb_buf_puts(&b, " GB/s");
-            }
-            if (correct == 0)
-                sb_buf_puts(&b, " \xc2\xb7 <b>correctness failed: these figures do not count</b>");
-            sb_buf_puts(&b, "</p>\n");
-        }
-        sb_buf_puts(&b, "<ul class=\"links\">");
-        site_printf(&b, "<li><a href=\"%lld.json\" type=\"application/json\">raw JSON</a> "
-                          "(as stored, canonical)</li>",
-                      id);
-        if (op && sku && case_key) {
-            site_history_path(hp, sizeof hp, case_key, sku, 1);
-            site_op_path(opp, sizeof opp, op);
-            sb_buf_puts(&b, "<li><a href=\"../../");
-            site_esc(&b, hp);
-            sb_buf_puts(&b, "\">history of this case on this SKU</a></li><li><a href=\"../../");
-            site_esc(&b, opp);
-            sb_buf_puts(&b, "\">op page</a></li>");
-        }
-        sb_buf_puts(&b, "<li><a href=\"../index.html\">all runs</a></li></ul>\n");
-        const char *notes = col_text(rs, i_notes);
-        if (notes) {
-            sb_buf_puts(&b, "<h2>Notes</h2>\n<p class=\"notes\">");
-            site_esc(&b, notes);
-            sb_buf_puts(&b, "</p>\n");
-        }
+        td(b, sku);
+        sb_buf_puts(b, "<td class=\"gpu\">");
+        site_h(b, at[PROV] ? col_text(ps_, 3) : NULL);
+        sb_buf_puts(b, "</td><td><code>");
+        if (at[PROV] && col_text(ps_, 1))
+            site_printf(b, "%.10s", col_text(ps_, 1));
+        sb_buf_puts(b, "</code></td>");
+        td(b, at[PROV] ? col_text(ps_, 4) : NULL);
         /* samples */
         size_t ns = 0;
         while (k[SAMP].row && k[SAMP].run_id == id) {
@@ -534,101 +509,111 @@ static int runs_range(site_ctx *c, long long lo, long long hi, size_t first_page
             if (cur_step(c, &k[SAMP], err) != SB_OK)
                 goto done;
         }
-        if (ns) {
-            sb_buf_puts(&b, "<h2>Samples</h2>\n");
-            samples_svg(&b, samples, ns, id);
-        }
-        if (at[METR] || at[CORR]) {
-            sb_buf_puts(&b, "<div class=\"kv-grid\">");
-            if (at[METR]) {
-                sb_buf_puts(&b, "<section><h2>Metrics</h2>\n");
-                kv_table(&b, "metrics", ms, NULL);
-                sb_buf_puts(&b, "</section>");
-            }
-            if (at[CORR]) {
-                sb_buf_puts(&b, "<section><h2>Correctness</h2>\n");
-                kv_table(&b, "correctness", ks, NULL);
-                sb_buf_puts(&b, "</section>");
-            }
-            sb_buf_puts(&b, "</div>\n");
-        }
-        if (at[TRAIN]) {
-            sb_buf_puts(&b, "<h2>Training step</h2>\n");
-            kv_table(&b, "training", k[TRAIN].st, NULL);
-        }
-        if (at[CEIL]) {
-            sb_buf_puts(&b, "<h2>Measured ceilings</h2>\n<table class=\"sortable\" id=\"ceilings\">"
-                            "<thead><tr><th>name</th><th>unit</th><th class=\"num\">value</th>"
-                            "</tr></thead><tbody>\n");
-            while (k[CEIL].row && k[CEIL].run_id == id) {
-                sqlite3_stmt *st = k[CEIL].st;
-                sb_buf_puts(&b, "<tr><td>");
-                put_value(&b, st, 1);
-                sb_buf_puts(&b, "</td><td>");
-                put_value(&b, st, 2);
-                sb_buf_puts(&b, "</td><td class=\"num\">");
-                put_value(&b, st, 3);
-                sb_buf_puts(&b, "</td></tr>\n");
-                if (cur_step(c, &k[CEIL], err) != SB_OK)
-                    goto done;
-            }
-            sb_buf_puts(&b, "</tbody></table>\n");
+        sb_buf_puts(b, "<td class=\"num\">");
+        if (ns)
+            site_put_ll(b, (long long)ns);
+        else if (at[METR] && sqlite3_column_type(ms, 6) != SQLITE_NULL)
+            site_put_ll(b, sqlite3_column_int64(ms, 6));
+        sb_buf_puts(b, "</td>");
+        double med = at[METR] ? col_real(ms, 1) : at[TRAIN] ? col_real(ts, 2) : NAN;
+        site_printf(b, "<td class=\"num\" data-field=\"median_ms\">");
+        site_num(b, med);
+        sb_buf_puts(b, "</td>");
+        td_num(b, at[METR] ? col_real(ms, 2) : NAN);
+        td_num(b, at[METR] ? col_real(ms, 3) : NAN);
+        sb_buf_puts(b, "<td>");
+        if (ns)
+            spark(b, samples, ns);
+        sb_buf_puts(b, "</td>");
+        td_num(b, at[METR] ? col_real(ms, 4) : NAN);
+        td_num(b, at[METR] ? col_real(ms, 5) : NAN);
+        sb_buf_puts(b, "<td class=\"more\">");
+        site_printf(b, "raw JSON: line %ld", ps.line);
+        if (op && sku && case_key) {
+            char hp[512], opp[256];
+            site_history_path(hp, sizeof hp, case_key, sku, 1);
+            site_op_path(opp, sizeof opp, op);
+            sb_buf_puts(b, " \xc2\xb7 <a href=\"../");
+            site_esc(b, hp);
+            sb_buf_puts(b, "\">history</a> \xc2\xb7 <a href=\"../");
+            site_esc(b, opp);
+            sb_buf_puts(b, "\">op</a>");
         }
         if (at[PROF]) {
-            sb_buf_puts(&b, "<h2>Nsight Compute metrics</h2>\n<table class=\"sortable\" "
-                            "id=\"ncu\"><thead><tr><th class=\"num\">kernel</th><th>kernel name</th>"
-                            "<th>metric</th><th>unit</th><th class=\"num\">value</th><th>file</th>"
-                            "</tr></thead><tbody>\n");
+            size_t nv = 0;
             while (k[PROF].row && k[PROF].run_id == id) {
                 sqlite3_stmt *st = k[PROF].st;
-                sb_buf_puts(&b, "<tr><td class=\"num\">");
-                for (int i = 1; i <= 6; i++) {
-                    put_value(&b, st, i);
-                    sb_buf_puts(&b, i == 6 ? "</td></tr>\n"
-                                           : (i == 4 ? "</td><td class=\"num\">" : "</td><td>"));
+                sb_buf_reset(&line);
+                for (int i = 0; i <= 6; i++) {
+                    if (i)
+                        sb_buf_putc(&line, ',');
+                    if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
+                        sb_buf_printf(&line, "%.17g", sqlite3_column_double(st, i));
+                    else
+                        csv_field(&line, col_text(st, i));
                 }
+                sb_buf_putc(&line, '\n');
+                gz_add(&ps.ncu, sb_buf_str(&line), line.len);
+                nv++;
                 if (cur_step(c, &k[PROF], err) != SB_OK)
                     goto done;
             }
-            sb_buf_puts(&b, "</tbody></table>\n");
-        } else if (op) {
-            sb_buf_puts(&b, "<h2>Nsight Compute metrics</h2>\n<p class=\"empty\">No ncu profile "
-                            "attached to this run.</p>\n");
+            site_printf(b, " \xc2\xb7 <a href=\"%lld-ncu.csv.gz\" type=\"application/gzip\">ncu "
+                           "metrics</a> (%zu values)",
+                        ps.page, nv);
         }
-        sb_buf_puts(&b, "<div class=\"kv-grid\">");
-        if (at[CONF]) {
-            sb_buf_puts(&b, "<section><h2>Config and protocol</h2>\n");
-            kv_table(&b, "config", cs, NULL);
-            sb_buf_puts(&b, "</section>");
+        if (at[CEIL]) {
+            sb_buf_puts(b, " \xc2\xb7 ceilings:");
+            while (k[CEIL].row && k[CEIL].run_id == id) {
+                sqlite3_stmt *st = k[CEIL].st;
+                char v[32];
+                sb_fmt_sig3(sqlite3_column_double(st, 3), v, sizeof v);
+                sb_buf_putc(b, ' ');
+                site_esc(b, col_text(st, 1));
+                sb_buf_putc(b, ' ');
+                sb_buf_puts(b, v);
+                sb_buf_putc(b, ' ');
+                site_esc(b, col_text(st, 2));
+                if (cur_step(c, &k[CEIL], err) != SB_OK)
+                    goto done;
+            }
         }
-        if (at[PROV]) {
-            sb_buf_puts(&b, "<section><h2>Provenance</h2>\n");
-            kv_table(&b, "provenance", ps, NULL);
-            sb_buf_puts(&b, "</section>");
+        if (notes) {
+            sb_buf_puts(b, "<div class=\"notes\">");
+            size_t len = strlen(notes);
+            if (len > 300) {
+                char cut[304];
+                size_t m = 300;
+                while (m > 0 && ((unsigned char)notes[m] & 0xC0) == 0x80)
+                    m--; /* not inside a UTF-8 sequence */
+                memcpy(cut, notes, m);
+                memcpy(cut + m, "\xe2\x80\xa6", 4);
+                site_esc(b, cut);
+            } else {
+                site_esc(b, notes);
+            }
+            sb_buf_puts(b, "</div>");
         }
-        sb_buf_puts(&b, "<section><h2>Run</h2>\n");
-        kv_table(&b, "run", rs, run_skip);
-        sb_buf_puts(&b, "</section></div>\n");
-        char title[64];
-        snprintf(title, sizeof title, "run %lld", id);
-        site_run_path(rel, sizeof rel, id, "html");
-        if (site_page(c, rel, 2, "runs", title, &b, err) != SB_OK)
-            goto done;
+        sb_buf_puts(b, "</td></tr>\n");
         c->sum->runs++;
         if (cur_step(c, &k[RUNS], err) != SB_OK)
             goto done;
     }
-    if (empty_db)
-        sb_buf_puts(&l.b, "<tr><td colspan=\"12\" class=\"empty\">no runs stored</td></tr>\n");
-    if (list_end(c, &l, err) != SB_OK)
+    if (page_close(c, &ps, err) != SB_OK)
         goto done;
     rc = SB_OK;
 done:
+    if (ps.page >= 0) {
+        deflateEnd(&ps.raw.z);
+        deflateEnd(&ps.ncu.z);
+        sb_buf_free(&ps.raw.out);
+        sb_buf_free(&ps.ncu.out);
+    }
     for (int i = 0; i < NCUR; i++)
         sqlite3_finalize(k[i].st);
     free(samples);
-    sb_buf_free(&b);
-    sb_buf_free(&l.b);
+    sb_buf_free(&ps.b);
+    sb_buf_free(&line);
     return rc;
 }
 
@@ -636,7 +621,6 @@ typedef struct runs_job {
     site_ctx c;
     sb_site_summary sum;
     long long lo;
-    size_t first_page, pages;
     sb_error err;
     int rc;
 } runs_job;
@@ -644,7 +628,7 @@ typedef struct runs_job {
 static void *runs_main(void *arg)
 {
     runs_job *j = arg;
-    j->rc = runs_range(&j->c, j->lo, LLONG_MAX, j->first_page, j->pages, 0, &j->err);
+    j->rc = runs_range(&j->c, j->lo, LLONG_MAX, &j->err);
     return NULL;
 }
 
@@ -654,7 +638,6 @@ static void *runs_main(void *arg)
 int site_build_runs(site_ctx *c, sb_error *err)
 {
     long long total = 0, mid = LLONG_MAX;
-    size_t pages, split = 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(c->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
@@ -663,25 +646,22 @@ int site_build_runs(site_ctx *c, sb_error *err)
     }
     total = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    pages = total ? ((size_t)total + c->page_rows - 1) / c->page_rows : 1;
-    if (total >= SPLIT_MIN_RUNS && pages >= 2 && sqlite3_threadsafe()) {
-        /* the second half starts on a list page boundary */
-        split = pages / 2 + 1;
+    if (write_index(c, err) != SB_OK)
+        return SB_ERR;
+    if (total >= SPLIT_MIN_RUNS && sqlite3_threadsafe()) {
+        /* the second half starts on a page boundary */
         st = NULL;
         if (sqlite3_prepare_v2(c->db, "SELECT id FROM runs ORDER BY id LIMIT 1 OFFSET ?1", -1, &st,
-                               NULL) != SQLITE_OK) {
+                               NULL) != SQLITE_OK)
             return sb_error_set(err, c->o->db_path, NULL, "query failed: %s",
                                 sqlite3_errmsg(c->db));
-        }
-        sqlite3_bind_int64(st, 1, (long long)((split - 1) * c->page_rows));
+        sqlite3_bind_int64(st, 1, total / 2);
         if (sqlite3_step(st) == SQLITE_ROW)
-            mid = sqlite3_column_int64(st, 0);
-        else
-            split = 0;
+            mid = site_run_page(sqlite3_column_int64(st, 0)) * SITE_RUNS_PER_PAGE;
         sqlite3_finalize(st);
     }
-    if (!split)
-        return runs_range(c, LLONG_MIN, LLONG_MAX, 1, pages, total == 0, err);
+    if (mid == LLONG_MAX || mid <= 0)
+        return runs_range(c, LLONG_MIN, LLONG_MAX, err);
     runs_job *j = calloc(1, sizeof *j);
     if (!j)
         return sb_error_set(err, NULL, NULL, "out of memory");
@@ -690,8 +670,6 @@ int site_build_runs(site_ctx *c, sb_error *err)
         return SB_ERR;
     }
     j->lo = mid;
-    j->first_page = split;
-    j->pages = pages;
     pthread_t th;
     int e = pthread_create(&th, NULL, runs_main, j);
     if (e != 0) {
@@ -699,7 +677,7 @@ int site_build_runs(site_ctx *c, sb_error *err)
         free(j);
         return sb_error_set(err, NULL, NULL, "cannot start a thread: %s", strerror(e));
     }
-    int rc = runs_range(c, LLONG_MIN, mid, 1, pages, 0, err);
+    int rc = runs_range(c, LLONG_MIN, mid, err);
     pthread_join(th, NULL);
     site_ctx_release(c, &j->c);
     if (rc == SB_OK && j->rc != SB_OK) {
