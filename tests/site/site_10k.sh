@@ -1,8 +1,9 @@
 #!/bin/sh
 # site_10k.sh SOLBOOK SOURCE_DIR - `solbook site` over 10,000 synthetic runs
-# (perf/gen_site_db.py --markup): no page over 500 KB (run lists and
-# histories are paged, op pages hold one row per case), two builds
-# byte-identical, stored markup escaped everywhere, no network assets.
+# (perf/gen_site_db.py --markup): no page over 500 KB (runs go 100 to a
+# page, histories and case tables are paged), every run's raw JSON in the
+# gzip-compressed JSON Lines beside its page, two builds byte-identical,
+# stored markup escaped everywhere, no network assets.
 set -eu
 SOLBOOK=$1
 SRC=$2
@@ -16,9 +17,25 @@ python3 "$SRC/perf/gen_site_db.py" "$T/10k.db" 10000 --markup
 "$SOLBOOK" site --db "$T/10k.db" --out "$T/a" >"$T/out" || { cat "$T/out"; fail "solbook site"; }
 cat "$T/out"
 pages=$(find "$T/a" -name '*.html' | wc -l)
-runs=$(find "$T/a/runs" -name '*.json' | wc -l)
-[ "$runs" -eq 10003 ] || fail "expected 10003 raw JSON files, found $runs"
-echo "ok: $pages pages, $runs raw JSON files"
+files=$(find "$T/a" -type f | wc -l)
+python3 - "$T/10k.db" "$T/a/runs" <<'PY'
+import glob, gzip, os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+want = dict(db.execute("SELECT id, raw_json FROM runs"))
+got = {}
+for f in glob.glob(os.path.join(sys.argv[2], "*.jsonl.gz")):
+    page = int(os.path.basename(f).split(".")[0])
+    ids = [i for i in sorted(want) if i // 100 == page]
+    lines = gzip.open(f, "rt", encoding="utf-8").read().split("\n")
+    assert lines[-1] == "", f
+    assert len(lines) - 1 == len(ids), (f, len(lines), len(ids))
+    for i, line in zip(ids, lines):
+        got[i] = line
+assert got == want, "raw JSON lines differ from runs.raw_json"
+print("ok: raw JSON of all %d runs, byte for byte, in %d gzip JSON Lines files" % (len(got), len(glob.glob(os.path.join(sys.argv[2], "*.jsonl.gz")))))
+PY
+[ "$files" -le 5000 ] || fail "expected at most 5,000 files for 10,000 runs (no file per run), found $files"
+echo "ok: $pages pages, $files files"
 
 largest=$(find "$T/a" -type f -printf '%s %P\n' | sort -n | tail -n 1)
 size=${largest%% *}
@@ -42,9 +59,9 @@ fi
 grep -q 'http' "$T/a/assets/site.css" && fail "stylesheet references the network"
 echo "ok: no network assets"
 hist=$(find "$T/a/history" -name '*-p2.html' | wc -l)
-lists=$(find "$T/a/runs" -maxdepth 1 -name 'page-*.html' | wc -l)
-[ "$lists" -ge 49 ] || fail "expected paged run lists, found $lists extra pages"
-echo "ok: run list in $((lists + 1)) pages; $hist histories need a second page"
+lists=$(find "$T/a/runs" -maxdepth 1 -name '[0-9]*.html' | wc -l)
+[ "$lists" -eq 101 ] || fail "expected 101 run pages (ids 0 to 10003, 100 a page), found $lists"
+echo "ok: runs in $lists pages; $hist histories need a second page"
 
 # Error paths: one line naming the file and the problem, exit 2, nothing written.
 expect_err() { # NAME PATTERN CMD...
