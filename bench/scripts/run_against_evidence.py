@@ -13,10 +13,12 @@ one kind, and say so in the header. Figures for docs/, not a test.
 usage: run_against_evidence.py RUN EVIDENCE [--provider fused]
 """
 import argparse
-import glob
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import example_files  # noqa: E402 (results loose or in a folder's results.tar.gz)
 
 LAUNCH_PARAMS = ("bwd_layout", "fwd_plan", "row_layout", "elem_plan")
 
@@ -29,12 +31,11 @@ def case_key(c):
 def results(root, exclude=None):
     """(case key, provider) -> the passed result that finished last under root"""
     best = {}
-    for f in sorted(glob.glob(os.path.join(root, "**", "*.json"), recursive=True)):
+    for f, read in example_files.files(os.path.join(root, "**", "*.json")):
         if exclude and os.path.abspath(f).startswith(exclude + os.sep):
             continue
         try:
-            with open(f) as fh:
-                d = json.load(fh)
+            d = json.loads(read())
         except (OSError, ValueError):
             continue
         if not isinstance(d, dict) or d.get("schema") != "solbook.result.v1" or d.get("status") != "passed":
