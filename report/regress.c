@@ -79,37 +79,7 @@ static int load_samples(sqlite3 *db, walk_ctx *w, long long run_id, double **v, 
         *n = w->nlast;
         return SB_OK;
     }
-    if (!w->st && sqlite3_prepare_v2(db, "SELECT value_ms FROM samples WHERE run_id = ? ORDER BY rep, idx",
-                                     -1, &w->st, NULL) != SQLITE_OK)
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                            sqlite3_errmsg(db));
-    sqlite3_reset(w->st);
-    sqlite3_bind_int64(w->st, 1, run_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(w->st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            double *nv = realloc(*v, nc * sizeof *nv);
-            if (!nv) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            *v = nv;
-            cap = nc;
-        }
-        (*v)[(*n)++] = sqlite3_column_double(w->st, 0);
-    }
-    sqlite3_reset(w->st);
-    if (rc != SQLITE_DONE) {
-        free(*v);
-        *v = NULL;
-        *n = 0;
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
-                            "reading samples of run %lld failed: %s", run_id,
-                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
-    }
-    return SB_OK;
+    return sb_samples_load_reuse(db, &w->st, run_id, v, n, err);
 }
 
 /* Keeps a copy of run_id's samples for the next step. */

@@ -242,13 +242,23 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
 
 int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err)
 {
+    sqlite3_stmt *st = NULL;
+    int rc = sb_samples_load_reuse(db, &st, run_id, v, n, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_samples_load_reuse(sqlite3 *db, sqlite3_stmt **stp, long long run_id, double **v, size_t *n,
+                          sb_error *err)
+{
     *v = NULL;
     *n = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT value_ms FROM samples WHERE run_id = ? ORDER BY rep, idx",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (!*stp && sqlite3_prepare_v2(db, "SELECT value_ms FROM samples WHERE run_id = ? ORDER BY rep, idx",
+                                    -1, stp, NULL) != SQLITE_OK)
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
                             sqlite3_errmsg(db));
+    sqlite3_stmt *st = *stp;
+    sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, run_id);
     size_t cap = 0;
     int rc;
@@ -265,7 +275,7 @@ int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_err
         }
         (*v)[(*n)++] = sqlite3_column_double(st, 0);
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
         free(*v);
         *v = NULL;

@@ -80,6 +80,10 @@ void sb_results_free(sb_result_set *s);
 
 /* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
 int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err);
+/* The same with the statement kept in *st between calls (NULL at first;
+ * the caller finalizes it): for loading the samples of many runs. */
+int sb_samples_load_reuse(sqlite3 *db, sqlite3_stmt **st, long long run_id, double **v, size_t *n,
+                          sb_error *err);
 
 typedef struct sb_ceiling {
     char name[64];   /* bw.copy, gemm.fp16, ... */

@@ -379,24 +379,6 @@ static void td_num(sb_buf *b, double v)
     sb_buf_puts(b, "</td>");
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
-static void csv_field(sb_buf *b, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        sb_buf_puts(b, s);
-        return;
-    }
-    sb_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            sb_buf_putc(b, '"');
-        sb_buf_putc(b, *s);
-    }
-    sb_buf_putc(b, '"');
-}
-
 /* Run pages of runs with lo <= id < hi (lo and hi on page boundaries). */
 static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
 {
@@ -549,8 +531,8 @@ static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
                         sb_buf_putc(&line, ',');
                     if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
                         sb_buf_printf(&line, "%.17g", sqlite3_column_double(st, i));
-                    else
-                        csv_field(&line, col_text(st, i));
+                    else if (col_text(st, i))
+                        sb_buf_csv_field(&line, col_text(st, i));
                 }
                 sb_buf_putc(&line, '\n');
                 gz_add(&ps.ncu, sb_buf_str(&line), line.len);
