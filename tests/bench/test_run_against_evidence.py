@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -78,6 +79,16 @@ def main():
         ok(p.returncode == 2 and "nowhere: not a folder" in p.stderr, "a missing folder: exit 2 and its name")
         p = run(r, ev, "--provider", "liger")
         ok(p.returncode == 1 and "no passed liger result" in p.stderr, "no result of the provider: exit 1")
+        # the evidence's results packed in results.tar.gz (scripts/archive_superseded.py --pack)
+        # read as if loose: the same rows
+        before = run(r, ev).stdout
+        for folder in ("old1", "old2"):
+            d = os.path.join(ev, folder)
+            with tarfile.open(os.path.join(d, "results.tar.gz"), "w:gz") as t:
+                t.add(os.path.join(d, "a-fused.json"), arcname="a-fused.json")
+            os.remove(os.path.join(d, "a-fused.json"))
+        p = run(r, ev)
+        ok(p.returncode == 0 and p.stdout == before, "evidence packed in results.tar.gz gives the same rows")
     print("%d checks passed" % check.passed)
 
 
