@@ -77,7 +77,9 @@ static const char *const SQL[ST_COUNT] = {
                     "median_step_ms, peak_device_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?",
     [ST_PROF_DELETE] = "DELETE FROM profiler_metrics WHERE run_id = ?",
-    [ST_PROF_MARK] = "UPDATE configs SET profiler = coalesce(profiler, 'ncu') WHERE run_id = ?",
+    [ST_PROF_MARK] = "UPDATE configs SET profiler = coalesce(profiler, 'ncu') WHERE run_id = ?1 AND "
+                     "(SELECT sample_count FROM metrics WHERE run_id = ?1) <= "
+                     "(SELECT count(DISTINCT kernel_index) FROM profiler_metrics WHERE run_id = ?1)",
     [ST_PROF_INSERT] = "INSERT INTO profiler_metrics (run_id, kernel_index, kernel_name, metric, "
                        "unit, value, source_path) VALUES (?,?,?,?,?,?,?)",
     [ST_SAVEPOINT] = "SAVEPOINT sb_unit",
@@ -852,11 +854,6 @@ static int attach_profile(sb_ingest *ing, long long run_id, sb_ncu_profile *p, c
     sqlite3_bind_int64(ing->st[ST_PROF_DELETE], 1, run_id);
     if (step(ing, ST_PROF_DELETE, csv_path, err) != SB_OK)
         goto end;
-    /* ncu_profile.sh writes NAME.ncu.csv beside the NAME.json it ran under
-     * Nsight Compute: the run's timings are the profiler's. */
-    sqlite3_bind_int64(ing->st[ST_PROF_MARK], 1, run_id);
-    if (step(ing, ST_PROF_MARK, csv_path, err) != SB_OK)
-        goto end;
     st = ing->st[ST_PROF_INSERT];
     for (size_t i = 0; i < p->n_values; i++) {
         const sb_ncu_value *v = &p->values[i];
@@ -873,6 +870,14 @@ static int attach_profile(sb_ingest *ing, long long run_id, sb_ncu_profile *p, c
         if (step(ing, ST_PROF_INSERT, csv_path, err) != SB_OK)
             goto end;
     }
+    /* A profile with at least as many launches as the run has samples: every
+     * timed launch ran under Nsight Compute (ncu_profile.sh writes
+     * NAME.ncu.csv beside the NAME.json it ran so), so the run's timings are
+     * the profiler's. A profile of a separate profiling run attached to a
+     * timed run leaves it a timing. */
+    sqlite3_bind_int64(ing->st[ST_PROF_MARK], 1, run_id);
+    if (step(ing, ST_PROF_MARK, csv_path, err) != SB_OK)
+        goto end;
     ok = 1;
     if (rows)
         *rows = (long)p->n_values;

@@ -14,17 +14,20 @@ UPDATE configs SET case_key = op || '|' || mode || '|' || dtype || '|' || shape_
 -- serialises every kernel, so its timings are several times the plain
 -- ones). NULL: none. Such runs keep their metrics and profiler_metrics but
 -- never count as timings (tables, geomeans, regressions, compare).
--- Recognised in stored runs by the producer's protocol.profiler, by an
--- Nsight Compute profile attached from the same run (ncu_profile.sh writes
--- NAME.ncu.csv beside the NAME.json it ran under ncu), and by the presets
--- named for it (suite ending in -ncu).
+-- Recognised in stored runs by the producer's protocol.profiler, by the
+-- presets named for it (suite ending in -ncu), and by an attached Nsight
+-- Compute profile that holds at least as many profiled launches as the run
+-- has samples (every timed launch ran under ncu: ncu_profile.sh's runs). A
+-- profile of a separate profiling run attached to a timed run (the GEMM
+-- spec's 250 samples beside a 3-launch profile) leaves it a timing.
 ALTER TABLE configs ADD COLUMN profiler TEXT;
 UPDATE configs SET profiler = coalesce(
         (SELECT json_extract(r.raw_json, '$.protocol.profiler') FROM runs r WHERE r.id = configs.run_id),
         'ncu')
  WHERE suite LIKE '%-ncu'
-    OR run_id IN (SELECT DISTINCT run_id FROM profiler_metrics)
-    OR (SELECT json_extract(r.raw_json, '$.protocol.profiler') FROM runs r WHERE r.id = configs.run_id) IS NOT NULL;
+    OR (SELECT json_extract(r.raw_json, '$.protocol.profiler') FROM runs r WHERE r.id = configs.run_id) IS NOT NULL
+    OR (SELECT m.sample_count FROM metrics m WHERE m.run_id = configs.run_id)
+       <= (SELECT count(DISTINCT kernel_index) FROM profiler_metrics pm WHERE pm.run_id = configs.run_id);
 
 -- The branch a run's commit was on, when the producer or the importer
 -- (ingest --commit SHA --branch B) said so.

@@ -332,7 +332,10 @@ static void test_case_identity_migration(void **state)
         "  'adhoc|rmsnorm|fwd|bf16|M=1,N=2|{\"eps\":1e-06}', 'cuda-event', 'warm'),"
         " (4, 'adhoc', 'rmsnorm', 'fwd', 'fused', 'cuda', 'bf16', 'M=1,N=2', '{}', '{\"eps\":1e-06}',"
         "  'adhoc|rmsnorm|fwd|bf16|M=1,N=2|{\"eps\":1e-06}', 'cuda-event', 'warm');"
-        "INSERT INTO profiler_metrics VALUES (3, 0, 'k', 'gpu__time_duration.sum', 'ns', 1.0, 'c.ncu.csv');";
+        "INSERT INTO profiler_metrics VALUES (3, 0, 'k', 'gpu__time_duration.sum', 'ns', 1.0, 'c.ncu.csv'),"
+        " (2, 0, 'k', 'gpu__time_duration.sum', 'ns', 1.0, 'b.ncu.csv');"
+        /* run 3: one sample, profiled; run 2: 250 samples beside a separate profile */
+        "INSERT INTO metrics (run_id, sample_count) VALUES (2, 250), (3, 1);";
     assert_int_equal(sb_db_exec(db, rows, &e), SB_OK);
     sb_db_close(db);
     assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);

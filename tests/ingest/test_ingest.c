@@ -291,6 +291,28 @@ static void test_case_identity_and_profiler(void **state)
     assert_string_equal(t, "- - ncu nsys");
     /* Everything of a profiled run is kept. */
     assert_int_equal(q_int(f, "SELECT count(*) FROM samples s JOIN configs c USING (run_id) WHERE c.profiler = 'nsys'"), 15);
+    /* One sample, and a profile of two launches beside it: every timed
+     * launch ran under ncu (ncu_profile.sh's runs), so the run is marked. */
+    doc = json_load_file(path, 0, &je);
+    cfg = json_object_get(doc, "config");
+    proto = json_object_get(doc, "protocol");
+    json_t *timing = json_object_get(doc, "timing");
+    json_object_set_new(cfg, "suite", json_string("adhoc"));
+    json_object_set_new(proto, "iters", json_integer(1));
+    json_object_set_new(proto, "repeats", json_integer(1));
+    json_object_set_new(timing, "samples", json_pack("[[f]]", 0.25));
+    json_object_set_new(json_object_get(timing, "stats"), "count", json_integer(1));
+    json_object_set_new(json_object_get(timing, "stats"), "repeat_median_rel_spread", json_null());
+    assert_int_equal(sb_ingest_document(f->ing, doc, "one.json", "solbook", &id, &dup, &e), SB_OK);
+    json_decref(doc);
+    char csv[1024];
+    data(csv, sizeof csv, "ncu/two_kernels.csv");
+    long rows = 0;
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, &rows, &e), SB_OK);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT profiler FROM configs WHERE run_id = %lld", id);
+    q_text(f, sql, t, sizeof t);
+    assert_string_equal(t, "ncu");
 }
 
 static void test_failed_skipped_training_calibration(void **state)
@@ -342,10 +364,9 @@ static void test_ncu_attach(void **state)
     if (sb_ingest_attach_ncu(f->ing, id, csv, &rows, &e) != SB_OK)
         fail_msg("%s: %s: %s", e.file, e.where, e.msg);
     assert_int_equal(rows, 14);
-    /* The profile came from the run: its timings are the profiler's. */
-    char prof[64];
-    q_text(f, "SELECT profiler FROM configs", prof, sizeof prof);
-    assert_string_equal(prof, "ncu");
+    /* Two profiled launches beside 15 samples: a separate profiling run's
+     * profile; the run stays a timing. */
+    assert_int_equal(q_int(f, "SELECT profiler IS NULL FROM configs"), 1);
     assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
     assert_int_equal(q_int(f, "SELECT count(DISTINCT kernel_index) FROM profiler_metrics"), 2);
     assert_float_equal(q_real(f, "SELECT value FROM profiler_metrics WHERE kernel_index = 0 AND metric = 'gpu__time_duration.sum'"), 1204.32, 1e-9);
