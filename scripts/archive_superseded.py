@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """archive_superseded.py - keeps examples/<arch>/kernels-full/ small: a result
-that a later run of the same case and provider replaced (the rule
-scripts/evidence_summary.py reads them by: the one that finished last) is
-moved into its folder's superseded.tar.gz, and a folder left with no current
-result becomes <folder>.tar.gz. With --pack, the current results of each
+that a later run of the same case and provider replaced (the current one is
+the one that finished last) is moved into its folder's superseded.tar.gz,
+and a folder left with no current result becomes <folder>.tar.gz. With --pack, the current results of each
 folder go into its results.tar.gz too (scripts/example_files.py reads them
 there as if loose), so no result file stays loose. Nothing is deleted: the
 tarballs hold every file as it was, and solbook ingest reads all of them
@@ -61,8 +60,7 @@ def main():
     for base in sorted(glob.glob(os.path.join(TOP, "examples", "*", "kernels-full"))):
         base = os.path.normpath(base)
         files = []
-        # every result under kernels-full/, loose or packed, in sorted order,
-        # as evidence_summary.py reads them
+        # every result under kernels-full/, loose or packed, in sorted order
         for f, read in example_files.files(os.path.join(base, "**", "*.json")):
             if os.sep not in os.path.relpath(f, base):
                 continue  # results live in a run's folder; none sits at the top
