@@ -200,9 +200,8 @@ void sb_history_svg(const sb_result *const *runs, size_t n, const sb_rg_order *o
             const char *mark = st && st->verdict == SB_RG_REGRESSION    ? "regression"
                                : st && st->verdict == SB_RG_IMPROVEMENT ? "improvement"
                                                                         : NULL;
-            snprintf(tip, sizeof tip, "%s at %.10s: median %s ms (p20 %s, p80 %s), run %lld%s%s%s",
-                     r->provider, r->git_sha, med, p20, p80, r->run_id, mark ? "; " : "",
-                     mark ? mark : "", mark && st->old_run ? " against the commit before" : "");
+            snprintf(tip, sizeof tip, "%s %.7s: %s ms (%s-%s), run %lld%s%s", r->provider,
+                     r->git_sha, med, p20, p80, r->run_id, mark ? ", " : "", mark ? mark : "");
             sb_svg_point(out, x, y, 3, col, "point", tip);
             if (mark) {
                 int up = st->verdict == SB_RG_REGRESSION;
