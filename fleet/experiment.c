@@ -234,10 +234,12 @@ static int fill(exp_owner *o, const char *const *known_archs, sb_error *err)
                 if (check_placeholders(s, COMMAND_PLACEHOLDERS, bad, sizeof bad))
                     return sb_error_set(err, path, ptr, "%s is not a placeholder of a command "
                                         "(known: {out} {arch} {experiment} {case} {gpus})", bad);
-                if (k == 0 && strcmp(s, "solbench") != 0 && strcmp(s, "solbench-spread") != 0)
+                if (k == 0 && strcmp(s, "solbench") != 0 && strcmp(s, "solbench-spread") != 0 &&
+                    strcmp(s, "llama-fsdp") != 0)
                     return sb_error_set(err, path, ptr,
-                                        "a case runs solbench or solbench-spread, not %s (the programs are "
-                                        "taken from $SOLBENCH and $SOLBENCH_SPREAD)", s);
+                                        "a case runs solbench, solbench-spread or llama-fsdp, not %s (the "
+                                        "programs are taken from $SOLBENCH, $SOLBENCH_SPREAD and $LLAMA_FSDP)",
+                                        s);
                 if (k == 0 && x->profile && strcmp(s, "solbench") != 0)
                     return sb_error_set(err, path, ptr, "a profile case runs solbench itself under ncu, not %s", s);
                 o->words[w++] = s;

@@ -7,7 +7,7 @@
  * runs), what each case writes under the run's output directory, and the
  * gate or report that reads the results. Loading validates the file
  * against the schema and then checks what a schema cannot say (unique case
- * ids, known archs, placeholders, the solbench program, profile cases that
+ * ids, known archs, placeholders, the programs, profile cases that
  * write one result), naming the file and the JSON pointer of the problem.
  */
 #ifndef SOLBOOK_FLEET_EXPERIMENT_H
@@ -34,7 +34,8 @@ typedef struct sb_exp_arch {
 } sb_exp_arch;
 
 typedef struct sb_exp_command {
-    const char *const *argv;   /* argc words, argv[0] "solbench" or "solbench-spread"; placeholders unreplaced */
+    const char *const *argv;   /* argc words, argv[0] "solbench", "solbench-spread" or "llama-fsdp"
+                                  (bench/train/run_llama_fsdp.sh); placeholders unreplaced */
     size_t argc;
 } sb_exp_command;
 

@@ -168,6 +168,26 @@ static void put_metrics(sb_buf *t, const sb_exp_ncu *n)
         sb_buf_printf(t, "%s%s", i ? "," : "", n->metrics[i]);
 }
 
+/* The script variable that names a case's program (the first word of
+ * its command): the scheduler's environment may point it elsewhere. */
+static const char *program_variable(const char *program)
+{
+    if (strcmp(program, "solbench-spread") == 0)
+        return "\"$SOLBENCH_SPREAD\"";
+    if (strcmp(program, "llama-fsdp") == 0)
+        return "\"$LLAMA_FSDP\"";
+    return "\"$SOLBENCH\"";
+}
+
+static int uses_program(const sb_experiment *e, const char *program)
+{
+    for (size_t i = 0; i < e->n_cases; i++)
+        for (size_t k = 0; k < e->cases[i].n_commands; k++)
+            if (strcmp(e->cases[i].commands[k].argv[0], program) == 0)
+                return 1;
+    return 0;
+}
+
 static void put_comment(sb_buf *t, const char *text)
 {
     for (const char *p = text; *p; p++)
@@ -308,6 +328,8 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
     sb_buf_puts(&t, "set -euo pipefail\n");
     sb_buf_puts(&t, "export SOLBENCH=${SOLBENCH:-solbench}\n");
     sb_buf_puts(&t, "SOLBENCH_SPREAD=${SOLBENCH_SPREAD:-solbench-spread}\n");
+    if (uses_program(e, "llama-fsdp"))
+        sb_buf_puts(&t, "LLAMA_FSDP=${LLAMA_FSDP:-run_llama_fsdp.sh}\n");
     sb_buf_puts(&t, "EXPERIMENT=");
     put_quoted(&t, e->name);
     sb_buf_puts(&t, "\nARCH=");
@@ -364,7 +386,7 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
                 put_script_word(&t, sb_exp_case_result_out(c));
                 sb_buf_puts(&t, " ");
             }
-            sb_buf_puts(&t, strcmp(cmd->argv[0], "solbench-spread") == 0 ? "\"$SOLBENCH_SPREAD\"" : "\"$SOLBENCH\"");
+            sb_buf_puts(&t, program_variable(cmd->argv[0]));
             for (size_t w = 1; w < cmd->argc; w++) {
                 sb_buf_puts(&t, " ");
                 put_script_word(&t, cmd->argv[w]);

@@ -69,15 +69,26 @@ static int teardown(void **state)
 static void test_shipped_experiments(void **state)
 {
     world *w = *state;
-    const char *want[] = {"gemm-spec", "gemm-sweep", "liger-perkernel", "memory-bound", "roofline-calibration"};
-    assert_int_equal(w->set.n, 5);
-    for (size_t i = 0; i < 5; i++) {
+    const char *want[] = {"gemm-spec", "gemm-sweep", "liger-fsdp", "liger-perkernel", "memory-bound",
+                          "roofline-calibration"};
+    assert_int_equal(w->set.n, 6);
+    for (size_t i = 0; i < 6; i++) {
         const sb_experiment *e = sb_experiment_set_find(&w->set, want[i]);
         assert_non_null(e);
         assert_string_equal(w->set.v[i]->name, want[i]); /* sorted */
         for (const char *arch = "a100"; arch; arch = strcmp(arch, "a100") == 0 ? "h100"
                                                    : strcmp(arch, "h100") == 0 ? "h200" : NULL)
             assert_non_null(sb_experiment_arch(e, arch));
+    }
+    /* liger-fsdp: world sizes 4 and 8 on one 8-GPU node, baseline then liger */
+    const sb_experiment *fsdp = sb_experiment_set_find(&w->set, "liger-fsdp");
+    assert_string_equal(fsdp->gate_name, "report-training");
+    assert_int_equal(fsdp->n_cases, 2);
+    assert_int_equal(sb_experiment_arch(fsdp, "h100")->gpus, 8);
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(fsdp->cases[i].n_commands, 2);
+        assert_string_equal(fsdp->cases[i].commands[0].argv[0], "llama-fsdp");
+        assert_string_equal(fsdp->cases[i].commands[0].argv[1], i == 0 ? "4" : "8");
     }
     const sb_experiment *spec = sb_experiment_set_find(&w->set, "gemm-spec");
     assert_string_equal(spec->gate_name, "validate-results");
@@ -155,7 +166,7 @@ static void test_bad_experiments(void **state)
         {"name-mismatch.json", "/name", "name the file other-name.json"},
         {"unknown-arch.json", "/archs/b200", "arch b200 is not in db/skus.csv"},
         {"bad-placeholder.json", "/cases/0/commands/0/5", "{outdir} is not a placeholder"},
-        {"not-solbench.json", "/cases/0/commands/0/0", "a case runs solbench or solbench-spread, not python3"},
+        {"not-solbench.json", "/cases/0/commands/0/0", "a case runs solbench, solbench-spread or llama-fsdp, not python3"},
         {"zero-gpus.json", "/archs/h100/gpus", "minimum"},
         {"profile-without-json-out.json", "/cases/0/commands/0", "a profile case needs --out NAME.json"},
         {"duplicate-case.json", "/cases/1/id", "case id one is used twice"},

@@ -38,9 +38,10 @@ lines() { # lines FILE N
 
 # --- experiments list / explain
 expect 0 list "$SOLBOOK" experiments list
-lines list.out 6
+lines list.out 7
 has list.out "gemm-spec             a100,h100,h200   validate-results  The frozen GEMM reference"
 has list.out "liger-perkernel       a100,h100,h200   report-geomean"
+has list.out "liger-fsdp            a100,h100,h200   report-training"
 has list.out "roofline-calibration  a100,h100,h200   report-roofline"
 
 expect 0 explain "$SOLBOOK" experiments explain gemm-spec --arch h100
@@ -62,7 +63,7 @@ has explain2.out '  $ solbook report roofline --sku h200-nvl-141gb'
 
 expect 2 unknown-name "$SOLBOOK" experiments explain gemm-speck --arch h100
 lines unknown-name.err 1
-has unknown-name.err "solbook: no experiment gemm-speck (known: gemm-spec gemm-sweep liger-perkernel memory-bound roofline-calibration)"
+has unknown-name.err "solbook: no experiment gemm-speck (known: gemm-spec gemm-sweep liger-fsdp liger-perkernel memory-bound roofline-calibration)"
 expect 2 unknown-arch "$SOLBOOK" experiments explain gemm-spec --arch b200
 lines unknown-arch.err 1
 has unknown-arch.err "solbook: --arch b200: not an arch of db/skus.csv (a100, h100, h200)"
@@ -158,6 +159,21 @@ if grep -q '"state":"failed"' "$tmp"/run/.superseded/perkernel-*/solbook-task.js
   ok "the failed attempt was moved to .superseded"; else bad ".superseded lacks the failed attempt"; fi
 if SLURM_ARRAY_TASK_ID=7 SOLBENCH=true bash "$tmp/slurm-local.sh" >/dev/null 2>"$tmp/case7.err"; then
   bad "array task 7 of a 1-case array succeeded"; else has case7.err "has no case 7 (cases 0-0)"; fi
+
+# --- the training experiment: its program comes from $LLAMA_FSDP; the liger
+# run of a case reads the baseline run the case wrote just before it
+expect 0 slurm-fsdp "$SOLBOOK" submit liger-fsdp --arch h100 --engine slurm --print --run-id r2
+if bash -n "$tmp/slurm-fsdp.out"; then ok "liger-fsdp script passes bash -n"; else bad "liger-fsdp script fails bash -n"; fi
+has slurm-fsdp.out 'LLAMA_FSDP=${LLAMA_FSDP:-run_llama_fsdp.sh}'
+has slurm-fsdp.out '#SBATCH --gres=gpu:8'
+printf '#!/usr/bin/env bash\necho "$*" >>"$LLAMA_LOG"\n' >"$tmp/fake-llama"
+chmod +x "$tmp/fake-llama"
+sed 's|^OUT=.*|OUT='"$tmp"'/fsdp|' "$tmp/slurm-fsdp.out" >"$tmp/slurm-fsdp-local.sh"
+if SLURM_ARRAY_TASK_ID=1 LLAMA_FSDP="$tmp/fake-llama" LLAMA_LOG="$tmp/fsdp-ran" bash "$tmp/slurm-fsdp-local.sh" >/dev/null &&
+  [[ $(wc -l <"$tmp/fsdp-ran") == 2 ]] &&
+  head -1 "$tmp/fsdp-ran" | grep -qF -- "8 --preset llama3-8b --seq-len 2048 --micro-batch 1 --warmup-steps 3 --steps 20 --liger-mode baseline --out $tmp/fsdp/ws8/llama3-8b-baseline.json" &&
+  tail -1 "$tmp/fsdp-ran" | grep -qF -- "--liger-mode liger --check-against $tmp/fsdp/ws8/llama3-8b-baseline.json --out $tmp/fsdp/ws8/llama3-8b-liger.json"; then
+  ok "liger-fsdp task 1 ran baseline then liger at world size 8 through LLAMA_FSDP"; else bad "liger-fsdp task 1 did not run as rendered"; cat "$tmp/fsdp-ran"; fi
 
 # --- submitting without kubectl / sbatch: one line, exit 2
 mkdir -p "$tmp/bin"
