@@ -1,4 +1,4 @@
-/* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|regressions|roofline`. */
+/* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|regressions|roofline|training`. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 #include "results.h"
 #include "sku.h"
 #include "strbuf.h"
+#include "training.h"
 #include "weekly.h"
 
 static void usage(FILE *f)
@@ -35,6 +36,7 @@ static void usage(FILE *f)
             "                                  [--min-effect 0.03] [--history] [--format md|json]\n"
             "                                  [--out FILE]\n"
             "       solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]\n"
+            "       solbook report training [--db FILE] [--out FILE.md]\n"
             "\n"
             "geomean      speedup of every provider over a baseline, per op x mode x dtype x SKU,\n"
             "             and a cross-arch table (newest run per case; failed cases counted)\n"
@@ -49,6 +51,8 @@ static void usage(FILE *f)
             "             measured); --history: every commit against the one before it; exits 1\n"
             "             when a case regressed at its newest commit\n"
             "roofline     the roofline SVG of one SKU\n"
+            "training     end-to-end training runs, patched against baseline, beside the op-level\n"
+            "             speedups of the same kernels (with --out, training-tokens.svg beside it)\n"
             "\n"
             "--db defaults to $SOLBOOK_DB or ./solbook.db. Speedups are over huggingface, then\n"
             "torch-compile and liger where an op has passing runs of them (an op with none of\n"
@@ -482,6 +486,37 @@ done:
     return rc;
 }
 
+static int run_training(const opts *o)
+{
+    sqlite3 *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    char dir[4096] = ".";
+    if (o->out) {
+        const char *slash = strrchr(o->out, '/');
+        if (slash && (size_t)(slash - o->out) < sizeof dir)
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
+    }
+    sb_training_opts to = {0};
+    to.plot_dir = o->out ? dir : NULL;
+    sb_training_summary sum;
+    sb_buf b = SB_BUF_INIT;
+    int rc = 2;
+    if (sb_training_render_md(db, &to, &b, &sum, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+    } else {
+        rc = emit(o, &b);
+        if (rc == 0 && o->out)
+            printf("%s: %zu training runs, %zu compared with a baseline%s\n", o->out, sum.runs, sum.pairs,
+                   sum.plot_written ? ", plot training-tokens.svg" : "");
+    }
+    sb_buf_free(&b);
+    sqlite3_close(db);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     if (argc < 2) {
@@ -507,6 +542,7 @@ int cmd_report(int argc, char **argv)
     static const char *const regress_opts[] = {"db", "suite", "op", "alpha", "min-effect",
                                                "history", "format", "out", NULL};
     static const char *const roofline_opts[] = {"db", "sku", "suite", "op", "out", NULL};
+    static const char *const training_opts[] = {"db", "out", NULL};
     if (strcmp(sub, "geomean") == 0)
         return check_allowed(&o, sub, geomean_opts) ? 2 : run_geomean(&o);
     if (strcmp(sub, "weekly") == 0)
@@ -521,7 +557,9 @@ int cmd_report(int argc, char **argv)
         return check_allowed(&o, sub, table_opts) ? 2 : run_table(&o);
     if (strcmp(sub, "roofline") == 0)
         return check_allowed(&o, sub, roofline_opts) ? 2 : run_roofline(&o);
-    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, evidence, regressions, roofline)\n",
+    if (strcmp(sub, "training") == 0)
+        return check_allowed(&o, sub, training_opts) ? 2 : run_training(&o);
+    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, evidence, regressions, roofline, training)\n",
             sub);
     return 2;
 }

@@ -340,7 +340,8 @@ static void training_free_one(sb_training *t)
 {
     char **strs[] = {&t->status, &t->model_name, &t->dtype, &t->strategy, &t->patch_name,
                      &t->sku, &t->arch, &t->gpu_name, &t->git_sha, &t->driver, &t->cuda,
-                     &t->finished_at, &t->source_path};
+                     &t->finished_at, &t->source_path, &t->reason, &t->patch_kernels_json,
+                     &t->scope, &t->mode, &t->peaks_json};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -366,9 +367,17 @@ int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
         "SELECT r.id, r.status, t.model_name, t.dtype, t.strategy, t.patch_name, p.sku, p.arch,"
         " p.gpu_name, p.git_sha, p.driver_version, p.cuda_runtime_version, p.finished_at,"
         " r.source_path, t.seq_len, t.micro_batch_size, t.world_size, t.tokens_per_s,"
-        " t.median_step_ms"
+        " t.median_step_ms, r.reason, t.patch_kernels_json,"
+        " coalesce(json_extract(r.raw_json, '$.workload.scope'), 'model'),"
+        " coalesce(json_extract(r.raw_json, '$.workload.mode'), 'train-step'),"
+        " json_extract(r.raw_json, '$.memory.peak_device_bytes_per_rank'), t.peak_device_bytes,"
+        " json_extract(r.raw_json, '$.timing.stats.p20'), json_extract(r.raw_json, '$.timing.stats.p80'),"
+        " json_extract(r.raw_json, '$.loss.check.max_abs_diff'),"
+        " json_extract(r.raw_json, '$.loss.check.passed'),"
+        " json_extract(r.raw_json, '$.parallelism.gradient_checkpointing')"
         " FROM runs r JOIN training t ON t.run_id = r.id JOIN provenance p ON p.run_id = r.id"
-        " ORDER BY t.model_name, p.sku, t.patch_name, p.finished_at, r.id";
+        " ORDER BY t.model_name, p.sku, t.world_size, t.seq_len, t.micro_batch_size, t.patch_name,"
+        " p.finished_at, r.id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
                             sqlite3_errmsg(db));
@@ -397,6 +406,17 @@ int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
         t.world_size = col_int(st, i++);
         t.tokens_per_s = col_real(st, i++);
         t.median_step_ms = col_real(st, i++);
+        t.reason = col_str_or_null(st, i++);
+        t.patch_kernels_json = col_str(st, i++);
+        t.scope = col_str(st, i++);
+        t.mode = col_str(st, i++);
+        t.peaks_json = col_str_or_null(st, i++);
+        t.peak_device_bytes = col_int(st, i++);
+        t.p20_ms = col_real(st, i++);
+        t.p80_ms = col_real(st, i++);
+        t.loss_max_abs_diff = col_real(st, i++);
+        t.loss_gate = (int)col_int(st, i++);
+        t.checkpointing = (int)col_int(st, i++);
         if (!t.finished_at || sb_rfc3339_parse(t.finished_at, &t.finished_epoch) != 0)
             t.finished_epoch = LLONG_MIN;
         if (has_range && (t.finished_epoch == LLONG_MIN || t.finished_epoch < from ||

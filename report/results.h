@@ -100,8 +100,17 @@ typedef struct sb_training {
     long long run_id;
     char *status, *model_name, *dtype, *strategy, *patch_name, *sku, *arch, *gpu_name, *git_sha,
         *driver, *cuda, *finished_at, *source_path;
+    char *reason;              /* NULL when none */
+    char *patch_kernels_json;  /* canonical JSON array */
+    char *scope, *mode;        /* workload; "model" / "train-step" when the file has none */
+    char *peaks_json;          /* memory.peak_device_bytes_per_rank as JSON, NULL when absent */
     long long seq_len, micro_batch_size, world_size, finished_epoch;
+    long long peak_device_bytes;  /* -1 when NULL */
     double tokens_per_s, median_step_ms;
+    double p20_ms, p80_ms;     /* timing.stats; NAN when absent */
+    double loss_max_abs_diff;  /* loss.check.max_abs_diff; NAN when absent */
+    int loss_gate;             /* loss.check.passed: 1, 0, or -1 when the run has no gate */
+    int checkpointing;         /* parallelism.gradient_checkpointing: 1, 0, -1 unknown */
 } sb_training;
 
 typedef struct sb_training_set {
@@ -109,7 +118,9 @@ typedef struct sb_training_set {
     size_t n;
 } sb_training_set;
 
-/* Training runs (any status), in the window when has_range. */
+/* Training runs (any status), in the window when has_range, ordered by
+ * model, SKU, world size, sequence length, micro batch, patch, finish time
+ * and run id. */
 int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
                      sb_training_set *out, sb_error *err);
 void sb_training_free(sb_training_set *s);

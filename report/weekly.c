@@ -20,6 +20,7 @@
 #include "repro.h"
 #include "results.h"
 #include "template.h"
+#include "training.h"
 
 int sb_markdown_to_html(const char *md, size_t len, char **html, sb_error *err)
 {
@@ -496,30 +497,19 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     sb_rg_render_md(&rg, &o->rg, &tmp);
     sb_tpl_set_str(ad, "regressions_md", sb_buf_str(&tmp));
 
-    /* training (end-to-end): appendix, counted in the writeup */
+    /* training (end-to-end): report/training.c, in the appendix; counted
+     * in the writeup */
     {
-        json_t *rows = json_array();
-        for (size_t i = 0; i < tr.n; i++) {
-            const sb_training *t = &tr.v[i];
-            json_t *r = json_object();
-            sb_tpl_set_str(r, "model", t->model_name);
-            sb_tpl_set_str(r, "sku", t->sku);
-            sb_tpl_set_str(r, "patch", t->patch_name);
-            sb_tpl_set_str(r, "strategy", t->strategy);
-            sb_tpl_set_str(r, "dtype", t->dtype);
-            sb_tpl_set_str(r, "status", t->status);
-            sb_tpl_set_str(r, "git_sha", t->git_sha);
-            json_object_set_new(r, "seq_len", json_integer(t->seq_len));
-            json_object_set_new(r, "micro_batch_size", json_integer(t->micro_batch_size));
-            json_object_set_new(r, "world_size", json_integer(t->world_size));
-            int ok = strcmp(t->status, "passed") == 0;
-            sb_tpl_set_num(r, "tokens_per_s", "%.0f", ok ? t->tokens_per_s : NAN);
-            sb_tpl_set_num(r, "median_step_ms", "%.2f", ok ? t->median_step_ms : NAN);
-            json_object_set_new(r, "run_id", json_integer(t->run_id));
-            json_array_append_new(rows, r);
-        }
-        json_object_set_new(ad, "training", rows);
-        json_object_set_new(ad, "has_training", json_boolean(tr.n > 0));
+        sb_training_opts to = {1, start, end, o->out_dir, NULL};
+        char tname[64];
+        snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
+        to.plot_name = tname;
+        sb_training_summary ts;
+        sb_buf_reset(&tmp);
+        if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)
+            goto done;
+        sb_tpl_set_str(ad, "training_md", sb_buf_str(&tmp));
+        sum->plots += (size_t)ts.plot_written;
     }
 
     /* commands per op group: appendix; the database is named by its file

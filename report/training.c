@@ -1,0 +1,329 @@
+/* training.c - the end-to-end training section (training.h). */
+#include "training.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geomean.h"
+#include "json_file.h"
+#include "results.h"
+#include "svg.h"
+#include "template.h"
+
+/* The op-level rows set beside a patch: the patch provider against this
+ * baseline, forward and backward together, as a training step runs them. */
+#define OP_BASELINE "huggingface"
+#define OP_MODE "full"
+
+/* Runs compared with each other: same model, workload, shape of the step,
+ * spread and card. */
+static int same_experiment(const sb_training *a, const sb_training *b)
+{
+    return strcmp(a->model_name, b->model_name) == 0 && strcmp(a->scope, b->scope) == 0 && strcmp(a->mode, b->mode) == 0 &&
+           strcmp(a->dtype, b->dtype) == 0 && strcmp(a->strategy, b->strategy) == 0 &&
+           strcmp(a->sku, b->sku) == 0 && a->seq_len == b->seq_len && a->micro_batch_size == b->micro_batch_size &&
+           a->world_size == b->world_size;
+}
+
+static int usable(const sb_training *t)
+{
+    return strcmp(t->status, "passed") == 0 && t->median_step_ms > 0 && t->tokens_per_s > 0;
+}
+
+static int newer(const sb_training *a, const sb_training *b)
+{
+    if (a->finished_epoch != b->finished_epoch)
+        return a->finished_epoch > b->finished_epoch;
+    return a->run_id > b->run_id;
+}
+
+/* The newest passing run of the experiment of t with patch name `patch`. */
+static const sb_training *newest(const sb_training_set *r, const sb_training *t, const char *patch)
+{
+    const sb_training *best = NULL;
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_training *c = &r->v[i];
+        if (usable(c) && strcmp(c->patch_name, patch) == 0 && same_experiment(c, t) && (!best || newer(c, best)))
+            best = c;
+    }
+    return best;
+}
+
+static double peak_max_gb(const sb_training *t)
+{
+    double best = t->peak_device_bytes >= 0 ? (double)t->peak_device_bytes : NAN;
+    if (t->peaks_json) {
+        json_t *a = json_loads(t->peaks_json, 0, NULL);
+        size_t i;
+        json_t *v;
+        json_array_foreach(a, i, v)
+        {
+            if (json_is_integer(v) && (isnan(best) || (double)json_integer_value(v) > best))
+                best = (double)json_integer_value(v);
+        }
+        json_decref(a);
+    }
+    return best / 1e9;
+}
+
+static const char *gate_text(const sb_training *t)
+{
+    return t->loss_gate == 1 ? "passed" : t->loss_gate == 0 ? "failed" : "-";
+}
+
+static char *kernels_text(const char *kernels_json)
+{
+    json_t *a = json_loads(kernels_json, 0, NULL);
+    sb_buf b = SB_BUF_INIT;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        if (i)
+            sb_buf_puts(&b, ", ");
+        sb_buf_puts(&b, json_string_value(v) ? json_string_value(v) : "?");
+    }
+    json_decref(a);
+    if (b.len == 0)
+        sb_buf_puts(&b, "-");
+    return sb_buf_take(&b);
+}
+
+static const char *op_dtype(const char *training_dtype)
+{
+    return strcmp(training_dtype, "mixed") == 0 ? "bf16" : training_dtype;
+}
+
+/* One op-level row per kernel of each compared patch on each SKU. */
+static int op_rows(sqlite3 *db, const sb_training_set *r, const char *const *pair_of, json_t *ops, sb_error *err)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_training *t = &r->v[i];
+        if (!pair_of[i])
+            continue;
+        /* once per (SKU, patch, dtype) */
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = pair_of[j] && strcmp(r->v[j].sku, t->sku) == 0 && strcmp(r->v[j].patch_name, t->patch_name) == 0 &&
+                   strcmp(op_dtype(r->v[j].dtype), op_dtype(t->dtype)) == 0;
+        if (seen)
+            continue;
+        sb_result_filter f = {0};
+        f.sku = t->sku;
+        sb_result_set set = {0};
+        sb_pick *picks = NULL;
+        size_t npicks = 0;
+        sb_geo_table geo = {0};
+        if (sb_results_load(db, &f, &set, err) != SB_OK)
+            return SB_ERR;
+        if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK ||
+            sb_geo_compute(&set, picks, npicks, OP_BASELINE, &geo, err) != SB_OK) {
+            free(picks);
+            sb_results_free(&set);
+            return SB_ERR;
+        }
+        json_t *ks = json_loads(t->patch_kernels_json, 0, NULL);
+        size_t k;
+        json_t *kv;
+        json_array_foreach(ks, k, kv)
+        {
+            const char *op = json_string_value(kv);
+            if (!op)
+                continue;
+            const sb_geo_row *hit = NULL;
+            for (size_t g = 0; g < geo.n && !hit; g++) {
+                const sb_geo_row *gr = &geo.rows[g];
+                if (strcmp(gr->op, op) == 0 && strcmp(gr->mode, OP_MODE) == 0 &&
+                    strcmp(gr->dtype, op_dtype(t->dtype)) == 0 && strcmp(gr->provider, t->patch_name) == 0 &&
+                    strcmp(gr->sku, t->sku) == 0)
+                    hit = gr;
+            }
+            json_t *o = json_object();
+            sb_tpl_set_str(o, "sku", t->sku);
+            sb_tpl_set_str(o, "patch", t->patch_name);
+            sb_tpl_set_str(o, "op", op);
+            sb_tpl_set_str(o, "mode", OP_MODE);
+            sb_tpl_set_str(o, "dtype", op_dtype(t->dtype));
+            sb_tpl_set_str(o, "baseline", OP_BASELINE);
+            sb_tpl_set_num(o, "geomean", "%.3fx", hit ? hit->geomean : NAN);
+            json_object_set_new(o, "shapes", json_integer(hit ? (json_int_t)hit->shapes : 0));
+            json_object_set_new(o, "measured", json_boolean(hit && hit->shapes > 0));
+            json_array_append_new(ops, o);
+        }
+        json_decref(ks);
+        sb_geo_free(&geo);
+        free(picks);
+        sb_results_free(&set);
+    }
+    return SB_OK;
+}
+
+/* Tokens/s of each pair, baseline and patched side by side. */
+static void render_plot(const sb_training_set *r, const char *const *pair_of, const sb_training *const *base_of, sb_buf *b)
+{
+    size_t n = 0;
+    double top = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (pair_of[i]) {
+            n++;
+            top = fmax(top, fmax(r->v[i].tokens_per_s, base_of[i]->tokens_per_s));
+        }
+    const double left = 80, group_w = 120, height = 360, plot_top = 40, plot_bottom = 280;
+    int width = (int)(left + group_w * (double)n + 160);
+    sb_svg_begin(b, width, (int)height, "Training step throughput: baseline against patched");
+    sb_scale y = {0, top * 1.1, plot_bottom, plot_top, 0};
+    sb_svg_axis_linear_y(b, &y, left, left + group_w * (double)n, 5, "tokens/s (all devices)");
+    size_t g = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (!pair_of[i])
+            continue;
+        const sb_training *t = &r->v[i], *base = base_of[i];
+        double x = left + group_w * (double)g + 20;
+        const sb_training *side[2] = {base, t};
+        for (int s = 0; s < 2; s++) {
+            double v = side[s]->tokens_per_s, py = sb_scale_map(&y, v);
+            char tip[512], fig[32];
+            sb_fmt_sig3(v, fig, sizeof fig);
+            snprintf(tip, sizeof tip, "%s, %s, world size %lld, %s: %s tokens/s (run %lld)", t->model_name, t->sku,
+                     t->world_size, side[s]->patch_name, fig, side[s]->run_id);
+            sb_svg_rect(b, x + 40.0 * s, py, 36, plot_bottom - py, sb_svg_color((size_t)s), tip);
+        }
+        char label[256];
+        snprintf(label, sizeof label, "%s x%lld", t->sku, t->world_size);
+        sb_svg_text(b, x + 38, plot_bottom + 16, "middle", 11, 0, "#000000", label);
+        snprintf(label, sizeof label, "seq %lld, batch %lld", t->seq_len, t->micro_batch_size);
+        sb_svg_text(b, x + 38, plot_bottom + 30, "middle", 10, 0, "#555555", label);
+        g++;
+    }
+    double lx = left + group_w * (double)n + 20;
+    sb_svg_rect(b, lx, plot_top, 12, 12, sb_svg_color(0), NULL);
+    sb_svg_text(b, lx + 18, plot_top + 10, "start", 11, 0, "#000000", "baseline (none)");
+    sb_svg_rect(b, lx, plot_top + 20, 12, 12, sb_svg_color(1), NULL);
+    sb_svg_text(b, lx + 18, plot_top + 30, "start", 11, 0, "#000000", "patched");
+    sb_svg_end(b);
+}
+
+int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
+                          sb_error *err)
+{
+    memset(sum, 0, sizeof *sum);
+    sb_training_set r = {0};
+    if (sb_training_load(db, o->has_range, o->from, o->to, &r, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_ERR;
+    const char **pair_of = calloc(r.n ? r.n : 1, sizeof *pair_of);
+    const sb_training **base_of = calloc(r.n ? r.n : 1, sizeof *base_of);
+    json_t *d = json_object(), *runs = json_array(), *pairs = json_array(), *ops = json_array();
+    sb_buf svg = SB_BUF_INIT;
+    if (!pair_of || !base_of || !d || !runs || !pairs || !ops) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    json_object_set_new(d, "runs", runs);
+    json_object_set_new(d, "pairs", pairs);
+    json_object_set_new(d, "ops", ops);
+    sb_tpl_set_str(d, "evidence_e2e", SB_EVIDENCE_E2E);
+    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
+    sb_tpl_set_str(d, "op_baseline", OP_BASELINE);
+    sb_tpl_set_str(d, "op_mode", OP_MODE);
+
+    for (size_t i = 0; i < r.n; i++) {
+        const sb_training *t = &r.v[i];
+        json_t *j = json_object();
+        char *ks = kernels_text(t->patch_kernels_json);
+        sb_tpl_set_str(j, "model", t->model_name);
+        sb_tpl_set_str(j, "sku", t->sku);
+        sb_tpl_set_str(j, "patch", t->patch_name);
+        sb_tpl_set_str(j, "kernels", ks);
+        free(ks);
+        sb_tpl_set_str(j, "workload", strcmp(t->scope, "model") == 0 && strcmp(t->mode, "train-step") == 0
+                                          ? "train-step"
+                                          : strcmp(t->scope, "block") == 0 ? (strcmp(t->mode, "forward") == 0
+                                                                                  ? "block forward"
+                                                                                  : "block train-step")
+                                                                           : "forward");
+        sb_tpl_set_str(j, "strategy", t->strategy);
+        sb_tpl_set_str(j, "dtype", t->dtype);
+        sb_tpl_set_str(j, "status", t->status);
+        sb_tpl_set_str(j, "reason", t->reason ? t->reason : "");
+        sb_tpl_set_str(j, "git_sha", t->git_sha);
+        sb_tpl_set_str(j, "gate", gate_text(t));
+        sb_tpl_set_str(j, "checkpointing", t->checkpointing == 1 ? "on" : t->checkpointing == 0 ? "off" : "-");
+        json_object_set_new(j, "seq_len", json_integer(t->seq_len));
+        json_object_set_new(j, "micro_batch", json_integer(t->micro_batch_size));
+        json_object_set_new(j, "world_size", json_integer(t->world_size));
+        json_object_set_new(j, "run_id", json_integer(t->run_id));
+        int ok = usable(t);
+        sb_tpl_set_num(j, "tokens_per_s", "%.0f", ok ? t->tokens_per_s : NAN);
+        sb_tpl_set_num(j, "median_ms", "%.1f", ok ? t->median_step_ms : NAN);
+        char spread[64] = "-";
+        if (ok && !isnan(t->p20_ms) && !isnan(t->p80_ms))
+            snprintf(spread, sizeof spread, "%.1f-%.1f", t->p20_ms, t->p80_ms);
+        sb_tpl_set_str(j, "spread_ms", spread);
+        sb_tpl_set_num(j, "peak_gb", "%.1f", peak_max_gb(t));
+        json_array_append_new(runs, j);
+
+        /* a patched run is compared when it is the newest passing one of its patch */
+        if (strcmp(t->patch_name, "none") == 0 || !ok || newest(&r, t, t->patch_name) != t)
+            continue;
+        const sb_training *base = newest(&r, t, "none");
+        if (!base)
+            continue;
+        pair_of[i] = t->patch_name;
+        base_of[i] = base;
+        sum->pairs++;
+        json_t *p = json_object();
+        sb_tpl_set_str(p, "model", t->model_name);
+        sb_tpl_set_str(p, "sku", t->sku);
+        sb_tpl_set_str(p, "patch", t->patch_name);
+        json_object_set_new(p, "world_size", json_integer(t->world_size));
+        json_object_set_new(p, "seq_len", json_integer(t->seq_len));
+        json_object_set_new(p, "micro_batch", json_integer(t->micro_batch_size));
+        sb_tpl_set_num(p, "base_tokens", "%.0f", base->tokens_per_s);
+        sb_tpl_set_num(p, "patched_tokens", "%.0f", t->tokens_per_s);
+        sb_tpl_set_num(p, "speedup", "%.3fx", base->median_step_ms / t->median_step_ms);
+        sb_tpl_set_num(p, "base_peak_gb", "%.1f", peak_max_gb(base));
+        sb_tpl_set_num(p, "patched_peak_gb", "%.1f", peak_max_gb(t));
+        sb_tpl_set_str(p, "gate", gate_text(t));
+        sb_tpl_set_num(p, "max_abs_diff", "%.3g", t->loss_max_abs_diff);
+        json_object_set_new(p, "base_run", json_integer(base->run_id));
+        json_object_set_new(p, "patched_run", json_integer(t->run_id));
+        json_array_append_new(pairs, p);
+    }
+    sum->runs = r.n;
+    if (op_rows(db, &r, pair_of, ops, err) != SB_OK)
+        goto done;
+    json_object_set_new(d, "has_runs", json_boolean(r.n > 0));
+    json_object_set_new(d, "has_pairs", json_boolean(sum->pairs > 0));
+    json_object_set_new(d, "has_ops", json_boolean(json_array_size(ops) > 0));
+
+    const char *name = o->plot_name ? o->plot_name : "training-tokens.svg";
+    if (o->plot_dir && sum->pairs > 0) {
+        char path[4096];
+        int np = snprintf(path, sizeof path, "%s/%s", o->plot_dir, name);
+        if (np < 0 || (size_t)np >= sizeof path) {
+            sb_error_set(err, o->plot_dir, NULL, "path too long");
+            goto done;
+        }
+        render_plot(&r, pair_of, base_of, &svg);
+        if (sb_file_write_atomic(path, sb_buf_str(&svg), svg.len, err) != SB_OK)
+            goto done;
+        sum->plot_written = 1;
+    }
+    sb_tpl_set_str(d, "plot", sum->plot_written ? name : "");
+    sb_template *tpl = NULL;
+    if (sb_template_load_home("training.md.tmpl", &tpl, err) != SB_OK)
+        goto done;
+    rc = sb_template_render(tpl, d, SB_TPL_ESCAPE_MARKDOWN, out, err);
+    sb_template_free(tpl);
+done:
+    sb_buf_free(&svg);
+    json_decref(d);
+    free(pair_of);
+    free(base_of);
+    sb_training_free(&r);
+    return rc;
+}

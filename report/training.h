@@ -1,0 +1,36 @@
+/* training.h - end-to-end training rows (solbook.training.v1; evidence
+ * level SB_EVIDENCE_E2E): every training run, the patched runs against
+ * their baseline (patch "none") on the same model, workload, sequence
+ * length, micro batch, world size and SKU, a bar plot of tokens/s, and
+ * beside them the op-level speedups of the kernels each patch swaps in
+ * (Liger over Hugging Face on that SKU, from the newest result of every
+ * case), which are never applied to the step. Wording:
+ * templates/training.md.tmpl (docs/TRAINING.md says what is compared).
+ */
+#ifndef SOLBOOK_REPORT_TRAINING_H
+#define SOLBOOK_REPORT_TRAINING_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+typedef struct sb_training_opts {
+    int has_range;           /* only training runs that finished in [from, to) */
+    long long from, to;      /* epoch seconds */
+    const char *plot_dir;    /* NULL: no plot; else plot_name is written there */
+    const char *plot_name;   /* file name of the plot, linked as is (default "training-tokens.svg") */
+} sb_training_opts;
+
+typedef struct sb_training_summary {
+    size_t runs;             /* training runs in the window */
+    size_t pairs;            /* patched runs compared with a baseline */
+    int plot_written;
+} sb_training_summary;
+
+/* Appends the Markdown section to out. */
+int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
+                          sb_error *err);
+
+#endif
