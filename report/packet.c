@@ -18,6 +18,7 @@
 #include "sku.h"
 #include "tarball.h"
 #include "template.h"
+#include "training.h"
 
 const char *const sb_packet_targets[] = {"liger", "vllm",  "triton", "pytorch", "cutlass",
                                          "onnxruntime", "jax", "tilelang", NULL};
@@ -409,6 +410,14 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         sb_buf_free(&pk);
     }
     json_object_set_new(d, "has_geomean", json_boolean(geo.n > 0));
+    {
+        sb_training_opts to = {0};
+        sb_training_summary ts;
+        sb_buf_reset(&tmp);
+        if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)
+            goto done;
+        sb_tpl_set_str(d, "training_md", sb_buf_str(&tmp));
+    }
 
     /* reproduce.sh */
     sb_buf_reset(&tmp);

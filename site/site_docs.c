@@ -14,6 +14,7 @@
 #include "json_file.h"
 #include "packet.h"
 #include "site_internal.h"
+#include "training.h"
 #include "weekly.h"
 
 /* ---- roadmap ------------------------------------------------------------ */
@@ -516,6 +517,27 @@ static int cmp_int(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Every training run, of all weeks, under the weekly table
+ * (report/training.c; its plot lands beside the page). */
+static int training_section(site_ctx *c, const char *dir, sb_buf *b, sb_error *err)
+{
+    sb_training_opts to = {0};
+    to.plot_dir = dir;
+    sb_training_summary ts;
+    sb_buf md = SB_BUF_INIT;
+    char *html = NULL;
+    int rc = sb_training_render_md(c->db, &to, &md, &ts, err);
+    if (rc == SB_OK)
+        rc = sb_markdown_to_html(sb_buf_str(&md), md.len, &html, err);
+    if (rc == SB_OK) {
+        sb_buf_puts(b, "<h2 id=\"training\">End-to-end training steps, all weeks</h2>\n");
+        sb_buf_puts(b, html);
+    }
+    free(html);
+    sb_buf_free(&md);
+    return rc;
+}
+
 int site_build_weekly(site_ctx *c, sb_error *err)
 {
     sqlite3_stmt *st = NULL;
@@ -601,6 +623,8 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     }
     if (n)
         sb_buf_puts(&b, "</tbody></table>\n");
+    if (rc == SB_OK)
+        rc = training_section(c, dir, &b, err);
     if (rc == SB_OK)
         rc = site_page(c, "weekly/index.html", 1, "weekly", "weekly writeups", &b, err);
     sb_buf_free(&b);
