@@ -35,6 +35,8 @@ import zlib
 # read these when their communicators are made, after this point.
 os.environ["NCCL_NVLS_ENABLE"] = "0"
 os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
+# CUDA ordinals in PCI order, as NVML (and so `solbook collect`) numbers the cards.
+os.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
@@ -96,7 +98,9 @@ def parse_args(argv):
     ap.add_argument("--loss-atol", type=float, default=1e-2)
     ap.add_argument("--loss-rtol", type=float, default=5e-3)
     ap.add_argument("--init-timeout-s", type=int, default=120,
-                    help="process-group creation and every collective give up after this")
+                    help="the run gives up (exit 2) when the process group is not up after this")
+    ap.add_argument("--collective-timeout-s", type=int, default=300,
+                    help="a collective that waits longer ends the run (NCCL watchdog)")
     ap.add_argument("--time-limit-s", type=int, default=0,
                     help="the whole run gives up (exit 3) after this; 0: no limit")
     ap.add_argument("--solbook", help="solbook program for the provenance (default: found)")
@@ -104,7 +108,7 @@ def parse_args(argv):
     a = ap.parse_args(argv)
     if a.dtype is None:
         a.dtype = "bf16" if a.device == "cuda" else "fp32"
-    for name in ("seq_len", "micro_batch", "steps", "check_steps", "init_timeout_s"):
+    for name in ("seq_len", "micro_batch", "steps", "check_steps", "init_timeout_s", "collective_timeout_s"):
         if getattr(a, name) < 1:
             ap.error("--%s must be at least 1" % name.replace("_", "-"))
     if a.warmup_steps < 0 or a.time_limit_s < 0:
@@ -275,15 +279,23 @@ def main(argv):
         device = torch.device("cpu")
         backend = "gloo"
 
-    timeout = datetime.timedelta(seconds=a.init_timeout_s)
     t0 = time.time()
+    # A rank that never shows up, or a fabric that never connects, ends the
+    # run after --init-timeout-s instead of hanging.
+    init_guard = threading.Timer(a.init_timeout_s, die, args=(
+        rank, EXIT_USAGE, "process group (%s, %d ranks) not up within --init-timeout-s %d" % (
+            backend, world, a.init_timeout_s)))
+    init_guard.daemon = True
+    init_guard.start()
     try:
-        kw = {"backend": backend, "timeout": timeout}
+        kw = {"backend": backend, "timeout": datetime.timedelta(seconds=a.collective_timeout_s)}
         if a.device == "cuda":
             kw["device_id"] = device  # NCCL communicators made now: a broken fabric fails here
         dist.init_process_group(**kw)
+        dist.barrier()
     except Exception as e:  # noqa: BLE001  (any failure to connect ends the run with one line)
-        die(rank, EXIT_USAGE, "process group (%s) not created within %d s: %s" % (backend, a.init_timeout_s, e))
+        die(rank, EXIT_USAGE, "process group (%s) not created: %s" % (backend, e))
+    init_guard.cancel()
     log(rank, "%d ranks, backend %s, process group in %.1f s" % (world, backend, time.time() - t0))
 
     prov = None

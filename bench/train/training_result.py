@@ -64,6 +64,19 @@ def collect_provenance(solbook, device_kind, device_index):
     cmd += ["--cpu"] if device_kind == "cpu" else ["--device", str(device_index)]
     env = dict(os.environ)
     env.setdefault("SOLBOOK_HOME", TOP)
+    # The carried build (scripts/gpu_carry.sh) brings the libraries a bare
+    # GPU host lacks and states the commit it was built from: a .git on the
+    # lent machine is not this tree's.
+    carry = os.path.join(TOP, ".carry")
+    if os.path.abspath(solbook).startswith(carry + os.sep):
+        env["LD_LIBRARY_PATH"] = os.path.join(carry, "lib") + (
+            os.pathsep + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+        if "SOLBOOK_GIT_SHA" not in env and os.path.isfile(os.path.join(carry, "GIT_SHA")):
+            with open(os.path.join(carry, "GIT_SHA")) as fh:
+                env["SOLBOOK_GIT_SHA"] = fh.read().strip()
+            if os.path.isfile(os.path.join(carry, "GIT_DIRTY")):
+                with open(os.path.join(carry, "GIT_DIRTY")) as fh:
+                    env["SOLBOOK_GIT_DIRTY"] = fh.read().strip()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise ProvenanceError("%s failed (exit %d): %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))

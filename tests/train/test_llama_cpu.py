@@ -3,14 +3,17 @@
 the tiny preset at world size 1 (one plain process) and 2 (torchrun, gloo,
 bf16 mixed precision), the loss gate passing (the same run again) and
 failing (a run with another learning rate), liger mode recorded as skipped
-on the CPU, bad --check-against files refused; then every file validated,
+on the CPU, bad --check-against files refused, a rank that never joins
+ending the run; then every file validated,
 ingested, and shown by `solbook report training`, the weekly writeup and
 the site. Skips (77) where torch or transformers is not installed."""
 import datetime
 import glob
 import os
+import socket
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from train_env import TOP, check, finish, load, query, run, train_python, validate_and_ingest  # noqa: E402
@@ -89,6 +92,16 @@ check("missing.json: no such file" in p.stderr and not os.path.exists(out("x1"))
 p = run([py, bench] + common[:5] + ["48"] + common[6:] + ["--check-against", out("ws1"), "--out", out("x2")], 2,
         "--check-against another experiment", env)
 check("another experiment" in p.stderr and not os.path.exists(out("x2")), "other experiment refused, nothing written")
+
+# a rank that never joins: the run gives up after --init-timeout-s, one line, nothing written
+with socket.socket() as sk:  # a port nobody listens on
+    sk.bind(("127.0.0.1", 0))
+    port = str(sk.getsockname()[1])
+t0 = time.time()
+p = run([py, bench] + common + ["--init-timeout-s", "5", "--out", out("x3")], 2, "a missing rank",
+        dict(env, RANK="0", WORLD_SIZE="2", LOCAL_RANK="0", MASTER_ADDR="127.0.0.1", MASTER_PORT=port))
+check("not up within --init-timeout-s 5" in p.stderr and not os.path.exists(out("x3")),
+      "missing rank: gave up in %.0f s with one line, nothing written" % (time.time() - t0))
 
 files = sorted(glob.glob(os.path.join(tmp, "*.json")))
 check(len(files) == 5, "5 training files written")
