@@ -264,8 +264,14 @@ def main(argv):
     solbook = tr.find_solbook(a.solbook)
     if rank == 0 and not solbook:
         die(rank, EXIT_USAGE, "solbook not found (give --solbook PATH or set SOLBOOK); it records the provenance")
-    if a.check_against and not os.path.isfile(a.check_against):
-        die(rank, EXIT_USAGE, "%s: no such file (--check-against)" % a.check_against)
+    other = None
+    if a.check_against:  # read before any work: a wrong file is found at once
+        if not os.path.isfile(a.check_against):
+            die(rank, EXIT_USAGE, "%s: no such file (--check-against)" % a.check_against)
+        try:
+            other = read_other(a.check_against, a, world)
+        except (OSError, ValueError) as e:
+            die(rank, EXIT_USAGE, str(e))
 
     if a.device == "cuda":
         if not torch.cuda.is_available():
@@ -319,7 +325,7 @@ def main(argv):
             try:
                 patch = {"name": "liger", "version": apply_liger(rank), "kernels": []}
             except ImportError as e:
-                skip_reason = "liger-kernel is not installed here (%s)" % e
+                die(rank, EXIT_USAGE, "liger-kernel is not installed here (%s); nothing was run" % e)
         if skip_reason:
             patch = {"name": "liger", "kernels": []}
 
@@ -471,11 +477,8 @@ def main(argv):
             if a.device == "cuda":
                 doc["memory"]["peak_device_bytes_per_rank"] = peaks
                 doc["memory"]["peak_reserved_bytes_per_rank"] = reserved
-        if a.check_against and failure is None:
-            try:
-                other_uuid, theirs = read_other(a.check_against, a, world)
-            except (OSError, ValueError) as e:
-                die(rank, EXIT_USAGE, str(e))
+        if other is not None and failure is None:
+            other_uuid, theirs = other
             ok, worst, bad, why = tr.compare_losses(finite, theirs, a.check_steps, a.loss_atol, a.loss_rtol)
             doc["loss"]["check"] = {"against_run_uuid": other_uuid, "steps": a.check_steps, "atol": a.loss_atol,
                                     "rtol": a.loss_rtol, "max_abs_diff": worst, "passed": ok}
