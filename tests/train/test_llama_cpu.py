@@ -133,8 +133,10 @@ wk = "%d-W%02d" % (week[0], week[1])
 wdir = os.path.join(tmp, "weekly")
 run([solbook, "report", "weekly", "--db", db, "--week", wk, "--out", wdir], 0, "solbook report weekly")
 wtext = open(os.path.join(wdir, wk + ".md")).read()
-sec = wtext[wtext.find("## End-to-end training"):]
-check(sec.count("| tiny-llama3-2l | cpu") == 5, "weekly: the training section holds the 5 runs")
+check("5 end-to-end training runs" in wtext, "weekly: the writeup counts the 5 training runs")
+atext = open(os.path.join(wdir, wk + "-appendix.md")).read()
+sec = atext[atext.find("## End-to-end training"):]
+check(sec.count("| tiny-llama3-2l | cpu") == 5, "weekly appendix: the training section holds the 5 runs")
 
 sdir = os.path.join(tmp, "site")
 run([solbook, "site", "--db", db, "--out", sdir], 0, "solbook site")
