@@ -133,12 +133,15 @@ static int op_rows(sqlite3 *db, const sb_training_set *r, const char *const *pai
             const char *op = json_string_value(kv);
             if (!op)
                 continue;
+            /* kernel time where both sides measured it, else call time */
             const sb_geo_row *hit = NULL;
-            for (size_t g = 0; g < geo.n && !hit; g++) {
+            for (size_t g = 0; g < geo.n; g++) {
                 const sb_geo_row *gr = &geo.rows[g];
                 if (strcmp(gr->op, op) == 0 && strcmp(gr->mode, OP_MODE) == 0 &&
                     strcmp(gr->dtype, op_dtype(t->dtype)) == 0 && strcmp(gr->provider, t->patch_name) == 0 &&
-                    strcmp(gr->sku, t->sku) == 0)
+                    strcmp(gr->sku, t->sku) == 0 && strcmp(gr->baseline, OP_BASELINE) == 0 &&
+                    (!hit || (hit->shapes == 0 && gr->shapes > 0) ||
+                     (gr->shapes > 0 && gr->time == SB_TIME_KERNEL && hit->time != SB_TIME_KERNEL)))
                     hit = gr;
             }
             json_t *o = json_object();
@@ -149,6 +152,7 @@ static int op_rows(sqlite3 *db, const sb_training_set *r, const char *const *pai
             sb_tpl_set_str(o, "dtype", op_dtype(t->dtype));
             sb_tpl_set_str(o, "baseline", OP_BASELINE);
             sb_tpl_set_num(o, "geomean", "%.3fx", hit ? hit->geomean : NAN);
+            sb_tpl_set_str(o, "time", hit && hit->shapes > 0 ? sb_time_kind_name(hit->time) : "-");
             json_object_set_new(o, "shapes", json_integer(hit ? (json_int_t)hit->shapes : 0));
             json_object_set_new(o, "measured", json_boolean(hit && hit->shapes > 0));
             json_array_append_new(ops, o);
