@@ -1,0 +1,230 @@
+/* encode.c - context encoders for stored text (encode.h). */
+#include "encode.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ELLIPSIS "\xe2\x80\xa6"
+
+/* Decodes one UTF-8 character at s (s[0] != 0): the code point, or -1 for
+ * a byte that does not start a valid, shortest-form sequence (then it
+ * counts as one byte). *len gets the bytes used. */
+static long utf8_next(const unsigned char *s, size_t *len)
+{
+    unsigned char c = s[0];
+    long cp;
+    size_t n;
+    if (c < 0x80) {
+        *len = 1;
+        return c;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+        cp = c & 0x1f;
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        cp = c & 0x0f;
+        n = 3;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        cp = c & 0x07;
+        n = 4;
+    } else {
+        *len = 1;
+        return -1;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            *len = 1;
+            return -1;
+        }
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
+        *len = 1;
+        return -1;
+    }
+    *len = n;
+    return cp;
+}
+
+/* Characters that end lines, drive terminals or reorder displayed text. */
+static int dangerous(long cp)
+{
+    return cp < 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c ||
+           cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* The visible form of a dangerous character (byte b when cp is -1). */
+static void put_escape(sb_buf *out, long cp, unsigned char b)
+{
+    char tmp[32];
+    switch (cp) {
+    case '\n': sb_buf_puts(out, "\\n"); return;
+    case '\r': sb_buf_puts(out, "\\r"); return;
+    case '\t': sb_buf_puts(out, "\\t"); return;
+    case 0x1b: sb_buf_puts(out, "\\e"); return;
+    default: break;
+    }
+    if (cp < 0)
+        snprintf(tmp, sizeof tmp, "\\x%02X", b);
+    else if (cp < 0x80)
+        snprintf(tmp, sizeof tmp, "\\x%02lX", cp);
+    else
+        snprintf(tmp, sizeof tmp, "\\u{%04lX}", cp);
+    sb_buf_puts(out, tmp);
+}
+
+size_t sb_utf8_prefix_len(const char *s, size_t limit)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t used = 0, chars = 0, len;
+    while (p[used] && chars < limit) {
+        utf8_next(p + used, &len);
+        used += len;
+        chars++;
+    }
+    return p[used] && chars >= limit ? used : strlen(s);
+}
+
+typedef enum {
+    LINE,        /* terminal, shell comment: escapes, backslash doubled */
+    MD_TEXT,     /* Markdown inline text */
+    CODE_SPAN,   /* inside a code span: escapes, '|' as "\|" */
+    FENCE_BODY   /* inside a fenced block: escapes, newline and tab kept */
+} mode;
+
+/* Writes s for mode m, at most limit characters (0: all) and then an
+ * ellipsis when s was longer. */
+static void encode(sb_buf *out, const char *s, size_t limit, mode m)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t chars = 0, len;
+    while (*p) {
+        if (limit && chars == limit) {
+            sb_buf_puts(out, ELLIPSIS);
+            return;
+        }
+        long cp = utf8_next(p, &len);
+        chars++;
+        if ((m == MD_TEXT || m == CODE_SPAN) && (cp == '\n' || cp == '\r')) {
+            sb_buf_putc(out, ' ');
+        } else if (m == FENCE_BODY && (cp == '\n' || cp == '\t')) {
+            sb_buf_putc(out, (char)cp);
+        } else if (dangerous(cp)) {
+            if (m == MD_TEXT) {
+                /* the escape's backslash and braces are Markdown punctuation */
+                sb_buf tmp = SB_BUF_INIT;
+                put_escape(&tmp, cp, *p);
+                encode(out, sb_buf_str(&tmp), 0, MD_TEXT);
+                sb_buf_free(&tmp);
+            } else {
+                put_escape(out, cp, *p);
+            }
+        } else if (m == LINE && cp == '\\') {
+            sb_buf_puts(out, "\\\\");
+        } else if (m == MD_TEXT && cp < 0x80 && strchr("\\`*_{}[]<>()#+!|~&", (int)cp)) {
+            sb_buf_putc(out, '\\');
+            sb_buf_putc(out, (char)cp);
+        } else if (m == CODE_SPAN && cp == '|') {
+            sb_buf_puts(out, "\\|");
+        } else {
+            sb_buf_add(out, (const char *)p, len);
+        }
+        p += len;
+    }
+}
+
+void sb_enc_terminal(sb_buf *out, const char *s, size_t limit)
+{
+    encode(out, s, limit, LINE);
+}
+
+void sb_enc_shell_comment(sb_buf *out, const char *s, size_t limit)
+{
+    encode(out, s, limit, LINE);
+}
+
+void sb_enc_shell_arg(sb_buf *out, const char *s)
+{
+    int plain = *s != '\0';
+    for (const char *p = s; *p && plain; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                strchr("_.,=:/+-", *p);
+    if (plain) {
+        sb_buf_puts(out, s);
+        return;
+    }
+    sb_buf_putc(out, '\'');
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len;
+    while (*p) {
+        long cp = utf8_next(p, &len);
+        if (cp == '\'')
+            sb_buf_puts(out, "'\\''");
+        else if (dangerous(cp))
+            put_escape(out, cp, *p);
+        else
+            sb_buf_add(out, (const char *)p, len);
+        p += len;
+    }
+    sb_buf_putc(out, '\'');
+}
+
+void sb_enc_md_text(sb_buf *out, const char *s, size_t limit)
+{
+    encode(out, s, limit, MD_TEXT);
+}
+
+/* Longest run of c in s. */
+static size_t longest_run(const char *s, char c)
+{
+    size_t best = 0, run = 0;
+    for (; *s; s++) {
+        run = *s == c ? run + 1 : 0;
+        if (run > best)
+            best = run;
+    }
+    return best;
+}
+
+static void put_repeated(sb_buf *out, char c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sb_buf_putc(out, c);
+}
+
+void sb_enc_md_code_span(sb_buf *out, const char *s, size_t limit)
+{
+    size_t ticks = longest_run(s, '`') + 1;
+    /* A span that starts or ends with a backtick needs a space inside the
+     * delimiters; CommonMark strips one space from each side. */
+    size_t n = strlen(s);
+    int pad = n && (s[0] == '`' || s[n - 1] == '`' || s[0] == ' ' || s[n - 1] == ' ');
+    put_repeated(out, '`', ticks);
+    if (pad)
+        sb_buf_putc(out, ' ');
+    encode(out, s, limit, CODE_SPAN);
+    if (pad)
+        sb_buf_putc(out, ' ');
+    put_repeated(out, '`', ticks);
+}
+
+void sb_enc_md_fence(sb_buf *out, const char *info, const char *body)
+{
+    size_t ticks = longest_run(body, '`') + 1;
+    if (ticks < 3)
+        ticks = 3;
+    put_repeated(out, '`', ticks);
+    /* the info string is one word of the writer's own, still encoded: a
+     * backtick in it would turn the fence into a code span */
+    for (const char *p = info ? info : ""; *p; p++)
+        if (*p > ' ' && *p < 0x7f && *p != '`')
+            sb_buf_putc(out, *p);
+    sb_buf_putc(out, '\n');
+    encode(out, body, 0, FENCE_BODY);
+    size_t n = strlen(body);
+    if (n && body[n - 1] != '\n')
+        sb_buf_putc(out, '\n');
+    put_repeated(out, '`', ticks);
+    sb_buf_putc(out, '\n');
+}

@@ -1,0 +1,67 @@
+/* encode.h - stored text written into a shell script, a Markdown file or a
+ * terminal, encoded for that one context so that it stays text.
+ *
+ * Every value that came from a data file (a result's notes, a tool name, a
+ * file name, a SKU, an op) passes through the encoder of the place it is
+ * written to; no output inserts such text raw. The encoders never fail:
+ * they append to an sb_buf (whose allocation failure is sticky).
+ *
+ * Characters that could end a line, move the cursor, start a terminal
+ * escape sequence or reorder the displayed text (C0 and C1 controls, DEL,
+ * the Unicode bidirectional controls, U+2028/U+2029) and bytes that are not
+ * UTF-8 are written as visible escapes: \n \r \t \e, \xHH for other bytes,
+ * \u{HHHH} for the code points; a backslash in the text is doubled in the
+ * line encoders so the escapes cannot be forged.
+ *
+ * Encoders that take a limit write at most that many characters (code
+ * points) of s and then an ellipsis (U+2026) when s was longer; 0 means no
+ * limit. */
+#ifndef SOLBOOK_CORE_ENCODE_H
+#define SOLBOOK_CORE_ENCODE_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+/* Limits for free text in outputs: a name in a table cell or a title, and
+ * a paragraph of notes. */
+#define SB_TEXT_NAME_MAX 120
+#define SB_TEXT_NOTE_MAX 2000
+
+/* One line of plain text for a terminal: dangerous characters escaped as
+ * above, nothing else changed. */
+void sb_enc_terminal(sb_buf *out, const char *s, size_t limit);
+
+/* Text after '#' on one line of a shell script: the terminal line form,
+ * so the comment cannot end early and nothing in it runs. */
+void sb_enc_shell_comment(sb_buf *out, const char *s, size_t limit);
+
+/* One shell word that sh reads back as s: as it is when s holds only
+ * [A-Za-z0-9_.,=:/+-], otherwise in single quotes (a quote in s written as
+ * '\''). The word stays on one line: control characters, which no option
+ * value carries, are written in their visible escaped form inside the
+ * quotes (the word is then not s, and cannot be mistaken for it). */
+void sb_enc_shell_arg(sb_buf *out, const char *s);
+
+/* Markdown inline text, safe in a GFM table cell: newlines folded to
+ * spaces, Markdown punctuation (and '<', '&', '|') backslash-escaped, so no
+ * heading, list, link, raw HTML or cell break can start from s. */
+void sb_enc_md_text(sb_buf *out, const char *s, size_t limit);
+
+/* A whole Markdown code span, delimiters included: a run of backticks one
+ * longer than the longest in s, spaces inside when s starts or ends with a
+ * backtick, '|' escaped for table cells, newlines folded to spaces. */
+void sb_enc_md_code_span(sb_buf *out, const char *s, size_t limit);
+
+/* A whole fenced code block: an opening fence of backticks longer than any
+ * run of backticks in body (at least 3) followed by info, body with its
+ * dangerous characters other than newline and tab escaped, a newline if
+ * body lacks a final one, and the closing fence and newline. Nothing in
+ * body can close the block early. */
+void sb_enc_md_fence(sb_buf *out, const char *info, const char *body);
+
+/* Number of bytes of the first `limit` characters of s (all of s when it
+ * has no more); a UTF-8 sequence is never split. */
+size_t sb_utf8_prefix_len(const char *s, size_t limit);
+
+#endif

@@ -1,0 +1,227 @@
+/* test_encode.c - the context encoders (core/encode.h): each hostile
+ * payload stays text in the context it is written to. Markdown output is
+ * rendered with cmark-gfm (the renderer the weekly HTML uses) and shell
+ * output is run by /bin/sh in a scratch folder. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
+
+#include "encode.h"
+
+static const char *const payloads[] = {
+    "x\ntouch pwned-newline",
+    "x\r\ntouch pwned-crlf",
+    "x`; touch pwned-backtick; `",
+    "$(touch pwned-subst)",
+    "'; touch pwned-quote; '",
+    "\n```\n# Injected heading\n<img src=x onerror=alert(1)>\n```\n",
+    "~~~\n# tilde\n~~~",
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(1)</script>",
+    "| a | b |\n|---|---|",
+    "\x1b[31mred\x1b[0m\x1b]0;title\x07",
+    "\xe2\x80\xae" "evil\xe2\x80\xac",   /* RLO ... PDF */
+    "\xc2\x9b" "31m",                  /* C1 CSI */
+    "back\\slash \\n not a newline",
+    "\xff\xfe" " bad utf-8",
+    "[link](javascript:alert(1))",
+    "# heading at start",
+    "",
+};
+#define NPAYLOADS (sizeof payloads / sizeof *payloads)
+
+/* No byte below 0x20 but those allowed, no DEL, no C1, no bidi control. */
+static void assert_no_raw_controls(const char *s, const char *allowed)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (; *p; p++) {
+        if ((*p < 0x20 && !strchr(allowed, *p)) || *p == 0x7f)
+            fail_msg("raw control byte 0x%02x in <%s>", *p, s);
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+            fail_msg("raw C1 control in <%s>", s);
+        if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xa8 && p[2] <= 0xae)
+            fail_msg("raw bidi or line separator in <%s>", s);
+        if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+            fail_msg("raw bidi isolate in <%s>", s);
+        if (p[0] == 0xff || p[0] == 0xfe)
+            fail_msg("raw non-UTF-8 byte in <%s>", s);
+    }
+}
+
+static void test_terminal(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NPAYLOADS; i++) {
+        sb_buf b = SB_BUF_INIT;
+        sb_enc_terminal(&b, payloads[i], 0);
+        assert_no_raw_controls(sb_buf_str(&b), "");
+        sb_buf_free(&b);
+    }
+    sb_buf b = SB_BUF_INIT;
+    sb_enc_terminal(&b, "a\nb\x1b[0m\\n\xe2\x80\xae", 0);
+    assert_string_equal(sb_buf_str(&b), "a\\nb\\e[0m\\\\n\\u{202E}");
+    sb_buf_reset(&b);
+    sb_enc_terminal(&b, "h\xc3\xa9llo w\xc3\xb6rld", 5);   /* cut after 5 characters */
+    assert_string_equal(sb_buf_str(&b), "h\xc3\xa9llo\xe2\x80\xa6");
+    sb_buf_reset(&b);
+    sb_enc_terminal(&b, "short", 5);                        /* not longer: no ellipsis */
+    assert_string_equal(sb_buf_str(&b), "short");
+    sb_buf_free(&b);
+    assert_int_equal(sb_utf8_prefix_len("h\xc3\xa9llo", 2), 3);
+    assert_int_equal(sb_utf8_prefix_len("abc", 10), 3);
+}
+
+/* Runs script in a fresh scratch folder; returns the number of entries the
+ * folder holds afterwards (the script itself is written outside it). */
+static int run_in_scratch(const char *script)
+{
+    char dir[] = "/tmp/sb_enc_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s.sh", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(script, f);
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && sh %s >/dev/null 2>&1; ls -A %s | wc -l > %s.n", dir,
+             path, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s.n", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    int n = -1;
+    assert_int_equal(fscanf(f, "%d", &n), 1);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s.sh %s.n", dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    return n;
+}
+
+static void test_shell(void **state)
+{
+    (void)state;
+    sb_buf script = SB_BUF_INIT;
+    for (size_t i = 0; i < NPAYLOADS; i++) {
+        /* a comment line and an argument of a harmless command */
+        sb_buf_puts(&script, "# ");
+        sb_enc_shell_comment(&script, payloads[i], 0);
+        sb_buf_puts(&script, "\ntrue ");
+        sb_enc_shell_arg(&script, payloads[i]);
+        sb_buf_putc(&script, '\n');
+    }
+    sb_buf_puts(&script, "echo done > ../sb_enc_marker_$$\nrm -f ../sb_enc_marker_$$\n");
+    assert_no_raw_controls(sb_buf_str(&script), "\n");
+    /* one comment and one command line per payload, nothing split */
+    size_t lines = 0;
+    for (const char *p = sb_buf_str(&script); *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 2 * NPAYLOADS + 2);
+    assert_int_equal(run_in_scratch(sb_buf_str(&script)), 0);
+    sb_buf_free(&script);
+
+    /* a printable argument reads back as itself */
+    sb_buf b = SB_BUF_INIT;
+    sb_buf_puts(&b, "printf '%s' ");
+    sb_enc_shell_arg(&b, "it's $HOME `x` \"q\" \xc3\xa9");
+    sb_buf_puts(&b, " > out.txt; test \"$(cat out.txt)\" = \"it's \\$HOME \\`x\\` \\\"q\\\" \xc3\xa9\" && touch same");
+    assert_int_equal(run_in_scratch(sb_buf_str(&b)), 2);
+    sb_buf_reset(&b);
+    sb_enc_shell_arg(&b, "K=4096,M=1");
+    assert_string_equal(sb_buf_str(&b), "K=4096,M=1");
+    sb_buf_reset(&b);
+    sb_enc_shell_arg(&b, "");
+    assert_string_equal(sb_buf_str(&b), "''");
+    sb_buf_free(&b);
+}
+
+static char *render_gfm(const char *md)
+{
+    cmark_gfm_core_extensions_ensure_registered();
+    cmark_parser *p = cmark_parser_new(CMARK_OPT_DEFAULT);
+    cmark_parser_attach_syntax_extension(p, cmark_find_syntax_extension("table"));
+    cmark_parser_feed(p, md, strlen(md));
+    cmark_node *doc = cmark_parser_finish(p);
+    /* CMARK_OPT_UNSAFE: raw HTML is passed through, as a permissive
+     * renderer would, so any HTML that survived encoding shows up. */
+    char *h = cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(p));
+    cmark_node_free(doc);
+    cmark_parser_free(p);
+    return h;
+}
+
+static void assert_inert_html(const char *html, const char *md)
+{
+    if (strstr(html, "<img") || strstr(html, "<script") || strstr(html, "<h3") ||
+        strstr(html, "<h2") || strstr(html, "href=\"javascript"))
+        fail_msg("markup injected:\n%s\nfrom:\n%s", html, md);
+}
+
+static void test_markdown(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NPAYLOADS; i++) {
+        /* a table whose cells hold the payload as text and as code */
+        sb_buf md = SB_BUF_INIT;
+        sb_buf_puts(&md, "# Title\n\n| a | b | c |\n| --- | --- | --- |\n| ");
+        sb_enc_md_text(&md, payloads[i], 0);
+        sb_buf_puts(&md, " | ");
+        sb_enc_md_code_span(&md, payloads[i], 0);
+        sb_buf_puts(&md, " | end |\n\n");
+        sb_enc_md_text(&md, payloads[i], 0);
+        sb_buf_puts(&md, "\n\n");
+        sb_enc_md_fence(&md, "sh", payloads[i]);
+        sb_buf_puts(&md, "\nafter the fence\n");
+        assert_no_raw_controls(sb_buf_str(&md), "\n");
+        char *html = render_gfm(sb_buf_str(&md));
+        assert_inert_html(html, sb_buf_str(&md));
+        /* one heading (the title), one table row of three cells, the
+         * fence closed before the last paragraph */
+        const char *h = strstr(html, "<h1>");
+        assert_non_null(h);
+        assert_null(strstr(h + 1, "<h1>"));
+        const char *row = strstr(html, "<tbody>");
+        assert_non_null(row);
+        size_t cells = 0;
+        for (const char *p = row; (p = strstr(p, "<td")); p++)
+            cells++;
+        if (cells != 3)
+            fail_msg("%zu cells for payload %zu:\n%s", cells, i, html);
+        assert_non_null(strstr(html, "<p>after the fence</p>"));
+        free(html);
+        sb_buf_free(&md);
+    }
+    sb_buf b = SB_BUF_INIT;
+    sb_enc_md_code_span(&b, "a`b", 0);
+    assert_string_equal(sb_buf_str(&b), "``a`b``");
+    sb_buf_reset(&b);
+    sb_enc_md_code_span(&b, "`x", 0);
+    assert_string_equal(sb_buf_str(&b), "`` `x ``");
+    sb_buf_reset(&b);
+    sb_enc_md_fence(&b, "sh", "a ```` b\n");
+    assert_string_equal(sb_buf_str(&b), "`````sh\na ```` b\n`````\n");
+    sb_buf_reset(&b);
+    sb_enc_md_text(&b, "a*b", 2);
+    assert_string_equal(sb_buf_str(&b), "a\\*\xe2\x80\xa6");
+    sb_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_terminal),
+        cmocka_unit_test(test_shell),
+        cmocka_unit_test(test_markdown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
