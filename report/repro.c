@@ -186,16 +186,6 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     return rc;
 }
 
-void sb_slug(const char *in, char *out, size_t size)
-{
-    size_t n = 0;
-    for (const char *p = in; *p && n + 1 < size; p++) {
-        char c = (char)tolower((unsigned char)*p);
-        out[n++] = (isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-') ? c : '-';
-    }
-    out[n] = '\0';
-}
-
 int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,
                    sb_error *err)
 {

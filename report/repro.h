@@ -6,6 +6,7 @@
 #ifndef SOLBOOK_REPORT_REPRO_H
 #define SOLBOOK_REPORT_REPRO_H
 
+#include "file_name.h"
 #include "results.h"
 #include "strbuf.h"
 #include "mkdirs.h"
@@ -25,10 +26,6 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
 /* Appends s as one shell word: as is when it holds only [A-Za-z0-9_.,=:/+-],
  * otherwise in single quotes. */
 void sb_shell_quote(sb_buf *out, const char *s);
-
-
-/* Keeps [a-z0-9._-] (upper case folded), other bytes become '-'. */
-void sb_slug(const char *in, char *out, size_t size);
 
 /* Renders templates/REL with data into out (escape as given). */
 int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,

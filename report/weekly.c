@@ -400,9 +400,9 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_sort_skus(sk, ar, nsk);
         int bad = 0;
         for (size_t k = 0; k < nsk && !bad; k++) {
-            char slug[256], file[1024], path[4096];
+            char slug[SB_SAFE_NAME_SIZE], file[1024], path[4096];
             size_t drawn = 0;
-            sb_slug(sk[k], slug, sizeof slug);
+            sb_safe_name(sk[k], slug);
             snprintf(file, sizeof file, "%s-roofline-%s.svg", week, slug);
             snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
             sb_buf_reset(&tmp);
@@ -450,7 +450,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             shown[nshown++] = best;
         }
         for (size_t g = 0; g < ngroups && !bad; g++) {
-            char slug[256], file[1024], path[4096], title[512], name[256];
+            char slug[SB_SAFE_NAME_SIZE], file[1024], path[4096], title[512], name[1024];
             const char *base = NULL;
             int rank = -1;
             for (size_t i = 0; i < geo.n; i++) {
@@ -464,7 +464,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             if (!base)
                 continue;
             snprintf(name, sizeof name, "%s-%s-%s", groups[g].op, groups[g].mode, groups[g].dtype);
-            sb_slug(name, slug, sizeof slug);
+            sb_safe_name(name, slug);
             snprintf(file, sizeof file, "%s-speedup-%s.svg", week, slug);
             snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
             sb_buf_reset(&tmp);

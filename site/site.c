@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include "file_name.h"
 #include "home.h"
 #include "json_file.h"
 #include "repro.h"
@@ -165,29 +166,6 @@ void site_put_fixed2(sb_buf *b, double v)
     sb_buf_add(b, d, 3);
 }
 
-/* 64-bit FNV-1a, for short stable file names of long keys. */
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/* slug of s cut to 48 bytes; when the slug is not s itself (characters
- * changed or cut), "-" and 12 hex digits of its hash make it unique. */
-void site_safe_name(const char *s, char *buf, size_t size)
-{
-    char slug[64];
-    sb_slug(s, slug, 49);
-    if (strcmp(slug, s) == 0 && slug[0] && slug[0] != '.')
-        snprintf(buf, size, "%s", slug);
-    else
-        snprintf(buf, size, "%s-%012llx", slug, (unsigned long long)(fnv1a(s) & 0xffffffffffffull));
-}
-
 void site_run_path(char *buf, size_t size, long long run_id)
 {
     snprintf(buf, size, "runs/%lld.html#r%lld", site_run_page(run_id), run_id);
@@ -195,17 +173,16 @@ void site_run_path(char *buf, size_t size, long long run_id)
 
 void site_case_id(const char *case_key, char *buf, size_t size)
 {
-    char slug[64];
-    sb_slug(case_key, slug, 49);
-    snprintf(buf, size, "%s-%012llx", slug,
-             (unsigned long long)(fnv1a(case_key) & 0xffffffffffffull));
+    char id[SB_SAFE_NAME_SIZE];
+    sb_hashed_name(case_key, id);
+    snprintf(buf, size, "%s", id);
 }
 
 void site_history_path(char *buf, size_t size, const char *case_key, const char *sku, size_t page)
 {
-    char id[96], s[96];
+    char id[96], s[SB_SAFE_NAME_SIZE];
     site_case_id(case_key, id, sizeof id);
-    site_safe_name(sku, s, sizeof s);
+    sb_safe_name(sku, s);
     if (page <= 1)
         snprintf(buf, size, "history/%s/%s.html", id, s);
     else
@@ -214,10 +191,10 @@ void site_history_path(char *buf, size_t size, const char *case_key, const char 
 
 void site_op_path(char *buf, size_t size, const char *op)
 {
-    char s[96];
-    site_safe_name(op, s, sizeof s);
+    char s[SB_SAFE_NAME_SIZE];
+    sb_safe_name(op, s);
     if (strcmp(s, "index") == 0) /* ops/index.html is the list of ops */
-        snprintf(s, sizeof s, "index-%012llx", (unsigned long long)(fnv1a(op) & 0xffffffffffffull));
+        snprintf(s, sizeof s, "index-%012llx", (unsigned long long)sb_name_hash48(op));
     snprintf(buf, size, "ops/%s.html", s);
 }
 

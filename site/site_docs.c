@@ -657,8 +657,8 @@ static int cmp_job(const void *x, const void *y)
 
 static int packet_page(site_ctx *c, const packet_job *pj, sb_buf *idx, sb_buf *page, sb_error *err)
 {
-    char opdir[128], dir[4608], rel[700];
-    site_safe_name(pj->op, opdir, sizeof opdir);
+    char opdir[SB_SAFE_NAME_SIZE], dir[4608], rel[700];
+    sb_safe_name(pj->op, opdir);
     snprintf(dir, sizeof dir, "%s/packets/%s/%s", c->out, pj->target, opdir);
     sb_packet_opts po;
     memset(&po, 0, sizeof po);

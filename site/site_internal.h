@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
+#include "file_name.h"
 #include "geomean.h"
 #include "regress.h"
 #include "results.h"
@@ -65,11 +66,9 @@ void site_printf(sb_buf *b, const char *fmt, ...) __attribute__((format(printf, 
 void site_put_ll(sb_buf *b, long long v);
 void site_put_fixed2(sb_buf *b, double v); /* like %.2f (halves away from zero) */
 
-/* File names. A name safe in paths: s itself when it is a plain slug,
- * else its slug and 12 hex digits of its hash. */
-void site_safe_name(const char *s, char *buf, size_t size);
-/* Runs go SITE_RUNS_PER_PAGE to a page by id: runs/G.html, G = id / SITE_RUNS_PER_PAGE,
- * each run a row with anchor rID (site_runs.c). */
+/* File names (names from data: core/file_name.h). Runs go
+ * SITE_RUNS_PER_PAGE to a page by id: runs/G.html, G = id /
+ * SITE_RUNS_PER_PAGE, each run a row with anchor rID (site_runs.c). */
 #define SITE_RUNS_PER_PAGE 100
 long long site_run_page(long long run_id);
 void site_run_path(char *buf, size_t size, long long run_id); /* runs/G.html#rID */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_name.h"
 #include "gate.h"
 #include "plots.h"
 #include "history.h"
@@ -508,10 +509,10 @@ static int cmp_md(const void *x, const void *y)
 /* ops/OP/SKU.html (page 1) and ops/OP/SKU-pN.html. */
 static void sku_page_path(char *buf, size_t size, const char *op, const char *sku, size_t page)
 {
-    char opp[256], s[96];
+    char opp[256], s[SB_SAFE_NAME_SIZE];
     site_op_path(opp, sizeof opp, op);
     opp[strlen(opp) - 5] = 0; /* ops/OP */
-    site_safe_name(sku, s, sizeof s);
+    sb_safe_name(sku, s);
     if (page <= 1)
         snprintf(buf, size, "%s/%s.html", opp, s);
     else
