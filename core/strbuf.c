@@ -129,19 +129,6 @@ void sb_buf_xml_escaped(sb_buf *b, const char *s)
     }
 }
 
-void sb_buf_md_escaped(sb_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '\n' || *s == '\r') {
-            sb_buf_putc(b, ' ');
-            continue;
-        }
-        if (strchr("\\`*_{}[]<>()#+!|~&", *s))
-            sb_buf_putc(b, '\\');
-        sb_buf_putc(b, *s);
-    }
-}
-
 void sb_buf_csv_field(sb_buf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {

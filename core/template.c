@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "home.h"
 #include "json_file.h"
 
@@ -348,7 +349,11 @@ static void put_escaped(sb_buf *out, const char *s, sb_tpl_escape esc)
     if (esc == SB_TPL_ESCAPE_HTML)
         sb_buf_xml_escaped(out, s);
     else if (esc == SB_TPL_ESCAPE_MARKDOWN)
-        sb_buf_md_escaped(out, s);
+        sb_enc_md_text(out, s, SB_TEXT_NOTE_MAX);
+    else if (esc == SB_TPL_ESCAPE_SHELL_ARG)
+        sb_enc_shell_arg(out, s);
+    else if (esc == SB_TPL_ESCAPE_SHELL_COMMENT)
+        sb_enc_shell_comment(out, s, SB_TEXT_NOTE_MAX);
     else
         sb_buf_puts(out, s);
 }

@@ -31,9 +31,12 @@
 #include "strbuf.h"
 
 typedef enum sb_tpl_escape {
-    SB_TPL_ESCAPE_NONE = 0,   /* {{x}} is written verbatim */
-    SB_TPL_ESCAPE_HTML,       /* & < > " ' become entities */
-    SB_TPL_ESCAPE_MARKDOWN    /* Markdown punctuation backslash-escaped, newlines folded */
+    SB_TPL_ESCAPE_NONE = 0,      /* {{x}} is written verbatim: only for text that
+                                    holds no data */
+    SB_TPL_ESCAPE_HTML,          /* & < > " ' become entities */
+    SB_TPL_ESCAPE_MARKDOWN,      /* sb_enc_md_text, at most SB_TEXT_NOTE_MAX characters */
+    SB_TPL_ESCAPE_SHELL_ARG,     /* sb_enc_shell_arg: each value one shell word */
+    SB_TPL_ESCAPE_SHELL_COMMENT  /* sb_enc_shell_comment: text on a '#' line */
 } sb_tpl_escape;
 
 typedef struct sb_template sb_template;  /* a parsed template */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "geomean.h"
 #include "stats.h"
 
@@ -40,7 +41,7 @@ static const sb_result *find(const sb_pick *picks, size_t n, const sb_result *c,
 static void cell(sb_buf *out, const char *s)
 {
     sb_buf_puts(out, " ");
-    sb_buf_md_escaped(out, s);
+    sb_enc_md_text(out, s, SB_TEXT_NAME_MAX);
     sb_buf_puts(out, " |");
 }
 
@@ -92,23 +93,23 @@ size_t sb_case_table_render(const sb_pick *picks, size_t n, const char *op, cons
         }
         sb_time_kind tk = np && kernel == np ? SB_TIME_KERNEL : SB_TIME_CALL;
         sb_buf_puts(out, "### ");
-        sb_buf_md_escaped(out, op);
+        sb_enc_md_text(out, op, SB_TEXT_NAME_MAX);
         sb_buf_puts(out, " ");
-        sb_buf_md_escaped(out, head->mode);
+        sb_enc_md_text(out, head->mode, SB_TEXT_NAME_MAX);
         sb_buf_puts(out, " ");
-        sb_buf_md_escaped(out, head->dtype);
+        sb_enc_md_text(out, head->dtype, SB_TEXT_NAME_MAX);
         sb_buf_puts(out, " on ");
-        sb_buf_md_escaped(out, sku);
+        sb_enc_md_text(out, sku, SB_TEXT_NAME_MAX);
         sb_buf_puts(out, ": ");
-        sb_buf_md_escaped(out, provider);
+        sb_enc_md_text(out, provider, SB_TEXT_NAME_MAX);
         sb_buf_puts(out, " against ");
-        sb_buf_md_escaped(out, baseline);
+        sb_enc_md_text(out, baseline, SB_TEXT_NAME_MAX);
         sb_buf_printf(out, " (%s time)\n\n", sb_time_kind_name(tk));
         if (np) {
             sb_buf_puts(out, "| suite | case | ");
-            sb_buf_md_escaped(out, provider);
+            sb_enc_md_text(out, provider, SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " ms | ");
-            sb_buf_md_escaped(out, baseline);
+            sb_enc_md_text(out, baseline, SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " ms | speedup |\n| --- | --- | ---: | ---: | ---: |\n");
             for (size_t k = 0; k < np; k++) {
                 double a = tk == SB_TIME_KERNEL ? pv[k]->kernel_median_ms : pv[k]->median_ms;

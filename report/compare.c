@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "stats.h"
 
 const char *sb_cmp_verdict_name(sb_cmp_verdict v)
@@ -329,16 +330,16 @@ static void md_table(const sb_cmp_result *r, sb_cmp_verdict want, sb_buf *out)
         sb_buf_puts(out, "|");
         for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
             sb_buf_puts(out, " ");
-            sb_buf_md_escaped(out, cells[k]);
+            sb_enc_md_text(out, cells[k], cells[k] == params ? SB_TEXT_NOTE_MAX : SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
         sb_buf_puts(out, " ");
         if (sku) {
-            sb_buf_md_escaped(out, sku);
+            sb_enc_md_text(out, sku, SB_TEXT_NAME_MAX);
         } else {
-            sb_buf_md_escaped(out, w->a->sku);
+            sb_enc_md_text(out, w->a->sku, SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " / ");
-            sb_buf_md_escaped(out, b->sku);
+            sb_enc_md_text(out, b->sku, SB_TEXT_NAME_MAX);
         }
         char ma[32], mb[32], ra[32], p[32];
         fmt_num(ma, sizeof ma, "%.4f", w->median_a);
@@ -355,13 +356,13 @@ static void md_table(const sb_cmp_result *r, sb_cmp_verdict want, sb_buf *out)
 void sb_cmp_render_md(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
                       const sb_cmp_opts *o, sb_buf *out)
 {
-    sb_buf_puts(out, "# Compare\n\n- A: `");
-    sb_buf_md_escaped(out, a->text);
-    sb_buf_printf(out, "`: %zu passing run(s), commit(s) ", r->runs_a);
+    sb_buf_puts(out, "# Compare\n\n- A: ");
+    sb_enc_md_code_span(out, a->text, SB_TEXT_NAME_MAX);
+    sb_buf_printf(out, ": %zu passing run(s), commit(s) ", r->runs_a);
     md_commits(out, r->commits_a, r->ncommits_a);
-    sb_buf_puts(out, "\n- B: `");
-    sb_buf_md_escaped(out, b->text);
-    sb_buf_printf(out, "`: %zu passing run(s), commit(s) ", r->runs_b);
+    sb_buf_puts(out, "\n- B: ");
+    sb_enc_md_code_span(out, b->text, SB_TEXT_NAME_MAX);
+    sb_buf_printf(out, ": %zu passing run(s), commit(s) ", r->runs_b);
     md_commits(out, r->commits_b, r->ncommits_b);
     sb_buf_printf(out,
                   "\n\nEvidence level: op-level microbenchmark. The newest passing run of each case, "

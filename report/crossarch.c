@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "casetable.h"
+#include "encode.h"
 #include "stats.h"
 
 void sb_xa_free(sb_xa_set *s)
@@ -252,8 +253,11 @@ static void num(sb_buf *out, const char *fmt, double v)
 
 static void arch_name(sb_buf *out, const char *arch)
 {
+    sb_buf up = SB_BUF_INIT;
     for (const char *p = arch; *p; p++)
-        sb_buf_putc(out, (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : *p);
+        sb_buf_putc(&up, (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : *p);
+    sb_enc_md_text(out, sb_buf_str(&up), SB_TEXT_NAME_MAX);
+    sb_buf_free(&up);
 }
 
 static void cells(const sb_xa_table *t, const sb_xa_cell *c, int is_geo, sb_buf *out)
@@ -278,13 +282,13 @@ size_t sb_xa_render_md(const sb_xa_table *t, size_t max_rows, sb_buf *out)
     size_t lines = 0;
     size_t from = t->nrows > max_rows ? t->nrows - max_rows : 0;
     sb_buf_puts(out, "**");
-    sb_buf_md_escaped(out, t->op);
+    sb_enc_md_text(out, t->op, SB_TEXT_NAME_MAX);
     sb_buf_puts(out, " ");
-    sb_buf_md_escaped(out, t->mode);
+    sb_enc_md_text(out, t->mode, SB_TEXT_NAME_MAX);
     sb_buf_puts(out, " ");
-    sb_buf_md_escaped(out, t->dtype);
+    sb_enc_md_text(out, t->dtype, SB_TEXT_NAME_MAX);
     sb_buf_puts(out, "**, ");
-    sb_buf_md_escaped(out, t->provider);
+    sb_enc_md_text(out, t->provider, SB_TEXT_NAME_MAX);
     sb_buf_printf(out, ", %zu case%s", t->nrows, t->nrows == 1 ? "" : "s");
     if (from)
         sb_buf_printf(out, " (%s%zu with the most bytes shown, all in the appendix)",
@@ -309,7 +313,7 @@ size_t sb_xa_render_md(const sb_xa_table *t, size_t max_rows, sb_buf *out)
             sb_buf_puts(out, " ");
             arch_name(out, t->arch[k]);
             sb_buf_puts(out, " x ");
-            sb_buf_md_escaped(out, t->base[b]);
+            sb_enc_md_text(out, t->base[b], SB_TEXT_NAME_MAX);
             if (t->base_time[k][b] != t->time)
                 sb_buf_printf(out, " (%s)", sb_time_kind_name(t->base_time[k][b]));
             sb_buf_puts(out, " |");
@@ -339,7 +343,7 @@ size_t sb_xa_render_md(const sb_xa_table *t, size_t max_rows, sb_buf *out)
         if (t->several_suites)
             sb_buf_printf(&label, " (%s)", r->any->suite);
         sb_buf_puts(out, "| ");
-        sb_buf_md_escaped(out, sb_buf_str(&label));
+        sb_enc_md_text(out, sb_buf_str(&label), SB_TEXT_NAME_MAX);
         sb_buf_puts(out, " |");
         sb_buf_free(&label);
         cells(t, r->cell, 0, out);

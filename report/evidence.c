@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "casetable.h"
+#include "encode.h"
 #include "gate.h"
 #include "geomean.h"
 #include "note.h"
@@ -31,7 +32,7 @@ static void pct(sb_buf *b, double v)
 
 static void md(sb_buf *b, const char *s)
 {
-    sb_buf_md_escaped(b, s);
+    sb_enc_md_text(b, s, SB_TEXT_NAME_MAX);
 }
 
 static double metric_of(sqlite3 *db, long long run_id, const char *column)
@@ -110,7 +111,7 @@ static int gemm_section(sqlite3 *db, const sb_sku_table *skus, const sb_result_s
             md(b, sb_buf_str(&clocks));
             if (why.len) {
                 sb_buf_puts(b, " (");
-                md(b, sb_buf_str(&why));
+                sb_enc_md_text(b, sb_buf_str(&why), SB_TEXT_NOTE_MAX);
                 sb_buf_puts(b, ")");
             }
         } else {
@@ -360,9 +361,8 @@ static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_b
         sb_buf_puts(b, "- ");
         case_words(b, r, 1);
         sb_buf_printf(b, " (run %lld): ", r->run_id);
-        char reason[161];
-        snprintf(reason, sizeof reason, "%s", r->reason ? r->reason : r->correct == 0 ? "correctness failed" : r->status);
-        md(b, reason);
+        sb_enc_md_text(b, r->reason ? r->reason : r->correct == 0 ? "correctness failed" : r->status,
+                       160);
         sb_buf_puts(b, "\n");
     }
     if (failed)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "stats.h"
 
 static int same_opgroup(const sb_result *a, const sb_result *b)
@@ -361,7 +362,7 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
         sb_buf_puts(out, "|");
         for (size_t k = 0; k < 6; k++) {
             sb_buf_puts(out, " ");
-            sb_buf_md_escaped(out, cells[k]);
+            sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
         sb_buf_printf(out, " %s | %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu | %zu |\n",
@@ -379,7 +380,7 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
     sb_buf_puts(out, "| op | mode | dtype | provider | baseline |");
     for (size_t k = 0; k < t->nskus; k++) {
         sb_buf_puts(out, " ");
-        sb_buf_md_escaped(out, t->skus[k]);
+        sb_enc_md_text(out, t->skus[k], SB_TEXT_NAME_MAX);
         sb_buf_puts(out, " |");
     }
     sb_buf_puts(out, "\n| --- | --- | --- | --- | --- |");
@@ -402,7 +403,7 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
         sb_buf_puts(out, "|");
         for (size_t k = 0; k < 5; k++) {
             sb_buf_puts(out, " ");
-            sb_buf_md_escaped(out, cells[k]);
+            sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
         for (size_t k = 0; k < t->nskus; k++) {

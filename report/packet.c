@@ -425,14 +425,14 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sb_buf_free(&cmds);
     sb_buf_puts(&tmp, "solbook ingest results/\n");
     sb_buf_puts(&tmp, "solbook packet --target ");
-    sb_shell_quote(&tmp, o->target);
+    sb_enc_shell_arg(&tmp, o->target);
     if (o->op) {
         sb_buf_puts(&tmp, " --op ");
-        sb_shell_quote(&tmp, o->op);
+        sb_enc_shell_arg(&tmp, o->op);
     }
     if (o->suite) {
         sb_buf_puts(&tmp, " --suite ");
-        sb_shell_quote(&tmp, o->suite);
+        sb_enc_shell_arg(&tmp, o->suite);
     }
     sb_buf_puts(&tmp, " --out packet-rerun\n");
     sb_tpl_set_str(d, "commands", sb_buf_str(&tmp));
@@ -505,7 +505,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     }
     sb_buf_free(&body);
     sb_buf_reset(&b);
-    if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_NONE, &b, err) != SB_OK ||
+    if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
         put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)
         goto done;
     {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "stats.h"
 
 const char *sb_rg_verdict_name(sb_rg_verdict v)
@@ -491,7 +492,7 @@ static void md_section(const sb_rg_list *l, sb_buf *out, int (*want)(sb_rg_verdi
         sb_buf_puts(out, "|");
         for (size_t k = 0; k < 7; k++) {
             sb_buf_puts(out, " ");
-            sb_buf_md_escaped(out, cells[k]);
+            sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
         char om[32], nm[32], ch[32], p[32], os[13], ns[13];

@@ -1,7 +1,6 @@
 /* repro.c - reproduce commands and output helpers (repro.h). */
 #include "repro.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -39,34 +38,6 @@ void sb_repro_close(sb_repro *r)
     free(r);
 }
 
-void sb_shell_quote(sb_buf *out, const char *s)
-{
-    int plain = *s != '\0';
-    for (const char *p = s; *p && plain; p++)
-        plain = isalnum((unsigned char)*p) || strchr("_.,=:/+-", *p);
-    if (plain) {
-        sb_buf_puts(out, s);
-        return;
-    }
-    sb_buf_putc(out, '\'');
-    for (const char *p = s; *p; p++) {
-        if (*p == '\'')
-            sb_buf_puts(out, "'\\''");
-        else
-            sb_buf_putc(out, *p);
-    }
-    sb_buf_putc(out, '\'');
-}
-
-static void set_quoted(json_t *obj, const char *key, const char *value)
-{
-    sb_buf b = SB_BUF_INIT;
-    if (value && *value)
-        sb_shell_quote(&b, value);
-    json_object_set_new(obj, key, json_string(sb_buf_str(&b)));
-    sb_buf_free(&b);
-}
-
 static void set_int(json_t *obj, const char *key, long long v)
 {
     char num[32] = "";
@@ -93,19 +64,19 @@ static void object_flags(const char *json_text, sb_buf *out)
         if (out->len)
             sb_buf_putc(out, ' ');
         sb_buf_puts(out, "--");
-        sb_shell_quote(out, k);
+        sb_enc_shell_arg(out, k);
         sb_buf_putc(out, ' ');
         if (json_is_string(v)) {
-            sb_shell_quote(out, json_string_value(v));
+            sb_enc_shell_arg(out, json_string_value(v));
         } else if (json_is_real(v)) {
             /* shortest form that reads back as the same double in
              * practice: 1e-06, not 9.9999999999999995e-07 */
             char num[64];
             snprintf(num, sizeof num, "%.15g", json_real_value(v));
-            sb_shell_quote(out, num);
+            sb_enc_shell_arg(out, num);
         } else {
             char *s = json_dumps(v, JSON_ENCODE_ANY);
-            sb_shell_quote(out, s ? s : "");
+            sb_enc_shell_arg(out, s ? s : "");
             free(s);
         }
     }
@@ -117,13 +88,13 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     json_t *d = json_object();
     if (!d)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    set_quoted(d, "suite", r->suite);
-    set_quoted(d, "op", r->op);
-    set_quoted(d, "mode", r->mode);
-    set_quoted(d, "dtype", r->dtype);
-    set_quoted(d, "provider", r->provider);
-    set_quoted(d, "backend", r->backend);
-    set_quoted(d, "shape", r->shape_key);
+    sb_tpl_set_str(d, "suite", r->suite);
+    sb_tpl_set_str(d, "op", r->op);
+    sb_tpl_set_str(d, "mode", r->mode);
+    sb_tpl_set_str(d, "dtype", r->dtype);
+    sb_tpl_set_str(d, "provider", r->provider);
+    sb_tpl_set_str(d, "backend", r->backend);
+    sb_tpl_set_str(d, "shape", r->shape_key);
     sb_buf pt = SB_BUF_INIT;
     object_flags(r->shape_json, &pt);
     json_object_set_new(d, "shape_flags", json_string(sb_buf_str(&pt)));
@@ -138,11 +109,11 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     if (json_is_integer(json_object_get(run, "seed")))
         snprintf(seed, sizeof seed, "%lld", (long long)json_integer_value(json_object_get(run, "seed")));
     json_decref(run);
-    set_quoted(d, "seed", seed);
+    sb_tpl_set_str(d, "seed", seed);
     /* solbench takes --l2 cold|warm; "unknown" (imports, CPU) is left out */
-    set_quoted(d, "l2", strcmp(r->l2, "unknown") == 0 ? "" : r->l2);
-    set_quoted(d, "device", strcmp(r->arch, "cpu") == 0 ? "cpu" : "");
-    set_quoted(d, "timer", r->timer);
+    sb_tpl_set_str(d, "l2", strcmp(r->l2, "unknown") == 0 ? "" : r->l2);
+    sb_tpl_set_str(d, "device", strcmp(r->arch, "cpu") == 0 ? "cpu" : "");
+    sb_tpl_set_str(d, "timer", r->timer);
     set_int(d, "warmup_iters", r->warmup_iters);
     char ms[32] = "";
     if (r->warmup_ms > 0)
@@ -160,18 +131,19 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     set_int(d, "repeats", r->repeats);
     set_int(d, "input_sets", r->input_sets);
     json_object_set_new(d, "graph", json_boolean(r->graph == 1));
-    set_quoted(d, "source_format", r->source_format);
+    sb_tpl_set_str(d, "source_format", r->source_format);
     /* the file by its name: the folder it sat in is a path of the machine
      * that ingested it, not of the reader's */
     const char *base = strrchr(r->source_path, '/');
-    set_quoted(d, "source_path", base ? base + 1 : r->source_path);
-    set_quoted(d, "tool_name", r->tool_name);
-    set_quoted(d, "tool_version", r->tool_version);
-    set_quoted(d, "git_sha", r->git_sha);
+    sb_tpl_set_str(d, "source_path", base ? base + 1 : r->source_path);
+    sb_tpl_set_str(d, "tool_name", r->tool_name);
+    sb_tpl_set_str(d, "tool_version", r->tool_version);
+    sb_tpl_set_str(d, "git_sha", r->git_sha);
     json_object_set_new(d, "run_id", json_integer(r->run_id));
     int is_solbench = strcmp(r->source_format, "solbook") == 0 && strcmp(r->tool_name, "solbench") == 0;
     sb_buf line = SB_BUF_INIT;
-    int rc = sb_template_render(is_solbench ? rp->solbench : rp->imported, d, SB_TPL_ESCAPE_NONE,
+    int rc = sb_template_render(is_solbench ? rp->solbench : rp->imported, d,
+                                is_solbench ? SB_TPL_ESCAPE_SHELL_ARG : SB_TPL_ESCAPE_SHELL_COMMENT,
                                 &line, err);
     json_decref(d);
     if (rc == SB_OK) {

@@ -6,6 +6,7 @@
 #ifndef SOLBOOK_REPORT_REPRO_H
 #define SOLBOOK_REPORT_REPRO_H
 
+#include "encode.h"
 #include "file_name.h"
 #include "results.h"
 #include "strbuf.h"
@@ -18,14 +19,12 @@ typedef struct sb_repro sb_repro;
 int sb_repro_open(sb_repro **out, sb_error *err);
 void sb_repro_close(sb_repro *r);
 
-/* Appends one command line (no newline) reproducing run r: the solbench
- * invocation for solbench runs, a comment naming the source tool and file
- * for imported runs. Every value is shell-quoted. */
+/* Appends one line (no newline) reproducing run r: the solbench
+ * invocation for solbench runs (every value one shell word,
+ * sb_enc_shell_arg), a comment naming the source tool and file for
+ * imported runs (every value comment text, sb_enc_shell_comment). No value
+ * can end the line. */
 int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error *err);
-
-/* Appends s as one shell word: as is when it holds only [A-Za-z0-9_.,=:/+-],
- * otherwise in single quotes. */
-void sb_shell_quote(sb_buf *out, const char *s);
 
 /* Renders templates/REL with data into out (escape as given). */
 int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,

@@ -546,17 +546,31 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             sb_buf_puts(&tmp, sb_buf_str(&seen));
             sb_buf_free(&seen);
             sb_buf_puts(&tmp, "solbook ingest results/ --db ");
-            sb_shell_quote(&tmp, db_name);
+            sb_enc_shell_arg(&tmp, db_name);
             sb_buf_puts(&tmp, "\nsolbook report table --db ");
-            sb_shell_quote(&tmp, db_name);
+            sb_enc_shell_arg(&tmp, db_name);
             sb_buf_puts(&tmp, " --op ");
-            sb_shell_quote(&tmp, groups[g].op);
+            sb_enc_shell_arg(&tmp, groups[g].op);
             sb_buf_puts(&tmp, " --sku SKU\n");
-            sb_tpl_set_str(c, "lines", sb_buf_str(&tmp));
+            sb_buf block = SB_BUF_INIT;
+            sb_enc_md_fence(&block, "sh", sb_buf_str(&tmp));
+            sb_tpl_set_str(c, "lines", sb_buf_str(&block));
+            sb_buf_free(&block);
             json_array_append_new(cmds, c);
         }
     }
     sb_tpl_set_str(d, "db_name", db_name);
+    {
+        /* a code span of one command: the database name is one shell word,
+         * and the span's backticks outnumber any run inside it */
+        sb_buf cmd = SB_BUF_INIT, span = SB_BUF_INIT;
+        sb_buf_printf(&cmd, "solbook report weekly --week %s --db ", week);
+        sb_enc_shell_arg(&cmd, db_name);
+        sb_enc_md_code_span(&span, sb_buf_str(&cmd), 0);
+        sb_tpl_set_str(d, "rebuild", sb_buf_str(&span));
+        sb_buf_free(&cmd);
+        sb_buf_free(&span);
+    }
 
     /* the writeup within its limits: as many of the largest cases per
      * cross-arch table as the line budget leaves */
