@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "encode.h"
 #include "error.h"
 #include "home.h"
 #include "store.h"
@@ -303,10 +304,21 @@ int cmd_runs(int argc, char **argv)
             snprintf(stbuf, sizeof stbuf, "%s (under %s: not a timing)", stt ? stt : "-", prof);
             stt = stbuf;
         }
+        /* stored text reaches the terminal only through its encoder, each
+         * cell cut to a readable width */
+        const char *raw[] = {fin, a, k, gshort, opname, mo, pr, dt, shape, stt};
+        sb_buf cells[10];
+        for (int i = 0; i < 10; i++) {
+            cells[i] = (sb_buf)SB_BUF_INIT;
+            sb_enc_terminal(&cells[i], raw[i] ? raw[i] : "-", SB_TEXT_NAME_MAX / 2);
+        }
         printf("%6lld  %-20s  %-5s  %-16s  %-8s  %-14s  %-4s  %-16s  %-7s  %-22s  %10s  %s\n",
-               (long long)sqlite3_column_int64(st, C_ID), fin ? fin : "-", a ? a : "-", k ? k : "-",
-               gshort, opname, mo ? mo : "-", pr ? pr : "-", dt ? dt : "-", shape ? shape : "-", med,
-               stt ? stt : "-");
+               (long long)sqlite3_column_int64(st, C_ID), sb_buf_str(&cells[0]),
+               sb_buf_str(&cells[1]), sb_buf_str(&cells[2]), sb_buf_str(&cells[3]),
+               sb_buf_str(&cells[4]), sb_buf_str(&cells[5]), sb_buf_str(&cells[6]),
+               sb_buf_str(&cells[7]), sb_buf_str(&cells[8]), med, sb_buf_str(&cells[9]));
+        for (int i = 0; i < 10; i++)
+            sb_buf_free(&cells[i]);
     }
     int status_code = 0;
     if (rc != SQLITE_DONE) {
@@ -314,7 +326,8 @@ int cmd_runs(int argc, char **argv)
         sb_error_print(&err, stderr);
         status_code = 2;
     } else if (json) {
-        char *s = json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        /* ASCII only: no stored character reaches the terminal raw */
+        char *s = json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
         if (s) {
             printf("%s\n", s);
             free(s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "encode.h"
 #include "error.h"
 #include "home.h"
 #include "store.h"
@@ -73,12 +74,22 @@ static int resolve(sb_db *db, const char *arg, long long *id, sb_error *err)
     return 0;
 }
 
+/* Stored text to the terminal: encoded (sb_enc_terminal), cut at limit
+ * characters. */
+static void print_text(const unsigned char *s, size_t limit)
+{
+    sb_buf b = SB_BUF_INIT;
+    sb_enc_terminal(&b, s ? (const char *)s : "", limit);
+    fputs(sb_buf_str(&b), stdout);
+    sb_buf_free(&b);
+}
+
 static void print_value(sqlite3_stmt *st, int c)
 {
     switch (sqlite3_column_type(st, c)) {
     case SQLITE_INTEGER: printf("%lld", (long long)sqlite3_column_int64(st, c)); break;
     case SQLITE_FLOAT: printf("%.10g", sqlite3_column_double(st, c)); break;
-    default: printf("%s", (const char *)sqlite3_column_text(st, c)); break;
+    default: print_text(sqlite3_column_text(st, c), SB_TEXT_NOTE_MAX); break;
     }
 }
 
@@ -121,8 +132,12 @@ static int print_ceilings(sb_db *db, long long id, sb_error *err)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!any++)
             printf("\nmeasured ceilings\n");
-        printf("  %-24s %.6g %s\n", sqlite3_column_text(st, 0), sqlite3_column_double(st, 1),
-               sqlite3_column_text(st, 2));
+        sb_buf name = SB_BUF_INIT;
+        sb_enc_terminal(&name, (const char *)sqlite3_column_text(st, 0), SB_TEXT_NAME_MAX);
+        printf("  %-24s %.6g ", sb_buf_str(&name), sqlite3_column_double(st, 1));
+        sb_buf_free(&name);
+        print_text(sqlite3_column_text(st, 2), SB_TEXT_NAME_MAX);
+        printf("\n");
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(db, err, "cannot read ceilings");
@@ -165,15 +180,25 @@ static int print_profile(sb_db *db, long long id, sb_error *err)
     long long kernel = -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         long long k = sqlite3_column_int64(st, 0);
-        if (kernel == -1)
-            printf("\nNsight Compute metrics (%s)\n", sqlite3_column_text(st, 5));
+        if (kernel == -1) {
+            printf("\nNsight Compute metrics (");
+            print_text(sqlite3_column_text(st, 5), SB_TEXT_NOTE_MAX);
+            printf(")\n");
+        }
         if (k != kernel) {
-            printf("  kernel %lld: %s\n", k, sqlite3_column_text(st, 1));
+            printf("  kernel %lld: ", k);
+            print_text(sqlite3_column_text(st, 1), SB_TEXT_NOTE_MAX);
+            printf("\n");
             kernel = k;
         }
         const unsigned char *unit = sqlite3_column_text(st, 3);
-        printf("    %-66s %.10g%s%s\n", sqlite3_column_text(st, 2), sqlite3_column_double(st, 4),
-               unit ? " " : "", unit ? (const char *)unit : "");
+        sb_buf metric = SB_BUF_INIT;
+        sb_enc_terminal(&metric, (const char *)sqlite3_column_text(st, 2), SB_TEXT_NAME_MAX);
+        printf("    %-66s %.10g%s", sb_buf_str(&metric), sqlite3_column_double(st, 4),
+               unit ? " " : "");
+        sb_buf_free(&metric);
+        print_text(unit, SB_TEXT_NAME_MAX);
+        printf("\n");
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(db, err, "cannot read profiler_metrics");
@@ -192,13 +217,19 @@ static int show_text(sb_db *db, long long id, sb_error *err)
         sqlite3_finalize(st);
         return sb_db_fail(db, err, "cannot read the run");
     }
-    printf("run %lld (%s)\n", id, sqlite3_column_text(st, 1));
+    printf("run %lld (", id);
+    print_text(sqlite3_column_text(st, 1), SB_TEXT_NAME_MAX);
+    printf(")\n");
     static const char *const names[] = {NULL,          NULL,          "status",     "reason",
                                         "run_uuid",    "content_sha256", "source_path", "source_format",
                                         "ingested_at", "notes"};
     for (int c = 2; c < 10; c++)
         if (sqlite3_column_type(st, c) != SQLITE_NULL)
-            printf("  %-24s %s\n", names[c], sqlite3_column_text(st, c));
+        {
+            printf("  %-24s ", names[c]);
+            print_text(sqlite3_column_text(st, c), SB_TEXT_NOTE_MAX);
+            printf("\n");
+        }
     sqlite3_finalize(st);
     if (print_table(db, "provenance", "provenance", id, err) != SB_OK ||
         print_table(db, "config and protocol", "configs", id, err) != SB_OK ||
@@ -262,7 +293,9 @@ static int show_json(sb_db *db, long long id, sb_error *err)
         json_decref(out);
         return sb_db_fail(db, err, "cannot read profiler_metrics");
     }
-    char *s = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    /* ASCII only: no stored character reaches the terminal raw */
+    char *s = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) |
+                                  JSON_ENSURE_ASCII);
     json_decref(out);
     if (!s)
         return sb_error_set(err, sb_db_path(db), NULL, "out of memory");
