@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-int sb_db_user_version(sqlite3 *conn, const char *path, sb_error *err)
+int sb_db_user_version(sqlite3 *conn, const char *path, int *version, sb_error *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(conn, "PRAGMA user_version", -1, &st, NULL);
@@ -13,11 +13,21 @@ int sb_db_user_version(sqlite3 *conn, const char *path, sb_error *err)
         sb_error_set(err, path, NULL, "cannot read the schema version: %s",
                      sqlite3_errmsg(conn));
         sqlite3_finalize(st);
-        return -1;
+        return SB_ERR;
     }
-    int v = sqlite3_column_int(st, 0);
+    *version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    return v;
+    return SB_OK;
+}
+
+int sb_db_check_version(int v, const char *path, int latest, sb_error *err)
+{
+    if (v < 0)
+        return sb_error_set(err, path, NULL,
+                            "not a solbook database (schema version %d is not one solbook writes)", v);
+    if (v > latest)
+        return sb_db_error_too_new(err, path, v, latest);
+    return SB_OK;
 }
 
 /* Number of schema objects other than SQLite's own. */
@@ -64,23 +74,18 @@ int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
 {
     int latest = count ? list[count - 1].version : 0;
     /* A read first: most opens find the database current and need no lock. */
-    int v = sb_db_user_version(conn, path, err);
-    if (v < 0)
+    int v;
+    if (sb_db_user_version(conn, path, &v, err) != SB_OK ||
+        sb_db_check_version(v, path, latest, err) != SB_OK)
         return SB_ERR;
     if (v == latest && v > 0)
         return SB_OK;
-    if (v > latest)
-        return sb_db_error_too_new(err, path, v, latest);
     if (exec(conn, path, "BEGIN IMMEDIATE", "cannot lock the database to upgrade it", err) != SB_OK)
         return SB_ERR;
     /* Again under the write lock: another process may have migrated meanwhile. */
-    v = sb_db_user_version(conn, path, err);
-    if (v < 0)
+    if (sb_db_user_version(conn, path, &v, err) != SB_OK ||
+        sb_db_check_version(v, path, latest, err) != SB_OK)
         goto fail;
-    if (v > latest) {
-        sb_db_error_too_new(err, path, v, latest);
-        goto fail;
-    }
     if (v == 0) {
         int n = count_objects(conn, path, err);
         if (n < 0)

@@ -33,8 +33,12 @@ struct sb_db;
 int sb_db_open_with(const char *path, int flags, const sb_db_migration *list, size_t count,
                     struct sb_db **out, sb_error *err);
 
-/* PRAGMA user_version of conn, or -1 on error (err filled). */
-int sb_db_user_version(sqlite3 *conn, const char *path, sb_error *err);
+/* PRAGMA user_version of conn into *version (any int, -1 included). */
+int sb_db_user_version(sqlite3 *conn, const char *path, int *version, sb_error *err);
+
+/* The one check of a stored schema version v against latest: a negative
+ * version is not solbook's, one above latest is too new. */
+int sb_db_check_version(int v, const char *path, int latest, sb_error *err);
 
 /* Fills err: the database's schema version v is newer than the latest one
  * this solbook knows. Returns SB_ERR. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "migrate.h"
 
@@ -85,6 +86,29 @@ static int pragma_text(sb_db *db, const char *sql, char *buf, size_t size, sb_er
     return SB_OK;
 }
 
+/* When SQLite could not open or read path: a folder the user cannot
+ * write is the usual cause (WAL mode needs PATH-wal and PATH-shm beside
+ * the file, even for reading), and is named as such. */
+static int explain_open_failure(sb_db *db, int writable, sb_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", db->path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (access(dir, W_OK) == 0 || errno != EACCES)
+        return SB_ERR;
+    return sb_error_set(err, db->path, NULL,
+                        "cannot %s the database: its folder %s is not writable, and SQLite needs "
+                        "to create %s-wal and %s-shm there (WAL mode); make the folder writable "
+                        "or copy the database elsewhere",
+                        writable ? "write" : "read", dir, db->path, db->path);
+}
+
 static int connect(sb_db *db, int writable, sb_error *err)
 {
     int oflags = writable ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
@@ -94,6 +118,7 @@ static int connect(sb_db *db, int writable, sb_error *err)
                      db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
         sqlite3_close(db->conn);
         db->conn = NULL;
+        explain_open_failure(db, writable, err);
         return SB_ERR;
     }
     sqlite3_extended_result_codes(db->conn, 1);
@@ -103,6 +128,8 @@ static int connect(sb_db *db, int writable, sb_error *err)
     if (pragma_text(db, "PRAGMA schema_version", buf, sizeof buf, err) != SB_OK) {
         if ((sqlite3_errcode(db->conn) & 0xff) == SQLITE_NOTADB)
             sb_error_set(err, db->path, NULL, "not an SQLite database (so not a solbook database)");
+        else
+            explain_open_failure(db, writable, err);
         return SB_ERR;
     }
     if (sb_db_exec(db, "PRAGMA foreign_keys = ON", err) != SB_OK)
@@ -159,6 +186,18 @@ void sb_db_close(sb_db *db)
     free(db);
 }
 
+int sb_db_open_connection(const char *path, sqlite3 **out, sb_error *err)
+{
+    sb_db *db = NULL;
+    *out = NULL;
+    if (sb_db_open(path, SB_DB_READ, &db, err) != SB_OK)
+        return SB_ERR;
+    *out = db->conn;
+    db->conn = NULL;
+    sb_db_close(db);
+    return SB_OK;
+}
+
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
 {
     return sb_db_open_with(path, flags, sb_db_migrations, sb_db_migration_count, out, err);
@@ -190,17 +229,14 @@ int sb_db_open_with(const char *path, int flags, const sb_db_migration *list, si
         goto fail;
 
     sb_error e2;
-    int v = sb_db_user_version(db->conn, db->path, err);
-    if (v < 0)
-        goto fail;
+    int v;
     int latest = count ? list[count - 1].version : 0;
+    if (sb_db_user_version(db->conn, db->path, &v, err) != SB_OK ||
+        sb_db_check_version(v, path, latest, err) != SB_OK)
+        goto fail;
     if (flags == SB_DB_READ) {
         if (v == 0) {
             sb_error_set(err, path, NULL, "not a solbook database (no solbook schema version)");
-            goto fail;
-        }
-        if (v > latest) {
-            sb_db_error_too_new(err, path, v, latest);
             goto fail;
         }
         if (v < latest) {

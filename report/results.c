@@ -10,40 +10,11 @@
 #include <sys/stat.h>
 
 #include "isoweek.h"
+#include "store.h"
 
 int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err)
 {
-    *out = NULL;
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return sb_error_set(err, path, NULL, "no such database (run `solbook ingest` first)");
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        sb_error_set(err, path, NULL, "cannot open database: %s",
-                     db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
-        return SB_ERR;
-    }
-    sqlite3_busy_timeout(db, 5000);
-    sqlite3_stmt *st2 = NULL;
-    int version = -1;
-    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st2, NULL) == SQLITE_OK &&
-        sqlite3_step(st2) == SQLITE_ROW)
-        version = sqlite3_column_int(st2, 0);
-    sqlite3_finalize(st2);
-    int has_runs = 0;
-    if (version >= 1 &&
-        sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='runs'", -1,
-                           &st2, NULL) == SQLITE_OK) {
-        has_runs = sqlite3_step(st2) == SQLITE_ROW;
-        sqlite3_finalize(st2);
-    }
-    if (version < 1 || !has_runs) {
-        sqlite3_close(db);
-        return sb_error_set(err, path, NULL, "not a solbook database (no schema version or runs table)");
-    }
-    *out = db;
-    return SB_OK;
+    return sb_db_open_connection(path, out, err);
 }
 
 static char *col_str(sqlite3_stmt *st, int i)

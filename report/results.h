@@ -18,8 +18,8 @@
 #include "error.h"
 #include "strbuf.h"
 
-/* Opens an existing database read-only and checks it is a solbook
- * database (PRAGMA user_version >= 1 and a runs table). */
+/* Opens an existing database for reading with the checks and messages
+ * every command uses (sb_db_open_connection, db/store.h). */
 int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err);
 
 typedef struct sb_result {

@@ -202,7 +202,7 @@ static void test_upgrade_in_place(void **state)
     sb_error e;
     assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
     assert_int_equal(sb_db_migrate(c, p, list, 1, &e), SB_OK);
-    assert_int_equal(sb_db_user_version(c, p, &e), 1);
+    { int uv = -9; assert_int_equal(sb_db_user_version(c, p, &uv, &e), SB_OK); assert_int_equal(uv, 1); }
     assert_int_equal(sqlite3_exec(c,
                                   "INSERT INTO runs (content_sha256, schema, status, source_path, ingested_at, "
                                   "raw_json) VALUES ('s1', 'solbook.result.v1', 'passed', 'a.json', 'now', '{}')",
@@ -210,7 +210,7 @@ static void test_upgrade_in_place(void **state)
                      SQLITE_OK);
     /* Upgrade: 002 applied, the run kept. */
     assert_int_equal(sb_db_migrate(c, p, list, 2, &e), SB_OK);
-    assert_int_equal(sb_db_user_version(c, p, &e), 2);
+    { int uv = -9; assert_int_equal(sb_db_user_version(c, p, &uv, &e), SB_OK); assert_int_equal(uv, 2); }
     assert_int_equal(query_int(c, "SELECT count(*) FROM runs"), 1);
     assert_int_equal(sqlite3_exec(c, "INSERT INTO run_labels VALUES (1, 'baseline')", NULL, NULL, NULL),
                      SQLITE_OK);
@@ -227,9 +227,9 @@ static void test_upgrade_in_place(void **state)
 
     path_in(p, sizeof p, "v0.db");
     assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
-    assert_int_equal(sb_db_user_version(c, p, &e), 0);
+    { int uv = -9; assert_int_equal(sb_db_user_version(c, p, &uv, &e), SB_OK); assert_int_equal(uv, 0); }
     assert_int_equal(sb_db_migrate(c, p, list, 2, &e), SB_OK);
-    assert_int_equal(sb_db_user_version(c, p, &e), 2);
+    { int uv = -9; assert_int_equal(sb_db_user_version(c, p, &uv, &e), SB_OK); assert_int_equal(uv, 2); }
     assert_int_equal(query_int(c, "SELECT count(*) FROM sqlite_master WHERE name = 'run_labels'"), 1);
     sqlite3_close(c);
 
@@ -240,7 +240,7 @@ static void test_upgrade_in_place(void **state)
     assert_int_equal(sb_db_migrate(c, p, broken, 1, &e), SB_OK);
     assert_int_equal(sb_db_migrate(c, p, broken, 2, &e), SB_ERR);
     expect_error(&e, "migration 002_broken.sql failed");
-    assert_int_equal(sb_db_user_version(c, p, &e), 1);
+    { int uv = -9; assert_int_equal(sb_db_user_version(c, p, &uv, &e), SB_OK); assert_int_equal(uv, 1); }
     sqlite3_close(c);
 }
 

@@ -105,7 +105,9 @@ static void test_upgrade_keeps_a_forge_created_table(void **state)
             " promoted_at TEXT NOT NULL, UNIQUE (base_id, version));");
     exec(c, ROW);
     assert_int_equal(sb_db_migrate(c, f->path, sb_db_migrations, sb_db_migration_count, &e), SB_OK);
-    assert_int_equal(sb_db_user_version(c, f->path, &e), sb_db_schema_version());
+    int uv = -9;
+    assert_int_equal(sb_db_user_version(c, f->path, &uv, &e), SB_OK);
+    assert_int_equal(uv, sb_db_schema_version());
     json_t *k = NULL;
     assert_int_equal(sb_db_forge_kernels(c, f->path, &k, &e), SB_OK);
     assert_int_equal(json_array_size(k), 1);
