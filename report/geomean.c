@@ -289,7 +289,8 @@ int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t n,
     free(grp);
     free(grp_base);
     free(grp_nbase);
-    qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+    if (out->n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
     /* order SKUs by arch, then id (insertion sort: few) */
     for (size_t i = 1; i < out->nskus; i++) {
         for (size_t j = i; j > 0; j--) {

@@ -331,7 +331,8 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
                 names_add(&skus, t->skus[k]);
                 break;
             }
-    qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
+    if (providers.n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
     const double bar = 26, L = 80, T = 50, B = 330;
     /* groups wide enough for the SKU label under them */
     double group_w = fmax((double)providers.n * bar + 34, 150);
@@ -459,8 +460,10 @@ void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char 
             yhi = fmax(yhi, r->median_ms);
         }
     }
-    qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
-    qsort(slots, ns, sizeof *slots, slot_cmp);
+    if (providers.n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(providers.v, providers.n, sizeof *providers.v, name_cmp);
+    if (ns)
+        qsort(slots, ns, sizeof *slots, slot_cmp);
     if (!(ylo <= yhi)) {
         ylo = 0.01;
         yhi = 1;

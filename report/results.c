@@ -476,7 +476,8 @@ int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *
     }
     for (size_t i = 0; i < s->n; i++)
         by[i] = &s->v[i];
-    qsort(by, s->n, sizeof *by, cmp_provider_sku);
+    if (s->n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(by, s->n, sizeof *by, cmp_provider_sku);
     size_t ng = 0;
     for (size_t i = 0; i < s->n;) {
         size_t j = i;

@@ -19,7 +19,8 @@ double sb_median(const double *v, size_t n)
     if (!c)
         return NAN;
     memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(c, n, sizeof *c, cmp_double);
     double m = (n % 2) ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
     free(c);
     return m;
@@ -157,7 +158,8 @@ int sb_mann_whitney_cached(const double *a, size_t n1, const double *b, size_t n
         t[i] = (tagged){a[i], 0};
     for (size_t i = 0; i < n2; i++)
         t[n1 + i] = (tagged){b[i], 1};
-    qsort(t, n, sizeof *t, cmp_tagged);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(t, n, sizeof *t, cmp_tagged);
     double r1 = 0, tie_term = 0;
     int ties = 0;
     for (size_t i = 0; i < n;) {

@@ -113,7 +113,8 @@ int site_build_history(site_ctx *c, sb_error *err)
     }
     for (size_t i = 0; i < n; i++)
         ord[i] = &c->set.v[i];
-    qsort(ord, n, sizeof *ord, cmp_hist);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(ord, n, sizeof *ord, cmp_hist);
     size_t nrefs = 0;
     for (size_t i = 0; i < c->rg.n; i++) {
         const sb_rg_row *r = &c->rg.v[i];
@@ -122,7 +123,8 @@ int site_build_history(site_ctx *c, sb_error *err)
         if (r->old_run)
             refs[nrefs++] = (rg_ref){r->old_run->run_id, r, 0};
     }
-    qsort(refs, nrefs, sizeof *refs, cmp_ref);
+    if (nrefs) /* qsort(NULL, 0, ...) is undefined */
+        qsort(refs, nrefs, sizeof *refs, cmp_ref);
 
     /* Count the groups for the index pagination. */
     size_t ngroups = 0;

@@ -31,7 +31,8 @@ static int distinct(const char **v, size_t n, const char ***out, size_t *nout)
     if (!s)
         return -1;
     memcpy(s, v, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_str);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(s, n, sizeof *s, cmp_str);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || strcmp(s[k - 1], s[i]))
@@ -85,7 +86,8 @@ static int sku_columns(site_ctx *c, sku_col **out, size_t *n)
         if (!seen && k < cap)
             v[k++] = (sku_col){NULL, known[a]};
     }
-    qsort(v, k, sizeof *v, cmp_col);
+    if (k) /* qsort(NULL, 0, ...) is undefined */
+        qsort(v, k, sizeof *v, cmp_col);
     *out = v;
     *n = k;
     return 0;
@@ -668,7 +670,8 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
     }
     for (size_t i = 0; i < n; i++)
         mds[i] = (md_pair){p[i].r->mode, p[i].r->dtype};
-    qsort(mds, n, sizeof *mds, cmp_md);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(mds, n, sizeof *mds, cmp_md);
     for (size_t i = 0; i < n; i++)
         if (nmd == 0 || cmp_md(&mds[nmd - 1], &mds[i]))
             mds[nmd++] = mds[i];
@@ -679,7 +682,8 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
         if (!seen)
             cols[ncols++] = (sku_col){p[i].r->sku, p[i].r->arch};
     }
-    qsort(cols, ncols, sizeof *cols, cmp_col);
+    if (ncols) /* qsort(NULL, 0, ...) is undefined */
+        qsort(cols, ncols, sizeof *cols, cmp_col);
 
     sb_buf_puts(&b, "<p class=\"note\">Evidence level: " SB_EVIDENCE_OP ". Newest run of every "
                     "case per provider and SKU; only runs that pass correctness carry figures. "
