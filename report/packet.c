@@ -14,8 +14,9 @@
 #include "repro.h"
 #include "results.h"
 #include "sha256.h"
-#include "stats.h"
 #include "sku.h"
+#include "staged_dir.h"
+#include "stats.h"
 #include "tarball.h"
 #include "template.h"
 #include "training.h"
@@ -206,6 +207,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sb_template *tpl = NULL;
     const sb_result **cited = NULL;
     sb_sku_table *skus = NULL;
+    sb_staged_dir stage = {0};
     char rel[512];
 
     /* The template first: a missing template is a clear error before any
@@ -463,10 +465,14 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
             goto done;
         }
     }
-    if (sb_mkdirs(o->out_dir, err) != SB_OK) {
+    /* written beside its folder and moved in whole (core/staged_dir.h) */
+    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK) {
         sb_buf_free(&body);
         goto done;
     }
+    sb_packet_opts staged = *o;
+    staged.out_dir = stage.stage;
+    o = &staged;
     /* the cited documents, with their own manifest, as one archive */
     {
         sb_tarball *tb = NULL;
@@ -509,7 +515,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)
         goto done;
     {
-        char path[4096];
+        char path[8192];
         snprintf(path, sizeof path, "%s/reproduce.sh", o->out_dir);
         chmod(path, 0755);
     }
@@ -518,16 +524,17 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     for (size_t i = 0; i < nman; i++)
         sb_buf_printf(&b, "%s  %s\n", man[i].hex, man[i].rel);
     {
-        char path[4096];
+        char path[8192];
         snprintf(path, sizeof path, "%s/MANIFEST.sha256", o->out_dir);
         if (sb_write_buf(path, &b, err) != SB_OK)
             goto done;
     }
     sum->files = nman;
-    rc = SB_OK;
+    rc = sb_staged_dir_commit(&stage, err);
 done:
     free(cited);
     sb_sku_table_free(skus);
+    sb_staged_dir_discard(&stage);
     sb_template_free(tpl);
     sb_buf_free(&b);
     sb_buf_free(&tmp);

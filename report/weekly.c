@@ -19,6 +19,7 @@
 #include "plots.h"
 #include "repro.h"
 #include "results.h"
+#include "staged_dir.h"
 #include "template.h"
 #include "training.h"
 
@@ -209,7 +210,11 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     long long start, end, pstart, pend;
     sb_isoweek_range(o->year, o->week, &start, &end);
     sb_isoweek_range(py, pw, &pstart, &pend);
-    if (sb_mkdirs(o->out_dir, err) != SB_OK)
+    /* The week's files are written into a staging folder and moved into
+     * the output folder only when all are written (core/staged_dir.h): a
+     * failure leaves the earlier writeup of the week as it was. */
+    sb_staged_dir stage;
+    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_MERGE, err) != SB_OK)
         return SB_ERR;
 
     int rc = SB_ERR;
@@ -400,11 +405,11 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_sort_skus(sk, ar, nsk);
         int bad = 0;
         for (size_t k = 0; k < nsk && !bad; k++) {
-            char slug[SB_SAFE_NAME_SIZE], file[1024], path[4096];
+            char slug[SB_SAFE_NAME_SIZE], file[1024], path[8192];
             size_t drawn = 0;
             sb_safe_name(sk[k], slug);
             snprintf(file, sizeof file, "%s-roofline-%s.svg", week, slug);
-            snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
+            snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             if (sb_plot_roofline(db, skus, picks, npicks, sk[k], &tmp, &drawn, err) != SB_OK ||
                 sb_write_buf(path, &tmp, err) != SB_OK) {
@@ -450,7 +455,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             shown[nshown++] = best;
         }
         for (size_t g = 0; g < ngroups && !bad; g++) {
-            char slug[SB_SAFE_NAME_SIZE], file[1024], path[4096], title[512], name[1024];
+            char slug[SB_SAFE_NAME_SIZE], file[1024], path[8192], title[512], name[1024];
             const char *base = NULL;
             int rank = -1;
             for (size_t i = 0; i < geo.n; i++) {
@@ -466,7 +471,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             snprintf(name, sizeof name, "%s-%s-%s", groups[g].op, groups[g].mode, groups[g].dtype);
             sb_safe_name(name, slug);
             snprintf(file, sizeof file, "%s-speedup-%s.svg", week, slug);
-            snprintf(path, sizeof path, "%s/%s", o->out_dir, file);
+            snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
             snprintf(title, sizeof title, "Geomean speedup over %s, %s %s %s", base, groups[g].op,
@@ -645,13 +650,17 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             sb_paths_check(paths, sb_buf_str(&app), "the weekly appendix", err) != SB_OK)
             goto done;
     }
+    /* the paths reported are where the files are once moved into place */
     snprintf(sum->md_path, sizeof sum->md_path, "%s/%s.md", o->out_dir, week);
     snprintf(sum->html_path, sizeof sum->html_path, "%s/%s.html", o->out_dir, week);
     snprintf(sum->appendix_path, sizeof sum->appendix_path, "%s/%s", o->out_dir, appendix);
     sum->md_bytes = md.len;
     sum->md_lines = count_lines(&md);
-    if (sb_write_buf(sum->md_path, &md, err) != SB_OK ||
-        sb_write_buf(sum->appendix_path, &app, err) != SB_OK)
+    char md_path[8192], html_path[8192], appendix_path[8192];
+    snprintf(md_path, sizeof md_path, "%s/%s.md", stage.stage, week);
+    snprintf(html_path, sizeof html_path, "%s/%s.html", stage.stage, week);
+    snprintf(appendix_path, sizeof appendix_path, "%s/%s", stage.stage, appendix);
+    if (sb_write_buf(md_path, &md, err) != SB_OK || sb_write_buf(appendix_path, &app, err) != SB_OK)
         goto done;
     if (sb_markdown_to_html(sb_buf_str(&md), md.len, &frag, err) != SB_OK)
         goto done;
@@ -666,10 +675,11 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         if (r2 != SB_OK)
             goto done;
     }
-    if (sb_write_buf(sum->html_path, &html, err) != SB_OK)
+    if (sb_write_buf(html_path, &html, err) != SB_OK)
         goto done;
-    rc = SB_OK;
+    rc = sb_staged_dir_commit(&stage, err);
 done:
+    sb_staged_dir_discard(&stage);
     free(frag);
     free(groups);
     free(cited);

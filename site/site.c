@@ -1,11 +1,9 @@
 /* site.c - `solbook site`: the build, the output folder, the page writer
  * and the HTML helpers shared by the parts (site_*.c). */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "site.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
@@ -20,6 +18,7 @@
 #include "file_name.h"
 #include "home.h"
 #include "json_file.h"
+#include "staged_dir.h"
 #include "repro.h"
 #include "site_internal.h"
 #include "svg.h"
@@ -268,11 +267,8 @@ int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_er
         c->sum->pages++;
     if (len > c->sum->largest_bytes) {
         c->sum->largest_bytes = len;
-        size_t pl = strlen(path);
-        if (pl >= sizeof c->sum->largest)
-            pl = sizeof c->sum->largest - 1;
-        memcpy(c->sum->largest, path, pl);
-        c->sum->largest[pl] = '\0';
+        /* named where it will be once the staged site is moved into place */
+        snprintf(c->sum->largest, sizeof c->sum->largest, "%.2000s/%.2000s", c->o->out_dir, rel);
     }
     return SB_OK;
 }
@@ -312,24 +308,17 @@ int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const ch
 
 /* ---- the output folder ----------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    if (ftw->level == 0)
-        return 0;
-    return remove(path) == 0 ? 0 : -1;
-}
-
 /* The folder must not exist, be empty, or hold an earlier site (marker
- * file), which is removed first so no page of an older build survives. */
-static int prepare_out(const char *dir, sb_error *err)
+ * file). The site is built beside it and replaces it whole
+ * (core/staged_dir.h), so no page of an older build survives and a failed
+ * build leaves the earlier site as it was. */
+static int check_out(const char *dir, sb_error *err)
 {
     struct stat st;
     if (stat(dir, &st) != 0) {
         if (errno != ENOENT)
             return sb_error_set(err, dir, NULL, "cannot read: %s", strerror(errno));
-        return sb_mkdirs(dir, err);
+        return SB_OK;
     }
     if (!S_ISDIR(st.st_mode))
         return sb_error_set(err, dir, NULL, "exists and is not a directory");
@@ -353,8 +342,6 @@ static int prepare_out(const char *dir, sb_error *err)
         return sb_error_set(err, dir, NULL,
                             "not empty and not an earlier site (no %s file); give a new folder",
                             MARKER);
-    if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-        return sb_error_set(err, dir, NULL, "cannot remove the earlier site: %s", strerror(errno));
     return SB_OK;
 }
 
@@ -464,6 +451,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         c.out[--ol] = '\0';
 
     int rc = SB_ERR;
+    sb_staged_dir stage = {0};
     if (sb_report_db_open(o->db_path, &c.db, err) != SB_OK)
         return SB_ERR;
     sqlite3_close(c.db);
@@ -495,8 +483,11 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK)
         goto done;
-    if (prepare_out(c.out, err) != SB_OK)
+    if (check_out(c.out, err) != SB_OK ||
+        sb_staged_dir_open(&stage, c.out, SB_STAGE_SWAP, err) != SB_OK)
         goto done;
+    /* every page is written into the stage */
+    snprintf(c.out, sizeof c.out, "%s", stage.stage);
     if (site_write(&c, MARKER, MARKER_TEXT, strlen(MARKER_TEXT), err) != SB_OK ||
         copy_asset(&c, "site.css", err) != SB_OK || copy_asset(&c, "sort.js", err) != SB_OK)
         goto done;
@@ -542,8 +533,9 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         if (mrc != SB_OK)
             goto done;
     }
-    rc = SB_OK;
+    rc = sb_staged_dir_commit(&stage, err);
 done:
+    sb_staged_dir_discard(&stage);
     sb_rg_free(&c.rg);
     sb_rg_order_free(&c.order);
     sb_geo_free(&c.geo);
