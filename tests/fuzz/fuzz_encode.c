@@ -1,0 +1,83 @@
+/* fuzz_encode.c - the context encoders (core/encode.h) hold their promises
+ * for any input: terminal and shell-comment text has no raw control, C1 or
+ * bidi character; a shell word, Markdown text and a code span stay on one
+ * line; a fenced block's body never closes its fence. A broken promise
+ * aborts. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode.h"
+
+/* 1 when s holds a byte < 0x20 other than those in allowed, DEL, a C1
+ * control (U+0080-U+009F) or a bidi/line-separator control. */
+static int has_raw_control(const char *s, const char *allowed)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (; *p; p++) {
+        if ((*p < 0x20 && !strchr(allowed, *p)) || *p == 0x7f)
+            return 1;
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+            return 1;
+        if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xa8 && p[2] <= 0xae)
+            return 1;
+        if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+            return 1;
+    }
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (!s)
+        return 0;
+    memcpy(s, data, size);
+    s[size] = '\0';
+    size_t limit = size ? data[0] % 64 : 0;
+    sb_buf b = SB_BUF_INIT;
+
+    sb_enc_terminal(&b, s, limit);
+    if (has_raw_control(sb_buf_str(&b), ""))
+        abort();
+    sb_buf_reset(&b);
+    sb_enc_shell_comment(&b, s, 0);
+    if (has_raw_control(sb_buf_str(&b), ""))
+        abort();
+    sb_buf_reset(&b);
+    sb_enc_shell_arg(&b, s);
+    if (has_raw_control(sb_buf_str(&b), ""))
+        abort();
+    sb_buf_reset(&b);
+    sb_enc_md_text(&b, s, limit);
+    if (has_raw_control(sb_buf_str(&b), ""))
+        abort();
+    sb_buf_reset(&b);
+    sb_enc_md_code_span(&b, s, 0);
+    if (has_raw_control(sb_buf_str(&b), ""))
+        abort();
+    sb_buf_reset(&b);
+
+    /* the fence: the first line is the opening fence; no later line but
+     * the last may start with as many backticks */
+    sb_enc_md_fence(&b, "sh", s);
+    const char *out = sb_buf_str(&b);
+    if (has_raw_control(out, "\n\t"))
+        abort();
+    size_t ticks = strspn(out, "`");
+    const char *line = strchr(out, '\n');
+    if (ticks < 3 || !line)
+        abort();
+    size_t total = strlen(out);
+    for (line++; *line; line = strchr(line, '\n') + 1) {
+        const char *end = strchr(line, '\n');
+        if (!end)
+            abort(); /* every line ends with a newline */
+        size_t lead = strspn(line, " ");
+        if (lead < 4 && strspn(line + lead, "`") >= ticks && (size_t)(end + 1 - out) != total)
+            abort(); /* a body line that would close the fence */
+    }
+    sb_buf_free(&b);
+    free(s);
+    return 0;
+}
