@@ -450,7 +450,8 @@ int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cm
         json_array_append_new(rows, j);
     }
     json_object_set_new(root, "cases", rows);
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) |
+                                   JSON_ENSURE_ASCII);
     json_decref(root);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of memory");

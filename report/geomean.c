@@ -508,7 +508,8 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
     }
     json_object_set_new(root, "skus", skus);
     json_object_set_new(root, "rows", rows);
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) |
+                                    JSON_ENSURE_ASCII); /* safe to print on a terminal */
     json_decref(root);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of memory");

@@ -603,7 +603,8 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
         json_array_append_new(rows, j);
     }
     json_object_set_new(root, "cases", rows);
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) |
+                                    JSON_ENSURE_ASCII); /* safe to print on a terminal */
     json_decref(root);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of memory");

@@ -198,6 +198,9 @@ try:
         terminal["show %d" % rid] = run([SOLBOOK, "show", "--db", db, str(rid)]).stdout
         terminal["show --json %d" % rid] = run([SOLBOOK, "show", "--db", db, "--json", str(rid)]).stdout
     terminal["report geomean"] = run([SOLBOOK, "report", "geomean", "--db", db]).stdout
+    terminal["report geomean --format json"] = run([SOLBOOK, "report", "geomean", "--db", db, "--format", "json"]).stdout
+    terminal["report regressions"] = run([SOLBOOK, "report", "regressions", "--db", db], ok=(0, 1)).stdout
+    terminal["report regressions --format json"] = run([SOLBOOK, "report", "regressions", "--db", db, "--format", "json"], ok=(0, 1)).stdout
     run([SOLBOOK, "report", "geomean", "--db", db, "--out", os.path.join(outs, "geomean.md")])
     run([SOLBOOK, "report", "weekly", "--db", db, "--week", "2026-W47", "--out", os.path.join(outs, "weekly")])
     run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--out", os.path.join(outs, "packet")])
@@ -214,7 +217,7 @@ try:
     listed = set(re.findall(r"^\s*(\d+)\s", terminal["runs"].decode(), re.M))
     if len(listed) != nruns:
         fail("runs lists %d of %d runs" % (len(listed), nruns))
-    print("terminal: runs, show of %d runs, --json and report geomean hold no raw control, C1 or bidi character" % nruns)
+    print("terminal: runs, show of %d runs, --json, report geomean and regressions (Markdown and JSON) hold no raw control, C1 or bidi character" % nruns)
 
     # ---- files ---------------------------------------------------------
     files = []
