@@ -14,11 +14,19 @@
  * extensions only for messages) and returns its path, reused by every
  * call of the process; aborts when the file cannot be written, since then
  * nothing is being tested. */
+static char fuzz_input_path[256];
+
+static void fuzz_input_remove(void)
+{
+    unlink(fuzz_input_path);
+}
+
 static const char *fuzz_input_file(const uint8_t *data, size_t size, const char *suffix)
 {
-    static char path[256];
+    char *path = fuzz_input_path;
     if (!path[0]) {
-        snprintf(path, sizeof path, "/tmp/solbook-fuzz-%ld%s", (long)getpid(), suffix);
+        snprintf(path, sizeof fuzz_input_path, "/tmp/solbook-fuzz-%ld%s", (long)getpid(), suffix);
+        atexit(fuzz_input_remove);
     }
     FILE *f = fopen(path, "wb");
     if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
