@@ -152,8 +152,12 @@ static int gemm_section(sqlite3 *db, const sb_sku_table *skus, const sb_result_s
     }
     if (nc) {
         sb_buf_puts(b, "- measured ceilings: ");
-        for (size_t i = 0; i < nc; i++)
-            sb_buf_printf(b, "%s%s %.0f %s", i ? ", " : "", c[i].name, c[i].value, c[i].unit);
+        for (size_t i = 0; i < nc; i++) {
+            sb_buf_puts(b, i ? ", " : "");
+            md(b, c[i].name);
+            sb_buf_printf(b, " %.0f ", c[i].value);
+            md(b, c[i].unit);
+        }
         sb_buf_puts(b, "\n");
     } else {
         sb_buf_puts(b, "- no calibration stored for this card\n");

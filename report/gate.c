@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "ncu_csv.h"
 #include "results.h"
 
@@ -70,8 +71,18 @@ static int candidate_problems(sqlite3 *db, const sb_sku_table *skus, const sb_ga
         sb_buf_puts(probs, "\n");                    \
         n++;                                         \
     } while (0)
-    if (strcmp(r->status, "passed") != 0)
-        PROB("status is %s%s%s", r->status, r->reason ? ": " : "", r->reason ? r->reason : "");
+    /* stored text goes to the terminal: one line each, escapes visible */
+    sb_buf txt = SB_BUF_INIT, sku = SB_BUF_INIT;
+    sb_enc_terminal(&sku, r->sku, SB_TEXT_NAME_MAX);
+    if (strcmp(r->status, "passed") != 0) {
+        sb_enc_terminal(&txt, r->status, SB_TEXT_NAME_MAX);
+        if (r->reason) {
+            sb_buf_puts(&txt, ": ");
+            sb_enc_terminal(&txt, r->reason, SB_TEXT_NOTE_MAX);
+        }
+        PROB("status is %s", sb_buf_str(&txt));
+    }
+    sb_buf_free(&txt);
     if (r->correct != 1)
         PROB("correctness %s", r->correct == 0 ? "failed" : "not recorded");
     if (r->warmup_iters != spec->warmup_iters || r->iters != spec->iters ||
@@ -81,9 +92,10 @@ static int candidate_problems(sqlite3 *db, const sb_sku_table *skus, const sb_ga
              spec->repeats);
     const sb_sku *s = skus ? sb_sku_find(skus, r->sku) : NULL;
     if (!s)
-        PROB("SKU '%s' is not in db/skus.csv, so its arch cannot be confirmed", r->sku);
+        PROB("SKU '%s' is not in db/skus.csv, so its arch cannot be confirmed", sb_buf_str(&sku));
     else if (strcmp(s->arch, arch) != 0)
-        PROB("SKU '%s' is a %s card but provenance says %s", r->sku, s->arch, arch);
+        PROB("SKU '%s' is a %s card but provenance says %s", sb_buf_str(&sku), s->arch, arch);
+    sb_buf_free(&sku);
     sb_buf miss = SB_BUF_INIT;
     int m = missing_sol(db, r->run_id, &miss, err);
     if (m < 0) {
@@ -197,7 +209,9 @@ int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spe
             break;
         }
         if (v.state == SB_GATE_OK) {
-            sb_buf_printf(out, "%s: ok: run %lld on %s\n", arch, v.run_id, v.sku);
+            sb_buf_printf(out, "%s: ok: run %lld on ", arch, v.run_id);
+            sb_enc_terminal(out, v.sku, SB_TEXT_NAME_MAX);
+            sb_buf_puts(out, "\n");
         } else {
             *ok = 0;
             if (v.candidates == 0)

@@ -350,6 +350,10 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
             sb_tpl_set_str(t, "dtype", g->dtype);
             sb_tpl_set_str(t, "sku", g->sku);
             sb_tpl_set_str(t, "baseline", g->baseline);
+            sb_buf code = SB_BUF_INIT;
+            sb_enc_md_code_span(&code, g->baseline, SB_TEXT_NAME_MAX);
+            sb_tpl_set_str(t, "baseline_code", sb_buf_str(&code));
+            sb_buf_free(&code);
             sb_tpl_set_str(t, "time", sb_time_kind_name(g->time));
             sb_tpl_set_num(t, "min", "%.3f", g->min);
             sb_tpl_set_num(t, "geomean", "%.3f", g->geomean);

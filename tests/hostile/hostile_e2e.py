@@ -12,8 +12,9 @@ and a command, a CR, ``` fence closers with a heading and raw HTML,
 and isolates, shell substitutions and quotes, table breakers, javascript:
 links, 300-character op and SKU names, a 4000-character note and a 1 MB
 note. The results are ingested and every output is produced: `runs` and
-`show` (text and --json), `report geomean`, `report weekly`, `packet`
-(with reproduce.sh), `site`. Then:
+`show` (text and --json), `validate-results`, `compare`, `report geomean`,
+`report note`, `report table`, `report evidence`, `report weekly`, `packet` (with
+reproduce.sh), `site`. Then:
 
 - every generated shell script (packet and site reproduce.sh, the weekly's
   sh blocks) runs in a scratch folder with stub solbench/solbook commands:
@@ -132,6 +133,11 @@ try:
         # the file's own name carries the payload too, where a file name
         # can hold it (no '/' or NUL)
         write(doc, ("r%02d-" % i) + p.replace("/", "_")[:80] + ".json")
+        # the same case measured by a baseline, for report table
+        base = json.loads(json.dumps(doc))
+        base["run_uuid"] = new_uuid()
+        base["config"]["provider"] = "torch"
+        write(base, ("t%02d-" % i) + p.replace("/", "_")[:80] + ".json")
     # failed and skipped runs: the payloads in reason
     for i, (tag, p) in enumerate(sorted(PAYLOADS.items())[:4]):
         for base in ("failed_gemm_h100.json", "skipped_gemm_h100.json"):
@@ -140,6 +146,13 @@ try:
             doc["reason"] = p
             doc["config"]["shape"]["M"] = 2000 + i
             write(doc, "%s-%d.json" % (base[:-5], i))
+    # a failed run of the GEMM spec's own case: the completion gate
+    # (validate-results) prints its reason
+    doc = load("failed_gemm_h100.json")
+    doc["run_uuid"] = new_uuid()
+    doc["reason"] = PAYLOADS["esc"] + PAYLOADS["nl"] + PAYLOADS["rtl"]
+    doc["config"]["shape"].update({"M": 4096, "N": 4096, "K": 4096})
+    write(doc, "failed-spec.json")
     # 300-character op and SKU, a 4000-character note
     doc = json.loads(json.dumps(passing))
     doc["run_uuid"] = new_uuid()
@@ -147,6 +160,10 @@ try:
     doc["provenance"]["device"]["sku"] = "s" * 300
     doc["notes"] = ("long note " * 400)[:4000]
     write(doc, "n" * 200 + ".json")
+    doc = json.loads(json.dumps(doc))
+    doc["run_uuid"] = new_uuid()
+    doc["config"]["provider"] = "torch"
+    write(doc, "t" * 200 + ".json")
     # a 1 MB note: over the schema's limit, refused on its own
     big = json.loads(json.dumps(passing))
     big["run_uuid"] = new_uuid()
@@ -201,7 +218,18 @@ try:
     terminal["report geomean --format json"] = run([SOLBOOK, "report", "geomean", "--db", db, "--format", "json"]).stdout
     terminal["report regressions"] = run([SOLBOOK, "report", "regressions", "--db", db], ok=(0, 1)).stdout
     terminal["report regressions --format json"] = run([SOLBOOK, "report", "regressions", "--db", db, "--format", "json"], ok=(0, 1)).stdout
+    terminal["validate-results"] = run([SOLBOOK, "validate-results", "--db", db], ok=(0, 1)).stdout
+    if b"status is failed: \\e[2J" not in terminal["validate-results"]:
+        fail("validate-results does not show the spec run's reason encoded: %r" % terminal["validate-results"])
     run([SOLBOOK, "report", "geomean", "--db", db, "--out", os.path.join(outs, "geomean.md")])
+    run([SOLBOOK, "compare", "--db", db, "--out", os.path.join(outs, "compare.md"),
+         "provider=cublas", "provider=cublas"], ok=(0, 1))
+    run([SOLBOOK, "report", "note", "--db", db, "--out", os.path.join(outs, "note.md")])
+    run([SOLBOOK, "report", "evidence", "--db", db, "--out", os.path.join(outs, "evidence.md")])
+    run([SOLBOOK, "report", "table", "--db", db, "--op", "gemm", "--sku", "h100-sxm5-80gb",
+         "--provider", "cublas", "--baseline", "torch", "--out", os.path.join(outs, "table-gemm.md")])
+    run([SOLBOOK, "report", "table", "--db", db, "--op", "o" * 300, "--sku", "s" * 300,
+         "--provider", "cublas", "--baseline", "torch", "--out", os.path.join(outs, "table-long.md")])
     run([SOLBOOK, "report", "weekly", "--db", db, "--week", "2026-W47", "--out", os.path.join(outs, "weekly")])
     run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--out", os.path.join(outs, "packet")])
     run([SOLBOOK, "site", "--db", db, "--out", os.path.join(outs, "site")])
