@@ -14,14 +14,20 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: solbook validate [--schema SCHEMA] [--quiet] INSTANCE...\n"
+            "usage: solbook validate [--schema SCHEMA [--lenient]] [--quiet] INSTANCE...\n"
             "\n"
-            "Checks JSON files against a JSON Schema (draft-07).\n"
+            "Checks JSON files against a JSON Schema (draft-07). An instance may be any\n"
+            "JSON value; a schema file may be a boolean schema (true or false).\n"
             "\n"
             "  -s, --schema SCHEMA  a schema file, or the id of a solbook schema such as\n"
             "                       solbook.result.v1 (read from $SOLBOOK_HOME/schemas/ID.json).\n"
             "                       Without it, each file's own \"schema\" field picks the\n"
             "                       solbook schema it is checked against.\n"
+            "  -l, --lenient        read the --schema the way draft-07 says: keywords beside\n"
+            "                       $ref and unknown keywords are ignored, then/else without\n"
+            "                       if do nothing. Without it, such a schema is refused, so\n"
+            "                       that nothing is silently left unchecked; solbook's own\n"
+            "                       schemas are always read that strict way.\n"
             "  -q, --quiet          print only problems, not the \"FILE: valid\" lines\n"
             "  -h, --help           print this help\n"
             "\n"
@@ -48,13 +54,13 @@ static int is_file(const char *path)
 }
 
 /* SCHEMA as a path, or as an id under $SOLBOOK_HOME/schemas. */
-static int load_named_schema(const char *arg, sb_schema **out)
+static int load_named_schema(const char *arg, const sb_schema_options *opts, sb_schema **out)
 {
     sb_error err;
     char path[4096];
     sb_error_clear(&err);
     if (is_file(arg) || strchr(arg, '/') || strlen(arg) == 0) {
-        if (sb_schema_load_file(arg, out, &err) == SB_OK)
+        if (sb_schema_load_file_opts(arg, opts, out, &err) == SB_OK)
             return SB_OK;
         sb_error_print(&err, stderr);
         return SB_ERR;
@@ -72,7 +78,7 @@ static int load_named_schema(const char *arg, sb_schema **out)
                 path);
         return SB_ERR;
     }
-    if (sb_schema_load_file(path, out, &err) == SB_OK)
+    if (sb_schema_load_file_opts(path, opts, out, &err) == SB_OK)
         return SB_OK;
     sb_error_print(&err, stderr);
     return SB_ERR;
@@ -124,14 +130,15 @@ int cmd_validate(int argc, char **argv)
     static const struct option options[] = {
         {"schema", required_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'},
+        {"lenient", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *schema_arg = NULL;
-    int quiet = 0, c;
+    int quiet = 0, lenient = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "s:qh", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:qlh", options, NULL)) != -1) {
         switch (c) {
         case 's':
             schema_arg = optarg;
@@ -139,16 +146,14 @@ int cmd_validate(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'l':
+            lenient = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
         default:
-            if (optopt)
-                fprintf(stderr, "solbook validate: option -%c %s\n", optopt,
-                        optopt == 's' ? "needs a schema" : "is not known");
-            else
-                fprintf(stderr, "solbook validate: unknown option %s\n", argv[optind - 1]);
-            fprintf(stderr, "see 'solbook validate --help'\n");
+            fprintf(stderr, "solbook validate: unknown option %s\n", argv[optind - 1]);
             return 2;
         }
     }
@@ -156,10 +161,16 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "solbook validate: no files to check; see 'solbook validate --help'\n");
         return 2;
     }
+    if (lenient && !schema_arg) {
+        fprintf(stderr, "solbook validate: --lenient applies to a schema given with --schema; "
+                        "solbook's own schemas are always strict\n");
+        return 2;
+    }
+    sb_schema_options schema_opts = {.flags = lenient ? SB_SCHEMA_DRAFT07_LENIENT : 0};
 
     sb_schema *given = NULL;
     sb_schema_set *set = NULL;
-    if (schema_arg && load_named_schema(schema_arg, &given) != SB_OK)
+    if (schema_arg && load_named_schema(schema_arg, &schema_opts, &given) != SB_OK)
         return 2;
 
     int invalid = 0, system_error = 0;
@@ -168,7 +179,7 @@ int cmd_validate(int argc, char **argv)
         json_t *instance = NULL;
         sb_error err;
         sb_error_clear(&err);
-        if (sb_json_load_file(file, &instance, &err) != SB_OK) {
+        if (sb_json_load_file_any(file, &instance, &err) != SB_OK) {
             char line[4096];
             sb_error_format(&err, line, sizeof line);
             printf("%s\n", line);

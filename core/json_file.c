@@ -114,8 +114,8 @@ static int only_whitespace(const char *buf, size_t len)
     return 1;
 }
 
-int sb_json_load_buffer(const char *buf, size_t len, const char *name,
-                        json_t **out, sb_error *err)
+static int load_buffer(const char *buf, size_t len, const char *name, size_t flags,
+                       json_t **out, sb_error *err)
 {
     json_error_t je;
     json_t *j;
@@ -125,7 +125,7 @@ int sb_json_load_buffer(const char *buf, size_t len, const char *name,
     if (only_whitespace(buf, len))
         return sb_error_set(err, name, NULL, len ? "file holds only whitespace, no JSON"
                                                  : "empty file, no JSON");
-    j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | flags, &je);
     if (!j) {
         snprintf(where, sizeof where, "line %d, column %d", je.line, je.column);
         /* jansson says "invalid token" for NaN/Infinity; say what it is. */
@@ -143,7 +143,19 @@ int sb_json_load_buffer(const char *buf, size_t len, const char *name,
     return SB_OK;
 }
 
-int sb_json_load_file(const char *path, json_t **out, sb_error *err)
+int sb_json_load_buffer(const char *buf, size_t len, const char *name,
+                        json_t **out, sb_error *err)
+{
+    return load_buffer(buf, len, name, 0, out, err);
+}
+
+int sb_json_load_buffer_any(const char *buf, size_t len, const char *name,
+                            json_t **out, sb_error *err)
+{
+    return load_buffer(buf, len, name, JSON_DECODE_ANY, out, err);
+}
+
+static int load_file(const char *path, size_t flags, json_t **out, sb_error *err)
 {
     char *buf;
     size_t len;
@@ -151,9 +163,19 @@ int sb_json_load_file(const char *path, json_t **out, sb_error *err)
     *out = NULL;
     if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
         return SB_ERR;
-    rc = sb_json_load_buffer(buf, len, path, out, err);
+    rc = load_buffer(buf, len, path, flags, out, err);
     free(buf);
     return rc;
+}
+
+int sb_json_load_file(const char *path, json_t **out, sb_error *err)
+{
+    return load_file(path, 0, out, err);
+}
+
+int sb_json_load_file_any(const char *path, json_t **out, sb_error *err)
+{
+    return load_file(path, JSON_DECODE_ANY, out, err);
 }
 
 int sb_file_write_atomic(const char *path, const char *data, size_t len,

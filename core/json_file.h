@@ -24,8 +24,15 @@
 int sb_json_load_buffer(const char *buf, size_t len, const char *name,
                         json_t **out, sb_error *err);
 
-/* Reads and parses path. On success *out holds a new reference. */
+/* Reads and parses path. On success *out holds a new reference. The top
+ * level must be an object or an array, as every solbook file is. */
 int sb_json_load_file(const char *path, json_t **out, sb_error *err);
+
+/* The same rules, but any JSON value is accepted at the top level ("3",
+ * "true", "null"): JSON Schema instances, and boolean schemas. */
+int sb_json_load_file_any(const char *path, json_t **out, sb_error *err);
+int sb_json_load_buffer_any(const char *buf, size_t len, const char *name,
+                            json_t **out, sb_error *err);
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer (also used for
  * content hashing). Refuses directories and files over SB_JSON_MAX_BYTES. */

@@ -1661,15 +1661,22 @@ int sb_schema_compile(json_t *json, const char *name, sb_schema **out, sb_error 
     return sb_schema_compile_opts(json, name, NULL, out, err);
 }
 
-int sb_schema_load_file(const char *path, sb_schema **out, sb_error *err)
+int sb_schema_load_file_opts(const char *path, const sb_schema_options *opts, sb_schema **out,
+                             sb_error *err)
 {
     json_t *j = NULL;
     *out = NULL;
-    if (sb_json_load_file(path, &j, err) != SB_OK)
+    /* A schema file may be a boolean schema: `true` or `false`. */
+    if (sb_json_load_file_any(path, &j, err) != SB_OK)
         return SB_ERR;
-    int rc = sb_schema_compile(j, path, out, err);
+    int rc = sb_schema_compile_opts(j, path, opts, out, err);
     json_decref(j);
     return rc;
+}
+
+int sb_schema_load_file(const char *path, sb_schema **out, sb_error *err)
+{
+    return sb_schema_load_file_opts(path, NULL, out, err);
 }
 
 const char *sb_schema_name(const sb_schema *s)

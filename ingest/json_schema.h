@@ -41,7 +41,8 @@ typedef struct sb_schema sb_schema;
  * $refs, or wrong keyword value types. */
 int sb_schema_compile(json_t *json, const char *name, sb_schema **out, sb_error *err);
 
-/* Reads (with sb_json_load_file) and compiles path. */
+/* Reads (with sb_json_load_file_any: a boolean schema `true` or `false`
+ * is a whole schema file too) and compiles path. */
 int sb_schema_load_file(const char *path, sb_schema **out, sb_error *err);
 
 /* Options for sb_schema_compile_opts. */
@@ -71,6 +72,10 @@ typedef struct sb_schema_options {
 int sb_schema_compile_opts(json_t *json, const char *name,
                            const sb_schema_options *opts, sb_schema **out,
                            sb_error *err);
+
+/* sb_schema_load_file with options (opts may be NULL). */
+int sb_schema_load_file_opts(const char *path, const sb_schema_options *opts, sb_schema **out,
+                             sb_error *err);
 
 void sb_schema_free(sb_schema *s);
 
