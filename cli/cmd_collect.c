@@ -97,7 +97,7 @@ int cmd_collect(int argc, char **argv)
             usage(stderr);
             return 2;
         default:
-            fprintf(stderr, "solbook collect: unknown option '%s'\n", argv[optind - 1]);
+            sb_cli_bad_option(stderr, "collect", argv[optind - 1], longopts);
             usage(stderr);
             return 2;
         }

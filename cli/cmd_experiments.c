@@ -197,7 +197,7 @@ int cmd_experiments(int argc, char **argv)
         case 'a': arch = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "solbook experiments: unknown option or missing value: %s\n", argv[optind - 1]);
+            sb_cli_bad_option(stderr, "experiments", argv[optind - 1], opts);
             return 2;
         }
     }

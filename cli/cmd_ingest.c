@@ -144,7 +144,7 @@ int cmd_ingest(int argc, char **argv)
         case 'B': io.branch = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "solbook ingest: unknown option or missing value: %s\n", argv[optind - 1]);
+            sb_cli_bad_option(stderr, "ingest", argv[optind - 1], opts);
             usage(stderr);
             return 2;
         }

@@ -54,8 +54,7 @@ int cmd_packet(int argc, char **argv)
             fprintf(stderr, "solbook packet: %s needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "solbook packet: unknown option '%s'; see 'solbook packet --help'\n",
-                    argv[optind - 1]);
+            sb_cli_bad_option(stderr, "packet", argv[optind - 1], lo);
             return 2;
         }
     }

@@ -145,8 +145,7 @@ static int parse(int argc, char **argv, opts *o)
             fprintf(stderr, "solbook report: %s needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "solbook report: unknown option '%s'; see 'solbook report --help'\n",
-                    argv[optind - 1]);
+            sb_cli_bad_option(stderr, "report", argv[optind - 1], lo);
             return 2;
         }
     }

@@ -146,7 +146,7 @@ int cmd_runs(int argc, char **argv)
         case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "solbook runs: unknown option or missing value: %s\n", argv[optind - 1]);
+            sb_cli_bad_option(stderr, "runs", argv[optind - 1], opts);
             usage(stderr);
             return 2;
         }

@@ -322,7 +322,7 @@ int cmd_show(int argc, char **argv)
         case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "solbook show: unknown option or missing value: %s\n", argv[optind - 1]);
+            sb_cli_bad_option(stderr, "show", argv[optind - 1], opts);
             usage(stderr);
             return 2;
         }

@@ -77,8 +77,7 @@ int cmd_site(int argc, char **argv)
             fprintf(stderr, "solbook site: %s needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "solbook site: unknown option '%s'; see 'solbook site --help'\n",
-                    argv[optind - 1]);
+            sb_cli_bad_option(stderr, "site", argv[optind - 1], lo);
             return 2;
         }
     }

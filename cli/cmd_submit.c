@@ -425,7 +425,7 @@ int cmd_submit(int argc, char **argv)
         case O_MISSING: o.missing_of = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "solbook submit: unknown option or missing value: %s\n", argv[optind - 1]);
+            sb_cli_bad_option(stderr, "submit", argv[optind - 1], opts);
             return 2;
         }
     }

@@ -153,7 +153,7 @@ int cmd_validate(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            fprintf(stderr, "solbook validate: unknown option %s\n", argv[optind - 1]);
+            sb_cli_bad_option(stderr, "validate", argv[optind - 1], options);
             return 2;
         }
     }

@@ -46,10 +46,7 @@ int cmd_validate_results(int argc, char **argv)
             fprintf(stderr, "solbook validate-results: %s needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr,
-                    "solbook validate-results: unknown option '%s'; see 'solbook "
-                    "validate-results --help'\n",
-                    argv[optind - 1]);
+            sb_cli_bad_option(stderr, "validate-results", argv[optind - 1], lo);
             return 2;
         }
     }

@@ -9,6 +9,10 @@
 #ifndef SOLBOOK_CLI_COMMANDS_H
 #define SOLBOOK_CLI_COMMANDS_H
 
+#include <stdio.h>
+
+struct option;
+
 typedef int (*sb_command_fn)(int argc, char **argv);
 
 typedef struct sb_command {
@@ -19,6 +23,12 @@ typedef struct sb_command {
 
 /* The table, ended by a zeroed entry. */
 extern const sb_command sb_commands[];
+
+/* Prints, to f, why getopt_long refused arg (argv[optind - 1]) given
+ * options, its table: a known option without its value, or an unknown
+ * option, then naming the closest long option when one is near
+ * (core/suggest.h). */
+void sb_cli_bad_option(FILE *f, const char *command, const char *arg, const struct option *options);
 
 /* Declarations of the commands, in table order. */
 int cmd_validate(int argc, char **argv);

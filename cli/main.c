@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "suggest.h"
 
 static void print_usage(FILE *f)
 {
@@ -32,9 +33,19 @@ int main(int argc, char **argv)
         printf("solbook %s\n", SOLBOOK_VERSION);
         return 0;
     }
-    for (const sb_command *c = sb_commands; c->name; c++)
+    const char *names[64];
+    size_t n = 0;
+    for (const sb_command *c = sb_commands; c->name; c++) {
         if (strcmp(c->name, argv[1]) == 0)
             return c->run(argc - 1, argv + 1);
-    fprintf(stderr, "solbook: '%s' is not a solbook command; see 'solbook --help'\n", argv[1]);
+        if (n + 1 < sizeof names / sizeof names[0])
+            names[n++] = c->name;
+    }
+    names[n] = NULL;
+    const char *close = argv[1][0] != '-' ? sb_suggest(argv[1], names) : NULL;
+    if (close)
+        fprintf(stderr, "solbook: '%s' is not a solbook command; did you mean '%s'?\n", argv[1], close);
+    else
+        fprintf(stderr, "solbook: '%s' is not a solbook command; see 'solbook --help'\n", argv[1]);
     return 2;
 }

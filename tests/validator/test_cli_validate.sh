@@ -85,7 +85,50 @@ expect_run 2 "$SOLBOOK" validate --schema solbook.nothing.v1 "$DATA/result.valid
 expect_run 2 "$SOLBOOK" validate
 expect_run 2 "$SOLBOOK" validate --bogus x
 expect_run 0 "$SOLBOOK" validate --help
-expect_line "usage: solbook validate [--schema SCHEMA] [--quiet] INSTANCE..."
+expect_line "usage: solbook validate [--schema SCHEMA [--lenient]] [--quiet] INSTANCE..."
+
+# Any JSON value is an instance; a schema file may be true or false.
+printf '{"type": "integer", "minimum": 3}\n' >"$TMP/int.schema.json"
+printf '7\n' >"$TMP/seven.json"
+printf '"7"\n' >"$TMP/string.json"
+printf 'null' >"$TMP/null.json"
+expect_run 0 "$SOLBOOK" validate --schema "$TMP/int.schema.json" "$TMP/seven.json"
+expect_line "$TMP/seven.json: valid"
+expect_run 1 "$SOLBOOK" validate --schema "$TMP/int.schema.json" "$TMP/string.json"
+expect_line "$TMP/string.json: /: type: expected integer, found string"
+printf 'true\n' >"$TMP/true.schema.json"
+printf 'false\n' >"$TMP/false.schema.json"
+expect_run 0 "$SOLBOOK" validate --schema "$TMP/true.schema.json" "$TMP/null.json"
+expect_line "$TMP/null.json: valid"
+expect_run 1 "$SOLBOOK" validate --schema "$TMP/false.schema.json" "$TMP/seven.json"
+checks=$((checks + 1))
+grep -q "^$TMP/seven.json: /: " "$TMP/out" || { fail "false schema accepted 7"; cat "$TMP/out"; }
+# A scalar without --schema names no solbook schema.
+expect_run 1 "$SOLBOOK" validate "$TMP/seven.json"
+expect_line "$TMP/seven.json: /: schema: the document is a scalar, not an object with a \"schema\" field; pass --schema"
+
+# --lenient: draft-07 ignores keywords beside $ref; strict refuses them.
+printf '{"definitions": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/definitions/n", "maximum": 1}}}\n' \
+    >"$TMP/ref-sibling.schema.json"
+printf '{"a": 5}\n' >"$TMP/a5.json"
+expect_run 2 "$SOLBOOK" validate --schema "$TMP/ref-sibling.schema.json" "$TMP/a5.json"
+checks=$((checks + 1))
+grep -q "^solbook: $TMP/ref-sibling.schema.json: /properties/a" "$TMP/err" || { fail "strict \$ref sibling"; cat "$TMP/err"; }
+expect_run 0 "$SOLBOOK" validate --lenient --schema "$TMP/ref-sibling.schema.json" "$TMP/a5.json"
+expect_line "$TMP/a5.json: valid"
+printf '{"a": "x"}\n' >"$TMP/ax.json"
+expect_run 1 "$SOLBOOK" validate --lenient --schema "$TMP/ref-sibling.schema.json" "$TMP/ax.json"
+expect_line "$TMP/ax.json: /a: type: expected integer, found string"
+# --lenient without --schema: the project's own schemas stay strict.
+expect_run 2 "$SOLBOOK" validate --lenient "$DATA/result.valid.gemm.json"
+
+# A mistyped option or command names the closest one.
+expect_run 2 "$SOLBOOK" validate --qiuet "$DATA/result.valid.gemm.json"
+checks=$((checks + 1))
+grep -qxF "solbook validate: unknown option --qiuet; did you mean --quiet?" "$TMP/err" || { fail "option suggestion"; cat "$TMP/err"; }
+expect_run 2 "$SOLBOOK" valdiate "$DATA/result.valid.gemm.json"
+checks=$((checks + 1))
+grep -qxF "solbook: 'valdiate' is not a solbook command; did you mean 'validate'?" "$TMP/err" || { fail "command suggestion"; cat "$TMP/err"; }
 
 echo "test_cli_validate: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]
