@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "error.h"
@@ -194,10 +195,17 @@ int cmd_ingest(int argc, char **argv)
     sb_error_clear(&err);
     char schemas[4096];
     sb_ingest *ing;
+    /* A run from another folder must not start an empty database unseen. */
+    int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
     if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return 2;
+    }
+    if (implicit_new) {
+        char cwd[4096];
+        fprintf(stderr, "solbook ingest: no --db and no $SOLBOOK_DB: created a new database %s in %s\n", db_path,
+                getcwd(cwd, sizeof cwd) ? cwd : "the current directory");
     }
     sb_gather fleet_set = {0};
     char **fleet_paths = NULL;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "home.h"
 #include "suggest.h"
 
 static void print_usage(FILE *f)
@@ -30,7 +31,12 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
+        char home[4096];
+        sb_error err;
+        sb_error_clear(&err);
         printf("solbook %s\n", SOLBOOK_VERSION);
+        if (sb_home_dir(home, sizeof home, &err) == SB_OK)
+            printf("data: %s\n", home);
         return 0;
     }
     const char *names[64];

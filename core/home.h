@@ -1,8 +1,11 @@
-/* home.h - where solbook finds its data files (schemas/, db/, templates/).
+/* home.h - where solbook finds its data files (schemas/, db/, templates/,
+ * experiments/, forge/, docs/roadmap.json).
  *
- * SOLBOOK_HOME in the environment wins; otherwise the source tree the
- * program was built from. Read-only data only: databases and outputs go
- * where the user says.
+ * The first that applies: $SOLBOOK_HOME; the installed data directory
+ * next to the running program (/proc/self/exe's directory, then
+ * SOLBOOK_REL_DATADIR, ../share/solbook for the GNU layout) when it holds
+ * schemas/; the source tree the program was built from. Read-only data
+ * only: databases and outputs go where the user says.
  */
 #ifndef SOLBOOK_CORE_HOME_H
 #define SOLBOOK_CORE_HOME_H
@@ -11,14 +14,20 @@
 
 #include "error.h"
 
-/* The home directory (never NULL). */
+/* $SOLBOOK_HOME, else the source tree the program was built from (never
+ * NULL). The build-tree home: tests, and the git checkout forge records. */
 const char *sb_home(void);
 
-/* Writes HOME/rel into buf; SB_ERR when it does not fit. */
+/* Writes the home directory, found as above, into buf; SB_ERR when it
+ * does not fit. */
+int sb_home_dir(char *buf, size_t size, sb_error *err);
+
+/* Writes HOME/rel into buf, HOME as sb_home_dir finds it; SB_ERR when it
+ * does not fit. */
 int sb_home_path(char *buf, size_t size, const char *rel, sb_error *err);
 
 /* Default database path: $SOLBOOK_DB, else "solbook.db" in the current
- * directory. */
+ * directory (docs/INSTALL.md). */
 const char *sb_default_db_path(void);
 
 #endif
