@@ -5,6 +5,12 @@
  * per repetition) gives one sample, the per-iteration real time of that
  * repetition; when the file holds only aggregates (mean, median, stddev,
  * cv), they become summary statistics. The device is the CPU.
+ *
+ * Google Benchmark turns SetBytesProcessed/SetItemsProcessed totals into
+ * rates by dividing by the time its iteration count was chosen on: the CPU
+ * time, or the real (manual) time with UseRealTime (UseManualTime). The
+ * amount one call processes is therefore the rate times that time per
+ * iteration, which the file also holds.
  */
 #include "import_internal.h"
 
@@ -19,6 +25,7 @@ typedef struct gb_run {
     size_t n_iters, cap_iters;
     double agg_mean, agg_median, agg_stddev, agg_cv;
     int has_mean, has_median, has_stddev, has_cv;
+    json_t *agg_median_entry;  /* the median aggregate (borrowed) */
     long long agg_reps;
     const char *error;         /* error/skip message of an entry, if any */
     const char *time_unit;
@@ -51,15 +58,12 @@ static int entry_error(sb_import_ctx *ctx, size_t i, sb_error *err, const char *
     return sb_error_set(err, ctx->path, where, "%s", msg);
 }
 
-/* Splits "BM_name<T>/1024/M:64/real_time" into op, dtype, shape, params. */
-static int parse_name(sb_import_ctx *ctx, const char *run_name, long long threads, char *op, size_t op_size,
-                      const char **dtype, json_t *shape, json_t *params, char *msg, size_t msg_size)
+/* Length of the family name: up to the first '/' outside a template
+ * argument list ("BM_copy<float, 2>/1024" -> "BM_copy<float, 2>"). */
+static size_t family_length(const char *name)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", run_name);
-    /* The family ends at the first '/' outside a template argument list. */
     int depth = 0;
-    char *p = buf;
+    const char *p = name;
     for (; *p; p++) {
         if (*p == '<')
             depth++;
@@ -68,6 +72,16 @@ static int parse_name(sb_import_ctx *ctx, const char *run_name, long long thread
         else if (*p == '/' && depth == 0)
             break;
     }
+    return (size_t)(p - name);
+}
+
+/* Splits "BM_name<T>/1024/M:64/real_time" into op, dtype, shape, params. */
+static int parse_name(sb_import_ctx *ctx, const char *run_name, long long threads, char *op, size_t op_size,
+                      const char **dtype, json_t *shape, json_t *params, char *msg, size_t msg_size)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", run_name);
+    char *p = buf + family_length(buf);
     char *rest = *p ? p + 1 : NULL;
     *p = '\0';
     char *family = buf;
@@ -141,11 +155,10 @@ static int parse_name(sb_import_ctx *ctx, const char *run_name, long long thread
         snprintf(msg, msg_size, "benchmark name \"%.300s\" has no letters or digits to name the op", run_name);
         return SB_ERR;
     }
-    if (!*dtype) {
-        snprintf(msg, msg_size, "benchmark \"%.300s\" names no dtype (no template argument like <float>); pass --dtype, "
-                 "or add a default_dtype for %.300s to db/import_op_names.csv", run_name, family);
-        return SB_ERR;
-    }
+    /* Most CPU benchmarks have no element type; a guess would put runs into
+     * the wrong case, and providers of one benchmark still pair on it. */
+    if (!*dtype)
+        *dtype = "unknown";
     if (json_object_size(shape) == 0) {
         snprintf(msg, msg_size, "benchmark \"%.300s\" has no integer argument and no thread count: a run needs a shape",
                  run_name);
@@ -183,7 +196,26 @@ static json_t *cpu_device(json_t *context)
     return d;
 }
 
-static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, const char *when, sb_error *err)
+/* What one call processed: the rate (bytes_per_second, items_per_second)
+ * times the time per iteration it was computed over (cpu_time, or
+ * real_time for real/manual time), in seconds; -1 when the entry has no
+ * such rate. A count that comes back within a millionth of an integer is
+ * that integer: gbench divided an integer total by the time. */
+static double per_call(json_t *entry, const char *rate_key, const char *rate_time, double scale_ms)
+{
+    json_t *rate = json_object_get(entry, rate_key);
+    json_t *t = json_object_get(entry, strcmp(rate_time, "real") == 0 ? "real_time" : "cpu_time");
+    if (!json_is_number(rate) || json_number_value(rate) < 0 || !json_is_number(t) || json_number_value(t) < 0)
+        return -1;
+    double v = json_number_value(rate) * json_number_value(t) * scale_ms * 1e-3;
+    double r = floor(v + 0.5);
+    if (r > 0 && fabs(v - r) <= r * 1e-6)
+        v = r;
+    return v;
+}
+
+static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, int complexity_fit, const char *when,
+                    sb_error *err)
 {
     json_t *context = json_object_get(root, "context");
     json_t *shape = json_object(), *params = json_object();
@@ -214,8 +246,12 @@ static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, const cha
     double scale = 1;
     unit_to_ms(r->time_unit, &scale);
     json_t *timing;
-    double median_ms = 0, bytes = -1;
-    char notes[600];
+    double median_ms = 0, bytes = -1, items = -1;
+    char notes[900];
+    /* The time gbench divided the processed totals by (see the top). */
+    const char *timing_kind = json_string_value(json_object_get(json_object_get(config, "params"), "timing"));
+    const char *rate_time = timing_kind && (strcmp(timing_kind, "real_time") == 0 || strcmp(timing_kind, "manual_time") == 0)
+                                ? "real" : "cpu";
     if (r->n_iters > 0) {
         double *v = malloc(r->n_iters * sizeof *v);
         const double **reps = malloc(r->n_iters * sizeof *reps);
@@ -241,9 +277,8 @@ static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, const cha
         }
         json_t *stats = sb_import_stats_of(reps, per, r->n_iters);
         median_ms = json_real_value(json_object_get(stats, "median"));
-        json_t *bps = json_object_get(r->iters[0], "bytes_per_second");
-        if (json_is_number(bps) && json_number_value(bps) >= 0)
-            bytes = json_number_value(bps) * v[0] * 1e-3;
+        bytes = per_call(r->iters[0], "bytes_per_second", rate_time, scale);
+        items = per_call(r->iters[0], "items_per_second", rate_time, scale);
         free(v);
         free(reps);
         free(per);
@@ -268,6 +303,24 @@ static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, const cha
         timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
         snprintf(notes, sizeof notes, "Google Benchmark run \"%s\": aggregates only (mean, median, stddev, cv of "
                  "the repetitions), no per-repetition entries", r->run_name);
+        /* The median repetition's rate and time belong together (an odd
+         * count of repetitions makes it one repetition). */
+        if (r->agg_median_entry) {
+            bytes = per_call(r->agg_median_entry, "bytes_per_second", rate_time, scale);
+            items = per_call(r->agg_median_entry, "items_per_second", rate_time, scale);
+        }
+    }
+    if (items >= 0) {
+        json_object_set_new(json_object_get(config, "params"), "items_per_call",
+                            items == floor(items) && items < 9e15 ? json_integer((json_int_t)items) : json_real(items));
+        size_t n = strlen(notes);
+        snprintf(notes + n, sizeof notes - n, "; params.items_per_call is items_per_second times the %s time per "
+                 "iteration", rate_time);
+    }
+    if (complexity_fit) {
+        size_t n = strlen(notes);
+        snprintf(notes + n, sizeof notes - n, "; the file's complexity fit of this family (BigO, RMS) is not "
+                 "imported: it is a fitted coefficient, not a time");
     }
     return sb_import_emit(ctx, "passed", NULL, config, protocol, timing, sb_import_metrics(bytes, median_ms), NULL,
                           prov, notes, (long long)r->first, err);
@@ -300,10 +353,10 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
     size_t n = json_array_size(benches);
     gb_run *runs = calloc(n ? n : 1, sizeof *runs);
     char (*names)[512] = calloc(n ? n : 1, sizeof *names);
-    json_t *index = json_object();
+    json_t *index = json_object(), *fits = json_object();
     size_t nr = 0;
     int rc = SB_ERR;
-    if (!runs || !names || !index) {
+    if (!runs || !names || !index || !fits) {
         sb_error_set(err, ctx->path, NULL, "out of memory");
         goto out;
     }
@@ -337,9 +390,12 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
             snprintf(run_name, sizeof run_name, "%.*s", stem, name);
         else
             snprintf(run_name, sizeof run_name, "%s", name);
-        /* Complexity fits (BigO, RMS) are not timings. */
-        if (aggregate && agg && (strcmp(agg, "BigO") == 0 || strcmp(agg, "RMS") == 0))
+        /* Complexity fits (BigO, RMS) are not timings; their family's runs
+         * say so in their notes. Their run_name is the family name. */
+        if (aggregate && agg && (strcmp(agg, "BigO") == 0 || strcmp(agg, "RMS") == 0)) {
+            json_object_set_new(fits, run_name, json_true());
             continue;
+        }
         json_t *slot = json_object_get(index, run_name);
         gb_run *r;
         if (slot) {
@@ -402,7 +458,7 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
         if (strcmp(agg, "mean") == 0)
             r->agg_mean = v, r->has_mean = 1;
         else if (strcmp(agg, "median") == 0)
-            r->agg_median = v, r->has_median = 1;
+            r->agg_median = v, r->has_median = 1, r->agg_median_entry = b;
         else if (strcmp(agg, "stddev") == 0)
             r->agg_stddev = v, r->has_stddev = 1;
         else if (strcmp(agg, "cv") == 0)
@@ -415,7 +471,10 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
             entry_error(ctx, r->first, err, "run has neither iteration entries nor a mean or median aggregate");
             goto out;
         }
-        if (emit_run(ctx, root, r, when, err) != SB_OK)
+        char family[512];
+        snprintf(family, sizeof family, "%s", r->run_name);
+        family[family_length(family)] = '\0';
+        if (emit_run(ctx, root, r, json_object_get(fits, family) != NULL, when, err) != SB_OK)
             goto out;
     }
     rc = SB_OK;
@@ -425,5 +484,6 @@ out:
     free(runs);
     free(names);
     json_decref(index);
+    json_decref(fits);
     return rc;
 }

@@ -532,11 +532,20 @@ static void test_gbench_stored(void **state)
     sqlite3 *db = f->db;
     sb_error err;
     sb_error_clear(&err);
-    /* BM_gemm names no dtype: refused as a whole without --dtype */
-    assert_int_equal(sb_import_file(f->ing, DATA "gbench.json", NULL, NULL, &err), SB_ERR);
-    expect_error(&err, "BM_gemm");
-    expect_error(&err, "--dtype");
-    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 0);
+    /* BM_gemm names no dtype: without --dtype it is dtype "unknown" */
+    json_t *docs = NULL;
+    assert_int_equal(sb_import_convert(DATA "gbench.json", NULL, NULL, &docs, NULL, &err), SB_OK);
+    size_t unknown = 0, k;
+    json_t *d;
+    json_array_foreach(docs, k, d) {
+        json_t *c = json_object_get(d, "config");
+        if (strcmp(json_string_value(json_object_get(c, "op")), "gemm") == 0) {
+            assert_string_equal(json_string_value(json_object_get(c, "dtype")), "unknown");
+            unknown++;
+        }
+    }
+    assert_int_equal(unknown, 1);
+    json_decref(docs);
 
     sb_import_options opts = {.dtype = "fp32"};
     sb_import_stats st = {0};
@@ -604,6 +613,59 @@ static void test_gbench_stored(void **state)
     assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs"), 4);
 }
 
+/* tests/import/gbench_sample.cc's own output (Google Benchmark 1.7.1 on
+ * this project's build machine): the figures each benchmark declares
+ * come back exactly. */
+static void test_gbench_real_output(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db = f->db;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_import_stats st = {0};
+    int rc = sb_import_file(f->ing, DATA "gbench_sample.json", NULL, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st.rows, 18);
+    assert_int_equal(st.runs, 7); /* memcpy x3, sum, sort x3; BigO and RMS are not runs */
+    const char *m = "SELECT %s FROM configs c JOIN metrics m ON m.run_id = c.run_id JOIN runs r ON r.id = c.run_id "
+                    "JOIN provenance p ON p.run_id = c.run_id WHERE %s";
+    char sql[1024];
+#define Q(expr, where) (snprintf(sql, sizeof sql, m, expr, where), sql)
+    /* 1 MiB memcpy, CPU time: SetBytesProcessed(iterations * 1048576) */
+    assert_string_equal(q_text(db, Q("c.dtype", "c.shape_key = 'arg0=1048576'")), "unknown");
+    assert_int_equal(q_int(db, Q("m.bytes", "c.shape_key = 'arg0=1048576'")), 1048576);
+    assert_true(q_real(db, Q("m.bytes", "c.shape_key = 'arg0=1048576'")) == 1048576.0);
+    /* UseRealTime, 3 repetitions with aggregates: the repetitions are the samples */
+    const char *rt = "c.shape_key = 'arg0=4096'";
+    assert_true(q_real(db, Q("m.bytes", rt)) == 4096.0);
+    assert_string_equal(q_text(db, Q("json_extract(c.params_json, '$.timing')", rt)), "real_time");
+    assert_int_equal(q_int(db, Q("m.sample_count", rt)), 3);
+    assert_int_equal(q_int(db, Q("m.quantiles_only", rt)), 0);
+    assert_near(q_real(db, Q("m.median_ms", rt)), 90.37482757163886e-6);
+    /* ReportAggregatesOnly: mean, median, stddev, cv of 3 repetitions */
+    const char *agg = "c.shape_key = 'arg0=65536'";
+    assert_int_equal(q_int(db, Q("m.quantiles_only", agg)), 1);
+    assert_int_equal(q_int(db, Q("m.sample_count", agg)), 3);
+    assert_near(q_real(db, Q("m.median_ms", agg)), 5334.5997999940655e-6);
+    assert_near(q_real(db, Q("m.mean_ms", agg)), 6232.9051333260095e-6);
+    assert_true(q_real(db, Q("m.bytes", agg)) == 65536.0);
+    /* SetItemsProcessed(iterations * 1000), a <float> template */
+    const char *sum = "c.op = 'sum'";
+    assert_string_equal(q_text(db, Q("c.dtype", sum)), "fp32");
+    assert_int_equal(q_int(db, Q("json_extract(c.params_json, '$.items_per_call')", sum)), 1000);
+    assert_true(q_isnull(db, Q("m.bytes", sum)));
+    /* the complexity family: three timed sizes, the fit named in the notes */
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM configs WHERE op = 'sort'"), 3);
+    assert_non_null(strstr(q_text(db, Q("r.notes", "c.shape_key = 'arg0=1024' AND c.op = 'sort'")),
+                           "complexity fit of this family (BigO, RMS) is not imported"));
+    assert_string_equal(q_text(db, Q("p.started_at", sum)), "2026-11-26T15:42:31Z");
+    assert_string_equal(q_text(db, Q("p.hostname", sum)), "vm");
+    assert_int_equal(q_int(db, Q("p.sm_count", sum)), 2); /* context.num_cpus */
+#undef Q
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +678,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_in_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
