@@ -296,6 +296,13 @@ json_t *sb_import_gpu_device(const sb_import_ctx *ctx, const char *name, long lo
     unknown_id[0] = unknown_arch[0] = '\0';
     const sb_sku *sku = sb_sku_identify(ctx->skus, name, NULL, memory_bytes > 0 ? memory_bytes : 0,
                                         unknown_id, sizeof unknown_id, unknown_arch, sizeof unknown_arch);
+    /* A card outside the table and without an arch word in its name is
+     * labelled by its compute capability: "8.9" -> "sm89". */
+    if (!sku && cc && (!unknown_arch[0] || strcmp(unknown_arch, "unknown") == 0)) {
+        int major = 0, minor = 0;
+        if (sscanf(cc, "%d.%d", &major, &minor) == 2 && major > 0 && minor >= 0)
+            snprintf(unknown_arch, sizeof unknown_arch, "sm%d%d", major, minor);
+    }
     json_t *d = json_object();
     json_object_set_new(d, "kind", json_string("gpu"));
     json_object_set_new(d, "index", json_null());
@@ -702,9 +709,58 @@ static void store_abort(store_state *ss)
     ss->open = 0;
 }
 
+/* For formats without a recorded time (ctx->time_from_mtime): when a run
+ * of the same file name and row is stored whose content equals doc's but
+ * for provenance.started_at/finished_at, doc takes those times, so that the
+ * content hash finds it as a duplicate. A run that differs in anything
+ * else keeps its own (modification) time. */
+static int adopt_stored_time(store_state *ss, sb_import_ctx *ctx, json_t *doc, sb_error *err)
+{
+    static const char sql[] =
+        "SELECT raw_json FROM runs WHERE source_format = ?1 AND json_extract(raw_json, '$.source.file') = ?2 "
+        "AND json_extract(raw_json, '$.source.row') = ?3";
+    sqlite3_stmt *st = NULL;
+    json_t *prov = json_object_get(doc, "provenance");
+    json_t *row = json_object_get(json_object_get(doc, "source"), "row");
+    if (!json_is_object(prov) || !json_is_integer(row))
+        return SB_OK;
+    if (sqlite3_prepare_v2(ss->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s", sqlite3_errmsg(ss->h));
+    sqlite3_bind_text(st, 1, ctx->format, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, ctx->base, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)json_integer_value(row));
+    json_t *mine_start = json_incref(json_object_get(prov, "started_at"));
+    json_t *mine_end = json_incref(json_object_get(prov, "finished_at"));
+    int rc, found = 0;
+    while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *raw = (const char *)sqlite3_column_text(st, 0);
+        json_t *stored = raw ? json_loads(raw, 0, NULL) : NULL;
+        json_t *sprov = json_object_get(stored, "provenance");
+        json_t *s_start = json_object_get(sprov, "started_at"), *s_end = json_object_get(sprov, "finished_at");
+        if (json_is_string(s_start) && json_is_string(s_end)) {
+            json_object_set(prov, "started_at", s_start);
+            json_object_set(prov, "finished_at", s_end);
+            found = json_equal(doc, stored);
+        }
+        json_decref(stored);
+    }
+    if (!found) {
+        json_object_set(prov, "started_at", mine_start);
+        json_object_set(prov, "finished_at", mine_end);
+    }
+    json_decref(mine_start);
+    json_decref(mine_end);
+    rc = sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s", sqlite3_errmsg(ss->h));
+    return SB_OK;
+}
+
 static int store_doc(sb_import_ctx *ctx, json_t *doc, sb_error *err)
 {
     store_state *ss = ctx->sink_data;
+    if (ctx->time_from_mtime && adopt_stored_time(ss, ctx, doc, err) != SB_OK)
+        return SB_ERR;
     if (!ss->open) {
         if (ss->savepoint ? sqlite3_exec(ss->h, "SAVEPOINT sb_import", NULL, NULL, NULL) != SQLITE_OK
                           : sb_ingest_begin(ss->ing, err) != SB_OK) {

@@ -1,9 +1,12 @@
 /* import_nvbench.c - NVIDIA nvbench JSON (--json FILE).
  *
  * benchmarks[].states[] each become one run: axis values give shape,
- * params and dtype; the cold GPU-time summaries give the statistics, and
- * when nvbench also wrote the per-sample binary file (FILE-bin/N.bin,
- * little-endian float32 seconds) next to the JSON, the samples themselves.
+ * params and dtype (every axis type: int64, float64, string, type; a
+ * benchmark without axes too); the cold GPU-time summaries give the
+ * statistics, and when nvbench also wrote the per-sample binary file
+ * (FILE-bin/N.bin, little-endian float32 seconds) next to the JSON, the
+ * samples themselves. The format is nvbench's json_printer (JSON file
+ * version 1); docs/IMPORT.md says field by field what becomes what.
  */
 #include "import_internal.h"
 
@@ -172,16 +175,49 @@ static long long int_or(json_t *o, const char *k, long long dflt)
     return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
 }
 
-static int is_type_axis(json_t *bench, const char *name)
+/* The benchmark's axis of that name: "axes" is a list of {name, type, ...}
+ * (an object keyed by name in early printers). */
+static json_t *find_axis(json_t *bench, const char *name)
 {
+    json_t *axes = json_object_get(bench, "axes");
+    if (json_is_object(axes))
+        return json_object_get(axes, name);
     size_t i;
     json_t *a;
-    json_array_foreach(json_object_get(bench, "axes"), i, a) {
+    json_array_foreach(axes, i, a) {
         json_t *n = json_object_get(a, "name");
         if (json_is_string(n) && strcmp(json_string_value(n), name) == 0)
-            return json_is_string(json_object_get(a, "type")) && strcmp(json_string_value(json_object_get(a, "type")), "type") == 0;
+            return a;
     }
-    return 0;
+    return NULL;
+}
+
+/* Type axes are written into a state's axis_values as strings ("F32"); the
+ * benchmark's axis list says which ones are types. */
+static int is_type_axis(json_t *bench, const char *name)
+{
+    json_t *type = json_object_get(find_axis(bench, name), "type");
+    return json_is_string(type) && strcmp(json_string_value(type), "type") == 0;
+}
+
+/* Element counts the benchmark declared under a column name
+ * (add_element_count(n, "NAME") -> summary nv/element_count/NAME): the
+ * size of a benchmark that has no int64 axis. */
+static void element_counts(json_t *summaries, json_t *shape)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(summaries, i, s) {
+        const char *tag = json_string_value(json_object_get(s, "tag"));
+        double v;
+        char key[128];
+        if (!tag || strncmp(tag, "nv/element_count/", 17) != 0 ||
+            value_double(summary_item(s, "value"), &v) != SB_OK || !(v >= 0) || v != floor(v) || v > 9e15)
+            continue;
+        sb_import_key(tag + 17, key, sizeof key);
+        if (key[0])
+            json_object_set_new(shape, key, json_integer((json_int_t)v));
+    }
 }
 
 static int state_error(sb_import_ctx *ctx, size_t bi, size_t si, sb_error *err, const char *msg)
@@ -259,17 +295,13 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
         dtype = sb_import_dtype(ctx->opts.dtype);
     if (!dtype && opr && opr->default_dtype[0])
         dtype = sb_import_dtype(opr->default_dtype);
-    if (!dtype || json_object_size(shape) == 0) {
-        json_decref(shape);
-        json_decref(params);
-        if (!dtype)
-            snprintf(msg, sizeof msg, "benchmark \"%s\" has no type axis naming a dtype (F32, F16, BF16...); "
-                     "pass --dtype, or add a default_dtype for it to db/import_op_names.csv", bname);
-        else
-            snprintf(msg, sizeof msg, "benchmark \"%s\" has no int64 axis with a non-negative value: a run needs a shape",
-                     bname);
-        return state_error(ctx, bi, si, err, msg);
-    }
+    /* No type axis and nothing else naming one: never guessed. */
+    if (!dtype)
+        dtype = "unknown";
+    /* Without an int64 axis, the element counts it declared are its size;
+     * a benchmark with neither has an empty shape (docs/SCHEMAS.md). */
+    if (json_object_size(shape) == 0)
+        element_counts(json_object_get(state, "summaries"), shape);
     char op[64], provider[64], suite[64];
     if (opr)
         snprintf(op, sizeof op, "%s", opr->op);
@@ -330,6 +362,9 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
         json_decref(prov);
         return state_error(ctx, bi, si, err, "negative GPU time");
     }
+    double median_s = 0, stdev_s = 0;
+    int has_median = cold && summary_value(summaries, "nv/cold/time/gpu/median", &median_s) && median_s >= 0;
+    int has_stdev = cold && summary_value(summaries, "nv/cold/time/gpu/stdev/absolute", &stdev_s) && stdev_s >= 0;
     int has_rel = cold && summary_value(summaries, "nv/cold/time/gpu/stdev/relative", &rel) && rel >= 0;
     int has_min = cold && summary_value(summaries, "nv/cold/time/gpu/min", &min_s) && min_s >= 0;
     int has_max = cold && summary_value(summaries, "nv/cold/time/gpu/max", &max_s) && max_s >= 0;
@@ -361,23 +396,39 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
         if (has_count)
             json_object_set_new(stats, "count", json_integer((json_int_t)count));
         json_object_set_new(stats, "mean", json_real(mean_s * 1e3));
+        if (has_median) {
+            json_object_set_new(stats, "median", json_real(median_s * 1e3));
+            median_ms = median_s * 1e3;
+        }
         if (has_min)
             json_object_set_new(stats, "min", json_real(min_s * 1e3));
         if (has_max)
             json_object_set_new(stats, "max", json_real(max_s * 1e3));
-        if (has_rel && isfinite(rel)) {
+        if (has_stdev)
+            json_object_set_new(stats, "stdev", json_real(stdev_s * 1e3));
+        else if (has_rel && isfinite(rel))
             json_object_set_new(stats, "stdev", json_real(rel * mean_s * 1e3));
+        if (has_rel && isfinite(rel))
             json_object_set_new(stats, "rel_noise", json_real(rel));
-        }
         timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
-        snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": %s GPU time summaries only (mean, "
-                 "no median); no sample file next to the JSON",
+        snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": %s GPU time summaries only (%s); "
+                 "no sample file next to the JSON",
                  json_string_value(json_object_get(state, "name")) ? json_string_value(json_object_get(state, "name")) : "",
-                 bname, cold ? "cold" : "batch (hot)");
+                 bname, cold ? "cold" : "batch (hot)", has_median ? "mean, median" : "mean, no median");
     }
-    double bytes = declared_bytes(summaries);
-    if (bytes < 0 && has_bw)
+    /* nvbench's bandwidth is every byte the benchmark declared read or
+     * written (named or not) over the mean GPU time, so bandwidth times
+     * mean gives them back, exactly up to rounding: a byte count. The
+     * named reads and writes alone may leave some out. */
+    double bytes = -1;
+    if (has_bw && mean_s > 0) {
         bytes = bw * mean_s;
+        double r = floor(bytes + 0.5);
+        if (r > 0 && fabs(bytes - r) <= r * 1e-6)
+            bytes = r;
+    } else {
+        bytes = declared_bytes(summaries);
+    }
     json_t *metrics = sb_import_metrics(bytes, median_ms);
     return sb_import_emit(ctx, "passed", NULL, config, sb_import_protocol(l2), timing, metrics, NULL, prov, notes,
                           row, err);
@@ -398,7 +449,9 @@ int sb_import_nvbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
     if (!json_is_array(json_object_get(root, "devices")))
         return sb_error_set(err, ctx->path, "/devices", "not an nvbench JSON file: no \"devices\" array");
     /* nvbench records no time: the file's modification time stands for
-     * when the run finished (docs/IMPORT.md). */
+     * when the run finished, kept stable across re-imports by the store
+     * (time_from_mtime; docs/IMPORT.md). */
+    ctx->time_from_mtime = 1;
     struct stat sbuf;
     char when[40];
     if (stat(ctx->path, &sbuf) != 0)
