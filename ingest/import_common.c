@@ -75,6 +75,12 @@ int sb_import_parse_ll(const char *text, long long *out)
     return SB_OK;
 }
 
+double sb_import_count(double v)
+{
+    double r = floor(v + 0.5);
+    return r > 0 && fabs(v - r) <= r * 1e-6 ? r : v;
+}
+
 void sb_import_id(const char *text, char *out, size_t size)
 {
     size_t n = 0;

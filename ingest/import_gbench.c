@@ -199,19 +199,14 @@ static json_t *cpu_device(json_t *context)
 /* What one call processed: the rate (bytes_per_second, items_per_second)
  * times the time per iteration it was computed over (cpu_time, or
  * real_time for real/manual time), in seconds; -1 when the entry has no
- * such rate. A count that comes back within a millionth of an integer is
- * that integer: gbench divided an integer total by the time. */
+ * such rate. */
 static double per_call(json_t *entry, const char *rate_key, const char *rate_time, double scale_ms)
 {
     json_t *rate = json_object_get(entry, rate_key);
     json_t *t = json_object_get(entry, strcmp(rate_time, "real") == 0 ? "real_time" : "cpu_time");
     if (!json_is_number(rate) || json_number_value(rate) < 0 || !json_is_number(t) || json_number_value(t) < 0)
         return -1;
-    double v = json_number_value(rate) * json_number_value(t) * scale_ms * 1e-3;
-    double r = floor(v + 0.5);
-    if (r > 0 && fabs(v - r) <= r * 1e-6)
-        v = r;
-    return v;
+    return sb_import_count(json_number_value(rate) * json_number_value(t) * scale_ms * 1e-3);
 }
 
 static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, int complexity_fit, const char *when,

@@ -97,6 +97,11 @@ int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
                    json_t *metrics, json_t *memory, json_t *provenance,
                    const char *notes, long long row, sb_error *err);
 
+/* A count (bytes, items) recovered as a rate times the time it was taken
+ * over: the nearest integer when v is within a millionth of it (the tool
+ * divided an integer total by that time), else v. */
+double sb_import_count(double v);
+
 /* Parses a decimal number / integer that must fill the whole text. */
 int sb_import_parse_double(const char *text, double *out);
 int sb_import_parse_ll(const char *text, long long *out);

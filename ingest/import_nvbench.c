@@ -418,17 +418,13 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
     }
     /* nvbench's bandwidth is every byte the benchmark declared read or
      * written (named or not) over the mean GPU time, so bandwidth times
-     * mean gives them back, exactly up to rounding: a byte count. The
-     * named reads and writes alone may leave some out. */
+     * mean gives them back. The named reads and writes alone may leave
+     * some out. */
     double bytes = -1;
-    if (has_bw && mean_s > 0) {
-        bytes = bw * mean_s;
-        double r = floor(bytes + 0.5);
-        if (r > 0 && fabs(bytes - r) <= r * 1e-6)
-            bytes = r;
-    } else {
+    if (has_bw && mean_s > 0)
+        bytes = sb_import_count(bw * mean_s);
+    else
         bytes = declared_bytes(summaries);
-    }
     json_t *metrics = sb_import_metrics(bytes, median_ms);
     return sb_import_emit(ctx, "passed", NULL, config, sb_import_protocol(l2), timing, metrics, NULL, prov, notes,
                           row, err);
