@@ -90,8 +90,7 @@ int cmd_compare(int argc, char **argv)
             fprintf(stderr, "solbook compare: %s needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "solbook compare: unknown option %s; see 'solbook compare --help'\n",
-                    argv[optind - 1]);
+            sb_cli_bad_option(stderr, "compare", argv[optind - 1], lo);
             return 2;
         }
     }

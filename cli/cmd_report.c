@@ -18,6 +18,7 @@
 #include "results.h"
 #include "sku.h"
 #include "strbuf.h"
+#include "suggest.h"
 #include "training.h"
 #include "weekly.h"
 
@@ -558,7 +559,14 @@ int cmd_report(int argc, char **argv)
         return check_allowed(&o, sub, roofline_opts) ? 2 : run_roofline(&o);
     if (strcmp(sub, "training") == 0)
         return check_allowed(&o, sub, training_opts) ? 2 : run_training(&o);
-    fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, evidence, regressions, roofline, training)\n",
-            sub);
+    static const char *const reports[] = {"geomean", "weekly", "note", "table", "evidence",
+                                          "regressions", "roofline", "training", NULL};
+    const char *close = sub[0] != '-' ? sb_suggest(sub, reports) : NULL;
+    if (close)
+        fprintf(stderr, "solbook report: unknown report '%s'; did you mean '%s'?\n", sub, close);
+    else
+        fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, "
+                        "evidence, regressions, roofline, training)\n",
+                sub);
     return 2;
 }

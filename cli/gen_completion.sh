@@ -26,7 +26,9 @@ cat <<'MID'
 MID
 for c in $commands; do
     help=$("$SOLBOOK" "$c" --help)
-    subs=$(echo "$help" | grep -o "solbook $c [a-z][a-z-]*" | awk '{print $3}' | sort -u | words)
+    # a subcommand is a whole word after the command ("solbook report
+    # weekly ..."), not the start of an example's argument (a SHA, KEY=VALUE)
+    subs=$(echo "$help" | grep -oE "solbook $c [a-z][a-z-]*( |$)" | awk '{print $3}' | sort -u | words)
     # Every long option the help names, except in quoted text (another
     # tool's command line, such as 'ncu --csv').
     opts=$(echo "$help" | sed "s/'[^']*'//g" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u | words)

@@ -51,6 +51,8 @@ echo "ok: report weekly from the installed templates"
 echo "ok: experiments from the installed data"
 [ -s "$T/moved/share/man/man1/solbook.1" ] || fail "no man page"
 grep -q '^\.SS solbook ingest' "$T/moved/share/man/man1/solbook.1" || fail "man page lacks ingest"
+grep -q 'solbook report table --op O --sku SKU \[--baseline PROVIDER\]' "$T/moved/share/man/man1/solbook.1" ||
+    fail "man page lacks report table"
 echo "ok: man page"
 bash -c ". '$T/moved/share/bash-completion/completions/solbook'
 COMP_WORDS=(solbook ing); COMP_CWORD=1; _solbook; echo \"\${COMPREPLY[*]}\"" >comp
@@ -58,6 +60,12 @@ check "completion of a command" "ingest" "$(cat comp)"
 bash -c ". '$T/moved/share/bash-completion/completions/solbook'
 COMP_WORDS=(solbook ingest --for); COMP_CWORD=2; _solbook; echo \"\${COMPREPLY[*]}\"" >comp
 check "completion of an option" "--format" "$(cat comp)"
+bash -c ". '$T/moved/share/bash-completion/completions/solbook'
+COMP_WORDS=(solbook report no); COMP_CWORD=2; _solbook; echo \"\${COMPREPLY[*]}\"" >comp
+check "completion of a report" "note" "$(cat comp)"
+bash -c ". '$T/moved/share/bash-completion/completions/solbook'
+COMP_WORDS=(solbook packet --base); COMP_CWORD=2; _solbook; echo \"\${COMPREPLY[*]}\"" >comp
+check "completion of a packet option" "--baseline" "$(cat comp)"
 INSIDE
 
 if unshare -m true 2>/dev/null; then
