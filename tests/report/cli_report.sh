@@ -165,4 +165,15 @@ for args in "compare --db $db 11111" "compare --db $db sha=zz 1111" "compare --d
   test "$(wc -l <"$work/err")" -eq 1 || fail "'$args' printed more than one error line"
 done
 echo "compare errors: 6 bad invocations exit 2 with one line each"
+# A Liger packet over a database whose only liger evidence is a training
+# run: the training section may name the patch and the training card, which
+# the training run has; nothing else from it.
+good=$(cd "$(dirname "$0")/../data/ingest/good" && pwd)
+tdb=$work/training.db
+"$SOLBOOK" ingest --db "$tdb" "$good" >/dev/null 2>&1 || true
+"$SOLBOOK" packet --db "$tdb" --target liger --out "$work/tpk" >/dev/null || fail "liger packet with a training run refused"
+grep -q "liger" "$work/tpk/DISCUSSION.md" || fail "the training section does not name its patch"
+"$SOLBOOK" packet --db "$tdb" --target liger --op gemm --out "$work/tpk-gemm" >/dev/null || fail "narrowed packet refused"
+if grep -q "End-to-end training steps" "$work/tpk-gemm/DISCUSSION.md"; then fail "a packet narrowed to one op carries the training section"; fi
+echo "packet: a training run's patch and card may be named; a narrowed packet leaves training out"
 echo "cli_report: all checks passed"
