@@ -25,7 +25,8 @@ echo "== ingest examples/ into $db"
 # Exit status 1 means some file was refused; that is reported, not fatal here.
 "$solbook" ingest --db "$db" "$top"/examples/h1*/gemm "$top"/examples/h1*/kernels \
   "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top"/examples/h*/kernels-full \
-  "$top"/examples/h100/gemm-settle "$top"/examples/h*/providers "$top/examples/fleet" || true
+  "$top"/examples/h100/gemm-settle "$top"/examples/h*/providers "$top"/examples/h*/training \
+  "$top/examples/fleet" || true
 
 echo "== stored runs (newest 25)"
 "$solbook" runs --db "$db" --limit 25
@@ -44,6 +45,10 @@ echo "wrote $out/geomean.md"
 echo "== evidence: the targets against the stored runs (docs/EVIDENCE.md is this file)"
 "$solbook" report evidence --db "$db" --out "$out/EVIDENCE.md"
 echo "wrote $out/EVIDENCE.md"
+
+echo "== end-to-end training steps: Liger's patches against the baseline, beside the op-level rows"
+"$solbook" report training --db "$db" --out "$out/training.md"
+echo "wrote $out/training.md"
 
 week=$("$solbook" runs --db "$db" --json --limit 1 | python3 -c '
 import datetime, json, sys
