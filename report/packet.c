@@ -471,8 +471,10 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
             goto done;
         sb_tpl_set_str(d, "training_md", sb_buf_str(&tmp));
         with_training = ts.runs > 0;
+        json_object_set_new(d, "has_training", json_boolean(with_training));
     } else {
         sb_tpl_set_str(d, "training_md", "");
+        json_object_set_new(d, "has_training", json_false());
     }
 
     /* reproduce.sh */
