@@ -5,13 +5,14 @@
 #   NAME.json, NAME.ncu.csv          solbench's result (suite shortfalls-ncu:
 #                                    a profiled run, not a timing) and the
 #                                    profile of its kernels in one call
-#   NAME.torch-compile.ncu.csv       the Triton kernels of one torch.compile
-#                                    call after its compile and warm-up
+#   NAME.PROVIDER.ncu.csv            the kernels of one call of each Python
+#                                    provider (--providers; default
+#                                    torch-compile) after its warm-up
 #   torch/*.json                     torch_ops.py's result of that case
 #   ncu_cases.log                    what was run, and each step's exit
 #
 # usage: bench/scripts/ncu_cases.sh CASES OUTDIR --solbench PATH [--calibration FILE]
-#            [--deadline SECONDS] [--no-torch]
+#            [--deadline SECONDS] [--no-torch] [--providers LIST]
 #
 # CASES has one case a line (# starts a comment):
 #   NAME REGEX KERNELS TORCH-CASE SOLBENCH-ARGS...
@@ -26,13 +27,14 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cases="" out="" solbench="" calibration="" deadline=0 torch=1
+cases="" out="" solbench="" calibration="" deadline=0 torch=1 providers=torch-compile
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --solbench) solbench=$2; shift 2 ;;
     --calibration) calibration=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
     --no-torch) torch=0; shift ;;
+    --providers) providers=$2; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "ncu_cases.sh: unknown option $1" >&2; exit 2 ;;
     *) if [[ -z "$cases" ]]; then cases=$1; elif [[ -z "$out" ]]; then out=$1; else
@@ -84,14 +86,22 @@ for line in "${lines[@]}"; do
   echo "   fused: exit $s" | tee -a "$log"
   [[ $s -eq 0 ]] || rc=1
   if [[ $torch == 1 && "$tcase" != - ]]; then
-    echo "== $(date -u +%H:%M:%S) $name: torch.compile $tcase" | tee -a "$log"
-    "$here/ncu_profile.sh" --detail --profile-range --launch-count 64 --kernel-regex '^triton' \
-      --csv "$out/$name.torch-compile.ncu.csv" -- python3 "$here/torch_ops.py" --case "$tcase" \
-      --providers torch-compile --warmup 3 --iters 2 --repeats 1 --profile-one --suite shortfalls-ncu \
-      --solbench "$solbench" --out "$out/torch" >> "$log" 2>&1 < /dev/null
-    s=$?
-    echo "   torch-compile: exit $s" | tee -a "$log"
-    [[ $s -eq 0 ]] || rc=1
+    IFS=, read -r -a plist <<< "$providers"
+    for p in "${plist[@]}"; do
+      # torch.compile's own kernels are Triton's; the other providers' are
+      # every kernel of the profiled call (Liger's Triton kernels, the
+      # Hugging Face code's aten kernels)
+      kre='.'
+      [[ $p == torch-compile ]] && kre='^triton'
+      echo "== $(date -u +%H:%M:%S) $name: $p $tcase" | tee -a "$log"
+      "$here/ncu_profile.sh" --detail --profile-range --launch-count 64 --kernel-regex "$kre" \
+        --csv "$out/$name.$p.ncu.csv" -- python3 "$here/torch_ops.py" --case "$tcase" \
+        --providers "$p" --warmup 3 --iters 2 --repeats 1 --profile-one --suite shortfalls-ncu \
+        --solbench "$solbench" --out "$out/torch" >> "$log" 2>&1 < /dev/null
+      s=$?
+      echo "   $p: exit $s" | tee -a "$log"
+      [[ $s -eq 0 ]] || rc=1
+    done
   fi
 done
 echo "== ncu_cases.sh done in $(( $(date +%s) - t0 )) s, exit $rc" | tee -a "$log"
