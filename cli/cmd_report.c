@@ -188,6 +188,73 @@ static int open_db(const opts *o, sqlite3 **db)
     return 0;
 }
 
+static int load_skus(sb_sku_table **t)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    if (sb_sku_table_load(NULL, t, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Opens the database and loads the SKU table, for the reports that name
+ * SKUs; on failure nothing stays open. */
+static int open_db_and_skus(const opts *o, sqlite3 **db, sb_sku_table **skus)
+{
+    if (open_db(o, db))
+        return 2;
+    if (load_skus(skus)) {
+        sqlite3_close(*db);
+        *db = NULL;
+        return 2;
+    }
+    return 0;
+}
+
+/* The database and the result runs a report reads. */
+typedef struct report_input {
+    sqlite3 *db;
+    sb_sku_table *skus; /* with READ_SKUS */
+    sb_result_set set;
+    sb_pick *picks; /* with READ_PICKS: the latest run of each case */
+    size_t np;
+} report_input;
+
+enum { READ_SKUS = 1, READ_PICKS = 2 };
+
+static void report_input_free(report_input *in)
+{
+    free(in->picks);
+    sb_results_free(&in->set);
+    sb_sku_table_free(in->skus);
+    sqlite3_close(in->db);
+}
+
+/* Opens the database and loads the result runs of --suite and --op on sku
+ * (NULL: every SKU), with what READ_* asks for besides; on failure prints
+ * the error and keeps nothing. */
+static int report_input_load(const opts *o, const char *sku, int what, report_input *in)
+{
+    memset(in, 0, sizeof *in);
+    if ((what & READ_SKUS) ? open_db_and_skus(o, &in->db, &in->skus) : open_db(o, &in->db))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_result_filter f = {0};
+    f.suite = o->suite;
+    f.op = o->op;
+    f.sku = sku;
+    if (sb_results_load(in->db, &f, &in->set, &err) != SB_OK ||
+        ((what & READ_PICKS) && sb_picks_latest(&in->set, &in->picks, &in->np, &err) != SB_OK)) {
+        sb_error_print(&err, stderr);
+        report_input_free(in);
+        return 2;
+    }
+    return 0;
+}
+
 static int run_geomean(const opts *o)
 {
     const char *fmt = o->format ? o->format : "md";
@@ -195,27 +262,19 @@ static int run_geomean(const opts *o)
         fprintf(stderr, "solbook report geomean: --format must be md, csv or json, not '%s'\n", fmt);
         return 2;
     }
-    sqlite3 *db = NULL;
-    if (open_db(o, &db))
+    report_input in;
+    if (report_input_load(o, NULL, READ_PICKS, &in))
         return 2;
     sb_error err;
     sb_error_clear(&err);
-    sb_result_filter f = {0};
-    f.suite = o->suite;
-    f.op = o->op;
-    sb_result_set set = {0};
-    sb_pick *picks = NULL;
-    size_t np = 0;
     sb_geo_table geo = {0};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
-        sb_picks_latest(&set, &picks, &np, &err) != SB_OK ||
-        sb_geo_compute(&set, picks, np, o->baseline, &geo, &err) != SB_OK) {
+    if (sb_geo_compute(&in.set, in.picks, in.np, o->baseline, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
-    if (set.n == 0) {
+    if (in.set.n == 0) {
         fprintf(stderr, "solbook report geomean: no result runs%s%s%s%s in %s\n",
                 o->suite ? " in suite " : "", o->suite ? o->suite : "", o->op ? " of op " : "",
                 o->op ? o->op : "", o->db ? o->db : sb_default_db_path());
@@ -234,9 +293,7 @@ static int run_geomean(const opts *o)
 done:
     sb_buf_free(&b);
     sb_geo_free(&geo);
-    free(picks);
-    sb_results_free(&set);
-    sqlite3_close(db);
+    report_input_free(&in);
     return rc;
 }
 
@@ -247,22 +304,17 @@ static int run_regressions(const opts *o)
         fprintf(stderr, "solbook report regressions: --format must be md or json, not '%s'\n", fmt);
         return 2;
     }
-    sqlite3 *db = NULL;
-    if (open_db(o, &db))
+    report_input in;
+    if (report_input_load(o, NULL, 0, &in))
         return 2;
     sb_error err;
     sb_error_clear(&err);
-    sb_result_filter f = {0};
-    f.suite = o->suite;
-    f.op = o->op;
-    sb_result_set set = {0};
     sb_rg_list rg = {0};
     sb_rg_opts ro = {o->alpha, o->min_effect};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
-        (o->history ? sb_rg_history(db, &set, &ro, &rg, &err)
-                    : sb_rg_commits(db, &set, &ro, &rg, &err)) != SB_OK) {
+    if ((o->history ? sb_rg_history(in.db, &in.set, &ro, &rg, &err)
+                    : sb_rg_commits(in.db, &in.set, &ro, &rg, &err)) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -281,20 +333,8 @@ static int run_regressions(const opts *o)
 done:
     sb_buf_free(&b);
     sb_rg_free(&rg);
-    sb_results_free(&set);
-    sqlite3_close(db);
+    report_input_free(&in);
     return rc;
-}
-
-static int load_skus(sb_sku_table **t)
-{
-    sb_error err;
-    sb_error_clear(&err);
-    if (sb_sku_table_load(NULL, t, &err) != SB_OK) {
-        sb_error_print(&err, stderr);
-        return 2;
-    }
-    return 0;
 }
 
 static int run_weekly(const opts *o)
@@ -316,13 +356,9 @@ static int run_weekly(const opts *o)
     wo.rg.alpha = o->alpha;
     wo.rg.min_effect = o->min_effect;
     sqlite3 *db = NULL;
-    if (open_db(o, &db))
-        return 2;
     sb_sku_table *skus = NULL;
-    if (load_skus(&skus)) {
-        sqlite3_close(db);
+    if (open_db_and_skus(o, &db, &skus))
         return 2;
-    }
     sb_weekly_summary sum;
     int rc = 0;
     if (sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
@@ -347,36 +383,20 @@ static int run_roofline(const opts *o)
                         "as stored in provenance.sku)\n");
         return 2;
     }
-    sqlite3 *db = NULL;
-    if (open_db(o, &db))
+    report_input in;
+    if (report_input_load(o, o->sku, READ_SKUS | READ_PICKS, &in))
         return 2;
-    sb_sku_table *skus = NULL;
-    if (load_skus(&skus)) {
-        sqlite3_close(db);
-        return 2;
-    }
     sb_error err;
     sb_error_clear(&err);
-    sb_result_filter f = {0};
-    f.suite = o->suite;
-    f.op = o->op;
-    f.sku = o->sku;
-    sb_result_set set = {0};
-    sb_pick *picks = NULL;
-    size_t np = 0, drawn = 0;
+    size_t drawn = 0;
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
-        sb_picks_latest(&set, &picks, &np, &err) != SB_OK) {
-        sb_error_print(&err, stderr);
-        goto done;
-    }
-    if (set.n == 0) {
+    if (in.set.n == 0) {
         fprintf(stderr, "solbook report roofline: no result runs on SKU %s\n", o->sku);
         rc = 1;
         goto done;
     }
-    if (sb_plot_roofline(db, skus, picks, np, o->sku, &b, &drawn, &err) != SB_OK) {
+    if (sb_plot_roofline(in.db, in.skus, in.picks, in.np, o->sku, &b, &drawn, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -385,10 +405,7 @@ static int run_roofline(const opts *o)
         printf("%s: %zu points\n", o->out, drawn);
 done:
     sb_buf_free(&b);
-    free(picks);
-    sb_results_free(&set);
-    sb_sku_table_free(skus);
-    sqlite3_close(db);
+    report_input_free(&in);
     return rc;
 }
 
@@ -411,13 +428,9 @@ static int evidence_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_
 static int run_sku_report(const opts *o, sku_report_fn fn)
 {
     sqlite3 *db = NULL;
-    if (open_db(o, &db))
-        return 2;
     sb_sku_table *skus = NULL;
-    if (load_skus(&skus)) {
-        sqlite3_close(db);
+    if (open_db_and_skus(o, &db, &skus))
         return 2;
-    }
     sb_error err;
     sb_error_clear(&err);
     sb_buf b = SB_BUF_INIT;
@@ -445,33 +458,19 @@ static int run_table(const opts *o)
         fprintf(stderr, "solbook report table: --provider and --baseline are both '%s'\n", provider);
         return 2;
     }
-    sqlite3 *db = NULL;
-    if (open_db(o, &db))
+    report_input in;
+    if (report_input_load(o, o->sku, READ_PICKS, &in))
         return 2;
-    sb_error err;
-    sb_error_clear(&err);
-    sb_result_filter f = {0};
-    f.suite = o->suite;
-    f.op = o->op;
-    f.sku = o->sku;
-    sb_result_set set = {0};
-    sb_pick *picks = NULL;
-    size_t np = 0;
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_results_load(db, &f, &set, &err) != SB_OK ||
-        sb_picks_latest(&set, &picks, &np, &err) != SB_OK) {
-        sb_error_print(&err, stderr);
-        goto done;
-    }
-    if (set.n == 0) {
+    if (in.set.n == 0) {
         fprintf(stderr, "solbook report table: no result runs of op %s on SKU %s%s%s in %s\n", o->op,
                 o->sku, o->suite ? " in suite " : "", o->suite ? o->suite : "",
                 o->db ? o->db : sb_default_db_path());
         rc = 1;
         goto done;
     }
-    size_t compared = sb_case_table_render(picks, np, o->op, o->sku, provider, baseline, &b);
+    size_t compared = sb_case_table_render(in.picks, in.np, o->op, o->sku, provider, baseline, &b);
     rc = emit(o, &b);
     if (rc == 0 && compared == 0) {
         fprintf(stderr, "solbook report table: no case of %s on %s where both %s and %s passed\n",
@@ -480,9 +479,7 @@ static int run_table(const opts *o)
     }
 done:
     sb_buf_free(&b);
-    free(picks);
-    sb_results_free(&set);
-    sqlite3_close(db);
+    report_input_free(&in);
     return rc;
 }
 
