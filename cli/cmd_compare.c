@@ -87,11 +87,8 @@ int cmd_compare(int argc, char **argv)
         case 'O': out_path = optarg; break;
         case 'h': usage(stdout); return 0;
         case ':':
-            fprintf(stderr, "solbook compare: %s needs a value\n", argv[optind - 1]);
-            return 2;
         default:
-            sb_cli_bad_option(stderr, "compare", argv[optind - 1], lo);
-            return 2;
+            return sb_cli_refused_option(stderr, "compare", c, argv[optind - 1], lo);
         }
     }
     if (strcmp(fmt, "md") && strcmp(fmt, "json")) {

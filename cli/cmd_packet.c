@@ -51,11 +51,8 @@ int cmd_packet(int argc, char **argv)
         case 'b': o.baseline = optarg; break;
         case 'h': usage(stdout); return 0;
         case ':':
-            fprintf(stderr, "solbook packet: %s needs a value\n", argv[optind - 1]);
-            return 2;
         default:
-            sb_cli_bad_option(stderr, "packet", argv[optind - 1], lo);
-            return 2;
+            return sb_cli_refused_option(stderr, "packet", c, argv[optind - 1], lo);
         }
     }
     if (optind < argc) {

@@ -143,11 +143,8 @@ static int parse(int argc, char **argv, opts *o)
             break;
         case 'h': usage(stdout); return 0;
         case ':':
-            fprintf(stderr, "solbook report: %s needs a value\n", argv[optind - 1]);
-            return 2;
         default:
-            sb_cli_bad_option(stderr, "report", argv[optind - 1], lo);
-            return 2;
+            return sb_cli_refused_option(stderr, "report", c, argv[optind - 1], lo);
         }
     }
     if (optind < argc) {

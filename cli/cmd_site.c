@@ -74,11 +74,8 @@ int cmd_site(int argc, char **argv)
         }
         case 'h': usage(stdout); return 0;
         case ':':
-            fprintf(stderr, "solbook site: %s needs a value\n", argv[optind - 1]);
-            return 2;
         default:
-            sb_cli_bad_option(stderr, "site", argv[optind - 1], lo);
-            return 2;
+            return sb_cli_refused_option(stderr, "site", ch, argv[optind - 1], lo);
         }
     }
     if (optind < argc) {

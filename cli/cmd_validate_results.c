@@ -43,11 +43,8 @@ int cmd_validate_results(int argc, char **argv)
         case 'o': op = optarg; break;
         case 'h': usage(stdout); return 0;
         case ':':
-            fprintf(stderr, "solbook validate-results: %s needs a value\n", argv[optind - 1]);
-            return 2;
         default:
-            sb_cli_bad_option(stderr, "validate-results", argv[optind - 1], lo);
-            return 2;
+            return sb_cli_refused_option(stderr, "validate-results", c, argv[optind - 1], lo);
         }
     }
     if (optind < argc) {

@@ -30,6 +30,12 @@ extern const sb_command sb_commands[];
  * (core/suggest.h). */
 void sb_cli_bad_option(FILE *f, const char *command, const char *arg, const struct option *options);
 
+/* Prints, to f, why getopt_long (with an optstring starting with ':')
+ * returned c for arg: "needs a value" for ':', else as
+ * sb_cli_bad_option. Returns 2, the exit status for bad usage. */
+int sb_cli_refused_option(FILE *f, const char *command, int c, const char *arg,
+                          const struct option *options);
+
 /* Declarations of the commands, in table order. */
 int cmd_validate(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);

@@ -34,3 +34,13 @@ void sb_cli_bad_option(FILE *f, const char *command, const char *arg, const stru
     else
         fprintf(f, "solbook %s: unknown option %s; see 'solbook %s --help'\n", command, arg, command);
 }
+
+int sb_cli_refused_option(FILE *f, const char *command, int c, const char *arg,
+                          const struct option *options)
+{
+    if (c == ':')
+        fprintf(f, "solbook %s: %s needs a value\n", command, arg);
+    else
+        sb_cli_bad_option(f, command, arg, options);
+    return 2;
+}
