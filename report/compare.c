@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "report_json.h"
 #include "stats.h"
 
 const char *sb_cmp_verdict_name(sb_cmp_verdict v)
@@ -404,14 +405,13 @@ static json_t *side_json(const sb_cmp_side *s, size_t runs, char **commits, size
 int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
                        const sb_cmp_opts *o, sb_buf *out, sb_error *err)
 {
-    json_t *root = json_object(), *rows = json_array(), *counts = json_object();
-    if (!root || !rows || !counts) {
+    json_t *rows = NULL, *counts = json_object();
+    json_t *root = sb_report_json_new("op-level microbenchmark", "cases", &rows);
+    if (!root || !counts) {
         json_decref(root);
-        json_decref(rows);
         json_decref(counts);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    json_object_set_new(root, "evidence", json_string("op-level microbenchmark"));
     json_object_set_new(root, "alpha", json_real(o->alpha));
     json_object_set_new(root, "threshold", json_real(o->threshold));
     json_object_set_new(root, "a", side_json(a, r->runs_a, r->commits_a, r->ncommits_a));
@@ -449,14 +449,5 @@ int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cm
         json_object_set_new(j, "run_b", json_integer(w->b->run_id));
         json_array_append_new(rows, j);
     }
-    json_object_set_new(root, "cases", rows);
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) |
-                                   JSON_ENSURE_ASCII);
-    json_decref(root);
-    if (!s)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    sb_buf_puts(out, s);
-    sb_buf_puts(out, "\n");
-    free(s);
-    return SB_OK;
+    return sb_report_json_finish(root, out, err);
 }

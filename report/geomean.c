@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "report_json.h"
 #include "stats.h"
 
 static int same_opgroup(const sb_result *a, const sb_result *b)
@@ -467,16 +468,13 @@ static json_t *num3(double v)
 
 int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
 {
-    json_t *root = json_object();
-    json_t *rows = json_array();
-    json_t *skus = json_array();
-    if (!root || !rows || !skus) {
+    json_t *rows = NULL, *skus = json_array();
+    json_t *root = sb_report_json_new(SB_EVIDENCE_OP, "rows", &rows);
+    if (!root || !skus) {
         json_decref(root);
-        json_decref(rows);
         json_decref(skus);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    json_object_set_new(root, "evidence", json_string(SB_EVIDENCE_OP));
     for (size_t k = 0; k < t->nskus; k++) {
         json_t *s = json_object();
         json_object_set_new(s, "sku", json_string(t->skus[k]));
@@ -507,14 +505,5 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
         json_array_append_new(rows, r);
     }
     json_object_set_new(root, "skus", skus);
-    json_object_set_new(root, "rows", rows);
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) |
-                                    JSON_ENSURE_ASCII); /* safe to print on a terminal */
-    json_decref(root);
-    if (!s)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    sb_buf_puts(out, s);
-    sb_buf_puts(out, "\n");
-    free(s);
-    return SB_OK;
+    return sb_report_json_finish(root, out, err);
 }

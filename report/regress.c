@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "report_json.h"
 #include "stats.h"
 
 const char *sb_rg_verdict_name(sb_rg_verdict v)
@@ -562,14 +563,10 @@ static json_t *num_or_null(double v)
 
 int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_error *err)
 {
-    json_t *root = json_object();
-    json_t *rows = json_array();
-    if (!root || !rows) {
-        json_decref(root);
-        json_decref(rows);
+    json_t *rows = NULL;
+    json_t *root = sb_report_json_new("op-level microbenchmark", "cases", &rows);
+    if (!root)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    }
-    json_object_set_new(root, "evidence", json_string("op-level microbenchmark"));
     json_object_set_new(root, "alpha", json_real(o->alpha));
     json_object_set_new(root, "min_effect", json_real(o->min_effect));
     json_object_set_new(root, "regressions",
@@ -602,14 +599,5 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
         json_object_set_new(j, "latest", json_boolean(r->latest));
         json_array_append_new(rows, j);
     }
-    json_object_set_new(root, "cases", rows);
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) |
-                                    JSON_ENSURE_ASCII); /* safe to print on a terminal */
-    json_decref(root);
-    if (!s)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    sb_buf_puts(out, s);
-    sb_buf_puts(out, "\n");
-    free(s);
-    return SB_OK;
+    return sb_report_json_finish(root, out, err);
 }
