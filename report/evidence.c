@@ -35,6 +35,20 @@ static void md(sb_buf *b, const char *s)
     sb_enc_md_text(b, s, SB_TEXT_NAME_MAX);
 }
 
+/* The SM clocks after each repeat of a run and its throttle reasons
+ * (sb_repeat_clocks); on failure both buffers are freed. */
+static int run_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *why, sb_error *err)
+{
+    int capped = 0;
+    double limit = NAN;
+    if (sb_repeat_clocks(db, run_id, clocks, why, &capped, &limit, err) != SB_OK) {
+        sb_buf_free(clocks);
+        sb_buf_free(why);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
 static double metric_of(sqlite3 *db, long long run_id, const char *column)
 {
     char sql[160];
@@ -111,13 +125,8 @@ static int gemm_section(sqlite3 *db, const sb_sku_table *skus, const sb_result_s
         if (strcmp(r->provider, "torch") == 0)
             torch = r;
         sb_buf clocks = SB_BUF_INIT, why = SB_BUF_INIT;
-        int capped = 0;
-        double limit = NAN;
-        if (sb_repeat_clocks(db, r->run_id, &clocks, &why, &capped, &limit, err) != SB_OK) {
-            sb_buf_free(&clocks);
-            sb_buf_free(&why);
+        if (run_clocks(db, r->run_id, &clocks, &why, err) != SB_OK)
             return SB_ERR;
-        }
         sb_buf_puts(b, "| ");
         md(b, r->provider);
         sb_buf_printf(b, " | %.4f | %.1f | ", r->median_ms, r->tflops);
@@ -191,11 +200,7 @@ static int gemm_section(sqlite3 *db, const sb_sku_table *skus, const sb_result_s
         if (strcmp(r->sku, sku) || strcmp(r->suite, SETTLE_SUITE) || !r->passing)
             continue;
         sb_buf clocks = SB_BUF_INIT, why = SB_BUF_INIT;
-        int capped = 0;
-        double limit = NAN;
-        if (sb_repeat_clocks(db, r->run_id, &clocks, &why, &capped, &limit, err) != SB_OK) {
-            sb_buf_free(&clocks);
-            sb_buf_free(&why);
+        if (run_clocks(db, r->run_id, &clocks, &why, err) != SB_OK) {
             sb_buf_free(&t);
             return SB_ERR;
         }
