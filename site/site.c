@@ -197,6 +197,15 @@ void site_op_path(char *buf, size_t size, const char *op)
     snprintf(buf, size, "ops/%s.html", s);
 }
 
+void site_keyed_page_name(char *buf, size_t size, size_t page, const void *arg)
+{
+    const site_keyed_pages *k = arg;
+    char full[600];
+    k->path(full, sizeof full, k->a, k->b, page);
+    const char *slash = strrchr(full, '/');
+    snprintf(buf, size, "%s", slash ? slash + 1 : full);
+}
+
 void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg)
 {
     if (pages <= 1)

@@ -50,19 +50,6 @@ static const char *verdict_class(sb_rg_verdict v)
     }
 }
 
-typedef struct hist_arg {
-    const char *case_key, *sku;
-} hist_arg;
-
-static void hist_name(char *buf, size_t size, size_t page, const void *arg)
-{
-    const hist_arg *h = arg;
-    char full[600];
-    site_history_path(full, sizeof full, h->case_key, h->sku, page);
-    const char *slash = strrchr(full, '/');
-    snprintf(buf, size, "%s", slash ? slash + 1 : full);
-}
-
 static void index_name(char *buf, size_t size, size_t page, const void *arg)
 {
     (void)arg;
@@ -173,7 +160,7 @@ int site_build_history(site_ctx *c, sb_error *err)
             j++;
         size_t cnt = j - i + 1;
         const sb_result *head = ord[i];
-        hist_arg ha = {head->case_key, head->sku};
+        site_keyed_pages ha = {site_history_path, head->case_key, head->sku};
         /* verdicts of this group: rg rows whose new run is in it; the
          * newest step of each provider in one table, every regression and
          * improvement of the history in another, all of them on the chart */
@@ -282,7 +269,7 @@ int site_build_history(site_ctx *c, sb_error *err)
             sb_buf_add(&b, sb_buf_str(&chart), chart.len);
             sb_buf_add(&b, sb_buf_str(&verdicts), verdicts.len);
             sb_buf_puts(&b, "<h2>Runs, newest first</h2>\n");
-            site_pager(&b, pg, pages, hist_name, &ha);
+            site_pager(&b, pg, pages, site_keyed_page_name, &ha);
             sb_buf_puts(&b, "<table class=\"sortable history\"><thead><tr><th class=\"num\">run</th>"
                             "<th>finished</th><th>commit</th><th>provider</th><th>status</th>"
                             "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
@@ -341,7 +328,7 @@ int site_build_history(site_ctx *c, sb_error *err)
                 sb_buf_puts(&b, "</td></tr>\n");
             }
             sb_buf_puts(&b, "</tbody></table>\n");
-            site_pager(&b, pg, pages, hist_name, &ha);
+            site_pager(&b, pg, pages, site_keyed_page_name, &ha);
             char rel[600], title[1024];
             site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
             snprintf(title, sizeof title, "history: %s %s %s %s on %s%s", head->op, head->mode,

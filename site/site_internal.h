@@ -82,6 +82,18 @@ void site_op_path(char *buf, size_t size, const char *op);                     /
 typedef void (*site_page_name_fn)(char *buf, size_t size, size_t page, const void *arg);
 void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg);
 
+/* The pages of a listing keyed by two names (a case and a SKU, an op and
+ * a SKU): path gives page i's path from the site root, and
+ * site_keyed_page_name, a site_page_name_fn taking a site_keyed_pages,
+ * its file name. */
+typedef void (*site_keyed_path_fn)(char *buf, size_t size, const char *a, const char *b,
+                                   size_t page);
+typedef struct site_keyed_pages {
+    site_keyed_path_fn path;
+    const char *a, *b;
+} site_keyed_pages;
+void site_keyed_page_name(char *buf, size_t size, size_t page, const void *arg);
+
 /* A context for another thread: the same options, data and template, its
  * own connection, layout data, folder cache and counts (in sum). Release
  * merges the counts into c's summary and closes the connection. */

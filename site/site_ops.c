@@ -521,19 +521,6 @@ static void sku_page_path(char *buf, size_t size, const char *op, const char *sk
         snprintf(buf, size, "%s/%s-p%zu.html", opp, s, page);
 }
 
-typedef struct sku_arg {
-    const char *op, *sku;
-} sku_arg;
-
-static void sku_page_name(char *buf, size_t size, size_t page, const void *arg)
-{
-    const sku_arg *a = arg;
-    char full[600];
-    sku_page_path(full, sizeof full, a->op, a->sku, page);
-    const char *slash = strrchr(full, '/');
-    snprintf(buf, size, "%s", slash ? slash + 1 : full);
-}
-
 /* At most this many history charts on a SKU page: the cases whose newest
  * commit changed them (regression or improvement), newest steps first. */
 #define SKU_CHARTS 8
@@ -602,7 +589,7 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
                      sb_error *err)
 {
     size_t pages = ncases ? (ncases + c->page_rows - 1) / c->page_rows : 1;
-    sku_arg sa = {op, sku};
+    site_keyed_pages sa = {sku_page_path, op, sku};
     sb_buf b = SB_BUF_INIT, svg = SB_BUF_INIT;
     char opp[256];
     site_op_path(opp, sizeof opp, op);
@@ -643,9 +630,9 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
             history_charts(c, op, sku, &b);
         }
         sb_buf_puts(&b, "<h3>Newest run of each case</h3>\n");
-        site_pager(&b, pg, pages, sku_page_name, &sa);
+        site_pager(&b, pg, pages, site_keyed_page_name, &sa);
         cases_table(&b, p, n, sku, (pg - 1) * c->page_rows, pg * c->page_rows);
-        site_pager(&b, pg, pages, sku_page_name, &sa);
+        site_pager(&b, pg, pages, site_keyed_page_name, &sa);
         char path[600], title[512];
         sku_page_path(path, sizeof path, op, sku, pg);
         snprintf(title, sizeof title, "op %s on %s%s", op, sku, pages > 1 ? " (paged)" : "");
