@@ -9,6 +9,7 @@
 #include "encode.h"
 #include "report_json.h"
 #include "stats.h"
+#include "template.h"
 
 static int same_opgroup(const sb_result *a, const sb_result *b)
 {
@@ -464,6 +465,12 @@ static json_t *num3(double v)
     if (isnan(v))
         return json_null();
     return json_real(round(v * 1000.0) / 1000.0);
+}
+
+void sb_evidence_labels_set(json_t *d)
+{
+    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
+    sb_tpl_set_str(d, "evidence_e2e", SB_EVIDENCE_E2E);
 }
 
 int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)

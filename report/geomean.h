@@ -12,6 +12,7 @@
 #ifndef SOLBOOK_REPORT_GEOMEAN_H
 #define SOLBOOK_REPORT_GEOMEAN_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "results.h"
@@ -19,6 +20,10 @@
 
 #define SB_EVIDENCE_OP "op-level microbenchmark"
 #define SB_EVIDENCE_E2E "end-to-end training step"
+
+/* Sets both labels in template data d, as evidence_op and evidence_e2e,
+ * for the reports that speak of op-level and end-to-end runs together. */
+void sb_evidence_labels_set(json_t *d);
 
 /* The baselines of every headline, in order: the unmodified Hugging Face /
  * PyTorch eager code, torch.compile of it, and Liger-Kernel's own ops

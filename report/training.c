@@ -229,8 +229,7 @@ int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, s
     json_object_set_new(d, "runs", runs);
     json_object_set_new(d, "pairs", pairs);
     json_object_set_new(d, "ops", ops);
-    sb_tpl_set_str(d, "evidence_e2e", SB_EVIDENCE_E2E);
-    sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
+    sb_evidence_labels_set(d);
     sb_tpl_set_str(d, "op_baseline", OP_BASELINE);
     sb_tpl_set_str(d, "op_mode", OP_MODE);
 

@@ -296,8 +296,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_tpl_set_str(x, "week_start", date);
         sb_epoch_date(end - 86400, date);
         sb_tpl_set_str(x, "week_end", date);
-        sb_tpl_set_str(x, "evidence_op", SB_EVIDENCE_OP);
-        sb_tpl_set_str(x, "evidence_e2e", SB_EVIDENCE_E2E);
+        sb_evidence_labels_set(x);
         sb_tpl_set_str(x, "appendix", appendix);
         sb_tpl_set_str(x, "site", SB_WEEKLY_SITE_ROOT);
         sb_tpl_set_str(x, "subject", SB_WEEKLY_SUBJECT);
