@@ -84,6 +84,7 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
 
 static int open_archive(const char *path, int raw, struct archive **out, sb_error *err)
 {
+    *out = NULL;
     struct archive *a = archive_read_new();
     if (!a)
         return sb_error_set(err, path, NULL, "out of memory");
@@ -105,7 +106,7 @@ static int open_archive(const char *path, int raw, struct archive **out, sb_erro
 
 static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
 {
-    struct archive *a;
+    struct archive *a = NULL;
     if (open_archive(path, 0, &a, err) != SB_OK)
         return SB_ERR;
     members m = {0};
@@ -175,7 +176,7 @@ out:
 /* JSON Lines: the decompressed stream split at newlines, a line at a time. */
 static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
 {
-    struct archive *a;
+    struct archive *a = NULL;
     if (open_archive(path, 1, &a, err) != SB_OK)
         return SB_ERR;
     struct archive_entry *e;
