@@ -68,6 +68,29 @@ static int str_in(const char **v, size_t n, const char *s)
     return 0;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorts the n names in v and drops repeats; returns how many are left. */
+static size_t sorted_names(const char **v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_name);
+    size_t k = 1;
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(v[i], v[k - 1]))
+            v[k++] = v[i];
+    return k;
+}
+
+static int sorted_has(const char **v, size_t n, const char *s)
+{
+    return n && bsearch(&s, v, n, sizeof *v, cmp_name) != NULL;
+}
+
 /* Appends v to the ", "-list in b unless it is there. */
 static void add_distinct(sb_buf *b, const char *v)
 {
@@ -342,22 +365,34 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         for (size_t i = 0; i < rg.n; i++)
             now_failing += rg.v[i].verdict == SB_RG_NOW_FAILING;
         json_object_set_new(d, "now_failing", json_integer((json_int_t)now_failing));
+        /* the ops and cards of the previous week, sorted once, so each of
+         * the week's runs is looked up instead of compared with every run */
+        const char **ops_before = calloc(both.n + 1, sizeof *ops_before);
+        const char **skus_before = calloc(both.n + 1, sizeof *skus_before);
+        if (!ops_before || !skus_before) {
+            free(ops_before);
+            free(skus_before);
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        size_t nbefore = 0;
+        for (size_t j = 0; j < both.n; j++)
+            if (both.v[j].finished_epoch < start) {
+                ops_before[nbefore] = both.v[j].op;
+                skus_before[nbefore++] = both.v[j].sku;
+            }
+        size_t nops_before = sorted_names(ops_before, nbefore);
+        size_t nskus_before = sorted_names(skus_before, nbefore);
         sb_buf ops = SB_BUF_INIT, cards = SB_BUF_INIT;
         for (size_t i = 0; i < set.n; i++) {
             const sb_result *r = &set.v[i];
-            int op_before = 0, sku_before = 0;
-            for (size_t j = 0; j < both.n && !(op_before && sku_before); j++) {
-                const sb_result *q = &both.v[j];
-                if (q->finished_epoch >= start)
-                    continue;
-                op_before |= strcmp(q->op, r->op) == 0;
-                sku_before |= strcmp(q->sku, r->sku) == 0;
-            }
-            if (!op_before)
+            if (!sorted_has(ops_before, nops_before, r->op))
                 add_distinct(&ops, r->op);
-            if (!sku_before)
+            if (!sorted_has(skus_before, nskus_before, r->sku))
                 add_distinct(&cards, r->sku);
         }
+        free(ops_before);
+        free(skus_before);
         sb_tpl_set_str(d, "new_ops", sb_buf_str(&ops));
         sb_tpl_set_str(d, "new_skus", sb_buf_str(&cards));
         sb_buf_free(&ops);

@@ -877,6 +877,9 @@ static void test_weekly(void **state)
     assert_non_null(strstr(md, "solbook report weekly --week 2026-W47 --db lab.db"));
     assert_null(strstr(md, "late-provider"));
     assert_null(strstr(app, "late-provider"));
+    /* new this week: what no run of W46 had; h100 and rmsnorm ran in W46 */
+    assert_non_null(strstr(md, "- Cards new this week: h200-sxm-141gb.\n"));
+    assert_null(strstr(md, "Ops new this week"));
     /* the gate's verdict names the missing arch; nothing else does */
     assert_non_null(strstr(md, "a100: missing"));
     assert_int_equal(count(md, "a100"), 1);
