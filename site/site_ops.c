@@ -522,8 +522,10 @@ static void sku_page_path(char *buf, size_t size, const char *op, const char *sk
 }
 
 /* At most this many history charts on a SKU page: the cases whose newest
- * commit changed them (regression or improvement), newest steps first. */
-#define SKU_CHARTS 8
+ * commit changed them (regression or improvement), newest steps first.
+ * Each chart is 20-45 KB of inline SVG; eight put the busiest SKU page
+ * over its 500 KB budget, and every chart is on its history page anyway. */
+#define SKU_CHARTS 4
 
 static void history_charts(site_ctx *c, const char *op, const char *sku, sb_buf *b)
 {
