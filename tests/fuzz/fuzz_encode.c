@@ -2,12 +2,13 @@
  * for any input: terminal and shell-comment text has no raw control, C1 or
  * bidi character; a shell word, Markdown text and a code span stay on one
  * line; a fenced block's body never closes its fence. A broken promise
- * aborts. */
+ * fails a fuzz_assert. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "encode.h"
+#include "fuzz_assert.h"
 
 /* 1 when s holds a byte < 0x20 other than those in allowed, DEL, a C1
  * control (U+0080-U+009F) or a bidi/line-separator control. */
@@ -38,44 +39,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sb_buf b = SB_BUF_INIT;
 
     sb_enc_terminal(&b, s, limit);
-    if (has_raw_control(sb_buf_str(&b), ""))
-        abort();
+    fuzz_assert(!has_raw_control(sb_buf_str(&b), ""));
     sb_buf_reset(&b);
     sb_enc_shell_comment(&b, s, 0);
-    if (has_raw_control(sb_buf_str(&b), ""))
-        abort();
+    fuzz_assert(!has_raw_control(sb_buf_str(&b), ""));
     sb_buf_reset(&b);
     sb_enc_shell_arg(&b, s);
-    if (has_raw_control(sb_buf_str(&b), ""))
-        abort();
+    fuzz_assert(!has_raw_control(sb_buf_str(&b), ""));
     sb_buf_reset(&b);
     sb_enc_md_text(&b, s, limit);
-    if (has_raw_control(sb_buf_str(&b), ""))
-        abort();
+    fuzz_assert(!has_raw_control(sb_buf_str(&b), ""));
     sb_buf_reset(&b);
     sb_enc_md_code_span(&b, s, 0);
-    if (has_raw_control(sb_buf_str(&b), ""))
-        abort();
+    fuzz_assert(!has_raw_control(sb_buf_str(&b), ""));
     sb_buf_reset(&b);
 
     /* the fence: the first line is the opening fence; no later line but
      * the last may start with as many backticks */
     sb_enc_md_fence(&b, "sh", s);
     const char *out = sb_buf_str(&b);
-    if (has_raw_control(out, "\n\t"))
-        abort();
+    fuzz_assert(!has_raw_control(out, "\n\t"));
     size_t ticks = strspn(out, "`");
     const char *line = strchr(out, '\n');
-    if (ticks < 3 || !line)
-        abort();
+    fuzz_assert(ticks >= 3 && line != NULL);
     size_t total = strlen(out);
     for (line++; *line; line = strchr(line, '\n') + 1) {
         const char *end = strchr(line, '\n');
-        if (!end)
-            abort(); /* every line ends with a newline */
+        fuzz_assert(end != NULL); /* every line ends with a newline */
         size_t lead = strspn(line, " ");
-        if (lead < 4 && strspn(line + lead, "`") >= ticks && (size_t)(end + 1 - out) != total)
-            abort(); /* a body line that would close the fence */
+        /* no body line closes the fence: only the last line may */
+        int closes = lead < 4 && strspn(line + lead, "`") >= ticks;
+        fuzz_assert(!closes || (size_t)(end + 1 - out) == total);
     }
     sb_buf_free(&b);
     free(s);

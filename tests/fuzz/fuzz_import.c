@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz_assert.h"
 #include "fuzz_input_file.h"
 #include "import.h"
 
@@ -18,8 +19,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.op_names_csv = SOLBOOK_SOURCE_DIR "/db/import_op_names.csv";
     json_t *docs = NULL;
     sb_error err;
-    if (sb_import_convert(path, FUZZ_IMPORT_FORMAT, &o, &docs, NULL, &err) != SB_OK && !err.msg[0])
-        abort(); /* a refusal says why */
+    if (sb_import_convert(path, FUZZ_IMPORT_FORMAT, &o, &docs, NULL, &err) != SB_OK) {
+        fuzz_assert_one_line_error(err);
+        json_decref(docs);
+        return 0;
+    }
+    /* a conversion gives result documents, each naming its schema */
+    fuzz_assert(json_is_array(docs));
+    size_t i;
+    json_t *d;
+    json_array_foreach(docs, i, d) {
+        fuzz_assert(json_is_object(d));
+        const char *schema = json_string_value(json_object_get(d, "schema"));
+        fuzz_assert(schema && strcmp(schema, "solbook.result.v1") == 0);
+    }
     json_decref(docs);
     return 0;
 }

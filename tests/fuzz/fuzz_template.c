@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_assert.h"
 #include "template.h"
 
 static json_t *data;
@@ -39,12 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data_in, size_t size)
                                               SB_TPL_ESCAPE_SHELL_COMMENT};
         for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
             sb_buf out = SB_BUF_INIT;
-            sb_template_render(t, data, modes[i], &out, &err);
+            if (sb_template_render(t, data, modes[i], &out, &err) != SB_OK)
+                fuzz_assert_one_line_error(err);
             sb_buf_free(&out);
         }
         sb_template_free(t);
-    } else if (t || !err.msg[0]) {
-        abort();
+    } else {
+        fuzz_assert(t == NULL);
+        fuzz_assert_one_line_error(err);
     }
     free(text);
     return 0;

@@ -31,7 +31,15 @@ int main(int argc, char **argv)
         cmark_parser_feed(p, buf, n);
     fclose(f);
     cmark_node *doc = cmark_parser_finish(p);
-    char *html = cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(p));
+    char *html = doc ? cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(p)) : NULL;
+    /* hostile_e2e.py reads an empty page as "nothing injected": a render
+     * that failed must say so instead */
+    if (!html) {
+        fprintf(stderr, "md_to_html: %s: cmark-gfm could not render it\n", argv[1]);
+        cmark_node_free(doc);
+        cmark_parser_free(p);
+        return 1;
+    }
     fputs(html, stdout);
     free(html);
     cmark_node_free(doc);
