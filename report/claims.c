@@ -161,8 +161,8 @@ fail:
 }
 
 int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *const *cited,
-                    size_t ncited, const char *const *allowed, const char *text,
-                    const char *what, sb_error *err)
+                    size_t ncited, const sb_training_set *training, const char *const *allowed,
+                    const char *text, const char *what, sb_error *err)
 {
     names prov = {0}, pkg = {0}, card = {0}, cprov = {0}, cpkg = {0}, ccard = {0};
     char *t = NULL;
@@ -181,6 +181,13 @@ int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *cons
         names_add(&ccard, cited[i]->gpu_name);
         add_sku_names(&ccard, skus, cited[i]->sku);
         add_upper(&ccard, cited[i]->arch);
+    }
+    for (size_t i = 0; training && i < training->n; i++) {
+        const sb_training *r = &training->v[i];
+        names_add(&cprov, r->patch_name);
+        names_add(&ccard, r->gpu_name);
+        add_sku_names(&ccard, skus, r->sku);
+        add_upper(&ccard, r->arch);
     }
     if (!(t = unescape(text))) {
         sb_error_set(err, NULL, NULL, "out of memory");

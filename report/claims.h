@@ -21,10 +21,12 @@
 #include "sku.h"
 
 /* SB_ERR naming the first provider, card or package the text names that no
- * cited run has (what: "packet body", "weekly writeup", ...). */
+ * cited run has (what: "packet body", "weekly writeup", ...). training: the
+ * training runs the text cites too (NULL: none); a patch name counts as a
+ * provider they have, their cards as cards. */
 int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *const *cited,
-                    size_t ncited, const char *const *allowed, const char *text,
-                    const char *what, sb_error *err);
+                    size_t ncited, const sb_training_set *training, const char *const *allowed,
+                    const char *text, const char *what, sb_error *err);
 
 /* SB_ERR when the text holds a path of this machine: the given paths
  * (NULL-ended; made absolute), the data home, the working directory and

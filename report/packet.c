@@ -1,7 +1,6 @@
 /* packet.c - upstream discussion packets (packet.h). */
 #include "packet.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -183,49 +182,6 @@ static void select_picks(sb_pick *picks, size_t *n, const sb_packet_opts *o)
     }
     *n = kept;
     free(ops);
-}
-
-/* The words the training section may name because its runs have them: the
- * patch name of the patched runs ("liger") and each training card's SKU id,
- * name and arch as the claims check spells them. */
-#define TRAINING_NAMES 24
-typedef struct training_names {
-    char v[TRAINING_NAMES][96];
-    size_t n;
-} training_names;
-
-static void names_put(training_names *t, const char *s)
-{
-    if (s && *s && t->n < TRAINING_NAMES)
-        snprintf(t->v[t->n++], sizeof t->v[0], "%s", s);
-}
-
-static void training_cited_names(sqlite3 *db, const sb_sku_table *skus, training_names *t)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT DISTINCT t.patch_name, v.sku, v.gpu_name, v.arch FROM training t "
-                               "JOIN provenance v ON v.run_id = t.run_id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *patch = (const char *)sqlite3_column_text(st, 0);
-        if (patch && strcmp(patch, "baseline"))
-            names_put(t, patch);
-        const char *sku = (const char *)sqlite3_column_text(st, 1);
-        names_put(t, sku);
-        names_put(t, (const char *)sqlite3_column_text(st, 2));
-        const sb_sku *k = skus && sku ? sb_sku_find(skus, sku) : NULL;
-        if (k) {
-            names_put(t, k->display);
-            char up[16];
-            size_t i = 0;
-            for (; k->arch[i] && i + 1 < sizeof up; i++)
-                up[i] = (char)toupper((unsigned char)k->arch[i]);
-            up[i] = '\0';
-            names_put(t, up);
-        }
-    }
-    sqlite3_finalize(st);
 }
 
 int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
@@ -511,18 +467,16 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         goto done;
     }
     {
-        const char *allowed[TRAINING_NAMES + 2] = {sb_packet_project(o->target)};
+        const char *allowed[] = {sb_packet_project(o->target), NULL};
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        training_names tn = {.n = 0};
-        int loaded = sb_sku_table_load(NULL, &skus, err) == SB_OK;
         /* the training section's runs are cited evidence of what it names */
-        if (loaded && with_training)
-            training_cited_names(db, skus, &tn);
-        for (size_t k = 0; k < tn.n; k++)
-            allowed[k + 1] = tn.v[k];
-        if (!loaded ||
-            sb_claims_check(db, skus, cited, sum->cited, allowed, sb_buf_str(&body),
-                            "the packet body", err) != SB_OK ||
+        sb_training_set tr = {0};
+        int ok = sb_sku_table_load(NULL, &skus, err) == SB_OK &&
+                 (!with_training || sb_training_load(db, 0, 0, 0, &tr, err) == SB_OK) &&
+                 sb_claims_check(db, skus, cited, sum->cited, with_training ? &tr : NULL, allowed,
+                                 sb_buf_str(&body), "the packet body", err) == SB_OK;
+        sb_training_free(&tr);
+        if (!ok ||
             sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK) {
             sb_buf_free(&body);
             goto done;

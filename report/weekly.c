@@ -652,10 +652,9 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         cited[set.n + i] = &spec.v[i];
     {
         char gate_missing[8][48];
-        /* the gate's "ARCH: missing" lines, and the cards of the week's
-         * training runs (the cards table lists them; they are no result
-         * run, so the check would not know them) */
-        const char **allowed = calloc(9 + 3 * tr.n, sizeof *allowed);
+        /* the gate's "ARCH: missing" lines; the week's training runs are
+         * cited beside its result runs */
+        const char **allowed = calloc(9, sizeof *allowed);
         if (!allowed) {
             sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
@@ -668,13 +667,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             allowed[na] = gate_missing[na];
             na++;
         }
-        for (size_t i = 0; i < tr.n; i++) {
-            allowed[na++] = tr.v[i].sku;
-            allowed[na++] = tr.v[i].arch;
-            allowed[na++] = tr.v[i].gpu_name;
-        }
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        int claims = sb_claims_check(db, skus, cited, set.n + spec.n, allowed, sb_buf_str(&md),
+        int claims = sb_claims_check(db, skus, cited, set.n + spec.n, &tr, allowed, sb_buf_str(&md),
                                      "the weekly writeup", err);
         free(allowed);
         if (claims != SB_OK || sb_paths_check(paths, sb_buf_str(&md), "the weekly writeup", err) != SB_OK)

@@ -1036,31 +1036,31 @@ static void test_claims_check(void **state)
     assert_int_equal(nhf, 3);
     assert_int_equal(nlg, 1);
     /* names only what the cited runs have */
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "huggingface on the H100 SXM5 80GB",
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "huggingface on the H100 SXM5 80GB",
                                      "body", &err), SB_OK);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "Liger's kernels are faster", "body",
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "Liger's kernels are faster", "body",
                                      &err), SB_ERR);
     assert_non_null(strstr(err.msg, "provider 'liger'"));
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "measured on an NVIDIA H200", "body",
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "measured on an NVIDIA H200", "body",
                                      &err), SB_ERR);
     assert_non_null(strstr(err.msg, "card 'NVIDIA H200'"));
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "and the H200 too", "body", &err), SB_ERR);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "liger\\-kernel 0.8.5", "body", &err),
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "and the H200 too", "body", &err), SB_ERR);
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "liger\\-kernel 0.8.5", "body", &err),
                      SB_ERR);
     assert_non_null(strstr(err.msg, "package 'liger-kernel'"));
     /* the run that has them may name them */
-    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, "liger with liger-kernel 0.8.5 on H100",
+    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, NULL, "liger with liger-kernel 0.8.5 on H100",
                                      "body", &err), SB_OK);
     /* a word that is a cited run's package may be said, though it names a provider too */
-    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, "liger-kernel 0.8.5 on torch 2.11.0", "body",
+    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, NULL, "liger-kernel 0.8.5 on torch 2.11.0", "body",
                                      &err), SB_OK);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "measured with torch 2.11.0", "body", &err),
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "measured with torch 2.11.0", "body", &err),
                      SB_ERR);
     /* the project addressed is allowed; a word containing a name is not the name */
     const char *allowed[] = {"Liger-Kernel", NULL};
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, allowed, "For the Liger-Kernel maintainers: "
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, allowed, "For the Liger-Kernel maintainers: "
                                      "LigerRMSNorm and torch.compile", "body", &err), SB_OK);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, "For the Liger-Kernel maintainers",
+    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "For the Liger-Kernel maintainers",
                                      "body", &err), SB_ERR);
     sb_results_free(&set);
     sb_sku_table_free(skus);
