@@ -129,14 +129,18 @@ def case_params(text):
     return dict(kv.partition("=")[::2] for kv in parts[4].split(","))
 
 
-def mirrored(op, params, provider=None):
-    """Whether the code here computes a case with these params: each must be
-    what PARAMS records (FLCE's accum and chunk are the fused provider's
-    knobs, and torch has one way only: the fp32 case stands for it).
-    Liger's FLCE has both accumulations: accum=input is its default (dW
-    summed over chunks in the input's dtype), accum=fp32 its accum_dtype
-    float32; provider None asks whether any provider computes the case."""
-    if op == "flce" and params.get("accum") == "input" and provider in (None, "liger"):
+def liger_only(op, params):
+    """FLCE's accum=input: dW summed over chunks in the input's dtype, which
+    is Liger's default and no other Python provider's (Liger's accum_dtype
+    float32 is the accum=fp32 case, the one torch's single way stands for)."""
+    return op == "flce" and params.get("accum") == "input"
+
+
+def mirrored(op, params):
+    """Whether a provider here computes a case with these params: each must
+    be what PARAMS records (FLCE's accum and chunk are the fused provider's
+    knobs), but for FLCE's accum=input, which Liger computes."""
+    if liger_only(op, params):
         params = {k: v for k, v in params.items() if k != "accum"}
     for k, v in params.items():
         want = PARAMS[op].get(k)
@@ -167,7 +171,7 @@ def preset_cases(solbench, name, cases, only):
     run, left = [], []
     for text in p.stdout.split():
         op = text.split(":")[0]
-        if op in PARAMS and mirrored(op, case_params(text), None):
+        if op in PARAMS and mirrored(op, case_params(text)):
             run.append((name, text))
         else:
             left.append(text)
@@ -178,7 +182,7 @@ def case_config_params(op, text):
     """config.params of a case: what solbench records for it (PARAMS), with
     FLCE's accumulation as the case names it."""
     params = dict(PARAMS[op])
-    if op == "flce" and case_params(text).get("accum") == "input":
+    if liger_only(op, case_params(text)):
         params["accum"] = "input"
     return params
 
@@ -857,7 +861,7 @@ def main():
     all_ok = True
     for suite, op, mode, dtype, shape, params in cases:
         for provider in providers:
-            if op == "flce" and params.get("accum") == "input" and provider != "liger":
+            if liger_only(op, params) and provider != "liger":
                 print("torch_ops.py: left out %s %s %s %s for %s (params it does not compute)" % (
                     op, mode, dtype, json.dumps(params, sort_keys=True), provider), flush=True)
                 continue
