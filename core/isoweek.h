@@ -1,8 +1,8 @@
 /* isoweek.h - RFC 3339 timestamps and ISO 8601 weeks ("2026-W47"), in UTC.
  * Runs belong to the ISO week of their provenance finished_at.
  */
-#ifndef SOLBOOK_REPORT_ISOWEEK_H
-#define SOLBOOK_REPORT_ISOWEEK_H
+#ifndef SOLBOOK_CORE_ISOWEEK_H
+#define SOLBOOK_CORE_ISOWEEK_H
 
 #include "error.h"
 
