@@ -198,6 +198,11 @@ int sb_db_open_connection(const char *path, sqlite3 **out, sb_error *err)
     return SB_OK;
 }
 
+void sb_db_close_connection(sqlite3 *conn)
+{
+    sqlite3_close(conn);
+}
+
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
 {
     return sb_db_open_with(path, flags, sb_db_migrations, sb_db_migration_count, out, err);

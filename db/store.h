@@ -36,9 +36,11 @@ int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err);
 void sb_db_close(sb_db *db);            /* accepts NULL */
 
 /* sb_db_open(path, SB_DB_READ) - the same checks and messages - handing
- * over the bare connection (close it with sqlite3_close): for readers
- * that keep an sqlite3 handle (report, packet, site). */
+ * over the bare connection (close it with sb_db_close_connection): for
+ * readers that pass an sqlite3 handle to the queries of db/ (report,
+ * packet, site). */
 int sb_db_open_connection(const char *path, sqlite3 **out, sb_error *err);
+void sb_db_close_connection(sqlite3 *conn);   /* accepts NULL */
 
 /* The connection, for queries (prepare, step, finalize your statements). */
 sqlite3 *sb_db_handle(sb_db *db);

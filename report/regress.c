@@ -52,7 +52,7 @@ static int push(sb_rg_list *l, size_t *cap, const sb_rg_row *r)
  * run of the next). */
 typedef struct walk_ctx {
     sb_mw_cache mw;
-    sqlite3_stmt *st;
+    sb_samples_query *samples;
     long long last_id;
     double *last;
     size_t nlast;
@@ -61,7 +61,7 @@ typedef struct walk_ctx {
 static void walk_free(walk_ctx *w)
 {
     sb_mw_cache_free(&w->mw);
-    sqlite3_finalize(w->st);
+    sb_samples_query_close(w->samples);
     free(w->last);
     memset(w, 0, sizeof *w);
 }
@@ -81,7 +81,9 @@ static int load_samples(sqlite3 *db, walk_ctx *w, long long run_id, double **v, 
         *n = w->nlast;
         return SB_OK;
     }
-    return sb_samples_load_reuse(db, &w->st, run_id, v, n, err);
+    if (!w->samples && sb_samples_query_open(db, &w->samples, err) != SB_OK)
+        return SB_ERR;
+    return sb_samples_query_load(w->samples, run_id, v, n, err);
 }
 
 /* Keeps a copy of run_id's samples for the next step. */

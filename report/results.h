@@ -1,13 +1,6 @@
-/* results.h - read-only queries of the solbook database (db/migrations/
- * 001_initial.sql) shared by every report: result runs with their config,
- * provenance, metrics and correctness; training runs; samples; measured
- * ceilings of the latest calibration.
- *
- * A result run "passes" when runs.status is 'passed' and correctness.passed
- * is 1, or when it was imported from a tool that checks no correctness
- * (correctness.reference 'imported', passed NULL): such runs count, and every
- * table says how many of its cases were not re-checked. Only passing runs carry figures into tables, plots and packets;
- * the others are counted and shown as failed or skipped (docs/CLAIMS.md).
+/* results.h - what reports build on the stored results: the latest run of
+ * each case, card and package lists. The queries themselves are
+ * db/results_query.h, included here for every report.
  */
 #ifndef SOLBOOK_REPORT_RESULTS_H
 #define SOLBOOK_REPORT_RESULTS_H
@@ -16,114 +9,14 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "results_query.h"
 #include "strbuf.h"
 
 /* Opens an existing database for reading with the checks and messages
- * every command uses (sb_db_open_connection, db/store.h). */
+ * every command uses (sb_db_open_connection, db/store.h); close it with
+ * sb_report_db_close. */
 int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err);
-
-typedef struct sb_result {
-    long long run_id;
-    char *status;        /* passed | failed | skipped */
-    int correct;         /* correctness.passed: 1, 0, or -1 unknown/absent */
-    int unchecked;       /* imported: correctness not re-checked (reference 'imported') */
-    int passing;         /* status == passed && (correct == 1 || unchecked) */
-    char *reason, *source_path, *source_format, *run_uuid;
-    /* configs */
-    char *suite, *op, *mode, *provider, *backend, *dtype, *shape_key, *shape_json,
-        *params_json, *case_key, *timer, *l2;
-    char *run_params_json;   /* config.run_params (seed, workspace...), NULL when absent */
-    long long warmup_iters, iters, repeats, input_sets; /* -1 when NULL */
-    double warmup_ms;                                   /* NAN when NULL */
-    double settle_ms;   /* protocol.settle_ms (from the stored document); NAN when absent */
-    int launch_hold;    /* protocol.launch_hold is blocking-kernel (solbench --hold) */
-    int graph;                                          /* -1 when NULL */
-    char *profiler;     /* configs.profiler: timed under ncu/nsys; NULL: a plain timing */
-    /* provenance */
-    char *git_branch;   /* provenance.git_branch; NULL when not recorded */
-    char *git_sha, *tool_name, *tool_version, *driver, *cuda, *cublas, *gpu_name, *arch, *sku,
-        *hostname, *finished_at;
-    long long finished_epoch; /* LLONG_MIN when finished_at is absent or unparseable */
-    /* metrics (NAN when NULL) */
-    double median_ms, p20_ms, p80_ms, flops, bytes, tflops, gbps;
-    long long sample_count;   /* -1 when NULL */
-    int quantiles_only;
-    /* GPU kernel time next to the call time above (NAN / NULL when the run
-     * recorded none); kernel_method: held-launch | profiler-kernel-sum */
-    double kernel_median_ms;
-    char *kernel_method;
-    double repeat_spread;     /* metrics.repeat_spread, NAN when NULL */
-    long long peak_device_bytes; /* -1 when NULL */
-    char *packages_json;      /* provenance.packages_json: {"name": "version"}, "{}" when none */
-} sb_result;
-
-typedef struct sb_result_set {
-    sb_result *v;
-    size_t n;
-} sb_result_set;
-
-typedef struct sb_result_filter {
-    const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
-    const char *sha;                                /* commit prefix; NULL: any */
-    int with_profiled;  /* 1: runs timed under a profiler too (they never count as
-                         * timings; by default they are left out) */
-    int has_range;                                  /* keep finished_epoch in [from, to) */
-    long long from, to;
-} sb_result_filter;
-
-/* Loads the result runs matching f, ordered by case_key, provider, sku,
- * finished_at, run id (so output built from them is deterministic). Runs
- * timed under a profiler (configs.profiler) are left out unless
- * f->with_profiled: their samples are the profiler's, not timings. */
-int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
-void sb_results_free(sb_result_set *s);
-
-/* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
-int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err);
-/* The same with the statement kept in *st between calls (NULL at first;
- * the caller finalizes it): for loading the samples of many runs. */
-int sb_samples_load_reuse(sqlite3 *db, sqlite3_stmt **st, long long run_id, double **v, size_t *n,
-                          sb_error *err);
-
-typedef struct sb_ceiling {
-    char name[64];   /* bw.copy, gemm.fp16, ... */
-    char unit[16];   /* GB/s | TFLOP/s */
-    double value;
-} sb_ceiling;
-
-/* Measured ceilings of the newest calibration run of a SKU; *n = 0 when
- * the SKU has none. run_id receives the calibration's run id (or -1). */
-int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n,
-                       long long *run_id, sb_error *err);
-
-typedef struct sb_training {
-    long long run_id;
-    char *status, *model_name, *dtype, *strategy, *patch_name, *sku, *arch, *gpu_name, *git_sha,
-        *driver, *cuda, *finished_at, *source_path;
-    char *reason;              /* NULL when none */
-    char *patch_kernels_json;  /* canonical JSON array */
-    char *scope, *mode;        /* workload; "model" / "train-step" when the file has none */
-    char *peaks_json;          /* memory.peak_device_bytes_per_rank as JSON, NULL when absent */
-    long long seq_len, micro_batch_size, world_size, finished_epoch;
-    long long peak_device_bytes;  /* -1 when NULL */
-    double tokens_per_s, median_step_ms;
-    double p20_ms, p80_ms;     /* timing.stats; NAN when absent */
-    double loss_max_abs_diff;  /* loss.check.max_abs_diff; NAN when absent */
-    int loss_gate;             /* loss.check.passed: 1, 0, or -1 when the run has no gate */
-    int checkpointing;         /* parallelism.gradient_checkpointing: 1, 0, -1 unknown */
-} sb_training;
-
-typedef struct sb_training_set {
-    sb_training *v;
-    size_t n;
-} sb_training_set;
-
-/* Training runs (any status), in the window when has_range, ordered by
- * model, SKU, world size, sequence length, micro batch, patch, finish time
- * and run id. */
-int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
-                     sb_training_set *out, sb_error *err);
-void sb_training_free(sb_training_set *s);
+void sb_report_db_close(sqlite3 *db);   /* accepts NULL */
 
 /* The newest run (by finished_at, then run id) of each (case_key,
  * provider, SKU): its state decides the case (passing, failed, skipped).
@@ -141,13 +34,6 @@ int sb_picks_latest(const sb_result_set *s, sb_pick **out, size_t *n, sb_error *
  * (binary search: they keep the set's order); NULL when none. */
 const sb_pick *sb_pick_find(const sb_pick *picks, size_t n, const char *case_key,
                             const char *provider, const char *sku);
-
-/* The SM clock NVML recorded after each repeat of a run ("1335/1335/..."),
- * the distinct throttle reasons (", "-separated), whether one of them is a
- * power reason, and the card's power limit (NAN when not recorded), from
- * the stored document (timing.repeat_clocks, provenance.device). */
-int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
-                     int *power_capped, double *power_limit_w, sb_error *err);
 
 /* Sorts n (SKU, arch) pairs, kept together, by arch order then SKU id. */
 void sb_sort_skus(const char **sku, const char **arch, size_t n);

@@ -1,0 +1,488 @@
+/* results_query.c - the queries reports read the database with
+ * (results_query.h). */
+#include "results_query.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isoweek.h"
+
+static char *col_str(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return strdup(s ? (const char *)s : "");
+}
+
+static char *col_str_or_null(sqlite3_stmt *st, int i)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return NULL;
+    return col_str(st, i);
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static long long col_int(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static void result_free(sb_result *r)
+{
+    char **strs[] = {&r->status, &r->reason, &r->source_path, &r->source_format, &r->run_uuid,
+                     &r->suite, &r->op, &r->mode, &r->provider, &r->backend, &r->dtype,
+                     &r->shape_key, &r->shape_json, &r->params_json, &r->run_params_json, &r->case_key, &r->timer,
+                     &r->l2, &r->git_sha, &r->tool_name, &r->tool_version, &r->driver, &r->cuda,
+                     &r->cublas, &r->gpu_name, &r->arch, &r->sku, &r->hostname, &r->finished_at,
+                     &r->kernel_method, &r->packages_json, &r->profiler, &r->git_branch};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        free(*strs[i]);
+        *strs[i] = NULL;
+    }
+}
+
+void sb_results_free(sb_result_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        result_free(&s->v[i]);
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+}
+
+static const char *RESULT_SQL =
+    "SELECT r.id, r.status, r.reason, r.source_path, r.source_format, r.run_uuid,"
+    " c.suite, c.op, c.mode, c.provider, c.backend, c.dtype, c.shape_key, c.shape_json,"
+    " c.params_json, c.case_key, c.timer, c.l2, c.warmup_iters, c.warmup_ms, c.iters, c.repeats,"
+    " c.input_sets, c.graph,"
+    " p.git_sha, p.tool_name, p.tool_version, p.driver_version, p.cuda_runtime_version,"
+    " p.cublas_version, p.gpu_name, p.arch, p.sku, p.hostname, p.finished_at,"
+    " m.median_ms, m.p20_ms, m.p80_ms, m.flops, m.bytes, m.tflops, m.gbps, m.sample_count,"
+    " m.quantiles_only, k.passed, k.reference,"
+    " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms'),"
+    " json_extract(r.raw_json, '$.protocol.launch_hold') = 'blocking-kernel',"
+    " m.kernel_median_ms, m.kernel_method, m.repeat_spread, m.peak_device_bytes, p.packages_json,"
+    " c.profiler, p.git_branch"
+    " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
+    " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
+    " WHERE r.schema = 'solbook.result.v1'"
+    " AND (?1 IS NULL OR c.suite = ?1) AND (?2 IS NULL OR c.op = ?2)"
+    " AND (?3 IS NULL OR c.provider = ?3) AND (?4 IS NULL OR p.arch = ?4)"
+    " AND (?5 IS NULL OR p.sku = ?5)"
+    " AND (?6 IS NULL OR p.git_sha >= ?6 AND p.git_sha < ?6 || 'g')"
+    " AND (?7 = 1 OR c.profiler IS NULL)"
+    " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
+
+int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    out->v = NULL;
+    out->n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, RESULT_SQL, -1, &st, NULL) != SQLITE_OK)
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                            sqlite3_errmsg(db));
+    const char *binds[] = {f ? f->suite : NULL, f ? f->op : NULL, f ? f->provider : NULL,
+                           f ? f->arch : NULL, f ? f->sku : NULL};
+    for (int i = 0; i < 5; i++) {
+        if (binds[i])
+            sqlite3_bind_text(st, i + 1, binds[i], -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, i + 1);
+    }
+    if (f && f->sha)
+        sqlite3_bind_text(st, 6, f->sha, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 6);
+    sqlite3_bind_int(st, 7, f && f->with_profiled);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_result r;
+        memset(&r, 0, sizeof r);
+        int i = 0;
+        r.run_id = sqlite3_column_int64(st, i++);
+        r.status = col_str(st, i++);
+        r.reason = col_str_or_null(st, i++);
+        r.source_path = col_str(st, i++);
+        r.source_format = col_str(st, i++);
+        r.run_uuid = col_str_or_null(st, i++);
+        r.suite = col_str(st, i++);
+        r.op = col_str(st, i++);
+        r.mode = col_str(st, i++);
+        r.provider = col_str(st, i++);
+        r.backend = col_str(st, i++);
+        r.dtype = col_str(st, i++);
+        r.shape_key = col_str(st, i++);
+        r.shape_json = col_str(st, i++);
+        r.params_json = col_str(st, i++);
+        r.case_key = col_str(st, i++);
+        r.timer = col_str(st, i++);
+        r.l2 = col_str(st, i++);
+        r.warmup_iters = col_int(st, i++);
+        r.warmup_ms = col_real(st, i++);
+        r.iters = col_int(st, i++);
+        r.repeats = col_int(st, i++);
+        r.input_sets = col_int(st, i++);
+        r.graph = (int)col_int(st, i++);
+        r.git_sha = col_str(st, i++);
+        r.tool_name = col_str(st, i++);
+        r.tool_version = col_str(st, i++);
+        r.driver = col_str_or_null(st, i++);
+        r.cuda = col_str_or_null(st, i++);
+        r.cublas = col_str_or_null(st, i++);
+        r.gpu_name = col_str(st, i++);
+        r.arch = col_str(st, i++);
+        r.sku = col_str(st, i++);
+        r.hostname = col_str_or_null(st, i++);
+        r.finished_at = col_str_or_null(st, i++);
+        r.median_ms = col_real(st, i++);
+        r.p20_ms = col_real(st, i++);
+        r.p80_ms = col_real(st, i++);
+        r.flops = col_real(st, i++);
+        r.bytes = col_real(st, i++);
+        r.tflops = col_real(st, i++);
+        r.gbps = col_real(st, i++);
+        r.sample_count = col_int(st, i++);
+        r.quantiles_only = col_int(st, i++) == 1;
+        r.correct = (int)col_int(st, i++);
+        /* Imported timings whose source checks nothing carry passed = NULL
+         * and reference 'imported': usable, but marked as not re-checked. */
+        r.unchecked = r.correct == -1 && sqlite3_column_type(st, i) == SQLITE_TEXT &&
+                      strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
+        i++;
+        r.passing = strcmp(r.status, "passed") == 0 && (r.correct == 1 || r.unchecked);
+        r.run_params_json = col_str_or_null(st, i++);
+        r.settle_ms = col_real(st, i++);
+        r.launch_hold = col_int(st, i++) == 1;
+        r.kernel_median_ms = col_real(st, i++);
+        r.kernel_method = col_str_or_null(st, i++);
+        r.repeat_spread = col_real(st, i++);
+        r.peak_device_bytes = col_int(st, i++);
+        r.packages_json = col_str(st, i++);
+        r.profiler = col_str_or_null(st, i++);
+        r.git_branch = col_str_or_null(st, i++);
+        if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
+            r.finished_epoch = LLONG_MIN;
+        if (!r.status || !r.case_key || !r.sku || !r.git_sha) {
+            result_free(&r);
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        if (f && f->has_range &&
+            (r.finished_epoch == LLONG_MIN || r.finished_epoch < f->from ||
+             r.finished_epoch >= f->to)) {
+            result_free(&r);
+            continue;
+        }
+        if (out->n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            sb_result *nv = realloc(out->v, nc * sizeof *nv);
+            if (!nv) {
+                result_free(&r);
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            out->v = nv;
+            cap = nc;
+        }
+        out->v[out->n++] = r;
+    }
+    if (rc != SQLITE_DONE) {
+        sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "reading results failed: %s",
+                     rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        sb_results_free(out);
+        return SB_ERR;
+    }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+struct sb_samples_query {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+};
+
+int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err)
+{
+    *out = NULL;
+    sb_samples_query *q = calloc(1, sizeof *q);
+    if (!q)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    q->db = db;
+    if (sqlite3_prepare_v2(db, "SELECT value_ms FROM samples WHERE run_id = ? ORDER BY rep, idx",
+                           -1, &q->st, NULL) != SQLITE_OK) {
+        sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                     sqlite3_errmsg(db));
+        free(q);
+        return SB_ERR;
+    }
+    *out = q;
+    return SB_OK;
+}
+
+void sb_samples_query_close(sb_samples_query *q)
+{
+    if (!q)
+        return;
+    sqlite3_finalize(q->st);
+    free(q);
+}
+
+int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err)
+{
+    *v = NULL;
+    *n = 0;
+    sb_samples_query *q;
+    if (sb_samples_query_open(db, &q, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_samples_query_load(q, run_id, v, n, err);
+    sb_samples_query_close(q);
+    return rc;
+}
+
+int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, size_t *n,
+                          sb_error *err)
+{
+    sqlite3 *db = q->db;
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st = q->st;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, run_id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            double *nv = realloc(*v, nc * sizeof *nv);
+            if (!nv) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *v = nv;
+            cap = nc;
+        }
+        (*v)[(*n)++] = sqlite3_column_double(st, 0);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(*v);
+        *v = NULL;
+        *n = 0;
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "reading samples of run %lld failed: %s", run_id,
+                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    return SB_OK;
+}
+
+int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n,
+                       long long *run_id, sb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    *run_id = -1;
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "SELECT c.run_id, c.name, c.unit, c.value FROM ceilings c WHERE c.run_id = ("
+        " SELECT r.id FROM runs r JOIN provenance p ON p.run_id = r.id"
+        " WHERE r.schema = 'solbook.calibration.v1' AND p.sku = ?1"
+        " ORDER BY p.finished_at DESC, r.id DESC LIMIT 1) ORDER BY c.name";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                            sqlite3_errmsg(db));
+    sqlite3_bind_text(st, 1, sku, -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            sb_ceiling *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *out = nv;
+            cap = nc;
+        }
+        sb_ceiling *c = &(*out)[(*n)++];
+        *run_id = sqlite3_column_int64(st, 0);
+        const unsigned char *nm = sqlite3_column_text(st, 1);
+        const unsigned char *un = sqlite3_column_text(st, 2);
+        snprintf(c->name, sizeof c->name, "%s", nm ? (const char *)nm : "");
+        snprintf(c->unit, sizeof c->unit, "%s", un ? (const char *)un : "");
+        c->value = sqlite3_column_double(st, 3);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "reading ceilings failed: %s",
+                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    return SB_OK;
+}
+
+static void training_free_one(sb_training *t)
+{
+    char **strs[] = {&t->status, &t->model_name, &t->dtype, &t->strategy, &t->patch_name,
+                     &t->sku, &t->arch, &t->gpu_name, &t->git_sha, &t->driver, &t->cuda,
+                     &t->finished_at, &t->source_path, &t->reason, &t->patch_kernels_json,
+                     &t->scope, &t->mode, &t->peaks_json};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        free(*strs[i]);
+        *strs[i] = NULL;
+    }
+}
+
+void sb_training_free(sb_training_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        training_free_one(&s->v[i]);
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+}
+
+int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
+                     sb_training_set *out, sb_error *err)
+{
+    out->v = NULL;
+    out->n = 0;
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "SELECT r.id, r.status, t.model_name, t.dtype, t.strategy, t.patch_name, p.sku, p.arch,"
+        " p.gpu_name, p.git_sha, p.driver_version, p.cuda_runtime_version, p.finished_at,"
+        " r.source_path, t.seq_len, t.micro_batch_size, t.world_size, t.tokens_per_s,"
+        " t.median_step_ms, r.reason, t.patch_kernels_json,"
+        " coalesce(json_extract(r.raw_json, '$.workload.scope'), 'model'),"
+        " coalesce(json_extract(r.raw_json, '$.workload.mode'), 'train-step'),"
+        " json_extract(r.raw_json, '$.memory.peak_device_bytes_per_rank'), t.peak_device_bytes,"
+        " json_extract(r.raw_json, '$.timing.stats.p20'), json_extract(r.raw_json, '$.timing.stats.p80'),"
+        " json_extract(r.raw_json, '$.loss.check.max_abs_diff'),"
+        " json_extract(r.raw_json, '$.loss.check.passed'),"
+        " json_extract(r.raw_json, '$.parallelism.gradient_checkpointing')"
+        " FROM runs r JOIN training t ON t.run_id = r.id JOIN provenance p ON p.run_id = r.id"
+        " ORDER BY t.model_name, p.sku, t.world_size, t.seq_len, t.micro_batch_size, t.patch_name,"
+        " p.finished_at, r.id";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                            sqlite3_errmsg(db));
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_training t;
+        memset(&t, 0, sizeof t);
+        int i = 0;
+        t.run_id = sqlite3_column_int64(st, i++);
+        t.status = col_str(st, i++);
+        t.model_name = col_str(st, i++);
+        t.dtype = col_str(st, i++);
+        t.strategy = col_str(st, i++);
+        t.patch_name = col_str(st, i++);
+        t.sku = col_str(st, i++);
+        t.arch = col_str(st, i++);
+        t.gpu_name = col_str(st, i++);
+        t.git_sha = col_str(st, i++);
+        t.driver = col_str_or_null(st, i++);
+        t.cuda = col_str_or_null(st, i++);
+        t.finished_at = col_str_or_null(st, i++);
+        t.source_path = col_str(st, i++);
+        t.seq_len = col_int(st, i++);
+        t.micro_batch_size = col_int(st, i++);
+        t.world_size = col_int(st, i++);
+        t.tokens_per_s = col_real(st, i++);
+        t.median_step_ms = col_real(st, i++);
+        t.reason = col_str_or_null(st, i++);
+        t.patch_kernels_json = col_str(st, i++);
+        t.scope = col_str(st, i++);
+        t.mode = col_str(st, i++);
+        t.peaks_json = col_str_or_null(st, i++);
+        t.peak_device_bytes = col_int(st, i++);
+        t.p20_ms = col_real(st, i++);
+        t.p80_ms = col_real(st, i++);
+        t.loss_max_abs_diff = col_real(st, i++);
+        t.loss_gate = (int)col_int(st, i++);
+        t.checkpointing = (int)col_int(st, i++);
+        if (!t.finished_at || sb_rfc3339_parse(t.finished_at, &t.finished_epoch) != 0)
+            t.finished_epoch = LLONG_MIN;
+        if (has_range && (t.finished_epoch == LLONG_MIN || t.finished_epoch < from ||
+                          t.finished_epoch >= to)) {
+            training_free_one(&t);
+            continue;
+        }
+        if (out->n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            sb_training *nv = realloc(out->v, nc * sizeof *nv);
+            if (!nv) {
+                training_free_one(&t);
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            out->v = nv;
+            cap = nc;
+        }
+        out->v[out->n++] = t;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        sb_training_free(out);
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "reading training runs failed: %s",
+                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    return SB_OK;
+}
+
+int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
+                         int *power_capped, double *power_limit_w, sb_error *err)
+{
+    *power_capped = 0;
+    *power_limit_w = NAN;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.repeat_clocks'),"
+                               " json_extract(raw_json, '$.provenance.device.power_limit_w')"
+                               " FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                            sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, run_id);
+    const char *text = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        text = (const char *)sqlite3_column_text(st, 0);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+            *power_limit_w = sqlite3_column_double(st, 1);
+    }
+    json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+    sqlite3_finalize(st);
+    size_t i;
+    json_t *c;
+    json_array_foreach(a, i, c) {
+        json_t *mhz = json_object_get(c, "sm_mhz");
+        if (json_is_integer(mhz))
+            sb_buf_printf(clocks, "%s%lld", i ? "/" : "", (long long)json_integer_value(mhz));
+        else
+            sb_buf_printf(clocks, "%s?", i ? "/" : "");
+        size_t k;
+        json_t *why;
+        json_array_foreach(json_object_get(c, "throttle_reasons"), k, why) {
+            const char *w = json_string_value(why);
+            if (!w || strstr(sb_buf_str(reasons), w))
+                continue;
+            sb_buf_printf(reasons, "%s%s", reasons->len ? ", " : "", w);
+            if (strstr(w, "power"))
+                *power_capped = 1;
+        }
+    }
+    json_decref(a);
+    return SB_OK;
+}

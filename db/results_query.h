@@ -1,0 +1,135 @@
+/* results_query.h - the queries every report reads the database with
+ * (db/migrations/001_initial.sql and later): result runs with their config,
+ * provenance, metrics and correctness; training runs; samples; measured
+ * ceilings of the latest calibration; the clocks a run recorded.
+ *
+ * A result run "passes" when runs.status is 'passed' and correctness.passed
+ * is 1, or when it was imported from a tool that checks no correctness
+ * (correctness.reference 'imported', passed NULL): such runs count, and every
+ * table says how many of its cases were not re-checked. Only passing runs
+ * carry figures into tables, plots and packets; the others are counted and
+ * shown as failed or skipped (docs/CLAIMS.md).
+ */
+#ifndef SOLBOOK_DB_RESULTS_QUERY_H
+#define SOLBOOK_DB_RESULTS_QUERY_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+typedef struct sb_result {
+    long long run_id;
+    char *status;        /* passed | failed | skipped */
+    int correct;         /* correctness.passed: 1, 0, or -1 unknown/absent */
+    int unchecked;       /* imported: correctness not re-checked (reference 'imported') */
+    int passing;         /* status == passed && (correct == 1 || unchecked) */
+    char *reason, *source_path, *source_format, *run_uuid;
+    /* configs */
+    char *suite, *op, *mode, *provider, *backend, *dtype, *shape_key, *shape_json,
+        *params_json, *case_key, *timer, *l2;
+    char *run_params_json;   /* config.run_params (seed, workspace...), NULL when absent */
+    long long warmup_iters, iters, repeats, input_sets; /* -1 when NULL */
+    double warmup_ms;                                   /* NAN when NULL */
+    double settle_ms;   /* protocol.settle_ms (from the stored document); NAN when absent */
+    int launch_hold;    /* protocol.launch_hold is blocking-kernel (solbench --hold) */
+    int graph;                                          /* -1 when NULL */
+    char *profiler;     /* configs.profiler: timed under ncu/nsys; NULL: a plain timing */
+    /* provenance */
+    char *git_branch;   /* provenance.git_branch; NULL when not recorded */
+    char *git_sha, *tool_name, *tool_version, *driver, *cuda, *cublas, *gpu_name, *arch, *sku,
+        *hostname, *finished_at;
+    long long finished_epoch; /* LLONG_MIN when finished_at is absent or unparseable */
+    /* metrics (NAN when NULL) */
+    double median_ms, p20_ms, p80_ms, flops, bytes, tflops, gbps;
+    long long sample_count;   /* -1 when NULL */
+    int quantiles_only;
+    /* GPU kernel time next to the call time above (NAN / NULL when the run
+     * recorded none); kernel_method: held-launch | profiler-kernel-sum */
+    double kernel_median_ms;
+    char *kernel_method;
+    double repeat_spread;     /* metrics.repeat_spread, NAN when NULL */
+    long long peak_device_bytes; /* -1 when NULL */
+    char *packages_json;      /* provenance.packages_json: {"name": "version"}, "{}" when none */
+} sb_result;
+
+typedef struct sb_result_set {
+    sb_result *v;
+    size_t n;
+} sb_result_set;
+
+typedef struct sb_result_filter {
+    const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
+    const char *sha;                                /* commit prefix; NULL: any */
+    int with_profiled;  /* 1: runs timed under a profiler too (they never count as
+                         * timings; by default they are left out) */
+    int has_range;                                  /* keep finished_epoch in [from, to) */
+    long long from, to;
+} sb_result_filter;
+
+/* Loads the result runs matching f, ordered by case_key, provider, sku,
+ * finished_at, run id (so output built from them is deterministic). Runs
+ * timed under a profiler (configs.profiler) are left out unless
+ * f->with_profiled: their samples are the profiler's, not timings. */
+int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
+void sb_results_free(sb_result_set *s);
+
+/* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
+int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err);
+/* For loading the samples of many runs: the statement is prepared once by
+ * sb_samples_query_open and reused by each sb_samples_query_load. */
+typedef struct sb_samples_query sb_samples_query;
+int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err);
+int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, size_t *n,
+                          sb_error *err);
+void sb_samples_query_close(sb_samples_query *q);   /* accepts NULL */
+
+typedef struct sb_ceiling {
+    char name[64];   /* bw.copy, gemm.fp16, ... */
+    char unit[16];   /* GB/s | TFLOP/s */
+    double value;
+} sb_ceiling;
+
+/* Measured ceilings of the newest calibration run of a SKU; *n = 0 when
+ * the SKU has none. run_id receives the calibration's run id (or -1). */
+int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n,
+                       long long *run_id, sb_error *err);
+
+typedef struct sb_training {
+    long long run_id;
+    char *status, *model_name, *dtype, *strategy, *patch_name, *sku, *arch, *gpu_name, *git_sha,
+        *driver, *cuda, *finished_at, *source_path;
+    char *reason;              /* NULL when none */
+    char *patch_kernels_json;  /* canonical JSON array */
+    char *scope, *mode;        /* workload; "model" / "train-step" when the file has none */
+    char *peaks_json;          /* memory.peak_device_bytes_per_rank as JSON, NULL when absent */
+    long long seq_len, micro_batch_size, world_size, finished_epoch;
+    long long peak_device_bytes;  /* -1 when NULL */
+    double tokens_per_s, median_step_ms;
+    double p20_ms, p80_ms;     /* timing.stats; NAN when absent */
+    double loss_max_abs_diff;  /* loss.check.max_abs_diff; NAN when absent */
+    int loss_gate;             /* loss.check.passed: 1, 0, or -1 when the run has no gate */
+    int checkpointing;         /* parallelism.gradient_checkpointing: 1, 0, -1 unknown */
+} sb_training;
+
+typedef struct sb_training_set {
+    sb_training *v;
+    size_t n;
+} sb_training_set;
+
+/* Training runs (any status), in the window when has_range, ordered by
+ * model, SKU, world size, sequence length, micro batch, patch, finish time
+ * and run id. */
+int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
+                     sb_training_set *out, sb_error *err);
+void sb_training_free(sb_training_set *s);
+
+/* The SM clock NVML recorded after each repeat of a run ("1335/1335/..."),
+ * the distinct throttle reasons (", "-separated), whether one of them is a
+ * power reason, and the card's power limit (NAN when not recorded), from
+ * the stored document (timing.repeat_clocks, provenance.device). */
+int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
+                     int *power_capped, double *power_limit_w, sb_error *err);
+
+#endif
