@@ -12,6 +12,7 @@
 
 #include "geomean.h"
 #include "home.h"
+#include "names_query.h"
 
 typedef struct names {
     char **v;
@@ -131,33 +132,37 @@ static void mask(char *t, const char *allowed)
         memset(p, ' ', ln);
 }
 
+static void provider_name(void *ctx, const char *name)
+{
+    names_add(ctx, name);
+}
+
+/* The card and package names of one provenance row. */
+typedef struct card_names {
+    names *card, *pkg;
+} card_names;
+
+static void card_name(void *ctx, const char *gpu_name, const char *sku, const char *arch,
+                      const char *packages_json)
+{
+    card_names *c = ctx;
+    names_add(c->card, gpu_name);
+    names_add(c->card, sku);
+    if (arch && strcmp(arch, "unknown"))
+        add_upper(c->card, arch);
+    add_packages(c->pkg, packages_json);
+}
+
 static int vocabulary(sqlite3 *db, names *prov, names *pkg, names *card, sb_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT DISTINCT provider FROM configs", -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    while (sqlite3_step(st) == SQLITE_ROW)
-        names_add(prov, (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db, "SELECT DISTINCT gpu_name, sku, arch, packages_json FROM provenance",
-                           -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        names_add(card, (const char *)sqlite3_column_text(st, 0));
-        names_add(card, (const char *)sqlite3_column_text(st, 1));
-        const char *arch = (const char *)sqlite3_column_text(st, 2);
-        if (arch && strcmp(arch, "unknown"))
-            add_upper(card, arch);
-        add_packages(pkg, (const char *)sqlite3_column_text(st, 3));
-    }
-    sqlite3_finalize(st);
+    card_names cn = {card, pkg};
+    if (sb_providers_each(db, provider_name, prov, err) != SB_OK ||
+        sb_cards_each(db, card_name, &cn, err) != SB_OK)
+        return SB_ERR;
     for (size_t i = 0; sb_headline_baselines[i]; i++)
         names_add(prov, sb_headline_baselines[i]);
     names_add(prov, SB_DIAGNOSTIC_PROVIDER);
     return SB_OK;
-fail:
-    return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                        sqlite3_errmsg(db));
 }
 
 int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *const *cited,

@@ -13,6 +13,7 @@
 #include "note.h"
 #include "repro.h"
 #include "results.h"
+#include "run_query.h"
 #include "stats.h"
 #include "template.h"
 
@@ -47,21 +48,6 @@ static int run_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *why
         return SB_ERR;
     }
     return SB_OK;
-}
-
-static double metric_of(sqlite3 *db, long long run_id, const char *column)
-{
-    char sql[160];
-    snprintf(sql, sizeof sql, "SELECT %s FROM metrics WHERE run_id = ?1", column);
-    sqlite3_stmt *st = NULL;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run_id);
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-            v = sqlite3_column_double(st, 0);
-    }
-    sqlite3_finalize(st);
-    return v;
 }
 
 static double ceiling(const sb_ceiling *c, size_t n, const char *name)
@@ -132,7 +118,7 @@ static int gemm_section(sqlite3 *db, const sb_sku_table *skus, const sb_result_s
         sb_buf_printf(b, " | %.4f | %.1f | ", r->median_ms, r->tflops);
         pct(b, peak > 0 ? r->tflops / peak : NAN);
         sb_buf_puts(b, " | ");
-        pct(b, metric_of(db, r->run_id, "rel_noise"));
+        pct(b, sb_run_metric(db, r->run_id, "rel_noise"));
         sb_buf_puts(b, " | ");
         pct(b, r->repeat_spread);
         sb_buf_puts(b, " | ");

@@ -7,6 +7,7 @@
 #include "encode.h"
 #include "ncu_csv.h"
 #include "results.h"
+#include "run_query.h"
 
 static const sb_gate_spec GEMM_SPEC = {
     .suite = "gemm-spec",
@@ -27,35 +28,27 @@ const sb_gate_spec *sb_gate_spec_for(const char *op)
 
 /* Names of the SOL metrics a run lacks (value present on some kernel),
  * comma-separated into missing. Returns how many are missing, -1 on error. */
+static void count_value(void *ctx, size_t metric, double value, const char *unit)
+{
+    (void)value;
+    (void)unit;
+    ((long long *)ctx)[metric]++;
+}
+
 static int missing_sol(sqlite3 *db, long long run_id, sb_buf *missing, sb_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT COUNT(*) FROM profiler_metrics WHERE run_id = ?1 AND "
-                           "metric = ?2 AND value IS NOT NULL",
-                           -1, &st, NULL) != SQLITE_OK) {
-        sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                     sqlite3_errmsg(db));
+    long long found[SB_NCU_SOL_METRIC_COUNT] = {0};
+    if (sb_run_profiler_values(db, run_id, SB_NCU_SOL_METRICS, SB_NCU_SOL_METRIC_COUNT, count_value,
+                               found, err) != SB_OK)
         return -1;
-    }
     int count = 0;
     for (size_t i = 0; i < SB_NCU_SOL_METRIC_COUNT; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, SB_NCU_SOL_METRICS[i], -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_ROW) {
-            sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                         sqlite3_errmsg(db));
-            sqlite3_finalize(st);
-            return -1;
-        }
-        if (sqlite3_column_int64(st, 0) == 0) {
+        if (found[i] == 0) {
             if (count++)
                 sb_buf_puts(missing, ", ");
             sb_buf_puts(missing, SB_NCU_SOL_METRICS[i]);
         }
     }
-    sqlite3_finalize(st);
     return count;
 }
 

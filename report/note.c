@@ -9,14 +9,9 @@
 #include "geomean.h"
 #include "repro.h"
 #include "results.h"
+#include "run_query.h"
 #include "stats.h"
 #include "template.h"
-
-static int query_err(sqlite3 *db, sb_error *err)
-{
-    return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                        sqlite3_errmsg(db));
-}
 
 typedef struct sol_metric {
     const char *metric, *key;
@@ -29,30 +24,42 @@ static const sol_metric SOL[] = {
     {"gpu__time_duration.sum", "duration"},
 };
 
+/* Up to 256 launches of each SOL metric of a run, with the metric's unit. */
+typedef struct sol_values {
+    double v[sizeof SOL / sizeof SOL[0]][256];
+    size_t n[sizeof SOL / sizeof SOL[0]];
+    char unit[sizeof SOL / sizeof SOL[0]][32];
+} sol_values;
+
+static void sol_value(void *ctx, size_t m, double value, const char *unit)
+{
+    sol_values *s = ctx;
+    if (s->n[m] >= 256)
+        return;
+    s->v[m][s->n[m]++] = value;
+    snprintf(s->unit[m], sizeof s->unit[m], "%s", unit ? unit : "");
+}
+
 /* The speed-of-light of a run: the median over its profiled launches of
  * each metric; false when none is stored. */
 static int ncu_sol(sqlite3 *db, long long run_id, json_t **out, sb_error *err)
 {
     *out = json_false();
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT value, unit FROM profiler_metrics WHERE run_id = ?1 AND "
-                               "metric = ?2 AND value IS NOT NULL ORDER BY kernel_index",
-                           -1, &st, NULL) != SQLITE_OK)
-        return query_err(db, err);
+    enum { NSOL = sizeof SOL / sizeof SOL[0] };
+    const char *names[NSOL];
+    for (size_t m = 0; m < NSOL; m++)
+        names[m] = SOL[m].metric;
+    sol_values *s = calloc(1, sizeof *s);
+    if (!s)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (sb_run_profiler_values(db, run_id, names, NSOL, sol_value, s, err) != SB_OK) {
+        free(s);
+        return SB_ERR;
+    }
     json_t *o = json_object();
     size_t found = 0, launches = 0;
-    for (size_t m = 0; m < sizeof SOL / sizeof SOL[0]; m++) {
-        double v[256];
-        size_t n = 0;
-        char unit[32] = "";
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, SOL[m].metric, -1, SQLITE_STATIC);
-        while (sqlite3_step(st) == SQLITE_ROW && n < 256) {
-            v[n++] = sqlite3_column_double(st, 0);
-            const char *u = (const char *)sqlite3_column_text(st, 1);
-            snprintf(unit, sizeof unit, "%s", u ? u : "");
-        }
+    for (size_t m = 0; m < NSOL; m++) {
+        size_t n = s->n[m];
         if (!n) {
             sb_tpl_set_str(o, SOL[m].key, "-");
             continue;
@@ -60,11 +67,11 @@ static int ncu_sol(sqlite3 *db, long long run_id, json_t **out, sb_error *err)
         found++;
         if (n > launches)
             launches = n;
-        sb_tpl_set_num(o, SOL[m].key, "%.1f", sb_median(v, n));
+        sb_tpl_set_num(o, SOL[m].key, "%.1f", sb_median(s->v[m], n));
         if (strcmp(SOL[m].key, "duration") == 0)
-            sb_tpl_set_str(o, "duration_unit", unit);
+            sb_tpl_set_str(o, "duration_unit", s->unit[m]);
     }
-    sqlite3_finalize(st);
+    free(s);
     if (!found) {
         json_decref(o);
         return SB_OK;
@@ -75,20 +82,6 @@ static int ncu_sol(sqlite3 *db, long long run_id, json_t **out, sb_error *err)
     json_decref(*out);
     *out = o;
     return SB_OK;
-}
-
-static long long runs_on_arch(sqlite3 *db, const char *arch, sb_error *err)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM provenance WHERE arch = ?1", -1, &st, NULL) !=
-        SQLITE_OK) {
-        query_err(db, err);
-        return -1;
-    }
-    sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
-    long long n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return n;
 }
 
 static int is_spec_case(const sb_result *r, const sb_gate_spec *spec)
@@ -265,8 +258,8 @@ int sb_note_data(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches,
         sb_tpl_set_str(g, "sku", v[i].sku);
         json_object_set_new(g, "candidates", json_integer((json_int_t)v[i].candidates));
         json_object_set_new(g, "complete", json_integer((json_int_t)v[i].complete));
-        long long on_arch = runs_on_arch(db, v[i].arch, err);
-        if (on_arch < 0) {
+        long long on_arch;
+        if (sb_runs_on_arch(db, v[i].arch, &on_arch, err) != SB_OK) {
             free(v);
             goto done;
         }

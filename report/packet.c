@@ -13,6 +13,7 @@
 #include "geomean.h"
 #include "repro.h"
 #include "results.h"
+#include "run_query.h"
 #include "sha256.h"
 #include "sku.h"
 #include "staged_dir.h"
@@ -80,24 +81,10 @@ static int dir_usable(const char *path, sb_error *err)
 
 static int raw_json_of(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT raw_json FROM runs WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK)
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                            sqlite3_errmsg(db));
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
-                            "run %lld has no stored JSON", run_id);
-    }
-    const char *s = (const char *)sqlite3_column_text(st, 0);
-    int n = sqlite3_column_bytes(st, 0);
-    sb_buf_add(out, s ? s : "", s ? (size_t)n : 0);
+    if (sb_run_raw_json(db, run_id, out, err) != SB_OK)
+        return SB_ERR;
     if (out->len == 0 || sb_buf_str(out)[out->len - 1] != '\n')
         sb_buf_putc(out, '\n');
-    sqlite3_finalize(st);
     return SB_OK;
 }
 

@@ -1,0 +1,85 @@
+/* run_query.c - queries about stored runs one at a time (run_query.h). */
+#include "run_query.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int query_failed(sqlite3 *db, sb_error *err)
+{
+    return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                        sqlite3_errmsg(db));
+}
+
+int sb_run_raw_json(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT raw_json FROM runs WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return query_failed(db, err);
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "run %lld has no stored JSON", run_id);
+    }
+    const char *s = (const char *)sqlite3_column_text(st, 0);
+    int n = sqlite3_column_bytes(st, 0);
+    sb_buf_add(out, s ? s : "", s ? (size_t)n : 0);
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+double sb_run_metric(sqlite3 *db, long long run_id, const char *column)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT %s FROM metrics WHERE run_id = ?1", column);
+    sqlite3_stmt *st = NULL;
+    double v = NAN;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+            v = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+int sb_run_profiler_values(sqlite3 *db, long long run_id, const char *const *metrics,
+                           size_t nmetrics, sb_profiler_value_fn fn, void *ctx, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT value, unit FROM profiler_metrics WHERE run_id = ?1 AND "
+                               "metric = ?2 AND value IS NOT NULL ORDER BY kernel_index",
+                           -1, &st, NULL) != SQLITE_OK)
+        return query_failed(db, err);
+    for (size_t m = 0; m < nmetrics; m++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, metrics[m], -1, SQLITE_STATIC);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            fn(ctx, m, sqlite3_column_double(st, 0), (const char *)sqlite3_column_text(st, 1));
+        if (rc != SQLITE_DONE) {
+            query_failed(db, err);
+            sqlite3_finalize(st);
+            return SB_ERR;
+        }
+    }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_runs_on_arch(sqlite3 *db, const char *arch, long long *n, sb_error *err)
+{
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM provenance WHERE arch = ?1", -1, &st, NULL) !=
+        SQLITE_OK)
+        return query_failed(db, err);
+    sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return SB_OK;
+}
