@@ -156,7 +156,7 @@ done:
     sb_cmp_free(&r);
     sb_results_free(&set);
     if (db)
-        sqlite3_close(db);
+        sb_report_db_close(db);
     sb_cmp_side_free(&a);
     sb_cmp_side_free(&b);
     return rc;

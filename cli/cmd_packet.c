@@ -92,6 +92,6 @@ int cmd_packet(int argc, char **argv)
         printf("%s: %zu passing runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
                o.out_dir, sum.cited, sum.files, sum.body_bytes);
     }
-    sqlite3_close(db);
+    sb_report_db_close(db);
     return rc;
 }

@@ -203,7 +203,7 @@ static int open_db_and_skus(const opts *o, sqlite3 **db, sb_sku_table **skus)
     if (open_db(o, db))
         return 2;
     if (load_skus(skus)) {
-        sqlite3_close(*db);
+        sb_report_db_close(*db);
         *db = NULL;
         return 2;
     }
@@ -226,7 +226,7 @@ static void report_input_free(report_input *in)
     free(in->picks);
     sb_results_free(&in->set);
     sb_sku_table_free(in->skus);
-    sqlite3_close(in->db);
+    sb_report_db_close(in->db);
 }
 
 /* Opens the database and loads the result runs of --suite and --op on sku
@@ -369,7 +369,7 @@ static int run_weekly(const opts *o)
                sum.html_path);
     }
     sb_sku_table_free(skus);
-    sqlite3_close(db);
+    sb_report_db_close(db);
     return rc;
 }
 
@@ -438,7 +438,7 @@ static int run_sku_report(const opts *o, sku_report_fn fn)
         rc = emit(o, &b);
     sb_buf_free(&b);
     sb_sku_table_free(skus);
-    sqlite3_close(db);
+    sb_report_db_close(db);
     return rc;
 }
 
@@ -507,7 +507,7 @@ static int run_training(const opts *o)
                    sum.plot_written ? ", plot training-tokens.svg" : "");
     }
     sb_buf_free(&b);
-    sqlite3_close(db);
+    sb_report_db_close(db);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "encode.h"
 #include "error.h"
 #include "home.h"
+#include "run_list.h"
 #include "store.h"
 
 static void usage(FILE *f)
@@ -36,10 +37,7 @@ static void usage(FILE *f)
             "  -h, --help       this help\n");
 }
 
-enum { C_ID, C_FINISHED, C_ARCH, C_SKU, C_SHA, C_SCHEMA, C_OP, C_MODE, C_PROVIDER, C_DTYPE, C_SHAPE,
-       C_MEDIAN, C_STATUS, C_MODEL, C_COUNT, C_SUITE, C_PARAMS, C_PROFILER, C_BRANCH, C_NCOLS };
-
-#define MAX_PARAMS 16
+#define MAX_PARAMS SB_RUN_FILTER_PARAMS
 
 /* "N=4096,M=4096" -> "M=4096,N=4096" (configs.shape_key: names in byte
  * order); NULL when a part is not NAME=VALUE. */
@@ -79,26 +77,6 @@ static char *shape_key_of(const char *s)
     }
     free(copy);
     return n ? out : (free(out), NULL);
-}
-
-/* A param's value as SQLite holds json_extract of it: a number, 1/0 for
- * true/false, else text. */
-static void bind_param_value(sqlite3_stmt *st, int i, const char *v)
-{
-    char *end;
-    double d = strtod(v, &end);
-    if (*v && !*end && end != v)
-        sqlite3_bind_double(st, i, d);
-    else if (!strcmp(v, "true") || !strcmp(v, "false"))
-        sqlite3_bind_int(st, i, !strcmp(v, "true"));
-    else
-        sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-}
-
-static const char *text(sqlite3_stmt *st, int c)
-{
-    const unsigned char *t = sqlite3_column_text(st, c);
-    return t ? (const char *)t : NULL;
 }
 
 int cmd_runs(int argc, char **argv)
@@ -199,48 +177,18 @@ int cmd_runs(int argc, char **argv)
         free(shape);
         return 2;
     }
-    char pcond[MAX_PARAMS * 96] = "";
-    for (size_t i = 0; i < np; i++) {
-        size_t len = strlen(pcond);
-        snprintf(pcond + len, sizeof pcond - len,
-                 " AND json_extract(c.params_json, '$.\"' || ?%zu || '\"') = ?%zu", 20 + 2 * i,
-                 21 + 2 * i);
-    }
-    char sql[4096];
-    snprintf(sql, sizeof sql,
-             "SELECT * FROM (SELECT r.id, p.finished_at, p.arch, p.sku, p.git_sha, r.schema, c.op, c.mode, "
-             "c.provider, c.dtype, c.shape_key, coalesce(m.median_ms, t.median_step_ms), r.status, "
-             "t.model_name, m.sample_count, c.suite, c.params_json, c.profiler, p.git_branch "
-             "FROM runs r JOIN provenance p ON p.run_id = r.id "
-             "LEFT JOIN configs c ON c.run_id = r.id LEFT JOIN metrics m ON m.run_id = r.id "
-             "LEFT JOIN training t ON t.run_id = r.id "
-             "WHERE (?1 IS NULL OR p.arch = ?1) AND (?2 IS NULL OR p.sku = ?2) "
-             "AND (?3 IS NULL OR substr(p.git_sha, 1, length(?3)) = ?3) AND (?4 IS NULL OR c.op = ?4) "
-             "AND (?5 IS NULL OR c.provider = ?5) AND (?6 IS NULL OR r.status = ?6) "
-             "AND (?8 IS NULL OR c.mode = ?8) AND (?9 IS NULL OR c.dtype = ?9) "
-             "AND (?10 IS NULL OR c.suite = ?10) AND (?11 IS NULL OR c.shape_key = ?11)%s "
-             "ORDER BY p.finished_at DESC, r.id DESC %s) ORDER BY 2, 1",
-             pcond, limit ? "LIMIT ?7" : "");
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
-        sb_db_fail(db, &err, "cannot query runs");
+    sb_run_filter filter = {
+        .arch = arch, .sku = sku, .op = op, .provider = provider, .status = status, .mode = mode,
+        .dtype = dtype, .suite = suite, .sha = sha, .shape_key = shape, .param_names = pname,
+        .param_values = pval, .nparams = np, .limit = limit,
+    };
+    sb_run_list *list = NULL;
+    if (sb_run_list_open(db, &filter, &list, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_db_close(db);
+        free(pbuf);
+        free(shape);
         return 2;
-    }
-    const char *args[] = {arch, sku, sha, op, provider, status};
-    for (int i = 0; i < 6; i++)
-        if (args[i])
-            sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_STATIC);
-    if (limit)
-        sqlite3_bind_int64(st, 7, limit);
-    const char *more[] = {mode, dtype, suite, shape};
-    for (int i = 0; i < 4; i++)
-        if (more[i])
-            sqlite3_bind_text(st, 8 + i, more[i], -1, SQLITE_STATIC);
-    for (size_t i = 0; i < np; i++) {
-        sqlite3_bind_text(st, 20 + 2 * (int)i, pname[i], -1, SQLITE_STATIC);
-        bind_param_value(st, 21 + 2 * (int)i, pval[i]);
     }
 
     json_t *arr = json ? json_array() : NULL;
@@ -249,56 +197,55 @@ int cmd_runs(int argc, char **argv)
         printf("%6s  %-20s  %-5s  %-16s  %-8s  %-14s  %-4s  %-16s  %-7s  %-22s  %10s  %s\n", "id",
                "finished_at", "arch", "sku", "sha", "op", "mode", "provider", "dtype", "shape",
                "median_ms", "status");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sb_run_row row;
+    while ((rc = sb_run_list_next(list, &row, &err)) == 1) {
         rows++;
-        const char *schema = text(st, C_SCHEMA);
+        const char *schema = row.schema;
         int training = schema && strcmp(schema, "solbook.training.v1") == 0;
         int calibration = schema && strcmp(schema, "solbook.calibration.v1") == 0;
-        const char *opname = text(st, C_OP);
+        const char *opname = row.op;
         if (!opname)
             opname = training ? "training" : calibration ? "calibration" : "-";
-        const char *shape = text(st, C_SHAPE);
+        const char *shape = row.shape_key;
         if (!shape && training)
-            shape = text(st, C_MODEL);
+            shape = row.model_name;
         if (json) {
             json_t *o = json_object();
-            json_object_set_new(o, "id", json_integer(sqlite3_column_int64(st, C_ID)));
+            json_object_set_new(o, "id", json_integer(row.id));
             json_object_set_new(o, "schema", json_string(schema ? schema : ""));
-            static const struct {
-                const char *key;
-                int col;
-            } strs[] = {{"finished_at", C_FINISHED}, {"arch", C_ARCH},         {"sku", C_SKU},
-                        {"git_sha", C_SHA},          {"op", C_OP},             {"mode", C_MODE},
-                        {"provider", C_PROVIDER},    {"dtype", C_DTYPE},       {"shape_key", C_SHAPE},
-                        {"status", C_STATUS},        {"model_name", C_MODEL},  {"suite", C_SUITE},
-                        {"profiler", C_PROFILER},    {"git_branch", C_BRANCH}};
+            const struct {
+                const char *key, *value;
+            } strs[] = {{"finished_at", row.finished_at}, {"arch", row.arch},
+                        {"sku", row.sku},                 {"git_sha", row.git_sha},
+                        {"op", row.op},                   {"mode", row.mode},
+                        {"provider", row.provider},       {"dtype", row.dtype},
+                        {"shape_key", row.shape_key},     {"status", row.status},
+                        {"model_name", row.model_name},   {"suite", row.suite},
+                        {"profiler", row.profiler},       {"git_branch", row.git_branch}};
             for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
-                const char *v = text(st, strs[i].col);
+                const char *v = strs[i].value;
                 json_object_set_new(o, strs[i].key, v ? json_string(v) : json_null());
             }
             json_object_set_new(o, "median_ms",
-                                sqlite3_column_type(st, C_MEDIAN) == SQLITE_NULL
-                                    ? json_null()
-                                    : json_real(sqlite3_column_double(st, C_MEDIAN)));
+                                row.has_median ? json_real(row.median_ms) : json_null());
             json_object_set_new(o, "sample_count",
-                                sqlite3_column_type(st, C_COUNT) == SQLITE_NULL
-                                    ? json_null()
-                                    : json_integer(sqlite3_column_int64(st, C_COUNT)));
-            const char *pj = text(st, C_PARAMS);
+                                row.has_sample_count ? json_integer(row.sample_count)
+                                                     : json_null());
+            const char *pj = row.params_json;
             json_t *params = pj ? json_loads(pj, 0, NULL) : NULL;
             json_object_set_new(o, "params", params ? params : json_null());
             json_array_append_new(arr, o);
             continue;
         }
         char med[32] = "-";
-        if (sqlite3_column_type(st, C_MEDIAN) != SQLITE_NULL)
-            snprintf(med, sizeof med, "%.4f", sqlite3_column_double(st, C_MEDIAN));
-        const char *g = text(st, C_SHA);
+        if (row.has_median)
+            snprintf(med, sizeof med, "%.4f", row.median_ms);
+        const char *g = row.git_sha;
         char gshort[9];
         snprintf(gshort, sizeof gshort, "%s", g ? g : "-");
-        const char *fin = text(st, C_FINISHED), *a = text(st, C_ARCH), *k = text(st, C_SKU);
-        const char *mo = text(st, C_MODE), *pr = text(st, C_PROVIDER), *dt = text(st, C_DTYPE);
-        const char *stt = text(st, C_STATUS), *prof = text(st, C_PROFILER);
+        const char *fin = row.finished_at, *a = row.arch, *k = row.sku;
+        const char *mo = row.mode, *pr = row.provider, *dt = row.dtype;
+        const char *stt = row.status, *prof = row.profiler;
         char stbuf[64];
         if (prof) {
             snprintf(stbuf, sizeof stbuf, "%s (under %s: not a timing)", stt ? stt : "-", prof);
@@ -313,7 +260,7 @@ int cmd_runs(int argc, char **argv)
             sb_enc_terminal(&cells[i], raw[i] ? raw[i] : "-", SB_TEXT_NAME_MAX / 2);
         }
         printf("%6lld  %-20s  %-5s  %-16s  %-8s  %-14s  %-4s  %-16s  %-7s  %-22s  %10s  %s\n",
-               (long long)sqlite3_column_int64(st, C_ID), sb_buf_str(&cells[0]),
+               row.id, sb_buf_str(&cells[0]),
                sb_buf_str(&cells[1]), sb_buf_str(&cells[2]), sb_buf_str(&cells[3]),
                sb_buf_str(&cells[4]), sb_buf_str(&cells[5]), sb_buf_str(&cells[6]),
                sb_buf_str(&cells[7]), sb_buf_str(&cells[8]), med, sb_buf_str(&cells[9]));
@@ -321,8 +268,7 @@ int cmd_runs(int argc, char **argv)
             sb_buf_free(&cells[i]);
     }
     int status_code = 0;
-    if (rc != SQLITE_DONE) {
-        sb_db_fail(db, &err, "cannot read runs");
+    if (rc != 0) {
         sb_error_print(&err, stderr);
         status_code = 2;
     } else if (json) {
@@ -336,7 +282,7 @@ int cmd_runs(int argc, char **argv)
         printf("(no runs match)\n");
     }
     json_decref(arr);
-    sqlite3_finalize(st);
+    sb_run_list_close(list);
     sb_db_close(db);
     free(pbuf);
     free(shape);

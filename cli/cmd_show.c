@@ -9,6 +9,7 @@
 #include "encode.h"
 #include "error.h"
 #include "home.h"
+#include "run_record.h"
 #include "store.h"
 
 static void usage(FILE *f)
@@ -35,203 +36,167 @@ static int resolve(sb_db *db, const char *arg, long long *id, sb_error *err)
                      "'%s' is not a run id, run_uuid or sha256 prefix (8+ lowercase hex digits)", arg);
         return 1;
     }
-    sqlite3_stmt *st;
-    const char *sql = "SELECT id FROM runs WHERE (?1 IS NOT NULL AND id = ?1) OR run_uuid = ?2 "
-                      "OR (length(?2) >= 8 AND substr(content_sha256, 1, length(?2)) = ?2) ORDER BY id LIMIT 6";
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
-        sb_db_fail(db, err, "cannot query runs");
+    long long ids[6];
+    size_t found;
+    if (sb_run_ids_matching(db, digits, digits ? strtoll(arg, NULL, 10) : 0, hex ? arg : NULL, ids, 6,
+                            &found, err) != SB_OK)
         return 2;
-    }
-    if (digits)
-        sqlite3_bind_int64(st, 1, strtoll(arg, NULL, 10));
-    if (hex)
-        sqlite3_bind_text(st, 2, arg, -1, SQLITE_STATIC);
-    int found = 0, rc;
-    char ids[128] = "";
+    char list[128] = "";
     size_t len = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        long long v = sqlite3_column_int64(st, 0);
-        if (found++ == 0)
-            *id = v;
-        if (found <= 5 && len < sizeof ids)
-            len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%lld", found > 1 ? ", " : "", v);
-        else if (found == 6 && len < sizeof ids)
-            len += (size_t)snprintf(ids + len, sizeof ids - len, ", ...");
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        sb_db_fail(db, err, "cannot query runs");
-        return 2;
+    for (size_t i = 0; i < found && len < sizeof list; i++) {
+        if (i < 5)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? ", " : "", ids[i]);
+        else
+            len += (size_t)snprintf(list + len, sizeof list - len, ", ...");
     }
     if (found == 0) {
         sb_error_set(err, sb_db_path(db), NULL, "no run %s", arg);
         return 1;
     }
     if (found > 1) {
-        sb_error_set(err, sb_db_path(db), NULL, "'%s' matches runs %s; give the run id", arg, ids);
+        sb_error_set(err, sb_db_path(db), NULL, "'%s' matches runs %s; give the run id", arg, list);
         return 1;
     }
+    *id = ids[0];
     return 0;
 }
 
 /* Stored text to the terminal: encoded (sb_enc_terminal), cut at limit
  * characters. */
-static void print_text(const unsigned char *s, size_t limit)
+static void print_text(const char *s, size_t limit)
 {
     sb_buf b = SB_BUF_INIT;
-    sb_enc_terminal(&b, s ? (const char *)s : "", limit);
+    sb_enc_terminal(&b, s ? s : "", limit);
     fputs(sb_buf_str(&b), stdout);
     sb_buf_free(&b);
 }
 
-static void print_value(sqlite3_stmt *st, int c)
+static void print_value(const sb_column_value *v)
 {
-    switch (sqlite3_column_type(st, c)) {
-    case SQLITE_INTEGER: printf("%lld", (long long)sqlite3_column_int64(st, c)); break;
-    case SQLITE_FLOAT: printf("%.10g", sqlite3_column_double(st, c)); break;
-    default: print_text(sqlite3_column_text(st, c), SB_TEXT_NOTE_MAX); break;
+    switch (v->type) {
+    case SB_VALUE_INTEGER: printf("%lld", v->i); break;
+    case SB_VALUE_FLOAT: printf("%.10g", v->d); break;
+    default: print_text(v->s, SB_TEXT_NOTE_MAX); break;
     }
+}
+
+typedef struct table_print {
+    const char *title;
+    int rows;
+} table_print;
+
+static int print_row(void *ctx, const sb_column_value *cols, size_t ncols, sb_error *err)
+{
+    (void)err;
+    table_print *t = ctx;
+    if (!t->rows++)
+        printf("\n%s\n", t->title);
+    for (size_t c = 0; c < ncols; c++) {
+        if (strcmp(cols[c].name, "run_id") == 0 || cols[c].type == SB_VALUE_NULL)
+            continue;
+        printf("  %-24s ", cols[c].name);
+        print_value(&cols[c]);
+        printf("\n");
+    }
+    return SB_OK;
 }
 
 /* Every non-NULL column of the table's row(s) for the run, as "name value". */
 static int print_table(sb_db *db, const char *title, const char *table, long long id, sb_error *err)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE run_id = ?", table);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "cannot query");
-    sqlite3_bind_int64(st, 1, id);
-    int rc, any = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!any++)
-            printf("\n%s\n", title);
-        for (int c = 0; c < sqlite3_column_count(st); c++) {
-            if (strcmp(sqlite3_column_name(st, c), "run_id") == 0 ||
-                sqlite3_column_type(st, c) == SQLITE_NULL)
-                continue;
-            printf("  %-24s ", sqlite3_column_name(st, c));
-            print_value(st, c);
-            printf("\n");
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return sb_db_fail(db, err, "cannot read");
+    table_print t = {title, 0};
+    return sb_run_table_rows(db, table, id, print_row, &t, err);
+}
+
+static int print_ceiling(void *ctx, const char *name, double value, const char *unit, sb_error *err)
+{
+    (void)err;
+    int *any = ctx;
+    if (!(*any)++)
+        printf("\nmeasured ceilings\n");
+    sb_buf nm = SB_BUF_INIT;
+    sb_enc_terminal(&nm, name, SB_TEXT_NAME_MAX);
+    printf("  %-24s %.6g ", sb_buf_str(&nm), value);
+    sb_buf_free(&nm);
+    print_text(unit, SB_TEXT_NAME_MAX);
+    printf("\n");
     return SB_OK;
 }
 
 static int print_ceilings(sb_db *db, long long id, sb_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT name, value, unit FROM ceilings WHERE run_id = ? ORDER BY name",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "cannot query ceilings");
-    sqlite3_bind_int64(st, 1, id);
-    int rc, any = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!any++)
-            printf("\nmeasured ceilings\n");
-        sb_buf name = SB_BUF_INIT;
-        sb_enc_terminal(&name, (const char *)sqlite3_column_text(st, 0), SB_TEXT_NAME_MAX);
-        printf("  %-24s %.6g ", sb_buf_str(&name), sqlite3_column_double(st, 1));
-        sb_buf_free(&name);
-        print_text(sqlite3_column_text(st, 2), SB_TEXT_NAME_MAX);
-        printf("\n");
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(db, err, "cannot read ceilings");
+    int any = 0;
+    return sb_run_ceilings(db, id, print_ceiling, &any, err);
 }
 
 static int print_samples(sb_db *db, long long id, sb_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT count(*), count(DISTINCT rep), min(value_ms), max(value_ms) FROM samples "
-                           "WHERE run_id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "cannot query samples");
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return sb_db_fail(db, err, "cannot read samples");
-    }
-    long long n = sqlite3_column_int64(st, 0);
-    printf("\nsamples\n  %-24s %lld", "stored", n);
-    if (n)
-        printf(" in %lld repeat%s (%.6g .. %.6g ms)", (long long)sqlite3_column_int64(st, 1),
-               sqlite3_column_int64(st, 1) == 1 ? "" : "s", sqlite3_column_double(st, 2),
-               sqlite3_column_double(st, 3));
+    sb_samples_summary s;
+    if (sb_run_samples_summary(db, id, &s, err) != SB_OK)
+        return SB_ERR;
+    printf("\nsamples\n  %-24s %lld", "stored", s.count);
+    if (s.count)
+        printf(" in %lld repeat%s (%.6g .. %.6g ms)", s.repeats, s.repeats == 1 ? "" : "s",
+               s.min_ms, s.max_ms);
     printf("\n");
-    sqlite3_finalize(st);
     return SB_OK;
 }
 
-static const char *PROF_SQL = "SELECT kernel_index, kernel_name, metric, unit, value, source_path "
-                              "FROM profiler_metrics WHERE run_id = ? ORDER BY kernel_index, metric";
+static int print_profile_row(void *ctx, const sb_profiler_row *r, sb_error *err)
+{
+    (void)err;
+    long long *kernel = ctx;
+    if (*kernel == -1) {
+        printf("\nNsight Compute metrics (");
+        print_text(r->source_path, SB_TEXT_NOTE_MAX);
+        printf(")\n");
+    }
+    if (r->kernel_index != *kernel) {
+        printf("  kernel %lld: ", r->kernel_index);
+        print_text(r->kernel_name, SB_TEXT_NOTE_MAX);
+        printf("\n");
+        *kernel = r->kernel_index;
+    }
+    sb_buf metric = SB_BUF_INIT;
+    sb_enc_terminal(&metric, r->metric, SB_TEXT_NAME_MAX);
+    printf("    %-66s %.10g%s", sb_buf_str(&metric), r->value, r->unit ? " " : "");
+    sb_buf_free(&metric);
+    print_text(r->unit, SB_TEXT_NAME_MAX);
+    printf("\n");
+    return SB_OK;
+}
 
 static int print_profile(sb_db *db, long long id, sb_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), PROF_SQL, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "cannot query profiler_metrics");
-    sqlite3_bind_int64(st, 1, id);
-    int rc;
     long long kernel = -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        long long k = sqlite3_column_int64(st, 0);
-        if (kernel == -1) {
-            printf("\nNsight Compute metrics (");
-            print_text(sqlite3_column_text(st, 5), SB_TEXT_NOTE_MAX);
-            printf(")\n");
-        }
-        if (k != kernel) {
-            printf("  kernel %lld: ", k);
-            print_text(sqlite3_column_text(st, 1), SB_TEXT_NOTE_MAX);
+    return sb_run_profiler_rows(db, id, print_profile_row, &kernel, err);
+}
+
+static int print_record(void *ctx, const sb_run_record *r, sb_error *err)
+{
+    (void)err;
+    printf("run %lld (", *(const long long *)ctx);
+    print_text(r->schema, SB_TEXT_NAME_MAX);
+    printf(")\n");
+    const struct {
+        const char *name, *value;
+    } fields[] = {{"status", r->status},           {"reason", r->reason},
+                  {"run_uuid", r->run_uuid},       {"content_sha256", r->content_sha256},
+                  {"source_path", r->source_path}, {"source_format", r->source_format},
+                  {"ingested_at", r->ingested_at}, {"notes", r->notes}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (fields[i].value) {
+            printf("  %-24s ", fields[i].name);
+            print_text(fields[i].value, SB_TEXT_NOTE_MAX);
             printf("\n");
-            kernel = k;
         }
-        const unsigned char *unit = sqlite3_column_text(st, 3);
-        sb_buf metric = SB_BUF_INIT;
-        sb_enc_terminal(&metric, (const char *)sqlite3_column_text(st, 2), SB_TEXT_NAME_MAX);
-        printf("    %-66s %.10g%s", sb_buf_str(&metric), sqlite3_column_double(st, 4),
-               unit ? " " : "");
-        sb_buf_free(&metric);
-        print_text(unit, SB_TEXT_NAME_MAX);
-        printf("\n");
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(db, err, "cannot read profiler_metrics");
+    return SB_OK;
 }
 
 static int show_text(sb_db *db, long long id, sb_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT id, schema, status, reason, run_uuid, content_sha256, source_path, "
-                           "source_format, ingested_at, notes FROM runs WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "cannot query runs");
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return sb_db_fail(db, err, "cannot read the run");
-    }
-    printf("run %lld (", id);
-    print_text(sqlite3_column_text(st, 1), SB_TEXT_NAME_MAX);
-    printf(")\n");
-    static const char *const names[] = {NULL,          NULL,          "status",     "reason",
-                                        "run_uuid",    "content_sha256", "source_path", "source_format",
-                                        "ingested_at", "notes"};
-    for (int c = 2; c < 10; c++)
-        if (sqlite3_column_type(st, c) != SQLITE_NULL)
-        {
-            printf("  %-24s ", names[c]);
-            print_text(sqlite3_column_text(st, c), SB_TEXT_NOTE_MAX);
-            printf("\n");
-        }
-    sqlite3_finalize(st);
-    if (print_table(db, "provenance", "provenance", id, err) != SB_OK ||
+    if (sb_run_record_get(db, id, print_record, &id, err) != SB_OK ||
+        print_table(db, "provenance", "provenance", id, err) != SB_OK ||
         print_table(db, "config and protocol", "configs", id, err) != SB_OK ||
         print_table(db, "statistics (ms) and metrics", "metrics", id, err) != SB_OK ||
         print_table(db, "correctness", "correctness", id, err) != SB_OK ||
@@ -241,57 +206,54 @@ static int show_text(sb_db *db, long long id, sb_error *err)
     return SB_OK;
 }
 
+typedef struct json_show {
+    sb_db *db;
+    long long id;
+    json_t *out;
+} json_show;
+
+static int record_json(void *ctx, const sb_run_record *r, sb_error *err)
+{
+    json_show *j = ctx;
+    json_error_t je;
+    json_t *doc = json_loads(r->raw_json, 0, &je);
+    if (!doc)
+        return sb_error_set(err, sb_db_path(j->db), NULL, "run %lld: stored JSON does not parse: %s",
+                            j->id, je.text);
+    json_t *out = json_object();
+    json_object_set_new(out, "id", json_integer(j->id));
+    json_object_set_new(out, "content_sha256", json_string(r->content_sha256));
+    json_object_set_new(out, "source_path", json_string(r->source_path));
+    json_object_set_new(out, "source_format", json_string(r->source_format));
+    json_object_set_new(out, "ingested_at", json_string(r->ingested_at));
+    json_object_set_new(out, "stored_sample_count", json_integer(r->stored_samples));
+    json_object_set_new(out, "document", doc);
+    j->out = out;
+    return SB_OK;
+}
+
+static int profile_json(void *ctx, const sb_profiler_row *r, sb_error *err)
+{
+    (void)err;
+    json_array_append_new(
+        ctx, json_pack("{s:I, s:s, s:s, s:o, s:f, s:s}", "kernel_index", (json_int_t)r->kernel_index,
+                       "kernel_name", r->kernel_name, "metric", r->metric, "unit",
+                       r->unit ? json_string(r->unit) : json_null(), "value", r->value,
+                       "source_path", r->source_path));
+    return SB_OK;
+}
+
 static int show_json(sb_db *db, long long id, sb_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT raw_json, content_sha256, source_path, source_format, ingested_at, "
-                           "(SELECT count(*) FROM samples WHERE run_id = runs.id) FROM runs WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "cannot query runs");
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return sb_db_fail(db, err, "cannot read the run");
-    }
-    json_error_t je;
-    json_t *doc = json_loads((const char *)sqlite3_column_text(st, 0), 0, &je);
-    if (!doc) {
-        sqlite3_finalize(st);
-        return sb_error_set(err, sb_db_path(db), NULL, "run %lld: stored JSON does not parse: %s", id, je.text);
-    }
-    json_t *out = json_object();
-    json_object_set_new(out, "id", json_integer(id));
-    json_object_set_new(out, "content_sha256", json_string((const char *)sqlite3_column_text(st, 1)));
-    json_object_set_new(out, "source_path", json_string((const char *)sqlite3_column_text(st, 2)));
-    json_object_set_new(out, "source_format", json_string((const char *)sqlite3_column_text(st, 3)));
-    json_object_set_new(out, "ingested_at", json_string((const char *)sqlite3_column_text(st, 4)));
-    json_object_set_new(out, "stored_sample_count", json_integer(sqlite3_column_int64(st, 5)));
-    json_object_set_new(out, "document", doc);
-    sqlite3_finalize(st);
-
+    json_show j = {db, id, NULL};
+    if (sb_run_record_get(db, id, record_json, &j, err) != SB_OK)
+        return SB_ERR;
+    json_t *out = j.out;
     json_t *prof = json_array();
     json_object_set_new(out, "profiler_metrics", prof);
-    int rc = SQLITE_DONE;
-    if (sqlite3_prepare_v2(sb_db_handle(db), PROF_SQL, -1, &st, NULL) != SQLITE_OK) {
+    if (sb_run_profiler_rows(db, id, profile_json, prof, err) != SB_OK) {
         json_decref(out);
-        return sb_db_fail(db, err, "cannot query profiler_metrics");
-    }
-    sqlite3_bind_int64(st, 1, id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const unsigned char *unit = sqlite3_column_text(st, 3);
-        json_array_append_new(
-            prof, json_pack("{s:I, s:s, s:s, s:o, s:f, s:s}", "kernel_index", (json_int_t)sqlite3_column_int64(st, 0),
-                            "kernel_name", (const char *)sqlite3_column_text(st, 1), "metric",
-                            (const char *)sqlite3_column_text(st, 2), "unit",
-                            unit ? json_string((const char *)unit) : json_null(), "value",
-                            sqlite3_column_double(st, 4), "source_path",
-                            (const char *)sqlite3_column_text(st, 5)));
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        json_decref(out);
-        return sb_db_fail(db, err, "cannot read profiler_metrics");
+        return SB_ERR;
     }
     /* ASCII only: no stored character reaches the terminal raw */
     char *s = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) |

@@ -78,7 +78,7 @@ int cmd_validate_results(int argc, char **argv)
     sb_sku_table *skus = NULL;
     if (sb_sku_table_load(NULL, &skus, &err) != SB_OK) {
         sb_error_print(&err, stderr);
-        sqlite3_close(db);
+        sb_report_db_close(db);
         return 2;
     }
     sb_buf out = SB_BUF_INIT;
@@ -93,6 +93,6 @@ int cmd_validate_results(int argc, char **argv)
     }
     sb_buf_free(&out);
     sb_sku_table_free(skus);
-    sqlite3_close(db);
+    sb_report_db_close(db);
     return rc;
 }

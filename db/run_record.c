@@ -1,0 +1,186 @@
+/* run_record.c - one stored run whole (run_record.h). */
+#include "run_record.h"
+
+#include <stdio.h>
+
+static const char *text(sqlite3_stmt *st, int c)
+{
+    return (const char *)sqlite3_column_text(st, c);
+}
+
+int sb_run_ids_matching(sb_db *db, int has_id, long long id, const char *key, long long *ids,
+                        size_t cap, size_t *n, sb_error *err)
+{
+    *n = 0;
+    sqlite3_stmt *st;
+    const char *sql = "SELECT id FROM runs WHERE (?1 IS NOT NULL AND id = ?1) OR run_uuid = ?2 "
+                      "OR (length(?2) >= 8 AND substr(content_sha256, 1, length(?2)) = ?2) "
+                      "ORDER BY id LIMIT ?3";
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot query runs");
+    if (has_id)
+        sqlite3_bind_int64(st, 1, id);
+    if (key)
+        sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (long long)cap);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap)
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_db_fail(db, err, "cannot query runs");
+    }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_run_record_get(sb_db *db, long long run_id, sb_run_record_fn fn, void *ctx,
+                      sb_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT schema, status, reason, run_uuid, content_sha256, source_path, "
+                           "source_format, ingested_at, notes, raw_json, "
+                           "(SELECT count(*) FROM samples WHERE run_id = runs.id) FROM runs WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot query runs");
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_db_fail(db, err, "cannot read the run");
+    }
+    sb_run_record r = {
+        .schema = text(st, 0),
+        .status = text(st, 1),
+        .reason = text(st, 2),
+        .run_uuid = text(st, 3),
+        .content_sha256 = text(st, 4),
+        .source_path = text(st, 5),
+        .source_format = text(st, 6),
+        .ingested_at = text(st, 7),
+        .notes = text(st, 8),
+        .raw_json = text(st, 9),
+        .stored_samples = sqlite3_column_int64(st, 10),
+    };
+    int rc = fn(ctx, &r, err);
+    sqlite3_finalize(st);
+    return rc == SB_OK ? SB_OK : SB_ERR;
+}
+
+int sb_run_table_rows(sb_db *db, const char *table, long long run_id, sb_run_row_columns_fn fn,
+                      void *ctx, sb_error *err)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE run_id = ?", table);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot query");
+    sqlite3_bind_int64(st, 1, run_id);
+    int n = sqlite3_column_count(st);
+    sb_column_value cols[64];
+    if (n > 64)
+        n = 64;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int c = 0; c < n; c++) {
+            sb_column_value *v = &cols[c];
+            v->name = sqlite3_column_name(st, c);
+            v->i = 0;
+            v->d = 0;
+            v->s = NULL;
+            switch (sqlite3_column_type(st, c)) {
+            case SQLITE_NULL: v->type = SB_VALUE_NULL; break;
+            case SQLITE_INTEGER:
+                v->type = SB_VALUE_INTEGER;
+                v->i = sqlite3_column_int64(st, c);
+                break;
+            case SQLITE_FLOAT:
+                v->type = SB_VALUE_FLOAT;
+                v->d = sqlite3_column_double(st, c);
+                break;
+            default:
+                v->type = SB_VALUE_TEXT;
+                v->s = text(st, c);
+                break;
+            }
+        }
+        if (fn(ctx, cols, (size_t)n, err) != SB_OK) {
+            sqlite3_finalize(st);
+            return SB_ERR;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return sb_db_fail(db, err, "cannot read");
+    }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_run_ceilings(sb_db *db, long long run_id, sb_run_ceiling_fn fn, void *ctx, sb_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT name, value, unit FROM ceilings WHERE run_id = ? ORDER BY name",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot query ceilings");
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (fn(ctx, text(st, 0), sqlite3_column_double(st, 1), text(st, 2), err) != SB_OK) {
+            sqlite3_finalize(st);
+            return SB_ERR;
+        }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(db, err, "cannot read ceilings");
+}
+
+int sb_run_samples_summary(sb_db *db, long long run_id, sb_samples_summary *out, sb_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT count(*), count(DISTINCT rep), min(value_ms), max(value_ms) "
+                           "FROM samples WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot query samples");
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_db_fail(db, err, "cannot read samples");
+    }
+    out->count = sqlite3_column_int64(st, 0);
+    out->repeats = sqlite3_column_int64(st, 1);
+    out->min_ms = sqlite3_column_double(st, 2);
+    out->max_ms = sqlite3_column_double(st, 3);
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_run_profiler_rows(sb_db *db, long long run_id, sb_profiler_row_fn fn, void *ctx,
+                         sb_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT kernel_index, kernel_name, metric, unit, value, source_path "
+                           "FROM profiler_metrics WHERE run_id = ? ORDER BY kernel_index, metric",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot query profiler_metrics");
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_profiler_row r = {
+            .kernel_index = sqlite3_column_int64(st, 0),
+            .kernel_name = text(st, 1),
+            .metric = text(st, 2),
+            .unit = text(st, 3),
+            .value = sqlite3_column_double(st, 4),
+            .source_path = text(st, 5),
+        };
+        if (fn(ctx, &r, err) != SB_OK) {
+            sqlite3_finalize(st);
+            return SB_ERR;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(db, err, "cannot read profiler_metrics");
+}
