@@ -49,69 +49,6 @@ void sb_forge_kernel_base_id(const json_t *spec, char *buf, size_t size)
              json_string_value(json_object_get(spec, "dtype")), shapes);
 }
 
-typedef struct stored_run {
-    int found;
-    char status[16];
-    int passed;         /* correctness.passed: 1, 0, -1 unknown */
-    double median_ms;   /* NAN when absent */
-    double max_abs_err; /* NAN when absent */
-    char case_key[1024], provider[128], op[64], dtype[16], shape_key[512], forge_run[128];
-    char gpu_name[256], sku[128], hostname[256], driver[128], cuda_rt[64], git_sha[64];
-    long long device_index; /* -1 when NULL */
-} stored_run;
-
-static void col_text(sqlite3_stmt *st, int i, char *out, size_t size)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(out, size, "%s", t ? (const char *)t : "");
-}
-
-static int load_run(sqlite3 *db, const char *db_path, long long id, stored_run *r, sb_error *err)
-{
-    static const char *sql =
-        "SELECT r.status, c.passed, m.median_ms, cf.case_key, cf.provider, cf.op, cf.dtype, cf.shape_key,"
-        " cf.params_json, p.gpu_name, p.sku, p.hostname, p.device_index, p.driver_version,"
-        " p.cuda_runtime_version, p.git_sha, c.max_abs_err"
-        " FROM runs r JOIN configs cf ON cf.run_id = r.id JOIN provenance p ON p.run_id = r.id"
-        " LEFT JOIN correctness c ON c.run_id = r.id LEFT JOIN metrics m ON m.run_id = r.id WHERE r.id = ?";
-    memset(r, 0, sizeof *r);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, db_path, NULL, "query of run %lld failed: %s", id, sqlite3_errmsg(db));
-    sqlite3_bind_int64(st, 1, id);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-        r->found = 1;
-        col_text(st, 0, r->status, sizeof r->status);
-        r->passed = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
-        r->median_ms = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
-        col_text(st, 3, r->case_key, sizeof r->case_key);
-        col_text(st, 4, r->provider, sizeof r->provider);
-        col_text(st, 5, r->op, sizeof r->op);
-        col_text(st, 6, r->dtype, sizeof r->dtype);
-        col_text(st, 7, r->shape_key, sizeof r->shape_key);
-        const unsigned char *params = sqlite3_column_text(st, 8);
-        json_t *pj = params ? json_loads((const char *)params, 0, NULL) : NULL;
-        snprintf(r->forge_run, sizeof r->forge_run, "%s",
-                 json_is_string(json_object_get(pj, "forge_run")) ? json_string_value(json_object_get(pj, "forge_run")) : "");
-        json_decref(pj);
-        col_text(st, 9, r->gpu_name, sizeof r->gpu_name);
-        col_text(st, 10, r->sku, sizeof r->sku);
-        col_text(st, 11, r->hostname, sizeof r->hostname);
-        r->device_index = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
-        col_text(st, 13, r->driver, sizeof r->driver);
-        col_text(st, 14, r->cuda_rt, sizeof r->cuda_rt);
-        col_text(st, 15, r->git_sha, sizeof r->git_sha);
-        r->max_abs_err = sqlite3_column_type(st, 16) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 16);
-    } else if (s != SQLITE_DONE) {
-        sb_error_set(err, db_path, NULL, "query of run %lld failed: %s", id, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return SB_ERR;
-    }
-    sqlite3_finalize(st);
-    return SB_OK;
-}
-
 static int refuse(int *refused, sb_error *err, const char *file, const char *fmt, const char *a,
                   const char *b)
 {
@@ -121,7 +58,7 @@ static int refuse(int *refused, sb_error *err, const char *file, const char *fmt
 
 /* Checks one case of bench.json against the database; fills out. */
 static int check_case(sqlite3 *db, const char *db_path, const json_t *spec, const json_t *c,
-                      const char *baseline_provider, double min_speedup, stored_run *first,
+                      const char *baseline_provider, double min_speedup, sb_forge_cited_run *first,
                       json_t **out, int *refused, sb_error *err)
 {
     char msg[2048];
@@ -129,15 +66,15 @@ static int check_case(sqlite3 *db, const char *db_path, const json_t *spec, cons
     if (!json_is_integer(cid) || !json_is_integer(bid))
         return refuse(refused, err, db_path, "bench.json case %s has no database run ids%s",
                       json_string_value(json_object_get(c, "shape_key")), "");
-    stored_run cr, br;
-    if (load_run(db, db_path, json_integer_value(cid), &cr, err) != SB_OK ||
-        load_run(db, db_path, json_integer_value(bid), &br, err) != SB_OK)
+    sb_forge_cited_run cr, br;
+    if (sb_db_forge_cited_run(db, db_path, json_integer_value(cid), &cr, err) != SB_OK ||
+        sb_db_forge_cited_run(db, db_path, json_integer_value(bid), &br, err) != SB_OK)
         return SB_ERR;
     const char *run_id = json_string_value(json_object_get(spec, "run_id"));
-    stored_run *rs[2] = {&cr, &br};
+    sb_forge_cited_run *rs[2] = {&cr, &br};
     const char *want_provider[2] = {"candidate", baseline_provider};
     for (int k = 0; k < 2; k++) {
-        stored_run *r = rs[k];
+        sb_forge_cited_run *r = rs[k];
         long long id = json_integer_value(k ? bid : cid);
         if (!r->found) {
             snprintf(msg, sizeof msg, "run %lld (%s) is not in the database", id, want_provider[k]);
@@ -197,41 +134,16 @@ static int check_case(sqlite3 *db, const char *db_path, const json_t *spec, cons
 static int next_version(sqlite3 *db, const char *db_path, const char *base, const char *run_id,
                         int *version, int *refused, sb_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT kernel_id FROM forge_kernels WHERE forge_run = ?", -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, db_path, NULL, "registry query failed: %s", sqlite3_errmsg(db));
-    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        char id[256];
-        col_text(st, 0, id, sizeof id);
-        sqlite3_finalize(st);
-        return refuse(refused, err, db_path, "this run is already promoted as %s%s", id, "");
-    }
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(version), 0) FROM forge_kernels WHERE base_id = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return sb_error_set(err, db_path, NULL, "registry query failed: %s", sqlite3_errmsg(db));
-    sqlite3_bind_text(st, 1, base, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sb_error_set(err, db_path, NULL, "registry query failed: %s", sqlite3_errmsg(db));
-        sqlite3_finalize(st);
+    char id[256];
+    if (sb_db_forge_kernel_of_run(db, db_path, run_id, id, sizeof id, err) != SB_OK)
         return SB_ERR;
-    }
-    *version = sqlite3_column_int(st, 0) + 1;
-    sqlite3_finalize(st);
-    return SB_OK;
+    if (id[0])
+        return refuse(refused, err, db_path, "this run is already promoted as %s%s", id, "");
+    return sb_db_forge_next_version(db, db_path, base, version, err);
 }
 
 static int insert_row(sqlite3 *db, const char *db_path, const char *base, const json_t *p, sb_error *err)
 {
-    static const char *sql =
-        "INSERT INTO forge_kernels (kernel_id, base_id, version, language, op, sku, dtype, shapes, forge_run,"
-        " author, author_kind, entry_point, min_speedup, speedup_min, speedup_geomean, gpu_name, driver_version,"
-        " git_sha, cases_json, sources_json, registry_path, status, evidence_level, promoted_at)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, db_path, NULL, "registry insert failed: %s", sqlite3_errmsg(db));
     json_t *cases = json_object_get(p, "cases");
     char shapes[1024] = "";
     size_t i, o = 0;
@@ -242,42 +154,40 @@ static int insert_row(sqlite3 *db, const char *db_path, const char *base, const 
     char *sources_json = json_dumps(json_object_get(p, "sources_sha256"), JSON_SORT_KEYS | JSON_COMPACT);
     json_t *card = json_object_get(p, "card");
 #define S(k) json_string_value(json_object_get(p, k))
-    sqlite3_bind_text(st, 1, S("kernel_id"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, base, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, json_integer_value(json_object_get(p, "version")));
-    sqlite3_bind_text(st, 4, S("language"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, S("op"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 6, S("sku"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 7, S("dtype"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 8, shapes, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 9, S("forge_run"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 10, S("author"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 11, S("author_kind"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 12, S("entry_point"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 13, json_number_value(json_object_get(p, "min_speedup")));
-    sqlite3_bind_double(st, 14, json_number_value(json_object_get(p, "speedup_min")));
-    sqlite3_bind_double(st, 15, json_number_value(json_object_get(p, "speedup_geomean")));
-    sqlite3_bind_text(st, 16, json_string_value(json_object_get(card, "gpu_name")), -1, SQLITE_TRANSIENT);
-    if (json_is_string(json_object_get(card, "driver_version")))
-        sqlite3_bind_text(st, 17, json_string_value(json_object_get(card, "driver_version")), -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, 17);
-    sqlite3_bind_text(st, 18, S("commit"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 19, cases_json, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 20, sources_json, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 21, S("registry_path"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 22, STATUS_TEXT, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 23, EVIDENCE_TEXT, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 24, S("promoted_at"), -1, SQLITE_TRANSIENT);
+    sb_forge_kernel_row row = {
+        .kernel_id = S("kernel_id"),
+        .base_id = base,
+        .version = json_integer_value(json_object_get(p, "version")),
+        .language = S("language"),
+        .op = S("op"),
+        .sku = S("sku"),
+        .dtype = S("dtype"),
+        .shapes = shapes,
+        .forge_run = S("forge_run"),
+        .author = S("author"),
+        .author_kind = S("author_kind"),
+        .entry_point = S("entry_point"),
+        .min_speedup = json_number_value(json_object_get(p, "min_speedup")),
+        .speedup_min = json_number_value(json_object_get(p, "speedup_min")),
+        .speedup_geomean = json_number_value(json_object_get(p, "speedup_geomean")),
+        .gpu_name = json_string_value(json_object_get(card, "gpu_name")),
+        .driver_version = json_string_value(json_object_get(card, "driver_version")),
+        .git_sha = S("commit"),
+        .cases_json = cases_json,
+        .sources_json = sources_json,
+        .registry_path = S("registry_path"),
+        .status = STATUS_TEXT,
+        .evidence_level = EVIDENCE_TEXT,
+        .promoted_at = S("promoted_at"),
+    };
 #undef S
-    int rc = SB_OK;
+    int rc;
     if (!cases_json || !sources_json)
         rc = sb_error_set(err, db_path, NULL, "out of memory");
-    else if (sqlite3_step(st) != SQLITE_DONE)
-        rc = sb_error_set(err, db_path, NULL, "registry insert failed: %s", sqlite3_errmsg(db));
+    else
+        rc = sb_db_forge_kernel_insert(db, db_path, &row, err);
     free(cases_json);
     free(sources_json);
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -354,7 +264,7 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
         goto out;
     sqlite3 *conn = sb_db_handle(db);
     cases = json_array();
-    stored_run first;
+    sb_forge_cited_run first;
     memset(&first, 0, sizeof first);
     double log_sum = 0, smin = INFINITY;
     size_t i;
