@@ -1,4 +1,4 @@
-/* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|regressions|roofline|training`. */
+/* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|standing|regressions|roofline|training`. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "repro.h"
 #include "results.h"
 #include "sku.h"
+#include "standing.h"
 #include "strbuf.h"
 #include "suggest.h"
 #include "training.h"
@@ -33,6 +34,7 @@ static void usage(FILE *f)
             "       solbook report table --op O --sku SKU [--baseline PROVIDER] [--provider P]\n"
             "                            [--suite S] [--db FILE] [--out FILE]\n"
             "       solbook report evidence [--db FILE] [--out FILE]\n"
+            "       solbook report standing [--db FILE] [--out FILE.md]\n"
             "       solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]\n"
             "                                  [--min-effect 0.03] [--history] [--format md|json]\n"
             "                                  [--out FILE]\n"
@@ -47,6 +49,9 @@ static void usage(FILE *f)
             "table        per-shape times of a provider (default fused) and a baseline on one SKU,\n"
             "             the geomean at the foot\n"
             "evidence     docs/EVIDENCE.md: the targets checked against the stored runs\n"
+            "standing     the generated tables of docs/KERNELS.md: --out rewrites the blocks between\n"
+            "             its '<!-- solbook report standing: NAME -->' lines in place; without\n"
+            "             --out every block is printed with its marker lines\n"
             "regressions  newest commit against the previous one per case, provider and SKU\n"
             "             (Mann-Whitney U on the samples; commits in the order they were first\n"
             "             measured); --history: every commit against the one before it; exits 1\n"
@@ -442,6 +447,46 @@ static int run_sku_report(const opts *o, sku_report_fn fn)
     return rc;
 }
 
+static int run_standing(const opts *o)
+{
+    sqlite3 *db = NULL;
+    sb_sku_table *skus = NULL;
+    if (open_db_and_skus(o, &db, &skus))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_standing *s = NULL;
+    sb_buf b = SB_BUF_INIT;
+    size_t blocks = 0;
+    int rc = 2;
+    if (sb_standing_open(db, skus, &s, &err) != SB_OK)
+        goto fail;
+    if (o->out) {
+        if (sb_standing_rewrite_file(s, o->out, &blocks, &err) != SB_OK)
+            goto fail;
+        printf("%s: %zu blocks rewritten\n", o->out, blocks);
+        rc = 0;
+        goto done;
+    }
+    for (size_t i = 0; sb_standing_blocks[i]; i++) {
+        sb_buf_printf(&b, "%s%s%s%s\n\n", i ? "\n" : "", SB_STANDING_BEGIN, sb_standing_blocks[i],
+                      SB_STANDING_BEGIN_TAIL);
+        if (sb_standing_render(s, sb_standing_blocks[i], &b, &err) != SB_OK)
+            goto fail;
+        sb_buf_puts(&b, "\n" SB_STANDING_END "\n");
+    }
+    rc = emit(o, &b);
+    goto done;
+fail:
+    sb_error_print(&err, stderr);
+done:
+    sb_buf_free(&b);
+    sb_standing_close(s);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+    return rc;
+}
+
 static int run_table(const opts *o)
 {
     if (!o->op || !o->sku) {
@@ -531,6 +576,7 @@ int cmd_report(int argc, char **argv)
                                               NULL};
     static const char *const note_opts[] = {"db", "arch", "out", NULL};
     static const char *const evidence_opts[] = {"db", "out", NULL};
+    static const char *const standing_opts[] = {"db", "out", NULL};
     static const char *const table_opts[] = {"db", "op", "sku", "baseline", "provider", "suite",
                                              "out", NULL};
     static const char *const regress_opts[] = {"db", "suite", "op", "alpha", "min-effect",
@@ -545,6 +591,8 @@ int cmd_report(int argc, char **argv)
         return check_allowed(&o, sub, regress_opts) ? 2 : run_regressions(&o);
     if (strcmp(sub, "evidence") == 0)
         return check_allowed(&o, sub, evidence_opts) ? 2 : run_sku_report(&o, evidence_of);
+    if (strcmp(sub, "standing") == 0)
+        return check_allowed(&o, sub, standing_opts) ? 2 : run_standing(&o);
     if (strcmp(sub, "note") == 0)
         return check_allowed(&o, sub, note_opts) ? 2 : run_sku_report(&o, note_of);
     if (strcmp(sub, "table") == 0)
@@ -553,14 +601,14 @@ int cmd_report(int argc, char **argv)
         return check_allowed(&o, sub, roofline_opts) ? 2 : run_roofline(&o);
     if (strcmp(sub, "training") == 0)
         return check_allowed(&o, sub, training_opts) ? 2 : run_training(&o);
-    static const char *const reports[] = {"geomean", "weekly", "note", "table", "evidence",
+    static const char *const reports[] = {"geomean", "weekly", "note", "table", "evidence", "standing",
                                           "regressions", "roofline", "training", NULL};
     const char *close = sub[0] != '-' ? sb_suggest(sub, reports) : NULL;
     if (close)
         fprintf(stderr, "solbook report: unknown report '%s'; did you mean '%s'?\n", sub, close);
     else
         fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, "
-                        "evidence, regressions, roofline, training)\n",
+                        "evidence, standing, regressions, roofline, training)\n",
                 sub);
     return 2;
 }

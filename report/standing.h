@@ -1,0 +1,62 @@
+/* standing.h - the generated tables of docs/KERNELS.md (`solbook report
+ * standing`, docs/REPORTS.md): the project's kernels against Liger-Kernel,
+ * the Hugging Face code and torch.compile, against the project's eager
+ * reference, and against the copy ceiling and torch.compile in the
+ * memory-bound presets, from the newest run of every case.
+ *
+ * A document carries each table between a start line and an end line,
+ *     <!-- solbook report standing: NAME -->
+ *     ...
+ *     <!-- end solbook report standing -->
+ * and the rewrite replaces only what lies between them: every other byte of
+ * the document stays as it is.
+ */
+#ifndef SOLBOOK_REPORT_STANDING_H
+#define SOLBOOK_REPORT_STANDING_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "sku.h"
+#include "strbuf.h"
+
+#define SB_STANDING_BEGIN "<!-- solbook report standing: "
+#define SB_STANDING_BEGIN_TAIL " -->"
+#define SB_STANDING_END "<!-- end solbook report standing -->"
+
+/* The blocks, in the order `report standing` prints them. Ended by NULL. */
+extern const char *const sb_standing_blocks[];
+
+/* The figures of the blocks: thresholds of the copy ceiling. */
+#define SB_STANDING_RMSNORM_COPY 0.90
+#define SB_STANDING_MEMORY_COPY 0.85
+#define SB_STANDING_MEMORY_ROW 4096
+
+/* Results read once for all the blocks of a document. */
+typedef struct sb_standing sb_standing;
+
+/* skus may be NULL (cards are then named by their SKU id). */
+int sb_standing_open(sqlite3 *db, const sb_sku_table *skus, sb_standing **out, sb_error *err);
+void sb_standing_close(sb_standing *s);
+
+/* Appends block name's Markdown (without its marker lines). An unknown
+ * name is an error naming the known ones. */
+int sb_standing_render(sb_standing *s, const char *name, sb_buf *out, sb_error *err);
+
+/* Renders the block called name into out. */
+typedef int (*sb_standing_block_fn)(void *ctx, const char *name, sb_buf *out, sb_error *err);
+
+/* text with every marked block's lines replaced by fn's rendering of its
+ * name; path names the document in errors. A start line inside a block,
+ * an end line outside one, a block left open, or a text with no block is
+ * an error with the line it is on. *blocks receives the number rewritten. */
+int sb_standing_rewrite_text(const char *text, size_t len, const char *path, sb_standing_block_fn fn,
+                             void *ctx, sb_buf *out, size_t *blocks, sb_error *err);
+
+/* Reads the document at path, rewrites its blocks from s, and writes it
+ * back through a temporary file and rename; on any error the file is left
+ * as it was. */
+int sb_standing_rewrite_file(sb_standing *s, const char *path, size_t *blocks, sb_error *err);
+
+#endif

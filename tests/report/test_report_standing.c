@@ -1,0 +1,284 @@
+/* test_report_standing.c - the generated tables of docs/KERNELS.md
+ * (report/standing.h) on a crafted database: the Liger table's geomean and
+ * worst case from the inserted kernel times, the reference table's slower
+ * cases, the copy-ceiling counts; and the rewrite of a document's marked
+ * blocks: only the lines between the markers change, unbalanced markers
+ * are refused with the file and line, and a refused file is left as it
+ * was. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+#include "json_file.h"
+#include "results.h"
+#include "standing.h"
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sb_standing_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void exec_sql(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+}
+
+static long long add(sqlite3 *db, const char *suite, const char *op, const char *provider, const char *shape,
+                     double median_ms, double bytes, int failed)
+{
+    fx_result r = {0};
+    r.suite = suite;
+    r.op = op;
+    r.mode = "fwd";
+    r.dtype = "bf16";
+    r.provider = provider;
+    r.shape_key = shape;
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.finished_at = "2026-11-20T08:00:00Z";
+    r.median_ms = median_ms;
+    r.bytes = bytes;
+    r.failed_correctness = failed;
+    return fx_add_result(db, &r);
+}
+
+static void kernel_time(sqlite3 *db, long long run_id, double ms)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "UPDATE metrics SET kernel_median_ms = %.17g, kernel_method = 'held-launch' WHERE run_id = %lld", ms,
+             run_id);
+    exec_sql(db, sql);
+}
+
+/* The database every figure below is worked out from by hand. */
+static sqlite3 *standing_db(void)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/standing.db", tmpdir);
+    sqlite3 *w = fx_create(p);
+    /* Liger preset: fused against liger in kernel time. Kernel ratios
+     * liger/fused 4, 0.5 and 2 (geomean 4^(1/3) = 1.587); a fourth case
+     * where liger has call time only and a fifth where fused failed are
+     * left out. The quick preset's case counts with the full preset's. */
+    const char *shapes[] = {"M=2048,N=1024", "M=2048,N=2048", "M=2048,N=4096", "M=2048,N=8192", "M=2048,N=16384"};
+    const double fused_k[] = {0.010, 0.020, 0.030, 0.040, 0.050}, liger_k[] = {0.040, 0.010, 0.060, 0, 0.050};
+    for (int i = 0; i < 5; i++) {
+        const char *suite = i == 2 ? "liger-perkernel-quick" : "liger-perkernel";
+        long long f = add(w, suite, "rmsnorm", "fused", shapes[i], 1.0, 0, i == 4);
+        long long l = add(w, suite, "rmsnorm", "liger", shapes[i], 1.0, 0, 0);
+        kernel_time(w, f, fused_k[i]);
+        if (liger_k[i] > 0)
+            kernel_time(w, l, liger_k[i]);
+    }
+    /* Memory-bound preset with a copy ceiling of 1000 GB/s: 1 GB in 1 ms is
+     * 100% of it, in 1.25 ms 80%; the 1.25 ms case is also 0.8x the
+     * reference and 0.96x torch.compile. */
+    fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-19T08:00:00Z", 1000.0, 700.0);
+    add(w, "memory-bound", "rmsnorm", "fused", "M=16384,N=4096", 1.0, 1e9, 0);
+    add(w, "memory-bound", "rmsnorm", "fused", "M=4096,N=4096", 1.25, 1e9, 0);
+    add(w, "memory-bound", "rmsnorm", "reference", "M=16384,N=4096", 3.0, 1e9, 0);
+    add(w, "memory-bound", "rmsnorm", "reference", "M=4096,N=4096", 1.0, 1e9, 0);
+    add(w, "memory-bound", "rmsnorm", "torch-compile", "M=16384,N=4096", 1.1, 1e9, 0);
+    add(w, "memory-bound", "rmsnorm", "torch-compile", "M=4096,N=4096", 1.2, 1e9, 0);
+    sqlite3_close(w);
+    sqlite3 *db = NULL;
+    sb_error err;
+    if (sb_report_db_open(p, &db, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    return db;
+}
+
+static char *render(sqlite3 *db, const char *block)
+{
+    sb_standing *s = NULL;
+    sb_error err;
+    if (sb_standing_open(db, NULL, &s, &err) != SB_OK)
+        fail_msg("%s", err.msg);
+    sb_buf b = SB_BUF_INIT;
+    assert_int_equal(sb_standing_render(s, block, &b, &err), SB_OK);
+    sb_standing_close(s);
+    return sb_buf_take(&b);
+}
+
+static void test_against_providers(void **state)
+{
+    (void)state;
+    sqlite3 *db = standing_db();
+    char *t = render(db, "against-providers");
+    /* one row: the card, rmsnorm, fused over liger from the three cases
+     * with kernel time on both sides, worst at N=2048; no torch.compile
+     * or Hugging Face runs */
+    assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 1.59x over 3; worst 0.50x, fwd bf16 `M=2048,N=2048` "
+                              "| - | - |\n"));
+    assert_null(strstr(t, "N=8192"));
+    free(t);
+    sqlite3_close(db);
+}
+
+static void test_over_reference_and_memory(void **state)
+{
+    (void)state;
+    sqlite3 *db = standing_db();
+    char *t = render(db, "over-reference");
+    /* 3.0/1.0 and 1.0/1.25: geomean sqrt(2.4) = 1.549 */
+    assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 2 | 1.55x | 0.80x, fwd bf16 `M=4096,N=4096` |\n"));
+    assert_non_null(strstr(t, "Cases slower than the reference:\n\n- h100-sxm5-80gb, rmsnorm fwd bf16 "
+                              "`M=4096,N=4096`: 0.80x\n"));
+    free(t);
+    t = render(db, "memory-bound");
+    assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | 1 of 2 | "
+                              "0.960x, fwd bf16 `M=4096,N=4096` |\n"));
+    /* the RMSNorm forward's 90% target: the same two cases */
+    assert_non_null(strstr(t, "| h100-sxm5-80gb | 1000 GB/s | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | 1 of 2 |"));
+    free(t);
+    sb_standing *s = NULL;
+    sb_error err;
+    assert_int_equal(sb_standing_open(db, NULL, &s, &err), SB_OK);
+    sb_buf b = SB_BUF_INIT;
+    assert_int_equal(sb_standing_render(s, "nonesuch", &b, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "unknown block 'nonesuch'"));
+    sb_buf_free(&b);
+    sb_standing_close(s);
+    sqlite3_close(db);
+}
+
+static int fake_block(void *ctx, const char *name, sb_buf *out, sb_error *err)
+{
+    (*(int *)ctx)++;
+    if (strcmp(name, "bad") == 0)
+        return sb_error_set(err, NULL, NULL, "unknown block 'bad'");
+    sb_buf_printf(out, "TABLE %s\n", name);
+    return SB_OK;
+}
+
+#define BEGIN(n) SB_STANDING_BEGIN n SB_STANDING_BEGIN_TAIL "\n"
+#define END SB_STANDING_END "\n"
+
+static int rewrite(const char *text, sb_buf *out, sb_error *err)
+{
+    int calls = 0;
+    size_t blocks = 0;
+    sb_buf_reset(out);
+    return sb_standing_rewrite_text(text, strlen(text), "doc.md", fake_block, &calls, out, &blocks, err);
+}
+
+static void test_rewrite_text(void **state)
+{
+    (void)state;
+    sb_buf out = SB_BUF_INIT;
+    sb_error err;
+    const char *doc = "# Title\n\nProse 1.5x.\n" BEGIN("one") "| old | table |\nstale line\n" END
+                      "Between.\n" BEGIN("two") END "Tail without newline";
+    assert_int_equal(rewrite(doc, &out, &err), SB_OK);
+    const char *want = "# Title\n\nProse 1.5x.\n" BEGIN("one") "\nTABLE one\n\n" END "Between.\n" BEGIN("two")
+                       "\nTABLE two\n\n" END "Tail without newline";
+    assert_string_equal(sb_buf_str(&out), want);
+    /* a second run changes nothing */
+    char *once = sb_buf_take(&out);
+    assert_int_equal(rewrite(once, &out, &err), SB_OK);
+    assert_string_equal(sb_buf_str(&out), once);
+    free(once);
+
+    assert_int_equal(rewrite("a\n" BEGIN("one") "x\n", &out, &err), SB_ERR);
+    assert_string_equal(err.file, "doc.md");
+    assert_string_equal(err.where, "line 2");
+    assert_non_null(strstr(err.msg, "has no '" SB_STANDING_END "'"));
+    assert_int_equal(rewrite("a\n" END, &out, &err), SB_ERR);
+    assert_string_equal(err.where, "line 2");
+    assert_non_null(strstr(err.msg, "with no block open"));
+    assert_int_equal(rewrite(BEGIN("one") "x\n" BEGIN("two") END, &out, &err), SB_ERR);
+    assert_string_equal(err.where, "line 3");
+    assert_non_null(strstr(err.msg, "inside the block opened on line 1"));
+    assert_int_equal(rewrite("no markers here\n", &out, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "no block to rewrite"));
+    assert_int_equal(rewrite("x\n" BEGIN("bad") END, &out, &err), SB_ERR);
+    assert_string_equal(err.file, "doc.md");
+    assert_string_equal(err.where, "line 2");
+    assert_string_equal(err.msg, "unknown block 'bad'");
+    char line[2048];
+    sb_error_format(&err, line, sizeof line);
+    assert_string_equal(line, "doc.md: line 2: unknown block 'bad'");
+    sb_buf_free(&out);
+}
+
+static char *read_back(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    sb_error err;
+    if (sb_file_read_all(path, &text, &len, &err) != SB_OK)
+        fail_msg("%s", err.msg);
+    return text;
+}
+
+static void test_rewrite_file(void **state)
+{
+    (void)state;
+    sqlite3 *db = standing_db();
+    sb_standing *s = NULL;
+    sb_error err;
+    assert_int_equal(sb_standing_open(db, NULL, &s, &err), SB_OK);
+    char path[512];
+    snprintf(path, sizeof path, "%s/KERNELS.md", tmpdir);
+    const char *bad[] = {"Intro.\n" BEGIN("against-providers") "| stale |\n",
+                         "Intro.\n" BEGIN("nonesuch") END};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(bad[i], f);
+        fclose(f);
+        size_t blocks = 0;
+        assert_int_equal(sb_standing_rewrite_file(s, path, &blocks, &err), SB_ERR);
+        assert_string_equal(err.file, path);
+        char *back = read_back(path);
+        assert_string_equal(back, bad[i]);
+        free(back);
+    }
+    FILE *f = fopen(path, "w");
+    fputs("Intro 1.2x.\n" BEGIN("against-providers") "| stale |\n" END "Outro.\n", f);
+    fclose(f);
+    size_t blocks = 0;
+    assert_int_equal(sb_standing_rewrite_file(s, path, &blocks, &err), SB_OK);
+    assert_int_equal(blocks, 1);
+    char *back = read_back(path);
+    assert_non_null(strstr(back, "Intro 1.2x.\n" BEGIN("against-providers") "\n| card | op |"));
+    assert_non_null(strstr(back, "1.59x over 3"));
+    assert_null(strstr(back, "stale"));
+    size_t n = strlen(back);
+    const char *tail = "\n\n" END "Outro.\n";
+    assert_true(n > strlen(tail) && strcmp(back + n - strlen(tail), tail) == 0);
+    free(back);
+    sb_standing_close(s);
+    sqlite3_close(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_against_providers),
+        cmocka_unit_test(test_over_reference_and_memory),
+        cmocka_unit_test(test_rewrite_text),
+        cmocka_unit_test(test_rewrite_file),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
