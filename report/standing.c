@@ -8,12 +8,14 @@
 
 #include "casetable.h"
 #include "encode.h"
+#include "evidence.h"
 #include "geomean.h"
 #include "json_file.h"
 #include "results.h"
 #include "stats.h"
 
-const char *const sb_standing_blocks[] = {"against-providers", "over-reference", "memory-bound", NULL};
+const char *const sb_standing_blocks[] = {"against-providers", "over-reference", "memory-bound", "flce-memory",
+                                          NULL};
 
 /* The presets a block reads: a case's key names no suite, so the quick
  * preset's runs of a case and the full preset's are one case, and the
@@ -452,6 +454,80 @@ static void memory_bound(sb_standing *s, sb_buf *b)
     sb_buf_free(&rms);
 }
 
+/* A shape's integer dimension, -1 when absent. */
+static long long shape_dim(const sb_result *r, const char *name)
+{
+    json_t *shape = r->shape_json ? json_loads(r->shape_json, 0, NULL) : NULL;
+    json_t *v = json_object_get(shape, name);
+    long long n = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+    json_decref(shape);
+    return n;
+}
+
+static int flce_cmp(const void *a, const void *b)
+{
+    const sb_result *x = *(const sb_result *const *)a, *y = *(const sb_result *const *)b;
+    int c = strcmp(x->mode, y->mode);
+    if (c)
+        return -c; /* fwd (the loss alone) first */
+    long long bx = shape_dim(x, "BT"), by = shape_dim(y, "BT");
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    return strcmp(x->params_json ? x->params_json : "", y->params_json ? y->params_json : "");
+}
+
+static void flce_memory(sb_standing *s, sb_buf *b)
+{
+    const family *f = &s->liger;
+    const sb_result **rows = malloc((f->np + 1) * sizeof *rows);
+    if (!rows) {
+        b->failed = 1;
+        return;
+    }
+    sb_buf_printf(b, "| card | case | peak | reference's peak | share (target <= %.0f%%) | inputs and outputs' "
+                     "share | speed over the reference |\n"
+                     "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
+                  100 * SB_EVIDENCE_FLCE_MEMORY);
+    size_t total = 0;
+    for (size_t k = 0; k < s->ncards; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < f->np; i++) {
+            const sb_result *r = f->picks[i].r;
+            if (!strcmp(r->sku, s->card[k]) && !strcmp(r->op, "flce") && !strcmp(r->provider, SB_PROJECT_PROVIDER) &&
+                r->passing && r->peak_device_bytes > 0)
+                rows[n++] = r;
+        }
+        if (n)
+            qsort(rows, n, sizeof *rows, flce_cmp);
+        for (size_t i = 0; i < n; i++) {
+            const sb_result *r = rows[i];
+            const sb_pick *q = sb_pick_find(f->picks, f->np, r->case_key, SB_DIAGNOSTIC_PROVIDER, r->sku);
+            if (!q || !q->r->passing || q->r->peak_device_bytes <= 0)
+                continue;
+            double ref = (double)q->r->peak_device_bytes;
+            sb_buf_puts(b, "| ");
+            card_name(s, k, b);
+            sb_buf_puts(b, " | ");
+            case_words(b, r, 0);
+            sb_buf_printf(b, " | %.2f GB | %.2f GB | %.1f%% | ", (double)r->peak_device_bytes / 1e9, ref / 1e9,
+                          100.0 * (double)r->peak_device_bytes / ref);
+            if (r->bytes > 0)
+                sb_buf_printf(b, "%.1f%%", 100.0 * r->bytes / ref);
+            else
+                sb_buf_puts(b, "-");
+            double x = sb_speedup(r, q->r, SB_TIME_KERNEL);
+            if (x > 0)
+                sb_buf_printf(b, " | %.2fx |\n", x);
+            else
+                sb_buf_puts(b, " | - |\n");
+            total++;
+        }
+    }
+    if (!total)
+        sb_buf_puts(b, "\nNo FLCE case has the peak memory of both the fused and the reference provider.\n");
+    free(rows);
+}
+
 int sb_standing_render(sb_standing *s, const char *name, sb_buf *out, sb_error *err)
 {
     if (strcmp(name, "against-providers") == 0)
@@ -460,8 +536,11 @@ int sb_standing_render(sb_standing *s, const char *name, sb_buf *out, sb_error *
         over_reference(s, out);
     else if (strcmp(name, "memory-bound") == 0)
         memory_bound(s, out);
+    else if (strcmp(name, "flce-memory") == 0)
+        flce_memory(s, out);
     else
-        return sb_error_set(err, NULL, NULL, "unknown block '%s' (against-providers, over-reference, memory-bound)",
+        return sb_error_set(err, NULL, NULL,
+                            "unknown block '%s' (against-providers, over-reference, memory-bound, flce-memory)",
                             name);
     if (sb_buf_failed(out))
         return sb_error_set(err, NULL, NULL, "out of memory");

@@ -34,10 +34,10 @@ echo "ok: the block rewritten, the prose around it unchanged"
 
 # without --out: every block between its markers on stdout
 "$SOLBOOK" report standing --db "$db" > "$work/all.md"
-for b in against-providers over-reference memory-bound; do
+for b in against-providers over-reference memory-bound flce-memory; do
   grep -q "^<!-- solbook report standing: $b -->$" "$work/all.md" || fail "block $b not printed"
 done
-echo "ok: all three blocks printed"
+echo "ok: all four blocks printed"
 
 # unbalanced markers: exit 2, one line naming the file and the line, file untouched
 bad=$work/bad.md
