@@ -46,6 +46,10 @@ echo "== evidence: the targets against the stored runs (docs/EVIDENCE.md is this
 "$solbook" report evidence --db "$db" --out "$out/EVIDENCE.md"
 echo "wrote $out/EVIDENCE.md"
 
+echo "== standing: docs/KERNELS.md's tables rewritten from the stored runs (docs/KERNELS.md is this file)"
+cp "$top/docs/KERNELS.md" "$out/KERNELS.md"
+"$solbook" report standing --db "$db" --out "$out/KERNELS.md"
+
 echo "== end-to-end training steps: Liger's patches against the baseline, beside the op-level rows"
 "$solbook" report training --db "$db" --out "$out/training.md"
 echo "wrote $out/training.md"
