@@ -1181,13 +1181,13 @@ static const void *rmsnorm_bwd_smem_fn(int64_t nvec, bool split)
  * bytes together (bf16 8192, fp32 4096: three stages leave room for two
  * blocks an SM) but not 16-bit rows of 6144, when every block walks at
  * least BULK_AUTO_ROWS rows. Measured at the memory-bound preset's
- * shapes against the earlier evidence runs of the layouts before it (other
- * cards of the same kind; examples/h200/rmsnorm-bwd-bulk/ and
+ * shapes against the evidence runs of the register and shared-memory
+ * layouts (other cards of the same kind; examples/h200/rmsnorm-bwd-bulk/ and
  * examples/h100/rmsnorm-bwd-bulk/ say which): on an H200, 0.921-0.960x the
  * time at 16-bit 16384 to 524288 x 4096 and 0.983-0.988x at 8192 x 4096,
  * 0.920-0.991x at 16-bit 7168 and 8192 (1.004x once), 0.974-0.991x at fp32 4096,
  * but 0.981-1.030x at 16-bit 6144 (768 vectors on 512 threads: half of
- * them hold one); in the same run as the old layout (plan_compare.py),
+ * them hold one); in the same run as those layouts (plan_compare.py),
  * 0.939-0.959x at 16384, 65536 and 524288 x 4096, but 1.007-1.056x at 4096 x 4096
  * (11 rows a block at four stages) and 1.047-1.094x at 2048 x 4096 (6): the stages filled
  * at the start and drained at the end cost more than they gain on a short
