@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "host_parallel.h"
+#include "kernels/sbk_types.h"
 #include "random_stream.h"
 
 static const char *const dtype_names[SB_DTYPE_COUNT] = {
@@ -37,6 +38,9 @@ size_t sb_dtype_size(sb_dtype d)
     }
 }
 
+/* fp16 and bf16 convert through bench/kernels/sbk_types.c, the one
+ * converter the host side and the kernels' CPU path share. */
+
 static uint32_t f32_bits(float f)
 {
     uint32_t u;
@@ -49,62 +53,6 @@ static float bits_f32(uint32_t u)
     float f;
     memcpy(&f, &u, 4);
     return f;
-}
-
-uint16_t sb_f32_to_f16(float f)
-{
-    uint32_t x = f32_bits(f);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u) /* inf or nan */
-        return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));
-    if (ax >= 0x477ff000u) /* rounds to >= 65520: overflow to inf */
-        return (uint16_t)(sign | 0x7c00u);
-    if (ax < 0x38800000u) { /* below the smallest normal half: subnormal */
-        if (ax < 0x33000000u) /* below half of the smallest subnormal */
-            return sign;
-        uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
-        int shift = 113 - (int)(ax >> 23) + 13; /* 126 - exp + 13 - 1 ... */
-        uint32_t halfway = 1u << (shift - 1);
-        uint32_t rem = mant & ((1u << shift) - 1u);
-        uint32_t h = mant >> shift;
-        if (rem > halfway || (rem == halfway && (h & 1u)))
-            h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = ((ax >> 13) - (112u << 10)); /* rebias 127 -> 15 */
-    uint32_t rem = ax & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-        h++;
-    return (uint16_t)(sign | h);
-}
-
-float sb_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t mant = h & 0x3ffu;
-    if (exp == 0) {
-        float v = ldexpf((float)mant, -24);
-        return sign ? -v : v;
-    }
-    if (exp == 31)
-        return bits_f32(sign | 0x7f800000u | (mant << 13));
-    return bits_f32(sign | ((exp + 112u) << 23) | (mant << 13));
-}
-
-uint16_t sb_f32_to_bf16(float f)
-{
-    uint32_t x = f32_bits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40u);
-    uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
-    return (uint16_t)((x + rounding) >> 16);
-}
-
-float sb_bf16_to_f32(uint16_t h)
-{
-    return bits_f32((uint32_t)h << 16);
 }
 
 float sb_f32_round_tf32(float f)
@@ -162,8 +110,8 @@ double sb_load_elem(const void *buf, size_t i, sb_dtype d)
     case SB_DTYPE_FP64: return ((const double *)buf)[i];
     case SB_DTYPE_FP32:
     case SB_DTYPE_TF32: return ((const float *)buf)[i];
-    case SB_DTYPE_FP16: return sb_f16_to_f32(((const uint16_t *)buf)[i]);
-    case SB_DTYPE_BF16: return sb_bf16_to_f32(((const uint16_t *)buf)[i]);
+    case SB_DTYPE_FP16: return sbk_half_to_float(((const uint16_t *)buf)[i]);
+    case SB_DTYPE_BF16: return sbk_bf16_to_float(((const uint16_t *)buf)[i]);
     case SB_DTYPE_FP8E4M3: return fp8e4m3_to_f32(((const uint8_t *)buf)[i]);
     default: return NAN;
     }
@@ -175,8 +123,8 @@ void sb_store_elem(void *buf, size_t i, sb_dtype d, double v)
     case SB_DTYPE_FP64: ((double *)buf)[i] = v; break;
     case SB_DTYPE_FP32: ((float *)buf)[i] = (float)v; break;
     case SB_DTYPE_TF32: ((float *)buf)[i] = sb_f32_round_tf32((float)v); break;
-    case SB_DTYPE_FP16: ((uint16_t *)buf)[i] = sb_f32_to_f16((float)v); break;
-    case SB_DTYPE_BF16: ((uint16_t *)buf)[i] = sb_f32_to_bf16((float)v); break;
+    case SB_DTYPE_FP16: ((uint16_t *)buf)[i] = sbk_float_to_half((float)v); break;
+    case SB_DTYPE_BF16: ((uint16_t *)buf)[i] = sbk_float_to_bf16((float)v); break;
     case SB_DTYPE_FP8E4M3: ((uint8_t *)buf)[i] = f32_to_fp8e4m3((float)v); break;
     default: break;
     }

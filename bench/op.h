@@ -83,11 +83,8 @@ int sb_dtype_parse(const char *name);
 /* Bytes of one stored element (tf32: 4). */
 size_t sb_dtype_size(sb_dtype d);
 
-/* Host conversions of stored elements (round to nearest even). */
-uint16_t sb_f32_to_f16(float f);
-uint16_t sb_f32_to_bf16(float f);
-float sb_f16_to_f32(uint16_t h);
-float sb_bf16_to_f32(uint16_t h);
+/* fp16 and bf16 elements convert with sbk_float_to_half and the others of
+ * kernels/sbk_types.h (round to nearest even). */
 /* fp32 value rounded to tf32 precision (10 explicit mantissa bits). */
 float sb_f32_round_tf32(float f);
 /* Element i of a buffer of stored type d, as a double. */
