@@ -427,6 +427,20 @@ static int evidence_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_
     return sb_evidence_render(db, skus, out, err);
 }
 
+/* With --out, the document there with its blocks rewritten (emit writes it
+ * back atomically); without, every block between its marker lines. */
+static int standing_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
+                       sb_error *err)
+{
+    sb_standing *s = NULL;
+    if (sb_standing_open(db, skus, &s, err) != SB_OK)
+        return SB_ERR;
+    int rc = o->out ? sb_standing_rewrite_doc(s, o->out, out, NULL, err)
+                    : sb_standing_render_all(s, out, err);
+    sb_standing_close(s);
+    return rc;
+}
+
 static int run_sku_report(const opts *o, sku_report_fn fn)
 {
     sqlite3 *db = NULL;
@@ -444,46 +458,6 @@ static int run_sku_report(const opts *o, sku_report_fn fn)
     sb_buf_free(&b);
     sb_sku_table_free(skus);
     sb_report_db_close(db);
-    return rc;
-}
-
-static int run_standing(const opts *o)
-{
-    sqlite3 *db = NULL;
-    sb_sku_table *skus = NULL;
-    if (open_db_and_skus(o, &db, &skus))
-        return 2;
-    sb_error err;
-    sb_error_clear(&err);
-    sb_standing *s = NULL;
-    sb_buf b = SB_BUF_INIT;
-    size_t blocks = 0;
-    int rc = 2;
-    if (sb_standing_open(db, skus, &s, &err) != SB_OK)
-        goto fail;
-    if (o->out) {
-        if (sb_standing_rewrite_file(s, o->out, &blocks, &err) != SB_OK)
-            goto fail;
-        printf("%s: %zu blocks rewritten\n", o->out, blocks);
-        rc = 0;
-        goto done;
-    }
-    for (size_t i = 0; sb_standing_blocks[i]; i++) {
-        sb_buf_printf(&b, "%s%s%s%s\n\n", i ? "\n" : "", SB_STANDING_BEGIN, sb_standing_blocks[i],
-                      SB_STANDING_BEGIN_TAIL);
-        if (sb_standing_render(s, sb_standing_blocks[i], &b, &err) != SB_OK)
-            goto fail;
-        sb_buf_puts(&b, "\n" SB_STANDING_END "\n");
-    }
-    rc = emit(o, &b);
-    goto done;
-fail:
-    sb_error_print(&err, stderr);
-done:
-    sb_buf_free(&b);
-    sb_standing_close(s);
-    sb_sku_table_free(skus);
-    sqlite3_close(db);
     return rc;
 }
 
@@ -592,7 +566,7 @@ int cmd_report(int argc, char **argv)
     if (strcmp(sub, "evidence") == 0)
         return check_allowed(&o, sub, evidence_opts) ? 2 : run_sku_report(&o, evidence_of);
     if (strcmp(sub, "standing") == 0)
-        return check_allowed(&o, sub, standing_opts) ? 2 : run_standing(&o);
+        return check_allowed(&o, sub, standing_opts) ? 2 : run_sku_report(&o, standing_of);
     if (strcmp(sub, "note") == 0)
         return check_allowed(&o, sub, note_opts) ? 2 : run_sku_report(&o, note_of);
     if (strcmp(sub, "table") == 0)

@@ -33,7 +33,6 @@ typedef struct family {
 } family;
 
 struct sb_standing {
-    sqlite3 *db;
     const sb_sku_table *skus;
     sb_result_set set;
     sb_pick *picks; /* every suite */
@@ -90,7 +89,6 @@ int sb_standing_open(sqlite3 *db, const sb_sku_table *skus, sb_standing **out, s
     sb_standing *s = calloc(1, sizeof *s);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    s->db = db;
     s->skus = skus;
     if (sb_results_load(db, NULL, &s->set, err) != SB_OK || sb_picks_latest(&s->set, &s->picks, &s->np, err) != SB_OK ||
         family_make(&s->set, liger_suites, &s->liger, err) != SB_OK ||
@@ -140,16 +138,21 @@ typedef struct case_filter {
     long long min_row; /* the row (N, or V for cross entropy) at least this; 0: any */
 } case_filter;
 
-/* The row length of a case: N, else V; -1 when the shape has neither. */
-static long long row_length(const sb_result *r)
+/* A shape's integer dimension, -1 when absent. */
+static long long shape_dim(const sb_result *r, const char *name)
 {
     json_t *shape = r->shape_json ? json_loads(r->shape_json, 0, NULL) : NULL;
-    json_t *v = json_object_get(shape, "N");
-    if (!json_is_integer(v))
-        v = json_object_get(shape, "V");
+    json_t *v = json_object_get(shape, name);
     long long n = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
     json_decref(shape);
     return n;
+}
+
+/* The row length of a case: N, else V; -1 when the shape has neither. */
+static long long row_length(const sb_result *r)
+{
+    long long n = shape_dim(r, "N");
+    return n >= 0 ? n : shape_dim(r, "V");
 }
 
 static int matches(const sb_result *r, const case_filter *f)
@@ -454,16 +457,6 @@ static void memory_bound(sb_standing *s, sb_buf *b)
     sb_buf_free(&rms);
 }
 
-/* A shape's integer dimension, -1 when absent. */
-static long long shape_dim(const sb_result *r, const char *name)
-{
-    json_t *shape = r->shape_json ? json_loads(r->shape_json, 0, NULL) : NULL;
-    json_t *v = json_object_get(shape, name);
-    long long n = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
-    json_decref(shape);
-    return n;
-}
-
 static int flce_cmp(const void *a, const void *b)
 {
     const sb_result *x = *(const sb_result *const *)a, *y = *(const sb_result *const *)b;
@@ -642,17 +635,25 @@ static int render_fn(void *ctx, const char *name, sb_buf *out, sb_error *err)
     return sb_standing_render(ctx, name, out, err);
 }
 
-int sb_standing_rewrite_file(sb_standing *s, const char *path, size_t *blocks, sb_error *err)
+int sb_standing_rewrite_doc(sb_standing *s, const char *path, sb_buf *out, size_t *blocks, sb_error *err)
 {
     char *text = NULL;
     size_t len = 0;
     if (sb_file_read_all(path, &text, &len, err) != SB_OK)
         return SB_ERR;
-    sb_buf out = SB_BUF_INIT;
-    int rc = sb_standing_rewrite_text(text, len, path, render_fn, s, &out, blocks, err);
-    if (rc == SB_OK)
-        rc = sb_file_write_atomic(path, sb_buf_str(&out), out.len, err);
-    sb_buf_free(&out);
+    int rc = sb_standing_rewrite_text(text, len, path, render_fn, s, out, blocks, err);
     free(text);
     return rc;
+}
+
+int sb_standing_render_all(sb_standing *s, sb_buf *out, sb_error *err)
+{
+    for (size_t i = 0; sb_standing_blocks[i]; i++) {
+        sb_buf_printf(out, "%s" SB_STANDING_BEGIN "%s" SB_STANDING_BEGIN_TAIL "\n\n", i ? "\n" : "",
+                      sb_standing_blocks[i]);
+        if (sb_standing_render(s, sb_standing_blocks[i], out, err) != SB_OK)
+            return SB_ERR;
+        sb_buf_puts(out, "\n" SB_STANDING_END "\n");
+    }
+    return SB_OK;
 }

@@ -54,9 +54,12 @@ typedef int (*sb_standing_block_fn)(void *ctx, const char *name, sb_buf *out, sb
 int sb_standing_rewrite_text(const char *text, size_t len, const char *path, sb_standing_block_fn fn,
                              void *ctx, sb_buf *out, size_t *blocks, sb_error *err);
 
-/* Reads the document at path, rewrites its blocks from s, and writes it
- * back through a temporary file and rename; on any error the file is left
- * as it was. */
-int sb_standing_rewrite_file(sb_standing *s, const char *path, size_t *blocks, sb_error *err);
+/* The document at path with its blocks rewritten from s, into out (the
+ * caller writes it back, through a temporary file and rename, so that a
+ * refused document is left as it was). */
+int sb_standing_rewrite_doc(sb_standing *s, const char *path, sb_buf *out, size_t *blocks, sb_error *err);
+
+/* Every block between its marker lines, in sb_standing_blocks order. */
+int sb_standing_render_all(sb_standing *s, sb_buf *out, sb_error *err);
 
 #endif

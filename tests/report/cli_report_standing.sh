@@ -15,8 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 doc=$work/KERNELS.md
 printf '%s\n' '# Kernels' '' 'Design prose stays.' '<!-- solbook report standing: over-reference -->' \
   '| stale | table |' '<!-- end solbook report standing -->' '' 'Closing prose.' > "$doc"
-"$SOLBOOK" report standing --db "$db" --out "$doc" > "$work/stdout"
-grep -q "^$doc: 1 blocks rewritten$" "$work/stdout" || fail "summary line: $(cat "$work/stdout")"
+"$SOLBOOK" report standing --db "$db" --out "$doc"
 grep -q 'stale' "$doc" && fail "the old block is still there"
 grep -q '^| card | op | cases | geomean | lowest |$' "$doc" || fail "no generated table in $doc"
 # everything outside the block is byte for byte what it was
