@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dir_names.h"
+#include "process.h"
 #include "sha256.h"
 
 int sb_forge_copy_file(const char *src, const char *dst, sb_error *err)
@@ -198,16 +199,8 @@ int sb_forge_find_nvcc(char *out, size_t size, sb_error *err)
         snprintf(out, size, "%s", env);
         return SB_OK;
     }
-    const char *path = getenv("PATH");
-    while (path && *path) {
-        const char *colon = strchr(path, ':');
-        size_t len = colon ? (size_t)(colon - path) : strlen(path);
-        if (len && (size_t)snprintf(out, size, "%.*s/nvcc", (int)len, path) < size && access(out, X_OK) == 0)
-            return SB_OK;
-        path += len;
-        if (*path == ':')
-            path++;
-    }
+    if (sb_process_find("nvcc", out, size) == SB_OK)
+        return SB_OK;
     snprintf(out, size, "/usr/local/cuda/bin/nvcc");
     if (access(out, X_OK) == 0)
         return SB_OK;
