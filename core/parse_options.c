@@ -49,7 +49,9 @@ static void range_words(const sb_option *o, char *buf, size_t size)
 {
     int integer = o->kind == SB_OPT_KIND_INT;
     int unbounded = integer ? o->max >= (double)INT_MAX : o->max >= HUGE_VAL;
-    if (unbounded && integer && o->min == 1)
+    if (unbounded && !integer && o->min == SB_OPT_POSITIVE)
+        snprintf(buf, size, "a positive number");
+    else if (unbounded && integer && o->min == 1)
         snprintf(buf, size, "a positive integer");
     else if (unbounded && o->min == 0)
         snprintf(buf, size, "a non-negative %s", integer ? "integer" : "number");
@@ -149,7 +151,7 @@ static int find_long(const sb_option *opts, const char *word, size_t len, const 
     const char *known[256];
     size_t k = 0;
     for (const sb_option *o = opts; o->kind != SB_OPT_KIND_END && k + 2 < 256; o++)
-        if (is_option(o) && o->long_name && !(o->flags & SB_OPT_HIDDEN))
+        if (is_option(o) && o->long_name && !(o->flags & (SB_OPT_HIDDEN | SB_OPT_NOT_HERE)))
             known[k++] = o->long_name;
     known[k++] = help_option.long_name;
     known[k] = NULL;
@@ -195,6 +197,10 @@ int sb_parse_options(int argc, char **argv, const sb_option *opts, unsigned flag
             option_name(o, 0, name, sizeof name);
             if (o == &help_option)
                 return SB_PARSE_HELP;
+            if (o->flags & SB_OPT_NOT_HERE) {
+                sb_error_set(err, NULL, NULL, "option '%s' does not apply here", name);
+                return SB_PARSE_ERROR;
+            }
             const char *value = NULL;
             if (takes_value(o)) {
                 if (word[len] == '=')
@@ -223,6 +229,10 @@ int sb_parse_options(int argc, char **argv, const sb_option *opts, unsigned flag
             if (o == &help_option)
                 return SB_PARSE_HELP;
             option_name(o, 1, name, sizeof name);
+            if (o->flags & SB_OPT_NOT_HERE) {
+                sb_error_set(err, NULL, NULL, "option '%s' does not apply here", name);
+                return SB_PARSE_ERROR;
+            }
             if (!takes_value(o)) {
                 if (set_value(o, name, NULL, err) != SB_OK)
                     return SB_PARSE_ERROR;
@@ -242,6 +252,24 @@ int sb_parse_options(int argc, char **argv, const sb_option *opts, unsigned flag
         argv[operands++] = argv[i];
     argv[operands] = NULL;
     return operands;
+}
+
+int sb_options_only(const sb_option *all, const char *const *names, sb_option *out, size_t cap)
+{
+    size_t n = 0;
+    for (const sb_option *o = all;; o++) {
+        if (n == cap)
+            return SB_ERR;
+        out[n] = *o;
+        if (o->kind == SB_OPT_KIND_END)
+            return SB_OK;
+        int named = 0;
+        for (size_t i = 0; names && names[i] && o->long_name && !named; i++)
+            named = strcmp(names[i], o->long_name) == 0;
+        if (is_option(o) && names && !named)
+            out[n].flags |= SB_OPT_NOT_HERE;
+        n++;
+    }
 }
 
 /* "-d, --db <path>" or "    --json": the left column of an option's line. */
@@ -276,7 +304,7 @@ void sb_usage_with_options(sb_buf *out, const char *const *usage, const sb_optio
     sb_buf col = SB_BUF_INIT;
     for (const sb_option *o = opts;; o++) {
         const sb_option *opt = o->kind == SB_OPT_KIND_END ? &help_option : o;
-        if (is_option(opt) && !(opt->flags & SB_OPT_HIDDEN)) {
+        if (is_option(opt) && !(opt->flags & (SB_OPT_HIDDEN | SB_OPT_NOT_HERE))) {
             sb_buf_reset(&col);
             option_column(opt, &col);
             if (col.len > width && col.len <= HELP_COLUMN_MAX)
@@ -289,19 +317,39 @@ void sb_usage_with_options(sb_buf *out, const char *const *usage, const sb_optio
     for (const sb_option *o = opts;; o++) {
         const sb_option *opt = o->kind == SB_OPT_KIND_END ? &help_option : o;
         if (opt->kind == SB_OPT_KIND_GROUP) {
-            sb_buf_printf(out, "\n%s\n", opt->help ? opt->help : "");
-        } else if (!(opt->flags & SB_OPT_HIDDEN)) {
+            /* a blank line before a heading, unless one just went */
+            sb_buf_printf(out, "%s%s\n", o == opts ? "" : "\n", opt->help ? opt->help : "");
+        } else if (!(opt->flags & (SB_OPT_HIDDEN | SB_OPT_NOT_HERE))) {
             sb_buf_reset(&col);
             option_column(opt, &col);
-            if (!opt->help || !opt->help[0])
+            const char *h = opt->help ? opt->help : "";
+            if (!h[0])
                 sb_buf_printf(out, "  %s\n", sb_buf_str(&col));
             else if (col.len > width)
-                sb_buf_printf(out, "  %s\n  %*s  %s\n", sb_buf_str(&col), (int)width, "", opt->help);
+                sb_buf_printf(out, "  %s\n  %*s  ", sb_buf_str(&col), (int)width, "");
             else
-                sb_buf_printf(out, "  %-*s  %s\n", (int)width, sb_buf_str(&col), opt->help);
+                sb_buf_printf(out, "  %-*s  ", (int)width, sb_buf_str(&col));
+            /* a help of several lines continues in the help column */
+            while (*h) {
+                size_t n = strcspn(h, "\n");
+                sb_buf_add(out, h, n);
+                sb_buf_putc(out, '\n');
+                h += n;
+                if (*h == '\n' && *++h)
+                    sb_buf_printf(out, "  %*s  ", (int)width, "");
+            }
         }
         if (o->kind == SB_OPT_KIND_END)
             break;
     }
     sb_buf_free(&col);
+}
+
+int sb_usage_write(FILE *f, const char *const *usage, const sb_option *opts)
+{
+    sb_buf b = SB_BUF_INIT;
+    sb_usage_with_options(&b, usage, opts);
+    int ok = !sb_buf_failed(&b) && fputs(sb_buf_str(&b), f) != EOF;
+    sb_buf_free(&b);
+    return ok ? SB_OK : SB_ERR;
 }

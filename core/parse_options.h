@@ -23,6 +23,11 @@
 #ifndef SOLBOOK_CORE_PARSE_OPTIONS_H
 #define SOLBOOK_CORE_PARSE_OPTIONS_H
 
+#include <float.h>
+#include <stdio.h>
+#include <math.h>
+#include <stddef.h>
+
 #include "error.h"
 #include "strbuf.h"
 
@@ -39,7 +44,13 @@ enum sb_option_kind {
 enum {
     SB_OPT_NOARG = 1 << 0,  /* a callback option that takes no value */
     SB_OPT_HIDDEN = 1 << 1, /* parsed, left out of the help */
+    SB_OPT_NOT_HERE = 1 << 2, /* known, but refused ("does not apply here")
+                                 and left out of the help: set by
+                                 sb_options_only for a subcommand */
 };
+
+/* As min of SB_OPT_DOUBLE: any number above zero. */
+#define SB_OPT_POSITIVE DBL_MIN
 
 typedef struct sb_option sb_option;
 
@@ -55,7 +66,8 @@ struct sb_option {
     const char *argh;      /* the value's name in the help: "path" shows as
                               <path>; anything with other characters than
                               lowercase letters, digits and '-' as written */
-    const char *help;      /* one line; NULL for none */
+    const char *help;      /* what it does; lines after a '\n' continue in
+                              the help column; NULL for none */
     unsigned flags;
     double min, max;       /* SB_OPT_KIND_INT / _DOUBLE: the accepted range */
     sb_option_fn callback;
@@ -91,6 +103,13 @@ enum {
  * given. */
 int sb_parse_options(int argc, char **argv, const sb_option *opts, unsigned flags, sb_error *err);
 
+/* Copies all (ended by SB_OPT_END) into out, which has room for cap
+ * entries, marking SB_OPT_NOT_HERE every option whose long name is not in
+ * names (NULL-ended; NULL: every option applies): one table declares the options of several
+ * subcommands and each takes its own. Returns SB_ERR when out is too
+ * small. */
+int sb_options_only(const sb_option *all, const char *const *names, sb_option *out, size_t cap);
+
 /* Appends the help to out: usage[0] after "usage: ", the following lines
  * after "   or: " (or, when they start with a space and so continue the
  * line above, after as many spaces) up to an empty string, the lines after it as a
@@ -98,5 +117,9 @@ int sb_parse_options(int argc, char **argv, const sb_option *opts, unsigned flag
  * one line per option, the help strings aligned in one column, groups
  * as headings. usage ends with NULL. */
 void sb_usage_with_options(sb_buf *out, const char *const *usage, const sb_option *opts);
+
+/* Writes that help to f (the program's stdout for --help). Returns SB_ERR
+ * when memory or the write fails. */
+int sb_usage_write(FILE *f, const char *const *usage, const sb_option *opts);
 
 #endif

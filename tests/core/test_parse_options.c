@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -206,7 +207,7 @@ static void test_usage(void **state)
         SB_OPT_STRING('d', "db", &v.db, "path", "database"),
         SB_OPT_GROUP("Filters:"),
         SB_OPT_STRING(0, "op", &v.op, "op", "operation, e.g. gemm"),
-        SB_OPT_CALLBACK(0, "shape", &v, "K=V,...", "the whole shape", add_shape),
+        SB_OPT_CALLBACK(0, "shape", &v, "K=V,...", "the whole shape,\nnames in any order", add_shape),
         SB_OPT_INT(0, "a-very-long-option-name", &v.limit, "number", 1, INT_MAX, "help below"),
         SB_OPT_BOOL(0, "hidden", &v.quiet, "not shown"),
         SB_OPT_END(),
@@ -228,16 +229,97 @@ static void test_usage(void **state)
                         "\n"
                         "Filters:\n"
                         "      --op <op>        operation, e.g. gemm\n"
-                        "      --shape K=V,...  the whole shape\n"
+                        "      --shape K=V,...  the whole shape,\n"
+                        "                       names in any order\n"
                         "      --a-very-long-option-name <number>\n"
                         "                       help below\n"
                         "  -h, --help           show this help\n");
+    /* sb_usage_write writes the same text */
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(sb_usage_write(f, usage, opts), SB_OK);
+    char written[1024] = "";
+    rewind(f);
+    size_t got = fread(written, 1, sizeof written - 1, f);
+    fclose(f);
+    assert_int_equal(got, b.len);
+    assert_string_equal(written, sb_buf_str(&b));
     sb_buf_free(&b);
+    /* a table that starts with a heading gets one blank line before it */
+    sb_option grouped[] = {SB_OPT_GROUP("shape:"), SB_OPT_STRING(0, "op", &v.op, "op", "the op"), SB_OPT_END()};
+    static const char *const one[] = {"prog x", NULL};
+    sb_buf g = SB_BUF_INIT;
+    sb_usage_with_options(&g, one, grouped);
+    assert_string_equal(sb_buf_str(&g), "usage: prog x\n"
+                                        "\n"
+                                        "shape:\n"
+                                        "      --op <op>  the op\n"
+                                        "  -h, --help     show this help\n");
+    sb_buf_free(&g);
     /* the hidden option still parses */
     char *argv[4] = {"prog", "--hidden", NULL, NULL};
     sb_error err;
     assert_int_equal(sb_parse_options(2, argv, opts, 0, &err), 0);
     assert_int_equal(v.quiet, 1);
+}
+
+/* One table for several subcommands: each refuses the others' options
+ * and leaves them out of its help. */
+static void test_options_only(void **state)
+{
+    (void)state;
+    values v = {0};
+    OPTIONS(v);
+    static const char *const names[] = {"db", "json", NULL};
+    sb_option only[16];
+    assert_int_equal(sb_options_only(opts, names, only, 16), SB_OK);
+    assert_int_equal(sb_options_only(opts, names, only, 3), SB_ERR);
+    char *argv[32];
+    sb_error err;
+    const char *ok[] = {"--db", "x.db", "-j", NULL};
+    assert_int_equal(parse(argv, ok, only, 0, &err), 0);
+    assert_string_equal(v.db, "x.db");
+    assert_int_equal(v.json, 1);
+    const char *refused[] = {"--limit", "3", NULL};
+    assert_int_equal(parse(argv, refused, only, 0, &err), SB_PARSE_ERROR);
+    assert_string_equal(err.msg, "option '--limit' does not apply here");
+    const char *refused_short[] = {"-q", NULL};
+    assert_int_equal(parse(argv, refused_short, only, 0, &err), SB_PARSE_ERROR);
+    assert_string_equal(err.msg, "option '-q' does not apply here");
+    /* suggestions come from the options that apply */
+    const char *typo[] = {"--jsn", NULL};
+    assert_int_equal(parse(argv, typo, only, 0, &err), SB_PARSE_ERROR);
+    assert_string_equal(err.msg, "unknown option '--jsn'; did you mean '--json'?");
+    assert_int_equal(v.limit, 0);
+    static const char *const usage[] = {"prog x", NULL};
+    sb_buf b = SB_BUF_INIT;
+    sb_usage_with_options(&b, usage, only);
+    assert_string_equal(sb_buf_str(&b), "usage: prog x\n"
+                                        "\n"
+                                        "  -d, --db <path>  database\n"
+                                        "  -j, --json       JSON instead of the table\n"
+                                        "  -h, --help       show this help\n");
+    sb_buf_free(&b);
+}
+
+static void test_positive_number(void **state)
+{
+    (void)state;
+    double x = 1;
+    sb_option opts[] = {
+        SB_OPT_DOUBLE(0, "min-speedup", &x, "x", SB_OPT_POSITIVE, HUGE_VAL, "least speedup"),
+        SB_OPT_END(),
+    };
+    char *argv[8];
+    sb_error err;
+    const char *zero[] = {"--min-speedup", "0", NULL};
+    assert_int_equal(parse(argv, zero, opts, 0, &err), SB_PARSE_ERROR);
+    assert_string_equal(err.msg, "--min-speedup: expected a positive number, got '0'");
+    const char *inf[] = {"--min-speedup=inf", NULL};
+    assert_int_equal(parse(argv, inf, opts, 0, &err), SB_PARSE_ERROR);
+    const char *good[] = {"--min-speedup", "1.25", NULL};
+    assert_int_equal(parse(argv, good, opts, 0, &err), 0);
+    assert_true(fabs(x - 1.25) < 1e-15);
 }
 
 int main(void)
@@ -247,7 +329,8 @@ int main(void)
         cmocka_unit_test(test_double_dash_and_stop),
         cmocka_unit_test(test_stop_at_non_option),   cmocka_unit_test(test_errors),
         cmocka_unit_test(test_abbreviations),  cmocka_unit_test(test_help),
-        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_usage),          cmocka_unit_test(test_options_only),
+        cmocka_unit_test(test_positive_number),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
