@@ -1,6 +1,5 @@
 /* cmd_compare.c - `solbook compare A B`: two commits, or two run sets
  * chosen by filters, side by side (report/compare.h). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,100 +12,65 @@
 #include "results.h"
 #include "strbuf.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook compare [--db FILE] [--op O] [--suite S] [--provider P] [--sku S]\n"
-            "                       [--arch A] [--alpha 0.01] [--threshold 0.03]\n"
-            "                       [--format md|json] [--out FILE] A B\n"
-            "\n"
-            "Puts the runs A selects beside the runs B selects: per case (op, mode, dtype,\n"
-            "shape, params), provider and SKU, the newest passing run of each side, both\n"
-            "medians, B/A, and a two-sided Mann-Whitney U verdict on the stored samples\n"
-            "(slower, faster, same or inconclusive), with the geomean of B/A. Runs timed\n"
-            "under a profiler never count.\n"
-            "\n"
-            "A and B: a commit (4 to 40 hex digits, a prefix of the SHA), or filters\n"
-            "KEY=VALUE[,KEY=VALUE...] with keys sha, branch, suite, sku, arch, provider, op,\n"
-            "e.g.  solbook compare a7d808f f82e263\n"
-            "      solbook compare sku=h100-sxm5-80gb sku=h200-sxm-141gb   (card against card)\n"
-            "The other options narrow both sides alike.\n"
-            "\n"
-            "  --threshold T   smallest relative change of the median that counts (default 0.03)\n"
-            "  --alpha A       significance level (default 0.01)\n"
-            "\n"
-            "Exit status: 0 no case slower; 1 some case significantly slower by more than the\n"
-            "threshold; 2 usage or database error, or no case on both sides.\n");
-}
-
-static int parse_double(const char *s, const char *name, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (!end || *end || end == s || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "solbook compare: %s must be a number in [%g, %g], not '%s'\n", name, lo, hi, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
+static const char *const compare_usage[] = {
+    "solbook compare [<options>] A B",
+    "",
+    "Puts the runs A selects beside the runs B selects: per case (op, mode, dtype,",
+    "shape, params), provider and SKU, the newest passing run of each side, both",
+    "medians, B/A, and a two-sided Mann-Whitney U verdict on the stored samples",
+    "(slower, faster, same or inconclusive), with the geomean of B/A. Runs timed",
+    "under a profiler never count.",
+    "",
+    "A and B: a commit (4 to 40 hex digits, a prefix of the SHA), or filters",
+    "KEY=VALUE[,KEY=VALUE...] with keys sha, branch, suite, sku, arch, provider, op,",
+    "e.g.  solbook compare a7d808f f82e263",
+    "      solbook compare sku=h100-sxm5-80gb sku=h200-sxm-141gb   (card against card)",
+    "The other options narrow both sides alike.",
+    "",
+    "Exit status: 0 no case slower; 1 some case significantly slower by more than the",
+    "threshold; 2 usage or database error, or no case on both sides.",
+    NULL,
+};
 
 int cmd_compare(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"db", required_argument, NULL, 'd'},        {"op", required_argument, NULL, 'o'},
-        {"suite", required_argument, NULL, 's'},     {"provider", required_argument, NULL, 'p'},
-        {"sku", required_argument, NULL, 'k'},       {"arch", required_argument, NULL, 'a'},
-        {"alpha", required_argument, NULL, 'A'},     {"threshold", required_argument, NULL, 't'},
-        {"format", required_argument, NULL, 'f'},    {"out", required_argument, NULL, 'O'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
     const char *db_path = sb_default_db_path(), *fmt = "md", *out_path = NULL;
     sb_result_filter f = {0};
     sb_cmp_opts o = {0.01, 0.03};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd': db_path = optarg; break;
-        case 'o': f.op = optarg; break;
-        case 's': f.suite = optarg; break;
-        case 'p': f.provider = optarg; break;
-        case 'k': f.sku = optarg; break;
-        case 'a': f.arch = optarg; break;
-        case 'A':
-            if (parse_double(optarg, "--alpha", 1e-12, 0.5, &o.alpha))
-                return 2;
-            break;
-        case 't':
-            if (parse_double(optarg, "--threshold", 0, 10, &o.threshold))
-                return 2;
-            break;
-        case 'f': fmt = optarg; break;
-        case 'O': out_path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case ':':
-        default:
-            return sb_cli_refused_option(stderr, "compare", c, argv[optind - 1], lo);
-        }
-    }
+    int exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_STRING(0, "op", &f.op, "op", "only this op, on both sides"),
+        SB_OPT_STRING(0, "suite", &f.suite, "suite", "only this suite"),
+        SB_OPT_STRING(0, "provider", &f.provider, "provider", "only this provider"),
+        SB_OPT_STRING(0, "sku", &f.sku, "sku", "only this SKU"),
+        SB_OPT_STRING(0, "arch", &f.arch, "arch", "only this arch"),
+        SB_OPT_DOUBLE(0, "alpha", &o.alpha, "a", 1e-12, 0.5, "significance level (default 0.01)"),
+        SB_OPT_DOUBLE(0, "threshold", &o.threshold, "t", 0, 10,
+                      "smallest relative change of the median that counts (default 0.03)"),
+        SB_OPT_STRING(0, "format", &fmt, "md|json", "the output format (default md)"),
+        SB_OPT_STRING(0, "out", &out_path, "file", "write there instead of stdout"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "compare", options, compare_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
     if (strcmp(fmt, "md") && strcmp(fmt, "json")) {
         fprintf(stderr, "solbook compare: --format must be md or json, not '%s'\n", fmt);
         return 2;
     }
-    if (argc - optind != 2) {
+    if (argc != 2) {
         fprintf(stderr, "solbook compare: give two selectors, A and B; see 'solbook compare --help'\n");
         return 2;
     }
     sb_error err;
     sb_error_clear(&err);
     sb_cmp_side a, b;
-    if (sb_cmp_side_parse(argv[optind], &a, &err) != SB_OK) {
+    if (sb_cmp_side_parse(argv[0], &a, &err) != SB_OK) {
         fprintf(stderr, "solbook compare: A %s\n", err.msg);
         return 2;
     }
-    if (sb_cmp_side_parse(argv[optind + 1], &b, &err) != SB_OK) {
+    if (sb_cmp_side_parse(argv[1], &b, &err) != SB_OK) {
         fprintf(stderr, "solbook compare: B %s\n", err.msg);
         sb_cmp_side_free(&a);
         return 2;

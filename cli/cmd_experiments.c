@@ -1,7 +1,6 @@
 /* cmd_experiments.c - `solbook experiments list|explain`: what the
  * experiments of experiments/ run, where, what they write and what reads
  * it. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +12,20 @@
 #include "home.h"
 #include "render.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook experiments list [--dir DIR]\n"
-            "       solbook experiments explain NAME --arch ARCH [--dir DIR]\n\n"
-            "list     every experiment: name, archs, the gate it feeds, description\n"
-            "explain  what NAME runs on ARCH: the exact commands of each case, the SKUs of\n"
-            "         that arch (db/skus.csv) a job may land on, the resources one case asks\n"
-            "         for, the paths it writes, and the gate or report that reads them\n\n"
-            "  --dir DIR    experiment files (default: SOLBOOK_HOME/experiments)\n"
-            "  --arch ARCH  a100, h100 or h200 (the arch column of db/skus.csv)\n\n"
-            "Experiment files are checked against schemas/solbook.experiment.v1.json;\n"
-            "a bad one is reported with its file and JSON pointer (exit 1).\n"
-            "Run them with 'solbook submit NAME --arch ARCH --engine kubernetes|slurm'.\n");
-}
+static const char *const experiments_usage[] = {
+    "solbook experiments list [--dir DIR]",
+    "solbook experiments explain NAME --arch ARCH [--dir DIR]",
+    "",
+    "list     every experiment: name, archs, the gate it feeds, description",
+    "explain  what NAME runs on ARCH: the exact commands of each case, the SKUs of",
+    "         that arch (db/skus.csv) a job may land on, the resources one case asks",
+    "         for, the paths it writes, and the gate or report that reads them",
+    "",
+    "Experiment files are checked against schemas/solbook.experiment.v1.json;",
+    "a bad one is reported with its file and JSON pointer (exit 1).",
+    "Run them with 'solbook submit NAME --arch ARCH --engine kubernetes|slurm'.",
+    NULL,
+};
 
 /* Loads the SKUs and every experiment; prints the error and returns the
  * exit status on failure (1 for a bad experiment file, 2 otherwise). */
@@ -181,41 +179,31 @@ static int explain(const sb_experiment *e, const char *arch, const sb_fleet_skus
 
 int cmd_experiments(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"dir", required_argument, NULL, 'd'},
-        {"arch", required_argument, NULL, 'a'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *dir = NULL, *arch = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "d:a:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': dir = optarg; break;
-        case 'a': arch = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            sb_cli_bad_option(stderr, "experiments", argv[optind - 1], opts);
-            return 2;
-        }
-    }
-    if (optind >= argc) {
+    int exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING('d', "dir", &dir, "dir", "experiment files (default: SOLBOOK_HOME/experiments)"),
+        SB_OPT_STRING('a', "arch", &arch, "arch", "a100, h100 or h200 (the arch column of db/skus.csv)"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "experiments", options, experiments_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc == 0) {
         fprintf(stderr, "solbook experiments: give list or explain NAME --arch ARCH (solbook experiments --help)\n");
         return 2;
     }
-    const char *verb = argv[optind];
+    const char *verb = argv[0];
     int is_list = strcmp(verb, "list") == 0, is_explain = strcmp(verb, "explain") == 0;
     if (!is_list && !is_explain) {
         fprintf(stderr, "solbook experiments: %s: not list or explain\n", verb);
         return 2;
     }
-    if (is_list && optind + 1 != argc) {
-        fprintf(stderr, "solbook experiments list: unexpected argument %s\n", argv[optind + 1]);
+    if (is_list && argc != 1) {
+        fprintf(stderr, "solbook experiments list: unexpected argument %s\n", argv[1]);
         return 2;
     }
-    if (is_explain && optind + 2 != argc) {
+    if (is_explain && argc != 2) {
         fprintf(stderr, "solbook experiments explain: give one experiment NAME (solbook experiments list names them)\n");
         return 2;
     }
@@ -231,7 +219,7 @@ int cmd_experiments(int argc, char **argv)
     if (is_list) {
         rc = list(&set);
     } else {
-        const char *name = argv[optind + 1];
+        const char *name = argv[1];
         const sb_experiment *e = sb_experiment_set_find(&set, name);
         int arch_known = 0;
         for (size_t i = 0; skus.archs[i]; i++)

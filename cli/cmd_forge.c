@@ -11,8 +11,6 @@
  * Exit status: 0 passed / done, 1 refused by a gate, 2 usage or system
  * error, 3 (verify, bench) compiled but not run: this machine has no GPU.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,48 +25,102 @@
 #include "task.h"
 #include "verify.h"
 
-static void usage(FILE *f)
+static const char *const forge_usage[] = {
+    "solbook forge task --op OP --sku SKU --dtype DTYPE --shape NAME=V[,NAME=V...] [--shape ...]",
+    "                   --objective latency|memory [--mode fwd|bwd|full] [--language cuda]",
+    "                   [--root DIR] [--id RUN_ID] [--min-speedup X] [--reference FILE]",
+    "                   [--compile-timeout S] [--test-timeout S] [--bench-timeout S]",
+    "solbook forge prompt RUN [--root DIR] [--skills DIR]",
+    "solbook forge verify RUN [--root DIR] [--keep-temp]",
+    "solbook forge bench RUN [--root DIR] [--db FILE] [--min-speedup X] [--raw FILE]",
+    "solbook forge promote RUN [--root DIR] [--db FILE] [--registry DIR]",
+    "solbook forge list [--db FILE] [--json]",
+    "",
+    "Candidate kernels from a task to a promoted, registered kernel (docs/FORGE.md).",
+    "RUN is a run folder, or a run id under --root (default forge_runs).",
+    "Exit status: 0 passed, 1 refused by a gate, 2 usage or system error,",
+    "3 compiled but not run because this machine has no GPU.",
+    NULL,
+};
+
+/* What a forge subcommand was given. The subcommands share one option
+ * table, so one struct holds every option's value. */
+typedef struct run_args {
+    const char *run, *root, *db, *registry, *skills, *raw;
+    double min_speedup;
+    int keep_temp, json;
+    sb_forge_task_opts task; /* the options only forge task takes */
+} run_args;
+
+static int add_shape(const sb_option *opt, const char *arg, sb_error *err)
 {
-    fprintf(f,
-            "usage: solbook forge task --op OP --sku SKU --dtype DTYPE --shape NAME=V[,NAME=V...] [--shape ...]\n"
-            "                          --objective latency|memory [--mode fwd|bwd|full] [--language cuda]\n"
-            "                          [--root DIR] [--id RUN_ID] [--min-speedup X] [--reference FILE]\n"
-            "                          [--compile-timeout S] [--test-timeout S] [--bench-timeout S]\n"
-            "       solbook forge prompt RUN [--root DIR] [--skills DIR]\n"
-            "       solbook forge verify RUN [--root DIR] [--keep-temp]\n"
-            "       solbook forge bench RUN [--root DIR] [--db FILE] [--min-speedup X] [--raw FILE]\n"
-            "       solbook forge promote RUN [--root DIR] [--db FILE] [--registry DIR]\n"
-            "       solbook forge list [--db FILE] [--json]\n"
-            "\n"
-            "Candidate kernels from a task to a promoted, registered kernel (docs/FORGE.md).\n"
-            "RUN is a run folder, or a run id under --root (default forge_runs).\n"
-            "Exit status: 0 passed, 1 refused by a gate, 2 usage or system error,\n"
-            "3 compiled but not run because this machine has no GPU.\n");
+    sb_forge_task_opts *t = opt->value;
+    if (t->shape_count == SB_FORGE_MAX_SHAPES)
+        return sb_error_set(err, NULL, NULL, "at most %d --shape options", SB_FORGE_MAX_SHAPES);
+    t->shapes[t->shape_count++] = arg;
+    return SB_OK;
 }
 
-static int parse_double(const char *opt, const char *text, double *out)
+/* Every forge option, into out (room for cap), those not in takes (NULL:
+ * all apply) refused as not applying. */
+static int forge_options(run_args *a, const char *const *takes, sb_option *out, size_t cap)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || *end || end == text || !isfinite(v) || v <= 0) {
-        fprintf(stderr, "solbook: forge: %s must be a positive number, not '%s'\n", opt, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    const sb_option all[] = {
+        SB_OPT_STRING(0, "op", &a->task.op, "op", "task: the op the candidates implement"),
+        SB_OPT_STRING(0, "sku", &a->task.sku, "sku", "task: the card (db/skus.csv id)"),
+        SB_OPT_STRING(0, "dtype", &a->task.dtype, "dtype", "task: fp16, bf16, fp32, ..."),
+        SB_OPT_CALLBACK(0, "shape", &a->task, "NAME=V[,NAME=V...]", "task: a shape; repeat for more",
+                        add_shape),
+        SB_OPT_STRING(0, "objective", &a->task.objective, "latency|memory", "task: what to improve"),
+        SB_OPT_STRING(0, "mode", &a->task.mode, "fwd|bwd|full", "task: the pass (default fwd)"),
+        SB_OPT_STRING(0, "language", &a->task.language, "language", "task: the kernel language (default cuda)"),
+        SB_OPT_STRING(0, "id", &a->task.id, "RUN_ID", "task: the run id (default DATE-OP-HASH)"),
+        SB_OPT_STRING(0, "reference", &a->task.reference, "file",
+                      "task: a reference.cu/.c the run fixes for every candidate"),
+        SB_OPT_INT(0, "compile-timeout", &a->task.compile_s, "s", 1, 3600,
+                   "task: seconds a compile may take (default 300)"),
+        SB_OPT_INT(0, "test-timeout", &a->task.test_s, "s", 1, 3600,
+                   "task: seconds the tests may take (default 120)"),
+        SB_OPT_INT(0, "bench-timeout", &a->task.bench_s, "s", 1, 3600,
+                   "task: seconds the benchmark may take (default 300)"),
+        SB_OPT_STRING(0, "root", &a->root, "dir", "the folder of run folders (default forge_runs)"),
+        SB_OPT_DOUBLE(0, "min-speedup", &a->min_speedup, "x", SB_OPT_POSITIVE, HUGE_VAL,
+                      "task, bench: the speedup a candidate must reach (default 1.10)"),
+        SB_OPT_STRING(0, "skills", &a->skills, "dir", "prompt: another playbook folder (default forge/skills)"),
+        SB_OPT_BOOL(0, "keep-temp", &a->keep_temp, "verify: keep the temporary folder (named in verify.json)"),
+        SB_OPT_STRING(0, "db", &a->db, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_STRING(0, "raw", &a->raw, "file", "bench: judge this harness output instead of running"),
+        SB_OPT_STRING(0, "registry", &a->registry, "dir", "promote: the kernel registry (default forge/registry)"),
+        SB_OPT_BOOL(0, "json", &a->json, "list: JSON instead of the table"),
+        SB_OPT_END(),
+    };
+    return sb_options_only(all, takes, out, cap);
 }
 
-static int parse_seconds(const char *opt, const char *text, int *out)
+/* Parses a subcommand's argv (argv[0] its name) with the options it
+ * takes; need_run: exactly one RUN, else no argument. Returns 0 to go on,
+ * 1 after printing the help, -1 after printing a usage error. */
+static int parse_run_args(int argc, char **argv, const char *const *takes, run_args *a, int need_run)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || *end || end == text || v < 1 || v > 3600) {
-        fprintf(stderr, "solbook: forge: %s must be 1 to 3600 seconds, not '%s'\n", opt, text);
+    memset(a, 0, sizeof *a);
+    sb_option options[32];
+    char command[64];
+    int exit_status;
+    forge_options(a, takes, options, sizeof options / sizeof options[0]);
+    snprintf(command, sizeof command, "forge %s", argv[0]);
+    argc = sb_cli_parse_options(argc, argv, command, options, forge_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status == 0 ? 1 : -1;
+    if (need_run) {
+        if (argc != 1) {
+            fprintf(stderr, "solbook %s: give exactly one RUN (a run folder or id)\n", command);
+            return -1;
+        }
+        a->run = argv[0];
+    } else if (argc != 0) {
+        fprintf(stderr, "solbook %s: unexpected argument '%s'\n", command, argv[0]);
         return -1;
     }
-    *out = (int)v;
     return 0;
 }
 
@@ -80,49 +132,17 @@ static int fail(const sb_error *e)
 
 static int forge_task(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"op", required_argument, 0, 'o'},          {"sku", required_argument, 0, 's'},
-        {"dtype", required_argument, 0, 'd'},       {"shape", required_argument, 0, 'S'},
-        {"objective", required_argument, 0, 'j'},   {"mode", required_argument, 0, 'm'},
-        {"language", required_argument, 0, 'l'},    {"root", required_argument, 0, 'r'},
-        {"id", required_argument, 0, 'i'},          {"min-speedup", required_argument, 0, 'x'},
-        {"compile-timeout", required_argument, 0, 'C'}, {"test-timeout", required_argument, 0, 'T'},
-        {"bench-timeout", required_argument, 0, 'B'}, {"reference", required_argument, 0, 'F'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    sb_forge_task_opts o;
-    memset(&o, 0, sizeof o);
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': o.op = optarg; break;
-        case 's': o.sku = optarg; break;
-        case 'd': o.dtype = optarg; break;
-        case 'S':
-            if (o.shape_count == SB_FORGE_MAX_SHAPES) {
-                fprintf(stderr, "solbook: forge task: at most %d --shape options\n", SB_FORGE_MAX_SHAPES);
-                return 2;
-            }
-            o.shapes[o.shape_count++] = optarg;
-            break;
-        case 'j': o.objective = optarg; break;
-        case 'm': o.mode = optarg; break;
-        case 'l': o.language = optarg; break;
-        case 'r': o.root = optarg; break;
-        case 'i': o.id = optarg; break;
-        case 'x': if (parse_double("--min-speedup", optarg, &o.min_speedup)) return 2; break;
-        case 'C': if (parse_seconds("--compile-timeout", optarg, &o.compile_s)) return 2; break;
-        case 'T': if (parse_seconds("--test-timeout", optarg, &o.test_s)) return 2; break;
-        case 'B': if (parse_seconds("--bench-timeout", optarg, &o.bench_s)) return 2; break;
-        case 'F': o.reference = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc) {
-        fprintf(stderr, "solbook: forge task: unexpected argument '%s'\n", argv[optind]);
-        return 2;
-    }
+    static const char *const takes[] = {"op", "sku", "dtype", "shape", "objective", "mode",
+                                        "language", "id", "reference", "compile-timeout",
+                                        "test-timeout", "bench-timeout", "root", "min-speedup",
+                                        NULL};
+    run_args a;
+    int p = parse_run_args(argc, argv, takes, &a, 0);
+    if (p)
+        return p > 0 ? 0 : 2;
+    sb_forge_task_opts o = a.task;
+    o.root = a.root;
+    o.min_speedup = a.min_speedup;
     if (!o.op || !o.sku || !o.dtype || !o.objective || !o.shape_count) {
         fprintf(stderr, "solbook: forge task: --op, --sku, --dtype, --shape and --objective are required\n");
         return 2;
@@ -141,63 +161,10 @@ static int forge_task(int argc, char **argv)
     return 0;
 }
 
-/* Common RUN [--root DIR] [--db FILE] [--registry DIR] ... parsing. */
-typedef struct run_args {
-    const char *run, *root, *db, *registry, *skills, *raw;
-    double min_speedup;
-    int keep_temp, json;
-} run_args;
-
-static int parse_run_args(int argc, char **argv, const char *allowed, run_args *a, int need_run)
-{
-    static const struct option opts[] = {
-        {"root", required_argument, 0, 'r'},     {"db", required_argument, 0, 'D'},
-        {"registry", required_argument, 0, 'R'}, {"skills", required_argument, 0, 'k'},
-        {"raw", required_argument, 0, 'w'},      {"min-speedup", required_argument, 0, 'x'},
-        {"keep-temp", no_argument, 0, 'K'},      {"json", no_argument, 0, 'J'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
-    memset(a, 0, sizeof *a);
-    int c, idx = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 1;
-        }
-        if (c == '?' || !strchr(allowed, c)) {
-            if (c != '?')
-                fprintf(stderr, "solbook: forge %s: option --%s does not apply\n", argv[0], opts[idx].name);
-            usage(stderr);
-            return -1;
-        }
-        switch (c) {
-        case 'r': a->root = optarg; break;
-        case 'D': a->db = optarg; break;
-        case 'R': a->registry = optarg; break;
-        case 'k': a->skills = optarg; break;
-        case 'w': a->raw = optarg; break;
-        case 'x': if (parse_double("--min-speedup", optarg, &a->min_speedup)) return -1; break;
-        case 'K': a->keep_temp = 1; break;
-        case 'J': a->json = 1; break;
-        default: break;
-        }
-    }
-    if (need_run) {
-        if (optind + 1 != argc) {
-            fprintf(stderr, "solbook: forge %s: give exactly one RUN (a run folder or id)\n", argv[0]);
-            return -1;
-        }
-        a->run = argv[optind];
-    } else if (optind != argc) {
-        fprintf(stderr, "solbook: forge %s: unexpected argument '%s'\n", argv[0], argv[optind]);
-        return -1;
-    }
-    return 0;
-}
-
 static int forge_prompt(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, "rk", &a, 1);
+    int p = parse_run_args(argc, argv, (const char *const[]){"root", "skills", NULL}, &a, 1);
     if (p)
         return p > 0 ? 0 : 2;
     sb_error err;
@@ -238,7 +205,7 @@ static void print_gates(const json_t *report)
 static int forge_verify(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, "rK", &a, 1);
+    int p = parse_run_args(argc, argv, (const char *const[]){"root", "keep-temp", NULL}, &a, 1);
     if (p)
         return p > 0 ? 0 : 2;
     sb_error err;
@@ -265,7 +232,8 @@ static int forge_verify(int argc, char **argv)
 static int forge_bench(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, "rDxw", &a, 1);
+    int p = parse_run_args(argc, argv, (const char *const[]){"root", "db", "min-speedup", "raw", NULL},
+                           &a, 1);
     if (p)
         return p > 0 ? 0 : 2;
     sb_error err;
@@ -307,7 +275,7 @@ static int forge_bench(int argc, char **argv)
 static int forge_promote(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, "rDR", &a, 1);
+    int p = parse_run_args(argc, argv, (const char *const[]){"root", "db", "registry", NULL}, &a, 1);
     if (p)
         return p > 0 ? 0 : 2;
     sb_error err;
@@ -340,7 +308,7 @@ static int forge_promote(int argc, char **argv)
 static int forge_list(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, "DJ", &a, 0);
+    int p = parse_run_args(argc, argv, (const char *const[]){"db", "json", NULL}, &a, 0);
     if (p)
         return p > 0 ? 0 : 2;
     sb_error err;
@@ -377,15 +345,15 @@ int cmd_forge(int argc, char **argv)
         int (*fn)(int, char **);
     } subs[] = {{"task", forge_task},     {"prompt", forge_prompt},   {"verify", forge_verify},
                 {"bench", forge_bench},   {"promote", forge_promote}, {"list", forge_list}};
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
+    run_args all;
+    sb_option options[32];
+    int status;
+    forge_options(&all, NULL, options, sizeof options / sizeof options[0]);
+    if (sb_cli_subcommand_help(argc, argv, forge_usage, options, &status))
+        return status;
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-        if (strcmp(argv[1], subs[i].name) == 0) {
-            optind = 1;
+        if (strcmp(argv[1], subs[i].name) == 0)
             return subs[i].fn(argc - 1, argv + 1);
-        }
     fprintf(stderr, "solbook: forge: unknown subcommand '%s' (task, prompt, verify, bench, promote, list)\n", argv[1]);
     return 2;
 }

@@ -1,5 +1,4 @@
 /* cmd_ingest.c - `solbook ingest`: validate result files and store them. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,42 +11,27 @@
 #include "import.h"
 #include "ingest.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...\n"
-            "       solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]\n"
-            "       solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S]\n"
-            "                      [--commit SHA [--branch B]] FILE...\n"
-            "       solbook ingest [--db PATH] [--strict] --fleet DIR...\n\n"
-            "Validates solbook JSON files (result, training, calibration; the schema is\n"
-            "chosen by each file's \"schema\" field) and stores them in the database.\n"
-            "Directories are walked recursively in sorted order for *.json files and\n"
-            "archives; an Nsight Compute CSV named NAME.ncu.csv next to NAME.json is\n"
-            "attached to that run. Archives are read where they lie: .tar, .tar.gz and\n"
-            ".tgz (their NAME.json members, with NAME.ncu.csv members beside them), and\n"
-            ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.\n"
-            "Each file or member is stored whole or not at all; identical content is\n"
-            "stored once and reported as a duplicate.\n\n"
-            "  --db PATH        database (default: $SOLBOOK_DB, else ./solbook.db); created if missing\n"
-            "  --strict         one transaction for all files: nothing is stored if any is refused\n"
-            "  --fleet          DIRs are fleet output trees (docs/FLEET.md): only one final result per\n"
-            "                   case, provider and arch is stored; duplicates and partial files are\n"
-            "                   named by path and refused\n"
-            "  --ncu FILE.csv   attach 'ncu --csv --page raw' output to the run given by --run\n"
-            "  --run ID         run id (see 'solbook runs') for --ncu\n"
-            "  --format FORMAT  import other tools' results (docs/IMPORT.md): liger-csv,\n"
-            "                   nvbench-json, gbench-json, or auto (told by content)\n"
-            "  --dtype DTYPE    dtype of imported runs whose file names none (fp32, bf16...)\n"
-            "  --provider NAME  provider of nvbench/gbench imports (default: nvbench, gbench)\n"
-            "  --suite NAME     suite of imported runs (default: liger-bench, nvbench, gbench)\n"
-            "  --commit SHA     the commit imported runs were measured at (40 hex digits)\n"
-            "  --branch B       the branch that commit was on (with --commit)\n"
-            "  -q, --quiet      do not list duplicates and attached profiles\n"
-            "  -h, --help       this help\n\n"
-            "Exit status: 0 all files stored or already there, 1 some file refused,\n"
-            "2 usage or database error.\n");
-}
+static const char *const ingest_usage[] = {
+    "solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...",
+    "solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]",
+    "solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S]",
+    "               [--commit SHA [--branch B]] FILE...",
+    "solbook ingest [--db PATH] [--strict] --fleet DIR...",
+    "",
+    "Validates solbook JSON files (result, training, calibration; the schema is",
+    "chosen by each file's \"schema\" field) and stores them in the database.",
+    "Directories are walked recursively in sorted order for *.json files and",
+    "archives; an Nsight Compute CSV named NAME.ncu.csv next to NAME.json is",
+    "attached to that run. Archives are read where they lie: .tar, .tar.gz and",
+    ".tgz (their NAME.json members, with NAME.ncu.csv members beside them), and",
+    ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.",
+    "Each file or member is stored whole or not at all; identical content is",
+    "stored once and reported as a duplicate.",
+    "",
+    "Exit status: 0 all files stored or already there, 1 some file refused,",
+    "2 usage or database error.",
+    NULL,
+};
 
 typedef struct ctx {
     int quiet;
@@ -113,43 +97,41 @@ static void on_file(void *c, const char *path, long long run_id, int duplicate, 
 
 int cmd_ingest(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},  {"strict", no_argument, NULL, 's'},
-        {"ncu", required_argument, NULL, 'n'}, {"run", required_argument, NULL, 'r'},
-        {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},
-        {"format", required_argument, NULL, 'f'}, {"dtype", required_argument, NULL, 't'},
-        {"provider", required_argument, NULL, 'p'}, {"suite", required_argument, NULL, 'S'},
-        {"fleet", no_argument, NULL, 'F'},
-        {"commit", required_argument, NULL, 'C'}, {"branch", required_argument, NULL, 'B'},
-        {NULL, 0, NULL, 0},
-    };
     const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL, *format = NULL;
     sb_import_options io = {0};
     ctx x = {0};
-    int strict = 0, fleet = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+d:sn:r:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db_path = optarg; break;
-        case 's': strict = 1; break;
-        case 'n': ncu = optarg; break;
-        case 'r': run = optarg; break;
-        case 'q': x.quiet = 1; break;
-        case 'f': format = optarg; break;
-        case 't': io.dtype = optarg; break;
-        case 'p': io.provider = optarg; break;
-        case 'S': io.suite = optarg; break;
-        case 'F': fleet = 1; break;
-        case 'C': io.commit = optarg; break;
-        case 'B': io.branch = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            sb_cli_bad_option(stderr, "ingest", argv[optind - 1], opts);
-            usage(stderr);
-            return 2;
-        }
-    }
+    int strict = 0, fleet = 0, exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING('d', "db", &db_path, "path",
+                      "database (default: $SOLBOOK_DB, else ./solbook.db); created if missing"),
+        SB_OPT_BOOL('s', "strict", &strict,
+                    "one transaction for all files: nothing is stored if any is refused"),
+        SB_OPT_BOOL(0, "fleet", &fleet,
+                    "DIRs are fleet output trees (docs/FLEET.md): only one final result per\n"
+                    "case, provider and arch is stored; duplicates and partial files are\n"
+                    "named by path and refused"),
+        SB_OPT_STRING('n', "ncu", &ncu, "FILE.csv",
+                      "attach 'ncu --csv --page raw' output to the run given by --run"),
+        SB_OPT_STRING('r', "run", &run, "id", "run id (see 'solbook runs') for --ncu"),
+        SB_OPT_STRING(0, "format", &format, "format",
+                      "import other tools' results (docs/IMPORT.md): liger-csv,\n"
+                      "nvbench-json, gbench-json, or auto (told by content)"),
+        SB_OPT_STRING(0, "dtype", &io.dtype, "dtype",
+                      "dtype of imported runs whose file names none (fp32, bf16...)"),
+        SB_OPT_STRING(0, "provider", &io.provider, "name",
+                      "provider of nvbench/gbench imports (default: nvbench, gbench)"),
+        SB_OPT_STRING(0, "suite", &io.suite, "name",
+                      "suite of imported runs (default: liger-bench, nvbench, gbench)"),
+        SB_OPT_STRING(0, "commit", &io.commit, "sha",
+                      "the commit imported runs were measured at (40 hex digits)"),
+        SB_OPT_STRING(0, "branch", &io.branch, "branch", "the branch that commit was on (with --commit)"),
+        SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "ingest", options, ingest_usage,
+                                SB_PARSE_STOP_AT_NON_OPTION, &exit_status);
+    if (argc < 0)
+        return exit_status;
     if (format && strcmp(format, "auto") != 0 && !sb_import_format_known(format)) {
         fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json or auto\n", format);
         return 2;
@@ -185,9 +167,8 @@ int cmd_ingest(int argc, char **argv)
             return 2;
         }
     }
-    if (optind >= argc && !ncu) {
-        fprintf(stderr, "solbook ingest: no files or directories given\n");
-        usage(stderr);
+    if (argc == 0 && !ncu) {
+        fprintf(stderr, "solbook ingest: no files or directories given; see 'solbook ingest --help'\n");
         return 2;
     }
 
@@ -212,7 +193,7 @@ int cmd_ingest(int argc, char **argv)
     size_t fleet_n = 0;
     if (fleet) { /* the gathering check (fleet/gather.h) picks the files */
         char *text = NULL;
-        if (sb_gather_scan_dirs(argv + optind, (size_t)(argc - optind), &fleet_set, &err) != SB_OK ||
+        if (sb_gather_scan_dirs(argv, (size_t)argc, &fleet_set, &err) != SB_OK ||
             !(fleet_paths = sb_gather_accepted_paths(&fleet_set, &fleet_n)) ||
             !(text = sb_gather_describe(&fleet_set))) {
             if (!err.msg[0])
@@ -237,14 +218,14 @@ int cmd_ingest(int argc, char **argv)
     }
     walk.strict = 0; /* the batch, if any, is ours: it also covers --ncu */
     io.in_batch = strict;
-    if (optind < argc && format)
-        import_paths(ing, argv + optind, argc - optind, format, &io, &walk, &stats);
+    if (argc > 0 && format)
+        import_paths(ing, argv, argc, format, &io, &walk, &stats);
     else if (fleet) {
         sb_ingest_paths(ing, fleet_paths, fleet_n, &walk, &stats);
         stats.files_seen += (long)sb_gather_problems(&fleet_set);
         stats.refused += (long)sb_gather_problems(&fleet_set);
-    } else if (optind < argc)
-        sb_ingest_paths(ing, argv + optind, (size_t)(argc - optind), &walk, &stats);
+    } else if (argc > 0)
+        sb_ingest_paths(ing, argv, (size_t)argc, &walk, &stats);
     if (ncu) {
         stats.files_seen++;
         if (sb_ingest_attach_ncu(ing, run_id, ncu, &ncu_rows, &err) != SB_OK) {

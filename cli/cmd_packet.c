@@ -1,5 +1,4 @@
 /* cmd_packet.c - `solbook packet --target T [--db] [--op O] [--out DIR]`. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,54 +8,44 @@
 #include "packet.h"
 #include "results.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook packet --target liger|vllm|triton|pytorch|cutlass|onnxruntime|jax|tilelang\n"
-            "                      [--db FILE] [--op O] [--suite S] [--baseline PROVIDER] [--out DIR]\n"
-            "\n"
-            "Writes a self-contained discussion packet into DIR (default packet-TARGET; it must\n"
-            "be new or empty): DISCUSSION.md from templates/packets/TARGET.md.tmpl, data.tar.gz\n"
-            "(data/results/run-ID.json of the newest passing run of each case and\n"
-            "data/MANIFEST.sha256), reproduce.sh and MANIFEST.sha256 (check with\n"
-            "`sha256sum -c MANIFEST.sha256`). Only runs that\n"
-            "passed correctness are cited; with none, nothing is written and the exit status is 1.\n"
-            "The body must fit a GitHub discussion (65536 bytes) and name only providers, cards\n"
-            "and packages its cited runs have; otherwise nothing is written (exit status 2).\n"
-            "Speedups are over huggingface, torch-compile and liger where measured; --baseline P\n"
-            "uses P alone.\n");
-}
+static const char *const packet_usage[] = {
+    "solbook packet --target liger|vllm|triton|pytorch|cutlass|onnxruntime|jax|tilelang",
+    "               [--db FILE] [--op O] [--suite S] [--baseline PROVIDER] [--out DIR]",
+    "",
+    "Writes a self-contained discussion packet into DIR (default packet-TARGET; it must",
+    "be new or empty): DISCUSSION.md from templates/packets/TARGET.md.tmpl, data.tar.gz",
+    "(data/results/run-ID.json of the newest passing run of each case and",
+    "data/MANIFEST.sha256), reproduce.sh and MANIFEST.sha256 (check with",
+    "`sha256sum -c MANIFEST.sha256`). Only runs that",
+    "passed correctness are cited; with none, nothing is written and the exit status is 1.",
+    "The body must fit a GitHub discussion (65536 bytes) and name only providers, cards",
+    "and packages its cited runs have; otherwise nothing is written (exit status 2).",
+    "Speedups are over huggingface, torch-compile and liger where measured; --baseline P",
+    "uses P alone.",
+    NULL,
+};
 
 int cmd_packet(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"target", required_argument, NULL, 't'}, {"db", required_argument, NULL, 'd'},
-        {"op", required_argument, NULL, 'o'},     {"suite", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'O'},    {"baseline", required_argument, NULL, 'b'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     sb_packet_opts o = {0};
     const char *db_path = NULL;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        switch (c) {
-        case 't': o.target = optarg; break;
-        case 'd': db_path = optarg; break;
-        case 'o': o.op = optarg; break;
-        case 's': o.suite = optarg; break;
-        case 'O': o.out_dir = optarg; break;
-        case 'b': o.baseline = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case ':':
-        default:
-            return sb_cli_refused_option(stderr, "packet", c, argv[optind - 1], lo);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "solbook packet: unexpected argument '%s'\n", argv[optind]);
+    int exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING(0, "target", &o.target, "target",
+                      "the project: liger, vllm, triton, pytorch, cutlass,\n"
+                      "onnxruntime, jax or tilelang"),
+        SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_STRING(0, "op", &o.op, "op", "only this op"),
+        SB_OPT_STRING(0, "suite", &o.suite, "suite", "only runs of this suite"),
+        SB_OPT_STRING(0, "baseline", &o.baseline, "provider", "the one baseline of every speedup"),
+        SB_OPT_STRING(0, "out", &o.out_dir, "dir", "where the packet goes (default packet-TARGET)"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "packet", options, packet_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc > 0) {
+        fprintf(stderr, "solbook packet: unexpected argument '%s'\n", argv[0]);
         return 2;
     }
     if (!o.target) {

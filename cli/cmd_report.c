@@ -1,5 +1,4 @@
 /* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|standing|regressions|roofline|training`. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,137 +22,97 @@
 #include "training.h"
 #include "weekly.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook report geomean [--db FILE] [--baseline PROVIDER] [--suite S] [--op O]\n"
-            "                              [--format md|csv|json] [--out FILE]\n"
-            "       solbook report weekly --week YYYY-Www [--db FILE] [--out DIR] [--baseline PROVIDER]\n"
-            "                             [--alpha A] [--min-effect E]\n"
-            "       solbook report note [--db FILE] [--arch a100,h100,h200] [--out FILE]\n"
-            "       solbook report table --op O --sku SKU [--baseline PROVIDER] [--provider P]\n"
-            "                            [--suite S] [--db FILE] [--out FILE]\n"
-            "       solbook report evidence [--db FILE] [--out FILE]\n"
-            "       solbook report standing [--db FILE] [--out FILE.md]\n"
-            "       solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]\n"
-            "                                  [--min-effect 0.03] [--history] [--format md|json]\n"
-            "                                  [--out FILE]\n"
-            "       solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]\n"
-            "       solbook report training [--db FILE] [--out FILE.md]\n"
-            "\n"
-            "geomean      speedup of every provider over a baseline, per op x mode x dtype x SKU,\n"
-            "             and a cross-arch table (newest run per case; failed cases counted)\n"
-            "weekly       DIR/YYYY-Www.md (under 64 KB), DIR/YYYY-Www-appendix.md, .html and SVG\n"
-            "             plots for runs finished in that ISO week\n"
-            "note         the ten-line result note about the GEMM spec and the completion gate\n"
-            "table        per-shape times of a provider (default fused) and a baseline on one SKU,\n"
-            "             the geomean at the foot\n"
-            "evidence     docs/EVIDENCE.md: the targets checked against the stored runs\n"
-            "standing     the generated tables of docs/KERNELS.md: --out rewrites the blocks between\n"
-            "             its '<!-- solbook report standing: NAME -->' lines in place; without\n"
-            "             --out every block is printed with its marker lines\n"
-            "regressions  newest commit against the previous one per case, provider and SKU\n"
-            "             (Mann-Whitney U on the samples; commits in the order they were first\n"
-            "             measured); --history: every commit against the one before it; exits 1\n"
-            "             when a case regressed at its newest commit\n"
-            "roofline     the roofline SVG of one SKU\n"
-            "training     end-to-end training runs, patched against baseline, beside the op-level\n"
-            "             speedups of the same kernels (with --out, training-tokens.svg beside it)\n"
-            "\n"
-            "--db defaults to $SOLBOOK_DB or ./solbook.db. Speedups are over huggingface, then\n"
-            "torch-compile and liger where an op has passing runs of them (an op with none of\n"
-            "them: its provider with the most passing cases); --baseline P uses P alone.\n"
-            "'reference' is the project's diagnostic stand-in, a baseline only when named.\n"
-            "Rules for every figure: docs/CLAIMS.md; formats: docs/REPORTS.md.\n");
-}
+static const char *const report_usage[] = {
+    "solbook report geomean [--db FILE] [--baseline PROVIDER] [--suite S] [--op O]",
+    "                       [--format md|csv|json] [--out FILE]",
+    "solbook report weekly --week YYYY-Www [--db FILE] [--out DIR] [--baseline PROVIDER]",
+    "                      [--alpha A] [--min-effect E]",
+    "solbook report note [--db FILE] [--arch a100,h100,h200] [--out FILE]",
+    "solbook report table --op O --sku SKU [--baseline PROVIDER] [--provider P]",
+    "                     [--suite S] [--db FILE] [--out FILE]",
+    "solbook report evidence [--db FILE] [--out FILE]",
+    "solbook report standing [--db FILE] [--out FILE.md]",
+    "solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]",
+    "                           [--min-effect 0.03] [--history] [--format md|json]",
+    "                           [--out FILE]",
+    "solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]",
+    "solbook report training [--db FILE] [--out FILE.md]",
+    "",
+    "geomean      speedup of every provider over a baseline, per op x mode x dtype x SKU,",
+    "             and a cross-arch table (newest run per case; failed cases counted)",
+    "weekly       DIR/YYYY-Www.md (under 64 KB), DIR/YYYY-Www-appendix.md, .html and SVG",
+    "             plots for runs finished in that ISO week",
+    "note         the ten-line result note about the GEMM spec and the completion gate",
+    "table        per-shape times of a provider (default fused) and a baseline on one SKU,",
+    "             the geomean at the foot",
+    "evidence     docs/EVIDENCE.md: the targets checked against the stored runs",
+    "standing     the generated tables of docs/KERNELS.md: --out rewrites the blocks between",
+    "             its '<!-- solbook report standing: NAME -->' lines in place; without",
+    "             --out every block is printed with its marker lines",
+    "regressions  newest commit against the previous one per case, provider and SKU",
+    "             (Mann-Whitney U on the samples; commits in the order they were first",
+    "             measured); --history: every commit against the one before it; exits 1",
+    "             when a case regressed at its newest commit",
+    "roofline     the roofline SVG of one SKU",
+    "training     end-to-end training runs, patched against baseline, beside the op-level",
+    "             speedups of the same kernels (with --out, training-tokens.svg beside it)",
+    "",
+    "Speedups are over huggingface, then torch-compile and liger where an op has passing",
+    "runs of them (an op with none of them: its provider with the most passing cases).",
+    "'reference' is the project's diagnostic stand-in, a baseline only when named.",
+    "Rules for every figure: docs/CLAIMS.md; formats: docs/REPORTS.md.",
+    NULL,
+};
 
 typedef struct opts {
     const char *db, *baseline, *suite, *op, *format, *out, *week, *sku, *arch, *provider;
     double alpha, min_effect;
     int history;
-    const char *given[16]; /* long names of the options given */
-    size_t ngiven;
 } opts;
 
-/* Options each report takes; any other given option is a usage error. */
-static int check_allowed(const opts *o, const char *sub, const char *const *allowed)
+/* Every report option, into out (room for cap); those not in takes (NULL:
+ * all apply) are refused as not applying to the report. */
+static void report_options(opts *o, const char *const *takes, sb_option *out, size_t cap)
 {
-    for (size_t i = 0; i < o->ngiven; i++) {
-        int ok = 0;
-        for (size_t k = 0; allowed[k] && !ok; k++)
-            ok = strcmp(allowed[k], o->given[i]) == 0;
-        if (!ok) {
-            fprintf(stderr, "solbook report %s: --%s does not apply to this report; see "
-                            "'solbook report --help'\n", sub, o->given[i]);
-            return 2;
-        }
-    }
-    return 0;
-}
-
-static int parse_double(const char *s, const char *name, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (!end || *end || end == s || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "solbook report: %s must be a number in [%g, %g], not '%s'\n", name, lo,
-                hi, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse(int argc, char **argv, opts *o)
-{
-    static const struct option lo[] = {
-        {"db", required_argument, NULL, 'd'},       {"baseline", required_argument, NULL, 'b'},
-        {"suite", required_argument, NULL, 's'},    {"op", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'},   {"out", required_argument, NULL, 'O'},
-        {"week", required_argument, NULL, 'w'},     {"sku", required_argument, NULL, 'k'},
-        {"alpha", required_argument, NULL, 'a'},    {"min-effect", required_argument, NULL, 'e'},
-        {"arch", required_argument, NULL, 'A'},     {"provider", required_argument, NULL, 'p'},
-        {"history", no_argument, NULL, 'H'},        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const sb_option all[] = {
+        SB_OPT_STRING(0, "db", &o->db, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_STRING(0, "baseline", &o->baseline, "provider", "the one baseline of every speedup"),
+        SB_OPT_STRING(0, "provider", &o->provider, "provider", "table: the provider timed (default fused)"),
+        SB_OPT_STRING(0, "suite", &o->suite, "suite", "only runs of this suite"),
+        SB_OPT_STRING(0, "op", &o->op, "op", "only this op"),
+        SB_OPT_STRING(0, "sku", &o->sku, "sku", "table, roofline: the SKU"),
+        SB_OPT_STRING(0, "arch", &o->arch, "a100,h100,h200", "note: the archs of the completion gate"),
+        SB_OPT_STRING(0, "week", &o->week, "YYYY-Www", "weekly: the ISO week"),
+        SB_OPT_DOUBLE(0, "alpha", &o->alpha, "a", 1e-12, 0.5,
+                      "weekly, regressions: significance level (default 0.01)"),
+        SB_OPT_DOUBLE(0, "min-effect", &o->min_effect, "e", 0, 10,
+                      "weekly, regressions: smallest relative change that counts\n(default 0.03)"),
+        SB_OPT_BOOL(0, "history", &o->history, "regressions: every commit against the one before it"),
+        SB_OPT_STRING(0, "format", &o->format, "md|csv|json", "geomean, regressions: the output format"),
+        SB_OPT_STRING(0, "out", &o->out, "path", "write there instead of stdout (weekly: a directory)"),
+        SB_OPT_END(),
     };
+    sb_options_only(all, takes, out, cap);
+}
+
+/* Parses a report's argv (argv[0] its name) with the options it takes.
+ * Returns the exit status when the command is done (help, usage error),
+ * -1 to go on. */
+static int parse(int argc, char **argv, const char *const *takes, opts *o)
+{
     memset(o, 0, sizeof *o);
     o->alpha = 0.01;
     o->min_effect = 0.03;
-    optind = 1;
-    opterr = 0;
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":h", lo, &idx)) != -1) {
-        if (idx >= 0 && c != 'h' && o->ngiven < sizeof o->given / sizeof o->given[0])
-            o->given[o->ngiven++] = lo[idx].name;
-        idx = -1;
-        switch (c) {
-        case 'd': o->db = optarg; break;
-        case 'b': o->baseline = optarg; break;
-        case 's': o->suite = optarg; break;
-        case 'o': o->op = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'O': o->out = optarg; break;
-        case 'w': o->week = optarg; break;
-        case 'k': o->sku = optarg; break;
-        case 'A': o->arch = optarg; break;
-        case 'p': o->provider = optarg; break;
-        case 'H': o->history = 1; break;
-        case 'a':
-            if (parse_double(optarg, "--alpha", 1e-12, 0.5, &o->alpha))
-                return 2;
-            break;
-        case 'e':
-            if (parse_double(optarg, "--min-effect", 0, 10, &o->min_effect))
-                return 2;
-            break;
-        case 'h': usage(stdout); return 0;
-        case ':':
-        default:
-            return sb_cli_refused_option(stderr, "report", c, argv[optind - 1], lo);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "solbook report: unexpected argument '%s'\n", argv[optind]);
+    sb_option options[24];
+    report_options(o, takes, options, sizeof options / sizeof options[0]);
+    char command[64];
+    int exit_status;
+    snprintf(command, sizeof command, "report %s", argv[0]);
+    argc = sb_cli_parse_options(argc, argv, command, options, report_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc > 0) {
+        fprintf(stderr, "solbook %s: unexpected argument '%s'\n", command, argv[0]);
         return 2;
     }
     return -1;
@@ -532,57 +491,60 @@ static int run_training(const opts *o)
 
 int cmd_report(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
+    opts all;
+    sb_option options[24];
+    int help_status;
+    report_options(&all, NULL, options, sizeof options / sizeof options[0]);
+    if (sb_cli_subcommand_help(argc, argv, report_usage, options, &help_status))
+        return help_status;
     const char *sub = argv[1];
-    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    opts o;
-    int r = parse(argc - 1, argv + 1, &o);
-    if (r >= 0)
-        return r;
-    static const char *const geomean_opts[] = {"db", "baseline", "suite", "op", "format", "out", NULL};
-    static const char *const weekly_opts[] = {"db", "week", "out", "baseline", "alpha", "min-effect",
-                                              NULL};
-    static const char *const note_opts[] = {"db", "arch", "out", NULL};
-    static const char *const evidence_opts[] = {"db", "out", NULL};
-    static const char *const standing_opts[] = {"db", "out", NULL};
-    static const char *const table_opts[] = {"db", "op", "sku", "baseline", "provider", "suite",
-                                             "out", NULL};
-    static const char *const regress_opts[] = {"db", "suite", "op", "alpha", "min-effect",
-                                               "history", "format", "out", NULL};
-    static const char *const roofline_opts[] = {"db", "sku", "suite", "op", "out", NULL};
-    static const char *const training_opts[] = {"db", "out", NULL};
-    if (strcmp(sub, "geomean") == 0)
-        return check_allowed(&o, sub, geomean_opts) ? 2 : run_geomean(&o);
-    if (strcmp(sub, "weekly") == 0)
-        return check_allowed(&o, sub, weekly_opts) ? 2 : run_weekly(&o);
-    if (strcmp(sub, "regressions") == 0)
-        return check_allowed(&o, sub, regress_opts) ? 2 : run_regressions(&o);
-    if (strcmp(sub, "evidence") == 0)
-        return check_allowed(&o, sub, evidence_opts) ? 2 : run_sku_report(&o, evidence_of);
-    if (strcmp(sub, "standing") == 0)
-        return check_allowed(&o, sub, standing_opts) ? 2 : run_sku_report(&o, standing_of);
-    if (strcmp(sub, "note") == 0)
-        return check_allowed(&o, sub, note_opts) ? 2 : run_sku_report(&o, note_of);
-    if (strcmp(sub, "table") == 0)
-        return check_allowed(&o, sub, table_opts) ? 2 : run_table(&o);
-    if (strcmp(sub, "roofline") == 0)
-        return check_allowed(&o, sub, roofline_opts) ? 2 : run_roofline(&o);
-    if (strcmp(sub, "training") == 0)
-        return check_allowed(&o, sub, training_opts) ? 2 : run_training(&o);
     static const char *const reports[] = {"geomean", "weekly", "note", "table", "evidence", "standing",
                                           "regressions", "roofline", "training", NULL};
-    const char *close = sub[0] != '-' ? sb_suggest(sub, reports) : NULL;
-    if (close)
-        fprintf(stderr, "solbook report: unknown report '%s'; did you mean '%s'?\n", sub, close);
-    else
-        fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, "
-                        "evidence, standing, regressions, roofline, training)\n",
-                sub);
+    static const char *const takes[][9] = {
+        {"db", "baseline", "suite", "op", "format", "out", NULL},
+        {"db", "week", "out", "baseline", "alpha", "min-effect", NULL},
+        {"db", "arch", "out", NULL},
+        {"db", "op", "sku", "baseline", "provider", "suite", "out", NULL},
+        {"db", "out", NULL},
+        {"db", "out", NULL},
+        {"db", "suite", "op", "alpha", "min-effect", "history", "format", "out", NULL},
+        {"db", "sku", "suite", "op", "out", NULL},
+        {"db", "out", NULL},
+    };
+    size_t r = 0;
+    while (reports[r] && strcmp(reports[r], sub) != 0)
+        r++;
+    if (!reports[r]) {
+        const char *close = sub[0] != '-' ? sb_suggest(sub, reports) : NULL;
+        if (close)
+            fprintf(stderr, "solbook report: unknown report '%s'; did you mean '%s'?\n", sub, close);
+        else
+            fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, "
+                            "evidence, standing, regressions, roofline, training)\n",
+                    sub);
+        return 2;
+    }
+    opts o;
+    int status = parse(argc - 1, argv + 1, takes[r], &o);
+    if (status >= 0)
+        return status;
+    if (strcmp(sub, "geomean") == 0)
+        return run_geomean(&o);
+    if (strcmp(sub, "weekly") == 0)
+        return run_weekly(&o);
+    if (strcmp(sub, "regressions") == 0)
+        return run_regressions(&o);
+    if (strcmp(sub, "evidence") == 0)
+        return run_sku_report(&o, evidence_of);
+    if (strcmp(sub, "standing") == 0)
+        return run_sku_report(&o, standing_of);
+    if (strcmp(sub, "note") == 0)
+        return run_sku_report(&o, note_of);
+    if (strcmp(sub, "table") == 0)
+        return run_table(&o);
+    if (strcmp(sub, "roofline") == 0)
+        return run_roofline(&o);
+    if (strcmp(sub, "training") == 0)
+        return run_training(&o);
     return 2;
 }

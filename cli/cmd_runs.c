@@ -1,6 +1,6 @@
 /* cmd_runs.c - `solbook runs`: list stored runs, filtered. */
-#include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,30 +12,12 @@
 #include "run_list.h"
 #include "store.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook runs [--db PATH] [--arch A] [--sku S] [--sha X] [--op O]\n"
-            "                    [--mode M] [--dtype D] [--suite S] [--shape K=V,...]\n"
-            "                    [--params K=V,...] [--provider P] [--status S] [--limit N]\n"
-            "                    [--json]\n\n"
-            "Lists stored runs, oldest first (by finish time), as a table or a JSON array.\n\n"
-            "  --db PATH        database (default: $SOLBOOK_DB, else ./solbook.db)\n"
-            "  --arch A         a100, h100, h200, cpu, ...\n"
-            "  --sku S          SKU id, e.g. h100-sxm5-80gb\n"
-            "  --sha X          benchmarked git commit, full or a prefix\n"
-            "  --op O           operation, e.g. gemm, rmsnorm\n"
-            "  --mode M         fwd, bwd or full\n"
-            "  --dtype D        fp16, bf16, fp32, ...\n"
-            "  --suite S        the preset that ran it, e.g. memory-bound\n"
-            "  --shape K=V,...  the whole shape, names in any order, e.g. M=4096,N=4096\n"
-            "  --params K=V,... params the run has, e.g. eps=1e-06,weight_dtype=same\n"
-            "  --provider P     implementation, e.g. cublas, solbook-mma\n"
-            "  --status S       passed, failed or skipped\n"
-            "  --limit N        only the newest N runs\n"
-            "  --json           a JSON array of objects instead of the table\n"
-            "  -h, --help       this help\n");
-}
+static const char *const runs_usage[] = {
+    "solbook runs [<options>]",
+    "",
+    "Lists stored runs, oldest first (by finish time), as a table or a JSON array.",
+    NULL,
+};
 
 #define MAX_PARAMS SB_RUN_FILTER_PARAMS
 
@@ -81,56 +63,35 @@ static char *shape_key_of(const char *s)
 
 int cmd_runs(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},     {"arch", required_argument, NULL, 'a'},
-        {"sku", required_argument, NULL, 'k'},    {"sha", required_argument, NULL, 'g'},
-        {"op", required_argument, NULL, 'o'},     {"provider", required_argument, NULL, 'p'},
-        {"status", required_argument, NULL, 's'}, {"limit", required_argument, NULL, 'l'},
-        {"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
-        {"mode", required_argument, NULL, 'M'},   {"dtype", required_argument, NULL, 'D'},
-        {"suite", required_argument, NULL, 'S'},  {"shape", required_argument, NULL, 'K'},
-        {"params", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0},
-    };
     const char *mode = NULL, *dtype = NULL, *suite = NULL, *shape_arg = NULL, *params_arg = NULL;
     const char *db_path = sb_default_db_path();
     const char *arch = NULL, *sku = NULL, *sha = NULL, *op = NULL, *provider = NULL, *status = NULL;
-    long limit = 0;
-    int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+d:a:k:g:o:p:s:l:jh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'M': mode = optarg; break;
-        case 'D': dtype = optarg; break;
-        case 'S': suite = optarg; break;
-        case 'K': shape_arg = optarg; break;
-        case 'P': params_arg = optarg; break;
-        case 'd': db_path = optarg; break;
-        case 'a': arch = optarg; break;
-        case 'k': sku = optarg; break;
-        case 'g': sha = optarg; break;
-        case 'o': op = optarg; break;
-        case 'p': provider = optarg; break;
-        case 's': status = optarg; break;
-        case 'l': {
-            char *end;
-            limit = strtol(optarg, &end, 10);
-            if (!*optarg || *end || limit <= 0) {
-                fprintf(stderr, "solbook runs: --limit %s: not a positive integer\n", optarg);
-                return 2;
-            }
-            break;
-        }
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            sb_cli_bad_option(stderr, "runs", argv[optind - 1], opts);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "solbook runs: unexpected argument: %s\n", argv[optind]);
+    int limit = 0, json = 0, exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING('d', "db", &db_path, "path", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_STRING('a', "arch", &arch, "arch", "a100, h100, h200, cpu, ..."),
+        SB_OPT_STRING('k', "sku", &sku, "sku", "SKU id, e.g. h100-sxm5-80gb"),
+        SB_OPT_STRING('g', "sha", &sha, "sha", "benchmarked git commit, full or a prefix"),
+        SB_OPT_STRING('o', "op", &op, "op", "operation, e.g. gemm, rmsnorm"),
+        SB_OPT_STRING(0, "mode", &mode, "mode", "fwd, bwd or full"),
+        SB_OPT_STRING(0, "dtype", &dtype, "dtype", "fp16, bf16, fp32, ..."),
+        SB_OPT_STRING(0, "suite", &suite, "suite", "the preset that ran it, e.g. memory-bound"),
+        SB_OPT_STRING(0, "shape", &shape_arg, "K=V,...",
+                      "the whole shape, names in any order, e.g. M=4096,N=4096"),
+        SB_OPT_STRING(0, "params", &params_arg, "K=V,...",
+                      "params the run has, e.g. eps=1e-06,weight_dtype=same"),
+        SB_OPT_STRING('p', "provider", &provider, "provider", "implementation, e.g. cublas, solbook-mma"),
+        SB_OPT_STRING('s', "status", &status, "status", "passed, failed or skipped"),
+        SB_OPT_INT('l', "limit", &limit, "n", 1, INT_MAX, "only the newest N runs"),
+        SB_OPT_BOOL('j', "json", &json, "a JSON array of objects instead of the table"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "runs", options, runs_usage,
+                                SB_PARSE_STOP_AT_NON_OPTION, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc > 0) {
+        fprintf(stderr, "solbook runs: unexpected argument '%s'\n", argv[0]);
         return 2;
     }
     if (status && strcmp(status, "passed") && strcmp(status, "failed") && strcmp(status, "skipped")) {

@@ -1,5 +1,4 @@
 /* cmd_show.c - `solbook show RUN`: one stored run in full. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,18 +11,15 @@
 #include "run_record.h"
 #include "store.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook show [--db PATH] [--json] RUN\n\n"
-            "Prints one stored run whole: provenance, config and protocol, statistics,\n"
-            "derived metrics, correctness, training or ceilings, stored sample count and\n"
-            "Nsight Compute metrics. RUN is a run id (see 'solbook runs'), the producer's\n"
-            "run_uuid, or a prefix (8+ hex digits) of the content sha256.\n\n"
-            "  --db PATH        database (default: $SOLBOOK_DB, else ./solbook.db)\n"
-            "  --json           the stored JSON document, plus the ncu metrics\n"
-            "  -h, --help       this help\n");
-}
+static const char *const show_usage[] = {
+    "solbook show [<options>] RUN",
+    "",
+    "Prints one stored run whole: provenance, config and protocol, statistics,",
+    "derived metrics, correctness, training or ceilings, stored sample count and",
+    "Nsight Compute metrics. RUN is a run id (see 'solbook runs'), the producer's",
+    "run_uuid, or a prefix (8+ hex digits) of the content sha256.",
+    NULL,
+};
 
 /* Resolves RUN to an id. 0 ok, 1 not found or ambiguous (err filled), 2 db error. */
 static int resolve(sb_db *db, const char *arg, long long *id, sb_error *err)
@@ -268,30 +264,18 @@ static int show_json(sb_db *db, long long id, sb_error *err)
 
 int cmd_show(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *db_path = sb_default_db_path();
-    int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db_path = optarg; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            sb_cli_bad_option(stderr, "show", argv[optind - 1], opts);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (argc - optind != 1) {
-        fprintf(stderr, "solbook show: give exactly one RUN\n");
-        usage(stderr);
+    int json = 0, exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING('d', "db", &db_path, "path", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_BOOL('j', "json", &json, "the stored JSON document, plus the ncu metrics"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "show", options, show_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc != 1) {
+        fprintf(stderr, "solbook show: give exactly one RUN; see 'solbook show --help'\n");
         return 2;
     }
     sb_error err;
@@ -302,7 +286,7 @@ int cmd_show(int argc, char **argv)
         return 2;
     }
     long long id = 0;
-    int rc = resolve(db, argv[optind], &id, &err);
+    int rc = resolve(db, argv[0], &id, &err);
     if (rc == 0)
         rc = (json ? show_json(db, id, &err) : show_text(db, id, &err)) == SB_OK ? 0 : 2;
     if (rc)

@@ -1,5 +1,4 @@
 /* cmd_site.c - `solbook site`: the static dashboard (docs/SITE.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,79 +8,54 @@
 #include "home.h"
 #include "site.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook site --out DIR [--db FILE] [--roadmap FILE] [--contributions FILE]\n"
-            "                    [--kernels verified_kernels.json] [--arches a100,h100,h200]\n"
-            "                    [--page-rows N] [--baseline PROVIDER]\n"
-            "       solbook site --check [--roadmap FILE] [--contributions FILE]\n"
-            "\n"
-            "Builds the static dashboard into DIR: overview (arch x op matrix, completion gate),\n"
-            "one page per op, per run (with its raw JSON) and per case and SKU history,\n"
-            "weekly writeups, upstream packets, promoted kernels, contributions and roadmap.\n"
-            "DIR must not exist, be empty, or hold an earlier site (it is replaced). The same\n"
-            "database gives the same bytes. Open DIR/index.html; no network is needed.\n"
-            "\n"
-            "  --db FILE            the database (default $SOLBOOK_DB or ./solbook.db)\n"
-            "  --roadmap FILE       roadmap data (default SOLBOOK_HOME/docs/roadmap.json)\n"
-            "  --contributions FILE ledger data (default SOLBOOK_HOME/docs/contributions.csv)\n"
-            "  --kernels FILE       promoted kernels from verified_kernels.json instead of the\n"
-            "                       database's forge_kernels table\n"
-            "  --arches LIST        arches the completion gate requires (default a100,h100,h200)\n"
-            "  --page-rows N        rows per page of run lists and histories (default 200)\n"
-            "  --baseline P         the baseline of every speedup (default: huggingface, then\n"
-            "                       torch-compile and liger where an op has runs of them)\n"
-            "  --check              only check the roadmap and ledger files\n");
-}
+static const char *const site_usage[] = {
+    "solbook site --out DIR [--db FILE] [--roadmap FILE] [--contributions FILE]",
+    "             [--kernels verified_kernels.json] [--arches a100,h100,h200]",
+    "             [--page-rows N] [--baseline PROVIDER]",
+    "solbook site --check [--roadmap FILE] [--contributions FILE]",
+    "",
+    "Builds the static dashboard into DIR: overview (arch x op matrix, completion gate),",
+    "one page per op, per run (with its raw JSON) and per case and SKU history,",
+    "weekly writeups, upstream packets, promoted kernels, contributions and roadmap.",
+    "DIR must not exist, be empty, or hold an earlier site (it is replaced). The same",
+    "database gives the same bytes. Open DIR/index.html; no network is needed.",
+    NULL,
+};
 
 int cmd_site(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"db", required_argument, NULL, 'd'},      {"out", required_argument, NULL, 'o'},
-        {"roadmap", required_argument, NULL, 'r'}, {"contributions", required_argument, NULL, 'c'},
-        {"kernels", required_argument, NULL, 'k'}, {"arches", required_argument, NULL, 'a'},
-        {"page-rows", required_argument, NULL, 'p'}, {"check", no_argument, NULL, 'C'},
-        {"baseline", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     sb_site_opts o;
     memset(&o, 0, sizeof o);
-    int check = 0;
-    optind = 1;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'd': o.db_path = optarg; break;
-        case 'o': o.out_dir = optarg; break;
-        case 'r': o.roadmap_path = optarg; break;
-        case 'c': o.ledger_path = optarg; break;
-        case 'k': o.kernels_path = optarg; break;
-        case 'a': o.gate_arches = optarg; break;
-        case 'C': check = 1; break;
-        case 'b': o.baseline = optarg; break;
-        case 'p': {
-            char *end = NULL;
-            long v = strtol(optarg, &end, 10);
-            if (!end || *end || v < 10 || v > 100000) {
-                fprintf(stderr, "solbook site: --page-rows must be an integer in [10, 100000], "
-                                "not '%s'\n", optarg);
-                return 2;
-            }
-            o.page_rows = (size_t)v;
-            break;
-        }
-        case 'h': usage(stdout); return 0;
-        case ':':
-        default:
-            return sb_cli_refused_option(stderr, "site", ch, argv[optind - 1], lo);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "solbook site: unexpected argument '%s'\n", argv[optind]);
+    int check = 0, page_rows = 0, exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING(0, "out", &o.out_dir, "dir", "where the site goes"),
+        SB_OPT_STRING(0, "db", &o.db_path, "file", "the database (default $SOLBOOK_DB or ./solbook.db)"),
+        SB_OPT_STRING(0, "roadmap", &o.roadmap_path, "file",
+                      "roadmap data (default SOLBOOK_HOME/docs/roadmap.json)"),
+        SB_OPT_STRING(0, "contributions", &o.ledger_path, "file",
+                      "ledger data (default SOLBOOK_HOME/docs/contributions.csv)"),
+        SB_OPT_STRING(0, "kernels", &o.kernels_path, "file",
+                      "promoted kernels from verified_kernels.json instead of the\n"
+                      "database's forge_kernels table"),
+        SB_OPT_STRING(0, "arches", &o.gate_arches, "list",
+                      "arches the completion gate requires (default a100,h100,h200)"),
+        SB_OPT_INT(0, "page-rows", &page_rows, "n", 10, 100000,
+                   "rows per page of run lists and histories (default 200)"),
+        SB_OPT_STRING(0, "baseline", &o.baseline, "provider",
+                      "the baseline of every speedup (default: huggingface, then\n"
+                      "torch-compile and liger where an op has runs of them)"),
+        SB_OPT_BOOL(0, "check", &check, "only check the roadmap and ledger files"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "site", options, site_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc > 0) {
+        fprintf(stderr, "solbook site: unexpected argument '%s'\n", argv[0]);
         return 2;
     }
+    if (page_rows)
+        o.page_rows = (size_t)page_rows;
     sb_error err;
     sb_error_clear(&err);
     if (check) {

@@ -1,7 +1,6 @@
 /* cmd_submit.c - `solbook submit`: an experiment on one arch as a
  * Kubernetes Job (kubectl apply -f -) or a Slurm job array (sbatch). */
 #include <ctype.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,40 +16,22 @@
 #include "spawn.h"
 #include "task_status.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook submit NAME --arch ARCH --engine kubernetes|slurm [--dry-run] [--print]\n"
-            "                      [--image IMG] [--namespace NS] [--queue Q] [--sku SKU]\n"
-            "                      [--partition P] [--time HH:MM:SS] [--output-volume CLAIM|PATH]\n"
-            "                      [--run-id ID] [--dir DIR]\n"
-            "       solbook submit NAME --arch ARCH --engine E --status RUN_ID [--output-volume PATH] [--namespace NS]\n"
-            "       solbook submit NAME --arch ARCH --engine slurm --only-missing RUN_ID [SLURM OPTIONS]\n\n"
-            "Renders experiment NAME (experiments/NAME.json) for ARCH, one array task per\n"
-            "case, and submits it: a batch/v1 Indexed Job piped to 'kubectl apply -f -', or\n"
-            "a Slurm job array piped to 'sbatch'. Results go to ROOT/NAME/ARCH/RUN_ID.\n\n"
-            "  --engine E           kubernetes or slurm\n"
-            "  --dry-run            contact nothing: say what would be submitted, and where\n"
-            "  --print              print the Job (JSON, which kubectl takes) or the script\n"
-            "                       instead of submitting it\n"
-            "  --image IMG          kubernetes: container image with solbench (and ncu) on PATH\n"
-            "  --namespace NS       kubernetes: namespace of the Job\n"
-            "  --queue Q            kubernetes: Kueue LocalQueue (label kueue.x-k8s.io/queue-name)\n"
-            "  --sku SKU            kubernetes: only nodes of this SKU (default: every SKU of ARCH)\n"
-            "  --partition P        slurm: partition\n"
-            "  --time HH:MM:SS      limit per case (default: the experiment's for ARCH)\n"
-            "  --output-volume V    kubernetes: PVC claim mounted at /results (default solbook-results);\n"
-            "                       slurm: results directory (default ./solbook-results)\n"
-            "  --run-id ID          up to 16 letters, digits or '-' (default: UTC YYYYMMDDTHHMMSSZ)\n"
-            "  --dir DIR            experiment files (default: SOLBOOK_HOME/experiments)\n"
-            "  --status RUN_ID      where each task of the run stands (done, running, pending, failed,\n"
-            "                       cancelled, stopped, not started): slurm from the task records in the\n"
-            "                       results directory and squeue; kubernetes from 'kubectl get jobs -o json'\n"
-            "  --only-missing RUN_ID  slurm: submit again only the tasks of the run that are not done,\n"
-            "                       running or pending, into the same run directory\n\n"
-            "Exit status: 0 submitted (or printed, or the status told), 2 usage error, missing\n"
-            "kubectl/sbatch, or the submitter or the status query failed.\n");
-}
+static const char *const submit_usage[] = {
+    "solbook submit NAME --arch ARCH --engine kubernetes|slurm [--dry-run] [--print]",
+    "               [--image IMG] [--namespace NS] [--queue Q] [--sku SKU]",
+    "               [--partition P] [--time HH:MM:SS] [--output-volume CLAIM|PATH]",
+    "               [--run-id ID] [--dir DIR]",
+    "solbook submit NAME --arch ARCH --engine E --status RUN_ID [--output-volume PATH] [--namespace NS]",
+    "solbook submit NAME --arch ARCH --engine slurm --only-missing RUN_ID [SLURM OPTIONS]",
+    "",
+    "Renders experiment NAME (experiments/NAME.json) for ARCH, one array task per",
+    "case, and submits it: a batch/v1 Indexed Job piped to 'kubectl apply -f -', or",
+    "a Slurm job array piped to 'sbatch'. Results go to ROOT/NAME/ARCH/RUN_ID.",
+    "",
+    "Exit status: 0 submitted (or printed, or the status told), 2 usage error, missing",
+    "kubectl/sbatch, or the submitter or the status query failed.",
+    NULL,
+};
 
 static int is_dns_label(const char *s, size_t max)
 {
@@ -389,51 +370,47 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
 
 int cmd_submit(int argc, char **argv)
 {
-    enum { O_DRY = 256, O_PRINT, O_IMAGE, O_NS, O_QUEUE, O_SKU, O_PART, O_TIME, O_VOL, O_RUN, O_DIR, O_ENGINE,
-           O_STATUS, O_MISSING };
-    static const struct option opts[] = {
-        {"arch", required_argument, NULL, 'a'},         {"engine", required_argument, NULL, O_ENGINE},
-        {"dry-run", no_argument, NULL, O_DRY},          {"print", no_argument, NULL, O_PRINT},
-        {"image", required_argument, NULL, O_IMAGE},    {"namespace", required_argument, NULL, O_NS},
-        {"queue", required_argument, NULL, O_QUEUE},    {"sku", required_argument, NULL, O_SKU},
-        {"partition", required_argument, NULL, O_PART}, {"time", required_argument, NULL, O_TIME},
-        {"output-volume", required_argument, NULL, O_VOL}, {"run-id", required_argument, NULL, O_RUN},
-        {"dir", required_argument, NULL, O_DIR},        {"help", no_argument, NULL, 'h'},
-        {"status", required_argument, NULL, O_STATUS},  {"only-missing", required_argument, NULL, O_MISSING},
-        {NULL, 0, NULL, 0},
-    };
     submit_opts o = {0};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'a': o.arch = optarg; break;
-        case O_ENGINE: o.engine = optarg; break;
-        case O_DRY: o.dry_run = 1; break;
-        case O_PRINT: o.print = 1; break;
-        case O_IMAGE: o.image = optarg; break;
-        case O_NS: o.namespace_ = optarg; break;
-        case O_QUEUE: o.queue = optarg; break;
-        case O_SKU: o.sku = optarg; break;
-        case O_PART: o.partition = optarg; break;
-        case O_TIME: o.time = optarg; break;
-        case O_VOL: o.volume = optarg; break;
-        case O_RUN: o.run_id = optarg; break;
-        case O_DIR: o.dir = optarg; break;
-        case O_STATUS: o.status_of = optarg; break;
-        case O_MISSING: o.missing_of = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            sb_cli_bad_option(stderr, "submit", argv[optind - 1], opts);
-            return 2;
-        }
-    }
-    if (optind + 1 != argc) {
+    int exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING('a', "arch", &o.arch, "arch", "a100, h100 or h200 (the arch column of db/skus.csv)"),
+        SB_OPT_STRING(0, "engine", &o.engine, "kubernetes|slurm", "where the jobs run"),
+        SB_OPT_BOOL(0, "dry-run", &o.dry_run, "contact nothing: say what would be submitted, and where"),
+        SB_OPT_BOOL(0, "print", &o.print,
+                    "print the Job (JSON, which kubectl takes) or the script\n"
+                    "instead of submitting it"),
+        SB_OPT_STRING(0, "image", &o.image, "img",
+                      "kubernetes: container image with solbench (and ncu) on PATH"),
+        SB_OPT_STRING(0, "namespace", &o.namespace_, "ns", "kubernetes: namespace of the Job"),
+        SB_OPT_STRING(0, "queue", &o.queue, "q",
+                      "kubernetes: Kueue LocalQueue (label kueue.x-k8s.io/queue-name)"),
+        SB_OPT_STRING(0, "sku", &o.sku, "sku",
+                      "kubernetes: only nodes of this SKU (default: every SKU of ARCH)"),
+        SB_OPT_STRING(0, "partition", &o.partition, "p", "slurm: partition"),
+        SB_OPT_STRING(0, "time", &o.time, "HH:MM:SS", "limit per case (default: the experiment's for ARCH)"),
+        SB_OPT_STRING(0, "output-volume", &o.volume, "v",
+                      "kubernetes: PVC claim mounted at /results (default solbook-results);\n"
+                      "slurm: results directory (default ./solbook-results)"),
+        SB_OPT_STRING(0, "run-id", &o.run_id, "id",
+                      "up to 16 letters, digits or '-' (default: UTC YYYYMMDDTHHMMSSZ)"),
+        SB_OPT_STRING(0, "dir", &o.dir, "dir", "experiment files (default: SOLBOOK_HOME/experiments)"),
+        SB_OPT_STRING(0, "status", &o.status_of, "RUN_ID",
+                      "where each task of the run stands (done, running, pending, failed,\n"
+                      "cancelled, stopped, not started): slurm from the task records in the\n"
+                      "results directory and squeue; kubernetes from 'kubectl get jobs -o json'"),
+        SB_OPT_STRING(0, "only-missing", &o.missing_of, "RUN_ID",
+                      "slurm: submit again only the tasks of the run that are not done,\n"
+                      "running or pending, into the same run directory"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "submit", options, submit_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc != 1) {
         fprintf(stderr, "solbook submit: give one experiment NAME (solbook experiments list names them)\n");
         return 2;
     }
-    o.name = argv[optind];
+    o.name = argv[0];
     sb_engine engine;
     int rc = check_opts(&o, &engine);
     if (rc)

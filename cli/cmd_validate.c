@@ -1,7 +1,6 @@
 /* cmd_validate.c - `solbook validate`: check JSON files against a JSON
  * Schema (draft-07), either one given with --schema or, per file, the
  * solbook schema its own "schema" field names. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,31 +10,18 @@
 #include "json_file.h"
 #include "json_schema.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook validate [--schema SCHEMA [--lenient]] [--quiet] INSTANCE...\n"
-            "\n"
-            "Checks JSON files against a JSON Schema (draft-07). An instance may be any\n"
-            "JSON value; a schema file may be a boolean schema (true or false).\n"
-            "\n"
-            "  -s, --schema SCHEMA  a schema file, or the id of a solbook schema such as\n"
-            "                       solbook.result.v1 (read from $SOLBOOK_HOME/schemas/ID.json).\n"
-            "                       Without it, each file's own \"schema\" field picks the\n"
-            "                       solbook schema it is checked against.\n"
-            "  -l, --lenient        read the --schema the way draft-07 says: keywords beside\n"
-            "                       $ref and unknown keywords are ignored, then/else without\n"
-            "                       if do nothing. Without it, such a schema is refused, so\n"
-            "                       that nothing is silently left unchecked; solbook's own\n"
-            "                       schemas are always read that strict way.\n"
-            "  -q, --quiet          print only problems, not the \"FILE: valid\" lines\n"
-            "  -h, --help           print this help\n"
-            "\n"
-            "Prints one line per problem, FILE: POINTER: KEYWORD: reason (the document\n"
-            "root is \"/\"), and FILE: valid for each valid file. Malformed JSON is reported\n"
-            "as FILE: line L, column C: reason. Exit status: 0 when every file is valid,\n"
-            "1 when any is invalid or unreadable, 2 on a usage error or unreadable schema.\n");
-}
+static const char *const validate_usage[] = {
+    "solbook validate [--schema SCHEMA [--lenient]] [--quiet] INSTANCE...",
+    "",
+    "Checks JSON files against a JSON Schema (draft-07). An instance may be any",
+    "JSON value; a schema file may be a boolean schema (true or false).",
+    "",
+    "Prints one line per problem, FILE: POINTER: KEYWORD: reason (the document",
+    "root is \"/\"), and FILE: valid for each valid file. Malformed JSON is reported",
+    "as FILE: line L, column C: reason. Exit status: 0 when every file is valid,",
+    "1 when any is invalid or unreadable, 2 on a usage error or unreadable schema.",
+    NULL,
+};
 
 typedef struct print_ctx {
     const char *file;
@@ -127,37 +113,27 @@ static const sb_schema *schema_for(const char *file, const json_t *instance,
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"schema", required_argument, NULL, 's'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"lenient", no_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *schema_arg = NULL;
-    int quiet = 0, lenient = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "s:qlh", options, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            schema_arg = optarg;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'l':
-            lenient = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            sb_cli_bad_option(stderr, "validate", argv[optind - 1], options);
-            return 2;
-        }
-    }
-    if (optind >= argc) {
+    int quiet = 0, lenient = 0, exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING('s', "schema", &schema_arg, "schema",
+                      "a schema file, or the id of a solbook schema such as\n"
+                      "solbook.result.v1 (read from $SOLBOOK_HOME/schemas/ID.json).\n"
+                      "Without it, each file's own \"schema\" field picks the\n"
+                      "solbook schema it is checked against."),
+        SB_OPT_BOOL('l', "lenient", &lenient,
+                    "read the --schema the way draft-07 says: keywords beside\n"
+                    "$ref and unknown keywords are ignored, then/else without\n"
+                    "if do nothing. Without it, such a schema is refused, so\n"
+                    "that nothing is silently left unchecked; solbook's own\n"
+                    "schemas are always read that strict way."),
+        SB_OPT_BOOL('q', "quiet", &quiet, "print only problems, not the \"FILE: valid\" lines"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "validate", options, validate_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc == 0) {
         fprintf(stderr, "solbook validate: no files to check; see 'solbook validate --help'\n");
         return 2;
     }
@@ -174,7 +150,7 @@ int cmd_validate(int argc, char **argv)
         return 2;
 
     int invalid = 0, system_error = 0;
-    for (int i = optind; i < argc && !system_error; i++) {
+    for (int i = 0; i < argc && !system_error; i++) {
         const char *file = argv[i];
         json_t *instance = NULL;
         sb_error err;

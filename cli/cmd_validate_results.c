@@ -1,7 +1,6 @@
 /* cmd_validate_results.c - `solbook validate-results`: the completion gate
  * (report/gate.h). Exit 0 only when every required arch has exactly one
  * complete GEMM spec result; otherwise the report says what is missing. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,42 +12,33 @@
 #include "sku.h"
 #include "strbuf.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbook validate-results [--db FILE] [--arch a100,h100,h200] [--op gemm]\n"
-            "\n"
-            "Exits 0 only when each listed arch has exactly one stored result of the op's spec\n"
-            "(gemm: suite gemm-spec, M=N=K=4096 fp16, provider cublas, 10 warm-up + 5 x 50\n"
-            "launches) that passed correctness, whose SKU is that arch in db/skus.csv, and\n"
-            "that carries every ncu speed-of-light metric. Otherwise prints, per arch, what is\n"
-            "missing and exits 1. Default --arch a100,h100,h200.\n");
-}
+static const char *const validate_results_usage[] = {
+    "solbook validate-results [--db FILE] [--arch a100,h100,h200] [--op gemm]",
+    "",
+    "Exits 0 only when each listed arch has exactly one stored result of the op's spec",
+    "(gemm: suite gemm-spec, M=N=K=4096 fp16, provider cublas, 10 warm-up + 5 x 50",
+    "launches) that passed correctness, whose SKU is that arch in db/skus.csv, and",
+    "that carries every ncu speed-of-light metric. Otherwise prints, per arch, what is",
+    "missing and exits 1.",
+    NULL,
+};
 
 int cmd_validate_results(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"db", required_argument, NULL, 'd'},   {"arch", required_argument, NULL, 'a'},
-        {"op", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *db_path = NULL, *arch = "a100,h100,h200", *op = "gemm";
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd': db_path = optarg; break;
-        case 'a': arch = optarg; break;
-        case 'o': op = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case ':':
-        default:
-            return sb_cli_refused_option(stderr, "validate-results", c, argv[optind - 1], lo);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "solbook validate-results: unexpected argument '%s'\n", argv[optind]);
+    int exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_STRING(0, "arch", &arch, "a100,h100,h200", "the archs required (default a100,h100,h200)"),
+        SB_OPT_STRING(0, "op", &op, "op", "the op whose spec is checked (default gemm)"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "validate-results", options, validate_results_usage, 0,
+                                &exit_status);
+    if (argc < 0)
+        return exit_status;
+    if (argc > 0) {
+        fprintf(stderr, "solbook validate-results: unexpected argument '%s'\n", argv[0]);
         return 2;
     }
     const sb_gate_spec *spec = sb_gate_spec_for(op);

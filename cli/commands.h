@@ -2,8 +2,8 @@
  * found through the table in command_table.c, the way git's builtin/ works.
  *
  * A command gets argv with argv[0] = its own name, parses its options
- * (getopt_long, and --help), prints errors once with sb_error_print, and
- * returns the process exit status: 0 success, 1 the work found problems
+ * from one sb_option table (core/parse_options.h) that also makes its
+ * --help, prints errors once with sb_error_print, and returns the process exit status: 0 success, 1 the work found problems
  * (invalid files, regressions), 2 usage or system errors.
  */
 #ifndef SOLBOOK_CLI_COMMANDS_H
@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-struct option;
+#include "parse_options.h"
 
 typedef int (*sb_command_fn)(int argc, char **argv);
 
@@ -24,17 +24,18 @@ typedef struct sb_command {
 /* The table, ended by a zeroed entry. */
 extern const sb_command sb_commands[];
 
-/* Prints, to f, why getopt_long refused arg (argv[optind - 1]) given
- * options, its table: a known option without its value, or an unknown
- * option, then naming the closest long option when one is near
- * (core/suggest.h). */
-void sb_cli_bad_option(FILE *f, const char *command, const char *arg, const struct option *options);
+/* Parses argv (argv[0] is the command) against opts (core/parse_options.h).
+ * Returns the number of operands, now argv[0..n); or -1 after printing
+ * the help to stdout (--help; *exit_status 0) or the one line saying
+ * what is wrong to stderr as "solbook COMMAND: ..." (*exit_status 2). */
+int sb_cli_parse_options(int argc, char **argv, const char *command, const sb_option *opts,
+                         const char *const *usage, unsigned flags, int *exit_status);
 
-/* Prints, to f, why getopt_long (with an optstring starting with ':')
- * returned c for arg: "needs a value" for ':', else as
- * sb_cli_bad_option. Returns 2, the exit status for bad usage. */
-int sb_cli_refused_option(FILE *f, const char *command, int c, const char *arg,
-                          const struct option *options);
+/* For a command of subcommands (argv[1] names one): with none, or -h or
+ * --help in its place, writes the help of all of them (to stderr when
+ * none is given) and returns 1 with *exit_status 2 or 0; else returns 0. */
+int sb_cli_subcommand_help(int argc, char **argv, const char *const *usage, const sb_option *opts,
+                           int *exit_status);
 
 /* Declarations of the commands, in table order. */
 int cmd_validate(int argc, char **argv);

@@ -74,8 +74,8 @@ expect_usage() {
   [[ $rc -eq 2 ]] && grep -q -- "$want" "$tmp/err" && ok "collect $*: exit 2, \"$(head -1 "$tmp/err")\"" \
     || bad "collect $*: exit $rc, stderr: $(cat "$tmp/err")"
 }
-expect_usage "wants a device index" --device x
-expect_usage "wants a device index" --device -1
+expect_usage "--device: expected a non-negative integer, got 'x'" --device x
+expect_usage "--device: expected a non-negative integer, got '-1'" --device -1
 expect_usage "is not a directory" --cpu --git-dir /nonexistent/dir
 expect_usage "exclude each other" --cpu --device 1
 expect_usage "unknown option" --gpu

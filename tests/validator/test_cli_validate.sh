@@ -125,7 +125,7 @@ expect_run 2 "$SOLBOOK" validate --lenient "$DATA/result.valid.gemm.json"
 # A mistyped option or command names the closest one.
 expect_run 2 "$SOLBOOK" validate --qiuet "$DATA/result.valid.gemm.json"
 checks=$((checks + 1))
-grep -qxF "solbook validate: unknown option --qiuet; did you mean --quiet?" "$TMP/err" || { fail "option suggestion"; cat "$TMP/err"; }
+grep -qxF "solbook validate: unknown option '--qiuet'; did you mean '--quiet'?" "$TMP/err" || { fail "option suggestion"; cat "$TMP/err"; }
 expect_run 2 "$SOLBOOK" valdiate "$DATA/result.valid.gemm.json"
 checks=$((checks + 1))
 grep -qxF "solbook: 'valdiate' is not a solbook command; did you mean 'validate'?" "$TMP/err" || { fail "command suggestion"; cat "$TMP/err"; }
@@ -135,13 +135,13 @@ checks=$((checks + 1))
 grep -qxF "solbook report: unknown report 'notes'; did you mean 'note'?" "$TMP/err" || { fail "report suggestion"; cat "$TMP/err"; }
 expect_run 2 "$SOLBOOK" report table --op gemm --sku h100 --baseilne torch
 checks=$((checks + 1))
-grep -qxF "solbook report: unknown option --baseilne; did you mean --baseline?" "$TMP/err" || { fail "report option suggestion"; cat "$TMP/err"; }
+grep -qxF "solbook report table: unknown option '--baseilne'; did you mean '--baseline'?" "$TMP/err" || { fail "report option suggestion"; cat "$TMP/err"; }
 expect_run 2 "$SOLBOOK" packet --target liger --basleine torch
 checks=$((checks + 1))
-grep -qxF "solbook packet: unknown option --basleine; did you mean --baseline?" "$TMP/err" || { fail "packet option suggestion"; cat "$TMP/err"; }
+grep -qxF "solbook packet: unknown option '--basleine'; did you mean '--baseline'?" "$TMP/err" || { fail "packet option suggestion"; cat "$TMP/err"; }
 expect_run 2 "$SOLBOOK" compare --treshold 0.05 a b
 checks=$((checks + 1))
-grep -qxF "solbook compare: unknown option --treshold; did you mean --threshold?" "$TMP/err" || { fail "compare option suggestion"; cat "$TMP/err"; }
+grep -qxF "solbook compare: unknown option '--treshold'; did you mean '--threshold'?" "$TMP/err" || { fail "compare option suggestion"; cat "$TMP/err"; }
 
 echo "test_cli_validate: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]
