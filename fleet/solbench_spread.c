@@ -3,7 +3,6 @@
  * itself, compiled in, so the cases are the ones `solbench suite` runs. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,27 +11,25 @@
 
 #include "error.h"
 #include "gpu_spread.h"
+#include "parse_options.h"
 #include "presets.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solbench-spread --preset NAME --out DIR [--gpus all|0,1,...] [--solbench PATH]\n"
-            "                       [-- SOLBENCH OPTIONS...]\n\n"
-            "Runs every case of a solbench preset like 'solbench suite', spread over the GPUs\n"
-            "of this host: one solbench process per GPU at a time, each case on the next free\n"
-            "GPU, every result tagged with its GPU (provenance.device.index). Results go to a\n"
-            "new folder DIR/NAME-YYYYMMDDTHHMMSSZ/ with one log per GPU (spread-gpuN.log).\n\n"
-            "  --preset NAME    a preset of solbench (solbench suite --help lists them)\n"
-            "  --out DIR        an existing directory\n"
-            "  --gpus G         all (the default: the GPUs of CUDA_VISIBLE_DEVICES when set, else every\n"
-            "                   GPU NVML sees) or CUDA ordinals 0,1,...\n"
-            "  --solbench PATH  the solbench program (default: $SOLBENCH, else solbench on PATH)\n"
-            "  -- OPTIONS       passed to every solbench call (--iters 20 --repeats 3\n"
-            "                   --calibration FILE --provider P ...); not --device or --out\n\n"
-            "Exit status: 0 every case passed, 1 some correctness check failed (results\n"
-            "written), 2 usage error or a case that could not run.\n");
-}
+static const char *const spread_usage[] = {
+    "solbench-spread --preset NAME --out DIR [--gpus all|0,1,...] [--solbench PATH]",
+    "                [-- SOLBENCH OPTIONS...]",
+    "",
+    "Runs every case of a solbench preset like 'solbench suite', spread over the GPUs",
+    "of this host: one solbench process per GPU at a time, each case on the next free",
+    "GPU, every result tagged with its GPU (provenance.device.index). Results go to a",
+    "new folder DIR/NAME-YYYYMMDDTHHMMSSZ/ with one log per GPU (spread-gpuN.log).",
+    "",
+    "Options after -- go to every solbench call (--iters 20 --repeats 3",
+    "--calibration FILE --provider P ...); not --device or --out.",
+    "",
+    "Exit status: 0 every case passed, 1 some correctness check failed (results",
+    "written), 2 usage error or a case that could not run.",
+    NULL,
+};
 
 typedef struct progress_ctx {
     const sb_preset *pr;
@@ -70,31 +67,30 @@ static size_t count_results(const char *dir)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"preset", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
-        {"gpus", required_argument, NULL, 'g'},   {"solbench", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
     const char *preset = NULL, *out = NULL, *gpus_text = "all", *solbench = getenv("SOLBENCH");
     if (!solbench || !*solbench)
         solbench = "solbench";
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p': preset = optarg; break;
-        case 'o': out = optarg; break;
-        case 'g': gpus_text = optarg; break;
-        case 's': solbench = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "solbench-spread: unknown option or missing value: %s (options for solbench go after --)\n",
-                    argv[optind - 1]);
-            return 2;
-        }
+    const sb_option options[] = {
+        SB_OPT_STRING(0, "preset", &preset, "name", "a preset of solbench (solbench suite --help lists them)"),
+        SB_OPT_STRING(0, "out", &out, "dir", "an existing directory"),
+        SB_OPT_STRING(0, "gpus", &gpus_text, "G",
+                      "all (the default: the GPUs of CUDA_VISIBLE_DEVICES when set, else every\n"
+                      "GPU NVML sees) or CUDA ordinals 0,1,..."),
+        SB_OPT_STRING(0, "solbench", &solbench, "path",
+                      "the solbench program (default: $SOLBENCH, else solbench on PATH)"),
+        SB_OPT_END(),
+    };
+    sb_error perr;
+    sb_error_clear(&perr);
+    int n_args = sb_parse_options(argc, argv, options, 0, &perr);
+    if (n_args == SB_PARSE_HELP)
+        return sb_usage_write(stdout, spread_usage, options) == SB_OK ? 0 : 2;
+    if (n_args < 0) {
+        fprintf(stderr, "solbench-spread: %s (options for solbench go after --)\n", perr.msg);
+        return 2;
     }
-    char **extra = argv + optind;
-    size_t n_extra = (size_t)(argc - optind);
+    char **extra = argv;
+    size_t n_extra = (size_t)n_args;
     for (size_t i = 0; i < n_extra; i++) {
         if (!strcmp(extra[i], "--device") || !strncmp(extra[i], "--device=", 9) || !strcmp(extra[i], "--out") ||
             !strncmp(extra[i], "--out=", 6)) {

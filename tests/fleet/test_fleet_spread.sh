@@ -80,5 +80,15 @@ for exp in "${SOLBOOK_HOME:-.}"/experiments/*.json; do
       bad "$(basename "$exp"): preset $p"; cat "$tmp/err6"; fi
   done
 done
+# The help is made from the option table; a bad option is one line, exit 2.
+"$SPREAD" --help >"$tmp/help" 2>&1
+for o in preset out gpus solbench help; do
+  if grep -qE "^  (-h, |    )--$o( |$)" "$tmp/help"; then ok "--help lists --$o"; else bad "--help lacks --$o"; fi
+done
+rc=0
+"$SPREAD" --prest smoke >/dev/null 2>"$tmp/err7" || rc=$?
+want="solbench-spread: unknown option '--prest'; did you mean '--preset'? (options for solbench go after --)"
+if [[ $rc == 2 && $(cat "$tmp/err7") == "$want" ]]; then ok "a mistyped option: exit 2, \"$want\""; else
+  bad "a mistyped option: exit $rc, $(cat "$tmp/err7")"; fi
 echo "test_fleet_spread: $checks checks passed, $fails failed"
 [[ $fails == 0 ]]
