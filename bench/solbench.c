@@ -2,7 +2,6 @@
  * `solbench roofline`, `solbench list`. See docs/BENCH.md. */
 #include <cublas_api.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "json_file.h"
 #include "nvml.h"
 #include "op.h"
+#include "parse_options.h"
 #include "presets.h"
 #include "provenance.h"
 #include "result.h"
@@ -259,13 +259,6 @@ static void print_summary(const sb_op *op, const sb_op_config *cfg, int provider
 }
 
 /* -------------------------------------------------------- op command */
-enum {
-    OPT_DTYPE = 256, OPT_PROVIDER, OPT_WARMUP, OPT_WARMUP_MS, OPT_SETTLE_MS, OPT_ITERS, OPT_REPEATS, OPT_L2, OPT_INPUT_SETS,
-    OPT_CHECK_ROWS, OPT_DEVICE, OPT_CALIBRATION, OPT_OUT, OPT_SUITE, OPT_SEED, OPT_SPEC, OPT_MODE,
-    OPT_CORRUPT, OPT_HELP, OPT_HOLD, OPT_PRESET, OPT_CASES, OPT_ONLY, OPT_LIST, OPT_BYTES, OPT_GEMM_SIZE, OPT_RECORDED,
-    OPT_SHAPE0 = 1000, OPT_PARAM0 = 2000
-};
-
 typedef struct common_opts {
     sb_protocol_opts proto;
     int device_is_cpu, device_index;
@@ -274,117 +267,163 @@ typedef struct common_opts {
     int protocol_given;
 } common_opts;
 
-/* Handles the options shared by every command; 1 = consumed, 0 = not
- * ours, -1 = bad value (message printed). */
-static int common_option(int c, const char *arg, common_opts *o)
+/* Sets the value of a shared option (opt->value is the common_opts). */
+static int common_value(const sb_option *opt, const char *arg, sb_error *err)
 {
+    common_opts *o = opt->value;
+    const char *name = opt->long_name;
     int64_t v;
-    switch (c) {
-    case OPT_PROVIDER: o->provider = arg; return 1;
-    case OPT_WARMUP:
+    if (!strcmp(name, "provider")) {
+        o->provider = arg;
+    } else if (!strcmp(name, "warmup")) {
         if (parse_i64(arg, 0, 1000000, &v))
-            return usage_error("--warmup %s: expected a count from 0 to 1000000%s", arg, ""), -1;
+            return sb_error_set(err, NULL, NULL, "expected a count from 0 to 1000000, got '%s'", arg);
         o->proto.warmup_iters = (int)v;
         o->proto.warmup_ms = 0;
         o->protocol_given = 1;
-        return 1;
-    case OPT_WARMUP_MS: {
+    } else if (!strcmp(name, "warmup-ms") || !strcmp(name, "settle-ms")) {
+        int warmup = name[0] == 'w';
         char *end;
         double d = strtod(arg, &end);
-        if (end == arg || *end || !(d > 0) || d > 600000)
-            return usage_error("--warmup-ms %s: expected milliseconds above 0%s", arg, ""), -1;
-        o->proto.warmup_ms = d;
+        if (end == arg || *end || !(warmup ? d > 0 : d >= 0) || d > 600000)
+            return sb_error_set(err, NULL, NULL, "expected milliseconds %s 600000, got '%s'",
+                                warmup ? "above 0, at most" : "from 0 to", arg);
+        *(warmup ? &o->proto.warmup_ms : &o->proto.settle_ms) = d;
         o->protocol_given = 1;
-        return 1;
-    }
-    case OPT_SETTLE_MS: {
-        char *end;
-        double d = strtod(arg, &end);
-        if (end == arg || *end || !(d >= 0) || d > 600000)
-            return usage_error("--settle-ms %s: expected milliseconds from 0 to 600000%s", arg, ""), -1;
-        o->proto.settle_ms = d;
+    } else if (!strcmp(name, "iters") || !strcmp(name, "repeats")) {
+        int iters = name[0] == 'i';
+        int64_t hi = iters ? 100000 : 1000;
+        if (parse_i64(arg, 1, hi, &v))
+            return sb_error_set(err, NULL, NULL, "expected a count from 1 to %lld, got '%s'", (long long)hi, arg);
+        *(iters ? &o->proto.iters : &o->proto.repeats) = (int)v;
         o->protocol_given = 1;
-        return 1;
-    }
-    case OPT_ITERS:
-        if (parse_i64(arg, 1, 100000, &v))
-            return usage_error("--iters %s: expected a count from 1 to 100000%s", arg, ""), -1;
-        o->proto.iters = (int)v;
-        o->protocol_given = 1;
-        return 1;
-    case OPT_REPEATS:
-        if (parse_i64(arg, 1, 1000, &v))
-            return usage_error("--repeats %s: expected a count from 1 to 1000%s", arg, ""), -1;
-        o->proto.repeats = (int)v;
-        o->protocol_given = 1;
-        return 1;
-    case OPT_HOLD: /* how the repeats are queued, not their counts: --spec takes it */
-        o->proto.launch_hold = 1;
-        return 1;
-    case OPT_L2:
+    } else if (!strcmp(name, "hold")) {
+        o->proto.launch_hold = 1; /* how the repeats are queued, not their counts: --spec takes it */
+    } else if (!strcmp(name, "l2")) {
         if (strcmp(arg, "cold") && strcmp(arg, "warm"))
-            return usage_error("--l2 %s: expected cold or warm%s", arg, ""), -1;
+            return sb_error_set(err, NULL, NULL, "expected cold or warm, got '%s'", arg);
         o->proto.l2_cold = !strcmp(arg, "cold");
         o->protocol_given = 1;
-        return 1;
-    case OPT_INPUT_SETS:
-        if (!strcmp(arg, "auto")) {
-            o->proto.input_sets = 0;
-            return 1;
-        }
-        if (parse_i64(arg, 1, 1024, &v))
-            return usage_error("--input-sets %s: expected auto or a count from 1 to 1024%s", arg, ""), -1;
+    } else if (!strcmp(name, "input-sets")) {
+        if (!strcmp(arg, "auto"))
+            v = 0;
+        else if (parse_i64(arg, 1, 1024, &v))
+            return sb_error_set(err, NULL, NULL, "expected auto or a count from 1 to 1024, got '%s'", arg);
         o->proto.input_sets = (int)v;
-        return 1;
-    case OPT_CHECK_ROWS:
+    } else if (!strcmp(name, "check-rows")) {
         if (parse_i64(arg, 1, 1 << 30, &v))
-            return usage_error("--check-rows %s: expected a positive count%s", arg, ""), -1;
+            return sb_error_set(err, NULL, NULL, "expected a positive count, got '%s'", arg);
         o->proto.max_check_rows = v;
-        return 1;
-    case OPT_DEVICE:
+    } else if (!strcmp(name, "device")) {
         if (!strcmp(arg, "cpu")) {
             o->device_is_cpu = 1;
-            return 1;
+            return SB_OK;
         }
         if (parse_i64(arg, 0, 1024, &v))
-            return usage_error("--device %s: expected cpu or a CUDA ordinal%s", arg, ""), -1;
+            return sb_error_set(err, NULL, NULL, "expected cpu or a CUDA ordinal, got '%s'", arg);
         o->device_is_cpu = 0;
         o->device_index = (int)v;
-        return 1;
-    case OPT_CALIBRATION: o->calibration = arg; return 1;
-    case OPT_OUT: o->out = arg; return 1;
-    case OPT_SUITE: {
+    } else if (!strcmp(name, "calibration")) {
+        o->calibration = arg;
+    } else if (!strcmp(name, "out")) {
+        o->out = arg;
+    } else if (!strcmp(name, "suite")) {
         if (!*arg || strlen(arg) > 64)
-            return usage_error("--suite %s: expected a name like gemm-spec%s", arg, ""), -1;
+            return sb_error_set(err, NULL, NULL, "expected a name like gemm-spec, got '%s'", arg);
         for (const char *p = arg; *p; p++)
             if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
                   (p != arg && (*p == '.' || *p == '_' || *p == '+' || *p == '-'))))
-                return usage_error("--suite %s: use lower-case letters, digits and . _ + -%s", arg, ""), -1;
+                return sb_error_set(err, NULL, NULL, "use lower-case letters, digits and . _ + -, not '%s'", arg);
         o->suite = arg;
-        return 1;
-    }
-    case OPT_SEED:
+    } else if (!strcmp(name, "seed")) {
         if (parse_i64(arg, 0, INT64_MAX, &v))
-            return usage_error("--seed %s: expected a non-negative integer%s", arg, ""), -1;
+            return sb_error_set(err, NULL, NULL, "expected a non-negative integer, got '%s'", arg);
         o->seed = (uint64_t)v;
-        return 1;
-    case OPT_CORRUPT: o->proto.test_corrupt_output = 1; return 1;
-    default: return 0;
+    } else if (!strcmp(name, "test-corrupt-output")) {
+        o->proto.test_corrupt_output = 1;
     }
+    return SB_OK;
 }
 
-#define COMMON_LONG_OPTS                                                                                   \
-    {"provider", required_argument, NULL, OPT_PROVIDER}, {"warmup", required_argument, NULL, OPT_WARMUP},  \
-        {"warmup-ms", required_argument, NULL, OPT_WARMUP_MS},                                             \
-        {"settle-ms", required_argument, NULL, OPT_SETTLE_MS},                                             \
-        {"iters", required_argument, NULL, OPT_ITERS}, {"repeats", required_argument, NULL, OPT_REPEATS},  \
-        {"l2", required_argument, NULL, OPT_L2}, {"input-sets", required_argument, NULL, OPT_INPUT_SETS},  \
-        {"hold", no_argument, NULL, OPT_HOLD},                                                             \
-        {"check-rows", required_argument, NULL, OPT_CHECK_ROWS},                                           \
-        {"device", required_argument, NULL, OPT_DEVICE},                                                   \
-        {"calibration", required_argument, NULL, OPT_CALIBRATION}, {"out", required_argument, NULL, OPT_OUT}, \
-        {"suite", required_argument, NULL, OPT_SUITE}, {"seed", required_argument, NULL, OPT_SEED},        \
-        {"test-corrupt-output", no_argument, NULL, OPT_CORRUPT}, {"help", no_argument, NULL, OPT_HELP}
+/* Appends the options of more (up to its SB_OPT_END) to out[*n..cap). */
+static void add_options(sb_option *out, size_t *n, size_t cap, const sb_option *more)
+{
+    for (; more->kind != SB_OPT_KIND_END && *n + 1 < cap; more++)
+        out[(*n)++] = *more;
+}
+
+/* The protocol and output options every command shares, declared once,
+ * appended to out[*n..cap). */
+static void add_common_options(common_opts *o, sb_option *out, size_t *n, size_t cap)
+{
+    const sb_option common[] = {
+        SB_OPT_CALLBACK(0, "provider", o, "NAME|all", "which implementation (default all that suit the device)",
+                        common_value),
+        SB_OPT_CALLBACK(0, "warmup", o, "n", "warm-up launches (default 10)", common_value),
+        SB_OPT_CALLBACK(0, "warmup-ms", o, "x", "warm up for at least X ms instead", common_value),
+        SB_OPT_CALLBACK(0, "settle-ms", o, "x",
+                        "before the warm-up, run back to back for X ms so the clocks\n"
+                        "settle at what the card holds under this load (default 0)",
+                        common_value),
+        SB_OPT_CALLBACK(0, "iters", o, "n", "timed launches per repeat (default 50)", common_value),
+        SB_OPT_CALLBACK(0, "repeats", o, "n", "repeats (default 5); samples = iters x repeats", common_value),
+        SB_OPT_CALLBACK(0, "l2", o, "cold|warm", "cold: write a 2 x L2 buffer before every sample (default warm)",
+                        common_value),
+        SB_OPT_CALLBACK_NOARG(0, "hold", o,
+                              "queue each repeat behind a kernel that holds the stream until\n"
+                              "all its launches are queued, the next repeat while one runs:\n"
+                              "back-to-back GPU time, no submit time, no idle between repeats",
+                              common_value),
+        SB_OPT_CALLBACK(0, "input-sets", o, "auto|N",
+                        "input copies rotated across samples (auto: enough to exceed L2)", common_value),
+        SB_OPT_CALLBACK(0, "check-rows", o, "n",
+                        "at most N sampled output rows checked against float64 (default 256)", common_value),
+        SB_OPT_CALLBACK(0, "device", o, "cpu|N", "the CPU path, or CUDA device N (default 0)", common_value),
+        SB_OPT_CALLBACK(0, "calibration", o, "file", "solbook.calibration.v1 file for pct_measured_ceiling",
+                        common_value),
+        SB_OPT_CALLBACK(0, "out", o, "FILE|DIR", "write result JSON (a directory for several providers)",
+                        common_value),
+        SB_OPT_CALLBACK(0, "suite", o, "name", "config.suite (default adhoc)", common_value),
+        SB_OPT_CALLBACK(0, "seed", o, "s", "input seed (default 42)", common_value),
+        SB_OPT_CALLBACK_NOARG(0, "test-corrupt-output", o,
+                              "test only: perturb the checked output so correctness fails", common_value),
+        SB_OPT_END(),
+    };
+    add_options(out, n, cap, common);
+}
+
+/* Parses a command's argv (argv[0] its name): the options of own (NULL
+ * for none), then the shared ones of o, those not in takes (NULL: all)
+ * refused as not applying. --help prints the help made from usage and
+ * them. Returns 0 to go on, or -1 with *status set: 0 after the help,
+ * EXIT_USAGE after one error line. */
+static int parse_command(int argc, char **argv, const char *command, const sb_option *own, common_opts *o,
+                         const char *const *takes, const char *const *usage, int *status)
+{
+    enum { CAP = 128 };
+    sb_option all[CAP], options[CAP];
+    size_t n = 0;
+    if (own)
+        add_options(all, &n, CAP, own);
+    add_common_options(o, all, &n, CAP);
+    all[n] = (sb_option)SB_OPT_END();
+    sb_options_only(all, takes, options, CAP);
+    sb_error err;
+    sb_error_clear(&err);
+    int operands = sb_parse_options(argc, argv, options, 0, &err);
+    if (operands == SB_PARSE_HELP) {
+        *status = sb_usage_write(stdout, usage, options) == SB_OK ? 0 : EXIT_USAGE;
+        return -1;
+    }
+    if (operands != 0) {
+        if (operands > 0)
+            sb_error_set(&err, NULL, NULL, "unexpected argument %s", argv[0]);
+        fprintf(stderr, "solbench: %s (see solbench %s --help)\n", err.msg, command);
+        *status = EXIT_USAGE;
+        return -1;
+    }
+    return 0;
+}
 
 static void common_defaults(common_opts *o)
 {
@@ -393,27 +432,6 @@ static void common_defaults(common_opts *o)
     o->seed = 42;
     o->provider = "all";
 }
-
-static const char COMMON_HELP[] =
-    "  --provider NAME|all   which implementation (default all that suit the device)\n"
-    "  --warmup N            warm-up launches (default 10)\n"
-    "  --warmup-ms X         warm up for at least X ms instead\n"
-    "  --settle-ms X         before the warm-up, run back to back for X ms so the clocks\n"
-    "                        settle at what the card holds under this load (default 0)\n"
-    "  --iters N             timed launches per repeat (default 50)\n"
-    "  --repeats N           repeats (default 5); samples = iters x repeats\n"
-    "  --l2 cold|warm        cold: write a 2 x L2 buffer before every sample (default warm)\n"
-    "  --hold                queue each repeat behind a kernel that holds the stream until\n"
-    "                        all its launches are queued, the next repeat while one runs:\n"
-    "                        back-to-back GPU time, no submit time, no idle between repeats\n"
-    "  --input-sets auto|N   input copies rotated across samples (auto: enough to exceed L2)\n"
-    "  --check-rows N        at most N sampled output rows checked against float64 (default 256)\n"
-    "  --device cpu|N        the CPU path, or CUDA device N (default 0)\n"
-    "  --calibration FILE    solbook.calibration.v1 file for pct_measured_ceiling\n"
-    "  --out FILE|DIR        write result JSON (a directory for several providers)\n"
-    "  --suite NAME          config.suite (default adhoc)\n"
-    "  --seed S              input seed (default 42)\n"
-    "  --test-corrupt-output test only: perturb the checked output so correctness fails\n";
 
 /* Checks --out before any work: DIR must exist (or end in / and be
  * creatable); FILE's folder must exist. */
@@ -486,43 +504,6 @@ static int select_providers(const sb_op *op, const char *want, int device_is_cpu
     }
     list[(*n)++] = p;
     return 0;
-}
-
-static void op_help(const sb_op *op)
-{
-    printf("usage: solbench %s [options]\n%s\n\nshape:\n", op->name, op->summary);
-    for (int i = 0; op->shape_names[i]; i++) {
-        printf("  --%-20s (default %lld", op->shape_names[i], (long long)op->shape_defaults[i]);
-        if (op->cpu_shape_defaults)
-            printf("; %lld with --device cpu", (long long)op->cpu_shape_defaults[i]);
-        printf(")\n");
-    }
-    printf("\nparameters:\n");
-    for (int i = 0; op->params && op->params[i].name; i++)
-        printf("  --%-20s %s (default %s%s%s)\n", op->params[i].name, op->params[i].help,
-               op->params[i].default_value, op->params[i].choices ? "; " : "",
-               op->params[i].choices ? op->params[i].choices : "");
-    printf("  --dtype D              one of:");
-    for (int d = 0; d < SB_DTYPE_COUNT; d++)
-        if (op->dtypes & SB_DTYPE_BIT(d))
-            printf(" %s", sb_dtype_name((sb_dtype)d));
-    printf("\n  --mode M               one of:");
-    for (int i = 0; op->modes[i]; i++)
-        printf(" %s", op->modes[i]);
-    printf("\n\nproviders:\n");
-    for (int i = 0; op->providers[i].name; i++)
-        printf("  %-18s %s: %s\n", op->providers[i].name, op->providers[i].backend == SB_BACKEND_CPU ? "cpu" : "cuda",
-               op->providers[i].description);
-    if (op->recorded_params) {
-        printf("\nrecorded by providers (accepted and ignored, so stored commands rerun):\n ");
-        for (int i = 0; op->recorded_params[i]; i++)
-            printf(" --%s", op->recorded_params[i]);
-        printf("\n");
-    }
-    if (!strcmp(op->name, "gemm"))
-        printf("\n  --spec                 the frozen reference: 4096^3 fp16, 2000 ms settle, 10 warm-up + 50 x 5,\n"
-               "                         suite gemm-spec\n");
-    printf("\nprotocol and output:\n%s", COMMON_HELP);
 }
 
 /* Fills cfg from textual shape/params ("M=1,N=2"), over the op defaults. */
@@ -698,79 +679,156 @@ static void free_pending(pending *p, int n)
         json_decref(p[i].doc);
 }
 
+/* What an op command's own options set. */
+typedef struct op_args {
+    const sb_op *op;
+    sb_op_config *cfg;
+    int spec, shape_given, dtype_given, shape_set[SB_MAX_DIMS];
+} op_args;
+
+/* One shape dimension or param of an op: which one, and where it goes. */
+typedef struct op_arg_ref {
+    op_args *a;
+    int index;
+} op_arg_ref;
+
+static int shape_value(const sb_option *opt, const char *arg, sb_error *err)
+{
+    const op_arg_ref *r = opt->value;
+    int64_t v;
+    if (parse_i64(arg, 1, (int64_t)1 << 40, &v))
+        return sb_error_set(err, NULL, NULL, "expected a positive integer, got '%s'", arg);
+    r->a->shape_given = 1;
+    r->a->shape_set[r->index] = 1;
+    r->a->cfg->shape.value[r->index] = v;
+    return SB_OK;
+}
+
+static int param_value(const sb_option *opt, const char *arg, sb_error *err)
+{
+    const op_arg_ref *r = opt->value;
+    const sb_param_spec *ps = &r->a->op->params[r->index];
+    if (set_param_value(r->a->op, r->a->cfg, r->index, arg))
+        return sb_error_set(err, NULL, NULL, "expected %s, got '%s'",
+                            ps->choices                  ? ps->choices
+                            : ps->kind == SB_PARAM_INT   ? "an integer"
+                            : ps->kind == SB_PARAM_FLOAT ? "a number"
+                            : ps->kind == SB_PARAM_BOOL  ? "true or false"
+                                                         : "a value",
+                            arg);
+    return SB_OK;
+}
+
+/* A value a provider records; this run records its own. */
+static int recorded_value(const sb_option *opt, const char *arg, sb_error *err)
+{
+    (void)opt, (void)arg, (void)err;
+    return SB_OK;
+}
+
+static int dtype_value(const sb_option *opt, const char *arg, sb_error *err)
+{
+    op_args *a = opt->value;
+    a->dtype_given = 1;
+    if (set_dtype(a->op, a->cfg, arg))
+        return sb_error_set(err, NULL, NULL, "not a dtype %s accepts: '%s'", a->op->name, arg);
+    return SB_OK;
+}
+
+static int mode_value(const sb_option *opt, const char *arg, sb_error *err)
+{
+    op_args *a = opt->value;
+    if (set_mode(a->op, a->cfg, arg))
+        return sb_error_set(err, NULL, NULL, "not a mode of %s: '%s'", a->op->name, arg);
+    return SB_OK;
+}
+
+/* An op command's help and options, made from the op's table: text
+ * holds the lines the help strings point into. */
+typedef struct op_options {
+    sb_option opt[112];
+    op_arg_ref ref[SB_MAX_DIMS + SB_MAX_PARAMS];
+    char text[SB_MAX_DIMS + SB_MAX_PARAMS + 48][200];
+    const char *usage[48];
+} op_options;
+
+static void op_options_build(op_options *t, op_args *a)
+{
+    const sb_op *op = a->op;
+    size_t n = 0, k = 0, u = 0, cap = sizeof t->opt / sizeof t->opt[0];
+    snprintf(t->text[k], sizeof t->text[0], "solbench %s [<options>]", op->name);
+    t->usage[u++] = t->text[k++];
+    t->usage[u++] = "";
+    t->usage[u++] = op->summary;
+    t->usage[u++] = "";
+    t->usage[u++] = "providers:";
+    for (int i = 0; op->providers[i].name && u + 8 < sizeof t->usage / sizeof t->usage[0]; i++) {
+        snprintf(t->text[k], sizeof t->text[0], "  %-18s %s: %s", op->providers[i].name,
+                 op->providers[i].backend == SB_BACKEND_CPU ? "cpu" : "cuda", op->providers[i].description);
+        t->usage[u++] = t->text[k++];
+    }
+    t->usage[u] = NULL;
+
+    t->opt[n++] = (sb_option)SB_OPT_GROUP("shape:");
+    for (int i = 0; op->shape_names[i] && i < SB_MAX_DIMS; i++) {
+        int len = snprintf(t->text[k], sizeof t->text[0], "(default %lld", (long long)op->shape_defaults[i]);
+        if (op->cpu_shape_defaults)
+            len += snprintf(t->text[k] + len, sizeof t->text[0] - (size_t)len, "; %lld with --device cpu",
+                            (long long)op->cpu_shape_defaults[i]);
+        snprintf(t->text[k] + len, sizeof t->text[0] - (size_t)len, ")");
+        t->ref[i] = (op_arg_ref){a, i};
+        t->opt[n++] = (sb_option)SB_OPT_CALLBACK(0, op->shape_names[i], &t->ref[i], "n", t->text[k++], shape_value);
+    }
+    t->opt[n++] = (sb_option)SB_OPT_GROUP("parameters:");
+    for (int i = 0; op->params && op->params[i].name && i < SB_MAX_PARAMS; i++) {
+        const sb_param_spec *ps = &op->params[i];
+        snprintf(t->text[k], sizeof t->text[0], "%s (default %s)", ps->help, ps->default_value);
+        t->ref[SB_MAX_DIMS + i] = (op_arg_ref){a, i};
+        t->opt[n++] = (sb_option)SB_OPT_CALLBACK(0, ps->name, &t->ref[SB_MAX_DIMS + i],
+                                                 ps->choices ? ps->choices : "value", t->text[k++], param_value);
+    }
+    int len = snprintf(t->text[k], sizeof t->text[0], "one of:");
+    for (int d = 0; d < SB_DTYPE_COUNT; d++)
+        if (op->dtypes & SB_DTYPE_BIT(d) && len < (int)sizeof t->text[0])
+            len += snprintf(t->text[k] + len, sizeof t->text[0] - (size_t)len, " %s", sb_dtype_name((sb_dtype)d));
+    t->opt[n++] = (sb_option)SB_OPT_CALLBACK(0, "dtype", a, "d", t->text[k++], dtype_value);
+    len = snprintf(t->text[k], sizeof t->text[0], "one of:");
+    for (int i = 0; op->modes[i] && len < (int)sizeof t->text[0]; i++)
+        len += snprintf(t->text[k] + len, sizeof t->text[0] - (size_t)len, " %s", op->modes[i]);
+    t->opt[n++] = (sb_option)SB_OPT_CALLBACK(0, "mode", a, "m", t->text[k++], mode_value);
+    if (!strcmp(op->name, "gemm"))
+        t->opt[n++] = (sb_option)SB_OPT_BOOL(0, "spec", &a->spec,
+                                             "the frozen reference: 4096^3 fp16, 2000 ms settle, 10 warm-up\n"
+                                             "+ 50 x 5, suite gemm-spec");
+    if (op->recorded_params) {
+        t->opt[n++] = (sb_option)SB_OPT_GROUP("recorded by providers (accepted and ignored, so stored commands rerun):");
+        for (int i = 0; op->recorded_params[i] && n + 24 < cap; i++)
+            t->opt[n++] = (sb_option)SB_OPT_CALLBACK(0, op->recorded_params[i], NULL, "value", NULL, recorded_value);
+    }
+    t->opt[n++] = (sb_option)SB_OPT_GROUP("protocol and output:");
+    t->opt[n] = (sb_option)SB_OPT_END();
+}
+
 static int cmd_op(const sb_op *op, int argc, char **argv)
 {
     common_opts o;
     common_defaults(&o);
     sb_op_config cfg;
     config_defaults(op, &cfg);
-    struct option base[] = {COMMON_LONG_OPTS, {"dtype", required_argument, NULL, OPT_DTYPE},
-                            {"mode", required_argument, NULL, OPT_MODE}, {"spec", no_argument, NULL, OPT_SPEC}};
-    size_t nbase = sizeof base / sizeof base[0];
-    struct option longopts[64];
-    size_t nl = 0;
-    for (size_t i = 0; i < nbase; i++)
-        if (strcmp(base[i].name, "spec") || !strcmp(op->name, "gemm"))
-            longopts[nl++] = base[i];
-    for (int i = 0; op->shape_names[i]; i++)
-        longopts[nl++] = (struct option){op->shape_names[i], required_argument, NULL, OPT_SHAPE0 + i};
-    for (int i = 0; op->params && op->params[i].name; i++)
-        longopts[nl++] = (struct option){op->params[i].name, required_argument, NULL, OPT_PARAM0 + i};
-    for (int i = 0; op->recorded_params && op->recorded_params[i] && nl + 1 < sizeof longopts / sizeof longopts[0];
-         i++)
-        longopts[nl++] = (struct option){op->recorded_params[i], required_argument, NULL, OPT_RECORDED};
-    longopts[nl] = (struct option){NULL, 0, NULL, 0};
-    int spec = 0, shape_given = 0, dtype_given = 0, shape_set[SB_MAX_DIMS] = {0};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int r = common_option(c, optarg, &o);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (c == OPT_HELP) {
-            op_help(op);
-            return 0;
-        } else if (c == OPT_SPEC) {
-            spec = 1;
-        } else if (c == OPT_RECORDED) {
-            continue; /* a value the provider records; this run records its own */
-        } else if (c == OPT_DTYPE) {
-            dtype_given = 1;
-            if (set_dtype(op, &cfg, optarg))
-                return usage_error("--dtype %s: not a dtype %s accepts", optarg, op->name);
-        } else if (c == OPT_MODE) {
-            if (set_mode(op, &cfg, optarg))
-                return usage_error("--mode %s: not a mode of %s", optarg, op->name);
-        } else if (c >= OPT_SHAPE0 && c < OPT_PARAM0) {
-            int64_t v;
-            shape_given = 1;
-            shape_set[c - OPT_SHAPE0] = 1;
-            if (parse_i64(optarg, 1, (int64_t)1 << 40, &v))
-                return usage_error("--%s %s: expected a positive integer", op->shape_names[c - OPT_SHAPE0], optarg);
-            cfg.shape.value[c - OPT_SHAPE0] = v;
-        } else if (c >= OPT_PARAM0) {
-            const sb_param_spec *ps = &op->params[c - OPT_PARAM0];
-            if (set_param_value(op, &cfg, c - OPT_PARAM0, optarg)) {
-                fprintf(stderr, "solbench: --%s %s: expected %s (see solbench %s --help)\n", ps->name, optarg,
-                        ps->choices ? ps->choices
-                        : ps->kind == SB_PARAM_INT   ? "an integer"
-                        : ps->kind == SB_PARAM_FLOAT ? "a number"
-                        : ps->kind == SB_PARAM_BOOL  ? "true or false"
-                                                     : "a value",
-                        op->name);
-                return EXIT_USAGE;
-            }
-        } else if (c == ':') {
-            return usage_error("%s needs a value%s", argv[optind - 1], "");
-        } else {
-            return usage_error("unknown option %s for solbench %s", argv[optind - 1], op->name);
-        }
+    op_args a = {.op = op, .cfg = &cfg};
+    op_options *t = malloc(sizeof *t);
+    if (!t) {
+        fprintf(stderr, "solbench: out of memory\n");
+        return EXIT_USAGE;
     }
-    if (optind < argc)
-        return usage_error("unexpected argument %s%s", argv[optind], "");
+    op_options_build(t, &a);
+    int status;
+    int parsed = parse_command(argc, argv, op->name, t->opt, &o, NULL, t->usage, &status);
+    free(t);
+    if (parsed < 0)
+        return status;
+    int spec = a.spec, shape_given = a.shape_given, dtype_given = a.dtype_given;
+    const int *shape_set = a.shape_set;
     if (o.device_is_cpu && op->cpu_shape_defaults && !spec)
         for (int i = 0; i < cfg.shape.count; i++)
             if (!shape_set[i])
@@ -1026,6 +1084,28 @@ static int suite_over_gpus(int argc, char **argv, const char *gpus)
     return EXIT_USAGE;
 }
 
+/* --cases FROM-TO, 1-based, FROM <= TO; TO may be left out. */
+typedef struct case_range {
+    int64_t first, last;
+} case_range;
+
+static int cases_value(const sb_option *opt, const char *arg, sb_error *err)
+{
+    case_range *r = opt->value;
+    const char *dash = strchr(arg, '-');
+    char from[32] = "", to[32] = "";
+    if (dash && (size_t)(dash - arg) < sizeof from && strlen(dash + 1) < sizeof to) {
+        memcpy(from, arg, (size_t)(dash - arg));
+        snprintf(to, sizeof to, "%s", dash + 1);
+    }
+    r->last = 0;
+    if (!dash || parse_i64(from, 1, (int64_t)1 << 30, &r->first) ||
+        (to[0] && parse_i64(to, r->first, (int64_t)1 << 30, &r->last)))
+        return sb_error_set(err, NULL, NULL, "expected FROM-TO, 1-based, FROM <= TO (TO may be left out), got '%s'",
+                            arg);
+    return SB_OK;
+}
+
 static int cmd_suite(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -1039,67 +1119,51 @@ static int cmd_suite(int argc, char **argv)
     }
     common_opts o;
     common_defaults(&o);
-    const char *preset = NULL;
-    int64_t first = 1, last = 0; /* --cases FROM-TO, 1-based; last 0: to the end */
-    const char *only = NULL;     /* --only op[:mode],... */
-    int list = 0;                /* --list: print the cases, run nothing */
-    struct option longopts[] = {COMMON_LONG_OPTS, {"preset", required_argument, NULL, OPT_PRESET},
-                                {"cases", required_argument, NULL, OPT_CASES},
-                                {"only", required_argument, NULL, OPT_ONLY}, {"list", no_argument, NULL, OPT_LIST},
-                                {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int r = common_option(c, optarg, &o);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (c == OPT_HELP) {
-            printf("usage: solbench suite --preset NAME --out DIR [--cases FROM-TO] [--gpus all|0,1,...] [options]\n"
-                   "Runs every case of a preset with every provider that suits the device and writes one\n"
-                   "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.\n"
-                   "--cases runs only cases FROM to TO (1-based, inclusive; TO may be left out), to split\n"
-                   "a long preset over several shorter runs; --only OP[:MODE],... only the cases of those ops\n"
-                   "(and modes), to measure again what a kernel change touched. --list prints the cases\n"
-                   "that would run, one OP:MODE:DTYPE:SHAPE[:PARAMS] a line, and runs nothing (no --out\n"
-                   "needed): bench/scripts/torch_ops.py --preset reads it.\n"
-                   "--gpus spreads the cases over this host's GPUs, one solbench process per GPU, each\n"
-                   "result tagged with its device index (through solbench-spread, fleet/).\n\npresets:\n");
-            for (size_t i = 0; sb_preset_table[i].name; i++)
-                printf("  %-16s %s (%zu cases)\n", sb_preset_table[i].name, sb_preset_table[i].description,
-                       sb_preset_table[i].case_count);
-            printf("\noptions:\n  --preset NAME\n  --cases FROM-TO\n  --only OP[:MODE],...\n  --list\n%s",
-                   COMMON_HELP);
-            return 0;
-        } else if (c == OPT_PRESET) {
-            preset = optarg;
-        } else if (c == OPT_LIST) {
-            list = 1;
-        } else if (c == OPT_ONLY) {
-            if (strlen(optarg) >= 256)
-                return usage_error("--only: the list is too long%s%s", "", "");
-            only = optarg;
-        } else if (c == OPT_CASES) {
-            char *dash = strchr(optarg, '-');
-            char from[32] = "", to[32] = "";
-            if (dash && (size_t)(dash - optarg) < sizeof from && strlen(dash + 1) < sizeof to) {
-                memcpy(from, optarg, (size_t)(dash - optarg));
-                snprintf(to, sizeof to, "%s", dash + 1);
-            }
-            if (!dash || parse_i64(from, 1, (int64_t)1 << 30, &first) ||
-                (to[0] && parse_i64(to, first, (int64_t)1 << 30, &last)))
-                return usage_error("--cases %s: expected FROM-TO, 1-based, FROM <= TO (TO may be left out)%s",
-                                   optarg, "");
-        } else if (c == ':') {
-            return usage_error("%s needs a value%s", argv[optind - 1], "");
-        } else {
-            return usage_error("unknown option %s for solbench suite%s", argv[optind - 1], "");
-        }
+    const char *preset = NULL, *gpus = NULL;
+    case_range cases = {1, 0}; /* --cases FROM-TO, 1-based; last 0: to the end */
+    const char *only = NULL;   /* --only op[:mode],... */
+    int list = 0;              /* --list: print the cases, run nothing */
+    char lines[64][160];
+    const char *usage[80];
+    size_t u = 0;
+    usage[u++] = "solbench suite --preset NAME --out DIR [--cases FROM-TO] [--gpus all|0,1,...] [<options>]";
+    usage[u++] = "";
+    static const char *const about[] = {
+        "Runs every case of a preset with every provider that suits the device and writes one",
+        "result per (case, provider) into a new folder DIR/NAME-YYYYMMDDTHHMMSSZ.",
+        "--cases runs only cases FROM to TO (1-based, inclusive; TO may be left out), to split",
+        "a long preset over several shorter runs; --only OP[:MODE],... only the cases of those ops",
+        "(and modes), to measure again what a kernel change touched. --list prints the cases",
+        "that would run, one OP:MODE:DTYPE:SHAPE[:PARAMS] a line, and runs nothing (no --out",
+        "needed): bench/scripts/torch_ops.py --preset reads it.",
+        "--gpus spreads the cases over this host's GPUs, one solbench process per GPU, each",
+        "result tagged with its device index (through solbench-spread, fleet/).",
+        "",
+        "presets:",
+        NULL,
+    };
+    for (size_t i = 0; about[i]; i++)
+        usage[u++] = about[i];
+    for (size_t i = 0; sb_preset_table[i].name && i < sizeof lines / sizeof lines[0] && u + 1 < 80; i++) {
+        snprintf(lines[i], sizeof lines[i], "  %-16s %s (%zu cases)", sb_preset_table[i].name,
+                 sb_preset_table[i].description, sb_preset_table[i].case_count);
+        usage[u++] = lines[i];
     }
-    if (optind < argc)
-        return usage_error("unexpected argument %s%s", argv[optind], "");
+    usage[u] = NULL;
+    const sb_option own[] = {
+        SB_OPT_STRING(0, "preset", &preset, "name", "the preset to run (listed above)"),
+        SB_OPT_CALLBACK(0, "cases", &cases, "FROM-TO", "only cases FROM to TO, 1-based", cases_value),
+        SB_OPT_STRING(0, "only", &only, "OP[:MODE],...", "only the cases of these ops (and modes)"),
+        SB_OPT_BOOL(0, "list", &list, "print the cases that would run; run nothing"),
+        SB_OPT_STRING(0, "gpus", &gpus, "all|0,1,...", "spread the cases over this host's GPUs"),
+        SB_OPT_END(),
+    };
+    int status;
+    if (parse_command(argc, argv, "suite", own, &o, NULL, usage, &status) < 0)
+        return status;
+    if (only && strlen(only) >= 256)
+        return usage_error("--only: the list is too long%s%s", "", "");
+    int64_t first = cases.first, last = cases.last;
     if (!preset)
         return usage_error("suite needs --preset NAME%s%s", "", "");
     const sb_preset *pr = sb_preset_find(preset);
@@ -1205,51 +1269,43 @@ static int cmd_suite(int argc, char **argv)
 }
 
 /* ----------------------------------------------------------- roofline */
+static int bytes_value(const sb_option *opt, const char *arg, sb_error *err)
+{
+    if (parse_bytes(arg, opt->value) || *(int64_t *)opt->value < 4096)
+        return sb_error_set(err, NULL, NULL, "expected a size of at least 4096 (suffix K, M or G), got '%s'", arg);
+    return SB_OK;
+}
+
 static int cmd_roofline(int argc, char **argv)
 {
     common_opts o;
     common_defaults(&o);
     int64_t bytes = 0, gemm_size = -1;
-    struct option longopts[] = {COMMON_LONG_OPTS, {"bytes", required_argument, NULL, OPT_BYTES},
-                                {"gemm-size", required_argument, NULL, OPT_GEMM_SIZE}, {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        if (c == OPT_WARMUP_MS || c == OPT_L2 || c == OPT_INPUT_SETS || c == OPT_PROVIDER || c == OPT_CALIBRATION ||
-            c == OPT_SUITE)
-            return usage_error("%s does not apply to roofline%s", argv[optind - 1], "");
-        int r = common_option(c, optarg, &o);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (c == OPT_HELP) {
-            printf("usage: solbench roofline [--bytes N] [--gemm-size N] [--device cpu|N] --out FILE\n"
-                   "Measures the card's ceilings and writes solbook.calibration.v1: STREAM copy, scale, add,\n"
-                   "triad (16-byte loads, grid-stride; bytes = read + written), cudaMemcpy device to device,\n"
-                   "and a cuBLASLt GEMM peak for fp16, bf16, tf32, fp32 and fp8e4m3 where supported.\n\n"
-                   "  --bytes N        bytes per stream buffer, suffix K, M, G allowed (default 1G on a GPU,\n"
-                   "                   64M on the CPU)\n"
-                   "  --gemm-size N    M = N = K of the GEMM probes (default 8192 on a GPU, 256 on the CPU;\n"
-                   "                   0 = none)\n"
-                   "  --warmup N, --iters N, --repeats N, --device cpu|N, --seed S, --check-rows N\n"
-                   "  --out FILE       the calibration file (required)\n");
-            return 0;
-        } else if (c == OPT_BYTES) {
-            if (parse_bytes(optarg, &bytes) || bytes < 4096)
-                return usage_error("--bytes %s: expected a size of at least 4096 (suffix K, M or G)%s", optarg, "");
-        } else if (c == OPT_GEMM_SIZE) {
-            if (parse_i64(optarg, 0, 65536, &gemm_size))
-                return usage_error("--gemm-size %s: expected 0 to 65536%s", optarg, "");
-        } else if (c == ':') {
-            return usage_error("%s needs a value%s", argv[optind - 1], "");
-        } else {
-            return usage_error("unknown option %s for solbench roofline%s", argv[optind - 1], "");
-        }
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument %s%s", argv[optind], "");
+    int gemm_size_arg = -1;
+    static const char *const usage[] = {
+        "solbench roofline [--bytes N] [--gemm-size N] [--device cpu|N] --out FILE",
+        "",
+        "Measures the card's ceilings and writes solbook.calibration.v1: STREAM copy, scale, add,",
+        "triad (16-byte loads, grid-stride; bytes = read + written), cudaMemcpy device to device,",
+        "and a cuBLASLt GEMM peak for fp16, bf16, tf32, fp32 and fp8e4m3 where supported.",
+        NULL,
+    };
+    static const char *const takes[] = {"bytes", "gemm-size", "warmup", "settle-ms", "iters", "repeats", "hold",
+                                        "check-rows", "device", "out", "seed", "test-corrupt-output", NULL};
+    const sb_option own[] = {
+        SB_OPT_CALLBACK(0, "bytes", &bytes, "n",
+                        "bytes per stream buffer, suffix K, M, G allowed (default 1G on a GPU,\n"
+                        "64M on the CPU)",
+                        bytes_value),
+        SB_OPT_INT(0, "gemm-size", &gemm_size_arg, "n", 0, 65536,
+                   "M = N = K of the GEMM probes (default 8192 on a GPU, 256 on the CPU;\n0 = none)"),
+        SB_OPT_END(),
+    };
+    int status;
+    if (parse_command(argc, argv, "roofline", own, &o, takes, usage, &status) < 0)
+        return status;
+    if (gemm_size_arg >= 0)
+        gemm_size = gemm_size_arg;
     if (!o.out)
         return usage_error("roofline needs --out FILE%s%s", "", "");
     int is_dir;
@@ -1323,21 +1379,16 @@ static int cmd_provenance(int argc, char **argv)
 {
     common_opts o;
     common_defaults(&o);
-    struct option longopts[] = {COMMON_LONG_OPTS, {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            printf("usage: solbench provenance [--device cpu|N]\nPrints the provenance JSON object solbench "
-                   "records for this machine and device.\n");
-            return 0;
-        }
-        if (c != OPT_DEVICE)
-            return usage_error("unknown option %s for solbench provenance%s", argv[optind - 1], "");
-        if (common_option(c, optarg, &o) < 0)
-            return EXIT_USAGE;
-    }
+    static const char *const usage[] = {
+        "solbench provenance [--device cpu|N]",
+        "",
+        "Prints the provenance JSON object solbench records for this machine and device.",
+        NULL,
+    };
+    static const char *const takes[] = {"device", NULL};
+    int status;
+    if (parse_command(argc, argv, "provenance", NULL, &o, takes, usage, &status) < 0)
+        return status;
     sb_error err;
     sb_error_clear(&err);
     run_env e;

@@ -223,12 +223,14 @@ with tempfile.TemporaryDirectory() as tmp:
     # --- usage errors: one line, exit 2, nothing written
     bad = os.path.join(tmp, "bad.json")
     for args, needle in (
-        (["gemm", "--device", "cpu", "--dtype", "int3"], "--dtype int3"),
-        (["gemm", "--device", "cpu", "--M", "0"], "--M 0"),
-        (["gemm", "--device", "cpu", "--transa", "x"], "--transa x"),
+        (["gemm", "--device", "cpu", "--dtype", "int3"], "--dtype: not a dtype gemm accepts: 'int3'"),
+        (["gemm", "--device", "cpu", "--M", "0"], "--M: expected a positive integer, got '0'"),
+        (["gemm", "--device", "cpu", "--transa", "x"], "--transa: expected n|t, got 'x'"),
         (["gemm", "--device", "cpu", "--provider", "cublas"], "provider cublas runs on the GPU"),
         (["gemm", "--device", "cpu", "--spec", "--M", "8"], "--spec fixes"),
-        (["gemm", "--device", "cpu", "--bogus"], "unknown option --bogus"),
+        (["gemm", "--device", "cpu", "--bogus"], "unknown option '--bogus' (see solbench gemm --help)"),
+        (["gemm", "--device", "cpu", "--iters", "0"], "--iters: expected a count from 1 to 100000, got '0'"),
+        (["roofline", "--device", "cpu", "--l2", "cold"], "option '--l2' does not apply here"),
         (["roofline", "--device", "cpu"], "needs --out"),
         (["gemm", "--device", "cpu", "--M", "8", "--N", "8", "--K", "8", "--calibration",
           os.path.join(tmp, "missing.json")], "missing.json"),
@@ -238,6 +240,22 @@ with tempfile.TemporaryDirectory() as tmp:
         ok(len(lines) == 1 and lines[0].startswith("solbench: ") and needle in lines[0],
            "one-line error for %s" % " ".join(args[1:]))
         ok(not os.path.exists(bad), "nothing written after the error")
+
+    # --- each command's help is made from its option table: every option once
+    import re
+    common = ["provider", "warmup", "warmup-ms", "settle-ms", "iters", "repeats", "l2", "hold", "input-sets",
+              "check-rows", "device", "calibration", "out", "suite", "seed", "test-corrupt-output"]
+    for args, own in ((["gemm"], ["M", "N", "K", "transa", "transb", "dtype", "mode", "spec"]),
+                      (["suite"], ["preset", "cases", "only", "list", "gpus"]),
+                      (["roofline"], ["bytes", "gemm-size", "warmup", "iters", "repeats", "device", "out", "seed"]),
+                      (["provenance"], ["device"])):
+        p = run(args + ["--help"], 0)
+        listed = re.findall(r"^(?:  -[a-zA-Z], |      )--([A-Za-z][A-Za-z0-9_-]*)", p.stdout, re.M)
+        want = own + (common if args[0] in ("gemm", "suite") else [])
+        ok(p.stdout.startswith("usage: solbench " + args[0]) and set(want) <= set(listed)
+           and len(listed) == len(set(listed)), "solbench %s --help lists each of its options once" % args[0])
+    p = run(["roofline", "--help"], 0)
+    ok("--l2" not in p.stdout and "--calibration" not in p.stdout, "roofline --help leaves out what does not apply")
 
     # --- roofline on the CPU, then a run against that calibration
     cal = os.path.join(tmp, "cal.json")
@@ -295,7 +313,8 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("(case 2 of 4," in p.stdout and "(case 3 of 4," in p.stdout and "(case 1 of" not in p.stdout,
        "--cases 2-3 ran cases 2 and 3 only")
     p = run(["suite", "--preset", "smoke", "--device", "cpu", "--cases", "3-2", "--out", pdir], 2)
-    ok(p.stderr.count("\n") == 1 and "--cases 3-2" in p.stderr, "--cases 3-2: one line naming it")
+    ok(p.stderr.count("\n") == 1 and "--cases: expected FROM-TO" in p.stderr and "got '3-2'" in p.stderr,
+       "--cases 3-2: one line naming it")
     p = run(["suite", "--preset", "smoke", "--device", "cpu", "--cases", "5-", "--out", pdir], 2)
     ok("only 4 cases" in p.stderr, "--cases past the end: one line saying how many there are")
 
