@@ -1,8 +1,7 @@
-/* sku.c - the SKU table (db/skus.csv): loading with libcsv, identification
+/* sku.c - the SKU table (db/skus.csv): loading (csv_rows.h), identification
  * of a card from its NVML name / PCI device id / memory size, and peaks. */
 #include "sku.h"
 
-#include <csv.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "csv_rows.h"
 #include "home.h"
 #include "json_file.h"
 
@@ -166,104 +166,51 @@ typedef struct load_ctx {
     const char *path;
     sb_sku_table *t;
     sb_error *err;
-    int failed;
-    long line;          /* physical line being fed to the parser */
-    long row_line;      /* line on which the current record started */
-    int header_done;
-    int col_of_field[NCOLS + 8]; /* header position -> column id */
+    size_t header_line;  /* 0 until the header is read */
+    int col[NCOLS];      /* field index of each column */
     size_t n_header;
-    char *fields[NCOLS + 8];     /* current record, by header position */
-    size_t n_fields;
-    int too_many;
 } load_ctx;
 
-static int fail(load_ctx *c, long line, const char *fmt, ...)
+static int fail(load_ctx *c, size_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int fail(load_ctx *c, long line, const char *fmt, ...)
+static int fail(load_ctx *c, size_t line, const char *fmt, ...)
 {
     char where[64], msg[900];
     va_list ap;
-    if (c->failed)
-        return SB_ERR;
-    c->failed = 1;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(where, sizeof where, "line %ld", line);
+    snprintf(where, sizeof where, "line %zu", line);
     return sb_error_set(c->err, c->path, where, "%s", msg);
 }
 
-static void on_field(void *data, size_t len, void *v)
+static int is_column(const char *name)
 {
-    load_ctx *c = v;
-    char *copy;
-    if (c->failed)
-        return;
-    if (c->n_fields == 0)
-        c->row_line = c->line;
-    if (c->n_fields >= sizeof c->fields / sizeof c->fields[0]) {
-        c->too_many = 1;
-        c->n_fields++;
-        return;
-    }
-    copy = malloc(len + 1);
-    if (!copy) {
-        fail(c, c->line, "out of memory");
-        return;
-    }
-    if (len)
-        memcpy(copy, data, len);
-    copy[len] = '\0';
-    if (memchr(copy, '\0', len)) {
-        free(copy);
-        fail(c, c->line, "NUL byte in a field");
-        return;
-    }
-    c->fields[c->n_fields++] = copy;
+    for (int k = 0; k < NCOLS; k++)
+        if (strcmp(name, col_names[k]) == 0)
+            return 1;
+    return 0;
 }
 
-static void clear_fields(load_ctx *c)
+static int take_header(load_ctx *c, const char *const *fields, size_t n, size_t line)
 {
-    size_t n = c->n_fields < sizeof c->fields / sizeof c->fields[0]
-                   ? c->n_fields : sizeof c->fields / sizeof c->fields[0];
+    size_t repeated = sb_csv_find_columns(fields, n, col_names, NCOLS, c->col);
     for (size_t i = 0; i < n; i++) {
-        free(c->fields[i]);
-        c->fields[i] = NULL;
-    }
-    c->n_fields = 0;
-    c->too_many = 0;
-}
-
-static void take_header(load_ctx *c)
-{
-    int seen[NCOLS] = {0};
-    if (c->too_many)
-        return (void)fail(c, c->row_line, "header has more than %zu columns",
-                          sizeof c->fields / sizeof c->fields[0]);
-    for (size_t i = 0; i < c->n_fields; i++) {
-        int id = -1;
-        for (int k = 0; k < NCOLS; k++)
-            if (strcmp(c->fields[i], col_names[k]) == 0)
-                id = k;
-        if (id < 0)
-            return (void)fail(c, c->row_line, "unknown column \"%s\" in header",
-                              c->fields[i]);
-        if (seen[id])
-            return (void)fail(c, c->row_line, "column \"%s\" appears twice in header",
-                              c->fields[i]);
-        seen[id] = 1;
-        c->col_of_field[i] = id;
+        if (!is_column(fields[i]))
+            return fail(c, line, "unknown column \"%s\" in header", fields[i]);
+        if (i == repeated)
+            return fail(c, line, "column \"%s\" appears twice in header", fields[i]);
     }
     for (int k = 0; k < NCOLS; k++)
-        if (!seen[k])
-            return (void)fail(c, c->row_line, "header lacks column \"%s\"",
-                              col_names[k]);
-    c->n_header = c->n_fields;
-    c->header_done = 1;
+        if (c->col[k] < 0)
+            return fail(c, line, "header lacks column \"%s\"", col_names[k]);
+    c->n_header = n;
+    c->header_line = line;
+    return SB_OK;
 }
 
-static int split_list(load_ctx *c, const char *col, const char *text,
+static int split_list(load_ctx *c, size_t line, const char *col, const char *text,
                       char out[][MATCH_NAME_SIZE], size_t max, size_t *n)
 {
     const char *p = text;
@@ -273,15 +220,15 @@ static int split_list(load_ctx *c, const char *col, const char *text,
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         char item[MATCH_NAME_SIZE];
         if (len >= sizeof item)
-            return fail(c, c->row_line, "%s: entry longer than 95 characters: %s",
+            return fail(c, line, "%s: entry longer than 95 characters: %s",
                         col, text);
         memcpy(item, p, len);
         item[len] = '\0';
         copy_trimmed(out[*n], MATCH_NAME_SIZE, item);
         if (!out[*n][0])
-            return fail(c, c->row_line, "%s: empty entry in \"%s\"", col, text);
+            return fail(c, line, "%s: empty entry in \"%s\"", col, text);
         if (++*n > max - 1 && bar)
-            return fail(c, c->row_line, "%s: too many entries (at most 8): %s",
+            return fail(c, line, "%s: too many entries (at most 8): %s",
                         col, text);
         if (!bar)
             return SB_OK;
@@ -289,7 +236,7 @@ static int split_list(load_ctx *c, const char *col, const char *text,
     }
 }
 
-static void take_row(load_ctx *c)
+static int take_row(load_ctx *c, const char *const *fields, size_t n, size_t line)
 {
     const char *f[NCOLS];
     sku_row row;
@@ -304,95 +251,84 @@ static void take_row(load_ctx *c)
         COL_FP16, COL_BF16, COL_FP8, COL_HBM_TBPS,
     };
 
-    if (c->too_many || c->n_fields != c->n_header) {
-        fail(c, c->row_line, "expected 15 fields as in the header, found %zu", c->n_fields);
-        return;
-    }
+    if (n != c->n_header)
+        return fail(c, line, "expected 15 fields as in the header, found %zu", n);
     memset(&row, 0, sizeof row);
-    for (size_t i = 0; i < c->n_fields; i++)
-        f[c->col_of_field[i]] = c->fields[i];
+    for (int k = 0; k < NCOLS; k++)
+        f[k] = fields[c->col[k]];
 
     if (!id_is_valid(f[COL_SKU]))
-        return (void)fail(c, c->row_line,
-                          "sku \"%s\" is not a valid id (lower-case letters, digits, . _ + -)",
-                          f[COL_SKU]);
+        return fail(c, line,
+                    "sku \"%s\" is not a valid id (lower-case letters, digits, . _ + -)",
+                    f[COL_SKU]);
     if (strlen(f[COL_SKU]) >= sizeof row.pub.id)
-        return (void)fail(c, c->row_line, "sku \"%s\" is longer than 63 characters",
-                          f[COL_SKU]);
+        return fail(c, line, "sku \"%s\" is longer than 63 characters",
+                    f[COL_SKU]);
     if (sb_sku_find(c->t, f[COL_SKU]))
-        return (void)fail(c, c->row_line, "sku \"%s\" appears twice", f[COL_SKU]);
+        return fail(c, line, "sku \"%s\" appears twice", f[COL_SKU]);
     if (!id_is_valid(f[COL_ARCH]) || strlen(f[COL_ARCH]) >= sizeof row.pub.arch)
-        return (void)fail(c, c->row_line,
-                          "arch \"%s\" is not a valid label (lower-case, at most 15 characters)",
-                          f[COL_ARCH]);
+        return fail(c, line,
+                    "arch \"%s\" is not a valid label (lower-case, at most 15 characters)",
+                    f[COL_ARCH]);
     if (!f[COL_DISPLAY][0] || strlen(f[COL_DISPLAY]) >= sizeof row.pub.display)
-        return (void)fail(c, c->row_line, "display must be 1 to 95 characters");
+        return fail(c, line, "display must be 1 to 95 characters");
     if (!f[COL_SOURCE][0] || strlen(f[COL_SOURCE]) >= sizeof row.pub.source)
-        return (void)fail(c, c->row_line,
-                          "source must name the datasheet (1 to 511 characters)");
+        return fail(c, line,
+                    "source must name the datasheet (1 to 511 characters)");
     strcpy(row.pub.id, f[COL_SKU]);
     strcpy(row.pub.arch, f[COL_ARCH]);
     strcpy(row.pub.display, f[COL_DISPLAY]);
     strcpy(row.pub.source, f[COL_SOURCE]);
 
-    if (split_list(c, "match_names", f[COL_MATCH_NAMES], row.match, MAX_MATCH,
+    if (split_list(c, line, "match_names", f[COL_MATCH_NAMES], row.match, MAX_MATCH,
                    &row.n_match) != SB_OK)
-        return;
+        return SB_ERR;
     if (f[COL_PCI_IDS][0]) {
-        if (split_list(c, "pci_device_ids", f[COL_PCI_IDS], pci_text, MAX_PCI,
+        if (split_list(c, line, "pci_device_ids", f[COL_PCI_IDS], pci_text, MAX_PCI,
                        &row.n_pci) != SB_OK)
-            return;
+            return SB_ERR;
         for (size_t i = 0; i < row.n_pci; i++)
             if (parse_pci_id(pci_text[i], &row.pci[i]) != 0)
-                return (void)fail(c, c->row_line,
-                                  "pci_device_ids: \"%s\" is not of the form 0x233010DE",
-                                  pci_text[i]);
+                return fail(c, line,
+                            "pci_device_ids: \"%s\" is not of the form 0x233010DE",
+                            pci_text[i]);
     }
     for (size_t i = 0; i < sizeof figure_cols / sizeof figure_cols[0]; i++) {
         if (parse_figure(f[figure_cols[i]], figures[i]) != 0)
-            return (void)fail(c, c->row_line,
-                              "%s: \"%s\" is not a non-negative decimal number",
-                              col_names[figure_cols[i]], f[figure_cols[i]]);
+            return fail(c, line,
+                        "%s: \"%s\" is not a non-negative decimal number",
+                        col_names[figure_cols[i]], f[figure_cols[i]]);
     }
     if (row.pub.memory_gb <= 0)
-        return (void)fail(c, c->row_line, "memory_gb must be greater than 0");
+        return fail(c, line, "memory_gb must be greater than 0");
     if (row.pub.hbm_tbps <= 0)
-        return (void)fail(c, c->row_line, "hbm_tbps must be greater than 0");
+        return fail(c, line, "hbm_tbps must be greater than 0");
 
     if (c->t->n == c->t->cap) {
         size_t cap = c->t->cap ? c->t->cap * 2 : 16;
         sku_row *r = realloc(c->t->rows, cap * sizeof *r);
         if (!r)
-            return (void)fail(c, c->row_line, "out of memory");
+            return fail(c, line, "out of memory");
         c->t->rows = r;
         c->t->cap = cap;
     }
     c->t->rows[c->t->n++] = row;
+    return SB_OK;
 }
 
-static void on_row(int term, void *v)
+static int on_record(void *v, const char *const *fields, size_t n, size_t line, sb_error *err)
 {
     load_ctx *c = v;
-    (void)term;
-    if (!c->failed) {
-        if (c->n_fields == 0)
-            c->row_line = c->line;
-        if (!c->header_done)
-            take_header(c);
-        else
-            take_row(c);
-    }
-    clear_fields(c);
+    (void)err;  /* the same as c->err */
+    return c->header_line ? take_row(c, fields, n, line) : take_header(c, fields, n, line);
 }
 
 int sb_sku_table_load(const char *path, sb_sku_table **out, sb_error *err)
 {
     char def[4096];
-    char *buf = NULL;
-    size_t len = 0;
-    struct csv_parser p;
     load_ctx c;
     sb_sku_table *t;
+    int rc;
 
     *out = NULL;
     if (!path) {
@@ -400,49 +336,19 @@ int sb_sku_table_load(const char *path, sb_sku_table **out, sb_error *err)
             return SB_ERR;
         path = def;
     }
-    if (sb_file_read_all(path, &buf, &len, err) != SB_OK) {
-        sb_error_set_file(err, path);
-        return SB_ERR;
-    }
     t = calloc(1, sizeof *t);
-    if (!t) {
-        free(buf);
+    if (!t)
         return sb_error_set(err, path, NULL, "out of memory");
-    }
     memset(&c, 0, sizeof c);
     c.path = path;
     c.t = t;
     c.err = err;
-    c.line = 1;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        free(buf);
-        sb_sku_table_free(t);
-        return sb_error_set(err, path, NULL, "cannot initialise the CSV parser");
-    }
-    /* Fed one physical line at a time so that errors carry line numbers. */
-    for (size_t pos = 0; pos < len && !c.failed;) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
-        if (csv_parse(&p, buf + pos, n, on_field, on_row, &c) != n && !c.failed)
-            fail(&c, c.line, "malformed CSV: %s",
-                 csv_error(&p) == CSV_EPARSE
-                     ? "a quote inside an unquoted field, or text after a closing quote"
-                     : csv_strerror(csv_error(&p)));
-        pos += n;
-        if (nl)
-            c.line++;
-    }
-    if (!c.failed && csv_fini(&p, on_field, on_row, &c) != 0)
-        fail(&c, c.row_line ? c.row_line : c.line,
-             "malformed CSV: unterminated quoted field");
-    clear_fields(&c);
-    csv_free(&p);
-    free(buf);
-    if (!c.failed && !c.header_done)
-        fail(&c, 1, "empty file: no header row");
-    if (!c.failed && t->n == 0)
-        fail(&c, c.line, "no SKU rows after the header");
-    if (c.failed) {
+    rc = sb_csv_read_file(path, NULL, on_record, &c, err);
+    if (rc == SB_OK && !c.header_line)
+        rc = fail(&c, 1, "empty file: no header row");
+    if (rc == SB_OK && t->n == 0)
+        rc = fail(&c, c.header_line + 1, "no SKU rows after the header");
+    if (rc != SB_OK) {
         sb_sku_table_free(t);
         return SB_ERR;
     }
