@@ -1,12 +1,11 @@
 /* fleet_skus.c - SKUs per arch and their nvidia.com/gpu.product values. */
 #include "fleet_skus.h"
 
-#include <csv.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_rows.h"
 #include "home.h"
-#include "json_file.h"
 #include "sku.h"
 
 int sb_fleet_product_label(const char *driver_name, char *out, size_t size)
@@ -25,30 +24,6 @@ int sb_fleet_product_label(const char *driver_name, char *out, size_t size)
     }
     out[n] = '\0';
     return SB_OK;
-}
-
-/* libcsv callbacks: collects the sku and match_names columns. */
-typedef struct names_ctx {
-    int row, col, sku_col, names_col;
-    char sku[64], names[512];
-    sb_fleet_skus *skus;
-} names_ctx;
-
-static void on_field(void *data, size_t len, void *vctx)
-{
-    names_ctx *c = vctx;
-    const char *s = data ? data : "";
-    if (c->row == 0) {
-        if (len == 3 && strncmp(s, "sku", 3) == 0)
-            c->sku_col = c->col;
-        if (len == 11 && strncmp(s, "match_names", 11) == 0)
-            c->names_col = c->col;
-    } else if (c->col == c->sku_col) {
-        snprintf(c->sku, sizeof c->sku, "%.*s", (int)len, s);
-    } else if (c->col == c->names_col) {
-        snprintf(c->names, sizeof c->names, "%.*s", (int)len, s);
-    }
-    c->col++;
 }
 
 static void take_names(sb_fleet_sku *k, const char *names)
@@ -71,18 +46,31 @@ static void take_names(sb_fleet_sku *k, const char *names)
     }
 }
 
-static void on_row(int ch, void *vctx)
+/* The sku and match_names columns of skus.csv, found by the header. */
+typedef struct names_ctx {
+    int col[2];          /* sku, match_names; -1 before the header */
+    int header_done;
+    sb_fleet_skus *skus;
+} names_ctx;
+
+static int on_record(void *vctx, const char *const *fields, size_t n, size_t line, sb_error *err)
 {
-    (void)ch;
+    static const char *const names[2] = {"sku", "match_names"};
     names_ctx *c = vctx;
-    if (c->row > 0 && c->sku[0]) {
-        for (size_t i = 0; i < c->skus->n; i++)
-            if (strcmp(c->skus->v[i].id, c->sku) == 0)
-                take_names(&c->skus->v[i], c->names);
+    (void)line;
+    (void)err;
+    if (!c->header_done) {
+        sb_csv_find_columns(fields, n, names, 2, c->col);
+        c->header_done = 1;
+        return SB_OK;
     }
-    c->row++;
-    c->col = 0;
-    c->sku[0] = c->names[0] = '\0';
+    if (c->col[0] < 0 || c->col[1] < 0 || (size_t)c->col[0] >= n || (size_t)c->col[1] >= n ||
+        !fields[c->col[0]][0])
+        return SB_OK;
+    for (size_t i = 0; i < c->skus->n; i++)
+        if (strcmp(c->skus->v[i].id, fields[c->col[0]]) == 0)
+            take_names(&c->skus->v[i], fields[c->col[1]]);
+    return SB_OK;
 }
 
 int sb_fleet_skus_load(const char *csv_path, sb_fleet_skus *out, sb_error *err)
@@ -123,24 +111,9 @@ int sb_fleet_skus_load(const char *csv_path, sb_fleet_skus *out, sb_error *err)
     sb_sku_table_free(t);
 
     /* The match names, which sku.h keeps to itself. */
-    char *buf = NULL;
-    size_t len = 0;
-    if (sb_file_read_all(csv_path, &buf, &len, err) != SB_OK) {
-        sb_fleet_skus_free(out);
-        return SB_ERR;
-    }
-    struct csv_parser p;
-    names_ctx c = {.sku_col = -1, .names_col = -1, .skus = out};
-    int rc = SB_OK;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        rc = sb_error_set(err, csv_path, NULL, "cannot initialise the CSV parser");
-    } else {
-        if (csv_parse(&p, buf, len, on_field, on_row, &c) != len || csv_fini(&p, on_field, on_row, &c) != 0)
-            rc = sb_error_set(err, csv_path, NULL, "malformed CSV: %s", csv_strerror(csv_error(&p)));
-        csv_free(&p);
-    }
-    free(buf);
-    if (rc == SB_OK && (c.sku_col < 0 || c.names_col < 0))
+    names_ctx c = {.col = {-1, -1}, .skus = out};
+    int rc = sb_csv_read_file(csv_path, NULL, on_record, &c, err);
+    if (rc == SB_OK && (c.col[0] < 0 || c.col[1] < 0))
         rc = sb_error_set(err, csv_path, "line 1", "no sku or match_names column");
     for (size_t i = 0; rc == SB_OK && i < out->n; i++)
         if (out->v[i].n_products == 0)
