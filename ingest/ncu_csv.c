@@ -1,4 +1,4 @@
-/* ncu_csv.c - Nsight Compute raw CSV into a profile, with libcsv. */
+/* ncu_csv.c - Nsight Compute raw CSV into a profile (records from csv_rows.h). */
 #include "ncu_csv.h"
 
 #include <ctype.h>
@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <csv.h>
-
+#include "csv_rows.h"
 #include "json_file.h"
 
 const char *const SB_NCU_SOL_METRICS[] = {
@@ -19,87 +18,6 @@ const char *const SB_NCU_SOL_METRICS[] = {
     "dram__bytes_write.sum",
     "gpu__time_duration.sum",
 };
-
-/* One parsed CSV row. */
-typedef struct row {
-    char **cells;
-    size_t n;
-    long line;   /* line the row ended on, from 1 */
-} row;
-
-typedef struct reader {
-    row *rows;
-    size_t n_rows, cap_rows;
-    char **cur;
-    size_t n_cur, cap_cur;
-    long line;
-    int oom;
-} reader;
-
-static void on_field(void *s, size_t len, void *data)
-{
-    reader *r = data;
-    if (r->oom)
-        return;
-    if (r->n_cur == r->cap_cur) {
-        size_t cap = r->cap_cur ? 2 * r->cap_cur : 16;
-        char **c = realloc(r->cur, cap * sizeof *c);
-        if (!c) {
-            r->oom = 1;
-            return;
-        }
-        r->cur = c;
-        r->cap_cur = cap;
-    }
-    char *cell = malloc(len + 1);
-    if (!cell) {
-        r->oom = 1;
-        return;
-    }
-    if (len)
-        memcpy(cell, s, len);
-    cell[len] = '\0';
-    r->cur[r->n_cur++] = cell;
-}
-
-static void on_row(int c, void *data)
-{
-    (void)c;
-    reader *r = data;
-    if (r->oom)
-        return;
-    if (r->n_rows == r->cap_rows) {
-        size_t cap = r->cap_rows ? 2 * r->cap_rows : 16;
-        row *nr = realloc(r->rows, cap * sizeof *nr);
-        if (!nr) {
-            r->oom = 1;
-            return;
-        }
-        r->rows = nr;
-        r->cap_rows = cap;
-    }
-    r->rows[r->n_rows].cells = r->cur;
-    r->rows[r->n_rows].n = r->n_cur;
-    r->rows[r->n_rows].line = r->line;
-    r->n_rows++;
-    r->cur = NULL;
-    r->n_cur = r->cap_cur = 0;
-}
-
-static void free_cells(char **cells, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(cells[i]);
-    free(cells);
-}
-
-static void reader_free(reader *r)
-{
-    for (size_t i = 0; i < r->n_rows; i++)
-        free_cells(r->rows[i].cells, r->rows[i].n);
-    free(r->rows);
-    free_cells(r->cur, r->n_cur);
-}
 
 void sb_ncu_profile_free(sb_ncu_profile *p)
 {
@@ -208,32 +126,32 @@ static char *dup_or_null(const char *s, int *oom)
     return d;
 }
 
-static int build(reader *r, const char *name, sb_ncu_profile **out, sb_error *err)
+static int build(const sb_csv_table *r, const char *name, sb_ncu_profile **out, sb_error *err)
 {
     char where[128];
     size_t h = 0;
-    while (h < r->n_rows && !(r->rows[h].n > 1 && strcmp(r->rows[h].cells[0], "ID") == 0))
+    while (h < r->n && !(r->records[h].n > 1 && strcmp(r->records[h].fields[0], "ID") == 0))
         h++;
-    if (h == r->n_rows)
+    if (h == r->n)
         return sb_error_set(err, name, NULL,
                             "no ncu raw CSV header (a row starting with \"ID\"); write it with "
                             "'ncu --csv --page raw'");
-    const row *hdr = &r->rows[h];
+    const sb_csv_record *hdr = &r->records[h];
     long kname_col = -1, id_col = 0;
     size_t n_metric_cols = 0;
     for (size_t c = 0; c < hdr->n; c++) {
-        if (strcmp(hdr->cells[c], "Kernel Name") == 0)
+        if (strcmp(hdr->fields[c], "Kernel Name") == 0)
             kname_col = (long)c;
-        if (is_metric_name(hdr->cells[c]))
+        if (is_metric_name(hdr->fields[c]))
             n_metric_cols++;
         for (size_t d = 0; d < c; d++)
-            if (hdr->cells[c][0] && strcmp(hdr->cells[c], hdr->cells[d]) == 0) {
-                snprintf(where, sizeof where, "line %ld", hdr->line);
+            if (hdr->fields[c][0] && strcmp(hdr->fields[c], hdr->fields[d]) == 0) {
+                snprintf(where, sizeof where, "line %zu", hdr->line);
                 return sb_error_set(err, name, where, "column \"%s\" appears twice in the header",
-                                    hdr->cells[c]);
+                                    hdr->fields[c]);
             }
     }
-    snprintf(where, sizeof where, "line %ld", hdr->line);
+    snprintf(where, sizeof where, "line %zu", hdr->line);
     if (kname_col < 0)
         return sb_error_set(err, name, where, "the header has no \"Kernel Name\" column");
     if (n_metric_cols == 0)
@@ -241,22 +159,22 @@ static int build(reader *r, const char *name, sb_ncu_profile **out, sb_error *er
                             "the header has no metric columns (names like gpu__time_duration.sum)");
 
     size_t first = h + 1;
-    const row *units = NULL;
-    if (first < r->n_rows && r->rows[first].cells[0][0] == '\0') {
-        units = &r->rows[first];
+    const sb_csv_record *units = NULL;
+    if (first < r->n && r->records[first].fields[0][0] == '\0') {
+        units = &r->records[first];
         if (units->n != hdr->n) {
-            snprintf(where, sizeof where, "line %ld (row %zu)", units->line, first + 1);
+            snprintf(where, sizeof where, "line %zu (row %zu)", units->line, first + 1);
             return sb_error_set(err, name, where, "units row has %zu cells, the header has %zu",
                                 units->n, hdr->n);
         }
         first++;
     }
-    if (first >= r->n_rows)
+    if (first >= r->n)
         return sb_error_set(err, name, where, "no kernel rows after the header");
 
     sb_ncu_profile *p = calloc(1, sizeof *p);
     int oom = !p;
-    size_t n_k = r->n_rows - first;
+    size_t n_k = r->n - first;
     if (p) {
         p->kernel_names = calloc(n_k, sizeof *p->kernel_names);
         p->kernel_ids = calloc(n_k, sizeof *p->kernel_ids);
@@ -274,44 +192,44 @@ static int build(reader *r, const char *name, sb_ncu_profile **out, sb_error *er
     }
     for (size_t c = 0; c < hdr->n && !oom; c++) {
         col_metric[c] = (size_t)-1;
-        if (!is_metric_name(hdr->cells[c]))
+        if (!is_metric_name(hdr->fields[c]))
             continue;
         col_metric[c] = p->n_metrics;
-        p->metric_names[p->n_metrics] = dup_or_null(hdr->cells[c], &oom);
-        p->metric_units[p->n_metrics] = dup_or_null(units ? units->cells[c] : "", &oom);
+        p->metric_names[p->n_metrics] = dup_or_null(hdr->fields[c], &oom);
+        p->metric_units[p->n_metrics] = dup_or_null(units ? units->fields[c] : "", &oom);
         p->n_metrics++;
     }
     int rc = SB_OK;
-    for (size_t i = first; i < r->n_rows && rc == SB_OK && !oom; i++) {
-        const row *w = &r->rows[i];
-        snprintf(where, sizeof where, "line %ld (row %zu)", w->line, i + 1);
+    for (size_t i = first; i < r->n && rc == SB_OK && !oom; i++) {
+        const sb_csv_record *w = &r->records[i];
+        snprintf(where, sizeof where, "line %zu (row %zu)", w->line, i + 1);
         if (w->n != hdr->n) {
             rc = sb_error_set(err, name, where, "%zu cells, the header has %zu", w->n, hdr->n);
             break;
         }
         char *end;
         errno = 0;
-        long long id = strtoll(w->cells[id_col], &end, 10);
-        if (!w->cells[id_col][0] || *end || errno) {
-            rc = sb_error_set(err, name, where, "ID \"%s\" is not an integer", w->cells[id_col]);
+        long long id = strtoll(w->fields[id_col], &end, 10);
+        if (!w->fields[id_col][0] || *end || errno) {
+            rc = sb_error_set(err, name, where, "ID \"%s\" is not an integer", w->fields[id_col]);
             break;
         }
-        if (!w->cells[kname_col][0]) {
+        if (!w->fields[kname_col][0]) {
             rc = sb_error_set(err, name, where, "empty Kernel Name");
             break;
         }
         size_t k = p->n_kernels++;
         p->kernel_ids[k] = id;
-        p->kernel_names[k] = dup_or_null(w->cells[kname_col], &oom);
+        p->kernel_names[k] = dup_or_null(w->fields[kname_col], &oom);
         for (size_t c = 0; c < w->n; c++) {
-            if (col_metric[c] == (size_t)-1 || no_value(w->cells[c]))
+            if (col_metric[c] == (size_t)-1 || no_value(w->fields[c]))
                 continue;
             double v;
-            if (sb_ncu_parse_number(w->cells[c], &v) != SB_OK) {
-                if (!is_sol_metric(hdr->cells[c]))
+            if (sb_ncu_parse_number(w->fields[c], &v) != SB_OK) {
+                if (!is_sol_metric(hdr->fields[c]))
                     continue;
-                rc = sb_error_set(err, name, where, "%s: \"%s\" is not a number", hdr->cells[c],
-                                  w->cells[c]);
+                rc = sb_error_set(err, name, where, "%s: \"%s\" is not a number", hdr->fields[c],
+                                  w->fields[c]);
                 break;
             }
             p->values[p->n_values].kernel = k;
@@ -347,23 +265,16 @@ int sb_ncu_csv_parse_buffer(const char *buf, size_t len, const char *name,
                             sb_ncu_profile **out, sb_error *err)
 {
     *out = NULL;
-    struct csv_parser parser;
-    if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
-        return sb_error_set(err, name, NULL, "cannot start the CSV parser");
-    reader r = {0};
     /* A UTF-8 byte order mark is not part of the first cell. */
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
         buf += 3;
         len -= 3;
     }
-    if (memchr(buf, '\0', len)) {
-        csv_free(&parser);
+    if (memchr(buf, '\0', len))
         return sb_error_set(err, name, NULL, "contains NUL bytes: not a CSV text file");
-    }
     /* Skip what comes before the header line: ncu's ==PROF== messages and
      * the application's own output share stdout with the CSV. */
-    size_t pos = 0;
-    r.line = 0;
+    size_t pos = 0, skipped = 0;
     while (pos < len) {
         const char *at = buf + pos;
         size_t rest = len - pos;
@@ -375,49 +286,26 @@ int sb_ncu_csv_parse_buffer(const char *buf, size_t len, const char *name,
             break;
         }
         pos += (size_t)(nl - at) + 1;
-        r.line++;
+        skipped++;
     }
-    if (pos >= len) {
-        csv_free(&parser);
+    if (pos >= len)
         return sb_error_set(err, name, NULL,
                             "no ncu raw CSV header (a line starting with \"ID\"); write it with "
                             "'ncu --csv --page raw'");
+    sb_csv_options opts = {.first_line = skipped + 1, .skip_line = is_tool_message};
+    sb_csv_table t;
+    int rc = sb_csv_read_table(buf + pos, len - pos, name, &opts, &t, err);
+    if (rc != SB_OK && err && err->where[0]) {
+        /* rows count from the header, as in the errors build() gives */
+        char row[32];
+        snprintf(row, sizeof row, " (row %zu)", t.n + 1);
+        strncat(err->where, row, sizeof err->where - strlen(err->where) - 1);
     }
-    /* Fed line by line so errors can name the line. */
-    int rc = SB_OK;
-    while (pos < len) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
-        r.line++;
-        if (is_tool_message(buf + pos, n)) {
-            pos += n;
-            continue;
-        }
-        if (csv_parse(&parser, buf + pos, n, on_field, on_row, &r) != n) {
-            char where[64];
-            snprintf(where, sizeof where, "line %ld (row %zu)", r.line, r.n_rows + 1);
-            rc = sb_error_set(err, name, where, "malformed CSV: %s",
-                              csv_strerror(csv_error(&parser)));
-            break;
-        }
-        if (r.oom)
-            break;
-        pos += n;
-    }
-    if (rc == SB_OK && !r.oom && csv_fini(&parser, on_field, on_row, &r) != 0) {
-        char where[64];
-        snprintf(where, sizeof where, "line %ld (row %zu)", r.line, r.n_rows + 1);
-        rc = sb_error_set(err, name, where, "malformed CSV: %s (unterminated quoted cell?)",
-                          csv_strerror(csv_error(&parser)));
-    }
-    csv_free(&parser);
-    if (rc == SB_OK && r.oom)
-        rc = sb_error_set(err, name, NULL, "out of memory");
-    if (rc == SB_OK && r.n_rows == 0)
+    if (rc == SB_OK && t.n == 0)
         rc = sb_error_set(err, name, NULL, "empty file: no ncu CSV rows");
     if (rc == SB_OK)
-        rc = build(&r, name, out, err);
-    reader_free(&r);
+        rc = build(&t, name, out, err);
+    sb_csv_table_free(&t);
     return rc;
 }
 

@@ -121,7 +121,7 @@ static void test_refusals(void **state)
     expect_refused("bad_field_count.csv", "line 4 (row 4)", "17 cells, the header has 19");
     expect_refused("bad_number.csv", "line 4 (row 4)", "gpu__time_duration.sum: \"fast\" is not a number");
     expect_refused("bad_grouping.csv", "line 3 (row 3)", "dram__bytes_read.sum: \"1,23.5\" is not a number");
-    expect_refused("unterminated_quote.csv", NULL, "malformed CSV");
+    expect_refused("unterminated_quote.csv", "line 3 (row 3)", "malformed CSV: unterminated quoted field");
     expect_refused("no_header.csv", "", "no ncu raw CSV header");
     expect_refused("header_only.csv", "line 1", "no kernel rows");
 }
