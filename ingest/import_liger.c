@@ -7,13 +7,13 @@
  */
 #include "import_internal.h"
 
-#include <csv.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_rows.h"
 #include "json_file.h"
 
 enum {
@@ -28,158 +28,34 @@ static const char *const column_names[C_COUNT] = {
 static const int required_columns[] = {C_KERNEL, C_PROVIDER, C_MODE, C_METRIC, C_XNAME,
                                        C_XVALUE, C_Y50, C_GPU, C_TIME};
 
-typedef struct record {
-    char **f;
-    size_t n;
-    long line;
-} record;
-
-typedef struct reader {
-    record *recs;
-    size_t n, cap;
-    char **cur;
-    size_t cur_n, cur_cap;
-    long line;       /* line being fed */
-    long rec_line;   /* line the current record started on, 0 before its first field */
-    int oom;
-} reader;
-
-static void on_field(void *s, size_t len, void *data)
-{
-    reader *r = data;
-    if (r->oom)
-        return;
-    if (r->rec_line == 0)
-        r->rec_line = r->line;
-    if (r->cur_n == r->cur_cap) {
-        size_t cap = r->cur_cap ? r->cur_cap * 2 : 16;
-        char **g = realloc(r->cur, cap * sizeof *g);
-        if (!g) {
-            r->oom = 1;
-            return;
-        }
-        r->cur = g;
-        r->cur_cap = cap;
-    }
-    char *v = malloc(len + 1);
-    if (!v) {
-        r->oom = 1;
-        return;
-    }
-    if (len)
-        memcpy(v, s, len);
-    v[len] = '\0';
-    r->cur[r->cur_n++] = v;
-}
-
-static void free_fields(char **f, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(f[i]);
-    free(f);
-}
-
-static void on_record(int c, void *data)
-{
-    (void)c;
-    reader *r = data;
-    if (r->oom)
-        goto reset;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 256;
-        record *g = realloc(r->recs, cap * sizeof *g);
-        if (!g) {
-            r->oom = 1;
-            goto reset;
-        }
-        r->recs = g;
-        r->cap = cap;
-    }
-    r->recs[r->n++] = (record){.f = r->cur, .n = r->cur_n, .line = r->rec_line ? r->rec_line : r->line};
-    r->cur = NULL;
-    r->cur_n = r->cur_cap = 0;
-reset:
-    if (r->cur) {
-        free_fields(r->cur, r->cur_n);
-        r->cur = NULL;
-        r->cur_n = r->cur_cap = 0;
-    }
-    r->rec_line = 0;
-}
-
-static void reader_free(reader *r)
-{
-    for (size_t i = 0; i < r->n; i++)
-        free_fields(r->recs[i].f, r->recs[i].n);
-    free(r->recs);
-    free_fields(r->cur, r->cur_n);
-}
-
-static int read_csv(const char *path, const char *buf, size_t len, reader *r, sb_error *err)
-{
-    struct csv_parser p;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
-        return sb_error_set(err, path, NULL, "cannot start the CSV parser");
-    size_t off = 0;
-    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF)
-        off = 3;
-    r->line = 1;
-    while (off < len) {
-        const char *nl = memchr(buf + off, '\n', len - off);
-        size_t n = nl ? (size_t)(nl - (buf + off)) + 1 : len - off;
-        if (memchr(buf + off, '\0', n)) {
-            csv_free(&p);
-            return sb_error_set(err, path, NULL, "line %ld: NUL byte: not a text CSV file", r->line);
-        }
-        if (csv_parse(&p, buf + off, n, on_field, on_record, r) != n) {
-            int code = csv_error(&p);
-            csv_free(&p);
-            return sb_error_set(err, path, NULL, "line %ld: malformed CSV: %s", r->line,
-                                code == CSV_EPARSE ? "a quote inside an unquoted field, or text after a closing quote"
-                                                   : csv_strerror(code));
-        }
-        off += n;
-        if (nl)
-            r->line++;
-    }
-    int fini = csv_fini(&p, on_field, on_record, r);
-    csv_free(&p);
-    if (fini != 0)
-        return sb_error_set(err, path, NULL, "line %ld: malformed CSV: a quoted field is not closed before the end of the file",
-                            r->rec_line ? r->rec_line : r->line);
-    if (r->oom)
-        return sb_error_set(err, path, NULL, "out of memory");
-    return SB_OK;
-}
-
 /* One case: the speed and memory rows that share kernel, provider, mode, x,
  * config and GPU. Fields point into the records. */
 typedef struct group {
-    const record *speed, *memory;
-    const record *first;
+    const sb_csv_record *speed, *memory;
+    const sb_csv_record *first;
     char started[40], finished[40];
 } group;
 
-static const char *cell(const record *rec, const int *col, int c)
+static const char *cell(const sb_csv_record *rec, const int *col, int c)
 {
-    return col[c] >= 0 && (size_t)col[c] < rec->n ? rec->f[col[c]] : "";
+    return col[c] >= 0 && (size_t)col[c] < rec->n ? rec->fields[col[c]] : "";
 }
 
 /* "line N: " + message; the values a message quotes are cut to keep it one
  * readable line. */
 __attribute__((format(printf, 4, 5)))
-static int row_error(sb_error *err, const char *path, long line, const char *fmt, ...)
+static int row_error(sb_error *err, const char *path, size_t line, const char *fmt, ...)
 {
     char msg[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return sb_error_set(err, path, NULL, "line %ld: %s", line, msg);
+    return sb_error_set(err, path, NULL, "line %zu: %s", line, msg);
 }
 
 /* Same metric value text in y_value_50/20/80. */
-static int same_values(const record *a, const record *b, const int *col)
+static int same_values(const sb_csv_record *a, const sb_csv_record *b, const int *col)
 {
     return strcmp(cell(a, col, C_Y50), cell(b, col, C_Y50)) == 0 &&
            strcmp(cell(a, col, C_Y20), cell(b, col, C_Y20)) == 0 &&
@@ -218,7 +94,7 @@ static void put_value(json_t *shape, json_t *params, const char *key, json_t *v)
     }
 }
 
-static int make_config(sb_import_ctx *ctx, const record *rec, const int *col, json_t **out, sb_error *err)
+static int make_config(sb_import_ctx *ctx, const sb_csv_record *rec, const int *col, json_t **out, sb_error *err)
 {
     const char *kernel = cell(rec, col, C_KERNEL);
     const char *mode_text = cell(rec, col, C_MODE);
@@ -230,11 +106,11 @@ static int make_config(sb_import_ctx *ctx, const record *rec, const int *col, js
         sb_error jerr;
         sb_error_clear(&jerr);
         if (sb_json_load_buffer(cfg_text, strlen(cfg_text), "extra_benchmark_config_str", &cfg, &jerr) != SB_OK)
-            return sb_error_set(err, ctx->path, NULL, "line %ld: extra_benchmark_config_str is not valid JSON (%s%s%s)",
+            return sb_error_set(err, ctx->path, NULL, "line %zu: extra_benchmark_config_str is not valid JSON (%s%s%s)",
                                 rec->line, jerr.where, jerr.where[0] ? ": " : "", jerr.msg);
         if (!json_is_object(cfg)) {
             json_decref(cfg);
-            return sb_error_set(err, ctx->path, NULL, "line %ld: extra_benchmark_config_str is JSON but not an object",
+            return sb_error_set(err, ctx->path, NULL, "line %zu: extra_benchmark_config_str is JSON but not an object",
                                 rec->line);
         }
     } else {
@@ -346,7 +222,7 @@ static int emit_group(sb_import_ctx *ctx, const group *g, const int *col, sb_err
     json_t *config = NULL;
     if (make_config(ctx, g->first, col, &config, err) != SB_OK)
         return SB_ERR;
-    const record *first = g->first;
+    const sb_csv_record *first = g->first;
     json_t *timing = NULL, *memory = NULL;
     char notes[600];
     if (g->speed) {
@@ -376,14 +252,14 @@ static int emit_group(sb_import_ctx *ctx, const group *g, const int *col, sb_err
         json_object_set_new(memory, "peak_device_mb", json_real(bytes / 1e6));
     }
     if (g->speed && g->memory)
-        snprintf(notes, sizeof notes, "Liger-Kernel benchmark rows at lines %ld (speed) and %ld (memory): "
+        snprintf(notes, sizeof notes, "Liger-Kernel benchmark rows at lines %zu (speed) and %zu (memory): "
                  "speed is Liger's 20/50/80 %% quantiles; memory is its peak allocation in MiB, converted",
                  g->speed->line, g->memory->line);
     else if (g->speed)
-        snprintf(notes, sizeof notes, "Liger-Kernel benchmark row at line %ld (speed): Liger's 20/50/80 %% quantiles",
+        snprintf(notes, sizeof notes, "Liger-Kernel benchmark row at line %zu (speed): Liger's 20/50/80 %% quantiles",
                  g->speed->line);
     else
-        snprintf(notes, sizeof notes, "Liger-Kernel benchmark row at line %ld (memory): peak allocation in MiB, converted",
+        snprintf(notes, sizeof notes, "Liger-Kernel benchmark row at line %zu (memory): peak allocation in MiB, converted",
                  g->memory->line);
 
     json_t *device = sb_import_gpu_device(ctx, cell(first, col, C_GPU), 0, -1, -1, NULL);
@@ -395,10 +271,10 @@ static int emit_group(sb_import_ctx *ctx, const group *g, const int *col, sb_err
                           memory, prov, notes, first->line, err);
 }
 
-static int check_row(sb_import_ctx *ctx, const record *rec, const int *col, size_t ncols, sb_error *err)
+static int check_row(sb_import_ctx *ctx, const sb_csv_record *rec, const int *col, size_t ncols, sb_error *err)
 {
     if (rec->n != ncols)
-        return sb_error_set(err, ctx->path, NULL, "line %ld: %zu field%s, the header has %zu", rec->line, rec->n,
+        return sb_error_set(err, ctx->path, NULL, "line %zu: %zu field%s, the header has %zu", rec->line, rec->n,
                             rec->n == 1 ? "" : "s", ncols);
     static const int nonempty[] = {C_KERNEL, C_PROVIDER, C_MODE, C_METRIC, C_XVALUE, C_GPU, C_TIME};
     for (size_t i = 0; i < sizeof nonempty / sizeof nonempty[0]; i++)
@@ -435,7 +311,7 @@ static int check_row(sb_import_ctx *ctx, const record *rec, const int *col, size
 
 int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err)
 {
-    reader r = {0};
+    sb_csv_table r = {0};
     group *groups = NULL;
     json_t *index = json_object();
     int rc = SB_ERR;
@@ -443,29 +319,23 @@ int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_erro
         sb_error_set(err, ctx->path, NULL, "out of memory");
         goto out;
     }
-    if (read_csv(ctx->path, buf, len, &r, err) != SB_OK)
+    if (sb_csv_read_table(buf, len, ctx->path, NULL, &r, err) != SB_OK)
         goto out;
     if (r.n == 0) {
         sb_error_set(err, ctx->path, NULL, "empty file: no header and no rows");
         goto out;
     }
     int col[C_COUNT];
-    for (int c = 0; c < C_COUNT; c++)
-        col[c] = -1;
-    const record *hdr = &r.recs[0];
-    for (size_t i = 0; i < hdr->n; i++)
-        for (int c = 0; c < C_COUNT; c++)
-            if (strcmp(hdr->f[i], column_names[c]) == 0) {
-                if (col[c] >= 0) {
-                    sb_error_set(err, ctx->path, NULL, "line %ld: column %s appears twice in the header", hdr->line,
-                                 column_names[c]);
-                    goto out;
-                }
-                col[c] = (int)i;
-            }
+    const sb_csv_record *hdr = &r.records[0];
+    size_t repeated = sb_csv_find_columns(hdr->fields, hdr->n, column_names, C_COUNT, col);
+    if (repeated < hdr->n) {
+        sb_error_set(err, ctx->path, NULL, "line %zu: column %s appears twice in the header", hdr->line,
+                     hdr->fields[repeated]);
+        goto out;
+    }
     for (size_t i = 0; i < sizeof required_columns / sizeof required_columns[0]; i++)
         if (col[required_columns[i]] < 0) {
-            sb_error_set(err, ctx->path, NULL, "line %ld: the header has no %s column (a Liger-Kernel benchmark CSV has "
+            sb_error_set(err, ctx->path, NULL, "line %zu: the header has no %s column (a Liger-Kernel benchmark CSV has "
                          "kernel_name, kernel_provider, kernel_operation_mode, metric_name, metric_unit, x_name, x_label, "
                          "x_value, y_value_50, y_value_20, y_value_80, extra_benchmark_config_str, gpu_name, timestamp, "
                          "liger_version)", hdr->line, column_names[required_columns[i]]);
@@ -482,7 +352,7 @@ int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_erro
     }
     size_t ng = 0;
     for (size_t i = 1; i < r.n; i++) {
-        const record *rec = &r.recs[i];
+        const sb_csv_record *rec = &r.records[i];
         ctx->st->rows++;
         if (check_row(ctx, rec, col, hdr->n, err) != SB_OK)
             goto out;
@@ -514,13 +384,13 @@ int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_erro
         }
         free(key);
         int is_speed = strcmp(cell(rec, col, C_METRIC), "speed") == 0;
-        const record **have = is_speed ? &g->speed : &g->memory;
+        const sb_csv_record **have = is_speed ? &g->speed : &g->memory;
         if (*have) {
             if (same_values(*have, rec, col)) {
                 ctx->st->duplicate_rows++;
                 continue;
             }
-            sb_error_set(err, ctx->path, NULL, "line %ld: repeats the case of line %ld (same kernel, provider, mode, "
+            sb_error_set(err, ctx->path, NULL, "line %zu: repeats the case of line %zu (same kernel, provider, mode, "
                          "metric, x, config and GPU) with different values", rec->line, (*have)->line);
             goto out;
         }
@@ -539,6 +409,6 @@ int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_erro
 out:
     free(groups);
     json_decref(index);
-    reader_free(&r);
+    sb_csv_table_free(&r);
     return rc;
 }
