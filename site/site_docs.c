@@ -2,12 +2,12 @@
  * writeups and packets (rendered by report/), the promoted-kernel registry
  * (forge), the contributions ledger and the roadmap (data files in docs/,
  * formats in docs/SITE.md). */
-#include <csv.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_rows.h"
 #include "forge_kernels.h"
 #include "home.h"
 #include "isoweek.h"
@@ -168,33 +168,8 @@ typedef struct ledger_row {
 typedef struct ledger {
     ledger_row *rows;
     size_t n, cap;
-    ledger_row cur;
-    size_t ncur;      /* fields in the current record */
     size_t record;    /* records seen, header included */
-    int failed;       /* 1: a record had the wrong number of fields or memory ran out */
-    char msg[256];
 } ledger;
-
-static void ledger_field(void *s, size_t len, void *data)
-{
-    ledger *l = data;
-    if (l->failed)
-        return;
-    if (l->ncur >= LEDGER_COLS) {
-        l->failed = 1;
-        snprintf(l->msg, sizeof l->msg, "more than %d fields", LEDGER_COLS);
-        return;
-    }
-    char *v = malloc(len + 1);
-    if (!v) {
-        l->failed = 1;
-        snprintf(l->msg, sizeof l->msg, "out of memory");
-        return;
-    }
-    memcpy(v, s, len);
-    v[len] = '\0';
-    l->cur.f[l->ncur++] = v;
-}
 
 static void ledger_free_row(ledger_row *r)
 {
@@ -204,51 +179,40 @@ static void ledger_free_row(ledger_row *r)
     }
 }
 
-static void ledger_record(int c, void *data)
+static int ledger_record(void *data, const char *const *fields, size_t n, size_t line, sb_error *err)
 {
-    (void)c;
     ledger *l = data;
-    if (l->failed)
-        return;
-    l->record++;
-    if (l->ncur != LEDGER_COLS) {
-        l->failed = 1;
-        snprintf(l->msg, sizeof l->msg, "%zu fields, the header has %d", l->ncur, LEDGER_COLS);
-        return;
-    }
+    char where[64];
+    (void)line;
+    snprintf(where, sizeof where, "record %zu", ++l->record);
+    if (n != LEDGER_COLS)
+        return sb_error_set(err, NULL, where, "%zu fields, the header has %d", n, LEDGER_COLS);
     if (l->record == 1) {
         for (int i = 0; i < LEDGER_COLS; i++)
-            if (strcmp(l->cur.f[i], LEDGER_HEADER[i])) {
-                l->failed = 1;
-                snprintf(l->msg, sizeof l->msg, "header must be "
-                         "target,kind,title,status,link,packet,ops,runs,notes");
-                return;
-            }
-        ledger_free_row(&l->cur);
-        l->ncur = 0;
-        return;
+            if (strcmp(fields[i], LEDGER_HEADER[i]))
+                return sb_error_set(err, NULL, where, "header must be "
+                                    "target,kind,title,status,link,packet,ops,runs,notes");
+        return SB_OK;
     }
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 16;
         ledger_row *nr = realloc(l->rows, nc * sizeof *nr);
-        if (!nr) {
-            l->failed = 1;
-            snprintf(l->msg, sizeof l->msg, "out of memory");
-            return;
-        }
+        if (!nr)
+            return sb_error_set(err, NULL, where, "out of memory");
         l->rows = nr;
         l->cap = nc;
     }
-    l->rows[l->n++] = l->cur;
-    memset(&l->cur, 0, sizeof l->cur);
-    l->ncur = 0;
+    ledger_row *r = &l->rows[l->n++];
+    int oom = 0;
+    for (int i = 0; i < LEDGER_COLS; i++)
+        oom |= !(r->f[i] = strdup(fields[i]));
+    return oom ? sb_error_set(err, NULL, where, "out of memory") : SB_OK;
 }
 
 static void ledger_free(ledger *l)
 {
     for (size_t i = 0; i < l->n; i++)
         ledger_free_row(&l->rows[i]);
-    ledger_free_row(&l->cur);
     free(l->rows);
     memset(l, 0, sizeof *l);
 }
@@ -264,33 +228,11 @@ static int is_hex(const char *s, size_t n)
 static int load_ledger(const char *path, ledger *l, sb_error *err)
 {
     memset(l, 0, sizeof *l);
-    char *data = NULL;
-    size_t len = 0;
-    if (sb_file_read_all(path, &data, &len, err) != SB_OK)
+    if (sb_csv_read_file(path, NULL, ledger_record, l, err) != SB_OK) {
+        ledger_free(l);
         return SB_ERR;
-    struct csv_parser p;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        free(data);
-        return sb_error_set(err, path, NULL, "cannot start the CSV parser");
     }
-    size_t done = csv_parse(&p, data, len, ledger_field, ledger_record, l);
-    int perr = done != len ? csv_error(&p) : 0;
-    if (!perr && csv_fini(&p, ledger_field, ledger_record, l) != 0)
-        perr = csv_error(&p);
-    csv_free(&p);
-    free(data);
     char where[64];
-    snprintf(where, sizeof where, "record %zu", l->record + 1);
-    if (perr) {
-        ledger_free(l);
-        return sb_error_set(err, path, where, "malformed CSV: %s", csv_strerror(perr));
-    }
-    if (l->failed) {
-        snprintf(where, sizeof where, "record %zu", l->record);
-        sb_error_set(err, path, where, "%s", l->msg);
-        ledger_free(l);
-        return SB_ERR;
-    }
     if (l->record == 0) {
         ledger_free(l);
         return sb_error_set(err, path, NULL, "empty: the header line is missing");

@@ -148,7 +148,9 @@ static void test_ledger_errors(void **state)
     expect_ledger_error(LEDGER_HEAD "x,issue,t,planned,,,,run-12,\n", "record 2",
                         "content_sha256 prefixes");
     expect_ledger_error(LEDGER_HEAD "x,issue,t,planned,,,\n", "record 2", "7 fields");
-    expect_ledger_error(LEDGER_HEAD "x,issue,\"unclosed,planned,,,,,\n", NULL, "malformed CSV");
+    expect_ledger_error(LEDGER_HEAD "x,issue,t,planned,,,,,,\n", "record 2", "10 fields, the header has 9");
+    expect_ledger_error(LEDGER_HEAD "x,issue,\"unclosed,planned,,,,,\n", "line 2",
+                        "malformed CSV: unterminated quoted field");
     expect_ledger_error("", NULL, "header");
 }
 
