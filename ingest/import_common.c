@@ -3,7 +3,6 @@
 #include "import.h"
 #include "import_internal.h"
 
-#include <csv.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -13,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "csv_rows.h"
 #include "home.h"
 #include "json_file.h"
 #include "store.h"
@@ -190,22 +190,8 @@ int sb_import_time_utc(const char *text, char *out, size_t size)
 
 typedef struct op_csv {
     sb_import_ctx *ctx;
-    char fields[5][128];
-    size_t nf;
-    long record;
-    int oom;
+    int header_done;
 } op_csv;
-
-static void op_field(void *s, size_t len, void *data)
-{
-    op_csv *o = data;
-    if (o->nf < 5) {
-        size_t n = len < 127 ? len : 127;
-        memcpy(o->fields[o->nf], s ? s : "", s ? n : 0);
-        o->fields[o->nf][s ? n : 0] = '\0';
-    }
-    o->nf++;
-}
 
 static void copy_text(char *dst, size_t size, const char *src)
 {
@@ -216,29 +202,31 @@ static void copy_text(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
-static void op_record(int c, void *data)
+/* One row of the table: format, name, op and an optional default_dtype;
+ * the header and rows of fewer than three fields are not entries. */
+static int op_record(void *data, const char *const *fields, size_t nf, size_t line, sb_error *err)
 {
-    (void)c;
     op_csv *o = data;
-    long rec = o->record++;
-    size_t nf = o->nf;
-    o->nf = 0;
-    if (rec == 0 || nf < 3 || o->oom)
-        return;
+    (void)line;
+    if (!o->header_done) {
+        o->header_done = 1;
+        return SB_OK;
+    }
+    if (nf < 3)
+        return SB_OK;
     sb_import_ctx *ctx = o->ctx;
     sb_import_op_name *grown = realloc(ctx->ops, (ctx->n_ops + 1) * sizeof *grown);
-    if (!grown) {
-        o->oom = 1;
-        return;
-    }
+    if (!grown)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     ctx->ops = grown;
     sb_import_op_name *r = &ctx->ops[ctx->n_ops++];
     memset(r, 0, sizeof *r);
-    copy_text(r->format, sizeof r->format, o->fields[0]);
-    copy_text(r->name, sizeof r->name, o->fields[1]);
-    copy_text(r->op, sizeof r->op, o->fields[2]);
+    copy_text(r->format, sizeof r->format, fields[0]);
+    copy_text(r->name, sizeof r->name, fields[1]);
+    copy_text(r->op, sizeof r->op, fields[2]);
     if (nf > 3)
-        copy_text(r->default_dtype, sizeof r->default_dtype, o->fields[3]);
+        copy_text(r->default_dtype, sizeof r->default_dtype, fields[3]);
+    return SB_OK;
 }
 
 static int load_op_names(sb_import_ctx *ctx, sb_error *err)
@@ -248,25 +236,9 @@ static int load_op_names(sb_import_ctx *ctx, sb_error *err)
         snprintf(path, sizeof path, "%s", ctx->opts.op_names_csv);
     else if (sb_home_path(path, sizeof path, "db/import_op_names.csv", err) != SB_OK)
         return SB_ERR;
-    char *buf = NULL;
-    size_t len = 0;
-    if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
-        return SB_ERR;
-    struct csv_parser p;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        free(buf);
-        return sb_error_set(err, path, NULL, "cannot start the CSV parser");
-    }
     op_csv o = {.ctx = ctx};
-    int bad = csv_parse(&p, buf, len, op_field, op_record, &o) != len ||
-              csv_fini(&p, op_field, op_record, &o) != 0;
-    int code = csv_error(&p);
-    csv_free(&p);
-    free(buf);
-    if (bad)
-        return sb_error_set(err, path, NULL, "not valid CSV: %s", csv_strerror(code));
-    if (o.oom)
-        return sb_error_set(err, path, NULL, "out of memory");
+    if (sb_csv_read_file(path, NULL, op_record, &o, err) != SB_OK)
+        return SB_ERR;
     for (size_t i = 0; i < ctx->n_ops; i++) {
         char id[64];
         sb_import_id(ctx->ops[i].op, id, sizeof id);

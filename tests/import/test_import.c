@@ -457,6 +457,19 @@ static void test_in_batch(void **state)
     assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 8);
 }
 
+/* A malformed op-name table is refused with its file and line; nothing is
+ * stored. */
+static void test_op_names_malformed(void **state)
+{
+    fixture *f = *state;
+    sb_error err;
+    sb_import_options opts = {.op_names_csv = DATA "op_names_unclosed.csv"};
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "liger_basic.csv", NULL, &opts, NULL, &err), SB_ERR);
+    expect_error(&err, "op_names_unclosed.csv: line 3: malformed CSV: unterminated quoted field");
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 0);
+}
+
 /* ---- nvbench ---- */
 
 static void test_nvbench_stored(void **state)
@@ -775,6 +788,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_liger_nodtype, setup, teardown),
         cmocka_unit_test(test_liger_model_sweep),
         cmocka_unit_test_setup_teardown(test_in_batch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_op_names_malformed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_axes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
