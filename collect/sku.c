@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,20 +170,6 @@ typedef struct load_ctx {
     size_t n_header;
 } load_ctx;
 
-static int fail(load_ctx *c, size_t line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(load_ctx *c, size_t line, const char *fmt, ...)
-{
-    char where[64], msg[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    snprintf(where, sizeof where, "line %zu", line);
-    return sb_error_set(c->err, c->path, where, "%s", msg);
-}
-
 static int is_column(const char *name)
 {
     for (int k = 0; k < NCOLS; k++)
@@ -198,13 +183,16 @@ static int take_header(load_ctx *c, const char *const *fields, size_t n, size_t 
     size_t repeated = sb_csv_find_columns(fields, n, col_names, NCOLS, c->col);
     for (size_t i = 0; i < n; i++) {
         if (!is_column(fields[i]))
-            return fail(c, line, "unknown column \"%s\" in header", fields[i]);
+            return sb_csv_line_error(c->err, c->path, line,
+                                     "unknown column \"%s\" in header", fields[i]);
         if (i == repeated)
-            return fail(c, line, "column \"%s\" appears twice in header", fields[i]);
+            return sb_csv_line_error(c->err, c->path, line,
+                                     "column \"%s\" appears twice in header", fields[i]);
     }
     for (int k = 0; k < NCOLS; k++)
         if (c->col[k] < 0)
-            return fail(c, line, "header lacks column \"%s\"", col_names[k]);
+            return sb_csv_line_error(c->err, c->path, line,
+                                     "header lacks column \"%s\"", col_names[k]);
     c->n_header = n;
     c->header_line = line;
     return SB_OK;
@@ -220,16 +208,17 @@ static int split_list(load_ctx *c, size_t line, const char *col, const char *tex
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         char item[MATCH_NAME_SIZE];
         if (len >= sizeof item)
-            return fail(c, line, "%s: entry longer than 95 characters: %s",
-                        col, text);
+            return sb_csv_line_error(c->err, c->path, line,
+                                     "%s: entry longer than 95 characters: %s",
+                                     col, text);
         memcpy(item, p, len);
         item[len] = '\0';
         copy_trimmed(out[*n], MATCH_NAME_SIZE, item);
         if (!out[*n][0])
-            return fail(c, line, "%s: empty entry in \"%s\"", col, text);
+            return sb_csv_line_error(c->err, c->path, line, "%s: empty entry in \"%s\"", col, text);
         if (++*n > max - 1 && bar)
-            return fail(c, line, "%s: too many entries (at most 8): %s",
-                        col, text);
+            return sb_csv_line_error(c->err, c->path, line, "%s: too many entries (at most 8): %s",
+                                     col, text);
         if (!bar)
             return SB_OK;
         p = bar + 1;
@@ -252,29 +241,30 @@ static int take_row(load_ctx *c, const char *const *fields, size_t n, size_t lin
     };
 
     if (n != c->n_header)
-        return fail(c, line, "expected 15 fields as in the header, found %zu", n);
+        return sb_csv_line_error(c->err, c->path, line,
+                                 "expected 15 fields as in the header, found %zu", n);
     memset(&row, 0, sizeof row);
     for (int k = 0; k < NCOLS; k++)
         f[k] = fields[c->col[k]];
 
     if (!id_is_valid(f[COL_SKU]))
-        return fail(c, line,
-                    "sku \"%s\" is not a valid id (lower-case letters, digits, . _ + -)",
-                    f[COL_SKU]);
+        return sb_csv_line_error(c->err, c->path, line,
+                                 "sku \"%s\" is not a valid id (lower-case letters, digits, . _ + -)",
+                                 f[COL_SKU]);
     if (strlen(f[COL_SKU]) >= sizeof row.pub.id)
-        return fail(c, line, "sku \"%s\" is longer than 63 characters",
-                    f[COL_SKU]);
+        return sb_csv_line_error(c->err, c->path, line, "sku \"%s\" is longer than 63 characters",
+                                 f[COL_SKU]);
     if (sb_sku_find(c->t, f[COL_SKU]))
-        return fail(c, line, "sku \"%s\" appears twice", f[COL_SKU]);
+        return sb_csv_line_error(c->err, c->path, line, "sku \"%s\" appears twice", f[COL_SKU]);
     if (!id_is_valid(f[COL_ARCH]) || strlen(f[COL_ARCH]) >= sizeof row.pub.arch)
-        return fail(c, line,
-                    "arch \"%s\" is not a valid label (lower-case, at most 15 characters)",
-                    f[COL_ARCH]);
+        return sb_csv_line_error(c->err, c->path, line,
+                                 "arch \"%s\" is not a valid label (lower-case, at most 15 characters)",
+                                 f[COL_ARCH]);
     if (!f[COL_DISPLAY][0] || strlen(f[COL_DISPLAY]) >= sizeof row.pub.display)
-        return fail(c, line, "display must be 1 to 95 characters");
+        return sb_csv_line_error(c->err, c->path, line, "display must be 1 to 95 characters");
     if (!f[COL_SOURCE][0] || strlen(f[COL_SOURCE]) >= sizeof row.pub.source)
-        return fail(c, line,
-                    "source must name the datasheet (1 to 511 characters)");
+        return sb_csv_line_error(c->err, c->path, line,
+                                 "source must name the datasheet (1 to 511 characters)");
     strcpy(row.pub.id, f[COL_SKU]);
     strcpy(row.pub.arch, f[COL_ARCH]);
     strcpy(row.pub.display, f[COL_DISPLAY]);
@@ -289,26 +279,26 @@ static int take_row(load_ctx *c, const char *const *fields, size_t n, size_t lin
             return SB_ERR;
         for (size_t i = 0; i < row.n_pci; i++)
             if (parse_pci_id(pci_text[i], &row.pci[i]) != 0)
-                return fail(c, line,
-                            "pci_device_ids: \"%s\" is not of the form 0x233010DE",
-                            pci_text[i]);
+                return sb_csv_line_error(c->err, c->path, line,
+                                         "pci_device_ids: \"%s\" is not of the form 0x233010DE",
+                                         pci_text[i]);
     }
     for (size_t i = 0; i < sizeof figure_cols / sizeof figure_cols[0]; i++) {
         if (parse_figure(f[figure_cols[i]], figures[i]) != 0)
-            return fail(c, line,
-                        "%s: \"%s\" is not a non-negative decimal number",
-                        col_names[figure_cols[i]], f[figure_cols[i]]);
+            return sb_csv_line_error(c->err, c->path, line,
+                                     "%s: \"%s\" is not a non-negative decimal number",
+                                     col_names[figure_cols[i]], f[figure_cols[i]]);
     }
     if (row.pub.memory_gb <= 0)
-        return fail(c, line, "memory_gb must be greater than 0");
+        return sb_csv_line_error(c->err, c->path, line, "memory_gb must be greater than 0");
     if (row.pub.hbm_tbps <= 0)
-        return fail(c, line, "hbm_tbps must be greater than 0");
+        return sb_csv_line_error(c->err, c->path, line, "hbm_tbps must be greater than 0");
 
     if (c->t->n == c->t->cap) {
         size_t cap = c->t->cap ? c->t->cap * 2 : 16;
         sku_row *r = realloc(c->t->rows, cap * sizeof *r);
         if (!r)
-            return fail(c, line, "out of memory");
+            return sb_csv_line_error(c->err, c->path, line, "out of memory");
         c->t->rows = r;
         c->t->cap = cap;
     }
@@ -345,9 +335,9 @@ int sb_sku_table_load(const char *path, sb_sku_table **out, sb_error *err)
     c.err = err;
     rc = sb_csv_read_file(path, NULL, on_record, &c, err);
     if (rc == SB_OK && !c.header_line)
-        rc = fail(&c, 1, "empty file: no header row");
+        rc = sb_csv_line_error(err, path, 1, "empty file: no header row");
     if (rc == SB_OK && t->n == 0)
-        rc = fail(&c, c.header_line + 1, "no SKU rows after the header");
+        rc = sb_csv_line_error(err, path, c.header_line + 1, "no SKU rows after the header");
     if (rc != SB_OK) {
         sb_sku_table_free(t);
         return SB_ERR;

@@ -27,20 +27,25 @@ typedef struct reader {
     int failed;
 } reader;
 
-static int fail(reader *r, size_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(reader *r, size_t line, const char *fmt, ...)
+int sb_csv_line_error(sb_error *err, const char *file, size_t line, const char *fmt, ...)
 {
     char where[64], msg[900];
     va_list ap;
-    if (r->failed)
-        return SB_ERR;
-    r->failed = 1;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     snprintf(where, sizeof where, "line %zu", line);
-    return sb_error_set(r->err, r->name, where, "%s", msg);
+    return sb_error_set(err, file, where, "%s", msg);
+}
+
+/* Marks the read failed; 1 the first time, so only the first error is
+ * kept (libcsv goes on calling back to the end of the line). */
+static int first_failure(reader *r)
+{
+    if (r->failed)
+        return 0;
+    r->failed = 1;
+    return 1;
 }
 
 static size_t record_line(const reader *r)
@@ -54,11 +59,15 @@ static void on_field(void *data, size_t len, void *v)
     if (r->failed)
         return;
     if (r->n >= r->max_fields) {
-        fail(r, record_line(r), "a record with more than %zu fields", r->max_fields);
+        if (first_failure(r))
+            sb_csv_line_error(r->err, r->name, record_line(r), "a record with more than %zu fields",
+                              r->max_fields);
         return;
     }
     if (len > r->max_field_bytes) {
-        fail(r, record_line(r), "field %zu is longer than %zu bytes", r->n + 1, r->max_field_bytes);
+        if (first_failure(r))
+            sb_csv_line_error(r->err, r->name, record_line(r), "field %zu is longer than %zu bytes",
+                              r->n + 1, r->max_field_bytes);
         return;
     }
     if (r->n == r->cap) {
@@ -68,7 +77,8 @@ static void on_field(void *data, size_t len, void *v)
         if (s)
             r->starts = s;
         if (!f) {
-            fail(r, record_line(r), "out of memory");
+            if (first_failure(r))
+                sb_csv_line_error(r->err, r->name, record_line(r), "out of memory");
             return;
         }
         r->fields = f;
@@ -86,8 +96,8 @@ static void on_row(int term, void *v)
     size_t line = record_line(r);
     (void)term;
     r->started = 0;
-    if (!r->failed && sb_buf_failed(&r->text))
-        fail(r, line, "out of memory");
+    if (!r->failed && sb_buf_failed(&r->text) && first_failure(r))
+        sb_csv_line_error(r->err, r->name, line, "out of memory");
     if (!r->failed) {
         for (size_t i = 0; i < r->n; i++)
             r->fields[i] = r->text.data + r->starts[i];
@@ -143,26 +153,29 @@ int sb_csv_read_buffer(const char *buf, size_t len, const char *name, const sb_c
         const char *nl = memchr(at, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - at) + 1 : len - pos;
         if (memchr(at, '\0', n)) {
-            fail(&r, r.line, "NUL byte: not a text CSV file");
+            if (first_failure(&r))
+                sb_csv_line_error(err, name, r.line, "NUL byte: not a text CSV file");
         } else if (!(opts->skip_line && opts->skip_line(at, n))) {
             if (!r.started && has_text(at, n)) {
                 r.started = 1;
                 r.start_line = r.line;
             }
-            if (csv_parse(&p, at, n, on_field, on_row, &r) != n)
-                fail(&r, r.line, "malformed CSV: %s", parse_problem(csv_error(&p)));
+            if (csv_parse(&p, at, n, on_field, on_row, &r) != n && first_failure(&r))
+                sb_csv_line_error(err, name, r.line,
+                                  "malformed CSV: %s", parse_problem(csv_error(&p)));
         }
         pos += n;
         if (nl)
             r.line++;
     }
-    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0) {
+    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0 && first_failure(&r)) {
         if (csv_error(&p) == CSV_EPARSE)
-            fail(&r, record_line(&r),
-                 "malformed CSV: unterminated quoted field: its quote is not closed before the end "
-                 "of the file");
+            sb_csv_line_error(err, name, record_line(&r),
+                              "malformed CSV: unterminated quoted field: its quote is not closed "
+                              "before the end of the file");
         else
-            fail(&r, record_line(&r), "malformed CSV: %s", csv_strerror(csv_error(&p)));
+            sb_csv_line_error(err, name, record_line(&r), "malformed CSV: %s",
+                              csv_strerror(csv_error(&p)));
     }
     csv_free(&p);
     sb_buf_free(&r.text);

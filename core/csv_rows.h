@@ -56,6 +56,11 @@ int sb_csv_read_buffer(const char *buf, size_t len, const char *name, const sb_c
 int sb_csv_read_file(const char *path, const sb_csv_options *opts, sb_csv_row_fn row_fn,
                      void *ctx, sb_error *err);
 
+/* Fills err with "line N" as its where part, the form every CSV reader's
+ * errors take, and returns SB_ERR. */
+int sb_csv_line_error(sb_error *err, const char *file, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* All records of a buffer kept in memory, for readers that look at rows
  * more than once (a header and a units row before the data, rows grouped
  * by key). */
