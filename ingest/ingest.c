@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "canonical_json.h"
 #include "ingest_prepared.h"
 #include "json_file.h"
 #include "json_schema.h"
@@ -170,7 +171,7 @@ static double real(json_t *v)
 /* Canonical JSON (sorted keys, compact, 17 significant digits). */
 static char *canonical(const json_t *j)
 {
-    return json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+    return sb_canonical_json(j, NULL);
 }
 
 /* "YYYY-MM-DDTHH:MM:SSZ" of now, formatted once a second. */
@@ -571,10 +572,10 @@ int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
         return sb_error_set(err, source, "/schema", "schema \"%s\" has no storage in the database", schema_id);
     if (check_counts(doc, kind == KIND_TRAINING, source, err) != SB_OK)
         return SB_ERR;
-    char *raw = canonical(doc);
+    size_t raw_len;
+    char *raw = sb_canonical_json(doc, &raw_len);
     if (!raw)
         return sb_error_set(err, source, NULL, "out of memory");
-    size_t raw_len = strlen(raw);
     if (sb_sha256_hex(raw, raw_len, p->sha256, err) != SB_OK) {
         sb_error_set_file(err, source);
         free(raw);
