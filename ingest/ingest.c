@@ -12,6 +12,7 @@
 
 #include "canonical_json.h"
 #include "ingest_prepared.h"
+#include "json_fast.h"
 #include "json_file.h"
 #include "json_schema.h"
 #include "ncu_csv.h"
@@ -694,7 +695,7 @@ int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id, int *dup
         *run_id = 0;
     if (duplicate)
         *duplicate = 0;
-    if (sb_json_load_file(path, &doc, err) != SB_OK)
+    if (sb_json_fast_load_file(path, &doc, err) != SB_OK)
         return SB_ERR;
     int rc = sb_ingest_document(ing, doc, path, "solbook", run_id, duplicate, err);
     json_decref(doc);

@@ -13,6 +13,7 @@
 
 #include "ingest_archive.h"
 #include "ingest_prepared.h"
+#include "json_fast.h"
 #include "json_file.h"
 #include "store.h"
 
@@ -195,7 +196,7 @@ static void item_clear(item *it)
 static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, item *it)
 {
     json_t *doc;
-    it->rc = sb_json_load_buffer(data, len, it->source, &doc, &it->err);
+    it->rc = sb_json_fast_load_buffer(data, len, it->source, &doc, &it->err);
     if (it->rc != SB_OK)
         return;
     it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
@@ -205,7 +206,7 @@ static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, i
 static void prepare_file(const sb_ingest *ing, item *it)
 {
     json_t *doc;
-    it->rc = sb_json_load_file(it->source, &doc, &it->err);
+    it->rc = sb_json_fast_load_file(it->source, &doc, &it->err);
     if (it->rc != SB_OK)
         return;
     it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
