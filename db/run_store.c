@@ -101,6 +101,18 @@ int sb_run_store_open(sb_db *db, sb_run_store **out, sb_error *err)
         return sb_error_set(err, sb_db_path(db), NULL, "out of memory");
     rs->db = db;
     rs->conn = sb_db_handle(db);
+    /* Bulk loading: checkpoint (and fsync) the WAL every ~64 MB rather
+     * than every 4 MB, with a larger page cache. Durability is unchanged:
+     * WAL with synchronous=NORMAL keeps every committed run across a crash
+     * of the program. Statement and savepoint journals (the pages a run
+     * changed, kept to undo it alone) stay in memory instead of spilling
+     * to a temporary file past 64 KiB: they only ever serve a rollback
+     * inside the open transaction. */
+    if (sb_db_exec(db, "PRAGMA wal_autocheckpoint = 4096; PRAGMA cache_size = -65536; "
+                       "PRAGMA temp_store = MEMORY", err) != SB_OK) {
+        free(rs);
+        return SB_ERR;
+    }
     for (int i = 0; i < ST_COUNT; i++) {
         if (sqlite3_prepare_v3(rs->conn, SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &rs->st[i], NULL) !=
             SQLITE_OK) {

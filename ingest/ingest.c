@@ -63,12 +63,6 @@ int sb_ingest_open(const char *db_path, const char *schemas_dir, sb_ingest **out
         goto fail;
     if (sb_db_open(db_path, SB_DB_WRITE, &ing->db, err) != SB_OK)
         goto fail;
-    /* Bulk loading: checkpoint (and fsync) the WAL every ~64 MB rather
-     * than every 4 MB, with a larger page cache. Durability is unchanged:
-     * WAL with synchronous=NORMAL keeps every committed file across a crash
-     * of the program. */
-    if (sb_db_exec(ing->db, "PRAGMA wal_autocheckpoint = 4096; PRAGMA cache_size = -65536", err) != SB_OK)
-        goto fail;
     if (sb_run_store_open(ing->db, &ing->rs, err) != SB_OK)
         goto fail;
     *out = ing;
