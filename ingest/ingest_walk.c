@@ -345,6 +345,10 @@ typedef struct pipe {
     item ring[RING];
     size_t produced, consumed;   /* documents done by each side */
     int done, stop, threaded;
+    /* A side asleep on cv; the other wakes it only once several slots
+     * are free (or filled), so the threads do not trade a wake-up and a
+     * context switch for every document. */
+    int reader_waits, storer_waits;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } pipe_t;
@@ -354,8 +358,11 @@ static item *slot_take(pipe_t *pp)
 {
     if (pp->threaded) {
         pthread_mutex_lock(&pp->mu);
-        while (pp->produced - pp->consumed >= RING && !pp->stop)
+        while (pp->produced - pp->consumed >= RING && !pp->stop) {
+            pp->reader_waits = 1;
             pthread_cond_wait(&pp->cv, &pp->mu);
+        }
+        pp->reader_waits = 0;
         int stop = pp->stop;
         pthread_mutex_unlock(&pp->mu);
         if (stop)
@@ -379,7 +386,8 @@ static void slot_give(pipe_t *pp)
     }
     pthread_mutex_lock(&pp->mu);
     pp->produced++;
-    pthread_cond_broadcast(&pp->cv);
+    if (pp->storer_waits && pp->produced - pp->consumed >= RING / 4)
+        pthread_cond_broadcast(&pp->cv);
     pthread_mutex_unlock(&pp->mu);
 }
 
@@ -496,8 +504,11 @@ static void process_entries(walker *wk)
         if (threaded) {
             for (;;) {
                 pthread_mutex_lock(&pp->mu);
-                while (pp->produced == pp->consumed && !pp->done)
+                while (pp->produced == pp->consumed && !pp->done) {
+                    pp->storer_waits = 1;
                     pthread_cond_wait(&pp->cv, &pp->mu);
+                }
+                pp->storer_waits = 0;
                 int end = pp->produced == pp->consumed && pp->done;
                 pthread_mutex_unlock(&pp->mu);
                 if (end)
@@ -505,7 +516,8 @@ static void process_entries(walker *wk)
                 store_grouped(wk, &pp->ring[pp->consumed % RING]);
                 pthread_mutex_lock(&pp->mu);
                 pp->consumed++;
-                pthread_cond_broadcast(&pp->cv);
+                if (pp->reader_waits && pp->produced - pp->consumed <= RING / 2)
+                    pthread_cond_broadcast(&pp->cv);
                 pthread_mutex_unlock(&pp->mu);
             }
             pthread_join(th, NULL);
