@@ -29,6 +29,15 @@ enum {
     ST_SAVEPOINT,
     ST_RELEASE,
     ST_ROLLBACK_TO,
+    /* Undoing a run that could not be written whole, children first. */
+    ST_UNDO_SAMPLES,
+    ST_UNDO_PROVENANCE,
+    ST_UNDO_CONFIG,
+    ST_UNDO_METRICS,
+    ST_UNDO_CORRECTNESS,
+    ST_UNDO_TRAINING,
+    ST_UNDO_CEILINGS,
+    ST_UNDO_RUN,
     ST_COUNT
 };
 
@@ -73,6 +82,14 @@ static const char *const SQL[ST_COUNT] = {
     [ST_SAVEPOINT] = "SAVEPOINT sb_unit",
     [ST_RELEASE] = "RELEASE sb_unit",
     [ST_ROLLBACK_TO] = "ROLLBACK TO sb_unit",
+    [ST_UNDO_SAMPLES] = "DELETE FROM samples WHERE run_id = ?",
+    [ST_UNDO_PROVENANCE] = "DELETE FROM provenance WHERE run_id = ?",
+    [ST_UNDO_CONFIG] = "DELETE FROM configs WHERE run_id = ?",
+    [ST_UNDO_METRICS] = "DELETE FROM metrics WHERE run_id = ?",
+    [ST_UNDO_CORRECTNESS] = "DELETE FROM correctness WHERE run_id = ?",
+    [ST_UNDO_TRAINING] = "DELETE FROM training WHERE run_id = ?",
+    [ST_UNDO_CEILINGS] = "DELETE FROM ceilings WHERE run_id = ?",
+    [ST_UNDO_RUN] = "DELETE FROM runs WHERE id = ?",
 };
 
 struct sb_run_store {
@@ -466,14 +483,53 @@ static int store_ceiling(sb_run_store *rs, long long id, const sb_ceiling_row *c
     return step(rs, ST_CEILING, file, err);
 }
 
+static int store_children(sb_run_store *rs, long long id, const sb_run_record *rec, sb_error *err);
+
+/* Deletes what was written of run id. SQLite undoes a failed statement
+ * itself, so this leaves the database as it was before the run. If even
+ * that fails, the whole transaction is rolled back: a half-written run is
+ * never left to be committed. */
+static void undo_run(sb_run_store *rs, long long id, sb_error *err)
+{
+    if (sqlite3_get_autocommit(rs->conn))
+        return; /* SQLite rolled the whole transaction back itself */
+    for (int k = ST_UNDO_SAMPLES; k <= ST_UNDO_RUN; k++) {
+        sqlite3_stmt *st = rs->st[k];
+        sqlite3_bind_int64(st, 1, id);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) {
+            sb_db_rollback(rs->db);
+            size_t n = strlen(err->msg);
+            snprintf(err->msg + n, sizeof err->msg - n,
+                     "; the transaction was rolled back, as the part stored could not be removed");
+            return;
+        }
+    }
+}
+
 int sb_run_store_insert(sb_run_store *rs, const sb_run_record *rec, long long *run_id,
                         sb_error *err)
 {
     const char *file = rec->run.source_path;
     *run_id = 0;
+    if (sqlite3_get_autocommit(rs->conn))
+        return sb_error_set(err, file, NULL, "cannot store into runs (database %s): no transaction is open",
+                            sb_db_path(rs->db));
     if (store_run(rs, &rec->run, err) != SB_OK)
         return SB_ERR;
     long long id = sqlite3_last_insert_rowid(rs->conn);
+    if (store_children(rs, id, rec, err) != SB_OK) {
+        undo_run(rs, id, err);
+        return SB_ERR;
+    }
+    *run_id = id;
+    return SB_OK;
+}
+
+static int store_children(sb_run_store *rs, long long id, const sb_run_record *rec, sb_error *err)
+{
+    const char *file = rec->run.source_path;
     if (store_provenance(rs, id, &rec->provenance, file, err) != SB_OK)
         return SB_ERR;
     if (rec->config && store_config(rs, id, rec->config, file, err) != SB_OK)
@@ -489,8 +545,12 @@ int sb_run_store_insert(sb_run_store *rs, const sb_run_record *rec, long long *r
     for (size_t i = 0; i < rec->n_ceilings; i++)
         if (store_ceiling(rs, id, &rec->ceilings[i], file, err) != SB_OK)
             return SB_ERR;
-    *run_id = id;
     return SB_OK;
+}
+
+int sb_run_store_in_transaction(sb_run_store *rs)
+{
+    return !sqlite3_get_autocommit(rs->conn);
 }
 
 /* ---- profiles ---- */

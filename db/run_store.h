@@ -5,8 +5,9 @@
  * Every statement is prepared once, when the store is opened on a
  * connection, and reused for every run, so storing thousands of files
  * costs no SQL compilation. The caller owns the transaction (sb_db_begin /
- * sb_db_commit in store.h); sb_run_store_savepoint and its pair make one
- * run all or nothing inside it.
+ * sb_db_commit in store.h); a run is written all or nothing inside it
+ * without a savepoint (which would copy every page the run touches), and
+ * sb_run_store_savepoint and its pair make other units of work so.
  *
  * Values that may be SQL NULL: text is a NULL pointer, a real is NAN (JSON
  * has no NaN, so no stored number is lost), an integer is an sb_opt_int
@@ -139,9 +140,11 @@ void sb_run_store_close(sb_run_store *rs);   /* accepts NULL */
 /* *run_id: the run whose content_sha256 is sha256, or 0 when none is. */
 int sb_run_store_find(sb_run_store *rs, const char *sha256, long long *run_id, sb_error *err);
 
-/* Writes rec's rows; *run_id gets the new run's id. Errors name
- * rec->run.source_path and the table. Wrap it in a savepoint (or a
- * transaction of its own) to keep a failed run out whole. */
+/* Writes rec's rows inside the open transaction (none open: an error);
+ * *run_id gets the new run's id. All or nothing: when a row cannot be
+ * written, the rows of the run written before it are deleted again, and
+ * if even that fails the transaction is rolled back (the error says so).
+ * Errors name rec->run.source_path and the table. */
 int sb_run_store_insert(sb_run_store *rs, const sb_run_record *rec, long long *run_id,
                         sb_error *err);
 
@@ -158,6 +161,10 @@ int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *sou
 int sb_run_store_each_import(sb_run_store *rs, const char *source_format, const char *file,
                              long long row, int (*fn)(void *ctx, const char *raw_json),
                              void *ctx, sb_error *err);
+
+/* 1 while a transaction is open on the connection (a failed insert or an
+ * I/O error can end one early). */
+int sb_run_store_in_transaction(sb_run_store *rs);
 
 /* SAVEPOINT, RELEASE, and ROLLBACK TO + RELEASE of the innermost savepoint
  * opened here; savepoints nest. */

@@ -103,7 +103,8 @@ void sb_ingest_rollback(sb_ingest *ing)
     sb_db_rollback(ing->db);
 }
 
-/* One unit of work: its own transaction, or a savepoint inside a batch. */
+/* One unit of work: its own transaction, or a savepoint inside a batch.
+ * (A run needs no savepoint: sb_run_store_insert undoes itself.) */
 static int unit_begin(sb_ingest *ing, sb_error *err)
 {
     if (!ing->in_batch)
@@ -627,7 +628,7 @@ int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const 
 {
     *run_id = 0;
     *duplicate = 0;
-    if (unit_begin(ing, err) != SB_OK) {
+    if (!ing->in_batch && sb_db_begin(ing->db, err) != SB_OK) {
         sb_error_set_file(err, source);
         return SB_ERR;
     }
@@ -652,9 +653,15 @@ int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const 
     *run_id = id;
     ok = 1;
 end:
-    if (unit_end(ing, ok, err) != SB_OK) {
-        if (ok)
+    if (!ing->in_batch) {
+        if (!ok)
+            sb_db_rollback(ing->db);
+        else if (sb_db_commit(ing->db, err) != SB_OK) {
             sb_error_set_file(err, source);
+            ok = 0;
+        }
+    }
+    if (!ok) {
         *run_id = 0;
         *duplicate = 0;
         return SB_ERR;

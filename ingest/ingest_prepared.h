@@ -42,7 +42,8 @@ typedef struct sb_ingest_prepared {
 int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
                       sb_ingest_prepared *p, sb_error *err);
 
-/* Stores a prepared document (one transaction, or a savepoint in a batch). */
+/* Stores a prepared document (its own transaction, or all or nothing
+ * inside the open batch). */
 int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const char *source,
                              const char *source_format, long long *run_id, int *duplicate,
                              sb_error *err);

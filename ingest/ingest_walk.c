@@ -329,7 +329,11 @@ static void store_grouped(walker *wk, item *it)
     wk->group_stored += wk->stats->stored - stored;
     wk->group_dups += wk->stats->duplicates - dups;
     wk->group_ncu += wk->stats->ncu_attached - ncu;
-    if (wk->group_files >= GROUP_FILES || ms_since(&wk->group_start) >= GROUP_MS)
+    /* A failed write can end the transaction early (an I/O error, or a run
+     * whose stored part could not be removed): the group's files are gone,
+     * which group_commit reports, and the next file starts a new group. */
+    if (wk->group_files >= GROUP_FILES || ms_since(&wk->group_start) >= GROUP_MS ||
+        !sb_run_store_in_transaction(sb_ingest_run_store(wk->ing)))
         group_commit(wk);
 }
 
