@@ -34,6 +34,14 @@ static const unsigned long long POW10[20] = {
     100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
     1000000000000000000ull, 10000000000000000000ull};
 
+/* 5^0 .. 5^27, the powers of five that fit 64 bits. */
+static const unsigned long long POW5[28] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull};
+
 /* The 17 significant digits of m * 2^e (m < 2^53) correctly rounded (ties
  * to even, as glibc's printf in the default rounding mode), as digits *n
  * in [10^16, 10^17) and decimal exponent *x, for values in [1e-16, 1e17).
@@ -48,9 +56,7 @@ static int digits17(unsigned long long m, int e, unsigned long long *n, int *x)
         int s = 16 - x_try; /* N = value * 10^s */
         if (s < 0 || s > 32)
             return 0;
-        u128 five = 1;
-        for (int i = 0; i < s; i++)
-            five *= 5;
+        u128 five = s <= 27 ? (u128)POW5[s] : (u128)POW5[27] * POW5[s - 27];
         u128 v = (u128)m * five; /* value * 10^s = v * 2^(e + s) */
         int shift = e + s;
         u128 q, rem = 0, half = 0;
