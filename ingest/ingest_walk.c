@@ -177,6 +177,7 @@ static char *sidecar_of(const char *path)
 typedef struct item {
     char *source;        /* path, or ARCHIVE:MEMBER */
     int on_disk;         /* a plain file: its NAME.ncu.csv is looked for beside it */
+    char *sidecar;       /* that NAME.ncu.csv when it exists (looked for by the reader) */
     int is_problem;      /* report err, nothing to store */
     int rc;
     sb_ingest_prepared p;
@@ -189,6 +190,7 @@ static void item_clear(item *it)
 {
     sb_ingest_prepared_free(&it->p);
     free(it->source);
+    free(it->sidecar);
     free(it->ncu);
     memset(it, 0, sizeof *it);
 }
@@ -211,6 +213,8 @@ static void prepare_file(const sb_ingest *ing, item *it)
         return;
     it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
     json_decref(doc);
+    if (it->rc == SB_OK)
+        it->sidecar = sidecar_of(it->source);
 }
 
 /* The storing half, on the thread that owns the database. */
@@ -233,8 +237,9 @@ static void store_one(walker *wk, item *it)
         wk->w->on_file(wk->w->ctx, path, id, dup, 0);
     char *side = NULL;
     if (it->on_disk) {
-        if (!(side = sidecar_of(path)))
+        if (!(side = it->sidecar))
             return;
+        it->sidecar = NULL;
     } else if (it->ncu) {
         size_t n = strlen(path);
         if (!(side = malloc(n + sizeof ".ncu.csv")))
