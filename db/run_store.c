@@ -254,16 +254,17 @@ static sqlite3_stmt *sample_statement(sb_run_store *rs, int k, sb_error *err)
         return rs->samples[k];
     size_t rows = (size_t)1 << k;
     static const char head[] = "INSERT INTO samples (run_id, rep, idx, value_ms) VALUES ";
-    char *sql = malloc(sizeof head + rows * 10);
+    char *sql = malloc(sizeof head + rows * 11);
     if (!sql) {
         sb_error_set(err, sb_db_path(rs->db), NULL, "out of memory");
         return NULL;
     }
     size_t n = sizeof head - 1;
     memcpy(sql, head, n);
+    /* The run id is one parameter, ?1, for every row. */
     for (size_t i = 0; i < rows; i++) {
-        memcpy(sql + n, i ? ",(?,?,?,?)" : "(?,?,?,?)", i ? 10 : 9);
-        n += i ? 10 : 9;
+        memcpy(sql + n, i ? ",(?1,?,?,?)" : "(?1,?,?,?)", i ? 11 : 10);
+        n += i ? 11 : 10;
     }
     sql[n] = 0;
     if (sqlite3_prepare_v3(rs->conn, sql, (int)n, SQLITE_PREPARE_PERSISTENT, &rs->samples[k], NULL) !=
@@ -290,16 +291,16 @@ static int store_samples(sb_run_store *rs, long long id, const sb_run_record *r,
         sqlite3_stmt *st = sample_statement(rs, k, err);
         if (!st)
             return SB_ERR;
+        sqlite3_bind_int64(st, 1, id);
         for (size_t j = 0; j < rows; j++) {
             while (idx >= r->rep_len[rep]) {
                 rep++;
                 idx = 0;
             }
-            int p = 4 * (int)j;
-            sqlite3_bind_int64(st, p + 1, id);
-            sqlite3_bind_int64(st, p + 2, (sqlite3_int64)rep);
-            sqlite3_bind_int64(st, p + 3, (sqlite3_int64)idx);
-            sqlite3_bind_double(st, p + 4, r->samples[done + j]);
+            int p = 2 + 3 * (int)j;
+            sqlite3_bind_int64(st, p, (sqlite3_int64)rep);
+            sqlite3_bind_int64(st, p + 1, (sqlite3_int64)idx);
+            sqlite3_bind_double(st, p + 2, r->samples[done + j]);
             idx++;
         }
         if (run_step(rs, st, -1, r->run.source_path, err) != SB_OK)
