@@ -10,12 +10,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <sqlite3.h>
-
 #include "csv_rows.h"
 #include "home.h"
+#include "ingest_prepared.h"
 #include "json_file.h"
-#include "store.h"
+#include "run_store.h"
 
 const char *const sb_import_formats[] = {"liger-csv", "nvbench-json", "gbench-json", NULL};
 
@@ -669,7 +668,7 @@ int sb_import_convert(const char *path, const char *format, const sb_import_opti
  * opens none, and one refused later is rolled back whole. */
 typedef struct store_state {
     sb_ingest *ing;
-    sqlite3 *h;
+    sb_run_store *rs;
     int savepoint;
     int open;
 } store_state;
@@ -679,8 +678,7 @@ static void store_abort(store_state *ss)
     if (!ss->open)
         return;
     if (ss->savepoint) {
-        sqlite3_exec(ss->h, "ROLLBACK TO sb_import", NULL, NULL, NULL);
-        sqlite3_exec(ss->h, "RELEASE sb_import", NULL, NULL, NULL);
+        sb_run_store_rollback_savepoint(ss->rs);
     } else {
         sb_ingest_rollback(ss->ing);
     }
@@ -692,45 +690,48 @@ static void store_abort(store_state *ss)
  * for provenance.started_at/finished_at, doc takes those times, so that the
  * content hash finds it as a duplicate. A run that differs in anything
  * else keeps its own (modification) time. */
+typedef struct earlier {
+    json_t *doc, *prov;
+    int found;
+} earlier;
+
+/* One stored run of the same file and row: doc with its times equal? */
+static int same_but_time(void *ctx, const char *raw_json)
+{
+    earlier *e = ctx;
+    json_t *stored = json_loads(raw_json, 0, NULL);
+    json_t *sprov = json_object_get(stored, "provenance");
+    json_t *s_start = json_object_get(sprov, "started_at"), *s_end = json_object_get(sprov, "finished_at");
+    if (json_is_string(s_start) && json_is_string(s_end)) {
+        json_object_set(e->prov, "started_at", s_start);
+        json_object_set(e->prov, "finished_at", s_end);
+        e->found = json_equal(e->doc, stored);
+    }
+    json_decref(stored);
+    return e->found;
+}
+
 static int adopt_stored_time(store_state *ss, sb_import_ctx *ctx, json_t *doc, sb_error *err)
 {
-    static const char sql[] =
-        "SELECT raw_json FROM runs WHERE source_format = ?1 AND json_extract(raw_json, '$.source.file') = ?2 "
-        "AND json_extract(raw_json, '$.source.row') = ?3";
-    sqlite3_stmt *st = NULL;
     json_t *prov = json_object_get(doc, "provenance");
     json_t *row = json_object_get(json_object_get(doc, "source"), "row");
     if (!json_is_object(prov) || !json_is_integer(row))
         return SB_OK;
-    if (sqlite3_prepare_v2(ss->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s", sqlite3_errmsg(ss->h));
-    sqlite3_bind_text(st, 1, ctx->format, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, ctx->base, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)json_integer_value(row));
     json_t *mine_start = json_incref(json_object_get(prov, "started_at"));
     json_t *mine_end = json_incref(json_object_get(prov, "finished_at"));
-    int rc, found = 0;
-    while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *raw = (const char *)sqlite3_column_text(st, 0);
-        json_t *stored = raw ? json_loads(raw, 0, NULL) : NULL;
-        json_t *sprov = json_object_get(stored, "provenance");
-        json_t *s_start = json_object_get(sprov, "started_at"), *s_end = json_object_get(sprov, "finished_at");
-        if (json_is_string(s_start) && json_is_string(s_end)) {
-            json_object_set(prov, "started_at", s_start);
-            json_object_set(prov, "finished_at", s_end);
-            found = json_equal(doc, stored);
-        }
-        json_decref(stored);
-    }
-    if (!found) {
+    earlier e = {doc, prov, 0};
+    sb_error qerr;
+    sb_error_clear(&qerr);
+    int rc = sb_run_store_each_import(ss->rs, ctx->format, ctx->base, (long long)json_integer_value(row),
+                                      same_but_time, &e, &qerr);
+    if (!e.found) {
         json_object_set(prov, "started_at", mine_start);
         json_object_set(prov, "finished_at", mine_end);
     }
     json_decref(mine_start);
     json_decref(mine_end);
-    rc = sqlite3_finalize(st);
-    if (rc != SQLITE_OK)
-        return sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s", sqlite3_errmsg(ss->h));
+    if (rc != SB_OK)
+        return sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s", qerr.msg);
     return SB_OK;
 }
 
@@ -740,11 +741,9 @@ static int store_doc(sb_import_ctx *ctx, json_t *doc, sb_error *err)
     if (ctx->time_from_mtime && adopt_stored_time(ss, ctx, doc, err) != SB_OK)
         return SB_ERR;
     if (!ss->open) {
-        if (ss->savepoint ? sqlite3_exec(ss->h, "SAVEPOINT sb_import", NULL, NULL, NULL) != SQLITE_OK
+        if (ss->savepoint ? sb_run_store_savepoint(ss->rs, err) != SB_OK
                           : sb_ingest_begin(ss->ing, err) != SB_OK) {
-            if (ss->savepoint)
-                sb_error_set(err, ctx->path, NULL, "cannot open a savepoint: %s", sqlite3_errmsg(ss->h));
-            sb_error_set_file(err, ctx->path);
+            snprintf(err->file, sizeof err->file, "%s", ctx->path);
             return SB_ERR;
         }
         ss->open = 1;
@@ -783,15 +782,15 @@ int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
                         const sb_import_options *opts, sb_import_stats *st, sb_error *err)
 {
     sb_import_stats local = {0};
-    store_state ss = {.ing = ing, .h = sb_db_handle(sb_ingest_db(ing)), .savepoint = opts && opts->in_batch};
+    store_state ss = {.ing = ing, .rs = sb_ingest_run_store(ing), .savepoint = opts && opts->in_batch};
     sb_import_ctx ctx = {.st = &local, .sink = store_doc, .sink_data = &ss};
     if (convert(&ctx, path, format, opts, err) != SB_OK) {
         store_abort(&ss);
         return SB_ERR;
     }
     if (ss.savepoint) {
-        if (sqlite3_exec(ss.h, "RELEASE sb_import", NULL, NULL, NULL) != SQLITE_OK) {
-            sb_error_set(err, path, NULL, "cannot release the savepoint: %s", sqlite3_errmsg(ss.h));
+        if (ss.open && sb_run_store_release(ss.rs, err) != SB_OK) {
+            snprintf(err->file, sizeof err->file, "%s", path);
             store_abort(&ss);
             return SB_ERR;
         }

@@ -10,22 +10,40 @@
 
 #include "error.h"
 #include "ingest.h"
+#include "run_store.h"
 #include "sha256.h"
 
+/* Longest ceiling name stored (bw.NAME, gemm.DTYPE), with its NUL. */
+#define SB_CEILING_NAME_MAX 128
+
 typedef struct sb_ingest_prepared {
-    json_t *doc;      /* own reference */
+    json_t *doc;      /* own reference; rec's strings point into it */
     char *raw;        /* canonical JSON */
     size_t raw_len;
     char sha256[SB_SHA256_HEX_LEN + 1];
     int kind;         /* result, training or calibration */
+    /* The rows to write; the source and time are set when stored. */
+    sb_run_record rec;
+    sb_config_row config;
+    sb_metrics_row metrics;
+    sb_correctness_row correctness;
+    sb_training_row training;
+    /* What rec points to that is not in doc. */
+    char *packages_json, *shape_key, *shape_json, *params_json, *case_key, *patch_kernels_json;
+    double *samples;
+    size_t *rep_len;
+    sb_ceiling_row *ceilings;
+    char *ceiling_names;   /* SB_CEILING_NAME_MAX bytes each */
 } sb_ingest_prepared;
 
-/* Schema selection and validation, count checks, canonical form, digest.
- * Reads only the schema set: safe on another thread than the one storing. */
+/* Schema selection and validation, count checks, canonical form, digest,
+ * and the rows to store. Reads only the schema set: safe on another thread
+ * than the one storing. */
 int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
                       sb_ingest_prepared *p, sb_error *err);
 
-/* Stores a prepared document (one transaction, or a savepoint in a batch). */
+/* Stores a prepared document (its own transaction, or all or nothing
+ * inside the open batch). */
 int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const char *source,
                              const char *source_format, long long *run_id, int *duplicate,
                              sb_error *err);
@@ -36,6 +54,10 @@ void sb_ingest_prepared_free(sb_ingest_prepared *p);
  * (archive:member) is stored as the profile's source_path. */
 int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
                                 const char *name, long *rows, sb_error *err);
+
+/* The statements that write runs, on the ingest's connection (importers
+ * look for their earlier runs and nest savepoints through it). */
+sb_run_store *sb_ingest_run_store(sb_ingest *ing);
 
 /* 1 while a batch (sb_ingest_begin) is open. */
 int sb_ingest_in_batch(const sb_ingest *ing);

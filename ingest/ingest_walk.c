@@ -13,6 +13,7 @@
 
 #include "ingest_archive.h"
 #include "ingest_prepared.h"
+#include "json_fast.h"
 #include "json_file.h"
 #include "store.h"
 
@@ -176,6 +177,7 @@ static char *sidecar_of(const char *path)
 typedef struct item {
     char *source;        /* path, or ARCHIVE:MEMBER */
     int on_disk;         /* a plain file: its NAME.ncu.csv is looked for beside it */
+    char *sidecar;       /* that NAME.ncu.csv when it exists (looked for by the reader) */
     int is_problem;      /* report err, nothing to store */
     int rc;
     sb_ingest_prepared p;
@@ -188,6 +190,7 @@ static void item_clear(item *it)
 {
     sb_ingest_prepared_free(&it->p);
     free(it->source);
+    free(it->sidecar);
     free(it->ncu);
     memset(it, 0, sizeof *it);
 }
@@ -195,7 +198,7 @@ static void item_clear(item *it)
 static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, item *it)
 {
     json_t *doc;
-    it->rc = sb_json_load_buffer(data, len, it->source, &doc, &it->err);
+    it->rc = sb_json_fast_load_buffer(data, len, it->source, &doc, &it->err);
     if (it->rc != SB_OK)
         return;
     it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
@@ -205,11 +208,13 @@ static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, i
 static void prepare_file(const sb_ingest *ing, item *it)
 {
     json_t *doc;
-    it->rc = sb_json_load_file(it->source, &doc, &it->err);
+    it->rc = sb_json_fast_load_file(it->source, &doc, &it->err);
     if (it->rc != SB_OK)
         return;
     it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
     json_decref(doc);
+    if (it->rc == SB_OK)
+        it->sidecar = sidecar_of(it->source);
 }
 
 /* The storing half, on the thread that owns the database. */
@@ -232,8 +237,9 @@ static void store_one(walker *wk, item *it)
         wk->w->on_file(wk->w->ctx, path, id, dup, 0);
     char *side = NULL;
     if (it->on_disk) {
-        if (!(side = sidecar_of(path)))
+        if (!(side = it->sidecar))
             return;
+        it->sidecar = NULL;
     } else if (it->ncu) {
         size_t n = strlen(path);
         if (!(side = malloc(n + sizeof ".ncu.csv")))
@@ -328,7 +334,11 @@ static void store_grouped(walker *wk, item *it)
     wk->group_stored += wk->stats->stored - stored;
     wk->group_dups += wk->stats->duplicates - dups;
     wk->group_ncu += wk->stats->ncu_attached - ncu;
-    if (wk->group_files >= GROUP_FILES || ms_since(&wk->group_start) >= GROUP_MS)
+    /* A failed write can end the transaction early (an I/O error, or a run
+     * whose stored part could not be removed): the group's files are gone,
+     * which group_commit reports, and the next file starts a new group. */
+    if (wk->group_files >= GROUP_FILES || ms_since(&wk->group_start) >= GROUP_MS ||
+        !sb_run_store_in_transaction(sb_ingest_run_store(wk->ing)))
         group_commit(wk);
 }
 
@@ -344,6 +354,10 @@ typedef struct pipe {
     item ring[RING];
     size_t produced, consumed;   /* documents done by each side */
     int done, stop, threaded;
+    /* A side asleep on cv; the other wakes it only once several slots
+     * are free (or filled), so the threads do not trade a wake-up and a
+     * context switch for every document. */
+    int reader_waits, storer_waits;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } pipe_t;
@@ -353,8 +367,11 @@ static item *slot_take(pipe_t *pp)
 {
     if (pp->threaded) {
         pthread_mutex_lock(&pp->mu);
-        while (pp->produced - pp->consumed >= RING && !pp->stop)
+        while (pp->produced - pp->consumed >= RING && !pp->stop) {
+            pp->reader_waits = 1;
             pthread_cond_wait(&pp->cv, &pp->mu);
+        }
+        pp->reader_waits = 0;
         int stop = pp->stop;
         pthread_mutex_unlock(&pp->mu);
         if (stop)
@@ -378,7 +395,8 @@ static void slot_give(pipe_t *pp)
     }
     pthread_mutex_lock(&pp->mu);
     pp->produced++;
-    pthread_cond_broadcast(&pp->cv);
+    if (pp->storer_waits && pp->produced - pp->consumed >= RING / 4)
+        pthread_cond_broadcast(&pp->cv);
     pthread_mutex_unlock(&pp->mu);
 }
 
@@ -495,8 +513,11 @@ static void process_entries(walker *wk)
         if (threaded) {
             for (;;) {
                 pthread_mutex_lock(&pp->mu);
-                while (pp->produced == pp->consumed && !pp->done)
+                while (pp->produced == pp->consumed && !pp->done) {
+                    pp->storer_waits = 1;
                     pthread_cond_wait(&pp->cv, &pp->mu);
+                }
+                pp->storer_waits = 0;
                 int end = pp->produced == pp->consumed && pp->done;
                 pthread_mutex_unlock(&pp->mu);
                 if (end)
@@ -504,7 +525,8 @@ static void process_entries(walker *wk)
                 store_grouped(wk, &pp->ring[pp->consumed % RING]);
                 pthread_mutex_lock(&pp->mu);
                 pp->consumed++;
-                pthread_cond_broadcast(&pp->cv);
+                if (pp->reader_waits && pp->produced - pp->consumed <= RING / 2)
+                    pthread_cond_broadcast(&pp->cv);
                 pthread_mutex_unlock(&pp->mu);
             }
             pthread_join(th, NULL);

@@ -1,0 +1,624 @@
+/* run_store.c - the statements that write runs, prepared once a connection. */
+#include "run_store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Samples go in up to 2^SAMPLE_SIZES - 1 rows a statement: one statement
+ * of 2^k rows for each bit of the count, each prepared the first time it
+ * is needed, so a 250-sample file takes 6 steps rather than 250. */
+#define SAMPLE_SIZES 9
+#define SAMPLE_MAX_ROWS (1u << (SAMPLE_SIZES - 1))
+
+enum {
+    ST_FIND_SHA,
+    ST_RUN,
+    ST_PROVENANCE,
+    ST_CONFIG,
+    ST_METRICS,
+    ST_CORRECTNESS,
+    ST_CEILING,
+    ST_TRAINING,
+    ST_RUN_EXISTS,
+    ST_PROF_DELETE,
+    ST_PROF_MARK,
+    ST_PROF_INSERT,
+    ST_FIND_IMPORT,
+    ST_SAVEPOINT,
+    ST_RELEASE,
+    ST_ROLLBACK_TO,
+    /* Undoing a run that could not be written whole, children first. */
+    ST_UNDO_SAMPLES,
+    ST_UNDO_PROVENANCE,
+    ST_UNDO_CONFIG,
+    ST_UNDO_METRICS,
+    ST_UNDO_CORRECTNESS,
+    ST_UNDO_TRAINING,
+    ST_UNDO_CEILINGS,
+    ST_UNDO_RUN,
+    ST_COUNT
+};
+
+static const char *const SQL[ST_COUNT] = {
+    [ST_FIND_SHA] = "SELECT id FROM runs WHERE content_sha256 = ?",
+    [ST_RUN] = "INSERT INTO runs (content_sha256, schema, run_uuid, status, reason, source_path, "
+               "source_format, ingested_at, notes, raw_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
+    [ST_PROVENANCE] =
+        "INSERT INTO provenance (run_id, git_sha, git_dirty, tool_name, tool_version, hostname, os, "
+        "cpu, driver_version, cuda_runtime_version, cublas_version, device_kind, device_index, "
+        "gpu_name, arch, sku, compute_capability, sm_count, memory_bytes, pci_device_id, "
+        "board_part_number, sm_clock_mhz, mem_clock_mhz, power_limit_w, ecc, mig, started_at, "
+        "finished_at, packages_json, scheduler, scheduler_job_id, scheduler_array_task_id, "
+        "git_branch) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_CONFIG] = "INSERT INTO configs (run_id, suite, op, mode, provider, backend, dtype, shape_key, "
+                  "shape_json, params_json, case_key, timer, warmup_iters, warmup_ms, iters, "
+                  "repeats, l2, input_sets, graph, profiler) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_METRICS] =
+        "INSERT INTO metrics (run_id, sample_count, quantiles_only, min_ms, p20_ms, median_ms, "
+        "p80_ms, max_ms, mean_ms, stdev_ms, rel_noise, repeat_spread, flops, bytes, tflops, gbps, "
+        "bound, pct_datasheet_peak, datasheet_peak_name, pct_measured_ceiling, "
+        "measured_ceiling_name, peak_device_bytes, kernel_median_ms, kernel_p20_ms, kernel_p80_ms, "
+        "kernel_sample_count, kernel_method) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_CORRECTNESS] =
+        "INSERT INTO correctness (run_id, reference, checked_elements, max_abs_err, max_rel_err, "
+        "rel_l2_err, atol, rtol, unwritten, finite, passed, output_checksum, bitwise_repeatable, "
+        "batch_invariant) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_CEILING] = "INSERT INTO ceilings (run_id, name, unit, value) VALUES (?,?,?,?)",
+    [ST_TRAINING] = "INSERT INTO training (run_id, model_name, seq_len, micro_batch_size, dtype, "
+                    "world_size, strategy, patch_name, patch_kernels_json, tokens_per_s, "
+                    "median_step_ms, peak_device_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?",
+    [ST_PROF_DELETE] = "DELETE FROM profiler_metrics WHERE run_id = ?",
+    [ST_PROF_MARK] = "UPDATE configs SET profiler = coalesce(profiler, 'ncu') WHERE run_id = ?1 AND "
+                     "(SELECT sample_count FROM metrics WHERE run_id = ?1) <= "
+                     "(SELECT count(DISTINCT kernel_index) FROM profiler_metrics WHERE run_id = ?1)",
+    [ST_PROF_INSERT] = "INSERT INTO profiler_metrics (run_id, kernel_index, kernel_name, metric, "
+                       "unit, value, source_path) VALUES (?,?,?,?,?,?,?)",
+    [ST_FIND_IMPORT] = "SELECT raw_json FROM runs WHERE source_format = ?1 AND "
+                       "json_extract(raw_json, '$.source.file') = ?2 AND "
+                       "json_extract(raw_json, '$.source.row') = ?3",
+    [ST_SAVEPOINT] = "SAVEPOINT sb_unit",
+    [ST_RELEASE] = "RELEASE sb_unit",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO sb_unit",
+    [ST_UNDO_SAMPLES] = "DELETE FROM samples WHERE run_id = ?",
+    [ST_UNDO_PROVENANCE] = "DELETE FROM provenance WHERE run_id = ?",
+    [ST_UNDO_CONFIG] = "DELETE FROM configs WHERE run_id = ?",
+    [ST_UNDO_METRICS] = "DELETE FROM metrics WHERE run_id = ?",
+    [ST_UNDO_CORRECTNESS] = "DELETE FROM correctness WHERE run_id = ?",
+    [ST_UNDO_TRAINING] = "DELETE FROM training WHERE run_id = ?",
+    [ST_UNDO_CEILINGS] = "DELETE FROM ceilings WHERE run_id = ?",
+    [ST_UNDO_RUN] = "DELETE FROM runs WHERE id = ?",
+};
+
+struct sb_run_store {
+    sb_db *db;
+    sqlite3 *conn;
+    sqlite3_stmt *st[ST_COUNT];
+    sqlite3_stmt *samples[SAMPLE_SIZES];   /* [k]: 2^k rows; NULL until first needed */
+};
+
+void sb_run_store_close(sb_run_store *rs)
+{
+    if (!rs)
+        return;
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(rs->st[i]);
+    for (int k = 0; k < SAMPLE_SIZES; k++)
+        sqlite3_finalize(rs->samples[k]);
+    free(rs);
+}
+
+int sb_run_store_open(sb_db *db, sb_run_store **out, sb_error *err)
+{
+    *out = NULL;
+    sb_run_store *rs = calloc(1, sizeof *rs);
+    if (!rs)
+        return sb_error_set(err, sb_db_path(db), NULL, "out of memory");
+    rs->db = db;
+    rs->conn = sb_db_handle(db);
+    /* Bulk loading: checkpoint (and fsync) the WAL every ~64 MB rather
+     * than every 4 MB, with a larger page cache. Durability is unchanged:
+     * WAL with synchronous=NORMAL keeps every committed run across a crash
+     * of the program. Statement and savepoint journals (the pages a run
+     * changed, kept to undo it alone) stay in memory instead of spilling
+     * to a temporary file past 64 KiB: they only ever serve a rollback
+     * inside the open transaction. */
+    if (sb_db_exec(db, "PRAGMA wal_autocheckpoint = 4096; PRAGMA cache_size = -65536; "
+                       "PRAGMA temp_store = MEMORY", err) != SB_OK) {
+        free(rs);
+        return SB_ERR;
+    }
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(rs->conn, SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &rs->st[i], NULL) !=
+            SQLITE_OK) {
+            sb_db_fail(db, err, "cannot prepare a statement");
+            sb_run_store_close(rs);
+            return SB_ERR;
+        }
+    }
+    *out = rs;
+    return SB_OK;
+}
+
+/* ---- binding ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void bind_int(sqlite3_stmt *st, int i, sb_opt_int v)
+{
+    if (v.set)
+        sqlite3_bind_int64(st, i, v.value);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+static const char *table_of(int which)
+{
+    switch (which) {
+    case ST_RUN: return "runs";
+    case ST_PROVENANCE: return "provenance";
+    case ST_CONFIG: return "configs";
+    case ST_METRICS: return "metrics";
+    case ST_CORRECTNESS: return "correctness";
+    case ST_CEILING: return "ceilings";
+    case ST_TRAINING: return "training";
+    case ST_PROF_INSERT:
+    case ST_PROF_DELETE: return "profiler_metrics";
+    case ST_PROF_MARK: return "configs";
+    default: return "samples";
+    }
+}
+
+/* Steps a statement that returns no rows and resets it (bindings kept:
+ * every statement binds all of its parameters before each step). */
+static int run_step(sb_run_store *rs, sqlite3_stmt *st, int which, const char *file, sb_error *err)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return sb_error_set(err, file, NULL, "cannot store into %s (database %s): %s", table_of(which),
+                            sb_db_path(rs->db), sqlite3_errmsg(rs->conn));
+    return SB_OK;
+}
+
+static int step(sb_run_store *rs, int which, const char *file, sb_error *err)
+{
+    return run_step(rs, rs->st[which], which, file, err);
+}
+
+static int query_failed(sb_run_store *rs, const char *file, sb_error *err)
+{
+    return sb_error_set(err, file, NULL, "cannot query the database %s: %s", sb_db_path(rs->db),
+                        sqlite3_errmsg(rs->conn));
+}
+
+/* ---- finding ---- */
+
+int sb_run_store_find(sb_run_store *rs, const char *sha256, long long *run_id, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_FIND_SHA];
+    *run_id = 0;
+    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *run_id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return query_failed(rs, sb_db_path(rs->db), err);
+    return SB_OK;
+}
+
+int sb_run_store_each_import(sb_run_store *rs, const char *source_format, const char *file,
+                             long long row, int (*fn)(void *ctx, const char *raw_json),
+                             void *ctx, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_FIND_IMPORT];
+    sqlite3_bind_text(st, 1, source_format, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, file, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, row);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *raw = (const char *)sqlite3_column_text(st, 0);
+        if (raw && fn(ctx, raw)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return query_failed(rs, sb_db_path(rs->db), err);
+    return SB_OK;
+}
+
+/* ---- writing a run ---- */
+
+static sqlite3_stmt *sample_statement(sb_run_store *rs, int k, sb_error *err)
+{
+    if (rs->samples[k])
+        return rs->samples[k];
+    size_t rows = (size_t)1 << k;
+    static const char head[] = "INSERT INTO samples (run_id, rep, idx, value_ms) VALUES ";
+    char *sql = malloc(sizeof head + rows * 11);
+    if (!sql) {
+        sb_error_set(err, sb_db_path(rs->db), NULL, "out of memory");
+        return NULL;
+    }
+    size_t n = sizeof head - 1;
+    memcpy(sql, head, n);
+    /* The run id is one parameter, ?1, for every row. */
+    for (size_t i = 0; i < rows; i++) {
+        memcpy(sql + n, i ? ",(?1,?,?,?)" : "(?1,?,?,?)", i ? 11 : 10);
+        n += i ? 11 : 10;
+    }
+    sql[n] = 0;
+    if (sqlite3_prepare_v3(rs->conn, sql, (int)n, SQLITE_PREPARE_PERSISTENT, &rs->samples[k], NULL) !=
+        SQLITE_OK) {
+        sb_db_fail(rs->db, err, "cannot prepare a statement");
+        rs->samples[k] = NULL;
+    }
+    free(sql);
+    return rs->samples[k];
+}
+
+static int store_samples(sb_run_store *rs, long long id, const sb_run_record *r, sb_error *err)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < r->n_reps; k++)
+        total += r->rep_len[k];
+    size_t rep = 0, idx = 0, done = 0;
+    while (done < total) {
+        size_t left = total - done;
+        int k = SAMPLE_SIZES - 1;
+        while (((size_t)1 << k) > left)
+            k--;
+        size_t rows = (size_t)1 << k;
+        sqlite3_stmt *st = sample_statement(rs, k, err);
+        if (!st)
+            return SB_ERR;
+        sqlite3_bind_int64(st, 1, id);
+        for (size_t j = 0; j < rows; j++) {
+            while (idx >= r->rep_len[rep]) {
+                rep++;
+                idx = 0;
+            }
+            int p = 2 + 3 * (int)j;
+            sqlite3_bind_int64(st, p, (sqlite3_int64)rep);
+            sqlite3_bind_int64(st, p + 1, (sqlite3_int64)idx);
+            sqlite3_bind_double(st, p + 2, r->samples[done + j]);
+            idx++;
+        }
+        if (run_step(rs, st, -1, r->run.source_path, err) != SB_OK)
+            return SB_ERR;
+        done += rows;
+    }
+    return SB_OK;
+}
+
+static int store_run(sb_run_store *rs, const sb_run_row *r, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_RUN];
+    int i = 1;
+    bind_text(st, i++, r->content_sha256);
+    bind_text(st, i++, r->schema);
+    bind_text(st, i++, r->run_uuid);
+    bind_text(st, i++, r->status);
+    bind_text(st, i++, r->reason);
+    bind_text(st, i++, r->source_path);
+    bind_text(st, i++, r->source_format);
+    bind_text(st, i++, r->ingested_at);
+    bind_text(st, i++, r->notes);
+    sqlite3_bind_text(st, i++, r->raw_json, (int)r->raw_json_len, SQLITE_STATIC);
+    return step(rs, ST_RUN, r->source_path, err);
+}
+
+static int store_provenance(sb_run_store *rs, long long id, const sb_provenance_row *p,
+                            const char *file, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_PROVENANCE];
+    int i = 1;
+    sqlite3_bind_int64(st, i++, id);
+    bind_text(st, i++, p->git_sha);
+    bind_int(st, i++, p->git_dirty);
+    bind_text(st, i++, p->tool_name);
+    bind_text(st, i++, p->tool_version);
+    bind_text(st, i++, p->hostname);
+    bind_text(st, i++, p->os);
+    bind_text(st, i++, p->cpu);
+    bind_text(st, i++, p->driver_version);
+    bind_text(st, i++, p->cuda_runtime_version);
+    bind_text(st, i++, p->cublas_version);
+    bind_text(st, i++, p->device_kind);
+    bind_int(st, i++, p->device_index);
+    bind_text(st, i++, p->gpu_name);
+    bind_text(st, i++, p->arch);
+    bind_text(st, i++, p->sku);
+    bind_text(st, i++, p->compute_capability);
+    bind_int(st, i++, p->sm_count);
+    bind_int(st, i++, p->memory_bytes);
+    bind_text(st, i++, p->pci_device_id);
+    bind_text(st, i++, p->board_part_number);
+    bind_int(st, i++, p->sm_clock_mhz);
+    bind_int(st, i++, p->mem_clock_mhz);
+    bind_real(st, i++, p->power_limit_w);
+    bind_int(st, i++, p->ecc);
+    bind_int(st, i++, p->mig);
+    bind_text(st, i++, p->started_at);
+    bind_text(st, i++, p->finished_at);
+    bind_text(st, i++, p->packages_json);
+    bind_text(st, i++, p->scheduler);
+    bind_text(st, i++, p->scheduler_job_id);
+    bind_int(st, i++, p->scheduler_array_task_id);
+    bind_text(st, i++, p->git_branch);
+    return step(rs, ST_PROVENANCE, file, err);
+}
+
+static int store_config(sb_run_store *rs, long long id, const sb_config_row *c, const char *file,
+                        sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_CONFIG];
+    int i = 1;
+    sqlite3_bind_int64(st, i++, id);
+    bind_text(st, i++, c->suite);
+    bind_text(st, i++, c->op);
+    bind_text(st, i++, c->mode);
+    bind_text(st, i++, c->provider);
+    bind_text(st, i++, c->backend);
+    bind_text(st, i++, c->dtype);
+    bind_text(st, i++, c->shape_key);
+    bind_text(st, i++, c->shape_json);
+    bind_text(st, i++, c->params_json);
+    bind_text(st, i++, c->case_key);
+    bind_text(st, i++, c->timer);
+    bind_int(st, i++, c->warmup_iters);
+    bind_real(st, i++, c->warmup_ms);
+    bind_int(st, i++, c->iters);
+    bind_int(st, i++, c->repeats);
+    bind_text(st, i++, c->l2);
+    bind_int(st, i++, c->input_sets);
+    bind_int(st, i++, c->graph);
+    bind_text(st, i++, c->profiler);
+    return step(rs, ST_CONFIG, file, err);
+}
+
+static int store_metrics(sb_run_store *rs, long long id, const sb_metrics_row *m, const char *file,
+                         sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_METRICS];
+    int i = 1;
+    sqlite3_bind_int64(st, i++, id);
+    bind_int(st, i++, m->sample_count);
+    sqlite3_bind_int(st, i++, m->quantiles_only);
+    bind_real(st, i++, m->min_ms);
+    bind_real(st, i++, m->p20_ms);
+    bind_real(st, i++, m->median_ms);
+    bind_real(st, i++, m->p80_ms);
+    bind_real(st, i++, m->max_ms);
+    bind_real(st, i++, m->mean_ms);
+    bind_real(st, i++, m->stdev_ms);
+    bind_real(st, i++, m->rel_noise);
+    bind_real(st, i++, m->repeat_spread);
+    bind_real(st, i++, m->flops);
+    bind_real(st, i++, m->bytes);
+    bind_real(st, i++, m->tflops);
+    bind_real(st, i++, m->gbps);
+    bind_text(st, i++, m->bound);
+    bind_real(st, i++, m->pct_datasheet_peak);
+    bind_text(st, i++, m->datasheet_peak_name);
+    bind_real(st, i++, m->pct_measured_ceiling);
+    bind_text(st, i++, m->measured_ceiling_name);
+    bind_int(st, i++, m->peak_device_bytes);
+    bind_real(st, i++, m->kernel_median_ms);
+    bind_real(st, i++, m->kernel_p20_ms);
+    bind_real(st, i++, m->kernel_p80_ms);
+    bind_int(st, i++, m->kernel_sample_count);
+    bind_text(st, i++, m->kernel_method);
+    return step(rs, ST_METRICS, file, err);
+}
+
+static int store_correctness(sb_run_store *rs, long long id, const sb_correctness_row *c,
+                             const char *file, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_CORRECTNESS];
+    int i = 1;
+    sqlite3_bind_int64(st, i++, id);
+    bind_text(st, i++, c->reference);
+    bind_int(st, i++, c->checked_elements);
+    bind_real(st, i++, c->max_abs_err);
+    bind_real(st, i++, c->max_rel_err);
+    bind_real(st, i++, c->rel_l2_err);
+    bind_real(st, i++, c->atol);
+    bind_real(st, i++, c->rtol);
+    bind_int(st, i++, c->unwritten);
+    bind_int(st, i++, c->finite);
+    bind_int(st, i++, c->passed);
+    bind_text(st, i++, c->output_checksum);
+    bind_int(st, i++, c->bitwise_repeatable);
+    bind_int(st, i++, c->batch_invariant);
+    return step(rs, ST_CORRECTNESS, file, err);
+}
+
+static int store_training(sb_run_store *rs, long long id, const sb_training_row *t,
+                          const char *file, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_TRAINING];
+    int i = 1;
+    sqlite3_bind_int64(st, i++, id);
+    bind_text(st, i++, t->model_name);
+    bind_int(st, i++, t->seq_len);
+    bind_int(st, i++, t->micro_batch_size);
+    bind_text(st, i++, t->dtype);
+    bind_int(st, i++, t->world_size);
+    bind_text(st, i++, t->strategy);
+    bind_text(st, i++, t->patch_name);
+    bind_text(st, i++, t->patch_kernels_json);
+    bind_real(st, i++, t->tokens_per_s);
+    bind_real(st, i++, t->median_step_ms);
+    bind_int(st, i++, t->peak_device_bytes);
+    return step(rs, ST_TRAINING, file, err);
+}
+
+static int store_ceiling(sb_run_store *rs, long long id, const sb_ceiling_row *c, const char *file,
+                         sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_CEILING];
+    sqlite3_bind_int64(st, 1, id);
+    bind_text(st, 2, c->name);
+    bind_text(st, 3, c->unit);
+    bind_real(st, 4, c->value);
+    return step(rs, ST_CEILING, file, err);
+}
+
+static int store_children(sb_run_store *rs, long long id, const sb_run_record *rec, sb_error *err);
+
+/* Deletes what was written of run id. SQLite undoes a failed statement
+ * itself, so this leaves the database as it was before the run. If even
+ * that fails, the whole transaction is rolled back: a half-written run is
+ * never left to be committed. */
+static void undo_run(sb_run_store *rs, long long id, sb_error *err)
+{
+    if (sqlite3_get_autocommit(rs->conn))
+        return; /* SQLite rolled the whole transaction back itself */
+    for (int k = ST_UNDO_SAMPLES; k <= ST_UNDO_RUN; k++) {
+        sqlite3_stmt *st = rs->st[k];
+        sqlite3_bind_int64(st, 1, id);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) {
+            sb_db_rollback(rs->db);
+            size_t n = strlen(err->msg);
+            snprintf(err->msg + n, sizeof err->msg - n,
+                     "; the transaction was rolled back, as the part stored could not be removed");
+            return;
+        }
+    }
+}
+
+int sb_run_store_insert(sb_run_store *rs, const sb_run_record *rec, long long *run_id,
+                        sb_error *err)
+{
+    const char *file = rec->run.source_path;
+    *run_id = 0;
+    if (sqlite3_get_autocommit(rs->conn))
+        return sb_error_set(err, file, NULL, "cannot store into runs (database %s): no transaction is open",
+                            sb_db_path(rs->db));
+    if (store_run(rs, &rec->run, err) != SB_OK)
+        return SB_ERR;
+    long long id = sqlite3_last_insert_rowid(rs->conn);
+    if (store_children(rs, id, rec, err) != SB_OK) {
+        undo_run(rs, id, err);
+        return SB_ERR;
+    }
+    *run_id = id;
+    return SB_OK;
+}
+
+static int store_children(sb_run_store *rs, long long id, const sb_run_record *rec, sb_error *err)
+{
+    const char *file = rec->run.source_path;
+    if (store_provenance(rs, id, &rec->provenance, file, err) != SB_OK)
+        return SB_ERR;
+    if (rec->config && store_config(rs, id, rec->config, file, err) != SB_OK)
+        return SB_ERR;
+    if (rec->training && store_training(rs, id, rec->training, file, err) != SB_OK)
+        return SB_ERR;
+    if (rec->n_reps && store_samples(rs, id, rec, err) != SB_OK)
+        return SB_ERR;
+    if (rec->metrics && store_metrics(rs, id, rec->metrics, file, err) != SB_OK)
+        return SB_ERR;
+    if (rec->correctness && store_correctness(rs, id, rec->correctness, file, err) != SB_OK)
+        return SB_ERR;
+    for (size_t i = 0; i < rec->n_ceilings; i++)
+        if (store_ceiling(rs, id, &rec->ceilings[i], file, err) != SB_OK)
+            return SB_ERR;
+    return SB_OK;
+}
+
+int sb_run_store_in_transaction(sb_run_store *rs)
+{
+    return !sqlite3_get_autocommit(rs->conn);
+}
+
+/* ---- profiles ---- */
+
+int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *source_path,
+                             const sb_profiler_metric_row *rows, size_t n_rows, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_RUN_EXISTS];
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return sb_error_set(err, source_path, NULL, "no run %lld in %s to attach the profile to", run_id,
+                            sb_db_path(rs->db));
+    if (rc != SQLITE_ROW)
+        return query_failed(rs, source_path, err);
+    sqlite3_bind_int64(rs->st[ST_PROF_DELETE], 1, run_id);
+    if (step(rs, ST_PROF_DELETE, source_path, err) != SB_OK)
+        return SB_ERR;
+    st = rs->st[ST_PROF_INSERT];
+    for (size_t i = 0; i < n_rows; i++) {
+        const sb_profiler_metric_row *r = &rows[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, r->kernel_index);
+        bind_text(st, 3, r->kernel_name);
+        bind_text(st, 4, r->metric);
+        bind_text(st, 5, r->unit);
+        sqlite3_bind_double(st, 6, r->value);
+        bind_text(st, 7, source_path);
+        if (step(rs, ST_PROF_INSERT, source_path, err) != SB_OK)
+            return SB_ERR;
+    }
+    /* A profile with at least as many launches as the run has samples: every
+     * timed launch ran under Nsight Compute (ncu_profile.sh writes
+     * NAME.ncu.csv beside the NAME.json it ran so), so the run's timings are
+     * the profiler's. A profile of a separate profiling run attached to a
+     * timed run leaves it a timing. */
+    sqlite3_bind_int64(rs->st[ST_PROF_MARK], 1, run_id);
+    return step(rs, ST_PROF_MARK, source_path, err);
+}
+
+/* ---- savepoints ---- */
+
+int sb_run_store_savepoint(sb_run_store *rs, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_SAVEPOINT];
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return sb_db_fail(rs->db, err, "cannot start a savepoint");
+    return SB_OK;
+}
+
+int sb_run_store_release(sb_run_store *rs, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_RELEASE];
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return sb_db_fail(rs->db, err, "cannot release a savepoint");
+    return SB_OK;
+}
+
+void sb_run_store_rollback_savepoint(sb_run_store *rs)
+{
+    sqlite3_step(rs->st[ST_ROLLBACK_TO]);
+    sqlite3_reset(rs->st[ST_ROLLBACK_TO]);
+    sqlite3_step(rs->st[ST_RELEASE]);
+    sqlite3_reset(rs->st[ST_RELEASE]);
+}

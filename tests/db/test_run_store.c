@@ -1,0 +1,250 @@
+/* test_run_store.c - writing runs through db/run_store.h: every row and
+ * NULL lands where it should, samples keep (rep, idx) across statement
+ * sizes, a run that fails part-way leaves nothing while the runs beside it
+ * in the same transaction stay, and a run that cannot even be undone ends
+ * the transaction rather than leave half of itself to be committed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "run_store.h"
+#include "store.h"
+
+static char dir[] = "/tmp/sb_test_run_store_XXXXXX";
+static int counter;
+
+typedef struct fx {
+    sb_db *db;
+    sb_run_store *rs;
+} fx;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    char path[256];
+    snprintf(path, sizeof path, "%s/r%d.db", dir, counter++);
+    sb_error e;
+    sb_error_clear(&e);
+    if (sb_db_open(path, SB_DB_WRITE, &f->db, &e) != SB_OK || sb_run_store_open(f->db, &f->rs, &e) != SB_OK) {
+        fprintf(stderr, "%s: %s\n", e.file, e.msg);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    sb_run_store_close(f->rs);
+    sb_db_close(f->db);
+    free(f);
+    return 0;
+}
+
+static long long q(fx *f, const char *sql)
+{
+    sqlite3_stmt *st;
+    sqlite3 *c = sb_db_handle(f->db);
+    if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(c));
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static long long rows_of_all(fx *f)
+{
+    return q(f, "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM provenance) + "
+                "(SELECT count(*) FROM configs) + (SELECT count(*) FROM samples) + "
+                "(SELECT count(*) FROM metrics) + (SELECT count(*) FROM correctness) + "
+                "(SELECT count(*) FROM training) + (SELECT count(*) FROM ceilings)");
+}
+
+/* A result run: n_reps repeats of the given lengths, samples rep*1000+idx. */
+typedef struct result {
+    sb_run_record rec;
+    sb_config_row config;
+    sb_metrics_row metrics;
+    sb_correctness_row correctness;
+    char sha[65], path[32];
+    double samples[1200];
+    size_t rep_len[8];
+} result;
+
+static void make_result(result *r, int n, const size_t *lens, size_t n_reps)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->sha, sizeof r->sha, "%064d", n);
+    snprintf(r->path, sizeof r->path, "run%d.json", n);
+    r->rec.run = (sb_run_row){.content_sha256 = r->sha, .schema = "solbook.result.v1", .status = "passed",
+                              .source_path = r->path, .source_format = "solbook",
+                              .ingested_at = "2026-01-01T00:00:00Z", .raw_json = "{}", .raw_json_len = 2};
+    r->rec.provenance = (sb_provenance_row){.git_sha = "unknown", .tool_name = "t", .tool_version = "1",
+                                            .device_kind = "gpu", .gpu_name = "g", .arch = "h100",
+                                            .sku = "h100-sxm5-80gb", .power_limit_w = NAN,
+                                            .packages_json = "{}", .sm_count = {1, 132}};
+    r->config = (sb_config_row){.suite = "gemm-spec", .op = "gemm", .mode = "fwd", .provider = "cublas",
+                                .backend = "cuda", .dtype = "bf16", .timer = "cuda-event", .l2 = "cold",
+                                .shape_key = "M=1", .shape_json = "{}", .params_json = "{}",
+                                .case_key = "gemm|fwd|bf16|M=1|{}", .warmup_ms = NAN};
+    r->metrics = (sb_metrics_row){.min_ms = NAN, .p20_ms = NAN, .median_ms = 1.25, .p80_ms = NAN,
+                                  .max_ms = NAN, .mean_ms = NAN, .stdev_ms = NAN, .rel_noise = NAN,
+                                  .repeat_spread = NAN, .flops = NAN, .bytes = NAN, .tflops = NAN,
+                                  .gbps = NAN, .pct_datasheet_peak = NAN, .pct_measured_ceiling = NAN,
+                                  .kernel_median_ms = NAN, .kernel_p20_ms = NAN, .kernel_p80_ms = NAN};
+    r->correctness = (sb_correctness_row){.reference = "float64-host", .max_abs_err = NAN, .max_rel_err = NAN, .rel_l2_err = NAN,
+                                          .atol = NAN, .rtol = NAN, .passed = {1, 1}};
+    size_t k = 0, total = 0;
+    for (size_t i = 0; i < n_reps; i++) {
+        r->rep_len[i] = lens[i];
+        for (size_t j = 0; j < lens[i]; j++)
+            r->samples[k++] = (double)(i * 1000 + j);
+        total += lens[i];
+    }
+    r->metrics.sample_count = (sb_opt_int){1, (long long)total};
+    r->rec.config = &r->config;
+    r->rec.metrics = &r->metrics;
+    r->rec.correctness = &r->correctness;
+    r->rec.samples = r->samples;
+    r->rec.rep_len = r->rep_len;
+    r->rec.n_reps = n_reps;
+}
+
+static void test_rows_and_nulls(void **state)
+{
+    fx *f = *state;
+    sb_error e;
+    sb_error_clear(&e);
+    /* 1 + 300 + 0 + 7 + 511 samples: every statement size, an empty repeat. */
+    static const size_t lens[] = {1, 300, 0, 7, 511};
+    static result r;
+    make_result(&r, 1, lens, 5);
+    long long id = 0, found = -1;
+    assert_int_equal(sb_run_store_insert(f->rs, &r.rec, &id, &e), SB_ERR); /* no transaction */
+    assert_non_null(strstr(e.msg, "no transaction is open"));
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    if (sb_run_store_insert(f->rs, &r.rec, &id, &e) != SB_OK)
+        fail_msg("%s: %s", e.file, e.msg);
+    assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
+    assert_true(id > 0);
+    assert_int_equal(sb_run_store_find(f->rs, r.sha, &found, &e), SB_OK);
+    assert_int_equal(found, id);
+    assert_int_equal(sb_run_store_find(f->rs, "nope", &found, &e), SB_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal(q(f, "SELECT count(*) FROM samples"), 819);
+    assert_int_equal(q(f, "SELECT count(*) FROM samples WHERE value_ms != rep * 1000 + idx"), 0);
+    assert_int_equal(q(f, "SELECT count(DISTINCT rep) FROM samples"), 4);
+    assert_int_equal(q(f, "SELECT max(idx) FROM samples WHERE rep = 4"), 510);
+    assert_int_equal(q(f, "SELECT count(*) FROM samples WHERE rep = 2"), 0);
+    assert_int_equal(q(f, "SELECT sm_count FROM provenance"), 132);
+    assert_int_equal(q(f, "SELECT power_limit_w IS NULL AND git_dirty IS NULL AND hostname IS NULL FROM provenance"), 1);
+    assert_int_equal(q(f, "SELECT warmup_ms IS NULL AND iters IS NULL AND profiler IS NULL FROM configs"), 1);
+    assert_int_equal(q(f, "SELECT median_ms * 100 FROM metrics"), 125);
+    assert_int_equal(q(f, "SELECT sample_count FROM metrics"), 819);
+    assert_int_equal(q(f, "SELECT min_ms IS NULL AND kernel_method IS NULL FROM metrics"), 1);
+    assert_int_equal(q(f, "SELECT passed FROM correctness"), 1);
+    assert_int_equal(q(f, "SELECT atol IS NULL AND unwritten IS NULL FROM correctness"), 1);
+    /* A profile: replaced whole, refused for an unknown run. */
+    sb_profiler_metric_row p[2] = {{0, "k", "gpu__time_duration.sum", "nsecond", 5.0},
+                                   {1, "k", "gpu__time_duration.sum", NULL, 6.0}};
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    assert_int_equal(sb_run_store_put_profile(f->rs, id, "run1.ncu.csv", p, 2, &e), SB_OK);
+    assert_int_equal(sb_run_store_put_profile(f->rs, id, "run1.ncu.csv", p, 1, &e), SB_OK);
+    assert_int_equal(sb_run_store_put_profile(f->rs, id + 5, "x.ncu.csv", p, 1, &e), SB_ERR);
+    assert_non_null(strstr(e.msg, "to attach the profile to"));
+    assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
+    assert_int_equal(q(f, "SELECT count(*) FROM profiler_metrics"), 1);
+}
+
+/* Three runs in one transaction, the middle one refused by a trigger on
+ * its last table: the other two are stored whole, nothing of it is. */
+static void test_failure_mid_run(void **state)
+{
+    fx *f = *state;
+    sb_error e;
+    sb_error_clear(&e);
+    sqlite3 *c = sb_db_handle(f->db);
+    assert_int_equal(sqlite3_exec(c, "CREATE TEMP TRIGGER refuse BEFORE INSERT ON correctness "
+                                     "WHEN (SELECT source_path FROM runs WHERE id = NEW.run_id) = 'run2.json' "
+                                     "BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    static const size_t lens[] = {50, 50, 50, 50, 50};
+    static result r[3];
+    long long id[3];
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        make_result(&r[i], i + 1, lens, 5);
+        int rc = sb_run_store_insert(f->rs, &r[i].rec, &id[i], &e);
+        assert_int_equal(rc, i == 1 ? SB_ERR : SB_OK);
+    }
+    assert_true(sb_run_store_in_transaction(f->rs));
+    assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
+    assert_int_equal(q(f, "SELECT count(*) FROM runs"), 2);
+    assert_int_equal(q(f, "SELECT count(*) FROM runs WHERE source_path = 'run2.json'"), 0);
+    assert_int_equal(q(f, "SELECT count(*) FROM samples"), 500);
+    /* Two runs' rows, each in runs, provenance, configs, metrics and correctness. */
+    assert_int_equal(rows_of_all(f), 2 * 5 + 500);
+    assert_int_equal(id[1], 0);
+}
+
+/* The failed run's rows cannot be removed either: the transaction ends,
+ * the error says so, and nothing of it (nor of the runs before it in the
+ * transaction) is stored. */
+static void test_undo_fails(void **state)
+{
+    fx *f = *state;
+    sb_error e;
+    sb_error_clear(&e);
+    sqlite3 *c = sb_db_handle(f->db);
+    assert_int_equal(sqlite3_exec(c, "CREATE TEMP TRIGGER refuse BEFORE INSERT ON correctness "
+                                     "BEGIN SELECT RAISE(ABORT, 'refused (test)'); END;"
+                                     "CREATE TEMP TRIGGER keep BEFORE DELETE ON samples "
+                                     "BEGIN SELECT RAISE(ABORT, 'cannot delete (test)'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    static const size_t lens[] = {10};
+    static result r;
+    make_result(&r, 7, lens, 1);
+    long long id;
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    assert_int_equal(sb_run_store_insert(f->rs, &r.rec, &id, &e), SB_ERR);
+    assert_non_null(strstr(e.msg, "refused (test)"));
+    assert_non_null(strstr(e.msg, "the transaction was rolled back"));
+    assert_string_equal(e.file, "run7.json");
+    assert_false(sb_run_store_in_transaction(f->rs));
+    assert_int_equal(rows_of_all(f), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_rows_and_nulls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failure_mid_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_undo_fails, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
