@@ -425,22 +425,75 @@ void site_ctx_release(site_ctx *c, site_ctx *clone)
     }
 }
 
-/* The weekly writeups and packets run on a second thread (they only touch
- * weekly/ and packets/), next to the run pages. */
+/* A part of the site built on a thread of its own, with its own context
+ * (connection, layout data, counts). The weekly writeups only touch
+ * weekly/ and the packets only packets/, so they run beside the pages
+ * that the main thread writes; the weekly writeups start before the
+ * result set is loaded, as they load what they need themselves. */
 typedef struct side_job {
     site_ctx c;
     sb_site_summary sum;
+    int (*build)(site_ctx *c, sb_error *err);
     sb_error err;
     int rc;
+    int started;   /* 1: a thread runs it; 0: it runs at side_finish */
+    pthread_t th;
 } side_job;
 
 static void *side_main(void *arg)
 {
     side_job *j = arg;
-    j->rc = site_build_weekly(&j->c, &j->err);
-    if (j->rc == SB_OK)
-        j->rc = site_build_packets(&j->c, &j->err);
+    j->rc = j->build(&j->c, &j->err);
     return NULL;
+}
+
+/* Starts build on a thread (on this one at side_finish when SQLite has no
+ * thread support). NULL: out of memory, or the clone failed (in err). */
+static side_job *side_start(site_ctx *c, int (*build)(site_ctx *, sb_error *), sb_error *err)
+{
+    side_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        return NULL;
+    }
+    if (site_ctx_clone(c, &j->c, &j->sum, err) != SB_OK) {
+        free(j);
+        return NULL;
+    }
+    j->build = build;
+    if (sqlite3_threadsafe()) {
+        int e = pthread_create(&j->th, NULL, side_main, j);
+        if (e != 0) {
+            site_ctx_release(c, &j->c);
+            free(j);
+            sb_error_set(err, NULL, NULL, "cannot start a thread: %s", strerror(e));
+            return NULL;
+        }
+        j->started = 1;
+    }
+    return j;
+}
+
+/* Waits for the job (or runs it, when ok and it has no thread), merges its
+ * counts into c and frees it. Returns ok, or SB_ERR with the job's error
+ * in err when the job failed. */
+static int side_finish(site_ctx *c, side_job *j, int ok, sb_error *err)
+{
+    if (!j)
+        return ok;
+    if (j->started)
+        pthread_join(j->th, NULL);
+    else if (ok == SB_OK)
+        side_main(j);
+    else
+        j->rc = SB_OK;
+    site_ctx_release(c, &j->c);
+    if (ok == SB_OK && j->rc != SB_OK) {
+        *err = j->err;
+        ok = SB_ERR;
+    }
+    free(j);
+    return ok;
 }
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
@@ -486,12 +539,6 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
-        sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
-        sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
-        sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
-        sb_rg_order_build(&c.set, &c.order, err) != SB_OK)
-        goto done;
     if (check_out(c.out, err) != SB_OK ||
         sb_staged_dir_open(&stage, c.out, SB_STAGE_SWAP, err) != SB_OK)
         goto done;
@@ -500,48 +547,25 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     if (site_write(&c, MARKER, MARKER_TEXT, strlen(MARKER_TEXT), err) != SB_OK ||
         copy_asset(&c, "site.css", err) != SB_OK || copy_asset(&c, "sort.js", err) != SB_OK)
         goto done;
-    {
-        side_job *side = malloc(sizeof *side);
-        pthread_t th;
-        if (!side) {
-            sb_error_set(err, NULL, NULL, "out of memory");
-            goto done;
-        }
-        memset(side, 0, sizeof *side);
-        if (site_ctx_clone(&c, &side->c, &side->sum, err) != SB_OK) {
-            free(side);
-            goto done;
-        }
-        /* with an SQLite built without thread support everything runs here */
-        int threaded = sqlite3_threadsafe() != 0;
-        int e = threaded ? pthread_create(&th, NULL, side_main, side) : 0;
-        if (e != 0) {
-            site_ctx_release(&c, &side->c);
-            free(side);
-            sb_error_set(err, NULL, NULL, "cannot start a thread: %s", strerror(e));
-            goto done;
-        }
-        int mrc = SB_OK;
-        if (site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
-            site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
-            site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
-            site_build_roadmap(&c, err) != SB_OK)
-            mrc = SB_ERR;
-        if (threaded)
-            pthread_join(th, NULL);
-        else if (mrc == SB_OK)
-            side_main(side);
-        else
-            side->rc = SB_OK;
-        site_ctx_release(&c, &side->c);
-        if (mrc == SB_OK && side->rc != SB_OK) {
-            *err = side->err;
-            mrc = SB_ERR;
-        }
-        free(side);
-        if (mrc != SB_OK)
-            goto done;
-    }
+    side_job *weekly = side_start(&c, site_build_weekly, err), *packets = NULL;
+    if (!weekly)
+        goto done;
+    int mrc = SB_OK;
+    if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
+        sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
+        !(packets = side_start(&c, site_build_packets, err)) ||
+        sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
+        sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
+        sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
+        site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
+        site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
+        site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
+        site_build_roadmap(&c, err) != SB_OK)
+        mrc = SB_ERR;
+    mrc = side_finish(&c, packets, mrc, err);
+    mrc = side_finish(&c, weekly, mrc, err);
+    if (mrc != SB_OK)
+        goto done;
     rc = sb_staged_dir_commit(&stage, err);
 done:
     sb_staged_dir_discard(&stage);
