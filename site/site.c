@@ -149,20 +149,22 @@ void site_put_ll(sb_buf *b, long long v)
     sb_buf_add(b, tmp + i, sizeof tmp - (size_t)i);
 }
 
-void site_put_fixed2(sb_buf *b, double v)
+void site_put_coord(sb_buf *b, double v)
 {
-    if (!isfinite(v) || fabs(v) > 1e15) {
-        site_printf(b, "%.2f", v);
+    if (!isfinite(v) || fabs(v) > 1e9) {
+        site_printf(b, "%.1f", v);
         return;
     }
-    long long c = llround(v * 100.0);
-    if (c < 0) {
+    long long t = llround(v * 10.0);
+    if (t < 0) {
         sb_buf_putc(b, '-');
-        c = -c;
+        t = -t;
     }
-    site_put_ll(b, c / 100);
-    char d[3] = {'.', (char)('0' + (c % 100) / 10), (char)('0' + c % 10)};
-    sb_buf_add(b, d, 3);
+    site_put_ll(b, t / 10);
+    if (t % 10) {
+        char d[2] = {'.', (char)('0' + t % 10)};
+        sb_buf_add(b, d, 2);
+    }
 }
 
 void site_run_path(char *buf, size_t size, long long run_id)
@@ -170,11 +172,12 @@ void site_run_path(char *buf, size_t size, long long run_id)
     snprintf(buf, size, "runs/%lld.html#r%lld", site_run_page(run_id), run_id);
 }
 
+/* 12 hex digits of the case key's hash: every run row, case row and
+ * history index row links a history, so the name is kept short (the page
+ * itself names the case). */
 void site_case_id(const char *case_key, char *buf, size_t size)
 {
-    char id[SB_SAFE_NAME_SIZE];
-    sb_hashed_name(case_key, id);
-    snprintf(buf, size, "%s", id);
+    snprintf(buf, size, "%012llx", (unsigned long long)sb_name_hash48(case_key));
 }
 
 void site_history_path(char *buf, size_t size, const char *case_key, const char *sku, size_t page)

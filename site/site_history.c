@@ -196,25 +196,25 @@ int site_build_history(site_ctx *c, sb_error *err)
                     continue;
                 sb_buf_puts(vb, "<tr><td>");
                 site_h(vb, r->new_run->provider);
-                sb_buf_puts(vb, "</td><td>");
+                sb_buf_puts(vb, "<td>");
                 site_status(vb, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
-                sb_buf_puts(vb, "</td><td>");
+                sb_buf_puts(vb, "<td>");
                 if (r->old_run) {
                     run_link(vb, r->old_run, 2);
                     sb_buf_printf(vb, " <code>%.10s</code>", r->old_run->git_sha);
                 } else {
                     sb_buf_puts(vb, "\xe2\x80\x93");
                 }
-                sb_buf_puts(vb, "</td><td>");
+                sb_buf_puts(vb, "<td>");
                 run_link(vb, r->new_run, 2);
-                sb_buf_printf(vb, " <code>%.10s</code></td><td class=\"num\">", r->new_run->git_sha);
+                sb_buf_printf(vb, " <code>%.10s</code><td>", r->new_run->git_sha);
                 pct(vb, r->rel_change);
-                sb_buf_puts(vb, "</td><td class=\"num\">");
+                sb_buf_puts(vb, "<td>");
                 if (isnan(r->p))
                     sb_buf_puts(vb, "\xe2\x80\x93");
                 else
                     sb_buf_printf(vb, "%.3g", r->p);
-                sb_buf_printf(vb, "</td><td class=\"num\">%zu / %zu</td></tr>\n", r->n_old, r->n_new);
+                sb_buf_printf(vb, "<td>%zu / %zu\n", r->n_old, r->n_new);
             }
         }
         sb_buf_puts(&verdicts, "</tbody></table>\n");
@@ -237,16 +237,14 @@ int site_build_history(site_ctx *c, sb_error *err)
             sb_history_sort_steps(steps, nsteps);
             size_t drawn = 0;
             sb_buf svg = SB_BUF_INIT;
-            sb_history_svg(ord + i, cnt, &c->order, steps, nsteps, ctitle, &svg, &drawn);
+            site_history_chart(ord + i, cnt, &c->order, steps, nsteps, ctitle, &svg, &drawn);
             if (drawn) {
                 sb_buf_puts(&chart, "<figure class=\"plot history-chart\">");
-                site_inline_svg(&chart, &svg);
-                sb_buf_puts(&chart, "<figcaption>The newest passing run of each provider at each "
-                                    "commit: the median as a line, p20 to p80 as a band; a red "
-                                    "triangle up marks a regression against the commit before, a "
-                                    "green one down an improvement (two-sided Mann-Whitney U, "
-                                    "alpha 0.01, at least 3 % change of the median).</figcaption>"
-                                    "</figure>\n");
+                sb_buf_add(&chart, sb_buf_str(&svg), svg.len);
+                sb_buf_puts(&chart, "<figcaption>Median (line) and p20 to p80 (band) of each "
+                                    "provider's newest passing run per commit; red triangle up: "
+                                    "regression, green down: improvement (the index says how "
+                                    "they are found).</figcaption></figure>\n");
             }
             sb_buf_free(&svg);
         }
@@ -270,11 +268,11 @@ int site_build_history(site_ctx *c, sb_error *err)
             sb_buf_add(&b, sb_buf_str(&verdicts), verdicts.len);
             sb_buf_puts(&b, "<h2>Runs, newest first</h2>\n");
             site_pager(&b, pg, pages, site_keyed_page_name, &ha);
+            /* one row a run, its other figures on its run page; the cells
+             * and rows go without their optional end tags (HTML5) */
             sb_buf_puts(&b, "<table class=\"sortable history\"><thead><tr><th class=\"num\">run</th>"
-                            "<th>finished</th><th>commit</th><th>provider</th><th>status</th>"
-                            "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
-                            "<th class=\"num\">p80 ms</th><th class=\"num\">TFLOP/s</th>"
-                            "<th>marked</th></tr></thead><tbody>\n");
+                            "<th>commit</th><th>provider</th><th>status</th>"
+                            "<th class=\"num\">median ms</th><th>marked</th></tr></thead><tbody>\n");
             size_t from = i + (pg - 1) * c->page_rows, to = from + c->page_rows;
             if (to > j + 1)
                 to = j + 1;
@@ -286,33 +284,27 @@ int site_build_history(site_ctx *c, sb_error *err)
                 const rg_ref *fn = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
                 int marked = fn && fn->row->verdict != SB_RG_SINGLE_COMMIT &&
                              fn->row->verdict != SB_RG_NO_CHANGE;
-                sb_buf_printf(&b, "<tr%s><td class=\"num\">",
-                              marked ? (strcmp(verdict_class(fn->row->verdict), "failed") == 0
-                                            ? " class=\"row-regression\""
-                                            : " class=\"row-marked\"")
-                                     : "");
+                sb_buf_puts(&b, marked ? (strcmp(verdict_class(fn->row->verdict), "failed") == 0
+                                              ? "<tr class=\"row-regression\"><td>"
+                                              : "<tr class=\"row-marked\"><td>")
+                                       : "<tr><td>");
                 run_link(&b, r, 2);
-                sb_buf_puts(&b, "</td><td>");
-                site_h(&b, r->finished_at);
-                sb_buf_printf(&b, "</td><td><code>%.10s</code></td><td>", r->git_sha);
+                sb_buf_printf(&b, "<td><code>%.10s</code><td>", r->git_sha);
                 site_h(&b, r->provider);
-                sb_buf_puts(&b, "</td><td>");
+                sb_buf_puts(&b, "<td>");
                 if (r->passing)
                     site_status(&b, "passed", "passed");
                 else if (strcmp(r->status, "skipped") == 0)
                     site_status(&b, "skipped", "skipped");
                 else
                     site_status(&b, "failed", r->correct == 0 ? "failed correctness" : r->status);
-                sb_buf_puts(&b, "</td><td class=\"num\">");
+                /* table.history right-aligns its number columns (site.css) */
+                sb_buf_puts(&b, "<td>");
                 site_num(&b, r->passing ? r->median_ms : NAN);
-                sb_buf_puts(&b, "</td><td class=\"num\">");
-                site_num(&b, r->passing ? r->p20_ms : NAN);
-                sb_buf_puts(&b, "</td><td class=\"num\">");
-                site_num(&b, r->passing ? r->p80_ms : NAN);
-                sb_buf_puts(&b, "</td><td class=\"num\">");
-                site_num(&b, r->passing ? r->tflops : NAN);
-                sb_buf_puts(&b, "</td><td>");
-                if (fn && fn->row->verdict != SB_RG_SINGLE_COMMIT) {
+                sb_buf_puts(&b, "<td>");
+                /* only what changed is marked: a step with no change says
+                 * nothing a reader needs next to the figures */
+                if (marked) {
                     site_status(&b, verdict_class(fn->row->verdict),
                                 sb_rg_verdict_name(fn->row->verdict));
                     if (fn->row->old_run) {
@@ -320,12 +312,13 @@ int site_build_history(site_ctx *c, sb_error *err)
                         run_link(&b, fn->row->old_run, 2);
                     }
                 }
-                if (fo) {
-                    sb_buf_puts(&b, fn ? "; " : "");
-                    sb_buf_puts(&b, "previous commit of ");
+                if (fo && fo->row->verdict != SB_RG_SINGLE_COMMIT &&
+                    fo->row->verdict != SB_RG_NO_CHANGE) {
+                    sb_buf_puts(&b, marked ? "; " : "");
+                    sb_buf_puts(&b, "before ");
                     run_link(&b, fo->row->new_run, 2);
                 }
-                sb_buf_puts(&b, "</td></tr>\n");
+                sb_buf_putc(&b, '\n');
             }
             sb_buf_puts(&b, "</tbody></table>\n");
             site_pager(&b, pg, pages, site_keyed_page_name, &ha);

@@ -60,11 +60,11 @@ void site_status(sb_buf *b, const char *cls, const char *text);
 void site_inline_svg(sb_buf *b, const sb_buf *svg);
 
 /* Fast appenders for the many small figures of run pages: one format pass
- * (sb_buf_printf formats twice), integers and 2-decimal coordinates without
+ * (sb_buf_printf formats twice), integers and 1-decimal coordinates without
  * printf at all. */
 void site_printf(sb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void site_put_ll(sb_buf *b, long long v);
-void site_put_fixed2(sb_buf *b, double v); /* like %.2f (halves away from zero) */
+void site_put_coord(sb_buf *b, double v); /* like %.1f without a trailing ".0" */
 
 /* File names (names from data: core/file_name.h). Runs go
  * SITE_RUNS_PER_PAGE to a page by id: runs/G.html, G = id /
@@ -72,7 +72,7 @@ void site_put_fixed2(sb_buf *b, double v); /* like %.2f (halves away from zero) 
 #define SITE_RUNS_PER_PAGE 100
 long long site_run_page(long long run_id);
 void site_run_path(char *buf, size_t size, long long run_id); /* runs/G.html#rID */
-void site_case_id(const char *case_key, char *buf, size_t size);               /* slug-hash */
+void site_case_id(const char *case_key, char *buf, size_t size);               /* hash */
 void site_history_path(char *buf, size_t size, const char *case_key, const char *sku,
                        size_t page);                                           /* history/... */
 void site_op_path(char *buf, size_t size, const char *op);                     /* ops/OP.html */
@@ -99,6 +99,16 @@ void site_keyed_page_name(char *buf, size_t size, size_t page, const void *arg);
  * merges the counts into c's summary and closes the connection. */
 int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_error *err);
 void site_ctx_release(site_ctx *c, site_ctx *clone);
+
+/* The history chart of one case on one SKU (site_chart.c), drawn inline
+ * and styled by assets/site.css: runs are every run of the case on the
+ * SKU (any provider, any order), ord the commit order, steps the verdict
+ * rows whose new run may be among runs, sorted by new_run->run_id
+ * (sb_history_sort_steps). *points gets the points drawn (0: nothing
+ * passed at a known commit; then nothing is written). */
+void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_order *ord,
+                        const sb_rg_row *const *steps, size_t nsteps, const char *title,
+                        sb_buf *out, size_t *points);
 
 /* The parts. */
 int site_build_runs(site_ctx *c, sb_error *err);      /* site_runs.c */

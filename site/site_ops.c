@@ -451,6 +451,8 @@ static void run_status(sb_buf *b, const sb_result *r, int stale)
 static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku, size_t from,
                         size_t to)
 {
+    /* cells and rows without their optional end tags (HTML5), number
+     * columns right-aligned by table.cases in site.css */
     sb_buf_puts(b, "<table class=\"sortable cases\"><thead><tr><th>mode</th><th>dtype</th>"
                    "<th>shape</th><th>provider</th><th>status</th>"
                    "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
@@ -468,31 +470,31 @@ static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku, 
         site_history_path(hp, sizeof hp, r->case_key, r->sku, 1);
         sb_buf_puts(b, "<tr><td>");
         site_h(b, r->mode);
-        sb_buf_puts(b, "</td><td>");
+        sb_buf_puts(b, "<td>");
         site_h(b, r->dtype);
-        sb_buf_puts(b, "</td><td>");
+        sb_buf_puts(b, "<td>");
         site_h(b, r->shape_key);
-        sb_buf_puts(b, "</td><td>");
+        sb_buf_puts(b, "<td>");
         site_h(b, r->provider);
-        sb_buf_puts(b, "</td><td>");
+        sb_buf_puts(b, "<td>");
         run_status(b, r, p[i].stale);
-        sb_buf_printf(b, "</td><td class=\"num\" data-run=\"%lld\" data-field=\"median_ms\">",
+        sb_buf_printf(b, "<td data-run=\"%lld\" data-field=\"median_ms\">",
                       r->run_id);
         site_num(b, r->passing ? r->median_ms : NAN);
-        sb_buf_puts(b, "</td><td class=\"num\">");
+        sb_buf_puts(b, "<td>");
         site_num(b, r->passing ? r->p20_ms : NAN);
-        sb_buf_puts(b, "</td><td class=\"num\">");
+        sb_buf_puts(b, "<td>");
         site_num(b, r->passing ? r->p80_ms : NAN);
-        sb_buf_puts(b, "</td><td class=\"num\">");
+        sb_buf_puts(b, "<td>");
         site_num(b, r->passing ? r->tflops : NAN);
-        sb_buf_puts(b, "</td><td class=\"num\">");
+        sb_buf_puts(b, "<td>");
         site_num(b, r->passing ? r->gbps : NAN);
-        sb_buf_puts(b, "</td><td><code>");
+        sb_buf_puts(b, "<td><code>");
         sb_buf_printf(b, "%.10s", r->git_sha);
-        sb_buf_printf(b, "</code></td><td><a href=\"../../%s\">%lld</a></td><td><a href=\"../../", rp,
+        sb_buf_printf(b, "</code><td><a href=\"../../%s\">%lld</a><td><a href=\"../../", rp,
                       r->run_id);
         site_esc(b, hp);
-        sb_buf_puts(b, "\">history</a></td></tr>\n");
+        sb_buf_puts(b, "\">history</a>\n");
     }
     sb_buf_puts(b, "</tbody></table>\n");
 }
@@ -568,12 +570,12 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, sb_buf 
                  h->dtype, h->shape_key, sku);
         sb_buf_reset(&svg);
         size_t drawn = 0;
-        sb_history_svg(runs, nr, &c->order, steps, ns, title, &svg, &drawn);
+        site_history_chart(runs, nr, &c->order, steps, ns, title, &svg, &drawn);
         if (!drawn)
             continue;
         site_history_path(hp, sizeof hp, keys[k], sku, 1);
         sb_buf_puts(b, "<figure class=\"plot history-chart\">");
-        site_inline_svg(b, &svg);
+        sb_buf_add(b, sb_buf_str(&svg), svg.len);
         sb_buf_puts(b, "<figcaption><a href=\"../../");
         site_esc(b, hp);
         sb_buf_puts(b, "\">history of this case</a></figcaption></figure>\n");

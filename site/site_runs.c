@@ -146,11 +146,13 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The sample distribution as a 16-bin histogram, 96 x 18 pixels, in one
- * path: small enough for a row of a page of many runs. */
+/* The sample distribution as a 16-bin histogram in one cell: a bar of
+ * eighth blocks (U+2581 to U+2588) per bin, a space for an empty one, and
+ * the count and range as the cell's title. Text, not a drawing: about a
+ * quarter of the bytes of an SVG, for a row of a page of many runs. */
 static void spark(sb_buf *b, double *v, size_t n)
 {
-    enum { BINS = 16, W = 96, H = 18 };
+    enum { BINS = 16 };
     qsort(v, n, sizeof *v, cmp_double);
     double lo = v[0], hi = v[n - 1];
     size_t bins[BINS] = {0}, top = 0;
@@ -164,28 +166,24 @@ static void spark(sb_buf *b, double *v, size_t n)
     char a[32], z[32];
     sb_fmt_sig3(lo, a, sizeof a);
     sb_fmt_sig3(hi, z, sizeof z);
-    sb_buf_puts(b, "<svg class=\"spark\" width=\"96\" height=\"18\" viewBox=\"0 0 96 18\"><title>");
+    sb_buf_puts(b, "<td class=\"dist\" title=\"");
     site_put_ll(b, (long long)n);
     sb_buf_puts(b, " samples, ");
     sb_buf_puts(b, a);
     sb_buf_puts(b, " to ");
     sb_buf_puts(b, z);
-    sb_buf_puts(b, " ms</title><path fill=\"#4c78a8\" d=\"");
+    sb_buf_puts(b, " ms\">");
     for (int k = 0; k < BINS; k++) {
-        if (!bins[k])
+        if (!bins[k]) {
+            sb_buf_putc(b, ' ');
             continue;
-        long long h = (long long)((double)bins[k] / (double)top * (H - 1) + 0.5);
+        }
+        long long h = (long long)((double)bins[k] / (double)top * 8 + 0.5);
         if (h < 1)
             h = 1;
-        sb_buf_putc(b, 'M');
-        site_put_ll(b, k * (W / BINS));
-        sb_buf_putc(b, ' ');
-        site_put_ll(b, H - h);
-        sb_buf_puts(b, "h5v");
-        site_put_ll(b, h);
-        sb_buf_puts(b, "h-5z");
+        char block[3] = {'\xe2', '\x96', (char)(0x80 + h)}; /* U+2580 + h */
+        sb_buf_add(b, block, 3);
     }
-    sb_buf_puts(b, "\"/></svg>");
 }
 
 static const char *schema_short(const char *schema)
@@ -365,18 +363,21 @@ static int page_close(site_ctx *c, page_state *ps, sb_error *err)
     return rc;
 }
 
+/* Cells of the run rows. A page holds a hundred rows of twenty-two
+ * cells, so they are written without their optional end tags (HTML5:
+ * a td ends at the next td or at the row's end), as are the rows. */
 static void td(sb_buf *b, const char *s)
 {
     sb_buf_puts(b, "<td>");
     site_h(b, s);
-    sb_buf_puts(b, "</td>");
 }
 
+/* A number cell: table.runs right-aligns its number columns in
+ * assets/site.css, so the cells carry no class. */
 static void td_num(sb_buf *b, double v)
 {
-    sb_buf_puts(b, "<td class=\"num\">");
+    sb_buf_puts(b, "<td>");
     site_num(b, v);
-    sb_buf_puts(b, "</td>");
 }
 
 /* Run pages of runs with lo <= id < hi (lo and hi on page boundaries). */
@@ -445,11 +446,13 @@ static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
         const char *sku = at[PROV] ? col_text(ps_, 2) : NULL;
         const char *case_key = at[CONF] ? col_text(cs, 8) : NULL;
         const char *profiler = at[CONF] ? col_text(cs, 9) : NULL;
-        site_printf(b, "<tr id=\"r%lld\"><td class=\"num\">%lld</td>", id, id);
+        sb_buf_puts(b, "<tr id=\"r");
+        site_put_ll(b, id);
+        sb_buf_puts(b, "\"><td>");
+        site_put_ll(b, id);
         td(b, schema_short(schema));
         sb_buf_puts(b, "<td>");
         status_label(b, status, correct, profiler);
-        sb_buf_puts(b, "</td>");
         if (at[CONF]) {
             td(b, op);
             td(b, col_text(cs, 2));
@@ -468,10 +471,10 @@ static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
         td(b, sku);
         sb_buf_puts(b, "<td class=\"gpu\">");
         site_h(b, at[PROV] ? col_text(ps_, 3) : NULL);
-        sb_buf_puts(b, "</td><td><code>");
+        sb_buf_puts(b, "<td><code>");
         if (at[PROV] && col_text(ps_, 1))
             site_printf(b, "%.10s", col_text(ps_, 1));
-        sb_buf_puts(b, "</code></td>");
+        sb_buf_puts(b, "</code>");
         td(b, at[PROV] ? col_text(ps_, 4) : NULL);
         /* samples */
         size_t ns = 0;
@@ -490,25 +493,23 @@ static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
             if (cur_step(c, &k[SAMP], err) != SB_OK)
                 goto done;
         }
-        sb_buf_puts(b, "<td class=\"num\">");
+        sb_buf_puts(b, "<td>");
         if (ns)
             site_put_ll(b, (long long)ns);
         else if (at[METR] && sqlite3_column_type(ms, 6) != SQLITE_NULL)
             site_put_ll(b, sqlite3_column_int64(ms, 6));
-        sb_buf_puts(b, "</td>");
         double med = at[METR] ? col_real(ms, 1) : at[TRAIN] ? col_real(ts, 2) : NAN;
-        site_printf(b, "<td class=\"num\" data-field=\"median_ms\">");
+        sb_buf_puts(b, "<td data-field=\"median_ms\">");
         site_num(b, med);
-        sb_buf_puts(b, "</td>");
         td_num(b, at[METR] ? col_real(ms, 2) : NAN);
         td_num(b, at[METR] ? col_real(ms, 3) : NAN);
-        sb_buf_puts(b, "<td>");
         if (ns)
             spark(b, samples, ns);
-        sb_buf_puts(b, "</td>");
+        else
+            sb_buf_puts(b, "<td>");
         td_num(b, at[METR] ? col_real(ms, 4) : NAN);
         td_num(b, at[METR] ? col_real(ms, 5) : NAN);
-        sb_buf_puts(b, "<td class=\"more\">");
+        sb_buf_puts(b, "<td>");
         if (op && sku && case_key) {
             char hp[512];
             site_history_path(hp, sizeof hp, case_key, sku, 1);
@@ -571,7 +572,7 @@ static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
             }
             sb_buf_puts(b, "</div>");
         }
-        sb_buf_puts(b, "</td></tr>\n");
+        sb_buf_putc(b, '\n');
         c->sum->runs++;
         if (cur_step(c, &k[RUNS], err) != SB_OK)
             goto done;

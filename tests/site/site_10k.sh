@@ -34,6 +34,42 @@ for f in glob.glob(os.path.join(sys.argv[2], "*.jsonl.gz")):
 assert got == want, "raw JSON lines differ from runs.raw_json"
 print("ok: raw JSON of all %d runs, byte for byte, in %d gzip JSON Lines files" % (len(got), len(glob.glob(os.path.join(sys.argv[2], "*.jsonl.gz")))))
 PY
+# Rendered sizes and links: each run page links its raw JSON, and that
+# file is there; run rows stay small (the sample distribution is a cell of
+# text, cells go without end tags); history charts are one group of paths
+# per provider, with no element per point.
+python3 - "$T/a" <<'PY' || fail "rendered run and history pages"
+import glob, os, re, sys
+site = sys.argv[1]
+pages = sorted(glob.glob(os.path.join(site, "runs", "[0-9]*.html")))
+rows = size = dists = 0
+for p in pages:
+    html = open(p, encoding="utf-8").read()
+    g = os.path.basename(p)[:-5]
+    links = re.findall(r'href="([0-9]+\.jsonl\.gz)"', html)
+    assert links == [g + ".jsonl.gz"], (p, links)
+    assert os.path.isfile(os.path.join(site, "runs", links[0])), (p, links[0])
+    n = html.count('<tr id="r')
+    dist = re.findall(r'<td class="dist" title="(\d+) samples, [^"]+ ms">([\u2581-\u2588 ]{16})', html)
+    assert len(dist) == html.count('class="dist"'), p
+    rows += n
+    dists += len(dist)
+    size += len(html.encode("utf-8"))
+assert dists >= 10000, "%d sample distributions for %d runs" % (dists, rows)
+assert size / rows < 900, "run pages: %.0f bytes a run" % (size / rows)
+print("ok: %d run pages link their raw JSON (present); %d of %d rows with a 16-bin distribution, "
+      "%.0f bytes a run" % (len(pages), dists, rows, size / rows))
+charts = 0
+for p in glob.glob(os.path.join(site, "history", "*", "*.html")):
+    html = open(p, encoding="utf-8").read()
+    for svg in re.findall(r"<svg class=\"hc\".*?</svg>", html, re.S):
+        assert "<circle" not in svg and " style=" not in svg, p
+        groups = svg.count('<g class="c')
+        assert groups == svg.count('<path class="pt"'), p
+        charts += 1
+assert charts > 0, "no history chart"
+print("ok: %d history charts, one group of paths a provider, no element per point" % charts)
+PY
 [ "$files" -le 5000 ] || fail "expected at most 5,000 files for 10,000 runs (no file per run), found $files"
 echo "ok: $pages pages, $files files"
 

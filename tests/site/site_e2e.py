@@ -436,7 +436,7 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
                 gpu: (tr.querySelector('td.gpu') || {}).textContent,
                 sha: (tr.querySelector('code') || {}).textContent,
                 med: (tr.querySelector('td[data-field=median_ms]') || {}).textContent,
-                samples: (tr.querySelector('svg.spark title') || {}).textContent,
+                samples: (tr.querySelector('td.dist') || {}).title,
                 notes: (tr.querySelector('div.notes') || {}).textContent,
                 bad: document.querySelectorAll('main script').length});})()""" % rid))
             if not got:
