@@ -174,7 +174,8 @@ void site_run_path(char *buf, size_t size, long long run_id)
 
 /* 12 hex digits of the case key's hash: every run row, case row and
  * history index row links a history, so the name is kept short (the page
- * itself names the case). */
+ * itself names the case). The history pages sit in one folder
+ * (history/CASE-SKU.html): a folder per case cost a 4 KB block each. */
 void site_case_id(const char *case_key, char *buf, size_t size)
 {
     snprintf(buf, size, "%012llx", (unsigned long long)sb_name_hash48(case_key));
@@ -186,9 +187,9 @@ void site_history_path(char *buf, size_t size, const char *case_key, const char 
     site_case_id(case_key, id, sizeof id);
     sb_safe_name(sku, s);
     if (page <= 1)
-        snprintf(buf, size, "history/%s/%s.html", id, s);
+        snprintf(buf, size, "history/%s-%s.html", id, s);
     else
-        snprintf(buf, size, "history/%s/%s-p%zu.html", id, s, page);
+        snprintf(buf, size, "history/%s-%s-p%zu.html", id, s, page);
 }
 
 void site_op_path(char *buf, size_t size, const char *op)

@@ -172,11 +172,12 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
     if (ncols == 1)
         xs.p0 = xs.p1 = (L + W - R) / 2.0;
 
-    sb_buf_puts(out, "<svg class=\"hc\" xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" "
-                     "height=\"300\" viewBox=\"0 0 720 300\"><title>");
+    /* the title is the tooltip only: the page's heading or the figure's
+     * caption names the case */
+    sb_buf_puts(out, "<svg class=\"hc\" width=\"720\" height=\"300\" viewBox=\"0 0 720 300\">"
+                     "<title>");
     site_esc(out, title);
     sb_buf_puts(out, "</title>");
-    text_at(out, "t", L, 18, 0, title);
     /* the y axis: grid, ticks and labels at five even steps */
     char label[48];
     sb_buf_puts(out, "\n<path class=\"grid\" d=\"");

@@ -200,13 +200,13 @@ int site_build_history(site_ctx *c, sb_error *err)
                 site_status(vb, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
                 sb_buf_puts(vb, "<td>");
                 if (r->old_run) {
-                    run_link(vb, r->old_run, 2);
+                    run_link(vb, r->old_run, 1);
                     sb_buf_printf(vb, " <code>%.10s</code>", r->old_run->git_sha);
                 } else {
                     sb_buf_puts(vb, "\xe2\x80\x93");
                 }
                 sb_buf_puts(vb, "<td>");
-                run_link(vb, r->new_run, 2);
+                run_link(vb, r->new_run, 1);
                 sb_buf_printf(vb, " <code>%.10s</code><td>", r->new_run->git_sha);
                 pct(vb, r->rel_change);
                 sb_buf_puts(vb, "<td>");
@@ -263,7 +263,7 @@ int site_build_history(site_ctx *c, sb_error *err)
             site_h(&b, head->arch);
             sb_buf_printf(&b, "), suite ");
             site_h(&b, head->suite);
-            sb_buf_printf(&b, "; %zu runs. <a href=\"../../%s\">op page</a></p>\n", cnt, opp);
+            sb_buf_printf(&b, "; %zu runs. <a href=\"../%s\">op page</a></p>\n", cnt, opp);
             sb_buf_add(&b, sb_buf_str(&chart), chart.len);
             sb_buf_add(&b, sb_buf_str(&verdicts), verdicts.len);
             sb_buf_puts(&b, "<h2>Runs, newest first</h2>\n");
@@ -288,7 +288,7 @@ int site_build_history(site_ctx *c, sb_error *err)
                                               ? "<tr class=\"row-regression\"><td>"
                                               : "<tr class=\"row-marked\"><td>")
                                        : "<tr><td>");
-                run_link(&b, r, 2);
+                run_link(&b, r, 1);
                 sb_buf_printf(&b, "<td><code>%.10s</code><td>", r->git_sha);
                 site_h(&b, r->provider);
                 sb_buf_puts(&b, "<td>");
@@ -309,14 +309,14 @@ int site_build_history(site_ctx *c, sb_error *err)
                                 sb_rg_verdict_name(fn->row->verdict));
                     if (fn->row->old_run) {
                         sb_buf_puts(&b, " vs ");
-                        run_link(&b, fn->row->old_run, 2);
+                        run_link(&b, fn->row->old_run, 1);
                     }
                 }
                 if (fo && fo->row->verdict != SB_RG_SINGLE_COMMIT &&
                     fo->row->verdict != SB_RG_NO_CHANGE) {
                     sb_buf_puts(&b, marked ? "; " : "");
                     sb_buf_puts(&b, "before ");
-                    run_link(&b, fo->row->new_run, 2);
+                    run_link(&b, fo->row->new_run, 1);
                 }
                 sb_buf_putc(&b, '\n');
             }
@@ -326,7 +326,7 @@ int site_build_history(site_ctx *c, sb_error *err)
             site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
             snprintf(title, sizeof title, "history: %s %s %s %s on %s%s", head->op, head->mode,
                      head->dtype, head->shape_key, head->sku, pages > 1 ? " (paged)" : "");
-            if (site_page(c, rel, 2, "history", title, &b, err) != SB_OK) {
+            if (site_page(c, rel, 1, "history", title, &b, err) != SB_OK) {
                 sb_buf_free(&verdicts);
                 sb_buf_free(&chart);
                 goto done;

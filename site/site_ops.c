@@ -578,7 +578,13 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, sb_buf 
         sb_buf_add(b, sb_buf_str(&svg), svg.len);
         sb_buf_puts(b, "<figcaption><a href=\"../../");
         site_esc(b, hp);
-        sb_buf_puts(b, "\">history of this case</a></figcaption></figure>\n");
+        sb_buf_puts(b, "\">history of ");
+        site_h(b, h->mode);
+        sb_buf_putc(b, ' ');
+        site_h(b, h->dtype);
+        sb_buf_putc(b, ' ');
+        site_h(b, h->shape_key);
+        sb_buf_puts(b, "</a>: median over commits</figcaption></figure>\n");
     }
     sb_buf_free(&svg);
     free(runs);

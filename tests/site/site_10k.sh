@@ -60,7 +60,7 @@ assert size / rows < 900, "run pages: %.0f bytes a run" % (size / rows)
 print("ok: %d run pages link their raw JSON (present); %d of %d rows with a 16-bin distribution, "
       "%.0f bytes a run" % (len(pages), dists, rows, size / rows))
 charts = 0
-for p in glob.glob(os.path.join(site, "history", "*", "*.html")):
+for p in glob.glob(os.path.join(site, "history", "*.html")):
     html = open(p, encoding="utf-8").read()
     for svg in re.findall(r"<svg class=\"hc\".*?</svg>", html, re.S):
         assert "<circle" not in svg and " style=" not in svg, p

@@ -367,7 +367,8 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
         pages += sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, "ops", "*.html")))
         pages += sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, "weekly", "*.html")))
         pages += sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, "packets", "*", "*", "index.html")))
-        hist = sorted(glob.glob(os.path.join(site, "history", "*", "*.html")))
+        hist = sorted(f for f in glob.glob(os.path.join(site, "history", "*.html"))
+                      if not os.path.basename(f).startswith("index"))
         pages += [os.path.relpath(hist[0], site)] if hist else []
         for p in pages:
             n = ch.load(base + p)
@@ -628,13 +629,15 @@ def check_regressions(solbook, site, dbpath):
     want = sum(1 for r in rows if r["verdict"] in ("regression", "now failing"))
     drawn = sum(1 for r in rows if r["verdict"] == "regression")
     charted = 0
-    for f in glob.glob(os.path.join(site, "history", "*", "*.html")):
-        if "-p" not in os.path.basename(f):
+    cases = [f for f in glob.glob(os.path.join(site, "history", "*.html"))
+             if not os.path.basename(f).startswith("index")]
+    for f in cases:
+        if not re.search(r"-p\d+\.html$", f):
             charted += open(f, encoding="utf-8").read().count('<polygon class="regression"')
     if charted != drawn:
         fail("regressions: report says %d, history charts mark %d" % (drawn, charted))
     marked = 0
-    for f in glob.glob(os.path.join(site, "history", "*", "*.html")):
+    for f in cases:
         marked += open(f, encoding="utf-8").read().count('class="row-regression"')
     listed = 0
     for f in glob.glob(os.path.join(site, "history", "index*.html")):
