@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include "bulk_reader.h"
 #include "file_name.h"
 #include "home.h"
 #include "json_file.h"
@@ -376,27 +377,6 @@ static int copy_asset(site_ctx *c, const char *name, sb_error *err)
 
 /* ---- the build --------------------------------------------------------- */
 
-/* A read-only connection for one thread (no connection mutex: each
- * thread has its own). The file was checked by sb_report_db_open first. */
-static int site_db_open(const char *path, sqlite3 **out, sb_error *err)
-{
-    *out = NULL;
-    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        sb_error_set(err, path, NULL, "cannot open database: %s",
-                     *out ? sqlite3_errmsg(*out) : "out of memory");
-        sqlite3_close(*out);
-        *out = NULL;
-        return SB_ERR;
-    }
-    sqlite3_busy_timeout(*out, 5000);
-    /* The build reads the whole database several times over (the result
-     * set, the run pages, each weekly writeup and packet): mapped pages
-     * spare a copy per read, and sorts stay in memory. */
-    sqlite3_exec(*out, "PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY", NULL, NULL,
-                 NULL);
-    return SB_OK;
-}
-
 int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_error *err)
 {
     *out = *c;
@@ -408,7 +388,7 @@ int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_er
     out->layout_data = json_object();
     if (!out->layout_data)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    if (site_db_open(c->o->db_path, &out->db, err) != SB_OK) {
+    if (sb_bulk_reader_open(c->o->db_path, &out->db, err) != SB_OK) {
         json_decref(out->layout_data);
         out->layout_data = NULL;
         return SB_ERR;
@@ -418,7 +398,7 @@ int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_er
 
 void site_ctx_release(site_ctx *c, site_ctx *clone)
 {
-    sqlite3_close(clone->db);
+    sb_bulk_reader_close(clone->db);
     json_decref(clone->layout_data);
     clone->db = NULL;
     clone->layout_data = NULL;
@@ -470,7 +450,7 @@ static side_job *side_start(site_ctx *c, int (*build)(site_ctx *, sb_error *), s
         return NULL;
     }
     j->build = build;
-    if (sqlite3_threadsafe()) {
+    if (sb_bulk_readers_threaded()) {
         int e = pthread_create(&j->th, NULL, side_main, j);
         if (e != 0) {
             site_ctx_release(c, &j->c);
@@ -523,10 +503,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 
     int rc = SB_ERR;
     sb_staged_dir stage = {0};
-    if (sb_report_db_open(o->db_path, &c.db, err) != SB_OK)
-        return SB_ERR;
-    sqlite3_close(c.db);
-    if (site_db_open(o->db_path, &c.db, err) != SB_OK)
+    if (sb_bulk_reader_open(o->db_path, &c.db, err) != SB_OK)
         return SB_ERR;
     if (sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
         goto done;
@@ -586,6 +563,6 @@ done:
     json_decref(c.layout_data);
     sb_template_free(c.layout);
     sb_sku_table_free(c.skus);
-    sqlite3_close(c.db);
+    sb_bulk_reader_close(c.db);
     return rc;
 }

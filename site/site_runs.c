@@ -11,71 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_reader.h"
+#include "run_pages.h"
 #include "site_internal.h"
 #include <zlib.h>
 
 #include "svg.h" /* sb_fmt_sig3 */
-
-/* A statement over one table ordered by run_id (column 0), stepped along
- * with the runs. */
-typedef struct cursor {
-    sqlite3_stmt *st;
-    int row;            /* 1 while positioned on a row */
-    long long run_id;
-    const char *table;
-} cursor;
-
-static int cur_open(site_ctx *c, cursor *k, const char *table, const char *sql, long long lo,
-                    long long hi, sb_error *err)
-{
-    memset(k, 0, sizeof *k);
-    k->table = table;
-    if (sqlite3_prepare_v2(c->db, sql, -1, &k->st, NULL) != SQLITE_OK)
-        return sb_error_set(err, c->o->db_path, NULL, "query of %s failed: %s", table,
-                            sqlite3_errmsg(c->db));
-    sqlite3_bind_int64(k->st, 1, lo);
-    sqlite3_bind_int64(k->st, 2, hi);
-    return SB_OK;
-}
-
-static int cur_step(site_ctx *c, cursor *k, sb_error *err)
-{
-    int s = sqlite3_step(k->st);
-    if (s == SQLITE_ROW) {
-        k->row = 1;
-        k->run_id = sqlite3_column_int64(k->st, 0);
-        return SB_OK;
-    }
-    k->row = 0;
-    if (s != SQLITE_DONE)
-        return sb_error_set(err, c->o->db_path, NULL, "query of %s failed: %s", k->table,
-                            sqlite3_errmsg(c->db));
-    return SB_OK;
-}
-
-/* Moves k to the first row with run_id >= id; returns 1 when it is id. */
-static int cur_seek(site_ctx *c, cursor *k, long long id, int *at, sb_error *err)
-{
-    while (k->row && k->run_id < id)
-        if (cur_step(c, k, err) != SB_OK)
-            return SB_ERR;
-    *at = k->row && k->run_id == id;
-    return SB_OK;
-}
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-    if (i < 0 || sqlite3_column_type(st, i) == SQLITE_NULL)
-        return NULL;
-    return (const char *)sqlite3_column_text(st, i);
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-    if (i < 0 || sqlite3_column_type(st, i) == SQLITE_NULL)
-        return NAN;
-    return sqlite3_column_double(st, i);
-}
 
 /* ---- gzip files ---- */
 
@@ -226,10 +167,6 @@ long long site_run_page(long long run_id)
 
 /* ---- the index of run pages ---- */
 
-typedef struct block {
-    long long page, runs, first, last;
-} block;
-
 static void index_name(char *buf, size_t size, size_t page, const void *arg)
 {
     (void)arg;
@@ -241,37 +178,13 @@ static void index_name(char *buf, size_t size, size_t page, const void *arg)
 
 static int write_index(site_ctx *c, sb_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "SELECT id / %d, count(*), min(id), max(id) FROM runs GROUP BY 1 ORDER BY 1",
-             SITE_RUNS_PER_PAGE);
-    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
-    block *v = NULL;
-    size_t n = 0, cap = 0;
+    sb_run_block *v = NULL;
+    size_t n = 0;
+    if (sb_run_blocks(c->db, SITE_RUNS_PER_PAGE, &v, &n, err) != SB_OK)
+        return SB_ERR;
     long long total = 0;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            block *nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                s = SQLITE_NOMEM;
-                break;
-            }
-            v = nv;
-        }
-        v[n++] = (block){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                         sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3)};
-        total += v[n - 1].runs;
-    }
-    sqlite3_finalize(st);
-    if (s != SQLITE_DONE) {
-        free(v);
-        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s",
-                            s == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(c->db));
-    }
+    for (size_t i = 0; i < n; i++)
+        total += v[i].runs;
     size_t pages = n ? (n + c->page_rows - 1) / c->page_rows : 1;
     sb_buf b = SB_BUF_INIT;
     int rc = SB_OK;
@@ -293,8 +206,8 @@ static int write_index(site_ctx *c, sb_error *err)
             site_printf(&b, "<tr><td><a href=\"%lld.html\">runs %lld to %lld</a></td>"
                             "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
                             "<td class=\"num\">%lld</td></tr>\n",
-                        v[i].page, v[i].page * SITE_RUNS_PER_PAGE,
-                        v[i].page * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1, v[i].runs,
+                        v[i].block, v[i].block * SITE_RUNS_PER_PAGE,
+                        v[i].block * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1, v[i].runs,
                         v[i].first, v[i].last);
         sb_buf_puts(&b, "</tbody></table>\n");
         site_pager(&b, pg, pages, index_name, NULL);
@@ -380,202 +293,152 @@ static void td_num(sb_buf *b, double v)
     site_num(b, v);
 }
 
+/* Appends the run's Nsight Compute values to the page's CSV. */
+static void ncu_lines(gz *out, const sb_run_page_row *r, sb_buf *line)
+{
+    for (size_t i = 0; i < r->nncu; i++) {
+        const sb_run_page_ncu *v = &r->ncu[i];
+        sb_buf_reset(line);
+        site_put_ll(line, r->id);
+        sb_buf_putc(line, ',');
+        site_put_ll(line, v->kernel_index);
+        sb_buf_putc(line, ',');
+        sb_buf_csv_field(line, v->kernel_name);
+        sb_buf_putc(line, ',');
+        sb_buf_csv_field(line, v->metric);
+        sb_buf_putc(line, ',');
+        if (v->unit)
+            sb_buf_csv_field(line, v->unit);
+        sb_buf_putc(line, ',');
+        if (!isnan(v->value))
+            sb_buf_printf(line, "%.17g", v->value);
+        sb_buf_putc(line, ',');
+        sb_buf_csv_field(line, v->source_path);
+        sb_buf_putc(line, '\n');
+        gz_add(out, sb_buf_str(line), line->len);
+    }
+}
+
+/* One run's row (and its raw JSON and ncu lines). */
+static void run_row(page_state *ps, const sb_run_page_row *r, sb_buf *line)
+{
+    sb_buf *b = &ps->b;
+    gz_add(&ps->raw, r->raw_json ? r->raw_json : "{}", r->raw_json ? r->raw_len : 2);
+    gz_add(&ps->raw, "\n", 1);
+    sb_buf_puts(b, "<tr id=\"r");
+    site_put_ll(b, r->id);
+    sb_buf_puts(b, "\"><td>");
+    site_put_ll(b, r->id);
+    td(b, schema_short(r->schema));
+    sb_buf_puts(b, "<td>");
+    status_label(b, r->status, r->correct, r->profiler);
+    if (r->has_config) {
+        td(b, r->op);
+        td(b, r->mode);
+        td(b, r->dtype);
+        td(b, r->shape_key);
+        td(b, r->params_json && strcmp(r->params_json, "{}") ? r->params_json : NULL);
+        td(b, r->provider);
+        td(b, r->suite);
+    } else {
+        td(b, r->has_training ? "training step" : NULL);
+        for (int i = 0; i < 6; i++)
+            td(b, i == 2 ? r->model_name : NULL);
+    }
+    td(b, r->sku);
+    sb_buf_puts(b, "<td class=\"gpu\">");
+    site_h(b, r->has_provenance ? r->gpu_name : NULL);
+    sb_buf_puts(b, "<td><code>");
+    if (r->git_sha)
+        site_printf(b, "%.10s", r->git_sha);
+    sb_buf_puts(b, "</code>");
+    td(b, r->finished_at);
+    sb_buf_puts(b, "<td>");
+    if (r->nsamples)
+        site_put_ll(b, (long long)r->nsamples);
+    else if (r->sample_count >= 0)
+        site_put_ll(b, r->sample_count);
+    sb_buf_puts(b, "<td data-field=\"median_ms\">");
+    site_num(b, r->has_metrics ? r->median_ms : r->median_step_ms);
+    td_num(b, r->p20_ms);
+    td_num(b, r->p80_ms);
+    if (r->nsamples)
+        spark(b, r->samples, r->nsamples);
+    else
+        sb_buf_puts(b, "<td>");
+    td_num(b, r->tflops);
+    td_num(b, r->gbps);
+    sb_buf_puts(b, "<td>");
+    if (r->op && r->sku && r->case_key) {
+        char hp[512];
+        site_history_path(hp, sizeof hp, r->case_key, r->sku, 1);
+        sb_buf_puts(b, "<a href=\"../");
+        site_esc(b, hp);
+        sb_buf_puts(b, "\">history</a>");
+    }
+    if (r->nncu) {
+        ncu_lines(&ps->ncu, r, line);
+        site_printf(b, " \xc2\xb7 <a href=\"%lld-ncu.csv.gz\" type=\"application/gzip\">ncu "
+                       "metrics</a> (%zu values)",
+                    ps->page, r->nncu);
+    }
+    if (r->nceilings) {
+        sb_buf_puts(b, " \xc2\xb7 ceilings:");
+        for (size_t i = 0; i < r->nceilings; i++) {
+            char v[32];
+            sb_fmt_sig3(r->ceilings[i].value, v, sizeof v);
+            sb_buf_putc(b, ' ');
+            site_esc(b, r->ceilings[i].name);
+            sb_buf_putc(b, ' ');
+            sb_buf_puts(b, v);
+            sb_buf_putc(b, ' ');
+            site_esc(b, r->ceilings[i].unit);
+        }
+    }
+    if (r->notes) {
+        sb_buf_puts(b, "<div class=\"notes\">");
+        size_t len = strlen(r->notes);
+        if (len > 300) {
+            char cut[304];
+            size_t m = 300;
+            while (m > 0 && ((unsigned char)r->notes[m] & 0xC0) == 0x80)
+                m--; /* not inside a UTF-8 sequence */
+            memcpy(cut, r->notes, m);
+            memcpy(cut + m, "\xe2\x80\xa6", 4);
+            site_esc(b, cut);
+        } else {
+            site_esc(b, r->notes);
+        }
+        sb_buf_puts(b, "</div>");
+    }
+    sb_buf_putc(b, '\n');
+}
+
 /* Run pages of runs with lo <= id < hi (lo and hi on page boundaries). */
 static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
 {
-    enum { RUNS, PROV, CONF, METR, CORR, SAMP, PROF, CEIL, TRAIN, NCUR };
-    static const char *const sql[NCUR] = {
-        "SELECT id AS run_id, schema, status, notes, raw_json FROM runs WHERE id >= ?1 AND id < ?2"
-        " ORDER BY id",
-        "SELECT run_id, git_sha, sku, gpu_name, finished_at FROM provenance"
-        " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-        "SELECT run_id, op, mode, dtype, shape_key, params_json, provider, suite, case_key, profiler"
-        " FROM configs WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-        "SELECT run_id, median_ms, p20_ms, p80_ms, tflops, gbps, sample_count FROM metrics"
-        " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-        "SELECT run_id, passed FROM correctness WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-        "SELECT run_id, value_ms FROM samples WHERE run_id >= ?1 AND run_id < ?2"
-        " ORDER BY run_id, rep, idx",
-        "SELECT run_id, kernel_index, kernel_name, metric, unit, value, source_path"
-        " FROM profiler_metrics WHERE run_id >= ?1 AND run_id < ?2"
-        " ORDER BY run_id, kernel_index, metric",
-        "SELECT run_id, name, unit, value FROM ceilings WHERE run_id >= ?1 AND run_id < ?2"
-        " ORDER BY run_id, name",
-        "SELECT run_id, model_name, median_step_ms, tokens_per_s FROM training"
-        " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-    };
-    static const char *const names[NCUR] = {"runs", "provenance", "configs", "metrics",
-                                            "correctness", "samples", "profiler_metrics",
-                                            "ceilings", "training"};
-    cursor k[NCUR];
-    memset(k, 0, sizeof k);
+    sb_run_pages *rp = NULL;
+    if (sb_run_pages_open(c->db, lo, hi, &rp, err) != SB_OK)
+        return SB_ERR;
     int rc = SB_ERR;
-    double *samples = NULL;
-    size_t scap = 0;
     page_state ps;
     memset(&ps, 0, sizeof ps);
     ps.page = -1;
     ps.b = (sb_buf)SB_BUF_INIT;
     sb_buf line = SB_BUF_INIT;
-    for (int i = 0; i < NCUR; i++)
-        if (cur_open(c, &k[i], names[i], sql[i], lo, hi, err) != SB_OK ||
-            cur_step(c, &k[i], err) != SB_OK)
+    for (;;) {
+        const sb_run_page_row *r;
+        if (sb_run_pages_next(rp, &r, err) != SB_OK)
             goto done;
-    sqlite3_stmt *rs = k[RUNS].st, *ps_ = k[PROV].st, *cs = k[CONF].st, *ms = k[METR].st,
-                 *ks = k[CORR].st, *ts = k[TRAIN].st;
-    for (; k[RUNS].row;) {
-        long long id = k[RUNS].run_id;
-        int at[NCUR] = {1};
-        for (int i = 1; i < NCUR; i++)
-            if (cur_seek(c, &k[i], id, &at[i], err) != SB_OK)
-                goto done;
-        if (site_run_page(id) != ps.page) {
+        if (!r)
+            break;
+        if (site_run_page(r->id) != ps.page) {
             if (page_close(c, &ps, err) != SB_OK)
                 goto done;
-            page_open(&ps, site_run_page(id));
+            page_open(&ps, site_run_page(r->id));
         }
-        sb_buf *b = &ps.b;
-        const char *schema = col_text(rs, 1), *status = col_text(rs, 2), *notes = col_text(rs, 3);
-        const char *raw = col_text(rs, 4);
-        gz_add(&ps.raw, raw ? raw : "{}", raw ? (size_t)sqlite3_column_bytes(rs, 4) : 2);
-        gz_add(&ps.raw, "\n", 1);
-        int correct = at[CORR] && sqlite3_column_type(ks, 1) != SQLITE_NULL
-                          ? sqlite3_column_int(ks, 1)
-                          : -1;
-        const char *op = at[CONF] ? col_text(cs, 1) : NULL;
-        const char *sku = at[PROV] ? col_text(ps_, 2) : NULL;
-        const char *case_key = at[CONF] ? col_text(cs, 8) : NULL;
-        const char *profiler = at[CONF] ? col_text(cs, 9) : NULL;
-        sb_buf_puts(b, "<tr id=\"r");
-        site_put_ll(b, id);
-        sb_buf_puts(b, "\"><td>");
-        site_put_ll(b, id);
-        td(b, schema_short(schema));
-        sb_buf_puts(b, "<td>");
-        status_label(b, status, correct, profiler);
-        if (at[CONF]) {
-            td(b, op);
-            td(b, col_text(cs, 2));
-            td(b, col_text(cs, 3));
-            td(b, col_text(cs, 4));
-            const char *pj = col_text(cs, 5);
-            td(b, pj && strcmp(pj, "{}") ? pj : NULL);
-            td(b, col_text(cs, 6));
-            td(b, col_text(cs, 7));
-        } else {
-            const char *model = at[TRAIN] ? col_text(ts, 1) : NULL;
-            td(b, at[TRAIN] ? "training step" : NULL);
-            for (int i = 0; i < 6; i++)
-                td(b, i == 2 ? model : NULL);
-        }
-        td(b, sku);
-        sb_buf_puts(b, "<td class=\"gpu\">");
-        site_h(b, at[PROV] ? col_text(ps_, 3) : NULL);
-        sb_buf_puts(b, "<td><code>");
-        if (at[PROV] && col_text(ps_, 1))
-            site_printf(b, "%.10s", col_text(ps_, 1));
-        sb_buf_puts(b, "</code>");
-        td(b, at[PROV] ? col_text(ps_, 4) : NULL);
-        /* samples */
-        size_t ns = 0;
-        while (k[SAMP].row && k[SAMP].run_id == id) {
-            if (ns == scap) {
-                size_t nc = scap ? scap * 2 : 1024;
-                double *nv = realloc(samples, nc * sizeof *nv);
-                if (!nv) {
-                    sb_error_set(err, NULL, NULL, "out of memory");
-                    goto done;
-                }
-                samples = nv;
-                scap = nc;
-            }
-            samples[ns++] = sqlite3_column_double(k[SAMP].st, 1);
-            if (cur_step(c, &k[SAMP], err) != SB_OK)
-                goto done;
-        }
-        sb_buf_puts(b, "<td>");
-        if (ns)
-            site_put_ll(b, (long long)ns);
-        else if (at[METR] && sqlite3_column_type(ms, 6) != SQLITE_NULL)
-            site_put_ll(b, sqlite3_column_int64(ms, 6));
-        double med = at[METR] ? col_real(ms, 1) : at[TRAIN] ? col_real(ts, 2) : NAN;
-        sb_buf_puts(b, "<td data-field=\"median_ms\">");
-        site_num(b, med);
-        td_num(b, at[METR] ? col_real(ms, 2) : NAN);
-        td_num(b, at[METR] ? col_real(ms, 3) : NAN);
-        if (ns)
-            spark(b, samples, ns);
-        else
-            sb_buf_puts(b, "<td>");
-        td_num(b, at[METR] ? col_real(ms, 4) : NAN);
-        td_num(b, at[METR] ? col_real(ms, 5) : NAN);
-        sb_buf_puts(b, "<td>");
-        if (op && sku && case_key) {
-            char hp[512];
-            site_history_path(hp, sizeof hp, case_key, sku, 1);
-            sb_buf_puts(b, "<a href=\"../");
-            site_esc(b, hp);
-            sb_buf_puts(b, "\">history</a>");
-        }
-        if (at[PROF]) {
-            size_t nv = 0;
-            while (k[PROF].row && k[PROF].run_id == id) {
-                sqlite3_stmt *st = k[PROF].st;
-                sb_buf_reset(&line);
-                for (int i = 0; i <= 6; i++) {
-                    if (i)
-                        sb_buf_putc(&line, ',');
-                    if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
-                        sb_buf_printf(&line, "%.17g", sqlite3_column_double(st, i));
-                    else if (col_text(st, i))
-                        sb_buf_csv_field(&line, col_text(st, i));
-                }
-                sb_buf_putc(&line, '\n');
-                gz_add(&ps.ncu, sb_buf_str(&line), line.len);
-                nv++;
-                if (cur_step(c, &k[PROF], err) != SB_OK)
-                    goto done;
-            }
-            site_printf(b, " \xc2\xb7 <a href=\"%lld-ncu.csv.gz\" type=\"application/gzip\">ncu "
-                           "metrics</a> (%zu values)",
-                        ps.page, nv);
-        }
-        if (at[CEIL]) {
-            sb_buf_puts(b, " \xc2\xb7 ceilings:");
-            while (k[CEIL].row && k[CEIL].run_id == id) {
-                sqlite3_stmt *st = k[CEIL].st;
-                char v[32];
-                sb_fmt_sig3(sqlite3_column_double(st, 3), v, sizeof v);
-                sb_buf_putc(b, ' ');
-                site_esc(b, col_text(st, 1));
-                sb_buf_putc(b, ' ');
-                sb_buf_puts(b, v);
-                sb_buf_putc(b, ' ');
-                site_esc(b, col_text(st, 2));
-                if (cur_step(c, &k[CEIL], err) != SB_OK)
-                    goto done;
-            }
-        }
-        if (notes) {
-            sb_buf_puts(b, "<div class=\"notes\">");
-            size_t len = strlen(notes);
-            if (len > 300) {
-                char cut[304];
-                size_t m = 300;
-                while (m > 0 && ((unsigned char)notes[m] & 0xC0) == 0x80)
-                    m--; /* not inside a UTF-8 sequence */
-                memcpy(cut, notes, m);
-                memcpy(cut + m, "\xe2\x80\xa6", 4);
-                site_esc(b, cut);
-            } else {
-                site_esc(b, notes);
-            }
-            sb_buf_puts(b, "</div>");
-        }
-        sb_buf_putc(b, '\n');
+        run_row(&ps, r, &line);
         c->sum->runs++;
-        if (cur_step(c, &k[RUNS], err) != SB_OK)
-            goto done;
     }
     if (page_close(c, &ps, err) != SB_OK)
         goto done;
@@ -587,9 +450,7 @@ done:
         sb_buf_free(&ps.raw.out);
         sb_buf_free(&ps.ncu.out);
     }
-    for (int i = 0; i < NCUR; i++)
-        sqlite3_finalize(k[i].st);
-    free(samples);
+    sb_run_pages_close(rp);
     sb_buf_free(&ps.b);
     sb_buf_free(&line);
     return rc;
@@ -616,27 +477,16 @@ static void *runs_main(void *arg)
 int site_build_runs(site_ctx *c, sb_error *err)
 {
     long long total = 0, mid = LLONG_MAX;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
-    }
-    total = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (write_index(c, err) != SB_OK)
+    if (sb_runs_count(c->db, &total, err) != SB_OK || write_index(c, err) != SB_OK)
         return SB_ERR;
-    if (total >= SPLIT_MIN_RUNS && sqlite3_threadsafe()) {
+    if (total >= SPLIT_MIN_RUNS && sb_bulk_readers_threaded()) {
         /* the second half starts on a page boundary */
-        st = NULL;
-        if (sqlite3_prepare_v2(c->db, "SELECT id FROM runs ORDER BY id LIMIT 1 OFFSET ?1", -1, &st,
-                               NULL) != SQLITE_OK)
-            return sb_error_set(err, c->o->db_path, NULL, "query failed: %s",
-                                sqlite3_errmsg(c->db));
-        sqlite3_bind_int64(st, 1, total / 2);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            mid = site_run_page(sqlite3_column_int64(st, 0)) * SITE_RUNS_PER_PAGE;
-        sqlite3_finalize(st);
+        long long id;
+        int found;
+        if (sb_run_id_at(c->db, total / 2, &id, &found, err) != SB_OK)
+            return SB_ERR;
+        if (found)
+            mid = site_run_page(id) * SITE_RUNS_PER_PAGE;
     }
     if (mid == LLONG_MAX || mid <= 0)
         return runs_range(c, LLONG_MIN, LLONG_MAX, err);

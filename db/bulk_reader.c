@@ -1,0 +1,37 @@
+/* bulk_reader.c - a connection for whole-database readers (bulk_reader.h). */
+#include "bulk_reader.h"
+
+#include "store.h"
+
+int sb_bulk_reader_open(const char *path, sqlite3 **out, sb_error *err)
+{
+    *out = NULL;
+    /* the checks and their messages first, then a connection of its own
+     * for this thread */
+    sqlite3 *checked = NULL;
+    if (sb_db_open_connection(path, &checked, err) != SB_OK)
+        return SB_ERR;
+    sb_db_close_connection(checked);
+    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        sb_error_set(err, path, NULL, "cannot open database: %s",
+                     *out ? sqlite3_errmsg(*out) : "out of memory");
+        sqlite3_close(*out);
+        *out = NULL;
+        return SB_ERR;
+    }
+    sqlite3_busy_timeout(*out, SB_DB_BUSY_TIMEOUT_MS);
+    /* mapped pages spare a copy per read; sorts stay off disk */
+    sqlite3_exec(*out, "PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY", NULL, NULL,
+                 NULL);
+    return SB_OK;
+}
+
+void sb_bulk_reader_close(sqlite3 *conn)
+{
+    sqlite3_close(conn);
+}
+
+int sb_bulk_readers_threaded(void)
+{
+    return sqlite3_threadsafe() != 0;
+}
