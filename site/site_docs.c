@@ -13,6 +13,7 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
+#include "run_summary.h"
 #include "site_internal.h"
 #include "training.h"
 #include "weekly.h"
@@ -306,6 +307,21 @@ static void data_path(const char *given, const char *rel, char *buf, size_t size
         snprintf(buf, size, "%s", rel);
 }
 
+/* A cited run's link on the ledger page. */
+typedef struct cited_links {
+    sb_buf *b;
+    size_t n;
+} cited_links;
+
+static void cited_link(void *ctx, long long id)
+{
+    cited_links *l = ctx;
+    char rp[128];
+    site_run_path(rp, sizeof rp, id);
+    sb_buf_printf(l->b, "<a href=\"%s\">run %lld</a> ", rp, id);
+    l->n++;
+}
+
 int site_build_ledger(site_ctx *c, sb_error *err)
 {
     char path[4096];
@@ -315,14 +331,9 @@ int site_build_ledger(site_ctx *c, sb_error *err)
         return SB_ERR;
     sb_buf b = SB_BUF_INIT;
     int rc = SB_ERR;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db,
-                           "SELECT id FROM runs WHERE content_sha256 >= ?1 AND content_sha256 < ?1 || 'g'"
-                           " ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK) {
-        sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+    sb_run_hash_lookup *runs = NULL;
+    if (sb_run_hash_lookup_open(c->db, &runs, err) != SB_OK)
         goto done;
-    }
     sb_buf_puts(&b, "<p class=\"note\">Upstream contributions this project makes or plans, from "
                     "<code>docs/contributions.csv</code>. A planned entry has no link until it "
                     "is posted; cited runs are named by the sha256 of their content and linked "
@@ -375,18 +386,11 @@ int site_build_ledger(site_ctx *c, sb_error *err)
                 size_t n = strcspn(s, " ");
                 char pre[80];
                 snprintf(pre, sizeof pre, "%.*s", (int)n, s);
-                sqlite3_reset(st);
-                sqlite3_bind_text(st, 1, pre, -1, SQLITE_TRANSIENT);
                 sb_buf_printf(&b, "<code>%.12s</code> ", pre);
-                int found = 0;
-                while (sqlite3_step(st) == SQLITE_ROW) {
-                    long long id = sqlite3_column_int64(st, 0);
-                    char rp[128];
-                    site_run_path(rp, sizeof rp, id);
-                    sb_buf_printf(&b, "<a href=\"%s\">run %lld</a> ", rp, id);
-                    found = 1;
-                }
-                if (!found)
+                cited_links links = {&b, 0};
+                if (sb_run_hash_lookup_ids(runs, pre, cited_link, &links, err) != SB_OK)
+                    goto done;
+                if (!links.n)
                     sb_buf_puts(&b, "(not in this database) ");
                 s += n;
                 while (*s == ' ')
@@ -400,7 +404,7 @@ int site_build_ledger(site_ctx *c, sb_error *err)
     }
     rc = site_page(c, "contributions.html", 0, "contributions", "contributions ledger", &b, err);
 done:
-    sqlite3_finalize(st);
+    sb_run_hash_lookup_close(runs);
     sb_buf_free(&b);
     ledger_free(&l);
     return rc;
@@ -480,43 +484,49 @@ static int training_section(site_ctx *c, const char *dir, sb_buf *b, sb_error *e
     return rc;
 }
 
+/* The ISO weeks of the days runs finished on (yyyy * 100 + ww). */
+typedef struct week_list {
+    int *v;
+    size_t n, cap;
+    int failed;
+} week_list;
+
+static void add_week(void *ctx, const char *day)
+{
+    week_list *w = ctx;
+    char ts[40];
+    long long e;
+    snprintf(ts, sizeof ts, "%.10sT12:00:00Z", day ? day : "");
+    if (!day || w->failed || sb_rfc3339_parse(ts, &e) != 0)
+        return;
+    int y, wk;
+    sb_isoweek_of(e, &y, &wk);
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        int *nv = realloc(w->v, cap * sizeof *nv);
+        if (!nv) {
+            w->failed = 1;
+            return;
+        }
+        w->v = nv;
+        w->cap = cap;
+    }
+    w->v[w->n++] = y * 100 + wk;
+}
+
 int site_build_weekly(site_ctx *c, sb_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db,
-                           "SELECT DISTINCT substr(finished_at, 1, 10) FROM provenance"
-                           " WHERE finished_at IS NOT NULL ORDER BY 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
-    int *weeks = NULL;
-    size_t n = 0, cap = 0;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *d = (const char *)sqlite3_column_text(st, 0);
-        char ts[40];
-        long long e;
-        snprintf(ts, sizeof ts, "%.10sT12:00:00Z", d ? d : "");
-        if (!d || sb_rfc3339_parse(ts, &e) != 0)
-            continue;
-        int y, w;
-        sb_isoweek_of(e, &y, &w);
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            int *nw = realloc(weeks, cap * sizeof *nw);
-            if (!nw) {
-                free(weeks);
-                sqlite3_finalize(st);
-                return sb_error_set(err, NULL, NULL, "out of memory");
-            }
-            weeks = nw;
-        }
-        weeks[n++] = y * 100 + w;
+    week_list wl = {NULL, 0, 0, 0};
+    if (sb_run_finish_days(c->db, add_week, &wl, err) != SB_OK) {
+        free(wl.v);
+        return SB_ERR;
     }
-    sqlite3_finalize(st);
-    if (s != SQLITE_DONE) {
-        free(weeks);
-        return sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+    if (wl.failed) {
+        free(wl.v);
+        return sb_error_set(err, NULL, NULL, "out of memory");
     }
+    int *weeks = wl.v;
+    size_t n = wl.n;
     if (n)
         qsort(weeks, n, sizeof *weeks, cmp_int);
     size_t k = 0;

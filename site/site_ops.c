@@ -10,6 +10,7 @@
 #include "gate.h"
 #include "plots.h"
 #include "history.h"
+#include "run_summary.h"
 #include "site_internal.h"
 #include "svg.h"
 
@@ -192,6 +193,17 @@ static void fmt3(sb_buf *b, double v)
         sb_buf_printf(b, "%.3f", v);
 }
 
+/* A row of the overview's database summary: runs of a kind and status. */
+static void kind_row(void *ctx, const char *schema, const char *status, long long runs)
+{
+    sb_buf *b = ctx;
+    sb_buf_puts(b, "<tr><th>");
+    site_h(b, schema);
+    sb_buf_puts(b, "</th><td>");
+    site_h(b, status);
+    sb_buf_printf(b, "</td><td class=\"num\">%lld run%s</td></tr>\n", runs, runs == 1 ? "" : "s");
+}
+
 int site_build_overview(site_ctx *c, sb_error *err)
 {
     int rc = SB_ERR;
@@ -210,25 +222,9 @@ int site_build_overview(site_ctx *c, sb_error *err)
     c->sum->ops = nops;
 
     /* Database summary. */
-    sqlite3_stmt *st = NULL;
     sb_buf_puts(&b, "<section class=\"summary\"><h2>Database</h2><table class=\"kv\">\n");
-    if (sqlite3_prepare_v2(c->db,
-                           "SELECT schema, status, count(*) FROM runs GROUP BY schema, status"
-                           " ORDER BY schema, status",
-                           -1, &st, NULL) != SQLITE_OK) {
-        sb_error_set(err, c->o->db_path, NULL, "query failed: %s", sqlite3_errmsg(c->db));
+    if (sb_run_kind_counts(c->db, kind_row, &b, err) != SB_OK)
         goto done;
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        sb_buf_puts(&b, "<tr><th>");
-        site_h(&b, (const char *)sqlite3_column_text(st, 0));
-        sb_buf_puts(&b, "</th><td>");
-        site_h(&b, (const char *)sqlite3_column_text(st, 1));
-        long long cnt = (long long)sqlite3_column_int64(st, 2);
-        sb_buf_printf(&b, "</td><td class=\"num\">%lld run%s</td></tr>\n", cnt,
-                      cnt == 1 ? "" : "s");
-    }
-    sqlite3_finalize(st);
     sb_buf_printf(&b, "</table><p>%zu result runs, %zu cases x providers x SKUs (newest run "
                       "of each counts below).</p></section>\n",
                   c->set.n, c->npicks);

@@ -1,0 +1,87 @@
+/* run_summary.c - the runs as a whole (run_summary.h). */
+#include "run_summary.h"
+
+#include <stdlib.h>
+
+static int query_failed(sqlite3 *db, sb_error *err)
+{
+    return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
+                        sqlite3_errmsg(db));
+}
+
+int sb_run_kind_counts(sqlite3 *db, sb_run_kind_count_fn fn, void *ctx, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT schema, status, count(*) FROM runs GROUP BY schema, status"
+                           " ORDER BY schema, status",
+                           -1, &st, NULL) != SQLITE_OK)
+        return query_failed(db, err);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW)
+        fn(ctx, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+           sqlite3_column_int64(st, 2));
+    int rc = s == SQLITE_DONE ? SB_OK : query_failed(db, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_run_finish_days(sqlite3 *db, sb_run_day_fn fn, void *ctx, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT DISTINCT substr(finished_at, 1, 10) FROM provenance"
+                           " WHERE finished_at IS NOT NULL ORDER BY 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return query_failed(db, err);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW)
+        fn(ctx, (const char *)sqlite3_column_text(st, 0));
+    int rc = s == SQLITE_DONE ? SB_OK : query_failed(db, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+struct sb_run_hash_lookup {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+};
+
+int sb_run_hash_lookup_open(sqlite3 *db, sb_run_hash_lookup **out, sb_error *err)
+{
+    *out = NULL;
+    sb_run_hash_lookup *q = calloc(1, sizeof *q);
+    if (!q)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    q->db = db;
+    /* a range on the unique index of content_sha256 */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id FROM runs WHERE content_sha256 >= ?1"
+                           " AND content_sha256 < ?1 || 'g' ORDER BY id",
+                           -1, &q->st, NULL) != SQLITE_OK) {
+        query_failed(db, err);
+        free(q);
+        return SB_ERR;
+    }
+    *out = q;
+    return SB_OK;
+}
+
+int sb_run_hash_lookup_ids(sb_run_hash_lookup *q, const char *prefix, sb_run_id_fn fn, void *ctx,
+                           sb_error *err)
+{
+    sqlite3_reset(q->st);
+    sqlite3_bind_text(q->st, 1, prefix, -1, SQLITE_TRANSIENT);
+    int s;
+    while ((s = sqlite3_step(q->st)) == SQLITE_ROW)
+        fn(ctx, sqlite3_column_int64(q->st, 0));
+    return s == SQLITE_DONE ? SB_OK : query_failed(q->db, err);
+}
+
+void sb_run_hash_lookup_close(sb_run_hash_lookup *q)
+{
+    if (!q)
+        return;
+    sqlite3_finalize(q->st);
+    free(q);
+}
