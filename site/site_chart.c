@@ -218,7 +218,8 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
             if (pt[k].col == c)
                 sha = pt[k].r->git_sha;
         snprintf(label, sizeof label, "%.7s", sha ? sha : "");
-        text_at(out, "xl", sb_scale_map(&xs, (double)c), H - B + 14, -40, label);
+        /* turned 40 degrees by site.css, about the label's end */
+        text_at(out, "xl", sb_scale_map(&xs, (double)c), H - B + 14, 0, label);
     }
     text_at(out, "xt", (L + W - R) / 2.0, H - 4, 0, "commit, in the order first measured");
     sb_buf_putc(out, '\n');

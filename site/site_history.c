@@ -76,17 +76,6 @@ static void pct(sb_buf *b, double v)
         sb_buf_printf(b, "%+.1f%%", 100 * v);
 }
 
-static void case_head(sb_buf *b, const sb_result *r)
-{
-    site_h(b, r->op);
-    sb_buf_puts(b, " ");
-    site_h(b, r->mode);
-    sb_buf_puts(b, " ");
-    site_h(b, r->dtype);
-    sb_buf_puts(b, " ");
-    site_h(b, r->shape_key);
-}
-
 int site_build_history(site_ctx *c, sb_error *err)
 {
     size_t n = c->set.n;
@@ -171,11 +160,11 @@ int site_build_history(site_ctx *c, sb_error *err)
             goto done;
         }
         sb_buf verdicts = SB_BUF_INIT, marked_steps = SB_BUF_INIT;
-        sb_buf_puts(&verdicts, "<h2>Newest commit against the previous one</h2>\n"
-                               "<table class=\"sortable verdicts\"><thead><tr><th>provider</th>"
-                               "<th>verdict</th><th>previous run</th><th>newest run</th>"
-                               "<th class=\"num\">median change</th><th class=\"num\">p</th>"
-                               "<th class=\"num\">samples</th></tr></thead><tbody>\n");
+        /* the newest commit of each provider against the one before, in a
+         * line (its runs head the runs table; the marked steps, with their
+         * p values and sample counts, follow in a table) */
+        sb_buf_puts(&verdicts, "<p class=\"verdicts\">Newest commit against the one before:");
+        size_t nlatest = 0;
         for (size_t k = i; k <= j; k++) {
             rg_ref key = {ord[k]->run_id, NULL, 1};
             const rg_ref *f = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
@@ -188,36 +177,44 @@ int site_build_history(site_ctx *c, sb_error *err)
                 regs++;
             if (r->verdict == SB_RG_IMPROVEMENT)
                 imps++;
-            for (int pass = 0; pass < 2; pass++) {
-                sb_buf *vb = pass ? &marked_steps : &verdicts;
-                if (pass == 0 && !r->latest)
-                    continue;
-                if (pass == 1 && !is_reg && r->verdict != SB_RG_IMPROVEMENT)
-                    continue;
-                sb_buf_puts(vb, "<tr><td>");
-                site_h(vb, r->new_run->provider);
-                sb_buf_puts(vb, "<td>");
-                site_status(vb, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
-                sb_buf_puts(vb, "<td>");
-                if (r->old_run) {
-                    run_link(vb, r->old_run, 1);
-                    sb_buf_printf(vb, " <code>%.10s</code>", r->old_run->git_sha);
-                } else {
-                    sb_buf_puts(vb, "\xe2\x80\x93");
+            if (r->latest) {
+                sb_buf_puts(&verdicts, nlatest++ ? "; " : " ");
+                site_h(&verdicts, r->new_run->provider);
+                sb_buf_putc(&verdicts, ' ');
+                site_status(&verdicts, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
+                if (!isnan(r->rel_change)) {
+                    sb_buf_putc(&verdicts, ' ');
+                    pct(&verdicts, r->rel_change);
                 }
-                sb_buf_puts(vb, "<td>");
-                run_link(vb, r->new_run, 1);
-                sb_buf_printf(vb, " <code>%.10s</code><td>", r->new_run->git_sha);
-                pct(vb, r->rel_change);
-                sb_buf_puts(vb, "<td>");
-                if (isnan(r->p))
-                    sb_buf_puts(vb, "\xe2\x80\x93");
-                else
-                    sb_buf_printf(vb, "%.3g", r->p);
-                sb_buf_printf(vb, "<td>%zu / %zu\n", r->n_old, r->n_new);
             }
+            if (!is_reg && r->verdict != SB_RG_IMPROVEMENT)
+                continue;
+            sb_buf *vb = &marked_steps;
+            sb_buf_puts(vb, "<tr><td>");
+            site_h(vb, r->new_run->provider);
+            sb_buf_puts(vb, "<td>");
+            site_status(vb, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
+            sb_buf_puts(vb, "<td>");
+            if (r->old_run) {
+                run_link(vb, r->old_run, 1);
+                sb_buf_printf(vb, " <code>%.10s</code>", r->old_run->git_sha);
+            } else {
+                sb_buf_puts(vb, "\xe2\x80\x93");
+            }
+            sb_buf_puts(vb, "<td>");
+            run_link(vb, r->new_run, 1);
+            sb_buf_printf(vb, " <code>%.10s</code><td>", r->new_run->git_sha);
+            pct(vb, r->rel_change);
+            sb_buf_puts(vb, "<td>");
+            if (isnan(r->p))
+                sb_buf_puts(vb, "\xe2\x80\x93");
+            else
+                sb_buf_printf(vb, "%.3g", r->p);
+            sb_buf_printf(vb, "<td>%zu / %zu\n", r->n_old, r->n_new);
         }
-        sb_buf_puts(&verdicts, "</tbody></table>\n");
+        if (!nlatest)
+            sb_buf_puts(&verdicts, " none (a single commit)");
+        sb_buf_puts(&verdicts, ".</p>\n");
         if (marked_steps.len) {
             sb_buf_puts(&verdicts, "<h2>Regressions and improvements over the history</h2>\n"
                                    "<table class=\"sortable steps\"><thead><tr><th>provider</th>"
@@ -241,10 +238,8 @@ int site_build_history(site_ctx *c, sb_error *err)
             if (drawn) {
                 sb_buf_puts(&chart, "<figure class=\"plot history-chart\">");
                 sb_buf_add(&chart, sb_buf_str(&svg), svg.len);
-                sb_buf_puts(&chart, "<figcaption>Median (line) and p20 to p80 (band) of each "
-                                    "provider's newest passing run per commit; red triangle up: "
-                                    "regression, green down: improvement (the index says how "
-                                    "they are found).</figcaption></figure>\n");
+                sb_buf_puts(&chart, "<figcaption>Median line, p20 to p80 band; red triangle: "
+                                    "regression, green: improvement.</figcaption></figure>\n");
             }
             sb_buf_free(&svg);
         }
@@ -255,13 +250,10 @@ int site_build_history(site_ctx *c, sb_error *err)
             sb_buf_reset(&b);
             char opp[256];
             site_op_path(opp, sizeof opp, head->op);
-            sb_buf_puts(&b, "<p class=\"lead\">");
-            case_head(&b, head);
-            sb_buf_puts(&b, " on ");
-            site_h(&b, head->sku);
-            sb_buf_puts(&b, " (");
+            /* the heading names the case and the SKU */
+            sb_buf_puts(&b, "<p class=\"lead\">Arch ");
             site_h(&b, head->arch);
-            sb_buf_printf(&b, "), suite ");
+            sb_buf_printf(&b, ", suite ");
             site_h(&b, head->suite);
             sb_buf_printf(&b, "; %zu runs. <a href=\"../%s\">op page</a></p>\n", cnt, opp);
             sb_buf_add(&b, sb_buf_str(&chart), chart.len);
@@ -293,7 +285,7 @@ int site_build_history(site_ctx *c, sb_error *err)
                 site_h(&b, r->provider);
                 sb_buf_puts(&b, "<td>");
                 if (r->passing)
-                    site_status(&b, "passed", "passed");
+                    sb_buf_puts(&b, "passed"); /* only the others are badges */
                 else if (strcmp(r->status, "skipped") == 0)
                     site_status(&b, "skipped", "skipped");
                 else

@@ -474,7 +474,7 @@ static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku, 
         site_h(b, r->provider);
         sb_buf_puts(b, "<td>");
         run_status(b, r, p[i].stale);
-        sb_buf_printf(b, "<td data-run=\"%lld\" data-field=\"median_ms\">",
+        sb_buf_printf(b, "<td data-run=\"%lld\">",
                       r->run_id);
         site_num(b, r->passing ? r->median_ms : NAN);
         sb_buf_puts(b, "<td>");

@@ -405,7 +405,7 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
             if "-p" not in os.path.basename(p) and (svgs < 2 or areas < 2):
                 fail("%s: expected latency and roofline SVGs (%d svg, %d plot areas)" % (p, svgs, areas))
             tds = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll(
-                'td[data-field=median_ms]')).map(td => [td.dataset.run, td.textContent]))"""))
+                'td[data-run]')).map(td => [td.dataset.run, td.textContent]))"""))
             for rid, text in tds:
                 row = db.execute("SELECT m.median_ms, r.status, k.passed FROM runs r LEFT JOIN metrics m"
                                  " ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
@@ -436,7 +436,7 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
                 return JSON.stringify({
                 gpu: (tr.querySelector('td.gpu') || {}).textContent,
                 sha: (tr.querySelector('code') || {}).textContent,
-                med: (tr.querySelector('td[data-field=median_ms]') || {}).textContent,
+                med: (tr.cells[15] || {}).textContent,
                 samples: (tr.querySelector('td.dist') || {}).title,
                 notes: (tr.querySelector('div.notes') || {}).textContent,
                 bad: document.querySelectorAll('main script').length});})()""" % rid))
