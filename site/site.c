@@ -320,6 +320,18 @@ int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const ch
     return rc;
 }
 
+int site_render(const char *name, const json_t *data, sb_buf *out, sb_error *err)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "site/%s", name);
+    sb_template *t = NULL;
+    if (sb_template_load_home(rel, &t, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_template_render(t, data, SB_TPL_ESCAPE_HTML, out, err);
+    sb_template_free(t);
+    return rc;
+}
+
 /* ---- the output folder ----------------------------------------------- */
 
 /* The folder must not exist, be empty, or hold an earlier site (marker

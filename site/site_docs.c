@@ -307,19 +307,15 @@ static void data_path(const char *given, const char *rel, char *buf, size_t size
         snprintf(buf, size, "%s", rel);
 }
 
-/* A cited run's link on the ledger page. */
-typedef struct cited_links {
-    sb_buf *b;
-    size_t n;
-} cited_links;
-
-static void cited_link(void *ctx, long long id)
+/* A cited run on the ledger page: its page and id. */
+static void cited_run(void *ctx, long long id)
 {
-    cited_links *l = ctx;
     char rp[128];
     site_run_path(rp, sizeof rp, id);
-    sb_buf_printf(l->b, "<a href=\"%s\">run %lld</a> ", rp, id);
-    l->n++;
+    json_t *run = json_object();
+    sb_tpl_set_str(run, "path", rp);
+    json_object_set_new(run, "id", json_integer(id));
+    json_array_append_new((json_t *)ctx, run);
 }
 
 int site_build_ledger(site_ctx *c, sb_error *err)
@@ -334,74 +330,41 @@ int site_build_ledger(site_ctx *c, sb_error *err)
     sb_run_hash_lookup *runs = NULL;
     if (sb_run_hash_lookup_open(c->db, &runs, err) != SB_OK)
         goto done;
-    sb_buf_puts(&b, "<p class=\"note\">Upstream contributions this project makes or plans, from "
-                    "<code>docs/contributions.csv</code>. A planned entry has no link until it "
-                    "is posted; cited runs are named by the sha256 of their content and linked "
-                    "when this database holds them.</p>\n");
-    if (l.n == 0) {
-        sb_buf_puts(&b, "<p class=\"empty\">No contributions recorded yet.</p>\n");
-    } else {
-        sb_buf_puts(&b, "<table class=\"sortable\" id=\"ledger\"><thead><tr><th>target</th>"
-                        "<th>kind</th><th>title</th><th>status</th><th>link</th><th>packet</th>"
-                        "<th>ops</th><th>runs cited</th><th>notes</th></tr></thead><tbody>\n");
-        for (size_t i = 0; i < l.n; i++) {
-            char **f = l.rows[i].f;
-            sb_buf_puts(&b, "<tr><td>");
-            site_h(&b, f[0]);
-            sb_buf_puts(&b, "</td><td>");
-            site_h(&b, f[1]);
-            sb_buf_puts(&b, "</td><td>");
-            site_h(&b, f[2]);
-            sb_buf_puts(&b, "</td><td>");
-            int si = in_list(f[3], LEDGER_STATUS);
-            site_status(&b, LEDGER_CLASS[si], f[3]);
-            sb_buf_puts(&b, "</td><td>");
-            if (f[4][0]) {
-                sb_buf_puts(&b, "<a href=\"");
-                site_esc(&b, f[4]);
-                sb_buf_puts(&b, "\">");
-                site_h(&b, f[4]);
-                sb_buf_puts(&b, "</a>");
-            } else {
-                sb_buf_puts(&b, "<span class=\"null\">not posted</span>");
+    json_t *d = json_object(), *rows = json_array();
+    json_object_set_new(d, "rows", rows);
+    json_object_set_new(d, "has_rows", json_boolean(l.n > 0));
+    for (size_t i = 0; i < l.n; i++) {
+        char **f = l.rows[i].f;
+        json_t *row = json_object(), *cited = json_array();
+        static const char *const names[] = {"target", "kind", "title", "status", "link",
+                                            "packet", "ops", NULL, "notes"};
+        for (int k = 0; k <= L_NOTES; k++)
+            if (names[k])
+                sb_tpl_set_str(row, names[k], f[k]);
+        sb_tpl_set_str(row, "class", LEDGER_CLASS[in_list(f[L_STATUS], LEDGER_STATUS)]);
+        json_object_set_new(row, "cited", cited);
+        json_array_append_new(rows, row);
+        for (const char *s = f[L_RUNS]; *s;) {
+            size_t n = strcspn(s, " ");
+            char pre[80];
+            snprintf(pre, sizeof pre, "%.*s", (int)n, s);
+            json_t *cite = json_object(), *ids = json_array();
+            json_object_set_new(cite, "prefix", json_stringn(pre, strlen(pre) < 12 ? strlen(pre) : 12));
+            json_object_set_new(cite, "runs", ids);
+            json_array_append_new(cited, cite);
+            if (sb_run_hash_lookup_ids(runs, pre, cited_run, ids, err) != SB_OK) {
+                json_decref(d);
+                goto done;
             }
-            sb_buf_puts(&b, "</td><td>");
-            if (f[5][0]) {
-                sb_buf_puts(&b, "<a href=\"packets/index.html#packet-");
-                site_esc(&b, f[5]);
-                sb_buf_puts(&b, "\">");
-                site_h(&b, f[5]);
-                sb_buf_puts(&b, "</a>");
-            }
-            sb_buf_puts(&b, "</td><td>");
-            if (f[L_OPS][0])
-                site_h(&b, f[L_OPS]);
-            else if (f[L_PACKET][0])
-                sb_buf_puts(&b, "<span class=\"null\">every op with passing runs</span>");
-            sb_buf_puts(&b, "</td><td>");
-            const char *s = f[L_RUNS];
-            if (!*s)
-                sb_buf_puts(&b, "<span class=\"null\">none yet</span>");
-            while (*s) {
-                size_t n = strcspn(s, " ");
-                char pre[80];
-                snprintf(pre, sizeof pre, "%.*s", (int)n, s);
-                sb_buf_printf(&b, "<code>%.12s</code> ", pre);
-                cited_links links = {&b, 0};
-                if (sb_run_hash_lookup_ids(runs, pre, cited_link, &links, err) != SB_OK)
-                    goto done;
-                if (!links.n)
-                    sb_buf_puts(&b, "(not in this database) ");
-                s += n;
-                while (*s == ' ')
-                    s++;
-            }
-            sb_buf_puts(&b, "</td><td>");
-            site_h(&b, f[L_NOTES]);
-            sb_buf_puts(&b, "</td></tr>\n");
+            s += n;
+            while (*s == ' ')
+                s++;
         }
-        sb_buf_puts(&b, "</tbody></table>\n");
     }
+    rc = site_render("contributions.html.tmpl", d, &b, err);
+    json_decref(d);
+    if (rc != SB_OK)
+        goto done;
     rc = site_page(c, "contributions.html", 0, "contributions", "contributions ledger", &b, err);
 done:
     sb_run_hash_lookup_close(runs);
@@ -417,38 +380,40 @@ int site_build_roadmap(site_ctx *c, sb_error *err)
     json_t *doc = NULL;
     if (load_roadmap(path, &doc, err) != SB_OK)
         return SB_ERR;
-    sb_buf b = SB_BUF_INIT;
-    sb_buf_puts(&b, "<p class=\"note\">From <code>docs/roadmap.json</code>: what each week is for "
-                    "and where each task stands.</p>\n");
+    /* the document, with each task's label class and the optional
+     * members the template names */
+    json_t *d = json_object(), *weeks = json_array();
+    json_object_set_new(d, "weeks", weeks);
     size_t i;
     json_t *w;
     json_array_foreach(json_object_get(doc, "weeks"), i, w) {
-        sb_buf_puts(&b, "<section class=\"week\"><h2>");
-        site_h(&b, json_string_value(json_object_get(w, "week")));
-        sb_buf_puts(&b, ": ");
-        site_h(&b, json_string_value(json_object_get(w, "title")));
-        sb_buf_puts(&b, "</h2>\n<table class=\"roadmap\"><thead><tr><th>task</th><th>status</th>"
-                        "<th class=\"num\">issue</th><th>notes</th></tr></thead><tbody>\n");
+        json_t *wk = json_object(), *tasks = json_array();
+        json_object_set(wk, "week", json_object_get(w, "week"));
+        json_object_set(wk, "title", json_object_get(w, "title"));
+        json_object_set_new(wk, "tasks", tasks);
+        json_array_append_new(weeks, wk);
         size_t k;
         json_t *t;
         json_array_foreach(json_object_get(w, "tasks"), k, t) {
             const char *status = json_string_value(json_object_get(t, "status"));
-            sb_buf_puts(&b, "<tr><td>");
-            site_h(&b, json_string_value(json_object_get(t, "task")));
-            sb_buf_puts(&b, "</td><td>");
-            site_status(&b, TASK_CLASS[in_list(status, TASK_STATUS)], status);
-            sb_buf_puts(&b, "</td><td class=\"num\">");
-            json_t *issue = json_object_get(t, "issue");
-            if (issue)
-                sb_buf_printf(&b, "#%lld", (long long)json_integer_value(issue));
-            sb_buf_puts(&b, "</td><td>");
+            json_t *row = json_object(), *issue = json_object_get(t, "issue");
             json_t *notes = json_object_get(t, "notes");
-            if (notes)
-                site_h(&b, json_string_value(notes));
-            sb_buf_puts(&b, "</td></tr>\n");
+            json_object_set(row, "task", json_object_get(t, "task"));
+            sb_tpl_set_str(row, "status", status);
+            sb_tpl_set_str(row, "class", TASK_CLASS[in_list(status, TASK_STATUS)]);
+            json_object_set_new(row, "issue", json_integer(issue ? json_integer_value(issue) : 0));
+            sb_tpl_set_str(row, "notes", notes ? json_string_value(notes) : "");
+            json_array_append_new(tasks, row);
         }
-        sb_buf_puts(&b, "</tbody></table></section>\n");
     }
+    sb_buf b = SB_BUF_INIT;
+    if (site_render("roadmap.html.tmpl", d, &b, err) != SB_OK) {
+        json_decref(d);
+        sb_buf_free(&b);
+        json_decref(doc);
+        return SB_ERR;
+    }
+    json_decref(d);
     int rc = site_page(c, "roadmap.html", 0, "roadmap", "roadmap", &b, err);
     sb_buf_free(&b);
     json_decref(doc);
@@ -464,22 +429,18 @@ static int cmp_int(const void *x, const void *y)
 }
 
 /* Every training run, of all weeks, under the weekly table
- * (report/training.c; its plot lands beside the page). */
-static int training_section(site_ctx *c, const char *dir, sb_buf *b, sb_error *err)
+ * (report/training.c; its plot lands beside the page), as HTML in *html
+ * (malloc'd). */
+static int training_section(site_ctx *c, const char *dir, char **html, sb_error *err)
 {
     sb_training_opts to = {0};
     to.plot_dir = dir;
     sb_training_summary ts;
     sb_buf md = SB_BUF_INIT;
-    char *html = NULL;
+    *html = NULL;
     int rc = sb_training_render_md(c->db, &to, &md, &ts, err);
     if (rc == SB_OK)
-        rc = sb_markdown_to_html(sb_buf_str(&md), md.len, &html, err);
-    if (rc == SB_OK) {
-        sb_buf_puts(b, "<h2 id=\"training\">End-to-end training steps, all weeks</h2>\n");
-        sb_buf_puts(b, html);
-    }
-    free(html);
+        rc = sb_markdown_to_html(sb_buf_str(&md), md.len, html, err);
     sb_buf_free(&md);
     return rc;
 }
@@ -536,19 +497,10 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     n = k;
     char dir[4608];
     snprintf(dir, sizeof dir, "%s/weekly", c->out);
-    sb_buf b = SB_BUF_INIT;
     int rc = SB_OK;
-    sb_buf_puts(&b, "<p class=\"note\">One writeup per ISO week with runs (runs belong to the "
-                    "week of their <code>finished_at</code>, UTC), rendered by "
-                    "<code>solbook report weekly</code>: Markdown, HTML and plots.</p>\n");
-    if (n == 0)
-        sb_buf_puts(&b, "<p class=\"empty\">No runs yet, so no weekly writeup.</p>\n");
-    else
-        sb_buf_puts(&b, "<table class=\"sortable\" id=\"weeks\"><thead><tr><th>week</th>"
-                        "<th class=\"num\">result runs</th><th class=\"num\">passing</th>"
-                        "<th class=\"num\">failed</th><th class=\"num\">skipped</th>"
-                        "<th class=\"num\">training</th><th class=\"num\">regressions</th>"
-                        "<th>files</th></tr></thead><tbody>\n");
+    json_t *d = json_object(), *rows = json_array();
+    json_object_set_new(d, "weeks", rows);
+    json_object_set_new(d, "has_weeks", json_boolean(n > 0));
     for (size_t i = n; i-- > 0 && rc == SB_OK;) {
         sb_weekly_opts wo;
         memset(&wo, 0, sizeof wo);
@@ -566,17 +518,26 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         c->sum->weeks++;
         char name[16];
         sb_isoweek_format(wo.year, wo.week, name, sizeof name);
-        sb_buf_printf(&b, "<tr><td><a href=\"%s.html\">%s</a></td><td class=\"num\">%zu</td>"
-                          "<td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
-                          "<td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
-                          "<td class=\"num\">%zu</td><td><a href=\"%s.md\">Markdown</a></td></tr>\n",
-                      name, name, sum.runs, sum.passing, sum.failed, sum.skipped, sum.training,
-                      sum.regressions, name);
+        json_t *row = json_object();
+        sb_tpl_set_str(row, "name", name);
+        json_object_set_new(row, "runs", json_integer((json_int_t)sum.runs));
+        json_object_set_new(row, "passing", json_integer((json_int_t)sum.passing));
+        json_object_set_new(row, "failed", json_integer((json_int_t)sum.failed));
+        json_object_set_new(row, "skipped", json_integer((json_int_t)sum.skipped));
+        json_object_set_new(row, "training", json_integer((json_int_t)sum.training));
+        json_object_set_new(row, "regressions", json_integer((json_int_t)sum.regressions));
+        json_array_append_new(rows, row);
     }
-    if (n)
-        sb_buf_puts(&b, "</tbody></table>\n");
+    char *training = NULL;
     if (rc == SB_OK)
-        rc = training_section(c, dir, &b, err);
+        rc = training_section(c, dir, &training, err);
+    sb_buf b = SB_BUF_INIT;
+    if (rc == SB_OK) {
+        sb_tpl_set_str(d, "training", training);
+        rc = site_render("weekly-index.html.tmpl", d, &b, err);
+    }
+    free(training);
+    json_decref(d);
     if (rc == SB_OK)
         rc = site_page(c, "weekly/index.html", 1, "weekly", "weekly writeups", &b, err);
     sb_buf_free(&b);
@@ -607,7 +568,9 @@ static int cmp_job(const void *x, const void *y)
  * page grows with the number of cases. */
 #define PACKET_INLINE_MAX (300u * 1024u)
 
-static int packet_page(site_ctx *c, const packet_job *pj, sb_buf *idx, sb_buf *page, sb_error *err)
+/* Writes one packet and its page; appends its row (op, href, cited) to
+ * rows. */
+static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error *err)
 {
     char opdir[SB_SAFE_NAME_SIZE], dir[4608], rel[700];
     sb_safe_name(pj->op, opdir);
@@ -624,16 +587,16 @@ static int packet_page(site_ctx *c, const packet_job *pj, sb_buf *idx, sb_buf *p
     int nothing = 0;
     sb_error perr;
     sb_error_clear(&perr);
-    sb_buf_puts(idx, "<tr><td>");
-    site_h(idx, pj->op);
-    sb_buf_puts(idx, "</td><td>");
+    json_t *row = json_object();
+    sb_tpl_set_str(row, "op", pj->op);
+    sb_tpl_set_str(row, "href", "");
+    json_object_set_new(row, "cited", json_integer(0));
+    json_array_append_new(rows, row);
     if (sb_packet_write(c->db, &po, &ps, &nothing, &perr) != SB_OK) {
         if (!nothing) {
             *err = perr;
             return SB_ERR;
         }
-        sb_buf_puts(idx, "<span class=\"empty\">nothing passing to cite yet</span></td>"
-                         "<td class=\"num\">0</td></tr>\n");
         return SB_OK;
     }
     c->sum->packets++;
@@ -648,28 +611,25 @@ static int packet_page(site_ctx *c, const packet_job *pj, sb_buf *idx, sb_buf *p
         return SB_ERR;
     }
     free(md);
-    sb_buf_reset(page);
-    sb_buf_puts(page, "<p class=\"lead\">The packet folder: <a href=\"DISCUSSION.md\">DISCUSSION.md</a>, "
-                      "<a href=\"reproduce.sh\">reproduce.sh</a>, "
-                      "<a href=\"MANIFEST.sha256\">MANIFEST.sha256</a> and the cited result files "
-                      "in <a href=\"data.tar.gz\">data.tar.gz</a> with their own manifest.</p>\n");
-    if (strlen(html) <= PACKET_INLINE_MAX) {
-        sb_buf_puts(page, "<article class=\"markdown\">\n");
-        sb_buf_puts(page, html);
-        sb_buf_puts(page, "</article>\n");
-    } else {
-        site_printf(page, "<p class=\"note\">The discussion body cites %zu result files and is "
-                          "too long to show inline; open <a href=\"DISCUSSION.md\">DISCUSSION.md</a>."
-                          "</p>\n", ps.cited);
-    }
+    json_t *d = json_object();
+    json_object_set_new(d, "inline", json_boolean(strlen(html) <= PACKET_INLINE_MAX));
+    sb_tpl_set_str(d, "discussion", html);
+    json_object_set_new(d, "cited", json_integer((json_int_t)ps.cited));
     free(html);
+    sb_buf page = SB_BUF_INIT;
+    int rc = site_render("packet.html.tmpl", d, &page, err);
+    json_decref(d);
     snprintf(rel, sizeof rel, "packets/%s/%s/index.html", pj->target, opdir);
     char title[256];
     snprintf(title, sizeof title, "packet for %s: %s", pj->target, pj->op);
-    if (site_page(c, rel, 3, "packets", title, page, err) != SB_OK)
+    if (rc == SB_OK)
+        rc = site_page(c, rel, 3, "packets", title, &page, err);
+    sb_buf_free(&page);
+    if (rc != SB_OK)
         return SB_ERR;
-    site_printf(idx, "<a href=\"%s/%s/index.html\">the packet</a></td><td class=\"num\">%zu</td></tr>\n",
-                pj->target, opdir, ps.cited);
+    snprintf(rel, sizeof rel, "%s/%s/index.html", pj->target, opdir);
+    sb_tpl_set_str(row, "href", rel);
+    json_object_set_new(row, "cited", json_integer((json_int_t)ps.cited));
     return SB_OK;
 }
 
@@ -741,31 +701,26 @@ int site_build_packets(site_ctx *c, sb_error *err)
                 jobs[k++] = jobs[i];
         njobs = k;
     }
-    sb_buf b = SB_BUF_INIT, page = SB_BUF_INIT;
-    sb_buf_puts(&b, "<p class=\"note\">Upstream discussion packets for the targets the "
-                    "contributions ledger names, one per op, written by <code>solbook packet</code> "
-                    "from this database: the discussion body, the cited result files (newest "
-                    "passing run of each case, byte for byte), <code>reproduce.sh</code> and "
-                    "<code>MANIFEST.sha256</code>. Evidence level: " SB_EVIDENCE_OP ".</p>\n");
-    if (njobs == 0)
-        sb_buf_puts(&b, "<p class=\"empty\">The ledger names no packet target, or no op has "
-                        "passing runs.</p>\n");
+    json_t *d = json_object(), *targets = json_array(), *rows = NULL;
+    sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
+    json_object_set_new(d, "targets", targets);
     for (size_t i = 0; i < njobs && rc == SB_OK; i++) {
         if (i == 0 || strcmp(jobs[i - 1].target, jobs[i].target)) {
-            if (i)
-                sb_buf_puts(&b, "</tbody></table></section>\n");
-            site_printf(&b, "<section id=\"packet-%s\"><h2>%s</h2>\n<table class=\"sortable\">"
-                            "<thead><tr><th>op</th><th>packet</th><th class=\"num\">cited runs</th>"
-                            "</tr></thead><tbody>\n", jobs[i].target, jobs[i].target);
+            json_t *t = json_object();
+            rows = json_array();
+            sb_tpl_set_str(t, "target", jobs[i].target);
+            json_object_set_new(t, "packets", rows);
+            json_array_append_new(targets, t);
         }
-        rc = packet_page(c, &jobs[i], &b, &page, err);
+        rc = packet_page(c, &jobs[i], rows, err);
     }
-    if (njobs)
-        sb_buf_puts(&b, "</tbody></table></section>\n");
+    sb_buf b = SB_BUF_INIT;
+    if (rc == SB_OK)
+        rc = site_render("packets-index.html.tmpl", d, &b, err);
+    json_decref(d);
     if (rc == SB_OK)
         rc = site_page(c, "packets/index.html", 1, "packets", "upstream packets", &b, err);
     sb_buf_free(&b);
-    sb_buf_free(&page);
 done:
     free(allops);
     free(jobs);
@@ -775,21 +730,30 @@ done:
 
 /* ---- promoted kernels ----------------------------------------------------- */
 
-static void json_cell(sb_buf *b, json_t *v)
+/* A registry cell: text, or missing (null or absent). */
+static json_t *json_cell(json_t *v)
 {
-    if (!v || json_is_null(v))
-        sb_buf_puts(b, "<span class=\"null\">\xe2\x80\x93</span>");
-    else if (json_is_string(v))
-        site_esc(b, json_string_value(v));
-    else if (json_is_integer(v))
-        sb_buf_printf(b, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v))
-        sb_buf_printf(b, "%.4g", json_real_value(v));
-    else {
+    json_t *cell = json_object();
+    char num[64];
+    if (!v || json_is_null(v)) {
+        json_object_set_new(cell, "missing", json_true());
+        return cell;
+    }
+    json_object_set_new(cell, "missing", json_false());
+    if (json_is_string(v)) {
+        json_object_set(cell, "text", v);
+    } else if (json_is_integer(v)) {
+        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+        sb_tpl_set_str(cell, "text", num);
+    } else if (json_is_real(v)) {
+        snprintf(num, sizeof num, "%.4g", json_real_value(v));
+        sb_tpl_set_str(cell, "text", num);
+    } else {
         char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-        site_esc(b, s ? s : "");
+        sb_tpl_set_str(cell, "text", s ? s : "");
         free(s);
     }
+    return cell;
 }
 
 int site_build_registry(site_ctx *c, sb_error *err)
@@ -815,43 +779,33 @@ int site_build_registry(site_ctx *c, sb_error *err)
         src = NULL;
     }
     c->sum->kernels = json_array_size(kernels);
+    /* the columns of templates/site/registry.html.tmpl */
+    static const char *const cols[] = {"kernel_id", "op", "sku", "dtype", "shapes", "language",
+                                       "speedup_geomean", "speedup_min", "min_speedup",
+                                       "status", "evidence_level", "gpu_name", "commit",
+                                       "author", "promoted_at", NULL};
+    json_t *d = json_object(), *rows = json_array();
+    sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
+    sb_tpl_set_str(d, "source", src);
+    json_object_set_new(d, "kernels", rows);
+    json_object_set_new(d, "has_kernels", json_boolean(json_array_size(kernels) > 0));
+    size_t i;
+    json_t *kv;
+    json_array_foreach(kernels, i, kv) {
+        json_t *row = json_object(), *cells = json_array();
+        json_object_set_new(row, "cells", cells);
+        for (size_t k = 0; cols[k]; k++)
+            json_array_append_new(cells, json_cell(json_object_get(kv, cols[k])));
+        json_array_append_new(rows, row);
+    }
     sb_buf b = SB_BUF_INIT;
-    sb_buf_puts(&b, "<p class=\"note\">Kernels promoted by <code>solbook forge promote</code>: "
-                    "verified against a reference and measured faster than the baseline on the "
-                    "named card. Status: <b>available, not applied</b>; nothing here is wired "
-                    "into a model. Evidence level: <b>" SB_EVIDENCE_OP "</b>. Source: ");
-    if (src) {
-        sb_buf_puts(&b, "<code>");
-        site_h(&b, src);
-        sb_buf_puts(&b, "</code>");
-    } else {
-        sb_buf_puts(&b, "the <code>forge_kernels</code> table of the database");
+    if (site_render("registry.html.tmpl", d, &b, err) != SB_OK) {
+        json_decref(d);
+        sb_buf_free(&b);
+        json_decref(kernels);
+        return SB_ERR;
     }
-    sb_buf_puts(&b, ".</p>\n");
-    if (json_array_size(kernels) == 0) {
-        sb_buf_puts(&b, "<p class=\"empty\" id=\"no-kernels\">No promoted kernels yet.</p>\n");
-    } else {
-        static const char *const cols[] = {"kernel_id", "op", "sku", "dtype", "shapes", "language",
-                                           "speedup_geomean", "speedup_min", "min_speedup",
-                                           "status", "evidence_level", "gpu_name", "commit",
-                                           "author", "promoted_at", NULL};
-        sb_buf_puts(&b, "<table class=\"sortable\" id=\"kernels\"><thead><tr>");
-        for (size_t i = 0; cols[i]; i++)
-            sb_buf_printf(&b, "<th>%s</th>", cols[i]);
-        sb_buf_puts(&b, "</tr></thead><tbody>\n");
-        size_t i;
-        json_t *kv;
-        json_array_foreach(kernels, i, kv) {
-            sb_buf_puts(&b, "<tr>");
-            for (size_t k = 0; cols[k]; k++) {
-                sb_buf_puts(&b, "<td>");
-                json_cell(&b, json_object_get(kv, cols[k]));
-                sb_buf_puts(&b, "</td>");
-            }
-            sb_buf_puts(&b, "</tr>\n");
-        }
-        sb_buf_puts(&b, "</tbody></table>\n");
-    }
+    json_decref(d);
     int rc = site_page(c, "registry.html", 0, "registry", "promoted kernels", &b, err);
     sb_buf_free(&b);
     json_decref(kernels);

@@ -45,6 +45,11 @@ int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_er
 int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const char *title,
               const sb_buf *body, sb_error *err);
 
+/* Appends templates/site/NAME rendered with data, every {{value}}
+ * HTML-escaped (the page wording is in the template; data never becomes
+ * markup). */
+int site_render(const char *name, const json_t *data, sb_buf *out, sb_error *err);
+
 /* "../" depth times. */
 void site_root(sb_buf *b, int depth);
 
