@@ -170,9 +170,8 @@ static void later_baselines(sb_buf *b, const sb_geo_table *g, const sb_geo_row *
         if (r == h || strcmp(r->op, h->op) || strcmp(r->mode, h->mode) || strcmp(r->dtype, h->dtype) ||
             strcmp(r->sku, h->sku) || strcmp(r->provider, h->provider) || !r->shapes)
             continue;
-        sb_buf_printf(b, "; %.3f\xc3\x97 vs ", r->geomean);
-        site_h(b, r->baseline);
-        sb_buf_printf(b, " (%s)", sb_time_kind_name(r->time));
+        sb_buf_printf(b, "; %.3f\xc3\x97 vs %s (%s)", r->geomean, r->baseline,
+                      sb_time_kind_name(r->time));
     }
 }
 
@@ -196,12 +195,84 @@ static void fmt3(sb_buf *b, double v)
 /* A row of the overview's database summary: runs of a kind and status. */
 static void kind_row(void *ctx, const char *schema, const char *status, long long runs)
 {
-    sb_buf *b = ctx;
-    sb_buf_puts(b, "<tr><th>");
-    site_h(b, schema);
-    sb_buf_puts(b, "</th><td>");
-    site_h(b, status);
-    sb_buf_printf(b, "</td><td class=\"num\">%lld run%s</td></tr>\n", runs, runs == 1 ? "" : "s");
+    json_t *row = json_object();
+    sb_tpl_set_str(row, "schema", schema);
+    sb_tpl_set_str(row, "status", status);
+    json_object_set_new(row, "runs", json_integer(runs));
+    json_object_set_new(row, "one", json_boolean(runs == 1));
+    json_array_append_new((json_t *)ctx, row);
+}
+
+/* A matrix cell of op on column col: its label, counts and headline. */
+static json_t *matrix_cell(site_ctx *c, const char *op, const char *op_path, const sku_col *col)
+{
+    cell ce = {0};
+    if (col->sku)
+        cell_count(c, op, col->sku, &ce);
+    const char *cls, *label;
+    if (ce.total == 0) {
+        cls = "missing";
+        label = "missing";
+    } else if (ce.failed) {
+        cls = "failed";
+        label = "failed";
+    } else if (ce.stale) {
+        cls = "stale";
+        label = "stale";
+    } else if (ce.passing) {
+        cls = "passed";
+        label = "passing";
+    } else {
+        cls = "skipped";
+        label = "skipped";
+    }
+    json_t *o = json_object();
+    sb_tpl_set_str(o, "cls", cls);
+    sb_tpl_set_str(o, "label", label);
+    sb_tpl_set_str(o, "sku", col->sku);
+    sb_tpl_set_str(o, "op", op);
+    json_object_set_new(o, "geo", json_null());
+    sb_buf t = SB_BUF_INIT;
+    if (ce.total) {
+        sb_buf_printf(&t, "%zu/%zu passing", ce.passing, ce.total);
+        if (ce.failed_correctness)
+            sb_buf_printf(&t, ", %zu failed correctness", ce.failed_correctness);
+        if (ce.failed > ce.failed_correctness)
+            sb_buf_printf(&t, ", %zu failed", ce.failed - ce.failed_correctness);
+        if (ce.skipped)
+            sb_buf_printf(&t, ", %zu skipped", ce.skipped);
+        if (ce.stale)
+            sb_buf_printf(&t, ", %zu stale", ce.stale);
+    }
+    sb_tpl_set_str(o, "counts", sb_buf_str(&t));
+    size_t others = 0;
+    const sb_geo_row *h = ce.total ? headline(&c->geo, op, col->sku, &others) : NULL;
+    if (h) {
+        json_t *g = json_object();
+        sb_buf_reset(&t);
+        sb_buf_puts(&t, op_path);
+        sb_buf_putc(&t, '#');
+        sku_anchor(&t, col->sku);
+        sb_tpl_set_str(g, "href", sb_buf_str(&t));
+        sb_buf_reset(&t);
+        fmt3(&t, h->geomean);
+        sb_tpl_set_str(g, "geomean", sb_buf_str(&t));
+        sb_tpl_set_str(g, "provider", h->provider);
+        sb_tpl_set_str(g, "baseline", h->baseline);
+        sb_tpl_set_str(g, "time", sb_time_kind_name(h->time));
+        sb_buf_reset(&t);
+        later_baselines(&t, &c->geo, h);
+        sb_tpl_set_str(g, "later", sb_buf_str(&t));
+        sb_buf_reset(&t);
+        sb_buf_printf(&t, "%s %s, %zu shape%s", h->mode, h->dtype, h->shapes,
+                      h->shapes == 1 ? "" : "s");
+        if (others)
+            sb_buf_printf(&t, "; %zu more on the op page", others);
+        sb_tpl_set_str(g, "detail", sb_buf_str(&t));
+        json_object_set_new(o, "geo", g);
+    }
+    sb_buf_free(&t);
+    return o;
 }
 
 int site_build_overview(site_ctx *c, sb_error *err)
@@ -221,159 +292,58 @@ int site_build_overview(site_ctx *c, sb_error *err)
     }
     c->sum->ops = nops;
 
-    /* Database summary. */
-    sb_buf_puts(&b, "<section class=\"summary\"><h2>Database</h2><table class=\"kv\">\n");
-    if (sb_run_kind_counts(c->db, kind_row, &b, err) != SB_OK)
+    json_t *d = json_object(), *kinds = json_array(), *jops = json_array(),
+           *jcols = json_array();
+    json_object_set_new(d, "kinds", kinds);
+    json_object_set_new(d, "ops", jops);
+    json_object_set_new(d, "cols", jcols);
+    json_object_set_new(d, "has_ops", json_boolean(nops > 0));
+    json_object_set_new(d, "result_runs", json_integer((json_int_t)c->set.n));
+    json_object_set_new(d, "picks", json_integer((json_int_t)c->npicks));
+    sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
+    json_object_set_new(d, "gate", json_null());
+    if (sb_run_kind_counts(c->db, kind_row, kinds, err) != SB_OK) {
+        json_decref(d);
         goto done;
-    sb_buf_printf(&b, "</table><p>%zu result runs, %zu cases x providers x SKUs (newest run "
-                      "of each counts below).</p></section>\n",
-                  c->set.n, c->npicks);
-
-    /* The matrix. */
-    sb_buf_puts(&b, "<section><h2>Status by op and SKU</h2>\n"
-                    "<p class=\"note\">Each cell: the newest run of every case of the op on "
-                    "that SKU. <b>passing</b>: all pass correctness, at the provider's newest "
-                    "commit; <b>stale</b>: all pass but some were not re-run at the newest "
-                    "commit; <b>failed</b>: at least one failed (correctness or run); "
-                    "<b>missing</b>: no run. The figure is the headline geomean speedup "
-                    "(baseline time / provider time over the shapes compared, over huggingface "
-                    "first, then torch-compile and liger where the op has them; kernel time where "
-                    "both sides recorded it, else call time, as each figure says; "
-                    SB_EVIDENCE_OP ").</p>\n");
-    if (nops == 0)
-        sb_buf_puts(&b, "<p class=\"empty\">No result runs in this database yet.</p>\n");
-    else {
-        sb_buf_puts(&b, "<table class=\"matrix sortable\" id=\"matrix\"><thead><tr><th>op</th>");
-        for (size_t j = 0; j < ncols; j++) {
-            sb_buf_puts(&b, "<th>");
-            site_h(&b, cols[j].arch);
-            sb_buf_puts(&b, "<br><span class=\"sku\">");
-            site_h(&b, cols[j].sku ? cols[j].sku : "no SKU measured");
-            sb_buf_puts(&b, "</span></th>");
-        }
-        sb_buf_puts(&b, "</tr></thead><tbody>\n");
-        for (size_t i = 0; i < nops; i++) {
-            char op_path[256];
-            site_op_path(op_path, sizeof op_path, ops[i]);
-            sb_buf_puts(&b, "<tr><th><a href=\"");
-            site_esc(&b, op_path);
-            sb_buf_puts(&b, "\">");
-            site_h(&b, ops[i]);
-            sb_buf_puts(&b, "</a></th>");
-            for (size_t j = 0; j < ncols; j++) {
-                cell ce = {0};
-                if (cols[j].sku)
-                    cell_count(c, ops[i], cols[j].sku, &ce);
-                const char *cls, *label;
-                if (ce.total == 0) {
-                    cls = "missing";
-                    label = "missing";
-                } else if (ce.failed) {
-                    cls = "failed";
-                    label = "failed";
-                } else if (ce.stale) {
-                    cls = "stale";
-                    label = "stale";
-                } else if (ce.passing) {
-                    cls = "passed";
-                    label = "passing";
-                } else {
-                    cls = "skipped";
-                    label = "skipped";
-                }
-                sb_buf_printf(&b, "<td class=\"cell cell-%s\" data-status=\"%s\"", cls, label);
-                if (cols[j].sku) {
-                    sb_buf_puts(&b, " data-sku=\"");
-                    site_esc(&b, cols[j].sku);
-                    sb_buf_puts(&b, "\"");
-                }
-                sb_buf_puts(&b, " data-op=\"");
-                site_esc(&b, ops[i]);
-                sb_buf_puts(&b, "\">");
-                site_status(&b, cls, label);
-                if (ce.total) {
-                    sb_buf_printf(&b, "<div class=\"counts\">%zu/%zu passing", ce.passing,
-                                  ce.total);
-                    if (ce.failed_correctness)
-                        sb_buf_printf(&b, ", %zu failed correctness", ce.failed_correctness);
-                    if (ce.failed > ce.failed_correctness)
-                        sb_buf_printf(&b, ", %zu failed", ce.failed - ce.failed_correctness);
-                    if (ce.skipped)
-                        sb_buf_printf(&b, ", %zu skipped", ce.skipped);
-                    if (ce.stale)
-                        sb_buf_printf(&b, ", %zu stale", ce.stale);
-                    sb_buf_puts(&b, "</div>");
-                    size_t others = 0;
-                    const sb_geo_row *h = headline(&c->geo, ops[i], cols[j].sku, &others);
-                    if (h) {
-                        sb_buf_puts(&b, "<div class=\"geo\"><a href=\"");
-                        site_esc(&b, op_path);
-                        sb_buf_puts(&b, "#");
-                        sku_anchor(&b, cols[j].sku);
-                        sb_buf_puts(&b, "\"><span class=\"geomean\">");
-                        fmt3(&b, h->geomean);
-                        sb_buf_puts(&b, "\xc3\x97</span> ");
-                        site_h(&b, h->provider);
-                        sb_buf_puts(&b, " vs ");
-                        site_h(&b, h->baseline);
-                        sb_buf_printf(&b, " (%s)", sb_time_kind_name(h->time));
-                        later_baselines(&b, &c->geo, h);
-                        sb_buf_puts(&b, "</a><span class=\"detail\"> ");
-                        site_h(&b, h->mode);
-                        sb_buf_puts(&b, " ");
-                        site_h(&b, h->dtype);
-                        sb_buf_printf(&b, ", %zu shape%s", h->shapes, h->shapes == 1 ? "" : "s");
-                        if (others)
-                            sb_buf_printf(&b, "; %zu more on the op page", others);
-                        sb_buf_puts(&b, "</span></div>");
-                    } else {
-                        sb_buf_puts(&b, "<div class=\"geo detail\">no speedup: one provider "
-                                        "or no passing baseline</div>");
-                    }
-                }
-                sb_buf_puts(&b, "</td>");
-            }
-            sb_buf_puts(&b, "</tr>\n");
-        }
-        sb_buf_puts(&b, "</tbody></table>\n");
     }
-    sb_buf_puts(&b, "</section>\n");
-
+    for (size_t j = 0; j < ncols; j++) {
+        json_t *col = json_object();
+        sb_tpl_set_str(col, "arch", cols[j].arch);
+        sb_tpl_set_str(col, "label", cols[j].sku ? cols[j].sku : "no SKU measured");
+        json_array_append_new(jcols, col);
+    }
+    for (size_t i = 0; i < nops; i++) {
+        char op_path[256];
+        site_op_path(op_path, sizeof op_path, ops[i]);
+        json_t *row = json_object(), *cells = json_array();
+        sb_tpl_set_str(row, "name", ops[i]);
+        sb_tpl_set_str(row, "path", op_path);
+        json_object_set_new(row, "cells", cells);
+        json_array_append_new(jops, row);
+        for (size_t j = 0; j < ncols; j++)
+            json_array_append_new(cells, matrix_cell(c, ops[i], op_path, &cols[j]));
+    }
     /* The completion gate. */
     const sb_gate_spec *spec = sb_gate_spec_for("gemm");
     if (spec) {
         int ok = 0;
         const char *arches = c->o->gate_arches ? c->o->gate_arches : DEFAULT_GATE_ARCHES;
-        if (sb_gate_check(c->db, c->skus, spec, arches, &ok, &gate, err) != SB_OK)
+        if (sb_gate_check(c->db, c->skus, spec, arches, &ok, &gate, err) != SB_OK) {
+            json_decref(d);
             goto done;
+        }
         c->sum->gate_ok = ok;
-        sb_buf_puts(&b, "<section id=\"gate\"><h2>Completion gate</h2><p>Verdict: ");
-        site_status(&b, ok ? "passed" : "failed", ok ? "complete" : "incomplete");
-        sb_buf_puts(&b, " for ");
-        site_h(&b, arches);
-        sb_buf_puts(&b, " (as <code>solbook validate-results</code> checks it).</p><pre class=\"gate\">");
-        site_esc(&b, sb_buf_str(&gate));
-        sb_buf_puts(&b, "</pre></section>\n");
+        json_t *g = json_object();
+        sb_tpl_set_str(g, "ok_cls", ok ? "passed" : "failed");
+        sb_tpl_set_str(g, "verdict", ok ? "complete" : "incomplete");
+        sb_tpl_set_str(g, "arches", arches);
+        sb_tpl_set_str(g, "report", sb_buf_str(&gate));
+        json_object_set_new(d, "gate", g);
     }
-
-    /* Where to go next. */
-    sb_buf_puts(&b, "<section><h2>Pages</h2><ul class=\"toc\">\n");
-    for (size_t i = 0; i < nops; i++) {
-        char op_path[256];
-        site_op_path(op_path, sizeof op_path, ops[i]);
-        sb_buf_puts(&b, "<li><a href=\"");
-        site_esc(&b, op_path);
-        sb_buf_puts(&b, "\">op ");
-        site_h(&b, ops[i]);
-        sb_buf_puts(&b, "</a></li>\n");
-    }
-    sb_buf_puts(&b, "<li><a href=\"runs/index.html\">every run</a></li>\n"
-                    "<li><a href=\"history/index.html\">history per case and SKU</a></li>\n"
-                    "<li><a href=\"weekly/index.html\">weekly writeups</a></li>\n"
-                    "<li><a href=\"packets/index.html\">upstream packets</a></li>\n"
-                    "<li><a href=\"registry.html\">promoted kernels</a></li>\n"
-                    "<li><a href=\"contributions.html\">contributions ledger</a></li>\n"
-                    "<li><a href=\"roadmap.html\">roadmap</a></li>\n</ul></section>\n");
+    rc = site_render("overview.html.tmpl", d, &b, err);
+    json_decref(d);
+    if (rc != SB_OK)
+        goto done;
     rc = site_page(c, "index.html", 0, "overview", "solbook overview", &b, err);
 done:
     sb_buf_free(&b);
