@@ -93,7 +93,7 @@ void site_status(sb_buf *b, const char *cls, const char *text)
     sb_buf_puts(b, "</span>");
 }
 
-void site_inline_svg(sb_buf *b, const sb_buf *svg)
+const char *site_svg_element(const sb_buf *svg)
 {
     const char *s = sb_buf_str(svg);
     if (strncmp(s, "<?xml", 5) == 0) {
@@ -104,6 +104,12 @@ void site_inline_svg(sb_buf *b, const sb_buf *svg)
                 s++;
         }
     }
+    return s;
+}
+
+void site_inline_svg(sb_buf *b, const sb_buf *svg)
+{
+    const char *s = site_svg_element(svg);
     sb_buf_puts(b, "<figure class=\"plot\">");
     sb_buf_puts(b, s);
     sb_buf_puts(b, "</figure>\n");

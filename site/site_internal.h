@@ -61,7 +61,9 @@ void site_h(sb_buf *b, const char *s);
 void site_num(sb_buf *b, double v);
 /* A status label with its class: <span class="st st-passed">passed</span>. */
 void site_status(sb_buf *b, const char *cls, const char *text);
-/* Appends svg without its XML declaration (for inline use in HTML). */
+/* svg without its XML declaration (for inline use in HTML). */
+const char *site_svg_element(const sb_buf *svg);
+/* Appends svg without its XML declaration, in a figure. */
 void site_inline_svg(sb_buf *b, const sb_buf *svg);
 
 /* Fast appenders for the many small figures of run pages: one format pass

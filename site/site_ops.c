@@ -400,69 +400,64 @@ static void geo_table(sb_buf *b, const sb_geo_table *g, const char *op)
     sb_buf_puts(b, "</tbody></table>\n");
 }
 
-static void run_status(sb_buf *b, const sb_result *r, int stale)
+/* The status label of a case's newest run: its class and text. */
+static void run_status(const sb_result *r, int stale, const char **cls, const char **label)
 {
-    if (r->passing)
-        site_status(b, stale ? "stale" : "passed", stale ? "passed, stale" : "passed");
-    else if (strcmp(r->status, "skipped") == 0)
-        site_status(b, "skipped", "skipped");
-    else if (r->correct == 0)
-        site_status(b, "failed", "failed correctness");
-    else
-        site_status(b, "failed", r->status);
+    if (r->passing) {
+        *cls = stale ? "stale" : "passed";
+        *label = stale ? "passed, stale" : "passed";
+    } else if (strcmp(r->status, "skipped") == 0) {
+        *cls = *label = "skipped";
+    } else {
+        *cls = "failed";
+        *label = r->correct == 0 ? "failed correctness" : r->status;
+    }
+}
+
+static void set_num(json_t *o, const char *k, double v)
+{
+    sb_buf t = SB_BUF_INIT;
+    site_num(&t, v);
+    sb_tpl_set_str(o, k, sb_buf_str(&t));
+    sb_buf_free(&t);
 }
 
 /* The newest run of each case of the op on one SKU, rows from to to of
- * them (a page of the SKU page, two folders down). */
-static void cases_table(sb_buf *b, const sb_pick *p, size_t n, const char *sku, size_t from,
-                        size_t to)
+ * them (a page of the SKU page), as template rows. */
+static json_t *cases_rows(const sb_pick *p, size_t n, const char *sku, size_t from, size_t to)
 {
-    /* cells and rows without their optional end tags (HTML5), number
-     * columns right-aligned by table.cases in site.css */
-    sb_buf_puts(b, "<table class=\"sortable cases\"><thead><tr><th>mode</th><th>dtype</th>"
-                   "<th>shape</th><th>provider</th><th>status</th>"
-                   "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
-                   "<th class=\"num\">p80 ms</th><th class=\"num\">TFLOP/s</th>"
-                   "<th class=\"num\">GB/s</th><th>commit</th><th>run</th><th>history</th>"
-                   "</tr></thead><tbody>\n");
+    json_t *rows = json_array();
     for (size_t i = 0, row = 0; i < n; i++) {
         const sb_result *r = p[i].r;
         if (strcmp(r->sku, sku))
             continue;
         if (row++ < from || row > to)
             continue;
-        char rp[128], hp[512];
+        char rp[128], hp[512], sha[16];
         site_run_path(rp, sizeof rp, r->run_id);
         site_history_path(hp, sizeof hp, r->case_key, r->sku, 1);
-        sb_buf_puts(b, "<tr><td>");
-        site_h(b, r->mode);
-        sb_buf_puts(b, "<td>");
-        site_h(b, r->dtype);
-        sb_buf_puts(b, "<td>");
-        site_h(b, r->shape_key);
-        sb_buf_puts(b, "<td>");
-        site_h(b, r->provider);
-        sb_buf_puts(b, "<td>");
-        run_status(b, r, p[i].stale);
-        sb_buf_printf(b, "<td data-run=\"%lld\">",
-                      r->run_id);
-        site_num(b, r->passing ? r->median_ms : NAN);
-        sb_buf_puts(b, "<td>");
-        site_num(b, r->passing ? r->p20_ms : NAN);
-        sb_buf_puts(b, "<td>");
-        site_num(b, r->passing ? r->p80_ms : NAN);
-        sb_buf_puts(b, "<td>");
-        site_num(b, r->passing ? r->tflops : NAN);
-        sb_buf_puts(b, "<td>");
-        site_num(b, r->passing ? r->gbps : NAN);
-        sb_buf_puts(b, "<td><code>");
-        sb_buf_printf(b, "%.10s", r->git_sha);
-        sb_buf_printf(b, "</code><td><a href=\"../../%s\">%lld</a><td><a href=\"../../", rp,
-                      r->run_id);
-        site_esc(b, hp);
-        sb_buf_puts(b, "\">history</a>\n");
+        snprintf(sha, sizeof sha, "%.10s", r->git_sha);
+        const char *cls, *label;
+        run_status(r, p[i].stale, &cls, &label);
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "mode", r->mode);
+        sb_tpl_set_str(o, "dtype", r->dtype);
+        sb_tpl_set_str(o, "shape", r->shape_key);
+        sb_tpl_set_str(o, "provider", r->provider);
+        sb_tpl_set_str(o, "cls", cls);
+        sb_tpl_set_str(o, "status", label);
+        json_object_set_new(o, "run", json_integer(r->run_id));
+        set_num(o, "median", r->passing ? r->median_ms : NAN);
+        set_num(o, "p20", r->passing ? r->p20_ms : NAN);
+        set_num(o, "p80", r->passing ? r->p80_ms : NAN);
+        set_num(o, "tflops", r->passing ? r->tflops : NAN);
+        set_num(o, "gbps", r->passing ? r->gbps : NAN);
+        sb_tpl_set_str(o, "sha", sha);
+        sb_tpl_set_str(o, "run_href", rp);
+        sb_tpl_set_str(o, "history_href", hp);
+        json_array_append_new(rows, o);
     }
-    sb_buf_puts(b, "</tbody></table>\n");
+    return rows;
 }
 
 typedef struct md_pair {
@@ -495,7 +490,9 @@ static void sku_page_path(char *buf, size_t size, const char *op, const char *sk
  * over its 500 KB budget, and every chart is on its history page anyway. */
 #define SKU_CHARTS 4
 
-static void history_charts(site_ctx *c, const char *op, const char *sku, sb_buf *b)
+/* The history charts of the SKU page into d: charts (svg, href, mode,
+ * dtype, shape), charts_total and charts_max. */
+static void history_charts(site_ctx *c, const char *op, const char *sku, json_t *d)
 {
     const char *keys[SKU_CHARTS];
     size_t nk = 0;
@@ -510,13 +507,12 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, sb_buf 
         if (!seen)
             keys[nk++] = r->new_run->case_key;
     }
+    json_t *charts = json_array();
+    json_object_set_new(d, "charts", charts);
+    json_object_set_new(d, "charts_total", json_integer((json_int_t)nk));
+    json_object_set_new(d, "charts_max", json_integer(SKU_CHARTS));
     if (!nk)
         return;
-    sb_buf_printf(b, "<h3>History of the cases the newest commit changed</h3>\n<p class=\"note\">"
-                     "%zu case(s) (at most %d shown) whose newest commit is a regression or an "
-                     "improvement against the one before; every case's chart is on its history "
-                     "page.</p>\n",
-                  nk, SKU_CHARTS);
     const sb_result **runs = malloc((c->set.n + 1) * sizeof *runs);
     const sb_rg_row **steps = malloc((c->rg.n + 1) * sizeof *steps);
     sb_buf svg = SB_BUF_INIT;
@@ -540,17 +536,13 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, sb_buf 
         if (!drawn)
             continue;
         site_history_path(hp, sizeof hp, keys[k], sku, 1);
-        sb_buf_puts(b, "<figure class=\"plot history-chart\">");
-        sb_buf_add(b, sb_buf_str(&svg), svg.len);
-        sb_buf_puts(b, "<figcaption><a href=\"../../");
-        site_esc(b, hp);
-        sb_buf_puts(b, "\">history of ");
-        site_h(b, h->mode);
-        sb_buf_putc(b, ' ');
-        site_h(b, h->dtype);
-        sb_buf_putc(b, ' ');
-        site_h(b, h->shape_key);
-        sb_buf_puts(b, "</a>: median over commits</figcaption></figure>\n");
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "svg", sb_buf_str(&svg));
+        sb_tpl_set_str(o, "href", hp);
+        sb_tpl_set_str(o, "mode", h->mode);
+        sb_tpl_set_str(o, "dtype", h->dtype);
+        sb_tpl_set_str(o, "shape", h->shape_key);
+        json_array_append_new(charts, o);
     }
     sb_buf_free(&svg);
     free(runs);
@@ -572,18 +564,19 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
     int rc = SB_OK;
     for (size_t pg = 1; pg <= pages && rc == SB_OK; pg++) {
         sb_buf_reset(&b);
-        sb_buf_puts(&b, "<p class=\"note\">Evidence level: " SB_EVIDENCE_OP ". <a href=\"../");
-        site_esc(&b, opp + 4);
-        sb_buf_puts(&b, "\">");
-        site_h(&b, op);
-        sb_buf_puts(&b, "</a> on ");
-        site_h(&b, sku);
-        sb_buf_puts(&b, " (");
-        site_h(&b, arch);
-        sb_buf_puts(&b, "): newest run of every case per provider; only runs that pass "
-                        "correctness carry figures.</p>\n");
+        json_t *d = json_object(), *latency = json_array();
+        sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
+        sb_tpl_set_str(d, "op_href", opp + 4);
+        sb_tpl_set_str(d, "op", op);
+        sb_tpl_set_str(d, "sku", sku);
+        sb_tpl_set_str(d, "arch", arch);
+        json_object_set_new(d, "first", json_boolean(pg == 1));
+        json_object_set_new(d, "latency", latency);
+        sb_tpl_set_str(d, "roofline", "");
+        json_object_set_new(d, "charts", json_array());
+        json_object_set_new(d, "charts_total", json_integer(0));
+        json_object_set_new(d, "charts_max", json_integer(SKU_CHARTS));
         if (pg == 1) {
-            sb_buf_puts(&b, "<h3>Latency against shape</h3>\n");
             for (size_t m = 0; m < nmd; m++) {
                 int has = 0;
                 for (size_t i = 0; i < n && !has; i++)
@@ -593,22 +586,29 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
                     continue;
                 sb_buf_reset(&svg);
                 sb_plot_latency(p, n, op, mds[m].mode, mds[m].dtype, sku, &svg);
-                site_inline_svg(&b, &svg);
+                json_t *o = json_object();
+                sb_tpl_set_str(o, "svg", site_svg_element(&svg));
+                json_array_append_new(latency, o);
             }
-            sb_buf_puts(&b, "<h3>Roofline</h3>\n");
             sb_buf_reset(&svg);
             size_t drawn = 0;
             if (sb_plot_roofline(c->db, c->skus, p, n, sku, &svg, &drawn, err) != SB_OK) {
+                json_decref(d);
                 rc = SB_ERR;
                 break;
             }
-            site_inline_svg(&b, &svg);
-            history_charts(c, op, sku, &b);
+            sb_tpl_set_str(d, "roofline", site_svg_element(&svg));
+            history_charts(c, op, sku, d);
         }
-        sb_buf_puts(&b, "<h3>Newest run of each case</h3>\n");
-        site_pager(&b, pg, pages, site_keyed_page_name, &sa);
-        cases_table(&b, p, n, sku, (pg - 1) * c->page_rows, pg * c->page_rows);
-        site_pager(&b, pg, pages, site_keyed_page_name, &sa);
+        sb_buf pager = SB_BUF_INIT;
+        site_pager(&pager, pg, pages, site_keyed_page_name, &sa);
+        sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
+        sb_buf_free(&pager);
+        json_object_set_new(d, "rows", cases_rows(p, n, sku, (pg - 1) * c->page_rows, pg * c->page_rows));
+        rc = site_render("op-sku.html.tmpl", d, &b, err);
+        json_decref(d);
+        if (rc != SB_OK)
+            break;
         char path[600], title[512];
         sku_page_path(path, sizeof path, op, sku, pg);
         snprintf(title, sizeof title, "op %s on %s%s", op, sku, pages > 1 ? " (paged)" : "");
