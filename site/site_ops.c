@@ -356,48 +356,42 @@ done:
 
 /* ---- op pages ---------------------------------------------------------- */
 
-static void geo_table(sb_buf *b, const sb_geo_table *g, const char *op)
+static void set_fmt3(json_t *o, const char *k, double v)
 {
-    sb_buf_puts(b, "<table class=\"sortable geo-table\"><thead><tr><th>mode</th><th>dtype</th>"
-                   "<th>arch</th><th>SKU</th><th>provider</th><th>baseline</th>"
-                   "<th class=\"num\">shapes</th><th class=\"num\">geomean</th>"
-                   "<th class=\"num\">min</th><th class=\"num\">max</th>"
-                   "<th class=\"num\">failed</th><th class=\"num\">skipped</th>"
-                   "<th class=\"num\">no baseline</th><th class=\"num\">not run</th>"
-                   "<th class=\"num\">stale</th><th>time</th></tr></thead><tbody>\n");
+    sb_buf t = SB_BUF_INIT;
+    fmt3(&t, v);
+    sb_tpl_set_str(o, k, sb_buf_str(&t));
+    sb_buf_free(&t);
+}
+
+/* The op's rows of the geomean table. */
+static json_t *geo_rows(const sb_geo_table *g, const char *op)
+{
+    json_t *rows = json_array();
     for (size_t i = 0; i < g->n; i++) {
         const sb_geo_row *r = &g->rows[i];
         if (strcmp(r->op, op))
             continue;
-        sb_buf_puts(b, "<tr data-sku=\"");
-        site_esc(b, r->sku);
-        sb_buf_puts(b, "\" data-provider=\"");
-        site_esc(b, r->provider);
-        sb_buf_puts(b, "\"><td>");
-        site_h(b, r->mode);
-        sb_buf_puts(b, "</td><td>");
-        site_h(b, r->dtype);
-        sb_buf_puts(b, "</td><td>");
-        site_h(b, r->arch);
-        sb_buf_puts(b, "</td><td>");
-        site_h(b, r->sku);
-        sb_buf_puts(b, "</td><td>");
-        site_h(b, r->provider);
-        sb_buf_puts(b, "</td><td>");
-        site_h(b, r->baseline);
-        sb_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num geomean\">", r->shapes);
-        fmt3(b, r->geomean);
-        sb_buf_puts(b, "</td><td class=\"num\">");
-        fmt3(b, r->min);
-        sb_buf_puts(b, "</td><td class=\"num\">");
-        fmt3(b, r->max);
-        sb_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
-                         "<td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
-                         "<td class=\"num\">%zu</td><td>%s</td></tr>\n",
-                      r->failed, r->skipped, r->no_baseline, r->not_run, r->stale,
-                      sb_time_kind_name(r->time));
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "mode", r->mode);
+        sb_tpl_set_str(o, "dtype", r->dtype);
+        sb_tpl_set_str(o, "arch", r->arch);
+        sb_tpl_set_str(o, "sku", r->sku);
+        sb_tpl_set_str(o, "provider", r->provider);
+        sb_tpl_set_str(o, "baseline", r->baseline);
+        json_object_set_new(o, "shapes", json_integer((json_int_t)r->shapes));
+        set_fmt3(o, "geomean", r->geomean);
+        set_fmt3(o, "min", r->min);
+        set_fmt3(o, "max", r->max);
+        json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
+        json_object_set_new(o, "skipped", json_integer((json_int_t)r->skipped));
+        json_object_set_new(o, "no_baseline", json_integer((json_int_t)r->no_baseline));
+        json_object_set_new(o, "not_run", json_integer((json_int_t)r->not_run));
+        json_object_set_new(o, "stale", json_integer((json_int_t)r->stale));
+        sb_tpl_set_str(o, "time", sb_time_kind_name(r->time));
+        json_array_append_new(rows, o);
     }
-    sb_buf_puts(b, "</tbody></table>\n");
+    return rows;
 }
 
 /* The status label of a case's newest run: its class and text. */
@@ -648,21 +642,11 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
     if (ncols) /* qsort(NULL, 0, ...) is undefined */
         qsort(cols, ncols, sizeof *cols, cmp_col);
 
-    sb_buf_puts(&b, "<p class=\"note\">Evidence level: " SB_EVIDENCE_OP ". Newest run of every "
-                    "case per provider and SKU; only runs that pass correctness carry figures. "
-                    "Speedup = baseline time / provider time, geometric mean over the "
-                    "shapes both pass, over huggingface, then torch-compile and liger where "
-                    "measured; \"time\" says whether kernel time (both sides recorded it) or "
-                    "call time was compared.</p>\n<p>SKUs:");
-    for (size_t j = 0; j < ncols; j++) {
-        sb_buf_puts(&b, " <a href=\"#");
-        sku_anchor(&b, cols[j].sku);
-        sb_buf_puts(&b, "\">");
-        site_h(&b, cols[j].sku);
-        sb_buf_puts(&b, "</a>");
-    }
-    sb_buf_puts(&b, "</p>\n<h2>Geomean speedups</h2>\n");
-    geo_table(&b, &c->geo, op);
+    json_t *d = json_object(), *jskus = json_array(), *bars = json_array();
+    sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
+    json_object_set_new(d, "skus", jskus);
+    json_object_set_new(d, "geo", geo_rows(&c->geo, op));
+    json_object_set_new(d, "bars", bars);
     for (size_t m = 0; m < nmd; m++) {
         /* bars only where the geomean table has rows for this mode x dtype */
         int rows = 0;
@@ -674,7 +658,9 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
             continue;
         sb_buf_reset(&svg);
         sb_plot_speedup(&c->geo, op, mds[m].mode, mds[m].dtype, &svg);
-        site_inline_svg(&b, &svg);
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "svg", site_svg_element(&svg));
+        json_array_append_new(bars, o);
     }
     for (size_t j = 0; j < ncols; j++) {
         const char *sku = cols[j].sku;
@@ -683,19 +669,25 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
             ncases += strcmp(p[i].r->sku, sku) == 0;
         char sp[600];
         sku_page_path(sp, sizeof sp, op, sku, 1);
-        sb_buf_puts(&b, "<section class=\"sku\" id=\"");
-        sku_anchor(&b, sku);
-        sb_buf_puts(&b, "\"><h2>");
-        site_h(&b, sku);
-        sb_buf_puts(&b, " <span class=\"arch\">");
-        site_h(&b, cols[j].arch);
-        sb_buf_puts(&b, "</span></h2>\n<p><a href=\"../");
-        site_esc(&b, sp);
-        sb_buf_printf(&b, "\">latency against shape, roofline, history charts and the newest run "
-                          "of each of its %zu cases x providers</a></p>\n</section>\n", ncases);
-        if (sku_pages(c, op, sku, cols[j].arch, p, n, ncases, mds, nmd, err) != SB_OK)
+        sb_buf anchor = SB_BUF_INIT;
+        sku_anchor(&anchor, sku);
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "sku", sku);
+        sb_tpl_set_str(o, "anchor", sb_buf_str(&anchor));
+        sb_tpl_set_str(o, "arch", cols[j].arch);
+        sb_tpl_set_str(o, "href", sp);
+        json_object_set_new(o, "cases", json_integer((json_int_t)ncases));
+        json_array_append_new(jskus, o);
+        sb_buf_free(&anchor);
+        if (sku_pages(c, op, sku, cols[j].arch, p, n, ncases, mds, nmd, err) != SB_OK) {
+            json_decref(d);
             goto done;
+        }
     }
+    rc = site_render("op.html.tmpl", d, &b, err);
+    json_decref(d);
+    if (rc != SB_OK)
+        goto done;
     char path[256], title[512];
     site_op_path(path, sizeof path, op);
     snprintf(title, sizeof title, "op %s", op);
@@ -711,11 +703,16 @@ done:
 
 int site_build_ops(site_ctx *c, sb_error *err)
 {
+    json_t *d = json_object(), *jops = json_array();
+    json_object_set_new(d, "ops", jops);
+    json_object_set_new(d, "has_ops", json_boolean(c->npicks > 0));
     if (c->npicks == 0) {
         sb_buf b = SB_BUF_INIT;
-        sb_buf_puts(&b, "<p class=\"empty\">No result runs in this database yet.</p>\n");
-        int rc = site_page(c, "ops/index.html", 1, "ops", "ops", &b, err);
+        int rc = site_render("ops-index.html.tmpl", d, &b, err);
+        if (rc == SB_OK)
+            rc = site_page(c, "ops/index.html", 1, "ops", "ops", &b, err);
         sb_buf_free(&b);
+        json_decref(d);
         return rc;
     }
     /* Picks of one op, in set order; ops sorted by name. */
@@ -728,11 +725,11 @@ int site_build_ops(site_ctx *c, sb_error *err)
     if (!p || !opsv || distinct(opsv, c->npicks, &ops, &nops)) {
         free(p);
         free(opsv);
+        json_decref(d);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     int rc = SB_OK;
     sb_buf idx = SB_BUF_INIT;
-    sb_buf_puts(&idx, "<ul class=\"toc\">\n");
     for (size_t k = 0; k < nops && rc == SB_OK; k++) {
         size_t n = 0;
         for (size_t i = 0; i < c->npicks; i++)
@@ -741,15 +738,17 @@ int site_build_ops(site_ctx *c, sb_error *err)
         rc = op_page(c, ops[k], p, n, err);
         char path[256];
         site_op_path(path, sizeof path, ops[k]);
-        sb_buf_puts(&idx, "<li><a href=\"");
-        site_esc(&idx, path + 4);
-        sb_buf_puts(&idx, "\">");
-        site_h(&idx, ops[k]);
-        sb_buf_printf(&idx, "</a> (%zu cases x providers x SKUs)</li>\n", n);
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "name", ops[k]);
+        sb_tpl_set_str(o, "href", path + 4);
+        json_object_set_new(o, "picks", json_integer((json_int_t)n));
+        json_array_append_new(jops, o);
     }
-    sb_buf_puts(&idx, "</ul>\n");
+    if (rc == SB_OK)
+        rc = site_render("ops-index.html.tmpl", d, &idx, err);
     if (rc == SB_OK)
         rc = site_page(c, "ops/index.html", 1, "ops", "ops", &idx, err);
+    json_decref(d);
     sb_buf_free(&idx);
     free(p);
     free(opsv);
