@@ -59,15 +59,6 @@ static void index_name(char *buf, size_t size, size_t page, const void *arg)
         snprintf(buf, size, "index-%zu.html", page);
 }
 
-static void run_link(sb_buf *b, const sb_result *r, int depth)
-{
-    char rp[128];
-    site_run_path(rp, sizeof rp, r->run_id);
-    sb_buf_puts(b, "<a href=\"");
-    site_root(b, depth);
-    sb_buf_printf(b, "%s\">%lld</a>", rp, r->run_id);
-}
-
 static void pct(sb_buf *b, double v)
 {
     if (isnan(v))
@@ -76,17 +67,139 @@ static void pct(sb_buf *b, double v)
         sb_buf_printf(b, "%+.1f%%", 100 * v);
 }
 
+/* A run's page and anchor, as a string member of o. */
+static void set_run_href(json_t *o, const char *k, long long run_id)
+{
+    char rp[128];
+    site_run_path(rp, sizeof rp, run_id);
+    sb_tpl_set_str(o, k, rp);
+}
+
+static void set_sha(json_t *o, const char *k, const char *sha)
+{
+    char t[16];
+    snprintf(t, sizeof t, "%.10s", sha);
+    sb_tpl_set_str(o, k, t);
+}
+
+static void set_pct(json_t *o, const char *k, double v, int blank_nan)
+{
+    sb_buf t = SB_BUF_INIT;
+    if (!(blank_nan && isnan(v)))
+        pct(&t, v);
+    sb_tpl_set_str(o, k, sb_buf_str(&t));
+    sb_buf_free(&t);
+}
+
+/* A regression or improvement step of the history. */
+static json_t *step_row(const sb_rg_row *r)
+{
+    json_t *o = json_object();
+    char p[32] = "\xe2\x80\x93";
+    sb_tpl_set_str(o, "provider", r->new_run->provider);
+    sb_tpl_set_str(o, "cls", verdict_class(r->verdict));
+    sb_tpl_set_str(o, "verdict", sb_rg_verdict_name(r->verdict));
+    json_object_set_new(o, "has_old", json_boolean(r->old_run != NULL));
+    if (r->old_run) {
+        set_run_href(o, "old_href", r->old_run->run_id);
+        json_object_set_new(o, "old_run", json_integer(r->old_run->run_id));
+        set_sha(o, "old_sha", r->old_run->git_sha);
+    }
+    set_run_href(o, "new_href", r->new_run->run_id);
+    json_object_set_new(o, "new_run", json_integer(r->new_run->run_id));
+    set_sha(o, "new_sha", r->new_run->git_sha);
+    set_pct(o, "change", r->rel_change, 0);
+    if (!isnan(r->p))
+        snprintf(p, sizeof p, "%.3g", r->p);
+    sb_tpl_set_str(o, "p", p);
+    json_object_set_new(o, "n_old", json_integer((json_int_t)r->n_old));
+    json_object_set_new(o, "n_new", json_integer((json_int_t)r->n_new));
+    return o;
+}
+
+/* A run's row in the history table: fo is the step it is the older run
+ * of, fn the step it is the newer run of (either may be NULL). */
+static json_t *run_row(const sb_result *r, const rg_ref *fo, const rg_ref *fn)
+{
+    json_t *o = json_object();
+    int marked = fn && fn->row->verdict != SB_RG_SINGLE_COMMIT &&
+                 fn->row->verdict != SB_RG_NO_CHANGE;
+    sb_tpl_set_str(o, "row_cls", !marked ? ""
+                                 : strcmp(verdict_class(fn->row->verdict), "failed") == 0
+                                     ? "row-regression"
+                                     : "row-marked");
+    set_run_href(o, "href", r->run_id);
+    json_object_set_new(o, "run", json_integer(r->run_id));
+    set_sha(o, "sha", r->git_sha);
+    sb_tpl_set_str(o, "provider", r->provider);
+    /* only the statuses other than passed are labels */
+    json_object_set_new(o, "ok", json_boolean(r->passing));
+    if (r->passing || strcmp(r->status, "skipped") == 0) {
+        sb_tpl_set_str(o, "cls", "skipped");
+        sb_tpl_set_str(o, "status", "skipped");
+    } else {
+        sb_tpl_set_str(o, "cls", "failed");
+        sb_tpl_set_str(o, "status", r->correct == 0 ? "failed correctness" : r->status);
+    }
+    sb_buf t = SB_BUF_INIT;
+    site_num(&t, r->passing ? r->median_ms : NAN);
+    sb_tpl_set_str(o, "median", sb_buf_str(&t));
+    sb_buf_free(&t);
+    /* only what changed is marked: a step with no change says nothing a
+     * reader needs next to the figures */
+    sb_tpl_set_str(o, "mark", marked ? sb_rg_verdict_name(fn->row->verdict) : "");
+    sb_tpl_set_str(o, "mark_cls", marked ? verdict_class(fn->row->verdict) : "");
+    sb_tpl_set_str(o, "vs_href", "");
+    if (marked && fn->row->old_run) {
+        set_run_href(o, "vs_href", fn->row->old_run->run_id);
+        json_object_set_new(o, "vs", json_integer(fn->row->old_run->run_id));
+    }
+    sb_tpl_set_str(o, "before_href", "");
+    if (fo && fo->row->verdict != SB_RG_SINGLE_COMMIT && fo->row->verdict != SB_RG_NO_CHANGE) {
+        set_run_href(o, "before_href", fo->row->new_run->run_id);
+        json_object_set_new(o, "before", json_integer(fo->row->new_run->run_id));
+    }
+    return o;
+}
+
+/* Writes history/index.html (page 1) or index-N.html with its rows. */
+static int write_index_page(site_ctx *c, const sb_template *t, json_t *rows, size_t page,
+                            size_t pages, sb_error *err)
+{
+    json_t *d = json_object();
+    json_object_set(d, "rows", rows);
+    sb_buf pager = SB_BUF_INIT, b = SB_BUF_INIT;
+    site_pager(&pager, page, pages, index_name, NULL);
+    sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
+    int rc = sb_template_render(t, d, SB_TPL_ESCAPE_HTML, &b, err);
+    json_decref(d);
+    char irel[64], ipath[80], ititle[64];
+    index_name(irel, sizeof irel, page, NULL);
+    snprintf(ipath, sizeof ipath, "history/%s", irel);
+    snprintf(ititle, sizeof ititle, "history, page %zu of %zu", page, pages);
+    if (rc == SB_OK)
+        rc = site_page(c, ipath, 1, "history", pages > 1 ? ititle : "history", &b, err);
+    sb_buf_free(&pager);
+    sb_buf_free(&b);
+    return rc;
+}
+
 int site_build_history(site_ctx *c, sb_error *err)
 {
     size_t n = c->set.n;
     const sb_result **ord = malloc((n + 1) * sizeof *ord);
     rg_ref *refs = malloc((2 * c->rg.n + 1) * sizeof *refs);
-    sb_buf b = SB_BUF_INIT, idx = SB_BUF_INIT;
+    sb_buf b = SB_BUF_INIT;
+    sb_template *page_tpl = NULL, *index_tpl = NULL;
+    json_t *irows = json_array();
     int rc = SB_ERR;
     if (!ord || !refs) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
+    if (sb_template_load_home("site/history.html.tmpl", &page_tpl, err) != SB_OK ||
+        sb_template_load_home("site/history-index.html.tmpl", &index_tpl, err) != SB_OK)
+        goto done;
     for (size_t i = 0; i < n; i++)
         ord[i] = &c->set.v[i];
     if (n) /* qsort(NULL, 0, ...) is undefined */
@@ -108,40 +221,9 @@ int site_build_history(site_ctx *c, sb_error *err)
         if (i == 0 || strcmp(ord[i]->case_key, ord[i - 1]->case_key) ||
             strcmp(ord[i]->sku, ord[i - 1]->sku))
             ngroups++;
-    size_t ipages = ngroups ? (ngroups + c->page_rows - 1) / c->page_rows : 1, ipage = 1,
-           irows = 0;
+    size_t ipages = ngroups ? (ngroups + c->page_rows - 1) / c->page_rows : 1, ipage = 1;
     c->sum->histories = ngroups;
 
-#define INDEX_HEAD()                                                                               \
-    do {                                                                                           \
-        sb_buf_reset(&idx);                                                                        \
-        sb_buf_puts(&idx, "<p class=\"note\">Every case on every SKU, with the regressions and "    \
-                          "improvements of its history, each commit against the one before "      \
-                          "(two-sided Mann-Whitney U on the samples, alpha 0.01, at least 3 % "   \
-                          "change of the median).</p>\n");                                       \
-        site_pager(&idx, ipage, ipages, index_name, NULL);                                         \
-        sb_buf_puts(&idx, "<table class=\"sortable\"><thead><tr><th>op</th><th>mode</th>"          \
-                          "<th>dtype</th><th>shape</th><th>SKU</th><th class=\"num\">runs</th>"    \
-                          "<th class=\"num\">regressions</th><th class=\"num\">improvements</th>"  \
-                          "<th>history</th></tr></thead><tbody>\n");                               \
-    } while (0)
-#define INDEX_END()                                                                                \
-    do {                                                                                           \
-        sb_buf_puts(&idx, "</tbody></table>\n");                                                   \
-        site_pager(&idx, ipage, ipages, index_name, NULL);                                         \
-        char irel[64], ititle[64];                                                                 \
-        index_name(irel, sizeof irel, ipage, NULL);                                                \
-        char ipath[80];                                                                            \
-        snprintf(ipath, sizeof ipath, "history/%s", irel);                                         \
-        snprintf(ititle, sizeof ititle, "history, page %zu of %zu", ipage, ipages);                \
-        if (site_page(c, ipath, 1, "history", ipages > 1 ? ititle : "history", &idx, err) !=      \
-            SB_OK)                                                                                 \
-            goto done;                                                                             \
-    } while (0)
-
-    INDEX_HEAD();
-    if (ngroups == 0)
-        sb_buf_puts(&idx, "<tr><td colspan=\"9\" class=\"empty\">no result runs</td></tr>\n");
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j + 1 < n && strcmp(ord[j + 1]->case_key, ord[i]->case_key) == 0 &&
@@ -151,20 +233,17 @@ int site_build_history(site_ctx *c, sb_error *err)
         const sb_result *head = ord[i];
         site_keyed_pages ha = {site_history_path, head->case_key, head->sku};
         /* verdicts of this group: rg rows whose new run is in it; the
-         * newest step of each provider in one table, every regression and
-         * improvement of the history in another, all of them on the chart */
+         * newest step of each provider in a line, every regression and
+         * improvement of the history in a table, all of them on the chart */
         size_t regs = 0, imps = 0, nsteps = 0;
         const sb_rg_row **steps = malloc((cnt + 1) * sizeof *steps);
         if (!steps) {
             sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
         }
-        sb_buf verdicts = SB_BUF_INIT, marked_steps = SB_BUF_INIT;
-        /* the newest commit of each provider against the one before, in a
-         * line (its runs head the runs table; the marked steps, with their
-         * p values and sample counts, follow in a table) */
-        sb_buf_puts(&verdicts, "<p class=\"verdicts\">Newest commit against the one before:");
-        size_t nlatest = 0;
+        json_t *d = json_object(), *latest = json_array(), *marked = json_array();
+        json_object_set_new(d, "latest", latest);
+        json_object_set_new(d, "steps", marked);
         for (size_t k = i; k <= j; k++) {
             rg_ref key = {ord[k]->run_id, NULL, 1};
             const rg_ref *f = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
@@ -178,55 +257,19 @@ int site_build_history(site_ctx *c, sb_error *err)
             if (r->verdict == SB_RG_IMPROVEMENT)
                 imps++;
             if (r->latest) {
-                sb_buf_puts(&verdicts, nlatest++ ? "; " : " ");
-                site_h(&verdicts, r->new_run->provider);
-                sb_buf_putc(&verdicts, ' ');
-                site_status(&verdicts, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
-                if (!isnan(r->rel_change)) {
-                    sb_buf_putc(&verdicts, ' ');
-                    pct(&verdicts, r->rel_change);
-                }
+                json_t *o = json_object();
+                sb_tpl_set_str(o, "sep", json_array_size(latest) ? "; " : " ");
+                sb_tpl_set_str(o, "provider", r->new_run->provider);
+                sb_tpl_set_str(o, "cls", verdict_class(r->verdict));
+                sb_tpl_set_str(o, "verdict", sb_rg_verdict_name(r->verdict));
+                set_pct(o, "change", r->rel_change, 1);
+                json_array_append_new(latest, o);
             }
-            if (!is_reg && r->verdict != SB_RG_IMPROVEMENT)
-                continue;
-            sb_buf *vb = &marked_steps;
-            sb_buf_puts(vb, "<tr><td>");
-            site_h(vb, r->new_run->provider);
-            sb_buf_puts(vb, "<td>");
-            site_status(vb, verdict_class(r->verdict), sb_rg_verdict_name(r->verdict));
-            sb_buf_puts(vb, "<td>");
-            if (r->old_run) {
-                run_link(vb, r->old_run, 1);
-                sb_buf_printf(vb, " <code>%.10s</code>", r->old_run->git_sha);
-            } else {
-                sb_buf_puts(vb, "\xe2\x80\x93");
-            }
-            sb_buf_puts(vb, "<td>");
-            run_link(vb, r->new_run, 1);
-            sb_buf_printf(vb, " <code>%.10s</code><td>", r->new_run->git_sha);
-            pct(vb, r->rel_change);
-            sb_buf_puts(vb, "<td>");
-            if (isnan(r->p))
-                sb_buf_puts(vb, "\xe2\x80\x93");
-            else
-                sb_buf_printf(vb, "%.3g", r->p);
-            sb_buf_printf(vb, "<td>%zu / %zu\n", r->n_old, r->n_new);
+            if (is_reg || r->verdict == SB_RG_IMPROVEMENT)
+                json_array_append_new(marked, step_row(r));
         }
-        if (!nlatest)
-            sb_buf_puts(&verdicts, " none (a single commit)");
-        sb_buf_puts(&verdicts, ".</p>\n");
-        if (marked_steps.len) {
-            sb_buf_puts(&verdicts, "<h2>Regressions and improvements over the history</h2>\n"
-                                   "<table class=\"sortable steps\"><thead><tr><th>provider</th>"
-                                   "<th>verdict</th><th>commit before</th><th>commit</th>"
-                                   "<th class=\"num\">median change</th><th class=\"num\">p</th>"
-                                   "<th class=\"num\">samples</th></tr></thead><tbody>\n");
-            sb_buf_add(&verdicts, sb_buf_str(&marked_steps), marked_steps.len);
-            sb_buf_puts(&verdicts, "</tbody></table>\n");
-        }
-        sb_buf_free(&marked_steps);
+        json_object_set_new(d, "has_steps", json_boolean(json_array_size(marked) > 0));
         /* the chart */
-        sb_buf chart = SB_BUF_INIT;
         {
             char ctitle[1024];
             snprintf(ctitle, sizeof ctitle, "%s %s %s %s on %s: median over commits", head->op,
@@ -235,36 +278,22 @@ int site_build_history(site_ctx *c, sb_error *err)
             size_t drawn = 0;
             sb_buf svg = SB_BUF_INIT;
             site_history_chart(ord + i, cnt, &c->order, steps, nsteps, ctitle, &svg, &drawn);
-            if (drawn) {
-                sb_buf_puts(&chart, "<figure class=\"plot history-chart\">");
-                sb_buf_add(&chart, sb_buf_str(&svg), svg.len);
-                sb_buf_puts(&chart, "<figcaption>Median line, p20 to p80 band; red triangle: "
-                                    "regression, green: improvement.</figcaption></figure>\n");
-            }
+            sb_tpl_set_str(d, "chart", drawn ? sb_buf_str(&svg) : "");
             sb_buf_free(&svg);
         }
         free(steps);
+        char opp[256];
+        site_op_path(opp, sizeof opp, head->op);
+        sb_tpl_set_str(d, "arch", head->arch);
+        sb_tpl_set_str(d, "suite", head->suite);
+        json_object_set_new(d, "runs", json_integer((json_int_t)cnt));
+        sb_tpl_set_str(d, "op_href", opp);
 
         size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
         for (size_t pg = 1; pg <= pages; pg++) {
             sb_buf_reset(&b);
-            char opp[256];
-            site_op_path(opp, sizeof opp, head->op);
-            /* the heading names the case and the SKU */
-            sb_buf_puts(&b, "<p class=\"lead\">Arch ");
-            site_h(&b, head->arch);
-            sb_buf_printf(&b, ", suite ");
-            site_h(&b, head->suite);
-            sb_buf_printf(&b, "; %zu runs. <a href=\"../%s\">op page</a></p>\n", cnt, opp);
-            sb_buf_add(&b, sb_buf_str(&chart), chart.len);
-            sb_buf_add(&b, sb_buf_str(&verdicts), verdicts.len);
-            sb_buf_puts(&b, "<h2>Runs, newest first</h2>\n");
-            site_pager(&b, pg, pages, site_keyed_page_name, &ha);
-            /* one row a run, its other figures on its run page; the cells
-             * and rows go without their optional end tags (HTML5) */
-            sb_buf_puts(&b, "<table class=\"sortable history\"><thead><tr><th class=\"num\">run</th>"
-                            "<th>commit</th><th>provider</th><th>status</th>"
-                            "<th class=\"num\">median ms</th><th>marked</th></tr></thead><tbody>\n");
+            json_t *rows = json_array();
+            json_object_set_new(d, "rows", rows);
             size_t from = i + (pg - 1) * c->page_rows, to = from + c->page_rows;
             if (to > j + 1)
                 to = j + 1;
@@ -274,96 +303,54 @@ int site_build_history(site_ctx *c, sb_error *err)
                 const rg_ref *fo = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
                 key.is_new = 1;
                 const rg_ref *fn = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
-                int marked = fn && fn->row->verdict != SB_RG_SINGLE_COMMIT &&
-                             fn->row->verdict != SB_RG_NO_CHANGE;
-                sb_buf_puts(&b, marked ? (strcmp(verdict_class(fn->row->verdict), "failed") == 0
-                                              ? "<tr class=\"row-regression\"><td>"
-                                              : "<tr class=\"row-marked\"><td>")
-                                       : "<tr><td>");
-                run_link(&b, r, 1);
-                sb_buf_printf(&b, "<td><code>%.10s</code><td>", r->git_sha);
-                site_h(&b, r->provider);
-                sb_buf_puts(&b, "<td>");
-                if (r->passing)
-                    sb_buf_puts(&b, "passed"); /* only the others are badges */
-                else if (strcmp(r->status, "skipped") == 0)
-                    site_status(&b, "skipped", "skipped");
-                else
-                    site_status(&b, "failed", r->correct == 0 ? "failed correctness" : r->status);
-                /* table.history right-aligns its number columns (site.css) */
-                sb_buf_puts(&b, "<td>");
-                site_num(&b, r->passing ? r->median_ms : NAN);
-                sb_buf_puts(&b, "<td>");
-                /* only what changed is marked: a step with no change says
-                 * nothing a reader needs next to the figures */
-                if (marked) {
-                    site_status(&b, verdict_class(fn->row->verdict),
-                                sb_rg_verdict_name(fn->row->verdict));
-                    if (fn->row->old_run) {
-                        sb_buf_puts(&b, " vs ");
-                        run_link(&b, fn->row->old_run, 1);
-                    }
-                }
-                if (fo && fo->row->verdict != SB_RG_SINGLE_COMMIT &&
-                    fo->row->verdict != SB_RG_NO_CHANGE) {
-                    sb_buf_puts(&b, marked ? "; " : "");
-                    sb_buf_puts(&b, "before ");
-                    run_link(&b, fo->row->new_run, 1);
-                }
-                sb_buf_putc(&b, '\n');
+                json_array_append_new(rows, run_row(r, fo, fn));
             }
-            sb_buf_puts(&b, "</tbody></table>\n");
-            site_pager(&b, pg, pages, site_keyed_page_name, &ha);
+            sb_buf pager = SB_BUF_INIT;
+            site_pager(&pager, pg, pages, site_keyed_page_name, &ha);
+            sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
+            sb_buf_free(&pager);
             char rel[600], title[1024];
             site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
             snprintf(title, sizeof title, "history: %s %s %s %s on %s%s", head->op, head->mode,
                      head->dtype, head->shape_key, head->sku, pages > 1 ? " (paged)" : "");
-            if (site_page(c, rel, 1, "history", title, &b, err) != SB_OK) {
-                sb_buf_free(&verdicts);
-                sb_buf_free(&chart);
+            if (sb_template_render(page_tpl, d, SB_TPL_ESCAPE_HTML, &b, err) != SB_OK ||
+                site_page(c, rel, 1, "history", title, &b, err) != SB_OK) {
+                json_decref(d);
                 goto done;
             }
         }
-        sb_buf_free(&verdicts);
-        sb_buf_free(&chart);
+        json_decref(d);
 
-        if (irows == c->page_rows) {
-            INDEX_END();
+        if (json_array_size(irows) == c->page_rows) {
+            if (write_index_page(c, index_tpl, irows, ipage, ipages, err) != SB_OK)
+                goto done;
             ipage++;
-            irows = 0;
-            INDEX_HEAD();
+            json_array_clear(irows);
         }
         char rel[600];
         site_history_path(rel, sizeof rel, head->case_key, head->sku, 1);
-        sb_buf_puts(&idx, "<tr><td>");
-        site_h(&idx, head->op);
-        sb_buf_puts(&idx, "</td><td>");
-        site_h(&idx, head->mode);
-        sb_buf_puts(&idx, "</td><td>");
-        site_h(&idx, head->dtype);
-        sb_buf_puts(&idx, "</td><td>");
-        site_h(&idx, head->shape_key);
-        sb_buf_puts(&idx, "</td><td>");
-        site_h(&idx, head->sku);
-        sb_buf_printf(&idx, "</td><td class=\"num\">%zu</td><td class=\"num\">", cnt);
-        if (regs)
-            sb_buf_printf(&idx, "<span class=\"st st-failed\">%zu</span>", regs);
-        else
-            sb_buf_puts(&idx, "0");
-        sb_buf_printf(&idx, "</td><td class=\"num\">%zu</td><td><a href=\"", imps);
-        site_esc(&idx, rel + 8);
-        sb_buf_puts(&idx, "\">history</a></td></tr>\n");
-        irows++;
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "op", head->op);
+        sb_tpl_set_str(o, "mode", head->mode);
+        sb_tpl_set_str(o, "dtype", head->dtype);
+        sb_tpl_set_str(o, "shape", head->shape_key);
+        sb_tpl_set_str(o, "sku", head->sku);
+        json_object_set_new(o, "runs", json_integer((json_int_t)cnt));
+        json_object_set_new(o, "regressions", json_integer((json_int_t)regs));
+        json_object_set_new(o, "improvements", json_integer((json_int_t)imps));
+        sb_tpl_set_str(o, "href", rel + 8);
+        json_array_append_new(irows, o);
         i = j + 1;
     }
-    INDEX_END();
+    if (write_index_page(c, index_tpl, irows, ipage, ipages, err) != SB_OK)
+        goto done;
     rc = SB_OK;
 done:
+    json_decref(irows);
+    sb_template_free(page_tpl);
+    sb_template_free(index_tpl);
     sb_buf_free(&b);
-    sb_buf_free(&idx);
     free(ord);
     free(refs);
     return rc;
-#undef INDEX_HEAD
-#undef INDEX_END
 }
