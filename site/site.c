@@ -525,7 +525,8 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         return SB_ERR;
     if (sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
         goto done;
-    if (sb_template_load_home("site/layout.html.tmpl", &c.layout, err) != SB_OK)
+    if (sb_template_load_home("site/layout.html.tmpl", &c.layout, err) != SB_OK ||
+        sb_template_load_home("site/runs-page.html.tmpl", &c.runs_page, err) != SB_OK)
         goto done;
     /* The data files are checked before anything is written. */
     {
@@ -580,6 +581,7 @@ done:
     sb_results_free(&c.set);
     json_decref(c.layout_data);
     sb_template_free(c.layout);
+    sb_template_free(c.runs_page);
     sb_sku_table_free(c.skus);
     sb_bulk_reader_close(c.db);
     return rc;

@@ -22,6 +22,7 @@ typedef struct site_ctx {
     sqlite3 *db;
     sb_sku_table *skus;
     sb_template *layout;       /* templates/site/layout.html.tmpl */
+    sb_template *runs_page;    /* templates/site/runs-page.html.tmpl */
     json_t *layout_data;       /* reused for every page */
     sb_result_set set;         /* every result run */
     sb_pick *picks;            /* newest run per case, provider, SKU */

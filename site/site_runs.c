@@ -190,32 +190,34 @@ static int write_index(site_ctx *c, sb_error *err)
     int rc = SB_OK;
     for (size_t pg = 1; pg <= pages && rc == SB_OK; pg++) {
         sb_buf_reset(&b);
-        sb_buf_printf(&b, "<p class=\"note\">%lld runs, %d to a page by run id; each page has "
-                          "its runs' raw JSON beside it (gzip, JSON Lines, one run a line, as "
-                          "stored) and, where runs have one, their Nsight Compute metrics (gzip, "
-                          "CSV).</p>\n",
-                      total, SITE_RUNS_PER_PAGE);
-        site_pager(&b, pg, pages, index_name, NULL);
-        sb_buf_puts(&b, "<table class=\"sortable runs-index\"><thead><tr><th>page</th>"
-                        "<th class=\"num\">runs</th><th class=\"num\">first id</th>"
-                        "<th class=\"num\">last id</th></tr></thead><tbody>\n");
-        if (!n)
-            sb_buf_puts(&b, "<tr><td colspan=\"4\" class=\"empty\">no runs stored</td></tr>\n");
+        json_t *d = json_object(), *rows = json_array();
+        json_object_set_new(d, "total", json_integer(total));
+        json_object_set_new(d, "per_page", json_integer(SITE_RUNS_PER_PAGE));
+        json_object_set_new(d, "pages", rows);
         size_t from = (pg - 1) * c->page_rows, to = from + c->page_rows;
-        for (size_t i = from; i < to && i < n; i++)
-            site_printf(&b, "<tr><td><a href=\"%lld.html\">runs %lld to %lld</a></td>"
-                            "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
-                            "<td class=\"num\">%lld</td></tr>\n",
-                        v[i].block, v[i].block * SITE_RUNS_PER_PAGE,
-                        v[i].block * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1, v[i].runs,
-                        v[i].first, v[i].last);
-        sb_buf_puts(&b, "</tbody></table>\n");
-        site_pager(&b, pg, pages, index_name, NULL);
+        for (size_t i = from; i < to && i < n; i++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "page", json_integer(v[i].block));
+            json_object_set_new(o, "first", json_integer(v[i].block * SITE_RUNS_PER_PAGE));
+            json_object_set_new(o, "last", json_integer(v[i].block * SITE_RUNS_PER_PAGE +
+                                                        SITE_RUNS_PER_PAGE - 1));
+            json_object_set_new(o, "runs", json_integer(v[i].runs));
+            json_object_set_new(o, "first_id", json_integer(v[i].first));
+            json_object_set_new(o, "last_id", json_integer(v[i].last));
+            json_array_append_new(rows, o);
+        }
+        sb_buf pager = SB_BUF_INIT;
+        site_pager(&pager, pg, pages, index_name, NULL);
+        sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
+        sb_buf_free(&pager);
+        rc = site_render("runs-index.html.tmpl", d, &b, err);
+        json_decref(d);
         char rel[64], title[64];
         memcpy(rel, "runs/", 5);
         index_name(rel + 5, sizeof rel - 5, pg, NULL);
         snprintf(title, sizeof title, "runs, page %zu of %zu", pg, pages);
-        rc = site_page(c, rel, 1, "runs", pages > 1 ? title : "runs", &b, err);
+        if (rc == SB_OK)
+            rc = site_page(c, rel, 1, "runs", pages > 1 ? title : "runs", &b, err);
     }
     sb_buf_free(&b);
     free(v);
@@ -239,33 +241,27 @@ static void page_open(page_state *ps, long long page)
     gz_add(&ps->ncu, "run_id,kernel_index,kernel_name,metric,unit,value,source_path\n",
            sizeof "run_id,kernel_index,kernel_name,metric,unit,value,source_path\n" - 1);
     ps->ncu.z.total_in = 0; /* the header alone is no file */
-    site_printf(&ps->b,
-                "<p class=\"note\">Runs %lld to %lld. Raw JSON of each run, as stored, one a line "
-                "in the order of this table: <a href=\"%lld.jsonl.gz\" "
-                "type=\"application/gzip\">%lld.jsonl.gz</a>. Runs "
-                "marked <i>under ncu</i> were timed under a profiler: their figures are kept "
-                "but never count as timings. <a href=\"index.html\">All run pages</a>.</p>\n"
-                "<table class=\"sortable runs\"><thead><tr><th class=\"num\">run</th><th>kind</th>"
-                "<th>status</th><th>op</th><th>mode</th><th>dtype</th><th>shape</th>"
-                "<th>params</th><th>provider</th><th>suite</th><th>SKU</th><th>GPU</th>"
-                "<th>commit</th><th>finished</th><th class=\"num\">samples</th>"
-                "<th class=\"num\">median ms</th><th class=\"num\">p20 ms</th>"
-                "<th class=\"num\">p80 ms</th><th>distribution</th><th class=\"num\">TFLOP/s</th>"
-                "<th class=\"num\">GB/s</th><th>more</th></tr></thead><tbody>\n",
-                page * SITE_RUNS_PER_PAGE, page * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1, page,
-                page);
 }
 
 static int page_close(site_ctx *c, page_state *ps, sb_error *err)
 {
     if (ps->page < 0)
         return SB_OK;
-    sb_buf_puts(&ps->b, "</tbody></table>\n");
     char rel[96], title[96];
     snprintf(rel, sizeof rel, "runs/%lld.html", ps->page);
-    snprintf(title, sizeof title, "runs %lld to %lld", ps->page * SITE_RUNS_PER_PAGE,
-             ps->page * SITE_RUNS_PER_PAGE + SITE_RUNS_PER_PAGE - 1);
-    int rc = site_page(c, rel, 1, "runs", title, &ps->b, err);
+    long long first = ps->page * SITE_RUNS_PER_PAGE, last = first + SITE_RUNS_PER_PAGE - 1;
+    snprintf(title, sizeof title, "runs %lld to %lld", first, last);
+    json_t *d = json_object();
+    json_object_set_new(d, "page", json_integer(ps->page));
+    json_object_set_new(d, "first", json_integer(first));
+    json_object_set_new(d, "last", json_integer(last));
+    json_object_set_new(d, "rows", json_stringn_nocheck(sb_buf_str(&ps->b), ps->b.len));
+    sb_buf body = SB_BUF_INIT;
+    int rc = sb_template_render(c->runs_page, d, SB_TPL_ESCAPE_HTML, &body, err);
+    json_decref(d);
+    if (rc == SB_OK)
+        rc = site_page(c, rel, 1, "runs", title, &body, err);
+    sb_buf_free(&body);
     snprintf(rel, sizeof rel, "runs/%lld.jsonl.gz", ps->page);
     if (gz_write(c, &ps->raw, rel, err) != SB_OK)
         rc = SB_ERR;
