@@ -118,6 +118,20 @@ printf '{"schema": "solbook.roadmap.v1", "weeks": [{"week": "2026-W47", "title":
 expect_err "bad roadmap" "$T/bad.json: /weeks/0/tasks/0/status: must be one of" "$SOLBOOK" site --db "$T/10k.db" --out "$T/d" --roadmap "$T/bad.json"
 [ ! -e "$T/d" ] || fail "bad roadmap: output folder created"
 expect_err "no --out" "--out DIR is required" "$SOLBOOK" site --db "$T/10k.db"
+# The pages rendered from templates escape what the data files say: a
+# ledger and a roadmap with markup in every free-text field.
+head -n 1 "$SRC/docs/contributions.csv" >"$T/ledger.csv"
+printf '%s\n' '"Proj <b>x</b>",discussion,"T <script>alert(1)</script>",planned,,,,,"n ""q"" & <i>"' >>"$T/ledger.csv"
+printf '{"schema": "solbook.roadmap.v1", "weeks": [{"week": "2026-W47", "title": "w <img src=x>", "tasks": [{"task": "t <b>", "status": "done", "issue": 7, "notes": "a & b"}]}]}' >"$T/roadmap.json"
+"$SOLBOOK" site --db "$T/10k.db" --out "$T/esc" --contributions "$T/ledger.csv" --roadmap "$T/roadmap.json" >/dev/null || fail "site with markup in the data files"
+grep -q 'T &lt;script&gt;alert(1)&lt;/script&gt;' "$T/esc/contributions.html" || fail "ledger title not escaped"
+grep -q 'n &quot;q&quot; &amp; &lt;i&gt;' "$T/esc/contributions.html" || fail "ledger notes not escaped"
+grep -q 'w &lt;img src=x&gt;' "$T/esc/roadmap.html" || fail "roadmap title not escaped"
+grep -q '<td>t &lt;b&gt;</td><td><span class="st st-passed">done</span></td><td class="num">#7</td><td>a &amp; b</td>' "$T/esc/roadmap.html" || fail "roadmap task row"
+if grep -l -e '<script>alert' -e '<img src=x' -e '<b>x</b>' "$T/esc/contributions.html" "$T/esc/roadmap.html"; then
+    fail "markup from a data file written as markup"
+fi
+echo "ok: ledger and roadmap text with markup is escaped on the pages rendered from templates"
 "$SOLBOOK" site --check >/dev/null || fail "site --check on the shipped data files"
 echo "ok: site --check passes the shipped roadmap and ledger"
 echo "site_10k: passed"
