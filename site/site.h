@@ -3,15 +3,17 @@
  *
  * Pages: the overview (arch x op matrix, completion gate), one page per
  * op (geomean tables, speedup bars, latency against shape, rooflines),
- * one page per run (provenance, samples, correctness, ncu metrics, raw
- * JSON next to it), history per case and SKU with regressions marked,
+ * the runs a hundred to a page (provenance, figures, the sample
+ * distribution, with their raw JSON and ncu metrics beside each page,
+ * gzip-compressed), history per case and SKU with regressions marked,
  * weekly writeups and upstream packets, the promoted-kernel registry, the
  * contributions ledger and the roadmap.
  *
  * The site is deterministic (the same database and data files give the
  * same bytes: no build time anywhere, everything sorted), needs no network
  * (no external fonts, styles or scripts) and reads with JavaScript off.
- * Every string from the database or a data file is HTML-escaped.
+ * Every string from the database or a data file is HTML-escaped; page
+ * wording and markup are templates in templates/site/.
  */
 #ifndef SOLBOOK_SITE_SITE_H
 #define SOLBOOK_SITE_SITE_H

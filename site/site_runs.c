@@ -228,7 +228,7 @@ static int write_index(site_ctx *c, sb_error *err)
 
 typedef struct page_state {
     long long page;   /* -1: none open */
-    sb_buf b;
+    sb_buf b;         /* the page's table rows */
     gz raw, ncu;
 } page_state;
 
