@@ -1,7 +1,7 @@
 /* bulk_reader.h - a read-only connection for a reader that goes over the
  * whole database several times (the site: its result set, the run pages,
- * each weekly writeup and packet): the file mapped into memory, sorts kept
- * in memory, no connection mutex (one connection a thread). */
+ * each weekly writeup and packet): sorts kept in memory, no connection
+ * mutex (one connection a thread). */
 #ifndef SOLBOOK_DB_BULK_READER_H
 #define SOLBOOK_DB_BULK_READER_H
 

@@ -22,7 +22,7 @@ sync
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s.%N)
 if [ -x /usr/bin/time ]; then
-    /usr/bin/time -o "$T/cpu" -f "cpu: %U s user, %S s system, %M KiB peak memory (4 threads: two write run pages, one the weekly writeups, one the packets; the mapped database counts in the peak)" \
+    /usr/bin/time -o "$T/cpu" -f "cpu: %U s user, %S s system, %M KiB peak memory (4 threads: two write run pages, one the weekly writeups, one the packets)" \
         "$SOLBOOK" site --db "$T/perf.db" --out "$OUT" >"$T/summary"
 else
     "$SOLBOOK" site --db "$T/perf.db" --out "$OUT" >"$T/summary"
