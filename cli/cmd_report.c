@@ -376,7 +376,7 @@ typedef int (*sku_report_fn)(sqlite3 *db, const sb_sku_table *skus, const opts *
 
 static int note_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out, sb_error *err)
 {
-    return sb_note_render(db, skus, o->arch ? o->arch : "a100,h100,h200", out, err);
+    return sb_note_render(db, NULL, skus, o->arch ? o->arch : "a100,h100,h200", out, err);
 }
 
 static int evidence_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out,

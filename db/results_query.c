@@ -50,11 +50,63 @@ static void result_free(sb_result *r)
 
 void sb_results_free(sb_result_set *s)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; !s->borrowed && i < s->n; i++)
         result_free(&s->v[i]);
     free(s->v);
     s->v = NULL;
     s->n = 0;
+    s->borrowed = 0;
+}
+
+static int str_is(const char *want, const char *have)
+{
+    return !want || strcmp(want, have) == 0;
+}
+
+/* The WHERE clause of RESULT_SQL and the window of sb_results_load, on a
+ * loaded run (text compares as SQLite's BINARY collation does). */
+static int result_matches(const sb_result *r, const sb_result_filter *f)
+{
+    if (!f)
+        return 1;
+    if (!str_is(f->suite, r->suite) || !str_is(f->op, r->op) ||
+        !str_is(f->provider, r->provider) || !str_is(f->arch, r->arch) || !str_is(f->sku, r->sku))
+        return 0;
+    if (f->sha) {
+        size_t n = strlen(f->sha);
+        /* git_sha >= sha AND git_sha < sha || 'g' */
+        if (strcmp(r->git_sha, f->sha) < 0)
+            return 0;
+        int k = strncmp(r->git_sha, f->sha, n);
+        if (k > 0 || (k == 0 && strlen(r->git_sha) > n && (unsigned char)r->git_sha[n] >= 'g'))
+            return 0;
+    }
+    if (!f->with_profiled && r->profiler)
+        return 0;
+    if (f->has_range && (r->finished_epoch == LLONG_MIN || r->finished_epoch < f->from ||
+                         r->finished_epoch >= f->to))
+        return 0;
+    return 1;
+}
+
+int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_filter *f,
+                      sb_result_set *out, sb_error *err)
+{
+    if (!all || (f && f->with_profiled))
+        return sb_results_load(db, f, out, err);
+    out->v = NULL;
+    out->n = 0;
+    out->borrowed = 1;
+    size_t n = 0;
+    for (size_t i = 0; i < all->n; i++)
+        n += result_matches(&all->v[i], f);
+    out->v = malloc((n ? n : 1) * sizeof *out->v);
+    if (!out->v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < all->n; i++)
+        if (result_matches(&all->v[i], f))
+            out->v[out->n++] = all->v[i];
+    return SB_OK;
 }
 
 static const char *RESULT_SQL =
@@ -84,6 +136,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
 {
     out->v = NULL;
     out->n = 0;
+    out->borrowed = 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, RESULT_SQL, -1, &st, NULL) != SQLITE_OK)
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",

@@ -57,6 +57,7 @@ typedef struct sb_result {
 typedef struct sb_result_set {
     sb_result *v;
     size_t n;
+    int borrowed;   /* 1: the text belongs to the set it was selected from */
 } sb_result_set;
 
 typedef struct sb_result_filter {
@@ -74,6 +75,14 @@ typedef struct sb_result_filter {
  * f->with_profiled: their samples are the profiler's, not timings. */
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
 void sb_results_free(sb_result_set *s);
+
+/* The runs matching f, in the order sb_results_load gives them. With all
+ * (every result run, as sb_results_load(db, NULL, ...) loads them) they
+ * are picked from it without reading the database, and share its text:
+ * free *out before all. With all NULL, or f asking for profiled runs (all
+ * has none), they are loaded from db. Free with sb_results_free. */
+int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_filter *f,
+                      sb_result_set *out, sb_error *err);
 
 /* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
 int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err);

@@ -397,7 +397,7 @@ int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_er
     if (sb_results_load(db, NULL, &set, err) != SB_OK || sb_picks_latest(&set, &picks, &np, err) != SB_OK ||
         sb_geo_compute(&set, picks, np, NULL, &geo, err) != SB_OK)
         goto done;
-    if (sb_note_render(db, skus, "a100,h100,h200", &tmp, err) != SB_OK)
+    if (sb_note_render(db, &set, skus, "a100,h100,h200", &tmp, err) != SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
     sb_tpl_set_str(d, "subject", SB_PROJECT_PROVIDER);

@@ -105,8 +105,9 @@ static int candidate_problems(sqlite3 *db, const sb_sku_table *skus, const sb_ga
 }
 
 /* One arch: its verdict, and the problems of every candidate in probs. */
-static int check_arch(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
-                      const char *arch, sb_gate_verdict *v, sb_buf *probs, sb_error *err)
+static int check_arch(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                      const sb_gate_spec *spec, const char *arch, sb_gate_verdict *v,
+                      sb_buf *probs, sb_error *err)
 {
     memset(v, 0, sizeof *v);
     snprintf(v->arch, sizeof v->arch, "%s", arch);
@@ -117,7 +118,7 @@ static int check_arch(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec 
     f.provider = spec->provider;
     f.arch = arch;
     sb_result_set set;
-    if (sb_results_load(db, &f, &set, err) != SB_OK)
+    if (sb_results_select(db, all, &f, &set, err) != SB_OK)
         return SB_ERR;
     int rc = SB_OK;
     for (size_t i = 0; i < set.n; i++) {
@@ -146,8 +147,8 @@ static int check_arch(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec 
     return rc;
 }
 
-int sb_gate_verdicts(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
-                     const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err)
+int sb_gate_verdicts(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                     const sb_gate_spec *spec, const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -163,7 +164,7 @@ int sb_gate_verdicts(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *
         if (!*arch)
             continue;
         sb_buf probs = SB_BUF_INIT;
-        int rc = check_arch(db, skus, spec, arch, &v[*n], &probs, err);
+        int rc = check_arch(db, all, skus, spec, arch, &v[*n], &probs, err);
         sb_buf_free(&probs);
         if (rc != SB_OK) {
             free(list);
@@ -196,7 +197,7 @@ int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spe
             continue;
         sb_buf probs = SB_BUF_INIT;
         sb_gate_verdict v;
-        if (check_arch(db, skus, spec, arch, &v, &probs, err) != SB_OK) {
+        if (check_arch(db, NULL, skus, spec, arch, &v, &probs, err) != SB_OK) {
             sb_buf_free(&probs);
             rc = SB_ERR;
             break;

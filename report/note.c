@@ -179,8 +179,8 @@ static json_t *card_data(sqlite3 *db, const sb_sku_table *skus, const sb_gate_sp
     return c;
 }
 
-int sb_note_data(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches, json_t **out,
-                 sb_error *err)
+int sb_note_data(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                 const char *gate_arches, json_t **out, sb_error *err)
 {
     *out = NULL;
     const sb_gate_spec *spec = sb_gate_spec_for("gemm");
@@ -188,7 +188,7 @@ int sb_note_data(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches,
     f.suite = spec->suite;
     f.op = spec->op;
     sb_result_set s = {0};
-    if (sb_results_load(db, &f, &s, err) != SB_OK)
+    if (sb_results_select(db, all, &f, &s, err) != SB_OK)
         return SB_ERR;
     json_t *d = json_object(), *cards = json_array();
     json_object_set_new(d, "cards", cards);
@@ -244,7 +244,7 @@ int sb_note_data(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches,
     /* the gate */
     sb_gate_verdict *v = NULL;
     size_t nv = 0;
-    if (sb_gate_verdicts(db, skus, spec, gate_arches, &v, &nv, err) != SB_OK)
+    if (sb_gate_verdicts(db, all, skus, spec, gate_arches, &v, &nv, err) != SB_OK)
         goto done;
     json_t *gate = json_array();
     json_object_set_new(d, "gate", gate);
@@ -278,11 +278,11 @@ done:
     return rc;
 }
 
-int sb_note_render(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches, sb_buf *out,
-                   sb_error *err)
+int sb_note_render(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                   const char *gate_arches, sb_buf *out, sb_error *err)
 {
     json_t *d = NULL;
-    if (sb_note_data(db, skus, gate_arches, &d, err) != SB_OK)
+    if (sb_note_data(db, all, skus, gate_arches, &d, err) != SB_OK)
         return SB_ERR;
     int rc = sb_render_home("note.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, out, err);
     json_decref(d);

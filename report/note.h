@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "error.h"
+#include "results_query.h"
 #include "sku.h"
 #include "strbuf.h"
 
@@ -23,12 +24,14 @@
 #define SB_NOTE_SPREAD_LIMIT 0.01
 
 /* The note's template data (docs/REPORTS.md lists the variables), a new
- * object in *out. gate_arches: comma-separated, e.g. "a100,h100,h200". */
-int sb_note_data(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches, json_t **out,
-                 sb_error *err);
+ * object in *out. gate_arches: comma-separated, e.g. "a100,h100,h200".
+ * all: every result run already loaded (sb_results_select), or NULL to
+ * read them from db. */
+int sb_note_data(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                 const char *gate_arches, json_t **out, sb_error *err);
 
 /* Renders templates/note.md.tmpl into out. */
-int sb_note_render(sqlite3 *db, const sb_sku_table *skus, const char *gate_arches, sb_buf *out,
-                   sb_error *err);
+int sb_note_render(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                   const char *gate_arches, sb_buf *out, sb_error *err);
 
 #endif

@@ -205,7 +205,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sb_result_filter f = {0};
     f.op = o->op;
     f.suite = o->suite;
-    if (sb_results_load(db, &f, &set, err) != SB_OK)
+    if (sb_results_select(db, o->all, &f, &set, err) != SB_OK)
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
@@ -408,6 +408,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     int with_training = 0;
     if (!o->op && !o->suite) {
         sb_training_opts to = {0};
+        to.all = o->all;
         sb_training_summary ts;
         sb_buf_reset(&tmp);
         if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "results_query.h"
 
 /* The targets, ended by NULL: liger vllm triton pytorch cutlass
  * onnxruntime jax tilelang. */
@@ -24,6 +25,8 @@ typedef struct sb_packet_opts {
     const char *out_dir;   /* must not exist or be empty */
     const char *db_label;  /* --db as given, for the commands */
     const char *baseline;  /* NULL: the headline baselines (geomean.h) */
+    const sb_result_set *all; /* every result run already loaded (sb_results_select),
+                               * or NULL to read the packet's runs from the database */
 } sb_packet_opts;
 
 /* The archive of the cited documents: DIR.tar.gz holding DIR/results/

@@ -98,7 +98,8 @@ static const char *op_dtype(const char *training_dtype)
 }
 
 /* One op-level row per kernel of each compared patch on each SKU. */
-static int op_rows(sqlite3 *db, const sb_training_set *r, const char *const *pair_of, json_t *ops, sb_error *err)
+static int op_rows(sqlite3 *db, const sb_result_set *all, const sb_training_set *r,
+                   const char *const *pair_of, json_t *ops, sb_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
         const sb_training *t = &r->v[i];
@@ -117,7 +118,7 @@ static int op_rows(sqlite3 *db, const sb_training_set *r, const char *const *pai
         sb_pick *picks = NULL;
         size_t npicks = 0;
         sb_geo_table geo = {0};
-        if (sb_results_load(db, &f, &set, err) != SB_OK)
+        if (sb_results_select(db, all, &f, &set, err) != SB_OK)
             return SB_ERR;
         if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK ||
             sb_geo_compute(&set, picks, npicks, OP_BASELINE, &geo, err) != SB_OK) {
@@ -297,7 +298,7 @@ int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, s
         json_array_append_new(pairs, p);
     }
     sum->runs = r.n;
-    if (op_rows(db, &r, pair_of, ops, err) != SB_OK)
+    if (op_rows(db, o->all, &r, pair_of, ops, err) != SB_OK)
         goto done;
     json_object_set_new(d, "has_runs", json_boolean(r.n > 0));
     json_object_set_new(d, "has_pairs", json_boolean(sum->pairs > 0));

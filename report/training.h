@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "results_query.h"
 #include "strbuf.h"
 
 typedef struct sb_training_opts {
@@ -21,6 +22,7 @@ typedef struct sb_training_opts {
     long long from, to;      /* epoch seconds */
     const char *plot_dir;    /* NULL: no plot; else plot_name is written there */
     const char *plot_name;   /* file name of the plot, linked as is (default "training-tokens.svg") */
+    const sb_result_set *all; /* every result run already loaded (sb_results_select), or NULL */
 } sb_training_opts;
 
 typedef struct sb_training_summary {

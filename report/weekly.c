@@ -261,16 +261,16 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     f.has_range = 1;
     f.from = start;
     f.to = end;
-    if (sb_results_load(db, &f, &set, err) != SB_OK)
+    if (sb_results_select(db, o->all, &f, &set, err) != SB_OK)
         goto done;
     f.from = pstart;
-    if (sb_results_load(db, &f, &both, err) != SB_OK)
+    if (sb_results_select(db, o->all, &f, &both, err) != SB_OK)
         goto done;
     {
         const sb_gate_spec *gs = sb_gate_spec_for("gemm");
         sb_result_filter sf = {0};
         sf.suite = gs->suite;
-        if (sb_results_load(db, &sf, &spec, err) != SB_OK)
+        if (sb_results_select(db, o->all, &sf, &spec, err) != SB_OK)
             goto done;
     }
     if (sb_training_load(db, 1, start, end, &tr, err) != SB_OK)
@@ -337,7 +337,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
 
     /* the note */
     sb_buf_reset(&tmp);
-    if (sb_note_render(db, skus, SB_WEEKLY_GATE_ARCHES, &tmp, err) != SB_OK)
+    if (sb_note_render(db, o->all, skus, SB_WEEKLY_GATE_ARCHES, &tmp, err) != SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
 
@@ -539,7 +539,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     /* training (end-to-end): report/training.c, in the appendix; counted
      * in the writeup */
     {
-        sb_training_opts to = {1, start, end, o->out_dir, NULL};
+        sb_training_opts to = {1, start, end, o->out_dir, NULL, o->all};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
         to.plot_name = tname;

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "geomean.h"
 #include "regress.h"
+#include "results_query.h"
 #include "sku.h"
 
 /* The provider of the cross-arch tables: the project's own kernels. */
@@ -33,6 +34,8 @@ typedef struct sb_weekly_opts {
     const char *db_label;    /* how commands name the database (--db value) */
     const char *baseline;    /* NULL: the headline baselines (geomean.h) */
     sb_rg_opts rg;           /* week-over-week test settings */
+    const sb_result_set *all; /* every result run already loaded (sb_results_select),
+                               * or NULL to read the week's runs from the database */
 } sb_weekly_opts;
 
 typedef struct sb_weekly_summary {

@@ -435,8 +435,9 @@ void site_ctx_release(site_ctx *c, site_ctx *clone)
 /* A part of the site built on a thread of its own, with its own context
  * (connection, layout data, counts). The weekly writeups only touch
  * weekly/ and the packets only packets/, so they run beside the pages
- * that the main thread writes; the weekly writeups start before the
- * result set is loaded, as they load what they need themselves. */
+ * that the main thread writes. They start once the result set is loaded
+ * and pick their runs from it (it is only read from then on) instead of
+ * reading them from the database again for each week and packet. */
 typedef struct side_job {
     site_ctx c;
     sb_site_summary sum;
@@ -552,12 +553,11 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     if (site_write(&c, MARKER, MARKER_TEXT, strlen(MARKER_TEXT), err) != SB_OK ||
         copy_asset(&c, "site.css", err) != SB_OK || copy_asset(&c, "sort.js", err) != SB_OK)
         goto done;
-    side_job *weekly = side_start(&c, site_build_weekly, err), *packets = NULL;
-    if (!weekly)
-        goto done;
+    side_job *weekly = NULL, *packets = NULL;
     int mrc = SB_OK;
     if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
+        !(weekly = side_start(&c, site_build_weekly, err)) ||
         !(packets = side_start(&c, site_build_packets, err)) ||
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
         sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||

@@ -435,6 +435,7 @@ static int training_section(site_ctx *c, const char *dir, char **html, sb_error 
 {
     sb_training_opts to = {0};
     to.plot_dir = dir;
+    to.all = &c->set;
     sb_training_summary ts;
     sb_buf md = SB_BUF_INIT;
     *html = NULL;
@@ -510,6 +511,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
         wo.rg = c->rg_opts;
         wo.baseline = c->o->baseline;
+        wo.all = &c->set;
         sb_weekly_summary sum;
         if (sb_weekly_write(c->db, c->skus, &wo, &sum, err) != SB_OK) {
             rc = SB_ERR;
@@ -582,6 +584,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
     po.out_dir = dir;
     po.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
     po.baseline = c->o->baseline;
+    po.all = &c->set;
     sb_packet_summary ps;
     memset(&ps, 0, sizeof ps);
     int nothing = 0;
