@@ -19,6 +19,7 @@
 #include "fixture.h"
 #include "gate.h"
 #include "geomean.h"
+#include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
 #include "plots.h"
@@ -418,6 +419,94 @@ static const sb_rg_row *rg_find(const sb_rg_list *l, const char *shape)
         if (!strcmp(l->v[i].new_run->shape_key, shape))
             return &l->v[i];
     return NULL;
+}
+
+/* Runs picked out of a loaded set are the runs the same filter loads, in
+ * the same order: by column, commit prefix, week window and profiler. */
+static void assert_select_is_load(sqlite3 *db, const sb_result_set *all,
+                                  const sb_result_filter *f, size_t expect)
+{
+    sb_error err;
+    sb_result_set loaded, picked;
+    assert_int_equal(sb_results_load(db, f, &loaded, &err), SB_OK);
+    assert_int_equal(sb_results_select(db, all, f, &picked, &err), SB_OK);
+    assert_int_equal(loaded.n, expect);
+    assert_int_equal(picked.n, loaded.n);
+    for (size_t i = 0; i < loaded.n; i++) {
+        assert_int_equal(picked.v[i].run_id, loaded.v[i].run_id);
+        assert_string_equal(picked.v[i].case_key, loaded.v[i].case_key);
+        assert_string_equal(picked.v[i].git_sha, loaded.v[i].git_sha);
+    }
+    sb_results_free(&picked);
+    sb_results_free(&loaded);
+}
+
+static void test_results_select(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/select.db", tmpdir);
+    sqlite3 *w = fx_create(p);
+    fx_standard(w);
+    /* two commits whose ids share the prefix "ab", one past "abf", over
+     * two ISO weeks (2026-W46 and W47), one timed under a profiler */
+    const char *shas[] = {"ab00000000000000000000000000000000000000",
+                          "abf0000000000000000000000000000000000000",
+                          "ac00000000000000000000000000000000000000",
+                          "ab12000000000000000000000000000000000000"};
+    const char *when[] = {"2026-11-09T23:59:59Z", "2026-11-10T00:00:00+01:00",
+                          "2026-11-16T00:00:00Z", "2026-11-12T08:00:00Z"};
+    static const double samples[] = {1.0, 1.1, 0.9, 1.0, 1.05};
+    for (int k = 0; k < 4; k++) {
+        fx_result r = {0};
+        r.op = k == 2 ? "softmax" : "gemm";
+        r.provider = "fused";
+        r.shape_key = "M=8,N=8";
+        r.sku = "h100-sxm5-80gb";
+        r.arch = "h100";
+        r.git_sha = shas[k];
+        r.finished_at = when[k];
+        r.samples = samples;
+        r.nsamples = 5;
+        r.profiler = k == 3 ? "ncu" : NULL;
+        fx_add_result(w, &r);
+    }
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_result_set all;
+    assert_int_equal(sb_results_load(db, NULL, &all, &err), SB_OK);
+    assert_int_equal(all.n, 21);
+    assert_select_is_load(db, &all, NULL, 21);
+    sb_result_filter f = {0};
+    f.op = "gemm";
+    assert_select_is_load(db, &all, &f, 2);
+    f.op = NULL;
+    f.suite = "liger-perkernel";
+    f.provider = "liger";
+    assert_select_is_load(db, &all, &f, 6);
+    f.arch = "h200";
+    assert_select_is_load(db, &all, &f, 3);
+    memset(&f, 0, sizeof f);
+    f.sku = "h100-sxm5-80gb";
+    assert_select_is_load(db, &all, &f, 12);
+    memset(&f, 0, sizeof f);
+    f.sha = "ab";
+    assert_select_is_load(db, &all, &f, 2);
+    f.sha = "abf";
+    assert_select_is_load(db, &all, &f, 1);
+    f.sha = "ab0";
+    assert_select_is_load(db, &all, &f, 1);
+    memset(&f, 0, sizeof f);
+    /* 2026-W46: Monday 2026-11-09 00:00 UTC up to Monday 2026-11-16 */
+    f.has_range = 1;
+    assert_int_equal(sb_rfc3339_parse("2026-11-09T00:00:00Z", &f.from), 0);
+    assert_int_equal(sb_rfc3339_parse("2026-11-16T00:00:00Z", &f.to), 0);
+    assert_select_is_load(db, &all, &f, 2);
+    /* profiled runs are not in the set: they are read from the database */
+    f.with_profiled = 1;
+    assert_select_is_load(db, &all, &f, 3);
+    sb_results_free(&all);
+    sqlite3_close(db);
 }
 
 /* The history of one case over three commits: slower at b, back at c.
@@ -1451,7 +1540,8 @@ int main(void)
         cmocka_unit_test(test_geomean_tables), cmocka_unit_test(test_newest_run_decides),
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
-        cmocka_unit_test(test_regression_history), cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_regression_history),
+        cmocka_unit_test(test_results_select), cmocka_unit_test(test_compare),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
