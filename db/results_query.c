@@ -11,6 +11,11 @@
 
 #include "isoweek.h"
 
+/* Windows within these (0001-01-01, 9998-12-31) are narrowed in SQL by
+ * their dates (four-digit years). */
+#define SB_WINDOW_EARLIEST (-62135596800LL + 3 * 86400LL)
+#define SB_WINDOW_LATEST (253370678400LL - 3 * 86400LL)
+
 static char *col_str(sqlite3_stmt *st, int i)
 {
     const unsigned char *s = sqlite3_column_text(st, i);
@@ -130,6 +135,7 @@ static const char *RESULT_SQL =
     " AND (?5 IS NULL OR p.sku = ?5)"
     " AND (?6 IS NULL OR p.git_sha >= ?6 AND p.git_sha < ?6 || 'g')"
     " AND (?7 = 1 OR c.profiler IS NULL)"
+    " AND (?8 IS NULL OR p.finished_at >= ?8) AND (?9 IS NULL OR p.finished_at < ?9)"
     " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
 
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
@@ -154,6 +160,21 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
     else
         sqlite3_bind_null(st, 6);
     sqlite3_bind_int(st, 7, f && f->with_profiled);
+    /* The window is checked on the parsed time below; the dates here only
+     * spare reading the documents of runs far outside it. A time stamp
+     * sb_rfc3339_parse accepts starts with its local date, at most a day
+     * off its UTC date, so runs of the window lie within these bounds
+     * (text order of the date prefix). */
+    char lo[16], hi[16];
+    if (f && f->has_range && f->from > SB_WINDOW_EARLIEST && f->to < SB_WINDOW_LATEST) {
+        sb_epoch_date(f->from - 2 * 86400LL, lo);
+        sb_epoch_date(f->to + 2 * 86400LL, hi);
+        sqlite3_bind_text(st, 8, lo, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 9, hi, -1, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_null(st, 8);
+        sqlite3_bind_null(st, 9);
+    }
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
