@@ -256,6 +256,7 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
         }
     }
     /* points */
+    sb_buf_puts(out, SB_SVG_POINTS_BEGIN);
     for (size_t i = 0; i < n; i++) {
         const sb_result *r = picks[i].r;
         if (strcmp(r->sku, sku) != 0 || !drawable(r))
@@ -270,6 +271,7 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
                      sb_svg_color(names_index(&providers, r->provider)), "point", tip);
         (*drawn)++;
     }
+    sb_buf_puts(out, SB_SVG_POINTS_END);
     legend(out, &providers, R + 20, T + 10);
     char note[512];
     snprintf(note, sizeof note,
@@ -490,6 +492,7 @@ void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char 
         sb_svg_line(out, x, B, x, B + 5, "#000000", 1, NULL);
         sb_svg_text(out, x, B + 14, "end", 10, -35, "#000000", slots[k].shape_key);
     }
+    sb_buf_puts(out, SB_SVG_POINTS_BEGIN);
     for (size_t p = 0; p < providers.n; p++) {
         const char *colour = sb_svg_color(p);
         sb_buf polyline = SB_BUF_INIT;
@@ -537,6 +540,7 @@ void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char 
             out->failed = 1;
         sb_buf_free(&polyline);
     }
+    sb_buf_puts(out, SB_SVG_POINTS_END);
     legend(out, &providers, R + 20, T + 10);
     sb_svg_end(out);
     free(providers.v);

@@ -6,7 +6,8 @@
  * <rect class="plot-area"> with data-x-min/-x-max/-y-min/-y-max (domain)
  * and data-left/-right/-top/-bottom (pixels), so tools and tests can map
  * values to pixels with the scale formula of svg.h. Points are
- * <circle class="point"> with a <title> tooltip.
+ * <circle class="point"> with a <title> tooltip, in a <g class="points">
+ * that gives them their outline.
  */
 #ifndef SOLBOOK_REPORT_PLOTS_H
 #define SOLBOOK_REPORT_PLOTS_H

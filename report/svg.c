@@ -134,8 +134,7 @@ void sb_svg_rect(sb_buf *b, double x, double y, double w, double h, const char *
 void sb_svg_point(sb_buf *b, double x, double y, double r, const char *fill, const char *cls,
                   const char *tooltip)
 {
-    sb_buf_printf(b, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\" "
-                     "stroke=\"#000000\" stroke-width=\"0.5\">",
+    sb_buf_printf(b, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\">",
                   cls, x, y, r, fill);
     sb_buf_puts(b, "<title>");
     sb_buf_xml_escaped(b, tooltip ? tooltip : "");

@@ -44,7 +44,11 @@ void sb_svg_line(sb_buf *b, double x1, double y1, double x2, double y2, const ch
 void sb_svg_rect(sb_buf *b, double x, double y, double w, double h, const char *fill,
                  const char *tooltip /* NULL: none */);
 /* A data point: a circle with a <title> tooltip. cls is the class attribute
- * (e.g. "point"), used by tests and stylesheets. */
+ * (e.g. "point"), used by tests and stylesheets. Its outline comes from
+ * the group around the points (SB_SVG_POINTS_BEGIN): written once there,
+ * not on each of hundreds of points. */
+#define SB_SVG_POINTS_BEGIN "<g class=\"points\" stroke=\"#000000\" stroke-width=\"0.5\">\n"
+#define SB_SVG_POINTS_END "</g>\n"
 void sb_svg_point(sb_buf *b, double x, double y, double r, const char *fill, const char *cls,
                   const char *tooltip);
 
