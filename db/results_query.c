@@ -365,10 +365,12 @@ int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n
     *n = 0;
     *run_id = -1;
     sqlite3_stmt *st = NULL;
+    /* +p.sku: the calibrations are found through their own index
+     * (runs_calibration, migration 006), not through every run of the SKU */
     const char *sql =
         "SELECT c.run_id, c.name, c.unit, c.value FROM ceilings c WHERE c.run_id = ("
         " SELECT r.id FROM runs r JOIN provenance p ON p.run_id = r.id"
-        " WHERE r.schema = 'solbook.calibration.v1' AND p.sku = ?1"
+        " WHERE r.schema = 'solbook.calibration.v1' AND +p.sku = ?1"
         " ORDER BY p.finished_at DESC, r.id DESC LIMIT 1) ORDER BY c.name";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",

@@ -509,6 +509,51 @@ static void test_results_select(void **state)
     sqlite3_close(db);
 }
 
+/* The measured ceilings of a SKU are those of its newest calibration, not
+ * another SKU's; the calibrations are found through their own index. */
+static void test_ceilings_latest(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/ceilings.db", tmpdir);
+    sqlite3 *w = fx_create(p);
+    fx_standard(w); /* a calibration of h100 at 2026-11-17 */
+    long long newer = fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-19T09:00:00Z",
+                                         2500.0, 650.0);
+    fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-20T09:00:00Z", 4000.0, 800.0);
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_ceiling *c = NULL;
+    size_t n = 0;
+    long long run = -1;
+    assert_int_equal(sb_ceilings_latest(db, "h100-sxm5-80gb", &c, &n, &run, &err), SB_OK);
+    assert_int_equal(run, newer);
+    int copy = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c[i].name, "bw.copy")) {
+            assert_string_equal(c[i].unit, "GB/s");
+            assert_true(c[i].value == 2500.0);
+            copy = 1;
+        }
+    assert_true(copy);
+    free(c);
+    assert_int_equal(sb_ceilings_latest(db, "a100-sxm4-80gb", &c, &n, &run, &err), SB_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(run, -1);
+    free(c);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT sql FROM sqlite_master WHERE type = 'index' AND "
+                                        "name = 'runs_calibration'",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_non_null(strstr((const char *)sqlite3_column_text(st, 0),
+                           "WHERE schema = 'solbook.calibration.v1'"));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
 /* The history of one case over three commits: slower at b, back at c.
  * Commit order is the order commits were first measured, not the order of
  * the newest runs (a is measured again last). A run timed under a profiler
@@ -1541,7 +1586,8 @@ int main(void)
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_regression_history),
-        cmocka_unit_test(test_results_select), cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_results_select),
+        cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_compare),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
