@@ -73,7 +73,7 @@ int cmd_validate_results(int argc, char **argv)
     }
     sb_buf out = SB_BUF_INIT;
     int ok = 0, rc;
-    if (sb_gate_check(db, skus, spec, arch, &ok, &out, &err) != SB_OK) {
+    if (sb_gate_check(db, NULL, skus, spec, arch, &ok, &out, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
     } else {

@@ -179,8 +179,8 @@ int sb_gate_verdicts(sqlite3 *db, const sb_result_set *all, const sb_sku_table *
     return SB_OK;
 }
 
-int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
-                  const char *arch_list, int *ok, sb_buf *out, sb_error *err)
+int sb_gate_check(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                  const sb_gate_spec *spec, const char *arch_list, int *ok, sb_buf *out, sb_error *err)
 {
     *ok = 1;
     char *list = strdup(arch_list);
@@ -197,7 +197,7 @@ int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spe
             continue;
         sb_buf probs = SB_BUF_INIT;
         sb_gate_verdict v;
-        if (check_arch(db, NULL, skus, spec, arch, &v, &probs, err) != SB_OK) {
+        if (check_arch(db, all, skus, spec, arch, &v, &probs, err) != SB_OK) {
             sb_buf_free(&probs);
             rc = SB_ERR;
             break;

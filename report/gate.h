@@ -46,8 +46,10 @@ int sb_gate_verdicts(sqlite3 *db, const sb_result_set *all, const sb_sku_table *
 
 /* Checks each arch of the comma-separated list (e.g. "a100,h100,h200").
  * Appends a human report to out (one block per arch: ok with the run id, or
- * every problem found) and sets *ok to 1 only when every arch passes. */
-int sb_gate_check(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
-                  const char *arch_list, int *ok, sb_buf *out, sb_error *err);
+ * every problem found) and sets *ok to 1 only when every arch passes.
+ * all: as for sb_gate_verdicts. */
+int sb_gate_check(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+                  const sb_gate_spec *spec, const char *arch_list, int *ok, sb_buf *out,
+                  sb_error *err);
 
 #endif

@@ -328,7 +328,7 @@ int site_build_overview(site_ctx *c, sb_error *err)
     if (spec) {
         int ok = 0;
         const char *arches = c->o->gate_arches ? c->o->gate_arches : DEFAULT_GATE_ARCHES;
-        if (sb_gate_check(c->db, c->skus, spec, arches, &ok, &gate, err) != SB_OK) {
+        if (sb_gate_check(c->db, &c->set, c->skus, spec, arches, &ok, &gate, err) != SB_OK) {
             json_decref(d);
             goto done;
         }

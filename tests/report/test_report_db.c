@@ -863,7 +863,7 @@ static void gate(sqlite3 *db, const sb_sku_table *skus, const char *arch, int wa
     sb_error err;
     sb_buf out = SB_BUF_INIT;
     int ok = -1;
-    assert_int_equal(sb_gate_check(db, skus, sb_gate_spec_for("gemm"), arch, &ok, &out, &err), SB_OK);
+    assert_int_equal(sb_gate_check(db, NULL, skus, sb_gate_spec_for("gemm"), arch, &ok, &out, &err), SB_OK);
     if (ok != want_ok)
         fail_msg("gate %s: ok=%d, report:\n%s", arch, ok, sb_buf_str(&out));
     for (size_t i = 0; needles[i]; i++)
