@@ -327,10 +327,10 @@ static int run_weekly(const opts *o)
         rc = 2;
     } else {
         printf("%s: %zu bytes, %zu lines; %zu result runs (%zu passing, %zu failed, %zu skipped), "
-               "%zu training runs, %zu plots, %zu regressions since the previous week\n%s\n%s\n",
+               "%zu training runs, %zu plots, %zu regressions since the previous week\n%s\n%s\n%s\n",
                sum.md_path, sum.md_bytes, sum.md_lines, sum.runs, sum.passing, sum.failed,
                sum.skipped, sum.training, sum.plots, sum.regressions, sum.appendix_path,
-               sum.html_path);
+               sum.reproduce_path, sum.html_path);
     }
     sb_sku_table_free(skus);
     sb_report_db_close(db);

@@ -250,7 +250,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     sb_rg_list rg = {0};
     sb_repro *rp = NULL;
     json_t *d = NULL, *ad = NULL;
-    sb_buf md = SB_BUF_INIT, tmp = SB_BUF_INIT, html = SB_BUF_INIT, app = SB_BUF_INIT;
+    sb_buf md = SB_BUF_INIT, tmp = SB_BUF_INIT, html = SB_BUF_INIT, app = SB_BUF_INIT,
+           script = SB_BUF_INIT;
     char *frag = NULL;
     opgroup *groups = NULL;
     size_t ngroups = 0;
@@ -551,10 +552,16 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sum->plots += (size_t)ts.plot_written;
     }
 
-    /* commands per op group: appendix; the database is named by its file
-     * name only, so no path of this machine is written */
+    /* commands per op group: a script beside the appendix, which lists the
+     * groups and links it, so the appendix stays a page a reader opens; the
+     * database is named by its file name only, so no path of this machine
+     * is written */
     const char *db_name = o->db_label ? strrchr(o->db_label, '/') : NULL;
     db_name = db_name ? db_name + 1 : o->db_label ? o->db_label : "solbook.db";
+    char reproduce[64];
+    snprintf(reproduce, sizeof reproduce, "%s-reproduce.sh", week);
+    sb_tpl_set_str(ad, "reproduce", reproduce);
+    json_object_set_new(ad, "has_commands", json_boolean(ngroups > 0));
     {
         json_t *cmds = json_array();
         json_object_set_new(ad, "commands", cmds);
@@ -563,6 +570,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             char name[512];
             snprintf(name, sizeof name, "%s %s %s", groups[g].op, groups[g].mode, groups[g].dtype);
             sb_tpl_set_str(c, "table", name);
+            size_t cases = 0; /* distinct lines: one a picked run */
             sb_buf_reset(&tmp);
             sb_buf seen = SB_BUF_INIT;
             for (size_t i = 0; i < npicks; i++) {
@@ -578,10 +586,13 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
                     goto done;
                 }
                 sb_buf_putc(&line, '\n');
-                if (!strstr(sb_buf_str(&seen), sb_buf_str(&line)))
+                if (!strstr(sb_buf_str(&seen), sb_buf_str(&line))) {
                     sb_buf_puts(&seen, sb_buf_str(&line));
+                    cases++;
+                }
                 sb_buf_free(&line);
             }
+            json_object_set_new(c, "count", json_integer((json_int_t)cases));
             sb_buf_puts(&tmp, sb_buf_str(&seen));
             sb_buf_free(&seen);
             sb_buf_puts(&tmp, "solbook ingest results/ --db ");
@@ -590,11 +601,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             sb_enc_shell_arg(&tmp, db_name);
             sb_buf_puts(&tmp, " --op ");
             sb_enc_shell_arg(&tmp, groups[g].op);
-            sb_buf_puts(&tmp, " --sku SKU\n");
-            sb_buf block = SB_BUF_INIT;
-            sb_enc_md_fence(&block, "sh", sb_buf_str(&tmp));
-            sb_tpl_set_str(c, "lines", sb_buf_str(&block));
-            sb_buf_free(&block);
+            sb_buf_puts(&tmp, " --sku SKU");
+            sb_tpl_set_str(c, "lines", sb_buf_str(&tmp));
             json_array_append_new(cmds, c);
         }
     }
@@ -675,20 +683,27 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             goto done;
         if (sb_render_home("weekly-appendix.md.tmpl", ad, SB_TPL_ESCAPE_MARKDOWN, &app, err) !=
                 SB_OK ||
-            sb_paths_check(paths, sb_buf_str(&app), "the weekly appendix", err) != SB_OK)
+            sb_paths_check(paths, sb_buf_str(&app), "the weekly appendix", err) != SB_OK ||
+            sb_render_home("weekly-reproduce.sh.tmpl", ad, SB_TPL_ESCAPE_SHELL_COMMENT, &script,
+                           err) != SB_OK ||
+            sb_paths_check(paths, sb_buf_str(&script), "the weekly reproduce script", err) != SB_OK)
             goto done;
     }
     /* the paths reported are where the files are once moved into place */
     snprintf(sum->md_path, sizeof sum->md_path, "%s/%s.md", o->out_dir, week);
     snprintf(sum->html_path, sizeof sum->html_path, "%s/%s.html", o->out_dir, week);
     snprintf(sum->appendix_path, sizeof sum->appendix_path, "%s/%s", o->out_dir, appendix);
+    snprintf(sum->reproduce_path, sizeof sum->reproduce_path, "%s/%s", o->out_dir, reproduce);
     sum->md_bytes = md.len;
     sum->md_lines = count_lines(&md);
     char md_path[8192], html_path[8192], appendix_path[8192];
     snprintf(md_path, sizeof md_path, "%s/%s.md", stage.stage, week);
     snprintf(html_path, sizeof html_path, "%s/%s.html", stage.stage, week);
     snprintf(appendix_path, sizeof appendix_path, "%s/%s", stage.stage, appendix);
-    if (sb_write_buf(md_path, &md, err) != SB_OK || sb_write_buf(appendix_path, &app, err) != SB_OK)
+    char script_path[8192];
+    snprintf(script_path, sizeof script_path, "%s/%s", stage.stage, reproduce);
+    if (sb_write_buf(md_path, &md, err) != SB_OK || sb_write_buf(appendix_path, &app, err) != SB_OK ||
+        sb_write_buf(script_path, &script, err) != SB_OK)
         goto done;
     if (sb_markdown_to_html(sb_buf_str(&md), md.len, &frag, err) != SB_OK)
         goto done;
@@ -716,6 +731,7 @@ done:
     sb_buf_free(&tmp);
     sb_buf_free(&html);
     sb_buf_free(&app);
+    sb_buf_free(&script);
     json_decref(d);
     json_decref(ad);
     sb_repro_close(rp);

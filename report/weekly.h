@@ -41,7 +41,7 @@ typedef struct sb_weekly_opts {
 typedef struct sb_weekly_summary {
     size_t runs, passing, failed, skipped, training, plots, regressions, improvements;
     size_t md_bytes, md_lines;
-    char md_path[4096], html_path[4096], appendix_path[4096];
+    char md_path[4096], html_path[4096], appendix_path[4096], reproduce_path[4096];
 } sb_weekly_summary;
 
 int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,

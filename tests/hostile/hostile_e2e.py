@@ -16,7 +16,7 @@ note. The results are ingested and every output is produced: `runs` and
 `report note`, `report table`, `report evidence`, `report weekly`, `packet` (with
 reproduce.sh), `site`. Then:
 
-- every generated shell script (packet and site reproduce.sh, the weekly's
+- every generated shell script (packet, site and weekly reproduce.sh, the weekly's
   sh blocks) runs in a scratch folder with stub solbench/solbook commands:
   no file any payload names is created;
 - every Markdown file, rendered by cmark-gfm with raw HTML allowed, has no
@@ -330,10 +330,13 @@ try:
                     "## Reproduce"):
         if section not in appendix:
             fail("weekly appendix lacks " + section)
-    if appendix.count("solbench gemm ") < len(PAYLOADS) // 2:
-        fail("weekly appendix lacks the solbench commands")
-    if appendix.count("# run ") < len(PAYLOADS) // 2:
-        fail("weekly appendix lacks the imported runs' comment lines")
+    if "(2026-W47-reproduce.sh)" not in appendix:
+        fail("weekly appendix does not link its reproduce script")
+    script = open(os.path.join(outs, "weekly", "2026-W47-reproduce.sh")).read()
+    if script.count("solbench gemm ") < len(PAYLOADS) // 2:
+        fail("weekly reproduce script lacks the solbench commands")
+    if script.count("# run ") < len(PAYLOADS) // 2:
+        fail("weekly reproduce script lacks the imported runs' comment lines")
     run(["sha256sum", "--quiet", "-c", "MANIFEST.sha256"], cwd=os.path.join(outs, "packet"))
     site = os.path.join(outs, "site")
     for must in ("index.html", "runs/index.html"):

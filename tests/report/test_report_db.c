@@ -1006,8 +1006,18 @@ static void test_weekly(void **state)
     assert_non_null(strstr(app, "end-to-end training step"));
     assert_non_null(strstr(app, "| llama-3.2-1b | h100-sxm5-80gb | liger |"));
     assert_non_null(strstr(md, "![Roofline on h100-sxm5-80gb, 9 points](2026-W47-roofline-h100-sxm5-80gb.svg)"));
-    assert_non_null(strstr(app, "solbench rmsnorm --suite liger-perkernel --mode fwd --dtype bf16 --BT 1024 --H 4096 --provider liger --warmup 10 --iters 50 --repeats 5 --l2 cold --out results/"));
-    assert_non_null(strstr(app, "solbook report table --db lab.db --op rmsnorm --sku SKU"));
+    /* the commands sit in a script beside the appendix, which links it */
+    char *sh = slurp(sum.reproduce_path);
+    assert_non_null(sh);
+    assert_non_null(strstr(sh, "#!/bin/sh\n"));
+    assert_non_null(strstr(sh, "# ---- rmsnorm fwd bf16 ("));
+    assert_non_null(strstr(sh, "\nsolbench rmsnorm --suite liger-perkernel --mode fwd --dtype bf16 --BT 1024 --H 4096 --provider liger --warmup 10 --iters 50 --repeats 5 --l2 cold --out results/\n"));
+    assert_non_null(strstr(sh, "\nsolbook report table --db lab.db --op rmsnorm --sku SKU\n"));
+    assert_non_null(strstr(app, "[2026-W47-reproduce.sh](2026-W47-reproduce.sh)"));
+    assert_non_null(strstr(app, "- rmsnorm fwd bf16: "));
+    assert_null(strstr(app, "solbench rmsnorm"));
+    assert_null(strstr(sh, "late-provider"));
+    free(sh);
     assert_non_null(strstr(md, "solbook report weekly --week 2026-W47 --db lab.db"));
     assert_null(strstr(md, "late-provider"));
     assert_null(strstr(app, "late-provider"));
