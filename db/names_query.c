@@ -1,10 +1,11 @@
 /* names_query.c - the providers and cards stored runs name (names_query.h). */
 #include "names_query.h"
 
+#include "store.h"
+
 static int query_failed(sqlite3 *db, sqlite3_stmt *st, sb_error *err)
 {
-    sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                 sqlite3_errmsg(db));
+    sb_db_conn_fail(db, err, "query failed");
     sqlite3_finalize(st);
     return SB_ERR;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "isoweek.h"
+#include "store.h"
 
 /* Windows within these (0001-01-01, 9998-12-31) are narrowed in SQL by
  * their dates (four-digit years). */
@@ -145,8 +146,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
     out->borrowed = 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, RESULT_SQL, -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                            sqlite3_errmsg(db));
+        return sb_db_conn_fail(db, err, "query failed");
     const char *binds[] = {f ? f->suite : NULL, f ? f->op : NULL, f ? f->provider : NULL,
                            f ? f->arch : NULL, f ? f->sku : NULL};
     for (int i = 0; i < 5; i++) {
@@ -293,8 +293,7 @@ int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err)
     q->db = db;
     if (sqlite3_prepare_v2(db, "SELECT value_ms FROM samples WHERE run_id = ? ORDER BY rep, idx",
                            -1, &q->st, NULL) != SQLITE_OK) {
-        sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                     sqlite3_errmsg(db));
+        sb_db_conn_fail(db, err, "query failed");
         free(q);
         return SB_ERR;
     }
@@ -373,8 +372,7 @@ int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n
         " WHERE r.schema = 'solbook.calibration.v1' AND +p.sku = ?1"
         " ORDER BY p.finished_at DESC, r.id DESC LIMIT 1) ORDER BY c.name";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                            sqlite3_errmsg(db));
+        return sb_db_conn_fail(db, err, "query failed");
     sqlite3_bind_text(st, 1, sku, -1, SQLITE_STATIC);
     size_t cap = 0;
     int rc;
@@ -452,8 +450,7 @@ int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
         " ORDER BY t.model_name, p.sku, t.world_size, t.seq_len, t.micro_batch_size, t.patch_name,"
         " p.finished_at, r.id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                            sqlite3_errmsg(db));
+        return sb_db_conn_fail(db, err, "query failed");
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -529,8 +526,7 @@ int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reas
     if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.repeat_clocks'),"
                                " json_extract(raw_json, '$.provenance.device.power_limit_w')"
                                " FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                            sqlite3_errmsg(db));
+        return sb_db_conn_fail(db, err, "query failed");
     sqlite3_bind_int64(st, 1, run_id);
     const char *text = NULL;
     if (sqlite3_step(st) == SQLITE_ROW) {

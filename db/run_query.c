@@ -4,18 +4,14 @@
 #include <math.h>
 #include <stdio.h>
 
-static int query_failed(sqlite3 *db, sb_error *err)
-{
-    return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                        sqlite3_errmsg(db));
-}
+#include "store.h"
 
 int sb_run_raw_json(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT raw_json FROM runs WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
-        return query_failed(db, err);
+        return sb_db_conn_fail(db, err, "query failed");
     sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
@@ -52,7 +48,7 @@ int sb_run_profiler_values(sqlite3 *db, long long run_id, const char *const *met
     if (sqlite3_prepare_v2(db, "SELECT value, unit FROM profiler_metrics WHERE run_id = ?1 AND "
                                "metric = ?2 AND value IS NOT NULL ORDER BY kernel_index",
                            -1, &st, NULL) != SQLITE_OK)
-        return query_failed(db, err);
+        return sb_db_conn_fail(db, err, "query failed");
     for (size_t m = 0; m < nmetrics; m++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, run_id);
@@ -61,7 +57,7 @@ int sb_run_profiler_values(sqlite3 *db, long long run_id, const char *const *met
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             fn(ctx, m, sqlite3_column_double(st, 0), (const char *)sqlite3_column_text(st, 1));
         if (rc != SQLITE_DONE) {
-            query_failed(db, err);
+            sb_db_conn_fail(db, err, "query failed");
             sqlite3_finalize(st);
             return SB_ERR;
         }
@@ -76,7 +72,7 @@ int sb_runs_on_arch(sqlite3 *db, const char *arch, long long *n, sb_error *err)
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM provenance WHERE arch = ?1", -1, &st, NULL) !=
         SQLITE_OK)
-        return query_failed(db, err);
+        return sb_db_conn_fail(db, err, "query failed");
     sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
         *n = sqlite3_column_int64(st, 0);

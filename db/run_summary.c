@@ -3,11 +3,7 @@
 
 #include <stdlib.h>
 
-static int query_failed(sqlite3 *db, sb_error *err)
-{
-    return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "query failed: %s",
-                        sqlite3_errmsg(db));
-}
+#include "store.h"
 
 int sb_run_kind_counts(sqlite3 *db, sb_run_kind_count_fn fn, void *ctx, sb_error *err)
 {
@@ -16,12 +12,12 @@ int sb_run_kind_counts(sqlite3 *db, sb_run_kind_count_fn fn, void *ctx, sb_error
                            "SELECT schema, status, count(*) FROM runs GROUP BY schema, status"
                            " ORDER BY schema, status",
                            -1, &st, NULL) != SQLITE_OK)
-        return query_failed(db, err);
+        return sb_db_conn_fail(db, err, "query failed");
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW)
         fn(ctx, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
            sqlite3_column_int64(st, 2));
-    int rc = s == SQLITE_DONE ? SB_OK : query_failed(db, err);
+    int rc = s == SQLITE_DONE ? SB_OK : sb_db_conn_fail(db, err, "query failed");
     sqlite3_finalize(st);
     return rc;
 }
@@ -33,11 +29,11 @@ int sb_run_finish_days(sqlite3 *db, sb_run_day_fn fn, void *ctx, sb_error *err)
                            "SELECT DISTINCT substr(finished_at, 1, 10) FROM provenance"
                            " WHERE finished_at IS NOT NULL ORDER BY 1",
                            -1, &st, NULL) != SQLITE_OK)
-        return query_failed(db, err);
+        return sb_db_conn_fail(db, err, "query failed");
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW)
         fn(ctx, (const char *)sqlite3_column_text(st, 0));
-    int rc = s == SQLITE_DONE ? SB_OK : query_failed(db, err);
+    int rc = s == SQLITE_DONE ? SB_OK : sb_db_conn_fail(db, err, "query failed");
     sqlite3_finalize(st);
     return rc;
 }
@@ -59,7 +55,7 @@ int sb_run_hash_lookup_open(sqlite3 *db, sb_run_hash_lookup **out, sb_error *err
                            "SELECT id FROM runs WHERE content_sha256 >= ?1"
                            " AND content_sha256 < ?1 || 'g' ORDER BY id",
                            -1, &q->st, NULL) != SQLITE_OK) {
-        query_failed(db, err);
+        sb_db_conn_fail(db, err, "query failed");
         free(q);
         return SB_ERR;
     }
@@ -75,7 +71,7 @@ int sb_run_hash_lookup_ids(sb_run_hash_lookup *q, const char *prefix, sb_run_id_
     int s;
     while ((s = sqlite3_step(q->st)) == SQLITE_ROW)
         fn(ctx, sqlite3_column_int64(q->st, 0));
-    return s == SQLITE_DONE ? SB_OK : query_failed(q->db, err);
+    return s == SQLITE_DONE ? SB_OK : sb_db_conn_fail(q->db, err, "query failed");
 }
 
 void sb_run_hash_lookup_close(sb_run_hash_lookup *q)

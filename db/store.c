@@ -34,6 +34,12 @@ int sb_db_fail(sb_db *db, sb_error *err, const char *what)
     return sb_error_set(err, db->path, NULL, "%s: %s", what, sqlite3_errmsg(db->conn));
 }
 
+int sb_db_conn_fail(sqlite3 *conn, sb_error *err, const char *what)
+{
+    return sb_error_set(err, sqlite3_db_filename(conn, "main"), NULL, "%s: %s", what,
+                        sqlite3_errmsg(conn));
+}
+
 int sb_db_exec(sb_db *db, const char *sql, sb_error *err)
 {
     char *msg = NULL;

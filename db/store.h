@@ -65,4 +65,8 @@ int sb_db_exec(sb_db *db, const char *sql, sb_error *err);
  * returns SB_ERR. For callers reporting a failed sqlite3_* call. */
 int sb_db_fail(sb_db *db, sb_error *err, const char *what);
 
+/* sb_db_fail for a bare connection (query modules that take an sqlite3
+ * handle): "WHAT: <sqlite message>", file = the connection's database. */
+int sb_db_conn_fail(sqlite3 *conn, sb_error *err, const char *what);
+
 #endif
