@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "sample_blob.h"
+
 int sb_db_user_version(sqlite3 *conn, const char *path, int *version, sb_error *err)
 {
     sqlite3_stmt *st = NULL;
@@ -80,6 +82,10 @@ int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
         return SB_ERR;
     if (v == latest && v > 0)
         return SB_OK;
+    /* Functions some migrations call (007 folds samples with them). */
+    if (sb_sample_blob_register(conn) != SQLITE_OK)
+        return sb_error_set(err, path, NULL, "cannot register the migration functions: %s",
+                            sqlite3_errmsg(conn));
     if (exec(conn, path, "BEGIN IMMEDIATE", "cannot lock the database to upgrade it", err) != SB_OK)
         return SB_ERR;
     /* Again under the write lock: another process may have migrated meanwhile. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "isoweek.h"
+#include "sample_blob.h"
 #include "store.h"
 
 /* Windows within these (0001-01-01, 9998-12-31) are narrowed in SQL by
@@ -291,7 +292,7 @@ int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err)
     if (!q)
         return sb_error_set(err, NULL, NULL, "out of memory");
     q->db = db;
-    if (sqlite3_prepare_v2(db, "SELECT value_ms FROM samples WHERE run_id = ? ORDER BY rep, idx",
+    if (sqlite3_prepare_v2(db, "SELECT value_ms FROM run_samples WHERE run_id = ?",
                            -1, &q->st, NULL) != SQLITE_OK) {
         sb_db_conn_fail(db, err, "query failed");
         free(q);
@@ -330,29 +331,31 @@ int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, siz
     sqlite3_stmt *st = q->st;
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, run_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            double *nv = realloc(*v, nc * sizeof *nv);
-            if (!nv) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            *v = nv;
-            cap = nc;
-        }
-        (*v)[(*n)++] = sqlite3_column_double(st, 0);
+    int rc = sqlite3_step(st);
+    const char *why = NULL;
+    if (rc == SQLITE_ROW) {
+        const void *blob = sqlite3_column_blob(st, 0);
+        size_t bytes = (size_t)sqlite3_column_bytes(st, 0);
+        if (bytes % 8)
+            why = "the stored value_ms is not a whole number of 8-byte values";
+        else if (bytes && !(*v = malloc(bytes)))
+            why = "out of memory";
+        else if (bytes && !blob)
+            why = sqlite3_errmsg(db);
+        else if (bytes)
+            sb_sample_blob_decode(blob, bytes, *v);
+        *n = why ? 0 : bytes / 8;
+        rc = SQLITE_DONE;
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
+    if (!why && rc != SQLITE_DONE)
+        why = sqlite3_errmsg(db);
+    if (why) {
         free(*v);
         *v = NULL;
         *n = 0;
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
-                            "reading samples of run %lld failed: %s", run_id,
-                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+                            "reading samples of run %lld failed: %s", run_id, why);
     }
     return SB_OK;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sample_blob.h"
 #include "strbuf.h"
 
 static int query_failed(sqlite3 *db, const char *what, sb_error *err)
@@ -35,8 +36,8 @@ static const char *const SQL[NCUR] = {
     "SELECT run_id, median_ms, p20_ms, p80_ms, tflops, gbps, sample_count FROM metrics"
     " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
     "SELECT run_id, passed FROM correctness WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-    "SELECT run_id, value_ms FROM samples WHERE run_id >= ?1 AND run_id < ?2"
-    " ORDER BY run_id, rep, idx",
+    "SELECT run_id, value_ms FROM run_samples WHERE run_id >= ?1 AND run_id < ?2"
+    " ORDER BY run_id",
     "SELECT run_id, kernel_index, kernel_name, metric, unit, value, source_path"
     " FROM profiler_metrics WHERE run_id >= ?1 AND run_id < ?2"
     " ORDER BY run_id, kernel_index, metric",
@@ -46,7 +47,7 @@ static const char *const SQL[NCUR] = {
     " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
 };
 static const char *const TABLE[NCUR] = {"runs", "provenance", "configs", "metrics",
-                                        "correctness", "samples", "profiler_metrics",
+                                        "correctness", "run_samples", "profiler_metrics",
                                         "ceilings", "training"};
 
 struct sb_run_pages {
@@ -223,17 +224,29 @@ int sb_run_pages_next(sb_run_pages *p, const sb_run_page_row **row, sb_error *er
         r->model_name = col_text(k[TRAIN].st, 1);
         r->median_step_ms = col_real(k[TRAIN].st, 2);
     }
-    /* the rows of many per run: copied, as their statements move on */
+    /* the samples: one packed row a run (db/sample_blob.h) */
     size_t ns = 0;
-    while (k[SAMP].row && k[SAMP].run_id == id) {
-        double *sv = room(p->samples, &p->scap, ns, sizeof *sv, 1024);
-        if (!sv)
+    if (at[SAMP]) {
+        st = k[SAMP].st;
+        const void *blob = sqlite3_column_blob(st, 1);
+        size_t bytes = (size_t)sqlite3_column_bytes(st, 1);
+        if (bytes && !blob)
             return sb_error_set(err, NULL, NULL, "out of memory");
-        p->samples = sv;
-        p->samples[ns++] = sqlite3_column_double(k[SAMP].st, 1);
-        if (cur_step(p, &k[SAMP], err) != SB_OK)
-            return SB_ERR;
+        if (bytes % 8)
+            return sb_error_set(err, NULL, NULL,
+                                "run %lld: the stored samples are not a whole number of 8-byte values", id);
+        ns = bytes / 8;
+        if (ns > p->scap) {
+            double *sv = realloc(p->samples, ns * sizeof *sv);
+            if (!sv)
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            p->samples = sv;
+            p->scap = ns;
+        }
+        if (ns)
+            sb_sample_blob_decode(blob, bytes, p->samples);
     }
+    /* the rows of many per run: copied, as their statements move on */
     r->samples = p->samples;
     r->nsamples = ns;
     sb_buf_reset(&p->text);

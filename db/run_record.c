@@ -2,6 +2,10 @@
 #include "run_record.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_blob.h"
 
 static const char *text(sqlite3_stmt *st, int c)
 {
@@ -41,7 +45,8 @@ int sb_run_record_get(sb_db *db, long long run_id, sb_run_record_fn fn, void *ct
     if (sqlite3_prepare_v2(sb_db_handle(db),
                            "SELECT schema, status, reason, run_uuid, content_sha256, source_path, "
                            "source_format, ingested_at, notes, raw_json, "
-                           "(SELECT count(*) FROM samples WHERE run_id = runs.id) FROM runs WHERE id = ?",
+                           "coalesce((SELECT length(value_ms) / 8 FROM run_samples WHERE run_id = runs.id), 0) "
+                           "FROM runs WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(db, err, "cannot query runs");
     sqlite3_bind_int64(st, 1, run_id);
@@ -137,21 +142,42 @@ int sb_run_ceilings(sb_db *db, long long run_id, sb_run_ceiling_fn fn, void *ctx
 
 int sb_run_samples_summary(sb_db *db, long long run_id, sb_samples_summary *out, sb_error *err)
 {
+    memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT count(*), count(DISTINCT rep), min(value_ms), max(value_ms) "
-                           "FROM samples WHERE run_id = ?",
+                           "SELECT value_ms, (SELECT count(*) FROM json_each(rep_lengths) WHERE value > 0) "
+                           "FROM run_samples WHERE run_id = ?",
                            -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "cannot query samples");
+        return sb_db_fail(db, err, "cannot query run_samples");
     sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
         sqlite3_finalize(st);
-        return sb_db_fail(db, err, "cannot read samples");
+        return SB_OK;
     }
-    out->count = sqlite3_column_int64(st, 0);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_db_fail(db, err, "cannot read run_samples");
+    }
+    const void *blob = sqlite3_column_blob(st, 0);
+    size_t bytes = (size_t)sqlite3_column_bytes(st, 0);
+    double *v = bytes ? malloc(bytes) : NULL;
+    if ((bytes && (!v || !blob)) || sb_sample_blob_decode(blob, bytes, v) != 0) {
+        sqlite3_finalize(st);
+        free(v);
+        return sb_error_set(err, sb_db_path(db), NULL, "run %lld: %s", run_id,
+                            bytes % 8 ? "the stored samples are not a whole number of 8-byte values"
+                                      : "out of memory");
+    }
+    out->count = (long long)(bytes / 8);
     out->repeats = sqlite3_column_int64(st, 1);
-    out->min_ms = sqlite3_column_double(st, 2);
-    out->max_ms = sqlite3_column_double(st, 3);
+    for (size_t i = 0; i < bytes / 8; i++) {
+        if (i == 0 || v[i] < out->min_ms)
+            out->min_ms = v[i];
+        if (i == 0 || v[i] > out->max_ms)
+            out->max_ms = v[i];
+    }
+    free(v);
     sqlite3_finalize(st);
     return SB_OK;
 }

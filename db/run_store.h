@@ -119,7 +119,7 @@ typedef struct sb_run_record {
     const sb_ceiling_row *ceilings;
     size_t n_ceilings;
     /* samples: n_reps repeats of rep_len[r] values each, flattened in
-     * order into values; stored as (rep, idx within the repeat). */
+     * order; stored as one run_samples row (db/sample_blob.h). */
     const double *samples;
     const size_t *rep_len;
     size_t n_reps;

@@ -163,7 +163,7 @@ static int has_solbook_tables(sb_db *db, sb_error *err)
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db->conn,
                                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                                "name IN ('runs', 'provenance', 'samples', 'metrics')",
+                                "name IN ('runs', 'provenance', 'configs', 'metrics')",
                                 -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);

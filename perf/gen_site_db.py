@@ -22,6 +22,7 @@ import json
 import os
 import random
 import sqlite3
+import struct
 import sys
 import time
 
@@ -64,6 +65,30 @@ def model(op, shape, bw_tbps, peak):
     return flops, byts, ms
 
 
+class PackSamples:
+    """sb_pack_samples(rep, idx, value_ms): the values in (rep, idx) order, <f8."""
+
+    def __init__(self):
+        self.rows = []
+
+    def step(self, rep, idx, value=0.0):
+        self.rows.append((rep, idx, value))
+
+    def finalize(self):
+        vals = [v for _, _, v in sorted(self.rows)]
+        return struct.pack("<%dd" % len(vals), *vals)
+
+
+class RepLengths(PackSamples):
+    """sb_rep_lengths(rep, idx): the JSON array of repeat lengths."""
+
+    def finalize(self):
+        lens = [0] * (max(r for r, _, _ in self.rows) + 1) if self.rows else []
+        for r, _, _ in self.rows:
+            lens[r] += 1
+        return json.dumps(lens, separators=(",", ":"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
@@ -78,12 +103,16 @@ def main():
     db = sqlite3.connect(a.db)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = OFF")
+    # The aggregates migration 007 calls, as db/sample_blob.c defines them.
+    db.create_aggregate("sb_pack_samples", 3, PackSamples)
+    db.create_aggregate("sb_rep_lengths", 2, RepLengths)
     migs = sorted(glob.glob(os.path.join(ROOT, "db", "migrations", "*.sql")))
     for m in migs:
         db.executescript(open(m).read())
     db.execute("PRAGMA user_version = %d" % int(os.path.basename(migs[-1]).split("_")[0]))
     ser = series()
     runs, prov, conf, metr, corr, samp, prof, ceil = [], [], [], [], [], [], [], []
+    nsamp = 0
     rid = 0
 
     def add_run(schema, status, raw, notes, finished, sha, sku, arch, gpu):
@@ -144,8 +173,11 @@ def main():
                              case_key, "cuda-event", 10, None, 10, a.samples // 10 or 1, "warm",
                              1, 0, None))
                 vals = sorted(ms * (1 + abs(rnd.gauss(0, 0.01))) for _ in range(a.samples))
-                for i, v in enumerate(vals):
-                    samp.append((r, i // 10, i % 10, v))
+                # run_samples: repeats of 10, packed as little-endian binary64
+                lens = [min(10, len(vals) - k) for k in range(0, len(vals), 10)]
+                samp.append((r, json.dumps(lens, separators=(",", ":")),
+                             struct.pack("<%dd" % len(vals), *vals)))
+                nsamp += len(vals)
                 med = vals[len(vals) // 2]
                 metr.append((r, a.samples, 0, vals[0], vals[len(vals) // 5], med,
                              vals[len(vals) * 4 // 5], vals[-1], sum(vals) / len(vals), 0.0, 0.01,
@@ -166,14 +198,14 @@ def main():
     db.executemany("INSERT INTO configs VALUES (%s)" % q(20), conf)
     db.executemany("INSERT INTO metrics VALUES (%s)" % q(27), metr)
     db.executemany("INSERT INTO correctness VALUES (%s)" % q(14), corr)
-    db.executemany("INSERT INTO samples VALUES (?,?,?,?)", samp)
+    db.executemany("INSERT INTO run_samples VALUES (?,?,?)", samp)
     db.executemany("INSERT INTO profiler_metrics VALUES (%s)" % q(7), prof)
     db.executemany("INSERT INTO ceilings VALUES (?,?,?,?)", ceil)
     db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     print("gen_site_db: %s: %d result runs (%d commits), %d samples, %d calibration runs"
-          % (a.db, made, commits, len(samp), len(SKUS)))
+          % (a.db, made, commits, nsamp, len(SKUS)))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ else
 fi
 end=$(date +%s.%N)
 runs=$(sqlite3 "$T/perf.db" 'SELECT count(*) FROM runs' 2>/dev/null || echo "?")
-samples=$(sqlite3 "$T/perf.db" 'SELECT count(*) FROM samples' 2>/dev/null || echo "?")
+samples=$(sqlite3 "$T/perf.db" 'SELECT sum(length(value_ms)) / 8 FROM run_samples' 2>/dev/null || echo "?")
 python3 - "$start" "$end" "$N" "$runs" "$samples" <<'PY'
 import sys
 start, end, n = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])

@@ -3,7 +3,8 @@
 # results (5 repeats x 50, perf/gen_results.py), in the same run as a plain
 # Python loop doing the least the same job needs (json.load, jsonschema
 # validation against schemas/solbook.result.v1.json, one sqlite3 row per
-# run and per sample, one transaction): loose files, then the same number
+# run and one with its samples packed as solbook stores them, one
+# transaction): loose files, then the same number
 # of other files packed in a .tar.gz and in a .jsonl.gz that ingest reads
 # where they lie. Generating the files is not timed. SB_PERF_FILES=N (default
 # 2000) changes the count. Wall time depends on other load on the machine:
@@ -48,14 +49,13 @@ timed "one .tar.gz" "$T/b.db" "$T/packed.tar.gz"
 timed "one .jsonl.gz" "$T/c.db" "$T/lines.jsonl.gz"
 t0=$(now)
 python3 - "$HERE/../schemas/solbook.result.v1.json" "$T/loose" "$T/py.db" <<'PY'
-import glob, json, sqlite3, sys
+import array, glob, json, sqlite3, sys
 import jsonschema
 schema = json.load(open(sys.argv[1]))
 validator = jsonschema.Draft7Validator(schema)
 db = sqlite3.connect(sys.argv[3])
 db.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, raw_json TEXT, op TEXT, sku TEXT, median_ms REAL)")
-db.execute("CREATE TABLE samples (run_id INTEGER, rep INTEGER, idx INTEGER, value_ms REAL, "
-           "PRIMARY KEY (run_id, rep, idx)) WITHOUT ROWID")
+db.execute("CREATE TABLE run_samples (run_id INTEGER PRIMARY KEY, rep_lengths TEXT, value_ms BLOB)")
 with db:
     for f in sorted(glob.glob(sys.argv[2] + "/*.json")):
         d = json.load(open(f))
@@ -64,8 +64,9 @@ with db:
                          (json.dumps(d, sort_keys=True, separators=(",", ":")), d["config"]["op"],
                           d["provenance"]["device"]["sku"], d["timing"]["stats"]["median"]))
         rid = cur.lastrowid
-        db.executemany("INSERT INTO samples VALUES (?, ?, ?, ?)",
-                       [(rid, r, i, v) for r, rep in enumerate(d["timing"]["samples"]) for i, v in enumerate(rep)])
+        reps = d["timing"]["samples"]
+        db.execute("INSERT INTO run_samples VALUES (?, ?, ?)",
+                   (rid, json.dumps([len(r) for r in reps]), array.array("d", [v for r in reps for v in r]).tobytes()))
 PY
 t1=$(now)
 echo "plain Python json + jsonschema + sqlite3 loop, loose files: $(rate "$N" "$t0" "$t1")"

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "migrate.h"
+#include "sample_blob.h"
 #include "sha256.h"
 #include "store.h"
 
@@ -53,6 +54,19 @@ static void query_text(sqlite3 *c, const char *sql, char *buf, size_t size)
     sqlite3_finalize(st);
 }
 
+/* The n values stored for run_id, through the module readers use. */
+static void load_samples(sqlite3 *c, long long run_id, double *v, size_t n)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(c, "SELECT value_ms FROM run_samples WHERE run_id = ?", -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, run_id);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_bytes(st, 0), (int)(8 * n));
+    assert_int_equal(sb_sample_blob_decode(sqlite3_column_blob(st, 0), 8 * n, v), 0);
+    sqlite3_finalize(st);
+}
+
 static void expect_error(const sb_error *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
@@ -79,7 +93,7 @@ static void test_create_and_settings(void **state)
     assert_int_equal(query_int(c, "PRAGMA busy_timeout"), SB_DB_BUSY_TIMEOUT_MS);
     /* The contract's tables are there. */
     assert_int_equal(query_int(c, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
-                                  "('runs','provenance','configs','samples','metrics','correctness',"
+                                  "('runs','provenance','configs','run_samples','metrics','correctness',"
                                   "'profiler_metrics','ceilings','training')"),
                      9);
     assert_string_equal(sb_db_path(db), p);
@@ -104,26 +118,29 @@ static void test_insert_query_cascade(void **state)
         sb_db_exec(db,
                    "INSERT INTO runs (id, content_sha256, schema, status, source_path, ingested_at, raw_json) "
                    "VALUES (7, 'abc', 'solbook.result.v1', 'passed', 'x.json', '2026-11-21T00:00:00Z', '{}');"
-                   "INSERT INTO samples VALUES (7, 0, 0, 1.5), (7, 0, 1, 2.5), (7, 1, 0, 3.5);"
+                   "INSERT INTO run_samples VALUES (7, '[2,1]', "
+                   "X'000000000000F83F" "0000000000000440" "0000000000000C40');"
                    "INSERT INTO metrics (run_id, sample_count, median_ms) VALUES (7, 3, 2.5);",
                    &e),
         SB_OK);
     assert_int_equal(sb_db_commit(db, &e), SB_OK);
     sqlite3 *c = sb_db_handle(db);
-    assert_int_equal(query_int(c, "SELECT count(*) FROM samples WHERE run_id = 7"), 3);
-    assert_int_equal(query_int(c, "SELECT CAST(sum(value_ms) * 10 AS INTEGER) FROM samples"), 75);
+    assert_int_equal(query_int(c, "SELECT length(value_ms) / 8 FROM run_samples WHERE run_id = 7"), 3);
+    double v[3];
+    load_samples(c, 7, v, 3);
+    assert_true(v[0] == 1.5 && v[1] == 2.5 && v[2] == 3.5);
     /* Foreign keys: a sample of a run that does not exist is refused. */
-    assert_int_equal(sb_db_exec(db, "INSERT INTO samples VALUES (8, 0, 0, 1.0)", &e), SB_ERR);
+    assert_int_equal(sb_db_exec(db, "INSERT INTO run_samples VALUES (8, '[1]', X'000000000000F03F')", &e), SB_ERR);
     expect_error(&e, "FOREIGN KEY");
     assert_string_equal(e.file, p);
     /* Rolled back work leaves nothing. */
     assert_int_equal(sb_db_begin(db, &e), SB_OK);
-    assert_int_equal(sb_db_exec(db, "DELETE FROM samples", &e), SB_OK);
+    assert_int_equal(sb_db_exec(db, "DELETE FROM run_samples", &e), SB_OK);
     sb_db_rollback(db);
-    assert_int_equal(query_int(c, "SELECT count(*) FROM samples"), 3);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM run_samples"), 1);
     /* Deleting the run takes its rows with it. */
     assert_int_equal(sb_db_exec(db, "DELETE FROM runs WHERE id = 7", &e), SB_OK);
-    assert_int_equal(query_int(c, "SELECT count(*) FROM samples"), 0);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM run_samples"), 0);
     assert_int_equal(query_int(c, "SELECT count(*) FROM metrics"), 0);
     sb_db_close(db);
 }
@@ -350,6 +367,53 @@ static void test_case_identity_migration(void **state)
     sb_db_close(db);
 }
 
+/* Migration 007 folds the one-row-a-sample table into run_samples: values
+ * in (rep, idx) order whatever order they were inserted in, a missing
+ * repeat below the last one 0 long, runs without samples without a row. */
+static void test_run_samples_migration(void **state)
+{
+    (void)state;
+    size_t at = 0;
+    while (at < sb_db_migration_count && !strstr(sb_db_migrations[at].name, "run_samples"))
+        at++;
+    assert_true(at < sb_db_migration_count);
+    char p[256];
+    path_in(p, sizeof p, "fold.db");
+    sb_db *db;
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_db_open_with(p, SB_DB_WRITE, sb_db_migrations, at, &db, &e), SB_OK);
+    static const char *const rows =
+        "INSERT INTO runs (id, content_sha256, schema, status, source_path, ingested_at, raw_json) VALUES"
+        " (1, 'a', 'solbook.result.v1', 'passed', 'a.json', 'x', '{}'),"
+        " (2, 'b', 'solbook.training.v1', 'passed', 'b.json', 'x', '{}'),"
+        " (3, 'c', 'solbook.result.v1', 'failed', 'c.json', 'x', '{}');"
+        "INSERT INTO samples VALUES (1, 3, 1, 0.375), (1, 0, 1, 0.125), (1, 3, 0, 0.25),"
+        " (1, 1, 0, 0.1), (1, 0, 0, 0.0625), (2, 0, 2, 30.5), (2, 0, 0, 10.5), (2, 0, 1, 20.5);";
+    assert_int_equal(sb_db_exec(db, rows, &e), SB_OK);
+    sb_db_close(db);
+    if (sb_db_open(p, SB_DB_WRITE, &db, &e) != SB_OK)
+        fail_msg("%s: %s", e.file, e.msg);
+    sqlite3 *c = sb_db_handle(db);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM sqlite_master WHERE name = 'samples'"), 0);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM run_samples"), 2);
+    char t[64];
+    query_text(c, "SELECT rep_lengths FROM run_samples WHERE run_id = 1", t, sizeof t);
+    assert_string_equal(t, "[2,1,0,2]");
+    query_text(c, "SELECT rep_lengths FROM run_samples WHERE run_id = 2", t, sizeof t);
+    assert_string_equal(t, "[3]");
+    double v[5];
+    load_samples(c, 1, v, 5);
+    assert_true(v[0] == 0.0625 && v[1] == 0.125 && v[2] == 0.1 && v[3] == 0.25 && v[4] == 0.375);
+    load_samples(c, 2, v, 3);
+    assert_true(v[0] == 10.5 && v[1] == 20.5 && v[2] == 30.5);
+    /* The functions that did it are not callable from stored SQL. */
+    assert_int_equal(sb_db_exec(db, "CREATE VIEW packed AS SELECT sb_pack_samples(0, 0, 1.0)", &e), SB_OK);
+    assert_int_equal(sb_db_exec(db, "SELECT * FROM packed", &e), SB_ERR);
+    expect_error(&e, "unsafe use of sb_pack_samples");
+    sb_db_close(db);
+}
+
 static void test_sha256(void **state)
 {
     (void)state;
@@ -382,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_open_upgrades_empty_file),
         cmocka_unit_test(test_open_upgrades_older),
         cmocka_unit_test(test_case_identity_migration),
+        cmocka_unit_test(test_run_samples_migration),
         cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -19,7 +19,7 @@
 static char dir[] = "/tmp/sb_test_run_pages_XXXXXX";
 static char path[256];
 
-/* Three runs: 7 (a result with samples stored out of order, two Nsight
+/* Three runs: 7 (a result with three samples in two repeats, two Nsight
  * Compute values, a failed correctness check), 8 (a calibration with two
  * ceilings) and 205 (a skipped result with nothing else). */
 static int setup(void **state)
@@ -42,7 +42,8 @@ static int setup(void **state)
         "  NULL, '{\"b\":2}'),"
         " (205, 'bbbb3333', 'solbook.result.v1', 'skipped', 'c.json', '2026-11-21T00:00:00Z',"
         "  NULL, '{}');"
-        "INSERT INTO samples VALUES (7, 1, 0, 3.5), (7, 0, 1, 2.5), (7, 0, 0, 1.5);"
+        "INSERT INTO run_samples VALUES (7, '[2,1]', "
+        " X'000000000000F83F" "0000000000000440" "0000000000000C40');"
         "INSERT INTO metrics (run_id, sample_count, median_ms, p20_ms) VALUES (7, 3, 2.5, 1.5);"
         "INSERT INTO correctness (run_id, passed, reference) VALUES (7, 0, 'float64');"
         "INSERT INTO profiler_metrics VALUES (7, 1, 'k1', 'dram__bytes', 'byte', 64, 'x.csv'),"
@@ -87,7 +88,7 @@ static void test_rows_merged_by_id(void **state)
     assert_true(r->median_ms == 2.5 && r->p20_ms == 1.5 && isnan(r->p80_ms));
     assert_int_equal(r->sample_count, 3);
     assert_int_equal(r->correct, 0);
-    /* samples in (rep, idx) order, whatever the insertion order */
+    /* the packed samples, unpacked in their stored order */
     assert_int_equal(r->nsamples, 3);
     assert_true(r->samples[0] == 1.5 && r->samples[1] == 2.5 && r->samples[2] == 3.5);
     /* Nsight Compute values by kernel, NULLs kept as NULL and NAN */

@@ -1,6 +1,6 @@
 /* test_run_store.c - writing runs through db/run_store.h: every row and
- * NULL lands where it should, samples keep (rep, idx) across statement
- * sizes, a run that fails part-way leaves nothing while the runs beside it
+ * NULL lands where it should, samples keep their order and repeat lengths
+ * (an empty repeat too), a run that fails part-way leaves nothing while the runs beside it
  * in the same transaction stay, and a run that cannot even be undone ends
  * the transaction rather than leave half of itself to be committed. */
 #include <setjmp.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "results_query.h"
 #include "run_store.h"
 #include "store.h"
 
@@ -78,7 +79,7 @@ static long long q(fx *f, const char *sql)
 static long long rows_of_all(fx *f)
 {
     return q(f, "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM provenance) + "
-                "(SELECT count(*) FROM configs) + (SELECT count(*) FROM samples) + "
+                "(SELECT count(*) FROM configs) + (SELECT count(*) FROM run_samples) + "
                 "(SELECT count(*) FROM metrics) + (SELECT count(*) FROM correctness) + "
                 "(SELECT count(*) FROM training) + (SELECT count(*) FROM ceilings)");
 }
@@ -138,7 +139,7 @@ static void test_rows_and_nulls(void **state)
     fx *f = *state;
     sb_error e;
     sb_error_clear(&e);
-    /* 1 + 300 + 0 + 7 + 511 samples: every statement size, an empty repeat. */
+    /* 1 + 300 + 0 + 7 + 511 samples, an empty repeat among them. */
     static const size_t lens[] = {1, 300, 0, 7, 511};
     static result r;
     make_result(&r, 1, lens, 5);
@@ -154,11 +155,18 @@ static void test_rows_and_nulls(void **state)
     assert_int_equal(found, id);
     assert_int_equal(sb_run_store_find(f->rs, "nope", &found, &e), SB_OK);
     assert_int_equal(found, 0);
-    assert_int_equal(q(f, "SELECT count(*) FROM samples"), 819);
-    assert_int_equal(q(f, "SELECT count(*) FROM samples WHERE value_ms != rep * 1000 + idx"), 0);
-    assert_int_equal(q(f, "SELECT count(DISTINCT rep) FROM samples"), 4);
-    assert_int_equal(q(f, "SELECT max(idx) FROM samples WHERE rep = 4"), 510);
-    assert_int_equal(q(f, "SELECT count(*) FROM samples WHERE rep = 2"), 0);
+    assert_int_equal(q(f, "SELECT count(*) FROM run_samples"), 1);
+    assert_int_equal(q(f, "SELECT length(value_ms) / 8 FROM run_samples"), 819);
+    assert_int_equal(q(f, "SELECT rep_lengths = '[1,300,0,7,511]' FROM run_samples"), 1);
+    double *v;
+    size_t n;
+    assert_int_equal(sb_samples_load(sb_db_handle(f->db), id, &v, &n, &e), SB_OK);
+    assert_int_equal(n, 819);
+    for (size_t i = 0, k = 0; i < 5; i++)
+        for (size_t j = 0; j < lens[i]; j++, k++)
+            if (v[k] != (double)(i * 1000 + j))
+                fail_msg("sample %zu of repeat %zu: %g", j, i, v[k]);
+    free(v);
     assert_int_equal(q(f, "SELECT sm_count FROM provenance"), 132);
     assert_int_equal(q(f, "SELECT power_limit_w IS NULL AND git_dirty IS NULL AND hostname IS NULL FROM provenance"), 1);
     assert_int_equal(q(f, "SELECT warmup_ms IS NULL AND iters IS NULL AND profiler IS NULL FROM configs"), 1);
@@ -205,9 +213,10 @@ static void test_failure_mid_run(void **state)
     assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
     assert_int_equal(q(f, "SELECT count(*) FROM runs"), 2);
     assert_int_equal(q(f, "SELECT count(*) FROM runs WHERE source_path = 'run2.json'"), 0);
-    assert_int_equal(q(f, "SELECT count(*) FROM samples"), 500);
-    /* Two runs' rows, each in runs, provenance, configs, metrics and correctness. */
-    assert_int_equal(rows_of_all(f), 2 * 5 + 500);
+    assert_int_equal(q(f, "SELECT sum(length(value_ms)) / 8 FROM run_samples"), 500);
+    /* Two runs' rows, each in runs, provenance, configs, run_samples, metrics
+     * and correctness. */
+    assert_int_equal(rows_of_all(f), 2 * 6);
     assert_int_equal(id[1], 0);
 }
 
@@ -222,7 +231,7 @@ static void test_undo_fails(void **state)
     sqlite3 *c = sb_db_handle(f->db);
     assert_int_equal(sqlite3_exec(c, "CREATE TEMP TRIGGER refuse BEFORE INSERT ON correctness "
                                      "BEGIN SELECT RAISE(ABORT, 'refused (test)'); END;"
-                                     "CREATE TEMP TRIGGER keep BEFORE DELETE ON samples "
+                                     "CREATE TEMP TRIGGER keep BEFORE DELETE ON run_samples "
                                      "BEGIN SELECT RAISE(ABORT, 'cannot delete (test)'); END",
                                   NULL, NULL, NULL),
                      SQLITE_OK);

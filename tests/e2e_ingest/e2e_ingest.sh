@@ -29,8 +29,9 @@ check "summary" "ingest: 9 files, 8 stored, 0 duplicates, 0 refused (db $DB); 1 
 check "runs stored" 8 "$(q 'SELECT count(*) FROM runs')"
 GEMM="run_uuid = '00112233445566778899aabbccddeeff' AND status = 'passed'"
 check "gemm median_ms" 0.203 "$(q "SELECT median_ms FROM metrics JOIN runs ON id = run_id WHERE $GEMM")"
-check "gemm samples" 15 "$(q "SELECT count(*) FROM samples JOIN runs ON id = run_id WHERE $GEMM")"
-check "gemm sample rep 2 idx 1" 0.205 "$(q "SELECT value_ms FROM samples JOIN runs ON id = run_id WHERE $GEMM AND rep = 2 AND idx = 1")"
+check "gemm samples" "15 [5,5,5]" "$(q "SELECT (length(value_ms) / 8) || ' ' || rep_lengths FROM run_samples JOIN runs ON id = run_id WHERE $GEMM")"
+# value_ms packs the samples as little-endian binary64: rep 2, idx 1 is value 5 + 5 + 1.
+check "gemm sample rep 2 idx 1" 0.20500000000000002 "$(python3 -c 'import struct,sys; print(struct.unpack("<d", bytes.fromhex(sys.argv[1]))[0])' "$(q "SELECT hex(substr(value_ms, 8 * 11 + 1, 8)) FROM run_samples JOIN runs ON id = run_id WHERE $GEMM")")"
 check "gemm ncu time" 1204.32 "$(q "SELECT value FROM profiler_metrics JOIN runs ON id = run_id WHERE $GEMM AND metric = 'gpu__time_duration.sum'")"
 check "gemm ncu sm unit" "%" "$(q "SELECT unit FROM profiler_metrics JOIN runs ON id = run_id WHERE $GEMM AND metric = 'sm__throughput.avg.pct_of_peak_sustained_elapsed'")"
 check "ceiling bw.copy" 4251.5 "$(q "SELECT value FROM ceilings WHERE name = 'bw.copy'")"
@@ -140,7 +141,7 @@ wait $p1 || rc1=$?
 wait $p2 || rc2=$?
 [ $rc1 = 0 ] && [ $rc2 = 0 ] || { cat "$T/c1.out" "$T/c2.out"; fail "concurrent ingests: exit $rc1 and $rc2"; }
 check "concurrent runs" 300 "$(sqlite3 "$CDB" 'SELECT count(*) FROM runs')"
-check "concurrent samples" 75000 "$(sqlite3 "$CDB" 'SELECT count(*) FROM samples')"
+check "concurrent samples" 75000 "$(sqlite3 "$CDB" 'SELECT sum(length(value_ms)) / 8 FROM run_samples')"
 check "concurrent integrity" ok "$(sqlite3 "$CDB" 'PRAGMA integrity_check')"
 
 # 10. An ingest killed mid-batch leaves only whole runs.
@@ -159,7 +160,7 @@ echo "killed after $N of 1500 runs were stored"
 [ "$N" -lt 1500 ] || echo "note: the ingest finished before the kill; the completeness checks still run"
 check "killed db integrity" ok "$(sqlite3 "$KDB" 'PRAGMA integrity_check')"
 check "runs without provenance/config/metrics/correctness" 0 "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM provenance WHERE run_id = r.id) OR NOT EXISTS (SELECT 1 FROM configs WHERE run_id = r.id) OR NOT EXISTS (SELECT 1 FROM metrics WHERE run_id = r.id) OR NOT EXISTS (SELECT 1 FROM correctness WHERE run_id = r.id)')"
-check "runs whose stored samples differ from sample_count" 0 "$(sqlite3 "$KDB" 'SELECT count(*) FROM metrics m WHERE m.sample_count != (SELECT count(*) FROM samples s WHERE s.run_id = m.run_id)')"
+check "runs whose stored samples differ from sample_count" 0 "$(sqlite3 "$KDB" 'SELECT count(*) FROM metrics m WHERE m.sample_count != coalesce((SELECT length(value_ms) / 8 FROM run_samples s WHERE s.run_id = m.run_id), 0)')"
 run "resume after kill" 0 "$SOLBOOK" ingest -q --db "$KDB" "$T/k"
 check "resume summary" "ingest: 1500 files, $((1500 - N)) stored, $N duplicates, 0 refused (db $KDB)" "$(tail -n 1 "$T/out")"
 check "runs after resume" 1500 "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs')"

@@ -533,7 +533,7 @@ static void test_bench_then_promote(void **state)
     assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM configs WHERE suite = 'forge' AND provider IN ('candidate', 'eager-reference')"), 2);
     assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM metrics m JOIN configs c ON c.run_id = m.run_id WHERE c.provider = 'candidate' AND abs(m.median_ms - 0.02) < 1e-12"), 1);
     assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM provenance WHERE sku = 'h100-sxm5-80gb' AND gpu_name = 'NVIDIA H100 80GB HBM3'"), 2);
-    assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM samples"), 500);
+    assert_int_equal(db_int(c->db, "SELECT sum(length(value_ms)) / 8 FROM run_samples"), 500);
 
     json_t *doc = NULL;
     sb_error err;

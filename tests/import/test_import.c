@@ -23,6 +23,7 @@
 #include "import_internal.h"
 #include "json_file.h"
 #include "ingest.h"
+#include "results_query.h"
 
 #define DATA SOLBOOK_TEST_DATA "/import/"
 
@@ -231,7 +232,7 @@ static void test_liger_stored(void **state)
 
     sqlite3 *db = f->db;
     assert_int_equal(q_int(db, "SELECT COUNT(*) FROM runs WHERE source_format = 'liger-csv'"), 8);
-    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM samples"), 0);
+    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM run_samples"), 0);
 
     /* speed + memory rows of one case became one run */
     const char *ce_full = "FROM runs r JOIN configs c ON c.run_id = r.id JOIN metrics m ON m.run_id = r.id "
@@ -530,7 +531,7 @@ static void test_nvbench_stored(void **state)
     assert_true(q_real(db, Q("m.bytes")) == 8388608.0);
     assert_true(fabs(q_real(db, Q("m.gbps")) - 8388608.0 / 1.2e-5 / 1e9) < 0.01);
 #undef Q
-    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id "
+    assert_int_equal(q_int(db, "SELECT length(s.value_ms) / 8 FROM run_samples s JOIN runs r ON r.id = s.run_id "
                                "WHERE r.source_path LIKE '%nvbench_bin.json%'"), 5);
 
     assert_int_equal(sb_import_file(f->ing, DATA "nvbench_v2.json", NULL, NULL, &err), SB_ERR);
@@ -694,10 +695,18 @@ static void test_gbench_stored(void **state)
     assert_string_equal(q_text(db, Q("p.tool_version")), "v1.8.3");
     assert_string_equal(q_text(db, Q("p.started_at")), "2025-03-04T09:20:30Z");
 #undef Q
-    assert_int_equal(q_int(db, "SELECT COUNT(*) FROM samples s JOIN configs c ON c.run_id = s.run_id "
-                               "WHERE c.op = 'copy' AND c.dtype = 'fp32' AND s.idx = 0"), 3);
-    assert_near(q_real(db, "SELECT s.value_ms FROM samples s JOIN configs c ON c.run_id = s.run_id "
-                           "WHERE c.op = 'copy' AND c.dtype = 'fp32' AND s.rep = 1"), 0.0012);
+    /* three repetitions, one sample each; the second is 1.2 us */
+    assert_string_equal(q_text(db, "SELECT s.rep_lengths FROM run_samples s JOIN configs c ON c.run_id = s.run_id "
+                                   "WHERE c.op = 'copy' AND c.dtype = 'fp32'"),
+                        "[1,1,1]");
+    double *v;
+    size_t nv;
+    assert_int_equal(sb_samples_load(db, q_int(db, "SELECT run_id FROM configs WHERE op = 'copy' AND dtype = 'fp32'"),
+                                     &v, &nv, &err),
+                     SB_OK);
+    assert_int_equal(nv, 3);
+    assert_near(v[1], 0.0012);
+    free(v);
     /* __half template, milliseconds */
     assert_near(q_real(db, "SELECT m.median_ms FROM metrics m JOIN configs c ON c.run_id = m.run_id "
                            "WHERE c.op = 'copy' AND c.dtype = 'fp16'"), 0.002);

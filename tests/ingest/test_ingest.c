@@ -13,6 +13,7 @@
 
 #include "home.h"
 #include "ingest.h"
+#include "sample_blob.h"
 #include "store.h"
 
 static char dir[] = "/tmp/sb_test_ingest_XXXXXX";
@@ -104,10 +105,28 @@ static void q_text(fx *f, const char *sql, char *buf, size_t size)
     sqlite3_finalize(st);
 }
 
+/* Sample idx of repeat rep of the one stored run, unpacked. */
+static double q_sample(fx *f, int rep, int idx)
+{
+    sqlite3_stmt *st;
+    const char *sql = "SELECT substr(value_ms, 8 * ((SELECT coalesce(sum(value), 0) FROM json_each(rep_lengths) "
+                      "WHERE key < ?1) + ?2) + 1, 8) FROM run_samples";
+    if (sqlite3_prepare_v2(conn(f), sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(conn(f)));
+    sqlite3_bind_int(st, 1, rep);
+    sqlite3_bind_int(st, 2, idx);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    double v;
+    assert_int_equal(sqlite3_column_bytes(st, 0), 8);
+    assert_int_equal(sb_sample_blob_decode(sqlite3_column_blob(st, 0), 8, &v), 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
 static long long total_rows(fx *f)
 {
     return q_int(f, "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM provenance) + "
-                    "(SELECT count(*) FROM configs) + (SELECT count(*) FROM samples) + "
+                    "(SELECT count(*) FROM configs) + (SELECT count(*) FROM run_samples) + "
                     "(SELECT count(*) FROM metrics) + (SELECT count(*) FROM correctness) + "
                     "(SELECT count(*) FROM profiler_metrics) + (SELECT count(*) FROM ceilings) + "
                     "(SELECT count(*) FROM training)");
@@ -195,12 +214,14 @@ static void test_result_stored_whole(void **state)
     assert_int_equal(q_int(f, "SELECT memory_bytes FROM provenance"), 85520809984LL);
     assert_int_equal(q_int(f, "SELECT sm_clock_mhz FROM provenance"), 1980);
     assert_int_equal(q_int(f, "SELECT git_dirty FROM provenance"), 0);
-    /* Every sample, with repeat and index. */
-    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 15);
-    assert_int_equal(q_int(f, "SELECT count(DISTINCT rep) FROM samples"), 3);
-    assert_float_equal(q_real(f, "SELECT value_ms FROM samples WHERE rep = 1 AND idx = 2"), 0.201, 1e-12);
-    assert_float_equal(q_real(f, "SELECT value_ms FROM samples WHERE rep = 2 AND idx = 4"), 0.201, 1e-12);
-    assert_float_equal(q_real(f, "SELECT value_ms FROM samples WHERE rep = 0 AND idx = 2"), 0.205, 1e-12);
+    /* Every sample, exact (the file's 0.20500000000000002 is not 0.205), in
+     * its repeat. */
+    assert_int_equal(q_int(f, "SELECT length(value_ms) / 8 FROM run_samples"), 15);
+    q_text(f, "SELECT rep_lengths FROM run_samples", t, sizeof t);
+    assert_string_equal(t, "[5,5,5]");
+    assert_true(q_sample(f, 1, 2) == 0.201);
+    assert_true(q_sample(f, 2, 4) == 0.201);
+    assert_true(q_sample(f, 0, 2) == 0.20500000000000002);
     assert_int_equal(q_int(f, "SELECT sample_count FROM metrics"), 15);
     assert_float_equal(q_real(f, "SELECT median_ms FROM metrics"), 0.203, 1e-12);
     assert_float_equal(q_real(f, "SELECT tflops FROM metrics"), 670.0, 1e-9);
@@ -226,7 +247,7 @@ static void test_idempotent(void **state)
     long long b = ingest_ok(f, "good/gemm_h100_cublas.json", 1);
     assert_int_equal(a, b);
     assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 1);
-    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 15);
+    assert_int_equal(q_int(f, "SELECT coalesce(sum(length(value_ms)), 0) / 8 FROM run_samples"), 15);
 
     /* The same content with other whitespace and key order is a duplicate;
      * the same config run again (other run_uuid, samples) is a new run. */
@@ -250,7 +271,7 @@ static void test_idempotent(void **state)
     assert_true(id != a);
     assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 2);
     assert_int_equal(q_int(f, "SELECT count(DISTINCT case_key) FROM configs"), 1);
-    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 30);
+    assert_int_equal(q_int(f, "SELECT coalesce(sum(length(value_ms)), 0) / 8 FROM run_samples"), 30);
     json_decref(doc);
     json_decref(again);
 }
@@ -290,7 +311,7 @@ static void test_case_identity_and_profiler(void **state)
            t, sizeof t);
     assert_string_equal(t, "- - ncu nsys");
     /* Everything of a profiled run is kept. */
-    assert_int_equal(q_int(f, "SELECT count(*) FROM samples s JOIN configs c USING (run_id) WHERE c.profiler = 'nsys'"), 15);
+    assert_int_equal(q_int(f, "SELECT length(value_ms) / 8 FROM run_samples s JOIN configs c USING (run_id) WHERE c.profiler = 'nsys'"), 15);
     /* One sample, and a profile of two launches beside it: every timed
      * launch ran under ncu (ncu_profile.sh's runs), so the run is marked. */
     doc = json_load_file(path, 0, &je);
@@ -323,7 +344,7 @@ static void test_failed_skipped_training_calibration(void **state)
     char t[512];
     q_text(f, "SELECT group_concat(status || ':' || reason, ';') FROM runs", t, sizeof t);
     assert_string_equal(t, "failed:max_rel_err 0.3 over rtol 0.01;skipped:does not fit in device memory: needs 96 GB");
-    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 0);
+    assert_int_equal(q_int(f, "SELECT coalesce(sum(length(value_ms)), 0) / 8 FROM run_samples"), 0);
     /* Failed and skipped runs have memory but no timing: metrics rows without stats. */
     assert_int_equal(q_int(f, "SELECT count(*) FROM metrics WHERE median_ms IS NULL AND sample_count IS NULL "
                               "AND peak_device_bytes = 100663296"), 2);
@@ -332,7 +353,7 @@ static void test_failed_skipped_training_calibration(void **state)
 
     long long tr = ingest_ok(f, "good/training_h100_llama.json", 0);
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM samples WHERE run_id = %lld", tr);
+    snprintf(sql, sizeof sql, "SELECT length(value_ms) / 8 FROM run_samples WHERE run_id = %lld", tr);
     assert_int_equal(q_int(f, sql), 6);
     q_text(f, "SELECT model_name || ' ' || strategy || ' ' || patch_name || ' ' || patch_kernels_json FROM training", t, sizeof t);
     assert_string_equal(t, "llama-3.2-1b single liger [\"rmsnorm\",\"rope\",\"swiglu\",\"flce\"]");
@@ -539,7 +560,7 @@ static void test_failure_mid_file(void **state)
     assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 2);
     assert_int_equal(q_int(f, "SELECT count(*) FROM runs WHERE schema = 'solbook.calibration.v1'"), 0);
     assert_int_equal(q_int(f, "SELECT count(*) FROM provenance"), 2);
-    assert_int_equal(q_int(f, "SELECT count(*) FROM samples"), 10 + 6);
+    assert_int_equal(q_int(f, "SELECT coalesce(sum(length(value_ms)), 0) / 8 FROM run_samples"), 10 + 6);
     /* The same through sb_ingest_file (its own transaction). */
     long long id;
     int dup;

@@ -1,7 +1,6 @@
 /* fixture.c - crafted databases for the report tests (fixture.h). */
 #include "fixture.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,9 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "home.h"
 #include "json_file.h"
+#include "migrate.h"
 #include "ncu_csv.h"
+#include "sample_blob.h"
 #include "stats.h"
 
 static void die(const char *what, sqlite3 *db)
@@ -20,56 +20,22 @@ static void die(const char *what, sqlite3 *db)
     exit(2);
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 sqlite3 *fx_create(const char *path)
 {
     unlink(path);
     sqlite3 *db = NULL;
     if (sqlite3_open(path, &db) != SQLITE_OK)
         die("open", db);
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/db/migrations", sb_home());
-    DIR *d = opendir(dir);
-    if (!d)
-        die("no db/migrations under SOLBOOK_HOME", NULL);
-    char *names[64];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 64) {
-        size_t l = strlen(e->d_name);
-        if (l > 4 && strcmp(e->d_name + l - 4, ".sql") == 0)
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, str_cmp);
-    for (size_t i = 0; i < n; i++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        char *sql = NULL;
-        size_t len = 0;
-        sb_error err;
-        if (sb_file_read_all(p, &sql, &len, &err) != SB_OK)
-            die(p, NULL);
-        char *msg = NULL;
-        if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-            fprintf(stderr, "fixture: %s: %s\n", p, msg);
-            exit(2);
-        }
-        free(sql);
-        free(names[i]);
+    /* the schema as solbook creates it: its own migrations */
+    sb_error err;
+    if (sb_db_migrate(db, path, sb_db_migrations, sb_db_migration_count, &err) != SB_OK) {
+        fprintf(stderr, "fixture: %s: %s\n", path, err.msg);
+        exit(2);
     }
     /* test databases need no durability: no fsync per inserted row */
     if (sqlite3_exec(db, "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY", NULL, NULL,
                      NULL) != SQLITE_OK)
         die("pragma", db);
-    char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %zu", n);
-    if (sqlite3_exec(db, pragma, NULL, NULL, NULL) != SQLITE_OK)
-        die("user_version", db);
     return db;
 }
 
@@ -128,6 +94,37 @@ static void exec_bind(sqlite3 *db, const char *sql, const char *types, ...)
     if (sqlite3_step(st) != SQLITE_DONE)
         die(sql, db);
     sqlite3_finalize(st);
+}
+
+/* Samples as ingest stores them: repeats of 50, packed in one row. */
+static void add_samples(sqlite3 *db, long long id, const double *v, size_t n)
+{
+    size_t reps = (n + 49) / 50;
+    size_t *len = malloc(reps * sizeof *len);
+    unsigned char *blob = malloc(SB_SAMPLE_BLOB_BYTES(n));
+    char *lengths = malloc(3 + 21 * reps);
+    if (!len || !blob || !lengths) {
+        fprintf(stderr, "fixture: out of memory\n");
+        abort();
+    }
+    for (size_t r = 0; r < reps; r++)
+        len[r] = r + 1 < reps ? 50 : n - 50 * r;
+    int k = sb_sample_blob_rep_lengths(len, reps, lengths, 3 + 21 * reps);
+    sb_sample_blob_encode(v, n, blob);
+    sqlite3_stmt *st = NULL;
+    if (k < 0 ||
+        sqlite3_prepare_v2(db, "INSERT INTO run_samples (run_id, rep_lengths, value_ms) VALUES (?, ?, ?)", -1,
+                           &st, NULL) != SQLITE_OK)
+        die("run_samples", db);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, lengths, k, SQLITE_STATIC);
+    sqlite3_bind_blob64(st, 3, blob, SB_SAMPLE_BLOB_BYTES(n), SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        die("run_samples", db);
+    sqlite3_finalize(st);
+    free(len);
+    free(blob);
+    free(lengths);
 }
 
 static long long counter;
@@ -203,9 +200,8 @@ long long fx_add_result(sqlite3 *db, const fx_result *r)
                   "iiiddddd", id, (long long)r->nsamples, (long long)r->quantiles_only, median,
                   r->flops > 0 ? r->flops : (double)NAN, r->bytes > 0 ? r->bytes : (double)NAN, t,
                   g);
-        for (size_t i = 0; i < r->nsamples; i++)
-            exec_bind(db, "INSERT INTO samples (run_id, rep, idx, value_ms) VALUES (?, ?, ?, ?)",
-                      "iiid", id, (long long)(i / 50), (long long)(i % 50), r->samples[i]);
+        if (r->nsamples)
+            add_samples(db, id, r->samples, r->nsamples);
     }
     return id;
 }

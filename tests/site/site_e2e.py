@@ -448,7 +448,8 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
                 fail("run %d: provenance %r/%r, database %r/%r" % (rid, got.get("gpu"), got.get("sha"), gpu, sha))
             if (notes or None) != got.get("notes"):
                 fail("run %d: notes %r, database %r" % (rid, got.get("notes"), notes))
-            ns = db.execute("SELECT count(*) FROM samples WHERE run_id = ?", (rid,)).fetchone()[0]
+            ns = db.execute("SELECT coalesce(sum(length(value_ms)), 0) / 8 FROM run_samples WHERE run_id = ?",
+                            (rid,)).fetchone()[0]
             if ns and not (got.get("samples") or "").startswith("%d samples" % ns):
                 fail("run %d: distribution says %r, %d samples stored" % (rid, got.get("samples"), ns))
             med = db.execute("SELECT median_ms FROM metrics WHERE run_id = ?", (rid,)).fetchone()

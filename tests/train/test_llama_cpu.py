@@ -114,9 +114,9 @@ check(rows == [(1, "liger", "skipped", "fp32"), (1, "none", "failed", "fp32"), (
 med_stored = query(db, "SELECT t.median_step_ms FROM training t JOIN runs r ON r.id = t.run_id WHERE r.run_uuid = ?",
                    (d["run_uuid"],))
 check(med_stored == [(med,)], "stored median step = the file's")
-nsamples = query(db, "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.run_uuid = ?",
-                 (d["run_uuid"],))
-check(nsamples == [(3,)], "3 step samples stored")
+nsamples = query(db, "SELECT length(s.value_ms) / 8, s.rep_lengths FROM run_samples s JOIN runs r ON r.id = s.run_id "
+                 "WHERE r.run_uuid = ?", (d["run_uuid"],))
+check(nsamples == [(3, "[3]")], "3 step samples stored, one repeat")
 
 md = os.path.join(tmp, "report", "training.md")
 os.makedirs(os.path.dirname(md))
