@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ingest_archive.h"
 #include "ingest_prepared.h"
@@ -184,6 +185,9 @@ typedef struct item {
     sb_error err;
     char *ncu;           /* an archive member's sidecar bytes, or NULL */
     size_t ncu_len;
+    char *data;          /* an archive member's bytes, until prepared */
+    size_t data_len;
+    int ready;           /* prepared (or a problem): the storing half may take it */
 } item;
 
 static void item_clear(item *it)
@@ -192,6 +196,7 @@ static void item_clear(item *it)
     free(it->source);
     free(it->sidecar);
     free(it->ncu);
+    free(it->data);
     memset(it, 0, sizeof *it);
 }
 
@@ -342,62 +347,126 @@ static void store_grouped(walker *wk, item *it)
         group_commit(wk);
 }
 
-/* ---- the pipeline: a reader thread runs ahead of the storing thread by
- * at most RING documents, so reading, parsing and validation overlap with
- * SQLite. An archive's members are documents of their own. ---- */
+/* ---- the pipeline. A reader thread walks the entries in order and fills
+ * a ring of RING slots: a file's path, or an archive member's bytes (it
+ * decompresses archives). Preparer threads, one a CPU, take the filled
+ * slots in turn and parse, validate and canonicalise them, each on its own
+ * slot, so documents are prepared in parallel. The thread that owns the
+ * database stores the slots strictly in ring order, so runs get the same
+ * ids, duplicates and errors the same order as a serial walk. ---- */
 
-#define RING 32
+#define RING 64
+#define STORE_BATCH 8
+#define MAX_PREPARERS 8
 
 typedef struct pipe {
     const sb_ingest *ing;
-    walker *wk;          /* NULL on the reader thread when threaded */
+    walker *wk;          /* the walk's entries; the storing half only on its own thread */
     item ring[RING];
-    size_t produced, consumed;   /* documents done by each side */
-    int done, stop, threaded;
-    /* A side asleep on cv; the other wakes it only once several slots
-     * are free (or filled), so the threads do not trade a wake-up and a
-     * context switch for every document. */
-    int reader_waits, storer_waits;
+    /* Counters of documents, in ring order: filled by the reader, taken by
+     * a preparer, stored. stored <= every ready slot < taken <= filled. */
+    size_t filled, taken, stored;
+    int done, threaded;
+    /* Who is asleep on which condition, so a thread signals only when
+     * someone waits, and then only once there is a batch to do: a wake-up
+     * costs a context switch, and at thousands of documents a second one
+     * a document would be a good part of the work. The reader sleeps until
+     * half the ring is free; the storer until its next slot and the
+     * STORE_BATCH - 1 after it are prepared (or the reader is done). */
+    int reader_waits, preparers_waiting;
+    size_t storer_wants;   /* 0: the storer is awake; else the count it waits for */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t reader_cv, preparer_cv, storer_cv;
 } pipe_t;
 
-/* The next free slot for the reader; NULL when the storing side stopped. */
+/* The next free slot for the reader, once the storing half is done with
+ * it. Unthreaded, the one slot in use is slot 0. */
 static item *slot_take(pipe_t *pp)
 {
-    if (pp->threaded) {
-        pthread_mutex_lock(&pp->mu);
-        while (pp->produced - pp->consumed >= RING && !pp->stop) {
-            pp->reader_waits = 1;
-            pthread_cond_wait(&pp->cv, &pp->mu);
-        }
-        pp->reader_waits = 0;
-        int stop = pp->stop;
-        pthread_mutex_unlock(&pp->mu);
-        if (stop)
-            return NULL;
+    if (!pp->threaded) {
+        item_clear(&pp->ring[0]);
+        return &pp->ring[0];
     }
-    item *it = &pp->ring[pp->produced % RING];
-    /* What the slot held was stored by now; freed on this thread, which
-     * allocated it (cheaper for malloc than freeing across threads). */
+    pthread_mutex_lock(&pp->mu);
+    while (pp->filled - pp->stored >= RING) {
+        pp->reader_waits = 1;
+        pthread_cond_wait(&pp->reader_cv, &pp->mu);
+    }
+    pp->reader_waits = 0;
+    pthread_mutex_unlock(&pp->mu);
+    /* What the slot held was stored by now, and nobody else touches a
+     * slot between its storing and its filling. */
+    item *it = &pp->ring[pp->filled % RING];
     item_clear(it);
     return it;
 }
 
-/* Hands a filled slot over (or, unthreaded, stores it at once). */
+static void prepare(const sb_ingest *ing, item *it)
+{
+    if (it->is_problem)
+        return;
+    if (it->on_disk) {
+        prepare_file(ing, it);
+    } else {
+        prepare_buffer(ing, it->data, it->data_len, it);
+        free(it->data);
+        it->data = NULL;
+    }
+}
+
+/* Hands a filled slot to the preparers (or, unthreaded, prepares and
+ * stores it at once). */
 static void slot_give(pipe_t *pp)
 {
     if (!pp->threaded) {
-        item *it = &pp->ring[pp->produced % RING];
+        item *it = &pp->ring[0];
+        prepare(pp->ing, it);
         store_grouped(pp->wk, it);
         item_clear(it);
         return;
     }
     pthread_mutex_lock(&pp->mu);
-    pp->produced++;
-    if (pp->storer_waits && pp->produced - pp->consumed >= RING / 4)
-        pthread_cond_broadcast(&pp->cv);
+    pp->filled++;
+    if (pp->preparers_waiting)
+        pthread_cond_signal(&pp->preparer_cv);
     pthread_mutex_unlock(&pp->mu);
+}
+
+/* 1 when the slots of documents from .. to-1 are all filled and prepared;
+ * called with the lock held. */
+static int all_ready(const pipe_t *pp, size_t from, size_t to)
+{
+    if (to > pp->filled)
+        return 0;
+    for (size_t n = from; n < to; n++)
+        if (!pp->ring[n % RING].ready)
+            return 0;
+    return 1;
+}
+
+static void *preparer_main(void *arg)
+{
+    pipe_t *pp = arg;
+    pthread_mutex_lock(&pp->mu);
+    for (;;) {
+        while (pp->taken == pp->filled && !pp->done) {
+            pp->preparers_waiting++;
+            pthread_cond_wait(&pp->preparer_cv, &pp->mu);
+            pp->preparers_waiting--;
+        }
+        if (pp->taken == pp->filled)
+            break;
+        size_t n = pp->taken++;
+        pthread_mutex_unlock(&pp->mu);
+        item *it = &pp->ring[n % RING];
+        prepare(pp->ing, it);
+        pthread_mutex_lock(&pp->mu);
+        it->ready = 1;
+        if (pp->storer_wants && all_ready(pp, pp->stored, pp->storer_wants))
+            pthread_cond_signal(&pp->storer_cv);
+    }
+    pthread_mutex_unlock(&pp->mu);
+    return NULL;
 }
 
 static int set_source(item *it, const char *a, const char *b)
@@ -420,26 +489,27 @@ typedef struct member_ctx {
     const char *archive;
 } member_ctx;
 
+/* The member's bytes are the archive reader's only until it returns:
+ * copied into the slot for a preparer. */
 static int on_member(void *ctx, const char *member, const char *data, size_t len, const char *ncu,
                      size_t ncu_len)
 {
     member_ctx *mc = ctx;
     item *it = slot_take(mc->pp);
-    if (!it)
-        return SB_ERR;
-    if (set_source(it, mc->archive, member) != SB_OK ||
+    sb_error_clear(&it->err);
+    if (set_source(it, mc->archive, member) != SB_OK || !(it->data = malloc(len + 1)) ||
         (ncu && !(it->ncu = malloc(ncu_len + 1)))) {
         it->is_problem = 1;
-        sb_error_clear(&it->err);
         sb_error_set(&it->err, mc->archive, member, "out of memory");
     } else {
+        memcpy(it->data, data, len);
+        it->data[len] = 0;
+        it->data_len = len;
         if (ncu) {
             memcpy(it->ncu, ncu, ncu_len);
             it->ncu[ncu_len] = 0;
             it->ncu_len = ncu_len;
         }
-        sb_error_clear(&it->err);
-        prepare_buffer(mc->pp->ing, data, len, it);
     }
     slot_give(mc->pp);
     return SB_OK;
@@ -451,19 +521,15 @@ static void read_entry(pipe_t *pp, const entry *en)
         member_ctx mc = {pp, en->path};
         sb_error e;
         sb_error_clear(&e);
-        if (sb_archive_each(en->path, on_member, &mc, &e) == SB_OK || pp->stop)
+        if (sb_archive_each(en->path, on_member, &mc, &e) == SB_OK)
             return;
         item *it = slot_take(pp);
-        if (!it)
-            return;
         it->is_problem = 1;
         it->err = e;
         slot_give(pp);
         return;
     }
     item *it = slot_take(pp);
-    if (!it)
-        return;
     sb_error_clear(&it->err);
     if (en->problem) {
         it->is_problem = 1;
@@ -473,7 +539,6 @@ static void read_entry(pipe_t *pp, const entry *en)
         sb_error_set(&it->err, en->path, NULL, "out of memory");
     } else {
         it->on_disk = 1;
-        prepare_file(pp->ing, it);
     }
     slot_give(pp);
 }
@@ -482,13 +547,55 @@ static void *reader_main(void *arg)
 {
     pipe_t *pp = arg;
     const walker *wk = pp->wk;
-    for (size_t i = 0; i < wk->n_entries && !pp->stop; i++)
+    for (size_t i = 0; i < wk->n_entries; i++)
         read_entry(pp, &wk->entries[i]);
     pthread_mutex_lock(&pp->mu);
     pp->done = 1;
-    pthread_cond_broadcast(&pp->cv);
+    pthread_cond_broadcast(&pp->preparer_cv);
+    pthread_cond_signal(&pp->storer_cv);
     pthread_mutex_unlock(&pp->mu);
     return NULL;
+}
+
+/* Preparers: one a CPU the process may run on, leaving the storing
+ * thread its own when there are several. */
+static int preparer_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    return n > MAX_PREPARERS ? MAX_PREPARERS : (int)n;
+}
+
+/* Stores the slots in ring order as they become ready, until the reader
+ * is done and every document is stored. */
+static void store_in_order(pipe_t *pp)
+{
+    for (;;) {
+        pthread_mutex_lock(&pp->mu);
+        item *it = &pp->ring[pp->stored % RING];
+        while (!(pp->stored < pp->filled && it->ready) && !(pp->done && pp->stored == pp->filled)) {
+            /* Woken when the next STORE_BATCH slots (the rest, once the
+             * reader is done) are all prepared, or by the reader's end. */
+            size_t want = pp->stored + STORE_BATCH;
+            if (pp->done && want > pp->filled)
+                want = pp->filled;
+            pp->storer_wants = want;
+            pthread_cond_wait(&pp->storer_cv, &pp->mu);
+        }
+        pp->storer_wants = 0;
+        int end = pp->done && pp->stored == pp->filled;
+        pthread_mutex_unlock(&pp->mu);
+        if (end)
+            return;
+        store_grouped(pp->wk, it);
+        pthread_mutex_lock(&pp->mu);
+        it->ready = 0;
+        pp->stored++;
+        if (pp->reader_waits && pp->filled - pp->stored <= RING / 2)
+            pthread_cond_signal(&pp->reader_cv);
+        pthread_mutex_unlock(&pp->mu);
+    }
 }
 
 static void process_entries(walker *wk)
@@ -506,32 +613,28 @@ static void process_entries(walker *wk)
     int threaded = 0;
     if (wk->n_entries > 1 || (wk->n_entries == 1 && sb_archive_named(wk->entries[0].path))) {
         pthread_mutex_init(&pp->mu, NULL);
-        pthread_cond_init(&pp->cv, NULL);
+        pthread_cond_init(&pp->reader_cv, NULL);
+        pthread_cond_init(&pp->preparer_cv, NULL);
+        pthread_cond_init(&pp->storer_cv, NULL);
         pp->threaded = 1;
-        pthread_t th;
-        threaded = pthread_create(&th, NULL, reader_main, pp) == 0;
+        pthread_t reader, preparers[MAX_PREPARERS];
+        int np = 0, want = preparer_count();
+        while (np < want && pthread_create(&preparers[np], NULL, preparer_main, pp) == 0)
+            np++;
+        threaded = np > 0 && pthread_create(&reader, NULL, reader_main, pp) == 0;
         if (threaded) {
-            for (;;) {
-                pthread_mutex_lock(&pp->mu);
-                while (pp->produced == pp->consumed && !pp->done) {
-                    pp->storer_waits = 1;
-                    pthread_cond_wait(&pp->cv, &pp->mu);
-                }
-                pp->storer_waits = 0;
-                int end = pp->produced == pp->consumed && pp->done;
-                pthread_mutex_unlock(&pp->mu);
-                if (end)
-                    break;
-                store_grouped(wk, &pp->ring[pp->consumed % RING]);
-                pthread_mutex_lock(&pp->mu);
-                pp->consumed++;
-                if (pp->reader_waits && pp->produced - pp->consumed <= RING / 2)
-                    pthread_cond_broadcast(&pp->cv);
-                pthread_mutex_unlock(&pp->mu);
-            }
-            pthread_join(th, NULL);
+            store_in_order(pp);
+            pthread_join(reader, NULL);
         }
-        pthread_cond_destroy(&pp->cv);
+        pthread_mutex_lock(&pp->mu);
+        pp->done = 1;
+        pthread_cond_broadcast(&pp->preparer_cv);
+        pthread_mutex_unlock(&pp->mu);
+        for (int i = 0; i < np; i++)
+            pthread_join(preparers[i], NULL);
+        pthread_cond_destroy(&pp->storer_cv);
+        pthread_cond_destroy(&pp->preparer_cv);
+        pthread_cond_destroy(&pp->reader_cv);
         pthread_mutex_destroy(&pp->mu);
         pp->threaded = 0;
     }
