@@ -9,10 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err)
+int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb_error *err)
 {
     struct stat st;
-    char *buf;
     size_t got = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -31,26 +30,30 @@ int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err)
         return sb_error_set(err, path, NULL, "file is %lld bytes, over the %u-byte limit",
                             (long long)st.st_size, SB_JSON_MAX_BYTES);
     }
-    buf = malloc((size_t)st.st_size + 1);
-    if (!buf) {
-        close(fd);
-        return sb_error_set(err, path, NULL, "out of memory reading file");
+    size_t size = (size_t)st.st_size;
+    if (!*buf || *cap < size + 1) {
+        char *b = realloc(*buf, size + 1);
+        if (!b) {
+            close(fd);
+            return sb_error_set(err, path, NULL, "out of memory reading file");
+        }
+        *buf = b;
+        *cap = size + 1;
     }
     /* Read until EOF rather than trusting st_size: pipes and /proc lie. */
     for (;;) {
         ssize_t n;
-        if (got == (size_t)st.st_size) {
+        if (got == size) {
             char probe;
             n = read(fd, &probe, 1);
             if (n == 0)
                 break;
             if (n > 0) {
-                free(buf);
                 close(fd);
                 return sb_error_set(err, path, NULL, "file grew while being read");
             }
         } else {
-            n = read(fd, buf + got, (size_t)st.st_size - got);
+            n = read(fd, *buf + got, size - got);
             if (n == 0)
                 break;
             if (n > 0) {
@@ -60,17 +63,26 @@ int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err)
         }
         if (errno == EINTR)
             continue;
-        {
-            int e = errno;
-            free(buf);
-            close(fd);
-            return sb_error_set(err, path, NULL, "read failed: %s", strerror(e));
-        }
+        int e = errno;
+        close(fd);
+        return sb_error_set(err, path, NULL, "read failed: %s", strerror(e));
     }
     close(fd);
-    buf[got] = '\0';
-    *out = buf;
+    (*buf)[got] = '\0';
     *len = got;
+    return SB_OK;
+}
+
+int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    *out = NULL;
+    if (sb_file_read_into(path, &buf, &cap, len, err) != SB_OK) {
+        free(buf);
+        return SB_ERR;
+    }
+    *out = buf;
     return SB_OK;
 }
 

@@ -37,6 +37,10 @@ int sb_json_load_buffer_any(const char *buf, size_t len, const char *name,
 /* Reads a whole file into a NUL-terminated malloc'd buffer (also used for
  * content hashing). Refuses directories and files over SB_JSON_MAX_BYTES. */
 int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err);
+/* The same into *buf, a malloc'd buffer of *cap bytes (NULL and 0 at
+ * first) grown as needed and kept by the caller for the next file: a
+ * reader of many files allocates once. *len excludes the NUL. */
+int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb_error *err);
 
 /* Writes bytes to path atomically: PATH.tmp.PID, fsync, rename. */
 int sb_file_write_atomic(const char *path, const char *data, size_t len,

@@ -174,29 +174,48 @@ static char *sidecar_of(const char *path)
 }
 
 /* One document to store, in walk order: a file, an archive's member, or a
- * problem to report. The reader's half fills it; the storing half takes it. */
+ * problem to report. The reader fills the input half; a preparer writes
+ * the output half; the storing half takes it. */
 typedef struct item {
+    /* input, allocated and freed by the reader */
     char *source;        /* path, or ARCHIVE:MEMBER */
     int on_disk;         /* a plain file: its NAME.ncu.csv is looked for beside it */
-    char *sidecar;       /* that NAME.ncu.csv when it exists (looked for by the reader) */
     int is_problem;      /* report err, nothing to store */
-    int rc;
-    sb_ingest_prepared p;
-    sb_error err;
     char *ncu;           /* an archive member's sidecar bytes, or NULL */
     size_t ncu_len;
-    char *data;          /* an archive member's bytes, until prepared */
+    char *data;          /* an archive member's bytes */
     size_t data_len;
+    /* output, allocated and freed by the preparer that owns the slot */
+    int rc;
+    sb_ingest_prepared p;
+    char *sidecar;       /* NAME.ncu.csv beside an on-disk file, when it exists */
+    sb_error err;        /* the problem, or why preparing failed */
     int ready;           /* prepared (or a problem): the storing half may take it */
 } item;
 
-static void item_clear(item *it)
+static void item_clear_input(item *it)
 {
-    sb_ingest_prepared_free(&it->p);
     free(it->source);
-    free(it->sidecar);
     free(it->ncu);
     free(it->data);
+    it->source = it->ncu = it->data = NULL;
+    it->ncu_len = it->data_len = 0;
+    it->on_disk = it->is_problem = 0;
+}
+
+static void item_clear_output(item *it)
+{
+    sb_ingest_prepared_free(&it->p);
+    memset(&it->p, 0, sizeof it->p);
+    free(it->sidecar);
+    it->sidecar = NULL;
+    it->rc = 0;
+}
+
+static void item_clear(item *it)
+{
+    item_clear_input(it);
+    item_clear_output(it);
     memset(it, 0, sizeof *it);
 }
 
@@ -210,14 +229,19 @@ static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, i
     json_decref(doc);
 }
 
-static void prepare_file(const sb_ingest *ing, item *it)
+/* A preparer's file buffer, kept from one file to the next. */
+typedef struct read_buf {
+    char *buf;
+    size_t cap;
+} read_buf;
+
+static void prepare_file(const sb_ingest *ing, item *it, read_buf *rb)
 {
-    json_t *doc;
-    it->rc = sb_json_fast_load_file(it->source, &doc, &it->err);
+    size_t len;
+    it->rc = sb_file_read_into(it->source, &rb->buf, &rb->cap, &len, &it->err);
     if (it->rc != SB_OK)
         return;
-    it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
-    json_decref(doc);
+    prepare_buffer(ing, rb->buf, len, it);
     if (it->rc == SB_OK)
         it->sidecar = sidecar_of(it->source);
 }
@@ -348,36 +372,51 @@ static void store_grouped(walker *wk, item *it)
 }
 
 /* ---- the pipeline. A reader thread walks the entries in order and fills
- * a ring of RING slots: a file's path, or an archive member's bytes (it
- * decompresses archives). Preparer threads, one a CPU, take the filled
- * slots in turn and parse, validate and canonicalise them, each on its own
- * slot, so documents are prepared in parallel. The thread that owns the
- * database stores the slots strictly in ring order, so runs get the same
- * ids, duplicates and errors the same order as a serial walk. ---- */
+ * a ring of slots: a file's path, or an archive member's bytes (it
+ * decompresses archives). Preparer threads, one a CPU, parse, validate
+ * and canonicalise the documents in parallel; the thread that owns the
+ * database stores them strictly in ring order, so runs get the same ids,
+ * and duplicates and errors the same order, as in a serial walk.
+ *
+ * Document n goes to slot n % ring_n and to preparer n % preparers
+ * (ring_n is a multiple of the count), so a slot's prepared output is
+ * always allocated and freed by the same thread: memory freed on another
+ * thread than the one that allocated it goes back to the other thread's
+ * arena under its lock, and the preparer keeps touching new pages. ---- */
 
-#define RING 64
+#define SLOTS_PER_PREPARER 32
 #define STORE_BATCH 8
 #define MAX_PREPARERS 8
 
 typedef struct pipe {
     const sb_ingest *ing;
     walker *wk;          /* the walk's entries; the storing half only on its own thread */
-    item ring[RING];
-    /* Counters of documents, in ring order: filled by the reader, taken by
-     * a preparer, stored. stored <= every ready slot < taken <= filled. */
-    size_t filled, taken, stored;
+    item *ring;
+    size_t ring_n;
+    int preparers;
+    /* Documents filled by the reader, and stored, in ring order. Preparer
+     * i prepares documents i, i + preparers, ... as they are filled. */
+    size_t filled, stored;
     int done, threaded;
+    read_buf rbuf;       /* unthreaded: the one file buffer */
     /* Who is asleep on which condition, so a thread signals only when
      * someone waits, and then only once there is a batch to do: a wake-up
      * costs a context switch, and at thousands of documents a second one
      * a document would be a good part of the work. The reader sleeps until
-     * half the ring is free; the storer until its next slot and the
-     * STORE_BATCH - 1 after it are prepared (or the reader is done). */
-    int reader_waits, preparers_waiting;
+     * half the ring is free; the storer until its next STORE_BATCH slots
+     * are prepared (or the reader is done). */
+    int reader_waits;
+    int preparer_waits[MAX_PREPARERS];
     size_t storer_wants;   /* 0: the storer is awake; else the count it waits for */
     pthread_mutex_t mu;
-    pthread_cond_t reader_cv, preparer_cv, storer_cv;
+    pthread_cond_t reader_cv, storer_cv, preparer_cv[MAX_PREPARERS];
 } pipe_t;
+
+typedef struct preparer_arg {
+    pipe_t *pp;
+    int index;
+    read_buf rbuf;
+} preparer_arg;
 
 /* The next free slot for the reader, once the storing half is done with
  * it. Unthreaded, the one slot in use is slot 0. */
@@ -388,47 +427,46 @@ static item *slot_take(pipe_t *pp)
         return &pp->ring[0];
     }
     pthread_mutex_lock(&pp->mu);
-    while (pp->filled - pp->stored >= RING) {
+    while (pp->filled - pp->stored >= pp->ring_n) {
         pp->reader_waits = 1;
         pthread_cond_wait(&pp->reader_cv, &pp->mu);
     }
     pp->reader_waits = 0;
     pthread_mutex_unlock(&pp->mu);
-    /* What the slot held was stored by now, and nobody else touches a
-     * slot between its storing and its filling. */
-    item *it = &pp->ring[pp->filled % RING];
-    item_clear(it);
+    /* The document that held the slot is stored; its output is its
+     * preparer's to free, the input is the reader's. */
+    item *it = &pp->ring[pp->filled % pp->ring_n];
+    item_clear_input(it);
+    sb_error_clear(&it->err);
     return it;
 }
 
-static void prepare(const sb_ingest *ing, item *it)
+static void prepare(const sb_ingest *ing, item *it, read_buf *rb)
 {
     if (it->is_problem)
         return;
-    if (it->on_disk) {
-        prepare_file(ing, it);
-    } else {
+    if (it->on_disk)
+        prepare_file(ing, it, rb);
+    else
         prepare_buffer(ing, it->data, it->data_len, it);
-        free(it->data);
-        it->data = NULL;
-    }
 }
 
-/* Hands a filled slot to the preparers (or, unthreaded, prepares and
+/* Hands a filled slot to its preparer (or, unthreaded, prepares and
  * stores it at once). */
 static void slot_give(pipe_t *pp)
 {
     if (!pp->threaded) {
         item *it = &pp->ring[0];
-        prepare(pp->ing, it);
+        prepare(pp->ing, it, &pp->rbuf);
         store_grouped(pp->wk, it);
         item_clear(it);
         return;
     }
     pthread_mutex_lock(&pp->mu);
+    int owner = (int)(pp->filled % (size_t)pp->preparers);
     pp->filled++;
-    if (pp->preparers_waiting)
-        pthread_cond_signal(&pp->preparer_cv);
+    if (pp->preparer_waits[owner])
+        pthread_cond_signal(&pp->preparer_cv[owner]);
     pthread_mutex_unlock(&pp->mu);
 }
 
@@ -439,27 +477,29 @@ static int all_ready(const pipe_t *pp, size_t from, size_t to)
     if (to > pp->filled)
         return 0;
     for (size_t n = from; n < to; n++)
-        if (!pp->ring[n % RING].ready)
+        if (!pp->ring[n % pp->ring_n].ready)
             return 0;
     return 1;
 }
 
 static void *preparer_main(void *arg)
 {
-    pipe_t *pp = arg;
+    preparer_arg *pa = arg;
+    pipe_t *pp = pa->pp;
+    int me = pa->index;
     pthread_mutex_lock(&pp->mu);
-    for (;;) {
-        while (pp->taken == pp->filled && !pp->done) {
-            pp->preparers_waiting++;
-            pthread_cond_wait(&pp->preparer_cv, &pp->mu);
-            pp->preparers_waiting--;
+    for (size_t n = (size_t)me;; n += (size_t)pp->preparers) {
+        while (n >= pp->filled && !pp->done) {
+            pp->preparer_waits[me] = 1;
+            pthread_cond_wait(&pp->preparer_cv[me], &pp->mu);
         }
-        if (pp->taken == pp->filled)
+        pp->preparer_waits[me] = 0;
+        if (n >= pp->filled)
             break;
-        size_t n = pp->taken++;
         pthread_mutex_unlock(&pp->mu);
-        item *it = &pp->ring[n % RING];
-        prepare(pp->ing, it);
+        item *it = &pp->ring[n % pp->ring_n];
+        item_clear_output(it);
+        prepare(pp->ing, it, &pa->rbuf);
         pthread_mutex_lock(&pp->mu);
         it->ready = 1;
         if (pp->storer_wants && all_ready(pp, pp->stored, pp->storer_wants))
@@ -551,14 +591,14 @@ static void *reader_main(void *arg)
         read_entry(pp, &wk->entries[i]);
     pthread_mutex_lock(&pp->mu);
     pp->done = 1;
-    pthread_cond_broadcast(&pp->preparer_cv);
+    for (int i = 0; i < pp->preparers; i++)
+        pthread_cond_signal(&pp->preparer_cv[i]);
     pthread_cond_signal(&pp->storer_cv);
     pthread_mutex_unlock(&pp->mu);
     return NULL;
 }
 
-/* Preparers: one a CPU the process may run on, leaving the storing
- * thread its own when there are several. */
+/* Preparers: one a CPU the process may run on. */
 static int preparer_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -573,7 +613,7 @@ static void store_in_order(pipe_t *pp)
 {
     for (;;) {
         pthread_mutex_lock(&pp->mu);
-        item *it = &pp->ring[pp->stored % RING];
+        item *it = &pp->ring[pp->stored % pp->ring_n];
         while (!(pp->stored < pp->filled && it->ready) && !(pp->done && pp->stored == pp->filled)) {
             /* Woken when the next STORE_BATCH slots (the rest, once the
              * reader is done) are all prepared, or by the reader's end. */
@@ -592,16 +632,74 @@ static void store_in_order(pipe_t *pp)
         pthread_mutex_lock(&pp->mu);
         it->ready = 0;
         pp->stored++;
-        if (pp->reader_waits && pp->filled - pp->stored <= RING / 2)
+        if (pp->reader_waits && pp->filled - pp->stored <= pp->ring_n / 2)
             pthread_cond_signal(&pp->reader_cv);
         pthread_mutex_unlock(&pp->mu);
     }
 }
 
+/* Runs the walk's entries through reader, preparers and storer; 0 when
+ * the threads could not be started (nothing was read then). */
+static int run_threaded(pipe_t *pp)
+{
+    int want = preparer_count();
+    pp->ring_n = (size_t)want * SLOTS_PER_PREPARER;
+    if (!(pp->ring = calloc(pp->ring_n, sizeof *pp->ring)))
+        return 0;
+    pthread_mutex_init(&pp->mu, NULL);
+    pthread_cond_init(&pp->reader_cv, NULL);
+    pthread_cond_init(&pp->storer_cv, NULL);
+    for (int i = 0; i < want; i++)
+        pthread_cond_init(&pp->preparer_cv[i], NULL);
+    pp->threaded = 1;
+    pp->preparers = want;
+    pthread_t reader, threads[MAX_PREPARERS];
+    preparer_arg args[MAX_PREPARERS];
+    int started = 0;
+    while (started < want) {
+        args[started] = (preparer_arg){pp, started, {NULL, 0}};
+        if (pthread_create(&threads[started], NULL, preparer_main, &args[started]) != 0)
+            break;
+        started++;
+    }
+    /* Every preparer owns its share of the documents: all or none run. */
+    int ok = started == want && pthread_create(&reader, NULL, reader_main, pp) == 0;
+    if (ok) {
+        store_in_order(pp);
+        pthread_join(reader, NULL);
+    }
+    pthread_mutex_lock(&pp->mu);
+    pp->done = 1;
+    for (int i = 0; i < want; i++)
+        pthread_cond_signal(&pp->preparer_cv[i]);
+    pthread_mutex_unlock(&pp->mu);
+    for (int i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        free(args[i].rbuf.buf);
+    }
+    for (size_t k = 0; k < pp->ring_n; k++)
+        item_clear(&pp->ring[k]);
+    free(pp->ring);
+    pp->ring = NULL;
+    group_commit(pp->wk);
+    for (int i = 0; i < want; i++)
+        pthread_cond_destroy(&pp->preparer_cv[i]);
+    pthread_cond_destroy(&pp->storer_cv);
+    pthread_cond_destroy(&pp->reader_cv);
+    pthread_mutex_destroy(&pp->mu);
+    pp->threaded = 0;
+    pp->filled = pp->stored = 0;
+    pp->done = 0;
+    return ok;
+}
+
 static void process_entries(walker *wk)
 {
     pipe_t *pp = calloc(1, sizeof *pp);
-    if (!pp) {
+    item *one = calloc(1, sizeof *one);
+    if (!pp || !one) {
+        free(pp);
+        free(one);
         sb_error e;
         sb_error_clear(&e);
         sb_error_set(&e, wk->n_entries ? wk->entries[0].path : "", NULL, "out of memory");
@@ -610,40 +708,17 @@ static void process_entries(walker *wk)
     }
     pp->ing = wk->ing;
     pp->wk = wk;
-    int threaded = 0;
-    if (wk->n_entries > 1 || (wk->n_entries == 1 && sb_archive_named(wk->entries[0].path))) {
-        pthread_mutex_init(&pp->mu, NULL);
-        pthread_cond_init(&pp->reader_cv, NULL);
-        pthread_cond_init(&pp->preparer_cv, NULL);
-        pthread_cond_init(&pp->storer_cv, NULL);
-        pp->threaded = 1;
-        pthread_t reader, preparers[MAX_PREPARERS];
-        int np = 0, want = preparer_count();
-        while (np < want && pthread_create(&preparers[np], NULL, preparer_main, pp) == 0)
-            np++;
-        threaded = np > 0 && pthread_create(&reader, NULL, reader_main, pp) == 0;
-        if (threaded) {
-            store_in_order(pp);
-            pthread_join(reader, NULL);
-        }
-        pthread_mutex_lock(&pp->mu);
-        pp->done = 1;
-        pthread_cond_broadcast(&pp->preparer_cv);
-        pthread_mutex_unlock(&pp->mu);
-        for (int i = 0; i < np; i++)
-            pthread_join(preparers[i], NULL);
-        pthread_cond_destroy(&pp->storer_cv);
-        pthread_cond_destroy(&pp->preparer_cv);
-        pthread_cond_destroy(&pp->reader_cv);
-        pthread_mutex_destroy(&pp->mu);
-        pp->threaded = 0;
-    }
-    if (!threaded)
+    int many = wk->n_entries > 1 || (wk->n_entries == 1 && sb_archive_named(wk->entries[0].path));
+    if (!many || !run_threaded(pp)) {
+        pp->ring = one;
+        pp->ring_n = 1;
         for (size_t i = 0; i < wk->n_entries; i++)
             read_entry(pp, &wk->entries[i]);
-    for (size_t k = 0; k < RING; k++)
-        item_clear(&pp->ring[k]);
-    group_commit(wk);
+        item_clear(one);
+        group_commit(wk);
+    }
+    free(pp->rbuf.buf);
+    free(one);
     free(pp);
 }
 
