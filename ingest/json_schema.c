@@ -116,6 +116,16 @@ struct node {
 
     node_list all_of, any_of, one_of;
     node *not_schema, *if_schema, *then_schema, *else_schema;
+
+    /* A schema that is "type": "number" (or integer), with at most a
+     * minimum exact in a double, and nothing else that applies to a
+     * number: arrays of them (a result's samples) are checked with a
+     * tight loop, and only an array with a failing item takes the general
+     * path, which words the errors. */
+    int plain_number;
+    int plain_integer_only;
+    int plain_has_min;
+    double plain_min;
 };
 
 /* A schema document: the compiled one, the metaschema, or one a resolver
@@ -1476,6 +1486,33 @@ static node *compile_schema(compiler *c, const json_t *j, const char *parent_bas
     return n;
 }
 
+/* Integers up to 2^53 convert to double exactly. */
+#define EXACT_INT_LIMIT 9007199254740992LL
+
+static void mark_plain_number(node *n)
+{
+    unsigned numeric = T_NUMBER | T_INTEGER;
+    if (!n->types || (n->types & ~numeric) || n->ref || n->enum_values || n->const_value ||
+        n->maximum || n->exclusive_minimum || n->exclusive_maximum || n->multiple_of ||
+        n->all_of.count || n->any_of.count || n->one_of.count || n->not_schema || n->if_schema)
+        return;
+    if (n->minimum) {
+        if (json_is_integer(n->minimum)) {
+            long long m = json_integer_value(n->minimum);
+            if (m > EXACT_INT_LIMIT || m < -EXACT_INT_LIMIT)
+                return;
+            n->plain_min = (double)m;
+        } else if (json_is_real(n->minimum)) {
+            n->plain_min = json_real_value(n->minimum);
+        } else {
+            return;
+        }
+        n->plain_has_min = 1;
+    }
+    n->plain_integer_only = !(n->types & T_NUMBER);
+    n->plain_number = 1;
+}
+
 static node *compile_object(compiler *c, node *n, const json_t *j, const char *parent_base,
                             const char *where)
 {
@@ -1548,6 +1585,8 @@ static node *compile_object(compiler *c, node *n, const json_t *j, const char *p
     }
     if (rc == SB_OK && !n->if_schema)
         n->then_schema = n->else_schema = NULL;
+    if (rc == SB_OK)
+        mark_plain_number(n);
     free(base);
     return rc == SB_OK ? n : NULL;
 }
@@ -1709,11 +1748,23 @@ typedef struct frame {
     const json_t *instance;
 } frame;
 
+/* One step of the instance pointer: an object key (not escaped yet) or
+ * an array index. */
+typedef struct step {
+    const char *key; /* NULL: index */
+    size_t klen, index;
+} step;
+
 typedef struct validator {
     sb_schema_error_fn on_error;
     void *ctx;
-    char *ptr; /* instance pointer of the value being checked */
+    /* The instance pointer of the value being checked, as steps: spelled
+     * out (into ptr) only when an error is reported, since a valid
+     * document, the common case, never needs it. */
+    step *path;
     size_t len, cap;
+    char *ptr;
+    size_t ptr_cap;
     pcre2_match_data *match;
     frame *stack; /* $refs being followed, to catch loops */
     size_t depth, stack_cap;
@@ -1726,6 +1777,7 @@ typedef struct validator {
 } validator;
 
 static size_t check(validator *v, const node *n, const json_t *in, int silent, const char *via);
+static const char *pointer_text(validator *v);
 
 static void report(validator *v, const char *keyword, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -1739,7 +1791,7 @@ static void report(validator *v, const char *keyword, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    v->on_error(v->ctx, v->ptr ? v->ptr : "", keyword, reason);
+    v->on_error(v->ctx, pointer_text(v), keyword, reason);
 }
 
 static void set_fatal(validator *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1749,62 +1801,82 @@ static void set_fatal(validator *v, const char *fmt, ...)
     if (v->fatal)
         return;
     v->fatal = 1;
-    v->fatal_ptr = dup_str(v->ptr ? v->ptr : "");
+    v->fatal_ptr = dup_str(pointer_text(v));
     va_start(ap, fmt);
     vsnprintf(v->fatal_reason, sizeof v->fatal_reason, fmt, ap);
     va_end(ap);
 }
 
-/* Appends one pointer token; returns the old length for pop(). */
-static size_t push(validator *v, const char *token, size_t tlen)
+/* Appends one step; returns the old length for pop(). */
+static size_t push_step(validator *v, const char *key, size_t klen, size_t index)
 {
-    size_t old = v->len, need = v->len + 2 * tlen + 2;
-    if (need > v->cap) {
-        size_t cap = v->cap ? v->cap : 256;
-        while (cap < need)
-            cap *= 2;
-        char *p = realloc(v->ptr, cap);
+    size_t old = v->len;
+    if (v->len == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 32;
+        step *p = realloc(v->path, cap * sizeof *p);
         if (!p) {
             v->out_of_memory = 1;
             return old;
         }
-        v->ptr = p;
+        v->path = p;
         v->cap = cap;
     }
-    v->ptr[v->len++] = '/';
-    for (size_t i = 0; i < tlen; i++) {
-        if (token[i] == '~') {
-            v->ptr[v->len++] = '~';
-            v->ptr[v->len++] = '0';
-        } else if (token[i] == '/') {
-            v->ptr[v->len++] = '~';
-            v->ptr[v->len++] = '1';
-        } else {
-            v->ptr[v->len++] = token[i];
-        }
-    }
-    v->ptr[v->len] = '\0';
+    v->path[v->len++] = (step){key, klen, index};
     return old;
 }
 
-/* Called for every item of every array (a result's 250 samples), so the
- * index is spelled without snprintf. */
+static size_t push(validator *v, const char *token, size_t tlen)
+{
+    return push_step(v, token, tlen, 0);
+}
+
+/* Called for every item of every array (a result's 250 samples). */
 static size_t push_index(validator *v, size_t i)
 {
-    char num[24];
-    size_t n = sizeof num;
-    do {
-        num[--n] = (char)('0' + i % 10);
-        i /= 10;
-    } while (i);
-    return push(v, num + n, sizeof num - n);
+    return push_step(v, NULL, 0, i);
 }
 
 static void pop(validator *v, size_t old)
 {
     v->len = old;
-    if (v->ptr)
-        v->ptr[old] = '\0';
+}
+
+/* The instance pointer of the value being checked, RFC 6901 ("" for the
+ * document; '~' and '/' in keys escaped), in v->ptr. */
+static const char *pointer_text(validator *v)
+{
+    size_t need = 1;
+    for (size_t k = 0; k < v->len; k++)
+        need += 1 + (v->path[k].key ? 2 * v->path[k].klen : 20);
+    if (need > v->ptr_cap) {
+        char *p = realloc(v->ptr, need);
+        if (!p)
+            return "";
+        v->ptr = p;
+        v->ptr_cap = need;
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < v->len; k++) {
+        const step *st = &v->path[k];
+        v->ptr[n++] = '/';
+        if (!st->key) {
+            n += (size_t)snprintf(v->ptr + n, 21, "%zu", st->index);
+            continue;
+        }
+        for (size_t i = 0; i < st->klen; i++) {
+            if (st->key[i] == '~') {
+                v->ptr[n++] = '~';
+                v->ptr[n++] = '0';
+            } else if (st->key[i] == '/') {
+                v->ptr[n++] = '~';
+                v->ptr[n++] = '1';
+            } else {
+                v->ptr[n++] = st->key[i];
+            }
+        }
+    }
+    v->ptr[n] = 0;
+    return v->ptr;
 }
 
 /* 1 match, 0 no match, a negative PCRE2 error code when matching failed
@@ -2107,6 +2179,33 @@ static size_t check_object(validator *v, const node *n, const json_t *in, int si
     return errors;
 }
 
+/* 1 when every item of the array passes the plain number schema s; 0
+ * means "not known to pass": the caller checks item by item. Exact: a
+ * real against a minimum exact in a double, an integer within 2^53. */
+static int plain_numbers_pass(const node *s, const json_t *in)
+{
+    size_t size = json_array_size(in);
+    for (size_t i = 0; i < size; i++) {
+        const json_t *x = json_array_get(in, i);
+        double d;
+        if (json_is_real(x)) {
+            if (s->plain_integer_only)
+                return 0;
+            d = json_real_value(x);
+        } else if (json_is_integer(x)) {
+            long long k = json_integer_value(x);
+            if (k > EXACT_INT_LIMIT || k < -EXACT_INT_LIMIT)
+                return 0;
+            d = (double)k;
+        } else {
+            return 0;
+        }
+        if (s->plain_has_min && !(d >= s->plain_min))
+            return 0;
+    }
+    return 1;
+}
+
 static size_t check_array(validator *v, const node *n, const json_t *in, int silent)
 {
     size_t errors = 0, size = json_array_size(in);
@@ -2122,7 +2221,9 @@ static size_t check_array(validator *v, const node *n, const json_t *in, int sil
                     j = i; /* one report per duplicate item */
                 }
     }
-    for (size_t i = 0; i < size; i++) {
+    int items_pass = !n->items_is_tuple && n->items && n->items->plain_number &&
+                     plain_numbers_pass(n->items, in);
+    for (size_t i = 0; i < size && !items_pass; i++) {
         const node *s = NULL;
         const char *via = "items";
         if (n->items_is_tuple) {
@@ -2403,16 +2504,11 @@ size_t sb_schema_validate(const sb_schema *s, const json_t *instance, sb_schema_
     v.on_error = on_error;
     v.ctx = ctx;
     v.match = pcre2_match_data_create(1, NULL);
-    v.ptr = malloc(256);
-    if (!v.match || !v.ptr) {
-        pcre2_match_data_free(v.match);
-        free(v.ptr);
+    if (!v.match) {
         if (on_error)
             on_error(ctx, "", "validate", "out of memory");
         return 1;
     }
-    v.cap = 256;
-    v.ptr[0] = '\0';
     size_t found = check(&v, s->root, instance, 0, NULL);
     /* The count is what the callback saw: errors inside a silent branch
      * collapse into their combinator's one error. */
@@ -2431,6 +2527,7 @@ size_t sb_schema_validate(const sb_schema *s, const json_t *instance, sb_schema_
         errors = 1;
     }
     pcre2_match_data_free(v.match);
+    free(v.path);
     free(v.ptr);
     free(v.stack);
     free(v.fatal_ptr);

@@ -468,6 +468,49 @@ static void test_depth_guards(void **state)
     sb_schema_free(s);
 }
 
+/* Arrays of plain numbers (a result's samples) take a tight loop; what it
+ * accepts and refuses, and the errors of a refused array, are the general
+ * path's. */
+static void test_plain_number_arrays(void **state)
+{
+    (void)state;
+    sb_schema *s = compile_text("{\"type\": \"array\", \"items\": {\"type\": \"number\", \"minimum\": 0},"
+                                " \"contains\": {\"const\": 7}}");
+    collected c;
+    assert_true(valid(s, "[0, 0.5, 7, 1e300, 9007199254740993]"));
+    assert_int_equal(errors_of(s, "[0.25, 7, -0.0, -1e-300, \"x\", null]", &c), 3);
+    assert_error(&c, 0, "/3", "minimum");
+    assert_error(&c, 1, "/4", "type");
+    assert_error(&c, 2, "/5", "type");
+    /* every item passes, and contains is still checked */
+    assert_int_equal(errors_of(s, "[1, 2, 3]", &c), 1);
+    assert_error(&c, 0, "", "contains");
+    sb_schema_free(s);
+
+    /* integer: an integral real passes, a fraction is refused */
+    s = compile_text("{\"items\": {\"type\": \"integer\", \"minimum\": -9007199254740992}}");
+    assert_true(valid(s, "[3.0, -9007199254740992, 12]"));
+    assert_int_equal(errors_of(s, "[3.5, -9007199254740993]", &c), 2);
+    assert_error(&c, 0, "/0", "type");
+    assert_error(&c, 1, "/1", "minimum");
+    sb_schema_free(s);
+
+    /* a minimum that is a real, an item that needs exact comparison */
+    s = compile_text("{\"items\": {\"type\": \"number\", \"minimum\": 0.1}}");
+    assert_true(valid(s, "[0.1, 0.10000000000000001, 1]"));
+    assert_int_equal(errors_of(s, "[0.09999999999999999]", &c), 1);
+    assert_error(&c, 0, "/0", "minimum");
+    sb_schema_free(s);
+
+    /* anything more than type and minimum goes the general way */
+    s = compile_text("{\"items\": {\"type\": \"number\", \"maximum\": 2, \"multipleOf\": 0.5}}");
+    assert_true(valid(s, "[0.5, 2]"));
+    assert_int_equal(errors_of(s, "[2.5, 0.3]", &c), 2);
+    assert_error(&c, 0, "/0", "maximum");
+    assert_error(&c, 1, "/1", "multipleOf");
+    sb_schema_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -481,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_refs_and_ids),
         cmocka_unit_test(test_check_and_set),
         cmocka_unit_test(test_depth_guards),
+        cmocka_unit_test(test_plain_number_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
