@@ -14,18 +14,50 @@ typedef unsigned __int128 u128;
 
 /* ---- numbers ---- */
 
-/* Decimal digits of v into buf (no NUL); returns the count. */
+static const char DIGIT_PAIRS[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal digits of v into buf (no NUL); returns the count. Two digits a
+ * division: every real of a document goes through here with 17 digits. */
 static size_t utoa(unsigned long long v, char *buf)
 {
     char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    return n;
+    size_t n = sizeof tmp;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        n -= 2;
+        memcpy(tmp + n, DIGIT_PAIRS + 2 * r, 2);
+    }
+    if (v >= 10) {
+        n -= 2;
+        memcpy(tmp + n, DIGIT_PAIRS + 2 * v, 2);
+    } else {
+        tmp[--n] = (char)('0' + v);
+    }
+    memcpy(buf, tmp + n, sizeof tmp - n);
+    return sizeof tmp - n;
+}
+
+/* Eight digits of x (< 10^8) into buf, in independent 32-bit steps. */
+static void eight_digits(unsigned x, char *buf)
+{
+    unsigned hi = x / 10000, lo = x % 10000;
+    memcpy(buf, DIGIT_PAIRS + 2 * (hi / 100), 2);
+    memcpy(buf + 2, DIGIT_PAIRS + 2 * (hi % 100), 2);
+    memcpy(buf + 4, DIGIT_PAIRS + 2 * (lo / 100), 2);
+    memcpy(buf + 6, DIGIT_PAIRS + 2 * (lo % 100), 2);
+}
+
+/* The 17 digits of n in [10^16, 10^17), every real's significand. */
+static void digits17_text(unsigned long long n, char *buf)
+{
+    unsigned long long hi = n / 100000000ull; /* 9 digits */
+    buf[0] = (char)('0' + hi / 100000000ull);
+    eight_digits((unsigned)(hi % 100000000ull), buf + 1);
+    eight_digits((unsigned)(n % 100000000ull), buf + 9);
 }
 
 static const unsigned long long POW10[20] = {
@@ -133,7 +165,7 @@ size_t sb_canonical_real(double d, char *buf)
         return jansson_fixup(buf, (size_t)len);
     }
     char dig[17];
-    utoa(n, dig);
+    digits17_text(n, dig);
     int nd = 17;
     while (nd > 1 && dig[nd - 1] == '0')
         nd--;
