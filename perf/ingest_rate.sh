@@ -30,7 +30,7 @@ with gzip.open(sys.argv[2], "wt") as out:
 PY
 sync
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-now() { python3 -c 'import time; print(time.monotonic())'; }
+now() { date +%s.%N; }
 rate() { python3 -c "import sys; n, a, b = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]); print('%.0f files/s (%d in %.2f s)' % (n / (b - a), n, b - a))" "$@"; }
 timed() { # NAME DB PATH
     t0=$(now)
