@@ -62,7 +62,23 @@ void sb_buf_puts(sb_buf *b, const char *s)
 
 void sb_buf_putc(sb_buf *b, char c)
 {
-    sb_buf_add(b, &c, 1);
+    if (!grow(b, 1))
+        return;
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
+
+char *sb_buf_room(sb_buf *b, size_t n)
+{
+    return grow(b, n) ? b->data + b->len : NULL;
+}
+
+void sb_buf_grew(sb_buf *b, size_t n)
+{
+    if (b->failed || !b->data || b->len + n >= b->cap)
+        return;
+    b->len += n;
+    b->data[b->len] = '\0';
 }
 
 void sb_buf_printf(sb_buf *b, const char *fmt, ...)

@@ -24,6 +24,12 @@ void sb_buf_reset(sb_buf *b);                 /* len = 0, keeps memory */
 void sb_buf_add(sb_buf *b, const char *s, size_t n);
 void sb_buf_puts(sb_buf *b, const char *s);
 void sb_buf_putc(sb_buf *b, char c);
+/* Writing in place: sb_buf_room gives space for n more bytes at the end
+ * (NULL once an allocation failed); after writing k <= n bytes there,
+ * sb_buf_grew(b, k) takes them in. For formatters that would otherwise
+ * write into a temporary and copy. */
+char *sb_buf_room(sb_buf *b, size_t n);
+void sb_buf_grew(sb_buf *b, size_t n);
 void sb_buf_printf(sb_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int sb_buf_failed(const sb_buf *b);

@@ -338,9 +338,13 @@ static void put_value(sb_buf *o, const json_t *j)
         sb_buf_add(o, num, len);
         break;
     }
-    case JSON_REAL:
-        sb_buf_add(o, num, sb_canonical_real(json_real_value(j), num));
+    case JSON_REAL: {
+        /* written in place: one copy less for each of a document's reals */
+        char *at = sb_buf_room(o, 32);
+        if (at)
+            sb_buf_grew(o, sb_canonical_real(json_real_value(j), at));
         break;
+    }
     case JSON_TRUE:
         sb_buf_add(o, "true", 4);
         break;

@@ -1,4 +1,5 @@
-/* test_core.c - strict JSON reading and atomic writing. */
+/* test_core.c - strict JSON reading, files read into a kept buffer, atomic
+ * writing, and in-place writes into a byte buffer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "json_file.h"
+#include "strbuf.h"
 
 static void expect_refused(const char *text, const char *needle)
 {
@@ -102,6 +104,75 @@ static void test_unreadable(void **state)
     assert_non_null(strstr(err.msg, "directory"));
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* One buffer for many files: grown for a larger one, kept (not shrunk)
+ * for a smaller one, NUL-terminated each time; errors leave it usable. */
+static void test_read_into_kept_buffer(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/sb_read_into_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    sb_error err;
+    sb_error_clear(&err);
+    write_text(path, "{\"a\": 12345678901234567890}");
+    assert_int_equal(sb_file_read_into(path, &buf, &cap, &len, &err), SB_OK);
+    assert_int_equal(len, 27);
+    assert_string_equal(buf, "{\"a\": 12345678901234567890}");
+    size_t first_cap = cap;
+    char *first = buf;
+    write_text(path, "[]");
+    assert_int_equal(sb_file_read_into(path, &buf, &cap, &len, &err), SB_OK);
+    assert_int_equal(len, 2);
+    assert_string_equal(buf, "[]");
+    assert_true(buf == first && cap == first_cap);
+    assert_int_equal(sb_file_read_into("/nonexistent/x.json", &buf, &cap, &len, &err), SB_ERR);
+    assert_string_equal(err.file, "/nonexistent/x.json");
+    assert_int_equal(sb_file_read_into("/tmp", &buf, &cap, &len, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "directory"));
+    char big[5000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    write_text(path, big);
+    assert_int_equal(sb_file_read_into(path, &buf, &cap, &len, &err), SB_OK);
+    assert_int_equal(len, sizeof big - 1);
+    assert_true(cap >= sizeof big);
+    assert_string_equal(buf, big);
+    free(buf);
+    unlink(path);
+}
+
+static void test_buf_in_place(void **state)
+{
+    (void)state;
+    sb_buf b = SB_BUF_INIT;
+    sb_buf_puts(&b, "ab");
+    char *at = sb_buf_room(&b, 10);
+    assert_non_null(at);
+    memcpy(at, "cdef", 4);
+    sb_buf_grew(&b, 4);
+    sb_buf_putc(&b, 'g');
+    assert_string_equal(sb_buf_str(&b), "abcdefg");
+    assert_int_equal(b.len, 7);
+    /* more than was asked for is not taken */
+    at = sb_buf_room(&b, 1);
+    assert_non_null(at);
+    sb_buf_grew(&b, b.cap);
+    assert_string_equal(sb_buf_str(&b), "abcdefg");
+    assert_false(sb_buf_failed(&b));
+    sb_buf_free(&b);
+}
+
 static void test_pointer_escaping(void **state)
 {
     (void)state;
@@ -121,6 +192,8 @@ int main(void)
         cmocka_unit_test(test_atomic_write_roundtrip),
         cmocka_unit_test(test_unreadable),
         cmocka_unit_test(test_pointer_escaping),
+        cmocka_unit_test(test_read_into_kept_buffer),
+        cmocka_unit_test(test_buf_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
