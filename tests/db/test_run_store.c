@@ -155,6 +155,9 @@ static void test_rows_and_nulls(void **state)
     assert_int_equal(found, id);
     assert_int_equal(sb_run_store_find(f->rs, "nope", &found, &e), SB_OK);
     assert_int_equal(found, 0);
+    /* a new database: 32 KiB pages, the WAL checkpointed every 64 MiB */
+    assert_int_equal(q(f, "PRAGMA page_size"), 32768);
+    assert_int_equal(q(f, "PRAGMA wal_autocheckpoint"), 2048);
     assert_int_equal(q(f, "SELECT count(*) FROM run_samples"), 1);
     assert_int_equal(q(f, "SELECT length(value_ms) / 8 FROM run_samples"), 819);
     assert_int_equal(q(f, "SELECT rep_lengths = '[1,300,0,7,511]' FROM run_samples"), 1);
