@@ -318,21 +318,32 @@ static void test_open_upgrades_older(void **state)
     sb_db_close(db);
 }
 
+/* A new database at file (its path in p) with the migrations before the
+ * one whose name contains migration: a database an older solbook wrote. */
+static sb_db *open_before(const char *migration, const char *file, char *p, size_t psize)
+{
+    size_t at = 0;
+    while (at < sb_db_migration_count && !strstr(sb_db_migrations[at].name, migration))
+        at++;
+    assert_true(at < sb_db_migration_count);
+    path_in(p, psize, file);
+    sb_db *db;
+    sb_error e;
+    sb_error_clear(&e);
+    if (sb_db_open_with(p, SB_DB_WRITE, sb_db_migrations, at, &db, &e) != SB_OK)
+        fail_msg("%s: %s", e.file, e.msg);
+    return db;
+}
+
 /* The case-identity migration re-keys a database written before it: the
  * suite leaves the case key, and runs timed under a profiler are marked. */
 static void test_case_identity_migration(void **state)
 {
     (void)state;
-    size_t at = 0;
-    while (at < sb_db_migration_count && !strstr(sb_db_migrations[at].name, "case_identity"))
-        at++;
-    assert_true(at < sb_db_migration_count);
     char p[256];
-    path_in(p, sizeof p, "rekey.db");
-    sb_db *db;
     sb_error e;
     sb_error_clear(&e);
-    assert_int_equal(sb_db_open_with(p, SB_DB_WRITE, sb_db_migrations, at, &db, &e), SB_OK);
+    sb_db *db = open_before("case_identity", "rekey.db", p, sizeof p);
     static const char *const rows =
         "INSERT INTO runs (id, content_sha256, schema, status, source_path, ingested_at, raw_json) VALUES"
         " (1, 'a', 'solbook.result.v1', 'passed', 'a.json', 'x', '{\"protocol\":{}}'),"
@@ -373,16 +384,10 @@ static void test_case_identity_migration(void **state)
 static void test_run_samples_migration(void **state)
 {
     (void)state;
-    size_t at = 0;
-    while (at < sb_db_migration_count && !strstr(sb_db_migrations[at].name, "run_samples"))
-        at++;
-    assert_true(at < sb_db_migration_count);
     char p[256];
-    path_in(p, sizeof p, "fold.db");
-    sb_db *db;
     sb_error e;
     sb_error_clear(&e);
-    assert_int_equal(sb_db_open_with(p, SB_DB_WRITE, sb_db_migrations, at, &db, &e), SB_OK);
+    sb_db *db = open_before("run_samples", "fold.db", p, sizeof p);
     static const char *const rows =
         "INSERT INTO runs (id, content_sha256, schema, status, source_path, ingested_at, raw_json) VALUES"
         " (1, 'a', 'solbook.result.v1', 'passed', 'a.json', 'x', '{}'),"
