@@ -4,11 +4,14 @@
 # Python loop doing the least the same job needs (json.load, jsonschema
 # validation against schemas/solbook.result.v1.json, one sqlite3 row per
 # run and one with its samples packed as solbook stores them, one
-# transaction): loose files, then the same number
-# of other files packed in a .tar.gz and in a .jsonl.gz that ingest reads
-# where they lie. Generating the files is not timed. SB_PERF_FILES=N (default
-# 2000) changes the count. Wall time depends on other load on the machine:
-# the load average and the cpu lines say how much there was.
+# transaction): loose files, then the same number of other files packed in
+# a .tar.gz and in a .jsonl.gz that ingest reads where they lie. Generating
+# the files is not timed. Each ingest runs SB_PERF_REPEATS times (default
+# 5), the three kinds in turn, each into a new database; the median, the
+# range and the median CPU time are printed. SB_PERF_FILES=N (default 2000)
+# changes the count. Wall time depends on other load on the machine: the
+# load average and the CPU time (the same work takes more of it on a busy
+# or throttled machine) say how much there was.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SOLBOOK=${1:-$HERE/../build/cli/solbook}
@@ -31,22 +34,29 @@ PY
 sync
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 now() { date +%s.%N; }
-rate() { python3 -c "import sys; n, a, b = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]); print('%.0f files/s (%d in %.2f s)' % (n / (b - a), n, b - a))" "$@"; }
-timed() { # NAME DB PATH
+REPEATS=${SB_PERF_REPEATS:-5}
+one() { # NAME PATH: one timed ingest into a new database, a line in $T/times
+    rm -f "$T/x.db" "$T/x.db-wal" "$T/x.db-shm"
     t0=$(now)
     if [ -x /usr/bin/time ]; then
-        /usr/bin/time -o "$T/cpu" -f "%U s user, %S s system" "$SOLBOOK" ingest -q --db "$2" "$3" >"$T/out"
+        /usr/bin/time -o "$T/cpu" -f "%U %S" "$SOLBOOK" ingest -q --db "$T/x.db" "$2" >"$T/out"
     else
-        "$SOLBOOK" ingest -q --db "$2" "$3" >"$T/out"
+        echo "? ?" >"$T/cpu"
+        "$SOLBOOK" ingest -q --db "$T/x.db" "$2" >"$T/out"
     fi
     t1=$(now)
-    stored=$(sqlite3 "$2" 'SELECT count(*) FROM runs')
+    stored=$(sqlite3 "$T/x.db" 'SELECT count(*) FROM runs')
     [ "$stored" -eq "$N" ] || { cat "$T/out"; echo "ingest_rate: $1: $stored of $N stored" >&2; exit 1; }
-    echo "solbook ingest, $1: $(rate "$N" "$t0" "$t1"); cpu $(cat "$T/cpu" 2>/dev/null || echo '?')"
+    echo "$1|$t0|$t1|$(cat "$T/cpu")" >>"$T/times"
 }
-timed "loose files" "$T/a.db" "$T/loose"
-timed "one .tar.gz" "$T/b.db" "$T/packed.tar.gz"
-timed "one .jsonl.gz" "$T/c.db" "$T/lines.jsonl.gz"
+: >"$T/times"
+r=0
+while [ $r -lt "$REPEATS" ]; do
+    one "loose files" "$T/loose"
+    one "one .tar.gz" "$T/packed.tar.gz"
+    one "one .jsonl.gz" "$T/lines.jsonl.gz"
+    r=$((r + 1))
+done
 t0=$(now)
 python3 - "$HERE/../schemas/solbook.result.v1.json" "$T/loose" "$T/py.db" <<'PY'
 import array, glob, json, sqlite3, sys
@@ -69,5 +79,23 @@ with db:
                    (rid, json.dumps([len(r) for r in reps]), array.array("d", [v for r in reps for v in r]).tobytes()))
 PY
 t1=$(now)
-echo "plain Python json + jsonschema + sqlite3 loop, loose files: $(rate "$N" "$t0" "$t1")"
+python3 - "$T/times" "$N" "$t0" "$t1" <<'PY'
+import statistics, sys
+n = int(sys.argv[2])
+python = n / (float(sys.argv[4]) - float(sys.argv[3]))
+runs = {}
+for line in open(sys.argv[1]):
+    name, t0, t1, cpu = line.rstrip("\n").split("|")
+    u, s = cpu.split()
+    c = float(u) + float(s) if u != "?" else float("nan")
+    runs.setdefault(name, []).append((n / (float(t1) - float(t0)), c))
+for name, v in runs.items():
+    rates = sorted(r for r, _ in v)
+    print("solbook ingest, %s: median %.0f files/s (%d runs: %.0f-%.0f), %.1fx the Python loop; "
+          "cpu median %.2f s (user + system)"
+          % (name, statistics.median(rates), len(rates), rates[0], rates[-1],
+             statistics.median(rates) / python, statistics.median(c for _, c in v)))
+print("plain Python json + jsonschema + sqlite3 loop, loose files: %.0f files/s (%d in %.2f s)"
+      % (python, n, n / python))
+PY
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
