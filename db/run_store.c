@@ -510,7 +510,7 @@ static int store_children(sb_run_store *rs, long long id, const sb_run_record *r
         return SB_ERR;
     if (rec->training && store_training(rs, id, rec->training, file, err) != SB_OK)
         return SB_ERR;
-    if (!getenv("SKIPS") && rec->n_reps && store_samples(rs, id, rec, err) != SB_OK)
+    if (rec->n_reps && store_samples(rs, id, rec, err) != SB_OK)
         return SB_ERR;
     if (rec->metrics && store_metrics(rs, id, rec->metrics, file, err) != SB_OK)
         return SB_ERR;
