@@ -1,9 +1,11 @@
 /* ingest_walk.c - files and directories into the database, in sorted
  * order, with symbolic-link loops caught by device and inode. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ingest.h"
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,10 +600,16 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-/* Preparers: one a CPU the process may run on. */
+/* Preparers: one for each CPU the process may run on (its affinity mask:
+ * taskset, a container's cpuset), at most MAX_PREPARERS. */
 static int preparer_count(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n < 1)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1)
         n = 1;
     return n > MAX_PREPARERS ? MAX_PREPARERS : (int)n;
