@@ -5,7 +5,8 @@
  * One row a run rather than one a sample: a 250-sample result is one B-tree
  * insert instead of 250, and readers get the values with one memcpy-like
  * pass. In SQL the count is length(value_ms) / 8; from Python,
- * array('d', blob) or numpy.frombuffer(blob, '<f8') gives the values. */
+ * struct.unpack('<%dd' % n, blob) or numpy.frombuffer(blob, '<f8') gives
+ * the values (array('d', blob) too, on a little-endian host). */
 #ifndef SB_SAMPLE_BLOB_H
 #define SB_SAMPLE_BLOB_H
 
