@@ -334,17 +334,8 @@ int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, siz
     int rc = sqlite3_step(st);
     const char *why = NULL;
     if (rc == SQLITE_ROW) {
-        const void *blob = sqlite3_column_blob(st, 0);
-        size_t bytes = (size_t)sqlite3_column_bytes(st, 0);
-        if (bytes % 8)
-            why = "the stored value_ms is not a whole number of 8-byte values";
-        else if (bytes && !(*v = malloc(bytes)))
-            why = "out of memory";
-        else if (bytes && !blob)
-            why = sqlite3_errmsg(db);
-        else if (bytes)
-            sb_sample_blob_decode(blob, bytes, *v);
-        *n = why ? 0 : bytes / 8;
+        size_t cap = 0;
+        why = sb_sample_blob_column(st, 0, v, &cap, n);
         rc = SQLITE_DONE;
     }
     sqlite3_reset(st);

@@ -227,24 +227,9 @@ int sb_run_pages_next(sb_run_pages *p, const sb_run_page_row **row, sb_error *er
     /* the samples: one packed row a run (db/sample_blob.h) */
     size_t ns = 0;
     if (at[SAMP]) {
-        st = k[SAMP].st;
-        const void *blob = sqlite3_column_blob(st, 1);
-        size_t bytes = (size_t)sqlite3_column_bytes(st, 1);
-        if (bytes && !blob)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        if (bytes % 8)
-            return sb_error_set(err, NULL, NULL,
-                                "run %lld: the stored samples are not a whole number of 8-byte values", id);
-        ns = bytes / 8;
-        if (ns > p->scap) {
-            double *sv = realloc(p->samples, ns * sizeof *sv);
-            if (!sv)
-                return sb_error_set(err, NULL, NULL, "out of memory");
-            p->samples = sv;
-            p->scap = ns;
-        }
-        if (ns)
-            sb_sample_blob_decode(blob, bytes, p->samples);
+        const char *why = sb_sample_blob_column(k[SAMP].st, 1, &p->samples, &p->scap, &ns);
+        if (why)
+            return sb_error_set(err, sqlite3_db_filename(p->db, "main"), NULL, "run %lld: %s", id, why);
     }
     /* the rows of many per run: copied, as their statements move on */
     r->samples = p->samples;

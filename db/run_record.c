@@ -159,19 +159,17 @@ int sb_run_samples_summary(sb_db *db, long long run_id, sb_samples_summary *out,
         sqlite3_finalize(st);
         return sb_db_fail(db, err, "cannot read run_samples");
     }
-    const void *blob = sqlite3_column_blob(st, 0);
-    size_t bytes = (size_t)sqlite3_column_bytes(st, 0);
-    double *v = bytes ? malloc(bytes) : NULL;
-    if ((bytes && (!v || !blob)) || sb_sample_blob_decode(blob, bytes, v) != 0) {
+    double *v = NULL;
+    size_t cap = 0, n = 0;
+    const char *why = sb_sample_blob_column(st, 0, &v, &cap, &n);
+    if (why) {
         sqlite3_finalize(st);
         free(v);
-        return sb_error_set(err, sb_db_path(db), NULL, "run %lld: %s", run_id,
-                            bytes % 8 ? "the stored samples are not a whole number of 8-byte values"
-                                      : "out of memory");
+        return sb_error_set(err, sb_db_path(db), NULL, "run %lld: %s", run_id, why);
     }
-    out->count = (long long)(bytes / 8);
+    out->count = (long long)n;
     out->repeats = sqlite3_column_int64(st, 1);
-    for (size_t i = 0; i < bytes / 8; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i == 0 || v[i] < out->min_ms)
             out->min_ms = v[i];
         if (i == 0 || v[i] > out->max_ms)

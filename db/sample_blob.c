@@ -49,6 +49,30 @@ int sb_sample_blob_decode(const void *blob, size_t bytes, double *out)
     return 0;
 }
 
+const char *sb_sample_blob_column(sqlite3_stmt *st, int col, double **buf, size_t *cap,
+                                  size_t *n)
+{
+    *n = 0;
+    const void *blob = sqlite3_column_blob(st, col); /* before the size: it may convert */
+    size_t bytes = (size_t)sqlite3_column_bytes(st, col);
+    if (bytes % 8)
+        return "the stored samples are not a whole number of 8-byte values";
+    if (!bytes)
+        return NULL;
+    if (!blob)
+        return "out of memory";
+    if (bytes / 8 > *cap) {
+        double *b = realloc(*buf, bytes);
+        if (!b)
+            return "out of memory";
+        *buf = b;
+        *cap = bytes / 8;
+    }
+    sb_sample_blob_decode(blob, bytes, *buf);
+    *n = bytes / 8;
+    return NULL;
+}
+
 int sb_sample_blob_rep_lengths(const size_t *len, size_t n, char *out, size_t out_size)
 {
     size_t k = 0;

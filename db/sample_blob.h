@@ -23,6 +23,13 @@ void sb_sample_blob_encode(const double *v, size_t n, unsigned char *out);
  * Returns -1, writing nothing, when bytes is not a multiple of 8. */
 int sb_sample_blob_decode(const void *blob, size_t bytes, double *out);
 
+/* The values of column col of st's current row (a run_samples.value_ms)
+ * into *buf, grown as needed (*cap values; NULL and 0 at first, kept by
+ * the caller for the next row); *n the count. NULL when done, else why
+ * not (out of memory, or a blob that is not whole 8-byte values). */
+const char *sb_sample_blob_column(sqlite3_stmt *st, int col, double **buf, size_t *cap,
+                                  size_t *n);
+
 /* Writes the JSON array of n repeat lengths ("[50,50,50]") into out, of
  * out_size bytes; returns its length, or -1 when it does not fit. */
 int sb_sample_blob_rep_lengths(const size_t *len, size_t n, char *out, size_t out_size);
