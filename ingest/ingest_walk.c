@@ -421,7 +421,8 @@ typedef struct preparer_arg {
 } preparer_arg;
 
 /* The next free slot for the reader, once the storing half is done with
- * it. Unthreaded, the one slot in use is slot 0. */
+ * it, its input and error cleared. Unthreaded, the one slot in use is
+ * slot 0. */
 static item *slot_take(pipe_t *pp)
 {
     if (!pp->threaded) {
@@ -538,7 +539,6 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
 {
     member_ctx *mc = ctx;
     item *it = slot_take(mc->pp);
-    sb_error_clear(&it->err);
     if (set_source(it, mc->archive, member) != SB_OK || !(it->data = malloc(len + 1)) ||
         (ncu && !(it->ncu = malloc(ncu_len + 1)))) {
         it->is_problem = 1;
@@ -572,7 +572,6 @@ static void read_entry(pipe_t *pp, const entry *en)
         return;
     }
     item *it = slot_take(pp);
-    sb_error_clear(&it->err);
     if (en->problem) {
         it->is_problem = 1;
         it->err = *en->problem;
@@ -695,9 +694,7 @@ static int run_threaded(pipe_t *pp)
     pthread_cond_destroy(&pp->storer_cv);
     pthread_cond_destroy(&pp->reader_cv);
     pthread_mutex_destroy(&pp->mu);
-    pp->threaded = 0;
-    pp->filled = pp->stored = 0;
-    pp->done = 0;
+    pp->threaded = 0; /* the fallback, if any, runs unthreaded */
     return ok;
 }
 
