@@ -22,9 +22,18 @@ int main(int argc, char **argv)
     }
     cmark_gfm_core_extensions_ensure_registered();
     cmark_parser *p = cmark_parser_new(CMARK_OPT_UNSAFE);
+    /* A missing extension would make this renderer stricter than a
+     * reader's, and markup that only it lets through would go unseen. */
     const char *exts[] = {"table", "strikethrough", "autolink"};
-    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++)
-        cmark_parser_attach_syntax_extension(p, cmark_find_syntax_extension(exts[i]));
+    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+        cmark_syntax_extension *x = cmark_find_syntax_extension(exts[i]);
+        if (!x || !cmark_parser_attach_syntax_extension(p, x)) {
+            fprintf(stderr, "md_to_html: cmark-gfm has no %s extension\n", exts[i]);
+            cmark_parser_free(p);
+            fclose(f);
+            return 2;
+        }
+    }
     char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
@@ -40,9 +49,14 @@ int main(int argc, char **argv)
         cmark_parser_free(p);
         return 1;
     }
-    fputs(html, stdout);
+    /* the same for a page cut short on its way out */
+    int written = fputs(html, stdout) >= 0 && fflush(stdout) == 0;
     free(html);
     cmark_node_free(doc);
     cmark_parser_free(p);
+    if (!written) {
+        fprintf(stderr, "md_to_html: %s: cannot write the page\n", argv[1]);
+        return 1;
+    }
     return 0;
 }
