@@ -3,6 +3,8 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <libdeflate.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,20 +84,25 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
     return SB_OK;
 }
 
-static int open_archive(const char *path, int raw, struct archive **out, sb_error *err)
+/* Opens path, or the tar in memory when mem is not NULL (already inflated). */
+static int open_archive(const char *path, int raw, const void *mem, size_t mem_len,
+                        struct archive **out, sb_error *err)
 {
     *out = NULL;
     struct archive *a = archive_read_new();
     if (!a)
         return sb_error_set(err, path, NULL, "out of memory");
-    archive_read_support_filter_gzip(a);
+    if (!mem)
+        archive_read_support_filter_gzip(a);
     if (raw) {
         archive_read_support_format_raw(a);
     } else {
         archive_read_support_format_tar(a);
         archive_read_support_format_gnutar(a);
     }
-    if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
+    int r = mem ? archive_read_open_memory(a, mem, mem_len)
+                : archive_read_open_filename(a, path, 1 << 16);
+    if (r != ARCHIVE_OK) {
         sb_error_set(err, path, NULL, "cannot read the archive: %s", archive_error_string(a));
         archive_read_free(a);
         return SB_ERR;
@@ -104,11 +111,133 @@ static int open_archive(const char *path, int raw, struct archive **out, sb_erro
     return SB_OK;
 }
 
+/* ---- gzip inflated whole. The members of a tar archive go out only once
+ * all are read (in name order), so inflating it is work no other thread
+ * can share while it lasts; libdeflate inflates about twice as fast as
+ * zlib through libarchive's stream. It needs the whole input and output in
+ * memory, as the members are anyway. Anything it does not take whole (a
+ * file that is not gzip, damaged or truncated data, more than the limits
+ * below) goes through libarchive's stream instead, which hands over the
+ * members before any damage and names it. ---- */
+
+#define WHOLE_MAX_IN ((size_t)256 << 20)
+#define WHOLE_MAX_OUT ((size_t)2 << 30)
+
+static int gzip_named(const char *path)
+{
+    return ends_with(path, ".tar.gz") || ends_with(path, ".tgz");
+}
+
+/* The whole file at path, or NULL (and *len 0) when it cannot be read
+ * whole or is larger than WHOLE_MAX_IN. */
+static unsigned char *read_whole(const char *path, size_t *len)
+{
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char *buf = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (size > 0 && (size_t)size <= WHOLE_MAX_IN && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)size)) != NULL) {
+        if (fread(buf, 1, (size_t)size, f) == (size_t)size && getc(f) == EOF) {
+            *len = (size_t)size;
+        } else {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* A gzip member's ISIZE field: its inflated size modulo 2^32. */
+static size_t trailer_size(const unsigned char *in, size_t len)
+{
+    const unsigned char *t = in + len - 4;
+    return (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+}
+
+/* Inflates the gzip members of in (one, or several concatenated) into a
+ * new buffer; NULL when libdeflate cannot take the data whole. */
+static unsigned char *inflate_members(struct libdeflate_decompressor *d, const unsigned char *in,
+                                      size_t in_len, size_t *out_len)
+{
+    if (in_len < 18) /* less than a gzip header and trailer */
+        return NULL;
+    size_t cap = trailer_size(in, in_len);
+    if (cap < in_len)
+        cap = in_len * 4; /* ISIZE wrapped, or names only the last member */
+    if (cap > WHOLE_MAX_OUT)
+        cap = WHOLE_MAX_OUT;
+    unsigned char *out = NULL;
+    size_t in_at = 0, out_at = 0;
+    while (in_at < in_len) {
+        if (in_len - in_at < 18 || in[in_at] != 0x1f || in[in_at + 1] != 0x8b)
+            goto fail; /* trailing bytes that are no gzip member */
+        if (!out) {
+            if (!(out = malloc(cap)))
+                return NULL;
+        }
+        size_t used_in = 0, got = 0;
+        enum libdeflate_result r = libdeflate_gzip_decompress_ex(
+            d, in + in_at, in_len - in_at, out + out_at, cap - out_at, &used_in, &got);
+        if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            if (cap >= WHOLE_MAX_OUT)
+                goto fail;
+            size_t c2 = cap * 2 < WHOLE_MAX_OUT ? cap * 2 : WHOLE_MAX_OUT;
+            unsigned char *o2 = realloc(out, c2);
+            if (!o2)
+                goto fail;
+            out = o2;
+            cap = c2;
+            continue; /* this member again, into the larger buffer */
+        }
+        if (r != LIBDEFLATE_SUCCESS)
+            goto fail;
+        in_at += used_in;
+        out_at += got;
+    }
+    if (out_at == 0)
+        goto fail; /* nothing inside: libarchive says what it makes of that */
+    *out_len = out_at;
+    return out;
+fail:
+    free(out);
+    return NULL;
+}
+
+/* path's tar, inflated whole, or NULL: then libarchive streams it. */
+static unsigned char *inflate_whole(const char *path, size_t *out_len)
+{
+    *out_len = 0;
+    if (!gzip_named(path))
+        return NULL;
+    size_t in_len;
+    unsigned char *in = read_whole(path, &in_len);
+    if (!in)
+        return NULL;
+    unsigned char *out = NULL;
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (d) {
+        out = inflate_members(d, in, in_len, out_len);
+        libdeflate_free_decompressor(d);
+    }
+    free(in);
+    return out;
+}
+
 static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
 {
     struct archive *a = NULL;
-    if (open_archive(path, 0, &a, err) != SB_OK)
+    size_t tar_len;
+    unsigned char *tar = inflate_whole(path, &tar_len);
+    if (open_archive(path, 0, tar, tar_len, &a, err) != SB_OK) {
+        free(tar);
         return SB_ERR;
+    }
     members m = {0};
     int rc = SB_OK, damaged = 0;
     struct archive_entry *e;
@@ -170,6 +299,7 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
 out:
     members_free(&m);
     archive_read_free(a);
+    free(tar);
     return rc;
 }
 
@@ -177,7 +307,7 @@ out:
 static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
 {
     struct archive *a = NULL;
-    if (open_archive(path, 1, &a, err) != SB_OK)
+    if (open_archive(path, 1, NULL, 0, &a, err) != SB_OK)
         return SB_ERR;
     struct archive_entry *e;
     if (archive_read_next_header(a, &e) != ARCHIVE_OK) {

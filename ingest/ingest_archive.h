@@ -1,6 +1,7 @@
 /* ingest_archive.h - result files kept in archives, read where they lie:
  * tar archives (.tar, .tar.gz, .tgz) and JSON Lines (.jsonl, .jsonl.gz),
- * through libarchive (which undoes the gzip). Internal to ingest/.
+ * through libarchive (which undoes the gzip; a .tar.gz of up to 256 MiB is
+ * inflated whole by libdeflate first). Internal to ingest/.
  *
  * A tar archive gives its members named NAME.json, in name order, each with
  * the bytes of the member NAME.ncu.csv beside it when there is one (the

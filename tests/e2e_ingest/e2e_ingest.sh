@@ -200,6 +200,35 @@ head -c 2000 "$A/results.tar.gz" > "$A/walk/cut.tar.gz"
 run "damaged archive" 1 "$SOLBOOK" ingest --db "$T/damaged.db" "$A/walk"
 grep -q "^solbook: $A/walk/cut.tar.gz" "$T/err" || { cat "$T/err"; fail "damaged archive not named"; }
 echo "ok: damaged archive named: $(head -n 1 "$T/err")"
+# A .tar.gz is inflated whole when it can be (libdeflate) and streamed by
+# libarchive otherwise: the same members must come out either way. The tar
+# of 40 results gzipped in two members (gzip allows concatenation; the
+# trailer then gives the last member's size only), a plain tar named
+# .tar.gz, and the two-member file cut in its second member, which keeps
+# the members before the cut and names the archive.
+mkdir -p "$A/forty/res"
+python3 "$SRC/perf/gen_results.py" "$A/forty/res" 40 --seed 405 >/dev/null
+(cd "$A/forty" && tar cf plain.tar res)
+python3 - "$A/forty/plain.tar" "$A/two-members.tar.gz" "$A/cut-second.tar.gz" <<'PY'
+import gzip, sys
+tar = open(sys.argv[1], "rb").read()
+half = len(tar) // 2
+first = gzip.compress(tar[:half])
+two = first + gzip.compress(tar[half:])
+open(sys.argv[2], "wb").write(two)
+open(sys.argv[3], "wb").write(two[: len(first) + (len(two) - len(first)) // 2])
+PY
+cp "$A/forty/plain.tar" "$A/not-gzip.tar.gz"
+run "two gzip members" 0 "$SOLBOOK" ingest -q --db "$T/two.db" "$A/two-members.tar.gz"
+check "two gzip members stored" 40 "$(sqlite3 "$T/two.db" 'SELECT count(*) FROM runs')"
+run "plain tar named .tar.gz" 0 "$SOLBOOK" ingest -q --db "$T/plain.db" "$A/not-gzip.tar.gz"
+ids_and_content() { sqlite3 "$1" 'SELECT id, content_sha256 FROM runs ORDER BY id' | sha256sum | cut -c1-16; }
+check "same runs, same ids from both" "$(ids_and_content "$T/two.db")" "$(ids_and_content "$T/plain.db")"
+run "cut in the second member" 1 "$SOLBOOK" ingest -q --db "$T/cut2.db" "$A/cut-second.tar.gz"
+grep -q "^solbook: $A/cut-second.tar.gz" "$T/err" || { cat "$T/err"; fail "archive cut in its second member not named"; }
+KEPT=$(sqlite3 "$T/cut2.db" 'SELECT count(*) FROM runs')
+[ "$KEPT" -ge 15 ] && [ "$KEPT" -lt 40 ] || fail "archive cut in its second member kept $KEPT runs (want the 15 or more before the cut)"
+echo "ok: an archive cut in its second member kept $KEPT of 40 runs"
 # 12. Imports take the commit (and branch) they were measured at.
 IDB=$T/import.db
 SHA=0123456789abcdef0123456789abcdef01234567
