@@ -331,7 +331,9 @@ static void group_commit(walker *wk)
         wk->stats->ncu_attached -= wk->group_ncu;
         wk->stats->refused += wk->group_files - 1; /* report() counts one */
         report(wk, &e);
+        return;
     }
+    sb_db_wal_writeback(sb_ingest_db(wk->ing));
 }
 
 static void group_open(walker *wk)

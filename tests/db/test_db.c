@@ -105,6 +105,54 @@ static void test_create_and_settings(void **state)
     sb_db_close(db);
 }
 
+/* Open file descriptors of this process. */
+static int open_fds(void)
+{
+    int n = 0;
+    char p[64];
+    for (int fd = 0; fd < 1024; fd++) {
+        snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+        if (access(p, F_OK) == 0)
+            n++;
+    }
+    return n;
+}
+
+/* The write-back hint changes when pages reach the disk, never what is
+ * stored: commits around it keep every row, the WAL goes away at close as
+ * usual, and the hint's own descriptor with it. */
+static void test_wal_writeback(void **state)
+{
+    (void)state;
+    char p[256], wal[300];
+    path_in(p, sizeof p, "writeback.db");
+    snprintf(wal, sizeof wal, "%s-wal", p);
+    int fds = open_fds();
+    for (int round = 0; round < 3; round++) {
+        sb_db *db;
+        sb_error e;
+        sb_error_clear(&e);
+        assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+        sb_db_wal_writeback(db); /* before any write of this connection */
+        for (int g = 0; g < 4; g++) {
+            assert_int_equal(sb_db_begin(db, &e), SB_OK);
+            assert_int_equal(sb_db_exec(db,
+                                        "INSERT INTO runs (content_sha256, schema, status, source_path, "
+                                        "ingested_at, raw_json) VALUES (hex(randomblob(32)), "
+                                        "'solbook.result.v1', 'passed', 'writeback', "
+                                        "'2026-01-01T00:00:00Z', '{}')",
+                                        &e),
+                             SB_OK);
+            assert_int_equal(sb_db_commit(db, &e), SB_OK);
+            sb_db_wal_writeback(db);
+        }
+        assert_int_equal(query_int(sb_db_handle(db), "SELECT count(*) FROM runs"), 4 * (round + 1));
+        sb_db_close(db);
+        assert_int_equal(access(wal, F_OK), -1);
+        assert_int_equal(open_fds(), fds);
+    }
+}
+
 static void test_insert_query_cascade(void **state)
 {
     (void)state;
@@ -445,6 +493,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_and_settings),
+        cmocka_unit_test(test_wal_writeback),
         cmocka_unit_test(test_insert_query_cascade),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_upgrade_in_place),
