@@ -194,9 +194,13 @@ static unsigned char *inflate_members(struct libdeflate_decompressor *d, const u
 {
     if (in_len < 18) /* less than a gzip header and trailer */
         return NULL;
+    /* ISIZE is the size when there is one member of less than 4 GiB and
+     * the file is whole. Deflate shrinks by at most 1032:1, so a larger
+     * ISIZE comes from a cut or damaged file: then, as when ISIZE is
+     * smaller than the input, the buffer starts at a guess and grows. */
     size_t cap = trailer_size(in, in_len);
-    if (cap < in_len)
-        cap = in_len * 4; /* ISIZE wrapped, or names only the last member */
+    if (cap < in_len || cap / 1032 > in_len)
+        cap = in_len * 4;
     if (cap > WHOLE_MAX_OUT)
         cap = WHOLE_MAX_OUT;
     unsigned char *out = NULL;
