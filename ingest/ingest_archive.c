@@ -309,7 +309,8 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
         }
         m.n++;
     }
-    qsort(m.v, m.n, sizeof *m.v, cmp_member);
+    if (m.n) /* qsort may not be given NULL, even for nothing */
+        qsort(m.v, m.n, sizeof *m.v, cmp_member);
     for (size_t i = 0; i < m.n && rc == SB_OK; i++) {
         const member *mm = &m.v[i];
         if (!ends_with(mm->name, ".json"))

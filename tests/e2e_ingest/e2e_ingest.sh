@@ -229,6 +229,11 @@ grep -q "^solbook: $A/cut-second.tar.gz" "$T/err" || { cat "$T/err"; fail "archi
 KEPT=$(sqlite3 "$T/cut2.db" 'SELECT count(*) FROM runs')
 [ "$KEPT" -ge 15 ] && [ "$KEPT" -lt 40 ] || fail "archive cut in its second member kept $KEPT runs (want the 15 or more before the cut)"
 echo "ok: an archive cut in its second member kept $KEPT of 40 runs"
+# An archive without a single result file stores nothing and refuses nothing.
+mkdir -p "$A/none" && echo "no results here" > "$A/none/README"
+(cd "$A" && tar czf none.tar.gz none)
+run "archive without results" 0 "$SOLBOOK" ingest --db "$T/none.db" "$A/none.tar.gz"
+check "archive without results" "ingest: 0 files, 0 stored, 0 duplicates, 0 refused (db $T/none.db)" "$(tail -n 1 "$T/out")"
 # 12. Imports take the commit (and branch) they were measured at.
 IDB=$T/import.db
 SHA=0123456789abcdef0123456789abcdef01234567
