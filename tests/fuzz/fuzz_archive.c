@@ -1,0 +1,88 @@
+/* fuzz_archive.c - archives read where they lie (ingest/ingest_archive.h):
+ * any bytes, named as any kind of archive ingest reads, give documents
+ * whose bytes can all be read and at most one error in one line, never a
+ * crash, a leak or a read outside what was handed over. The first byte
+ * picks the kind (0 .tar.gz, 1 .tar, 2 .jsonl.gz, 3 .jsonl, by its value
+ * modulo 4); the rest is the file. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_assert.h"
+#include "ingest_archive.h"
+
+static const char *const SUFFIX[4] = {".tar.gz", ".tar", ".jsonl.gz", ".jsonl"};
+static char paths[4][256];
+
+static void remove_inputs(void)
+{
+    for (int k = 0; k < 4; k++)
+        if (paths[k][0])
+            unlink(paths[k]);
+}
+
+static const char *input_file(int kind, const uint8_t *data, size_t size)
+{
+    static int registered;
+    if (!registered) {
+        atexit(remove_inputs);
+        registered = 1;
+    }
+    char *path = paths[kind];
+    if (!path[0])
+        snprintf(path, sizeof paths[kind], "/tmp/solbook-fuzz-archive-%ld%s", (long)getpid(),
+                 SUFFIX[kind]);
+    FILE *f = fopen(path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+        abort();
+    return path;
+}
+
+typedef struct seen {
+    int tar;
+    unsigned long docs, sum;
+} seen;
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int on_document(void *ctx, const char *member, const char *data, size_t len,
+                       const char *ncu, size_t ncu_len)
+{
+    seen *s = ctx;
+    fuzz_assert(member != NULL && member[0] != '\0');
+    if (s->tar)
+        fuzz_assert(ends_with(member, ".json"));
+    else
+        fuzz_assert(strspn(member, "0123456789") == strlen(member));
+    fuzz_assert(data != NULL || len == 0);
+    fuzz_assert(ncu != NULL || ncu_len == 0);
+    fuzz_assert(s->tar || ncu == NULL);
+    /* every byte handed over is readable (AddressSanitizer watches) */
+    for (size_t i = 0; i < len; i++)
+        s->sum += (unsigned char)data[i];
+    for (size_t i = 0; i < ncu_len; i++)
+        s->sum += (unsigned char)ncu[i];
+    s->docs++;
+    return SB_OK;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    int kind = data[0] % 4;
+    const char *path = input_file(kind, data + 1, size - 1);
+    fuzz_assert(sb_archive_named(path));
+    seen s = {kind < 2, 0, 0};
+    sb_error err;
+    sb_error_clear(&err);
+    if (sb_archive_each(path, on_document, &s, &err) != SB_OK)
+        fuzz_assert_one_line_error(err);
+    return 0;
+}
