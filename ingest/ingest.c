@@ -139,9 +139,46 @@ static json_t *get2(json_t *o, const char *a, const char *b)
     return get(get(o, a), b);
 }
 
-static const char *str(json_t *v)
+struct sb_string_block {
+    sb_string_block *next;
+    size_t used, cap;
+    char text[];
+};
+
+#define STRING_BLOCK_BYTES 1024
+
+/* A copy of string v in pp's blocks, or NULL when v is not a string. A
+ * copy that cannot be made marks pp (the document is then refused). */
+static const char *str_of(sb_ingest_prepared *pp, json_t *v)
 {
-    return json_string_value(v);
+    if (!json_is_string(v))
+        return NULL;
+    size_t n = json_string_length(v) + 1;
+    sb_string_block *b = pp->strings;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > STRING_BLOCK_BYTES ? n : STRING_BLOCK_BYTES;
+        if (!(b = malloc(sizeof *b + cap))) {
+            pp->strings_oom = 1;
+            return NULL;
+        }
+        b->used = 0;
+        b->cap = cap;
+        b->next = pp->strings;
+        pp->strings = b;
+    }
+    char *copy = b->text + b->used;
+    memcpy(copy, json_string_value(v), n);
+    b->used += n;
+    return copy;
+}
+
+static void strings_free(sb_string_block *b)
+{
+    while (b) {
+        sb_string_block *next = b->next;
+        free(b);
+        b = next;
+    }
 }
 
 /* Integers and booleans (as 0/1); NULL for anything else. */
@@ -247,41 +284,41 @@ static int fill_provenance(sb_ingest_prepared *pp, json_t *p)
 {
     sb_provenance_row *r = &pp->rec.provenance;
     json_t *dev = get(p, "device");
-    r->git_sha = str(get2(p, "git", "sha"));
+    r->git_sha = str_of(pp, get2(p, "git", "sha"));
     r->git_dirty = opt_int(get2(p, "git", "dirty"));
-    r->tool_name = str(get2(p, "tool", "name"));
-    r->tool_version = str(get2(p, "tool", "version"));
-    r->hostname = str(get2(p, "host", "hostname"));
-    r->os = str(get2(p, "host", "os"));
-    r->cpu = str(get2(p, "host", "cpu"));
-    r->driver_version = str(get2(p, "software", "driver_version"));
-    r->cuda_runtime_version = str(get2(p, "software", "cuda_runtime_version"));
-    r->cublas_version = str(get2(p, "software", "cublas_version"));
-    r->device_kind = str(get(dev, "kind"));
+    r->tool_name = str_of(pp, get2(p, "tool", "name"));
+    r->tool_version = str_of(pp, get2(p, "tool", "version"));
+    r->hostname = str_of(pp, get2(p, "host", "hostname"));
+    r->os = str_of(pp, get2(p, "host", "os"));
+    r->cpu = str_of(pp, get2(p, "host", "cpu"));
+    r->driver_version = str_of(pp, get2(p, "software", "driver_version"));
+    r->cuda_runtime_version = str_of(pp, get2(p, "software", "cuda_runtime_version"));
+    r->cublas_version = str_of(pp, get2(p, "software", "cublas_version"));
+    r->device_kind = str_of(pp, get(dev, "kind"));
     r->device_index = opt_int(get(dev, "index"));
-    r->gpu_name = str(get(dev, "name"));
-    r->arch = str(get(dev, "arch"));
-    r->sku = str(get(dev, "sku"));
-    r->compute_capability = str(get(dev, "compute_capability"));
+    r->gpu_name = str_of(pp, get(dev, "name"));
+    r->arch = str_of(pp, get(dev, "arch"));
+    r->sku = str_of(pp, get(dev, "sku"));
+    r->compute_capability = str_of(pp, get(dev, "compute_capability"));
     r->sm_count = opt_int(get(dev, "sm_count"));
     r->memory_bytes = opt_int(get(dev, "memory_bytes"));
-    r->pci_device_id = str(get(dev, "pci_device_id"));
-    r->board_part_number = str(get(dev, "board_part_number"));
+    r->pci_device_id = str_of(pp, get(dev, "pci_device_id"));
+    r->board_part_number = str_of(pp, get(dev, "board_part_number"));
     r->sm_clock_mhz = opt_int(get2(dev, "clocks", "sm_mhz"));
     r->mem_clock_mhz = opt_int(get2(dev, "clocks", "mem_mhz"));
     r->power_limit_w = real(get(dev, "power_limit_w"));
     r->ecc = opt_int(get(dev, "ecc"));
     r->mig = opt_int(get(dev, "mig"));
-    r->started_at = str(get(p, "started_at"));
-    r->finished_at = str(get(p, "finished_at"));
+    r->started_at = str_of(pp, get(p, "started_at"));
+    r->finished_at = str_of(pp, get(p, "finished_at"));
     json_t *packages = get2(p, "software", "packages");
     if (packages && !(pp->packages_json = canonical(packages)))
         return SB_ERR;
     r->packages_json = pp->packages_json ? pp->packages_json : "{}";
-    r->scheduler = str(get2(p, "scheduler", "engine"));
-    r->scheduler_job_id = str(get2(p, "scheduler", "job_id"));
+    r->scheduler = str_of(pp, get2(p, "scheduler", "engine"));
+    r->scheduler_job_id = str_of(pp, get2(p, "scheduler", "job_id"));
     r->scheduler_array_task_id = opt_int(get2(p, "scheduler", "array_task_id"));
-    r->git_branch = str(get2(p, "git", "branch"));
+    r->git_branch = str_of(pp, get2(p, "git", "branch"));
     return SB_OK;
 }
 
@@ -334,11 +371,12 @@ static sb_opt_int peak_bytes(json_t *memory)
  * apart, else the call time itself when every launch was queued behind a
  * blocking kernel (solbench --hold), where the samples are GPU time already.
  * NULL stats: the run has no kernel time. */
-static json_t *kernel_stats(json_t *timing, json_t *proto, const char **method)
+static json_t *kernel_stats(sb_ingest_prepared *pp, json_t *timing, json_t *proto,
+                            const char **method)
 {
     json_t *k = get(timing, "kernel");
     if (k) {
-        *method = json_string_value(get(k, "method"));
+        *method = str_of(pp, get(k, "method"));
         return get(k, "stats");
     }
     const char *hold = json_string_value(get(proto, "launch_hold"));
@@ -372,14 +410,14 @@ static void fill_metrics(sb_ingest_prepared *pp, json_t *timing, json_t *proto, 
     r->bytes = real(get(m, "bytes"));
     r->tflops = real(get(m, "tflops"));
     r->gbps = real(get(m, "gbps"));
-    r->bound = str(get(m, "bound"));
+    r->bound = str_of(pp, get(m, "bound"));
     r->pct_datasheet_peak = real(get(m, "pct_datasheet_peak"));
-    r->datasheet_peak_name = str(get(m, "datasheet_peak_name"));
+    r->datasheet_peak_name = str_of(pp, get(m, "datasheet_peak_name"));
     r->pct_measured_ceiling = real(get(m, "pct_measured_ceiling"));
-    r->measured_ceiling_name = str(get(m, "measured_ceiling_name"));
+    r->measured_ceiling_name = str_of(pp, get(m, "measured_ceiling_name"));
     r->peak_device_bytes = peak_bytes(memory);
     const char *method = NULL;
-    json_t *ks = proto ? kernel_stats(timing, proto, &method) : NULL;
+    json_t *ks = proto ? kernel_stats(pp, timing, proto, &method) : NULL;
     r->kernel_median_ms = real(get(ks, "median"));
     r->kernel_p20_ms = real(get(ks, "p20"));
     r->kernel_p80_ms = real(get(ks, "p80"));
@@ -402,11 +440,11 @@ static const char *canonical_provider(const char *provider)
 /* The profiler a result was timed under: protocol.profiler, else "ncu"
  * for the presets run under Nsight Compute (suite NAME-ncu, written before
  * solbench recorded the field); NULL for a plain timing. */
-static const char *profiler_of(json_t *cfg, json_t *proto)
+static const char *profiler_of(sb_ingest_prepared *pp, json_t *cfg, json_t *proto)
 {
     json_t *named = get(proto, "profiler");
     if (json_is_string(named))
-        return json_string_value(named);
+        return str_of(pp, named);
     const char *suite = json_string_value(get(cfg, "suite"));
     size_t n = suite ? strlen(suite) : 0;
     if (n >= 4 && strcmp(suite + n - 4, "-ncu") == 0)
@@ -425,7 +463,7 @@ static int fill_result(sb_ingest_prepared *pp, json_t *doc)
         return SB_ERR;
     /* The case: what was computed. The suite (the preset that ran it) is a
      * label beside it, so one case measured by two presets meets itself. */
-    const char *parts[] = {str(get(cfg, "op")), str(get(cfg, "mode")), str(get(cfg, "dtype")),
+    const char *parts[] = {str_of(pp, get(cfg, "op")), str_of(pp, get(cfg, "mode")), str_of(pp, get(cfg, "dtype")),
                            pp->shape_key, pp->params_json};
     size_t len = 1;
     for (int k = 0; k < 5; k++)
@@ -435,25 +473,25 @@ static int fill_result(sb_ingest_prepared *pp, json_t *doc)
     snprintf(pp->case_key, len, "%s|%s|%s|%s|%s", parts[0], parts[1], parts[2], parts[3], parts[4]);
 
     sb_config_row *c = &pp->config;
-    c->suite = str(get(cfg, "suite"));
+    c->suite = str_of(pp, get(cfg, "suite"));
     c->op = parts[0];
     c->mode = parts[1];
-    c->provider = canonical_provider(str(get(cfg, "provider")));
-    c->backend = str(get(cfg, "backend"));
+    c->provider = canonical_provider(str_of(pp, get(cfg, "provider")));
+    c->backend = str_of(pp, get(cfg, "backend"));
     c->dtype = parts[2];
     c->shape_key = pp->shape_key;
     c->shape_json = pp->shape_json;
     c->params_json = pp->params_json;
     c->case_key = pp->case_key;
-    c->timer = str(get(proto, "timer"));
+    c->timer = str_of(pp, get(proto, "timer"));
     c->warmup_iters = opt_int(get(proto, "warmup_iters"));
     c->warmup_ms = real(get(proto, "warmup_ms"));
     c->iters = opt_int(get(proto, "iters"));
     c->repeats = opt_int(get(proto, "repeats"));
-    c->l2 = str(get(proto, "l2"));
+    c->l2 = str_of(pp, get(proto, "l2"));
     c->input_sets = opt_int(get(proto, "input_sets"));
     c->graph = opt_int(get(proto, "graph"));
-    c->profiler = profiler_of(cfg, proto);
+    c->profiler = profiler_of(pp, cfg, proto);
     pp->rec.config = c;
 
     json_t *timing = get(doc, "timing"), *metrics = get(doc, "metrics"), *memory = get(doc, "memory");
@@ -464,7 +502,7 @@ static int fill_result(sb_ingest_prepared *pp, json_t *doc)
 
     json_t *k = get(doc, "correctness"), *d = get(doc, "determinism");
     sb_correctness_row *r = &pp->correctness;
-    r->reference = str(get(k, "reference"));
+    r->reference = str_of(pp, get(k, "reference"));
     r->checked_elements = opt_int(get(k, "checked_elements"));
     r->max_abs_err = real(get(k, "max_abs_err"));
     r->max_rel_err = real(get(k, "max_rel_err"));
@@ -474,7 +512,7 @@ static int fill_result(sb_ingest_prepared *pp, json_t *doc)
     r->unwritten = opt_int(get(k, "unwritten"));
     r->finite = opt_int(get(k, "finite"));
     r->passed = opt_int(get(k, "passed"));
-    r->output_checksum = str(get(k, "output_checksum"));
+    r->output_checksum = str_of(pp, get(k, "output_checksum"));
     r->bitwise_repeatable = opt_int(get(d, "bitwise_repeatable"));
     r->batch_invariant = opt_int(get(d, "batch_invariant"));
     pp->rec.correctness = r;
@@ -488,13 +526,13 @@ static int fill_training(sb_ingest_prepared *pp, json_t *doc)
     if (!(pp->patch_kernels_json = canonical(get(patch, "kernels"))))
         return SB_ERR;
     sb_training_row *t = &pp->training;
-    t->model_name = str(get(model, "name"));
+    t->model_name = str_of(pp, get(model, "name"));
     t->seq_len = opt_int(get(model, "seq_len"));
     t->micro_batch_size = opt_int(get(model, "micro_batch_size"));
-    t->dtype = str(get(model, "dtype"));
+    t->dtype = str_of(pp, get(model, "dtype"));
     t->world_size = opt_int(get(par, "world_size"));
-    t->strategy = str(get(par, "strategy"));
-    t->patch_name = str(get(patch, "name"));
+    t->strategy = str_of(pp, get(par, "strategy"));
+    t->patch_name = str_of(pp, get(patch, "name"));
     t->patch_kernels_json = pp->patch_kernels_json;
     t->tokens_per_s = real(get2(doc, "throughput", "tokens_per_s"));
     t->median_step_ms = real(get2(timing, "stats", "median"));
@@ -577,18 +615,17 @@ int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
         free(raw);
         return SB_ERR;
     }
-    p->doc = json_incref(doc);
     p->raw = raw;
     p->raw_len = raw_len;
     p->kind = kind;
 
     sb_run_row *r = &p->rec.run;
     r->content_sha256 = p->sha256;
-    r->schema = schema_id;
-    r->run_uuid = str(get(doc, "run_uuid"));
-    r->status = kind == KIND_CALIBRATION ? "passed" : str(get(doc, "status"));
-    r->reason = str(get(doc, "reason"));
-    r->notes = str(get(doc, "notes"));
+    r->schema = str_of(p, sid);
+    r->run_uuid = str_of(p, get(doc, "run_uuid"));
+    r->status = kind == KIND_CALIBRATION ? "passed" : str_of(p, get(doc, "status"));
+    r->reason = str_of(p, get(doc, "reason"));
+    r->notes = str_of(p, get(doc, "notes"));
     r->raw_json = raw;
     r->raw_json_len = raw_len;
     int rc = fill_provenance(p, get(doc, "provenance"));
@@ -598,7 +635,7 @@ int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
         rc = fill_training(p, doc);
     if (rc == SB_OK && kind == KIND_CALIBRATION)
         rc = fill_calibration(p, doc);
-    if (rc != SB_OK) {
+    if (rc != SB_OK || p->strings_oom) {
         sb_ingest_prepared_free(p);
         return sb_error_set(err, source, NULL, "out of memory");
     }
@@ -607,7 +644,7 @@ int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
 
 void sb_ingest_prepared_free(sb_ingest_prepared *p)
 {
-    json_decref(p->doc);
+    strings_free(p->strings);
     free(p->raw);
     free(p->packages_json);
     free(p->shape_key);

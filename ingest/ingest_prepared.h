@@ -16,8 +16,13 @@
 /* Longest ceiling name stored (bw.NAME, gemm.DTYPE), with its NUL. */
 #define SB_CEILING_NAME_MAX 128
 
+/* Copies of the document's strings the rows point to, so the document can
+ * be freed as soon as it is prepared (while it is still in the cache). */
+typedef struct sb_string_block sb_string_block;
+
 typedef struct sb_ingest_prepared {
-    json_t *doc;      /* own reference; rec's strings point into it */
+    sb_string_block *strings; /* what rec's strings from the document point into */
+    int strings_oom;          /* a copy failed: the document is refused */
     char *raw;        /* canonical JSON */
     size_t raw_len;
     char sha256[SB_SHA256_HEX_LEN + 1];
@@ -38,7 +43,8 @@ typedef struct sb_ingest_prepared {
 
 /* Schema selection and validation, count checks, canonical form, digest,
  * and the rows to store. Reads only the schema set: safe on another thread
- * than the one storing. */
+ * than the one storing. p keeps no reference to doc: the caller may free
+ * doc at once. */
 int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
                       sb_ingest_prepared *p, sb_error *err);
 
