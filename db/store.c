@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "migrate.h"
@@ -166,17 +167,42 @@ static int connect(sb_db *db, int writable, sb_error *err)
     return SB_OK;
 }
 
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) * 1e-6;
+}
+
 /* After the file is known to be a solbook database: WAL, so readers and
  * one writer at a time share it; synchronous=NORMAL is durable in WAL
- * against program crashes and consistent across power loss. */
+ * against program crashes and consistent across power loss.
+ *
+ * Switching a new file to WAL needs it to itself for a moment. When a
+ * second process opens the same new file at that instant (two ingests
+ * starting together), SQLite answers "database is locked" at once, or
+ * leaves the mode as it was, without calling the busy handler (waiting
+ * there could deadlock two connections). So the switch is tried again,
+ * every few milliseconds, for as long as the busy timeout. */
 static int set_wal(sb_db *db, sb_error *err)
 {
     char buf[64];
-    if (pragma_text(db, "PRAGMA journal_mode = WAL", buf, sizeof buf, err) != SB_OK)
-        return SB_ERR;
-    if (strcmp(buf, "wal") != 0 && strcmp(buf, "memory") != 0)
-        return sb_error_set(err, db->path, NULL,
-                            "cannot switch the database to WAL mode (journal mode stays %s)", buf);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        int ok = pragma_text(db, "PRAGMA journal_mode = WAL", buf, sizeof buf, err) == SB_OK;
+        if (ok && (strcmp(buf, "wal") == 0 || strcmp(buf, "memory") == 0))
+            break;
+        int busy = ok || (sqlite3_errcode(db->conn) & 0xff) == SQLITE_BUSY ||
+                   (sqlite3_errcode(db->conn) & 0xff) == SQLITE_LOCKED;
+        if (!busy || ms_since(&start) >= SB_DB_BUSY_TIMEOUT_MS) {
+            if (!ok)
+                return SB_ERR;
+            return sb_error_set(err, db->path, NULL,
+                                "cannot switch the database to WAL mode (journal mode stays %s)", buf);
+        }
+        sqlite3_sleep(5);
+    }
     return sb_db_exec(db, "PRAGMA synchronous = NORMAL", err);
 }
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -151,6 +153,62 @@ static void test_wal_writeback(void **state)
         assert_int_equal(access(wal, F_OK), -1);
         assert_int_equal(open_fds(), fds);
     }
+}
+
+/* Another process about to write the file while it is switched to WAL (as
+ * when two ingests create one new database together: one looks for
+ * migrations to run while the other switches) makes the switch wait, not
+ * fail: a child holds a write transaction on a database in rollback mode
+ * for 300 ms while this process opens it for writing. */
+static void test_wal_switch_waits_for_a_writer(void **state)
+{
+    (void)state;
+    char p[256];
+    path_in(p, sizeof p, "switch.db");
+    sb_db *db;
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+    assert_int_equal(sb_db_exec(db, "PRAGMA journal_mode = DELETE", &e), SB_OK);
+    sb_db_close(db);
+
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        sqlite3 *c = NULL;
+        int ok = sqlite3_open_v2(p, &c, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+                 sqlite3_exec(c, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+        char byte = ok ? 'y' : 'n';
+        if (write(ready[1], &byte, 1) != 1)
+            _exit(2);
+        struct timespec hold = {0, 300 * 1000 * 1000};
+        nanosleep(&hold, NULL);
+        sqlite3_exec(c, "COMMIT", NULL, NULL, NULL);
+        sqlite3_close(c);
+        _exit(ok ? 0 : 1);
+    }
+    char byte = 0;
+    assert_int_equal(read(ready[0], &byte, 1), 1);
+    assert_int_equal(byte, 'y');
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = sb_db_open(p, SB_DB_WRITE, &db, &e);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(ready[0]);
+    close(ready[1]);
+    if (rc != SB_OK)
+        fail_msg("open while another process writes: %s", e.msg);
+    char mode[16];
+    query_text(sb_db_handle(db), "PRAGMA journal_mode", mode, sizeof mode);
+    assert_string_equal(mode, "wal");
+    double waited = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    assert_true(waited >= 100.0); /* it did meet the writer's lock */
+    sb_db_close(db);
 }
 
 static void test_insert_query_cascade(void **state)
@@ -494,6 +552,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_and_settings),
         cmocka_unit_test(test_wal_writeback),
+        cmocka_unit_test(test_wal_switch_waits_for_a_writer),
         cmocka_unit_test(test_insert_query_cascade),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_upgrade_in_place),
