@@ -69,6 +69,19 @@ static void load_samples(sqlite3 *c, long long run_id, double *v, size_t n)
     sqlite3_finalize(st);
 }
 
+/* The database NAME in the test folder (its path in p), opened for
+ * writing: created and migrated when new. */
+static sb_db *open_writable(char *p, size_t size, const char *name)
+{
+    path_in(p, size, name);
+    sb_db *db = NULL;
+    sb_error e;
+    sb_error_clear(&e);
+    if (sb_db_open(p, SB_DB_WRITE, &db, &e) != SB_OK)
+        fail_msg("cannot open %s: %s", p, e.msg);
+    return db;
+}
+
 static void expect_error(const sb_error *e, const char *needle)
 {
     if (!strstr(e->msg, needle))
@@ -79,11 +92,9 @@ static void test_create_and_settings(void **state)
 {
     (void)state;
     char p[256];
-    path_in(p, sizeof p, "new.db");
-    sb_db *db;
+    sb_db *db = open_writable(p, sizeof p, "new.db");
     sb_error e;
     sb_error_clear(&e);
-    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
     sqlite3 *c = sb_db_handle(db);
     assert_int_equal(sb_db_schema_version(), (int)sb_db_migrations[sb_db_migration_count - 1].version);
     assert_true(sb_db_schema_version() >= 1);
@@ -164,11 +175,9 @@ static void test_wal_switch_waits_for_a_writer(void **state)
 {
     (void)state;
     char p[256];
-    path_in(p, sizeof p, "switch.db");
-    sb_db *db;
+    sb_db *db = open_writable(p, sizeof p, "switch.db");
     sb_error e;
     sb_error_clear(&e);
-    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
     assert_int_equal(sb_db_exec(db, "PRAGMA journal_mode = DELETE", &e), SB_OK);
     sb_db_close(db);
 
@@ -215,10 +224,9 @@ static void test_insert_query_cascade(void **state)
 {
     (void)state;
     char p[256];
-    path_in(p, sizeof p, "cascade.db");
-    sb_db *db;
+    sb_db *db = open_writable(p, sizeof p, "cascade.db");
     sb_error e;
-    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &e), SB_OK);
+    sb_error_clear(&e);
     assert_int_equal(sb_db_begin(db, &e), SB_OK);
     assert_int_equal(
         sb_db_exec(db,
