@@ -77,8 +77,10 @@ void sb_db_wal_writeback(sb_db *db)
 {
 #if defined(__linux__)
     if (db->wal_fd < 0) {
-        char wal[4200];
-        if (snprintf(wal, sizeof wal, "%s-wal", db->path) >= (int)sizeof wal)
+        /* SQLite's own name for the WAL: beside the file a symbolic link
+         * leads to, not beside the link. */
+        const char *wal = sqlite3_filename_wal(sqlite3_db_filename(db->conn, "main"));
+        if (!wal || !*wal)
             return;
         db->wal_fd = open(wal, O_RDONLY | O_CLOEXEC);
         if (db->wal_fd < 0)

@@ -220,6 +220,51 @@ static void test_wal_switch_waits_for_a_writer(void **state)
     sb_db_close(db);
 }
 
+/* How many descriptors of this process have path open (the targets of
+ * the /proc/self/fd links). */
+static int times_open(const char *path)
+{
+    char fd_path[64], target[512];
+    int count = 0;
+    for (int fd = 0; fd < 1024; fd++) {
+        snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(fd_path, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if (strcmp(target, path) == 0)
+            count++;
+    }
+    return count;
+}
+
+/* Opened through a symbolic link, the database's WAL lies beside the file
+ * the link leads to (SQLite resolves it): the hint opens that one (beside
+ * SQLite's own descriptor of it), not a name beside the link. */
+static void test_wal_writeback_through_a_link(void **state)
+{
+    (void)state;
+    char real[256], link[256], wal[300];
+    sb_db *db = open_writable(real, sizeof real, "linked.db");
+    sb_db_close(db);
+    path_in(link, sizeof link, "link-to-linked.db");
+    assert_int_equal(symlink(real, link), 0);
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_db_open(link, SB_DB_WRITE, &db, &e), SB_OK);
+    assert_int_equal(sb_db_begin(db, &e), SB_OK);
+    assert_int_equal(sb_db_exec(db, "CREATE TABLE scratch (x)", &e), SB_OK);
+    assert_int_equal(sb_db_commit(db, &e), SB_OK);
+    snprintf(wal, sizeof wal, "%s-wal", real);
+    char *resolved = realpath(wal, NULL);
+    assert_non_null(resolved);
+    int before = times_open(resolved);
+    sb_db_wal_writeback(db);
+    assert_int_equal(times_open(resolved), before + 1);
+    free(resolved);
+    sb_db_close(db);
+}
+
 static void test_insert_query_cascade(void **state)
 {
     (void)state;
@@ -560,6 +605,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_and_settings),
         cmocka_unit_test(test_wal_writeback),
+        cmocka_unit_test(test_wal_writeback_through_a_link),
         cmocka_unit_test(test_wal_switch_waits_for_a_writer),
         cmocka_unit_test(test_insert_query_cascade),
         cmocka_unit_test(test_refusals),
