@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_file.h" /* SB_JSON_MAX_BYTES */
+#include "json_file.h" /* SB_JSON_MAX_BYTES, sb_file_read_all */
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -143,41 +143,16 @@ static int open_archive(const char *path, int raw, const void *mem, size_t mem_l
  * can share while it lasts; libdeflate inflates about twice as fast as
  * zlib through libarchive's stream. It needs the whole input and output in
  * memory, as the members are anyway. Anything it does not take whole (a
- * file that is not gzip, damaged or truncated data, more than the limits
- * below) goes through libarchive's stream instead, which hands over the
- * members before any damage and names it. ---- */
+ * file that is not gzip, damaged or truncated data, a file over
+ * SB_JSON_MAX_BYTES or more than WHOLE_MAX_OUT inflated) goes through
+ * libarchive's stream instead, which hands over the members before any
+ * damage and names it. ---- */
 
-#define WHOLE_MAX_IN ((size_t)256 << 20)
 #define WHOLE_MAX_OUT ((size_t)2 << 30)
 
 static int gzip_named(const char *path)
 {
     return ends_with(path, ".tar.gz") || ends_with(path, ".tgz");
-}
-
-/* The whole file at path, or NULL (and *len 0) when it cannot be read
- * whole or is larger than WHOLE_MAX_IN. */
-static unsigned char *read_whole(const char *path, size_t *len)
-{
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    unsigned char *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size > 0 && (size_t)size <= WHOLE_MAX_IN && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)size)) != NULL) {
-        if (fread(buf, 1, (size_t)size, f) == (size_t)size && getc(f) == EOF) {
-            *len = (size_t)size;
-        } else {
-            free(buf);
-            buf = NULL;
-        }
-    }
-    fclose(f);
-    return buf;
 }
 
 /* A gzip member's ISIZE field: its inflated size modulo 2^32. */
@@ -203,15 +178,13 @@ static unsigned char *inflate_members(struct libdeflate_decompressor *d, const u
         cap = in_len * 4;
     if (cap > WHOLE_MAX_OUT)
         cap = WHOLE_MAX_OUT;
-    unsigned char *out = NULL;
+    unsigned char *out = malloc(cap);
+    if (!out)
+        return NULL;
     size_t in_at = 0, out_at = 0;
     while (in_at < in_len) {
         if (in_len - in_at < 18 || in[in_at] != 0x1f || in[in_at + 1] != 0x8b)
             goto fail; /* trailing bytes that are no gzip member */
-        if (!out) {
-            if (!(out = malloc(cap)))
-                return NULL;
-        }
         size_t used_in = 0, got = 0;
         enum libdeflate_result r = libdeflate_gzip_decompress_ex(
             d, in + in_at, in_len - in_at, out + out_at, cap - out_at, &used_in, &got);
@@ -246,14 +219,15 @@ static unsigned char *inflate_whole(const char *path, size_t *out_len)
     *out_len = 0;
     if (!gzip_named(path))
         return NULL;
+    char *in;
     size_t in_len;
-    unsigned char *in = read_whole(path, &in_len);
-    if (!in)
+    sb_error ignored; /* the stream reports what is wrong with the file */
+    if (sb_file_read_all(path, &in, &in_len, &ignored) != SB_OK)
         return NULL;
     unsigned char *out = NULL;
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (d) {
-        out = inflate_members(d, in, in_len, out_len);
+        out = inflate_members(d, (const unsigned char *)in, in_len, out_len);
         libdeflate_free_decompressor(d);
     }
     free(in);
