@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "migrate.h"
@@ -169,13 +168,6 @@ static int connect(sb_db *db, int writable, sb_error *err)
     return SB_OK;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) * 1e-6;
-}
-
 /* After the file is known to be a solbook database: WAL, so readers and
  * one writer at a time share it; synchronous=NORMAL is durable in WAL
  * against program crashes and consistent across power loss.
@@ -189,15 +181,13 @@ static double ms_since(const struct timespec *t0)
 static int set_wal(sb_db *db, sb_error *err)
 {
     char buf[64];
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (;;) {
+    for (int waited_ms = 0;; waited_ms += 5) {
         int ok = pragma_text(db, "PRAGMA journal_mode = WAL", buf, sizeof buf, err) == SB_OK;
         if (ok && (strcmp(buf, "wal") == 0 || strcmp(buf, "memory") == 0))
             break;
         int busy = ok || (sqlite3_errcode(db->conn) & 0xff) == SQLITE_BUSY ||
                    (sqlite3_errcode(db->conn) & 0xff) == SQLITE_LOCKED;
-        if (!busy || ms_since(&start) >= SB_DB_BUSY_TIMEOUT_MS) {
+        if (!busy || waited_ms >= SB_DB_BUSY_TIMEOUT_MS) {
             if (!ok)
                 return SB_ERR;
             return sb_error_set(err, db->path, NULL,
