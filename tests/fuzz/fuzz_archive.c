@@ -5,40 +5,13 @@
  * picks the kind (0 .tar.gz, 1 .tar, 2 .jsonl.gz, 3 .jsonl, by its value
  * modulo 4); the rest is the file. */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fuzz_assert.h"
+#include "fuzz_input_file.h"
 #include "ingest_archive.h"
 
 static const char *const SUFFIX[4] = {".tar.gz", ".tar", ".jsonl.gz", ".jsonl"};
-static char paths[4][256];
-
-static void remove_inputs(void)
-{
-    for (int k = 0; k < 4; k++)
-        if (paths[k][0])
-            unlink(paths[k]);
-}
-
-static const char *input_file(int kind, const uint8_t *data, size_t size)
-{
-    static int registered;
-    if (!registered) {
-        atexit(remove_inputs);
-        registered = 1;
-    }
-    char *path = paths[kind];
-    if (!path[0])
-        snprintf(path, sizeof paths[kind], "/tmp/solbook-fuzz-archive-%ld%s", (long)getpid(),
-                 SUFFIX[kind]);
-    FILE *f = fopen(path, "wb");
-    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
-        abort();
-    return path;
-}
 
 typedef struct seen {
     int tar;
@@ -77,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     int kind = data[0] % 4;
-    const char *path = input_file(kind, data + 1, size - 1);
+    const char *path = fuzz_input_file(data + 1, size - 1, SUFFIX[kind]);
     fuzz_assert(sb_archive_named(path));
     seen s = {kind < 2, 0, 0};
     sb_error err;
