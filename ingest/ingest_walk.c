@@ -1,12 +1,10 @@
-/* ingest_walk.c - files and directories into the database, in sorted
- * order, with symbolic-link loops caught by device and inode. */
+/* ingest_walk.c - the listed files and archive members into the database,
+ * read, prepared and stored by a pipeline of threads, in list order. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ingest.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,40 +13,23 @@
 #include <unistd.h>
 
 #include "ingest_archive.h"
+#include "ingest_list.h"
 #include "ingest_prepared.h"
 #include "json_fast.h"
 #include "json_file.h"
 #include "store.h"
 
-typedef struct dev_ino {
-    dev_t dev;
-    ino_t ino;
-} dev_ino;
-
-/* One thing to do, in order: a file to ingest, or a problem the walk found. */
-typedef struct entry {
-    char *path;
-    sb_error *problem;   /* non-NULL: report it, nothing to ingest */
-} entry;
-
 typedef struct walker {
-    entry *entries;
-    size_t n_entries, cap_entries;
-    int oom;
+    const sb_ingest_list *list;
     sb_ingest *ing;
     const sb_ingest_walk *w;
     sb_ingest_stats *stats;
-    dev_ino *stack;   /* directories from the top of this walk down to here */
-    size_t depth, cap;
     /* Group commit (outside a batch): files are stored under their own
      * savepoints in a transaction committed every GROUP_MS or GROUP_FILES. */
     int group_open;
     long group_files;
     long group_stored, group_dups, group_ncu;
     struct timespec group_start;
-    dev_ino *seen;    /* every directory and file taken so far (hash set) */
-    unsigned char *used;
-    size_t n_seen, cap_seen;
 } walker;
 
 static void report(walker *wk, const sb_error *e)
@@ -56,98 +37,6 @@ static void report(walker *wk, const sb_error *e)
     wk->stats->refused++;
     if (wk->w && wk->w->on_error)
         wk->w->on_error(wk->w->ctx, e);
-}
-
-static int add_entry(walker *wk, const char *path, const sb_error *problem)
-{
-    if (wk->n_entries == wk->cap_entries) {
-        size_t cap = wk->cap_entries ? 2 * wk->cap_entries : 256;
-        entry *e = realloc(wk->entries, cap * sizeof *e);
-        if (!e)
-            return SB_ERR;
-        wk->entries = e;
-        wk->cap_entries = cap;
-    }
-    entry *e = &wk->entries[wk->n_entries];
-    e->path = strdup(path);
-    e->problem = NULL;
-    if (!e->path)
-        return SB_ERR;
-    if (problem) {
-        e->problem = malloc(sizeof *e->problem);
-        if (!e->problem) {
-            free(e->path);
-            return SB_ERR;
-        }
-        *e->problem = *problem;
-    }
-    wk->n_entries++;
-    return SB_OK;
-}
-
-/* A problem found while walking, reported in walk order later. */
-static void report_new(walker *wk, const char *file, const char *fmt, const char *arg)
-{
-    sb_error e;
-    sb_error_clear(&e);
-    sb_error_set(&e, file, NULL, fmt, arg);
-    if (add_entry(wk, file, &e) != SB_OK)
-        wk->oom = 1;
-}
-
-/* seen: an open-addressing hash set of (device, inode), so that a tree of
- * many files is walked in linear time. cap_seen is a power of two. */
-static size_t hash_di(dev_t dev, ino_t ino)
-{
-    unsigned long long h = (unsigned long long)ino * 0x9E3779B97F4A7C15ull ^ (unsigned long long)dev;
-    return (size_t)(h ^ (h >> 29));
-}
-
-static int seen_before(walker *wk, dev_t dev, ino_t ino)
-{
-    if (!wk->cap_seen)
-        return 0;
-    for (size_t i = hash_di(dev, ino) & (wk->cap_seen - 1);; i = (i + 1) & (wk->cap_seen - 1)) {
-        if (!wk->used[i])
-            return 0;
-        if (wk->seen[i].dev == dev && wk->seen[i].ino == ino)
-            return 1;
-    }
-}
-
-static void insert_seen(dev_ino *seen, unsigned char *used, size_t cap, dev_t dev, ino_t ino)
-{
-    size_t i = hash_di(dev, ino) & (cap - 1);
-    while (used[i])
-        i = (i + 1) & (cap - 1);
-    used[i] = 1;
-    seen[i].dev = dev;
-    seen[i].ino = ino;
-}
-
-static int remember(walker *wk, dev_t dev, ino_t ino)
-{
-    if (2 * (wk->n_seen + 1) > wk->cap_seen) {
-        size_t cap = wk->cap_seen ? 2 * wk->cap_seen : 1024;
-        dev_ino *s = malloc(cap * sizeof *s);
-        unsigned char *u = calloc(cap, 1);
-        if (!s || !u) {
-            free(s);
-            free(u);
-            return SB_ERR;
-        }
-        for (size_t i = 0; i < wk->cap_seen; i++)
-            if (wk->used[i])
-                insert_seen(s, u, cap, wk->seen[i].dev, wk->seen[i].ino);
-        free(wk->seen);
-        free(wk->used);
-        wk->seen = s;
-        wk->used = u;
-        wk->cap_seen = cap;
-    }
-    insert_seen(wk->seen, wk->used, wk->cap_seen, dev, ino);
-    wk->n_seen++;
-    return SB_OK;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -576,7 +465,7 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
     return SB_OK;
 }
 
-static void read_entry(pipe_t *pp, const entry *en)
+static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
 {
     if (!en->problem && sb_archive_named(en->path)) {
         member_ctx mc = {pp, en->path};
@@ -607,8 +496,8 @@ static void *reader_main(void *arg)
 {
     pipe_t *pp = arg;
     const walker *wk = pp->wk;
-    for (size_t i = 0; i < wk->n_entries; i++)
-        read_entry(pp, &wk->entries[i]);
+    for (size_t i = 0; i < wk->list->n; i++)
+        read_entry(pp, &wk->list->v[i]);
     pthread_mutex_lock(&pp->mu);
     pp->done = 1;
     for (int i = 0; i < pp->preparers; i++)
@@ -727,18 +616,19 @@ static void process_entries(walker *wk)
         free(one);
         sb_error e;
         sb_error_clear(&e);
-        sb_error_set(&e, wk->n_entries ? wk->entries[0].path : "", NULL, "out of memory");
+        sb_error_set(&e, wk->list->n ? wk->list->v[0].path : "", NULL, "out of memory");
         report(wk, &e);
         return;
     }
     pp->ing = wk->ing;
     pp->wk = wk;
-    int many = wk->n_entries > 1 || (wk->n_entries == 1 && sb_archive_named(wk->entries[0].path));
+    const sb_ingest_list *l = wk->list;
+    int many = l->n > 1 || (l->n == 1 && sb_archive_named(l->v[0].path));
     if (!many || !run_threaded(pp)) {
         pp->ring = one;
         pp->ring_n = 1;
-        for (size_t i = 0; i < wk->n_entries; i++)
-            read_entry(pp, &wk->entries[i]);
+        for (size_t i = 0; i < l->n; i++)
+            read_entry(pp, &l->v[i]);
         item_clear(one);
         group_commit(wk);
     }
@@ -747,137 +637,17 @@ static void process_entries(walker *wk)
     free(pp);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void walk(walker *wk, const char *path, int top);
-
-static void walk_dir(walker *wk, const char *path, const struct stat *st)
-{
-    for (size_t i = 0; i < wk->depth; i++)
-        if (wk->stack[i].dev == st->st_dev && wk->stack[i].ino == st->st_ino) {
-            report_new(wk, path, "%s", "symbolic link loop: this directory contains itself; not followed");
-            return;
-        }
-    if (seen_before(wk, st->st_dev, st->st_ino))
-        return; /* reached again through another link: already walked */
-    DIR *d = opendir(path);
-    if (!d) {
-        report_new(wk, path, "cannot read directory: %s", strerror(errno));
-        return;
-    }
-    if (remember(wk, st->st_dev, st->st_ino) != SB_OK) {
-        closedir(d);
-        report_new(wk, path, "%s", "out of memory");
-        return;
-    }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    int oom = 0;
-    errno = 0;
-    while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **nn = realloc(names, cap * sizeof *nn);
-            if (!nn) {
-                oom = 1;
-                break;
-            }
-            names = nn;
-        }
-        if (!(names[n] = strdup(de->d_name))) {
-            oom = 1;
-            break;
-        }
-        n++;
-    }
-    int read_errno = errno;
-    closedir(d);
-    if (oom || (de == NULL && read_errno)) {
-        report_new(wk, path, "cannot read directory: %s", oom ? "out of memory" : strerror(read_errno));
-    } else {
-        qsort(names, n, sizeof *names, cmp_name);
-        if (wk->depth == wk->cap) {
-            size_t c2 = wk->cap ? 2 * wk->cap : 32;
-            dev_ino *s = realloc(wk->stack, c2 * sizeof *s);
-            if (!s) {
-                report_new(wk, path, "%s", "out of memory");
-                goto out;
-            }
-            wk->stack = s;
-            wk->cap = c2;
-        }
-        wk->stack[wk->depth].dev = st->st_dev;
-        wk->stack[wk->depth].ino = st->st_ino;
-        wk->depth++;
-        for (size_t i = 0; i < n; i++) {
-            size_t len = strlen(path) + strlen(names[i]) + 2;
-            char *child = malloc(len);
-            if (!child) {
-                report_new(wk, path, "%s", "out of memory");
-                break;
-            }
-            int slash = path[strlen(path) - 1] == '/';
-            snprintf(child, len, "%s%s%s", path, slash ? "" : "/", names[i]);
-            walk(wk, child, 0);
-            free(child);
-        }
-        wk->depth--;
-    }
-out:
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
-static void walk(walker *wk, const char *path, int top)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        struct stat lst;
-        if (errno == ELOOP || (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)))
-            report_new(wk, path, "%s",
-                       errno == ELOOP ? "symbolic link loop: cannot be resolved" : "dangling symbolic link");
-        else
-            report_new(wk, path, "cannot read: %s", strerror(errno));
-        return;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        walk_dir(wk, path, &st);
-        return;
-    }
-    if (!top && !ends_with(path, ".json") && !sb_archive_named(path))
-        return;
-    if (!S_ISREG(st.st_mode)) {
-        if (top)
-            report_new(wk, path, "%s", "not a regular file or directory");
-        return;
-    }
-    if (seen_before(wk, st.st_dev, st.st_ino))
-        return; /* the same file named twice (links, overlapping arguments) */
-    if (remember(wk, st.st_dev, st.st_ino) != SB_OK || add_entry(wk, path, NULL) != SB_OK)
-        wk->oom = 1;
-}
-
 int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
                     const sb_ingest_walk *w, sb_ingest_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    walker wk = {.ing = ing, .w = w, .stats = stats};
+    sb_ingest_list list;
+    sb_ingest_list_paths(paths, n_paths, &list);
+    walker wk = {.list = &list, .ing = ing, .w = w, .stats = stats};
     int strict = w && w->strict;
     sb_error e;
     sb_error_clear(&e);
-    for (size_t i = 0; i < n_paths && !wk.oom; i++)
-        walk(&wk, paths[i], 1);
-    free(wk.stack);
-    free(wk.seen);
-    free(wk.used);
-    if (wk.oom) {
+    if (list.oom) {
         sb_error_set(&e, n_paths ? paths[0] : "", NULL, "out of memory while listing files");
         report(&wk, &e);
     } else if (strict && sb_ingest_begin(ing, &e) != SB_OK) {
@@ -896,10 +666,6 @@ int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
             }
         }
     }
-    for (size_t i = 0; i < wk.n_entries; i++) {
-        free(wk.entries[i].path);
-        free(wk.entries[i].problem);
-    }
-    free(wk.entries);
+    sb_ingest_list_free(&list);
     return stats->refused ? SB_ERR : SB_OK;
 }

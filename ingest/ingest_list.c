@@ -1,0 +1,263 @@
+/* ingest_list.c - the paths of an ingest listed in walk order. */
+#include "ingest_list.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ingest_archive.h"
+
+typedef struct dev_ino {
+    dev_t dev;
+    ino_t ino;
+} dev_ino;
+
+typedef struct lister {
+    sb_ingest_list *out;
+    size_t cap_entries;
+    dev_ino *stack;   /* directories from the top of this walk down to here */
+    size_t depth, cap;
+    dev_ino *seen;    /* every directory and file taken so far (hash set) */
+    unsigned char *used;
+    size_t n_seen, cap_seen;
+} lister;
+
+static int add_entry(lister *wk, const char *path, const sb_error *problem)
+{
+    sb_ingest_list *l = wk->out;
+    if (l->n == wk->cap_entries) {
+        size_t cap = wk->cap_entries ? 2 * wk->cap_entries : 256;
+        sb_ingest_entry *e = realloc(l->v, cap * sizeof *e);
+        if (!e)
+            return SB_ERR;
+        l->v = e;
+        wk->cap_entries = cap;
+    }
+    sb_ingest_entry *e = &l->v[l->n];
+    e->path = strdup(path);
+    e->problem = NULL;
+    if (!e->path)
+        return SB_ERR;
+    if (problem) {
+        e->problem = malloc(sizeof *e->problem);
+        if (!e->problem) {
+            free(e->path);
+            return SB_ERR;
+        }
+        *e->problem = *problem;
+    }
+    l->n++;
+    return SB_OK;
+}
+
+/* A problem found while walking, reported in walk order later. */
+static void report_new(lister *wk, const char *file, const char *fmt, const char *arg)
+{
+    sb_error e;
+    sb_error_clear(&e);
+    sb_error_set(&e, file, NULL, fmt, arg);
+    if (add_entry(wk, file, &e) != SB_OK)
+        wk->out->oom = 1;
+}
+
+/* seen: an open-addressing hash set of (device, inode), so that a tree of
+ * many files is walked in linear time. cap_seen is a power of two. */
+static size_t hash_di(dev_t dev, ino_t ino)
+{
+    unsigned long long h = (unsigned long long)ino * 0x9E3779B97F4A7C15ull ^ (unsigned long long)dev;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int seen_before(lister *wk, dev_t dev, ino_t ino)
+{
+    if (!wk->cap_seen)
+        return 0;
+    for (size_t i = hash_di(dev, ino) & (wk->cap_seen - 1);; i = (i + 1) & (wk->cap_seen - 1)) {
+        if (!wk->used[i])
+            return 0;
+        if (wk->seen[i].dev == dev && wk->seen[i].ino == ino)
+            return 1;
+    }
+}
+
+static void insert_seen(dev_ino *seen, unsigned char *used, size_t cap, dev_t dev, ino_t ino)
+{
+    size_t i = hash_di(dev, ino) & (cap - 1);
+    while (used[i])
+        i = (i + 1) & (cap - 1);
+    used[i] = 1;
+    seen[i].dev = dev;
+    seen[i].ino = ino;
+}
+
+static int remember(lister *wk, dev_t dev, ino_t ino)
+{
+    if (2 * (wk->n_seen + 1) > wk->cap_seen) {
+        size_t cap = wk->cap_seen ? 2 * wk->cap_seen : 1024;
+        dev_ino *s = malloc(cap * sizeof *s);
+        unsigned char *u = calloc(cap, 1);
+        if (!s || !u) {
+            free(s);
+            free(u);
+            return SB_ERR;
+        }
+        for (size_t i = 0; i < wk->cap_seen; i++)
+            if (wk->used[i])
+                insert_seen(s, u, cap, wk->seen[i].dev, wk->seen[i].ino);
+        free(wk->seen);
+        free(wk->used);
+        wk->seen = s;
+        wk->used = u;
+        wk->cap_seen = cap;
+    }
+    insert_seen(wk->seen, wk->used, wk->cap_seen, dev, ino);
+    wk->n_seen++;
+    return SB_OK;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void walk(lister *wk, const char *path, int top);
+
+static void walk_dir(lister *wk, const char *path, const struct stat *st)
+{
+    for (size_t i = 0; i < wk->depth; i++)
+        if (wk->stack[i].dev == st->st_dev && wk->stack[i].ino == st->st_ino) {
+            report_new(wk, path, "%s", "symbolic link loop: this directory contains itself; not followed");
+            return;
+        }
+    if (seen_before(wk, st->st_dev, st->st_ino))
+        return; /* reached again through another link: already walked */
+    DIR *d = opendir(path);
+    if (!d) {
+        report_new(wk, path, "cannot read directory: %s", strerror(errno));
+        return;
+    }
+    if (remember(wk, st->st_dev, st->st_ino) != SB_OK) {
+        closedir(d);
+        report_new(wk, path, "%s", "out of memory");
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    int oom = 0;
+    errno = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn) {
+                oom = 1;
+                break;
+            }
+            names = nn;
+        }
+        if (!(names[n] = strdup(de->d_name))) {
+            oom = 1;
+            break;
+        }
+        n++;
+    }
+    int read_errno = errno;
+    closedir(d);
+    if (oom || (de == NULL && read_errno)) {
+        report_new(wk, path, "cannot read directory: %s", oom ? "out of memory" : strerror(read_errno));
+    } else {
+        qsort(names, n, sizeof *names, cmp_name);
+        if (wk->depth == wk->cap) {
+            size_t c2 = wk->cap ? 2 * wk->cap : 32;
+            dev_ino *s = realloc(wk->stack, c2 * sizeof *s);
+            if (!s) {
+                report_new(wk, path, "%s", "out of memory");
+                goto out;
+            }
+            wk->stack = s;
+            wk->cap = c2;
+        }
+        wk->stack[wk->depth].dev = st->st_dev;
+        wk->stack[wk->depth].ino = st->st_ino;
+        wk->depth++;
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(path) + strlen(names[i]) + 2;
+            char *child = malloc(len);
+            if (!child) {
+                report_new(wk, path, "%s", "out of memory");
+                break;
+            }
+            int slash = path[strlen(path) - 1] == '/';
+            snprintf(child, len, "%s%s%s", path, slash ? "" : "/", names[i]);
+            walk(wk, child, 0);
+            free(child);
+        }
+        wk->depth--;
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static void walk(lister *wk, const char *path, int top)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        struct stat lst;
+        if (errno == ELOOP || (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)))
+            report_new(wk, path, "%s",
+                       errno == ELOOP ? "symbolic link loop: cannot be resolved" : "dangling symbolic link");
+        else
+            report_new(wk, path, "cannot read: %s", strerror(errno));
+        return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        walk_dir(wk, path, &st);
+        return;
+    }
+    if (!top && !ends_with(path, ".json") && !sb_archive_named(path))
+        return;
+    if (!S_ISREG(st.st_mode)) {
+        if (top)
+            report_new(wk, path, "%s", "not a regular file or directory");
+        return;
+    }
+    if (seen_before(wk, st.st_dev, st.st_ino))
+        return; /* the same file named twice (links, overlapping arguments) */
+    if (remember(wk, st.st_dev, st.st_ino) != SB_OK || add_entry(wk, path, NULL) != SB_OK)
+        wk->out->oom = 1;
+}
+
+void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *out)
+{
+    memset(out, 0, sizeof *out);
+    lister wk = {.out = out};
+    for (size_t i = 0; i < n_paths && !out->oom; i++)
+        walk(&wk, paths[i], 1);
+    free(wk.stack);
+    free(wk.seen);
+    free(wk.used);
+}
+
+void sb_ingest_list_free(sb_ingest_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].path);
+        free(l->v[i].problem);
+    }
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,30 @@
+/* ingest_list.h - the files an ingest takes, in the order it stores them:
+ * each path given, a directory walked recursively in sorted order for
+ * NAME.json files and archives, symbolic links followed with loops caught
+ * by device and inode, a file named twice taken once. Internal to ingest/.
+ */
+#ifndef SOLBOOK_INGEST_LIST_H
+#define SOLBOOK_INGEST_LIST_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* A file to ingest, or a problem the walk found in its place (reported
+ * there, in walk order). */
+typedef struct sb_ingest_entry {
+    char *path;
+    sb_error *problem; /* non-NULL: report it, nothing to ingest */
+} sb_ingest_entry;
+
+typedef struct sb_ingest_list {
+    sb_ingest_entry *v;
+    size_t n;
+    int oom; /* memory ran out: the list is incomplete */
+} sb_ingest_list;
+
+/* Lists paths into out (zeroed first); free it with sb_ingest_list_free. */
+void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *out);
+void sb_ingest_list_free(sb_ingest_list *l);
+
+#endif
