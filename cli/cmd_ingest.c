@@ -178,9 +178,14 @@ int cmd_ingest(int argc, char **argv)
     sb_ingest *ing;
     /* A run from another folder must not start an empty database unseen. */
     int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
+    /* Solbook files are read (archives inflated) while the database opens. */
+    sb_ingest_reading *reading = NULL;
+    if (argc > 0 && !format && !fleet)
+        reading = sb_ingest_read_ahead(argv, (size_t)argc);
     if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
+        sb_ingest_reading_free(reading);
         return 2;
     }
     if (implicit_new) {
@@ -213,6 +218,7 @@ int cmd_ingest(int argc, char **argv)
     long ncu_rows = 0;
     if (strict && sb_ingest_begin(ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
+        sb_ingest_reading_free(reading);
         sb_ingest_close(ing);
         return 2;
     }
@@ -224,7 +230,9 @@ int cmd_ingest(int argc, char **argv)
         sb_ingest_paths(ing, fleet_paths, fleet_n, &walk, &stats);
         stats.files_seen += (long)sb_gather_problems(&fleet_set);
         stats.refused += (long)sb_gather_problems(&fleet_set);
-    } else if (argc > 0)
+    } else if (reading)
+        sb_ingest_paths_read(ing, reading, &walk, &stats);
+    else if (argc > 0)
         sb_ingest_paths(ing, argv, (size_t)argc, &walk, &stats);
     if (ncu) {
         stats.files_seen++;

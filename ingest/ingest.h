@@ -75,14 +75,29 @@ typedef struct sb_ingest_walk {
  * An archive (.tar, .tar.gz, .tgz: its NAME.json members, with their
  * NAME.ncu.csv members; .jsonl, .jsonl.gz: each line) is read where it lies
  * (ingest_archive.h), each document named ARCHIVE:MEMBER in the database
- * and in errors. A reader thread reads, parses and validates ahead while
- * this thread stores. Outside a batch, the documents are stored in a
+ * and in errors. A reader thread reads, and a preparer thread a CPU parses
+ * and validates, ahead while this thread stores. Outside a batch, the documents are stored in a
  * transaction committed every 100 ms or 512 documents, each all or nothing
  * (a run that fails part-way is removed again, db/run_store.h); a crash
  * loses at most the uncommitted group, never part of a run. stats is filled; SB_OK when nothing was
  * refused. */
 int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
                     const sb_ingest_walk *walk, sb_ingest_stats *stats);
+
+/* sb_ingest_paths in two steps, so that reading starts before the
+ * database is open: listing the paths, reading files and inflating
+ * archives need neither the database nor the schemas, and a .tar.gz is
+ * inflated whole before its first member can go out. sb_ingest_read_ahead
+ * starts a thread that lists and reads paths (which must stay valid until
+ * the reading is stored or freed); NULL when out of memory.
+ * sb_ingest_paths_read stores what it reads, as sb_ingest_paths does, and
+ * frees it; sb_ingest_reading_free stops a reading that is not to be
+ * stored (the ingest could not be opened). */
+typedef struct sb_ingest_reading sb_ingest_reading;
+sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths);
+int sb_ingest_paths_read(sb_ingest *ing, sb_ingest_reading *r, const sb_ingest_walk *walk,
+                         sb_ingest_stats *stats);
+void sb_ingest_reading_free(sb_ingest_reading *r);
 
 /* The database the ingest writes to (for callers' own queries). */
 struct sb_db *sb_ingest_db(sb_ingest *ing);

@@ -20,7 +20,6 @@
 #include "store.h"
 
 typedef struct walker {
-    const sb_ingest_list *list;
     sb_ingest *ing;
     const sb_ingest_walk *w;
     sb_ingest_stats *stats;
@@ -264,12 +263,18 @@ static void store_grouped(walker *wk, item *it)
         group_commit(wk);
 }
 
-/* ---- the pipeline. A reader thread walks the entries in order and fills
- * a ring of slots: a file's path, or an archive member's bytes (it
- * decompresses archives). Preparer threads, one a CPU, parse, validate
- * and canonicalise the documents in parallel; the thread that owns the
- * database stores them strictly in ring order, so runs get the same ids,
- * and duplicates and errors the same order, as in a serial walk.
+/* ---- the pipeline. A reader thread lists the paths (ingest_list.h) and
+ * fills a ring of slots in list order: a file's path, or an archive
+ * member's bytes (it decompresses archives). Preparer threads, one a CPU,
+ * parse, validate and canonicalise the documents in parallel; the thread
+ * that owns the database stores them strictly in ring order, so runs get
+ * the same ids, and duplicates and errors the same order, as in a serial
+ * walk.
+ *
+ * The reader needs neither the database nor the schemas, so it starts
+ * before either is open (sb_ingest_read_ahead): a .tar.gz is inflated
+ * whole before its first member goes out (ingest_archive.h), and opening
+ * the database and loading the schemas takes about as long.
  *
  * Document n goes to slot n % ring_n and to preparer n % preparers
  * (ring_n is a multiple of the count), so a slot's prepared output is
@@ -283,23 +288,29 @@ static void store_grouped(walker *wk, item *it)
  * a longer ring rides out longer stalls. 128 instead of 32 (and the
  * preparers freeing their own slots at the end) took 30-50 ms off an
  * ingest of 2,000 results on two CPUs; 256 took nothing more. A prepared
- * document is about 30 KB. */
+ * document of 250 samples is about 9 KB. */
 #define SLOTS_PER_PREPARER 128
 #define STORE_BATCH 8
 #define MAX_PREPARERS 8
 
 typedef struct pipe {
-    const sb_ingest *ing;
-    walker *wk;          /* the walk's entries; the storing half only on its own thread */
+    const sb_ingest *ing;  /* set once the ingest is open, before any preparer starts */
+    walker *wk;            /* the storing half, on the storer's thread only */
+    char *const *paths;    /* what the reader lists */
+    size_t n_paths;
+    sb_ingest_list list;   /* the reader's */
     item *ring;
     size_t ring_n;
     int preparers;
+    int running[MAX_PREPARERS]; /* preparer i started; else the storer prepares its share */
+    int all_running;
     /* Documents filled by the reader, and stored, in ring order. Preparer
      * i prepares documents i, i + preparers, ... as they are filled. */
     size_t filled, stored;
     int done, threaded;
+    int cancelled;       /* the ingest never opened: the reader stops */
     int all_stored;      /* the storing half is finished with every slot */
-    read_buf rbuf;       /* unthreaded: the one file buffer */
+    read_buf rbuf;       /* the storer's own, for what it prepares itself */
     /* Who is asleep on which condition, so a thread signals only when
      * someone waits, and then only once there is a batch to do: a wake-up
      * costs a context switch, and at thousands of documents a second one
@@ -309,9 +320,14 @@ typedef struct pipe {
     int reader_waits;
     int preparer_waits[MAX_PREPARERS];
     size_t storer_wants;   /* 0: the storer is awake; else the count it waits for */
+    pthread_t reader;
     pthread_mutex_t mu;
     pthread_cond_t reader_cv, storer_cv, preparer_cv[MAX_PREPARERS];
 } pipe_t;
+
+struct sb_ingest_reading {
+    pipe_t pp;
+};
 
 typedef struct preparer_arg {
     pipe_t *pp;
@@ -320,8 +336,8 @@ typedef struct preparer_arg {
 } preparer_arg;
 
 /* The next free slot for the reader, once the storing half is done with
- * it, its input and error cleared. Unthreaded, the one slot in use is
- * slot 0. */
+ * it, its input and error cleared; NULL once the reading is cancelled.
+ * Unthreaded, the one slot in use is slot 0. */
 static item *slot_take(pipe_t *pp)
 {
     if (!pp->threaded) {
@@ -329,12 +345,15 @@ static item *slot_take(pipe_t *pp)
         return &pp->ring[0];
     }
     pthread_mutex_lock(&pp->mu);
-    while (pp->filled - pp->stored >= pp->ring_n) {
+    while (pp->filled - pp->stored >= pp->ring_n && !pp->cancelled) {
         pp->reader_waits = 1;
         pthread_cond_wait(&pp->reader_cv, &pp->mu);
     }
     pp->reader_waits = 0;
+    int cancelled = pp->cancelled;
     pthread_mutex_unlock(&pp->mu);
+    if (cancelled)
+        return NULL;
     /* The document that held the slot is stored; its output is its
      * preparer's to free, the input is the reader's. */
     item *it = &pp->ring[pp->filled % pp->ring_n];
@@ -353,6 +372,18 @@ static void prepare(const sb_ingest *ing, item *it, read_buf *rb)
         prepare_buffer(ing, it->data, it->data_len, it);
 }
 
+/* 1 when the slots of documents from .. to-1 are all filled and prepared,
+ * or are the storer's to prepare; called with the lock held. */
+static int all_ready(const pipe_t *pp, size_t from, size_t to)
+{
+    if (to > pp->filled)
+        return 0;
+    for (size_t n = from; n < to; n++)
+        if (!pp->ring[n % pp->ring_n].ready && pp->running[n % (size_t)pp->preparers])
+            return 0;
+    return 1;
+}
+
 /* Hands a filled slot to its preparer (or, unthreaded, prepares and
  * stores it at once). */
 static void slot_give(pipe_t *pp)
@@ -369,19 +400,10 @@ static void slot_give(pipe_t *pp)
     pp->filled++;
     if (pp->preparer_waits[owner])
         pthread_cond_signal(&pp->preparer_cv[owner]);
+    /* Documents the storer prepares itself are ready once filled. */
+    if (!pp->all_running && pp->storer_wants && all_ready(pp, pp->stored, pp->storer_wants))
+        pthread_cond_signal(&pp->storer_cv);
     pthread_mutex_unlock(&pp->mu);
-}
-
-/* 1 when the slots of documents from .. to-1 are all filled and prepared;
- * called with the lock held. */
-static int all_ready(const pipe_t *pp, size_t from, size_t to)
-{
-    if (to > pp->filled)
-        return 0;
-    for (size_t n = from; n < to; n++)
-        if (!pp->ring[n % pp->ring_n].ready)
-            return 0;
-    return 1;
 }
 
 static void *preparer_main(void *arg)
@@ -447,6 +469,8 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
 {
     member_ctx *mc = ctx;
     item *it = slot_take(mc->pp);
+    if (!it)
+        return SB_ERR; /* cancelled: stop reading the archive */
     if (set_source(it, mc->archive, member) != SB_OK || !(it->data = malloc(len + 1)) ||
         (ncu && !(it->ncu = malloc(ncu_len + 1)))) {
         it->is_problem = 1;
@@ -465,25 +489,35 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
     return SB_OK;
 }
 
+/* Fills a slot with a problem to report in its place. */
+static void give_problem(pipe_t *pp, const sb_error *e)
+{
+    item *it = slot_take(pp);
+    if (!it)
+        return;
+    it->is_problem = 1;
+    it->err = *e;
+    slot_give(pp);
+}
+
 static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
 {
-    if (!en->problem && sb_archive_named(en->path)) {
+    if (en->problem) {
+        give_problem(pp, en->problem);
+        return;
+    }
+    if (sb_archive_named(en->path)) {
         member_ctx mc = {pp, en->path};
         sb_error e;
         sb_error_clear(&e);
-        if (sb_archive_each(en->path, on_member, &mc, &e) == SB_OK)
-            return;
-        item *it = slot_take(pp);
-        it->is_problem = 1;
-        it->err = e;
-        slot_give(pp);
+        if (sb_archive_each(en->path, on_member, &mc, &e) != SB_OK)
+            give_problem(pp, &e);
         return;
     }
     item *it = slot_take(pp);
-    if (en->problem) {
-        it->is_problem = 1;
-        it->err = *en->problem;
-    } else if (set_source(it, en->path, NULL) != SB_OK) {
+    if (!it)
+        return;
+    if (set_source(it, en->path, NULL) != SB_OK) {
         it->is_problem = 1;
         sb_error_set(&it->err, en->path, NULL, "out of memory");
     } else {
@@ -492,12 +526,37 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
     slot_give(pp);
 }
 
+static int cancelled(pipe_t *pp)
+{
+    if (!pp->threaded)
+        return 0;
+    pthread_mutex_lock(&pp->mu);
+    int c = pp->cancelled;
+    pthread_mutex_unlock(&pp->mu);
+    return c;
+}
+
+/* Lists the paths and reads every entry; with memory short of a whole
+ * list, reports that alone. */
+static void read_all(pipe_t *pp)
+{
+    sb_ingest_list_paths(pp->paths, pp->n_paths, &pp->list);
+    if (pp->list.oom) {
+        sb_error e;
+        sb_error_clear(&e);
+        sb_error_set(&e, pp->n_paths ? pp->paths[0] : "", NULL,
+                     "out of memory while listing files");
+        give_problem(pp, &e);
+        return;
+    }
+    for (size_t i = 0; i < pp->list.n && !cancelled(pp); i++)
+        read_entry(pp, &pp->list.v[i]);
+}
+
 static void *reader_main(void *arg)
 {
     pipe_t *pp = arg;
-    const walker *wk = pp->wk;
-    for (size_t i = 0; i < wk->list->n; i++)
-        read_entry(pp, &wk->list->v[i]);
+    read_all(pp);
     pthread_mutex_lock(&pp->mu);
     pp->done = 1;
     for (int i = 0; i < pp->preparers; i++)
@@ -523,13 +582,16 @@ static int preparer_count(void)
 }
 
 /* Stores the slots in ring order as they become ready, until the reader
- * is done and every document is stored. */
+ * is done and every document is stored. A document whose preparer did
+ * not start is prepared here. */
 static void store_in_order(pipe_t *pp)
 {
     for (;;) {
         pthread_mutex_lock(&pp->mu);
         item *it = &pp->ring[pp->stored % pp->ring_n];
-        while (!(pp->stored < pp->filled && it->ready) && !(pp->done && pp->stored == pp->filled)) {
+        int own = !pp->running[pp->stored % (size_t)pp->preparers];
+        while (!(pp->stored < pp->filled && (it->ready || own)) &&
+               !(pp->done && pp->stored == pp->filled)) {
             /* Woken when the next STORE_BATCH slots (the rest, once the
              * reader is done) are all prepared, or by the reader's end. */
             size_t want = pp->stored + STORE_BATCH;
@@ -543,6 +605,10 @@ static void store_in_order(pipe_t *pp)
         pthread_mutex_unlock(&pp->mu);
         if (end)
             return;
+        if (own && !it->ready) {
+            item_clear_output(it);
+            prepare(pp->ing, it, &pp->rbuf);
+        }
         store_grouped(pp->wk, it);
         pthread_mutex_lock(&pp->mu);
         it->ready = 0;
@@ -553,9 +619,9 @@ static void store_in_order(pipe_t *pp)
     }
 }
 
-/* Runs the walk's entries through reader, preparers and storer; 0 when
- * the threads could not be started (nothing was read then). */
-static int run_threaded(pipe_t *pp)
+/* Starts the reader thread; 0 when it could not be started (then the
+ * pipe is as before, unthreaded). */
+static int start_reader(pipe_t *pp)
 {
     int want = preparer_count();
     pp->ring_n = (size_t)want * SLOTS_PER_PREPARER;
@@ -566,94 +632,138 @@ static int run_threaded(pipe_t *pp)
     pthread_cond_init(&pp->storer_cv, NULL);
     for (int i = 0; i < want; i++)
         pthread_cond_init(&pp->preparer_cv[i], NULL);
-    pp->threaded = 1;
     pp->preparers = want;
-    pthread_t reader, threads[MAX_PREPARERS];
-    preparer_arg args[MAX_PREPARERS];
-    int started = 0;
-    while (started < want) {
-        args[started] = (preparer_arg){pp, started, {NULL, 0}};
-        if (pthread_create(&threads[started], NULL, preparer_main, &args[started]) != 0)
-            break;
-        started++;
-    }
-    /* Every preparer owns its share of the documents: all or none run. */
-    int ok = started == want && pthread_create(&reader, NULL, reader_main, pp) == 0;
-    if (ok) {
-        store_in_order(pp);
-        pthread_join(reader, NULL);
-    }
-    pthread_mutex_lock(&pp->mu);
-    pp->done = 1;
-    pp->all_stored = 1;
-    for (int i = 0; i < want; i++)
-        pthread_cond_signal(&pp->preparer_cv[i]);
-    pthread_mutex_unlock(&pp->mu);
-    for (int i = 0; i < started; i++) {
-        pthread_join(threads[i], NULL);
-        free(args[i].rbuf.buf);
-    }
-    for (size_t k = 0; k < pp->ring_n; k++)
-        item_clear(&pp->ring[k]);
-    free(pp->ring);
-    pp->ring = NULL;
-    group_commit(pp->wk);
+    pp->threaded = 1;
+    if (pthread_create(&pp->reader, NULL, reader_main, pp) == 0)
+        return 1;
+    pp->threaded = 0;
     for (int i = 0; i < want; i++)
         pthread_cond_destroy(&pp->preparer_cv[i]);
     pthread_cond_destroy(&pp->storer_cv);
     pthread_cond_destroy(&pp->reader_cv);
     pthread_mutex_destroy(&pp->mu);
-    pp->threaded = 0; /* the fallback, if any, runs unthreaded */
-    return ok;
+    free(pp->ring);
+    pp->ring = NULL;
+    pp->ring_n = 0;
+    pp->preparers = 0;
+    return 0;
 }
 
-static void process_entries(walker *wk)
+/* Joins the reader and frees the ring (every preparer has returned). */
+static void stop_threaded(pipe_t *pp)
 {
-    pipe_t *pp = calloc(1, sizeof *pp);
-    item *one = calloc(1, sizeof *one);
-    if (!pp || !one) {
-        free(pp);
-        free(one);
-        sb_error e;
-        sb_error_clear(&e);
-        sb_error_set(&e, wk->list->n ? wk->list->v[0].path : "", NULL, "out of memory");
-        report(wk, &e);
-        return;
+    pthread_join(pp->reader, NULL);
+    for (size_t k = 0; k < pp->ring_n; k++)
+        item_clear(&pp->ring[k]);
+    free(pp->ring);
+    pp->ring = NULL;
+    for (int i = 0; i < pp->preparers; i++)
+        pthread_cond_destroy(&pp->preparer_cv[i]);
+    pthread_cond_destroy(&pp->storer_cv);
+    pthread_cond_destroy(&pp->reader_cv);
+    pthread_mutex_destroy(&pp->mu);
+    pp->threaded = 0;
+}
+
+/* Starts the preparers and stores what the reader reads until it is done. */
+static void run_threaded(pipe_t *pp)
+{
+    pthread_t threads[MAX_PREPARERS];
+    preparer_arg args[MAX_PREPARERS];
+    for (int i = 0; i < pp->preparers; i++) {
+        args[i] = (preparer_arg){pp, i, {NULL, 0}};
+        pthread_mutex_lock(&pp->mu);
+        pp->running[i] = pthread_create(&threads[i], NULL, preparer_main, &args[i]) == 0;
+        pthread_mutex_unlock(&pp->mu);
     }
+    pthread_mutex_lock(&pp->mu);
+    pp->all_running = 1;
+    for (int i = 0; i < pp->preparers; i++)
+        pp->all_running &= pp->running[i];
+    pthread_mutex_unlock(&pp->mu);
+    store_in_order(pp);
+    pthread_mutex_lock(&pp->mu);
+    pp->all_stored = 1;
+    for (int i = 0; i < pp->preparers; i++)
+        pthread_cond_signal(&pp->preparer_cv[i]);
+    pthread_mutex_unlock(&pp->mu);
+    for (int i = 0; i < pp->preparers; i++) {
+        if (pp->running[i])
+            pthread_join(threads[i], NULL);
+        free(args[i].rbuf.buf);
+    }
+    stop_threaded(pp);
+    group_commit(pp->wk);
+}
+
+sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths)
+{
+    sb_ingest_reading *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    pipe_t *pp = &r->pp;
+    pp->paths = paths;
+    pp->n_paths = n_paths;
+    /* One plain file is read where it is stored: threads would only cost. */
+    struct stat st;
+    int one_file = n_paths == 1 && stat(paths[0], &st) == 0 && !S_ISDIR(st.st_mode) &&
+                   !sb_archive_named(paths[0]);
+    if (n_paths > 0 && !one_file)
+        start_reader(pp);
+    return r;
+}
+
+void sb_ingest_reading_free(sb_ingest_reading *r)
+{
+    if (!r)
+        return;
+    pipe_t *pp = &r->pp;
+    if (pp->threaded) {
+        pthread_mutex_lock(&pp->mu);
+        pp->cancelled = 1;
+        pthread_cond_signal(&pp->reader_cv);
+        pthread_mutex_unlock(&pp->mu);
+        stop_threaded(pp);
+    }
+    sb_ingest_list_free(&pp->list);
+    free(pp->rbuf.buf);
+    free(r);
+}
+
+/* Stores what r reads (and, unthreaded, reads it first, one document at
+ * a time). */
+static void store_read(walker *wk, sb_ingest_reading *r)
+{
+    pipe_t *pp = &r->pp;
     pp->ing = wk->ing;
     pp->wk = wk;
-    const sb_ingest_list *l = wk->list;
-    int many = l->n > 1 || (l->n == 1 && sb_archive_named(l->v[0].path));
-    if (!many || !run_threaded(pp)) {
-        pp->ring = one;
-        pp->ring_n = 1;
-        for (size_t i = 0; i < l->n; i++)
-            read_entry(pp, &l->v[i]);
-        item_clear(one);
-        group_commit(wk);
+    if (pp->threaded) {
+        run_threaded(pp);
+        return;
     }
-    free(pp->rbuf.buf);
-    free(one);
-    free(pp);
+    item one;
+    memset(&one, 0, sizeof one);
+    pp->ring = &one;
+    pp->ring_n = 1;
+    read_all(pp);
+    item_clear(&one);
+    pp->ring = NULL;
+    pp->ring_n = 0;
+    group_commit(wk);
 }
 
-int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
-                    const sb_ingest_walk *w, sb_ingest_stats *stats)
+int sb_ingest_paths_read(sb_ingest *ing, sb_ingest_reading *r, const sb_ingest_walk *w,
+                         sb_ingest_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    sb_ingest_list list;
-    sb_ingest_list_paths(paths, n_paths, &list);
-    walker wk = {.list = &list, .ing = ing, .w = w, .stats = stats};
+    walker wk = {.ing = ing, .w = w, .stats = stats};
     int strict = w && w->strict;
     sb_error e;
     sb_error_clear(&e);
-    if (list.oom) {
-        sb_error_set(&e, n_paths ? paths[0] : "", NULL, "out of memory while listing files");
-        report(&wk, &e);
-    } else if (strict && sb_ingest_begin(ing, &e) != SB_OK) {
+    if (strict && sb_ingest_begin(ing, &e) != SB_OK) {
         report(&wk, &e);
     } else {
-        process_entries(&wk);
+        store_read(&wk, r);
         if (strict) {
             if (stats->refused) {
                 sb_ingest_rollback(ing);
@@ -666,6 +776,22 @@ int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
             }
         }
     }
-    sb_ingest_list_free(&list);
+    sb_ingest_reading_free(r);
     return stats->refused ? SB_ERR : SB_OK;
+}
+
+int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
+                    const sb_ingest_walk *w, sb_ingest_stats *stats)
+{
+    sb_ingest_reading *r = sb_ingest_read_ahead(paths, n_paths);
+    if (!r) {
+        walker wk = {.ing = ing, .w = w, .stats = stats};
+        sb_error e;
+        memset(stats, 0, sizeof *stats);
+        sb_error_clear(&e);
+        sb_error_set(&e, n_paths ? paths[0] : "", NULL, "out of memory");
+        report(&wk, &e);
+        return SB_ERR;
+    }
+    return sb_ingest_paths_read(ing, r, w, stats);
 }

@@ -234,6 +234,11 @@ mkdir -p "$A/none" && echo "no results here" > "$A/none/README"
 (cd "$A" && tar czf none.tar.gz none)
 run "archive without results" 0 "$SOLBOOK" ingest --db "$T/none.db" "$A/none.tar.gz"
 check "archive without results" "ingest: 0 files, 0 stored, 0 duplicates, 0 refused (db $T/none.db)" "$(tail -n 1 "$T/out")"
+# Archives are read while the database opens: a database that cannot be
+# opened stops the reading, says so in one line and writes nothing.
+run "database that cannot be opened" 2 "$SOLBOOK" ingest --db "$T/no-such-dir/x.db" "$A/forty/res" "$A/two-members.tar.gz"
+check "one line naming the database" "solbook: $T/no-such-dir/x.db: cannot open the database: unable to open database file" "$(cat "$T/err")"
+[ ! -e "$T/no-such-dir" ] || fail "a database that cannot be opened left $T/no-such-dir"
 # 12. Imports take the commit (and branch) they were measured at.
 IDB=$T/import.db
 SHA=0123456789abcdef0123456789abcdef01234567

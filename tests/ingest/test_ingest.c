@@ -501,6 +501,61 @@ static void test_strict(void **state)
     assert_int_equal(st.duplicates, 8);
 }
 
+/* Reading ahead: what is read before the ingest is given gets stored as
+ * sb_ingest_paths stores it; a reading freed unstored stops its thread,
+ * even one waiting for room in a full ring, and writes nothing. */
+static void test_read_ahead(void **state)
+{
+    fx *f = *state;
+    char good[1024];
+    data(good, sizeof good, "good");
+    char *paths[] = {good};
+    sb_ingest_reading *r = sb_ingest_read_ahead(paths, 1);
+    assert_non_null(r);
+    seen s = {0};
+    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths_read(f->ing, r, &w, &st), SB_OK);
+    assert_int_equal(st.stored, 8);
+    assert_int_equal(st.ncu_attached, 1);
+    char t[2048];
+    q_text(f, "SELECT group_concat(replace(source_path, rtrim(source_path, 'abcdefghijklmnopqrstuvwxyz0123456789_.'), ''), ',') FROM (SELECT source_path FROM runs ORDER BY id)", t, sizeof t);
+    assert_string_equal(t, "rmsnorm_a100_liger.json,calibration_h200.json,failed_gemm_h100.json,gemm_h100_cublas.json,"
+                           "copy_h100_fused.json,swiglu_h200_huggingface.json,skipped_gemm_h100.json,training_h100_llama.json");
+
+    /* More files than the largest ring (8 preparers x 128 slots). */
+    char many[512], src[1024], file[700];
+    snprintf(many, sizeof many, "%s/many%d", dir, db_counter);
+    assert_int_equal(mkdir(many, 0755), 0);
+    data(src, sizeof src, "good/gemm_h100_cublas.json");
+    FILE *in = fopen(src, "rb");
+    assert_non_null(in);
+    char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fclose(in);
+    assert_true(n > 0 && n < sizeof buf);
+    for (int i = 0; i < 1100; i++) {
+        snprintf(file, sizeof file, "%s/r%04d.json", many, i);
+        FILE *out = fopen(file, "wb");
+        assert_non_null(out);
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+        assert_int_equal(fclose(out), 0);
+    }
+    paths[0] = many;
+    r = sb_ingest_read_ahead(paths, 1);
+    assert_non_null(r);
+    usleep(100 * 1000); /* time to fill the ring and wait */
+    sb_ingest_reading_free(r);
+    sb_ingest_reading_free(NULL);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 8);
+    /* Stored, the 1,100 copies are one run. */
+    r = sb_ingest_read_ahead(paths, 1);
+    assert_non_null(r);
+    assert_int_equal(sb_ingest_paths_read(f->ing, r, &w, &st), SB_OK);
+    assert_int_equal(st.files_seen, 1100);
+    assert_int_equal(st.duplicates, 1100);
+}
+
 static void test_symlink_loop_and_unreadable(void **state)
 {
     fx *f = *state;
@@ -625,6 +680,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ncu_attach, setup, teardown),
         cmocka_unit_test_setup_teardown(test_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strict, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_time_and_provider_name, setup, teardown),
