@@ -109,29 +109,37 @@ static void item_clear(item *it)
     memset(it, 0, sizeof *it);
 }
 
-static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, item *it)
+/* What a preparer keeps from one document to the next: the buffer files
+ * are read into, and the reals of the last document's tree (json_fast.h). */
+typedef struct kept {
+    char *buf;
+    size_t cap;
+    sb_json_fast_reals reals;
+} kept;
+
+static void kept_free(kept *k)
+{
+    free(k->buf);
+    sb_json_fast_reals_free(&k->reals);
+}
+
+static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, item *it, kept *k)
 {
     json_t *doc;
-    it->rc = sb_json_fast_load_buffer(data, len, it->source, &doc, &it->err);
+    it->rc = sb_json_fast_load_reusing(data, len, it->source, &k->reals, &doc, &it->err);
     if (it->rc != SB_OK)
         return;
     it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
     json_decref(doc);
 }
 
-/* A preparer's file buffer, kept from one file to the next. */
-typedef struct read_buf {
-    char *buf;
-    size_t cap;
-} read_buf;
-
-static void prepare_file(const sb_ingest *ing, item *it, read_buf *rb)
+static void prepare_file(const sb_ingest *ing, item *it, kept *k)
 {
     size_t len;
-    it->rc = sb_file_read_into(it->source, &rb->buf, &rb->cap, &len, &it->err);
+    it->rc = sb_file_read_into(it->source, &k->buf, &k->cap, &len, &it->err);
     if (it->rc != SB_OK)
         return;
-    prepare_buffer(ing, rb->buf, len, it);
+    prepare_buffer(ing, k->buf, len, it, k);
     if (it->rc == SB_OK)
         it->sidecar = sidecar_of(it->source);
 }
@@ -310,7 +318,7 @@ typedef struct pipe {
     int done, threaded;
     int cancelled;       /* the ingest never opened: the reader stops */
     int all_stored;      /* the storing half is finished with every slot */
-    read_buf rbuf;       /* the storer's own, for what it prepares itself */
+    kept keep;           /* the storer's own, for what it prepares itself */
     /* Who is asleep on which condition, so a thread signals only when
      * someone waits, and then only once there is a batch to do: a wake-up
      * costs a context switch, and at thousands of documents a second one
@@ -332,7 +340,7 @@ struct sb_ingest_reading {
 typedef struct preparer_arg {
     pipe_t *pp;
     int index;
-    read_buf rbuf;
+    kept keep;
 } preparer_arg;
 
 /* The next free slot for the reader, once the storing half is done with
@@ -362,14 +370,14 @@ static item *slot_take(pipe_t *pp)
     return it;
 }
 
-static void prepare(const sb_ingest *ing, item *it, read_buf *rb)
+static void prepare(const sb_ingest *ing, item *it, kept *k)
 {
     if (it->is_problem)
         return;
     if (it->on_disk)
-        prepare_file(ing, it, rb);
+        prepare_file(ing, it, k);
     else
-        prepare_buffer(ing, it->data, it->data_len, it);
+        prepare_buffer(ing, it->data, it->data_len, it, k);
 }
 
 /* 1 when the slots of documents from .. to-1 are all filled and prepared,
@@ -390,7 +398,7 @@ static void slot_give(pipe_t *pp)
 {
     if (!pp->threaded) {
         item *it = &pp->ring[0];
-        prepare(pp->ing, it, &pp->rbuf);
+        prepare(pp->ing, it, &pp->keep);
         store_grouped(pp->wk, it);
         item_clear(it);
         return;
@@ -423,7 +431,7 @@ static void *preparer_main(void *arg)
         pthread_mutex_unlock(&pp->mu);
         item *it = &pp->ring[n % pp->ring_n];
         item_clear_output(it);
-        prepare(pp->ing, it, &pa->rbuf);
+        prepare(pp->ing, it, &pa->keep);
         pthread_mutex_lock(&pp->mu);
         it->ready = 1;
         if (pp->storer_wants && all_ready(pp, pp->stored, pp->storer_wants))
@@ -607,7 +615,7 @@ static void store_in_order(pipe_t *pp)
             return;
         if (own && !it->ready) {
             item_clear_output(it);
-            prepare(pp->ing, it, &pp->rbuf);
+            prepare(pp->ing, it, &pp->keep);
         }
         store_grouped(pp->wk, it);
         pthread_mutex_lock(&pp->mu);
@@ -671,7 +679,7 @@ static void run_threaded(pipe_t *pp)
     pthread_t threads[MAX_PREPARERS];
     preparer_arg args[MAX_PREPARERS];
     for (int i = 0; i < pp->preparers; i++) {
-        args[i] = (preparer_arg){pp, i, {NULL, 0}};
+        args[i] = (preparer_arg){pp, i, {NULL, 0, {NULL, 0, 0, 0}}};
         pthread_mutex_lock(&pp->mu);
         pp->running[i] = pthread_create(&threads[i], NULL, preparer_main, &args[i]) == 0;
         pthread_mutex_unlock(&pp->mu);
@@ -690,7 +698,7 @@ static void run_threaded(pipe_t *pp)
     for (int i = 0; i < pp->preparers; i++) {
         if (pp->running[i])
             pthread_join(threads[i], NULL);
-        free(args[i].rbuf.buf);
+        kept_free(&args[i].keep);
     }
     stop_threaded(pp);
     group_commit(pp->wk);
@@ -726,7 +734,7 @@ void sb_ingest_reading_free(sb_ingest_reading *r)
         stop_threaded(pp);
     }
     sb_ingest_list_free(&pp->list);
-    free(pp->rbuf.buf);
+    kept_free(&pp->keep);
     free(r);
 }
 

@@ -15,7 +15,38 @@
 
 typedef struct parser {
     const char *p, *end;
+    sb_json_fast_reals *reals; /* NULL: every real is new */
 } parser;
+
+/* A real for the tree: the pool's next that no tree holds any more, its
+ * value set, or a new one, which the pool keeps a reference to. */
+static json_t *real_value(parser *ps, double d)
+{
+    sb_json_fast_reals *r = ps->reals;
+    if (!r)
+        return json_real(d);
+    while (r->next < r->n && r->v[r->next]->refcount != 1)
+        r->next++; /* still held outside the pool: passed over */
+    if (r->next < r->n) {
+        json_t *j = r->v[r->next++];
+        json_real_set(j, d);
+        return json_incref(j);
+    }
+    json_t *j = json_real(d);
+    if (!j)
+        return NULL;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        json_t **v = realloc(r->v, cap * sizeof *v);
+        if (!v)
+            return j; /* not pooled */
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = json_incref(j);
+    r->next = r->n;
+    return j;
+}
 
 static void skip_ws(parser *ps)
 {
@@ -146,9 +177,9 @@ static json_t *parse_number(parser *ps)
         d = strtod(tmp, NULL);
         if (isinf(d))
             return NULL;
-        return json_real(d);
+        return real_value(ps, d);
     }
-    return json_real(neg ? -d : d);
+    return real_value(ps, neg ? -d : d);
 }
 
 static json_t *parse_value(parser *ps, int depth);
@@ -266,7 +297,15 @@ static json_t *parse_value(parser *ps, int depth)
 int sb_json_fast_load_buffer(const char *buf, size_t len, const char *name, json_t **out,
                              sb_error *err)
 {
-    parser ps = {buf, buf + len};
+    return sb_json_fast_load_reusing(buf, len, name, NULL, out, err);
+}
+
+int sb_json_fast_load_reusing(const char *buf, size_t len, const char *name,
+                              sb_json_fast_reals *reals, json_t **out, sb_error *err)
+{
+    if (reals)
+        reals->next = 0;
+    parser ps = {buf, buf + len, reals};
     skip_ws(&ps);
     if (ps.p < ps.end && (*ps.p == '{' || *ps.p == '[')) {
         json_t *doc = parse_value(&ps, 0);
@@ -280,6 +319,14 @@ int sb_json_fast_load_buffer(const char *buf, size_t len, const char *name, json
         }
     }
     return sb_json_load_buffer(buf, len, name, out, err);
+}
+
+void sb_json_fast_reals_free(sb_json_fast_reals *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        json_decref(r->v[i]);
+    free(r->v);
+    memset(r, 0, sizeof *r);
 }
 
 int sb_json_fast_load_file(const char *path, json_t **out, sb_error *err)

@@ -2,7 +2,9 @@
  * its promise on any input: it takes exactly what the strict loader takes,
  * with the same tree (values, types, key order), and refuses the rest with
  * the strict loader's own error; and the canonical text it leads to is
- * json_dumps's to the byte (ingest/canonical_json.h). */
+ * json_dumps's to the byte (ingest/canonical_json.h). Loaded twice more
+ * through one pool of reals, the second time reusing the first's, it
+ * gives the same tree again. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = 0;
     char *got = sb_canonical_json(fast, &len);
     fuzz_assert(want && got && strcmp(want, got) == 0 && len == strlen(want));
+    sb_json_fast_reals pool = {0};
+    for (int k = 0; k < 2; k++) {
+        json_t *pooled = NULL;
+        fuzz_assert(sb_json_fast_load_reusing((const char *)data, size, "fuzz.json", &pool, &pooled,
+                                              &ef) == SB_OK);
+        char *c = json_dumps(pooled, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+        fuzz_assert(c && strcmp(a, c) == 0);
+        free(c);
+        json_decref(pooled);
+    }
+    sb_json_fast_reals_free(&pool);
     free(a);
     free(b);
     free(want);

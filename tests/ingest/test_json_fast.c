@@ -38,6 +38,28 @@ static void same(const char *buf, size_t len)
         assert_string_equal(ea.where, eb.where);
         assert_string_equal(ea.msg, eb.msg);
     }
+    /* Through a pool of reals, twice: the second load reuses the first's. */
+    sb_json_fast_reals pool = {0};
+    for (int k = 0; k < 2; k++) {
+        json_t *c = NULL;
+        sb_error ec;
+        sb_error_clear(&ec);
+        int rc = sb_json_fast_load_reusing(buf, len, "doc.json", &pool, &c, &ec);
+        if (rc != ra)
+            fail_msg("strict %d, fast with a pool %d on %.*s", ra, rc, (int)len, buf);
+        if (ra == SB_OK) {
+            char *da = json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+            char *dc = json_dumps(c, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+            if (strcmp(da, dc) != 0)
+                fail_msg("trees differ on %.*s:\nstrict %s\npooled %s", (int)len, buf, da, dc);
+            free(da);
+            free(dc);
+        } else {
+            assert_string_equal(ea.msg, ec.msg);
+        }
+        json_decref(c);
+    }
+    sb_json_fast_reals_free(&pool);
     json_decref(a);
     json_decref(b);
 }
@@ -161,6 +183,49 @@ static void gen_value(char *buf, size_t *n, size_t cap, int depth)
     }
 }
 
+static char *dump(const json_t *j)
+{
+    return json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+}
+
+/* A pooled real is reused only once no tree holds it: a tree kept while
+ * the next document loads keeps its values, and a real taken out of a
+ * tree keeps its value after the tree is gone. */
+static void test_reals_pool(void **state)
+{
+    (void)state;
+    static const char x[] = "{\"s\":[0.5,1.5,2.5],\"n\":3}";
+    static const char y[] = "{\"s\":[10.25,20.25,30.25,40.25],\"t\":[7.5]}";
+    sb_json_fast_reals pool = {0};
+    json_t *tx, *ty, *tz;
+    sb_error e;
+    sb_error_clear(&e);
+    assert_int_equal(sb_json_fast_load_reusing(x, strlen(x), "x.json", &pool, &tx, &e), SB_OK);
+    assert_int_equal(pool.n, 3);
+    /* x is still held: y gets five new reals, pooled beside x's. */
+    assert_int_equal(sb_json_fast_load_reusing(y, strlen(y), "y.json", &pool, &ty, &e), SB_OK);
+    assert_int_equal(pool.n, 8);
+    char *dx = dump(tx), *dy = dump(ty);
+    assert_string_equal(dx, x);
+    assert_string_equal(dy, y);
+    free(dx);
+    free(dy);
+    json_t *kept = json_incref(json_array_get(json_object_get(tx, "s"), 1));
+    json_decref(tx);
+    json_decref(ty);
+    /* All but the real held outside a tree are free: y reuses them. */
+    assert_int_equal(sb_json_fast_load_reusing(y, strlen(y), "y.json", &pool, &tz, &e), SB_OK);
+    assert_int_equal(pool.n, 8);
+    dy = dump(tz);
+    assert_string_equal(dy, y);
+    free(dy);
+    assert_true(json_real_value(kept) == 1.5);
+    json_decref(kept);
+    json_decref(tz);
+    sb_json_fast_reals_free(&pool);
+    assert_int_equal(pool.n, 0);
+}
+
 static void test_random_documents(void **state)
 {
     (void)state;
@@ -208,6 +273,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_reals_pool),
         cmocka_unit_test(test_random_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
