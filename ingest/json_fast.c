@@ -208,12 +208,11 @@ static json_t *parse_object(parser *ps, int depth)
         json_t *v = parse_value(ps, depth);
         if (!v)
             break;
-        if (json_object_getn(obj, key, klen)) {
-            json_decref(v); /* a duplicate key: the strict loader says so */
-            break;
-        }
-        if (json_object_setn_new_nocheck(obj, key, klen, v) != 0)
-            break; /* v was released */
+        /* A key already there is replaced, and the size stays: a
+         * duplicate, which the strict loader refuses and says so. */
+        size_t size = json_object_size(obj);
+        if (json_object_setn_new_nocheck(obj, key, klen, v) != 0 || json_object_size(obj) == size)
+            break; /* v was released, or is the object's */
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
             ps->p++;
