@@ -10,8 +10,9 @@
 # 5), the three kinds in turn, each into a new database; the median, the
 # range and the median CPU time are printed. SB_PERF_FILES=N (default 2000)
 # changes the count. Wall time depends on other load on the machine: the
-# load average and the CPU time (the same work takes more of it on a busy
-# or throttled machine) say how much there was.
+# load average, the CPU time (the same work takes more of it on a busy or
+# throttled machine) and a CPU probe before and after (a fixed loop alone
+# and two at once) say how much there was.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SOLBOOK=${1:-$HERE/../build/cli/solbook}
@@ -32,8 +33,20 @@ with gzip.open(sys.argv[2], "wt") as out:
         out.write(json.dumps(json.load(open(f)), separators=(",", ":")) + "\n")
 PY
 sync
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 now() { date +%s.%N; }
+# The machine's speed at the time: a fixed Python loop alone, then two of
+# it at once. On two free CPUs both take about as long; on a host that
+# lends fewer (or slower ones) the same ingest takes longer, whatever the
+# code.
+probe() {
+    loop='x = 0
+for i in range(1500000): x += i'
+    p0=$(now); python3 -c "$loop"; p1=$(now)
+    python3 -c "$loop" & python3 -c "$loop"; wait; p2=$(now)
+    python3 -c 'import sys; a, b, c = map(float, sys.argv[2:]); print("cpu probe %s: one loop %.0f ms, two at once %.0f ms" % (sys.argv[1], (b - a) * 1e3, (c - b) * 1e3))' "$1" "$p0" "$p1" "$p2"
+}
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+probe before
 REPEATS=${SB_PERF_REPEATS:-5}
 one() { # NAME PATH: one timed ingest into a new database, a line in $T/times
     rm -f "$T/x.db" "$T/x.db-wal" "$T/x.db-shm"
@@ -98,4 +111,5 @@ for name, v in runs.items():
 print("plain Python json + jsonschema + sqlite3 loop, loose files: %.0f files/s (%d in %.2f s)"
       % (python, n, n / python))
 PY
+probe after
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
