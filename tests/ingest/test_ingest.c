@@ -1,5 +1,7 @@
 /* test_ingest.c - validated storage: every refusal class stores nothing and
  * names the file; idempotency; --strict batches; sidecars; directory walks. */
+#include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,25 @@
 #include "ingest.h"
 #include "sample_blob.h"
 #include "store.h"
+
+/* The executable is linked with --wrap=pthread_create, so that the
+ * pipeline's thread starts (the reader first, then one preparer a CPU)
+ * can be made to fail (test_threads_that_do_not_start): call k (from 1)
+ * fails when bit k-1 of fail_mask is set. The test's own switch, zero
+ * but while that test ingests. */
+static unsigned fail_mask;
+static unsigned calls;
+
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    unsigned k = calls++;
+    if (k < 32 && (fail_mask >> k) & 1)
+        return EAGAIN;
+    return __real_pthread_create(t, a, fn, arg);
+}
 
 static char dir[] = "/tmp/sb_test_ingest_XXXXXX";
 static int db_counter;
@@ -669,6 +690,72 @@ static void test_kernel_time_and_provider_name(void **state)
     refused(f, "kernel_time/bad_kernel_count.json", "/timing/kernel/stats/count", "kernel stats.count is 61");
 }
 
+/* An ingest whose threads cannot all be started stores the same runs in
+ * the same order as one whose threads can. Ingests the test data's good/
+ * tree into a new database with the calls in mask failing, and gives the
+ * stored runs' file names in id order. */
+static void ingest_with(unsigned mask, const char *db_name, char *order, size_t size,
+                        sb_ingest_stats *st)
+{
+    char db_path[512], schemas[1024], good[1024];
+    snprintf(db_path, sizeof db_path, "%s/%s", dir, db_name);
+    snprintf(good, sizeof good, "%s/ingest/good", SOLBOOK_TEST_DATA);
+    sb_error e;
+    sb_error_clear(&e);
+    sb_ingest *ing;
+    assert_int_equal(sb_home_path(schemas, sizeof schemas, "schemas", &e), SB_OK);
+    assert_int_equal(sb_ingest_open(db_path, schemas, &ing, &e), SB_OK);
+    char *paths[] = {good};
+    fail_mask = mask;
+    calls = 0;
+    assert_int_equal(sb_ingest_paths(ing, paths, 1, NULL, st), SB_OK);
+    fail_mask = 0;
+    /* The reader was asked for, and with it (when it started) the
+     * preparers: the wrapper saw the pipeline's calls. */
+    assert_true(calls >= 1);
+    assert_true((mask & 1) ? calls == 1 : calls >= 2);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(sb_db_handle(sb_ingest_db(ing)),
+                                        "SELECT group_concat(name, ',') FROM (SELECT "
+                                        "replace(source_path, rtrim(source_path, "
+                                        "'abcdefghijklmnopqrstuvwxyz0123456789_.'), '') AS name "
+                                        "FROM runs ORDER BY id)",
+                                        -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    snprintf(order, size, "%s", (const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+    sb_ingest_close(ing);
+}
+
+static void test_threads_that_do_not_start(void **state)
+{
+    (void)state;
+    static const char want[] =
+        "rmsnorm_a100_liger.json,calibration_h200.json,failed_gemm_h100.json,gemm_h100_cublas.json,"
+        "copy_h100_fused.json,swiglu_h200_huggingface.json,skipped_gemm_h100.json,"
+        "training_h100_llama.json";
+    static const struct {
+        unsigned mask;
+        const char *what;
+    } cases[] = {
+        {0, "every thread starts"},
+        {1u << 0, "no reader: read and stored one at a time"},
+        {~0u << 1, "a reader and no preparer: the storer prepares all"},
+        {1u << 1, "the first preparer missing: the storer prepares its share"},
+        {1u << 2, "the second preparer missing (one CPU: none)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char name[32], order[1024];
+        snprintf(name, sizeof name, "threads%zu.db", i);
+        sb_ingest_stats st;
+        ingest_with(cases[i].mask, name, order, sizeof order, &st);
+        if (st.stored != 8 || st.ncu_attached != 1 || st.refused != 0 || strcmp(order, want) != 0)
+            fail_msg("%s: %ld stored, %ld ncu, %ld refused, order %s", cases[i].what, st.stored,
+                     st.ncu_attached, st.refused, order);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -681,6 +768,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
+        cmocka_unit_test(test_threads_that_do_not_start),
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_time_and_provider_name, setup, teardown),
