@@ -41,3 +41,9 @@ void sb_safe_name(const char *s, char out[SB_SAFE_NAME_SIZE])
     else
         sb_hashed_name(s, out);
 }
+
+int sb_name_ends_with(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), m = strlen(suffix);
+    return n >= m && strcmp(name + n - m, suffix) == 0;
+}

@@ -30,4 +30,8 @@ void sb_hashed_name(const char *s, char out[SB_SAFE_NAME_SIZE]);
 /* The 48-bit hash used in the names above (64-bit FNV-1a, low 48 bits). */
 uint64_t sb_name_hash48(const char *s);
 
+/* 1 when name ends with suffix (".json", ".tar.gz"): what walks of result
+ * trees take a file for. */
+int sb_name_ends_with(const char *name, const char *suffix);
+
 #endif

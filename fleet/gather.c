@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "dir_names.h"
+#include "file_name.h"
 #include "json_file.h"
 #include "shape_key.h"
 #include "strbuf.h"
@@ -119,17 +120,11 @@ static int add(walk_ctx *w, const char *path, sb_gather_state st, char *key, con
     return SB_OK;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static int classify(walk_ctx *w, const char *path, const char *name, const struct stat *st)
 {
     if (strstr(name, ".tmp."))
         return add(w, path, SB_GATHER_PARTIAL, NULL, "temporary file left by an interrupted write");
-    if (!ends_with(name, ".json"))
+    if (!sb_name_ends_with(name, ".json"))
         return SB_OK; /* logs, ncu sidecars (they go with their .json) */
     if (st->st_size == 0)
         return add(w, path, SB_GATHER_PARTIAL, NULL, "empty file (zero length)");

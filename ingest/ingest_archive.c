@@ -8,22 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_name.h"
 #include "json_file.h" /* SB_JSON_MAX_BYTES, sb_file_read_all */
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
 
 static int is_jsonl(const char *path)
 {
-    return ends_with(path, ".jsonl") || ends_with(path, ".jsonl.gz");
+    return sb_name_ends_with(path, ".jsonl") || sb_name_ends_with(path, ".jsonl.gz");
 }
 
 int sb_archive_named(const char *path)
 {
-    return ends_with(path, ".tar") || ends_with(path, ".tar.gz") || ends_with(path, ".tgz") ||
+    return sb_name_ends_with(path, ".tar") || sb_name_ends_with(path, ".tar.gz") || sb_name_ends_with(path, ".tgz") ||
            is_jsonl(path);
 }
 
@@ -152,7 +147,7 @@ static int open_archive(const char *path, int raw, const void *mem, size_t mem_l
 
 static int gzip_named(const char *path)
 {
-    return ends_with(path, ".tar.gz") || ends_with(path, ".tgz");
+    return sb_name_ends_with(path, ".tar.gz") || sb_name_ends_with(path, ".tgz");
 }
 
 /* A gzip member's ISIZE field: its inflated size modulo 2^32. */
@@ -258,7 +253,7 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
         }
         const char *name = archive_entry_pathname(e);
         if (archive_entry_filetype(e) != AE_IFREG || !name ||
-            !(ends_with(name, ".json") || ends_with(name, ".ncu.csv")))
+            !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv")))
             continue;
         if (m.n == m.cap) {
             size_t cap = m.cap ? 2 * m.cap : 64;
@@ -287,7 +282,7 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
         qsort(m.v, m.n, sizeof *m.v, cmp_member);
     for (size_t i = 0; i < m.n && rc == SB_OK; i++) {
         const member *mm = &m.v[i];
-        if (!ends_with(mm->name, ".json"))
+        if (!sb_name_ends_with(mm->name, ".json"))
             continue;
         size_t base = strlen(mm->name) - 5;
         char *side = malloc(base + sizeof ".ncu.csv");

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file_name.h"
 #include "ingest_archive.h"
 
 typedef struct dev_ino {
@@ -118,12 +119,6 @@ static int remember(lister *wk, dev_t dev, ino_t ino)
     return SB_OK;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -228,7 +223,7 @@ static void walk(lister *wk, const char *path, int top)
         walk_dir(wk, path, &st);
         return;
     }
-    if (!top && !ends_with(path, ".json") && !sb_archive_named(path))
+    if (!top && !sb_name_ends_with(path, ".json") && !sb_archive_named(path))
         return;
     if (!S_ISREG(st.st_mode)) {
         if (top)

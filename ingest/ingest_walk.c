@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file_name.h"
 #include "ingest_archive.h"
 #include "ingest_list.h"
 #include "ingest_prepared.h"
@@ -38,16 +39,10 @@ static void report(walker *wk, const sb_error *e)
         wk->w->on_error(wk->w->ctx, e);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* NAME.json -> NAME.ncu.csv when that file exists. */
 static char *sidecar_of(const char *path)
 {
-    if (!ends_with(path, ".json"))
+    if (!sb_name_ends_with(path, ".json"))
         return NULL;
     size_t base = strlen(path) - 5;
     char *s = malloc(base + sizeof ".ncu.csv");

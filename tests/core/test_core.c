@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "file_name.h"
 #include "json_file.h"
 #include "strbuf.h"
 
@@ -183,6 +184,18 @@ static void test_pointer_escaping(void **state)
     assert_string_equal(p, "/a~1b/m~0n/3");
 }
 
+static void test_name_ends_with(void **state)
+{
+    (void)state;
+    assert_true(sb_name_ends_with("run.json", ".json"));
+    assert_true(sb_name_ends_with("a/b.tar.gz", ".tar.gz"));
+    assert_true(sb_name_ends_with(".json", ".json"));
+    assert_true(sb_name_ends_with("x", ""));
+    assert_false(sb_name_ends_with("json", ".json"));
+    assert_false(sb_name_ends_with("run.json.bak", ".json"));
+    assert_false(sb_name_ends_with("", ".json"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_pointer_escaping),
         cmocka_unit_test(test_read_into_kept_buffer),
         cmocka_unit_test(test_buf_in_place),
+        cmocka_unit_test(test_name_ends_with),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "file_name.h"
 #include "fuzz_assert.h"
 #include "fuzz_input_file.h"
 #include "ingest_archive.h"
@@ -18,19 +19,13 @@ typedef struct seen {
     unsigned long docs, sum;
 } seen;
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static int on_document(void *ctx, const char *member, const char *data, size_t len,
                        const char *ncu, size_t ncu_len)
 {
     seen *s = ctx;
     fuzz_assert(member != NULL && member[0] != '\0');
     if (s->tar)
-        fuzz_assert(ends_with(member, ".json"));
+        fuzz_assert(sb_name_ends_with(member, ".json"));
     else
         fuzz_assert(strspn(member, "0123456789") == strlen(member));
     fuzz_assert(data != NULL || len == 0);
