@@ -463,8 +463,8 @@ static int fill_result(sb_ingest_prepared *pp, json_t *doc)
         return SB_ERR;
     /* The case: what was computed. The suite (the preset that ran it) is a
      * label beside it, so one case measured by two presets meets itself. */
-    const char *parts[] = {str_of(pp, get(cfg, "op")), str_of(pp, get(cfg, "mode")), str_of(pp, get(cfg, "dtype")),
-                           pp->shape_key, pp->params_json};
+    const char *parts[] = {str_of(pp, get(cfg, "op")), str_of(pp, get(cfg, "mode")),
+                           str_of(pp, get(cfg, "dtype")), pp->shape_key, pp->params_json};
     size_t len = 1;
     for (int k = 0; k < 5; k++)
         len += strlen(parts[k]) + 1;

@@ -76,11 +76,11 @@ typedef struct sb_ingest_walk {
  * NAME.ncu.csv members; .jsonl, .jsonl.gz: each line) is read where it lies
  * (ingest_archive.h), each document named ARCHIVE:MEMBER in the database
  * and in errors. A reader thread reads, and a preparer thread a CPU parses
- * and validates, ahead while this thread stores. Outside a batch, the documents are stored in a
- * transaction committed every 100 ms or 512 documents, each all or nothing
- * (a run that fails part-way is removed again, db/run_store.h); a crash
- * loses at most the uncommitted group, never part of a run. stats is filled; SB_OK when nothing was
- * refused. */
+ * and validates, ahead while this thread stores. Outside a batch, the
+ * documents are stored in a transaction committed every 100 ms or 512
+ * documents, each all or nothing (a run that fails part-way is removed
+ * again, db/run_store.h); a crash loses at most the uncommitted group,
+ * never part of a run. stats is filled; SB_OK when nothing was refused. */
 int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
                     const sb_ingest_walk *walk, sb_ingest_stats *stats);
 
