@@ -6,7 +6,9 @@
 int main(void)
 {
     size_t n = (size_t)512 << 20;
-    char *p = malloc(n);
+    /* volatile: clang drops a malloc whose memory is only set and freed,
+     * and the program would exit 0 under any limit. */
+    char *volatile p = malloc(n);
     if (!p)
         return 3;
     memset(p, 1, n);
