@@ -1,5 +1,6 @@
 /* test_report_units.c - the pieces of sb_report without a database:
- * templates, SVG helpers and scales, statistics, ISO weeks. */
+ * templates, SVG helpers and scales, statistics, ISO weeks, Markdown. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "stats.h"
 #include "svg.h"
 #include "template.h"
+#include "weekly.h"
 
 static char *render(const char *text, const char *json, sb_tpl_escape esc, sb_error *err,
                     int *rc)
@@ -212,9 +214,83 @@ static void test_isoweek(void **state)
     printf("checked: templates, SVG scales/labels/escaping, median/geomean/Mann-Whitney, ISO weeks\n");
 }
 
+/* The site renders Markdown on two threads at once (docs, and the weeks
+ * on a side thread). Many threads convert together here, the first call of
+ * the process (which registers cmark-gfm's extensions) included: every
+ * conversion must get the extensions (a table, struck text, a link) and
+ * the same HTML as a conversion on its own, and under LeakSanitizer a
+ * registration done twice shows as a leak at exit. */
+enum { MD_THREADS = 8, MD_ROUNDS = 200 };
+static const char md_text[] = "| op | ms |\n| --- | ---: |\n| gemm | 1.5 |\n\n~~old~~ "
+                              "<script>x</script> https://example.org\n";
+
+typedef struct md_job {
+    pthread_barrier_t *start;
+    const char *want;   /* NULL: keep the first conversion in first */
+    char *first;
+    int failed;         /* conversions that failed or differ from want */
+} md_job;
+
+static void *md_main(void *arg)
+{
+    md_job *j = arg;
+    pthread_barrier_wait(j->start);
+    for (int r = 0; r < MD_ROUNDS; r++) {
+        sb_error err;
+        sb_error_clear(&err);
+        char *html = NULL;
+        int rc = sb_markdown_to_html(md_text, sizeof md_text - 1, &html, &err);
+        if (rc != SB_OK || !html)
+            j->failed++;
+        else if (!j->first)
+            j->first = html, html = NULL;
+        else if (strcmp(html, j->first) != 0)
+            j->failed++;
+        free(html);
+    }
+    return NULL;
+}
+
+static void test_markdown_from_threads(void **state)
+{
+    (void)state;
+    pthread_barrier_t start;
+    assert_int_equal(pthread_barrier_init(&start, NULL, MD_THREADS), 0);
+    pthread_t th[MD_THREADS];
+    md_job jobs[MD_THREADS];
+    for (int i = 0; i < MD_THREADS; i++) {
+        jobs[i] = (md_job){.start = &start};
+        assert_int_equal(pthread_create(&th[i], NULL, md_main, &jobs[i]), 0);
+    }
+    for (int i = 0; i < MD_THREADS; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    pthread_barrier_destroy(&start);
+
+    /* one conversion alone, after the threads: the reference */
+    sb_error err;
+    sb_error_clear(&err);
+    char *alone = NULL;
+    assert_int_equal(sb_markdown_to_html(md_text, sizeof md_text - 1, &alone, &err), SB_OK);
+    assert_non_null(strstr(alone, "<td>gemm</td>"));
+    assert_non_null(strstr(alone, "<td align=\"right\">1.5</td>"));
+    assert_non_null(strstr(alone, "<del>old</del>"));
+    assert_non_null(strstr(alone, "<!-- raw HTML omitted -->x"));
+    assert_null(strstr(alone, "<script"));
+    assert_non_null(strstr(alone, "<a href=\"https://example.org\">"));
+    for (int i = 0; i < MD_THREADS; i++) {
+        assert_int_equal(jobs[i].failed, 0);
+        assert_non_null(jobs[i].first);
+        assert_string_equal(jobs[i].first, alone);
+        free(jobs[i].first);
+    }
+    free(alone);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        /* first: it must be the process's first Markdown */
+        cmocka_unit_test(test_markdown_from_threads),
         cmocka_unit_test(test_template_values_and_escaping),
         cmocka_unit_test(test_template_sections),
         cmocka_unit_test(test_template_errors),
