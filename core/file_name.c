@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void sb_slug(const char *in, char *out, size_t size)
@@ -46,4 +47,17 @@ int sb_name_ends_with(const char *name, const char *suffix)
 {
     size_t n = strlen(name), m = strlen(suffix);
     return n >= m && strcmp(name + n - m, suffix) == 0;
+}
+
+char *sb_name_resuffixed(const char *name, const char *from, const char *to)
+{
+    if (!sb_name_ends_with(name, from))
+        return NULL;
+    size_t base = strlen(name) - strlen(from), m = strlen(to);
+    char *s = malloc(base + m + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, name, base);
+    memcpy(s + base, to, m + 1);
+    return s;
 }

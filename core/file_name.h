@@ -34,4 +34,9 @@ uint64_t sb_name_hash48(const char *s);
  * trees take a file for. */
 int sb_name_ends_with(const char *name, const char *suffix);
 
+/* name with the suffix from replaced by to (NAME.json -> NAME.ncu.csv, a
+ * result's Nsight Compute sidecar), malloc'd; NULL when name does not end
+ * with from, or out of memory. */
+char *sb_name_resuffixed(const char *name, const char *from, const char *to);
+
 #endif

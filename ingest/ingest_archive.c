@@ -284,14 +284,11 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
         const member *mm = &m.v[i];
         if (!sb_name_ends_with(mm->name, ".json"))
             continue;
-        size_t base = strlen(mm->name) - 5;
-        char *side = malloc(base + sizeof ".ncu.csv");
+        char *side = sb_name_resuffixed(mm->name, ".json", ".ncu.csv");
         if (!side) {
             rc = sb_error_set(err, path, mm->name, "out of memory");
             break;
         }
-        memcpy(side, mm->name, base);
-        memcpy(side + base, ".ncu.csv", sizeof ".ncu.csv");
         const member *s = find(&m, side);
         free(side);
         rc = fn(ctx, mm->name, mm->data, mm->len, s ? s->data : NULL, s ? s->len : 0);

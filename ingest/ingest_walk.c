@@ -42,14 +42,9 @@ static void report(walker *wk, const sb_error *e)
 /* NAME.json -> NAME.ncu.csv when that file exists. */
 static char *sidecar_of(const char *path)
 {
-    if (!sb_name_ends_with(path, ".json"))
-        return NULL;
-    size_t base = strlen(path) - 5;
-    char *s = malloc(base + sizeof ".ncu.csv");
+    char *s = sb_name_resuffixed(path, ".json", ".ncu.csv");
     if (!s)
         return NULL;
-    memcpy(s, path, base);
-    memcpy(s + base, ".ncu.csv", sizeof ".ncu.csv");
     struct stat st;
     if (stat(s, &st) != 0 || !S_ISREG(st.st_mode)) {
         free(s);
@@ -163,11 +158,8 @@ static void store_one(walker *wk, item *it)
             return;
         it->sidecar = NULL;
     } else if (it->ncu) {
-        size_t n = strlen(path);
-        if (!(side = malloc(n + sizeof ".ncu.csv")))
-            return;
-        memcpy(side, path, n - 5); /* ARCHIVE:NAME.json -> ARCHIVE:NAME.ncu.csv */
-        memcpy(side + n - 5, ".ncu.csv", sizeof ".ncu.csv");
+        if (!(side = sb_name_resuffixed(path, ".json", ".ncu.csv")))
+            return; /* ARCHIVE:NAME.json -> ARCHIVE:NAME.ncu.csv */
     } else {
         return;
     }

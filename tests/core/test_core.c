@@ -196,6 +196,19 @@ static void test_name_ends_with(void **state)
     assert_false(sb_name_ends_with("", ".json"));
 }
 
+static void test_name_resuffixed(void **state)
+{
+    (void)state;
+    char *s = sb_name_resuffixed("a.tar.gz:run.json", ".json", ".ncu.csv");
+    assert_string_equal(s, "a.tar.gz:run.ncu.csv");
+    free(s);
+    s = sb_name_resuffixed(".json", ".json", ".ncu.csv");
+    assert_string_equal(s, ".ncu.csv");
+    free(s);
+    assert_null(sb_name_resuffixed("run.json.bak", ".json", ".ncu.csv"));
+    assert_null(sb_name_resuffixed("json", ".json", ".ncu.csv"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_read_into_kept_buffer),
         cmocka_unit_test(test_buf_in_place),
         cmocka_unit_test(test_name_ends_with),
+        cmocka_unit_test(test_name_resuffixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
