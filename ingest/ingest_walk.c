@@ -548,14 +548,21 @@ static void read_all(pipe_t *pp)
         read_entry(pp, &pp->list.v[i]);
 }
 
+/* Wakes every preparer, to see a flag just set; called with the lock
+ * held. */
+static void wake_preparers(pipe_t *pp)
+{
+    for (int i = 0; i < pp->preparers; i++)
+        pthread_cond_signal(&pp->preparer_cv[i]);
+}
+
 static void *reader_main(void *arg)
 {
     pipe_t *pp = arg;
     read_all(pp);
     pthread_mutex_lock(&pp->mu);
     pp->done = 1;
-    for (int i = 0; i < pp->preparers; i++)
-        pthread_cond_signal(&pp->preparer_cv[i]);
+    wake_preparers(pp);
     pthread_cond_signal(&pp->storer_cv);
     pthread_mutex_unlock(&pp->mu);
     return NULL;
@@ -614,6 +621,16 @@ static void store_in_order(pipe_t *pp)
     }
 }
 
+/* Destroys the lock and the conditions start_reader made. */
+static void destroy_sync(pipe_t *pp)
+{
+    for (int i = 0; i < pp->preparers; i++)
+        pthread_cond_destroy(&pp->preparer_cv[i]);
+    pthread_cond_destroy(&pp->storer_cv);
+    pthread_cond_destroy(&pp->reader_cv);
+    pthread_mutex_destroy(&pp->mu);
+}
+
 /* Starts the reader thread; 0 when it could not be started (then the
  * pipe is as before, unthreaded). */
 static int start_reader(pipe_t *pp)
@@ -632,11 +649,7 @@ static int start_reader(pipe_t *pp)
     if (pthread_create(&pp->reader, NULL, reader_main, pp) == 0)
         return 1;
     pp->threaded = 0;
-    for (int i = 0; i < want; i++)
-        pthread_cond_destroy(&pp->preparer_cv[i]);
-    pthread_cond_destroy(&pp->storer_cv);
-    pthread_cond_destroy(&pp->reader_cv);
-    pthread_mutex_destroy(&pp->mu);
+    destroy_sync(pp);
     free(pp->ring);
     pp->ring = NULL;
     pp->ring_n = 0;
@@ -652,11 +665,7 @@ static void stop_threaded(pipe_t *pp)
         item_clear(&pp->ring[k]);
     free(pp->ring);
     pp->ring = NULL;
-    for (int i = 0; i < pp->preparers; i++)
-        pthread_cond_destroy(&pp->preparer_cv[i]);
-    pthread_cond_destroy(&pp->storer_cv);
-    pthread_cond_destroy(&pp->reader_cv);
-    pthread_mutex_destroy(&pp->mu);
+    destroy_sync(pp);
     pp->threaded = 0;
 }
 
@@ -679,8 +688,7 @@ static void run_threaded(pipe_t *pp)
     store_in_order(pp);
     pthread_mutex_lock(&pp->mu);
     pp->all_stored = 1;
-    for (int i = 0; i < pp->preparers; i++)
-        pthread_cond_signal(&pp->preparer_cv[i]);
+    wake_preparers(pp);
     pthread_mutex_unlock(&pp->mu);
     for (int i = 0; i < pp->preparers; i++) {
         if (pp->running[i])
