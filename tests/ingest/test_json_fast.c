@@ -15,6 +15,19 @@
 #include "json_fast.h"
 #include "json_file.h"
 
+/* a and b dump to the same text (key order kept), else the test fails
+ * naming the document and the loader that made b. */
+static void same_tree(const json_t *a, const json_t *b, const char *b_loader, const char *buf,
+                      size_t len)
+{
+    size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY;
+    char *da = json_dumps(a, flags), *db = json_dumps(b, flags);
+    if (strcmp(da, db) != 0)
+        fail_msg("trees differ on %.*s:\nstrict %s\n%-6s %s", (int)len, buf, da, b_loader, db);
+    free(da);
+    free(db);
+}
+
 /* Both loaders on the same bytes: same verdict, same tree or same error. */
 static void same(const char *buf, size_t len)
 {
@@ -27,12 +40,7 @@ static void same(const char *buf, size_t len)
     if (ra != rb)
         fail_msg("strict %d, fast %d on %.*s", ra, rb, (int)len, buf);
     if (ra == SB_OK) {
-        size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY; /* key order kept */
-        char *da = json_dumps(a, flags), *db = json_dumps(b, flags);
-        if (strcmp(da, db) != 0)
-            fail_msg("trees differ on %.*s:\nstrict %s\nfast   %s", (int)len, buf, da, db);
-        free(da);
-        free(db);
+        same_tree(a, b, "fast", buf, len);
     } else {
         assert_string_equal(ea.file, eb.file);
         assert_string_equal(ea.where, eb.where);
@@ -48,12 +56,7 @@ static void same(const char *buf, size_t len)
         if (rc != ra)
             fail_msg("strict %d, fast with a pool %d on %.*s", ra, rc, (int)len, buf);
         if (ra == SB_OK) {
-            char *da = json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
-            char *dc = json_dumps(c, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
-            if (strcmp(da, dc) != 0)
-                fail_msg("trees differ on %.*s:\nstrict %s\npooled %s", (int)len, buf, da, dc);
-            free(da);
-            free(dc);
+            same_tree(a, c, "pooled", buf, len);
         } else {
             assert_string_equal(ea.msg, ec.msg);
         }
