@@ -47,9 +47,9 @@ if [[ -n "$arch" ]]; then
   archs=("-DSOLBENCH_CUDA_ARCHITECTURES=$arch" -DCMAKE_CUDA_FLAGS=-Xfatbin=-compress-all)
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${archs[@]}" >/dev/null
-cmake --build "$build" -j"$(nproc)" --target solbench solbook test_device_data >/dev/null
+cmake --build "$build" -j"$(nproc)" --target solbench solbook test_device_data sbk_fused >/dev/null
 rm -rf "$carry/bin" "$carry/lib" "$carry/libexec" "$carry/GIT_SHA_BASE"; mkdir -p "$carry/bin" "$carry/lib"
-cp "$build"/bench/solbench "$build"/cli/solbook "$build"/tests/bench/test_device_data "$carry/bin/"
+cp "$build"/bench/solbench "$build"/bench/libsbk_fused.so "$build"/cli/solbook "$build"/tests/bench/test_device_data "$carry/bin/"
 # Libraries a CUDA image often lacks (they usually have jansson, sqlite,
 # pcre2, libcrypto).
 for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so; do
