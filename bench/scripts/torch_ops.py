@@ -403,38 +403,10 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, params, provider, suit
     rows = [0] if nrows == 1 else sorted({int(i * (c.rows - 1) / (nrows - 1)) for i in range(nrows)})
     ref = reference(t, c, f, rows)
     del c.ref_inputs, c.ref_grads  # not needed past the check: give the memory back before timing
-    atol, rtol = tol[dtype]["atol"], tol[dtype]["rtol"]
-    checked, bad, maxabs, maxrel, e2, r2 = 0, 0, 0.0, 0.0, 0.0, 0.0
-    finite = True
-    for name, (o, rf, sel) in zip(ref["names"], [(got[i], ref["values"][i], ref["select"][i])
-                                                   for i in range(len(ref["values"]))]):
-        o = sel(o).detach().double()
-        finite = finite and bool(t.isfinite(o).all())
-        rowmean = rf.abs().mean(dim=-1, keepdim=True) if rf.dim() > 0 else rf.abs()
-        sc = rf.abs() + rowmean
-        d = (o - rf).abs()
-        checked += rf.numel()
-        # the eager code rounds intermediates to the dtype (HF's rotate_half
-        # in bf16, bf16 logits before .float()), so the bound is rtol of the
-        # row's magnitude, not solbench's per-element atol
-        floor = 2.0 ** -24 if dtype == "fp16" else 0.0
-        if op == "flce" and name in ("dh", "dw"):
-            # dH and dW are matrix products over B*T or V terms of dlogits
-            # that the Hugging Face code and Liger round to the dtype before
-            # the product: near cancellation one element's relative error is
-            # unbounded whoever computes it (the Hugging Face code itself
-            # misses an elementwise bound), so these are checked as matrix
-            # products are, row by row in norm
-            rows_bad = ~(d.norm(dim=-1) <= (atol + rtol) * rf.norm(dim=-1) + floor)
-            bad += int(rows_bad.sum()) * rf.shape[-1]
-        else:
-            bad += int((~(d <= (atol + rtol) * sc + floor)).sum())
-        if rf.numel():
-            maxabs = max(maxabs, float(d.max()))
-            maxrel = max(maxrel, float((d / (rf.abs() + atol * sc)).max()))
-        e2 += float((d ** 2).sum())
-        r2 += float((rf ** 2).sum())
-    passed = finite and bad == 0
+    chk = compare_to_reference(t, op, dtype, got, ref, tol)
+    checked, bad, finite, passed = chk["checked"], chk["bad"], chk["finite"], chk["passed"]
+    atol, rtol = chk["atol"], chk["rtol"]
+    maxabs, maxrel = chk["max_abs_err"], chk["max_rel_err"]
     result = {
         "schema": "solbook.result.v1",
         "run_uuid": uuid.uuid4().hex,
@@ -447,7 +419,7 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, params, provider, suit
         "correctness": {"reference": "float64-device-sampled-rows" if nrows < c.rows else "float64-device",
                         "checked_elements": checked, "max_abs_err": maxabs if finite else None,
                         "max_rel_err": maxrel if finite else None,
-                        "rel_l2_err": math.sqrt(e2 / r2) if (finite and r2 > 0) else None,
+                        "rel_l2_err": chk["rel_l2_err"],
                         "atol": atol, "rtol": rtol, "unwritten": None, "finite": finite, "passed": passed,
                         "output_checksum": "unknown"},
         "determinism": {"bitwise_repeatable": None, "batch_invariant": None},
@@ -507,6 +479,47 @@ def run_case(torch, a, tol, prov, op, mode, dtype, shape, params, provider, suit
     else:
         print("%s: %s (%s)" % (label, result["status"], result.get("reason", "")), flush=True)
     return passed
+
+
+def compare_to_reference(t, op, dtype, got, ref, tol):
+    """The provider's outputs (got, as launch() returns them) against the
+    float64 reference: counts, largest errors, and whether every checked
+    element is within the bound described in the module's docstring."""
+    atol, rtol = tol[dtype]["atol"], tol[dtype]["rtol"]
+    checked, bad, maxabs, maxrel, e2, r2 = 0, 0, 0.0, 0.0, 0.0, 0.0
+    finite = True
+    for name, (o, rf, sel) in zip(ref["names"], [(got[i], ref["values"][i], ref["select"][i])
+                                                   for i in range(len(ref["values"]))]):
+        o = sel(o).detach().double()
+        finite = finite and bool(t.isfinite(o).all())
+        rowmean = rf.abs().mean(dim=-1, keepdim=True) if rf.dim() > 0 else rf.abs()
+        sc = rf.abs() + rowmean
+        d = (o - rf).abs()
+        checked += rf.numel()
+        # the eager code rounds intermediates to the dtype (HF's rotate_half
+        # in bf16, bf16 logits before .float()), so the bound is rtol of the
+        # row's magnitude, not solbench's per-element atol
+        floor = 2.0 ** -24 if dtype == "fp16" else 0.0
+        if op == "flce" and name in ("dh", "dw"):
+            # dH and dW are matrix products over B*T or V terms of dlogits
+            # that the Hugging Face code and Liger round to the dtype before
+            # the product: near cancellation one element's relative error is
+            # unbounded whoever computes it (the Hugging Face code itself
+            # misses an elementwise bound), so these are checked as matrix
+            # products are, row by row in norm
+            rows_bad = ~(d.norm(dim=-1) <= (atol + rtol) * rf.norm(dim=-1) + floor)
+            bad += int(rows_bad.sum()) * rf.shape[-1]
+        else:
+            bad += int((~(d <= (atol + rtol) * sc + floor)).sum())
+        if rf.numel():
+            maxabs = max(maxabs, float(d.max()))
+            maxrel = max(maxrel, float((d / (rf.abs() + atol * sc)).max()))
+        e2 += float((d ** 2).sum())
+        r2 += float((rf ** 2).sum())
+    passed = finite and bad == 0
+    return {"checked": checked, "bad": bad, "finite": finite, "passed": passed, "atol": atol, "rtol": rtol,
+            "max_abs_err": maxabs, "max_rel_err": maxrel,
+            "rel_l2_err": math.sqrt(e2 / r2) if (finite and r2 > 0) else None}
 
 
 def timed_calls(t, dev, launch, iters, repeats, hold_cycles):
