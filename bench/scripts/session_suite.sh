@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# session_suite.sh - the sessions an evidence call takes on one card, in
+# order of need, within a deadline, packed into one archive:
+#   aa         the quick cases, every provider twice a round (A/A copies),
+#              10 rounds: the noise of a paired ratio on this card
+#   perkernel  the liger-perkernel preset, 5 rounds
+#   memory     the memory-bound-quick preset, 5 rounds
+#   losses     the cross entropy and FLCE cases of liger-perkernel alone
+# Each session writes its results case by case, so a session cut short by
+# the deadline keeps the cases it finished.
+#
+# usage: bench/scripts/session_suite.sh OUT_DIR [DEADLINE_S [SESSION...]]
+# Runs on the GPU host from the repository root with the carried binaries
+# (scripts/gpu_carry.sh: .carry/bin/solbench and libsbk_fused.so) and
+# liger-kernel importable. Writes OUT_DIR/sessions-<uuid>.tar.gz.
+set -uo pipefail
+out=${1:?usage: session_suite.sh OUT_DIR [DEADLINE_S [SESSION...]]}
+deadline=$(($(date +%s) + ${2:-540}))
+shift 2 2>/dev/null || shift $#
+sessions=("$@")
+((${#sessions[@]})) || sessions=(aa perkernel memory)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+carry=${CARRY_DIR:-$top/.carry}
+work=$(mktemp -d)
+export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=$carry/lib:${LD_LIBRARY_PATH:-}
+uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0 2>/dev/null | tr -cd 'A-Za-z0-9-')
+run() {
+  local name=$1 left
+  shift
+  left=$((deadline - $(date +%s) - 20))
+  if ((left < 30)); then
+    echo "session_suite: $name left out: $left s left before the deadline"
+    return
+  fi
+  mkdir -p "$work/$name"
+  timeout "$left" python3 "$top/bench/scripts/session.py" --out "$work/$name" \
+    --solbench "$carry/bin/solbench" "$@" 2>&1 | tee "$work/$name/log.txt"
+  echo "session_suite: $name exit ${PIPESTATUS[0]}"
+}
+for s in "${sessions[@]}"; do
+  case $s in
+  aa) run aa --quick --aa --rounds 10 --iters 20 ;;
+  perkernel) run perkernel --preset liger-perkernel --rounds 5 --iters 10 ;;
+  memory) run memory --preset memory-bound-quick --rounds 5 --iters 10 ;;
+  losses) run losses --preset liger-perkernel --only cross_entropy,flce --rounds 5 --iters 10 ;;
+  *) echo "session_suite: unknown session $s (aa, perkernel, memory, losses)" >&2 ;;
+  esac
+done
+nvidia-smi -q -d CLOCK,TEMPERATURE,PERFORMANCE >"$work/card.txt" 2>&1
+tar czf "$out/sessions-${uuid:-unknown}.tar.gz" -C "$work" .
+ls -la "$out"
