@@ -1,0 +1,109 @@
+/* session_query.c - the runs of measuring sessions (session_query.h). */
+#include "session_query.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char session_runs_sql[] =
+    "SELECT s.run_id, s.session_id, s.copy, s.rounds, s.timing_method, s.check_version, s.gpu_uuid,"
+    "       r.status, c.op, c.mode, c.dtype, c.shape_key, c.params_json, c.provider, c.case_key,"
+    "       p.sku, p.arch, p.git_sha, p.started_at,"
+    "       json_extract(r.raw_json, '$.timing.kernel.samples'),"
+    "       json_extract(r.raw_json, '$.timing.samples'),"
+    "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes')"
+    "  FROM run_sessions s JOIN runs r ON r.id = s.run_id"
+    "  JOIN configs c ON c.run_id = s.run_id JOIN provenance p ON p.run_id = s.run_id"
+    " WHERE ?1 IS NULL OR substr(s.session_id, 1, length(?1)) = ?1"
+    " ORDER BY (SELECT min(p2.started_at) FROM run_sessions s2 JOIN provenance p2 ON p2.run_id = s2.run_id"
+    "            WHERE s2.session_id = s.session_id), s.session_id, c.case_key, c.provider, s.copy";
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? strdup((const char *)t) : NULL;
+}
+
+static void run_free(sb_session_run *r)
+{
+    char **strs[] = {&r->session_id, &r->timing_method, &r->check_version, &r->gpu_uuid, &r->status,
+                     &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json, &r->provider,
+                     &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at, &r->kernel_samples,
+                     &r->call_samples};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        free(*strs[i]);
+        *strs[i] = NULL;
+    }
+}
+
+/* Reads the current row; 0, or -1 when out of memory (then nothing is kept). */
+static int row_read(sqlite3_stmt *st, sb_session_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->run_id = sqlite3_column_int64(st, 0);
+    r->copy = sqlite3_column_int(st, 2);
+    r->rounds = sqlite3_column_int(st, 3);
+    r->peak_absolute_bytes = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 21);
+    char **strs[] = {&r->session_id, NULL, NULL, &r->timing_method, &r->check_version, &r->gpu_uuid,
+                     &r->status, &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json,
+                     &r->provider, &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at,
+                     &r->kernel_samples, &r->call_samples};
+    for (int i = 1; i <= 20; i++) {
+        if (!strs[i - 1])
+            continue;
+        *strs[i - 1] = col_dup(st, i);
+        /* gpu_uuid and the samples may be NULL; every other column is NOT NULL */
+        if (!*strs[i - 1] && sqlite3_column_type(st, i) != SQLITE_NULL) {
+            run_free(r);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_one(sb_db *db, const char *prefix, sb_session_runs *out, sb_error *err)
+{
+    sqlite3 *conn = sb_db_handle(db);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(conn, session_runs_sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "reading the sessions' runs");
+    if (prefix)
+        sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_session_run *v = realloc(out->v, (out->n + 1) * sizeof *v);
+        if (!v || row_read(st, &v[out->n]) != 0) {
+            if (v)
+                out->v = v;
+            sqlite3_finalize(st);
+            return sb_error_set(err, sb_db_path(db), NULL, "out of memory reading the sessions' runs");
+        }
+        out->v = v;
+        out->n++;
+    }
+    if (rc != SQLITE_DONE) {
+        sb_db_fail(db, err, "reading the sessions' runs");
+        sqlite3_finalize(st);
+        return SB_ERR;
+    }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
+{
+    if (nids == 0)
+        return load_one(db, NULL, out, err);
+    for (size_t i = 0; i < nids; i++)
+        if (load_one(db, ids[i], out, err) != SB_OK)
+            return SB_ERR;
+    return SB_OK;
+}
+
+void sb_session_runs_free(sb_session_runs *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        run_free(&r->v[i]);
+    free(r->v);
+    r->v = NULL;
+    r->n = 0;
+}
