@@ -51,5 +51,7 @@ int cmd_forge(int argc, char **argv);
 int cmd_site(int argc, char **argv);
 int cmd_experiments(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
+int cmd_session(int argc, char **argv);
+int cmd_noise(int argc, char **argv);
 
 #endif

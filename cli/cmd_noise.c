@@ -1,0 +1,96 @@
+/* cmd_noise.c - `solbook noise`: what A/A runs of measuring sessions say
+ * about the noise of a comparison (report/sessions.h). */
+#include <stdio.h>
+
+#include "commands.h"
+#include "error.h"
+#include "home.h"
+#include "sessions.h"
+#include "store.h"
+
+static const char *const noise_usage[] = {
+    "solbook noise [<options>] [SESSION...]",
+    "",
+    "The noise of a comparison, from A/A runs: the same code measured twice.",
+    "  same card, one session: a provider's two copies in one session (session.py",
+    "    --aa), paired round by round, judged as `solbook session` judges a pair;",
+    "  same card, two sessions: one provider's runs of one case in two sessions on",
+    "    the same GPU, each side's round medians, Mann-Whitney at --alpha and",
+    "    --unpaired-threshold;",
+    "  two cards of one SKU: the same across two GPUs of one SKU.",
+    "For each: the comparisons, how many were flagged (a false alarm: nothing",
+    "changed), the 50th, 95th and 99th percentiles of |ratio - 1|, and the power:",
+    "the share of comparisons that say slower when one side's samples are made",
+    "2%, 3%, 5% or 10% slower.",
+    "",
+    "Exit status: 0; 2 usage or database error, or no A/A comparison.",
+    NULL,
+};
+
+static double pct(const double *sorted, size_t n, double p)
+{
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return sorted[i < n ? i : n - 1];
+}
+
+int cmd_noise(int argc, char **argv)
+{
+    const char *db_path = sb_default_db_path();
+    sb_noise_opts o = {0.95, 0.02, 0.01, 0.03};
+    int exit_status;
+    const sb_option options[] = {
+        SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
+        SB_OPT_DOUBLE(0, "level", &o.level, "p", 0.5, 0.999, "confidence level of a paired interval (default 0.95)"),
+        SB_OPT_DOUBLE(0, "threshold", &o.paired_threshold, "t", 0, 1,
+                      "smallest change a paired verdict counts (default 0.02)"),
+        SB_OPT_DOUBLE(0, "alpha", &o.alpha, "a", 1e-12, 0.5, "level of the unpaired tests (default 0.01)"),
+        SB_OPT_DOUBLE(0, "unpaired-threshold", &o.unpaired_threshold, "t", 0, 1,
+                      "smallest change an unpaired verdict counts (default 0.03)"),
+        SB_OPT_END(),
+    };
+    argc = sb_cli_parse_options(argc, argv, "noise", options, noise_usage, 0, &exit_status);
+    if (argc < 0)
+        return exit_status;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_db *db = NULL;
+    sb_session_runs runs = {0};
+    sb_noise_report r = {0};
+    int rc = 2;
+    if (sb_db_open(db_path, SB_DB_READ, &db, &err) != SB_OK ||
+        sb_session_runs_load(db, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
+        sb_noise_measure(&runs, &o, &r, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    size_t total = 0;
+    for (int k = 0; k < SB_NOISE_KINDS; k++)
+        total += r.kind[k].n;
+    if (!total) {
+        fprintf(stderr, "solbook noise: no A/A comparison in %s (%zu session runs)\n", db_path, runs.n);
+        goto done;
+    }
+    printf("| A/A | comparisons | flagged | rate | p50 | p95 | p99 | power at 2%% | 3%% | 5%% | 10%% |\n");
+    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int k = 0; k < SB_NOISE_KINDS; k++) {
+        const sb_noise_kind *nk = &r.kind[k];
+        if (!nk->n) {
+            printf("| %s | 0 | - | - | - | - | - | - | - | - | - |\n", sb_noise_kind_name(k));
+            continue;
+        }
+        printf("| %s | %zu | %zu | %.1f%% | %.2f%% | %.2f%% | %.2f%% |", sb_noise_kind_name(k), nk->n, nk->flagged,
+               100.0 * (double)nk->flagged / (double)nk->n, 100.0 * pct(nk->abs_change, nk->n, 0.5),
+               100.0 * pct(nk->abs_change, nk->n, 0.95), 100.0 * pct(nk->abs_change, nk->n, 0.99));
+        for (int j = 0; j < 4; j++)
+            printf(" %.0f%% |", 100.0 * (double)nk->detected[j] / (double)nk->power_n);
+        printf("\n");
+    }
+    printf("\npaired: a %.0f%% interval and a %.1f%% threshold; unpaired: Mann-Whitney at %g and a %.1f%% threshold\n",
+           o.level * 100.0, o.paired_threshold * 100.0, o.alpha, o.unpaired_threshold * 100.0);
+    rc = fflush(stdout) == 0 ? 0 : 2;
+done:
+    sb_noise_report_free(&r);
+    sb_session_runs_free(&runs);
+    sb_db_close(db);
+    return rc;
+}

@@ -1,0 +1,376 @@
+/* sessions.c - paired speedups and A/A noise of measuring sessions
+ * (sessions.h). */
+#include "sessions.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+const double sb_noise_shifts[4] = {0.02, 0.03, 0.05, 0.10};
+
+/* Round medians of every passed run, kernel and call time, computed once. */
+typedef struct medians {
+    double **kernel, **call;
+    size_t *nk, *nc;
+    size_t n;
+} medians;
+
+static void medians_free(medians *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->kernel[i]);
+        free(m->call[i]);
+    }
+    free(m->kernel);
+    free(m->call);
+    free(m->nk);
+    free(m->nc);
+    memset(m, 0, sizeof *m);
+}
+
+static int medians_make(const sb_session_runs *runs, medians *m, sb_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->n = runs->n;
+    m->kernel = calloc(runs->n + 1, sizeof *m->kernel);
+    m->call = calloc(runs->n + 1, sizeof *m->call);
+    m->nk = calloc(runs->n + 1, sizeof *m->nk);
+    m->nc = calloc(runs->n + 1, sizeof *m->nc);
+    if (!m->kernel || !m->call || !m->nk || !m->nc) {
+        medians_free(m);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < runs->n; i++) {
+        const sb_session_run *r = &runs->v[i];
+        if (strcmp(r->status, "passed") != 0)
+            continue;
+        sb_error e;
+        if (r->kernel_samples && sb_round_medians(r->kernel_samples, &m->kernel[i], &m->nk[i], &e) != SB_OK) {
+            medians_free(m);
+            return sb_error_set(err, NULL, NULL, "run %lld: kernel time %s", (long long)r->run_id, e.msg);
+        }
+        if (r->call_samples && sb_round_medians(r->call_samples, &m->call[i], &m->nc[i], &e) != SB_OK) {
+            medians_free(m);
+            return sb_error_set(err, NULL, NULL, "run %lld: call time %s", (long long)r->run_id, e.msg);
+        }
+    }
+    return SB_OK;
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* Why two runs of one session cannot be paired, or NULL. */
+static const char *unpairable(const sb_session_run *a, const sb_session_run *b, const medians *m, size_t ia,
+                              size_t ib)
+{
+    if (!same_str(a->gpu_uuid, b->gpu_uuid))
+        return "GPU UUID";
+    if (!same_str(a->timing_method, b->timing_method))
+        return "timing method";
+    if (!same_str(a->check_version, b->check_version))
+        return "correctness check";
+    if (!m->kernel[ia] || !m->kernel[ib] || m->nk[ia] != m->nk[ib] || m->nk[ia] < 2)
+        return "rounds";
+    return NULL;
+}
+
+static double median_of(const double *v, size_t n)
+{
+    return sb_median(v, n);
+}
+
+static int pair_push(sb_session_report *r, const sb_session_pair *p)
+{
+    sb_session_pair *v = realloc(r->pairs, (r->npairs + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    r->pairs = v;
+    r->pairs[r->npairs++] = *p;
+    return 0;
+}
+
+/* Pairs of one session's case: runs [lo, hi) share session and case. */
+static int pair_case(const sb_session_runs *runs, const medians *m, size_t lo, size_t hi, const char *target,
+                     double level, sb_session_report *out, sb_error *err)
+{
+    size_t t = hi;
+    for (size_t i = lo; i < hi; i++)
+        if (runs->v[i].copy == 0 && same_str(runs->v[i].provider, target) && m->kernel[i])
+            t = i;
+    if (t == hi)
+        return SB_OK;
+    for (size_t i = lo; i < hi; i++) {
+        const sb_session_run *b = &runs->v[i];
+        if (i == t || b->copy != 0 || !m->kernel[i])
+            continue;
+        const char *why = unpairable(&runs->v[t], b, m, t, i);
+        if (why) {
+            if (!out->refused++)
+                snprintf(out->first_refusal, sizeof out->first_refusal, "runs %lld and %lld: different %s",
+                         (long long)runs->v[t].run_id, (long long)b->run_id, why);
+            continue;
+        }
+        sb_session_pair p = {.target = &runs->v[t], .base = b};
+        if (sb_paired_ratio(m->kernel[t], m->kernel[i], m->nk[t], level, &p.kernel, err) != SB_OK)
+            return SB_ERR;
+        if (m->call[t] && m->call[i] && m->nc[t] == m->nc[i] && m->nc[t] >= 2) {
+            if (sb_paired_ratio(m->call[t], m->call[i], m->nc[t], level, &p.call, err) != SB_OK)
+                return SB_ERR;
+            p.has_call = 1;
+        }
+        p.target_ms = median_of(m->kernel[t], m->nk[t]);
+        p.base_ms = median_of(m->kernel[i], m->nk[i]);
+        if (pair_push(out, &p) != 0)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    return SB_OK;
+}
+
+/* The newest session's pair of each (case, SKU, baseline): pairs come in
+ * session start order, so a later one replaces an earlier one. */
+static int newest_only(const sb_session_pair *p, size_t i, size_t n)
+{
+    for (size_t j = i + 1; j < n; j++)
+        if (same_str(p[j].target->case_key, p[i].target->case_key) && same_str(p[j].target->sku, p[i].target->sku) &&
+            same_str(p[j].base->provider, p[i].base->provider))
+            return 0;
+    return 1;
+}
+
+static int group_of(sb_session_report *r, const sb_session_pair *p)
+{
+    for (size_t g = 0; g < r->ngroups; g++)
+        if (same_str(r->groups[g].op, p->target->op) && same_str(r->groups[g].sku, p->target->sku) &&
+            same_str(r->groups[g].baseline, p->base->provider))
+            return (int)g;
+    sb_session_group *v = realloc(r->groups, (r->ngroups + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    r->groups = v;
+    memset(&v[r->ngroups], 0, sizeof v[0]);
+    v[r->ngroups].op = p->target->op;
+    v[r->ngroups].sku = p->target->sku;
+    v[r->ngroups].baseline = p->base->provider;
+    return (int)r->ngroups++;
+}
+
+static int make_groups(sb_session_report *r, double level, sb_error *err)
+{
+    for (size_t i = 0; i < r->npairs; i++) {
+        if (!newest_only(r->pairs, i, r->npairs))
+            continue;
+        int g = group_of(r, &r->pairs[i]);
+        size_t *v = g < 0 ? NULL : realloc(r->groups[g].pair, (r->groups[g].count + 1) * sizeof *v);
+        if (!v)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        r->groups[g].pair = v;
+        v[r->groups[g].count++] = i;
+    }
+    for (size_t g = 0; g < r->ngroups; g++) {
+        sb_session_group *gr = &r->groups[g];
+        sb_paired *k = malloc(gr->count * sizeof *k);
+        if (!k)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        gr->worst = gr->pair[0];
+        for (size_t c = 0; c < gr->count; c++) {
+            const sb_session_pair *p = &r->pairs[gr->pair[c]];
+            k[c] = p->kernel;
+            if (p->kernel.ratio < r->pairs[gr->worst].kernel.ratio)
+                gr->worst = gr->pair[c];
+            if (p->kernel.hi < 1.0)
+                gr->lost++;
+        }
+        int rc = sb_paired_geomean(k, gr->count, level, &gr->geomean, err);
+        free(k);
+        if (rc != SB_OK)
+            return SB_ERR;
+    }
+    return SB_OK;
+}
+
+int sb_session_compare(const sb_session_runs *runs, const char *target, double level, sb_session_report *out,
+                       sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    medians m;
+    if (medians_make(runs, &m, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    for (size_t lo = 0; lo < runs->n && rc == SB_OK;) {
+        size_t hi = lo + 1;
+        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
+               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
+            hi++;
+        rc = pair_case(runs, &m, lo, hi, target, level, out, err);
+        lo = hi;
+    }
+    medians_free(&m);
+    if (rc == SB_OK)
+        rc = make_groups(out, level, err);
+    if (rc != SB_OK)
+        sb_session_report_free(out);
+    return rc;
+}
+
+void sb_session_report_free(sb_session_report *r)
+{
+    for (size_t g = 0; g < r->ngroups; g++)
+        free(r->groups[g].pair);
+    free(r->groups);
+    free(r->pairs);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- A/A noise ---------------------------------------------------------- */
+
+const char *sb_noise_kind_name(int kind)
+{
+    static const char *const names[] = {"same card, one session (paired)", "same card, two sessions",
+                                        "two cards of one SKU"};
+    return kind >= 0 && kind < SB_NOISE_KINDS ? names[kind] : "unknown";
+}
+
+static int kind_add(sb_noise_kind *k, double change)
+{
+    double *v = realloc(k->abs_change, (k->n + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    k->abs_change = v;
+    v[k->n++] = change;
+    return 0;
+}
+
+/* Copies 0 and 1 of one provider in one session, round by round. */
+static int noise_paired(const double *a, const double *b, size_t n, const sb_noise_opts *o, sb_noise_kind *k,
+                        sb_error *err)
+{
+    sb_paired p;
+    if (sb_paired_ratio(a, b, n, o->level, &p, err) != SB_OK)
+        return SB_ERR;
+    sb_paired_verdict v = sb_paired_judge(&p, o->paired_threshold);
+    if (v == SB_PAIRED_SLOWER || v == SB_PAIRED_FASTER)
+        k->flagged++;
+    if (kind_add(k, fabs(p.ratio - 1.0)) != 0)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    k->power_n++;
+    for (int j = 0; j < 4; j++) {
+        for (size_t i = 0; i < n; i++)
+            s[i] = b[i] * (1.0 + sb_noise_shifts[j]);
+        if (sb_paired_ratio(a, s, n, o->level, &p, err) != SB_OK) {
+            free(s);
+            return SB_ERR;
+        }
+        if (sb_paired_judge(&p, o->paired_threshold) == SB_PAIRED_SLOWER)
+            k->detected[j]++;
+    }
+    free(s);
+    return SB_OK;
+}
+
+/* One side's round medians against the other's, unpaired: flagged when
+ * the Mann-Whitney test rejects at alpha and the medians differ by more
+ * than the threshold. */
+static int unpaired_flags(const double *a, size_t na, const double *b, size_t nb, const sb_noise_opts *o,
+                          int *flag)
+{
+    sb_mw_result mw;
+    if (sb_mann_whitney(a, na, b, nb, &mw) != 0)
+        return -1;
+    double ratio = sb_median(b, nb) / sb_median(a, na);
+    *flag = mw.p < o->alpha && fabs(ratio - 1.0) > o->unpaired_threshold;
+    return 0;
+}
+
+static int noise_unpaired(const double *a, size_t na, const double *b, size_t nb, const sb_noise_opts *o,
+                          sb_noise_kind *k, sb_error *err)
+{
+    int flag;
+    double *s = malloc(nb * sizeof *s);
+    if (!s || unpaired_flags(a, na, b, nb, o, &flag) != 0) {
+        free(s);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    k->flagged += (size_t)flag;
+    if (kind_add(k, fabs(sb_median(b, nb) / sb_median(a, na) - 1.0)) != 0) {
+        free(s);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    k->power_n++;
+    for (int j = 0; j < 4; j++) {
+        for (size_t i = 0; i < nb; i++)
+            s[i] = b[i] * (1.0 + sb_noise_shifts[j]);
+        int slower;
+        if (unpaired_flags(a, na, s, nb, o, &slower) != 0) {
+            free(s);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        if (slower && sb_median(s, nb) > sb_median(a, na))
+            k->detected[j]++;
+    }
+    free(s);
+    return SB_OK;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noise_report *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    medians m;
+    if (medians_make(runs, &m, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    for (size_t i = 0; i < runs->n && rc == SB_OK; i++) {
+        const sb_session_run *a = &runs->v[i];
+        if (!m.kernel[i])
+            continue;
+        for (size_t j = i + 1; j < runs->n && rc == SB_OK; j++) {
+            const sb_session_run *b = &runs->v[j];
+            if (!m.kernel[j] || !same_str(a->case_key, b->case_key) || !same_str(a->provider, b->provider) ||
+                !same_str(a->timing_method, b->timing_method) || !same_str(a->check_version, b->check_version))
+                continue;
+            if (same_str(a->session_id, b->session_id)) {
+                if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2)
+                    rc = noise_paired(m.kernel[i], m.kernel[j], m.nk[i], o, &out->kind[SB_NOISE_SESSION], err);
+                continue;
+            }
+            /* across sessions: each side's copy 0, each pair of sessions once */
+            if (a->copy != 0 || b->copy != 0)
+                continue;
+            int kind = same_str(a->gpu_uuid, b->gpu_uuid) ? SB_NOISE_CARD
+                       : same_str(a->sku, b->sku)          ? SB_NOISE_SKU
+                                                           : -1;
+            if (kind >= 0)
+                rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, &out->kind[kind], err);
+        }
+    }
+    medians_free(&m);
+    if (rc != SB_OK) {
+        sb_noise_report_free(out);
+        return SB_ERR;
+    }
+    for (int k = 0; k < SB_NOISE_KINDS; k++)
+        if (out->kind[k].n)
+            qsort(out->kind[k].abs_change, out->kind[k].n, sizeof(double), cmp_double);
+    return SB_OK;
+}
+
+void sb_noise_report_free(sb_noise_report *r)
+{
+    for (int k = 0; k < SB_NOISE_KINDS; k++)
+        free(r->kind[k].abs_change);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,74 @@
+/* sessions.h - what the measuring sessions say (docs/SESSIONS.md):
+ * paired speedups of one provider over the others, and the noise of the
+ * A/A runs. Pure: it reads the runs a query gave and computes; the
+ * commands print. */
+#ifndef SOLBOOK_REPORT_SESSIONS_H
+#define SOLBOOK_REPORT_SESSIONS_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "paired.h"
+#include "session_query.h"
+
+/* One case of one session: the target against one baseline, both copy 0,
+ * both passed, same GPU, timing method, check and rounds. */
+typedef struct sb_session_pair {
+    const sb_session_run *target, *base;
+    sb_paired kernel; /* speedup in kernel time: base over target, round by round */
+    sb_paired call;   /* the same in call time */
+    int has_call;
+    double target_ms, base_ms; /* medians of the round medians, kernel time */
+} sb_session_pair;
+
+/* The newest session's pairs of one op, SKU and baseline. */
+typedef struct sb_session_group {
+    const char *op, *sku, *baseline;
+    size_t *pair;      /* indexes into pairs */
+    size_t count;
+    sb_paired geomean; /* of the cases' kernel-time speedups */
+    size_t worst;      /* the pair with the smallest speedup */
+    size_t lost;       /* cases whose whole interval is below 1 (the target slower) */
+} sb_session_group;
+
+typedef struct sb_session_report {
+    sb_session_pair *pairs;
+    size_t npairs;
+    sb_session_group *groups;
+    size_t ngroups;
+    size_t refused; /* pairs left out: GPU, timing method, check or rounds differ */
+    char first_refusal[256];
+} sb_session_report;
+
+/* Pairs target's runs with every other provider's runs of the same case
+ * in each session, at confidence level `level`. */
+int sb_session_compare(const sb_session_runs *runs, const char *target, double level, sb_session_report *out,
+                       sb_error *err);
+void sb_session_report_free(sb_session_report *r);
+
+/* A/A noise: one provider measured twice, on the same card in one session
+ * (copies 0 and 1, paired round by round), on the same card in two
+ * sessions, and on two cards of one SKU (these two compare the round
+ * medians of each side, unpaired). */
+enum { SB_NOISE_SESSION, SB_NOISE_CARD, SB_NOISE_SKU, SB_NOISE_KINDS };
+typedef struct sb_noise_opts {
+    double level;            /* interval of a paired ratio (0.95) */
+    double paired_threshold; /* smallest change a paired verdict counts (0.02) */
+    double alpha;            /* Mann-Whitney level of the unpaired comparisons (0.01) */
+    double unpaired_threshold;
+} sb_noise_opts;
+typedef struct sb_noise_kind {
+    size_t n, flagged;
+    double *abs_change; /* |ratio - 1| of each comparison, sorted */
+    size_t power_n;
+    size_t detected[4]; /* one side's samples slowed by 2%, 3%, 5% and 10%: comparisons that say slower */
+} sb_noise_kind;
+extern const double sb_noise_shifts[4];
+typedef struct sb_noise_report {
+    sb_noise_kind kind[SB_NOISE_KINDS];
+} sb_noise_report;
+int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noise_report *out, sb_error *err);
+void sb_noise_report_free(sb_noise_report *r);
+const char *sb_noise_kind_name(int kind);
+
+#endif
