@@ -5,10 +5,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "csv_rows.h"
 #include "home.h"
@@ -32,6 +35,110 @@ static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+/* ---- files a document names ------------------------------------------- */
+
+/* Opens one part of a name below dir without following a link; says which
+ * refusal applies. 1: opened (*fd), 0: not there, -1: refused (err). */
+static int open_part(const sb_import_ctx *ctx, int dir, const char *part, int last, const char *name,
+                     const char *where, int *fd, sb_error *err)
+{
+    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (last ? O_NONBLOCK : O_DIRECTORY);
+    *fd = openat(dir, part, flags);
+    if (*fd >= 0)
+        return 1;
+    int e = errno;
+    struct stat st;
+    if (fstatat(dir, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+        sb_error_set(err, ctx->path, where, "\"%s\" is a symbolic link: refused (only files inside the document's folder are read)",
+                     name);
+        return -1;
+    }
+    if (e == ENOENT)
+        return 0;
+    sb_error_set(err, ctx->path, where, "cannot open \"%s\": %s", name, strerror(e));
+    return -1;
+}
+
+int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
+                          char **data, size_t *len, sb_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    if (!name[0] || name[0] == '/')
+        return sb_error_set(err, ctx->path, where, "\"%s\" is not a name relative to the document's folder: refused", name);
+    char parts[4096];
+    if (strlen(name) >= sizeof parts)
+        return sb_error_set(err, ctx->path, where, "file name too long: refused");
+    memcpy(parts, name, strlen(name) + 1);
+    for (char *save = NULL, *p = strtok_r(parts, "/", &save); p; p = strtok_r(NULL, "/", &save))
+        if (strcmp(p, "..") == 0)
+            return sb_error_set(err, ctx->path, where,
+                                "\"%s\" has a \"..\" part: refused (only files inside the document's folder are read)", name);
+    const char *slash = strrchr(ctx->path, '/');
+    char folder[4096];
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == ctx->path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - ctx->path), ctx->path);
+    int dir = open(folder, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+    if (dir < 0)
+        return sb_error_set(err, ctx->path, where, "cannot open the document's folder: %s", strerror(errno));
+    memcpy(parts, name, strlen(name) + 1);
+    char *save = NULL, *p = strtok_r(parts, "/", &save);
+    int rc = SB_OK;
+    while (p) {
+        char *next = strtok_r(NULL, "/", &save);
+        int fd = -1;
+        int got = strcmp(p, ".") == 0 && next ? (fd = dup(dir), fd >= 0)
+                                               : open_part(ctx, dir, p, next == NULL, name, where, &fd, err);
+        close(dir);
+        dir = -1;
+        if (got <= 0) {
+            rc = got < 0 ? SB_ERR : SB_OK;
+            break;
+        }
+        if (next) {
+            dir = fd;
+            p = next;
+            continue;
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            rc = sb_error_set(err, ctx->path, where, "\"%s\" is not a regular file: refused", name);
+            break;
+        }
+        if ((size_t)st.st_size > max_bytes) {
+            close(fd);
+            rc = sb_error_set(err, ctx->path, where, "\"%s\" is larger than %zu bytes: refused", name, max_bytes);
+            break;
+        }
+        char *buf = malloc((size_t)st.st_size + 1);
+        size_t have = 0;
+        while (buf && have < (size_t)st.st_size) {
+            ssize_t r = read(fd, buf + have, (size_t)st.st_size - have);
+            if (r <= 0)
+                break;
+            have += (size_t)r;
+        }
+        close(fd);
+        if (!buf || have != (size_t)st.st_size) {
+            free(buf);
+            rc = sb_error_set(err, ctx->path, where, "cannot read \"%s\"", name);
+            break;
+        }
+        buf[have] = '\0';
+        *data = buf;
+        *len = have;
+        break;
+    }
+    if (dir >= 0)
+        close(dir);
+    return rc;
 }
 
 /* ---- small text helpers ------------------------------------------------ */

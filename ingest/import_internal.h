@@ -102,6 +102,16 @@ int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
  * divided an integer total by that time), else v. */
 double sb_import_count(double v);
 
+/* Reads a file another file names (nvbench's sample files, asv's machine
+ * file): name is taken relative to the folder of ctx->path and must stay
+ * inside it: an absolute name, a ".." part, a symbolic link on the way or
+ * at the end, or something other than a regular file is refused (SB_ERR,
+ * err naming `where` and why). A file that is not there is SB_OK with
+ * *data NULL. At most max_bytes are read; a larger file is refused.
+ * *data is malloc'd and NUL-terminated; *len its size. */
+int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
+                          char **data, size_t *len, sb_error *err);
+
 /* Parses a decimal number / integer that must fill the whole text. */
 int sb_import_parse_double(const char *text, double *out);
 int sb_import_parse_ll(const char *text, long long *out);
