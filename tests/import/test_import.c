@@ -787,6 +787,45 @@ static void test_gbench_real_output(void **state)
 #undef Q
 }
 
+/* torch_benchmark.json is in the layout bench/scripts/torch_benchmark_dump.py
+ * writes (the shim's own test, e2e_import_torch, needs torch): a Measurement
+ * of 5 blocks of 100 calls and a do_bench list in ms. */
+static void test_torch_benchmark(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db = f->db;
+    sb_error err;
+    sb_error_clear(&err);
+    const char *format = NULL;
+    assert_int_equal(sb_import_detect(DATA "torch_benchmark.json", &format, &err), SB_OK);
+    assert_string_equal(format, "torch-benchmark-json");
+    sb_import_stats st = {0};
+    int rc = sb_import_file(f->ing, DATA "torch_benchmark.json", NULL, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st.stored, 2);
+    const char *m = "SELECT %s FROM configs c JOIN metrics m ON m.run_id = c.run_id JOIN runs r ON r.id = c.run_id "
+                    "JOIN provenance p ON p.run_id = c.run_id WHERE c.provider = '%s'";
+    char sql[1024];
+#define Q(expr, prov) (snprintf(sql, sizeof sql, m, expr, prov), sql)
+    /* raw_times are seconds per block of number_per_run calls: 0.0126 s / 100 = 0.126 ms */
+    assert_true(q_real(db, Q("m.median_ms", "torch")) == 0.0126 / 100 * 1e3);
+    assert_int_equal(q_int(db, Q("m.sample_count", "torch")), 5);
+    assert_string_equal(q_text(db, Q("c.shape_key", "torch")), "K=1024,M=1024,N=1024");
+    assert_string_equal(q_text(db, Q("c.dtype", "torch")), "bf16");
+    assert_string_equal(q_text(db, Q("c.backend", "torch")), "torch");
+    assert_string_equal(q_text(db, Q("p.sku", "torch")), "h100-sxm5-80gb");
+    assert_string_equal(q_text(db, Q("p.tool_name", "torch")), "torch.utils.benchmark");
+    assert_int_equal(q_int(db, Q("json_extract(r.raw_json, '$.config.run_params.calls_per_sample')", "torch")), 100);
+    assert_non_null(strstr(q_text(db, Q("r.notes", "torch")), "records no commit"));
+    /* do_bench times are ms as returned: median of 0.119 0.121 0.122 0.125 */
+    assert_true(q_real(db, Q("m.median_ms", "triton")) == (0.121 + 0.122) / 2);
+    assert_int_equal(q_int(db, Q("m.sample_count", "triton")), 4);
+    assert_string_equal(q_text(db, Q("c.backend", "triton")), "triton");
+#undef Q
+}
+
 /* nvbench_bin.json copied to dir/t.json with its sample file name
  * replaced by name. */
 static void write_nvbench_naming(const char *dir, const char *name)
@@ -905,6 +944,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_axes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_confined, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torch_benchmark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
     };
