@@ -115,13 +115,14 @@ int cmd_ingest(int argc, char **argv)
         SB_OPT_STRING('r', "run", &run, "id", "run id (see 'solbook runs') for --ncu"),
         SB_OPT_STRING(0, "format", &format, "format",
                       "import other tools' results (docs/IMPORT.md): liger-csv,\n"
-                      "nvbench-json, gbench-json, or auto (told by content)"),
+                      "nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json,\n"
+                      "asv-json, torch-benchmark-json, or auto (told by content)"),
         SB_OPT_STRING(0, "dtype", &io.dtype, "dtype",
                       "dtype of imported runs whose file names none (fp32, bf16...)"),
         SB_OPT_STRING(0, "provider", &io.provider, "name",
-                      "provider of nvbench/gbench imports (default: nvbench, gbench)"),
+                      "provider of imported runs (default: the tool's name)"),
         SB_OPT_STRING(0, "suite", &io.suite, "name",
-                      "suite of imported runs (default: liger-bench, nvbench, gbench)"),
+                      "suite of imported runs (default: liger-bench, or the tool's name)"),
         SB_OPT_STRING(0, "commit", &io.commit, "sha",
                       "the commit imported runs were measured at (40 hex digits)"),
         SB_OPT_STRING(0, "branch", &io.branch, "branch", "the branch that commit was on (with --commit)"),
@@ -133,7 +134,7 @@ int cmd_ingest(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (format && strcmp(format, "auto") != 0 && !sb_import_format_known(format)) {
-        fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json or auto\n", format);
+        fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json or auto\n", format);
         return 2;
     }
     if ((io.dtype || io.provider || io.suite || io.commit || io.branch) && !format) {

@@ -4,6 +4,10 @@
  *   liger-csv     Liger-Kernel benchmark CSV (benchmark/data/ in its repository)
  *   nvbench-json  NVIDIA nvbench --json output
  *   gbench-json   Google Benchmark --benchmark_format=json output
+ *   pytest-benchmark-json  pytest --benchmark-json output
+ *   hyperfine-json         hyperfine --export-json output
+ *   asv-json               asv results, file version 2
+ *   torch-benchmark-json   bench/scripts/torch_benchmark_dump.py output
  *
  * Each file is stored in one transaction (sb_ingest_begin/commit), the
  * documents going in as they are made: a malformed row refuses the file
@@ -43,7 +47,7 @@ typedef struct sb_import_options {
                                * savepoint inside it instead of its own transaction */
 } sb_import_options;
 
-/* The format names, NULL-terminated: "liger-csv", "nvbench-json", "gbench-json". */
+/* The format names, NULL-terminated, in the order above. */
 extern const char *const sb_import_formats[];
 
 /* 1 when name is one of sb_import_formats. */

@@ -5,10 +5,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "csv_rows.h"
 #include "home.h"
@@ -16,7 +19,17 @@
 #include "json_file.h"
 #include "run_store.h"
 
-const char *const sb_import_formats[] = {"liger-csv", "nvbench-json", "gbench-json", NULL};
+const char *const sb_import_formats[] = {"liger-csv",       "nvbench-json", "gbench-json",
+                                         "pytest-benchmark-json", "hyperfine-json", "asv-json",
+                                         "torch-benchmark-json", NULL};
+
+/* What each format's converter is, in the order of sb_import_formats
+ * after liger-csv (the one CSV format). */
+typedef int (*json_converter)(sb_import_ctx *ctx, json_t *root, sb_error *err);
+static const json_converter json_converters[] = {
+    sb_import_nvbench_json, sb_import_gbench_json,  sb_import_pytest_benchmark_json, sb_import_hyperfine_json,
+    sb_import_asv_json,     sb_import_torch_benchmark_json,
+};
 
 int sb_import_format_known(const char *name)
 {
@@ -32,6 +45,110 @@ static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+/* ---- files a document names ------------------------------------------- */
+
+/* Opens one part of a name below dir without following a link; says which
+ * refusal applies. 1: opened (*fd), 0: not there, -1: refused (err). */
+static int open_part(const sb_import_ctx *ctx, int dir, const char *part, int last, const char *name,
+                     const char *where, int *fd, sb_error *err)
+{
+    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (last ? O_NONBLOCK : O_DIRECTORY);
+    *fd = openat(dir, part, flags);
+    if (*fd >= 0)
+        return 1;
+    int e = errno;
+    struct stat st;
+    if (fstatat(dir, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+        sb_error_set(err, ctx->path, where, "\"%s\" is a symbolic link: refused (only files inside the document's folder are read)",
+                     name);
+        return -1;
+    }
+    if (e == ENOENT)
+        return 0;
+    sb_error_set(err, ctx->path, where, "cannot open \"%s\": %s", name, strerror(e));
+    return -1;
+}
+
+int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
+                          char **data, size_t *len, sb_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    if (!name[0] || name[0] == '/')
+        return sb_error_set(err, ctx->path, where, "\"%s\" is not a name relative to the document's folder: refused", name);
+    char parts[4096];
+    if (strlen(name) >= sizeof parts)
+        return sb_error_set(err, ctx->path, where, "file name too long: refused");
+    memcpy(parts, name, strlen(name) + 1);
+    for (char *save = NULL, *p = strtok_r(parts, "/", &save); p; p = strtok_r(NULL, "/", &save))
+        if (strcmp(p, "..") == 0)
+            return sb_error_set(err, ctx->path, where,
+                                "\"%s\" has a \"..\" part: refused (only files inside the document's folder are read)", name);
+    const char *slash = strrchr(ctx->path, '/');
+    char folder[4096];
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == ctx->path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - ctx->path), ctx->path);
+    int dir = open(folder, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+    if (dir < 0)
+        return sb_error_set(err, ctx->path, where, "cannot open the document's folder: %s", strerror(errno));
+    memcpy(parts, name, strlen(name) + 1);
+    char *save = NULL, *p = strtok_r(parts, "/", &save);
+    int rc = SB_OK;
+    while (p) {
+        char *next = strtok_r(NULL, "/", &save);
+        int fd = -1;
+        int got = strcmp(p, ".") == 0 && next ? (fd = dup(dir), fd >= 0)
+                                               : open_part(ctx, dir, p, next == NULL, name, where, &fd, err);
+        close(dir);
+        dir = -1;
+        if (got <= 0) {
+            rc = got < 0 ? SB_ERR : SB_OK;
+            break;
+        }
+        if (next) {
+            dir = fd;
+            p = next;
+            continue;
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            rc = sb_error_set(err, ctx->path, where, "\"%s\" is not a regular file: refused", name);
+            break;
+        }
+        if ((size_t)st.st_size > max_bytes) {
+            close(fd);
+            rc = sb_error_set(err, ctx->path, where, "\"%s\" is larger than %zu bytes: refused", name, max_bytes);
+            break;
+        }
+        char *buf = malloc((size_t)st.st_size + 1);
+        size_t have = 0;
+        while (buf && have < (size_t)st.st_size) {
+            ssize_t r = read(fd, buf + have, (size_t)st.st_size - have);
+            if (r <= 0)
+                break;
+            have += (size_t)r;
+        }
+        close(fd);
+        if (!buf || have != (size_t)st.st_size) {
+            free(buf);
+            rc = sb_error_set(err, ctx->path, where, "cannot read \"%s\"", name);
+            break;
+        }
+        buf[have] = '\0';
+        *data = buf;
+        *len = have;
+        break;
+    }
+    if (dir >= 0)
+        close(dir);
+    return rc;
 }
 
 /* ---- small text helpers ------------------------------------------------ */
@@ -293,6 +410,82 @@ json_t *sb_import_gpu_device(const sb_import_ctx *ctx, const char *name, long lo
     return d;
 }
 
+json_t *sb_import_cpu_device(const char *name, long long ncpu)
+{
+    json_t *d = json_object();
+    json_object_set_new(d, "kind", json_string("cpu"));
+    json_object_set_new(d, "index", json_null());
+    json_object_set_new(d, "name", json_string(name && *name ? name : "unknown"));
+    json_object_set_new(d, "arch", json_string("cpu"));
+    json_object_set_new(d, "sku", json_string("cpu"));
+    json_object_set_new(d, "compute_capability", json_string("unknown"));
+    json_object_set_new(d, "sm_count", ncpu >= 0 ? json_integer(ncpu) : json_null());
+    json_object_set_new(d, "memory_bytes", json_null());
+    json_object_set_new(d, "l2_bytes", json_null());
+    return d;
+}
+
+json_t *sb_import_timing_seconds(const double *seconds, size_t n, double *median_ms)
+{
+    if (n == 0)
+        return NULL;
+    double *ms = malloc(n * sizeof *ms);
+    json_t *inner = json_array(), *outer = json_array();
+    if (!ms || !inner || !outer) {
+        free(ms);
+        json_decref(inner);
+        json_decref(outer);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ms[i] = seconds[i] * 1e3;
+        json_array_append_new(inner, json_real(ms[i]));
+    }
+    json_array_append_new(outer, inner);
+    const double *reps[1] = {ms};
+    size_t per[1] = {n};
+    json_t *stats = sb_import_stats_of(reps, per, 1);
+    free(ms);
+    if (median_ms)
+        *median_ms = json_real_value(json_object_get(stats, "median"));
+    return json_pack("{s:s, s:o, s:o}", "unit", "ms", "samples", outer, "stats", stats);
+}
+
+void sb_import_case_params(json_t *given, json_t *shape, json_t *params, const char **dtype)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach(given, name, v) {
+        char key[128];
+        sb_import_key(name, key, sizeof key);
+        if (json_is_integer(v) && json_integer_value(v) >= 0 && key[0]) {
+            json_object_set(shape, key, v);
+        } else if (json_is_string(v) || json_is_number(v) || json_is_boolean(v) || json_is_null(v)) {
+            if (json_is_string(v) && dtype && !*dtype)
+                *dtype = sb_import_dtype(json_string_value(v));
+            json_object_set(params, name, v);
+        } else {
+            char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            if (text)
+                json_object_set_new(params, name, json_string(text));
+            free(text);
+        }
+    }
+}
+
+int sb_import_file_time(sb_import_ctx *ctx, char *out, size_t size, sb_error *err)
+{
+    ctx->time_from_mtime = 1;
+    struct stat st;
+    struct tm tm;
+    if (stat(ctx->path, &st) != 0)
+        return sb_error_set(err, ctx->path, NULL, "cannot stat the file");
+    time_t mt = st.st_mtime;
+    if (!gmtime_r(&mt, &tm) || strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        return sb_error_set(err, ctx->path, NULL, "cannot format the file's modification time");
+    return SB_OK;
+}
+
 json_t *sb_import_provenance(const char *tool_name, const char *tool_version,
                              const char *hostname, json_t *device,
                              const char *started_at, const char *finished_at)
@@ -468,9 +661,21 @@ static const char *detect_json(json_t *root)
     json_t *schema = json_object_get(root, "schema");
     if (json_is_string(schema) && strncmp(json_string_value(schema), "solbook.", 8) == 0)
         return "solbook";
+    json_t *results = json_object_get(root, "results");
+    json_t *first = json_array_get(results, 0);
+    if (json_is_array(results) && json_is_string(json_object_get(first, "command")) &&
+        (json_is_array(json_object_get(first, "times")) || json_is_number(json_object_get(first, "mean"))))
+        return "hyperfine-json";
+    if (json_is_object(results) && json_is_array(json_object_get(root, "result_columns")))
+        return "asv-json";
+    json_t *tb = json_object_get(root, "format");
+    if (json_is_string(tb) && strcmp(json_string_value(tb), SB_IMPORT_TORCH_FORMAT) == 0)
+        return "torch-benchmark-json";
     json_t *benches = json_object_get(root, "benchmarks");
     if (!json_is_array(benches))
         return NULL;
+    if (json_is_object(json_object_get(root, "machine_info")) && json_is_object(json_object_get(root, "commit_info")))
+        return "pytest-benchmark-json";
     if (json_is_object(json_object_get(root, "context")))
         return "gbench-json";
     size_t i;
@@ -526,8 +731,10 @@ static int detect_buffer(const char *path, const char *buf, size_t len, const ch
             json_decref(root);
             return sb_error_set(err, path, NULL,
                                 "JSON, but neither Google Benchmark (\"context\" and \"benchmarks\"), "
-                                "nvbench (\"benchmarks\" with \"states\") nor a solbook file: "
-                                "cannot tell its format");
+                                "nvbench (\"benchmarks\" with \"states\"), pytest-benchmark "
+                                "(\"machine_info\", \"commit_info\", \"benchmarks\"), hyperfine "
+                                "(\"results\" with \"command\"), asv (\"result_columns\"), the "
+                                "torch.utils.benchmark shim's file nor a solbook file: cannot tell its format");
         }
         *format = f;
         if (root_out)
@@ -585,7 +792,8 @@ static int convert(sb_import_ctx *ctx, const char *path, const char *format, con
         }
         format = found;
     } else if (!sb_import_format_known(format)) {
-        sb_error_set(err, path, NULL, "unknown import format \"%s\" (liger-csv, nvbench-json, gbench-json)", format);
+        sb_error_set(err, path, NULL, "unknown import format \"%s\" (liger-csv, nvbench-json, gbench-json, "
+                     "pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json)", format);
         goto out;
     }
     ctx->format = format;
@@ -613,8 +821,9 @@ static int convert(sb_import_ctx *ctx, const char *path, const char *format, con
     } else {
         if (!root && sb_json_load_buffer(buf, len, path, &root, err) != SB_OK)
             goto out;
-        rc = strcmp(format, "nvbench-json") == 0 ? sb_import_nvbench_json(ctx, root, err)
-                                                 : sb_import_gbench_json(ctx, root, err);
+        for (size_t k = 1; sb_import_formats[k]; k++)
+            if (strcmp(format, sb_import_formats[k]) == 0)
+                rc = json_converters[k - 1](ctx, root, err);
     }
     if (rc == SB_OK && ctx->st->runs == 0) {
         sb_error_set(err, path, NULL, "no benchmark results in the file");

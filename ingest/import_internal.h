@@ -16,6 +16,9 @@
  * not compare the outputs itself (docs/IMPORT.md). */
 #define SB_IMPORT_REFERENCE "imported"
 
+/* The "format" of the files bench/scripts/torch_benchmark_dump.py writes. */
+#define SB_IMPORT_TORCH_FORMAT "solbook.import.torch-benchmark.v1"
+
 typedef struct sb_import_op_name {
     char format[32];
     char name[128];
@@ -48,6 +51,29 @@ struct sb_import_ctx {
 int sb_import_liger_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err);
 int sb_import_nvbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
 int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+int sb_import_pytest_benchmark_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+int sb_import_hyperfine_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+int sb_import_torch_benchmark_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+
+/* Device object for a host CPU (kind, arch and sku "cpu"): name NULL gives
+ * "unknown"; ncpu -1 when unknown (it goes to sm_count). */
+json_t *sb_import_cpu_device(const char *name, long long ncpu);
+
+/* timing object of one repeat of samples in seconds: each becomes
+ * seconds x 1e3 ms in timing.samples, with the statistics computed from
+ * them; *median_ms receives the median. NULL when n is 0. */
+json_t *sb_import_timing_seconds(const double *seconds, size_t n, double *median_ms);
+
+/* Case parameters from a tool's {name: value} object: integers >= 0 go to
+ * shape (key made by sb_import_key), other scalars to params as they are,
+ * arrays and objects to params as compact JSON text. *dtype is set to the
+ * first string value that names a dtype, when still NULL. */
+void sb_import_case_params(json_t *given, json_t *shape, json_t *params, const char **dtype);
+
+/* The file's modification time as RFC 3339 UTC, for formats that record
+ * none (sets ctx->time_from_mtime; docs/IMPORT.md). */
+int sb_import_file_time(sb_import_ctx *ctx, char *out, size_t size, sb_error *err);
 
 /* Canonical dtype ("fp32", "bf16", ...) for names tools use: torch.float32,
  * float, F32, __half, __nv_bfloat16, double, int8_t, ...; NULL when not one. */
@@ -101,6 +127,16 @@ int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
  * over: the nearest integer when v is within a millionth of it (the tool
  * divided an integer total by that time), else v. */
 double sb_import_count(double v);
+
+/* Reads a file another file names (nvbench's sample files, asv's machine
+ * file): name is taken relative to the folder of ctx->path and must stay
+ * inside it: an absolute name, a ".." part, a symbolic link on the way or
+ * at the end, or something other than a regular file is refused (SB_ERR,
+ * err naming `where` and why). A file that is not there is SB_OK with
+ * *data NULL. At most max_bytes are read; a larger file is refused.
+ * *data is malloc'd and NUL-terminated; *len its size. */
+int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
+                          char **data, size_t *len, sb_error *err);
 
 /* Parses a decimal number / integer that must fill the whole text. */
 int sb_import_parse_double(const char *text, double *out);

@@ -83,15 +83,22 @@ static int summary_value(json_t *summaries, const char *tag, double *v)
 }
 
 /* Reads the sample file nvbench named (FILE-bin/N.bin), looked for next to
- * the JSON: its directory + the last two components of the recorded name. */
-static double *read_samples(const sb_import_ctx *ctx, json_t *summaries, size_t *n_out, char *used, size_t used_size)
+ * the JSON: its folder + the last two parts of the recorded name, read only
+ * inside that folder (sb_import_read_beside refuses "..", links and other
+ * than regular files). SB_OK with *out NULL when the state names no sample
+ * file, or the file is missing or has another size than the recorded count:
+ * why says which, for the notes. SB_ERR when the name is refused. */
+static int read_samples(const sb_import_ctx *ctx, json_t *summaries, const char *where, double **out,
+                        size_t *n_out, char *used, size_t used_size, char *why, size_t why_size, sb_error *err)
 {
+    *out = NULL;
     *n_out = 0;
+    snprintf(why, why_size, "no sample file named");
     json_t *s = find_summary(summaries, "nv/json/bin:nv/cold/sample_times");
     const char *name = s ? json_string_value(summary_item(s, "filename")) : NULL;
     double size_d = 0;
     if (!name || value_double(summary_item(s, "size"), &size_d) != SB_OK || size_d < 1 || size_d > 1e8)
-        return NULL;
+        return SB_OK;
     /* "out/results.json-bin/0.bin" -> "results.json-bin/0.bin" */
     const char *last = strrchr(name, '/');
     const char *tail = name;
@@ -101,41 +108,52 @@ static double *read_samples(const sb_import_ctx *ctx, json_t *summaries, size_t 
             q--;
         tail = q;
     }
-    const char *slash = strrchr(ctx->path, '/');
-    char path[4200];
-    if (slash)
-        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - ctx->path), ctx->path, tail);
-    else
-        snprintf(path, sizeof path, "%s", tail);
+    size_t tl = strlen(tail);
+    if (tl < 4 || strcmp(tail + tl - 4, ".bin") != 0)
+        return sb_error_set(err, ctx->path, where, "sample file \"%s\" is not an nvbench .bin file: refused", name);
     size_t n = (size_t)size_d;
-    struct stat sbuf;
-    if (stat(path, &sbuf) != 0 || !S_ISREG(sbuf.st_mode) || (size_t)sbuf.st_size != n * 4)
-        return NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    unsigned char *raw = malloc(n * 4);
-    double *out = malloc(n * sizeof *out);
-    int ok = raw && out && fread(raw, 4, n, f) == n;
-    fclose(f);
+    char *raw = NULL;
+    size_t len = 0;
+    if (sb_import_read_beside(ctx, tail, where, n * 4, &raw, &len, err) != SB_OK) {
+        /* name what nvbench recorded, not only the part looked for */
+        if (strcmp(tail, name) != 0) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "sample file \"%s\": %.900s", name, err->msg);
+            memcpy(err->msg, msg, sizeof msg);
+        }
+        return SB_ERR;
+    }
+    if (!raw) {
+        snprintf(why, why_size, "sample file %s not found next to the JSON", tail);
+        return SB_OK;
+    }
+    if (len != n * 4) {
+        free(raw);
+        snprintf(why, why_size, "sample file %s holds %zu bytes, not 4 x %zu", tail, len, n);
+        return SB_OK;
+    }
+    double *v = malloc(n * sizeof *v);
+    int ok = v != NULL;
     for (size_t i = 0; ok && i < n; i++) {
-        unsigned int bits = (unsigned int)raw[4 * i] | (unsigned int)raw[4 * i + 1] << 8 |
-                            (unsigned int)raw[4 * i + 2] << 16 | (unsigned int)raw[4 * i + 3] << 24;
+        const unsigned char *b = (const unsigned char *)raw + 4 * i;
+        unsigned int bits = (unsigned int)b[0] | (unsigned int)b[1] << 8 | (unsigned int)b[2] << 16 |
+                            (unsigned int)b[3] << 24;
         float fv;
         memcpy(&fv, &bits, 4);
         if (!isfinite(fv) || fv < 0)
             ok = 0;
         else
-            out[i] = (double)fv * 1e3;
+            v[i] = (double)fv * 1e3;
     }
     free(raw);
     if (!ok) {
-        free(out);
-        return NULL;
+        free(v);
+        return sb_error_set(err, ctx->path, where, "sample file %s holds a value that is not a time in seconds", tail);
     }
     snprintf(used, used_size, "%s", tail);
+    *out = v;
     *n_out = n;
-    return out;
+    return SB_OK;
 }
 
 /* Bytes the benchmark declared with add_global_memory_reads/writes under a
@@ -327,6 +345,9 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
                                           int_or(dev, "global_memory_size", 0), int_or(dev, "number_of_sms", -1),
                                           int_or(dev, "l2_cache_size", -1), sm_version > 0 ? cc : NULL);
     json_object_set_new(device, "index", json_integer(json_integer_value(dev_id)));
+    long long clock = int_or(dev, "sm_default_clock_rate", -1); /* Hz: the card's peak SM clock */
+    if (clock > 0)
+        json_object_set_new(device, "clocks", json_pack("{s:I}", "sm_max_mhz", (json_int_t)((clock + 500000) / 1000000)));
     json_t *ecc = json_object_get(dev, "ecc_state");
     if (json_is_boolean(ecc))
         json_object_set(device, "ecc", ecc);
@@ -372,8 +393,17 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
     int has_bw = cold && summary_value(summaries, "nv/cold/bw/global/bytes_per_second", &bw) && bw >= 0;
 
     size_t n_samples = 0;
-    char used[600] = "";
-    double *samples = cold ? read_samples(ctx, summaries, &n_samples, used, sizeof used) : NULL;
+    char used[600] = "", why[700] = "";
+    double *samples = NULL;
+    if (cold) {
+        char where[96];
+        snprintf(where, sizeof where, "/benchmarks/%zu/states/%zu", bi, si);
+        if (read_samples(ctx, summaries, where, &samples, &n_samples, used, sizeof used, why, sizeof why, err) != SB_OK) {
+            json_decref(config);
+            json_decref(prov);
+            return SB_ERR;
+        }
+    }
     json_t *timing;
     double median_ms = 0;
     char notes[900];
@@ -411,11 +441,20 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
         if (has_rel && isfinite(rel))
             json_object_set_new(stats, "rel_noise", json_real(rel));
         timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
-        snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": %s GPU time summaries only (%s); "
-                 "no sample file next to the JSON",
+        snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": %s GPU time summaries only (%s); %s",
                  json_string_value(json_object_get(state, "name")) ? json_string_value(json_object_get(state, "name")) : "",
-                 bname, cold ? "cold" : "batch (hot)", has_median ? "mean, median" : "mean, no median");
+                 bname, cold ? "cold" : "batch (hot)", has_median ? "mean, median" : "mean, no median",
+                 cold ? why : "batch times have no sample file");
     }
+    /* The SM clock nvbench measured over the cold samples (Hz): the
+     * schema's clock fields are NVML readings at set moments, so it is
+     * said in the notes. */
+    double clock_hz = 0;
+    size_t nl = strlen(notes);
+    if (cold && summary_value(summaries, "nv/cold/sm_clock_rate/mean", &clock_hz) && clock_hz > 0 && nl < sizeof notes)
+        nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "; mean SM clock over the samples %.0f MHz", clock_hz / 1e6);
+    if (nl < sizeof notes)
+        snprintf(notes + nl, sizeof notes - nl, "; nvbench records no commit, host, driver or time of day");
     /* nvbench's bandwidth is every byte the benchmark declared read or
      * written (named or not) over the mean GPU time, so bandwidth times
      * mean gives them back. The named reads and writes alone may leave

@@ -787,6 +787,149 @@ static void test_gbench_real_output(void **state)
 #undef Q
 }
 
+/* torch_benchmark.json is in the layout bench/scripts/torch_benchmark_dump.py
+ * writes (the shim's own test, e2e_import_torch, needs torch): a Measurement
+ * of 5 blocks of 100 calls and a do_bench list in ms. */
+static void test_torch_benchmark(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db = f->db;
+    sb_error err;
+    sb_error_clear(&err);
+    const char *format = NULL;
+    assert_int_equal(sb_import_detect(DATA "torch_benchmark.json", &format, &err), SB_OK);
+    assert_string_equal(format, "torch-benchmark-json");
+    sb_import_stats st = {0};
+    int rc = sb_import_file(f->ing, DATA "torch_benchmark.json", NULL, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st.stored, 2);
+    const char *m = "SELECT %s FROM configs c JOIN metrics m ON m.run_id = c.run_id JOIN runs r ON r.id = c.run_id "
+                    "JOIN provenance p ON p.run_id = c.run_id WHERE c.provider = '%s'";
+    char sql[1024];
+#define Q(expr, prov) (snprintf(sql, sizeof sql, m, expr, prov), sql)
+    /* raw_times are seconds per block of number_per_run calls: 0.0126 s / 100 = 0.126 ms */
+    assert_true(q_real(db, Q("m.median_ms", "torch")) == 0.0126 / 100 * 1e3);
+    assert_int_equal(q_int(db, Q("m.sample_count", "torch")), 5);
+    assert_string_equal(q_text(db, Q("c.shape_key", "torch")), "K=1024,M=1024,N=1024");
+    assert_string_equal(q_text(db, Q("c.dtype", "torch")), "bf16");
+    assert_string_equal(q_text(db, Q("c.backend", "torch")), "torch");
+    assert_string_equal(q_text(db, Q("p.sku", "torch")), "h100-sxm5-80gb");
+    assert_string_equal(q_text(db, Q("p.tool_name", "torch")), "torch.utils.benchmark");
+    assert_int_equal(q_int(db, Q("json_extract(r.raw_json, '$.config.run_params.calls_per_sample')", "torch")), 100);
+    assert_non_null(strstr(q_text(db, Q("r.notes", "torch")), "records no commit"));
+    /* do_bench times are ms as returned: median of 0.119 0.121 0.122 0.125 */
+    assert_true(q_real(db, Q("m.median_ms", "triton")) == (0.121 + 0.122) / 2);
+    assert_int_equal(q_int(db, Q("m.sample_count", "triton")), 4);
+    assert_string_equal(q_text(db, Q("c.backend", "triton")), "triton");
+#undef Q
+}
+
+/* nvbench_bin.json copied to dir/t.json with its sample file name
+ * replaced by name. */
+static void write_nvbench_naming(const char *dir, const char *name)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_file_read_all(DATA "nvbench_bin.json", &buf, &len, &err), SB_OK);
+    const char *old = "build/nvbench_bin.json-bin/0.bin";
+    char *at = strstr(buf, old);
+    assert_non_null(at);
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s%s%s", (int)(at - buf), buf, name, at + strlen(old));
+    fclose(f);
+    free(buf);
+}
+
+/* A sample file's name comes from the document: the importer reads only
+ * inside the JSON's folder and refuses "..", links and non-.bin names with
+ * one line, storing nothing from the file. */
+static void test_nvbench_confined(void **state)
+{
+    fixture *f = *state;
+    char top[] = "/tmp/solbook-test-confined-XXXXXX";
+    assert_non_null(mkdtemp(top));
+    char dir[256], path[512], bins[512], secret[512], outside[512];
+    snprintf(dir, sizeof dir, "%s/doc", top);
+    snprintf(bins, sizeof bins, "%s/t.json-bin", dir);
+    snprintf(secret, sizeof secret, "%s/secret.bin", top); /* 20 bytes: the size the JSON records */
+    snprintf(outside, sizeof outside, "%s/elsewhere", top);
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(mkdir(outside, 0700), 0);
+    FILE *sf = fopen(secret, "wb");
+    assert_non_null(sf);
+    float v[5] = {1e-5f, 1e-5f, 1e-5f, 1e-5f, 1e-5f};
+    fwrite(v, 4, 5, sf);
+    fclose(sf);
+    char link_to[600];
+    snprintf(link_to, sizeof link_to, "%s/0.bin", outside);
+    assert_int_equal(symlink(secret, link_to), 0);
+
+    static const struct { const char *name, *needle; } cases[] = {
+        {"../secret.bin", "has a \"..\" part: refused"},
+        {"x/../../secret.bin", "has a \"..\" part: refused"},
+        {"t.json-bin/passwd", "is not an nvbench .bin file: refused"},
+    };
+    sb_error err;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_nvbench_naming(dir, cases[i].name);
+        sb_error_clear(&err);
+        assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+        expect_error(&err, cases[i].needle);
+        expect_error(&err, "/benchmarks/0/states/0");
+        char line[3000];
+        sb_error_format(&err, line, sizeof line);
+        assert_null(strchr(line, '\n'));
+    }
+    /* the sample file a link to a file outside */
+    write_nvbench_naming(dir, "t.json-bin/0.bin");
+    assert_int_equal(mkdir(bins, 0700), 0);
+    char bin0[600];
+    snprintf(bin0, sizeof bin0, "%s/0.bin", bins);
+    assert_int_equal(symlink(secret, bin0), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "\"t.json-bin/0.bin\" is a symbolic link: refused");
+    unlink(bin0);
+    rmdir(bins);
+    /* the -bin folder a link to a folder outside */
+    assert_int_equal(symlink(outside, bins), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "is a symbolic link: refused");
+    unlink(bins);
+    /* a FIFO where the sample file should be: refused, not waited on */
+    assert_int_equal(mkdir(bins, 0700), 0);
+    assert_int_equal(mkfifo(bin0, 0600), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "is not a regular file: refused");
+    unlink(bin0);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 0);
+
+    /* the real thing inside the folder is read: samples and the SM clock */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp '%snvbench_bin.json-bin/0.bin' '%s'", DATA, bin0);
+    assert_int_equal(system(cmd), 0);
+    sb_error_clear(&err);
+    int rc = sb_import_file(f->ing, path, NULL, NULL, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT length(value_ms) / 8 FROM run_samples"), 5);
+    assert_int_equal(q_int(f->db, "SELECT json_extract(raw_json, '$.provenance.device.clocks.sm_max_mhz') FROM runs"), 1980);
+    assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs"), "nvbench records no commit"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -800,6 +943,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_op_names_malformed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_axes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nvbench_confined, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torch_benchmark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
     };

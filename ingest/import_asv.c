@@ -1,0 +1,276 @@
+/* import_asv.c - airspeed velocity results, file version 2
+ * (.asv/results/MACHINE/COMMIT-ENV.json, written by `asv run`).
+ *
+ * results{NAME: [columns...]} holds one list per benchmark in the order of
+ * result_columns; a parameterised benchmark's "result" and "samples" hold
+ * one entry per combination of its params (the product, first parameter
+ * outermost). Each combination of a time_ benchmark becomes one run, its
+ * samples (seconds, with --record-samples) the run's samples. The machine
+ * file (machine.json, in the same folder) names the host. docs/IMPORT.md
+ * says field by field what becomes what.
+ */
+#include "import_internal.h"
+#include "json_file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int column_of(json_t *columns, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(columns, i, c) {
+        if (json_is_string(c) && strcmp(json_string_value(c), name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static json_t *column(json_t *entry, int col)
+{
+    return col >= 0 ? json_array_get(entry, (size_t)col) : NULL;
+}
+
+/* asv writes parameter values as Python reprs: "100", "'list'", "None". */
+static json_t *param_value(const char *repr)
+{
+    long long ll;
+    double d;
+    size_t n = strlen(repr);
+    if (n >= 2 && (repr[0] == '\'' || repr[0] == '"') && repr[n - 1] == repr[0])
+        return json_stringn(repr + 1, n - 2);
+    if (strspn(repr, "0123456789") == n && sb_import_parse_ll(repr, &ll) == SB_OK)
+        return json_integer(ll);
+    if (sb_import_parse_double(repr, &d) == SB_OK)
+        return json_real(d);
+    if (strcmp(repr, "True") == 0 || strcmp(repr, "False") == 0)
+        return json_boolean(repr[0] == 'T');
+    return json_string(repr);
+}
+
+static void ms_time(double ms, char *out, size_t size)
+{
+    time_t t = (time_t)(ms / 1000.0);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(out, size, "1970-01-01T00:00:00Z");
+}
+
+typedef struct asv_file {
+    json_t *root, *machine, *columns;
+    const char *sha;
+    long not_time;
+} asv_file;
+
+static json_t *host_device(const asv_file *a, json_t **host)
+{
+    json_t *m = a->machine;
+    const char *cpu = json_string_value(json_object_get(m, "cpu"));
+    long long ncpu = -1;
+    const char *nc = json_string_value(json_object_get(m, "num_cpu"));
+    if (nc)
+        sb_import_parse_ll(nc, &ncpu);
+    *host = json_pack("{s:s, s:s, s:s}", "hostname",
+                      json_string_value(json_object_get(m, "machine")) ? json_string_value(json_object_get(m, "machine")) : "unknown",
+                      "os", json_string_value(json_object_get(m, "os")) ? json_string_value(json_object_get(m, "os")) : "unknown",
+                      "cpu", cpu ? cpu : "unknown");
+    return sb_import_cpu_device(cpu, ncpu);
+}
+
+static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, json_t *entry, long long *row,
+                             sb_error *err)
+{
+    char where[600];
+    snprintf(where, sizeof where, "/results/%s", name);
+    if (!json_is_array(entry))
+        return sb_error_set(err, ctx->path, where, "benchmark entry is not a list of result_columns");
+    const char *last = strrchr(name, '.');
+    last = last ? last + 1 : name;
+    if (strncmp(last, "time_", 5) != 0)
+        return SB_OK; /* track_, mem_, peakmem_: units kept in benchmarks.json */
+    json_t *result = column(entry, column_of(a->columns, "result"));
+    json_t *params = column(entry, column_of(a->columns, "params"));
+    json_t *samples = column(entry, column_of(a->columns, "samples"));
+    json_t *number = column(entry, column_of(a->columns, "stats_number"));
+    json_t *started = column(entry, column_of(a->columns, "started_at"));
+    json_t *duration = column(entry, column_of(a->columns, "duration"));
+    json_t *version = column(entry, column_of(a->columns, "version"));
+    if (!json_is_array(result) || !json_is_array(params))
+        return sb_error_set(err, ctx->path, where, "benchmark entry without \"result\" and \"params\" lists");
+    /* the number of combinations: the product of the params' lengths */
+    size_t combos = 1;
+    size_t pi;
+    json_t *pl;
+    json_array_foreach(params, pi, pl) {
+        if (!json_is_array(pl) || json_array_size(pl) == 0)
+            return sb_error_set(err, ctx->path, where, "params/%zu is not a non-empty list", pi);
+        combos *= json_array_size(pl);
+    }
+    if (json_array_size(result) != combos)
+        return sb_error_set(err, ctx->path, where, "%zu results for %zu parameter combinations",
+                            json_array_size(result), combos);
+    char when_start[40], when_end[40];
+    double t0 = json_is_number(started) ? json_number_value(started)
+                                        : json_number_value(json_object_get(a->root, "date"));
+    ms_time(t0, when_start, sizeof when_start);
+    ms_time(t0 + (json_is_number(duration) ? json_number_value(duration) * 1e3 : 0), when_end, sizeof when_end);
+    /* benchmarks.TimeSum.time_sum -> op "time_sum" under class TimeSum */
+    char op[64], provider[64], suite[64];
+    const sb_import_op_name *opr = sb_import_op_lookup(ctx, name);
+    if (opr)
+        snprintf(op, sizeof op, "%s", opr->op);
+    else
+        sb_import_id(name, op, sizeof op);
+    sb_import_id(ctx->opts.provider ? ctx->opts.provider : "asv", provider, sizeof provider);
+    sb_import_id(ctx->opts.suite ? ctx->opts.suite : "asv", suite, sizeof suite);
+
+    for (size_t c = 0; c < combos; c++) {
+        ctx->st->rows++;
+        /* combination c: the last parameter varies fastest */
+        json_t *given = json_object();
+        size_t rest = c, np = json_array_size(params);
+        for (size_t k = np; k-- > 0;) {
+            json_t *list = json_array_get(params, k);
+            size_t len = json_array_size(list);
+            const char *repr = json_string_value(json_array_get(list, rest % len));
+            rest /= len;
+            /* the names are in benchmarks.json, outside this folder */
+            char pname[32];
+            snprintf(pname, sizeof pname, "param%zu", k + 1);
+            json_object_set_new(given, pname, repr ? param_value(repr) : json_null());
+        }
+        json_t *shape = json_object(), *cparams = json_object();
+        const char *dtype = NULL;
+        sb_import_case_params(given, shape, cparams, &dtype);
+        json_decref(given);
+        if (!dtype && ctx->opts.dtype)
+            dtype = sb_import_dtype(ctx->opts.dtype);
+        if (!dtype && opr && opr->default_dtype[0])
+            dtype = sb_import_dtype(opr->default_dtype);
+        json_t *config = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "suite", suite, "op", op, "mode", "fwd",
+                                   "provider", provider, "backend", "python", "dtype", dtype ? dtype : "unknown",
+                                   "shape", shape, "params", cparams);
+        json_t *run_params = json_object();
+        const char *env = json_string_value(json_object_get(a->root, "env_name"));
+        if (env && strlen(env) < 256)
+            json_object_set_new(run_params, "env", json_string(env));
+        if (json_is_string(version))
+            json_object_set(run_params, "benchmark_version", version);
+        json_object_set_new(config, "run_params", run_params);
+        json_t *host = NULL;
+        json_t *device = host_device(a, &host);
+        json_t *prov = sb_import_provenance("asv", NULL, NULL, device, when_start, when_end);
+        json_object_set_new(prov, "host", host);
+        if (a->sha)
+            json_object_set_new(json_object_get(prov, "git"), "sha", json_string(a->sha));
+        json_t *protocol = sb_import_protocol("unknown");
+        json_t *nper = json_array_get(number, c);
+        if (json_is_integer(nper) && json_integer_value(nper) >= 1)
+            json_object_set(run_params, "calls_per_sample", nper);
+        char notes[1200];
+        int nn = snprintf(notes, sizeof notes, "asv benchmark \"%.300s\", parameter combination %zu of %zu", name,
+                          c + 1, combos);
+        json_t *res = json_array_get(result, c);
+        json_t *smp = json_array_get(samples, c);
+        if (!json_is_number(res)) {
+            if (nn > 0 && (size_t)nn < sizeof notes)
+                snprintf(notes + nn, sizeof notes - (size_t)nn, "; asv records no result: the benchmark failed or was skipped");
+            if (sb_import_emit(ctx, "skipped", "imported: asv recorded no result for this parameter combination",
+                               config, protocol, NULL, NULL, NULL, prov, notes, *row, err) != SB_OK)
+                return SB_ERR;
+            (*row)++;
+            continue;
+        }
+        json_t *timing;
+        double median_ms = 0;
+        if (json_is_array(smp) && json_array_size(smp) > 0) {
+            size_t n = json_array_size(smp);
+            double *v = malloc(n * sizeof *v);
+            for (size_t k = 0; v && k < n; k++) {
+                json_t *x = json_array_get(smp, k);
+                if (!json_is_number(x) || !isfinite(json_number_value(x)) || json_number_value(x) < 0) {
+                    free(v);
+                    json_decref(config);
+                    json_decref(prov);
+                    json_decref(protocol);
+                    return sb_error_set(err, ctx->path, where, "samples/%zu/%zu is not a time in seconds", c, k);
+                }
+                v[k] = json_number_value(x);
+            }
+            timing = v ? sb_import_timing_seconds(v, n, &median_ms) : NULL;
+            free(v);
+            if (nn > 0 && (size_t)nn < sizeof notes)
+                nn += snprintf(notes + nn, sizeof notes - (size_t)nn,
+                               "; each sample is one repeat's time per call (run_params.calls_per_sample calls)");
+        } else {
+            double r = json_number_value(res);
+            median_ms = r * 1e3;
+            timing = json_pack("{s:s, s:b, s:{s:f}}", "unit", "ms", "quantiles_only", 1, "stats", "median", median_ms);
+            if (nn > 0 && (size_t)nn < sizeof notes)
+                nn += snprintf(notes + nn, sizeof notes - (size_t)nn,
+                               "; the median only (run asv with --record-samples for the samples)");
+        }
+        if (nn > 0 && (size_t)nn < sizeof notes)
+            snprintf(notes + nn, sizeof notes - (size_t)nn,
+                     "; asv records the host, not any GPU the benchmark used; parameter names and %ld benchmarks "
+                     "that are not time_ (their units) are in benchmarks.json, which is not read",
+                     a->not_time);
+        if (sb_import_emit(ctx, "passed", NULL, config, protocol, timing, sb_import_metrics(-1, median_ms), NULL, prov,
+                           notes, *row, err) != SB_OK)
+            return SB_ERR;
+        (*row)++;
+    }
+    return SB_OK;
+}
+
+int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
+{
+    json_t *version = json_object_get(root, "version");
+    if (!json_is_integer(version) || json_integer_value(version) != 2)
+        return sb_error_set(err, ctx->path, "/version", "asv results file version is not 2; the importer reads version 2");
+    asv_file a = {.root = root, .columns = json_object_get(root, "result_columns")};
+    json_t *results = json_object_get(root, "results");
+    if (!json_is_array(a.columns) || !json_is_object(results))
+        return sb_error_set(err, ctx->path, "/results", "not an asv results file: no \"result_columns\" and \"results\"");
+    const char *sha = json_string_value(json_object_get(root, "commit_hash"));
+    if (sha && strlen(sha) == 40 && strspn(sha, "0123456789abcdef") == 40)
+        a.sha = sha;
+    /* the machine file asv keeps beside the results, else the copy of its
+     * fields in "params" */
+    char *text = NULL;
+    size_t len = 0;
+    if (sb_import_read_beside(ctx, "machine.json", "machine.json", 1 << 20, &text, &len, err) != SB_OK)
+        return SB_ERR;
+    json_t *machine = NULL;
+    if (text) {
+        sb_error jerr;
+        sb_error_clear(&jerr);
+        if (sb_json_load_buffer(text, len, "machine.json", &machine, &jerr) != SB_OK || !json_is_object(machine)) {
+            free(text);
+            json_decref(machine);
+            return sb_error_set(err, ctx->path, "machine.json", "the machine file beside it is not a JSON object: %s", jerr.msg);
+        }
+        free(text);
+    }
+    a.machine = machine ? machine : json_incref(json_object_get(root, "params"));
+    long long row = 0;
+    const char *name;
+    json_t *entry;
+    int rc = SB_OK;
+    json_object_foreach(results, name, entry) {
+        const char *last = strrchr(name, '.');
+        if (strncmp(last ? last + 1 : name, "time_", 5) != 0)
+            a.not_time++;
+    }
+    json_object_foreach(results, name, entry) {
+        if (convert_benchmark(ctx, &a, name, entry, &row, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
+    }
+    json_decref(a.machine);
+    return rc;
+}
