@@ -11,8 +11,8 @@ and a command, a CR, ``` fence closers with a heading and raw HTML,
 <img onerror> and <script>, ESC and OSC sequences, C1 CSI, RTL overrides
 and isolates, shell substitutions and quotes, table breakers, javascript:
 links, 90-backtick runs around markup, bare URLs, www. names and e-mail
-addresses, 300-character op and SKU names, a 4000-character note and a 1 MB
-note. The results are ingested and every output is produced: `runs` and
+addresses, 300-character op and SKU names, a 4000-character note, a 1 MB
+note and a device named "the". The results are ingested and every output is produced: `runs` and
 `show` (text and --json), `validate-results`, `compare`, `report geomean`,
 `report note`, `report table`, `report evidence`, `report weekly`, `report standing`,
 `packet` (with reproduce.sh), `site`. Then:
@@ -160,6 +160,13 @@ try:
     doc["reason"] = PAYLOADS["esc"] + PAYLOADS["nl"] + PAYLOADS["rtl"]
     doc["config"]["shape"].update({"M": 4096, "N": 4096, "K": 4096})
     write(doc, "failed-spec.json")
+    # a device name that is a word of every template: packet and site
+    # still build (the claims check reads structured fields only)
+    doc = json.loads(json.dumps(passing))
+    doc["run_uuid"] = new_uuid()
+    doc["config"]["shape"]["M"] = 3000
+    doc["provenance"]["device"]["name"] = "the"
+    write(doc, "device-the.json")
     # 300-character op and SKU, a 4000-character note
     doc = json.loads(json.dumps(passing))
     doc["run_uuid"] = new_uuid()
