@@ -10,6 +10,7 @@
 #include "home.h"
 #include "import.h"
 #include "ingest.h"
+#include "term.h"
 
 static const char *const ingest_usage[] = {
     "solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...",
@@ -79,8 +80,8 @@ static void import_paths(sb_ingest *ing, char **paths, int n, const char *format
         stats->stored += ist.stored;
         stats->duplicates += ist.duplicates;
         if (!x->quiet)
-            printf("import: %s: %s, %ld rows, %ld runs (%ld stored, %ld already there, %ld skipped)\n",
-                   paths[i], f, ist.rows, ist.runs, ist.stored, ist.duplicates, ist.skipped_runs);
+            sb_term_line(stdout, "import: %s: %s, %ld rows, %ld runs (%ld stored, %ld already there, %ld skipped)",
+                         paths[i], f, ist.rows, ist.runs, ist.stored, ist.duplicates, ist.skipped_runs);
     }
 }
 
@@ -90,9 +91,9 @@ static void on_file(void *c, const char *path, long long run_id, int duplicate, 
     if (x->quiet)
         return;
     if (duplicate)
-        printf("duplicate: %s: identical content already stored as run %lld\n", path, run_id);
+        sb_term_line(stdout, "duplicate: %s: identical content already stored as run %lld", path, run_id);
     else if (ncu_rows > 0)
-        printf("ncu: %s: %ld metric values attached to run %lld\n", path, ncu_rows, run_id);
+        sb_term_line(stdout, "ncu: %s: %ld metric values attached to run %lld", path, ncu_rows, run_id);
 }
 
 int cmd_ingest(int argc, char **argv)

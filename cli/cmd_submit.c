@@ -15,6 +15,7 @@
 #include "render.h"
 #include "spawn.h"
 #include "task_status.h"
+#include "term.h"
 
 static const char *const submit_usage[] = {
     "solbook submit NAME --arch ARCH --engine kubernetes|slurm [--dry-run] [--print]",
@@ -149,7 +150,7 @@ static int task_states(const submit_opts *o, sb_engine engine, const sb_render_o
             argv[8] = (char *)o->namespace_;
         }
         if (sb_spawn_capture(argv, &text, &status, &err) != SB_OK) {
-            fprintf(stderr, "solbook: %s\n", err.msg);
+            sb_error_print(&err, stderr);
             return 2;
         }
         if (status != 0) {
@@ -168,8 +169,8 @@ static int task_states(const submit_opts *o, sb_engine engine, const sb_render_o
     char *run_dir = sb_render_out_dir(ro, engine);
     struct stat sb;
     if (run_dir && stat(run_dir, &sb) != 0)
-        fprintf(stderr, "solbook: %s: no run directory here (give --status where sbatch ran, or the "
-                        "--output-volume of the submission); squeue alone answers\n", run_dir);
+        sb_term_line(stderr, "solbook: %s: no run directory here (give --status where sbatch ran, or the "
+                             "--output-volume of the submission); squeue alone answers", run_dir);
     int rc = run_dir ? sb_task_status_from_records(run_dir, ro->exp, st, &err) : sb_error_set(&err, NULL, NULL,
                                                                                                "out of memory");
     free(run_dir);
@@ -183,8 +184,8 @@ static int task_states(const submit_opts *o, sb_engine engine, const sb_render_o
     if (sb_spawn_capture(argv, &text, &status, &err) != SB_OK || status != 0) {
         /* The records stay true without squeue; only queued and running
          * tasks go unseen. */
-        fprintf(stderr, "solbook: %s; tasks without a record show as not started\n",
-                status ? "squeue failed" : err.msg);
+        sb_term_line(stderr, "solbook: %s; tasks without a record show as not started",
+                     status ? "squeue failed" : err.msg);
         free(text);
         return 0;
     }
@@ -202,22 +203,24 @@ static void print_states(const sb_render_opts *ro, const char *job, const sb_tas
     static const sb_task_state order[] = {SB_TASK_DONE,   SB_TASK_RUNNING, SB_TASK_PENDING,    SB_TASK_FAILED,
                                           SB_TASK_CANCELLED, SB_TASK_STOPPED, SB_TASK_NOT_STARTED};
     size_t n = ro->exp->n_cases;
-    printf("run %s of %s on %s (job %s): %zu task%s:", ro->run_id, ro->exp->name, ro->arch->arch, job, n,
-           n == 1 ? "" : "s");
+    sb_buf counts = SB_BUF_INIT;
     int first = 1;
     for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
         size_t c = 0;
         for (size_t i = 0; i < n; i++)
             c += st[i].state == order[k];
         if (c) {
-            printf("%s %zu %s", first ? "" : ",", c, sb_task_state_name(order[k]));
+            sb_buf_printf(&counts, "%s %zu %s", first ? "" : ",", c, sb_task_state_name(order[k]));
             first = 0;
         }
     }
-    printf("\n");
+    sb_term_line(stdout, "run %s of %s on %s (job %s): %zu task%s:%s", ro->run_id, ro->exp->name, ro->arch->arch,
+                 job, n, n == 1 ? "" : "s", sb_buf_str(&counts));
+    sb_buf_free(&counts);
+    /* the detail quotes the task record and the scheduler: stored text */
     for (size_t i = 0; i < n; i++)
-        printf("task %zu (case %s): %s: %s\n", i, ro->exp->cases[i].id, sb_task_state_name(st[i].state),
-               st[i].detail);
+        sb_term_line(stdout, "task %zu (case %s): %s: %s", i, ro->exp->cases[i].id,
+                     sb_task_state_name(st[i].state), st[i].detail);
 }
 
 static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e, const sb_exp_arch *a,

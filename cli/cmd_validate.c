@@ -9,6 +9,7 @@
 #include "home.h"
 #include "json_file.h"
 #include "json_schema.h"
+#include "term.h"
 
 static const char *const validate_usage[] = {
     "solbook validate [--schema SCHEMA [--lenient]] [--quiet] INSTANCE...",
@@ -30,7 +31,7 @@ typedef struct print_ctx {
 static void print_error(void *ctx, const char *pointer, const char *keyword, const char *reason)
 {
     const print_ctx *p = ctx;
-    printf("%s: %s: %s: %s\n", p->file, pointer[0] ? pointer : "/", keyword, reason);
+    sb_term_line(stdout, "%s: %s: %s: %s", p->file, pointer[0] ? pointer : "/", keyword, reason);
 }
 
 static int is_file(const char *path)
@@ -77,14 +78,14 @@ static const sb_schema *schema_for(const char *file, const json_t *instance,
 {
     const json_t *id = json_is_object(instance) ? json_object_get(instance, "schema") : NULL;
     if (!json_is_object(instance)) {
-        printf("%s: /: schema: the document is %s, not an object with a \"schema\" field; "
-               "pass --schema\n",
-               file, json_is_array(instance) ? "an array" : "a scalar");
+        sb_term_line(stdout, "%s: /: schema: the document is %s, not an object with a \"schema\" field; "
+                             "pass --schema",
+                     file, json_is_array(instance) ? "an array" : "a scalar");
         return NULL;
     }
     if (!json_is_string(id)) {
-        printf("%s: %s: schema: %s; pass --schema to choose one\n", file, id ? "/schema" : "/",
-               id ? "the \"schema\" field is not a string" : "no \"schema\" field names a schema");
+        sb_term_line(stdout, "%s: %s: schema: %s; pass --schema to choose one", file, id ? "/schema" : "/",
+                     id ? "the \"schema\" field is not a string" : "no \"schema\" field names a schema");
         return NULL;
     }
     if (!*set) {
@@ -105,8 +106,8 @@ static const sb_schema *schema_for(const char *file, const json_t *instance,
         for (size_t i = 0; i < sb_schema_set_count(*set) && n < sizeof known; i++)
             n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
                                   sb_schema_set_id(*set, i));
-        printf("%s: /schema: schema: unknown schema id \"%s\" (known: %s)\n", file,
-               json_string_value(id), known);
+        sb_term_line(stdout, "%s: /schema: schema: unknown schema id \"%s\" (known: %s)", file,
+                     json_string_value(id), known);
     }
     return s;
 }
@@ -158,7 +159,7 @@ int cmd_validate(int argc, char **argv)
         if (sb_json_load_file_any(file, &instance, &err) != SB_OK) {
             char line[4096];
             sb_error_format(&err, line, sizeof line);
-            printf("%s\n", line);
+            sb_term_line(stdout, "%s", line);
             invalid = 1;
             continue;
         }
@@ -171,7 +172,7 @@ int cmd_validate(int argc, char **argv)
         print_ctx ctx = {file};
         if (sb_schema_validate(schema, instance, print_error, &ctx) == 0) {
             if (!quiet)
-                printf("%s: valid\n", file);
+                sb_term_line(stdout, "%s: valid", file);
         } else {
             invalid = 1;
         }

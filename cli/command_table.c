@@ -9,6 +9,7 @@ const sb_command sb_commands[] = {
     {"ingest", cmd_ingest, "validate result files and store them in the database"},
     {"runs", cmd_runs, "list stored runs, filtered by arch, SKU, commit or op"},
     {"show", cmd_show, "print one stored run in full"},
+    {"forget", cmd_forget, "remove stored runs with their samples and Nsight Compute values"},
     {"collect", cmd_collect, "print this machine's provenance and GPU identity as JSON"},
     {"report", cmd_report, "geomean tables, weekly writeup, regressions, roofline SVG"},
     {"compare", cmd_compare, "two commits or run sets side by side: medians, ratio, Mann-Whitney verdict"},

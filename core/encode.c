@@ -93,6 +93,25 @@ typedef enum {
     FENCE_BODY   /* inside a fenced block: escapes, newline and tab kept */
 } mode;
 
+/* 1 when the ASCII character c at p in s would start a block or a link in
+ * Markdown text although it is not escaped everywhere: '-' and '=' that
+ * begin the text before a space or another of them (list item, thematic
+ * break, setext underline), the '.' or ')' after the digits that begin it
+ * before a space (ordered list item), and the '.' of "www." (GFM's www
+ * autolink). */
+static int md_line_start_mark(const char *s, const unsigned char *p, long c)
+{
+    size_t at = (size_t)(p - (const unsigned char *)s);
+    int ends_word = p[1] == '\0' || strchr(" \t\r\n", p[1]);
+    /* "-" alone is the mark for "none" in table cells and stays itself */
+    if ((c == '-' || c == '=') && at == 0 && (ends_word || p[1] == c) && strcmp(s, "-") != 0)
+        return 1;
+    if ((c == '.' || c == ')') && ends_word && at > 0 && at <= 9 && strspn(s, "0123456789") == at)
+        return 1;
+    return c == '.' && at >= 3 && strchr("wW", s[at - 1]) && strchr("wW", s[at - 2]) &&
+           strchr("wW", s[at - 3]);
+}
+
 /* Writes s for mode m, at most limit characters (0: all) and then an
  * ellipsis when s was longer. */
 static void encode(sb_buf *out, const char *s, size_t limit, mode m)
@@ -106,7 +125,10 @@ static void encode(sb_buf *out, const char *s, size_t limit, mode m)
         }
         long cp = utf8_next(p, &len);
         chars++;
-        if ((m == MD_TEXT || m == CODE_SPAN) && (cp == '\n' || cp == '\r')) {
+        if (m == MD_TEXT && (cp == ' ' || cp == '\n' || cp == '\r') && p == (const unsigned char *)s) {
+            /* a leading space is text, never the indent of a code block */
+            sb_buf_puts(out, "&#32;");
+        } else if ((m == MD_TEXT || m == CODE_SPAN) && (cp == '\n' || cp == '\r')) {
             sb_buf_putc(out, ' ');
         } else if (m == FENCE_BODY && (cp == '\n' || cp == '\t')) {
             sb_buf_putc(out, (char)cp);
@@ -122,9 +144,16 @@ static void encode(sb_buf *out, const char *s, size_t limit, mode m)
             }
         } else if (m == LINE && cp == '\\') {
             sb_buf_puts(out, "\\\\");
-        } else if (m == MD_TEXT && cp < 0x80 && strchr("\\`*_{}[]<>()#+!|~&", (int)cp)) {
+        } else if (m == MD_TEXT && cp == '@') {
+            /* GFM's e-mail autolink reads the text around '@' after
+             * escapes are resolved: only another node in between stops it */
+            sb_buf_puts(out, "`@`");
+        } else if (m == MD_TEXT && cp < 0x80 &&
+                   (strchr("\\`*_{}[]<>()#+!|~&:", (int)cp) || md_line_start_mark(s, p, cp))) {
+            /* ':' starts GFM's http/ftp autolinks, "www." its www ones */
             sb_buf_putc(out, '\\');
             sb_buf_putc(out, (char)cp);
+
         } else if (m == CODE_SPAN && cp == '|') {
             sb_buf_puts(out, "\\|");
         } else {
@@ -196,6 +225,12 @@ static void put_repeated(sb_buf *out, char c, size_t n)
 void sb_enc_md_code_span(sb_buf *out, const char *s, size_t limit)
 {
     size_t ticks = longest_run(s, '`') + 1;
+    if (ticks > SB_MD_CODE_TICKS_MAX) {
+        /* cmark-gfm and GitHub read a longer run of backticks as text, so
+         * no span could hold s: it is written as escaped text instead */
+        sb_enc_md_text(out, s, limit);
+        return;
+    }
     /* A span that starts or ends with a backtick needs a space inside the
      * delimiters; CommonMark strips one space from each side. */
     size_t n = strlen(s);

@@ -43,14 +43,28 @@ void sb_enc_shell_comment(sb_buf *out, const char *s, size_t limit);
  * quotes (the word is then not s, and cannot be mistaken for it). */
 void sb_enc_shell_arg(sb_buf *out, const char *s);
 
-/* Markdown inline text, safe in a GFM table cell: newlines folded to
- * spaces, Markdown punctuation (and '<', '&', '|') backslash-escaped, so no
- * heading, list, link, raw HTML or cell break can start from s. */
+/* The longest run of backticks that cmark-gfm and GitHub read as a code
+ * span's delimiter; a longer run is text. */
+#define SB_MD_CODE_TICKS_MAX 80
+
+/* Markdown inline text, safe in a GFM table cell and at the start of a
+ * line: newlines folded to spaces, Markdown punctuation (and '<', '&', '|')
+ * backslash-escaped, so no heading, list, link, raw HTML or cell break can
+ * start from s. GFM's autolinks are stopped too: ':' and the '.' of "www."
+ * are escaped and '@' is written as a code span, so no URL, www. name or
+ * e-mail address in s becomes a link. A leading space or newline is
+ * written as "&#32;", and a leading '-' or '=' and the '.' or ')' after
+ * leading digits are escaped where they would mark a block, so s cannot
+ * start a code block, a list, a thematic break or a heading underline;
+ * the one exception is s = "-", the mark for "none" in a table cell, which
+ * is written as it is. */
 void sb_enc_md_text(sb_buf *out, const char *s, size_t limit);
 
 /* A whole Markdown code span, delimiters included: a run of backticks one
  * longer than the longest in s, spaces inside when s starts or ends with a
- * backtick, '|' escaped for table cells, newlines folded to spaces. */
+ * backtick, '|' escaped for table cells, newlines folded to spaces. When
+ * s holds a run of SB_MD_CODE_TICKS_MAX backticks or more, no span can hold
+ * it, and s is written as sb_enc_md_text writes it. */
 void sb_enc_md_code_span(sb_buf *out, const char *s, size_t limit);
 
 /* A whole fenced code block: an opening fence of backticks longer than any

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "encode.h"
+#include "term.h"
 
 static void copy_one_line(char *dst, size_t size, const char *src)
 {
@@ -63,8 +63,5 @@ void sb_error_print(const sb_error *e, FILE *f)
     char line[sizeof e->file + sizeof e->where + sizeof e->msg + 8];
     sb_error_format(e, line, sizeof line);
     /* file names and messages can carry stored text: terminal-encoded */
-    sb_buf b = SB_BUF_INIT;
-    sb_enc_terminal(&b, line, 0);
-    fprintf(f, "solbook: %s\n", sb_buf_failed(&b) ? "out of memory while printing an error" : sb_buf_str(&b));
-    sb_buf_free(&b);
+    sb_term_line(f, "solbook: %s", line);
 }

@@ -81,14 +81,11 @@ void sb_buf_grew(sb_buf *b, size_t n)
     b->data[b->len] = '\0';
 }
 
-void sb_buf_printf(sb_buf *b, const char *fmt, ...)
+void sb_buf_vprintf(sb_buf *b, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
     if (n < 0) {
         b->failed = 1;
         va_end(ap2);
@@ -99,6 +96,14 @@ void sb_buf_printf(sb_buf *b, const char *fmt, ...)
         b->len += (size_t)n;
     }
     va_end(ap2);
+}
+
+void sb_buf_printf(sb_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_buf_vprintf(b, fmt, ap);
+    va_end(ap);
 }
 
 int sb_buf_failed(const sb_buf *b)

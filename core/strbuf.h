@@ -8,6 +8,7 @@
 #ifndef SOLBOOK_CORE_STRBUF_H
 #define SOLBOOK_CORE_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct sb_buf {
@@ -32,6 +33,8 @@ char *sb_buf_room(sb_buf *b, size_t n);
 void sb_buf_grew(sb_buf *b, size_t n);
 void sb_buf_printf(sb_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void sb_buf_vprintf(sb_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 int sb_buf_failed(const sb_buf *b);
 /* The contents ("" when empty); valid until the next append. */
 const char *sb_buf_str(const sb_buf *b);

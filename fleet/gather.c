@@ -14,6 +14,7 @@
 #include "json_file.h"
 #include "shape_key.h"
 #include "strbuf.h"
+#include "term.h"
 
 static const char *str_at(json_t *o, const char *key)
 {
@@ -473,16 +474,16 @@ char *sb_gather_describe(const sb_gather *g)
     for (size_t i = 0; i < g->n; i++) {
         const sb_gather_file *f = &g->files[i];
         if (f->state == SB_GATHER_UNFINISHED) {
-            sb_buf_printf(&t, "unfinished: %s: %s\n", f->path, f->why);
+            sb_term_append(&t, "unfinished: %s: %s", f->path, f->why);
         } else if (f->state == SB_GATHER_PARTIAL || f->state == SB_GATHER_INVALID) {
-            sb_buf_printf(&t, "%s: %s: %s\n", f->state == SB_GATHER_PARTIAL ? "partial" : "invalid", f->path,
+            sb_term_append(&t, "%s: %s: %s", f->state == SB_GATHER_PARTIAL ? "partial" : "invalid", f->path,
                            f->why);
         } else if (f->state == SB_GATHER_DUPLICATE) {
             size_t j = i;
             while (j < g->n && g->files[j].key && strcmp(g->files[j].key, f->key) == 0)
                 j++;
             for (size_t k = i; k < j; k++)
-                sb_buf_printf(&t, "duplicate: %s: %zu final results for one case, provider and arch (%s)\n",
+                sb_term_append(&t, "duplicate: %s: %zu final results for one case, provider and arch (%s)",
                                g->files[k].path, j - i, f->key);
             i = j - 1;
         }

@@ -86,8 +86,9 @@ char **sb_gather_accepted_paths(const sb_gather *g, size_t *n);
  * "duplicate: PATH: N files for case KEY", "unfinished: DIR: WHY"), then
  * one summary line: "gather: A accepted, D duplicate files in G groups, P
  * partial, I invalid" (and ", U unfinished tasks, S superseded
- * attempts" when there are any).
- * malloc'd; NULL when out of memory. */
+ * attempts" when there are any). Paths, reasons and keys are stored text,
+ * written through core/term.h so a control character in them is a
+ * visible escape. malloc'd; NULL when out of memory. */
 char *sb_gather_describe(const sb_gather *g);
 
 /* The key of one parsed document, as above; NULL with why filled when it

@@ -79,8 +79,10 @@ int sb_task_status_from_records(const char *run_dir, const sb_experiment *e, sb_
         else if (strcmp(state, "running") == 0)
             t->state = SB_TASK_RUNNING;
         else {
+            /* state points into doc: the message is made before doc goes */
+            sb_error_set(err, path, "/state", "unknown state \"%s\" (running, done, failed, cancelled)", state);
             json_decref(doc);
-            return sb_error_set(err, path, "/state", "unknown state \"%s\" (running, done, failed, cancelled)", state);
+            return SB_ERR;
         }
         json_decref(doc);
     }

@@ -146,7 +146,9 @@ static void card_name(void *ctx, const char *gpu_name, const char *sku, const ch
                       const char *packages_json)
 {
     card_names *c = ctx;
-    names_add(c->card, gpu_name);
+    /* the device name is free text a driver or a person wrote ("the" is
+     * one): cards are known by the structured SKU id and arch only */
+    (void)gpu_name;
     names_add(c->card, sku);
     if (arch && strcmp(arch, "unknown"))
         add_upper(c->card, arch);

@@ -2,10 +2,12 @@
  * every provider, card and package it names is one its cited runs have,
  * and no path of the machine that built it appears (docs/CLAIMS.md).
  *
- * Names come from the data: providers stored in the database and the
- * headline baselines; cards from db/skus.csv (ids, display and match
- * names, arch in capitals) and stored GPU names; packages from stored
- * provenance.packages_json. A name counts where it stands as a word
+ * Names come from structured fields, never from free text: providers
+ * stored in the database and the headline baselines; cards from
+ * db/skus.csv (ids, display names, arch in capitals) and the stored SKU
+ * ids and arches; packages from the keys of stored
+ * provenance.packages_json. A stored device name (provenance.device.name)
+ * is free text and names nothing here, though a cited run's may be said. A name counts where it stands as a word
  * (letters, digits, '_', '-' and a '.' followed by a letter or digit make
  * up words), compared without case; allowed strings (e.g. the project a
  * packet is addressed to) are masked out first.

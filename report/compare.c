@@ -302,8 +302,15 @@ static void md_commits(sb_buf *out, char **v, size_t n)
         sb_buf_puts(out, "none");
         return;
     }
-    for (size_t i = 0; i < n && i < 8; i++)
-        sb_buf_printf(out, "%s`%.12s`", i ? ", " : "", v[i]);
+    for (size_t i = 0; i < n && i < 8; i++) {
+        /* the short form of a SHA, through the span encoder like all data */
+        char shortsha[13];
+        size_t k = strnlen(v[i], sizeof shortsha - 1);
+        memcpy(shortsha, v[i], k);
+        shortsha[k] = '\0';
+        sb_buf_puts(out, i ? ", " : "");
+        sb_enc_md_code_span(out, shortsha, 0);
+    }
     if (n > 8)
         sb_buf_printf(out, " and %zu more", n - 8);
 }

@@ -17,6 +17,7 @@
 #include <cmark-gfm.h>
 
 #include "encode.h"
+#include "md_inert.h"
 
 static const char *const payloads[] = {
     "x\ntouch pwned-newline",
@@ -216,12 +217,127 @@ static void test_markdown(void **state)
     sb_buf_free(&b);
 }
 
+/* Strings that are markup or links only past an encoder's simple rules:
+ * runs of backticks longer than a code span's delimiter can be, bare
+ * URLs, www. names and e-mail addresses for GFM's autolinks, and the
+ * starts of blocks. */
+static char *long_tick_attack(size_t ticks)
+{
+    sb_buf b = SB_BUF_INIT;
+    for (size_t i = 0; i < ticks; i++)
+        sb_buf_putc(&b, '`');
+    sb_buf_puts(&b, " <img src=x onerror=alert(1)><script>alert(1)</script>[l](https://evil.example) ");
+    for (size_t i = 0; i < ticks; i++)
+        sb_buf_putc(&b, '`');
+    char *s = strdup(sb_buf_str(&b));
+    sb_buf_free(&b);
+    return s;
+}
+
+static const char *const link_attacks[] = {
+    "see https://evil.example/x for more",
+    "http://evil.example",
+    "ftp://evil.example/f",
+    "www.evil.example",
+    "x WwW.evil.example/p",
+    "mail me: a.b+c@evil.example",
+    "mailto:a@evil.example",
+    "xmpp:a@evil.example/r",
+    "(www.evil.example)",
+    "- list item",
+    "-",
+    "--",
+    "=",
+    "1. ordered",
+    "123456789) ordered",
+    "    indented code",
+    "\n    indented after a newline",
+    "---",
+    "===",
+    "> quote",
+    "&lt;img src=x&gt;",
+    "a\\|<img src=x onerror=1>",
+};
+
+/* Every tag in html is one the document wrote itself. */
+static void assert_only_tags(const char *html, const char *allowed, const char *md)
+{
+    const char *stray = md_inert_stray_tag(html, allowed);
+    if (stray)
+        fail_msg("markup from data at \"%.60s\":\n%s\nfrom:\n%s", stray, html, md);
+}
+
+static void check_encoded(const char *s)
+{
+    /* a paragraph of the text alone, the text under a line of text (a
+     * setext underline), and a table row of text and code span */
+    sb_buf md = SB_BUF_INIT;
+    char *html;
+    static const char *const before[] = {"x ", "", "a line\n"};
+    /* "-", a cell's "none", is a list item or underline at a line's start */
+    for (size_t i = 0; i < (strcmp(s, "-") ? 3u : 1u); i++) {
+        sb_buf_puts(&md, before[i]);
+        sb_enc_md_text(&md, s, 0);
+        html = md_inert_render(sb_buf_str(&md));
+        assert_non_null(html);
+        assert_only_tags(html, "p code", sb_buf_str(&md));
+        free(html);
+        sb_buf_reset(&md);
+    }
+    sb_buf_puts(&md, "| a | b |\n| --- | ---: |\n| ");
+    sb_enc_md_text(&md, s, 0);
+    sb_buf_puts(&md, " | ");
+    sb_enc_md_code_span(&md, s, 0);
+    sb_buf_puts(&md, " |\n");
+    html = md_inert_render(sb_buf_str(&md));
+    assert_only_tags(html, "p code table thead tbody tr th td", sb_buf_str(&md));
+    size_t cells = 0;
+    for (const char *p = html; (p = strstr(p, "<td")); p++)
+        cells++;
+    if (cells != 2)
+        fail_msg("%zu cells:\n%s", cells, html);
+    free(html);
+    sb_buf_free(&md);
+}
+
+static void test_markdown_limits(void **state)
+{
+    (void)state;
+    /* 90 backticks: a span would need 91, which cmark-gfm reads as text */
+    size_t runs[] = {1, 79, 80, 90, 200};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        char *s = long_tick_attack(runs[i]);
+        check_encoded(s);
+        free(s);
+    }
+    for (size_t i = 0; i < sizeof link_attacks / sizeof *link_attacks; i++)
+        check_encoded(link_attacks[i]);
+    for (size_t i = 0; i < NPAYLOADS; i++)
+        check_encoded(payloads[i]);
+    /* a span up to the limit stays a span; past it, escaped text */
+    char *s = long_tick_attack(79);
+    sb_buf b = SB_BUF_INIT;
+    sb_enc_md_code_span(&b, s, 0);
+    assert_int_equal(strspn(sb_buf_str(&b), "`"), 80);
+    free(s);
+    sb_buf_reset(&b);
+    s = long_tick_attack(90);
+    sb_enc_md_code_span(&b, s, 0);
+    assert_int_equal(strncmp(sb_buf_str(&b), "\\`\\`", 4), 0);
+    free(s);
+    sb_buf_reset(&b);
+    sb_enc_md_text(&b, "www.x.org a@b.c", 0);
+    assert_string_equal(sb_buf_str(&b), "www\\.x.org a`@`b.c");
+    sb_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_terminal),
         cmocka_unit_test(test_shell),
         cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_markdown_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

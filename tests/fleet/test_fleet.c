@@ -751,6 +751,12 @@ static void test_gather_tasks(void **state)
     write_record(root, "gemm-spec/h100/r1/spec-c", 1, "spec-b", "done", 0);
     assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_ERR);
     assert_non_null(strstr(err.file, "spec-c/solbook-task.json"));
+    /* A state no task writes: the error names it, read before the record
+     * is freed (ASan sees a use after free otherwise). */
+    write_record(root, "gemm-spec/h100/r1/spec-c", 2, "spec-c", "exploded-while-reading-the-record", 0);
+    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_ERR);
+    assert_string_equal(err.where, "/state");
+    assert_non_null(strstr(err.msg, "unknown state \"exploded-while-reading-the-record\""));
 
     json_decref(r);
     char cmd[4200];

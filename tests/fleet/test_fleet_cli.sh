@@ -206,6 +206,24 @@ has slurm-status.out "run r2 of gemm-spec on a100 (job sb-gemm-spec-a100-r2): 4 
 has slurm-status.out "task 1 (case spec-cublaslt): pending: slurm job 4242_1: PENDING"
 has slurm-status.out "task 3 (case spec-solbook-mma): not started: no task record"
 has slurm-status.err "solbook: $tmp/nowhere/gemm-spec/a100/r2: no run directory here"
+# Task records with terminal controls in their fields: --status prints them
+# as visible escapes on one line each, never a raw ESC or a fake line; a
+# record with an unknown state is named in one line (and the error is read
+# before the record is freed).
+vol="$tmp/vol/gemm-spec/a100/r5"
+mkdir -p "$vol/spec-cublas" "$vol/spec-cublaslt"
+printf '{"state":"done","index":0,"case":"spec-cublas","engine":"slurm","job_id":"4242","host":"node\\u001b[2J\\nrun r5: 4 tasks: 4 done","started_at":"x","exit_status":0}' \
+  >"$vol/spec-cublas/solbook-task.json"
+expect 0 status-evil env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --status r5 \
+  --output-volume "$tmp/vol"
+has status-evil.out 'task 0 (case spec-cublas): done: slurm job 4242, host node\e[2J\nrun r5: 4 tasks: 4 done, started x'
+lines status-evil.out 5
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/status-evil.out"; then bad "raw ESC in --status"; cat -v "$tmp/status-evil.out"; else ok "--status prints no raw ESC"; fi
+printf '{"state":"lost\\u001b]0;pwned\\u0007","index":1,"case":"spec-cublaslt"}' >"$vol/spec-cublaslt/solbook-task.json"
+expect 2 status-unknown env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --status r5 \
+  --output-volume "$tmp/vol"
+has status-unknown.err 'spec-cublaslt/solbook-task.json: /state: unknown state "lost\e]0;pwned\x07" (running, done, failed, cancelled)'
+lines status-unknown.err 1
 printf '#!%s\nexec 0<&-; echo "error: no context" >&2; exit 1\n' "$(command -v bash)" >"$tmp/bin/kubectl"
 chmod +x "$tmp/bin/kubectl"
 expect 2 kubectl-fails env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x
@@ -260,17 +278,22 @@ sed 's/"arch": "h100"/"arch": "h200"/; s/"sku": "h100-sxm5-80gb"/"sku": "h200-sx
 head -c 300 "$DATA/schemas/result.valid.gemm.json" >"$fleet/gemm-spec/h100/r1/spec/gemm-spec-solbook-mma.json"
 : >"$fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas-pedantic.json"
 echo '{"sch' >"$fleet/gemm-spec/h100/r1/spec/x.json.tmp.77"
+# a file whose name clears the screen and forges a line: shown escaped
+: >"$fleet/gemm-spec/h100/r1/spec/$(printf 'e\033[2J\ngather: 9 accepted.json')"
 expect 1 fleet "$SOLBOOK" ingest --fleet --db "$tmp/fleet.db" "$fleet"
 has fleet.err "duplicate: $fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas.json: 2 final results for one case, provider and arch"
 has fleet.err "duplicate: $fleet/gemm-spec/h100/r2/spec/gemm-spec-cublas.json: 2 final results"
 has fleet.err "partial: $fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas-pedantic.json: empty file (zero length)"
 has fleet.err "partial: $fleet/gemm-spec/h100/r1/spec/gemm-spec-solbook-mma.json: not one whole JSON document"
 has fleet.err "partial: $fleet/gemm-spec/h100/r1/spec/x.json.tmp.77: temporary file"
-has fleet.err "gather: 2 accepted, 2 duplicate files in 1 group, 3 partial, 0 invalid"
-has fleet.out "ingest: 7 files, 2 stored, 0 duplicates, 5 refused"
+has fleet.err "partial: $fleet/gemm-spec/h100/r1/spec/e\\e[2J\\ngather: 9 accepted.json: empty file (zero length)"
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/fleet.err"; then bad "raw ESC from ingest --fleet"; cat -v "$tmp/fleet.err"; else ok "ingest --fleet prints no raw ESC"; fi
+has fleet.err "gather: 2 accepted, 2 duplicate files in 1 group, 4 partial, 0 invalid"
+has fleet.out "ingest: 8 files, 2 stored, 0 duplicates, 6 refused"
 expect 0 fleet-runs "$SOLBOOK" runs --db "$tmp/fleet.db"
 if grep -q "cublaslt" "$tmp/fleet-runs.out" && grep -q "h200" "$tmp/fleet-runs.out"; then
   ok "the two accepted results are stored"; else bad "stored runs"; cat "$tmp/fleet-runs.out"; fi
+rm "$fleet/gemm-spec/h100/r1/spec/$(printf 'e\033[2J\ngather: 9 accepted.json')"
 rm "$fleet/gemm-spec/h100/r2/spec/gemm-spec-cublas.json" "$fleet/gemm-spec/h100/r1/spec/x.json.tmp.77" \
   "$fleet/gemm-spec/h100/r1/spec/gemm-spec-solbook-mma.json" "$fleet/gemm-spec/h100/r1/spec/gemm-spec-cublas-pedantic.json"
 expect 0 fleet-clean "$SOLBOOK" ingest --fleet --db "$tmp/fleet.db" "$fleet"

@@ -10,17 +10,19 @@ liger_version and gpu_name) is filled with injection payloads: a newline
 and a command, a CR, ``` fence closers with a heading and raw HTML,
 <img onerror> and <script>, ESC and OSC sequences, C1 CSI, RTL overrides
 and isolates, shell substitutions and quotes, table breakers, javascript:
-links, 300-character op and SKU names, a 4000-character note and a 1 MB
-note. The results are ingested and every output is produced: `runs` and
+links, 90-backtick runs around markup, bare URLs, www. names and e-mail
+addresses, 300-character op and SKU names, a 4000-character note, a 1 MB
+note and a device named "the". The results are ingested and every output is produced: `runs` and
 `show` (text and --json), `validate-results`, `compare`, `report geomean`,
-`report note`, `report table`, `report evidence`, `report weekly`, `packet` (with
-reproduce.sh), `site`. Then:
+`report note`, `report table`, `report evidence`, `report weekly`, `report standing`,
+`packet` (with reproduce.sh), `site`. Then:
 
 - every generated shell script (packet, site and weekly reproduce.sh, the weekly's
   sh blocks) runs in a scratch folder with stub solbench/solbook commands:
   no file any payload names is created;
 - every Markdown file, rendered by cmark-gfm with raw HTML allowed, has no
-  <img>, <script>, javascript: link or injected heading;
+  <img>, <script>, javascript: link, link to a URL, www. name or e-mail
+  address from data, or injected heading;
 - no text output (terminal, .md, .sh, .html, .svg) holds a raw control
   character, C1 control or bidi control;
 - the outputs are complete: every run listed, the weekly's sections and
@@ -56,6 +58,11 @@ PAYLOADS = {
     "link": "[click](javascript:alert(1)) <javascript:alert(2)>",
     "semi": "; touch PWNED_semi && touch PWNED_and | touch PWNED_pipe",
     "backslash": "\\\ntouch PWNED_backslash",
+    # a code span's delimiter is at most 80 backticks in cmark-gfm
+    "ticks": "`" * 82 + " <img src=x onerror=alert(1)><script>alert(1)</script>"
+             "[l](javascript:alert(1)) " + "`" * 82,
+    # GFM autolinks: a bare URL, a www. name, an e-mail address
+    "autolink": "see https://evil.example/a www.evil.example or a.b@evil.example",
 }
 # Free-text fields (JSON pointers into a result) that take any string.
 RESULT_TEXT_FIELDS = [
@@ -153,6 +160,13 @@ try:
     doc["reason"] = PAYLOADS["esc"] + PAYLOADS["nl"] + PAYLOADS["rtl"]
     doc["config"]["shape"].update({"M": 4096, "N": 4096, "K": 4096})
     write(doc, "failed-spec.json")
+    # a device name that is a word of every template: packet and site
+    # still build (the claims check reads structured fields only)
+    doc = json.loads(json.dumps(passing))
+    doc["run_uuid"] = new_uuid()
+    doc["config"]["shape"]["M"] = 3000
+    doc["provenance"]["device"]["name"] = "the"
+    write(doc, "device-the.json")
     # 300-character op and SKU, a 4000-character note
     doc = json.loads(json.dumps(passing))
     doc["run_uuid"] = new_uuid()
@@ -233,6 +247,8 @@ try:
     run([SOLBOOK, "report", "weekly", "--db", db, "--week", "2026-W47", "--out", os.path.join(outs, "weekly")])
     run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--out", os.path.join(outs, "packet")])
     run([SOLBOOK, "site", "--db", db, "--out", os.path.join(outs, "site")])
+    with open(os.path.join(outs, "standing.md"), "wb") as f:
+        f.write(run([SOLBOOK, "report", "standing", "--db", db]).stdout)
 
     # ---- terminal ------------------------------------------------------
     BAD = re.compile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
@@ -273,14 +289,16 @@ try:
     mds = [f for f in files if f.endswith(".md")]
     for md in mds:
         html = run([MD_TO_HTML, md]).stdout.decode()
-        for bad in (r"<img[^>]*onerror", r"<img src=x", r"<script", r'href="javascript'):
+        for bad in (r"<img[^>]*onerror", r"<img src=x", r"<script", r'href="javascript',
+                    r'href="[^"]*evil\.example'):
             if re.search(bad, html):
                 fail("%s renders %s" % (md, bad))
         heads = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", html, re.S)
         if any("Injected" in h for h in heads):
             fail("%s has an injected heading: %s" % (md, [h for h in heads if "Injected" in h]))
-    print("Markdown: %d files rendered with raw HTML allowed: no <img onerror>, <script>, "
-          "javascript: link or injected heading" % len(mds))
+    print("Markdown: %d files (standing tables among them) rendered with raw HTML allowed: "
+          "no <img onerror>, <script>, javascript: link, link to a URL, www. name or "
+          "e-mail address from data, or injected heading" % len(mds))
 
     # ---- scripts -------------------------------------------------------
     scripts = []

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "md_inert.h"
 #include "results.h"
 #include "standing.h"
 
@@ -282,11 +283,47 @@ static void test_rewrite_doc(void **state)
     sqlite3_close(db);
 }
 
+/* A case key of 90 backticks around markup: a code span would need a
+ * delimiter longer than cmark-gfm reads as one, so the label must come out
+ * as text, and the rendered table holds no tag or link made from it. */
+static void test_hostile_label(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/hostile.db", tmpdir);
+    sqlite3 *w = fx_create(p);
+    char ticks[91], shape[400];
+    memset(ticks, '`', 90);
+    ticks[90] = '\0';
+    snprintf(shape, sizeof shape,
+             "M=1,%s <img src=x onerror=alert(1)><script>x</script>[l](https://evil.example) "
+             "www.evil.example a@evil.example %s",
+             ticks, ticks);
+    add(w, "memory-bound", "rmsnorm", "fused", shape, 2.0, 1e9, 0);
+    add(w, "memory-bound", "rmsnorm", "reference", shape, 1.0, 1e9, 0);
+    sqlite3_close(w);
+    sqlite3 *db = NULL;
+    sb_error err;
+    if (sb_report_db_open(p, &db, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    char *t = render(db, "over-reference");
+    assert_non_null(strstr(t, "0.50x, fwd bf16 M=1,\\`\\`"));
+    char *html = md_inert_render(t);
+    assert_non_null(html);
+    const char *stray = md_inert_stray_tag(html, "p code table thead tbody tr th td ul li");
+    if (stray)
+        fail_msg("markup from the case key at \"%.60s\":\n%s", stray, html);
+    free(html);
+    free(t);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_providers),
         cmocka_unit_test(test_reference_memory_flce),
+        cmocka_unit_test(test_hostile_label),
         cmocka_unit_test(test_rewrite_text),
         cmocka_unit_test(test_rewrite_doc),
     };

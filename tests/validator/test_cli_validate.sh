@@ -143,5 +143,22 @@ expect_run 2 "$SOLBOOK" compare --treshold 0.05 a b
 checks=$((checks + 1))
 grep -qxF "solbook compare: unknown option '--treshold'; did you mean '--threshold'?" "$TMP/err" || { fail "compare option suggestion"; cat "$TMP/err"; }
 
+# A file name and a JSON key with terminal controls: each message stays one
+# line with the controls shown as escapes, so no fake "valid" line or
+# cleared screen hides the error.
+evil="$TMP/$(printf 'evil\033[2K\rfake.json')"
+sed '1s/{/{"\\u001b[1Ax\\nfake.json: valid": 1,/' "$DATA/result.valid.cpu.json" >"$evil"
+expect_run 1 "$SOLBOOK" validate "$evil"
+expect_line "$TMP/evil\\e[2K\\rfake.json: /\\e[1Ax\\nfake.json: valid: additionalProperties: property is not allowed (additionalProperties is false and it is not listed in properties)"
+checks=$((checks + 1))
+if LC_ALL=C grep -q "$(printf '[\033\r]')" "$TMP/out"; then fail "raw control in:"; cat -v "$TMP/out"; fi
+checks=$((checks + 1))
+[ "$(wc -l <"$TMP/out")" -eq 1 ] || { fail "more than one line:"; cat -v "$TMP/out"; }
+printf '{"a":' >"$evil"
+expect_run 1 "$SOLBOOK" validate "$evil"
+checks=$((checks + 1))
+# (an error's parts fold CR and LF to spaces; ESC is shown as an escape)
+grep -qF 'evil\e[2K fake.json: line 1' "$TMP/out" || { fail "malformed file name not escaped:"; cat -v "$TMP/out"; }
+
 echo "test_cli_validate: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]
