@@ -517,7 +517,8 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         sb_forge_stage_build(run_dir, spec, tmp, harness, ref, sizeof ref, err) != SB_OK)
         goto fail;
     {
-        char arch[64], entry[128];
+        char arch[64], entry[128], toolkit[4096];
+        sb_forge_toolkit_dir(nvcc, toolkit, sizeof toolkit);
         snprintf(arch, sizeof arch, "-arch=%s", json_string_value(json_object_get(spec, "nvcc_arch")));
         snprintf(entry, sizeof entry, "-DFORGE_CANDIDATE_ENTRY=%s", json_string_value(json_object_get(meta, "entry_point")));
         char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", entry, "-o", "forge_bench",
@@ -529,6 +530,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         sb_sandbox_limits lim;
         sb_sandbox_limits_compiler(&lim, (double)json_integer_value(json_object_get(limits, "compile_s")));
         lim.isolation = iso;
+        lim.tool_dir = toolkit;
         sb_sandbox_result res;
         if (sb_sandbox_run(argv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
@@ -569,6 +571,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         snprintf(errp, sizeof errp, "%s/bench.stderr", logs);
         sb_sandbox_limits_cuda(&lim, (double)json_integer_value(json_object_get(limits, "bench_s")));
         lim.isolation = iso;
+        lim.tool_dir = toolkit;
         if (sb_sandbox_run(bargv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
         if (!(res.exited && res.exit_code == 0)) {
@@ -643,12 +646,12 @@ int sb_forge_bench(const char *run_dir, const sb_forge_bench_opts *o, int *verdi
         }
         char failure[1024], iso_why[800];
         sb_sandbox_isolation iso;
-        if (sb_sandbox_choose(&iso, iso_why, sizeof iso_why, err) != SB_OK) {
+        if (sb_sandbox_choose(&iso, o && o->unsafe_no_sandbox, iso_why, sizeof iso_why, err) != SB_OK) {
             rc = SB_ERR;
             goto out;
         }
-        json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
-                                                      "detail", iso_why));
+        json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
+                                                      "confinement", sb_sandbox_confinement(iso), "detail", iso_why));
         if (sb_forge_path(raw_path, sizeof raw_path, run_dir, "bench_raw.json", err) != SB_OK ||
             run_harness(run_dir, spec, meta, &bc, iso, raw_path, failure, sizeof failure, err) != SB_OK) {
             rc = SB_ERR;
