@@ -84,6 +84,14 @@ expect 0 'verify: passed' "$SOLBOOK" forge verify runs/slow
 expect 1 'is below the required 1.10x' "$SOLBOOK" forge bench runs/slow
 expect 1 'promote: refused: ' "$SOLBOOK" forge promote runs/slow --registry reg
 
+# A patched timer (or an output served from a cache) reports a time the
+# card cannot reach: 2 us for 67 MB, under the 20 us HBM floor.
+new_run timer ms=0.002,0.06
+expect 0 'verify: passed' "$SOLBOOK" forge verify runs/timer
+expect 1 'is below the roofline floor 0.02003 ms of its op on h100-sxm5-80gb' "$SOLBOOK" forge bench runs/timer
+grep -qF '"roofline_floor_ms": 0.0200' runs/timer/bench.json || fail "bench.json does not record the roofline floor"
+expect 1 'promote: refused: ' "$SOLBOOK" forge promote runs/timer --registry reg
+
 new_run stuck bench-hang --bench-timeout 2
 expect 0 'verify: passed' "$SOLBOOK" forge verify runs/stuck
 expect 1 'bench harness timed out after 2 s, process group killed' "$SOLBOOK" forge bench runs/stuck
@@ -93,4 +101,4 @@ expect 0 'verify: passed' "$SOLBOOK" forge verify runs/silent
 expect 1 'bench harness exited 0 without writing its output' "$SOLBOOK" forge bench runs/silent
 
 [ "$(grep -c '"kernel_id"' reg/verified_kernels.json)" = 1 ] || fail "only the good run may be promoted"
-echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"
+echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, faster than the roofline floor, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"
