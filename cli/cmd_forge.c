@@ -31,8 +31,8 @@ static const char *const forge_usage[] = {
     "                   [--root DIR] [--id RUN_ID] [--min-speedup X] [--reference FILE]",
     "                   [--compile-timeout S] [--test-timeout S] [--bench-timeout S]",
     "solbook forge prompt RUN [--root DIR] [--skills DIR]",
-    "solbook forge verify RUN [--root DIR] [--keep-temp]",
-    "solbook forge bench RUN [--root DIR] [--db FILE] [--min-speedup X] [--raw FILE]",
+    "solbook forge verify RUN [--root DIR] [--keep-temp] [--unsafe-no-sandbox]",
+    "solbook forge bench RUN [--root DIR] [--db FILE] [--min-speedup X] [--raw FILE] [--unsafe-no-sandbox]",
     "solbook forge promote RUN [--root DIR] [--db FILE] [--registry DIR]",
     "solbook forge list [--db FILE] [--json]",
     "",
@@ -48,7 +48,7 @@ static const char *const forge_usage[] = {
 typedef struct run_args {
     const char *run, *root, *db, *registry, *skills, *raw;
     double min_speedup;
-    int keep_temp, json;
+    int keep_temp, json, unsafe_no_sandbox;
     sb_forge_task_opts task; /* the options only forge task takes */
 } run_args;
 
@@ -88,6 +88,8 @@ static int forge_options(run_args *a, const char *const *takes, sb_option *out, 
                       "task, bench: the speedup a candidate must reach (default 1.10)"),
         SB_OPT_STRING(0, "skills", &a->skills, "dir", "prompt: another playbook folder (default forge/skills)"),
         SB_OPT_BOOL(0, "keep-temp", &a->keep_temp, "verify: keep the temporary folder (named in verify.json)"),
+        SB_OPT_BOOL(0, "unsafe-no-sandbox", &a->unsafe_no_sandbox,
+                    "verify, bench: where no sandbox is available, run unconfined (your own code only)"),
         SB_OPT_STRING(0, "db", &a->db, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
         SB_OPT_STRING(0, "raw", &a->raw, "file", "bench: judge this harness output instead of running"),
         SB_OPT_STRING(0, "registry", &a->registry, "dir", "promote: the kernel registry (default forge/registry)"),
@@ -205,7 +207,7 @@ static void print_gates(const json_t *report)
 static int forge_verify(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, (const char *const[]){"root", "keep-temp", NULL}, &a, 1);
+    int p = parse_run_args(argc, argv, (const char *const[]){"root", "keep-temp", "unsafe-no-sandbox", NULL}, &a, 1);
     if (p)
         return p > 0 ? 0 : 2;
     sb_error err;
@@ -213,7 +215,7 @@ static int forge_verify(int argc, char **argv)
     char dir[4096];
     if (sb_forge_run_dir(a.run, a.root, dir, sizeof dir, &err) != SB_OK)
         return fail(&err);
-    sb_forge_verify_opts o = {a.keep_temp};
+    sb_forge_verify_opts o = {a.keep_temp, a.unsafe_no_sandbox};
     int verdict = SB_FORGE_REFUSED;
     json_t *report = NULL;
     if (sb_forge_verify(dir, &o, &verdict, &report, &err) != SB_OK)
@@ -232,7 +234,7 @@ static int forge_verify(int argc, char **argv)
 static int forge_bench(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, (const char *const[]){"root", "db", "min-speedup", "raw", NULL},
+    int p = parse_run_args(argc, argv, (const char *const[]){"root", "db", "min-speedup", "raw", "unsafe-no-sandbox", NULL},
                            &a, 1);
     if (p)
         return p > 0 ? 0 : 2;
@@ -241,7 +243,7 @@ static int forge_bench(int argc, char **argv)
     char dir[4096];
     if (sb_forge_run_dir(a.run, a.root, dir, sizeof dir, &err) != SB_OK)
         return fail(&err);
-    sb_forge_bench_opts o = {a.db, a.min_speedup, a.raw};
+    sb_forge_bench_opts o = {a.db, a.min_speedup, a.raw, a.unsafe_no_sandbox};
     int verdict = SB_FORGE_REFUSED;
     json_t *report = NULL;
     if (sb_forge_bench(dir, &o, &verdict, &report, &err) != SB_OK)

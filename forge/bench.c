@@ -353,6 +353,29 @@ static json_t *make_result(const json_t *spec, const json_t *raw, const json_t *
     return doc;
 }
 
+/* The least time one call of the op can take on this card, in ms: its
+ * bytes at the datasheet's HBM bandwidth and its flops at the datasheet's
+ * dense peak, whichever is longer; 0 when neither is known. Only a cold-L2
+ * protocol is held to the HBM side (a warm L2 may serve a small problem
+ * faster than HBM). */
+static double roofline_floor_ms(const json_t *cas, const sb_sku *sku, const char *dtype, int cold_l2)
+{
+    if (!sku)
+        return 0;
+    double floor_s = 0;
+    json_t *by = json_object_get(cas, "bytes"), *fl = json_object_get(cas, "flops");
+    if (cold_l2 && json_is_number(by) && json_number_value(by) > 0 && sku->hbm_tbps > 0)
+        floor_s = json_number_value(by) / (sku->hbm_tbps * 1e12);
+    double peak = sb_sku_peak_tflops(sku, dtype);
+    if (json_is_number(fl) && json_number_value(fl) > 0 && peak > 0 && json_number_value(fl) / (peak * 1e12) > floor_s)
+        floor_s = json_number_value(fl) / (peak * 1e12);
+    return floor_s * 1e3;
+}
+
+/* Measured times may sit this far under the datasheet floor (clock and
+ * timer rounding) before they count as impossible. */
+#define ROOFLINE_SLACK 0.95
+
 static int judge(const char *run_dir, const json_t *spec, const json_t *meta, const json_t *raw,
                  const char *raw_path, const sb_forge_bench_config *bc, double min_speedup,
                  const char *db_path, json_t *report, int *verdict, sb_error *err)
@@ -468,6 +491,20 @@ static int judge(const char *run_dir, const json_t *spec, const json_t *meta, co
             break;
         }
         int case_ok = ok[0] && ok[1];
+        double floor_ms = roofline_floor_ms(cas, sku, json_string_value(json_object_get(spec, "dtype")), bc->cold_l2);
+        json_object_set_new(entry, "roofline_floor_ms", floor_ms > 0 ? json_real(floor_ms) : json_null());
+        if (ok[0] && floor_ms > 0 && medians[0] < floor_ms * ROOFLINE_SLACK) {
+            /* Faster than the card can move the op's bytes or do its
+             * flops: the timer was tampered with, or the work was not done. */
+            char r[1400];
+            snprintf(r, sizeof r,
+                     "%s: candidate median %.4g ms is below the roofline floor %.4g ms of its op on %s "
+                     "(its bytes at the datasheet bandwidth, its flops at the datasheet peak): the timing "
+                     "cannot be real (patched timer, cached output or skipped work)",
+                     skey, medians[0], floor_ms, card_sku);
+            json_array_append_new(reasons, json_string(r));
+            case_ok = 0;
+        }
         if (case_ok) {
             double speedup = medians[0] > 0 ? medians[1] / medians[0] : 0;
             json_object_set_new(entry, "speedup", json_real(speedup));
@@ -517,7 +554,8 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         sb_forge_stage_build(run_dir, spec, tmp, harness, ref, sizeof ref, err) != SB_OK)
         goto fail;
     {
-        char arch[64], entry[128];
+        char arch[64], entry[128], toolkit[4096];
+        sb_forge_toolkit_dir(nvcc, toolkit, sizeof toolkit);
         snprintf(arch, sizeof arch, "-arch=%s", json_string_value(json_object_get(spec, "nvcc_arch")));
         snprintf(entry, sizeof entry, "-DFORGE_CANDIDATE_ENTRY=%s", json_string_value(json_object_get(meta, "entry_point")));
         char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", entry, "-o", "forge_bench",
@@ -529,6 +567,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         sb_sandbox_limits lim;
         sb_sandbox_limits_compiler(&lim, (double)json_integer_value(json_object_get(limits, "compile_s")));
         lim.isolation = iso;
+        lim.tool_dir = toolkit;
         sb_sandbox_result res;
         if (sb_sandbox_run(argv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
@@ -569,6 +608,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         snprintf(errp, sizeof errp, "%s/bench.stderr", logs);
         sb_sandbox_limits_cuda(&lim, (double)json_integer_value(json_object_get(limits, "bench_s")));
         lim.isolation = iso;
+        lim.tool_dir = toolkit;
         if (sb_sandbox_run(bargv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
         if (!(res.exited && res.exit_code == 0)) {
@@ -643,12 +683,12 @@ int sb_forge_bench(const char *run_dir, const sb_forge_bench_opts *o, int *verdi
         }
         char failure[1024], iso_why[800];
         sb_sandbox_isolation iso;
-        if (sb_sandbox_choose(&iso, iso_why, sizeof iso_why, err) != SB_OK) {
+        if (sb_sandbox_choose(&iso, o && o->unsafe_no_sandbox, iso_why, sizeof iso_why, err) != SB_OK) {
             rc = SB_ERR;
             goto out;
         }
-        json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
-                                                      "detail", iso_why));
+        json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
+                                                      "confinement", sb_sandbox_confinement(iso), "detail", iso_why));
         if (sb_forge_path(raw_path, sizeof raw_path, run_dir, "bench_raw.json", err) != SB_OK ||
             run_harness(run_dir, spec, meta, &bc, iso, raw_path, failure, sizeof failure, err) != SB_OK) {
             rc = SB_ERR;

@@ -31,6 +31,7 @@ typedef struct sb_forge_bench_opts {
     double min_speedup;         /* 0: the spec's */
     const char *raw_input;      /* judge an existing harness output instead of running
                                    the harness (re-ingest, tests) */
+    int unsafe_no_sandbox;      /* run unconfined where no sandbox is available (own code only) */
 } sb_forge_bench_opts;
 
 /* *verdict: SB_FORGE_PASSED, SB_FORGE_REFUSED or SB_FORGE_NO_GPU

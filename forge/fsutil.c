@@ -208,6 +208,22 @@ int sb_forge_find_nvcc(char *out, size_t size, sb_error *err)
                         "nvcc not found (set SOLBOOK_NVCC, or put the CUDA toolkit's bin in PATH)");
 }
 
+void sb_forge_toolkit_dir(const char *nvcc, char *out, size_t size)
+{
+    char real[4096];
+    if (!realpath(nvcc, real))
+        snprintf(real, sizeof real, "%s", nvcc);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(real, '/');
+        if (!slash || slash == real) {
+            snprintf(real, sizeof real, "/");
+            break;
+        }
+        *slash = '\0';
+    }
+    snprintf(out, size, "%s", real);
+}
+
 int sb_forge_have_gpu(void)
 {
     const char *env = getenv("SOLBOOK_FORGE_GPU");

@@ -1,18 +1,31 @@
 /* sandbox.c - see sandbox.h. */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, unshare, memfd_create */
 #include "sandbox.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef SOLBOOK_HAVE_SECCOMP
+#include <seccomp.h>
+#endif
 
 #include "process.h"
 
@@ -47,6 +60,7 @@ void sb_sandbox_limits_compiler(sb_sandbox_limits *l, double wall_s)
     l->as_bytes = 0;
     l->fsize_bytes = 1 * GIB;
     l->nofile = 1024;
+    l->runs_tools = 1;
 }
 
 static double now_s(void)
@@ -123,13 +137,495 @@ static void apply_limits(void *ctx)
     set_limit(RLIMIT_NOFILE, lim->nofile);
 }
 
+/* ---- confinement: seccomp, Landlock, pid and network namespaces ---- */
+
+/* Landlock constants newer than some distributions' headers; the values
+ * are the kernel's ABI and do not change. */
+#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_NET_BIND_TCP (1ULL << 0)  /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)
+
+/* struct landlock_ruleset_attr of ABI 6; older kernels get a prefix of it. */
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+#define LL_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define LL_WRITE (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
+                  LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SYM |        \
+                  LANDLOCK_ACCESS_FS_MAKE_FIFO | LL_FS_REFER | LL_FS_TRUNCATE)
+#define LL_DEV (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+/* The rights Landlock accepts on a rule for a file that is not a folder. */
+#define LL_FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | \
+                        LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+/* The system's program and library folders (symbolic links are followed). */
+static const char *const SYSTEM_DIRS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/opt"};
+#define SYSTEM_DIRS_N (sizeof SYSTEM_DIRS / sizeof SYSTEM_DIRS[0])
+/* What the dynamic loader and compiler drivers read of /etc. */
+static const char *const SYSTEM_ETC[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                                         "/etc/alternatives"};
+#define SYSTEM_ETC_N (sizeof SYSTEM_ETC / sizeof SYSTEM_ETC[0])
+static const char *const PLAIN_DEVICES[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"};
+#define PLAIN_DEVICES_N (sizeof PLAIN_DEVICES / sizeof PLAIN_DEVICES[0])
+
+#define CONF_MAX_RULES 128
+
+/* Everything the child needs to confine itself, prepared in the parent so
+ * that the child only makes system calls. */
+typedef struct confine_ctx {
+    const sb_sandbox_limits *lim;
+    int abi;                              /* Landlock ABI version */
+    size_t nrules;
+    char *rule_path[CONF_MAX_RULES];      /* owned */
+    uint64_t rule_access[CONF_MAX_RULES];
+    struct sock_fprog filter;             /* seccomp program; filter.filter owned */
+} confine_ctx;
+
+static int landlock_abi(void)
+{
+    long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return v < 0 ? 0 : (int)v;
+}
+
+static uint64_t landlock_handled_fs(int abi)
+{
+    uint64_t fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0-12 */
+    if (abi >= 2)
+        fs |= LL_FS_REFER;
+    if (abi >= 3)
+        fs |= LL_FS_TRUNCATE;
+    if (abi >= 5)
+        fs |= LL_FS_IOCTL_DEV;
+    return fs;
+}
+
+static int conf_rule(confine_ctx *c, const char *path, uint64_t access)
+{
+    if (c->nrules >= CONF_MAX_RULES)
+        return 0; /* a rule left out only takes access away */
+    if (!(c->rule_path[c->nrules] = strdup(path)))
+        return -1;
+    c->rule_access[c->nrules++] = access;
+    return 0;
+}
+
+/* The ELF loader a program names (PT_INTERP), in interp; "" when it names
+ * none (static) or is not a 64-bit ELF file. */
+static void elf_interpreter(const char *prog, char *interp, size_t size)
+{
+    interp[0] = '\0';
+    FILE *f = fopen(prog, "rb");
+    if (!f)
+        return;
+    Elf64_Ehdr eh;
+    if (fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+        for (unsigned i = 0; i < eh.e_phnum && i < 64; i++) {
+            Elf64_Phdr ph;
+            if (fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) != 0 || fread(&ph, sizeof ph, 1, f) != 1)
+                break;
+            if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz >= size)
+                continue;
+            if (fseek(f, (long)ph.p_offset, SEEK_SET) == 0 && fread(interp, 1, ph.p_filesz, f) == ph.p_filesz)
+                interp[ph.p_filesz - 1] = '\0';
+            else
+                interp[0] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The Landlock rules of one run: see sandbox.h. */
+static int conf_rules(confine_ctx *c, const char *prog, const char *workdir, const sb_sandbox_limits *lim)
+{
+    uint64_t exec = lim->runs_tools ? LANDLOCK_ACCESS_FS_EXECUTE : 0;
+    if (conf_rule(c, workdir, LL_READ | LL_WRITE | exec) != 0)
+        return -1;
+    for (size_t i = 0; i < SYSTEM_DIRS_N; i++)
+        if (conf_rule(c, SYSTEM_DIRS[i], LL_READ | exec) != 0)
+            return -1;
+    if (lim->tool_dir && conf_rule(c, lim->tool_dir, LL_READ | exec) != 0)
+        return -1;
+    for (size_t i = 0; i < SYSTEM_ETC_N; i++)
+        if (conf_rule(c, SYSTEM_ETC[i], LL_READ) != 0)
+            return -1;
+    for (size_t i = 0; i < PLAIN_DEVICES_N; i++)
+        if (conf_rule(c, PLAIN_DEVICES[i], LL_DEV) != 0)
+            return -1;
+    if (conf_rule(c, "/proc", LL_READ) != 0 || conf_rule(c, "/sys", LL_READ) != 0)
+        return -1;
+    DIR *d = opendir("/dev");
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            if (strncmp(de->d_name, "nvidia", 6) != 0)
+                continue;
+            char node[300];
+            snprintf(node, sizeof node, "/dev/%s", de->d_name);
+            if (conf_rule(c, node, LL_DEV | LANDLOCK_ACCESS_FS_READ_DIR) != 0) {
+                closedir(d);
+                return -1;
+            }
+        }
+        closedir(d);
+    }
+    if (!lim->runs_tools) {
+        /* The program itself and its loader: nothing else may be executed. */
+        char interp[512];
+        elf_interpreter(prog, interp, sizeof interp);
+        if (conf_rule(c, prog, LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE) != 0 ||
+            (interp[0] && conf_rule(c, interp, LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE) != 0))
+            return -1;
+    }
+    return 0;
+}
+
+#ifdef SOLBOOK_HAVE_SECCOMP
+/* System calls a benchmark or a compiler never needs and a hostile program
+ * would use to reach outside its sandbox. */
+static const char *const DENIED_SYSCALLS[] = {
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "keyctl", "add_key", "request_key", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+    "delete_module", "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "iopl", "ioperm",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+    "open_by_handle_at", "name_to_handle_at", "vhangup", "uselib", "personality",
+};
+
+/* The seccomp program, built with libseccomp and exported as BPF. */
+static int conf_filter(confine_ctx *c, char *why, size_t size)
+{
+    scmp_filter_ctx sc = seccomp_init(SCMP_ACT_ALLOW);
+    if (!sc) {
+        snprintf(why, size, "seccomp_init failed");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof DENIED_SYSCALLS / sizeof DENIED_SYSCALLS[0]; i++) {
+        int nr = seccomp_syscall_resolve_name(DENIED_SYSCALLS[i]);
+        if (nr != __NR_SCMP_ERROR)
+            rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EPERM), nr, 0);
+    }
+    /* No sockets at all: no network, and no path to the host's services
+     * through their Unix sockets. socketpair() stays (it reaches nobody). */
+    if (rc == 0)
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0);
+    /* No new namespaces through clone; clone3 passes its flags in memory
+     * seccomp cannot read, so it reports "not implemented" and the C
+     * library falls back to clone. */
+    static const unsigned long ns_flags[] = {CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
+                                             CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
+    for (size_t i = 0; rc == 0 && i < sizeof ns_flags / sizeof ns_flags[0]; i++)
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+    if (rc == 0)
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    int fd = -1;
+    if (rc == 0 && (fd = memfd_create("solbook-forge-seccomp", MFD_CLOEXEC)) < 0)
+        rc = -errno;
+    if (rc == 0)
+        rc = seccomp_export_bpf(sc, fd);
+    seccomp_release(sc);
+    off_t len = rc == 0 ? lseek(fd, 0, SEEK_END) : -1;
+    if (rc == 0 && (len <= 0 || len % (off_t)sizeof(struct sock_filter) != 0 || len > 65536))
+        rc = -EINVAL;
+    if (rc == 0 && !(c->filter.filter = malloc((size_t)len)))
+        rc = -ENOMEM;
+    if (rc == 0 && pread(fd, c->filter.filter, (size_t)len, 0) != len)
+        rc = -EIO;
+    if (fd >= 0)
+        close(fd);
+    if (rc != 0) {
+        snprintf(why, size, "cannot build the seccomp filter: %s", strerror(-rc));
+        return -1;
+    }
+    c->filter.len = (unsigned short)(len / (off_t)sizeof(struct sock_filter));
+    return 0;
+}
+#else
+static int conf_filter(confine_ctx *c, char *why, size_t size)
+{
+    (void)c;
+    snprintf(why, size, "solbook was built without libseccomp (Debian package libseccomp-dev)");
+    return -1;
+}
+#endif
+
+static void conf_free(confine_ctx *c)
+{
+    for (size_t i = 0; i < c->nrules; i++)
+        free(c->rule_path[i]);
+    free(c->filter.filter);
+    memset(c, 0, sizeof *c);
+}
+
+/* In the child: a message on stderr (the run's log) and exit 126, so a
+ * program that could not be confined is never run. */
+static void conf_die(const char *step, int e)
+{
+    char buf[160];
+    size_t n = 0;
+    const char *head = "forge sandbox: cannot confine the program: ";
+    for (const char *p = head; *p && n < sizeof buf - 20; p++)
+        buf[n++] = *p;
+    for (const char *p = step; *p && n < sizeof buf - 20; p++)
+        buf[n++] = *p;
+    const char *mid = " failed, errno ";
+    for (const char *p = mid; *p; p++)
+        buf[n++] = *p;
+    char digits[12];
+    int k = 0;
+    unsigned u = (unsigned)e;
+    do
+        digits[k++] = (char)('0' + u % 10);
+    while ((u /= 10) && k < 11);
+    while (k)
+        buf[n++] = digits[--k];
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, n);
+    (void)w;
+    _exit(126);
+}
+
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* "ID ID 1" for uid_map and gid_map, without stdio. */
+static void id_map_line(unsigned id, char *out)
+{
+    char d[12];
+    int k = 0;
+    do
+        d[k++] = (char)('0' + id % 10);
+    while ((id /= 10) && k < 11);
+    size_t n = 0;
+    for (int rep = 0; rep < 2; rep++) {
+        for (int j = k - 1; j >= 0; j--)
+            out[n++] = d[j];
+        out[n++] = ' ';
+    }
+    out[n++] = '1';
+    out[n] = '\0';
+}
+
+/* Closes every descriptor above 2 but keep (the caller's, the start-up
+ * status pipe of sb_process_start included). */
+static void close_fds_except(int keep)
+{
+    if (keep > 3)
+        syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U);
+    if (syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U) != 0)
+        for (int fd = 3; fd < 65536; fd++)
+            if (fd != keep)
+                close(fd);
+}
+
+/* Ends this process the way wait status st says: the same exit code, or
+ * the same signal. */
+static void end_like(int st)
+{
+    if (WIFEXITED(st))
+        _exit(WEXITSTATUS(st));
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
+    struct rlimit core0 = {0, 0};
+    setrlimit(RLIMIT_CORE, &core0);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    kill(getpid(), sig);
+    _exit(128 + sig);
+}
+
+/* The first process, outside the new pid namespace: waits for the
+ * namespace's init and ends the way the program ended (init reports the
+ * program's wait status on status_fd), so the caller sees its status. */
+static void supervise(pid_t init, int status_fd)
+{
+    close_fds_except(status_fd);
+    int st = 0, prog_st = 0;
+    while (waitpid(init, &st, 0) < 0)
+        if (errno != EINTR)
+            _exit(126);
+    ssize_t n;
+    do
+        n = read(status_fd, &prog_st, sizeof prog_st);
+    while (n < 0 && errno == EINTR);
+    end_like(n == (ssize_t)sizeof prog_st ? prog_st : st);
+}
+
+/* pid 1 of the namespace: reaps whatever is reparented to it until the
+ * program ends, reports the program's wait status and exits; the kernel
+ * then kills every process left in the namespace. (The program is not
+ * pid 1 itself: signals without a handler, such as SIGXFSZ, would not
+ * end it.) */
+static void namespace_init(pid_t prog, int status_fd)
+{
+    close_fds_except(status_fd);
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            _exit(126);
+        if (w == prog) {
+            ssize_t n = write(status_fd, &st, sizeof st);
+            (void)n;
+            _exit(0);
+        }
+    }
+}
+
+static void apply_landlock(const confine_ctx *c)
+{
+    struct ll_ruleset_attr attr = {0};
+    size_t attr_size = sizeof attr.handled_access_fs;
+    uint64_t handled = landlock_handled_fs(c->abi);
+    attr.handled_access_fs = handled;
+    if (c->abi >= 4) {
+        attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+        attr_size = offsetof(struct ll_ruleset_attr, scoped);
+    }
+    if (c->abi >= 6) {
+        attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+        attr_size = sizeof attr;
+    }
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+    if (rs < 0)
+        conf_die("landlock_create_ruleset", errno);
+    for (size_t i = 0; i < c->nrules; i++) {
+        int fd = open(c->rule_path[i], O_PATH | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* absent here: nothing to allow */
+        struct stat st;
+        uint64_t access = c->rule_access[i] & handled;
+        if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+            access &= LL_FILE_RIGHTS;
+        struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+        if (access && syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
+            conf_die("landlock_add_rule", errno);
+        close(fd);
+    }
+    if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
+        conf_die("landlock_restrict_self", errno);
+    close(rs);
+}
+
+static void drop_capabilities(void)
+{
+    for (int cap = 0; cap < 64; cap++)
+        prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); /* EINVAL past the last; EPERM without CAP_SETPCAP */
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    if (syscall(SYS_capset, &h, d) != 0)
+        conf_die("capset", errno);
+}
+
+/* sb_process_start's before_exec for CONFINED: limits, then fresh pid and
+ * network namespaces (and a user namespace when not root); the process
+ * forks the namespace's init, which forks the program, and supervises
+ * them. The program's side confines itself and returns to exec. */
+static void confine_child(void *vctx)
+{
+    const confine_ctx *c = vctx;
+    apply_limits((void *)c->lim);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC;
+    if (uid != 0)
+        flags |= CLONE_NEWUSER;
+    if (unshare(flags) != 0)
+        conf_die("unshare", errno);
+    if (uid != 0) {
+        char line[40];
+        write_text("/proc/self/setgroups", "deny");
+        id_map_line((unsigned)uid, line);
+        if (write_text("/proc/self/uid_map", line) != 0)
+            conf_die("uid_map", errno);
+        id_map_line((unsigned)gid, line);
+        if (write_text("/proc/self/gid_map", line) != 0)
+            conf_die("gid_map", errno);
+    }
+    int status_pipe[2];
+    if (pipe2(status_pipe, O_CLOEXEC) != 0)
+        conf_die("pipe", errno);
+    pid_t kid = fork();
+    if (kid < 0)
+        conf_die("fork", errno);
+    if (kid > 0) {
+        close(status_pipe[1]);
+        supervise(kid, status_pipe[0]);
+    }
+    close(status_pipe[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    kid = fork();
+    if (kid < 0)
+        conf_die("fork", errno);
+    if (kid > 0)
+        namespace_init(kid, status_pipe[1]);
+    /* The program: pid 2 of its namespace, in the caller's process group. */
+    close(status_pipe[1]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        conf_die("no_new_privs", errno);
+    apply_landlock(c);
+    drop_capabilities();
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &c->filter) != 0)
+        conf_die("seccomp", errno);
+}
+
+/* Fills c for a run of prog in workdir; why says what is missing. */
+static int conf_prepare(confine_ctx *c, const char *prog, const char *workdir, const sb_sandbox_limits *lim,
+                        char *why, size_t size)
+{
+    memset(c, 0, sizeof *c);
+    c->lim = lim;
+    if ((c->abi = landlock_abi()) < 1) {
+        snprintf(why, size, "the kernel has no Landlock (landlock_create_ruleset: %s)", strerror(errno));
+        return -1;
+    }
+    if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+        snprintf(why, size, "the kernel has no seccomp");
+        return -1;
+    }
+    if (conf_filter(c, why, size) != 0)
+        return -1;
+    if (conf_rules(c, prog, workdir, lim) != 0) {
+        snprintf(why, size, "out of memory");
+        conf_free(c);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- bubblewrap ---- */
 
 /* The namespaces and mounts every bubblewrap run gets: no network (and no
- * other namespace shared), the whole file system read-only, a fresh /dev
- * and /proc, and the sandbox dies with forge. */
-static const char *const BWRAP_BASE[] = {"--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
-                                         "--dev", "/dev", "--proc", "/proc"};
+ * other namespace shared), a fresh /dev and /proc, and the sandbox dies
+ * with forge. The file system holds only what bw_build binds. */
+static const char *const BWRAP_BASE[] = {"--unshare-all", "--die-with-parent", "--dev", "/dev", "--proc", "/proc"};
 #define BWRAP_BASE_N (sizeof BWRAP_BASE / sizeof BWRAP_BASE[0])
 #define BWRAP_MAX_GPU_NODES 64
 
@@ -172,10 +668,31 @@ static void bw_free(bwrap_argv *a)
     free(a->argv);
 }
 
-/* bwrap BASE [--bind DIR DIR --chdir DIR] [--dev-bind /dev/nvidia* ...] -- argv...
- * Every /dev/nvidia* node (and /dev/nvidia-caps) is bound where present, so
+/* Binds path read-only where it exists; a symbolic link (/lib -> usr/lib)
+ * is made again as the same link. */
+static int bw_ro(bwrap_argv *a, const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (S_ISLNK(st.st_mode)) {
+        char target[4096];
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n <= 0)
+            return 0;
+        target[n] = '\0';
+        return bw_push(a, "--symlink", 0) || bw_push(a, target, 1) || bw_push(a, path, 0) ? -1 : 0;
+    }
+    return bw_push(a, "--ro-bind", 0) || bw_push(a, path, 0) || bw_push(a, path, 0) ? -1 : 0;
+}
+
+/* bwrap BASE --ro-bind SYSTEM... [--ro-bind TOOLS] [--bind DIR DIR --chdir DIR]
+ * [--dev-bind /dev/nvidia* ...] -- argv...
+ * Only the system's program and library folders, the loader's files of
+ * /etc, the tool folder and the working folder exist inside. Every
+ * /dev/nvidia* node (and /dev/nvidia-caps) is bound where present, so
  * the CUDA driver finds the card; nothing else of the host's /dev is. */
-static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, char *const argv[])
+static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const char *tool_dir, char *const argv[])
 {
     memset(a, 0, sizeof *a);
     if (bw_push(a, bwrap, 0) != 0)
@@ -183,6 +700,18 @@ static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, char 
     for (size_t i = 0; i < BWRAP_BASE_N; i++)
         if (bw_push(a, BWRAP_BASE[i], 0) != 0)
             return -1;
+    for (size_t i = 0; i < SYSTEM_DIRS_N; i++)
+        if (bw_ro(a, SYSTEM_DIRS[i]) != 0)
+            return -1;
+    for (size_t i = 0; i < SYSTEM_ETC_N; i++)
+        if (bw_ro(a, SYSTEM_ETC[i]) != 0)
+            return -1;
+    if (bw_ro(a, "/sys") != 0 || (tool_dir && bw_ro(a, tool_dir) != 0))
+        return -1;
+    /* The program itself, wherever it is (inside the working folder the
+     * folder's bind below covers it again). */
+    if (argv[0][0] == '/' && bw_ro(a, argv[0]) != 0)
+        return -1;
     if (workdir && (bw_push(a, "--bind", 0) || bw_push(a, workdir, 0) || bw_push(a, workdir, 0) ||
                     bw_push(a, "--chdir", 0) || bw_push(a, workdir, 0)))
         return -1;
@@ -222,7 +751,7 @@ static int bw_probe(const char *bwrap, char *why, size_t size)
     }
     char *targv[] = {truth, NULL};
     bwrap_argv a;
-    if (bw_build(&a, bwrap, NULL, targv) != 0) {
+    if (bw_build(&a, bwrap, NULL, NULL, targv) != 0) {
         bw_free(&a);
         snprintf(why, size, "out of memory");
         return -1;
@@ -248,38 +777,126 @@ static int bw_probe(const char *bwrap, char *why, size_t size)
     return 0;
 }
 
-int sb_sandbox_choose(sb_sandbox_isolation *chosen, char *why, size_t size, sb_error *err)
+/* Runs 'true' confined in a fresh folder; why says why it cannot. 0 when
+ * it works. */
+static int conf_probe(char *why, size_t size)
+{
+    char truth[4096], dir[64] = "/tmp/solbook-forge-probe-XXXXXX";
+    if (sb_process_find("true", truth, sizeof truth) != SB_OK) {
+        snprintf(why, size, "no 'true' program on PATH to try the confinement with");
+        return -1;
+    }
+    confine_ctx c;
+    if (conf_prepare(&c, truth, "/", &(sb_sandbox_limits){0}, why, size) != 0)
+        return -1;
+    conf_free(&c);
+    if (!mkdtemp(dir)) {
+        snprintf(why, size, "cannot create a folder to try the confinement in: %s", strerror(errno));
+        return -1;
+    }
+    char *targv[] = {truth, NULL};
+    sb_sandbox_limits lim = {0};
+    lim.isolation = SB_SANDBOX_CONFINED;
+    lim.wall_s = 60;
+    sb_sandbox_result res;
+    sb_error err;
+    sb_error_clear(&err);
+    char log[128];
+    snprintf(log, sizeof log, "%s/probe.stderr", dir);
+    int rc = sb_sandbox_run(targv, dir, "/dev/null", log, &lim, &res, &err);
+    if (rc != SB_OK)
+        snprintf(why, size, "%.500s", err.msg);
+    else if (!(res.exited && res.exit_code == 0)) {
+        char tail[400] = "";
+        FILE *f = fopen(log, "r");
+        if (f) {
+            size_t n = fread(tail, 1, sizeof tail - 1, f);
+            tail[n] = '\0';
+            fclose(f);
+            char *nl = strchr(tail, '\n');
+            if (nl)
+                *nl = '\0';
+        }
+        snprintf(why, size, "a confined 'true' did not succeed: %s", tail[0] ? tail : "no message");
+        rc = SB_ERR;
+    }
+    unlink(log);
+    rmdir(dir);
+    return rc == SB_OK ? 0 : -1;
+}
+
+int sb_sandbox_choose(sb_sandbox_isolation *chosen, int allow_unsafe, char *why, size_t size, sb_error *err)
 {
     const char *want = getenv("SOLBOOK_FORGE_SANDBOX");
-    if (want && *want && strcmp(want, "auto") != 0 && strcmp(want, "bubblewrap") != 0 &&
+    if (!want || !*want)
+        want = "auto";
+    if (strcmp(want, "auto") != 0 && strcmp(want, "confined") != 0 && strcmp(want, "bubblewrap") != 0 &&
         strcmp(want, "rlimits") != 0)
-        return sb_error_set(err, NULL, NULL, "SOLBOOK_FORGE_SANDBOX is '%s': expected auto, bubblewrap or rlimits",
-                            want);
-    if (want && strcmp(want, "rlimits") == 0) {
+        return sb_error_set(err, NULL, NULL,
+                            "SOLBOOK_FORGE_SANDBOX is '%s': expected auto, confined, bubblewrap or rlimits", want);
+    if (strcmp(want, "rlimits") == 0) {
+        if (!allow_unsafe)
+            return sb_error_set(err, NULL, NULL,
+                                "SOLBOOK_FORGE_SANDBOX=rlimits runs a candidate unconfined: refused without "
+                                "--unsafe-no-sandbox");
         *chosen = SB_SANDBOX_RLIMITS;
-        snprintf(why, size, "rlimits and a process group (SOLBOOK_FORGE_SANDBOX=rlimits)");
+        snprintf(why, size, "rlimits and a process group, unconfined (SOLBOOK_FORGE_SANDBOX=rlimits, --unsafe-no-sandbox)");
         return SB_OK;
     }
-    char bwrap[4096], reason[600];
+    char conf_reason[600] = "not tried", bw_reason[600] = "not tried";
+    if (strcmp(want, "bubblewrap") != 0) {
+        if (conf_probe(conf_reason, sizeof conf_reason) == 0) {
+            *chosen = SB_SANDBOX_CONFINED;
+            snprintf(why, size, "seccomp, Landlock ABI %d, fresh pid and network namespaces, no capabilities; "
+                                "rlimits and a process group", landlock_abi());
+            return SB_OK;
+        }
+        if (strcmp(want, "confined") == 0)
+            return sb_error_set(err, NULL, NULL, "SOLBOOK_FORGE_SANDBOX=confined, but it cannot run here: %s",
+                                conf_reason);
+    }
+    char bwrap[4096];
     if (sb_process_find("bwrap", bwrap, sizeof bwrap) != SB_OK)
-        snprintf(reason, sizeof reason, "bwrap not found on PATH (Debian package bubblewrap)");
-    else if (bw_probe(bwrap, reason, sizeof reason) == 0) {
+        snprintf(bw_reason, sizeof bw_reason, "bwrap not found on PATH (Debian package bubblewrap)");
+    else if (bw_probe(bwrap, bw_reason, sizeof bw_reason) == 0) {
         *chosen = SB_SANDBOX_BUBBLEWRAP;
-        snprintf(why, size, "bubblewrap (%s): no network, read-only file system but the working folder, "
-                            "GPU device nodes bound; rlimits and a process group", bwrap);
+        snprintf(why, size, "bubblewrap (%s): no network, only system folders and the working folder, "
+                            "GPU device nodes bound; rlimits and a process group%s%s", bwrap,
+                 strcmp(want, "auto") == 0 ? "; not confined: " : "", strcmp(want, "auto") == 0 ? conf_reason : "");
         return SB_OK;
     }
-    if (want && strcmp(want, "bubblewrap") == 0)
+    if (strcmp(want, "bubblewrap") == 0)
         return sb_error_set(err, NULL, NULL, "SOLBOOK_FORGE_SANDBOX=bubblewrap, but bubblewrap cannot run here: %s",
-                            reason);
+                            bw_reason);
+    if (!allow_unsafe)
+        return sb_error_set(err, NULL, NULL,
+                            "no sandbox on this machine (confined: %s; bubblewrap: %s): refusing to run a "
+                            "candidate (--unsafe-no-sandbox runs your own code unconfined)",
+                            conf_reason, bw_reason);
     *chosen = SB_SANDBOX_RLIMITS;
-    snprintf(why, size, "rlimits and a process group only: %s", reason);
+    snprintf(why, size, "rlimits and a process group, unconfined (--unsafe-no-sandbox): confined: %s; bubblewrap: %s",
+             conf_reason, bw_reason);
     return SB_OK;
 }
 
 const char *sb_sandbox_isolation_name(sb_sandbox_isolation iso)
 {
-    return iso == SB_SANDBOX_BUBBLEWRAP ? "bubblewrap" : iso == SB_SANDBOX_RLIMITS ? "rlimits" : "auto";
+    switch (iso) {
+    case SB_SANDBOX_CONFINED: return "confined";
+    case SB_SANDBOX_BUBBLEWRAP: return "bubblewrap";
+    case SB_SANDBOX_RLIMITS: return "rlimits";
+    default: return "auto";
+    }
+}
+
+const char *sb_sandbox_confinement(sb_sandbox_isolation iso)
+{
+    switch (iso) {
+    case SB_SANDBOX_CONFINED: return "seccomp+landlock+pidns+netns";
+    case SB_SANDBOX_BUBBLEWRAP: return "bubblewrap:pidns+netns+mountns";
+    case SB_SANDBOX_RLIMITS: return "none (rlimits only)";
+    default: return "unknown";
+    }
 }
 
 int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_path,
@@ -293,25 +910,35 @@ int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_p
     sb_sandbox_isolation iso = lim->isolation;
     if (iso == SB_SANDBOX_AUTO) {
         char why[800];
-        if (sb_sandbox_choose(&iso, why, sizeof why, err) != SB_OK)
+        if (sb_sandbox_choose(&iso, 0, why, sizeof why, err) != SB_OK)
             return SB_ERR;
     }
     res->isolation = iso;
-    /* bubblewrap binds the working folder by its real path. */
+    /* bubblewrap binds, and Landlock allows, the working folder by its real path. */
     char real_workdir[4096], bwrap[4096];
-    if (iso == SB_SANDBOX_BUBBLEWRAP) {
-        if (!realpath(workdir, real_workdir))
-            return sb_error_set(err, workdir, NULL, "cannot resolve the working folder: %s", strerror(errno));
-        if (sb_process_find("bwrap", bwrap, sizeof bwrap) != SB_OK)
-            return sb_error_set(err, "bwrap", NULL, "program not found or not executable");
+    if (iso != SB_SANDBOX_RLIMITS && !realpath(workdir, real_workdir))
+        return sb_error_set(err, workdir, NULL, "cannot resolve the working folder: %s", strerror(errno));
+    if (iso == SB_SANDBOX_BUBBLEWRAP && sb_process_find("bwrap", bwrap, sizeof bwrap) != SB_OK)
+        return sb_error_set(err, "bwrap", NULL, "program not found or not executable");
+    confine_ctx conf = {0};
+    if (iso == SB_SANDBOX_CONFINED) {
+        char why[600], real_prog[4096];
+        if (!realpath(prog, real_prog))
+            return sb_error_set(err, prog, NULL, "cannot resolve: %s", strerror(errno));
+        if (conf_prepare(&conf, real_prog, real_workdir, lim, why, sizeof why) != 0)
+            return sb_error_set(err, prog, NULL, "cannot confine: %s", why);
     }
     int out_fd = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out_fd < 0)
-        return sb_error_set(err, stdout_path, NULL, "cannot create: %s", strerror(errno));
+    if (out_fd < 0) {
+        int e = errno;
+        conf_free(&conf);
+        return sb_error_set(err, stdout_path, NULL, "cannot create: %s", strerror(e));
+    }
     int err_fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (err_fd < 0) {
         int e = errno;
         close(out_fd);
+        conf_free(&conf);
         return sb_error_set(err, stderr_path, NULL, "cannot create: %s", strerror(e));
     }
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -337,7 +964,7 @@ int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_p
     prog_argv[0] = prog;
     run_argv = prog_argv;
     if (iso == SB_SANDBOX_BUBBLEWRAP) {
-        if (bw_build(&bw, bwrap, real_workdir, prog_argv) != 0) {
+        if (bw_build(&bw, bwrap, real_workdir, lim->tool_dir, prog_argv) != 0) {
             rc = sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
         }
@@ -355,6 +982,10 @@ int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_p
     o.close_other_fds = 1;
     o.before_exec = apply_limits;
     o.ctx = (void *)lim;
+    if (iso == SB_SANDBOX_CONFINED) {
+        o.before_exec = confine_child;
+        o.ctx = &conf;
+    }
     double start = now_s();
     pid_t pid;
     rc = sb_process_start(run_argv, &o, &pid, err);
@@ -412,6 +1043,7 @@ done:
     free_env(env);
     free(prog_argv);
     bw_free(&bw);
+    conf_free(&conf);
     return rc;
 }
 

@@ -9,11 +9,27 @@
  * nothing the child started outlives it. The program is run with execve
  * (no shell).
  *
- * Where bubblewrap (bwrap) can create namespaces, the program also runs
- * inside it: no network, its own pid namespace, the whole file system
- * read-only except the working folder, a fresh /dev holding only the
- * NVIDIA device nodes of the host. Elsewhere the limits above are all
- * there is. docs/FORGE.md, "Sandbox", says what each does not isolate.
+ * The program is confined as well, by the first of these this machine has:
+ *
+ *   confined    seccomp (no sockets, no ptrace, no mounts, no new
+ *               namespaces, no io_uring, bpf, perf or kernel keyring),
+ *               Landlock (writes only beneath the working folder; reads
+ *               only the working folder, the system's programs and
+ *               libraries, the tool folder, /dev's null, zero, random and
+ *               nvidia nodes, /proc and /sys; execution of nothing but the
+ *               program itself and its ELF loader unless it runs tools),
+ *               no capabilities, and a fresh pid and network namespace
+ *               whose first process is the program: when it ends, or is
+ *               killed, every process it started ends with it.
+ *   bubblewrap  bwrap's namespaces (no network, own pid namespace) with
+ *               only the system's program and library folders, the tool
+ *               folder and the working folder bound, a fresh /dev holding
+ *               only the NVIDIA nodes, and a fresh /proc.
+ *
+ * Where neither is available forge refuses to run a candidate; the limits
+ * alone (SB_SANDBOX_RLIMITS) are for a developer's own code and must be
+ * asked for (sb_sandbox_choose's allow_unsafe). docs/FORGE.md, "Sandbox",
+ * says what each does not isolate.
  */
 #ifndef SOLBOOK_FORGE_SANDBOX_H
 #define SOLBOOK_FORGE_SANDBOX_H
@@ -23,9 +39,10 @@
 #include "error.h"
 
 typedef enum sb_sandbox_isolation {
-    SB_SANDBOX_AUTO = 0,   /* bubblewrap where it works here, else rlimits (sb_sandbox_choose) */
-    SB_SANDBOX_RLIMITS,    /* process group, limits, environment */
-    SB_SANDBOX_BUBBLEWRAP  /* the same inside bubblewrap's namespaces */
+    SB_SANDBOX_AUTO = 0,   /* confined, else bubblewrap, else an error (sb_sandbox_choose) */
+    SB_SANDBOX_RLIMITS,    /* process group, limits, environment: no confinement */
+    SB_SANDBOX_BUBBLEWRAP, /* the same inside bubblewrap's namespaces */
+    SB_SANDBOX_CONFINED    /* the same under seccomp, Landlock and fresh pid/net namespaces */
 } sb_sandbox_isolation;
 
 typedef struct sb_sandbox_limits {
@@ -36,6 +53,10 @@ typedef struct sb_sandbox_limits {
     rlim_t as_bytes;        /* RLIMIT_AS; 0 = leave (CUDA programs need it unset) */
     rlim_t fsize_bytes;     /* RLIMIT_FSIZE; 0 = leave */
     rlim_t nofile;          /* RLIMIT_NOFILE; 0 = leave */
+    int runs_tools;         /* 1: it may run the system's programs (a compiler driver);
+                               0: it may execute nothing but itself */
+    const char *tool_dir;   /* NULL, or a folder it may also read and run programs
+                               from (the CUDA toolkit nvcc belongs to) */
 } sb_sandbox_limits;
 
 /* Limits for a CUDA test or bench program: RLIMIT_AS left alone (the CUDA
@@ -54,18 +75,24 @@ typedef struct sb_sandbox_result {
     int term_signal;
     int timed_out;     /* 1: the wall timeout killed it */
     double wall_s;     /* seconds it ran */
-    sb_sandbox_isolation isolation; /* how it ran: RLIMITS or BUBBLEWRAP */
+    sb_sandbox_isolation isolation; /* how it ran: RLIMITS, BUBBLEWRAP or CONFINED */
 } sb_sandbox_result;
 
-/* How this machine isolates: SOLBOOK_FORGE_SANDBOX=rlimits forces the
- * limits alone, =bubblewrap requires bubblewrap (SB_ERR when it cannot
- * run), unset or auto takes bubblewrap when bwrap is on PATH and runs a
- * program here (user namespaces allowed), else the limits. why gets one
- * line saying which and, for the limits, why not bubblewrap. */
-int sb_sandbox_choose(sb_sandbox_isolation *chosen, char *why, size_t size, sb_error *err);
+/* How this machine isolates. SOLBOOK_FORGE_SANDBOX chooses: unset or
+ * auto takes the first of confined and bubblewrap that works here (each is
+ * tried), confined or bubblewrap requires that one, rlimits the limits
+ * alone. Without a sandbox (rlimits asked for, or none available under
+ * auto) the answer is SB_ERR unless allow_unsafe is set, when it is
+ * SB_SANDBOX_RLIMITS. why gets one line saying which and why. */
+int sb_sandbox_choose(sb_sandbox_isolation *chosen, int allow_unsafe, char *why, size_t size, sb_error *err);
 
-/* "bubblewrap", "rlimits" or "auto". */
+/* "confined", "bubblewrap", "rlimits" or "auto". */
 const char *sb_sandbox_isolation_name(sb_sandbox_isolation iso);
+
+/* What confines a program under iso, as recorded with a verdict:
+ * "seccomp+landlock+pidns+netns", "bubblewrap:pidns+netns+mountns",
+ * "none (rlimits only)". */
+const char *sb_sandbox_confinement(sb_sandbox_isolation iso);
 
 /* Runs argv[0] (a path, or a name looked up in PATH) with argv in workdir,
  * isolated as lim->isolation says (AUTO: chosen now). stdout_path and

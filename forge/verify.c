@@ -132,7 +132,8 @@ int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tm
 }
 
 static int run_compile(const char *tmp, char *const argv[], const char *log_dir, const char *name,
-                       double wall_s, sb_sandbox_isolation iso, char *detail, size_t dsize, sb_error *err)
+                       double wall_s, sb_sandbox_isolation iso, const char *tool_dir, char *detail, size_t dsize,
+                       sb_error *err)
 {
     char out[4096], errp[4096];
     snprintf(out, sizeof out, "%s/%s.stdout", log_dir, name);
@@ -140,6 +141,7 @@ static int run_compile(const char *tmp, char *const argv[], const char *log_dir,
     sb_sandbox_limits lim;
     sb_sandbox_limits_compiler(&lim, wall_s);
     lim.isolation = iso;
+    lim.tool_dir = tool_dir;
     sb_sandbox_result res;
     if (sb_sandbox_run(argv, tmp, out, errp, &lim, &res, err) != SB_OK)
         return SB_ERR;
@@ -185,18 +187,18 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
     /* One isolation for every run of this verification, recorded with it. */
     sb_sandbox_isolation iso;
     char iso_why[800];
-    if (sb_sandbox_choose(&iso, iso_why, sizeof iso_why, err) != SB_OK) {
+    if (sb_sandbox_choose(&iso, o && o->unsafe_no_sandbox, iso_why, sizeof iso_why, err) != SB_OK) {
         json_decref(doc);
         json_decref(spec);
         return SB_ERR;
     }
-    json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso), "detail",
-                                                  iso_why));
+    json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
+                                                  "confinement", sb_sandbox_confinement(iso), "detail", iso_why));
     const char *order[] = {"files", "metadata", "scan", "compile", "gpu", "test"};
     size_t reached = 0;
     int rc = SB_OK;
     char detail[2048];
-    char tmp[2048] = "";
+    char tmp[2048] = "", toolkit[4096] = "";
     json_t *meta = NULL;
 
     /* files */
@@ -343,9 +345,10 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
         char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", "-o", "forge_test",
                         "test.cu", "kernel.cu", ref, NULL};
         json_object_set_new(doc, "nvcc", json_string(nvcc));
+        sb_forge_toolkit_dir(nvcc, toolkit, sizeof toolkit);
         int c = run_compile(tmp, argv, logs, "compile-test",
                             (double)json_integer_value(json_object_get(json_object_get(spec, "limits"), "compile_s")), iso,
-                            detail, sizeof detail, err);
+                            toolkit, detail, sizeof detail, err);
         if (c == SB_ERR) {
             rc = SB_ERR;
             goto finish;
@@ -374,6 +377,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
         sb_sandbox_limits lim;
         sb_sandbox_limits_cuda(&lim, (double)json_integer_value(json_object_get(json_object_get(spec, "limits"), "test_s")));
         lim.isolation = iso;
+        lim.tool_dir = toolkit;
         sb_sandbox_result res;
         char *argv[] = {"./forge_test", NULL};
         char prog[4096];

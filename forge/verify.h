@@ -30,6 +30,7 @@ enum {
 
 typedef struct sb_forge_verify_opts {
     int keep_temp;          /* keep the temporary build folder (its path is in the report) */
+    int unsafe_no_sandbox;  /* run unconfined where no sandbox is available (own code only) */
 } sb_forge_verify_opts;
 
 /* Runs the gates on RUN_DIR/candidate and writes RUN_DIR/verify.json.

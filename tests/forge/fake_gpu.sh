@@ -43,16 +43,28 @@ expect 0 'test      passed   correctness test passed in' "$SOLBOOK" forge verify
 expect 0 'M=8192,N=4096                candidate passed 0.0201 ms, eager-reference passed 0.0602 ms, speedup 3.000x' \
     "$SOLBOOK" forge bench runs/good
 grep -qF '"verdict": "passed"' runs/good/bench.json || fail "bench.json verdict"
-# The isolation each step ran under is recorded with its evidence: bubblewrap
-# where it runs on this machine, else the limits alone with the reason.
-if SOLBOOK_FORGE_SANDBOX=bubblewrap "$SOLBOOK" forge verify runs/good >/dev/null 2>&1; then iso=bubblewrap; else iso=rlimits; fi
-grep -qF "\"isolation\": \"$iso\"" runs/good/verify.json || fail "verify.json does not record isolation $iso"
-grep -qF "\"isolation\": \"$iso\"" runs/good/bench.json || fail "bench.json does not record isolation $iso"
-echo "ok: verify.json and bench.json record the sandbox: $iso"
-SOLBOOK_FORGE_SANDBOX=rlimits "$SOLBOOK" forge verify runs/good >/dev/null 2>&1 || fail "verify under rlimits"
-grep -qF '"detail": "rlimits and a process group (SOLBOOK_FORGE_SANDBOX=rlimits)"' runs/good/verify.json ||
-    fail "verify.json does not record the forced rlimits"
-echo "ok: SOLBOOK_FORGE_SANDBOX=rlimits is recorded as such"
+# The isolation each step ran under is recorded with its evidence: confined
+# (seccomp, Landlock, pid and network namespaces) where the kernel allows,
+# else bubblewrap.
+if SOLBOOK_FORGE_SANDBOX=confined "$SOLBOOK" forge verify runs/good >/dev/null 2>&1; then
+    iso=confined; conf=seccomp+landlock+pidns+netns
+else
+    iso=bubblewrap; conf=bubblewrap:pidns+netns+mountns
+fi
+"$SOLBOOK" forge verify runs/good >/dev/null 2>&1 || fail "verify again"
+for f in verify bench; do
+    grep -qF "\"isolation\": \"$iso\"" runs/good/$f.json || fail "$f.json does not record isolation $iso"
+    grep -qF "\"confinement\": \"$conf\"" runs/good/$f.json || fail "$f.json does not record confinement $conf"
+done
+echo "ok: verify.json and bench.json record the sandbox: $iso ($conf)"
+expect 2 'SOLBOOK_FORGE_SANDBOX=rlimits runs a candidate unconfined: refused without --unsafe-no-sandbox' \
+    env SOLBOOK_FORGE_SANDBOX=rlimits "$SOLBOOK" forge verify runs/good
+SOLBOOK_FORGE_SANDBOX=rlimits "$SOLBOOK" forge verify --unsafe-no-sandbox runs/good >/dev/null 2>&1 ||
+    fail "verify --unsafe-no-sandbox under rlimits"
+grep -qF '"confinement": "none (rlimits only)"' runs/good/verify.json ||
+    fail "verify.json does not record the unconfined run"
+echo "ok: SOLBOOK_FORGE_SANDBOX=rlimits runs only with --unsafe-no-sandbox and is recorded as unconfined"
+"$SOLBOOK" forge verify runs/good >/dev/null 2>&1 || fail "verify once more"
 [ -f runs/good/results/case1-candidate.json ] || fail "result files"
 expect 0 'promote: cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096+m8192n4096_v1' "$SOLBOOK" forge promote runs/good --registry reg
 grep -qF '"kernel_id": "cuda_rmsnorm_h100-sxm5-80gb_bf16_m4096n4096+m8192n4096_v1"' reg/verified_kernels.json || fail "registry export"
@@ -72,6 +84,14 @@ expect 0 'verify: passed' "$SOLBOOK" forge verify runs/slow
 expect 1 'is below the required 1.10x' "$SOLBOOK" forge bench runs/slow
 expect 1 'promote: refused: ' "$SOLBOOK" forge promote runs/slow --registry reg
 
+# A patched timer (or an output served from a cache) reports a time the
+# card cannot reach: 2 us for 67 MB, under the 20 us HBM floor.
+new_run timer ms=0.002,0.06
+expect 0 'verify: passed' "$SOLBOOK" forge verify runs/timer
+expect 1 'is below the roofline floor 0.02003 ms of its op on h100-sxm5-80gb' "$SOLBOOK" forge bench runs/timer
+grep -qF '"roofline_floor_ms": 0.0200' runs/timer/bench.json || fail "bench.json does not record the roofline floor"
+expect 1 'promote: refused: ' "$SOLBOOK" forge promote runs/timer --registry reg
+
 new_run stuck bench-hang --bench-timeout 2
 expect 0 'verify: passed' "$SOLBOOK" forge verify runs/stuck
 expect 1 'bench harness timed out after 2 s, process group killed' "$SOLBOOK" forge bench runs/stuck
@@ -81,4 +101,4 @@ expect 0 'verify: passed' "$SOLBOOK" forge verify runs/silent
 expect 1 'bench harness exited 0 without writing its output' "$SOLBOOK" forge bench runs/silent
 
 [ "$(grep -c '"kernel_id"' reg/verified_kernels.json)" = 1 ] || fail "only the good run may be promoted"
-echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"
+echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, faster than the roofline floor, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # fake_nvcc.sh - stands in for nvcc (SOLBOOK_NVCC) in the CPU-only test of
-# forge's GPU steps (fake_gpu.sh): it "compiles" by copying fake_prog.sh to
-# the -o name, with a sidecar NAME.params saying how the program behaves.
+# forge's GPU steps (fake_gpu.sh): it "compiles" fake_prog.c with the host's
+# cc to the -o name, with a sidecar NAME.params saying how the program behaves.
 # The behaviour comes from a comment in kernel.cu, "FAKE_NVCC: MODE":
 #   compile-error   this compiler fails with an nvcc-style message
 #   hang            the test never ends
@@ -27,6 +27,5 @@ if [ "$mode" = compile-error ]; then
     echo '1 error detected in the compilation of "kernel.cu".' >&2
     exit 1
 fi
-cp "$(dirname "$0")/fake_prog.sh" "$out"
-chmod +x "$out"
+cc -O1 -o "$out" "$(dirname "$0")/fake_prog.c"
 echo "${mode:-ok}" >"$out.params"

@@ -158,7 +158,7 @@ static void craft_raw(const char *path, const char *gpu, double cand_ms, double 
 
 static int bench_with(ctx *c, const char *run_dir, const char *raw_path, json_t **report)
 {
-    sb_forge_bench_opts o = {c->db, 0, raw_path};
+    sb_forge_bench_opts o = {c->db, 0, raw_path, 0};
     int verdict = -1;
     sb_error err;
     sb_error_clear(&err);
@@ -627,7 +627,7 @@ static void test_slower_candidate_is_refused(void **state)
     assert_int_equal(db_int(c->db, "SELECT COUNT(*) FROM forge_kernels"), 0);
 
     /* A lower --min-speedup than the task's does not get it through either. */
-    sb_forge_bench_opts o = {c->db, 0.5, NULL};
+    sb_forge_bench_opts o = {c->db, 0.5, NULL, 0};
     char raw[1100];
     snprintf(raw, sizeof raw, "%s/crafted_raw.json", run);
     o.raw_input = raw;

@@ -1,6 +1,9 @@
 /* test_forge_sandbox.c - the child-process sandbox on small C programs
  * that loop forever, write a huge file, fail, leave a grandchild behind,
- * or allocate too much; and what the child sees of its environment. */
+ * or allocate too much; what the child sees of its environment; and the
+ * hostile programs the confinement must stop: system calls made from
+ * copied machine code, a write after chdir, a setsid grandchild that
+ * writes late, reads of secrets. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -52,6 +55,11 @@ static int setup_bwrap(void **state)
     return setup_iso(state, SB_SANDBOX_BUBBLEWRAP);
 }
 
+static int setup_confined(void **state)
+{
+    return setup_iso(state, SB_SANDBOX_CONFINED);
+}
+
 static int teardown(void **state)
 {
     fixture *f = *state;
@@ -64,22 +72,31 @@ static int teardown(void **state)
 }
 
 /* The limits of a test run: f's isolation; the test is skipped where
- * bubblewrap is asked for and cannot run on this machine. */
+ * bubblewrap or the confinement is asked for and this machine's kernel
+ * cannot provide it (the reason is printed). */
 static sb_sandbox_limits limits_of(const fixture *f)
 {
     sb_sandbox_limits lim = {0};
     lim.isolation = f->iso;
-    if (f->iso == SB_SANDBOX_BUBBLEWRAP) {
+    if (f->iso == SB_SANDBOX_BUBBLEWRAP || f->iso == SB_SANDBOX_CONFINED) {
         sb_sandbox_isolation got;
         char why[800];
         sb_error err;
+        sb_error_clear(&err);
+        setenv("SOLBOOK_FORGE_SANDBOX", sb_sandbox_isolation_name(f->iso), 1);
+        int rc = sb_sandbox_choose(&got, 0, why, sizeof why, &err);
         unsetenv("SOLBOOK_FORGE_SANDBOX");
-        if (sb_sandbox_choose(&got, why, sizeof why, &err) != SB_OK || got != SB_SANDBOX_BUBBLEWRAP) {
-            fprintf(stderr, "skipped: %s\n", why);
+        if (rc != SB_OK || got != f->iso) {
+            fprintf(stderr, "skipped: %s\n", err.msg);
             skip();
         }
     }
     return lim;
+}
+
+static int confined(const fixture *f)
+{
+    return f->iso == SB_SANDBOX_CONFINED || f->iso == SB_SANDBOX_BUBBLEWRAP;
 }
 
 static sb_sandbox_result run_args(fixture *f, char *const argv[], const sb_sandbox_limits *lim)
@@ -330,9 +347,10 @@ static void test_network_is_cut_off(void **state)
     int pending = poll(&pfd, 1, 0);
     close(lfd);
     assert_true(res.exited);
-    if (f->iso == SB_SANDBOX_BUBBLEWRAP) {
+    if (confined(f)) {
         if (res.exit_code != 1 || strncmp(buf, "connect failed:", 15) != 0)
-            fail_msg("under bubblewrap the connection was not refused: exit %d, '%s'", res.exit_code, buf);
+            fail_msg("under %s the connection was not refused: exit %d, '%s'", sb_sandbox_isolation_name(f->iso),
+                     res.exit_code, buf);
         assert_int_equal(pending, 0); /* nothing reached the listener */
     } else {
         if (res.exit_code != 0 || strcmp(buf, "connected\n") != 0)
@@ -342,8 +360,9 @@ static void test_network_is_cut_off(void **state)
 }
 
 /* Writing outside the working folder (beside it, in the same /tmp):
- * refused under bubblewrap (read-only file system), while writing inside
- * it works; the limits alone let both through. */
+ * refused when confined (Landlock: permission denied), kept inside
+ * bubblewrap's own throw-away root, while writing inside it works; the
+ * limits alone let both through. */
 static void test_writes_stay_in_the_folder(void **state)
 {
     fixture *f = *state;
@@ -359,10 +378,10 @@ static void test_writes_stay_in_the_folder(void **state)
     unlink(outside);
     read_text(f->out, buf, sizeof buf);
     assert_true(res.exited);
-    if (f->iso == SB_SANDBOX_BUBBLEWRAP) {
-        if (res.exit_code != 1 || written || !strstr(buf, "Read-only file system"))
-            fail_msg("under bubblewrap a write outside the folder was not refused: exit %d, '%s'", res.exit_code,
-                     buf);
+    if (confined(f)) {
+        if (written || (f->iso == SB_SANDBOX_CONFINED && (res.exit_code != 1 || !strstr(buf, "cannot write"))))
+            fail_msg("under %s a write outside the folder was not refused: exit %d, '%s'",
+                     sb_sandbox_isolation_name(f->iso), res.exit_code, buf);
     } else {
         if (res.exit_code != 0 || !written)
             fail_msg("without bubblewrap the write outside should go through: exit %d, '%s'", res.exit_code, buf);
@@ -375,7 +394,180 @@ static void test_writes_stay_in_the_folder(void **state)
     assert_string_equal(read_text(inside, buf, sizeof buf), "written by the candidate\n");
 }
 
-/* Which isolation a machine gets, and the override. */
+/* ---- the hostile programs ---- */
+
+/* The machine-code program's verdict in f->out: 1 done, 0 refused; the
+ * test is skipped on an architecture it has no machine code for. */
+static int raw_syscall(fixture *f, const sb_sandbox_limits *lim, const char *what, const char *arg)
+{
+    char *argv[] = {PROG_RAW, (char *)what, (char *)arg, NULL};
+    sb_sandbox_result res = run_args(f, argv, lim);
+    char buf[512];
+    read_text(f->out, buf, sizeof buf);
+    assert_true(res.exited);
+    if (res.exit_code == 77)
+        skip();
+    if (res.exit_code == 0 && strcmp(buf, "done\n") == 0)
+        return 1;
+    if (res.exit_code != 1 || strncmp(buf, "refused: ", 9) != 0)
+        fail_msg("%s %s: exit %d, '%s'", what, arg, res.exit_code, buf);
+    return 0;
+}
+
+/* socket + connect + write from copied machine code: nothing reaches a
+ * listener of this host when confined; the limits alone let it through. */
+static void test_raw_syscall_connect(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    int port, lfd = listen_local(&port);
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", port);
+    int done = raw_syscall(f, &lim, "connect", port_text);
+    struct pollfd pfd = {lfd, POLLIN, 0};
+    int pending = poll(&pfd, 1, 0);
+    close(lfd);
+    assert_int_equal(done, !confined(f));
+    assert_int_equal(pending, !confined(f));
+}
+
+/* openat + write of a file beside the working folder from machine code. */
+static void test_raw_syscall_write_outside(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char outside[600];
+    snprintf(outside, sizeof outside, "%s.raw-outside", f->dir);
+    unlink(outside);
+    int done = raw_syscall(f, &lim, "write", outside);
+    struct stat st;
+    int written = stat(outside, &st) == 0;
+    unlink(outside);
+    assert_int_equal(written, !confined(f));
+    if (f->iso != SB_SANDBOX_BUBBLEWRAP) /* bubblewrap's root is its own, writable */
+        assert_int_equal(done, !confined(f));
+}
+
+/* execve of /bin/sh from machine code: a test or bench program may
+ * execute nothing but itself when confined. */
+static void test_raw_syscall_exec_shell(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char *argv[] = {PROG_RAW, "exec", "shell_ran.txt", NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    char buf[512], ran[600];
+    read_text(f->out, buf, sizeof buf);
+    if (res.exited && res.exit_code == 77)
+        skip();
+    snprintf(ran, sizeof ran, "%s/shell_ran.txt", f->dir);
+    struct stat st;
+    int shell_ran = stat(ran, &st) == 0;
+    if (f->iso == SB_SANDBOX_CONFINED) {
+        assert_true(res.exited);
+        if (res.exit_code != 1 || shell_ran || strncmp(buf, "refused: ", 9) != 0)
+            fail_msg("confined, /bin/sh was run: exit %d, '%s'", res.exit_code, buf);
+    } else if (f->iso == SB_SANDBOX_RLIMITS) {
+        assert_true(shell_ran);
+    }
+}
+
+/* chdir("..") and a relative path: the write lands beside the working
+ * folder under the limits alone, is refused when confined and stays in
+ * bubblewrap's throw-away root. */
+static void test_chdir_then_relative_write(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    const char *base = strrchr(f->dir, '/') + 1;
+    char name[300], outside[600], buf[512];
+    snprintf(name, sizeof name, "%s.chdir-escape", base);
+    snprintf(outside, sizeof outside, "%s.chdir-escape", f->dir);
+    unlink(outside);
+    char *argv[] = {PROG_CHDIR, "..", name, NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    struct stat st;
+    int written = stat(outside, &st) == 0;
+    unlink(outside);
+    read_text(f->out, buf, sizeof buf);
+    assert_true(res.exited);
+    if (confined(f)) {
+        if (written || (f->iso == SB_SANDBOX_CONFINED && res.exit_code != 1))
+            fail_msg("under %s the write after chdir was not refused: exit %d, '%s'",
+                     sb_sandbox_isolation_name(f->iso), res.exit_code, buf);
+    } else {
+        assert_int_equal(res.exit_code, 0);
+        assert_true(written);
+    }
+}
+
+/* A grandchild in a session of its own writes late.txt a second after the
+ * program exits. Confined, it dies with the program's pid namespace;
+ * under the limits alone it outlives the group kill. */
+static void test_setsid_grandchild_does_not_outlive_the_run(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char *argv[] = {PROG_SETSID, "1", NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    assert_true(res.exited);
+    assert_int_equal(res.exit_code, 0);
+    char late[600];
+    snprintf(late, sizeof late, "%s/late.txt", f->dir);
+    struct stat st;
+    int written = 0;
+    for (int i = 0; i < 40 && !written; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        written = stat(late, &st) == 0;
+    }
+    if (confined(f) && written)
+        fail_msg("under %s a setsid grandchild wrote after the run ended", sb_sandbox_isolation_name(f->iso));
+    if (!confined(f))
+        assert_true(written);
+}
+
+/* A file beside the working folder, /etc/shadow and /root: unreadable
+ * when confined. */
+static void test_secrets_are_not_readable(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char secret[600], buf[512];
+    snprintf(secret, sizeof secret, "%s.secret", f->dir);
+    FILE *s = fopen(secret, "w");
+    assert_non_null(s);
+    fputs("not for the candidate\n", s);
+    fclose(s);
+    const char *paths[] = {secret, "/etc/shadow", "/root"};
+    for (size_t i = 0; i < 3; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0)
+            continue;
+        char *argv[] = {PROG_READ, (char *)paths[i], NULL};
+        sb_sandbox_result res = run_args(f, argv, &lim);
+        read_text(f->out, buf, sizeof buf);
+        assert_true(res.exited);
+        if (confined(f) && (res.exit_code != 1 || strncmp(buf, "cannot read:", 12) != 0))
+            fail_msg("under %s %s was readable: exit %d, '%s'", sb_sandbox_isolation_name(f->iso), paths[i],
+                     res.exit_code, buf);
+    }
+    unlink(secret);
+    /* The working folder itself stays readable. */
+    char *argv[] = {PROG_READ, ".", NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    assert_true(res.exited);
+    assert_int_equal(res.exit_code, 0);
+}
+
+/* Which isolation a machine gets, the override, and the refusal to run
+ * unconfined unless asked. */
 static void test_choice_of_isolation(void **state)
 {
     (void)state;
@@ -385,36 +577,47 @@ static void test_choice_of_isolation(void **state)
     const char *path = getenv("PATH");
     char *saved = strdup(path ? path : "");
     setenv("SOLBOOK_FORGE_SANDBOX", "rlimits", 1);
-    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_OK);
+    assert_int_equal(sb_sandbox_choose(&got, 0, why, sizeof why, &err), SB_ERR);
+    assert_string_equal(err.msg, "SOLBOOK_FORGE_SANDBOX=rlimits runs a candidate unconfined: refused without "
+                                 "--unsafe-no-sandbox");
+    assert_int_equal(sb_sandbox_choose(&got, 1, why, sizeof why, &err), SB_OK);
     assert_int_equal(got, SB_SANDBOX_RLIMITS);
-    assert_string_equal(why, "rlimits and a process group (SOLBOOK_FORGE_SANDBOX=rlimits)");
+    assert_non_null(strstr(why, "unconfined (SOLBOOK_FORGE_SANDBOX=rlimits, --unsafe-no-sandbox)"));
     setenv("SOLBOOK_FORGE_SANDBOX", "chroot", 1);
-    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_ERR);
-    assert_string_equal(err.msg, "SOLBOOK_FORGE_SANDBOX is 'chroot': expected auto, bubblewrap or rlimits");
-    /* No bwrap on PATH: the limits, saying why; required: an error. */
+    assert_int_equal(sb_sandbox_choose(&got, 0, why, sizeof why, &err), SB_ERR);
+    assert_string_equal(err.msg, "SOLBOOK_FORGE_SANDBOX is 'chroot': expected auto, confined, bubblewrap or rlimits");
+    /* Nothing works (no programs on PATH to try): refused, unless the
+     * unconfined run is asked for. */
     setenv("PATH", "/nonexistent-solbook-test", 1);
     unsetenv("SOLBOOK_FORGE_SANDBOX");
-    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_OK);
+    assert_int_equal(sb_sandbox_choose(&got, 0, why, sizeof why, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "no sandbox on this machine"));
+    assert_non_null(strstr(err.msg, "bwrap not found on PATH (Debian package bubblewrap)"));
+    assert_non_null(strstr(err.msg, "refusing to run a candidate"));
+    assert_int_equal(sb_sandbox_choose(&got, 1, why, sizeof why, &err), SB_OK);
     assert_int_equal(got, SB_SANDBOX_RLIMITS);
-    assert_string_equal(why, "rlimits and a process group only: bwrap not found on PATH (Debian package bubblewrap)");
+    assert_non_null(strstr(why, "unconfined (--unsafe-no-sandbox)"));
     setenv("SOLBOOK_FORGE_SANDBOX", "bubblewrap", 1);
-    assert_int_equal(sb_sandbox_choose(&got, why, sizeof why, &err), SB_ERR);
+    assert_int_equal(sb_sandbox_choose(&got, 0, why, sizeof why, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "bubblewrap cannot run here: bwrap not found on PATH"));
     unsetenv("SOLBOOK_FORGE_SANDBOX");
     setenv("PATH", saved, 1);
     free(saved);
+    assert_string_equal(sb_sandbox_isolation_name(SB_SANDBOX_CONFINED), "confined");
     assert_string_equal(sb_sandbox_isolation_name(SB_SANDBOX_BUBBLEWRAP), "bubblewrap");
     assert_string_equal(sb_sandbox_isolation_name(SB_SANDBOX_RLIMITS), "rlimits");
+    assert_string_equal(sb_sandbox_confinement(SB_SANDBOX_CONFINED), "seccomp+landlock+pidns+netns");
 }
 
 int main(void)
 {
-    /* Every behaviour under the limits alone, and again inside bubblewrap
-     * (skipped where it cannot run). The grandchild's pid is only
+    /* Every behaviour under the limits alone, again inside bubblewrap and
+     * again confined (each skipped where it cannot run). The grandchild's pid is only
      * meaningful outside a pid namespace; inside one, the namespace's end
      * takes every process with it. */
 #define BOTH(t) cmocka_unit_test_setup_teardown(t, setup, teardown), \
-                cmocka_unit_test_setup_teardown(t, setup_bwrap, teardown)
+                cmocka_unit_test_setup_teardown(t, setup_bwrap, teardown), \
+                cmocka_unit_test_setup_teardown(t, setup_confined, teardown)
     const struct CMUnitTest tests[] = {
         BOTH(test_loop_forever_is_killed_at_the_wall_limit),
         BOTH(test_cpu_limit_stops_a_spinner),
@@ -426,6 +629,12 @@ int main(void)
         BOTH(test_missing_program_is_an_error),
         BOTH(test_network_is_cut_off),
         BOTH(test_writes_stay_in_the_folder),
+        BOTH(test_raw_syscall_connect),
+        BOTH(test_raw_syscall_write_outside),
+        BOTH(test_raw_syscall_exec_shell),
+        BOTH(test_chdir_then_relative_write),
+        BOTH(test_setsid_grandchild_does_not_outlive_the_run),
+        BOTH(test_secrets_are_not_readable),
         cmocka_unit_test(test_choice_of_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
