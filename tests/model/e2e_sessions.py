@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""e2e_sessions.py - `solbook session` and `solbook noise` on the real H100
+sessions (examples/h100/sessions): every stored session run is found, one
+paired speedup is recomputed here from the result files, a pair across
+two GPUs is refused, and the A/A table covers the three kinds.
+
+usage: e2e_sessions.py SOLBOOK SESSIONS_DIR"""
+import glob
+import io
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+
+def run(*args, ok=(0,)):
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode not in ok:
+        sys.exit("FAIL: %s exited %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
+    return p.stdout
+
+
+def table(text, first):
+    """Rows (lists of cells) of the Markdown table whose header starts so."""
+    rows, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("| " + first):
+            inside = True
+            continue
+        if inside and line.startswith("| ---"):
+            continue
+        if inside and line.startswith("|"):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+        elif inside:
+            break
+    return rows
+
+
+def load_results(archives):
+    out = []
+    for a in archives:
+        with tarfile.open(a) as t:
+            for m in t.getmembers():
+                if m.name.endswith(".json"):
+                    out.append(json.load(t.extractfile(m)))
+    return out
+
+
+def round_medians(samples):
+    return [statistics.median(r) for r in samples]
+
+
+def expect_speedup(results, op, mode, dtype, shape, base):
+    """fused over base in the newest session that measured both (copy 0)."""
+    start = {}
+    for r in results:
+        s = r["session"]["id"]
+        start[s] = min(start.get(s, "9"), r["provenance"]["started_at"])
+    best = None
+    for sid in sorted(start, key=lambda s: (start[s], s)):
+        pick = {}
+        for r in results:
+            c = r["config"]
+            if (r["session"]["id"] == sid and r["session"]["copy"] == 0 and r["status"] == "passed"
+                    and (c["op"], c["mode"], c["dtype"]) == (op, mode, dtype) and c["shape"] == shape):
+                pick[c["provider"]] = r
+        if "fused" in pick and base in pick:
+            best = pick
+    f = round_medians(best["fused"]["timing"]["kernel"]["samples"])
+    b = round_medians(best[base]["timing"]["kernel"]["samples"])
+    return math.exp(sum(math.log(y / x) for x, y in zip(f, b)) / len(f))
+
+
+def main():
+    solbook, sessions = sys.argv[1], sys.argv[2]
+    archives = sorted(glob.glob(os.path.join(sessions, "*.tar.gz")))
+    if not archives:
+        sys.exit("FAIL: no session archives in %s" % sessions)
+    results = load_results(archives)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "s.db")
+        out = run(solbook, "ingest", "--db", db, *archives)
+        want = "%d files, %d stored" % (len(results), len(results))
+        assert want in out, "ingest said %r, expected %r" % (out.strip(), want)
+
+        text = run(solbook, "session", "--db", db, "--cases")
+        groups = table(text, "op | SKU")
+        assert groups, "no group table in:\n" + text
+        by = {(g[0], g[1], g[2]): g for g in groups}
+        for g in groups:
+            gm = float(g[4].rstrip("x"))
+            lo, hi = (float(v) for v in g[5].split("-"))
+            assert lo <= gm <= hi, "geomean outside its interval: %s" % g
+            assert g[1] == "h100-sxm5-80gb", g
+        flce = by[("flce", "h100-sxm5-80gb", "liger")]
+        assert int(flce[3]) == 12, flce
+        # one case recomputed here from the files: FLCE full at Liger's default
+        cases = table(text, "case | SKU")
+        row = [c for c in cases if c[0] == "flce full bf16 BT=4096,H=4096,V=128256" and c[2] == "liger"]
+        assert len(row) == 1, row
+        got = float(row[0][5].rstrip("x"))
+        exp = expect_speedup(results, "flce", "full", "bf16", {"BT": 4096, "H": 4096, "V": 128256}, "liger")
+        assert abs(got - exp) < 0.0005 + 1e-9, "flce full fused/liger %.4f, recomputed %.4f" % (got, exp)
+        assert "left out" not in text, "a pair of the real sessions was refused:\n" + text
+
+        # a pair across two GPUs is refused, never shown
+        one = [a for a in archives if "memory-1" in a][0]
+        moved = os.path.join(tmp, "moved.tar.gz")
+        with tarfile.open(one) as src, tarfile.open(moved, "w:gz") as dst:
+            for m in src.getmembers():
+                doc = json.load(src.extractfile(m))
+                if m.name == "layernorm-bf16-fwd-16384x4096-liger.json":
+                    doc["provenance"]["device"]["uuid"] = "GPU-00000000-0000-0000-0000-000000000000"
+                    doc["run_uuid"] = "0" * 32
+                data = json.dumps(doc).encode()
+                info = tarfile.TarInfo(m.name)
+                info.size = len(data)
+                dst.addfile(info, io.BytesIO(data))
+        db2 = os.path.join(tmp, "moved.db")
+        run(solbook, "ingest", "--db", db2, moved)
+        text2 = run(solbook, "session", "--db", db2, "--cases")
+        assert "1 pair(s) left out as not like with like" in text2 and "different GPU UUID" in text2, text2
+        assert not [c for c in table(text2, "case | SKU")
+                    if c[0] == "layernorm fwd bf16 M=16384,N=4096" and c[2] == "liger"], text2
+
+        noise = run(solbook, "noise", "--db", db)
+        kinds = {r[0]: r for r in table(noise, "A/A")}
+        for k in ("same card, one session (paired)", "same card, two sessions", "two cards of one SKU"):
+            assert k in kinds and int(kinds[k][1]) > 0, "no %s comparisons:\n%s" % (k, noise)
+        paired = kinds["same card, one session (paired)"]
+        assert int(paired[1]) == 220, paired
+        assert int(paired[10].rstrip("%")) >= 90, "a 10%% shift is missed too often: %s" % paired
+        print("e2e_sessions: %d runs, %d groups, flce full fused/liger %.3f, A/A %s" % (
+            len(results), len(groups), got, ", ".join("%s %s of %s" % (k, v[2], v[1]) for k, v in kinds.items())))
+
+
+if __name__ == "__main__":
+    main()
