@@ -69,6 +69,17 @@ for target in liger vllm; do
   "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
 done
 
+echo "== measuring sessions: paired speedups of the fused kernels, and A/A noise (docs/SESSIONS.md)"
+# Their own database for now: the other reports do not yet pair runs by
+# session (docs/CLAIMS.md, rule 7), and would mix these runs into theirs.
+sessions_db=$out/sessions.db
+rm -f "$sessions_db" "$sessions_db"-*
+"$solbook" ingest --db "$sessions_db" -q "$top"/examples/h*/sessions/*.tar.gz
+"$solbook" session --db "$sessions_db" --cases > "$out/sessions.md"
+"$solbook" noise --db "$sessions_db" > "$out/noise.md"
+echo "wrote $out/sessions.md and $out/noise.md"
+sed -n '3,9p' "$out/noise.md"
+
 echo "== regressions and improvements over the commit history (table in $out/regressions.md)"
 "$solbook" report regressions --history --db "$db" > "$out/regressions.md" || true
 head -n 1 "$out/regressions.md"
