@@ -6,7 +6,7 @@
 #include "error.h"
 #include "home.h"
 #include "sessions.h"
-#include "store.h"
+#include "session_query.h"
 
 static const char *const noise_usage[] = {
     "solbook noise [<options>] [SESSION...]",
@@ -53,12 +53,10 @@ int cmd_noise(int argc, char **argv)
         return exit_status;
     sb_error err;
     sb_error_clear(&err);
-    sb_db *db = NULL;
     sb_session_runs runs = {0};
     sb_noise_report r = {0};
     int rc = 2;
-    if (sb_db_open(db_path, SB_DB_READ, &db, &err) != SB_OK ||
-        sb_session_runs_load(db, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
+    if (sb_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
         sb_noise_measure(&runs, &o, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -91,6 +89,5 @@ int cmd_noise(int argc, char **argv)
 done:
     sb_noise_report_free(&r);
     sb_session_runs_free(&runs);
-    sb_db_close(db);
     return rc;
 }

@@ -7,7 +7,7 @@
 #include "error.h"
 #include "home.h"
 #include "sessions.h"
-#include "store.h"
+#include "session_query.h"
 
 static const char *const session_usage[] = {
     "solbook session [<options>] [SESSION...]",
@@ -76,12 +76,10 @@ int cmd_session(int argc, char **argv)
         return exit_status;
     sb_error err;
     sb_error_clear(&err);
-    sb_db *db = NULL;
     sb_session_runs runs = {0};
     sb_session_report r = {0};
     int rc = 2;
-    if (sb_db_open(db_path, SB_DB_READ, &db, &err) != SB_OK ||
-        sb_session_runs_load(db, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
+    if (sb_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
         sb_session_compare(&runs, target, level, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -102,6 +100,5 @@ int cmd_session(int argc, char **argv)
 done:
     sb_session_report_free(&r);
     sb_session_runs_free(&runs);
-    sb_db_close(db);
     return rc;
 }

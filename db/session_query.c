@@ -107,3 +107,14 @@ void sb_session_runs_free(sb_session_runs *r)
     r->v = NULL;
     r->n = 0;
 }
+
+int sb_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
+                         sb_error *err)
+{
+    sb_db *db = NULL;
+    if (sb_db_open(path, SB_DB_READ, &db, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_session_runs_load(db, ids, nids, out, err);
+    sb_db_close(db);
+    return rc;
+}

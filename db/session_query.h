@@ -34,4 +34,9 @@ typedef struct sb_session_runs {
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err);
 void sb_session_runs_free(sb_session_runs *r);
 
+/* sb_session_runs_load on the database at path, opened for reading and
+ * closed again: what a command that only reads sessions needs. */
+int sb_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
+                         sb_error *err);
+
 #endif

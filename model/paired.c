@@ -124,6 +124,18 @@ double sb_student_t_quantile(double p, double df)
     return 0.5 * (lo + hi);
 }
 
+/* out's ratio and interval from the mean log ratio, its standard error and
+ * the degrees of freedom of the t quantile. */
+static void set_interval(double mean, double se, double df, double level, size_t n, sb_paired *out)
+{
+    double q = sb_student_t_quantile(0.5 + 0.5 * level, df);
+    out->n = n;
+    out->ratio = exp(mean);
+    out->lo = exp(mean - q * se);
+    out->hi = exp(mean + q * se);
+    out->log_se = se;
+}
+
 int sb_paired_ratio(const double *a, const double *b, size_t n, double level, sb_paired *out, sb_error *err)
 {
     if (n < 2)
@@ -141,13 +153,7 @@ int sb_paired_ratio(const double *a, const double *b, size_t n, double level, sb
         double d = log(b[i] / a[i]) - mean;
         sum2 += d * d;
     }
-    double se = sqrt(sum2 / (double)(n - 1)) / sqrt((double)n);
-    double q = sb_student_t_quantile(0.5 + 0.5 * level, (double)(n - 1));
-    out->n = n;
-    out->ratio = exp(mean);
-    out->lo = exp(mean - q * se);
-    out->hi = exp(mean + q * se);
-    out->log_se = se;
+    set_interval(mean, sqrt(sum2 / (double)(n - 1)) / sqrt((double)n), (double)(n - 1), level, n, out);
     return SB_OK;
 }
 
@@ -167,14 +173,9 @@ int sb_paired_geomean(const sb_paired *v, size_t k, double level, sb_paired *out
         if (v[i].n < rounds)
             rounds = v[i].n;
     }
-    double mean = sum / (double)k, se = sqrt(var) / (double)k;
     /* the fewest rounds of any case bound the degrees of freedom */
-    double q = sb_student_t_quantile(0.5 + 0.5 * level, (double)(rounds > 1 ? rounds - 1 : 1));
-    out->n = rounds;
-    out->ratio = exp(mean);
-    out->lo = exp(mean - q * se);
-    out->hi = exp(mean + q * se);
-    out->log_se = se;
+    set_interval(sum / (double)k, sqrt(var) / (double)k, (double)(rounds > 1 ? rounds - 1 : 1), level, rounds,
+                 out);
     return SB_OK;
 }
 

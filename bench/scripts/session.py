@@ -57,7 +57,7 @@ import time
 import uuid
 
 import torch_ops as ops
-from torch_common import find_solbench, stats_of
+from torch_common import find_solbench, open_device, stats_of
 
 PROVIDERS = ("fused", "huggingface", "torch-compile", "liger", "liger-fp32-accum")
 TIMING_METHOD = "held-launch"
@@ -517,25 +517,10 @@ def main():
     if not os.path.isdir(a.out):
         print("session.py: %s: not a directory" % a.out, file=sys.stderr)
         return 2
-    try:
-        import torch
-    except ImportError:
-        print("session.py: PyTorch is not installed here; nothing to do")
-        return 0
-    if not torch.cuda.is_available():
-        print("session.py: PyTorch sees no CUDA device; nothing to do")
-        return 0
-    solbench = find_solbench(a.solbench)
-    if not solbench:
-        print("session.py: solbench not found (give --solbench PATH)", file=sys.stderr)
-        return 2
-    import subprocess
-    tol = json.loads(subprocess.run([solbench, "tolerances"], check=True, capture_output=True, text=True).stdout)
-    p = subprocess.run([solbench, "provenance", "--device", str(a.device)], capture_output=True, text=True)
-    if p.returncode != 0:
-        print(p.stderr.strip(), file=sys.stderr)
-        return 2
-    prov = json.loads(p.stdout)
+    opened, code = open_device("session.py", a.solbench, a.device)
+    if not opened:
+        return code
+    torch, solbench, tol, prov = opened
     lib = None
     if "fused" in providers:
         path = a.lib or os.path.join(os.path.dirname(os.path.abspath(solbench)), "libsbk_fused.so")

@@ -2,9 +2,12 @@
 statistics computed the way solbench computes them (bench/harness.c), so the
 torch-eager, torch-compile and torch results carry the same stats as
 solbench's, and finding the solbench program."""
+import json
 import math
 import os
 import shutil
+import subprocess
+import sys
 
 
 def stats_of(samples, repeats):
@@ -45,3 +48,30 @@ def find_solbench(given):
         if cand and os.path.exists(cand):
             return cand
     return None
+
+
+def open_device(prog, solbench_arg, device):
+    """What a program that times on a CUDA device needs before it starts:
+    (torch, solbench, solbench's tolerance table, the device's provenance);
+    or (None, exit code) with the reason printed: 0 where PyTorch or a CUDA
+    device is missing (nothing to do here), 2 where solbench is missing or
+    fails."""
+    try:
+        import torch
+    except ImportError:
+        print("%s: PyTorch is not installed here; nothing to do" % prog)
+        return None, 0
+    if not torch.cuda.is_available():
+        print("%s: PyTorch sees no CUDA device; nothing to do" % prog)
+        return None, 0
+    solbench = find_solbench(solbench_arg)
+    if not solbench:
+        print("%s: solbench not found (give --solbench PATH); it supplies the tolerance table and "
+              "the provenance" % prog, file=sys.stderr)
+        return None, 2
+    tol = json.loads(subprocess.run([solbench, "tolerances"], check=True, capture_output=True, text=True).stdout)
+    p = subprocess.run([solbench, "provenance", "--device", str(device)], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stderr.strip(), file=sys.stderr)
+        return None, 2
+    return (torch, solbench, tol, json.loads(p.stdout)), 0

@@ -76,7 +76,7 @@ import tempfile
 import time
 import uuid
 
-from torch_common import find_solbench, stats_of
+from torch_common import find_solbench, open_device, stats_of
 
 PROVIDERS = ("huggingface", "torch-compile", "liger")
 OLD_NAMES = {"torch-eager": "huggingface"}
@@ -850,25 +850,10 @@ def main():
     if not os.path.isdir(a.out):
         print("torch_ops.py: %s: not a directory" % a.out, file=sys.stderr)
         return 2
-    try:
-        import torch
-    except ImportError:
-        print("torch_ops.py: PyTorch is not installed here; nothing to do")
-        return 0
-    if not torch.cuda.is_available():
-        print("torch_ops.py: PyTorch sees no CUDA device; nothing to do")
-        return 0
-    solbench = find_solbench(a.solbench)
-    if not solbench:
-        print("torch_ops.py: solbench not found (give --solbench PATH); it supplies the tolerance table and "
-              "the provenance", file=sys.stderr)
-        return 2
-    tol = json.loads(subprocess.run([solbench, "tolerances"], check=True, capture_output=True, text=True).stdout)
-    p = subprocess.run([solbench, "provenance", "--device", str(a.device)], capture_output=True, text=True)
-    if p.returncode != 0:
-        print(p.stderr.strip(), file=sys.stderr)
-        return 2
-    prov = json.loads(p.stdout)
+    opened, code = open_device("torch_ops.py", a.solbench, a.device)
+    if not opened:
+        return code
+    torch, solbench, tol, prov = opened
     torch.cuda.set_device(a.device)
     liger, liger_missing = load_liger() if "liger" in providers else (None, None)
     all_ok = True
