@@ -21,7 +21,9 @@ static const char *const noise_usage[] = {
     "For each: the comparisons, how many were flagged (a false alarm: nothing",
     "changed), the 50th, 95th and 99th percentiles of |ratio - 1|, and the power:",
     "the share of comparisons that say slower when one side's samples are made",
-    "2%, 3%, 5% or 10% slower.",
+    "2%, 3%, 5% or 10% slower. The paired comparisons are judged once more with",
+    "a threshold of each case's own: the larger of --threshold and 1.5 times the",
+    "largest |ratio - 1| of the same case, provider and GPU in the other sessions.",
     "",
     "Exit status: 0; 2 usage or database error, or no A/A comparison.",
     NULL,
@@ -81,6 +83,14 @@ int cmd_noise(int argc, char **argv)
                100.0 * pct(nk->abs_change, nk->n, 0.95), 100.0 * pct(nk->abs_change, nk->n, 0.99));
         for (int j = 0; j < 4; j++)
             printf(" %.0f%% |", 100.0 * (double)nk->detected[j] / (double)nk->power_n);
+        printf("\n");
+    }
+    const sb_noise_kind *s = &r.kind[SB_NOISE_SESSION];
+    if (s->derived_n) {
+        printf("| same card, one session, threshold from the other sessions' A/A | %zu | %zu | %.1f%% | | | |",
+               s->derived_n, s->derived_flagged, 100.0 * (double)s->derived_flagged / (double)s->derived_n);
+        for (int j = 0; j < 4; j++)
+            printf(" %.0f%% |", 100.0 * (double)s->derived_detected[j] / (double)s->derived_n);
         printf("\n");
     }
     printf("\npaired: a %.0f%% interval and a %.1f%% threshold; unpaired: Mann-Whitney at %g and a %.1f%% threshold\n",

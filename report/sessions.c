@@ -320,6 +320,54 @@ static int noise_unpaired(const double *a, size_t na, const double *b, size_t nb
     return SB_OK;
 }
 
+/* A same-session A/A comparison, kept for the leave-one-session-out pass. */
+typedef struct aa_pair {
+    const sb_session_run *run;
+    const double *a, *b;
+    size_t n;
+    double change; /* |ratio - 1| */
+} aa_pair;
+
+static int same_series(const sb_session_run *x, const sb_session_run *y)
+{
+    return same_str(x->case_key, y->case_key) && same_str(x->provider, y->provider) &&
+           same_str(x->gpu_uuid, y->gpu_uuid);
+}
+
+static int noise_derived(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_noise_kind *k, sb_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        double most = -1.0;
+        for (size_t j = 0; j < n; j++)
+            if (!same_str(v[j].run->session_id, v[i].run->session_id) && same_series(v[j].run, v[i].run) &&
+                v[j].change > most)
+                most = v[j].change;
+        if (most < 0.0)
+            continue;
+        double thr = 1.5 * most > o->paired_threshold ? 1.5 * most : o->paired_threshold;
+        sb_paired p;
+        if (sb_paired_ratio(v[i].a, v[i].b, v[i].n, o->level, &p, err) != SB_OK)
+            return SB_ERR;
+        sb_paired_verdict verdict = sb_paired_judge(&p, thr);
+        k->derived_n++;
+        k->derived_flagged += verdict == SB_PAIRED_SLOWER || verdict == SB_PAIRED_FASTER;
+        double *s = malloc(v[i].n * sizeof *s);
+        if (!s)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        for (int j = 0; j < 4; j++) {
+            for (size_t r = 0; r < v[i].n; r++)
+                s[r] = v[i].b[r] * (1.0 + sb_noise_shifts[j]);
+            if (sb_paired_ratio(v[i].a, s, v[i].n, o->level, &p, err) != SB_OK) {
+                free(s);
+                return SB_ERR;
+            }
+            k->derived_detected[j] += sb_paired_judge(&p, thr) == SB_PAIRED_SLOWER;
+        }
+        free(s);
+    }
+    return SB_OK;
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -333,6 +381,8 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
     if (medians_make(runs, &m, err) != SB_OK)
         return SB_ERR;
     int rc = SB_OK;
+    aa_pair *aa = NULL;
+    size_t naa = 0;
     for (size_t i = 0; i < runs->n && rc == SB_OK; i++) {
         const sb_session_run *a = &runs->v[i];
         if (!m.kernel[i])
@@ -343,8 +393,17 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
                 !same_str(a->timing_method, b->timing_method) || !same_str(a->check_version, b->check_version))
                 continue;
             if (same_str(a->session_id, b->session_id)) {
-                if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2)
-                    rc = noise_paired(m.kernel[i], m.kernel[j], m.nk[i], o, &out->kind[SB_NOISE_SESSION], err);
+                if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2) {
+                    sb_noise_kind *k = &out->kind[SB_NOISE_SESSION];
+                    rc = noise_paired(m.kernel[i], m.kernel[j], m.nk[i], o, k, err);
+                    aa_pair *v = rc == SB_OK ? realloc(aa, (naa + 1) * sizeof *v) : NULL;
+                    if (rc == SB_OK && !v)
+                        rc = sb_error_set(err, NULL, NULL, "out of memory");
+                    if (v) {
+                        aa = v;
+                        aa[naa++] = (aa_pair){a, m.kernel[i], m.kernel[j], m.nk[i], k->abs_change[k->n - 1]};
+                    }
+                }
                 continue;
             }
             /* across sessions: each side's copy 0, each pair of sessions once */
@@ -357,6 +416,9 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
                 rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, &out->kind[kind], err);
         }
     }
+    if (rc == SB_OK)
+        rc = noise_derived(aa, naa, o, &out->kind[SB_NOISE_SESSION], err);
+    free(aa);
     medians_free(&m);
     if (rc != SB_OK) {
         sb_noise_report_free(out);

@@ -62,6 +62,13 @@ typedef struct sb_noise_kind {
     double *abs_change; /* |ratio - 1| of each comparison, sorted */
     size_t power_n;
     size_t detected[4]; /* one side's samples slowed by 2%, 3%, 5% and 10%: comparisons that say slower */
+    /* Same card, one session only: each comparison judged again with a
+     * threshold of its own, derived from the A/A runs of the same case,
+     * provider and GPU in the other sessions (leave one session out):
+     * the larger of the paired threshold and 1.5 times the largest
+     * |ratio - 1| seen there. Comparisons with no other session are not
+     * counted. */
+    size_t derived_n, derived_flagged, derived_detected[4];
 } sb_noise_kind;
 extern const double sb_noise_shifts[4];
 typedef struct sb_noise_report {

@@ -134,6 +134,9 @@ def main():
         paired = kinds["same card, one session (paired)"]
         assert int(paired[1]) == 220, paired
         assert int(paired[10].rstrip("%")) >= 90, "a 10%% shift is missed too often: %s" % paired
+        derived = kinds["same card, one session, threshold from the other sessions' A/A"]
+        assert int(derived[1]) > 100, derived
+        assert int(derived[2]) <= 0.01 * int(derived[1]), "A/A flagged over 1%% with derived thresholds: %s" % derived
         print("e2e_sessions: %d runs, %d groups, flce full fused/liger %.3f, A/A %s" % (
             len(results), len(groups), got, ", ".join("%s %s of %s" % (k, v[2], v[1]) for k, v in kinds.items())))
 
