@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sha256.h"
+
 void sb_slug(const char *in, char *out, size_t size)
 {
     size_t n = 0;
@@ -60,4 +62,66 @@ char *sb_name_resuffixed(const char *name, const char *from, const char *to)
     memcpy(s, name, base);
     memcpy(s + base, to, m + 1);
     return s;
+}
+
+static int page_id_kept(const char *s, size_t i, int reserved)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (i == 0 && (reserved || c == '.'))
+        return 0;
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+void sb_page_id(const char *s, char out[SB_PAGE_ID_SIZE])
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!s[0]) {
+        snprintf(out, SB_PAGE_ID_SIZE, "~-");
+        return;
+    }
+    int reserved = strcmp(s, "index") == 0;
+    size_t total = 0;
+    for (size_t i = 0; s[i]; i++)
+        total += page_id_kept(s, i, reserved) ? 1 : 3;
+    /* a value that does not fit leaves room for "~h" and 16 hex digits */
+    size_t room = total > SB_PAGE_ID_MAX ? SB_PAGE_ID_MAX - 18 : SB_PAGE_ID_MAX;
+    size_t n = 0, i = 0;
+    for (; s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int keep = page_id_kept(s, i, reserved);
+        if (n + (keep ? 1 : 3) > room)
+            break;
+        if (keep) {
+            out[n++] = (char)c;
+        } else {
+            out[n++] = '~';
+            out[n++] = hex[c >> 4];
+            out[n++] = hex[c & 15];
+        }
+    }
+    if (s[i]) {
+        unsigned char d[SB_SHA256_BYTES];
+        sb_error err;
+        if (sb_sha256(s, strlen(s), d, &err) != SB_OK) {
+            uint64_t h = sb_name_hash48(s);
+            for (int k = 0; k < 8; k++)
+                d[k] = (unsigned char)(h >> (8 * k));
+        }
+        out[n++] = '~';
+        out[n++] = 'h';
+        for (int k = 0; k < 8; k++) {
+            out[n++] = hex[d[k] >> 4];
+            out[n++] = hex[d[k] & 15];
+        }
+    }
+    out[n] = '\0';
+}
+
+void sb_page_id_paged(const char *s, size_t page, char out[SB_PAGE_ID_SIZE])
+{
+    sb_page_id(s, out);
+    if (page > 1) {
+        size_t n = strlen(out);
+        snprintf(out + n, SB_PAGE_ID_SIZE - n, "~p%zu", page);
+    }
 }

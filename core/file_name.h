@@ -30,6 +30,28 @@ void sb_hashed_name(const char *s, char out[SB_SAFE_NAME_SIZE]);
 /* The 48-bit hash used in the names above (64-bit FNV-1a, low 48 bits). */
 uint64_t sb_name_hash48(const char *s);
 
+/* Page ids: file names for the pages of a static site, one per value and
+ * page, that no other value or page can produce.
+ *
+ * The id of a value is the value with every byte outside [a-z0-9_-] (a
+ * '.' too, except after the first byte) written as '~' and two lowercase
+ * hex digits, and "index" written "~69ndex" (the name of a folder's list);
+ * the empty value is "~-". The escape reads back, so distinct values have
+ * distinct ids, also on a file system that folds case. An id longer than
+ * SB_PAGE_ID_MAX is cut at an escape's edge and ends in "~h" and 16 hex
+ * digits of the value's SHA-256. Page N > 1 of a value is its id and
+ * "~pN". An escape is '~' and a hex digit, so neither "~h" nor "~p"
+ * comes from one: a value's page never shares a name with another value
+ * or another page. */
+#define SB_PAGE_ID_MAX 80
+/* Size of a buffer that holds any sb_page_id, with "~pN" after it. */
+#define SB_PAGE_ID_SIZE 112
+
+void sb_page_id(const char *s, char out[SB_PAGE_ID_SIZE]);
+
+/* The id of s for page (1 for the first) into out. */
+void sb_page_id_paged(const char *s, size_t page, char out[SB_PAGE_ID_SIZE]);
+
 /* 1 when name ends with suffix (".json", ".tar.gz"): what walks of result
  * trees take a file for. */
 int sb_name_ends_with(const char *name, const char *suffix);

@@ -46,41 +46,92 @@ static void set_int(json_t *obj, const char *key, long long v)
     json_object_set_new(obj, key, json_string(num));
 }
 
-/* A canonical JSON object (shape or params) as solbench flags:
- * "--NAME VALUE" for each member, values shell-quoted; "" when empty. */
-static void object_flags(const char *json_text, sb_buf *out)
+/* solbench's own options (add_common_options in bench/solbench.c, and
+ * --mode, --dtype and --help): a params or shape member of one of these
+ * names, or of a prefix of one (solbench takes an unambiguous prefix for
+ * the whole name), would set that option instead of a parameter. */
+static const char *const solbench_options[] = {
+    "provider", "warmup", "warmup-ms", "settle-ms", "iters", "repeats", "l2", "hold",
+    "input-sets", "check-rows", "device", "calibration", "out", "suite", "seed",
+    "test-corrupt-output", "help", "mode", "dtype", "gpus", "preset", NULL,
+};
+
+/* 1 when k can be written as "--k=VALUE": a letter, then letters, digits,
+ * '_' and '-', at most 64 bytes, and no option of solbench's own. */
+static int plain_param_name(const char *k)
+{
+    size_t n = strlen(k);
+    if (n == 0 || n > 64 || !((k[0] >= 'a' && k[0] <= 'z') || (k[0] >= 'A' && k[0] <= 'Z')))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-'))
+            return 0;
+    }
+    for (const char *const *o = solbench_options; *o; o++)
+        if (strncmp(*o, k, n) == 0)
+            return 0;
+    return 1;
+}
+
+/* A canonical JSON object (shape or params) as solbench flags: one shell
+ * word "--NAME=VALUE" for each member, so no value, whatever its first
+ * character, is read as an option; "" when empty. SB_ERR, with *bad the
+ * member's name (cut to 79 bytes), when a name is not plain_param_name. */
+static int object_flags(const char *json_text, sb_buf *out, char bad[80])
 {
     json_error_t je;
     json_t *p = json_loads(json_text, 0, &je);
     if (!json_is_object(p)) {
         json_decref(p);
-        return;
+        return SB_OK;
     }
     const char *k;
     json_t *v;
+    sb_buf word = SB_BUF_INIT;
     /* The stored JSON is canonical (sorted keys) and jansson keeps the
      * order it read, so the flags come out sorted. */
     json_object_foreach(p, k, v) {
+        if (!plain_param_name(k)) {
+            snprintf(bad, 80, "%s", k);
+            sb_buf_free(&word);
+            json_decref(p);
+            return SB_ERR;
+        }
         if (out->len)
             sb_buf_putc(out, ' ');
-        sb_buf_puts(out, "--");
-        sb_enc_shell_arg(out, k);
-        sb_buf_putc(out, ' ');
+        sb_buf_reset(&word);
+        sb_buf_printf(&word, "--%s=", k);
         if (json_is_string(v)) {
-            sb_enc_shell_arg(out, json_string_value(v));
+            sb_buf_puts(&word, json_string_value(v));
         } else if (json_is_real(v)) {
             /* shortest form that reads back as the same double in
              * practice: 1e-06, not 9.9999999999999995e-07 */
-            char num[64];
-            snprintf(num, sizeof num, "%.15g", json_real_value(v));
-            sb_enc_shell_arg(out, num);
+            sb_buf_printf(&word, "%.15g", json_real_value(v));
         } else {
             char *s = json_dumps(v, JSON_ENCODE_ANY);
-            sb_enc_shell_arg(out, s ? s : "");
+            sb_buf_puts(&word, s ? s : "");
             free(s);
         }
+        sb_enc_shell_arg(out, sb_buf_str(&word));
     }
+    sb_buf_free(&word);
     json_decref(p);
+    return SB_OK;
+}
+
+/* The line for a run whose shape or params solbench cannot be given
+ * safely: a comment naming the run and the member. */
+static void not_reproduced(const sb_result *r, const char *what, const char *name, sb_buf *out)
+{
+    sb_buf t = SB_BUF_INIT;
+    sb_buf_printf(&t, " run %lld is not reproduced: its %s member \"%s\" is not a parameter "
+                      "solbench can be given",
+                  (long long)r->run_id, what, name);
+    sb_buf_putc(out, '#');
+    sb_enc_shell_comment(out, sb_buf_str(&t), 400);
+    sb_buf_free(&t);
 }
 
 int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error *err)
@@ -95,13 +146,30 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     sb_tpl_set_str(d, "provider", r->provider);
     sb_tpl_set_str(d, "backend", r->backend);
     sb_tpl_set_str(d, "shape", r->shape_key);
+    int is_solbench = strcmp(r->source_format, "solbook") == 0 && strcmp(r->tool_name, "solbench") == 0;
     sb_buf pt = SB_BUF_INIT;
-    object_flags(r->shape_json, &pt);
-    json_object_set_new(d, "shape_flags", json_string(sb_buf_str(&pt)));
-    sb_buf_reset(&pt);
-    object_flags(r->params_json, &pt);
-    json_object_set_new(d, "params_flags", json_string(sb_buf_str(&pt)));
+    char bad[80] = "";
+    const char *bad_in = "shape";
+    int refused = 1;
+    if (object_flags(r->shape_json, &pt, bad) == SB_OK) {
+        json_object_set_new(d, "shape_flags", json_string(sb_buf_str(&pt)));
+        sb_buf_reset(&pt);
+        bad_in = "params";
+        if (object_flags(r->params_json, &pt, bad) == SB_OK) {
+            json_object_set_new(d, "params_flags", json_string(sb_buf_str(&pt)));
+            refused = 0;
+        }
+    }
     sb_buf_free(&pt);
+    if (refused && !is_solbench) {
+        /* an imported run's line is a comment that names no flags */
+        json_object_set_new(d, "shape_flags", json_string(""));
+        json_object_set_new(d, "params_flags", json_string(""));
+    } else if (refused) {
+        not_reproduced(r, bad_in, bad, out);
+        json_decref(d);
+        return SB_OK;
+    }
     /* Of run_params only the seed is an input; the rest (workspace, scratch,
      * versions) is what the provider reported of itself. */
     char seed[32] = "";
@@ -140,7 +208,6 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     sb_tpl_set_str(d, "tool_version", r->tool_version);
     sb_tpl_set_str(d, "git_sha", r->git_sha);
     json_object_set_new(d, "run_id", json_integer(r->run_id));
-    int is_solbench = strcmp(r->source_format, "solbook") == 0 && strcmp(r->tool_name, "solbench") == 0;
     sb_buf line = SB_BUF_INIT;
     int rc = sb_template_render(is_solbench ? rp->solbench : rp->imported, d,
                                 is_solbench ? SB_TPL_ESCAPE_SHELL_ARG : SB_TPL_ESCAPE_SHELL_COMMENT,

@@ -21,6 +21,7 @@
 #include "json_file.h"
 #include "staged_dir.h"
 #include "repro.h"
+#include "sha256.h"
 #include "site_internal.h"
 #include "svg.h"
 
@@ -179,32 +180,35 @@ void site_run_path(char *buf, size_t size, long long run_id)
     snprintf(buf, size, "runs/%lld.html#r%lld", site_run_page(run_id), run_id);
 }
 
-/* 12 hex digits of the case key's hash: every run row, case row and
+/* 16 hex digits of the case key's SHA-256: every run row, case row and
  * history index row links a history, so the name is kept short (the page
- * itself names the case). The history pages sit in one folder
+ * itself names the case), and a digest that data cannot be made to
+ * collide with. The history pages sit in one folder
  * (history/CASE-SKU.html): a folder per case cost a 4 KB block each. */
 void site_case_id(const char *case_key, char *buf, size_t size)
 {
-    snprintf(buf, size, "%012llx", (unsigned long long)sb_name_hash48(case_key));
+    char hex[SB_SHA256_HEX_LEN + 1];
+    sb_error err;
+    if (sb_sha256_hex(case_key, strlen(case_key), hex, &err) != SB_OK)
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)sb_name_hash48(case_key));
+    snprintf(buf, size, "%.16s", hex);
 }
 
+/* The case id has a fixed length, so the SKU's page id (core/file_name.h)
+ * after it keeps every case, SKU and page apart. */
 void site_history_path(char *buf, size_t size, const char *case_key, const char *sku, size_t page)
 {
-    char id[96], s[SB_SAFE_NAME_SIZE];
+    char id[96], s[SB_PAGE_ID_SIZE];
     site_case_id(case_key, id, sizeof id);
-    sb_safe_name(sku, s);
-    if (page <= 1)
-        snprintf(buf, size, "history/%s-%s.html", id, s);
-    else
-        snprintf(buf, size, "history/%s-%s-p%zu.html", id, s, page);
+    sb_page_id_paged(sku, page, s);
+    snprintf(buf, size, "history/%s-%s.html", id, s);
 }
 
+/* The op's page id: never "index", the list of ops. */
 void site_op_path(char *buf, size_t size, const char *op)
 {
-    char s[SB_SAFE_NAME_SIZE];
-    sb_safe_name(op, s);
-    if (strcmp(s, "index") == 0) /* ops/index.html is the list of ops */
-        snprintf(s, sizeof s, "index-%012llx", (unsigned long long)sb_name_hash48(op));
+    char s[SB_PAGE_ID_SIZE];
+    sb_page_id(op, s);
     snprintf(buf, size, "ops/%s.html", s);
 }
 

@@ -574,8 +574,8 @@ static int cmp_job(const void *x, const void *y)
  * rows. */
 static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error *err)
 {
-    char opdir[SB_SAFE_NAME_SIZE], dir[4608], rel[700];
-    sb_safe_name(pj->op, opdir);
+    char opdir[SB_PAGE_ID_SIZE], dir[4608], rel[700];
+    sb_page_id(pj->op, opdir);
     snprintf(dir, sizeof dir, "%s/packets/%s/%s", c->out, pj->target, opdir);
     sb_packet_opts po;
     memset(&po, 0, sizeof po);

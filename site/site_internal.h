@@ -82,7 +82,7 @@ long long site_run_page(long long run_id);
 void site_run_path(char *buf, size_t size, long long run_id); /* runs/G.html#rID */
 void site_case_id(const char *case_key, char *buf, size_t size);               /* hash */
 void site_history_path(char *buf, size_t size, const char *case_key, const char *sku,
-                       size_t page);                        /* history/CASE-SKU[-pN].html */
+                       size_t page);                        /* history/CASE-SKU[~pN].html */
 void site_op_path(char *buf, size_t size, const char *op);                     /* ops/OP.html */
 
 /* Pager links: "page 3 of 9" with first/prev/next/last; name_fn builds the

@@ -465,17 +465,15 @@ static int cmp_md(const void *x, const void *y)
     return k ? k : strcmp(a->dtype, b->dtype);
 }
 
-/* ops/OP/SKU.html (page 1) and ops/OP/SKU-pN.html. */
+/* ops/OP/SKU.html (page 1) and ops/OP/SKU~pN.html: page ids
+ * (core/file_name.h), so no SKU's name is another SKU's page. */
 static void sku_page_path(char *buf, size_t size, const char *op, const char *sku, size_t page)
 {
-    char opp[256], s[SB_SAFE_NAME_SIZE];
+    char opp[256], s[SB_PAGE_ID_SIZE];
     site_op_path(opp, sizeof opp, op);
     opp[strlen(opp) - 5] = 0; /* ops/OP */
-    sb_safe_name(sku, s);
-    if (page <= 1)
-        snprintf(buf, size, "%s/%s.html", opp, s);
-    else
-        snprintf(buf, size, "%s/%s-p%zu.html", opp, s, page);
+    sb_page_id_paged(sku, page, s);
+    snprintf(buf, size, "%s/%s.html", opp, s);
 }
 
 /* At most this many history charts on a SKU page: the cases whose newest

@@ -196,6 +196,59 @@ static void test_name_ends_with(void **state)
     assert_false(sb_name_ends_with("", ".json"));
 }
 
+/* Adversarial names: a SKU named like another SKU's second page, an op
+ * named like another op's escaped or hashed id, "index", case folding,
+ * long names that share a prefix. Every id and paged id is distinct. */
+static void test_page_ids_never_collide(void **state)
+{
+    (void)state;
+    char a[SB_PAGE_ID_SIZE], b[SB_PAGE_ID_SIZE];
+    sb_page_id_paged("h100-sxm5-80gb", 2, a);
+    sb_page_id_paged("h100-sxm5-80gb-p2", 1, b);
+    assert_string_equal(a, "h100-sxm5-80gb~p2");
+    assert_string_equal(b, "h100-sxm5-80gb-p2");
+    sb_page_id("a b", a);
+    assert_string_equal(a, "a~20b");
+    sb_page_id("a~20b", b);
+    assert_string_equal(b, "a~7e20b");
+    sb_page_id("index", a);
+    assert_string_equal(a, "~69ndex");
+    sb_page_id("Gemm", a);
+    sb_page_id("gemm", b);
+    assert_string_not_equal(a, b);
+    sb_page_id(".hidden", a);
+    assert_int_equal(a[0], '~');
+    sb_page_id("", a);
+    assert_string_equal(a, "~-");
+
+    char longa[400], longb[400];
+    memset(longa, 'x', 300);
+    longa[300] = 0;
+    memcpy(longb, longa, 301);
+    longb[299] = 'y';
+    sb_page_id(longa, a);
+    sb_page_id(longb, b);
+    assert_true(strlen(a) <= SB_PAGE_ID_MAX && strlen(b) <= SB_PAGE_ID_MAX);
+    assert_string_not_equal(a, b);
+    assert_non_null(strstr(a, "~h"));
+
+    /* every pair of a set of hostile names and pages stays apart */
+    char names[][64] = {"h100", "h100-p2", "h100~p2", "h100~70~32", "index", "index~p2",
+                        "~69ndex", "a b", "a~20b", "a-b", "A b", "", "~-", "x/y", "x~2fy"};
+    size_t n = sizeof names / sizeof names[0];
+    char ids[3 * 16][SB_PAGE_ID_SIZE];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t page = 1; page <= 3; page++)
+            sb_page_id_paged(names[i], page, ids[k++]);
+    for (size_t i = 0; i < k; i++) {
+        assert_null(strchr(ids[i], '/'));
+        for (size_t j = i + 1; j < k; j++)
+            if (strcmp(ids[i], ids[j]) == 0)
+                fail_msg("ids %zu and %zu are both '%s'", i, j, ids[i]);
+    }
+}
+
 static void test_name_resuffixed(void **state)
 {
     (void)state;
@@ -222,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_buf_in_place),
         cmocka_unit_test(test_name_ends_with),
         cmocka_unit_test(test_name_resuffixed),
+        cmocka_unit_test(test_page_ids_never_collide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

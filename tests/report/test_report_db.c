@@ -1011,7 +1011,7 @@ static void test_weekly(void **state)
     assert_non_null(sh);
     assert_non_null(strstr(sh, "#!/bin/sh\n"));
     assert_non_null(strstr(sh, "# ---- rmsnorm fwd bf16 ("));
-    assert_non_null(strstr(sh, "\nsolbench rmsnorm --suite liger-perkernel --mode fwd --dtype bf16 --BT 1024 --H 4096 --provider liger --warmup 10 --iters 50 --repeats 5 --l2 cold --out results/\n"));
+    assert_non_null(strstr(sh, "\nsolbench rmsnorm --suite=liger-perkernel --mode=fwd --dtype=bf16 --BT=1024 --H=4096 --provider=liger --warmup=10 --iters=50 --repeats=5 --l2=cold --out results/\n"));
     assert_non_null(strstr(sh, "\nsolbook report table --db lab.db --op rmsnorm --sku SKU\n"));
     assert_non_null(strstr(app, "[2026-W47-reproduce.sh](2026-W47-reproduce.sh)"));
     assert_non_null(strstr(app, "- rmsnorm fwd bf16: "));
@@ -1117,7 +1117,7 @@ static void test_packet(void **state)
     snprintf(p, sizeof p, "%s/reproduce.sh", dir);
     char *sh = slurp(p);
     assert_true(strncmp(sh, "#!/bin/sh\n", 10) == 0);
-    assert_non_null(strstr(sh, "solbench rmsnorm --suite liger-perkernel"));
+    assert_non_null(strstr(sh, "solbench rmsnorm --suite=liger-perkernel"));
     free(sh);
     free(disc);
     free(man);
@@ -1566,10 +1566,10 @@ static void test_repro_settle(void **state)
     r.run_id = 1;
     sb_buf b = SB_BUF_INIT;
     assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
-    assert_string_equal(sb_buf_str(&b), "solbench gemm --suite gemm-spec --mode fwd --dtype fp16 --K 4096 --M 4096 "
-                                        "--N 4096 --transa n --transb n --provider cublas --warmup 10 "
-                                        "--settle-ms 2000 --iters 50 --repeats 5 --l2 warm --input-sets 1 "
-                                        "--seed 42 --out results/");
+    assert_string_equal(sb_buf_str(&b), "solbench gemm --suite=gemm-spec --mode=fwd --dtype=fp16 --K=4096 --M=4096 "
+                                        "--N=4096 --transa=n --transb=n --provider=cublas --warmup=10 "
+                                        "--settle-ms=2000 --iters=50 --repeats=5 --l2=warm --input-sets=1 "
+                                        "--seed=42 --out results/");
     sb_buf_reset(&b);
     r.settle_ms = NAN;
     assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
@@ -1579,7 +1579,32 @@ static void test_repro_settle(void **state)
     sb_buf_reset(&b);
     r.launch_hold = 1;
     assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
-    assert_non_null(strstr(sb_buf_str(&b), " --provider cublas --warmup 10 --hold --iters 50 "));
+    assert_non_null(strstr(sb_buf_str(&b), " --provider=cublas --warmup=10 --hold --iters=50 "));
+    /* a params value that reads as options stays the value of its own
+     * option: one word --NAME=VALUE */
+    sb_buf_reset(&b);
+    r.params_json = (char *)"{\"transa\":\"--calibration /etc/shadow --out /tmp/x\",\"transb\":\"-n\"}";
+    assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
+    assert_non_null(strstr(sb_buf_str(&b), " '--transa=--calibration /etc/shadow --out /tmp/x' --transb=-n "));
+    /* names that are solbench's own options, a prefix of one, or no plain
+     * name: the run is a comment, not a command */
+    const char *bad[] = {"{\"out\":\"/tmp/x\"}", "{\"calib\":\"/etc/shadow\"}",
+                         "{\"-x\":\"1\"}", "{\"a b\":\"1\"}", "{\"x=--out\":\"1\"}",
+                         "{\"\":\"1\"}", "{\"seed\":1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sb_buf_reset(&b);
+        r.params_json = (char *)bad[i];
+        if (sb_repro_case(rp, &r, &b, &err) != SB_OK)
+            fail_msg("params %s: %s", bad[i], err.msg);
+        if (strncmp(sb_buf_str(&b), "# run 1 is not reproduced: its params member", 44) != 0 ||
+            strchr(sb_buf_str(&b), '\n'))
+            fail_msg("params %s gave: %s", bad[i], sb_buf_str(&b));
+    }
+    sb_buf_reset(&b);
+    r.params_json = (char *)"{}";
+    r.shape_json = (char *)"{\"out\":1}";
+    assert_int_equal(sb_repro_case(rp, &r, &b, &err), SB_OK);
+    assert_non_null(strstr(sb_buf_str(&b), "# run 1 is not reproduced: its shape member \"out\""));
     sb_buf_free(&b);
     sb_repro_close(rp);
 }

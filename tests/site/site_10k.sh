@@ -94,7 +94,7 @@ if grep -rEl --include='*.html' -e '(src|href)="(https?:)?//' "$T/a" | xargs -r 
 fi
 grep -q 'http' "$T/a/assets/site.css" && fail "stylesheet references the network"
 echo "ok: no network assets"
-hist=$(find "$T/a/history" -name '*-p2.html' | wc -l)
+hist=$(find "$T/a/history" -name '*~p2.html' | wc -l)
 lists=$(find "$T/a/runs" -maxdepth 1 -name '[0-9]*.html' | wc -l)
 [ "$lists" -eq 101 ] || fail "expected 101 run pages (ids 0 to 10003, 100 a page), found $lists"
 echo "ok: runs in $lists pages; $hist histories need a second page"
