@@ -26,6 +26,9 @@ static const char *const ingest_usage[] = {
     "attached to that run. Archives are read where they lie: .tar, .tar.gz and",
     ".tgz (their NAME.json members, with NAME.ncu.csv members beside them), and",
     ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.",
+    "A tar archive's members are all held in memory before the first is stored:",
+    "one member over --max-member-mb inflated, or members together over",
+    "--max-held-mb, refuses the archive in one line naming ARCHIVE:MEMBER.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
     "",
@@ -102,6 +105,7 @@ int cmd_ingest(int argc, char **argv)
     sb_import_options io = {0};
     ctx x = {0};
     int strict = 0, fleet = 0, exit_status;
+    int member_mb = (int)(SB_INGEST_MEMBER_BYTES >> 20), held_mb = (int)(SB_INGEST_HELD_BYTES >> 20);
     const sb_option options[] = {
         SB_OPT_STRING('d', "db", &db_path, "path",
                       "database (default: $SOLBOOK_DB, else ./solbook.db); created if missing"),
@@ -127,6 +131,11 @@ int cmd_ingest(int argc, char **argv)
         SB_OPT_STRING(0, "commit", &io.commit, "sha",
                       "the commit imported runs were measured at (40 hex digits)"),
         SB_OPT_STRING(0, "branch", &io.branch, "branch", "the branch that commit was on (with --commit)"),
+        SB_OPT_INT(0, "max-member-mb", &member_mb, "MiB", 1, 4096,
+                   "refuse an archive with a member larger than this inflated (default 256)"),
+        SB_OPT_INT(0, "max-held-mb", &held_mb, "MiB", 1, 65536,
+                   "refuse a tar archive whose members together pass this inflated\n"
+                   "(they are all held before any is stored; default 512)"),
         SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
         SB_OPT_END(),
     };
@@ -181,9 +190,10 @@ int cmd_ingest(int argc, char **argv)
     /* A run from another folder must not start an empty database unseen. */
     int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
     /* Solbook files are read (archives inflated) while the database opens. */
+    sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20};
     sb_ingest_reading *reading = NULL;
     if (argc > 0 && !format && !fleet)
-        reading = sb_ingest_read_ahead(argv, (size_t)argc);
+        reading = sb_ingest_read_ahead(argv, (size_t)argc, &limits);
     if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
@@ -214,7 +224,8 @@ int cmd_ingest(int argc, char **argv)
         fputs(text, stderr);
         free(text);
     }
-    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file, .ctx = &x};
+    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file, .ctx = &x,
+                           .limits = limits};
     sb_ingest_stats stats = {0};
     int refused = 0;
     long ncu_rows = 0;

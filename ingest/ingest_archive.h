@@ -1,7 +1,8 @@
 /* ingest_archive.h - result files kept in archives, read where they lie:
  * tar archives (.tar, .tar.gz, .tgz) and JSON Lines (.jsonl, .jsonl.gz),
- * through libarchive (which undoes the gzip; a .tar.gz of up to 256 MiB is
- * inflated whole by libdeflate first). Internal to ingest/.
+ * through libarchive (which undoes the gzip; a .tar.gz whose tar is up to
+ * 256 MiB, and within the bound on held bytes, is inflated whole by
+ * libdeflate first). Internal to ingest/.
  *
  * A tar archive gives its members named NAME.json, in name order, each with
  * the bytes of the member NAME.ncu.csv beside it when there is one (the
@@ -14,6 +15,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "ingest.h" /* sb_ingest_limits */
 
 /* 1 when path's name says it is an archive ingest reads. */
 int sb_archive_named(const char *path);
@@ -26,7 +28,11 @@ typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, si
 
 /* Reads path and calls fn for each document. A damaged archive gives the
  * documents read before the damage to fn and then SB_ERR, err naming the
- * archive (and the member being read). */
-int sb_archive_each(const char *path, sb_archive_fn fn, void *ctx, sb_error *err);
+ * archive (and the member being read). A tar archive whose member is
+ * larger than limits->member_bytes inflated, or whose members together
+ * pass limits->held_bytes, is refused the same way, err naming the member
+ * (limits NULL or zero: the defaults of ingest.h). */
+int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+                    sb_error *err);
 
 #endif

@@ -293,6 +293,7 @@ typedef struct pipe {
     walker *wk;            /* the storing half, on the storer's thread only */
     char *const *paths;    /* what the reader lists */
     size_t n_paths;
+    sb_ingest_limits limits; /* for the archives it reads */
     sb_ingest_list list;   /* the reader's */
     item *ring;
     size_t ring_n;
@@ -505,7 +506,7 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
         member_ctx mc = {pp, en->path};
         sb_error e;
         sb_error_clear(&e);
-        if (sb_archive_each(en->path, on_member, &mc, &e) != SB_OK)
+        if (sb_archive_each(en->path, &pp->limits, on_member, &mc, &e) != SB_OK)
             give_problem(pp, &e);
         return;
     }
@@ -699,12 +700,15 @@ static void run_threaded(pipe_t *pp)
     group_commit(pp->wk);
 }
 
-sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths)
+sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths,
+                                        const sb_ingest_limits *limits)
 {
     sb_ingest_reading *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     pipe_t *pp = &r->pp;
+    if (limits)
+        pp->limits = *limits;
     pp->paths = paths;
     pp->n_paths = n_paths;
     /* One plain file is read where it is stored: threads would only cost. */
@@ -786,7 +790,7 @@ int sb_ingest_paths_read(sb_ingest *ing, sb_ingest_reading *r, const sb_ingest_w
 int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
                     const sb_ingest_walk *w, sb_ingest_stats *stats)
 {
-    sb_ingest_reading *r = sb_ingest_read_ahead(paths, n_paths);
+    sb_ingest_reading *r = sb_ingest_read_ahead(paths, n_paths, w ? &w->limits : NULL);
     if (!r) {
         walker wk = {.ing = ing, .w = w, .stats = stats};
         sb_error e;

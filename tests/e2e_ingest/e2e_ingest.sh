@@ -234,6 +234,56 @@ mkdir -p "$A/none" && echo "no results here" > "$A/none/README"
 (cd "$A" && tar czf none.tar.gz none)
 run "archive without results" 0 "$SOLBOOK" ingest --db "$T/none.db" "$A/none.tar.gz"
 check "archive without results" "ingest: 0 files, 0 stored, 0 duplicates, 0 refused (db $T/none.db)" "$(tail -n 1 "$T/out")"
+# An archive bomb (members of zeros, a thousand times smaller packed) is
+# refused on the bytes inflated, before memory grows past the bounds: one
+# line naming ARCHIVE:MEMBER, nothing stored, the peak RSS measured.
+python3 - "$A" <<'PY'
+import gzip, io, sys, tarfile
+def pack(path, members):
+    with gzip.open(path, "wb", compresslevel=9) as g:
+        with tarfile.open(fileobj=g, mode="w") as t:
+            for name, size in members:
+                info = tarfile.TarInfo(name)
+                info.size = size
+                t.addfile(info, ZeroReader(size))
+class ZeroReader(io.RawIOBase):
+    def __init__(self, n): self.n = n
+    def readable(self): return True
+    def readinto(self, b):
+        k = min(len(b), self.n); b[:k] = bytes(k); self.n -= k; return k
+pack(sys.argv[1] + "/bomb.tar.gz", [("pack/bomb.json", 300 << 20)])
+pack(sys.argv[1] + "/many.tar.gz", [("pack/m%d.json" % i, 4 << 20) for i in range(1, 7)])
+PY
+rss() { # rss NAME EXPECTED_RC CMD...: as run, the peak RSS in KiB in $RSS ("" without /usr/bin/time)
+    name=$1; want=$2; shift 2
+    if [ -x /usr/bin/time ]; then
+        run "$name" "$want" /usr/bin/time -f "maxrss %M" -o "$T/rss" "$@"
+        RSS=$(sed -n 's/^maxrss //p' "$T/rss")
+    else
+        run "$name" "$want" "$@"
+        RSS=
+    fi
+}
+under() { # under NAME KIB: the RSS of the last rss call below KIB
+    [ -z "$RSS" ] && { echo "note: /usr/bin/time not found: $1 peak RSS not measured"; return; }
+    [ "$RSS" -lt "$2" ] || fail "$1: peak RSS $RSS KiB, expected under $2 KiB"
+    echo "ok: $1: peak RSS $RSS KiB (under $2 KiB)"
+}
+echo "bomb.tar.gz: $(wc -c < "$A/bomb.tar.gz") bytes packed, 300 MiB of zeros inside"
+rss "archive bomb, default bounds" 1 "$SOLBOOK" ingest --db "$T/bomb.db" "$A/bomb.tar.gz"
+check "bomb refused in one line" "solbook: $A/bomb.tar.gz:pack/bomb.json: member more than 268435456 bytes (256 MiB) inflated: refused" "$(cat "$T/err")"
+check "bomb summary" "ingest: 1 files, 0 stored, 0 duplicates, 1 refused (db $T/bomb.db)" "$(tail -n 1 "$T/out")"
+under "archive bomb, default bounds" 131072
+rss "archive bomb, --max-member-mb 8" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 8 "$A/bomb.tar.gz"
+check "bomb past --max-member-mb" "solbook: $A/bomb.tar.gz:pack/bomb.json: member more than 8388608 bytes (8 MiB) inflated: refused" "$(cat "$T/err")"
+under "archive bomb, --max-member-mb 8" 131072
+# Six members of 4 MiB, each within the member bound, pass 16 MiB held
+# together at the fifth; nothing from the archive is stored.
+rss "members past --max-held-mb" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-held-mb 16 "$A/many.tar.gz"
+check "held bound names the member" "solbook: $A/many.tar.gz:pack/m5.json: members held together more than 16777216 bytes (16 MiB) inflated: refused" "$(cat "$T/err")"
+check "nothing stored from a refused archive" 0 "$(sqlite3 "$T/bomb.db" 'SELECT count(*) FROM runs')"
+under "members past --max-held-mb" 98304
+run "bad bound" 2 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 0 "$A/many.tar.gz"
 # Archives are read while the database opens: a database that cannot be
 # opened stops the reading, says so in one line and writes nothing.
 run "database that cannot be opened" 2 "$SOLBOOK" ingest --db "$T/no-such-dir/x.db" "$A/forty/res" "$A/two-members.tar.gz"
