@@ -15,6 +15,7 @@
 static const char *const ingest_usage[] = {
     "solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...",
     "solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]",
+    "solbook ingest [--db PATH] --nsys FILE.csv --run ID [FILE|DIR...]",
     "solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S]",
     "               [--commit SHA [--branch B]] FILE...",
     "solbook ingest [--db PATH] [--strict] --fleet DIR...",
@@ -101,7 +102,7 @@ static void on_file(void *c, const char *path, long long run_id, int duplicate, 
 
 int cmd_ingest(int argc, char **argv)
 {
-    const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL, *format = NULL;
+    const char *db_path = sb_default_db_path(), *ncu = NULL, *nsys = NULL, *run = NULL, *format = NULL;
     sb_import_options io = {0};
     ctx x = {0};
     int strict = 0, fleet = 0, exit_status;
@@ -117,7 +118,10 @@ int cmd_ingest(int argc, char **argv)
                     "named by path and refused"),
         SB_OPT_STRING('n', "ncu", &ncu, "FILE.csv",
                       "attach 'ncu --csv --page raw' output to the run given by --run"),
-        SB_OPT_STRING('r', "run", &run, "id", "run id (see 'solbook runs') for --ncu"),
+        SB_OPT_STRING(0, "nsys", &nsys, "FILE.csv",
+                      "attach 'nsys stats --report cuda_gpu_kern_sum --format csv' output\n"
+                      "(per-kernel GPU time, launches and share) to the run given by --run"),
+        SB_OPT_STRING('r', "run", &run, "id", "run id (see 'solbook runs') for --ncu or --nsys"),
         SB_OPT_STRING(0, "format", &format, "format",
                       "import other tools' results (docs/IMPORT.md): liger-csv,\n"
                       "nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json,\n"
@@ -161,12 +165,12 @@ int cmd_ingest(int argc, char **argv)
         fprintf(stderr, "solbook ingest: --branch names the branch of --commit: give both\n");
         return 2;
     }
-    if (fleet && (format || ncu)) {
-        fprintf(stderr, "solbook ingest: --fleet takes directories of solbook files: not with --format or --ncu\n");
+    if (fleet && (format || ncu || nsys)) {
+        fprintf(stderr, "solbook ingest: --fleet takes directories of solbook files: not with --format, --ncu or --nsys\n");
         return 2;
     }
-    if ((ncu != NULL) != (run != NULL)) {
-        fprintf(stderr, "solbook ingest: --ncu and --run go together\n");
+    if ((ncu != NULL || nsys != NULL) != (run != NULL)) {
+        fprintf(stderr, "solbook ingest: --run goes with --ncu or --nsys, and they with it\n");
         return 2;
     }
     long long run_id = 0;
@@ -178,7 +182,7 @@ int cmd_ingest(int argc, char **argv)
             return 2;
         }
     }
-    if (argc == 0 && !ncu) {
+    if (argc == 0 && !ncu && !nsys) {
         fprintf(stderr, "solbook ingest: no files or directories given; see 'solbook ingest --help'\n");
         return 2;
     }
@@ -228,7 +232,8 @@ int cmd_ingest(int argc, char **argv)
                            .limits = limits};
     sb_ingest_stats stats = {0};
     int refused = 0;
-    long ncu_rows = 0;
+    long ncu_rows = 0, nsys_rows = 0;
+    int nsys_attached = 0;
     if (strict && sb_ingest_begin(ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_ingest_reading_free(reading);
@@ -257,6 +262,17 @@ int cmd_ingest(int argc, char **argv)
             on_file(&x, ncu, run_id, 0, ncu_rows);
         }
     }
+    if (nsys) {
+        stats.files_seen++;
+        if (sb_ingest_attach_nsys(ing, run_id, nsys, &nsys_rows, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            stats.refused++;
+        } else {
+            nsys_attached = 1;
+            if (!x.quiet)
+                sb_term_line(stdout, "nsys: %s: %ld kernels attached to run %lld", nsys, nsys_rows, run_id);
+        }
+    }
     refused = stats.refused > 0;
     int status = refused ? 1 : 0;
     if (strict) {
@@ -264,12 +280,14 @@ int cmd_ingest(int argc, char **argv)
             sb_ingest_rollback(ing);
             stats.stored = 0;
             stats.ncu_attached = 0;
+            nsys_attached = 0;
             fprintf(stderr, "solbook: --strict: %ld file%s refused, nothing stored\n", stats.refused,
                     stats.refused == 1 ? "" : "s");
         } else if (sb_ingest_commit(ing, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             stats.stored = 0;
             stats.ncu_attached = 0;
+            nsys_attached = 0;
             status = 2;
         }
     }
@@ -277,6 +295,8 @@ int cmd_ingest(int argc, char **argv)
            stats.stored, stats.duplicates, stats.refused, db_path);
     if (stats.ncu_attached)
         printf("; %ld ncu profile%s attached", stats.ncu_attached, stats.ncu_attached == 1 ? "" : "s");
+    if (nsys_attached)
+        printf("; 1 nsys kernel summary attached");
     printf("\n");
     sb_ingest_close(ing);
     sb_gather_free(&fleet_set);

@@ -68,6 +68,14 @@ typedef struct sb_ingest_limits {
     size_t held_bytes;   /* every member held at once, inflated */
 } sb_ingest_limits;
 
+/* Attaches an Nsight Systems CUDA kernel summary (nsys_csv.h: `nsys stats
+ * --report cuda_gpu_kern_sum --format csv`) to a stored run: one row a
+ * kernel into kernel_summaries, replacing what the run had, in one
+ * transaction (a savepoint inside a batch). A malformed CSV or an unknown
+ * run stores nothing. *rows (may be NULL) gets the number of kernels. */
+int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
+                          sb_error *err);
+
 /* Files and directories, the way `solbook ingest` takes them. */
 typedef struct sb_ingest_walk {
     int strict;   /* one transaction for everything; nothing stored if any file is refused */

@@ -289,6 +289,20 @@ run "bad bound" 2 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 0 "$A/many
 run "database that cannot be opened" 2 "$SOLBOOK" ingest --db "$T/no-such-dir/x.db" "$A/forty/res" "$A/two-members.tar.gz"
 check "one line naming the database" "solbook: $T/no-such-dir/x.db: cannot open the database: unable to open database file" "$(cat "$T/err")"
 [ ! -e "$T/no-such-dir" ] || fail "a database that cannot be opened left $T/no-such-dir"
+# Nsight Systems' per-kernel summary attaches to a run; the times come
+# back in ms, exact; a bad file is named with its line and stores nothing.
+GID=$(q "SELECT id FROM runs WHERE $GEMM")
+run "attach nsys summary" 0 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/kern_sum.csv" --run "$GID"
+check "nsys attach line" "nsys: $DATA/nsys/kern_sum.csv: 3 kernels attached to run $GID" "$(head -n 1 "$T/out")"
+check "nsys summary" "ingest: 1 files, 0 stored, 0 duplicates, 0 refused (db $DB); 1 nsys kernel summary attached" "$(tail -n 1 "$T/out")"
+check "nsys rows" "0|250|5.003017|0.0200121|71.4 1|500|1.800123|0.0036002|25.7 2|1|0.203456|0.203456|2.9" \
+    "$(q "SELECT group_concat(kernel_index || '|' || instances || '|' || total_ms || '|' || avg_ms || '|' || time_pct, ' ') FROM (SELECT * FROM kernel_summaries WHERE run_id = $GID ORDER BY kernel_index)")"
+check "nsys leaves the run a timing" "" "$(q "SELECT profiler FROM configs WHERE run_id = $GID")"
+check "nsys keeps the ncu profile" 1 "$(q "SELECT count(*) > 0 FROM profiler_metrics WHERE run_id = $GID")"
+run "bad nsys summary" 1 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/bad_instances.csv" --run "$GID"
+check "bad nsys line" "solbook: $DATA/nsys/bad_instances.csv: line 3: \"Instances\" two is not a non-negative number" "$(cat "$T/err")"
+check "bad nsys stored nothing" 3 "$(q "SELECT count(*) FROM kernel_summaries WHERE run_id = $GID")"
+run "nsys without run" 2 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/kern_sum.csv"
 # 12. Imports take the commit (and branch) they were measured at.
 IDB=$T/import.db
 SHA=0123456789abcdef0123456789abcdef01234567
