@@ -18,6 +18,8 @@ static const char *const ingest_usage[] = {
     "solbook ingest [--db PATH] --nsys FILE.csv --run ID [FILE|DIR...]",
     "solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S]",
     "               [--commit SHA [--branch B]] FILE...",
+    "solbook ingest [--db PATH] --format triton-perf-csv --y-unit ms --y-stat median",
+    "               [--x-cols N] [--dtype D] FILE.csv...",
     "solbook ingest [--db PATH] [--strict] --fleet DIR...",
     "",
     "Validates solbook JSON files (result, training, calibration; the schema is",
@@ -125,7 +127,8 @@ int cmd_ingest(int argc, char **argv)
         SB_OPT_STRING(0, "format", &format, "format",
                       "import other tools' results (docs/IMPORT.md): liger-csv,\n"
                       "nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json,\n"
-                      "asv-json, torch-benchmark-json, or auto (told by content)"),
+                      "asv-json, torch-benchmark-json, triton-perf-csv, or auto (told by\n"
+                      "content; triton-perf-csv never is)"),
         SB_OPT_STRING(0, "dtype", &io.dtype, "dtype",
                       "dtype of imported runs whose file names none (fp32, bf16...)"),
         SB_OPT_STRING(0, "provider", &io.provider, "name",
@@ -135,6 +138,12 @@ int cmd_ingest(int argc, char **argv)
         SB_OPT_STRING(0, "commit", &io.commit, "sha",
                       "the commit imported runs were measured at (40 hex digits)"),
         SB_OPT_STRING(0, "branch", &io.branch, "branch", "the branch that commit was on (with --commit)"),
+        SB_OPT_STRING(0, "y-unit", &io.y_unit, "unit",
+                      "triton-perf-csv: the unit of its figures (ms, us, s, ns)"),
+        SB_OPT_STRING(0, "y-stat", &io.y_stat, "stat",
+                      "triton-perf-csv: the statistic its figures are (median, mean)"),
+        SB_OPT_INT(0, "x-cols", &io.x_cols, "N", 1, 64,
+                   "triton-perf-csv: the number of x columns before the providers' (default 1)"),
         SB_OPT_INT(0, "max-member-mb", &member_mb, "MiB", 1, 4096,
                    "refuse an archive with a member larger than this inflated (default 256)"),
         SB_OPT_INT(0, "max-held-mb", &held_mb, "MiB", 1, 65536,
@@ -148,7 +157,11 @@ int cmd_ingest(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (format && strcmp(format, "auto") != 0 && !sb_import_format_known(format)) {
-        fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json or auto\n", format);
+        fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json, triton-perf-csv or auto\n", format);
+        return 2;
+    }
+    if ((io.y_unit || io.y_stat || io.x_cols) && !(format && strcmp(format, "triton-perf-csv") == 0)) {
+        fprintf(stderr, "solbook ingest: --y-unit, --y-stat and --x-cols apply to --format triton-perf-csv\n");
         return 2;
     }
     if ((io.dtype || io.provider || io.suite || io.commit || io.branch) && !format) {

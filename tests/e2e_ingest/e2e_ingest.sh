@@ -312,4 +312,12 @@ check "imported commit in the document" "$SHA" "$(sqlite3 "$IDB" "SELECT DISTINC
 run "commit without format" 2 "$SOLBOOK" ingest --db "$IDB" --commit $SHA "$DATA/good"
 run "short commit" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --commit 0123abc "$2/import/liger_basic.csv"
 run "branch without commit" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --branch main "$2/import/liger_basic.csv"
+# A Triton perf_report CSV says neither unit nor statistic: the command line does.
+TP="$2/import/triton_perf/softmax-performance.csv"
+run "perf_report without unit" 1 "$SOLBOOK" ingest --db "$IDB" --format triton-perf-csv "$TP"
+grep -q "give --y-unit" "$T/err" || { cat "$T/err"; fail "perf_report import without --y-unit not refused"; }
+run "perf_report units elsewhere" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --y-unit ms "$2/import/liger_basic.csv"
+run "perf_report import" 0 "$SOLBOOK" ingest --db "$IDB" --format triton-perf-csv --y-unit ms --y-stat median "$TP"
+check "perf_report runs" "import: $TP: triton-perf-csv, 4 rows, 7 runs (7 stored, 0 already there, 0 skipped)" "$(head -n 1 "$T/out")"
+check "perf_report figure" "0.110592" "$(sqlite3 "$IDB" "SELECT median_ms FROM metrics JOIN configs USING (run_id) WHERE op = 'softmax-performance' AND provider = 'triton' AND shape_key = 'N=8192'")"
 echo "e2e_ingest: all checks passed"
