@@ -384,9 +384,12 @@ out:
     return rc;
 }
 
-/* JSON Lines: the decompressed stream split at newlines, a line at a time. */
-static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
+/* JSON Lines: the decompressed stream split at newlines, a line at a
+ * time; a line longer than the member bound is refused as it grows. */
+static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+                      sb_error *err)
 {
+    size_t line_max = limits && limits->member_bytes ? limits->member_bytes : SB_INGEST_MEMBER_BYTES;
     struct archive *a = NULL;
     if (open_archive(path, 1, NULL, 0, &a, err) != SB_OK)
         return SB_ERR;
@@ -435,6 +438,12 @@ static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *e
                 rc = sb_error_set(err, path, where, "line longer than %u bytes", SB_JSON_MAX_BYTES);
                 break;
             }
+            if (len > line_max) {
+                char where[32];
+                snprintf(where, sizeof where, "%ld", lineno);
+                rc = past_limit(err, path, where, "line", line_max);
+                break;
+            }
             if (!nl && n)
                 break; /* the line goes on in the next chunk */
             if (nl)
@@ -461,5 +470,5 @@ static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *e
 int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
                     sb_error *err)
 {
-    return is_jsonl(path) ? each_jsonl(path, fn, ctx, err) : each_tar(path, limits, fn, ctx, err);
+    return is_jsonl(path) ? each_jsonl(path, limits, fn, ctx, err) : each_tar(path, limits, fn, ctx, err);
 }

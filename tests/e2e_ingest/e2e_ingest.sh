@@ -283,6 +283,12 @@ rss "members past --max-held-mb" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-hel
 check "held bound names the member" "solbook: $A/many.tar.gz:pack/m5.json: members held together more than 16777216 bytes (16 MiB) inflated: refused" "$(cat "$T/err")"
 check "nothing stored from a refused archive" 0 "$(sqlite3 "$T/bomb.db" 'SELECT count(*) FROM runs')"
 under "members past --max-held-mb" 98304
+# A JSON Lines line is a member too: one past the bound is refused as it
+# grows, after the lines before it.
+python3 -c 'import gzip, sys; g = gzip.open(sys.argv[1], "wb"); g.write(b"{}\n"); g.write(b" " * (3 << 20)); g.write(b"\n"); g.close()' "$A/long.jsonl.gz"
+run "long JSON Lines line" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 2 "$A/long.jsonl.gz"
+grep -q "^solbook: $A/long.jsonl.gz:2: line more than 2097152 bytes (2 MiB) inflated: refused$" "$T/err" || { cat "$T/err"; fail "long JSON Lines line not refused at its bound"; }
+echo "ok: long JSON Lines line refused: $(grep long.jsonl.gz:2 "$T/err")"
 run "bad bound" 2 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 0 "$A/many.tar.gz"
 # Archives are read while the database opens: a database that cannot be
 # opened stops the reading, says so in one line and writes nothing.
