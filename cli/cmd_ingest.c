@@ -25,9 +25,10 @@ static const char *const ingest_usage[] = {
     "Validates solbook JSON files (result, training, calibration; the schema is",
     "chosen by each file's \"schema\" field) and stores them in the database.",
     "Directories are walked recursively in sorted order for *.json files and",
-    "archives; an Nsight Compute CSV named NAME.ncu.csv next to NAME.json is",
-    "attached to that run. Archives are read where they lie: .tar, .tar.gz and",
-    ".tgz (their NAME.json members, with NAME.ncu.csv members beside them), and",
+    "archives; an Nsight Compute CSV named NAME.ncu.csv, and an Nsight Systems",
+    "kernel summary named NAME.nsys.csv, next to NAME.json are attached to that",
+    "run. Archives are read where they lie: .tar, .tar.gz and .tgz (their",
+    "NAME.json members, with NAME.ncu.csv and NAME.nsys.csv members beside them), and",
     ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.",
     "A tar archive's members are all held in memory before the first is stored:",
     "one member over --max-member-mb inflated, or members together over",
@@ -74,6 +75,7 @@ static void import_paths(sb_ingest *ing, char **paths, int n, const char *format
             stats->duplicates += one.duplicates;
             stats->refused += one.refused;
             stats->ncu_attached += one.ncu_attached;
+            stats->nsys_attached += one.nsys_attached;
             continue;
         }
         stats->files_seen++;
@@ -100,6 +102,13 @@ static void on_file(void *c, const char *path, long long run_id, int duplicate, 
         sb_term_line(stdout, "duplicate: %s: identical content already stored as run %lld", path, run_id);
     else if (ncu_rows > 0)
         sb_term_line(stdout, "ncu: %s: %ld metric values attached to run %lld", path, ncu_rows, run_id);
+}
+
+static void on_summary(void *c, const char *path, long long run_id, long kernels)
+{
+    const ctx *x = c;
+    if (!x->quiet)
+        sb_term_line(stdout, "nsys: %s: %ld kernels attached to run %lld", path, kernels, run_id);
 }
 
 int cmd_ingest(int argc, char **argv)
@@ -241,12 +250,12 @@ int cmd_ingest(int argc, char **argv)
         fputs(text, stderr);
         free(text);
     }
-    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file, .ctx = &x,
+    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file,
+                           .on_summary = on_summary, .ctx = &x,
                            .limits = limits};
     sb_ingest_stats stats = {0};
     int refused = 0;
     long ncu_rows = 0, nsys_rows = 0;
-    int nsys_attached = 0;
     if (strict && sb_ingest_begin(ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_ingest_reading_free(reading);
@@ -281,9 +290,8 @@ int cmd_ingest(int argc, char **argv)
             sb_error_print(&err, stderr);
             stats.refused++;
         } else {
-            nsys_attached = 1;
-            if (!x.quiet)
-                sb_term_line(stdout, "nsys: %s: %ld kernels attached to run %lld", nsys, nsys_rows, run_id);
+            stats.nsys_attached++;
+            on_summary(&x, nsys, run_id, nsys_rows);
         }
     }
     refused = stats.refused > 0;
@@ -293,14 +301,14 @@ int cmd_ingest(int argc, char **argv)
             sb_ingest_rollback(ing);
             stats.stored = 0;
             stats.ncu_attached = 0;
-            nsys_attached = 0;
+            stats.nsys_attached = 0;
             fprintf(stderr, "solbook: --strict: %ld file%s refused, nothing stored\n", stats.refused,
                     stats.refused == 1 ? "" : "s");
         } else if (sb_ingest_commit(ing, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             stats.stored = 0;
             stats.ncu_attached = 0;
-            nsys_attached = 0;
+            stats.nsys_attached = 0;
             status = 2;
         }
     }
@@ -308,8 +316,8 @@ int cmd_ingest(int argc, char **argv)
            stats.stored, stats.duplicates, stats.refused, db_path);
     if (stats.ncu_attached)
         printf("; %ld ncu profile%s attached", stats.ncu_attached, stats.ncu_attached == 1 ? "" : "s");
-    if (nsys_attached)
-        printf("; 1 nsys kernel summary attached");
+    if (stats.nsys_attached)
+        printf("; %ld nsys kernel summar%s attached", stats.nsys_attached, stats.nsys_attached == 1 ? "y" : "ies");
     printf("\n");
     sb_ingest_close(ing);
     sb_gather_free(&fleet_set);

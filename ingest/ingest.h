@@ -21,6 +21,7 @@ typedef struct sb_ingest_stats {
     long duplicates;    /* identical content already stored */
     long refused;       /* files refused (each reported once) */
     long ncu_attached;  /* ncu sidecars attached */
+    long nsys_attached; /* Nsight Systems kernel summaries attached */
 } sb_ingest_stats;
 
 /* Opens (creating and migrating) the database at db_path and loads the
@@ -85,6 +86,8 @@ typedef struct sb_ingest_walk {
      * (duplicate 1), and once per ncu sidecar attached (ncu_rows > 0). */
     void (*on_file)(void *ctx, const char *path, long long run_id, int duplicate,
                     long ncu_rows);
+    /* Called once per Nsight Systems summary attached (may be NULL). */
+    void (*on_summary)(void *ctx, const char *path, long long run_id, long kernels);
     void *ctx;
     sb_ingest_limits limits; /* for archives; zeros: the defaults */
 } sb_ingest_walk;
@@ -92,9 +95,10 @@ typedef struct sb_ingest_walk {
 /* Ingests every path: a file is ingested whatever its name; a directory
  * is walked recursively in sorted order, taking files named NAME.json and
  * archives (following symbolic links, with loops reported once and not
- * followed). NAME.ncu.csv next to NAME.json is attached to that file's run.
+ * followed). NAME.ncu.csv and NAME.nsys.csv next to NAME.json are attached
+ * to that file's run.
  * An archive (.tar, .tar.gz, .tgz: its NAME.json members, with their
- * NAME.ncu.csv members; .jsonl, .jsonl.gz: each line) is read where it lies
+ * NAME.ncu.csv and NAME.nsys.csv members; .jsonl, .jsonl.gz: each line) is read where it lies
  * (ingest_archive.h), each document named ARCHIVE:MEMBER in the database
  * and in errors. A reader thread reads, and a preparer thread a CPU parses
  * and validates, ahead while this thread stores. Outside a batch, the

@@ -331,7 +331,8 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
         }
         const char *name = archive_entry_pathname(e);
         if (archive_entry_filetype(e) != AE_IFREG || !name ||
-            !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv")))
+            !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv") ||
+              sb_name_ends_with(name, ".nsys.csv")))
             continue;
         if (m.n == m.cap) {
             size_t cap = m.cap ? 2 * m.cap : 64;
@@ -367,13 +368,18 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
         if (!sb_name_ends_with(mm->name, ".json"))
             continue;
         char *side = sb_name_resuffixed(mm->name, ".json", ".ncu.csv");
-        if (!side) {
+        char *side2 = sb_name_resuffixed(mm->name, ".json", ".nsys.csv");
+        if (!side || !side2) {
+            free(side);
+            free(side2);
             rc = sb_error_set(err, path, mm->name, "out of memory");
             break;
         }
-        const member *s = find(&m, side);
+        const member *s = find(&m, side), *s2 = find(&m, side2);
         free(side);
-        rc = fn(ctx, mm->name, mm->data, mm->len, s ? s->data : NULL, s ? s->len : 0);
+        free(side2);
+        rc = fn(ctx, mm->name, mm->data, mm->len, s ? s->data : NULL, s ? s->len : 0, s2 ? s2->data : NULL,
+                s2 ? s2->len : 0);
     }
     if (rc == SB_OK && damaged)
         rc = SB_ERR;
@@ -454,7 +460,7 @@ static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archi
             if (k < len) {
                 char where[32];
                 snprintf(where, sizeof where, "%ld", lineno);
-                rc = fn(ctx, where, line, len, NULL, 0);
+                rc = fn(ctx, where, line, len, NULL, 0, NULL, 0);
             }
             lineno++;
             len = 0;

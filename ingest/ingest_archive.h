@@ -5,8 +5,9 @@
  * libdeflate first). Internal to ingest/.
  *
  * A tar archive gives its members named NAME.json, in name order, each with
- * the bytes of the member NAME.ncu.csv beside it when there is one (the
- * Nsight Compute sidecar, as in a directory). A JSON Lines file gives each
+ * the bytes of the members NAME.ncu.csv and NAME.nsys.csv beside it when
+ * there are (the Nsight Compute and Nsight Systems sidecars, as in a
+ * directory). A JSON Lines file gives each
  * non-blank line, named by its line number. Other members are passed over.
  */
 #ifndef SOLBOOK_INGEST_ARCHIVE_H
@@ -21,10 +22,11 @@
 int sb_archive_named(const char *path);
 
 /* Called once per document: member names it within the archive ("dir/x.json"
- * or, for JSON Lines, the line number); ncu is NULL without a sidecar.
- * The bytes are valid during the call only. Return SB_OK to go on. */
+ * or, for JSON Lines, the line number); ncu and nsys are NULL without
+ * those sidecars. The bytes are valid during the call only. Return SB_OK
+ * to go on. */
 typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, size_t len,
-                             const char *ncu, size_t ncu_len);
+                             const char *ncu, size_t ncu_len, const char *nsys, size_t nsys_len);
 
 /* Reads path and calls fn for each document. A damaged archive gives the
  * documents read before the damage to fn and then SB_ERR, err naming the

@@ -309,6 +309,24 @@ run "bad nsys summary" 1 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/bad_ins
 check "bad nsys line" "solbook: $DATA/nsys/bad_instances.csv: line 3: \"Instances\" two is not a non-negative number" "$(cat "$T/err")"
 check "bad nsys stored nothing" 3 "$(q "SELECT count(*) FROM kernel_summaries WHERE run_id = $GID")"
 run "nsys without run" 2 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/kern_sum.csv"
+# As a sidecar: NAME.nsys.csv next to NAME.json, in a directory or an archive.
+NS=$T/nsys
+mkdir -p "$NS/dir" "$NS/pack"
+cp "$DATA/good/gemm_h100_cublas.json" "$NS/dir/g.json"
+cp "$DATA/nsys/kern_sum.csv" "$NS/dir/g.nsys.csv"
+cp "$DATA/good/gemm_h100_cublas.json" "$NS/pack/g.json"
+cp "$DATA/good/gemm_h100_cublas.ncu.csv" "$NS/pack/g.ncu.csv"
+cp "$DATA/nsys/kern_sum.csv" "$NS/pack/g.nsys.csv"
+(cd "$NS" && tar czf pack.tar.gz pack)
+run "nsys sidecar in a directory" 0 "$SOLBOOK" ingest --db "$NS/dir.db" "$NS/dir"
+check "nsys sidecar summary" "ingest: 2 files, 1 stored, 0 duplicates, 0 refused (db $NS/dir.db); 1 nsys kernel summary attached" "$(tail -n 1 "$T/out")"
+check "nsys sidecar rows" "3 $NS/dir/g.nsys.csv 5.003017" "$(sqlite3 "$NS/dir.db" "SELECT count(*) || ' ' || min(source_path) || ' ' || max(total_ms) FROM kernel_summaries")"
+run "nsys sidecar in an archive" 0 "$SOLBOOK" ingest --db "$NS/pack.db" "$NS/pack.tar.gz"
+check "archive sidecars summary" "ingest: 3 files, 1 stored, 0 duplicates, 0 refused (db $NS/pack.db); 1 ncu profile attached; 1 nsys kernel summary attached" "$(tail -n 1 "$T/out")"
+check "archive nsys member" "3 $NS/pack.tar.gz:pack/g.nsys.csv" "$(sqlite3 "$NS/pack.db" "SELECT count(*) || ' ' || min(source_path) FROM kernel_summaries")"
+cp "$DATA/nsys/bad_instances.csv" "$NS/dir/g.nsys.csv"
+run "bad nsys sidecar" 1 "$SOLBOOK" ingest --db "$NS/bad.db" "$NS/dir"
+check "bad nsys sidecar named" "solbook: $NS/dir/g.nsys.csv: line 3: \"Instances\" two is not a non-negative number" "$(cat "$T/err")"
 # 12. Imports take the commit (and branch) they were measured at.
 IDB=$T/import.db
 SHA=0123456789abcdef0123456789abcdef01234567
