@@ -15,17 +15,24 @@
 static const char *const ingest_usage[] = {
     "solbook ingest [--db PATH] [--strict] [--quiet] FILE|DIR...",
     "solbook ingest [--db PATH] --ncu FILE.csv --run ID [FILE|DIR...]",
+    "solbook ingest [--db PATH] --nsys FILE.csv --run ID [FILE|DIR...]",
     "solbook ingest [--db PATH] --format FORMAT [--dtype D] [--provider P] [--suite S]",
     "               [--commit SHA [--branch B]] FILE...",
+    "solbook ingest [--db PATH] --format triton-perf-csv --y-unit ms --y-stat median",
+    "               [--x-cols N] [--dtype D] FILE.csv...",
     "solbook ingest [--db PATH] [--strict] --fleet DIR...",
     "",
     "Validates solbook JSON files (result, training, calibration; the schema is",
     "chosen by each file's \"schema\" field) and stores them in the database.",
     "Directories are walked recursively in sorted order for *.json files and",
-    "archives; an Nsight Compute CSV named NAME.ncu.csv next to NAME.json is",
-    "attached to that run. Archives are read where they lie: .tar, .tar.gz and",
-    ".tgz (their NAME.json members, with NAME.ncu.csv members beside them), and",
+    "archives; an Nsight Compute CSV named NAME.ncu.csv, and an Nsight Systems",
+    "kernel summary named NAME.nsys.csv, next to NAME.json are attached to that",
+    "run. Archives are read where they lie: .tar, .tar.gz and .tgz (their",
+    "NAME.json members, with NAME.ncu.csv and NAME.nsys.csv members beside them), and",
     ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.",
+    "A tar archive's members are all held in memory before the first is stored:",
+    "one member over --max-member-mb inflated, or members together over",
+    "--max-held-mb, refuses the archive in one line naming ARCHIVE:MEMBER.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
     "",
@@ -68,6 +75,7 @@ static void import_paths(sb_ingest *ing, char **paths, int n, const char *format
             stats->duplicates += one.duplicates;
             stats->refused += one.refused;
             stats->ncu_attached += one.ncu_attached;
+            stats->nsys_attached += one.nsys_attached;
             continue;
         }
         stats->files_seen++;
@@ -96,12 +104,20 @@ static void on_file(void *c, const char *path, long long run_id, int duplicate, 
         sb_term_line(stdout, "ncu: %s: %ld metric values attached to run %lld", path, ncu_rows, run_id);
 }
 
+static void on_summary(void *c, const char *path, long long run_id, long kernels)
+{
+    const ctx *x = c;
+    if (!x->quiet)
+        sb_term_line(stdout, "nsys: %s: %ld kernels attached to run %lld", path, kernels, run_id);
+}
+
 int cmd_ingest(int argc, char **argv)
 {
-    const char *db_path = sb_default_db_path(), *ncu = NULL, *run = NULL, *format = NULL;
+    const char *db_path = sb_default_db_path(), *ncu = NULL, *nsys = NULL, *run = NULL, *format = NULL;
     sb_import_options io = {0};
     ctx x = {0};
     int strict = 0, fleet = 0, exit_status;
+    int member_mb = (int)(SB_INGEST_MEMBER_BYTES >> 20), held_mb = (int)(SB_INGEST_HELD_BYTES >> 20);
     const sb_option options[] = {
         SB_OPT_STRING('d', "db", &db_path, "path",
                       "database (default: $SOLBOOK_DB, else ./solbook.db); created if missing"),
@@ -113,11 +129,15 @@ int cmd_ingest(int argc, char **argv)
                     "named by path and refused"),
         SB_OPT_STRING('n', "ncu", &ncu, "FILE.csv",
                       "attach 'ncu --csv --page raw' output to the run given by --run"),
-        SB_OPT_STRING('r', "run", &run, "id", "run id (see 'solbook runs') for --ncu"),
+        SB_OPT_STRING(0, "nsys", &nsys, "FILE.csv",
+                      "attach 'nsys stats --report cuda_gpu_kern_sum --format csv' output\n"
+                      "(per-kernel GPU time, launches and share) to the run given by --run"),
+        SB_OPT_STRING('r', "run", &run, "id", "run id (see 'solbook runs') for --ncu or --nsys"),
         SB_OPT_STRING(0, "format", &format, "format",
                       "import other tools' results (docs/IMPORT.md): liger-csv,\n"
                       "nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json,\n"
-                      "asv-json, torch-benchmark-json, or auto (told by content)"),
+                      "asv-json, torch-benchmark-json, triton-perf-csv, or auto (told by\n"
+                      "content; triton-perf-csv never is)"),
         SB_OPT_STRING(0, "dtype", &io.dtype, "dtype",
                       "dtype of imported runs whose file names none (fp32, bf16...)"),
         SB_OPT_STRING(0, "provider", &io.provider, "name",
@@ -127,6 +147,17 @@ int cmd_ingest(int argc, char **argv)
         SB_OPT_STRING(0, "commit", &io.commit, "sha",
                       "the commit imported runs were measured at (40 hex digits)"),
         SB_OPT_STRING(0, "branch", &io.branch, "branch", "the branch that commit was on (with --commit)"),
+        SB_OPT_STRING(0, "y-unit", &io.y_unit, "unit",
+                      "triton-perf-csv: the unit of its figures (ms, us, s, ns)"),
+        SB_OPT_STRING(0, "y-stat", &io.y_stat, "stat",
+                      "triton-perf-csv: the statistic its figures are (median, mean)"),
+        SB_OPT_INT(0, "x-cols", &io.x_cols, "N", 1, 64,
+                   "triton-perf-csv: the number of x columns before the providers' (default 1)"),
+        SB_OPT_INT(0, "max-member-mb", &member_mb, "MiB", 1, 4096,
+                   "refuse an archive with a member larger than this inflated (default 256)"),
+        SB_OPT_INT(0, "max-held-mb", &held_mb, "MiB", 1, 65536,
+                   "refuse a tar archive whose members together pass this inflated\n"
+                   "(they are all held before any is stored; default 512)"),
         SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
         SB_OPT_END(),
     };
@@ -135,7 +166,11 @@ int cmd_ingest(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (format && strcmp(format, "auto") != 0 && !sb_import_format_known(format)) {
-        fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json or auto\n", format);
+        fprintf(stderr, "solbook ingest: --format %s: not liger-csv, nvbench-json, gbench-json, pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json, triton-perf-csv or auto\n", format);
+        return 2;
+    }
+    if ((io.y_unit || io.y_stat || io.x_cols) && !(format && strcmp(format, "triton-perf-csv") == 0)) {
+        fprintf(stderr, "solbook ingest: --y-unit, --y-stat and --x-cols apply to --format triton-perf-csv\n");
         return 2;
     }
     if ((io.dtype || io.provider || io.suite || io.commit || io.branch) && !format) {
@@ -152,12 +187,12 @@ int cmd_ingest(int argc, char **argv)
         fprintf(stderr, "solbook ingest: --branch names the branch of --commit: give both\n");
         return 2;
     }
-    if (fleet && (format || ncu)) {
-        fprintf(stderr, "solbook ingest: --fleet takes directories of solbook files: not with --format or --ncu\n");
+    if (fleet && (format || ncu || nsys)) {
+        fprintf(stderr, "solbook ingest: --fleet takes directories of solbook files: not with --format, --ncu or --nsys\n");
         return 2;
     }
-    if ((ncu != NULL) != (run != NULL)) {
-        fprintf(stderr, "solbook ingest: --ncu and --run go together\n");
+    if ((ncu != NULL || nsys != NULL) != (run != NULL)) {
+        fprintf(stderr, "solbook ingest: --run goes with --ncu or --nsys, and they with it\n");
         return 2;
     }
     long long run_id = 0;
@@ -169,7 +204,7 @@ int cmd_ingest(int argc, char **argv)
             return 2;
         }
     }
-    if (argc == 0 && !ncu) {
+    if (argc == 0 && !ncu && !nsys) {
         fprintf(stderr, "solbook ingest: no files or directories given; see 'solbook ingest --help'\n");
         return 2;
     }
@@ -181,9 +216,10 @@ int cmd_ingest(int argc, char **argv)
     /* A run from another folder must not start an empty database unseen. */
     int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
     /* Solbook files are read (archives inflated) while the database opens. */
+    sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20};
     sb_ingest_reading *reading = NULL;
     if (argc > 0 && !format && !fleet)
-        reading = sb_ingest_read_ahead(argv, (size_t)argc);
+        reading = sb_ingest_read_ahead(argv, (size_t)argc, &limits);
     if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
@@ -214,10 +250,12 @@ int cmd_ingest(int argc, char **argv)
         fputs(text, stderr);
         free(text);
     }
-    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file, .ctx = &x};
+    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file,
+                           .on_summary = on_summary, .ctx = &x,
+                           .limits = limits};
     sb_ingest_stats stats = {0};
     int refused = 0;
-    long ncu_rows = 0;
+    long ncu_rows = 0, nsys_rows = 0;
     if (strict && sb_ingest_begin(ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_ingest_reading_free(reading);
@@ -246,6 +284,16 @@ int cmd_ingest(int argc, char **argv)
             on_file(&x, ncu, run_id, 0, ncu_rows);
         }
     }
+    if (nsys) {
+        stats.files_seen++;
+        if (sb_ingest_attach_nsys(ing, run_id, nsys, &nsys_rows, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            stats.refused++;
+        } else {
+            stats.nsys_attached++;
+            on_summary(&x, nsys, run_id, nsys_rows);
+        }
+    }
     refused = stats.refused > 0;
     int status = refused ? 1 : 0;
     if (strict) {
@@ -253,12 +301,14 @@ int cmd_ingest(int argc, char **argv)
             sb_ingest_rollback(ing);
             stats.stored = 0;
             stats.ncu_attached = 0;
+            stats.nsys_attached = 0;
             fprintf(stderr, "solbook: --strict: %ld file%s refused, nothing stored\n", stats.refused,
                     stats.refused == 1 ? "" : "s");
         } else if (sb_ingest_commit(ing, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             stats.stored = 0;
             stats.ncu_attached = 0;
+            stats.nsys_attached = 0;
             status = 2;
         }
     }
@@ -266,6 +316,8 @@ int cmd_ingest(int argc, char **argv)
            stats.stored, stats.duplicates, stats.refused, db_path);
     if (stats.ncu_attached)
         printf("; %ld ncu profile%s attached", stats.ncu_attached, stats.ncu_attached == 1 ? "" : "s");
+    if (stats.nsys_attached)
+        printf("; %ld nsys kernel summar%s attached", stats.nsys_attached, stats.nsys_attached == 1 ? "y" : "ies");
     printf("\n");
     sb_ingest_close(ing);
     sb_gather_free(&fleet_set);

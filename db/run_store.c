@@ -22,6 +22,8 @@ enum {
     ST_PROF_DELETE,
     ST_PROF_MARK,
     ST_PROF_INSERT,
+    ST_KSUM_DELETE,
+    ST_KSUM_INSERT,
     ST_FIND_IMPORT,
     ST_SAVEPOINT,
     ST_RELEASE,
@@ -74,6 +76,10 @@ static const char *const SQL[ST_COUNT] = {
                      "(SELECT count(DISTINCT kernel_index) FROM profiler_metrics WHERE run_id = ?1)",
     [ST_PROF_INSERT] = "INSERT INTO profiler_metrics (run_id, kernel_index, kernel_name, metric, "
                        "unit, value, source_path) VALUES (?,?,?,?,?,?,?)",
+    [ST_KSUM_DELETE] = "DELETE FROM kernel_summaries WHERE run_id = ?",
+    [ST_KSUM_INSERT] = "INSERT INTO kernel_summaries (run_id, kernel_index, kernel_name, tool, time_pct, "
+                       "total_ms, instances, avg_ms, med_ms, min_ms, max_ms, stddev_ms, source_path) "
+                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_FIND_IMPORT] = "SELECT raw_json FROM runs WHERE source_format = ?1 AND "
                        "json_extract(raw_json, '$.source.file') = ?2 AND "
                        "json_extract(raw_json, '$.source.row') = ?3",
@@ -188,6 +194,8 @@ static const char *table_of(int which)
     case ST_PROF_INSERT:
     case ST_PROF_DELETE: return "profiler_metrics";
     case ST_PROF_MARK: return "configs";
+    case ST_KSUM_INSERT:
+    case ST_KSUM_DELETE: return "kernel_summaries";
     case ST_SAMPLES: return "run_samples";
     default: return "the database";
     }
@@ -564,6 +572,52 @@ int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *sou
      * timed run leaves it a timing. */
     sqlite3_bind_int64(rs->st[ST_PROF_MARK], 1, run_id);
     return step(rs, ST_PROF_MARK, source_path, err);
+}
+
+static void bind_opt_double(sqlite3_stmt *st, int i, double v, int has)
+{
+    if (has)
+        sqlite3_bind_double(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+int sb_run_store_put_kernel_summary(sb_run_store *rs, long long run_id, const char *tool,
+                                    const char *source_path, const sb_kernel_summary_row *rows,
+                                    size_t n_rows, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_RUN_EXISTS];
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return sb_error_set(err, source_path, NULL, "no run %lld in %s to attach the summary to", run_id,
+                            sb_db_path(rs->db));
+    if (rc != SQLITE_ROW)
+        return query_failed(rs, source_path, err);
+    sqlite3_bind_int64(rs->st[ST_KSUM_DELETE], 1, run_id);
+    if (step(rs, ST_KSUM_DELETE, source_path, err) != SB_OK)
+        return SB_ERR;
+    st = rs->st[ST_KSUM_INSERT];
+    for (size_t i = 0; i < n_rows; i++) {
+        const sb_kernel_summary_row *r = &rows[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (long long)i);
+        bind_text(st, 3, r->kernel_name);
+        bind_text(st, 4, tool);
+        bind_opt_double(st, 5, r->time_pct, r->has_time_pct);
+        sqlite3_bind_double(st, 6, r->total_ms);
+        sqlite3_bind_int64(st, 7, r->instances);
+        bind_opt_double(st, 8, r->avg_ms, r->has_avg);
+        bind_opt_double(st, 9, r->med_ms, r->has_med);
+        bind_opt_double(st, 10, r->min_ms, r->has_min);
+        bind_opt_double(st, 11, r->max_ms, r->has_max);
+        bind_opt_double(st, 12, r->stddev_ms, r->has_stddev);
+        bind_text(st, 13, source_path);
+        if (step(rs, ST_KSUM_INSERT, source_path, err) != SB_OK)
+            return SB_ERR;
+    }
+    return SB_OK;
 }
 
 /* ---- savepoints ---- */

@@ -132,6 +132,15 @@ typedef struct sb_profiler_metric_row {
     double value;
 } sb_profiler_metric_row;
 
+/* One kernel of a tracing profiler's per-kernel summary (Nsight Systems'
+ * cuda_gpu_kern_sum), times in ms; has_X 0: the report left X out. */
+typedef struct sb_kernel_summary_row {
+    const char *kernel_name;
+    long long instances;
+    double total_ms, time_pct, avg_ms, med_ms, min_ms, max_ms, stddev_ms;
+    int has_time_pct, has_avg, has_med, has_min, has_max, has_stddev;
+} sb_kernel_summary_row;
+
 /* Prepares the statements on db's connection (opened SB_DB_WRITE). The
  * store is used on the thread that owns db and closed before db. */
 int sb_run_store_open(sb_db *db, sb_run_store **out, sb_error *err);
@@ -154,6 +163,13 @@ int sb_run_store_insert(sb_run_store *rs, const sb_run_record *rec, long long *r
  * Fails, writing nothing, when no run run_id is stored. */
 int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *source_path,
                              const sb_profiler_metric_row *rows, size_t n_rows, sb_error *err);
+
+/* Replaces run_id's kernel summary with rows (kernel_summaries, kernel_index
+ * = the row's place), tool naming the profiler ("nsys"), inside the open
+ * transaction. Fails, writing nothing, when no run run_id is stored. */
+int sb_run_store_put_kernel_summary(sb_run_store *rs, long long run_id, const char *tool,
+                                    const char *source_path, const sb_kernel_summary_row *rows,
+                                    size_t n_rows, sb_error *err);
 
 /* Calls fn with the canonical JSON of each run stored from source_format
  * whose source.file is file and source.row is row, until fn returns

@@ -8,6 +8,8 @@
  *   hyperfine-json         hyperfine --export-json output
  *   asv-json               asv results, file version 2
  *   torch-benchmark-json   bench/scripts/torch_benchmark_dump.py output
+ *   triton-perf-csv        the CSV triton.testing.perf_report writes (lossy:
+ *                          one rounded figure a case; never told by content)
  *
  * Each file is stored in one transaction (sb_ingest_begin/commit), the
  * documents going in as they are made: a malformed row refuses the file
@@ -42,6 +44,12 @@ typedef struct sb_import_options {
     const char *commit;       /* provenance.git.sha of every run (40 hex digits): the
                                * commit the results were measured at; NULL: unknown */
     const char *branch;       /* provenance.git.branch, with commit; NULL: none */
+    /* triton-perf-csv: what its figures are, which the file does not say:
+     * y_unit "ms", "us", "s" or "ns"; y_stat "median" or "mean" (both
+     * required); x_cols the number of x columns before the providers'
+     * (0: 1). */
+    const char *y_unit, *y_stat;
+    int x_cols;
     int in_batch;             /* 1: the caller holds a batch (sb_ingest_begin, as
                                * `ingest --strict` does): the file goes into a
                                * savepoint inside it instead of its own transaction */

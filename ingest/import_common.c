@@ -21,10 +21,11 @@
 
 const char *const sb_import_formats[] = {"liger-csv",       "nvbench-json", "gbench-json",
                                          "pytest-benchmark-json", "hyperfine-json", "asv-json",
-                                         "torch-benchmark-json", NULL};
+                                         "torch-benchmark-json", "triton-perf-csv", NULL};
 
-/* What each format's converter is, in the order of sb_import_formats
- * after liger-csv (the one CSV format). */
+/* What each JSON format's converter is, in the order of sb_import_formats
+ * after liger-csv (the CSV formats are liger-csv, first, and
+ * triton-perf-csv, last). */
 typedef int (*json_converter)(sb_import_ctx *ctx, json_t *root, sb_error *err);
 static const json_converter json_converters[] = {
     sb_import_nvbench_json, sb_import_gbench_json,  sb_import_pytest_benchmark_json, sb_import_hyperfine_json,
@@ -750,7 +751,7 @@ static int detect_buffer(const char *path, const char *buf, size_t len, const ch
     return sb_error_set(err, path, "line 1",
                         "not JSON, and the first line is not a Liger-Kernel benchmark CSV header "
                         "(kernel_name, kernel_provider, kernel_operation_mode, metric_name, y_value_50...): "
-                        "cannot tell its format");
+                        "cannot tell its format (a Triton perf_report CSV is named with --format triton-perf-csv)");
 }
 
 int sb_import_detect(const char *path, const char **format, sb_error *err)
@@ -793,7 +794,7 @@ static int convert(sb_import_ctx *ctx, const char *path, const char *format, con
         format = found;
     } else if (!sb_import_format_known(format)) {
         sb_error_set(err, path, NULL, "unknown import format \"%s\" (liger-csv, nvbench-json, gbench-json, "
-                     "pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json)", format);
+                     "pytest-benchmark-json, hyperfine-json, asv-json, torch-benchmark-json, triton-perf-csv)", format);
         goto out;
     }
     ctx->format = format;
@@ -818,10 +819,12 @@ static int convert(sb_import_ctx *ctx, const char *path, const char *format, con
         goto out;
     if (strcmp(format, "liger-csv") == 0) {
         rc = sb_import_liger_csv(ctx, buf, len, err);
+    } else if (strcmp(format, "triton-perf-csv") == 0) {
+        rc = sb_import_triton_perf_csv(ctx, buf, len, err);
     } else {
         if (!root && sb_json_load_buffer(buf, len, path, &root, err) != SB_OK)
             goto out;
-        for (size_t k = 1; sb_import_formats[k]; k++)
+        for (size_t k = 1; k <= sizeof json_converters / sizeof *json_converters; k++)
             if (strcmp(format, sb_import_formats[k]) == 0)
                 rc = json_converters[k - 1](ctx, root, err);
     }
@@ -969,7 +972,7 @@ static int store_doc(sb_import_ctx *ctx, json_t *doc, sb_error *err)
     long long run_id = 0;
     int dup = 0;
     if (sb_ingest_document(ss->ing, doc, source, ctx->format, &run_id, &dup, err) != SB_OK) {
-        const char *unit = strcmp(ctx->format, "liger-csv") == 0 ? "line" : "entry";
+        const char *unit = strstr(ctx->format, "-csv") ? "line" : "entry";
         if (!err->where[0]) {
             snprintf(err->where, sizeof err->where, "%s %lld", unit, row);
         } else {

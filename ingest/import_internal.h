@@ -55,6 +55,7 @@ int sb_import_pytest_benchmark_json(sb_import_ctx *ctx, json_t *root, sb_error *
 int sb_import_hyperfine_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
 int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
 int sb_import_torch_benchmark_json(sb_import_ctx *ctx, json_t *root, sb_error *err);
+int sb_import_triton_perf_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err);
 
 /* Device object for a host CPU (kind, arch and sku "cpu"): name NULL gives
  * "unknown"; ncpu -1 when unknown (it goes to sm_count). */

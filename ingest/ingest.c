@@ -16,6 +16,7 @@
 #include "json_file.h"
 #include "json_schema.h"
 #include "ncu_csv.h"
+#include "nsys_csv.h"
 #include "run_store.h"
 #include "sha256.h"
 #include "shape_key.h"
@@ -795,4 +796,48 @@ int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *cs
     if (sb_ncu_csv_parse_buffer(csv, len, name, &p, err) != SB_OK)
         return SB_ERR;
     return attach_profile(ing, run_id, p, name, rows, err);
+}
+
+/* Stores a parsed summary (freed here); csv_path names it in rows and errors. */
+static int attach_summary(sb_ingest *ing, long long run_id, sb_nsys_summary *s, const char *csv_path,
+                          long *rows, sb_error *err)
+{
+    int ok = 0;
+    if (unit_begin(ing, err) != SB_OK) {
+        sb_error_set_file(err, csv_path);
+    } else {
+        ok = sb_run_store_put_kernel_summary(ing->rs, run_id, "nsys", csv_path, s->rows, s->n, err) ==
+             SB_OK;
+        if (unit_end(ing, ok, err) != SB_OK) {
+            if (ok)
+                sb_error_set_file(err, csv_path);
+            ok = 0;
+        }
+    }
+    if (rows && ok)
+        *rows = (long)s->n;
+    sb_nsys_summary_free(s);
+    return ok ? SB_OK : SB_ERR;
+}
+
+int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
+                          sb_error *err)
+{
+    if (rows)
+        *rows = 0;
+    sb_nsys_summary *s;
+    if (sb_nsys_csv_parse_file(csv_path, &s, err) != SB_OK)
+        return SB_ERR;
+    return attach_summary(ing, run_id, s, csv_path, rows, err);
+}
+
+int sb_ingest_attach_nsys_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
+                                 const char *name, long *rows, sb_error *err)
+{
+    if (rows)
+        *rows = 0;
+    sb_nsys_summary *s;
+    if (sb_nsys_csv_parse_buffer(csv, len, name, &s, err) != SB_OK)
+        return SB_ERR;
+    return attach_summary(ing, run_id, s, name, rows, err);
 }

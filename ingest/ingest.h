@@ -21,6 +21,7 @@ typedef struct sb_ingest_stats {
     long duplicates;    /* identical content already stored */
     long refused;       /* files refused (each reported once) */
     long ncu_attached;  /* ncu sidecars attached */
+    long nsys_attached; /* Nsight Systems kernel summaries attached */
 } sb_ingest_stats;
 
 /* Opens (creating and migrating) the database at db_path and loads the
@@ -56,6 +57,26 @@ int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id,
 int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
                          long *rows, sb_error *err);
 
+/* What an archive's reader may hold in memory: the members of a tar
+ * archive are all read before the first goes out (ingest_archive.h). The
+ * inflated bytes are counted as they come, whatever the archive's headers
+ * claim; an archive past either bound is refused with one line naming
+ * ARCHIVE:MEMBER. 0 takes the default. */
+#define SB_INGEST_MEMBER_BYTES ((size_t)256 << 20)
+#define SB_INGEST_HELD_BYTES ((size_t)512 << 20)
+typedef struct sb_ingest_limits {
+    size_t member_bytes; /* one member, inflated */
+    size_t held_bytes;   /* every member held at once, inflated */
+} sb_ingest_limits;
+
+/* Attaches an Nsight Systems CUDA kernel summary (nsys_csv.h: `nsys stats
+ * --report cuda_gpu_kern_sum --format csv`) to a stored run: one row a
+ * kernel into kernel_summaries, replacing what the run had, in one
+ * transaction (a savepoint inside a batch). A malformed CSV or an unknown
+ * run stores nothing. *rows (may be NULL) gets the number of kernels. */
+int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
+                          sb_error *err);
+
 /* Files and directories, the way `solbook ingest` takes them. */
 typedef struct sb_ingest_walk {
     int strict;   /* one transaction for everything; nothing stored if any file is refused */
@@ -65,15 +86,19 @@ typedef struct sb_ingest_walk {
      * (duplicate 1), and once per ncu sidecar attached (ncu_rows > 0). */
     void (*on_file)(void *ctx, const char *path, long long run_id, int duplicate,
                     long ncu_rows);
+    /* Called once per Nsight Systems summary attached (may be NULL). */
+    void (*on_summary)(void *ctx, const char *path, long long run_id, long kernels);
     void *ctx;
+    sb_ingest_limits limits; /* for archives; zeros: the defaults */
 } sb_ingest_walk;
 
 /* Ingests every path: a file is ingested whatever its name; a directory
  * is walked recursively in sorted order, taking files named NAME.json and
  * archives (following symbolic links, with loops reported once and not
- * followed). NAME.ncu.csv next to NAME.json is attached to that file's run.
+ * followed). NAME.ncu.csv and NAME.nsys.csv next to NAME.json are attached
+ * to that file's run.
  * An archive (.tar, .tar.gz, .tgz: its NAME.json members, with their
- * NAME.ncu.csv members; .jsonl, .jsonl.gz: each line) is read where it lies
+ * NAME.ncu.csv and NAME.nsys.csv members; .jsonl, .jsonl.gz: each line) is read where it lies
  * (ingest_archive.h), each document named ARCHIVE:MEMBER in the database
  * and in errors. A reader thread reads, and a preparer thread a CPU parses
  * and validates, ahead while this thread stores. Outside a batch, the
@@ -89,12 +114,14 @@ int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
  * archives need neither the database nor the schemas, and a .tar.gz is
  * inflated whole before its first member can go out. sb_ingest_read_ahead
  * starts a thread that lists and reads paths (which must stay valid until
- * the reading is stored or freed); NULL when out of memory.
+ * the reading is stored or freed), holding archives within limits (NULL:
+ * the defaults); NULL when out of memory.
  * sb_ingest_paths_read stores what it reads, as sb_ingest_paths does, and
  * frees it; sb_ingest_reading_free stops a reading that is not to be
  * stored (the ingest could not be opened). */
 typedef struct sb_ingest_reading sb_ingest_reading;
-sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths);
+sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths,
+                                        const sb_ingest_limits *limits);
 int sb_ingest_paths_read(sb_ingest *ing, sb_ingest_reading *r, const sb_ingest_walk *walk,
                          sb_ingest_stats *stats);
 void sb_ingest_reading_free(sb_ingest_reading *r);

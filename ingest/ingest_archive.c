@@ -55,15 +55,52 @@ static const member *find(const members *m, const char *name)
     return bsearch(&key, m->v, m->n, sizeof *m->v, cmp_member);
 }
 
+/* What a tar archive's reader holds: the bounds and the bytes so far. */
+typedef struct held {
+    size_t member_max, total_max;
+    size_t total; /* members' inflated bytes held */
+} held;
+
+/* Refuses the archive at member name: one line naming ARCHIVE:MEMBER. */
+static int past_limit(sb_error *err, const char *path, const char *name, const char *what,
+                      size_t limit)
+{
+    char where[sizeof err->file];
+    snprintf(where, sizeof where, "%s:%s", path, name);
+    return sb_error_set(err, where, NULL, "%s more than %zu bytes (%zu MiB) inflated: refused", what,
+                        limit, limit >> 20);
+}
+
+/* Room for bytes more of the member held so far (got): SB_OK, or the
+ * archive refused. Counted on the bytes that arrive, not the header's. */
+static int room_for(held *h, size_t got, size_t more, const char *path, const char *name,
+                    sb_error *err)
+{
+    if (more > h->member_max - got)
+        return past_limit(err, path, name, "member", h->member_max);
+    if (got + more > h->total_max - h->total)
+        return past_limit(err, path, name, "members held together", h->total_max);
+    return SB_OK;
+}
+
 /* The current entry's data. Read from a tar in memory (tar not NULL), a
  * member whose bytes lie there in one piece is borrowed, not copied: the
  * 13 MB of a 2,000-result archive copied once more were a third of the
  * time the reader worked before any member could go out. Otherwise the
- * bytes are copied into a new buffer. */
+ * bytes are copied into a buffer that grows as they come. A member or
+ * the archive past h's bounds is refused (SB_ERR with *over set). */
 static int read_data(struct archive *a, const char *path, const char *name, int64_t size,
-                     const unsigned char *tar, size_t tar_len, member *mm, sb_error *err)
+                     const unsigned char *tar, size_t tar_len, held *h, member *mm, int *over,
+                     sb_error *err)
 {
-    if (size < 0 || (uint64_t)size > SB_JSON_MAX_BYTES)
+    *over = 0;
+    if (size < 0)
+        return sb_error_set(err, path, name, "cannot read the member: negative size");
+    if ((uint64_t)size > h->member_max) {
+        *over = 1;
+        return past_limit(err, path, name, "member", h->member_max);
+    }
+    if ((uint64_t)size > SB_JSON_MAX_BYTES)
         return sb_error_set(err, path, name, "member larger than %u bytes", SB_JSON_MAX_BYTES);
     const void *block;
     size_t n;
@@ -77,12 +114,18 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
     }
     const unsigned char *b = block;
     if (tar && n > 0 && off == 0 && n == (size_t)size && b >= tar && b + n <= tar + tar_len) {
+        if (room_for(h, 0, n, path, name, err) != SB_OK) {
+            *over = 1;
+            return SB_ERR;
+        }
+        h->total += n;
         mm->data = (char *)block;
         mm->len = n;
         mm->borrowed = 1;
         return SB_OK;
     }
-    char *buf = calloc(1, (size_t)size + 1);
+    size_t cap = (size_t)size < ((size_t)1 << 20) ? (size_t)size : (size_t)1 << 20;
+    char *buf = malloc(cap + 1);
     if (!buf)
         return sb_error_set(err, path, name, "out of memory");
     size_t got = 0;
@@ -91,15 +134,39 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
             free(buf);
             return sb_error_set(err, path, name, "cannot read the member: a block outside its size");
         }
+        size_t end = (size_t)off + n;
+        if (end > got) {
+            if (room_for(h, got, end - got, path, name, err) != SB_OK) {
+                free(buf);
+                *over = 1;
+                return SB_ERR;
+            }
+            if (end > cap) {
+                size_t c2 = cap * 2 > end ? cap * 2 : end;
+                if (c2 > (size_t)size)
+                    c2 = (size_t)size;
+                char *b2 = realloc(buf, c2 + 1);
+                if (!b2) {
+                    free(buf);
+                    return sb_error_set(err, path, name, "out of memory");
+                }
+                buf = b2;
+                cap = c2;
+            }
+            if ((size_t)off > got) /* a hole (sparse member): zeros */
+                memset(buf + got, 0, (size_t)off - got);
+        }
         memcpy(buf + off, block, n);
-        if ((size_t)off + n > got)
-            got = (size_t)off + n;
+        if (end > got)
+            got = end;
         r = archive_read_data_block(a, &block, &n, &off);
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN && r != ARCHIVE_EOF) {
             free(buf);
             return sb_error_set(err, path, name, "cannot read the member: %s", archive_error_string(a));
         }
     }
+    buf[got] = 0;
+    h->total += got;
     mm->data = buf;
     mm->len = got;
     mm->borrowed = 0;
@@ -139,11 +206,13 @@ static int open_archive(const char *path, int raw, const void *mem, size_t mem_l
  * zlib through libarchive's stream. It needs the whole input and output in
  * memory, as the members are anyway. Anything it does not take whole (a
  * file that is not gzip, damaged or truncated data, a file over
- * SB_JSON_MAX_BYTES or more than WHOLE_MAX_OUT inflated) goes through
- * libarchive's stream instead, which hands over the members before any
- * damage and names it. ---- */
+ * SB_JSON_MAX_BYTES, or a tar larger inflated than WHOLE_MAX_OUT or the
+ * bound on held bytes) goes through libarchive's stream instead, which
+ * hands over the members one by one, so that the bounds are checked on
+ * each member's bytes, and names any damage. Result archives are a few
+ * MB to tens of MB inflated; a larger tar is mostly something else. ---- */
 
-#define WHOLE_MAX_OUT ((size_t)2 << 30)
+#define WHOLE_MAX_OUT ((size_t)256 << 20)
 
 static int gzip_named(const char *path)
 {
@@ -160,7 +229,7 @@ static size_t trailer_size(const unsigned char *in, size_t len)
 /* Inflates the gzip members of in (one, or several concatenated) into a
  * new buffer; NULL when libdeflate cannot take the data whole. */
 static unsigned char *inflate_members(struct libdeflate_decompressor *d, const unsigned char *in,
-                                      size_t in_len, size_t *out_len)
+                                      size_t in_len, size_t max_out, size_t *out_len)
 {
     if (in_len < 18) /* less than a gzip header and trailer */
         return NULL;
@@ -169,10 +238,12 @@ static unsigned char *inflate_members(struct libdeflate_decompressor *d, const u
      * ISIZE comes from a cut or damaged file: then, as when ISIZE is
      * smaller than the input, the buffer starts at a guess and grows. */
     size_t cap = trailer_size(in, in_len);
+    if (cap > max_out && cap / 1032 <= in_len)
+        return NULL; /* a whole file says it is too large: streamed, member by member */
     if (cap < in_len || cap / 1032 > in_len)
         cap = in_len * 4;
-    if (cap > WHOLE_MAX_OUT)
-        cap = WHOLE_MAX_OUT;
+    if (cap > max_out)
+        cap = max_out;
     unsigned char *out = malloc(cap);
     if (!out)
         return NULL;
@@ -184,9 +255,9 @@ static unsigned char *inflate_members(struct libdeflate_decompressor *d, const u
         enum libdeflate_result r = libdeflate_gzip_decompress_ex(
             d, in + in_at, in_len - in_at, out + out_at, cap - out_at, &used_in, &got);
         if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
-            if (cap >= WHOLE_MAX_OUT)
+            if (cap >= max_out)
                 goto fail;
-            size_t c2 = cap * 2 < WHOLE_MAX_OUT ? cap * 2 : WHOLE_MAX_OUT;
+            size_t c2 = cap * 2 < max_out ? cap * 2 : max_out;
             unsigned char *o2 = realloc(out, c2);
             if (!o2)
                 goto fail;
@@ -209,7 +280,7 @@ fail:
 }
 
 /* path's tar, inflated whole, or NULL: then libarchive streams it. */
-static unsigned char *inflate_whole(const char *path, size_t *out_len)
+static unsigned char *inflate_whole(const char *path, size_t max_out, size_t *out_len)
 {
     *out_len = 0;
     if (!gzip_named(path))
@@ -222,24 +293,31 @@ static unsigned char *inflate_whole(const char *path, size_t *out_len)
     unsigned char *out = NULL;
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (d) {
-        out = inflate_members(d, (const unsigned char *)in, in_len, out_len);
+        out = inflate_members(d, (const unsigned char *)in, in_len, max_out, out_len);
         libdeflate_free_decompressor(d);
     }
     free(in);
     return out;
 }
 
-static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
+static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+                    sb_error *err)
 {
+    held h = {SB_INGEST_MEMBER_BYTES, SB_INGEST_HELD_BYTES, 0};
+    if (limits && limits->member_bytes)
+        h.member_max = limits->member_bytes;
+    if (limits && limits->held_bytes)
+        h.total_max = limits->held_bytes;
     struct archive *a = NULL;
     size_t tar_len;
-    unsigned char *tar = inflate_whole(path, &tar_len);
+    unsigned char *tar =
+        inflate_whole(path, h.total_max < WHOLE_MAX_OUT ? h.total_max : WHOLE_MAX_OUT, &tar_len);
     if (open_archive(path, 0, tar, tar_len, &a, err) != SB_OK) {
         free(tar);
         return SB_ERR;
     }
     members m = {0};
-    int rc = SB_OK, damaged = 0;
+    int rc = SB_OK, damaged = 0, over = 0;
     struct archive_entry *e;
     for (;;) {
         int r = archive_read_next_header(a, &e);
@@ -253,7 +331,8 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
         }
         const char *name = archive_entry_pathname(e);
         if (archive_entry_filetype(e) != AE_IFREG || !name ||
-            !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv")))
+            !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv") ||
+              sb_name_ends_with(name, ".nsys.csv")))
             continue;
         if (m.n == m.cap) {
             size_t cap = m.cap ? 2 * m.cap : 64;
@@ -266,7 +345,7 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
             m.cap = cap;
         }
         member *mm = &m.v[m.n];
-        if (read_data(a, path, name, archive_entry_size(e), tar, tar_len, mm, err) != SB_OK) {
+        if (read_data(a, path, name, archive_entry_size(e), tar, tar_len, &h, mm, &over, err) != SB_OK) {
             damaged = 1;
             break;
         }
@@ -278,6 +357,10 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
         }
         m.n++;
     }
+    if (over) { /* past a bound: nothing from the archive goes out */
+        rc = SB_ERR;
+        goto out;
+    }
     if (m.n) /* qsort may not be given NULL, even for nothing */
         qsort(m.v, m.n, sizeof *m.v, cmp_member);
     for (size_t i = 0; i < m.n && rc == SB_OK; i++) {
@@ -285,13 +368,18 @@ static int each_tar(const char *path, sb_archive_fn fn, void *ctx, sb_error *err
         if (!sb_name_ends_with(mm->name, ".json"))
             continue;
         char *side = sb_name_resuffixed(mm->name, ".json", ".ncu.csv");
-        if (!side) {
+        char *side2 = sb_name_resuffixed(mm->name, ".json", ".nsys.csv");
+        if (!side || !side2) {
+            free(side);
+            free(side2);
             rc = sb_error_set(err, path, mm->name, "out of memory");
             break;
         }
-        const member *s = find(&m, side);
+        const member *s = find(&m, side), *s2 = find(&m, side2);
         free(side);
-        rc = fn(ctx, mm->name, mm->data, mm->len, s ? s->data : NULL, s ? s->len : 0);
+        free(side2);
+        rc = fn(ctx, mm->name, mm->data, mm->len, s ? s->data : NULL, s ? s->len : 0, s2 ? s2->data : NULL,
+                s2 ? s2->len : 0);
     }
     if (rc == SB_OK && damaged)
         rc = SB_ERR;
@@ -302,9 +390,12 @@ out:
     return rc;
 }
 
-/* JSON Lines: the decompressed stream split at newlines, a line at a time. */
-static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
+/* JSON Lines: the decompressed stream split at newlines, a line at a
+ * time; a line longer than the member bound is refused as it grows. */
+static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+                      sb_error *err)
 {
+    size_t line_max = limits && limits->member_bytes ? limits->member_bytes : SB_INGEST_MEMBER_BYTES;
     struct archive *a = NULL;
     if (open_archive(path, 1, NULL, 0, &a, err) != SB_OK)
         return SB_ERR;
@@ -353,6 +444,12 @@ static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *e
                 rc = sb_error_set(err, path, where, "line longer than %u bytes", SB_JSON_MAX_BYTES);
                 break;
             }
+            if (len > line_max) {
+                char where[32];
+                snprintf(where, sizeof where, "%ld", lineno);
+                rc = past_limit(err, path, where, "line", line_max);
+                break;
+            }
             if (!nl && n)
                 break; /* the line goes on in the next chunk */
             if (nl)
@@ -363,7 +460,7 @@ static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *e
             if (k < len) {
                 char where[32];
                 snprintf(where, sizeof where, "%ld", lineno);
-                rc = fn(ctx, where, line, len, NULL, 0);
+                rc = fn(ctx, where, line, len, NULL, 0, NULL, 0);
             }
             lineno++;
             len = 0;
@@ -376,7 +473,8 @@ static int each_jsonl(const char *path, sb_archive_fn fn, void *ctx, sb_error *e
     return rc;
 }
 
-int sb_archive_each(const char *path, sb_archive_fn fn, void *ctx, sb_error *err)
+int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+                    sb_error *err)
 {
-    return is_jsonl(path) ? each_jsonl(path, fn, ctx, err) : each_tar(path, fn, ctx, err);
+    return is_jsonl(path) ? each_jsonl(path, limits, fn, ctx, err) : each_tar(path, limits, fn, ctx, err);
 }

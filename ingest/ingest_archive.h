@@ -1,11 +1,13 @@
 /* ingest_archive.h - result files kept in archives, read where they lie:
  * tar archives (.tar, .tar.gz, .tgz) and JSON Lines (.jsonl, .jsonl.gz),
- * through libarchive (which undoes the gzip; a .tar.gz of up to 256 MiB is
- * inflated whole by libdeflate first). Internal to ingest/.
+ * through libarchive (which undoes the gzip; a .tar.gz whose tar is up to
+ * 256 MiB, and within the bound on held bytes, is inflated whole by
+ * libdeflate first). Internal to ingest/.
  *
  * A tar archive gives its members named NAME.json, in name order, each with
- * the bytes of the member NAME.ncu.csv beside it when there is one (the
- * Nsight Compute sidecar, as in a directory). A JSON Lines file gives each
+ * the bytes of the members NAME.ncu.csv and NAME.nsys.csv beside it when
+ * there are (the Nsight Compute and Nsight Systems sidecars, as in a
+ * directory). A JSON Lines file gives each
  * non-blank line, named by its line number. Other members are passed over.
  */
 #ifndef SOLBOOK_INGEST_ARCHIVE_H
@@ -14,19 +16,26 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "ingest.h" /* sb_ingest_limits */
 
 /* 1 when path's name says it is an archive ingest reads. */
 int sb_archive_named(const char *path);
 
 /* Called once per document: member names it within the archive ("dir/x.json"
- * or, for JSON Lines, the line number); ncu is NULL without a sidecar.
- * The bytes are valid during the call only. Return SB_OK to go on. */
+ * or, for JSON Lines, the line number); ncu and nsys are NULL without
+ * those sidecars. The bytes are valid during the call only. Return SB_OK
+ * to go on. */
 typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, size_t len,
-                             const char *ncu, size_t ncu_len);
+                             const char *ncu, size_t ncu_len, const char *nsys, size_t nsys_len);
 
 /* Reads path and calls fn for each document. A damaged archive gives the
  * documents read before the damage to fn and then SB_ERR, err naming the
- * archive (and the member being read). */
-int sb_archive_each(const char *path, sb_archive_fn fn, void *ctx, sb_error *err);
+ * archive (and the member being read). A tar archive whose member is
+ * larger than limits->member_bytes inflated, or whose members together
+ * pass limits->held_bytes, is refused the same way, err naming the member
+ * (limits NULL or zero: the defaults of ingest.h); so is a JSON Lines line
+ * longer than limits->member_bytes, after the lines before it. */
+int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+                    sb_error *err);
 
 #endif

@@ -56,6 +56,11 @@ int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const 
 
 void sb_ingest_prepared_free(sb_ingest_prepared *p);
 
+/* sb_ingest_attach_nsys of a CSV in memory (an archive's member); name
+ * names it in rows and errors. */
+int sb_ingest_attach_nsys_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
+                                 const char *name, long *rows, sb_error *err);
+
 /* sb_ingest_attach_ncu of a CSV in memory (an archive's member); name
  * (archive:member) is stored as the profile's source_path. */
 int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,

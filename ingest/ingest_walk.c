@@ -28,7 +28,7 @@ typedef struct walker {
      * savepoints in a transaction committed every GROUP_MS or GROUP_FILES. */
     int group_open;
     long group_files;
-    long group_stored, group_dups, group_ncu;
+    long group_stored, group_dups, group_ncu, group_nsys;
     struct timespec group_start;
 } walker;
 
@@ -39,10 +39,10 @@ static void report(walker *wk, const sb_error *e)
         wk->w->on_error(wk->w->ctx, e);
 }
 
-/* NAME.json -> NAME.ncu.csv when that file exists. */
-static char *sidecar_of(const char *path)
+/* NAME.json -> NAME.SUFFIX (.ncu.csv, .nsys.csv) when that file exists. */
+static char *sidecar_of(const char *path, const char *suffix)
 {
-    char *s = sb_name_resuffixed(path, ".json", ".ncu.csv");
+    char *s = sb_name_resuffixed(path, ".json", suffix);
     if (!s)
         return NULL;
     struct stat st;
@@ -63,12 +63,15 @@ typedef struct item {
     int is_problem;      /* report err, nothing to store */
     char *ncu;           /* an archive member's sidecar bytes, or NULL */
     size_t ncu_len;
+    char *nsys;          /* an archive member's NAME.nsys.csv bytes, or NULL */
+    size_t nsys_len;
     char *data;          /* an archive member's bytes */
     size_t data_len;
     /* output, allocated and freed by the preparer that owns the slot */
     int rc;
     sb_ingest_prepared p;
     char *sidecar;       /* NAME.ncu.csv beside an on-disk file, when it exists */
+    char *nsys_sidecar;  /* NAME.nsys.csv beside it, when it exists */
     sb_error err;        /* the problem, or why preparing failed */
     int ready;           /* prepared (or a problem): the storing half may take it */
 } item;
@@ -77,9 +80,10 @@ static void item_clear_input(item *it)
 {
     free(it->source);
     free(it->ncu);
+    free(it->nsys);
     free(it->data);
-    it->source = it->ncu = it->data = NULL;
-    it->ncu_len = it->data_len = 0;
+    it->source = it->ncu = it->nsys = it->data = NULL;
+    it->ncu_len = it->nsys_len = it->data_len = 0;
     it->on_disk = it->is_problem = 0;
 }
 
@@ -88,7 +92,8 @@ static void item_clear_output(item *it)
     sb_ingest_prepared_free(&it->p);
     memset(&it->p, 0, sizeof it->p);
     free(it->sidecar);
-    it->sidecar = NULL;
+    free(it->nsys_sidecar);
+    it->sidecar = it->nsys_sidecar = NULL;
     it->rc = 0;
 }
 
@@ -130,28 +135,15 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k)
     if (it->rc != SB_OK)
         return;
     prepare_buffer(ing, k->buf, len, it, k);
-    if (it->rc == SB_OK)
-        it->sidecar = sidecar_of(it->source);
+    if (it->rc == SB_OK) {
+        it->sidecar = sidecar_of(it->source, ".ncu.csv");
+        it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv");
+    }
 }
 
-/* The storing half, on the thread that owns the database. */
-static void store_one(walker *wk, item *it)
+/* The Nsight Compute sidecar of a stored document, if any. */
+static void attach_ncu(walker *wk, item *it, const char *path, long long id)
 {
-    long long id;
-    int dup;
-    const char *path = it->source;
-    wk->stats->files_seen++;
-    if (it->rc != SB_OK ||
-        sb_ingest_store_prepared(wk->ing, &it->p, path, "solbook", &id, &dup, &it->err) != SB_OK) {
-        report(wk, &it->err);
-        return;
-    }
-    if (dup)
-        wk->stats->duplicates++;
-    else
-        wk->stats->stored++;
-    if (wk->w && wk->w->on_file)
-        wk->w->on_file(wk->w->ctx, path, id, dup, 0);
     char *side = NULL;
     if (it->on_disk) {
         if (!(side = it->sidecar))
@@ -177,6 +169,58 @@ static void store_one(walker *wk, item *it)
             wk->w->on_file(wk->w->ctx, side, id, 0, rows);
     }
     free(side);
+}
+
+/* The Nsight Systems kernel summary of a stored document, if any. */
+static void attach_nsys(walker *wk, item *it, const char *path, long long id)
+{
+    char *side = NULL;
+    if (it->on_disk) {
+        if (!(side = it->nsys_sidecar))
+            return;
+        it->nsys_sidecar = NULL;
+    } else if (it->nsys) {
+        if (!(side = sb_name_resuffixed(path, ".json", ".nsys.csv")))
+            return;
+    } else {
+        return;
+    }
+    long rows = 0;
+    sb_error e;
+    sb_error_clear(&e);
+    wk->stats->files_seen++;
+    int rc = it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, &rows, &e)
+                         : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, &rows, &e);
+    if (rc != SB_OK) {
+        report(wk, &e);
+    } else {
+        wk->stats->nsys_attached++;
+        if (wk->w && wk->w->on_summary)
+            wk->w->on_summary(wk->w->ctx, side, id, rows);
+    }
+    free(side);
+}
+
+/* The storing half, on the thread that owns the database. */
+static void store_one(walker *wk, item *it)
+{
+    long long id;
+    int dup;
+    const char *path = it->source;
+    wk->stats->files_seen++;
+    if (it->rc != SB_OK ||
+        sb_ingest_store_prepared(wk->ing, &it->p, path, "solbook", &id, &dup, &it->err) != SB_OK) {
+        report(wk, &it->err);
+        return;
+    }
+    if (dup)
+        wk->stats->duplicates++;
+    else
+        wk->stats->stored++;
+    if (wk->w && wk->w->on_file)
+        wk->w->on_file(wk->w->ctx, path, id, dup, 0);
+    attach_ncu(wk, it, path, id);
+    attach_nsys(wk, it, path, id);
 }
 
 static void report_problem(walker *wk, const sb_error *e)
@@ -212,6 +256,7 @@ static void group_commit(walker *wk)
         wk->stats->stored -= wk->group_stored;
         wk->stats->duplicates -= wk->group_dups;
         wk->stats->ncu_attached -= wk->group_ncu;
+        wk->stats->nsys_attached -= wk->group_nsys;
         wk->stats->refused += wk->group_files - 1; /* report() counts one */
         report(wk, &e);
         return;
@@ -230,7 +275,7 @@ static void group_open(walker *wk)
     if (sb_ingest_begin(wk->ing, &e) != SB_OK)
         return;
     wk->group_open = 1;
-    wk->group_files = wk->group_stored = wk->group_dups = wk->group_ncu = 0;
+    wk->group_files = wk->group_stored = wk->group_dups = wk->group_ncu = wk->group_nsys = 0;
     clock_gettime(CLOCK_MONOTONIC, &wk->group_start);
 }
 
@@ -242,6 +287,7 @@ static void store_grouped(walker *wk, item *it)
         return;
     }
     long stored = wk->stats->stored, dups = wk->stats->duplicates, ncu = wk->stats->ncu_attached;
+    long nsys = wk->stats->nsys_attached;
     group_open(wk);
     store_one(wk, it);
     if (!wk->group_open)
@@ -250,6 +296,7 @@ static void store_grouped(walker *wk, item *it)
     wk->group_stored += wk->stats->stored - stored;
     wk->group_dups += wk->stats->duplicates - dups;
     wk->group_ncu += wk->stats->ncu_attached - ncu;
+    wk->group_nsys += wk->stats->nsys_attached - nsys;
     /* A failed write can end the transaction early (an I/O error, or a run
      * whose stored part could not be removed): the group's files are gone,
      * which group_commit reports, and the next file starts a new group. */
@@ -293,6 +340,7 @@ typedef struct pipe {
     walker *wk;            /* the storing half, on the storer's thread only */
     char *const *paths;    /* what the reader lists */
     size_t n_paths;
+    sb_ingest_limits limits; /* for the archives it reads */
     sb_ingest_list list;   /* the reader's */
     item *ring;
     size_t ring_n;
@@ -460,14 +508,14 @@ typedef struct member_ctx {
 /* The member's bytes are the archive reader's only until it returns:
  * copied into the slot for a preparer. */
 static int on_member(void *ctx, const char *member, const char *data, size_t len, const char *ncu,
-                     size_t ncu_len)
+                     size_t ncu_len, const char *nsys, size_t nsys_len)
 {
     member_ctx *mc = ctx;
     item *it = slot_take(mc->pp);
     if (!it)
         return SB_ERR; /* cancelled: stop reading the archive */
     if (set_source(it, mc->archive, member) != SB_OK || !(it->data = malloc(len + 1)) ||
-        (ncu && !(it->ncu = malloc(ncu_len + 1)))) {
+        (ncu && !(it->ncu = malloc(ncu_len + 1))) || (nsys && !(it->nsys = malloc(nsys_len + 1)))) {
         it->is_problem = 1;
         sb_error_set(&it->err, mc->archive, member, "out of memory");
     } else {
@@ -478,6 +526,11 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
             memcpy(it->ncu, ncu, ncu_len);
             it->ncu[ncu_len] = 0;
             it->ncu_len = ncu_len;
+        }
+        if (nsys) {
+            memcpy(it->nsys, nsys, nsys_len);
+            it->nsys[nsys_len] = 0;
+            it->nsys_len = nsys_len;
         }
     }
     slot_give(mc->pp);
@@ -505,7 +558,7 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
         member_ctx mc = {pp, en->path};
         sb_error e;
         sb_error_clear(&e);
-        if (sb_archive_each(en->path, on_member, &mc, &e) != SB_OK)
+        if (sb_archive_each(en->path, &pp->limits, on_member, &mc, &e) != SB_OK)
             give_problem(pp, &e);
         return;
     }
@@ -699,12 +752,15 @@ static void run_threaded(pipe_t *pp)
     group_commit(pp->wk);
 }
 
-sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths)
+sb_ingest_reading *sb_ingest_read_ahead(char *const *paths, size_t n_paths,
+                                        const sb_ingest_limits *limits)
 {
     sb_ingest_reading *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     pipe_t *pp = &r->pp;
+    if (limits)
+        pp->limits = *limits;
     pp->paths = paths;
     pp->n_paths = n_paths;
     /* One plain file is read where it is stored: threads would only cost. */
@@ -772,10 +828,12 @@ int sb_ingest_paths_read(sb_ingest *ing, sb_ingest_reading *r, const sb_ingest_w
                 sb_ingest_rollback(ing);
                 stats->stored = 0;
                 stats->ncu_attached = 0;
+                stats->nsys_attached = 0;
             } else if (sb_ingest_commit(ing, &e) != SB_OK) {
                 report(&wk, &e);
                 stats->stored = 0;
                 stats->ncu_attached = 0;
+                stats->nsys_attached = 0;
             }
         }
     }
@@ -786,7 +844,7 @@ int sb_ingest_paths_read(sb_ingest *ing, sb_ingest_reading *r, const sb_ingest_w
 int sb_ingest_paths(sb_ingest *ing, char *const *paths, size_t n_paths,
                     const sb_ingest_walk *w, sb_ingest_stats *stats)
 {
-    sb_ingest_reading *r = sb_ingest_read_ahead(paths, n_paths);
+    sb_ingest_reading *r = sb_ingest_read_ahead(paths, n_paths, w ? &w->limits : NULL);
     if (!r) {
         walker wk = {.ing = ing, .w = w, .stats = stats};
         sb_error e;

@@ -234,11 +234,99 @@ mkdir -p "$A/none" && echo "no results here" > "$A/none/README"
 (cd "$A" && tar czf none.tar.gz none)
 run "archive without results" 0 "$SOLBOOK" ingest --db "$T/none.db" "$A/none.tar.gz"
 check "archive without results" "ingest: 0 files, 0 stored, 0 duplicates, 0 refused (db $T/none.db)" "$(tail -n 1 "$T/out")"
+# An archive bomb (members of zeros, a thousand times smaller packed) is
+# refused on the bytes inflated, before memory grows past the bounds: one
+# line naming ARCHIVE:MEMBER, nothing stored, the peak RSS measured.
+python3 - "$A" <<'PY'
+import gzip, io, sys, tarfile
+def pack(path, members):
+    with gzip.open(path, "wb", compresslevel=9) as g:
+        with tarfile.open(fileobj=g, mode="w") as t:
+            for name, size in members:
+                info = tarfile.TarInfo(name)
+                info.size = size
+                t.addfile(info, ZeroReader(size))
+class ZeroReader(io.RawIOBase):
+    def __init__(self, n): self.n = n
+    def readable(self): return True
+    def readinto(self, b):
+        k = min(len(b), self.n); b[:k] = bytes(k); self.n -= k; return k
+pack(sys.argv[1] + "/bomb.tar.gz", [("pack/bomb.json", 300 << 20)])
+pack(sys.argv[1] + "/many.tar.gz", [("pack/m%d.json" % i, 4 << 20) for i in range(1, 7)])
+PY
+rss() { # rss NAME EXPECTED_RC CMD...: as run, the peak RSS in KiB in $RSS ("" without /usr/bin/time)
+    name=$1; want=$2; shift 2
+    if [ -x /usr/bin/time ]; then
+        run "$name" "$want" /usr/bin/time -f "maxrss %M" -o "$T/rss" "$@"
+        RSS=$(sed -n 's/^maxrss //p' "$T/rss")
+    else
+        run "$name" "$want" "$@"
+        RSS=
+    fi
+}
+under() { # under NAME KIB: the RSS of the last rss call below KIB
+    [ -z "$RSS" ] && { echo "note: /usr/bin/time not found: $1 peak RSS not measured"; return; }
+    [ "$RSS" -lt "$2" ] || fail "$1: peak RSS $RSS KiB, expected under $2 KiB"
+    echo "ok: $1: peak RSS $RSS KiB (under $2 KiB)"
+}
+echo "bomb.tar.gz: $(wc -c < "$A/bomb.tar.gz") bytes packed, 300 MiB of zeros inside"
+rss "archive bomb, default bounds" 1 "$SOLBOOK" ingest --db "$T/bomb.db" "$A/bomb.tar.gz"
+check "bomb refused in one line" "solbook: $A/bomb.tar.gz:pack/bomb.json: member more than 268435456 bytes (256 MiB) inflated: refused" "$(cat "$T/err")"
+check "bomb summary" "ingest: 1 files, 0 stored, 0 duplicates, 1 refused (db $T/bomb.db)" "$(tail -n 1 "$T/out")"
+under "archive bomb, default bounds" 131072
+rss "archive bomb, --max-member-mb 8" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 8 "$A/bomb.tar.gz"
+check "bomb past --max-member-mb" "solbook: $A/bomb.tar.gz:pack/bomb.json: member more than 8388608 bytes (8 MiB) inflated: refused" "$(cat "$T/err")"
+under "archive bomb, --max-member-mb 8" 131072
+# Six members of 4 MiB, each within the member bound, pass 16 MiB held
+# together at the fifth; nothing from the archive is stored.
+rss "members past --max-held-mb" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-held-mb 16 "$A/many.tar.gz"
+check "held bound names the member" "solbook: $A/many.tar.gz:pack/m5.json: members held together more than 16777216 bytes (16 MiB) inflated: refused" "$(cat "$T/err")"
+check "nothing stored from a refused archive" 0 "$(sqlite3 "$T/bomb.db" 'SELECT count(*) FROM runs')"
+under "members past --max-held-mb" 98304
+# A JSON Lines line is a member too: one past the bound is refused as it
+# grows, after the lines before it.
+python3 -c 'import gzip, sys; g = gzip.open(sys.argv[1], "wb"); g.write(b"{}\n"); g.write(b" " * (3 << 20)); g.write(b"\n"); g.close()' "$A/long.jsonl.gz"
+run "long JSON Lines line" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 2 "$A/long.jsonl.gz"
+grep -q "^solbook: $A/long.jsonl.gz:2: line more than 2097152 bytes (2 MiB) inflated: refused$" "$T/err" || { cat "$T/err"; fail "long JSON Lines line not refused at its bound"; }
+echo "ok: long JSON Lines line refused: $(grep long.jsonl.gz:2 "$T/err")"
+run "bad bound" 2 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 0 "$A/many.tar.gz"
 # Archives are read while the database opens: a database that cannot be
 # opened stops the reading, says so in one line and writes nothing.
 run "database that cannot be opened" 2 "$SOLBOOK" ingest --db "$T/no-such-dir/x.db" "$A/forty/res" "$A/two-members.tar.gz"
 check "one line naming the database" "solbook: $T/no-such-dir/x.db: cannot open the database: unable to open database file" "$(cat "$T/err")"
 [ ! -e "$T/no-such-dir" ] || fail "a database that cannot be opened left $T/no-such-dir"
+# Nsight Systems' per-kernel summary attaches to a run; the times come
+# back in ms, exact; a bad file is named with its line and stores nothing.
+GID=$(q "SELECT id FROM runs WHERE $GEMM")
+run "attach nsys summary" 0 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/kern_sum.csv" --run "$GID"
+check "nsys attach line" "nsys: $DATA/nsys/kern_sum.csv: 3 kernels attached to run $GID" "$(head -n 1 "$T/out")"
+check "nsys summary" "ingest: 1 files, 0 stored, 0 duplicates, 0 refused (db $DB); 1 nsys kernel summary attached" "$(tail -n 1 "$T/out")"
+check "nsys rows" "0|250|5.003017|0.0200121|71.4 1|500|1.800123|0.0036002|25.7 2|1|0.203456|0.203456|2.9" \
+    "$(q "SELECT group_concat(kernel_index || '|' || instances || '|' || total_ms || '|' || avg_ms || '|' || time_pct, ' ') FROM (SELECT * FROM kernel_summaries WHERE run_id = $GID ORDER BY kernel_index)")"
+check "nsys leaves the run a timing" "" "$(q "SELECT profiler FROM configs WHERE run_id = $GID")"
+check "nsys keeps the ncu profile" 1 "$(q "SELECT count(*) > 0 FROM profiler_metrics WHERE run_id = $GID")"
+run "bad nsys summary" 1 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/bad_instances.csv" --run "$GID"
+check "bad nsys line" "solbook: $DATA/nsys/bad_instances.csv: line 3: \"Instances\" two is not a non-negative number" "$(cat "$T/err")"
+check "bad nsys stored nothing" 3 "$(q "SELECT count(*) FROM kernel_summaries WHERE run_id = $GID")"
+run "nsys without run" 2 "$SOLBOOK" ingest --db "$DB" --nsys "$DATA/nsys/kern_sum.csv"
+# As a sidecar: NAME.nsys.csv next to NAME.json, in a directory or an archive.
+NS=$T/nsys
+mkdir -p "$NS/dir" "$NS/pack"
+cp "$DATA/good/gemm_h100_cublas.json" "$NS/dir/g.json"
+cp "$DATA/nsys/kern_sum.csv" "$NS/dir/g.nsys.csv"
+cp "$DATA/good/gemm_h100_cublas.json" "$NS/pack/g.json"
+cp "$DATA/good/gemm_h100_cublas.ncu.csv" "$NS/pack/g.ncu.csv"
+cp "$DATA/nsys/kern_sum.csv" "$NS/pack/g.nsys.csv"
+(cd "$NS" && tar czf pack.tar.gz pack)
+run "nsys sidecar in a directory" 0 "$SOLBOOK" ingest --db "$NS/dir.db" "$NS/dir"
+check "nsys sidecar summary" "ingest: 2 files, 1 stored, 0 duplicates, 0 refused (db $NS/dir.db); 1 nsys kernel summary attached" "$(tail -n 1 "$T/out")"
+check "nsys sidecar rows" "3 $NS/dir/g.nsys.csv 5.003017" "$(sqlite3 "$NS/dir.db" "SELECT count(*) || ' ' || min(source_path) || ' ' || max(total_ms) FROM kernel_summaries")"
+run "nsys sidecar in an archive" 0 "$SOLBOOK" ingest --db "$NS/pack.db" "$NS/pack.tar.gz"
+check "archive sidecars summary" "ingest: 3 files, 1 stored, 0 duplicates, 0 refused (db $NS/pack.db); 1 ncu profile attached; 1 nsys kernel summary attached" "$(tail -n 1 "$T/out")"
+check "archive nsys member" "3 $NS/pack.tar.gz:pack/g.nsys.csv" "$(sqlite3 "$NS/pack.db" "SELECT count(*) || ' ' || min(source_path) FROM kernel_summaries")"
+cp "$DATA/nsys/bad_instances.csv" "$NS/dir/g.nsys.csv"
+run "bad nsys sidecar" 1 "$SOLBOOK" ingest --db "$NS/bad.db" "$NS/dir"
+check "bad nsys sidecar named" "solbook: $NS/dir/g.nsys.csv: line 3: \"Instances\" two is not a non-negative number" "$(cat "$T/err")"
 # 12. Imports take the commit (and branch) they were measured at.
 IDB=$T/import.db
 SHA=0123456789abcdef0123456789abcdef01234567
@@ -248,4 +336,12 @@ check "imported commit in the document" "$SHA" "$(sqlite3 "$IDB" "SELECT DISTINC
 run "commit without format" 2 "$SOLBOOK" ingest --db "$IDB" --commit $SHA "$DATA/good"
 run "short commit" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --commit 0123abc "$2/import/liger_basic.csv"
 run "branch without commit" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --branch main "$2/import/liger_basic.csv"
+# A Triton perf_report CSV says neither unit nor statistic: the command line does.
+TP="$2/import/triton_perf/softmax-performance.csv"
+run "perf_report without unit" 1 "$SOLBOOK" ingest --db "$IDB" --format triton-perf-csv "$TP"
+grep -q "give --y-unit" "$T/err" || { cat "$T/err"; fail "perf_report import without --y-unit not refused"; }
+run "perf_report units elsewhere" 2 "$SOLBOOK" ingest --db "$IDB" --format liger-csv --y-unit ms "$2/import/liger_basic.csv"
+run "perf_report import" 0 "$SOLBOOK" ingest --db "$IDB" --format triton-perf-csv --y-unit ms --y-stat median "$TP"
+check "perf_report runs" "import: $TP: triton-perf-csv, 4 rows, 7 runs (7 stored, 0 already there, 0 skipped)" "$(head -n 1 "$T/out")"
+check "perf_report figure" "0.110592" "$(sqlite3 "$IDB" "SELECT median_ms FROM metrics JOIN configs USING (run_id) WHERE op = 'softmax-performance' AND provider = 'triton' AND shape_key = 'N=8192'")"
 echo "e2e_ingest: all checks passed"

@@ -20,7 +20,7 @@ typedef struct seen {
 } seen;
 
 static int on_document(void *ctx, const char *member, const char *data, size_t len,
-                       const char *ncu, size_t ncu_len)
+                       const char *ncu, size_t ncu_len, const char *nsys, size_t nsys_len)
 {
     seen *s = ctx;
     fuzz_assert(member != NULL && member[0] != '\0');
@@ -31,11 +31,15 @@ static int on_document(void *ctx, const char *member, const char *data, size_t l
     fuzz_assert(data != NULL || len == 0);
     fuzz_assert(ncu != NULL || ncu_len == 0);
     fuzz_assert(s->tar || ncu == NULL);
+    fuzz_assert(nsys != NULL || nsys_len == 0);
+    fuzz_assert(s->tar || nsys == NULL);
     /* every byte handed over is readable (AddressSanitizer watches) */
     for (size_t i = 0; i < len; i++)
         s->sum += (unsigned char)data[i];
     for (size_t i = 0; i < ncu_len; i++)
         s->sum += (unsigned char)ncu[i];
+    for (size_t i = 0; i < nsys_len; i++)
+        s->sum += (unsigned char)nsys[i];
     s->docs++;
     return SB_OK;
 }
@@ -50,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     seen s = {kind < 2, 0, 0};
     sb_error err;
     sb_error_clear(&err);
-    if (sb_archive_each(path, on_document, &s, &err) != SB_OK)
+    if (sb_archive_each(path, NULL, on_document, &s, &err) != SB_OK)
         fuzz_assert_one_line_error(err);
     return 0;
 }

@@ -1,6 +1,6 @@
 /* fuzz_import.c - one importer of other tools' output (ingest/import.h),
  * chosen at build time (FUZZ_IMPORT_FORMAT: liger-csv, nvbench-json,
- * gbench-json): any file converts to solbook.result.v1 documents or is
+ * gbench-json, triton-perf-csv): any file converts to solbook.result.v1 documents or is
  * refused with one error, never a crash, leak or undefined behaviour. */
 #include <jansson.h>
 #include <stdint.h>
@@ -15,6 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_input_file(data, size, FUZZ_IMPORT_SUFFIX);
     sb_import_options o = {0};
     o.dtype = "fp32";
+    o.y_unit = "us"; /* triton-perf-csv's; the other formats pass them over */
+    o.y_stat = "median";
     o.skus_csv = SOLBOOK_SOURCE_DIR "/db/skus.csv";
     o.op_names_csv = SOLBOOK_SOURCE_DIR "/db/import_op_names.csv";
     json_t *docs = NULL;

@@ -826,6 +826,123 @@ static void test_torch_benchmark(void **state)
 #undef Q
 }
 
+/* triton.testing.perf_report's CSV: one rounded figure a case, read as
+ * the caller says; the notes name what the format lost. */
+static void test_triton_perf_csv(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db = f->db;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_import_options o = {0};
+    sb_import_stats st = {0};
+    /* The file says neither unit nor statistic: both must be given. */
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "triton_perf/softmax-performance.csv", "triton-perf-csv", &o,
+                                         &st, &err),
+                     SB_ERR);
+    expect_error(&err, "give --y-unit");
+    o.y_unit = "ms";
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "triton_perf/softmax-performance.csv", "triton-perf-csv", &o,
+                                         &st, &err),
+                     SB_ERR);
+    expect_error(&err, "give --y-stat");
+    o.y_stat = "median";
+    sb_error_clear(&err);
+    int rc = sb_import_file_opts(f->ing, DATA "triton_perf/softmax-performance.csv", "triton-perf-csv", &o, &st, &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    /* 4 rows x 2 providers, one figure missing (NaN written empty). */
+    assert_int_equal(st.rows, 4);
+    assert_int_equal(st.stored, 7);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM configs WHERE op = 'softmax-performance'"), 7);
+    assert_true(q_real(db, "SELECT m.median_ms FROM metrics m JOIN configs c USING (run_id) "
+                           "WHERE c.provider = 'torch' AND c.shape_key = 'N=8192'") == 0.161792);
+    assert_int_equal(q_int(db, "SELECT m.quantiles_only FROM metrics m JOIN configs c USING (run_id) "
+                               "WHERE c.provider = 'torch' AND c.shape_key = 'N=8192'"), 1);
+    assert_true(q_isnull(db, "SELECT m.mean_ms FROM metrics m JOIN configs c USING (run_id) "
+                             "WHERE c.provider = 'torch' AND c.shape_key = 'N=8192'"));
+    assert_int_equal(q_int(db, "SELECT count(*) FROM configs WHERE provider = 'torch' AND shape_key = 'N=4096'"), 0);
+    assert_string_equal(q_text(db, "SELECT backend || ' ' || dtype || ' ' || suite FROM configs "
+                                   "WHERE provider = 'triton' AND shape_key = 'N=256'"),
+                        "triton unknown triton-perf-report");
+    const char *notes = q_text(db, "SELECT r.notes FROM runs r JOIN configs c ON c.run_id = r.id "
+                                   "WHERE c.provider = 'triton' AND c.shape_key = 'N=1024'");
+    assert_non_null(strstr(notes, "line 3, column \"Triton\": lossy import"));
+    assert_non_null(strstr(notes, "read as the median in ms"));
+    assert_non_null(strstr(notes, "no samples"));
+    assert_non_null(strstr(notes, "rounded to 6 decimals"));
+    assert_string_equal(q_text(db, "SELECT json_extract(r.raw_json, '$.source.file') || ':' || "
+                                   "json_extract(r.raw_json, '$.source.row') FROM runs r JOIN configs c ON c.run_id = r.id "
+                                   "WHERE c.provider = 'triton' AND c.shape_key = 'N=1024'"),
+                        "softmax-performance.csv:3");
+    /* Re-importing stores nothing new. */
+    sb_import_stats again = {0};
+    assert_int_equal(sb_import_file_opts(f->ing, DATA "triton_perf/softmax-performance.csv", "triton-perf-csv", &o,
+                                         &again, &err),
+                     SB_OK);
+    assert_int_equal(again.stored, 0);
+    assert_int_equal(again.duplicates, 7);
+
+    /* Three x columns written as floats, one decimal, microseconds read
+     * exactly (12.3 us is the double nearest 0.0123 ms), as the mean. */
+    sb_import_options o2 = {.y_unit = "us", .y_stat = "mean", .x_cols = 3, .dtype = "fp16"};
+    sb_import_stats st2 = {0};
+    rc = sb_import_file_opts(f->ing, DATA "triton_perf/matmul-performance-fp16.csv", "triton-perf-csv", &o2, &st2,
+                             &err);
+    if (rc != SB_OK)
+        sb_error_print(&err, stderr);
+    assert_int_equal(rc, SB_OK);
+    assert_int_equal(st2.stored, 4);
+    assert_true(q_real(db, "SELECT m.mean_ms FROM metrics m JOIN configs c USING (run_id) "
+                           "WHERE c.provider = 'cublas' AND c.shape_key = 'K=512,M=512,N=512'") == 0.0123);
+    assert_true(q_isnull(db, "SELECT m.median_ms FROM metrics m JOIN configs c USING (run_id) "
+                             "WHERE c.provider = 'cublas' AND c.shape_key = 'K=512,M=512,N=512'"));
+    assert_string_equal(q_text(db, "SELECT dtype FROM configs WHERE provider = 'cublas' LIMIT 1"), "fp16");
+    assert_non_null(strstr(q_text(db, "SELECT r.notes FROM runs r JOIN configs c ON c.run_id = r.id "
+                                      "WHERE c.provider = 'cublas' LIMIT 1"),
+                           "rounded to 1 decimal (perf_report"));
+}
+
+/* Bad figures and layouts are refused with the file and the line; nothing
+ * from the file is stored. */
+static void test_triton_perf_csv_refused(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/solbook-triton-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"N,Triton\n256,0.5\n512,fast\n", "line 3: \"Triton\" fast is not a non-negative number"},
+        {"N,Triton\n256,-0.5\n", "line 2: \"Triton\" -0.5 is not a non-negative number"},
+        {"N,Triton\n256,0.5,0.7\n", "line 2: 3 fields, the header has 2"},
+        {"N\n256\n", "line 1: 1 column: the 1 x column and no provider column"},
+        {"N,Triton,Triton\n256,0.5,0.6\n", "line 1: column \"Triton\" appears twice"},
+        {"N,Triton\n,0.5\n", "line 2: x value \"N\" is empty"},
+        {"mode,Triton\nfwd,0.5\n", "line 2: no whole number >= 0 among the x values"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/bad%zu.csv", dir, i);
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        fputs(bad[i].text, fp);
+        fclose(fp);
+        sb_import_options o = {.y_unit = "ms", .y_stat = "median"};
+        sb_import_stats st = {0};
+        sb_error err;
+        sb_error_clear(&err);
+        assert_int_equal(sb_import_file_opts(f->ing, path, "triton-perf-csv", &o, &st, &err), SB_ERR);
+        assert_string_equal(err.file, path);
+        expect_error(&err, bad[i].needle);
+        unlink(path);
+    }
+    rmdir(dir);
+    assert_int_equal(q_int(f->db, "SELECT count(*) FROM runs"), 0);
+}
+
 /* nvbench_bin.json copied to dir/t.json with its sample file name
  * replaced by name. */
 static void write_nvbench_naming(const char *dir, const char *name)
@@ -945,6 +1062,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nvbench_axes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvbench_confined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torch_benchmark, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_triton_perf_csv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_triton_perf_csv_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
     };

@@ -531,7 +531,7 @@ static void test_read_ahead(void **state)
     char good[1024];
     data(good, sizeof good, "good");
     char *paths[] = {good};
-    sb_ingest_reading *r = sb_ingest_read_ahead(paths, 1);
+    sb_ingest_reading *r = sb_ingest_read_ahead(paths, 1, NULL);
     assert_non_null(r);
     seen s = {0};
     sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
@@ -563,14 +563,14 @@ static void test_read_ahead(void **state)
         assert_int_equal(fclose(out), 0);
     }
     paths[0] = many;
-    r = sb_ingest_read_ahead(paths, 1);
+    r = sb_ingest_read_ahead(paths, 1, NULL);
     assert_non_null(r);
     usleep(100 * 1000); /* time to fill the ring and wait */
     sb_ingest_reading_free(r);
     sb_ingest_reading_free(NULL);
     assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 8);
     /* Stored, the 1,100 copies are one run. */
-    r = sb_ingest_read_ahead(paths, 1);
+    r = sb_ingest_read_ahead(paths, 1, NULL);
     assert_non_null(r);
     assert_int_equal(sb_ingest_paths_read(f->ing, r, &w, &st), SB_OK);
     assert_int_equal(st.files_seen, 1100);

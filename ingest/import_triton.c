@@ -1,0 +1,242 @@
+/* import_triton.c - the CSV triton.testing.perf_report writes (save_path).
+ *
+ * perf_report runs the benchmark function for each x value and each line
+ * (provider) and keeps one figure per pair: the function's first return
+ * value (do_bench's median with quantiles=[0.5, 0.2, 0.8], its mean
+ * without). The CSV holds the x column(s) first, then one column per
+ * provider, a row per x value, the figures written with a fixed number of
+ * decimals. It says neither what the figures are nor in which unit, so
+ * the caller does (--y-stat, --y-unit), and the x columns are the first
+ * --x-cols. Each (row, provider) figure becomes one quantiles_only run
+ * whose notes say what the format lost. docs/IMPORT.md gives the mapping.
+ */
+#include "import_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_rows.h"
+
+/* A figure as written (digits, one '.', an optional exponent), times
+ * 10^shift: the decimal point is moved before strtod rounds, so the
+ * result is the double nearest the exact value. *decimals: the digits
+ * written after the point. An empty cell or "nan" (pandas' missing value)
+ * is SB_OK with *missing set. */
+static int parse_figure(const char *cell, int shift, double *out, int *decimals, int *missing)
+{
+    *missing = 0;
+    *decimals = 0;
+    if (!*cell || strcmp(cell, "nan") == 0 || strcmp(cell, "NaN") == 0) {
+        *missing = 1;
+        return SB_OK;
+    }
+    size_t mant = 0;
+    int dots = 0, digits = 0;
+    for (; cell[mant] && cell[mant] != 'e' && cell[mant] != 'E'; mant++) {
+        if (cell[mant] == '.') {
+            dots++;
+        } else if (isdigit((unsigned char)cell[mant])) {
+            digits++;
+            if (dots)
+                (*decimals)++;
+        } else {
+            return SB_ERR;
+        }
+    }
+    if (dots > 1 || digits == 0 || mant > 400)
+        return SB_ERR;
+    long ex = 0;
+    if (cell[mant]) {
+        const char *e = cell + mant + 1;
+        if (!(isdigit((unsigned char)*e) || ((*e == '+' || *e == '-') && isdigit((unsigned char)e[1]))))
+            return SB_ERR;
+        char *end;
+        errno = 0;
+        ex = strtol(e, &end, 10);
+        if (*end || errno == ERANGE || ex > 100000 || ex < -100000)
+            return SB_ERR;
+    }
+    char buf[440];
+    snprintf(buf, sizeof buf, "%.*se%ld", (int)mant, cell, ex + shift);
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end || (errno == ERANGE && v != 0) || !isfinite(v))
+        return SB_ERR;
+    *out = v;
+    return SB_OK;
+}
+
+/* --y-unit as a power of ten to ms. */
+static int unit_shift(const char *unit, int *shift)
+{
+    static const struct {
+        const char *name;
+        int shift;
+    } units[] = {{"ms", 0}, {"us", -3}, {"s", 3}, {"ns", -6}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (unit && strcmp(unit, units[i].name) == 0) {
+            *shift = units[i].shift;
+            return SB_OK;
+        }
+    return SB_ERR;
+}
+
+/* The x columns of one row into shape (whole numbers >= 0, "4096.0"
+ * included) or params (anything else). */
+static void put_x(json_t *shape, json_t *params, const char *name, const char *value)
+{
+    char key[128];
+    sb_import_key(name, key, sizeof key);
+    if (!key[0])
+        snprintf(key, sizeof key, "x");
+    long long xi;
+    double xd;
+    if (sb_import_parse_ll(value, &xi) == SB_OK && xi >= 0)
+        json_object_set_new(shape, key, json_integer(xi));
+    else if (sb_import_parse_double(value, &xd) == SB_OK && xd >= 0 && xd < 9.0e15 && xd == floor(xd))
+        json_object_set_new(shape, key, json_integer((json_int_t)xd));
+    else if (sb_import_parse_double(value, &xd) == SB_OK && isfinite(xd))
+        json_object_set_new(params, name[0] ? name : "x", json_real(xd));
+    else
+        json_object_set_new(params, name[0] ? name : "x", json_string(value));
+}
+
+/* The plot's name: the file's base name without ".csv" (perf_report
+ * names the file after plot_name). */
+static void plot_name(const char *base, char *out, size_t size)
+{
+    snprintf(out, size, "%s", base);
+    size_t n = strlen(out);
+    if (n > 4 && strcmp(out + n - 4, ".csv") == 0)
+        out[n - 4] = '\0';
+}
+
+static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_csv_record *rec, size_t xcols,
+                       size_t c, double ms, int decimals, const char *when, sb_error *err)
+{
+    char name[256], op[64], provider[64], suite[64];
+    plot_name(ctx->base, name, sizeof name);
+    const sb_import_op_name *opr = sb_import_op_lookup(ctx, name);
+    if (opr)
+        snprintf(op, sizeof op, "%s", opr->op);
+    else
+        sb_import_id(name, op, sizeof op);
+    if (ctx->opts.provider)
+        sb_import_id(ctx->opts.provider, provider, sizeof provider);
+    else
+        sb_import_id(hdr->fields[c], provider, sizeof provider);
+    sb_import_id(ctx->opts.suite ? ctx->opts.suite : "triton-perf-report", suite, sizeof suite);
+    if (!op[0])
+        return sb_csv_line_error(err, ctx->path, hdr->line, "the file name \"%s\" has no letters or digits to name the op",
+                                 ctx->base);
+    if (!provider[0])
+        return sb_csv_line_error(err, ctx->path, hdr->line, "column \"%s\" has no letters or digits to name a provider",
+                                 hdr->fields[c]);
+    json_t *shape = json_object(), *params = json_object();
+    for (size_t k = 0; k < xcols; k++)
+        put_x(shape, params, hdr->fields[k], rec->fields[k]);
+    if (json_object_size(shape) == 0) {
+        json_decref(shape);
+        json_decref(params);
+        return sb_csv_line_error(err, ctx->path, rec->line,
+                                 "no whole number >= 0 among the x values: a run needs a shape");
+    }
+    if (ctx->opts.provider)
+        json_object_set_new(params, "line", json_string(hdr->fields[c]));
+    const char *dtype = ctx->opts.dtype ? sb_import_dtype(ctx->opts.dtype) : NULL;
+    if (!dtype && opr && opr->default_dtype[0])
+        dtype = sb_import_dtype(opr->default_dtype);
+    json_t *config = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "suite", suite, "op", op, "mode", "fwd",
+                               "provider", provider, "backend", "triton", "dtype", dtype ? dtype : "unknown",
+                               "shape", shape, "params", params);
+    json_t *stats = json_object();
+    json_object_set_new(stats, ctx->opts.y_stat, json_real(ms));
+    json_t *timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+    json_t *device = sb_import_gpu_device(ctx, "unknown", 0, -1, -1, NULL);
+    json_t *prov = sb_import_provenance("triton-perf-report", NULL, NULL, device, when, when);
+    char notes[1200];
+    snprintf(notes, sizeof notes,
+             "triton.testing.perf_report CSV, line %zu, column \"%.200s\": lossy import. The file keeps one figure "
+             "per case, read as the %s in %s (--y-stat, --y-unit: the file says neither); no samples, no other "
+             "statistics (perf_report drops the min and max it measured); written rounded to %d decimal%s "
+             "(perf_report's float format), so the figure is known to half a unit in its last place only; no GPU, "
+             "dtype, commit, host, Triton version or time of day recorded",
+             rec->line, hdr->fields[c], ctx->opts.y_stat, ctx->opts.y_unit, decimals, decimals == 1 ? "" : "s");
+    return sb_import_emit(ctx, "passed", NULL, config, sb_import_protocol("unknown"), timing,
+                          sb_import_metrics(-1, ms), NULL, prov,
+                          notes, (long long)rec->line, err);
+}
+
+int sb_import_triton_perf_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err)
+{
+    int shift = 0;
+    if (!ctx->opts.y_unit || unit_shift(ctx->opts.y_unit, &shift) != SB_OK)
+        return sb_error_set(err, ctx->path, NULL,
+                            "give --y-unit ms, us, s or ns: a perf_report CSV does not say what unit its figures are in");
+    if (!ctx->opts.y_stat || (strcmp(ctx->opts.y_stat, "median") != 0 && strcmp(ctx->opts.y_stat, "mean") != 0))
+        return sb_error_set(err, ctx->path, NULL,
+                            "give --y-stat median or mean: a perf_report CSV does not say which statistic its figures "
+                            "are (do_bench with quantiles=[0.5, ...] gives the median, without them the mean)");
+    size_t xcols = ctx->opts.x_cols > 0 ? (size_t)ctx->opts.x_cols : 1;
+    sb_csv_table t = {0};
+    if (sb_csv_read_table(buf, len, ctx->path, NULL, &t, err) != SB_OK) {
+        sb_csv_table_free(&t);
+        return SB_ERR;
+    }
+    int rc = SB_OK;
+    char when[40];
+    if (t.n == 0) {
+        rc = sb_error_set(err, ctx->path, NULL, "empty file: no perf_report header");
+        goto out;
+    }
+    const sb_csv_record *hdr = &t.records[0];
+    if (hdr->n <= xcols) {
+        rc = sb_csv_line_error(err, ctx->path, hdr->line,
+                               "%zu column%s: the %zu x column%s and no provider column (--x-cols)", hdr->n,
+                               hdr->n == 1 ? "" : "s", xcols, xcols == 1 ? "" : "s");
+        goto out;
+    }
+    for (size_t c = 0; c < hdr->n; c++)
+        for (size_t d = 0; d < c; d++)
+            if (strcmp(hdr->fields[c], hdr->fields[d]) == 0) {
+                rc = sb_csv_line_error(err, ctx->path, hdr->line, "column \"%s\" appears twice in the header",
+                                       hdr->fields[c]);
+                goto out;
+            }
+    if ((rc = sb_import_file_time(ctx, when, sizeof when, err)) != SB_OK)
+        goto out;
+    /* Every row is checked before the first run is made. */
+    for (int pass = 0; pass < 2 && rc == SB_OK; pass++) {
+        for (size_t i = 1; i < t.n && rc == SB_OK; i++) {
+            const sb_csv_record *rec = &t.records[i];
+            if (rec->n != hdr->n) {
+                rc = sb_csv_line_error(err, ctx->path, rec->line, "%zu field%s, the header has %zu", rec->n,
+                                       rec->n == 1 ? "" : "s", hdr->n);
+                break;
+            }
+            if (pass == 1)
+                ctx->st->rows++;
+            for (size_t k = 0; k < xcols && rc == SB_OK; k++)
+                if (!*rec->fields[k])
+                    rc = sb_csv_line_error(err, ctx->path, rec->line, "x value \"%s\" is empty", hdr->fields[k]);
+            for (size_t c = xcols; c < hdr->n && rc == SB_OK; c++) {
+                double ms;
+                int decimals, missing;
+                if (parse_figure(rec->fields[c], shift, &ms, &decimals, &missing) != SB_OK) {
+                    rc = sb_csv_line_error(err, ctx->path, rec->line, "\"%s\" %s is not a non-negative number",
+                                           hdr->fields[c], rec->fields[c]);
+                } else if (pass == 1 && !missing) {
+                    rc = emit_figure(ctx, hdr, rec, xcols, c, ms, decimals, when, err);
+                }
+            }
+        }
+    }
+out:
+    sb_csv_table_free(&t);
+    return rc;
+}
