@@ -359,12 +359,74 @@ def run_case(t, a, tol, prov, lib, liger, suite, op, mode, dtype, shape, session
             per, _ = ops.timed_calls(t, dev, e.launch, iters, 1, None)
             e.call.append(per[0])
     finished = now()
+    if a.methods:
+        compare_methods(t, dev, a, op, mode, dtype, shape, session, [e for e in timed if e.copy == 0], iters)
     for e in entries:
         write_result(t, a, prov, suite, op, mode, dtype, shape, session, e, order_log, started, finished, iters)
     for e in entries:
         e.launch = e.case = None
     t.cuda.empty_cache()
     return ok
+
+
+def graph_replays(t, dev, launch, iters):
+    """Times (ms) of `iters` replays of a CUDA graph of one call, or the
+    reason the call cannot be captured (a call that waits for the GPU)."""
+    try:
+        side = t.cuda.Stream(device=dev)
+        side.wait_stream(t.cuda.current_stream(dev))
+        with t.cuda.stream(side):
+            launch()
+        t.cuda.current_stream(dev).wait_stream(side)
+        t.cuda.synchronize(dev)
+        g = t.cuda.CUDAGraph()
+        with t.cuda.graph(g):
+            launch()
+        t.cuda.synchronize(dev)
+    except Exception as ex:  # a call that synchronises cannot be captured
+        t.cuda.synchronize(dev)
+        return None, "%s: %s" % (type(ex).__name__, str(ex).split("\n")[0][:160])
+    g.replay()
+    t.cuda.synchronize(dev)
+    starts = [t.cuda.Event(enable_timing=True) for _ in range(iters)]
+    stops = [t.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        starts[i].record()
+        g.replay()
+        stops[i].record()
+    t.cuda.synchronize(dev)
+    out = [starts[i].elapsed_time(stops[i]) for i in range(iters)]
+    del g
+    return out, None
+
+
+def compare_methods(t, dev, a, op, mode, dtype, shape, session, timed, iters):
+    """--methods: each provider's kernel time taken four ways after its
+    rounds (held launch, the profiler's kernel sum, CUDA-graph replay, and
+    the call time), one line each in methods.jsonl, so the choice of the
+    session's one method rests on measurements (docs/SESSIONS.md)."""
+    import statistics
+    for e in timed:
+        row = {"session": session["id"], "op": op, "mode": mode, "dtype": dtype, "shape": shape,
+               "provider": e.provider, "held_launch_ms": statistics.median(v for r in e.kernel for v in r),
+               "call_ms": statistics.median(v for r in e.call for v in r)}
+        try:
+            per = ops.profiled_calls(t, dev, e.launch, iters, 1)
+            row["profiler_kernel_sum_ms"] = statistics.median(per[0])
+        except Exception as ex:
+            row["profiler_kernel_sum_error"] = str(ex).split("\n")[0][:160]
+        times, why = graph_replays(t, dev, e.launch, iters)
+        if times:
+            row["graph_replay_ms"] = statistics.median(times)
+        else:
+            row["graph_replay_error"] = why
+        with open(os.path.join(a.out, "methods.jsonl"), "a") as fh:
+            fh.write(json.dumps(row, sort_keys=True) + "\n")
+        print("methods %s %s %s %s %s: held %.4f  profiler-sum %s  graph %s  call %.4f ms" % (
+            op, mode, dtype, "x".join(str(shape[k]) for k in ops.SHAPES[op]), e.provider, row["held_launch_ms"],
+            "%.4f" % row["profiler_kernel_sum_ms"] if "profiler_kernel_sum_ms" in row else "-",
+            "%.4f" % row["graph_replay_ms"] if "graph_replay_ms" in row else "not capturable",
+            row["call_ms"]), flush=True)
 
 
 def write_result(t, a, prov, suite, op, mode, dtype, shape, session, e, order_log, started, finished, iters):
@@ -457,6 +519,9 @@ def main():
     ap.add_argument("--case", action="append", default=[], help="OP:MODE:DTYPE:K=V,... (repeatable)")
     ap.add_argument("--preset", default=None, help="the cases of this solbench preset (solbench suite --list); "
                     "a provider's own knobs (FLCE's accum) are not cases here")
+    ap.add_argument("--methods", action="store_true",
+                    help="after the rounds, time each provider also by the profiler's kernel sum and by "
+                         "CUDA-graph replay (methods.jsonl): the timing methods measured against each other")
     ap.add_argument("--only", default=None, help="with --preset: OP[:MODE],..., as solbench suite --only")
     ap.add_argument("--turn-ms", type=float, default=40.0,
                     help="fewer than --iters calls a turn where a call is long: about this many ms a turn")

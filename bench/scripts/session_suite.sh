@@ -6,6 +6,8 @@
 #   perkernel  the liger-perkernel preset, 5 rounds
 #   memory     the memory-bound-quick preset, 5 rounds
 #   losses     the cross entropy and FLCE cases of liger-perkernel alone
+#   methods    a few cases, each provider's kernel time also by the
+#              profiler's kernel sum and by CUDA-graph replay
 # Each session writes its results case by case, so a session cut short by
 # the deadline keeps the cases it finished.
 #
@@ -43,7 +45,11 @@ for s in "${sessions[@]}"; do
   perkernel) run perkernel --preset liger-perkernel --rounds 5 --iters 10 ;;
   memory) run memory --preset memory-bound-quick --rounds 5 --iters 10 ;;
   losses) run losses --preset liger-perkernel --only cross_entropy,flce --rounds 5 --iters 10 ;;
-  *) echo "session_suite: unknown session $s (aa, perkernel, memory, losses)" >&2 ;;
+  methods) run methods --methods --rounds 5 --iters 10 --case rmsnorm:fwd:bf16:M=2048,N=4096 \
+    --case rmsnorm:fwd:bf16:M=16384,N=4096 --case rmsnorm:full:bf16:M=2048,N=4096 \
+    --case cross_entropy:full:bf16:M=1024,V=128256 --case swiglu:full:bf16:B=4,T=1024,I=11008 \
+    --case flce:full:bf16:BT=1024,H=4096,V=32000 --case rope:full:bf16:B=1,T=2048,Hq=32,Hk=8,D=256 ;;
+  *) echo "session_suite: unknown session $s (aa, perkernel, memory, losses, methods)" >&2 ;;
   esac
 done
 nvidia-smi -q -d CLOCK,TEMPERATURE,PERFORMANCE >"$work/card.txt" 2>&1
