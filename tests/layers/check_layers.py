@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""check_layers.py - the layering rules of docs/DEVELOPING.md, checked
+against the code:
+
+  1. no header outside db/ names sqlite3 (the database is db/'s alone);
+  2. no SQL statement outside db/ (SELECT, INSERT INTO, UPDATE, DELETE FROM
+     in a string, or sqlite3_prepare);
+  3. model/ includes nothing of db/, ingest/, report/, site/, forge/,
+     fleet/ or cli/ (statistics read no database and write no file);
+  4. no include cycle between folders;
+  5. no include circle between modules (a module is NAME.h with NAME.c):
+     a file that is both driver and helper library of its neighbours.
+
+Where the code does not follow a rule yet, the offender is listed in
+KNOWN below: the check fails on any new offender, and also on a listed one
+that no longer offends, so the list only shrinks.
+
+usage: check_layers.py [SOURCE_DIR]"""
+import os
+import re
+import sys
+
+FOLDERS = ("core", "model", "collect", "db", "ingest", "report", "site", "forge", "fleet", "cli", "bench")
+KNOWN = {
+    "sqlite3 in a header outside db/": {
+        "forge/registry.h", "report/claims.h", "report/compare.h", "report/crossarch.h", "report/evidence.h",
+        "report/gate.h", "report/note.h", "report/packet.h", "report/plots.h", "report/regress.h",
+        "report/results.h", "report/standing.h", "report/training.h", "report/weekly.h", "site/site_internal.h",
+    },
+    "SQL outside db/": set(),
+    "model/ includes a layer above it": set(),
+    "include cycle between folders": set(),
+    "include circle between modules": {
+        "forge/bench forge/verify", "ingest/ingest ingest/ingest_prepared", "site/site site/site_internal",
+    },
+}
+SQL = re.compile(r'"(SELECT |INSERT INTO |UPDATE |DELETE FROM )|sqlite3_prepare')
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def sources(top):
+    for folder in FOLDERS:
+        for root, _, files in os.walk(os.path.join(top, folder)):
+            for f in files:
+                if f.endswith((".c", ".h", ".cu", ".cuh")):
+                    yield os.path.relpath(os.path.join(root, f), top)
+
+
+def header_index(top):
+    """Header name -> the folders that hold a header of that name."""
+    idx = {}
+    for rel in sources(top):
+        if rel.endswith((".h", ".cuh")):
+            idx.setdefault(os.path.basename(rel), set()).add(rel.split(os.sep)[0])
+    return idx
+
+
+def folder_cycles(edges):
+    """Folders on a cycle of the folder include graph."""
+    on_cycle = set()
+    for start in edges:
+        seen, stack = set(), [start]
+        while stack:
+            n = stack.pop()
+            for m in edges.get(n, ()):
+                if m == start:
+                    on_cycle.add(start)
+                elif m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+    return on_cycle
+
+
+def module_circles(medges):
+    """Strongly connected sets of more than one module, each as a string."""
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in medges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(" ".join(sorted(comp)))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(medges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    idx = header_index(top)
+    found = {k: set() for k in KNOWN}
+    edges, medges = {}, {}
+    for rel in sources(top):
+        folder = rel.split(os.sep)[0]
+        with open(os.path.join(top, rel), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        code = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        if folder != "db" and rel.endswith(".h") and re.search(r"\bsqlite3\b", code):
+            found["sqlite3 in a header outside db/"].add(rel)
+        if folder != "db" and folder != "bench" and SQL.search(code):
+            found["SQL outside db/"].add(rel)
+        for inc in INCLUDE.findall(code):
+            name = os.path.basename(inc)
+            here = os.path.join(os.path.dirname(rel), inc)
+            if os.path.exists(os.path.join(top, here)):
+                targets = {os.path.normpath(here).split(os.sep)[0]}
+            else:
+                targets = idx.get(name, set())
+                if folder in targets:
+                    targets = {folder}  # a header of the folder's own wins
+            if os.path.exists(os.path.join(top, here)):
+                mod_to = os.path.splitext(os.path.normpath(here))[0]
+                mod_from = os.path.splitext(rel)[0]
+                if mod_to != mod_from:
+                    medges.setdefault(mod_from, set()).add(mod_to)
+            for t in targets:
+                if t != folder:
+                    edges.setdefault(folder, set()).add(t)
+                    if folder == "model" and t in ("db", "ingest", "report", "site", "forge", "fleet", "cli"):
+                        found["model/ includes a layer above it"].add("%s -> %s" % (rel, inc))
+    for f in folder_cycles(edges):
+        found["include cycle between folders"].add(f)
+    for c in module_circles(medges):
+        found["include circle between modules"].add(c)
+    bad = 0
+    for rule, offenders in found.items():
+        new, gone = offenders - KNOWN[rule], KNOWN[rule] - offenders
+        for o in sorted(new):
+            print("check_layers: %s: %s" % (rule, o))
+            bad += 1
+        for o in sorted(gone):
+            print("check_layers: %s: %s no longer offends; take it off KNOWN" % (rule, o))
+            bad += 1
+        print("check_layers: %s: %d known offender(s)" % (rule, len(offenders & KNOWN[rule])))
+    print("check_layers: %d rule(s) checked, %d problem(s)" % (len(found), bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
