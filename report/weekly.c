@@ -353,6 +353,12 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         json_object_set_new(x, "has_results", json_boolean(set.n > 0));
     }
     json_object_set_new(d, "runs", json_integer((json_int_t)sum->runs));
+    {
+        char line[128];
+        snprintf(line, sizeof line, "%zu " SB_LEFT_OUT_TIME, set.n_left_out);
+        sb_tpl_set_str(d, "left_out", line);
+        json_object_set_new(d, "has_left_out", json_boolean(set.n_left_out > 0));
+    }
     json_object_set_new(d, "passing", json_integer((json_int_t)sum->passing));
     json_object_set_new(d, "failed", json_integer((json_int_t)sum->failed));
     json_object_set_new(d, "skipped", json_integer((json_int_t)sum->skipped));
