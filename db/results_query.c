@@ -59,10 +59,21 @@ void sb_results_free(sb_result_set *s)
 {
     for (size_t i = 0; !s->borrowed && i < s->n; i++)
         result_free(&s->v[i]);
+    for (size_t i = 0; !s->borrowed && i < s->n_left_out; i++)
+        result_free(&s->left_out[i]);
     free(s->v);
+    free(s->left_out);
     s->v = NULL;
     s->n = 0;
+    s->left_out = NULL;
+    s->n_left_out = 0;
     s->borrowed = 0;
+}
+
+/* A time every rate and ratio can be built on: positive, finite, normal. */
+static int usable_time(double ms)
+{
+    return isnormal(ms) && ms > 0;
 }
 
 static int str_is(const char *want, const char *have)
@@ -101,18 +112,25 @@ int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_fil
 {
     if (!all || (f && f->with_profiled))
         return sb_results_load(db, f, out, err);
-    out->v = NULL;
-    out->n = 0;
+    memset(out, 0, sizeof *out);
     out->borrowed = 1;
-    size_t n = 0;
+    size_t n = 0, nl = 0;
     for (size_t i = 0; i < all->n; i++)
         n += result_matches(&all->v[i], f);
+    for (size_t i = 0; i < all->n_left_out; i++)
+        nl += result_matches(&all->left_out[i], f);
     out->v = malloc((n ? n : 1) * sizeof *out->v);
-    if (!out->v)
+    out->left_out = malloc((nl ? nl : 1) * sizeof *out->left_out);
+    if (!out->v || !out->left_out) {
+        sb_results_free(out);
         return sb_error_set(err, NULL, NULL, "out of memory");
+    }
     for (size_t i = 0; i < all->n; i++)
         if (result_matches(&all->v[i], f))
             out->v[out->n++] = all->v[i];
+    for (size_t i = 0; i < all->n_left_out; i++)
+        if (result_matches(&all->left_out[i], f))
+            out->left_out[out->n_left_out++] = all->left_out[i];
     return SB_OK;
 }
 
@@ -142,9 +160,8 @@ static const char *RESULT_SQL =
 
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
 {
-    out->v = NULL;
-    out->n = 0;
-    out->borrowed = 0;
+    memset(out, 0, sizeof *out);
+    size_t left_cap = 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, RESULT_SQL, -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "query failed");
@@ -254,6 +271,24 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
             (r.finished_epoch == LLONG_MIN || r.finished_epoch < f->from ||
              r.finished_epoch >= f->to)) {
             result_free(&r);
+            continue;
+        }
+        if (!usable_time(r.kernel_median_ms))
+            r.kernel_median_ms = NAN;
+        /* NULL reads as NAN (a run without a time); SQLite stores no NaN */
+        if (strcmp(r.status, "passed") == 0 && !isnan(r.median_ms) && !usable_time(r.median_ms)) {
+            if (out->n_left_out == left_cap) {
+                size_t nc = left_cap ? left_cap * 2 : 8;
+                sb_result *nv = realloc(out->left_out, nc * sizeof *nv);
+                if (!nv) {
+                    result_free(&r);
+                    rc = SQLITE_NOMEM;
+                    break;
+                }
+                out->left_out = nv;
+                left_cap = nc;
+            }
+            out->left_out[out->n_left_out++] = r;
             continue;
         }
         if (out->n == cap) {

@@ -58,7 +58,16 @@ typedef struct sb_result_set {
     sb_result *v;
     size_t n;
     int borrowed;   /* 1: the text belongs to the set it was selected from */
+    /* Passed runs left out of v because their time (median_ms) is not a
+     * positive finite normal number (0 ms, or a subnormal like 5e-324):
+     * every rate, ratio and log scale built on it would be inf or nan.
+     * A kernel time of that kind is read as not recorded (NAN). */
+    sb_result *left_out;
+    size_t n_left_out;
 } sb_result_set;
+
+/* The line outputs print when a set left runs out (n > 0). */
+#define SB_LEFT_OUT_TIME "run(s) left out: time not a positive finite number"
 
 typedef struct sb_result_filter {
     const char *suite, *op, *provider, *arch, *sku; /* NULL: any */

@@ -29,13 +29,20 @@ int sb_both_kernel(const sb_result *p, const sb_result *b)
     return p->kernel_median_ms > 0 && b->kernel_median_ms > 0;
 }
 
+/* A ratio of two usable times can still overflow (1e308 / 0.1) or fall
+ * below the normal range: NAN then, as for a missing time. */
+static double usable_ratio(double r)
+{
+    return isnormal(r) && r > 0 ? r : NAN;
+}
+
 double sb_speedup(const sb_result *p, const sb_result *b, sb_time_kind time)
 {
     if (time == SB_TIME_KERNEL && sb_both_kernel(p, b))
-        return b->kernel_median_ms / p->kernel_median_ms;
+        return usable_ratio(b->kernel_median_ms / p->kernel_median_ms);
     if (!(p->median_ms > 0) || !(b->median_ms > 0))
         return NAN;
-    return b->median_ms / p->median_ms;
+    return usable_ratio(b->median_ms / p->median_ms);
 }
 
 static int baseline_rank(const char *p)
@@ -201,8 +208,8 @@ static void fill_row(sb_geo_row *g, const sb_result *r, const char *base, const 
 int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t n,
                    const char *baseline, sb_geo_table *out, sb_error *err)
 {
-    (void)set;
     memset(out, 0, sizeof *out);
+    out->left_out = set ? set->n_left_out : 0;
     size_t cap = n * MAX_BASES + 1;
     out->rows = calloc(cap, sizeof *out->rows);
     out->skus = calloc(n + 1, sizeof *out->skus);
@@ -336,6 +343,12 @@ static int uses_diagnostic(const sb_geo_table *t)
     return 0;
 }
 
+void sb_geo_left_out_note(const sb_geo_table *t, sb_buf *out)
+{
+    if (t->left_out)
+        sb_buf_printf(out, "%zu " SB_LEFT_OUT_TIME ".\n\n", t->left_out);
+}
+
 void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
 {
     sb_buf_puts(out, "Evidence level: " SB_EVIDENCE_OP ". Speedup = baseline time / provider "
@@ -346,6 +359,7 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
                      "compared cases imported from a tool that checks no correctness.\n\n");
     if (uses_diagnostic(t))
         sb_geo_diagnostic_note(out);
+    sb_geo_left_out_note(t, out);
     if (t->n == 0) {
         sb_buf_puts(out, "No speedup to report: no op x mode x dtype in the selection has a "
                          "second provider next to its baseline.\n");
@@ -482,6 +496,7 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
         json_decref(skus);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
+    json_object_set_new(root, "left_out_time", json_integer((json_int_t)t->left_out));
     for (size_t k = 0; k < t->nskus; k++) {
         json_t *s = json_object();
         json_object_set_new(s, "sku", json_string(t->skus[k]));

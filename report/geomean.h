@@ -61,6 +61,7 @@ typedef struct sb_geo_table {
     const char **skus; /* SKUs with rows, ordered by arch then id */
     const char **sku_arch;
     size_t nskus;
+    size_t left_out;   /* the set's runs left out for their time (SB_LEFT_OUT_TIME) */
 } sb_geo_table;
 
 /* baseline NULL: the headline baselines (sb_headline_baselines) that have
@@ -83,6 +84,8 @@ int sb_both_kernel(const sb_result *p, const sb_result *b);
 
 /* Renderers. Figures: speedups with 3 decimals ("1.234"). */
 void sb_geo_render_md(const sb_geo_table *t, sb_buf *out);       /* per-SKU table + cross-arch table */
+/* "N run(s) left out: ..." and a blank line, when t->left_out > 0. */
+void sb_geo_left_out_note(const sb_geo_table *t, sb_buf *out);
 /* The sentence every table using the diagnostic provider as its baseline
  * carries; appended by the renderers when a row has it as baseline. */
 void sb_geo_diagnostic_note(sb_buf *out);

@@ -39,6 +39,13 @@ static size_t names_index(const name_list *l, const char *s)
     return 0;
 }
 
+/* Scales are built from finite data and sb_scale_decades, so this only
+ * keeps a value no scale could hold out of the attributes. */
+static double fin(double v)
+{
+    return isfinite(v) ? v : 0.0;
+}
+
 static void plot_area(sb_buf *b, const sb_scale *x, const sb_scale *y)
 {
     sb_buf_printf(b,
@@ -47,8 +54,9 @@ static void plot_area(sb_buf *b, const sb_scale *x, const sb_scale *y)
                   "data-x-min=\"%.9g\" data-x-max=\"%.9g\" data-y-min=\"%.9g\" "
                   "data-y-max=\"%.9g\" data-left=\"%.2f\" data-right=\"%.2f\" "
                   "data-top=\"%.2f\" data-bottom=\"%.2f\" data-x-log=\"%d\" data-y-log=\"%d\"/>\n",
-                  x->p0, y->p1, x->p1 - x->p0, y->p0 - y->p1, x->d0, x->d1, y->d0, y->d1, x->p0,
-                  x->p1, y->p1, y->p0, x->log, y->log);
+                  fin(x->p0), fin(y->p1), fin(x->p1 - x->p0), fin(y->p0 - y->p1), fin(x->d0),
+                  fin(x->d1), fin(y->d0), fin(y->d1), fin(x->p0), fin(x->p1), fin(y->p1),
+                  fin(y->p0), x->log, y->log);
 }
 
 static void legend(sb_buf *b, const name_list *providers, double x, double y)

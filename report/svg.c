@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A coordinate or size for an attribute: a value that is not finite (a
+ * figure no scale could place) is written 0, never "nan" or "inf". */
+static double fin(double v)
+{
+    return isfinite(v) ? v : 0.0;
+}
+
 double sb_scale_map(const sb_scale *s, double v)
 {
     double a = s->d0, b = s->d1, x = v;
@@ -22,6 +29,14 @@ void sb_scale_decades(double lo, double hi, double *lo_out, double *hi_out)
 {
     double a = floor(log10(lo) + 1e-9);
     double b = ceil(log10(hi) - 1e-9);
+    /* the decades a double holds, whatever lo and hi were (0, inf, nan
+     * give the ends): 10^a and 10^b stay finite and positive */
+    if (!(a >= -307))
+        a = -307;
+    if (!(b <= 308))
+        b = 308;
+    if (a > 307)
+        a = 307;
     if (b <= a)
         b = a + 1;
     *lo_out = pow(10.0, a);
@@ -94,10 +109,10 @@ void sb_svg_end(sb_buf *b)
 void sb_svg_text(sb_buf *b, double x, double y, const char *anchor, int font_px, double rotate,
                  const char *fill, const char *text)
 {
-    sb_buf_printf(b, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" font-size=\"%d\"", x, y,
+    sb_buf_printf(b, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" font-size=\"%d\"", fin(x), fin(y),
                   anchor, font_px);
     if (rotate != 0)
-        sb_buf_printf(b, " transform=\"rotate(%.0f %.2f %.2f)\"", rotate, x, y);
+        sb_buf_printf(b, " transform=\"rotate(%.0f %.2f %.2f)\"", fin(rotate), fin(x), fin(y));
     if (fill)
         sb_buf_printf(b, " fill=\"%s\"", fill);
     sb_buf_puts(b, ">");
@@ -111,7 +126,7 @@ void sb_svg_line(sb_buf *b, double x1, double y1, double x2, double y2, const ch
     sb_buf_printf(b,
                   "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
                   "stroke-width=\"%.1f\"",
-                  x1, y1, x2, y2, stroke, width);
+                  fin(x1), fin(y1), fin(x2), fin(y2), stroke, fin(width));
     if (dash)
         sb_buf_printf(b, " stroke-dasharray=\"%s\"", dash);
     sb_buf_puts(b, "/>\n");
@@ -121,7 +136,7 @@ void sb_svg_rect(sb_buf *b, double x, double y, double w, double h, const char *
                  const char *tooltip)
 {
     sb_buf_printf(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"",
-                  x, y, w, h, fill);
+                  fin(x), fin(y), fin(w), fin(h), fill);
     if (tooltip) {
         sb_buf_puts(b, "><title>");
         sb_buf_xml_escaped(b, tooltip);
@@ -135,7 +150,7 @@ void sb_svg_point(sb_buf *b, double x, double y, double r, const char *fill, con
                   const char *tooltip)
 {
     sb_buf_printf(b, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\">",
-                  cls, x, y, r, fill);
+                  cls, fin(x), fin(y), fin(r), fill);
     sb_buf_puts(b, "<title>");
     sb_buf_xml_escaped(b, tooltip ? tooltip : "");
     sb_buf_puts(b, "</title></circle>\n");

@@ -353,6 +353,12 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         json_object_set_new(x, "has_results", json_boolean(set.n > 0));
     }
     json_object_set_new(d, "runs", json_integer((json_int_t)sum->runs));
+    {
+        char line[128];
+        snprintf(line, sizeof line, "%zu " SB_LEFT_OUT_TIME, set.n_left_out);
+        sb_tpl_set_str(d, "left_out", line);
+        json_object_set_new(d, "has_left_out", json_boolean(set.n_left_out > 0));
+    }
     json_object_set_new(d, "passing", json_integer((json_int_t)sum->passing));
     json_object_set_new(d, "failed", json_integer((json_int_t)sum->failed));
     json_object_set_new(d, "skipped", json_integer((json_int_t)sum->skipped));
@@ -465,9 +471,9 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_sort_skus(sk, ar, nsk);
         int bad = 0;
         for (size_t k = 0; k < nsk && !bad; k++) {
-            char slug[SB_SAFE_NAME_SIZE], file[1024], path[8192];
+            char slug[SB_PAGE_ID_SIZE], file[1024], path[8192];
             size_t drawn = 0;
-            sb_safe_name(sk[k], slug);
+            sb_page_id(sk[k], slug);
             snprintf(file, sizeof file, "%s-roofline-%s.svg", week, slug);
             snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
@@ -515,7 +521,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             shown[nshown++] = best;
         }
         for (size_t g = 0; g < ngroups && !bad; g++) {
-            char slug[SB_SAFE_NAME_SIZE], file[1024], path[8192], title[512], name[1024];
+            char slug[SB_PAGE_ID_SIZE], file[1024], path[8192], title[512], name[1024];
             const char *base = NULL;
             int rank = -1;
             for (size_t i = 0; i < geo.n; i++) {
@@ -528,8 +534,10 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             }
             if (!base)
                 continue;
-            snprintf(name, sizeof name, "%s-%s-%s", groups[g].op, groups[g].mode, groups[g].dtype);
-            sb_safe_name(name, slug);
+            /* '/' is escaped in a page id and mode and dtype are enum
+             * values without one, so distinct groups get distinct names */
+            snprintf(name, sizeof name, "%s/%s/%s", groups[g].op, groups[g].mode, groups[g].dtype);
+            sb_page_id(name, slug);
             snprintf(file, sizeof file, "%s-speedup-%s.svg", week, slug);
             snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);

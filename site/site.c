@@ -159,7 +159,12 @@ void site_put_ll(sb_buf *b, long long v)
 
 void site_put_coord(sb_buf *b, double v)
 {
-    if (!isfinite(v) || fabs(v) > 1e9) {
+    if (!isfinite(v)) {
+        /* no scale places such a value; never "nan" or "inf" in an attribute */
+        sb_buf_putc(b, '0');
+        return;
+    }
+    if (fabs(v) > 1e9) {
         site_printf(b, "%.1f", v);
         return;
     }

@@ -9,6 +9,7 @@
  * from classes in assets/site.css, coordinates have one decimal, and only
  * the regression and improvement marks carry a tooltip (the runs table
  * under the chart gives every point's figures). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +166,8 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
     if (!(pad > 0))
         pad = lo * 0.05 + 1e-9;
     lo = lo - pad > 0 ? lo - pad : 0;
-    hi += pad;
+    /* a time near the largest double has no room above it */
+    hi = hi + pad <= DBL_MAX ? hi + pad : DBL_MAX;
     enum { W = 720, H = 300, L = 64, R = 150, T = 30, B = 62 };
     sb_scale xs = {0, ncols > 1 ? (double)(ncols - 1) : 1, L + 10, W - R - 10, 0};
     sb_scale ys = {lo, hi, H - B, T, 0};
@@ -182,7 +184,7 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
     char label[48];
     sb_buf_puts(out, "\n<path class=\"grid\" d=\"");
     for (int i = 0; i <= 4; i++) {
-        put_xy(out, 'M', L, sb_scale_map(&ys, lo + (hi - lo) * i / 4));
+        put_xy(out, 'M', L, sb_scale_map(&ys, lo + (hi - lo) / 4 * i));
         sb_buf_putc(out, 'H');
         site_put_coord(out, W - R);
     }
@@ -193,7 +195,7 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
     sb_buf_putc(out, 'H');
     site_put_coord(out, W - R);
     for (int i = 0; i <= 4; i++) {
-        put_xy(out, 'M', L - 5, sb_scale_map(&ys, lo + (hi - lo) * i / 4));
+        put_xy(out, 'M', L - 5, sb_scale_map(&ys, lo + (hi - lo) / 4 * i));
         sb_buf_puts(out, "h5");
     }
     /* commit labels: at most 16, evenly picked, the last always */
@@ -205,7 +207,7 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
         }
     sb_buf_puts(out, "\"/>\n");
     for (int i = 0; i <= 4; i++) {
-        double v = lo + (hi - lo) * i / 4;
+        double v = lo + (hi - lo) / 4 * i;
         sb_fmt_sig3(v, label, sizeof label);
         text_at(out, "yl", L - 8, sb_scale_map(&ys, v) + 4, 0, label);
     }

@@ -299,6 +299,12 @@ int site_build_overview(site_ctx *c, sb_error *err)
     json_object_set_new(d, "cols", jcols);
     json_object_set_new(d, "has_ops", json_boolean(nops > 0));
     json_object_set_new(d, "result_runs", json_integer((json_int_t)c->set.n));
+    {
+        char line[128];
+        snprintf(line, sizeof line, "%zu " SB_LEFT_OUT_TIME ".", c->set.n_left_out);
+        sb_tpl_set_str(d, "left_out", line);
+        json_object_set_new(d, "has_left_out", json_boolean(c->set.n_left_out > 0));
+    }
     json_object_set_new(d, "picks", json_integer((json_int_t)c->npicks));
     sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
     json_object_set_new(d, "gate", json_null());

@@ -24,6 +24,7 @@
 #include "packet.h"
 #include "plots.h"
 #include "compare.h"
+#include "file_name.h"
 #include "regress.h"
 #include "repro.h"
 #include "results.h"
@@ -1041,7 +1042,7 @@ static void test_weekly(void **state)
         note_lines += *q == '\n';
     assert_true(note_lines <= 11); /* ten lines and a blank one */
     char svg[600];
-    snprintf(svg, sizeof svg, "%s/2026-W47-speedup-rmsnorm-fwd-bf16.svg", dir);
+    snprintf(svg, sizeof svg, "%s/2026-W47-speedup-rmsnorm~2ffwd~2fbf16.svg", dir);
     struct stat st;
     assert_int_equal(stat(svg, &st), 0);
     free(app);
@@ -1362,6 +1363,73 @@ static void test_packet_limits(void **state)
     sqlite3_close(db);
 }
 
+/* A SKU named like another SKU's slug and hash (what sb_safe_name makes of
+ * "h100+x") gets a roofline file of its own: the weekly names plots by
+ * page ids, which no other value produces. */
+static void test_weekly_names(void **state)
+{
+    (void)state;
+    char p[512], dir[600], twin[SB_SAFE_NAME_SIZE];
+    sb_safe_name("h100+x", twin);
+    assert_non_null(strchr(twin + 6, '-')); /* "h100-x-" and the hash */
+    path_in_tmp(p, sizeof p, "names.db");
+    path_in_tmp(dir, sizeof dir, "weekly-names");
+    sqlite3 *w = fx_create(p);
+    double s[5] = {0.10, 0.11, 0.12, 0.11, 0.10};
+    const char *skus_used[2] = {"h100+x", twin};
+    for (int k = 0; k < 2; k++) {
+        const char *prov[2] = {"huggingface", "liger"};
+        for (int j = 0; j < 2; j++) {
+            fx_result r = {0};
+            r.suite = "liger-perkernel";
+            r.op = "rmsnorm";
+            r.dtype = "bf16";
+            r.provider = prov[j];
+            r.shape_key = "BT=1024,H=4096";
+            r.sku = skus_used[k];
+            r.arch = "h100";
+            r.finished_at = "2026-11-19T10:00:00Z";
+            r.samples = s;
+            r.nsamples = 5;
+            r.flops = 4.0 * 1024 * 4096;
+            r.bytes = 4.0 * 1024 * 4096;
+            fx_add_result(w, &r);
+        }
+    }
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_sku_table *skus = NULL;
+    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+    sb_weekly_opts o = {0};
+    o.year = 2026;
+    o.week = 47;
+    o.out_dir = dir;
+    o.db_label = "lab.db";
+    o.rg.alpha = 0.01;
+    o.rg.min_effect = 0.03;
+    sb_weekly_summary sum;
+    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+        fail_msg("%s: %s: %s", err.file, err.where, err.msg);
+    char a[1200], b[1200], id[SB_PAGE_ID_SIZE];
+    sb_page_id("h100+x", id);
+    snprintf(a, sizeof a, "%s/2026-W47-roofline-%s.svg", dir, id);
+    sb_page_id(twin, id);
+    snprintf(b, sizeof b, "%s/2026-W47-roofline-%s.svg", dir, id);
+    assert_string_not_equal(a, b);
+    struct stat st;
+    if (stat(a, &st) != 0 || stat(b, &st) != 0)
+        fail_msg("missing %s or %s", a, b);
+    char *ra = slurp(a), *rb = slurp(b);
+    assert_non_null(strstr(ra, "h100+x"));
+    assert_null(strstr(rb, "h100+x"));
+    assert_non_null(strstr(rb, twin));
+    printf("rooflines of h100+x and %s are two files\n", twin);
+    free(ra);
+    free(rb);
+    sb_sku_table_free(skus);
+    sqlite3_close(db);
+}
+
 static void test_weekly_limits(void **state)
 {
     (void)state;
@@ -1632,6 +1700,7 @@ int main(void)
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
         cmocka_unit_test(test_packet_limits),  cmocka_unit_test(test_weekly_limits),
+        cmocka_unit_test(test_weekly_names),
         cmocka_unit_test(test_kernel_time),    cmocka_unit_test(test_crossarch_pairs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""extreme_times.py SOLBOOK - schema-valid extreme times never print nan or inf.
+
+Results whose times are 0 ms, 1.7976931348623157e308 ms (the largest double; 1.8e308 is
+refused as Infinity when read) or 5e-324 ms (all valid JSON
+numbers the result schema takes) are ingested beside ordinary runs: as
+the provider of a case, as its baseline, and both. `report geomean`,
+`report weekly` and `site` then run. Checked: no output (terminal, .md,
+.json, .svg, .html) holds nan or inf as a number or in an SVG attribute,
+and each output that leaves such runs out (0 ms and the subnormal 5e-324 ms)
+says how many.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SOLBOOK = sys.argv[1]
+HOME = os.environ["SOLBOOK_HOME"]
+GOOD = os.path.join(HOME, "tests", "data", "ingest", "good")
+LEFT_OUT = "run(s) left out: time not a positive finite number"
+# nan or inf as a word: a number, an attribute value, a JSON value
+BAD = re.compile(r"(?<![A-Za-z_])(-?nan|-?inf(inity)?)(?![A-Za-z_])", re.I)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+work = tempfile.mkdtemp(prefix="sb_extreme_")
+try:
+    with open(os.path.join(GOOD, "gemm_h100_cublas.json")) as f:
+        base = json.load(f)
+    src = os.path.join(work, "in")
+    os.makedirs(src)
+    n = [0]
+
+    def put(provider, m, t):
+        n[0] += 1
+        doc = json.loads(json.dumps(base))
+        doc["run_uuid"] = "%032x" % (0xe47000 + n[0])
+        doc["config"]["provider"] = provider
+        doc["config"]["shape"]["M"] = m
+        doc["timing"]["samples"] = [[t] * 5 for _ in range(3)]
+        doc["timing"]["stats"] = {"count": 15, "max": t, "mean": t, "median": t, "min": t,
+                                  "p20": t, "p80": t, "rel_noise": 0.0,
+                                  "repeat_median_rel_spread": 0.0, "stdev": 0.0}
+        for k in ("gbps", "tflops", "pct_datasheet_peak"):
+            doc["metrics"][k] = None
+        with open(os.path.join(src, "r%03d.json" % n[0]), "w") as f:
+            f.write(json.dumps(doc).replace('"__T__"', repr(t)))
+        return 1
+
+    extremes = [0.0, 1.7976931348623157e308, 5e-324]  # 1.8e308 overflows: the loader refuses it
+    bad = 0
+    m = 100
+    for i, t in enumerate(extremes):
+        # the provider extreme, the baseline ordinary
+        put("cublas", m, 0.2)
+        put("cublaslt", m, 0.25)
+        # 0 and 5e-324 (subnormal) are left out and counted; the largest
+        # double stays, and a ratio it makes that overflows is no ratio
+        bad += put("solbook-mma", m, t) * (t < 1)
+        m += 1
+        # the baseline extreme
+        bad += put("cublas", m, t) * (t < 1)
+        put("solbook-mma", m, 0.2)
+        m += 1
+    # ordinary cases, so the geomean has rows
+    for k in range(3):
+        put("cublas", m, 0.2)
+        put("solbook-mma", m, 0.1)
+        m += 1
+    db = os.path.join(work, "x.db")
+    p = subprocess.run([SOLBOOK, "ingest", "--db", db, src], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("ingest exited %d: %s" % (p.returncode, p.stderr))
+    print("ingested %d runs, %d of them with times 0, DBL_MAX or 5e-324 ms" % (n[0], bad))
+
+    def run(args):
+        p = subprocess.run([SOLBOOK] + args, capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            fail("solbook %s exited %d: %s" % (" ".join(args), p.returncode, p.stderr))
+        return p.stdout + p.stderr
+
+    def check_text(name, text):
+        for line in text.splitlines():
+            if BAD.search(line):
+                fail("%s holds nan/inf: %s" % (name, line.strip()[:300]))
+
+    def check_tree(root):
+        texts = {}
+        for d, _, files in os.walk(root):
+            for fn in files:
+                path = os.path.join(d, fn)
+                if fn.endswith((".md", ".json", ".svg", ".html", ".csv", ".txt")):
+                    with open(path, encoding="utf-8") as f:
+                        texts[path] = f.read()
+                    check_text(path, texts[path])
+        return texts
+
+    want = "%d %s" % (bad, LEFT_OUT)
+    out = run(["report", "geomean", "--db", db])
+    check_text("report geomean", out)
+    if want not in out:
+        fail("report geomean does not say '%s':\n%s" % (want, out))
+    out = run(["report", "geomean", "--db", db, "--format", "json"])
+    check_text("report geomean --format json", out)
+    if json.loads(out).get("left_out_time") != bad:
+        fail("report geomean --format json does not count %d runs left out" % bad)
+    print("ok: report geomean (md, json) has no nan/inf and says '%s'" % want)
+
+    wk = os.path.join(work, "weekly")
+    run(["report", "weekly", "--db", db, "--week", "2026-W47", "--out", wk])
+    texts = check_tree(wk)
+    md = [t for p, t in texts.items() if p.endswith("2026-W47.md")]
+    if not md or not any(want in t for t in md):
+        fail("the weekly does not say '%s'" % want)
+    print("ok: report weekly (%d files) has no nan/inf and says the count" % len(texts))
+
+    site = os.path.join(work, "site")
+    run(["site", "--db", db, "--out", site])
+    texts = check_tree(site)
+    if not any(want in t for p, t in texts.items() if p.endswith("index.html")):
+        fail("the site's overview does not say '%s'" % want)
+    print("ok: site (%d files) has no nan/inf and says the count" % len(texts))
+finally:
+    shutil.rmtree(work, ignore_errors=True)
