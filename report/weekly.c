@@ -628,9 +628,11 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             json_object_set_new(c, "count", json_integer((json_int_t)cases));
             sb_buf_puts(&tmp, sb_buf_str(&seen));
             sb_buf_free(&seen);
-            sb_buf_puts(&tmp, "solbook ingest results/ --db ");
+            /* options before operands: solbook's parser stops at the
+             * first operand, as git's does */
+            sb_buf_puts(&tmp, "solbook ingest --db ");
             sb_enc_shell_arg(&tmp, db_name);
-            sb_buf_puts(&tmp, "\nsolbook report table --db ");
+            sb_buf_puts(&tmp, " results/\nsolbook report table --db ");
             sb_enc_shell_arg(&tmp, db_name);
             sb_buf_puts(&tmp, " --op ");
             sb_enc_shell_arg(&tmp, groups[g].op);

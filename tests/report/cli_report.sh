@@ -64,6 +64,41 @@ for f in files:
 print("weekly: %d SVG files parse as XML, every point has a tooltip" % len(files))
 PY
 
+# the weekly's and the packet's reproduce.sh run to their end with fake
+# solbench and solbook that record their arguments and, like the real
+# parsers, refuse an option after an operand (a word after an option
+# written without "=" is taken as its value)
+fakes=$work/fakes
+mkdir -p "$fakes"
+cat >"$fakes/fake" <<'EOS'
+#!/bin/sh
+name=$(basename "$0")
+echo "$name $*" >>"$FAKE_LOG"
+shift  # the subcommand
+[ "$name" = solbook ] && [ "${1:-}" = table ] && shift
+operand=0 value=0
+for a in "$@"; do
+  case $a in
+  --) break ;;
+  --*=*) [ $operand = 0 ] || { echo "$name: option $a after an operand" >&2; exit 2; }; value=0 ;;
+  -*) [ $operand = 0 ] || { echo "$name: option $a after an operand" >&2; exit 2; }; value=1 ;;
+  *) [ $value = 1 ] || operand=1; value=0 ;;
+  esac
+done
+EOS
+chmod +x "$fakes/fake"
+ln -sf fake "$fakes/solbench"
+ln -sf fake "$fakes/solbook"
+run_repro() {  # run_repro SCRIPT: runs it in an empty folder with the fakes first on PATH
+  rm -rf "$work/repro" && mkdir "$work/repro"
+  (cd "$work/repro" && FAKE_LOG=$work/repro/log PATH=$fakes:$PATH sh "$1") || fail "$1 stopped before its end"
+  tail -n 1 "$work/repro/log"
+}
+last=$(run_repro "$out/2026-W47-reproduce.sh")
+case $last in "solbook report table --db"*) ;; *) fail "the weekly's reproduce.sh ended with: $last" ;; esac
+grep -q '^solbook ingest --db [^ ]* results/$' "$work/repro/log" || fail "the weekly's reproduce.sh ingests in another form"
+echo "weekly reproduce.sh: ran to its end with fake tools ($(wc -l <"$work/repro/log") commands)"
+
 # packet: manifest verifies; only passing runs cited
 pk=$work/packet
 "$SOLBOOK" packet --target liger --db "$db" --op rmsnorm --out "$pk" >/dev/null
@@ -76,6 +111,8 @@ test ! -e "$pk/data/results/run-$failed_id.json" || fail "failed run $failed_id 
 ! grep -q "run-$failed_id.json" "$pk/DISCUSSION.md" || fail "failed run named in the discussion"
 ! grep -q "$work" "$pk/DISCUSSION.md" "$pk/reproduce.sh" || fail "packet holds the build folder's path"
 test "$(wc -c <"$pk/DISCUSSION.md")" -le 65536 || fail "packet body over 64 KB"
+last=$(run_repro "$pk/reproduce.sh")
+case $last in "solbook packet --target liger"*) ;; *) fail "the packet's reproduce.sh ended with: $last" ;; esac
 echo "packet: sha256sum -c passes for the folder and the archive; 17 runs, failed run $failed_id not cited; no local path"
 
 # note: ten lines at most, the gate's verdict per arch
