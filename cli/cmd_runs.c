@@ -167,9 +167,9 @@ int cmd_runs(int argc, char **argv)
         const char *opname = row.op;
         if (!opname)
             opname = training ? "training" : calibration ? "calibration" : "-";
-        const char *shape = row.shape_key;
-        if (!shape && training)
-            shape = row.model_name;
+        const char *row_shape = row.shape_key;
+        if (!row_shape && training)
+            row_shape = row.model_name;
         if (json) {
             json_t *o = json_object();
             json_object_set_new(o, "id", json_integer(row.id));
@@ -214,7 +214,7 @@ int cmd_runs(int argc, char **argv)
         }
         /* stored text reaches the terminal only through its encoder, each
          * cell cut to a readable width */
-        const char *raw[] = {fin, a, k, gshort, opname, mo, pr, dt, shape, stt};
+        const char *raw[] = {fin, a, k, gshort, opname, mo, pr, dt, row_shape, stt};
         sb_buf cells[10];
         for (int i = 0; i < 10; i++) {
             cells[i] = (sb_buf)SB_BUF_INIT;
