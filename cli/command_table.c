@@ -10,6 +10,7 @@ const sb_command sb_commands[] = {
     {"runs", cmd_runs, "list stored runs, filtered by arch, SKU, commit or op"},
     {"show", cmd_show, "print one stored run in full"},
     {"forget", cmd_forget, "remove stored runs with their samples and Nsight Compute values"},
+    {"commits", cmd_commits, "store the git history (git log --format='%H %P %ct') that orders commits"},
     {"collect", cmd_collect, "print this machine's provenance and GPU identity as JSON"},
     {"report", cmd_report, "geomean tables, weekly writeup, regressions, roofline SVG"},
     {"compare", cmd_compare, "two commits or run sets side by side: medians, ratio, Mann-Whitney verdict"},

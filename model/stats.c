@@ -1,4 +1,4 @@
-/* stats.c - median, geomean, Mann-Whitney U (stats.h). */
+/* stats.c - median, geomean, Mann-Whitney U, Benjamini-Hochberg (stats.h). */
 #include "stats.h"
 
 #include <math.h>
@@ -199,5 +199,52 @@ int sb_mann_whitney_cached(const double *a, size_t n1, const double *b, size_t n
     if (z < 0)
         z = 0;
     out->p = fmin(1.0, erfc(z / sqrt(2.0)));
+    return 0;
+}
+
+typedef struct ranked_p {
+    double p;
+    size_t at;
+} ranked_p;
+
+static int cmp_ranked_p(const void *a, const void *b)
+{
+    const ranked_p *x = a, *y = b;
+    if (x->p != y->p)
+        return (x->p > y->p) - (x->p < y->p);
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+int sb_benjamini_hochberg(const double *p, size_t n, double q, double *adjusted, int *discovery)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(p[i] >= 0 && p[i] <= 1))
+            return -1;
+    ranked_p *r = malloc(n * sizeof *r);
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        r[i] = (ranked_p){p[i], i};
+    qsort(r, n, sizeof *r, cmp_ranked_p);
+    /* step up: the largest rank k (1-based) with p_(k) <= k q / n */
+    size_t k = 0;
+    for (size_t i = n; i > 0; i--)
+        if (r[i - 1].p <= (double)i * q / (double)n) {
+            k = i;
+            break;
+        }
+    double running = 1.0;
+    for (size_t i = n; i > 0; i--) {
+        double a = r[i - 1].p * (double)n / (double)i;
+        if (a < running)
+            running = a;
+        if (adjusted)
+            adjusted[r[i - 1].at] = running;
+        if (discovery)
+            discovery[r[i - 1].at] = i <= k;
+    }
+    free(r);
     return 0;
 }

@@ -1,5 +1,6 @@
-/* stats.h - the statistics behind the tables: median, geometric mean and
- * the two-sided Mann-Whitney U test used by regression checks.
+/* stats.h - the statistics behind the tables: median, geometric mean,
+ * the two-sided Mann-Whitney U test used by regression checks, and the
+ * Benjamini-Hochberg procedure over many such tests.
  */
 #ifndef SOLBOOK_REPORT_STATS_H
 #define SOLBOOK_REPORT_STATS_H
@@ -39,5 +40,15 @@ typedef struct sb_mw_cache {
 int sb_mann_whitney_cached(const double *a, size_t n1, const double *b, size_t n2,
                            sb_mw_cache *cache, sb_mw_result *out);
 void sb_mw_cache_free(sb_mw_cache *c);
+
+/* Benjamini-Hochberg over n p-values (each in [0, 1]): adjusted[i] (may
+ * be NULL) gets p[i]'s adjusted p-value, min over j with p_(j) >= p[i] of
+ * min(1, n p_(j) / j) in the ascending order p_(1) <= ... <= p_(n);
+ * discovery[i] (may be NULL) gets 1 where the step-up procedure at false
+ * discovery rate q rejects p[i] (p_(i) <= k q / n for the largest such k
+ * and every i <= k), which is where adjusted[i] <= q. Returns -1 for a
+ * p-value that is NaN or outside [0, 1] or when memory runs out, 0
+ * otherwise (n == 0 included). */
+int sb_benjamini_hochberg(const double *p, size_t n, double q, double *adjusted, int *discovery);
 
 #endif

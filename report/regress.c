@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changepoint.h"
+#include "commits.h"
 #include "encode.h"
 #include "report_json.h"
 #include "stats.h"
@@ -28,8 +30,8 @@ const char *sb_rg_verdict_name(sb_rg_verdict v)
 void sb_rg_free(sb_rg_list *l)
 {
     free(l->v);
-    l->v = NULL;
-    l->n = 0;
+    free(l->cp);
+    memset(l, 0, sizeof *l);
 }
 
 static int push(sb_rg_list *l, size_t *cap, const sb_rg_row *r)
@@ -117,6 +119,7 @@ static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result
     row->old_run = old_run;
     row->new_run = new_run;
     row->p = NAN;
+    row->p_adjusted = NAN;
     row->rel_change = NAN;
     if (old_run->median_ms > 0 && new_run->median_ms >= 0)
         row->rel_change = (new_run->median_ms - old_run->median_ms) / old_run->median_ms;
@@ -152,6 +155,7 @@ static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result
     if (rc != 0)
         return sb_error_set(err, NULL, NULL, "out of memory in the Mann-Whitney test");
     row->p = mw.p;
+    row->p_adjusted = mw.p;
     if (mw.min_p >= o->alpha) {
         row->verdict = SB_RG_INSUFFICIENT;
         return SB_OK;
@@ -185,6 +189,7 @@ typedef struct commit_pos {
     const char *sha;
     long long first;   /* earliest finished_epoch of its runs */
     size_t rank;
+    long long git;     /* ordinal in the commits table, -1: not there */
 } commit_pos;
 
 static int cmp_sha(const void *a, const void *b)
@@ -209,7 +214,7 @@ int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++)
         if (has_commit(&set->v[i]))
-            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0};
+            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
     qsort(v, n, sizeof *v, cmp_sha);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -243,11 +248,37 @@ void sb_rg_order_free(sb_rg_order *o)
     o->n = 0;
 }
 
+static const commit_pos *order_find(const sb_rg_order *o, const char *sha)
+{
+    commit_pos key = {sha, 0, 0, -1};
+    return o->n ? bsearch(&key, o->v, o->n, sizeof key, cmp_sha) : NULL;
+}
+
 long sb_rg_order_rank(const sb_rg_order *o, const char *sha)
 {
-    commit_pos key = {sha, 0, 0};
-    const commit_pos *c = o->n ? bsearch(&key, o->v, o->n, sizeof key, cmp_sha) : NULL;
+    const commit_pos *c = order_find(o, sha);
     return c ? (long)c->rank : -1;
+}
+
+/* The git ordinals of the order's commits, from the commits table. */
+static int order_read_git(sqlite3 *db, sb_rg_order *o, sb_error *err)
+{
+    commit_pos *v = o->v;
+    const char **shas = malloc((o->n ? o->n : 1) * sizeof *shas);
+    long long *ord = malloc((o->n ? o->n : 1) * sizeof *ord);
+    int rc = SB_OK;
+    if (!shas || !ord) {
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    } else {
+        for (size_t i = 0; i < o->n; i++)
+            shas[i] = v[i].sha;
+        rc = sb_commits_ordinals(db, shas, o->n, ord, err);
+        for (size_t i = 0; rc == SB_OK && i < o->n; i++)
+            v[i].git = ord[i];
+    }
+    free(shas);
+    free(ord);
+    return rc;
 }
 
 /* The newest (passing) run of runs i..j at commit rank r, or NULL; rank_of[k
@@ -274,6 +305,58 @@ static size_t group_end(const sb_result_set *set, size_t i)
     return j;
 }
 
+/* The change points of one series: the newest passing run's median at
+ * each of its nr commits rk[] (in commit order), through the E-Divisive
+ * search; those moving the level by at least min_effect go to out->cp. */
+static int series_changepoints(const sb_result_set *set, const long *rank_of, size_t i, size_t j,
+                               const long *rk, size_t nr, const sb_rg_opts *o, sb_rg_list *out,
+                               sb_error *err)
+{
+    double *x = malloc(nr * sizeof *x);
+    const sb_result **run = malloc(nr * sizeof *run);
+    if (!x || !run) {
+        free(x);
+        free(run);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    size_t n = 0;
+    for (size_t s = 0; s < nr; s++) {
+        const sb_result *r = newest_at(set, rank_of, i, j, rk[s], 1);
+        if (r && r->median_ms > 0 && isfinite(r->median_ms)) {
+            x[n] = r->median_ms;
+            run[n++] = r;
+        }
+    }
+    sb_cp_options co = sb_cp_defaults();
+    co.alpha = o->alpha;
+    co.permutations = 199;
+    co.min_segment = 3;
+    co.seed = 1;
+    sb_changepoint *cp = NULL;
+    size_t ncp = 0;
+    int rc = SB_OK;
+    if (o->alpha > 0 && o->alpha < 1)
+        rc = sb_changepoints(x, n, &co, &cp, &ncp, err);
+    for (size_t k = 0; rc == SB_OK && k < ncp; k++) {
+        if (!(fabs(cp[k].shift) >= o->min_effect))
+            continue;
+        sb_rg_changepoint *nv = realloc(out->cp, (out->ncp + 1) * sizeof *nv);
+        if (!nv) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
+        out->cp = nv;
+        size_t lo = k ? cp[k - 1].index : 0, hi = k + 1 < ncp ? cp[k + 1].index : n;
+        out->cp[out->ncp++] = (sb_rg_changepoint){run[cp[k].index - 1], run[cp[k].index],
+                                                  cp[k].index - lo, hi - cp[k].index,
+                                                  cp[k].before, cp[k].after, cp[k].shift, cp[k].p};
+    }
+    free(cp);
+    free(x);
+    free(run);
+    return rc;
+}
+
 /* Rows of one (case, provider, SKU), runs i..j: the newest commit against
  * the one before it (every_step 0), or each commit against the one before
  * it (every_step 1). */
@@ -289,8 +372,22 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
     long *rank_of = malloc((j - i + 1) * sizeof *rank_of);
     if (!rank_of)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t k = i; k <= j; k++)
-        rank_of[k - i] = sb_rg_order_rank(ord, set->v[k].git_sha);
+    /* git order where the commits table knows every commit of the series */
+    int git = 1, any = 0;
+    for (size_t k = i; k <= j; k++) {
+        const commit_pos *c = order_find(ord, set->v[k].git_sha);
+        rank_of[k - i] = c ? (long)c->rank : -1;
+        if (c) {
+            any = 1;
+            git &= c->git >= 0;
+        }
+    }
+    if (any && git)
+        for (size_t k = i; k <= j; k++)
+            if (rank_of[k - i] >= 0)
+                rank_of[k - i] = (long)order_find(ord, set->v[k].git_sha)->git;
+    if (any)
+        (git ? &out->series_git : &out->series_measured)[0]++;
     for (size_t k = i; k <= j; k++) {
         long r = rank_of[k - i];
         if (r < 0)
@@ -327,6 +424,7 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
         sb_rg_row row;
         memset(&row, 0, sizeof row);
         row.p = NAN;
+        row.p_adjusted = NAN;
         row.rel_change = NAN;
         const sb_result *np = newest_at(set, rank_of, i, j, rk[0], 1);
         row.new_run = np ? np : newest_at(set, rank_of, i, j, rk[0], 0);
@@ -346,6 +444,7 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
         sb_rg_row row;
         memset(&row, 0, sizeof row);
         row.p = NAN;
+        row.p_adjusted = NAN;
         row.rel_change = NAN;
         row.new_run = new_pass ? new_pass : newest_at(set, rank_of, i, j, rk[s], 0);
         row.old_run = prev_pass;
@@ -363,6 +462,8 @@ static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *
             goto out;
         }
     }
+    if (every_step && series_changepoints(set, rank_of, i, j, rk, nr, o, out, err) != SB_OK)
+        rc = SB_ERR;
 out:
     if (rk != ranks)
         free(rk);
@@ -370,16 +471,82 @@ out:
     return rc;
 }
 
+typedef struct step_member {
+    const char *old_sha, *new_sha;
+    size_t row;
+} step_member;
+
+static int cmp_step(const void *a, const void *b)
+{
+    const step_member *x = a, *y = b;
+    int c = strcmp(x->old_sha, y->old_sha);
+    if (!c)
+        c = strcmp(x->new_sha, y->new_sha);
+    if (!c)
+        c = (x->row > y->row) - (x->row < y->row);
+    return c;
+}
+
+/* Benjamini-Hochberg over the tested cases of each commit step (the same
+ * old and new commit), and the verdicts again on the adjusted p. */
+static int adjust_steps(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
+{
+    step_member *m = malloc((l->n ? l->n : 1) * sizeof *m);
+    double *p = malloc((l->n ? l->n : 1) * sizeof *p);
+    double *adj = malloc((l->n ? l->n : 1) * sizeof *adj);
+    int rc = SB_OK;
+    if (!m || !p || !adj) {
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    size_t nm = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const sb_rg_row *r = &l->v[i];
+        if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
+             r->verdict == SB_RG_NO_CHANGE) &&
+            r->old_run && !isnan(r->p))
+            m[nm++] = (step_member){r->old_run->git_sha, r->new_run->git_sha, i};
+    }
+    qsort(m, nm, sizeof *m, cmp_step);
+    for (size_t a = 0; a < nm;) {
+        size_t b = a;
+        while (b < nm && strcmp(m[b].old_sha, m[a].old_sha) == 0 &&
+               strcmp(m[b].new_sha, m[a].new_sha) == 0)
+            b++;
+        for (size_t k = a; k < b; k++)
+            p[k - a] = l->v[m[k].row].p;
+        if (sb_benjamini_hochberg(p, b - a, o->alpha, adj, NULL) != 0) {
+            rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
+            goto done;
+        }
+        for (size_t k = a; k < b; k++) {
+            sb_rg_row *r = &l->v[m[k].row];
+            r->p_adjusted = adj[k - a];
+            if (r->p_adjusted < o->alpha && r->rel_change >= o->min_effect)
+                r->verdict = SB_RG_REGRESSION;
+            else if (r->p_adjusted < o->alpha && r->rel_change <= -o->min_effect)
+                r->verdict = SB_RG_IMPROVEMENT;
+            else
+                r->verdict = SB_RG_NO_CHANGE;
+        }
+        a = b;
+    }
+done:
+    free(m);
+    free(p);
+    free(adj);
+    return rc;
+}
+
 static int walk_groups(sqlite3 *db, const sb_result_set *set, int every_step, const sb_rg_opts *o,
                        sb_rg_list *out, sb_error *err)
 {
-    out->v = NULL;
-    out->n = 0;
+    memset(out, 0, sizeof *out);
     size_t cap = 0;
     sb_rg_order ord;
     if (sb_rg_order_build(set, &ord, err) != SB_OK)
         return SB_ERR;
-    int rc = SB_OK;
+    int rc = order_read_git(db, &ord, err);
     walk_ctx cache;
     memset(&cache, 0, sizeof cache);
     for (size_t i = 0; i < set->n && rc == SB_OK;) {
@@ -389,6 +556,9 @@ static int walk_groups(sqlite3 *db, const sb_result_set *set, int every_step, co
     }
     walk_free(&cache);
     sb_rg_order_free(&ord);
+    if (rc == SB_OK)
+        rc = adjust_steps(out, o, err);
+    out->searched_cp = every_step;
     if (rc != SB_OK)
         sb_rg_free(out);
     return rc;
@@ -409,8 +579,7 @@ int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb
 int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, long long from,
                   long long to, const sb_rg_opts *o, sb_rg_list *out, sb_error *err)
 {
-    out->v = NULL;
-    out->n = 0;
+    memset(out, 0, sizeof *out);
     size_t cap = 0;
     for (size_t i = 0; i < set->n;) {
         size_t j = i;
@@ -498,7 +667,7 @@ static void md_section(const sb_rg_list *l, sb_buf *out, int (*want)(sb_rg_verdi
             sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
-        char om[32], nm[32], ch[32], p[32], os[13], ns[13];
+        char om[32], nm[32], ch[32], p[64], os[13], ns[13];
         fmt_ms(r->old_run ? r->old_run->median_ms : NAN, om, sizeof om);
         fmt_ms(n->median_ms, nm, sizeof nm);
         if (isnan(r->rel_change))
@@ -507,6 +676,8 @@ static void md_section(const sb_rg_list *l, sb_buf *out, int (*want)(sb_rg_verdi
             snprintf(ch, sizeof ch, "%+.1f%%", r->rel_change * 100.0);
         if (isnan(r->p))
             snprintf(p, sizeof p, "-");
+        else if (!isnan(r->p_adjusted) && r->p_adjusted != r->p)
+            snprintf(p, sizeof p, "%.2g (adjusted %.2g)", r->p, r->p_adjusted);
         else
             snprintf(p, sizeof p, "%.2g", r->p);
         short_sha(r->old_run ? r->old_run->git_sha : "-", os);
@@ -534,6 +705,44 @@ static int want_untested(sb_rg_verdict v)
     return v == SB_RG_INSUFFICIENT || v == SB_RG_NO_SAMPLES || v == SB_RG_SINGLE_COMMIT;
 }
 
+static void md_changepoints(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
+{
+    sb_buf_printf(out, "### Change points (%zu)\n\n", l->ncp);
+    sb_buf_printf(out,
+                  "E-Divisive means over each series' per-commit medians (newest passing run "
+                  "of each commit), permutation test at alpha %.4g with 199 permutations, at "
+                  "least 3 commits a segment; shifts of at least %.1f%%. The change lies "
+                  "between the two commits.\n\n",
+                  o->alpha, o->min_effect * 100.0);
+    if (!l->ncp) {
+        sb_buf_puts(out, "None.\n\n");
+        return;
+    }
+    sb_buf_puts(out, "| op | mode | dtype | shape | provider | SKU | median ms before | median ms "
+                     "after | shift | p | commits before/after | last commit before (run) | "
+                     "first commit after (run) |\n");
+    sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
+                     "--- | --- |\n");
+    for (size_t i = 0; i < l->ncp; i++) {
+        const sb_rg_changepoint *c = &l->cp[i];
+        const sb_result *n = c->first_after;
+        const char *cells[] = {n->op, n->mode, n->dtype, n->shape_key, n->provider, n->sku};
+        sb_buf_puts(out, "|");
+        for (size_t k = 0; k < 6; k++) {
+            sb_buf_puts(out, " ");
+            sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
+            sb_buf_puts(out, " |");
+        }
+        char bs[13], as[13];
+        short_sha(c->last_before->git_sha, bs);
+        short_sha(n->git_sha, as);
+        sb_buf_printf(out, " %.4f | %.4f | %+.1f%% | %.2g | %zu/%zu | %s (run %lld) | %s (run %lld) |\n",
+                      c->before, c->after, c->shift * 100.0, c->p, c->commits_before,
+                      c->commits_after, bs, c->last_before->run_id, as, n->run_id);
+    }
+    sb_buf_puts(out, "\n");
+}
+
 void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
 {
     size_t same = 0, cases = 0;
@@ -553,9 +762,25 @@ void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
     if (cases != l->n)
         sb_buf_printf(out, " over %zu steps between commits", l->n);
     sb_buf_printf(out, "; %zu with no significant change.\n\n", same);
+    if (l->series_git || l->series_measured) {
+        sb_buf_puts(out, "Commit order: ");
+        if (l->series_git)
+            sb_buf_printf(out, "git ancestry (solbook commits import) for %zu series", l->series_git);
+        if (l->series_git && l->series_measured)
+            sb_buf_puts(out, "; ");
+        if (l->series_measured)
+            sb_buf_printf(out,
+                          "first measured for %zu series, whose commits the commits table "
+                          "does not all know",
+                          l->series_measured);
+        sb_buf_puts(out, ". Where a commit step holds several cases, p is adjusted by "
+                         "Benjamini-Hochberg over them (false discovery rate alpha).\n\n");
+    }
     md_section(l, out, want_regression, "Regressions");
     md_section(l, out, want_improvement, "Improvements");
     md_section(l, out, want_untested, "Not tested");
+    if (l->searched_cp)
+        md_changepoints(l, o, out);
 }
 
 static json_t *num_or_null(double v)
@@ -595,11 +820,41 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
         json_object_set_new(j, "old_median_ms",
                             num_or_null(r->old_run ? r->old_run->median_ms : NAN));
         json_object_set_new(j, "p", num_or_null(r->p));
+        json_object_set_new(j, "p_adjusted", num_or_null(r->p_adjusted));
         json_object_set_new(j, "rel_change", num_or_null(r->rel_change));
         json_object_set_new(j, "samples_old", json_integer((json_int_t)r->n_old));
         json_object_set_new(j, "samples_new", json_integer((json_int_t)r->n_new));
         json_object_set_new(j, "latest", json_boolean(r->latest));
         json_array_append_new(rows, j);
+    }
+    if (l->series_git || l->series_measured) {
+        json_t *ord = json_object();
+        json_object_set_new(ord, "git", json_integer((json_int_t)l->series_git));
+        json_object_set_new(ord, "first_measured", json_integer((json_int_t)l->series_measured));
+        json_object_set_new(root, "commit_order", ord);
+    }
+    if (l->searched_cp) {
+        json_t *cps = json_array();
+        for (size_t i = 0; i < l->ncp; i++) {
+            const sb_rg_changepoint *c = &l->cp[i];
+            const sb_result *n = c->first_after;
+            json_t *j = json_object();
+            json_object_set_new(j, "case_key", json_string(n->case_key));
+            json_object_set_new(j, "provider", json_string(n->provider));
+            json_object_set_new(j, "sku", json_string(n->sku));
+            json_object_set_new(j, "last_commit_before", json_string(c->last_before->git_sha));
+            json_object_set_new(j, "last_run_before", json_integer(c->last_before->run_id));
+            json_object_set_new(j, "first_commit_after", json_string(n->git_sha));
+            json_object_set_new(j, "first_run_after", json_integer(n->run_id));
+            json_object_set_new(j, "commits_before", json_integer((json_int_t)c->commits_before));
+            json_object_set_new(j, "commits_after", json_integer((json_int_t)c->commits_after));
+            json_object_set_new(j, "median_ms_before", num_or_null(c->before));
+            json_object_set_new(j, "median_ms_after", num_or_null(c->after));
+            json_object_set_new(j, "shift", num_or_null(c->shift));
+            json_object_set_new(j, "p", num_or_null(c->p));
+            json_array_append_new(cps, j);
+        }
+        json_object_set_new(root, "change_points", cps);
     }
     return sb_report_json_finish(root, out, err);
 }

@@ -45,13 +45,31 @@ typedef struct sb_rg_row {
     sb_rg_verdict verdict;
     size_t n_old, n_new;                /* samples */
     double p;                           /* NAN when not tested */
+    double p_adjusted;                  /* Benjamini-Hochberg over the step's cases; NAN when not tested */
     double rel_change;                  /* (new - old) / old of the medians; NAN when unknown */
     int latest;                         /* 1: the case's newest commit (or window) is new_run's */
 } sb_rg_row;
 
+/* A change point of one (case, provider, SKU)'s history: the level of
+ * its per-commit medians moves between two neighbouring commits
+ * (model/changepoint.h). */
+typedef struct sb_rg_changepoint {
+    const sb_result *last_before; /* newest passing run of the last commit before the change */
+    const sb_result *first_after; /* newest passing run of the first commit after it */
+    size_t commits_before, commits_after; /* commits in the segments either side */
+    double before, after;         /* medians of those segments' per-commit medians, ms */
+    double shift;                 /* (after - before) / before */
+    double p;                     /* permutation p-value */
+} sb_rg_changepoint;
+
 typedef struct sb_rg_list {
     sb_rg_row *v;
     size_t n;
+    size_t series_git;      /* series whose commits are in git order (table commits) */
+    size_t series_measured; /* series in first-measured order: a commit not in the table */
+    sb_rg_changepoint *cp;  /* sb_rg_history only; in the order of the rows */
+    size_t ncp;
+    int searched_cp;        /* 1: sb_rg_history searched for change points */
 } sb_rg_list;
 
 /* Compares two passing runs of one case into row (verdict and figures). */
@@ -59,8 +77,9 @@ int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_ru
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
 
 /* Commit order: commits sorted by when they were first measured (the
- * earliest finished_at of their runs in a set; ties by SHA). A git history
- * is not in the database; the order runs were taken in is. */
+ * earliest finished_at of their runs in a set; ties by SHA). Where the
+ * commits table (db/commits.h) knows every commit of a series, the series
+ * follows its git order instead (sb_rg_commits, sb_rg_history). */
 typedef struct sb_rg_order {
     void *v;      /* opaque */
     size_t n;     /* commits */
@@ -74,7 +93,9 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
 
 /* For each (case, provider, SKU) in set: the newest commit in commit order
  * against the commit before it with a passing run (the newest passing run
- * at each). Rows ordered like set. */
+ * at each). Rows ordered like set. In this and sb_rg_history the p-values
+ * of the cases of one commit step (the same old and new commit) are
+ * adjusted by Benjamini-Hochberg and the verdict uses the adjusted p. */
 int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err);
 
@@ -82,7 +103,11 @@ int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb
  * passing run against the commit before it with one (and "now failing"
  * where a commit has only failing runs after a passing one); a case seen at
  * one commit gives one "single commit" row. Rows ordered like set, then in
- * commit order. */
+ * commit order. Each series' per-commit medians (newest passing run of
+ * each commit) also go through the E-Divisive change point search at
+ * alpha with 199 permutations, segments of at least 3 commits and a fixed
+ * seed; change points that move the level by at least min_effect are
+ * listed in out->cp. */
 int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err);
 

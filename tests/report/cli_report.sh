@@ -159,6 +159,30 @@ assert reg[0]["old_commit"].startswith("aaaa") and reg[0]["new_commit"].startswi
 print("regressions: one 10%% regression, p = %.2g" % reg[0]["p"])
 PY
 
+# commits import: a git history where bbbb is aaaa's parent reverses the
+# measured order, so the 10 % step becomes an improvement from bbbb to aaaa
+python3 - "$work/rg.json" "$work/commits.txt" <<'PY'
+import json, sys
+reg = [c for c in json.load(open(sys.argv[1]))["cases"] if c["verdict"] == "regression"][0]
+old, new = reg["old_commit"], reg["new_commit"]
+open(sys.argv[2], "w").write("%s %s 200\n%s 100\n" % (old, new, new))
+PY
+"$SOLBOOK" commits import --db "$db" "$work/commits.txt" | grep -q '^commits: 2 stored' || fail "commits import"
+"$SOLBOOK" report regressions --db "$db" --history --out "$work/rg_git.md" || fail "regressions in git order exited $?"
+grep -q '^Commit order: git ancestry (solbook commits import) for 1 series; first measured for' "$work/rg_git.md" \
+  || fail "regressions: no git order in the header"
+grep -q '^### Change points (0)' "$work/rg_git.md" || fail "regressions: no change point section"
+"$SOLBOOK" report regressions --db "$db" --history --format json --out "$work/rg_git.json"
+python3 - "$work/rg_git.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+imp = [c for c in d["cases"] if c["verdict"] == "improvement" and c["provider"] == "solbook-mma"]
+assert d["regressions"] == 0 and len(imp) == 1, d
+assert imp[0]["old_commit"].startswith("bbbb") and imp[0]["new_commit"].startswith("aaaa"), imp
+assert d["commit_order"]["git"] == 1 and d["change_points"] == [], d["commit_order"]
+print("commits import: git order bbbb -> aaaa turns the regression into an improvement")
+PY
+
 # usage and input errors: one line, exit 2
 for args in "report geomean --db $work/none.db" "report weekly --week 2026-W99 --db $db" \
             "packet --target nope --db $db" "validate-results --op rmsnorm --db $db" \

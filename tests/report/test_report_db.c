@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "claims.h"
+#include "commits.h"
 #include "crossarch.h"
 #include "fixture.h"
 #include "gate.h"
@@ -640,6 +641,111 @@ static void test_regression_history(void **state)
 }
 
 /* compare: commit a against commit b, case by case. */
+/* A history whose measured order differs from git order: commits 0..15
+ * in git, 8..15 10% slower; commit 8 was measured before commit 7. By
+ * first measurement the history steps up, down and up again; once the
+ * commits table knows the graph it steps up once, between 7 and 8, and
+ * the change point search puts the change there too. */
+static void test_git_order(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 50; i++) {
+        base_samples[i] = 1.0 + 0.0004 * (double)((i * 37) % 50 - 25);
+        slow_samples[i] = base_samples[i] * 1.10;
+    }
+    char p[512];
+    snprintf(p, sizeof p, "%s/git_order.db", tmpdir);
+    sqlite3 *w = fx_create(p);
+    fx_result r = {0};
+    r.provider = "fused";
+    r.shape_key = "M=8,N=8";
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.nsamples = 50;
+    char shas[16][41], when[16][32], log[16 * 100] = "";
+    for (int k = 0; k < 16; k++) {
+        memset(shas[k], "0123456789abcdef"[k], 40);
+        shas[k][40] = '\0';
+        int day = k == 7 ? 8 : k == 8 ? 7 : k; /* 8 measured before 7 */
+        snprintf(when[k], sizeof when[k], "2026-11-%02dT00:00:00Z", day + 1);
+        r.git_sha = shas[k];
+        r.finished_at = when[k];
+        r.samples = k < 8 ? base_samples : slow_samples;
+        fx_add_result(w, &r);
+    }
+    for (int k = 15; k >= 0; k--) {
+        char line[100];
+        snprintf(line, sizeof line, "%.40s %.40s %d\n", shas[k], k ? shas[k - 1] : "", 1000 + k);
+        strcat(log, line);
+    }
+    sqlite3 *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set;
+    sb_rg_list l;
+    sb_rg_opts o = {0.01, 0.03};
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    /* first measured: up at 8, down at 7, up at 9 */
+    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(l.series_measured, 1);
+    assert_int_equal(l.series_git, 0);
+    size_t up = 0, down = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        up += l.v[i].verdict == SB_RG_REGRESSION;
+        down += l.v[i].verdict == SB_RG_IMPROVEMENT;
+    }
+    assert_int_equal(up, 2);
+    assert_int_equal(down, 1);
+    sb_buf md = SB_BUF_INIT;
+    sb_rg_render_md(&l, &o, &md);
+    assert_non_null(strstr(md.data, "Commit order: first measured for 1 series"));
+    sb_buf_free(&md);
+    sb_rg_free(&l);
+    sb_results_free(&set);
+    sqlite3_close(db);
+
+    sb_db *wdb;
+    sb_commit_list cl;
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &wdb, &err), SB_OK);
+    assert_int_equal(sb_commits_parse(log, strlen(log), "log", &cl, &err), SB_OK);
+    assert_int_equal(sb_commits_store(wdb, &cl, &err), SB_OK);
+    sb_commits_free(&cl);
+    sb_db_close(wdb);
+
+    db = reopen(NULL, p);
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(l.series_git, 1);
+    assert_int_equal(l.series_measured, 0);
+    up = down = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        if (l.v[i].verdict == SB_RG_REGRESSION) {
+            up++;
+            assert_string_equal(l.v[i].old_run->git_sha, shas[7]);
+            assert_string_equal(l.v[i].new_run->git_sha, shas[8]);
+        }
+        down += l.v[i].verdict == SB_RG_IMPROVEMENT;
+    }
+    assert_int_equal(up, 1);
+    assert_int_equal(down, 0);
+    assert_int_equal(l.n, 15);
+    assert_string_equal(l.v[14].new_run->git_sha, shas[15]);
+    assert_int_equal(l.ncp, 1);
+    assert_string_equal(l.cp[0].last_before->git_sha, shas[7]);
+    assert_string_equal(l.cp[0].first_after->git_sha, shas[8]);
+    assert_int_equal(l.cp[0].commits_before, 8);
+    assert_int_equal(l.cp[0].commits_after, 8);
+    assert_true(fabs(l.cp[0].shift - 0.10) < 1e-6);
+    assert_true(l.cp[0].p < 0.01);
+    sb_rg_render_md(&l, &o, &md);
+    assert_non_null(strstr(md.data, "Commit order: git ancestry (solbook commits import) for 1 series."));
+    assert_non_null(strstr(md.data, "### Change points (1)"));
+    assert_non_null(strstr(md.data, "| +10.0% | 0.005 | 8/8 | 777777777777 (run "));
+    sb_buf_free(&md);
+    sb_rg_free(&l);
+    sb_results_free(&set);
+    sqlite3_close(db);
+}
+
 static void test_compare(void **state)
 {
     (void)state;
@@ -1694,6 +1800,7 @@ int main(void)
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_regression_history),
+        cmocka_unit_test(test_git_order),
         cmocka_unit_test(test_results_select),
         cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_compare),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
