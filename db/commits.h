@@ -1,5 +1,5 @@
 /* commits.h - the git history of the measured code (table commits,
- * migration 009): reading `git log --format='%H %P %ct'` text, ordering
+ * migration 010): reading `git log --format='%H %P %ct'` text, ordering
  * it, storing it, and giving the order of a list of SHAs. solbook never
  * runs git itself; `solbook commits import` reads the text a user's git
  * printed. */
