@@ -27,6 +27,12 @@ echo "== ingest examples/ into $db"
   "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top"/examples/h*/kernels-full \
   "$top"/examples/h100/gemm-settle "$top"/examples/h*/providers "$top"/examples/h*/training \
   "$top/examples/fleet" || true
+# The commits the results were measured at, in git order, so that histories
+# and regressions follow ancestry rather than the order of measurement
+# (a checkout without .git keeps the measured order, and says so).
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+  git -C "$top" log --format='%H %P %ct' | "$solbook" commits import --db "$db" -
+fi
 
 echo "== stored runs (newest 25)"
 "$solbook" runs --db "$db" --limit 25
