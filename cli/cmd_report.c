@@ -1,4 +1,4 @@
-/* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|standing|regressions|roofline|training`. */
+/* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|standing|regressions|roofline|training|plausibility`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "evidence.h"
 #include "isoweek.h"
 #include "note.h"
+#include "plausible.h"
 #include "plots.h"
 #include "regress.h"
 #include "repro.h"
@@ -37,6 +38,7 @@ static const char *const report_usage[] = {
     "                           [--out FILE]",
     "solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]",
     "solbook report training [--db FILE] [--out FILE.md]",
+    "solbook report plausibility [--db FILE] [--suite S] [--op O] [--out FILE.md]",
     "",
     "geomean      speedup of every provider over a baseline, per op x mode x dtype x SKU,",
     "             and a cross-arch table (newest run per case; failed cases counted)",
@@ -56,6 +58,9 @@ static const char *const report_usage[] = {
     "roofline     the roofline SVG of one SKU",
     "training     end-to-end training runs, patched against baseline, beside the op-level",
     "             speedups of the same kernels (with --out, training-tokens.svg beside it)",
+    "plausibility passing runs faster than their card's ceilings allow (left out of every",
+    "             headline) or small enough to stay in L2, and speedups above 10x with",
+    "             both times",
     "",
     "Speedups are over huggingface, then torch-compile and liger where an op has passing",
     "runs of them (an op with none of them: its provider with the most passing cases).",
@@ -208,6 +213,7 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
     f.op = o->op;
     f.sku = sku;
     if (sb_results_load(in->db, &f, &in->set, &err) != SB_OK ||
+        sb_plaus_mark(in->db, &in->set, &err) != SB_OK ||
         ((what & READ_PICKS) && sb_picks_latest(&in->set, &in->picks, &in->np, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
         report_input_free(in);
@@ -458,6 +464,30 @@ done:
     return rc;
 }
 
+static int run_plausibility(const opts *o)
+{
+    report_input in;
+    if (report_input_load(o, NULL, READ_PICKS, &in))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    sb_buf b = SB_BUF_INIT;
+    sb_plaus_summary sum;
+    int rc = 2;
+    if (sb_plaus_render_md(in.db, in.picks, in.np, "#", &b, &sum, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+    } else {
+        rc = emit(o, &b);
+        if (rc == 0 && o->out)
+            printf("%s: %zu runs checked, %zu implausible, %zu cache-resident, %zu speedups above "
+                   "10x\n",
+                   o->out, sum.checked, sum.implausible, sum.cache_resident, sum.big_speedups);
+    }
+    sb_buf_free(&b);
+    report_input_free(&in);
+    return rc;
+}
+
 static int run_training(const opts *o)
 {
     sqlite3 *db = NULL;
@@ -499,7 +529,7 @@ int cmd_report(int argc, char **argv)
         return help_status;
     const char *sub = argv[1];
     static const char *const reports[] = {"geomean", "weekly", "note", "table", "evidence", "standing",
-                                          "regressions", "roofline", "training", NULL};
+                                          "regressions", "roofline", "training", "plausibility", NULL};
     static const char *const takes[][9] = {
         {"db", "baseline", "suite", "op", "format", "out", NULL},
         {"db", "week", "out", "baseline", "alpha", "min-effect", NULL},
@@ -510,6 +540,7 @@ int cmd_report(int argc, char **argv)
         {"db", "suite", "op", "alpha", "min-effect", "history", "format", "out", NULL},
         {"db", "sku", "suite", "op", "out", NULL},
         {"db", "out", NULL},
+        {"db", "suite", "op", "out", NULL},
     };
     size_t r = 0;
     while (reports[r] && strcmp(reports[r], sub) != 0)
@@ -520,7 +551,7 @@ int cmd_report(int argc, char **argv)
             fprintf(stderr, "solbook report: unknown report '%s'; did you mean '%s'?\n", sub, close);
         else
             fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, "
-                            "evidence, standing, regressions, roofline, training)\n",
+                            "evidence, standing, regressions, roofline, training, plausibility)\n",
                     sub);
         return 2;
     }
@@ -546,5 +577,7 @@ int cmd_report(int argc, char **argv)
         return run_roofline(&o);
     if (strcmp(sub, "training") == 0)
         return run_training(&o);
+    if (strcmp(sub, "plausibility") == 0)
+        return run_plausibility(&o);
     return 2;
 }

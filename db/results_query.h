@@ -52,6 +52,9 @@ typedef struct sb_result {
     double repeat_spread;     /* metrics.repeat_spread, NAN when NULL */
     long long peak_device_bytes; /* -1 when NULL */
     char *packages_json;      /* provenance.packages_json: {"name": "version"}, "{}" when none */
+    /* 1: a passing run above its card's ceilings (report/plausible.h,
+     * sb_plaus_mark); 0 as loaded here. Headlines leave it out and count it. */
+    int implausible;
 } sb_result;
 
 typedef struct sb_result_set {

@@ -154,7 +154,8 @@ static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_res
             c->latency_ms = time_of(c->run, t->time);
             for (size_t b = 0; b < t->nbases; b++) {
                 const sb_pick *p = sb_pick_find(picks, n, c->run->case_key, t->base[b], c->run->sku);
-                if (p && p->r->passing)
+                /* an implausible side gives no speedup, so none reaches the geomean row */
+                if (p && p->r->passing && !p->r->implausible && !c->run->implausible)
                     c->vs[b] = sb_speedup(c->run, p->r, t->base_time[k][b]);
             }
             if (c->run->bytes > 0 && c->latency_ms > 0 && t->copy_gbps[k] > 0)

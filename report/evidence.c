@@ -12,6 +12,7 @@
 #include "geomean.h"
 #include "note.h"
 #include "repro.h"
+#include "plausible.h"
 #include "results.h"
 #include "run_query.h"
 #include "stats.h"
@@ -394,7 +395,8 @@ int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_er
     json_t *d = json_object(), *cards = json_array();
     sb_buf tmp = SB_BUF_INIT;
     json_object_set_new(d, "cards", cards);
-    if (sb_results_load(db, NULL, &set, err) != SB_OK || sb_picks_latest(&set, &picks, &np, err) != SB_OK ||
+    if (sb_results_load(db, NULL, &set, err) != SB_OK || sb_plaus_mark(db, &set, err) != SB_OK ||
+        sb_picks_latest(&set, &picks, &np, err) != SB_OK ||
         sb_geo_compute(&set, picks, np, NULL, &geo, err) != SB_OK)
         goto done;
     if (sb_note_render(db, &set, skus, "a100,h100,h200", &tmp, err) != SB_OK)

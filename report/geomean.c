@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "plausible.h"
 #include "report_json.h"
 #include "stats.h"
 #include "template.h"
@@ -164,6 +165,8 @@ static void fill_row(sb_geo_row *g, const sb_result *r, const char *base, const 
             g->failed++;
         } else if (!b || !b->r->passing || isnan(sb_speedup(c, b->r, SB_TIME_CALL))) {
             g->no_baseline++;
+        } else if (c->implausible || b->r->implausible) {
+            g->implausible++;
         } else {
             pv[np] = c;
             bv[np++] = b->r;
@@ -356,7 +359,9 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
                      "time a row compares: `kernel` (GPU kernel time, recorded by both sides "
                      "of every compared shape) or `call` (the time a caller of the API sees, "
                      "launch cost included). \"not re-checked\" counts "
-                     "compared cases imported from a tool that checks no correctness.\n\n");
+                     "compared cases imported from a tool that checks no correctness; "
+                     "\"implausible\" counts cases left out because a side ran faster than its "
+                     "card's ceilings allow (`solbook report plausibility` lists them).\n\n");
     if (uses_diagnostic(t))
         sb_geo_diagnostic_note(out);
     sb_geo_left_out_note(t, out);
@@ -366,9 +371,10 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
         return;
     }
     sb_buf_puts(out, "| op | mode | dtype | SKU | provider | baseline | time | shapes | geomean | "
-                     "min | max | failed | skipped | no baseline | not run | stale | not re-checked |\n");
+                     "min | max | failed | skipped | no baseline | not run | stale | not re-checked | "
+                     "implausible |\n");
     sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
-                     "---: | ---: | ---: | ---: | ---: |\n");
+                     "---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (size_t i = 0; i < t->n; i++) {
         const sb_geo_row *g = &t->rows[i];
         char a[32], b[32], c[32];
@@ -382,11 +388,17 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
             sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
-        sb_buf_printf(out, " %s | %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu | %zu |\n",
+        sb_buf_printf(out, " %s | %zu | %s | %s | %s | %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n",
                       sb_time_kind_name(g->time), g->shapes, a, b, c, g->failed, g->skipped,
-                      g->no_baseline, g->not_run, g->stale, g->unchecked);
+                      g->no_baseline, g->not_run, g->stale, g->unchecked, g->implausible);
     }
     sb_buf_puts(out, "\n");
+    size_t big = 0;
+    for (size_t i = 0; i < t->n; i++)
+        big += t->rows[i].max > SB_PLAUS_SPEEDUP_LOOK;
+    if (big)
+        sb_buf_printf(out, "%zu rows have a case above %.0fx, for a second look: `solbook report "
+                           "plausibility` lists each with both times.\n\n", big, SB_PLAUS_SPEEDUP_LOOK);
     sb_geo_render_md_cross(t, out);
 }
 
@@ -441,6 +453,8 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
                               sb_time_kind_name(cell->time));
                 if (cell->call_only)
                     sb_buf_printf(out, "; %zu call-time-only left out", cell->call_only);
+                if (cell->implausible)
+                    sb_buf_printf(out, "; %zu implausible left out", cell->implausible);
                 sb_buf_puts(out, ") |");
             }
         }
@@ -452,7 +466,7 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
 void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out)
 {
     sb_buf_puts(out, "evidence,op,mode,dtype,sku,arch,provider,baseline,time,shapes,geomean,min,"
-                     "max,failed,skipped,no_baseline,not_run,stale,not_rechecked\n");
+                     "max,failed,skipped,no_baseline,not_run,stale,not_rechecked,implausible\n");
     for (size_t i = 0; i < t->n; i++) {
         const sb_geo_row *g = &t->rows[i];
         const char *cells[] = {SB_EVIDENCE_OP, g->op,       g->mode,     g->dtype, g->sku,
@@ -469,8 +483,9 @@ void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out)
         } else {
             a[0] = b[0] = c[0] = '\0';
         }
-        sb_buf_printf(out, "%zu,%s,%s,%s,%zu,%zu,%zu,%zu,%zu,%zu\n", g->shapes, a, b, c,
-                      g->failed, g->skipped, g->no_baseline, g->not_run, g->stale, g->unchecked);
+        sb_buf_printf(out, "%zu,%s,%s,%s,%zu,%zu,%zu,%zu,%zu,%zu,%zu\n", g->shapes, a, b, c,
+                      g->failed, g->skipped, g->no_baseline, g->not_run, g->stale, g->unchecked,
+                      g->implausible);
     }
 }
 
@@ -524,6 +539,7 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err)
         json_object_set_new(r, "not_run", json_integer((json_int_t)g->not_run));
         json_object_set_new(r, "stale", json_integer((json_int_t)g->stale));
         json_object_set_new(r, "not_rechecked", json_integer((json_int_t)g->unchecked));
+        json_object_set_new(r, "implausible", json_integer((json_int_t)g->implausible));
         json_array_append_new(rows, r);
     }
     json_object_set_new(root, "skus", skus);

@@ -8,6 +8,8 @@
  * newest run failed), skipped, no baseline (baseline missing, failed or
  * skipped), not run (the baseline has it, the provider does not). stale
  * counts compared cases whose run is not at the provider's newest commit.
+ * implausible counts cases left out because a side's run is faster than
+ * its card's ceilings allow (r->implausible, report/plausible.h).
  */
 #ifndef SOLBOOK_REPORT_GEOMEAN_H
 #define SOLBOOK_REPORT_GEOMEAN_H
@@ -53,6 +55,8 @@ typedef struct sb_geo_row {
     size_t failed, skipped, no_baseline, not_run, stale;
     size_t unchecked;              /* compared cases with an imported side whose correctness was not re-checked */
     size_t call_only;              /* kernel rows: cases both passed where one side has call time only, left out */
+    size_t implausible;            /* cases both passed where a side is above its card's ceilings
+                                    * (report/plausible.h), left out */
 } sb_geo_row;
 
 typedef struct sb_geo_table {

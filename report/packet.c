@@ -12,6 +12,7 @@
 #include "claims.h"
 #include "geomean.h"
 #include "repro.h"
+#include "plausible.h"
 #include "results.h"
 #include "run_query.h"
 #include "sha256.h"
@@ -206,6 +207,8 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     f.op = o->op;
     f.suite = o->suite;
     if (sb_results_select(db, o->all, &f, &set, err) != SB_OK)
+        goto done;
+    if (!o->all && sb_plaus_mark(db, &set, err) != SB_OK) /* o->all's runs carry their marks */
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;

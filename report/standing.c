@@ -11,6 +11,7 @@
 #include "evidence.h"
 #include "geomean.h"
 #include "json_file.h"
+#include "plausible.h"
 #include "results.h"
 #include "stats.h"
 
@@ -90,7 +91,8 @@ int sb_standing_open(sqlite3 *db, const sb_sku_table *skus, sb_standing **out, s
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of memory");
     s->skus = skus;
-    if (sb_results_load(db, NULL, &s->set, err) != SB_OK || sb_picks_latest(&s->set, &s->picks, &s->np, err) != SB_OK ||
+    if (sb_results_load(db, NULL, &s->set, err) != SB_OK || sb_plaus_mark(db, &s->set, err) != SB_OK ||
+        sb_picks_latest(&s->set, &s->picks, &s->np, err) != SB_OK ||
         family_make(&s->set, liger_suites, &s->liger, err) != SB_OK ||
         family_make(&s->set, memory_suites, &s->memory, err) != SB_OK)
         goto fail;
@@ -180,10 +182,10 @@ static void pair_stats_of(sb_standing *s, const sb_pick *picks, size_t np, const
     out->geomean = out->worst = NAN;
     for (size_t i = 0; i < np; i++) {
         const sb_result *p = picks[i].r;
-        if (strcmp(p->provider, provider) || !p->passing || !matches(p, cf))
+        if (strcmp(p->provider, provider) || !p->passing || p->implausible || !matches(p, cf))
             continue;
         const sb_pick *b = sb_pick_find(picks, np, p->case_key, baseline, p->sku);
-        if (!b || !b->r->passing || (kernel_only && !sb_both_kernel(p, b->r)))
+        if (!b || !b->r->passing || b->r->implausible || (kernel_only && !sb_both_kernel(p, b->r)))
             continue;
         double x = sb_speedup(p, b->r, SB_TIME_KERNEL);
         if (!(x > 0))
@@ -216,8 +218,8 @@ static void copy_stats_of(const sb_pick *picks, size_t np, const case_filter *cf
         return;
     for (size_t i = 0; i < np; i++) {
         const sb_result *r = picks[i].r;
-        if (strcmp(r->provider, SB_PROJECT_PROVIDER) || !r->passing || !(r->bytes > 0) || !(r->median_ms > 0) ||
-            !matches(r, cf))
+        if (strcmp(r->provider, SB_PROJECT_PROVIDER) || !r->passing || r->implausible || !(r->bytes > 0) ||
+            !(r->median_ms > 0) || !matches(r, cf))
             continue;
         double q = r->bytes / (r->median_ms * 1e6) / copy;
         out->n++;

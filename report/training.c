@@ -9,6 +9,7 @@
 
 #include "geomean.h"
 #include "json_file.h"
+#include "plausible.h"
 #include "results.h"
 #include "svg.h"
 #include "template.h"
@@ -120,6 +121,10 @@ static int op_rows(sqlite3 *db, const sb_result_set *all, const sb_training_set 
         sb_geo_table geo = {0};
         if (sb_results_select(db, all, &f, &set, err) != SB_OK)
             return SB_ERR;
+        if (!all && sb_plaus_mark(db, &set, err) != SB_OK) { /* all's runs carry their marks */
+            sb_results_free(&set);
+            return SB_ERR;
+        }
         if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK ||
             sb_geo_compute(&set, picks, npicks, OP_BASELINE, &geo, err) != SB_OK) {
             free(picks);

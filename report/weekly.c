@@ -19,6 +19,7 @@
 #include "note.h"
 #include "plots.h"
 #include "repro.h"
+#include "plausible.h"
 #include "results.h"
 #include "staged_dir.h"
 #include "template.h"
@@ -292,6 +293,9 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     f.from = pstart;
     if (sb_results_select(db, o->all, &f, &both, err) != SB_OK)
         goto done;
+    /* runs picked from o->all carry its marks */
+    if (!o->all && (sb_plaus_mark(db, &set, err) != SB_OK || sb_plaus_mark(db, &both, err) != SB_OK))
+        goto done;
     {
         const sb_gate_spec *gs = sb_gate_spec_for("gemm");
         sb_result_filter sf = {0};
@@ -440,6 +444,17 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_geo_render_md(&geo, &tmp);
     sb_tpl_set_str(ad, "geomean_tables", sb_buf_str(&tmp));
     json_object_set_new(ad, "has_geomean", json_boolean(geo.n > 0));
+    {
+        sb_plaus_summary ps;
+        sb_buf_reset(&tmp);
+        if (sb_plaus_render_md(db, picks, npicks, "##", &tmp, &ps, err) != SB_OK)
+            goto done;
+        sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
+        json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
+        json_object_set_new(d, "implausible", json_integer((json_int_t)ps.implausible));
+        json_object_set_new(d, "cache_resident", json_integer((json_int_t)ps.cache_resident));
+        json_object_set_new(d, "big_speedups", json_integer((json_int_t)ps.big_speedups));
+    }
     sb_buf_reset(&tmp);
     for (size_t i = 0; i < xa.n; i++)
         sb_xa_render_md(&xa.v[i], SIZE_MAX, &tmp);

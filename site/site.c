@@ -18,6 +18,7 @@
 #include "bulk_reader.h"
 #include "file_name.h"
 #include "home.h"
+#include "plausible.h"
 #include "json_file.h"
 #include "staged_dir.h"
 #include "repro.h"
@@ -564,7 +565,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         goto done;
     side_job *weekly = NULL, *packets = NULL;
     int mrc = SB_OK;
-    if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
+    if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK || sb_plaus_mark(c.db, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         !(weekly = side_start(&c, site_build_weekly, err)) ||
         !(packets = side_start(&c, site_build_packets, err)) ||

@@ -1,0 +1,657 @@
+/* plausible.c - achieved bytes/s and FLOP/s against the card's ceilings
+ * (plausible.h). */
+#include "plausible.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_rows.h"
+#include "encode.h"
+#include "geomean.h"
+#include "encode.h"
+#include "geomean.h"
+#include "home.h"
+
+typedef struct model_row {
+    char *op, *mode, *params, *read, *write, *flops, *compute;
+} model_row;
+
+typedef struct cache_row {
+    char *sku;
+    double l2_bytes;
+} cache_row;
+
+typedef struct card {
+    char *sku;
+    sb_plaus_ceilings c;
+    sb_ceiling *gemm; /* the calibration's ceilings, gemm.* among them */
+    size_t ngemm;
+} card;
+
+struct sb_plaus_ctx {
+    sqlite3 *db;
+    const sb_sku_table *skus;
+    sb_sku_table *own_skus;
+    model_row *models;
+    size_t nmodels;
+    cache_row *caches;
+    size_t ncaches;
+    card *cards;
+    size_t ncards;
+};
+
+const char *sb_plaus_state_name(sb_plaus_state s)
+{
+    switch (s) {
+    case SB_PLAUS_OK: return "ok";
+    case SB_PLAUS_CACHE_RESIDENT: return "cache-resident";
+    case SB_PLAUS_IMPLAUSIBLE: return "implausible";
+    default: return "unknown";
+    }
+}
+
+/* Seconds a GB read (*r) and a GB written (*w) that fit both copy
+ * (1 read, 1 write) and add/triad (2 reads, 1 write); 0 when they do not
+ * give positive costs. */
+static int byte_costs(const sb_plaus_ceilings *c, double *r, double *w)
+{
+    if (!(c->copy_gbps > 0) || !(c->pair_gbps > 0))
+        return 0;
+    *r = 3.0 / c->pair_gbps - 2.0 / c->copy_gbps;
+    *w = 2.0 / c->copy_gbps - *r;
+    return *r > 0 && *w > 0;
+}
+
+static void bw_ceiling(const sb_plaus_input *in, const sb_plaus_ceilings *c, sb_plaus_verdict *v,
+                       char *note, size_t note_size)
+{
+    note[0] = '\0';
+    v->ceiling_gbps = c->copy_gbps;
+    snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.copy");
+    if (!c->measured) {
+        snprintf(v->ceiling_name, sizeof v->ceiling_name, "datasheet HBM");
+        return;
+    }
+    double rd = in->read_bytes, wr = in->write_bytes, r, w;
+    if (isnan(rd) || isnan(wr) || rd < wr)
+        return;
+    if (wr == 0 || rd >= 4 * wr) {
+        if (!isnan(c->read_gbps)) {
+            v->ceiling_gbps = c->read_gbps;
+            snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.read");
+            return;
+        }
+        int n = snprintf(note, note_size,
+                         "; the op reads (almost) only, and the calibration has no read ceiling "
+                         "(bandwidth.read), so it is held against copy, whose writes cost more than "
+                         "reads");
+        if (byte_costs(c, &r, &w) && n > 0 && (size_t)n < note_size)
+            snprintf(note + n, note_size - (size_t)n,
+                     " (copy and add/triad together put reading alone near %.0f GB/s: %.1f%% of it)",
+                     1.0 / r, 100.0 * v->gbps * r);
+    } else if (rd >= 2 * wr) {
+        if (c->pair_gbps > 0) {
+            v->ceiling_gbps = c->pair_gbps;
+            snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.add/triad");
+        }
+    } else if (rd > 1.05 * wr && byte_costs(c, &r, &w)) { /* within 5% of 1:1: copy */
+        v->ceiling_gbps = (rd + wr) / (rd * r + wr * w);
+        snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.copy+add mix");
+    }
+}
+
+void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double margin,
+                    sb_plaus_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->gbps = v->tflops = v->ceiling_gbps = v->pct_ceiling = NAN;
+    v->state = SB_PLAUS_UNKNOWN;
+    if (!(in->seconds > 0)) {
+        snprintf(v->reason, sizeof v->reason, "no positive time");
+        return;
+    }
+    if (in->flops > 0)
+        v->tflops = in->flops / in->seconds / 1e12;
+    if (in->bytes > 0)
+        v->gbps = in->bytes / in->seconds / 1e9;
+    char note[256];
+    bw_ceiling(in, c, v, note, sizeof note);
+    if (!isnan(v->gbps) && v->ceiling_gbps > 0)
+        v->pct_ceiling = 100.0 * v->gbps / v->ceiling_gbps;
+
+    if (!isnan(v->tflops) && in->flop_ceiling_tflops > 0 &&
+        v->tflops > in->flop_ceiling_tflops * (1.0 + margin)) {
+        v->state = SB_PLAUS_IMPLAUSIBLE;
+        snprintf(v->reason, sizeof v->reason,
+                 "%.1f TFLOP/s is %.1f%% of the %s ceiling %.1f TFLOP/s, above the %.0f%% margin",
+                 v->tflops, 100.0 * v->tflops / in->flop_ceiling_tflops,
+                 in->flop_ceiling_name ? in->flop_ceiling_name : "compute", in->flop_ceiling_tflops,
+                 100.0 * margin);
+        return;
+    }
+    if (isnan(v->gbps)) {
+        snprintf(v->reason, sizeof v->reason, "no byte model and no bytes in the run's metrics");
+        return;
+    }
+    int fits = in->bytes <= c->l2_bytes; /* false when l2_bytes is NAN */
+    if (fits && !in->l2_cold) {
+        v->state = SB_PLAUS_CACHE_RESIDENT;
+        snprintf(v->reason, sizeof v->reason,
+                 "%.1f MB a launch fits the %.0f MB L2 (warm): not held against HBM "
+                 "(%.1f%% of %s)",
+                 in->bytes / 1e6, c->l2_bytes / 1e6, v->pct_ceiling, v->ceiling_name);
+        return;
+    }
+    if (!(v->ceiling_gbps > 0)) {
+        snprintf(v->reason, sizeof v->reason, "no bandwidth ceiling for the card");
+        return;
+    }
+    char src[64];
+    if (c->measured)
+        snprintf(src, sizeof src, "calibration run %lld", c->calib_run);
+    else
+        snprintf(src, sizeof src, "db/skus.csv: no calibration stored");
+    if (v->gbps > v->ceiling_gbps * (1.0 + margin)) {
+        v->state = SB_PLAUS_IMPLAUSIBLE;
+        char writes[128] = "";
+        if (!fits && !in->l2_cold && in->write_bytes > 0 && in->write_bytes <= c->l2_bytes)
+            snprintf(writes, sizeof writes,
+                     "; its writes (%.1f MB) fit the L2, whose write-back can end after the launch",
+                     in->write_bytes / 1e6);
+        snprintf(v->reason, sizeof v->reason,
+                 "%.0f GB/s is %.1f%% of %s %.0f GB/s (%s), above the %.0f%% margin%s%s%s", v->gbps,
+                 v->pct_ceiling, v->ceiling_name, v->ceiling_gbps, src, 100.0 * margin, note, writes,
+                 fits ? "; it fits L2, flushed before each launch" : "");
+        return;
+    }
+    v->state = SB_PLAUS_OK;
+    snprintf(v->reason, sizeof v->reason, "%.1f%% of %s (%s)%s", v->pct_ceiling, v->ceiling_name, src,
+             note);
+}
+
+/* ---- tables ---- */
+
+static char *dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static const char *const model_cols[] = {"op", "mode", "params", "read", "write", "flops", "compute"};
+#define NMODEL_COLS (sizeof model_cols / sizeof model_cols[0])
+
+/* An expression is a sum of products of whole numbers and shape names. */
+static int expr_valid(const char *e)
+{
+    for (const char *p = e; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '*' && *p != '+')
+            return 0;
+    return 1;
+}
+
+typedef struct table_load {
+    sb_plaus_ctx *c;
+    const char *path;
+    int col[NMODEL_COLS];
+    int header;
+} table_load;
+
+static int model_row_fn(void *ctx, const char *const *f, size_t n, size_t line, sb_error *err)
+{
+    table_load *t = ctx;
+    if (!t->header) {
+        sb_csv_find_columns(f, n, model_cols, NMODEL_COLS, t->col);
+        for (size_t k = 0; k < NMODEL_COLS; k++)
+            if (t->col[k] < 0)
+                return sb_csv_line_error(err, t->path, line, "header lacks column \"%s\"", model_cols[k]);
+        t->header = 1;
+        return SB_OK;
+    }
+    const char *v[NMODEL_COLS];
+    for (size_t k = 0; k < NMODEL_COLS; k++) {
+        if ((size_t)t->col[k] >= n)
+            return sb_csv_line_error(err, t->path, line, "fewer fields than the header");
+        v[k] = f[t->col[k]];
+    }
+    for (size_t k = 3; k <= 5; k++)
+        if (!expr_valid(v[k]))
+            return sb_csv_line_error(err, t->path, line,
+                                     "%s: \"%s\" is not a sum of products of numbers and shape names",
+                                     model_cols[k], v[k]);
+    if (strcmp(v[6], "tensor") && strcmp(v[6], "cuda-core"))
+        return sb_csv_line_error(err, t->path, line, "compute must be tensor or cuda-core, not \"%s\"",
+                                 v[6]);
+    if (v[2][0] && !strchr(v[2], '='))
+        return sb_csv_line_error(err, t->path, line, "params must be empty or KEY=VALUE, not \"%s\"",
+                                 v[2]);
+    model_row *nv = realloc(t->c->models, (t->c->nmodels + 1) * sizeof *nv);
+    if (!nv)
+        return sb_error_set(err, t->path, NULL, "out of memory");
+    t->c->models = nv;
+    model_row *m = &nv[t->c->nmodels];
+    char **dst[] = {&m->op, &m->mode, &m->params, &m->read, &m->write, &m->flops, &m->compute};
+    memset(m, 0, sizeof *m);
+    t->c->nmodels++;
+    for (size_t k = 0; k < NMODEL_COLS; k++)
+        if (!(*dst[k] = dup(v[k])))
+            return sb_error_set(err, t->path, NULL, "out of memory");
+    return SB_OK;
+}
+
+static int cache_row_fn(void *ctx, const char *const *f, size_t n, size_t line, sb_error *err)
+{
+    table_load *t = ctx;
+    static const char *const cols[] = {"sku", "l2_bytes"};
+    if (!t->header) {
+        sb_csv_find_columns(f, n, cols, 2, t->col);
+        if (t->col[0] < 0 || t->col[1] < 0)
+            return sb_csv_line_error(err, t->path, line, "header lacks column sku or l2_bytes");
+        t->header = 1;
+        return SB_OK;
+    }
+    if ((size_t)t->col[0] >= n || (size_t)t->col[1] >= n)
+        return sb_csv_line_error(err, t->path, line, "fewer fields than the header");
+    char *end;
+    double l2 = strtod(f[t->col[1]], &end);
+    if (end == f[t->col[1]] || *end || !(l2 > 0))
+        return sb_csv_line_error(err, t->path, line, "l2_bytes: \"%s\" is not a positive number",
+                                 f[t->col[1]]);
+    cache_row *nv = realloc(t->c->caches, (t->c->ncaches + 1) * sizeof *nv);
+    if (!nv)
+        return sb_error_set(err, t->path, NULL, "out of memory");
+    t->c->caches = nv;
+    nv[t->c->ncaches].l2_bytes = l2;
+    if (!(nv[t->c->ncaches].sku = dup(f[t->col[0]])))
+        return sb_error_set(err, t->path, NULL, "out of memory");
+    t->c->ncaches++;
+    return SB_OK;
+}
+
+static int load_table(sb_plaus_ctx *c, const char *path, const char *rel, sb_csv_row_fn fn,
+                      sb_error *err)
+{
+    char def[4096];
+    if (!path) {
+        if (sb_home_path(def, sizeof def, rel, err) != SB_OK)
+            return SB_ERR;
+        path = def;
+    }
+    table_load t = {c, path, {0}, 0};
+    if (sb_csv_read_file(path, NULL, fn, &t, err) != SB_OK)
+        return SB_ERR;
+    if (!t.header)
+        return sb_csv_line_error(err, path, 1, "empty file: no header row");
+    return SB_OK;
+}
+
+void sb_plaus_close(sb_plaus_ctx *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nmodels; i++) {
+        model_row *m = &c->models[i];
+        char *all[] = {m->op, m->mode, m->params, m->read, m->write, m->flops, m->compute};
+        for (size_t k = 0; k < NMODEL_COLS; k++)
+            free(all[k]);
+    }
+    free(c->models);
+    for (size_t i = 0; i < c->ncaches; i++)
+        free(c->caches[i].sku);
+    free(c->caches);
+    for (size_t i = 0; i < c->ncards; i++) {
+        free(c->cards[i].sku);
+        free(c->cards[i].gemm);
+    }
+    free(c->cards);
+    sb_sku_table_free(c->own_skus);
+    free(c);
+}
+
+int sb_plaus_open(sqlite3 *db, const sb_sku_table *skus, const char *models_csv,
+                  const char *caches_csv, sb_plaus_ctx **out, sb_error *err)
+{
+    *out = NULL;
+    sb_plaus_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    c->db = db;
+    c->skus = skus;
+    if ((!skus && sb_sku_table_load(NULL, &c->own_skus, err) != SB_OK) ||
+        load_table(c, models_csv, "db/op_models.csv", model_row_fn, err) != SB_OK ||
+        load_table(c, caches_csv, "db/cache_sizes.csv", cache_row_fn, err) != SB_OK) {
+        sb_plaus_close(c);
+        return SB_ERR;
+    }
+    if (!skus)
+        c->skus = c->own_skus;
+    *out = c;
+    return SB_OK;
+}
+
+/* ---- one run ---- */
+
+static double dtype_bytes(const char *dt)
+{
+    if (!strcmp(dt, "fp32") || !strcmp(dt, "tf32") || !strcmp(dt, "int32"))
+        return 4;
+    if (!strcmp(dt, "bf16") || !strcmp(dt, "fp16"))
+        return 2;
+    if (!strncmp(dt, "fp8", 3) || !strcmp(dt, "int8"))
+        return 1;
+    if (!strcmp(dt, "fp64") || !strcmp(dt, "int64"))
+        return 8;
+    return NAN;
+}
+
+/* The value of expression e over the shape; NAN when e is empty or names
+ * a dimension the shape lacks. */
+static double expr_eval(const char *e, json_t *shape)
+{
+    if (!e[0])
+        return NAN;
+    double sum = 0, prod = 1;
+    const char *p = e;
+    for (;;) {
+        char name[64];
+        size_t len = strcspn(p, "*+");
+        if (len == 0 || len >= sizeof name)
+            return NAN;
+        memcpy(name, p, len);
+        name[len] = '\0';
+        if (isdigit((unsigned char)name[0])) {
+            prod *= strtod(name, NULL);
+        } else {
+            json_t *v = json_object_get(shape, name);
+            if (!json_is_integer(v))
+                return NAN;
+            prod *= (double)json_integer_value(v);
+        }
+        p += len;
+        if (*p == '*') {
+            p++;
+            continue;
+        }
+        sum += prod;
+        prod = 1;
+        if (!*p)
+            return sum;
+        p++;
+    }
+}
+
+static int params_match(const char *want, const char *params_json)
+{
+    if (!want[0])
+        return 1;
+    const char *eq = strchr(want, '=');
+    char key[64];
+    size_t kl = (size_t)(eq - want);
+    if (kl >= sizeof key)
+        return 0;
+    memcpy(key, want, kl);
+    key[kl] = '\0';
+    json_t *p = json_loads(params_json ? params_json : "{}", 0, NULL);
+    json_t *v = json_object_get(p, key);
+    int ok = json_is_string(v) && strcmp(json_string_value(v), eq + 1) == 0;
+    json_decref(p);
+    return ok;
+}
+
+static const model_row *find_model(const sb_plaus_ctx *c, const sb_result *r)
+{
+    for (size_t i = 0; i < c->nmodels; i++) {
+        const model_row *m = &c->models[i];
+        if (!strcmp(m->op, r->op) && !strcmp(m->mode, r->mode) && params_match(m->params, r->params_json))
+            return m;
+    }
+    return NULL;
+}
+
+static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
+{
+    for (size_t i = 0; i < c->ncards; i++)
+        if (!strcmp(c->cards[i].sku, sku)) {
+            *out = &c->cards[i];
+            return SB_OK;
+        }
+    card *nv = realloc(c->cards, (c->ncards + 1) * sizeof *nv);
+    if (!nv)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    c->cards = nv;
+    card *k = &nv[c->ncards];
+    memset(k, 0, sizeof *k);
+    if (!(k->sku = dup(sku)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    c->ncards++;
+    k->c.copy_gbps = k->c.pair_gbps = k->c.read_gbps = k->c.l2_bytes = NAN;
+    k->c.calib_run = -1;
+    if (sb_ceilings_latest(c->db, sku, &k->gemm, &k->ngemm, &k->c.calib_run, err) != SB_OK)
+        return SB_ERR;
+    double add = NAN, triad = NAN;
+    for (size_t i = 0; i < k->ngemm; i++) {
+        const sb_ceiling *x = &k->gemm[i];
+        if (!strcmp(x->name, "bw.copy"))
+            k->c.copy_gbps = x->value;
+        else if (!strcmp(x->name, "bw.add"))
+            add = x->value;
+        else if (!strcmp(x->name, "bw.triad"))
+            triad = x->value;
+        else if (!strcmp(x->name, "bw.read"))
+            k->c.read_gbps = x->value;
+    }
+    if (!isnan(add) || !isnan(triad))
+        k->c.pair_gbps = isnan(add) ? triad : isnan(triad) ? add : fmax(add, triad);
+    k->c.measured = !isnan(k->c.copy_gbps);
+    if (!k->c.measured) {
+        const sb_sku *s = c->skus ? sb_sku_find(c->skus, sku) : NULL;
+        k->c.copy_gbps = s ? s->hbm_tbps * 1000.0 : NAN;
+        k->c.pair_gbps = k->c.read_gbps = NAN;
+    }
+    for (size_t i = 0; i < c->ncaches; i++)
+        if (!strcmp(c->caches[i].sku, sku))
+            k->c.l2_bytes = c->caches[i].l2_bytes;
+    *out = k;
+    return SB_OK;
+}
+
+int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
+{
+    card *k = NULL;
+    if (card_of(c, r->sku, &k, err) != SB_OK)
+        return SB_ERR;
+    sb_plaus_input in;
+    memset(&in, 0, sizeof in);
+    in.bytes = r->bytes;
+    in.flops = r->flops;
+    in.flop_ceiling_tflops = NAN;
+    in.read_bytes = in.write_bytes = NAN;
+    in.l2_cold = r->l2 && strcmp(r->l2, "cold") == 0;
+    double ms = r->kernel_median_ms > 0 ? r->kernel_median_ms : r->median_ms;
+    in.seconds = ms > 0 ? ms / 1e3 : NAN;
+    const model_row *m = find_model(c, r);
+    char flop_name[128] = "";
+    if (m) {
+        json_t *shape = json_loads(r->shape_json ? r->shape_json : "{}", 0, NULL);
+        double es = dtype_bytes(r->dtype);
+        double rd = expr_eval(m->read, shape), wr = m->write[0] ? expr_eval(m->write, shape) : 0;
+        double fl = expr_eval(m->flops, shape);
+        json_decref(shape);
+        if (!isnan(rd) && !isnan(wr) && !isnan(es)) {
+            in.bytes = (rd + wr) * es;
+            in.read_bytes = rd * es;
+            in.write_bytes = wr * es;
+        }
+        if (!isnan(fl))
+            in.flops = fl;
+        const sb_sku *s = c->skus ? sb_sku_find(c->skus, r->sku) : NULL;
+        if (!strcmp(m->compute, "tensor")) {
+            char name[80];
+            snprintf(name, sizeof name, "gemm.%s", r->dtype);
+            for (size_t i = 0; i < k->ngemm; i++)
+                if (!strcmp(k->gemm[i].name, name)) {
+                    in.flop_ceiling_tflops = k->gemm[i].value;
+                    snprintf(flop_name, sizeof flop_name, "measured %s", name);
+                }
+            if (isnan(in.flop_ceiling_tflops) && s && sb_sku_peak_tflops(s, r->dtype) > 0) {
+                in.flop_ceiling_tflops = sb_sku_peak_tflops(s, r->dtype);
+                snprintf(flop_name, sizeof flop_name, "datasheet %s", r->dtype);
+            }
+        } else if (s && s->fp32_tflops > 0) {
+            in.flop_ceiling_tflops = s->fp32_tflops;
+            snprintf(flop_name, sizeof flop_name, "datasheet fp32 (CUDA cores)");
+        }
+    }
+    in.flop_ceiling_name = flop_name;
+    sb_plaus_judge(&in, &k->c, SB_PLAUS_MARGIN, out);
+    return SB_OK;
+}
+
+int sb_plaus_mark(sqlite3 *db, sb_result_set *s, sb_error *err)
+{
+    sb_plaus_ctx *c;
+    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+        return SB_ERR;
+    for (size_t i = 0; i < s->n; i++) {
+        sb_result *r = &s->v[i];
+        r->implausible = 0;
+        if (!r->passing)
+            continue;
+        sb_plaus_verdict v;
+        if (sb_plaus_check(c, r, &v, err) != SB_OK) {
+            sb_plaus_close(c);
+            return SB_ERR;
+        }
+        r->implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
+    }
+    sb_plaus_close(c);
+    return SB_OK;
+}
+
+/* ---- the listing ---- */
+
+static void md_cell(sb_buf *out, const char *s)
+{
+    sb_buf_puts(out, " ");
+    sb_enc_md_text(out, s ? s : "-", sizeof ((sb_plaus_verdict *)0)->reason);
+    sb_buf_puts(out, " |");
+}
+
+static void case_cells(sb_buf *out, const sb_result *r)
+{
+    const char *cells[] = {r->op, r->mode, r->dtype, r->shape_key, r->provider, r->sku};
+    sb_buf_puts(out, "|");
+    for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
+        md_cell(out, cells[k]);
+}
+
+int sb_plaus_render_md(sqlite3 *db, const sb_pick *picks, size_t np, const char *heading,
+                       sb_buf *out, sb_plaus_summary *sum, sb_error *err)
+{
+    memset(sum, 0, sizeof *sum);
+    sb_plaus_ctx *c;
+    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+        return SB_ERR;
+    sb_buf rows = SB_BUF_INIT;
+    for (size_t i = 0; i < np; i++) {
+        const sb_result *r = picks[i].r;
+        if (!r->passing)
+            continue;
+        sb_plaus_verdict v;
+        if (sb_plaus_check(c, r, &v, err) != SB_OK) {
+            sb_buf_free(&rows);
+            sb_plaus_close(c);
+            return SB_ERR;
+        }
+        sum->checked++;
+        if (v.state == SB_PLAUS_UNKNOWN)
+            sum->unknown++;
+        if (v.state != SB_PLAUS_IMPLAUSIBLE && v.state != SB_PLAUS_CACHE_RESIDENT)
+            continue;
+        if (v.state == SB_PLAUS_IMPLAUSIBLE)
+            sum->implausible++;
+        else
+            sum->cache_resident++;
+        sb_buf_printf(&rows, "| %s ", sb_plaus_state_name(v.state));
+        case_cells(&rows, r);
+        sb_buf_printf(&rows, " %lld | %.0f | %.0f | %.1f%% |", r->run_id, v.gbps, v.ceiling_gbps,
+                      v.pct_ceiling);
+        md_cell(&rows, v.ceiling_name);
+        md_cell(&rows, v.reason);
+        sb_buf_puts(&rows, "\n");
+    }
+    sb_plaus_close(c);
+
+    sb_buf_printf(out, "%s Plausibility\n\n", heading);
+    sb_buf_printf(out,
+                  "Each passing newest run's achieved bandwidth (db/op_models.csv's bytes over its "
+                  "kernel time, else its median time) against its card's newest calibration, or "
+                  "db/skus.csv's HBM figure without one, plus %.0f%%. Implausible runs stay stored; "
+                  "every headline leaves them out and counts them. Cache-resident runs move no more "
+                  "bytes a launch than the card's L2 holds (db/cache_sizes.csv) and are not held "
+                  "against HBM. %zu runs checked: %zu implausible, %zu cache-resident, %zu without "
+                  "a model or time.\n\n",
+                  100.0 * SB_PLAUS_MARGIN, sum->checked, sum->implausible, sum->cache_resident,
+                  sum->unknown);
+    if (rows.len) {
+        sb_buf_puts(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | "
+                         "ceiling GB/s | % of ceiling | ceiling | reason |\n"
+                         "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- "
+                         "| --- |\n");
+        sb_buf_add(out, sb_buf_str(&rows), rows.len);
+        sb_buf_puts(out, "\n");
+    }
+    sb_buf_free(&rows);
+
+    /* speedups for a second look */
+    sb_buf big = SB_BUF_INIT;
+    for (size_t i = 0; i < np; i++) {
+        const sb_result *p = picks[i].r;
+        if (!p->passing)
+            continue;
+        for (size_t k = 0; sb_headline_baselines[k]; k++) {
+            if (!strcmp(p->provider, sb_headline_baselines[k]))
+                break; /* a baseline is held only against the ones before it */
+            const sb_pick *b = sb_pick_find(picks, np, p->case_key, sb_headline_baselines[k], p->sku);
+            if (!b || !b->r->passing)
+                continue;
+            sb_time_kind t = sb_both_kernel(p, b->r) ? SB_TIME_KERNEL : SB_TIME_CALL;
+            double x = sb_speedup(p, b->r, t);
+            if (!(x > SB_PLAUS_SPEEDUP_LOOK))
+                continue;
+            sum->big_speedups++;
+            double pt = t == SB_TIME_KERNEL ? p->kernel_median_ms : p->median_ms;
+            double bt = t == SB_TIME_KERNEL ? b->r->kernel_median_ms : b->r->median_ms;
+            case_cells(&big, p);
+            md_cell(&big, sb_headline_baselines[k]);
+            sb_buf_printf(&big, " %s | %.4g | %.4g | %.1fx | %lld, %lld |\n", sb_time_kind_name(t), pt, bt,
+                          x, p->run_id, b->r->run_id);
+        }
+    }
+    sb_buf_printf(out, "%s Speedups above %.0fx\n\n", heading, SB_PLAUS_SPEEDUP_LOOK);
+    if (!big.len) {
+        sb_buf_printf(out, "None: no provider is more than %.0fx faster than a headline baseline on "
+                           "a case both passed.\n\n", SB_PLAUS_SPEEDUP_LOOK);
+    } else {
+        sb_buf_printf(out,
+                      "%zu pairs, flagged for a second look (an eager baseline of many kernels can be "
+                      "this slow; a wrong time or a provider that skips work can too). Both times "
+                      "in ms.\n\n"
+                      "| op | mode | dtype | shape | provider | SKU | baseline | time | provider ms | "
+                      "baseline ms | speedup | runs |\n"
+                      "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- |\n",
+                      sum->big_speedups);
+        sb_buf_add(out, sb_buf_str(&big), big.len);
+        sb_buf_puts(out, "\n");
+    }
+    sb_buf_free(&big);
+    if (sb_buf_failed(out))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    return SB_OK;
+}

@@ -1,0 +1,117 @@
+/* plausible.h - is a passing result physically possible on its card?
+ * (docs/REPORTS.md, "Plausibility").
+ *
+ * A passing run's achieved bytes/s and FLOP/s (the op's byte and FLOP
+ * model, db/op_models.csv, over its kernel time where it recorded one,
+ * else its median time; the run's own metrics where the table has no
+ * expression) are held against the card's measured ceilings (its newest
+ * calibration run) or, without one, the datasheet figures of db/skus.csv,
+ * plus a margin. A run above it is implausible: it stays stored, every
+ * headline leaves it out and counts it, and `solbook report plausibility`
+ * lists it with the reason. A run whose bytes a launch moves fit the L2 of
+ * its card (db/cache_sizes.csv) is cache-resident: it is not held against
+ * HBM.
+ *
+ * The verdict is computed when a report runs, not stored at ingest: it
+ * depends on the newest calibration and on the two tables, which change
+ * after the results are stored, and a stored flag would go stale.
+ */
+#ifndef SOLBOOK_REPORT_PLAUSIBLE_H
+#define SOLBOOK_REPORT_PLAUSIBLE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "results_query.h"
+#include "results.h"
+#include "sku.h"
+#include "strbuf.h"
+
+/* The margin above a ceiling that is still plausible (2%). */
+#define SB_PLAUS_MARGIN 0.02
+
+/* Ceilings of one card, NAN where unknown. */
+typedef struct sb_plaus_ceilings {
+    int measured;          /* 1: from calibration run calib_run; 0: datasheet */
+    long long calib_run;
+    double copy_gbps, pair_gbps, read_gbps; /* read_gbps: no calibration field today */
+    double l2_bytes;       /* NAN when db/cache_sizes.csv has no row */
+} sb_plaus_ceilings;
+
+typedef enum {
+    SB_PLAUS_OK = 0,
+    SB_PLAUS_CACHE_RESIDENT, /* fits L2: not held against HBM */
+    SB_PLAUS_IMPLAUSIBLE,
+    SB_PLAUS_UNKNOWN,        /* no model, no time or no ceiling */
+} sb_plaus_state;
+
+const char *sb_plaus_state_name(sb_plaus_state s); /* ok | cache-resident | implausible | unknown */
+
+/* What one run achieved. The bandwidth ceiling follows the op's mix of
+ * reads and writes (read_bytes, write_bytes; NAN when the model has none:
+ * copy):
+ *   reads only, or at least 4 bytes read a byte written: a read ceiling,
+ *     which calibrations do not measure yet (bandwidth.read): copy, and
+ *     the reason says so;
+ *   2 to 4 bytes read a byte written: bw.add/triad (two reads a write);
+ *   1 to 2: between copy and add/triad, from a cost a byte read and a cost
+ *     a byte written that fit both measurements (bw.copy+add mix; copy
+ *     itself at 1:1);
+ *   more written than read: copy. */
+typedef struct sb_plaus_input {
+    double bytes, flops, seconds;   /* NAN when unknown */
+    double read_bytes, write_bytes; /* bytes = their sum when both known */
+    int l2_cold;                     /* the run flushed L2 before each launch */
+    double flop_ceiling_tflops;      /* NAN when unknown */
+    const char *flop_ceiling_name;   /* "measured gemm.bf16", "datasheet fp32 (CUDA cores)" */
+} sb_plaus_input;
+
+typedef struct sb_plaus_verdict {
+    sb_plaus_state state;
+    double gbps, tflops;            /* achieved; NAN when unknown */
+    double ceiling_gbps;            /* the bandwidth ceiling held against; NAN none */
+    double pct_ceiling;             /* 100 * gbps / ceiling_gbps */
+    char ceiling_name[64];          /* bw.copy, bw.add/triad, datasheet HBM */
+    char reason[512];
+} sb_plaus_verdict;
+
+/* The check itself, on figures alone (no database, no files). */
+void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double margin,
+                    sb_plaus_verdict *out);
+
+/* The tables and the ceilings of each card, loaded once for many runs. */
+typedef struct sb_plaus_ctx sb_plaus_ctx;
+
+/* Loads db/op_models.csv and db/cache_sizes.csv (NULL paths: under
+ * SOLBOOK_HOME) and the SKU table skus (borrowed; NULL: loaded here). */
+int sb_plaus_open(sqlite3 *db, const sb_sku_table *skus, const char *models_csv,
+                  const char *caches_csv, sb_plaus_ctx **out, sb_error *err);
+void sb_plaus_close(sb_plaus_ctx *c); /* accepts NULL */
+
+/* The verdict of one run (passing or not; reports ask for passing ones). */
+int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err);
+
+/* Sets r->implausible for every passing run of s: the one call each report
+ * makes after loading its runs. */
+int sb_plaus_mark(sqlite3 *db, sb_result_set *s, sb_error *err);
+
+/* Speedups above this are flagged for a second look with both times. */
+#define SB_PLAUS_SPEEDUP_LOOK 10.0
+
+/* What sb_plaus_render_md found. */
+typedef struct sb_plaus_summary {
+    size_t checked;        /* passing picks checked */
+    size_t implausible, cache_resident, unknown;
+    size_t big_speedups;   /* pairs above SB_PLAUS_SPEEDUP_LOOK */
+} sb_plaus_summary;
+
+/* The plausibility section over the newest run of each case (picks of
+ * set): every passing run that is implausible or cache-resident with its
+ * figures and reason, then every speedup of a provider over a headline
+ * baseline above SB_PLAUS_SPEEDUP_LOOK with both times. heading: the
+ * Markdown heading level of its titles ("##", "###"). */
+int sb_plaus_render_md(sqlite3 *db, const sb_pick *picks, size_t np, const char *heading,
+                       sb_buf *out, sb_plaus_summary *sum, sb_error *err);
+
+#endif
