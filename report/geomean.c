@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "encode.h"
-#include "plausible.h"
 #include "report_json.h"
 #include "stats.h"
 #include "template.h"
@@ -395,10 +394,10 @@ void sb_geo_render_md(const sb_geo_table *t, sb_buf *out)
     sb_buf_puts(out, "\n");
     size_t big = 0;
     for (size_t i = 0; i < t->n; i++)
-        big += t->rows[i].max > SB_PLAUS_SPEEDUP_LOOK;
+        big += t->rows[i].max > SB_SPEEDUP_LOOK;
     if (big)
         sb_buf_printf(out, "%zu rows have a case above %.0fx, for a second look: `solbook report "
-                           "plausibility` lists each with both times.\n\n", big, SB_PLAUS_SPEEDUP_LOOK);
+                           "plausibility` lists each with both times.\n\n", big, SB_SPEEDUP_LOOK);
     sb_geo_render_md_cross(t, out);
 }
 

@@ -20,6 +20,11 @@
 #include "results.h"
 #include "strbuf.h"
 
+/* A speedup above this many times is flagged for a second look with both
+ * times shown (kernel-level speedups of that size against well-tuned
+ * baselines are rarely what they seem). */
+#define SB_SPEEDUP_LOOK 10.0
+
 #define SB_EVIDENCE_OP "op-level microbenchmark"
 #define SB_EVIDENCE_E2E "end-to-end training step"
 

@@ -12,8 +12,6 @@
 #include "csv_rows.h"
 #include "encode.h"
 #include "geomean.h"
-#include "encode.h"
-#include "geomean.h"
 #include "home.h"
 
 typedef struct model_row {
@@ -623,7 +621,7 @@ int sb_plaus_render_md(sqlite3 *db, const sb_pick *picks, size_t np, const char 
                 continue;
             sb_time_kind t = sb_both_kernel(p, b->r) ? SB_TIME_KERNEL : SB_TIME_CALL;
             double x = sb_speedup(p, b->r, t);
-            if (!(x > SB_PLAUS_SPEEDUP_LOOK))
+            if (!(x > SB_SPEEDUP_LOOK))
                 continue;
             sum->big_speedups++;
             double pt = t == SB_TIME_KERNEL ? p->kernel_median_ms : p->median_ms;
@@ -634,10 +632,10 @@ int sb_plaus_render_md(sqlite3 *db, const sb_pick *picks, size_t np, const char 
                           x, p->run_id, b->r->run_id);
         }
     }
-    sb_buf_printf(out, "%s Speedups above %.0fx\n\n", heading, SB_PLAUS_SPEEDUP_LOOK);
+    sb_buf_printf(out, "%s Speedups above %.0fx\n\n", heading, SB_SPEEDUP_LOOK);
     if (!big.len) {
         sb_buf_printf(out, "None: no provider is more than %.0fx faster than a headline baseline on "
-                           "a case both passed.\n\n", SB_PLAUS_SPEEDUP_LOOK);
+                           "a case both passed.\n\n", SB_SPEEDUP_LOOK);
     } else {
         sb_buf_printf(out,
                       "%zu pairs, flagged for a second look (an eager baseline of many kernels can be "

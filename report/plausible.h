@@ -96,20 +96,17 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
  * makes after loading its runs. */
 int sb_plaus_mark(sqlite3 *db, sb_result_set *s, sb_error *err);
 
-/* Speedups above this are flagged for a second look with both times. */
-#define SB_PLAUS_SPEEDUP_LOOK 10.0
-
 /* What sb_plaus_render_md found. */
 typedef struct sb_plaus_summary {
     size_t checked;        /* passing picks checked */
     size_t implausible, cache_resident, unknown;
-    size_t big_speedups;   /* pairs above SB_PLAUS_SPEEDUP_LOOK */
+    size_t big_speedups;   /* pairs above SB_SPEEDUP_LOOK (geomean.h) */
 } sb_plaus_summary;
 
 /* The plausibility section over the newest run of each case (picks of
  * set): every passing run that is implausible or cache-resident with its
  * figures and reason, then every speedup of a provider over a headline
- * baseline above SB_PLAUS_SPEEDUP_LOOK with both times. heading: the
+ * baseline above SB_SPEEDUP_LOOK (geomean.h) with both times. heading: the
  * Markdown heading level of its titles ("##", "###"). */
 int sb_plaus_render_md(sqlite3 *db, const sb_pick *picks, size_t np, const char *heading,
                        sb_buf *out, sb_plaus_summary *sum, sb_error *err);
