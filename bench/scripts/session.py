@@ -548,7 +548,7 @@ def main():
     if min(a.iters, a.check_rows, a.warmup) < 1:
         print("session.py: --iters, --warmup and --check-rows must be positive", file=sys.stderr)
         return 2
-    cases, preset = [], []
+    preset = []
     if a.preset:
         solbench = find_solbench(a.solbench)
         if not solbench:
@@ -568,20 +568,11 @@ def main():
                 continue  # FLCE's accum and chunk are the fused provider's knobs, not cases
             seen.add(base)
             preset.append((a.preset, base))
-    try:
-        for s, text in (ops.QUICK if a.quick else []) + preset:
-            cases.append((a.suite or s,) + ops.parse_case(text)[:4])
-        for text in a.case:
-            cases.append((a.suite or "session",) + ops.parse_case(text)[:4])
-    except ValueError as ex:
-        print("session.py: %s" % ex, file=sys.stderr)
-        return 2
-    if not cases:
-        print("session.py: nothing to run (give --quick, --preset or --case)", file=sys.stderr)
-        return 2
-    if not os.path.isdir(a.out):
-        print("session.py: %s: not a directory" % a.out, file=sys.stderr)
-        return 2
+    cases, code = ops.gather_cases("session.py", (ops.QUICK if a.quick else []) + preset, a.case, a.suite,
+                                   "session", a.out)
+    if cases is None:
+        return code
+    cases = [c[:5] for c in cases]  # a session's case is the same for every provider: no params
     opened, code = open_device("session.py", a.solbench, a.device)
     if not opened:
         return code

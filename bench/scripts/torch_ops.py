@@ -211,6 +211,29 @@ def parse_case(text):
     return op, mode, dtype, shape, case_config_params(op, text)
 
 
+def gather_cases(prog, listed, extra, suite, default_suite, out):
+    """The cases (suite, op, mode, dtype, shape, params) of (suite, text)
+    pairs and of extra case texts, suite overriding both; (None, 2) with
+    the reason printed for a bad case text, no case at all, or an out that
+    is not a directory."""
+    cases = []
+    try:
+        for s, text in listed:
+            cases.append((suite or s,) + parse_case(text))
+        for text in extra:
+            cases.append((suite or default_suite,) + parse_case(text))
+    except ValueError as e:
+        print("%s: %s" % (prog, e), file=sys.stderr)
+        return None, 2
+    if not cases:
+        print("%s: nothing to run (give --quick, --preset or --case)" % prog, file=sys.stderr)
+        return None, 2
+    if not os.path.isdir(out):
+        print("%s: %s: not a directory" % (prog, out), file=sys.stderr)
+        return None, 2
+    return cases, 0
+
+
 class Case:
     """Inputs, the eager function, and how to check one case."""
 
@@ -819,7 +842,6 @@ def main():
     if min(a.iters, a.repeats, a.check_rows) < 1 or a.warmup < 1:
         print("torch_ops.py: --warmup, --iters, --repeats and --check-rows must be positive", file=sys.stderr)
         return 2
-    cases = []
     preset = []
     if a.preset:
         solbench = find_solbench(a.solbench)
@@ -836,20 +858,9 @@ def main():
     elif a.cases or a.only:
         print("torch_ops.py: --cases and --only go with --preset", file=sys.stderr)
         return 2
-    try:
-        for s, text in (QUICK if a.quick else []) + preset:
-            cases.append((a.suite or s,) + parse_case(text))
-        for text in a.case:
-            cases.append((a.suite or "adhoc",) + parse_case(text))
-    except ValueError as e:
-        print("torch_ops.py: %s" % e, file=sys.stderr)
-        return 2
-    if not cases:
-        print("torch_ops.py: nothing to run (give --quick, --preset or --case)", file=sys.stderr)
-        return 2
-    if not os.path.isdir(a.out):
-        print("torch_ops.py: %s: not a directory" % a.out, file=sys.stderr)
-        return 2
+    cases, code = gather_cases("torch_ops.py", (QUICK if a.quick else []) + preset, a.case, a.suite, "adhoc", a.out)
+    if cases is None:
+        return code
     opened, code = open_device("torch_ops.py", a.solbench, a.device)
     if not opened:
         return code
