@@ -17,8 +17,12 @@ static const char *const session_usage[] = {
     "geometric mean over the rounds of base time / target time taken within each",
     "round (kernel time, held launch), with its confidence interval; per op, SKU",
     "and baseline, the geometric mean over the cases of the newest session that",
-    "measured each, the worst case, and the cases the target loses (its whole",
-    "interval below 1). Call time is shown beside kernel time, never mixed with it.",
+    "measured each, the worst case, and the cases the target wins and loses.",
+    "Call time is shown beside kernel time, never mixed with it.",
+    "A case is a win or a loss only past its threshold: the larger of --threshold",
+    "and 1.5 times the largest A/A change of either provider of that case on that",
+    "GPU (session.py --aa), else 1.5 times the 95th percentile of the GPU's A/A",
+    "changes; within it the verdict is same or unclear.",
     "Runs of different GPUs, timing methods or correctness checks are never paired.",
     "",
     "SESSION: a session id or a prefix of one (default: every session).",
@@ -29,45 +33,50 @@ static const char *const session_usage[] = {
 
 static void print_groups(const sb_session_report *r, const char *target, double level)
 {
-    printf("| op | SKU | %s over | cases | geomean speedup | %.0f%% interval | worst case | worst | lost |\n",
+    printf("| op | SKU | %s over | cases | geomean speedup | %.0f%% interval | worst case | worst | wins | losses |\n",
            target, level * 100.0);
-    printf("| --- | --- | --- | ---: | ---: | --- | --- | ---: | ---: |\n");
+    printf("| --- | --- | --- | ---: | ---: | --- | --- | ---: | ---: | ---: |\n");
     for (size_t g = 0; g < r->ngroups; g++) {
         const sb_session_group *gr = &r->groups[g];
         const sb_session_pair *w = &r->pairs[gr->worst];
-        printf("| %s | %s | %s | %zu | %.3fx | %.3f-%.3f | %s %s %s | %.3fx | %zu |\n", gr->op, gr->sku, gr->baseline,
-               gr->count, gr->geomean.ratio, gr->geomean.lo, gr->geomean.hi, w->target->mode, w->target->dtype,
-               w->target->shape_key, w->kernel.ratio, gr->lost);
+        printf("| %s | %s | %s | %zu | %.3fx | %.3f-%.3f | %s %s %s | %.3fx | %zu | %zu |\n", gr->op, gr->sku,
+               gr->baseline, gr->count, gr->geomean.ratio, gr->geomean.lo, gr->geomean.hi, w->target->mode,
+               w->target->dtype, w->target->shape_key, w->kernel.ratio, gr->wins, gr->losses);
     }
 }
 
 static void print_cases(const sb_session_report *r, const char *target)
 {
-    printf("\n| case | SKU | over | %s ms | base ms | speedup (kernel) | interval | speedup (call) | session |\n",
+    printf("\n| case | SKU | over | %s ms | base ms | speedup (kernel) | interval | speedup (call) | session | "
+           "threshold | verdict |\n",
            target);
-    printf("| --- | --- | --- | ---: | ---: | ---: | --- | ---: | --- |\n");
+    printf("| --- | --- | --- | ---: | ---: | ---: | --- | ---: | --- | ---: | --- |\n");
     for (size_t g = 0; g < r->ngroups; g++)
         for (size_t c = 0; c < r->groups[g].count; c++) {
             const sb_session_pair *p = &r->pairs[r->groups[g].pair[c]];
             char call[32] = "-";
             if (p->has_call)
                 snprintf(call, sizeof call, "%.3fx", p->call.ratio);
-            printf("| %s %s %s %s | %s | %s | %.4f | %.4f | %.3fx | %.3f-%.3f | %s | %.8s |\n", p->target->op,
-                   p->target->mode, p->target->dtype, p->target->shape_key, p->target->sku, p->base->provider,
-                   p->target_ms, p->base_ms, p->kernel.ratio, p->kernel.lo, p->kernel.hi, call,
-                   p->target->session_id);
+            static const char *const says[] = {"same", "win", "loss", "unclear"};
+            printf("| %s %s %s %s | %s | %s | %.4f | %.4f | %.3fx | %.3f-%.3f | %s | %.8s | %.1f%% %s | %s |\n",
+                   p->target->op, p->target->mode, p->target->dtype, p->target->shape_key, p->target->sku,
+                   p->base->provider, p->target_ms, p->base_ms, p->kernel.ratio, p->kernel.lo, p->kernel.hi, call,
+                   p->target->session_id, 100.0 * p->threshold, p->aa_cases ? "case A/A" : "GPU A/A",
+                   says[p->verdict]);
         }
 }
 
 int cmd_session(int argc, char **argv)
 {
     const char *db_path = sb_default_db_path(), *target = "fused";
-    double level = 0.95;
+    double level = 0.95, floor = 0.02;
     int cases = 0, exit_status;
     const sb_option options[] = {
         SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
         SB_OPT_STRING(0, "target", &target, "provider", "the provider whose speedups are shown (default fused)"),
         SB_OPT_DOUBLE(0, "level", &level, "p", 0.5, 0.999, "confidence level of the intervals (default 0.95)"),
+        SB_OPT_DOUBLE(0, "threshold", &floor, "t", 0, 1,
+                      "smallest change a verdict counts where the A/A runs allow less (default 0.02)"),
         SB_OPT_BOOL(0, "cases", &cases, "every case's paired speedup too"),
         SB_OPT_END(),
     };
@@ -80,7 +89,7 @@ int cmd_session(int argc, char **argv)
     sb_session_report r = {0};
     int rc = 2;
     if (sb_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
-        sb_session_compare(&runs, target, level, &r, &err) != SB_OK) {
+        sb_session_compare(&runs, target, level, floor, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }

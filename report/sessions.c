@@ -85,6 +85,79 @@ static double median_of(const double *v, size_t n)
     return sb_median(v, n);
 }
 
+/* The A/A changes of a set of runs: |copy 1 / copy 0 - 1| of each provider
+ * measured twice a round, by case, provider and GPU. */
+typedef struct aa_change {
+    const sb_session_run *run; /* copy 0 */
+    double change;
+} aa_change;
+typedef struct aa_table {
+    aa_change *v;
+    size_t n;
+} aa_table;
+
+static int aa_collect(const sb_session_runs *runs, const medians *m, double level, aa_table *t, sb_error *err)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < runs->n; i++) {
+        const sb_session_run *a = &runs->v[i];
+        if (a->copy != 0 || !m->kernel[i])
+            continue;
+        for (size_t j = i + 1; j < runs->n; j++) {
+            const sb_session_run *b = &runs->v[j];
+            if (b->copy != 1 || !m->kernel[j] || !same_str(a->session_id, b->session_id) ||
+                !same_str(a->case_key, b->case_key) || !same_str(a->provider, b->provider) ||
+                m->nk[i] != m->nk[j] || m->nk[i] < 2)
+                continue;
+            sb_paired p;
+            if (sb_paired_ratio(m->kernel[i], m->kernel[j], m->nk[i], level, &p, err) != SB_OK)
+                return SB_ERR;
+            aa_change *v = realloc(t->v, (t->n + 1) * sizeof *v);
+            if (!v)
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            t->v = v;
+            t->v[t->n++] = (aa_change){a, fabs(p.ratio - 1.0)};
+        }
+    }
+    return SB_OK;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The pair's threshold (sb_session_pair.threshold). */
+static int pair_threshold(const aa_table *t, sb_session_pair *p, double floor, sb_error *err)
+{
+    double most = -1.0;
+    for (size_t i = 0; i < t->n; i++) {
+        const sb_session_run *r = t->v[i].run;
+        if (same_str(r->case_key, p->target->case_key) && same_str(r->gpu_uuid, p->target->gpu_uuid) &&
+            (same_str(r->provider, p->target->provider) || same_str(r->provider, p->base->provider)) &&
+            t->v[i].change > most)
+            most = t->v[i].change;
+    }
+    p->aa_cases = most >= 0.0;
+    if (most < 0.0) {
+        double *all = malloc((t->n + 1) * sizeof *all);
+        size_t n = 0;
+        if (!all)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        for (size_t i = 0; i < t->n; i++)
+            if (same_str(t->v[i].run->gpu_uuid, p->target->gpu_uuid))
+                all[n++] = t->v[i].change;
+        if (n) {
+            qsort(all, n, sizeof *all, cmp_double);
+            most = all[(size_t)(0.95 * (double)(n - 1) + 0.5)];
+        }
+        free(all);
+    }
+    p->threshold = 1.5 * most > floor ? 1.5 * most : floor;
+    return SB_OK;
+}
+
 static int pair_push(sb_session_report *r, const sb_session_pair *p)
 {
     sb_session_pair *v = realloc(r->pairs, (r->npairs + 1) * sizeof *v);
@@ -160,6 +233,28 @@ static int group_of(sb_session_report *r, const sb_session_pair *p)
     return (int)r->ngroups++;
 }
 
+/* Each pair's threshold and verdict, from the A/A runs among runs. */
+static int judge_pairs(const sb_session_runs *runs, const medians *m, double level, double floor,
+                       sb_session_report *r, sb_error *err)
+{
+    aa_table t;
+    if (aa_collect(runs, m, level, &t, err) != SB_OK) {
+        free(t.v);
+        return SB_ERR;
+    }
+    int rc = SB_OK;
+    for (size_t i = 0; i < r->npairs && rc == SB_OK; i++) {
+        sb_session_pair *p = &r->pairs[i];
+        rc = pair_threshold(&t, p, floor, err);
+        /* the target's time over the base's: the inverse of the speedup */
+        sb_paired inv = {p->kernel.n, 1.0 / p->kernel.ratio, 1.0 / p->kernel.hi, 1.0 / p->kernel.lo,
+                         p->kernel.log_se};
+        p->verdict = sb_paired_judge(&inv, p->threshold);
+    }
+    free(t.v);
+    return rc;
+}
+
 static int make_groups(sb_session_report *r, double level, sb_error *err)
 {
     for (size_t i = 0; i < r->npairs; i++) {
@@ -183,8 +278,8 @@ static int make_groups(sb_session_report *r, double level, sb_error *err)
             k[c] = p->kernel;
             if (p->kernel.ratio < r->pairs[gr->worst].kernel.ratio)
                 gr->worst = gr->pair[c];
-            if (p->kernel.hi < 1.0)
-                gr->lost++;
+            gr->wins += p->verdict == SB_PAIRED_FASTER;
+            gr->losses += p->verdict == SB_PAIRED_SLOWER;
         }
         int rc = sb_paired_geomean(k, gr->count, level, &gr->geomean, err);
         free(k);
@@ -194,8 +289,8 @@ static int make_groups(sb_session_report *r, double level, sb_error *err)
     return SB_OK;
 }
 
-int sb_session_compare(const sb_session_runs *runs, const char *target, double level, sb_session_report *out,
-                       sb_error *err)
+int sb_session_compare(const sb_session_runs *runs, const char *target, double level, double floor,
+                       sb_session_report *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     medians m;
@@ -210,6 +305,8 @@ int sb_session_compare(const sb_session_runs *runs, const char *target, double l
         rc = pair_case(runs, &m, lo, hi, target, level, out, err);
         lo = hi;
     }
+    if (rc == SB_OK)
+        rc = judge_pairs(runs, &m, level, floor, out, err);
     medians_free(&m);
     if (rc == SB_OK)
         rc = make_groups(out, level, err);
@@ -366,12 +463,6 @@ static int noise_derived(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_
         free(s);
     }
     return SB_OK;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
 }
 
 int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noise_report *out, sb_error *err)

@@ -19,6 +19,14 @@ typedef struct sb_session_pair {
     sb_paired call;   /* the same in call time */
     int has_call;
     double target_ms, base_ms; /* medians of the round medians, kernel time */
+    /* The smallest change the verdict counts: the larger of the floor and
+     * 1.5 times the largest A/A change seen for either provider of this
+     * case on this GPU (copies 0 and 1 of one session), else 1.5 times the
+     * 95th percentile of every A/A change on this GPU; aa_cases says
+     * which (1: the case's own A/A runs, 0: the GPU's). */
+    double threshold;
+    int aa_cases;
+    sb_paired_verdict verdict; /* of target time over base time */
 } sb_session_pair;
 
 /* The newest session's pairs of one op, SKU and baseline. */
@@ -28,7 +36,7 @@ typedef struct sb_session_group {
     size_t count;
     sb_paired geomean; /* of the cases' kernel-time speedups */
     size_t worst;      /* the pair with the smallest speedup */
-    size_t lost;       /* cases whose whole interval is below 1 (the target slower) */
+    size_t wins, losses; /* cases the target wins or loses by the pair's verdict */
 } sb_session_group;
 
 typedef struct sb_session_report {
@@ -41,9 +49,10 @@ typedef struct sb_session_report {
 } sb_session_report;
 
 /* Pairs target's runs with every other provider's runs of the same case
- * in each session, at confidence level `level`. */
-int sb_session_compare(const sb_session_runs *runs, const char *target, double level, sb_session_report *out,
-                       sb_error *err);
+ * in each session, at confidence level `level`; `floor` is the smallest
+ * threshold a verdict uses (0.02). */
+int sb_session_compare(const sb_session_runs *runs, const char *target, double level, double floor,
+                       sb_session_report *out, sb_error *err);
 void sb_session_report_free(sb_session_report *r);
 
 /* A/A noise: one provider measured twice, on the same card in one session

@@ -106,6 +106,21 @@ def main():
         exp = expect_speedup(results, "flce", "full", "bf16", {"BT": 4096, "H": 4096, "V": 128256}, "liger")
         assert abs(got - exp) < 0.0005 + 1e-9, "flce full fused/liger %.4f, recomputed %.4f" % (got, exp)
         assert "left out" not in text, "a pair of the real sessions was refused:\n" + text
+        # a win or a loss: the interval excludes 1 and the speedup is past
+        # the case's A/A-derived threshold (model/paired.h's rule)
+        for c in cases:
+            sp = float(c[5].rstrip("x"))
+            lo, hi = (float(v) for v in c[6].split("-"))
+            thr = float(c[9].split("%")[0]) / 100.0
+            assert thr >= 0.02, c
+            if c[10] == "loss":
+                assert hi < 1.0 and sp < 1.0 / (1.0 + thr) + 1e-3, "a loss inside its threshold: %s" % c
+            if c[10] == "win":
+                assert lo > 1.0 and sp > 1.0 + thr - 1e-3, "a win inside its threshold: %s" % c
+            if 1.0 / (1.0 + thr) + 1e-3 < sp < 1.0 + thr - 1e-3:
+                assert c[10] in ("same", "unclear"), "a verdict inside its threshold: %s" % c
+        tc = by[("flce", "h100-sxm5-80gb", "torch-compile")]
+        assert int(tc[9]) >= 1 and int(tc[8]) == 0, "FLCE against torch-compile: %s" % tc
 
         # a pair across two GPUs is refused, never shown
         one = [a for a in archives if "memory-1" in a][0]
