@@ -321,8 +321,8 @@ static int conf_filter(confine_ctx *c, char *why, size_t size)
     if (rc == 0)
         rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0);
     /* No new namespaces through clone; clone3 passes its flags in memory
-     * seccomp cannot read, so it reports "not implemented" and the C
-     * library falls back to clone. */
+     * seccomp cannot read, so it fails with ENOSYS and the C library
+     * falls back to clone. */
     static const unsigned long ns_flags[] = {CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
                                              CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
     for (size_t i = 0; rc == 0 && i < sizeof ns_flags / sizeof ns_flags[0]; i++)
