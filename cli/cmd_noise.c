@@ -6,6 +6,7 @@
 #include "error.h"
 #include "home.h"
 #include "sessions.h"
+#include "stats.h"
 #include "session_query.h"
 
 static const char *const noise_usage[] = {
@@ -28,12 +29,6 @@ static const char *const noise_usage[] = {
     "Exit status: 0; 2 usage or database error, or no A/A comparison.",
     NULL,
 };
-
-static double pct(const double *sorted, size_t n, double p)
-{
-    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-    return sorted[i < n ? i : n - 1];
-}
 
 int cmd_noise(int argc, char **argv)
 {
@@ -79,8 +74,8 @@ int cmd_noise(int argc, char **argv)
             continue;
         }
         printf("| %s | %zu | %zu | %.1f%% | %.2f%% | %.2f%% | %.2f%% |", sb_noise_kind_name(k), nk->n, nk->flagged,
-               100.0 * (double)nk->flagged / (double)nk->n, 100.0 * pct(nk->abs_change, nk->n, 0.5),
-               100.0 * pct(nk->abs_change, nk->n, 0.95), 100.0 * pct(nk->abs_change, nk->n, 0.99));
+               100.0 * (double)nk->flagged / (double)nk->n, 100.0 * sb_quantile_sorted(nk->abs_change, nk->n, 0.5),
+               100.0 * sb_quantile_sorted(nk->abs_change, nk->n, 0.95), 100.0 * sb_quantile_sorted(nk->abs_change, nk->n, 0.99));
         for (int j = 0; j < 4; j++)
             printf(" %.0f%% |", 100.0 * (double)nk->detected[j] / (double)nk->power_n);
         printf("\n");

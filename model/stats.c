@@ -26,6 +26,14 @@ double sb_median(const double *v, size_t n)
     return m;
 }
 
+double sb_quantile_sorted(const double *sorted, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return sorted[i < n ? i : n - 1];
+}
+
 double sb_geomean(const double *v, size_t n)
 {
     if (n == 0)

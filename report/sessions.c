@@ -150,7 +150,7 @@ static int pair_threshold(const aa_table *t, sb_session_pair *p, double floor, s
                 all[n++] = t->v[i].change;
         if (n) {
             qsort(all, n, sizeof *all, cmp_double);
-            most = all[(size_t)(0.95 * (double)(n - 1) + 0.5)];
+            most = sb_quantile_sorted(all, n, 0.95);
         }
         free(all);
     }

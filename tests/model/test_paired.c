@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "paired.h"
+#include "stats.h"
 
 static void test_t_quantiles(void **state)
 {
@@ -105,11 +106,24 @@ static void test_judge(void **state)
     assert_string_equal(sb_paired_verdict_name((sb_paired_verdict)9), "unknown");
 }
 
+static void test_quantile_sorted(void **state)
+{
+    (void)state;
+    double v[21];
+    for (int i = 0; i < 21; i++)
+        v[i] = i;
+    assert_true(sb_quantile_sorted(v, 21, 0.95) == 19.0);
+    assert_true(sb_quantile_sorted(v, 21, 0.5) == 10.0);
+    assert_true(sb_quantile_sorted(v, 21, 0.0) == 0.0 && sb_quantile_sorted(v, 21, 1.0) == 20.0);
+    assert_true(sb_quantile_sorted(v, 1, 0.95) == 0.0);
+    assert_true(isnan(sb_quantile_sorted(v, 0, 0.5)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_t_quantiles), cmocka_unit_test(test_round_medians),
-        cmocka_unit_test(test_paired_ratio), cmocka_unit_test(test_geomean), cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_paired_ratio), cmocka_unit_test(test_geomean), cmocka_unit_test(test_judge), cmocka_unit_test(test_quantile_sorted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
