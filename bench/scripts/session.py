@@ -554,17 +554,15 @@ def main():
         if not solbench:
             print("session.py: --preset needs solbench (give --solbench PATH)", file=sys.stderr)
             return 2
-        import subprocess
-        cmd = [solbench, "suite", "--preset", a.preset, "--list"] + (["--only", a.only] if a.only else [])
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            print("session.py: --preset %s: %s" % (a.preset, p.stderr.strip()), file=sys.stderr)
+        try:
+            listed, _ = ops.preset_cases(solbench, a.preset, None, a.only)
+        except ValueError as ex:
+            print("session.py: --preset %s: %s" % (a.preset, ex), file=sys.stderr)
             return 2
         seen = set()
-        for text in p.stdout.split():
+        for _, text in listed:
             base = ":".join(text.split(":")[:4])
-            params = ops.case_params(text)
-            if set(params) - {"eps"} or base in seen:
+            if set(ops.case_params(text)) - {"eps"} or base in seen:
                 continue  # FLCE's accum and chunk are the fused provider's knobs, not cases
             seen.add(base)
             preset.append((a.preset, base))
