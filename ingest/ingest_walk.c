@@ -141,20 +141,26 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k)
     }
 }
 
+/* The name of a stored document's sidecar with suffix sfx (".ncu.csv"):
+ * for a file, the one found beside it (*found, taken over); for an archive
+ * member whose archive held one (in_archive), ARCHIVE:NAME.json renamed to
+ * ARCHIVE:NAME<sfx>. NULL when there is none. */
+static char *sidecar_name(const item *it, char **found, int in_archive, const char *path, const char *sfx)
+{
+    if (it->on_disk) {
+        char *side = *found;
+        *found = NULL;
+        return side;
+    }
+    return in_archive ? sb_name_resuffixed(path, ".json", sfx) : NULL;
+}
+
 /* The Nsight Compute sidecar of a stored document, if any. */
 static void attach_ncu(walker *wk, item *it, const char *path, long long id)
 {
-    char *side = NULL;
-    if (it->on_disk) {
-        if (!(side = it->sidecar))
-            return;
-        it->sidecar = NULL;
-    } else if (it->ncu) {
-        if (!(side = sb_name_resuffixed(path, ".json", ".ncu.csv")))
-            return; /* ARCHIVE:NAME.json -> ARCHIVE:NAME.ncu.csv */
-    } else {
+    char *side = sidecar_name(it, &it->sidecar, it->ncu != NULL, path, ".ncu.csv");
+    if (!side)
         return;
-    }
     long rows = 0;
     sb_error e;
     sb_error_clear(&e);
@@ -174,17 +180,9 @@ static void attach_ncu(walker *wk, item *it, const char *path, long long id)
 /* The Nsight Systems kernel summary of a stored document, if any. */
 static void attach_nsys(walker *wk, item *it, const char *path, long long id)
 {
-    char *side = NULL;
-    if (it->on_disk) {
-        if (!(side = it->nsys_sidecar))
-            return;
-        it->nsys_sidecar = NULL;
-    } else if (it->nsys) {
-        if (!(side = sb_name_resuffixed(path, ".json", ".nsys.csv")))
-            return;
-    } else {
+    char *side = sidecar_name(it, &it->nsys_sidecar, it->nsys != NULL, path, ".nsys.csv");
+    if (!side)
         return;
-    }
     long rows = 0;
     sb_error e;
     sb_error_clear(&e);
