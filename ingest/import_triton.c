@@ -20,12 +20,11 @@
 #include <string.h>
 
 #include "csv_rows.h"
+#include "decimal.h"
 
-/* A figure as written (digits, one '.', an optional exponent), times
- * 10^shift: the decimal point is moved before strtod rounds, so the
- * result is the double nearest the exact value. *decimals: the digits
- * written after the point. An empty cell or "nan" (pandas' missing value)
- * is SB_OK with *missing set. */
+/* A figure as written (sb_decimal_scaled) times 10^shift. *decimals: the
+ * digits written after the point. An empty cell or "nan" (pandas'
+ * missing value) is SB_OK with *missing set. */
 static int parse_figure(const char *cell, int shift, double *out, int *decimals, int *missing)
 {
     *missing = 0;
@@ -34,41 +33,7 @@ static int parse_figure(const char *cell, int shift, double *out, int *decimals,
         *missing = 1;
         return SB_OK;
     }
-    size_t mant = 0;
-    int dots = 0, digits = 0;
-    for (; cell[mant] && cell[mant] != 'e' && cell[mant] != 'E'; mant++) {
-        if (cell[mant] == '.') {
-            dots++;
-        } else if (isdigit((unsigned char)cell[mant])) {
-            digits++;
-            if (dots)
-                (*decimals)++;
-        } else {
-            return SB_ERR;
-        }
-    }
-    if (dots > 1 || digits == 0 || mant > 400)
-        return SB_ERR;
-    long ex = 0;
-    if (cell[mant]) {
-        const char *e = cell + mant + 1;
-        if (!(isdigit((unsigned char)*e) || ((*e == '+' || *e == '-') && isdigit((unsigned char)e[1]))))
-            return SB_ERR;
-        char *end;
-        errno = 0;
-        ex = strtol(e, &end, 10);
-        if (*end || errno == ERANGE || ex > 100000 || ex < -100000)
-            return SB_ERR;
-    }
-    char buf[440];
-    snprintf(buf, sizeof buf, "%.*se%ld", (int)mant, cell, ex + shift);
-    char *end;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (*end || (errno == ERANGE && v != 0) || !isfinite(v))
-        return SB_ERR;
-    *out = v;
-    return SB_OK;
+    return sb_decimal_scaled(cell, shift, out, decimals) == 0 ? SB_OK : SB_ERR;
 }
 
 /* --y-unit as a power of ten to ms. */

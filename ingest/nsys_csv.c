@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "csv_rows.h"
+#include "decimal.h"
 #include "json_file.h"
 
 enum { C_PCT, C_TOTAL, C_INST, C_AVG, C_MED, C_MIN, C_MAX, C_STDDEV, C_NAME, C_COUNT };
@@ -39,44 +40,13 @@ static int skip_message(const char *line, size_t len)
     return 0;
 }
 
-/* A plain non-negative decimal number, as nsys writes them, times
- * 10^shift: the decimal exponent is moved before strtod rounds, so the
- * result is the double nearest the exact value (20012.1 ns is the double
- * nearest 0.0200121 ms, which 20012.1 / 1e6 is not). */
+/* A plain non-negative decimal number, as nsys writes them (a digit
+ * first), times 10^shift, read exactly (sb_decimal_scaled). */
 static int parse_number(const char *cell, int shift, double *out)
 {
     if (!isdigit((unsigned char)*cell))
         return SB_ERR;
-    size_t mant = 0;
-    int dots = 0;
-    for (; cell[mant] && cell[mant] != 'e' && cell[mant] != 'E'; mant++) {
-        if (cell[mant] == '.')
-            dots++;
-        else if (!isdigit((unsigned char)cell[mant]))
-            return SB_ERR;
-    }
-    long ex = 0;
-    if (cell[mant]) {
-        const char *e = cell + mant + 1;
-        if (!(isdigit((unsigned char)*e) || ((*e == '+' || *e == '-') && isdigit((unsigned char)e[1]))))
-            return SB_ERR;
-        char *end;
-        errno = 0;
-        ex = strtol(e, &end, 10);
-        if (*end || errno == ERANGE || ex > 100000 || ex < -100000)
-            return SB_ERR;
-    }
-    if (dots > 1 || mant > 400)
-        return SB_ERR;
-    char buf[440];
-    snprintf(buf, sizeof buf, "%.*se%ld", (int)mant, cell, ex + shift);
-    char *end;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (*end || (errno == ERANGE && v != 0) || !isfinite(v))
-        return SB_ERR;
-    *out = v;
-    return SB_OK;
+    return sb_decimal_scaled(cell, shift, out, NULL) == 0 ? SB_OK : SB_ERR;
 }
 
 /* Cell c of rec as a number, a time in ns read as ms (counts and shares

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "decimal.h"
 #include "file_name.h"
 #include "json_file.h"
 #include "strbuf.h"
@@ -249,6 +250,23 @@ static void test_page_ids_never_collide(void **state)
     }
 }
 
+static void test_decimal_scaled(void **state)
+{
+    (void)state;
+    double v;
+    int d;
+    assert_int_equal(sb_decimal_scaled("20012.1", -6, &v, &d), 0);
+    assert_true(v == 0.0200121);
+    assert_int_equal(d, 1);
+    assert_int_equal(sb_decimal_scaled("1.5e3", 0, &v, NULL), 0);
+    assert_true(v == 1500.0);
+    assert_int_equal(sb_decimal_scaled(".25", 1, &v, &d), 0);
+    assert_true(v == 2.5 && d == 2);
+    const char *bad[] = {"", ".", "1.2.3", "-1", "+1", "1e", "1e+", "1x", "nan", "1e999999", "1e400"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(sb_decimal_scaled(bad[i], 0, &v, NULL), -1);
+}
+
 static void test_name_resuffixed(void **state)
 {
     (void)state;
@@ -275,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_buf_in_place),
         cmocka_unit_test(test_name_ends_with),
         cmocka_unit_test(test_name_resuffixed),
+        cmocka_unit_test(test_decimal_scaled),
         cmocka_unit_test(test_page_ids_never_collide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
