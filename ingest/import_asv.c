@@ -119,11 +119,7 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
     ms_time(t0 + (json_is_number(duration) ? json_number_value(duration) * 1e3 : 0), when_end, sizeof when_end);
     /* benchmarks.TimeSum.time_sum -> op "time_sum" under class TimeSum */
     char op[64], provider[64], suite[64];
-    const sb_import_op_name *opr = sb_import_op_lookup(ctx, name);
-    if (opr)
-        snprintf(op, sizeof op, "%s", opr->op);
-    else
-        sb_import_id(name, op, sizeof op);
+    const sb_import_op_name *opr = sb_import_op_named(ctx, name, op, sizeof op);
     sb_import_id(ctx->opts.provider ? ctx->opts.provider : "asv", provider, sizeof provider);
     sb_import_id(ctx->opts.suite ? ctx->opts.suite : "asv", suite, sizeof suite);
 

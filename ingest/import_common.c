@@ -377,6 +377,17 @@ const sb_import_op_name *sb_import_op_lookup(const sb_import_ctx *ctx, const cha
     return NULL;
 }
 
+const sb_import_op_name *sb_import_op_named(const sb_import_ctx *ctx, const char *tool_name, char *op,
+                                            size_t size)
+{
+    const sb_import_op_name *row = sb_import_op_lookup(ctx, tool_name);
+    if (row)
+        snprintf(op, size, "%s", row->op);
+    else
+        sb_import_id(tool_name, op, size);
+    return row;
+}
+
 /* ---- document pieces --------------------------------------------------- */
 
 static json_t *str_or_unknown(const char *s)

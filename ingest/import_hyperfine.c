@@ -40,11 +40,7 @@ static int convert_result(sb_import_ctx *ctx, json_t *r, size_t i, const char *w
     const char *cname = json_string_value(json_object_get(r, "command_name"));
     const char *tool_name = cname && *cname ? cname : command;
     char op[64], provider[64], suite[64];
-    const sb_import_op_name *opr = sb_import_op_lookup(ctx, tool_name);
-    if (opr)
-        snprintf(op, sizeof op, "%s", opr->op);
-    else
-        sb_import_id(tool_name, op, sizeof op);
+    const sb_import_op_name *opr = sb_import_op_named(ctx, tool_name, op, sizeof op);
     if (!op[0])
         return entry_error(ctx, i, "command has no letters or digits to name the op", err);
     sb_import_id(ctx->opts.provider ? ctx->opts.provider : "hyperfine", provider, sizeof provider);

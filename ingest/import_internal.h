@@ -93,6 +93,12 @@ void sb_import_key(const char *text, char *out, size_t size);
  * or NULL. */
 const sb_import_op_name *sb_import_op_lookup(const sb_import_ctx *ctx, const char *tool_name);
 
+/* config.op for a tool's name: the table's op where db/import_op_names.csv
+ * has a row for it, else sb_import_id of the name (empty when nothing is
+ * left). Returns the row, or NULL. */
+const sb_import_op_name *sb_import_op_named(const sb_import_ctx *ctx, const char *tool_name, char *op,
+                                            size_t size);
+
 /* Device object (provenance.device) for a GPU by name; memory_bytes 0 when
  * unknown, sm_count/l2 -1 when unknown, cc NULL when unknown. */
 json_t *sb_import_gpu_device(const sb_import_ctx *ctx, const char *name, long long memory_bytes,

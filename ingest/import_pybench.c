@@ -67,11 +67,7 @@ static int convert_entry(sb_import_ctx *ctx, json_t *root, json_t *b, size_t i, 
         return entry_error(ctx, i, "benchmark without a \"name\" string or a \"stats\" object", err);
     char tool_name[256], op[64], provider[64], suite[64];
     op_name(name, tool_name, sizeof tool_name);
-    const sb_import_op_name *opr = sb_import_op_lookup(ctx, tool_name);
-    if (opr)
-        snprintf(op, sizeof op, "%s", opr->op);
-    else
-        sb_import_id(tool_name, op, sizeof op);
+    const sb_import_op_name *opr = sb_import_op_named(ctx, tool_name, op, sizeof op);
     sb_import_id(ctx->opts.provider ? ctx->opts.provider : "pytest-benchmark", provider, sizeof provider);
     sb_import_id(ctx->opts.suite ? ctx->opts.suite : "pytest-benchmark", suite, sizeof suite);
     if (!op[0])

@@ -87,11 +87,7 @@ static int convert_measurement(sb_import_ctx *ctx, json_t *root, json_t *m, size
     free(sec);
 
     char op[64], provider[64], suite[64];
-    const sb_import_op_name *opr = sb_import_op_lookup(ctx, label);
-    if (opr)
-        snprintf(op, sizeof op, "%s", opr->op);
-    else
-        sb_import_id(label, op, sizeof op);
+    const sb_import_op_name *opr = sb_import_op_named(ctx, label, op, sizeof op);
     const char *given_provider = ctx->opts.provider ? ctx->opts.provider : str(m, "provider");
     sb_import_id(given_provider ? given_provider : (torch ? "torch" : "triton"), provider, sizeof provider);
     sb_import_id(ctx->opts.suite ? ctx->opts.suite : "torch-benchmark", suite, sizeof suite);

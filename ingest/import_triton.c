@@ -86,11 +86,7 @@ static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_cs
 {
     char name[256], op[64], provider[64], suite[64];
     plot_name(ctx->base, name, sizeof name);
-    const sb_import_op_name *opr = sb_import_op_lookup(ctx, name);
-    if (opr)
-        snprintf(op, sizeof op, "%s", opr->op);
-    else
-        sb_import_id(name, op, sizeof op);
+    const sb_import_op_name *opr = sb_import_op_named(ctx, name, op, sizeof op);
     if (ctx->opts.provider)
         sb_import_id(ctx->opts.provider, provider, sizeof provider);
     else
