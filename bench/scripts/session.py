@@ -5,7 +5,7 @@ method, in interleaved rounds; one solbook.result.v1 file per (case,
 provider, copy), each carrying the session.
 
 usage: session.py --out DIR [--quick | --case OP:MODE:DTYPE:K=V,... ...]
-                  [--providers fused,huggingface,torch-compile,liger,liger-fp32-accum]
+                  [--providers fused,huggingface,torch-compile,liger,liger-fp32-accum,quack]
                   [--rounds 10] [--iters 20] [--warmup 5] [--aa] [--seed 42]
                   [--lib PATH] [--solbench PATH] [--device N] [--suite NAME]
 
@@ -19,6 +19,11 @@ Providers:
                     None, so dW is summed in the input's dtype)
   liger-fp32-accum  Liger's FLCE with accum_dtype=torch.float32: a labelled
                     variant, run for FLCE only
+  quack             quack-kernels' CuTe DSL ops at their defaults (RMSNorm,
+                    add + RMSNorm as its residual prenorm, LayerNorm, softmax,
+                    cross entropy); LayerNorm takes its weight and bias in
+                    fp32, as quack requires. Not in the default provider list:
+                    its packages are staged on the GPU host (docs/BENCH.md)
 
 The protocol (docs/SESSIONS.md says why each part is there):
 - Inputs are drawn once per case from a seeded generator; every provider
@@ -59,7 +64,11 @@ import uuid
 import torch_ops as ops
 from torch_common import find_solbench, open_device, stats_of
 
-PROVIDERS = ("fused", "huggingface", "torch-compile", "liger", "liger-fp32-accum")
+PROVIDERS = ("fused", "huggingface", "torch-compile", "liger", "liger-fp32-accum", "quack")
+# The default list leaves quack out: it is staged separately on GPU hosts.
+DEFAULT_PROVIDERS = PROVIDERS[:-1]
+# The ops quack-kernels has for a session's cases.
+QUACK_OPS = ("rmsnorm", "add_rmsnorm", "layernorm", "softmax", "cross_entropy")
 TIMING_METHOD = "held-launch"
 # What the check is: bump when the reference, the bound or the poisoning
 # changes, so that reports never pair runs checked by different rules.
@@ -202,10 +211,51 @@ def fused_launcher(t, lib, c, accum):
     return launch, lib.lib.sbf_case_plan(h).decode()
 
 
-def torch_launcher(t, c, provider, liger):
+def load_quack(t):
+    """quack-kernels' functions by op, and its version; (None, reason) when
+    the package cannot be imported here."""
+    try:
+        from importlib import metadata
+        from quack.cross_entropy import cross_entropy
+        from quack.rmsnorm import layernorm_bwd, layernorm_fwd, rmsnorm
+        from quack.softmax import softmax
+        version = metadata.version("quack-kernels")
+    except Exception as ex:  # ImportError, or the CuTe DSL failing to load
+        return None, "quack-kernels cannot be imported here: %s" % str(ex).split("\n")[0][:200]
+
+    class LayerNorm(t.autograd.Function):
+        """quack ships LayerNorm as a forward and a backward function; this
+        joins them as its RMSNorm autograd wrapper does."""
+
+        @staticmethod
+        def forward(ctx, x, w, b, eps):
+            y, rstd, mean = layernorm_fwd(x, w, b, eps, return_rstd=True, return_mean=True)
+            ctx.save_for_backward(x, w, rstd, mean)
+            return y
+
+        @staticmethod
+        def backward(ctx, dy):
+            x, w, rstd, mean = ctx.saved_tensors
+            dx, dw, db = layernorm_bwd(x, w, dy.contiguous(), rstd, mean, has_bias=True)
+            return dx, dw, db, None
+
+    return {"rmsnorm": lambda x, w: rmsnorm(x, w, eps=EPS["rmsnorm"]),
+            "add_rmsnorm": lambda x, res, w: rmsnorm(x, w, residual=res, eps=EPS["add_rmsnorm"], prenorm=True),
+            "layernorm": lambda x, w, b: LayerNorm.apply(x, w, b, EPS["layernorm"]),
+            "softmax": softmax,
+            "cross_entropy": lambda x, tgt: cross_entropy(x, tgt, ignore_index=-100, reduction="mean"),
+            "version": version}, None
+
+
+def torch_launcher(t, c, provider, liger, quack):
     """launch() of a Python provider on Case c (torch_ops's run_case)."""
     f = c.fn()
-    if provider == "torch-compile":
+    if provider == "quack":
+        if c.op == "layernorm":
+            # quack's LayerNorm takes fp32 weight and bias: the same values
+            c.inputs = c.inputs[:1] + [v.detach().float().requires_grad_(v.requires_grad) for v in c.inputs[1:]]
+        g = quack[c.op]
+    elif provider == "torch-compile":
         if c.mode == "bwd":
             # the backward is timed by replaying a retained graph, which a
             # compiled backward that donates its saved buffers refuses
@@ -242,6 +292,8 @@ def torch_launcher(t, c, provider, liger):
 
 def provider_config(provider, op):
     """run_params of a provider: its own configuration, stated."""
+    if provider == "quack" and op == "layernorm":
+        return {"weight_bias_dtype": "fp32 (quack's LayerNorm requires it)"}
     if op != "flce":
         return {}
     return {"fused": {"accum": "fp32"}, "liger": {"accum_dtype": "input (default)"},
@@ -249,6 +301,8 @@ def provider_config(provider, op):
 
 
 def applies(provider, op):
+    if provider == "quack":
+        return op in QUACK_OPS
     return provider != "liger-fp32-accum" or op == "flce"
 
 
@@ -263,7 +317,7 @@ class Entry:
         self.call_ms = 0.0
 
 
-def run_case(t, a, tol, prov, lib, liger, suite, op, mode, dtype, shape, session):
+def run_case(t, a, tol, prov, lib, liger, quack, suite, op, mode, dtype, shape, session):
     dev = t.device("cuda", a.device)
     # a fresh compile cache a case (run_case resets it once, so that the
     # copies of one case share what was compiled): dynamo keeps at most 8
@@ -300,7 +354,7 @@ def run_case(t, a, tol, prov, lib, liger, suite, op, mode, dtype, shape, session
             if e.provider == "fused":
                 e.launch, e.plan = fused_launcher(t, lib, c, "fp32" if op == "flce" else None)
             else:
-                e.launch = torch_launcher(t, c, e.provider, liger)
+                e.launch = torch_launcher(t, c, e.provider, liger, quack)
             got = e.launch()
             t.cuda.synchronize(dev)
         except t.cuda.OutOfMemoryError as ex:
@@ -506,6 +560,11 @@ def write_result(t, a, prov, suite, op, mode, dtype, shape, session, e, order_lo
 def session_note(t, provider):
     if provider == "fused":
         return "solbook's fused kernels (bench/kernels) through libsbk_fused.so; see bench/scripts/session.py"
+    if provider == "quack":
+        from importlib import metadata
+        return ("quack-kernels %s's own op (nvidia-cutlass-dsl %s, PyTorch %s) at its defaults; "
+                "see bench/scripts/session.py" % (metadata.version("quack-kernels"),
+                                                  metadata.version("nvidia-cutlass-dsl"), t.__version__))
     if provider.startswith("liger"):
         return ops.provider_note(t, "liger") + (" with accum_dtype=torch.float32 (not its default)"
                                                 if provider == "liger-fp32-accum" else " at its defaults")
@@ -525,7 +584,7 @@ def main():
     ap.add_argument("--only", default=None, help="with --preset: OP[:MODE],..., as solbench suite --only")
     ap.add_argument("--turn-ms", type=float, default=40.0,
                     help="fewer than --iters calls a turn where a call is long: about this many ms a turn")
-    ap.add_argument("--providers", default=",".join(PROVIDERS))
+    ap.add_argument("--providers", default=",".join(DEFAULT_PROVIDERS))
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
@@ -589,6 +648,12 @@ def main():
         if missing:
             print("session.py: %s" % missing, file=sys.stderr)
             return 2
+    quack = None
+    if "quack" in providers:
+        quack, missing = load_quack(torch)
+        if missing:
+            print("session.py: %s" % missing, file=sys.stderr)
+            return 2
     torch.cuda.set_device(a.device)
     ops.kernel_time.cycles_per_ms = ops.spin_cycles_per_ms(torch, torch.device("cuda", a.device))
     session = {"id": uuid.uuid4().hex, "providers": providers}
@@ -597,7 +662,7 @@ def main():
         gpu_uuid(prov)), flush=True)
     all_ok = True
     for suite, op, mode, dtype, shape in cases:
-        all_ok = run_case(torch, a, tol, prov, lib, liger, suite, op, mode, dtype, shape, session) and all_ok
+        all_ok = run_case(torch, a, tol, prov, lib, liger, quack, suite, op, mode, dtype, shape, session) and all_ok
     return 0 if all_ok else 1
 
 

@@ -8,6 +8,13 @@
 #   losses     the cross entropy and FLCE cases of liger-perkernel alone
 #   methods    a few cases, each provider's kernel time also by the
 #              profiler's kernel sum and by CUDA-graph replay
+#   quack-memory  memory-bound-quick with quack beside the others, 5 rounds
+#   quack-norms   the RMSNorm and cross entropy cases of liger-perkernel
+#              with quack beside the others, 5 rounds
+# The quack sessions need QUACK_SITE: a folder holding quack-kernels and the
+# CuTe DSL unpacked (scripts/quack_stage.sh makes it; docs/BENCH.md says how
+# it reaches a GPU host). A --target install does not read the DSL's .pth
+# file, so its dsl_packages folder goes on PYTHONPATH here.
 # Each session writes its results case by case, so a session cut short by
 # the deadline keeps the cases it finished.
 #
@@ -25,6 +32,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 carry=${CARRY_DIR:-$top/.carry}
 work=$(mktemp -d)
 export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=$carry/lib:${LD_LIBRARY_PATH:-}
+if [[ -n "${QUACK_SITE:-}" ]]; then
+  export PYTHONPATH=$QUACK_SITE:$QUACK_SITE/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}
+fi
+with_quack=fused,huggingface,torch-compile,liger,quack
 uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0 2>/dev/null | tr -cd 'A-Za-z0-9-')
 run() {
   local name=$1 left
@@ -49,7 +60,11 @@ for s in "${sessions[@]}"; do
     --case rmsnorm:fwd:bf16:M=16384,N=4096 --case rmsnorm:full:bf16:M=2048,N=4096 \
     --case cross_entropy:full:bf16:M=1024,V=128256 --case swiglu:full:bf16:B=4,T=1024,I=11008 \
     --case flce:full:bf16:BT=1024,H=4096,V=32000 --case rope:full:bf16:B=1,T=2048,Hq=32,Hk=8,D=256 ;;
-  *) echo "session_suite: unknown session $s (aa, perkernel, memory, losses, methods)" >&2 ;;
+  quack-memory) run quack-memory --preset memory-bound-quick --providers $with_quack --rounds 5 --iters 10 ;;
+  quack-norms) run quack-norms --preset liger-perkernel --only rmsnorm,cross_entropy --providers $with_quack \
+    --rounds 5 --iters 10 ;;
+  *) echo "session_suite: unknown session $s (aa, perkernel, memory, losses, methods, quack-memory," \
+    "quack-norms)" >&2 ;;
   esac
 done
 nvidia-smi -q -d CLOCK,TEMPERATURE,PERFORMANCE >"$work/card.txt" 2>&1

@@ -669,7 +669,8 @@ def package_versions(t, provider):
     """provenance.software.packages: what the provider is made of."""
     from importlib import metadata
     names = {"huggingface": ["torch"], "torch-compile": ["torch", "triton"],
-             "liger": ["torch", "triton", "liger-kernel"]}[provider]
+             "liger": ["torch", "triton", "liger-kernel"],
+             "quack": ["torch", "quack-kernels", "nvidia-cutlass-dsl", "apache-tvm-ffi"]}[provider]
     out = {}
     for n in names:
         try:
