@@ -32,6 +32,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 carry=${CARRY_DIR:-$top/.carry}
 work=$(mktemp -d)
 export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=$carry/lib:${LD_LIBRARY_PATH:-}
+# The commit is the carry's: a lent host's copy of the tree may hold a
+# stale .git, which git describe would report instead.
+if [[ -s "$carry/GIT_SHA" ]]; then
+  export SOLBOOK_GIT_SHA=$(cat "$carry/GIT_SHA") SOLBOOK_GIT_DIRTY=$(cat "$carry/GIT_DIRTY" 2>/dev/null)
+fi
 if [[ -n "${QUACK_SITE:-}" ]]; then
   export PYTHONPATH=$QUACK_SITE:$QUACK_SITE/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}
 fi
