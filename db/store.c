@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* sync_file_range */
 #include "store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -117,34 +118,110 @@ static int pragma_text(sb_db *db, const char *sql, char *buf, size_t size, sb_er
     return SB_OK;
 }
 
-/* When SQLite could not open or read path: a folder the user cannot
- * write is the usual cause (WAL mode needs PATH-wal and PATH-shm beside
- * the file, even for reading), and is named as such. */
-static int explain_open_failure(sb_db *db, int writable, sb_error *err)
+/* The folder that holds path, in dir. */
+static void folder_of(const char *path, char *dir, size_t size)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", db->path);
+    snprintf(dir, size, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash == dir)
         dir[1] = '\0';
     else if (slash)
         *slash = '\0';
     else
-        snprintf(dir, sizeof dir, ".");
-    if (access(dir, W_OK) == 0 || errno != EACCES)
+        snprintf(dir, size, ".");
+}
+
+/* Whether a reader cannot create files beside path: a folder without
+ * write permission, or a read-only file system (where root is refused
+ * too). WAL mode needs PATH-wal and PATH-shm there even to read. */
+static int folder_unwritable(const char *path)
+{
+    char dir[4096];
+    folder_of(path, dir, sizeof dir);
+    return access(dir, W_OK) != 0 && (errno == EACCES || errno == EROFS);
+}
+
+/* When SQLite could not open or read path: a folder the user cannot
+ * write is the usual cause, and is named as such. */
+static int explain_open_failure(sb_db *db, int writable, sb_error *err)
+{
+    char dir[4096];
+    folder_of(db->path, dir, sizeof dir);
+    if (!folder_unwritable(db->path))
         return SB_ERR;
+    if (!writable) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return sb_error_set(err, db->path, NULL, "cannot read the database in the read-only folder %s: %s",
+                            dir, why);
+    }
     return sb_error_set(err, db->path, NULL,
-                        "cannot %s the database: its folder %s is not writable, and SQLite needs "
+                        "cannot write the database: its folder %s is not writable, and SQLite needs "
                         "to create %s-wal and %s-shm there (WAL mode); make the folder writable "
                         "or copy the database elsewhere",
-                        writable ? "write" : "read", dir, db->path, db->path);
+                        dir, db->path, db->path);
+}
+
+/* A file: URI for path that SQLite reads as immutable: every byte but
+ * the unreserved ones and '/' percent-encoded, so '?', '#' and '%' in a
+ * file name stay part of the name. */
+static int immutable_uri(const char *path, char *uri, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = (size_t)snprintf(uri, size, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (n + 4 >= size)
+            return -1;
+        if (isalnum(*p) || strchr("/-._~", *p))
+            uri[n++] = (char)*p;
+        else {
+            uri[n++] = '%';
+            uri[n++] = hex[*p >> 4];
+            uri[n++] = hex[*p & 15];
+        }
+    }
+    const char *tail = "?immutable=1";
+    if (n + strlen(tail) + 1 > size)
+        return -1;
+    memcpy(uri + n, tail, strlen(tail) + 1);
+    return 0;
+}
+
+/* A database in a folder nobody can write (a read-only mount, a shared
+ * archive) cannot be opened for reading the usual way: WAL mode needs its
+ * -shm file there. Nobody can change it there either, so it is opened
+ * immutable, which needs no files beside it. A -wal file left beside it
+ * holds commits that an immutable reader would not see: refused, said so. */
+static int open_immutable(sb_db *db, int oflags, sb_error *err)
+{
+    char wal[4200], uri[3 * 4096 + 32];
+    struct stat st;
+    snprintf(wal, sizeof wal, "%s-wal", db->path);
+    if (stat(wal, &st) == 0 && st.st_size > 0)
+        return sb_error_set(err, db->path, NULL,
+                            "cannot read the database: its folder is read-only and %s holds changes "
+                            "not yet written into it; open it once where the folder is writable",
+                            wal);
+    if (immutable_uri(db->path, uri, sizeof uri) != 0)
+        return sb_error_set(err, db->path, NULL, "cannot open the database: its path is too long");
+    if (sqlite3_open_v2(uri, &db->conn, oflags | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+        sb_error_set(err, db->path, NULL, "cannot open the database: %s",
+                     db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+        sqlite3_close(db->conn);
+        db->conn = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
 }
 
 static int connect(sb_db *db, int writable, sb_error *err)
 {
     int oflags = writable ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
     oflags |= SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(db->path, &db->conn, oflags, NULL) != SQLITE_OK) {
+    if (!writable && folder_unwritable(db->path)) {
+        if (open_immutable(db, oflags, err) != SB_OK)
+            return SB_ERR;
+    } else if (sqlite3_open_v2(db->path, &db->conn, oflags, NULL) != SQLITE_OK) {
         sb_error_set(err, db->path, NULL, "cannot open the database: %s",
                      db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
         sqlite3_close(db->conn);

@@ -58,17 +58,22 @@ chmod 755 "$work"
 chmod 555 "$ro"
 chmod 444 "$ro/lab.db"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# reading commands open it immutable (WAL would need PATH-shm there)
 for cmd in runs "report geomean"; do
     set +e
     # shellcheck disable=SC2086
-    msg=$(cd / && as_nobody "$SOLBOOK" $cmd --db "$ro/lab.db" 2>&1 >/dev/null)
+    got=$(cd / && as_nobody "$SOLBOOK" $cmd --db "$ro/lab.db" 2>"$work/err")
+    rc=$?
+    # shellcheck disable=SC2086
+    want=$("$SOLBOOK" $cmd --db "$work/ok.db" 2>/dev/null)
     set -e
-    echo "$msg" | grep -qF "solbook: $ro/lab.db: cannot read the database: its folder $ro is not writable" ||
-        fail "$cmd in a read-only folder: $msg"
+    [ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$got" = "$want" ] ||
+        fail "$cmd in a read-only folder: exit $rc, $(cat "$work/err")"
 done
+[ ! -e "$ro/lab.db-shm" ] || fail "a -shm file appeared in the read-only folder"
 set +e
 msg=$(cd / && as_nobody "$SOLBOOK" ingest --db "$ro/lab.db" "$data/failed_gemm_h100.json" 2>&1 >/dev/null)
 set -e
 echo "$msg" | grep -qF "solbook: $ro/lab.db: cannot write the database: its folder $ro is not writable" ||
     fail "ingest in a read-only folder: $msg"
-echo "read-only folder: runs, report and ingest name the folder and the file"
+echo "read-only folder: runs and report read it as where it was made; ingest names the folder and the file"
