@@ -558,7 +558,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         sb_forge_toolkit_dir(nvcc, toolkit, sizeof toolkit);
         snprintf(arch, sizeof arch, "-arch=%s", json_string_value(json_object_get(spec, "nvcc_arch")));
         snprintf(entry, sizeof entry, "-DFORGE_CANDIDATE_ENTRY=%s", json_string_value(json_object_get(meta, "entry_point")));
-        char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", entry, "-o", "forge_bench",
+        const char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", entry, "-o", "forge_bench",
                         "forge_bench.cu", "kernel.cu", ref, NULL};
         char out[4096], errp[4096];
         snprintf(out, sizeof out, "%s/compile-bench.stdout", logs);
@@ -589,7 +589,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         snprintf(nums[1], sizeof nums[1], "%d", bc->iters);
         snprintf(nums[2], sizeof nums[2], "%d", bc->repeats);
         snprintf(nums[3], sizeof nums[3], "%llu", bc->seed);
-        char *bargv[64] = {prog, "--out", outname, "--warmup", nums[0], "--iters", nums[1], "--repeats", nums[2],
+        const char *bargv[64] = {prog, "--out", outname, "--warmup", nums[0], "--iters", nums[1], "--repeats", nums[2],
                            "--seed", nums[3], "--l2", bc->cold_l2 ? "cold" : "warm"};
         size_t na = 13;
         char shape_args[SB_FORGE_MAX_SHAPES][512];
