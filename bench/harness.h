@@ -109,12 +109,6 @@ const sb_op_config *sb_case_config(const sb_case *c);
 int sb_case_measure(sb_case *c, int provider, const sb_protocol_opts *opts,
                     sb_measurement *m, sb_error *err);
 
-/* Statistics of n samples (schema definitions/stats), written into a new
- * JSON object; repeat_median_rel_spread from `repeats` groups of n/repeats.
- * Percentiles interpolate linearly between order statistics. */
-json_t *sb_stats_json(const double *samples, int n, int repeats);
-double sb_median(const double *v, int n);
-
 /* Tolerances for a dtype (the one table; docs/TOLERANCES.md). */
 void sb_tolerance(sb_dtype d, double *atol, double *rtol);
 

@@ -48,11 +48,38 @@ static json_t *tri(int v)
     return v < 0 ? json_null() : json_boolean(v);
 }
 
+/* The per_repeat layout of sb_sample_stats_of: iters samples a repeat
+ * (malloc'd); NULL when the measurement holds none or memory runs out. */
+static size_t *repeat_layout(const sb_measurement *m)
+{
+    if (!m->samples || m->iters < 1 || m->repeats < 1)
+        return NULL;
+    size_t *per = malloc((size_t)m->repeats * sizeof *per);
+    for (int r = 0; per && r < m->repeats; r++)
+        per[r] = (size_t)m->iters;
+    return per;
+}
+
+int sb_measurement_stats(const sb_measurement *m, sb_sample_stats *st)
+{
+    size_t *per = repeat_layout(m);
+    int rc = per ? sb_sample_stats_of(m->samples, per, (size_t)m->repeats, st) : -1;
+    free(per);
+    return rc;
+}
+
+json_t *sb_measurement_timing(const sb_measurement *m, double *median_ms)
+{
+    size_t *per = repeat_layout(m);
+    json_t *timing = per ? sb_result_timing(m->samples, per, (size_t)m->repeats, median_ms) : NULL;
+    free(per);
+    return timing;
+}
+
 double sb_measurement_median(const sb_measurement *m)
 {
-    if (!m->samples || m->iters * m->repeats < 1)
-        return NAN;
-    return sb_median(m->samples, m->iters * m->repeats);
+    sb_sample_stats st;
+    return sb_measurement_stats(m, &st) == 0 ? st.median : NAN;
 }
 
 int sb_calibration_load(const char *path, const char *prov_sku, json_t **out, char sha256[65],
@@ -189,14 +216,11 @@ static void add_metrics(json_t *metrics, const sb_result_env *env, const sb_op_c
 json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_config *cfg, int provider,
                         const sb_measurement *m)
 {
-    json_t *r = json_object();
     char uuid[33];
     sb_random_uuid(uuid);
-    json_object_set_new(r, "schema", json_string("solbook.result.v1"));
-    json_object_set_new(r, "run_uuid", json_string(uuid));
-    json_object_set_new(r, "status", json_string(m->status));
+    sb_result_doc d = {.run_uuid = uuid, .status = m->status};
     if (strcmp(m->status, "passed") != 0)
-        json_object_set_new(r, "reason", json_string(m->reason[0] ? m->reason : m->status));
+        d.reason = m->reason[0] ? m->reason : m->status;
 
     const sb_provider *pv = &op->providers[provider];
     json_t *config = json_object();
@@ -229,7 +253,7 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
     }
     json_object_set_new(run_params, "seed", json_integer((json_int_t)cfg->seed));
     json_object_set_new(config, "run_params", run_params);
-    json_object_set_new(r, "config", config);
+    d.config = config;
 
     json_t *proto = json_object();
     json_object_set_new(proto, "timer", json_string(m->timer));
@@ -249,21 +273,11 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
         json_object_set_new(proto, "launch_hold", json_string(m->launch_hold));
     if (m->profiler)
         json_object_set_new(proto, "profiler", json_string(m->profiler));
-    json_object_set_new(r, "protocol", proto);
+    d.protocol = proto;
 
-    if (timed) {
-        int n = m->iters * m->repeats;
-        json_t *timing = json_object();
-        json_object_set_new(timing, "unit", json_string("ms"));
-        json_t *samples = json_array();
-        for (int rep = 0; rep < m->repeats; rep++) {
-            json_t *row = json_array();
-            for (int i = 0; i < m->iters; i++)
-                json_array_append_new(row, json_real(m->samples[rep * m->iters + i]));
-            json_array_append_new(samples, row);
-        }
-        json_object_set_new(timing, "samples", samples);
-        json_object_set_new(timing, "stats", sb_stats_json(m->samples, n, m->repeats));
+    double median_ms = NAN;
+    json_t *timing = timed ? sb_measurement_timing(m, &median_ms) : NULL;
+    if (timing) {
         if (m->clocks_before)
             json_object_set(timing, "clocks_before", m->clocks_before);
         if (m->clocks_after)
@@ -272,19 +286,19 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
             json_object_set(timing, "repeat_clocks", m->repeat_clocks);
         if (m->launch_hold && strcmp(m->launch_hold, "none") != 0)
             json_object_set_new(timing, "hold_timeouts", json_integer(m->hold_timeouts));
-        json_object_set_new(r, "timing", timing);
+        d.timing = timing;
 
         json_t *metrics = json_object();
         add_metrics(metrics, env, cfg, op->model_flops ? op->model_flops(cfg) : 0,
-                    op->model_bytes ? op->model_bytes(cfg) : 0, sb_measurement_median(m));
-        json_object_set_new(r, "metrics", metrics);
+                    op->model_bytes ? op->model_bytes(cfg) : 0, median_ms);
+        d.metrics = metrics;
     }
 
     if (m->peak_device_bytes >= 0) {
         json_t *mem = json_object();
         json_object_set_new(mem, "peak_device_bytes", json_integer(m->peak_device_bytes));
         json_object_set_new(mem, "peak_device_mb", json_real((double)m->peak_device_bytes / 1e6));
-        json_object_set_new(r, "memory", mem);
+        d.memory = mem;
     }
 
     json_t *corr = json_object();
@@ -306,18 +320,18 @@ json_t *sb_result_build(const sb_result_env *env, const sb_op *op, const sb_op_c
         if (strcmp(m->checksum, "unknown") != 0)
             json_object_set_new(corr, "checksum_algorithm", json_string(SB_CHECKSUM_ALGORITHM));
     }
-    json_object_set_new(r, "correctness", corr);
+    d.correctness = corr;
 
     json_t *det = json_object();
     json_object_set_new(det, "bitwise_repeatable", tri(m->bitwise_repeatable));
     json_object_set_new(det, "batch_invariant", tri(m->batch_invariant));
-    json_object_set_new(r, "determinism", det);
+    d.determinism = det;
 
     json_t *prov = json_deep_copy(env->provenance);
     sb_error e;
     sb_provenance_finish(prov, &e);
-    json_object_set_new(r, "provenance", prov);
-    return r;
+    d.provenance = prov;
+    return sb_result_doc_json(&d);
 }
 
 void sb_result_file_name(const sb_op *op, const sb_op_config *cfg, int provider, char *buf, size_t size)

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "harness.h"
 #include "op.h"
+#include "result_doc.h"
 #include "sku.h"
 
 typedef struct sb_result_env {
@@ -36,7 +37,15 @@ void sb_random_uuid(char out[33]);
 void sb_result_file_name(const sb_op *op, const sb_op_config *cfg, int provider, char *buf,
                          size_t size);
 
-/* Median of samples in ms, and the derived throughput numbers. */
+/* Statistics of a measurement's samples (iters a repeat; model/stats.h).
+ * -1 when it holds none or memory runs out. */
+int sb_measurement_stats(const sb_measurement *m, sb_sample_stats *st);
+
+/* The timing object of a measurement's samples (model/result_doc.h), its
+ * median in *median_ms; NULL when it holds none or memory runs out. */
+json_t *sb_measurement_timing(const sb_measurement *m, double *median_ms);
+
+/* Median of the samples in ms; NAN when there are none. */
 double sb_measurement_median(const sb_measurement *m);
 
 #endif

@@ -90,9 +90,11 @@ static int probe(sb_ctx *ctx, const sb_op *op, const sb_op_config *cfg, const ch
 
 static json_t *with_stats(const sb_measurement *m, json_t *o)
 {
-    int n = m->iters * m->repeats;
-    json_object_set_new(o, "median_ms", json_real(sb_measurement_median(m)));
-    json_object_set_new(o, "stats", sb_stats_json(m->samples, n, m->repeats));
+    sb_sample_stats st;
+    if (sb_measurement_stats(m, &st) == 0) {
+        json_object_set_new(o, "median_ms", json_real(st.median));
+        json_object_set_new(o, "stats", sb_result_stats_json(&st));
+    }
     return o;
 }
 

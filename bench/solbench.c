@@ -1040,7 +1040,7 @@ static int suite_over_gpus(int argc, char **argv, const char *gpus)
         return usage_error("--gpus: cannot find this program's path (/proc/self/exe)%s%s", "", "");
     self[n] = '\0';
     find_spread(self, spread, sizeof spread);
-    char **av = calloc((size_t)argc + 8, sizeof *av);
+    const char **av = calloc((size_t)argc + 8, sizeof *av);
     if (!av) {
         fprintf(stderr, "solbench: out of memory\n");
         return EXIT_USAGE;
@@ -1069,7 +1069,7 @@ static int suite_over_gpus(int argc, char **argv, const char *gpus)
         }
     }
     av[k++] = "--gpus";
-    av[k++] = (char *)gpus;
+    av[k++] = gpus;
     av[k++] = "--solbench";
     av[k++] = self;
     av[k++] = "--";
@@ -1077,7 +1077,9 @@ static int suite_over_gpus(int argc, char **argv, const char *gpus)
         av[k++] = tail[i];
     av[k] = NULL;
     fflush(NULL);
-    execvp(spread, av);
+    /* execvp's char *const[] predates const in C; it writes neither the
+     * pointers nor the strings. */
+    execvp(spread, (char *const *)av);
     fprintf(stderr, "solbench: --gpus needs solbench-spread (built in fleet/): %s: %s\n", spread, strerror(errno));
     free(av);
     free(tail);

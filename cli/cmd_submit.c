@@ -144,10 +144,10 @@ static int task_states(const submit_opts *o, sb_engine engine, const sb_render_o
     if (engine == SB_ENGINE_KUBERNETES) {
         char label[64];
         snprintf(label, sizeof label, "solbook.dev/run-id=%s", ro->run_id);
-        char *argv[] = {"kubectl", "get", "jobs", "-l", label, "-o", "json", NULL, NULL, NULL};
+        const char *argv[] = {"kubectl", "get", "jobs", "-l", label, "-o", "json", NULL, NULL, NULL};
         if (o->namespace_) {
             argv[7] = "--namespace";
-            argv[8] = (char *)o->namespace_;
+            argv[8] = o->namespace_;
         }
         if (sb_spawn_capture(argv, &text, &status, &err) != SB_OK) {
             sb_error_print(&err, stderr);
@@ -180,7 +180,7 @@ static int task_states(const submit_opts *o, sb_engine engine, const sb_render_o
     }
     char name[96];
     snprintf(name, sizeof name, "--name=%s", job);
-    char *argv[] = {"squeue", "--noheader", "--array", "--states=all", name, "--format=%F|%K|%T", NULL};
+    const char *argv[] = {"squeue", "--noheader", "--array", "--states=all", name, "--format=%F|%K|%T", NULL};
     if (sb_spawn_capture(argv, &text, &status, &err) != SB_OK || status != 0) {
         /* The records stay true without squeue; only queued and running
          * tasks go unseen. */
@@ -343,8 +343,8 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
                        "'sbatch'; results in %s\n",
                     job, strlen(text), e->n_cases - 1, a->gpus, out);
     } else if (!o->print) {
-        char *k8s_argv[] = {"kubectl", "apply", "-f", "-", NULL};
-        char *slurm_argv[] = {"sbatch", NULL};
+        const char *k8s_argv[] = {"kubectl", "apply", "-f", "-", NULL};
+        const char *slurm_argv[] = {"sbatch", NULL};
         int status = 0;
         if (sb_spawn_pipe(engine == SB_ENGINE_KUBERNETES ? k8s_argv : slurm_argv, text, strlen(text), &status,
                           &err) != SB_OK) {

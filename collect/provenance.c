@@ -53,9 +53,9 @@ typedef struct captured {
 
 /* Runs argv[0] (found in PATH) with argv, stdin from /dev/null, stderr
  * dropped, stdout captured. 0 when it ran and exited with status 0. */
-static int run_capture(char *const argv[], captured *cap)
+static int run_capture(const char *const argv[], captured *cap)
 {
-    char **env;
+    const char **env;
     size_t nenv = 0, k = 0;
 
     cap->len = cap->total = 0;
@@ -100,10 +100,10 @@ json_t *sb_provenance_git(const char *dir)
 {
     captured *cap = malloc(sizeof *cap);
     json_t *git = json_object();
-    char *d = (char *)(dir && *dir ? dir : ".");
-    char *rev[] = {"git", "-C", d, "rev-parse", "--verify", "HEAD", NULL};
-    char *status[] = {"git", "-C", d, "status", "--porcelain", NULL};
-    char *describe[] = {"git", "-C", d, "describe", "--always", "--dirty", NULL};
+    const char *d = dir && *dir ? dir : ".";
+    const char *rev[] = {"git", "-C", d, "rev-parse", "--verify", "HEAD", NULL};
+    const char *status[] = {"git", "-C", d, "status", "--porcelain", NULL};
+    const char *describe[] = {"git", "-C", d, "describe", "--always", "--dirty", NULL};
 
     if (!cap || !git) {
         free(cap);

@@ -61,7 +61,7 @@ int sb_process_status_code(int ws)
 /* What the child reports through the status pipe when it cannot exec. */
 enum { STEP_CWD = 1, STEP_STREAMS = 2, STEP_EXEC = 3 };
 
-int sb_process_start(char *const argv[], const sb_process_opts *o, pid_t *pid_out, sb_error *err)
+int sb_process_start(const char *const argv[], const sb_process_opts *o, pid_t *pid_out, sb_error *err)
 {
     char path[4096];
     if (sb_process_find(argv[0], path, sizeof path) != SB_OK)
@@ -101,7 +101,10 @@ int sb_process_start(char *const argv[], const sb_process_opts *o, pid_t *pid_ou
             if (o->before_exec)
                 o->before_exec(o->ctx);
             signal(SIGPIPE, SIG_DFL);
-            execve(path, argv, o->env ? o->env : environ);
+            /* execve's char *const[] predates const in C; it writes
+             * neither the pointers nor the strings, so the casts drop
+             * nothing that is relied on. */
+            execve(path, (char *const *)argv, o->env ? (char *const *)o->env : environ);
             step = STEP_EXEC;
         }
         int msg[2] = {step, errno};
@@ -133,8 +136,8 @@ int sb_process_start(char *const argv[], const sb_process_opts *o, pid_t *pid_ou
     return SB_OK;
 }
 
-int sb_process_capture(char *const argv[], char *const *env, int with_stderr, char *out, size_t size,
-                       size_t *total, int *status, sb_error *err)
+int sb_process_capture(const char *const argv[], const char *const *env, int with_stderr, char *out,
+                       size_t size, size_t *total, int *status, sb_error *err)
 {
     *total = 0;
     *status = -1;

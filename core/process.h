@@ -25,7 +25,7 @@ int sb_process_find(const char *prog, char *out, size_t size);
 typedef struct sb_process_opts {
     int in_fd, out_fd, err_fd;  /* become 0, 1, 2; SB_PROCESS_INHERIT keeps the caller's */
     const char *cwd;            /* NULL: the caller's */
-    char *const *env;           /* NULL: the caller's environment */
+    const char *const *env;     /* NULL: the caller's environment */
     int own_group;              /* 1: the child leads a new process group (pgid = pid) */
     int close_other_fds;        /* 1: descriptors above 2 are closed in the child */
     /* Runs in the child just before exec (async-signal-safe calls only):
@@ -41,15 +41,15 @@ void sb_process_opts_init(sb_process_opts *o);
  * SB_ERR when it could not be started: not found, fork failed, or the
  * child could not enter cwd, set up its streams or exec (the child is
  * reaped then). */
-int sb_process_start(char *const argv[], const sb_process_opts *o, pid_t *pid, sb_error *err);
+int sb_process_start(const char *const argv[], const sb_process_opts *o, pid_t *pid, sb_error *err);
 
 /* Runs argv (env NULL: the caller's environment) with stdin from
  * /dev/null, its stdout (and its stderr when with_stderr, else dropped)
  * into out (size bytes, NUL-terminated, the rest read and dropped), and
  * waits. *total is how many bytes it wrote, *status as
  * sb_process_status_code. SB_ERR when it could not be started. */
-int sb_process_capture(char *const argv[], char *const *env, int with_stderr, char *out, size_t size,
-                       size_t *total, int *status, sb_error *err);
+int sb_process_capture(const char *const argv[], const char *const *env, int with_stderr, char *out,
+                       size_t size, size_t *total, int *status, sb_error *err);
 
 /* A wait status as one number: the exit status, or 128 + N when killed by
  * signal N (as shells report it). */

@@ -41,35 +41,6 @@ static long long col_int(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
-static void result_free(sb_result *r)
-{
-    char **strs[] = {&r->status, &r->reason, &r->source_path, &r->source_format, &r->run_uuid,
-                     &r->suite, &r->op, &r->mode, &r->provider, &r->backend, &r->dtype,
-                     &r->shape_key, &r->shape_json, &r->params_json, &r->run_params_json, &r->case_key, &r->timer,
-                     &r->l2, &r->git_sha, &r->tool_name, &r->tool_version, &r->driver, &r->cuda,
-                     &r->cublas, &r->gpu_name, &r->arch, &r->sku, &r->hostname, &r->finished_at,
-                     &r->kernel_method, &r->packages_json, &r->profiler, &r->git_branch};
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
-        free(*strs[i]);
-        *strs[i] = NULL;
-    }
-}
-
-void sb_results_free(sb_result_set *s)
-{
-    for (size_t i = 0; !s->borrowed && i < s->n; i++)
-        result_free(&s->v[i]);
-    for (size_t i = 0; !s->borrowed && i < s->n_left_out; i++)
-        result_free(&s->left_out[i]);
-    free(s->v);
-    free(s->left_out);
-    s->v = NULL;
-    s->n = 0;
-    s->left_out = NULL;
-    s->n_left_out = 0;
-    s->borrowed = 0;
-}
-
 /* A time every rate and ratio can be built on: positive, finite, normal. */
 static int usable_time(double ms)
 {
@@ -263,14 +234,14 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
             r.finished_epoch = LLONG_MIN;
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {
-            result_free(&r);
+            sb_result_free(&r);
             rc = SQLITE_NOMEM;
             break;
         }
         if (f && f->has_range &&
             (r.finished_epoch == LLONG_MIN || r.finished_epoch < f->from ||
              r.finished_epoch >= f->to)) {
-            result_free(&r);
+            sb_result_free(&r);
             continue;
         }
         if (!usable_time(r.kernel_median_ms))
@@ -281,7 +252,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
                 size_t nc = left_cap ? left_cap * 2 : 8;
                 sb_result *nv = realloc(out->left_out, nc * sizeof *nv);
                 if (!nv) {
-                    result_free(&r);
+                    sb_result_free(&r);
                     rc = SQLITE_NOMEM;
                     break;
                 }
@@ -295,7 +266,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
             size_t nc = cap ? cap * 2 : 64;
             sb_result *nv = realloc(out->v, nc * sizeof *nv);
             if (!nv) {
-                result_free(&r);
+                sb_result_free(&r);
                 rc = SQLITE_NOMEM;
                 break;
             }

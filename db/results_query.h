@@ -17,60 +17,8 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "stored_result.h"
 #include "strbuf.h"
-
-typedef struct sb_result {
-    long long run_id;
-    char *status;        /* passed | failed | skipped */
-    int correct;         /* correctness.passed: 1, 0, or -1 unknown/absent */
-    int unchecked;       /* imported: correctness not re-checked (reference 'imported') */
-    int passing;         /* status == passed && (correct == 1 || unchecked) */
-    char *reason, *source_path, *source_format, *run_uuid;
-    /* configs */
-    char *suite, *op, *mode, *provider, *backend, *dtype, *shape_key, *shape_json,
-        *params_json, *case_key, *timer, *l2;
-    char *run_params_json;   /* config.run_params (seed, workspace...), NULL when absent */
-    long long warmup_iters, iters, repeats, input_sets; /* -1 when NULL */
-    double warmup_ms;                                   /* NAN when NULL */
-    double settle_ms;   /* protocol.settle_ms (from the stored document); NAN when absent */
-    int launch_hold;    /* protocol.launch_hold is blocking-kernel (solbench --hold) */
-    int graph;                                          /* -1 when NULL */
-    char *profiler;     /* configs.profiler: timed under ncu/nsys; NULL: a plain timing */
-    /* provenance */
-    char *git_branch;   /* provenance.git_branch; NULL when not recorded */
-    char *git_sha, *tool_name, *tool_version, *driver, *cuda, *cublas, *gpu_name, *arch, *sku,
-        *hostname, *finished_at;
-    long long finished_epoch; /* LLONG_MIN when finished_at is absent or unparseable */
-    /* metrics (NAN when NULL) */
-    double median_ms, p20_ms, p80_ms, flops, bytes, tflops, gbps;
-    long long sample_count;   /* -1 when NULL */
-    int quantiles_only;
-    /* GPU kernel time next to the call time above (NAN / NULL when the run
-     * recorded none); kernel_method: held-launch | profiler-kernel-sum */
-    double kernel_median_ms;
-    char *kernel_method;
-    double repeat_spread;     /* metrics.repeat_spread, NAN when NULL */
-    long long peak_device_bytes; /* -1 when NULL */
-    char *packages_json;      /* provenance.packages_json: {"name": "version"}, "{}" when none */
-    /* 1: a passing run above its card's ceilings (report/plausible.h,
-     * sb_plaus_mark); 0 as loaded here. Headlines leave it out and count it. */
-    int implausible;
-} sb_result;
-
-typedef struct sb_result_set {
-    sb_result *v;
-    size_t n;
-    int borrowed;   /* 1: the text belongs to the set it was selected from */
-    /* Passed runs left out of v because their time (median_ms) is not a
-     * positive finite normal number (0 ms, or a subnormal like 5e-324):
-     * every rate, ratio and log scale built on it would be inf or nan.
-     * A kernel time of that kind is read as not recorded (NAN). */
-    sb_result *left_out;
-    size_t n_left_out;
-} sb_result_set;
-
-/* The line outputs print when a set left runs out (n > 0). */
-#define SB_LEFT_OUT_TIME "run(s) left out: time not a positive finite number"
 
 typedef struct sb_result_filter {
     const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
@@ -86,7 +34,6 @@ typedef struct sb_result_filter {
  * timed under a profiler (configs.profiler) are left out unless
  * f->with_profiled: their samples are the profiler's, not timings. */
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
-void sb_results_free(sb_result_set *s);
 
 /* The runs matching f, in the order sb_results_load gives them. With all
  * (every result run, as sb_results_load(db, NULL, ...) loads them) they

@@ -222,7 +222,8 @@ static int start(const sb_spread_plan *p, slot *s, int gpu, size_t ci, const cha
         o.out_fd = o.err_fd = s->log_fd;
     o.before_exec = pci_bus_order;
     pid_t pid;
-    int rc = sb_process_start(argv, &o, &pid, err);
+    /* C converts char ** to const char *const * only by a cast. */
+    int rc = sb_process_start((const char *const *)argv, &o, &pid, err);
     close(devnull);
     if (rc != SB_OK) {
         sb_spread_argv_free(argv);

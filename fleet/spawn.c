@@ -16,7 +16,7 @@
 
 /* Starts argv with a pipe on its stdin (to_child) or its stdout (else,
  * stdin then from /dev/null); *fd is our end of the pipe. */
-static int start_child(char *const argv[], int to_child, pid_t *pid, int *fd, sb_error *err)
+static int start_child(const char *const argv[], int to_child, pid_t *pid, int *fd, sb_error *err)
 {
     char path[4096];
     if (sb_process_find(argv[0], path, sizeof path) != SB_OK)
@@ -65,7 +65,7 @@ static int finish_child(pid_t pid, const char *name, int *status, sb_error *err)
     return SB_OK;
 }
 
-int sb_spawn_pipe(char *const argv[], const char *input, size_t len, int *status, sb_error *err)
+int sb_spawn_pipe(const char *const argv[], const char *input, size_t len, int *status, sb_error *err)
 {
     pid_t pid;
     int fd;
@@ -100,7 +100,7 @@ int sb_spawn_pipe(char *const argv[], const char *input, size_t len, int *status
     return SB_OK;
 }
 
-int sb_spawn_capture(char *const argv[], char **out, int *status, sb_error *err)
+int sb_spawn_capture(const char *const argv[], char **out, int *status, sb_error *err)
 {
     pid_t pid;
     int fd;

@@ -15,12 +15,12 @@
  * *status is its exit status (128 + N when killed by signal N). SB_ERR
  * when it could not be started (err says why: not installed, fork or exec
  * failed). */
-int sb_spawn_pipe(char *const argv[], const char *input, size_t len, int *status, sb_error *err);
+int sb_spawn_pipe(const char *const argv[], const char *input, size_t len, int *status, sb_error *err);
 
 /* Runs argv with standard input from /dev/null and captures its standard
  * output (stderr is shared with the caller), for squeue and kubectl get.
  * *out is the output, NUL-terminated and malloc'd; *status as above. SB_ERR
  * when it could not be started or read. */
-int sb_spawn_capture(char *const argv[], char **out, int *status, sb_error *err);
+int sb_spawn_capture(const char *const argv[], char **out, int *status, sb_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include "ingest.h"
 #include "json_file.h"
 #include "provenance.h"
+#include "result_doc.h"
 #include "sandbox.h"
 #include "shape_key.h"
 #include "sku.h"
@@ -77,72 +78,6 @@ int sb_forge_bench_config_load(const char *path, sb_forge_bench_config *c, sb_er
         rc = sb_error_set(err, path, "/iters", "iters x repeats must be at most 100000");
     json_decref(doc);
     return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double quantile(const double *v, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)floor(pos);
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
-}
-
-json_t *sb_forge_stats(const json_t *samples)
-{
-    size_t n = 0, i, j;
-    json_t *rep, *x;
-    json_array_foreach(samples, i, rep) n += json_array_size(rep);
-    if (n == 0)
-        return NULL;
-    double *v = malloc(n * sizeof *v);
-    double *medians = malloc(json_array_size(samples) * sizeof *medians);
-    if (!v || !medians) {
-        free(v);
-        free(medians);
-        return NULL;
-    }
-    size_t k = 0;
-    double sum = 0;
-    json_array_foreach(samples, i, rep)
-    {
-        size_t start = k;
-        json_array_foreach(rep, j, x)
-        {
-            v[k] = json_number_value(x);
-            sum += v[k++];
-        }
-        qsort(v + start, k - start, sizeof *v, cmp_double);
-        medians[i] = quantile(v + start, k - start, 0.5);
-    }
-    qsort(v, n, sizeof *v, cmp_double);
-    double mean = sum / (double)n, ss = 0;
-    for (k = 0; k < n; k++)
-        ss += (v[k] - mean) * (v[k] - mean);
-    double stdev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
-    size_t reps = json_array_size(samples);
-    json_t *spread = json_null();
-    if (reps > 1) {
-        double m = 0, s2 = 0;
-        for (k = 0; k < reps; k++)
-            m += medians[k];
-        m /= (double)reps;
-        for (k = 0; k < reps; k++)
-            s2 += (medians[k] - m) * (medians[k] - m);
-        spread = json_real(m > 0 ? sqrt(s2 / (double)(reps - 1)) / m : 0.0);
-    }
-    json_t *st = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o}", "count", (json_int_t)n,
-                           "min", v[0], "p20", quantile(v, n, 0.2), "median", quantile(v, n, 0.5), "p80",
-                           quantile(v, n, 0.8), "max", v[n - 1], "mean", mean, "stdev", stdev,
-                           "rel_noise", mean > 0 ? stdev / mean : 0.0, "repeat_median_rel_spread", spread);
-    free(v);
-    free(medians);
-    return st;
 }
 
 /* Checks the harness output's structure before anything is built from it. */
@@ -263,67 +198,10 @@ static int make_provenance(const json_t *dev, const char *skus_csv, json_t **out
     return SB_OK;
 }
 
-/* The solbook.result.v1 document of one provider on one case. */
-static json_t *make_result(const json_t *spec, const json_t *raw, const json_t *cas, const json_t *pr,
-                           const char *provider, const char *session, const json_t *prov,
-                           const sb_sku *sku, const char *notes, char *reason, size_t rsize)
+/* The metrics of a passed run from the spec's flop and byte counts of the
+ * case and the card's datasheet peaks. */
+static json_t *forge_metrics(const json_t *spec, const json_t *cas, const sb_sku *sku, double med)
 {
-    char uuid[33];
-    sb_error e;
-    if (sb_forge_random_hex(uuid, &e) != SB_OK)
-        return NULL;
-    json_t *chk = json_object_get(pr, "check");
-    json_t *samples = json_object_get(pr, "samples");
-    const char *error = json_string_value(json_object_get(pr, "error"));
-    int checked_ok = json_is_object(chk) && json_is_true(json_object_get(chk, "passed"));
-    int passed = !error && checked_ok && json_is_array(samples);
-    reason[0] = '\0';
-    if (!passed)
-        snprintf(reason, rsize, "%s", error ? error : !checked_ok ? "output differs from the reference" : "no samples");
-    json_t *proto = json_object_get(raw, "protocol");
-    json_t *doc = json_pack(
-        "{s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:{s:s, s:s}}, "
-        "s:{s:s, s:O, s:n, s:O, s:O, s:O, s:O, s:b}, s:s, s:O}",
-        "schema", "solbook.result.v1", "run_uuid", uuid, "status", passed ? "passed" : "failed", "config",
-        "suite", "forge", "op", json_string_value(json_object_get(spec, "op")), "mode",
-        json_string_value(json_object_get(spec, "mode")), "provider", provider, "backend", "cuda", "dtype",
-        json_string_value(json_object_get(spec, "dtype")), "shape", json_object_get(cas, "shape"), "params",
-        "forge_run", json_string_value(json_object_get(spec, "run_id")), "forge_session", session,
-        "protocol", "timer", "cuda-event", "warmup_iters", json_object_get(proto, "warmup_iters"), "warmup_ms",
-        "iters", json_object_get(proto, "iters"), "repeats", json_object_get(proto, "repeats"), "l2",
-        json_object_get(proto, "l2"), "input_sets", json_object_get(proto, "input_sets"), "graph", 0,
-        "notes", notes, "provenance", prov);
-    if (!doc)
-        return NULL;
-    json_t *corr = json_object();
-    json_object_set_new(corr, "reference", json_string(json_is_object(chk) && json_is_string(json_object_get(chk, "reference"))
-                                                           ? json_string_value(json_object_get(chk, "reference"))
-                                                           : "reference.cu"));
-    json_object_set_new(corr, "passed", json_boolean(checked_ok));
-    if (json_is_object(chk)) {
-        static const char *nums[] = {"checked_elements", "max_abs_err", "max_rel_err", "rel_l2_err", "atol", "rtol", "unwritten"};
-        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-            json_t *x = json_object_get(chk, nums[i]);
-            if (json_is_number(x) && json_number_value(x) >= 0)
-                json_object_set(corr, nums[i], x);
-            else if (json_is_null(x))
-                json_object_set_new(corr, nums[i], json_null());
-        }
-        if (json_is_boolean(json_object_get(chk, "finite")))
-            json_object_set(corr, "finite", json_object_get(chk, "finite"));
-    }
-    json_object_set_new(doc, "correctness", corr);
-    if (!passed) {
-        json_object_set_new(doc, "reason", json_string(reason));
-        return doc;
-    }
-    json_t *stats = sb_forge_stats(samples);
-    if (!stats) {
-        json_decref(doc);
-        return NULL;
-    }
-    double med = json_number_value(json_object_get(stats, "median"));
-    json_object_set_new(doc, "timing", json_pack("{s:s, s:O, s:o}", "unit", "ms", "samples", samples, "stats", stats));
     json_t *m = json_object();
     const char *bound = json_string_value(json_object_get(spec, "bound"));
     double fl = json_number_value(json_object_get(cas, "flops"));
@@ -349,9 +227,73 @@ static json_t *make_result(const json_t *spec, const json_t *raw, const json_t *
         }
     }
     json_object_set_new(m, "pct_measured_ceiling", json_null());
-    json_object_set_new(doc, "metrics", m);
-    return doc;
+    return m;
 }
+
+json_t *sb_forge_result(const json_t *spec, const json_t *raw, const json_t *cas, const json_t *pr,
+                        const char *provider, const char *session, const json_t *prov,
+                        const sb_sku *sku, const char *notes, char *reason, size_t rsize)
+{
+    char uuid[33];
+    sb_error e;
+    if (sb_forge_random_hex(uuid, &e) != SB_OK)
+        return NULL;
+    json_t *chk = json_object_get(pr, "check");
+    json_t *samples = json_object_get(pr, "samples");
+    const char *error = json_string_value(json_object_get(pr, "error"));
+    int checked_ok = json_is_object(chk) && json_is_true(json_object_get(chk, "passed"));
+    int passed = !error && checked_ok && json_is_array(samples);
+    reason[0] = '\0';
+    if (!passed)
+        snprintf(reason, rsize, "%s", error ? error : !checked_ok ? "output differs from the reference" : "no samples");
+    json_t *proto = json_object_get(raw, "protocol");
+    json_t *corr = json_object();
+    json_object_set_new(corr, "reference", json_string(json_is_object(chk) && json_is_string(json_object_get(chk, "reference"))
+                                                           ? json_string_value(json_object_get(chk, "reference"))
+                                                           : "reference.cu"));
+    json_object_set_new(corr, "passed", json_boolean(checked_ok));
+    if (json_is_object(chk)) {
+        static const char *nums[] = {"checked_elements", "max_abs_err", "max_rel_err", "rel_l2_err", "atol", "rtol", "unwritten"};
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+            json_t *x = json_object_get(chk, nums[i]);
+            if (json_is_number(x) && json_number_value(x) >= 0)
+                json_object_set(corr, nums[i], x);
+            else if (json_is_null(x))
+                json_object_set_new(corr, nums[i], json_null());
+        }
+        if (json_is_boolean(json_object_get(chk, "finite")))
+            json_object_set(corr, "finite", json_object_get(chk, "finite"));
+    }
+    double med = 0;
+    sb_result_doc d = {
+        .run_uuid = uuid,
+        .status = passed ? "passed" : "failed",
+        .reason = passed ? NULL : reason,
+        .config = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:{s:s, s:s}}", "suite", "forge", "op",
+                            json_string_value(json_object_get(spec, "op")), "mode",
+                            json_string_value(json_object_get(spec, "mode")), "provider", provider, "backend", "cuda",
+                            "dtype", json_string_value(json_object_get(spec, "dtype")), "shape",
+                            json_object_get(cas, "shape"), "params", "forge_run",
+                            json_string_value(json_object_get(spec, "run_id")), "forge_session", session),
+        .protocol = json_pack("{s:s, s:O, s:n, s:O, s:O, s:O, s:O, s:b}", "timer", "cuda-event", "warmup_iters",
+                              json_object_get(proto, "warmup_iters"), "warmup_ms", "iters",
+                              json_object_get(proto, "iters"), "repeats", json_object_get(proto, "repeats"), "l2",
+                              json_object_get(proto, "l2"), "input_sets", json_object_get(proto, "input_sets"),
+                              "graph", 0),
+        .timing = passed ? sb_result_timing_of_json(samples, &med) : NULL,
+        .correctness = corr,
+        .notes = notes,
+        .provenance = json_deep_copy(prov),
+    };
+    if (passed && !d.timing) {
+        json_decref(sb_result_doc_json(&d)); /* the parts go with it */
+        return NULL;
+    }
+    if (passed)
+        d.metrics = forge_metrics(spec, cas, sku, med);
+    return sb_result_doc_json(&d);
+}
+
 
 /* The least time one call of the op can take on this card, in ms: its
  * bytes at the datasheet's HBM bandwidth and its flops at the datasheet's
@@ -457,7 +399,7 @@ static int judge(const char *run_dir, const json_t *spec, const json_t *meta, co
             snprintf(notes, sizeof notes, "solbook forge run %s: %s", json_string_value(json_object_get(spec, "run_id")),
                      p ? "the baseline of reference.cu" : json_string_value(json_object_get(meta, "entry_point")));
             char reason[600];
-            json_t *doc = make_result(spec, raw, cas, pr, provider, session, prov, sku, notes, reason, sizeof reason);
+            json_t *doc = sb_forge_result(spec, raw, cas, pr, provider, session, prov, sku, notes, reason, sizeof reason);
             if (!doc) {
                 rc = sb_error_set(err, raw_path, NULL, "cannot build the result document (out of memory)");
                 break;
@@ -558,7 +500,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         sb_forge_toolkit_dir(nvcc, toolkit, sizeof toolkit);
         snprintf(arch, sizeof arch, "-arch=%s", json_string_value(json_object_get(spec, "nvcc_arch")));
         snprintf(entry, sizeof entry, "-DFORGE_CANDIDATE_ENTRY=%s", json_string_value(json_object_get(meta, "entry_point")));
-        char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", entry, "-o", "forge_bench",
+        const char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", entry, "-o", "forge_bench",
                         "forge_bench.cu", "kernel.cu", ref, NULL};
         char out[4096], errp[4096];
         snprintf(out, sizeof out, "%s/compile-bench.stdout", logs);
@@ -589,7 +531,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         snprintf(nums[1], sizeof nums[1], "%d", bc->iters);
         snprintf(nums[2], sizeof nums[2], "%d", bc->repeats);
         snprintf(nums[3], sizeof nums[3], "%llu", bc->seed);
-        char *bargv[64] = {prog, "--out", outname, "--warmup", nums[0], "--iters", nums[1], "--repeats", nums[2],
+        const char *bargv[64] = {prog, "--out", outname, "--warmup", nums[0], "--iters", nums[1], "--repeats", nums[2],
                            "--seed", nums[3], "--l2", bc->cold_l2 ? "cold" : "warm"};
         size_t na = 13;
         char shape_args[SB_FORGE_MAX_SHAPES][512];

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "sku.h"
 
 typedef struct sb_forge_bench_config {
     int warmup_iters, iters, repeats;
@@ -39,9 +40,14 @@ typedef struct sb_forge_bench_opts {
 int sb_forge_bench(const char *run_dir, const sb_forge_bench_opts *o, int *verdict,
                    json_t **report, sb_error *err);
 
-/* Summary statistics of samples (array of arrays of ms) as the result
- * schema's stats object. Quantiles interpolate linearly between order
- * statistics. */
-json_t *sb_forge_stats(const json_t *samples);
+/* The solbook.result.v1 document (model/result_doc.h) of one provider on
+ * one case of the harness output raw: spec the task's spec, cas the case,
+ * pr the provider's entry (check, samples, error), prov the provenance
+ * (copied), sku the card's (NULL: unknown). The run fails with a reason
+ * (into reason) when the check failed, the harness gave an error or no
+ * samples. NULL when out of memory or the samples are not numbers. */
+json_t *sb_forge_result(const json_t *spec, const json_t *raw, const json_t *cas, const json_t *pr,
+                        const char *provider, const char *session, const json_t *prov,
+                        const sb_sku *sku, const char *notes, char *reason, size_t rsize);
 
 #endif

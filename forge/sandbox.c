@@ -630,7 +630,7 @@ static const char *const BWRAP_BASE[] = {"--unshare-all", "--die-with-parent", "
 #define BWRAP_MAX_GPU_NODES 64
 
 typedef struct bwrap_argv {
-    char **argv;  /* NULL-terminated; the strings it owns are in owned */
+    const char **argv;  /* NULL-terminated; the strings it owns are in owned */
     char **owned;
     size_t n, cap, n_owned;
 } bwrap_argv;
@@ -639,7 +639,7 @@ static int bw_push(bwrap_argv *a, const char *s, int copy)
 {
     if (a->n + 2 > a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 64;
-        char **v = realloc(a->argv, cap * sizeof *v);
+        const char **v = realloc(a->argv, cap * sizeof *v);
         if (!v)
             return -1;
         a->argv = v;
@@ -649,13 +649,14 @@ static int bw_push(bwrap_argv *a, const char *s, int copy)
         a->owned = o;
         a->cap = cap;
     }
-    char *str = (char *)s;
     if (copy) {
-        if (!(str = strdup(s)))
+        char *str = strdup(s);
+        if (!str)
             return -1;
         a->owned[a->n_owned++] = str;
+        s = str;
     }
-    a->argv[a->n++] = str;
+    a->argv[a->n++] = s;
     a->argv[a->n] = NULL;
     return 0;
 }
@@ -692,7 +693,8 @@ static int bw_ro(bwrap_argv *a, const char *path)
  * /etc, the tool folder and the working folder exist inside. Every
  * /dev/nvidia* node (and /dev/nvidia-caps) is bound where present, so
  * the CUDA driver finds the card; nothing else of the host's /dev is. */
-static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const char *tool_dir, char *const argv[])
+static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const char *tool_dir,
+                    const char *const argv[])
 {
     memset(a, 0, sizeof *a);
     if (bw_push(a, bwrap, 0) != 0)
@@ -749,7 +751,7 @@ static int bw_probe(const char *bwrap, char *why, size_t size)
         snprintf(why, size, "no 'true' program on PATH to try bubblewrap with");
         return -1;
     }
-    char *targv[] = {truth, NULL};
+    const char *targv[] = {truth, NULL};
     bwrap_argv a;
     if (bw_build(&a, bwrap, NULL, NULL, targv) != 0) {
         bw_free(&a);
@@ -794,7 +796,7 @@ static int conf_probe(char *why, size_t size)
         snprintf(why, size, "cannot create a folder to try the confinement in: %s", strerror(errno));
         return -1;
     }
-    char *targv[] = {truth, NULL};
+    const char *targv[] = {truth, NULL};
     sb_sandbox_limits lim = {0};
     lim.isolation = SB_SANDBOX_CONFINED;
     lim.wall_s = 60;
@@ -899,7 +901,7 @@ const char *sb_sandbox_confinement(sb_sandbox_isolation iso)
     }
 }
 
-int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_path,
+int sb_sandbox_run(const char *const argv[], const char *workdir, const char *stdout_path,
                    const char *stderr_path, const sb_sandbox_limits *lim,
                    sb_sandbox_result *res, sb_error *err)
 {
@@ -944,8 +946,8 @@ int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_p
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     char **env = make_env(workdir);
     bwrap_argv bw = {0};
-    char **prog_argv = NULL;
-    char *const *run_argv = argv;
+    const char **prog_argv = NULL;
+    const char *const *run_argv = argv;
     int rc = SB_OK;
     if (null_fd < 0 || !env) {
         rc = sb_error_set(err, "/dev/null", NULL, "cannot prepare the child: %s", strerror(errno));
@@ -977,7 +979,7 @@ int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_p
     o.out_fd = out_fd;
     o.err_fd = err_fd;
     o.cwd = workdir;
-    o.env = env;
+    o.env = (const char *const *)env; /* C converts char ** to this only by a cast */
     o.own_group = 1;
     o.close_other_fds = 1;
     o.before_exec = apply_limits;

@@ -100,7 +100,7 @@ const char *sb_sandbox_confinement(sb_sandbox_isolation iso);
  * the child could not be started; the program failing is reported in res.
  * Under bubblewrap a program's exit status above 128 reads as the signal
  * 128 below it, as bubblewrap reports a killed program. */
-int sb_sandbox_run(char *const argv[], const char *workdir, const char *stdout_path,
+int sb_sandbox_run(const char *const argv[], const char *workdir, const char *stdout_path,
                    const char *stderr_path, const sb_sandbox_limits *lim,
                    sb_sandbox_result *res, sb_error *err);
 

@@ -131,7 +131,7 @@ int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tm
     return SB_OK;
 }
 
-static int run_compile(const char *tmp, char *const argv[], const char *log_dir, const char *name,
+static int run_compile(const char *tmp, const char *const argv[], const char *log_dir, const char *name,
                        double wall_s, sb_sandbox_isolation iso, const char *tool_dir, char *detail, size_t dsize,
                        sb_error *err)
 {
@@ -342,7 +342,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
         }
         char arch[64];
         snprintf(arch, sizeof arch, "-arch=%s", json_string_value(json_object_get(spec, "nvcc_arch")));
-        char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", "-o", "forge_test",
+        const char *argv[] = {nvcc, "-O3", "-std=c++17", arch, "-lineinfo", "-I.", "-o", "forge_test",
                         "test.cu", "kernel.cu", ref, NULL};
         json_object_set_new(doc, "nvcc", json_string(nvcc));
         sb_forge_toolkit_dir(nvcc, toolkit, sizeof toolkit);
@@ -379,7 +379,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
         lim.isolation = iso;
         lim.tool_dir = toolkit;
         sb_sandbox_result res;
-        char *argv[] = {"./forge_test", NULL};
+        const char *argv[] = {"./forge_test", NULL};
         char prog[4096];
         snprintf(prog, sizeof prog, "%s/forge_test", tmp);
         argv[0] = prog;

@@ -442,25 +442,14 @@ json_t *sb_import_timing_seconds(const double *seconds, size_t n, double *median
     if (n == 0)
         return NULL;
     double *ms = malloc(n * sizeof *ms);
-    json_t *inner = json_array(), *outer = json_array();
-    if (!ms || !inner || !outer) {
-        free(ms);
-        json_decref(inner);
-        json_decref(outer);
+    if (!ms)
         return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         ms[i] = seconds[i] * 1e3;
-        json_array_append_new(inner, json_real(ms[i]));
-    }
-    json_array_append_new(outer, inner);
-    const double *reps[1] = {ms};
     size_t per[1] = {n};
-    json_t *stats = sb_import_stats_of(reps, per, 1);
+    json_t *timing = sb_result_timing(ms, per, 1, median_ms);
     free(ms);
-    if (median_ms)
-        *median_ms = json_real_value(json_object_get(stats, "median"));
-    return json_pack("{s:s, s:o, s:o}", "unit", "ms", "samples", outer, "stats", stats);
+    return timing;
 }
 
 void sb_import_case_params(json_t *given, json_t *shape, json_t *params, const char **dtype)
@@ -524,79 +513,6 @@ json_t *sb_import_protocol(const char *l2)
                      "input_sets", "graph");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Linear interpolation between closest ranks (numpy's default). */
-static double quantile_sorted(const double *v, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)floor(pos);
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    double frac = pos - (double)lo;
-    return v[lo] + (v[hi] - v[lo]) * frac;
-}
-
-json_t *sb_import_stats_of(const double *const *reps, const size_t *per_rep, size_t n_reps)
-{
-    size_t n = 0;
-    for (size_t r = 0; r < n_reps; r++)
-        n += per_rep[r];
-    if (n == 0)
-        return NULL;
-    double *all = malloc(n * sizeof *all);
-    double *medians = malloc((n_reps ? n_reps : 1) * sizeof *medians);
-    if (!all || !medians) {
-        free(all);
-        free(medians);
-        return NULL;
-    }
-    size_t k = 0;
-    for (size_t r = 0; r < n_reps; r++) {
-        memcpy(all + k, reps[r], per_rep[r] * sizeof *all);
-        qsort(all + k, per_rep[r], sizeof *all, cmp_double);
-        medians[r] = per_rep[r] ? quantile_sorted(all + k, per_rep[r], 0.5) : 0;
-        k += per_rep[r];
-    }
-    qsort(all, n, sizeof *all, cmp_double);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += all[i];
-    double mean = sum / (double)n, ss = 0;
-    for (size_t i = 0; i < n; i++)
-        ss += (all[i] - mean) * (all[i] - mean);
-    double stdev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
-    json_t *spread = json_null();
-    if (n_reps > 1) {
-        double ms = 0, mss = 0;
-        for (size_t r = 0; r < n_reps; r++)
-            ms += medians[r];
-        ms /= (double)n_reps;
-        for (size_t r = 0; r < n_reps; r++)
-            mss += (medians[r] - ms) * (medians[r] - ms);
-        double sd = sqrt(mss / (double)(n_reps - 1));
-        spread = ms > 0 ? json_real(sd / ms) : json_null();
-    }
-    json_t *s = json_object();
-    json_object_set_new(s, "count", json_integer((json_int_t)n));
-    json_object_set_new(s, "min", json_real(all[0]));
-    json_object_set_new(s, "p20", json_real(quantile_sorted(all, n, 0.2)));
-    json_object_set_new(s, "median", json_real(quantile_sorted(all, n, 0.5)));
-    json_object_set_new(s, "p80", json_real(quantile_sorted(all, n, 0.8)));
-    json_object_set_new(s, "max", json_real(all[n - 1]));
-    json_object_set_new(s, "mean", json_real(mean));
-    json_object_set_new(s, "stdev", json_real(stdev));
-    if (mean > 0)
-        json_object_set_new(s, "rel_noise", json_real(stdev / mean));
-    json_object_set_new(s, "repeat_median_rel_spread", spread);
-    free(all);
-    free(medians);
-    return s;
-}
-
 json_t *sb_import_metrics(double bytes, double median_ms)
 {
     json_t *m = json_pack("{s:n, s:n, s:n, s:n, s:s, s:n, s:n}", "flops", "bytes", "tflops", "gbps",
@@ -614,42 +530,27 @@ int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,
                    json_t *metrics, json_t *memory, json_t *provenance,
                    const char *notes, long long row, sb_error *err)
 {
-    json_t *doc = json_object();
-    if (!doc || !config || !protocol || !provenance) {
-        json_decref(doc);
-        json_decref(config);
-        json_decref(protocol);
-        json_decref(timing);
-        json_decref(metrics);
-        json_decref(memory);
-        json_decref(provenance);
-        return sb_error_set(err, ctx->path, NULL, "out of memory");
-    }
     int passed = strcmp(status, "passed") == 0;
-    json_object_set_new(doc, "schema", json_string("solbook.result.v1"));
-    json_object_set_new(doc, "status", json_string(status));
-    if (reason)
-        json_object_set_new(doc, "reason", json_string(reason));
-    json_object_set_new(doc, "config", config);
-    json_object_set_new(doc, "protocol", protocol);
-    if (passed && timing) {
-        json_object_set_new(doc, "timing", timing);
-        json_object_set_new(doc, "metrics", metrics ? metrics : sb_import_metrics(-1, 0));
-    } else {
+    if (!passed || !timing) {
         json_decref(timing);
         json_decref(metrics);
+        timing = metrics = NULL;
+    } else if (!metrics) {
+        metrics = sb_import_metrics(-1, 0);
     }
-    if (memory)
-        json_object_set_new(doc, "memory", memory);
     /* The source tools check no correctness: say so (passed null) rather
      * than claim a verdict; reports mark these cases as not re-checked. */
-    json_object_set_new(doc, "correctness", json_pack("{s:s, s:o}", "reference", SB_IMPORT_REFERENCE,
-                                                      "passed", json_null()));
-    if (notes && *notes)
-        json_object_set_new(doc, "notes", json_string(notes));
-    json_object_set_new(doc, "source", json_pack("{s:s, s:s, s:I}", "format", ctx->format, "file",
-                                                 ctx->base, "row", (json_int_t)row));
-    json_object_set_new(doc, "provenance", provenance);
+    sb_result_doc d = {
+        .status = status, .reason = reason, .config = config, .protocol = protocol,
+        .timing = timing, .metrics = metrics, .memory = memory,
+        .correctness = json_pack("{s:s, s:o}", "reference", SB_IMPORT_REFERENCE, "passed", json_null()),
+        .notes = notes,
+        .source = json_pack("{s:s, s:s, s:I}", "format", ctx->format, "file", ctx->base, "row", (json_int_t)row),
+        .provenance = provenance,
+    };
+    json_t *doc = sb_result_doc_json(&d); /* NULL: a part missing, which only memory running out gives */
+    if (!doc)
+        return sb_error_set(err, ctx->path, NULL, "out of memory");
     ctx->st->runs++;
     if (ctx->sink) {
         int rc = ctx->sink(ctx, doc, err);

@@ -249,36 +249,28 @@ static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, int compl
                                 ? "real" : "cpu";
     if (r->n_iters > 0) {
         double *v = malloc(r->n_iters * sizeof *v);
-        const double **reps = malloc(r->n_iters * sizeof *reps);
         size_t *per = malloc(r->n_iters * sizeof *per);
-        if (!v || !reps || !per) {
+        if (!v || !per) {
             free(v);
-            free(reps);
             free(per);
             json_decref(config);
             json_decref(prov);
             json_decref(protocol);
             return sb_error_set(err, ctx->path, NULL, "out of memory");
         }
-        json_t *samples = json_array();
         long long iterations = 0;
         for (size_t i = 0; i < r->n_iters; i++) {
             v[i] = json_number_value(json_object_get(r->iters[i], "real_time")) * scale;
-            reps[i] = &v[i];
             per[i] = 1;
-            json_array_append_new(samples, json_pack("[f]", v[i]));
             if (json_is_integer(json_object_get(r->iters[i], "iterations")))
                 iterations = json_integer_value(json_object_get(r->iters[i], "iterations"));
         }
-        json_t *stats = sb_import_stats_of(reps, per, r->n_iters);
-        median_ms = json_real_value(json_object_get(stats, "median"));
+        timing = sb_result_timing(v, per, r->n_iters, &median_ms);
         bytes = per_call(r->iters[0], "bytes_per_second", rate_time, scale);
         items = per_call(r->iters[0], "items_per_second", rate_time, scale);
         free(v);
-        free(reps);
         free(per);
         json_object_set_new(protocol, "repeats", json_integer((json_int_t)r->n_iters));
-        timing = json_pack("{s:s, s:o, s:o}", "unit", "ms", "samples", samples, "stats", stats);
         snprintf(notes, sizeof notes, "Google Benchmark run \"%s\": one sample per repetition, each the mean real "
                  "time per iteration over that repetition's iterations (%lld in the last)", r->run_name, iterations);
     } else {

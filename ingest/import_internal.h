@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "import.h"
+#include "result_doc.h"
 #include "sku.h"
 
 /* The correctness reference recorded on every imported run (the value
@@ -112,11 +113,6 @@ json_t *sb_import_provenance(const char *tool_name, const char *tool_version,
 
 /* Protocol of an imported run: timer "imported", l2 as given, counts null. */
 json_t *sb_import_protocol(const char *l2);
-
-/* Statistics of samples (ms): count, min, p20, median, p80, max, mean,
- * stdev (n-1; 0 with one sample), rel_noise, and the spread of the repeat
- * medians. reps/per_rep describe the layout; per_rep[i] samples each. */
-json_t *sb_import_stats_of(const double *const *reps, const size_t *per_rep, size_t n_reps);
 
 /* Metrics object with nothing derived: every number null, bound unknown.
  * When bytes >= 0 and median_ms > 0, bytes and gbps are filled. */

@@ -408,15 +408,8 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
     double median_ms = 0;
     char notes[900];
     if (samples) {
-        const double *reps[1] = {samples};
         size_t per[1] = {n_samples};
-        json_t *stats = sb_import_stats_of(reps, per, 1);
-        json_t *arr = json_array(), *inner = json_array();
-        for (size_t k = 0; k < n_samples; k++)
-            json_array_append_new(inner, json_real(samples[k]));
-        json_array_append_new(arr, inner);
-        median_ms = json_real_value(json_object_get(stats, "median"));
-        timing = json_pack("{s:s, s:o, s:o}", "unit", "ms", "samples", arr, "stats", stats);
+        timing = sb_result_timing(samples, per, 1, &median_ms);
         snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": cold GPU times, %zu samples from %s",
                  json_string_value(json_object_get(state, "name")) ? json_string_value(json_object_get(state, "name")) : "",
                  bname, n_samples, used);

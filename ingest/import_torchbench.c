@@ -69,18 +69,11 @@ static int convert_measurement(sb_import_ctx *ctx, json_t *root, json_t *m, size
     if (triton) {
         /* the ms do_bench gave, as they are, not through seconds */
         double *ms = malloc(n * sizeof *ms);
-        json_t *inner = json_array(), *outer = json_array();
-        for (size_t k = 0; ms && k < n; k++) {
+        for (size_t k = 0; ms && k < n; k++)
             ms[k] = json_number_value(json_array_get(times, k));
-            json_array_append_new(inner, json_real(ms[k]));
-        }
-        json_array_append_new(outer, inner);
-        const double *reps[1] = {ms};
         size_t per[1] = {n};
-        json_t *stats = ms ? sb_import_stats_of(reps, per, 1) : NULL;
-        median_ms = json_real_value(json_object_get(stats, "median"));
+        timing = ms ? sb_result_timing(ms, per, 1, &median_ms) : NULL;
         free(ms);
-        timing = json_pack("{s:s, s:o, s:o}", "unit", "ms", "samples", outer, "stats", stats);
     } else {
         timing = sb_import_timing_seconds(sec, n, &median_ms);
     }

@@ -34,6 +34,79 @@ double sb_quantile_sorted(const double *sorted, size_t n, double p)
     return sorted[i < n ? i : n - 1];
 }
 
+double sb_quantile_linear(const double *sorted, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    double pos = p * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - (double)lo);
+}
+
+/* Sample standard deviation (n - 1) of v about its mean m; 0 for n < 2. */
+static double sample_stdev(const double *v, size_t n, double m)
+{
+    if (n < 2)
+        return 0.0;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - m) * (v[i] - m);
+    return sqrt(ss / (double)(n - 1));
+}
+
+int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t repeats,
+                       sb_sample_stats *out)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < repeats; r++)
+        n += per_repeat[r];
+    if (n == 0)
+        return -1;
+    double *all = malloc(n * sizeof *all);
+    double *medians = malloc(repeats * sizeof *medians);
+    if (!all || !medians) {
+        free(all);
+        free(medians);
+        return -1;
+    }
+    memcpy(all, samples, n * sizeof *all);
+    /* Each repeat sorted in place gives its median; the whole array sorted
+     * after that gives the quantiles of all samples. */
+    size_t k = 0, filled = 0;
+    for (size_t r = 0; r < repeats; r++) {
+        if (per_repeat[r] == 0)
+            continue;
+        qsort(all + k, per_repeat[r], sizeof *all, cmp_double);
+        medians[filled++] = sb_quantile_linear(all + k, per_repeat[r], 0.5);
+        k += per_repeat[r];
+    }
+    qsort(all, n, sizeof *all, cmp_double);
+    double sum = 0; /* in ascending order, as the writers have always summed */
+    for (size_t i = 0; i < n; i++)
+        sum += all[i];
+    out->count = n;
+    out->min = all[0];
+    out->p20 = sb_quantile_linear(all, n, 0.2);
+    out->median = sb_quantile_linear(all, n, 0.5);
+    out->p80 = sb_quantile_linear(all, n, 0.8);
+    out->max = all[n - 1];
+    out->mean = sum / (double)n;
+    out->stdev = sample_stdev(all, n, out->mean);
+    out->rel_noise = out->mean > 0 ? out->stdev / out->mean : 0.0;
+    out->repeat_spread = NAN;
+    if (filled > 1) {
+        double msum = 0;
+        for (size_t r = 0; r < filled; r++)
+            msum += medians[r];
+        double mmean = msum / (double)filled;
+        out->repeat_spread = mmean > 0 ? sample_stdev(medians, filled, mmean) / mmean : 0.0;
+    }
+    free(all);
+    free(medians);
+    return 0;
+}
+
 double sb_geomean(const double *v, size_t n)
 {
     if (n == 0)

@@ -1,6 +1,7 @@
 /* stats.h - the statistics behind the tables: median, geometric mean,
- * the two-sided Mann-Whitney U test used by regression checks, and the
- * Benjamini-Hochberg procedure over many such tests.
+ * the statistics of a result's samples, the two-sided Mann-Whitney U test
+ * used by regression checks, and the Benjamini-Hochberg procedure over
+ * many such tests.
  */
 #ifndef SOLBOOK_REPORT_STATS_H
 #define SOLBOOK_REPORT_STATS_H
@@ -14,6 +15,32 @@ double sb_median(const double *v, size_t n);
 /* The value of sorted (n > 0 values, ascending) at rank p in [0, 1],
  * the nearest of the n - 1 steps: p = 0.95 of 21 values is the 20th. */
 double sb_quantile_sorted(const double *sorted, size_t n, double p);
+
+/* The value of sorted (n > 0 values, ascending) at rank p in [0, 1],
+ * interpolated linearly between the two order statistics around
+ * p (n - 1) (numpy's default): what a result's percentiles are. */
+double sb_quantile_linear(const double *sorted, size_t n, double p);
+
+/* The statistics of a result's samples (schemas/solbook.result.v1.json,
+ * definitions/stats), the same for every writer of the format. */
+typedef struct sb_sample_stats {
+    size_t count;
+    double min, p20, median, p80, max; /* sb_quantile_linear of the samples */
+    double mean;
+    double stdev;         /* n - 1 in the denominator; 0 with one sample */
+    double rel_noise;     /* stdev / mean; 0 when the mean is 0 (every sample 0) */
+    /* The stdev of the repeat medians over their mean (0 when that mean is
+     * 0); NAN with fewer than two repeats that hold samples: one repeat
+     * has no spread to give. */
+    double repeat_spread;
+} sb_sample_stats;
+
+/* Statistics of samples laid out repeat after repeat: repeat r holds
+ * per_repeat[r] values (a repeat may hold none, and is then no repeat of
+ * the spread). Every repeat counts, however many there are. -1 when there
+ * are no samples or memory runs out, 0 otherwise. */
+int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t repeats,
+                       sb_sample_stats *out);
 
 /* exp(mean(log v)); NAN unless every value is > 0 and n > 0. */
 double sb_geomean(const double *v, size_t n);

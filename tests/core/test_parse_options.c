@@ -50,7 +50,8 @@ static int parse(char **argv, const char *const *words, const sb_option *opts, u
                  sb_error *err)
 {
     int argc = 0;
-    argv[argc++] = "prog";
+    /* The parser moves argv's pointers, never the text they point at. */
+    argv[argc++] = (char *)"prog";
     for (size_t i = 0; words[i]; i++)
         argv[argc++] = (char *)words[i];
     argv[argc] = NULL;
@@ -257,7 +258,8 @@ static void test_usage(void **state)
                                         "  -h, --help     show this help\n");
     sb_buf_free(&g);
     /* the hidden option still parses */
-    char *argv[4] = {"prog", "--hidden", NULL, NULL};
+    char prog[] = "prog", hidden[] = "--hidden";
+    char *argv[4] = {prog, hidden, NULL, NULL};
     sb_error err;
     assert_int_equal(sb_parse_options(2, argv, opts, 0, &err), 0);
     assert_int_equal(v.quiet, 1);

@@ -40,8 +40,8 @@ static void test_capture_env_and_status(void **state)
     size_t total;
     int status;
     sb_error err;
-    char *argv[] = {"sh", "-c", "echo out; echo err >&2; echo \"$SB_TEST_VAR\"; exit 3", NULL};
-    char *env[] = {"SB_TEST_VAR=given", "PATH=/usr/bin:/bin", NULL};
+    const char *argv[] = {"sh", "-c", "echo out; echo err >&2; echo \"$SB_TEST_VAR\"; exit 3", NULL};
+    const char *env[] = {"SB_TEST_VAR=given", "PATH=/usr/bin:/bin", NULL};
     assert_int_equal(sb_process_capture(argv, env, 0, out, sizeof out, &total, &status, &err), SB_OK);
     assert_string_equal(out, "out\ngiven\n");
     assert_int_equal(status, 3);
@@ -49,7 +49,7 @@ static void test_capture_env_and_status(void **state)
     assert_int_equal(sb_process_capture(argv, env, 1, out, sizeof out, &total, &status, &err), SB_OK);
     assert_string_equal(out, "out\nerr\ngiven\n");
     /* Output beyond the buffer is read and counted, not kept. */
-    char *many[] = {"sh", "-c", "i=0; while [ $i -lt 1000 ]; do echo 0123456789; i=$((i+1)); done; kill -9 $$", NULL};
+    const char *many[] = {"sh", "-c", "i=0; while [ $i -lt 1000 ]; do echo 0123456789; i=$((i+1)); done; kill -9 $$", NULL};
     char small[8];
     assert_int_equal(sb_process_capture(many, NULL, 0, small, sizeof small, &total, &status, &err), SB_OK);
     assert_string_equal(small, "0123456");
@@ -66,7 +66,7 @@ static void test_start_in_a_folder_and_its_failures(void **state)
     sb_process_opts_init(&o);
     o.cwd = dir;
     o.own_group = 1;
-    char *argv[] = {"sh", "-c", "pwd > where.txt; [ \"$(ps -o pgid= -p $$ | tr -d ' ')\" = $$ ]", NULL};
+    const char *argv[] = {"sh", "-c", "pwd > where.txt; [ \"$(ps -o pgid= -p $$ | tr -d ' ')\" = $$ ]", NULL};
     pid_t pid;
     sb_error err;
     assert_int_equal(sb_process_start(argv, &o, &pid, &err), SB_OK);
@@ -95,12 +95,12 @@ static void test_start_in_a_folder_and_its_failures(void **state)
     fputs("\x7f" "ELF garbage", f);
     fclose(f);
     chmod(bad, 0755);
-    char *bargv[] = {bad, NULL};
+    const char *bargv[] = {bad, NULL};
     sb_process_opts_init(&o);
     assert_int_equal(sb_process_start(bargv, &o, &pid, &err), SB_ERR);
     assert_string_equal(err.file, bad);
     assert_non_null(strstr(err.msg, "cannot run: "));
-    char *missing[] = {"solbook-no-such-program", NULL};
+    const char *missing[] = {"solbook-no-such-program", NULL};
     assert_int_equal(sb_process_start(missing, &o, &pid, &err), SB_ERR);
     assert_string_equal(err.msg, "program not found or not executable");
     unlink(bad);

@@ -461,7 +461,7 @@ static void test_spawn(void **state)
     close(fd);
     char script[512];
     snprintf(script, sizeof script, "cat > '%s'; exit 3", out);
-    char *argv[] = {"sh", "-c", script, NULL};
+    const char *argv[] = {"sh", "-c", script, NULL};
     /* Larger than a pipe buffer, so the writer must loop. */
     size_t len = 200000;
     char *input = malloc(len);
@@ -479,24 +479,24 @@ static void test_spawn(void **state)
     free(back);
     free(input);
     unlink(out);
-    char *missing[] = {"kubectl-solbook-test-missing", "apply", NULL};
+    const char *missing[] = {"kubectl-solbook-test-missing", "apply", NULL};
     assert_int_equal(sb_spawn_pipe(missing, "x", 1, &status, &err), SB_ERR);
     assert_string_equal(err.msg, "kubectl-solbook-test-missing is not installed (not found on PATH)");
     /* A child that reads nothing and exits does not kill the parent with
      * SIGPIPE: its status comes back, and success without reading the
      * manifest is an error. */
-    char *failer[] = {"sh", "-c", "exit 5", NULL};
+    const char *failer[] = {"sh", "-c", "exit 5", NULL};
     char *big = calloc(1, 1 << 20);
     assert_int_equal(sb_spawn_pipe(failer, big, 1 << 20, &status, &err), SB_OK);
     assert_int_equal(status, 5);
-    char *quitter[] = {"true", NULL};
+    const char *quitter[] = {"true", NULL};
     assert_int_equal(sb_spawn_pipe(quitter, big, 1 << 20, &status, &err), SB_ERR);
     assert_int_equal(status, 0);
     assert_non_null(strstr(err.msg, "true did not read the whole manifest"));
     free(big);
 
     /* Output captured whole (more than one read), and the exit status. */
-    char *talker[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; exit 4", NULL};
+    const char *talker[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; exit 4", NULL};
     char *text = NULL;
     assert_int_equal(sb_spawn_capture(talker, &text, &status, &err), SB_OK);
     assert_int_equal(status, 4);

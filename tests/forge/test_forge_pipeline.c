@@ -775,24 +775,6 @@ static void test_bench_needs_verify(void **state)
     json_decref(report);
 }
 
-static void test_stats(void **state)
-{
-    (void)state;
-    json_t *samples = json_loads("[[3, 1, 2], [6, 5, 4]]", 0, NULL);
-    json_t *st = sb_forge_stats(samples);
-    assert_non_null(st);
-    assert_int_equal(json_integer_value(json_object_get(st, "count")), 6);
-    assert_true(fabs(json_number_value(json_object_get(st, "min")) - 1) < 1e-12);
-    assert_true(fabs(json_number_value(json_object_get(st, "p20")) - 2) < 1e-12);
-    assert_true(fabs(json_number_value(json_object_get(st, "median")) - 3.5) < 1e-12);
-    assert_true(fabs(json_number_value(json_object_get(st, "p80")) - 5) < 1e-12);
-    assert_true(fabs(json_number_value(json_object_get(st, "max")) - 6) < 1e-12);
-    assert_true(fabs(json_number_value(json_object_get(st, "stdev")) - sqrt(3.5)) < 1e-12);
-    assert_true(fabs(json_number_value(json_object_get(st, "repeat_median_rel_spread")) - sqrt(4.5) / 3.5) < 1e-12);
-    json_decref(st);
-    json_decref(samples);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -808,7 +790,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_card_must_be_the_task_sku, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_harness_output_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bench_needs_verify, setup, teardown),
-        cmocka_unit_test(test_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

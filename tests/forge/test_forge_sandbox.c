@@ -99,7 +99,7 @@ static int confined(const fixture *f)
     return f->iso == SB_SANDBOX_CONFINED || f->iso == SB_SANDBOX_BUBBLEWRAP;
 }
 
-static sb_sandbox_result run_args(fixture *f, char *const argv[], const sb_sandbox_limits *lim)
+static sb_sandbox_result run_args(fixture *f, const char *const argv[], const sb_sandbox_limits *lim)
 {
     sb_sandbox_result res;
     sb_error err;
@@ -114,7 +114,7 @@ static sb_sandbox_result run_args(fixture *f, char *const argv[], const sb_sandb
 
 static sb_sandbox_result run(fixture *f, const char *prog, const sb_sandbox_limits *lim)
 {
-    char *argv[] = {(char *)prog, NULL};
+    const char *argv[] = {prog, NULL};
     return run_args(f, argv, lim);
 }
 
@@ -193,7 +193,7 @@ static void test_grandchildren_die_with_the_group(void **state)
     fixture *f = *state;
     sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
-    char *argv[] = {PROG_SLEEPER, "exit", NULL};
+    const char *argv[] = {PROG_SLEEPER, "exit", NULL};
     sb_sandbox_result res;
     sb_error err;
     sb_error_clear(&err);
@@ -288,7 +288,7 @@ static void test_data_limit_refuses_large_allocations(void **state)
 static void test_missing_program_is_an_error(void **state)
 {
     fixture *f = *state;
-    char *argv[] = {"/nonexistent/forge_test", NULL};
+    const char *argv[] = {"/nonexistent/forge_test", NULL};
     sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 1;
     sb_sandbox_result res;
@@ -339,7 +339,7 @@ static void test_network_is_cut_off(void **state)
     int port, lfd = listen_local(&port);
     char port_text[16];
     snprintf(port_text, sizeof port_text, "%d", port);
-    char *argv[] = {PROG_CONNECT, port_text, NULL};
+    const char *argv[] = {PROG_CONNECT, port_text, NULL};
     sb_sandbox_result res = run_args(f, argv, &lim);
     char buf[512];
     read_text(f->out, buf, sizeof buf);
@@ -371,7 +371,7 @@ static void test_writes_stay_in_the_folder(void **state)
     char outside[600], inside[600], buf[512];
     snprintf(outside, sizeof outside, "%s.outside", f->dir);
     unlink(outside);
-    char *out_argv[] = {PROG_WRITE, outside, NULL};
+    const char *out_argv[] = {PROG_WRITE, outside, NULL};
     sb_sandbox_result res = run_args(f, out_argv, &lim);
     struct stat st;
     int written = stat(outside, &st) == 0;
@@ -386,7 +386,7 @@ static void test_writes_stay_in_the_folder(void **state)
         if (res.exit_code != 0 || !written)
             fail_msg("without bubblewrap the write outside should go through: exit %d, '%s'", res.exit_code, buf);
     }
-    char *in_argv[] = {PROG_WRITE, "inside.txt", NULL};
+    const char *in_argv[] = {PROG_WRITE, "inside.txt", NULL};
     res = run_args(f, in_argv, &lim);
     assert_true(res.exited);
     assert_int_equal(res.exit_code, 0);
@@ -400,7 +400,7 @@ static void test_writes_stay_in_the_folder(void **state)
  * test is skipped on an architecture it has no machine code for. */
 static int raw_syscall(fixture *f, const sb_sandbox_limits *lim, const char *what, const char *arg)
 {
-    char *argv[] = {PROG_RAW, (char *)what, (char *)arg, NULL};
+    const char *argv[] = {PROG_RAW, what, arg, NULL};
     sb_sandbox_result res = run_args(f, argv, lim);
     char buf[512];
     read_text(f->out, buf, sizeof buf);
@@ -457,7 +457,7 @@ static void test_raw_syscall_exec_shell(void **state)
     fixture *f = *state;
     sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
-    char *argv[] = {PROG_RAW, "exec", "shell_ran.txt", NULL};
+    const char *argv[] = {PROG_RAW, "exec", "shell_ran.txt", NULL};
     sb_sandbox_result res = run_args(f, argv, &lim);
     char buf[512], ran[600];
     read_text(f->out, buf, sizeof buf);
@@ -488,7 +488,7 @@ static void test_chdir_then_relative_write(void **state)
     snprintf(name, sizeof name, "%s.chdir-escape", base);
     snprintf(outside, sizeof outside, "%s.chdir-escape", f->dir);
     unlink(outside);
-    char *argv[] = {PROG_CHDIR, "..", name, NULL};
+    const char *argv[] = {PROG_CHDIR, "..", name, NULL};
     sb_sandbox_result res = run_args(f, argv, &lim);
     struct stat st;
     int written = stat(outside, &st) == 0;
@@ -513,7 +513,7 @@ static void test_setsid_grandchild_does_not_outlive_the_run(void **state)
     fixture *f = *state;
     sb_sandbox_limits lim = limits_of(f);
     lim.wall_s = 600.0;
-    char *argv[] = {PROG_SETSID, "1", NULL};
+    const char *argv[] = {PROG_SETSID, "1", NULL};
     sb_sandbox_result res = run_args(f, argv, &lim);
     assert_true(res.exited);
     assert_int_equal(res.exit_code, 0);
@@ -550,7 +550,7 @@ static void test_secrets_are_not_readable(void **state)
         struct stat st;
         if (stat(paths[i], &st) != 0)
             continue;
-        char *argv[] = {PROG_READ, (char *)paths[i], NULL};
+        const char *argv[] = {PROG_READ, paths[i], NULL};
         sb_sandbox_result res = run_args(f, argv, &lim);
         read_text(f->out, buf, sizeof buf);
         assert_true(res.exited);
@@ -560,7 +560,7 @@ static void test_secrets_are_not_readable(void **state)
     }
     unlink(secret);
     /* The working folder itself stays readable. */
-    char *argv[] = {PROG_READ, ".", NULL};
+    const char *argv[] = {PROG_READ, ".", NULL};
     sb_sandbox_result res = run_args(f, argv, &lim);
     assert_true(res.exited);
     assert_int_equal(res.exit_code, 0);

@@ -166,18 +166,6 @@ static void test_helpers(void **state)
     assert_int_equal(sb_import_time_utc("2024-02-30 00:00:00", t, sizeof t), SB_ERR);
     assert_int_equal(sb_import_time_utc("03/04/25 10:20:30", t, sizeof t), SB_ERR);
     assert_int_equal(sb_import_time_utc("2024-09-03 15:31:39 PST", t, sizeof t), SB_ERR);
-    /* numpy-style linear quantiles, n-1 stdev, repeat-median spread */
-    const double r0[] = {1, 2, 3, 4}, r1[] = {5};
-    const double *reps[] = {r0, r1};
-    size_t per[] = {4, 1};
-    json_t *st = sb_import_stats_of(reps, per, 2);
-    assert_int_equal(json_integer_value(json_object_get(st, "count")), 5);
-    assert_near(json_real_value(json_object_get(st, "p20")), 1.8);
-    assert_near(json_real_value(json_object_get(st, "median")), 3.0);
-    assert_near(json_real_value(json_object_get(st, "p80")), 4.2);
-    assert_near(json_real_value(json_object_get(st, "stdev")), sqrt(2.5));
-    assert_near(json_real_value(json_object_get(st, "repeat_median_rel_spread")), sqrt(2 * 1.25 * 1.25) / 3.75);
-    json_decref(st);
 }
 
 /* ---- detection ---- */

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "exec") == 0) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "echo ran > %s", argv[2]);
-        char *sargv[] = {"sh", "-c", cmd, NULL};
+        const char *sargv[] = {"sh", "-c", cmd, NULL};
         char *senv[] = {NULL};
         r = sys(SYS_execve, (long)"/bin/sh", (long)sargv, (long)senv, 0, 0);
         return refused(r);
