@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "results.h"
+#include "sessions.h"
 #include "strbuf.h"
 
 /* A speedup above this many times is flagged for a second look with both
@@ -62,6 +63,8 @@ typedef struct sb_geo_row {
     size_t call_only;              /* kernel rows: cases both passed where one side has call time only, left out */
     size_t implausible;            /* cases both passed where a side is above its card's ceilings
                                     * (report/plausible.h), left out */
+    size_t paired;                 /* cases a session pairs (sb_geo_compute_unpaired), left out:
+                                    * their figure is the paired headline */
 } sb_geo_row;
 
 typedef struct sb_geo_table {
@@ -82,7 +85,20 @@ typedef struct sb_geo_table {
  * rows then count the cases as "no baseline"). */
 int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t npicks,
                    const char *baseline, sb_geo_table *out, sb_error *err);
+/* sb_geo_compute for the cases no session pairs: a case that a headline
+ * of paired (report/sessions.h) covers for the row's provider, baseline
+ * and SKU is left out and counted in the row's `paired` (paired NULL:
+ * none is). Its rows are the unpaired comparison, which a report shows
+ * only in its own section, never as the headline (docs/CLAIMS.md). */
+int sb_geo_compute_unpaired(const sb_result_set *set, const sb_pick *picks, size_t npicks, const char *baseline,
+                            const sb_session_headlines *paired, sb_geo_table *out, sb_error *err);
 void sb_geo_free(sb_geo_table *t);
+
+/* 1 when the row's baseline is a headline baseline (sb_headline_baselines):
+ * a provider pair that sessions measure. Other baselines (cuBLASLt,
+ * cudaMemcpy, `reference`: what solbench runs beside its own kernels)
+ * are a provider against the harness's own baseline, not a session pair. */
+int sb_geo_row_session_kind(const sb_geo_row *g);
 
 /* The speed-up of provider run p over baseline run b of one case:
  * b / p in kernel time when both recorded it and kernel is asked for,
@@ -101,5 +117,22 @@ void sb_geo_diagnostic_note(sb_buf *out);
 void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out); /* cross-arch table only */
 void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out);
 int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err);
+
+/* The paired headlines: one row per provider, baseline, op x mode x dtype,
+ * SKU and session, naming the session (short id) and GPU, with the
+ * interval, the worst shape and the wins and losses; then a cross-arch
+ * table of the same figures. */
+void sb_geo_render_paired_md(const sb_session_headlines *h, sb_buf *out);
+void sb_geo_render_paired_md_cross(const sb_session_headlines *h, sb_buf *out);
+
+/* `solbook report geomean`: the paired headlines first; then the rows
+ * against the harness's own baselines, labelled as such; then the rest of
+ * t under "Not paired: runs from different sessions or cards". t is
+ * computed by sb_geo_compute_unpaired with h. JSON: "paired" holds the
+ * headlines (each with its session, GPU, timing method, check and
+ * per-shape speedups), "rows" t's rows, each with its "method". */
+void sb_geo_render_report_md(const sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
+void sb_geo_render_report_csv(const sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
+int sb_geo_render_report_json(const sb_session_headlines *h, const sb_geo_table *t, sb_buf *out, sb_error *err);
 
 #endif

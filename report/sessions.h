@@ -5,6 +5,7 @@
 #ifndef SOLBOOK_REPORT_SESSIONS_H
 #define SOLBOOK_REPORT_SESSIONS_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -29,9 +30,9 @@ typedef struct sb_session_pair {
     sb_paired_verdict verdict; /* of target time over base time */
 } sb_session_pair;
 
-/* The newest session's pairs of one op, SKU and baseline. */
+/* The newest session's pairs of one op, SKU, target and baseline. */
 typedef struct sb_session_group {
-    const char *op, *sku, *baseline;
+    const char *op, *sku, *provider, *baseline;
     size_t *pair;      /* indexes into pairs */
     size_t count;
     sb_paired geomean; /* of the cases' kernel-time speedups */
@@ -48,12 +49,80 @@ typedef struct sb_session_report {
     char first_refusal[256];
 } sb_session_report;
 
-/* Pairs target's runs with every other provider's runs of the same case
- * in each session, at confidence level `level`; `floor` is the smallest
- * threshold a verdict uses (0.02). */
+/* Pairs target's runs (target NULL: every provider's) with every other
+ * provider's runs of the same case in each session, at confidence level
+ * `level`; `floor` is the smallest threshold a verdict uses (0.02). */
 int sb_session_compare(const sb_session_runs *runs, const char *target, double level, double floor,
                        sb_session_report *out, sb_error *err);
 void sb_session_report_free(sb_session_report *r);
+
+/* ---- Headlines: every provider-against-provider figure of the reports --
+ *
+ * One headline is a provider over a baseline in one op x mode x dtype on
+ * one SKU, from the pairs of ONE session (one process, one GPU, one
+ * timing method, one correctness check: docs/CLAIMS.md, rule 8): the
+ * geometric mean of its cases' paired kernel-time speedups, the interval
+ * of that mean, the worst case, and the cases won and lost by each pair's
+ * verdict. `solbook report geomean`, the weekly's headline tables and the
+ * standing and evidence reports take their provider-against-provider
+ * figures from here; packets and the site call the same functions. */
+typedef struct sb_session_headline {
+    const char *op, *mode, *dtype, *sku, *arch, *provider, *baseline;
+    /* the same on both sides of every pair (sb_session_compare refuses
+     * other pairs); session_id is the full id, reports name its first
+     * SB_SESSION_SHORT characters */
+    const char *session_id, *gpu_uuid, *timing_method, *check_version;
+    int baseline_rank;  /* position in sb_headline_baselines (report/geomean.h) */
+    size_t *pair;       /* indexes into the set's report.pairs, by case key */
+    size_t count;
+    sb_paired geomean;  /* of the cases' kernel-time speedups (base time / provider time) */
+    size_t worst;       /* index of the pair with the smallest speedup */
+    size_t wins, losses;
+} sb_session_headline;
+
+#define SB_SESSION_SHORT 8
+
+typedef struct sb_session_headlines {
+    sb_session_runs runs;     /* the runs pairs point into, when sb_session_headlines_read loaded them */
+    sb_session_report report; /* the pairs of every provider (sb_session_compare, target NULL) */
+    sb_session_headline *v;   /* by op, mode, dtype, arch, SKU, baseline, provider, session start */
+    size_t n;
+} sb_session_headlines;
+
+/* The headlines of runs (op NULL: of every op, else of that op only). For
+ * each case, SKU, provider and baseline the
+ * newest session's pair counts; baselines are the headline baselines
+ * (sb_headline_baselines) where baseline is NULL, else that provider
+ * alone; a provider is never set against itself or against a baseline
+ * that comes after it in sb_headline_baselines (torch-compile over
+ * huggingface, never huggingface over torch-compile). Pairs are grouped
+ * by op, mode, dtype, SKU, provider, baseline and session. level: the
+ * confidence level of the intervals (0.95); floor: the smallest verdict
+ * threshold (0.02, sb_session_compare). */
+int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *baseline, double level,
+                              double floor, sb_session_headlines *out, sb_error *err);
+/* What a report needs: every session's runs in db, their headlines at the
+ * 95% level with the 2% floor, each checked by sb_claims_headlines_check
+ * (report/claims.h): SB_ERR naming the first pair whose sides differ. */
+#define SB_HEADLINE_LEVEL 0.95
+#define SB_HEADLINE_FLOOR 0.02
+int sb_session_headlines_read(sqlite3 *db, const char *op, const char *baseline, sb_session_headlines *out,
+                              sb_error *err);
+/* Frees the headlines and the runs they own (after _read). */
+void sb_session_headlines_free(sb_session_headlines *h);
+
+/* The headline of op, mode, dtype, SKU, provider and baseline from the
+ * newest session that has one (NULL: none); mode and dtype NULL match
+ * any. */
+const sb_session_headline *sb_session_headline_find(const sb_session_headlines *h, const char *op,
+                                                    const char *mode, const char *dtype, const char *sku,
+                                                    const char *provider, const char *baseline);
+
+/* 1 when a headline pairs provider over baseline in case case_key on sku:
+ * a table of unpaired runs leaves such a case out (it has a paired
+ * figure). */
+int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_key, const char *sku,
+                               const char *provider, const char *baseline);
 
 /* A/A noise: one provider measured twice, on the same card in one session
  * (copies 0 and 1, paired round by round), on the same card in two
