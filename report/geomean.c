@@ -657,7 +657,7 @@ static int same_cross_key(const sb_session_headline *a, const sb_session_headlin
            strcmp(a->provider, b->provider) == 0 && strcmp(a->baseline, b->baseline) == 0;
 }
 
-void sb_geo_render_paired_md_cross(const sb_session_headlines *h, sb_buf *out)
+void sb_geo_render_paired_md_cross(const sb_session_headlines *h, const char *provider, sb_buf *out)
 {
     if (h->n == 0)
         return;
@@ -671,6 +671,8 @@ void sb_geo_render_paired_md_cross(const sb_session_headlines *h, sb_buf *out)
     }
     for (size_t i = 0; i < h->n; i++) {
         size_t k = 0;
+        if (provider && strcmp(h->v[i].provider, provider) != 0)
+            continue;
         while (k < nsku && strcmp(sku[k], h->v[i].sku) != 0)
             k++;
         if (k == nsku) {
@@ -688,7 +690,7 @@ void sb_geo_render_paired_md_cross(const sb_session_headlines *h, sb_buf *out)
         sb_buf_puts(out, " ---: |");
     sb_buf_puts(out, "\n");
     for (size_t i = 0; i < h->n; i++) {
-        int first = 1;
+        int first = !provider || strcmp(h->v[i].provider, provider) == 0;
         for (size_t j = 0; j < i && first; j++)
             first = !same_cross_key(&h->v[j], &h->v[i]);
         if (!first)
@@ -740,7 +742,7 @@ void sb_geo_render_report_md(const sb_session_headlines *h, const sb_geo_table *
     sb_buf_puts(out, "## Paired: one session, one card (the headline)\n\nEvidence level: " SB_EVIDENCE_OP
                      ". Every headline speedup below comes from one measuring session.\n\n");
     sb_geo_render_paired_md(h, out);
-    sb_geo_render_paired_md_cross(h, out);
+    sb_geo_render_paired_md_cross(h, NULL, out);
     sb_geo_table harness, rest;
     if (geo_subtable(t, 1, &harness) != 0 || geo_subtable(t, 0, &rest) != 0) {
         free(harness.rows);

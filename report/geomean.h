@@ -121,9 +121,10 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err);
 /* The paired headlines: one row per provider, baseline, op x mode x dtype,
  * SKU and session, naming the session (short id) and GPU, with the
  * interval, the worst shape and the wins and losses; then a cross-arch
- * table of the same figures. */
+ * table of the same figures (of one provider's headlines, or every
+ * provider's where provider is NULL). */
 void sb_geo_render_paired_md(const sb_session_headlines *h, sb_buf *out);
-void sb_geo_render_paired_md_cross(const sb_session_headlines *h, sb_buf *out);
+void sb_geo_render_paired_md_cross(const sb_session_headlines *h, const char *provider, sb_buf *out);
 
 /* `solbook report geomean`: the paired headlines first; then the rows
  * against the harness's own baselines, labelled as such; then the rest of

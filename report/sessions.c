@@ -9,6 +9,7 @@
 
 #include "claims.h"
 #include "geomean.h"
+#include "isoweek.h"
 #include "results.h"
 #include "stats.h"
 
@@ -458,8 +459,10 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
     return SB_OK;
 }
 
-int sb_session_headlines_read(sqlite3 *db, const char *op, const char *baseline, sb_session_headlines *out,
-                              sb_error *err)
+/* Reads every session run, keeps those started in the window (has_range),
+ * and makes and checks their headlines. */
+static int headlines_read(sqlite3 *db, const char *op, const char *baseline, int has_range, long long from,
+                          long long to, sb_session_headlines *out, sb_error *err)
 {
     sb_session_runs runs = {0};
     memset(out, 0, sizeof *out);
@@ -467,16 +470,46 @@ int sb_session_headlines_read(sqlite3 *db, const char *op, const char *baseline,
         sb_session_runs_free(&runs);
         return SB_ERR;
     }
-    if (sb_session_headlines_make(&runs, op, baseline, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR, out, err) != SB_OK) {
+    sb_session_runs in = runs;
+    sb_session_run *window = NULL;
+    if (has_range) {
+        window = malloc((runs.n + 1) * sizeof *window);
+        if (!window) {
+            sb_session_runs_free(&runs);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        in.v = window;
+        in.n = 0;
+        for (size_t i = 0; i < runs.n; i++) {
+            long long t;
+            if (runs.v[i].started_at && sb_rfc3339_parse(runs.v[i].started_at, &t) == 0 && t >= from && t < to)
+                window[in.n++] = runs.v[i]; /* shares runs.v[i]'s text */
+        }
+    }
+    if (sb_session_headlines_make(&in, op, baseline, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR, out, err) != SB_OK) {
+        free(window);
         sb_session_runs_free(&runs);
         return SB_ERR;
     }
-    out->runs = runs; /* the pairs point into runs.v, which moves with it */
+    out->runs = runs; /* the pairs point into runs.v or window, which move with it */
+    out->window = window;
     if (sb_claims_headlines_check(out, err) != SB_OK) {
         sb_session_headlines_free(out);
         return SB_ERR;
     }
     return SB_OK;
+}
+
+int sb_session_headlines_read(sqlite3 *db, const char *op, const char *baseline, sb_session_headlines *out,
+                              sb_error *err)
+{
+    return headlines_read(db, op, baseline, 0, 0, 0, out, err);
+}
+
+int sb_session_headlines_read_window(sqlite3 *db, const char *op, const char *baseline, long long from,
+                                     long long to, sb_session_headlines *out, sb_error *err)
+{
+    return headlines_read(db, op, baseline, 1, from, to, out, err);
 }
 
 void sb_session_headlines_free(sb_session_headlines *h)
@@ -485,6 +518,7 @@ void sb_session_headlines_free(sb_session_headlines *h)
         free(h->v[k].pair);
     free(h->v);
     sb_session_report_free(&h->report);
+    free(h->window);
     sb_session_runs_free(&h->runs);
     memset(h, 0, sizeof *h);
 }

@@ -83,7 +83,8 @@ typedef struct sb_session_headline {
 #define SB_SESSION_SHORT 8
 
 typedef struct sb_session_headlines {
-    sb_session_runs runs;     /* the runs pairs point into, when sb_session_headlines_read loaded them */
+    sb_session_runs runs;     /* the runs sb_session_headlines_read loaded */
+    sb_session_run *window;   /* the runs of the window pairs point into (copies of runs.v's), or NULL */
     sb_session_report report; /* the pairs of every provider (sb_session_compare, target NULL) */
     sb_session_headline *v;   /* by op, mode, dtype, arch, SKU, baseline, provider, session start */
     size_t n;
@@ -108,6 +109,10 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
 #define SB_HEADLINE_FLOOR 0.02
 int sb_session_headlines_read(sqlite3 *db, const char *op, const char *baseline, sb_session_headlines *out,
                               sb_error *err);
+/* The same for the runs that started in [from, to) (epoch seconds): the
+ * sessions of one week, for the weekly. */
+int sb_session_headlines_read_window(sqlite3 *db, const char *op, const char *baseline, long long from,
+                                     long long to, sb_session_headlines *out, sb_error *err);
 /* Frees the headlines and the runs they own (after _read). */
 void sb_session_headlines_free(sb_session_headlines *h);
 
