@@ -46,7 +46,7 @@ double sb_speedup(const sb_result *p, const sb_result *b, sb_time_kind time)
     return usable_ratio(b->median_ms / p->median_ms);
 }
 
-static int baseline_rank(const char *p)
+int sb_headline_baseline_rank(const char *p)
 {
     int i = 0;
     for (; sb_headline_baselines[i]; i++)
@@ -298,7 +298,7 @@ int sb_geo_compute_unpaired(const sb_result_set *set, const sb_pick *picks, size
             g->arch = r->arch;
             g->provider = r->provider;
             g->baseline = base;
-            g->baseline_rank = baseline_rank(base);
+            g->baseline_rank = sb_headline_baseline_rank(base);
             fill_row(g, r, base, picks, n, paired, pv, bv, ratios);
             int have = 0;
             for (size_t k = 0; k < out->nskus && !have; k++)

@@ -37,6 +37,9 @@ void sb_evidence_labels_set(json_t *d);
  * PyTorch eager code, torch.compile of it, and Liger-Kernel's own ops
  * (where an op has runs of them). Ended by NULL. */
 extern const char *const sb_headline_baselines[];
+/* The position of provider p in sb_headline_baselines; the count of them
+ * for any other provider. */
+int sb_headline_baseline_rank(const char *p);
 
 /* The project's own kernels: the subject of the cross-arch tables and the
  * default provider of `report table`. */

@@ -270,6 +270,28 @@ static int judge_pairs(const sb_session_runs *runs, const medians *m, double lev
     return rc;
 }
 
+/* The geomean of the kernel-time speedups of pairs[idx[0..count)], the
+ * worst pair and the wins and losses by their verdicts. */
+static int summarize(const sb_session_pair *pairs, const size_t *idx, size_t count, double level, sb_paired *geo,
+                     size_t *worst, size_t *wins, size_t *losses, sb_error *err)
+{
+    sb_paired *k = malloc((count + 1) * sizeof *k);
+    if (!k)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    *worst = idx[0];
+    for (size_t c = 0; c < count; c++) {
+        const sb_session_pair *p = &pairs[idx[c]];
+        k[c] = p->kernel;
+        if (p->kernel.ratio < pairs[*worst].kernel.ratio)
+            *worst = idx[c];
+        *wins += p->verdict == SB_PAIRED_FASTER;
+        *losses += p->verdict == SB_PAIRED_SLOWER;
+    }
+    int rc = sb_paired_geomean(k, count, level, geo, err);
+    free(k);
+    return rc;
+}
+
 static int make_groups(sb_session_report *r, double level, sb_error *err)
 {
     for (size_t i = 0; i < r->npairs; i++) {
@@ -284,21 +306,8 @@ static int make_groups(sb_session_report *r, double level, sb_error *err)
     }
     for (size_t g = 0; g < r->ngroups; g++) {
         sb_session_group *gr = &r->groups[g];
-        sb_paired *k = malloc(gr->count * sizeof *k);
-        if (!k)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        gr->worst = gr->pair[0];
-        for (size_t c = 0; c < gr->count; c++) {
-            const sb_session_pair *p = &r->pairs[gr->pair[c]];
-            k[c] = p->kernel;
-            if (p->kernel.ratio < r->pairs[gr->worst].kernel.ratio)
-                gr->worst = gr->pair[c];
-            gr->wins += p->verdict == SB_PAIRED_FASTER;
-            gr->losses += p->verdict == SB_PAIRED_SLOWER;
-        }
-        int rc = sb_paired_geomean(k, gr->count, level, &gr->geomean, err);
-        free(k);
-        if (rc != SB_OK)
+        if (summarize(r->pairs, gr->pair, gr->count, level, &gr->geomean, &gr->worst, &gr->wins, &gr->losses,
+                      err) != SB_OK)
             return SB_ERR;
     }
     return SB_OK;
@@ -341,15 +350,6 @@ void sb_session_report_free(sb_session_report *r)
 
 /* ---- Headlines ---------------------------------------------------------- */
 
-static int headline_rank(const char *provider)
-{
-    int i = 0;
-    for (; sb_headline_baselines[i]; i++)
-        if (strcmp(sb_headline_baselines[i], provider) == 0)
-            return i;
-    return i;
-}
-
 /* 1 when pair p may stand in a headline against the baselines asked for. */
 static int headline_pair(const sb_session_pair *p, const char *op, const char *baseline)
 {
@@ -358,8 +358,8 @@ static int headline_pair(const sb_session_pair *p, const char *op, const char *b
         return 0;
     if (baseline)
         return strcmp(b, baseline) == 0;
-    int rb = headline_rank(b);
-    return sb_headline_baselines[rb] && headline_rank(t) > rb;
+    int rb = sb_headline_baseline_rank(b);
+    return sb_headline_baselines[rb] && sb_headline_baseline_rank(t) > rb;
 }
 
 static int same_headline(const sb_session_headline *h, const sb_session_pair *p)
@@ -405,7 +405,7 @@ static int headline_add(sb_session_headlines *h, size_t i)
                                         .arch = t->arch, .provider = t->provider, .baseline = p->base->provider,
                                         .session_id = t->session_id, .gpu_uuid = t->gpu_uuid,
                                         .timing_method = t->timing_method, .check_version = t->check_version,
-                                        .baseline_rank = headline_rank(p->base->provider)};
+                                        .baseline_rank = sb_headline_baseline_rank(p->base->provider)};
         h->n++;
     }
     size_t *v = realloc(h->v[k].pair, (h->v[k].count + 1) * sizeof *v);
@@ -433,23 +433,8 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
     }
     for (size_t k = 0; k < out->n; k++) {
         sb_session_headline *h = &out->v[k];
-        sb_paired *v = malloc(h->count * sizeof *v);
-        if (!v) {
-            sb_session_headlines_free(out);
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        }
-        h->worst = h->pair[0];
-        for (size_t c = 0; c < h->count; c++) {
-            const sb_session_pair *p = &r->pairs[h->pair[c]];
-            v[c] = p->kernel;
-            if (p->kernel.ratio < r->pairs[h->worst].kernel.ratio)
-                h->worst = h->pair[c];
-            h->wins += p->verdict == SB_PAIRED_FASTER;
-            h->losses += p->verdict == SB_PAIRED_SLOWER;
-        }
-        int rc = sb_paired_geomean(v, h->count, level, &h->geomean, err);
-        free(v);
-        if (rc != SB_OK) {
+        if (summarize(r->pairs, h->pair, h->count, level, &h->geomean, &h->worst, &h->wins, &h->losses, err) !=
+            SB_OK) {
             sb_session_headlines_free(out);
             return SB_ERR;
         }

@@ -63,9 +63,12 @@ void sb_session_report_free(sb_session_report *r);
  * timing method, one correctness check: docs/CLAIMS.md, rule 8): the
  * geometric mean of its cases' paired kernel-time speedups, the interval
  * of that mean, the worst case, and the cases won and lost by each pair's
- * verdict. `solbook report geomean`, the weekly's headline tables and the
- * standing and evidence reports take their provider-against-provider
- * figures from here; packets and the site call the same functions. */
+ * verdict. `solbook report geomean` and the weekly's headline table take
+ * their provider-against-provider figures from here, and so can packets
+ * and the site: sb_session_headlines_read (or _read_window for a week)
+ * gives the checked headlines, sb_session_headline_find one of them,
+ * h->report.pairs[h->v[k].pair[c]] each shape's paired speedup with its
+ * runs, and sb_session_headlines_cover whether a case is paired. */
 typedef struct sb_session_headline {
     const char *op, *mode, *dtype, *sku, *arch, *provider, *baseline;
     /* the same on both sides of every pair (sb_session_compare refuses
