@@ -5,7 +5,9 @@
 
 #include "commands.h"
 #include "error.h"
+#include "claims.h"
 #include "geomean.h"
+#include "sessions.h"
 #include "home.h"
 #include "casetable.h"
 #include "evidence.h"
@@ -240,7 +242,7 @@ static int run_geomean(const opts *o)
     int rc = 2;
     /* the headline: pairs within one session (docs/CLAIMS.md, rule 8);
      * the newest runs of everything else in their own section */
-    if (sb_session_headlines_read(in.db, o->op, o->baseline, &paired, &err) != SB_OK ||
+    if (sb_claims_headlines_read(in.db, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
         sb_geo_compute_unpaired(&in.set, in.picks, in.np, o->baseline, &paired, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;

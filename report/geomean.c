@@ -9,6 +9,7 @@
 
 #include "encode.h"
 #include "report_json.h"
+#include "sessions.h"
 #include "stats.h"
 #include "template.h"
 
@@ -482,11 +483,11 @@ void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out)
     sb_buf_puts(out, "\n");
 }
 
-#define GEO_CSV_HEADER                                                                              \
-    "evidence,op,mode,dtype,sku,arch,provider,baseline,time,shapes,geomean,min,max,failed,skipped," \
-    "no_baseline,not_run,stale,not_rechecked,implausible"
+#define GEO_CSV_HEAD "evidence,op,mode,dtype,sku,arch,provider,baseline,time,shapes,geomean,min,max,"
+#define GEO_CSV_COUNTS "failed,skipped,no_baseline,not_run,stale,not_rechecked,implausible"
 
-static void csv_row(const sb_geo_row *g, sb_buf *out)
+/* A row's cells up to max, with the comma after max. */
+static void csv_row_head(const sb_geo_row *g, sb_buf *out)
 {
     const char *cells[] = {SB_EVIDENCE_OP, g->op,       g->mode,     g->dtype, g->sku,
                            g->arch,        g->provider, g->baseline, sb_time_kind_name(g->time)};
@@ -502,16 +503,22 @@ static void csv_row(const sb_geo_row *g, sb_buf *out)
     } else {
         a[0] = b[0] = c[0] = '\0';
     }
-    sb_buf_printf(out, "%zu,%s,%s,%s,%zu,%zu,%zu,%zu,%zu,%zu,%zu", g->shapes, a, b, c, g->failed,
-                  g->skipped, g->no_baseline, g->not_run, g->stale, g->unchecked, g->implausible);
+    sb_buf_printf(out, "%zu,%s,%s,%s,", g->shapes, a, b, c);
+}
+
+/* A row's counts, failed to implausible, and the end of the line. */
+static void csv_row_counts(const sb_geo_row *g, sb_buf *out)
+{
+    sb_buf_printf(out, "%zu,%zu,%zu,%zu,%zu,%zu,%zu\n", g->failed, g->skipped, g->no_baseline, g->not_run,
+                  g->stale, g->unchecked, g->implausible);
 }
 
 void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out)
 {
-    sb_buf_puts(out, GEO_CSV_HEADER "\n");
+    sb_buf_puts(out, GEO_CSV_HEAD GEO_CSV_COUNTS "\n");
     for (size_t i = 0; i < t->n; i++) {
-        csv_row(&t->rows[i], out);
-        sb_buf_putc(out, '\n');
+        csv_row_head(&t->rows[i], out);
+        csv_row_counts(&t->rows[i], out);
     }
 }
 
@@ -767,10 +774,13 @@ void sb_geo_render_report_md(const sb_session_headlines *h, const sb_geo_table *
 
 static const char *row_method(const sb_geo_row *g);
 
-void sb_geo_render_report_csv(const sb_session_headlines *h, const sb_geo_table *t, sb_buf *out)
+/* The report's CSV: the columns of sb_geo_render_csv with the paired
+ * ones between max and the counts, so that a reader by position finds
+ * the earlier columns where they were. */
+void sb_geo_render_report_csv(const struct sb_session_headlines *h, const sb_geo_table *t, sb_buf *out)
 {
-    sb_buf_puts(out, GEO_CSV_HEADER ",paired,method,session,gpu_uuid,timing_method,check,ci_low,ci_high,"
-                                    "worst_shape\n");
+    sb_buf_puts(out, GEO_CSV_HEAD "paired,method,session,gpu_uuid,timing_method,check,ci_low,ci_high,worst_shape,"
+                                  GEO_CSV_COUNTS "\n");
     for (size_t i = 0; i < h->n; i++) {
         const sb_session_headline *x = &h->v[i];
         const sb_session_pair *w = &h->report.pairs[x->worst];
@@ -783,9 +793,8 @@ void sb_geo_render_report_csv(const sb_session_headlines *h, const sb_geo_table 
             sb_buf_csv_field(out, cells[k]);
             sb_buf_putc(out, ',');
         }
-        /* failed ... implausible and paired count unpaired runs: empty here */
-        sb_buf_printf(out, "%zu,%.3f,%.3f,%.3f,,,,,,,,,paired,", x->count, x->geomean.ratio, w->kernel.ratio,
-                      best);
+        /* paired counts unpaired cases: empty here, as are the counts */
+        sb_buf_printf(out, "%zu,%.3f,%.3f,%.3f,,paired,", x->count, x->geomean.ratio, w->kernel.ratio, best);
         const char *ids[] = {x->session_id, x->gpu_uuid ? x->gpu_uuid : "", x->timing_method, x->check_version};
         for (size_t k = 0; k < 4; k++) {
             sb_buf_csv_field(out, ids[k]);
@@ -793,11 +802,12 @@ void sb_geo_render_report_csv(const sb_session_headlines *h, const sb_geo_table 
         }
         sb_buf_printf(out, "%.3f,%.3f,", x->geomean.lo, x->geomean.hi);
         sb_buf_csv_field(out, w->target->shape_key);
-        sb_buf_putc(out, '\n');
+        sb_buf_puts(out, ",,,,,,,\n");
     }
     for (size_t i = 0; i < t->n; i++) {
-        csv_row(&t->rows[i], out);
-        sb_buf_printf(out, ",%zu,%s,,,,,,,\n", t->rows[i].paired, row_method(&t->rows[i]));
+        csv_row_head(&t->rows[i], out);
+        sb_buf_printf(out, "%zu,%s,,,,,,,,", t->rows[i].paired, row_method(&t->rows[i]));
+        csv_row_counts(&t->rows[i], out);
     }
 }
 

@@ -18,8 +18,9 @@
 #include <stddef.h>
 
 #include "results.h"
-#include "sessions.h"
 #include "strbuf.h"
+
+struct sb_session_headlines; /* report/sessions.h */
 
 /* A speedup above this many times is flagged for a second look with both
  * times shown (kernel-level speedups of that size against well-tuned
@@ -94,7 +95,7 @@ int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t npicks
  * none is). Its rows are the unpaired comparison, which a report shows
  * only in its own section, never as the headline (docs/CLAIMS.md). */
 int sb_geo_compute_unpaired(const sb_result_set *set, const sb_pick *picks, size_t npicks, const char *baseline,
-                            const sb_session_headlines *paired, sb_geo_table *out, sb_error *err);
+                            const struct sb_session_headlines *paired, sb_geo_table *out, sb_error *err);
 void sb_geo_free(sb_geo_table *t);
 
 /* 1 when the row's baseline is a headline baseline (sb_headline_baselines):
@@ -126,8 +127,8 @@ int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err);
  * interval, the worst shape and the wins and losses; then a cross-arch
  * table of the same figures (of one provider's headlines, or every
  * provider's where provider is NULL). */
-void sb_geo_render_paired_md(const sb_session_headlines *h, sb_buf *out);
-void sb_geo_render_paired_md_cross(const sb_session_headlines *h, const char *provider, sb_buf *out);
+void sb_geo_render_paired_md(const struct sb_session_headlines *h, sb_buf *out);
+void sb_geo_render_paired_md_cross(const struct sb_session_headlines *h, const char *provider, sb_buf *out);
 
 /* `solbook report geomean`: the paired headlines first; then the rows
  * against the harness's own baselines, labelled as such; then the rest of
@@ -135,8 +136,8 @@ void sb_geo_render_paired_md_cross(const sb_session_headlines *h, const char *pr
  * computed by sb_geo_compute_unpaired with h. JSON: "paired" holds the
  * headlines (each with its session, GPU, timing method, check and
  * per-shape speedups), "rows" t's rows, each with its "method". */
-void sb_geo_render_report_md(const sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
-void sb_geo_render_report_csv(const sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
-int sb_geo_render_report_json(const sb_session_headlines *h, const sb_geo_table *t, sb_buf *out, sb_error *err);
+void sb_geo_render_report_md(const struct sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
+void sb_geo_render_report_csv(const struct sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
+int sb_geo_render_report_json(const struct sb_session_headlines *h, const sb_geo_table *t, sb_buf *out, sb_error *err);
 
 #endif

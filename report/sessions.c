@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "claims.h"
-#include "geomean.h"
 #include "isoweek.h"
 #include "results.h"
 #include "stats.h"
@@ -350,16 +348,25 @@ void sb_session_report_free(sb_session_report *r)
 
 /* ---- Headlines ---------------------------------------------------------- */
 
+/* The position of provider p in the NULL-ended list bases; its length for
+ * any other provider. */
+static int rank_in(const char *const *bases, const char *p)
+{
+    int i = 0;
+    for (; bases[i]; i++)
+        if (strcmp(bases[i], p) == 0)
+            return i;
+    return i;
+}
+
 /* 1 when pair p may stand in a headline against the baselines asked for. */
-static int headline_pair(const sb_session_pair *p, const char *op, const char *baseline)
+static int headline_pair(const sb_session_pair *p, const char *op, const char *const *bases)
 {
     const char *t = p->target->provider, *b = p->base->provider;
     if (op && !same_str(p->target->op, op))
         return 0;
-    if (baseline)
-        return strcmp(b, baseline) == 0;
-    int rb = sb_headline_baseline_rank(b);
-    return sb_headline_baselines[rb] && sb_headline_baseline_rank(t) > rb;
+    int rb = rank_in(bases, b);
+    return bases[rb] && rank_in(bases, t) > rb;
 }
 
 static int same_headline(const sb_session_headline *h, const sb_session_pair *p)
@@ -389,7 +396,7 @@ static int headline_cmp(const void *x, const void *y)
     return (a->pair[0] > b->pair[0]) - (a->pair[0] < b->pair[0]);
 }
 
-static int headline_add(sb_session_headlines *h, size_t i)
+static int headline_add(sb_session_headlines *h, const char *const *bases, size_t i)
 {
     const sb_session_pair *p = &h->report.pairs[i];
     size_t k = 0;
@@ -405,7 +412,7 @@ static int headline_add(sb_session_headlines *h, size_t i)
                                         .arch = t->arch, .provider = t->provider, .baseline = p->base->provider,
                                         .session_id = t->session_id, .gpu_uuid = t->gpu_uuid,
                                         .timing_method = t->timing_method, .check_version = t->check_version,
-                                        .baseline_rank = sb_headline_baseline_rank(p->base->provider)};
+                                        .baseline_rank = rank_in(bases, p->base->provider)};
         h->n++;
     }
     size_t *v = realloc(h->v[k].pair, (h->v[k].count + 1) * sizeof *v);
@@ -416,7 +423,7 @@ static int headline_add(sb_session_headlines *h, size_t i)
     return 0;
 }
 
-int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *baseline, double level,
+int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *const *bases, double level,
                               double floor, sb_session_headlines *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -424,9 +431,9 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
         return SB_ERR;
     const sb_session_report *r = &out->report;
     for (size_t i = 0; i < r->npairs; i++) {
-        if (!headline_pair(&r->pairs[i], op, baseline) || !newest_only(r->pairs, i, r->npairs))
+        if (!headline_pair(&r->pairs[i], op, bases) || !newest_only(r->pairs, i, r->npairs))
             continue;
-        if (headline_add(out, i) != 0) {
+        if (headline_add(out, bases, i) != 0) {
             sb_session_headlines_free(out);
             return sb_error_set(err, NULL, NULL, "out of memory");
         }
@@ -444,57 +451,34 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
     return SB_OK;
 }
 
-/* Reads every session run, keeps those started in the window (has_range),
- * and makes and checks their headlines. */
-static int headlines_read(sqlite3 *db, const char *op, const char *baseline, int has_range, long long from,
-                          long long to, sb_session_headlines *out, sb_error *err)
+int sb_session_headlines_take(sb_session_runs *runs, const char *op, const char *const *bases, long long from,
+                              long long to, sb_session_headlines *out, sb_error *err)
 {
-    sb_session_runs runs = {0};
     memset(out, 0, sizeof *out);
-    if (sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK) {
-        sb_session_runs_free(&runs);
-        return SB_ERR;
-    }
-    sb_session_runs in = runs;
+    sb_session_runs in = *runs;
     sb_session_run *window = NULL;
-    if (has_range) {
-        window = malloc((runs.n + 1) * sizeof *window);
+    if (to > from) {
+        window = malloc((runs->n + 1) * sizeof *window);
         if (!window) {
-            sb_session_runs_free(&runs);
+            sb_session_runs_free(runs);
             return sb_error_set(err, NULL, NULL, "out of memory");
         }
         in.v = window;
         in.n = 0;
-        for (size_t i = 0; i < runs.n; i++) {
+        for (size_t i = 0; i < runs->n; i++) {
             long long t;
-            if (runs.v[i].started_at && sb_rfc3339_parse(runs.v[i].started_at, &t) == 0 && t >= from && t < to)
-                window[in.n++] = runs.v[i]; /* shares runs.v[i]'s text */
+            if (runs->v[i].started_at && sb_rfc3339_parse(runs->v[i].started_at, &t) == 0 && t >= from && t < to)
+                window[in.n++] = runs->v[i]; /* shares runs->v[i]'s text */
         }
     }
-    if (sb_session_headlines_make(&in, op, baseline, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR, out, err) != SB_OK) {
-        free(window);
-        sb_session_runs_free(&runs);
-        return SB_ERR;
-    }
-    out->runs = runs; /* the pairs point into runs.v or window, which move with it */
+    int rc = sb_session_headlines_make(&in, op, bases, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR, out, err);
+    /* the pairs point into runs->v or window, which move with them */
+    out->runs = *runs;
     out->window = window;
-    if (sb_claims_headlines_check(out, err) != SB_OK) {
+    memset(runs, 0, sizeof *runs);
+    if (rc != SB_OK)
         sb_session_headlines_free(out);
-        return SB_ERR;
-    }
-    return SB_OK;
-}
-
-int sb_session_headlines_read(sqlite3 *db, const char *op, const char *baseline, sb_session_headlines *out,
-                              sb_error *err)
-{
-    return headlines_read(db, op, baseline, 0, 0, 0, out, err);
-}
-
-int sb_session_headlines_read_window(sqlite3 *db, const char *op, const char *baseline, long long from,
-                                     long long to, sb_session_headlines *out, sb_error *err)
-{
-    return headlines_read(db, op, baseline, 1, from, to, out, err);
+    return rc;
 }
 
 void sb_session_headlines_free(sb_session_headlines *h)

@@ -5,7 +5,6 @@
 #ifndef SOLBOOK_REPORT_SESSIONS_H
 #define SOLBOOK_REPORT_SESSIONS_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -65,8 +64,8 @@ void sb_session_report_free(sb_session_report *r);
  * of that mean, the worst case, and the cases won and lost by each pair's
  * verdict. `solbook report geomean` and the weekly's headline table take
  * their provider-against-provider figures from here, and so can packets
- * and the site: sb_session_headlines_read (or _read_window for a week)
- * gives the checked headlines, sb_session_headline_find one of them,
+ * and the site: sb_session_runs_select, sb_session_headlines_take and
+ * sb_claims_headlines_check give the checked headlines, sb_session_headline_find one of them,
  * h->report.pairs[h->v[k].pair[c]] each shape's paired speedup with its
  * runs, and sb_session_headlines_cover whether a case is paired. */
 typedef struct sb_session_headline {
@@ -75,7 +74,7 @@ typedef struct sb_session_headline {
      * other pairs); session_id is the full id, reports name its first
      * SB_SESSION_SHORT characters */
     const char *session_id, *gpu_uuid, *timing_method, *check_version;
-    int baseline_rank;  /* position in sb_headline_baselines (report/geomean.h) */
+    int baseline_rank;  /* position in the baselines asked for */
     size_t *pair;       /* indexes into the set's report.pairs, by case key */
     size_t count;
     sb_paired geomean;  /* of the cases' kernel-time speedups (base time / provider time) */
@@ -86,7 +85,7 @@ typedef struct sb_session_headline {
 #define SB_SESSION_SHORT 8
 
 typedef struct sb_session_headlines {
-    sb_session_runs runs;     /* the runs sb_session_headlines_read loaded */
+    sb_session_runs runs;     /* the runs sb_session_headlines_take took over */
     sb_session_run *window;   /* the runs of the window pairs point into (copies of runs.v's), or NULL */
     sb_session_report report; /* the pairs of every provider (sb_session_compare, target NULL) */
     sb_session_headline *v;   /* by op, mode, dtype, arch, SKU, baseline, provider, session start */
@@ -94,29 +93,28 @@ typedef struct sb_session_headlines {
 } sb_session_headlines;
 
 /* The headlines of runs (op NULL: of every op, else of that op only). For
- * each case, SKU, provider and baseline the
- * newest session's pair counts; baselines are the headline baselines
- * (sb_headline_baselines) where baseline is NULL, else that provider
- * alone; a provider is never set against itself or against a baseline
- * that comes after it in sb_headline_baselines (torch-compile over
- * huggingface, never huggingface over torch-compile). Pairs are grouped
- * by op, mode, dtype, SKU, provider, baseline and session. level: the
- * confidence level of the intervals (0.95); floor: the smallest verdict
- * threshold (0.02, sb_session_compare). */
-int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *baseline, double level,
+ * each case, SKU, provider and baseline the newest session's pair counts.
+ * bases: the baselines, in order, NULL-ended (the headline baselines,
+ * sb_headline_baselines of report/geomean.h, or one asked for); a
+ * provider is never set against itself or against a baseline that comes
+ * after it in bases (torch-compile over huggingface, never huggingface
+ * over torch-compile). Pairs are grouped by op, mode, dtype, SKU,
+ * provider, baseline and session. level: the confidence level of the
+ * intervals (0.95); floor: the smallest verdict threshold (0.02,
+ * sb_session_compare). */
+int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *const *bases, double level,
                               double floor, sb_session_headlines *out, sb_error *err);
-/* What a report needs: every session's runs in db, their headlines at the
- * 95% level with the 2% floor, each checked by sb_claims_headlines_check
- * (report/claims.h): SB_ERR naming the first pair whose sides differ. */
+/* What a report needs: the headlines of runs (as sb_session_runs_select
+ * read them from the database, db/session_query.h), at the 95% level with
+ * the 2% floor, of the runs started in [from, to) (epoch seconds: one
+ * week's sessions) where to > from. Takes the runs over (*runs is left
+ * empty; sb_session_headlines_free frees them), also on error. A report
+ * then checks them with sb_claims_headlines_check (report/claims.h). */
 #define SB_HEADLINE_LEVEL 0.95
 #define SB_HEADLINE_FLOOR 0.02
-int sb_session_headlines_read(sqlite3 *db, const char *op, const char *baseline, sb_session_headlines *out,
-                              sb_error *err);
-/* The same for the runs that started in [from, to) (epoch seconds): the
- * sessions of one week, for the weekly. */
-int sb_session_headlines_read_window(sqlite3 *db, const char *op, const char *baseline, long long from,
-                                     long long to, sb_session_headlines *out, sb_error *err);
-/* Frees the headlines and the runs they own (after _read). */
+int sb_session_headlines_take(sb_session_runs *runs, const char *op, const char *const *bases, long long from,
+                              long long to, sb_session_headlines *out, sb_error *err);
+/* Frees the headlines and the runs they took over. */
 void sb_session_headlines_free(sb_session_headlines *h);
 
 /* The headline of op, mode, dtype, SKU, provider and baseline from the
