@@ -5,7 +5,9 @@
 
 #include "commands.h"
 #include "error.h"
+#include "claims.h"
 #include "geomean.h"
+#include "sessions.h"
 #include "home.h"
 #include "casetable.h"
 #include "evidence.h"
@@ -235,13 +237,17 @@ static int run_geomean(const opts *o)
     sb_error err;
     sb_error_clear(&err);
     sb_geo_table geo = {0};
+    sb_session_headlines paired = {0};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_geo_compute(&in.set, in.picks, in.np, o->baseline, &geo, &err) != SB_OK) {
+    /* the headline: pairs within one session (docs/CLAIMS.md, rule 8);
+     * the newest runs of everything else in their own section */
+    if (sb_claims_headlines_read(in.db, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
+        sb_geo_compute_unpaired(&in.set, in.picks, in.np, o->baseline, &paired, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
-    if (in.set.n == 0) {
+    if (in.set.n == 0 && paired.n == 0) {
         fprintf(stderr, "solbook report geomean: no result runs%s%s%s%s in %s\n",
                 o->suite ? " in suite " : "", o->suite ? o->suite : "", o->op ? " of op " : "",
                 o->op ? o->op : "", o->db ? o->db : sb_default_db_path());
@@ -249,10 +255,10 @@ static int run_geomean(const opts *o)
         goto done;
     }
     if (strcmp(fmt, "md") == 0) {
-        sb_geo_render_md(&geo, &b);
+        sb_geo_render_report_md(&paired, &geo, &b);
     } else if (strcmp(fmt, "csv") == 0) {
-        sb_geo_render_csv(&geo, &b);
-    } else if (sb_geo_render_json(&geo, &b, &err) != SB_OK) {
+        sb_geo_render_report_csv(&paired, &geo, &b);
+    } else if (sb_geo_render_report_json(&paired, &geo, &b, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -260,6 +266,7 @@ static int run_geomean(const opts *o)
 done:
     sb_buf_free(&b);
     sb_geo_free(&geo);
+    sb_session_headlines_free(&paired);
     report_input_free(&in);
     return rc;
 }

@@ -72,6 +72,8 @@ static int result_matches(const sb_result *r, const sb_result_filter *f)
     }
     if (!f->with_profiled && r->profiler)
         return 0;
+    if (!f->with_sessions && r->session_id)
+        return 0;
     if (f->has_range && (r->finished_epoch == LLONG_MIN || r->finished_epoch < f->from ||
                          r->finished_epoch >= f->to))
         return 0;
@@ -81,7 +83,7 @@ static int result_matches(const sb_result *r, const sb_result_filter *f)
 int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_filter *f,
                       sb_result_set *out, sb_error *err)
 {
-    if (!all || (f && f->with_profiled))
+    if (!all || (f && (f->with_profiled || f->with_sessions)))
         return sb_results_load(db, f, out, err);
     memset(out, 0, sizeof *out);
     out->borrowed = 1;
@@ -117,9 +119,10 @@ static const char *RESULT_SQL =
     " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms'),"
     " json_extract(r.raw_json, '$.protocol.launch_hold') = 'blocking-kernel',"
     " m.kernel_median_ms, m.kernel_method, m.repeat_spread, m.peak_device_bytes, p.packages_json,"
-    " c.profiler, p.git_branch"
+    " c.profiler, p.git_branch, s.session_id"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
+    " LEFT JOIN run_sessions s ON s.run_id = r.id"
     " WHERE r.schema = 'solbook.result.v1'"
     " AND (?1 IS NULL OR c.suite = ?1) AND (?2 IS NULL OR c.op = ?2)"
     " AND (?3 IS NULL OR c.provider = ?3) AND (?4 IS NULL OR p.arch = ?4)"
@@ -127,6 +130,7 @@ static const char *RESULT_SQL =
     " AND (?6 IS NULL OR p.git_sha >= ?6 AND p.git_sha < ?6 || 'g')"
     " AND (?7 = 1 OR c.profiler IS NULL)"
     " AND (?8 IS NULL OR p.finished_at >= ?8) AND (?9 IS NULL OR p.finished_at < ?9)"
+    " AND (?10 = 1 OR s.run_id IS NULL)"
     " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
 
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
@@ -149,6 +153,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
     else
         sqlite3_bind_null(st, 6);
     sqlite3_bind_int(st, 7, f && f->with_profiled);
+    sqlite3_bind_int(st, 10, f && f->with_sessions);
     /* The window is checked on the parsed time below; the dates here only
      * spare reading the documents of runs far outside it. A time stamp
      * sb_rfc3339_parse accepts starts with its local date, at most a day
@@ -231,6 +236,7 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         r.packages_json = col_str(st, i++);
         r.profiler = col_str_or_null(st, i++);
         r.git_branch = col_str_or_null(st, i++);
+        r.session_id = col_str_or_null(st, i++);
         if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
             r.finished_epoch = LLONG_MIN;
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {

@@ -25,6 +25,9 @@ typedef struct sb_result_filter {
     const char *sha;                                /* commit prefix; NULL: any */
     int with_profiled;  /* 1: runs timed under a profiler too (they never count as
                          * timings; by default they are left out) */
+    int with_sessions;  /* 1: runs of measuring sessions too (by default they are
+                         * left out: their times are compared only as pairs within
+                         * their session, report/sessions.h) */
     int has_range;                                  /* keep finished_epoch in [from, to) */
     long long from, to;
 } sb_result_filter;
@@ -32,7 +35,11 @@ typedef struct sb_result_filter {
 /* Loads the result runs matching f, ordered by case_key, provider, sku,
  * finished_at, run id (so output built from them is deterministic). Runs
  * timed under a profiler (configs.profiler) are left out unless
- * f->with_profiled: their samples are the profiler's, not timings. */
+ * f->with_profiled: their samples are the profiler's, not timings. Runs of
+ * measuring sessions are left out unless f->with_sessions: a session's
+ * figures are paired ratios (report/sessions.h, docs/CLAIMS.md), and a
+ * per-run table of the newest runs would set them beside runs of other
+ * processes, cards and timing methods. */
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
 
 /* The runs matching f, in the order sb_results_load gives them. With all

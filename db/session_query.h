@@ -32,6 +32,10 @@ typedef struct sb_session_runs {
  * (nids 0: every session), ordered by session start, session, case,
  * provider and copy. Appends to *out (zero-initialised by the caller). */
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err);
+/* sb_session_runs_load on a bare connection (sb_db_open_connection), as
+ * the reports hold one. */
+int sb_session_runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
+                           sb_error *err);
 void sb_session_runs_free(sb_session_runs *r);
 
 /* sb_session_runs_load on the database at path, opened for reading and

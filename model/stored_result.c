@@ -10,7 +10,7 @@ void sb_result_free(sb_result *r)
                      &r->shape_key, &r->shape_json, &r->params_json, &r->run_params_json, &r->case_key, &r->timer,
                      &r->l2, &r->git_sha, &r->tool_name, &r->tool_version, &r->driver, &r->cuda,
                      &r->cublas, &r->gpu_name, &r->arch, &r->sku, &r->hostname, &r->finished_at,
-                     &r->kernel_method, &r->packages_json, &r->profiler, &r->git_branch};
+                     &r->kernel_method, &r->packages_json, &r->profiler, &r->git_branch, &r->session_id};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;

@@ -44,6 +44,7 @@ typedef struct sb_result {
     /* 1: a passing run above its card's ceilings (report/plausible.h,
      * sb_plaus_mark); 0 as loaded here. Headlines leave it out and count it. */
     int implausible;
+    char *session_id;         /* the measuring session of the run (run_sessions); NULL: none */
 } sb_result;
 
 typedef struct sb_result_set {

@@ -13,6 +13,7 @@
 #include "geomean.h"
 #include "home.h"
 #include "names_query.h"
+#include "sessions.h"
 
 typedef struct names {
     char **v;
@@ -254,5 +255,56 @@ int sb_paths_check(const char *const *paths, const char *text, const char *what,
         (getcwd(cwd, sizeof cwd) && holds(text, cwd, what, err) != SB_OK) ||
         holds(text, getenv("HOME"), what, err) != SB_OK)
         return SB_ERR;
+    return SB_OK;
+}
+
+int sb_claims_pair_check(const sb_session_run *p, const sb_session_run *b, sb_error *err)
+{
+    const struct {
+        const char *what, *x, *y;
+    } sides[] = {{"GPU UUID", p->gpu_uuid, b->gpu_uuid},
+                 {"session", p->session_id, b->session_id},
+                 {"timing method", p->timing_method, b->timing_method},
+                 {"correctness check", p->check_version, b->check_version}};
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+        const char *x = sides[i].x, *y = sides[i].y;
+        if (x && y && strcmp(x, y) == 0)
+            continue;
+        return sb_error_set(err, NULL, NULL,
+                            "headline pair %s over %s (%s %s %s %s, runs %lld and %lld) is not like with like: "
+                            "%s %s against %s",
+                            p->provider, b->provider, p->op, p->mode, p->dtype, p->shape_key, (long long)p->run_id,
+                            (long long)b->run_id, sides[i].what, x ? x : "(none)", y ? y : "(none)");
+    }
+    return SB_OK;
+}
+
+int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *err)
+{
+    for (size_t k = 0; k < h->n; k++)
+        for (size_t c = 0; c < h->v[k].count; c++) {
+            const sb_session_pair *p = &h->report.pairs[h->v[k].pair[c]];
+            if (sb_claims_pair_check(p->target, p->base, err) != SB_OK)
+                return SB_ERR;
+        }
+    return SB_OK;
+}
+
+int sb_claims_headlines_read(sqlite3 *db, const char *op, const char *baseline, long long from, long long to,
+                             struct sb_session_headlines *out, sb_error *err)
+{
+    sb_session_runs runs = {0};
+    const char *one[] = {baseline, NULL};
+    memset(out, 0, sizeof *out);
+    if (sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK) {
+        sb_session_runs_free(&runs);
+        return SB_ERR;
+    }
+    if (sb_session_headlines_take(&runs, op, baseline ? one : sb_headline_baselines, from, to, out, err) != SB_OK)
+        return SB_ERR;
+    if (sb_claims_headlines_check(out, err) != SB_OK) {
+        sb_session_headlines_free(out);
+        return SB_ERR;
+    }
     return SB_OK;
 }

@@ -20,6 +20,8 @@
 #include "results.h"
 #include "strbuf.h"
 
+struct sb_session_headlines; /* report/sessions.h */
+
 /* A speedup above this many times is flagged for a second look with both
  * times shown (kernel-level speedups of that size against well-tuned
  * baselines are rarely what they seem). */
@@ -36,6 +38,9 @@ void sb_evidence_labels_set(json_t *d);
  * PyTorch eager code, torch.compile of it, and Liger-Kernel's own ops
  * (where an op has runs of them). Ended by NULL. */
 extern const char *const sb_headline_baselines[];
+/* The position of provider p in sb_headline_baselines; the count of them
+ * for any other provider. */
+int sb_headline_baseline_rank(const char *p);
 
 /* The project's own kernels: the subject of the cross-arch tables and the
  * default provider of `report table`. */
@@ -62,6 +67,8 @@ typedef struct sb_geo_row {
     size_t call_only;              /* kernel rows: cases both passed where one side has call time only, left out */
     size_t implausible;            /* cases both passed where a side is above its card's ceilings
                                     * (report/plausible.h), left out */
+    size_t paired;                 /* cases a session pairs (sb_geo_compute_unpaired), left out:
+                                    * their figure is the paired headline */
 } sb_geo_row;
 
 typedef struct sb_geo_table {
@@ -82,7 +89,20 @@ typedef struct sb_geo_table {
  * rows then count the cases as "no baseline"). */
 int sb_geo_compute(const sb_result_set *set, const sb_pick *picks, size_t npicks,
                    const char *baseline, sb_geo_table *out, sb_error *err);
+/* sb_geo_compute for the cases no session pairs: a case that a headline
+ * of paired (report/sessions.h) covers for the row's provider, baseline
+ * and SKU is left out and counted in the row's `paired` (paired NULL:
+ * none is). Its rows are the unpaired comparison, which a report shows
+ * only in its own section, never as the headline (docs/CLAIMS.md). */
+int sb_geo_compute_unpaired(const sb_result_set *set, const sb_pick *picks, size_t npicks, const char *baseline,
+                            const struct sb_session_headlines *paired, sb_geo_table *out, sb_error *err);
 void sb_geo_free(sb_geo_table *t);
+
+/* 1 when the row's baseline is a headline baseline (sb_headline_baselines):
+ * a provider pair that sessions measure. Other baselines (cuBLASLt,
+ * cudaMemcpy, `reference`: what solbench runs beside its own kernels)
+ * are a provider against the harness's own baseline, not a session pair. */
+int sb_geo_row_session_kind(const sb_geo_row *g);
 
 /* The speed-up of provider run p over baseline run b of one case:
  * b / p in kernel time when both recorded it and kernel is asked for,
@@ -101,5 +121,23 @@ void sb_geo_diagnostic_note(sb_buf *out);
 void sb_geo_render_md_cross(const sb_geo_table *t, sb_buf *out); /* cross-arch table only */
 void sb_geo_render_csv(const sb_geo_table *t, sb_buf *out);
 int sb_geo_render_json(const sb_geo_table *t, sb_buf *out, sb_error *err);
+
+/* The paired headlines: one row per provider, baseline, op x mode x dtype,
+ * SKU and session, naming the session (short id) and GPU, with the
+ * interval, the worst shape and the wins and losses; then a cross-arch
+ * table of the same figures (of one provider's headlines, or every
+ * provider's where provider is NULL). */
+void sb_geo_render_paired_md(const struct sb_session_headlines *h, sb_buf *out);
+void sb_geo_render_paired_md_cross(const struct sb_session_headlines *h, const char *provider, sb_buf *out);
+
+/* `solbook report geomean`: the paired headlines first; then the rows
+ * against the harness's own baselines, labelled as such; then the rest of
+ * t under "Not paired: runs from different sessions or cards". t is
+ * computed by sb_geo_compute_unpaired with h. JSON: "paired" holds the
+ * headlines (each with its session, GPU, timing method, check and
+ * per-shape speedups), "rows" t's rows, each with its "method". */
+void sb_geo_render_report_md(const struct sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
+void sb_geo_render_report_csv(const struct sb_session_headlines *h, const sb_geo_table *t, sb_buf *out);
+int sb_geo_render_report_json(const struct sb_session_headlines *h, const sb_geo_table *t, sb_buf *out, sb_error *err);
 
 #endif

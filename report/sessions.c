@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isoweek.h"
+#include "results.h"
 #include "stats.h"
 
 const double sb_noise_shifts[4] = {0.02, 0.03, 0.05, 0.10};
@@ -168,16 +170,11 @@ static int pair_push(sb_session_report *r, const sb_session_pair *p)
     return 0;
 }
 
-/* Pairs of one session's case: runs [lo, hi) share session and case. */
-static int pair_case(const sb_session_runs *runs, const medians *m, size_t lo, size_t hi, const char *target,
-                     double level, sb_session_report *out, sb_error *err)
+/* Pairs of target run t with the other runs of its session's case:
+ * runs [lo, hi) share session and case. */
+static int pair_target(const sb_session_runs *runs, const medians *m, size_t lo, size_t hi, size_t t,
+                       double level, sb_session_report *out, sb_error *err)
 {
-    size_t t = hi;
-    for (size_t i = lo; i < hi; i++)
-        if (runs->v[i].copy == 0 && same_str(runs->v[i].provider, target) && m->kernel[i])
-            t = i;
-    if (t == hi)
-        return SB_OK;
     for (size_t i = lo; i < hi; i++) {
         const sb_session_run *b = &runs->v[i];
         if (i == t || b->copy != 0 || !m->kernel[i])
@@ -205,12 +202,27 @@ static int pair_case(const sb_session_runs *runs, const medians *m, size_t lo, s
     return SB_OK;
 }
 
-/* The newest session's pair of each (case, SKU, baseline): pairs come in
- * session start order, so a later one replaces an earlier one. */
+/* Pairs of one session's case: runs [lo, hi) share session and case;
+ * target NULL: every provider's copy 0 is a target. */
+static int pair_case(const sb_session_runs *runs, const medians *m, size_t lo, size_t hi, const char *target,
+                     double level, sb_session_report *out, sb_error *err)
+{
+    for (size_t t = lo; t < hi; t++) {
+        if (runs->v[t].copy != 0 || !m->kernel[t] || (target && !same_str(runs->v[t].provider, target)))
+            continue;
+        if (pair_target(runs, m, lo, hi, t, level, out, err) != SB_OK)
+            return SB_ERR;
+    }
+    return SB_OK;
+}
+
+/* The newest session's pair of each (case, SKU, target, baseline): pairs
+ * come in session start order, so a later one replaces an earlier one. */
 static int newest_only(const sb_session_pair *p, size_t i, size_t n)
 {
     for (size_t j = i + 1; j < n; j++)
         if (same_str(p[j].target->case_key, p[i].target->case_key) && same_str(p[j].target->sku, p[i].target->sku) &&
+            same_str(p[j].target->provider, p[i].target->provider) &&
             same_str(p[j].base->provider, p[i].base->provider))
             return 0;
     return 1;
@@ -220,7 +232,7 @@ static int group_of(sb_session_report *r, const sb_session_pair *p)
 {
     for (size_t g = 0; g < r->ngroups; g++)
         if (same_str(r->groups[g].op, p->target->op) && same_str(r->groups[g].sku, p->target->sku) &&
-            same_str(r->groups[g].baseline, p->base->provider))
+            same_str(r->groups[g].provider, p->target->provider) && same_str(r->groups[g].baseline, p->base->provider))
             return (int)g;
     sb_session_group *v = realloc(r->groups, (r->ngroups + 1) * sizeof *v);
     if (!v)
@@ -229,6 +241,7 @@ static int group_of(sb_session_report *r, const sb_session_pair *p)
     memset(&v[r->ngroups], 0, sizeof v[0]);
     v[r->ngroups].op = p->target->op;
     v[r->ngroups].sku = p->target->sku;
+    v[r->ngroups].provider = p->target->provider;
     v[r->ngroups].baseline = p->base->provider;
     return (int)r->ngroups++;
 }
@@ -255,6 +268,28 @@ static int judge_pairs(const sb_session_runs *runs, const medians *m, double lev
     return rc;
 }
 
+/* The geomean of the kernel-time speedups of pairs[idx[0..count)], the
+ * worst pair and the wins and losses by their verdicts. */
+static int summarize(const sb_session_pair *pairs, const size_t *idx, size_t count, double level, sb_paired *geo,
+                     size_t *worst, size_t *wins, size_t *losses, sb_error *err)
+{
+    sb_paired *k = malloc((count + 1) * sizeof *k);
+    if (!k)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    *worst = idx[0];
+    for (size_t c = 0; c < count; c++) {
+        const sb_session_pair *p = &pairs[idx[c]];
+        k[c] = p->kernel;
+        if (p->kernel.ratio < pairs[*worst].kernel.ratio)
+            *worst = idx[c];
+        *wins += p->verdict == SB_PAIRED_FASTER;
+        *losses += p->verdict == SB_PAIRED_SLOWER;
+    }
+    int rc = sb_paired_geomean(k, count, level, geo, err);
+    free(k);
+    return rc;
+}
+
 static int make_groups(sb_session_report *r, double level, sb_error *err)
 {
     for (size_t i = 0; i < r->npairs; i++) {
@@ -269,21 +304,8 @@ static int make_groups(sb_session_report *r, double level, sb_error *err)
     }
     for (size_t g = 0; g < r->ngroups; g++) {
         sb_session_group *gr = &r->groups[g];
-        sb_paired *k = malloc(gr->count * sizeof *k);
-        if (!k)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        gr->worst = gr->pair[0];
-        for (size_t c = 0; c < gr->count; c++) {
-            const sb_session_pair *p = &r->pairs[gr->pair[c]];
-            k[c] = p->kernel;
-            if (p->kernel.ratio < r->pairs[gr->worst].kernel.ratio)
-                gr->worst = gr->pair[c];
-            gr->wins += p->verdict == SB_PAIRED_FASTER;
-            gr->losses += p->verdict == SB_PAIRED_SLOWER;
-        }
-        int rc = sb_paired_geomean(k, gr->count, level, &gr->geomean, err);
-        free(k);
-        if (rc != SB_OK)
+        if (summarize(r->pairs, gr->pair, gr->count, level, &gr->geomean, &gr->worst, &gr->wins, &gr->losses,
+                      err) != SB_OK)
             return SB_ERR;
     }
     return SB_OK;
@@ -322,6 +344,181 @@ void sb_session_report_free(sb_session_report *r)
     free(r->groups);
     free(r->pairs);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- Headlines ---------------------------------------------------------- */
+
+/* The position of provider p in the NULL-ended list bases; its length for
+ * any other provider. */
+static int rank_in(const char *const *bases, const char *p)
+{
+    int i = 0;
+    for (; bases[i]; i++)
+        if (strcmp(bases[i], p) == 0)
+            return i;
+    return i;
+}
+
+/* 1 when pair p may stand in a headline against the baselines asked for. */
+static int headline_pair(const sb_session_pair *p, const char *op, const char *const *bases)
+{
+    const char *t = p->target->provider, *b = p->base->provider;
+    if (op && !same_str(p->target->op, op))
+        return 0;
+    int rb = rank_in(bases, b);
+    return bases[rb] && rank_in(bases, t) > rb;
+}
+
+static int same_headline(const sb_session_headline *h, const sb_session_pair *p)
+{
+    const sb_session_run *t = p->target;
+    return same_str(h->op, t->op) && same_str(h->mode, t->mode) && same_str(h->dtype, t->dtype) &&
+           same_str(h->sku, t->sku) && same_str(h->provider, t->provider) &&
+           same_str(h->baseline, p->base->provider) && same_str(h->session_id, t->session_id);
+}
+
+static int headline_cmp(const void *x, const void *y)
+{
+    const sb_session_headline *a = x, *b = y;
+    int c;
+    if ((c = strcmp(a->op, b->op)) || (c = strcmp(a->mode, b->mode)) || (c = strcmp(a->dtype, b->dtype)))
+        return c;
+    int ra = sb_arch_rank(a->arch), rb = sb_arch_rank(b->arch);
+    if (ra != rb)
+        return ra - rb;
+    if ((c = strcmp(a->arch, b->arch)) || (c = strcmp(a->sku, b->sku)))
+        return c;
+    if (a->baseline_rank != b->baseline_rank)
+        return a->baseline_rank - b->baseline_rank;
+    if ((c = strcmp(a->baseline, b->baseline)) || (c = strcmp(a->provider, b->provider)))
+        return c;
+    /* the pairs come in session start order: the earlier session first */
+    return (a->pair[0] > b->pair[0]) - (a->pair[0] < b->pair[0]);
+}
+
+static int headline_add(sb_session_headlines *h, const char *const *bases, size_t i)
+{
+    const sb_session_pair *p = &h->report.pairs[i];
+    size_t k = 0;
+    while (k < h->n && !same_headline(&h->v[k], p))
+        k++;
+    if (k == h->n) {
+        sb_session_headline *v = realloc(h->v, (h->n + 1) * sizeof *v);
+        if (!v)
+            return -1;
+        h->v = v;
+        const sb_session_run *t = p->target;
+        v[h->n] = (sb_session_headline){.op = t->op, .mode = t->mode, .dtype = t->dtype, .sku = t->sku,
+                                        .arch = t->arch, .provider = t->provider, .baseline = p->base->provider,
+                                        .session_id = t->session_id, .gpu_uuid = t->gpu_uuid,
+                                        .timing_method = t->timing_method, .check_version = t->check_version,
+                                        .baseline_rank = rank_in(bases, p->base->provider)};
+        h->n++;
+    }
+    size_t *v = realloc(h->v[k].pair, (h->v[k].count + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    h->v[k].pair = v;
+    v[h->v[k].count++] = i;
+    return 0;
+}
+
+int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *const *bases, double level,
+                              double floor, sb_session_headlines *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (sb_session_compare(runs, NULL, level, floor, &out->report, err) != SB_OK)
+        return SB_ERR;
+    const sb_session_report *r = &out->report;
+    for (size_t i = 0; i < r->npairs; i++) {
+        if (!headline_pair(&r->pairs[i], op, bases) || !newest_only(r->pairs, i, r->npairs))
+            continue;
+        if (headline_add(out, bases, i) != 0) {
+            sb_session_headlines_free(out);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+    }
+    for (size_t k = 0; k < out->n; k++) {
+        sb_session_headline *h = &out->v[k];
+        if (summarize(r->pairs, h->pair, h->count, level, &h->geomean, &h->worst, &h->wins, &h->losses, err) !=
+            SB_OK) {
+            sb_session_headlines_free(out);
+            return SB_ERR;
+        }
+    }
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, headline_cmp);
+    return SB_OK;
+}
+
+int sb_session_headlines_take(sb_session_runs *runs, const char *op, const char *const *bases, long long from,
+                              long long to, sb_session_headlines *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sb_session_runs in = *runs;
+    sb_session_run *window = NULL;
+    if (to > from) {
+        window = malloc((runs->n + 1) * sizeof *window);
+        if (!window) {
+            sb_session_runs_free(runs);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        in.v = window;
+        in.n = 0;
+        for (size_t i = 0; i < runs->n; i++) {
+            long long t;
+            if (runs->v[i].started_at && sb_rfc3339_parse(runs->v[i].started_at, &t) == 0 && t >= from && t < to)
+                window[in.n++] = runs->v[i]; /* shares runs->v[i]'s text */
+        }
+    }
+    int rc = sb_session_headlines_make(&in, op, bases, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR, out, err);
+    /* the pairs point into runs->v or window, which move with them */
+    out->runs = *runs;
+    out->window = window;
+    memset(runs, 0, sizeof *runs);
+    if (rc != SB_OK)
+        sb_session_headlines_free(out);
+    return rc;
+}
+
+void sb_session_headlines_free(sb_session_headlines *h)
+{
+    for (size_t k = 0; k < h->n; k++)
+        free(h->v[k].pair);
+    free(h->v);
+    sb_session_report_free(&h->report);
+    free(h->window);
+    sb_session_runs_free(&h->runs);
+    memset(h, 0, sizeof *h);
+}
+
+const sb_session_headline *sb_session_headline_find(const sb_session_headlines *h, const char *op,
+                                                    const char *mode, const char *dtype, const char *sku,
+                                                    const char *provider, const char *baseline)
+{
+    const sb_session_headline *found = NULL;
+    for (size_t k = 0; k < h->n; k++) {
+        const sb_session_headline *x = &h->v[k];
+        if (same_str(x->op, op) && (!mode || same_str(x->mode, mode)) && (!dtype || same_str(x->dtype, dtype)) &&
+            same_str(x->sku, sku) && same_str(x->provider, provider) && same_str(x->baseline, baseline) &&
+            (!found || x->pair[0] > found->pair[0]))
+            found = x;
+    }
+    return found;
+}
+
+int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_key, const char *sku,
+                               const char *provider, const char *baseline)
+{
+    for (size_t k = 0; h && k < h->n; k++) {
+        const sb_session_headline *x = &h->v[k];
+        if (!same_str(x->sku, sku) || !same_str(x->provider, provider) || !same_str(x->baseline, baseline))
+            continue;
+        for (size_t c = 0; c < x->count; c++)
+            if (same_str(h->report.pairs[x->pair[c]].target->case_key, case_key))
+                return 1;
+    }
+    return 0;
 }
 
 /* ---- A/A noise ---------------------------------------------------------- */

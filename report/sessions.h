@@ -29,9 +29,9 @@ typedef struct sb_session_pair {
     sb_paired_verdict verdict; /* of target time over base time */
 } sb_session_pair;
 
-/* The newest session's pairs of one op, SKU and baseline. */
+/* The newest session's pairs of one op, SKU, target and baseline. */
 typedef struct sb_session_group {
-    const char *op, *sku, *baseline;
+    const char *op, *sku, *provider, *baseline;
     size_t *pair;      /* indexes into pairs */
     size_t count;
     sb_paired geomean; /* of the cases' kernel-time speedups */
@@ -48,12 +48,87 @@ typedef struct sb_session_report {
     char first_refusal[256];
 } sb_session_report;
 
-/* Pairs target's runs with every other provider's runs of the same case
- * in each session, at confidence level `level`; `floor` is the smallest
- * threshold a verdict uses (0.02). */
+/* Pairs target's runs (target NULL: every provider's) with every other
+ * provider's runs of the same case in each session, at confidence level
+ * `level`; `floor` is the smallest threshold a verdict uses (0.02). */
 int sb_session_compare(const sb_session_runs *runs, const char *target, double level, double floor,
                        sb_session_report *out, sb_error *err);
 void sb_session_report_free(sb_session_report *r);
+
+/* ---- Headlines: every provider-against-provider figure of the reports --
+ *
+ * One headline is a provider over a baseline in one op x mode x dtype on
+ * one SKU, from the pairs of ONE session (one process, one GPU, one
+ * timing method, one correctness check: docs/CLAIMS.md, rule 8): the
+ * geometric mean of its cases' paired kernel-time speedups, the interval
+ * of that mean, the worst case, and the cases won and lost by each pair's
+ * verdict. `solbook report geomean` and the weekly's headline table take
+ * their provider-against-provider figures from here, and so can packets
+ * and the site: sb_session_runs_select, sb_session_headlines_take and
+ * sb_claims_headlines_check give the checked headlines, sb_session_headline_find one of them,
+ * h->report.pairs[h->v[k].pair[c]] each shape's paired speedup with its
+ * runs, and sb_session_headlines_cover whether a case is paired. */
+typedef struct sb_session_headline {
+    const char *op, *mode, *dtype, *sku, *arch, *provider, *baseline;
+    /* the same on both sides of every pair (sb_session_compare refuses
+     * other pairs); session_id is the full id, reports name its first
+     * SB_SESSION_SHORT characters */
+    const char *session_id, *gpu_uuid, *timing_method, *check_version;
+    int baseline_rank;  /* position in the baselines asked for */
+    size_t *pair;       /* indexes into the set's report.pairs, by case key */
+    size_t count;
+    sb_paired geomean;  /* of the cases' kernel-time speedups (base time / provider time) */
+    size_t worst;       /* index of the pair with the smallest speedup */
+    size_t wins, losses;
+} sb_session_headline;
+
+#define SB_SESSION_SHORT 8
+
+typedef struct sb_session_headlines {
+    sb_session_runs runs;     /* the runs sb_session_headlines_take took over */
+    sb_session_run *window;   /* the runs of the window pairs point into (copies of runs.v's), or NULL */
+    sb_session_report report; /* the pairs of every provider (sb_session_compare, target NULL) */
+    sb_session_headline *v;   /* by op, mode, dtype, arch, SKU, baseline, provider, session start */
+    size_t n;
+} sb_session_headlines;
+
+/* The headlines of runs (op NULL: of every op, else of that op only). For
+ * each case, SKU, provider and baseline the newest session's pair counts.
+ * bases: the baselines, in order, NULL-ended (the headline baselines,
+ * sb_headline_baselines of report/geomean.h, or one asked for); a
+ * provider is never set against itself or against a baseline that comes
+ * after it in bases (torch-compile over huggingface, never huggingface
+ * over torch-compile). Pairs are grouped by op, mode, dtype, SKU,
+ * provider, baseline and session. level: the confidence level of the
+ * intervals (0.95); floor: the smallest verdict threshold (0.02,
+ * sb_session_compare). */
+int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *const *bases, double level,
+                              double floor, sb_session_headlines *out, sb_error *err);
+/* What a report needs: the headlines of runs (as sb_session_runs_select
+ * read them from the database, db/session_query.h), at the 95% level with
+ * the 2% floor, of the runs started in [from, to) (epoch seconds: one
+ * week's sessions) where to > from. Takes the runs over (*runs is left
+ * empty; sb_session_headlines_free frees them), also on error. A report
+ * then checks them with sb_claims_headlines_check (report/claims.h). */
+#define SB_HEADLINE_LEVEL 0.95
+#define SB_HEADLINE_FLOOR 0.02
+int sb_session_headlines_take(sb_session_runs *runs, const char *op, const char *const *bases, long long from,
+                              long long to, sb_session_headlines *out, sb_error *err);
+/* Frees the headlines and the runs they took over. */
+void sb_session_headlines_free(sb_session_headlines *h);
+
+/* The headline of op, mode, dtype, SKU, provider and baseline from the
+ * newest session that has one (NULL: none); mode and dtype NULL match
+ * any. */
+const sb_session_headline *sb_session_headline_find(const sb_session_headlines *h, const char *op,
+                                                    const char *mode, const char *dtype, const char *sku,
+                                                    const char *provider, const char *baseline);
+
+/* 1 when a headline pairs provider over baseline in case case_key on sku:
+ * a table of unpaired runs leaves such a case out (it has a paired
+ * figure). */
+int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_key, const char *sku,
+                               const char *provider, const char *baseline);
 
 /* A/A noise: one provider measured twice, on the same card in one session
  * (copies 0 and 1, paired round by round), on the same card in two

@@ -12,6 +12,7 @@
 
 #include "casetable.h"
 #include "claims.h"
+#include "sessions.h"
 #include "crossarch.h"
 #include "gate.h"
 #include "geomean.h"
@@ -267,11 +268,12 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         return SB_ERR;
 
     int rc = SB_ERR;
-    sb_result_set set = {0}, both = {0}, spec = {0};
+    sb_result_set set = {0}, both = {0}, spec = {0}, sess = {0};
     sb_training_set tr = {0};
     sb_pick *picks = NULL;
     size_t npicks = 0;
     sb_geo_table geo = {0};
+    sb_session_headlines paired = {0};
     sb_xa_set xa = {0};
     sb_rg_list rg = {0};
     sb_repro *rp = NULL;
@@ -303,11 +305,22 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         if (sb_results_select(db, o->all, &sf, &spec, err) != SB_OK)
             goto done;
     }
+    {
+        /* the runs of the week's sessions: the paired headline cites them */
+        sb_result_filter wf = f;
+        wf.from = start;
+        wf.with_sessions = 1;
+        if (sb_results_select(db, NULL, &wf, &sess, err) != SB_OK)
+            goto done;
+    }
     if (sb_training_load(db, 1, start, end, &tr, err) != SB_OK)
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
-    if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
+    /* the headline: the week's sessions, paired; the newest runs of the
+     * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
+    if (sb_claims_headlines_read(db, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
+        sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
     if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &xa, err) != SB_OK)
         goto done;
@@ -438,12 +451,19 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     json_object_set_new(d, "environment", env_rows(&set, &tr));
     json_object_set_new(ad, "environment", env_rows(&set, &tr));
 
+    /* the paired headline: the project's kernels in the writeup, every
+     * provider in the appendix */
+    sb_buf_reset(&tmp);
+    sb_geo_render_paired_md_cross(&paired, SB_WEEKLY_SUBJECT, &tmp);
+    sb_tpl_set_str(d, "paired_md", sb_buf_str(&tmp));
+    json_object_set_new(d, "has_paired", json_boolean(paired.n > 0));
+    json_object_set_new(ad, "has_paired", json_boolean(paired.n > 0));
     /* the geomean tables and full cross-arch tables go to the appendix */
     sb_buf_reset(&tmp);
-    if (geo.n)
-        sb_geo_render_md(&geo, &tmp);
+    if (geo.n || paired.n)
+        sb_geo_render_report_md(&paired, &geo, &tmp);
     sb_tpl_set_str(ad, "geomean_tables", sb_buf_str(&tmp));
-    json_object_set_new(ad, "has_geomean", json_boolean(geo.n > 0));
+    json_object_set_new(ad, "has_geomean", json_boolean(geo.n > 0 || paired.n > 0));
     {
         sb_plaus_summary ps;
         sb_buf_reset(&tmp);
@@ -699,15 +719,19 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     }
     /* what the writeup names must come from its runs, with no local path */
-    cited = calloc(set.n + spec.n + 1, sizeof *cited);
+    cited = calloc(set.n + spec.n + sess.n + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
+    size_t ncited = 0;
     for (size_t i = 0; i < set.n; i++)
-        cited[i] = &set.v[i];
+        cited[ncited++] = &set.v[i];
     for (size_t i = 0; i < spec.n; i++)
-        cited[set.n + i] = &spec.v[i];
+        cited[ncited++] = &spec.v[i];
+    for (size_t i = 0; i < sess.n; i++)
+        if (sess.v[i].session_id)
+            cited[ncited++] = &sess.v[i];
     {
         char gate_missing[8][48];
         /* the gate's "ARCH: missing" lines; the week's training runs are
@@ -726,7 +750,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             na++;
         }
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        int claims = sb_claims_check(db, skus, cited, set.n + spec.n, &tr, allowed, sb_buf_str(&md),
+        int claims = sb_claims_check(db, skus, cited, ncited, &tr, allowed, sb_buf_str(&md),
                                      "the weekly writeup", err);
         free(allowed);
         if (claims != SB_OK || sb_paths_check(paths, sb_buf_str(&md), "the weekly writeup", err) != SB_OK)
@@ -788,10 +812,12 @@ done:
     sb_rg_free(&rg);
     sb_xa_free(&xa);
     sb_geo_free(&geo);
+    sb_session_headlines_free(&paired);
     free(picks);
     sb_training_free(&tr);
     sb_results_free(&set);
     sb_results_free(&both);
     sb_results_free(&spec);
+    sb_results_free(&sess);
     return rc;
 }

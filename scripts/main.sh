@@ -22,11 +22,15 @@ echo "== ingest examples/ into $db"
 # The measurement folders, with the archives in them (kernels-full/'s
 # superseded.tar.gz and COMMIT.tar.gz hold the earlier commits' results: the
 # per-commit history); examples/forge*/ hold forge evidence, read below.
-# Exit status 1 means some file was refused; that is reported, not fatal here.
+# The measuring sessions (examples/*/sessions/*.tar.gz) go into the same
+# database: every provider-against-provider headline is paired within one
+# of them (docs/CLAIMS.md, rule 8), and the per-run tables leave their runs
+# out. Exit status 1 means some file was refused; that is reported, not
+# fatal here.
 "$solbook" ingest --db "$db" "$top"/examples/h1*/gemm "$top"/examples/h1*/kernels \
   "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top"/examples/h*/kernels-full \
   "$top"/examples/h100/gemm-settle "$top"/examples/h*/providers "$top"/examples/h*/training \
-  "$top/examples/fleet" || true
+  "$top/examples/fleet" "$top"/examples/h*/sessions/*.tar.gz || true
 # The commits the results were measured at, in git order, so that histories
 # and regressions follow ancestry rather than the order of measurement
 # (a checkout without .git keeps the measured order, and says so).
@@ -44,7 +48,7 @@ echo "== result note (GEMM spec, completion gate)"
 "$solbook" report note --db "$db" --out "$out/note.md"
 cat "$out/note.md"
 
-echo "== geomean speedups over huggingface, then torch-compile and liger where measured"
+echo "== geomean speedups: paired within sessions (the headline), then the runs not paired"
 "$solbook" report geomean --db "$db" --format md --out "$out/geomean.md"
 echo "wrote $out/geomean.md"
 
@@ -76,13 +80,9 @@ for target in liger vllm; do
 done
 
 echo "== measuring sessions: paired speedups of the fused kernels, and A/A noise (docs/SESSIONS.md)"
-# Their own database for now: the other reports do not yet pair runs by
-# session (docs/CLAIMS.md, rule 7), and would mix these runs into theirs.
-sessions_db=$out/sessions.db
-rm -f "$sessions_db" "$sessions_db"-*
-"$solbook" ingest --db "$sessions_db" -q "$top"/examples/h*/sessions/*.tar.gz
-"$solbook" session --db "$sessions_db" --cases > "$out/sessions.md"
-"$solbook" noise --db "$sessions_db" > "$out/noise.md"
+# In the main database, ingested above with the other results.
+"$solbook" session --db "$db" --cases > "$out/sessions.md"
+"$solbook" noise --db "$db" > "$out/noise.md"
 echo "wrote $out/sessions.md and $out/noise.md"
 sed -n '3,9p' "$out/noise.md"
 
