@@ -10,7 +10,9 @@ static const char session_runs_sql[] =
     "       p.sku, p.arch, p.git_sha, p.started_at,"
     "       json_extract(r.raw_json, '$.timing.kernel.samples'),"
     "       json_extract(r.raw_json, '$.timing.samples'),"
-    "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes')"
+    "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes'),"
+    "       json_extract(r.raw_json, '$.memory.peak_device_bytes'),"
+    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts')"
     "  FROM run_sessions s JOIN runs r ON r.id = s.run_id"
     "  JOIN configs c ON c.run_id = s.run_id JOIN provenance p ON p.run_id = s.run_id"
     " WHERE ?1 IS NULL OR substr(s.session_id, 1, length(?1)) = ?1"
@@ -43,6 +45,8 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     r->copy = sqlite3_column_int(st, 2);
     r->rounds = sqlite3_column_int(st, 3);
     r->peak_absolute_bytes = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 21);
+    r->peak_beyond_inputs_bytes = sqlite3_column_type(st, 22) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 22);
+    r->hold_timeouts = sqlite3_column_type(st, 23) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 23);
     char **strs[] = {&r->session_id, NULL, NULL, &r->timing_method, &r->check_version, &r->gpu_uuid,
                      &r->status, &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json,
                      &r->provider, &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at,
@@ -60,12 +64,11 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     return 0;
 }
 
-static int load_one(sb_db *db, const char *prefix, sb_session_runs *out, sb_error *err)
+static int load_one(sqlite3 *conn, const char *prefix, sb_session_runs *out, sb_error *err)
 {
-    sqlite3 *conn = sb_db_handle(db);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(conn, session_runs_sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "reading the sessions' runs");
+        return sb_db_conn_fail(conn, err, "reading the sessions' runs");
     if (prefix)
         sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
     int rc;
@@ -75,13 +78,14 @@ static int load_one(sb_db *db, const char *prefix, sb_session_runs *out, sb_erro
             if (v)
                 out->v = v;
             sqlite3_finalize(st);
-            return sb_error_set(err, sb_db_path(db), NULL, "out of memory reading the sessions' runs");
+            return sb_error_set(err, sqlite3_db_filename(conn, "main"), NULL,
+                                "out of memory reading the sessions' runs");
         }
         out->v = v;
         out->n++;
     }
     if (rc != SQLITE_DONE) {
-        sb_db_fail(db, err, "reading the sessions' runs");
+        sb_db_conn_fail(conn, err, "reading the sessions' runs");
         sqlite3_finalize(st);
         return SB_ERR;
     }
@@ -89,14 +93,20 @@ static int load_one(sb_db *db, const char *prefix, sb_session_runs *out, sb_erro
     return SB_OK;
 }
 
-int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
+int sb_session_runs_load_conn(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
+                              sb_error *err)
 {
     if (nids == 0)
-        return load_one(db, NULL, out, err);
+        return load_one(conn, NULL, out, err);
     for (size_t i = 0; i < nids; i++)
-        if (load_one(db, ids[i], out, err) != SB_OK)
+        if (load_one(conn, ids[i], out, err) != SB_OK)
             return SB_ERR;
     return SB_OK;
+}
+
+int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
+{
+    return sb_session_runs_load_conn(sb_db_handle(db), ids, nids, out, err);
 }
 
 void sb_session_runs_free(sb_session_runs *r)

@@ -21,6 +21,8 @@ typedef struct sb_session_run {
     char *kernel_samples; /* timing.kernel.samples as JSON text (one array a round), or NULL */
     char *call_samples;   /* timing.samples as JSON text, or NULL */
     int64_t peak_absolute_bytes;                    /* -1: not recorded */
+    int64_t peak_beyond_inputs_bytes;               /* memory.peak_device_bytes; -1: not recorded */
+    int hold_timeouts; /* rounds whose hold was let go early (the call waited for the GPU); -1: not recorded */
 } sb_session_run;
 
 typedef struct sb_session_runs {
@@ -32,6 +34,9 @@ typedef struct sb_session_runs {
  * (nids 0: every session), ordered by session start, session, case,
  * provider and copy. Appends to *out (zero-initialised by the caller). */
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err);
+/* The same on a connection a report opened (sb_report_db_open). */
+int sb_session_runs_load_conn(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
+                              sb_error *err);
 void sb_session_runs_free(sb_session_runs *r);
 
 /* sb_session_runs_load on the database at path, opened for reading and
