@@ -25,6 +25,7 @@ typedef struct sb_packet_opts {
     const char *out_dir;   /* must not exist or be empty */
     const char *db_label;  /* --db as given, for the commands */
     const char *baseline;  /* NULL: the headline baselines (geomean.h) */
+    const char *repo;      /* address of the measuring code's repository, or NULL */
     const sb_result_set *all; /* every result run already loaded (sb_results_select),
                                * or NULL to read the packet's runs from the database */
 } sb_packet_opts;
