@@ -755,6 +755,8 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
         json_object_set(top, "upstream", json_object_get(f[0].obj, "upstream"));
         json_object_set(top, "upstream_code", json_object_get(f[0].obj, "upstream_code"));
         json_object_set(top, "sku", json_object_get(f[0].obj, "sku"));
+        if (!*json_string_value(json_object_get(top, "sessions")))
+            json_object_set(top, "sessions", json_object_get(f[0].obj, "sessions"));
         json_object_set_new(out->data, "top", top);
     }
     json_object_set_new(out->data, "left_out", json_integer((json_int_t)(nf - out->nfindings)));
