@@ -69,12 +69,6 @@ print("%d-W%02d" % (y, w))')
 echo "== weekly cross-arch writeup $week"
 "$solbook" report weekly --db "$db" --week "$week" --out "$out/weekly"
 
-echo "== upstream packets"
-for target in liger vllm; do
-  rm -rf "$out/packets/$target"
-  "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
-done
-
 echo "== measuring sessions: paired speedups of the fused kernels, and A/A noise (docs/SESSIONS.md)"
 # Their own database for now: the other reports do not yet pair runs by
 # session (docs/CLAIMS.md, rule 7), and would mix these runs into theirs.
@@ -85,6 +79,15 @@ rm -f "$sessions_db" "$sessions_db"-*
 "$solbook" noise --db "$sessions_db" > "$out/noise.md"
 echo "wrote $out/sessions.md and $out/noise.md"
 sed -n '3,9p' "$out/noise.md"
+
+echo "== upstream packets: findings of the measuring sessions, and Liger's training steps"
+# The packets cite sessions only (docs/REPORTS.md); the training runs join
+# the sessions' database for the Liger packet's training section.
+"$solbook" ingest --db "$sessions_db" -q "$top"/examples/h*/training
+for target in liger vllm; do
+  rm -rf "$out/packets/$target"
+  "$solbook" packet --db "$sessions_db" --target "$target" --out "$out/packets/$target" || true
+done
 
 echo "== regressions and improvements over the commit history (table in $out/regressions.md)"
 "$solbook" report regressions --history --db "$db" > "$out/regressions.md" || true
