@@ -27,7 +27,8 @@ static const char *const packet_usage[] = {
     "The liger and vllm packets (the targets of templates/packets/upstream_ops.csv) are",
     "findings from measuring sessions only: per op the target ships, the fused kernels'",
     "paired speedups, absolute times and peak memory, with every case in APPENDIX.md;",
-    "data.tar.gz holds every run of the cited sessions (and the training runs), and",
+    "data.tar.gz holds every run of the cited sessions, failed and skipped ones",
+    "included, and the training runs;",
     "reproduce.sh measures those sessions again and renders the packet from them.",
     "--repo (default: $SOLBOOK_REPO) is the measuring code's repository address it names.",
     NULL,
@@ -89,7 +90,7 @@ int cmd_packet(int argc, char **argv)
         sb_error_print(&err, stderr);
         rc = nothing ? 1 : 2;
     } else {
-        printf("%s: %zu passing runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
+        printf("%s: %zu runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
                o.out_dir, sum.cited, sum.files, sum.body_bytes);
     }
     sb_report_db_close(db);
