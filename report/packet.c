@@ -198,6 +198,22 @@ static void select_picks(sb_pick *picks, size_t *n, const sb_packet_opts *o)
     *n = kept;
 }
 
+/* The `solbook packet` command that renders this packet again, after
+ * prefix: every option given, each value one shell word. */
+static void packet_command(sb_buf *b, const char *prefix, const sb_packet_opts *o)
+{
+    const char *const flags[] = {"--op", "--suite", "--baseline", "--repo"};
+    const char *const values[] = {o->op, o->suite, o->baseline, o->repo};
+    sb_buf_printf(b, "%s --target ", prefix);
+    sb_enc_shell_arg(b, o->target);
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (values[i]) {
+            sb_buf_printf(b, " %s ", flags[i]);
+            sb_enc_shell_arg(b, values[i]);
+        }
+    sb_buf_puts(b, " --out packet-rerun");
+}
+
 static int cmp_i64(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -352,21 +368,7 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     sb_tpl_set_str(d, "arch", sb_buf_str(&b));
     sb_buf_reset(&b);
     sb_tpl_set_str(d, "commands", sb_buf_str(&f.commands));
-    sb_buf_puts(&b, ".carry/bin/solbook packet --db packet.db --target ");
-    sb_enc_shell_arg(&b, o->target);
-    if (o->op) {
-        sb_buf_puts(&b, " --op ");
-        sb_enc_shell_arg(&b, o->op);
-    }
-    if (o->baseline) {
-        sb_buf_puts(&b, " --baseline ");
-        sb_enc_shell_arg(&b, o->baseline);
-    }
-    if (o->repo) {
-        sb_buf_puts(&b, " --repo ");
-        sb_enc_shell_arg(&b, o->repo);
-    }
-    sb_buf_puts(&b, " --out packet-rerun");
+    packet_command(&b, ".carry/bin/solbook packet --db packet.db", o);
     sb_tpl_set_str(d, "packet_command", sb_buf_str(&b));
     /* written beside its folder and moved in whole (core/staged_dir.h) */
     man = calloc(8, sizeof *man);
@@ -581,17 +583,8 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sb_buf_puts(&tmp, sb_buf_str(&cmds));
     sb_buf_free(&cmds);
     sb_buf_puts(&tmp, "solbook ingest results/\n");
-    sb_buf_puts(&tmp, "solbook packet --target ");
-    sb_enc_shell_arg(&tmp, o->target);
-    if (o->op) {
-        sb_buf_puts(&tmp, " --op ");
-        sb_enc_shell_arg(&tmp, o->op);
-    }
-    if (o->suite) {
-        sb_buf_puts(&tmp, " --suite ");
-        sb_enc_shell_arg(&tmp, o->suite);
-    }
-    sb_buf_puts(&tmp, " --out packet-rerun\n");
+    packet_command(&tmp, "solbook packet", o);
+    sb_buf_putc(&tmp, '\n');
     sb_tpl_set_str(d, "commands", sb_buf_str(&tmp));
     /* the body first: nothing is written unless it fits and names only
      * what its cited runs have */
