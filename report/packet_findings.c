@@ -359,8 +359,6 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         sb_buf_free(&code);
     }
     sb_tpl_set_str(o, "sku", sku);
-    sb_tpl_set_str(o, "first_baseline", label_of(bs[0].baseline));
-    json_object_set_new(o, "fwd_only", json_boolean(uo->fwd_only));
     sb_buf modes = SB_BUF_INIT, dtypes = SB_BUF_INIT, sids = SB_BUF_INIT;
     /* every case of the op shown, over all baselines */
     all = malloc((c->rep.npairs + 1) * sizeof *all);
@@ -760,15 +758,6 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
         json_object_set_new(out->data, "top", top);
     }
     json_object_set_new(out->data, "left_out", json_integer((json_int_t)(nf - out->nfindings)));
-    json_t *fo = json_array();
-    for (size_t i = 0; i < nuo; i++)
-        if (!op || strcmp(op, uo[i].op) == 0) {
-            json_t *e = json_object();
-            sb_tpl_set_str(e, "op", uo[i].op);
-            sb_tpl_set_str(e, "upstream", uo[i].name);
-            json_array_append_new(fo, e);
-        }
-    json_object_set_new(out->data, "upstream_ops", fo);
     if (cite(&c, out, err) != SB_OK)
         goto done;
     rc = SB_OK;
