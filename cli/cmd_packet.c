@@ -1,5 +1,6 @@
 /* cmd_packet.c - `solbook packet --target T [--db] [--op O] [--out DIR]`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -10,7 +11,7 @@
 
 static const char *const packet_usage[] = {
     "solbook packet --target liger|vllm|triton|pytorch|cutlass|onnxruntime|jax|tilelang",
-    "               [--db FILE] [--op O] [--suite S] [--baseline PROVIDER] [--out DIR]",
+    "               [--db FILE] [--op O] [--suite S] [--baseline PROVIDER] [--repo URL] [--out DIR]",
     "",
     "Writes a self-contained discussion packet into DIR (default packet-TARGET; it must",
     "be new or empty): DISCUSSION.md from templates/packets/TARGET.md.tmpl, data.tar.gz",
@@ -22,6 +23,14 @@ static const char *const packet_usage[] = {
     "and packages its cited runs have; otherwise nothing is written (exit status 2).",
     "Speedups are over huggingface, torch-compile and liger where measured; --baseline P",
     "uses P alone.",
+    "",
+    "The liger and vllm packets (the targets of templates/packets/upstream_ops.csv) are",
+    "findings from measuring sessions only: per op the target ships, the fused kernels'",
+    "paired speedups, absolute times and peak memory, with every case in APPENDIX.md;",
+    "data.tar.gz holds every run of the cited sessions, failed and skipped ones",
+    "included, and the training runs;",
+    "reproduce.sh measures those sessions again and renders the packet from them.",
+    "--repo (default: $SOLBOOK_REPO) is the measuring code's repository address it names.",
     NULL,
 };
 
@@ -38,6 +47,7 @@ int cmd_packet(int argc, char **argv)
         SB_OPT_STRING(0, "op", &o.op, "op", "only this op"),
         SB_OPT_STRING(0, "suite", &o.suite, "suite", "only runs of this suite"),
         SB_OPT_STRING(0, "baseline", &o.baseline, "provider", "the one baseline of every speedup"),
+        SB_OPT_STRING(0, "repo", &o.repo, "url", "repository address of the measuring code\n(default: $SOLBOOK_REPO)"),
         SB_OPT_STRING(0, "out", &o.out_dir, "dir", "where the packet goes (default packet-TARGET)"),
         SB_OPT_END(),
     };
@@ -64,6 +74,8 @@ int cmd_packet(int argc, char **argv)
         o.out_dir = out_default;
     }
     o.db_label = db_path;
+    if (!o.repo && getenv("SOLBOOK_REPO") && *getenv("SOLBOOK_REPO"))
+        o.repo = getenv("SOLBOOK_REPO");
     sb_error err;
     sb_error_clear(&err);
     sqlite3 *db = NULL;
@@ -78,7 +90,7 @@ int cmd_packet(int argc, char **argv)
         sb_error_print(&err, stderr);
         rc = nothing ? 1 : 2;
     } else {
-        printf("%s: %zu passing runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
+        printf("%s: %zu runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
                o.out_dir, sum.cited, sum.files, sum.body_bytes);
     }
     sb_report_db_close(db);

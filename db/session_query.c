@@ -10,7 +10,9 @@ static const char session_runs_sql[] =
     "       p.sku, p.arch, p.git_sha, p.started_at,"
     "       json_extract(r.raw_json, '$.timing.kernel.samples'),"
     "       json_extract(r.raw_json, '$.timing.samples'),"
-    "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes')"
+    "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes'),"
+    "       json_extract(r.raw_json, '$.memory.peak_device_bytes'),"
+    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts')"
     "  FROM run_sessions s JOIN runs r ON r.id = s.run_id"
     "  JOIN configs c ON c.run_id = s.run_id JOIN provenance p ON p.run_id = s.run_id"
     " WHERE ?1 IS NULL OR substr(s.session_id, 1, length(?1)) = ?1"
@@ -43,6 +45,8 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     r->copy = sqlite3_column_int(st, 2);
     r->rounds = sqlite3_column_int(st, 3);
     r->peak_absolute_bytes = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 21);
+    r->peak_beyond_inputs_bytes = sqlite3_column_type(st, 22) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 22);
+    r->hold_timeouts = sqlite3_column_type(st, 23) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 23);
     char **strs[] = {&r->session_id, NULL, NULL, &r->timing_method, &r->check_version, &r->gpu_uuid,
                      &r->status, &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json,
                      &r->provider, &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at,

@@ -21,6 +21,8 @@ typedef struct sb_session_run {
     char *kernel_samples; /* timing.kernel.samples as JSON text (one array a round), or NULL */
     char *call_samples;   /* timing.samples as JSON text, or NULL */
     int64_t peak_absolute_bytes;                    /* -1: not recorded */
+    int64_t peak_beyond_inputs_bytes;               /* memory.peak_device_bytes; -1: not recorded */
+    int hold_timeouts; /* rounds whose hold was let go early (the call waited for the GPU); -1: not recorded */
 } sb_session_run;
 
 typedef struct sb_session_runs {

@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "claims.h"
 #include "geomean.h"
+#include "packet_findings.h"
 #include "repro.h"
 #include "plausible.h"
 #include "results.h"
@@ -115,6 +117,53 @@ static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_
     return SB_OK;
 }
 
+/* DIR/data.tar.gz: the stored documents of runs ids[0..n) as
+ * data/results/run-ID.json, with data/MANIFEST.sha256. */
+static int write_archive(sqlite3 *db, const char *dir, const int64_t *ids, size_t n, manifest_entry *man,
+                         size_t *nman, sb_error *err)
+{
+    sb_tarball *tb = NULL;
+    sb_buf inner = SB_BUF_INIT, gz = SB_BUF_INIT, b = SB_BUF_INIT;
+    int ok = sb_tarball_new(&tb, err) == SB_OK;
+    for (size_t i = 0; ok && i < n; i++) {
+        char hex[SB_SHA256_HEX_LEN + 1], rel[64], entry[600];
+        snprintf(rel, sizeof rel, "results/run-%lld.json", (long long)ids[i]);
+        snprintf(entry, sizeof entry, "%s/%s", SB_PACKET_DATA_DIR, rel);
+        sb_buf_reset(&b);
+        ok = raw_json_of(db, ids[i], &b, err) == SB_OK &&
+             sb_sha256_hex(sb_buf_str(&b), b.len, hex, err) == SB_OK &&
+             sb_tarball_add(tb, entry, sb_buf_str(&b), b.len, err) == SB_OK;
+        if (ok)
+            sb_buf_printf(&inner, "%s  %s\n", hex, rel);
+    }
+    if (ok) {
+        char entry[600];
+        snprintf(entry, sizeof entry, "%s/MANIFEST.sha256", SB_PACKET_DATA_DIR);
+        ok = sb_tarball_add(tb, entry, sb_buf_str(&inner), inner.len, err) == SB_OK &&
+             sb_tarball_finish(tb, &gz, err) == SB_OK &&
+             put_file(dir, SB_PACKET_DATA_DIR ".tar.gz", &gz, man, nman, err) == SB_OK;
+    }
+    sb_tarball_free(tb);
+    sb_buf_free(&inner);
+    sb_buf_free(&gz);
+    sb_buf_free(&b);
+    return ok ? SB_OK : SB_ERR;
+}
+
+/* DIR/MANIFEST.sha256 of the files written. */
+static int write_manifest(const char *dir, manifest_entry *man, size_t nman, sb_error *err)
+{
+    qsort(man, nman, sizeof *man, me_cmp);
+    sb_buf b = SB_BUF_INIT;
+    for (size_t i = 0; i < nman; i++)
+        sb_buf_printf(&b, "%s  %s\n", man[i].hex, man[i].rel);
+    char path[8192];
+    snprintf(path, sizeof path, "%s/MANIFEST.sha256", dir);
+    int rc = sb_write_buf(path, &b, err);
+    sb_buf_free(&b);
+    return rc;
+}
+
 /* Comma list of distinct values of one field over the cited picks. */
 static void distinct(const sb_pick *p, size_t n, const char *(*get)(const sb_result *),
                      sb_buf *out)
@@ -138,38 +187,234 @@ static const char *get_cuda(const sb_result *r) { return r->cuda ? r->cuda : "un
 static const char *get_op(const sb_result *r) { return r->op; }
 
 /* What a packet cites, in place (the order kept): not the diagnostic
- * provider unless it is the baseline asked for; where the target's own
- * provider has passing runs, only the ops it has them of. */
+ * provider unless it is the baseline asked for. */
 static void select_picks(sb_pick *picks, size_t *n, const sb_packet_opts *o)
 {
-    const char *subject = sb_packet_subject(o->target);
     int diag = o->baseline && strcmp(o->baseline, SB_DIAGNOSTIC_PROVIDER) == 0;
-    const char **ops = calloc(*n + 1, sizeof *ops);
-    size_t nops = 0;
-    for (size_t j = 0; subject && ops && j < *n; j++) {
-        const sb_result *q = picks[j].r;
-        if (!q->passing || strcmp(q->provider, subject))
-            continue;
-        size_t k = 0;
-        while (k < nops && strcmp(ops[k], q->op))
-            k++;
-        if (k == nops)
-            ops[nops++] = q->op;
-    }
     size_t kept = 0;
-    for (size_t i = 0; i < *n; i++) {
-        const sb_result *r = picks[i].r;
-        if (!diag && strcmp(r->provider, SB_DIAGNOSTIC_PROVIDER) == 0)
-            continue;
-        int op_has_subject = 0;
-        for (size_t k = 0; k < nops && !op_has_subject; k++)
-            op_has_subject = strcmp(ops[k], r->op) == 0;
-        if (nops && !op_has_subject)
-            continue;
-        picks[kept++] = picks[i];
-    }
+    for (size_t i = 0; i < *n; i++)
+        if (diag || strcmp(picks[i].r->provider, SB_DIAGNOSTIC_PROVIDER))
+            picks[kept++] = picks[i];
     *n = kept;
-    free(ops);
+}
+
+/* The `solbook packet` command that renders this packet again, after
+ * prefix: every option given, each value one shell word. */
+static void packet_command(sb_buf *b, const char *prefix, const sb_packet_opts *o)
+{
+    const char *const flags[] = {"--op", "--suite", "--baseline", "--repo"};
+    const char *const values[] = {o->op, o->suite, o->baseline, o->repo};
+    sb_buf_printf(b, "%s --target ", prefix);
+    sb_enc_shell_arg(b, o->target);
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (values[i]) {
+            sb_buf_printf(b, " %s ", flags[i]);
+            sb_enc_shell_arg(b, values[i]);
+        }
+    sb_buf_puts(b, " --out packet-rerun");
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The packet of a target with upstream ops (templates/packets/
+ * upstream_ops.csv): findings from measuring sessions only
+ * (packet_findings.h), the full tables in APPENDIX.md. */
+static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                          sb_error *err)
+{
+    if (o->suite)
+        return sb_error_set(err, NULL, NULL,
+                            "a %s packet takes its cases from the measuring sessions; --suite does not apply",
+                            o->target);
+    int rc = SB_ERR;
+    sb_findings f = {0};
+    sb_session_runs runs = {0};
+    json_t **docs = NULL;
+    sb_template *tpl = NULL;
+    sb_result_set set = {0};
+    sb_training_set tr = {0};
+    sb_sku_table *skus = NULL;
+    sb_staged_dir stage = {0};
+    const sb_result **cited = NULL;
+    manifest_entry *man = NULL;
+    int64_t *ids = NULL;
+    size_t nman = 0, nids = 0, ncited = 0;
+    sb_buf body = SB_BUF_INIT, tmp = SB_BUF_INIT, b = SB_BUF_INIT;
+    char rel[512];
+    snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
+    if (sb_template_load_home(rel, &tpl, err) != SB_OK ||
+        sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK ||
+        sb_findings_build(&runs, o->target, o->op, o->baseline, &f, err) != SB_OK)
+        goto done;
+    if (f.nfindings == 0) {
+        *nothing = 1;
+        sb_error_set(err, NULL, NULL,
+                     "nothing to cite for a %s packet: no measuring session pairs the fused kernels with "
+                     "another provider on an op %s ships%s%s%s",
+                     o->target, sb_packet_project(o->target), o->op ? " (op " : "", o->op ? o->op : "",
+                     o->op ? ")" : "");
+        goto done;
+    }
+    if (dir_usable(o->out_dir, err) != SB_OK)
+        goto done;
+    docs = calloc(f.nsessions + 1, sizeof *docs);
+    if (!docs) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < f.nsessions; i++) {
+        json_error_t je;
+        sb_buf_reset(&b);
+        if (sb_run_raw_json(db, f.session_first_run[i], &b, err) != SB_OK)
+            goto done;
+        docs[i] = json_loads(sb_buf_str(&b), 0, &je);
+        if (!docs[i]) {
+            sb_error_set(err, NULL, NULL, "run %lld: stored JSON does not parse: %s",
+                         (long long)f.session_first_run[i], je.text);
+            goto done;
+        }
+    }
+    sb_buf_reset(&b);
+    if (sb_findings_describe(&f, &runs, (const json_t *const *)docs, err) != SB_OK)
+        goto done;
+    json_t *d = f.data;
+    sb_tpl_set_str(d, "target", o->target);
+    sb_tpl_set_str(d, "project", sb_packet_project(o->target));
+    sb_tpl_set_str(d, "repo", o->repo ? o->repo : "");
+    sb_evidence_labels_set(d);
+    /* Training steps stand on the target's own patches: a packet of a
+     * target whose code is a provider, over all its ops. */
+    int with_training = 0;
+    sb_tpl_set_str(d, "training_md", "");
+    sb_tpl_set_str(d, "training_full_md", "");
+    if (sb_packet_subject(o->target) && !o->op) {
+        sb_training_opts to = {0};
+        sb_training_summary ts;
+        if (sb_training_render_pairs_md(db, &to, &tmp, &ts, err) != SB_OK)
+            goto done;
+        with_training = ts.runs > 0;
+        sb_tpl_set_str(d, "training_md", sb_buf_str(&tmp));
+        sb_buf_reset(&tmp);
+        if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)
+            goto done;
+        sb_tpl_set_str(d, "training_full_md", sb_buf_str(&tmp));
+        if (with_training && sb_training_load(db, 0, 0, 0, &tr, err) != SB_OK)
+            goto done;
+    }
+    json_object_set_new(d, "has_training", json_boolean(with_training));
+    /* the cited runs: the sessions' and the training runs */
+    ids = malloc((f.nruns + tr.n + 1) * sizeof *ids);
+    if (!ids) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    memcpy(ids, f.runs, f.nruns * sizeof *ids);
+    nids = f.nruns;
+    for (size_t i = 0; i < tr.n; i++)
+        ids[nids++] = tr.v[i].run_id;
+    qsort(ids, nids, sizeof *ids, cmp_i64);
+    json_object_set_new(d, "cited", json_integer((json_int_t)nids));
+    sum->cited = nids;
+    /* the cited runs as results: the claims check and the packages */
+    sb_result_filter rf = {0};
+    if (sb_results_select(db, o->all, &rf, &set, err) != SB_OK)
+        goto done;
+    cited = calloc(nids + 1, sizeof *cited);
+    if (!cited) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < set.n; i++) {
+        int64_t id = set.v[i].run_id;
+        if (bsearch(&id, ids, nids, sizeof *ids, cmp_i64))
+            cited[ncited++] = &set.v[i];
+    }
+    for (size_t i = 0; i < ncited; i++)
+        sb_packages_list(cited[i]->packages_json, &b);
+    sb_tpl_set_str(d, "packages", b.len ? sb_buf_str(&b) : "none recorded");
+    sb_buf_reset(&b);
+    if (sb_template_render(tpl, d, SB_TPL_ESCAPE_MARKDOWN, &body, err) != SB_OK)
+        goto done;
+    sum->body_bytes = body.len;
+    if (body.len > SB_PACKET_MAX_BYTES) {
+        sb_error_set(err, NULL, NULL, "the %s packet's discussion body would be %zu bytes, over GitHub's %d",
+                     o->target, body.len, SB_PACKET_MAX_BYTES);
+        goto done;
+    }
+    {
+        const char *allowed[] = {sb_packet_project(o->target), NULL};
+        const char *paths[] = {o->out_dir, o->db_label, NULL};
+        if (sb_sku_table_load(NULL, &skus, err) != SB_OK ||
+            sb_claims_check(db, skus, cited, ncited, with_training ? &tr : NULL, allowed, sb_buf_str(&body),
+                            "the packet body", err) != SB_OK ||
+            sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK)
+            goto done;
+    }
+    /* reproduce.sh: the address, the sessions' commands, ingest, packet */
+    if (o->repo) {
+        sb_buf_puts(&b, "git clone ");
+        sb_enc_shell_arg(&b, o->repo);
+        sb_buf_puts(&b, " solbook\ncd solbook");
+    } else {
+        sb_buf_puts(&b, "cd \"${SOLBOOK_SRC:?a checkout of the solbook repository}\"");
+    }
+    sb_tpl_set_str(d, "clone", sb_buf_str(&b));
+    sb_buf_reset(&b);
+    sb_enc_shell_arg(&b, json_string_value(json_object_get(d, "archs")));
+    sb_tpl_set_str(d, "arch", sb_buf_str(&b));
+    sb_buf_reset(&b);
+    sb_tpl_set_str(d, "commands", sb_buf_str(&f.commands));
+    packet_command(&b, ".carry/bin/solbook packet --db packet.db", o);
+    sb_tpl_set_str(d, "packet_command", sb_buf_str(&b));
+    /* written beside its folder and moved in whole (core/staged_dir.h) */
+    man = calloc(8, sizeof *man);
+    if (!man) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK ||
+        write_archive(db, stage.stage, ids, nids, man, &nman, err) != SB_OK ||
+        put_file(stage.stage, "DISCUSSION.md", &body, man, &nman, err) != SB_OK)
+        goto done;
+    sb_buf_reset(&b);
+    if (sb_render_home("packets/appendix.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
+        put_file(stage.stage, "APPENDIX.md", &b, man, &nman, err) != SB_OK)
+        goto done;
+    sb_buf_reset(&b);
+    if (sb_render_home("packets/reproduce-sessions.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
+        put_file(stage.stage, "reproduce.sh", &b, man, &nman, err) != SB_OK)
+        goto done;
+    {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/reproduce.sh", stage.stage);
+        chmod(path, 0755);
+    }
+    if (write_manifest(stage.stage, man, nman, err) != SB_OK)
+        goto done;
+    sum->files = nman;
+    rc = sb_staged_dir_commit(&stage, err);
+done:
+    sb_staged_dir_discard(&stage);
+    sb_sku_table_free(skus);
+    sb_training_free(&tr);
+    sb_results_free(&set);
+    free(cited);
+    free(ids);
+    free(man);
+    sb_buf_free(&body);
+    sb_buf_free(&tmp);
+    sb_buf_free(&b);
+    sb_template_free(tpl);
+    for (size_t i = 0; docs && i < f.nsessions; i++)
+        json_decref(docs[i]);
+    free(docs);
+    sb_findings_free(&f);
+    sb_session_runs_free(&runs);
+    return rc;
 }
 
 int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
@@ -182,6 +427,11 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
                             "unknown target '%s' (liger, vllm, triton, pytorch, cutlass, "
                             "onnxruntime, jax, tilelang)",
                             o->target);
+    int findings = 0;
+    if (sb_findings_target(o->target, &findings, err) != SB_OK)
+        return SB_ERR;
+    if (findings)
+        return write_findings(db, o, sum, nothing, err);
     int rc = SB_ERR;
     sb_result_set set = {0};
     sb_pick *picks = NULL;
@@ -320,85 +570,7 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     if (geo.n)
         sb_geo_render_md_cross(&geo, &tmp);
     sb_tpl_set_str(d, "geomean_tables", sb_buf_str(&tmp));
-    /* the project's own kernels: where they trail a baseline */
     {
-        const char *subject = sb_packet_subject(o->target);
-        size_t subject_runs = 0;
-        for (size_t i = 0; subject && i < sum->cited; i++)
-            subject_runs += strcmp(cited[i]->provider, subject) == 0;
-        json_object_set_new(d, "has_subject", json_boolean(subject_runs > 0));
-        json_object_set_new(d, "subject_runs", json_integer((json_int_t)subject_runs));
-        sb_tpl_set_str(d, "subject", subject_runs ? subject : "");
-        json_t *trails = json_array();
-        for (size_t i = 0; subject_runs && i < geo.n; i++) {
-            const sb_geo_row *g = &geo.rows[i];
-            if (strcmp(g->provider, subject) || !g->shapes || !(g->min < 1))
-                continue;
-            json_t *t = json_object();
-            sb_tpl_set_str(t, "op", g->op);
-            sb_tpl_set_str(t, "mode", g->mode);
-            sb_tpl_set_str(t, "dtype", g->dtype);
-            sb_tpl_set_str(t, "sku", g->sku);
-            sb_tpl_set_str(t, "baseline", g->baseline);
-            sb_buf code = SB_BUF_INIT;
-            sb_enc_md_code_span(&code, g->baseline, SB_TEXT_NAME_MAX);
-            sb_tpl_set_str(t, "baseline_code", sb_buf_str(&code));
-            sb_buf_free(&code);
-            sb_tpl_set_str(t, "time", sb_time_kind_name(g->time));
-            sb_tpl_set_num(t, "min", "%.3f", g->min);
-            sb_tpl_set_num(t, "geomean", "%.3f", g->geomean);
-            json_object_set_new(t, "shapes", json_integer((json_int_t)g->shapes));
-            json_array_append_new(trails, t);
-        }
-        json_object_set_new(d, "trails", trails);
-        /* peak device memory against the first headline baseline */
-        json_t *mem = json_array();
-        const char *mb = sb_headline_baselines[0];
-        double *ratio = malloc((npicks + 1) * sizeof *ratio);
-        for (size_t i = 0; subject_runs && ratio && i < npicks; i++) {
-            const sb_result *h = picks[i].r;
-            if (!h->passing || strcmp(h->provider, subject))
-                continue;
-            int first = 1;
-            for (size_t j = 0; j < i && first; j++) {
-                const sb_result *q = picks[j].r;
-                first = !(q->passing && !strcmp(q->provider, subject) && !strcmp(q->op, h->op) &&
-                          !strcmp(q->mode, h->mode) && !strcmp(q->dtype, h->dtype) &&
-                          !strcmp(q->sku, h->sku));
-            }
-            if (!first)
-                continue;
-            size_t m = 0;
-            double worst = 0;
-            for (size_t j = i; j < npicks; j++) {
-                const sb_result *q = picks[j].r;
-                if (!q->passing || strcmp(q->provider, subject) || strcmp(q->op, h->op) ||
-                    strcmp(q->mode, h->mode) || strcmp(q->dtype, h->dtype) || strcmp(q->sku, h->sku) ||
-                    q->peak_device_bytes <= 0)
-                    continue;
-                const sb_pick *b0 = sb_pick_find(picks, npicks, q->case_key, mb, q->sku);
-                if (!b0 || !b0->r->passing || b0->r->peak_device_bytes <= 0)
-                    continue;
-                ratio[m] = (double)q->peak_device_bytes / (double)b0->r->peak_device_bytes;
-                worst = fmax(worst, ratio[m]);
-                m++;
-            }
-            if (!m)
-                continue;
-            json_t *t = json_object();
-            sb_tpl_set_str(t, "op", h->op);
-            sb_tpl_set_str(t, "mode", h->mode);
-            sb_tpl_set_str(t, "dtype", h->dtype);
-            sb_tpl_set_str(t, "sku", h->sku);
-            sb_tpl_set_num(t, "geomean", "%.0f", 100.0 * sb_geomean(ratio, m));
-            sb_tpl_set_num(t, "max", "%.0f", 100.0 * worst);
-            json_object_set_new(t, "cases", json_integer((json_int_t)m));
-            json_array_append_new(mem, t);
-        }
-        free(ratio);
-        sb_tpl_set_str(d, "memory_baseline", mb);
-        json_object_set_new(d, "has_memory", json_boolean(json_array_size(mem) > 0));
-        json_object_set_new(d, "memory", mem);
         sb_buf pk = SB_BUF_INIT;
         for (size_t i = 0; i < sum->cited; i++)
             sb_packages_list(cited[i]->packages_json, &pk);
@@ -406,40 +578,13 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         sb_buf_free(&pk);
     }
     json_object_set_new(d, "has_geomean", json_boolean(geo.n > 0));
-    /* Training steps are whole-model evidence: a packet narrowed to one op
-     * or suite cites no run of the patched kernels' provider to stand on. */
-    int with_training = 0;
-    if (!o->op && !o->suite) {
-        sb_training_opts to = {0};
-        to.all = o->all;
-        sb_training_summary ts;
-        sb_buf_reset(&tmp);
-        if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)
-            goto done;
-        sb_tpl_set_str(d, "training_md", sb_buf_str(&tmp));
-        with_training = ts.runs > 0;
-        json_object_set_new(d, "has_training", json_boolean(with_training));
-    } else {
-        sb_tpl_set_str(d, "training_md", "");
-        json_object_set_new(d, "has_training", json_false());
-    }
-
     /* reproduce.sh */
     sb_buf_reset(&tmp);
     sb_buf_puts(&tmp, sb_buf_str(&cmds));
     sb_buf_free(&cmds);
     sb_buf_puts(&tmp, "solbook ingest results/\n");
-    sb_buf_puts(&tmp, "solbook packet --target ");
-    sb_enc_shell_arg(&tmp, o->target);
-    if (o->op) {
-        sb_buf_puts(&tmp, " --op ");
-        sb_enc_shell_arg(&tmp, o->op);
-    }
-    if (o->suite) {
-        sb_buf_puts(&tmp, " --suite ");
-        sb_enc_shell_arg(&tmp, o->suite);
-    }
-    sb_buf_puts(&tmp, " --out packet-rerun\n");
+    packet_command(&tmp, "solbook packet", o);
+    sb_buf_putc(&tmp, '\n');
     sb_tpl_set_str(d, "commands", sb_buf_str(&tmp));
     /* the body first: nothing is written unless it fits and names only
      * what its cited runs have */
@@ -460,13 +605,9 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     {
         const char *allowed[] = {sb_packet_project(o->target), NULL};
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        /* the training section's runs are cited evidence of what it names */
-        sb_training_set tr = {0};
         int ok = sb_sku_table_load(NULL, &skus, err) == SB_OK &&
-                 (!with_training || sb_training_load(db, 0, 0, 0, &tr, err) == SB_OK) &&
-                 sb_claims_check(db, skus, cited, sum->cited, with_training ? &tr : NULL, allowed,
-                                 sb_buf_str(&body), "the packet body", err) == SB_OK;
-        sb_training_free(&tr);
+                 sb_claims_check(db, skus, cited, sum->cited, NULL, allowed, sb_buf_str(&body),
+                                 "the packet body", err) == SB_OK;
         if (!ok ||
             sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK) {
             sb_buf_free(&body);
@@ -483,31 +624,12 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     o = &staged;
     /* the cited documents, with their own manifest, as one archive */
     {
-        sb_tarball *tb = NULL;
-        sb_buf inner = SB_BUF_INIT, gz = SB_BUF_INIT;
-        int ok = sb_tarball_new(&tb, err) == SB_OK;
-        for (size_t i = 0; ok && i < sum->cited; i++) {
-            char hex[SB_SHA256_HEX_LEN + 1];
-            snprintf(rel, sizeof rel, "results/run-%lld.json", cited[i]->run_id);
-            sb_buf_reset(&b);
-            char entry[600];
-            snprintf(entry, sizeof entry, "%s/%s", SB_PACKET_DATA_DIR, rel);
-            ok = raw_json_of(db, cited[i]->run_id, &b, err) == SB_OK &&
-                 sb_sha256_hex(sb_buf_str(&b), b.len, hex, err) == SB_OK &&
-                 sb_tarball_add(tb, entry, sb_buf_str(&b), b.len, err) == SB_OK;
-            if (ok)
-                sb_buf_printf(&inner, "%s  %s\n", hex, rel);
-        }
-        if (ok) {
-            char entry[600];
-            snprintf(entry, sizeof entry, "%s/MANIFEST.sha256", SB_PACKET_DATA_DIR);
-            ok = sb_tarball_add(tb, entry, sb_buf_str(&inner), inner.len, err) == SB_OK &&
-                 sb_tarball_finish(tb, &gz, err) == SB_OK &&
-                 put_file(o->out_dir, SB_PACKET_DATA_DIR ".tar.gz", &gz, man, &nman, err) == SB_OK;
-        }
-        sb_tarball_free(tb);
-        sb_buf_free(&inner);
-        sb_buf_free(&gz);
+        int64_t *ids = malloc((sum->cited + 1) * sizeof *ids);
+        for (size_t i = 0; ids && i < sum->cited; i++)
+            ids[i] = cited[i]->run_id;
+        int ok = ids ? write_archive(db, o->out_dir, ids, sum->cited, man, &nman, err) == SB_OK
+                     : sb_error_set(err, NULL, NULL, "out of memory") == SB_OK;
+        free(ids);
         if (!ok) {
             sb_buf_free(&body);
             goto done;
@@ -527,16 +649,8 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         snprintf(path, sizeof path, "%s/reproduce.sh", o->out_dir);
         chmod(path, 0755);
     }
-    qsort(man, nman, sizeof *man, me_cmp);
-    sb_buf_reset(&b);
-    for (size_t i = 0; i < nman; i++)
-        sb_buf_printf(&b, "%s  %s\n", man[i].hex, man[i].rel);
-    {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/MANIFEST.sha256", o->out_dir);
-        if (sb_write_buf(path, &b, err) != SB_OK)
-            goto done;
-    }
+    if (write_manifest(o->out_dir, man, nman, err) != SB_OK)
+        goto done;
     sum->files = nman;
     rc = sb_staged_dir_commit(&stage, err);
 done:

@@ -1,8 +1,12 @@
 /* packet.h - upstream discussion packets: a self-contained folder with the
  * discussion body (templates/packets/<target>.md.tmpl), the cited result
  * JSON files (runs.raw_json, byte for byte) in one archive with their own
- * manifest, reproduce.sh and MANIFEST.sha256 (`sha256sum -c` format). Only passing runs are cited,
- * each by run id and file; a packet with nothing passing is refused.
+ * manifest, reproduce.sh and MANIFEST.sha256 (`sha256sum -c` format).
+ * A target with upstream ops (templates/packets/upstream_ops.csv: liger,
+ * vllm) gets findings from measuring sessions (packet_findings.h) with
+ * APPENDIX.md, citing every run of the sessions it cites; any other target
+ * cites the newest passing run of each case. A packet with nothing to cite
+ * is refused.
  */
 #ifndef SOLBOOK_REPORT_PACKET_H
 #define SOLBOOK_REPORT_PACKET_H
@@ -25,6 +29,7 @@ typedef struct sb_packet_opts {
     const char *out_dir;   /* must not exist or be empty */
     const char *db_label;  /* --db as given, for the commands */
     const char *baseline;  /* NULL: the headline baselines (geomean.h) */
+    const char *repo;      /* address of the measuring code's repository, or NULL */
     const sb_result_set *all; /* every result run already loaded (sb_results_select),
                                * or NULL to read the packet's runs from the database */
 } sb_packet_opts;

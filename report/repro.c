@@ -225,6 +225,57 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
     return rc;
 }
 
+int sb_repro_session(const sb_session_runs *runs, const char *session_id, const json_t *doc, sb_buf *out,
+                     sb_error *err)
+{
+    const json_t *session = json_object_get(doc, "session"), *protocol = json_object_get(doc, "protocol");
+    const json_t *providers = json_object_get(session, "providers");
+    const json_t *iters = json_object_get(protocol, "iters"), *warmup = json_object_get(protocol, "warmup_iters");
+    const json_t *seed = json_object_get(json_object_get(json_object_get(doc, "config"), "run_params"), "seed");
+    if (!json_is_array(providers) || !json_is_integer(iters) || !json_is_integer(json_object_get(session, "rounds")))
+        return sb_error_set(err, NULL, NULL,
+                            "session %.8s: its results lack session.providers, session.rounds or protocol.iters",
+                            session_id);
+    sb_buf w = SB_BUF_INIT;
+    sb_buf_printf(&w, "sessions/%.8s", session_id);
+    sb_buf_puts(out, "python3 bench/scripts/session.py --out ");
+    sb_enc_shell_arg(out, sb_buf_str(&w));
+    sb_buf_puts(out, " --solbench .carry/bin/solbench");
+    sb_buf_reset(&w);
+    for (size_t i = 0; i < json_array_size(providers); i++)
+        if (json_is_string(json_array_get(providers, i)))
+            sb_buf_printf(&w, "%s%s", i ? "," : "", json_string_value(json_array_get(providers, i)));
+    sb_buf_puts(out, " --providers ");
+    sb_enc_shell_arg(out, sb_buf_str(&w));
+    sb_buf_printf(out, " --rounds %lld --iters %lld",
+                  (long long)json_integer_value(json_object_get(session, "rounds")),
+                  (long long)json_integer_value(iters));
+    if (json_is_integer(warmup))
+        sb_buf_printf(out, " --warmup %lld", (long long)json_integer_value(warmup));
+    if (json_is_integer(seed))
+        sb_buf_printf(out, " --seed %lld", (long long)json_integer_value(seed));
+    int aa = 0;
+    for (size_t i = 0; i < runs->n; i++)
+        aa |= strcmp(runs->v[i].session_id, session_id) == 0 && runs->v[i].copy != 0;
+    if (aa)
+        sb_buf_puts(out, " --aa");
+    /* every case once: the runs come ordered by case within a session */
+    const char *last = NULL;
+    for (size_t i = 0; i < runs->n; i++) {
+        const sb_session_run *r = &runs->v[i];
+        if (strcmp(r->session_id, session_id) || (last && strcmp(last, r->case_key) == 0))
+            continue;
+        last = r->case_key;
+        sb_buf_reset(&w);
+        sb_buf_printf(&w, "%s:%s:%s:%s", r->op, r->mode, r->dtype, r->shape_key);
+        sb_buf_puts(out, " \\\n  --case ");
+        sb_enc_shell_arg(out, sb_buf_str(&w));
+    }
+    sb_buf_putc(out, '\n');
+    sb_buf_free(&w);
+    return SB_OK;
+}
+
 int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,
                    sb_error *err)
 {

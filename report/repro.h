@@ -9,6 +9,7 @@
 #include "encode.h"
 #include "file_name.h"
 #include "results.h"
+#include "session_query.h"
 #include "strbuf.h"
 #include "mkdirs.h"
 #include "template.h"
@@ -25,6 +26,14 @@ void sb_repro_close(sb_repro *r);
  * imported runs (every value comment text, sb_enc_shell_comment). No value
  * can end the line. */
 int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error *err);
+
+/* Appends the bench/scripts/session.py command (lines joined by "\\",
+ * ending in a newline) that measures session_id of runs again: the
+ * providers, rounds, calls a turn, warm-up calls, seed and A/A copies its
+ * runs record (doc: one of its results, as stored) and every case it
+ * measured, into sessions/ID8. Every value is one shell word. */
+int sb_repro_session(const sb_session_runs *runs, const char *session_id, const json_t *doc, sb_buf *out,
+                     sb_error *err);
 
 /* Renders templates/REL with data into out (escape as given). */
 int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,

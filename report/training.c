@@ -216,8 +216,8 @@ static void render_plot(const sb_training_set *r, const char *const *pair_of, co
     sb_svg_end(b);
 }
 
-int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
-                          sb_error *err)
+static int render(sqlite3 *db, const sb_training_opts *o, int pairs_only, sb_buf *out, sb_training_summary *sum,
+                  sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     sb_training_set r = {0};
@@ -303,8 +303,9 @@ int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, s
         json_array_append_new(pairs, p);
     }
     sum->runs = r.n;
-    if (op_rows(db, o->all, &r, pair_of, ops, err) != SB_OK)
+    if (!pairs_only && op_rows(db, o->all, &r, pair_of, ops, err) != SB_OK)
         goto done;
+    json_object_set_new(d, "pairs_only", json_boolean(pairs_only));
     json_object_set_new(d, "has_runs", json_boolean(r.n > 0));
     json_object_set_new(d, "has_pairs", json_boolean(sum->pairs > 0));
     json_object_set_new(d, "has_ops", json_boolean(json_array_size(ops) > 0));
@@ -335,4 +336,16 @@ done:
     free(base_of);
     sb_training_free(&r);
     return rc;
+}
+
+int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
+                          sb_error *err)
+{
+    return render(db, o, 0, out, sum, err);
+}
+
+int sb_training_render_pairs_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out,
+                                sb_training_summary *sum, sb_error *err)
+{
+    return render(db, o, 1, out, sum, err);
 }

@@ -34,5 +34,9 @@ typedef struct sb_training_summary {
 /* Appends the Markdown section to out. */
 int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
                           sb_error *err);
+/* The same with only the patched-against-baseline table: no op-level rows
+ * (they are not paired within measuring sessions) and no run list. */
+int sb_training_render_pairs_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out,
+                                sb_training_summary *sum, sb_error *err);
 
 #endif

@@ -73,18 +73,20 @@ print("%d-W%02d" % (y, w))')
 echo "== weekly cross-arch writeup $week"
 "$solbook" report weekly --db "$db" --week "$week" --out "$out/weekly"
 
-echo "== upstream packets"
-for target in liger vllm; do
-  rm -rf "$out/packets/$target"
-  "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
-done
-
 echo "== measuring sessions: paired speedups of the fused kernels, and A/A noise (docs/SESSIONS.md)"
 # In the main database, ingested above with the other results.
 "$solbook" session --db "$db" --cases > "$out/sessions.md"
 "$solbook" noise --db "$db" > "$out/noise.md"
 echo "wrote $out/sessions.md and $out/noise.md"
 sed -n '3,9p' "$out/noise.md"
+
+echo "== upstream packets: findings of the measuring sessions, and Liger's training steps"
+# The packets cite sessions only (docs/REPORTS.md), and the training runs
+# for the Liger packet's training section.
+for target in liger vllm; do
+  rm -rf "$out/packets/$target"
+  "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
+done
 
 echo "== regressions and improvements over the commit history (table in $out/regressions.md)"
 "$solbook" report regressions --history --db "$db" > "$out/regressions.md" || true

@@ -245,7 +245,7 @@ try:
     run([SOLBOOK, "report", "table", "--db", db, "--op", "o" * 300, "--sku", "s" * 300,
          "--provider", "cublas", "--baseline", "torch", "--out", os.path.join(outs, "table-long.md")])
     run([SOLBOOK, "report", "weekly", "--db", db, "--week", "2026-W47", "--out", os.path.join(outs, "weekly")])
-    run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--out", os.path.join(outs, "packet")])
+    run([SOLBOOK, "packet", "--db", db, "--target", "triton", "--out", os.path.join(outs, "packet")])
     run([SOLBOOK, "site", "--db", db, "--out", os.path.join(outs, "site")])
     with open(os.path.join(outs, "standing.md"), "wb") as f:
         f.write(run([SOLBOOK, "report", "standing", "--db", db]).stdout)

@@ -101,7 +101,7 @@ echo "weekly reproduce.sh: ran to its end with fake tools ($(wc -l <"$work/repro
 
 # packet: manifest verifies; only passing runs cited
 pk=$work/packet
-"$SOLBOOK" packet --target liger --db "$db" --op rmsnorm --out "$pk" >/dev/null
+"$SOLBOOK" packet --target triton --db "$db" --op rmsnorm --out "$pk" >/dev/null
 (cd "$pk" && sha256sum --quiet -c MANIFEST.sha256) || fail "packet manifest does not verify"
 sh -n "$pk/reproduce.sh" || fail "reproduce.sh is not valid sh"
 failed_id=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT id FROM runs WHERE status='failed'\").fetchone()[0])" "$db")
@@ -112,7 +112,7 @@ test ! -e "$pk/data/results/run-$failed_id.json" || fail "failed run $failed_id 
 ! grep -q "$work" "$pk/DISCUSSION.md" "$pk/reproduce.sh" || fail "packet holds the build folder's path"
 test "$(wc -c <"$pk/DISCUSSION.md")" -le 65536 || fail "packet body over 64 KB"
 last=$(run_repro "$pk/reproduce.sh")
-case $last in "solbook packet --target liger"*) ;; *) fail "the packet's reproduce.sh ended with: $last" ;; esac
+case $last in "solbook packet --target triton"*) ;; *) fail "the packet's reproduce.sh ended with: $last" ;; esac
 echo "packet: sha256sum -c passes for the folder and the archive; 17 runs, failed run $failed_id not cited; no local path"
 
 # note: ten lines at most, the gate's verdict per arch
@@ -226,15 +226,16 @@ for args in "compare --db $db 11111" "compare --db $db sha=zz 1111" "compare --d
   test "$(wc -l <"$work/err")" -eq 1 || fail "'$args' printed more than one error line"
 done
 echo "compare errors: 6 bad invocations exit 2 with one line each"
-# A Liger packet over a database whose only liger evidence is a training
-# run: the training section may name the patch and the training card, which
-# the training run has; nothing else from it.
+# A Liger packet states findings of measuring sessions: over a database
+# whose only liger evidence is a training run it has nothing to cite.
 good=$(cd "$(dirname "$0")/../data/ingest/good" && pwd)
 tdb=$work/training.db
 "$SOLBOOK" ingest --db "$tdb" "$good" >/dev/null 2>&1 || true
-"$SOLBOOK" packet --db "$tdb" --target liger --out "$work/tpk" >/dev/null || fail "liger packet with a training run refused"
-grep -q "liger" "$work/tpk/DISCUSSION.md" || fail "the training section does not name its patch"
-"$SOLBOOK" packet --db "$tdb" --target liger --op gemm --out "$work/tpk-gemm" >/dev/null || fail "narrowed packet refused"
-if grep -q "End-to-end training steps" "$work/tpk-gemm/DISCUSSION.md"; then fail "a packet narrowed to one op carries the training section"; fi
-echo "packet: a training run's patch and card may be named; a narrowed packet leaves training out"
+set +e
+"$SOLBOOK" packet --db "$tdb" --target liger --out "$work/tpk" 2>"$work/err"; rc=$?
+set -e
+test $rc -eq 1 || fail "liger packet without sessions exited $rc, expected 1"
+grep -q 'no measuring session pairs the fused kernels' "$work/err" || fail "liger packet refusal: $(cat "$work/err")"
+test ! -e "$work/tpk" || fail "a refused packet wrote its folder"
+echo "packet: a liger packet without measuring sessions is refused (exit 1), nothing written"
 echo "cli_report: all checks passed"

@@ -1171,9 +1171,9 @@ static void test_packet(void **state)
     (void)state;
     sqlite3 *db = standard_db("packet.db");
     char dir[512];
-    path_in_tmp(dir, sizeof dir, "packet-liger");
+    path_in_tmp(dir, sizeof dir, "packet-triton");
     sb_packet_opts o = {0};
-    o.target = "liger";
+    o.target = "triton";
     o.op = "rmsnorm";
     o.out_dir = dir;
     sb_packet_summary sum;
@@ -1215,9 +1215,6 @@ static void test_packet(void **state)
     assert_non_null(strstr(disc, "Driver: 580.82.07"));
     assert_non_null(strstr(disc, "not cited: 1 failed correctness"));
     assert_non_null(strstr(disc, "op-level microbenchmark"));
-    /* liger runs are cited: the body says so and where liger trails */
-    assert_non_null(strstr(disc, "Runs of the provider `liger` cited: 5,"));
-    assert_non_null(strstr(disc, "## Where `liger` trails"));
     assert_non_null(strstr(disc, "| rmsnorm | fwd | bf16 | liger | huggingface |"));
     assert_true(sum.body_bytes <= SB_PACKET_MAX_BYTES);
     assert_int_equal(sum.body_bytes, strlen(disc));
@@ -1374,82 +1371,12 @@ static void test_packet_limits(void **state)
 {
     (void)state;
     char p[512], dir[600];
-    /* liger packet without liger runs: no claim of Liger-Kernel's own ops */
-    path_in_tmp(p, sizeof p, "noliger.db");
-    sqlite3 *w = fx_create(p);
-    many_cases(w, 2, 3, 0);
-    sqlite3 *db = reopen(w, p);
-    path_in_tmp(dir, sizeof dir, "packet-noliger");
+    sqlite3 *w, *db;
     sb_packet_opts o = {0};
-    o.target = "liger";
-    o.out_dir = dir;
-    o.db_label = p;
+    o.target = "triton";
     sb_packet_summary sum;
     int nothing = 0;
     sb_error err;
-    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
-        fail_msg("%s", err.msg);
-    char f[700];
-    snprintf(f, sizeof f, "%s/DISCUSSION.md", dir);
-    char *disc = slurp(f);
-    assert_non_null(strstr(disc, "None of the cited runs times the Liger-Kernel package's own ops"));
-    assert_null(strstr(disc, "`liger`"));
-    assert_null(strstr(disc, tmpdir));
-    free(disc);
-    snprintf(f, sizeof f, "%s/reproduce.sh", dir);
-    char *sh = slurp(f);
-    assert_null(strstr(sh, tmpdir));
-    free(sh);
-    sqlite3_close(db);
-    /* with liger runs: only the ops liger has, never the diagnostic stand-in */
-    path_in_tmp(p, sizeof p, "someliger.db");
-    w = fx_create(p);
-    many_cases(w, 2, 3, 0);
-    fx_result r = {0};
-    r.suite = "memory-bound";
-    r.op = "op000";
-    r.dtype = "bf16";
-    r.shape_key = "M=1024,N=4096";
-    r.sku = "h100-sxm5-80gb";
-    r.arch = "h100";
-    r.finished_at = "2026-11-18T10:00:00Z";
-    r.median_ms = 0.2;
-    r.provider = "liger";
-    fx_add_result(w, &r);
-    r.provider = "reference";
-    fx_add_result(w, &r);
-    db = reopen(w, p);
-    path_in_tmp(dir, sizeof dir, "packet-someliger");
-    o.out_dir = dir;
-    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(sum.cited, 13); /* op000: 12 huggingface and fused runs, 1 liger */
-    snprintf(f, sizeof f, "%s/DISCUSSION.md", dir);
-    disc = slurp(f);
-    assert_non_null(strstr(disc, "Runs of the provider `liger` cited: 1,"));
-    /* no peak memory recorded: no memory table */
-    assert_null(strstr(disc, "## Peak device memory"));
-    assert_null(strstr(disc, "op001"));
-    assert_null(strstr(disc, "reference"));
-    free(disc);
-    sqlite3_close(db);
-    /* with peak memory on both sides of the case: liger's over huggingface's */
-    exec_sql(p, "UPDATE metrics SET peak_device_bytes = 400 WHERE run_id IN (SELECT c.run_id FROM"
-                " configs c JOIN provenance v ON v.run_id = c.run_id WHERE c.op = 'op000' AND"
-                " c.shape_key = 'M=1024,N=4096' AND v.sku = 'h100-sxm5-80gb' AND c.provider = 'huggingface')");
-    exec_sql(p, "UPDATE metrics SET peak_device_bytes = 100 WHERE run_id IN (SELECT run_id FROM configs"
-                " WHERE provider = 'liger')");
-    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
-    path_in_tmp(dir, sizeof dir, "packet-someliger-memory");
-    o.out_dir = dir;
-    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
-        fail_msg("%s", err.msg);
-    snprintf(f, sizeof f, "%s/DISCUSSION.md", dir);
-    disc = slurp(f);
-    assert_non_null(strstr(disc, "## Peak device memory of `liger` against `huggingface`"));
-    assert_non_null(strstr(disc, "| op000 | fwd | bf16 | h100-sxm5-80gb | 1 | 25% | 25% |"));
-    free(disc);
-    sqlite3_close(db);
     /* a body over GitHub's limit is refused and nothing is written */
     path_in_tmp(p, sizeof p, "huge.db");
     w = fx_create(p);

@@ -1,0 +1,786 @@
+/* packet_findings.c - a findings packet's content from measuring sessions
+ * (packet_findings.h). */
+#include "packet_findings.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_rows.h"
+#include "encode.h"
+#include "home.h"
+#include "paired.h"
+#include "repro.h"
+#include "sessions.h"
+#include "stats.h"
+#include "template.h"
+
+#define LEVEL 0.95
+#define FLOOR 0.02
+#define MAX_ROWS 4   /* shapes a finding shows; APPENDIX.md has every one */
+#define MAX_LOSSES 5 /* losing shapes a finding names; the rest are counted */
+
+/* The baselines of a finding, in the order shown: the upstream ops first,
+ * the labelled variant beside its defaults. */
+static const char *const BASELINES[] = {"liger", "liger-fp32-accum", "quack", "torch-compile", "huggingface", NULL};
+#define NB 5
+
+static const char *label_of(const char *provider)
+{
+    if (strcmp(provider, "liger") == 0)
+        return "liger (defaults)";
+    if (strcmp(provider, "liger-fp32-accum") == 0)
+        return "liger-fp32-accum (variant)";
+    return provider;
+}
+
+/* ---- templates/packets/upstream_ops.csv ---------------------------------- */
+
+typedef struct upstream_op {
+    char op[64], name[128];
+    int fwd_only;
+} upstream_op;
+
+typedef struct ops_ctx {
+    const char *target;
+    upstream_op *v;
+    size_t n;
+    int header_seen;
+} ops_ctx;
+
+static int ops_row(void *ctx, const char *const *f, size_t nf, size_t line, sb_error *err)
+{
+    ops_ctx *c = ctx;
+    if (!c->header_seen) {
+        c->header_seen = 1;
+        if (nf != 4 || strcmp(f[0], "target") || strcmp(f[1], "op") || strcmp(f[2], "upstream") ||
+            strcmp(f[3], "modes"))
+            return sb_csv_line_error(err, "", line, "the header must be target,op,upstream,modes");
+        return SB_OK;
+    }
+    if (nf != 4)
+        return sb_csv_line_error(err, "", line, "4 fields expected, %zu found", nf);
+    if (strcmp(f[3], "fwd") && strcmp(f[3], "all"))
+        return sb_csv_line_error(err, "", line, "modes is fwd or all, not '%s'", f[3]);
+    if (strlen(f[1]) >= sizeof c->v->op || strlen(f[2]) >= sizeof c->v->name)
+        return sb_csv_line_error(err, "", line, "op or upstream name too long");
+    if (c->target && strcmp(f[0], c->target))
+        return SB_OK;
+    upstream_op *v = realloc(c->v, (c->n + 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    c->v = v;
+    snprintf(v[c->n].op, sizeof v[c->n].op, "%s", f[1]);
+    snprintf(v[c->n].name, sizeof v[c->n].name, "%s", f[2]);
+    v[c->n].fwd_only = strcmp(f[3], "fwd") == 0;
+    c->n++;
+    return SB_OK;
+}
+
+static int ops_load(const char *target, upstream_op **out, size_t *n, sb_error *err)
+{
+    char path[4096];
+    ops_ctx c = {.target = target};
+    *out = NULL;
+    *n = 0;
+    if (sb_home_path(path, sizeof path, "templates/packets/upstream_ops.csv", err) != SB_OK)
+        return SB_ERR;
+    if (sb_csv_read_file(path, NULL, ops_row, &c, err) != SB_OK) {
+        free(c.v);
+        return SB_ERR;
+    }
+    *out = c.v;
+    *n = c.n;
+    return SB_OK;
+}
+
+int sb_findings_target(const char *target, int *yes, sb_error *err)
+{
+    upstream_op *v;
+    size_t n;
+    *yes = 0;
+    if (ops_load(target, &v, &n, err) != SB_OK)
+        return SB_ERR;
+    free(v);
+    *yes = n > 0;
+    return SB_OK;
+}
+
+/* ---- runs and their times ------------------------------------------------ */
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int same(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* copy 0 of provider's run of one case in one session, or NULL */
+static const sb_session_run *run_of(const sb_session_runs *runs, const char *session, const char *case_key,
+                                    const char *provider)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        const sb_session_run *r = &runs->v[i];
+        if (r->copy == 0 && same(r->session_id, session) && same(r->case_key, case_key) &&
+            same(r->provider, provider))
+            return r;
+    }
+    return NULL;
+}
+
+/* "p50 (p20-p80)" in ms of a run's round medians (kernel time), as
+ * Liger-Kernel's benchmarks publish their figures; or its state. */
+static int time_cell(const sb_session_run *r, sb_buf *out, sb_error *err)
+{
+    if (!r) {
+        sb_buf_puts(out, "-");
+        return SB_OK;
+    }
+    if (strcmp(r->status, "passed") || !r->kernel_samples) {
+        sb_buf_puts(out, strcmp(r->status, "failed") == 0    ? "failed check"
+                         : strcmp(r->status, "skipped") == 0 ? "skipped"
+                                                             : "not timed");
+        return SB_OK;
+    }
+    double *m = NULL;
+    size_t n = 0;
+    sb_error e;
+    if (sb_round_medians(r->kernel_samples, &m, &n, &e) != SB_OK)
+        return sb_error_set(err, NULL, NULL, "run %lld: %s", (long long)r->run_id, e.msg);
+    qsort(m, n, sizeof *m, cmp_double);
+    sb_buf_printf(out, "%.4g (%.4g-%.4g)", sb_quantile_sorted(m, n, 0.5), sb_quantile_sorted(m, n, 0.2),
+                  sb_quantile_sorted(m, n, 0.8));
+    free(m);
+    return SB_OK;
+}
+
+static void case_label(const sb_session_run *r, sb_buf *out)
+{
+    sb_buf_printf(out, "%s %s %s", r->mode, r->dtype, r->shape_key);
+}
+
+static void short_id(const char *id, char out[9])
+{
+    snprintf(out, 9, "%s", id ? id : "");
+}
+
+/* ---- the cited sessions -------------------------------------------------- */
+
+typedef struct sess {
+    const char *id;
+    const sb_session_run *first; /* a copy-0 run of it */
+    int cited, aa;
+} sess;
+
+typedef struct ctx {
+    const sb_session_runs *runs;
+    sb_session_report rep;
+    sess *s;
+    size_t ns;
+} ctx;
+
+static sess *sess_of(ctx *c, const char *id)
+{
+    for (size_t i = 0; i < c->ns; i++)
+        if (same(c->s[i].id, id))
+            return &c->s[i];
+    return NULL;
+}
+
+static int sessions_list(ctx *c, sb_error *err)
+{
+    for (size_t i = 0; i < c->runs->n; i++) {
+        const sb_session_run *r = &c->runs->v[i];
+        sess *s = sess_of(c, r->session_id);
+        if (!s) {
+            sess *v = realloc(c->s, (c->ns + 1) * sizeof *v);
+            if (!v)
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            c->s = v;
+            s = &c->s[c->ns++];
+            memset(s, 0, sizeof *s);
+            s->id = r->session_id;
+        }
+        if (r->copy == 0 && !s->first)
+            s->first = r;
+        s->aa |= r->copy != 0;
+    }
+    return SB_OK;
+}
+
+/* ---- one finding: an op on one SKU ------------------------------------- */
+
+typedef struct base_set {
+    const char *baseline;
+    size_t *pairs, n;
+} base_set;
+
+typedef struct finding {
+    double key; /* the first baseline's geomean speedup: larger gaps first */
+    json_t *obj;
+} finding;
+
+static int cmp_finding(const void *x, const void *y)
+{
+    double a = ((const finding *)x)->key, b = ((const finding *)y)->key;
+    return (a < b) - (a > b);
+}
+
+/* Appends v to a list joined by sep unless it is there already. */
+static void list_add(sb_buf *b, const char *v, const char *sep)
+{
+    size_t n = strlen(v), ns = strlen(sep);
+    const char *s = sb_buf_str(b);
+    for (const char *p = s; (p = strstr(p, v)) != NULL; p += n)
+        if ((p == s || ((size_t)(p - s) >= ns && strncmp(p - ns, sep, ns) == 0)) &&
+            (p[n] == '\0' || strncmp(p + n, sep, ns) == 0))
+            return;
+    sb_buf_printf(b, "%s%s", b->len ? sep : "", v);
+}
+
+static void comma_add(sb_buf *b, const char *v)
+{
+    list_add(b, v, ", ");
+}
+
+/* The table of cases: a row for each pair index in rows (its session and
+ * case), a cell for each provider in cols. */
+static int table_rows(ctx *c, const size_t *rows, size_t nrows, const char *const *cols, size_t ncols,
+                      const base_set *bs, size_t nbs, json_t *arr, sb_error *err)
+{
+    for (size_t i = 0; i < nrows; i++) {
+        const sb_session_pair *p = &c->rep.pairs[rows[i]];
+        json_t *row = json_object(), *cells = json_array(), *ratios = json_array();
+        json_object_set_new(row, "cells", cells);
+        json_object_set_new(row, "ratios", ratios);
+        json_array_append_new(arr, row);
+        sb_buf t = SB_BUF_INIT;
+        case_label(p->target, &t);
+        sb_tpl_set_str(row, "case", sb_buf_str(&t));
+        char sid[9];
+        short_id(p->target->session_id, sid);
+        sb_tpl_set_str(row, "session", sid);
+        for (size_t k = 0; k < ncols; k++) {
+            sb_buf_reset(&t);
+            if (time_cell(run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]), &t, err) !=
+                SB_OK) {
+                sb_buf_free(&t);
+                return SB_ERR;
+            }
+            json_array_append_new(cells, json_string(sb_buf_str(&t)));
+        }
+        /* the speedup over each baseline at this case (the appendix) */
+        for (size_t b = 0; b < nbs; b++) {
+            sb_buf_reset(&t);
+            const sb_session_pair *q = NULL;
+            for (size_t j = 0; j < bs[b].n && !q; j++) {
+                const sb_session_pair *x = &c->rep.pairs[bs[b].pairs[j]];
+                if (same(x->target->case_key, p->target->case_key) &&
+                    same(x->target->session_id, p->target->session_id))
+                    q = x;
+            }
+            if (q)
+                sb_buf_printf(&t, "%.3fx (%.3f-%.3f) %s", q->kernel.ratio, q->kernel.lo, q->kernel.hi,
+                              q->verdict == SB_PAIRED_FASTER   ? "win"
+                              : q->verdict == SB_PAIRED_SLOWER ? "loss"
+                              : q->verdict == SB_PAIRED_SAME   ? "same"
+                                                               : "unclear");
+            else
+                sb_buf_puts(&t, "-");
+            json_array_append_new(ratios, json_string(sb_buf_str(&t)));
+        }
+        sb_buf_free(&t);
+    }
+    return SB_OK;
+}
+
+static int has_row(const ctx *c, const size_t *rows, size_t n, size_t pair)
+{
+    const sb_session_pair *p = &c->rep.pairs[pair];
+    for (size_t i = 0; i < n; i++) {
+        const sb_session_pair *q = &c->rep.pairs[rows[i]];
+        if (same(q->target->case_key, p->target->case_key) && same(q->target->session_id, p->target->session_id))
+            return 1;
+    }
+    return 0;
+}
+
+static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const char *only_baseline,
+                        finding *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    base_set bs[NB];
+    size_t nbs = 0;
+    int rc = SB_ERR;
+    size_t *rows = NULL, nrows = 0, *all = NULL, nall = 0;
+    memset(bs, 0, sizeof bs);
+    for (size_t b = 0; BASELINES[b]; b++) {
+        if (only_baseline && strcmp(only_baseline, BASELINES[b]))
+            continue;
+        base_set *s = &bs[nbs];
+        s->baseline = BASELINES[b];
+        for (size_t g = 0; g < c->rep.ngroups; g++) {
+            const sb_session_group *gr = &c->rep.groups[g];
+            if (!same(gr->op, uo->op) || !same(gr->sku, sku) || !same(gr->baseline, BASELINES[b]))
+                continue;
+            s->pairs = malloc((gr->count + 1) * sizeof *s->pairs);
+            if (!s->pairs)
+                goto oom;
+            for (size_t k = 0; k < gr->count; k++)
+                if (!uo->fwd_only || same(c->rep.pairs[gr->pair[k]].target->mode, "fwd"))
+                    s->pairs[s->n++] = gr->pair[k];
+        }
+        if (s->n)
+            nbs++;
+        else
+            free(s->pairs), s->pairs = NULL;
+    }
+    if (!nbs)
+        return SB_OK; /* nothing paired: no finding */
+    json_t *o = json_object();
+    out->obj = o;
+    sb_tpl_set_str(o, "op", uo->op);
+    sb_tpl_set_str(o, "upstream", uo->name);
+    {
+        sb_buf code = SB_BUF_INIT;
+        sb_enc_md_code_span(&code, uo->name, SB_TEXT_NAME_MAX);
+        sb_tpl_set_str(o, "upstream_code", sb_buf_str(&code));
+        sb_buf_free(&code);
+    }
+    sb_tpl_set_str(o, "sku", sku);
+    sb_buf modes = SB_BUF_INIT, dtypes = SB_BUF_INIT, sids = SB_BUF_INIT;
+    /* every case of the op shown, over all baselines */
+    all = malloc((c->rep.npairs + 1) * sizeof *all);
+    rows = malloc((MAX_ROWS + 1) * sizeof *rows);
+    if (!all || !rows)
+        goto oom_bufs;
+    for (size_t b = 0; b < nbs; b++)
+        for (size_t k = 0; k < bs[b].n; k++) {
+            const sb_session_pair *p = &c->rep.pairs[bs[b].pairs[k]];
+            if (!has_row(c, all, nall, bs[b].pairs[k]))
+                all[nall++] = bs[b].pairs[k];
+            comma_add(&modes, p->target->mode);
+            comma_add(&dtypes, p->target->dtype);
+            char sid[9];
+            short_id(p->target->session_id, sid);
+            comma_add(&sids, sid);
+            sess *s = sess_of(c, p->target->session_id);
+            if (s)
+                s->cited = 1;
+        }
+    sb_tpl_set_str(o, "modes", sb_buf_str(&modes));
+    sb_tpl_set_str(o, "dtypes", sb_buf_str(&dtypes));
+    sb_tpl_set_str(o, "sessions", sb_buf_str(&sids));
+    json_object_set_new(o, "cases", json_integer((json_int_t)nall));
+    /* speedups, worst cases and losses, baseline by baseline */
+    json_t *sp = json_array(), *losses = json_array();
+    json_object_set_new(o, "speedups", sp);
+    json_object_set_new(o, "losses", losses);
+    size_t nloss = 0;
+    for (size_t b = 0; b < nbs; b++) {
+        sb_paired *k = malloc(bs[b].n * sizeof *k);
+        if (!k)
+            goto oom_bufs;
+        size_t worst = bs[b].pairs[0], wins = 0, lost = 0;
+        sb_buf ss = SB_BUF_INIT;
+        for (size_t j = 0; j < bs[b].n; j++) {
+            const sb_session_pair *p = &c->rep.pairs[bs[b].pairs[j]];
+            k[j] = p->kernel;
+            if (p->kernel.ratio < c->rep.pairs[worst].kernel.ratio)
+                worst = bs[b].pairs[j];
+            wins += p->verdict == SB_PAIRED_FASTER;
+            lost += p->verdict == SB_PAIRED_SLOWER;
+            char sid[9];
+            short_id(p->target->session_id, sid);
+            comma_add(&ss, sid);
+        }
+        sb_paired geo;
+        int grc = sb_paired_geomean(k, bs[b].n, LEVEL, &geo, err);
+        free(k);
+        if (grc != SB_OK) {
+            sb_buf_free(&ss);
+            goto fail_bufs;
+        }
+        if (b == 0)
+            out->key = geo.ratio;
+        const sb_session_pair *w = &c->rep.pairs[worst];
+        json_t *e = json_object();
+        sb_tpl_set_str(e, "baseline", label_of(bs[b].baseline));
+        sb_tpl_set_num(e, "geomean", "%.3f", geo.ratio);
+        sb_tpl_set_num(e, "lo", "%.3f", geo.lo);
+        sb_tpl_set_num(e, "hi", "%.3f", geo.hi);
+        json_object_set_new(e, "cases", json_integer((json_int_t)bs[b].n));
+        json_object_set_new(e, "wins", json_integer((json_int_t)wins));
+        json_object_set_new(e, "losses", json_integer((json_int_t)lost));
+        /* named again only where they are not the finding's own */
+        sb_tpl_set_str(e, "sessions", strcmp(sb_buf_str(&ss), sb_buf_str(&sids)) ? sb_buf_str(&ss) : "");
+        sb_buf_reset(&ss);
+        case_label(w->target, &ss);
+        sb_tpl_set_str(e, "worst_case", sb_buf_str(&ss));
+        sb_buf_free(&ss);
+        sb_tpl_set_num(e, "worst", "%.3f", w->kernel.ratio);
+        sb_tpl_set_num(e, "worst_lo", "%.3f", w->kernel.lo);
+        sb_tpl_set_num(e, "worst_hi", "%.3f", w->kernel.hi);
+        char sid[9];
+        short_id(w->target->session_id, sid);
+        sb_tpl_set_str(e, "worst_session", sid);
+        json_array_append_new(sp, e);
+        if (nrows < MAX_ROWS && !has_row(c, rows, nrows, worst))
+            rows[nrows++] = worst;
+        for (size_t j = 0; j < bs[b].n; j++) {
+            const sb_session_pair *p = &c->rep.pairs[bs[b].pairs[j]];
+            if (p->verdict != SB_PAIRED_SLOWER)
+                continue;
+            if (nloss++ >= MAX_LOSSES)
+                continue;
+            json_t *l = json_object();
+            sb_buf t = SB_BUF_INIT;
+            case_label(p->target, &t);
+            sb_tpl_set_str(l, "case", sb_buf_str(&t));
+            sb_buf_free(&t);
+            sb_tpl_set_str(l, "baseline", label_of(bs[b].baseline));
+            sb_tpl_set_num(l, "ratio", "%.3f", p->kernel.ratio);
+            sb_tpl_set_num(l, "lo", "%.3f", p->kernel.lo);
+            sb_tpl_set_num(l, "hi", "%.3f", p->kernel.hi);
+            short_id(p->target->session_id, sid);
+            sb_tpl_set_str(l, "session", sid);
+            json_object_set_new(l, "more", json_true());
+            json_array_append_new(losses, l);
+            if (nrows < MAX_ROWS && b == 0 && !has_row(c, rows, nrows, bs[b].pairs[j]))
+                rows[nrows++] = bs[b].pairs[j];
+        }
+    }
+    if (json_array_size(losses))
+        json_object_set_new(json_array_get(losses, json_array_size(losses) - 1), "more", json_false());
+    json_object_set_new(o, "has_losses", json_boolean(nloss > 0));
+    json_object_set_new(o, "more_losses", json_integer((json_int_t)(nloss > MAX_LOSSES ? nloss - MAX_LOSSES : 0)));
+    /* the largest case: where the first baseline's absolute peak is highest */
+    size_t big = bs[0].pairs[0];
+    for (size_t j = 1; j < bs[0].n; j++)
+        if (c->rep.pairs[bs[0].pairs[j]].base->peak_absolute_bytes > c->rep.pairs[big].base->peak_absolute_bytes)
+            big = bs[0].pairs[j];
+    if (nrows < MAX_ROWS && !has_row(c, rows, nrows, big))
+        rows[nrows++] = big;
+    /* the columns: fused, then every baseline with pairs */
+    const char *cols[NB + 1];
+    size_t ncols = 0;
+    cols[ncols++] = "fused";
+    json_t *colnames = json_array();
+    json_object_set_new(o, "columns", colnames);
+    json_array_append_new(colnames, json_string("fused"));
+    json_t *basenames = json_array();
+    json_object_set_new(o, "baselines", basenames);
+    for (size_t b = 0; b < nbs; b++) {
+        cols[ncols++] = bs[b].baseline;
+        json_array_append_new(colnames, json_string(label_of(bs[b].baseline)));
+        json_array_append_new(basenames, json_string(bs[b].baseline));
+    }
+    json_t *rarr = json_array(), *aarr = json_array();
+    json_object_set_new(o, "rows", rarr);
+    json_object_set_new(o, "all_rows", aarr);
+    if (table_rows(c, rows, nrows, cols, ncols, bs, nbs, rarr, err) != SB_OK ||
+        table_rows(c, all, nall, cols, ncols, bs, nbs, aarr, err) != SB_OK)
+        goto fail_bufs;
+    /* peak memory at the largest case: absolute (Liger-Kernel's CSV
+     * convention) and beyond the inputs */
+    {
+        const sb_session_pair *p = &c->rep.pairs[big];
+        json_t *mem = json_object(), *items = json_array();
+        sb_buf t = SB_BUF_INIT;
+        case_label(p->target, &t);
+        sb_tpl_set_str(mem, "case", sb_buf_str(&t));
+        sb_buf_free(&t);
+        char sid[9];
+        short_id(p->target->session_id, sid);
+        sb_tpl_set_str(mem, "session", sid);
+        json_object_set_new(mem, "items", items);
+        for (size_t k = 0; k < ncols; k++) {
+            const sb_session_run *r = run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]);
+            if (!r || strcmp(r->status, "passed") || r->peak_absolute_bytes < 0)
+                continue;
+            json_t *it = json_object();
+            sb_tpl_set_str(it, "provider", label_of(cols[k]));
+            sb_tpl_set_num(it, "abs_mb", "%.1f", (double)r->peak_absolute_bytes / 1e6);
+            sb_tpl_set_num(it, "beyond_mb", "%.1f",
+                           r->peak_beyond_inputs_bytes < 0 ? NAN : (double)r->peak_beyond_inputs_bytes / 1e6);
+            json_object_set_new(it, "more", json_true());
+            json_array_append_new(items, it);
+        }
+        if (json_array_size(items))
+            json_object_set_new(json_array_get(items, json_array_size(items) - 1), "more", json_false());
+        json_object_set_new(o, "memory", json_array_size(items) ? mem : json_null());
+        if (!json_array_size(items))
+            json_decref(mem);
+    }
+    /* the first baseline's calls that wait for the GPU (their hold let go) */
+    {
+        size_t waits = 0;
+        for (size_t j = 0; j < bs[0].n; j++)
+            waits += c->rep.pairs[bs[0].pairs[j]].base->hold_timeouts > 0;
+        json_t *w = json_null();
+        if (waits) {
+            w = json_object();
+            sb_tpl_set_str(w, "provider", label_of(bs[0].baseline));
+            json_object_set_new(w, "count", json_integer((json_int_t)waits));
+            json_object_set_new(w, "of", json_integer((json_int_t)bs[0].n));
+        }
+        json_object_set_new(o, "waits", w);
+    }
+    rc = SB_OK;
+    goto done_bufs;
+oom_bufs:
+    sb_error_set(err, NULL, NULL, "out of memory");
+fail_bufs:
+    json_decref(out->obj);
+    out->obj = NULL;
+done_bufs:
+    sb_buf_free(&modes);
+    sb_buf_free(&dtypes);
+    sb_buf_free(&sids);
+    goto done;
+oom:
+    sb_error_set(err, NULL, NULL, "out of memory");
+done:
+    for (size_t b = 0; b < NB; b++)
+        free(bs[b].pairs);
+    free(rows);
+    free(all);
+    return rc;
+}
+
+/* ---- what was measured -------------------------------------------------- */
+
+static const char *doc_str(const json_t *doc, const char *a, const char *b, const char *c)
+{
+    const json_t *v = json_object_get(json_object_get(doc, a), b);
+    if (c)
+        v = json_object_get(v, c);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Marks the A/A sessions on a cited GPU as cited too (their copies set the
+ * verdicts' thresholds), then lists the cited sessions and their runs. */
+static int cite(ctx *c, sb_findings *out, sb_error *err)
+{
+    for (size_t i = 0; i < c->ns; i++) {
+        if (c->s[i].cited || !c->s[i].aa || !c->s[i].first)
+            continue;
+        for (size_t j = 0; j < c->ns && !c->s[i].cited; j++)
+            c->s[i].cited = c->s[j].cited && c->s[j].first &&
+                            same(c->s[j].first->gpu_uuid, c->s[i].first->gpu_uuid);
+    }
+    out->session_ids = calloc(c->ns + 1, sizeof *out->session_ids);
+    out->session_first_run = calloc(c->ns + 1, sizeof *out->session_first_run);
+    out->runs = malloc((c->runs->n + 1) * sizeof *out->runs);
+    if (!out->session_ids || !out->session_first_run || !out->runs)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < c->ns; i++) {
+        if (!c->s[i].cited || !c->s[i].first)
+            continue;
+        out->session_ids[out->nsessions] = strdup(c->s[i].id);
+        if (!out->session_ids[out->nsessions])
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        out->session_first_run[out->nsessions++] = c->s[i].first->run_id;
+    }
+    for (size_t j = 0; j < c->runs->n; j++) {
+        const sess *s = sess_of(c, c->runs->v[j].session_id);
+        if (s && s->cited)
+            out->runs[out->nruns++] = c->runs->v[j].run_id;
+    }
+    qsort(out->runs, out->nruns, sizeof *out->runs, cmp_i64);
+    return SB_OK;
+}
+
+int sb_findings_describe(sb_findings *f, const sb_session_runs *runs, const json_t *const *docs, sb_error *err)
+{
+    json_t *d = f->data;
+    json_t *sarr = json_array();
+    json_object_set_new(d, "sessions", sarr);
+    sb_buf cards = SB_BUF_INIT, drivers = SB_BUF_INIT, commits = SB_BUF_INIT, methods = SB_BUF_INIT,
+           checks = SB_BUF_INIT, gpus = SB_BUF_INIT, archs = SB_BUF_INIT, t = SB_BUF_INIT;
+    int rc = SB_OK;
+    for (size_t i = 0; i < f->nsessions && rc == SB_OK; i++) {
+        const json_t *doc = docs[i];
+        const sb_session_run *first = NULL;
+        int aa = 0;
+        size_t ncase = 0, nrun = 0;
+        for (size_t j = 0; j < runs->n && !first; j++)
+            if (runs->v[j].run_id == f->session_first_run[i])
+                first = &runs->v[j];
+        if (!first) {
+            rc = sb_error_set(err, NULL, NULL, "session %.8s: run %lld is not among the runs given",
+                              f->session_ids[i], (long long)f->session_first_run[i]);
+            break;
+        }
+        for (size_t j = 0; j < runs->n; j++) {
+            const sb_session_run *r = &runs->v[j];
+            if (!same(r->session_id, first->session_id))
+                continue;
+            nrun++;
+            aa |= r->copy != 0;
+            ncase += r->copy == 0 && same(r->provider, first->provider);
+        }
+        const char *name = doc_str(doc, "provenance", "device", "name");
+        const char *drv = doc_str(doc, "provenance", "software", "driver_version");
+        const char *desc = doc_str(doc, "provenance", "git", "describe");
+        const char *cc = doc_str(doc, "provenance", "device", "compute_capability");
+        if (cc) {
+            /* "9.0" is CMake's CUDA architecture "90" */
+            char a[16];
+            size_t k = 0;
+            for (const char *q = cc; *q && k + 1 < sizeof a; q++)
+                if (*q >= '0' && *q <= '9')
+                    a[k++] = *q;
+            a[k] = '\0';
+            list_add(&archs, a, ";");
+        }
+        char gpu[13];
+        snprintf(gpu, sizeof gpu, "%s", first->gpu_uuid ? first->gpu_uuid : "unknown");
+        sb_buf_reset(&t);
+        sb_buf_printf(&t, "%s (%s, %s)", name ? name : first->sku, first->sku, gpu);
+        comma_add(&cards, sb_buf_str(&t));
+        comma_add(&gpus, gpu);
+        comma_add(&drivers, drv ? drv : "unknown");
+        comma_add(&commits, desc ? desc : first->git_sha);
+        comma_add(&methods, first->timing_method);
+        comma_add(&checks, first->check_version);
+        json_t *e = json_object();
+        char sid[9];
+        short_id(first->session_id, sid);
+        sb_tpl_set_str(e, "id", sid);
+        sb_tpl_set_str(e, "gpu", gpu);
+        char day[11];
+        snprintf(day, sizeof day, "%s", first->started_at);
+        sb_tpl_set_str(e, "date", day);
+        json_object_set_new(e, "rounds", json_integer(first->rounds));
+        const json_t *iters = json_object_get(json_object_get(doc, "protocol"), "iters");
+        json_object_set_new(e, "iters", json_integer(json_is_integer(iters) ? json_integer_value(iters) : 0));
+        json_object_set_new(e, "aa", json_boolean(aa));
+        json_object_set_new(e, "cases", json_integer((json_int_t)ncase));
+        json_object_set_new(e, "runs", json_integer((json_int_t)nrun));
+        json_array_append_new(sarr, e);
+        rc = sb_repro_session(runs, first->session_id, doc, &f->commands, err);
+    }
+    sb_tpl_set_str(d, "cards", sb_buf_str(&cards));
+    sb_tpl_set_str(d, "drivers", sb_buf_str(&drivers));
+    sb_tpl_set_str(d, "commits", sb_buf_str(&commits));
+    sb_tpl_set_str(d, "timing_methods", sb_buf_str(&methods));
+    sb_tpl_set_str(d, "checks", sb_buf_str(&checks));
+    sb_tpl_set_str(d, "gpus", sb_buf_str(&gpus));
+    /* CMake's list of CUDA architectures: "90" or "80;90" */
+    sb_tpl_set_str(d, "archs", sb_buf_str(&archs));
+    json_object_set_new(d, "nsessions", json_integer((json_int_t)f->nsessions));
+    sb_buf_free(&cards);
+    sb_buf_free(&drivers);
+    sb_buf_free(&commits);
+    sb_buf_free(&methods);
+    sb_buf_free(&checks);
+    sb_buf_free(&gpus);
+    sb_buf_free(&archs);
+    sb_buf_free(&t);
+    return rc;
+}
+
+int sb_findings_build(const sb_session_runs *runs, const char *target, const char *op, const char *baseline,
+                      sb_findings *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    upstream_op *uo = NULL;
+    size_t nuo = 0;
+    ctx c = {.runs = runs};
+    finding *f = NULL;
+    size_t nf = 0;
+    int rc = SB_ERR;
+    if (ops_load(target, &uo, &nuo, err) != SB_OK ||
+        sb_session_compare(runs, "fused", LEVEL, FLOOR, &c.rep, err) != SB_OK ||
+        sessions_list(&c, err) != SB_OK)
+        goto done;
+    out->data = json_object();
+    f = calloc(nuo * (c.rep.ngroups + 1) + 1, sizeof *f);
+    if (!out->data || !f) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nuo; i++) {
+        if (op && strcmp(op, uo[i].op))
+            continue;
+        /* each SKU the op was paired on, in the order first met */
+        for (size_t g = 0; g < c.rep.ngroups; g++) {
+            const sb_session_group *gr = &c.rep.groups[g];
+            int first = same(gr->op, uo[i].op);
+            for (size_t h = 0; h < g && first; h++)
+                first = !(same(c.rep.groups[h].op, uo[i].op) && same(c.rep.groups[h].sku, gr->sku));
+            if (!first)
+                continue;
+            if (finding_make(&c, &uo[i], gr->sku, baseline, &f[nf], err) != SB_OK)
+                goto done;
+            if (f[nf].obj)
+                nf++;
+        }
+    }
+    qsort(f, nf, sizeof *f, cmp_finding);
+    json_t *arr = json_array();
+    json_object_set_new(out->data, "findings", arr);
+    for (size_t i = 0; i < nf; i++) {
+        if (i < SB_FINDINGS_MAX) {
+            json_object_set_new(f[i].obj, "n", json_integer((json_int_t)i + 1));
+            json_array_append(arr, f[i].obj);
+        }
+    }
+    out->nfindings = nf < SB_FINDINGS_MAX ? nf : SB_FINDINGS_MAX;
+    /* the largest gap, and whether a labelled variant is shown: the asks */
+    int variant = 0;
+    for (size_t i = 0; i < out->nfindings; i++) {
+        const json_t *b = json_object_get(f[i].obj, "baselines");
+        for (size_t k = 0; k < json_array_size(b); k++)
+            variant |= same(json_string_value(json_array_get(b, k)), "liger-fp32-accum");
+    }
+    json_object_set_new(out->data, "has_variant", json_boolean(variant));
+    if (nf) {
+        json_t *top = json_deep_copy(json_array_get(json_object_get(f[0].obj, "speedups"), 0));
+        json_object_set(top, "op", json_object_get(f[0].obj, "op"));
+        json_object_set(top, "upstream", json_object_get(f[0].obj, "upstream"));
+        json_object_set(top, "upstream_code", json_object_get(f[0].obj, "upstream_code"));
+        json_object_set(top, "sku", json_object_get(f[0].obj, "sku"));
+        if (!*json_string_value(json_object_get(top, "sessions")))
+            json_object_set(top, "sessions", json_object_get(f[0].obj, "sessions"));
+        json_object_set_new(out->data, "top", top);
+    }
+    json_object_set_new(out->data, "left_out", json_integer((json_int_t)(nf - out->nfindings)));
+    if (cite(&c, out, err) != SB_OK)
+        goto done;
+    rc = SB_OK;
+done:
+    for (size_t i = 0; i < nf; i++)
+        json_decref(f[i].obj);
+    free(f);
+    free(c.s);
+    sb_session_report_free(&c.rep);
+    free(uo);
+    if (rc != SB_OK)
+        sb_findings_free(out);
+    return rc;
+}
+
+void sb_findings_free(sb_findings *f)
+{
+    json_decref(f->data);
+    free(f->runs);
+    for (size_t i = 0; f->session_ids && i < f->nsessions; i++)
+        free(f->session_ids[i]);
+    free(f->session_ids);
+    free(f->session_first_run);
+    sb_buf_free(&f->commands);
+    memset(f, 0, sizeof *f);
+}
