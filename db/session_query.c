@@ -60,12 +60,11 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     return 0;
 }
 
-static int load_one(sb_db *db, const char *prefix, sb_session_runs *out, sb_error *err)
+static int load_one(sqlite3 *conn, const char *prefix, sb_session_runs *out, sb_error *err)
 {
-    sqlite3 *conn = sb_db_handle(db);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(conn, session_runs_sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(db, err, "reading the sessions' runs");
+        return sb_db_conn_fail(conn, err, "reading the sessions' runs");
     if (prefix)
         sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
     int rc;
@@ -75,13 +74,14 @@ static int load_one(sb_db *db, const char *prefix, sb_session_runs *out, sb_erro
             if (v)
                 out->v = v;
             sqlite3_finalize(st);
-            return sb_error_set(err, sb_db_path(db), NULL, "out of memory reading the sessions' runs");
+            return sb_error_set(err, sqlite3_db_filename(conn, "main"), NULL,
+                                "out of memory reading the sessions' runs");
         }
         out->v = v;
         out->n++;
     }
     if (rc != SQLITE_DONE) {
-        sb_db_fail(db, err, "reading the sessions' runs");
+        sb_db_conn_fail(conn, err, "reading the sessions' runs");
         sqlite3_finalize(st);
         return SB_ERR;
     }
@@ -91,10 +91,16 @@ static int load_one(sb_db *db, const char *prefix, sb_session_runs *out, sb_erro
 
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
 {
+    return sb_session_runs_load_conn(sb_db_handle(db), ids, nids, out, err);
+}
+
+int sb_session_runs_load_conn(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
+                              sb_error *err)
+{
     if (nids == 0)
-        return load_one(db, NULL, out, err);
+        return load_one(conn, NULL, out, err);
     for (size_t i = 0; i < nids; i++)
-        if (load_one(db, ids[i], out, err) != SB_OK)
+        if (load_one(conn, ids[i], out, err) != SB_OK)
             return SB_ERR;
     return SB_OK;
 }

@@ -3,6 +3,7 @@
 #ifndef SOLBOOK_DB_SESSION_QUERY_H
 #define SOLBOOK_DB_SESSION_QUERY_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,9 @@ typedef struct sb_session_runs {
  * (nids 0: every session), ordered by session start, session, case,
  * provider and copy. Appends to *out (zero-initialised by the caller). */
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err);
+/* The same on a connection a report opened (results.h). */
+int sb_session_runs_load_conn(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
+                              sb_error *err);
 void sb_session_runs_free(sb_session_runs *r);
 
 /* sb_session_runs_load on the database at path, opened for reading and
