@@ -4,6 +4,7 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -219,7 +220,7 @@ static size_t count_lines(const sb_buf *b)
 }
 
 /* One change since the previous week for the list at the top. */
-static json_t *change_item(const sb_rg_row *r)
+static json_t *change_item(const sb_rg_row *r, const sb_rg_opts *o)
 {
     json_t *c = json_object();
     const sb_result *n = r->new_run;
@@ -234,6 +235,11 @@ static json_t *change_item(const sb_rg_row *r)
     sb_tpl_set_num(c, "change", "%+.1f", 100.0 * r->rel_change);
     json_object_set_new(c, "old_run", json_integer(r->old_run ? r->old_run->run_id : -1));
     json_object_set_new(c, "new_run", json_integer(n->run_id));
+    sb_buf_reset(&label);
+    if (r->old_run)
+        sb_rg_range_md(r, o, &label);
+    sb_tpl_set_str(c, "range", sb_buf_str(&label));
+    sb_tpl_set_str(c, "confirm", sb_rg_confirm_name(r->confirm));
     sb_buf_free(&label);
     return c;
 }
@@ -267,7 +273,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         return SB_ERR;
 
     int rc = SB_ERR;
-    sb_result_set set = {0}, both = {0}, spec = {0};
+    sb_result_set set = {0}, both = {0}, spec = {0}, upto = {0};
     sb_training_set tr = {0};
     sb_pick *picks = NULL;
     size_t npicks = 0;
@@ -311,7 +317,11 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &xa, err) != SB_OK)
         goto done;
-    if (sb_rg_windows(db, &both, pstart, start, end, &o->rg, &rg, err) != SB_OK)
+    /* regressions: the one definition of `report regressions` (regress.h)
+     * over every run up to the end of the week */
+    f.from = LLONG_MIN;
+    if (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
+        sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK)
         goto done;
     if (sb_repro_open(&rp, err) != SB_OK)
         goto done;
@@ -329,7 +339,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     sum->training = tr.n;
     sum->regressions = sb_rg_count_regressions(&rg);
     for (size_t i = 0; i < rg.n; i++)
-        if (rg.v[i].verdict == SB_RG_IMPROVEMENT)
+        if (rg.v[i].latest && rg.v[i].cause == SB_RG_CODE && rg.v[i].verdict == SB_RG_IMPROVEMENT)
             sum->improvements++;
 
     d = json_object();
@@ -369,7 +379,18 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     json_object_set_new(d, "training_runs", json_integer((json_int_t)tr.n));
     json_object_set_new(d, "regressions", json_integer((json_int_t)sum->regressions));
     json_object_set_new(d, "improvements", json_integer((json_int_t)sum->improvements));
-    json_object_set_new(d, "compared_cases", json_integer((json_int_t)rg.n));
+    {
+        sb_buf_reset(&tmp);
+        sb_rg_definition(&rg, &o->rg, &tmp);
+        sb_tpl_set_str(d, "regression_definition", sb_buf_str(&tmp));
+        size_t tested, flagged, changes = 0;
+        sb_rg_drift_share(&rg, &tested, &flagged);
+        for (size_t i = 0; i < rg.n; i++)
+            changes += rg.v[i].latest && (rg.v[i].cause == SB_RG_PROTOCOL || rg.v[i].cause == SB_RG_ENVIRONMENT);
+        json_object_set_new(d, "drift_tested", json_integer((json_int_t)tested));
+        json_object_set_new(d, "drift_flagged", json_integer((json_int_t)flagged));
+        json_object_set_new(d, "setup_changes", json_integer((json_int_t)changes));
+    }
 
     /* the note */
     sb_buf_reset(&tmp);
@@ -384,22 +405,24 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
         }
-        const sb_rg_verdict kinds[] = {SB_RG_REGRESSION, SB_RG_IMPROVEMENT};
         const char *keys[] = {"regressed", "improved"};
         for (size_t k = 0; k < 2; k++) {
             size_t nc = 0;
-            for (size_t i = 0; i < rg.n; i++)
-                if (rg.v[i].verdict == kinds[k] && rg.v[i].new_run)
-                    chg[nc++] = &rg.v[i];
+            for (size_t i = 0; i < rg.n; i++) {
+                const sb_rg_row *r = &rg.v[i];
+                if (k == 0 ? sb_rg_counts(r) && r->verdict == SB_RG_REGRESSION
+                           : r->latest && r->cause == SB_RG_CODE && r->verdict == SB_RG_IMPROVEMENT)
+                    chg[nc++] = r;
+            }
             qsort(chg, nc, sizeof *chg, cmp_change);
             json_t *l = json_array();
             for (size_t i = 0; i < nc && i < TOP_CHANGES; i++)
-                json_array_append_new(l, change_item(chg[i]));
+                json_array_append_new(l, change_item(chg[i], &o->rg));
             json_object_set_new(d, keys[k], l);
         }
         size_t now_failing = 0;
         for (size_t i = 0; i < rg.n; i++)
-            now_failing += rg.v[i].verdict == SB_RG_NOW_FAILING;
+            now_failing += sb_rg_counts(&rg.v[i]) && rg.v[i].verdict == SB_RG_NOW_FAILING;
         json_object_set_new(d, "now_failing", json_integer((json_int_t)now_failing));
         /* the ops and cards of the previous week, sorted once, so each of
          * the week's runs is looked up instead of compared with every run */
@@ -582,7 +605,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
 
     /* regressions in full: appendix */
     sb_buf_reset(&tmp);
-    sb_rg_render_md(&rg, &o->rg, &tmp);
+    sb_rg_render_md(&rg, &o->rg, 1, &tmp);
     sb_tpl_set_str(ad, "regressions_md", sb_buf_str(&tmp));
 
     /* training (end-to-end): report/training.c, in the appendix; counted
@@ -699,15 +722,23 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     }
     /* what the writeup names must come from its runs, with no local path */
-    cited = calloc(set.n + spec.n + 1, sizeof *cited);
+    cited = calloc(set.n + spec.n + 2 * rg.n + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
+    size_t ncited = 0;
     for (size_t i = 0; i < set.n; i++)
-        cited[i] = &set.v[i];
+        cited[ncited++] = &set.v[i];
     for (size_t i = 0; i < spec.n; i++)
-        cited[set.n + i] = &spec.v[i];
+        cited[ncited++] = &spec.v[i];
+    /* the regressions and improvements listed may cite runs of earlier weeks */
+    for (size_t i = 0; i < rg.n; i++)
+        if (rg.v[i].latest && rg.v[i].cause == SB_RG_CODE && rg.v[i].old_run &&
+            (rg.v[i].verdict == SB_RG_REGRESSION || rg.v[i].verdict == SB_RG_IMPROVEMENT)) {
+            cited[ncited++] = rg.v[i].old_run;
+            cited[ncited++] = rg.v[i].new_run;
+        }
     {
         char gate_missing[8][48];
         /* the gate's "ARCH: missing" lines; the week's training runs are
@@ -726,7 +757,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             na++;
         }
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        int claims = sb_claims_check(db, skus, cited, set.n + spec.n, &tr, allowed, sb_buf_str(&md),
+        int claims = sb_claims_check(db, skus, cited, ncited, &tr, allowed, sb_buf_str(&md),
                                      "the weekly writeup", err);
         free(allowed);
         if (claims != SB_OK || sb_paths_check(paths, sb_buf_str(&md), "the weekly writeup", err) != SB_OK)
@@ -792,6 +823,7 @@ done:
     sb_training_free(&tr);
     sb_results_free(&set);
     sb_results_free(&both);
+    sb_results_free(&upto);
     sb_results_free(&spec);
     return rc;
 }
