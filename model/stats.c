@@ -34,6 +34,11 @@ double sb_quantile_sorted(const double *sorted, size_t n, double p)
     return sorted[i < n ? i : n - 1];
 }
 
+double sb_aa_threshold(double aa_change, double floor)
+{
+    return 1.5 * aa_change > floor ? 1.5 * aa_change : floor;
+}
+
 double sb_geomean(const double *v, size_t n)
 {
     if (n == 0)

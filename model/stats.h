@@ -15,6 +15,11 @@ double sb_median(const double *v, size_t n);
  * the nearest of the n - 1 steps: p = 0.95 of 21 values is the 20th. */
 double sb_quantile_sorted(const double *sorted, size_t n, double p);
 
+/* The smallest relative change a verdict counts, from the change A/A runs
+ * of unchanged code showed (their largest, or a high percentile, as
+ * |ratio - 1|): 1.5 times it, and never below floor. */
+double sb_aa_threshold(double aa_change, double floor);
+
 /* exp(mean(log v)); NAN unless every value is > 0 and n > 0. */
 double sb_geomean(const double *v, size_t n);
 

@@ -500,7 +500,7 @@ static int aa_noise_load(sqlite3 *db, const sb_rg_opts *o, aa_noise *out, sb_err
                 out->v = nv;
                 sb_rg_noise *e = &out->v[out->n++];
                 snprintf(e->sku, sizeof e->sku, "%s", sorted[a].sku);
-                e->threshold = 1.5 * sb_quantile_sorted(k->abs_change, k->n, 0.95);
+                e->threshold = sb_aa_threshold(sb_quantile_sorted(k->abs_change, k->n, 0.95), 0.0);
                 e->comparisons = k->n;
             }
         }
