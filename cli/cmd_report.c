@@ -29,7 +29,7 @@ static const char *const report_usage[] = {
     "solbook report geomean [--db FILE] [--baseline PROVIDER] [--suite S] [--op O]",
     "                       [--format md|csv|json] [--out FILE]",
     "solbook report weekly --week YYYY-Www [--db FILE] [--out DIR] [--baseline PROVIDER]",
-    "                      [--alpha A] [--min-effect E]",
+    "                      [--alpha A] [--min-effect E] [--repo-url URL]",
     "solbook report note [--db FILE] [--arch a100,h100,h200] [--out FILE]",
     "solbook report table --op O --sku SKU [--baseline PROVIDER] [--provider P]",
     "                     [--suite S] [--db FILE] [--out FILE]",
@@ -37,7 +37,7 @@ static const char *const report_usage[] = {
     "solbook report standing [--db FILE] [--out FILE.md]",
     "solbook report regressions [--db FILE] [--suite S] [--op O] [--alpha 0.01]",
     "                           [--min-effect 0.03] [--history] [--format md|json]",
-    "                           [--out FILE]",
+    "                           [--repo-url URL] [--out FILE]",
     "solbook report roofline --sku SKU [--db FILE] [--suite S] [--op O] [--out FILE]",
     "solbook report training [--db FILE] [--out FILE.md]",
     "solbook report plausibility [--db FILE] [--suite S] [--op O] [--out FILE.md]",
@@ -53,10 +53,11 @@ static const char *const report_usage[] = {
     "standing     the generated tables of docs/KERNELS.md: --out rewrites the blocks between",
     "             its '<!-- solbook report standing: NAME -->' lines in place; without",
     "             --out every block is printed with its marker lines",
-    "regressions  newest commit against the previous one per case, provider and SKU",
-    "             (Mann-Whitney U on the samples; commits in the order they were first",
-    "             measured); --history: every commit against the one before it; exits 1",
-    "             when a case regressed at its newest commit",
+    "regressions  each series (case, provider, SKU, protocol, environment) at its newest",
+    "             commit against the commit before it (Mann-Whitney U on the samples; git",
+    "             order where `solbook commits import` stored it); the project's kernels",
+    "             counted, other providers and protocol or environment changes apart;",
+    "             --history: every step; exits 1 when a regression is counted",
     "roofline     the roofline SVG of one SKU",
     "training     end-to-end training runs, patched against baseline, beside the op-level",
     "             speedups of the same kernels (with --out, training-tokens.svg beside it)",
@@ -72,7 +73,7 @@ static const char *const report_usage[] = {
 };
 
 typedef struct opts {
-    const char *db, *baseline, *suite, *op, *format, *out, *week, *sku, *arch, *provider;
+    const char *db, *baseline, *suite, *op, *format, *out, *week, *sku, *arch, *provider, *repo_url;
     double alpha, min_effect;
     int history;
 } opts;
@@ -95,6 +96,9 @@ static void report_options(opts *o, const char *const *takes, sb_option *out, si
         SB_OPT_DOUBLE(0, "min-effect", &o->min_effect, "e", 0, 10,
                       "weekly, regressions: smallest relative change that counts\n(default 0.03)"),
         SB_OPT_BOOL(0, "history", &o->history, "regressions: every commit against the one before it"),
+        SB_OPT_STRING(0, "repo-url", &o->repo_url, "url",
+                      "weekly, regressions: the repository's web address; commit ranges\nlink to "
+                      "URL/compare/OLD...NEW (default: $SOLBOOK_REPO_URL)"),
         SB_OPT_STRING(0, "format", &o->format, "md|csv|json", "geomean, regressions: the output format"),
         SB_OPT_STRING(0, "out", &o->out, "path", "write there instead of stdout (weekly: a directory)"),
         SB_OPT_END(),
@@ -110,6 +114,7 @@ static int parse(int argc, char **argv, const char *const *takes, opts *o)
     memset(o, 0, sizeof *o);
     o->alpha = 0.01;
     o->min_effect = 0.03;
+    o->repo_url = getenv("SOLBOOK_REPO_URL");
     sb_option options[24];
     report_options(o, takes, options, sizeof options / sizeof options[0]);
     char command[64];
@@ -284,17 +289,17 @@ static int run_regressions(const opts *o)
     sb_error err;
     sb_error_clear(&err);
     sb_rg_list rg = {0};
-    sb_rg_opts ro = {o->alpha, o->min_effect};
+    sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if ((o->history ? sb_rg_history(in.db, &in.set, &ro, &rg, &err)
-                    : sb_rg_commits(in.db, &in.set, &ro, &rg, &err)) != SB_OK) {
+    /* the whole history always: the count is the one every output gives */
+    if (sb_rg_history(in.db, &in.set, &ro, &rg, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
     if (strcmp(fmt, "md") == 0) {
-        sb_rg_render_md(&rg, &ro, &b);
-    } else if (sb_rg_render_json(&rg, &ro, &b, &err) != SB_OK) {
+        sb_rg_render_md(&rg, &ro, !o->history, &b);
+    } else if (sb_rg_render_json(&rg, &ro, !o->history, &b, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -329,6 +334,7 @@ static int run_weekly(const opts *o)
     wo.db_label = o->db;
     wo.rg.alpha = o->alpha;
     wo.rg.min_effect = o->min_effect;
+    wo.rg.repo_url = o->repo_url;
     sqlite3 *db = NULL;
     sb_sku_table *skus = NULL;
     if (open_db_and_skus(o, &db, &skus))
@@ -340,7 +346,7 @@ static int run_weekly(const opts *o)
         rc = 2;
     } else {
         printf("%s: %zu bytes, %zu lines; %zu result runs (%zu passing, %zu failed, %zu skipped), "
-               "%zu training runs, %zu plots, %zu regressions since the previous week\n%s\n%s\n%s\n",
+               "%zu training runs, %zu plots, %zu regressions of the project's kernels (as report regressions counts them)\n%s\n%s\n%s\n",
                sum.md_path, sum.md_bytes, sum.md_lines, sum.runs, sum.passing, sum.failed,
                sum.skipped, sum.training, sum.plots, sum.regressions, sum.appendix_path,
                sum.reproduce_path, sum.html_path);
@@ -537,14 +543,14 @@ int cmd_report(int argc, char **argv)
     const char *sub = argv[1];
     static const char *const reports[] = {"geomean", "weekly", "note", "table", "evidence", "standing",
                                           "regressions", "roofline", "training", "plausibility", NULL};
-    static const char *const takes[][9] = {
+    static const char *const takes[][10] = {
         {"db", "baseline", "suite", "op", "format", "out", NULL},
-        {"db", "week", "out", "baseline", "alpha", "min-effect", NULL},
+        {"db", "week", "out", "baseline", "alpha", "min-effect", "repo-url", NULL},
         {"db", "arch", "out", NULL},
         {"db", "op", "sku", "baseline", "provider", "suite", "out", NULL},
         {"db", "out", NULL},
         {"db", "out", NULL},
-        {"db", "suite", "op", "alpha", "min-effect", "history", "format", "out", NULL},
+        {"db", "suite", "op", "alpha", "min-effect", "history", "format", "repo-url", "out", NULL},
         {"db", "sku", "suite", "op", "out", NULL},
         {"db", "out", NULL},
         {"db", "suite", "op", "out", NULL},

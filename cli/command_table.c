@@ -22,5 +22,6 @@ const sb_command sb_commands[] = {
     {"submit", cmd_submit, "render an experiment as a Kubernetes Job or Slurm job array and submit it"},
     {"session", cmd_session, "paired speedups of one provider over the others, from measuring sessions"},
     {"noise", cmd_noise, "the noise of a comparison, from A/A runs of measuring sessions"},
+    {"confirm", cmd_confirm, "the commands that measure a flagged regression again, both commits on one card"},
     {NULL, NULL, NULL},
 };

@@ -55,5 +55,6 @@ int cmd_experiments(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_session(int argc, char **argv);
 int cmd_noise(int argc, char **argv);
+int cmd_confirm(int argc, char **argv);
 
 #endif

@@ -3,6 +3,7 @@
 #ifndef SOLBOOK_DB_SESSION_QUERY_H
 #define SOLBOOK_DB_SESSION_QUERY_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -107,6 +107,11 @@ int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t r
     return 0;
 }
 
+double sb_aa_threshold(double aa_change, double floor)
+{
+    return 1.5 * aa_change > floor ? 1.5 * aa_change : floor;
+}
+
 double sb_geomean(const double *v, size_t n)
 {
     if (n == 0)

@@ -42,6 +42,11 @@ typedef struct sb_sample_stats {
 int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t repeats,
                        sb_sample_stats *out);
 
+/* The smallest relative change a verdict counts, from the change A/A runs
+ * of unchanged code showed (their largest, or a high percentile, as
+ * |ratio - 1|): 1.5 times it, and never below floor. */
+double sb_aa_threshold(double aa_change, double floor);
+
 /* exp(mean(log v)); NAN unless every value is > 0 and n > 0. */
 double sb_geomean(const double *v, size_t n);
 

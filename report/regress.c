@@ -10,7 +10,11 @@
 #include "changepoint.h"
 #include "commits.h"
 #include "encode.h"
+#include "geomean.h"
 #include "report_json.h"
+#include "run_devices.h"
+#include "session_query.h"
+#include "sessions.h"
 #include "stats.h"
 
 const char *sb_rg_verdict_name(sb_rg_verdict v)
@@ -27,10 +31,37 @@ const char *sb_rg_verdict_name(sb_rg_verdict v)
     return "unknown";
 }
 
+const char *sb_rg_cause_name(sb_rg_cause c)
+{
+    switch (c) {
+    case SB_RG_CODE: return "code";
+    case SB_RG_DRIFT: return "environment/noise drift";
+    case SB_RG_ENVIRONMENT: return "environment change";
+    case SB_RG_PROTOCOL: return "protocol change";
+    }
+    return "unknown";
+}
+
+const char *sb_rg_confirm_name(sb_rg_confirm c)
+{
+    switch (c) {
+    case SB_RG_UNCONFIRMED: return "unconfirmed";
+    case SB_RG_CONFIRMED: return "confirmed";
+    case SB_RG_REFUTED: return "refuted";
+    }
+    return "unknown";
+}
+
+int sb_rg_own_provider(const char *provider)
+{
+    return strcmp(provider, SB_PROJECT_PROVIDER) == 0 || strncmp(provider, "solbook-", 8) == 0;
+}
+
 void sb_rg_free(sb_rg_list *l)
 {
     free(l->v);
     free(l->cp);
+    free(l->noise);
     memset(l, 0, sizeof *l);
 }
 
@@ -46,6 +77,15 @@ static int push(sb_rg_list *l, size_t *cap, const sb_rg_row *r)
     }
     l->v[l->n++] = *r;
     return 0;
+}
+
+static sb_rg_verdict judge(double p, double rel_change, double alpha, double threshold)
+{
+    if (p < alpha && rel_change >= threshold)
+        return SB_RG_REGRESSION;
+    if (p < alpha && rel_change <= -threshold)
+        return SB_RG_IMPROVEMENT;
+    return SB_RG_NO_CHANGE;
 }
 
 /* What a walk over many comparisons keeps between them: the exact null
@@ -104,20 +144,38 @@ static void remember(walk_ctx *w, long long run_id, const double *v, size_t n)
 }
 
 static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
-                          const sb_rg_opts *o, walk_ctx *w, sb_rg_row *row, sb_error *err);
+                          const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
+                          sb_error *err);
+
+static void row_init(sb_rg_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->p = NAN;
+    row->p_adjusted = NAN;
+    row->rel_change = NAN;
+    row->same_card = -1;
+    row->range_commits = -1;
+    row->confirm_change = NAN;
+    row->confirm_old_run = -1;
+    row->confirm_new_run = -1;
+}
 
 int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
 {
-    return compare_cached(db, old_run, new_run, o, NULL, row, err);
+    row_init(row);
+    return compare_cached(db, old_run, new_run, o, o->min_effect, NULL, row, err);
 }
 
+/* Compares into row (row_init'ed), keeping what the caller set beside
+ * the figures (cause, card, range). */
 static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
-                          const sb_rg_opts *o, walk_ctx *w, sb_rg_row *row, sb_error *err)
+                          const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
+                          sb_error *err)
 {
-    memset(row, 0, sizeof *row);
     row->old_run = old_run;
     row->new_run = new_run;
+    row->threshold = threshold;
     row->p = NAN;
     row->p_adjusted = NAN;
     row->rel_change = NAN;
@@ -160,12 +218,7 @@ static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result
         row->verdict = SB_RG_INSUFFICIENT;
         return SB_OK;
     }
-    if (mw.p < o->alpha && row->rel_change >= o->min_effect)
-        row->verdict = SB_RG_REGRESSION;
-    else if (mw.p < o->alpha && row->rel_change <= -o->min_effect)
-        row->verdict = SB_RG_IMPROVEMENT;
-    else
-        row->verdict = SB_RG_NO_CHANGE;
+    row->verdict = judge(mw.p, row->rel_change, o->alpha, threshold);
     return SB_OK;
 }
 
@@ -281,20 +334,6 @@ static int order_read_git(sqlite3 *db, sb_rg_order *o, sb_error *err)
     return rc;
 }
 
-/* The newest (passing) run of runs i..j at commit rank r, or NULL; rank_of[k
- * - i] is run k's commit rank. */
-static const sb_result *newest_at(const sb_result_set *set, const long *rank_of, size_t i,
-                                  size_t j, long r, int passing)
-{
-    const sb_result *best = NULL;
-    for (size_t k = i; k <= j; k++) {
-        const sb_result *x = &set->v[k];
-        if ((!passing || x->passing) && rank_of[k - i] == r && (!best || newer(x, best)))
-            best = x;
-    }
-    return best;
-}
-
 static size_t group_end(const sb_result_set *set, size_t i)
 {
     size_t j = i;
@@ -305,26 +344,268 @@ static size_t group_end(const sb_result_set *set, size_t i)
     return j;
 }
 
-/* The change points of one series: the newest passing run's median at
- * each of its nr commits rk[] (in commit order), through the E-Divisive
- * search; those moving the level by at least min_effect go to out->cp. */
-static int series_changepoints(const sb_result_set *set, const long *rank_of, size_t i, size_t j,
-                               const long *rk, size_t nr, const sb_rg_opts *o, sb_rg_list *out,
-                               sb_error *err)
+/* ---- series: one protocol and one environment ---- */
+
+static int same_text(const char *a, const char *b)
 {
-    double *x = malloc(nr * sizeof *x);
-    const sb_result **run = malloc(nr * sizeof *run);
+    return (!a || !b) ? a == b : strcmp(a, b) == 0;
+}
+
+static int same_num(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+static void diff_text(sb_buf *b, const char *name, const char *x, const char *y)
+{
+    if (same_text(x, y))
+        return;
+    sb_buf_printf(b, "%s%s %s -> %s", b->len ? "; " : "", name, x ? x : "-", y ? y : "-");
+}
+
+static void diff_int(sb_buf *b, const char *name, long long x, long long y)
+{
+    if (x != y)
+        sb_buf_printf(b, "%s%s %lld -> %lld", b->len ? "; " : "", name, x, y);
+}
+
+static void diff_num(sb_buf *b, const char *name, double x, double y)
+{
+    if (!same_num(x, y))
+        sb_buf_printf(b, "%s%s %g -> %g", b->len ? "; " : "", name, x, y);
+}
+
+/* What differs in the protocol of a and b, appended to out ("" when
+ * nothing). */
+static void protocol_diff(const sb_result *a, const sb_result *b, sb_buf *out)
+{
+    diff_text(out, "tool", a->tool_name, b->tool_name);
+    diff_text(out, "timer", a->timer, b->timer);
+    diff_text(out, "L2", a->l2, b->l2);
+    diff_int(out, "warm-up", a->warmup_iters, b->warmup_iters);
+    diff_num(out, "warm-up ms", a->warmup_ms, b->warmup_ms);
+    diff_int(out, "iters", a->iters, b->iters);
+    diff_int(out, "repeats", a->repeats, b->repeats);
+    diff_int(out, "input sets", a->input_sets, b->input_sets);
+    diff_int(out, "graph", a->graph, b->graph);
+    diff_num(out, "settle ms", a->settle_ms, b->settle_ms);
+    diff_int(out, "held launch", a->launch_hold, b->launch_hold);
+}
+
+static void environment_diff(const sb_result *a, const sb_result *b, sb_buf *out)
+{
+    diff_text(out, "driver", a->driver, b->driver);
+    diff_text(out, "CUDA", a->cuda, b->cuda);
+    diff_text(out, "cuBLAS", a->cublas, b->cublas);
+    diff_text(out, "packages", a->packages_json, b->packages_json);
+}
+
+static int same_protocol(const sb_result *a, const sb_result *b)
+{
+    return same_text(a->tool_name, b->tool_name) && same_text(a->timer, b->timer) &&
+           same_text(a->l2, b->l2) && a->warmup_iters == b->warmup_iters &&
+           same_num(a->warmup_ms, b->warmup_ms) && a->iters == b->iters &&
+           a->repeats == b->repeats && a->input_sets == b->input_sets && a->graph == b->graph &&
+           same_num(a->settle_ms, b->settle_ms) && a->launch_hold == b->launch_hold;
+}
+
+static int same_environment(const sb_result *a, const sb_result *b)
+{
+    return same_text(a->driver, b->driver) && same_text(a->cuda, b->cuda) &&
+           same_text(a->cublas, b->cublas) && same_text(a->packages_json, b->packages_json);
+}
+
+/* One run of a group as the walk sees it. */
+typedef struct run_ref {
+    const sb_result *r;
+    long rank;       /* commit order */
+    long long git;   /* git ordinal of its commit, -1 unknown */
+    size_t series;
+    const char *uuid;
+} run_ref;
+
+/* The newest run of series s (s_other: of any series but s) at commit
+ * rank among refs; passing: passing runs only. Where uuid is set, the
+ * newest on that card when there is one. */
+static const run_ref *pick(const run_ref *refs, size_t n, size_t s, int s_other, long rank,
+                           int passing, const char *uuid)
+{
+    const run_ref *best = NULL, *best_card = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const run_ref *x = &refs[k];
+        if (x->rank != rank || (s_other ? x->series == s : x->series != s) ||
+            (passing && !x->r->passing))
+            continue;
+        if (!best || newer(x->r, best->r))
+            best = x;
+        if (uuid && x->uuid && strcmp(uuid, x->uuid) == 0 && (!best_card || newer(x->r, best_card->r)))
+            best_card = x;
+    }
+    return best_card ? best_card : best;
+}
+
+/* The cross-card threshold of each SKU with A/A data (sessions.h). */
+typedef struct aa_noise {
+    sb_rg_noise *v;
+    size_t n;
+} aa_noise;
+
+static int cmp_session_sku(const void *a, const void *b)
+{
+    return strcmp(((const sb_session_run *)a)->sku, ((const sb_session_run *)b)->sku);
+}
+
+/* Measures the A/A runs of the database's sessions SKU by SKU. */
+static int aa_noise_load(sqlite3 *db, const sb_rg_opts *o, aa_noise *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sb_session_runs runs = {0};
+    if (sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK) {
+        sb_session_runs_free(&runs);
+        return SB_ERR;
+    }
+    /* sorted by SKU, the order within a SKU kept (sessions, cases, copies) */
+    sb_session_run *sorted = malloc((runs.n ? runs.n : 1) * sizeof *sorted);
+    int rc = SB_OK;
+    if (!sorted) {
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    memcpy(sorted, runs.v, runs.n * sizeof *sorted);
+    /* a stable sort by SKU (insertion: a session's runs share a SKU, so
+     * they come nearly sorted) */
+    for (size_t i = 1; i < runs.n; i++) {
+        sb_session_run x = sorted[i];
+        size_t k = i;
+        while (k > 0 && cmp_session_sku(&sorted[k - 1], &x) > 0) {
+            sorted[k] = sorted[k - 1];
+            k--;
+        }
+        sorted[k] = x;
+    }
+    sb_noise_opts no = {0.95, 0.02, o->alpha, o->min_effect};
+    for (size_t a = 0; a < runs.n && rc == SB_OK;) {
+        size_t b = a;
+        while (b < runs.n && strcmp(sorted[b].sku, sorted[a].sku) == 0)
+            b++;
+        sb_session_runs sub = {sorted + a, b - a};
+        sb_noise_report nr = {0};
+        rc = sb_noise_measure(&sub, &no, &nr, err);
+        const sb_noise_kind *k = &nr.kind[SB_NOISE_SKU];
+        if (rc == SB_OK && k->n >= SB_RG_AA_MIN_COMPARISONS) {
+            sb_rg_noise *nv = realloc(out->v, (out->n + 1) * sizeof *nv);
+            if (!nv) {
+                rc = sb_error_set(err, NULL, NULL, "out of memory");
+            } else {
+                out->v = nv;
+                sb_rg_noise *e = &out->v[out->n++];
+                snprintf(e->sku, sizeof e->sku, "%s", sorted[a].sku);
+                e->threshold = sb_aa_threshold(sb_quantile_sorted(k->abs_change, k->n, 0.95), 0.0);
+                e->comparisons = k->n;
+            }
+        }
+        sb_noise_report_free(&nr);
+        a = b;
+    }
+done:
+    free(sorted);
+    sb_session_runs_free(&runs);
+    if (rc != SB_OK) {
+        free(out->v);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
+}
+
+/* The cross-card threshold of sku (never below min_effect), recorded in
+ * the list's noise table the first time. */
+static int cross_card(const aa_noise *aa, const sb_rg_opts *o, const char *sku, sb_rg_list *l,
+                      double *threshold, sb_error *err)
+{
+    for (size_t i = 0; i < l->nnoise; i++)
+        if (strcmp(l->noise[i].sku, sku) == 0) {
+            *threshold = fmax(o->min_effect, l->noise[i].threshold);
+            return SB_OK;
+        }
+    sb_rg_noise e = {{0}, SB_RG_CROSS_CARD_DEFAULT, 0};
+    snprintf(e.sku, sizeof e.sku, "%s", sku);
+    for (size_t i = 0; i < aa->n; i++)
+        if (strcmp(aa->v[i].sku, sku) == 0)
+            e = aa->v[i];
+    sb_rg_noise *nv = realloc(l->noise, (l->nnoise + 1) * sizeof *nv);
+    if (!nv)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    l->noise = nv;
+    l->noise[l->nnoise++] = e;
+    *threshold = fmax(o->min_effect, e.threshold);
+    return SB_OK;
+}
+
+typedef struct walk {
+    sqlite3 *db;
+    const sb_rg_opts *o;
+    walk_ctx cache;
+    const sb_run_devices *dev;
+    const aa_noise *aa;
+    sb_rg_list *out;
+    size_t cap;
+} walk;
+
+/* Compares old and new (new may be a failing run: now failing) into a row
+ * of the given cause and pushes it. */
+static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int passing,
+                    sb_rg_cause cause, int latest, sb_error *err)
+{
+    sb_rg_row row;
+    row_init(&row);
+    row.cause = cause;
+    row.latest = latest;
+    row.old_run = old->r;
+    row.new_run = new_ref->r;
+    if (old->uuid && new_ref->uuid)
+        row.same_card = strcmp(old->uuid, new_ref->uuid) == 0;
+    if (old->git >= 0 && new_ref->git >= 0)
+        row.range_commits = (long)(new_ref->git - old->git);
+    if (cause == SB_RG_PROTOCOL || cause == SB_RG_ENVIRONMENT) {
+        sb_buf d = SB_BUF_INIT;
+        protocol_diff(old->r, new_ref->r, &d);
+        environment_diff(old->r, new_ref->r, &d);
+        snprintf(row.changed, sizeof row.changed, "%s", d.len ? sb_buf_str(&d) : "");
+        sb_buf_free(&d);
+    }
+    double threshold = w->o->min_effect;
+    if (row.same_card != 1 &&
+        cross_card(w->aa, w->o, new_ref->r->sku, w->out, &threshold, err) != SB_OK)
+        return SB_ERR;
+    row.threshold = threshold;
+    if (!passing)
+        row.verdict = SB_RG_NOW_FAILING;
+    else if (compare_cached(w->db, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err) != SB_OK)
+        return SB_ERR;
+    if (push(w->out, &w->cap, &row) != 0)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    return SB_OK;
+}
+
+/* The change points of series s: the newest passing run's median at each
+ * of its nr commits rk[] (in commit order), through the E-Divisive
+ * search; those moving the level by at least min_effect go to out->cp. */
+static int series_changepoints(const run_ref *refs, size_t n, size_t s, const long *rk, size_t nr,
+                               const sb_rg_opts *o, sb_rg_list *out, sb_error *err)
+{
+    double *x = malloc((nr ? nr : 1) * sizeof *x);
+    const sb_result **run = malloc((nr ? nr : 1) * sizeof *run);
     if (!x || !run) {
         free(x);
         free(run);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    size_t n = 0;
-    for (size_t s = 0; s < nr; s++) {
-        const sb_result *r = newest_at(set, rank_of, i, j, rk[s], 1);
-        if (r && r->median_ms > 0 && isfinite(r->median_ms)) {
-            x[n] = r->median_ms;
-            run[n++] = r;
+    size_t m = 0;
+    for (size_t k = 0; k < nr; k++) {
+        const run_ref *r = pick(refs, n, s, 0, rk[k], 1, NULL);
+        if (r && r->r->median_ms > 0 && isfinite(r->r->median_ms)) {
+            x[m] = r->r->median_ms;
+            run[m++] = r->r;
         }
     }
     sb_cp_options co = sb_cp_defaults();
@@ -336,7 +617,7 @@ static int series_changepoints(const sb_result_set *set, const long *rank_of, si
     size_t ncp = 0;
     int rc = SB_OK;
     if (o->alpha > 0 && o->alpha < 1)
-        rc = sb_changepoints(x, n, &co, &cp, &ncp, err);
+        rc = sb_changepoints(x, m, &co, &cp, &ncp, err);
     for (size_t k = 0; rc == SB_OK && k < ncp; k++) {
         if (!(fabs(cp[k].shift) >= o->min_effect))
             continue;
@@ -346,7 +627,7 @@ static int series_changepoints(const sb_result_set *set, const long *rank_of, si
             break;
         }
         out->cp = nv;
-        size_t lo = k ? cp[k - 1].index : 0, hi = k + 1 < ncp ? cp[k + 1].index : n;
+        size_t lo = k ? cp[k - 1].index : 0, hi = k + 1 < ncp ? cp[k + 1].index : m;
         out->cp[out->ncp++] = (sb_rg_changepoint){run[cp[k].index - 1], run[cp[k].index],
                                                   cp[k].index - lo, hi - cp[k].index,
                                                   cp[k].before, cp[k].after, cp[k].shift, cp[k].p};
@@ -357,117 +638,121 @@ static int series_changepoints(const sb_result_set *set, const long *rank_of, si
     return rc;
 }
 
-/* Rows of one (case, provider, SKU), runs i..j: the newest commit against
- * the one before it (every_step 0), or each commit against the one before
- * it (every_step 1). */
-static int group_rows(sqlite3 *db, const sb_result_set *set, const sb_rg_order *ord, size_t i,
-                      size_t j, int every_step, const sb_rg_opts *o, walk_ctx *cache,
-                      sb_rg_list *out, size_t *cap, sb_error *err)
+static int cmp_long(const void *a, const void *b)
 {
-    /* the commits of this group, in commit order */
-    long ranks[256];
-    size_t nr = 0;
-    long *rk = ranks;
-    size_t rcap = sizeof ranks / sizeof *ranks;
-    long *rank_of = malloc((j - i + 1) * sizeof *rank_of);
-    if (!rank_of)
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The rows of series s of a group (refs[0..n)); newest: the group's
+ * newest commit rank. */
+static int series_rows(walk *w, const run_ref *refs, size_t n, size_t s, long newest,
+                       sb_error *err)
+{
+    long *rk = malloc((n ? n : 1) * sizeof *rk);
+    if (!rk)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    /* git order where the commits table knows every commit of the series */
-    int git = 1, any = 0;
-    for (size_t k = i; k <= j; k++) {
-        const commit_pos *c = order_find(ord, set->v[k].git_sha);
-        rank_of[k - i] = c ? (long)c->rank : -1;
-        if (c) {
-            any = 1;
-            git &= c->git >= 0;
-        }
+    size_t nr = 0;
+    for (size_t k = 0; k < n; k++)
+        if (refs[k].series == s)
+            rk[nr++] = refs[k].rank;
+    qsort(rk, nr, sizeof *rk, cmp_long);
+    size_t m = 0;
+    for (size_t k = 0; k < nr; k++)
+        if (!m || rk[m - 1] != rk[k])
+            rk[m++] = rk[k];
+    nr = m;
+    const sb_result *first = refs[0].r;
+    int own = sb_rg_own_provider(first->provider);
+    size_t before = w->out->n;
+    int rc = SB_OK;
+    /* the step into the series from the newest commit before it with a
+     * passing run of another series */
+    long prev = -1;
+    for (size_t k = 0; k < n; k++)
+        if (refs[k].series != s && refs[k].r->passing && refs[k].rank < rk[0] &&
+            refs[k].rank > prev)
+            prev = refs[k].rank;
+    if (prev >= 0) {
+        const run_ref *nw = pick(refs, n, s, 0, rk[0], 1, NULL);
+        int passing = nw != NULL;
+        if (!nw)
+            nw = pick(refs, n, s, 0, rk[0], 0, NULL);
+        const run_ref *old = pick(refs, n, s, 1, prev, 1, nw->uuid);
+        sb_rg_cause cause = same_protocol(old->r, nw->r) ? SB_RG_ENVIRONMENT : SB_RG_PROTOCOL;
+        rc = step_row(w, old, nw, passing, cause, rk[0] == newest, err);
     }
-    if (any && git)
-        for (size_t k = i; k <= j; k++)
-            if (rank_of[k - i] >= 0)
-                rank_of[k - i] = (long)order_find(ord, set->v[k].git_sha)->git;
-    if (any)
-        (git ? &out->series_git : &out->series_measured)[0]++;
+    for (size_t k = 1; rc == SB_OK && k < nr; k++) {
+        const run_ref *nw = pick(refs, n, s, 0, rk[k], 1, NULL);
+        int passing = nw != NULL;
+        if (!nw)
+            nw = pick(refs, n, s, 0, rk[k], 0, NULL);
+        const run_ref *old = NULL;
+        for (size_t b = k; b-- > 0 && !old;)
+            old = pick(refs, n, s, 0, rk[b], 1, nw->uuid);
+        if (!old)
+            continue; /* nothing passed before: not a step of the history */
+        rc = step_row(w, old, nw, passing, own ? SB_RG_CODE : SB_RG_DRIFT, rk[k] == newest, err);
+    }
+    if (rc == SB_OK && w->out->n == before) {
+        sb_rg_row row;
+        row_init(&row);
+        const run_ref *nw = pick(refs, n, s, 0, rk[nr - 1], 1, NULL);
+        row.new_run = (nw ? nw : pick(refs, n, s, 0, rk[nr - 1], 0, NULL))->r;
+        row.verdict = SB_RG_SINGLE_COMMIT;
+        row.cause = own ? SB_RG_CODE : SB_RG_DRIFT;
+        row.latest = rk[nr - 1] == newest;
+        if (push(w->out, &w->cap, &row) != 0)
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    if (rc == SB_OK)
+        rc = series_changepoints(refs, n, s, rk, nr, w->o, w->out, err);
+    free(rk);
+    return rc;
+}
+
+/* Rows of one (case, provider, SKU), runs i..j. */
+static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord, size_t i,
+                      size_t j, sb_error *err)
+{
+    run_ref *refs = malloc((j - i + 1) * sizeof *refs);
+    const sb_result **reps = malloc((j - i + 1) * sizeof *reps);
+    if (!refs || !reps) {
+        free(refs);
+        free(reps);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    /* git order where the commits table knows every commit of the group */
+    int git = 1, any = 0;
+    size_t n = 0, nseries = 0;
     for (size_t k = i; k <= j; k++) {
-        long r = rank_of[k - i];
-        if (r < 0)
+        const sb_result *r = &set->v[k];
+        const commit_pos *c = order_find(ord, r->git_sha);
+        if (!c || strcmp(r->suite, SB_RG_CONFIRM_SUITE) == 0)
             continue;
-        size_t at = 0;
-        while (at < nr && rk[at] < r)
-            at++;
-        if (at < nr && rk[at] == r)
-            continue;
-        if (nr == rcap) {
-            size_t c2 = rcap * 2;
-            long *n2 = rk == ranks ? malloc(c2 * sizeof *n2) : realloc(rk, c2 * sizeof *n2);
-            if (!n2) {
-                if (rk != ranks)
-                    free(rk);
-                free(rank_of);
-                return sb_error_set(err, NULL, NULL, "out of memory");
-            }
-            if (rk == ranks)
-                memcpy(n2, ranks, sizeof ranks);
-            rk = n2;
-            rcap = c2;
-        }
-        memmove(rk + at + 1, rk + at, (nr - at) * sizeof *rk);
-        rk[at] = r;
-        nr++;
+        any = 1;
+        git &= c->git >= 0;
+        size_t s = 0;
+        while (s < nseries && !(same_protocol(reps[s], r) && same_environment(reps[s], r)))
+            s++;
+        if (s == nseries)
+            reps[nseries++] = r;
+        refs[n++] = (run_ref){r, (long)c->rank, c->git, s, sb_run_device(w->dev, r->run_id)};
+    }
+    if (any)
+        (git ? &w->out->series_git : &w->out->series_measured)[0] += nseries;
+    long newest = -1;
+    for (size_t k = 0; k < n; k++) {
+        if (git)
+            refs[k].rank = (long)refs[k].git;
+        if (refs[k].rank > newest)
+            newest = refs[k].rank;
     }
     int rc = SB_OK;
-    if (nr == 0)
-        goto out;
-    /* the steps: (commit of a passing run before, commit after) */
-    size_t from = every_step ? 1 : nr - 1;
-    if (nr == 1) {
-        sb_rg_row row;
-        memset(&row, 0, sizeof row);
-        row.p = NAN;
-        row.p_adjusted = NAN;
-        row.rel_change = NAN;
-        const sb_result *np = newest_at(set, rank_of, i, j, rk[0], 1);
-        row.new_run = np ? np : newest_at(set, rank_of, i, j, rk[0], 0);
-        row.verdict = SB_RG_SINGLE_COMMIT;
-        row.latest = 1;
-        if (push(out, cap, &row) != 0)
-            rc = sb_error_set(err, NULL, NULL, "out of memory");
-        goto out;
-    }
-    for (size_t s = from; s < nr; s++) {
-        const sb_result *new_pass = newest_at(set, rank_of, i, j, rk[s], 1);
-        const sb_result *prev_pass = NULL;
-        for (size_t b = s; b-- > 0 && !prev_pass;)
-            prev_pass = newest_at(set, rank_of, i, j, rk[b], 1);
-        if (every_step && (!prev_pass || !new_pass) && !(prev_pass && !new_pass))
-            continue; /* nothing passed before: not a step of the history */
-        sb_rg_row row;
-        memset(&row, 0, sizeof row);
-        row.p = NAN;
-        row.p_adjusted = NAN;
-        row.rel_change = NAN;
-        row.new_run = new_pass ? new_pass : newest_at(set, rank_of, i, j, rk[s], 0);
-        row.old_run = prev_pass;
-        if (!prev_pass) {
-            row.verdict = SB_RG_SINGLE_COMMIT;
-        } else if (!new_pass) {
-            row.verdict = SB_RG_NOW_FAILING;
-        } else if (compare_cached(db, prev_pass, new_pass, o, cache, &row, err) != SB_OK) {
-            rc = SB_ERR;
-            goto out;
-        }
-        row.latest = s == nr - 1;
-        if (push(out, cap, &row) != 0) {
-            rc = sb_error_set(err, NULL, NULL, "out of memory");
-            goto out;
-        }
-    }
-    if (every_step && series_changepoints(set, rank_of, i, j, rk, nr, o, out, err) != SB_OK)
-        rc = SB_ERR;
-out:
-    if (rk != ranks)
-        free(rk);
-    free(rank_of);
+    for (size_t s = 0; s < nseries && rc == SB_OK; s++)
+        rc = series_rows(w, refs, n, s, newest, err);
+    free(refs);
+    free(reps);
     return rc;
 }
 
@@ -522,12 +807,7 @@ static int adjust_steps(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
         for (size_t k = a; k < b; k++) {
             sb_rg_row *r = &l->v[m[k].row];
             r->p_adjusted = adj[k - a];
-            if (r->p_adjusted < o->alpha && r->rel_change >= o->min_effect)
-                r->verdict = SB_RG_REGRESSION;
-            else if (r->p_adjusted < o->alpha && r->rel_change <= -o->min_effect)
-                r->verdict = SB_RG_IMPROVEMENT;
-            else
-                r->verdict = SB_RG_NO_CHANGE;
+            r->verdict = judge(r->p_adjusted, r->rel_change, o->alpha, r->threshold);
         }
         a = b;
     }
@@ -538,96 +818,233 @@ done:
     return rc;
 }
 
-static int walk_groups(sqlite3 *db, const sb_result_set *set, int every_step, const sb_rg_opts *o,
-                       sb_rg_list *out, sb_error *err)
+/* Confirms or refutes each regression of the project's code with the
+ * newest pair of SB_RG_CONFIRM_SUITE runs of its case, provider and SKU
+ * at its two commits on one card. */
+static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
 {
-    memset(out, 0, sizeof *out);
-    size_t cap = 0;
-    sb_rg_order ord;
-    if (sb_rg_order_build(set, &ord, err) != SB_OK)
-        return SB_ERR;
-    int rc = order_read_git(db, &ord, err);
-    walk_ctx cache;
-    memset(&cache, 0, sizeof cache);
-    for (size_t i = 0; i < set->n && rc == SB_OK;) {
-        size_t j = group_end(set, i);
-        rc = group_rows(db, set, &ord, i, j, every_step, o, &cache, out, &cap, err);
-        i = j + 1;
+    const sb_result **cf = malloc((set->n ? set->n : 1) * sizeof *cf);
+    if (!cf)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t ncf = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].passing && strcmp(set->v[i].suite, SB_RG_CONFIRM_SUITE) == 0)
+            cf[ncf++] = &set->v[i];
+    int rc = SB_OK;
+    for (size_t i = 0; i < w->out->n && ncf && rc == SB_OK; i++) {
+        sb_rg_row *r = &w->out->v[i];
+        if (r->verdict != SB_RG_REGRESSION || r->cause != SB_RG_CODE)
+            continue;
+        const sb_result *bo = NULL, *bn = NULL;
+        for (size_t a = 0; a < ncf; a++) {
+            const sb_result *x = cf[a];
+            if (strcmp(x->git_sha, r->new_run->git_sha) || strcmp(x->case_key, r->new_run->case_key) ||
+                strcmp(x->provider, r->new_run->provider) || strcmp(x->sku, r->new_run->sku))
+                continue;
+            const char *ux = sb_run_device(w->dev, x->run_id);
+            for (size_t b = 0; ux && b < ncf; b++) {
+                const sb_result *y = cf[b];
+                const char *uy = sb_run_device(w->dev, y->run_id);
+                if (!uy || strcmp(ux, uy) || strcmp(y->git_sha, r->old_run->git_sha) ||
+                    strcmp(y->case_key, x->case_key) || strcmp(y->provider, x->provider) ||
+                    strcmp(y->sku, x->sku) || !same_protocol(x, y))
+                    continue;
+                if (!bn || newer(x, bn) || (x == bn && newer(y, bo))) {
+                    bn = x;
+                    bo = y;
+                }
+            }
+        }
+        if (!bn)
+            continue;
+        sb_rg_row pair;
+        row_init(&pair);
+        rc = compare_cached(w->db, bo, bn, w->o, w->o->min_effect, &w->cache, &pair, err);
+        if (rc != SB_OK)
+            break;
+        r->confirm_old_run = bo->run_id;
+        r->confirm_new_run = bn->run_id;
+        r->confirm_change = pair.rel_change;
+        if (pair.verdict == SB_RG_REGRESSION)
+            r->confirm = SB_RG_CONFIRMED;
+        else if (pair.verdict == SB_RG_NO_CHANGE || pair.verdict == SB_RG_IMPROVEMENT)
+            r->confirm = SB_RG_REFUTED;
     }
-    walk_free(&cache);
-    sb_rg_order_free(&ord);
-    if (rc == SB_OK)
-        rc = adjust_steps(out, o, err);
-    out->searched_cp = every_step;
-    if (rc != SB_OK)
-        sb_rg_free(out);
+    free(cf);
     return rc;
-}
-
-int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
-                  sb_error *err)
-{
-    return walk_groups(db, set, 0, o, out, err);
 }
 
 int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err)
 {
-    return walk_groups(db, set, 1, o, out, err);
-}
-
-int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, long long from,
-                  long long to, const sb_rg_opts *o, sb_rg_list *out, sb_error *err)
-{
     memset(out, 0, sizeof *out);
-    size_t cap = 0;
-    for (size_t i = 0; i < set->n;) {
-        size_t j = i;
-        while (j + 1 < set->n && strcmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
-               strcmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
-               strcmp(set->v[j + 1].sku, set->v[i].sku) == 0)
-            j++;
-        const sb_result *cur = NULL, *prev = NULL;
-        for (size_t k = i; k <= j; k++) {
-            const sb_result *r = &set->v[k];
-            if (!r->passing || r->finished_epoch == LLONG_MIN)
-                continue;
-            if (r->finished_epoch >= from && r->finished_epoch < to && (!cur || newer(r, cur)))
-                cur = r;
-            if (r->finished_epoch >= prev_from && r->finished_epoch < from &&
-                (!prev || newer(r, prev)))
-                prev = r;
-        }
-        if (cur && prev) {
-            sb_rg_row row;
-            if (sb_rg_compare(db, prev, cur, o, &row, err) != SB_OK) {
-                sb_rg_free(out);
-                return SB_ERR;
-            }
-            row.latest = 1;
-            if (push(out, &cap, &row) != 0) {
-                sb_rg_free(out);
-                return sb_error_set(err, NULL, NULL, "out of memory");
-            }
-        }
+    sb_rg_order ord;
+    if (sb_rg_order_build(set, &ord, err) != SB_OK)
+        return SB_ERR;
+    sb_run_devices dev = {0};
+    aa_noise aa = {0};
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.db = db;
+    w.o = o;
+    w.dev = &dev;
+    w.aa = &aa;
+    w.out = out;
+    int rc = order_read_git(db, &ord, err);
+    if (rc == SB_OK)
+        rc = sb_run_devices_load(db, &dev, err);
+    if (rc == SB_OK)
+        rc = aa_noise_load(db, o, &aa, err);
+    for (size_t i = 0; i < set->n && rc == SB_OK;) {
+        size_t j = group_end(set, i);
+        rc = group_rows(&w, set, &ord, i, j, err);
         i = j + 1;
     }
-    return SB_OK;
+    if (rc == SB_OK)
+        rc = adjust_steps(out, o, err);
+    if (rc == SB_OK)
+        rc = confirm_rows(&w, set, err);
+    out->searched_cp = 1;
+    walk_free(&w.cache);
+    sb_run_devices_free(&dev);
+    free(aa.v);
+    sb_rg_order_free(&ord);
+    if (rc != SB_OK)
+        sb_rg_free(out);
+    return rc;
+}
+
+int sb_rg_counts(const sb_rg_row *r)
+{
+    return r->latest && r->cause == SB_RG_CODE &&
+           (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_NOW_FAILING);
 }
 
 size_t sb_rg_count_regressions(const sb_rg_list *l)
 {
     size_t c = 0;
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].latest &&
-            (l->v[i].verdict == SB_RG_REGRESSION || l->v[i].verdict == SB_RG_NOW_FAILING))
-            c++;
+        c += (size_t)sb_rg_counts(&l->v[i]);
     return c;
 }
 
-static void short_sha(const char *sha, char out[13])
+void sb_rg_drift_share(const sb_rg_list *l, size_t *tested, size_t *flagged)
 {
-    snprintf(out, 13, "%.12s", sha);
+    *tested = *flagged = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const sb_rg_row *r = &l->v[i];
+        if (r->cause != SB_RG_DRIFT)
+            continue;
+        if (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
+            r->verdict == SB_RG_NO_CHANGE)
+            (*tested)++;
+        if (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT)
+            (*flagged)++;
+    }
+}
+
+/* The cross-card thresholds in a few words, naming no SKU (the weekly
+ * writeup names only what its runs have). */
+static void cross_card_text(const sb_rg_list *l, sb_buf *out)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    size_t measured = 0, defaulted = 0;
+    for (size_t i = 0; i < l->nnoise; i++) {
+        if (!l->noise[i].comparisons) {
+            defaulted++;
+            continue;
+        }
+        measured++;
+        lo = fmin(lo, l->noise[i].threshold);
+        hi = fmax(hi, l->noise[i].threshold);
+    }
+    if (measured) {
+        sb_buf_printf(out, "from the stored A/A runs: %.1f%%", lo * 100.0);
+        if (hi > lo)
+            sb_buf_printf(out, " to %.1f%%", hi * 100.0);
+        sb_buf_printf(out, " for %zu SKU%s", measured, measured == 1 ? "" : "s");
+    }
+    if (defaulted || !measured)
+        sb_buf_printf(out, "%s%.1f%%, the default%s", measured ? "; " : "",
+                      SB_RG_CROSS_CARD_DEFAULT * 100.0,
+                      measured ? " for the others" : " without stored A/A runs");
+}
+
+/* One line per SKU of its cross-card threshold. */
+static void cross_card_md(const sb_rg_list *l, sb_buf *out)
+{
+    if (!l->nnoise)
+        return;
+    sb_buf_puts(out, "Cross-card thresholds: ");
+    for (size_t i = 0; i < l->nnoise; i++) {
+        const sb_rg_noise *e = &l->noise[i];
+        sb_buf_puts(out, i ? "; " : "");
+        sb_enc_md_text(out, e->sku, SB_TEXT_NAME_MAX);
+        if (e->comparisons)
+            sb_buf_printf(out, " %.1f%% (1.5 times the 95th percentile of %zu A/A comparisons "
+                               "across its cards)",
+                          e->threshold * 100.0, e->comparisons);
+        else
+            sb_buf_printf(out, " %.1f%% (no A/A comparisons across its cards stored: the default)",
+                          e->threshold * 100.0);
+    }
+    sb_buf_puts(out, ".\n\n");
+}
+
+void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
+{
+    size_t n = sb_rg_count_regressions(l);
+    sb_buf_printf(out,
+                  "**%zu regression%s of the project's kernels** (providers " SB_PROJECT_PROVIDER
+                  " and solbook-*): series (one case, provider and SKU under one protocol and "
+                  "one environment) whose newest commit is slower than the series' commit before "
+                  "it, Mann-Whitney p adjusted by Benjamini-Hochberg below %.4g and the median "
+                  "slower by at least %.1f%% on the same card, across cards by the SKU's "
+                  "cross-card A/A threshold (",
+                  n, n == 1 ? "" : "s", o->alpha, o->min_effect * 100.0);
+    cross_card_text(l, out);
+    sb_buf_puts(out, "), or failing now after passing. Steps of other providers (environment "
+                     "or noise drift) and steps across a protocol or environment change are "
+                     "listed apart and never counted.");
+}
+
+/* 1: url can be a Markdown link destination in a table cell as it is:
+ * http(s), and only the characters of RFC 3986 that neither end the
+ * destination nor the cell. */
+static int link_safe(const char *url)
+{
+    if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
+        return 0;
+    for (const char *c = url; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("-._~:/?#@!$&*+,;=%", *c)))
+            return 0;
+    return 1;
+}
+
+/* 1: sha is 40 hex digits (an "unknown" commit gives no link). */
+static int full_sha(const char *sha)
+{
+    return strlen(sha) == 40 && strspn(sha, "0123456789abcdef") == 40;
+}
+
+void sb_rg_range_md(const sb_rg_row *r, const sb_rg_opts *o, sb_buf *out)
+{
+    char os[13], ns[13];
+    snprintf(os, sizeof os, "%.12s", r->old_run ? r->old_run->git_sha : "-");
+    snprintf(ns, sizeof ns, "%.12s", r->new_run->git_sha);
+    if (o->repo_url && link_safe(o->repo_url) && r->old_run && full_sha(r->old_run->git_sha) &&
+        full_sha(r->new_run->git_sha)) {
+        size_t len = strlen(o->repo_url);
+        while (len && o->repo_url[len - 1] == '/')
+            len--;
+        sb_buf_printf(out, "[%s..%s](%.*s/compare/%s...%s)", os, ns, (int)len, o->repo_url,
+                      r->old_run->git_sha, r->new_run->git_sha);
+    } else {
+        sb_buf_printf(out, "%s..%s", os, ns);
+    }
+    if (r->range_commits > 0)
+        sb_buf_printf(out, " (%ld commit%s)", r->range_commits, r->range_commits == 1 ? "" : "s");
 }
 
 static void fmt_ms(double v, char *buf, size_t size)
@@ -638,25 +1055,42 @@ static void fmt_ms(double v, char *buf, size_t size)
         snprintf(buf, size, "%.4f", v);
 }
 
-static void md_section(const sb_rg_list *l, sb_buf *out, int (*want)(sb_rg_verdict),
-                       const char *heading)
+typedef int (*row_filter)(const sb_rg_row *r, int latest_only);
+
+static size_t md_count(const sb_rg_list *l, row_filter want, int latest_only)
 {
-    size_t count = 0;
+    size_t c = 0;
     for (size_t i = 0; i < l->n; i++)
-        if (want(l->v[i].verdict))
-            count++;
-    sb_buf_printf(out, "### %s (%zu)\n\n", heading, count);
-    if (!count) {
+        c += (size_t)want(&l->v[i], latest_only);
+    return c;
+}
+
+enum { COL_CONFIRM = 1, COL_CHANGED = 2 };
+
+static void md_table(const sb_rg_list *l, const sb_rg_opts *o, row_filter want, int latest_only,
+                     int extra, sb_buf *out)
+{
+    if (!md_count(l, want, latest_only)) {
         sb_buf_puts(out, "None.\n\n");
         return;
     }
     sb_buf_puts(out, "| op | mode | dtype | shape | provider | SKU | verdict | old median ms | new "
-                     "median ms | change | p | samples old/new | old commit (run) | new commit (run) |\n");
-    sb_buf_puts(out, "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: "
-                     "| --- | --- |\n");
+                     "median ms | change | threshold | p | samples old/new | card | commits | old "
+                     "run | new run |");
+    if (extra & COL_CONFIRM)
+        sb_buf_puts(out, " counted | paired re-measure |");
+    if (extra & COL_CHANGED)
+        sb_buf_puts(out, " what changed |");
+    sb_buf_puts(out, "\n| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | "
+                     "---: | ---: | --- | --- | ---: | ---: |");
+    if (extra & COL_CONFIRM)
+        sb_buf_puts(out, " --- | --- |");
+    if (extra & COL_CHANGED)
+        sb_buf_puts(out, " --- |");
+    sb_buf_puts(out, "\n");
     for (size_t i = 0; i < l->n; i++) {
         const sb_rg_row *r = &l->v[i];
-        if (!want(r->verdict))
+        if (!want(r, latest_only))
             continue;
         const sb_result *n = r->new_run;
         const char *cells[] = {n->op, n->mode, n->dtype, n->shape_key, n->provider, n->sku,
@@ -667,42 +1101,103 @@ static void md_section(const sb_rg_list *l, sb_buf *out, int (*want)(sb_rg_verdi
             sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
-        char om[32], nm[32], ch[32], p[64], os[13], ns[13];
+        char om[32], nm[32], ch[32], th[32], p[64];
         fmt_ms(r->old_run ? r->old_run->median_ms : NAN, om, sizeof om);
         fmt_ms(n->median_ms, nm, sizeof nm);
         if (isnan(r->rel_change))
             snprintf(ch, sizeof ch, "-");
         else
             snprintf(ch, sizeof ch, "%+.1f%%", r->rel_change * 100.0);
+        if (r->threshold > 0)
+            snprintf(th, sizeof th, "%.1f%%", r->threshold * 100.0);
+        else
+            snprintf(th, sizeof th, "-");
         if (isnan(r->p))
             snprintf(p, sizeof p, "-");
         else if (!isnan(r->p_adjusted) && r->p_adjusted != r->p)
             snprintf(p, sizeof p, "%.2g (adjusted %.2g)", r->p, r->p_adjusted);
         else
             snprintf(p, sizeof p, "%.2g", r->p);
-        short_sha(r->old_run ? r->old_run->git_sha : "-", os);
-        short_sha(n->git_sha, ns);
-        sb_buf_printf(out, " %s | %s | %s | %s | %zu/%zu | ", om, nm, ch, p, r->n_old, r->n_new);
-        if (r->old_run)
-            sb_buf_printf(out, "%s (run %lld) | ", os, r->old_run->run_id);
-        else
-            sb_buf_puts(out, "- | ");
-        sb_buf_printf(out, "%s (run %lld) |\n", ns, n->run_id);
+        sb_buf_printf(out, " %s | %s | %s | %s | %s | %zu/%zu | %s | ", om, nm, ch, th, p, r->n_old,
+                      r->n_new,
+                      r->same_card == 1 ? "same" : r->same_card == 0 ? "two cards" : "not recorded");
+        if (r->old_run) {
+            sb_rg_range_md(r, o, out);
+            sb_buf_printf(out, " | %lld | ", r->old_run->run_id);
+        } else {
+            sb_buf_printf(out, "%.12s | - | ", n->git_sha);
+        }
+        sb_buf_printf(out, "%lld |", n->run_id);
+        if (extra & COL_CONFIRM) {
+            sb_buf_printf(out, " %s | %s", sb_rg_counts(r) ? "yes" : "no (undone later)",
+                          sb_rg_confirm_name(r->confirm));
+            if (r->confirm_new_run >= 0)
+                sb_buf_printf(out, " %+.1f%% (runs %lld, %lld)", r->confirm_change * 100.0,
+                              r->confirm_old_run, r->confirm_new_run);
+            sb_buf_puts(out, " |");
+        }
+        if (extra & COL_CHANGED) {
+            sb_buf_puts(out, " ");
+            sb_enc_md_text(out, r->changed, sizeof r->changed);
+            sb_buf_puts(out, " |");
+        }
+        sb_buf_puts(out, "\n");
     }
     sb_buf_puts(out, "\n");
 }
 
-static int want_regression(sb_rg_verdict v)
+static int shown(const sb_rg_row *r, int latest_only)
 {
-    return v == SB_RG_REGRESSION || v == SB_RG_NOW_FAILING;
+    return !latest_only || r->latest;
 }
-static int want_improvement(sb_rg_verdict v)
+
+static int want_code_regression(const sb_rg_row *r, int latest_only)
 {
-    return v == SB_RG_IMPROVEMENT;
+    return shown(r, latest_only) && r->cause == SB_RG_CODE &&
+           (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_NOW_FAILING);
 }
-static int want_untested(sb_rg_verdict v)
+
+static int want_code_improvement(const sb_rg_row *r, int latest_only)
 {
-    return v == SB_RG_INSUFFICIENT || v == SB_RG_NO_SAMPLES || v == SB_RG_SINGLE_COMMIT;
+    return shown(r, latest_only) && r->cause == SB_RG_CODE && r->verdict == SB_RG_IMPROVEMENT;
+}
+
+static int flagged(const sb_rg_row *r)
+{
+    return r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_NOW_FAILING ||
+           r->verdict == SB_RG_IMPROVEMENT;
+}
+
+static int want_drift(const sb_rg_row *r, int latest_only)
+{
+    return shown(r, latest_only) && r->cause == SB_RG_DRIFT && flagged(r);
+}
+
+static int want_change(const sb_rg_row *r, int latest_only)
+{
+    return shown(r, latest_only) && (r->cause == SB_RG_PROTOCOL || r->cause == SB_RG_ENVIRONMENT) &&
+           flagged(r);
+}
+
+static int want_untested(const sb_rg_row *r, int latest_only)
+{
+    return shown(r, latest_only) &&
+           (r->verdict == SB_RG_INSUFFICIENT || r->verdict == SB_RG_NO_SAMPLES);
+}
+
+static int want_single(const sb_rg_row *r, int latest_only)
+{
+    return shown(r, latest_only) && r->verdict == SB_RG_SINGLE_COMMIT;
+}
+
+static int want_any_change(const sb_rg_row *r, int latest_only)
+{
+    return shown(r, latest_only) && (r->cause == SB_RG_PROTOCOL || r->cause == SB_RG_ENVIRONMENT);
+}
+
+static int want_compared(const sb_rg_row *r, int latest_only)
+{
+    return shown(r, latest_only) && r->old_run != NULL;
 }
 
 static void md_changepoints(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
@@ -733,35 +1228,27 @@ static void md_changepoints(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *ou
             sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
             sb_buf_puts(out, " |");
         }
-        char bs[13], as[13];
-        short_sha(c->last_before->git_sha, bs);
-        short_sha(n->git_sha, as);
-        sb_buf_printf(out, " %.4f | %.4f | %+.1f%% | %.2g | %zu/%zu | %s (run %lld) | %s (run %lld) |\n",
+        sb_buf_printf(out, " %.4f | %.4f | %+.1f%% | %.2g | %zu/%zu | %.12s (run %lld) | %.12s (run %lld) |\n",
                       c->before, c->after, c->shift * 100.0, c->p, c->commits_before,
-                      c->commits_after, bs, c->last_before->run_id, as, n->run_id);
+                      c->commits_after, c->last_before->git_sha, c->last_before->run_id,
+                      n->git_sha, n->run_id);
     }
     sb_buf_puts(out, "\n");
 }
 
-void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
+void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, int latest_only, sb_buf *out)
 {
-    size_t same = 0, cases = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        if (l->v[i].verdict == SB_RG_NO_CHANGE)
+    sb_rg_definition(l, o, out);
+    sb_buf_puts(out, "\n\n");
+    size_t same = 0, steps = md_count(l, want_compared, latest_only);
+    for (size_t i = 0; i < l->n; i++)
+        if (shown(&l->v[i], latest_only) && l->v[i].verdict == SB_RG_NO_CHANGE)
             same++;
-        const sb_result *a = l->v[i].new_run, *b = i ? l->v[i - 1].new_run : NULL;
-        if (!b || strcmp(a->case_key, b->case_key) || strcmp(a->provider, b->provider) ||
-            strcmp(a->sku, b->sku))
-            cases++;
-    }
     sb_buf_printf(out,
                   "Evidence level: " "op-level microbenchmark" ". Two-sided Mann-Whitney U on the "
-                  "stored samples, alpha %.4g, minimum effect %.1f%% on the median. %zu "
-                  "case(s) compared",
-                  o->alpha, o->min_effect * 100.0, cases);
-    if (cases != l->n)
-        sb_buf_printf(out, " over %zu steps between commits", l->n);
-    sb_buf_printf(out, "; %zu with no significant change.\n\n", same);
+                  "stored samples. %zu step(s) between commits %s; %zu with no significant "
+                  "change.\n\n",
+                  steps, latest_only ? "to each series' newest commit" : "over the history", same);
     if (l->series_git || l->series_measured) {
         sb_buf_puts(out, "Commit order: ");
         if (l->series_git)
@@ -776,10 +1263,38 @@ void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
         sb_buf_puts(out, ". Where a commit step holds several cases, p is adjusted by "
                          "Benjamini-Hochberg over them (false discovery rate alpha).\n\n");
     }
-    md_section(l, out, want_regression, "Regressions");
-    md_section(l, out, want_improvement, "Improvements");
-    md_section(l, out, want_untested, "Not tested");
-    if (l->searched_cp)
+    cross_card_md(l, out);
+    size_t tested, drift;
+    sb_rg_drift_share(l, &tested, &drift);
+    sb_buf_printf(out, "### Regressions of the project's kernels (%zu", sb_rg_count_regressions(l));
+    if (!latest_only)
+        sb_buf_printf(out, " at the newest commit; %zu in the history",
+                      md_count(l, want_code_regression, 0));
+    sb_buf_puts(out, ")\n\n");
+    md_table(l, o, want_code_regression, latest_only, COL_CONFIRM, out);
+    sb_buf_printf(out, "### Improvements of the project's kernels (%zu)\n\n",
+                  md_count(l, want_code_improvement, latest_only));
+    md_table(l, o, want_code_improvement, latest_only, 0, out);
+    sb_buf_printf(out,
+                  "### Environment or noise drift, not counted (%zu)\n\nOther providers' steps "
+                  "under an unchanged protocol and environment: code this project does not "
+                  "change. Over the history %zu of %zu tested steps (%.1f%%) pass their "
+                  "threshold.\n\n",
+                  md_count(l, want_drift, latest_only), drift, tested,
+                  tested ? 100.0 * (double)drift / (double)tested : 0.0);
+    md_table(l, o, want_drift, latest_only, 0, out);
+    sb_buf_printf(out,
+                  "### Protocol or environment changes, not counted (%zu of %zu steps)\n\nThe "
+                  "first commit of a series against the commit before it under another protocol "
+                  "or environment; steps past their threshold are listed.\n\n",
+                  md_count(l, want_change, latest_only), md_count(l, want_any_change, latest_only));
+    md_table(l, o, want_change, latest_only, COL_CHANGED, out);
+    sb_buf_printf(out, "### Not tested (%zu)\n\n%zu series measured at one commit only (no "
+                       "comparison); the steps without samples or with too few:\n\n",
+                  md_count(l, want_untested, latest_only) + md_count(l, want_single, latest_only),
+                  md_count(l, want_single, latest_only));
+    md_table(l, o, want_untested, latest_only, 0, out);
+    if (l->searched_cp && !latest_only)
         md_changepoints(l, o, out);
 }
 
@@ -788,7 +1303,8 @@ static json_t *num_or_null(double v)
     return isnan(v) ? json_null() : json_real(v);
 }
 
-int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_error *err)
+int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, int latest_only, sb_buf *out,
+                      sb_error *err)
 {
     json_t *rows = NULL;
     json_t *root = sb_report_json_new("op-level microbenchmark", "cases", &rows);
@@ -798,8 +1314,29 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
     json_object_set_new(root, "min_effect", json_real(o->min_effect));
     json_object_set_new(root, "regressions",
                         json_integer((json_int_t)sb_rg_count_regressions(l)));
+    sb_buf def = SB_BUF_INIT;
+    sb_rg_definition(l, o, &def);
+    json_object_set_new(root, "definition", json_string(sb_buf_str(&def)));
+    sb_buf_free(&def);
+    size_t tested, drift;
+    sb_rg_drift_share(l, &tested, &drift);
+    json_t *dj = json_object();
+    json_object_set_new(dj, "tested", json_integer((json_int_t)tested));
+    json_object_set_new(dj, "flagged", json_integer((json_int_t)drift));
+    json_object_set_new(root, "drift", dj);
+    json_t *noise = json_array();
+    for (size_t i = 0; i < l->nnoise; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "sku", json_string(l->noise[i].sku));
+        json_object_set_new(e, "threshold", json_real(l->noise[i].threshold));
+        json_object_set_new(e, "aa_comparisons", json_integer((json_int_t)l->noise[i].comparisons));
+        json_array_append_new(noise, e);
+    }
+    json_object_set_new(root, "cross_card", noise);
     for (size_t i = 0; i < l->n; i++) {
         const sb_rg_row *r = &l->v[i];
+        if (!shown(r, latest_only))
+            continue;
         const sb_result *n = r->new_run;
         json_t *j = json_object();
         json_object_set_new(j, "case_key", json_string(n->case_key));
@@ -810,6 +1347,8 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
         json_object_set_new(j, "provider", json_string(n->provider));
         json_object_set_new(j, "sku", json_string(n->sku));
         json_object_set_new(j, "verdict", json_string(sb_rg_verdict_name(r->verdict)));
+        json_object_set_new(j, "cause", json_string(sb_rg_cause_name(r->cause)));
+        json_object_set_new(j, "counted", json_boolean(sb_rg_counts(r)));
         json_object_set_new(j, "new_commit", json_string(n->git_sha));
         json_object_set_new(j, "new_run", json_integer(n->run_id));
         json_object_set_new(j, "new_median_ms", num_or_null(n->median_ms));
@@ -822,6 +1361,12 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
         json_object_set_new(j, "p", num_or_null(r->p));
         json_object_set_new(j, "p_adjusted", num_or_null(r->p_adjusted));
         json_object_set_new(j, "rel_change", num_or_null(r->rel_change));
+        json_object_set_new(j, "threshold", num_or_null(r->threshold > 0 ? r->threshold : NAN));
+        json_object_set_new(j, "same_card", r->same_card < 0 ? json_null() : json_boolean(r->same_card));
+        json_object_set_new(j, "range_commits",
+                            r->range_commits < 0 ? json_null() : json_integer(r->range_commits));
+        json_object_set_new(j, "changed", json_string(r->changed));
+        json_object_set_new(j, "confirm", json_string(sb_rg_confirm_name(r->confirm)));
         json_object_set_new(j, "samples_old", json_integer((json_int_t)r->n_old));
         json_object_set_new(j, "samples_new", json_integer((json_int_t)r->n_new));
         json_object_set_new(j, "latest", json_boolean(r->latest));
@@ -833,7 +1378,7 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_
         json_object_set_new(ord, "first_measured", json_integer((json_int_t)l->series_measured));
         json_object_set_new(root, "commit_order", ord);
     }
-    if (l->searched_cp) {
+    if (l->searched_cp && !latest_only) {
         json_t *cps = json_array();
         for (size_t i = 0; i < l->ncp; i++) {
             const sb_rg_changepoint *c = &l->cp[i];

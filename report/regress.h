@@ -1,18 +1,35 @@
-/* regress.h - regression detection between two commits (or two weeks) of
- * the same case, provider and SKU, on the stored latency samples.
+/* regress.h - regressions over the commit history of each series: one
+ * case, provider and SKU under one protocol (tool, timer, L2, warm-up,
+ * iterations, repeats, input sets, graph, settle, held launch) and one
+ * environment (driver, CUDA, cuBLAS, recorded packages), on the stored
+ * latency samples.
  *
- * Two passing runs are compared with the two-sided Mann-Whitney U test
- * (stats.h) and a minimum relative effect on the medians:
- *   regression   p < alpha and (new - old) / old >=  min_effect
- *   improvement  p < alpha and (new - old) / old <= -min_effect
+ * Two passing runs of a series are compared with the two-sided
+ * Mann-Whitney U test (stats.h) and a minimum relative effect on the
+ * medians, the step's threshold:
+ *   regression   p < alpha and (new - old) / old >=  threshold
+ *   improvement  p < alpha and (new - old) / old <= -threshold
  *   no change    otherwise
+ * The threshold is min_effect where both runs ran on one physical card
+ * (the same GPU UUID); across cards (or cards not recorded) it is the
+ * larger of min_effect and the SKU's cross-card noise: 1.5 times the 95th
+ * percentile of |ratio - 1| of the A/A comparisons across two cards of the
+ * SKU stored in the database (report/sessions.h, at least
+ * SB_RG_AA_MIN_COMPARISONS of them), else SB_RG_CROSS_CARD_DEFAULT.
  * Runs without samples (quantiles-only imports) are "no samples", not
  * tested. When even the most extreme data of these sample sizes could not
  * give p < alpha (2 / C(n1 + n2, n1) >= alpha, e.g. one sample each), the
- * verdict is "insufficient samples", not a regression. A case seen at one
- * commit only is "single commit". A case whose newest commit has only
- * failing runs while the previous commit passed is "now failing", which
- * counts as a regression.
+ * verdict is "insufficient samples", not a regression. A series seen at
+ * one commit only is "single commit". A series whose commit has only
+ * failing runs while the previous commit passed is "now failing".
+ *
+ * Whose change a step is (sb_rg_cause): a step of the project's kernels
+ * (SB_PROJECT_PROVIDER and solbook-* providers) within a series is the
+ * project's code; one of another provider within a series is
+ * environment or noise drift, since the project does not change that
+ * code; the first step of a series, from the commit before it under
+ * another protocol or environment, is a protocol or environment change.
+ * Only the first kind counts as a regression (sb_rg_count_regressions).
  */
 #ifndef SOLBOOK_REPORT_REGRESS_H
 #define SOLBOOK_REPORT_REGRESS_H
@@ -35,9 +52,40 @@ typedef enum sb_rg_verdict {
 
 const char *sb_rg_verdict_name(sb_rg_verdict v); /* "regression", "insufficient samples", ... */
 
+typedef enum sb_rg_cause {
+    SB_RG_CODE = 0,    /* the project's kernels, within one series */
+    SB_RG_DRIFT,       /* another provider, within one series */
+    SB_RG_ENVIRONMENT, /* across an environment change (same protocol) */
+    SB_RG_PROTOCOL,    /* across a protocol change */
+} sb_rg_cause;
+
+const char *sb_rg_cause_name(sb_rg_cause c); /* "code", "environment/noise drift", ... */
+
+/* A regression measured again as a paired comparison: runs of both
+ * commits on one card (suite SB_RG_CONFIRM_SUITE, as
+ * bench/scripts/ab_compare.sh writes them), tested at min_effect. */
+typedef enum sb_rg_confirm {
+    SB_RG_UNCONFIRMED = 0, /* no such pair, or too few samples to tell */
+    SB_RG_CONFIRMED,       /* the pair is a regression too */
+    SB_RG_REFUTED,         /* the pair shows no regression */
+} sb_rg_confirm;
+
+const char *sb_rg_confirm_name(sb_rg_confirm c);
+
+#define SB_RG_CONFIRM_SUITE "ab-compare"
+/* 1.5 times 6.3 %, the 95th percentile of |ratio - 1| across two cards
+ * of one SKU in the A/A sessions of examples/h100/sessions (`solbook
+ * noise`, 84 comparisons on two H100 cards). */
+#define SB_RG_CROSS_CARD_DEFAULT 0.095
+#define SB_RG_AA_MIN_COMPARISONS 20
+
+/* 1: provider is one of the project's own kernels. */
+int sb_rg_own_provider(const char *provider);
+
 typedef struct sb_rg_opts {
-    double alpha;       /* default 0.01 */
-    double min_effect;  /* default 0.03 (3 %) */
+    double alpha;         /* default 0.01 */
+    double min_effect;    /* default 0.03 (3 %) */
+    const char *repo_url; /* links of commit ranges (URL/compare/OLD...NEW); NULL: none */
 } sb_rg_opts;
 
 typedef struct sb_rg_row {
@@ -47,7 +95,15 @@ typedef struct sb_rg_row {
     double p;                           /* NAN when not tested */
     double p_adjusted;                  /* Benjamini-Hochberg over the step's cases; NAN when not tested */
     double rel_change;                  /* (new - old) / old of the medians; NAN when unknown */
-    int latest;                         /* 1: the case's newest commit (or window) is new_run's */
+    int latest;                         /* 1: new_run's commit is the newest of its case, provider, SKU */
+    sb_rg_cause cause;
+    int same_card;       /* 1: both runs on one GPU UUID; 0: two cards; -1: not recorded */
+    double threshold;    /* the smallest change the verdict counts */
+    long range_commits;  /* commits from old to new in git order; -1 unknown */
+    char changed[192];   /* protocol/environment steps: what differs, "timer a -> b; ..." */
+    sb_rg_confirm confirm;
+    double confirm_change;                    /* the pair's (new - old) / old; NAN without one */
+    long long confirm_old_run, confirm_new_run; /* the pair's runs; -1 without one */
 } sb_rg_row;
 
 /* A change point of one (case, provider, SKU)'s history: the level of
@@ -62,9 +118,18 @@ typedef struct sb_rg_changepoint {
     double p;                     /* permutation p-value */
 } sb_rg_changepoint;
 
+/* The cross-card threshold of one SKU and where it comes from. */
+typedef struct sb_rg_noise {
+    char sku[64];
+    double threshold;
+    size_t comparisons; /* A/A comparisons across cards; 0: SB_RG_CROSS_CARD_DEFAULT */
+} sb_rg_noise;
+
 typedef struct sb_rg_list {
     sb_rg_row *v;
     size_t n;
+    sb_rg_noise *noise;     /* one per SKU with a cross-card step */
+    size_t nnoise;
     size_t series_git;      /* series whose commits are in git order (table commits) */
     size_t series_measured; /* series in first-measured order: a commit not in the table */
     sb_rg_changepoint *cp;  /* sb_rg_history only; in the order of the rows */
@@ -79,7 +144,7 @@ int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_ru
 /* Commit order: commits sorted by when they were first measured (the
  * earliest finished_at of their runs in a set; ties by SHA). Where the
  * commits table (db/commits.h) knows every commit of a series, the series
- * follows its git order instead (sb_rg_commits, sb_rg_history). */
+ * follows its git order instead (sb_rg_history). */
 typedef struct sb_rg_order {
     void *v;      /* opaque */
     size_t n;     /* commits */
@@ -91,41 +156,55 @@ void sb_rg_order_free(sb_rg_order *o);
  * a commit not in the set. */
 long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
 
-/* For each (case, provider, SKU) in set: the newest commit in commit order
- * against the commit before it with a passing run (the newest passing run
- * at each). Rows ordered like set. In this and sb_rg_history the p-values
- * of the cases of one commit step (the same old and new commit) are
- * adjusted by Benjamini-Hochberg and the verdict uses the adjusted p. */
-int sb_rg_commits(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
-                  sb_error *err);
-
-/* The whole history: for each (case, provider, SKU), every commit with a
- * passing run against the commit before it with one (and "now failing"
- * where a commit has only failing runs after a passing one); a case seen at
- * one commit gives one "single commit" row. Rows ordered like set, then in
- * commit order. Each series' per-commit medians (newest passing run of
- * each commit) also go through the E-Divisive change point search at
- * alpha with 199 permutations, segments of at least 3 commits and a fixed
- * seed; change points that move the level by at least min_effect are
- * listed in out->cp. */
+/* The whole history, the one list every output counts regressions from:
+ * for each series of each (case, provider, SKU), every commit with a
+ * passing run against the commit before it in the series with one (and
+ * "now failing" where a commit has only failing runs after a passing
+ * one): the newest passing run at the new commit against the newest
+ * passing run at the old one on the same card, else the newest there.
+ * The first commit of a series after a commit of another series gives a
+ * protocol or environment step from that commit. A series with neither
+ * gives one "single commit" row. Runs of suite SB_RG_CONFIRM_SUITE take
+ * no part in a series; they confirm or refute the regressions. Rows
+ * ordered like set, then by series, then in commit order. The p-values
+ * of the tested steps between the same two commits are adjusted by
+ * Benjamini-Hochberg and the verdict uses the adjusted p. Each series'
+ * per-commit medians also go through the E-Divisive change point search
+ * at alpha with 199 permutations, segments of at least 3 commits and a
+ * fixed seed; change points that move the level by at least min_effect
+ * are listed in out->cp. */
 int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err);
 
-/* For each (case, provider, SKU): the newest passing run in [from, to)
- * against the newest passing run in [prev_from, from). Cases present in
- * one window only are left out. */
-int sb_rg_windows(sqlite3 *db, const sb_result_set *set, long long prev_from, long long from,
-                  long long to, const sb_rg_opts *o, sb_rg_list *out, sb_error *err);
-
 void sb_rg_free(sb_rg_list *l);
 
-/* Number of rows that count as regressions (regression, now failing) at
- * the newest commit of their case: a regression the history later undid
- * does not count. */
+/* 1: row counts as a regression: the project's code (SB_RG_CODE), a
+ * regression or now failing, at the newest commit of its case, provider
+ * and SKU (a regression the history later undid does not count). */
+int sb_rg_counts(const sb_rg_row *r);
+
+/* The regressions: rows for which sb_rg_counts is 1. Every output that
+ * gives a number of regressions gives this one. */
 size_t sb_rg_count_regressions(const sb_rg_list *l);
 
-/* Markdown: regressions, improvements, then the other verdicts. */
-void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out);
-int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out, sb_error *err);
+/* Steps of other providers within a series (SB_RG_DRIFT) that were
+ * tested, and those whose verdict is a regression or an improvement. */
+void sb_rg_drift_share(const sb_rg_list *l, size_t *tested, size_t *flagged);
+
+/* One paragraph (no newline at its end) stating the count of
+ * sb_rg_count_regressions and what it counts, the same in every output. */
+void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out);
+
+/* The commit range of row r: "OLD..NEW" (12 hex digits each), a Markdown
+ * link to o->repo_url/compare/OLD...NEW where set. */
+void sb_rg_range_md(const sb_rg_row *r, const sb_rg_opts *o, sb_buf *out);
+
+/* Markdown: the definition, the regressions of the project's kernels,
+ * their improvements, environment/noise drift, protocol and environment
+ * changes, then the other verdicts. latest_only: only the steps to each
+ * series' newest commit (without --history). */
+void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, int latest_only, sb_buf *out);
+int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, int latest_only, sb_buf *out,
+                      sb_error *err);
 
 #endif

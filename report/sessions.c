@@ -156,7 +156,7 @@ static int pair_threshold(const aa_table *t, sb_session_pair *p, double floor, s
         }
         free(all);
     }
-    p->threshold = 1.5 * most > floor ? 1.5 * most : floor;
+    p->threshold = sb_aa_threshold(most, floor);
     return SB_OK;
 }
 
@@ -638,7 +638,7 @@ static int noise_derived(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_
                 most = v[j].change;
         if (most < 0.0)
             continue;
-        double thr = 1.5 * most > o->paired_threshold ? 1.5 * most : o->paired_threshold;
+        double thr = sb_aa_threshold(most, o->paired_threshold);
         sb_paired p;
         if (sb_paired_ratio(v[i].a, v[i].b, v[i].n, o->level, &p, err) != SB_OK)
             return SB_ERR;

@@ -4,6 +4,7 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -220,7 +221,7 @@ static size_t count_lines(const sb_buf *b)
 }
 
 /* One change since the previous week for the list at the top. */
-static json_t *change_item(const sb_rg_row *r)
+static json_t *change_item(const sb_rg_row *r, const sb_rg_opts *o)
 {
     json_t *c = json_object();
     const sb_result *n = r->new_run;
@@ -235,6 +236,11 @@ static json_t *change_item(const sb_rg_row *r)
     sb_tpl_set_num(c, "change", "%+.1f", 100.0 * r->rel_change);
     json_object_set_new(c, "old_run", json_integer(r->old_run ? r->old_run->run_id : -1));
     json_object_set_new(c, "new_run", json_integer(n->run_id));
+    sb_buf_reset(&label);
+    if (r->old_run)
+        sb_rg_range_md(r, o, &label);
+    sb_tpl_set_str(c, "range", sb_buf_str(&label));
+    sb_tpl_set_str(c, "confirm", sb_rg_confirm_name(r->confirm));
     sb_buf_free(&label);
     return c;
 }
@@ -268,7 +274,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         return SB_ERR;
 
     int rc = SB_ERR;
-    sb_result_set set = {0}, both = {0}, spec = {0}, sess = {0};
+    sb_result_set set = {0}, both = {0}, spec = {0}, sess = {0}, upto = {0};
     sb_training_set tr = {0};
     sb_pick *picks = NULL;
     size_t npicks = 0;
@@ -324,7 +330,11 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &xa, err) != SB_OK)
         goto done;
-    if (sb_rg_windows(db, &both, pstart, start, end, &o->rg, &rg, err) != SB_OK)
+    /* regressions: the one definition of `report regressions` (regress.h)
+     * over every run up to the end of the week */
+    f.from = LLONG_MIN;
+    if (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
+        sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK)
         goto done;
     if (sb_repro_open(&rp, err) != SB_OK)
         goto done;
@@ -342,7 +352,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     sum->training = tr.n;
     sum->regressions = sb_rg_count_regressions(&rg);
     for (size_t i = 0; i < rg.n; i++)
-        if (rg.v[i].verdict == SB_RG_IMPROVEMENT)
+        if (rg.v[i].latest && rg.v[i].cause == SB_RG_CODE && rg.v[i].verdict == SB_RG_IMPROVEMENT)
             sum->improvements++;
 
     d = json_object();
@@ -382,7 +392,18 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     json_object_set_new(d, "training_runs", json_integer((json_int_t)tr.n));
     json_object_set_new(d, "regressions", json_integer((json_int_t)sum->regressions));
     json_object_set_new(d, "improvements", json_integer((json_int_t)sum->improvements));
-    json_object_set_new(d, "compared_cases", json_integer((json_int_t)rg.n));
+    {
+        sb_buf_reset(&tmp);
+        sb_rg_definition(&rg, &o->rg, &tmp);
+        sb_tpl_set_str(d, "regression_definition", sb_buf_str(&tmp));
+        size_t tested, flagged, changes = 0;
+        sb_rg_drift_share(&rg, &tested, &flagged);
+        for (size_t i = 0; i < rg.n; i++)
+            changes += rg.v[i].latest && (rg.v[i].cause == SB_RG_PROTOCOL || rg.v[i].cause == SB_RG_ENVIRONMENT);
+        json_object_set_new(d, "drift_tested", json_integer((json_int_t)tested));
+        json_object_set_new(d, "drift_flagged", json_integer((json_int_t)flagged));
+        json_object_set_new(d, "setup_changes", json_integer((json_int_t)changes));
+    }
 
     /* the note */
     sb_buf_reset(&tmp);
@@ -397,22 +418,24 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
         }
-        const sb_rg_verdict kinds[] = {SB_RG_REGRESSION, SB_RG_IMPROVEMENT};
         const char *keys[] = {"regressed", "improved"};
         for (size_t k = 0; k < 2; k++) {
             size_t nc = 0;
-            for (size_t i = 0; i < rg.n; i++)
-                if (rg.v[i].verdict == kinds[k] && rg.v[i].new_run)
-                    chg[nc++] = &rg.v[i];
+            for (size_t i = 0; i < rg.n; i++) {
+                const sb_rg_row *r = &rg.v[i];
+                if (k == 0 ? sb_rg_counts(r) && r->verdict == SB_RG_REGRESSION
+                           : r->latest && r->cause == SB_RG_CODE && r->verdict == SB_RG_IMPROVEMENT)
+                    chg[nc++] = r;
+            }
             qsort(chg, nc, sizeof *chg, cmp_change);
             json_t *l = json_array();
             for (size_t i = 0; i < nc && i < TOP_CHANGES; i++)
-                json_array_append_new(l, change_item(chg[i]));
+                json_array_append_new(l, change_item(chg[i], &o->rg));
             json_object_set_new(d, keys[k], l);
         }
         size_t now_failing = 0;
         for (size_t i = 0; i < rg.n; i++)
-            now_failing += rg.v[i].verdict == SB_RG_NOW_FAILING;
+            now_failing += sb_rg_counts(&rg.v[i]) && rg.v[i].verdict == SB_RG_NOW_FAILING;
         json_object_set_new(d, "now_failing", json_integer((json_int_t)now_failing));
         /* the ops and cards of the previous week, sorted once, so each of
          * the week's runs is looked up instead of compared with every run */
@@ -602,7 +625,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
 
     /* regressions in full: appendix */
     sb_buf_reset(&tmp);
-    sb_rg_render_md(&rg, &o->rg, &tmp);
+    sb_rg_render_md(&rg, &o->rg, 1, &tmp);
     sb_tpl_set_str(ad, "regressions_md", sb_buf_str(&tmp));
 
     /* training (end-to-end): report/training.c, in the appendix; counted
@@ -719,7 +742,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     }
     /* what the writeup names must come from its runs, with no local path */
-    cited = calloc(set.n + spec.n + sess.n + 1, sizeof *cited);
+    cited = calloc(set.n + spec.n + sess.n + 2 * rg.n + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
@@ -732,6 +755,13 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     for (size_t i = 0; i < sess.n; i++)
         if (sess.v[i].session_id)
             cited[ncited++] = &sess.v[i];
+    /* the regressions and improvements listed may cite runs of earlier weeks */
+    for (size_t i = 0; i < rg.n; i++)
+        if (rg.v[i].latest && rg.v[i].cause == SB_RG_CODE && rg.v[i].old_run &&
+            (rg.v[i].verdict == SB_RG_REGRESSION || rg.v[i].verdict == SB_RG_IMPROVEMENT)) {
+            cited[ncited++] = rg.v[i].old_run;
+            cited[ncited++] = rg.v[i].new_run;
+        }
     {
         char gate_missing[8][48];
         /* the gate's "ARCH: missing" lines; the week's training runs are
@@ -817,6 +847,7 @@ done:
     sb_training_free(&tr);
     sb_results_free(&set);
     sb_results_free(&both);
+    sb_results_free(&upto);
     sb_results_free(&spec);
     sb_results_free(&sess);
     return rc;

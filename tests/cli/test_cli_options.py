@@ -95,7 +95,7 @@ for argv, line in cases:
 rc, out, _ = run("forge", "list", "--help")
 check(listed_options(out) == {"db", "json", "help"}, "forge list --help lists %s" % listed_options(out))
 rc, out, _ = run("report", "weekly", "--help")
-check(listed_options(out) == {"db", "week", "out", "baseline", "alpha", "min-effect", "help"},
+check(listed_options(out) == {"db", "week", "out", "baseline", "alpha", "min-effect", "repo-url", "help"},
       "report weekly --help lists %s" % listed_options(out))
 print("ok: forge list and report weekly --help list their own options")
 

@@ -170,6 +170,9 @@ long long fx_add_result(sqlite3 *db, const fx_result *r)
                             "cuda", "dtype", dtype, "shape", json_loads(shape_json, 0, NULL),
                             "provenance", "sku", r->sku, "finished_at", r->finished_at);
     json_object_set_new(raw, "fixture_serial", json_integer(counter + 1));
+    if (r->gpu_uuid)
+        json_object_set_new(json_object_get(raw, "provenance"), "device",
+                            json_pack("{s:s}", "uuid", r->gpu_uuid));
     char *raw_s = json_dumps(raw, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(raw);
     long long id = add_run(db, "solbook.result.v1", status, raw_s);
@@ -183,6 +186,8 @@ long long fx_add_result(sqlite3 *db, const fx_result *r)
               "issssssssiii", id, suite, op, mode, r->provider, dtype, r->shape_key, shape_json,
               case_key, warmup, iters, repeats);
     free(shape_json);
+    if (r->packages)
+        exec_bind(db, "UPDATE provenance SET packages_json = ? WHERE run_id = ?", "si", r->packages, id);
     if (r->profiler)
         exec_bind(db, "UPDATE configs SET profiler = ? WHERE run_id = ?", "si", r->profiler, id);
     exec_bind(db,

@@ -20,6 +20,8 @@ typedef struct fx_result {
     long long warmup, iters, repeats; /* 0: 10, 50, 5 */
     const char *tool;          /* default "solbench" */
     const char *profiler;      /* configs.profiler; default NULL (a plain timing) */
+    const char *gpu_uuid;      /* provenance.device.uuid of the stored document; default none */
+    const char *packages;      /* provenance.packages_json; default "{}" */
 } fx_result;
 
 /* Creates path (removed first) with every migration applied. Aborts the

@@ -1,7 +1,7 @@
 /* write_fixture.c - writes the crafted database the CLI script test uses:
  * the standard set (fixture.c), a complete GEMM spec result on h100 with
  * its ncu metrics, and one case that is 10 % slower at a newer commit
- * (50 samples each). Usage: write_fixture DB */
+ * on the same card (50 samples each). Usage: write_fixture DB */
 #include <stdio.h>
 
 #include "fixture.h"
@@ -36,6 +36,7 @@ int main(int argc, char **argv)
     g.shape_key = "K=2048,M=2048,N=2048";
     g.sku = "h100-sxm5-80gb";
     g.arch = "h100";
+    g.gpu_uuid = "GPU-9ee13f15-898f-7788-fe0b-4b64c524960b";
     g.git_sha = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     g.finished_at = "2026-11-17T08:00:00Z";
     g.samples = old_s;

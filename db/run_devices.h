@@ -1,0 +1,25 @@
+/* run_devices.h - the physical card each result run was measured on: the
+ * GPU UUID of its stored provenance (provenance.device.uuid), which the
+ * provenance table has no column for. Regressions prefer steps between
+ * runs of one card (report/regress.h). */
+#ifndef SOLBOOK_DB_RUN_DEVICES_H
+#define SOLBOOK_DB_RUN_DEVICES_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct sb_run_devices {
+    long long *run_id; /* ascending */
+    char **uuid;       /* NULL where the run recorded none */
+    size_t n;
+} sb_run_devices;
+
+/* Every result run's GPU UUID (schema solbook.result.v1), into *out. */
+int sb_run_devices_load(sqlite3 *db, sb_run_devices *out, sb_error *err);
+void sb_run_devices_free(sb_run_devices *d);
+/* The UUID of run_id, or NULL when unknown. */
+const char *sb_run_device(const sb_run_devices *d, long long run_id);
+
+#endif
