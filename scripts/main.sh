@@ -104,4 +104,4 @@ print("%d promoted kernel(s): %s" % (len(kernels), ", ".join(k["kernel_id"] for 
 PY
 
 echo "== static site"
-"$solbook" site --db "$db" --out "$out/site" --kernels "$out/verified_kernels.json"
+"$solbook" site --db "$db" --sessions "$sessions_db" --out "$out/site" --kernels "$out/verified_kernels.json"

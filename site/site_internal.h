@@ -11,6 +11,7 @@
 #include "geomean.h"
 #include "regress.h"
 #include "results.h"
+#include "sessions.h"
 #include "site.h"
 #include "sku.h"
 #include "strbuf.h"
@@ -35,7 +36,12 @@ typedef struct site_ctx {
     char out[4096];
     char lastdir[4096];        /* the folder site_write made last */
     const char *last_nav;      /* nav flags currently set in layout_data */
+    sb_session_runs session_runs; /* the measuring sessions (--sessions, else the database) */
+    sb_session_report sessions;   /* SB_SITE_SESSION_TARGET paired with every other provider */
 } site_ctx;
+
+/* The provider whose paired speedups the op pages show. */
+#define SB_SITE_SESSION_TARGET "fused"
 
 /* Writes bytes to OUT/rel (folders made as needed), counting the file. */
 int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err);
@@ -117,6 +123,19 @@ void site_ctx_release(site_ctx *c, site_ctx *clone);
 void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_order *ord,
                         const sb_rg_row *const *steps, size_t nsteps, const char *title,
                         sb_buf *out, size_t *points);
+
+/* Compares a and b with digit runs read as numbers: "M=16384" before
+ * "M=131072", "N=8" before "N=64". */
+int site_natural_cmp(const char *a, const char *b);
+
+/* A case's params (a JSON object) as "key=value" words in key order;
+ * nothing for none. */
+void site_params_text(const char *params_json, sb_buf *out);
+
+/* Speedup by shape of op (on one SKU, or every SKU when sku is NULL):
+ * the section rendered from templates/site/speedup.html.tmpl into out
+ * (site_speedup.c). */
+int site_speedup_section(const site_ctx *c, const char *op, const char *sku, sb_buf *out, sb_error *err);
 
 /* The parts. */
 int site_build_runs(site_ctx *c, sb_error *err);      /* site_runs.c */

@@ -447,7 +447,12 @@ static json_t *cases_rows(const sb_pick *p, size_t n, const char *sku, size_t fr
         sb_tpl_set_str(o, "cls", cls);
         sb_tpl_set_str(o, "status", label);
         json_object_set_new(o, "run", json_integer(r->run_id));
+        sb_buf params = SB_BUF_INIT;
+        site_params_text(r->params_json, &params);
+        sb_tpl_set_str(o, "params", sb_buf_str(&params));
+        sb_buf_free(&params);
         set_num(o, "median", r->passing ? r->median_ms : NAN);
+        set_num(o, "kernel", r->passing ? r->kernel_median_ms : NAN);
         set_num(o, "p20", r->passing ? r->p20_ms : NAN);
         set_num(o, "p80", r->passing ? r->p80_ms : NAN);
         set_num(o, "tflops", r->passing ? r->tflops : NAN);
@@ -574,7 +579,17 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
         json_object_set_new(d, "charts", json_array());
         json_object_set_new(d, "charts_total", json_integer(0));
         json_object_set_new(d, "charts_max", json_integer(SKU_CHARTS));
+        sb_tpl_set_str(d, "speedup", "");
         if (pg == 1) {
+            sb_buf sp = SB_BUF_INIT;
+            if (site_speedup_section(c, op, sku, &sp, err) != SB_OK) {
+                sb_buf_free(&sp);
+                json_decref(d);
+                rc = SB_ERR;
+                break;
+            }
+            sb_tpl_set_str(d, "speedup", sb_buf_str(&sp));
+            sb_buf_free(&sp);
             for (size_t m = 0; m < nmd; m++) {
                 int has = 0;
                 for (size_t i = 0; i < n && !has; i++)
@@ -651,6 +666,16 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
     json_object_set_new(d, "skus", jskus);
     json_object_set_new(d, "geo", geo_rows(&c->geo, op));
     json_object_set_new(d, "bars", bars);
+    {
+        sb_buf sp = SB_BUF_INIT;
+        if (site_speedup_section(c, op, NULL, &sp, err) != SB_OK) {
+            sb_buf_free(&sp);
+            json_decref(d);
+            goto done;
+        }
+        sb_tpl_set_str(d, "speedup", sb_buf_str(&sp));
+        sb_buf_free(&sp);
+    }
     for (size_t m = 0; m < nmd; m++) {
         /* bars only where the geomean table has rows for this mode x dtype */
         int rows = 0;
@@ -705,6 +730,27 @@ done:
     return rc;
 }
 
+/* Rows of an op in reading order: mode, dtype, params, shapes by their
+ * numbers (M=16384 before M=131072), provider, SKU. */
+static int cmp_pick_rows(const void *x, const void *y)
+{
+    const sb_result *a = ((const sb_pick *)x)->r, *b = ((const sb_pick *)y)->r;
+    int k = strcmp(a->mode, b->mode);
+    if (!k)
+        k = strcmp(a->dtype, b->dtype);
+    if (!k)
+        k = strcmp(a->params_json ? a->params_json : "", b->params_json ? b->params_json : "");
+    if (!k)
+        k = site_natural_cmp(a->shape_key, b->shape_key);
+    if (!k)
+        k = strcmp(a->provider, b->provider);
+    if (!k)
+        k = strcmp(a->sku, b->sku);
+    if (!k)
+        k = (a->run_id > b->run_id) - (a->run_id < b->run_id);
+    return k;
+}
+
 int site_build_ops(site_ctx *c, sb_error *err)
 {
     json_t *d = json_object(), *jops = json_array();
@@ -739,6 +785,8 @@ int site_build_ops(site_ctx *c, sb_error *err)
         for (size_t i = 0; i < c->npicks; i++)
             if (strcmp(c->picks[i].r->op, ops[k]) == 0)
                 p[n++] = c->picks[i];
+        if (n)
+            qsort(p, n, sizeof *p, cmp_pick_rows);
         rc = op_page(c, ops[k], p, n, err);
         char path[256];
         site_op_path(path, sizeof path, ops[k]);
