@@ -303,7 +303,7 @@ int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_er
     return SB_OK;
 }
 
-static const char *const NAV[] = {"overview", "ops", "runs", "history", "weekly", "packets",
+static const char *const NAV[] = {"overview", "ops", "runs", "history", "regressions", "weekly", "packets",
                                   "registry", "contributions", "roadmap", NULL};
 
 int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const char *title,
@@ -585,6 +585,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
         site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
+        site_build_regressions(&c, err) != SB_OK ||
         site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
         site_build_roadmap(&c, err) != SB_OK)
         mrc = SB_ERR;
