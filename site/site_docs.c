@@ -866,7 +866,9 @@ int site_build_registry(site_ctx *c, sb_error *err)
         }
         kernels = json_incref(arr);
         json_decref(doc);
-        src = c->o->kernels_path;
+        /* the file's name only: a page names no folder of the building machine */
+        const char *slash = strrchr(c->o->kernels_path, '/');
+        src = slash ? slash + 1 : c->o->kernels_path;
     } else {
         if (sb_db_forge_kernels(c->db, c->o->db_path, &kernels, err) != SB_OK)
             return SB_ERR;

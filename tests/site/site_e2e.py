@@ -293,8 +293,7 @@ def sig3_close(text, want, rel=0.006):
 
 def expected_cells(db):
     """(op, sku) -> status label of the overview, from the newest run of every
-    case x provider x SKU (runs timed under a profiler are no timings); stale: passing but not at the newest commit the
-    provider has on that SKU (by finished_at, then run id)."""
+    case x provider x SKU (runs timed under a profiler are no timings)."""
     base = """
         SELECT c.op, p.sku, c.case_key, c.provider, r.status, k.passed, p.git_sha,
                ROW_NUMBER() OVER (PARTITION BY c.case_key, c.provider, p.sku
@@ -305,24 +304,20 @@ def expected_cells(db):
         LEFT JOIN correctness k ON k.run_id = r.id
         WHERE r.schema = 'solbook.result.v1' AND c.profiler IS NULL"""
     rows = db.execute(base).fetchall()
-    newest_sha = {(r[3], r[1]): r[6] for r in rows if r[8] == 1}
     cells = {}
     for op, sku, case, prov, status, passed, sha, rn, pn in rows:
         if rn != 1:
             continue
-        c = cells.setdefault((op, sku), {"pass": 0, "fail": 0, "skip": 0, "stale": 0})
+        c = cells.setdefault((op, sku), {"pass": 0, "fail": 0, "skip": 0})
         if status == "passed" and passed == 1:
             c["pass"] += 1
-            if newest_sha[(prov, sku)] != sha:
-                c["stale"] += 1
         elif status == "skipped":
             c["skip"] += 1
         else:
             c["fail"] += 1
     out = {}
     for k, c in cells.items():
-        out[k] = ("failed" if c["fail"] else "stale" if c["stale"] else
-                  "passing" if c["pass"] else "skipped")
+        out[k] = ("failed" if c["fail"] else "passing" if c["pass"] else "skipped")
     return out
 
 
@@ -704,7 +699,7 @@ def main():
         try:
             ch.open()
             check_matrix(ch, "file://" + os.path.abspath(ssite) + "/", sqlite3.connect(sdb),
-                         ("failed", "stale", "passing"))
+                         ("failed", "passing"))
             check_geomeans(ch, ssite, sdb)
         finally:
             ch.close()
