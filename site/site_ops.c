@@ -122,7 +122,8 @@ static void cell_count(site_ctx *c, const char *op, const char *sku, cell *ce)
 
 /* The mode and dtype of an op's headline on every SKU, so that the
  * overview's columns compare like with like: the pair with a compared
- * row on the most SKUs, then the most shapes, then the first by name. */
+ * row on the most SKUs, then the most compared rows (baselines measured
+ * against), then the most shapes, then the first by name. */
 typedef struct md_pick {
     const char *mode, *dtype; /* NULL: the op has no compared row */
 } md_pick;
@@ -130,18 +131,19 @@ typedef struct md_pick {
 static md_pick headline_md(const sb_geo_table *g, const char *op)
 {
     md_pick best = {NULL, NULL};
-    size_t best_skus = 0, best_shapes = 0;
+    size_t best_skus = 0, best_rows = 0, best_shapes = 0;
     for (size_t i = 0; i < g->n; i++) {
         const sb_geo_row *a = &g->rows[i];
         if (strcmp(a->op, op) || strcmp(a->provider, a->baseline) == 0 || a->shapes == 0)
             continue;
-        size_t skus = 0, shapes = 0;
+        size_t skus = 0, nrows = 0, shapes = 0;
         for (size_t j = 0; j < g->n; j++) {
             const sb_geo_row *b = &g->rows[j];
             if (strcmp(b->op, op) || strcmp(b->mode, a->mode) || strcmp(b->dtype, a->dtype) ||
                 strcmp(b->provider, b->baseline) == 0 || b->shapes == 0)
                 continue;
             shapes += b->shapes;
+            nrows++;
             int first = 1; /* count each SKU once: its first row of this pair */
             for (size_t k = 0; k < j && first; k++) {
                 const sb_geo_row *e = &g->rows[k];
@@ -151,13 +153,15 @@ static md_pick headline_md(const sb_geo_table *g, const char *op)
             }
             skus += first;
         }
-        int better = !best.mode || skus > best_skus || (skus == best_skus && shapes > best_shapes) ||
-                     (skus == best_skus && shapes == best_shapes &&
+        int better = !best.mode || skus > best_skus || (skus == best_skus && nrows > best_rows) ||
+                     (skus == best_skus && nrows == best_rows && shapes > best_shapes) ||
+                     (skus == best_skus && nrows == best_rows && shapes == best_shapes &&
                       (strcmp(a->mode, best.mode) < 0 ||
                        (strcmp(a->mode, best.mode) == 0 && strcmp(a->dtype, best.dtype) < 0)));
         if (better) {
             best = (md_pick){a->mode, a->dtype};
             best_skus = skus;
+            best_rows = nrows;
             best_shapes = shapes;
         }
     }
