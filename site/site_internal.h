@@ -128,6 +128,13 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
  * "M=131072", "N=8" before "N=64". */
 int site_natural_cmp(const char *a, const char *b);
 
+/* The reading order of cases in tables: mode, dtype, params, then shape
+ * by its numbers (site_natural_cmp). */
+typedef struct site_case {
+    const char *mode, *dtype, *params_json, *shape_key; /* params_json may be NULL */
+} site_case;
+int site_case_cmp(const site_case *a, const site_case *b);
+
 /* A case's params (a JSON object) as "key=value" words in key order;
  * nothing for none. */
 void site_params_text(const char *params_json, sb_buf *out);

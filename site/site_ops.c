@@ -804,13 +804,9 @@ done:
 static int cmp_pick_rows(const void *x, const void *y)
 {
     const sb_result *a = ((const sb_pick *)x)->r, *b = ((const sb_pick *)y)->r;
-    int k = strcmp(a->mode, b->mode);
-    if (!k)
-        k = strcmp(a->dtype, b->dtype);
-    if (!k)
-        k = strcmp(a->params_json ? a->params_json : "", b->params_json ? b->params_json : "");
-    if (!k)
-        k = site_natural_cmp(a->shape_key, b->shape_key);
+    site_case ca = {a->mode, a->dtype, a->params_json, a->shape_key};
+    site_case cb = {b->mode, b->dtype, b->params_json, b->shape_key};
+    int k = site_case_cmp(&ca, &cb);
     if (!k)
         k = strcmp(a->provider, b->provider);
     if (!k)

@@ -33,14 +33,10 @@ static int cmp_rows(const void *x, const void *y)
     if (p->finished_epoch != q->finished_epoch)
         return p->finished_epoch < q->finished_epoch ? 1 : -1;
     int k = strcmp(p->op, q->op);
+    site_case cp = {p->mode, p->dtype, p->params_json, p->shape_key};
+    site_case cq = {q->mode, q->dtype, q->params_json, q->shape_key};
     if (!k)
-        k = strcmp(p->mode, q->mode);
-    if (!k)
-        k = strcmp(p->dtype, q->dtype);
-    if (!k)
-        k = strcmp(p->params_json ? p->params_json : "", q->params_json ? q->params_json : "");
-    if (!k)
-        k = site_natural_cmp(p->shape_key, q->shape_key);
+        k = site_case_cmp(&cp, &cq);
     if (!k)
         k = strcmp(p->provider, q->provider);
     if (!k)
@@ -138,11 +134,19 @@ int site_build_regressions(site_ctx *c, sb_error *err)
     json_object_set_new(d, "own", own);
     json_object_set_new(d, "others", others);
     size_t own_bad = 0, own_week_bad = 0, own_good = 0, other_bad = 0, other_good = 0;
+    /* Bounded so that the page stays under its size budget at any fleet
+     * size: at most twice page_rows regressions of the project's kernels
+     * (newest first), page_rows improvements of them and page_rows rows of
+     * the others (regressions first); the history pages have the rest. */
+    size_t own_shown_bad = 0, own_shown_good = 0, others_shown = 0;
     for (size_t i = 0; i < n; i++) {
         const sb_rg_row *r = rows[i];
         int mine = strcmp(r->new_run->provider, SB_PROJECT_PROVIDER) == 0;
-        json_array_append_new(mine ? own : others, row_json(r, from));
         int bad = is_bad(r->verdict), in_week = r->new_run->finished_epoch >= from;
+        if (mine && (bad ? own_shown_bad++ < 2 * c->page_rows : own_shown_good++ < c->page_rows))
+            json_array_append_new(own, row_json(r, from));
+        else if (!mine && others_shown++ < c->page_rows)
+            json_array_append_new(others, row_json(r, from));
         if (mine) {
             own_bad += bad;
             own_week_bad += bad && in_week;
@@ -152,6 +156,9 @@ int site_build_regressions(site_ctx *c, sb_error *err)
             other_good += !bad;
         }
     }
+    json_object_set_new(d, "own_left", json_integer((json_int_t)(own_bad + own_good - json_array_size(own))));
+    json_object_set_new(d, "others_left",
+                        json_integer((json_int_t)(other_bad + other_good - json_array_size(others))));
     json_object_set_new(d, "own_bad", json_integer((json_int_t)own_bad));
     json_object_set_new(d, "own_week_bad", json_integer((json_int_t)own_week_bad));
     json_object_set_new(d, "own_good", json_integer((json_int_t)own_good));

@@ -85,9 +85,8 @@ void site_params_text(const char *params_json, sb_buf *out)
     json_decref(o);
 }
 
-static int cmp_pair_rows(const sb_session_pair *x, const sb_session_pair *y)
+int site_case_cmp(const site_case *a, const site_case *b)
 {
-    const sb_session_run *a = x->target, *b = y->target;
     int k = strcmp(a->mode, b->mode);
     if (!k)
         k = strcmp(a->dtype, b->dtype);
@@ -96,6 +95,14 @@ static int cmp_pair_rows(const sb_session_pair *x, const sb_session_pair *y)
     if (!k)
         k = site_natural_cmp(a->shape_key, b->shape_key);
     return k;
+}
+
+static int cmp_pair_rows(const sb_session_pair *x, const sb_session_pair *y)
+{
+    const sb_session_run *a = x->target, *b = y->target;
+    site_case ca = {a->mode, a->dtype, a->params_json, a->shape_key};
+    site_case cb = {b->mode, b->dtype, b->params_json, b->shape_key};
+    return site_case_cmp(&ca, &cb);
 }
 
 /* The group's pairs in row order: mode, dtype, params, then shapes by

@@ -648,16 +648,23 @@ def check_regressions(solbook, site, dbpath):
        "and their charts draw them" % want)
 
 
+def find_chrome(test, src):
+    """The chromium executable (exit 77, a skip, without one); sets the
+    environment every solbook command of a test runs in."""
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chrome:
+        print("chromium not found: %s skipped (apt-get install chromium)" % test)
+        sys.exit(77)
+    os.environ["SOLBOOK_HOME"] = src
+    os.environ.pop("SOLBOOK_DB", None)
+    return chrome
+
+
 def main():
     if len(sys.argv) != 5:
         fail("usage: site_e2e.py SOLBOOK SOLBENCH|- SOURCE_DIR TEST_DATA")
     solbook, solbench, src, data = sys.argv[1:]
-    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chrome:
-        print("chromium not found: site_e2e skipped (apt-get install chromium)")
-        sys.exit(77)
-    os.environ["SOLBOOK_HOME"] = src
-    os.environ.pop("SOLBOOK_DB", None)
+    chrome = find_chrome("site_e2e", src)
     tmp = tempfile.mkdtemp(prefix="sb_site_e2e.")
     try:
         res = os.path.join(tmp, "results")

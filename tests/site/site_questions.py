@@ -34,7 +34,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import site_e2e  # noqa: E402  (the DevTools client, ok and fail)
-from site_e2e import Chrome, fail, ok, run  # noqa: E402
+from site_e2e import Chrome, fail, find_chrome, ok, run  # noqa: E402
 
 H100 = "h100-sxm5-80gb"
 H200 = "h200-sxm-141gb"
@@ -192,12 +192,7 @@ def main():
     if len(sys.argv) != 3:
         fail("usage: site_questions.py SOLBOOK SOURCE_DIR")
     solbook, src = sys.argv[1:]
-    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chrome:
-        print("chromium not found: site_questions skipped (apt-get install chromium)")
-        sys.exit(77)
-    os.environ["SOLBOOK_HOME"] = src
-    os.environ.pop("SOLBOOK_DB", None)
+    chrome = find_chrome("site_questions", src)
     tmp = tempfile.mkdtemp(prefix="sb_site_questions.")
     try:
         db, sdb = os.path.join(tmp, "results.db"), os.path.join(tmp, "sessions.db")
