@@ -44,6 +44,9 @@ int cmd_site(int argc, char **argv)
         SB_OPT_STRING(0, "baseline", &o.baseline, "provider",
                       "the baseline of every speedup (default: huggingface, then\n"
                       "torch-compile and liger where an op has runs of them)"),
+        SB_OPT_STRING(0, "sessions", &o.sessions_path, "file",
+                      "the measuring sessions' database behind the speedup-by-shape\n"
+                      "sections of op pages (default: --db)"),
         SB_OPT_BOOL(0, "check", &check, "only check the roadmap and ledger files"),
         SB_OPT_END(),
     };

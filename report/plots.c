@@ -31,14 +31,6 @@ static int names_add(name_list *l, const char *s)
     return 0;
 }
 
-static size_t names_index(const name_list *l, const char *s)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i], s) == 0)
-            return i;
-    return 0;
-}
-
 /* Scales are built from finite data and sb_scale_decades, so this only
  * keeps a value no scale could hold out of the attributes. */
 static double fin(double v)
@@ -66,7 +58,7 @@ static void legend(sb_buf *b, const name_list *providers, double x, double y)
         double yy = y + 18 + 18.0 * (double)i;
         sb_buf_printf(b,
                       "<circle class=\"legend\" cx=\"%.2f\" cy=\"%.2f\" r=\"5.0\" fill=\"%s\"/>\n",
-                      x + 5, yy - 4, sb_svg_color(i));
+                      x + 5, yy - 4, sb_svg_provider_color(providers->v[i]));
         sb_svg_text(b, x + 15, yy, "start", 11, 0, "#000000", providers->v[i]);
     }
 }
@@ -279,7 +271,7 @@ int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks
                  r->op, r->mode, r->dtype, r->shape_key, r->provider, t, gbps, r->run_id,
                  picks[i].stale ? " | stale" : "");
         sb_svg_point(out, sb_scale_map(&sx, ai), sb_scale_map(&sy, t), 4.5,
-                     sb_svg_color(names_index(&providers, r->provider)), "point", tip);
+                     sb_svg_provider_color(r->provider), "point", tip);
         (*drawn)++;
     }
     sb_buf_puts(out, SB_SVG_POINTS_END);
@@ -412,7 +404,7 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
                      g->provider, g->sku, g->geomean, g->shapes, g->min, g->max, g->failed,
                      g->skipped);
             sb_buf_puts(out, "<g class=\"bar\">");
-            sb_svg_rect(out, x + 2, yv, bar - 4, B - yv, sb_svg_color(p), buf);
+            sb_svg_rect(out, x + 2, yv, bar - 4, B - yv, sb_svg_provider_color(providers.v[p]), buf);
             snprintf(buf, sizeof buf, "%.2f", g->geomean);
             sb_svg_text(out, x + bar / 2, yv - 3, "middle", 9, 0, "#000000", buf);
             sb_buf_puts(out, "</g>\n");
@@ -505,7 +497,7 @@ void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char 
     }
     sb_buf_puts(out, SB_SVG_POINTS_BEGIN);
     for (size_t p = 0; p < providers.n; p++) {
-        const char *colour = sb_svg_color(p);
+        const char *colour = sb_svg_provider_color(providers.v[p]);
         sb_buf polyline = SB_BUF_INIT;
         size_t npts = 0;
         for (size_t k = 0; k < ns; k++) {

@@ -2,6 +2,7 @@
 #include "svg.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,7 +94,7 @@ void sb_svg_begin(sb_buf *b, int width, int height, const char *title)
     sb_buf_printf(b,
                   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                  "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n<title>",
+                  "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" role=\"img\">\n<title>",
                   width, height, width, height);
     sb_buf_xml_escaped(b, title);
     sb_buf_puts(b, "</title>\n");
@@ -217,9 +218,27 @@ void sb_svg_axis_linear_y(sb_buf *b, const sb_scale *s, double at_x, double grid
     sb_svg_text(b, at_x - 45, (s->p0 + s->p1) / 2, "middle", 12, -90, "#000000", title);
 }
 
+static size_t other_colours(void)
+{
+    size_t n = 0;
+    while (sb_other_provider_colours[n])
+        n++;
+    return n;
+}
+
 const char *sb_svg_color(size_t i)
 {
-    static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-    return palette[i % (sizeof palette / sizeof palette[0])];
+    return sb_other_provider_colours[i % other_colours()];
+}
+
+const char *sb_svg_provider_color(const char *provider)
+{
+    for (size_t i = 0; sb_provider_colours[i].provider; i++)
+        if (strcmp(sb_provider_colours[i].provider, provider) == 0)
+            return sb_provider_colours[i].colour;
+    /* FNV-1a: the same name gets the same colour on every chart */
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)provider; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return sb_other_provider_colours[h % other_colours()];
 }

@@ -64,7 +64,23 @@ void sb_svg_axis_log_y(sb_buf *b, const sb_scale *s, double at_x, double grid_to
 void sb_svg_axis_linear_y(sb_buf *b, const sb_scale *s, double at_x, double grid_to, int n,
                           const char *title);
 
-/* A stable colour for the i-th series (a fixed 10-colour palette). */
+/* A stable colour for the i-th series of a chart whose series are not
+ * providers: the colours of report/provider_colours.csv's "*" rows. */
 const char *sb_svg_color(size_t i);
+
+/* The colour of a provider on every chart, from report/provider_colours.csv
+ * (compiled in): named providers have their own; any other takes one of
+ * the "*" colours by a hash of its name, never by its position among a
+ * chart's series. Every colour is colour-blind safe (Okabe-Ito based) and
+ * at least 3:1 against white (tests/report/provider_colours.sh checks). */
+const char *sb_svg_provider_color(const char *provider);
+
+/* The compiled-in table (provider_colours_embedded.c): named rows end
+ * with {NULL, NULL}, the other colours with NULL. */
+typedef struct sb_provider_colour {
+    const char *provider, *colour;
+} sb_provider_colour;
+extern const sb_provider_colour sb_provider_colours[];
+extern const char *const sb_other_provider_colours[];
 
 #endif

@@ -303,7 +303,7 @@ int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_er
     return SB_OK;
 }
 
-static const char *const NAV[] = {"overview", "ops", "runs", "history", "weekly", "packets",
+static const char *const NAV[] = {"overview", "ops", "runs", "history", "regressions", "weekly", "packets",
                                   "registry", "contributions", "roadmap", NULL};
 
 int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const char *title,
@@ -514,6 +514,16 @@ static int side_finish(site_ctx *c, side_job *j, int ok, sb_error *err)
     return ok;
 }
 
+/* The measuring sessions' paired speedups (report/sessions.h), at 95%
+ * with a 2% floor on verdicts, as `solbook session` computes them. */
+static int load_sessions(site_ctx *c, sb_error *err)
+{
+    const char *path = c->o->sessions_path ? c->o->sessions_path : c->o->db_path;
+    if (sb_session_runs_read(path, NULL, 0, &c->session_runs, err) != SB_OK)
+        return SB_ERR;
+    return sb_session_compare(&c->session_runs, SB_SITE_SESSION_TARGET, 0.95, 0.02, &c->sessions, err);
+}
+
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
@@ -567,6 +577,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     int mrc = SB_OK;
     if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK || sb_plaus_mark(c.db, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
+        load_sessions(&c, err) != SB_OK ||
         !(weekly = side_start(&c, site_build_weekly, err)) ||
         !(packets = side_start(&c, site_build_packets, err)) ||
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
@@ -574,6 +585,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
         site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
+        site_build_regressions(&c, err) != SB_OK ||
         site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
         site_build_roadmap(&c, err) != SB_OK)
         mrc = SB_ERR;
@@ -584,6 +596,8 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     rc = sb_staged_dir_commit(&stage, err);
 done:
     sb_staged_dir_discard(&stage);
+    sb_session_report_free(&c.sessions);
+    sb_session_runs_free(&c.session_runs);
     sb_rg_free(&c.rg);
     sb_rg_order_free(&c.order);
     sb_geo_free(&c.geo);

@@ -32,6 +32,7 @@ typedef struct sb_site_opts {
     const char *gate_arches;    /* NULL: "a100,h100,h200" */
     size_t page_rows;           /* rows per page of run lists and histories; 0: 200 */
     const char *baseline;       /* NULL: the headline baselines (report/geomean.h) */
+    const char *sessions_path;  /* measuring sessions' database; NULL: db_path */
 } sb_site_opts;
 
 typedef struct sb_site_summary {

@@ -1,12 +1,13 @@
 /* site_chart.c - the history chart of one case on one SKU as the site
  * draws it inline: per provider the median of the newest passing run at
  * each commit as a line, p20 to p80 as a band, commits along x in the
- * order first measured, a red triangle up on every regression and a green
- * one down on every improvement against the commit before.
+ * order first measured, a filled black triangle up on every regression and a
+ * hollow one down on every improvement against the commit before.
  *
  * The chart is drawn for pages, not for a file of its own: each series is
- * one group of three paths (band, line, points), colours and fonts come
- * from classes in assets/site.css, coordinates have one decimal, and only
+ * one group of three paths (band, line, points) in the provider's colour
+ * (sb_svg_provider_color), line widths and fonts come from classes in
+ * assets/site.css, coordinates have one decimal, and only
  * the regression and improvement marks carry a tooltip (the runs table
  * under the chart gives every point's figures). */
 #include <float.h>
@@ -16,7 +17,7 @@
 #include <string.h>
 
 #include "site_internal.h"
-#include "svg.h" /* sb_fmt_sig3, sb_scale */
+#include "svg.h" /* sb_fmt_sig3, sb_scale, sb_svg_provider_color */
 
 static void put_xy(sb_buf *b, char cmd, double x, double y)
 {
@@ -97,9 +98,6 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* The palette of assets/site.css (classes c0 to c9). */
-#define SERIES_COLOURS 10
-
 void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_order *ord,
                         const sb_rg_row *const *steps, size_t nsteps, const char *title,
                         sb_buf *out, size_t *points)
@@ -176,7 +174,7 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
 
     /* the title is the tooltip only: the page's heading or the figure's
      * caption names the case */
-    sb_buf_puts(out, "<svg class=\"hc\" width=\"720\" height=\"300\" viewBox=\"0 0 720 300\">"
+    sb_buf_puts(out, "<svg class=\"hc\" role=\"img\" width=\"720\" height=\"300\" viewBox=\"0 0 720 300\">"
                      "<title>");
     site_esc(out, title);
     sb_buf_puts(out, "</title>");
@@ -232,8 +230,13 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
             k++;
         if (from == k)
             continue;
-        sb_buf_puts(out, "<g class=\"c");
-        site_put_ll(out, (long long)(s % SERIES_COLOURS));
+        /* the provider's colour on every chart (report/provider_colours.csv);
+         * the classes of assets/site.css override these for each path */
+        const char *colour = sb_svg_provider_color(prov[s]);
+        sb_buf_puts(out, "<g fill=\"");
+        sb_buf_puts(out, colour);
+        sb_buf_puts(out, "\" stroke=\"");
+        sb_buf_puts(out, colour);
         /* the band: p80 left to right, then p20 back */
         sb_buf_puts(out, "\"><path class=\"band\" d=\"");
         for (size_t q = from; q < k; q++) {

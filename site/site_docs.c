@@ -2,6 +2,7 @@
  * writeups and packets (rendered by report/), the promoted-kernel registry
  * (forge), the contributions ledger and the roadmap (data files in docs/,
  * formats in docs/SITE.md). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,11 @@ int site_build_roadmap(site_ctx *c, sb_error *err)
 
 /* ---- weekly writeups ------------------------------------------------------ */
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int cmp_int(const void *x, const void *y)
 {
     int a = *(const int *)x, b = *(const int *)y;
@@ -476,6 +482,91 @@ static void add_week(void *ctx, const char *day)
     w->v[w->n++] = y * 100 + wk;
 }
 
+/* Headings one level down, in place: the page's own h1 names the week,
+ * so the writeup's headings start at h2 and none is skipped. */
+static void demote_headings(char *html)
+{
+    for (char *p = html; (p = strstr(p, "<")) != NULL; p++) {
+        char *h = p[1] == '/' ? p + 2 : p + 1;
+        if (h[0] == 'h' && h[1] >= '1' && h[1] <= '5' && (h[2] == '>' || h[2] == ' '))
+            h[1]++;
+    }
+}
+
+/* The week's writeup as a page of the site: report/weekly.h writes a
+ * stand-alone HTML file without the site's header, navigation or
+ * viewport; the page is rendered again from its Markdown inside the
+ * site's layout, with a list of every chart of the week (most are only
+ * named in the appendix, which stays Markdown: it is far over a page's
+ * size budget). */
+static int weekly_page(site_ctx *c, const char *dir, const char *name, const sb_weekly_summary *sum,
+                       sb_error *err)
+{
+    char *md = NULL, *html = NULL;
+    size_t len = 0;
+    if (sb_file_read_all(sum->md_path, &md, &len, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_markdown_to_html(md, len, &html, err);
+    free(md);
+    if (rc != SB_OK)
+        return SB_ERR;
+    demote_headings(html);
+    char **svgs = NULL;
+    size_t nsvg = 0, cap = 0, plen = strlen(name);
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        free(html);
+        return sb_error_set(err, dir, NULL, "cannot read: %s", strerror(errno));
+    }
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        size_t n = strlen(e->d_name);
+        if (n < plen + 5 || strncmp(e->d_name, name, plen) || e->d_name[plen] != '-' ||
+            strcmp(e->d_name + n - 4, ".svg"))
+            continue;
+        if (nsvg == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **nv = realloc(svgs, cap * sizeof *nv);
+            if (!nv)
+                break;
+            svgs = nv;
+        }
+        if (!(svgs[nsvg] = strdup(e->d_name)))
+            break;
+        nsvg++;
+    }
+    closedir(dp);
+    if (nsvg)
+        qsort(svgs, nsvg, sizeof *svgs, cmp_str);
+    json_t *d = json_object(), *charts = json_array();
+    sb_tpl_set_str(d, "name", name);
+    sb_tpl_set_str(d, "body", html);
+    json_object_set_new(d, "charts", charts);
+    for (size_t i = 0; i < nsvg; i++) {
+        json_t *o = json_object();
+        sb_tpl_set_str(o, "file", svgs[i]);
+        /* "2026-W48-speedup-rmsnorm~2fbwd~2fbf16.svg": the name after the week */
+        char label[512];
+        snprintf(label, sizeof label, "%.*s", (int)(strlen(svgs[i]) - plen - 5), svgs[i] + plen + 1);
+        sb_tpl_set_str(o, "label", label);
+        json_array_append_new(charts, o);
+        free(svgs[i]);
+    }
+    free(svgs);
+    free(html);
+    sb_buf b = SB_BUF_INIT;
+    rc = site_render("weekly-page.html.tmpl", d, &b, err);
+    json_decref(d);
+    if (rc == SB_OK) {
+        char rel[64], title[64];
+        snprintf(rel, sizeof rel, "weekly/%s.html", name);
+        snprintf(title, sizeof title, "weekly writeup %s", name);
+        rc = site_page(c, rel, 1, "weekly", title, &b, err);
+    }
+    sb_buf_free(&b);
+    return rc;
+}
+
 int site_build_weekly(site_ctx *c, sb_error *err)
 {
     week_list wl = {NULL, 0, 0, 0};
@@ -520,6 +611,10 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         c->sum->weeks++;
         char name[16];
         sb_isoweek_format(wo.year, wo.week, name, sizeof name);
+        if (weekly_page(c, dir, name, &sum, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
         json_t *row = json_object();
         sb_tpl_set_str(row, "name", name);
         json_object_set_new(row, "runs", json_integer((json_int_t)sum.runs));
@@ -549,10 +644,6 @@ int site_build_weekly(site_ctx *c, sb_error *err)
 
 /* ---- packets -------------------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
 
 /* One (target, op) packet to write. */
 typedef struct packet_job {
@@ -775,7 +866,9 @@ int site_build_registry(site_ctx *c, sb_error *err)
         }
         kernels = json_incref(arr);
         json_decref(doc);
-        src = c->o->kernels_path;
+        /* the file's name only: a page names no folder of the building machine */
+        const char *slash = strrchr(c->o->kernels_path, '/');
+        src = slash ? slash + 1 : c->o->kernels_path;
     } else {
         if (sb_db_forge_kernels(c->db, c->o->db_path, &kernels, err) != SB_OK)
             return SB_ERR;

@@ -311,8 +311,12 @@ int site_build_history(site_ctx *c, sb_error *err)
             sb_buf_free(&pager);
             char rel[600], title[1024];
             site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
-            snprintf(title, sizeof title, "history: %s %s %s %s on %s%s", head->op, head->mode,
-                     head->dtype, head->shape_key, head->sku, pages > 1 ? " (paged)" : "");
+            sb_buf params = SB_BUF_INIT;
+            site_params_text(head->params_json, &params);
+            snprintf(title, sizeof title, "history: %s %s %s %s%s%s on %s%s", head->op, head->mode,
+                     head->dtype, head->shape_key, params.len ? " " : "", sb_buf_str(&params), head->sku,
+                     pages > 1 ? " (paged)" : "");
+            sb_buf_free(&params);
             if (sb_template_render(page_tpl, d, SB_TPL_ESCAPE_HTML, &b, err) != SB_OK ||
                 site_page(c, rel, 1, "history", title, &b, err) != SB_OK) {
                 json_decref(d);
@@ -334,6 +338,13 @@ int site_build_history(site_ctx *c, sb_error *err)
         sb_tpl_set_str(o, "mode", head->mode);
         sb_tpl_set_str(o, "dtype", head->dtype);
         sb_tpl_set_str(o, "shape", head->shape_key);
+        {
+            /* cases that differ only in params (accum=fp32, vocab...) must be told apart */
+            sb_buf params = SB_BUF_INIT;
+            site_params_text(head->params_json, &params);
+            sb_tpl_set_str(o, "params", sb_buf_str(&params));
+            sb_buf_free(&params);
+        }
         sb_tpl_set_str(o, "sku", head->sku);
         json_object_set_new(o, "runs", json_integer((json_int_t)cnt));
         json_object_set_new(o, "regressions", json_integer((json_int_t)regs));

@@ -11,6 +11,7 @@
 #include "geomean.h"
 #include "regress.h"
 #include "results.h"
+#include "sessions.h"
 #include "site.h"
 #include "sku.h"
 #include "strbuf.h"
@@ -35,7 +36,12 @@ typedef struct site_ctx {
     char out[4096];
     char lastdir[4096];        /* the folder site_write made last */
     const char *last_nav;      /* nav flags currently set in layout_data */
+    sb_session_runs session_runs; /* the measuring sessions (--sessions, else the database) */
+    sb_session_report sessions;   /* SB_SITE_SESSION_TARGET paired with every other provider */
 } site_ctx;
+
+/* The provider whose paired speedups the op pages show. */
+#define SB_SITE_SESSION_TARGET "fused"
 
 /* Writes bytes to OUT/rel (folders made as needed), counting the file. */
 int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err);
@@ -118,9 +124,30 @@ void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_orde
                         const sb_rg_row *const *steps, size_t nsteps, const char *title,
                         sb_buf *out, size_t *points);
 
+/* Compares a and b with digit runs read as numbers: "M=16384" before
+ * "M=131072", "N=8" before "N=64". */
+int site_natural_cmp(const char *a, const char *b);
+
+/* The reading order of cases in tables: mode, dtype, params, then shape
+ * by its numbers (site_natural_cmp). */
+typedef struct site_case {
+    const char *mode, *dtype, *params_json, *shape_key; /* params_json may be NULL */
+} site_case;
+int site_case_cmp(const site_case *a, const site_case *b);
+
+/* A case's params (a JSON object) as "key=value" words in key order;
+ * nothing for none. */
+void site_params_text(const char *params_json, sb_buf *out);
+
+/* Speedup by shape of op (on one SKU, or every SKU when sku is NULL):
+ * the section rendered from templates/site/speedup.html.tmpl into out
+ * (site_speedup.c). */
+int site_speedup_section(const site_ctx *c, const char *op, const char *sku, sb_buf *out, sb_error *err);
+
 /* The parts. */
 int site_build_runs(site_ctx *c, sb_error *err);      /* site_runs.c */
 int site_build_history(site_ctx *c, sb_error *err);   /* site_history.c */
+int site_build_regressions(site_ctx *c, sb_error *err); /* site_regress.c */
 int site_build_ops(site_ctx *c, sb_error *err);       /* site_ops.c */
 int site_build_overview(site_ctx *c, sb_error *err);  /* site_ops.c */
 int site_build_weekly(site_ctx *c, sb_error *err);    /* site_docs.c */

@@ -120,6 +120,54 @@ static void cell_count(site_ctx *c, const char *op, const char *sku, cell *ce)
     }
 }
 
+/* The mode and dtype of an op's headline on every SKU, so that the
+ * overview's columns compare like with like: the pair with a compared
+ * row on the most SKUs, then the most compared rows (baselines measured
+ * against), then the most shapes, then the first by name. */
+typedef struct md_pick {
+    const char *mode, *dtype; /* NULL: the op has no compared row */
+} md_pick;
+
+static md_pick headline_md(const sb_geo_table *g, const char *op)
+{
+    md_pick best = {NULL, NULL};
+    size_t best_skus = 0, best_rows = 0, best_shapes = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const sb_geo_row *a = &g->rows[i];
+        if (strcmp(a->op, op) || strcmp(a->provider, a->baseline) == 0 || a->shapes == 0)
+            continue;
+        size_t skus = 0, nrows = 0, shapes = 0;
+        for (size_t j = 0; j < g->n; j++) {
+            const sb_geo_row *b = &g->rows[j];
+            if (strcmp(b->op, op) || strcmp(b->mode, a->mode) || strcmp(b->dtype, a->dtype) ||
+                strcmp(b->provider, b->baseline) == 0 || b->shapes == 0)
+                continue;
+            shapes += b->shapes;
+            nrows++;
+            int first = 1; /* count each SKU once: its first row of this pair */
+            for (size_t k = 0; k < j && first; k++) {
+                const sb_geo_row *e = &g->rows[k];
+                first = !(strcmp(e->op, op) == 0 && strcmp(e->mode, a->mode) == 0 &&
+                          strcmp(e->dtype, a->dtype) == 0 && strcmp(e->sku, b->sku) == 0 &&
+                          strcmp(e->provider, e->baseline) != 0 && e->shapes > 0);
+            }
+            skus += first;
+        }
+        int better = !best.mode || skus > best_skus || (skus == best_skus && nrows > best_rows) ||
+                     (skus == best_skus && nrows == best_rows && shapes > best_shapes) ||
+                     (skus == best_skus && nrows == best_rows && shapes == best_shapes &&
+                      (strcmp(a->mode, best.mode) < 0 ||
+                       (strcmp(a->mode, best.mode) == 0 && strcmp(a->dtype, best.dtype) < 0)));
+        if (better) {
+            best = (md_pick){a->mode, a->dtype};
+            best_skus = skus;
+            best_rows = nrows;
+            best_shapes = shapes;
+        }
+    }
+    return best;
+}
+
 /* 1 when row a makes a better headline than row b: its baseline comes
  * earlier among the headline baselines; a provider that is neither a
  * headline baseline nor the diagnostic stand-in; more shapes; a higher
@@ -143,7 +191,7 @@ static int better_headline(const sb_geo_row *a, const sb_geo_row *b)
 /* The headline geomean of op on sku (better_headline), and how many other
  * compared rows the op page has. */
 static const sb_geo_row *headline(const sb_geo_table *g, const char *op, const char *sku,
-                                  size_t *others)
+                                  const md_pick *md, size_t *others)
 {
     const sb_geo_row *best = NULL;
     *others = 0;
@@ -153,6 +201,8 @@ static const sb_geo_row *headline(const sb_geo_table *g, const char *op, const c
             r->shapes == 0)
             continue;
         (*others)++;
+        if (md->mode && (strcmp(r->mode, md->mode) || strcmp(r->dtype, md->dtype)))
+            continue;
         if (!best || better_headline(r, best))
             best = r;
     }
@@ -192,19 +242,31 @@ static void fmt3(sb_buf *b, double v)
         sb_buf_printf(b, "%.3f", v);
 }
 
-/* A row of the overview's database summary: runs of a kind and status. */
+/* The overview's database summary: a row per kind and status, and the
+ * totals its text states (the same numbers as the rows and the runs
+ * index). */
+typedef struct kind_rows {
+    json_t *rows;
+    long long total, results;
+} kind_rows;
+
 static void kind_row(void *ctx, const char *schema, const char *status, long long runs)
 {
+    kind_rows *k = ctx;
+    k->total += runs;
+    if (strcmp(schema, "solbook.result.v1") == 0)
+        k->results += runs;
     json_t *row = json_object();
     sb_tpl_set_str(row, "schema", schema);
     sb_tpl_set_str(row, "status", status);
     json_object_set_new(row, "runs", json_integer(runs));
     json_object_set_new(row, "one", json_boolean(runs == 1));
-    json_array_append_new((json_t *)ctx, row);
+    json_array_append_new(k->rows, row);
 }
 
 /* A matrix cell of op on column col: its label, counts and headline. */
-static json_t *matrix_cell(site_ctx *c, const char *op, const char *op_path, const sku_col *col)
+static json_t *matrix_cell(site_ctx *c, const char *op, const char *op_path, const sku_col *col,
+                           const md_pick *md)
 {
     cell ce = {0};
     if (col->sku)
@@ -216,9 +278,6 @@ static json_t *matrix_cell(site_ctx *c, const char *op, const char *op_path, con
     } else if (ce.failed) {
         cls = "failed";
         label = "failed";
-    } else if (ce.stale) {
-        cls = "stale";
-        label = "stale";
     } else if (ce.passing) {
         cls = "passed";
         label = "passing";
@@ -242,11 +301,11 @@ static json_t *matrix_cell(site_ctx *c, const char *op, const char *op_path, con
         if (ce.skipped)
             sb_buf_printf(&t, ", %zu skipped", ce.skipped);
         if (ce.stale)
-            sb_buf_printf(&t, ", %zu stale", ce.stale);
+            sb_buf_printf(&t, "; %zu last run before the provider's newest commit here", ce.stale);
     }
     sb_tpl_set_str(o, "counts", sb_buf_str(&t));
     size_t others = 0;
-    const sb_geo_row *h = ce.total ? headline(&c->geo, op, col->sku, &others) : NULL;
+    const sb_geo_row *h = ce.total ? headline(&c->geo, op, col->sku, md, &others) : NULL;
     if (h) {
         json_t *g = json_object();
         sb_buf_reset(&t);
@@ -308,10 +367,13 @@ int site_build_overview(site_ctx *c, sb_error *err)
     json_object_set_new(d, "picks", json_integer((json_int_t)c->npicks));
     sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
     json_object_set_new(d, "gate", json_null());
-    if (sb_run_kind_counts(c->db, kind_row, kinds, err) != SB_OK) {
+    kind_rows kr = {kinds, 0, 0};
+    if (sb_run_kind_counts(c->db, kind_row, &kr, err) != SB_OK) {
         json_decref(d);
         goto done;
     }
+    json_object_set_new(d, "total_runs", json_integer((json_int_t)kr.total));
+    json_object_set_new(d, "stored_results", json_integer((json_int_t)kr.results));
     for (size_t j = 0; j < ncols; j++) {
         json_t *col = json_object();
         sb_tpl_set_str(col, "arch", cols[j].arch);
@@ -326,8 +388,15 @@ int site_build_overview(site_ctx *c, sb_error *err)
         sb_tpl_set_str(row, "path", op_path);
         json_object_set_new(row, "cells", cells);
         json_array_append_new(jops, row);
+        md_pick md = headline_md(&c->geo, ops[i]);
+        sb_tpl_set_str(row, "md", md.mode ? "" : NULL);
+        if (md.mode) {
+            char mdt[256];
+            snprintf(mdt, sizeof mdt, "%s %s", md.mode, md.dtype);
+            sb_tpl_set_str(row, "md", mdt);
+        }
         for (size_t j = 0; j < ncols; j++)
-            json_array_append_new(cells, matrix_cell(c, ops[i], op_path, &cols[j]));
+            json_array_append_new(cells, matrix_cell(c, ops[i], op_path, &cols[j], &md));
     }
     /* The completion gate. */
     const sb_gate_spec *spec = sb_gate_spec_for("gemm");
@@ -447,7 +516,12 @@ static json_t *cases_rows(const sb_pick *p, size_t n, const char *sku, size_t fr
         sb_tpl_set_str(o, "cls", cls);
         sb_tpl_set_str(o, "status", label);
         json_object_set_new(o, "run", json_integer(r->run_id));
+        sb_buf params = SB_BUF_INIT;
+        site_params_text(r->params_json, &params);
+        sb_tpl_set_str(o, "params", sb_buf_str(&params));
+        sb_buf_free(&params);
         set_num(o, "median", r->passing ? r->median_ms : NAN);
+        set_num(o, "kernel", r->passing ? r->kernel_median_ms : NAN);
         set_num(o, "p20", r->passing ? r->p20_ms : NAN);
         set_num(o, "p80", r->passing ? r->p80_ms : NAN);
         set_num(o, "tflops", r->passing ? r->tflops : NAN);
@@ -574,7 +648,17 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
         json_object_set_new(d, "charts", json_array());
         json_object_set_new(d, "charts_total", json_integer(0));
         json_object_set_new(d, "charts_max", json_integer(SKU_CHARTS));
+        sb_tpl_set_str(d, "speedup", "");
         if (pg == 1) {
+            sb_buf sp = SB_BUF_INIT;
+            if (site_speedup_section(c, op, sku, &sp, err) != SB_OK) {
+                sb_buf_free(&sp);
+                json_decref(d);
+                rc = SB_ERR;
+                break;
+            }
+            sb_tpl_set_str(d, "speedup", sb_buf_str(&sp));
+            sb_buf_free(&sp);
             for (size_t m = 0; m < nmd; m++) {
                 int has = 0;
                 for (size_t i = 0; i < n && !has; i++)
@@ -651,6 +735,16 @@ static int op_page(site_ctx *c, const char *op, const sb_pick *p, size_t n, sb_e
     json_object_set_new(d, "skus", jskus);
     json_object_set_new(d, "geo", geo_rows(&c->geo, op));
     json_object_set_new(d, "bars", bars);
+    {
+        sb_buf sp = SB_BUF_INIT;
+        if (site_speedup_section(c, op, NULL, &sp, err) != SB_OK) {
+            sb_buf_free(&sp);
+            json_decref(d);
+            goto done;
+        }
+        sb_tpl_set_str(d, "speedup", sb_buf_str(&sp));
+        sb_buf_free(&sp);
+    }
     for (size_t m = 0; m < nmd; m++) {
         /* bars only where the geomean table has rows for this mode x dtype */
         int rows = 0;
@@ -705,6 +799,23 @@ done:
     return rc;
 }
 
+/* Rows of an op in reading order: mode, dtype, params, shapes by their
+ * numbers (M=16384 before M=131072), provider, SKU. */
+static int cmp_pick_rows(const void *x, const void *y)
+{
+    const sb_result *a = ((const sb_pick *)x)->r, *b = ((const sb_pick *)y)->r;
+    site_case ca = {a->mode, a->dtype, a->params_json, a->shape_key};
+    site_case cb = {b->mode, b->dtype, b->params_json, b->shape_key};
+    int k = site_case_cmp(&ca, &cb);
+    if (!k)
+        k = strcmp(a->provider, b->provider);
+    if (!k)
+        k = strcmp(a->sku, b->sku);
+    if (!k)
+        k = (a->run_id > b->run_id) - (a->run_id < b->run_id);
+    return k;
+}
+
 int site_build_ops(site_ctx *c, sb_error *err)
 {
     json_t *d = json_object(), *jops = json_array();
@@ -739,6 +850,8 @@ int site_build_ops(site_ctx *c, sb_error *err)
         for (size_t i = 0; i < c->npicks; i++)
             if (strcmp(c->picks[i].r->op, ops[k]) == 0)
                 p[n++] = c->picks[i];
+        if (n)
+            qsort(p, n, sizeof *p, cmp_pick_rows);
         rc = op_page(c, ops[k], p, n, err);
         char path[256];
         site_op_path(path, sizeof path, ops[k]);

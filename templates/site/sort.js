@@ -1,5 +1,5 @@
-/* sort.js - click a column head of a table.sortable to sort its rows; a
-   second click reverses. Numbers (with a leading sign, decimals, or a
+/* sort.js - click a column head of a table.sortable (or focus it and press
+   Enter or Space) to sort its rows; a second time reverses. Numbers (with a leading sign, decimals, or a
    trailing unit) sort as numbers, the rest as text; "–" (unknown) sorts
    last. The tables are complete without it: JavaScript only reorders. */
 (function () {
@@ -41,7 +41,15 @@
     var heads = table.tHead.rows[0].cells;
     Array.prototype.forEach.call(heads, function (th, col) {
       th.setAttribute("title", "sort by this column");
+      /* reachable and usable from the keyboard: Tab to the head, Enter or Space sorts */
+      th.setAttribute("tabindex", "0");
       th.addEventListener("click", function () { sortBy(table, col, th); });
+      th.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") {
+          e.preventDefault();
+          sortBy(table, col, th);
+        }
+      });
     });
   });
 })();

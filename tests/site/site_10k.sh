@@ -64,11 +64,11 @@ for p in glob.glob(os.path.join(site, "history", "*.html")):
     html = open(p, encoding="utf-8").read()
     for svg in re.findall(r"<svg class=\"hc\".*?</svg>", html, re.S):
         assert "<circle" not in svg and " style=" not in svg, p
-        groups = svg.count('<g class="c')
+        groups = svg.count('<g fill="')
         assert groups == svg.count('<path class="pt"'), p
         charts += 1
 assert charts > 0, "no history chart"
-print("ok: %d history charts, one group of paths a provider, no element per point" % charts)
+print("ok: %d history charts, one group of paths a provider (in its colour), no element per point" % charts)
 PY
 [ "$files" -le 5000 ] || fail "expected at most 5,000 files for 10,000 runs (no file per run), found $files"
 echo "ok: $pages pages, $files files"

@@ -293,8 +293,7 @@ def sig3_close(text, want, rel=0.006):
 
 def expected_cells(db):
     """(op, sku) -> status label of the overview, from the newest run of every
-    case x provider x SKU (runs timed under a profiler are no timings); stale: passing but not at the newest commit the
-    provider has on that SKU (by finished_at, then run id)."""
+    case x provider x SKU (runs timed under a profiler are no timings)."""
     base = """
         SELECT c.op, p.sku, c.case_key, c.provider, r.status, k.passed, p.git_sha,
                ROW_NUMBER() OVER (PARTITION BY c.case_key, c.provider, p.sku
@@ -305,24 +304,20 @@ def expected_cells(db):
         LEFT JOIN correctness k ON k.run_id = r.id
         WHERE r.schema = 'solbook.result.v1' AND c.profiler IS NULL"""
     rows = db.execute(base).fetchall()
-    newest_sha = {(r[3], r[1]): r[6] for r in rows if r[8] == 1}
     cells = {}
     for op, sku, case, prov, status, passed, sha, rn, pn in rows:
         if rn != 1:
             continue
-        c = cells.setdefault((op, sku), {"pass": 0, "fail": 0, "skip": 0, "stale": 0})
+        c = cells.setdefault((op, sku), {"pass": 0, "fail": 0, "skip": 0})
         if status == "passed" and passed == 1:
             c["pass"] += 1
-            if newest_sha[(prov, sku)] != sha:
-                c["stale"] += 1
         elif status == "skipped":
             c["skip"] += 1
         else:
             c["fail"] += 1
     out = {}
     for k, c in cells.items():
-        out[k] = ("failed" if c["fail"] else "stale" if c["stale"] else
-                  "passing" if c["pass"] else "skipped")
+        out[k] = ("failed" if c["fail"] else "passing" if c["pass"] else "skipped")
     return out
 
 
@@ -653,16 +648,23 @@ def check_regressions(solbook, site, dbpath):
        "and their charts draw them" % want)
 
 
+def find_chrome(test, src):
+    """The chromium executable (exit 77, a skip, without one); sets the
+    environment every solbook command of a test runs in."""
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chrome:
+        print("chromium not found: %s skipped (apt-get install chromium)" % test)
+        sys.exit(77)
+    os.environ["SOLBOOK_HOME"] = src
+    os.environ.pop("SOLBOOK_DB", None)
+    return chrome
+
+
 def main():
     if len(sys.argv) != 5:
         fail("usage: site_e2e.py SOLBOOK SOLBENCH|- SOURCE_DIR TEST_DATA")
     solbook, solbench, src, data = sys.argv[1:]
-    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chrome:
-        print("chromium not found: site_e2e skipped (apt-get install chromium)")
-        sys.exit(77)
-    os.environ["SOLBOOK_HOME"] = src
-    os.environ.pop("SOLBOOK_DB", None)
+    chrome = find_chrome("site_e2e", src)
     tmp = tempfile.mkdtemp(prefix="sb_site_e2e.")
     try:
         res = os.path.join(tmp, "results")
@@ -704,7 +706,7 @@ def main():
         try:
             ch.open()
             check_matrix(ch, "file://" + os.path.abspath(ssite) + "/", sqlite3.connect(sdb),
-                         ("failed", "stale", "passing"))
+                         ("failed", "passing"))
             check_geomeans(ch, ssite, sdb)
         finally:
             ch.close()

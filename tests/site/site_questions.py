@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""site_questions.py - the two questions a kernel engineer brings to the
+site, answered from the pages' text in headless Chromium, on the shipped
+H100/H200 data (examples/):
+
+1. "Is our rmsnorm faster than Liger on H100, at which shapes, since which
+   commit?" The op-on-SKU page's speedup-by-shape table against liger:
+   every shape with its paired kernel-time speedup, call-time speedup,
+   session and commit, each figure checked against `solbook session
+   --cases` on the same sessions; shapes in the order of their numbers.
+   H200 has no measuring session yet: its page must say so.
+2. "Did anything regress this week?" The regressions page: the project's
+   kernels' regressions measured in the newest week, checked against
+   `solbook report regressions --history` (rows of provider fused whose
+   new run finished that week), and the week-over-week count against the
+   weekly writeup's.
+
+Also: at 400 px the overview, that op page and the regressions page are
+no wider than the screen, and a sortable head sorts from the keyboard.
+
+    site_questions.py SOLBOOK SOURCE_DIR
+
+Exits 77 (skip) only when chromium is missing.
+"""
+import datetime
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import site_e2e  # noqa: E402  (the DevTools client, ok and fail)
+from site_e2e import Chrome, fail, find_chrome, ok, run  # noqa: E402
+
+H100 = "h100-sxm5-80gb"
+H200 = "h200-sxm-141gb"
+
+
+def natural(s):
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s) if t]
+
+
+def session_cases(solbook, sdb):
+    """(mode, dtype, shape, baseline, sku) -> (kernel, call, session prefix) from
+    `solbook session --cases`."""
+    out = run([solbook, "session", "--db", sdb, "--cases"])
+    cases = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 11 or not cells[0].startswith("rmsnorm "):
+            continue
+        op, mode, dtype, shape = cells[0].split(" ", 3)
+        cases[(mode, dtype, shape, cells[2], cells[1])] = (cells[5], cells[7], cells[8])
+    if not cases:
+        fail("solbook session --cases printed no rmsnorm case")
+    return cases
+
+
+def question_speedup(ch, site, solbook, sdb):
+    want = session_cases(solbook, sdb)
+    ch.load("file://%s/ops/rmsnorm/%s.html" % (site, H100))
+    rows = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll(
+        'section.speedup[data-baseline="liger"] table.speedup-table tbody tr')).map(tr =>
+        Array.from(tr.cells).map(td => td.textContent.trim())))"""))
+    if not rows:
+        fail("rmsnorm on %s: no speedup-by-shape table against liger" % H100)
+    head = ch.js("""Array.from(document.querySelectorAll(
+        'section.speedup[data-baseline="liger"] table.speedup-table thead th')).map(th =>
+        th.textContent.trim()).join('|')""")
+    if "speedup, kernel time" not in head or "speedup, call time" not in head:
+        fail("the speedup table does not say which time each column shows: " + head)
+    print("answer 1: rmsnorm, fused against liger on %s, paired kernel time (call time beside it):" % H100)
+    checked, wins = 0, 0
+    for mode, dtype, shape, params, kernel, interval, call, verdict, _t, _b, _th, session, sha in rows:
+        key = (mode, dtype, shape, "liger", H100)
+        if key not in want:
+            fail("page row %s has no case in solbook session --cases" % (key,))
+        k, c, s = want.pop(key)
+        page_call = call.rstrip("\u00d7") if not call.startswith("\u2013") else "-"
+        if kernel.rstrip("\u00d7") != k.rstrip("x") or page_call != c.rstrip("x"):
+            fail("%s %s %s: page kernel %s call %s, solbook session %s %s" % (mode, dtype, shape, kernel,
+                                                                           call, k, c))
+        if not session.startswith(s):
+            fail("%s %s %s: session %s, solbook session says %s" % (mode, dtype, shape, session, s))
+        if not re.fullmatch(r"[0-9a-f]{7,10}", sha):
+            fail("%s %s %s: no commit (%r)" % (mode, dtype, shape, sha))
+        wins += verdict == "win"
+        checked += 1
+        print("  %-4s %-4s %-18s %s  %s kernel, %s call, %s; session %s, commit %s"
+              % (mode, dtype, shape, params, kernel, call, verdict, session, sha))
+    left = [k for k in want if k[3] == "liger" and k[4] == H100]
+    if left:
+        fail("cases of solbook session missing on the page: %s" % left[:3])
+    ok("rmsnorm vs liger on %s: %d shapes, every kernel and call speedup, session and commit as "
+       "solbook session gives them (%d wins)" % (H100, checked, wins))
+    groups = {}
+    for r in rows:
+        groups.setdefault((r[0], r[1], r[3]), []).append(r[2])
+    for g, shapes in groups.items():
+        if shapes != sorted(shapes, key=natural):
+            fail("shapes of %s not in the order of their numbers: %s" % (g, shapes))
+    ok("shapes sorted by their numbers in each of %d mode x dtype x params groups" % len(groups))
+    ch.load("file://%s/ops/rmsnorm/%s.html" % (site, H200))
+    text = ch.js("document.querySelector('main').innerText")
+    if "No measuring session pairs fused with another provider for rmsnorm on this SKU" not in text:
+        fail("the %s page does not say it has no measuring session" % H200)
+    ok("rmsnorm on %s: the page says no measuring session pairs fused there yet" % H200)
+
+
+def question_regressions(ch, site, solbook, db):
+    p = subprocess.run([solbook, "report", "regressions", "--history", "--db", db, "--format", "json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode not in (0, 1):
+        fail("solbook report regressions: exit %d: %s" % (p.returncode, p.stderr))
+    con = sqlite3.connect(db)
+    fin = dict(con.execute("SELECT run_id, finished_at FROM provenance"))
+    newest = con.execute("SELECT max(p.finished_at) FROM provenance p JOIN runs r ON r.id = p.run_id "
+                         "WHERE r.schema = 'solbook.result.v1'").fetchone()[0]
+    con.close()
+    y, w, _ = datetime.date.fromisoformat(newest[:10]).isocalendar()
+    week = "%04d-W%02d" % (y, w)
+
+    def week_of(run):
+        d = datetime.date.fromisoformat(fin[run][:10]).isocalendar()
+        return "%04d-W%02d" % (d[0], d[1])
+
+    want = sorted(r["new_run"] for r in json.loads(p.stdout)["cases"]
+                  if r["provider"] == "fused" and r["verdict"] in ("regression", "now failing")
+                  and week_of(r["new_run"]) == week)
+    ch.load("file://%s/index.html" % site)
+    href = ch.js("Array.from(document.querySelectorAll('main a')).map(a => a.getAttribute('href'))"
+                 ".filter(h => h === 'regressions.html').length")
+    if not href:
+        fail("the overview does not link the regressions page")
+    ch.load("file://%s/regressions.html" % site)
+    said = ch.js("document.getElementById('own-week-regressions').textContent")
+    rows = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#own-table tbody tr'))
+        .map(tr => Array.from(tr.cells).map(td => td.textContent.trim())))"""))
+    got = sorted(int(r[11].split("\u2192")[-1].strip()) for r in rows
+                 if "regression" in r[0] or "now failing" in r[0]
+                 if r[1].startswith("this week"))
+    if int(said) != len(want) or got != want:
+        fail("regressions of fused in %s: page says %s and lists runs %s, solbook report regressions "
+             "gives %s" % (week, said, got, want))
+    print("answer 2: %s regression(s) of the project's kernels (fused) measured in %s:" % (said, week))
+    for r in rows:
+        if "regression" in r[0] and r[1].startswith("this week"):
+            print("  %s %s %s %s %s on %s: %s, commits %s, runs %s" % (r[0], r[2], r[3], r[4], r[5], r[7],
+                                                                   r[8], r[10], r[11]))
+    ok("the regressions page lists the %d regressions of fused in %s that solbook report regressions "
+       "--history finds, each with its runs" % (len(want), week))
+    wow = int(ch.js("document.getElementById('wow-regressions').textContent"))
+    weekly = open(os.path.join(site, "weekly", "index.html"), encoding="utf-8").read()
+    cells = re.findall(r'<td class="num">(\d+)</td>',
+                       weekly[weekly.index('href="%s.html"' % week):].split("</tr>")[0])
+    if len(cells) < 6 or int(cells[5]) != wow:
+        fail("week over week: regressions page says %d, weekly index row %s" % (wow, cells))
+    ok("week over week: %d regressions, the weekly writeup's count" % wow)
+
+
+def narrow_and_keyboard(ch, site):
+    ch.send("Emulation.setDeviceMetricsOverride",
+            {"width": 400, "height": 900, "deviceScaleFactor": 1, "mobile": True})
+    for page in ("index.html", "ops/rmsnorm/%s.html" % H100, "regressions.html", "weekly/index.html"):
+        ch.load("file://%s/%s" % (site, page))
+        width = ch.js("document.documentElement.scrollWidth")
+        if width > 400:
+            fail("%s is %d px wide at 400 px" % (page, width))
+    ok("overview, op page, regressions and weekly index no wider than 400 px at 400 px")
+    ch.send("Emulation.clearDeviceMetricsOverride")
+    ch.load("file://%s/regressions.html" % site)
+    ch.js("document.querySelector('#own-table thead th:nth-child(9)').focus()")
+    focused = ch.js("document.activeElement.textContent")
+    ch.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
+                                       "windowsVirtualKeyCode": 13})
+    ch.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter",
+                                       "windowsVirtualKeyCode": 13})
+    sort = ch.js("document.querySelector('#own-table thead th:nth-child(9)').getAttribute('aria-sort')")
+    if focused != "median change" or sort != "ascending":
+        fail("keyboard sort: focus on %r, aria-sort %r" % (focused, sort))
+    skip = ch.js("document.querySelector('a.skip').getAttribute('href')")
+    if skip != "#main" or not ch.js("!!document.getElementById('main')"):
+        fail("no skip link to #main")
+    ok("a head takes the focus and Enter sorts its column; the skip link leads to the content")
+
+
+def main():
+    if len(sys.argv) != 3:
+        fail("usage: site_questions.py SOLBOOK SOURCE_DIR")
+    solbook, src = sys.argv[1:]
+    chrome = find_chrome("site_questions", src)
+    tmp = tempfile.mkdtemp(prefix="sb_site_questions.")
+    try:
+        db, sdb = os.path.join(tmp, "results.db"), os.path.join(tmp, "sessions.db")
+        kf = [os.path.join(src, "examples", a, "kernels-full") for a in ("h100", "h200")]
+        subprocess.run([solbook, "ingest", "--db", db, "-q"] + kf, stdout=subprocess.DEVNULL)
+        if subprocess.run(["git", "-C", src, "rev-parse", "--git-dir"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            log = subprocess.run(["git", "-C", src, "log", "--format=%H %P %ct"], stdout=subprocess.PIPE,
+                                 check=True).stdout
+            subprocess.run([solbook, "commits", "import", "--db", db, "-"], input=log,
+                           stdout=subprocess.DEVNULL, check=True)
+        sessions = sorted(os.path.join(src, "examples", "h100", "sessions", f)
+                          for f in os.listdir(os.path.join(src, "examples", "h100", "sessions"))
+                          if f.endswith(".tar.gz"))
+        subprocess.run([solbook, "ingest", "--db", sdb, "-q"] + sessions, stdout=subprocess.DEVNULL)
+        site = os.path.join(tmp, "site")
+        run([solbook, "site", "--db", db, "--sessions", sdb, "--out", site])
+        ok("site built from examples/h*/kernels-full with examples/h100/sessions")
+        ch = Chrome(chrome, tmp)
+        try:
+            ch.open()
+            question_speedup(ch, site, solbook, sdb)
+            question_regressions(ch, site, solbook, db)
+            narrow_and_keyboard(ch, site)
+        finally:
+            ch.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("site_questions: %d checks passed" % site_e2e.checks)
+
+
+if __name__ == "__main__":
+    main()
