@@ -321,6 +321,7 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     sum->cited = nids;
     /* the cited runs as results: the claims check and the packages */
     sb_result_filter rf = {0};
+    rf.with_sessions = 1;
     if (sb_results_select(db, o->all, &rf, &set, err) != SB_OK)
         goto done;
     cited = calloc(nids + 1, sizeof *cited);

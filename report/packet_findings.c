@@ -18,8 +18,8 @@
 
 #define LEVEL 0.95
 #define FLOOR 0.02
-#define MAX_ROWS 4   /* shapes a finding shows; APPENDIX.md has every one */
-#define MAX_LOSSES 5 /* losing shapes a finding names; the rest are counted */
+#define MAX_ROWS 3   /* shapes a finding shows; APPENDIX.md has every one */
+#define MAX_LOSSES 3 /* losing shapes a finding names; the rest are counted */
 
 /* The baselines of a finding, in the order shown: the upstream ops first,
  * the labelled variant beside its defaults. */
@@ -652,7 +652,11 @@ int sb_findings_describe(sb_findings *f, const sb_session_runs *runs, const json
         comma_add(&cards, sb_buf_str(&t));
         comma_add(&gpus, gpu);
         comma_add(&drivers, drv ? drv : "unknown");
-        comma_add(&commits, desc ? desc : first->git_sha);
+        /* a commit stated by the runner (SOLBOOK_GIT_SHA) has no describe
+         * of its own: its SHA is the name */
+        char sha[13];
+        snprintf(sha, sizeof sha, "%s", first->git_sha ? first->git_sha : "unknown");
+        comma_add(&commits, desc && strncmp(desc, "stated by", 9) != 0 ? desc : sha);
         comma_add(&methods, first->timing_method);
         comma_add(&checks, first->check_version);
         json_t *e = json_object();

@@ -172,6 +172,15 @@ try:
             mode, dtype, shape = cells[0].split(" ")
             fused = rounds(find(cells[1], op, mode, dtype, shape, "fused"))
             for prov, cell in zip(provs, cells[2:]):
+                if cell == "-":  # the provider was not in this case's session
+                    if any(d["session"]["id"].startswith(cells[1]) and d["config"]["provider"] == prov
+                           and d["config"]["op"] == op and d["config"]["mode"] == mode
+                           and d["config"]["dtype"] == dtype and d["status"] == "passed"
+                           and ",".join("%s=%s" % (k, d["config"]["shape"][k])
+                                        for k in sorted(d["config"]["shape"])) == shape
+                           for d in docs.values()):
+                        fail("%s %s %s: shown as -, but the session has a passing run" % (op, cells[0], prov))
+                    continue
                 m = re.match(r"([\d.e-]+) \(([\d.e-]+)-([\d.e-]+)\)", cell)
                 r = sorted(rounds(find(cells[1], op, mode, dtype, shape, prov)))
                 n = len(r)
