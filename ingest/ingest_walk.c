@@ -155,46 +155,44 @@ static char *sidecar_name(const item *it, char **found, int in_archive, const ch
     return in_archive ? sb_name_resuffixed(path, ".json", sfx) : NULL;
 }
 
-/* The Nsight Compute sidecar of a stored document, if any. */
-static void attach_ncu(walker *wk, item *it, const char *path, long long id)
+/* A profiler's sidecar of a stored document: which file it is and how
+ * it is stored, from disk or from an archive's member held in memory. */
+typedef struct sidecar_kind {
+    const char *suffix;
+    int nsys; /* 0: Nsight Compute raw CSV; 1: Nsight Systems kernel summary */
+} sidecar_kind;
+
+static int attach_one(walker *wk, item *it, const sidecar_kind *k, long long id, const char *side, long *rows,
+                      sb_error *e)
 {
-    char *side = sidecar_name(it, &it->sidecar, it->ncu != NULL, path, ".ncu.csv");
+    if (k->nsys)
+        return it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, rows, e)
+                           : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, rows, e);
+    return it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, rows, e)
+                       : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, rows, e);
+}
+
+/* The sidecar of kind k of a stored document, if any. */
+static void attach_sidecar(walker *wk, item *it, const sidecar_kind *k, const char *path, long long id)
+{
+    char *side = k->nsys ? sidecar_name(it, &it->nsys_sidecar, it->nsys != NULL, path, k->suffix)
+                         : sidecar_name(it, &it->sidecar, it->ncu != NULL, path, k->suffix);
     if (!side)
         return;
     long rows = 0;
     sb_error e;
     sb_error_clear(&e);
     wk->stats->files_seen++;
-    int rc = it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, &rows, &e)
-                         : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, &rows, &e);
-    if (rc != SB_OK) {
+    if (attach_one(wk, it, k, id, side, &rows, &e) != SB_OK) {
         report(wk, &e);
+    } else if (k->nsys) {
+        wk->stats->nsys_attached++;
+        if (wk->w && wk->w->on_summary)
+            wk->w->on_summary(wk->w->ctx, side, id, rows);
     } else {
         wk->stats->ncu_attached++;
         if (wk->w && wk->w->on_file)
             wk->w->on_file(wk->w->ctx, side, id, 0, rows);
-    }
-    free(side);
-}
-
-/* The Nsight Systems kernel summary of a stored document, if any. */
-static void attach_nsys(walker *wk, item *it, const char *path, long long id)
-{
-    char *side = sidecar_name(it, &it->nsys_sidecar, it->nsys != NULL, path, ".nsys.csv");
-    if (!side)
-        return;
-    long rows = 0;
-    sb_error e;
-    sb_error_clear(&e);
-    wk->stats->files_seen++;
-    int rc = it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, &rows, &e)
-                         : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, &rows, &e);
-    if (rc != SB_OK) {
-        report(wk, &e);
-    } else {
-        wk->stats->nsys_attached++;
-        if (wk->w && wk->w->on_summary)
-            wk->w->on_summary(wk->w->ctx, side, id, rows);
     }
     free(side);
 }
@@ -217,8 +215,9 @@ static void store_one(walker *wk, item *it)
         wk->stats->stored++;
     if (wk->w && wk->w->on_file)
         wk->w->on_file(wk->w->ctx, path, id, dup, 0);
-    attach_ncu(wk, it, path, id);
-    attach_nsys(wk, it, path, id);
+    static const sidecar_kind ncu = {".ncu.csv", 0}, nsys = {".nsys.csv", 1};
+    attach_sidecar(wk, it, &ncu, path, id);
+    attach_sidecar(wk, it, &nsys, path, id);
 }
 
 static void report_problem(walker *wk, const sb_error *e)
