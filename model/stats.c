@@ -19,9 +19,8 @@ double sb_median(const double *v, size_t n)
     if (!c)
         return NAN;
     memcpy(c, v, n * sizeof *c);
-    if (n) /* qsort(NULL, 0, ...) is undefined */
-        qsort(c, n, sizeof *c, cmp_double);
-    double m = (n % 2) ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
+    qsort(c, n, sizeof *c, cmp_double);
+    double m = sb_quantile_linear(c, n, 0.5);
     free(c);
     return m;
 }
@@ -41,7 +40,12 @@ double sb_quantile_linear(const double *sorted, size_t n, double p)
     double pos = p * (double)(n - 1);
     size_t lo = (size_t)floor(pos);
     size_t hi = lo + 1 < n ? lo + 1 : lo;
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - (double)lo);
+    double f = pos - (double)lo;
+    /* halfway: the mean of the two, as a median of an even count is taken
+     * (numpy's and Python's), which a + (b - a) / 2 can miss by an ulp */
+    if (f == 0.5)
+        return (sorted[lo] + sorted[hi]) / 2.0;
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * f;
 }
 
 /* Sample standard deviation (n - 1) of v about its mean m; 0 for n < 2. */

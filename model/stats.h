@@ -18,7 +18,8 @@ double sb_quantile_sorted(const double *sorted, size_t n, double p);
 
 /* The value of sorted (n > 0 values, ascending) at rank p in [0, 1],
  * interpolated linearly between the two order statistics around
- * p (n - 1) (numpy's default): what a result's percentiles are. */
+ * p (n - 1) (numpy's default): what a result's percentiles are; the
+ * halfway point is the mean of the two values, so p = 0.5 is sb_median. */
 double sb_quantile_linear(const double *sorted, size_t n, double p);
 
 /* The statistics of a result's samples (schemas/solbook.result.v1.json,
