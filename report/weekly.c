@@ -15,6 +15,7 @@
 #include "claims.h"
 #include "sessions.h"
 #include "crossarch.h"
+#include "encode.h"
 #include "gate.h"
 #include "geomean.h"
 #include "isoweek.h"
@@ -252,6 +253,144 @@ static int cmp_change(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+/* The opening table: per op x mode x dtype and SKU, the project's kernels
+ * over each baseline in the newest session that pairs them (the other
+ * sessions' figures are in the appendix), one cell a baseline; returns
+ * the rows written. */
+static size_t summary_table(const sb_session_headlines *h, sb_buf *out)
+{
+    const char *bases[8];
+    size_t nb = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        const sb_session_headline *x = &h->v[i];
+        if (strcmp(x->provider, SB_WEEKLY_SUBJECT) || str_in(bases, nb, x->baseline) ||
+            nb == sizeof bases / sizeof bases[0])
+            continue;
+        size_t k = nb++;
+        for (; k > 0 && sb_headline_baseline_rank(bases[k - 1]) > x->baseline_rank; k--)
+            bases[k] = bases[k - 1];
+        bases[k] = x->baseline;
+    }
+    if (nb == 0)
+        return 0;
+    sb_buf_puts(out, "| op | mode | dtype | SKU |");
+    for (size_t b = 0; b < nb; b++) {
+        sb_buf_puts(out, " over ");
+        sb_enc_md_text(out, bases[b], SB_TEXT_NAME_MAX);
+        sb_buf_puts(out, " |");
+    }
+    sb_buf_puts(out, " session (shapes) |\n| --- | --- | --- | --- |");
+    for (size_t b = 0; b < nb; b++)
+        sb_buf_puts(out, " ---: |");
+    sb_buf_puts(out, " --- |\n");
+    size_t rows = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        const sb_session_headline *g = &h->v[i];
+        if (strcmp(g->provider, SB_WEEKLY_SUBJECT))
+            continue;
+        int first = 1;
+        for (size_t j = 0; j < i && first; j++) {
+            const sb_session_headline *y = &h->v[j];
+            first = strcmp(y->provider, g->provider) || strcmp(y->op, g->op) || strcmp(y->mode, g->mode) ||
+                    strcmp(y->dtype, g->dtype) || strcmp(y->sku, g->sku);
+        }
+        if (!first)
+            continue;
+        const char *cells[] = {g->op, g->mode, g->dtype, g->sku};
+        sb_buf_puts(out, "|");
+        for (size_t k = 0; k < 4; k++) {
+            sb_buf_puts(out, " ");
+            sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
+            sb_buf_puts(out, " |");
+        }
+        sb_buf sessions = SB_BUF_INIT;
+        for (size_t b = 0; b < nb; b++) {
+            const sb_session_headline *x =
+                sb_session_headline_find(h, g->op, g->mode, g->dtype, g->sku, g->provider, bases[b]);
+            if (!x) {
+                sb_buf_puts(out, " - |");
+                continue;
+            }
+            sb_buf_printf(out, " %.3f [%.3f-%.3f] |", x->geomean.ratio, x->geomean.lo, x->geomean.hi);
+            char one[64];
+            snprintf(one, sizeof one, "%.*s (%zu)", SB_SESSION_SHORT, x->session_id, x->count);
+            add_distinct(&sessions, one);
+        }
+        sb_buf_printf(out, " %s |\n", sb_buf_str(&sessions));
+        sb_buf_free(&sessions);
+        rows++;
+    }
+    sb_buf_puts(out, "\n");
+    return rows;
+}
+
+/* What the week measured on each SKU, for the opening lines: its runs,
+ * its measuring sessions and the distinct GPUs they ran on (from the
+ * session runs h read), e.g. "h100-sxm5-80gb (NVIDIA H100 80GB HBM3):
+ * 312 runs, 9 measuring sessions on 4 GPUs". */
+static int measured_cards(const sb_result_set *week, const sb_session_headlines *h, sb_buf *out, size_t *nsessions)
+{
+    *nsessions = 0;
+    size_t n = week->n, nsku = 0;
+    const char **ids = calloc(n + 1, sizeof *ids), **sku = calloc(n + 1, sizeof *sku),
+               **arch = calloc(n + 1, sizeof *arch), **gpus = calloc(h->runs.n + 1, sizeof *gpus);
+    if (!ids || !sku || !arch || !gpus) {
+        free(ids);
+        free(sku);
+        free(arch);
+        free(gpus);
+        return -1;
+    }
+    size_t nids = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (week->v[i].session_id)
+            ids[nids++] = week->v[i].session_id;
+        if (!str_in(sku, nsku, week->v[i].sku)) {
+            sku[nsku] = week->v[i].sku;
+            arch[nsku++] = week->v[i].arch;
+        }
+    }
+    nids = sorted_names(ids, nids);
+    *nsessions = nids;
+    sb_sort_skus(sku, arch, nsku);
+    for (size_t k = 0; k < nsku; k++) {
+        size_t runs = 0, sessions = 0, ngpu = 0;
+        const char *gpu_name = "";
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(week->v[i].sku, sku[k])) {
+                runs++;
+                gpu_name = week->v[i].gpu_name;
+            }
+        for (size_t s = 0; s < nids; s++) {
+            for (size_t i = 0; i < n; i++)
+                if (week->v[i].session_id && !strcmp(week->v[i].session_id, ids[s]) &&
+                    !strcmp(week->v[i].sku, sku[k])) {
+                    sessions++;
+                    break;
+                }
+        }
+        for (size_t i = 0; i < h->runs.n; i++) {
+            const sb_session_run *r = &h->runs.v[i];
+            if (r->gpu_uuid && !strcmp(r->sku, sku[k]) && sorted_has(ids, nids, r->session_id))
+                gpus[ngpu++] = r->gpu_uuid;
+        }
+        ngpu = sorted_names(gpus, ngpu);
+        sb_buf_puts(out, k ? "; " : "");
+        sb_enc_md_text(out, sku[k], SB_TEXT_NAME_MAX);
+        sb_buf_puts(out, " (");
+        sb_enc_md_text(out, gpu_name, SB_TEXT_NAME_MAX);
+        sb_buf_printf(out, "): %zu run%s", runs, runs == 1 ? "" : "s");
+        if (sessions)
+            sb_buf_printf(out, ", %zu measuring session%s on %zu GPU%s", sessions, sessions == 1 ? "" : "s", ngpu,
+                          ngpu == 1 ? "" : "s");
+    }
+    free(ids);
+    free(sku);
+    free(arch);
+    free(gpus);
+    return 0;
+}
+
 #define TOP_CHANGES 5
 
 int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,
@@ -298,11 +437,17 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     f.to = end;
     if (sb_results_select(db, o->all, &f, &set, err) != SB_OK)
         goto done;
-    f.from = pstart;
-    if (sb_results_select(db, o->all, &f, &both, err) != SB_OK)
-        goto done;
+    {
+        /* the ops and cards of the previous week, measuring sessions
+         * included, as the week's own are counted with them */
+        sb_result_filter bf = f;
+        bf.from = pstart;
+        bf.with_sessions = 1;
+        if (sb_results_select(db, NULL, &bf, &both, err) != SB_OK)
+            goto done;
+    }
     /* runs picked from o->all carry its marks */
-    if (!o->all && (sb_plaus_mark(db, &set, err) != SB_OK || sb_plaus_mark(db, &both, err) != SB_OK))
+    if (!o->all && sb_plaus_mark(db, &set, err) != SB_OK)
         goto done;
     {
         const sb_gate_spec *gs = sb_gate_spec_for("gemm");
@@ -312,9 +457,10 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             goto done;
     }
     {
-        /* the runs of the week's sessions: the paired headline cites them */
+        /* every run of the week, its measuring sessions' included: what
+         * the week counts, its cards and what changed; the paired
+         * headline cites them */
         sb_result_filter wf = f;
-        wf.from = start;
         wf.with_sessions = 1;
         if (sb_results_select(db, NULL, &wf, &sess, err) != SB_OK)
             goto done;
@@ -339,8 +485,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     if (sb_repro_open(&rp, err) != SB_OK)
         goto done;
 
-    for (size_t i = 0; i < set.n; i++) {
-        const sb_result *r = &set.v[i];
+    for (size_t i = 0; i < sess.n; i++) {
+        const sb_result *r = &sess.v[i];
         sum->runs++;
         if (r->passing)
             sum->passing++;
@@ -376,10 +522,41 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_tpl_set_str(x, "appendix", appendix);
         sb_tpl_set_str(x, "site", SB_WEEKLY_SITE_ROOT);
         sb_tpl_set_str(x, "subject", SB_WEEKLY_SUBJECT);
-        json_object_set_new(x, "has_runs", json_boolean(set.n > 0 || tr.n > 0));
+        json_object_set_new(x, "has_runs", json_boolean(sess.n > 0 || tr.n > 0));
         json_object_set_new(x, "has_results", json_boolean(set.n > 0));
     }
     json_object_set_new(d, "runs", json_integer((json_int_t)sum->runs));
+    {
+        size_t in_sessions = 0, nsessions = 0, ops = 0;
+        for (size_t i = 0; i < sess.n; i++)
+            in_sessions += sess.v[i].session_id != NULL;
+        json_object_set_new(d, "session_runs", json_integer((json_int_t)in_sessions));
+        json_object_set_new(d, "result_runs", json_integer((json_int_t)(sess.n - in_sessions)));
+        sb_buf_reset(&tmp);
+        if (measured_cards(&sess, &paired, &tmp, &nsessions) != 0) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        sb_tpl_set_str(d, "measured_cards", sb_buf_str(&tmp));
+        char phrase[64];
+        snprintf(phrase, sizeof phrase, "%zu measuring session%s", nsessions, nsessions == 1 ? "" : "s");
+        sb_tpl_set_str(d, "sessions", phrase);
+        sb_buf_reset(&tmp);
+        for (size_t i = 0; i < sess.n; i++) {
+            size_t before = tmp.len;
+            add_distinct(&tmp, sess.v[i].op);
+            ops += tmp.len > before;
+        }
+        sb_tpl_set_str(d, "measured_ops", sb_buf_str(&tmp));
+        char op_phrase[64];
+        snprintf(op_phrase, sizeof op_phrase, "%zu op%s", ops, ops == 1 ? "" : "s");
+        sb_tpl_set_str(d, "measured_op_count", op_phrase);
+        /* the note's GEMM spec runs may be of any week: say how many are this week's */
+        size_t spec_week = 0;
+        for (size_t i = 0; i < spec.n; i++)
+            spec_week += spec.v[i].finished_epoch >= start && spec.v[i].finished_epoch < end;
+        json_object_set_new(d, "spec_runs", json_integer((json_int_t)spec_week));
+    }
     {
         char line[128];
         snprintf(line, sizeof line, "%zu " SB_LEFT_OUT_TIME, set.n_left_out);
@@ -456,8 +633,8 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         size_t nops_before = sorted_names(ops_before, nbefore);
         size_t nskus_before = sorted_names(skus_before, nbefore);
         sb_buf ops = SB_BUF_INIT, cards = SB_BUF_INIT;
-        for (size_t i = 0; i < set.n; i++) {
-            const sb_result *r = &set.v[i];
+        for (size_t i = 0; i < sess.n; i++) {
+            const sb_result *r = &sess.v[i];
             if (!sorted_has(ops_before, nops_before, r->op))
                 add_distinct(&ops, r->op);
             if (!sorted_has(skus_before, nskus_before, r->sku))
@@ -471,15 +648,16 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_buf_free(&cards);
     }
 
-    json_object_set_new(d, "environment", env_rows(&set, &tr));
-    json_object_set_new(ad, "environment", env_rows(&set, &tr));
+    json_object_set_new(d, "environment", env_rows(&sess, &tr));
+    json_object_set_new(ad, "environment", env_rows(&sess, &tr));
 
     /* the paired headline: the project's kernels in the writeup, every
      * provider in the appendix */
     sb_buf_reset(&tmp);
-    sb_geo_render_paired_md_cross(&paired, SB_WEEKLY_SUBJECT, &tmp);
+    size_t summary_rows = summary_table(&paired, &tmp);
     sb_tpl_set_str(d, "paired_md", sb_buf_str(&tmp));
-    json_object_set_new(d, "has_paired", json_boolean(paired.n > 0));
+    json_object_set_new(d, "has_paired", json_boolean(summary_rows > 0));
+    json_object_set_new(d, "paired_count", json_integer((json_int_t)paired.n));
     json_object_set_new(ad, "has_paired", json_boolean(paired.n > 0));
     /* the geomean tables and full cross-arch tables go to the appendix */
     sb_buf_reset(&tmp);
@@ -742,19 +920,16 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     }
     /* what the writeup names must come from its runs, with no local path */
-    cited = calloc(set.n + spec.n + sess.n + 2 * rg.n + 1, sizeof *cited);
+    cited = calloc(spec.n + sess.n + 2 * rg.n + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
     size_t ncited = 0;
-    for (size_t i = 0; i < set.n; i++)
-        cited[ncited++] = &set.v[i];
     for (size_t i = 0; i < spec.n; i++)
         cited[ncited++] = &spec.v[i];
     for (size_t i = 0; i < sess.n; i++)
-        if (sess.v[i].session_id)
-            cited[ncited++] = &sess.v[i];
+        cited[ncited++] = &sess.v[i];
     /* the regressions and improvements listed may cite runs of earlier weeks */
     for (size_t i = 0; i < rg.n; i++)
         if (rg.v[i].latest && rg.v[i].cause == SB_RG_CODE && rg.v[i].old_run &&

@@ -339,8 +339,8 @@ try:
 
     # ---- complete ------------------------------------------------------
     weekly = open(os.path.join(outs, "weekly", "2026-W47.md")).read()
-    for section in ("## Result note", "## What changed since", "## Cards", "## Cross-arch tables",
-                    "## Plots", "## More"):
+    for section in ("## Summary", "## What changed since", "## Cards", "## Cross-arch tables",
+                    "## Plots", "## GEMM spec and completion gate", "## More"):
         if section not in weekly:
             fail("weekly lacks " + section)
     appendix = open(os.path.join(outs, "weekly", "2026-W47-appendix.md")).read()

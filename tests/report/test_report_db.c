@@ -1108,7 +1108,7 @@ static void test_weekly(void **state)
     assert_non_null(strstr(html, "<table>"));
     assert_non_null(strstr(md, "# solbook weekly 2026-W47 (2026-11-16 to 2026-11-22)"));
     assert_non_null(strstr(md, "| h100-sxm5-80gb | NVIDIA H100 80GB HBM3 | 580.82.07 | 13.0 | 13.1.0 | - |"));
-    /* what changed comes first, after the note */
+    /* the summary comes first, then what changed */
     const char *changed = strstr(md, "## What changed since 2026-W46");
     assert_non_null(changed);
     assert_true(changed < strstr(md, "## Cards"));
@@ -1144,15 +1144,18 @@ static void test_weekly(void **state)
     /* no fused run: no cross-arch table, said so */
     assert_non_null(strstr(md, "No cross-arch table: none of the project's own kernels"));
     (void)newer;
-    /* the note: at most ten lines between its heading and the next */
-    const char *note = strstr(md, "## Result note\n\n");
+    /* the note, below the details: one line of what it reads, then at
+     * most ten lines before the next heading */
+    const char *note = strstr(md, "## GEMM spec and completion gate\n\n");
     assert_non_null(note);
-    const char *note_end = strstr(note, "\n## What changed");
+    assert_true(note > changed);
+    assert_non_null(strstr(note, "(spec runs finished in 2026-W47: "));
+    const char *note_end = strstr(note, "\n## More");
     assert_non_null(note_end);
     size_t note_lines = 0;
-    for (const char *q = note + strlen("## Result note\n\n"); q < note_end; q++)
+    for (const char *q = strstr(note, "\n\n**GEMM spec**"); q && q < note_end; q++)
         note_lines += *q == '\n';
-    assert_true(note_lines <= 11); /* ten lines and a blank one */
+    assert_true(note_lines > 0 && note_lines <= 12); /* a blank line, ten lines and a blank one */
     char svg[600];
     snprintf(svg, sizeof svg, "%s/2026-W47-speedup-rmsnorm~2ffwd~2fbf16.svg", dir);
     struct stat st;
