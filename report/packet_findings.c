@@ -356,6 +356,15 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         sb_buf code = SB_BUF_INIT;
         sb_enc_md_code_span(&code, uo->name, SB_TEXT_NAME_MAX);
         sb_tpl_set_str(o, "upstream_code", sb_buf_str(&code));
+        /* the command that measures this finding's cases again: the
+         * packet's reproduce.sh given the op */
+        sb_buf cmd = SB_BUF_INIT;
+        sb_buf_puts(&cmd, "sh reproduce.sh ");
+        sb_enc_shell_arg(&cmd, uo->op);
+        sb_buf_reset(&code);
+        sb_enc_md_code_span(&code, sb_buf_str(&cmd), SB_TEXT_NAME_MAX);
+        sb_tpl_set_str(o, "remeasure_code", sb_buf_str(&code));
+        sb_buf_free(&cmd);
         sb_buf_free(&code);
     }
     sb_tpl_set_str(o, "sku", sku);
@@ -382,6 +391,12 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
     sb_tpl_set_str(o, "modes", sb_buf_str(&modes));
     sb_tpl_set_str(o, "dtypes", sb_buf_str(&dtypes));
     sb_tpl_set_str(o, "sessions", sb_buf_str(&sids));
+    {
+        size_t nsess = *sb_buf_str(&sids) != '\0';
+        for (const char *q = sb_buf_str(&sids); *q; q++)
+            nsess += *q == ',';
+        json_object_set_new(o, "nsessions", json_integer((json_int_t)nsess));
+    }
     json_object_set_new(o, "cases", json_integer((json_int_t)nall));
     /* speedups, worst cases and losses, baseline by baseline */
     json_t *sp = json_array(), *losses = json_array();

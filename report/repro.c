@@ -237,8 +237,27 @@ int sb_repro_session(const sb_session_runs *runs, const char *session_id, const 
                             "session %.8s: its results lack session.providers, session.rounds or protocol.iters",
                             session_id);
     sb_buf w = SB_BUF_INIT;
+    /* every case once (the runs come ordered by case within a session),
+     * kept where the script's arguments name its op (want, in the
+     * script's head) */
+    sb_buf_puts(out, "set --\n");
+    const char *last = NULL;
+    for (size_t i = 0; i < runs->n; i++) {
+        const sb_session_run *r = &runs->v[i];
+        if (strcmp(r->session_id, session_id) || (last && strcmp(last, r->case_key) == 0))
+            continue;
+        last = r->case_key;
+        sb_buf_reset(&w);
+        sb_buf_printf(&w, "%s:%s:%s:%s", r->op, r->mode, r->dtype, r->shape_key);
+        sb_buf_puts(out, "want ");
+        sb_enc_shell_arg(out, r->op);
+        sb_buf_puts(out, " && set -- \"$@\" --case ");
+        sb_enc_shell_arg(out, sb_buf_str(&w));
+        sb_buf_putc(out, '\n');
+    }
+    sb_buf_reset(&w);
     sb_buf_printf(&w, "sessions/%.8s", session_id);
-    sb_buf_puts(out, "python3 bench/scripts/session.py --out ");
+    sb_buf_puts(out, "[ $# -eq 0 ] || python3 bench/scripts/session.py --out ");
     sb_enc_shell_arg(out, sb_buf_str(&w));
     sb_buf_puts(out, " --solbench .carry/bin/solbench");
     sb_buf_reset(&w);
@@ -259,18 +278,7 @@ int sb_repro_session(const sb_session_runs *runs, const char *session_id, const 
         aa |= strcmp(runs->v[i].session_id, session_id) == 0 && runs->v[i].copy != 0;
     if (aa)
         sb_buf_puts(out, " --aa");
-    /* every case once: the runs come ordered by case within a session */
-    const char *last = NULL;
-    for (size_t i = 0; i < runs->n; i++) {
-        const sb_session_run *r = &runs->v[i];
-        if (strcmp(r->session_id, session_id) || (last && strcmp(last, r->case_key) == 0))
-            continue;
-        last = r->case_key;
-        sb_buf_reset(&w);
-        sb_buf_printf(&w, "%s:%s:%s:%s", r->op, r->mode, r->dtype, r->shape_key);
-        sb_buf_puts(out, " \\\n  --case ");
-        sb_enc_shell_arg(out, sb_buf_str(&w));
-    }
+    sb_buf_puts(out, " \"$@\"");
     sb_buf_putc(out, '\n');
     sb_buf_free(&w);
     return SB_OK;

@@ -27,11 +27,12 @@ void sb_repro_close(sb_repro *r);
  * can end the line. */
 int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error *err);
 
-/* Appends the bench/scripts/session.py command (lines joined by "\\",
- * ending in a newline) that measures session_id of runs again: the
- * providers, rounds, calls a turn, warm-up calls, seed and A/A copies its
- * runs record (doc: one of its results, as stored) and every case it
- * measured, into sessions/ID8. Every value is one shell word. */
+/* Appends the lines that measure session_id of runs again: each case it
+ * measured appended to the positional parameters where the script's
+ * want() takes its op, then the bench/scripts/session.py command (when
+ * some case was kept) with the providers, rounds, calls a turn, warm-up
+ * calls, seed and A/A copies its runs record (doc: one of its results,
+ * as stored), into sessions/ID8. Every value is one shell word. */
 int sb_repro_session(const sb_session_runs *runs, const char *session_id, const json_t *doc, sb_buf *out,
                      sb_error *err);
 

@@ -253,9 +253,27 @@ try:
         fail("reproduce.sh ingests in another form: " + calls[-2])
     if not calls[-1].startswith("solbook packet --db packet.db --target liger"):
         fail("reproduce.sh ends with: " + calls[-1])
+    # with op names, only those ops' cases, and only sessions that have one
+    os.remove(log)
+    p = subprocess.run(["sh", script, "rope", "flce"], cwd=work, env=env, capture_output=True)
+    if p.returncode != 0:
+        fail("reproduce.sh rope flce exited %d: %s" % (p.returncode, p.stderr.decode()))
+    only = [c for c in open(log).read().splitlines() if c.startswith("python3 bench/scripts/session.py")]
+    want = {sid for sid, e in by_session.items() if any(c.split(":")[0] in ("rope", "flce") for c in e["cases"])}
+    got = set()
+    for c in only:
+        words = c.split(" ")
+        sid = words[words.index("--out") + 1].split("/")[-1]
+        got.add(sid)
+        cases = set(words[i + 1] for i, w in enumerate(words) if w == "--case")
+        if cases != {x for x in by_session[sid]["cases"] if x.split(":")[0] in ("rope", "flce")}:
+            fail("reproduce.sh rope flce: session %s measures %s" % (sid, sorted(cases)))
+    if got != want:
+        fail("reproduce.sh rope flce ran sessions %s, expected %s" % (sorted(got), sorted(want)))
     print("reproduce.sh (%d bytes): ran to its end with fake tools; %d session.py commands, one per cited "
           "session, with its providers, rounds, A/A copies and all %d cases; then ingest and packet"
           % (os.path.getsize(script), len(sessions_run), sum(len(e["cases"]) for e in by_session.values())))
+    print("reproduce.sh rope flce: %d session.py commands, with those ops' cases only" % len(only))
 
     # ---- the packet's own data gives the same packet --------------------
     for target in ("liger", "vllm"):
