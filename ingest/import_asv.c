@@ -6,7 +6,8 @@
  * one entry per combination of its params (the product, first parameter
  * outermost). Each combination of a time_ benchmark becomes one run, its
  * samples (seconds, with --record-samples) the run's samples. The machine
- * file (machine.json, in the same folder) names the host. docs/IMPORT.md
+ * file (machine.json, in the same folder) names the host; the parameters'
+ * names are in results/benchmarks.json, one folder up. docs/IMPORT.md
  * says field by field what becomes what.
  */
 #include "import_internal.h"
@@ -61,6 +62,7 @@ static void ms_time(double ms, char *out, size_t size)
 
 typedef struct asv_file {
     json_t *root, *machine, *columns;
+    json_t *benchmarks; /* benchmarks.json above the machine's folder, or NULL */
     const char *sha;
     long not_time;
 } asv_file;
@@ -78,6 +80,35 @@ static json_t *host_device(const asv_file *a, json_t **host)
                       "os", json_string_value(json_object_get(m, "os")) ? json_string_value(json_object_get(m, "os")) : "unknown",
                       "cpu", cpu ? cpu : "unknown");
     return sb_import_cpu_device(cpu, ncpu);
+}
+
+/* The benchmark's param_names from benchmarks.json when they describe these
+ * results: as many names as params lists, each 1 to 64 characters without
+ * control characters and none repeated, and the same benchmark version
+ * (asv rewrites benchmarks.json on every run, so a changed benchmark's
+ * names may belong to other params). NULL: name them by position. */
+static json_t *param_names_of(const asv_file *a, const char *name, json_t *version, size_t np)
+{
+    json_t *b = json_object_get(a->benchmarks, name);
+    json_t *names = json_object_get(b, "param_names");
+    json_t *bver = json_object_get(b, "version");
+    if (!json_is_array(names) || json_array_size(names) != np)
+        return NULL;
+    if (json_is_string(version) && (!json_is_string(bver) || !json_equal(version, bver)))
+        return NULL;
+    for (size_t i = 0; i < np; i++) {
+        const char *n = json_string_value(json_array_get(names, i));
+        size_t len = n ? strlen(n) : 0;
+        if (len == 0 || len > 64)
+            return NULL;
+        for (size_t k = 0; k < len; k++)
+            if ((unsigned char)n[k] < 0x20 || n[k] == 0x7f)
+                return NULL;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(n, json_string_value(json_array_get(names, j))) == 0)
+                return NULL;
+    }
+    return names;
 }
 
 static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, json_t *entry, long long *row,
@@ -112,6 +143,7 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
     if (json_array_size(result) != combos)
         return sb_error_set(err, ctx->path, where, "%zu results for %zu parameter combinations",
                             json_array_size(result), combos);
+    json_t *names = param_names_of(a, name, version, json_array_size(params));
     char when_start[40], when_end[40];
     double t0 = json_is_number(started) ? json_number_value(started)
                                         : json_number_value(json_object_get(a->root, "date"));
@@ -133,9 +165,13 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
             size_t len = json_array_size(list);
             const char *repr = json_string_value(json_array_get(list, rest % len));
             rest /= len;
-            /* the names are in benchmarks.json, outside this folder */
-            char pname[32];
-            snprintf(pname, sizeof pname, "param%zu", k + 1);
+            /* by position (asv's own default names) when benchmarks.json
+             * does not name them */
+            char pname[72];
+            if (names)
+                snprintf(pname, sizeof pname, "%s", json_string_value(json_array_get(names, k)));
+            else
+                snprintf(pname, sizeof pname, "param%zu", k + 1);
             json_object_set_new(given, pname, repr ? param_value(repr) : json_null());
         }
         json_t *shape = json_object(), *cparams = json_object();
@@ -210,10 +246,14 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
                                "; the median only (run asv with --record-samples for the samples)");
         }
         if (nn > 0 && (size_t)nn < sizeof notes)
+            nn += snprintf(notes + nn, sizeof notes - (size_t)nn,
+                           "; asv records the host, not any GPU the benchmark used; %ld benchmarks that are not time_ "
+                           "are not imported",
+                           a->not_time);
+        if (!names && json_array_size(params) > 0 && nn > 0 && (size_t)nn < sizeof notes)
             snprintf(notes + nn, sizeof notes - (size_t)nn,
-                     "; asv records the host, not any GPU the benchmark used; parameter names and %ld benchmarks "
-                     "that are not time_ (their units) are in benchmarks.json, which is not read",
-                     a->not_time);
+                     "; parameters named by position: benchmarks.json (one folder up) is missing or does not "
+                     "name them for this benchmark version");
         if (sb_import_emit(ctx, "passed", NULL, config, protocol, timing, sb_import_metrics(-1, median_ms), NULL, prov,
                            notes, *row, err) != SB_OK)
             return SB_ERR;
@@ -252,6 +292,25 @@ int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
         free(text);
     }
     a.machine = machine ? machine : json_incref(json_object_get(root, "params"));
+    /* asv keeps the benchmarks' descriptions, parameter names among them,
+     * in results/benchmarks.json above results/MACHINE/ */
+    if (sb_import_read_above(ctx, "benchmarks.json", "benchmarks.json", 1 << 26, &text, &len, err) != SB_OK) {
+        json_decref(a.machine);
+        return SB_ERR;
+    }
+    if (text) {
+        sb_error jerr;
+        sb_error_clear(&jerr);
+        if (sb_json_load_buffer(text, len, "benchmarks.json", &a.benchmarks, &jerr) != SB_OK ||
+            !json_is_object(a.benchmarks)) {
+            free(text);
+            json_decref(a.benchmarks);
+            json_decref(a.machine);
+            return sb_error_set(err, ctx->path, "benchmarks.json",
+                                "the benchmarks file one folder up is not a JSON object: %s", jerr.msg);
+        }
+        free(text);
+    }
     long long row = 0;
     const char *name;
     json_t *entry;
@@ -268,5 +327,6 @@ int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
         }
     }
     json_decref(a.machine);
+    json_decref(a.benchmarks);
     return rc;
 }

@@ -72,8 +72,11 @@ static int open_part(const sb_import_ctx *ctx, int dir, const char *part, int la
     return -1;
 }
 
-int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
-                          char **data, size_t *len, sb_error *err)
+/* Reads name below the folder of ctx->path, or below that folder's parent
+ * when up is set (the name stays the document's or the importer's; only the
+ * starting folder moves). */
+static int read_below(const sb_import_ctx *ctx, int up, const char *name, const char *where, size_t max_bytes,
+                      char **data, size_t *len, sb_error *err)
 {
     *data = NULL;
     *len = 0;
@@ -95,6 +98,12 @@ int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char
         snprintf(folder, sizeof folder, "/");
     else
         snprintf(folder, sizeof folder, "%.*s", (int)(slash - ctx->path), ctx->path);
+    if (up) {
+        size_t fl = strlen(folder);
+        if (fl + 4 >= sizeof folder)
+            return sb_error_set(err, ctx->path, where, "file name too long: refused");
+        memcpy(folder + fl, "/..", 4);
+    }
     int dir = open(folder, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
     if (dir < 0)
         return sb_error_set(err, ctx->path, where, "cannot open the document's folder: %s", strerror(errno));
@@ -150,6 +159,18 @@ int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char
     if (dir >= 0)
         close(dir);
     return rc;
+}
+
+int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
+                          char **data, size_t *len, sb_error *err)
+{
+    return read_below(ctx, 0, name, where, max_bytes, data, len, err);
+}
+
+int sb_import_read_above(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
+                         char **data, size_t *len, sb_error *err)
+{
+    return read_below(ctx, 1, name, where, max_bytes, data, len, err);
 }
 
 /* ---- small text helpers ------------------------------------------------ */

@@ -141,6 +141,13 @@ double sb_import_count(double v);
 int sb_import_read_beside(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
                           char **data, size_t *len, sb_error *err);
 
+/* As sb_import_read_beside, from the parent of the document's folder:
+ * for a file a tool keeps one level up at a fixed name (asv's
+ * results/benchmarks.json above results/MACHINE/), never a name a
+ * document gives. */
+int sb_import_read_above(const sb_import_ctx *ctx, const char *name, const char *where, size_t max_bytes,
+                         char **data, size_t *len, sb_error *err);
+
 /* Parses a decimal number / integer that must fill the whole text. */
 int sb_import_parse_double(const char *text, double *out);
 int sb_import_parse_ll(const char *text, long long *out);

@@ -439,13 +439,26 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
                  bname, cold ? "cold" : "batch (hot)", has_median ? "mean, median" : "mean, no median",
                  cold ? why : "batch times have no sample file");
     }
-    /* The SM clock nvbench measured over the cold samples (Hz): the
-     * schema's clock fields are NVML readings at set moments, so it is
-     * said in the notes. */
-    double clock_hz = 0;
+    /* The SM clock nvbench measured over the cold samples (Hz) and its
+     * share of the default clock: the schema's clock fields are NVML
+     * readings in whole MHz at set moments, so the figures go, as nvbench
+     * wrote them, to run_params (how the run ran, not part of the case),
+     * and the clock in MHz to the notes. */
+    double clock_hz = 0, scaling = 0;
     size_t nl = strlen(notes);
-    if (cold && summary_value(summaries, "nv/cold/sm_clock_rate/mean", &clock_hz) && clock_hz > 0 && nl < sizeof notes)
-        nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "; mean SM clock over the samples %.0f MHz", clock_hz / 1e6);
+    json_t *run_params = json_object();
+    if (cold && summary_value(summaries, "nv/cold/sm_clock_rate/mean", &clock_hz) && clock_hz > 0) {
+        json_object_set_new(run_params, "sm_clock_rate_mean_hz", json_real(clock_hz));
+        if (nl < sizeof notes)
+            nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "; mean SM clock over the samples %.0f MHz",
+                                   clock_hz / 1e6);
+    }
+    if (cold && summary_value(summaries, "nv/cold/sm_clock_rate/scaling/percent", &scaling) && scaling > 0)
+        json_object_set_new(run_params, "sm_clock_rate_scaling", json_real(scaling));
+    if (json_object_size(run_params) > 0)
+        json_object_set_new(config, "run_params", run_params);
+    else
+        json_decref(run_params);
     if (nl < sizeof notes)
         snprintf(notes + nl, sizeof notes - nl, "; nvbench records no commit, host, driver or time of day");
     /* nvbench's bandwidth is every byte the benchmark declared read or

@@ -182,6 +182,7 @@ def main():
     ok("%d runs from two real runs of the tool" % passed)
     # every sample back out through `solbook show --json`, exactly
     checked = 0
+    asv_named = 0
     medians = {}
     for rid, src in rows:
         doc = json.loads(run([SOLBOOK, "show", "--db", DB, "--json", str(rid)]).stdout)["document"]
@@ -194,11 +195,23 @@ def main():
         if not match:
             fail("run %d: its samples are not any case's samples x 1e3 (%s...)" % (rid, got[:3]))
         medians[(file_i, match[0])] = doc["timing"]["stats"]["median"]
+        if TOOL == "asv":
+            # param_names ['n', 'kind'] from benchmarks.json, not param1/param2
+            n, kind = match[0][2:].split(" ")
+            cfg = doc["config"]
+            if cfg["shape"] != {"n": int(n)} or cfg["params"] != {"kind": kind.strip("'")}:
+                fail("run %d: case %s stored as shape %s params %s, expected {n: %s} {kind: %s}"
+                     % (rid, match[0], cfg["shape"], cfg["params"], n, kind))
+            asv_named += 1
         if not re.search(r"records no|not any GPU|not the GPU|no GPU", notes):
             fail("run %d: notes do not say what the format lacks: %s" % (rid, notes))
         checked += 1
     ok("%d runs: every sample equals the tool's (seconds x 1e3) through solbook show; notes say what is missing"
        % checked)
+    if TOOL == "asv":
+        if asv_named != checked:
+            fail("%d of %d runs checked for parameter names" % (asv_named, checked))
+        ok("%d runs keyed by asv's param_names: shape n, params kind" % asv_named)
     # one value against the tool's own print
     if printed:
         name, value, scale = printed[0], printed[1], printed[2]

@@ -49,6 +49,7 @@ def main():
         return 77
     failures = []
     checks = 0
+    clock_checks = 0
 
     def expect(ok, what):
         nonlocal checks
@@ -81,7 +82,7 @@ def main():
                     where = "%s: %s [%s]" % (base, bench["name"], state.get("name", ""))
                     cur = con.execute(
                         "SELECT r.status, r.reason, c.shape_json, c.params_json, c.dtype, m.mean_ms, m.median_ms, "
-                        "m.min_ms, m.max_ms, m.sample_count, m.bytes, p.compute_capability, p.arch "
+                        "m.min_ms, m.max_ms, m.sample_count, m.bytes, p.compute_capability, p.arch, r.raw_json "
                         "FROM runs r JOIN configs c ON c.run_id = r.id LEFT JOIN metrics m ON m.run_id = r.id "
                         "JOIN provenance p ON p.run_id = r.id "
                         "WHERE json_extract(r.raw_json, '$.source.file') = ? AND json_extract(r.raw_json, '$.source.row') = ?",
@@ -91,12 +92,18 @@ def main():
                     expect(len(rows) == 1, "%s: %d stored runs, expected 1" % (where, len(rows)))
                     if len(rows) != 1:
                         continue
-                    status, reason, shape, params, dtype, mean, median, mn, mx, count, nbytes, cc, arch = rows[0]
+                    status, reason, shape, params, dtype, mean, median, mn, mx, count, nbytes, cc, arch, raw = rows[0]
+                    raw = json.loads(raw)
                     shape, params = json.loads(shape), json.loads(params)
                     dev = devices[state["device"]]
                     sm = dev["sm_version"]
                     expect(cc == "%d.%d" % (sm // 100, (sm % 100) // 10), "%s: compute capability %s for sm %d" % (where, cc, sm))
                     expect(arch != "unknown", "%s: arch unknown for %s" % (where, dev["name"]))
+                    if "sm_default_clock_rate" in dev:
+                        got = raw["provenance"]["device"].get("clocks", {}).get("sm_max_mhz")
+                        expect(got == round(dev["sm_default_clock_rate"] / 1e6),
+                               "%s: sm_max_mhz %s, sm_default_clock_rate %s Hz" % (where, got, dev["sm_default_clock_rate"]))
+                        clock_checks += 1
                     # several type axes (a conversion In -> Out): the first one
                     # names the run's dtype, every one is kept in params
                     first_type = True
@@ -124,6 +131,14 @@ def main():
                                "%s: skipped state stored as %s (%s)" % (where, status, reason))
                         continue
                     expect(status == "passed", "%s: status %s" % (where, status))
+                    # the measured SM clock and its share of the default, as written
+                    run_params = raw["config"].get("run_params", {})
+                    for tag, key in (("nv/cold/sm_clock_rate/mean", "sm_clock_rate_mean_hz"),
+                                     ("nv/cold/sm_clock_rate/scaling/percent", "sm_clock_rate_scaling")):
+                        v = summary(state, tag)
+                        if v is not None:
+                            expect(run_params.get(key) == v, "%s: %s %s, file %s" % (where, key, run_params.get(key), v))
+                            clock_checks += 1
                     m = summary(state, "nv/cold/time/gpu/mean")
                     if m is None:
                         continue
@@ -152,7 +167,8 @@ def main():
         con.close()
     for f in failures:
         print("FAIL: " + f)
-    print("nvbench_real_check: %d files, %d checks, %d failed" % (len(files), checks, len(failures)))
+    print("nvbench_real_check: %d files, %d checks (%d of SM clocks: sm_max_mhz, sm_clock_rate mean and scaling),"
+          " %d failed" % (len(files), checks, clock_checks, len(failures)))
     return 1 if failures else 0
 
 

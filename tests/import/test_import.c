@@ -1035,6 +1035,69 @@ static void test_nvbench_confined(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* asv's parameter names come from results/benchmarks.json, one folder above
+ * the results file; by position without it or when its benchmark version
+ * differs; a link or a malformed file there refuses the import. The
+ * results file is the held-out one asv wrote (tests/data/ingest/heldout). */
+static void test_asv_param_names(void **state)
+{
+    fixture *f = *state;
+    char top[] = "/tmp/solbook-test-asv-XXXXXX";
+    assert_non_null(mkdtemp(top));
+    const char *held = SOLBOOK_TEST_DATA "/ingest/heldout/asv/results";
+    const char *file = "5e46367f-existing-py_work_main_.venv-import_bin_python3.json";
+    char cmd[2400], path[600], bj[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/results/heldout' && cp '%s/heldout/%s' '%s/heldout/machine.json' '%s/results/heldout/'",
+             top, held, file, held, top);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/results/heldout/%s", top, file);
+    snprintf(bj, sizeof bj, "%s/results/benchmarks.json", top);
+    sb_error err;
+
+    /* without benchmarks.json: asv's default names, and the notes say so */
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.shape.param1') = 512 "
+                                  "AND json_extract(raw_json, '$.config.params.param2') = 'bytes'"), 1);
+    assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs LIMIT 1"), "parameters named by position"));
+
+    /* with it: length and kind, for every combination */
+    snprintf(cmd, sizeof cmd, "cp '%s/benchmarks.json' '%s'", held, bj);
+    assert_int_equal(system(cmd), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.shape.length') IN (64, 512) "
+                                  "AND json_extract(raw_json, '$.config.params.kind') IN ('str', 'bytes') "
+                                  "AND instr(notes, 'named by position') = 0"), 4);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 8);
+
+    /* another benchmark version: its names may not fit, so by position
+     * (the same runs as the first import: nothing new) */
+    snprintf(cmd, sizeof cmd, "sed -i 's/\"version\": \"d205/\"version\": \"e205/' '%s'", bj);
+    assert_int_equal(system(cmd), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 8);
+
+    /* not JSON, or a link: refused, nothing stored */
+    FILE *bf = fopen(bj, "w");
+    assert_non_null(bf);
+    fputs("{\"bench_held.TimeJoin.time_join\": ", bf);
+    fclose(bf);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "the benchmarks file one folder up is not a JSON object");
+    unlink(bj);
+    snprintf(cmd, sizeof cmd, "%s/benchmarks.json", held);
+    assert_int_equal(symlink(cmd, bj), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "\"benchmarks.json\" is a symbolic link: refused");
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 8);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1054,6 +1117,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_triton_perf_csv_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asv_param_names, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""heldout_check.py SOLBOOK DIR - imports the held-out files in DIR
+(tests/data/ingest/heldout/: each written by its tool in a run of its own,
+outside every test; docs/IMPORT.md, "Held-out files", has the commands)
+with `solbook ingest --format auto`, and checks for each format that every
+case is stored with the file's sample count and that its figure, printed
+as the tool prints it, is the tool's own print (FORMAT.print.txt, the
+tool's stdout from that run):
+
+- hyperfine: each command's mean, "Time (mean ± σ):  4.1 ms";
+- Google Benchmark: each benchmark's median, "BM_fill/1024_median  423 ns";
+- pytest-benchmark: each test's median, "test_sorted[4096] ... 17.5570";
+- asv: each (length, kind) cell of `asv show`, "597±3ns", its case keyed
+  by the benchmark's param_names.
+"""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+SCALE = {"s": 1e3, "ms": 1.0, "us": 1e-3, "μs": 1e-3, "µs": 1e-3, "ns": 1e-6}
+failures = []
+checked = {}
+
+
+def expect(fmt, ok, what):
+    checked[fmt] = checked.get(fmt, 0) + 1
+    if not ok:
+        failures.append("%s: %s" % (fmt, what))
+
+
+def runs_of(db, path):
+    """{source row: stored document} for the runs of one file."""
+    out = {}
+    for src, raw in db.execute("SELECT source_path, raw_json FROM runs WHERE source_path LIKE ?", (path + ":%",)):
+        out[int(src.rsplit(":", 1)[1])] = json.loads(raw)
+    return out
+
+
+def sample_count(doc):
+    return sum(len(r) for r in doc["timing"]["samples"])
+
+
+def gbench_time(v):
+    """Google Benchmark's console figure (FormatTime in its reporter)."""
+    for limit, digits in ((1.0, 3), (10.0, 2), (100.0, 1)):
+        if v < limit:
+            return "%.*f" % (digits, v)
+    return "%.0f" % v
+
+
+def check_hyperfine(db, d):
+    path = os.path.join(d, "hyperfine.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    printed = re.findall(r"Benchmark \d+: (.+)\n\s+Time \(mean ± σ\):\s+([\d.]+) (\S+)",
+                         open(os.path.join(d, "hyperfine.print.txt"), encoding="utf-8").read())
+    expect("hyperfine", len(printed) == len(doc["results"]) == len(runs), "%d printed, %d runs" % (len(printed), len(runs)))
+    for i, (cmd, value, unit) in enumerate(printed):
+        run = runs.get(i)
+        expect("hyperfine", run and sample_count(run) == len(doc["results"][i]["times"]), "%s: sample count" % cmd)
+        mine = "%.*f" % (len(value.split(".")[1]) if "." in value else 0, run["timing"]["stats"]["mean"] / SCALE[unit])
+        expect("hyperfine", mine == value, "%s: mean %s %s, hyperfine prints %s" % (cmd, mine, unit, value))
+        print("ok: hyperfine: %s mean %s %s as hyperfine prints it" % (cmd, value, unit))
+
+
+def check_gbench(db, d):
+    path = os.path.join(d, "gbench.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    printed = re.findall(r"^(\S+)_median\s+([\d.]+) (\S+)", open(os.path.join(d, "gbench.print.txt")).read(), re.M)
+    expect("gbench", len(printed) == len(runs) > 0, "%d medians printed, %d runs" % (len(printed), len(runs)))
+    for row, run in runs.items():
+        name = doc["benchmarks"][row]["run_name"]
+        reps = [b for b in doc["benchmarks"] if b["run_name"] == name and b.get("run_type") == "iteration"]
+        expect("gbench", sample_count(run) == len(reps), "%s: %d samples, %d repetitions" % (name, sample_count(run), len(reps)))
+        value = [(v, u) for n, v, u in printed if n == name]
+        expect("gbench", len(value) == 1, "%s: no median printed" % name)
+        if len(value) == 1:
+            mine = gbench_time(run["timing"]["stats"]["median"] / SCALE[value[0][1]])
+            expect("gbench", mine == value[0][0], "%s: median %s, Google Benchmark prints %s" % (name, mine, value[0][0]))
+            print("ok: gbench: %s median %s %s as Google Benchmark prints it" % (name, value[0][0], value[0][1]))
+
+
+def check_pytest_benchmark(db, d):
+    path = os.path.join(d, "pytest_benchmark.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    text = open(os.path.join(d, "pytest_benchmark.print.txt")).read()
+    unit = re.search(r"\(time in (\w+)\)", text).group(1)
+    # --benchmark-columns=min,median,max: the median is the second figure
+    printed = dict(re.findall(r"^(test_\S+)\s+[\d.,]+ \([\d.]+\)\s+([\d.,]+) ", text, re.M))
+    expect("pytest-benchmark", len(printed) == len(runs) == len(doc["benchmarks"]), "%d printed, %d runs" % (len(printed), len(runs)))
+    for row, run in runs.items():
+        b = doc["benchmarks"][row]
+        expect("pytest-benchmark", sample_count(run) == len(b["stats"]["data"]), "%s: sample count" % b["name"])
+        expect("pytest-benchmark", run["provenance"]["git"]["sha"] == doc["commit_info"]["id"], "%s: commit" % b["name"])
+        mine = "%.4f" % (run["timing"]["stats"]["median"] / SCALE[unit])
+        value = printed.get(b["name"], "").replace(",", "")
+        expect("pytest-benchmark", mine == value, "%s: median %s, pytest-benchmark prints %s" % (b["name"], mine, value))
+        print("ok: pytest-benchmark: %s median %s %s as pytest-benchmark prints it" % (b["name"], value, unit))
+
+
+def check_asv(db, d):
+    res = os.path.join(d, "asv", "results")
+    bench = json.load(open(os.path.join(res, "benchmarks.json")))["bench_held.TimeJoin.time_join"]
+    names = bench["param_names"]
+    lengths = [int(v) for v in bench["params"][0]]
+    kinds = [v.strip("'") for v in bench["params"][1]]
+    mdir = os.path.join(res, "heldout")
+    path = [os.path.join(mdir, n) for n in os.listdir(mdir) if n != "machine.json"][0]
+    runs = runs_of(db, path)
+    expect("asv", len(runs) == len(lengths) * len(kinds), "%d runs" % len(runs))
+    by_case = {(r["config"]["shape"].get(names[0]), r["config"]["params"].get(names[1])): r for r in runs.values()}
+    text = open(os.path.join(d, "asv.print.txt"), encoding="utf-8").read()
+    for length in lengths:
+        cells = re.search(r"^\s+%d\s+(.+)$" % length, text, re.M).group(1).split()
+        for kind, cell in zip(kinds, cells):
+            run = by_case.get((length, kind))
+            expect("asv", run is not None, "no run keyed %s=%d %s=%s" % (names[0], length, names[1], kind))
+            if run is None:
+                continue
+            m = re.match(r"([\d.]+)±[\d.]+(\S+)", cell)
+            mine = float("%.3g" % (run["timing"]["stats"]["median"] / SCALE[m.group(2)]))
+            expect("asv", mine == float(m.group(1)), "%d %s: median %s, asv shows %s" % (length, kind, mine, cell))
+            print("ok: asv: %s=%d %s=%s median %s as asv show prints it" % (names[0], length, names[1], kind, cell))
+
+
+def main():
+    solbook, d = sys.argv[1], sys.argv[2]
+    files = [os.path.join(d, f) for f in ("hyperfine.json", "gbench.json", "pytest_benchmark.json")]
+    mdir = os.path.join(d, "asv", "results", "heldout")
+    files += [os.path.join(mdir, n) for n in sorted(os.listdir(mdir)) if n != "machine.json"]
+    with tempfile.TemporaryDirectory() as tmp:
+        dbp = os.path.join(tmp, "h.db")
+        p = subprocess.run([solbook, "ingest", "--db", dbp, "--format", "auto"] + files, capture_output=True, text=True)
+        if p.returncode != 0:
+            print("FAIL: ingest: exit %d: %s" % (p.returncode, p.stderr.strip()))
+            return 1
+        db = sqlite3.connect(dbp)
+        for check in (check_hyperfine, check_gbench, check_pytest_benchmark, check_asv):
+            try:
+                check(db, d)
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+                failures.append("%s: %s: %r" % (check.__name__, type(e).__name__, e))
+        db.close()
+    for f in failures:
+        print("FAIL: " + f)
+    print("heldout_check: %s; %d failed" % (", ".join("%s %d checks" % kv for kv in sorted(checked.items())), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
