@@ -583,6 +583,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
         sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
+        site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
         site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
         site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
         site_build_regressions(&c, err) != SB_OK ||
@@ -600,6 +601,7 @@ done:
     sb_session_runs_free(&c.session_runs);
     sb_rg_free(&c.rg);
     sb_rg_order_free(&c.order);
+    site_commits_free(&c.commits);
     sb_geo_free(&c.geo);
     free(c.picks);
     sb_results_free(&c.set);

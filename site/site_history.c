@@ -1,6 +1,6 @@
 /* site_history.c - history of each case on each SKU across commits: the
- * chart of report/history.h (medians and p20-p80 bands over commits in
- * commit order, regressions and improvements marked), the verdicts of
+ * chart of site_chart.c (medians and p20-p80 bands over commits in git
+ * order, regressions and improvements marked), the verdicts of
  * report/regress.h, every run (newest first, paginated), and the index of
  * histories. */
 #include <math.h>
@@ -276,9 +276,11 @@ int site_build_history(site_ctx *c, sb_error *err)
                      head->mode, head->dtype, head->shape_key, head->sku);
             sb_history_sort_steps(steps, nsteps);
             size_t drawn = 0;
+            int git = 0;
             sb_buf svg = SB_BUF_INIT;
-            site_history_chart(ord + i, cnt, &c->order, steps, nsteps, ctitle, &svg, &drawn);
+            site_history_chart(ord + i, cnt, &c->commits, steps, nsteps, ctitle, &svg, &drawn, &git);
             sb_tpl_set_str(d, "chart", drawn ? sb_buf_str(&svg) : "");
+            json_object_set_new(d, "git_order", json_boolean(git));
             sb_buf_free(&svg);
         }
         free(steps);
