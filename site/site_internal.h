@@ -150,6 +150,10 @@ void site_history_chart(const sb_result *const *runs, size_t n, const site_commi
                         const sb_rg_row *const *steps, size_t nsteps, const char *title,
                         sb_buf *out, size_t *points, int *git_order);
 
+/* The address of commit sha in the repository (--repo-url:
+ * URL/commit/SHA) into buf, or "" without a URL or for a SHA that is not
+ * 40 hex digits (site_history.c). */
+void site_commit_href(const site_ctx *c, const char *sha, char *buf, size_t size);
 
 /* Compares a and b with digit runs read as numbers: "M=16384" before
  * "M=131072", "N=8" before "N=64". */
