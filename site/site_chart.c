@@ -153,7 +153,8 @@ static int round_ticks(double *lo, double *hi, double *step, int *first, int *co
         return 0;
     double mag = pow(10, floor(log10(raw)));
     double norm = raw / mag;
-    double st = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+    /* the nearest of 1, 2, 5 and 10: three to eight intervals */
+    double st = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
     double a = floor(*lo / st + 1e-9), b = ceil(*hi / st - 1e-9);
     if (!isfinite(a) || !isfinite(b) || !isfinite(b * st) || b - a < 1 || b - a > 12 ||
         fabs(a) > 1e9)
