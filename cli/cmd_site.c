@@ -11,7 +11,7 @@
 static const char *const site_usage[] = {
     "solbook site --out DIR [--db FILE] [--roadmap FILE] [--contributions FILE]",
     "             [--kernels verified_kernels.json] [--arches a100,h100,h200]",
-    "             [--page-rows N] [--baseline PROVIDER]",
+    "             [--page-rows N] [--baseline PROVIDER] [--repo-url URL]",
     "solbook site --check [--roadmap FILE] [--contributions FILE]",
     "",
     "Builds the static dashboard into DIR: overview (arch x op matrix, completion gate),",
@@ -27,6 +27,7 @@ int cmd_site(int argc, char **argv)
     sb_site_opts o;
     memset(&o, 0, sizeof o);
     int check = 0, page_rows = 0, exit_status;
+    o.repo_url = getenv("SOLBOOK_REPO_URL");
     const sb_option options[] = {
         SB_OPT_STRING(0, "out", &o.out_dir, "dir", "where the site goes"),
         SB_OPT_STRING(0, "db", &o.db_path, "file", "the database (default $SOLBOOK_DB or ./solbook.db)"),
@@ -47,6 +48,9 @@ int cmd_site(int argc, char **argv)
         SB_OPT_STRING(0, "sessions", &o.sessions_path, "file",
                       "the measuring sessions' database behind the speedup-by-shape\n"
                       "sections of op pages (default: --db)"),
+        SB_OPT_STRING(0, "repo-url", &o.repo_url, "url",
+                      "the repository: every commit SHA on history and regressions\n"
+                      "pages links to URL/commit/SHA (default: $SOLBOOK_REPO_URL)"),
         SB_OPT_BOOL(0, "check", &check, "only check the roadmap and ledger files"),
         SB_OPT_END(),
     };

@@ -309,9 +309,15 @@ int sb_commits_store(sb_db *db, const sb_commit_list *l, sb_error *err)
 int sb_commits_ordinals(sqlite3 *db, const char *const *shas, size_t n, long long *ordinal,
                         sb_error *err)
 {
+    return sb_commits_lookup(db, shas, n, ordinal, NULL, err);
+}
+
+int sb_commits_lookup(sqlite3 *db, const char *const *shas, size_t n, long long *ordinal,
+                      long long *committed_at, sb_error *err)
+{
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT ordinal FROM commits WHERE sha = lower(?1)", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT ordinal, committed_at FROM commits WHERE sha = lower(?1)",
+                           -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the commit order");
     for (size_t i = 0; i < n; i++) {
         sqlite3_reset(st);
@@ -319,8 +325,12 @@ int sb_commits_ordinals(sqlite3 *db, const char *const *shas, size_t n, long lon
         int r = sqlite3_step(st);
         if (r == SQLITE_ROW) {
             ordinal[i] = sqlite3_column_int64(st, 0);
+            if (committed_at)
+                committed_at[i] = sqlite3_column_int64(st, 1);
         } else if (r == SQLITE_DONE) {
             ordinal[i] = -1;
+            if (committed_at)
+                committed_at[i] = -1;
         } else {
             sb_db_conn_fail(db, err, "reading the commit order");
             sqlite3_finalize(st);

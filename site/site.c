@@ -354,6 +354,18 @@ int site_render(const char *name, const json_t *data, sb_buf *out, sb_error *err
  * file). The site is built beside it and replaces it whole
  * (core/staged_dir.h), so no page of an older build survives and a failed
  * build leaves the earlier site as it was. */
+/* 1: url is an http(s) address that can stand in an href as it is (the
+ * templates escape it; this keeps out other schemes and spaces). */
+static int repo_url_ok(const char *url)
+{
+    if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+        if (*p <= ' ' || *p >= 0x7f || strchr("\"<>`\\", *p))
+            return 0;
+    return 1;
+}
+
 static int check_out(const char *dir, sb_error *err)
 {
     struct stat st;
@@ -534,6 +546,11 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     c.page_rows = o->page_rows ? o->page_rows : 200;
     c.rg_opts.alpha = 0.01;
     c.rg_opts.min_effect = 0.03;
+    if (o->repo_url && *o->repo_url && !repo_url_ok(o->repo_url))
+        return sb_error_set(err, NULL, NULL,
+                            "repository URL '%s': expected an http(s) address without spaces",
+                            o->repo_url);
+    c.rg_opts.repo_url = o->repo_url && *o->repo_url ? o->repo_url : NULL;
     if ((size_t)snprintf(c.out, sizeof c.out, "%s", o->out_dir) >= sizeof c.out)
         return sb_error_set(err, o->out_dir, NULL, "path too long");
     size_t ol = strlen(c.out);
@@ -583,6 +600,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
         sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
+        site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
         site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
         site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
         site_build_regressions(&c, err) != SB_OK ||
@@ -600,6 +618,7 @@ done:
     sb_session_runs_free(&c.session_runs);
     sb_rg_free(&c.rg);
     sb_rg_order_free(&c.order);
+    site_commits_free(&c.commits);
     sb_geo_free(&c.geo);
     free(c.picks);
     sb_results_free(&c.set);

@@ -33,6 +33,8 @@ typedef struct sb_site_opts {
     size_t page_rows;           /* rows per page of run lists and histories; 0: 200 */
     const char *baseline;       /* NULL: the headline baselines (report/geomean.h) */
     const char *sessions_path;  /* measuring sessions' database; NULL: db_path */
+    const char *repo_url;       /* http(s) address of the repository: commit SHAs link to
+                                   URL/commit/SHA; NULL: no links */
 } sb_site_opts;
 
 typedef struct sb_site_summary {

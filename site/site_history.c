@@ -1,6 +1,6 @@
 /* site_history.c - history of each case on each SKU across commits: the
- * chart of report/history.h (medians and p20-p80 bands over commits in
- * commit order, regressions and improvements marked), the verdicts of
+ * chart of site_chart.c (medians and p20-p80 bands over commits in git
+ * order, regressions and improvements marked), the verdicts of
  * report/regress.h, every run (newest first, paginated), and the index of
  * histories. */
 #include <math.h>
@@ -75,11 +75,28 @@ static void set_run_href(json_t *o, const char *k, long long run_id)
     sb_tpl_set_str(o, k, rp);
 }
 
-static void set_sha(json_t *o, const char *k, const char *sha)
+void site_commit_href(const site_ctx *c, const char *sha, char *buf, size_t size)
 {
-    char t[16];
+    const char *url = c->o->repo_url;
+    buf[0] = '\0';
+    if (!url || !*url || strlen(sha) != 40 || strspn(sha, "0123456789abcdef") != 40)
+        return;
+    size_t len = strlen(url);
+    while (len && url[len - 1] == '/')
+        len--;
+    snprintf(buf, size, "%.*s/commit/%s", (int)len, url, sha);
+}
+
+/* The short SHA as member k, and the commit's address as k_href ("" for
+ * none: the templates link the SHA only where there is one). */
+static void set_sha(const site_ctx *c, json_t *o, const char *k, const char *sha)
+{
+    char t[16], key[32], href[4200];
     snprintf(t, sizeof t, "%.10s", sha);
     sb_tpl_set_str(o, k, t);
+    site_commit_href(c, sha, href, sizeof href);
+    snprintf(key, sizeof key, "%s_href", k);
+    sb_tpl_set_str(o, key, href);
 }
 
 static void set_pct(json_t *o, const char *k, double v, int blank_nan)
@@ -92,7 +109,7 @@ static void set_pct(json_t *o, const char *k, double v, int blank_nan)
 }
 
 /* A regression or improvement step of the history. */
-static json_t *step_row(const sb_rg_row *r)
+static json_t *step_row(const site_ctx *c, const sb_rg_row *r)
 {
     json_t *o = json_object();
     char p[32] = "\xe2\x80\x93";
@@ -103,11 +120,11 @@ static json_t *step_row(const sb_rg_row *r)
     if (r->old_run) {
         set_run_href(o, "old_href", r->old_run->run_id);
         json_object_set_new(o, "old_run", json_integer(r->old_run->run_id));
-        set_sha(o, "old_sha", r->old_run->git_sha);
+        set_sha(c, o, "old_sha", r->old_run->git_sha);
     }
     set_run_href(o, "new_href", r->new_run->run_id);
     json_object_set_new(o, "new_run", json_integer(r->new_run->run_id));
-    set_sha(o, "new_sha", r->new_run->git_sha);
+    set_sha(c, o, "new_sha", r->new_run->git_sha);
     set_pct(o, "change", r->rel_change, 0);
     if (!isnan(r->p))
         snprintf(p, sizeof p, "%.3g", r->p);
@@ -119,7 +136,8 @@ static json_t *step_row(const sb_rg_row *r)
 
 /* A run's row in the history table: fo is the step it is the older run
  * of, fn the step it is the newer run of (either may be NULL). */
-static json_t *run_row(const sb_result *r, const rg_ref *fo, const rg_ref *fn)
+static json_t *run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo,
+                       const rg_ref *fn)
 {
     json_t *o = json_object();
     int marked = fn && fn->row->verdict != SB_RG_SINGLE_COMMIT &&
@@ -130,7 +148,7 @@ static json_t *run_row(const sb_result *r, const rg_ref *fo, const rg_ref *fn)
                                      : "row-marked");
     set_run_href(o, "href", r->run_id);
     json_object_set_new(o, "run", json_integer(r->run_id));
-    set_sha(o, "sha", r->git_sha);
+    set_sha(c, o, "sha", r->git_sha);
     sb_tpl_set_str(o, "provider", r->provider);
     /* only the statuses other than passed are labels */
     json_object_set_new(o, "ok", json_boolean(r->passing));
@@ -266,7 +284,7 @@ int site_build_history(site_ctx *c, sb_error *err)
                 json_array_append_new(latest, o);
             }
             if (is_reg || r->verdict == SB_RG_IMPROVEMENT)
-                json_array_append_new(marked, step_row(r));
+                json_array_append_new(marked, step_row(c, r));
         }
         json_object_set_new(d, "has_steps", json_boolean(json_array_size(marked) > 0));
         /* the chart */
@@ -276,9 +294,11 @@ int site_build_history(site_ctx *c, sb_error *err)
                      head->mode, head->dtype, head->shape_key, head->sku);
             sb_history_sort_steps(steps, nsteps);
             size_t drawn = 0;
+            int git = 0;
             sb_buf svg = SB_BUF_INIT;
-            site_history_chart(ord + i, cnt, &c->order, steps, nsteps, ctitle, &svg, &drawn);
+            site_history_chart(ord + i, cnt, &c->commits, steps, nsteps, ctitle, &svg, &drawn, &git);
             sb_tpl_set_str(d, "chart", drawn ? sb_buf_str(&svg) : "");
+            json_object_set_new(d, "git_order", json_boolean(git));
             sb_buf_free(&svg);
         }
         free(steps);
@@ -303,7 +323,7 @@ int site_build_history(site_ctx *c, sb_error *err)
                 const rg_ref *fo = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
                 key.is_new = 1;
                 const rg_ref *fn = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
-                json_array_append_new(rows, run_row(r, fo, fn));
+                json_array_append_new(rows, run_row(c, r, fo, fn));
             }
             sb_buf pager = SB_BUF_INIT;
             site_pager(&pager, pg, pages, site_keyed_page_name, &ha);

@@ -17,6 +17,22 @@
 #include "strbuf.h"
 #include "template.h"
 
+/* A commit of the site's runs as the history charts place it: its git
+ * ordinal and commit time from the commits table (db/commits.h), its rank
+ * in the order first measured (sb_rg_order) and when that was. */
+typedef struct site_commit {
+    const char *sha;        /* points into the result set */
+    long long git;          /* ordinal in the commits table; -1: not there */
+    long long committed_at; /* Unix seconds; -1: not in the commits table */
+    long rank;              /* sb_rg_order_rank */
+    long long first;        /* earliest finished_epoch of its runs */
+} site_commit;
+
+typedef struct site_commits {
+    site_commit *v; /* sorted by SHA */
+    size_t n;
+} site_commits;
+
 typedef struct site_ctx {
     const sb_site_opts *o;
     sb_site_summary *sum;
@@ -31,6 +47,7 @@ typedef struct site_ctx {
     sb_geo_table geo;
     sb_rg_list rg;             /* every commit against the one before (sb_rg_history) */
     sb_rg_order order;         /* commits in the order first measured */
+    site_commits commits;      /* their git order and dates (site_commits_build) */
     sb_rg_opts rg_opts;
     size_t page_rows;
     char out[4096];
@@ -114,15 +131,29 @@ void site_keyed_page_name(char *buf, size_t size, size_t page, const void *arg);
 int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_error *err);
 void site_ctx_release(site_ctx *c, site_ctx *clone);
 
+/* The commits of set's runs ("unknown" left out), with ord's ranks and
+ * the commits table's ordinals and times (site_chart.c). */
+int site_commits_build(sqlite3 *db, const sb_result_set *set, const sb_rg_order *ord,
+                       site_commits *out, sb_error *err);
+const site_commit *site_commits_find(const site_commits *cm, const char *sha);
+void site_commits_free(site_commits *cm);
+
 /* The history chart of one case on one SKU (site_chart.c), drawn inline
  * and styled by assets/site.css: runs are every run of the case on the
- * SKU (any provider, any order), ord the commit order, steps the verdict
- * rows whose new run may be among runs, sorted by new_run->run_id
- * (sb_history_sort_steps). *points gets the points drawn (0: nothing
- * passed at a known commit; then nothing is written). */
-void site_history_chart(const sb_result *const *runs, size_t n, const sb_rg_order *ord,
+ * SKU (any provider, any order), cm the commits, steps the verdict rows
+ * whose new run may be among runs, sorted by new_run->run_id
+ * (sb_history_sort_steps). Commits go along x in git order where the
+ * commits table knows every commit drawn (*git_order = 1; may be NULL),
+ * else in the order first measured (0). *points gets the points drawn
+ * (0: nothing passed at a known commit; then nothing is written). */
+void site_history_chart(const sb_result *const *runs, size_t n, const site_commits *cm,
                         const sb_rg_row *const *steps, size_t nsteps, const char *title,
-                        sb_buf *out, size_t *points);
+                        sb_buf *out, size_t *points, int *git_order);
+
+/* The address of commit sha in the repository (--repo-url:
+ * URL/commit/SHA) into buf, or "" without a URL or for a SHA that is not
+ * 40 hex digits (site_history.c). */
+void site_commit_href(const site_ctx *c, const char *sha, char *buf, size_t size);
 
 /* Compares a and b with digit runs read as numbers: "M=16384" before
  * "M=131072", "N=8" before "N=64". */

@@ -604,7 +604,7 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, json_t 
                  h->dtype, h->shape_key, sku);
         sb_buf_reset(&svg);
         size_t drawn = 0;
-        site_history_chart(runs, nr, &c->order, steps, ns, title, &svg, &drawn);
+        site_history_chart(runs, nr, &c->commits, steps, ns, title, &svg, &drawn, NULL);
         if (!drawn)
             continue;
         site_history_path(hp, sizeof hp, keys[k], sku, 1);

@@ -46,7 +46,7 @@ static int cmp_rows(const void *x, const void *y)
     return k;
 }
 
-static json_t *row_json(const sb_rg_row *r, long long week_from)
+static json_t *row_json(const site_ctx *c, const sb_rg_row *r, long long week_from)
 {
     const sb_result *n = r->new_run, *o = r->old_run;
     json_t *j = json_object();
@@ -78,6 +78,11 @@ static json_t *row_json(const sb_rg_row *r, long long week_from)
     sb_tpl_set_str(j, "old_sha", buf);
     snprintf(buf, sizeof buf, "%.10s", n->git_sha ? n->git_sha : "");
     sb_tpl_set_str(j, "new_sha", buf);
+    /* the commits' addresses, "" without a repository URL */
+    site_commit_href(c, o && o->git_sha ? o->git_sha : "", buf, sizeof buf);
+    sb_tpl_set_str(j, "old_sha_href", buf);
+    site_commit_href(c, n->git_sha ? n->git_sha : "", buf, sizeof buf);
+    sb_tpl_set_str(j, "new_sha_href", buf);
     snprintf(buf, sizeof buf, "%.10s", n->finished_at ? n->finished_at : "");
     sb_tpl_set_str(j, "day", buf);
     json_object_set_new(j, "new_run", json_integer(n->run_id));
@@ -144,9 +149,9 @@ int site_build_regressions(site_ctx *c, sb_error *err)
         int mine = sb_rg_own_provider(r->new_run->provider);
         int bad = is_bad(r->verdict), in_week = r->new_run->finished_epoch >= from;
         if (mine && (bad ? own_shown_bad++ < 2 * c->page_rows : own_shown_good++ < c->page_rows))
-            json_array_append_new(own, row_json(r, from));
+            json_array_append_new(own, row_json(c, r, from));
         else if (!mine && others_shown++ < c->page_rows)
-            json_array_append_new(others, row_json(r, from));
+            json_array_append_new(others, row_json(c, r, from));
         if (mine) {
             own_bad += bad;
             own_week_bad += bad && in_week;
@@ -181,7 +186,7 @@ int site_build_regressions(site_ctx *c, sb_error *err)
     if (wow_own_bad)
         qsort(v, wow_own_bad, sizeof *v, cmp_rows);
     for (size_t i = 0; i < wow_own_bad; i++)
-        json_array_append_new(wow, row_json(v[i], from));
+        json_array_append_new(wow, row_json(c, v[i], from));
     free(v);
     sb_buf def = SB_BUF_INIT;
     sb_rg_definition(&c->rg, &c->rg_opts, &def);

@@ -39,7 +39,7 @@ PY
 # text, cells go without end tags); history charts are one group of paths
 # per provider, with no element per point.
 python3 - "$T/a" <<'PY' || fail "rendered run and history pages"
-import glob, os, re, sys
+import glob, math, os, re, sys
 site = sys.argv[1]
 pages = sorted(glob.glob(os.path.join(site, "runs", "[0-9]*.html")))
 rows = size = dists = 0
@@ -59,16 +59,29 @@ assert dists >= 10000, "%d sample distributions for %d runs" % (dists, rows)
 assert size / rows < 900, "run pages: %.0f bytes a run" % (size / rows)
 print("ok: %d run pages link their raw JSON (present); %d of %d rows with a 16-bin distribution, "
       "%.0f bytes a run" % (len(pages), dists, rows, size / rows))
-charts = 0
+charts = points = 0
 for p in glob.glob(os.path.join(site, "history", "*.html")):
     html = open(p, encoding="utf-8").read()
     for svg in re.findall(r"<svg class=\"hc\".*?</svg>", html, re.S):
         assert "<circle" not in svg and " style=" not in svg, p
         groups = svg.count('<g fill="')
-        assert groups == svg.count('<path class="pt"'), p
+        assert groups == svg.count('<g class="pt">'), p
+        # every point carries its own tooltip: commit, run, median, spread
+        pts = re.findall(r'<path d="M[0-9.]+ [0-9.]+h0"><title>([^<]*)</title></path>', svg)
+        assert pts and len(pts) == svg.count('h0"><title>'), p
+        assert all(re.search(r", commit \d{4}-\d\d-\d\d [0-9a-f]{7}, run \d+: median [0-9.]+ ms, "
+                             r"p20-p80 [0-9.]+-[0-9.]+ ms$", t) for t in pts), (p, pts[:3])
+        points += len(pts)
+        # y ticks at one round step (1, 2 or 5 times a power of ten)
+        v = [float(t) for t in re.findall(r'<text class="yl"[^>]*>([^<]*)</text>', svg)]
+        step = v[1] - v[0]
+        mant = step / 10 ** math.floor(math.log10(step) + 1e-9)
+        assert min(abs(mant - k) for k in (1, 2, 5)) < 1e-6, (p, v)
+        assert all(abs((b - a) - step) < 1e-9 * max(1, abs(b)) for a, b in zip(v, v[1:])), (p, v)
         charts += 1
 assert charts > 0, "no history chart"
-print("ok: %d history charts, one group of paths a provider (in its colour), no element per point" % charts)
+print("ok: %d history charts, one group of paths a provider (in its colour), %d points each "
+      "with a tooltip (commit, date, run, median, spread), y ticks at 1-2-5 steps" % (charts, points))
 PY
 [ "$files" -le 5000 ] || fail "expected at most 5,000 files for 10,000 runs (no file per run), found $files"
 echo "ok: $pages pages, $files files"

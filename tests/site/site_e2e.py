@@ -29,6 +29,7 @@ import gzip
 import html.parser
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -476,6 +477,34 @@ def browser_checks(chrome_exe, site, dbpath, tmp):
             fail("sort script: %r" % order)
         ok("sort script orders the run list by run id, descending on a second click")
 
+        # 5b. history charts as laid out: every point has its tooltip, and
+        # the turned commit labels (date and SHA) stay inside the chart
+        nlab = npts = 0
+        for h in hist:
+            ch.load("file://" + os.path.abspath(h))
+            r = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll('svg.hc')).map(svg => {
+                var b = svg.getBoundingClientRect();
+                var pts = Array.from(svg.querySelectorAll('g.pt > path'));
+                return {pts: pts.length,
+                        titled: pts.filter(p => p.firstElementChild && p.firstElementChild.tagName == 'title'
+                                            && /, run \\d+: median /.test(p.firstElementChild.textContent)).length,
+                        labels: Array.from(svg.querySelectorAll('text.xl')).map(t => {
+                            var r = t.getBoundingClientRect();
+                            return [t.textContent, r.left - b.left, b.right - r.right, b.bottom - r.bottom];})};
+            }))"""))
+            for c in r:
+                if not c["pts"] or c["titled"] != c["pts"]:
+                    fail("%s: %d of %d chart points with a tooltip" % (h, c["titled"], c["pts"]))
+                for text, left, right, bottom in c["labels"]:
+                    if not re.fullmatch(r"\d{4}-\d\d-\d\d [0-9a-f]{7}", text) or min(left, right, bottom) < 0:
+                        fail("%s: commit label %r outside the chart (%.0f, %.0f, %.0f px)" % (h, text, left, right, bottom))
+                nlab += len(c["labels"])
+                npts += c["pts"]
+        if not npts:
+            fail("no history chart point checked")
+        ok("history charts in Chromium: %d points each with a tooltip, %d date+SHA labels inside the chart"
+           % (npts, nlab))
+
         # 6. with JavaScript off the same tables and plots are there
         ch.send("Emulation.setScriptExecutionDisabled", {"value": True})
         rid = ids[-1]
@@ -616,7 +645,6 @@ def check_regressions(solbook, site, dbpath):
     """History pages mark the same regressions `solbook report regressions
     --history` finds (every commit against the one before, per case,
     provider, SKU), and draw them on the charts."""
-    import re
     p = subprocess.run([solbook, "report", "regressions", "--history", "--db", dbpath, "--format", "json"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode not in (0, 1):
