@@ -471,7 +471,8 @@ static int aa_noise_load(sqlite3 *db, const sb_rg_opts *o, aa_noise *out, sb_err
         rc = sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    memcpy(sorted, runs.v, runs.n * sizeof *sorted);
+    if (runs.n) /* memcpy from NULL is undefined even for no bytes */
+        memcpy(sorted, runs.v, runs.n * sizeof *sorted);
     /* a stable sort by SKU (insertion: a session's runs share a SKU, so
      * they come nearly sorted) */
     for (size_t i = 1; i < runs.n; i++) {
