@@ -90,6 +90,8 @@ static int result_matches(const sb_result *r, const sb_result_filter *f)
     if (!str_is(f->suite, r->suite) || !str_is(f->op, r->op) ||
         !str_is(f->provider, r->provider) || !str_is(f->arch, r->arch) || !str_is(f->sku, r->sku))
         return 0;
+    if (f->branch && (!r->git_branch || strcmp(f->branch, r->git_branch) != 0))
+        return 0;
     if (f->sha) {
         size_t n = strlen(f->sha);
         /* git_sha >= sha AND git_sha < sha || 'g' */
@@ -134,7 +136,9 @@ int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_fil
     return SB_OK;
 }
 
-static const char *RESULT_SQL =
+/* The columns and tables every result query reads; read_row takes the
+ * columns in this order. */
+static const char RESULT_SELECT[] =
     "SELECT r.id, r.status, r.reason, r.source_path, r.source_format, r.run_uuid,"
     " c.suite, c.op, c.mode, c.provider, c.backend, c.dtype, c.shape_key, c.shape_json,"
     " c.params_json, c.case_key, c.timer, c.l2, c.warmup_iters, c.warmup_ms, c.iters, c.repeats,"
@@ -149,119 +153,162 @@ static const char *RESULT_SQL =
     " c.profiler, p.git_branch"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
-    " WHERE r.schema = 'solbook.result.v1'"
-    " AND (?1 IS NULL OR c.suite = ?1) AND (?2 IS NULL OR c.op = ?2)"
-    " AND (?3 IS NULL OR c.provider = ?3) AND (?4 IS NULL OR p.arch = ?4)"
-    " AND (?5 IS NULL OR p.sku = ?5)"
-    " AND (?6 IS NULL OR p.git_sha >= ?6 AND p.git_sha < ?6 || 'g')"
-    " AND (?7 = 1 OR c.profiler IS NULL)"
-    " AND (?8 IS NULL OR p.finished_at >= ?8) AND (?9 IS NULL OR p.finished_at < ?9)"
-    " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
+    " WHERE r.schema = 'solbook.result.v1'";
 
-int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+static const char RESULT_ORDER[] = " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
+
+#define SB_MAX_BINDS 16
+
+/* A statement being put together: its SQL and the text bound to its
+ * parameters, in order. */
+typedef struct query_text {
+    sb_buf sql;
+    const char *bind[SB_MAX_BINDS];
+    int n;
+    char lo[16], hi[16];
+} query_text;
+
+static void where_text(query_text *q, const char *cond, const char *value)
 {
-    memset(out, 0, sizeof *out);
-    size_t left_cap = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, RESULT_SQL, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_conn_fail(db, err, "query failed");
-    const char *binds[] = {f ? f->suite : NULL, f ? f->op : NULL, f ? f->provider : NULL,
-                           f ? f->arch : NULL, f ? f->sku : NULL};
-    for (int i = 0; i < 5; i++) {
-        if (binds[i])
-            sqlite3_bind_text(st, i + 1, binds[i], -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, i + 1);
+    if (!value)
+        return;
+    sb_buf_puts(&q->sql, cond);
+    q->bind[q->n++] = value;
+}
+
+/* The conditions of filter f, each only when f sets it, so that SQLite
+ * plans every query on the indexes of what it asks for. */
+static void where_filter(query_text *q, const sb_result_filter *f)
+{
+    if (!f) {
+        sb_buf_puts(&q->sql, " AND c.profiler IS NULL");
+        return;
     }
-    if (f && f->sha)
-        sqlite3_bind_text(st, 6, f->sha, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 6);
-    sqlite3_bind_int(st, 7, f && f->with_profiled);
-    /* The window is checked on the parsed time below; the dates here only
-     * spare reading the documents of runs far outside it. A time stamp
+    where_text(q, " AND c.suite = ?", f->suite);
+    where_text(q, " AND c.op = ?", f->op);
+    where_text(q, " AND c.provider = ?", f->provider);
+    where_text(q, " AND p.arch = ?", f->arch);
+    where_text(q, " AND p.sku = ?", f->sku);
+    where_text(q, " AND p.git_branch = ?", f->branch);
+    if (f->sha) {
+        where_text(q, " AND p.git_sha >= ?", f->sha);
+        where_text(q, " AND p.git_sha < ? || 'g'", f->sha);
+    }
+    if (!f->with_profiled)
+        sb_buf_puts(&q->sql, " AND c.profiler IS NULL");
+    /* The window is checked on the parsed time (read_set); the dates here
+     * only spare reading the runs far outside it. A time stamp
      * sb_rfc3339_parse accepts starts with its local date, at most a day
      * off its UTC date, so runs of the window lie within these bounds
      * (text order of the date prefix). */
-    char lo[16], hi[16];
-    if (f && f->has_range && f->from > SB_WINDOW_EARLIEST && f->to < SB_WINDOW_LATEST) {
-        sb_epoch_date(f->from - 2 * 86400LL, lo);
-        sb_epoch_date(f->to + 2 * 86400LL, hi);
-        sqlite3_bind_text(st, 8, lo, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 9, hi, -1, SQLITE_STATIC);
-    } else {
-        sqlite3_bind_null(st, 8);
-        sqlite3_bind_null(st, 9);
+    if (f->has_range && f->from > SB_WINDOW_EARLIEST && f->to < SB_WINDOW_LATEST) {
+        sb_epoch_date(f->from - 2 * 86400LL, q->lo);
+        sb_epoch_date(f->to + 2 * 86400LL, q->hi);
+        where_text(q, " AND p.finished_at >= ?", q->lo);
+        where_text(q, " AND p.finished_at < ?", q->hi);
     }
-    size_t cap = 0;
+}
+
+static void read_row(sqlite3_stmt *st, sb_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int i = 0;
+    r->run_id = sqlite3_column_int64(st, i++);
+    r->status = col_str(st, i++);
+    r->reason = col_str_or_null(st, i++);
+    r->source_path = col_str(st, i++);
+    r->source_format = col_str(st, i++);
+    r->run_uuid = col_str_or_null(st, i++);
+    r->suite = col_str(st, i++);
+    r->op = col_str(st, i++);
+    r->mode = col_str(st, i++);
+    r->provider = col_str(st, i++);
+    r->backend = col_str(st, i++);
+    r->dtype = col_str(st, i++);
+    r->shape_key = col_str(st, i++);
+    r->shape_json = col_str(st, i++);
+    r->params_json = col_str(st, i++);
+    r->case_key = col_str(st, i++);
+    r->timer = col_str(st, i++);
+    r->l2 = col_str(st, i++);
+    r->warmup_iters = col_int(st, i++);
+    r->warmup_ms = col_real(st, i++);
+    r->iters = col_int(st, i++);
+    r->repeats = col_int(st, i++);
+    r->input_sets = col_int(st, i++);
+    r->graph = (int)col_int(st, i++);
+    r->git_sha = col_str(st, i++);
+    r->tool_name = col_str(st, i++);
+    r->tool_version = col_str(st, i++);
+    r->driver = col_str_or_null(st, i++);
+    r->cuda = col_str_or_null(st, i++);
+    r->cublas = col_str_or_null(st, i++);
+    r->gpu_name = col_str(st, i++);
+    r->arch = col_str(st, i++);
+    r->sku = col_str(st, i++);
+    r->hostname = col_str_or_null(st, i++);
+    r->finished_at = col_str_or_null(st, i++);
+    r->median_ms = col_real(st, i++);
+    r->p20_ms = col_real(st, i++);
+    r->p80_ms = col_real(st, i++);
+    r->flops = col_real(st, i++);
+    r->bytes = col_real(st, i++);
+    r->tflops = col_real(st, i++);
+    r->gbps = col_real(st, i++);
+    r->sample_count = col_int(st, i++);
+    r->quantiles_only = col_int(st, i++) == 1;
+    r->correct = (int)col_int(st, i++);
+    /* Imported timings whose source checks nothing carry passed = NULL
+     * and reference 'imported': usable, but marked as not re-checked. */
+    r->unchecked = r->correct == -1 && sqlite3_column_type(st, i) == SQLITE_TEXT &&
+                   strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
+    i++;
+    r->passing = r->status && strcmp(r->status, "passed") == 0 && (r->correct == 1 || r->unchecked);
+    r->run_params_json = col_str_or_null(st, i++);
+    r->settle_ms = col_real(st, i++);
+    r->launch_hold = col_int(st, i++) == 1;
+    r->kernel_median_ms = col_real(st, i++);
+    r->kernel_method = col_str_or_null(st, i++);
+    r->repeat_spread = col_real(st, i++);
+    r->peak_device_bytes = col_int(st, i++);
+    r->packages_json = col_str(st, i++);
+    r->profiler = col_str_or_null(st, i++);
+    r->git_branch = col_str_or_null(st, i++);
+    if (!r->finished_at || sb_rfc3339_parse(r->finished_at, &r->finished_epoch) != 0)
+        r->finished_epoch = LLONG_MIN;
+}
+
+static int push_result(sb_result **v, size_t *n, size_t *cap, const sb_result *r)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        sb_result *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = *r;
+    return 0;
+}
+
+/* Runs the statement q describes and adds its runs to out: those in the
+ * window of f (when it has one), the passed ones whose time is unusable
+ * to out->left_out. */
+static int read_set(sqlite3 *db, query_text *q, const sb_result_filter *f, sb_result_set *out,
+                    size_t *cap, size_t *left_cap, sb_error *err)
+{
+    if (sb_buf_failed(&q->sql))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sb_buf_str(&q->sql), -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "query failed");
+    for (int i = 0; i < q->n; i++)
+        sqlite3_bind_text(st, i + 1, q->bind[i], -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sb_result r;
-        memset(&r, 0, sizeof r);
-        int i = 0;
-        r.run_id = sqlite3_column_int64(st, i++);
-        r.status = col_str(st, i++);
-        r.reason = col_str_or_null(st, i++);
-        r.source_path = col_str(st, i++);
-        r.source_format = col_str(st, i++);
-        r.run_uuid = col_str_or_null(st, i++);
-        r.suite = col_str(st, i++);
-        r.op = col_str(st, i++);
-        r.mode = col_str(st, i++);
-        r.provider = col_str(st, i++);
-        r.backend = col_str(st, i++);
-        r.dtype = col_str(st, i++);
-        r.shape_key = col_str(st, i++);
-        r.shape_json = col_str(st, i++);
-        r.params_json = col_str(st, i++);
-        r.case_key = col_str(st, i++);
-        r.timer = col_str(st, i++);
-        r.l2 = col_str(st, i++);
-        r.warmup_iters = col_int(st, i++);
-        r.warmup_ms = col_real(st, i++);
-        r.iters = col_int(st, i++);
-        r.repeats = col_int(st, i++);
-        r.input_sets = col_int(st, i++);
-        r.graph = (int)col_int(st, i++);
-        r.git_sha = col_str(st, i++);
-        r.tool_name = col_str(st, i++);
-        r.tool_version = col_str(st, i++);
-        r.driver = col_str_or_null(st, i++);
-        r.cuda = col_str_or_null(st, i++);
-        r.cublas = col_str_or_null(st, i++);
-        r.gpu_name = col_str(st, i++);
-        r.arch = col_str(st, i++);
-        r.sku = col_str(st, i++);
-        r.hostname = col_str_or_null(st, i++);
-        r.finished_at = col_str_or_null(st, i++);
-        r.median_ms = col_real(st, i++);
-        r.p20_ms = col_real(st, i++);
-        r.p80_ms = col_real(st, i++);
-        r.flops = col_real(st, i++);
-        r.bytes = col_real(st, i++);
-        r.tflops = col_real(st, i++);
-        r.gbps = col_real(st, i++);
-        r.sample_count = col_int(st, i++);
-        r.quantiles_only = col_int(st, i++) == 1;
-        r.correct = (int)col_int(st, i++);
-        /* Imported timings whose source checks nothing carry passed = NULL
-         * and reference 'imported': usable, but marked as not re-checked. */
-        r.unchecked = r.correct == -1 && sqlite3_column_type(st, i) == SQLITE_TEXT &&
-                      strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
-        i++;
-        r.passing = strcmp(r.status, "passed") == 0 && (r.correct == 1 || r.unchecked);
-        r.run_params_json = col_str_or_null(st, i++);
-        r.settle_ms = col_real(st, i++);
-        r.launch_hold = col_int(st, i++) == 1;
-        r.kernel_median_ms = col_real(st, i++);
-        r.kernel_method = col_str_or_null(st, i++);
-        r.repeat_spread = col_real(st, i++);
-        r.peak_device_bytes = col_int(st, i++);
-        r.packages_json = col_str(st, i++);
-        r.profiler = col_str_or_null(st, i++);
-        r.git_branch = col_str_or_null(st, i++);
-        if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
-            r.finished_epoch = LLONG_MIN;
+        read_row(st, &r);
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {
             result_free(&r);
             rc = SQLITE_NOMEM;
@@ -276,42 +323,109 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         if (!usable_time(r.kernel_median_ms))
             r.kernel_median_ms = NAN;
         /* NULL reads as NAN (a run without a time); SQLite stores no NaN */
-        if (strcmp(r.status, "passed") == 0 && !isnan(r.median_ms) && !usable_time(r.median_ms)) {
-            if (out->n_left_out == left_cap) {
-                size_t nc = left_cap ? left_cap * 2 : 8;
-                sb_result *nv = realloc(out->left_out, nc * sizeof *nv);
-                if (!nv) {
-                    result_free(&r);
-                    rc = SQLITE_NOMEM;
-                    break;
-                }
-                out->left_out = nv;
-                left_cap = nc;
-            }
-            out->left_out[out->n_left_out++] = r;
-            continue;
+        int left = strcmp(r.status, "passed") == 0 && !isnan(r.median_ms) && !usable_time(r.median_ms);
+        if (left ? push_result(&out->left_out, &out->n_left_out, left_cap, &r)
+                 : push_result(&out->v, &out->n, cap, &r)) {
+            result_free(&r);
+            rc = SQLITE_NOMEM;
+            break;
         }
-        if (out->n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            sb_result *nv = realloc(out->v, nc * sizeof *nv);
-            if (!nv) {
-                result_free(&r);
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            out->v = nv;
-            cap = nc;
-        }
-        out->v[out->n++] = r;
     }
     if (rc != SQLITE_DONE) {
         sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "reading results failed: %s",
                      rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
         sqlite3_finalize(st);
-        sb_results_free(out);
         return SB_ERR;
     }
     sqlite3_finalize(st);
+    return SB_OK;
+}
+
+/* Loads into out (added to what it holds) the result runs of f that also
+ * meet extra (SQL ANDed, its parameters extra_bind), in report order. */
+static int load_where(sqlite3 *db, const sb_result_filter *f, const char *extra,
+                      const char *const *extra_bind, int n_extra, sb_result_set *out,
+                      size_t *cap, size_t *left_cap, sb_error *err)
+{
+    query_text q;
+    memset(&q, 0, sizeof q);
+    sb_buf_puts(&q.sql, RESULT_SELECT);
+    where_filter(&q, f);
+    if (extra)
+        sb_buf_puts(&q.sql, extra);
+    for (int i = 0; i < n_extra && q.n < SB_MAX_BINDS; i++)
+        q.bind[q.n++] = extra_bind[i];
+    sb_buf_puts(&q.sql, RESULT_ORDER);
+    int rc = read_set(db, &q, f, out, cap, left_cap, err);
+    sb_buf_free(&q.sql);
+    return rc;
+}
+
+int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    if (load_where(db, f, NULL, NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+static int str_or_null_cmp(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* Report order: case, provider, SKU, finished_at (absent first, as SQLite
+ * orders NULL), run id. */
+static int report_order(const void *pa, const void *pb)
+{
+    const sb_result *a = pa, *b = pb;
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    if (!c)
+        c = strcmp(a->sku, b->sku);
+    if (!c)
+        c = str_or_null_cmp(a->finished_at, b->finished_at);
+    if (!c)
+        c = (a->run_id > b->run_id) - (a->run_id < b->run_id);
+    return c;
+}
+
+/* Sorts v into report order and frees the second copy of a run loaded
+ * twice. */
+static void sort_unique(sb_result *v, size_t *n)
+{
+    if (*n < 2)
+        return;
+    qsort(v, *n, sizeof *v, report_order);
+    size_t m = 1;
+    for (size_t i = 1; i < *n; i++) {
+        if (v[i].run_id == v[m - 1].run_id)
+            result_free(&v[i]);
+        else
+            v[m++] = v[i];
+    }
+    *n = m;
+}
+
+int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
+                        sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (load_where(db, &fs[i], NULL, NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+            sb_results_free(out);
+            return SB_ERR;
+        }
+    }
+    sort_unique(out->v, &out->n);
+    sort_unique(out->left_out, &out->n_left_out);
     return SB_OK;
 }
 

@@ -75,6 +75,7 @@ typedef struct sb_result_set {
 typedef struct sb_result_filter {
     const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
     const char *sha;                                /* commit prefix; NULL: any */
+    const char *branch;                             /* provenance.git_branch; NULL: any */
     int with_profiled;  /* 1: runs timed under a profiler too (they never count as
                          * timings; by default they are left out) */
     int has_range;                                  /* keep finished_epoch in [from, to) */
@@ -84,8 +85,16 @@ typedef struct sb_result_filter {
 /* Loads the result runs matching f, ordered by case_key, provider, sku,
  * finished_at, run id (so output built from them is deterministic). Runs
  * timed under a profiler (configs.profiler) are left out unless
- * f->with_profiled: their samples are the profiler's, not timings. */
+ * f->with_profiled: their samples are the profiler's, not timings. Only
+ * the conditions f sets are in the statement, so a commit, SKU, op or
+ * suite is read through its index. */
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
+
+/* The runs matching any of fs[0..nf), each once, in sb_results_load's
+ * order: the two sides of a comparison, read through their own indexes. */
+int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
+                        sb_error *err);
+
 void sb_results_free(sb_result_set *s);
 
 /* The runs matching f, in the order sb_results_load gives them. With all
