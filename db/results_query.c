@@ -157,6 +157,11 @@ static const char RESULT_SELECT[] =
 
 static const char RESULT_ORDER[] = " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
 
+/* A passed run's time reports cannot use (usable_time fails): the partial
+ * index metrics_time_unusable (migration 011) holds exactly these runs. */
+#define SB_UNUSABLE_TIME \
+    "median_ms < 2.2250738585072014e-308 OR median_ms > 1.7976931348623157e308"
+
 #define SB_MAX_BINDS 16
 
 /* A statement being put together: its SQL and the text bound to its
@@ -426,6 +431,292 @@ int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_r
     }
     sort_unique(out->v, &out->n);
     sort_unique(out->left_out, &out->n_left_out);
+    return SB_OK;
+}
+
+static int newer(const sb_result *a, const sb_result *b)
+{
+    if (a->finished_epoch != b->finished_epoch)
+        return a->finished_epoch > b->finished_epoch;
+    return a->run_id > b->run_id;
+}
+
+static int same_series(const sb_result *a, const sb_result *b)
+{
+    return strcmp(a->case_key, b->case_key) == 0 && strcmp(a->provider, b->provider) == 0 &&
+           strcmp(a->sku, b->sku) == 0;
+}
+
+/* Appends the newest run of each series of s->v (in report order) to
+ * keep and frees the others; s->v is emptied, whatever happens. */
+static int keep_newest(sb_result_set *s, sb_result **keep, size_t *n, size_t *cap)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->n;) {
+        size_t j = i, best = i;
+        while (j + 1 < s->n && same_series(&s->v[j + 1], &s->v[i])) {
+            j++;
+            if (newer(&s->v[j], &s->v[best]))
+                best = j;
+        }
+        if (rc == 0 && push_result(keep, n, cap, &s->v[best]) == 0)
+            memset(&s->v[best], 0, sizeof s->v[best]);
+        else
+            rc = -1;
+        for (size_t k = i; k <= j; k++)
+            result_free(&s->v[k]);
+        i = j + 1;
+    }
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+    return rc;
+}
+
+/* series_latest's word on a run: its finished time and whether the
+ * series is unsure (migration 011). */
+typedef struct latest_mark {
+    long long run_id, epoch;
+    int unsure;
+} latest_mark;
+
+static int mark_cmp(const void *a, const void *b)
+{
+    long long x = ((const latest_mark *)a)->run_id, y = ((const latest_mark *)b)->run_id;
+    return (x > y) - (x < y);
+}
+
+/* head, then the rows of series_latest of f's suite, op, provider and
+ * SKU (NULL: all). */
+static void where_latest(query_text *q, const char *head, const sb_result_filter *f)
+{
+    sb_buf_puts(&q->sql, head);
+    sb_buf_puts(&q->sql, " FROM series_latest WHERE 1");
+    if (f) {
+        where_text(q, " AND suite = ?", f->suite);
+        where_text(q, " AND op = ?", f->op);
+        where_text(q, " AND provider = ?", f->provider);
+        where_text(q, " AND sku = ?", f->sku);
+    }
+}
+
+/* The runs series_latest names for f (NULL: all), by run id. */
+static int latest_marks(sqlite3 *db, const sb_result_filter *f, latest_mark **out, size_t *n,
+                        sb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    query_text q;
+    memset(&q, 0, sizeof q);
+    where_latest(&q, "SELECT run_id, finished_epoch, unsure", f);
+    sqlite3_stmt *st = NULL;
+    if (sb_buf_failed(&q.sql) ||
+        sqlite3_prepare_v2(db, sb_buf_str(&q.sql), -1, &st, NULL) != SQLITE_OK) {
+        sb_buf_free(&q.sql);
+        return sb_db_conn_fail(db, err, "query failed");
+    }
+    sb_buf_free(&q.sql);
+    for (int i = 0; i < q.n; i++)
+        sqlite3_bind_text(st, i + 1, q.bind[i], -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            latest_mark *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *out = nv;
+            cap = nc;
+        }
+        (*out)[(*n)++] = (latest_mark){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                       sqlite3_column_int(st, 2)};
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "reading the newest runs failed: %s",
+                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    if (*n)
+        qsort(*out, *n, sizeof **out, mark_cmp);
+    return SB_OK;
+}
+
+static const latest_mark *mark_of(const sb_result *r, const latest_mark *marks, size_t nm)
+{
+    latest_mark key = {r->run_id, 0, 0};
+    return nm ? bsearch(&key, marks, nm, sizeof key, mark_cmp) : NULL;
+}
+
+/* Whether m, series_latest's word on run r (the newest of its series for
+ * one suite), holds: r is a timing, its series sure and its time read
+ * alike by SQLite and sb_rfc3339_parse (an absent or unread time is
+ * LLONG_MIN on both sides). A run whose time is unusable is in
+ * left_out, not here. */
+static int mark_holds(const sb_result *r, const latest_mark *m)
+{
+    return !m->unsure && m->epoch == r->finished_epoch && !r->profiler;
+}
+
+/* Whether a stored newest run of the series of r is in s->left_out. */
+static int series_left_out(const sb_result_set *s, const sb_result *r, const latest_mark *marks,
+                           size_t nm)
+{
+    for (size_t k = 0; k < s->n_left_out; k++)
+        if (same_series(&s->left_out[k], r) && mark_of(&s->left_out[k], marks, nm))
+            return 1;
+    return 0;
+}
+
+/* Frees and drops the runs of s->v[from..] and s->left_out outside f's
+ * suite, op, provider and SKU (the runs still pending carry no filter). */
+static void drop_unmatched(sb_result_set *s, const sb_result_filter *f)
+{
+    if (!f)
+        return;
+    sb_result_filter g = {0};
+    g.suite = f->suite;
+    g.op = f->op;
+    g.provider = f->provider;
+    g.sku = f->sku;
+    g.with_profiled = 1;
+    size_t m = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (result_matches(&s->v[i], &g))
+            s->v[m++] = s->v[i];
+        else
+            result_free(&s->v[i]);
+    }
+    s->n = m;
+    m = 0;
+    for (size_t i = 0; i < s->n_left_out; i++) {
+        if (result_matches(&s->left_out[i], &g))
+            s->left_out[m++] = s->left_out[i];
+        else
+            result_free(&s->left_out[i]);
+    }
+    s->n_left_out = m;
+}
+
+/* Appends to out the newest run of the series of r (case, provider, SKU)
+ * under f, read whole. */
+static int series_newest(sqlite3 *db, const sb_result_filter *f, const sb_result *r,
+                         sb_result_set *out, size_t *cap, sb_error *err)
+{
+    sb_result_filter g = {0};
+    if (f)
+        g = *f;
+    g.provider = r->provider;
+    g.sku = r->sku;
+    const char *key = r->case_key;
+    sb_result_set series = {0};
+    size_t c2 = 0, l2 = 0;
+    int rc = load_where(db, &g, " AND c.case_key = ?", &key, 1, &series, &c2, &l2, err);
+    if (rc == SB_OK && keep_newest(&series, &out->v, &out->n, cap) != 0)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    sb_results_free(&series);
+    return rc;
+}
+
+int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set *out,
+                           sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    sb_result_set all = {0};
+    if (f && (f->arch || f->sha || f->branch || f->has_range || f->with_profiled)) {
+        /* series_latest knows neither these conditions nor profiled runs */
+        if (sb_results_load(db, f, &all, err) != SB_OK)
+            return SB_ERR;
+        out->left_out = all.left_out;
+        out->n_left_out = all.n_left_out;
+        all.left_out = NULL;
+        all.n_left_out = 0;
+        if (keep_newest(&all, &out->v, &out->n, &cap) != 0) {
+            sb_results_free(out);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        return SB_OK;
+    }
+    latest_mark *marks = NULL;
+    size_t nm = 0;
+    if (latest_marks(db, f, &marks, &nm, err) != SB_OK)
+        return SB_ERR;
+    /* The runs series_latest names and those still pending, profiled ones
+     * too, so that a series whose stored newest is profiled is seen and
+     * read whole. */
+    sb_result_filter cand = {0};
+    cand.with_profiled = 1;
+    query_text q;
+    memset(&q, 0, sizeof q);
+    where_latest(&q, " AND r.id IN (SELECT run_id", f);
+    sb_buf_puts(&q.sql, " UNION ALL SELECT run_id FROM series_pending)");
+    size_t acap = 0, aleft = 0;
+    int rc = sb_buf_failed(&q.sql) ? sb_error_set(err, NULL, NULL, "out of memory")
+                                   : load_where(db, &cand, sb_buf_str(&q.sql), q.bind, q.n, &all,
+                                                &acap, &aleft, err);
+    sb_buf_free(&q.sql);
+    if (rc == SB_OK) {
+        drop_unmatched(&all, f);
+        sort_unique(all.v, &all.n);
+    }
+    /* series whose only stored newest runs are left out */
+    for (size_t k = 0; rc == SB_OK && k < all.n_left_out; k++) {
+        const sb_result *r = &all.left_out[k];
+        int seen = !mark_of(r, marks, nm);
+        for (size_t x = 0; x < k && !seen; x++)
+            seen = same_series(&all.left_out[x], r) && mark_of(&all.left_out[x], marks, nm);
+        for (size_t x = 0; x < all.n && !seen; x++)
+            seen = same_series(&all.v[x], r);
+        if (!seen)
+            rc = series_newest(db, f, r, out, &cap, err);
+    }
+    /* A series whose stored newest runs (one a suite) all hold keeps the
+     * newest timing among them and its pending runs; any other is read
+     * whole. */
+    for (size_t i = 0; rc == SB_OK && i < all.n;) {
+        size_t j = i;
+        int holds = 1;
+        const sb_result *best = NULL;
+        for (;; j++) {
+            const sb_result *r = &all.v[j];
+            const latest_mark *m = mark_of(r, marks, nm);
+            holds &= !m || mark_holds(r, m);
+            if (!r->profiler && (!best || newer(r, best)))
+                best = r;
+            if (j + 1 == all.n || !same_series(&all.v[j + 1], &all.v[i]))
+                break;
+        }
+        if (holds && !series_left_out(&all, &all.v[i], marks, nm)) {
+            if (best && push_result(&out->v, &out->n, &cap, best) != 0)
+                rc = sb_error_set(err, NULL, NULL, "out of memory");
+            else if (best)
+                memset(&all.v[best - all.v], 0, sizeof *best);
+        } else {
+            rc = series_newest(db, f, &all.v[i], out, &cap, err);
+        }
+        i = j + 1;
+    }
+    free(marks);
+    sb_results_free(&all);
+    if (rc != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
+    sort_unique(out->v, &out->n);
+    /* the left-out runs of f, through their partial index */
+    if (load_where(db, f, " AND r.status = 'passed' AND r.id IN (SELECT run_id FROM metrics"
+                          " WHERE " SB_UNUSABLE_TIME ")",
+                   NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
     return SB_OK;
 }
 

@@ -95,6 +95,16 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
 int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
                         sb_error *err);
 
+/* The newest run (greatest finished time, then run id) of each (case_key,
+ * provider, sku) among the runs sb_results_load(db, f) would give in v,
+ * in its order, with all of its left_out: the runs sb_picks_latest
+ * (report/results.h) picks, read through the table series_latest
+ * (migration 011) and the runs still pending for it instead of every
+ * run. A series whose stored newest run
+ * is profiled, left out or of an unsure time is read whole; so is every
+ * series when f sets arch, sha, branch, a window or with_profiled. */
+int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set *out,
+                           sb_error *err);
 void sb_results_free(sb_result_set *s);
 
 /* The runs matching f, in the order sb_results_load gives them. With all
