@@ -354,7 +354,7 @@ static int run_roofline(const opts *o)
         return 2;
     }
     report_input in;
-    if (report_input_load(o, o->sku, READ_SKUS | READ_PICKS, &in))
+    if (report_input_load(o, o->sku, READ_SKUS | READ_PICKS | READ_LATEST, &in))
         return 2;
     sb_error err;
     sb_error_clear(&err);
