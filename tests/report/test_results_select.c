@@ -17,13 +17,6 @@
 
 static char tmpdir[256];
 
-static void exec_sql(sqlite3 *db, const char *sql)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        fail_msg("%s: %s", sql, msg ? msg : "?");
-}
-
 static sqlite3 *open_read(const char *path)
 {
     sqlite3 *db = NULL;
@@ -31,6 +24,15 @@ static sqlite3 *open_read(const char *path)
     if (sb_report_db_open(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
+}
+
+/* A new database at DIR/name with the standard data set; its path in p. */
+static sqlite3 *standard_db(const char *name, char *p, size_t size)
+{
+    snprintf(p, size, "%s/%s", tmpdir, name);
+    sqlite3 *w = fx_create(p);
+    fx_standard(w);
+    return w;
 }
 
 static const double SAMPLES[] = {1.0, 1.1, 0.9, 1.0, 1.05};
@@ -100,9 +102,7 @@ static void test_latest_is_picks(void **state)
 {
     (void)state;
     char p[512];
-    snprintf(p, sizeof p, "%s/latest.db", tmpdir);
-    sqlite3 *w = fx_create(p);
-    fx_standard(w);
+    sqlite3 *w = standard_db("latest.db", p, sizeof p);
     const char *a = "a000000000000000000000000000000000000000";
     const char *b = "b000000000000000000000000000000000000000";
     /* liger: its newest run gets marked as profiled later; the older one
@@ -130,11 +130,11 @@ static void test_latest_is_picks(void **state)
     char sql[256];
     snprintf(sql, sizeof sql, "UPDATE provenance SET finished_at = NULL WHERE run_id = %lld",
              cublas_undated);
-    exec_sql(w, sql);
+    fx_exec(w, sql);
     snprintf(sql, sizeof sql, "UPDATE configs SET profiler = 'ncu' WHERE run_id = %lld", liger_new);
-    exec_sql(w, sql);
+    fx_exec(w, sql);
     snprintf(sql, sizeof sql, "UPDATE metrics SET median_ms = 0 WHERE run_id = %lld", tc_new);
-    exec_sql(w, sql);
+    fx_exec(w, sql);
     sqlite3_close(w);
 
     /* first with every run pending (written around solbook's commits),
@@ -143,7 +143,7 @@ static void test_latest_is_picks(void **state)
         {
             assert_int_equal(sqlite3_open(p, &w), SQLITE_OK);
             if (pass)
-                exec_sql(w, "INSERT INTO series_fold (go) VALUES (1)");
+                fx_exec(w, "INSERT INTO series_fold (go) VALUES (1)");
             sqlite3_stmt *st = NULL;
             assert_int_equal(sqlite3_prepare_v2(w, "SELECT (SELECT count(*) FROM series_pending),"
                                                    " (SELECT count(*) FROM series_latest)",
@@ -192,9 +192,9 @@ static void test_latest_is_picks(void **state)
 
     /* forgetting a series' newest run makes the one before it the newest */
     assert_int_equal(sqlite3_open(p, &w), SQLITE_OK);
-    exec_sql(w, "PRAGMA foreign_keys = ON");
+    fx_exec(w, "PRAGMA foreign_keys = ON");
     snprintf(sql, sizeof sql, "DELETE FROM runs WHERE id = %lld", hf_late);
-    exec_sql(w, sql);
+    fx_exec(w, sql);
     sqlite3_close(w);
     sqlite3 *db = open_read(p);
     long long hf_now = newest_of(db, "s1", "huggingface");
@@ -208,9 +208,7 @@ static void test_load_any(void **state)
 {
     (void)state;
     char p[512];
-    snprintf(p, sizeof p, "%s/any.db", tmpdir);
-    sqlite3 *w = fx_create(p);
-    fx_standard(w);
+    sqlite3 *w = standard_db("any.db", p, sizeof p);
     const char *a = "ab00000000000000000000000000000000000000";
     const char *b = "ac00000000000000000000000000000000000000";
     add(w, "s1", "liger", a, "2026-11-20T08:00:00Z", NULL);
@@ -219,7 +217,7 @@ static void test_load_any(void **state)
     add(w, "s2", "fused", a, "2026-11-22T08:00:00Z", NULL);
     char sql[128];
     snprintf(sql, sizeof sql, "UPDATE provenance SET finished_at = NULL WHERE run_id = %lld", undated);
-    exec_sql(w, sql);
+    fx_exec(w, sql);
     sqlite3_close(w);
     sqlite3 *db = open_read(p);
     sb_error err;
@@ -249,16 +247,13 @@ static void test_load_any(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sb-latest-test-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return fx_tmpdir_make(tmpdir, sizeof tmpdir, "select");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return fx_tmpdir_remove(tmpdir);
 }
 
 int main(void)
