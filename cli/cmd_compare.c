@@ -80,7 +80,7 @@ int cmd_compare(int argc, char **argv)
     sb_cmp_result r = {0};
     sb_buf out = SB_BUF_INIT;
     int rc = 2;
-    if (sb_report_db_open(db_path, &db, &err) != SB_OK || sb_results_load(db, &f, &set, &err) != SB_OK ||
+    if (sb_report_db_open(db_path, &db, &err) != SB_OK || sb_cmp_load(db, &f, &a, &b, &set, &err) != SB_OK ||
         sb_cmp_run(db, &set, &a, &b, &o, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;

@@ -195,7 +195,9 @@ typedef struct report_input {
     size_t np;
 } report_input;
 
-enum { READ_SKUS = 1, READ_PICKS = 2 };
+/* READ_LATEST: only the newest run of each case, provider and SKU (with
+ * every left-out run), for reports made of picks alone */
+enum { READ_SKUS = 1, READ_PICKS = 2, READ_LATEST = 4 };
 
 static void report_input_free(report_input *in)
 {
@@ -219,7 +221,8 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
     f.suite = o->suite;
     f.op = o->op;
     f.sku = sku;
-    if (sb_results_load(in->db, &f, &in->set, &err) != SB_OK ||
+    if (((what & READ_LATEST) ? sb_results_load_latest(in->db, &f, &in->set, &err)
+                              : sb_results_load(in->db, &f, &in->set, &err)) != SB_OK ||
         sb_plaus_mark(in->db, &in->set, &err) != SB_OK ||
         ((what & READ_PICKS) && sb_picks_latest(&in->set, &in->picks, &in->np, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
@@ -237,7 +240,7 @@ static int run_geomean(const opts *o)
         return 2;
     }
     report_input in;
-    if (report_input_load(o, NULL, READ_PICKS, &in))
+    if (report_input_load(o, NULL, READ_PICKS | READ_LATEST, &in))
         return 2;
     sb_error err;
     sb_error_clear(&err);
@@ -364,7 +367,7 @@ static int run_roofline(const opts *o)
         return 2;
     }
     report_input in;
-    if (report_input_load(o, o->sku, READ_SKUS | READ_PICKS, &in))
+    if (report_input_load(o, o->sku, READ_SKUS | READ_PICKS | READ_LATEST, &in))
         return 2;
     sb_error err;
     sb_error_clear(&err);

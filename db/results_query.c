@@ -61,6 +61,8 @@ static int result_matches(const sb_result *r, const sb_result_filter *f)
     if (!str_is(f->suite, r->suite) || !str_is(f->op, r->op) ||
         !str_is(f->provider, r->provider) || !str_is(f->arch, r->arch) || !str_is(f->sku, r->sku))
         return 0;
+    if (f->branch && (!r->git_branch || strcmp(f->branch, r->git_branch) != 0))
+        return 0;
     if (f->sha) {
         size_t n = strlen(f->sha);
         /* git_sha >= sha AND git_sha < sha || 'g' */
@@ -107,7 +109,9 @@ int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_fil
     return SB_OK;
 }
 
-static const char *RESULT_SQL =
+/* The columns and tables every result query reads; read_row takes the
+ * columns in this order. */
+static const char RESULT_SELECT[] =
     "SELECT r.id, r.status, r.reason, r.source_path, r.source_format, r.run_uuid,"
     " c.suite, c.op, c.mode, c.provider, c.backend, c.dtype, c.shape_key, c.shape_json,"
     " c.params_json, c.case_key, c.timer, c.l2, c.warmup_iters, c.warmup_ms, c.iters, c.repeats,"
@@ -123,122 +127,170 @@ static const char *RESULT_SQL =
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " LEFT JOIN run_sessions s ON s.run_id = r.id"
-    " WHERE r.schema = 'solbook.result.v1'"
-    " AND (?1 IS NULL OR c.suite = ?1) AND (?2 IS NULL OR c.op = ?2)"
-    " AND (?3 IS NULL OR c.provider = ?3) AND (?4 IS NULL OR p.arch = ?4)"
-    " AND (?5 IS NULL OR p.sku = ?5)"
-    " AND (?6 IS NULL OR p.git_sha >= ?6 AND p.git_sha < ?6 || 'g')"
-    " AND (?7 = 1 OR c.profiler IS NULL)"
-    " AND (?8 IS NULL OR p.finished_at >= ?8) AND (?9 IS NULL OR p.finished_at < ?9)"
-    " AND (?10 = 1 OR s.run_id IS NULL)"
-    " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
+    " WHERE r.schema = 'solbook.result.v1'";
 
-int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+static const char RESULT_ORDER[] = " ORDER BY c.case_key, c.provider, p.sku, p.finished_at, r.id";
+
+/* A passed run's time reports cannot use (usable_time fails): the partial
+ * index metrics_time_unusable (migration 011) holds exactly these runs. */
+#define SB_UNUSABLE_TIME \
+    "median_ms < 2.2250738585072014e-308 OR median_ms > 1.7976931348623157e308"
+
+#define SB_MAX_BINDS 16
+
+/* A statement being put together: its SQL and the text bound to its
+ * parameters, in order. */
+typedef struct query_text {
+    sb_buf sql;
+    const char *bind[SB_MAX_BINDS];
+    int n;
+    char lo[16], hi[16];
+} query_text;
+
+static void where_text(query_text *q, const char *cond, const char *value)
 {
-    memset(out, 0, sizeof *out);
-    size_t left_cap = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, RESULT_SQL, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_conn_fail(db, err, "query failed");
-    const char *binds[] = {f ? f->suite : NULL, f ? f->op : NULL, f ? f->provider : NULL,
-                           f ? f->arch : NULL, f ? f->sku : NULL};
-    for (int i = 0; i < 5; i++) {
-        if (binds[i])
-            sqlite3_bind_text(st, i + 1, binds[i], -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, i + 1);
+    if (!value)
+        return;
+    sb_buf_puts(&q->sql, cond);
+    q->bind[q->n++] = value;
+}
+
+/* The conditions of filter f, each only when f sets it, so that SQLite
+ * plans every query on the indexes of what it asks for. */
+static void where_filter(query_text *q, const sb_result_filter *f)
+{
+    if (!f) {
+        sb_buf_puts(&q->sql, " AND c.profiler IS NULL AND s.run_id IS NULL");
+        return;
     }
-    if (f && f->sha)
-        sqlite3_bind_text(st, 6, f->sha, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 6);
-    sqlite3_bind_int(st, 7, f && f->with_profiled);
-    sqlite3_bind_int(st, 10, f && f->with_sessions);
-    /* The window is checked on the parsed time below; the dates here only
-     * spare reading the documents of runs far outside it. A time stamp
+    where_text(q, " AND c.suite = ?", f->suite);
+    where_text(q, " AND c.op = ?", f->op);
+    where_text(q, " AND c.provider = ?", f->provider);
+    where_text(q, " AND p.arch = ?", f->arch);
+    where_text(q, " AND p.sku = ?", f->sku);
+    where_text(q, " AND p.git_branch = ?", f->branch);
+    if (f->sha) {
+        where_text(q, " AND p.git_sha >= ?", f->sha);
+        where_text(q, " AND p.git_sha < ? || 'g'", f->sha);
+    }
+    if (!f->with_profiled)
+        sb_buf_puts(&q->sql, " AND c.profiler IS NULL");
+    if (!f->with_sessions)
+        sb_buf_puts(&q->sql, " AND s.run_id IS NULL");
+    /* The window is checked on the parsed time (read_set); the dates here
+     * only spare reading the runs far outside it. A time stamp
      * sb_rfc3339_parse accepts starts with its local date, at most a day
      * off its UTC date, so runs of the window lie within these bounds
      * (text order of the date prefix). */
-    char lo[16], hi[16];
-    if (f && f->has_range && f->from > SB_WINDOW_EARLIEST && f->to < SB_WINDOW_LATEST) {
-        sb_epoch_date(f->from - 2 * 86400LL, lo);
-        sb_epoch_date(f->to + 2 * 86400LL, hi);
-        sqlite3_bind_text(st, 8, lo, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 9, hi, -1, SQLITE_STATIC);
-    } else {
-        sqlite3_bind_null(st, 8);
-        sqlite3_bind_null(st, 9);
+    if (f->has_range && f->from > SB_WINDOW_EARLIEST && f->to < SB_WINDOW_LATEST) {
+        sb_epoch_date(f->from - 2 * 86400LL, q->lo);
+        sb_epoch_date(f->to + 2 * 86400LL, q->hi);
+        where_text(q, " AND p.finished_at >= ?", q->lo);
+        where_text(q, " AND p.finished_at < ?", q->hi);
     }
-    size_t cap = 0;
+}
+
+static void read_row(sqlite3_stmt *st, sb_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int i = 0;
+    r->run_id = sqlite3_column_int64(st, i++);
+    r->status = col_str(st, i++);
+    r->reason = col_str_or_null(st, i++);
+    r->source_path = col_str(st, i++);
+    r->source_format = col_str(st, i++);
+    r->run_uuid = col_str_or_null(st, i++);
+    r->suite = col_str(st, i++);
+    r->op = col_str(st, i++);
+    r->mode = col_str(st, i++);
+    r->provider = col_str(st, i++);
+    r->backend = col_str(st, i++);
+    r->dtype = col_str(st, i++);
+    r->shape_key = col_str(st, i++);
+    r->shape_json = col_str(st, i++);
+    r->params_json = col_str(st, i++);
+    r->case_key = col_str(st, i++);
+    r->timer = col_str(st, i++);
+    r->l2 = col_str(st, i++);
+    r->warmup_iters = col_int(st, i++);
+    r->warmup_ms = col_real(st, i++);
+    r->iters = col_int(st, i++);
+    r->repeats = col_int(st, i++);
+    r->input_sets = col_int(st, i++);
+    r->graph = (int)col_int(st, i++);
+    r->git_sha = col_str(st, i++);
+    r->tool_name = col_str(st, i++);
+    r->tool_version = col_str(st, i++);
+    r->driver = col_str_or_null(st, i++);
+    r->cuda = col_str_or_null(st, i++);
+    r->cublas = col_str_or_null(st, i++);
+    r->gpu_name = col_str(st, i++);
+    r->arch = col_str(st, i++);
+    r->sku = col_str(st, i++);
+    r->hostname = col_str_or_null(st, i++);
+    r->finished_at = col_str_or_null(st, i++);
+    r->median_ms = col_real(st, i++);
+    r->p20_ms = col_real(st, i++);
+    r->p80_ms = col_real(st, i++);
+    r->flops = col_real(st, i++);
+    r->bytes = col_real(st, i++);
+    r->tflops = col_real(st, i++);
+    r->gbps = col_real(st, i++);
+    r->sample_count = col_int(st, i++);
+    r->quantiles_only = col_int(st, i++) == 1;
+    r->correct = (int)col_int(st, i++);
+    /* Imported timings whose source checks nothing carry passed = NULL
+     * and reference 'imported': usable, but marked as not re-checked. */
+    r->unchecked = r->correct == -1 && sqlite3_column_type(st, i) == SQLITE_TEXT &&
+                   strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
+    i++;
+    r->passing = r->status && strcmp(r->status, "passed") == 0 && (r->correct == 1 || r->unchecked);
+    r->run_params_json = col_str_or_null(st, i++);
+    r->settle_ms = col_real(st, i++);
+    r->launch_hold = col_int(st, i++) == 1;
+    r->kernel_median_ms = col_real(st, i++);
+    r->kernel_method = col_str_or_null(st, i++);
+    r->repeat_spread = col_real(st, i++);
+    r->peak_device_bytes = col_int(st, i++);
+    r->packages_json = col_str(st, i++);
+    r->profiler = col_str_or_null(st, i++);
+    r->git_branch = col_str_or_null(st, i++);
+    r->session_id = col_str_or_null(st, i++);
+    if (!r->finished_at || sb_rfc3339_parse(r->finished_at, &r->finished_epoch) != 0)
+        r->finished_epoch = LLONG_MIN;
+}
+
+static int push_result(sb_result **v, size_t *n, size_t *cap, const sb_result *r)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        sb_result *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = *r;
+    return 0;
+}
+
+/* Runs the statement q describes and adds its runs to out: those in the
+ * window of f (when it has one), the passed ones whose time is unusable
+ * to out->left_out. */
+static int read_set(sqlite3 *db, query_text *q, const sb_result_filter *f, sb_result_set *out,
+                    size_t *cap, size_t *left_cap, sb_error *err)
+{
+    if (sb_buf_failed(&q->sql))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sb_buf_str(&q->sql), -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "query failed");
+    for (int i = 0; i < q->n; i++)
+        sqlite3_bind_text(st, i + 1, q->bind[i], -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sb_result r;
-        memset(&r, 0, sizeof r);
-        int i = 0;
-        r.run_id = sqlite3_column_int64(st, i++);
-        r.status = col_str(st, i++);
-        r.reason = col_str_or_null(st, i++);
-        r.source_path = col_str(st, i++);
-        r.source_format = col_str(st, i++);
-        r.run_uuid = col_str_or_null(st, i++);
-        r.suite = col_str(st, i++);
-        r.op = col_str(st, i++);
-        r.mode = col_str(st, i++);
-        r.provider = col_str(st, i++);
-        r.backend = col_str(st, i++);
-        r.dtype = col_str(st, i++);
-        r.shape_key = col_str(st, i++);
-        r.shape_json = col_str(st, i++);
-        r.params_json = col_str(st, i++);
-        r.case_key = col_str(st, i++);
-        r.timer = col_str(st, i++);
-        r.l2 = col_str(st, i++);
-        r.warmup_iters = col_int(st, i++);
-        r.warmup_ms = col_real(st, i++);
-        r.iters = col_int(st, i++);
-        r.repeats = col_int(st, i++);
-        r.input_sets = col_int(st, i++);
-        r.graph = (int)col_int(st, i++);
-        r.git_sha = col_str(st, i++);
-        r.tool_name = col_str(st, i++);
-        r.tool_version = col_str(st, i++);
-        r.driver = col_str_or_null(st, i++);
-        r.cuda = col_str_or_null(st, i++);
-        r.cublas = col_str_or_null(st, i++);
-        r.gpu_name = col_str(st, i++);
-        r.arch = col_str(st, i++);
-        r.sku = col_str(st, i++);
-        r.hostname = col_str_or_null(st, i++);
-        r.finished_at = col_str_or_null(st, i++);
-        r.median_ms = col_real(st, i++);
-        r.p20_ms = col_real(st, i++);
-        r.p80_ms = col_real(st, i++);
-        r.flops = col_real(st, i++);
-        r.bytes = col_real(st, i++);
-        r.tflops = col_real(st, i++);
-        r.gbps = col_real(st, i++);
-        r.sample_count = col_int(st, i++);
-        r.quantiles_only = col_int(st, i++) == 1;
-        r.correct = (int)col_int(st, i++);
-        /* Imported timings whose source checks nothing carry passed = NULL
-         * and reference 'imported': usable, but marked as not re-checked. */
-        r.unchecked = r.correct == -1 && sqlite3_column_type(st, i) == SQLITE_TEXT &&
-                      strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
-        i++;
-        r.passing = strcmp(r.status, "passed") == 0 && (r.correct == 1 || r.unchecked);
-        r.run_params_json = col_str_or_null(st, i++);
-        r.settle_ms = col_real(st, i++);
-        r.launch_hold = col_int(st, i++) == 1;
-        r.kernel_median_ms = col_real(st, i++);
-        r.kernel_method = col_str_or_null(st, i++);
-        r.repeat_spread = col_real(st, i++);
-        r.peak_device_bytes = col_int(st, i++);
-        r.packages_json = col_str(st, i++);
-        r.profiler = col_str_or_null(st, i++);
-        r.git_branch = col_str_or_null(st, i++);
-        r.session_id = col_str_or_null(st, i++);
-        if (!r.finished_at || sb_rfc3339_parse(r.finished_at, &r.finished_epoch) != 0)
-            r.finished_epoch = LLONG_MIN;
+        read_row(st, &r);
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {
             sb_result_free(&r);
             rc = SQLITE_NOMEM;
@@ -253,42 +305,399 @@ int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, 
         if (!usable_time(r.kernel_median_ms))
             r.kernel_median_ms = NAN;
         /* NULL reads as NAN (a run without a time); SQLite stores no NaN */
-        if (strcmp(r.status, "passed") == 0 && !isnan(r.median_ms) && !usable_time(r.median_ms)) {
-            if (out->n_left_out == left_cap) {
-                size_t nc = left_cap ? left_cap * 2 : 8;
-                sb_result *nv = realloc(out->left_out, nc * sizeof *nv);
-                if (!nv) {
-                    sb_result_free(&r);
-                    rc = SQLITE_NOMEM;
-                    break;
-                }
-                out->left_out = nv;
-                left_cap = nc;
-            }
-            out->left_out[out->n_left_out++] = r;
-            continue;
+        int left = strcmp(r.status, "passed") == 0 && !isnan(r.median_ms) && !usable_time(r.median_ms);
+        if (left ? push_result(&out->left_out, &out->n_left_out, left_cap, &r)
+                 : push_result(&out->v, &out->n, cap, &r)) {
+            sb_result_free(&r);
+            rc = SQLITE_NOMEM;
+            break;
         }
-        if (out->n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            sb_result *nv = realloc(out->v, nc * sizeof *nv);
-            if (!nv) {
-                sb_result_free(&r);
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            out->v = nv;
-            cap = nc;
-        }
-        out->v[out->n++] = r;
     }
     if (rc != SQLITE_DONE) {
         sb_error_set(err, sqlite3_db_filename(db, "main"), NULL, "reading results failed: %s",
                      rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
         sqlite3_finalize(st);
-        sb_results_free(out);
         return SB_ERR;
     }
     sqlite3_finalize(st);
+    return SB_OK;
+}
+
+/* Loads into out (added to what it holds) the result runs of f that also
+ * meet extra (SQL ANDed, its parameters extra_bind), in report order. */
+static int load_where(sqlite3 *db, const sb_result_filter *f, const char *extra,
+                      const char *const *extra_bind, int n_extra, sb_result_set *out,
+                      size_t *cap, size_t *left_cap, sb_error *err)
+{
+    query_text q;
+    memset(&q, 0, sizeof q);
+    sb_buf_puts(&q.sql, RESULT_SELECT);
+    where_filter(&q, f);
+    if (extra)
+        sb_buf_puts(&q.sql, extra);
+    for (int i = 0; i < n_extra && q.n < SB_MAX_BINDS; i++)
+        q.bind[q.n++] = extra_bind[i];
+    sb_buf_puts(&q.sql, RESULT_ORDER);
+    int rc = read_set(db, &q, f, out, cap, left_cap, err);
+    sb_buf_free(&q.sql);
+    return rc;
+}
+
+int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    if (load_where(db, f, NULL, NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+static int str_or_null_cmp(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* Report order: case, provider, SKU, finished_at (absent first, as SQLite
+ * orders NULL), run id. */
+static int report_order(const void *pa, const void *pb)
+{
+    const sb_result *a = pa, *b = pb;
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    if (!c)
+        c = strcmp(a->sku, b->sku);
+    if (!c)
+        c = str_or_null_cmp(a->finished_at, b->finished_at);
+    if (!c)
+        c = (a->run_id > b->run_id) - (a->run_id < b->run_id);
+    return c;
+}
+
+/* Sorts v into report order and frees the second copy of a run loaded
+ * twice. */
+static void sort_unique(sb_result *v, size_t *n)
+{
+    if (*n < 2)
+        return;
+    qsort(v, *n, sizeof *v, report_order);
+    size_t m = 1;
+    for (size_t i = 1; i < *n; i++) {
+        if (v[i].run_id == v[m - 1].run_id)
+            sb_result_free(&v[i]);
+        else
+            v[m++] = v[i];
+    }
+    *n = m;
+}
+
+int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
+                        sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (load_where(db, &fs[i], NULL, NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+            sb_results_free(out);
+            return SB_ERR;
+        }
+    }
+    sort_unique(out->v, &out->n);
+    sort_unique(out->left_out, &out->n_left_out);
+    return SB_OK;
+}
+
+static int newer(const sb_result *a, const sb_result *b)
+{
+    if (a->finished_epoch != b->finished_epoch)
+        return a->finished_epoch > b->finished_epoch;
+    return a->run_id > b->run_id;
+}
+
+static int same_series(const sb_result *a, const sb_result *b)
+{
+    return strcmp(a->case_key, b->case_key) == 0 && strcmp(a->provider, b->provider) == 0 &&
+           strcmp(a->sku, b->sku) == 0;
+}
+
+/* Appends the newest run of each series of s->v (in report order) to
+ * keep and frees the others; s->v is emptied, whatever happens. */
+static int keep_newest(sb_result_set *s, sb_result **keep, size_t *n, size_t *cap)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->n;) {
+        size_t j = i, best = i;
+        while (j + 1 < s->n && same_series(&s->v[j + 1], &s->v[i])) {
+            j++;
+            if (newer(&s->v[j], &s->v[best]))
+                best = j;
+        }
+        if (rc == 0 && push_result(keep, n, cap, &s->v[best]) == 0)
+            memset(&s->v[best], 0, sizeof s->v[best]);
+        else
+            rc = -1;
+        for (size_t k = i; k <= j; k++)
+            sb_result_free(&s->v[k]);
+        i = j + 1;
+    }
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+    return rc;
+}
+
+/* series_latest's word on a run: its finished time and whether the
+ * series is unsure (migration 011). */
+typedef struct latest_mark {
+    long long run_id, epoch;
+    int unsure;
+} latest_mark;
+
+static int mark_cmp(const void *a, const void *b)
+{
+    long long x = ((const latest_mark *)a)->run_id, y = ((const latest_mark *)b)->run_id;
+    return (x > y) - (x < y);
+}
+
+/* head, then the rows of series_latest of f's suite, op, provider and
+ * SKU (NULL: all). */
+static void where_latest(query_text *q, const char *head, const sb_result_filter *f)
+{
+    sb_buf_puts(&q->sql, head);
+    sb_buf_puts(&q->sql, " FROM series_latest WHERE 1");
+    if (f) {
+        where_text(q, " AND suite = ?", f->suite);
+        where_text(q, " AND op = ?", f->op);
+        where_text(q, " AND provider = ?", f->provider);
+        where_text(q, " AND sku = ?", f->sku);
+    }
+}
+
+/* The runs series_latest names for f (NULL: all), by run id. */
+static int latest_marks(sqlite3 *db, const sb_result_filter *f, latest_mark **out, size_t *n,
+                        sb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    query_text q;
+    memset(&q, 0, sizeof q);
+    where_latest(&q, "SELECT run_id, finished_epoch, unsure", f);
+    sqlite3_stmt *st = NULL;
+    if (sb_buf_failed(&q.sql) ||
+        sqlite3_prepare_v2(db, sb_buf_str(&q.sql), -1, &st, NULL) != SQLITE_OK) {
+        sb_buf_free(&q.sql);
+        return sb_db_conn_fail(db, err, "query failed");
+    }
+    sb_buf_free(&q.sql);
+    for (int i = 0; i < q.n; i++)
+        sqlite3_bind_text(st, i + 1, q.bind[i], -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            latest_mark *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *out = nv;
+            cap = nc;
+        }
+        (*out)[(*n)++] = (latest_mark){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                       sqlite3_column_int(st, 2)};
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "reading the newest runs failed: %s",
+                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    if (*n)
+        qsort(*out, *n, sizeof **out, mark_cmp);
+    return SB_OK;
+}
+
+static const latest_mark *mark_of(const sb_result *r, const latest_mark *marks, size_t nm)
+{
+    latest_mark key = {r->run_id, 0, 0};
+    return nm ? bsearch(&key, marks, nm, sizeof key, mark_cmp) : NULL;
+}
+
+/* Whether m, series_latest's word on run r (the newest of its series for
+ * one suite), holds: r is a timing, its series sure and its time read
+ * alike by SQLite and sb_rfc3339_parse (an absent or unread time is
+ * LLONG_MIN on both sides). A run whose time is unusable is in
+ * left_out, not here. */
+static int mark_holds(const sb_result *r, const latest_mark *m)
+{
+    return !m->unsure && m->epoch == r->finished_epoch && !r->profiler && !r->session_id;
+}
+
+/* Whether a stored newest run of the series of r is in s->left_out. */
+static int series_left_out(const sb_result_set *s, const sb_result *r, const latest_mark *marks,
+                           size_t nm)
+{
+    for (size_t k = 0; k < s->n_left_out; k++)
+        if (same_series(&s->left_out[k], r) && mark_of(&s->left_out[k], marks, nm))
+            return 1;
+    return 0;
+}
+
+/* Frees and drops the runs of s->v[from..] and s->left_out outside f's
+ * suite, op, provider and SKU (the runs still pending carry no filter). */
+static void drop_unmatched(sb_result_set *s, const sb_result_filter *f)
+{
+    if (!f)
+        return;
+    sb_result_filter g = {0};
+    g.suite = f->suite;
+    g.op = f->op;
+    g.provider = f->provider;
+    g.sku = f->sku;
+    g.with_profiled = 1;
+    g.with_sessions = 1;
+    size_t m = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (result_matches(&s->v[i], &g))
+            s->v[m++] = s->v[i];
+        else
+            sb_result_free(&s->v[i]);
+    }
+    s->n = m;
+    m = 0;
+    for (size_t i = 0; i < s->n_left_out; i++) {
+        if (result_matches(&s->left_out[i], &g))
+            s->left_out[m++] = s->left_out[i];
+        else
+            sb_result_free(&s->left_out[i]);
+    }
+    s->n_left_out = m;
+}
+
+/* Appends to out the newest run of the series of r (case, provider, SKU)
+ * under f, read whole. */
+static int series_newest(sqlite3 *db, const sb_result_filter *f, const sb_result *r,
+                         sb_result_set *out, size_t *cap, sb_error *err)
+{
+    sb_result_filter g = {0};
+    if (f)
+        g = *f;
+    g.provider = r->provider;
+    g.sku = r->sku;
+    const char *key = r->case_key;
+    sb_result_set series = {0};
+    size_t c2 = 0, l2 = 0;
+    int rc = load_where(db, &g, " AND c.case_key = ?", &key, 1, &series, &c2, &l2, err);
+    if (rc == SB_OK && keep_newest(&series, &out->v, &out->n, cap) != 0)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    sb_results_free(&series);
+    return rc;
+}
+
+int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set *out,
+                           sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    sb_result_set all = {0};
+    if (f && (f->arch || f->sha || f->branch || f->has_range || f->with_profiled || f->with_sessions)) {
+        /* series_latest knows neither these conditions nor profiled or
+         * session runs */
+        if (sb_results_load(db, f, &all, err) != SB_OK)
+            return SB_ERR;
+        out->left_out = all.left_out;
+        out->n_left_out = all.n_left_out;
+        all.left_out = NULL;
+        all.n_left_out = 0;
+        if (keep_newest(&all, &out->v, &out->n, &cap) != 0) {
+            sb_results_free(out);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        return SB_OK;
+    }
+    latest_mark *marks = NULL;
+    size_t nm = 0;
+    if (latest_marks(db, f, &marks, &nm, err) != SB_OK)
+        return SB_ERR;
+    /* The runs series_latest names and those still pending, profiled ones
+     * and session ones too, so that a series whose stored newest is one of
+     * those is seen and
+     * read whole. */
+    sb_result_filter cand = {0};
+    cand.with_profiled = 1;
+    cand.with_sessions = 1;
+    query_text q;
+    memset(&q, 0, sizeof q);
+    where_latest(&q, " AND r.id IN (SELECT run_id", f);
+    sb_buf_puts(&q.sql, " UNION ALL SELECT run_id FROM series_pending)");
+    size_t acap = 0, aleft = 0;
+    int rc = sb_buf_failed(&q.sql) ? sb_error_set(err, NULL, NULL, "out of memory")
+                                   : load_where(db, &cand, sb_buf_str(&q.sql), q.bind, q.n, &all,
+                                                &acap, &aleft, err);
+    sb_buf_free(&q.sql);
+    if (rc == SB_OK) {
+        drop_unmatched(&all, f);
+        sort_unique(all.v, &all.n);
+    }
+    /* series whose only stored newest runs are left out */
+    for (size_t k = 0; rc == SB_OK && k < all.n_left_out; k++) {
+        const sb_result *r = &all.left_out[k];
+        int seen = !mark_of(r, marks, nm);
+        for (size_t x = 0; x < k && !seen; x++)
+            seen = same_series(&all.left_out[x], r) && mark_of(&all.left_out[x], marks, nm);
+        for (size_t x = 0; x < all.n && !seen; x++)
+            seen = same_series(&all.v[x], r);
+        if (!seen)
+            rc = series_newest(db, f, r, out, &cap, err);
+    }
+    /* A series whose stored newest runs (one a suite) all hold keeps the
+     * newest timing among them and its pending runs; any other is read
+     * whole. */
+    for (size_t i = 0; rc == SB_OK && i < all.n;) {
+        size_t j = i;
+        int holds = 1;
+        const sb_result *best = NULL;
+        for (;; j++) {
+            const sb_result *r = &all.v[j];
+            const latest_mark *m = mark_of(r, marks, nm);
+            holds &= !m || mark_holds(r, m);
+            if (!r->profiler && !r->session_id && (!best || newer(r, best)))
+                best = r;
+            if (j + 1 == all.n || !same_series(&all.v[j + 1], &all.v[i]))
+                break;
+        }
+        if (holds && !series_left_out(&all, &all.v[i], marks, nm)) {
+            if (best && push_result(&out->v, &out->n, &cap, best) != 0)
+                rc = sb_error_set(err, NULL, NULL, "out of memory");
+            else if (best)
+                memset(&all.v[best - all.v], 0, sizeof *best);
+        } else {
+            rc = series_newest(db, f, &all.v[i], out, &cap, err);
+        }
+        i = j + 1;
+    }
+    free(marks);
+    sb_results_free(&all);
+    if (rc != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
+    sort_unique(out->v, &out->n);
+    /* the left-out runs of f, through their partial index */
+    if (load_where(db, f, " AND r.status = 'passed' AND r.id IN (SELECT run_id FROM metrics"
+                          " WHERE " SB_UNUSABLE_TIME ")",
+                   NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
     return SB_OK;
 }
 

@@ -23,6 +23,7 @@
 typedef struct sb_result_filter {
     const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
     const char *sha;                                /* commit prefix; NULL: any */
+    const char *branch;                             /* provenance.git_branch; NULL: any */
     int with_profiled;  /* 1: runs timed under a profiler too (they never count as
                          * timings; by default they are left out) */
     int with_sessions;  /* 1: runs of measuring sessions too (by default they are
@@ -39,8 +40,26 @@ typedef struct sb_result_filter {
  * measuring sessions are left out unless f->with_sessions: a session's
  * figures are paired ratios (report/sessions.h, docs/CLAIMS.md), and a
  * per-run table of the newest runs would set them beside runs of other
- * processes, cards and timing methods. */
+ * processes, cards and timing methods. Only the conditions f sets are in
+ * the statement, so a commit, SKU, op or suite is read through its index. */
 int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
+
+/* The runs matching any of fs[0..nf), each once, in sb_results_load's
+ * order: the two sides of a comparison, read through their own indexes. */
+int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
+                        sb_error *err);
+
+/* The newest run (greatest finished time, then run id) of each (case_key,
+ * provider, sku) among the runs sb_results_load(db, f) would give in v,
+ * in its order, with all of its left_out: the runs sb_picks_latest
+ * (report/results.h) picks, read through the table series_latest
+ * (migration 011) and the runs still pending for it instead of every
+ * run. A series whose stored newest run
+ * is profiled, a session's, left out or of an unsure time is read whole;
+ * so is every series when f sets arch, sha, branch, a window,
+ * with_profiled or with_sessions. */
+int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set *out,
+                           sb_error *err);
 
 /* The runs matching f, in the order sb_results_load gives them. With all
  * (every result run, as sb_results_load(db, NULL, ...) loads them) they

@@ -65,6 +65,14 @@ int sb_db_begin(sb_db *db, sb_error *err)
 
 int sb_db_commit(sb_db *db, sb_error *err)
 {
+    /* the result runs the transaction stored join series_latest
+     * (migration 011): one fold a commit, not one a run */
+    if (sqlite3_exec(db->conn, "INSERT INTO series_fold (go) VALUES (1)", NULL, NULL, NULL) !=
+        SQLITE_OK) {
+        sb_db_fail(db, err, "cannot record the newest runs");
+        sb_db_rollback(db);
+        return SB_ERR;
+    }
     if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
         sb_db_fail(db, err, "cannot commit");
         sb_db_rollback(db);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_site_db.py DB N [--samples S] [--markup] - a solbook database of N
+"""gen_site_db.py DB N [--samples S] [--days D] [--markup] - a solbook database of N
 synthetic result runs for `solbook site` performance and size checks.
 
 Rows go straight into SQLite (the schema is db/migrations/*.sql, applied
@@ -10,8 +10,8 @@ The figures are made up for load testing only; never ship such a database.
 
 Layout: 3 SKUs (a100, h100, h200) x 576 series (6 ops x 2 dtypes x 3
 providers x 16 shapes) re-run at successive commits (58 commits for 100,000
-runs), one commit per pass over every series, finished over two ISO
-weeks; about 2 % of runs fail correctness; 1 % carry ncu metrics; one
+runs), one commit per pass over every series, finished over D days from
+2026-11-16 (default 12: two ISO weeks); about 2 % of runs fail correctness; 1 % carry ncu metrics; one
 calibration run per SKU. --markup puts HTML markup into a GPU name and
 the notes of some runs (escaping tests).
 """
@@ -97,6 +97,7 @@ def main():
     ap.add_argument("n", type=int)
     ap.add_argument("--samples", type=int, default=20)
     ap.add_argument("--markup", action="store_true")
+    ap.add_argument("--days", type=float, default=12)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     if os.path.exists(a.db):
@@ -140,7 +141,7 @@ def main():
         ceil.append((r, "gemm.bf16", "TFLOP/s", peak * 0.74))
     per_commit = len(ser) * len(SKUS)
     commits = max(1, -(-a.n // per_commit))
-    span = 12 * 86400
+    span = int(a.days * 86400)
     made = 0
     for cidx in range(commits):
         sha = hashlib.sha1(b"commit %d" % cidx).hexdigest()
@@ -203,6 +204,9 @@ def main():
     db.executemany("INSERT INTO run_samples VALUES (?,?,?)", samp)
     db.executemany("INSERT INTO profiler_metrics VALUES (%s)" % q(7), prof)
     db.executemany("INSERT INTO ceilings VALUES (?,?,?,?)", ceil)
+    # the new result runs join series_latest, as solbook's commits do
+    # (db/migrations/011_series_latest.sql)
+    db.execute("INSERT INTO series_fold (go) VALUES (1)")
     db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

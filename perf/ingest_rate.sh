@@ -71,26 +71,7 @@ while [ $r -lt "$REPEATS" ]; do
     r=$((r + 1))
 done
 t0=$(now)
-python3 - "$HERE/../schemas/solbook.result.v1.json" "$T/loose" "$T/py.db" <<'PY'
-import array, glob, json, sqlite3, sys
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-validator = jsonschema.Draft7Validator(schema)
-db = sqlite3.connect(sys.argv[3])
-db.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, raw_json TEXT, op TEXT, sku TEXT, median_ms REAL)")
-db.execute("CREATE TABLE run_samples (run_id INTEGER PRIMARY KEY, rep_lengths TEXT, value_ms BLOB)")
-with db:
-    for f in sorted(glob.glob(sys.argv[2] + "/*.json")):
-        d = json.load(open(f))
-        validator.validate(d)
-        cur = db.execute("INSERT INTO runs (raw_json, op, sku, median_ms) VALUES (?, ?, ?, ?)",
-                         (json.dumps(d, sort_keys=True, separators=(",", ":")), d["config"]["op"],
-                          d["provenance"]["device"]["sku"], d["timing"]["stats"]["median"]))
-        rid = cur.lastrowid
-        reps = d["timing"]["samples"]
-        db.execute("INSERT INTO run_samples VALUES (?, ?, ?)",
-                   (rid, json.dumps([len(r) for r in reps]), array.array("d", [v for r in reps for v in r]).tobytes()))
-PY
+python3 "$HERE/py_ingest_loop.py" "$HERE/../schemas/solbook.result.v1.json" "$T/loose" "$T/py.db"
 t1=$(now)
 python3 - "$T/times" "$N" "$t0" "$t1" <<'PY'
 import statistics, sys

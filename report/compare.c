@@ -110,6 +110,38 @@ static int selects(const sb_cmp_side *s, const sb_result *r)
            eq_or_any(s->provider, r->provider) && eq_or_any(s->op, r->op);
 }
 
+/* One key of a side's filter: the side's value and the common one must
+ * agree when both are given (else the side selects nothing: 0). */
+static int narrow(const char *common, const char *side, const char **out)
+{
+    if (common && side && strcmp(common, side) != 0)
+        return 0;
+    *out = side ? side : common;
+    return 1;
+}
+
+/* The filter of the runs a side selects under the common filters f; 0
+ * when it selects none. */
+static int side_filter(const sb_result_filter *f, const sb_cmp_side *s, sb_result_filter *out)
+{
+    memset(out, 0, sizeof *out);
+    out->sha = s->sha;
+    out->branch = s->branch;
+    return narrow(f->suite, s->suite, &out->suite) && narrow(f->op, s->op, &out->op) &&
+           narrow(f->provider, s->provider, &out->provider) && narrow(f->arch, s->arch, &out->arch) &&
+           narrow(f->sku, s->sku, &out->sku);
+}
+
+int sb_cmp_load(sqlite3 *db, const sb_result_filter *f, const sb_cmp_side *a,
+                const sb_cmp_side *b, sb_result_set *set, sb_error *err)
+{
+    sb_result_filter fs[2];
+    size_t n = 0;
+    n += side_filter(f, a, &fs[n]);
+    n += side_filter(f, b, &fs[n]);
+    return sb_results_load_any(db, fs, n, set, err);
+}
+
 static int newer(const sb_result *a, const sb_result *b)
 {
     if (a->finished_epoch != b->finished_epoch)

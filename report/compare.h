@@ -75,6 +75,12 @@ typedef struct sb_cmp_result {
     size_t ncommits_a, ncommits_b;
 } sb_cmp_result;
 
+/* Loads the runs of the common filters f that side a or side b selects
+ * (passing or not), each through the indexes of its commit, SKU, op or
+ * suite, into set for sb_cmp_run. */
+int sb_cmp_load(sqlite3 *db, const sb_result_filter *f, const sb_cmp_side *a,
+                const sb_cmp_side *b, sb_result_set *set, sb_error *err);
+
 /* Compares the runs of set (loaded with the common filters) that side a
  * and side b select. Rows ordered by case, provider, SKU. */
 int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,

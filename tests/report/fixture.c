@@ -96,6 +96,24 @@ static void exec_bind(sqlite3 *db, const char *sql, const char *types, ...)
     sqlite3_finalize(st);
 }
 
+int fx_tmpdir_make(char *dir, size_t size, const char *prefix)
+{
+    snprintf(dir, size, "/tmp/sb-%s-XXXXXX", prefix);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+int fx_tmpdir_remove(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+void fx_exec(sqlite3 *db, const char *sql)
+{
+    exec_bind(db, sql, "");
+}
+
 /* Samples as ingest stores them: repeats of 50, packed in one row. */
 static void add_samples(sqlite3 *db, long long id, const double *v, size_t n)
 {

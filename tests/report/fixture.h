@@ -34,6 +34,14 @@ long long fx_add_calibration(sqlite3 *db, const char *sku, const char *arch,
                              const char *finished_at, double copy_gbps, double gemm_fp16_tflops);
 long long fx_add_training(sqlite3 *db, const char *sku, const char *arch, const char *finished_at,
                           double tokens_per_s, double step_ms);
+/* A new directory for a test's files, /tmp/sb-PREFIX-XXXXXX, into dir
+ * (room for size); and its removal with everything in it. 0 or -1, as
+ * cmocka's group setup and teardown return. */
+int fx_tmpdir_make(char *dir, size_t size, const char *prefix);
+int fx_tmpdir_remove(const char *dir);
+/* Runs one SQL statement; aborts the test process with a message on
+ * failure. */
+void fx_exec(sqlite3 *db, const char *sql);
 /* "K=4096,M=4096,N=4096" -> {"K":4096,...} canonical JSON (malloc'd). */
 char *fx_shape_json(const char *shape_key);
 
