@@ -104,17 +104,36 @@ static void word(sb_buf *b, const char *s)
     sb_enc_shell_arg(b, s);
 }
 
+static int commands_for(const confirm_opts *o, const sb_repro *rp, const sb_rg_row *r, const char *os,
+                        const char *ns, const char *dir, const char *bo, const char *bn, sb_buf *b,
+                        sb_error *err);
+
 /* The commands for one flagged step into b. */
 static int commands(const confirm_opts *o, const sb_repro *rp, const sb_rg_row *r, sb_buf *b,
                     sb_error *err)
 {
     const sb_result *n = r->new_run, *old = r->old_run;
-    char os[13], ns[13], dir[64], bo[64], bn[64];
+    char os[13], ns[13];
     snprintf(os, sizeof os, "%.12s", old->git_sha);
     snprintf(ns, sizeof ns, "%.12s", n->git_sha);
-    snprintf(dir, sizeof dir, "%s-%s-%s", o->out, os, ns);
-    snprintf(bo, sizeof bo, "%s-build-%s", o->out, os);
-    snprintf(bn, sizeof bn, "%s-build-%s", o->out, ns);
+    /* --out is the user's text of any length: the names are built whole and
+     * every one goes out as one shell word */
+    sb_buf dirb = SB_BUF_INIT, bob = SB_BUF_INIT, bnb = SB_BUF_INIT;
+    sb_buf_printf(&dirb, "%s-%s-%s", o->out, os, ns);
+    sb_buf_printf(&bob, "%s-build-%s", o->out, os);
+    sb_buf_printf(&bnb, "%s-build-%s", o->out, ns);
+    int rc = commands_for(o, rp, r, os, ns, sb_buf_str(&dirb), sb_buf_str(&bob), sb_buf_str(&bnb), b, err);
+    sb_buf_free(&dirb);
+    sb_buf_free(&bob);
+    sb_buf_free(&bnb);
+    return rc;
+}
+
+static int commands_for(const confirm_opts *o, const sb_repro *rp, const sb_rg_row *r, const char *os,
+                        const char *ns, const char *dir, const char *bo, const char *bn, sb_buf *b,
+                        sb_error *err)
+{
+    const sb_result *n = r->new_run, *old = r->old_run;
     sb_buf head = SB_BUF_INIT;
     sb_buf_printf(&head, "%s %s %s %s, %s on %s: %s", n->op, n->mode, n->dtype, n->shape_key,
                   n->provider, n->sku, sb_rg_verdict_name(r->verdict));
@@ -172,8 +191,13 @@ static int commands(const confirm_opts *o, const sb_repro *rp, const sb_rg_row *
         sb_enc_shell_arg(b, old->git_sha);
         sb_buf_puts(b, " SOLBOOK_GIT_SHA=");
         sb_enc_shell_arg(b, n->git_sha);
-        sb_buf_printf(b, " bench/scripts/ab_compare.sh %s/build/bench/solbench %s/build/bench/solbench",
-                      bo, bn);
+        sb_buf_puts(b, " bench/scripts/ab_compare.sh");
+        for (int k = 0; k < 2; k++) {
+            sb_buf prog = SB_BUF_INIT;
+            sb_buf_printf(&prog, "%s/build/bench/solbench", builds[k]);
+            word(b, sb_buf_str(&prog));
+            sb_buf_free(&prog);
+        }
         word(b, dir);
         sb_buf_puts(b, "\n");
     } else {

@@ -88,6 +88,11 @@ grep -q '^git worktree add ab-build-b00000000000 b000000000000000000000000000000
 grep -q "^printf '%s\\\\n' '= rmsnorm --mode=fwd --dtype=bf16 --BT=4096 --H=4096 --provider=fused --warmup=10 --iters=50 --repeats=5 --l2=cold' | CUDA_VISIBLE_DEVICES=0 AB_BASE_GIT_SHA=b0* SOLBOOK_GIT_SHA=c0* bench/scripts/ab_compare.sh ab-build-b00000000000/build/bench/solbench ab-build-c00000000000/build/bench/solbench ab-b00000000000-c00000000000$" "$work/confirm.sh" \
   || { cat "$work/confirm.sh"; fail "confirm: no ab_compare.sh line"; }
 set +e
+# a long --out with shell syntax stays one word, whole, in every line
+out='a dir/$(touch pwned)'"$(printf 'x%.0s' $(seq 1 80))"
+"$SOLBOOK" confirm --db "$db" --out "$out" "$run" > "$work/confirm_odd.sh"
+grep -q "bench/scripts/ab_compare.sh 'a dir/\$(touch pwned)x*-build-b00000000000/build/bench/solbench' 'a dir/\$(touch pwned)x*-build-c00000000000/build/bench/solbench' 'a dir/\$(touch pwned)x*-b00000000000-c00000000000'$" "$work/confirm_odd.sh" \
+  || { cat "$work/confirm_odd.sh"; fail "confirm: --out not one whole word"; }
 "$SOLBOOK" confirm --db "$db" 999 2> "$work/confirm.err"; rc=$?
 set -e
 test $rc -eq 2 && grep -q 'names no flagged step' "$work/confirm.err" || fail "confirm of no flagged step exited $rc"
