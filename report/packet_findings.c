@@ -159,8 +159,10 @@ static int time_cell(const sb_session_run *r, sb_buf *out, sb_error *err)
     if (sb_round_medians(r->kernel_samples, &m, &n, &e) != SB_OK)
         return sb_error_set(err, NULL, NULL, "run %lld: %s", (long long)r->run_id, e.msg);
     qsort(m, n, sizeof *m, cmp_double);
-    sb_buf_printf(out, "%.4g (%.4g-%.4g)", sb_quantile_sorted(m, n, 0.5), sb_quantile_sorted(m, n, 0.2),
-                  sb_quantile_sorted(m, n, 0.8));
+    /* interpolated, as a result's percentiles are and as Liger-Kernel's
+     * benchmarks take them (torch.quantile) */
+    sb_buf_printf(out, "%.4g (%.4g-%.4g)", sb_quantile_linear(m, n, 0.5), sb_quantile_linear(m, n, 0.2),
+                  sb_quantile_linear(m, n, 0.8));
     free(m);
     return SB_OK;
 }

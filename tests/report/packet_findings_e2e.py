@@ -184,7 +184,9 @@ try:
                 m = re.match(r"([\d.e-]+) \(([\d.e-]+)-([\d.e-]+)\)", cell)
                 r = sorted(rounds(find(cells[1], op, mode, dtype, shape, prov)))
                 n = len(r)
-                want = [r[int(math.floor(p * (n - 1) + 0.5))] for p in (0.5, 0.2, 0.8)]
+                want = [r[int(math.floor(p * (n - 1)))] + (r[min(int(math.floor(p * (n - 1))) + 1, n - 1)]
+                        - r[int(math.floor(p * (n - 1)))]) * (p * (n - 1) - math.floor(p * (n - 1)))
+                        for p in (0.5, 0.2, 0.8)]
                 got = [float(x) for x in m.groups()]
                 for g, w in zip(got, want):
                     if abs(g - w) > 5e-4 * w:
