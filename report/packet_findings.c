@@ -12,12 +12,11 @@
 #include "home.h"
 #include "paired.h"
 #include "repro.h"
+#include "geomean.h"
 #include "sessions.h"
 #include "stats.h"
 #include "template.h"
 
-#define LEVEL 0.95
-#define FLOOR 0.02
 #define MAX_ROWS 3   /* shapes a finding shows; APPENDIX.md has every one */
 #define MAX_LOSSES 3 /* losing shapes a finding names; the rest are counted */
 
@@ -423,7 +422,7 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
             comma_add(&ss, sid);
         }
         sb_paired geo;
-        int grc = sb_paired_geomean(k, bs[b].n, LEVEL, &geo, err);
+        int grc = sb_paired_geomean(k, bs[b].n, SB_HEADLINE_LEVEL, &geo, err);
         free(k);
         if (grc != SB_OK) {
             sb_buf_free(&ss);
@@ -724,7 +723,7 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
     size_t nf = 0;
     int rc = SB_ERR;
     if (ops_load(target, &uo, &nuo, err) != SB_OK ||
-        sb_session_compare(runs, "fused", LEVEL, FLOOR, &c.rep, err) != SB_OK ||
+        sb_session_compare(runs, SB_PROJECT_PROVIDER, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR, &c.rep, err) != SB_OK ||
         sessions_list(&c, err) != SB_OK)
         goto done;
     out->data = json_object();

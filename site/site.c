@@ -533,7 +533,8 @@ static int load_sessions(site_ctx *c, sb_error *err)
     const char *path = c->o->sessions_path ? c->o->sessions_path : c->o->db_path;
     if (sb_session_runs_read(path, NULL, 0, &c->session_runs, err) != SB_OK)
         return SB_ERR;
-    return sb_session_compare(&c->session_runs, SB_SITE_SESSION_TARGET, 0.95, 0.02, &c->sessions, err);
+    return sb_session_compare(&c->session_runs, SB_PROJECT_PROVIDER, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR,
+                              &c->sessions, err);
 }
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)

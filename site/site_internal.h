@@ -54,11 +54,10 @@ typedef struct site_ctx {
     char lastdir[4096];        /* the folder site_write made last */
     const char *last_nav;      /* nav flags currently set in layout_data */
     sb_session_runs session_runs; /* the measuring sessions (--sessions, else the database) */
-    sb_session_report sessions;   /* SB_SITE_SESSION_TARGET paired with every other provider */
+    sb_session_report sessions;   /* SB_PROJECT_PROVIDER paired with every other provider */
 } site_ctx;
 
 /* The provider whose paired speedups the op pages show. */
-#define SB_SITE_SESSION_TARGET "fused"
 
 /* Writes bytes to OUT/rel (folders made as needed), counting the file. */
 int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err);

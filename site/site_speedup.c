@@ -240,7 +240,7 @@ int site_speedup_section(const site_ctx *c, const char *op, const char *sku, sb_
     const sb_session_report *r = &c->sessions;
     json_t *d = json_object(), *groups = json_array();
     json_object_set_new(d, "groups", groups);
-    sb_tpl_set_str(d, "target", SB_SITE_SESSION_TARGET);
+    sb_tpl_set_str(d, "target", SB_PROJECT_PROVIDER);
     sb_tpl_set_str(d, "op", op);
     json_object_set_new(d, "per_sku", json_boolean(sku != NULL));
     sb_buf svg = SB_BUF_INIT, t = SB_BUF_INIT;
@@ -255,7 +255,7 @@ int site_speedup_section(const site_ctx *c, const char *op, const char *sku, sb_
             break;
         }
         sb_buf_reset(&svg);
-        group_chart(r, g, rows, SB_SITE_SESSION_TARGET, &svg);
+        group_chart(r, g, rows, SB_PROJECT_PROVIDER, &svg);
         json_t *o = json_object(), *jrows = json_array();
         sb_tpl_set_str(o, "sku", g->sku);
         sb_tpl_set_str(o, "baseline", g->baseline);
