@@ -250,7 +250,7 @@ static int run_geomean(const opts *o)
     int rc = 2;
     /* the headline: pairs within one session (docs/CLAIMS.md, rule 8);
      * the newest runs of everything else in their own section */
-    if (sb_claims_headlines_read(in.db, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
+    if (sb_claims_headlines_read(in.db, o->suite, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
         sb_geo_compute_unpaired(&in.set, in.picks, in.np, o->baseline, &paired, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;

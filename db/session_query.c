@@ -12,7 +12,7 @@ static const char session_runs_sql[] =
     "       json_extract(r.raw_json, '$.timing.samples'),"
     "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes'),"
     "       json_extract(r.raw_json, '$.memory.peak_device_bytes'),"
-    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts')"
+    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts'), c.suite"
     "  FROM run_sessions s JOIN runs r ON r.id = s.run_id"
     "  JOIN configs c ON c.run_id = s.run_id JOIN provenance p ON p.run_id = s.run_id"
     " WHERE ?1 IS NULL OR substr(s.session_id, 1, length(?1)) = ?1"
@@ -30,7 +30,7 @@ static void run_free(sb_session_run *r)
     char **strs[] = {&r->session_id, &r->timing_method, &r->check_version, &r->gpu_uuid, &r->status,
                      &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json, &r->provider,
                      &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at, &r->kernel_samples,
-                     &r->call_samples};
+                     &r->call_samples, &r->suite};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -47,6 +47,11 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     r->peak_absolute_bytes = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 21);
     r->peak_beyond_inputs_bytes = sqlite3_column_type(st, 22) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 22);
     r->hold_timeouts = sqlite3_column_type(st, 23) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 23);
+    r->suite = col_dup(st, 24);
+    if (!r->suite) {
+        run_free(r);
+        return -1;
+    }
     char **strs[] = {&r->session_id, NULL, NULL, &r->timing_method, &r->check_version, &r->gpu_uuid,
                      &r->status, &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json,
                      &r->provider, &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at,
@@ -107,6 +112,20 @@ int sb_session_runs_select(sqlite3 *conn, const char *const *ids, size_t nids, s
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
 {
     return sb_session_runs_select(sb_db_handle(db), ids, nids, out, err);
+}
+
+void sb_session_runs_keep_suite(sb_session_runs *r, const char *suite)
+{
+    if (!suite)
+        return;
+    size_t m = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->v[i].suite, suite) == 0)
+            r->v[m++] = r->v[i];
+        else
+            run_free(&r->v[i]);
+    }
+    r->n = m;
 }
 
 void sb_session_runs_free(sb_session_runs *r)

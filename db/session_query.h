@@ -18,6 +18,7 @@ typedef struct sb_session_run {
     char *status;                                   /* passed | failed | skipped */
     char *op, *mode, *dtype, *shape_key, *params_json, *provider;
     char *case_key;                                 /* op|mode|dtype|shape_key|params_json */
+    char *suite;                                    /* config.suite: the preset the case came from */
     char *sku, *arch, *git_sha, *started_at;
     char *kernel_samples; /* timing.kernel.samples as JSON text (one array a round), or NULL */
     char *call_samples;   /* timing.samples as JSON text, or NULL */
@@ -39,6 +40,8 @@ int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_sess
  * the reports hold one. */
 int sb_session_runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
                            sb_error *err);
+/* Drops (and frees) the runs of r outside suite; none where suite is NULL. */
+void sb_session_runs_keep_suite(sb_session_runs *r, const char *suite);
 void sb_session_runs_free(sb_session_runs *r);
 
 /* sb_session_runs_load on the database at path, opened for reading and

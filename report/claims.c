@@ -290,8 +290,8 @@ int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *er
     return SB_OK;
 }
 
-int sb_claims_headlines_read(sqlite3 *db, const char *op, const char *baseline, long long from, long long to,
-                             struct sb_session_headlines *out, sb_error *err)
+int sb_claims_headlines_read(sqlite3 *db, const char *suite, const char *op, const char *baseline, long long from,
+                             long long to, struct sb_session_headlines *out, sb_error *err)
 {
     sb_session_runs runs = {0};
     const char *one[] = {baseline, NULL};
@@ -300,6 +300,7 @@ int sb_claims_headlines_read(sqlite3 *db, const char *op, const char *baseline, 
         sb_session_runs_free(&runs);
         return SB_ERR;
     }
+    sb_session_runs_keep_suite(&runs, suite);
     if (sb_session_headlines_take(&runs, op, baseline ? one : sb_headline_baselines, from, to, out, err) != SB_OK)
         return SB_ERR;
     if (sb_claims_headlines_check(out, err) != SB_OK) {

@@ -40,14 +40,15 @@ int sb_claims_pair_check(const sb_session_run *provider, const sb_session_run *b
 /* sb_claims_pair_check on every pair of every headline. */
 int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *err);
 /* The checked headlines a report shows: every session run in db
- * (db/session_query.h), their headlines (report/sessions.h,
+ * (db/session_query.h) of suite (every suite where it is NULL), their
+ * headlines (report/sessions.h,
  * sb_session_headlines_take; of op, or every op where op is NULL; of the
  * runs started in [from, to) where to > from) over the headline
  * baselines (report/geomean.h), or over baseline alone where it is not
  * NULL; then sb_claims_headlines_check. Free with
  * sb_session_headlines_free. */
-int sb_claims_headlines_read(sqlite3 *db, const char *op, const char *baseline, long long from, long long to,
-                             struct sb_session_headlines *out, sb_error *err);
+int sb_claims_headlines_read(sqlite3 *db, const char *suite, const char *op, const char *baseline, long long from,
+                             long long to, struct sb_session_headlines *out, sb_error *err);
 
 /* SB_ERR when the text holds a path of this machine: the given paths
  * (NULL-ended; made absolute), the data home, the working directory and

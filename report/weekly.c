@@ -471,7 +471,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         goto done;
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
-    if (sb_claims_headlines_read(db, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
+    if (sb_claims_headlines_read(db, NULL, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
     if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &xa, err) != SB_OK)

@@ -124,6 +124,22 @@ with tempfile.TemporaryDirectory() as tmp:
     if len(pc) != len(paired) or any(r["session"] not in session_gpu for r in pc):
         fail("CSV: %d paired rows for %d headlines, or one names no stored session" % (len(pc), len(paired)))
 
+    # --suite narrows the paired headlines too: every case pair's runs are of that suite
+    suite_of = {rid: suite for rid, suite in con.execute(
+        "SELECT s.run_id, c.suite FROM run_sessions s JOIN configs c ON c.run_id = s.run_id")}
+    suites = sorted(set(suite_of.values()))
+    if len(suites) < 2:
+        fail("the sessions hold one suite only (%s): --suite cannot be checked" % suites)
+    one = json.loads(run("report", "geomean", "--db", db, "--format", "json", "--suite", suites[0]))["paired"]
+    if not one:
+        fail("report geomean --suite %s has no paired headline" % suites[0])
+    for row in one:
+        for c in row["cases"]:
+            for side in (c["provider_side"], c["baseline_side"]):
+                if suite_of.get(side["run_id"]) != suites[0]:
+                    fail("--suite %s: %s %s pairs run %s of suite %s" % (
+                        suites[0], row["op"], row["baseline"], side["run_id"], suite_of.get(side["run_id"])))
+
 print("paired headlines: %d rows, %d case pairs, each side's GPU, session, timing method and check equal "
       "to the other's as stored; %d Markdown rows name their session and GPU; %d cases left out of the "
       "unpaired section" % (len(paired), npairs, len(rows), left_out))
