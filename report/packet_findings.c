@@ -405,26 +405,16 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
     json_object_set_new(o, "losses", losses);
     size_t nloss = 0;
     for (size_t b = 0; b < nbs; b++) {
-        sb_paired *k = malloc(bs[b].n * sizeof *k);
-        if (!k)
-            goto oom_bufs;
-        size_t worst = bs[b].pairs[0], wins = 0, lost = 0;
+        size_t worst = 0, wins = 0, lost = 0;
         sb_buf ss = SB_BUF_INIT;
         for (size_t j = 0; j < bs[b].n; j++) {
-            const sb_session_pair *p = &c->rep.pairs[bs[b].pairs[j]];
-            k[j] = p->kernel;
-            if (p->kernel.ratio < c->rep.pairs[worst].kernel.ratio)
-                worst = bs[b].pairs[j];
-            wins += p->verdict == SB_PAIRED_FASTER;
-            lost += p->verdict == SB_PAIRED_SLOWER;
             char sid[9];
-            short_id(p->target->session_id, sid);
+            short_id(c->rep.pairs[bs[b].pairs[j]].target->session_id, sid);
             comma_add(&ss, sid);
         }
         sb_paired geo;
-        int grc = sb_paired_geomean(k, bs[b].n, SB_HEADLINE_LEVEL, &geo, err);
-        free(k);
-        if (grc != SB_OK) {
+        if (sb_session_summarize(c->rep.pairs, bs[b].pairs, bs[b].n, SB_HEADLINE_LEVEL, &geo, &worst, &wins, &lost,
+                                 err) != SB_OK) {
             sb_buf_free(&ss);
             goto fail_bufs;
         }

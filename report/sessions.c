@@ -270,8 +270,8 @@ static int judge_pairs(const sb_session_runs *runs, const medians *m, double lev
 
 /* The geomean of the kernel-time speedups of pairs[idx[0..count)], the
  * worst pair and the wins and losses by their verdicts. */
-static int summarize(const sb_session_pair *pairs, const size_t *idx, size_t count, double level, sb_paired *geo,
-                     size_t *worst, size_t *wins, size_t *losses, sb_error *err)
+int sb_session_summarize(const sb_session_pair *pairs, const size_t *idx, size_t count, double level, sb_paired *geo,
+                         size_t *worst, size_t *wins, size_t *losses, sb_error *err)
 {
     sb_paired *k = malloc((count + 1) * sizeof *k);
     if (!k)
@@ -304,7 +304,7 @@ static int make_groups(sb_session_report *r, double level, sb_error *err)
     }
     for (size_t g = 0; g < r->ngroups; g++) {
         sb_session_group *gr = &r->groups[g];
-        if (summarize(r->pairs, gr->pair, gr->count, level, &gr->geomean, &gr->worst, &gr->wins, &gr->losses,
+        if (sb_session_summarize(r->pairs, gr->pair, gr->count, level, &gr->geomean, &gr->worst, &gr->wins, &gr->losses,
                       err) != SB_OK)
             return SB_ERR;
     }
@@ -440,7 +440,7 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
     }
     for (size_t k = 0; k < out->n; k++) {
         sb_session_headline *h = &out->v[k];
-        if (summarize(r->pairs, h->pair, h->count, level, &h->geomean, &h->worst, &h->wins, &h->losses, err) !=
+        if (sb_session_summarize(r->pairs, h->pair, h->count, level, &h->geomean, &h->worst, &h->wins, &h->losses, err) !=
             SB_OK) {
             sb_session_headlines_free(out);
             return SB_ERR;

@@ -55,6 +55,13 @@ int sb_session_compare(const sb_session_runs *runs, const char *target, double l
                        sb_session_report *out, sb_error *err);
 void sb_session_report_free(sb_session_report *r);
 
+/* Of pairs[idx[0..count)] (count > 0): the geomean of their kernel-time
+ * speedups at confidence level, the index of the smallest (worst), and
+ * how many the target wins and loses by their verdicts (added to *wins and
+ * *losses). */
+int sb_session_summarize(const sb_session_pair *pairs, const size_t *idx, size_t count, double level, sb_paired *geo,
+                         size_t *worst, size_t *wins, size_t *losses, sb_error *err);
+
 /* ---- Headlines: every provider-against-provider figure of the reports --
  *
  * One headline is a provider over a baseline in one op x mode x dtype on
