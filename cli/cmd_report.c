@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "encode.h"
 #include "error.h"
 #include "claims.h"
 #include "geomean.h"
@@ -127,6 +128,18 @@ static int parse(int argc, char **argv, const char *const *takes, opts *o)
         fprintf(stderr, "solbook %s: unexpected argument '%s'\n", command, argv[0]);
         return 2;
     }
+    for (size_t i = 0; takes[i]; i++)
+        if (strcmp(takes[i], "repo-url") == 0 && o->repo_url && *o->repo_url && !sb_url_link_safe(o->repo_url)) {
+            /* the same rule the site refuses by: links in either must not
+             * differ because one output dropped them silently */
+            sb_error err;
+            sb_error_set(&err, NULL, NULL,
+                         "repository URL '%s' (--repo-url or $SOLBOOK_REPO_URL): expected an http(s) "
+                         "address of URL characters only (no spaces, quotes, brackets, '|' or parentheses)",
+                         o->repo_url);
+            sb_error_print(&err, stderr);
+            return 2;
+        }
     return -1;
 }
 

@@ -263,3 +263,14 @@ void sb_enc_md_fence(sb_buf *out, const char *info, const char *body)
     put_repeated(out, '`', ticks);
     sb_buf_putc(out, '\n');
 }
+
+int sb_url_link_safe(const char *url)
+{
+    if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
+        return 0;
+    for (const char *c = url; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("-._~:/?#@!$&*+,;=%", *c)))
+            return 0;
+    return 1;
+}

@@ -74,6 +74,12 @@ void sb_enc_md_code_span(sb_buf *out, const char *s, size_t limit);
  * body can close the block early. */
 void sb_enc_md_fence(sb_buf *out, const char *info, const char *body);
 
+/* 1: url is an http(s) address made only of the characters RFC 3986
+ * allows that neither end a Markdown link destination nor a table cell
+ * (no space, quote, angle bracket, backtick, backslash, '|', '(' or ')'),
+ * so it can stand as it is in an href and in a Markdown link. */
+int sb_url_link_safe(const char *url);
+
 /* Number of bytes of the first `limit` characters of s (all of s when it
  * has no more); a UTF-8 sequence is never split. */
 size_t sb_utf8_prefix_len(const char *s, size_t limit);

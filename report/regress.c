@@ -1009,20 +1009,6 @@ void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
                      "listed apart and never counted.");
 }
 
-/* 1: url can be a Markdown link destination in a table cell as it is:
- * http(s), and only the characters of RFC 3986 that neither end the
- * destination nor the cell. */
-static int link_safe(const char *url)
-{
-    if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
-        return 0;
-    for (const char *c = url; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              strchr("-._~:/?#@!$&*+,;=%", *c)))
-            return 0;
-    return 1;
-}
-
 /* 1: sha is 40 hex digits (an "unknown" commit gives no link). */
 static int full_sha(const char *sha)
 {
@@ -1034,7 +1020,7 @@ void sb_rg_range_md(const sb_rg_row *r, const sb_rg_opts *o, sb_buf *out)
     char os[13], ns[13];
     snprintf(os, sizeof os, "%.12s", r->old_run ? r->old_run->git_sha : "-");
     snprintf(ns, sizeof ns, "%.12s", r->new_run->git_sha);
-    if (o->repo_url && link_safe(o->repo_url) && r->old_run && full_sha(r->old_run->git_sha) &&
+    if (o->repo_url && sb_url_link_safe(o->repo_url) && r->old_run && full_sha(r->old_run->git_sha) &&
         full_sha(r->new_run->git_sha)) {
         size_t len = strlen(o->repo_url);
         while (len && o->repo_url[len - 1] == '/')

@@ -16,6 +16,7 @@
 #include <dirent.h>
 
 #include "bulk_reader.h"
+#include "encode.h"
 #include "file_name.h"
 #include "home.h"
 #include "plausible.h"
@@ -354,18 +355,6 @@ int site_render(const char *name, const json_t *data, sb_buf *out, sb_error *err
  * file). The site is built beside it and replaces it whole
  * (core/staged_dir.h), so no page of an older build survives and a failed
  * build leaves the earlier site as it was. */
-/* 1: url is an http(s) address that can stand in an href as it is (the
- * templates escape it; this keeps out other schemes and spaces). */
-static int repo_url_ok(const char *url)
-{
-    if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
-        return 0;
-    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
-        if (*p <= ' ' || *p >= 0x7f || strchr("\"<>`\\", *p))
-            return 0;
-    return 1;
-}
-
 static int check_out(const char *dir, sb_error *err)
 {
     struct stat st;
@@ -547,9 +536,10 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     c.page_rows = o->page_rows ? o->page_rows : 200;
     c.rg_opts.alpha = 0.01;
     c.rg_opts.min_effect = 0.03;
-    if (o->repo_url && *o->repo_url && !repo_url_ok(o->repo_url))
+    if (o->repo_url && *o->repo_url && !sb_url_link_safe(o->repo_url))
         return sb_error_set(err, NULL, NULL,
-                            "repository URL '%s': expected an http(s) address without spaces",
+                            "repository URL '%s': expected an http(s) address of URL characters only "
+                            "(no spaces, quotes, brackets, '|' or parentheses)",
                             o->repo_url);
     c.rg_opts.repo_url = o->repo_url && *o->repo_url ? o->repo_url : NULL;
     if ((size_t)snprintf(c.out, sizeof c.out, "%s", o->out_dir) >= sizeof c.out)

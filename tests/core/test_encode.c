@@ -331,6 +331,21 @@ static void test_markdown_limits(void **state)
     sb_buf_free(&b);
 }
 
+/* A repository URL stands in an href and a Markdown table cell as it is
+ * only when nothing in it ends either: the site and the reports take and
+ * refuse the same ones. */
+static void test_url_link_safe(void **state)
+{
+    (void)state;
+    assert_true(sb_url_link_safe("https://github.com/org/solbook"));
+    assert_true(sb_url_link_safe("http://git.example/a-b_c.d~e/%20?x=1&y=2#z"));
+    const char *bad[] = {"ftp://example/x", "javascript:alert(1)", "https://x/a b", "https://x/a|b",
+                         "https://x/(a)", "https://x/\"q\"", "https://x/<b>", "https://x/`t`",
+                         "https://x/a\\b", "https://x/\n", "HTTPS://x", "", NULL};
+    for (size_t i = 0; bad[i]; i++)
+        assert_false(sb_url_link_safe(bad[i]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_shell),
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_markdown_limits),
+        cmocka_unit_test(test_url_link_safe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,13 @@ out='a dir/$(touch pwned)'"$(printf 'x%.0s' $(seq 1 80))"
 "$SOLBOOK" confirm --db "$db" --out "$out" "$run" > "$work/confirm_odd.sh"
 grep -q "bench/scripts/ab_compare.sh 'a dir/\$(touch pwned)x*-build-b00000000000/build/bench/solbench' 'a dir/\$(touch pwned)x*-build-c00000000000/build/bench/solbench' 'a dir/\$(touch pwned)x*-b00000000000-c00000000000'$" "$work/confirm_odd.sh" \
   || { cat "$work/confirm_odd.sh"; fail "confirm: --out not one whole word"; }
+# one rule for a repository URL: report and site refuse the same one, in one line
+"$SOLBOOK" report regressions --db "$db" --repo-url 'https://x.example/a|b' > /dev/null 2> "$work/url.err"; rc=$?
+test $rc -eq 2 && test "$(wc -l < "$work/url.err")" -eq 1 && grep -q "repository URL 'https://x.example/a|b'" "$work/url.err" \
+  || { cat "$work/url.err"; fail "report regressions took an unsafe repository URL (exit $rc)"; }
+SOLBOOK_REPO_URL='https://x.example/(a)' "$SOLBOOK" site --db "$db" --out "$work/site-url" > /dev/null 2> "$work/url.err"; rc=$?
+test $rc -eq 2 && grep -q "repository URL 'https://x.example/(a)'" "$work/url.err" \
+  || { cat "$work/url.err"; fail "site took an unsafe repository URL (exit $rc)"; }
 "$SOLBOOK" confirm --db "$db" 999 2> "$work/confirm.err"; rc=$?
 set -e
 test $rc -eq 2 && grep -q 'names no flagged step' "$work/confirm.err" || fail "confirm of no flagged step exited $rc"
