@@ -27,12 +27,7 @@ endforeach()
 string(APPEND body "const sb_db_migration sb_db_migrations[] = {\n${table}};\n")
 list(LENGTH files n)
 string(APPEND body "const size_t sb_db_migration_count = ${n};\n")
-# Rewrite only on change, so an unchanged tree does not rebuild.
-if(EXISTS ${OUTPUT})
-  file(READ ${OUTPUT} old)
-else()
-  set(old "")
-endif()
-if(NOT old STREQUAL body)
-  file(WRITE ${OUTPUT} "${body}")
-endif()
+# configure_file rewrites OUTPUT only when the text changed, so an
+# unchanged tree does not rebuild.
+file(WRITE ${OUTPUT}.new "${body}")
+configure_file(${OUTPUT}.new ${OUTPUT} COPYONLY)
