@@ -17,7 +17,9 @@ SRC=$(cd "$HERE/../.." && pwd)
 EXAMPLE=$SRC/examples/forge/rmsnorm_bf16
 DATA=$SRC/tests/data/forge
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sb-forge-hostile-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# HOSTILE_KEEP=DIR keeps the run folders (verify.json, bench.json, the raw
+# harness output) there as evidence.
+trap 'if [ -n "${HOSTILE_KEEP:-}" ] && [ -d "$WORK/runs" ]; then cp -r "$WORK/runs" "$HOSTILE_KEEP/"; fi; rm -rf "$WORK"' EXIT
 export SOLBOOK_DB="$WORK/solbook.db"
 cd "$WORK"
 
