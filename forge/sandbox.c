@@ -17,6 +17,7 @@
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -542,10 +543,24 @@ static void drop_capabilities(void)
         conf_die("capset", errno);
 }
 
-/* sb_process_start's before_exec for CONFINED: limits, then fresh pid and
- * network namespaces (and a user namespace when not root); the process
- * forks the namespace's init, which forks the program, and supervises
- * them. The program's side confines itself and returns to exec. */
+/* A /proc of the new pid namespace, in a mount namespace of its own. The
+ * NVIDIA driver fails every CUDA call ("OS call failed or operation not
+ * supported on this OS") in a pid namespace whose /proc is the host's: it
+ * reads the process's pid there. The fresh /proc also hides the host's
+ * processes. */
+static void mount_namespace_proc(void)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        conf_die("mount --make-rprivate /", errno);
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        conf_die("mount proc on /proc", errno);
+}
+
+/* sb_process_start's before_exec for CONFINED: limits, then fresh pid,
+ * network, IPC and mount namespaces (and a user namespace when not root);
+ * the process forks the namespace's init, which forks the program, and
+ * supervises them. The program's side mounts the namespace's /proc,
+ * confines itself and returns to exec. */
 static void confine_child(void *vctx)
 {
     const confine_ctx *c = vctx;
@@ -553,7 +568,7 @@ static void confine_child(void *vctx)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC;
+    int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS;
     if (uid != 0)
         flags |= CLONE_NEWUSER;
     if (unshare(flags) != 0)
@@ -588,6 +603,7 @@ static void confine_child(void *vctx)
     /* The program: pid 2 of its namespace, in the caller's process group. */
     close(status_pipe[1]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    mount_namespace_proc();
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         conf_die("no_new_privs", errno);
     apply_landlock(c);

@@ -263,6 +263,7 @@ static void test_child_environment(void **state)
     assert_non_null(strstr(buf, "secret=hidden\n"));
     assert_non_null(strstr(buf, "nofile=64\n"));
     assert_non_null(strstr(buf, "core=0\n"));
+    assert_non_null(strstr(buf, "proc_self_is_me=1\n"));
 }
 
 static void test_data_limit_refuses_large_allocations(void **state)

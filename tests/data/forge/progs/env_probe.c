@@ -1,11 +1,13 @@
 /* Sandbox test program: prints what the sandbox gave it, one fact a line:
  * working folder, whether stdin is at EOF, the highest open descriptor,
- * whether SOLBOOK_SECRET is visible, and its soft RLIMIT_NOFILE and
- * RLIMIT_CORE. */
+ * whether SOLBOOK_SECRET is visible, its soft RLIMIT_NOFILE and
+ * RLIMIT_CORE, and whether /proc/self is this process (the NVIDIA driver
+ * fails every CUDA call in a pid namespace whose /proc is the host's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 static int fcntl_probe(int fd)
@@ -29,5 +31,10 @@ int main(void)
     printf("cwd=%s\nstdin_eof=%d\nhighest_fd=%d\nsecret=%s\nnofile=%llu\ncore=%llu\n", cwd, c == EOF, highest,
            getenv("SOLBOOK_SECRET") ? "visible" : "hidden", (unsigned long long)nofile.rlim_cur,
            (unsigned long long)core.rlim_cur);
+    char self[64] = "", pid[32];
+    ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    printf("proc_self_is_me=%d\n", strcmp(self, pid) == 0);
     return 0;
 }
