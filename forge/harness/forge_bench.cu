@@ -310,7 +310,8 @@ static int refresh_set(const options *o, int s, input_sets *in, int k, unsigned 
                        size_t msg_size)
 {
     forge_problem q;
-    unsigned long long seed = o->seed + (unsigned long long)s + 0x9e3779b97f4a7c15ULL * ++in->refreshes;
+    /* seeds past every set's, small enough for a JSON integer */
+    unsigned long long seed = o->seed + (unsigned long long)s + 1000003ULL * (FORGE_MAX_SETS + ++in->refreshes);
     if (forge_problem_create(&o->shapes[s], seed, &q, msg, msg_size) != 0)
         return -1;
     const forge_problem *p = &in->sets[k];
