@@ -101,6 +101,7 @@ gpu)
         new_run "$cheat" "$cheat"
         expect 0 'verify: passed' "$SOLBOOK" forge verify "runs/$cheat"
         expect 1 'fresh-input check failed' "$SOLBOOK" forge bench "runs/$cheat"
+        grep -F 'fresh-input check failed' out.txt | head -n 1
         grep -qF 'returns a cached output or skips work when inputs repeat' out.txt ||
             fail "$cheat: the refusal does not say why"
         grep -qF '"verdict": "refused"' "runs/$cheat/bench.json" || fail "$cheat: bench.json verdict"
@@ -109,6 +110,7 @@ gpu)
     new_run good ""
     expect 0 'verify: passed' "$SOLBOOK" forge verify runs/good
     expect 0 'bench: passed' "$SOLBOOK" forge bench runs/good
+    grep -o '"isolation": "[^"]*"' runs/good/bench.json | head -n 1
     expect 0 "promote: cuda_rmsnorm_${SKU}_bf16_m4096n4096_v1" "$SOLBOOK" forge promote runs/good --registry reg
     grep -qF '"fresh_checks": [{' runs/good/bench_raw.json || fail "the example's raw output has no fresh-input checks"
     echo "checked: never-ending killed at the timeout, wrong answer, slower, cached-output and skipped-work candidates refused, the example promoted"
