@@ -905,6 +905,41 @@ static void test_triton_perf_csv(void **state)
 
 /* Bad figures and layouts are refused with the file and the line; nothing
  * from the file is stored. */
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* Triton 3.x's "LINE (YLABEL)" columns: the label is cut from the
+ * provider's name, and a label ending in a time unit gives the unit, so
+ * --y-unit may be left out. */
+static void test_triton_perf_csv_label(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/solbook-triton-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/rms-norm.csv", dir);
+    write_text(path, "N,Triton (Runtime (us)),Torch (Runtime (us))\n1024.000000,12.300000,20.100000\n");
+    sb_import_options o = {.y_stat = "median"};
+    sb_import_stats st = {0};
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file_opts(f->ing, path, "triton-perf-csv", &o, &st, &err), SB_OK);
+    assert_int_equal(st.stored, 2);
+    assert_string_equal(q_text(f->db, "SELECT group_concat(provider || '=' || median_ms, ' ') FROM (SELECT provider, "
+                                      "median_ms FROM configs JOIN metrics USING (run_id) ORDER BY provider)"),
+                        "torch=0.0201 triton=0.0123");
+    assert_string_equal(q_text(f->db, "SELECT shape_key FROM configs LIMIT 1"), "N=1024");
+    assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs LIMIT 1"),
+                           "read as the median in us (--y-stat: the file does not say which statistic; the unit from "
+                           "the columns' label)"));
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_triton_perf_csv_refused(void **state)
 {
     fixture *f = *state;
@@ -920,14 +955,16 @@ static void test_triton_perf_csv_refused(void **state)
         {"N,Triton,Triton\n256,0.5,0.6\n", "line 1: column \"Triton\" appears twice"},
         {"N,Triton\n,0.5\n", "line 2: x value \"N\" is empty"},
         {"mode,Triton\nfwd,0.5\n", "line 2: no whole number >= 0 among the x values"},
+        /* newer Triton's "LINE (YLABEL)" columns: a label that is a time
+         * unit must agree with --y-unit (ms here), and a rate is no time */
+        {"N,Triton (us),Torch (us)\n256,5.5,6.1\n", "line 1: the columns are labelled \"us\" but --y-unit is ms"},
+        {"N,Triton (GB/s),Torch (GB/s)\n256,900.5,700.1\n",
+         "line 1: the columns are labelled \"GB/s\", a rate, not a time"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/bad%zu.csv", dir, i);
-        FILE *fp = fopen(path, "w");
-        assert_non_null(fp);
-        fputs(bad[i].text, fp);
-        fclose(fp);
+        write_text(path, bad[i].text);
         sb_import_options o = {.y_unit = "ms", .y_stat = "median"};
         sb_import_stats st = {0};
         sb_error err;
@@ -1166,6 +1203,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nvbench_confined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torch_benchmark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_triton_perf_csv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_triton_perf_csv_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_triton_perf_csv_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
