@@ -465,12 +465,13 @@ typedef struct aa_case {
 
 /* The cross-card threshold of each SKU with A/A data, and the largest A/A
  * change of each case measured (sessions.h); cases sorted by key. */
-typedef struct aa_noise {
+struct sb_rg_aa {
     sb_rg_noise *v;
     size_t n;
     aa_case *cases;
     size_t ncases;
-} aa_noise;
+};
+typedef struct sb_rg_aa aa_noise;
 
 static void aa_noise_free(aa_noise *a)
 {
@@ -623,27 +624,68 @@ done:
     return rc;
 }
 
-/* The cross-card threshold of sku (never below min_effect), recorded in
- * the list's noise table the first time. */
-static int cross_card(const aa_noise *aa, const sb_rg_opts *o, const char *sku, sb_rg_list *l,
-                      double *threshold, sb_error *err)
+int sb_rg_aa_load(sqlite3 *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
 {
-    for (size_t i = 0; i < l->nnoise; i++)
-        if (strcmp(l->noise[i].sku, sku) == 0) {
-            *threshold = fmax(o->min_effect, l->noise[i].threshold);
-            return SB_OK;
-        }
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (aa_noise_load(db, o, *out, err) != SB_OK) {
+        free(*out);
+        *out = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+void sb_rg_aa_free(sb_rg_aa *a)
+{
+    if (!a)
+        return;
+    aa_noise_free(a);
+    free(a);
+}
+
+/* The cross-card noise of sku: the measured entry, else the default. */
+static sb_rg_noise sku_noise(const sb_rg_aa *aa, const char *sku)
+{
     sb_rg_noise e = {{0}, SB_RG_CROSS_CARD_DEFAULT, 0};
     snprintf(e.sku, sizeof e.sku, "%s", sku);
-    for (size_t i = 0; i < aa->n; i++)
+    for (size_t i = 0; aa && i < aa->n; i++)
         if (strcmp(aa->v[i].sku, sku) == 0)
             e = aa->v[i];
+    return e;
+}
+
+double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run, int same_card,
+                       double min_effect, sb_rg_threshold_from *from)
+{
+    double most = aa && held_launch(old_run) && held_launch(new_run)
+                      ? aa_case_most(aa, new_run, same_card == 1)
+                      : -1.0;
+    if (most >= 0.0) {
+        *from = SB_RG_FROM_CASE_AA;
+        return sb_aa_threshold(most, min_effect);
+    }
+    if (same_card == 1) {
+        *from = SB_RG_FROM_MIN_EFFECT;
+        return min_effect;
+    }
+    *from = SB_RG_FROM_SKU_AA;
+    return fmax(min_effect, sku_noise(aa, new_run->sku).threshold);
+}
+
+/* Records the cross-card noise of sku in the list's noise table the
+ * first time. */
+static int note_sku_noise(const sb_rg_aa *aa, const char *sku, sb_rg_list *l, sb_error *err)
+{
+    for (size_t i = 0; i < l->nnoise; i++)
+        if (strcmp(l->noise[i].sku, sku) == 0)
+            return SB_OK;
     sb_rg_noise *nv = realloc(l->noise, (l->nnoise + 1) * sizeof *nv);
     if (!nv)
         return sb_error_set(err, NULL, NULL, "out of memory");
     l->noise = nv;
-    l->noise[l->nnoise++] = e;
-    *threshold = fmax(o->min_effect, e.threshold);
+    l->noise[l->nnoise++] = sku_noise(aa, sku);
     return SB_OK;
 }
 
@@ -679,19 +721,10 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         snprintf(row.changed, sizeof row.changed, "%s", d.len ? sb_buf_str(&d) : "");
         sb_buf_free(&d);
     }
-    double threshold = w->o->min_effect;
-    double most = held_launch(old->r) && held_launch(new_ref->r)
-                      ? aa_case_most(w->aa, new_ref->r, row.same_card == 1)
-                      : -1.0;
-    row.threshold_from = SB_RG_FROM_MIN_EFFECT;
-    if (most >= 0.0) {
-        threshold = sb_aa_threshold(most, w->o->min_effect);
-        row.threshold_from = SB_RG_FROM_CASE_AA;
-    } else if (row.same_card != 1) {
-        if (cross_card(w->aa, w->o, new_ref->r->sku, w->out, &threshold, err) != SB_OK)
-            return SB_ERR;
-        row.threshold_from = SB_RG_FROM_SKU_AA;
-    }
+    double threshold =
+        sb_rg_threshold(w->aa, old->r, new_ref->r, row.same_card, w->o->min_effect, &row.threshold_from);
+    if (row.threshold_from == SB_RG_FROM_SKU_AA && note_sku_noise(w->aa, new_ref->r->sku, w->out, err) != SB_OK)
+        return SB_ERR;
     row.threshold = threshold;
     if (!passing)
         row.verdict = SB_RG_NOW_FAILING;

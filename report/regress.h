@@ -162,6 +162,19 @@ typedef struct sb_rg_list {
     int searched_cp;        /* 1: sb_rg_history searched for change points */
 } sb_rg_list;
 
+/* The A/A noise of a database's measuring sessions (report/sessions.h)
+ * as thresholds take it: each SKU's cross-card noise and each case's
+ * largest A/A change on one card and across two. */
+typedef struct sb_rg_aa sb_rg_aa;
+int sb_rg_aa_load(sqlite3 *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
+void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */
+
+/* The threshold of a step from old_run to new_run (one case, provider
+ * and SKU) by the rule above; same_card 1: one GPU UUID, 0: two, -1: not
+ * recorded. aa NULL: no A/A runs stored. *from says which rule gave it. */
+double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run, int same_card,
+                       double min_effect, sb_rg_threshold_from *from);
+
 /* Compares two passing runs of one case into row (verdict and figures). */
 int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
