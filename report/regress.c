@@ -996,11 +996,10 @@ static int drift_noise(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
                 sb_rg_row *r = &l->v[v[k].i];
                 double most = fabs(v[k == top ? second : top].r->rel_change);
                 double t = sb_aa_threshold(most, o->min_effect);
-                if (t > r->threshold) {
+                if (t > r->threshold) { /* adjust_steps judges the step again */
                     r->threshold = t;
                     r->threshold_from = SB_RG_FROM_HISTORY_AA;
                 }
-                r->verdict = judge(r->p, r->rel_change, o->alpha, r->threshold);
             }
         }
         a = b;

@@ -24,7 +24,7 @@
  * A step of another provider under one environment (drift) is an A/A
  * comparison of its way of timing, since the project's commits do not
  * touch that code: where its noise class (provider, SKU, op, mode,
- * relation of cards, tool, timer, held launch) holds more than
+ * relation of cards, tool, timer, held launch) holds at least
  * SB_RG_DRIFT_MIN_CLASS other tested steps, its threshold is at least 1.5
  * times the largest |change| among those others (never its own).
  * Runs without samples (quantiles-only imports) are "no samples", not
