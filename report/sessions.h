@@ -153,18 +153,31 @@ typedef struct sb_noise_kind {
     double *abs_change; /* |ratio - 1| of each comparison, sorted */
     size_t power_n;
     size_t detected[4]; /* one side's samples slowed by 2%, 3%, 5% and 10%: comparisons that say slower */
-    /* Same card, one session only: each comparison judged again with a
-     * threshold of its own, derived from the A/A runs of the same case,
-     * provider and GPU in the other sessions (leave one session out):
-     * the larger of the paired threshold and 1.5 times the largest
-     * |ratio - 1| seen there. Comparisons with no other session are not
-     * counted. */
+    /* Held out: each comparison judged again with a threshold of its own,
+     * derived from the A/A comparisons of the same case, provider and SKU
+     * on the same relation of cards (one card: this kind and the other
+     * same-card kind; two cards) in sessions other than its two: the
+     * larger of the kind's threshold (paired_threshold for the paired
+     * kind, unpaired_threshold for the others) and 1.5 times the largest
+     * |ratio - 1| seen there. Comparisons with no such held-out
+     * comparison are not counted. */
     size_t derived_n, derived_flagged, derived_detected[4];
 } sb_noise_kind;
 extern const double sb_noise_shifts[4];
+/* One A/A comparison: its kind, its two runs (b is the later copy or
+ * session) and |ratio - 1| of their kernel times. */
+typedef struct sb_noise_cmp {
+    int kind;
+    const sb_session_run *a, *b;
+    double change;
+} sb_noise_cmp;
 typedef struct sb_noise_report {
     sb_noise_kind kind[SB_NOISE_KINDS];
+    sb_noise_cmp *cmp; /* every comparison, in the order measured; points into the runs */
+    size_t ncmp;
 } sb_noise_report;
+/* 1 for the kinds on one card (SB_NOISE_SESSION, SB_NOISE_CARD). */
+int sb_noise_same_card(int kind);
 int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noise_report *out, sb_error *err);
 void sb_noise_report_free(sb_noise_report *r);
 const char *sb_noise_kind_name(int kind);

@@ -812,7 +812,7 @@ static void test_compare(void **state)
     assert_int_equal(sb_cmp_side_parse("colour=red", &bad, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "unknown key 'colour'"));
     assert_int_equal(sb_cmp_side_parse("main", &bad, &err), SB_ERR);
-    sb_cmp_opts o = {0.01, 0.03};
+    sb_cmp_opts o = {0.01, 0.03, NULL};
     sb_cmp_result r;
     assert_int_equal(sb_cmp_run(db, &set, &sa, &sb, &o, &r, &err), SB_OK);
     assert_int_equal(r.n, 4);
