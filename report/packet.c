@@ -226,10 +226,6 @@ static int cmp_i64(const void *x, const void *y)
 static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                           sb_error *err)
 {
-    if (o->suite)
-        return sb_error_set(err, NULL, NULL,
-                            "a %s packet takes its cases from the measuring sessions; --suite does not apply",
-                            o->target);
     int rc = SB_ERR;
     sb_findings f = {0};
     sb_session_runs runs = {0};
@@ -247,16 +243,19 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     char rel[512];
     snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
     if (sb_template_load_home(rel, &tpl, err) != SB_OK ||
-        sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK ||
-        sb_findings_build(&runs, o->target, o->op, o->baseline, &f, err) != SB_OK)
+        sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK)
+        goto done;
+    /* --suite narrows the sessions' cases to those of one preset */
+    sb_session_runs_keep_suite(&runs, o->suite);
+    if (sb_findings_build(&runs, o->target, o->op, o->baseline, &f, err) != SB_OK)
         goto done;
     if (f.nfindings == 0) {
         *nothing = 1;
         sb_error_set(err, NULL, NULL,
                      "nothing to cite for a %s packet: no measuring session pairs the fused kernels with "
-                     "another provider on an op %s ships%s%s%s",
+                     "another provider on an op %s ships%s%s%s%s%s",
                      o->target, sb_packet_project(o->target), o->op ? " (op " : "", o->op ? o->op : "",
-                     o->op ? ")" : "");
+                     o->op ? ")" : "", o->suite ? " in suite " : "", o->suite ? o->suite : "");
         goto done;
     }
     if (dir_usable(o->out_dir, err) != SB_OK)

@@ -140,6 +140,36 @@ try:
               "level stated in %s" % (target, sizes[target], len(findings), ", ".join(op for _, op in findings),
                                       html.count("<table>"), ", ".join(sorted(sessions)), ", ".join(heads)))
 
+    # ---- --suite narrows the sessions' cases to one preset --------------
+    def suites_cited(folder):
+        got = {}
+        with tarfile.open(os.path.join(folder, "data.tar.gz")) as t:
+            for m in t.getmembers():
+                if m.name.endswith(".json"):
+                    d = json.loads(t.extractfile(m).read())
+                    if "session" in d:
+                        got[d["config"]["suite"]] = got.get(d["config"]["suite"], 0) + 1
+        return got
+
+    every = suites_cited(out["liger"])
+    if len(every) < 2:
+        fail("the liger packet cites sessions of %s only: nothing for --suite to narrow" % sorted(every))
+    for suite in sorted(every):
+        narrow = os.path.join(work, "packet-liger-" + suite)
+        run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--suite", suite, "--out", narrow])
+        got = suites_cited(narrow)
+        if set(got) != {suite}:
+            fail("liger --suite %s cites runs of %s" % (suite, sorted(got)))
+        if "--suite " + suite not in open(os.path.join(narrow, "reproduce.sh")).read():
+            fail("liger --suite %s: reproduce.sh renders the packet without --suite" % suite)
+        print("liger --suite %s: %d cited session runs, all of that suite (of %d in every suite)"
+              % (suite, got[suite], sum(every.values())))
+    p = subprocess.run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--suite", "no-such-suite",
+                        "--out", os.path.join(work, "packet-none")], capture_output=True)
+    if p.returncode != 1 or b"in suite no-such-suite" not in p.stderr:
+        fail("liger --suite no-such-suite: exit %d, %s" % (p.returncode, p.stderr.decode()[-300:]))
+    print("liger --suite no-such-suite: exit 1, nothing to cite in that suite")
+
     # ---- figures recomputed from the archived documents ----------------
     docs = {}
     with tarfile.open(os.path.join(out["liger"], "data.tar.gz")) as t:
