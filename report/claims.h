@@ -43,7 +43,7 @@ int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *er
  * (db/session_query.h) of suite (every suite where it is NULL), their
  * headlines (report/sessions.h,
  * sb_session_headlines_take; of op, or every op where op is NULL; of the
- * runs started in [from, to) where to > from) over the headline
+ * runs finished in [from, to) where to > from) over the headline
  * baselines (report/geomean.h), or over baseline alone where it is not
  * NULL; then sb_claims_headlines_check. Free with
  * sb_session_headlines_free. */

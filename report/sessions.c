@@ -467,7 +467,7 @@ int sb_session_headlines_take(sb_session_runs *runs, const char *op, const char 
         in.n = 0;
         for (size_t i = 0; i < runs->n; i++) {
             long long t;
-            if (runs->v[i].started_at && sb_rfc3339_parse(runs->v[i].started_at, &t) == 0 && t >= from && t < to)
+            if (runs->v[i].finished_at && sb_rfc3339_parse(runs->v[i].finished_at, &t) == 0 && t >= from && t < to)
                 window[in.n++] = runs->v[i]; /* shares runs->v[i]'s text */
         }
     }

@@ -113,7 +113,7 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
                               double floor, sb_session_headlines *out, sb_error *err);
 /* What a report needs: the headlines of runs (as sb_session_runs_select
  * read them from the database, db/session_query.h), at the 95% level with
- * the 2% floor, of the runs started in [from, to) (epoch seconds: one
+ * the 2% floor, of the runs finished in [from, to) (epoch seconds: one
  * week's sessions) where to > from. Takes the runs over (*runs is left
  * empty; sb_session_headlines_free frees them), also on error. A report
  * then checks them with sb_claims_headlines_check (report/claims.h). */
