@@ -293,10 +293,7 @@ static int table_rows(ctx *c, const size_t *rows, size_t nrows, const char *cons
             }
             if (q)
                 sb_buf_printf(&t, "%.3fx (%.3f-%.3f) %s", q->kernel.ratio, q->kernel.lo, q->kernel.hi,
-                              q->verdict == SB_PAIRED_FASTER   ? "win"
-                              : q->verdict == SB_PAIRED_SLOWER ? "loss"
-                              : q->verdict == SB_PAIRED_SAME   ? "same"
-                                                               : "unclear");
+                              sb_verdict_one[q->verdict]);
             else
                 sb_buf_puts(&t, "-");
             json_array_append_new(ratios, json_string(sb_buf_str(&t)));
@@ -434,6 +431,9 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         sb_buf_reset(&ss);
         case_label(w->target, &ss);
         sb_tpl_set_str(e, "worst_case", sb_buf_str(&ss));
+        sb_buf_reset(&ss);
+        sb_verdict_counts(&ss, wins, lost);
+        sb_tpl_set_str(e, "verdicts", sb_buf_str(&ss));
         sb_buf_free(&ss);
         sb_tpl_set_num(e, "worst", "%.3f", w->kernel.ratio);
         sb_tpl_set_num(e, "worst_lo", "%.3f", w->kernel.lo);

@@ -346,6 +346,12 @@ void sb_session_report_free(sb_session_report *r)
     memset(r, 0, sizeof *r);
 }
 
+void sb_verdict_counts(sb_buf *out, size_t wins, size_t losses)
+{
+    sb_buf_printf(out, "%zu %s, %zu %s", wins, wins == 1 ? sb_verdict_one[SB_PAIRED_FASTER] : sb_verdict_many[SB_PAIRED_FASTER],
+                  losses, losses == 1 ? sb_verdict_one[SB_PAIRED_SLOWER] : sb_verdict_many[SB_PAIRED_SLOWER]);
+}
+
 /* ---- Headlines ---------------------------------------------------------- */
 
 /* The position of provider p in the NULL-ended list bases; its length for

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "paired.h"
 #include "session_query.h"
+#include "strbuf.h"
 
 /* One case of one session: the target against one baseline, both copy 0,
  * both passed, same GPU, timing method, check and rounds. */
@@ -28,6 +29,15 @@ typedef struct sb_session_pair {
     int aa_cases;
     sb_paired_verdict verdict; /* of target time over base time */
 } sb_session_pair;
+
+/* The words of a pair's verdict, said of the target against its baseline
+ * (docs/CLAIMS.md, rule 8): one case ("win") and a count of cases
+ * ("wins"), indexed by sb_paired_verdict. templates/verdicts.csv holds
+ * them; every report, packet and page takes them from here. */
+extern const char *const sb_verdict_one[4];
+extern const char *const sb_verdict_many[4];
+/* "3 wins, 1 loss" */
+void sb_verdict_counts(sb_buf *out, size_t wins, size_t losses);
 
 /* The newest session's pairs of one op, SKU, target and baseline. */
 typedef struct sb_session_group {

@@ -58,6 +58,19 @@ with tempfile.TemporaryDirectory() as tmp:
         fail("report geomean has no paired headline on a database with %d session runs" % len(stored))
     npairs = 0
     covered = set()
+    # the verdict words of templates/verdicts.csv, and only those
+    with open(os.path.join(top, "templates", "verdicts.csv")) as f:
+        words = {r["verdict"]: r["one"] for r in csv.DictReader(f)}
+    said = {}
+    for row in paired:
+        verdicts = [c["verdict"] for c in row["cases"]]
+        for v in verdicts:
+            said[v] = said.get(v, 0) + 1
+        if set(verdicts) - set(words.values()):
+            fail("%s %s: verdicts %s outside templates/verdicts.csv" % (row["op"], row["sku"], sorted(set(verdicts))))
+        if (verdicts.count(words["faster"]), verdicts.count(words["slower"])) != (row["wins"], row["losses"]):
+            fail("%s %s over %s: %d wins and %d losses for verdicts %s" % (row["op"], row["sku"], row["baseline"],
+                                                                          row["wins"], row["losses"], verdicts))
     for row in paired:
         name = "%s %s %s %s: %s over %s" % (row["op"], row["mode"], row["dtype"], row["sku"], row["provider"],
                                            row["baseline"])
@@ -140,6 +153,7 @@ with tempfile.TemporaryDirectory() as tmp:
                     fail("--suite %s: %s %s pairs run %s of suite %s" % (
                         suites[0], row["op"], row["baseline"], side["run_id"], suite_of.get(side["run_id"])))
 
+print("verdict words of templates/verdicts.csv: %s" % ", ".join("%s %d" % kv for kv in sorted(said.items())))
 print("paired headlines: %d rows, %d case pairs, each side's GPU, session, timing method and check equal "
       "to the other's as stored; %d Markdown rows name their session and GPU; %d cases left out of the "
       "unpaired section" % (len(paired), npairs, len(rows), left_out))

@@ -102,6 +102,16 @@ try:
         for _, op in findings:
             if op.replace("\\_", "_") not in ops[target]:
                 fail("%s: a finding of %s, an op %s does not ship" % (target, op, target))
+        # the verdict counts in the words of templates/verdicts.csv
+        with open(os.path.join(HOME, "templates", "verdicts.csv")) as f:
+            w = {r["verdict"]: r for r in csv.DictReader(f)}
+        counts = re.compile(r" (\d+) cases: (\d+) (%s|%s), (\d+) (%s|%s);" % (
+            w["faster"]["one"], w["faster"]["many"], w["slower"]["one"], w["slower"]["many"]))
+        for line in re.findall(r"^- fused over .*$", body, re.M):
+            m = counts.search(line)
+            if not m or (m.group(3) == w["faster"]["one"]) != (m.group(2) == "1") or \
+                    (m.group(5) == w["slower"]["one"]) != (m.group(4) == "1"):
+                fail("%s: a speedup line without its verdict counts in the table's words: %s" % (target, line[:160]))
         sessions = set(re.findall(r"^\| ([0-9a-f]{8}) \| GPU-", body, re.M))
         if not sessions:
             fail("%s: no sessions table" % target)
@@ -136,7 +146,7 @@ try:
             for case in re.findall(r" at ((?:bwd|full) \S+ \S+)", body):
                 fail("vllm: a case that is not forward: " + case)
         print("%s: DISCUSSION.md %d bytes, %d findings (%s), %d tables rendered, sessions %s; every "
-              "ratio names a listed session, p50 (p20-p80) ms and peak MB in every finding; evidence "
+              "ratio names a listed session and its wins and losses, p50 (p20-p80) ms and peak MB in every finding; evidence "
               "level stated in %s" % (target, sizes[target], len(findings), ", ".join(op for _, op in findings),
                                       html.count("<table>"), ", ".join(sorted(sessions)), ", ".join(heads)))
 
