@@ -101,6 +101,11 @@ typedef struct sb_session_headline {
 
 #define SB_SESSION_SHORT 8
 
+/* The label of a table's provider-over-provider figures that no session
+ * pairs (docs/CLAIMS.md, rule 8): they follow it, apart from the paired
+ * ones (report standing, report evidence). */
+#define SB_UNPAIRED_LABEL "**Unpaired: different runs.**"
+
 typedef struct sb_session_headlines {
     sb_session_runs runs;     /* the runs sb_session_headlines_take took over */
     sb_session_run *window;   /* the runs of the window pairs point into (copies of runs.v's), or NULL */

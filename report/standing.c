@@ -517,7 +517,7 @@ static int against_providers(sb_standing *s, sb_buf *b, sb_error *err)
     }
     if (!rows)
         sb_buf_puts(b, "\nNo measuring session pairs these providers in the Liger presets.\n");
-    sb_buf_puts(b, "\n" SB_STANDING_UNPAIRED "\n\n");
+    sb_buf_puts(b, "\n" SB_UNPAIRED_LABEL "\n\n");
     unpaired_note(b);
     if (unpaired) {
         sb_buf_puts(b, "Kernel time, geomean over the cases where both sides passed and recorded it, and the "
@@ -707,7 +707,7 @@ static int memory_bound(sb_standing *s, sb_buf *b, sb_error *err)
                          "| --- | ---: | ---: | --- | --- | --- |\n",
                       100 * SB_STANDING_RMSNORM_COPY, 100 * SB_STANDING_RMSNORM_COPY);
         sb_buf_add(b, sb_buf_str(&rms), rms.len);
-        sb_buf_puts(b, "\n" SB_STANDING_UNPAIRED "\n\n");
+        sb_buf_puts(b, "\n" SB_UNPAIRED_LABEL "\n\n");
         unpaired_note(b);
         if (unpaired) {
             sb_buf_puts(b, "Each case in kernel time where both recorded it, else in call time.\n\n"

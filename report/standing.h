@@ -5,7 +5,7 @@
  * memory-bound presets. A speedup of one provider over another is paired
  * within one measuring session where a session measured the case
  * (report/sessions.h); the newest runs of the cases no session pairs
- * follow under SB_STANDING_UNPAIRED. Shares of the copy ceiling and the
+ * follow under SB_UNPAIRED_LABEL (sessions.h). Shares of the copy ceiling and the
  * blocks against `reference` (solbench's own baseline) read the newest
  * run of every case.
  *
@@ -29,9 +29,6 @@
 #define SB_STANDING_BEGIN "<!-- solbook report standing: "
 #define SB_STANDING_BEGIN_TAIL " -->"
 #define SB_STANDING_END "<!-- end solbook report standing -->"
-/* The label of a block's figures that no measuring session pairs
- * (docs/CLAIMS.md, rule 8): they follow it, apart from the paired ones. */
-#define SB_STANDING_UNPAIRED "**Unpaired: different runs.**"
 
 /* The blocks, in the order `report standing` prints them. Ended by NULL. */
 extern const char *const sb_standing_blocks[];

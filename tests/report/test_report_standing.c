@@ -17,6 +17,7 @@
 #include "fixture.h"
 #include "md_inert.h"
 #include "results.h"
+#include "sessions.h"
 #include "standing.h"
 
 static char tmpdir[256];
@@ -142,7 +143,7 @@ static void test_against_providers(void **state)
      * with kernel time on both sides, worst at N=2048; no torch.compile
      * or Hugging Face runs */
     assert_non_null(strstr(t, "No measuring session pairs these providers in the Liger presets.\n"));
-    const char *unpaired = strstr(t, SB_STANDING_UNPAIRED "\n");
+    const char *unpaired = strstr(t, SB_UNPAIRED_LABEL "\n");
     assert_non_null(unpaired);
     assert_non_null(strstr(unpaired, "| h100-sxm5-80gb | rmsnorm | 1.59x over 3; worst 0.50x, fwd bf16 `M=2048,N=2048` "
                                      "| - | - |\n"));
@@ -168,7 +169,7 @@ static void test_reference_memory_flce(void **state)
     assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | - | - |\n"));
     /* the RMSNorm forward's 90% target: the same two cases */
     assert_non_null(strstr(t, "| h100-sxm5-80gb | 1000 GB/s | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | - | - |\n"));
-    const char *unpaired = strstr(t, SB_STANDING_UNPAIRED "\n");
+    const char *unpaired = strstr(t, SB_UNPAIRED_LABEL "\n");
     assert_non_null(unpaired);
     assert_non_null(strstr(unpaired, "| h100-sxm5-80gb | rmsnorm | 1 of 2 | 0.960x, fwd bf16 `M=4096,N=4096` |\n"));
     assert_non_null(strstr(unpaired, "| h100-sxm5-80gb | rmsnorm fwd bf16 | 1 of 2 | 0.960x, fwd bf16 `M=4096,N=4096` |\n"));
