@@ -474,7 +474,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     if (sb_claims_headlines_read(db, NULL, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
-    if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &xa, err) != SB_OK)
+    if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
         goto done;
     /* regressions: the one definition of `report regressions` (regress.h)
      * over every run up to the end of the week */
@@ -778,7 +778,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
-            snprintf(title, sizeof title, "Geomean speedup over %s, %s %s %s", base, groups[g].op,
+            snprintf(title, sizeof title, "Unpaired geomean speedup over %s, %s %s %s", base, groups[g].op,
                      groups[g].mode, groups[g].dtype);
             if (sb_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
@@ -800,6 +800,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         if (bad)
             goto done;
     }
+    json_object_set_new(d, "has_plots", json_boolean(json_array_size(plots) > 0));
 
     /* regressions in full: appendix */
     sb_buf_reset(&tmp);

@@ -1600,7 +1600,7 @@ static void test_crossarch_pairs(void **state)
     sb_xa_set xa;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
-    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, &xa, &err), SB_OK);
+    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, NULL, &xa, &err), SB_OK);
     assert_int_equal(xa.n, 1);
     const sb_xa_table *t = &xa.v[0];
     assert_int_equal(t->ncards, 2);
@@ -1622,6 +1622,43 @@ static void test_crossarch_pairs(void **state)
     sb_xa_render_md(t, SIZE_MAX, &md);
     assert_non_null(strstr(sb_buf_str(&md), "| M=2048,N=4096 | - | - | - |"));
     assert_non_null(strstr(sb_buf_str(&md), "| 0.750 | 0.750 |"));
+    sb_buf_free(&md);
+    sb_xa_free(&xa);
+
+    /* a session pairs shape 1 on the H100: its unpaired speedup is left
+     * out, the cell says so, and the geomean row has no H100 speedup */
+    sb_session_run side[2];
+    memset(side, 0, sizeof side);
+    side[0].case_key = (char *)set.v[0].case_key;
+    for (size_t i = 0; i < set.n; i++)
+        if (!strcmp(set.v[i].shape_key, shapes[0]))
+            side[0].case_key = (char *)set.v[i].case_key;
+    sb_session_pair pair;
+    memset(&pair, 0, sizeof pair);
+    pair.target = &side[0];
+    pair.base = &side[1];
+    size_t idx = 0;
+    sb_session_headline hl;
+    memset(&hl, 0, sizeof hl);
+    hl.sku = "h100-sxm5-80gb";
+    hl.provider = "fused";
+    hl.baseline = "huggingface";
+    hl.pair = &idx;
+    hl.count = 1;
+    sb_session_headlines h;
+    memset(&h, 0, sizeof h);
+    h.report.pairs = &pair;
+    h.report.npairs = 1;
+    h.v = &hl;
+    h.n = 1;
+    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, &h, &xa, &err), SB_OK);
+    t = &xa.v[0];
+    assert_int_equal(t->rows[0].cell[0].paired[0], 1);
+    assert_true(isnan(t->rows[0].cell[0].vs[0]));
+    assert_int_equal(t->rows[0].cell[1].paired[0], 0);
+    assert_true(isnan(t->geomean[0].vs[0]));
+    sb_xa_render_md(t, SIZE_MAX, &md);
+    assert_non_null(strstr(sb_buf_str(&md), "| M=1024,N=4096 | 1.0000 | paired | 33% |"));
     sb_buf_free(&md);
     sb_xa_free(&xa);
     free(picks);
