@@ -18,7 +18,6 @@
 #include "results.h"
 #include "run_query.h"
 #include "sha256.h"
-#include "sku.h"
 #include "staged_dir.h"
 #include "stats.h"
 #include "tarball.h"
@@ -214,6 +213,39 @@ static void packet_command(sb_buf *b, const char *prefix, const sb_packet_opts *
     sb_buf_puts(b, " --out packet-rerun");
 }
 
+/* The claims of a packet of newest runs: each cited run's own figures,
+ * and each geomean row over the cited runs of its group on its card. */
+static void newest_claims(const sb_geo_table *geo, const sb_result *const *cited, size_t n, sb_claims *c)
+{
+    int64_t *ids = malloc((n + 1) * sizeof *ids);
+    if (!ids) {
+        c->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char figure[32];
+        snprintf(figure, sizeof figure, "%.4g ms", cited[i]->median_ms);
+        int64_t id = cited[i]->run_id;
+        sb_claims_add(c, figure, cited[i]->provider, NULL, cited[i]->sku, NULL, &id, 1);
+    }
+    for (size_t g = 0; g < geo->n; g++) {
+        const sb_geo_row *r = &geo->rows[g];
+        if (!r->shapes)
+            continue;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const sb_result *x = cited[i];
+            if (!strcmp(x->op, r->op) && !strcmp(x->mode, r->mode) && !strcmp(x->dtype, r->dtype) &&
+                !strcmp(x->sku, r->sku) && (!strcmp(x->provider, r->provider) || !strcmp(x->provider, r->baseline)))
+                ids[k++] = x->run_id;
+        }
+        char figure[32];
+        snprintf(figure, sizeof figure, "%.3f", r->geomean);
+        sb_claims_add(c, figure, r->provider, r->baseline, r->sku, NULL, ids, k);
+    }
+    free(ids);
+}
+
 static int cmp_i64(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -233,7 +265,6 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     sb_template *tpl = NULL;
     sb_result_set set = {0};
     sb_training_set tr = {0};
-    sb_sku_table *skus = NULL;
     sb_staged_dir stage = {0};
     const sb_result **cited = NULL;
     manifest_entry *man = NULL;
@@ -346,12 +377,15 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
         goto done;
     }
     {
-        const char *allowed[] = {sb_packet_project(o->target), NULL};
+        /* every figure the findings state rests on cited runs of its
+         * providers, card and session */
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        if (sb_sku_table_load(NULL, &skus, err) != SB_OK ||
-            sb_claims_check(db, skus, cited, ncited, with_training ? &tr : NULL, allowed, sb_buf_str(&body),
-                            "the packet body", err) != SB_OK ||
-            sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK)
+        sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
+        int ok = cr && sb_claims_verify(&f.claims, cr, ncited, "the packet body", err) == SB_OK;
+        if (!cr)
+            sb_error_set(err, NULL, NULL, "out of memory");
+        free(cr);
+        if (!ok || sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK)
             goto done;
     }
     /* reproduce.sh: the address, the sessions' commands, ingest, packet */
@@ -399,7 +433,6 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     rc = sb_staged_dir_commit(&stage, err);
 done:
     sb_staged_dir_discard(&stage);
-    sb_sku_table_free(skus);
     sb_training_free(&tr);
     sb_results_free(&set);
     free(cited);
@@ -444,7 +477,6 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sb_buf b = SB_BUF_INIT, tmp = SB_BUF_INIT;
     sb_template *tpl = NULL;
     const sb_result **cited = NULL;
-    sb_sku_table *skus = NULL;
     sb_staged_dir stage = {0};
     char rel[512];
 
@@ -603,11 +635,15 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         goto done;
     }
     {
-        const char *allowed[] = {sb_packet_project(o->target), NULL};
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        int ok = sb_sku_table_load(NULL, &skus, err) == SB_OK &&
-                 sb_claims_check(db, skus, cited, sum->cited, NULL, allowed, sb_buf_str(&body),
-                                 "the packet body", err) == SB_OK;
+        sb_claims claims = {0};
+        newest_claims(&geo, cited, sum->cited, &claims);
+        sb_claim_run *cr = sb_claim_runs_of(cited, sum->cited);
+        int ok = cr && sb_claims_verify(&claims, cr, sum->cited, "the packet body", err) == SB_OK;
+        if (!cr)
+            sb_error_set(err, NULL, NULL, "out of memory");
+        free(cr);
+        sb_claims_free(&claims);
         if (!ok ||
             sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK) {
             sb_buf_free(&body);
@@ -655,7 +691,6 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     rc = sb_staged_dir_commit(&stage, err);
 done:
     free(cited);
-    sb_sku_table_free(skus);
     sb_staged_dir_discard(&stage);
     sb_template_free(tpl);
     sb_buf_free(&b);
