@@ -189,7 +189,22 @@ typedef struct ctx {
     sb_session_report rep;
     sess *s;
     size_t ns;
+    sb_claims *claims; /* every figure stated, with the runs behind it (report/claims.h) */
 } ctx;
+
+/* Records a pair's ratio as a claim of its session. */
+static void claim_pair(ctx *c, const char *figure, const sb_session_pair *p)
+{
+    const int64_t runs[2] = {p->target->run_id, p->base->run_id};
+    sb_claims_add(c->claims, figure, p->target->provider, p->base->provider, p->target->sku, p->target->session_id,
+                  runs, 2);
+}
+
+/* Records one run's figure (a time, a peak) as a claim of its provider. */
+static void claim_run(ctx *c, const char *figure, const sb_session_run *r)
+{
+    sb_claims_add(c->claims, figure, r->provider, NULL, r->sku, r->session_id, &r->run_id, 1);
+}
 
 static sess *sess_of(ctx *c, const char *id)
 {
@@ -274,11 +289,13 @@ static int table_rows(ctx *c, const size_t *rows, size_t nrows, const char *cons
         sb_tpl_set_str(row, "session", sid);
         for (size_t k = 0; k < ncols; k++) {
             sb_buf_reset(&t);
-            if (time_cell(run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]), &t, err) !=
-                SB_OK) {
+            const sb_session_run *r = run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]);
+            if (time_cell(r, &t, err) != SB_OK) {
                 sb_buf_free(&t);
                 return SB_ERR;
             }
+            if (r)
+                claim_run(c, sb_buf_str(&t), r);
             json_array_append_new(cells, json_string(sb_buf_str(&t)));
         }
         /* the speedup over each baseline at this case (the appendix) */
@@ -291,13 +308,11 @@ static int table_rows(ctx *c, const size_t *rows, size_t nrows, const char *cons
                     same(x->target->session_id, p->target->session_id))
                     q = x;
             }
-            if (q)
+            if (q) {
                 sb_buf_printf(&t, "%.3fx (%.3f-%.3f) %s", q->kernel.ratio, q->kernel.lo, q->kernel.hi,
-                              q->verdict == SB_PAIRED_FASTER   ? "win"
-                              : q->verdict == SB_PAIRED_SLOWER ? "loss"
-                              : q->verdict == SB_PAIRED_SAME   ? "same"
-                                                               : "unclear");
-            else
+                              sb_verdict_one[q->verdict]);
+                claim_pair(c, sb_buf_str(&t), q);
+            } else
                 sb_buf_puts(&t, "-");
             json_array_append_new(ratios, json_string(sb_buf_str(&t)));
         }
@@ -421,6 +436,23 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         if (b == 0)
             out->key = geo.ratio;
         const sb_session_pair *w = &c->rep.pairs[worst];
+        {
+            /* the geomean rests on every pair's two runs, of several sessions maybe */
+            int64_t *ids = malloc((2 * bs[b].n + 1) * sizeof *ids);
+            char figure[32];
+            snprintf(figure, sizeof figure, "%.3fx", geo.ratio);
+            for (size_t j = 0; ids && j < bs[b].n; j++) {
+                ids[2 * j] = c->rep.pairs[bs[b].pairs[j]].target->run_id;
+                ids[2 * j + 1] = c->rep.pairs[bs[b].pairs[j]].base->run_id;
+            }
+            if (ids)
+                sb_claims_add(c->claims, figure, w->target->provider, bs[b].baseline, sku, NULL, ids, 2 * bs[b].n);
+            else
+                c->claims->failed = 1;
+            free(ids);
+            snprintf(figure, sizeof figure, "%.3fx", w->kernel.ratio);
+            claim_pair(c, figure, w);
+        }
         json_t *e = json_object();
         sb_tpl_set_str(e, "baseline", label_of(bs[b].baseline));
         sb_tpl_set_num(e, "geomean", "%.3f", geo.ratio);
@@ -434,6 +466,9 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         sb_buf_reset(&ss);
         case_label(w->target, &ss);
         sb_tpl_set_str(e, "worst_case", sb_buf_str(&ss));
+        sb_buf_reset(&ss);
+        sb_verdict_counts(&ss, wins, lost);
+        sb_tpl_set_str(e, "verdicts", sb_buf_str(&ss));
         sb_buf_free(&ss);
         sb_tpl_set_num(e, "worst", "%.3f", w->kernel.ratio);
         sb_tpl_set_num(e, "worst_lo", "%.3f", w->kernel.lo);
@@ -457,6 +492,7 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
             sb_buf_free(&t);
             sb_tpl_set_str(l, "baseline", label_of(bs[b].baseline));
             sb_tpl_set_num(l, "ratio", "%.3f", p->kernel.ratio);
+            claim_pair(c, json_string_value(json_object_get(l, "ratio")), p);
             sb_tpl_set_num(l, "lo", "%.3f", p->kernel.lo);
             sb_tpl_set_num(l, "hi", "%.3f", p->kernel.hi);
             short_id(p->target->session_id, sid);
@@ -518,6 +554,7 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
             json_t *it = json_object();
             sb_tpl_set_str(it, "provider", label_of(cols[k]));
             sb_tpl_set_num(it, "abs_mb", "%.1f", (double)r->peak_absolute_bytes / 1e6);
+            claim_run(c, json_string_value(json_object_get(it, "abs_mb")), r);
             sb_tpl_set_num(it, "beyond_mb", "%.1f",
                            r->peak_beyond_inputs_bytes < 0 ? NAN : (double)r->peak_beyond_inputs_bytes / 1e6);
             json_object_set_new(it, "more", json_true());
@@ -708,7 +745,7 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
     memset(out, 0, sizeof *out);
     upstream_op *uo = NULL;
     size_t nuo = 0;
-    ctx c = {.runs = runs};
+    ctx c = {.runs = runs, .claims = &out->claims};
     finding *f = NULL;
     size_t nf = 0;
     int rc = SB_ERR;
@@ -792,5 +829,6 @@ void sb_findings_free(sb_findings *f)
     free(f->session_ids);
     free(f->session_first_run);
     sb_buf_free(&f->commands);
+    sb_claims_free(&f->claims);
     memset(f, 0, sizeof *f);
 }

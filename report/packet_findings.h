@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "claims.h"
 #include "error.h"
 #include "session_query.h"
 #include "strbuf.h"
@@ -31,6 +32,7 @@ typedef struct sb_findings {
     size_t nsessions;
     sb_buf commands;    /* session.py commands, one a cited session (sb_findings_describe) */
     size_t nfindings;
+    sb_claims claims;   /* every figure the findings state, with the runs behind it */
 } sb_findings;
 
 /* 1 when target has rows in upstream_ops.csv: its packet is findings. */

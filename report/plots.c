@@ -362,12 +362,14 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
     sb_scale sy = {0, ymax, B, T, 0};
     sb_scale sx = {0, 1, L, R, 0};
     char title[256];
-    snprintf(title, sizeof title, "Geomean speedup over %s: %s %s %s", baseline, op, mode, dtype);
+    snprintf(title, sizeof title, "Unpaired: geomean speedup over %s: %s %s %s", baseline, op, mode, dtype);
     sb_svg_begin(out, width, 420, title);
     sb_svg_text(out, L, 24, "start", 15, 0, "#000000", title);
+    /* the bars are of newest result runs, never a session's pairs
+     * (docs/CLAIMS.md, rule 8): the caption says so */
     sb_svg_text(out, L, 40, "start", 11, 0, "#444444",
-                "Evidence level: " SB_EVIDENCE_OP "; baseline median / provider median, geomean "
-                "over shapes both passed");
+                "Evidence level: " SB_EVIDENCE_OP "; different runs: baseline median / provider median "
+                "of the newest runs, geomean over shapes both passed");
     plot_area(out, &sx, &sy);
     sb_svg_axis_linear_y(out, &sy, L, R, nticks, "geomean speedup (x)");
     sb_svg_line(out, L, B, R, B, "#000000", 1, NULL);

@@ -346,6 +346,12 @@ void sb_session_report_free(sb_session_report *r)
     memset(r, 0, sizeof *r);
 }
 
+void sb_verdict_counts(sb_buf *out, size_t wins, size_t losses)
+{
+    sb_buf_printf(out, "%zu %s, %zu %s", wins, wins == 1 ? sb_verdict_one[SB_PAIRED_FASTER] : sb_verdict_many[SB_PAIRED_FASTER],
+                  losses, losses == 1 ? sb_verdict_one[SB_PAIRED_SLOWER] : sb_verdict_many[SB_PAIRED_SLOWER]);
+}
+
 /* ---- Headlines ---------------------------------------------------------- */
 
 /* The position of provider p in the NULL-ended list bases; its length for
@@ -467,7 +473,7 @@ int sb_session_headlines_take(sb_session_runs *runs, const char *op, const char 
         in.n = 0;
         for (size_t i = 0; i < runs->n; i++) {
             long long t;
-            if (runs->v[i].started_at && sb_rfc3339_parse(runs->v[i].started_at, &t) == 0 && t >= from && t < to)
+            if (runs->v[i].finished_at && sb_rfc3339_parse(runs->v[i].finished_at, &t) == 0 && t >= from && t < to)
                 window[in.n++] = runs->v[i]; /* shares runs->v[i]'s text */
         }
     }

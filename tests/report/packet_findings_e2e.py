@@ -102,6 +102,16 @@ try:
         for _, op in findings:
             if op.replace("\\_", "_") not in ops[target]:
                 fail("%s: a finding of %s, an op %s does not ship" % (target, op, target))
+        # the verdict counts in the words of templates/verdicts.csv
+        with open(os.path.join(HOME, "templates", "verdicts.csv")) as f:
+            w = {r["verdict"]: r for r in csv.DictReader(f)}
+        counts = re.compile(r" (\d+) cases: (\d+) (%s|%s), (\d+) (%s|%s);" % (
+            w["faster"]["one"], w["faster"]["many"], w["slower"]["one"], w["slower"]["many"]))
+        for line in re.findall(r"^- fused over .*$", body, re.M):
+            m = counts.search(line)
+            if not m or (m.group(3) == w["faster"]["one"]) != (m.group(2) == "1") or \
+                    (m.group(5) == w["slower"]["one"]) != (m.group(4) == "1"):
+                fail("%s: a speedup line without its verdict counts in the table's words: %s" % (target, line[:160]))
         sessions = set(re.findall(r"^\| ([0-9a-f]{8}) \| GPU-", body, re.M))
         if not sessions:
             fail("%s: no sessions table" % target)
@@ -136,9 +146,39 @@ try:
             for case in re.findall(r" at ((?:bwd|full) \S+ \S+)", body):
                 fail("vllm: a case that is not forward: " + case)
         print("%s: DISCUSSION.md %d bytes, %d findings (%s), %d tables rendered, sessions %s; every "
-              "ratio names a listed session, p50 (p20-p80) ms and peak MB in every finding; evidence "
+              "ratio names a listed session and its wins and losses, p50 (p20-p80) ms and peak MB in every finding; evidence "
               "level stated in %s" % (target, sizes[target], len(findings), ", ".join(op for _, op in findings),
                                       html.count("<table>"), ", ".join(sorted(sessions)), ", ".join(heads)))
+
+    # ---- --suite narrows the sessions' cases to one preset --------------
+    def suites_cited(folder):
+        got = {}
+        with tarfile.open(os.path.join(folder, "data.tar.gz")) as t:
+            for m in t.getmembers():
+                if m.name.endswith(".json"):
+                    d = json.loads(t.extractfile(m).read())
+                    if "session" in d:
+                        got[d["config"]["suite"]] = got.get(d["config"]["suite"], 0) + 1
+        return got
+
+    every = suites_cited(out["liger"])
+    if len(every) < 2:
+        fail("the liger packet cites sessions of %s only: nothing for --suite to narrow" % sorted(every))
+    for suite in sorted(every):
+        narrow = os.path.join(work, "packet-liger-" + suite)
+        run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--suite", suite, "--out", narrow])
+        got = suites_cited(narrow)
+        if set(got) != {suite}:
+            fail("liger --suite %s cites runs of %s" % (suite, sorted(got)))
+        if "--suite " + suite not in open(os.path.join(narrow, "reproduce.sh")).read():
+            fail("liger --suite %s: reproduce.sh renders the packet without --suite" % suite)
+        print("liger --suite %s: %d cited session runs, all of that suite (of %d in every suite)"
+              % (suite, got[suite], sum(every.values())))
+    p = subprocess.run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--suite", "no-such-suite",
+                        "--out", os.path.join(work, "packet-none")], capture_output=True)
+    if p.returncode != 1 or b"in suite no-such-suite" not in p.stderr:
+        fail("liger --suite no-such-suite: exit %d, %s" % (p.returncode, p.stderr.decode()[-300:]))
+    print("liger --suite no-such-suite: exit 1, nothing to cite in that suite")
 
     # ---- figures recomputed from the archived documents ----------------
     docs = {}
