@@ -817,10 +817,22 @@ static int first_screen(sqlite3 *db, const sb_sku_table *skus, const sb_rg_list 
         size_t shown = nsk > 1 ? FIRST_SCREEN_ROWS / nsk : FIRST_SCREEN_ROWS;
         if (shown < 3)
             shown = 3;
+        /* as many losses as wins where both are more than fit, the
+         * largest gaps of each (ch holds the losses first) */
+        size_t nloss = 0;
+        while (nloss < nch && ch[nloss].loss)
+            nloss++;
+        size_t take_loss = nloss, take_win = nch - nloss;
+        if (nch > shown) {
+            size_t half = (shown + 1) / 2;
+            take_loss = nloss < half ? nloss : take_win < shown - half ? shown - take_win : half;
+            take_win = shown - take_loss < take_win ? shown - take_loss : take_win;
+        }
         for (size_t i = 0; i < nch; i++) {
             json_t *row = ch[i].row;
             const char *nt = json_string_value(json_object_get(row, "note"));
-            if (i < shown && nt && *nt) {
+            int show = i < nloss ? i < take_loss : i - nloss < take_win;
+            if (show && nt && *nt) {
                 sb_buf note = SB_BUF_INIT, cell = SB_BUF_INIT;
                 sb_buf_puts(&note, nt);
                 sb_buf_puts(&cell, json_string_value(json_object_get(row, "ceiling")));
@@ -829,13 +841,13 @@ static int first_screen(sqlite3 *db, const sb_sku_table *skus, const sb_rg_list 
                 sb_buf_free(&note);
                 sb_buf_free(&cell);
             }
-            if (i < shown)
+            if (show)
                 json_array_append_new(rows, row);
             else
                 json_decref(row);
         }
         free(ch);
-        json_object_set_new(card, "more_rows", json_integer((json_int_t)(nch > shown ? nch - shown : 0)));
+        json_object_set_new(card, "more_rows", json_integer((json_int_t)(nch - take_loss - take_win)));
         json_object_set_new(card, "has_rows", json_boolean(nch > 0));
         json_object_set_new(card, "groups", json_integer((json_int_t)groups));
         json_object_set_new(card, "leads", json_integer((json_int_t)count[ST_LEADS + 1]));
