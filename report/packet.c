@@ -252,6 +252,26 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Gives each commit item (`name sha`) a `link` into the repository at
+ * repo, where there is one and the SHA is a whole one ("" otherwise). */
+static void commit_links(json_t *items, const char *repo)
+{
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *c = json_array_get(items, i);
+        const char *sha = json_string_value(json_object_get(c, "sha"));
+        size_t n = sha ? strspn(sha, "0123456789abcdef") : 0;
+        sb_buf b = SB_BUF_INIT;
+        if (repo && n == 40 && sha[n] == '\0') {
+            size_t len = strlen(repo);
+            while (len && repo[len - 1] == '/')
+                len--;
+            sb_buf_printf(&b, "%.*s/commit/%s", (int)len, repo, sha);
+        }
+        sb_tpl_set_str(c, "link", sb_buf_str(&b));
+        sb_buf_free(&b);
+    }
+}
+
 /* The packet of a target with upstream ops (templates/packets/
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
@@ -315,6 +335,7 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     sb_tpl_set_str(d, "target", o->target);
     sb_tpl_set_str(d, "project", sb_packet_project(o->target));
     sb_tpl_set_str(d, "repo", o->repo ? o->repo : "");
+    commit_links(json_object_get(d, "commit_items"), o->repo);
     sb_evidence_labels_set(d);
     /* Training steps stand on the target's own patches: a packet of a
      * target whose code is a provider, over all its ops. */
@@ -405,7 +426,7 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     packet_command(&b, ".carry/bin/solbook packet --db packet.db", o);
     sb_tpl_set_str(d, "packet_command", sb_buf_str(&b));
     /* written beside its folder and moved in whole (core/staged_dir.h) */
-    man = calloc(8, sizeof *man);
+    man = calloc(8 + f.nplots, sizeof *man);
     if (!man) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
@@ -414,6 +435,9 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
         write_archive(db, stage.stage, ids, nids, man, &nman, err) != SB_OK ||
         put_file(stage.stage, "DISCUSSION.md", &body, man, &nman, err) != SB_OK)
         goto done;
+    for (size_t i = 0; i < f.nplots; i++)
+        if (put_file(stage.stage, f.plots[i].file, &f.plots[i].svg, man, &nman, err) != SB_OK)
+            goto done;
     sb_buf_reset(&b);
     if (sb_render_home("packets/appendix.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
         put_file(stage.stage, "APPENDIX.md", &b, man, &nman, err) != SB_OK)
@@ -460,6 +484,13 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
                             "unknown target '%s' (liger, vllm, triton, pytorch, cutlass, "
                             "onnxruntime, jax, tilelang)",
                             o->target);
+    /* the address stands in links and in `git clone`: one rule for it,
+     * as the reports and the site have (core/encode.h) */
+    if (o->repo && !sb_url_link_safe(o->repo))
+        return sb_error_set(err, NULL, NULL,
+                            "repository URL '%s' (--repo or $SOLBOOK_REPO): expected an http(s) address of "
+                            "URL characters only (no spaces, quotes, brackets, '|' or parentheses)",
+                            o->repo);
     int findings = 0;
     if (sb_findings_target(o->target, &findings, err) != SB_OK)
         return SB_ERR;

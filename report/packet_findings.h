@@ -23,6 +23,13 @@
 /* At most this many findings in a packet (one per op and SKU). */
 #define SB_FINDINGS_MAX 10
 
+/* A finding's plot (plots.h, sb_plot_case_times): written beside
+ * DISCUSSION.md as file, which the finding links as an image. */
+typedef struct sb_findings_plot {
+    char file[32];
+    sb_buf svg;
+} sb_findings_plot;
+
 typedef struct sb_findings {
     json_t *data;       /* template data: measured, sessions, findings, appendix rows */
     int64_t *runs;      /* every run of the cited sessions, ascending */
@@ -33,6 +40,8 @@ typedef struct sb_findings {
     sb_buf commands;    /* session.py commands, one a cited session (sb_findings_describe) */
     size_t nfindings;
     sb_claims claims;   /* every figure the findings state, with the runs behind it */
+    sb_findings_plot *plots; /* one a finding whose table leaves cases out */
+    size_t nplots;
 } sb_findings;
 
 /* 1 when target has rows in upstream_ops.csv: its packet is findings. */
