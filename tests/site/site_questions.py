@@ -128,32 +128,75 @@ def question_regressions(ch, site, solbook, db):
         d = datetime.date.fromisoformat(fin[run][:10]).isocalendar()
         return "%04d-W%02d" % (d[0], d[1])
 
-    want = sorted(r["new_run"] for r in json.loads(p.stdout)["cases"]
-                  if r["provider"] == "fused" and r["verdict"] in ("regression", "now failing")
-                  and week_of(r["new_run"]) == week)
+    cases = json.loads(p.stdout)["cases"]
+    flagged = ("regression", "now failing", "improvement")
+    listed = [r for r in cases if r["verdict"] in flagged and (r["latest"] or week_of(r["new_run"]) == week)]
+
+    def group(r):
+        if r["cause"] == "environment/noise drift":
+            return "drift"
+        if r["cause"] != "code":
+            return "setup"
+        if r["verdict"] == "improvement":
+            return "improved"
+        return {"confirmed": "confirmed", "refuted": "refuted"}.get(r["confirm"], "unconfirmed")
+
+    want = sorted(r["new_run"] for r in listed if group(r) in ("confirmed", "unconfirmed", "refuted")
+                  and r["verdict"] in ("regression", "now failing") and week_of(r["new_run"]) == week)
     ch.load("file://%s/index.html" % site)
     href = ch.js("Array.from(document.querySelectorAll('main a')).map(a => a.getAttribute('href'))"
                  ".filter(h => h === 'regressions.html').length")
     if not href:
         fail("the overview does not link the regressions page")
     ch.load("file://%s/regressions.html" % site)
+
+    def table(gid):
+        return json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#%s-table tbody tr'))
+            .map(tr => Array.from(tr.cells).map(td => td.textContent.trim())))""" % gid))
+
+    # every group against solbook report regressions --history: the rows of
+    # the project's code by their paired re-measure, third-party drift and
+    # setup changes apart (a group over its cap lists its first rows)
+    runs_col = {"confirmed": 15, "unconfirmed": 15, "refuted": 15, "improved": 13, "drift": 13,
+                "setup": 14}
+    pages = {}
+    for gid, col in runs_col.items():
+        rows = table(gid)
+        exp = sorted(r["new_run"] for r in listed if group(r) == gid)
+        got = sorted(int(r[col].split("\u2192")[-1].strip()) for r in rows)
+        head = ch.js("document.getElementById('%s').textContent" % gid)
+        if not head.endswith("(%d)" % len(exp)):
+            fail("regressions page: %s heading %r, solbook report regressions has %d rows" % (gid, head,
+                                                                                              len(exp)))
+        if (len(got) == len(exp) and got != exp) or not set(got) <= set(exp) or not got and exp:
+            fail("regressions page: %s lists runs %s, solbook report regressions gives %s" % (gid, got[:8],
+                                                                                              exp[:8]))
+        pages[gid] = rows
+        print("  %-11s %3d row(s) listed of %d" % (gid, len(got), len(exp)))
+    ok("the regressions page splits the project's regressions into confirmed, unconfirmed and refuted, "
+       "its improvements, third-party drift and setup changes as solbook report regressions does")
     said = ch.js("document.getElementById('own-week-regressions').textContent")
-    rows = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#own-table tbody tr'))
-        .map(tr => Array.from(tr.cells).map(td => td.textContent.trim())))"""))
-    got = sorted(int(r[11].split("\u2192")[-1].strip()) for r in rows
-                 if "regression" in r[0] or "now failing" in r[0]
-                 if r[1].startswith("this week"))
+    rows = pages["confirmed"] + pages["unconfirmed"] + pages["refuted"]
+    got = sorted(int(r[15].split("\u2192")[-1].strip()) for r in rows
+                 if ("regression" in r[0] or "now failing" in r[0]) and r[2].startswith("this week"))
     if int(said) != len(want) or got != want:
-        fail("regressions of fused in %s: page says %s and lists runs %s, solbook report regressions "
-             "gives %s" % (week, said, got, want))
+        fail("regressions of fused in %s: page says %s and lists runs %s, solbook report regressions gives "
+             "%s" % (week, said, got, want))
     print("answer 2: %s regression(s) of the project's kernels (fused) measured in %s:" % (said, week))
     for r in rows:
-        if "regression" in r[0] and r[1].startswith("this week"):
-            print("  %s %s %s %s %s on %s: %s, commits %s, runs %s" % (r[0], r[2], r[3], r[4], r[5], r[7],
-                                                                   r[8], r[10], r[11]))
+        if r[2].startswith("this week"):
+            print("  %s %s %s %s %s on %s: %s, re-measure %s, commits %s, runs %s" % (
+                r[0], r[3], r[4], r[5], r[6], r[9], r[10], r[13], r[14], r[15]))
     ok("the regressions page lists the %d regressions of fused in %s that solbook report regressions "
        "--history finds, each with its runs" % (len(want), week))
+    parts = [int(ch.js("document.getElementById('wow-%s').textContent" % k))
+             for k in ("confirmed", "unconfirmed", "refuted")]
+    counted = sum(1 for r in cases if r["counted"])
+    if sum(parts) != counted:
+        fail("counted regressions split %s, solbook report regressions counts %d" % (parts, counted))
     wow = int(ch.js("document.getElementById('wow-regressions').textContent"))
+    if wow != counted:
+        fail("regressions page counts %d, solbook report regressions %d" % (wow, counted))
     weekly = open(os.path.join(site, "weekly", "index.html"), encoding="utf-8").read()
     cells = re.findall(r'<td class="num">(\d+)</td>',
                        weekly[weekly.index('href="%s.html"' % week):].split("</tr>")[0])
@@ -173,13 +216,13 @@ def narrow_and_keyboard(ch, site):
     ok("overview, op page, regressions and weekly index no wider than 400 px at 400 px")
     ch.send("Emulation.clearDeviceMetricsOverride")
     ch.load("file://%s/regressions.html" % site)
-    ch.js("document.querySelector('#own-table thead th:nth-child(9)').focus()")
+    ch.js("document.querySelector('#drift-table thead th:nth-child(10)').focus()")
     focused = ch.js("document.activeElement.textContent")
     ch.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
                                        "windowsVirtualKeyCode": 13})
     ch.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter",
                                        "windowsVirtualKeyCode": 13})
-    sort = ch.js("document.querySelector('#own-table thead th:nth-child(9)').getAttribute('aria-sort')")
+    sort = ch.js("document.querySelector('#drift-table thead th:nth-child(10)').getAttribute('aria-sort')")
     if focused != "median change" or sort != "ascending":
         fail("keyboard sort: focus on %r, aria-sort %r" % (focused, sort))
     skip = ch.js("document.querySelector('a.skip').getAttribute('href')")
