@@ -103,6 +103,22 @@ print("ok: without one it runs in the order first measured (a, b, c, dates first
 print("ok: 9 points per chart, each with a tooltip naming its commit, date, run and the run's "
       "stored median")
 
+# The op-on-SKU page draws the same chart (its newest commit is a
+# regression) and its caption says the x order the same way.
+for site, labels, order in (("git", "2025-11-10 b000000", "Commits in git order (by ancestry"),
+                            ("measured", "2026-11-16 a000000", "Commits in the order first measured")):
+    page = open(os.path.join(work, site, "ops", "rmsnorm", "h100-sxm5-80gb.html"), encoding="utf-8").read()
+    figs = re.findall(r'<figure class="plot history-chart">(.*?)</figure>', page, re.S)
+    assert len(figs) == 1, (site, len(figs))
+    cap = re.search(r"<figcaption>(.*?)</figcaption>", figs[0], re.S).group(1)
+    assert order in cap and "Hover a point for its commit, run, median and p20-p80 spread" in cap, cap
+    pts = re.findall(r'<path d="M[0-9.]+ [0-9.]+h0"><title>([^<]*)</title></path>', figs[0])
+    assert len(pts) == 9 and all(re.fullmatch(r"\S+, commit \S+ \S+, run \d+: median [0-9.]+ ms, "
+                                              r"p20-p80 not recorded", t) for t in pts), pts
+    assert labels in re.findall(r'<text class="xl"[^>]*>([^<]*)</text>', figs[0])[0], site
+print("ok: op-on-SKU history chart: the caption names its x order (git order by ancestry with "
+      "commit dates, else first measured) and each of its 9 points has its tooltip")
+
 def links(site, page):
     text = open(os.path.join(work, site, page), encoding="utf-8").read()
     shas = re.findall(r"<code>([0-9a-f]{10})</code>", text)
