@@ -735,6 +735,8 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
         return SB_ERR;
     }
     free(md);
+    /* the discussion's own h1 under the page's: one h1 a page */
+    demote_headings(html);
     json_t *d = json_object();
     json_object_set_new(d, "inline", json_boolean(strlen(html) <= PACKET_INLINE_MAX));
     sb_tpl_set_str(d, "discussion", html);

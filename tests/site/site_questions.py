@@ -16,7 +16,10 @@ H100/H200 data (examples/):
    weekly writeup's.
 
 Also: at 400 px the overview, that op page and the regressions page are
-no wider than the screen, and a sortable head sorts from the keyboard.
+no wider than the screen, and a sortable head sorts from the keyboard;
+then every kind of page at 1400 and 400 px as site_audit.py checks it
+(width, heading order, skip link, keyboard-reachable sort, charts
+role="img" with a title, no folder of the building machine named).
 
     site_questions.py SOLBOOK SOURCE_DIR
 
@@ -33,6 +36,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import site_audit  # noqa: E402  (every kind of page at 1400 and 400 px)
 import site_e2e  # noqa: E402  (the DevTools client, ok and fail)
 from site_e2e import Chrome, fail, find_chrome, ok, run  # noqa: E402
 
@@ -260,6 +264,7 @@ def main():
             question_speedup(ch, site, solbook, sdb)
             question_regressions(ch, site, solbook, db)
             narrow_and_keyboard(ch, site)
+            site_audit.audit(ch, site, [tmp, src])
         finally:
             ch.close()
     finally:
