@@ -209,6 +209,71 @@ def question_regressions(ch, site, solbook, db):
     ok("week over week: %d regressions, the weekly writeup's count" % wow)
 
 
+def weekly_run_links(site, db):
+    """The weekly appendix as pages of the site: every page under 500 KB,
+    every section of the Markdown on one of them, every run id of its run
+    columns a link to that run's row, and every run link's target row
+    there."""
+    con = sqlite3.connect(db)
+    ids = {r[0] for r in con.execute("SELECT id FROM runs")}
+    con.close()
+    weekly = os.path.join(site, "weekly")
+    weeks = sorted(f[:-len("-appendix.md")] for f in os.listdir(weekly) if f.endswith("-appendix.md"))
+    if not weeks:
+        fail("no weekly appendix")
+    targets, nlinks, ncells = {}, 0, 0
+    for week in weeks:
+        md = open(os.path.join(weekly, week + "-appendix.md"), encoding="utf-8").read()
+        pages = sorted(f for f in os.listdir(weekly) if re.fullmatch(re.escape(week) + r"-appendix(-\d+)?\.html", f))
+        html = ""
+        for f in pages:
+            size = os.path.getsize(os.path.join(weekly, f))
+            if size > 500 * 1024:
+                fail("%s is %d bytes" % (f, size))
+            html += open(os.path.join(weekly, f), encoding="utf-8").read()
+        # sections: every "## " heading outside code blocks
+        sections, fence = [], False
+        for line in md.splitlines():
+            if line.startswith("```"):
+                fence = not fence
+            elif not fence and line.startswith("## "):
+                sections.append(line[3:].strip())
+        got = re.findall(r'<h2 id="s\d+">(.*?)</h2>', html)
+        if len(got) != len(sections):
+            fail("%s appendix: %d sections on its pages, %d in the Markdown" % (week, len(got), len(sections)))
+        # run columns of the Markdown's tables: each id linked on the pages
+        linked = set(int(t) for t in re.findall(r'<a href="\.\./runs/\d+\.html#r\d+">(\d+)</a>', html))
+        head = None
+        for line in md.splitlines():
+            if not line.startswith("|"):
+                head = None
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if head is None:
+                head = cells
+                continue
+            for h, c in zip(head, cells):
+                if h in ("run", "old run", "new run") and c.isdigit():
+                    ncells += 1
+                    if int(c) not in linked:
+                        fail("%s appendix: run %s of column %r is not a link" % (week, c, h))
+        for f in pages + [week + ".html"]:
+            text = open(os.path.join(weekly, f), encoding="utf-8").read()
+            for page, rid, shown in re.findall(r'<a href="\.\./runs/(\d+)\.html#r(\d+)">(\d+)</a>', text):
+                if rid != shown or int(rid) not in ids or int(page) != int(rid) // 100:
+                    fail("%s: run link %s/%s to %s" % (f, page, rid, shown))
+                targets.setdefault(page, set()).add(rid)
+                nlinks += 1
+        print("  %s: appendix on %d page(s), %d sections" % (week, len(pages), len(sections)))
+    for page, rids in targets.items():
+        text = open(os.path.join(site, "runs", page + ".html"), encoding="utf-8").read()
+        missing = [r for r in rids if 'id="r%s"' % r not in text]
+        if missing:
+            fail("runs/%s.html has no row for runs %s" % (page, missing[:5]))
+    ok("weekly pages and appendices: %d run links, each to its run's row; every one of the %d ids "
+       "in the appendices' run columns linked; pages under 500 KB" % (nlinks, ncells))
+
+
 def narrow_and_keyboard(ch, site):
     ch.send("Emulation.setDeviceMetricsOverride",
             {"width": 400, "height": 900, "deviceScaleFactor": 1, "mobile": True})
@@ -258,6 +323,7 @@ def main():
         site = os.path.join(tmp, "site")
         run([solbook, "site", "--db", db, "--sessions", sdb, "--out", site])
         ok("site built from examples/h*/kernels-full with examples/h100/sessions")
+        weekly_run_links(site, db)
         ch = Chrome(chrome, tmp)
         try:
             ch.open()
