@@ -235,7 +235,9 @@ try:
         # the worst case's ratio of each baseline, from the per-round ratios
         for line in re.findall(r"^- fused over (.*)$", f, re.M):
             base = line.split(" ")[0].rstrip(":")
-            w = re.search(r"worst ([\d.]+)x at (\S+) (\S+) (\S+) \(([0-9a-f]{8})\)", line)
+            w = re.search(r"worst ([\d.]+)x \([\d.]+-[\d.]+\) at (\S+) (\S+) (\S+), session ([0-9a-f]{8})", line)
+            if not w:
+                fail("%s: the worst case of '%s' is not stated as the template says" % (op, line))
             ratio, mode, dtype, shape, sid = w.groups()
             fr = rounds(find(sid, op, mode, dtype, shape, "fused"))
             br = rounds(find(sid, op, mode, dtype, shape, base))
