@@ -191,12 +191,35 @@ def check_torch(db, d):
         print("ok: torch: %s %s median %s %s as torch prints it, %d samples" % (label, sub_label, value, unit, len(got)))
 
 
+def check_torch_cuda(db, d):
+    """The shim's --cuda output from a lent H100: a bf16 matmul timed by
+    torch.utils.benchmark and by Triton's do_bench, every sample kept."""
+    path = os.path.join(d, "torch_benchmark_cuda.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    expect("torch-cuda", len(runs) == len(doc["measurements"]) == 4, "%d runs" % len(runs))
+    for row, m in enumerate(doc["measurements"]):
+        run = runs[row]
+        if m["kind"] == "triton.testing.do_bench":
+            want = [float(t) for t in m["times_ms"]]
+        else:
+            want = [t / m["number_per_run"] * 1e3 for t in m["raw_times"]]
+        got = [v for rep in run["timing"]["samples"] for v in rep]
+        expect("torch-cuda", got == want, "%s %s: samples differ from the tool's" % (m["kind"], m["shape"]))
+        expect("torch-cuda", run["config"]["params"].get("timer") == m["params"]["timer"],
+               "%s: the timer parameter is lost" % m["kind"])
+        gpu = json.dumps(run["provenance"])
+        expect("torch-cuda", "H100" in gpu, "%s: the card is not in the provenance" % m["kind"])
+        print("ok: torch-cuda: %s M=%d, %d samples as the tool gave them, median %.4f ms" %
+              (m["kind"], m["shape"]["M"], len(got), run["timing"]["stats"]["median"]))
+
+
 def main():
     solbook, d, d2 = sys.argv[1], sys.argv[2], sys.argv[3]
     files = [os.path.join(d, f) for f in ("hyperfine.json", "gbench.json", "pytest_benchmark.json")]
     mdir = os.path.join(d, "asv", "results", "heldout")
     files += [os.path.join(mdir, n) for n in sorted(os.listdir(mdir)) if n != "machine.json"]
     files.append(os.path.join(d2, "torch_benchmark.json"))
+    files.append(os.path.join(d2, "torch_benchmark_cuda.json"))
     with tempfile.TemporaryDirectory() as tmp:
         dbp = os.path.join(tmp, "h.db")
         triton = [["--y-stat", "median", os.path.join(d2, "sort-performance.csv")],
@@ -208,7 +231,8 @@ def main():
                 return 1
         db = sqlite3.connect(dbp)
         for check, args in ((check_hyperfine, (d,)), (check_gbench, (d,)), (check_pytest_benchmark, (d,)),
-                            (check_asv, (d,)), (check_triton, (d2, solbook, dbp)), (check_torch, (d2,))):
+                            (check_asv, (d,)), (check_triton, (d2, solbook, dbp)), (check_torch, (d2,)),
+                            (check_torch_cuda, (d2,))):
             try:
                 check(db, *args)
             except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
