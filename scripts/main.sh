@@ -30,7 +30,7 @@ echo "== ingest examples/ into $db"
 "$solbook" ingest --db "$db" "$top"/examples/h1*/gemm "$top"/examples/h1*/kernels \
   "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top"/examples/h*/kernels-full \
   "$top"/examples/h100/gemm-settle "$top"/examples/h*/providers "$top"/examples/h*/training \
-  "$top/examples/fleet" "$top"/examples/h*/sessions/*.tar.gz || true
+  "$top"/examples/h*/calibration "$top/examples/fleet" "$top"/examples/h*/sessions/*.tar.gz || true
 # The commits the results were measured at, in git order, so that histories
 # and regressions follow ancestry rather than the order of measurement
 # (a checkout without .git keeps the measured order, and says so).
