@@ -13,19 +13,9 @@
 
 #include <jansson.h>
 
+#include "bench_config.h"
 #include "error.h"
 #include "sku.h"
-
-typedef struct sb_forge_bench_config {
-    int warmup_iters, iters, repeats;
-    int cold_l2;
-    unsigned long long seed;
-} sb_forge_bench_config;
-
-/* Reads candidate/bench.json: optional keys warmup_iters (0-10000, default
- * 20), iters (1-10000, 50), repeats (1-100, 5), l2 ("cold"|"warm", cold),
- * seed (0-2^53, 1234); any other key is refused. */
-int sb_forge_bench_config_load(const char *path, sb_forge_bench_config *c, sb_error *err);
 
 typedef struct sb_forge_bench_opts {
     const char *db_path;        /* NULL: sb_default_db_path() */

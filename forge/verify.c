@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench.h"
+#include "bench_config.h"
 #include "fsutil.h"
 #include "home.h"
 #include "json_file.h"
