@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "history.h"
 #include "site_internal.h"
@@ -180,6 +181,88 @@ static json_t *run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo,
     return o;
 }
 
+/* The numbers of a step as they are stored, byte for byte. */
+static void fp_bytes(sb_buf *b, const void *v, size_t n)
+{
+    sb_buf_add(b, v, n);
+}
+
+/* What the pages of one history are rendered from, its runs (a stored
+ * run does not change under its id; one that leaves the result set
+ * changes the ids), their commits' places on the chart and the steps
+ * between them, into fp; and where the earlier site has the same, its
+ * pages are taken over (*taken = 1). */
+static int take_over_history(site_ctx *c, const sb_result *const *runs, size_t cnt,
+                             const sb_rg_row *const *steps, size_t nsteps, int *taken,
+                             sb_error *err)
+{
+    const sb_result *head = runs[0];
+    sb_buf in = SB_BUF_INIT;
+    *taken = 0;
+    for (size_t k = 0; k < cnt; k++) {
+        const sb_result *r = runs[k];
+        const site_commit *cm = site_commits_find(&c->commits, r->git_sha);
+        sb_buf_printf(&in, "run %lld %d %d ", r->run_id, r->passing, r->implausible);
+        if (cm)
+            sb_buf_printf(&in, "%lld %lld %ld %lld\n", cm->git, cm->committed_at, cm->rank, cm->first);
+        else
+            sb_buf_puts(&in, "-\n");
+    }
+    for (size_t k = 0; k < nsteps; k++) {
+        const sb_rg_row *r = steps[k];
+        sb_buf_printf(&in, "step %lld %lld %s ", r->old_run ? r->old_run->run_id : -1LL,
+                      r->new_run->run_id, r->changed);
+        fp_bytes(&in, &r->verdict, sizeof r->verdict);
+        fp_bytes(&in, &r->n_old, sizeof r->n_old);
+        fp_bytes(&in, &r->n_new, sizeof r->n_new);
+        fp_bytes(&in, &r->p, sizeof r->p);
+        fp_bytes(&in, &r->p_adjusted, sizeof r->p_adjusted);
+        fp_bytes(&in, &r->rel_change, sizeof r->rel_change);
+        fp_bytes(&in, &r->latest, sizeof r->latest);
+        fp_bytes(&in, &r->cause, sizeof r->cause);
+        fp_bytes(&in, &r->same_card, sizeof r->same_card);
+        fp_bytes(&in, &r->threshold, sizeof r->threshold);
+        fp_bytes(&in, &r->range_commits, sizeof r->range_commits);
+        fp_bytes(&in, &r->confirm, sizeof r->confirm);
+        fp_bytes(&in, &r->confirm_change, sizeof r->confirm_change);
+        fp_bytes(&in, &r->confirm_old_run, sizeof r->confirm_old_run);
+        fp_bytes(&in, &r->confirm_new_run, sizeof r->confirm_new_run);
+        sb_buf_putc(&in, '\n');
+    }
+    char key[600], fp[SITE_FP_SIZE];
+    site_history_path(key, sizeof key, head->case_key, head->sku, 1);
+    key[strlen(key) - 5] = '\0'; /* no ".html" */
+    int rc = site_fp_hex(&in, fp, err);
+    sb_buf_free(&in);
+    if (rc != SB_OK)
+        return SB_ERR;
+    if (site_fps_add(&c->fps, key, fp) != SB_OK)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (!site_fp_unchanged(c, key, fp))
+        return SB_OK;
+    /* every page or none: a page rendered again is never written through
+     * a link into the earlier site */
+    size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
+    for (size_t pg = 1; pg <= pages; pg++) {
+        char rel[600], path[8192];
+        site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
+        snprintf(path, sizeof path, "%s/%s", c->old_dir, rel);
+        if (access(path, F_OK) != 0)
+            return SB_OK;
+    }
+    for (size_t pg = 1; pg <= pages; pg++) {
+        char rel[600];
+        int found;
+        site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
+        if (site_take_over(c, rel, &found, err) != SB_OK)
+            return SB_ERR;
+        if (!found)
+            return sb_error_set(err, c->old_dir, NULL, "%s went away during the build", rel);
+    }
+    *taken = 1;
+    return SB_OK;
+}
+
 /* Writes history/index.html (page 1) or index-N.html with its rows. */
 static int write_index_page(site_ctx *c, const sb_template *t, json_t *rows, size_t page,
                             size_t pages, sb_error *err)
@@ -287,6 +370,17 @@ int site_build_history(site_ctx *c, sb_error *err)
                 json_array_append_new(marked, step_row(c, r));
         }
         json_object_set_new(d, "has_steps", json_boolean(json_array_size(marked) > 0));
+        int taken = 0;
+        if (take_over_history(c, ord + i, cnt, steps, nsteps, &taken, err) != SB_OK) {
+            free(steps);
+            json_decref(d);
+            goto done;
+        }
+        if (taken) {
+            free(steps);
+            json_decref(d);
+            goto index_row;
+        }
         /* the chart */
         {
             char ctitle[1024];
@@ -345,6 +439,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         }
         json_decref(d);
 
+    index_row:
         if (json_array_size(irows) == c->page_rows) {
             if (write_index_page(c, index_tpl, irows, ipage, ipages, err) != SB_OK)
                 goto done;
