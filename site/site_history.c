@@ -31,6 +31,7 @@ typedef struct rg_ref {
     long long run_id;
     const sb_rg_row *row;
     int is_new; /* 1: the newer run of the comparison; 0: the older */
+    long long other; /* the comparison's other run; -1: none */
 } rg_ref;
 
 static int cmp_ref(const void *x, const void *y)
@@ -38,7 +39,42 @@ static int cmp_ref(const void *x, const void *y)
     const rg_ref *a = x, *b = y;
     if (a->run_id != b->run_id)
         return (a->run_id > b->run_id) - (a->run_id < b->run_id);
-    return a->is_new - b->is_new;
+    if (a->is_new != b->is_new)
+        return a->is_new - b->is_new;
+    if (a->other != b->other)
+        return (a->other > b->other) - (a->other < b->other);
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+static int marks_change(const sb_rg_row *r)
+{
+    return r->verdict != SB_RG_SINGLE_COMMIT && r->verdict != SB_RG_NO_CHANGE;
+}
+
+/* The comparison run_id is the newer (is_new) or the older run of. A run
+ * can be the older run of several (the last passing run before a failing
+ * commit, against that one and the next passing one): then the first
+ * that marks a change, else the first, in the order of the other run, so
+ * that the choice depends on the history itself and not on the steps of
+ * other histories beside it in refs. NULL: none. */
+static const rg_ref *find_ref(const rg_ref *refs, size_t n, long long run_id, int is_new)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (refs[mid].run_id < run_id || (refs[mid].run_id == run_id && refs[mid].is_new < is_new))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const rg_ref *first = NULL;
+    for (size_t i = lo; i < n && refs[i].run_id == run_id && refs[i].is_new == is_new; i++) {
+        if (marks_change(refs[i].row))
+            return &refs[i];
+        if (!first)
+            first = &refs[i];
+    }
+    return first;
 }
 
 static const char *verdict_class(sb_rg_verdict v)
@@ -181,20 +217,28 @@ static json_t *run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo,
     return o;
 }
 
-/* The numbers of a step as they are stored, byte for byte. */
-static void fp_bytes(sb_buf *b, const void *v, size_t n)
+/* A comparison as the history shows it, into a fingerprint's inputs. */
+static void fp_step(sb_buf *in, const char *what, const rg_ref *f)
 {
-    sb_buf_add(b, v, n);
+    if (!f) {
+        sb_buf_printf(in, "%s -\n", what);
+        return;
+    }
+    const sb_rg_row *r = f->row;
+    sb_buf_printf(in, "%s %lld %lld %d %zu %zu %a %a %a %d %d %d %a %ld %d %a %lld %lld %s\n", what,
+                  r->old_run ? r->old_run->run_id : -1LL, r->new_run->run_id, (int)r->verdict,
+                  r->n_old, r->n_new, r->p, r->p_adjusted, r->rel_change, r->latest, (int)r->cause,
+                  r->same_card, r->threshold, r->range_commits, (int)r->confirm, r->confirm_change,
+                  r->confirm_old_run, r->confirm_new_run, r->changed);
 }
 
 /* What the pages of one history are rendered from, its runs (a stored
  * run does not change under its id; one that leaves the result set
- * changes the ids), their commits' places on the chart and the steps
- * between them, into fp; and where the earlier site has the same, its
- * pages are taken over (*taken = 1). */
+ * changes the ids), their commits' places on the chart and the
+ * comparisons each run is part of, into a fingerprint; where the earlier
+ * site has the same, its pages are taken over (*taken = 1). */
 static int take_over_history(site_ctx *c, const sb_result *const *runs, size_t cnt,
-                             const sb_rg_row *const *steps, size_t nsteps, int *taken,
-                             sb_error *err)
+                             const rg_ref *refs, size_t nrefs, int *taken, sb_error *err)
 {
     const sb_result *head = runs[0];
     sb_buf in = SB_BUF_INIT;
@@ -207,27 +251,8 @@ static int take_over_history(site_ctx *c, const sb_result *const *runs, size_t c
             sb_buf_printf(&in, "%lld %lld %ld %lld\n", cm->git, cm->committed_at, cm->rank, cm->first);
         else
             sb_buf_puts(&in, "-\n");
-    }
-    for (size_t k = 0; k < nsteps; k++) {
-        const sb_rg_row *r = steps[k];
-        sb_buf_printf(&in, "step %lld %lld %s ", r->old_run ? r->old_run->run_id : -1LL,
-                      r->new_run->run_id, r->changed);
-        fp_bytes(&in, &r->verdict, sizeof r->verdict);
-        fp_bytes(&in, &r->n_old, sizeof r->n_old);
-        fp_bytes(&in, &r->n_new, sizeof r->n_new);
-        fp_bytes(&in, &r->p, sizeof r->p);
-        fp_bytes(&in, &r->p_adjusted, sizeof r->p_adjusted);
-        fp_bytes(&in, &r->rel_change, sizeof r->rel_change);
-        fp_bytes(&in, &r->latest, sizeof r->latest);
-        fp_bytes(&in, &r->cause, sizeof r->cause);
-        fp_bytes(&in, &r->same_card, sizeof r->same_card);
-        fp_bytes(&in, &r->threshold, sizeof r->threshold);
-        fp_bytes(&in, &r->range_commits, sizeof r->range_commits);
-        fp_bytes(&in, &r->confirm, sizeof r->confirm);
-        fp_bytes(&in, &r->confirm_change, sizeof r->confirm_change);
-        fp_bytes(&in, &r->confirm_old_run, sizeof r->confirm_old_run);
-        fp_bytes(&in, &r->confirm_new_run, sizeof r->confirm_new_run);
-        sb_buf_putc(&in, '\n');
+        fp_step(&in, "new", find_ref(refs, nrefs, r->run_id, 1));
+        fp_step(&in, "old", find_ref(refs, nrefs, r->run_id, 0));
     }
     char key[600], fp[SITE_FP_SIZE];
     site_history_path(key, sizeof key, head->case_key, head->sku, 1);
@@ -309,9 +334,9 @@ int site_build_history(site_ctx *c, sb_error *err)
     for (size_t i = 0; i < c->rg.n; i++) {
         const sb_rg_row *r = &c->rg.v[i];
         if (r->new_run)
-            refs[nrefs++] = (rg_ref){r->new_run->run_id, r, 1};
+            refs[nrefs++] = (rg_ref){r->new_run->run_id, r, 1, r->old_run ? r->old_run->run_id : -1};
         if (r->old_run)
-            refs[nrefs++] = (rg_ref){r->old_run->run_id, r, 0};
+            refs[nrefs++] = (rg_ref){r->old_run->run_id, r, 0, r->new_run ? r->new_run->run_id : -1};
     }
     if (nrefs) /* qsort(NULL, 0, ...) is undefined */
         qsort(refs, nrefs, sizeof *refs, cmp_ref);
@@ -346,8 +371,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         json_object_set_new(d, "latest", latest);
         json_object_set_new(d, "steps", marked);
         for (size_t k = i; k <= j; k++) {
-            rg_ref key = {ord[k]->run_id, NULL, 1};
-            const rg_ref *f = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
+            const rg_ref *f = find_ref(refs, nrefs, ord[k]->run_id, 1);
             if (!f)
                 continue;
             const sb_rg_row *r = f->row;
@@ -371,7 +395,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         }
         json_object_set_new(d, "has_steps", json_boolean(json_array_size(marked) > 0));
         int taken = 0;
-        if (take_over_history(c, ord + i, cnt, steps, nsteps, &taken, err) != SB_OK) {
+        if (take_over_history(c, ord + i, cnt, refs, nrefs, &taken, err) != SB_OK) {
             free(steps);
             json_decref(d);
             goto done;
@@ -413,10 +437,8 @@ int site_build_history(site_ctx *c, sb_error *err)
                 to = j + 1;
             for (size_t k = from; k < to; k++) {
                 const sb_result *r = ord[k];
-                rg_ref key = {r->run_id, NULL, 0};
-                const rg_ref *fo = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
-                key.is_new = 1;
-                const rg_ref *fn = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
+                const rg_ref *fo = find_ref(refs, nrefs, r->run_id, 0);
+                const rg_ref *fn = find_ref(refs, nrefs, r->run_id, 1);
                 json_array_append_new(rows, run_row(c, r, fo, fn));
             }
             sb_buf pager = SB_BUF_INIT;
