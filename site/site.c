@@ -260,21 +260,30 @@ void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, cons
 
 /* ---- writing files --------------------------------------------------- */
 
+int site_make_dir(site_ctx *c, char *path, sb_error *err)
+{
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        return SB_OK;
+    *slash = '\0';
+    int rc = SB_OK;
+    if (strcmp(path, c->lastdir) != 0) {
+        rc = sb_mkdirs(path, err);
+        size_t pl = strlen(path);
+        if (rc == SB_OK && pl < sizeof c->lastdir)
+            memcpy(c->lastdir, path, pl + 1);
+    }
+    *slash = '/';
+    return rc;
+}
+
 int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err)
 {
     char path[8192];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", c->out, rel) >= sizeof path)
         return sb_error_set(err, c->out, NULL, "path too long: %s", rel);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    if (strcmp(path, c->lastdir) != 0) {
-        if (sb_mkdirs(path, err) != SB_OK)
-            return SB_ERR;
-        size_t pl = strlen(path);
-        if (pl < sizeof c->lastdir)
-            memcpy(c->lastdir, path, pl + 1);
-    }
-    *slash = '/';
+    if (site_make_dir(c, path, err) != SB_OK)
+        return SB_ERR;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return sb_error_set(err, path, NULL, "cannot create: %s", strerror(errno));

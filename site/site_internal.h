@@ -78,6 +78,9 @@ typedef struct site_ctx {
 
 /* Writes bytes to OUT/rel (folders made as needed), counting the file. */
 int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err);
+/* Makes the folder of the file at path (under OUT), unless it is the
+ * one made last. */
+int site_make_dir(site_ctx *c, char *path, sb_error *err);
 /* Counts a file of len bytes at rel as written (pages, files, largest). */
 void site_count_file(site_ctx *c, const char *rel, size_t len);
 

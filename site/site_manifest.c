@@ -21,7 +21,6 @@
 
 #include "home.h"
 #include "json_file.h"
-#include "mkdirs.h"
 #include "sha256.h"
 #include "site_internal.h"
 
@@ -99,16 +98,8 @@ int site_take_over(site_ctx *c, const char *rel, int *found, sb_error *err)
     struct stat st;
     if (stat(from, &st) != 0 || !S_ISREG(st.st_mode))
         return SB_OK;
-    char *slash = strrchr(to, '/');
-    *slash = '\0';
-    if (strcmp(to, c->lastdir) != 0) {
-        if (sb_mkdirs(to, err) != SB_OK)
-            return SB_ERR;
-        size_t pl = strlen(to);
-        if (pl < sizeof c->lastdir)
-            memcpy(c->lastdir, to, pl + 1);
-    }
-    *slash = '/';
+    if (site_make_dir(c, to, err) != SB_OK)
+        return SB_ERR;
     if (link(from, to) != 0) {
         char *data = NULL;
         size_t len = 0;
