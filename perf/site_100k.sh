@@ -49,7 +49,7 @@ print("site_100k: %s: %.2f s wall, %.2f s cpu (%.2f user, %.2f system), %.0f MiB
          files, taken, page.split(" ")[0], page.split(" ", 1)[1], f.split(" ")[0], f.split(" ", 1)[1],
          load))
 PY
-    echo "$wall" >"$T/wall-$label"
+    echo "$wall $user $sys" >"$T/wall-$label"
 }
 
 build "full build of $N runs" "$OUT"
@@ -66,7 +66,8 @@ else
 fi
 python3 - "$(cat "$T/wall-rebuild after $ADD more runs")" "$(cat "$T/wall-full build of $((N + ADD)) runs")" <<'PY'
 import sys
-inc, full = float(sys.argv[1]), float(sys.argv[2])
-print("site_100k: the rebuild took %.0f %% of the full build's wall time" % (100 * inc / full))
+inc, full = [float(x) for x in sys.argv[1].split()], [float(x) for x in sys.argv[2].split()]
+print("site_100k: the rebuild took %.0f %% of the full build's wall time and %.0f %% of its cpu time"
+      % (100 * inc[0] / full[0], 100 * (inc[1] + inc[2]) / (full[1] + full[2])))
 PY
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
