@@ -1,7 +1,8 @@
 /* op_stream.c - the STREAM-like bandwidth op used by `solbench roofline`
  * (and runnable alone: `solbench stream --N ... --kernel triad`): fp32
  * arrays of N elements, c = a (copy), s*a (scale), a+b (add), a+s*b
- * (triad), s = 3. Providers: the project's 16-byte kernels in four access
+ * (triad), s = 3, and read: c[r] = the sum of row r of 1024 elements of a,
+ * the read-only stream whose rate is the ceiling of read-dominated ops. Providers: the project's 16-byte kernels in four access
  * patterns (bench/stream_kernels.h), cudaMemcpyAsync device-to-device
  * (copy only), and host loops.
  */
@@ -31,7 +32,7 @@ static const char *const stream_shape_names[] = {"N", NULL};
 static const int64_t stream_shape_defaults[] = {(int64_t)1 << 28};
 static const int64_t stream_cpu_shape_defaults[] = {(int64_t)1 << 22};
 static const sb_param_spec stream_params[] = {
-    {"kernel", SB_PARAM_STRING, "copy", "copy|scale|add|triad", "which STREAM kernel"},
+    {"kernel", SB_PARAM_STRING, "copy", "copy|scale|add|triad|read", "which STREAM kernel"},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -51,8 +52,8 @@ typedef struct stream_state {
 static int stream_kind(const sb_op_config *cfg)
 {
     const char *k = sb_params_get(&cfg->params, "kernel");
-    static const char *const names[] = {"copy", "scale", "add", "triad"};
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = {"copy", "scale", "add", "triad", "read"};
+    for (int i = 0; i < 5; i++)
         if (k && strcmp(k, names[i]) == 0)
             return i;
     return -1;
@@ -65,7 +66,7 @@ static int stream_validate(const sb_op_config *cfg, sb_error *err)
         return sb_error_set(err, NULL, NULL, "stream: N must be a positive multiple of %d, got %lld", STREAM_COLS,
                             (long long)n);
     if (stream_kind(cfg) < 0)
-        return sb_error_set(err, NULL, NULL, "stream: --kernel must be copy, scale, add or triad");
+        return sb_error_set(err, NULL, NULL, "stream: --kernel must be copy, scale, add, triad or read");
     if (cfg->dtype != SB_DTYPE_FP32)
         return sb_error_set(err, NULL, NULL, "stream: dtype must be fp32");
     return SB_OK;
@@ -73,7 +74,13 @@ static int stream_validate(const sb_op_config *cfg, sb_error *err)
 
 static int reads(int kind)
 {
-    return kind >= SB_STREAM_ADD ? 2 : 1;
+    return kind == SB_STREAM_ADD || kind == SB_STREAM_TRIAD ? 2 : 1;
+}
+
+/* Floats written: one per element, or one per row for the read kernel. */
+static int64_t written(int kind, int64_t n)
+{
+    return kind == SB_STREAM_READ ? n / SB_STREAM_READ_ROW : n;
 }
 
 static double stream_input_set_bytes(const sb_op_config *cfg)
@@ -85,12 +92,12 @@ static double stream_flops(const sb_op_config *cfg)
 {
     int k = stream_kind(cfg);
     double n = (double)sb_shape_get(&cfg->shape, "N", 0);
-    return k == SB_STREAM_COPY ? 0.0 : k == SB_STREAM_TRIAD ? 2.0 * n : n;
+    return k == SB_STREAM_COPY ? 0.0 : k == SB_STREAM_TRIAD ? 2.0 * n : n; /* read: one add an element */
 }
 
 static double stream_bytes(const sb_op_config *cfg)
 {
-    return stream_input_set_bytes(cfg) + 4.0 * (double)sb_shape_get(&cfg->shape, "N", 0);
+    return stream_input_set_bytes(cfg) + 4.0 * (double)written(stream_kind(cfg), sb_shape_get(&cfg->shape, "N", 0));
 }
 
 static void stream_destroy(void *p)
@@ -161,7 +168,10 @@ fail:
 static int stream_outputs(void *p, sb_output *outs)
 {
     stream_state *s = p;
-    outs[0] = (sb_output){"c", s->c, SB_DTYPE_FP32, s->n / STREAM_COLS, STREAM_COLS, STREAM_COLS};
+    if (s->kind == SB_STREAM_READ)
+        outs[0] = (sb_output){"c", s->c, SB_DTYPE_FP32, written(s->kind, s->n), 1, 1};
+    else
+        outs[0] = (sb_output){"c", s->c, SB_DTYPE_FP32, s->n / STREAM_COLS, STREAM_COLS, STREAM_COLS};
     return 1;
 }
 
@@ -170,6 +180,16 @@ static int stream_reference_row(void *p, int out, int64_t row, double *ref, doub
     stream_state *s = p;
     (void)out;
     (void)err;
+    if (s->kind == SB_STREAM_READ) { /* one sum; its scale is the sum of |terms| */
+        double sum = 0.0, mag = 0.0;
+        for (int64_t j = 0; j < SB_STREAM_READ_ROW; j++) {
+            sum += s->ha[row * SB_STREAM_READ_ROW + j];
+            mag += fabs(s->ha[row * SB_STREAM_READ_ROW + j]);
+        }
+        ref[0] = sum;
+        scale[0] = mag;
+        return SB_OK;
+    }
     for (int64_t j = 0; j < STREAM_COLS; j++) {
         size_t i = (size_t)(row * STREAM_COLS + j);
         double a = s->ha[i], b = s->hb ? s->hb[i] : 0.0;
@@ -221,6 +241,14 @@ static int stream_run(void *p, int provider, int set, sb_error *err)
             for (int64_t i = 0; i < n; i++)
                 c[i] = a[i] + b[i];
             break;
+        case SB_STREAM_READ:
+            for (int64_t r = 0; r < n / SB_STREAM_READ_ROW; r++) {
+                float sum = 0.0f;
+                for (int64_t j = 0; j < SB_STREAM_READ_ROW; j++)
+                    sum += a[r * SB_STREAM_READ_ROW + j];
+                c[r] = sum;
+            }
+            break;
         default:
             for (int64_t i = 0; i < n; i++)
                 c[i] = a[i] + k * b[i];
@@ -247,7 +275,7 @@ static int stream_run(void *p, int provider, int set, sb_error *err)
 
 const sb_op sb_op_stream = {
     .name = "stream",
-    .summary = "STREAM-like bandwidth kernels (copy, scale, add, triad) over fp32 arrays",
+    .summary = "STREAM-like bandwidth kernels (copy, scale, add, triad, read) over fp32 arrays",
     .modes = stream_modes,
     .providers = stream_providers,
     .shape_names = stream_shape_names,

@@ -125,10 +125,11 @@ int sb_roofline_run(sb_ctx *ctx, const sb_roofline_opts *opts, const json_t *pro
     pr.warmup_ms = 0;
     pr.input_sets = 1; /* buffers far larger than L2 */
     json_t *bw = json_object();
-    static const char *const kernels[] = {"copy", "scale", "add", "triad"};
+    static const char *const kernels[] = {"copy", "scale", "add", "triad", "read"};
+    enum { STREAM_KERNELS = sizeof kernels / sizeof kernels[0] };
     char why[512];
-    for (int k = 0; k < 5; k++) {
-        int memcpy_probe = k == 4;
+    for (int k = 0; k <= STREAM_KERNELS; k++) {
+        int memcpy_probe = k == STREAM_KERNELS;
         if (memcpy_probe && ctx->device_is_cpu)
             break;
         sb_op_config cfg;

@@ -1,4 +1,5 @@
-// stream_kernels.cu - copy, scale, add and triad with 16-byte accesses.
+// stream_kernels.cu - copy, scale, add, triad and a read-only row sum with
+// 16-byte accesses.
 #include "stream_kernels.h"
 
 #include <cuda_runtime.h>
@@ -83,6 +84,54 @@ __global__ void __launch_bounds__(512) stream_tile_kernel(const float4 *__restri
     }
 }
 
+/* Read-only stream: a warp sums one row of SB_STREAM_READ_ROW floats (256
+ * float4, 8 a lane, each a 512-byte coalesced warp load), all loads issued
+ * before the first add, then a shuffle reduction. The output is one float
+ * per row, a 1024th of the bytes read, so the time is the read rate. LOOP:
+ * warps walk rows grid-stride (a grid sized to the SMs); otherwise one
+ * warp a row. STREAMING: evict-first loads. */
+constexpr int READ_LOADS = SB_STREAM_READ_ROW / 4 / 32;
+
+template <bool LOOP, bool STREAMING>
+__global__ void __launch_bounds__(256) stream_read_kernel(const float4 *__restrict__ a, float *__restrict__ c,
+                                                          int64_t rows)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t warps = LOOP ? ((int64_t)gridDim.x * blockDim.x) >> 5 : rows;
+    for (int64_t r = warp; r < rows; r += warps) {
+        const float4 *row = a + r * (SB_STREAM_READ_ROW / 4);
+        float4 x[READ_LOADS];
+#pragma unroll
+        for (int u = 0; u < READ_LOADS; u++)
+            x[u] = STREAMING ? __ldcs(row + u * 32 + lane) : row[u * 32 + lane];
+        float sum = 0.0f;
+#pragma unroll
+        for (int u = 0; u < READ_LOADS; u++)
+            sum += (x[u].x + x[u].y) + (x[u].z + x[u].w);
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+            sum += __shfl_xor_sync(0xffffffffu, sum, off);
+        if (lane == 0)
+            c[r] = sum;
+    }
+}
+
+void launch_read(sb_stream_pattern pattern, const float4 *a, float *c, int64_t rows, int64_t sm_blocks,
+                 cudaStream_t st)
+{
+    /* Four 512-thread blocks fill an SM: eight 256-thread blocks. */
+    int64_t grid_blocks = 2 * sm_blocks, flat_blocks = (rows + 7) / 8;
+    if (grid_blocks > flat_blocks)
+        grid_blocks = flat_blocks;
+    switch (pattern) {
+    case SB_STREAM_GRID: stream_read_kernel<true, false><<<(unsigned)grid_blocks, 256, 0, st>>>(a, c, rows); break;
+    case SB_STREAM_TILED: stream_read_kernel<true, true><<<(unsigned)grid_blocks, 256, 0, st>>>(a, c, rows); break;
+    case SB_STREAM_FLAT1: stream_read_kernel<false, false><<<(unsigned)flat_blocks, 256, 0, st>>>(a, c, rows); break;
+    default: stream_read_kernel<false, true><<<(unsigned)flat_blocks, 256, 0, st>>>(a, c, rows); break;
+    }
+}
+
 template <int KIND>
 void launch(sb_stream_pattern pattern, const float4 *a, const float4 *b, float4 *c, int64_t n4, float s,
             int64_t sm_blocks, cudaStream_t st)
@@ -128,6 +177,11 @@ extern "C" int sb_stream_launch(sb_stream_kind kind, sb_stream_pattern pattern, 
     case SB_STREAM_SCALE: launch<SB_STREAM_SCALE>(pattern, a4, b4, c4, n4, s, sm_blocks, st); break;
     case SB_STREAM_ADD: launch<SB_STREAM_ADD>(pattern, a4, b4, c4, n4, s, sm_blocks, st); break;
     case SB_STREAM_TRIAD: launch<SB_STREAM_TRIAD>(pattern, a4, b4, c4, n4, s, sm_blocks, st); break;
+    case SB_STREAM_READ:
+        if (n % SB_STREAM_READ_ROW)
+            return -1;
+        launch_read(pattern, a4, c, n / SB_STREAM_READ_ROW, sm_blocks, st);
+        break;
     default: return -1;
     }
     return 0;

@@ -1,5 +1,6 @@
 /* stream_kernels.h - STREAM-like bandwidth kernels (copy, scale, add,
- * triad) over fp32 arrays with 16-byte (float4) loads and stores, in a few
+ * triad, and a read-only row sum) over fp32 arrays with 16-byte (float4)
+ * loads and stores, in a few
  * access patterns. A card's bandwidth ceiling is the best any pattern
  * reaches on it, so `solbench roofline` measures them all and keeps the
  * fastest; which one won is written into the calibration's notes. */
@@ -18,8 +19,16 @@ typedef enum sb_stream_kind {
     SB_STREAM_COPY = 0, /* c[i] = a[i] */
     SB_STREAM_SCALE,    /* c[i] = s * a[i] */
     SB_STREAM_ADD,      /* c[i] = a[i] + b[i] */
-    SB_STREAM_TRIAD     /* c[i] = a[i] + s * b[i] */
+    SB_STREAM_TRIAD,    /* c[i] = a[i] + s * b[i] */
+    /* c[r] = sum of a[r * SB_STREAM_READ_ROW ... + SB_STREAM_READ_ROW - 1]:
+     * a read-only stream (one float written per 4 KiB read), the ceiling
+     * of ops that read far more than they write. */
+    SB_STREAM_READ
 } sb_stream_kind;
+
+/* Elements a row of the read kernel sums: one warp a row, 8 float4 loads
+ * a lane, all in flight before the first add. */
+#define SB_STREAM_READ_ROW 1024
 
 typedef enum sb_stream_pattern {
     /* grid-stride loop, 4 independent float4 loads per thread before the
@@ -36,7 +45,13 @@ typedef enum sb_stream_pattern {
     SB_STREAM_FLAT4
 } sb_stream_pattern;
 
-/* n must be a multiple of 4 and the pointers 16-byte aligned. Returns -1
+/* The read kernel's patterns: GRID and TILED walk rows with a grid sized
+ * to the SMs (TILED with streaming loads), FLAT1 and FLAT4 give each row
+ * its own warp (FLAT4 with streaming loads). b is unused; c receives
+ * n / SB_STREAM_READ_ROW sums.
+ *
+ * n must be a multiple of 4 (of SB_STREAM_READ_ROW for the read kernel)
+ * and the pointers 16-byte aligned. Returns -1
  * when refused (nothing launched); launch errors are left for
  * cudaGetLastError. */
 int sb_stream_launch(sb_stream_kind kind, sb_stream_pattern pattern, const float *a, const float *b, float *c,

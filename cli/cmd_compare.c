@@ -19,12 +19,18 @@ static const char *const compare_usage[] = {
     "shape, params), provider and SKU, the newest passing run of each side, both",
     "medians, B/A, and a two-sided Mann-Whitney U verdict on the stored samples",
     "(slower, faster, same or inconclusive), with the geomean of B/A. Runs timed",
-    "under a profiler never count.",
+    "under a profiler never count. A change counts past its threshold: the case's",
+    "A/A noise on one card or across two where the A/A sessions measured it, else",
+    "the SKU's cross-card noise across cards, never below --threshold (as `report",
+    "regressions` judges a step); --aa-db takes the A/A runs from another database.",
     "",
     "A and B: a commit (4 to 40 hex digits, a prefix of the SHA), or filters",
     "KEY=VALUE[,KEY=VALUE...] with keys sha, branch, suite, sku, arch, provider, op,",
+    "session (a measuring session's id prefix; its runs take part only so) and copy",
+    "(the session's A/A copy, 0 or 1),",
     "e.g.  solbook compare a7d808f f82e263",
     "      solbook compare sku=h100-sxm5-80gb sku=h200-sxm-141gb   (card against card)",
+    "      solbook compare session=d9cade58,copy=0 session=d9cade58,copy=1   (A/A)",
     "The other options narrow both sides alike.",
     "",
     "Exit status: 0 no case slower; 1 some case significantly slower by more than the",
@@ -34,9 +40,9 @@ static const char *const compare_usage[] = {
 
 int cmd_compare(int argc, char **argv)
 {
-    const char *db_path = sb_default_db_path(), *fmt = "md", *out_path = NULL;
+    const char *db_path = sb_default_db_path(), *fmt = "md", *out_path = NULL, *aa_path = NULL;
     sb_result_filter f = {0};
-    sb_cmp_opts o = {0.01, 0.03};
+    sb_cmp_opts o = {0.01, 0.03, NULL};
     int exit_status;
     const sb_option options[] = {
         SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
@@ -47,7 +53,8 @@ int cmd_compare(int argc, char **argv)
         SB_OPT_STRING(0, "arch", &f.arch, "arch", "only this arch"),
         SB_OPT_DOUBLE(0, "alpha", &o.alpha, "a", 1e-12, 0.5, "significance level (default 0.01)"),
         SB_OPT_DOUBLE(0, "threshold", &o.threshold, "t", 0, 10,
-                      "smallest relative change of the median that counts (default 0.03)"),
+                      "the floor of the smallest relative change of the median that counts (default 0.03)"),
+        SB_OPT_STRING(0, "aa-db", &aa_path, "file", "take the A/A noise from the sessions of this database"),
         SB_OPT_STRING(0, "format", &fmt, "md|json", "the output format (default md)"),
         SB_OPT_STRING(0, "out", &out_path, "file", "write there instead of stdout"),
         SB_OPT_END(),
@@ -80,7 +87,9 @@ int cmd_compare(int argc, char **argv)
     sb_cmp_result r = {0};
     sb_buf out = SB_BUF_INIT;
     int rc = 2;
-    if (sb_report_db_open(db_path, &db, &err) != SB_OK || sb_cmp_load(db, &f, &a, &b, &set, &err) != SB_OK ||
+    if (sb_report_db_open(db_path, &db, &err) != SB_OK ||
+        (aa_path && sb_report_db_open(aa_path, &o.aa_db, &err) != SB_OK) ||
+        sb_cmp_load(db, &f, &a, &b, &set, &err) != SB_OK ||
         sb_cmp_run(db, &set, &a, &b, &o, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -121,6 +130,7 @@ done:
     sb_results_free(&set);
     if (db)
         sb_report_db_close(db);
+    sb_report_db_close(o.aa_db);
     sb_cmp_side_free(&a);
     sb_cmp_side_free(&b);
     return rc;

@@ -22,9 +22,10 @@ static const char *const noise_usage[] = {
     "For each: the comparisons, how many were flagged (a false alarm: nothing",
     "changed), the 50th, 95th and 99th percentiles of |ratio - 1|, and the power:",
     "the share of comparisons that say slower when one side's samples are made",
-    "2%, 3%, 5% or 10% slower. The paired comparisons are judged once more with",
-    "a threshold of each case's own: the larger of --threshold and 1.5 times the",
-    "largest |ratio - 1| of the same case, provider and GPU in the other sessions.",
+    "2%, 3%, 5% or 10% slower. Every comparison is judged once more with a",
+    "threshold of its case's own, held out: the larger of --threshold (paired) or",
+    "--unpaired-threshold and 1.5 times the largest |ratio - 1| of the same case,",
+    "provider and SKU on the same relation of cards in sessions other than its two.",
     "",
     "Exit status: 0; 2 usage or database error, or no A/A comparison.",
     NULL,
@@ -80,12 +81,22 @@ int cmd_noise(int argc, char **argv)
             printf(" %.0f%% |", 100.0 * (double)nk->detected[j] / (double)nk->power_n);
         printf("\n");
     }
-    const sb_noise_kind *s = &r.kind[SB_NOISE_SESSION];
-    if (s->derived_n) {
-        printf("| same card, one session, threshold from the other sessions' A/A | %zu | %zu | %.1f%% | | | |",
-               s->derived_n, s->derived_flagged, 100.0 * (double)s->derived_flagged / (double)s->derived_n);
+    printf("\nHeld out: each comparison judged with a threshold of its case's own, from the A/A\n"
+           "comparisons of the same case, provider and SKU on the same relation of cards in\n"
+           "sessions other than its two (the larger of the kind's threshold and 1.5 times the\n"
+           "largest |ratio - 1| there).\n\n");
+    printf("| A/A, held-out threshold | comparisons | flagged | rate | power at 2%% | 3%% | 5%% | 10%% |\n");
+    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int k = 0; k < SB_NOISE_KINDS; k++) {
+        const sb_noise_kind *nk = &r.kind[k];
+        if (!nk->derived_n) {
+            printf("| %s | 0 | - | - | - | - | - | - |\n", sb_noise_kind_name(k));
+            continue;
+        }
+        printf("| %s | %zu | %zu | %.1f%% |", sb_noise_kind_name(k), nk->derived_n, nk->derived_flagged,
+               100.0 * (double)nk->derived_flagged / (double)nk->derived_n);
         for (int j = 0; j < 4; j++)
-            printf(" %.0f%% |", 100.0 * (double)s->derived_detected[j] / (double)s->derived_n);
+            printf(" %.0f%% |", 100.0 * (double)nk->derived_detected[j] / (double)nk->derived_n);
         printf("\n");
     }
     printf("\npaired: a %.0f%% interval and a %.1f%% threshold; unpaired: Mann-Whitney at %g and a %.1f%% threshold\n",

@@ -57,12 +57,11 @@ static void print_cases(const sb_session_report *r, const char *target)
             char call[32] = "-";
             if (p->has_call)
                 snprintf(call, sizeof call, "%.3fx", p->call.ratio);
-            static const char *const says[] = {"same", "win", "loss", "unclear"};
             printf("| %s %s %s %s | %s | %s | %.4f | %.4f | %.3fx | %.3f-%.3f | %s | %.8s | %.1f%% %s | %s |\n",
                    p->target->op, p->target->mode, p->target->dtype, p->target->shape_key, p->target->sku,
                    p->base->provider, p->target_ms, p->base_ms, p->kernel.ratio, p->kernel.lo, p->kernel.hi, call,
                    p->target->session_id, 100.0 * p->threshold, p->aa_cases ? "case A/A" : "GPU A/A",
-                   says[p->verdict]);
+                   sb_verdict_one[p->verdict]);
         }
 }
 

@@ -136,7 +136,7 @@ static const char RESULT_SELECT[] =
     " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms'),"
     " json_extract(r.raw_json, '$.protocol.launch_hold') = 'blocking-kernel',"
     " m.kernel_median_ms, m.kernel_method, m.repeat_spread, m.peak_device_bytes, p.packages_json,"
-    " c.profiler, p.git_branch, s.session_id"
+    " c.profiler, p.git_branch, s.session_id, s.copy"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " LEFT JOIN run_sessions s ON s.run_id = r.id"
@@ -269,6 +269,8 @@ static void read_row(sqlite3_stmt *st, sb_result *r, sb_text_pool *p)
     r->profiler = run_text(st, i++, p, 1, 1);
     r->git_branch = run_text(st, i++, p, 1, 1);
     r->session_id = run_text(st, i++, p, 1, 1);
+    r->session_copy = r->session_id ? (int)col_int(st, i) : 0;
+    i++;
     if (!r->finished_at || sb_rfc3339_parse(r->finished_at, &r->finished_epoch) != 0)
         r->finished_epoch = LLONG_MIN;
 }
@@ -752,6 +754,28 @@ int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err)
         return SB_ERR;
     }
     *out = q;
+    return SB_OK;
+}
+
+int sb_kernel_samples_text(sqlite3 *db, long long run_id, char **json, sb_error *err)
+{
+    *json = NULL;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.kernel.samples') FROM runs WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "query failed");
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) {
+        if (!(*json = strdup((const char *)sqlite3_column_text(st, 0)))) {
+            sqlite3_finalize(st);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return sb_db_conn_fail(db, err, "query failed");
+    }
+    sqlite3_finalize(st);
     return SB_OK;
 }
 

@@ -79,6 +79,11 @@ int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, siz
                           sb_error *err);
 void sb_samples_query_close(sb_samples_query *q);   /* accepts NULL */
 
+/* timing.kernel.samples of run_id as stored, JSON text with one array a
+ * round (model/paired.h, sb_round_medians, reads it), into *json
+ * (malloc'd); NULL when the run recorded none. */
+int sb_kernel_samples_text(sqlite3 *db, long long run_id, char **json, sb_error *err);
+
 typedef struct sb_ceiling {
     char name[64];   /* bw.copy, gemm.fp16, ... */
     char unit[16];   /* GB/s | TFLOP/s */

@@ -12,7 +12,7 @@ static const char session_runs_sql[] =
     "       json_extract(r.raw_json, '$.timing.samples'),"
     "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes'),"
     "       json_extract(r.raw_json, '$.memory.peak_device_bytes'),"
-    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts'), c.suite"
+    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts'), c.suite, p.finished_at"
     "  FROM run_sessions s JOIN runs r ON r.id = s.run_id"
     "  JOIN configs c ON c.run_id = s.run_id JOIN provenance p ON p.run_id = s.run_id"
     " WHERE ?1 IS NULL OR substr(s.session_id, 1, length(?1)) = ?1"
@@ -30,7 +30,7 @@ static void run_free(sb_session_run *r)
     char **strs[] = {&r->session_id, &r->timing_method, &r->check_version, &r->gpu_uuid, &r->status,
                      &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json, &r->provider,
                      &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at, &r->kernel_samples,
-                     &r->call_samples, &r->suite};
+                     &r->call_samples, &r->suite, &r->finished_at};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -48,7 +48,8 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     r->peak_beyond_inputs_bytes = sqlite3_column_type(st, 22) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 22);
     r->hold_timeouts = sqlite3_column_type(st, 23) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 23);
     r->suite = col_dup(st, 24);
-    if (!r->suite) {
+    r->finished_at = col_dup(st, 25);
+    if (!r->suite || (!r->finished_at && sqlite3_column_type(st, 25) != SQLITE_NULL)) {
         run_free(r);
         return -1;
     }

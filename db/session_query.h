@@ -20,6 +20,7 @@ typedef struct sb_session_run {
     char *case_key;                                 /* op|mode|dtype|shape_key|params_json */
     char *suite;                                    /* config.suite: the preset the case came from */
     char *sku, *arch, *git_sha, *started_at;
+    char *finished_at; /* provenance.finished_at: the time a week or a window counts a run by; may be NULL */
     char *kernel_samples; /* timing.kernel.samples as JSON text (one array a round), or NULL */
     char *call_samples;   /* timing.samples as JSON text, or NULL */
     int64_t peak_absolute_bytes;                    /* -1: not recorded */

@@ -17,7 +17,9 @@
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -262,6 +264,11 @@ static int conf_rules(confine_ctx *c, const char *prog, const char *workdir, con
             return -1;
     if (conf_rule(c, "/proc", LL_READ) != 0 || conf_rule(c, "/sys", LL_READ) != 0)
         return -1;
+    /* The program's own /proc entries (opened in the program, after its
+     * /proc is mounted): the CUDA runtime names its threads through
+     * /proc/self/task/TID/comm, and fails when it cannot. */
+    if (conf_rule(c, "/proc/self", LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_TRUNCATE) != 0)
+        return -1;
     DIR *d = opendir("/dev");
     if (d) {
         struct dirent *de;
@@ -316,10 +323,13 @@ static int conf_filter(confine_ctx *c, char *why, size_t size)
         if (nr != __NR_SCMP_ERROR)
             rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EPERM), nr, 0);
     }
-    /* No sockets at all: no network, and no path to the host's services
-     * through their Unix sockets. socketpair() stays (it reaches nobody). */
+    /* No socket but a Unix one: no network. The CUDA driver's init fails
+     * when it cannot make a Unix socket (it tries nvidia-persistenced),
+     * so those stay; the host's services' sockets in /run are hidden
+     * under an empty tmpfs (mount_namespace_files) and the abstract ones
+     * belong to the host's network namespace. */
     if (rc == 0)
-        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0);
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
     /* No new namespaces through clone; clone3 passes its flags in memory
      * seccomp cannot read, so it fails with ENOSYS and the C library
      * falls back to clone. */
@@ -542,10 +552,30 @@ static void drop_capabilities(void)
         conf_die("capset", errno);
 }
 
-/* sb_process_start's before_exec for CONFINED: limits, then fresh pid and
- * network namespaces (and a user namespace when not root); the process
- * forks the namespace's init, which forks the program, and supervises
- * them. The program's side confines itself and returns to exec. */
+/* The mounts of the program's own mount namespace: a /proc of its pid
+ * namespace, and an empty /run. The NVIDIA driver fails every CUDA call
+ * ("OS call failed or operation not supported on this OS") in a pid
+ * namespace whose /proc is the host's: it reads the process's pid there.
+ * The fresh /proc also hides the host's processes; the empty /run hides
+ * the Unix sockets of the host's services, since Unix sockets stay
+ * allowed. */
+static void mount_namespace_files(void)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        conf_die("mount --make-rprivate /", errno);
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        conf_die("mount proc on /proc", errno);
+    struct stat st;
+    if (stat("/run", &st) == 0 && S_ISDIR(st.st_mode) &&
+        mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=755") != 0)
+        conf_die("mount tmpfs on /run", errno);
+}
+
+/* sb_process_start's before_exec for CONFINED: limits, then fresh pid,
+ * network, IPC and mount namespaces (and a user namespace when not root);
+ * the process forks the namespace's init, which forks the program, and
+ * supervises them. The program's side mounts the namespace's /proc,
+ * confines itself and returns to exec. */
 static void confine_child(void *vctx)
 {
     const confine_ctx *c = vctx;
@@ -553,7 +583,7 @@ static void confine_child(void *vctx)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC;
+    int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS;
     if (uid != 0)
         flags |= CLONE_NEWUSER;
     if (unshare(flags) != 0)
@@ -588,6 +618,7 @@ static void confine_child(void *vctx)
     /* The program: pid 2 of its namespace, in the caller's process group. */
     close(status_pipe[1]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    mount_namespace_files();
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         conf_die("no_new_privs", errno);
     apply_landlock(c);

@@ -5,7 +5,9 @@
  * result_columns; a parameterised benchmark's "result" and "samples" hold
  * one entry per combination of its params (the product, first parameter
  * outermost). Each combination of a time_ benchmark becomes one run, its
- * samples (seconds, with --record-samples) the run's samples. The machine
+ * samples (seconds, with --record-samples) the run's samples. A track_,
+ * mem_ or peakmem_ benchmark measures no time: each combination becomes a
+ * run without timing that keeps the value with its unit. The machine
  * file (machine.json, in the same folder) names the host; the parameters'
  * names are in results/benchmarks.json, one folder up. docs/IMPORT.md
  * says field by field what becomes what.
@@ -64,8 +66,30 @@ typedef struct asv_file {
     json_t *root, *machine, *columns;
     json_t *benchmarks; /* benchmarks.json above the machine's folder, or NULL */
     const char *sha;
-    long not_time;
+    long not_known; /* benchmarks of a kind asv does not define by prefix */
 } asv_file;
+
+/* What asv measures, told as asv tells it, by the prefix of the benchmark's
+ * own name: a time in seconds (time_, and timeraw_, timed in a fresh
+ * interpreter), a value the benchmark returns (track_, in the unit it
+ * declares), the size of the object it returns (mem_, bytes) or the peak
+ * resident memory of the process while it runs (peakmem_, bytes). */
+typedef enum { ASV_TIME, ASV_TRACK, ASV_MEM, ASV_PEAKMEM, ASV_OTHER } asv_kind;
+
+static asv_kind kind_of(const char *name)
+{
+    const char *last = strrchr(name, '.');
+    last = last ? last + 1 : name;
+    if (strncmp(last, "time_", 5) == 0 || strncmp(last, "timeraw_", 8) == 0)
+        return ASV_TIME;
+    if (strncmp(last, "track_", 6) == 0)
+        return ASV_TRACK;
+    if (strncmp(last, "mem_", 4) == 0)
+        return ASV_MEM;
+    if (strncmp(last, "peakmem_", 8) == 0)
+        return ASV_PEAKMEM;
+    return ASV_OTHER;
+}
 
 static json_t *host_device(const asv_file *a, json_t **host)
 {
@@ -111,6 +135,78 @@ static json_t *param_names_of(const asv_file *a, const char *name, json_t *versi
     return names;
 }
 
+/* The unit of a track_, mem_ or peakmem_ value: mem_ and peakmem_ are
+ * bytes whatever a file says (asv measures them so); a track_ benchmark
+ * declares its own unit (asv's default is "unit"), kept in benchmarks.json
+ * for the benchmark version that made these results. "unknown" when that
+ * file does not say it for this version. */
+static void value_unit(const asv_file *a, const char *name, json_t *version, asv_kind kind, char *out, size_t size)
+{
+    snprintf(out, size, "%s", kind == ASV_TRACK ? "unknown" : "bytes");
+    if (kind != ASV_TRACK)
+        return;
+    json_t *b = json_object_get(a->benchmarks, name);
+    json_t *bver = json_object_get(b, "version");
+    const char *u = json_string_value(json_object_get(b, "unit"));
+    if (!u || (json_is_string(version) && (!json_is_string(bver) || !json_equal(version, bver))))
+        return;
+    size_t len = strlen(u);
+    if (len == 0 || len >= size || len > 64)
+        return;
+    for (size_t k = 0; k < len; k++)
+        if ((unsigned char)u[k] < 0x20 || u[k] == 0x7f)
+            return;
+    snprintf(out, size, "%s", u);
+}
+
+/* One combination of a track_, mem_ or peakmem_ benchmark: a run without
+ * timing (result.v1's timing is a time in ms; reports must not rank a byte
+ * count or a tracked value as one), status skipped with the reason saying
+ * what the value is, the value and its unit in run_params, and a peak
+ * resident memory also as memory.peak_absolute_bytes of the host device.
+ * Steals config, protocol and prov. */
+static int emit_value(sb_import_ctx *ctx, asv_kind kind, const char *unit, json_t *res, json_t *config,
+                      json_t *protocol, json_t *prov, char *notes, size_t notes_size, int nn, long long row,
+                      const char *where, size_t combo, sb_error *err)
+{
+    double v = json_number_value(res);
+    if (!isfinite(v) || (kind != ASV_TRACK && (v < 0 || v != floor(v) || v > 9.0e15))) {
+        json_decref(config);
+        json_decref(protocol);
+        json_decref(prov);
+        return sb_error_set(err, ctx->path, where, "result/%zu %.17g is not %s", combo, v,
+                            kind == ASV_TRACK ? "a finite number" : "a whole number of bytes");
+    }
+    static const char *const type_name[] = {[ASV_TRACK] = "track", [ASV_MEM] = "memory", [ASV_PEAKMEM] = "peakmemory"};
+    json_t *run_params = json_object_get(config, "run_params");
+    json_object_set_new(run_params, "asv_type", json_string(type_name[kind]));
+    json_object_set_new(run_params, "value", kind == ASV_TRACK ? json_real(v) : json_integer((json_int_t)v));
+    json_object_set_new(run_params, "value_unit", json_string(unit));
+    json_t *memory = NULL;
+    char reason[200];
+    if (kind == ASV_TRACK) {
+        snprintf(reason, sizeof reason, "imported: not a time: asv track_ benchmark, the value %.17g %s it returned",
+                 v, unit);
+    } else if (kind == ASV_MEM) {
+        snprintf(reason, sizeof reason,
+                 "imported: not a time: asv mem_ benchmark, the size of the object it returned, %.0f bytes", v);
+    } else {
+        snprintf(reason, sizeof reason,
+                 "imported: not a time: asv peakmem_ benchmark, the peak resident memory of the process, %.0f bytes",
+                 v);
+        memory = json_pack("{s:I}", "peak_absolute_bytes", (json_int_t)v);
+    }
+    if (nn > 0 && (size_t)nn < notes_size)
+        snprintf(notes + nn, notes_size - (size_t)nn,
+                       "; asv measured no time here: the value and its unit are in config.run_params (value, "
+                       "value_unit, asv_type), and the run has no timing%s",
+                       kind == ASV_TRACK && strcmp(unit, "unknown") == 0
+                           ? "; the unit is unknown: benchmarks.json (one folder up) is missing or does not name it "
+                             "for this benchmark version"
+                           : "");
+    return sb_import_emit(ctx, "skipped", reason, config, protocol, NULL, NULL, memory, prov, notes, row, err);
+}
+
 static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, json_t *entry, long long *row,
                              sb_error *err)
 {
@@ -118,10 +214,9 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
     snprintf(where, sizeof where, "/results/%s", name);
     if (!json_is_array(entry))
         return sb_error_set(err, ctx->path, where, "benchmark entry is not a list of result_columns");
-    const char *last = strrchr(name, '.');
-    last = last ? last + 1 : name;
-    if (strncmp(last, "time_", 5) != 0)
-        return SB_OK; /* track_, mem_, peakmem_: units kept in benchmarks.json */
+    asv_kind kind = kind_of(name);
+    if (kind == ASV_OTHER)
+        return SB_OK;
     json_t *result = column(entry, column_of(a->columns, "result"));
     json_t *params = column(entry, column_of(a->columns, "params"));
     json_t *samples = column(entry, column_of(a->columns, "samples"));
@@ -144,6 +239,8 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
         return sb_error_set(err, ctx->path, where, "%zu results for %zu parameter combinations",
                             json_array_size(result), combos);
     json_t *names = param_names_of(a, name, version, json_array_size(params));
+    char unit[72];
+    value_unit(a, name, version, kind, unit, sizeof unit);
     char when_start[40], when_end[40];
     double t0 = json_is_number(started) ? json_number_value(started)
                                         : json_number_value(json_object_get(a->root, "date"));
@@ -207,6 +304,17 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
                           c + 1, combos);
         json_t *res = json_array_get(result, c);
         json_t *smp = json_array_get(samples, c);
+        if (kind != ASV_TIME && json_is_number(res)) {
+            if (!names && json_array_size(params) > 0 && nn > 0 && (size_t)nn < sizeof notes)
+                nn += snprintf(notes + nn, sizeof notes - (size_t)nn,
+                               "; parameters named by position: benchmarks.json (one folder up) is missing or does "
+                               "not name them for this benchmark version");
+            if (emit_value(ctx, kind, unit, res, config, protocol, prov, notes, sizeof notes, nn, *row, where, c,
+                           err) != SB_OK)
+                return SB_ERR;
+            (*row)++;
+            continue;
+        }
         if (!json_is_number(res)) {
             if (nn > 0 && (size_t)nn < sizeof notes)
                 snprintf(notes + nn, sizeof notes - (size_t)nn, "; asv records no result: the benchmark failed or was skipped");
@@ -246,10 +354,12 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
                                "; the median only (run asv with --record-samples for the samples)");
         }
         if (nn > 0 && (size_t)nn < sizeof notes)
+            nn += snprintf(notes + nn, sizeof notes - (size_t)nn, "; asv records the host, not any GPU the benchmark used");
+        if (a->not_known > 0 && nn > 0 && (size_t)nn < sizeof notes)
             nn += snprintf(notes + nn, sizeof notes - (size_t)nn,
-                           "; asv records the host, not any GPU the benchmark used; %ld benchmarks that are not time_ "
-                           "are not imported",
-                           a->not_time);
+                           "; %ld benchmarks whose names asv does not define (time_, timeraw_, track_, mem_, "
+                           "peakmem_) are not imported",
+                           a->not_known);
         if (!names && json_array_size(params) > 0 && nn > 0 && (size_t)nn < sizeof notes)
             snprintf(notes + nn, sizeof notes - (size_t)nn,
                      "; parameters named by position: benchmarks.json (one folder up) is missing or does not "
@@ -316,9 +426,8 @@ int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
     json_t *entry;
     int rc = SB_OK;
     json_object_foreach(results, name, entry) {
-        const char *last = strrchr(name, '.');
-        if (strncmp(last ? last + 1 : name, "time_", 5) != 0)
-            a.not_time++;
+        if (kind_of(name) == ASV_OTHER)
+            a.not_known++;
     }
     json_object_foreach(results, name, entry) {
         if (convert_benchmark(ctx, &a, name, entry, &row, err) != SB_OK) {

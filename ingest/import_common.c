@@ -328,6 +328,7 @@ int sb_import_time_utc(const char *text, char *out, size_t size)
 
 typedef struct op_csv {
     sb_import_ctx *ctx;
+    const char *path; /* the table, for errors */
     int header_done;
 } op_csv;
 
@@ -355,7 +356,7 @@ static int op_record(void *data, const char *const *fields, size_t nf, size_t li
     sb_import_ctx *ctx = o->ctx;
     sb_import_op_name *grown = realloc(ctx->ops, (ctx->n_ops + 1) * sizeof *grown);
     if (!grown)
-        return sb_error_set(err, NULL, NULL, "out of memory");
+        return sb_error_set(err, o->path, NULL, "out of memory");
     ctx->ops = grown;
     sb_import_op_name *r = &ctx->ops[ctx->n_ops++];
     memset(r, 0, sizeof *r);
@@ -374,7 +375,7 @@ static int load_op_names(sb_import_ctx *ctx, sb_error *err)
         snprintf(path, sizeof path, "%s", ctx->opts.op_names_csv);
     else if (sb_home_path(path, sizeof path, "db/import_op_names.csv", err) != SB_OK)
         return SB_ERR;
-    op_csv o = {.ctx = ctx};
+    op_csv o = {.ctx = ctx, .path = path};
     if (sb_csv_read_file(path, NULL, op_record, &o, err) != SB_OK)
         return SB_ERR;
     for (size_t i = 0; i < ctx->n_ops; i++) {

@@ -9,6 +9,7 @@
  * version 1); docs/IMPORT.md says field by field what becomes what.
  */
 #include "import_internal.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,19 +83,25 @@ static int summary_value(json_t *summaries, const char *tag, double *v)
     return 1;
 }
 
-/* Reads the sample file nvbench named (FILE-bin/N.bin), looked for next to
- * the JSON: its folder + the last two parts of the recorded name, read only
+/* Reads one of the per-sample files nvbench names in a state's summaries
+ * (tag nv/json/bin:nv/cold/sample_times, FILE-bin/N.bin, or
+ * nv/json/freqs-bin:nv/cold/sample_freqs, FILE-freqs-bin/N.bin): little-
+ * endian float32 values, one per cold sample. It is looked for next to the
+ * JSON, its folder + the last two parts of the recorded name, and read only
  * inside that folder (sb_import_read_beside refuses "..", links and other
- * than regular files). SB_OK with *out NULL when the state names no sample
- * file, or the file is missing or has another size than the recorded count:
- * why says which, for the notes. SB_ERR when the name is refused. */
-static int read_samples(const sb_import_ctx *ctx, json_t *summaries, const char *where, double **out,
-                        size_t *n_out, char *used, size_t used_size, char *why, size_t why_size, sb_error *err)
+ * than regular files). want: the number of samples the file must hold
+ * (0: any); the recorded size and the file's length must both match it.
+ * SB_OK with *out NULL when the state names no such file, or the file is
+ * missing or has another size: why says which, for the notes. SB_ERR when
+ * the name is refused. *out holds the values as written. */
+static int read_bin(const sb_import_ctx *ctx, json_t *summaries, const char *tag, const char *what,
+                    const char *where, size_t want, double **out, size_t *n_out, char *used, size_t used_size,
+                    char *why, size_t why_size, sb_error *err)
 {
     *out = NULL;
     *n_out = 0;
-    snprintf(why, why_size, "no sample file named");
-    json_t *s = find_summary(summaries, "nv/json/bin:nv/cold/sample_times");
+    snprintf(why, why_size, "no %s file named", what);
+    json_t *s = find_summary(summaries, tag);
     const char *name = s ? json_string_value(summary_item(s, "filename")) : NULL;
     double size_d = 0;
     if (!name || value_double(summary_item(s, "size"), &size_d) != SB_OK || size_d < 1 || size_d > 1e8)
@@ -110,7 +117,7 @@ static int read_samples(const sb_import_ctx *ctx, json_t *summaries, const char 
     }
     size_t tl = strlen(tail);
     if (tl < 4 || strcmp(tail + tl - 4, ".bin") != 0)
-        return sb_error_set(err, ctx->path, where, "sample file \"%s\" is not an nvbench .bin file: refused", name);
+        return sb_error_set(err, ctx->path, where, "%s file \"%s\" is not an nvbench .bin file: refused", what, name);
     size_t n = (size_t)size_d;
     char *raw = NULL;
     size_t len = 0;
@@ -118,41 +125,98 @@ static int read_samples(const sb_import_ctx *ctx, json_t *summaries, const char 
         /* name what nvbench recorded, not only the part looked for */
         if (strcmp(tail, name) != 0) {
             char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "sample file \"%s\": %.900s", name, err->msg);
+            snprintf(msg, sizeof msg, "%s file \"%s\": %.900s", what, name, err->msg);
             memcpy(err->msg, msg, sizeof msg);
         }
         return SB_ERR;
     }
     if (!raw) {
-        snprintf(why, why_size, "sample file %s not found next to the JSON", tail);
+        snprintf(why, why_size, "%s file %s not found next to the JSON", what, tail);
+        return SB_OK;
+    }
+    if (want && n != want) {
+        free(raw);
+        snprintf(why, why_size, "%s file %s is recorded with %zu values, the state has %zu samples", what, tail, n, want);
         return SB_OK;
     }
     if (len != n * 4) {
         free(raw);
-        snprintf(why, why_size, "sample file %s holds %zu bytes, not 4 x %zu", tail, len, n);
+        snprintf(why, why_size, "%s file %s holds %zu bytes, not 4 x %zu", what, tail, len, n);
         return SB_OK;
     }
     double *v = malloc(n * sizeof *v);
-    int ok = v != NULL;
-    for (size_t i = 0; ok && i < n; i++) {
+    if (!v) {
+        free(raw);
+        return sb_error_set(err, ctx->path, where, "out of memory reading %s", tail);
+    }
+    for (size_t i = 0; i < n; i++) {
         const unsigned char *b = (const unsigned char *)raw + 4 * i;
         unsigned int bits = (unsigned int)b[0] | (unsigned int)b[1] << 8 | (unsigned int)b[2] << 16 |
                             (unsigned int)b[3] << 24;
         float fv;
         memcpy(&fv, &bits, 4);
-        if (!isfinite(fv) || fv < 0)
-            ok = 0;
-        else
-            v[i] = (double)fv * 1e3;
+        v[i] = (double)fv;
     }
     free(raw);
-    if (!ok) {
-        free(v);
-        return sb_error_set(err, ctx->path, where, "sample file %s holds a value that is not a time in seconds", tail);
-    }
     snprintf(used, used_size, "%s", tail);
     *out = v;
     *n_out = n;
+    return SB_OK;
+}
+
+/* The cold sample times (seconds in the file) in ms; want as read_bin. */
+static int read_samples(const sb_import_ctx *ctx, json_t *summaries, const char *where, size_t want, double **out,
+                        size_t *n_out, char *used, size_t used_size, char *why, size_t why_size, sb_error *err)
+{
+    if (read_bin(ctx, summaries, "nv/json/bin:nv/cold/sample_times", "sample", where, want, out, n_out, used,
+                 used_size, why, why_size, err) != SB_OK)
+        return SB_ERR;
+    for (size_t i = 0; *out && i < *n_out; i++) {
+        if (!isfinite((*out)[i]) || (*out)[i] < 0) {
+            free(*out);
+            *out = NULL;
+            return sb_error_set(err, ctx->path, where, "sample file %s holds a value that is not a time in seconds",
+                                used);
+        }
+        (*out)[i] *= 1e3;
+    }
+    return SB_OK;
+}
+
+/* The SM clock of each cold sample (Hz in the file), as many as the
+ * samples read; summarised in MHz into run_params, since the schema has
+ * no per-sample clock field: the slowest, median and fastest sample's
+ * clock show whether a sample ran throttled, which the mean alone hides. */
+static int read_clocks(const sb_import_ctx *ctx, json_t *summaries, const char *where, size_t n_samples,
+                       json_t *run_params, char *note, size_t note_size, sb_error *err)
+{
+    double *hz = NULL;
+    size_t n = 0;
+    char used[600] = "", why[700] = "";
+    if (read_bin(ctx, summaries, "nv/json/freqs-bin:nv/cold/sample_freqs", "clock", where, n_samples, &hz, &n,
+                 used, sizeof used, why, sizeof why, err) != SB_OK)
+        return SB_ERR;
+    if (!hz) {
+        snprintf(note, note_size, "; per-sample SM clocks not read: %s", why);
+        return SB_OK;
+    }
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(hz[i]) || hz[i] <= 0) {
+            free(hz);
+            return sb_error_set(err, ctx->path, where, "clock file %s holds a value that is not a clock rate in Hz",
+                                used);
+        }
+        lo = hz[i] < lo ? hz[i] : lo;
+        hi = hz[i] > hi ? hz[i] : hi;
+    }
+    double med = sb_median(hz, n);
+    free(hz);
+    json_object_set_new(run_params, "sm_clock_samples_min_mhz", json_real(lo / 1e6));
+    json_object_set_new(run_params, "sm_clock_samples_median_mhz", json_real(med / 1e6));
+    json_object_set_new(run_params, "sm_clock_samples_max_mhz", json_real(hi / 1e6));
+    snprintf(note, note_size, "; SM clock of each sample from %s: %.0f to %.0f MHz, median %.0f", used, lo / 1e6,
+             hi / 1e6, med / 1e6);
     return SB_OK;
 }
 
@@ -398,7 +462,8 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
     if (cold) {
         char where[96];
         snprintf(where, sizeof where, "/benchmarks/%zu/states/%zu", bi, si);
-        if (read_samples(ctx, summaries, where, &samples, &n_samples, used, sizeof used, why, sizeof why, err) != SB_OK) {
+        if (read_samples(ctx, summaries, where, has_count ? (size_t)count : 0, &samples, &n_samples, used,
+                         sizeof used, why, sizeof why, err) != SB_OK) {
             json_decref(config);
             json_decref(prov);
             return SB_ERR;
@@ -406,7 +471,7 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
     }
     json_t *timing;
     double median_ms = 0;
-    char notes[900];
+    char notes[1600];
     if (samples) {
         size_t per[1] = {n_samples};
         timing = sb_result_timing(samples, per, 1, &median_ms);
@@ -455,6 +520,19 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
     }
     if (cold && summary_value(summaries, "nv/cold/sm_clock_rate/scaling/percent", &scaling) && scaling > 0)
         json_object_set_new(run_params, "sm_clock_rate_scaling", json_real(scaling));
+    if (n_samples > 0) {
+        char where[96], clocks[800];
+        snprintf(where, sizeof where, "/benchmarks/%zu/states/%zu", bi, si);
+        if (read_clocks(ctx, summaries, where, n_samples, run_params, clocks, sizeof clocks, err) != SB_OK) {
+            json_decref(run_params);
+            json_decref(config);
+            json_decref(prov);
+            json_decref(timing);
+            return SB_ERR;
+        }
+        if (nl < sizeof notes)
+            nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "%s", clocks);
+    }
     if (json_object_size(run_params) > 0)
         json_object_set_new(config, "run_params", run_params);
     else

@@ -5,10 +5,12 @@
  * value (do_bench's median with quantiles=[0.5, 0.2, 0.8], its mean
  * without). The CSV holds the x column(s) first, then one column per
  * provider, a row per x value, the figures written with a fixed number of
- * decimals. It says neither what the figures are nor in which unit, so
- * the caller does (--y-stat, --y-unit), and the x columns are the first
- * --x-cols. Each (row, provider) figure becomes one quantiles_only run
- * whose notes say what the format lost. docs/IMPORT.md gives the mapping.
+ * decimals. It never says what statistic the figures are, so the caller
+ * does (--y-stat); newer Triton names each provider column "LINE
+ * (YLABEL)", and a YLABEL that is a time unit gives the unit, else the
+ * caller does (--y-unit). The x columns are the first --x-cols. Each
+ * (row, provider) figure becomes one quantiles_only run whose notes say
+ * what the format lost. docs/IMPORT.md gives the mapping.
  */
 #include "import_internal.h"
 
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "csv_rows.h"
 #include "decimal.h"
@@ -51,6 +54,67 @@ static int unit_shift(const char *unit, int *shift)
     return SB_ERR;
 }
 
+/* Where the " (LABEL)" at the end of a column name starts: the last ')'
+ * and its matching '(' preceded by a space ("Triton (Runtime (ms))" gives
+ * "Runtime (ms)"); NULL when the name does not end so. */
+static const char *label_start(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 4 || name[n - 1] != ')')
+        return NULL;
+    int depth = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (name[i] == ')')
+            depth++;
+        else if (name[i] == '(' && --depth == 0)
+            return i >= 2 && name[i - 1] == ' ' && i + 2 < n ? name + i - 1 : NULL;
+    }
+    return NULL;
+}
+
+/* The ylabel newer Triton puts after every provider column's name
+ * (f"{line_name} ({ylabel})"): set when all of them end in the same " (LABEL)",
+ * its text (without the parentheses) in label; 0 and "" otherwise. */
+static int header_label(const sb_csv_record *hdr, size_t xcols, char *label, size_t size)
+{
+    label[0] = '\0';
+    const char *first = label_start(hdr->fields[xcols]);
+    if (!first || strlen(first) - 3 >= size)
+        return 0;
+    for (size_t c = xcols + 1; c < hdr->n; c++) {
+        const char *l = label_start(hdr->fields[c]);
+        if (!l || strcmp(l, first) != 0)
+            return 0;
+    }
+    snprintf(label, size, "%.*s", (int)strlen(first) - 3, first + 2);
+    return 1;
+}
+
+/* The time unit a ylabel names: the whole label ("ms") or its last
+ * parenthesised part ("Runtime (ms)"); NULL when it names none. */
+static const char *label_unit(const char *label)
+{
+    static const char *const units[][2] = {{"ms", "ms"}, {"us", "us"}, {"\xc2\xb5s", "us"}, {"\xce\xbcs", "us"},
+                                           {"s", "s"},   {"ns", "ns"}};
+    const char *l = label_start(label);
+    char inner[64];
+    snprintf(inner, sizeof inner, "%.*s", l ? (int)strlen(l) - 3 : (int)strlen(label), l ? l + 2 : label);
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(inner, units[i][0]) == 0)
+            return units[i][1];
+    return NULL;
+}
+
+/* A label of a rate (GB/s, TFLOPS, as Triton's tutorials plot): such
+ * figures are not times. */
+static int label_is_rate(const char *label)
+{
+    for (const char *p = label; *p; p++)
+        if ((p[0] == '/' && p[1] == 's') || strncasecmp(p, "flop", 4) == 0)
+            return 1;
+    return 0;
+}
+
 /* The x columns of one row into shape (whole numbers >= 0, "4096.0"
  * included) or params (anything else). */
 static void put_x(json_t *shape, json_t *params, const char *name, const char *value)
@@ -81,16 +145,29 @@ static void plot_name(const char *base, char *out, size_t size)
         out[n - 4] = '\0';
 }
 
+/* How the figures of one file are read: the unit (from the header's
+ * label or --y-unit) and the label, "" when the header has none. */
+typedef struct figure_reading {
+    const char *unit;
+    int unit_from_label;
+    char label[128];
+} figure_reading;
+
 static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_csv_record *rec, size_t xcols,
-                       size_t c, double ms, int decimals, const char *when, sb_error *err)
+                       size_t c, double ms, int decimals, const char *when, const figure_reading *fr,
+                       sb_error *err)
 {
-    char name[256], op[64], provider[64], suite[64];
+    char name[256], op[64], provider[64], suite[64], line[256];
     plot_name(ctx->base, name, sizeof name);
     const sb_import_op_name *opr = sb_import_op_named(ctx, name, op, sizeof op);
+    /* the line's name without the " (LABEL)" Triton adds to it */
+    snprintf(line, sizeof line, "%.*s",
+             (int)(fr->label[0] ? strlen(hdr->fields[c]) - strlen(fr->label) - 3 : strlen(hdr->fields[c])),
+             hdr->fields[c]);
     if (ctx->opts.provider)
         sb_import_id(ctx->opts.provider, provider, sizeof provider);
     else
-        sb_import_id(hdr->fields[c], provider, sizeof provider);
+        sb_import_id(line, provider, sizeof provider);
     sb_import_id(ctx->opts.suite ? ctx->opts.suite : "triton-perf-report", suite, sizeof suite);
     if (!op[0])
         return sb_csv_line_error(err, ctx->path, hdr->line, "the file name \"%s\" has no letters or digits to name the op",
@@ -108,7 +185,7 @@ static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_cs
                                  "no whole number >= 0 among the x values: a run needs a shape");
     }
     if (ctx->opts.provider)
-        json_object_set_new(params, "line", json_string(hdr->fields[c]));
+        json_object_set_new(params, "line", json_string(line));
     const char *dtype = ctx->opts.dtype ? sb_import_dtype(ctx->opts.dtype) : NULL;
     if (!dtype && opr && opr->default_dtype[0])
         dtype = sb_import_dtype(opr->default_dtype);
@@ -123,11 +200,15 @@ static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_cs
     char notes[1200];
     snprintf(notes, sizeof notes,
              "triton.testing.perf_report CSV, line %zu, column \"%.200s\": lossy import. The file keeps one figure "
-             "per case, read as the %s in %s (--y-stat, --y-unit: the file says neither); no samples, no other "
+             "per case, read as the %s in %s (%s); no samples, no other "
              "statistics (perf_report drops the min and max it measured); written rounded to %d decimal%s "
              "(perf_report's float format), so the figure is known to half a unit in its last place only; no GPU, "
              "dtype, commit, host, Triton version or time of day recorded",
-             rec->line, hdr->fields[c], ctx->opts.y_stat, ctx->opts.y_unit, decimals, decimals == 1 ? "" : "s");
+             rec->line, hdr->fields[c], ctx->opts.y_stat, fr->unit,
+             fr->unit_from_label ? "--y-stat: the file does not say which statistic; the unit from the columns' label"
+                                 : "--y-stat, --y-unit: the file says neither",
+             decimals,
+             decimals == 1 ? "" : "s");
     return sb_import_emit(ctx, "passed", NULL, config, sb_import_protocol("unknown"), timing,
                           sb_import_metrics(-1, ms), NULL, prov,
                           notes, (long long)rec->line, err);
@@ -136,13 +217,8 @@ static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_cs
 int sb_import_triton_perf_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err)
 {
     int shift = 0;
-    if (!ctx->opts.y_unit || unit_shift(ctx->opts.y_unit, &shift) != SB_OK)
-        return sb_error_set(err, ctx->path, NULL,
-                            "give --y-unit ms, us, s or ns: a perf_report CSV does not say what unit its figures are in");
-    if (!ctx->opts.y_stat || (strcmp(ctx->opts.y_stat, "median") != 0 && strcmp(ctx->opts.y_stat, "mean") != 0))
-        return sb_error_set(err, ctx->path, NULL,
-                            "give --y-stat median or mean: a perf_report CSV does not say which statistic its figures "
-                            "are (do_bench with quantiles=[0.5, ...] gives the median, without them the mean)");
+    if (ctx->opts.y_unit && unit_shift(ctx->opts.y_unit, &shift) != SB_OK)
+        return sb_error_set(err, ctx->path, NULL, "--y-unit \"%s\" is not ms, us, s or ns", ctx->opts.y_unit);
     size_t xcols = ctx->opts.x_cols > 0 ? (size_t)ctx->opts.x_cols : 1;
     sb_csv_table t = {0};
     if (sb_csv_read_table(buf, len, ctx->path, NULL, &t, err) != SB_OK) {
@@ -169,6 +245,37 @@ int sb_import_triton_perf_csv(sb_import_ctx *ctx, const char *buf, size_t len, s
                                        hdr->fields[c]);
                 goto out;
             }
+    figure_reading fr = {.unit = ctx->opts.y_unit};
+    if (header_label(hdr, xcols, fr.label, sizeof fr.label)) {
+        const char *u = label_unit(fr.label);
+        if (label_is_rate(fr.label)) {
+            rc = sb_csv_line_error(err, ctx->path, hdr->line,
+                                   "the columns are labelled \"%s\", a rate, not a time: cannot be imported", fr.label);
+            goto out;
+        }
+        if (u && ctx->opts.y_unit && strcmp(u, ctx->opts.y_unit) != 0) {
+            rc = sb_csv_line_error(err, ctx->path, hdr->line, "the columns are labelled \"%s\" but --y-unit is %s",
+                                   fr.label, ctx->opts.y_unit);
+            goto out;
+        }
+        if (u) {
+            fr.unit = u;
+            fr.unit_from_label = 1;
+            unit_shift(u, &shift);
+        }
+    }
+    if (!fr.unit) {
+        rc = sb_error_set(err, ctx->path, NULL,
+                          "give --y-unit ms, us, s or ns: the header does not say what unit its figures are in%s%s%s",
+                          fr.label[0] ? " (its label \"" : "", fr.label, fr.label[0] ? "\" names none)" : "");
+        goto out;
+    }
+    if (!ctx->opts.y_stat || (strcmp(ctx->opts.y_stat, "median") != 0 && strcmp(ctx->opts.y_stat, "mean") != 0)) {
+        rc = sb_error_set(err, ctx->path, NULL,
+                          "give --y-stat median or mean: a perf_report CSV does not say which statistic its figures "
+                          "are (do_bench with quantiles=[0.5, ...] gives the median, without them the mean)");
+        goto out;
+    }
     if ((rc = sb_import_file_time(ctx, when, sizeof when, err)) != SB_OK)
         goto out;
     /* Every row is checked before the first run is made. */
@@ -192,7 +299,7 @@ int sb_import_triton_perf_csv(sb_import_ctx *ctx, const char *buf, size_t len, s
                     rc = sb_csv_line_error(err, ctx->path, rec->line, "\"%s\" %s is not a non-negative number",
                                            hdr->fields[c], rec->fields[c]);
                 } else if (pass == 1 && !missing) {
-                    rc = emit_figure(ctx, hdr, rec, xcols, c, ms, decimals, when, err);
+                    rc = emit_figure(ctx, hdr, rec, xcols, c, ms, decimals, when, &fr, err);
                 }
             }
         }

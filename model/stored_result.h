@@ -45,6 +45,7 @@ typedef struct sb_result {
      * sb_plaus_mark); 0 as loaded here. Headlines leave it out and count it. */
     int implausible;
     char *session_id;         /* the measuring session of the run (run_sessions); NULL: none */
+    int session_copy;         /* its A/A copy in the session (0, 1); 0 without a session */
 } sb_result;
 
 /* The text of a set's runs in one pool: each distinct value of the

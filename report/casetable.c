@@ -12,8 +12,13 @@
 
 void sb_case_label(const sb_result *r, sb_buf *out)
 {
-    sb_buf_puts(out, r->shape_key);
-    json_t *p = r->params_json ? json_loads(r->params_json, 0, NULL) : NULL;
+    sb_case_label_of(r->shape_key, r->params_json, out);
+}
+
+void sb_case_label_of(const char *shape_key, const char *params_json, sb_buf *out)
+{
+    sb_buf_puts(out, shape_key);
+    json_t *p = params_json ? json_loads(params_json, 0, NULL) : NULL;
     const char *k;
     json_t *v;
     json_object_foreach(p, k, v) {

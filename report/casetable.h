@@ -15,6 +15,9 @@
 /* The case's shape and parameters as one label: the shape key, then the
  * parameters of params_json as name=value (none for "{}"). */
 void sb_case_label(const sb_result *r, sb_buf *out);
+/* The same of a shape key and a params JSON text (NULL: none), as a
+ * session run holds them. */
+void sb_case_label_of(const char *shape_key, const char *params_json, sb_buf *out);
 
 /* Renders the tables of provider against baseline for op on sku from the
  * newest run of each case (picks). Returns the number of cases compared. */

@@ -1,232 +1,161 @@
-/* claims.c - names and paths in written text (claims.h). */
-#define _GNU_SOURCE /* strcasestr */
+/* claims.c - a document's claims, paths and headline pairs (claims.h). */
 #include "claims.h"
 
-#include <ctype.h>
-#include <jansson.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "geomean.h"
 #include "home.h"
-#include "names_query.h"
 #include "sessions.h"
 
-typedef struct names {
-    char **v;
-    size_t n, cap;
-} names;
-
-static void names_free(names *s)
+static char *dup_or_null(const char *s, int *failed)
 {
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-static int names_has(const names *s, const char *x)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcasecmp(s->v[i], x) == 0)
-            return 1;
-    return 0;
-}
-
-static int names_add(names *s, const char *x)
-{
-    if (!x || !*x || names_has(s, x))
-        return 0;
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 32;
-        char **nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = nc;
-    }
-    if (!(s->v[s->n] = strdup(x)))
-        return -1;
-    s->n++;
-    return 0;
-}
-
-static void add_upper(names *s, const char *arch)
-{
-    char b[32];
-    size_t i = 0;
-    for (; arch[i] && i + 1 < sizeof b; i++)
-        b[i] = (char)toupper((unsigned char)arch[i]);
-    b[i] = '\0';
-    names_add(s, b);
-}
-
-/* The display and match names of a SKU id (match names are '|'-separated). */
-static void add_sku_names(names *s, const sb_sku_table *skus, const char *id)
-{
-    names_add(s, id);
-    const sb_sku *k = skus ? sb_sku_find(skus, id) : NULL;
-    if (!k)
-        return;
-    names_add(s, k->display);
-    add_upper(s, k->arch);
-}
-
-static void add_packages(names *s, const char *packages_json)
-{
-    json_t *o = packages_json ? json_loads(packages_json, 0, NULL) : NULL;
-    const char *k;
-    json_t *v;
-    json_object_foreach(o, k, v) names_add(s, k);
-    json_decref(o);
-}
-
-static int word_char(const char *t, size_t i)
-{
-    unsigned char c = (unsigned char)t[i];
-    if (isalnum(c) || c == '_' || c == '-')
-        return 1;
-    return c == '.' && isalnum((unsigned char)t[i + 1]);
-}
-
-/* Markdown escapes punctuation with a backslash: read "sw\_x" as "sw_x". */
-static char *unescape(const char *text)
-{
-    size_t n = strlen(text);
-    char *o = malloc(n + 1);
-    if (!o)
+    if (!s)
         return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (text[i] == '\\' && text[i + 1] && ispunct((unsigned char)text[i + 1]))
-            i++;
-        o[k++] = text[i];
-    }
-    o[k] = '\0';
-    return o;
+    char *d = strdup(s);
+    if (!d)
+        *failed = 1;
+    return d;
 }
 
-/* 1 when name stands as a word in t (no case). */
-static int names_word(const char *t, const char *name)
+static void claim_free(sb_claim *k)
 {
-    size_t ln = strlen(name);
-    for (const char *p = t; (p = strcasestr(p, name)) != NULL; p++) {
-        size_t at = (size_t)(p - t);
-        if (at > 0 && word_char(t, at - 1))
-            continue;
-        if (word_char(t, at + ln))
-            continue;
-        return 1;
-    }
-    return 0;
+    free(k->figure);
+    free(k->provider);
+    free(k->baseline);
+    free(k->sku);
+    free(k->session);
+    free(k->runs);
+    memset(k, 0, sizeof *k);
 }
 
-static void mask(char *t, const char *allowed)
+void sb_claims_add(sb_claims *c, const char *figure, const char *provider, const char *baseline, const char *sku,
+                   const char *session, const int64_t *runs, size_t nruns)
 {
-    size_t ln = strlen(allowed);
-    if (!ln)
+    sb_claim *v = realloc(c->v, (c->n + 1) * sizeof *v);
+    if (!v) {
+        c->failed = 1;
         return;
-    for (char *p = t; (p = strstr(p, allowed)) != NULL; p += ln)
-        memset(p, ' ', ln);
+    }
+    c->v = v;
+    sb_claim *k = &v[c->n++];
+    memset(k, 0, sizeof *k);
+    int failed = 0;
+    k->figure = dup_or_null(figure ? figure : "", &failed);
+    k->provider = dup_or_null(provider ? provider : "", &failed);
+    k->baseline = dup_or_null(baseline, &failed);
+    k->sku = dup_or_null(sku, &failed);
+    k->session = dup_or_null(session, &failed);
+    k->runs = malloc((nruns + 1) * sizeof *k->runs);
+    if (!k->runs)
+        failed = 1;
+    else if (nruns)
+        memcpy(k->runs, runs, nruns * sizeof *runs);
+    k->nruns = k->runs ? nruns : 0;
+    c->failed |= failed;
 }
 
-static void provider_name(void *ctx, const char *name)
+void sb_claims_move(sb_claims *to, sb_claims *from)
 {
-    names_add(ctx, name);
+    sb_claim *v = from->n ? realloc(to->v, (to->n + from->n) * sizeof *v) : to->v;
+    if (from->n && !v) {
+        to->failed = 1;
+        sb_claims_free(from);
+        return;
+    }
+    to->v = v;
+    if (from->n)
+        memcpy(&to->v[to->n], from->v, from->n * sizeof *from->v);
+    to->n += from->n;
+    to->failed |= from->failed;
+    free(from->v);
+    memset(from, 0, sizeof *from);
 }
 
-/* The card and package names of one provenance row. */
-typedef struct card_names {
-    names *card, *pkg;
-} card_names;
-
-static void card_name(void *ctx, const char *gpu_name, const char *sku, const char *arch,
-                      const char *packages_json)
+void sb_claims_free(sb_claims *c)
 {
-    card_names *c = ctx;
-    /* the device name is free text a driver or a person wrote ("the" is
-     * one): cards are known by the structured SKU id and arch only */
-    (void)gpu_name;
-    names_add(c->card, sku);
-    if (arch && strcmp(arch, "unknown"))
-        add_upper(c->card, arch);
-    add_packages(c->pkg, packages_json);
+    for (size_t i = 0; i < c->n; i++)
+        claim_free(&c->v[i]);
+    free(c->v);
+    memset(c, 0, sizeof *c);
 }
 
-static int vocabulary(sqlite3 *db, names *prov, names *pkg, names *card, sb_error *err)
+static int same(const char *a, const char *b)
 {
-    card_names cn = {card, pkg};
-    if (sb_providers_each(db, provider_name, prov, err) != SB_OK ||
-        sb_cards_each(db, card_name, &cn, err) != SB_OK)
-        return SB_ERR;
-    for (size_t i = 0; sb_headline_baselines[i]; i++)
-        names_add(prov, sb_headline_baselines[i]);
-    names_add(prov, SB_DIAGNOSTIC_PROVIDER);
+    return a && b && strcmp(a, b) == 0;
+}
+
+static int run_cmp(const void *x, const void *y)
+{
+    int64_t a = ((const sb_claim_run *)x)->id, b = ((const sb_claim_run *)y)->id;
+    return (a > b) - (a < b);
+}
+
+/* "1.234x (fused over liger on h100-sxm5-80gb, session 3710651c)" */
+static void claim_words(const sb_claim *k, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s (%s%s%s%s%s%s%.8s)", k->figure, k->provider, k->baseline ? " over " : "",
+             k->baseline ? k->baseline : "", k->sku ? " on " : "", k->sku ? k->sku : "",
+             k->session ? ", session " : "", k->session ? k->session : "");
+}
+
+static int claim_verify(const sb_claim *k, const sb_claim_run *sorted, size_t n, const char *what, sb_error *err)
+{
+    char words[512];
+    claim_words(k, words, sizeof words);
+    if (!k->nruns)
+        return sb_error_set(err, NULL, NULL, "%s states %s from no run", what, words);
+    size_t sides[2] = {0, 0};
+    for (size_t i = 0; i < k->nruns; i++) {
+        sb_claim_run key = {.id = k->runs[i]};
+        const sb_claim_run *r = bsearch(&key, sorted, n, sizeof *sorted, run_cmp);
+        if (!r)
+            return sb_error_set(err, NULL, NULL, "%s states %s from run %lld, which it does not cite", what,
+                                words, (long long)k->runs[i]);
+        int side = same(r->provider, k->provider) ? 0 : k->baseline && same(r->provider, k->baseline) ? 1 : -1;
+        if (side < 0)
+            return sb_error_set(err, NULL, NULL, "%s states %s from run %lld, a run of provider %s", what, words,
+                                (long long)r->id, r->provider ? r->provider : "(none)");
+        sides[side]++;
+        if (k->sku && !same(r->sku, k->sku))
+            return sb_error_set(err, NULL, NULL, "%s states %s from run %lld, a run on %s", what, words,
+                                (long long)r->id, r->sku ? r->sku : "(none)");
+        if (k->session && !same(r->session, k->session))
+            return sb_error_set(err, NULL, NULL, "%s states %s from run %lld, a run of session %s", what, words,
+                                (long long)r->id, r->session ? r->session : "(none)");
+    }
+    if (!sides[0] || (k->baseline && !sides[1]))
+        return sb_error_set(err, NULL, NULL, "%s states %s without a run of %s", what, words,
+                            sides[0] ? k->baseline : k->provider);
     return SB_OK;
 }
 
-int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *const *cited,
-                    size_t ncited, const sb_training_set *training, const char *const *allowed,
-                    const char *text, const char *what, sb_error *err)
+sb_claim_run *sb_claim_runs_of(const sb_result *const *cited, size_t n)
 {
-    names prov = {0}, pkg = {0}, card = {0}, cprov = {0}, cpkg = {0}, ccard = {0};
-    char *t = NULL;
-    int rc = SB_ERR;
-    if (vocabulary(db, &prov, &pkg, &card, err) != SB_OK)
-        goto done;
-    for (size_t i = 0; skus && i < sb_sku_count(skus); i++) {
-        const sb_sku *k = sb_sku_at(skus, i);
-        names_add(&card, k->id);
-        names_add(&card, k->display);
-        add_upper(&card, k->arch);
-    }
-    for (size_t i = 0; i < ncited; i++) {
-        names_add(&cprov, cited[i]->provider);
-        add_packages(&cpkg, cited[i]->packages_json);
-        names_add(&ccard, cited[i]->gpu_name);
-        add_sku_names(&ccard, skus, cited[i]->sku);
-        add_upper(&ccard, cited[i]->arch);
-    }
-    for (size_t i = 0; training && i < training->n; i++) {
-        const sb_training *r = &training->v[i];
-        names_add(&cprov, r->patch_name);
-        names_add(&ccard, r->gpu_name);
-        add_sku_names(&ccard, skus, r->sku);
-        add_upper(&ccard, r->arch);
-    }
-    if (!(t = unescape(text))) {
-        sb_error_set(err, NULL, NULL, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; allowed && allowed[i]; i++)
-        mask(t, allowed[i]);
-    const struct {
-        const names *all, *have;
-        const char *kind;
-    } kinds[] = {{&prov, &cprov, "provider"}, {&card, &ccard, "card"}, {&pkg, &cpkg, "package"}};
-    for (size_t k = 0; k < 3; k++)
-        for (size_t i = 0; i < kinds[k].all->n; i++) {
-            const char *nm = kinds[k].all->v[i];
-            /* one word can be two things: "torch" is both the provider of
-             * torch.matmul runs and the package the Python providers record */
-            if (names_has(&cprov, nm) || names_has(&cpkg, nm) || names_has(&ccard, nm) || !names_word(t, nm))
-                continue;
-            sb_error_set(err, NULL, NULL, "%s names %s '%s', which none of its %zu cited runs has",
-                         what, kinds[k].kind, nm, ncited);
-            goto done;
-        }
-    rc = SB_OK;
-done:
-    free(t);
-    names_free(&prov);
-    names_free(&pkg);
-    names_free(&card);
-    names_free(&cprov);
-    names_free(&cpkg);
-    names_free(&ccard);
+    sb_claim_run *v = malloc((n + 1) * sizeof *v);
+    for (size_t i = 0; v && i < n; i++)
+        v[i] = (sb_claim_run){cited[i]->run_id, cited[i]->provider, cited[i]->sku, cited[i]->session_id};
+    return v;
+}
+
+int sb_claims_verify(const sb_claims *c, const sb_claim_run *cited, size_t ncited, const char *what,
+                     sb_error *err)
+{
+    if (c->failed)
+        return sb_error_set(err, NULL, NULL, "out of memory recording the claims of %s", what);
+    sb_claim_run *sorted = malloc((ncited + 1) * sizeof *sorted);
+    if (!sorted)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (ncited)
+        memcpy(sorted, cited, ncited * sizeof *cited);
+    qsort(sorted, ncited, sizeof *sorted, run_cmp);
+    int rc = SB_OK;
+    for (size_t i = 0; i < c->n && rc == SB_OK; i++)
+        rc = claim_verify(&c->v[i], sorted, ncited, what, err);
+    free(sorted);
     return rc;
 }
 

@@ -1,37 +1,65 @@
-/* claims.h - checks on a writeup's or packet's text before it is written:
- * every provider, card and package it names is one its cited runs have,
- * and no path of the machine that built it appears (docs/CLAIMS.md).
- *
- * Names come from structured fields, never from free text: providers
- * stored in the database and the headline baselines; cards from
- * db/skus.csv (ids, display names, arch in capitals) and the stored SKU
- * ids and arches; packages from the keys of stored
- * provenance.packages_json. A stored device name (provenance.device.name)
- * is free text and names nothing here, though a cited run's may be said. A name counts where it stands as a word
- * (letters, digits, '_', '-' and a '.' followed by a letter or digit make
- * up words), compared without case; allowed strings (e.g. the project a
- * packet is addressed to) are masked out first.
+/* claims.h - checks on a writeup's or packet's claims before it is
+ * written (docs/CLAIMS.md): each figure a renderer writes is recorded
+ * with the provider (and baseline), card and session it is of and the runs
+ * behind it, and the records are verified against the runs the document
+ * cites; no free text is matched against stored names. And: no path of
+ * the machine that built it appears; headline pairs are like with like.
  */
 #ifndef SOLBOOK_REPORT_CLAIMS_H
 #define SOLBOOK_REPORT_CLAIMS_H
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "results.h"
 #include "session_query.h"
-#include "sku.h"
 
 struct sb_session_headlines;
 
-/* SB_ERR naming the first provider, card or package the text names that no
- * cited run has (what: "packet body", "weekly writeup", ...). training: the
- * training runs the text cites too (NULL: none); a patch name counts as a
- * provider they have, their cards as cards. */
-int sb_claims_check(sqlite3 *db, const sb_sku_table *skus, const sb_result *const *cited,
-                    size_t ncited, const sb_training_set *training, const char *const *allowed,
-                    const char *text, const char *what, sb_error *err);
+/* One figure as a renderer wrote it, and what it rests on. */
+typedef struct sb_claim {
+    char *figure;              /* as written ("1.234x"), for the error */
+    char *provider, *baseline; /* baseline NULL: a figure of provider alone */
+    char *sku;                 /* NULL: of no one card */
+    char *session;             /* NULL: not of one session */
+    int64_t *runs;
+    size_t nruns;
+} sb_claim;
+
+/* The claims of one document, in the order written. A failed allocation
+ * is kept (failed) and reported by sb_claims_verify, so a renderer records
+ * without checking each call. */
+typedef struct sb_claims {
+    sb_claim *v;
+    size_t n;
+    int failed;
+} sb_claims;
+
+void sb_claims_add(sb_claims *c, const char *figure, const char *provider, const char *baseline, const char *sku,
+                   const char *session, const int64_t *runs, size_t nruns);
+/* Moves every claim of from to the end of to (from is left empty). */
+void sb_claims_move(sb_claims *to, sb_claims *from);
+void sb_claims_free(sb_claims *c);
+
+/* A cited run as the verification reads it. */
+typedef struct sb_claim_run {
+    int64_t id;
+    const char *provider, *sku, *session; /* session NULL: a result run outside the sessions */
+} sb_claim_run;
+
+/* The cited result runs as the verification reads them (malloc'd, n
+ * entries; NULL when out of memory). */
+sb_claim_run *sb_claim_runs_of(const sb_result *const *cited, size_t n);
+
+/* SB_ERR naming the first claim (what: "the packet body", ...) that rests
+ * on no run, on a run the document does not cite, on a run of another
+ * provider than its provider or baseline, of another card than its SKU or
+ * of another session than its session, or that states a ratio without a
+ * run of each side. */
+int sb_claims_verify(const sb_claims *c, const sb_claim_run *cited, size_t ncited, const char *what,
+                     sb_error *err);
 
 /* Like with like (docs/CLAIMS.md, rule 8): SB_ERR naming the pair when
  * the two runs of a headline pair differ in GPU UUID, session id, timing
@@ -43,7 +71,7 @@ int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *er
  * (db/session_query.h) of suite (every suite where it is NULL), their
  * headlines (report/sessions.h,
  * sb_session_headlines_take; of op, or every op where op is NULL; of the
- * runs started in [from, to) where to > from) over the headline
+ * runs finished in [from, to) where to > from) over the headline
  * baselines (report/geomean.h), or over baseline alone where it is not
  * NULL; then sb_claims_headlines_check. Free with
  * sb_session_headlines_free. */

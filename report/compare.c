@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "encode.h"
+#include "paired.h"
 #include "report_json.h"
+#include "run_devices.h"
 #include "stats.h"
 
 const char *sb_cmp_verdict_name(sb_cmp_verdict v)
@@ -35,12 +37,13 @@ int sb_cmp_side_parse(const char *text, sb_cmp_side *side, sb_error *err)
 {
     memset(side, 0, sizeof *side);
     side->text = text;
+    side->copy = -1;
     if (!strchr(text, '=')) {
         if (strlen(text) < 4 || strlen(text) > 40 || !is_hex(text))
             return sb_error_set(err, NULL, NULL,
                                 "'%s': expected a commit (4 to 40 lowercase hex digits) or "
                                 "KEY=VALUE[,KEY=VALUE...] with keys sha, branch, suite, sku, arch, "
-                                "provider, op",
+                                "provider, op, session, copy",
                                 text);
         if (!(side->buf = strdup(text)))
             return sb_error_set(err, NULL, NULL, "out of memory");
@@ -58,6 +61,18 @@ int sb_cmp_side_parse(const char *text, sb_cmp_side *side, sb_error *err)
         }
         *eq = 0;
         const char *v = eq + 1;
+        if (!strcmp(kv, "copy")) {
+            if (side->copy >= 0) {
+                sb_error_set(err, NULL, NULL, "'%s': key 'copy' given twice", text);
+                goto bad;
+            }
+            if (strcmp(v, "0") && strcmp(v, "1")) {
+                sb_error_set(err, NULL, NULL, "'%s': copy=%s is not 0 or 1", text, v);
+                goto bad;
+            }
+            side->copy = v[0] - '0';
+            continue;
+        }
         const char **slot = !strcmp(kv, "sha")        ? &side->sha
                             : !strcmp(kv, "branch")   ? &side->branch
                             : !strcmp(kv, "suite")    ? &side->suite
@@ -65,10 +80,12 @@ int sb_cmp_side_parse(const char *text, sb_cmp_side *side, sb_error *err)
                             : !strcmp(kv, "arch")     ? &side->arch
                             : !strcmp(kv, "provider") ? &side->provider
                             : !strcmp(kv, "op")       ? &side->op
+                            : !strcmp(kv, "session")  ? &side->session
                                                       : NULL;
         if (!slot) {
             sb_error_set(err, NULL, NULL,
-                         "'%s': unknown key '%s' (sha, branch, suite, sku, arch, provider, op)",
+                         "'%s': unknown key '%s' (sha, branch, suite, sku, arch, provider, op, session, "
+                         "copy)",
                          text, kv);
             goto bad;
         }
@@ -76,8 +93,8 @@ int sb_cmp_side_parse(const char *text, sb_cmp_side *side, sb_error *err)
             sb_error_set(err, NULL, NULL, "'%s': key '%s' given twice", text, kv);
             goto bad;
         }
-        if (slot == &side->sha && !is_hex(v)) {
-            sb_error_set(err, NULL, NULL, "'%s': sha=%s is not lowercase hex", text, v);
+        if ((slot == &side->sha || slot == &side->session) && !is_hex(v)) {
+            sb_error_set(err, NULL, NULL, "'%s': %s=%s is not lowercase hex", text, kv, v);
             goto bad;
         }
         *slot = v;
@@ -105,6 +122,12 @@ static int selects(const sb_cmp_side *s, const sb_result *r)
         return 0;
     if (s->sha && strncmp(r->git_sha, s->sha, strlen(s->sha)) != 0)
         return 0;
+    /* a session's runs only for a side that names the session */
+    if (s->session ? !r->session_id || strncmp(r->session_id, s->session, strlen(s->session)) != 0
+                   : r->session_id != NULL)
+        return 0;
+    if (s->copy >= 0 && r->session_copy != s->copy)
+        return 0;
     return eq_or_any(s->branch, r->git_branch) && eq_or_any(s->suite, r->suite) &&
            eq_or_any(s->sku, r->sku) && eq_or_any(s->arch, r->arch) &&
            eq_or_any(s->provider, r->provider) && eq_or_any(s->op, r->op);
@@ -127,6 +150,7 @@ static int side_filter(const sb_result_filter *f, const sb_cmp_side *s, sb_resul
     memset(out, 0, sizeof *out);
     out->sha = s->sha;
     out->branch = s->branch;
+    out->with_sessions = s->session != NULL;
     return narrow(f->suite, s->suite, &out->suite) && narrow(f->op, s->op, &out->op) &&
            narrow(f->provider, s->provider, &out->provider) && narrow(f->arch, s->arch, &out->arch) &&
            narrow(f->sku, s->sku, &out->sku);
@@ -187,10 +211,37 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Two runs of measuring sessions are compared as `solbook noise` compares
+ * them (report/sessions.h): by the round medians of their kernel times,
+ * the held launch's, not by the call times of run_samples, which carry
+ * the host's Python overhead. *rounds 0: one of them has no kernel time. */
+static int session_rounds(sqlite3 *db, const sb_result *a, const sb_result *b, double **x, size_t *nx,
+                          double **y, size_t *ny, int *rounds, sb_error *err)
+{
+    char *ja = NULL, *jb = NULL;
+    int rc = sb_kernel_samples_text(db, a->run_id, &ja, err);
+    if (rc == SB_OK)
+        rc = sb_kernel_samples_text(db, b->run_id, &jb, err);
+    if (rc == SB_OK && ja && jb) {
+        rc = sb_round_medians(ja, x, nx, err);
+        if (rc == SB_OK)
+            rc = sb_round_medians(jb, y, ny, err);
+        if (rc != SB_OK) {
+            free(*x);
+            *x = NULL;
+            *nx = 0;
+        }
+        *rounds = rc == SB_OK;
+    }
+    free(ja);
+    free(jb);
+    return rc;
+}
+
+/* Compares a with b into row, whose threshold the caller has set. */
 static int compare_pair(sqlite3 *db, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
                         sb_cmp_row *row, sb_error *err)
 {
-    memset(row, 0, sizeof *row);
     row->a = a;
     row->b = b;
     row->p = NAN;
@@ -199,7 +250,11 @@ static int compare_pair(sqlite3 *db, const sb_result *a, const sb_result *b, con
     row->verdict = SB_CMP_INCONCLUSIVE;
     double *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
-    if (!a->quantiles_only && !b->quantiles_only) {
+    int rounds = 0;
+    if (a->session_id && b->session_id &&
+        session_rounds(db, a, b, &x, &nx, &y, &ny, &rounds, err) != SB_OK)
+        return SB_ERR;
+    if (!rounds && !a->quantiles_only && !b->quantiles_only) {
         if (sb_samples_load(db, a->run_id, &x, &nx, err) != SB_OK)
             return SB_ERR;
         if (sb_samples_load(db, b->run_id, &y, &ny, err) != SB_OK) {
@@ -224,9 +279,9 @@ static int compare_pair(sqlite3 *db, const sb_result *a, const sb_result *b, con
         }
         row->p = mw.p;
         if (mw.min_p < o->alpha) {
-            if (mw.p < o->alpha && row->ratio >= 1 + o->threshold)
+            if (mw.p < o->alpha && row->ratio >= 1 + row->threshold)
                 row->verdict = SB_CMP_SLOWER;
-            else if (mw.p < o->alpha && row->ratio <= 1 - o->threshold)
+            else if (mw.p < o->alpha && row->ratio <= 1 - row->threshold)
                 row->verdict = SB_CMP_FASTER;
             else
                 row->verdict = SB_CMP_SAME;
@@ -237,13 +292,30 @@ static int compare_pair(sqlite3 *db, const sb_result *a, const sb_result *b, con
     return SB_OK;
 }
 
-int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
-               const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err)
+/* The A/A noise and the cards the thresholds of the pairs need. */
+typedef struct cmp_noise {
+    sb_rg_aa *aa;
+    sb_run_devices dev;
+} cmp_noise;
+
+/* Sets row's threshold for a against b: the regression rule's within one
+ * SKU, the floor across two. */
+static void pair_threshold(const cmp_noise *cn, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
+                           int across_skus, sb_cmp_row *row)
 {
-    memset(out, 0, sizeof *out);
-    out->geomean = NAN;
-    const char *ska = single_sku(set, a, &out->runs_a), *skb = single_sku(set, b, &out->runs_b);
-    out->across_skus = ska && skb && strcmp(ska, skb) != 0;
+    memset(row, 0, sizeof *row);
+    const char *ua = sb_run_device(&cn->dev, a->run_id), *ub = sb_run_device(&cn->dev, b->run_id);
+    row->same_card = ua && ub ? strcmp(ua, ub) == 0 : -1;
+    row->threshold = o->threshold;
+    row->threshold_from = SB_RG_FROM_MIN_EFFECT;
+    if (!across_skus) {
+        row->threshold = sb_rg_threshold(cn->aa, a, b, row->same_card, o->threshold, &row->threshold_from);
+    }
+}
+
+static int cmp_rows(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+                    const sb_cmp_opts *o, const cmp_noise *cn, sb_cmp_result *out, sb_error *err)
+{
     size_t cap = 0;
     double log_sum = 0;
     size_t n_log = 0;
@@ -280,6 +352,7 @@ int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, cons
             cap = nc;
         }
         sb_cmp_row *row = &out->v[out->n];
+        pair_threshold(cn, pa, pb, o, out->across_skus, row);
         if (compare_pair(db, pa, pb, o, row, err) != SB_OK) {
             sb_cmp_free(out);
             return SB_ERR;
@@ -304,6 +377,25 @@ int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, cons
 oom:
     sb_cmp_free(out);
     return sb_error_set(err, NULL, NULL, "out of memory");
+}
+
+int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+               const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->geomean = NAN;
+    const char *ska = single_sku(set, a, &out->runs_a), *skb = single_sku(set, b, &out->runs_b);
+    out->across_skus = ska && skb && strcmp(ska, skb) != 0;
+    cmp_noise cn = {0};
+    sb_rg_opts ro = {o->alpha, o->threshold, NULL};
+    int rc = sb_rg_aa_load(o->aa_db ? o->aa_db : db, &ro, &cn.aa, err);
+    if (rc == SB_OK)
+        rc = sb_run_devices_load(db, &cn.dev, err);
+    if (rc == SB_OK)
+        rc = cmp_rows(db, set, a, b, o, &cn, out, err);
+    sb_rg_aa_free(cn.aa);
+    sb_run_devices_free(&cn.dev);
+    return rc;
 }
 
 void sb_cmp_free(sb_cmp_result *r)
@@ -356,9 +448,9 @@ static void md_table(const sb_cmp_result *r, sb_cmp_verdict want, sb_buf *out)
         return;
     }
     sb_buf_puts(out, "| op | mode | dtype | shape | params | provider | SKU | A median ms | "
-                     "B median ms | B/A | p | samples A/B | A commit (run) | B commit (run) |\n"
-                     "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: "
-                     "| --- | --- |\n");
+                     "B median ms | B/A | threshold | p | samples A/B | card | A commit (run) | B commit (run) |\n"
+                     "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: "
+                     "| --- | --- | --- |\n");
     for (size_t i = 0; i < r->n; i++) {
         const sb_cmp_row *w = &r->v[i];
         if (w->verdict != want)
@@ -386,9 +478,11 @@ static void md_table(const sb_cmp_result *r, sb_cmp_verdict want, sb_buf *out)
         fmt_num(mb, sizeof mb, "%.4f", w->median_b);
         fmt_num(ra, sizeof ra, "%.3f", w->ratio);
         fmt_num(p, sizeof p, "%.2g", w->p);
-        sb_buf_printf(out, " | %s | %s | %s | %s | %zu/%zu | %.12s (run %lld) | %.12s (run %lld) |\n",
-                      ma, mb, ra, p, w->n_a, w->n_b, w->a->git_sha, w->a->run_id, b->git_sha,
-                      b->run_id);
+        sb_buf_printf(out, " | %s | %s | %s | %.1f%% (%s) | %s | %zu/%zu | %s | %.12s (run %lld) | %.12s (run %lld) |\n",
+                      ma, mb, ra, w->threshold * 100.0,
+                      sb_rg_threshold_from_name(w->threshold_from), p, w->n_a, w->n_b,
+                      w->same_card == 1 ? "same" : w->same_card == 0 ? "two cards" : "not recorded",
+                      w->a->git_sha, w->a->run_id, b->git_sha, b->run_id);
     }
     sb_buf_puts(out, "\n");
 }
@@ -408,7 +502,10 @@ void sb_cmp_render_md(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp
                   "\n\nEvidence level: op-level microbenchmark. The newest passing run of each case, "
                   "provider and SKU on each side (runs timed under a profiler left out); cases "
                   "paired on case and provider%s. Two-sided Mann-Whitney U on the stored samples, "
-                  "alpha %.4g; a change of the median under %.1f%% is the same.\n\n",
+                  "alpha %.4g; a change of the median under its threshold is the same: the case's "
+                  "A/A noise on one card or across two where the stored A/A sessions measured it, "
+                  "else the SKU's cross-card A/A noise across cards, never below %.1f%% (the rule "
+                  "of report regressions).\n\n",
                   r->across_skus ? " across the two SKUs" : " and SKU", o->alpha,
                   o->threshold * 100.0);
     char g[32];
@@ -480,6 +577,10 @@ int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cm
         json_object_set_new(j, "median_b_ms", num_or_null(w->median_b));
         json_object_set_new(j, "ratio", num_or_null(w->ratio));
         json_object_set_new(j, "p", num_or_null(w->p));
+        json_object_set_new(j, "threshold", num_or_null(w->threshold));
+        json_object_set_new(j, "threshold_from",
+                            json_string(sb_rg_threshold_from_name(w->threshold_from)));
+        json_object_set_new(j, "same_card", w->same_card < 0 ? json_null() : json_boolean(w->same_card));
         json_object_set_new(j, "samples_a", json_integer((json_int_t)w->n_a));
         json_object_set_new(j, "samples_b", json_integer((json_int_t)w->n_b));
         json_object_set_new(j, "commit_a", json_string(w->a->git_sha));

@@ -4,9 +4,11 @@
  *
  * Each side is chosen by a selector: a commit SHA prefix, or filters
  * KEY=VALUE[,KEY=VALUE...] with keys sha (prefix), branch, suite, sku, arch,
- * provider, op. In each side the newest passing run of every (case,
+ * provider, op, session (a measuring session's id prefix) and copy (its
+ * A/A copy, 0 or 1). In each side the newest passing run of every (case,
  * provider, SKU) stands for it; runs timed under a profiler never do
- * (results.h). Cases pair on (case, provider, SKU), or on (case, provider)
+ * (results.h), and runs of measuring sessions only for a side that names
+ * its session. Cases pair on (case, provider, SKU), or on (case, provider)
  * when each side holds a single SKU and the two differ (one card against
  * another).
  *
@@ -14,6 +16,11 @@
  * two-sided Mann-Whitney U test (stats.h):
  *   slower        p < alpha and ratio >= 1 + threshold
  *   faster        p < alpha and ratio <= 1 - threshold
+ * where the threshold of a pair of one SKU is the regression rule's
+ * (sb_rg_threshold, report/regress.h: the case's A/A noise on one card
+ * or across two, the SKU's cross-card noise, the floor), from the A/A
+ * runs of the database's sessions or of opts.aa_db; across two SKUs
+ * it is the floor.
  *   same          otherwise
  *   inconclusive  no samples on a side (quantiles-only imports), or so few
  *                 that even the most extreme data could not give p < alpha
@@ -26,6 +33,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "regress.h"
 #include "results.h"
 #include "strbuf.h"
 
@@ -42,7 +50,8 @@ const char *sb_cmp_verdict_name(sb_cmp_verdict v); /* "slower", "faster", "same"
 typedef struct sb_cmp_side {
     const char *text;   /* the selector as given */
     char *buf;          /* owned copy the fields point into */
-    const char *sha, *branch, *suite, *sku, *arch, *provider, *op;
+    const char *sha, *branch, *suite, *sku, *arch, *provider, *op, *session;
+    int copy;           /* -1: any */
 } sb_cmp_side;
 
 /* Parses a selector; err names the selector and the bad key. */
@@ -51,7 +60,8 @@ void sb_cmp_side_free(sb_cmp_side *side);
 
 typedef struct sb_cmp_opts {
     double alpha;      /* default 0.01 */
-    double threshold;  /* default 0.03: the smallest change of the median that counts */
+    double threshold;  /* default 0.03: the floor of the smallest change of the median that counts */
+    sqlite3 *aa_db;    /* the sessions whose A/A runs give the thresholds; NULL: the compared database */
 } sb_cmp_opts;
 
 typedef struct sb_cmp_row {
@@ -61,6 +71,9 @@ typedef struct sb_cmp_row {
     double ratio;               /* median_b / median_a; NAN when unknown */
     double p;                   /* NAN when not tested */
     size_t n_a, n_b;            /* samples */
+    double threshold;           /* the smallest change this pair's verdict counts */
+    sb_rg_threshold_from threshold_from;
+    int same_card;              /* 1: one GPU UUID, 0: two, -1: not recorded */
 } sb_cmp_row;
 
 typedef struct sb_cmp_result {

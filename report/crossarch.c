@@ -44,7 +44,8 @@ static double geo_of(const double *v, size_t n)
 }
 
 static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_result *g,
-                       const char *provider, const char *baseline, sb_xa_table *t, sb_error *err)
+                       const char *provider, const char *baseline, const sb_session_headlines *paired,
+                       sb_xa_table *t, sb_error *err)
 {
     memset(t, 0, sizeof *t);
     t->op = g->op;
@@ -147,12 +148,18 @@ static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_res
         for (size_t i = 0; i < t->nrows; i++) {
             sb_xa_cell *c = &t->rows[i].cell[k];
             c->latency_ms = c->pct_copy = c->ratio = NAN;
-            for (size_t b = 0; b < SB_XA_MAX_BASES; b++)
+            for (size_t b = 0; b < SB_XA_MAX_BASES; b++) {
                 c->vs[b] = NAN;
+                c->paired[b] = 0;
+            }
             if (!c->run)
                 continue;
             c->latency_ms = time_of(c->run, t->time);
             for (size_t b = 0; b < t->nbases; b++) {
+                if (sb_session_headlines_cover(paired, c->run->case_key, c->run->sku, provider, t->base[b])) {
+                    c->paired[b] = 1;
+                    continue;
+                }
                 const sb_pick *p = sb_pick_find(picks, n, c->run->case_key, t->base[b], c->run->sku);
                 /* an implausible side gives no speedup, so none reaches the geomean row */
                 if (p && p->r->passing && !p->r->implausible && !c->run->implausible)
@@ -190,7 +197,7 @@ static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_res
 }
 
 int sb_xa_build(sqlite3 *db, const sb_pick *picks, size_t n, const char *provider,
-                const char *baseline, sb_xa_set *out, sb_error *err)
+                const char *baseline, const sb_session_headlines *paired, sb_xa_set *out, sb_error *err)
 {
     out->v = NULL;
     out->n = 0;
@@ -228,7 +235,7 @@ int sb_xa_build(sqlite3 *db, const sb_pick *picks, size_t n, const char *provide
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     for (size_t g = 0; g < ng; g++) {
-        if (build_table(db, picks, n, groups[g], provider, baseline, &out->v[out->n], err) !=
+        if (build_table(db, picks, n, groups[g], provider, baseline, paired, &out->v[out->n], err) !=
             SB_OK) {
             free(out->v[out->n].rows);
             free(groups);
@@ -268,8 +275,12 @@ static void cells(const sb_xa_table *t, const sb_xa_cell *c, int is_geo, sb_buf 
             sb_buf_puts(out, " |");
         else
             num(out, "%.4f", c[k].latency_ms);
-        for (size_t b = 0; b < t->nbases; b++)
-            num(out, "%.2fx", c[k].vs[b]);
+        for (size_t b = 0; b < t->nbases; b++) {
+            if (!is_geo && c[k].paired[b])
+                sb_buf_puts(out, " paired |");
+            else
+                num(out, "%.2fx", c[k].vs[b]);
+        }
         num(out, "%.0f%%", c[k].pct_copy);
         if (k > 0) {
             num(out, "%.3f", c[k].ratio);

@@ -9,7 +9,10 @@
  * calibration); per card after the first: its time over the first card's
  * beside the copy-bound ratio (the first card's copy GB/s over its own).
  * Times are kernel time where every run on that side recorded it, call time
- * otherwise; each column says which.
+ * otherwise; each column says which. The runs are newest runs of different
+ * processes: a speedup of a case that a measuring session pairs is left
+ * out and the cell says "paired" (its figure is the session's headline,
+ * docs/CLAIMS.md rule 8).
  */
 #ifndef SOLBOOK_REPORT_CROSSARCH_H
 #define SOLBOOK_REPORT_CROSSARCH_H
@@ -19,6 +22,7 @@
 
 #include "geomean.h"
 #include "results.h"
+#include "sessions.h"
 #include "strbuf.h"
 
 #define SB_XA_MAX_CARDS 8
@@ -28,6 +32,7 @@ typedef struct sb_xa_cell {
     const sb_result *run;          /* NULL: the case has no passing run on the card */
     double latency_ms;             /* in the table's time */
     double vs[SB_XA_MAX_BASES];    /* speedup over each baseline, NAN when none */
+    int paired[SB_XA_MAX_BASES];   /* 1: a session pairs the case with that baseline; vs is NAN */
     double pct_copy;               /* NAN without bytes or a copy ceiling */
     double ratio;                  /* latency / first card's latency; NAN for the first */
 } sb_xa_cell;
@@ -60,9 +65,10 @@ typedef struct sb_xa_set {
 
 /* Tables of provider for every op group where it has a passing run.
  * baseline NULL: the headline baselines with passing runs in the group
- * (at most SB_XA_MAX_BASES); else baseline alone. */
+ * (at most SB_XA_MAX_BASES); else baseline alone. paired: the checked
+ * session headlines whose cases get no unpaired speedup (NULL: none). */
 int sb_xa_build(sqlite3 *db, const sb_pick *picks, size_t n, const char *provider,
-                const char *baseline, sb_xa_set *out, sb_error *err);
+                const char *baseline, const sb_session_headlines *paired, sb_xa_set *out, sb_error *err);
 void sb_xa_free(sb_xa_set *s);
 
 /* The table in Markdown: a caption line, the rows (at most max_rows, those

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "casetable.h"
+#include "claims.h"
 #include "encode.h"
 #include "gate.h"
 #include "geomean.h"
@@ -15,6 +16,7 @@
 #include "plausible.h"
 #include "results.h"
 #include "run_query.h"
+#include "sessions.h"
 #include "stats.h"
 #include "template.h"
 
@@ -240,9 +242,128 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The project's kernels per op x mode x dtype on one SKU. */
-static void kernels_section(sqlite3 *db, const sb_pick *picks, size_t n, const sb_geo_table *geo,
-                            const char *sku, sb_buf *b)
+/* An op x mode x dtype of the project's kernels on one SKU. */
+typedef struct op_group {
+    const char *op, *mode, *dtype;
+} op_group;
+
+static int group_seen(const op_group *g, size_t n, const char *op, const char *mode, const char *dtype)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(g[i].op, op) && !strcmp(g[i].mode, mode) && !strcmp(g[i].dtype, dtype))
+            return 1;
+    return 0;
+}
+
+/* The groups of the project's passing runs and of its paired headlines on
+ * sku, in that order; their count. */
+static size_t kernel_groups(const sb_pick *picks, size_t n, const sb_session_headlines *h, const char *sku,
+                            op_group *g)
+{
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = picks[i].r;
+        if (!strcmp(r->sku, sku) && !strcmp(r->provider, SB_PROJECT_PROVIDER) && r->passing &&
+            !group_seen(g, ng, r->op, r->mode, r->dtype))
+            g[ng++] = (op_group){r->op, r->mode, r->dtype};
+    }
+    for (size_t i = 0; i < h->n; i++) {
+        const sb_session_headline *x = &h->v[i];
+        if (!strcmp(x->sku, sku) && !strcmp(x->provider, SB_PROJECT_PROVIDER) &&
+            !group_seen(g, ng, x->op, x->mode, x->dtype))
+            g[ng++] = (op_group){x->op, x->mode, x->dtype};
+    }
+    return ng;
+}
+
+static void group_cells(sb_buf *b, const op_group *g)
+{
+    sb_buf_puts(b, "| ");
+    md(b, g->op);
+    sb_buf_puts(b, " | ");
+    md(b, g->mode);
+    sb_buf_puts(b, " | ");
+    md(b, g->dtype);
+    sb_buf_puts(b, " |");
+}
+
+/* The headline of the group on sku against baseline from the session that
+ * pairs the most of its cases (the newest of those on a tie); NULL: none. */
+static const sb_session_headline *most_cases(const sb_session_headlines *h, const op_group *g, const char *sku,
+                                             const char *baseline)
+{
+    const sb_session_headline *best = NULL;
+    for (size_t i = 0; i < h->n; i++) {
+        const sb_session_headline *x = &h->v[i];
+        if (strcmp(x->op, g->op) || strcmp(x->mode, g->mode) || strcmp(x->dtype, g->dtype) || strcmp(x->sku, sku) ||
+            strcmp(x->provider, SB_PROJECT_PROVIDER) || strcmp(x->baseline, baseline))
+            continue;
+        /* the pairs come in session start order: a larger index is a newer session */
+        if (!best || x->count > best->count || (x->count == best->count && x->pair[0] > best->pair[0]))
+            best = x;
+    }
+    return best;
+}
+
+/* The rows of the project's kernels against the headline baselines that
+ * no session pairs (geo: sb_geo_compute_unpaired), under their label. */
+static void unpaired_rows(const sb_geo_table *geo, const op_group *g, size_t ng, const char *sku, sb_buf *b)
+{
+    sb_buf rows = SB_BUF_INIT;
+    for (size_t i = 0; i < ng; i++) {
+        const sb_geo_row *row[8] = {0};
+        for (size_t k = 0; sb_headline_baselines[k] && k < 8; k++)
+            for (size_t j = 0; j < geo->n && !row[k]; j++) {
+                const sb_geo_row *r = &geo->rows[j];
+                if (!strcmp(r->sku, sku) && !strcmp(r->provider, SB_PROJECT_PROVIDER) && !strcmp(r->op, g[i].op) &&
+                    !strcmp(r->mode, g[i].mode) && !strcmp(r->dtype, g[i].dtype) &&
+                    !strcmp(r->baseline, sb_headline_baselines[k]) && r->shapes)
+                    row[k] = r;
+            }
+        int any = 0;
+        for (size_t k = 0; k < 8; k++)
+            any |= row[k] != NULL;
+        if (!any)
+            continue;
+        group_cells(&rows, &g[i]);
+        for (size_t k = 0; sb_headline_baselines[k] && k < 8; k++) {
+            if (row[k])
+                sb_buf_printf(&rows, " %.2fx %c | %.2fx | %zu |", row[k]->geomean,
+                              row[k]->time == SB_TIME_KERNEL ? 'k' : 'c', row[k]->min, row[k]->shapes);
+            else
+                sb_buf_puts(&rows, " - | - | - |");
+        }
+        sb_buf_puts(&rows, "\n");
+    }
+    sb_buf_puts(b, SB_UNPAIRED_LABEL "\n\n");
+    if (!rows.len) {
+        sb_buf_puts(b, "Every case of the project's kernels with a passing run of a baseline on this card is paired "
+                       "above.\n\n");
+        sb_buf_free(&rows);
+        return;
+    }
+    sb_buf_puts(b, "Each provider's newest result run of a case outside the measuring sessions: the two sides ran "
+                   "in different processes, possibly at different commits, on different cards of the SKU and by "
+                   "different timing methods; no headline is taken from them, and a case a session pairs is "
+                   "left out. Geomean and lowest over the cases both passed, in kernel time where both sides "
+                   "recorded it for every case, else call time (`k`, `c`).\n\n");
+    sb_buf_puts(b, "| op | mode | dtype |");
+    for (size_t k = 0; sb_headline_baselines[k]; k++)
+        sb_buf_printf(b, " x %s | lowest | cases |", sb_headline_baselines[k]);
+    sb_buf_puts(b, "\n| --- | --- | --- |");
+    for (size_t k = 0; sb_headline_baselines[k]; k++)
+        sb_buf_puts(b, " ---: | ---: | ---: |");
+    sb_buf_puts(b, "\n");
+    sb_buf_add(b, sb_buf_str(&rows), rows.len);
+    sb_buf_puts(b, "\n");
+    sb_buf_free(&rows);
+}
+
+/* The project's kernels per op x mode x dtype on one SKU: their share of
+ * the copy ceiling from the newest runs, their speedups paired within a
+ * session (paired), then the unpaired rest (geo). */
+static void kernels_section(sqlite3 *db, const sb_pick *picks, size_t n, const sb_session_headlines *paired,
+                            const sb_geo_table *geo, const char *sku, sb_buf *b)
 {
     sb_ceiling *c = NULL;
     size_t nc = 0;
@@ -253,50 +374,40 @@ static void kernels_section(sqlite3 *db, const sb_pick *picks, size_t n, const s
         copy = ceiling(c, nc, "bw.copy");
     free(c);
     double *frac = malloc((n + 1) * sizeof *frac);
-    if (!frac)
+    op_group *g = malloc((n + paired->n + 1) * sizeof *g);
+    if (!frac || !g) {
+        free(frac);
+        free(g);
         return;
+    }
+    size_t ng = kernel_groups(picks, n, paired, sku, g);
     sb_buf_printf(b, "\"%% copy\" is the case's model bytes over its time against the card's measured "
-                     "copy ceiling (%.0f GB/s, calibration run %lld); speedups are the geomean and the "
-                     "lowest over the cases both passed, in kernel time where both sides recorded it "
-                     "for every case, else call time (`k`, `c`).\n\n",
-                  copy, cal);
+                     "copy ceiling (%.0f GB/s, calibration run %lld), over the newest result runs. Speedups are "
+                     "paired within one measuring session (docs/CLAIMS.md, rule 8): the geometric mean of the "
+                     "cases' round-by-round kernel-time ratios with its %.0f%% interval, the lowest case, and "
+                     "the session (the one that pairs the most of the group's cases, the newest on a tie).\n\n",
+                  copy, cal, 100 * SB_HEADLINE_LEVEL);
     sb_buf_puts(b, "| op | mode | dtype | cases | % copy min | median | max |");
     for (size_t k = 0; sb_headline_baselines[k]; k++)
-        sb_buf_printf(b, " x %s | lowest |", sb_headline_baselines[k]);
+        sb_buf_printf(b, " x %s, paired | lowest | session |", sb_headline_baselines[k]);
     sb_buf_puts(b, "\n| --- | --- | --- | ---: | ---: | ---: | ---: |");
     for (size_t k = 0; sb_headline_baselines[k]; k++)
-        sb_buf_puts(b, " ---: | ---: |");
+        sb_buf_puts(b, " ---: | ---: | --- |");
     sb_buf_puts(b, "\n");
-    for (size_t g = 0; g < n; g++) {
-        const sb_result *h = picks[g].r;
-        if (strcmp(h->sku, sku) || strcmp(h->provider, SB_PROJECT_PROVIDER) || !h->passing)
-            continue;
-        int first = 1;
-        for (size_t j = 0; j < g && first; j++) {
-            const sb_result *q = picks[j].r;
-            first = !(q->passing && !strcmp(q->sku, sku) && !strcmp(q->provider, h->provider) &&
-                      !strcmp(q->op, h->op) && !strcmp(q->mode, h->mode) && !strcmp(q->dtype, h->dtype));
-        }
-        if (!first)
-            continue;
+    for (size_t i = 0; i < ng; i++) {
         size_t cases = 0, nf = 0;
-        for (size_t j = g; j < n; j++) {
+        for (size_t j = 0; j < n; j++) {
             const sb_result *q = picks[j].r;
-            if (!q->passing || strcmp(q->sku, sku) || strcmp(q->provider, h->provider) ||
-                strcmp(q->op, h->op) || strcmp(q->mode, h->mode) || strcmp(q->dtype, h->dtype))
+            if (!q->passing || strcmp(q->sku, sku) || strcmp(q->provider, SB_PROJECT_PROVIDER) ||
+                strcmp(q->op, g[i].op) || strcmp(q->mode, g[i].mode) || strcmp(q->dtype, g[i].dtype))
                 continue;
             cases++;
             if (q->bytes > 0 && q->median_ms > 0 && copy > 0)
                 frac[nf++] = q->bytes / (q->median_ms * 1e6) / copy;
         }
         qsort(frac, nf, sizeof *frac, cmp_double);
-        sb_buf_puts(b, "| ");
-        md(b, h->op);
-        sb_buf_puts(b, " | ");
-        md(b, h->mode);
-        sb_buf_puts(b, " | ");
-        md(b, h->dtype);
-        sb_buf_printf(b, " | %zu | ", cases);
+        group_cells(b, &g[i]);
+        sb_buf_printf(b, " %zu | ", cases);
         pct(b, nf ? frac[0] : NAN);
         sb_buf_puts(b, " | ");
         pct(b, nf ? frac[nf / 2] : NAN);
@@ -304,24 +415,20 @@ static void kernels_section(sqlite3 *db, const sb_pick *picks, size_t n, const s
         pct(b, nf ? frac[nf - 1] : NAN);
         sb_buf_puts(b, " |");
         for (size_t k = 0; sb_headline_baselines[k]; k++) {
-            const sb_geo_row *row = NULL;
-            for (size_t i = 0; i < geo->n && !row; i++) {
-                const sb_geo_row *r = &geo->rows[i];
-                if (!strcmp(r->sku, sku) && !strcmp(r->provider, h->provider) && !strcmp(r->op, h->op) &&
-                    !strcmp(r->mode, h->mode) && !strcmp(r->dtype, h->dtype) &&
-                    !strcmp(r->baseline, sb_headline_baselines[k]) && r->shapes)
-                    row = r;
-            }
-            if (row)
-                sb_buf_printf(b, " %.2fx %c | %.2fx |", row->geomean, row->time == SB_TIME_KERNEL ? 'k' : 'c',
-                              row->min);
+            const sb_session_headline *x = most_cases(paired, &g[i], sku, sb_headline_baselines[k]);
+            if (x)
+                sb_buf_printf(b, " %.2fx (%.2f-%.2f) over %zu | %.2fx | %.*s |", x->geomean.ratio, x->geomean.lo,
+                              x->geomean.hi, x->count, paired->report.pairs[x->worst].kernel.ratio,
+                              SB_SESSION_SHORT, x->session_id);
             else
-                sb_buf_puts(b, " - | - |");
+                sb_buf_puts(b, " - | - | - |");
         }
         sb_buf_puts(b, "\n");
     }
     sb_buf_puts(b, "\n");
+    unpaired_rows(geo, g, ng, sku, b);
     free(frac);
+    free(g);
 }
 
 /* "[provider op ]mode dtype case", Markdown-escaped. */
@@ -392,12 +499,14 @@ int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_er
     sb_pick *picks = NULL;
     size_t np = 0;
     sb_geo_table geo = {0};
+    sb_session_headlines paired = {0};
     json_t *d = json_object(), *cards = json_array();
     sb_buf tmp = SB_BUF_INIT;
     json_object_set_new(d, "cards", cards);
     if (sb_results_load(db, NULL, &set, err) != SB_OK || sb_plaus_mark(db, &set, err) != SB_OK ||
         sb_picks_latest(&set, &picks, &np, err) != SB_OK ||
-        sb_geo_compute(&set, picks, np, NULL, &geo, err) != SB_OK)
+        sb_claims_headlines_read(db, NULL, NULL, NULL, 0, 0, &paired, err) != SB_OK ||
+        sb_geo_compute_unpaired(&set, picks, np, NULL, &paired, &geo, err) != SB_OK)
         goto done;
     if (sb_note_render(db, &set, skus, "a100,h100,h200", &tmp, err) != SB_OK)
         goto done;
@@ -430,7 +539,7 @@ int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_er
         }
         sb_tpl_set_str(c, "gemm", sb_buf_str(&tmp));
         sb_buf_reset(&tmp);
-        kernels_section(db, picks, np, &geo, sk[k], &tmp);
+        kernels_section(db, picks, np, &paired, &geo, sk[k], &tmp);
         sb_tpl_set_str(c, "kernels", sb_buf_str(&tmp));
         sb_buf_reset(&tmp);
         memory_section(picks, np, sk[k], &tmp);
@@ -442,6 +551,7 @@ done:
     sb_buf_free(&tmp);
     json_decref(d);
     sb_geo_free(&geo);
+    sb_session_headlines_free(&paired);
     free(picks);
     sb_results_free(&set);
     return rc;

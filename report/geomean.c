@@ -863,7 +863,7 @@ static json_t *paired_json(const sb_session_headlines *h)
             json_object_set_new(k, "speedup", json_real(p->kernel.ratio));
             json_object_set_new(k, "ci_low", json_real(p->kernel.lo));
             json_object_set_new(k, "ci_high", json_real(p->kernel.hi));
-            json_object_set_new(k, "verdict", json_string(sb_paired_verdict_name(p->verdict)));
+            json_object_set_new(k, "verdict", json_string(sb_verdict_one[p->verdict]));
             json_object_set_new(k, "provider_side", run_side(p->target));
             json_object_set_new(k, "baseline_side", run_side(p->base));
             json_array_append_new(cases, k);

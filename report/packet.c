@@ -18,7 +18,6 @@
 #include "results.h"
 #include "run_query.h"
 #include "sha256.h"
-#include "sku.h"
 #include "staged_dir.h"
 #include "stats.h"
 #include "tarball.h"
@@ -214,10 +213,63 @@ static void packet_command(sb_buf *b, const char *prefix, const sb_packet_opts *
     sb_buf_puts(b, " --out packet-rerun");
 }
 
+/* The claims of a packet of newest runs: each cited run's own figures,
+ * and each geomean row over the cited runs of its group on its card. */
+static void newest_claims(const sb_geo_table *geo, const sb_result *const *cited, size_t n, sb_claims *c)
+{
+    int64_t *ids = malloc((n + 1) * sizeof *ids);
+    if (!ids) {
+        c->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char figure[32];
+        snprintf(figure, sizeof figure, "%.4g ms", cited[i]->median_ms);
+        int64_t id = cited[i]->run_id;
+        sb_claims_add(c, figure, cited[i]->provider, NULL, cited[i]->sku, NULL, &id, 1);
+    }
+    for (size_t g = 0; g < geo->n; g++) {
+        const sb_geo_row *r = &geo->rows[g];
+        if (!r->shapes)
+            continue;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const sb_result *x = cited[i];
+            if (!strcmp(x->op, r->op) && !strcmp(x->mode, r->mode) && !strcmp(x->dtype, r->dtype) &&
+                !strcmp(x->sku, r->sku) && (!strcmp(x->provider, r->provider) || !strcmp(x->provider, r->baseline)))
+                ids[k++] = x->run_id;
+        }
+        char figure[32];
+        snprintf(figure, sizeof figure, "%.3f", r->geomean);
+        sb_claims_add(c, figure, r->provider, r->baseline, r->sku, NULL, ids, k);
+    }
+    free(ids);
+}
+
 static int cmp_i64(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
     return (a > b) - (a < b);
+}
+
+/* Gives each commit item (`name sha`) a `link` into the repository at
+ * repo, where there is one and the SHA is a whole one ("" otherwise). */
+static void commit_links(json_t *items, const char *repo)
+{
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *c = json_array_get(items, i);
+        const char *sha = json_string_value(json_object_get(c, "sha"));
+        size_t n = sha ? strspn(sha, "0123456789abcdef") : 0;
+        sb_buf b = SB_BUF_INIT;
+        if (repo && n == 40 && sha[n] == '\0') {
+            size_t len = strlen(repo);
+            while (len && repo[len - 1] == '/')
+                len--;
+            sb_buf_printf(&b, "%.*s/commit/%s", (int)len, repo, sha);
+        }
+        sb_tpl_set_str(c, "link", sb_buf_str(&b));
+        sb_buf_free(&b);
+    }
 }
 
 /* The packet of a target with upstream ops (templates/packets/
@@ -226,10 +278,6 @@ static int cmp_i64(const void *x, const void *y)
 static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                           sb_error *err)
 {
-    if (o->suite)
-        return sb_error_set(err, NULL, NULL,
-                            "a %s packet takes its cases from the measuring sessions; --suite does not apply",
-                            o->target);
     int rc = SB_ERR;
     sb_findings f = {0};
     sb_session_runs runs = {0};
@@ -237,7 +285,6 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     sb_template *tpl = NULL;
     sb_result_set set = {0};
     sb_training_set tr = {0};
-    sb_sku_table *skus = NULL;
     sb_staged_dir stage = {0};
     const sb_result **cited = NULL;
     manifest_entry *man = NULL;
@@ -247,16 +294,19 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     char rel[512];
     snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
     if (sb_template_load_home(rel, &tpl, err) != SB_OK ||
-        sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK ||
-        sb_findings_build(&runs, o->target, o->op, o->baseline, &f, err) != SB_OK)
+        sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK)
+        goto done;
+    /* --suite narrows the sessions' cases to those of one preset */
+    sb_session_runs_keep_suite(&runs, o->suite);
+    if (sb_findings_build(&runs, o->target, o->op, o->baseline, &f, err) != SB_OK)
         goto done;
     if (f.nfindings == 0) {
         *nothing = 1;
         sb_error_set(err, NULL, NULL,
                      "nothing to cite for a %s packet: no measuring session pairs the fused kernels with "
-                     "another provider on an op %s ships%s%s%s",
+                     "another provider on an op %s ships%s%s%s%s%s",
                      o->target, sb_packet_project(o->target), o->op ? " (op " : "", o->op ? o->op : "",
-                     o->op ? ")" : "");
+                     o->op ? ")" : "", o->suite ? " in suite " : "", o->suite ? o->suite : "");
         goto done;
     }
     if (dir_usable(o->out_dir, err) != SB_OK)
@@ -285,6 +335,7 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     sb_tpl_set_str(d, "target", o->target);
     sb_tpl_set_str(d, "project", sb_packet_project(o->target));
     sb_tpl_set_str(d, "repo", o->repo ? o->repo : "");
+    commit_links(json_object_get(d, "commit_items"), o->repo);
     sb_evidence_labels_set(d);
     /* Training steps stand on the target's own patches: a packet of a
      * target whose code is a provider, over all its ops. */
@@ -347,12 +398,15 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
         goto done;
     }
     {
-        const char *allowed[] = {sb_packet_project(o->target), NULL};
+        /* every figure the findings state rests on cited runs of its
+         * providers, card and session */
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        if (sb_sku_table_load(NULL, &skus, err) != SB_OK ||
-            sb_claims_check(db, skus, cited, ncited, with_training ? &tr : NULL, allowed, sb_buf_str(&body),
-                            "the packet body", err) != SB_OK ||
-            sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK)
+        sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
+        int ok = cr && sb_claims_verify(&f.claims, cr, ncited, "the packet body", err) == SB_OK;
+        if (!cr)
+            sb_error_set(err, NULL, NULL, "out of memory");
+        free(cr);
+        if (!ok || sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK)
             goto done;
     }
     /* reproduce.sh: the address, the sessions' commands, ingest, packet */
@@ -372,7 +426,7 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     packet_command(&b, ".carry/bin/solbook packet --db packet.db", o);
     sb_tpl_set_str(d, "packet_command", sb_buf_str(&b));
     /* written beside its folder and moved in whole (core/staged_dir.h) */
-    man = calloc(8, sizeof *man);
+    man = calloc(8 + f.nplots, sizeof *man);
     if (!man) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
@@ -381,6 +435,9 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
         write_archive(db, stage.stage, ids, nids, man, &nman, err) != SB_OK ||
         put_file(stage.stage, "DISCUSSION.md", &body, man, &nman, err) != SB_OK)
         goto done;
+    for (size_t i = 0; i < f.nplots; i++)
+        if (put_file(stage.stage, f.plots[i].file, &f.plots[i].svg, man, &nman, err) != SB_OK)
+            goto done;
     sb_buf_reset(&b);
     if (sb_render_home("packets/appendix.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
         put_file(stage.stage, "APPENDIX.md", &b, man, &nman, err) != SB_OK)
@@ -400,7 +457,6 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     rc = sb_staged_dir_commit(&stage, err);
 done:
     sb_staged_dir_discard(&stage);
-    sb_sku_table_free(skus);
     sb_training_free(&tr);
     sb_results_free(&set);
     free(cited);
@@ -428,6 +484,13 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
                             "unknown target '%s' (liger, vllm, triton, pytorch, cutlass, "
                             "onnxruntime, jax, tilelang)",
                             o->target);
+    /* the address stands in links and in `git clone`: one rule for it,
+     * as the reports and the site have (core/encode.h) */
+    if (o->repo && !sb_url_link_safe(o->repo))
+        return sb_error_set(err, NULL, NULL,
+                            "repository URL '%s' (--repo or $SOLBOOK_REPO): expected an http(s) address of "
+                            "URL characters only (no spaces, quotes, brackets, '|' or parentheses)",
+                            o->repo);
     int findings = 0;
     if (sb_findings_target(o->target, &findings, err) != SB_OK)
         return SB_ERR;
@@ -445,7 +508,6 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     sb_buf b = SB_BUF_INIT, tmp = SB_BUF_INIT;
     sb_template *tpl = NULL;
     const sb_result **cited = NULL;
-    sb_sku_table *skus = NULL;
     sb_staged_dir stage = {0};
     char rel[512];
 
@@ -604,11 +666,15 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
         goto done;
     }
     {
-        const char *allowed[] = {sb_packet_project(o->target), NULL};
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        int ok = sb_sku_table_load(NULL, &skus, err) == SB_OK &&
-                 sb_claims_check(db, skus, cited, sum->cited, NULL, allowed, sb_buf_str(&body),
-                                 "the packet body", err) == SB_OK;
+        sb_claims claims = {0};
+        newest_claims(&geo, cited, sum->cited, &claims);
+        sb_claim_run *cr = sb_claim_runs_of(cited, sum->cited);
+        int ok = cr && sb_claims_verify(&claims, cr, sum->cited, "the packet body", err) == SB_OK;
+        if (!cr)
+            sb_error_set(err, NULL, NULL, "out of memory");
+        free(cr);
+        sb_claims_free(&claims);
         if (!ok ||
             sb_paths_check(paths, sb_buf_str(&body), "the packet body", err) != SB_OK) {
             sb_buf_free(&body);
@@ -656,7 +722,6 @@ int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum
     rc = sb_staged_dir_commit(&stage, err);
 done:
     free(cited);
-    sb_sku_table_free(skus);
     sb_staged_dir_discard(&stage);
     sb_template_free(tpl);
     sb_buf_free(&b);

@@ -11,14 +11,14 @@
 #include "encode.h"
 #include "home.h"
 #include "paired.h"
+#include "plots.h"
 #include "repro.h"
 #include "geomean.h"
 #include "sessions.h"
 #include "stats.h"
 #include "template.h"
 
-#define MAX_ROWS 3   /* shapes a finding shows; APPENDIX.md has every one */
-#define MAX_LOSSES 3 /* losing shapes a finding names; the rest are counted */
+#define MAX_ROWS 2 /* shapes a finding's table shows; its plot and APPENDIX.md have every one */
 
 /* The baselines of a finding, in the order shown: the upstream ops first,
  * the labelled variant beside its defaults. */
@@ -138,18 +138,18 @@ static const sb_session_run *run_of(const sb_session_runs *runs, const char *ses
     return NULL;
 }
 
-/* "p50 (p20-p80)" in ms of a run's round medians (kernel time), as
+/* p50 (p20-p80) in ms of a run's round medians (kernel time), as
  * Liger-Kernel's benchmarks publish their figures; or its state. */
-static int time_cell(const sb_session_run *r, sb_buf *out, sb_error *err)
+static int time_of(const sb_session_run *r, sb_case_time *out, sb_error *err)
 {
-    if (!r) {
-        sb_buf_puts(out, "-");
+    out->p50 = out->p20 = out->p80 = NAN;
+    out->state = NULL;
+    if (!r)
         return SB_OK;
-    }
     if (strcmp(r->status, "passed") || !r->kernel_samples) {
-        sb_buf_puts(out, strcmp(r->status, "failed") == 0    ? "failed check"
-                         : strcmp(r->status, "skipped") == 0 ? "skipped"
-                                                             : "not timed");
+        out->state = strcmp(r->status, "failed") == 0    ? "failed check"
+                     : strcmp(r->status, "skipped") == 0 ? "skipped"
+                                                         : "not timed";
         return SB_OK;
     }
     double *m = NULL;
@@ -160,10 +160,28 @@ static int time_cell(const sb_session_run *r, sb_buf *out, sb_error *err)
     qsort(m, n, sizeof *m, cmp_double);
     /* interpolated, as a result's percentiles are and as Liger-Kernel's
      * benchmarks take them (torch.quantile) */
-    sb_buf_printf(out, "%.4g (%.4g-%.4g)", sb_quantile_linear(m, n, 0.5), sb_quantile_linear(m, n, 0.2),
-                  sb_quantile_linear(m, n, 0.8));
+    out->p50 = sb_quantile_linear(m, n, 0.5);
+    out->p20 = sb_quantile_linear(m, n, 0.2);
+    out->p80 = sb_quantile_linear(m, n, 0.8);
     free(m);
     return SB_OK;
+}
+
+/* A table cell of time_of: three significant digits, which the rounds'
+ * spread rarely reaches past. */
+static void time_text(const sb_case_time *t, sb_buf *out)
+{
+    if (isnan(t->p50))
+        sb_buf_puts(out, t->state ? t->state : "-");
+    else
+        sb_buf_printf(out, "%.3g (%.3g-%.3g)", t->p50, t->p20, t->p80);
+}
+
+/* Megabytes for a table: whole ones from 100 up, else three digits. */
+static void mb_text(double bytes, sb_buf *out)
+{
+    double mb = bytes / 1e6;
+    sb_buf_printf(out, mb >= 100 ? "%.0f" : "%.3g", mb);
 }
 
 static void case_label(const sb_session_run *r, sb_buf *out)
@@ -189,7 +207,22 @@ typedef struct ctx {
     sb_session_report rep;
     sess *s;
     size_t ns;
+    sb_claims *claims; /* every figure stated, with the runs behind it (report/claims.h) */
 } ctx;
+
+/* Records a pair's ratio as a claim of its session. */
+static void claim_pair(ctx *c, const char *figure, const sb_session_pair *p)
+{
+    const int64_t runs[2] = {p->target->run_id, p->base->run_id};
+    sb_claims_add(c->claims, figure, p->target->provider, p->base->provider, p->target->sku, p->target->session_id,
+                  runs, 2);
+}
+
+/* Records one run's figure (a time, a peak) as a claim of its provider. */
+static void claim_run(ctx *c, const char *figure, const sb_session_run *r)
+{
+    sb_claims_add(c->claims, figure, r->provider, NULL, r->sku, r->session_id, &r->run_id, 1);
+}
 
 static sess *sess_of(ctx *c, const char *id)
 {
@@ -230,6 +263,7 @@ typedef struct base_set {
 typedef struct finding {
     double key; /* the first baseline's geomean speedup: larger gaps first */
     json_t *obj;
+    sb_buf svg; /* its plot, empty when its table shows every case */
 } finding;
 
 static int cmp_finding(const void *x, const void *y)
@@ -273,12 +307,16 @@ static int table_rows(ctx *c, const size_t *rows, size_t nrows, const char *cons
         short_id(p->target->session_id, sid);
         sb_tpl_set_str(row, "session", sid);
         for (size_t k = 0; k < ncols; k++) {
+            sb_case_time ct;
             sb_buf_reset(&t);
-            if (time_cell(run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]), &t, err) !=
-                SB_OK) {
+            const sb_session_run *r = run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]);
+            if (time_of(r, &ct, err) != SB_OK) {
                 sb_buf_free(&t);
                 return SB_ERR;
             }
+            time_text(&ct, &t);
+            if (r)
+                claim_run(c, sb_buf_str(&t), r);
             json_array_append_new(cells, json_string(sb_buf_str(&t)));
         }
         /* the speedup over each baseline at this case (the appendix) */
@@ -291,13 +329,11 @@ static int table_rows(ctx *c, const size_t *rows, size_t nrows, const char *cons
                     same(x->target->session_id, p->target->session_id))
                     q = x;
             }
-            if (q)
+            if (q) {
                 sb_buf_printf(&t, "%.3fx (%.3f-%.3f) %s", q->kernel.ratio, q->kernel.lo, q->kernel.hi,
-                              q->verdict == SB_PAIRED_FASTER   ? "win"
-                              : q->verdict == SB_PAIRED_SLOWER ? "loss"
-                              : q->verdict == SB_PAIRED_SAME   ? "same"
-                                                               : "unclear");
-            else
+                              sb_verdict_one[q->verdict]);
+                claim_pair(c, sb_buf_str(&t), q);
+            } else
                 sb_buf_puts(&t, "-");
             json_array_append_new(ratios, json_string(sb_buf_str(&t)));
         }
@@ -315,6 +351,89 @@ static int has_row(const ctx *c, const size_t *rows, size_t n, size_t pair)
             return 1;
     }
     return 0;
+}
+
+/* The plot of a finding whose table cannot show every case: each
+ * provider's kernel time at each case (pairs all[0..nall)), cases by
+ * mode, dtype and the fused kernels' time. */
+static int finding_plot(ctx *c, const size_t *all, size_t nall, const char *const *cols, size_t ncols,
+                        const char *op, const char *sku, sb_buf *svg, sb_error *err)
+{
+    int rc = SB_ERR;
+    sb_case_time *t = calloc(nall * ncols + 1, sizeof *t), *sorted = calloc(nall * ncols + 1, sizeof *sorted);
+    size_t *order = calloc(nall + 1, sizeof *order);
+    char **labels = calloc(nall + 1, sizeof *labels), **tips = calloc(nall + 1, sizeof *tips);
+    const char *plabels[NB + 1];
+    if (!t || !sorted || !order || !labels || !tips) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nall; i++) {
+        const sb_session_pair *p = &c->rep.pairs[all[i]];
+        for (size_t k = 0; k < ncols; k++)
+            if (time_of(run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]), &t[i * ncols + k],
+                        err) != SB_OK)
+                goto done;
+    }
+    /* by mode, dtype, then the fused kernels' p50 (a case it was not
+     * timed at last) */
+    for (size_t i = 0; i < nall; i++) {
+        size_t j = i;
+        const sb_session_run *x = c->rep.pairs[all[i]].target;
+        double tx = isnan(t[i * ncols].p50) ? INFINITY : t[i * ncols].p50;
+        for (; j > 0; j--) {
+            const sb_session_run *y = c->rep.pairs[all[order[j - 1]]].target;
+            double ty = isnan(t[order[j - 1] * ncols].p50) ? INFINITY : t[order[j - 1] * ncols].p50;
+            int cm = strcmp(y->mode, x->mode), cd = strcmp(y->dtype, x->dtype);
+            if (cm < 0 || (cm == 0 && (cd < 0 || (cd == 0 && ty <= tx))))
+                break;
+            order[j] = order[j - 1];
+        }
+        order[j] = i;
+    }
+    for (size_t i = 0; i < nall; i++) {
+        const sb_session_run *x = c->rep.pairs[all[order[i]]].target;
+        /* a case measured in two sessions is told apart by its session */
+        int twice = 0;
+        for (size_t j = 0; j < nall && !twice; j++)
+            twice = j != order[i] && same(c->rep.pairs[all[j]].target->case_key, x->case_key);
+        char sid[9];
+        short_id(x->session_id, sid);
+        sb_buf b = SB_BUF_INIT;
+        case_label(x, &b);
+        if (twice)
+            sb_buf_printf(&b, " (%s)", sid);
+        labels[i] = strdup(sb_buf_str(&b));
+        sb_buf_printf(&b, "%s session %s", twice ? "," : " |", sid);
+        tips[i] = strdup(sb_buf_str(&b));
+        sb_buf_free(&b);
+        if (!labels[i] || !tips[i]) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        memcpy(&sorted[i * ncols], &t[order[i] * ncols], ncols * sizeof *t);
+    }
+    for (size_t k = 0; k < ncols; k++)
+        plabels[k] = label_of(cols[k]);
+    char title[256];
+    snprintf(title, sizeof title, "%s on %s: kernel time of every provider at each of %zu cases", op, sku, nall);
+    sb_plot_case_times(title,
+                       "Evidence level: " SB_EVIDENCE_OP ", paired within a session; p50 of the rounds' medians, "
+                       "bar p20-p80; x: not timed (tooltip says why)",
+                       (const char *const *)labels, (const char *const *)tips, nall, cols, plabels, ncols, sorted,
+                       svg);
+    rc = sb_buf_failed(svg) ? sb_error_set(err, NULL, NULL, "out of memory") : SB_OK;
+done:
+    for (size_t i = 0; labels && tips && i < nall; i++) {
+        free(labels[i]);
+        free(tips[i]);
+    }
+    free(labels);
+    free(tips);
+    free(order);
+    free(sorted);
+    free(t);
+    return rc;
 }
 
 static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const char *only_baseline,
@@ -421,6 +540,23 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         if (b == 0)
             out->key = geo.ratio;
         const sb_session_pair *w = &c->rep.pairs[worst];
+        {
+            /* the geomean rests on every pair's two runs, of several sessions maybe */
+            int64_t *ids = malloc((2 * bs[b].n + 1) * sizeof *ids);
+            char figure[32];
+            snprintf(figure, sizeof figure, "%.3fx", geo.ratio);
+            for (size_t j = 0; ids && j < bs[b].n; j++) {
+                ids[2 * j] = c->rep.pairs[bs[b].pairs[j]].target->run_id;
+                ids[2 * j + 1] = c->rep.pairs[bs[b].pairs[j]].base->run_id;
+            }
+            if (ids)
+                sb_claims_add(c->claims, figure, w->target->provider, bs[b].baseline, sku, NULL, ids, 2 * bs[b].n);
+            else
+                c->claims->failed = 1;
+            free(ids);
+            snprintf(figure, sizeof figure, "%.3fx", w->kernel.ratio);
+            claim_pair(c, figure, w);
+        }
         json_t *e = json_object();
         sb_tpl_set_str(e, "baseline", label_of(bs[b].baseline));
         sb_tpl_set_num(e, "geomean", "%.3f", geo.ratio);
@@ -434,6 +570,9 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         sb_buf_reset(&ss);
         case_label(w->target, &ss);
         sb_tpl_set_str(e, "worst_case", sb_buf_str(&ss));
+        sb_buf_reset(&ss);
+        sb_verdict_counts(&ss, wins, lost);
+        sb_tpl_set_str(e, "verdicts", sb_buf_str(&ss));
         sb_buf_free(&ss);
         sb_tpl_set_num(e, "worst", "%.3f", w->kernel.ratio);
         sb_tpl_set_num(e, "worst_lo", "%.3f", w->kernel.lo);
@@ -448,8 +587,7 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
             const sb_session_pair *p = &c->rep.pairs[bs[b].pairs[j]];
             if (p->verdict != SB_PAIRED_SLOWER)
                 continue;
-            if (nloss++ >= MAX_LOSSES)
-                continue;
+            nloss++;
             json_t *l = json_object();
             sb_buf t = SB_BUF_INIT;
             case_label(p->target, &t);
@@ -457,6 +595,7 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
             sb_buf_free(&t);
             sb_tpl_set_str(l, "baseline", label_of(bs[b].baseline));
             sb_tpl_set_num(l, "ratio", "%.3f", p->kernel.ratio);
+            claim_pair(c, json_string_value(json_object_get(l, "ratio")), p);
             sb_tpl_set_num(l, "lo", "%.3f", p->kernel.lo);
             sb_tpl_set_num(l, "hi", "%.3f", p->kernel.hi);
             short_id(p->target->session_id, sid);
@@ -470,7 +609,6 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
     if (json_array_size(losses))
         json_object_set_new(json_array_get(losses, json_array_size(losses) - 1), "more", json_false());
     json_object_set_new(o, "has_losses", json_boolean(nloss > 0));
-    json_object_set_new(o, "more_losses", json_integer((json_int_t)(nloss > MAX_LOSSES ? nloss - MAX_LOSSES : 0)));
     /* the largest case: where the first baseline's absolute peak is highest */
     size_t big = bs[0].pairs[0];
     for (size_t j = 1; j < bs[0].n; j++)
@@ -498,35 +636,44 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
     if (table_rows(c, rows, nrows, cols, ncols, bs, nbs, rarr, err) != SB_OK ||
         table_rows(c, all, nall, cols, ncols, bs, nbs, aarr, err) != SB_OK)
         goto fail_bufs;
+    /* a plot where the table leaves cases out */
+    if (nall > nrows && finding_plot(c, all, nall, cols, ncols, uo->op, sku, &out->svg, err) != SB_OK)
+        goto fail_bufs;
     /* peak memory at the largest case: absolute (Liger-Kernel's CSV
      * convention) and beyond the inputs */
     {
         const sb_session_pair *p = &c->rep.pairs[big];
-        json_t *mem = json_object(), *items = json_array();
+        json_t *mem = json_object(), *cells = json_array();
         sb_buf t = SB_BUF_INIT;
         case_label(p->target, &t);
         sb_tpl_set_str(mem, "case", sb_buf_str(&t));
-        sb_buf_free(&t);
         char sid[9];
         short_id(p->target->session_id, sid);
         sb_tpl_set_str(mem, "session", sid);
-        json_object_set_new(mem, "items", items);
+        /* one cell a column of the times table: a row under it */
+        json_object_set_new(mem, "cells", cells);
+        size_t known = 0;
         for (size_t k = 0; k < ncols; k++) {
             const sb_session_run *r = run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]);
-            if (!r || strcmp(r->status, "passed") || r->peak_absolute_bytes < 0)
-                continue;
-            json_t *it = json_object();
-            sb_tpl_set_str(it, "provider", label_of(cols[k]));
-            sb_tpl_set_num(it, "abs_mb", "%.1f", (double)r->peak_absolute_bytes / 1e6);
-            sb_tpl_set_num(it, "beyond_mb", "%.1f",
-                           r->peak_beyond_inputs_bytes < 0 ? NAN : (double)r->peak_beyond_inputs_bytes / 1e6);
-            json_object_set_new(it, "more", json_true());
-            json_array_append_new(items, it);
+            sb_buf_reset(&t);
+            if (!r || strcmp(r->status, "passed") || r->peak_absolute_bytes < 0) {
+                sb_buf_puts(&t, "-");
+            } else {
+                mb_text((double)r->peak_absolute_bytes, &t);
+                sb_buf_puts(&t, " (");
+                if (r->peak_beyond_inputs_bytes < 0)
+                    sb_buf_puts(&t, "-");
+                else
+                    mb_text((double)r->peak_beyond_inputs_bytes, &t);
+                sb_buf_puts(&t, ")");
+                known++;
+                claim_run(c, sb_buf_str(&t), r);
+            }
+            json_array_append_new(cells, json_string(sb_buf_str(&t)));
         }
-        if (json_array_size(items))
-            json_object_set_new(json_array_get(items, json_array_size(items) - 1), "more", json_false());
-        json_object_set_new(o, "memory", json_array_size(items) ? mem : json_null());
-        if (!json_array_size(items))
+        sb_buf_free(&t);
+        json_object_set_new(o, "memory", known ? mem : json_null());
+        if (!known)
             json_decref(mem);
     }
     /* the first baseline's calls that wait for the GPU (their hold let go) */
@@ -550,6 +697,7 @@ oom_bufs:
 fail_bufs:
     json_decref(out->obj);
     out->obj = NULL;
+    sb_buf_free(&out->svg);
 done_bufs:
     sb_buf_free(&modes);
     sb_buf_free(&dtypes);
@@ -608,11 +756,38 @@ static int cite(ctx *c, sb_findings *out, sb_error *err)
     return SB_OK;
 }
 
+/* A card model and the GPUs of it the sessions ran on. */
+typedef struct card_gpus {
+    char *card;
+    sb_buf gpus;
+} card_gpus;
+
+static int card_add(card_gpus *v, size_t *n, const char *card, const char *gpu)
+{
+    size_t i = 0;
+    while (i < *n && strcmp(v[i].card, card))
+        i++;
+    if (i == *n) {
+        v[i].card = strdup(card);
+        if (!v[i].card)
+            return SB_ERR;
+        memset(&v[i].gpus, 0, sizeof v[i].gpus);
+        (*n)++;
+    }
+    comma_add(&v[i].gpus, gpu);
+    return sb_buf_failed(&v[i].gpus) ? SB_ERR : SB_OK;
+}
+
 int sb_findings_describe(sb_findings *f, const sb_session_runs *runs, const json_t *const *docs, sb_error *err)
 {
     json_t *d = f->data;
-    json_t *sarr = json_array();
+    json_t *sarr = json_array(), *citems = json_array();
     json_object_set_new(d, "sessions", sarr);
+    json_object_set_new(d, "commit_items", citems);
+    card_gpus *cards_v = calloc(f->nsessions + 1, sizeof *cards_v);
+    size_t ncards = 0;
+    if (!cards_v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     sb_buf cards = SB_BUF_INIT, drivers = SB_BUF_INIT, commits = SB_BUF_INIT, methods = SB_BUF_INIT,
            checks = SB_BUF_INIT, gpus = SB_BUF_INIT, archs = SB_BUF_INIT, t = SB_BUF_INIT;
     int rc = SB_OK;
@@ -654,15 +829,28 @@ int sb_findings_describe(sb_findings *f, const sb_session_runs *runs, const json
         char gpu[13];
         snprintf(gpu, sizeof gpu, "%s", first->gpu_uuid ? first->gpu_uuid : "unknown");
         sb_buf_reset(&t);
-        sb_buf_printf(&t, "%s (%s, %s)", name ? name : first->sku, first->sku, gpu);
-        comma_add(&cards, sb_buf_str(&t));
+        sb_buf_printf(&t, "%s (%s)", name ? name : first->sku, first->sku);
+        if (card_add(cards_v, &ncards, sb_buf_str(&t), gpu) != SB_OK) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
         comma_add(&gpus, gpu);
         comma_add(&drivers, drv ? drv : "unknown");
         /* a commit stated by the runner (SOLBOOK_GIT_SHA) has no describe
          * of its own: its SHA is the name */
         char sha[13];
         snprintf(sha, sizeof sha, "%s", first->git_sha ? first->git_sha : "unknown");
-        comma_add(&commits, desc && strncmp(desc, "stated by", 9) != 0 ? desc : sha);
+        const char *cname = desc && strncmp(desc, "stated by", 9) != 0 ? desc : sha;
+        size_t before = commits.len;
+        comma_add(&commits, cname);
+        if (commits.len > before) {
+            /* the commit's full SHA, for a link into the repository */
+            json_t *ci = json_object();
+            sb_tpl_set_str(ci, "name", cname);
+            sb_tpl_set_str(ci, "sha", first->git_sha ? first->git_sha : "unknown");
+            json_object_set_new(ci, "more", json_true());
+            json_array_append_new(citems, ci);
+        }
         comma_add(&methods, first->timing_method);
         comma_add(&checks, first->check_version);
         json_t *e = json_object();
@@ -682,6 +870,14 @@ int sb_findings_describe(sb_findings *f, const sb_session_runs *runs, const json
         json_array_append_new(sarr, e);
         rc = sb_repro_session(runs, first->session_id, doc, &f->commands, err);
     }
+    if (json_array_size(citems))
+        json_object_set_new(json_array_get(citems, json_array_size(citems) - 1), "more", json_false());
+    for (size_t i = 0; i < ncards; i++) {
+        sb_buf_printf(&cards, "%s%s: %s", i ? "; " : "", cards_v[i].card, sb_buf_str(&cards_v[i].gpus));
+        free(cards_v[i].card);
+        sb_buf_free(&cards_v[i].gpus);
+    }
+    free(cards_v);
     sb_tpl_set_str(d, "cards", sb_buf_str(&cards));
     sb_tpl_set_str(d, "drivers", sb_buf_str(&drivers));
     sb_tpl_set_str(d, "commits", sb_buf_str(&commits));
@@ -708,7 +904,7 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
     memset(out, 0, sizeof *out);
     upstream_op *uo = NULL;
     size_t nuo = 0;
-    ctx c = {.runs = runs};
+    ctx c = {.runs = runs, .claims = &out->claims};
     finding *f = NULL;
     size_t nf = 0;
     int rc = SB_ERR;
@@ -718,7 +914,8 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
         goto done;
     out->data = json_object();
     f = calloc(nuo * (c.rep.ngroups + 1) + 1, sizeof *f);
-    if (!out->data || !f) {
+    out->plots = calloc(SB_FINDINGS_MAX, sizeof *out->plots);
+    if (!out->data || !f || !out->plots) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
@@ -742,11 +939,18 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
     qsort(f, nf, sizeof *f, cmp_finding);
     json_t *arr = json_array();
     json_object_set_new(out->data, "findings", arr);
-    for (size_t i = 0; i < nf; i++) {
-        if (i < SB_FINDINGS_MAX) {
-            json_object_set_new(f[i].obj, "n", json_integer((json_int_t)i + 1));
-            json_array_append(arr, f[i].obj);
+    for (size_t i = 0; i < nf && i < SB_FINDINGS_MAX; i++) {
+        json_object_set_new(f[i].obj, "n", json_integer((json_int_t)i + 1));
+        sb_tpl_set_str(f[i].obj, "plot", "");
+        if (f[i].svg.len) {
+            /* the plot beside DISCUSSION.md, named by the finding's number */
+            sb_findings_plot *pl = &out->plots[out->nplots++];
+            snprintf(pl->file, sizeof pl->file, "finding-%zu.svg", i + 1);
+            pl->svg = f[i].svg;
+            memset(&f[i].svg, 0, sizeof f[i].svg);
+            sb_tpl_set_str(f[i].obj, "plot", pl->file);
         }
+        json_array_append(arr, f[i].obj);
     }
     out->nfindings = nf < SB_FINDINGS_MAX ? nf : SB_FINDINGS_MAX;
     /* the largest gap, and whether a labelled variant is shown: the asks */
@@ -772,8 +976,10 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
         goto done;
     rc = SB_OK;
 done:
-    for (size_t i = 0; i < nf; i++)
+    for (size_t i = 0; i < nf; i++) {
         json_decref(f[i].obj);
+        sb_buf_free(&f[i].svg);
+    }
     free(f);
     free(c.s);
     sb_session_report_free(&c.rep);
@@ -792,5 +998,9 @@ void sb_findings_free(sb_findings *f)
     free(f->session_ids);
     free(f->session_first_run);
     sb_buf_free(&f->commands);
+    sb_claims_free(&f->claims);
+    for (size_t i = 0; f->plots && i < f->nplots; i++)
+        sb_buf_free(&f->plots[i].svg);
+    free(f->plots);
     memset(f, 0, sizeof *f);
 }

@@ -15,12 +15,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "claims.h"
 #include "error.h"
 #include "session_query.h"
 #include "strbuf.h"
 
 /* At most this many findings in a packet (one per op and SKU). */
 #define SB_FINDINGS_MAX 10
+
+/* A finding's plot (plots.h, sb_plot_case_times): written beside
+ * DISCUSSION.md as file, which the finding links as an image. */
+typedef struct sb_findings_plot {
+    char file[32];
+    sb_buf svg;
+} sb_findings_plot;
 
 typedef struct sb_findings {
     json_t *data;       /* template data: measured, sessions, findings, appendix rows */
@@ -31,6 +39,9 @@ typedef struct sb_findings {
     size_t nsessions;
     sb_buf commands;    /* session.py commands, one a cited session (sb_findings_describe) */
     size_t nfindings;
+    sb_claims claims;   /* every figure the findings state, with the runs behind it */
+    sb_findings_plot *plots; /* one a finding whose table leaves cases out */
+    size_t nplots;
 } sb_findings;
 
 /* 1 when target has rows in upstream_ops.csv: its packet is findings. */

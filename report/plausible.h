@@ -65,6 +65,7 @@ typedef struct sb_plaus_input {
     int l2_cold;                     /* the run flushed L2 before each launch */
     double flop_ceiling_tflops;      /* NAN when unknown */
     const char *flop_ceiling_name;   /* "measured gemm.bf16", "datasheet fp32 (CUDA cores)" */
+    int tensor;                      /* 1: the op model's compute is a matmul on tensor cores */
 } sb_plaus_input;
 
 typedef struct sb_plaus_verdict {
@@ -74,6 +75,13 @@ typedef struct sb_plaus_verdict {
     double pct_ceiling;             /* 100 * gbps / ceiling_gbps */
     char ceiling_name[64];          /* bw.copy, bw.add/triad, datasheet HBM */
     char reason[512];
+    /* The ceiling that fits the op, for a report's "% of ceiling": the
+     * matmul's (flop_ceiling_*) where the op model's compute is tensor
+     * (FLCE, GEMM), the bandwidth ceiling above otherwise. */
+    int tensor;
+    double flop_ceiling_tflops;     /* NAN when unknown */
+    double pct_flop_ceiling;        /* 100 * tflops / flop_ceiling_tflops */
+    char flop_ceiling_name[64];
 } sb_plaus_verdict;
 
 /* The check itself, on figures alone (no database, no files). */

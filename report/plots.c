@@ -362,12 +362,14 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
     sb_scale sy = {0, ymax, B, T, 0};
     sb_scale sx = {0, 1, L, R, 0};
     char title[256];
-    snprintf(title, sizeof title, "Geomean speedup over %s: %s %s %s", baseline, op, mode, dtype);
+    snprintf(title, sizeof title, "Unpaired: geomean speedup over %s: %s %s %s", baseline, op, mode, dtype);
     sb_svg_begin(out, width, 420, title);
     sb_svg_text(out, L, 24, "start", 15, 0, "#000000", title);
+    /* the bars are of newest result runs, never a session's pairs
+     * (docs/CLAIMS.md, rule 8): the caption says so */
     sb_svg_text(out, L, 40, "start", 11, 0, "#444444",
-                "Evidence level: " SB_EVIDENCE_OP "; baseline median / provider median, geomean "
-                "over shapes both passed");
+                "Evidence level: " SB_EVIDENCE_OP "; different runs: baseline median / provider median "
+                "of the newest runs, geomean over shapes both passed");
     plot_area(out, &sx, &sy);
     sb_svg_axis_linear_y(out, &sy, L, R, nticks, "geomean speedup (x)");
     sb_svg_line(out, L, B, R, B, "#000000", 1, NULL);
@@ -416,6 +418,19 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
     sb_svg_end(out);
     free(providers.v);
     free(skus.v);
+}
+
+/* A case a provider has no time at: a cross of half-size h at (x, y) in
+ * a group of class cls whose tooltip says why. */
+static void cross_mark(sb_buf *out, const char *cls, const char *tip, double x, double y, double h,
+                       const char *colour, double width)
+{
+    sb_buf_printf(out, "<g class=\"%s\"><title>", cls);
+    sb_buf_xml_escaped(out, tip);
+    sb_buf_puts(out, "</title>");
+    sb_svg_line(out, x - h, y - h, x + h, y + h, colour, width, NULL);
+    sb_svg_line(out, x - h, y + h, x + h, y - h, colour, width, NULL);
+    sb_buf_puts(out, "</g>\n");
 }
 
 typedef struct shape_slot {
@@ -525,13 +540,7 @@ void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char 
                          r->provider,
                          strcmp(r->status, "skipped") == 0 ? "skipped" : "failed correctness",
                          r->run_id);
-                double y = B - 8 - 9.0 * (double)p;
-                sb_buf_printf(out, "<g class=\"failed-case\"><title>");
-                sb_buf_xml_escaped(out, tip);
-                sb_buf_puts(out, "</title>");
-                sb_svg_line(out, x - 4, y - 4, x + 4, y + 4, colour, 2, NULL);
-                sb_svg_line(out, x - 4, y + 4, x + 4, y - 4, colour, 2, NULL);
-                sb_buf_puts(out, "</g>\n");
+                cross_mark(out, "failed-case", tip, x, B - 8 - 9.0 * (double)p, 4, colour, 2);
             }
         }
         if (npts > 1)
@@ -548,4 +557,101 @@ void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char 
     sb_svg_end(out);
     free(providers.v);
     free(slots);
+}
+
+/* 1 when one of colours[0..n) is c. */
+static int colour_used(const char *const *colours, size_t n, const char *c)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(colours[i], c) == 0)
+            return 1;
+    return 0;
+}
+
+void sb_plot_case_times(const char *title, const char *caption, const char *const *labels,
+                        const char *const *tips, size_t ncases, const char *const *names,
+                        const char *const *labels_p, size_t nproviders, const sb_case_time *t,
+                        sb_buf *out)
+{
+    double ylo = INFINITY, yhi = -INFINITY;
+    for (size_t i = 0; i < ncases * nproviders; i++)
+        if (t[i].p50 > 0 && isfinite(t[i].p50)) {
+            ylo = fmin(ylo, fmin(t[i].p50, t[i].p20 > 0 ? t[i].p20 : t[i].p50));
+            yhi = fmax(yhi, fmax(t[i].p50, t[i].p80 > 0 ? t[i].p80 : t[i].p50));
+        }
+    if (!(ylo <= yhi)) {
+        ylo = 0.01;
+        yhi = 1;
+    }
+    double y0, y1;
+    sb_scale_decades(ylo / 1.5, yhi * 1.5, &y0, &y1);
+    /* a slot per case wide enough for a point of each provider side by side */
+    double step = fmax(16.0, 7.0 * (double)nproviders + 4);
+    const double L = 90, T = 50, B = 330;
+    double R = L + 20 + (double)ncases * step;
+    if (R < L + 300)
+        R = L + 300;
+    sb_scale sx = {0, (double)(ncases ? ncases : 1), L + 10, R - 10, 0};
+    sb_scale sy = {y0, y1, B, T, 1};
+    /* room under the axis for the slanted case labels */
+    size_t longest = 0;
+    for (size_t k = 0; k < ncases; k++)
+        if (strlen(labels[k]) > longest)
+            longest = strlen(labels[k]);
+    int height = (int)(B + 40 + 5.5 * (double)longest * 0.8);
+    int width = (int)R + 240;
+    if (width < (int)(L + 6.0 * (double)strlen(caption)))
+        width = (int)(L + 6.0 * (double)strlen(caption));
+    /* each series its own colour: a provider without one of its own may
+     * hash to another's, so a repeat takes the first colour not in use */
+    const char *colours[32];
+    size_t nc = nproviders < 32 ? nproviders : 32;
+    for (size_t p = 0; p < nc; p++) {
+        colours[p] = sb_svg_provider_color(names[p]);
+        for (size_t i = 0; i < 64 && colour_used(colours, p, colours[p]); i++)
+            colours[p] = sb_svg_color(i);
+    }
+    sb_svg_begin(out, width, height, title);
+    sb_svg_text(out, L, 24, "start", 15, 0, "#000000", title);
+    sb_svg_text(out, L, 40, "start", 11, 0, "#444444", caption);
+    plot_area(out, &sx, &sy);
+    sb_svg_axis_log_y(out, &sy, L, R, "ms", "kernel time, p50 (bar: p20-p80)");
+    sb_svg_line(out, L, B, R, B, "#000000", 1, NULL);
+    for (size_t k = 0; k < ncases; k++) {
+        double x = sb_scale_map(&sx, (double)k + 0.5);
+        sb_svg_line(out, x, B, x, B + 4, "#000000", 1, NULL);
+        sb_svg_text(out, x, B + 12, "end", 9, -55, "#000000", labels[k]);
+    }
+    sb_buf_puts(out, SB_SVG_POINTS_BEGIN);
+    for (size_t p = 0; p < nc; p++) {
+        const char *colour = colours[p];
+        double off = ((double)p - ((double)nproviders - 1) / 2.0) * 6.0;
+        for (size_t k = 0; k < ncases; k++) {
+            const sb_case_time *c = &t[k * nproviders + p];
+            double x = sb_scale_map(&sx, (double)k + 0.5) + off;
+            char tip[1024];
+            if (c->p50 > 0 && isfinite(c->p50)) {
+                double y = sb_scale_map(&sy, c->p50);
+                if (c->p20 > 0 && c->p80 > 0)
+                    sb_svg_line(out, x, sb_scale_map(&sy, c->p20), x, sb_scale_map(&sy, c->p80), colour, 1.5,
+                                NULL);
+                snprintf(tip, sizeof tip, "%s | %s | p50 %.4g ms (p20 %.4g, p80 %.4g)", tips[k], labels_p[p],
+                         c->p50, c->p20, c->p80);
+                sb_svg_point(out, x, y, 3, colour, "point", tip);
+            } else if (c->state) {
+                snprintf(tip, sizeof tip, "%s | %s | %s", tips[k], labels_p[p], c->state);
+                cross_mark(out, "not-timed", tip, x, B - 6 - 7.0 * (double)p, 3, colour, 1.5);
+            }
+        }
+    }
+    sb_buf_puts(out, SB_SVG_POINTS_END);
+    /* the legend with the labels given (a variant says so) */
+    sb_svg_text(out, R + 20, T + 10, "start", 12, 0, "#000000", "provider");
+    for (size_t p = 0; p < nc; p++) {
+        double yy = T + 28 + 18.0 * (double)p;
+        sb_buf_printf(out, "<circle class=\"legend\" cx=\"%.2f\" cy=\"%.2f\" r=\"5.0\" fill=\"%s\"/>\n", R + 25,
+                      yy - 4, colours[p]);
+        sb_svg_text(out, R + 35, yy, "start", 11, 0, "#000000", labels_p[p]);
+    }
+    sb_svg_end(out);
 }

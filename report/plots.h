@@ -39,4 +39,23 @@ void sb_plot_speedup(const sb_geo_table *t, const char *op, const char *mode, co
 void sb_plot_latency(const sb_pick *picks, size_t n, const char *op, const char *mode,
                      const char *dtype, const char *sku, sb_buf *out);
 
+/* One provider's time at one case: p50 with its p20-p80 range in ms
+ * (p50 NAN: not timed, and state says why: "failed check", "skipped"; a
+ * NULL state then means the provider has no run of the case). */
+typedef struct sb_case_time {
+    double p50, p20, p80;
+    const char *state;
+} sb_case_time;
+
+/* Time per case of every provider: cases along x in the order given
+ * (labels[i], tooltips name tips[i]), log ms on y, one point per timed
+ * (case, provider) with a p20-p80 bar, coloured by provider (names[p];
+ * the legend writes labels_p[p]); a case a provider was not timed at is a
+ * cross under the axis with its state as tooltip. t holds ncases x
+ * nproviders cells, case by case. caption: the plot's evidence line. */
+void sb_plot_case_times(const char *title, const char *caption, const char *const *labels,
+                        const char *const *tips, size_t ncases, const char *const *names,
+                        const char *const *labels_p, size_t nproviders, const sb_case_time *t,
+                        sb_buf *out);
+
 #endif

@@ -52,6 +52,17 @@ const char *sb_rg_confirm_name(sb_rg_confirm c)
     return "unknown";
 }
 
+const char *sb_rg_threshold_from_name(sb_rg_threshold_from f)
+{
+    switch (f) {
+    case SB_RG_FROM_MIN_EFFECT: return "min-effect";
+    case SB_RG_FROM_CASE_AA: return "case A/A";
+    case SB_RG_FROM_SKU_AA: return "SKU cross-card A/A";
+    case SB_RG_FROM_HISTORY_AA: return "drift class A/A";
+    }
+    return "unknown";
+}
+
 int sb_rg_own_provider(const char *provider)
 {
     return strcmp(provider, SB_PROJECT_PROVIDER) == 0 || strncmp(provider, "solbook-", 8) == 0;
@@ -444,11 +455,104 @@ static const run_ref *pick(const run_ref *refs, size_t n, size_t s, int s_other,
     return best_card ? best_card : best;
 }
 
-/* The cross-card threshold of each SKU with A/A data (sessions.h). */
-typedef struct aa_noise {
+/* The largest A/A change of one case, provider and SKU on one relation
+ * of cards; key is "case_key\x1fprovider\x1fsku". */
+typedef struct aa_case {
+    char *key;
+    int same_card;
+    double most;
+} aa_case;
+
+/* The cross-card threshold of each SKU with A/A data, and the largest A/A
+ * change of each case measured (sessions.h); cases sorted by key. */
+struct sb_rg_aa {
     sb_rg_noise *v;
     size_t n;
-} aa_noise;
+    aa_case *cases;
+    size_t ncases;
+};
+typedef struct sb_rg_aa aa_noise;
+
+static void aa_noise_free(aa_noise *a)
+{
+    for (size_t i = 0; i < a->ncases; i++)
+        free(a->cases[i].key);
+    free(a->cases);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+static int cmp_aa_case(const void *x, const void *y)
+{
+    const aa_case *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->same_card > b->same_card) - (a->same_card < b->same_card);
+}
+
+static char *case_key_of(const char *case_key, const char *provider, const char *sku)
+{
+    size_t n = strlen(case_key) + strlen(provider) + strlen(sku) + 3;
+    char *k = malloc(n);
+    if (k)
+        snprintf(k, n, "%s\x1f%s\x1f%s", case_key, provider, sku);
+    return k;
+}
+
+/* Adds the comparisons of nr to out->cases, keeping the largest change of
+ * each case and relation (sorted again by aa_noise_load). */
+static int aa_cases_add(aa_noise *out, const sb_noise_report *nr, sb_error *err)
+{
+    for (size_t i = 0; i < nr->ncmp; i++) {
+        const sb_noise_cmp *c = &nr->cmp[i];
+        aa_case *nv = realloc(out->cases, (out->ncases + 1) * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        out->cases = nv;
+        char *key = case_key_of(c->a->case_key, c->a->provider, c->a->sku);
+        if (!key)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        nv[out->ncases++] = (aa_case){key, sb_noise_same_card(c->kind), c->change};
+    }
+    return SB_OK;
+}
+
+/* Sorts the cases and keeps one entry, the largest change, for each. */
+static void aa_cases_fold(aa_noise *a)
+{
+    if (!a->ncases)
+        return;
+    qsort(a->cases, a->ncases, sizeof *a->cases, cmp_aa_case);
+    size_t m = 0;
+    for (size_t i = 0; i < a->ncases; i++) {
+        if (m && cmp_aa_case(&a->cases[m - 1], &a->cases[i]) == 0) {
+            a->cases[m - 1].most = fmax(a->cases[m - 1].most, a->cases[i].most);
+            free(a->cases[i].key);
+        } else {
+            a->cases[m++] = a->cases[i];
+        }
+    }
+    a->ncases = m;
+}
+
+/* The largest A/A change of run r's case, provider and SKU on one card
+ * (same_card 1) or across two; -1 when none was measured. */
+static double aa_case_most(const aa_noise *a, const sb_result *r, int same_card)
+{
+    char *key = case_key_of(r->case_key, r->provider, r->sku);
+    if (!key)
+        return -1.0;
+    aa_case want = {key, same_card, 0.0};
+    const aa_case *hit = a->ncases ? bsearch(&want, a->cases, a->ncases, sizeof want, cmp_aa_case) : NULL;
+    free(key);
+    return hit ? hit->most : -1.0;
+}
+
+/* 1: r times kernels the way the A/A sessions do, by held launch, so
+ * their noise is the noise of its series. */
+static int held_launch(const sb_result *r)
+{
+    return r->launch_hold || (r->kernel_method && strcmp(r->kernel_method, "held-launch") == 0);
+}
 
 static int cmp_session_sku(const void *a, const void *b)
 {
@@ -492,6 +596,8 @@ static int aa_noise_load(sqlite3 *db, const sb_rg_opts *o, aa_noise *out, sb_err
         sb_session_runs sub = {sorted + a, b - a};
         sb_noise_report nr = {0};
         rc = sb_noise_measure(&sub, &no, &nr, err);
+        if (rc == SB_OK)
+            rc = aa_cases_add(out, &nr, err);
         const sb_noise_kind *k = &nr.kind[SB_NOISE_SKU];
         if (rc == SB_OK && k->n >= SB_RG_AA_MIN_COMPARISONS) {
             sb_rg_noise *nv = realloc(out->v, (out->n + 1) * sizeof *nv);
@@ -511,34 +617,75 @@ static int aa_noise_load(sqlite3 *db, const sb_rg_opts *o, aa_noise *out, sb_err
 done:
     free(sorted);
     sb_session_runs_free(&runs);
-    if (rc != SB_OK) {
-        free(out->v);
-        memset(out, 0, sizeof *out);
-    }
+    if (rc != SB_OK)
+        aa_noise_free(out);
+    else
+        aa_cases_fold(out);
     return rc;
 }
 
-/* The cross-card threshold of sku (never below min_effect), recorded in
- * the list's noise table the first time. */
-static int cross_card(const aa_noise *aa, const sb_rg_opts *o, const char *sku, sb_rg_list *l,
-                      double *threshold, sb_error *err)
+int sb_rg_aa_load(sqlite3 *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
 {
-    for (size_t i = 0; i < l->nnoise; i++)
-        if (strcmp(l->noise[i].sku, sku) == 0) {
-            *threshold = fmax(o->min_effect, l->noise[i].threshold);
-            return SB_OK;
-        }
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (aa_noise_load(db, o, *out, err) != SB_OK) {
+        free(*out);
+        *out = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+void sb_rg_aa_free(sb_rg_aa *a)
+{
+    if (!a)
+        return;
+    aa_noise_free(a);
+    free(a);
+}
+
+/* The cross-card noise of sku: the measured entry, else the default. */
+static sb_rg_noise sku_noise(const sb_rg_aa *aa, const char *sku)
+{
     sb_rg_noise e = {{0}, SB_RG_CROSS_CARD_DEFAULT, 0};
     snprintf(e.sku, sizeof e.sku, "%s", sku);
-    for (size_t i = 0; i < aa->n; i++)
+    for (size_t i = 0; aa && i < aa->n; i++)
         if (strcmp(aa->v[i].sku, sku) == 0)
             e = aa->v[i];
+    return e;
+}
+
+double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run, int same_card,
+                       double min_effect, sb_rg_threshold_from *from)
+{
+    double most = aa && held_launch(old_run) && held_launch(new_run)
+                      ? aa_case_most(aa, new_run, same_card == 1)
+                      : -1.0;
+    if (most >= 0.0) {
+        *from = SB_RG_FROM_CASE_AA;
+        return sb_aa_threshold(most, min_effect);
+    }
+    if (same_card == 1) {
+        *from = SB_RG_FROM_MIN_EFFECT;
+        return min_effect;
+    }
+    *from = SB_RG_FROM_SKU_AA;
+    return fmax(min_effect, sku_noise(aa, new_run->sku).threshold);
+}
+
+/* Records the cross-card noise of sku in the list's noise table the
+ * first time. */
+static int note_sku_noise(const sb_rg_aa *aa, const char *sku, sb_rg_list *l, sb_error *err)
+{
+    for (size_t i = 0; i < l->nnoise; i++)
+        if (strcmp(l->noise[i].sku, sku) == 0)
+            return SB_OK;
     sb_rg_noise *nv = realloc(l->noise, (l->nnoise + 1) * sizeof *nv);
     if (!nv)
         return sb_error_set(err, NULL, NULL, "out of memory");
     l->noise = nv;
-    l->noise[l->nnoise++] = e;
-    *threshold = fmax(o->min_effect, e.threshold);
+    l->noise[l->nnoise++] = sku_noise(aa, sku);
     return SB_OK;
 }
 
@@ -574,9 +721,9 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         snprintf(row.changed, sizeof row.changed, "%s", d.len ? sb_buf_str(&d) : "");
         sb_buf_free(&d);
     }
-    double threshold = w->o->min_effect;
-    if (row.same_card != 1 &&
-        cross_card(w->aa, w->o, new_ref->r->sku, w->out, &threshold, err) != SB_OK)
+    double threshold =
+        sb_rg_threshold(w->aa, old->r, new_ref->r, row.same_card, w->o->min_effect, &row.threshold_from);
+    if (row.threshold_from == SB_RG_FROM_SKU_AA && note_sku_noise(w->aa, new_ref->r->sku, w->out, err) != SB_OK)
         return SB_ERR;
     row.threshold = threshold;
     if (!passing)
@@ -773,6 +920,94 @@ static int cmp_step(const void *a, const void *b)
     return c;
 }
 
+static int tested(const sb_rg_row *r)
+{
+    return (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
+            r->verdict == SB_RG_NO_CHANGE) &&
+           r->old_run && !isnan(r->p) && !isnan(r->rel_change);
+}
+
+/* The noise class of a drift step: one provider, SKU, op and mode, one
+ * relation of cards and one way of timing (tool, timer, held launch). */
+static int cmp_drift_class(const sb_rg_row *a, const sb_rg_row *b)
+{
+    const sb_result *x = a->new_run, *y = b->new_run;
+    int c = strcmp(x->provider, y->provider);
+    if (!c)
+        c = strcmp(x->sku, y->sku);
+    if (!c)
+        c = strcmp(x->op, y->op);
+    if (!c)
+        c = strcmp(x->mode, y->mode);
+    if (!c)
+        c = (a->same_card > b->same_card) - (a->same_card < b->same_card);
+    if (!c)
+        c = strcmp(x->tool_name ? x->tool_name : "", y->tool_name ? y->tool_name : "");
+    if (!c)
+        c = strcmp(x->timer ? x->timer : "", y->timer ? y->timer : "");
+    if (!c)
+        c = (x->launch_hold > y->launch_hold) - (x->launch_hold < y->launch_hold);
+    return c;
+}
+
+typedef struct drift_ref {
+    const sb_rg_row *r;
+    size_t i; /* index in the list */
+} drift_ref;
+
+static int cmp_drift_ref(const void *x, const void *y)
+{
+    const drift_ref *a = x, *b = y;
+    int c = cmp_drift_class(a->r, b->r);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The steps of a provider the project does not change, under one
+ * environment, are A/A comparisons of their way of timing: the commits
+ * measured do not touch that code. Each tested drift step is judged
+ * against the others of its noise class (held out: never against
+ * itself): where there are at least SB_RG_DRIFT_MIN_CLASS others, its
+ * threshold is at least 1.5 times the largest |change| among them. */
+static int drift_noise(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
+{
+    drift_ref *v = malloc((l->n ? l->n : 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].cause == SB_RG_DRIFT && tested(&l->v[i]))
+            v[n++] = (drift_ref){&l->v[i], i};
+    qsort(v, n, sizeof *v, cmp_drift_ref);
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && cmp_drift_class(v[a].r, v[b].r) == 0)
+            b++;
+        /* the two largest changes of the class: the largest of the others
+         * is the first, except for the step that is the first */
+        size_t top = a, second = b;
+        for (size_t k = a + 1; k < b; k++)
+            if (fabs(v[k].r->rel_change) > fabs(v[top].r->rel_change))
+                top = k;
+        for (size_t k = a; k < b; k++)
+            if (k != top && (second == b || fabs(v[k].r->rel_change) > fabs(v[second].r->rel_change)))
+                second = k;
+        if (b - a > SB_RG_DRIFT_MIN_CLASS) {
+            for (size_t k = a; k < b; k++) {
+                sb_rg_row *r = &l->v[v[k].i];
+                double most = fabs(v[k == top ? second : top].r->rel_change);
+                double t = sb_aa_threshold(most, o->min_effect);
+                if (t > r->threshold) { /* adjust_steps judges the step again */
+                    r->threshold = t;
+                    r->threshold_from = SB_RG_FROM_HISTORY_AA;
+                }
+            }
+        }
+        a = b;
+    }
+    free(v);
+    return SB_OK;
+}
+
 /* Benjamini-Hochberg over the tested cases of each commit step (the same
  * old and new commit), and the verdicts again on the adjusted p. */
 static int adjust_steps(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
@@ -902,13 +1137,15 @@ int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb
         i = j + 1;
     }
     if (rc == SB_OK)
+        rc = drift_noise(out, o, err);
+    if (rc == SB_OK)
         rc = adjust_steps(out, o, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, set, err);
     out->searched_cp = 1;
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
-    free(aa.v);
+    aa_noise_free(&aa);
     sb_rg_order_free(&ord);
     if (rc != SB_OK)
         sb_rg_free(out);
@@ -1004,7 +1241,9 @@ void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
                   "cross-card A/A threshold (",
                   n, n == 1 ? "" : "s", o->alpha, o->min_effect * 100.0);
     cross_card_text(l, out);
-    sb_buf_puts(out, "), or failing now after passing. Steps of other providers (environment "
+    sb_buf_puts(out, "); where the stored A/A sessions measured the case by held launch, by at "
+                     "least 1.5 times its largest A/A change on that relation of cards; or failing "
+                     "now after passing. Steps of other providers (environment "
                      "or noise drift) and steps across a protocol or environment change are "
                      "listed apart and never counted.");
 }
@@ -1349,6 +1588,7 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, int latest_only,
         json_object_set_new(j, "p_adjusted", num_or_null(r->p_adjusted));
         json_object_set_new(j, "rel_change", num_or_null(r->rel_change));
         json_object_set_new(j, "threshold", num_or_null(r->threshold > 0 ? r->threshold : NAN));
+        json_object_set_new(j, "threshold_from", json_string(sb_rg_threshold_from_name(r->threshold_from)));
         json_object_set_new(j, "same_card", r->same_card < 0 ? json_null() : json_boolean(r->same_card));
         json_object_set_new(j, "range_commits",
                             r->range_commits < 0 ? json_null() : json_integer(r->range_commits));

@@ -10,12 +10,23 @@
  *   regression   p < alpha and (new - old) / old >=  threshold
  *   improvement  p < alpha and (new - old) / old <= -threshold
  *   no change    otherwise
- * The threshold is min_effect where both runs ran on one physical card
- * (the same GPU UUID); across cards (or cards not recorded) it is the
- * larger of min_effect and the SKU's cross-card noise: 1.5 times the 95th
- * percentile of |ratio - 1| of the A/A comparisons across two cards of the
- * SKU stored in the database (report/sessions.h, at least
- * SB_RG_AA_MIN_COMPARISONS of them), else SB_RG_CROSS_CARD_DEFAULT.
+ * The threshold of a step comes from measured A/A noise (sb_rg_threshold_from):
+ *   - where both runs time kernels by held launch, as the measuring
+ *     sessions do, and the stored A/A sessions (report/sessions.h)
+ *     compared the case, provider and SKU on the same relation of cards
+ *     (one card, or two): the larger of min_effect and 1.5 times the
+ *     largest |ratio - 1| of those comparisons;
+ *   - else on one physical card (the same GPU UUID): min_effect;
+ *   - else (two cards, or cards not recorded) the larger of min_effect and
+ *     the SKU's cross-card noise: 1.5 times the 95th percentile of
+ *     |ratio - 1| of the A/A comparisons across two cards of the SKU (at
+ *     least SB_RG_AA_MIN_COMPARISONS of them), else SB_RG_CROSS_CARD_DEFAULT.
+ * A step of another provider under one environment (drift) is an A/A
+ * comparison of its way of timing, since the project's commits do not
+ * touch that code: where its noise class (provider, SKU, op, mode,
+ * relation of cards, tool, timer, held launch) holds at least
+ * SB_RG_DRIFT_MIN_CLASS other tested steps, its threshold is at least 1.5
+ * times the largest |change| among those others (never its own).
  * Runs without samples (quantiles-only imports) are "no samples", not
  * tested. When even the most extreme data of these sample sizes could not
  * give p < alpha (2 / C(n1 + n2, n1) >= alpha, e.g. one sample each), the
@@ -78,6 +89,19 @@ const char *sb_rg_confirm_name(sb_rg_confirm c);
  * noise`, 84 comparisons on two H100 cards). */
 #define SB_RG_CROSS_CARD_DEFAULT 0.095
 #define SB_RG_AA_MIN_COMPARISONS 20
+/* Fewest other steps of a drift step's noise class that give it a
+ * threshold (sb_rg_history). */
+#define SB_RG_DRIFT_MIN_CLASS 3
+
+/* Where a step's threshold comes from. */
+typedef enum sb_rg_threshold_from {
+    SB_RG_FROM_MIN_EFFECT = 0, /* min_effect: one card, no A/A runs of the case */
+    SB_RG_FROM_CASE_AA,        /* the case's own A/A runs on that relation of cards */
+    SB_RG_FROM_SKU_AA,         /* the SKU's cross-card A/A runs, or the default */
+    SB_RG_FROM_HISTORY_AA,     /* the other drift steps of its noise class */
+} sb_rg_threshold_from;
+
+const char *sb_rg_threshold_from_name(sb_rg_threshold_from f);
 
 /* 1: provider is one of the project's own kernels. */
 int sb_rg_own_provider(const char *provider);
@@ -99,6 +123,7 @@ typedef struct sb_rg_row {
     sb_rg_cause cause;
     int same_card;       /* 1: both runs on one GPU UUID; 0: two cards; -1: not recorded */
     double threshold;    /* the smallest change the verdict counts */
+    sb_rg_threshold_from threshold_from;
     long range_commits;  /* commits from old to new in git order; -1 unknown */
     char changed[192];   /* protocol/environment steps: what differs, "timer a -> b; ..." */
     sb_rg_confirm confirm;
@@ -136,6 +161,19 @@ typedef struct sb_rg_list {
     size_t ncp;
     int searched_cp;        /* 1: sb_rg_history searched for change points */
 } sb_rg_list;
+
+/* The A/A noise of a database's measuring sessions (report/sessions.h)
+ * as thresholds take it: each SKU's cross-card noise and each case's
+ * largest A/A change on one card and across two. */
+typedef struct sb_rg_aa sb_rg_aa;
+int sb_rg_aa_load(sqlite3 *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
+void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */
+
+/* The threshold of a step from old_run to new_run (one case, provider
+ * and SKU) by the rule above; same_card 1: one GPU UUID, 0: two, -1: not
+ * recorded. aa NULL: no A/A runs stored. *from says which rule gave it. */
+double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run, int same_card,
+                       double min_effect, sb_rg_threshold_from *from);
 
 /* Compares two passing runs of one case into row (verdict and figures). */
 int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,

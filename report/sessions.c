@@ -346,6 +346,12 @@ void sb_session_report_free(sb_session_report *r)
     memset(r, 0, sizeof *r);
 }
 
+void sb_verdict_counts(sb_buf *out, size_t wins, size_t losses)
+{
+    sb_buf_printf(out, "%zu %s, %zu %s", wins, wins == 1 ? sb_verdict_one[SB_PAIRED_FASTER] : sb_verdict_many[SB_PAIRED_FASTER],
+                  losses, losses == 1 ? sb_verdict_one[SB_PAIRED_SLOWER] : sb_verdict_many[SB_PAIRED_SLOWER]);
+}
+
 /* ---- Headlines ---------------------------------------------------------- */
 
 /* The position of provider p in the NULL-ended list bases; its length for
@@ -467,7 +473,7 @@ int sb_session_headlines_take(sb_session_runs *runs, const char *op, const char 
         in.n = 0;
         for (size_t i = 0; i < runs->n; i++) {
             long long t;
-            if (runs->v[i].started_at && sb_rfc3339_parse(runs->v[i].started_at, &t) == 0 && t >= from && t < to)
+            if (runs->v[i].finished_at && sb_rfc3339_parse(runs->v[i].finished_at, &t) == 0 && t >= from && t < to)
                 window[in.n++] = runs->v[i]; /* shares runs->v[i]'s text */
         }
     }
@@ -614,51 +620,105 @@ static int noise_unpaired(const double *a, size_t na, const double *b, size_t nb
     return SB_OK;
 }
 
-/* A same-session A/A comparison, kept for the leave-one-session-out pass. */
+/* An A/A comparison, kept for the held-out pass: a and b are the round
+ * medians of its two sides (paired for SB_NOISE_SESSION). */
 typedef struct aa_pair {
-    const sb_session_run *run;
+    int kind;
+    const sb_session_run *ra, *rb;
     const double *a, *b;
-    size_t n;
+    size_t na, nb;
     double change; /* |ratio - 1| */
 } aa_pair;
 
-static int same_series(const sb_session_run *x, const sb_session_run *y)
+int sb_noise_same_card(int kind)
 {
-    return same_str(x->case_key, y->case_key) && same_str(x->provider, y->provider) &&
-           same_str(x->gpu_uuid, y->gpu_uuid);
+    return kind == SB_NOISE_SESSION || kind == SB_NOISE_CARD;
 }
 
-static int noise_derived(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_noise_kind *k, sb_error *err)
+/* 1 when x and y are comparisons of one case, provider and SKU on the
+ * same relation of cards (one card, or two) that share no session. */
+static int held_out_match(const aa_pair *x, const aa_pair *y)
+{
+    return sb_noise_same_card(x->kind) == sb_noise_same_card(y->kind) &&
+           same_str(x->ra->case_key, y->ra->case_key) && same_str(x->ra->provider, y->ra->provider) &&
+           same_str(x->ra->sku, y->ra->sku) && !same_str(x->ra->session_id, y->ra->session_id) &&
+           !same_str(x->ra->session_id, y->rb->session_id) && !same_str(x->rb->session_id, y->ra->session_id) &&
+           !same_str(x->rb->session_id, y->rb->session_id);
+}
+
+/* Flags (and says slower) the comparison of a with b at threshold thr,
+ * as its kind judges one: paired by sb_paired_judge, unpaired by the
+ * Mann-Whitney test of the round medians and the change of their medians. */
+static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts *o, double thr, int *flag,
+                          int *slower, sb_error *err)
+{
+    if (v->kind == SB_NOISE_SESSION) {
+        sb_paired p;
+        if (sb_paired_ratio(v->a, b, v->na, o->level, &p, err) != SB_OK)
+            return SB_ERR;
+        sb_paired_verdict verdict = sb_paired_judge(&p, thr);
+        *flag = verdict == SB_PAIRED_SLOWER || verdict == SB_PAIRED_FASTER;
+        *slower = verdict == SB_PAIRED_SLOWER;
+        return SB_OK;
+    }
+    sb_noise_opts u = *o;
+    u.unpaired_threshold = thr;
+    if (unpaired_flags(v->a, v->na, b, v->nb, &u, flag) != 0)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    *slower = *flag && sb_median(b, v->nb) > sb_median(v->a, v->na);
+    return SB_OK;
+}
+
+/* Each comparison judged again with a threshold of its case's own, taken
+ * from the comparisons of the same case, provider, SKU and relation of
+ * cards in sessions other than its two (held out): the larger of the
+ * kind's floor and 1.5 times the largest |ratio - 1| there. */
+static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_noise_report *out, sb_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         double most = -1.0;
         for (size_t j = 0; j < n; j++)
-            if (!same_str(v[j].run->session_id, v[i].run->session_id) && same_series(v[j].run, v[i].run) &&
-                v[j].change > most)
+            if (held_out_match(&v[i], &v[j]) && v[j].change > most)
                 most = v[j].change;
         if (most < 0.0)
             continue;
-        double thr = sb_aa_threshold(most, o->paired_threshold);
-        sb_paired p;
-        if (sb_paired_ratio(v[i].a, v[i].b, v[i].n, o->level, &p, err) != SB_OK)
+        sb_noise_kind *k = &out->kind[v[i].kind];
+        double thr = sb_aa_threshold(most, v[i].kind == SB_NOISE_SESSION ? o->paired_threshold : o->unpaired_threshold);
+        int flag, slower;
+        if (held_out_judge(&v[i], v[i].b, o, thr, &flag, &slower, err) != SB_OK)
             return SB_ERR;
-        sb_paired_verdict verdict = sb_paired_judge(&p, thr);
         k->derived_n++;
-        k->derived_flagged += verdict == SB_PAIRED_SLOWER || verdict == SB_PAIRED_FASTER;
-        double *s = malloc(v[i].n * sizeof *s);
+        k->derived_flagged += (size_t)flag;
+        double *s = malloc((v[i].nb ? v[i].nb : 1) * sizeof *s);
         if (!s)
             return sb_error_set(err, NULL, NULL, "out of memory");
         for (int j = 0; j < 4; j++) {
-            for (size_t r = 0; r < v[i].n; r++)
+            for (size_t r = 0; r < v[i].nb; r++)
                 s[r] = v[i].b[r] * (1.0 + sb_noise_shifts[j]);
-            if (sb_paired_ratio(v[i].a, s, v[i].n, o->level, &p, err) != SB_OK) {
+            if (held_out_judge(&v[i], s, o, thr, &flag, &slower, err) != SB_OK) {
                 free(s);
                 return SB_ERR;
             }
-            k->derived_detected[j] += sb_paired_judge(&p, thr) == SB_PAIRED_SLOWER;
+            k->derived_detected[j] += (size_t)slower;
         }
         free(s);
     }
+    return SB_OK;
+}
+
+/* Keeps comparison v for the held-out pass and in out->cmp. */
+static int aa_keep(aa_pair **aa, size_t *naa, const aa_pair *v, sb_noise_report *out, sb_error *err)
+{
+    aa_pair *nv = realloc(*aa, (*naa + 1) * sizeof *nv);
+    if (!nv)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    *aa = nv;
+    nv[(*naa)++] = *v;
+    sb_noise_cmp *nc = realloc(out->cmp, (out->ncmp + 1) * sizeof *nc);
+    if (!nc)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    out->cmp = nc;
+    nc[out->ncmp++] = (sb_noise_cmp){v->kind, v->ra, v->rb, v->change};
     return SB_OK;
 }
 
@@ -684,13 +744,10 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
                 if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2) {
                     sb_noise_kind *k = &out->kind[SB_NOISE_SESSION];
                     rc = noise_paired(m.kernel[i], m.kernel[j], m.nk[i], o, k, err);
-                    aa_pair *v = rc == SB_OK ? realloc(aa, (naa + 1) * sizeof *v) : NULL;
-                    if (rc == SB_OK && !v)
-                        rc = sb_error_set(err, NULL, NULL, "out of memory");
-                    if (v) {
-                        aa = v;
-                        aa[naa++] = (aa_pair){a, m.kernel[i], m.kernel[j], m.nk[i], k->abs_change[k->n - 1]};
-                    }
+                    aa_pair v = {SB_NOISE_SESSION, a, b, m.kernel[i], m.kernel[j], m.nk[i], m.nk[j],
+                                 rc == SB_OK ? k->abs_change[k->n - 1] : 0.0};
+                    if (rc == SB_OK)
+                        rc = aa_keep(&aa, &naa, &v, out, err);
                 }
                 continue;
             }
@@ -700,12 +757,18 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
             int kind = same_str(a->gpu_uuid, b->gpu_uuid) ? SB_NOISE_CARD
                        : same_str(a->sku, b->sku)          ? SB_NOISE_SKU
                                                            : -1;
-            if (kind >= 0)
-                rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, &out->kind[kind], err);
+            if (kind < 0)
+                continue;
+            sb_noise_kind *k = &out->kind[kind];
+            rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, k, err);
+            aa_pair v = {kind, a, b, m.kernel[i], m.kernel[j], m.nk[i], m.nk[j],
+                         rc == SB_OK ? k->abs_change[k->n - 1] : 0.0};
+            if (rc == SB_OK)
+                rc = aa_keep(&aa, &naa, &v, out, err);
         }
     }
     if (rc == SB_OK)
-        rc = noise_derived(aa, naa, o, &out->kind[SB_NOISE_SESSION], err);
+        rc = noise_held_out(aa, naa, o, out, err);
     free(aa);
     medians_free(&m);
     if (rc != SB_OK) {
@@ -722,5 +785,6 @@ void sb_noise_report_free(sb_noise_report *r)
 {
     for (int k = 0; k < SB_NOISE_KINDS; k++)
         free(r->kind[k].abs_change);
+    free(r->cmp);
     memset(r, 0, sizeof *r);
 }

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "paired.h"
 #include "session_query.h"
+#include "strbuf.h"
 
 /* One case of one session: the target against one baseline, both copy 0,
  * both passed, same GPU, timing method, check and rounds. */
@@ -28,6 +29,15 @@ typedef struct sb_session_pair {
     int aa_cases;
     sb_paired_verdict verdict; /* of target time over base time */
 } sb_session_pair;
+
+/* The words of a pair's verdict, said of the target against its baseline
+ * (docs/CLAIMS.md, rule 8): one case ("win") and a count of cases
+ * ("wins"), indexed by sb_paired_verdict. templates/verdicts.csv holds
+ * them; every report, packet and page takes them from here. */
+extern const char *const sb_verdict_one[4];
+extern const char *const sb_verdict_many[4];
+/* "3 wins, 1 loss" */
+void sb_verdict_counts(sb_buf *out, size_t wins, size_t losses);
 
 /* The newest session's pairs of one op, SKU, target and baseline. */
 typedef struct sb_session_group {
@@ -91,6 +101,11 @@ typedef struct sb_session_headline {
 
 #define SB_SESSION_SHORT 8
 
+/* The label of a table's provider-over-provider figures that no session
+ * pairs (docs/CLAIMS.md, rule 8): they follow it, apart from the paired
+ * ones (report standing, report evidence). */
+#define SB_UNPAIRED_LABEL "**Unpaired: different runs.**"
+
 typedef struct sb_session_headlines {
     sb_session_runs runs;     /* the runs sb_session_headlines_take took over */
     sb_session_run *window;   /* the runs of the window pairs point into (copies of runs.v's), or NULL */
@@ -113,7 +128,7 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
                               double floor, sb_session_headlines *out, sb_error *err);
 /* What a report needs: the headlines of runs (as sb_session_runs_select
  * read them from the database, db/session_query.h), at the 95% level with
- * the 2% floor, of the runs started in [from, to) (epoch seconds: one
+ * the 2% floor, of the runs finished in [from, to) (epoch seconds: one
  * week's sessions) where to > from. Takes the runs over (*runs is left
  * empty; sb_session_headlines_free frees them), also on error. A report
  * then checks them with sb_claims_headlines_check (report/claims.h). */
@@ -153,18 +168,31 @@ typedef struct sb_noise_kind {
     double *abs_change; /* |ratio - 1| of each comparison, sorted */
     size_t power_n;
     size_t detected[4]; /* one side's samples slowed by 2%, 3%, 5% and 10%: comparisons that say slower */
-    /* Same card, one session only: each comparison judged again with a
-     * threshold of its own, derived from the A/A runs of the same case,
-     * provider and GPU in the other sessions (leave one session out):
-     * the larger of the paired threshold and 1.5 times the largest
-     * |ratio - 1| seen there. Comparisons with no other session are not
-     * counted. */
+    /* Held out: each comparison judged again with a threshold of its own,
+     * derived from the A/A comparisons of the same case, provider and SKU
+     * on the same relation of cards (one card: this kind and the other
+     * same-card kind; two cards) in sessions other than its two: the
+     * larger of the kind's threshold (paired_threshold for the paired
+     * kind, unpaired_threshold for the others) and 1.5 times the largest
+     * |ratio - 1| seen there. Comparisons with no such held-out
+     * comparison are not counted. */
     size_t derived_n, derived_flagged, derived_detected[4];
 } sb_noise_kind;
 extern const double sb_noise_shifts[4];
+/* One A/A comparison: its kind, its two runs (b is the later copy or
+ * session) and |ratio - 1| of their kernel times. */
+typedef struct sb_noise_cmp {
+    int kind;
+    const sb_session_run *a, *b;
+    double change;
+} sb_noise_cmp;
 typedef struct sb_noise_report {
     sb_noise_kind kind[SB_NOISE_KINDS];
+    sb_noise_cmp *cmp; /* every comparison, in the order measured; points into the runs */
+    size_t ncmp;
 } sb_noise_report;
+/* 1 for the kinds on one card (SB_NOISE_SESSION, SB_NOISE_CARD). */
+int sb_noise_same_card(int kind);
 int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noise_report *out, sb_error *err);
 void sb_noise_report_free(sb_noise_report *r);
 const char *sb_noise_kind_name(int kind);

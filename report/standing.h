@@ -2,7 +2,12 @@
  * standing`, docs/REPORTS.md): the project's kernels against Liger-Kernel,
  * the Hugging Face code and torch.compile, against the project's eager
  * reference, and against the copy ceiling and torch.compile in the
- * memory-bound presets, from the newest run of every case.
+ * memory-bound presets. A speedup of one provider over another is paired
+ * within one measuring session where a session measured the case
+ * (report/sessions.h); the newest runs of the cases no session pairs
+ * follow under SB_UNPAIRED_LABEL (sessions.h). Shares of the copy ceiling and the
+ * blocks against `reference` (solbench's own baseline) read the newest
+ * run of every case.
  *
  * A document carries each table between a start line and an end line,
  *     <!-- solbook report standing: NAME -->

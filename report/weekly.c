@@ -25,6 +25,7 @@
 #include "plausible.h"
 #include "results.h"
 #include "staged_dir.h"
+#include "stats.h"
 #include "template.h"
 #include "training.h"
 
@@ -391,6 +392,52 @@ static int measured_cards(const sb_result_set *week, const sb_session_headlines 
     return 0;
 }
 
+/* The writeup's claims (report/claims.h): the subject's paired headlines
+ * with the runs of their pairs, and the cross-arch tables' times and
+ * speedups with the runs they are of. */
+static void writeup_claims(const sb_session_headlines *h, const sb_xa_set *xa, const sb_pick *picks, size_t np,
+                           sb_claims *c)
+{
+    char figure[32];
+    for (size_t i = 0; i < h->n; i++) {
+        const sb_session_headline *x = &h->v[i];
+        if (strcmp(x->provider, SB_WEEKLY_SUBJECT))
+            continue;
+        int64_t *ids = malloc((2 * x->count + 1) * sizeof *ids);
+        if (!ids) {
+            c->failed = 1;
+            return;
+        }
+        for (size_t k = 0; k < x->count; k++) {
+            ids[2 * k] = h->report.pairs[x->pair[k]].target->run_id;
+            ids[2 * k + 1] = h->report.pairs[x->pair[k]].base->run_id;
+        }
+        snprintf(figure, sizeof figure, "%.3f", x->geomean.ratio);
+        sb_claims_add(c, figure, x->provider, x->baseline, x->sku, x->session_id, ids, 2 * x->count);
+        free(ids);
+    }
+    for (size_t i = 0; i < xa->n; i++) {
+        const sb_xa_table *t = &xa->v[i];
+        for (size_t r = 0; r < t->nrows; r++)
+            for (size_t k = 0; k < t->ncards; k++) {
+                const sb_xa_cell *cell = &t->rows[r].cell[k];
+                if (!cell->run)
+                    continue;
+                int64_t ids[2] = {cell->run->run_id, -1};
+                snprintf(figure, sizeof figure, "%.4f ms", cell->latency_ms);
+                sb_claims_add(c, figure, t->provider, NULL, t->sku[k], NULL, ids, 1);
+                for (size_t b = 0; b < t->nbases; b++) {
+                    const sb_pick *q = sb_pick_find(picks, np, cell->run->case_key, t->base[b], t->sku[k]);
+                    if (isnan(cell->vs[b]) || !q)
+                        continue;
+                    ids[1] = q->r->run_id;
+                    snprintf(figure, sizeof figure, "%.2fx", cell->vs[b]);
+                    sb_claims_add(c, figure, t->provider, t->base[b], t->sku[k], NULL, ids, 2);
+                }
+            }
+    }
+}
+
 #define TOP_CHANGES 5
 
 /* 1: every run of all would be selected as a run up to end (finished
@@ -404,6 +451,482 @@ static int all_up_to(const sb_result_set *all, long long end)
             return 0;
     }
     return 1;
+}
+
+/* ---- the first screen: what changed in the project's kernels ---------- */
+
+/* The upstream providers fused is set against on the first screen:
+ * Liger-Kernel at its defaults, QuACK, torch.compile of the Hugging Face
+ * code and that code itself (a labelled variant is no provider's default). */
+static const char *const UPSTREAM[] = {"liger", "quack", "torch-compile", "huggingface", NULL};
+/* Rows of changes the first screen shows over all cards; the appendix
+ * has every op group. */
+#define FIRST_SCREEN_ROWS 10
+
+enum { ST_NONE = -2, ST_TRAILS = -1, ST_LEVEL = 0, ST_LEADS = 1, ST_UNCLEAR = 2 };
+
+/* fused against the fastest upstream provider of one op group on one
+ * SKU: the headline of the newest session with the smallest speedup. */
+typedef struct standing {
+    const sb_session_headline *best;
+    int state;
+} standing;
+
+static standing standing_of(const sb_session_headlines *h, const char *op, const char *mode, const char *dtype,
+                            const char *sku)
+{
+    standing s = {NULL, ST_NONE};
+    for (size_t b = 0; UPSTREAM[b]; b++) {
+        const sb_session_headline *x =
+            sb_session_headline_find(h, op, mode, dtype, sku, SB_PROJECT_PROVIDER, UPSTREAM[b]);
+        if (x && (!s.best || x->geomean.ratio < s.best->geomean.ratio))
+            s.best = x;
+    }
+    if (s.best) {
+        /* the speedup is a ratio of times (base over fused): "slower"
+         * there means fused is faster */
+        sb_paired_verdict v = sb_paired_judge(&s.best->geomean, SB_HEADLINE_FLOOR);
+        s.state = v == SB_PAIRED_SLOWER ? ST_LEADS : v == SB_PAIRED_FASTER ? ST_TRAILS
+                  : v == SB_PAIRED_SAME ? ST_LEVEL : ST_UNCLEAR;
+    }
+    return s;
+}
+
+static const char *state_name(int st)
+{
+    return st == ST_LEADS ? "leads" : st == ST_TRAILS ? "trails" : st == ST_LEVEL ? "level"
+           : st == ST_UNCLEAR ? "unclear" : "not paired";
+}
+
+/* The share of the ceiling that fits the op, over runs[0..n): the matmul
+ * ceiling where the op model is a matmul, else the bandwidth ceiling of
+ * its read/write mix (copy for row ops); runs whose bytes fit the L2 are
+ * left out. "-" without a figure. Where a run is over 100%, *note gets
+ * why, after label (else it is left empty), and the cell ends in
+ * "(max N%" for note_add to close with the note's number. */
+static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nruns, const char *label, sb_buf *out,
+                      sb_buf *note, sb_error *err)
+{
+    double *pct = calloc(nruns + 1, sizeof *pct), max = -1;
+    size_t n = 0;
+    int tensor = 0;
+    char name[64] = "", why[900] = "";
+    if (!pct)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < nruns; i++) {
+        sb_plaus_verdict v;
+        if (sb_plaus_check(pc, runs[i], &v, err) != SB_OK) {
+            free(pct);
+            return SB_ERR;
+        }
+        double p = v.tensor ? v.pct_flop_ceiling : v.pct_ceiling;
+        if (v.state == SB_PLAUS_CACHE_RESIDENT || !isfinite(p))
+            continue;
+        pct[n++] = p;
+        tensor = v.tensor;
+        snprintf(name, sizeof name, "%s", v.tensor ? v.flop_ceiling_name : v.ceiling_name);
+        if (p > max) {
+            max = p;
+            if (v.tensor && v.state != SB_PLAUS_IMPLAUSIBLE)
+                snprintf(why, sizeof why,
+                         "%.1f TFLOP/s against %s %.1f TFLOP/s, within the %.0f%% margin the plausibility "
+                         "check allows a ceiling",
+                         v.tflops, v.flop_ceiling_name, v.flop_ceiling_tflops, 100.0 * SB_PLAUS_MARGIN);
+            else if (v.state == SB_PLAUS_OK)
+                snprintf(why, sizeof why,
+                         "%s; a run may pass a measured ceiling, itself one calibration's measurement, by up "
+                         "to the %.0f%% margin the plausibility check allows",
+                         v.reason, 100.0 * SB_PLAUS_MARGIN);
+            else
+                snprintf(why, sizeof why, "%s", v.reason);
+        }
+    }
+    sb_buf_reset(note);
+    if (n == 0) {
+        sb_buf_puts(out, "-");
+        free(pct);
+        return SB_OK;
+    }
+    if (tensor)
+        sb_buf_printf(out, "%.0f%% of matmul (%s)", sb_median(pct, n), name);
+    else
+        sb_buf_printf(out, "%.0f%% of %s", sb_median(pct, n), name);
+    free(pct);
+    if (max > 100.0) {
+        sb_buf_printf(note, "%s at %.1f%%: %s", label, max, why);
+        sb_buf_printf(out, " (max %.1f%%", max);
+    }
+    return SB_OK;
+}
+
+/* share_cell over fused's passing runs of x's session. */
+static int ceiling_cell(sb_plaus_ctx *pc, const sb_result_set *week, const sb_session_headline *x, sb_buf *out,
+                        sb_buf *note, sb_error *err)
+{
+    const sb_result **runs = calloc(week->n + 1, sizeof *runs);
+    size_t n = 0;
+    if (!runs)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < week->n; i++) {
+        const sb_result *r = &week->v[i];
+        if (r->passing && r->session_id && !strcmp(r->session_id, x->session_id) &&
+            !strcmp(r->provider, SB_PROJECT_PROVIDER) && !strcmp(r->op, x->op) && !strcmp(r->mode, x->mode) &&
+            !strcmp(r->dtype, x->dtype) && !strcmp(r->sku, x->sku))
+            runs[n++] = r;
+    }
+    char label[256];
+    snprintf(label, sizeof label, "%s %s %s", x->op, x->mode, x->dtype);
+    int rc = share_cell(pc, runs, n, label, out, note, err);
+    free(runs);
+    return rc;
+}
+
+/* Closes a ceiling cell with an over-100% note: numbered in notes. */
+static void note_add(json_t *notes, const sb_buf *note, sb_buf *cell)
+{
+    if (!note->len)
+        return;
+    json_t *o = json_object();
+    json_object_set_new(o, "n", json_integer((json_int_t)json_array_size(notes) + 1));
+    sb_tpl_set_str(o, "text", sb_buf_str(note));
+    sb_buf_printf(cell, ", note %zu)", json_array_size(notes) + 1);
+    json_array_append_new(notes, o);
+}
+
+/* One row of a standing table. */
+static json_t *standing_row(const sb_session_headline *x, const char *change, const standing *before,
+                            const char *ceiling)
+{
+    json_t *row = json_object();
+    char buf[160];
+    sb_tpl_set_str(row, "change", change);
+    sb_tpl_set_str(row, "op", x->op);
+    sb_tpl_set_str(row, "mode", x->mode);
+    sb_tpl_set_str(row, "dtype", x->dtype);
+    sb_tpl_set_str(row, "upstream", x->baseline);
+    snprintf(buf, sizeof buf, "%.3f [%.3f-%.3f]", x->geomean.ratio, x->geomean.lo, x->geomean.hi);
+    sb_tpl_set_str(row, "speedup", buf);
+    if (before->best)
+        snprintf(buf, sizeof buf, "%.3f %s", before->best->geomean.ratio, state_name(before->state));
+    else
+        snprintf(buf, sizeof buf, "not paired");
+    sb_tpl_set_str(row, "before", buf);
+    sb_tpl_set_str(row, "ceiling", ceiling);
+    snprintf(buf, sizeof buf, "%.*s", SB_SESSION_SHORT, x->session_id);
+    sb_tpl_set_str(row, "session", buf);
+    return row;
+}
+
+typedef struct change_row {
+    json_t *row;
+    int loss;
+    double ratio;
+} change_row;
+
+static int cmp_change_row(const void *a, const void *b)
+{
+    const change_row *x = a, *y = b;
+    if (x->loss != y->loss)
+        return y->loss - x->loss; /* losses first */
+    /* the largest gap first: losses by the smallest speedup, wins by the largest */
+    double kx = x->loss ? x->ratio : -x->ratio, ky = y->loss ? y->ratio : -y->ratio;
+    return (kx > ky) - (kx < ky);
+}
+
+/* The regressions and improvements of the project's kernels (regress.h)
+ * whose new run is of [start, end) on sku. */
+static void card_changes(const sb_rg_list *rg, const sb_rg_opts *o, const char *sku, long long start, long long end,
+                         json_t *card)
+{
+    size_t reg = 0, confirmed = 0, refuted = 0, imp = 0;
+    json_t *regs = json_array(), *imps = json_array();
+    for (size_t i = 0; i < rg->n; i++) {
+        const sb_rg_row *r = &rg->v[i];
+        const sb_result *n = r->new_run;
+        if (!n || strcmp(n->sku, sku) || n->finished_epoch < start || n->finished_epoch >= end)
+            continue;
+        int is_reg = sb_rg_counts(r);
+        int is_imp = r->latest && r->cause == SB_RG_CODE && r->verdict == SB_RG_IMPROVEMENT;
+        if (!is_reg && !is_imp)
+            continue;
+        reg += is_reg;
+        imp += is_imp;
+        confirmed += is_reg && r->confirm == SB_RG_CONFIRMED;
+        refuted += is_reg && r->confirm == SB_RG_REFUTED;
+        /* the confirmed regressions and the improvements are named */
+        if ((is_reg && r->confirm != SB_RG_CONFIRMED) || json_array_size(is_reg ? regs : imps) >= 3)
+            continue;
+        json_t *c = json_object();
+        sb_buf b = SB_BUF_INIT;
+        sb_tpl_set_str(c, "op", n->op);
+        sb_tpl_set_str(c, "mode", n->mode);
+        sb_tpl_set_str(c, "dtype", n->dtype);
+        sb_case_label(n, &b);
+        sb_tpl_set_str(c, "case", sb_buf_str(&b));
+        sb_tpl_set_num(c, "change", "%+.1f", 100.0 * r->rel_change);
+        sb_buf_reset(&b);
+        if (r->old_run)
+            sb_rg_range_md(r, o, &b);
+        sb_tpl_set_str(c, "range", sb_buf_str(&b));
+        sb_buf_free(&b);
+        json_array_append_new(is_reg ? regs : imps, c);
+    }
+    json_object_set_new(card, "regressions", json_integer((json_int_t)reg));
+    json_object_set_new(card, "confirmed", json_integer((json_int_t)confirmed));
+    json_object_set_new(card, "refuted", json_integer((json_int_t)refuted));
+    json_object_set_new(card, "unconfirmed", json_integer((json_int_t)(reg - confirmed - refuted)));
+    json_object_set_new(card, "improvements", json_integer((json_int_t)imp));
+    json_object_set_new(card, "confirmed_list", regs);
+    json_object_set_new(card, "improved_list", imps);
+}
+
+/* The writeup's view of the cross-arch tables (crossarch.h; each in full
+ * in the appendix): one row per table and card, in at most 8 columns:
+ * the cases, the geomean speedup over each baseline, fused's share of
+ * the ceiling that fits the op and the time over the first card's beside
+ * the copy-bound ratio; then a note for each share over 100%. */
+static int cross_digest(sqlite3 *db, const sb_sku_table *skus, const sb_xa_set *xa, sb_buf *out, sb_error *err)
+{
+    if (xa->n == 0)
+        return SB_OK;
+    sb_plaus_ctx *pc = NULL;
+    if (sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
+        return SB_ERR;
+    json_t *notes = json_array();
+    int rc = SB_OK;
+    sb_buf_puts(out, "| op | mode | dtype | card | cases | geomean speedup | fused, share of ceiling | time over "
+                     "the first card (copy-bound) |\n| --- | --- | --- | --- | ---: | --- | --- | --- |\n");
+    for (size_t i = 0; i < xa->n && rc == SB_OK; i++) {
+        const sb_xa_table *t = &xa->v[i];
+        const sb_result **runs = calloc(t->nrows + 1, sizeof *runs);
+        if (!runs) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
+        for (size_t c = 0; c < t->ncards && rc == SB_OK; c++) {
+            size_t n = 0;
+            for (size_t r = 0; r < t->nrows; r++)
+                if (t->rows[r].cell[c].run)
+                    runs[n++] = t->rows[r].cell[c].run;
+            const char *cells[] = {t->op, t->mode, t->dtype, t->sku[c]};
+            sb_buf_puts(out, "|");
+            for (size_t k = 0; k < 4; k++) {
+                sb_buf_putc(out, ' ');
+                sb_enc_md_text(out, cells[k], SB_TEXT_NAME_MAX);
+                sb_buf_puts(out, " |");
+            }
+            sb_buf_printf(out, " %zu | ", n);
+            int any = 0;
+            for (size_t b = 0; b < t->nbases; b++)
+                if (isfinite(t->geomean[c].vs[b])) {
+                    sb_buf_printf(out, "%sx ", any++ ? ", " : "");
+                    sb_enc_md_text(out, t->base[b], SB_TEXT_NAME_MAX);
+                    sb_buf_printf(out, " %.2f", t->geomean[c].vs[b]);
+                }
+            sb_buf_puts(out, any ? " | " : "- | ");
+            char label[256];
+            snprintf(label, sizeof label, "%s %s %s on %s", t->op, t->mode, t->dtype, t->sku[c]);
+            sb_buf cell = SB_BUF_INIT, note = SB_BUF_INIT, text = SB_BUF_INIT;
+            rc = share_cell(pc, runs, n, label, &cell, &note, err);
+            note_add(notes, &note, &cell);
+            sb_enc_md_text(&text, sb_buf_str(&cell), SB_TEXT_NOTE_MAX);
+            sb_buf_printf(out, "%s | ", sb_buf_str(&text));
+            if (c > 0 && isfinite(t->geomean[c].ratio))
+                sb_buf_printf(out, "%.3f (%.3f) |\n", t->geomean[c].ratio, t->copy_gbps[0] / t->copy_gbps[c]);
+            else
+                sb_buf_puts(out, "- |\n");
+            sb_buf_free(&cell);
+            sb_buf_free(&note);
+            sb_buf_free(&text);
+        }
+        free(runs);
+    }
+    if (json_array_size(notes))
+        sb_buf_puts(out, "\n");
+    for (size_t i = 0; i < json_array_size(notes); i++) {
+        json_t *o = json_array_get(notes, i);
+        sb_buf_printf(out, "- Note %lld: ", (long long)json_integer_value(json_object_get(o, "n")));
+        sb_enc_md_text(out, json_string_value(json_object_get(o, "text")), SB_TEXT_NOTE_MAX);
+        sb_buf_putc(out, '\n');
+    }
+    sb_buf_putc(out, '\n');
+    json_decref(notes);
+    sb_plaus_close(pc);
+    return rc;
+}
+
+/* The first screen of the writeup (d: `changes[]`, `changes_upstream`,
+ * `has_changes`) and the standing of every op group in the appendix (ad:
+ * `standing[]`): per SKU of the week's runs, the week's regressions and
+ * improvements of the project's kernels, and fused against the fastest
+ * upstream provider in the week's measuring sessions beside the sessions
+ * before it. */
+static int first_screen(sqlite3 *db, const sb_sku_table *skus, const sb_rg_list *rg, const sb_rg_opts *rgo,
+                        const sb_result_set *week, long long start, long long end, json_t *d, json_t *ad,
+                        sb_error *err)
+{
+    int rc = SB_ERR;
+    sb_session_runs runs = {0}, runs_before = {0};
+    sb_session_headlines now = {0}, before = {0};
+    sb_plaus_ctx *pc = NULL;
+    const char **sk = calloc(week->n + 1, sizeof *sk), **ar = calloc(week->n + 1, sizeof *ar);
+    size_t nsk = 0;
+    json_t *cards = json_array(), *all = json_array();
+    json_object_set_new(d, "changes", cards);
+    json_object_set_new(ad, "standing", all);
+    if (!sk || !ar) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK ||
+        sb_session_runs_select(db, NULL, 0, &runs_before, err) != SB_OK ||
+        sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
+        sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
+        sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
+        goto done;
+    for (size_t i = 0; i < week->n; i++)
+        if (!str_in(sk, nsk, week->v[i].sku)) {
+            sk[nsk] = week->v[i].sku;
+            ar[nsk++] = week->v[i].arch;
+        }
+    sb_sort_skus(sk, ar, nsk);
+    /* the upstream providers the week's sessions set fused against, named
+     * in the text only when some headline has them */
+    sb_buf names = SB_BUF_INIT;
+    for (size_t b = 0; UPSTREAM[b]; b++)
+        for (size_t i = 0; i < now.n; i++)
+            if (!strcmp(now.v[i].provider, SB_PROJECT_PROVIDER) && !strcmp(now.v[i].baseline, UPSTREAM[b])) {
+                add_distinct(&names, UPSTREAM[b]);
+                break;
+            }
+    sb_tpl_set_str(d, "changes_upstream", sb_buf_str(&names));
+    json_object_set_new(d, "has_changes", json_boolean(nsk > 0));
+    sb_buf_free(&names);
+    for (size_t k = 0; k < nsk; k++) {
+        json_t *card = json_object(), *rows = json_array(), *notes = json_array(), *arows = json_array(),
+               *anotes = json_array(), *ac = json_object();
+        sb_tpl_set_str(card, "sku", sk[k]);
+        json_object_set_new(card, "rows", rows);
+        json_object_set_new(card, "notes", notes);
+        json_array_append_new(cards, card);
+        sb_tpl_set_str(ac, "sku", sk[k]);
+        json_object_set_new(ac, "rows", arows);
+        json_object_set_new(ac, "notes", anotes);
+        json_array_append_new(all, ac);
+        card_changes(rg, rgo, sk[k], start, end, card);
+        size_t groups = 0, count[5] = {0}, new_wins = 0, new_losses = 0, first = 0, nch = 0;
+        change_row *ch = calloc(now.n + 1, sizeof *ch);
+        if (!ch) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < now.n; i++) {
+            const sb_session_headline *g = &now.v[i];
+            if (strcmp(g->provider, SB_PROJECT_PROVIDER) || strcmp(g->sku, sk[k]))
+                continue;
+            /* each op group once: its first headline */
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = !strcmp(now.v[j].provider, g->provider) && !strcmp(now.v[j].sku, g->sku) &&
+                       !strcmp(now.v[j].op, g->op) && !strcmp(now.v[j].mode, g->mode) &&
+                       !strcmp(now.v[j].dtype, g->dtype);
+            if (seen)
+                continue;
+            standing s = standing_of(&now, g->op, g->mode, g->dtype, sk[k]);
+            standing b = standing_of(&before, g->op, g->mode, g->dtype, sk[k]);
+            groups++;
+            count[s.state + 1]++;
+            first += b.best == NULL;
+            int win = s.state == ST_LEADS && b.state != ST_LEADS;
+            int loss = s.state == ST_TRAILS && b.state != ST_TRAILS;
+            new_wins += win;
+            new_losses += loss;
+            sb_buf cell = SB_BUF_INIT, note = SB_BUF_INIT, acell = SB_BUF_INIT;
+            if (ceiling_cell(pc, week, s.best, &cell, &note, err) != SB_OK) {
+                sb_buf_free(&cell);
+                sb_buf_free(&note);
+                for (size_t q = 0; q < nch; q++)
+                    json_decref(ch[q].row);
+                free(ch);
+                goto done;
+            }
+            sb_buf_puts(&acell, sb_buf_str(&cell));
+            note_add(anotes, &note, &acell);
+            json_array_append_new(arows, standing_row(s.best, state_name(s.state), &b, sb_buf_str(&acell)));
+            sb_buf_free(&acell);
+            if (win || loss) {
+                char change[96];
+                if (b.best)
+                    snprintf(change, sizeof change, "new %s (was %.3f, %s)", win ? "win" : "loss",
+                             b.best->geomean.ratio, state_name(b.state));
+                else
+                    snprintf(change, sizeof change, "new %s (first paired)", win ? "win" : "loss");
+                ch[nch].row = standing_row(s.best, change, &b, sb_buf_str(&cell));
+                /* numbered once the rows shown are known */
+                sb_tpl_set_str(ch[nch].row, "note", sb_buf_str(&note));
+                ch[nch].loss = loss;
+                ch[nch++].ratio = s.best->geomean.ratio;
+            }
+            sb_buf_free(&cell);
+            sb_buf_free(&note);
+        }
+        qsort(ch, nch, sizeof *ch, cmp_change_row);
+        /* the first screen holds every card: fewer rows each when there
+         * are several */
+        size_t shown = nsk > 1 ? FIRST_SCREEN_ROWS / nsk : FIRST_SCREEN_ROWS;
+        if (shown < 3)
+            shown = 3;
+        /* as many losses as wins where both are more than fit, the
+         * largest gaps of each (ch holds the losses first) */
+        size_t nloss = 0;
+        while (nloss < nch && ch[nloss].loss)
+            nloss++;
+        size_t take_loss = nloss, take_win = nch - nloss;
+        if (nch > shown) {
+            size_t half = (shown + 1) / 2;
+            take_loss = nloss < half ? nloss : take_win < shown - half ? shown - take_win : half;
+            take_win = shown - take_loss < take_win ? shown - take_loss : take_win;
+        }
+        for (size_t i = 0; i < nch; i++) {
+            json_t *row = ch[i].row;
+            const char *nt = json_string_value(json_object_get(row, "note"));
+            int show = i < nloss ? i < take_loss : i - nloss < take_win;
+            if (show && nt && *nt) {
+                sb_buf note = SB_BUF_INIT, cell = SB_BUF_INIT;
+                sb_buf_puts(&note, nt);
+                sb_buf_puts(&cell, json_string_value(json_object_get(row, "ceiling")));
+                note_add(notes, &note, &cell);
+                sb_tpl_set_str(row, "ceiling", sb_buf_str(&cell));
+                sb_buf_free(&note);
+                sb_buf_free(&cell);
+            }
+            if (show)
+                json_array_append_new(rows, row);
+            else
+                json_decref(row);
+        }
+        free(ch);
+        json_object_set_new(card, "more_rows", json_integer((json_int_t)(nch - take_loss - take_win)));
+        json_object_set_new(card, "has_rows", json_boolean(nch > 0));
+        json_object_set_new(card, "groups", json_integer((json_int_t)groups));
+        json_object_set_new(card, "leads", json_integer((json_int_t)count[ST_LEADS + 1]));
+        json_object_set_new(card, "trails", json_integer((json_int_t)count[ST_TRAILS + 1]));
+        json_object_set_new(card, "level", json_integer((json_int_t)count[ST_LEVEL + 1]));
+        json_object_set_new(card, "unclear", json_integer((json_int_t)count[ST_UNCLEAR + 1]));
+        json_object_set_new(card, "new_wins", json_integer((json_int_t)new_wins));
+        json_object_set_new(card, "new_losses", json_integer((json_int_t)new_losses));
+        json_object_set_new(card, "first_paired", json_integer((json_int_t)first));
+    }
+    rc = SB_OK;
+done:
+    sb_plaus_close(pc);
+    sb_session_headlines_free(&now);
+    sb_session_headlines_free(&before);
+    sb_session_runs_free(&runs);
+    sb_session_runs_free(&runs_before);
+    free(sk);
+    free(ar);
+    return rc;
 }
 
 int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,
@@ -488,7 +1011,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     if (sb_claims_headlines_read(db, NULL, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
-    if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &xa, err) != SB_OK)
+    if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
         goto done;
     /* regressions: the one definition of `report regressions` (regress.h)
      * over every run up to the end of the week */
@@ -669,6 +1192,10 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     json_object_set_new(d, "environment", env_rows(&sess, &tr));
     json_object_set_new(ad, "environment", env_rows(&sess, &tr));
 
+    /* the first screen: what changed in the project's kernels, per card */
+    if (first_screen(db, skus, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
+        goto done;
+
     /* the paired headline: the project's kernels in the writeup, every
      * provider in the appendix */
     sb_buf_reset(&tmp);
@@ -796,7 +1323,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
-            snprintf(title, sizeof title, "Geomean speedup over %s, %s %s %s", base, groups[g].op,
+            snprintf(title, sizeof title, "Unpaired geomean speedup over %s, %s %s %s", base, groups[g].op,
                      groups[g].mode, groups[g].dtype);
             if (sb_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
@@ -818,6 +1345,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         if (bad)
             goto done;
     }
+    json_object_set_new(d, "has_plots", json_boolean(json_array_size(plots) > 0));
 
     /* regressions in full: appendix */
     sb_buf_reset(&tmp);
@@ -908,32 +1436,17 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
         sb_buf_free(&span);
     }
 
-    /* the writeup within its limits: as many of the largest cases per
-     * cross-arch table as the line budget leaves */
-    size_t rows = SIZE_MAX;
-    for (;;) {
-        sb_buf_reset(&tmp);
-        for (size_t i = 0; i < xa.n; i++)
-            sb_xa_render_md(&xa.v[i], rows == SIZE_MAX ? 0 : rows, &tmp);
-        sb_tpl_set_str(d, "cross_tables", sb_buf_str(&tmp));
-        sb_buf_reset(&md);
-        if (sb_render_home("weekly.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &md, err) != SB_OK)
-            goto done;
-        if (rows == SIZE_MAX) {
-            /* the lines the tables may take beside everything else */
-            size_t fixed = count_lines(&md);
-            size_t budget = fixed < SB_WEEKLY_MAX_LINES ? SB_WEEKLY_MAX_LINES - fixed : 0;
-            rows = xa.n ? budget / xa.n : 0;
-            continue;
-        }
-        if ((count_lines(&md) <= SB_WEEKLY_MAX_LINES && md.len <= SB_WEEKLY_MAX_BYTES) || rows == 0)
-            break;
-        rows--;
-    }
+    /* the writeup within its limits: the cross-arch tables as one row per
+     * table and card (every case is in the appendix) */
+    sb_buf_reset(&tmp);
+    if (cross_digest(db, skus, &xa, &tmp, err) != SB_OK)
+        goto done;
+    sb_tpl_set_str(d, "cross_tables", sb_buf_str(&tmp));
+    sb_buf_reset(&md);
+    if (sb_render_home("weekly.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &md, err) != SB_OK)
+        goto done;
     if (md.len > SB_WEEKLY_MAX_BYTES || count_lines(&md) > SB_WEEKLY_MAX_LINES) {
-        sb_error_set(err, NULL, NULL,
-                     "the %s writeup would be %zu bytes and %zu lines even with only the geomean "
-                     "row of each cross-arch table (limits: %d bytes, %d lines)",
+        sb_error_set(err, NULL, NULL, "the %s writeup would be %zu bytes and %zu lines (limits: %d bytes, %d lines)",
                      week, md.len, count_lines(&md), SB_WEEKLY_MAX_BYTES, SB_WEEKLY_MAX_LINES);
         goto done;
     }
@@ -956,27 +1469,16 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
             cited[ncited++] = rg.v[i].new_run;
         }
     {
-        char gate_missing[8][48];
-        /* the gate's "ARCH: missing" lines; the week's training runs are
-         * cited beside its result runs */
-        const char **allowed = calloc(9, sizeof *allowed);
-        if (!allowed) {
-            sb_error_set(err, NULL, NULL, "out of memory");
-            goto done;
-        }
-        char arches[] = SB_WEEKLY_GATE_ARCHES;
-        size_t na = 0;
-        char *save = NULL;
-        for (char *a = strtok_r(arches, ",", &save); a && na < 8; a = strtok_r(NULL, ",", &save)) {
-            snprintf(gate_missing[na], sizeof gate_missing[na], "%s: missing", a);
-            allowed[na] = gate_missing[na];
-            na++;
-        }
         const char *paths[] = {o->out_dir, o->db_label, NULL};
-        int claims = sb_claims_check(db, skus, cited, ncited, &tr, allowed, sb_buf_str(&md),
-                                     "the weekly writeup", err);
-        free(allowed);
-        if (claims != SB_OK || sb_paths_check(paths, sb_buf_str(&md), "the weekly writeup", err) != SB_OK)
+        sb_claims claims = {0};
+        writeup_claims(&paired, &xa, picks, npicks, &claims);
+        sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
+        int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK;
+        if (!cr)
+            sb_error_set(err, NULL, NULL, "out of memory");
+        free(cr);
+        sb_claims_free(&claims);
+        if (!ok || sb_paths_check(paths, sb_buf_str(&md), "the weekly writeup", err) != SB_OK)
             goto done;
         if (sb_render_home("weekly-appendix.md.tmpl", ad, SB_TPL_ESCAPE_MARKDOWN, &app, err) !=
                 SB_OK ||

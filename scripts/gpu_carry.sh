@@ -46,13 +46,14 @@ if [[ -n "$arch" ]]; then
   [[ "$arch" == 90 ]] && build=build-carry-90
   archs=("-DSOLBENCH_CUDA_ARCHITECTURES=$arch" -DCMAKE_CUDA_FLAGS=-Xfatbin=-compress-all)
 fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${archs[@]}" >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSOLBOOK_STATIC_LIBARCHIVE=ON "${archs[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target solbench solbook test_device_data sbk_fused >/dev/null
 rm -rf "$carry/bin" "$carry/lib" "$carry/libexec" "$carry/GIT_SHA_BASE"; mkdir -p "$carry/bin" "$carry/lib"
 cp "$build"/bench/solbench "$build"/bench/libsbk_fused.so "$build"/cli/solbook "$build"/tests/bench/test_device_data "$carry/bin/"
 # Libraries a CUDA image often lacks (they usually have jansson, sqlite,
-# pcre2, libcrypto).
-for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so; do
+# pcre2, libcrypto); libarchive is linked in statically, since its shared
+# library would bring libxml2 and ICU along.
+for lib in libcsv.so.3 libcmark-gfm.so libcmark-gfm-extensions.so libdeflate.so.0; do
   for f in /usr/lib/x86_64-linux-gnu/$lib*; do cp -L "$f" "$carry/lib/"; done
 done
 # bubblewrap for forge's sandbox, where the GPU host has none: the binary

@@ -30,7 +30,7 @@ echo "== ingest examples/ into $db"
 "$solbook" ingest --db "$db" "$top"/examples/h1*/gemm "$top"/examples/h1*/kernels \
   "$top"/examples/h2*/gemm "$top"/examples/h2*/kernels "$top"/examples/h*/kernels-full \
   "$top"/examples/h100/gemm-settle "$top"/examples/h*/providers "$top"/examples/h*/training \
-  "$top/examples/fleet" "$top"/examples/h*/sessions/*.tar.gz || true
+  "$top"/examples/h*/calibration "$top/examples/fleet" "$top"/examples/h*/sessions/*.tar.gz || true
 # The commits the results were measured at, in git order, so that histories
 # and regressions follow ancestry rather than the order of measurement
 # (a checkout without .git keeps the measured order, and says so).
@@ -83,9 +83,18 @@ sed -n '3,9p' "$out/noise.md"
 echo "== upstream packets: findings of the measuring sessions, and Liger's training steps"
 # The packets cite sessions only (docs/REPORTS.md), and the training runs
 # for the Liger packet's training section.
+# The measuring code's address: $SOLBOOK_REPO where set, else the
+# checkout's remote (origin, else the first) as an https address without
+# credentials; without either the packets say that none was configured.
+repo=""
+[ -n "${SOLBOOK_REPO:-}" ] || remote=$(git -C "$top" remote 2>/dev/null | grep -x origin || git -C "$top" remote 2>/dev/null | head -n 1 || true)
+if [ -n "${remote:-}" ]; then
+  repo=$(git -C "$top" remote get-url "$remote" | sed -E 's#^git@([^:/]+):#https://\1/#; s#^ssh://([^@/]*@)?([^/:]+)(:[0-9]+)?/#https://\2/#; s#^(https?://)[^@/]*@#\1#; s#\.git$##')
+  case "$repo" in http://*|https://*) ;; *) repo="" ;; esac
+fi
 for target in liger vllm; do
   rm -rf "$out/packets/$target"
-  "$solbook" packet --db "$db" --target "$target" --out "$out/packets/$target" || true
+  "$solbook" packet --db "$db" --target "$target" ${repo:+--repo "$repo"} --out "$out/packets/$target" || true
 done
 
 echo "== regressions and improvements over the commit history (table in $out/regressions.md)"

@@ -510,7 +510,36 @@ static int weekly_page(site_ctx *c, const char *dir, const char *name, const sb_
     free(md);
     if (rc != SB_OK)
         return SB_ERR;
+    size_t appendix_pages = 0;
+    if (site_weekly_appendix(c, name, sum->appendix_path, &appendix_pages, err) != SB_OK) {
+        free(html);
+        return SB_ERR;
+    }
     demote_headings(html);
+    /* run ids linked; the writeup's link to its appendix leads to the
+     * appendix's pages */
+    {
+        sb_buf linked = SB_BUF_INIT;
+        char md_href[64], html_href[64];
+        snprintf(md_href, sizeof md_href, "href=\"%s-appendix.md\"", name);
+        snprintf(html_href, sizeof html_href, "href=\"%s-appendix.html\"", name);
+        site_link_runs(html, "../", &linked);
+        free(html);
+        html = NULL;
+        sb_buf out = SB_BUF_INIT;
+        const char *t = sb_buf_str(&linked);
+        for (const char *m; (m = strstr(t, md_href)) != NULL; t = m + strlen(md_href)) {
+            sb_buf_add(&out, t, (size_t)(m - t));
+            sb_buf_puts(&out, html_href);
+        }
+        sb_buf_puts(&out, t);
+        sb_buf_free(&linked);
+        if (sb_buf_failed(&out)) {
+            sb_buf_free(&out);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        html = sb_buf_take(&out);
+    }
     char **svgs = NULL;
     size_t nsvg = 0, cap = 0, plen = strlen(name);
     DIR *dp = opendir(dir);
@@ -541,6 +570,7 @@ static int weekly_page(site_ctx *c, const char *dir, const char *name, const sb_
     json_t *d = json_object(), *charts = json_array();
     sb_tpl_set_str(d, "name", name);
     sb_tpl_set_str(d, "body", html);
+    json_object_set_new(d, "appendix_pages", json_integer((json_int_t)appendix_pages));
     json_object_set_new(d, "charts", charts);
     for (size_t i = 0; i < nsvg; i++) {
         json_t *o = json_object();
@@ -706,6 +736,8 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
         return SB_ERR;
     }
     free(md);
+    /* the discussion's own h1 under the page's: one h1 a page */
+    demote_headings(html);
     json_t *d = json_object();
     json_object_set_new(d, "inline", json_boolean(strlen(html) <= PACKET_INLINE_MAX));
     sb_tpl_set_str(d, "discussion", html);

@@ -214,6 +214,22 @@ void site_params_text(const char *params_json, sb_buf *out);
  * (site_speedup.c). */
 int site_speedup_section(const site_ctx *c, const char *op, const char *sku, sb_buf *out, sb_error *err);
 
+/* Rendered Markdown (cmark-gfm's HTML, sb_markdown_to_html) into out with
+ * every run id it cites linked to its run page (root: the way back to the
+ * site's top folder, "../"): table cells under a head "run", "old run" or
+ * "new run" that are one number, cells under "runs" that list two or
+ * more, and "run N" and "run N to M" in text outside links and code
+ * (site_markdown.c). */
+void site_link_runs(const char *html, const char *root, sb_buf *out);
+
+/* weekly/NAME-appendix.html (and -appendix-N.html): the appendix
+ * Markdown at md_path as pages of the site, run ids linked, cut at block
+ * boundaries (a long table between rows, its head repeated) so that each
+ * page stays under the size budget; *pages gets their number
+ * (site_markdown.c). */
+int site_weekly_appendix(site_ctx *c, const char *name, const char *md_path, size_t *pages,
+                         sb_error *err);
+
 /* The parts. */
 int site_build_runs(site_ctx *c, sb_error *err);      /* site_runs.c */
 int site_build_history(site_ctx *c, sb_error *err);   /* site_history.c */

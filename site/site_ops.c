@@ -563,7 +563,7 @@ static void sku_page_path(char *buf, size_t size, const char *op, const char *sk
 #define SKU_CHARTS 4
 
 /* The history charts of the SKU page into d: charts (svg, href, mode,
- * dtype, shape), charts_total and charts_max. */
+ * dtype, shape, params, git_order), charts_total and charts_max. */
 static void history_charts(site_ctx *c, const char *op, const char *sku, json_t *d)
 {
     const char *keys[SKU_CHARTS];
@@ -604,7 +604,8 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, json_t 
                  h->dtype, h->shape_key, sku);
         sb_buf_reset(&svg);
         size_t drawn = 0;
-        site_history_chart(runs, nr, &c->commits, steps, ns, title, &svg, &drawn, NULL);
+        int git = 0;
+        site_history_chart(runs, nr, &c->commits, steps, ns, title, &svg, &drawn, &git);
         if (!drawn)
             continue;
         site_history_path(hp, sizeof hp, keys[k], sku, 1);
@@ -614,6 +615,11 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, json_t 
         sb_tpl_set_str(o, "mode", h->mode);
         sb_tpl_set_str(o, "dtype", h->dtype);
         sb_tpl_set_str(o, "shape", h->shape_key);
+        sb_buf params = SB_BUF_INIT;
+        site_params_text(h->params_json, &params);
+        sb_tpl_set_str(o, "params", sb_buf_str(&params));
+        sb_buf_free(&params);
+        json_object_set_new(o, "git_order", json_boolean(git));
         json_array_append_new(charts, o);
     }
     sb_buf_free(&svg);

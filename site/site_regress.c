@@ -1,8 +1,11 @@
 /* site_regress.c - regressions.html: this week's and the newest commit's
  * regressions and improvements (report/regress.h's history walk, every
- * commit against the one before), the project's kernels first and the
- * other providers (third-party drift) apart, each row linked to its two
- * runs and its history. */
+ * commit against the one before). The project's kernels' own changes come
+ * first, their regressions split by what the paired re-measure says
+ * (confirmed, unconfirmed, refuted); other providers' steps (third-party
+ * drift) and steps across an environment or protocol change are apart.
+ * Each row links its two runs, its commits and its history; the count at
+ * the top is the one every output gives (sb_rg_count_regressions). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 #include "geomean.h"
 #include "isoweek.h"
 #include "site_internal.h"
+#include "weekly.h" /* sb_markdown_to_html */
 
 static int is_change(sb_rg_verdict v)
 {
@@ -97,11 +101,59 @@ static json_t *row_json(const site_ctx *c, const sb_rg_row *r, long long week_fr
     }
     site_history_path(buf, sizeof buf, n->case_key, n->sku, 1);
     sb_tpl_set_str(j, "history_href", buf);
+    if (r->threshold > 0)
+        snprintf(buf, sizeof buf, "%.1f%%", 100.0 * r->threshold);
+    else
+        snprintf(buf, sizeof buf, "\xe2\x80\x93");
+    sb_tpl_set_str(j, "threshold", buf);
+    sb_tpl_set_str(j, "cause", sb_rg_cause_name(r->cause));
+    sb_tpl_set_str(j, "changed", r->changed);
+    json_object_set_new(j, "counted", json_boolean(sb_rg_counts(r)));
+    /* the paired re-measure: its verdict, change and runs */
+    sb_tpl_set_str(j, "confirm", sb_rg_confirm_name(r->confirm));
+    if (r->confirm_new_run >= 0) {
+        snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * r->confirm_change);
+        sb_tpl_set_str(j, "confirm_change", buf);
+        json_object_set_new(j, "confirm_old_run", json_integer(r->confirm_old_run));
+        json_object_set_new(j, "confirm_new_run", json_integer(r->confirm_new_run));
+        site_run_path(buf, sizeof buf, r->confirm_old_run);
+        sb_tpl_set_str(j, "confirm_old_href", buf);
+        site_run_path(buf, sizeof buf, r->confirm_new_run);
+        sb_tpl_set_str(j, "confirm_new_href", buf);
+    } else {
+        json_object_set_new(j, "confirm_new_run", json_null());
+    }
     const char *when = r->latest && n->finished_epoch >= week_from ? "this week, newest commit"
                        : r->latest                                ? "newest commit"
                                                                   : "this week";
     sb_tpl_set_str(j, "when", when);
     return j;
+}
+
+/* The page's groups, in the order they are shown. */
+enum {
+    G_CONFIRMED = 0, /* the project's code: regressions a paired re-measure confirms */
+    G_UNCONFIRMED,   /* ... that no pair re-measured (or too few samples), and now failing */
+    G_REFUTED,       /* ... that the paired re-measure shows are none */
+    G_IMPROVED,      /* the project's code: improvements */
+    G_DRIFT,         /* other providers within a series: third-party drift */
+    G_SETUP,         /* across an environment or protocol change, any provider */
+    G_COUNT
+};
+static const char *const GROUP_KEY[G_COUNT] = {"confirmed", "unconfirmed", "refuted",
+                                               "improved", "drift", "setup"};
+
+static int group_of(const sb_rg_row *r)
+{
+    if (r->cause == SB_RG_DRIFT)
+        return G_DRIFT;
+    if (r->cause != SB_RG_CODE)
+        return G_SETUP;
+    if (!is_bad(r->verdict))
+        return G_IMPROVED;
+    return r->confirm == SB_RG_CONFIRMED ? G_CONFIRMED
+           : r->confirm == SB_RG_REFUTED ? G_REFUTED
+                                         : G_UNCONFIRMED;
 }
 
 int site_build_regressions(site_ctx *c, sb_error *err)
@@ -133,72 +185,80 @@ int site_build_regressions(site_ctx *c, sb_error *err)
     }
     if (n)
         qsort(rows, n, sizeof *rows, cmp_rows);
-    json_t *d = json_object(), *own = json_array(), *others = json_array();
+    json_t *d = json_object(), *list = json_array(), *gobj[G_COUNT], *groups[G_COUNT];
     sb_tpl_set_str(d, "week", week);
     sb_tpl_set_str(d, "project", SB_PROJECT_PROVIDER);
-    json_object_set_new(d, "own", own);
-    json_object_set_new(d, "others", others);
-    size_t own_bad = 0, own_week_bad = 0, own_good = 0, other_bad = 0, other_good = 0;
+    json_object_set_new(d, "groups", list);
+    char key[32];
+    for (int g = 0; g < G_COUNT; g++) {
+        /* the template words each group by its flag is_KEY */
+        gobj[g] = json_object();
+        groups[g] = json_array();
+        for (int k = 0; k < G_COUNT; k++) {
+            snprintf(key, sizeof key, "is_%s", GROUP_KEY[k]);
+            json_object_set_new(gobj[g], key, json_boolean(k == g));
+        }
+        sb_tpl_set_str(gobj[g], "id", GROUP_KEY[g]);
+        json_object_set_new(gobj[g], "own", json_boolean(g <= G_REFUTED));
+        json_object_set_new(gobj[g], "setup", json_boolean(g == G_SETUP));
+        json_object_set_new(gobj[g], "rows", groups[g]);
+        json_array_append_new(list, gobj[g]);
+    }
     /* Bounded so that the page stays under its size budget at any fleet
-     * size: at most twice page_rows regressions of the project's kernels
-     * (newest first), page_rows improvements of them and page_rows rows of
-     * the others (regressions first); the history pages have the rest. */
-    size_t own_shown_bad = 0, own_shown_good = 0, others_shown = 0;
+     * size: at most twice page_rows rows of each group of the project's
+     * regressions (newest first) and page_rows of each other group
+     * (regressions first); the history pages have the rest. */
+    size_t total[G_COUNT] = {0}, bad[G_COUNT] = {0}, own_week_bad = 0;
     for (size_t i = 0; i < n; i++) {
         const sb_rg_row *r = rows[i];
-        int mine = sb_rg_own_provider(r->new_run->provider);
-        int bad = is_bad(r->verdict), in_week = r->new_run->finished_epoch >= from;
-        if (mine && (bad ? own_shown_bad++ < 2 * c->page_rows : own_shown_good++ < c->page_rows))
-            json_array_append_new(own, row_json(c, r, from));
-        else if (!mine && others_shown++ < c->page_rows)
-            json_array_append_new(others, row_json(c, r, from));
-        if (mine) {
-            own_bad += bad;
-            own_week_bad += bad && in_week;
-            own_good += !bad;
-        } else {
-            other_bad += bad;
-            other_good += !bad;
-        }
+        int g = group_of(r);
+        size_t cap = g <= G_REFUTED ? 2 * c->page_rows : c->page_rows;
+        if (total[g]++ < cap)
+            json_array_append_new(groups[g], row_json(c, r, from));
+        bad[g] += is_bad(r->verdict);
+        own_week_bad += g <= G_REFUTED && r->new_run->finished_epoch >= from;
     }
-    json_object_set_new(d, "own_left", json_integer((json_int_t)(own_bad + own_good - json_array_size(own))));
-    json_object_set_new(d, "others_left",
-                        json_integer((json_int_t)(other_bad + other_good - json_array_size(others))));
-    json_object_set_new(d, "own_bad", json_integer((json_int_t)own_bad));
+    for (int g = 0; g < G_COUNT; g++) {
+        json_object_set_new(gobj[g], "n", json_integer((json_int_t)total[g]));
+        json_object_set_new(gobj[g], "left",
+                            json_integer((json_int_t)(total[g] - json_array_size(groups[g]))));
+        /* the counts again at the top, for the summary */
+        snprintf(key, sizeof key, "%s_bad", GROUP_KEY[g]);
+        json_object_set_new(d, key, json_integer((json_int_t)bad[g]));
+        snprintf(key, sizeof key, "%s_good", GROUP_KEY[g]);
+        json_object_set_new(d, key, json_integer((json_int_t)(total[g] - bad[g])));
+    }
     json_object_set_new(d, "own_week_bad", json_integer((json_int_t)own_week_bad));
-    json_object_set_new(d, "own_good", json_integer((json_int_t)own_good));
-    json_object_set_new(d, "other_bad", json_integer((json_int_t)other_bad));
-    json_object_set_new(d, "other_good", json_integer((json_int_t)other_good));
     /* The regressions every output counts (report/regress.h,
-     * sb_rg_count_regressions), with the definition they all state. */
-    json_t *wow = json_array();
-    json_object_set_new(d, "wow", wow);
-    size_t wow_bad = sb_rg_count_regressions(&c->rg), wow_own_bad = 0;
-    const sb_rg_row **v = malloc((c->rg.n + 1) * sizeof *v);
-    if (!v) {
-        free(rows);
-        json_decref(d);
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    }
+     * sb_rg_count_regressions), with the definition they all state, and
+     * how many of them a paired re-measure confirms. */
+    size_t counted[G_COUNT] = {0};
     for (size_t i = 0; i < c->rg.n; i++)
         if (sb_rg_counts(&c->rg.v[i]))
-            v[wow_own_bad++] = &c->rg.v[i];
-    if (wow_own_bad)
-        qsort(v, wow_own_bad, sizeof *v, cmp_rows);
-    for (size_t i = 0; i < wow_own_bad; i++)
-        json_array_append_new(wow, row_json(c, v[i], from));
-    free(v);
+            counted[group_of(&c->rg.v[i])]++;
+    json_object_set_new(d, "wow_bad", json_integer((json_int_t)sb_rg_count_regressions(&c->rg)));
+    json_object_set_new(d, "wow_confirmed", json_integer((json_int_t)counted[G_CONFIRMED]));
+    json_object_set_new(d, "wow_unconfirmed", json_integer((json_int_t)counted[G_UNCONFIRMED]));
+    json_object_set_new(d, "wow_refuted", json_integer((json_int_t)counted[G_REFUTED]));
     sb_buf def = SB_BUF_INIT;
     sb_rg_definition(&c->rg, &c->rg_opts, &def);
-    sb_tpl_set_str(d, "definition", sb_buf_str(&def));
+    /* a Markdown paragraph, as the weekly writeup states it */
+    char *def_html = NULL;
+    int rc = sb_markdown_to_html(sb_buf_str(&def), def.len, &def_html, err);
     sb_buf_free(&def);
-    json_object_set_new(d, "wow_bad", json_integer((json_int_t)wow_bad));
-    json_object_set_new(d, "wow_own_bad", json_integer((json_int_t)wow_own_bad));
+    if (rc != SB_OK) {
+        free(rows);
+        json_decref(d);
+        return SB_ERR;
+    }
+    sb_tpl_set_str(d, "definition", def_html);
+    free(def_html);
     json_object_set_new(d, "alpha", json_real(c->rg_opts.alpha));
     json_object_set_new(d, "min_effect", json_integer((json_int_t)(c->rg_opts.min_effect * 100 + 0.5)));
+    sb_tpl_set_str(d, "confirm_suite", SB_RG_CONFIRM_SUITE);
     free(rows);
     sb_buf b = SB_BUF_INIT;
-    int rc = site_render("regressions.html.tmpl", d, &b, err);
+    rc = site_render("regressions.html.tmpl", d, &b, err);
     json_decref(d);
     if (rc == SB_OK)
         rc = site_page(c, "regressions.html", 0, "regressions", "regressions and improvements", &b, err);

@@ -13,9 +13,10 @@ Use it from a benchmark script:
     dump.add_do_bench("matmul", times, provider="triton", shape={"M": 1024})
     dump.write("bench.json")
 
-or run it to time a small matmul on the CPU:
+or run it to time a small matmul on the CPU, or with --cuda a bf16 matmul
+on the GPU by both torch.utils.benchmark and Triton's do_bench:
 
-    python3 bench/scripts/torch_benchmark_dump.py OUT.json
+    python3 bench/scripts/torch_benchmark_dump.py [--cuda] OUT.json
 
 A Measurement is kept as torch holds it: raw_times (seconds, each the total
 of number_per_run calls) and number_per_run, with its task_spec (label,
@@ -105,17 +106,36 @@ class Dump:
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: torch_benchmark_dump.py OUT.json", file=sys.stderr)
+    args = [a for a in argv[1:] if a != "--cuda"]
+    cuda = len(args) < len(argv) - 1
+    if len(args) != 1:
+        print("usage: torch_benchmark_dump.py [--cuda] OUT.json", file=sys.stderr)
         return 2
     import torch
     import torch.utils.benchmark as tb
-    dump = Dump(device={"cuda": False, "name": "cpu"})
-    for n in (64, 128):
-        x = torch.ones(n, n)
-        m = tb.Timer("x @ x", globals={"x": x}, label="matmul", num_threads=1).blocked_autorange(min_run_time=0.2)
-        dump.add_measurement(m, shape={"M": n, "N": n, "K": n}, dtype="fp32", provider="torch")
-    dump.write(argv[1])
+    if not cuda:
+        dump = Dump(device={"cuda": False, "name": "cpu"})
+        for n in (64, 128):
+            x = torch.ones(n, n)
+            m = tb.Timer("x @ x", globals={"x": x}, label="matmul", num_threads=1).blocked_autorange(min_run_time=0.2)
+            dump.add_measurement(m, shape={"M": n, "N": n, "K": n}, dtype="fp32", provider="torch")
+        dump.write(args[0])
+        return 0
+    # On a GPU: the same bf16 matmul timed by torch.utils.benchmark (which
+    # synchronises around its blocks) and by Triton's do_bench (CUDA events,
+    # L2 flushed before each call), each keeping every sample.
+    import triton
+    torch.manual_seed(0)
+    dump = Dump()
+    for n in (1024, 4096):
+        x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+        shape = {"M": n, "N": n, "K": n}
+        m = tb.Timer("x @ x", globals={"x": x}, label="matmul").blocked_autorange(min_run_time=0.5)
+        dump.add_measurement(m, shape=shape, dtype="bf16", provider="torch", params={"timer": "torch.utils.benchmark"})
+        times = triton.testing.do_bench(lambda: x @ x, return_mode="all")
+        dump.add_do_bench("matmul", times, shape=shape, dtype="bf16", provider="torch",
+                          params={"timer": "triton.do_bench"})
+    dump.write(args[0])
     return 0
 
 

@@ -2,13 +2,23 @@
  *
  * Compiled by `solbook forge bench` together with the candidate's kernel.cu
  * and reference.cu, with -DFORGE_CANDIDATE_ENTRY=<metadata entry_point>.
- * For each shape it creates one problem (same inputs for both providers),
- * checks the candidate and the baseline against the reference before any
- * timing (outputs poisoned first), then times both on the same stream of the
- * same card: warm-up launches, then `repeats` rounds of `iters` launches,
- * each launch between its own pair of CUDA events, the two providers
+ * For each shape it creates --input-sets problems from different seeds
+ * (the same sets for both providers), checks the candidate and the baseline
+ * against the reference before any timing (outputs poisoned first), then
+ * times both on the same stream of the same card: warm-up launches, then
+ * `repeats` rounds of `iters` launches, each launch between its own pair of
+ * CUDA events and on the next input set in turn, the two providers
  * alternating order from round to round. With --l2 cold a buffer twice the
  * size of L2 is written before every sample, outside the events.
+ *
+ * A launcher that only did its work once could pass the checked run and
+ * then time nothing: an output cached between calls, or work skipped when
+ * an input pointer comes back. So in --fresh-checks rounds spread over the
+ * repeats, one input set gets new random inputs written into its buffers
+ * (same pointers, a new seed) just before a provider's round, and after the
+ * round the outputs its timed launches left are checked against the
+ * reference of the new inputs. A mismatch fails the provider, with a
+ * reason that says so.
  *
  * Output (--out FILE) is forge's raw measurement JSON; `solbook forge bench`
  * turns it into solbook.result.v1 documents (stats, metrics, provenance) and
@@ -31,10 +41,11 @@
 extern "C" cudaError_t FORGE_CANDIDATE_ENTRY(const forge_problem *p, cudaStream_t stream);
 
 #define FORGE_MAX_SHAPES 16
+#define FORGE_MAX_SETS 8
 
 struct options {
     const char *out;
-    int warmup, iters, repeats, cold_l2;
+    int warmup, iters, repeats, cold_l2, input_sets, fresh_checks;
     unsigned long long seed;
     forge_shape shapes[FORGE_MAX_SHAPES];
     int shape_count;
@@ -47,6 +58,24 @@ struct provider_result {
     forge_check check;
     int checked;
     float *samples;         /* repeats * iters, row per repeat */
+    int fresh_count;        /* fresh-input checks made */
+    struct fresh_result {
+        int round, set;
+        unsigned long long seed;
+        forge_check check;
+    } fresh[1000];
+};
+
+/* The input sets of one shape. sets[k] owns the buffers that are launched
+ * on; after a refresh, renewed[k] owns the host state describing the new
+ * inputs now in those buffers. view[k] is what launchers and checks get:
+ * sets[k]'s input and output pointers with the description of what the
+ * inputs hold. */
+struct input_sets {
+    int count;
+    forge_problem sets[FORGE_MAX_SETS], renewed[FORGE_MAX_SETS], view[FORGE_MAX_SETS];
+    int is_renewed[FORGE_MAX_SETS];
+    unsigned long long refreshes;
 };
 
 static int fail(const char *what, cudaError_t e)
@@ -96,6 +125,8 @@ static int parse_args(int argc, char **argv, options *o)
     o->repeats = 5;
     o->cold_l2 = 1;
     o->seed = 1234;
+    o->input_sets = 3;
+    o->fresh_checks = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -112,6 +143,10 @@ static int parse_args(int argc, char **argv, options *o)
             if (parse_int(v, 1, 100000, &o->iters)) goto bad;
         } else if (strcmp(a, "--repeats") == 0) {
             if (parse_int(v, 1, 1000, &o->repeats)) goto bad;
+        } else if (strcmp(a, "--input-sets") == 0) {
+            if (parse_int(v, 1, FORGE_MAX_SETS, &o->input_sets)) goto bad;
+        } else if (strcmp(a, "--fresh-checks") == 0) {
+            if (parse_int(v, 0, 1000, &o->fresh_checks)) goto bad;
         } else if (strcmp(a, "--seed") == 0) {
             char *end;
             errno = 0;
@@ -138,6 +173,8 @@ static int parse_args(int argc, char **argv, options *o)
         fprintf(stderr, "forge_bench: --out FILE and at least one --shape are needed\n");
         return -1;
     }
+    if (o->fresh_checks > o->repeats)
+        o->fresh_checks = o->repeats; /* at most one a round */
     return 0;
 }
 
@@ -190,7 +227,13 @@ static void check_provider(const forge_problem *p, cudaStream_t stream, provider
                  r->check.max_abs_err, r->check.atol, r->check.rtol, r->check.unwritten);
 }
 
-static int time_round(const forge_problem *p, cudaStream_t stream, const options *o,
+/* The input set launch i of round rep runs on: the sets in turn. */
+static int set_of(const options *o, const input_sets *in, int rep, int i)
+{
+    return (int)(((long long)rep * o->iters + i) % in->count);
+}
+
+static int time_round(const input_sets *in, cudaStream_t stream, const options *o,
                       void *flush, size_t flush_bytes, cudaEvent_t *ev, provider_result *r,
                       int rep)
 {
@@ -199,7 +242,7 @@ static int time_round(const forge_problem *p, cudaStream_t stream, const options
         if (flush)
             e = cudaMemsetAsync(flush, (rep * o->iters + i) & 0xFF, flush_bytes, stream);
         if (e == cudaSuccess) e = cudaEventRecord(ev[2 * i], stream);
-        if (e == cudaSuccess) e = r->launch(p, stream);
+        if (e == cudaSuccess) e = r->launch(&in->view[set_of(o, in, rep, i)], stream);
         if (e == cudaSuccess) e = cudaEventRecord(ev[2 * i + 1], stream);
         if (e != cudaSuccess) {
             snprintf(r->error, sizeof r->error, "timed launch failed: %s", cudaGetErrorString(e));
@@ -223,6 +266,146 @@ static int time_round(const forge_problem *p, cudaStream_t stream, const options
     return 0;
 }
 
+static void destroy_sets(input_sets *in)
+{
+    for (int k = 0; k < in->count; k++) {
+        forge_problem_destroy(&in->sets[k]);
+        if (in->is_renewed[k])
+            forge_problem_destroy(&in->renewed[k]);
+    }
+    in->count = 0;
+}
+
+/* Creates count sets of shape s, seeds apart, each within the device
+ * memory that is free; fewer when the card cannot hold them (at least
+ * one). 0 on success, else the reason in msg. */
+static int create_sets(const options *o, int s, input_sets *in, char *msg, size_t msg_size)
+{
+    memset(in, 0, sizeof *in);
+    for (int k = 0; k < o->input_sets; k++) {
+        if (k > 0) {
+            size_t free_b = 0, total_b = 0, held = in->sets[0].workspace_bytes;
+            for (int i = 0; i < in->sets[0].input_count; i++) held += in->sets[0].input_bytes[i];
+            for (int i = 0; i < in->sets[0].output_count; i++) held += in->sets[0].output_bytes[i];
+            /* a set, and room for the one a refresh creates beside it */
+            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || 3 * held > free_b)
+                break;
+        }
+        unsigned long long seed = o->seed + (unsigned long long)s + 1000003ULL * (unsigned long long)k;
+        if (forge_problem_create(&o->shapes[s], seed, &in->sets[k], msg, msg_size) != 0) {
+            destroy_sets(in);
+            return -1;
+        }
+        in->view[k] = in->sets[k];
+        in->count = k + 1;
+    }
+    return 0;
+}
+
+/* Writes new random inputs into set k's buffers: a problem of the same
+ * shape from a new seed gives the inputs (copied into set k's buffers, so
+ * the pointers a launcher sees stay the same) and the host state that
+ * describes them. 0 on success, else the reason in msg. */
+static int refresh_set(const options *o, int s, input_sets *in, int k, unsigned long long *seed_out, char *msg,
+                       size_t msg_size)
+{
+    forge_problem q;
+    /* seeds past every set's, small enough for a JSON integer */
+    unsigned long long seed = o->seed + (unsigned long long)s + 1000003ULL * (FORGE_MAX_SETS + ++in->refreshes);
+    if (forge_problem_create(&o->shapes[s], seed, &q, msg, msg_size) != 0)
+        return -1;
+    const forge_problem *p = &in->sets[k];
+    if (q.input_count != p->input_count || q.output_count != p->output_count) {
+        snprintf(msg, msg_size, "forge_problem_create gave another buffer layout for seed %llu", seed);
+        forge_problem_destroy(&q);
+        return -1;
+    }
+    for (int i = 0; i < p->input_count; i++) {
+        cudaError_t e = q.input_bytes[i] == p->input_bytes[i]
+                            ? cudaMemcpy(p->inputs[i], q.inputs[i], p->input_bytes[i], cudaMemcpyDeviceToDevice)
+                            : cudaErrorInvalidValue;
+        if (e != cudaSuccess) {
+            snprintf(msg, msg_size, "copying fresh input %d: %s", i, cudaGetErrorString(e));
+            forge_problem_destroy(&q);
+            return -1;
+        }
+    }
+    if (in->is_renewed[k])
+        forge_problem_destroy(&in->renewed[k]);
+    in->renewed[k] = q;
+    in->is_renewed[k] = 1;
+    forge_problem v = q;
+    memcpy(v.inputs, p->inputs, sizeof v.inputs);
+    memcpy(v.outputs, p->outputs, sizeof v.outputs);
+    in->view[k] = v;
+    *seed_out = seed;
+    return 0;
+}
+
+/* Whether round rep is one of the fresh-input rounds: fresh_checks of
+ * them, spread evenly over the repeats, the first and the last included. */
+static int is_fresh_round(const options *o, int rep)
+{
+    if (o->fresh_checks <= 0)
+        return 0;
+    if (o->fresh_checks == 1)
+        return rep == o->repeats - 1;
+    for (int j = 0; j < o->fresh_checks; j++)
+        if (rep == (int)((long long)j * (o->repeats - 1) / (o->fresh_checks - 1)))
+            return 1;
+    return 0;
+}
+
+/* One timed round of r; in a fresh round, set k's inputs are renewed
+ * before it and the outputs its timed launches left are checked after. */
+static void provider_round(const options *o, int s, input_sets *in, cudaStream_t stream, void *flush,
+                           size_t flush_bytes, cudaEvent_t *ev, provider_result *r, int rep)
+{
+    int fresh = is_fresh_round(o, rep) && r->fresh_count < (int)(sizeof r->fresh / sizeof r->fresh[0]);
+    int k = set_of(o, in, rep, 0); /* the round's first launch runs on it */
+    unsigned long long seed = 0;
+    char msg[256] = "";
+    if (fresh && refresh_set(o, s, in, k, &seed, msg, sizeof msg) != 0) {
+        snprintf(r->error, sizeof r->error, "fresh inputs for timed round %d could not be made: %s", rep, msg);
+        return;
+    }
+    if (time_round(in, stream, o, flush, flush_bytes, ev, r, rep) != 0 || !fresh)
+        return;
+    struct provider_result::fresh_result *fr = &r->fresh[r->fresh_count++];
+    fr->round = rep;
+    fr->set = k;
+    fr->seed = seed;
+    if (forge_problem_check(&in->view[k], &fr->check, msg, sizeof msg) != 0) {
+        snprintf(r->error, sizeof r->error, "fresh-input check after timed round %d could not run: %s", rep, msg);
+        return;
+    }
+    if (!fr->check.passed)
+        snprintf(r->error, sizeof r->error,
+                 "fresh-input check failed: after new inputs were written into input set %d before timed "
+                 "round %d, the outputs its timed launches left differ from the reference of those inputs "
+                 "(max_abs_err %g, unwritten %lld): the launcher returns a cached output or skips work when "
+                 "inputs repeat, so its times are not the op's",
+                 k, rep, fr->check.max_abs_err, fr->check.unwritten);
+}
+
+static void put_check(FILE *f, const forge_check *c)
+{
+    fprintf(f, "{\"reference\": ");
+    put_string(f, c->reference[0] ? c->reference : "reference.cu");
+    fprintf(f, ", \"checked_elements\": %lld, \"max_abs_err\": ", c->checked);
+    put_number(f, c->max_abs_err);
+    fprintf(f, ", \"max_rel_err\": ");
+    put_number(f, c->max_rel_err);
+    fprintf(f, ", \"rel_l2_err\": ");
+    put_number(f, c->rel_l2_err);
+    fprintf(f, ", \"atol\": ");
+    put_number(f, c->atol);
+    fprintf(f, ", \"rtol\": ");
+    put_number(f, c->rtol);
+    fprintf(f, ", \"unwritten\": %lld, \"finite\": %s, \"passed\": %s}", c->unwritten,
+            c->finite ? "true" : "false", c->passed ? "true" : "false");
+}
+
 static void write_provider(FILE *f, const options *o, const provider_result *r)
 {
     fprintf(f, "{\"name\": ");
@@ -230,24 +413,18 @@ static void write_provider(FILE *f, const options *o, const provider_result *r)
     fprintf(f, ", \"error\": ");
     if (r->error[0]) put_string(f, r->error); else fputs("null", f);
     fprintf(f, ", \"check\": ");
-    if (r->checked) {
-        fprintf(f, "{\"reference\": ");
-        put_string(f, r->check.reference[0] ? r->check.reference : "reference.cu");
-        fprintf(f, ", \"checked_elements\": %lld, \"max_abs_err\": ", r->check.checked);
-        put_number(f, r->check.max_abs_err);
-        fprintf(f, ", \"max_rel_err\": ");
-        put_number(f, r->check.max_rel_err);
-        fprintf(f, ", \"rel_l2_err\": ");
-        put_number(f, r->check.rel_l2_err);
-        fprintf(f, ", \"atol\": ");
-        put_number(f, r->check.atol);
-        fprintf(f, ", \"rtol\": ");
-        put_number(f, r->check.rtol);
-        fprintf(f, ", \"unwritten\": %lld, \"finite\": %s, \"passed\": %s}", r->check.unwritten,
-                r->check.finite ? "true" : "false", r->check.passed ? "true" : "false");
-    } else {
+    if (r->checked)
+        put_check(f, &r->check);
+    else
         fputs("null", f);
+    fprintf(f, ", \"fresh_checks\": [");
+    for (int i = 0; i < r->fresh_count; i++) {
+        fprintf(f, "%s{\"round\": %d, \"input_set\": %d, \"seed\": %llu, \"check\": ", i ? ", " : "",
+                r->fresh[i].round, r->fresh[i].set, r->fresh[i].seed);
+        put_check(f, &r->fresh[i].check);
+        fputc('}', f);
     }
+    fputc(']', f);
     fprintf(f, ", \"samples\": ");
     if (r->error[0]) {
         fputs("null", f);
@@ -319,19 +496,19 @@ int main(int argc, char **argv)
             prop.major, prop.minor, prop.multiProcessorCount, prop.totalGlobalMem, prop.l2CacheSize,
             uuid, rt / 1000, (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10);
     fprintf(f, " \"protocol\": {\"warmup_iters\": %d, \"iters\": %d, \"repeats\": %d, \"l2\": \"%s\", "
-               "\"input_sets\": 1, \"graph\": false, \"seed\": %llu},\n \"cases\": [",
-            o.warmup, o.iters, o.repeats, o.cold_l2 ? "cold" : "warm", o.seed);
+               "\"input_sets\": %d, \"fresh_checks\": %d, \"graph\": false, \"seed\": %llu},\n \"cases\": [",
+            o.warmup, o.iters, o.repeats, o.cold_l2 ? "cold" : "warm", o.input_sets, o.fresh_checks, o.seed);
 
     for (int s = 0; s < o.shape_count; s++) {
-        forge_problem p;
-        memset(&p, 0, sizeof p);
+        static input_sets in; /* large: off the stack */
         char msg[256] = "";
-        if (forge_problem_create(&o.shapes[s], o.seed + (unsigned long long)s, &p, msg, sizeof msg) != 0) {
+        if (create_sets(&o, s, &in, msg, sizeof msg) != 0) {
             fprintf(stderr, "forge_bench: forge_problem_create: %s\n", msg);
             fclose(f);
             return 2;
         }
-        provider_result r[2];
+        const forge_problem &p = in.sets[0];
+        static provider_result r[2]; /* large: off the stack */
         memset(r, 0, sizeof r);
         r[0].name = "candidate";
         r[0].launch = FORGE_CANDIDATE_ENTRY;
@@ -343,11 +520,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "forge_bench: out of memory\n");
                 return 2;
             }
-            check_provider(&p, stream, &r[k]);
+            check_provider(&in.view[0], stream, &r[k]);
             if (r[k].error[0])
                 continue;
             for (int w = 0; w < o.warmup && !r[k].error[0]; w++)
-                if ((e = r[k].launch(&p, stream)) != cudaSuccess)
+                if ((e = r[k].launch(&in.view[w % in.count], stream)) != cudaSuccess)
                     snprintf(r[k].error, sizeof r[k].error, "warm-up launch failed: %s", cudaGetErrorString(e));
             if (!r[k].error[0] && (e = cudaStreamSynchronize(stream)) != cudaSuccess)
                 snprintf(r[k].error, sizeof r[k].error, "warm-up failed: %s", cudaGetErrorString(e));
@@ -356,7 +533,7 @@ int main(int argc, char **argv)
             for (int j = 0; j < 2; j++) {
                 provider_result *pr = &r[(rep & 1) ? 1 - j : j];
                 if (!pr->error[0])
-                    time_round(&p, stream, &o, flush, flush_bytes, ev, pr, rep);
+                    provider_round(&o, s, &in, stream, flush, flush_bytes, ev, pr, rep);
             }
         fprintf(f, "%s\n  {\"shape\": {", s ? "," : "");
         for (int d = 0; d < o.shapes[s].count; d++)
@@ -365,6 +542,7 @@ int main(int argc, char **argv)
         put_number(f, p.bytes_model);
         fprintf(f, ", \"flops\": ");
         put_number(f, p.flops_model);
+        fprintf(f, ", \"input_sets\": %d", in.count);
         size_t held = p.workspace_bytes;
         for (int i = 0; i < p.input_count; i++) held += p.input_bytes[i];
         for (int i = 0; i < p.output_count; i++) held += p.output_bytes[i];
@@ -375,7 +553,7 @@ int main(int argc, char **argv)
             free(r[k].samples);
         }
         fputs("]}", f);
-        forge_problem_destroy(&p);
+        destroy_sets(&in);
     }
     fputs("\n ]\n}\n", f);
     if (fclose(f) != 0) {

@@ -263,7 +263,10 @@ with tempfile.TemporaryDirectory() as tmp:
          "--warmup", "1", "--out", cal], 0)
     c = load(cal)
     ok(c["schema"] == "solbook.calibration.v1", "calibration schema id")
-    ok(set(c["bandwidth"]) == {"copy", "scale", "add", "triad"}, "CPU bandwidth probes: copy scale add triad")
+    ok(set(c["bandwidth"]) == {"copy", "scale", "add", "triad", "read"},
+       "CPU bandwidth probes: copy scale add triad read")
+    ok(c["bandwidth"]["read"]["bytes"] == (1 << 20) + (1 << 20) // 1024,
+       "read bytes = the 1 MiB buffer read + one float written per 1024 read")
     ok(c["bandwidth"]["copy"]["bytes"] == 2 * (1 << 20), "copy bytes = read + write of a 1 MiB buffer")
     ok(c["bandwidth"]["triad"]["bytes"] == 3 * (1 << 20), "triad bytes = 2 reads + 1 write")
     for k, v in c["bandwidth"].items():

@@ -4,8 +4,9 @@
 #   cpu      refusals that need no GPU and no nvcc: shell, writes outside,
 #            a replaced CUDA timer, invalid metadata (verify exits 1 naming file:line), and promote
 #            refusing what was not verified
-#   gpu      the never-ending, wrong-answer and slower candidates actually
-#            running, and the example promoted (exit 77 without a GPU)
+#   gpu      the never-ending, wrong-answer, slower, cached-output and
+#            skipped-work candidates actually running, and the example
+#            promoted (exit 77 without a GPU)
 #   compile  the example through verify on a machine without a GPU: the
 #            compile gate passes and verify exits 3 (exit 77 without nvcc)
 set -eu
@@ -16,7 +17,9 @@ SRC=$(cd "$HERE/../.." && pwd)
 EXAMPLE=$SRC/examples/forge/rmsnorm_bf16
 DATA=$SRC/tests/data/forge
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sb-forge-hostile-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# HOSTILE_KEEP=DIR keeps the run folders (verify.json, bench.json, the raw
+# harness output) there as evidence.
+trap 'if [ -n "${HOSTILE_KEEP:-}" ] && [ -d "$WORK/runs" ]; then cp -r "$WORK/runs" "$HOSTILE_KEEP/"; fi; rm -rf "$WORK"' EXIT
 export SOLBOOK_DB="$WORK/solbook.db"
 cd "$WORK"
 
@@ -92,11 +95,25 @@ gpu)
     expect 0 'verify: passed' "$SOLBOOK" forge verify runs/slow
     expect 1 'is below the required 1.10x' "$SOLBOOK" forge bench runs/slow
     expect 1 'promote: refused' "$SOLBOOK" forge promote runs/slow --registry reg
+    # Cheats that pass their own test and the checked run: the fresh-input
+    # check of a timed round refuses them, and says why.
+    for cheat in cached_output skip_repeated; do
+        new_run "$cheat" "$cheat"
+        expect 0 'verify: passed' "$SOLBOOK" forge verify "runs/$cheat"
+        expect 1 'fresh-input check failed' "$SOLBOOK" forge bench "runs/$cheat"
+        grep -F 'fresh-input check failed' out.txt | head -n 1
+        grep -qF 'returns a cached output or skips work when inputs repeat' out.txt ||
+            fail "$cheat: the refusal does not say why"
+        grep -qF '"verdict": "refused"' "runs/$cheat/bench.json" || fail "$cheat: bench.json verdict"
+        expect 1 'promote: refused' "$SOLBOOK" forge promote "runs/$cheat" --registry reg
+    done
     new_run good ""
     expect 0 'verify: passed' "$SOLBOOK" forge verify runs/good
     expect 0 'bench: passed' "$SOLBOOK" forge bench runs/good
+    grep -o '"isolation": "[^"]*"' runs/good/bench.json | head -n 1
     expect 0 "promote: cuda_rmsnorm_${SKU}_bf16_m4096n4096_v1" "$SOLBOOK" forge promote runs/good --registry reg
-    echo "checked: never-ending killed at the timeout, wrong answer and slower refused, the example promoted"
+    grep -qF '"fresh_checks": [{' runs/good/bench_raw.json || fail "the example's raw output has no fresh-input checks"
+    echo "checked: never-ending killed at the timeout, wrong answer, slower, cached-output and skipped-work candidates refused, the example promoted"
     ;;
 compile)
     command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || [ -n "${SOLBOOK_NVCC:-}" ] ||

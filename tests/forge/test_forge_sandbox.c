@@ -263,6 +263,14 @@ static void test_child_environment(void **state)
     assert_non_null(strstr(buf, "secret=hidden\n"));
     assert_non_null(strstr(buf, "nofile=64\n"));
     assert_non_null(strstr(buf, "core=0\n"));
+    assert_non_null(strstr(buf, "proc_self_is_me=1\n"));
+    assert_non_null(strstr(buf, "unix_socket=1\n"));
+    assert_non_null(strstr(buf, "comm_writable=1\n"));
+    struct stat run;
+    char host_run[64];
+    snprintf(host_run, sizeof host_run, "run_dev=%lu\n", stat("/run", &run) == 0 ? (unsigned long)run.st_dev : 0UL);
+    if (f->iso == SB_SANDBOX_CONFINED && strstr(buf, host_run)) /* the host's service sockets hidden */
+        fail_msg("confined, /run should be a mount of its own, not the host's: %s", buf);
 }
 
 static void test_data_limit_refuses_large_allocations(void **state)

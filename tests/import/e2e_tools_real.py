@@ -23,6 +23,7 @@ os.environ["SOLBOOK_HOME"] = SRC
 T = tempfile.mkdtemp(prefix="sb_tools_%s_" % TOOL)
 DB = os.path.join(T, "t.db")
 SHA = []
+ASV_VALUES = []
 
 
 def ok(msg):
@@ -127,7 +128,11 @@ def make_asv():
                 "    warmup_time = 0\n    def setup(self, n, kind):\n"
                 "        self.data = list(range(n)) if kind == 'list' else tuple(range(n))\n"
                 "    def time_sum(self, n, kind):\n        sum(self.data)\n\n"
-                "def track_answer():\n    return 42\n")
+                "def track_answer():\n    return 42\n\n"
+                "track_answer.unit = 'answers'\n\n"
+                "class MemList:\n    params = [10, 1000]\n    param_names = ['n']\n"
+                "    def mem_list(self, n):\n        return [0] * n\n\n"
+                "def peakmem_bytearray():\n    bytearray(32 << 20)\n")
     env = dict(os.environ, HOME=T)
     out = []
     for k in range(2):
@@ -145,6 +150,9 @@ def make_asv():
         samples = e[col.index("samples")]
         names = ["n=%s %s" % (a, b) for a in e[1][0] for b in e[1][1]]
         out.append((path, sha, dict(zip(names, samples)), None))
+        # track_, mem_ and peakmem_ results as asv wrote them, for check_asv_values
+        ASV_VALUES.append({k.rsplit(".", 1)[1]: (v[col.index("params")], v[col.index("result")])
+                           for k, v in doc["results"].items() if k.rsplit(".", 1)[1].split("_")[0] != "time"})
     shown = run([asv, "show", out[0][1][:8], "--machine", "tinyhost"], cwd=repo).stdout
     # the table row " 100      677±10ns    1.16±0.03μs": n=100, kind='list'
     m = re.search(r"^\s*100\s+([\d.]+)±[\d.]+(\w+)", shown, re.M)
@@ -166,6 +174,44 @@ def make_torch():
         out.append((path, ("c3", "d4")[k] * 20, {"M=%d" % m["shape"]["M"]: [t / m["number_per_run"] for t in m["raw_times"]]
                                                 for m in doc["measurements"]}, None))
     return out, None
+
+
+def check_asv_values(first_file, rows):
+    """asv's track_, mem_ and peakmem_ results are values with a unit, not
+    times: each combination is a run without timing holding asv's number."""
+    want = {("track_answer", None): (ASV_VALUES[0]["track_answer"][1][0], "answers", "track"),
+            ("peakmem_bytearray", None): (ASV_VALUES[0]["peakmem_bytearray"][1][0], "bytes", "peakmemory")}
+    params, result = ASV_VALUES[0]["mem_list"]
+    for n, v in zip(params[0], result):
+        want[("mem_list", int(n))] = (v, "bytes", "memory")
+    seen = {}
+    for rid, src in rows:
+        if not src.startswith(first_file):
+            continue
+        doc = json.loads(run([SOLBOOK, "show", "--db", DB, "--json", str(rid)]).stdout)["document"]
+        op = doc["config"]["op"].rsplit(".", 1)[-1]
+        if not op.startswith(("track_", "mem_", "peakmem_")):
+            continue
+        if doc["status"] != "skipped" or "timing" in doc or "metrics" in doc:
+            fail("run %d (%s): stored as a timing: status %s" % (rid, op, doc["status"]))
+        rp = doc["config"]["run_params"]
+        key = (op, doc["config"]["shape"].get("n"))
+        value, unit, kind = want.get(key, (None, None, None))
+        if rp.get("value") != value or rp.get("value_unit") != unit or rp.get("asv_type") != kind:
+            fail("run %d %s: value %r %r (%r), asv wrote %r %r (%r)" % (rid, key, rp.get("value"), rp.get("value_unit"),
+                                                                     rp.get("asv_type"), value, unit, kind))
+        if "not a time" not in doc["reason"] or "%d" % value not in doc["reason"] or unit not in doc["reason"]:
+            fail("run %d %s: reason does not say what the value is: %s" % (rid, key, doc["reason"]))
+        if kind == "peakmemory":
+            if doc.get("memory", {}).get("peak_absolute_bytes") != value or value < (32 << 20):
+                fail("run %d: peak memory %r, asv wrote %r (a 32 MiB bytearray was made)" % (rid, doc.get("memory"), value))
+        seen[key] = value
+    if set(seen) != set(want):
+        fail("value runs %s, expected %s" % (sorted(map(str, seen)), sorted(map(str, want))))
+    ok("%d track_/mem_/peakmem_ results stored as values with their unit, not times: %s" %
+       (len(seen), ", ".join("%s%s=%g %s" % (k[0], "" if k[1] is None else "[n=%d]" % k[1], v, want[k][1])
+                             for k, v in sorted(seen.items(), key=str))))
+
 
 
 def main():
@@ -208,6 +254,8 @@ def main():
         checked += 1
     ok("%d runs: every sample equals the tool's (seconds x 1e3) through solbook show; notes say what is missing"
        % checked)
+    if TOOL == "asv":
+        check_asv_values(out[0][0], rows)
     if TOOL == "asv":
         if asv_named != checked:
             fail("%d of %d runs checked for parameter names" % (asv_named, checked))

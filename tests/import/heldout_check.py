@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""heldout_check.py SOLBOOK DIR - imports the held-out files in DIR
-(tests/data/ingest/heldout/: each written by its tool in a run of its own,
-outside every test; docs/IMPORT.md, "Held-out files", has the commands)
-with `solbook ingest --format auto`, and checks for each format that every
-case is stored with the file's sample count and that its figure, printed
-as the tool prints it, is the tool's own print (FORMAT.print.txt, the
-tool's stdout from that run):
+"""heldout_check.py SOLBOOK DIR DIR2 - imports the held-out files in DIR
+(tests/data/ingest/heldout/) and DIR2 (tests/data/import/heldout/), each
+written by its tool in a run of its own, outside every test
+(docs/IMPORT.md, "Held-out files", has the commands), with `solbook ingest
+--format auto` (a Triton perf_report CSV with --format triton-perf-csv),
+and checks for each format that every case is stored with the file's
+sample count and that its figure, printed as the tool prints it, is the
+tool's own print (FORMAT.print.txt, the tool's stdout from that run):
 
 - hyperfine: each command's mean, "Time (mean ± σ):  4.1 ms";
 - Google Benchmark: each benchmark's median, "BM_fill/1024_median  423 ns";
 - pytest-benchmark: each test's median, "test_sorted[4096] ... 17.5570";
 - asv: each (length, kind) cell of `asv show`, "597±3ns", its case keyed
-  by the benchmark's param_names.
+  by the benchmark's param_names;
+- Triton perf_report: each cell of the table print_data prints,
+  "0.005278", its provider the line name without Triton's " (ms)" label,
+  the unit taken from that label;
+- torch.utils.benchmark (through bench/scripts/torch_benchmark_dump.py):
+  each Measurement's "Median: 163.71 us" and every sample.
 """
 import json
 import os
@@ -126,21 +132,109 @@ def check_asv(db, d):
             print("ok: asv: %s=%d %s=%s median %s as asv show prints it" % (names[0], length, names[1], kind, cell))
 
 
+def check_triton(db, d, solbook, dbp):
+    text = open(os.path.join(d, "triton_perf.print.txt")).read()
+    # "sort-performance:" then pandas' table: a header, then a row per x
+    # value (index, x values, the lines' figures)
+    for name, xcols in (("sort-performance", 1), ("transpose-performance", 2)):
+        path = os.path.join(d, name + ".csv")
+        # every provider of a row shares the row's line: a list, not runs_of
+        runs = [json.loads(raw) for (raw,) in
+                db.execute("SELECT raw_json FROM runs WHERE source_path LIKE ?", (path + ":%",))]
+        block = text.split(name + ":\n", 1)[1].split(":\n", 1)[0].splitlines()
+        # the line names and their label from the CSV's header ("sorted (ms)")
+        columns = open(path).readline().strip().split(",")
+        header = [re.match(r"^(.*) \((\w+)\)$", c).groups() for c in columns[xcols:]]
+        xnames = columns[:xcols]
+        cells = 0
+        for line in block[1:]:
+            parts = line.split()
+            if len(parts) != 1 + xcols + len(header):
+                break
+            x = {k: int(float(v)) for k, v in zip(xnames, parts[1:1 + xcols])}
+            for (line_name, unit), printed in zip(header, parts[1 + xcols:]):
+                found = [r for r in runs if r["config"]["shape"] == x
+                         and r["config"]["provider"] == line_name.lower().replace(" ", "-")]
+                expect("triton-perf-csv", len(found) == 1, "%s %s %s: %d runs" % (name, x, line_name, len(found)))
+                if len(found) != 1:
+                    continue
+                mine = "%.6f" % (found[0]["timing"]["stats"]["median"] / SCALE[unit])
+                expect("triton-perf-csv", mine == printed, "%s %s %s: median %s %s, Triton prints %s"
+                       % (name, x, line_name, mine, unit, printed))
+                cells += 1
+        expect("triton-perf-csv", cells == len(runs) > 0, "%s: %d cells printed, %d runs" % (name, cells, len(runs)))
+        print("ok: triton-perf-csv: %s: %d figures as perf_report prints them, providers %s, unit from the label"
+              % (name, cells, ", ".join(sorted({r["config"]["provider"] for r in runs}))))
+    # --y-unit against the label: refused in one line naming the file
+    path = os.path.join(d, "sort-performance.csv")
+    p = subprocess.run([solbook, "ingest", "--db", dbp, "--format", "triton-perf-csv", "--y-stat", "median",
+                        "--y-unit", "us", path], capture_output=True, text=True)
+    err = p.stderr.strip()
+    expect("triton-perf-csv", p.returncode == 1 and "\n" not in err and path in err and '"ms" but --y-unit is us' in err,
+           "a --y-unit against the label: exit %d, %r" % (p.returncode, err))
+    print("ok: triton-perf-csv: --y-unit us against the label refused: %s" % err)
+
+
+def check_torch(db, d):
+    path = os.path.join(d, "torch_benchmark.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    printed = re.findall(r"^(\w+): (\S+)\n.*\n\s+Median: ([\d.]+) (\w+)",
+                         open(os.path.join(d, "torch_benchmark.print.txt")).read(), re.M)
+    expect("torch", len(printed) == len(doc["measurements"]) == len(runs), "%d printed, %d runs" % (len(printed), len(runs)))
+    for row, (label, sub_label, value, unit) in enumerate(printed):
+        run, m = runs.get(row), doc["measurements"][row]
+        want = [t / m["number_per_run"] * 1e3 for t in m["raw_times"]]
+        got = [v for rep in run["timing"]["samples"] for v in rep]
+        expect("torch", got == want, "%s %s: samples are not raw_times / number_per_run x 1e3" % (label, sub_label))
+        mine = "%.2f" % (run["timing"]["stats"]["median"] / SCALE[unit])
+        expect("torch", mine == value, "%s %s: median %s %s, torch prints %s" % (label, sub_label, mine, unit, value))
+        print("ok: torch: %s %s median %s %s as torch prints it, %d samples" % (label, sub_label, value, unit, len(got)))
+
+
+def check_torch_cuda(db, d):
+    """The shim's --cuda output from a lent H100: a bf16 matmul timed by
+    torch.utils.benchmark and by Triton's do_bench, every sample kept."""
+    path = os.path.join(d, "torch_benchmark_cuda.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    expect("torch-cuda", len(runs) == len(doc["measurements"]) == 4, "%d runs" % len(runs))
+    for row, m in enumerate(doc["measurements"]):
+        run = runs[row]
+        if m["kind"] == "triton.testing.do_bench":
+            want = [float(t) for t in m["times_ms"]]
+        else:
+            want = [t / m["number_per_run"] * 1e3 for t in m["raw_times"]]
+        got = [v for rep in run["timing"]["samples"] for v in rep]
+        expect("torch-cuda", got == want, "%s %s: samples differ from the tool's" % (m["kind"], m["shape"]))
+        expect("torch-cuda", run["config"]["params"].get("timer") == m["params"]["timer"],
+               "%s: the timer parameter is lost" % m["kind"])
+        gpu = json.dumps(run["provenance"])
+        expect("torch-cuda", "H100" in gpu, "%s: the card is not in the provenance" % m["kind"])
+        print("ok: torch-cuda: %s M=%d, %d samples as the tool gave them, median %.4f ms" %
+              (m["kind"], m["shape"]["M"], len(got), run["timing"]["stats"]["median"]))
+
+
 def main():
-    solbook, d = sys.argv[1], sys.argv[2]
+    solbook, d, d2 = sys.argv[1], sys.argv[2], sys.argv[3]
     files = [os.path.join(d, f) for f in ("hyperfine.json", "gbench.json", "pytest_benchmark.json")]
     mdir = os.path.join(d, "asv", "results", "heldout")
     files += [os.path.join(mdir, n) for n in sorted(os.listdir(mdir)) if n != "machine.json"]
+    files.append(os.path.join(d2, "torch_benchmark.json"))
+    files.append(os.path.join(d2, "torch_benchmark_cuda.json"))
     with tempfile.TemporaryDirectory() as tmp:
         dbp = os.path.join(tmp, "h.db")
-        p = subprocess.run([solbook, "ingest", "--db", dbp, "--format", "auto"] + files, capture_output=True, text=True)
-        if p.returncode != 0:
-            print("FAIL: ingest: exit %d: %s" % (p.returncode, p.stderr.strip()))
-            return 1
+        triton = [["--y-stat", "median", os.path.join(d2, "sort-performance.csv")],
+                  ["--y-stat", "median", "--x-cols", "2", os.path.join(d2, "transpose-performance.csv")]]
+        for cmd in [["--format", "auto"] + files] + [["--format", "triton-perf-csv"] + t for t in triton]:
+            p = subprocess.run([solbook, "ingest", "--db", dbp] + cmd, capture_output=True, text=True)
+            if p.returncode != 0:
+                print("FAIL: ingest: exit %d: %s" % (p.returncode, p.stderr.strip()))
+                return 1
         db = sqlite3.connect(dbp)
-        for check in (check_hyperfine, check_gbench, check_pytest_benchmark, check_asv):
+        for check, args in ((check_hyperfine, (d,)), (check_gbench, (d,)), (check_pytest_benchmark, (d,)),
+                            (check_asv, (d,)), (check_triton, (d2, solbook, dbp)), (check_torch, (d2,)),
+                            (check_torch_cuda, (d2,))):
             try:
-                check(db, d)
+                check(db, *args)
             except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
                 failures.append("%s: %s: %r" % (check.__name__, type(e).__name__, e))
         db.close()

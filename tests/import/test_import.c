@@ -521,6 +521,16 @@ static void test_nvbench_stored(void **state)
 #undef Q
     assert_int_equal(q_int(db, "SELECT length(s.value_ms) / 8 FROM run_samples s JOIN runs r ON r.id = s.run_id "
                                "WHERE r.source_path LIKE '%nvbench_bin.json%'"), 5);
+    /* the per-sample SM clocks (nvbench_bin.json-freqs-bin/0.bin, Hz as
+     * float32: 1980, 1980, 1755, 1965, 1980 MHz) summarised in run_params */
+#define CLK(k) "SELECT json_extract(raw_json, '$.config.run_params.sm_clock_samples_" k "_mhz') FROM runs " \
+               "WHERE source_path LIKE '%nvbench_bin.json%'"
+    assert_true(fabs(q_real(db, CLK("min")) - 1755.0) < 1e-3);
+    assert_true(fabs(q_real(db, CLK("median")) - 1980.0) < 1e-3);
+    assert_true(fabs(q_real(db, CLK("max")) - 1980.0) < 1e-3);
+#undef CLK
+    assert_non_null(strstr(q_text(db, "SELECT notes FROM runs WHERE source_path LIKE '%nvbench_bin.json%'"),
+                           "SM clock of each sample from nvbench_bin.json-freqs-bin/0.bin: 1755 to 1980 MHz, median 1980"));
 
     assert_int_equal(sb_import_file(f->ing, DATA "nvbench_v2.json", NULL, NULL, &err), SB_ERR);
     expect_error(&err, "/meta/version/json/major");
@@ -895,6 +905,41 @@ static void test_triton_perf_csv(void **state)
 
 /* Bad figures and layouts are refused with the file and the line; nothing
  * from the file is stored. */
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* Triton 3.x's "LINE (YLABEL)" columns: the label is cut from the
+ * provider's name, and a label ending in a time unit gives the unit, so
+ * --y-unit may be left out. */
+static void test_triton_perf_csv_label(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/solbook-triton-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/rms-norm.csv", dir);
+    write_text(path, "N,Triton (Runtime (us)),Torch (Runtime (us))\n1024.000000,12.300000,20.100000\n");
+    sb_import_options o = {.y_stat = "median"};
+    sb_import_stats st = {0};
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file_opts(f->ing, path, "triton-perf-csv", &o, &st, &err), SB_OK);
+    assert_int_equal(st.stored, 2);
+    assert_string_equal(q_text(f->db, "SELECT group_concat(provider || '=' || median_ms, ' ') FROM (SELECT provider, "
+                                      "median_ms FROM configs JOIN metrics USING (run_id) ORDER BY provider)"),
+                        "torch=0.0201 triton=0.0123");
+    assert_string_equal(q_text(f->db, "SELECT shape_key FROM configs LIMIT 1"), "N=1024");
+    assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs LIMIT 1"),
+                           "read as the median in us (--y-stat: the file does not say which statistic; the unit from "
+                           "the columns' label)"));
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_triton_perf_csv_refused(void **state)
 {
     fixture *f = *state;
@@ -910,14 +955,16 @@ static void test_triton_perf_csv_refused(void **state)
         {"N,Triton,Triton\n256,0.5,0.6\n", "line 1: column \"Triton\" appears twice"},
         {"N,Triton\n,0.5\n", "line 2: x value \"N\" is empty"},
         {"mode,Triton\nfwd,0.5\n", "line 2: no whole number >= 0 among the x values"},
+        /* newer Triton's "LINE (YLABEL)" columns: a label that is a time
+         * unit must agree with --y-unit (ms here), and a rate is no time */
+        {"N,Triton (us),Torch (us)\n256,5.5,6.1\n", "line 1: the columns are labelled \"us\" but --y-unit is ms"},
+        {"N,Triton (GB/s),Torch (GB/s)\n256,900.5,700.1\n",
+         "line 1: the columns are labelled \"GB/s\", a rate, not a time"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/bad%zu.csv", dir, i);
-        FILE *fp = fopen(path, "w");
-        assert_non_null(fp);
-        fputs(bad[i].text, fp);
-        fclose(fp);
+        write_text(path, bad[i].text);
         sb_import_options o = {.y_unit = "ms", .y_stat = "median"};
         sb_import_stats st = {0};
         sb_error err;
@@ -1031,6 +1078,48 @@ static void test_nvbench_confined(void **state)
     assert_int_equal(q_int(f->db, "SELECT length(value_ms) / 8 FROM run_samples"), 5);
     assert_int_equal(q_int(f->db, "SELECT json_extract(raw_json, '$.provenance.device.clocks.sm_max_mhz') FROM runs"), 1980);
     assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs"), "nvbench records no commit"));
+    /* its per-sample clock file is named "build/nvbench_bin.json-freqs-bin/0.bin",
+     * not there: the samples are kept and the notes say why no clocks */
+    assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs"),
+                           "per-sample SM clocks not read: clock file nvbench_bin.json-freqs-bin/0.bin not found"));
+
+    /* the clock file goes through the same checks as the sample file: a
+     * link out of the folder is refused with one line, storing nothing */
+    char freqs[600], freq0[700];
+    snprintf(freqs, sizeof freqs, "%s/nvbench_bin.json-freqs-bin", dir);
+    snprintf(freq0, sizeof freq0, "%s/0.bin", freqs);
+    assert_int_equal(mkdir(freqs, 0700), 0);
+    assert_int_equal(symlink(secret, freq0), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "clock file \"build/nvbench_bin.json-freqs-bin/0.bin\"");
+    expect_error(&err, "is a symbolic link: refused");
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 1);
+    unlink(freq0);
+    /* a clock file of another length than 4 x the samples is not used */
+    FILE *ff = fopen(freq0, "wb");
+    assert_non_null(ff);
+    float hz[4] = {1.98e9f, 1.98e9f, 1.98e9f, 1.98e9f};
+    fwrite(hz, 4, 4, ff);
+    fclose(ff);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_OK);
+    /* (a new run: its notes differ from the first import's) */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
+    assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs ORDER BY id DESC LIMIT 1"),
+                           "clock file nvbench_bin.json-freqs-bin/0.bin holds 16 bytes, not 4 x 5"));
+    assert_int_equal(q_int(f->db, "SELECT json_extract(raw_json, '$.config.run_params.sm_clock_samples_min_mhz') IS NULL "
+                                  "FROM runs ORDER BY id DESC LIMIT 1"), 1);
+    /* a clock that is no rate (0 Hz) refuses the file */
+    ff = fopen(freq0, "wb");
+    assert_non_null(ff);
+    float hz0[5] = {1.98e9f, 0.0f, 1.98e9f, 1.98e9f, 1.98e9f};
+    fwrite(hz0, 4, 5, ff);
+    fclose(ff);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "clock file nvbench_bin.json-freqs-bin/0.bin holds a value that is not a clock rate in Hz");
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
     assert_int_equal(system(cmd), 0);
 }
@@ -1114,6 +1203,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nvbench_confined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torch_benchmark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_triton_perf_csv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_triton_perf_csv_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_triton_perf_csv_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),

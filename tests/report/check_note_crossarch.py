@@ -92,7 +92,9 @@ subprocess.run([solbook, "report", "weekly", "--week", "2026-W47", "--db", db, "
 md = open(os.path.join(out, "2026-W47.md")).read()
 if len(md.encode()) > 65536 or md.count("\n") > 300:
     fail("weekly over its limits")
-m = re.search(r"\*\*rmsnorm fwd bf16\*\*.*?\n\n(\|.*?)\n\n", md, re.S)
+# the full table is in the appendix; the writeup has a row of it per card
+appendix = open(os.path.join(out, "2026-W47-appendix.md")).read()
+m = re.search(r"\*\*rmsnorm fwd bf16\*\*.*?\n\n(\|.*?)\n\n", appendix, re.S)
 if not m:
     fail("no rmsnorm fwd bf16 cross-arch table")
 table = [[c.strip() for c in l.strip("|").split("|")] for l in m.group(1).split("\n")]
@@ -161,6 +163,34 @@ if foot[ratio_col] != "%.3f" % gm(ratios):
     fail("geomean time ratio %s, recomputed %.3f" % (foot[ratio_col], gm(ratios)))
 print("cross-arch: rmsnorm fwd bf16, %d rows each pairing one case on %s; %d figures recomputed match" % (
     len(cases), " and ".join(cards), len(cases) * (len(cards) * 4 + 2) + len(cards) * 3 + 1))
+
+# the writeup's row of each card: cases, geomean speedups, the share of the
+# copy ceiling (the op model's bytes over the time, cases that fit the L2
+# left out) and the time over the first card's
+l2 = {r["sku"]: float(r["l2_bytes"]) for r in csv.DictReader(open(os.path.join(os.path.dirname(skus_csv),
+                                                                               "cache_sizes.csv")))}
+digest = 0
+rows_all = re.findall(r"^\| rmsnorm \| fwd \| bf16 \| (\S+) \| (\d+) \| (.*?) \| (.*?) \| (.*?) \|$", md, re.M)
+if len(rows_all) != len(cards):
+    fail("the writeup has %d rmsnorm fwd bf16 rows for %d cards" % (len(rows_all), len(cards)))
+for i, a in enumerate(cards):
+    card, n, speed, share, ratio = rows_all[i]
+    shares = []
+    for f in fused[a].values():
+        shp = f["config"]["shape"]
+        nbytes = (2 * shp["M"] * shp["N"] + shp["N"]) * 2
+        if nbytes <= l2.get(card, 0):
+            continue
+        shares.append(100 * nbytes / (med(f) * 1e6) / copy[a])
+    want_speed = "x huggingface %.2f, x torch-compile %.2f" % (gm(geo[a][0]), gm(geo[a][1]))
+    want_ratio = "-" if i == 0 else "%.3f (%.3f)" % (gm(ratios), copy[cards[0]] / copy[cards[1]])
+    if int(n) != len(fused[a]) or speed != want_speed or ratio != want_ratio or \
+            not share.startswith("%.0f%% of bw.copy" % statistics.median(shares)):
+        fail("writeup row on %s: %s, recomputed %d cases, %s, %.0f%% of bw.copy, %s" % (
+            a, rows_all[i], len(fused[a]), want_speed, statistics.median(shares), want_ratio))
+    digest += 5
+print("weekly writeup: a row of rmsnorm fwd bf16 per card, %d figures recomputed match (share of the copy "
+      "ceiling over the op model's bytes, cases in L2 left out)" % digest)
 
 # ---- report evidence: the GEMM targets ---------------------------------------
 ev = subprocess.run([solbook, "report", "evidence", "--db", db], check=True, capture_output=True,

@@ -4,13 +4,18 @@ the measuring sessions of examples/*/sessions with them, in a fresh
 database. Every headline pair of `solbook report geomean` (JSON and
 Markdown) must have the same GPU UUID, session, timing method and check
 on both sides, as stored in run_sessions, and name its session and GPU;
-no paired case may appear again in the unpaired section.
+no paired case may appear again in the unpaired section; verdicts are
+said in the words of templates/verdicts.csv. Every paired speedup of
+`report standing` and `report evidence` names a session and is
+recomputed from that session's cases as report geomean gives them; their
+other provider ratios stand under "Unpaired: different runs".
 
 Usage: check_paired_headlines.py SOLBOOK REPO_TOP"""
 import csv
 import glob
 import io
 import json
+import math
 import os
 import re
 import sqlite3
@@ -58,6 +63,19 @@ with tempfile.TemporaryDirectory() as tmp:
         fail("report geomean has no paired headline on a database with %d session runs" % len(stored))
     npairs = 0
     covered = set()
+    # the verdict words of templates/verdicts.csv, and only those
+    with open(os.path.join(top, "templates", "verdicts.csv")) as f:
+        words = {r["verdict"]: r["one"] for r in csv.DictReader(f)}
+    said = {}
+    for row in paired:
+        verdicts = [c["verdict"] for c in row["cases"]]
+        for v in verdicts:
+            said[v] = said.get(v, 0) + 1
+        if set(verdicts) - set(words.values()):
+            fail("%s %s: verdicts %s outside templates/verdicts.csv" % (row["op"], row["sku"], sorted(set(verdicts))))
+        if (verdicts.count(words["faster"]), verdicts.count(words["slower"])) != (row["wins"], row["losses"]):
+            fail("%s %s over %s: %d wins and %d losses for verdicts %s" % (row["op"], row["sku"], row["baseline"],
+                                                                          row["wins"], row["losses"], verdicts))
     for row in paired:
         name = "%s %s %s %s: %s over %s" % (row["op"], row["mode"], row["dtype"], row["sku"], row["provider"],
                                            row["baseline"])
@@ -140,6 +158,131 @@ with tempfile.TemporaryDirectory() as tmp:
                     fail("--suite %s: %s %s pairs run %s of suite %s" % (
                         suites[0], row["op"], row["baseline"], side["run_id"], suite_of.get(side["run_id"])))
 
+    # ---- report standing and report evidence: every speedup between two
+    # providers outside the "Unpaired" label is one session's, as report
+    # geomean's paired cases give them
+    by_short = {}
+    for row in paired:
+        by_short.setdefault(row["session_short"], []).append(row)
+    with open(os.path.join(top, "db", "skus.csv")) as f:
+        display = {r["display"]: r["sku"] for r in csv.DictReader(f)}
+    liger_presets = ("liger-perkernel", "liger-perkernel-quick")
+    memory_presets = ("memory-bound", "memory-bound-quick")
+
+    def session_cases(sid, sku, provider, baseline, keep):
+        """The (speedup, verdict) of the cases of session sid that keep() takes."""
+        got = []
+        for row in by_short.get(sid, []):
+            if (row["sku"], row["provider"], row["baseline"]) != (sku, provider, baseline) or not keep(row):
+                continue
+            got += [(c["speedup"], c["verdict"]) for c in row["cases"]
+                    if suite_of[c["provider_side"]["run_id"]] in keep.suites]
+        return got
+
+    def geomean(v):
+        return math.exp(sum(math.log(x) for x in v) / len(v))
+
+    cell_re = re.compile(r"([\d.]+)x \(([\d.]+)-([\d.]+)\) over (\d+): (\d+) (?:win|wins), (\d+) (?:loss|losses)"
+                         r"(?:; worst ([\d.]+)x, [^|]*?)?; session ([0-9a-f]{8})")
+
+    def check_cell(cell, sku, provider, baseline, keep, where):
+        m = cell_re.search(cell)
+        if not m:
+            fail("%s: a speedup without its session: %s" % (where, cell))
+        g, lo, hi, n, wins, losses, worst, sid = m.groups()
+        cases = session_cases(sid, sku, provider, baseline, keep)
+        if len(cases) != int(n) or not cases:
+            fail("%s: %s cases of session %s, report geomean has %d" % (where, n, sid, len(cases)))
+        want = geomean([c[0] for c in cases])
+        if abs(float(g) - want) > 0.006 * want + 0.005 or not float(lo) <= float(g) <= float(hi):
+            fail("%s: %sx (%s-%s), recomputed %.4f" % (where, g, lo, hi, want))
+        if (int(wins), int(losses)) != (sum(v == words["faster"] for _, v in cases),
+                                        sum(v == words["slower"] for _, v in cases)):
+            fail("%s: %s wins and %s losses, verdicts %s" % (where, wins, losses, [v for _, v in cases]))
+        if worst and abs(float(worst) - min(c[0] for c in cases)) > 0.006:
+            fail("%s: worst %s, recomputed %.4f" % (where, worst, min(c[0] for c in cases)))
+        return 1
+
+    def keeper(suites, **eq):
+        def keep(row):
+            return all(row[k] == v for k, v in eq.items())
+        keep.suites = suites
+        return keep
+
+    standing = run("report", "standing", "--db", db)
+    checked = 0
+    for name, presets, heads in (("against-providers", liger_presets,
+                                  [("fused", "liger"), ("fused", "torch-compile"), ("liger", "huggingface")]),
+                                 ("memory-bound", memory_presets, [("fused", "torch-compile")])):
+        block = standing.split("<!-- solbook report standing: %s -->" % name)[1].split("<!-- end")[0]
+        paired_part, sep, unpaired_part = block.partition("**Unpaired: different runs.**")
+        if not sep:
+            fail("standing %s: no 'Unpaired: different runs' label" % name)
+        if re.search(r"session [0-9a-f]{8}", unpaired_part):
+            fail("standing %s: a session's figure under the unpaired label" % name)
+        for line in paired_part.splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if not line.startswith("| ") or cells[0] not in display:
+                continue
+            sku = display[cells[0]]
+            if len(cells) == 6 and name == "memory-bound":
+                op = cells[1].replace("\\_", "_")
+                if op.endswith(" GB/s") or op == "no calibration":  # the RMSNorm forward bf16 table
+                    keep = keeper(presets, op="rmsnorm", mode="fwd", dtype="bf16")
+                else:
+                    keep = keeper(presets) if op == "**all**" else keeper(presets, op=op)
+                if cells[4] != "-":
+                    checked += check_cell(cells[4], sku, "fused", "torch-compile", keep,
+                                          "standing %s %s %s" % (name, sku, op))
+            elif name == "against-providers":
+                op = cells[1].replace("\\_", "_")
+                for (prov, base), cell in zip(heads, cells[2:]):
+                    if cell != "-":
+                        checked += check_cell(cell, sku, prov, base, keeper(presets, op=op),
+                                              "standing %s %s %s %s over %s" % (name, sku, op, prov, base))
+    if checked < 10:
+        fail("standing: %d paired cells checked" % checked)
+
+    evidence = run("report", "evidence", "--db", db)
+    ev_checked = 0
+    for part in evidence.split("\n## ")[1:]:
+        head = part.split("\n")[0]
+        m = re.search(r"\(([a-z0-9-]+)\)$", head)
+        if not m or "### The project's kernels" not in part:
+            continue
+        sku = m.group(1)
+        kern = part.split("### The project's kernels")[1]
+        paired_part, sep, unpaired_part = kern.partition("**Unpaired: different runs.**")
+        if not sep:
+            fail("evidence %s: no 'Unpaired: different runs' label" % sku)
+        for line in paired_part.splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) != 16 or not re.fullmatch(r"\d+", cells[3]):
+                continue
+            op, mode, dtype = (c.replace("\\_", "_") for c in cells[:3])
+            for k, base in enumerate(("huggingface", "torch-compile", "liger")):
+                cell, low, sid = cells[7 + 3 * k: 10 + 3 * k]
+                if cell == "-":
+                    continue
+                cand = [r for r in paired if (r["op"], r["mode"], r["dtype"], r["sku"], r["provider"], r["baseline"])
+                        == (op, mode, dtype, sku, "fused", base)]
+                most = max(r["shapes"] for r in cand)
+                row = [r for r in cand if r["session_short"] == sid]
+                g, n = re.fullmatch(r"([\d.]+)x \([\d.]+-[\d.]+\) over (\d+)", cell).groups()
+                if len(row) != 1 or row[0]["shapes"] != int(n) or int(n) != most:
+                    fail("evidence %s %s %s %s over %s: session %s over %s, the most cases %d" % (
+                        sku, op, mode, dtype, base, sid, n, most))
+                if abs(float(g) - row[0]["geomean"]) > 0.006 or abs(float(low.rstrip("x")) - row[0]["worst"]) > 0.006:
+                    fail("evidence %s %s %s %s over %s: %s, lowest %s; report geomean %s, %s" % (
+                        sku, op, mode, dtype, base, cell, low, row[0]["geomean"], row[0]["worst"]))
+                ev_checked += 1
+    if ev_checked < 10:
+        fail("evidence: %d paired cells checked" % ev_checked)
+    print("report standing: %d paired cells recomputed from report geomean's cases of the session each names; "
+          "report evidence: %d paired cells, each the session with the most cases; both with the unpaired label"
+          % (checked, ev_checked))
+
+print("verdict words of templates/verdicts.csv: %s" % ", ".join("%s %d" % kv for kv in sorted(said.items())))
 print("paired headlines: %d rows, %d case pairs, each side's GPU, session, timing method and check equal "
       "to the other's as stored; %d Markdown rows name their session and GPU; %d cases left out of the "
       "unpaired section" % (len(paired), npairs, len(rows), left_out))

@@ -46,6 +46,7 @@ assert len(counted) == 1, counted
 f = counted[0]
 assert f["provider"] == "fused" and f["cause"] == "code" and f["same_card"] is True
 assert abs(f["rel_change"] - 0.10) < 1e-9 and f["threshold"] == 0.03, f
+assert f["threshold_from"] == "min-effect", f
 assert f["old_commit"].startswith("b000") and f["new_commit"].startswith("c000"), f
 assert f["confirm"] == "confirmed", f
 # the fused regression is the first table of the list
@@ -57,6 +58,8 @@ assert "[b00000000000..c00000000000](https://example.com/lab/kernels/compare/" n
 # huggingface: 12 % slower across two cards with the same torch: drift, not counted
 hf = [r for r in rows if r["provider"] == "huggingface" and r["verdict"] == "regression"]
 assert len(hf) == 1 and hf[0]["cause"] == "environment/noise drift" and not hf[0]["counted"], hf
+# too few drift steps of its class to judge it by the others: the SKU's cross-card threshold
+assert hf[0]["threshold_from"] == "SKU cross-card A/A" and hf[0]["threshold"] == 0.095, hf
 assert d["drift"] == {"tested": 3, "flagged": 1}, d["drift"]  # huggingface a-b, b-c; liger a-b
 drift = [s for s in sec if s.startswith("Environment or noise drift")][0]
 assert "| huggingface | h100-sxm5-80gb | regression |" in drift, drift

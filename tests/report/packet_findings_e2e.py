@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from xml.etree import ElementTree
 
 SOLBOOK, MD_TO_HTML = sys.argv[1], sys.argv[2]
 HOME = os.environ["SOLBOOK_HOME"]
@@ -102,6 +103,16 @@ try:
         for _, op in findings:
             if op.replace("\\_", "_") not in ops[target]:
                 fail("%s: a finding of %s, an op %s does not ship" % (target, op, target))
+        # the verdict counts in the words of templates/verdicts.csv
+        with open(os.path.join(HOME, "templates", "verdicts.csv")) as f:
+            w = {r["verdict"]: r for r in csv.DictReader(f)}
+        counts = re.compile(r" (\d+) cases: (\d+) (%s|%s), (\d+) (%s|%s);" % (
+            w["faster"]["one"], w["faster"]["many"], w["slower"]["one"], w["slower"]["many"]))
+        for line in re.findall(r"^- fused over .*$", body, re.M):
+            m = counts.search(line)
+            if not m or (m.group(3) == w["faster"]["one"]) != (m.group(2) == "1") or \
+                    (m.group(5) == w["slower"]["one"]) != (m.group(4) == "1"):
+                fail("%s: a speedup line without its verdict counts in the table's words: %s" % (target, line[:160]))
         sessions = set(re.findall(r"^\| ([0-9a-f]{8}) \| GPU-", body, re.M))
         if not sessions:
             fail("%s: no sessions table" % target)
@@ -115,8 +126,8 @@ try:
         for f in finding_texts(body):
             if not re.search(r"\| \d[\d.e-]* \(\d[\d.e-]*-\d[\d.e-]*\) \|", f):
                 fail("%s: a finding without p50 (p20-p80) ms cells: %s" % (target, f[:80]))
-            if "Peak memory at" not in f or "MB:" not in f:
-                fail("%s: a finding without peak memory: %s" % (target, f[:80]))
+            if not re.search(r"^\| peak MB at .* \| [0-9a-f]{8} \|( [\d.]+ \([\d.]+\) \|| - \|)+$", f, re.M):
+                fail("%s: a finding without a peak memory row: %s" % (target, f[:80]))
         heads = ["## Findings", "## Data and reproduction"] + (["## End-to-end training steps"] if target == "liger" else [])
         for head in heads:
             if "**Evidence level:**" not in section(body, head):
@@ -136,9 +147,39 @@ try:
             for case in re.findall(r" at ((?:bwd|full) \S+ \S+)", body):
                 fail("vllm: a case that is not forward: " + case)
         print("%s: DISCUSSION.md %d bytes, %d findings (%s), %d tables rendered, sessions %s; every "
-              "ratio names a listed session, p50 (p20-p80) ms and peak MB in every finding; evidence "
+              "ratio names a listed session and its wins and losses, p50 (p20-p80) ms and peak MB in every finding; evidence "
               "level stated in %s" % (target, sizes[target], len(findings), ", ".join(op for _, op in findings),
                                       html.count("<table>"), ", ".join(sorted(sessions)), ", ".join(heads)))
+
+    # ---- --suite narrows the sessions' cases to one preset --------------
+    def suites_cited(folder):
+        got = {}
+        with tarfile.open(os.path.join(folder, "data.tar.gz")) as t:
+            for m in t.getmembers():
+                if m.name.endswith(".json"):
+                    d = json.loads(t.extractfile(m).read())
+                    if "session" in d:
+                        got[d["config"]["suite"]] = got.get(d["config"]["suite"], 0) + 1
+        return got
+
+    every = suites_cited(out["liger"])
+    if len(every) < 2:
+        fail("the liger packet cites sessions of %s only: nothing for --suite to narrow" % sorted(every))
+    for suite in sorted(every):
+        narrow = os.path.join(work, "packet-liger-" + suite)
+        run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--suite", suite, "--out", narrow])
+        got = suites_cited(narrow)
+        if set(got) != {suite}:
+            fail("liger --suite %s cites runs of %s" % (suite, sorted(got)))
+        if "--suite " + suite not in open(os.path.join(narrow, "reproduce.sh")).read():
+            fail("liger --suite %s: reproduce.sh renders the packet without --suite" % suite)
+        print("liger --suite %s: %d cited session runs, all of that suite (of %d in every suite)"
+              % (suite, got[suite], sum(every.values())))
+    p = subprocess.run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--suite", "no-such-suite",
+                        "--out", os.path.join(work, "packet-none")], capture_output=True)
+    if p.returncode != 1 or b"in suite no-such-suite" not in p.stderr:
+        fail("liger --suite no-such-suite: exit %d, %s" % (p.returncode, p.stderr.decode()[-300:]))
+    print("liger --suite no-such-suite: exit 1, nothing to cite in that suite")
 
     # ---- figures recomputed from the archived documents ----------------
     docs = {}
@@ -187,15 +228,16 @@ try:
                 want = [r[int(math.floor(p * (n - 1)))] + (r[min(int(math.floor(p * (n - 1))) + 1, n - 1)]
                         - r[int(math.floor(p * (n - 1)))]) * (p * (n - 1) - math.floor(p * (n - 1)))
                         for p in (0.5, 0.2, 0.8)]
-                got = [float(x) for x in m.groups()]
-                for g, w in zip(got, want):
-                    if abs(g - w) > 5e-4 * w:
-                        fail("%s %s %s: %s, recomputed %s" % (op, cells[0], prov, got, want))
+                # three significant digits, as the packet writes them
+                if list(m.groups()) != ["%.3g" % w for w in want]:
+                    fail("%s %s %s: %s, recomputed %s" % (op, cells[0], prov, m.groups(), want))
                 checked += 1
         # the worst case's ratio of each baseline, from the per-round ratios
         for line in re.findall(r"^- fused over (.*)$", f, re.M):
             base = line.split(" ")[0].rstrip(":")
-            w = re.search(r"worst ([\d.]+)x \S+ at (\S+) (\S+) (\S+), session ([0-9a-f]{8})", line)
+            w = re.search(r"worst ([\d.]+)x \([\d.]+-[\d.]+\) at (\S+) (\S+) (\S+), session ([0-9a-f]{8})", line)
+            if not w:
+                fail("%s: the worst case of '%s' is not stated as the template says" % (op, line))
             ratio, mode, dtype, shape, sid = w.groups()
             fr = rounds(find(sid, op, mode, dtype, shape, "fused"))
             br = rounds(find(sid, op, mode, dtype, shape, base))
@@ -204,6 +246,81 @@ try:
                 fail("%s worst over %s: %s stated, %.4f recomputed" % (op, base, ratio, gm))
             checked += 1
     print("liger: %d time cells and worst-case ratios recomputed from data.tar.gz's documents" % checked)
+
+    # ---- the measuring code's address and commits ----------------------
+    if "no repository address was configured" not in section(body, "## What was measured"):
+        fail("liger without --repo does not say that no address was configured")
+    repo = "https://example.org/kernels/solbook"
+    with_repo = os.path.join(work, "packet-repo")
+    run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--repo", repo, "--out", with_repo])
+    measured = section(open(os.path.join(with_repo, "DISCUSSION.md")).read(), "## What was measured")
+    links = re.findall(r"\[([^\]]+)\]\(" + re.escape(repo) + r"/commit/([0-9a-f]{40})\)", measured)
+    commits = {d["provenance"]["git"]["sha"] for d in docs.values()
+               if re.fullmatch(r"[0-9a-f]{40}", d["provenance"]["git"].get("sha", ""))}
+    if not links or {sha for _, sha in links} - commits:
+        fail("--repo: commit links %s, the cited sessions' commits %s" % (links, sorted(commits)))
+    rendered = run([MD_TO_HTML, os.path.join(with_repo, "DISCUSSION.md")])
+    if '<a href="%s">' % repo not in rendered or '<a href="%s/commit/%s">' % (repo, links[0][1]) not in rendered:
+        fail("--repo: the address and commit do not render as links")
+    if "git clone %s solbook" % repo not in open(os.path.join(with_repo, "reproduce.sh")).read():
+        fail("--repo: reproduce.sh does not clone the address")
+    p = subprocess.run([SOLBOOK, "packet", "--db", db, "--target", "liger", "--repo", "https://example.org/a b",
+                        "--out", os.path.join(work, "packet-bad-repo")], capture_output=True)
+    if p.returncode != 2 or b"repository URL" not in p.stderr or os.path.exists(os.path.join(work, "packet-bad-repo")):
+        fail("a repository address with a space: exit %d, %s" % (p.returncode, p.stderr.decode()[-200:]))
+    print("liger: without --repo the packet says no address was configured; with it the address and %d "
+          "commit(s) render as links (%s) and reproduce.sh clones it; an address with a space is refused "
+          "(exit 2, nothing written)" % (len(links), ", ".join(name for name, _ in links)))
+
+    # ---- a plot beside each finding whose table leaves cases out -------
+    svg_ns = "{http://www.w3.org/2000/svg}"
+    appendix = open(os.path.join(out["liger"], "APPENDIX.md")).read()
+    manifest = open(os.path.join(out["liger"], "MANIFEST.sha256")).read()
+    html = run([MD_TO_HTML, os.path.join(out["liger"], "DISCUSSION.md")])
+    plotted = 0
+    for f in finding_texts(body):
+        head = re.match(r"\d+\. (.*)", f).group(1)
+        shown = len(re.findall(r"^\| (?:fwd|bwd|full) ", f, re.M))
+        cases = int(re.search(r"^(\d+) cases", f, re.M).group(1))
+        img = re.search(r"^!\[[^\]]*\]\((finding-\d+\.svg)\)$", f, re.M)
+        if not img:
+            if cases > shown:
+                fail("%s: %d cases, %d in its table, and no plot" % (head, cases, shown))
+            continue
+        name = img.group(1)
+        if not re.search(r"^[0-9a-f]{64}  %s$" % re.escape(name), manifest, re.M):
+            fail("%s is not in MANIFEST.sha256" % name)
+        if '<img src="%s"' % name not in html:
+            fail("%s does not render as an image" % name)
+        root = ElementTree.parse(os.path.join(out["liger"], name)).getroot()
+        area = root.find(".//%srect[@class='plot-area']" % svg_ns)
+        lo, hi = math.log10(float(area.get("data-y-min"))), math.log10(float(area.get("data-y-max")))
+        top, bottom = float(area.get("data-top")), float(area.get("data-bottom"))
+        drawn = []
+        for pt in root.iter(svg_ns + "circle"):
+            if pt.get("class") != "point":
+                continue
+            tip = pt.find(svg_ns + "title").text
+            p50 = float(re.search(r"p50 ([\d.e+-]+) ms", tip).group(1))
+            y = bottom + (math.log10(p50) - lo) / (hi - lo) * (top - bottom)
+            if abs(y - float(pt.get("cy"))) > 0.05:  # the tooltip has 4 digits
+                fail("%s: a point of %s ms at y %s, the axis puts it at %.2f" % (name, p50, pt.get("cy"), y))
+            drawn.append(p50)
+        # every timed cell of the finding's appendix table is one point
+        sec = section(appendix, "## " + head + "\n")
+        ncols = len(re.search(r"^\| case \| session \|(.*)$", sec, re.M).group(1).split("|")) - 1
+        ncols -= sec.splitlines()[2].count("fused over")
+        timed = []
+        for row in re.findall(r"^\| (?:fwd|bwd|full) .*$", sec, re.M):
+            for cell in [c.strip() for c in row.split("|")[3:3 + ncols]]:
+                m = re.match(r"([\d.e+-]+) \(", cell)
+                if m:
+                    timed.append(float(m.group(1)))
+        if len(drawn) != len(timed) or any(abs(a - b) > 5e-3 * b for a, b in zip(sorted(drawn), sorted(timed))):
+            fail("%s: %d points, the appendix has %d timed cells of %s" % (name, len(drawn), len(timed), head))
+        plotted += 1
+    print("liger: %d plots beside DISCUSSION.md, each in the manifest, rendered as an image, one point per "
+          "timed cell of its appendix table at the height of its p50 on the plot's axis" % plotted)
 
     # ---- reproduce.sh with fake tools ----------------------------------
     src = os.path.join(work, "src")
@@ -292,13 +409,18 @@ try:
         for head in ("## What was measured", "## Findings", "## What we ask"):
             if section(a, head) != section(b, head):
                 fail("%s: %s differs when rendered from the packet's own data" % (target, head))
+        plots = sorted(n for n in os.listdir(out[target]) if n.endswith(".svg"))
+        if plots != sorted(n for n in os.listdir(again) if n.endswith(".svg")) or any(
+                open(os.path.join(out[target], n), "rb").read() != open(os.path.join(again, n), "rb").read()
+                for n in plots):
+            fail("%s: the plots differ when rendered from the packet's own data" % target)
         if manifest_digests(out[target]) != manifest_digests(again):
             fail("%s: the re-rendered packet cites other documents" % target)
         if open(os.path.join(out[target], "APPENDIX.md")).read().split("## End-to-end")[0] != \
                 open(os.path.join(again, "APPENDIX.md")).read().split("## End-to-end")[0]:
             fail("%s: APPENDIX.md's cases differ when rendered from the packet's own data" % target)
         print("%s: data.tar.gz (%d documents) ingested anew gives the same findings, sessions, asks, "
-              "appendix cases and cited documents" % (target, len(manifest_digests(again))))
+              "appendix cases, %d plots and cited documents" % (target, len(manifest_digests(again)), len(plots)))
     print("packet_findings_e2e: all checks passed")
 finally:
     if not os.environ.get("SB_KEEP"):

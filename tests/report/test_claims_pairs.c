@@ -1,14 +1,17 @@
 /* test_claims_pairs.c - claims.c refuses a headline pair whose two sides
  * differ in GPU UUID, session, timing method or correctness check
- * (docs/CLAIMS.md, rule 8), naming the pair; and takes a like pair. */
+ * (docs/CLAIMS.md, rule 8), naming the pair; and takes a like pair. A
+ * week's headlines are of the session runs that finished in it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "claims.h"
+#include "isoweek.h"
 #include "sessions.h"
 
 static sb_session_run side(long long id, const char *provider)
@@ -97,11 +100,67 @@ static void test_headline_with_mixed_pair_refused(void **state)
     assert_non_null(strstr(err.msg, "timing method held-launch against cuda-graph"));
 }
 
+/* A session run as sb_session_runs_select gives it: every string its own. */
+static sb_session_run owned(long long id, const char *provider, const char *samples)
+{
+    sb_session_run r = side(id, provider);
+    char **strs[] = {&r.session_id, &r.timing_method, &r.check_version, &r.gpu_uuid, &r.op, &r.mode, &r.dtype,
+                     &r.shape_key, &r.provider, &r.status};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        *strs[i] = strdup(*strs[i]);
+    r.params_json = strdup("{}");
+    r.case_key = strdup("rmsnorm|fwd|bf16|M=4096,N=4096|{}");
+    r.suite = strdup("liger-perkernel");
+    r.sku = strdup("h100-sxm5-80gb");
+    r.arch = strdup("H100");
+    r.git_sha = strdup("2c65d93");
+    /* started on the Sunday of 2026-W48, finished on the Monday of W49 */
+    r.started_at = strdup("2026-11-29T23:59:00Z");
+    r.finished_at = strdup("2026-11-30T00:01:00Z");
+    r.kernel_samples = strdup(samples);
+    r.peak_absolute_bytes = r.peak_beyond_inputs_bytes = -1;
+    r.hold_timeouts = -1;
+    return r;
+}
+
+/* The headlines of one week: a session that started in W48 and finished
+ * in W49 is W49's, as its runs are counted there. */
+static size_t week_headlines(int week)
+{
+    sb_session_runs runs = {calloc(2, sizeof(sb_session_run)), 2};
+    assert_non_null(runs.v);
+    runs.v[0] = owned(11, "fused", "[[1.0, 1.0, 1.0], [1.1, 1.1, 1.1], [0.9, 0.9, 0.9]]");
+    runs.v[1] = owned(12, "liger", "[[2.0, 2.0, 2.0], [2.1, 2.1, 2.1], [1.9, 1.9, 1.9]]");
+    long long from, to;
+    sb_isoweek_range(2026, week, &from, &to);
+    const char *const bases[] = {"liger", NULL};
+    sb_session_headlines h;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_session_headlines_take(&runs, NULL, bases, from, to, &h, &err), SB_OK);
+    size_t n = h.n;
+    if (n) {
+        assert_string_equal(h.v[0].provider, "fused");
+        assert_string_equal(h.v[0].baseline, "liger");
+        assert_true(h.v[0].geomean.ratio > 1.9 && h.v[0].geomean.ratio < 2.1);
+    }
+    sb_session_headlines_free(&h);
+    return n;
+}
+
+static void test_week_by_finish_time(void **state)
+{
+    (void)state;
+    assert_int_equal(week_headlines(49), 1);
+    assert_int_equal(week_headlines(48), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mixed_pairs_refused),
         cmocka_unit_test(test_headline_with_mixed_pair_refused),
+        cmocka_unit_test(test_week_by_finish_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

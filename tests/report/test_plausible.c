@@ -146,6 +146,31 @@ static void test_flops_above_compute_ceiling(void **state)
     assert_int_equal(v.state, SB_PLAUS_OK);
 }
 
+/* A matmul op (FLCE) reports its share of the matmul ceiling beside the
+ * bandwidth figures, so a report holds it against the ceiling that fits. */
+static void test_matmul_share(void **state)
+{
+    (void)state;
+    sb_plaus_ceilings c = h200();
+    sb_plaus_input in = moved(1, 1);
+    in.flops = 580e12;
+    in.flop_ceiling_tflops = 989;
+    in.flop_ceiling_name = "datasheet bf16";
+    in.tensor = 1;
+    sb_plaus_verdict v;
+    sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_OK);
+    assert_int_equal(v.tensor, 1);
+    assert_true(fabs(v.pct_flop_ceiling - 58.65) < 0.01);
+    assert_true(fabs(v.flop_ceiling_tflops - 989) < 1e-9);
+    assert_string_equal(v.flop_ceiling_name, "datasheet bf16");
+    /* a row op has no matmul share */
+    in = moved(3000, 0);
+    sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.tensor, 0);
+    assert_true(isnan(v.pct_flop_ceiling));
+}
+
 static void test_unknown_without_time_or_bytes(void **state)
 {
     (void)state;
@@ -172,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_cache_resident),
         cmocka_unit_test(test_datasheet_without_calibration),
         cmocka_unit_test(test_flops_above_compute_ceiling),
+        cmocka_unit_test(test_matmul_share),
         cmocka_unit_test(test_unknown_without_time_or_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

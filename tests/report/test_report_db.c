@@ -812,7 +812,7 @@ static void test_compare(void **state)
     assert_int_equal(sb_cmp_side_parse("colour=red", &bad, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "unknown key 'colour'"));
     assert_int_equal(sb_cmp_side_parse("main", &bad, &err), SB_ERR);
-    sb_cmp_opts o = {0.01, 0.03};
+    sb_cmp_opts o = {0.01, 0.03, NULL};
     sb_cmp_result r;
     assert_int_equal(sb_cmp_run(db, &set, &sa, &sb, &o, &r, &err), SB_OK);
     assert_int_equal(r.n, 4);
@@ -1260,6 +1260,9 @@ static void exec_sql(const char *path, const char *sql)
     sqlite3_close(w);
 }
 
+/* The structured claims check (report/claims.h): a figure rests on cited
+ * runs of its providers, card and session; nothing else in the database,
+ * and no free text, counts. */
 static void test_claims_check(void **state)
 {
     (void)state;
@@ -1268,64 +1271,101 @@ static void test_claims_check(void **state)
     sqlite3 *w = fx_create(p);
     fx_standard(w);
     sqlite3_close(w);
-    /* one liger run on h100 recorded its package */
-    exec_sql(p, "UPDATE provenance SET packages_json = '{\"liger-kernel\":\"0.8.5\",\"torch\":\"2.11.0\"}' WHERE run_id ="
-                " (SELECT c.run_id FROM configs c JOIN provenance v ON v.run_id = c.run_id"
-                " WHERE c.provider = 'liger' AND v.sku = 'h100-sxm5-80gb' ORDER BY c.run_id LIMIT 1)");
-    /* "torch" is also a provider (torch.matmul runs), of none of the cited runs */
-    exec_sql(p, "UPDATE configs SET provider = 'torch' WHERE run_id = (SELECT run_id FROM configs"
-                " WHERE provider NOT IN ('huggingface', 'liger') ORDER BY run_id LIMIT 1)");
-    /* a stored run whose device name is a word of every text */
+    /* a stored run whose device name is a word of every text, of a
+     * provider no cited run has: neither stops anything (issue 47 item 6) */
     exec_sql(p, "UPDATE provenance SET gpu_name = 'the' WHERE run_id = (SELECT c.run_id FROM configs c"
                 " WHERE c.provider NOT IN ('huggingface', 'liger') ORDER BY c.run_id DESC LIMIT 1)");
     sqlite3 *db = NULL;
     sb_error err;
     assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
-    sb_sku_table *skus = NULL;
-    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     sb_result_set set;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    const sb_result *hf[8], *lg[8];
-    size_t nhf = 0, nlg = 0;
+    const sb_result *cited[8];
+    size_t n = 0;
+    const sb_result *uncited = NULL;
     for (size_t i = 0; i < set.n; i++) {
-        if (!strcmp(set.v[i].sku, "h100-sxm5-80gb") && !strcmp(set.v[i].provider, "huggingface"))
-            hf[nhf++] = &set.v[i];
-        if (!strcmp(set.v[i].packages_json, "{\"liger-kernel\":\"0.8.5\",\"torch\":\"2.11.0\"}"))
-            lg[nlg++] = &set.v[i];
+        const sb_result *r = &set.v[i];
+        if (!strcmp(r->sku, "h100-sxm5-80gb") && (!strcmp(r->provider, "huggingface") || !strcmp(r->provider, "liger")) &&
+            n < 8)
+            cited[n++] = r;
+        else if (!uncited)
+            uncited = r;
     }
-    assert_int_equal(nhf, 3);
-    assert_int_equal(nlg, 1);
-    /* names only what the cited runs have */
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "huggingface on the H100 SXM5 80GB",
-                                     "body", &err), SB_OK);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "Liger's kernels are faster", "body",
-                                     &err), SB_ERR);
-    assert_non_null(strstr(err.msg, "provider 'liger'"));
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "measured on an NVIDIA H200", "body",
-                                     &err), SB_ERR);
-    assert_non_null(strstr(err.msg, "card 'H200'"));
-    /* a device name is free text: "the" names no card */
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "the runs of the week", "body", &err), SB_OK);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "and the H200 too", "body", &err), SB_ERR);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "liger\\-kernel 0.8.5", "body", &err),
-                     SB_ERR);
-    assert_non_null(strstr(err.msg, "package 'liger-kernel'"));
-    /* the run that has them may name them */
-    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, NULL, "liger with liger-kernel 0.8.5 on H100",
-                                     "body", &err), SB_OK);
-    /* a word that is a cited run's package may be said, though it names a provider too */
-    assert_int_equal(sb_claims_check(db, skus, lg, nlg, NULL, NULL, "liger-kernel 0.8.5 on torch 2.11.0", "body",
-                                     &err), SB_OK);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "measured with torch 2.11.0", "body", &err),
-                     SB_ERR);
-    /* the project addressed is allowed; a word containing a name is not the name */
-    const char *allowed[] = {"Liger-Kernel", NULL};
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, allowed, "For the Liger-Kernel maintainers: "
-                                     "LigerRMSNorm and torch.compile", "body", &err), SB_OK);
-    assert_int_equal(sb_claims_check(db, skus, hf, nhf, NULL, NULL, "For the Liger-Kernel maintainers",
-                                     "body", &err), SB_ERR);
+    assert_true(n >= 2);
+    assert_non_null(uncited);
+    int64_t hf = -1, lg = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(cited[i]->provider, "huggingface") && hf < 0)
+            hf = cited[i]->run_id;
+        if (!strcmp(cited[i]->provider, "liger") && lg < 0)
+            lg = cited[i]->run_id;
+    }
+    assert_true(hf >= 0 && lg >= 0);
+    sb_claim_run *cr = sb_claim_runs_of(cited, n);
+    assert_non_null(cr);
+
+    /* a ratio of liger over huggingface on the card, from one run of each */
+    sb_claims c = {0};
+    int64_t both[2] = {lg, hf};
+    sb_claims_add(&c, "1.50x", "liger", "huggingface", "h100-sxm5-80gb", NULL, both, 2);
+    sb_claims_add(&c, "0.0123 ms", "huggingface", NULL, "h100-sxm5-80gb", NULL, &hf, 1);
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_OK);
+    sb_claims_free(&c);
+
+    /* a run the body does not cite */
+    int64_t far[2] = {lg, (int64_t)uncited->run_id};
+    sb_claims_add(&c, "1.50x", "liger", uncited->provider, NULL, NULL, far, 2);
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "which it does not cite"));
+    assert_non_null(strstr(err.msg, "1.50x (liger over"));
+    sb_claims_free(&c);
+
+    /* a run of another provider than the figure names */
+    sb_claims_add(&c, "2.00x", "fused", "huggingface", NULL, NULL, both, 2);
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "a run of provider liger"));
+    sb_claims_free(&c);
+
+    /* a ratio with one side's runs only */
+    sb_claims_add(&c, "2.00x", "liger", "huggingface", NULL, NULL, &lg, 1);
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "without a run of huggingface"));
+    sb_claims_free(&c);
+
+    /* another card than the figure's */
+    sb_claims_add(&c, "0.0123 ms", "huggingface", NULL, "h200-sxm-141gb", NULL, &hf, 1);
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "a run on h100-sxm5-80gb"));
+    sb_claims_free(&c);
+
+    /* another session than the figure's: a result run belongs to none */
+    sb_claims_add(&c, "0.0123 ms", "huggingface", NULL, NULL, "3710651c", &hf, 1);
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "a run of session (none)"));
+    sb_claims_free(&c);
+
+    /* a figure from no run, and a failed record */
+    sb_claims_add(&c, "3.00x", "liger", NULL, NULL, NULL, NULL, 0);
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "from no run"));
+    sb_claims_free(&c);
+    c.failed = 1;
+    assert_int_equal(sb_claims_verify(&c, cr, n, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "out of memory"));
+    sb_claims_free(&c);
+
+    /* sb_claims_move keeps every record, in order */
+    sb_claims a = {0}, b = {0};
+    sb_claims_add(&a, "1x", "liger", NULL, NULL, NULL, &lg, 1);
+    sb_claims_add(&b, "2x", "huggingface", NULL, NULL, NULL, &hf, 1);
+    sb_claims_move(&a, &b);
+    assert_int_equal(a.n, 2);
+    assert_int_equal(b.n, 0);
+    assert_string_equal(a.v[1].figure, "2x");
+    assert_int_equal(sb_claims_verify(&a, cr, n, "body", &err), SB_OK);
+    sb_claims_free(&a);
+    free(cr);
     sb_results_free(&set);
-    sb_sku_table_free(skus);
     sqlite3_close(db);
 }
 
@@ -1497,13 +1537,28 @@ static void test_weekly_limits(void **state)
     char *md = slurp(sum.md_path), *app = slurp(sum.appendix_path);
     assert_true(strlen(md) <= SB_WEEKLY_MAX_BYTES);
     assert_true(count(md, "\n") <= SB_WEEKLY_MAX_LINES);
-    /* 40 tables, each with its geomean row; the rows cut, all in the appendix */
-    assert_int_equal(count(md, "| geomean of 12 |"), 40);
-    assert_non_null(strstr(md, "with the most bytes shown, all in the appendix"));
+    /* 40 tables on 2 cards: one row each a card in the writeup, every
+     * case in the appendix */
+    assert_int_equal(count(md, "| geomean of 12 |"), 0);
+    assert_int_equal(count(md, "| 12 | x huggingface "), 80);
     assert_int_equal(count(app, "| geomean of 12 |"), 40);
     assert_int_equal(count(app, "| M=12288,N=4096 |"), 40);
     assert_null(strstr(md, tmpdir));
     assert_null(strstr(app, tmpdir));
+    /* no table of the writeup has more than 8 columns */
+    size_t widest = 0;
+    for (const char *line = md; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t bars = 0;
+        if (*line == '|')
+            for (const char *q = line; q < (end ? end : line + strlen(line)); q++)
+                bars += *q == '|' && (q == line || q[-1] != '\\');
+        if (bars > widest)
+            widest = bars;
+        line = end ? end + 1 : line + strlen(line);
+    }
+    printf("weekly of 40 tables on 2 cards: %zu lines, widest table %zu columns\n", count(md, "\n"), widest - 1);
+    assert_true(widest >= 2 && widest - 1 <= 8);
     free(md);
     free(app);
     sb_sku_table_free(skus);
@@ -1600,7 +1655,7 @@ static void test_crossarch_pairs(void **state)
     sb_xa_set xa;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
-    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, &xa, &err), SB_OK);
+    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, NULL, &xa, &err), SB_OK);
     assert_int_equal(xa.n, 1);
     const sb_xa_table *t = &xa.v[0];
     assert_int_equal(t->ncards, 2);
@@ -1622,6 +1677,43 @@ static void test_crossarch_pairs(void **state)
     sb_xa_render_md(t, SIZE_MAX, &md);
     assert_non_null(strstr(sb_buf_str(&md), "| M=2048,N=4096 | - | - | - |"));
     assert_non_null(strstr(sb_buf_str(&md), "| 0.750 | 0.750 |"));
+    sb_buf_free(&md);
+    sb_xa_free(&xa);
+
+    /* a session pairs shape 1 on the H100: its unpaired speedup is left
+     * out, the cell says so, and the geomean row has no H100 speedup */
+    sb_session_run side[2];
+    memset(side, 0, sizeof side);
+    side[0].case_key = (char *)set.v[0].case_key;
+    for (size_t i = 0; i < set.n; i++)
+        if (!strcmp(set.v[i].shape_key, shapes[0]))
+            side[0].case_key = (char *)set.v[i].case_key;
+    sb_session_pair pair;
+    memset(&pair, 0, sizeof pair);
+    pair.target = &side[0];
+    pair.base = &side[1];
+    size_t idx = 0;
+    sb_session_headline hl;
+    memset(&hl, 0, sizeof hl);
+    hl.sku = "h100-sxm5-80gb";
+    hl.provider = "fused";
+    hl.baseline = "huggingface";
+    hl.pair = &idx;
+    hl.count = 1;
+    sb_session_headlines h;
+    memset(&h, 0, sizeof h);
+    h.report.pairs = &pair;
+    h.report.npairs = 1;
+    h.v = &hl;
+    h.n = 1;
+    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, &h, &xa, &err), SB_OK);
+    t = &xa.v[0];
+    assert_int_equal(t->rows[0].cell[0].paired[0], 1);
+    assert_true(isnan(t->rows[0].cell[0].vs[0]));
+    assert_int_equal(t->rows[0].cell[1].paired[0], 0);
+    assert_true(isnan(t->geomean[0].vs[0]));
+    sb_xa_render_md(t, SIZE_MAX, &md);
+    assert_non_null(strstr(sb_buf_str(&md), "| M=1024,N=4096 | 1.0000 | paired | 33% |"));
     sb_buf_free(&md);
     sb_xa_free(&xa);
     free(picks);

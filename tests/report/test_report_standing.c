@@ -17,6 +17,7 @@
 #include "fixture.h"
 #include "md_inert.h"
 #include "results.h"
+#include "sessions.h"
 #include "standing.h"
 
 static char tmpdir[256];
@@ -137,11 +138,16 @@ static void test_against_providers(void **state)
     (void)state;
     sqlite3 *db = standing_db();
     char *t = render(db, "against-providers");
-    /* one row: the card, rmsnorm, fused over liger from the three cases
+    /* no measuring session: no paired row, and under the unpaired label
+     * one row: the card, rmsnorm, fused over liger from the three cases
      * with kernel time on both sides, worst at N=2048; no torch.compile
      * or Hugging Face runs */
-    assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 1.59x over 3; worst 0.50x, fwd bf16 `M=2048,N=2048` "
-                              "| - | - |\n"));
+    assert_non_null(strstr(t, "No measuring session pairs these providers in the Liger presets.\n"));
+    const char *unpaired = strstr(t, SB_UNPAIRED_LABEL "\n");
+    assert_non_null(unpaired);
+    assert_non_null(strstr(unpaired, "| h100-sxm5-80gb | rmsnorm | 1.59x over 3; worst 0.50x, fwd bf16 `M=2048,N=2048` "
+                                     "| - | - |\n"));
+    assert_true(strstr(t, "1.59x") > unpaired);
     assert_null(strstr(t, "N=8192"));
     free(t);
     sqlite3_close(db);
@@ -158,10 +164,16 @@ static void test_reference_memory_flce(void **state)
                               "`M=4096,N=4096`: 0.80x\n"));
     free(t);
     t = render(db, "memory-bound");
-    assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | 1 of 2 | "
-                              "0.960x, fwd bf16 `M=4096,N=4096` |\n"));
+    /* no measuring session: the shares with no paired figure, and the
+     * comparison with torch.compile under its unpaired label only */
+    assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | - | - |\n"));
     /* the RMSNorm forward's 90% target: the same two cases */
-    assert_non_null(strstr(t, "| h100-sxm5-80gb | 1000 GB/s | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | 1 of 2 |"));
+    assert_non_null(strstr(t, "| h100-sxm5-80gb | 1000 GB/s | 1 of 2 | 80.0%, fwd bf16 `M=4096,N=4096` | - | - |\n"));
+    const char *unpaired = strstr(t, SB_UNPAIRED_LABEL "\n");
+    assert_non_null(unpaired);
+    assert_non_null(strstr(unpaired, "| h100-sxm5-80gb | rmsnorm | 1 of 2 | 0.960x, fwd bf16 `M=4096,N=4096` |\n"));
+    assert_non_null(strstr(unpaired, "| h100-sxm5-80gb | rmsnorm fwd bf16 | 1 of 2 | 0.960x, fwd bf16 `M=4096,N=4096` |\n"));
+    assert_true(strstr(t, "0.960x") > unpaired);
     free(t);
     t = render(db, "flce-memory");
     assert_non_null(strstr(t, "| h100-sxm5-80gb | fwd bf16 `BT=1024,H=4096,V=128256` | 1.00 GB | 4.00 GB | 25.0% | "
@@ -266,7 +278,7 @@ static void test_rewrite_doc(void **state)
     assert_int_equal(sb_standing_rewrite_doc(s, path, &out, &blocks, &err), SB_OK);
     assert_int_equal(blocks, 1);
     const char *back = sb_buf_str(&out);
-    assert_non_null(strstr(back, "Intro 1.2x.\n" BEGIN("against-providers") "\n| card | op |"));
+    assert_non_null(strstr(back, "Intro 1.2x.\n" BEGIN("against-providers") "\nPaired: each cell"));
     assert_non_null(strstr(back, "1.59x over 3"));
     assert_null(strstr(back, "stale"));
     size_t n = strlen(back);

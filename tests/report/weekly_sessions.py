@@ -79,6 +79,40 @@ with tempfile.TemporaryDirectory() as work:
     print("sessions only: %d session runs counted in the summary and the Cards table, "
           "3 paired rows with intervals, no 'no runs' sentence" % session_runs)
 
+    # the first screen: fused against the fastest upstream provider of each
+    # op group, which is the smallest of the paired headlines above
+    first = md[:md.index("\n## Summary")]
+    assert first.count("\n") <= 40, first
+    app = open(os.path.join(work, "only", WEEK + "-appendix.md")).read()
+    standing = section(app, "The project's kernels against the fastest upstream provider")
+    judged = {"leads": 0, "trails": 0, "level": 0, "unclear": 0}
+    for r in rows:
+        cells = [c.strip() for c in r.strip("|").split("|")]
+        heads = ["huggingface", "torch-compile", "liger"]
+        vals = [tuple(map(float, re.fullmatch(r"([\d.]+) \[([\d.]+)-([\d.]+)\]", c).groups())) for c in cells[4:7]]
+        k = min(range(3), key=lambda i: vals[i][0])
+        g, lo, hi = vals[k]
+        state = ("leads" if g > 1.02 and lo > 1 else "trails" if g < 1 / 1.02 and hi < 1 else
+                 "level" if lo >= 1 / 1.02 and hi <= 1.02 else "unclear")
+        judged[state] += 1
+        want = "| rmsnorm | %s | bf16 | %s | %.3f \\[%.3f-%.3f\\] | %s | not paired | " % (
+            cells[1], heads[k], g, lo, hi, state)
+        assert want in standing, (want, standing)
+    line = ("- Against the fastest upstream provider, in 3 op groups: leads in %(leads)d, trails in %(trails)d, "
+            "level in %(level)d, unclear in %(unclear)d; new this week: %(leads)d wins, %(trails)d losses "
+            "(3 groups paired for the first time)." % judged)
+    assert line in first, (line, first)
+    new_rows = [l for l in first.splitlines() if l.startswith("| new ")]
+    assert len(new_rows) == judged["leads"] + judged["trails"], first
+    for l in new_rows:
+        assert l.count("|") - l.count("\\|") == 9, l  # 8 columns
+        # a share of the copy-type ceiling, or none where every case fits the L2
+        assert re.search(r"\| (\d+% of bw\.\S+|-) \| [0-9a-f]{8} \|$", l), l
+    print("first screen (%d lines): fused against the fastest upstream provider of each of 3 op groups, as "
+          "the paired headlines give it (%s), %d new wins and losses in an 8-column table with the share "
+          "of the fitting ceiling" % (first.count("\n"), ", ".join("%s %d" % kv for kv in judged.items()),
+                                     len(new_rows)))
+
     # the same week with two result runs outside the session
     extra = os.path.join(work, "results")
     os.mkdir(extra)
@@ -97,7 +131,7 @@ with tempfile.TemporaryDirectory() as work:
     assert card_runs(md) == total, md
     assert len([l for l in summary.splitlines() if l.startswith("| rmsnorm |")]) == 3, summary
     cross = section(md, "Cross-arch tables, not paired: result runs from different processes or cards")
-    assert "| 2048x4096" in cross or "2048" in cross, cross
+    assert "| rmsnorm | fwd | bf16 | h100-sxm5-80gb | 1 | x torch-compile " in cross, cross
     assert "No cross-arch table" not in cross, cross
     assert "x torch-compile" in cross, cross
     assert "%d runs this week (%d in measuring sessions, 2 outside)" % (total, session_runs) in md, md

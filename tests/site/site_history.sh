@@ -34,7 +34,7 @@ set -e
 echo "ok: --repo-url other than http(s) is a usage error (exit 2)"
 
 python3 - "$work" <<'PY'
-import glob, math, os, re, sqlite3, sys
+import glob, html, math, os, re, sqlite3, sys
 work = sys.argv[1]
 
 def history(site):
@@ -103,6 +103,22 @@ print("ok: without one it runs in the order first measured (a, b, c, dates first
 print("ok: 9 points per chart, each with a tooltip naming its commit, date, run and the run's "
       "stored median")
 
+# The op-on-SKU page draws the same chart (its newest commit is a
+# regression) and its caption says the x order the same way.
+for site, labels, order in (("git", "2025-11-10 b000000", "Commits in git order (by ancestry"),
+                            ("measured", "2026-11-16 a000000", "Commits in the order first measured")):
+    page = open(os.path.join(work, site, "ops", "rmsnorm", "h100-sxm5-80gb.html"), encoding="utf-8").read()
+    figs = re.findall(r'<figure class="plot history-chart">(.*?)</figure>', page, re.S)
+    assert len(figs) == 1, (site, len(figs))
+    cap = re.search(r"<figcaption>(.*?)</figcaption>", figs[0], re.S).group(1)
+    assert order in cap and "Hover a point for its commit, run, median and p20-p80 spread" in cap, cap
+    pts = re.findall(r'<path d="M[0-9.]+ [0-9.]+h0"><title>([^<]*)</title></path>', figs[0])
+    assert len(pts) == 9 and all(re.fullmatch(r"\S+, commit \S+ \S+, run \d+: median [0-9.]+ ms, "
+                                              r"p20-p80 not recorded", t) for t in pts), pts
+    assert labels in re.findall(r'<text class="xl"[^>]*>([^<]*)</text>', figs[0])[0], site
+print("ok: op-on-SKU history chart: the caption names its x order (git order by ancestry with "
+      "commit dates, else first measured) and each of its 9 points has its tooltip")
+
 def links(site, page):
     text = open(os.path.join(work, site, page), encoding="utf-8").read()
     shas = re.findall(r"<code>([0-9a-f]{10})</code>", text)
@@ -122,4 +138,32 @@ for page in (hist, "regressions.html"):
             assert re.fullmatch(re.escape(base) + r"/commit/" + short + "0{30}", href), href
     print("ok: %s: %d commit SHAs, each a link to URL/commit/SHA with --repo-url (and "
           "$SOLBOOK_REPO_URL), none without" % (page.split("/")[0], len(shas)))
+
+# The regressions page in the order measured (a, b, c): fused's step b to
+# c (10 % slower, re-measured as a pair of b and c on card 1 that is 10 %
+# slower too) is a confirmed regression and the one counted;
+# huggingface's is third-party drift and liger's an environment change
+# (liger-kernel 0.8.5 -> 0.9.0), each in its own table.
+text = open(os.path.join(work, "measured", "regressions.html"), encoding="utf-8").read()
+def table(gid):
+    m = re.search(r'<table class="sortable regressions" id="%s-table">.*?</table>' % gid, text, re.S)
+    if not m:
+        return []
+    return [re.sub(r"<[^>]+>", "", r) for r in re.findall(r"<tr class=.*?</tr>", m.group(0), re.S)]
+conf, unconf, drift, setup = table("confirmed"), table("unconfirmed"), table("drift"), table("setup")
+assert len(conf) == 1 and "regression" in conf[0] and "fused" in conf[0], conf
+assert re.search(r"confirmed \+\d+\.\d% \(\d+ → \d+\)", conf[0]), conf[0]
+assert not unconf, unconf
+assert len(drift) == 1 and "huggingface" in drift[0] and "regression" in drift[0], drift
+assert len(setup) == 1 and "liger" in setup[0] and "0.9.0" in setup[0], setup
+count = {k: re.search(r'<span id="wow-%s">(\d+)</span>' % k, text).group(1)
+         for k in ("regressions", "confirmed", "unconfirmed", "refuted")}
+assert count == {"regressions": "1", "confirmed": "1", "unconfirmed": "0", "refuted": "0"}, count
+pair = re.findall(r'confirmed \+[0-9.]+% \(<a href="(runs/[^"]+)">\d+</a> → <a href="(runs/[^"]+)">', text)
+assert len(pair) == 1, pair
+for href in pair[0]:
+    assert os.path.exists(os.path.join(work, "measured", href.split("#")[0])), href
+print("ok: regressions page: fused's regression confirmed by its paired re-measure (runs linked) and "
+      "the one counted; huggingface's drift and liger's environment change (%s) apart"
+      % re.search(r'liger-kernel.*?0\.9\.0"\}', html.unescape(setup[0])).group(0))
 PY

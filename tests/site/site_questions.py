@@ -16,7 +16,10 @@ H100/H200 data (examples/):
    weekly writeup's.
 
 Also: at 400 px the overview, that op page and the regressions page are
-no wider than the screen, and a sortable head sorts from the keyboard.
+no wider than the screen, and a sortable head sorts from the keyboard;
+then every kind of page at 1400 and 400 px as site_audit.py checks it
+(width, heading order, skip link, keyboard-reachable sort, charts
+role="img" with a title, no folder of the building machine named).
 
     site_questions.py SOLBOOK SOURCE_DIR
 
@@ -33,6 +36,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import site_audit  # noqa: E402  (every kind of page at 1400 and 400 px)
 import site_e2e  # noqa: E402  (the DevTools client, ok and fail)
 from site_e2e import Chrome, fail, find_chrome, ok, run  # noqa: E402
 
@@ -128,38 +132,146 @@ def question_regressions(ch, site, solbook, db):
         d = datetime.date.fromisoformat(fin[run][:10]).isocalendar()
         return "%04d-W%02d" % (d[0], d[1])
 
-    want = sorted(r["new_run"] for r in json.loads(p.stdout)["cases"]
-                  if r["provider"] == "fused" and r["verdict"] in ("regression", "now failing")
-                  and week_of(r["new_run"]) == week)
+    cases = json.loads(p.stdout)["cases"]
+    flagged = ("regression", "now failing", "improvement")
+    listed = [r for r in cases if r["verdict"] in flagged and (r["latest"] or week_of(r["new_run"]) == week)]
+
+    def group(r):
+        if r["cause"] == "environment/noise drift":
+            return "drift"
+        if r["cause"] != "code":
+            return "setup"
+        if r["verdict"] == "improvement":
+            return "improved"
+        return {"confirmed": "confirmed", "refuted": "refuted"}.get(r["confirm"], "unconfirmed")
+
+    want = sorted(r["new_run"] for r in listed if group(r) in ("confirmed", "unconfirmed", "refuted")
+                  and r["verdict"] in ("regression", "now failing") and week_of(r["new_run"]) == week)
     ch.load("file://%s/index.html" % site)
     href = ch.js("Array.from(document.querySelectorAll('main a')).map(a => a.getAttribute('href'))"
                  ".filter(h => h === 'regressions.html').length")
     if not href:
         fail("the overview does not link the regressions page")
     ch.load("file://%s/regressions.html" % site)
+
+    def table(gid):
+        return json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#%s-table tbody tr'))
+            .map(tr => Array.from(tr.cells).map(td => td.textContent.trim())))""" % gid))
+
+    # every group against solbook report regressions --history: the rows of
+    # the project's code by their paired re-measure, third-party drift and
+    # setup changes apart (a group over its cap lists its first rows)
+    runs_col = {"confirmed": 15, "unconfirmed": 15, "refuted": 15, "improved": 13, "drift": 13,
+                "setup": 14}
+    pages = {}
+    for gid, col in runs_col.items():
+        rows = table(gid)
+        exp = sorted(r["new_run"] for r in listed if group(r) == gid)
+        got = sorted(int(r[col].split("\u2192")[-1].strip()) for r in rows)
+        head = ch.js("document.getElementById('%s').textContent" % gid)
+        if not head.endswith("(%d)" % len(exp)):
+            fail("regressions page: %s heading %r, solbook report regressions has %d rows" % (gid, head,
+                                                                                              len(exp)))
+        if (len(got) == len(exp) and got != exp) or not set(got) <= set(exp) or not got and exp:
+            fail("regressions page: %s lists runs %s, solbook report regressions gives %s" % (gid, got[:8],
+                                                                                              exp[:8]))
+        pages[gid] = rows
+        print("  %-11s %3d row(s) listed of %d" % (gid, len(got), len(exp)))
+    ok("the regressions page splits the project's regressions into confirmed, unconfirmed and refuted, "
+       "its improvements, third-party drift and setup changes as solbook report regressions does")
     said = ch.js("document.getElementById('own-week-regressions').textContent")
-    rows = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll('#own-table tbody tr'))
-        .map(tr => Array.from(tr.cells).map(td => td.textContent.trim())))"""))
-    got = sorted(int(r[11].split("\u2192")[-1].strip()) for r in rows
-                 if "regression" in r[0] or "now failing" in r[0]
-                 if r[1].startswith("this week"))
+    rows = pages["confirmed"] + pages["unconfirmed"] + pages["refuted"]
+    got = sorted(int(r[15].split("\u2192")[-1].strip()) for r in rows
+                 if ("regression" in r[0] or "now failing" in r[0]) and r[2].startswith("this week"))
     if int(said) != len(want) or got != want:
-        fail("regressions of fused in %s: page says %s and lists runs %s, solbook report regressions "
-             "gives %s" % (week, said, got, want))
+        fail("regressions of fused in %s: page says %s and lists runs %s, solbook report regressions gives "
+             "%s" % (week, said, got, want))
     print("answer 2: %s regression(s) of the project's kernels (fused) measured in %s:" % (said, week))
     for r in rows:
-        if "regression" in r[0] and r[1].startswith("this week"):
-            print("  %s %s %s %s %s on %s: %s, commits %s, runs %s" % (r[0], r[2], r[3], r[4], r[5], r[7],
-                                                                   r[8], r[10], r[11]))
+        if r[2].startswith("this week"):
+            print("  %s %s %s %s %s on %s: %s, re-measure %s, commits %s, runs %s" % (
+                r[0], r[3], r[4], r[5], r[6], r[9], r[10], r[13], r[14], r[15]))
     ok("the regressions page lists the %d regressions of fused in %s that solbook report regressions "
        "--history finds, each with its runs" % (len(want), week))
+    parts = [int(ch.js("document.getElementById('wow-%s').textContent" % k))
+             for k in ("confirmed", "unconfirmed", "refuted")]
+    counted = sum(1 for r in cases if r["counted"])
+    if sum(parts) != counted:
+        fail("counted regressions split %s, solbook report regressions counts %d" % (parts, counted))
     wow = int(ch.js("document.getElementById('wow-regressions').textContent"))
+    if wow != counted:
+        fail("regressions page counts %d, solbook report regressions %d" % (wow, counted))
     weekly = open(os.path.join(site, "weekly", "index.html"), encoding="utf-8").read()
     cells = re.findall(r'<td class="num">(\d+)</td>',
                        weekly[weekly.index('href="%s.html"' % week):].split("</tr>")[0])
     if len(cells) < 6 or int(cells[5]) != wow:
         fail("week over week: regressions page says %d, weekly index row %s" % (wow, cells))
     ok("week over week: %d regressions, the weekly writeup's count" % wow)
+
+
+def weekly_run_links(site, db):
+    """The weekly appendix as pages of the site: every page under 500 KB,
+    every section of the Markdown on one of them, every run id of its run
+    columns a link to that run's row, and every run link's target row
+    there."""
+    con = sqlite3.connect(db)
+    ids = {r[0] for r in con.execute("SELECT id FROM runs")}
+    con.close()
+    weekly = os.path.join(site, "weekly")
+    weeks = sorted(f[:-len("-appendix.md")] for f in os.listdir(weekly) if f.endswith("-appendix.md"))
+    if not weeks:
+        fail("no weekly appendix")
+    targets, nlinks, ncells = {}, 0, 0
+    for week in weeks:
+        md = open(os.path.join(weekly, week + "-appendix.md"), encoding="utf-8").read()
+        pages = sorted(f for f in os.listdir(weekly) if re.fullmatch(re.escape(week) + r"-appendix(-\d+)?\.html", f))
+        html = ""
+        for f in pages:
+            size = os.path.getsize(os.path.join(weekly, f))
+            if size > 500 * 1024:
+                fail("%s is %d bytes" % (f, size))
+            html += open(os.path.join(weekly, f), encoding="utf-8").read()
+        # sections: every "## " heading outside code blocks
+        sections, fence = [], False
+        for line in md.splitlines():
+            if line.startswith("```"):
+                fence = not fence
+            elif not fence and line.startswith("## "):
+                sections.append(line[3:].strip())
+        got = re.findall(r'<h2 id="s\d+">(.*?)</h2>', html)
+        if len(got) != len(sections):
+            fail("%s appendix: %d sections on its pages, %d in the Markdown" % (week, len(got), len(sections)))
+        # run columns of the Markdown's tables: each id linked on the pages
+        linked = set(int(t) for t in re.findall(r'<a href="\.\./runs/\d+\.html#r\d+">(\d+)</a>', html))
+        head = None
+        for line in md.splitlines():
+            if not line.startswith("|"):
+                head = None
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if head is None:
+                head = cells
+                continue
+            for h, c in zip(head, cells):
+                if h in ("run", "old run", "new run") and c.isdigit():
+                    ncells += 1
+                    if int(c) not in linked:
+                        fail("%s appendix: run %s of column %r is not a link" % (week, c, h))
+        for f in pages + [week + ".html"]:
+            text = open(os.path.join(weekly, f), encoding="utf-8").read()
+            for page, rid, shown in re.findall(r'<a href="\.\./runs/(\d+)\.html#r(\d+)">(\d+)</a>', text):
+                if rid != shown or int(rid) not in ids or int(page) != int(rid) // 100:
+                    fail("%s: run link %s/%s to %s" % (f, page, rid, shown))
+                targets.setdefault(page, set()).add(rid)
+                nlinks += 1
+        print("  %s: appendix on %d page(s), %d sections" % (week, len(pages), len(sections)))
+    for page, rids in targets.items():
+        text = open(os.path.join(site, "runs", page + ".html"), encoding="utf-8").read()
+        missing = [r for r in rids if 'id="r%s"' % r not in text]
+        if missing:
+            fail("runs/%s.html has no row for runs %s" % (page, missing[:5]))
+    ok("weekly pages and appendices: %d run links, each to its run's row; every one of the %d ids "
+       "in the appendices' run columns linked; pages under 500 KB" % (nlinks, ncells))
 
 
 def narrow_and_keyboard(ch, site):
@@ -173,13 +285,13 @@ def narrow_and_keyboard(ch, site):
     ok("overview, op page, regressions and weekly index no wider than 400 px at 400 px")
     ch.send("Emulation.clearDeviceMetricsOverride")
     ch.load("file://%s/regressions.html" % site)
-    ch.js("document.querySelector('#own-table thead th:nth-child(9)').focus()")
+    ch.js("document.querySelector('#drift-table thead th:nth-child(10)').focus()")
     focused = ch.js("document.activeElement.textContent")
     ch.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
                                        "windowsVirtualKeyCode": 13})
     ch.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter",
                                        "windowsVirtualKeyCode": 13})
-    sort = ch.js("document.querySelector('#own-table thead th:nth-child(9)').getAttribute('aria-sort')")
+    sort = ch.js("document.querySelector('#drift-table thead th:nth-child(10)').getAttribute('aria-sort')")
     if focused != "median change" or sort != "ascending":
         fail("keyboard sort: focus on %r, aria-sort %r" % (focused, sort))
     skip = ch.js("document.querySelector('a.skip').getAttribute('href')")
@@ -211,12 +323,14 @@ def main():
         site = os.path.join(tmp, "site")
         run([solbook, "site", "--db", db, "--sessions", sdb, "--out", site])
         ok("site built from examples/h*/kernels-full with examples/h100/sessions")
+        weekly_run_links(site, db)
         ch = Chrome(chrome, tmp)
         try:
             ch.open()
             question_speedup(ch, site, solbook, sdb)
             question_regressions(ch, site, solbook, db)
             narrow_and_keyboard(ch, site)
+            site_audit.audit(ch, site, [tmp, src])
         finally:
             ch.close()
     finally:
