@@ -407,36 +407,3 @@ done:
     sb_buf_free(&b);
     return rc;
 }
-
-int sb_runs_count(sqlite3 *db, long long *n, sb_error *err)
-{
-    sqlite3_stmt *st = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return query_failed(db, "runs", err);
-    }
-    *n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return SB_OK;
-}
-
-int sb_run_id_at(sqlite3 *db, long long offset, long long *id, int *found, sb_error *err)
-{
-    sqlite3_stmt *st = NULL;
-    *found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT id FROM runs ORDER BY id LIMIT 1 OFFSET ?1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return query_failed(db, "runs", err);
-    sqlite3_bind_int64(st, 1, offset);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        *found = 1;
-    }
-    sqlite3_finalize(st);
-    if (s != SQLITE_ROW && s != SQLITE_DONE)
-        return query_failed(db, "runs", err);
-    return SB_OK;
-}

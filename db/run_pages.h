@@ -4,7 +4,7 @@
  * ceilings, read in one pass over a range of ids: one statement per table,
  * each ordered by run id and merged like sorted lists, so a range costs
  * one scan of each table however many runs it holds. Also the blocks of
- * ids the pages group runs into, the run count and the id at an offset. */
+ * ids the pages group runs into and their digests. */
 #ifndef SOLBOOK_DB_RUN_PAGES_H
 #define SOLBOOK_DB_RUN_PAGES_H
 
@@ -81,10 +81,5 @@ int sb_run_blocks(sqlite3 *db, long long per_block, sb_run_block **out, size_t *
  * whose digest is unchanged holds the same runs as they were. */
 int sb_run_block_digests(sqlite3 *db, long long per_block, const sb_run_block *v, size_t n,
                          char (*digest)[65], sb_error *err);
-
-/* How many runs are stored; the id at offset in id order (*found 0 when
- * there are not that many). */
-int sb_runs_count(sqlite3 *db, long long *n, sb_error *err);
-int sb_run_id_at(sqlite3 *db, long long offset, long long *id, int *found, sb_error *err);
 
 #endif
