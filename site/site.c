@@ -450,7 +450,7 @@ void site_ctx_release(site_ctx *c, site_ctx *clone)
     clone->db = NULL;
     clone->layout_data = NULL;
     sb_site_summary *s = c->sum, *t = clone->sum;
-    if (site_fps_merge(&c->fps, &clone->fps) != SB_OK)
+    if (site_fps_merge(&c->fps, &clone->fps) != SB_OK || clone->fps_failed)
         c->fps_failed = 1;
     s->pages += t->pages;
     s->files += t->files;
