@@ -94,6 +94,9 @@ int cmd_site(int argc, char **argv)
            "%zu promoted kernels), largest page %zu bytes (%s); completion gate %s\n",
            sum.pages, sum.runs, sum.ops, sum.histories, sum.weeks, sum.packets, sum.kernels,
            sum.largest_bytes, sum.largest, sum.gate_ok ? "complete" : "incomplete");
+    if (sum.reused)
+        printf("site: %zu of %zu files taken over unchanged from the earlier build\n", sum.reused,
+               sum.files);
     printf("open %s/index.html\n", o.out_dir);
     return 0;
 }

@@ -31,6 +31,19 @@ static char *col_str_or_null(sqlite3_stmt *st, int i)
     return col_str(st, i);
 }
 
+/* Text of column i of a run: in pool p where there is one (shared: a
+ * value that repeats across runs), else malloc'd; "" for NULL, or NULL
+ * with or_null. */
+static char *run_text(sqlite3_stmt *st, int i, sb_text_pool *p, int shared, int or_null)
+{
+    if (!p)
+        return or_null ? col_str_or_null(st, i) : col_str(st, i);
+    if (or_null && sqlite3_column_type(st, i) == SQLITE_NULL)
+        return NULL;
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return sb_text_pool_add(p, s ? (const char *)s : "", s ? strlen((const char *)s) : 0, shared);
+}
+
 static double col_real(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
@@ -190,45 +203,45 @@ static void where_filter(query_text *q, const sb_result_filter *f)
     }
 }
 
-static void read_row(sqlite3_stmt *st, sb_result *r)
+static void read_row(sqlite3_stmt *st, sb_result *r, sb_text_pool *p)
 {
     memset(r, 0, sizeof *r);
     int i = 0;
     r->run_id = sqlite3_column_int64(st, i++);
-    r->status = col_str(st, i++);
-    r->reason = col_str_or_null(st, i++);
-    r->source_path = col_str(st, i++);
-    r->source_format = col_str(st, i++);
-    r->run_uuid = col_str_or_null(st, i++);
-    r->suite = col_str(st, i++);
-    r->op = col_str(st, i++);
-    r->mode = col_str(st, i++);
-    r->provider = col_str(st, i++);
-    r->backend = col_str(st, i++);
-    r->dtype = col_str(st, i++);
-    r->shape_key = col_str(st, i++);
-    r->shape_json = col_str(st, i++);
-    r->params_json = col_str(st, i++);
-    r->case_key = col_str(st, i++);
-    r->timer = col_str(st, i++);
-    r->l2 = col_str(st, i++);
+    r->status = run_text(st, i++, p, 1, 0);
+    r->reason = run_text(st, i++, p, 0, 1);
+    r->source_path = run_text(st, i++, p, 0, 0);
+    r->source_format = run_text(st, i++, p, 1, 0);
+    r->run_uuid = run_text(st, i++, p, 0, 1);
+    r->suite = run_text(st, i++, p, 1, 0);
+    r->op = run_text(st, i++, p, 1, 0);
+    r->mode = run_text(st, i++, p, 1, 0);
+    r->provider = run_text(st, i++, p, 1, 0);
+    r->backend = run_text(st, i++, p, 1, 0);
+    r->dtype = run_text(st, i++, p, 1, 0);
+    r->shape_key = run_text(st, i++, p, 1, 0);
+    r->shape_json = run_text(st, i++, p, 1, 0);
+    r->params_json = run_text(st, i++, p, 1, 0);
+    r->case_key = run_text(st, i++, p, 1, 0);
+    r->timer = run_text(st, i++, p, 1, 0);
+    r->l2 = run_text(st, i++, p, 1, 0);
     r->warmup_iters = col_int(st, i++);
     r->warmup_ms = col_real(st, i++);
     r->iters = col_int(st, i++);
     r->repeats = col_int(st, i++);
     r->input_sets = col_int(st, i++);
     r->graph = (int)col_int(st, i++);
-    r->git_sha = col_str(st, i++);
-    r->tool_name = col_str(st, i++);
-    r->tool_version = col_str(st, i++);
-    r->driver = col_str_or_null(st, i++);
-    r->cuda = col_str_or_null(st, i++);
-    r->cublas = col_str_or_null(st, i++);
-    r->gpu_name = col_str(st, i++);
-    r->arch = col_str(st, i++);
-    r->sku = col_str(st, i++);
-    r->hostname = col_str_or_null(st, i++);
-    r->finished_at = col_str_or_null(st, i++);
+    r->git_sha = run_text(st, i++, p, 1, 0);
+    r->tool_name = run_text(st, i++, p, 1, 0);
+    r->tool_version = run_text(st, i++, p, 1, 0);
+    r->driver = run_text(st, i++, p, 1, 1);
+    r->cuda = run_text(st, i++, p, 1, 1);
+    r->cublas = run_text(st, i++, p, 1, 1);
+    r->gpu_name = run_text(st, i++, p, 1, 0);
+    r->arch = run_text(st, i++, p, 1, 0);
+    r->sku = run_text(st, i++, p, 1, 0);
+    r->hostname = run_text(st, i++, p, 1, 1);
+    r->finished_at = run_text(st, i++, p, 0, 1);
     r->median_ms = col_real(st, i++);
     r->p20_ms = col_real(st, i++);
     r->p80_ms = col_real(st, i++);
@@ -245,17 +258,17 @@ static void read_row(sqlite3_stmt *st, sb_result *r)
                    strcmp((const char *)sqlite3_column_text(st, i), "imported") == 0;
     i++;
     r->passing = r->status && strcmp(r->status, "passed") == 0 && (r->correct == 1 || r->unchecked);
-    r->run_params_json = col_str_or_null(st, i++);
+    r->run_params_json = run_text(st, i++, p, 1, 1);
     r->settle_ms = col_real(st, i++);
     r->launch_hold = col_int(st, i++) == 1;
     r->kernel_median_ms = col_real(st, i++);
-    r->kernel_method = col_str_or_null(st, i++);
+    r->kernel_method = run_text(st, i++, p, 1, 1);
     r->repeat_spread = col_real(st, i++);
     r->peak_device_bytes = col_int(st, i++);
-    r->packages_json = col_str(st, i++);
-    r->profiler = col_str_or_null(st, i++);
-    r->git_branch = col_str_or_null(st, i++);
-    r->session_id = col_str_or_null(st, i++);
+    r->packages_json = run_text(st, i++, p, 1, 0);
+    r->profiler = run_text(st, i++, p, 1, 1);
+    r->git_branch = run_text(st, i++, p, 1, 1);
+    r->session_id = run_text(st, i++, p, 1, 1);
     r->session_copy = r->session_id ? (int)col_int(st, i) : 0;
     i++;
     if (!r->finished_at || sb_rfc3339_parse(r->finished_at, &r->finished_epoch) != 0)
@@ -276,11 +289,18 @@ static int push_result(sb_result **v, size_t *n, size_t *cap, const sb_result *r
     return 0;
 }
 
+/* A row read_set does not keep: its text, unless that is in a pool. */
+static void drop_row(sb_result *r, const sb_text_pool *pool)
+{
+    if (!pool)
+        sb_result_free(r);
+}
+
 /* Runs the statement q describes and adds its runs to out: those in the
  * window of f (when it has one), the passed ones whose time is unusable
  * to out->left_out. */
 static int read_set(sqlite3 *db, query_text *q, const sb_result_filter *f, sb_result_set *out,
-                    size_t *cap, size_t *left_cap, sb_error *err)
+                    size_t *cap, size_t *left_cap, sb_text_pool *pool, sb_error *err)
 {
     if (sb_buf_failed(&q->sql))
         return sb_error_set(err, NULL, NULL, "out of memory");
@@ -292,16 +312,16 @@ static int read_set(sqlite3 *db, query_text *q, const sb_result_filter *f, sb_re
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sb_result r;
-        read_row(st, &r);
+        read_row(st, &r, pool);
         if (!r.status || !r.case_key || !r.sku || !r.git_sha) {
-            sb_result_free(&r);
+            drop_row(&r, pool);
             rc = SQLITE_NOMEM;
             break;
         }
         if (f && f->has_range &&
             (r.finished_epoch == LLONG_MIN || r.finished_epoch < f->from ||
              r.finished_epoch >= f->to)) {
-            sb_result_free(&r);
+            drop_row(&r, pool);
             continue;
         }
         if (!usable_time(r.kernel_median_ms))
@@ -310,7 +330,7 @@ static int read_set(sqlite3 *db, query_text *q, const sb_result_filter *f, sb_re
         int left = strcmp(r.status, "passed") == 0 && !isnan(r.median_ms) && !usable_time(r.median_ms);
         if (left ? push_result(&out->left_out, &out->n_left_out, left_cap, &r)
                  : push_result(&out->v, &out->n, cap, &r)) {
-            sb_result_free(&r);
+            drop_row(&r, pool);
             rc = SQLITE_NOMEM;
             break;
         }
@@ -329,7 +349,7 @@ static int read_set(sqlite3 *db, query_text *q, const sb_result_filter *f, sb_re
  * meet extra (SQL ANDed, its parameters extra_bind), in report order. */
 static int load_where(sqlite3 *db, const sb_result_filter *f, const char *extra,
                       const char *const *extra_bind, int n_extra, sb_result_set *out,
-                      size_t *cap, size_t *left_cap, sb_error *err)
+                      size_t *cap, size_t *left_cap, sb_text_pool *pool, sb_error *err)
 {
     query_text q;
     memset(&q, 0, sizeof q);
@@ -340,20 +360,32 @@ static int load_where(sqlite3 *db, const sb_result_filter *f, const char *extra,
     for (int i = 0; i < n_extra && q.n < SB_MAX_BINDS; i++)
         q.bind[q.n++] = extra_bind[i];
     sb_buf_puts(&q.sql, RESULT_ORDER);
-    int rc = read_set(db, &q, f, out, cap, left_cap, err);
+    int rc = read_set(db, &q, f, out, cap, left_cap, pool, err);
     sb_buf_free(&q.sql);
     return rc;
 }
 
-int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+/* sb_results_load; with pooled, the text in one pool (as it gives it),
+ * else each string malloc'd, for callers here that free runs one by
+ * one. */
+static int results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, int pooled,
+                        sb_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0, left_cap = 0;
-    if (load_where(db, f, NULL, NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+    /* the text of every run of the set in one pool (model/stored_result.h) */
+    if (pooled && !(out->text = sb_text_pool_new()))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (load_where(db, f, NULL, NULL, 0, out, &cap, &left_cap, out->text, err) != SB_OK) {
         sb_results_free(out);
         return SB_ERR;
     }
     return SB_OK;
+}
+
+int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    return results_load(db, f, out, 1, err);
 }
 
 static int str_or_null_cmp(const char *a, const char *b)
@@ -403,7 +435,7 @@ int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_r
     memset(out, 0, sizeof *out);
     size_t cap = 0, left_cap = 0;
     for (size_t i = 0; i < nf; i++) {
-        if (load_where(db, &fs[i], NULL, NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+        if (load_where(db, &fs[i], NULL, NULL, 0, out, &cap, &left_cap, NULL, err) != SB_OK) {
             sb_results_free(out);
             return SB_ERR;
         }
@@ -597,7 +629,7 @@ static int series_newest(sqlite3 *db, const sb_result_filter *f, const sb_result
     const char *key = r->case_key;
     sb_result_set series = {0};
     size_t c2 = 0, l2 = 0;
-    int rc = load_where(db, &g, " AND c.case_key = ?", &key, 1, &series, &c2, &l2, err);
+    int rc = load_where(db, &g, " AND c.case_key = ?", &key, 1, &series, &c2, &l2, NULL, err);
     if (rc == SB_OK && keep_newest(&series, &out->v, &out->n, cap) != 0)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     sb_results_free(&series);
@@ -613,7 +645,7 @@ int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set
     if (f && (f->arch || f->sha || f->branch || f->has_range || f->with_profiled || f->with_sessions)) {
         /* series_latest knows neither these conditions nor profiled or
          * session runs */
-        if (sb_results_load(db, f, &all, err) != SB_OK)
+        if (results_load(db, f, &all, 0, err) != SB_OK)
             return SB_ERR;
         out->left_out = all.left_out;
         out->n_left_out = all.n_left_out;
@@ -643,7 +675,7 @@ int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set
     size_t acap = 0, aleft = 0;
     int rc = sb_buf_failed(&q.sql) ? sb_error_set(err, NULL, NULL, "out of memory")
                                    : load_where(db, &cand, sb_buf_str(&q.sql), q.bind, q.n, &all,
-                                                &acap, &aleft, err);
+                                                &acap, &aleft, NULL, err);
     sb_buf_free(&q.sql);
     if (rc == SB_OK) {
         drop_unmatched(&all, f);
@@ -696,7 +728,7 @@ int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set
     /* the left-out runs of f, through their partial index */
     if (load_where(db, f, " AND r.status = 'passed' AND r.id IN (SELECT run_id FROM metrics"
                           " WHERE " SB_UNUSABLE_TIME ")",
-                   NULL, 0, out, &cap, &left_cap, err) != SB_OK) {
+                   NULL, 0, out, &cap, &left_cap, NULL, err) != SB_OK) {
         sb_results_free(out);
         return SB_ERR;
     }

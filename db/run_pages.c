@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sample_blob.h"
+#include "sha256.h"
 #include "strbuf.h"
 
 static int query_failed(sqlite3 *db, const char *what, sb_error *err)
@@ -334,35 +335,75 @@ int sb_run_blocks(sqlite3 *db, long long per_block, sb_run_block **out, size_t *
     return SB_OK;
 }
 
-int sb_runs_count(sqlite3 *db, long long *n, sb_error *err)
+/* Appends text (or "-" for NULL) and a separator that text cannot hold
+ * at its place: the length first. */
+static void digest_text(sb_buf *b, const unsigned char *text)
 {
-    sqlite3_stmt *st = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return query_failed(db, "runs", err);
+    if (!text) {
+        sb_buf_puts(b, "- ");
+        return;
     }
-    *n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return SB_OK;
+    sb_buf_printf(b, "%zu:", strlen((const char *)text));
+    sb_buf_puts(b, (const char *)text);
+    sb_buf_putc(b, ' ');
 }
 
-int sb_run_id_at(sqlite3 *db, long long offset, long long *id, int *found, sb_error *err)
+int sb_run_block_digests(sqlite3 *db, long long per_block, const sb_run_block *v, size_t n,
+                         char (*digest)[65], sb_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    *found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT id FROM runs ORDER BY id LIMIT 1 OFFSET ?1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return query_failed(db, "runs", err);
-    sqlite3_bind_int64(st, 1, offset);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        *found = 1;
+    sqlite3_stmt *runs = NULL, *ncu = NULL;
+    sb_buf b = SB_BUF_INIT;
+    int rc = SB_ERR;
+    if (sqlite3_prepare_v2(db, "SELECT id, content_sha256 FROM runs ORDER BY id", -1, &runs, NULL) !=
+        SQLITE_OK) {
+        query_failed(db, "runs", err);
+        goto done;
     }
-    sqlite3_finalize(st);
-    if (s != SQLITE_ROW && s != SQLITE_DONE)
-        return query_failed(db, "runs", err);
-    return SB_OK;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT run_id, kernel_index, kernel_name, metric, unit, value, source_path"
+                           " FROM profiler_metrics ORDER BY run_id, kernel_index, metric",
+                           -1, &ncu, NULL) != SQLITE_OK) {
+        query_failed(db, "profiler_metrics", err);
+        goto done;
+    }
+    int rs = sqlite3_step(runs), ns = sqlite3_step(ncu);
+    for (size_t i = 0; i < n; i++) {
+        sb_buf_reset(&b);
+        for (; rs == SQLITE_ROW && sqlite3_column_int64(runs, 0) / per_block <= v[i].block;
+             rs = sqlite3_step(runs)) {
+            sb_buf_printf(&b, "run %lld ", (long long)sqlite3_column_int64(runs, 0));
+            digest_text(&b, sqlite3_column_text(runs, 1));
+            sb_buf_putc(&b, '\n');
+        }
+        for (; ns == SQLITE_ROW && sqlite3_column_int64(ncu, 0) / per_block <= v[i].block;
+             ns = sqlite3_step(ncu)) {
+            sb_buf_printf(&b, "ncu %lld %lld ", (long long)sqlite3_column_int64(ncu, 0),
+                          (long long)sqlite3_column_int64(ncu, 1));
+            digest_text(&b, sqlite3_column_text(ncu, 2));
+            digest_text(&b, sqlite3_column_text(ncu, 3));
+            digest_text(&b, sqlite3_column_text(ncu, 4));
+            if (sqlite3_column_type(ncu, 5) == SQLITE_NULL)
+                sb_buf_puts(&b, "- ");
+            else
+                sb_buf_printf(&b, "%a ", sqlite3_column_double(ncu, 5));
+            digest_text(&b, sqlite3_column_text(ncu, 6));
+            sb_buf_putc(&b, '\n');
+        }
+        if (sb_buf_failed(&b)) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        if (sb_sha256_hex(b.data ? b.data : "", b.len, digest[i], err) != SB_OK)
+            goto done;
+    }
+    if ((rs != SQLITE_ROW && rs != SQLITE_DONE) || (ns != SQLITE_ROW && ns != SQLITE_DONE)) {
+        query_failed(db, rs != SQLITE_ROW && rs != SQLITE_DONE ? "runs" : "profiler_metrics", err);
+        goto done;
+    }
+    rc = SB_OK;
+done:
+    sqlite3_finalize(runs);
+    sqlite3_finalize(ncu);
+    sb_buf_free(&b);
+    return rc;
 }

@@ -4,7 +4,7 @@
  * ceilings, read in one pass over a range of ids: one statement per table,
  * each ordered by run id and merged like sorted lists, so a range costs
  * one scan of each table however many runs it holds. Also the blocks of
- * ids the pages group runs into, the run count and the id at an offset. */
+ * ids the pages group runs into and their digests. */
 #ifndef SOLBOOK_DB_RUN_PAGES_H
 #define SOLBOOK_DB_RUN_PAGES_H
 
@@ -72,9 +72,14 @@ typedef struct sb_run_block {
 int sb_run_blocks(sqlite3 *db, long long per_block, sb_run_block **out, size_t *n,
                   sb_error *err);
 
-/* How many runs are stored; the id at offset in id order (*found 0 when
- * there are not that many). */
-int sb_runs_count(sqlite3 *db, long long *n, sb_error *err);
-int sb_run_id_at(sqlite3 *db, long long offset, long long *id, int *found, sb_error *err);
+/* The SHA-256 (64 hex digits) of what each block's runs are stored as:
+ * every run's id and content_sha256 (its stored document, which the
+ * other tables of a run are made from at ingest) and its Nsight Compute
+ * values (profiler_metrics, which an ncu import adds to a run already
+ * stored), for the blocks of sb_run_blocks(db, per_block) in v (n of
+ * them, in block order), into digest[i] (n entries of 65 bytes). A block
+ * whose digest is unchanged holds the same runs as they were. */
+int sb_run_block_digests(sqlite3 *db, long long per_block, const sb_run_block *v, size_t n,
+                         char (*digest)[65], sb_error *err);
 
 #endif

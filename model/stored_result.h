@@ -48,10 +48,26 @@ typedef struct sb_result {
     int session_copy;         /* its A/A copy in the session (0, 1); 0 without a session */
 } sb_result;
 
+/* The text of a set's runs in one pool: each distinct value of the
+ * columns that repeat (op, SKU, commit, GPU, ...) once, the others
+ * (source path, finish time, ...) side by side, freed whole. A million
+ * runs hold about 40 strings each, mostly the same few values: a malloc
+ * per string cost more than a kilobyte a run. */
+typedef struct sb_text_pool sb_text_pool;
+
+sb_text_pool *sb_text_pool_new(void); /* NULL: out of memory */
+/* A NUL-terminated copy of the len bytes at s in the pool; with shared,
+ * the copy already there for the same bytes, if any. NULL: out of
+ * memory. Valid until sb_text_pool_free. */
+char *sb_text_pool_add(sb_text_pool *p, const char *s, size_t len, int shared);
+void sb_text_pool_free(sb_text_pool *p); /* accepts NULL */
+
 typedef struct sb_result_set {
     sb_result *v;
     size_t n;
     int borrowed;   /* 1: the text belongs to the set it was selected from */
+    sb_text_pool *text; /* not NULL: the runs' text lies in this pool (never
+                         * sb_result_free one of them), freed with the set */
     /* Passed runs left out of v because their time (median_ms) is not a
      * positive finite normal number (0 ms, or a subnormal like 5e-324):
      * every rate, ratio and log scale built on it would be inf or nan.
@@ -63,7 +79,7 @@ typedef struct sb_result_set {
 /* The line outputs print when a set left runs out (n > 0). */
 #define SB_LEFT_OUT_TIME "run(s) left out: time not a positive finite number"
 
-/* Frees the text of one run and sets it to NULL. */
+/* Frees the text of one run (one not in a pool) and sets it to NULL. */
 void sb_result_free(sb_result *r);
 
 /* Frees a set's runs (unless borrowed) and arrays; leaves it empty. */

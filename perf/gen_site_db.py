@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""gen_site_db.py DB N [--samples S] [--days D] [--markup] - a solbook database of N
-synthetic result runs for `solbook site` performance and size checks.
+"""gen_site_db.py DB N [--samples S] [--days D] [--markup] [--append] - a solbook
+database of N synthetic result runs for `solbook site` performance and size checks.
 
 Rows go straight into SQLite (the schema is db/migrations/*.sql, applied
 in order), so making 100,000 runs takes seconds instead of an ingest of
@@ -13,9 +13,12 @@ providers x 16 shapes) re-run at successive commits (58 commits for 100,000
 runs), one commit per pass over every series, finished over D days from
 2026-11-16 (default 12: two ISO weeks); about 2 % of runs fail correctness; 1 % carry ncu metrics; one
 calibration run per SKU. --markup puts HTML markup into a GPU name and
-the notes of some runs (escaping tests).
+the notes of some runs (escaping tests). --append adds N runs to an
+existing database of this script: the same series at the commits after
+its last one, an hour apart after its newest run (a night's ingest).
 """
 import argparse
+import calendar
 import glob
 import hashlib
 import json
@@ -99,24 +102,34 @@ def main():
     ap.add_argument("--markup", action="store_true")
     ap.add_argument("--days", type=float, default=12)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--append", action="store_true")
     a = ap.parse_args()
-    if os.path.exists(a.db):
-        sys.exit("gen_site_db: %s exists; give a new path" % a.db)
-    rnd = random.Random(a.seed)
+    if a.append != os.path.exists(a.db):
+        sys.exit("gen_site_db: %s %s" % (a.db, "does not exist" if a.append
+                                           else "exists; give a new path"))
     db = sqlite3.connect(a.db)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = OFF")
     # The aggregates migration 007 calls, as db/sample_blob.c defines them.
     db.create_aggregate("sb_pack_samples", 3, PackSamples)
     db.create_aggregate("sb_rep_lengths", 2, RepLengths)
-    migs = sorted(glob.glob(os.path.join(ROOT, "db", "migrations", "*.sql")))
-    for m in migs:
-        db.executescript(open(m).read())
-    db.execute("PRAGMA user_version = %d" % int(os.path.basename(migs[-1]).split("_")[0]))
     ser = series()
     runs, prov, conf, metr, corr, samp, prof, ceil = [], [], [], [], [], [], [], []
     nsamp = 0
     rid = 0
+    first_commit = 0
+    if a.append:
+        rid = db.execute("SELECT max(id) FROM runs").fetchone()[0]
+        first_commit = db.execute("SELECT count(DISTINCT git_sha) FROM provenance"
+                                  " WHERE git_sha != ?", ("c" * 40,)).fetchone()[0]
+        last = db.execute("SELECT max(finished_at) FROM provenance").fetchone()[0]
+        a.seed += first_commit
+    else:
+        migs = sorted(glob.glob(os.path.join(ROOT, "db", "migrations", "*.sql")))
+        for m in migs:
+            db.executescript(open(m).read())
+        db.execute("PRAGMA user_version = %d" % int(os.path.basename(migs[-1]).split("_")[0]))
+    rnd = random.Random(a.seed)
 
     def add_run(schema, status, raw, notes, finished, sha, sku, arch, gpu):
         nonlocal rid
@@ -132,7 +145,7 @@ def main():
         return rid
 
     base = 1794830400  # 2026-11-16T12:00:00Z, Monday of 2026-W47, after the calibrations
-    for s, (sku, arch, gpu, bw, peak) in enumerate(SKUS):
+    for s, (sku, arch, gpu, bw, peak) in enumerate(SKUS if not a.append else ()):
         r = add_run("solbook.calibration.v1", "passed", {"synthetic": "calibration", "sku": sku},
                     "synthetic (perf/gen_site_db.py)", "2026-11-16T08:00:00Z", "c" * 40, sku, arch,
                     gpu)
@@ -143,9 +156,12 @@ def main():
     commits = max(1, -(-a.n // per_commit))
     span = int(a.days * 86400)
     made = 0
-    for cidx in range(commits):
+    if a.append:
+        base = calendar.timegm(time.strptime(last, "%Y-%m-%dT%H:%M:%SZ")) + 3600
+        span = 3600 * commits
+    for cidx in range(first_commit, first_commit + commits):
         sha = hashlib.sha1(b"commit %d" % cidx).hexdigest()
-        t = base + int(span * cidx / commits)
+        t = base + int(span * (cidx - first_commit) / commits)
         for s, (sku, arch, gpu, bw, peak) in enumerate(SKUS):
             for si, (op, mode, dtype, provname, speed, shape) in enumerate(ser):
                 if made >= a.n:
@@ -210,8 +226,8 @@ def main():
     db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
-    print("gen_site_db: %s: %d result runs (%d commits), %d samples, %d calibration runs"
-          % (a.db, made, commits, nsamp, len(SKUS)))
+    print("gen_site_db: %s: %s%d result runs (%d commits), %d samples, %d calibration runs"
+          % (a.db, "added " if a.append else "", made, commits, nsamp, len(ceil) // 3))
 
 
 if __name__ == "__main__":

@@ -440,6 +440,19 @@ static void writeup_claims(const sb_session_headlines *h, const sb_xa_set *xa, c
 
 #define TOP_CHANGES 5
 
+/* 1: every run of all would be selected as a run up to end (finished
+ * before it; not profiled, not a session's): the week's history is the
+ * history of all. */
+static int all_up_to(const sb_result_set *all, long long end)
+{
+    for (size_t i = 0; i < all->n + all->n_left_out; i++) {
+        const sb_result *r = i < all->n ? &all->v[i] : &all->left_out[i - all->n];
+        if (r->profiler || r->session_id || r->finished_epoch == LLONG_MIN || r->finished_epoch >= end)
+            return 0;
+    }
+    return 1;
+}
+
 /* ---- the first screen: what changed in the project's kernels ---------- */
 
 /* The upstream providers fused is set against on the first screen:
@@ -944,6 +957,7 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     sb_session_headlines paired = {0};
     sb_xa_set xa = {0};
     sb_rg_list rg = {0};
+    int rg_given = 0; /* rg is o->rg_all's, not to be freed here */
     sb_repro *rp = NULL;
     json_t *d = NULL, *ad = NULL;
     sb_buf md = SB_BUF_INIT, tmp = SB_BUF_INIT, html = SB_BUF_INIT, app = SB_BUF_INIT,
@@ -1002,9 +1016,13 @@ int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts 
     /* regressions: the one definition of `report regressions` (regress.h)
      * over every run up to the end of the week */
     f.from = LLONG_MIN;
-    if (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
-        sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK)
+    if (o->rg_all && o->all && all_up_to(o->all, end)) {
+        rg = *o->rg_all;
+        rg_given = 1;
+    } else if (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
+               sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK) {
         goto done;
+    }
     if (sb_repro_open(&rp, err) != SB_OK)
         goto done;
 
@@ -1516,7 +1534,8 @@ done:
     json_decref(d);
     json_decref(ad);
     sb_repro_close(rp);
-    sb_rg_free(&rg);
+    if (!rg_given)
+        sb_rg_free(&rg);
     sb_xa_free(&xa);
     sb_geo_free(&geo);
     sb_session_headlines_free(&paired);

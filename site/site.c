@@ -260,21 +260,30 @@ void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, cons
 
 /* ---- writing files --------------------------------------------------- */
 
+int site_make_dir(site_ctx *c, char *path, sb_error *err)
+{
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        return SB_OK;
+    *slash = '\0';
+    int rc = SB_OK;
+    if (strcmp(path, c->lastdir) != 0) {
+        rc = sb_mkdirs(path, err);
+        size_t pl = strlen(path);
+        if (rc == SB_OK && pl < sizeof c->lastdir)
+            memcpy(c->lastdir, path, pl + 1);
+    }
+    *slash = '/';
+    return rc;
+}
+
 int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err)
 {
     char path[8192];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", c->out, rel) >= sizeof path)
         return sb_error_set(err, c->out, NULL, "path too long: %s", rel);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    if (strcmp(path, c->lastdir) != 0) {
-        if (sb_mkdirs(path, err) != SB_OK)
-            return SB_ERR;
-        size_t pl = strlen(path);
-        if (pl < sizeof c->lastdir)
-            memcpy(c->lastdir, path, pl + 1);
-    }
-    *slash = '/';
+    if (site_make_dir(c, path, err) != SB_OK)
+        return SB_ERR;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return sb_error_set(err, path, NULL, "cannot create: %s", strerror(errno));
@@ -292,16 +301,22 @@ int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_er
     }
     if (close(fd) != 0)
         return sb_error_set(err, path, NULL, "cannot write: %s", strerror(errno));
+    site_count_file(c, rel, len);
+    return SB_OK;
+}
+
+void site_count_file(site_ctx *c, const char *rel, size_t len)
+{
     c->sum->files++;
     size_t rl = strlen(rel);
     if (rl > 5 && strcmp(rel + rl - 5, ".html") == 0)
         c->sum->pages++;
-    if (len > c->sum->largest_bytes) {
+    /* the marker and the manifest are the builder's, not pages */
+    if (len > c->sum->largest_bytes && rel[0] != '.') {
         c->sum->largest_bytes = len;
         /* named where it will be once the staged site is moved into place */
         snprintf(c->sum->largest, sizeof c->sum->largest, "%.2000s/%.2000s", c->o->out_dir, rel);
     }
-    return SB_OK;
 }
 
 static const char *const NAV[] = {"overview", "ops", "runs", "history", "regressions", "weekly", "packets",
@@ -355,9 +370,10 @@ int site_render(const char *name, const json_t *data, sb_buf *out, sb_error *err
  * file). The site is built beside it and replaces it whole
  * (core/staged_dir.h), so no page of an older build survives and a failed
  * build leaves the earlier site as it was. */
-static int check_out(const char *dir, sb_error *err)
+static int check_out(const char *dir, int *earlier, sb_error *err)
 {
     struct stat st;
+    *earlier = 0;
     if (stat(dir, &st) != 0) {
         if (errno != ENOENT)
             return sb_error_set(err, dir, NULL, "cannot read: %s", strerror(errno));
@@ -385,6 +401,7 @@ static int check_out(const char *dir, sb_error *err)
         return sb_error_set(err, dir, NULL,
                             "not empty and not an earlier site (no %s file); give a new folder",
                             MARKER);
+    *earlier = 1;
     return SB_OK;
 }
 
@@ -414,6 +431,7 @@ int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_er
     out->lastdir[0] = '\0';
     out->last_nav = NULL;
     out->db = NULL;
+    memset(&out->fps, 0, sizeof out->fps);
     out->layout_data = json_object();
     if (!out->layout_data)
         return sb_error_set(err, NULL, NULL, "out of memory");
@@ -432,8 +450,11 @@ void site_ctx_release(site_ctx *c, site_ctx *clone)
     clone->db = NULL;
     clone->layout_data = NULL;
     sb_site_summary *s = c->sum, *t = clone->sum;
+    if (site_fps_merge(&c->fps, &clone->fps) != SB_OK || clone->fps_failed)
+        c->fps_failed = 1;
     s->pages += t->pages;
     s->files += t->files;
+    s->reused += t->reused;
     s->runs += t->runs;
     s->weeks += t->weeks;
     s->packets += t->packets;
@@ -550,6 +571,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 
     int rc = SB_ERR;
     sb_staged_dir stage = {0};
+    site_fps old = {0};
     if (sb_bulk_reader_open(o->db_path, &c.db, err) != SB_OK)
         return SB_ERR;
     if (sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
@@ -573,38 +595,50 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (check_out(c.out, err) != SB_OK ||
+    int earlier = 0;
+    memcpy(c.old_dir, c.out, sizeof c.old_dir);
+    if (check_out(c.out, &earlier, err) != SB_OK ||
+        site_manifest_open(&c, earlier, &old, err) != SB_OK ||
         sb_staged_dir_open(&stage, c.out, SB_STAGE_SWAP, err) != SB_OK)
         goto done;
+    c.old = &old;
     /* every page is written into the stage */
     snprintf(c.out, sizeof c.out, "%s", stage.stage);
     if (site_write(&c, MARKER, MARKER_TEXT, strlen(MARKER_TEXT), err) != SB_OK ||
         copy_asset(&c, "site.css", err) != SB_OK || copy_asset(&c, "sort.js", err) != SB_OK)
         goto done;
-    side_job *weekly = NULL, *packets = NULL;
-    int mrc = SB_OK;
-    if (sb_results_load(c.db, NULL, &c.set, err) != SB_OK || sb_plaus_mark(c.db, &c.set, err) != SB_OK ||
+    /* The run pages read only the database: they are written on threads
+     * of their own while this one loads and analyses the result set. */
+    side_job *runs = side_start(&c, site_build_runs, err), *weekly = NULL, *packets = NULL;
+    int mrc = runs ? SB_OK : SB_ERR;
+    if (mrc != SB_OK || sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
+        sb_plaus_mark(c.db, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         load_sessions(&c, err) != SB_OK ||
-        !(weekly = side_start(&c, site_build_weekly, err)) ||
         !(packets = side_start(&c, site_build_packets, err)) ||
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
         sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
+        !(weekly = side_start(&c, site_build_weekly, err)) ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
         site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
-        site_build_runs(&c, err) != SB_OK || site_build_history(&c, err) != SB_OK ||
+        site_build_history(&c, err) != SB_OK ||
         site_build_regressions(&c, err) != SB_OK ||
         site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
         site_build_roadmap(&c, err) != SB_OK)
         mrc = SB_ERR;
     mrc = side_finish(&c, packets, mrc, err);
     mrc = side_finish(&c, weekly, mrc, err);
-    if (mrc != SB_OK)
+    mrc = side_finish(&c, runs, mrc, err);
+    if (mrc == SB_OK && c.fps_failed)
+        mrc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (mrc != SB_OK || site_manifest_write(&c, err) != SB_OK)
         goto done;
     rc = sb_staged_dir_commit(&stage, err);
 done:
     sb_staged_dir_discard(&stage);
+    site_fps_free(&old);
+    site_fps_free(&c.fps);
     sb_session_report_free(&c.sessions);
     sb_session_runs_free(&c.session_runs);
     sb_rg_free(&c.rg);

@@ -40,6 +40,7 @@ typedef struct sb_site_opts {
 typedef struct sb_site_summary {
     size_t pages;               /* HTML files written */
     size_t files;               /* all files written */
+    size_t reused;              /* files taken over unchanged from the earlier build */
     size_t runs;                /* runs with a page */
     size_t ops, histories, weeks, packets, kernels;
     size_t largest_bytes;       /* size of the largest file written */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "history.h"
 #include "site_internal.h"
@@ -30,6 +31,7 @@ typedef struct rg_ref {
     long long run_id;
     const sb_rg_row *row;
     int is_new; /* 1: the newer run of the comparison; 0: the older */
+    long long other; /* the comparison's other run; -1: none */
 } rg_ref;
 
 static int cmp_ref(const void *x, const void *y)
@@ -37,7 +39,42 @@ static int cmp_ref(const void *x, const void *y)
     const rg_ref *a = x, *b = y;
     if (a->run_id != b->run_id)
         return (a->run_id > b->run_id) - (a->run_id < b->run_id);
-    return a->is_new - b->is_new;
+    if (a->is_new != b->is_new)
+        return a->is_new - b->is_new;
+    if (a->other != b->other)
+        return (a->other > b->other) - (a->other < b->other);
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+static int marks_change(const sb_rg_row *r)
+{
+    return r->verdict != SB_RG_SINGLE_COMMIT && r->verdict != SB_RG_NO_CHANGE;
+}
+
+/* The comparison run_id is the newer (is_new) or the older run of. A run
+ * can be the older run of several (the last passing run before a failing
+ * commit, against that one and the next passing one): then the first
+ * that marks a change, else the first, in the order of the other run, so
+ * that the choice depends on the history itself and not on the steps of
+ * other histories beside it in refs. NULL: none. */
+static const rg_ref *find_ref(const rg_ref *refs, size_t n, long long run_id, int is_new)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (refs[mid].run_id < run_id || (refs[mid].run_id == run_id && refs[mid].is_new < is_new))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const rg_ref *first = NULL;
+    for (size_t i = lo; i < n && refs[i].run_id == run_id && refs[i].is_new == is_new; i++) {
+        if (marks_change(refs[i].row))
+            return &refs[i];
+        if (!first)
+            first = &refs[i];
+    }
+    return first;
 }
 
 static const char *verdict_class(sb_rg_verdict v)
@@ -180,6 +217,77 @@ static json_t *run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo,
     return o;
 }
 
+/* A comparison as the history shows it, into a fingerprint's inputs. */
+static void fp_step(sb_buf *in, const char *what, const rg_ref *f)
+{
+    if (!f) {
+        sb_buf_printf(in, "%s -\n", what);
+        return;
+    }
+    const sb_rg_row *r = f->row;
+    sb_buf_printf(in, "%s %lld %lld %d %zu %zu %a %a %a %d %d %d %a %ld %d %a %lld %lld %s\n", what,
+                  r->old_run ? r->old_run->run_id : -1LL, r->new_run->run_id, (int)r->verdict,
+                  r->n_old, r->n_new, r->p, r->p_adjusted, r->rel_change, r->latest, (int)r->cause,
+                  r->same_card, r->threshold, r->range_commits, (int)r->confirm, r->confirm_change,
+                  r->confirm_old_run, r->confirm_new_run, r->changed);
+}
+
+/* What the pages of one history are rendered from, its runs (a stored
+ * run does not change under its id; one that leaves the result set
+ * changes the ids), their commits' places on the chart and the
+ * comparisons each run is part of, into a fingerprint; where the earlier
+ * site has the same, its pages are taken over (*taken = 1). */
+static int take_over_history(site_ctx *c, const sb_result *const *runs, size_t cnt,
+                             const rg_ref *refs, size_t nrefs, int *taken, sb_error *err)
+{
+    const sb_result *head = runs[0];
+    sb_buf in = SB_BUF_INIT;
+    *taken = 0;
+    for (size_t k = 0; k < cnt; k++) {
+        const sb_result *r = runs[k];
+        const site_commit *cm = site_commits_find(&c->commits, r->git_sha);
+        sb_buf_printf(&in, "run %lld %d %d ", r->run_id, r->passing, r->implausible);
+        if (cm)
+            sb_buf_printf(&in, "%lld %lld %ld %lld\n", cm->git, cm->committed_at, cm->rank, cm->first);
+        else
+            sb_buf_puts(&in, "-\n");
+        fp_step(&in, "new", find_ref(refs, nrefs, r->run_id, 1));
+        fp_step(&in, "old", find_ref(refs, nrefs, r->run_id, 0));
+    }
+    char key[600], fp[SITE_FP_SIZE];
+    site_history_path(key, sizeof key, head->case_key, head->sku, 1);
+    key[strlen(key) - 5] = '\0'; /* no ".html" */
+    int rc = site_fp_hex(&in, fp, err);
+    sb_buf_free(&in);
+    if (rc != SB_OK)
+        return SB_ERR;
+    if (site_fps_add(&c->fps, key, fp) != SB_OK)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (!site_fp_unchanged(c, key, fp))
+        return SB_OK;
+    /* every page or none: a page rendered again is never written through
+     * a link into the earlier site */
+    size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
+    for (size_t pg = 1; pg <= pages; pg++) {
+        char rel[600], path[8192];
+        site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
+        snprintf(path, sizeof path, "%s/%s", c->old_dir, rel);
+        if (access(path, F_OK) != 0)
+            return SB_OK;
+    }
+    for (size_t pg = 1; pg <= pages; pg++) {
+        char rel[600];
+        int found;
+        site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
+        if (site_take_over(c, rel, &found, err) != SB_OK)
+            return SB_ERR;
+        if (!found)
+            return sb_error_set(err, c->old_dir, NULL, "%s went away during the build", rel);
+    }
+    *taken = 1;
+    return SB_OK;
+}
+
 /* Writes history/index.html (page 1) or index-N.html with its rows. */
 static int write_index_page(site_ctx *c, const sb_template *t, json_t *rows, size_t page,
                             size_t pages, sb_error *err)
@@ -226,9 +334,9 @@ int site_build_history(site_ctx *c, sb_error *err)
     for (size_t i = 0; i < c->rg.n; i++) {
         const sb_rg_row *r = &c->rg.v[i];
         if (r->new_run)
-            refs[nrefs++] = (rg_ref){r->new_run->run_id, r, 1};
+            refs[nrefs++] = (rg_ref){r->new_run->run_id, r, 1, r->old_run ? r->old_run->run_id : -1};
         if (r->old_run)
-            refs[nrefs++] = (rg_ref){r->old_run->run_id, r, 0};
+            refs[nrefs++] = (rg_ref){r->old_run->run_id, r, 0, r->new_run ? r->new_run->run_id : -1};
     }
     if (nrefs) /* qsort(NULL, 0, ...) is undefined */
         qsort(refs, nrefs, sizeof *refs, cmp_ref);
@@ -263,8 +371,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         json_object_set_new(d, "latest", latest);
         json_object_set_new(d, "steps", marked);
         for (size_t k = i; k <= j; k++) {
-            rg_ref key = {ord[k]->run_id, NULL, 1};
-            const rg_ref *f = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
+            const rg_ref *f = find_ref(refs, nrefs, ord[k]->run_id, 1);
             if (!f)
                 continue;
             const sb_rg_row *r = f->row;
@@ -287,6 +394,17 @@ int site_build_history(site_ctx *c, sb_error *err)
                 json_array_append_new(marked, step_row(c, r));
         }
         json_object_set_new(d, "has_steps", json_boolean(json_array_size(marked) > 0));
+        int taken = 0;
+        if (take_over_history(c, ord + i, cnt, refs, nrefs, &taken, err) != SB_OK) {
+            free(steps);
+            json_decref(d);
+            goto done;
+        }
+        if (taken) {
+            free(steps);
+            json_decref(d);
+            goto index_row;
+        }
         /* the chart */
         {
             char ctitle[1024];
@@ -319,10 +437,8 @@ int site_build_history(site_ctx *c, sb_error *err)
                 to = j + 1;
             for (size_t k = from; k < to; k++) {
                 const sb_result *r = ord[k];
-                rg_ref key = {r->run_id, NULL, 0};
-                const rg_ref *fo = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
-                key.is_new = 1;
-                const rg_ref *fn = bsearch(&key, refs, nrefs, sizeof *refs, cmp_ref);
+                const rg_ref *fo = find_ref(refs, nrefs, r->run_id, 0);
+                const rg_ref *fn = find_ref(refs, nrefs, r->run_id, 1);
                 json_array_append_new(rows, run_row(c, r, fo, fn));
             }
             sb_buf pager = SB_BUF_INIT;
@@ -345,6 +461,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         }
         json_decref(d);
 
+    index_row:
         if (json_array_size(irows) == c->page_rows) {
             if (write_index_page(c, index_tpl, irows, ipage, ipages, err) != SB_OK)
                 goto done;

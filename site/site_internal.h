@@ -33,6 +33,18 @@ typedef struct site_commits {
     size_t n;
 } site_commits;
 
+/* A page group's fingerprint: the SHA-256 of what it is rendered from
+ * (site_manifest.c). key names the group: "runs/G", "history/CASE-SKU". */
+#define SITE_FP_SIZE 65
+typedef struct site_fp {
+    char *key;
+    char fp[SITE_FP_SIZE];
+} site_fp;
+typedef struct site_fps {
+    site_fp *v;
+    size_t n, cap;
+} site_fps;
+
 typedef struct site_ctx {
     const sb_site_opts *o;
     sb_site_summary *sum;
@@ -55,12 +67,40 @@ typedef struct site_ctx {
     const char *last_nav;      /* nav flags currently set in layout_data */
     sb_session_runs session_runs; /* the measuring sessions (--sessions, else the database) */
     sb_session_report sessions;   /* SB_PROJECT_PROVIDER paired with every other provider */
+    char old_dir[4096];        /* the earlier site being replaced */
+    const site_fps *old;       /* its manifest, sorted; NULL or empty: nothing is taken over */
+    site_fps fps;              /* the groups this context built or took over */
+    int fps_failed;            /* out of memory merging a clone's fps */
+    char build_key[SITE_FP_SIZE];
 } site_ctx;
 
 /* The provider whose paired speedups the op pages show. */
 
 /* Writes bytes to OUT/rel (folders made as needed), counting the file. */
 int site_write(site_ctx *c, const char *rel, const char *data, size_t len, sb_error *err);
+/* Makes the folder of the file at path (under OUT), unless it is the
+ * one made last. */
+int site_make_dir(site_ctx *c, char *path, sb_error *err);
+/* Counts a file of len bytes at rel as written (pages, files, largest). */
+void site_count_file(site_ctx *c, const char *rel, size_t len);
+
+/* The manifest of page groups and taking groups over from the earlier
+ * site (site_manifest.c). site_manifest_open computes c->build_key and,
+ * where the earlier site (c->old_dir) was built with the same key, reads
+ * its manifest into old. */
+int site_manifest_open(site_ctx *c, int earlier_site, site_fps *old, sb_error *err);
+/* Writes c->fps, sorted, as OUT/.solbook-manifest. */
+int site_manifest_write(site_ctx *c, sb_error *err);
+int site_fps_add(site_fps *s, const char *key, const char *fp);
+int site_fps_merge(site_fps *into, site_fps *from); /* frees from */
+void site_fps_free(site_fps *s);
+/* The SHA-256 of inputs as hex. */
+int site_fp_hex(const sb_buf *inputs, char fp[SITE_FP_SIZE], sb_error *err);
+/* 1: the earlier site has group key with fingerprint fp. */
+int site_fp_unchanged(const site_ctx *c, const char *key, const char *fp);
+/* Links the earlier site's file rel into the new one; *found = 0 when the
+ * earlier site has none (nothing done). */
+int site_take_over(site_ctx *c, const char *rel, int *found, sb_error *err);
 
 /* Renders the layout around body and writes OUT/rel. depth is the number
  * of folders rel is under (for relative links to the root); nav names the

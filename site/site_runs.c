@@ -3,7 +3,6 @@
  * raw JSON and Nsight Compute metrics beside it gzip-compressed, and the
  * index of the pages; in one pass over the database: one statement per
  * table, each ordered by run id, merged like sorted lists. */
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -176,12 +175,8 @@ static void index_name(char *buf, size_t size, size_t page, const void *arg)
         snprintf(buf, size, "index-%zu.html", page);
 }
 
-static int write_index(site_ctx *c, sb_error *err)
+static int write_index(site_ctx *c, const sb_run_block *v, size_t n, sb_error *err)
 {
-    sb_run_block *v = NULL;
-    size_t n = 0;
-    if (sb_run_blocks(c->db, SITE_RUNS_PER_PAGE, &v, &n, err) != SB_OK)
-        return SB_ERR;
     long long total = 0;
     for (size_t i = 0; i < n; i++)
         total += v[i].runs;
@@ -220,7 +215,6 @@ static int write_index(site_ctx *c, sb_error *err)
             rc = site_page(c, rel, 1, "runs", pages > 1 ? title : "runs", &b, err);
     }
     sb_buf_free(&b);
-    free(v);
     return rc;
 }
 
@@ -452,40 +446,72 @@ done:
     return rc;
 }
 
+/* Ids lo <= id < hi to render, holding runs runs. */
+typedef struct span {
+    long long lo, hi, runs;
+} span;
+
 typedef struct runs_job {
     site_ctx c;
     sb_site_summary sum;
-    long long lo;
+    const span *v;
+    size_t n;
     sb_error err;
     int rc;
 } runs_job;
 
+static int runs_spans(site_ctx *c, const span *v, size_t n, sb_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (runs_range(c, v[i].lo, v[i].hi, err) != SB_OK)
+            return SB_ERR;
+    return SB_OK;
+}
+
 static void *runs_main(void *arg)
 {
     runs_job *j = arg;
-    j->rc = runs_range(&j->c, j->lo, LLONG_MAX, &j->err);
+    j->rc = runs_spans(&j->c, j->v, j->n, &j->err);
     return NULL;
 }
 
-/* Below this many runs one thread does all the run pages. */
+/* Below this many runs to render one thread does all the run pages. */
 #define SPLIT_MIN_RUNS 2000
 
-int site_build_runs(site_ctx *c, sb_error *err)
+/* Renders the spans, the second half of their runs on a thread of its
+ * own (each half on a page boundary). */
+static int render_spans(site_ctx *c, span *v, size_t n, long long total, sb_error *err)
 {
-    long long total = 0, mid = LLONG_MAX;
-    if (sb_runs_count(c->db, &total, err) != SB_OK || write_index(c, err) != SB_OK)
-        return SB_ERR;
+    size_t cut = n;
     if (total >= SPLIT_MIN_RUNS && sb_bulk_readers_threaded()) {
-        /* the second half starts on a page boundary */
-        long long id;
-        int found;
-        if (sb_run_id_at(c->db, total / 2, &id, &found, err) != SB_OK)
-            return SB_ERR;
-        if (found)
-            mid = site_run_page(id) * SITE_RUNS_PER_PAGE;
+        long long acc = 0;
+        for (size_t i = 0; i < n && cut == n; i++) {
+            if (acc + v[i].runs < total / 2) {
+                acc += v[i].runs;
+                continue;
+            }
+            /* split span i: its pages hold about the same number of runs */
+            long long pages = (v[i].hi - v[i].lo) / SITE_RUNS_PER_PAGE;
+            long long want = total / 2 - acc, mid = v[i].lo;
+            if (v[i].runs > 0)
+                mid = v[i].lo + (want * pages / v[i].runs) * SITE_RUNS_PER_PAGE;
+            if (mid <= v[i].lo) {
+                cut = i;
+            } else if (mid >= v[i].hi) {
+                cut = i + 1;
+            } else {
+                /* v has room for one more span (see site_build_runs) */
+                memmove(v + i + 2, v + i + 1, (n - i - 1) * sizeof *v);
+                v[i + 1] = (span){mid, v[i].hi, v[i].runs - want};
+                v[i].hi = mid;
+                v[i].runs = want;
+                n++;
+                cut = i + 1;
+            }
+        }
     }
-    if (mid == LLONG_MAX || mid <= 0)
-        return runs_range(c, LLONG_MIN, LLONG_MAX, err);
+    if (cut == n || cut == 0)
+        return runs_spans(c, v, n, err);
     runs_job *j = calloc(1, sizeof *j);
     if (!j)
         return sb_error_set(err, NULL, NULL, "out of memory");
@@ -493,7 +519,8 @@ int site_build_runs(site_ctx *c, sb_error *err)
         free(j);
         return SB_ERR;
     }
-    j->lo = mid;
+    j->v = v + cut;
+    j->n = n - cut;
     pthread_t th;
     int e = pthread_create(&th, NULL, runs_main, j);
     if (e != 0) {
@@ -501,7 +528,7 @@ int site_build_runs(site_ctx *c, sb_error *err)
         free(j);
         return sb_error_set(err, NULL, NULL, "cannot start a thread: %s", strerror(e));
     }
-    int rc = runs_range(c, LLONG_MIN, mid, err);
+    int rc = runs_spans(c, v, cut, err);
     pthread_join(th, NULL);
     site_ctx_release(c, &j->c);
     if (rc == SB_OK && j->rc != SB_OK) {
@@ -509,5 +536,83 @@ int site_build_runs(site_ctx *c, sb_error *err)
         rc = SB_ERR;
     }
     free(j);
+    return rc;
+}
+
+/* Takes block b's files over from the earlier site; *done = 0 when it
+ * has no page for it. */
+static int take_over_block(site_ctx *c, const sb_run_block *b, int *done, sb_error *err)
+{
+    static const char *const SUFFIX[] = {".html", ".jsonl.gz", "-ncu.csv.gz"};
+    for (size_t k = 0; k < 3; k++) {
+        char rel[96];
+        int found;
+        snprintf(rel, sizeof rel, "runs/%lld%s", b->block, SUFFIX[k]);
+        if (site_take_over(c, rel, &found, err) != SB_OK)
+            return SB_ERR;
+        if (k == 0 && !found) {
+            *done = 0;
+            return SB_OK;
+        }
+    }
+    *done = 1;
+    c->sum->runs += (size_t)b->runs;
+    return SB_OK;
+}
+
+/* The run pages and their index. A block of runs whose digest
+ * (sb_run_block_digests) is the one the earlier site's manifest gives is
+ * taken over from it; the others are rendered, in spans of neighbouring
+ * blocks, each span one pass over the database. */
+int site_build_runs(site_ctx *c, sb_error *err)
+{
+    sb_run_block *v = NULL;
+    size_t n = 0;
+    char(*digest)[65] = NULL;
+    span *spans = NULL;
+    int rc = SB_ERR;
+    if (sb_run_blocks(c->db, SITE_RUNS_PER_PAGE, &v, &n, err) != SB_OK)
+        return SB_ERR;
+    digest = malloc((n + 1) * sizeof *digest);
+    spans = malloc((n + 2) * sizeof *spans);
+    if (!digest || !spans) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_run_block_digests(c->db, SITE_RUNS_PER_PAGE, v, n, digest, err) != SB_OK ||
+        write_index(c, v, n, err) != SB_OK)
+        goto done;
+    size_t nspans = 0;
+    long long total = 0;
+    int open_span = 0;
+    for (size_t i = 0; i < n; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "runs/%lld", v[i].block);
+        if (site_fps_add(&c->fps, key, digest[i]) != SB_OK) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        int done_block = 0;
+        if (site_fp_unchanged(c, key, digest[i]) && take_over_block(c, &v[i], &done_block, err) != SB_OK)
+            goto done;
+        if (done_block) {
+            open_span = 0;
+            continue;
+        }
+        long long lo = v[i].block * SITE_RUNS_PER_PAGE, hi = lo + SITE_RUNS_PER_PAGE;
+        if (open_span) {
+            spans[nspans - 1].hi = hi;
+            spans[nspans - 1].runs += v[i].runs;
+        } else {
+            spans[nspans++] = (span){lo, hi, v[i].runs};
+        }
+        open_span = 1;
+        total += v[i].runs;
+    }
+    rc = render_spans(c, spans, nspans, total, err);
+done:
+    free(spans);
+    free(digest);
+    free(v);
     return rc;
 }

@@ -1,0 +1,52 @@
+#!/bin/sh
+# site_incremental.sh SOLBOOK SRCDIR - a site built again after an ingest
+# takes the unchanged pages over from the earlier build and gives the same
+# bytes as a full build: on the shipped H100 kernels-full results (three
+# commits' folders, then a fourth ingested), the rebuilt folder equals a
+# fresh build file for file (the manifest too), reports pages taken over,
+# and its run pages and histories of the new runs differ from the earlier
+# site's. A changed option (--page-rows) takes nothing over.
+set -eu
+SOLBOOK=$1
+SRC=$2
+E="$SRC/examples/h100/kernels-full"
+T=$(mktemp -d /tmp/sb_site_incr.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+"$SOLBOOK" ingest -q --db "$T/r.db" "$E/0d25a35-torch" "$E/c5e5d94-fp16" "$E/58de412-fp32" >/dev/null
+"$SOLBOOK" site --db "$T/r.db" --out "$T/site" >"$T/first.txt"
+grep -q "taken over" "$T/first.txt" && fail "a first build took pages over"
+cp -a "$T/site" "$T/before"
+before=$(sed -n 's/^site: [0-9]* pages (\([0-9]*\) runs.*/\1/p' "$T/first.txt")
+
+"$SOLBOOK" ingest -q --db "$T/r.db" "$E/a9f9b43-liger" >/dev/null
+"$SOLBOOK" site --db "$T/r.db" --out "$T/site" >"$T/again.txt"
+"$SOLBOOK" site --db "$T/r.db" --out "$T/full" >"$T/full.txt"
+
+taken=$(sed -n 's/^site: \([0-9]*\) of \([0-9]*\) files taken over.*/\1/p' "$T/again.txt")
+files=$(sed -n 's/^site: \([0-9]*\) of \([0-9]*\) files taken over.*/\2/p' "$T/again.txt")
+[ -n "$taken" ] && [ "$taken" -gt 0 ] || fail "the rebuild took nothing over: $(cat "$T/again.txt")"
+[ "$taken" -lt "$files" ] || fail "the rebuild took every file over ($taken of $files)"
+diff -r "$T/site" "$T/full" >"$T/diff" || fail "rebuild and full build differ: $(head -n 20 "$T/diff")"
+echo "ok: after the ingest ($before runs before), the rebuild took $taken of $files files over and equals a full build byte for byte"
+
+# what the new runs touch was rendered again
+changed=$(diff -rq "$T/before" "$T/site" | grep -c "^Files .* differ" || true)
+added=$(diff -rq "$T/before" "$T/site" | grep -c "^Only in $T/site" || true)
+[ "$changed" -gt 0 ] || fail "no page of the earlier site changed"
+diff -rq "$T/before" "$T/site" | grep -q "history/" || fail "no history page changed or was added"
+ls "$T/site/runs" | grep -q "jsonl.gz" || fail "no raw JSON beside the run pages"
+grep -c "^runs/" "$T/site/.solbook-manifest" >/dev/null || fail "the manifest lists no run pages"
+grep -c "^history/" "$T/site/.solbook-manifest" >/dev/null || fail "the manifest lists no histories"
+echo "ok: $changed files changed and $added added against the earlier site, history pages among them"
+
+# a build whose pages would differ (another --page-rows) takes nothing over
+"$SOLBOOK" site --db "$T/r.db" --out "$T/site" --page-rows 50 >"$T/rows.txt"
+grep -q "taken over" "$T/rows.txt" && fail "a build with other --page-rows took pages over"
+"$SOLBOOK" site --db "$T/r.db" --out "$T/rows" --page-rows 50 >/dev/null
+diff -r "$T/site" "$T/rows" >"$T/diff" || fail "--page-rows 50 rebuild and full build differ: $(head -n 20 "$T/diff")"
+echo "ok: with --page-rows 50 nothing was taken over and the result equals a full build"
