@@ -11,6 +11,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void sb_sort_ascending(double *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_double);
+}
+
 double sb_median(const double *v, size_t n)
 {
     if (n == 0)

@@ -12,6 +12,9 @@
  * Does not modify v. Returns NAN for n == 0 or when out of memory. */
 double sb_median(const double *v, size_t n);
 
+/* Sorts v (n values) ascending, for the quantiles below. */
+void sb_sort_ascending(double *v, size_t n);
+
 /* The value of sorted (n > 0 values, ascending) at rank p in [0, 1],
  * the nearest of the n - 1 steps: p = 0.95 of 21 values is the 20th. */
 double sb_quantile_sorted(const double *sorted, size_t n, double p);

@@ -108,12 +108,6 @@ int sb_findings_target(const char *target, int *yes, sb_error *err)
 
 /* ---- runs and their times ------------------------------------------------ */
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static int cmp_i64(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -157,7 +151,7 @@ static int time_of(const sb_session_run *r, sb_case_time *out, sb_error *err)
     sb_error e;
     if (sb_round_medians(r->kernel_samples, &m, &n, &e) != SB_OK)
         return sb_error_set(err, NULL, NULL, "run %lld: %s", (long long)r->run_id, e.msg);
-    qsort(m, n, sizeof *m, cmp_double);
+    sb_sort_ascending(m, n);
     /* interpolated, as a result's percentiles are and as Liger-Kernel's
      * benchmarks take them (torch.quantile) */
     out->p50 = sb_quantile_linear(m, n, 0.5);

@@ -124,12 +124,6 @@ static int aa_collect(const sb_session_runs *runs, const medians *m, double leve
     return SB_OK;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The pair's threshold (sb_session_pair.threshold). */
 static int pair_threshold(const aa_table *t, sb_session_pair *p, double floor, sb_error *err)
 {
@@ -151,7 +145,7 @@ static int pair_threshold(const aa_table *t, sb_session_pair *p, double floor, s
             if (same_str(t->v[i].run->gpu_uuid, p->target->gpu_uuid))
                 all[n++] = t->v[i].change;
         if (n) {
-            qsort(all, n, sizeof *all, cmp_double);
+            sb_sort_ascending(all, n);
             most = sb_quantile_sorted(all, n, 0.95);
         }
         free(all);
@@ -777,7 +771,7 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
     }
     for (int k = 0; k < SB_NOISE_KINDS; k++)
         if (out->kind[k].n)
-            qsort(out->kind[k].abs_change, out->kind[k].n, sizeof(double), cmp_double);
+            sb_sort_ascending(out->kind[k].abs_change, out->kind[k].n);
     return SB_OK;
 }
 
