@@ -627,14 +627,30 @@ static void history_charts(site_ctx *c, const char *op, const char *sku, json_t 
     free(steps);
 }
 
+/* The rows of a SKU page's first page: a quarter of a page's, since the
+ * charts (about 400 KB of inline SVG on the busiest SKU) share it. */
+static size_t first_page_rows(const site_ctx *c)
+{
+    return c->page_rows / 4 ? c->page_rows / 4 : 1;
+}
+
+/* The first and one-past-last case row of page pg (from 1). */
+static void page_row_range(const site_ctx *c, size_t pg, size_t *from, size_t *to)
+{
+    size_t first = first_page_rows(c);
+    *from = pg == 1 ? 0 : first + (pg - 2) * c->page_rows;
+    *to = pg == 1 ? first : *from + c->page_rows;
+}
+
 /* The SKU's part of an op: latency plots, the roofline and history charts
  * on its first page, the newest run of each case on every page
- * (c->page_rows rows a page). */
+ * (c->page_rows rows a page, a quarter of that on the first). */
 static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *arch,
                      const sb_pick *p, size_t n, size_t ncases, const md_pair *mds, size_t nmd,
                      sb_error *err)
 {
-    size_t pages = ncases ? (ncases + c->page_rows - 1) / c->page_rows : 1;
+    size_t first = first_page_rows(c);
+    size_t pages = ncases <= first ? 1 : 1 + (ncases - first + c->page_rows - 1) / c->page_rows;
     site_keyed_pages sa = {sku_page_path, op, sku};
     sb_buf b = SB_BUF_INIT, svg = SB_BUF_INIT;
     char opp[256];
@@ -692,7 +708,9 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
         site_pager(&pager, pg, pages, site_keyed_page_name, &sa);
         sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
         sb_buf_free(&pager);
-        json_object_set_new(d, "rows", cases_rows(p, n, sku, (pg - 1) * c->page_rows, pg * c->page_rows));
+        size_t from, to;
+        page_row_range(c, pg, &from, &to);
+        json_object_set_new(d, "rows", cases_rows(p, n, sku, from, to));
         rc = site_render("op-sku.html.tmpl", d, &b, err);
         json_decref(d);
         if (rc != SB_OK)
