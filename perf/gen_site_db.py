@@ -108,6 +108,8 @@ def main():
         sys.exit("gen_site_db: %s %s" % (a.db, "does not exist" if a.append
                                            else "exists; give a new path"))
     db = sqlite3.connect(a.db)
+    # the page size solbook gives a new database (db/store.c)
+    db.execute("PRAGMA page_size = 32768")
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = OFF")
     # The aggregates migration 007 calls, as db/sample_blob.c defines them.
