@@ -82,8 +82,9 @@ int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
         return SB_ERR;
     if (v == latest && v > 0)
         return SB_OK;
-    /* Functions some migrations call (007 folds samples with them). */
-    if (sb_sample_blob_register(conn) != SQLITE_OK)
+    /* Functions some migrations call (007 folds samples with them, 014
+     * cuts them out of the stored JSON). */
+    if (sb_sample_blob_register(conn) != SQLITE_OK || sb_samples_cut_register(conn) != SQLITE_OK)
         return sb_error_set(err, path, NULL, "cannot register the migration functions: %s",
                             sqlite3_errmsg(conn));
     if (exec(conn, path, "BEGIN IMMEDIATE", "cannot lock the database to upgrade it", err) != SB_OK)

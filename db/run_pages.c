@@ -28,7 +28,8 @@ typedef struct cursor {
 enum { RUNS, PROV, CONF, METR, CORR, SAMP, PROF, CEIL, TRAIN, NCUR };
 
 static const char *const SQL[NCUR] = {
-    "SELECT id AS run_id, schema, status, notes, raw_json FROM runs WHERE id >= ?1 AND id < ?2"
+    "SELECT id AS run_id, schema, status, notes, raw_json, samples_at FROM runs"
+    " WHERE id >= ?1 AND id < ?2"
     " ORDER BY id",
     "SELECT run_id, git_sha, sku, gpu_name, finished_at FROM provenance"
     " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
@@ -37,7 +38,7 @@ static const char *const SQL[NCUR] = {
     "SELECT run_id, median_ms, p20_ms, p80_ms, tflops, gbps, sample_count FROM metrics"
     " WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
     "SELECT run_id, passed FROM correctness WHERE run_id >= ?1 AND run_id < ?2 ORDER BY run_id",
-    "SELECT run_id, value_ms FROM run_samples WHERE run_id >= ?1 AND run_id < ?2"
+    "SELECT run_id, value_ms, rep_lengths FROM run_samples WHERE run_id >= ?1 AND run_id < ?2"
     " ORDER BY run_id",
     "SELECT run_id, kernel_index, kernel_name, metric, unit, value, source_path"
     " FROM profiler_metrics WHERE run_id >= ?1 AND run_id < ?2"
@@ -62,6 +63,7 @@ struct sb_run_pages {
      * text copied into text (the statements move on), as offsets until
      * the run is complete */
     sb_buf text;
+    sb_buf raw; /* a result's JSON with its samples joined back (sample_blob.h) */
     sb_run_page_ncu *ncu;
     size_t ncap;
     sb_run_page_ceiling *ceil;
@@ -232,6 +234,19 @@ int sb_run_pages_next(sb_run_pages *p, const sb_run_page_row **row, sb_error *er
         if (why)
             return sb_error_set(err, sqlite3_db_filename(p->db, "main"), NULL, "run %lld: %s", id, why);
     }
+    if (sqlite3_column_type(k[RUNS].st, 5) != SQLITE_NULL) {
+        sb_buf_reset(&p->raw);
+        if (!at[SAMP] ||
+            sb_raw_json_join(r->raw_json ? r->raw_json : "", r->raw_len,
+                             sqlite3_column_int64(k[RUNS].st, 5),
+                             (const char *)sqlite3_column_text(k[SAMP].st, 2),
+                             sqlite3_column_blob(k[SAMP].st, 1),
+                             (size_t)sqlite3_column_bytes(k[SAMP].st, 1), &p->raw) != 0)
+            return sb_error_set(err, sqlite3_db_filename(p->db, "main"), NULL,
+                                "run %lld: its stored samples do not fit its JSON", id);
+        r->raw_json = sb_buf_str(&p->raw);
+        r->raw_len = p->raw.len;
+    }
     /* the rows of many per run: copied, as their statements move on */
     r->samples = p->samples;
     r->nsamples = ns;
@@ -291,6 +306,7 @@ void sb_run_pages_close(sb_run_pages *p)
     free(p->ncu);
     free(p->ceil);
     sb_buf_free(&p->text);
+    sb_buf_free(&p->raw);
     free(p);
 }
 

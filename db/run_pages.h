@@ -33,7 +33,8 @@ typedef struct sb_run_page_ceiling {
 typedef struct sb_run_page_row {
     long long id;
     const char *schema, *status, *notes;
-    const char *raw_json;     /* runs.raw_json, raw_len bytes */
+    const char *raw_json;     /* the stored document whole (runs.raw_json with its samples
+                               * joined back: sample_blob.h), raw_len bytes */
     size_t raw_len;
     int has_config;
     const char *op, *mode, *dtype, *shape_key, *params_json, *provider, *suite, *case_key,

@@ -4,13 +4,16 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "sample_blob.h"
 #include "store.h"
 
 int sb_run_raw_json(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT raw_json FROM runs WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db,
+                           "SELECT " SB_RAW_JSON_COLUMNS " FROM runs r"
+                           " LEFT JOIN run_samples s ON s.run_id = r.id WHERE r.id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "query failed");
     sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st);
@@ -19,10 +22,11 @@ int sb_run_raw_json(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
                             "run %lld has no stored JSON", run_id);
     }
-    const char *s = (const char *)sqlite3_column_text(st, 0);
-    int n = sqlite3_column_bytes(st, 0);
-    sb_buf_add(out, s ? s : "", s ? (size_t)n : 0);
+    rc = sb_raw_json_column(st, 0, out);
     sqlite3_finalize(st);
+    if (rc != 0)
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "run %lld: its stored samples do not fit its JSON", run_id);
     return SB_OK;
 }
 

@@ -43,16 +43,23 @@ int sb_run_record_get(sb_db *db, long long run_id, sb_run_record_fn fn, void *ct
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT schema, status, reason, run_uuid, content_sha256, source_path, "
-                           "source_format, ingested_at, notes, raw_json, "
-                           "coalesce((SELECT length(value_ms) / 8 FROM run_samples WHERE run_id = runs.id), 0) "
-                           "FROM runs WHERE id = ?",
+                           "SELECT r.schema, r.status, r.reason, r.run_uuid, r.content_sha256, "
+                           "r.source_path, r.source_format, r.ingested_at, r.notes, "
+                           "coalesce(length(s.value_ms) / 8, 0), " SB_RAW_JSON_COLUMNS
+                           " FROM runs r LEFT JOIN run_samples s ON s.run_id = r.id WHERE r.id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(db, err, "cannot query runs");
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_step(st) != SQLITE_ROW) {
         sqlite3_finalize(st);
         return sb_db_fail(db, err, "cannot read the run");
+    }
+    sb_buf raw = SB_BUF_INIT;
+    if (sb_raw_json_column(st, 10, &raw) != 0) {
+        sqlite3_finalize(st);
+        sb_buf_free(&raw);
+        return sb_error_set(err, sb_db_path(db), NULL, "run %lld: its stored samples do not fit its JSON",
+                            run_id);
     }
     sb_run_record r = {
         .schema = text(st, 0),
@@ -64,11 +71,12 @@ int sb_run_record_get(sb_db *db, long long run_id, sb_run_record_fn fn, void *ct
         .source_format = text(st, 6),
         .ingested_at = text(st, 7),
         .notes = text(st, 8),
-        .raw_json = text(st, 9),
-        .stored_samples = sqlite3_column_int64(st, 10),
+        .raw_json = sb_buf_str(&raw),
+        .stored_samples = sqlite3_column_int64(st, 9),
     };
     int rc = fn(ctx, &r, err);
     sqlite3_finalize(st);
+    sb_buf_free(&raw);
     return rc == SB_OK ? SB_OK : SB_ERR;
 }
 

@@ -43,7 +43,7 @@ enum {
 static const char *const SQL[ST_COUNT] = {
     [ST_FIND_SHA] = "SELECT id FROM runs WHERE content_sha256 = ?",
     [ST_RUN] = "INSERT INTO runs (content_sha256, schema, run_uuid, status, reason, source_path, "
-               "source_format, ingested_at, notes, raw_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
+               "source_format, ingested_at, notes, raw_json, samples_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
     [ST_PROVENANCE] =
         "INSERT INTO provenance (run_id, git_sha, git_dirty, tool_name, tool_version, hostname, os, "
         "cpu, driver_version, cuda_runtime_version, cublas_version, device_kind, device_index, "
@@ -80,9 +80,10 @@ static const char *const SQL[ST_COUNT] = {
     [ST_KSUM_INSERT] = "INSERT INTO kernel_summaries (run_id, kernel_index, kernel_name, tool, time_pct, "
                        "total_ms, instances, avg_ms, med_ms, min_ms, max_ms, stddev_ms, source_path) "
                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_FIND_IMPORT] = "SELECT raw_json FROM runs WHERE source_format = ?1 AND "
-                       "json_extract(raw_json, '$.source.file') = ?2 AND "
-                       "json_extract(raw_json, '$.source.row') = ?3",
+    [ST_FIND_IMPORT] = "SELECT " SB_RAW_JSON_COLUMNS " FROM runs r"
+                       " LEFT JOIN run_samples s ON s.run_id = r.id WHERE r.source_format = ?1 AND "
+                       "json_extract(r.raw_json, '$.source.file') = ?2 AND "
+                       "json_extract(r.raw_json, '$.source.row') = ?3",
     [ST_SAVEPOINT] = "SAVEPOINT sb_unit",
     [ST_RELEASE] = "RELEASE sb_unit",
     [ST_ROLLBACK_TO] = "ROLLBACK TO sb_unit",
@@ -244,13 +245,21 @@ int sb_run_store_each_import(sb_run_store *rs, const char *source_format, const 
     sqlite3_bind_text(st, 2, file, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, row);
     int rc;
+    sb_buf raw = SB_BUF_INIT;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *raw = (const char *)sqlite3_column_text(st, 0);
-        if (raw && fn(ctx, raw)) {
+        raw.len = 0;
+        if (sb_raw_json_column(st, 0, &raw) != 0) {
+            sb_buf_free(&raw);
+            sqlite3_reset(st);
+            return sb_error_set(err, sb_db_path(rs->db), NULL,
+                                "an imported run's stored samples do not fit its JSON");
+        }
+        if (fn(ctx, sb_buf_str(&raw))) {
             rc = SQLITE_DONE;
             break;
         }
     }
+    sb_buf_free(&raw);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return query_failed(rs, sb_db_path(rs->db), err);
@@ -305,6 +314,7 @@ static int store_run(sb_run_store *rs, const sb_run_row *r, sb_error *err)
     bind_text(st, i++, r->ingested_at);
     bind_text(st, i++, r->notes);
     sqlite3_bind_text(st, i++, r->raw_json, (int)r->raw_json_len, SQLITE_STATIC);
+    bind_int(st, i++, r->samples_at);
     return step(rs, ST_RUN, r->source_path, err);
 }
 

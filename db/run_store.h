@@ -35,6 +35,9 @@ typedef struct sb_run_row {
     const char *source_path, *source_format, *ingested_at, *notes;
     const char *raw_json;         /* canonical JSON, raw_json_len bytes */
     size_t raw_json_len;
+    /* where the samples were cut out of raw_json (sample_blob.h); unset:
+     * raw_json is whole */
+    sb_opt_int samples_at;
 } sb_run_row;
 
 typedef struct sb_provenance_row {

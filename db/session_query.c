@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sample_blob.h"
+
 static const char session_runs_sql[] =
     "SELECT s.run_id, s.session_id, s.copy, s.rounds, s.timing_method, s.check_version, s.gpu_uuid,"
     "       r.status, c.op, c.mode, c.dtype, c.shape_key, c.params_json, c.provider, c.case_key,"
@@ -12,8 +14,10 @@ static const char session_runs_sql[] =
     "       json_extract(r.raw_json, '$.timing.samples'),"
     "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes'),"
     "       json_extract(r.raw_json, '$.memory.peak_device_bytes'),"
-    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts'), c.suite, p.finished_at"
+    "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts'), c.suite, p.finished_at,"
+    "       r.samples_at, rs.rep_lengths, rs.value_ms"
     "  FROM run_sessions s JOIN runs r ON r.id = s.run_id"
+    "  LEFT JOIN run_samples rs ON rs.run_id = s.run_id"
     "  JOIN configs c ON c.run_id = s.run_id JOIN provenance p ON p.run_id = s.run_id"
     " WHERE ?1 IS NULL OR substr(s.session_id, 1, length(?1)) = ?1"
     " ORDER BY (SELECT min(p2.started_at) FROM run_sessions s2 JOIN provenance p2 ON p2.run_id = s2.run_id"
@@ -66,6 +70,17 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
             run_free(r);
             return -1;
         }
+    }
+    /* the samples cut out of raw_json (sample_blob.h) */
+    if (!r->call_samples && sqlite3_column_type(st, 26) != SQLITE_NULL) {
+        sb_buf b = SB_BUF_INIT;
+        if (sb_samples_json((const char *)sqlite3_column_text(st, 27), sqlite3_column_blob(st, 28),
+                            (size_t)sqlite3_column_bytes(st, 28), &b) != 0) {
+            sb_buf_free(&b);
+            run_free(r);
+            return -1;
+        }
+        r->call_samples = sb_buf_take(&b);
     }
     return 0;
 }

@@ -332,6 +332,13 @@ int sb_db_open_connection(const char *path, sqlite3 **out, sb_error *err)
     return SB_OK;
 }
 
+int sb_db_read_snapshot(sqlite3 *conn, sb_error *err)
+{
+    if (sqlite3_exec(conn, "BEGIN DEFERRED", NULL, NULL, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(conn, err, "cannot begin a read transaction");
+    return SB_OK;
+}
+
 void sb_db_close_connection(sqlite3 *conn)
 {
     sqlite3_close(conn);

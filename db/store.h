@@ -42,6 +42,13 @@ void sb_db_close(sb_db *db);            /* accepts NULL */
 int sb_db_open_connection(const char *path, sqlite3 **out, sb_error *err);
 void sb_db_close_connection(sqlite3 *conn);   /* accepts NULL */
 
+/* Opens a read transaction on a reader's connection: every query after it
+ * reads the database as it was at the first of them (another program's
+ * commits meanwhile are not seen), and none takes the file's locks again
+ * (a report reads a run's samples with one query a run). It ends when the
+ * connection closes. */
+int sb_db_read_snapshot(sqlite3 *conn, sb_error *err);
+
 /* The connection, for queries (prepare, step, finalize your statements). */
 sqlite3 *sb_db_handle(sb_db *db);
 

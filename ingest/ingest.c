@@ -18,6 +18,7 @@
 #include "ncu_csv.h"
 #include "nsys_csv.h"
 #include "run_store.h"
+#include "sample_blob.h"
 #include "sha256.h"
 #include "shape_key.h"
 #include "store.h"
@@ -577,6 +578,45 @@ static int fill_calibration(sb_ingest_prepared *pp, json_t *doc)
 
 enum { KIND_RESULT = 1, KIND_TRAINING, KIND_CALIBRATION };
 
+/* A result's canonical JSON without timing.samples, which run_samples
+ * holds (db/sample_blob.h): *at is where the member was cut, *cut the
+ * text (NULL and -1 when the samples stay: not all reals, since a whole
+ * number would come back as a real, or none). */
+static int cut_samples(json_t *doc, const char *whole, size_t whole_len, char **cut, size_t *cut_len,
+                       long long *at)
+{
+    *cut = NULL;
+    *at = -1;
+    json_t *timing = json_object_get(doc, "timing");
+    json_t *samples = json_object_get(timing, "samples");
+    size_t total = 0;
+    for (size_t r = 0; r < json_array_size(samples); r++) {
+        json_t *rep = json_array_get(samples, r);
+        if (!json_is_array(rep))
+            return SB_OK;
+        for (size_t i = 0; i < json_array_size(rep); i++)
+            if (!json_is_real(json_array_get(rep, i)))
+                return SB_OK;
+        total += json_array_size(rep);
+    }
+    if (!total)
+        return SB_OK;
+    json_incref(samples);
+    json_object_del(timing, "samples");
+    *cut = sb_canonical_json(doc, cut_len);
+    if (json_object_set_new(timing, "samples", samples) != 0 || !*cut) {
+        free(*cut);
+        *cut = NULL;
+        return SB_ERR;
+    }
+    *at = sb_raw_json_cut_at(whole, whole_len, *cut, *cut_len);
+    if (*at < 0) {
+        free(*cut);
+        *cut = NULL;
+    }
+    return SB_OK;
+}
+
 int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
                       sb_ingest_prepared *p, sb_error *err)
 {
@@ -616,6 +656,20 @@ int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
         free(raw);
         return SB_ERR;
     }
+    long long at = -1;
+    if (kind == KIND_RESULT) {
+        char *cut;
+        size_t cut_len;
+        if (cut_samples(doc, raw, raw_len, &cut, &cut_len, &at) != SB_OK) {
+            free(raw);
+            return sb_error_set(err, source, NULL, "out of memory");
+        }
+        if (cut) {
+            free(raw);
+            raw = cut;
+            raw_len = cut_len;
+        }
+    }
     p->raw = raw;
     p->raw_len = raw_len;
     p->kind = kind;
@@ -629,6 +683,7 @@ int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
     r->notes = str_of(p, get(doc, "notes"));
     r->raw_json = raw;
     r->raw_json_len = raw_len;
+    r->samples_at = (sb_opt_int){at >= 0, at};
     int rc = fill_provenance(p, get(doc, "provenance"));
     if (rc == SB_OK && kind == KIND_RESULT)
         rc = fill_result(p, doc);

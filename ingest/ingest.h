@@ -102,7 +102,7 @@ typedef struct sb_ingest_walk {
  * (ingest_archive.h), each document named ARCHIVE:MEMBER in the database
  * and in errors. A reader thread reads, and a preparer thread a CPU parses
  * and validates, ahead while this thread stores. Outside a batch, the
- * documents are stored in a transaction committed every 100 ms or 512
+ * documents are stored in a transaction committed every second or 4,096
  * documents, each all or nothing (a run that fails part-way is removed
  * again, db/run_store.h); a crash loses at most the uncommitted group,
  * never part of a run. stats is filled; SB_OK when nothing was refused. */

@@ -23,7 +23,7 @@ typedef struct sb_string_block sb_string_block;
 typedef struct sb_ingest_prepared {
     sb_string_block *strings; /* what rec's strings from the document point into */
     int strings_oom;          /* a copy failed: the document is refused */
-    char *raw;        /* canonical JSON */
+    char *raw;        /* canonical JSON as stored (a result without its samples) */
     size_t raw_len;
     char sha256[SB_SHA256_HEX_LEN + 1];
     int kind;         /* result, training or calibration */

@@ -108,11 +108,18 @@ def main():
         sys.exit("gen_site_db: %s %s" % (a.db, "does not exist" if a.append
                                            else "exists; give a new path"))
     db = sqlite3.connect(a.db)
+    # the page size solbook gives a new database (db/store.c)
+    db.execute("PRAGMA page_size = 32768")
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = OFF")
     # The aggregates migration 007 calls, as db/sample_blob.c defines them.
     db.create_aggregate("sb_pack_samples", 3, PackSamples)
     db.create_aggregate("sb_rep_lengths", 2, RepLengths)
+    # The functions migration 014 calls to cut stored samples out of
+    # raw_json: the database is empty while the migrations run, and the
+    # runs written here carry no samples in raw_json, so none is cut.
+    db.create_function("sb_samples_cut_at", 3, lambda raw, lens, blob: None)
+    db.create_function("sb_samples_cut_text", 3, lambda raw, lens, blob: raw)
     ser = series()
     runs, prov, conf, metr, corr, samp, prof, ceil = [], [], [], [], [], [], [], []
     nsamp = 0

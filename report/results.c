@@ -10,7 +10,14 @@
 
 int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err)
 {
-    return sb_db_open_connection(path, out, err);
+    if (sb_db_open_connection(path, out, err) != SB_OK)
+        return SB_ERR;
+    if (sb_db_read_snapshot(*out, err) != SB_OK) {
+        sb_db_close_connection(*out);
+        *out = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
 }
 
 void sb_report_db_close(sqlite3 *db)

@@ -13,8 +13,9 @@
 #include "strbuf.h"
 
 /* Opens an existing database for reading with the checks and messages
- * every command uses (sb_db_open_connection, db/store.h); close it with
- * sb_report_db_close. */
+ * every command uses (sb_db_open_connection, db/store.h), in one read
+ * transaction (sb_db_read_snapshot): the report reads one state of the
+ * database; close it with sb_report_db_close. */
 int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err);
 void sb_report_db_close(sqlite3 *db);   /* accepts NULL */
 

@@ -2,7 +2,7 @@
  * its promise on any input: it takes exactly what the strict loader takes,
  * with the same tree (values, types, key order), and refuses the rest with
  * the strict loader's own error; and the canonical text it leads to is
- * json_dumps's to the byte (ingest/canonical_json.h). Loaded twice more
+ * json_dumps's to the byte (core/canonical_json.h). Loaded twice more
  * through one pool of reals, the second time reusing the first's, it
  * gives the same tree again. */
 #include <stdint.h>

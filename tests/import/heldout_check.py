@@ -19,6 +19,7 @@ tool's own print (FORMAT.print.txt, the tool's stdout from that run):
 - torch.utils.benchmark (through bench/scripts/torch_benchmark_dump.py):
   each Measurement's "Median: 163.71 us" and every sample.
 """
+import array
 import json
 import os
 import re
@@ -41,8 +42,20 @@ def expect(fmt, ok, what):
 def runs_of(db, path):
     """{source row: stored document} for the runs of one file."""
     out = {}
-    for src, raw in db.execute("SELECT source_path, raw_json FROM runs WHERE source_path LIKE ?", (path + ":%",)):
-        out[int(src.rsplit(":", 1)[1])] = json.loads(raw)
+    for src, raw, cut, lens, blob in db.execute(
+            "SELECT r.source_path, r.raw_json, r.samples_at, s.rep_lengths, s.value_ms"
+            " FROM runs r LEFT JOIN run_samples s ON s.run_id = r.id WHERE r.source_path LIKE ?",
+            (path + ":%",)):
+        doc = json.loads(raw)
+        if cut is not None:
+            # the samples are stored once, in run_samples (db/sample_blob.h)
+            values = list(array.array("d", blob))
+            reps, k = [], 0
+            for n in json.loads(lens):
+                reps.append(values[k:k + n])
+                k += n
+            doc["timing"]["samples"] = reps
+        out[int(src.rsplit(":", 1)[1])] = doc
     return out
 
 
