@@ -82,7 +82,7 @@ int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
         return SB_ERR;
     if (v == latest && v > 0)
         return SB_OK;
-    /* Functions some migrations call (007 folds samples with them, 014
+    /* Functions some migrations call (007 folds samples with them, 012
      * cuts them out of the stored JSON). */
     if (sb_sample_blob_register(conn) != SQLITE_OK || sb_samples_cut_register(conn) != SQLITE_OK)
         return sb_error_set(err, path, NULL, "cannot register the migration functions: %s",

@@ -78,7 +78,7 @@ long long sb_raw_json_cut_at(const char *whole, size_t whole_len, const char *cu
  * are direct-only: no view, trigger or schema object can call them. */
 int sb_sample_blob_register(sqlite3 *conn);
 
-/* Registers, on conn, the two functions migration 014 uses to store the
+/* Registers, on conn, the two functions migration 012 uses to store the
  * samples of stored results once: sb_samples_cut_at(raw_json,
  * rep_lengths, value_ms) is the offset sb_raw_json_join takes (NULL when
  * raw_json keeps its samples: not a result, samples not all reals, or

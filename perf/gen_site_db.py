@@ -115,7 +115,7 @@ def main():
     # The aggregates migration 007 calls, as db/sample_blob.c defines them.
     db.create_aggregate("sb_pack_samples", 3, PackSamples)
     db.create_aggregate("sb_rep_lengths", 2, RepLengths)
-    # The functions migration 014 calls to cut stored samples out of
+    # The functions migration 012 calls to cut stored samples out of
     # raw_json: the database is empty while the migrations run, and the
     # runs written here carry no samples in raw_json, so none is cut.
     db.create_function("sb_samples_cut_at", 3, lambda raw, lens, blob: None)

@@ -1,4 +1,4 @@
-/* test_samples_once.c - a database written before migration 014 (each
+/* test_samples_once.c - a database written before migration 012 (each
  * result's samples both in runs.raw_json and in run_samples) upgrades to
  * one copy: real result files from examples/ stored as the earlier solbook
  * stored them, then migrated, give back the same document byte for byte
@@ -71,7 +71,7 @@ static long long q(sqlite3 *c, const char *sql)
     return v;
 }
 
-/* Stores doc as run id the way solbook did before migration 014: raw_json
+/* Stores doc as run id the way solbook did before migration 012: raw_json
  * whole, the samples packed in run_samples too. */
 static void store_old(sqlite3 *c, long long id, json_t *doc, stored *out)
 {
@@ -134,10 +134,10 @@ static void test_old_database_migrates(void **state)
     sb_error_clear(&e);
     assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
     size_t before = 0;
-    while (before < sb_db_migration_count && sb_db_migrations[before].version < 14)
+    while (before < sb_db_migration_count && sb_db_migrations[before].version < 12)
         before++;
     assert_int_equal(sb_db_migrate(c, p, sb_db_migrations, before, &e), SB_OK);
-    assert_int_equal(q(c, "PRAGMA user_version"), 13);
+    assert_int_equal(q(c, "PRAGMA user_version"), 11);
 
     stored s[NFILES + 1];
     size_t raw_before = 0;

@@ -1,4 +1,4 @@
--- 014_stored_once.sql - a result's samples stored once, in run_samples.
+-- 012_stored_once.sql - a result's samples stored once, in run_samples.
 --
 -- A result's samples were stored twice: in run_samples (8 bytes a value)
 -- and as text in runs.raw_json (about 17 bytes a value), most of a
