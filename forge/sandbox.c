@@ -329,7 +329,7 @@ static int conf_filter(confine_ctx *c, char *why, size_t size)
      * under an empty tmpfs (mount_namespace_files) and the abstract ones
      * belong to the host's network namespace. */
     if (rc == 0)
-        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX, 0));
     /* No new namespaces through clone; clone3 passes its flags in memory
      * seccomp cannot read, so it fails with ENOSYS and the C library
      * falls back to clone. */
