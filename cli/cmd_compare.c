@@ -82,7 +82,7 @@ int cmd_compare(int argc, char **argv)
         sb_cmp_side_free(&a);
         return 2;
     }
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     sb_result_set set = {0};
     sb_cmp_result r = {0};
     sb_buf out = SB_BUF_INIT;

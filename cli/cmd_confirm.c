@@ -253,7 +253,7 @@ int cmd_confirm(int argc, char **argv)
         return exit_status;
     sb_error err;
     sb_error_clear(&err);
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     sb_result_set set = {0};
     sb_rg_list rg = {0};
     sb_repro *rp = NULL;

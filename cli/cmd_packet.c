@@ -78,7 +78,7 @@ int cmd_packet(int argc, char **argv)
         o.repo = getenv("SOLBOOK_REPO");
     sb_error err;
     sb_error_clear(&err);
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     if (sb_report_db_open(db_path ? db_path : sb_default_db_path(), &db, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return 2;

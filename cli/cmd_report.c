@@ -163,7 +163,7 @@ static int emit(const opts *o, const sb_buf *b)
     return fflush(stdout) == 0 ? 0 : 2;
 }
 
-static int open_db(const opts *o, sqlite3 **db)
+static int open_db(const opts *o, sb_db **db)
 {
     sb_error err;
     sb_error_clear(&err);
@@ -187,7 +187,7 @@ static int load_skus(sb_sku_table **t)
 
 /* Opens the database and loads the SKU table, for the reports that name
  * SKUs; on failure nothing stays open. */
-static int open_db_and_skus(const opts *o, sqlite3 **db, sb_sku_table **skus)
+static int open_db_and_skus(const opts *o, sb_db **db, sb_sku_table **skus)
 {
     if (open_db(o, db))
         return 2;
@@ -201,7 +201,7 @@ static int open_db_and_skus(const opts *o, sqlite3 **db, sb_sku_table **skus)
 
 /* The database and the result runs a report reads. */
 typedef struct report_input {
-    sqlite3 *db;
+    sb_db *db;
     sb_sku_table *skus; /* with READ_SKUS */
     sb_result_set set;
     sb_pick *picks; /* with READ_PICKS: the latest run of each case */
@@ -351,7 +351,7 @@ static int run_weekly(const opts *o)
     wo.rg.alpha = o->alpha;
     wo.rg.min_effect = o->min_effect;
     wo.rg.repo_url = o->repo_url;
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     sb_sku_table *skus = NULL;
     if (open_db_and_skus(o, &db, &skus))
         return 2;
@@ -406,15 +406,15 @@ done:
 }
 
 /* A report made from the database and the SKU table into one buffer. */
-typedef int (*sku_report_fn)(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
+typedef int (*sku_report_fn)(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
                              sb_error *err);
 
-static int note_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out, sb_error *err)
+static int note_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out, sb_error *err)
 {
     return sb_note_render(db, NULL, skus, o->arch ? o->arch : "a100,h100,h200", out, err);
 }
 
-static int evidence_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
+static int evidence_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
                        sb_error *err)
 {
     (void)o;
@@ -423,7 +423,7 @@ static int evidence_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_
 
 /* With --out, the document there with its blocks rewritten (emit writes it
  * back atomically); without, every block between its marker lines. */
-static int standing_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
+static int standing_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
                        sb_error *err)
 {
     sb_standing *s = NULL;
@@ -437,7 +437,7 @@ static int standing_of(sqlite3 *db, const sb_sku_table *skus, const opts *o, sb_
 
 static int run_sku_report(const opts *o, sku_report_fn fn)
 {
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     sb_sku_table *skus = NULL;
     if (open_db_and_skus(o, &db, &skus))
         return 2;
@@ -519,7 +519,7 @@ static int run_plausibility(const opts *o)
 
 static int run_training(const opts *o)
 {
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     if (open_db(o, &db))
         return 2;
     sb_error err;

@@ -1,35 +1,28 @@
 /* bulk_reader.c - a connection for whole-database readers (bulk_reader.h). */
 #include "bulk_reader.h"
 
-#include "store.h"
-
-int sb_bulk_reader_open(const char *path, sqlite3 **out, sb_error *err)
+int sb_bulk_reader_open(const char *path, sb_db **out, sb_error *err)
 {
     *out = NULL;
     /* the checks and their messages first, then a connection of its own
      * for this thread */
-    sqlite3 *checked = NULL;
-    if (sb_db_open_connection(path, &checked, err) != SB_OK)
+    sb_db *checked = NULL;
+    if (sb_db_open(path, SB_DB_READ, &checked, err) != SB_OK)
         return SB_ERR;
-    sb_db_close_connection(checked);
-    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    sb_db_close(checked);
+    sqlite3 *conn = NULL;
+    if (sqlite3_open_v2(path, &conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         sb_error_set(err, path, NULL, "cannot open database: %s",
-                     *out ? sqlite3_errmsg(*out) : "out of memory");
-        sqlite3_close(*out);
-        *out = NULL;
+                     conn ? sqlite3_errmsg(conn) : "out of memory");
+        sqlite3_close(conn);
         return SB_ERR;
     }
-    sqlite3_busy_timeout(*out, SB_DB_BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(conn, SB_DB_BUSY_TIMEOUT_MS);
     /* the sort of a whole result set stays off disk; the file is read,
      * not mapped: with four threads faulting mapped pages in, a 100,000-run
      * site took longer and twice the memory */
-    sqlite3_exec(*out, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
-    return SB_OK;
-}
-
-void sb_bulk_reader_close(sqlite3 *conn)
-{
-    sqlite3_close(conn);
+    sqlite3_exec(conn, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
+    return sb_db_adopt(conn, path, out, err);
 }
 
 int sb_bulk_readers_threaded(void)

@@ -5,14 +5,13 @@
 #ifndef SOLBOOK_DB_BULK_READER_H
 #define SOLBOOK_DB_BULK_READER_H
 
-#include <sqlite3.h>
-
 #include "error.h"
+#include "store.h"
 
-/* Opens path with the checks of sb_db_open_connection (store.h): a missing
- * file, someone else's or a newer database is refused with one line. */
-int sb_bulk_reader_open(const char *path, sqlite3 **out, sb_error *err);
-void sb_bulk_reader_close(sqlite3 *conn); /* accepts NULL */
+/* Opens path with the checks of sb_db_open(path, SB_DB_READ) (store.h): a
+ * missing file, someone else's or a newer database is refused with one
+ * line. Close it with sb_db_close. */
+int sb_bulk_reader_open(const char *path, sb_db **out, sb_error *err);
 
 /* 1 when this SQLite lets each thread use a connection of its own. */
 int sb_bulk_readers_threaded(void);

@@ -306,15 +306,16 @@ int sb_commits_store(sb_db *db, const sb_commit_list *l, sb_error *err)
     return sb_db_commit(db, err);
 }
 
-int sb_commits_ordinals(sqlite3 *db, const char *const *shas, size_t n, long long *ordinal,
+int sb_commits_ordinals(sb_db *db, const char *const *shas, size_t n, long long *ordinal,
                         sb_error *err)
 {
     return sb_commits_lookup(db, shas, n, ordinal, NULL, err);
 }
 
-int sb_commits_lookup(sqlite3 *db, const char *const *shas, size_t n, long long *ordinal,
+int sb_commits_lookup(sb_db *handle, const char *const *shas, size_t n, long long *ordinal,
                       long long *committed_at, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT ordinal, committed_at FROM commits WHERE sha = lower(?1)",
                            -1, &st, NULL) != SQLITE_OK)

@@ -6,7 +6,6 @@
 #ifndef SOLBOOK_DB_COMMITS_H
 #define SOLBOOK_DB_COMMITS_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -40,13 +39,13 @@ int sb_commits_store(sb_db *db, const sb_commit_list *l, sb_error *err);
 
 /* ordinal[i] = the ordinal of shas[i] in the commits table, or -1 when it
  * holds no such commit. */
-int sb_commits_ordinals(sqlite3 *db, const char *const *shas, size_t n, long long *ordinal,
+int sb_commits_ordinals(sb_db *db, const char *const *shas, size_t n, long long *ordinal,
                         sb_error *err);
 
 /* sb_commits_ordinals, and committed_at[i] = the commit time of shas[i]
  * (Unix seconds; -1 where the table holds no such commit), for charts
  * that label commits with their dates. */
-int sb_commits_lookup(sqlite3 *db, const char *const *shas, size_t n, long long *ordinal,
+int sb_commits_lookup(sb_db *db, const char *const *shas, size_t n, long long *ordinal,
                       long long *committed_at, sb_error *err);
 
 #endif

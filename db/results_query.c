@@ -95,7 +95,7 @@ static int result_matches(const sb_result *r, const sb_result_filter *f)
     return 1;
 }
 
-int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_filter *f,
+int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filter *f,
                       sb_result_set *out, sb_error *err)
 {
     if (!all || (f && (f->with_profiled || f->with_sessions)))
@@ -383,8 +383,9 @@ static int results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *o
     return SB_OK;
 }
 
-int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+int sb_results_load(sb_db *handle, const sb_result_filter *f, sb_result_set *out, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     return results_load(db, f, out, 1, err);
 }
 
@@ -429,9 +430,10 @@ static void sort_unique(sb_result *v, size_t *n)
     *n = m;
 }
 
-int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
+int sb_results_load_any(sb_db *handle, const sb_result_filter *fs, size_t nf, sb_result_set *out,
                         sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     memset(out, 0, sizeof *out);
     size_t cap = 0, left_cap = 0;
     for (size_t i = 0; i < nf; i++) {
@@ -636,9 +638,10 @@ static int series_newest(sqlite3 *db, const sb_result_filter *f, const sb_result
     return rc;
 }
 
-int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set *out,
+int sb_results_load_latest(sb_db *handle, const sb_result_filter *f, sb_result_set *out,
                            sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     memset(out, 0, sizeof *out);
     size_t cap = 0, left_cap = 0;
     sb_result_set all = {0};
@@ -740,8 +743,9 @@ struct sb_samples_query {
     sqlite3_stmt *st;
 };
 
-int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err)
+int sb_samples_query_open(sb_db *handle, sb_samples_query **out, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *out = NULL;
     sb_samples_query *q = calloc(1, sizeof *q);
     if (!q)
@@ -757,8 +761,9 @@ int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err)
     return SB_OK;
 }
 
-int sb_kernel_samples_text(sqlite3 *db, long long run_id, char **json, sb_error *err)
+int sb_kernel_samples_text(sb_db *handle, long long run_id, char **json, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *json = NULL;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT json_extract(raw_json, '$.timing.kernel.samples') FROM runs WHERE id = ?",
@@ -787,7 +792,7 @@ void sb_samples_query_close(sb_samples_query *q)
     free(q);
 }
 
-int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err)
+int sb_samples_load(sb_db *db, long long run_id, double **v, size_t *n, sb_error *err)
 {
     *v = NULL;
     *n = 0;
@@ -828,9 +833,10 @@ int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, siz
     return SB_OK;
 }
 
-int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n,
+int sb_ceilings_latest(sb_db *handle, const char *sku, sb_ceiling **out, size_t *n,
                        long long *run_id, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *out = NULL;
     *n = 0;
     *run_id = -1;
@@ -899,9 +905,10 @@ void sb_training_free(sb_training_set *s)
     s->n = 0;
 }
 
-int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
+int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
                      sb_training_set *out, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     out->v = NULL;
     out->n = 0;
     sqlite3_stmt *st = NULL;
@@ -988,9 +995,10 @@ int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
     return SB_OK;
 }
 
-int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
+int sb_repeat_clocks(sb_db *handle, long long run_id, sb_buf *clocks, sb_buf *reasons,
                          int *power_capped, double *power_limit_w, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *power_capped = 0;
     *power_limit_w = NAN;
     sqlite3_stmt *st = NULL;

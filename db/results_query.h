@@ -13,10 +13,10 @@
 #ifndef SOLBOOK_DB_RESULTS_QUERY_H
 #define SOLBOOK_DB_RESULTS_QUERY_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
+#include "store.h"
 #include "stored_result.h"
 #include "strbuf.h"
 
@@ -42,11 +42,11 @@ typedef struct sb_result_filter {
  * per-run table of the newest runs would set them beside runs of other
  * processes, cards and timing methods. Only the conditions f sets are in
  * the statement, so a commit, SKU, op or suite is read through its index. */
-int sb_results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
+int sb_results_load(sb_db *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
 
 /* The runs matching any of fs[0..nf), each once, in sb_results_load's
  * order: the two sides of a comparison, read through their own indexes. */
-int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
+int sb_results_load_any(sb_db *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,
                         sb_error *err);
 
 /* The newest run (greatest finished time, then run id) of each (case_key,
@@ -58,7 +58,7 @@ int sb_results_load_any(sqlite3 *db, const sb_result_filter *fs, size_t nf, sb_r
  * is profiled, a session's, left out or of an unsure time is read whole;
  * so is every series when f sets arch, sha, branch, a window,
  * with_profiled or with_sessions. */
-int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set *out,
+int sb_results_load_latest(sb_db *db, const sb_result_filter *f, sb_result_set *out,
                            sb_error *err);
 
 /* The runs matching f, in the order sb_results_load gives them. With all
@@ -66,15 +66,15 @@ int sb_results_load_latest(sqlite3 *db, const sb_result_filter *f, sb_result_set
  * are picked from it without reading the database, and share its text:
  * free *out before all. With all NULL, or f asking for profiled runs (all
  * has none), they are loaded from db. Free with sb_results_free. */
-int sb_results_select(sqlite3 *db, const sb_result_set *all, const sb_result_filter *f,
+int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filter *f,
                       sb_result_set *out, sb_error *err);
 
 /* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
-int sb_samples_load(sqlite3 *db, long long run_id, double **v, size_t *n, sb_error *err);
+int sb_samples_load(sb_db *db, long long run_id, double **v, size_t *n, sb_error *err);
 /* For loading the samples of many runs: the statement is prepared once by
  * sb_samples_query_open and reused by each sb_samples_query_load. */
 typedef struct sb_samples_query sb_samples_query;
-int sb_samples_query_open(sqlite3 *db, sb_samples_query **out, sb_error *err);
+int sb_samples_query_open(sb_db *db, sb_samples_query **out, sb_error *err);
 int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, size_t *n,
                           sb_error *err);
 void sb_samples_query_close(sb_samples_query *q);   /* accepts NULL */
@@ -82,7 +82,7 @@ void sb_samples_query_close(sb_samples_query *q);   /* accepts NULL */
 /* timing.kernel.samples of run_id as stored, JSON text with one array a
  * round (model/paired.h, sb_round_medians, reads it), into *json
  * (malloc'd); NULL when the run recorded none. */
-int sb_kernel_samples_text(sqlite3 *db, long long run_id, char **json, sb_error *err);
+int sb_kernel_samples_text(sb_db *db, long long run_id, char **json, sb_error *err);
 
 typedef struct sb_ceiling {
     char name[64];   /* bw.copy, gemm.fp16, ... */
@@ -92,7 +92,7 @@ typedef struct sb_ceiling {
 
 /* Measured ceilings of the newest calibration run of a SKU; *n = 0 when
  * the SKU has none. run_id receives the calibration's run id (or -1). */
-int sb_ceilings_latest(sqlite3 *db, const char *sku, sb_ceiling **out, size_t *n,
+int sb_ceilings_latest(sb_db *db, const char *sku, sb_ceiling **out, size_t *n,
                        long long *run_id, sb_error *err);
 
 typedef struct sb_training {
@@ -120,7 +120,7 @@ typedef struct sb_training_set {
 /* Training runs (any status), in the window when has_range, ordered by
  * model, SKU, world size, sequence length, micro batch, patch, finish time
  * and run id. */
-int sb_training_load(sqlite3 *db, int has_range, long long from, long long to,
+int sb_training_load(sb_db *db, int has_range, long long from, long long to,
                      sb_training_set *out, sb_error *err);
 void sb_training_free(sb_training_set *s);
 
@@ -128,7 +128,7 @@ void sb_training_free(sb_training_set *s);
  * the distinct throttle reasons (", "-separated), whether one of them is a
  * power reason, and the card's power limit (NAN when not recorded), from
  * the stored document (timing.repeat_clocks, provenance.device). */
-int sb_repeat_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
+int sb_repeat_clocks(sb_db *db, long long run_id, sb_buf *clocks, sb_buf *reasons,
                      int *power_capped, double *power_limit_w, sb_error *err);
 
 #endif

@@ -19,8 +19,9 @@ void sb_run_devices_free(sb_run_devices *d)
     memset(d, 0, sizeof *d);
 }
 
-int sb_run_devices_load(sqlite3 *db, sb_run_devices *out, sb_error *err)
+int sb_run_devices_load(sb_db *handle, sb_run_devices *out, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, devices_sql, -1, &st, NULL) != SQLITE_OK)

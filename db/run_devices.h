@@ -5,10 +5,10 @@
 #ifndef SOLBOOK_DB_RUN_DEVICES_H
 #define SOLBOOK_DB_RUN_DEVICES_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
+#include "store.h"
 
 typedef struct sb_run_devices {
     long long *run_id; /* ascending */
@@ -17,7 +17,7 @@ typedef struct sb_run_devices {
 } sb_run_devices;
 
 /* Every result run's GPU UUID (schema solbook.result.v1), into *out. */
-int sb_run_devices_load(sqlite3 *db, sb_run_devices *out, sb_error *err);
+int sb_run_devices_load(sb_db *db, sb_run_devices *out, sb_error *err);
 void sb_run_devices_free(sb_run_devices *d);
 /* The UUID of run_id, or NULL when unknown. */
 const char *sb_run_device(const sb_run_devices *d, long long run_id);

@@ -138,9 +138,10 @@ static const char *resolve(const sb_run_pages *p, const char *kept)
     return kept ? sb_buf_str(&p->text) + ((uintptr_t)kept - 1) : NULL;
 }
 
-int sb_run_pages_open(sqlite3 *db, long long lo, long long hi, sb_run_pages **out,
+int sb_run_pages_open(sb_db *handle, long long lo, long long hi, sb_run_pages **out,
                       sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *out = NULL;
     sb_run_pages *p = calloc(1, sizeof *p);
     if (!p)
@@ -310,9 +311,10 @@ void sb_run_pages_close(sb_run_pages *p)
     free(p);
 }
 
-int sb_run_blocks(sqlite3 *db, long long per_block, sb_run_block **out, size_t *n,
+int sb_run_blocks(sb_db *handle, long long per_block, sb_run_block **out, size_t *n,
                   sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st = NULL;
@@ -364,9 +366,10 @@ static void digest_text(sb_buf *b, const unsigned char *text)
     sb_buf_putc(b, ' ');
 }
 
-int sb_run_block_digests(sqlite3 *db, long long per_block, const sb_run_block *v, size_t n,
+int sb_run_block_digests(sb_db *handle, long long per_block, const sb_run_block *v, size_t n,
                          char (*digest)[65], sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     sqlite3_stmt *runs = NULL, *ncu = NULL;
     sb_buf b = SB_BUF_INIT;
     int rc = SB_ERR;

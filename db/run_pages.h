@@ -8,10 +8,10 @@
 #ifndef SOLBOOK_DB_RUN_PAGES_H
 #define SOLBOOK_DB_RUN_PAGES_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
+#include "store.h"
 
 /* One Nsight Compute value (profiler_metrics). unit NULL where NULL;
  * value NAN where NULL. */
@@ -59,7 +59,7 @@ typedef struct sb_run_page_row {
 typedef struct sb_run_pages sb_run_pages;
 
 /* The runs with lo <= id < hi, in id order. */
-int sb_run_pages_open(sqlite3 *db, long long lo, long long hi, sb_run_pages **out,
+int sb_run_pages_open(sb_db *db, long long lo, long long hi, sb_run_pages **out,
                       sb_error *err);
 /* The next run in *row, or *row = NULL after the last. */
 int sb_run_pages_next(sb_run_pages *p, const sb_run_page_row **row, sb_error *err);
@@ -70,7 +70,7 @@ void sb_run_pages_close(sb_run_pages *p); /* accepts NULL */
 typedef struct sb_run_block {
     long long block, runs, first, last;
 } sb_run_block;
-int sb_run_blocks(sqlite3 *db, long long per_block, sb_run_block **out, size_t *n,
+int sb_run_blocks(sb_db *db, long long per_block, sb_run_block **out, size_t *n,
                   sb_error *err);
 
 /* The SHA-256 (64 hex digits) of what each block's runs are stored as:
@@ -80,7 +80,7 @@ int sb_run_blocks(sqlite3 *db, long long per_block, sb_run_block **out, size_t *
  * stored), for the blocks of sb_run_blocks(db, per_block) in v (n of
  * them, in block order), into digest[i] (n entries of 65 bytes). A block
  * whose digest is unchanged holds the same runs as they were. */
-int sb_run_block_digests(sqlite3 *db, long long per_block, const sb_run_block *v, size_t n,
+int sb_run_block_digests(sb_db *db, long long per_block, const sb_run_block *v, size_t n,
                          char (*digest)[65], sb_error *err);
 
 #endif

@@ -7,8 +7,9 @@
 #include "sample_blob.h"
 #include "store.h"
 
-int sb_run_raw_json(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
+int sb_run_raw_json(sb_db *handle, long long run_id, sb_buf *out, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
                            "SELECT " SB_RAW_JSON_COLUMNS " FROM runs r"
@@ -30,8 +31,9 @@ int sb_run_raw_json(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
     return SB_OK;
 }
 
-double sb_run_metric(sqlite3 *db, long long run_id, const char *column)
+double sb_run_metric(sb_db *handle, long long run_id, const char *column)
 {
+    sqlite3 *db = sb_db_handle(handle);
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT %s FROM metrics WHERE run_id = ?1", column);
     sqlite3_stmt *st = NULL;
@@ -45,9 +47,10 @@ double sb_run_metric(sqlite3 *db, long long run_id, const char *column)
     return v;
 }
 
-int sb_run_profiler_values(sqlite3 *db, long long run_id, const char *const *metrics,
+int sb_run_profiler_values(sb_db *handle, long long run_id, const char *const *metrics,
                            size_t nmetrics, sb_profiler_value_fn fn, void *ctx, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT value, unit FROM profiler_metrics WHERE run_id = ?1 AND "
                                "metric = ?2 AND value IS NOT NULL ORDER BY kernel_index",
@@ -70,8 +73,9 @@ int sb_run_profiler_values(sqlite3 *db, long long run_id, const char *const *met
     return SB_OK;
 }
 
-int sb_runs_on_arch(sqlite3 *db, const char *arch, long long *n, sb_error *err)
+int sb_runs_on_arch(sb_db *handle, const char *arch, long long *n, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *n = 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM provenance WHERE arch = ?1", -1, &st, NULL) !=

@@ -5,8 +5,9 @@
 
 #include "store.h"
 
-int sb_run_kind_counts(sqlite3 *db, sb_run_kind_count_fn fn, void *ctx, sb_error *err)
+int sb_run_kind_counts(sb_db *handle, sb_run_kind_count_fn fn, void *ctx, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
                            "SELECT schema, status, count(*) FROM runs GROUP BY schema, status"
@@ -22,8 +23,9 @@ int sb_run_kind_counts(sqlite3 *db, sb_run_kind_count_fn fn, void *ctx, sb_error
     return rc;
 }
 
-int sb_run_finish_days(sqlite3 *db, sb_run_day_fn fn, void *ctx, sb_error *err)
+int sb_run_finish_days(sb_db *handle, sb_run_day_fn fn, void *ctx, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
                            "SELECT DISTINCT substr(finished_at, 1, 10) FROM provenance"
@@ -43,8 +45,9 @@ struct sb_run_hash_lookup {
     sqlite3_stmt *st;
 };
 
-int sb_run_hash_lookup_open(sqlite3 *db, sb_run_hash_lookup **out, sb_error *err)
+int sb_run_hash_lookup_open(sb_db *handle, sb_run_hash_lookup **out, sb_error *err)
 {
+    sqlite3 *db = sb_db_handle(handle);
     *out = NULL;
     sb_run_hash_lookup *q = calloc(1, sizeof *q);
     if (!q)

@@ -5,24 +5,24 @@
 #ifndef SOLBOOK_DB_RUN_SUMMARY_H
 #define SOLBOOK_DB_RUN_SUMMARY_H
 
-#include <sqlite3.h>
 
 #include "error.h"
+#include "store.h"
 
 /* Calls fn for each (schema, status) with its run count, in schema then
  * status order. */
 typedef void (*sb_run_kind_count_fn)(void *ctx, const char *schema, const char *status,
                                      long long runs);
-int sb_run_kind_counts(sqlite3 *db, sb_run_kind_count_fn fn, void *ctx, sb_error *err);
+int sb_run_kind_counts(sb_db *db, sb_run_kind_count_fn fn, void *ctx, sb_error *err);
 
 /* Calls fn for each distinct day (YYYY-MM-DD, the first ten characters of
  * provenance.finished_at) a run finished on, in order. */
 typedef void (*sb_run_day_fn)(void *ctx, const char *day);
-int sb_run_finish_days(sqlite3 *db, sb_run_day_fn fn, void *ctx, sb_error *err);
+int sb_run_finish_days(sb_db *db, sb_run_day_fn fn, void *ctx, sb_error *err);
 
 /* Runs by content_sha256 prefix: one statement for many look-ups. */
 typedef struct sb_run_hash_lookup sb_run_hash_lookup;
-int sb_run_hash_lookup_open(sqlite3 *db, sb_run_hash_lookup **out, sb_error *err);
+int sb_run_hash_lookup_open(sb_db *db, sb_run_hash_lookup **out, sb_error *err);
 /* Calls fn with the id of each run whose content_sha256 starts with
  * prefix, in id order. */
 typedef void (*sb_run_id_fn)(void *ctx, long long id);

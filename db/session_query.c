@@ -114,7 +114,7 @@ static int load_one(sqlite3 *conn, const char *prefix, sb_session_runs *out, sb_
     return SB_OK;
 }
 
-int sb_session_runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
+static int runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
                            sb_error *err)
 {
     if (nids == 0)
@@ -127,7 +127,7 @@ int sb_session_runs_select(sqlite3 *conn, const char *const *ids, size_t nids, s
 
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
 {
-    return sb_session_runs_select(sb_db_handle(db), ids, nids, out, err);
+    return runs_select(sb_db_handle(db), ids, nids, out, err);
 }
 
 void sb_session_runs_keep_suite(sb_session_runs *r, const char *suite)

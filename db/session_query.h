@@ -3,7 +3,6 @@
 #ifndef SOLBOOK_DB_SESSION_QUERY_H
 #define SOLBOOK_DB_SESSION_QUERY_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,10 +36,6 @@ typedef struct sb_session_runs {
  * (nids 0: every session), ordered by session start, session, case,
  * provider and copy. Appends to *out (zero-initialised by the caller). */
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err);
-/* sb_session_runs_load on a bare connection (sb_db_open_connection), as
- * the reports hold one. */
-int sb_session_runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
-                           sb_error *err);
 /* Drops (and frees) the runs of r outside suite; none where suite is NULL. */
 void sb_session_runs_keep_suite(sb_session_runs *r, const char *suite);
 void sb_session_runs_free(sb_session_runs *r);

@@ -320,28 +320,26 @@ void sb_db_close(sb_db *db)
     free(db);
 }
 
-int sb_db_open_connection(const char *path, sqlite3 **out, sb_error *err)
+int sb_db_adopt(sqlite3 *conn, const char *path, sb_db **out, sb_error *err)
 {
-    sb_db *db = NULL;
     *out = NULL;
-    if (sb_db_open(path, SB_DB_READ, &db, err) != SB_OK)
-        return SB_ERR;
-    *out = db->conn;
-    db->conn = NULL;
-    sb_db_close(db);
+    sb_db *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = strdup(path))) {
+        free(db);
+        sqlite3_close(conn);
+        return sb_error_set(err, path, NULL, "out of memory");
+    }
+    db->conn = conn;
+    db->wal_fd = -1;
+    *out = db;
     return SB_OK;
 }
 
-int sb_db_read_snapshot(sqlite3 *conn, sb_error *err)
+int sb_db_read_snapshot(sb_db *db, sb_error *err)
 {
-    if (sqlite3_exec(conn, "BEGIN DEFERRED", NULL, NULL, NULL) != SQLITE_OK)
-        return sb_db_conn_fail(conn, err, "cannot begin a read transaction");
+    if (sqlite3_exec(db->conn, "BEGIN DEFERRED", NULL, NULL, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db->conn, err, "cannot begin a read transaction");
     return SB_OK;
-}
-
-void sb_db_close_connection(sqlite3 *conn)
-{
-    sqlite3_close(conn);
 }
 
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)

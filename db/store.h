@@ -7,8 +7,9 @@
  * program is refused. Connections run in WAL mode with foreign keys on and
  * a 10 s busy timeout, so several readers and ingests can share one file.
  *
- * Readers (report, site, runs, show) open with SB_DB_READ and query through
- * sb_db_handle(). The tables and their meaning are in db/README.md and the
+ * Readers (report, site, runs, show) open with SB_DB_READ and pass the
+ * sb_db to the query functions of db/; only db/ reaches the connection
+ * inside (sb_db_handle). The tables and their meaning are in db/README.md and the
  * migrations themselves.
  */
 #ifndef SOLBOOK_DB_STORE_H
@@ -35,19 +36,17 @@ enum {
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err);
 void sb_db_close(sb_db *db);            /* accepts NULL */
 
-/* sb_db_open(path, SB_DB_READ) - the same checks and messages - handing
- * over the bare connection (close it with sb_db_close_connection): for
- * readers that pass an sqlite3 handle to the queries of db/ (report,
- * packet, site). */
-int sb_db_open_connection(const char *path, sqlite3 **out, sb_error *err);
-void sb_db_close_connection(sqlite3 *conn);   /* accepts NULL */
+/* Wraps a connection opened elsewhere in db/ (the bulk reader's) as an
+ * sb_db, which then owns it: sb_db_close closes it. path is the file it
+ * was opened on. On failure the connection is closed. */
+int sb_db_adopt(sqlite3 *conn, const char *path, sb_db **out, sb_error *err);
 
 /* Opens a read transaction on a reader's connection: every query after it
  * reads the database as it was at the first of them (another program's
  * commits meanwhile are not seen), and none takes the file's locks again
  * (a report reads a run's samples with one query a run). It ends when the
  * connection closes. */
-int sb_db_read_snapshot(sqlite3 *conn, sb_error *err);
+int sb_db_read_snapshot(sb_db *db, sb_error *err);
 
 /* The connection, for queries (prepare, step, finalize your statements). */
 sqlite3 *sb_db_handle(sb_db *db);

@@ -57,7 +57,7 @@ static int refuse(int *refused, sb_error *err, const char *file, const char *fmt
 }
 
 /* Checks one case of bench.json against the database; fills out. */
-static int check_case(sqlite3 *db, const char *db_path, const json_t *spec, const json_t *c,
+static int check_case(sb_db *db, const char *db_path, const json_t *spec, const json_t *c,
                       const char *baseline_provider, double min_speedup, sb_forge_cited_run *first,
                       json_t **out, int *refused, sb_error *err)
 {
@@ -131,7 +131,7 @@ static int check_case(sqlite3 *db, const char *db_path, const json_t *spec, cons
     return *out ? SB_OK : sb_error_set(err, db_path, NULL, "out of memory");
 }
 
-static int next_version(sqlite3 *db, const char *db_path, const char *base, const char *run_id,
+static int next_version(sb_db *db, const char *db_path, const char *base, const char *run_id,
                         int *version, int *refused, sb_error *err)
 {
     char id[256];
@@ -142,7 +142,7 @@ static int next_version(sqlite3 *db, const char *db_path, const char *base, cons
     return sb_db_forge_next_version(db, db_path, base, version, err);
 }
 
-static int insert_row(sqlite3 *db, const char *db_path, const char *base, const json_t *p, sb_error *err)
+static int insert_row(sb_db *db, const char *db_path, const char *base, const json_t *p, sb_error *err)
 {
     json_t *cases = json_object_get(p, "cases");
     char shapes[1024] = "";
@@ -262,7 +262,6 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
     }
     if (sb_db_open(db_path, SB_DB_WRITE, &db, err) != SB_OK)
         goto out;
-    sqlite3 *conn = sb_db_handle(db);
     cases = json_array();
     sb_forge_cited_run first;
     memset(&first, 0, sizeof first);
@@ -272,7 +271,7 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
     json_array_foreach(bcases, i, c)
     {
         json_t *entry = NULL;
-        if (check_case(conn, db_path, spec, c, baseline_provider, min_speedup, &first, &entry, refused, err) != SB_OK)
+        if (check_case(db, db_path, spec, c, baseline_provider, min_speedup, &first, &entry, refused, err) != SB_OK)
             goto out;
         double s = json_number_value(json_object_get(entry, "speedup"));
         log_sum += log(s);
@@ -287,7 +286,7 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
     int version = 0;
     sb_forge_kernel_base_id(spec, base, sizeof base);
     const char *run_id = json_string_value(json_object_get(spec, "run_id"));
-    if (next_version(conn, db_path, base, run_id, &version, refused, err) != SB_OK)
+    if (next_version(db, db_path, base, run_id, &version, refused, err) != SB_OK)
         goto out;
     snprintf(kernel_id, sizeof kernel_id, "%s_v%d", base, version);
     if (sb_mkdirs(registry, err) != SB_OK || sb_forge_path(dest, sizeof dest, registry, kernel_id, err) != SB_OK)
@@ -358,7 +357,7 @@ int sb_forge_promote(const char *run_dir, const sb_forge_promote_opts *o, int *r
     if (sb_forge_path(ppath, sizeof ppath, dest, "promotion.json", err) != SB_OK ||
         sb_forge_path(rpath, sizeof rpath, run_dir, "promotion.json", err) != SB_OK ||
         sb_forge_schema_check("solbook.forge-promotion.v1", doc, ppath, err) != SB_OK ||
-        insert_row(conn, db_path, base, doc, err) != SB_OK || sb_json_write_file(ppath, doc, err) != SB_OK ||
+        insert_row(db, db_path, base, doc, err) != SB_OK || sb_json_write_file(ppath, doc, err) != SB_OK ||
         sb_db_commit(db, err) != SB_OK)
         goto out;
     in_tx = 0;
@@ -391,7 +390,7 @@ int sb_forge_registry_list(const char *db_path, json_t **kernels, sb_error *err)
     sb_db *db = NULL;
     if (sb_db_open(db_path, SB_DB_READ, &db, err) != SB_OK)
         return SB_ERR;
-    int rc = sb_db_forge_kernels(sb_db_handle(db), db_path, kernels, err);
+    int rc = sb_db_forge_kernels(db, db_path, kernels, err);
     sb_db_close(db);
     return rc;
 }

@@ -19,9 +19,9 @@
 #define SOLBOOK_FORGE_REGISTRY_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "error.h"
+#include "store.h"
 
 typedef struct sb_forge_promote_opts {
     const char *db_path;     /* NULL: the bench.json's database */

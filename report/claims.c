@@ -219,13 +219,13 @@ int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *er
     return SB_OK;
 }
 
-int sb_claims_headlines_read(sqlite3 *db, const char *suite, const char *op, const char *baseline, long long from,
+int sb_claims_headlines_read(sb_db *db, const char *suite, const char *op, const char *baseline, long long from,
                              long long to, struct sb_session_headlines *out, sb_error *err)
 {
     sb_session_runs runs = {0};
     const char *one[] = {baseline, NULL};
     memset(out, 0, sizeof *out);
-    if (sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK) {
+    if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK) {
         sb_session_runs_free(&runs);
         return SB_ERR;
     }

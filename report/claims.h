@@ -8,13 +8,13 @@
 #ifndef SOLBOOK_REPORT_CLAIMS_H
 #define SOLBOOK_REPORT_CLAIMS_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
 #include "results.h"
 #include "session_query.h"
+#include "store.h"
 
 struct sb_session_headlines;
 
@@ -75,7 +75,7 @@ int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *er
  * baselines (report/geomean.h), or over baseline alone where it is not
  * NULL; then sb_claims_headlines_check. Free with
  * sb_session_headlines_free. */
-int sb_claims_headlines_read(sqlite3 *db, const char *suite, const char *op, const char *baseline, long long from,
+int sb_claims_headlines_read(sb_db *db, const char *suite, const char *op, const char *baseline, long long from,
                              long long to, struct sb_session_headlines *out, sb_error *err);
 
 /* SB_ERR when the text holds a path of this machine: the given paths

@@ -156,7 +156,7 @@ static int side_filter(const sb_result_filter *f, const sb_cmp_side *s, sb_resul
            narrow(f->sku, s->sku, &out->sku);
 }
 
-int sb_cmp_load(sqlite3 *db, const sb_result_filter *f, const sb_cmp_side *a,
+int sb_cmp_load(sb_db *db, const sb_result_filter *f, const sb_cmp_side *a,
                 const sb_cmp_side *b, sb_result_set *set, sb_error *err)
 {
     sb_result_filter fs[2];
@@ -215,7 +215,7 @@ static int cmp_str(const void *a, const void *b)
  * them (report/sessions.h): by the round medians of their kernel times,
  * the held launch's, not by the call times of run_samples, which carry
  * the host's Python overhead. *rounds 0: one of them has no kernel time. */
-static int session_rounds(sqlite3 *db, const sb_result *a, const sb_result *b, double **x, size_t *nx,
+static int session_rounds(sb_db *db, const sb_result *a, const sb_result *b, double **x, size_t *nx,
                           double **y, size_t *ny, int *rounds, sb_error *err)
 {
     char *ja = NULL, *jb = NULL;
@@ -239,7 +239,7 @@ static int session_rounds(sqlite3 *db, const sb_result *a, const sb_result *b, d
 }
 
 /* Compares a with b into row, whose threshold the caller has set. */
-static int compare_pair(sqlite3 *db, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
+static int compare_pair(sb_db *db, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
                         sb_cmp_row *row, sb_error *err)
 {
     row->a = a;
@@ -313,7 +313,7 @@ static void pair_threshold(const cmp_noise *cn, const sb_result *a, const sb_res
     }
 }
 
-static int cmp_rows(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+static int cmp_rows(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
                     const sb_cmp_opts *o, const cmp_noise *cn, sb_cmp_result *out, sb_error *err)
 {
     size_t cap = 0;
@@ -379,7 +379,7 @@ oom:
     return sb_error_set(err, NULL, NULL, "out of memory");
 }
 
-int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+int sb_cmp_run(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
                const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);

@@ -29,12 +29,12 @@
 #ifndef SOLBOOK_REPORT_COMPARE_H
 #define SOLBOOK_REPORT_COMPARE_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "regress.h"
 #include "results.h"
+#include "store.h"
 #include "strbuf.h"
 
 typedef enum sb_cmp_verdict {
@@ -61,7 +61,7 @@ void sb_cmp_side_free(sb_cmp_side *side);
 typedef struct sb_cmp_opts {
     double alpha;      /* default 0.01 */
     double threshold;  /* default 0.03: the floor of the smallest change of the median that counts */
-    sqlite3 *aa_db;    /* the sessions whose A/A runs give the thresholds; NULL: the compared database */
+    sb_db *aa_db;    /* the sessions whose A/A runs give the thresholds; NULL: the compared database */
 } sb_cmp_opts;
 
 typedef struct sb_cmp_row {
@@ -91,12 +91,12 @@ typedef struct sb_cmp_result {
 /* Loads the runs of the common filters f that side a or side b selects
  * (passing or not), each through the indexes of its commit, SKU, op or
  * suite, into set for sb_cmp_run. */
-int sb_cmp_load(sqlite3 *db, const sb_result_filter *f, const sb_cmp_side *a,
+int sb_cmp_load(sb_db *db, const sb_result_filter *f, const sb_cmp_side *a,
                 const sb_cmp_side *b, sb_result_set *set, sb_error *err);
 
 /* Compares the runs of set (loaded with the common filters) that side a
  * and side b select. Rows ordered by case, provider, SKU. */
-int sb_cmp_run(sqlite3 *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+int sb_cmp_run(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
                const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err);
 void sb_cmp_free(sb_cmp_result *r);
 

@@ -43,7 +43,7 @@ static double geo_of(const double *v, size_t n)
     return n ? sb_geomean(v, n) : NAN;
 }
 
-static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_result *g,
+static int build_table(sb_db *db, const sb_pick *picks, size_t n, const sb_result *g,
                        const char *provider, const char *baseline, const sb_session_headlines *paired,
                        sb_xa_table *t, sb_error *err)
 {
@@ -196,7 +196,7 @@ static int build_table(sqlite3 *db, const sb_pick *picks, size_t n, const sb_res
     return SB_OK;
 }
 
-int sb_xa_build(sqlite3 *db, const sb_pick *picks, size_t n, const char *provider,
+int sb_xa_build(sb_db *db, const sb_pick *picks, size_t n, const char *provider,
                 const char *baseline, const sb_session_headlines *paired, sb_xa_set *out, sb_error *err)
 {
     out->v = NULL;

@@ -17,12 +17,12 @@
 #ifndef SOLBOOK_REPORT_CROSSARCH_H
 #define SOLBOOK_REPORT_CROSSARCH_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "geomean.h"
 #include "results.h"
 #include "sessions.h"
+#include "store.h"
 #include "strbuf.h"
 
 #define SB_XA_MAX_CARDS 8
@@ -67,7 +67,7 @@ typedef struct sb_xa_set {
  * baseline NULL: the headline baselines with passing runs in the group
  * (at most SB_XA_MAX_BASES); else baseline alone. paired: the checked
  * session headlines whose cases get no unpaired speedup (NULL: none). */
-int sb_xa_build(sqlite3 *db, const sb_pick *picks, size_t n, const char *provider,
+int sb_xa_build(sb_db *db, const sb_pick *picks, size_t n, const char *provider,
                 const char *baseline, const sb_session_headlines *paired, sb_xa_set *out, sb_error *err);
 void sb_xa_free(sb_xa_set *s);
 

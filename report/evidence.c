@@ -41,7 +41,7 @@ static void md(sb_buf *b, const char *s)
 
 /* The SM clocks after each repeat of a run and its throttle reasons
  * (sb_repeat_clocks); on failure both buffers are freed. */
-static int run_clocks(sqlite3 *db, long long run_id, sb_buf *clocks, sb_buf *why, sb_error *err)
+static int run_clocks(sb_db *db, long long run_id, sb_buf *clocks, sb_buf *why, sb_error *err)
 {
     int capped = 0;
     double limit = NAN;
@@ -83,7 +83,7 @@ static int newer_spec_run(const sb_result_set *s, const sb_result *r, const sb_g
 }
 
 /* The GEMM section of one SKU. */
-static int gemm_section(sqlite3 *db, const sb_sku_table *skus, const sb_result_set *s,
+static int gemm_section(sb_db *db, const sb_sku_table *skus, const sb_result_set *s,
                         const sb_pick *picks, size_t n, const char *sku, sb_buf *b, sb_error *err)
 {
     const sb_gate_spec *spec = sb_gate_spec_for("gemm");
@@ -362,7 +362,7 @@ static void unpaired_rows(const sb_geo_table *geo, const op_group *g, size_t ng,
 /* The project's kernels per op x mode x dtype on one SKU: their share of
  * the copy ceiling from the newest runs, their speedups paired within a
  * session (paired), then the unpaired rest (geo). */
-static void kernels_section(sqlite3 *db, const sb_pick *picks, size_t n, const sb_session_headlines *paired,
+static void kernels_section(sb_db *db, const sb_pick *picks, size_t n, const sb_session_headlines *paired,
                             const sb_geo_table *geo, const char *sku, sb_buf *b)
 {
     sb_ceiling *c = NULL;
@@ -492,7 +492,7 @@ static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_b
         sb_buf_puts(b, "\n");
 }
 
-int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_error *err)
+int sb_evidence_render(sb_db *db, const sb_sku_table *skus, sb_buf *out, sb_error *err)
 {
     int rc = SB_ERR;
     sb_result_set set = {0};

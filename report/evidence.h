@@ -13,10 +13,10 @@
 #ifndef SOLBOOK_REPORT_EVIDENCE_H
 #define SOLBOOK_REPORT_EVIDENCE_H
 
-#include <sqlite3.h>
 
 #include "error.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 
 /* Thresholds of the targets the page checks. */
@@ -24,6 +24,6 @@
 #define SB_EVIDENCE_COPY_OVER_MEMCPY 0.95
 #define SB_EVIDENCE_FLCE_MEMORY 0.25
 
-int sb_evidence_render(sqlite3 *db, const sb_sku_table *skus, sb_buf *out, sb_error *err);
+int sb_evidence_render(sb_db *db, const sb_sku_table *skus, sb_buf *out, sb_error *err);
 
 #endif

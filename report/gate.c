@@ -35,7 +35,7 @@ static void count_value(void *ctx, size_t metric, double value, const char *unit
     ((long long *)ctx)[metric]++;
 }
 
-static int missing_sol(sqlite3 *db, long long run_id, sb_buf *missing, sb_error *err)
+static int missing_sol(sb_db *db, long long run_id, sb_buf *missing, sb_error *err)
 {
     long long found[SB_NCU_SOL_METRIC_COUNT] = {0};
     if (sb_run_profiler_values(db, run_id, SB_NCU_SOL_METRICS, SB_NCU_SOL_METRIC_COUNT, count_value,
@@ -53,7 +53,7 @@ static int missing_sol(sqlite3 *db, long long run_id, sb_buf *missing, sb_error 
 }
 
 /* Appends the problems of one candidate to probs; returns their number. */
-static int candidate_problems(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+static int candidate_problems(sb_db *db, const sb_sku_table *skus, const sb_gate_spec *spec,
                               const sb_result *r, const char *arch, sb_buf *probs, sb_error *err)
 {
     int n = 0;
@@ -105,7 +105,7 @@ static int candidate_problems(sqlite3 *db, const sb_sku_table *skus, const sb_ga
 }
 
 /* One arch: its verdict, and the problems of every candidate in probs. */
-static int check_arch(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+static int check_arch(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                       const sb_gate_spec *spec, const char *arch, sb_gate_verdict *v,
                       sb_buf *probs, sb_error *err)
 {
@@ -147,7 +147,7 @@ static int check_arch(sqlite3 *db, const sb_result_set *all, const sb_sku_table 
     return rc;
 }
 
-int sb_gate_verdicts(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_gate_verdicts(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                      const sb_gate_spec *spec, const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err)
 {
     *out = NULL;
@@ -179,7 +179,7 @@ int sb_gate_verdicts(sqlite3 *db, const sb_result_set *all, const sb_sku_table *
     return SB_OK;
 }
 
-int sb_gate_check(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_gate_check(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                   const sb_gate_spec *spec, const char *arch_list, int *ok, sb_buf *out, sb_error *err)
 {
     *ok = 1;

@@ -12,11 +12,11 @@
 #ifndef SOLBOOK_REPORT_GATE_H
 #define SOLBOOK_REPORT_GATE_H
 
-#include <sqlite3.h>
 
 #include "error.h"
 #include "results_query.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 
 typedef struct sb_gate_spec {
@@ -41,14 +41,14 @@ typedef struct sb_gate_verdict {
 /* The verdict of each arch of the comma-separated list, in list order,
  * malloc'd into *out (n entries). all: every result run already loaded
  * (sb_results_select), or NULL to read them from db. */
-int sb_gate_verdicts(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_gate_verdicts(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                      const sb_gate_spec *spec, const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err);
 
 /* Checks each arch of the comma-separated list (e.g. "a100,h100,h200").
  * Appends a human report to out (one block per arch: ok with the run id, or
  * every problem found) and sets *ok to 1 only when every arch passes.
  * all: as for sb_gate_verdicts. */
-int sb_gate_check(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_gate_check(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                   const sb_gate_spec *spec, const char *arch_list, int *ok, sb_buf *out,
                   sb_error *err);
 

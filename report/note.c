@@ -42,7 +42,7 @@ static void sol_value(void *ctx, size_t m, double value, const char *unit)
 
 /* The speed-of-light of a run: the median over its profiled launches of
  * each metric; false when none is stored. */
-static int ncu_sol(sqlite3 *db, long long run_id, json_t **out, sb_error *err)
+static int ncu_sol(sb_db *db, long long run_id, json_t **out, sb_error *err)
 {
     *out = json_false();
     enum { NSOL = sizeof SOL / sizeof SOL[0] };
@@ -110,7 +110,7 @@ static void newest_two(const sb_result_set *s, const sb_gate_spec *spec, const c
     }
 }
 
-static json_t *card_data(sqlite3 *db, const sb_sku_table *skus, const sb_gate_spec *spec,
+static json_t *card_data(sb_db *db, const sb_sku_table *skus, const sb_gate_spec *spec,
                          const sb_result_set *s, const char *sku, sb_error *err)
 {
     const sb_result *cub, *prev, *torch, *tprev;
@@ -179,7 +179,7 @@ static json_t *card_data(sqlite3 *db, const sb_sku_table *skus, const sb_gate_sp
     return c;
 }
 
-int sb_note_data(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                  const char *gate_arches, json_t **out, sb_error *err)
 {
     *out = NULL;
@@ -278,7 +278,7 @@ done:
     return rc;
 }
 
-int sb_note_render(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                    const char *gate_arches, sb_buf *out, sb_error *err)
 {
     json_t *d = NULL;

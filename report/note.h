@@ -13,11 +13,11 @@
 #define SOLBOOK_REPORT_NOTE_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "error.h"
 #include "results_query.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 
 /* Spread of the repeat medians above which the note lists the clocks. */
@@ -27,11 +27,11 @@
  * object in *out. gate_arches: comma-separated, e.g. "a100,h100,h200".
  * all: every result run already loaded (sb_results_select), or NULL to
  * read them from db. */
-int sb_note_data(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                  const char *gate_arches, json_t **out, sb_error *err);
 
 /* Renders templates/note.md.tmpl into out. */
-int sb_note_render(sqlite3 *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                    const char *gate_arches, sb_buf *out, sb_error *err);
 
 #endif

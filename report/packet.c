@@ -81,7 +81,7 @@ static int dir_usable(const char *path, sb_error *err)
     return SB_OK;
 }
 
-static int raw_json_of(sqlite3 *db, long long run_id, sb_buf *out, sb_error *err)
+static int raw_json_of(sb_db *db, long long run_id, sb_buf *out, sb_error *err)
 {
     if (sb_run_raw_json(db, run_id, out, err) != SB_OK)
         return SB_ERR;
@@ -118,7 +118,7 @@ static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_
 
 /* DIR/data.tar.gz: the stored documents of runs ids[0..n) as
  * data/results/run-ID.json, with data/MANIFEST.sha256. */
-static int write_archive(sqlite3 *db, const char *dir, const int64_t *ids, size_t n, manifest_entry *man,
+static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t n, manifest_entry *man,
                          size_t *nman, sb_error *err)
 {
     sb_tarball *tb = NULL;
@@ -275,7 +275,7 @@ static void commit_links(json_t *items, const char *repo)
 /* The packet of a target with upstream ops (templates/packets/
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
-static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                           sb_error *err)
 {
     int rc = SB_ERR;
@@ -294,7 +294,7 @@ static int write_findings(sqlite3 *db, const sb_packet_opts *o, sb_packet_summar
     char rel[512];
     snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
     if (sb_template_load_home(rel, &tpl, err) != SB_OK ||
-        sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK)
+        sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK)
         goto done;
     /* --suite narrows the sessions' cases to those of one preset */
     sb_session_runs_keep_suite(&runs, o->suite);
@@ -474,7 +474,7 @@ done:
     return rc;
 }
 
-int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                     sb_error *err)
 {
     memset(sum, 0, sizeof *sum);

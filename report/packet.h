@@ -11,11 +11,11 @@
 #ifndef SOLBOOK_REPORT_PACKET_H
 #define SOLBOOK_REPORT_PACKET_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "results_query.h"
+#include "store.h"
 
 /* The targets, ended by NULL: liger vllm triton pytorch cutlass
  * onnxruntime jax tilelang. */
@@ -58,7 +58,7 @@ typedef struct sb_packet_summary {
  * writes nothing when the body would be over SB_PACKET_MAX_BYTES, name a
  * provider, card or package no cited run has, or hold a path of this
  * machine. */
-int sb_packet_write(sqlite3 *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                     sb_error *err);
 
 #endif

@@ -31,7 +31,7 @@ typedef struct card {
 } card;
 
 struct sb_plaus_ctx {
-    sqlite3 *db;
+    sb_db *db;
     const sb_sku_table *skus;
     sb_sku_table *own_skus;
     model_row *models;
@@ -319,7 +319,7 @@ void sb_plaus_close(sb_plaus_ctx *c)
     free(c);
 }
 
-int sb_plaus_open(sqlite3 *db, const sb_sku_table *skus, const char *models_csv,
+int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
                   const char *caches_csv, sb_plaus_ctx **out, sb_error *err)
 {
     *out = NULL;
@@ -524,7 +524,7 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
     return SB_OK;
 }
 
-int sb_plaus_mark(sqlite3 *db, sb_result_set *s, sb_error *err)
+int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err)
 {
     sb_plaus_ctx *c;
     if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
@@ -562,7 +562,7 @@ static void case_cells(sb_buf *out, const sb_result *r)
         md_cell(out, cells[k]);
 }
 
-int sb_plaus_render_md(sqlite3 *db, const sb_pick *picks, size_t np, const char *heading,
+int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const char *heading,
                        sb_buf *out, sb_plaus_summary *sum, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);

@@ -19,13 +19,13 @@
 #ifndef SOLBOOK_REPORT_PLAUSIBLE_H
 #define SOLBOOK_REPORT_PLAUSIBLE_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "results_query.h"
 #include "results.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 
 /* The margin above a ceiling that is still plausible (2%). */
@@ -93,7 +93,7 @@ typedef struct sb_plaus_ctx sb_plaus_ctx;
 
 /* Loads db/op_models.csv and db/cache_sizes.csv (NULL paths: under
  * SOLBOOK_HOME) and the SKU table skus (borrowed; NULL: loaded here). */
-int sb_plaus_open(sqlite3 *db, const sb_sku_table *skus, const char *models_csv,
+int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
                   const char *caches_csv, sb_plaus_ctx **out, sb_error *err);
 void sb_plaus_close(sb_plaus_ctx *c); /* accepts NULL */
 
@@ -102,7 +102,7 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
 
 /* Sets r->implausible for every passing run of s: the one call each report
  * makes after loading its runs. */
-int sb_plaus_mark(sqlite3 *db, sb_result_set *s, sb_error *err);
+int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err);
 
 /* What sb_plaus_render_md found. */
 typedef struct sb_plaus_summary {
@@ -116,7 +116,7 @@ typedef struct sb_plaus_summary {
  * figures and reason, then every speedup of a provider over a headline
  * baseline above SB_SPEEDUP_LOOK (geomean.h) with both times. heading: the
  * Markdown heading level of its titles ("##", "###"). */
-int sb_plaus_render_md(sqlite3 *db, const sb_pick *picks, size_t np, const char *heading,
+int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const char *heading,
                        sb_buf *out, sb_plaus_summary *sum, sb_error *err);
 
 #endif

@@ -90,7 +90,7 @@ typedef struct line_label {
     int measured;
 } line_label;
 
-int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
+int sb_plot_roofline(sb_db *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
                      const char *sku, sb_buf *out, size_t *drawn, sb_error *err)
 {
     *drawn = 0;

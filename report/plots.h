@@ -12,11 +12,11 @@
 #ifndef SOLBOOK_REPORT_PLOTS_H
 #define SOLBOOK_REPORT_PLOTS_H
 
-#include <sqlite3.h>
 
 #include "geomean.h"
 #include "results.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 
 /* Roofline of one SKU: log-log arithmetic intensity (FLOP/byte) against
@@ -25,7 +25,7 @@
  * come from skus (may be NULL or lack the SKU: then none are drawn and the
  * caption says so); measured ceilings (bw.copy slope, gemm.* roofs) from
  * the SKU's newest calibration. *drawn receives the number of points. */
-int sb_plot_roofline(sqlite3 *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
+int sb_plot_roofline(sb_db *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
                      const char *sku, sb_buf *out, size_t *drawn, sb_error *err);
 
 /* Geomean speedup bars of one op x mode x dtype: one group per SKU (by

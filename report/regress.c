@@ -120,7 +120,7 @@ static void walk_free(walk_ctx *w)
 }
 
 /* Every sample of run_id in (rep, idx) order into a new array. */
-static int load_samples(sqlite3 *db, walk_ctx *w, long long run_id, double **v, size_t *n,
+static int load_samples(sb_db *db, walk_ctx *w, long long run_id, double **v, size_t *n,
                         sb_error *err)
 {
     if (!w)
@@ -154,7 +154,7 @@ static void remember(walk_ctx *w, long long run_id, const double *v, size_t n)
     w->last_id = run_id;
 }
 
-static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+static int compare_cached(sb_db *db, const sb_result *old_run, const sb_result *new_run,
                           const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
                           sb_error *err);
 
@@ -171,7 +171,7 @@ static void row_init(sb_rg_row *row)
     row->confirm_new_run = -1;
 }
 
-int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
 {
     row_init(row);
@@ -180,7 +180,7 @@ int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_ru
 
 /* Compares into row (row_init'ed), keeping what the caller set beside
  * the figures (cause, card, range). */
-static int compare_cached(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+static int compare_cached(sb_db *db, const sb_result *old_run, const sb_result *new_run,
                           const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
                           sb_error *err)
 {
@@ -325,7 +325,7 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha)
 }
 
 /* The git ordinals of the order's commits, from the commits table. */
-static int order_read_git(sqlite3 *db, sb_rg_order *o, sb_error *err)
+static int order_read_git(sb_db *db, sb_rg_order *o, sb_error *err)
 {
     commit_pos *v = o->v;
     const char **shas = malloc((o->n ? o->n : 1) * sizeof *shas);
@@ -560,11 +560,11 @@ static int cmp_session_sku(const void *a, const void *b)
 }
 
 /* Measures the A/A runs of the database's sessions SKU by SKU. */
-static int aa_noise_load(sqlite3 *db, const sb_rg_opts *o, aa_noise *out, sb_error *err)
+static int aa_noise_load(sb_db *db, const sb_rg_opts *o, aa_noise *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     sb_session_runs runs = {0};
-    if (sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK) {
+    if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK) {
         sb_session_runs_free(&runs);
         return SB_ERR;
     }
@@ -624,7 +624,7 @@ done:
     return rc;
 }
 
-int sb_rg_aa_load(sqlite3 *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
+int sb_rg_aa_load(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
 {
     *out = calloc(1, sizeof **out);
     if (!*out)
@@ -690,7 +690,7 @@ static int note_sku_noise(const sb_rg_aa *aa, const char *sku, sb_rg_list *l, sb
 }
 
 typedef struct walk {
-    sqlite3 *db;
+    sb_db *db;
     const sb_rg_opts *o;
     walk_ctx cache;
     const sb_run_devices *dev;
@@ -1110,7 +1110,7 @@ static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
     return rc;
 }
 
-int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err)
 {
     memset(out, 0, sizeof *out);

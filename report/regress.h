@@ -45,10 +45,10 @@
 #ifndef SOLBOOK_REPORT_REGRESS_H
 #define SOLBOOK_REPORT_REGRESS_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "results.h"
+#include "store.h"
 #include "strbuf.h"
 
 typedef enum sb_rg_verdict {
@@ -166,7 +166,7 @@ typedef struct sb_rg_list {
  * as thresholds take it: each SKU's cross-card noise and each case's
  * largest A/A change on one card and across two. */
 typedef struct sb_rg_aa sb_rg_aa;
-int sb_rg_aa_load(sqlite3 *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
+int sb_rg_aa_load(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
 void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */
 
 /* The threshold of a step from old_run to new_run (one case, provider
@@ -176,7 +176,7 @@ double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_re
                        double min_effect, sb_rg_threshold_from *from);
 
 /* Compares two passing runs of one case into row (verdict and figures). */
-int sb_rg_compare(sqlite3 *db, const sb_result *old_run, const sb_result *new_run,
+int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
 
 /* Commit order: commits sorted by when they were first measured (the
@@ -211,7 +211,7 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
  * at alpha with 199 permutations, segments of at least 3 commits and a
  * fixed seed; change points that move the level by at least min_effect
  * are listed in out->cp. */
-int sb_rg_history(sqlite3 *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err);
 
 void sb_rg_free(sb_rg_list *l);

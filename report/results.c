@@ -8,23 +8,22 @@
 
 #include "store.h"
 
-int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err)
+int sb_report_db_open(const char *path, sb_db **out, sb_error *err)
 {
-    if (sb_db_open_connection(path, out, err) != SB_OK)
+    if (sb_db_open(path, SB_DB_READ, out, err) != SB_OK)
         return SB_ERR;
     if (sb_db_read_snapshot(*out, err) != SB_OK) {
-        sb_db_close_connection(*out);
+        sb_db_close(*out);
         *out = NULL;
         return SB_ERR;
     }
     return SB_OK;
 }
 
-void sb_report_db_close(sqlite3 *db)
+void sb_report_db_close(sb_db *db)
 {
-    sb_db_close_connection(db);
+    sb_db_close(db);
 }
-
 
 int sb_arch_rank(const char *arch)
 {

@@ -5,19 +5,19 @@
 #ifndef SOLBOOK_REPORT_RESULTS_H
 #define SOLBOOK_REPORT_RESULTS_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "results_query.h"
+#include "store.h"
 #include "strbuf.h"
 
 /* Opens an existing database for reading with the checks and messages
- * every command uses (sb_db_open_connection, db/store.h), in one read
+ * every command uses (sb_db_open, db/store.h), in one read
  * transaction (sb_db_read_snapshot): the report reads one state of the
  * database; close it with sb_report_db_close. */
-int sb_report_db_open(const char *path, sqlite3 **out, sb_error *err);
-void sb_report_db_close(sqlite3 *db);   /* accepts NULL */
+int sb_report_db_open(const char *path, sb_db **out, sb_error *err);
+void sb_report_db_close(sb_db *db);   /* accepts NULL */
 
 /* The newest run (by finished_at, then run id) of each (case_key,
  * provider, SKU): its state decides the case (passing, failed, skipped).

@@ -81,7 +81,7 @@ int sb_session_summarize(const sb_session_pair *pairs, const size_t *idx, size_t
  * of that mean, the worst case, and the cases won and lost by each pair's
  * verdict. `solbook report geomean` and the weekly's headline table take
  * their provider-against-provider figures from here, and so can packets
- * and the site: sb_session_runs_select, sb_session_headlines_take and
+ * and the site: sb_session_runs_load, sb_session_headlines_take and
  * sb_claims_headlines_check give the checked headlines, sb_session_headline_find one of them,
  * h->report.pairs[h->v[k].pair[c]] each shape's paired speedup with its
  * runs, and sb_session_headlines_cover whether a case is paired. */
@@ -126,7 +126,7 @@ typedef struct sb_session_headlines {
  * sb_session_compare). */
 int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const char *const *bases, double level,
                               double floor, sb_session_headlines *out, sb_error *err);
-/* What a report needs: the headlines of runs (as sb_session_runs_select
+/* What a report needs: the headlines of runs (as sb_session_runs_load
  * read them from the database, db/session_query.h), at the 95% level with
  * the 2% floor, of the runs finished in [from, to) (epoch seconds: one
  * week's sessions) where to > from. Takes the runs over (*runs is left

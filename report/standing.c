@@ -90,7 +90,7 @@ void sb_standing_close(sb_standing *s)
     free(s);
 }
 
-int sb_standing_open(sqlite3 *db, const sb_sku_table *skus, sb_standing **out, sb_error *err)
+int sb_standing_open(sb_db *db, const sb_sku_table *skus, sb_standing **out, sb_error *err)
 {
     *out = NULL;
     sb_standing *s = calloc(1, sizeof *s);

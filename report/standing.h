@@ -19,11 +19,11 @@
 #ifndef SOLBOOK_REPORT_STANDING_H
 #define SOLBOOK_REPORT_STANDING_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 
 #define SB_STANDING_BEGIN "<!-- solbook report standing: "
@@ -42,7 +42,7 @@ extern const char *const sb_standing_blocks[];
 typedef struct sb_standing sb_standing;
 
 /* skus may be NULL (cards are then named by their SKU id). */
-int sb_standing_open(sqlite3 *db, const sb_sku_table *skus, sb_standing **out, sb_error *err);
+int sb_standing_open(sb_db *db, const sb_sku_table *skus, sb_standing **out, sb_error *err);
 void sb_standing_close(sb_standing *s);
 
 /* Appends block name's Markdown (without its marker lines). An unknown

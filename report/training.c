@@ -99,7 +99,7 @@ static const char *op_dtype(const char *training_dtype)
 }
 
 /* One op-level row per kernel of each compared patch on each SKU. */
-static int op_rows(sqlite3 *db, const sb_result_set *all, const sb_training_set *r,
+static int op_rows(sb_db *db, const sb_result_set *all, const sb_training_set *r,
                    const char *const *pair_of, json_t *ops, sb_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
@@ -216,7 +216,7 @@ static void render_plot(const sb_training_set *r, const char *const *pair_of, co
     sb_svg_end(b);
 }
 
-static int render(sqlite3 *db, const sb_training_opts *o, int pairs_only, sb_buf *out, sb_training_summary *sum,
+static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *out, sb_training_summary *sum,
                   sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
@@ -338,13 +338,13 @@ done:
     return rc;
 }
 
-int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
+int sb_training_render_md(sb_db *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
                           sb_error *err)
 {
     return render(db, o, 0, out, sum, err);
 }
 
-int sb_training_render_pairs_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out,
+int sb_training_render_pairs_md(sb_db *db, const sb_training_opts *o, sb_buf *out,
                                 sb_training_summary *sum, sb_error *err)
 {
     return render(db, o, 1, out, sum, err);

@@ -10,11 +10,11 @@
 #ifndef SOLBOOK_REPORT_TRAINING_H
 #define SOLBOOK_REPORT_TRAINING_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "error.h"
 #include "results_query.h"
+#include "store.h"
 #include "strbuf.h"
 
 typedef struct sb_training_opts {
@@ -32,11 +32,11 @@ typedef struct sb_training_summary {
 } sb_training_summary;
 
 /* Appends the Markdown section to out. */
-int sb_training_render_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
+int sb_training_render_md(sb_db *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
                           sb_error *err);
 /* The same with only the patched-against-baseline table: no op-level rows
  * (they are not paired within measuring sessions) and no run list. */
-int sb_training_render_pairs_md(sqlite3 *db, const sb_training_opts *o, sb_buf *out,
+int sb_training_render_pairs_md(sb_db *db, const sb_training_opts *o, sb_buf *out,
                                 sb_training_summary *sum, sb_error *err);
 
 #endif

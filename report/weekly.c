@@ -685,7 +685,7 @@ static void card_changes(const sb_rg_list *rg, const sb_rg_opts *o, const char *
  * the cases, the geomean speedup over each baseline, fused's share of
  * the ceiling that fits the op and the time over the first card's beside
  * the copy-bound ratio; then a note for each share over 100%. */
-static int cross_digest(sqlite3 *db, const sb_sku_table *skus, const sb_xa_set *xa, sb_buf *out, sb_error *err)
+static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, sb_buf *out, sb_error *err)
 {
     if (xa->n == 0)
         return SB_OK;
@@ -761,7 +761,7 @@ static int cross_digest(sqlite3 *db, const sb_sku_table *skus, const sb_xa_set *
  * improvements of the project's kernels, and fused against the fastest
  * upstream provider in the week's measuring sessions beside the sessions
  * before it. */
-static int first_screen(sqlite3 *db, const sb_sku_table *skus, const sb_rg_list *rg, const sb_rg_opts *rgo,
+static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *rg, const sb_rg_opts *rgo,
                         const sb_result_set *week, long long start, long long end, json_t *d, json_t *ad,
                         sb_error *err)
 {
@@ -778,8 +778,8 @@ static int first_screen(sqlite3 *db, const sb_sku_table *skus, const sb_rg_list 
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (sb_session_runs_select(db, NULL, 0, &runs, err) != SB_OK ||
-        sb_session_runs_select(db, NULL, 0, &runs_before, err) != SB_OK ||
+    if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK ||
+        sb_session_runs_load(db, NULL, 0, &runs_before, err) != SB_OK ||
         sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
         sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
         sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
@@ -929,7 +929,7 @@ done:
     return rc;
 }
 
-int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);

@@ -9,13 +9,13 @@
 #ifndef SOLBOOK_REPORT_WEEKLY_H
 #define SOLBOOK_REPORT_WEEKLY_H
 
-#include <sqlite3.h>
 
 #include "error.h"
 #include "geomean.h"
 #include "regress.h"
 #include "results_query.h"
 #include "sku.h"
+#include "store.h"
 
 /* The provider of the cross-arch tables: the project's own kernels. */
 #define SB_WEEKLY_SUBJECT SB_PROJECT_PROVIDER
@@ -47,7 +47,7 @@ typedef struct sb_weekly_summary {
     char md_path[4096], html_path[4096], appendix_path[4096], reproduce_path[4096];
 } sb_weekly_summary;
 
-int sb_weekly_write(sqlite3 *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_error *err);
 
 /* Markdown (GFM) to an HTML fragment with the table extension and friends;

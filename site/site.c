@@ -445,7 +445,7 @@ int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_er
 
 void site_ctx_release(site_ctx *c, site_ctx *clone)
 {
-    sb_bulk_reader_close(clone->db);
+    sb_db_close(clone->db);
     json_decref(clone->layout_data);
     clone->db = NULL;
     clone->layout_data = NULL;
@@ -651,6 +651,6 @@ done:
     sb_template_free(c.layout);
     sb_template_free(c.runs_page);
     sb_sku_table_free(c.skus);
-    sb_bulk_reader_close(c.db);
+    sb_db_close(c.db);
     return rc;
 }

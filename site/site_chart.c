@@ -75,7 +75,7 @@ static int cmp_commit(const void *x, const void *y)
     return strcmp(((const site_commit *)x)->sha, ((const site_commit *)y)->sha);
 }
 
-int site_commits_build(sqlite3 *db, const sb_result_set *set, const sb_rg_order *ord,
+int site_commits_build(sb_db *db, const sb_result_set *set, const sb_rg_order *ord,
                        site_commits *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);

@@ -4,7 +4,6 @@
 #define SOLBOOK_SITE_INTERNAL_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "file_name.h"
@@ -14,6 +13,7 @@
 #include "sessions.h"
 #include "site.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 #include "template.h"
 
@@ -48,7 +48,7 @@ typedef struct site_fps {
 typedef struct site_ctx {
     const sb_site_opts *o;
     sb_site_summary *sum;
-    sqlite3 *db;
+    sb_db *db;
     sb_sku_table *skus;
     sb_template *layout;       /* templates/site/layout.html.tmpl */
     sb_template *runs_page;    /* templates/site/runs-page.html.tmpl */
@@ -172,7 +172,7 @@ void site_ctx_release(site_ctx *c, site_ctx *clone);
 
 /* The commits of set's runs ("unknown" left out), with ord's ranks and
  * the commits table's ordinals and times (site_chart.c). */
-int site_commits_build(sqlite3 *db, const sb_result_set *set, const sb_rg_order *ord,
+int site_commits_build(sb_db *db, const sb_result_set *set, const sb_rg_order *ord,
                        site_commits *out, sb_error *err);
 const site_commit *site_commits_find(const site_commits *cm, const char *sha);
 void site_commits_free(site_commits *cm);

@@ -90,10 +90,10 @@ static void test_store_and_read(void **state)
     sb_commits_free(&l);
     const char *shas[] = {C, "unknown", R, "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"};
     long long ord[4];
-    assert_int_equal(sb_commits_ordinals(sb_db_handle(db), shas, 4, ord, &e), SB_OK);
+    assert_int_equal(sb_commits_ordinals(db, shas, 4, ord, &e), SB_OK);
     assert_true(ord[0] == 3 && ord[1] == -1 && ord[2] == 0 && ord[3] == 1);
     long long at[4];
-    assert_int_equal(sb_commits_lookup(sb_db_handle(db), shas, 4, ord, at, &e), SB_OK);
+    assert_int_equal(sb_commits_lookup(db, shas, 4, ord, at, &e), SB_OK);
     assert_true(ord[0] == 3 && ord[1] == -1 && ord[2] == 0 && ord[3] == 1);
     assert_true(at[0] == 300 && at[1] == -1 && at[2] == 50 && at[3] == 100);
     /* a second import replaces the first */
@@ -101,7 +101,7 @@ static void test_store_and_read(void **state)
     assert_int_equal(sb_commits_parse(other, sizeof other - 1, "o", &l, &e), SB_OK);
     assert_int_equal(sb_commits_store(db, &l, &e), SB_OK);
     sb_commits_free(&l);
-    assert_int_equal(sb_commits_ordinals(sb_db_handle(db), shas, 4, ord, &e), SB_OK);
+    assert_int_equal(sb_commits_ordinals(db, shas, 4, ord, &e), SB_OK);
     assert_true(ord[0] == 0 && ord[1] == -1 && ord[2] == -1 && ord[3] == -1);
     sb_db_close(db);
     char cmd[256];

@@ -67,7 +67,7 @@ static int teardown(void **state)
 static void test_rows_merged_by_id(void **state)
 {
     (void)state;
-    sqlite3 *c;
+    sb_db *c;
     sb_error e;
     assert_int_equal(sb_bulk_reader_open(path, &c, &e), SB_OK);
     sb_run_pages *p;
@@ -130,13 +130,13 @@ static void test_rows_merged_by_id(void **state)
     assert_int_equal(sb_run_pages_next(p, &r, &e), SB_OK);
     assert_null(r);
     sb_run_pages_close(p);
-    sb_bulk_reader_close(c);
+    sb_db_close(c);
 }
 
 static void test_blocks_counts(void **state)
 {
     (void)state;
-    sqlite3 *c;
+    sb_db *c;
     sb_error e;
     assert_int_equal(sb_bulk_reader_open(path, &c, &e), SB_OK);
     sb_run_block *b;
@@ -157,7 +157,7 @@ static void test_blocks_counts(void **state)
     }
     assert_string_not_equal(d1[0], d1[1]);
     free(b);
-    sb_bulk_reader_close(c);
+    sb_db_close(c);
 }
 
 static void count_kind(void *ctx, const char *schema, const char *status, long long runs)
@@ -176,7 +176,7 @@ static void collect_id(void *ctx, long long id)
 static void test_summary(void **state)
 {
     (void)state;
-    sqlite3 *c;
+    sb_db *c;
     sb_error e;
     assert_int_equal(sb_bulk_reader_open(path, &c, &e), SB_OK);
     char kinds[256] = "";
@@ -195,7 +195,7 @@ static void test_summary(void **state)
     assert_int_equal(sb_run_hash_lookup_ids(q, "cccc", collect_id, ids, &e), SB_OK);
     assert_int_equal(ids[0], 0);
     sb_run_hash_lookup_close(q);
-    sb_bulk_reader_close(c);
+    sb_db_close(c);
 }
 
 static void test_bulk_reader_refuses_missing(void **state)
@@ -203,7 +203,7 @@ static void test_bulk_reader_refuses_missing(void **state)
     (void)state;
     char p[300];
     snprintf(p, sizeof p, "%s/none.db", dir);
-    sqlite3 *c = (sqlite3 *)1;
+    sb_db *c = (sb_db *)1;
     sb_error e;
     assert_int_equal(sb_bulk_reader_open(p, &c, &e), SB_ERR);
     assert_null(c);

@@ -163,7 +163,7 @@ static void test_rows_and_nulls(void **state)
     assert_int_equal(q(f, "SELECT rep_lengths = '[1,300,0,7,511]' FROM run_samples"), 1);
     double *v;
     size_t n;
-    assert_int_equal(sb_samples_load(sb_db_handle(f->db), id, &v, &n, &e), SB_OK);
+    assert_int_equal(sb_samples_load(f->db, id, &v, &n, &e), SB_OK);
     assert_int_equal(n, 819);
     for (size_t i = 0, k = 0; i < 5; i++)
         for (size_t j = 0; j < lens[i]; j++, k++)

@@ -699,9 +699,12 @@ static void test_gbench_stored(void **state)
                         "[1,1,1]");
     double *v;
     size_t nv;
-    assert_int_equal(sb_samples_load(db, q_int(db, "SELECT run_id FROM configs WHERE op = 'copy' AND dtype = 'fp32'"),
+    sb_db *h;
+    assert_int_equal(sb_db_open(f->db_path, SB_DB_READ, &h, &err), SB_OK);
+    assert_int_equal(sb_samples_load(h, q_int(db, "SELECT run_id FROM configs WHERE op = 'copy' AND dtype = 'fp32'"),
                                      &v, &nv, &err),
                      SB_OK);
+    sb_db_close(h);
     assert_int_equal(nv, 3);
     assert_near(v[1], 0.0012);
     free(v);

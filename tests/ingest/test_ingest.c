@@ -268,7 +268,7 @@ static void test_result_stored_whole(void **state)
     assert_true(q_int(f, "SELECT samples_at FROM runs") > 0);
     sb_buf whole = SB_BUF_INIT;
     sb_error e;
-    assert_int_equal(sb_run_raw_json(conn(f), id, &whole, &e), SB_OK);
+    assert_int_equal(sb_run_raw_json(sb_ingest_db(f->ing), id, &whole, &e), SB_OK);
     char path[1024], sha[SB_SHA256_HEX_LEN + 1];
     json_t *doc;
     data(path, sizeof path, "good/gemm_h100_cublas.json");

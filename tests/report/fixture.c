@@ -20,7 +20,18 @@ static void die(const char *what, sqlite3 *db)
     exit(2);
 }
 
-sqlite3 *fx_create(const char *path)
+static sb_db *adopt(sqlite3 *conn, const char *path)
+{
+    sb_db *h = NULL;
+    sb_error err;
+    if (sb_db_adopt(conn, path, &h, &err) != SB_OK) {
+        fprintf(stderr, "fixture: %s: %s\n", path, err.msg);
+        exit(2);
+    }
+    return h;
+}
+
+sb_db *fx_create(const char *path)
 {
     unlink(path);
     sqlite3 *db = NULL;
@@ -36,7 +47,15 @@ sqlite3 *fx_create(const char *path)
     if (sqlite3_exec(db, "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY", NULL, NULL,
                      NULL) != SQLITE_OK)
         die("pragma", db);
-    return db;
+    return adopt(db, path);
+}
+
+sb_db *fx_open(const char *path)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        die("open", db);
+    return adopt(db, path);
 }
 
 char *fx_shape_json(const char *shape_key)
@@ -109,8 +128,9 @@ int fx_tmpdir_remove(const char *dir)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-void fx_exec(sqlite3 *db, const char *sql)
+void fx_exec(sb_db *h, const char *sql)
 {
+    sqlite3 *db = sb_db_handle(h);
     exec_bind(db, sql, "");
 }
 
@@ -169,8 +189,9 @@ static void add_prov(sqlite3 *db, long long id, const char *sha, const char *too
               "isssssss", id, sha, tool, driver, gpu, arch, sku, finished);
 }
 
-long long fx_add_result(sqlite3 *db, const fx_result *r)
+long long fx_add_result(sb_db *h, const fx_result *r)
 {
+    sqlite3 *db = sb_db_handle(h);
     const char *suite = r->suite ? r->suite : "adhoc";
     const char *op = r->op ? r->op : "gemm";
     const char *mode = r->mode ? r->mode : "fwd";
@@ -229,8 +250,9 @@ long long fx_add_result(sqlite3 *db, const fx_result *r)
     return id;
 }
 
-void fx_add_ncu(sqlite3 *db, long long run_id, int n)
+void fx_add_ncu(sb_db *h, long long run_id, int n)
 {
+    sqlite3 *db = sb_db_handle(h);
     for (int i = 0; i < n && i < SB_NCU_SOL_METRIC_COUNT; i++)
         exec_bind(db,
                   "INSERT INTO profiler_metrics (run_id, kernel_index, kernel_name, metric, unit,"
@@ -244,9 +266,10 @@ static const char *gpu_of(const char *arch)
     return strcmp(arch, "h200") == 0 ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";
 }
 
-long long fx_add_calibration(sqlite3 *db, const char *sku, const char *arch,
+long long fx_add_calibration(sb_db *h, const char *sku, const char *arch,
                              const char *finished_at, double copy_gbps, double gemm_fp16_tflops)
 {
+    sqlite3 *db = sb_db_handle(h);
     char raw[256];
     snprintf(raw, sizeof raw, "{\"schema\":\"solbook.calibration.v1\",\"sku\":\"%s\",\"at\":\"%s\"}",
              sku, finished_at);
@@ -261,9 +284,10 @@ long long fx_add_calibration(sqlite3 *db, const char *sku, const char *arch,
     return id;
 }
 
-long long fx_add_training(sqlite3 *db, const char *sku, const char *arch, const char *finished_at,
+long long fx_add_training(sb_db *h, const char *sku, const char *arch, const char *finished_at,
                           double tokens_per_s, double step_ms)
 {
+    sqlite3 *db = sb_db_handle(h);
     char raw[256];
     snprintf(raw, sizeof raw, "{\"schema\":\"solbook.training.v1\",\"sku\":\"%s\",\"at\":\"%s\"}",
              sku, finished_at);
@@ -294,7 +318,7 @@ const char *const FX_STD_PROVIDERS[3] = {"huggingface", "liger", "torch"};
 const char *const FX_STD_SKUS[2] = {"h100-sxm5-80gb", "h200-sxm-141gb"};
 const char *const FX_STD_ARCH[2] = {"h100", "h200"};
 
-void fx_standard(sqlite3 *db)
+void fx_standard(sb_db *db)
 {
     for (int k = 0; k < 2; k++)
         for (int s = 0; s < 3; s++)

@@ -4,8 +4,9 @@
 #ifndef SOLBOOK_TESTS_REPORT_FIXTURE_H
 #define SOLBOOK_TESTS_REPORT_FIXTURE_H
 
-#include <sqlite3.h>
 #include <stddef.h>
+
+#include "store.h"
 
 typedef struct fx_result {
     const char *suite, *op, *mode, *provider, *dtype, *shape_key; /* defaults: adhoc gemm fwd - fp16 - */
@@ -25,14 +26,18 @@ typedef struct fx_result {
 } fx_result;
 
 /* Creates path (removed first) with every migration applied. Aborts the
- * test process with a message on failure. */
-sqlite3 *fx_create(const char *path);
-long long fx_add_result(sqlite3 *db, const fx_result *r);
+ * test process with a message on failure. The handle is db/'s, as the
+ * report functions take it; the fixture writes through its connection. */
+sb_db *fx_create(const char *path);
+/* Opens a database fx_create made, to add rows to it (no checks, no
+ * migrations); aborts the test process on failure. */
+sb_db *fx_open(const char *path);
+long long fx_add_result(sb_db *db, const fx_result *r);
 /* Attaches n of the six SOL metrics (in SB_NCU_SOL_METRICS order). */
-void fx_add_ncu(sqlite3 *db, long long run_id, int n);
-long long fx_add_calibration(sqlite3 *db, const char *sku, const char *arch,
+void fx_add_ncu(sb_db *db, long long run_id, int n);
+long long fx_add_calibration(sb_db *db, const char *sku, const char *arch,
                              const char *finished_at, double copy_gbps, double gemm_fp16_tflops);
-long long fx_add_training(sqlite3 *db, const char *sku, const char *arch, const char *finished_at,
+long long fx_add_training(sb_db *db, const char *sku, const char *arch, const char *finished_at,
                           double tokens_per_s, double step_ms);
 /* A new directory for a test's files, /tmp/sb-PREFIX-XXXXXX, into dir
  * (room for size); and its removal with everything in it. 0 or -1, as
@@ -41,12 +46,12 @@ int fx_tmpdir_make(char *dir, size_t size, const char *prefix);
 int fx_tmpdir_remove(const char *dir);
 /* Runs one SQL statement; aborts the test process with a message on
  * failure. */
-void fx_exec(sqlite3 *db, const char *sql);
+void fx_exec(sb_db *db, const char *sql);
 /* "K=4096,M=4096,N=4096" -> {"K":4096,...} canonical JSON (malloc'd). */
 char *fx_shape_json(const char *shape_key);
 
 /* A standard data set used by several tests and the CLI script test:
  * see fixture.c (fx_standard) for exactly what it holds. */
-void fx_standard(sqlite3 *db);
+void fx_standard(sb_db *db);
 
 #endif

@@ -47,21 +47,21 @@ static void path_in_tmp(char *buf, size_t size, const char *name)
     snprintf(buf, size, "%s/%s", tmpdir, name);
 }
 
-static sqlite3 *reopen(sqlite3 *w, const char *path)
+static sb_db *reopen(sb_db *w, const char *path)
 {
-    sqlite3_close(w);
-    sqlite3 *db = NULL;
+    sb_db_close(w);
+    sb_db *db = NULL;
     sb_error err;
     if (sb_report_db_open(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
 }
 
-static sqlite3 *standard_db(const char *name)
+static sb_db *standard_db(const char *name)
 {
     char p[512];
     path_in_tmp(p, sizeof p, name);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_standard(w);
     return reopen(w, p);
 }
@@ -101,7 +101,7 @@ static const sb_geo_row *find_row(const sb_geo_table *t, const char *sku, const 
 static void test_geomean_tables(void **state)
 {
     (void)state;
-    sqlite3 *db = standard_db("geo.db");
+    sb_db *db = standard_db("geo.db");
     sb_error err;
     sb_result_set set;
     sb_pick *picks;
@@ -182,7 +182,7 @@ static void test_geomean_tables(void **state)
     sb_geo_free(&geo);
     free(picks);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_newest_run_decides(void **state)
@@ -190,7 +190,7 @@ static void test_newest_run_decides(void **state)
     (void)state;
     char p[512];
     path_in_tmp(p, sizeof p, "newest.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_result r = {0};
     r.provider = "huggingface";
     r.shape_key = "K=64,M=64,N=64";
@@ -206,7 +206,7 @@ static void test_newest_run_decides(void **state)
     r.status = "failed";
     r.failed_correctness = 1;
     fx_add_result(w, &r); /* newer failure wins */
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_result_set set;
     sb_pick *picks;
@@ -223,7 +223,7 @@ static void test_newest_run_decides(void **state)
     sb_geo_free(&geo);
     free(picks);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 
@@ -232,7 +232,7 @@ static void test_geomean_counts(void **state)
     (void)state;
     char p[512];
     path_in_tmp(p, sizeof p, "counts.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_result r = {0};
     r.sku = "h200-sxm-141gb";
     r.arch = "h200";
@@ -269,7 +269,7 @@ static void test_geomean_counts(void **state)
     r.git_sha = "9999999999999999999999999999999999999999";
     r.finished_at = "2026-11-18T00:00:00Z";
     fx_add_result(w, &r);
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_result_set set;
     sb_pick *picks;
@@ -292,7 +292,7 @@ static void test_geomean_counts(void **state)
     sb_geo_free(&geo);
     free(picks);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* ---- SVG ---- */
@@ -310,7 +310,7 @@ static double attr(const char *p, const char *name)
 static void test_roofline_svg(void **state)
 {
     (void)state;
-    sqlite3 *db = standard_db("roof.db");
+    sb_db *db = standard_db("roof.db");
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
@@ -383,14 +383,14 @@ static void test_roofline_svg(void **state)
     free(picks);
     sb_results_free(&set);
     sb_sku_table_free(skus);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* ---- regressions ---- */
 
 static double base_samples[50], slow_samples[50], same_samples[50];
 
-static void add_pair(sqlite3 *w, const char *shape, const double *old_s, size_t n_old,
+static void add_pair(sb_db *w, const char *shape, const double *old_s, size_t n_old,
                      const double *new_s, size_t n_new, int new_commit_too, int quantiles)
 {
     fx_result r = {0};
@@ -426,7 +426,7 @@ static const sb_rg_row *rg_find(const sb_rg_list *l, const char *shape)
 
 /* Runs picked out of a loaded set are the runs the same filter loads, in
  * the same order: by column, commit prefix, week window and profiler. */
-static void assert_select_is_load(sqlite3 *db, const sb_result_set *all,
+static void assert_select_is_load(sb_db *db, const sb_result_set *all,
                                   const sb_result_filter *f, size_t expect)
 {
     sb_error err;
@@ -449,7 +449,7 @@ static void test_results_select(void **state)
     (void)state;
     char p[512];
     snprintf(p, sizeof p, "%s/select.db", tmpdir);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_standard(w);
     /* two commits whose ids share the prefix "ab", one past "abf", over
      * two ISO weeks (2026-W46 and W47), one timed under a profiler */
@@ -474,7 +474,7 @@ static void test_results_select(void **state)
         r.profiler = k == 3 ? "ncu" : NULL;
         fx_add_result(w, &r);
     }
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_result_set all;
     assert_int_equal(sb_results_load(db, NULL, &all, &err), SB_OK);
@@ -509,7 +509,7 @@ static void test_results_select(void **state)
     f.with_profiled = 1;
     assert_select_is_load(db, &all, &f, 3);
     sb_results_free(&all);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* The measured ceilings of a SKU are those of its newest calibration, not
@@ -519,12 +519,12 @@ static void test_ceilings_latest(void **state)
     (void)state;
     char p[512];
     snprintf(p, sizeof p, "%s/ceilings.db", tmpdir);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_standard(w); /* a calibration of h100 at 2026-11-17 */
     long long newer = fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-19T09:00:00Z",
                                          2500.0, 650.0);
     fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-20T09:00:00Z", 4000.0, 800.0);
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_ceiling *c = NULL;
     size_t n = 0;
@@ -545,7 +545,7 @@ static void test_ceilings_latest(void **state)
     assert_int_equal(run, -1);
     free(c);
     sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(db,
+    assert_int_equal(sqlite3_prepare_v2(sb_db_handle(db),
                                         "SELECT sql FROM sqlite_master WHERE type = 'index' AND "
                                         "name = 'runs_calibration'",
                                         -1, &st, NULL),
@@ -554,7 +554,7 @@ static void test_ceilings_latest(void **state)
     assert_non_null(strstr((const char *)sqlite3_column_text(st, 0),
                            "WHERE schema = 'solbook.calibration.v1'"));
     sqlite3_finalize(st);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* The history of one case over three commits: slower at b, back at c.
@@ -570,7 +570,7 @@ static void test_regression_history(void **state)
     }
     char p[512];
     snprintf(p, sizeof p, "%s/history.db", tmpdir);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_result r = {0};
     r.provider = "fused";
     r.shape_key = "M=8,N=8";
@@ -599,7 +599,7 @@ static void test_regression_history(void **state)
     r.samples = profiled;
     r.profiler = "ncu";
     fx_add_result(w, &r);
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
@@ -637,7 +637,7 @@ static void test_regression_history(void **state)
     assert_int_equal(sb_rg_count_regressions(&l), 0);
     sb_rg_free(&l);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* compare: commit a against commit b, case by case. */
@@ -655,7 +655,7 @@ static void test_git_order(void **state)
     }
     char p[512];
     snprintf(p, sizeof p, "%s/git_order.db", tmpdir);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_result r = {0};
     r.provider = "fused";
     r.shape_key = "M=8,N=8";
@@ -679,7 +679,7 @@ static void test_git_order(void **state)
         snprintf(line, sizeof line, "%.40s %.40s %d\n", shas[k], k ? shas[k - 1] : "", 1000 + k);
         strcat(log, line);
     }
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
@@ -702,7 +702,7 @@ static void test_git_order(void **state)
     sb_buf_free(&md);
     sb_rg_free(&l);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 
     sb_db *wdb;
     sb_commit_list cl;
@@ -744,7 +744,7 @@ static void test_git_order(void **state)
     sb_buf_free(&md);
     sb_rg_free(&l);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_compare(void **state)
@@ -760,7 +760,7 @@ static void test_compare(void **state)
     double one_a[] = {1.0}, one_b[] = {2.0};
     char p[512];
     snprintf(p, sizeof p, "%s/compare.db", tmpdir);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     const char *A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", *B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
     struct {
         const char *shape;
@@ -800,7 +800,7 @@ static void test_compare(void **state)
             fx_add_result(w, &r);
         }
     }
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_error_clear(&err);
     sb_result_set set;
@@ -846,7 +846,7 @@ static void test_compare(void **state)
     sb_cmp_side_free(&sa);
     sb_cmp_side_free(&sb);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_regressions(void **state)
@@ -860,7 +860,7 @@ static void test_regressions(void **state)
     }
     char p[512];
     path_in_tmp(p, sizeof p, "regress.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     add_pair(w, "M=1,N=1,K=1", same_samples, 50, same_samples, 50, 1, 0);   /* equal */
     double one_a[] = {1.0}, one_b[] = {2.0};
     add_pair(w, "M=2,N=2,K=2", one_a, 1, one_b, 1, 1, 0);                   /* one sample */
@@ -889,7 +889,7 @@ static void test_regressions(void **state)
         u.shape_key = "M=7,N=7,K=7";
         fx_add_result(w, &u);
     }
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
@@ -940,12 +940,12 @@ static void test_regressions(void **state)
     sb_buf_free(&js);
     sb_rg_free(&l);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* ---- gate ---- */
 
-static long long add_spec(sqlite3 *w, const char *sku, const char *arch, int ncu, int iters,
+static long long add_spec(sb_db *w, const char *sku, const char *arch, int ncu, int iters,
                           int fail)
 {
     fx_result r = {0};
@@ -966,7 +966,7 @@ static long long add_spec(sqlite3 *w, const char *sku, const char *arch, int ncu
     return id;
 }
 
-static void gate(sqlite3 *db, const sb_sku_table *skus, const char *arch, int want_ok,
+static void gate(sb_db *db, const sb_sku_table *skus, const char *arch, int want_ok,
                  const char *const *needles)
 {
     sb_error err;
@@ -986,13 +986,13 @@ static void test_gate(void **state)
     (void)state;
     char p[512];
     path_in_tmp(p, sizeof p, "gate.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     long long h100 = add_spec(w, "h100-sxm5-80gb", "h100", 6, 50, 0);
     add_spec(w, "h200-sxm-141gb", "h200", 4, 50, 0);        /* two metrics missing */
     add_spec(w, "h200-sxm-141gb", "h200", 6, 20, 0);        /* wrong protocol */
     add_spec(w, "h200-sxm-141gb", "h200", 6, 50, 1);        /* failed */
     add_spec(w, "h100-sxm5-80gb", "h200", 6, 50, 0);        /* arch mismatch */
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
@@ -1007,15 +1007,15 @@ static void test_gate(void **state)
     gate(db, skus, "a100,h100,h200", 0, all);
     const char *h100only[] = {okline, NULL};
     gate(db, skus, "h100", 1, h100only);
-    sqlite3_close(db);
+    sb_db_close(db);
     /* a second complete h100 result is ambiguous */
     w = NULL;
-    assert_int_equal(sqlite3_open(p, &w), SQLITE_OK);
+    w = fx_open(p);
     add_spec(w, "h100-sxm5-80gb", "h100", 6, 50, 0);
     db = reopen(w, p);
     const char *amb[] = {"h100: ambiguous: 2 complete GEMM spec results", NULL};
     gate(db, skus, "h100", 0, amb);
-    sqlite3_close(db);
+    sb_db_close(db);
     sb_sku_table_free(skus);
 }
 
@@ -1027,7 +1027,7 @@ static void test_weekly(void **state)
     char p[512], dir[512];
     path_in_tmp(p, sizeof p, "weekly.db");
     path_in_tmp(dir, sizeof dir, "weekly-out");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_standard(w);
     /* previous week (W46): liger on h100 shape 0 was 20 % slower, 50 samples */
     double prev[50], cur[50];
@@ -1057,7 +1057,7 @@ static void test_weekly(void **state)
     r.finished_at = "2026-11-23T00:00:00Z";
     r.provider = "late-provider";
     fx_add_result(w, &r);
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
@@ -1170,7 +1170,7 @@ static void test_weekly(void **state)
     assert_non_null(strstr(md, "No runs finished in 2026-W30"));
     free(md);
     sb_sku_table_free(skus);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* ---- packets ---- */
@@ -1178,7 +1178,7 @@ static void test_weekly(void **state)
 static void test_packet(void **state)
 {
     (void)state;
-    sqlite3 *db = standard_db("packet.db");
+    sb_db *db = standard_db("packet.db");
     char dir[512];
     path_in_tmp(dir, sizeof dir, "packet-triton");
     sb_packet_opts o = {0};
@@ -1246,7 +1246,7 @@ static void test_packet(void **state)
     assert_non_null(strstr(err.msg, "nothing to cite"));
     assert_int_not_equal(access(dir, F_OK), 0);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* ---- claims, paths, limits, kernel time, cross-arch pairing ---- */
@@ -1268,14 +1268,14 @@ static void test_claims_check(void **state)
     (void)state;
     char p[512];
     path_in_tmp(p, sizeof p, "claims.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_standard(w);
-    sqlite3_close(w);
+    sb_db_close(w);
     /* a stored run whose device name is a word of every text, of a
      * provider no cited run has: neither stops anything (issue 47 item 6) */
     exec_sql(p, "UPDATE provenance SET gpu_name = 'the' WHERE run_id = (SELECT c.run_id FROM configs c"
                 " WHERE c.provider NOT IN ('huggingface', 'liger') ORDER BY c.run_id DESC LIMIT 1)");
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     sb_error err;
     assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
     sb_result_set set;
@@ -1366,7 +1366,7 @@ static void test_claims_check(void **state)
     sb_claims_free(&a);
     free(cr);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_paths_check(void **state)
@@ -1387,7 +1387,7 @@ static void test_paths_check(void **state)
 
 /* Adds fused and huggingface runs of n_ops ops x n_shapes shapes on both
  * cards, each at its own commit when distinct_commits. */
-static void many_cases(sqlite3 *w, int n_ops, int n_shapes, int distinct_commits)
+static void many_cases(sb_db *w, int n_ops, int n_shapes, int distinct_commits)
 {
     static const char *const provs[] = {"huggingface", "fused"};
     char op[32], shape[64], sha[41];
@@ -1420,7 +1420,7 @@ static void test_packet_limits(void **state)
 {
     (void)state;
     char p[512], dir[600];
-    sqlite3 *w, *db;
+    sb_db *w, *db;
     sb_packet_opts o = {0};
     o.target = "triton";
     sb_packet_summary sum;
@@ -1442,7 +1442,7 @@ static void test_packet_limits(void **state)
     o.op = "op000";
     assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_OK);
     assert_true(sum.body_bytes <= SB_PACKET_MAX_BYTES);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* A SKU named like another SKU's slug and hash (what sb_safe_name makes of
@@ -1456,7 +1456,7 @@ static void test_weekly_names(void **state)
     assert_non_null(strchr(twin + 6, '-')); /* "h100-x-" and the hash */
     path_in_tmp(p, sizeof p, "names.db");
     path_in_tmp(dir, sizeof dir, "weekly-names");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     double s[5] = {0.10, 0.11, 0.12, 0.11, 0.10};
     const char *skus_used[2] = {"h100+x", twin};
     for (int k = 0; k < 2; k++) {
@@ -1478,7 +1478,7 @@ static void test_weekly_names(void **state)
             fx_add_result(w, &r);
         }
     }
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
@@ -1509,7 +1509,7 @@ static void test_weekly_names(void **state)
     free(ra);
     free(rb);
     sb_sku_table_free(skus);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_weekly_limits(void **state)
@@ -1517,9 +1517,9 @@ static void test_weekly_limits(void **state)
     (void)state;
     char p[512], dir[600];
     path_in_tmp(p, sizeof p, "wide.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     many_cases(w, 40, 12, 0);
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     path_in_tmp(dir, sizeof dir, "weekly-wide");
     sb_sku_table *skus = NULL;
     sb_error err;
@@ -1562,7 +1562,7 @@ static void test_weekly_limits(void **state)
     free(md);
     free(app);
     sb_sku_table_free(skus);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_kernel_time(void **state)
@@ -1570,15 +1570,15 @@ static void test_kernel_time(void **state)
     (void)state;
     char p[512];
     path_in_tmp(p, sizeof p, "kernel.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     many_cases(w, 1, 2, 0);
-    sqlite3_close(w);
+    sb_db_close(w);
     /* both sides of shape 1 recorded kernel time; shape 2 only fused */
     exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms / 2, kernel_method = 'held-launch'"
                 " WHERE run_id IN (SELECT run_id FROM configs WHERE shape_key = 'M=1024,N=4096')");
     exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms WHERE run_id IN (SELECT run_id FROM"
                 " configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'fused')");
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     sb_error err;
     assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
     sb_result_set set;
@@ -1599,7 +1599,7 @@ static void test_kernel_time(void **state)
     sb_geo_free(&geo);
     sb_results_free(&set);
     free(picks);
-    sqlite3_close(db);
+    sb_db_close(db);
     exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms / 4 WHERE run_id IN (SELECT run_id"
                 " FROM configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'huggingface')");
     assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
@@ -1617,7 +1617,7 @@ static void test_kernel_time(void **state)
     sb_geo_free(&geo);
     sb_results_free(&set);
     free(picks);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_crossarch_pairs(void **state)
@@ -1625,7 +1625,7 @@ static void test_crossarch_pairs(void **state)
     (void)state;
     char p[512];
     path_in_tmp(p, sizeof p, "pairs.db");
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     const char *shapes[] = {"M=1024,N=4096", "M=2048,N=4096"};
     for (int s = 0; s < 2; s++)
         for (int c = 0; c < 2; c++)
@@ -1647,7 +1647,7 @@ static void test_crossarch_pairs(void **state)
             }
     fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-17T09:00:00Z", 3000.0, 700.0);
     fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-17T09:00:00Z", 4000.0, 700.0);
-    sqlite3 *db = reopen(w, p);
+    sb_db *db = reopen(w, p);
     sb_error err;
     sb_result_set set;
     sb_pick *picks;
@@ -1718,7 +1718,7 @@ static void test_crossarch_pairs(void **state)
     sb_xa_free(&xa);
     free(picks);
     sb_results_free(&set);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static int setup(void **state)

@@ -37,14 +37,14 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static void exec_sql(sqlite3 *db, const char *sql)
+static void exec_sql(sb_db *db, const char *sql)
 {
     char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    if (sqlite3_exec(sb_db_handle(db), sql, NULL, NULL, &msg) != SQLITE_OK)
         fail_msg("%s: %s", sql, msg);
 }
 
-static long long add(sqlite3 *db, const char *suite, const char *op, const char *provider, const char *shape,
+static long long add(sb_db *db, const char *suite, const char *op, const char *provider, const char *shape,
                      double median_ms, double bytes, int failed)
 {
     fx_result r = {0};
@@ -63,7 +63,7 @@ static long long add(sqlite3 *db, const char *suite, const char *op, const char 
     return fx_add_result(db, &r);
 }
 
-static void kernel_time(sqlite3 *db, long long run_id, double ms)
+static void kernel_time(sb_db *db, long long run_id, double ms)
 {
     char sql[200];
     snprintf(sql, sizeof sql,
@@ -73,11 +73,11 @@ static void kernel_time(sqlite3 *db, long long run_id, double ms)
 }
 
 /* The database every figure below is worked out from by hand. */
-static sqlite3 *standing_db(void)
+static sb_db *standing_db(void)
 {
     char p[512];
     snprintf(p, sizeof p, "%s/standing.db", tmpdir);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     /* Liger preset: fused against liger in kernel time. Kernel ratios
      * liger/fused 4, 0.5 and 2 (geomean 4^(1/3) = 1.587); a fourth case
      * where liger has call time only and a fifth where fused failed are
@@ -113,15 +113,15 @@ static sqlite3 *standing_db(void)
     exec_sql(w, sql);
     snprintf(sql, sizeof sql, "UPDATE metrics SET peak_device_bytes = 4000000000 WHERE run_id = %lld", r);
     exec_sql(w, sql);
-    sqlite3_close(w);
-    sqlite3 *db = NULL;
+    sb_db_close(w);
+    sb_db *db = NULL;
     sb_error err;
     if (sb_report_db_open(p, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
 }
 
-static char *render(sqlite3 *db, const char *block)
+static char *render(sb_db *db, const char *block)
 {
     sb_standing *s = NULL;
     sb_error err;
@@ -136,7 +136,7 @@ static char *render(sqlite3 *db, const char *block)
 static void test_against_providers(void **state)
 {
     (void)state;
-    sqlite3 *db = standing_db();
+    sb_db *db = standing_db();
     char *t = render(db, "against-providers");
     /* no measuring session: no paired row, and under the unpaired label
      * one row: the card, rmsnorm, fused over liger from the three cases
@@ -150,13 +150,13 @@ static void test_against_providers(void **state)
     assert_true(strstr(t, "1.59x") > unpaired);
     assert_null(strstr(t, "N=8192"));
     free(t);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static void test_reference_memory_flce(void **state)
 {
     (void)state;
-    sqlite3 *db = standing_db();
+    sb_db *db = standing_db();
     char *t = render(db, "over-reference");
     /* 3.0/1.0 and 1.0/1.25: geomean sqrt(2.4) = 1.549 */
     assert_non_null(strstr(t, "| h100-sxm5-80gb | rmsnorm | 2 | 1.55x | 0.80x, fwd bf16 `M=4096,N=4096` |\n"));
@@ -187,7 +187,7 @@ static void test_reference_memory_flce(void **state)
     assert_non_null(strstr(err.msg, "unknown block 'nonesuch'"));
     sb_buf_free(&b);
     sb_standing_close(s);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static int fake_block(void *ctx, const char *name, sb_buf *out, sb_error *err)
@@ -252,7 +252,7 @@ static void test_rewrite_text(void **state)
 static void test_rewrite_doc(void **state)
 {
     (void)state;
-    sqlite3 *db = standing_db();
+    sb_db *db = standing_db();
     sb_standing *s = NULL;
     sb_error err;
     assert_int_equal(sb_standing_open(db, NULL, &s, &err), SB_OK);
@@ -294,7 +294,7 @@ static void test_rewrite_doc(void **state)
     }
     sb_buf_free(&out);
     sb_standing_close(s);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* A case key of 90 backticks around markup: a code span would need a
@@ -305,7 +305,7 @@ static void test_hostile_label(void **state)
     (void)state;
     char p[512];
     snprintf(p, sizeof p, "%s/hostile.db", tmpdir);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     char ticks[91], shape[400];
     memset(ticks, '`', 90);
     ticks[90] = '\0';
@@ -315,8 +315,8 @@ static void test_hostile_label(void **state)
              ticks, ticks);
     add(w, "memory-bound", "rmsnorm", "fused", shape, 2.0, 1e9, 0);
     add(w, "memory-bound", "rmsnorm", "reference", shape, 1.0, 1e9, 0);
-    sqlite3_close(w);
-    sqlite3 *db = NULL;
+    sb_db_close(w);
+    sb_db *db = NULL;
     sb_error err;
     if (sb_report_db_open(p, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
@@ -329,7 +329,7 @@ static void test_hostile_label(void **state)
         fail_msg("markup from the case key at \"%.60s\":\n%s", stray, html);
     free(html);
     free(t);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 int main(void)

@@ -17,9 +17,9 @@
 
 static char tmpdir[256];
 
-static sqlite3 *open_read(const char *path)
+static sb_db *open_read(const char *path)
 {
-    sqlite3 *db = NULL;
+    sb_db *db = NULL;
     sb_error err;
     if (sb_report_db_open(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
@@ -27,17 +27,17 @@ static sqlite3 *open_read(const char *path)
 }
 
 /* A new database at DIR/name with the standard data set; its path in p. */
-static sqlite3 *standard_db(const char *name, char *p, size_t size)
+static sb_db *standard_db(const char *name, char *p, size_t size)
 {
     snprintf(p, size, "%s/%s", tmpdir, name);
-    sqlite3 *w = fx_create(p);
+    sb_db *w = fx_create(p);
     fx_standard(w);
     return w;
 }
 
 static const double SAMPLES[] = {1.0, 1.1, 0.9, 1.0, 1.05};
 
-static long long add(sqlite3 *w, const char *suite, const char *provider, const char *sha,
+static long long add(sb_db *w, const char *suite, const char *provider, const char *sha,
                      const char *finished_at, const char *profiler)
 {
     fx_result r = {0};
@@ -59,7 +59,7 @@ static long long add(sqlite3 *w, const char *suite, const char *provider, const 
 /* sb_results_load_latest(f) holds, in order, the runs sb_picks_latest
  * picks from sb_results_load(f), and the same left-out runs; returns how
  * many series it found. */
-static size_t assert_latest_is_picks(sqlite3 *db, const sb_result_filter *f)
+static size_t assert_latest_is_picks(sb_db *db, const sb_result_filter *f)
 {
     sb_error err;
     sb_result_set all, latest;
@@ -83,7 +83,7 @@ static size_t assert_latest_is_picks(sqlite3 *db, const sb_result_filter *f)
     return np;
 }
 
-static long long newest_of(sqlite3 *db, const char *suite, const char *provider)
+static long long newest_of(sb_db *db, const char *suite, const char *provider)
 {
     sb_error err;
     sb_result_filter f = {0};
@@ -102,7 +102,7 @@ static void test_latest_is_picks(void **state)
 {
     (void)state;
     char p[512];
-    sqlite3 *w = standard_db("latest.db", p, sizeof p);
+    sb_db *w = standard_db("latest.db", p, sizeof p);
     const char *a = "a000000000000000000000000000000000000000";
     const char *b = "b000000000000000000000000000000000000000";
     /* liger: its newest run gets marked as profiled later; the older one
@@ -135,17 +135,17 @@ static void test_latest_is_picks(void **state)
     fx_exec(w, sql);
     snprintf(sql, sizeof sql, "UPDATE metrics SET median_ms = 0 WHERE run_id = %lld", tc_new);
     fx_exec(w, sql);
-    sqlite3_close(w);
+    sb_db_close(w);
 
     /* first with every run pending (written around solbook's commits),
      * then folded into series_latest */
     for (int pass = 0; pass < 2; pass++) {
         {
-            assert_int_equal(sqlite3_open(p, &w), SQLITE_OK);
+            w = fx_open(p);
             if (pass)
                 fx_exec(w, "INSERT INTO series_fold (go) VALUES (1)");
             sqlite3_stmt *st = NULL;
-            assert_int_equal(sqlite3_prepare_v2(w, "SELECT (SELECT count(*) FROM series_pending),"
+            assert_int_equal(sqlite3_prepare_v2(sb_db_handle(w), "SELECT (SELECT count(*) FROM series_pending),"
                                                    " (SELECT count(*) FROM series_latest)",
                                                 -1, &st, NULL),
                              SQLITE_OK);
@@ -158,9 +158,9 @@ static void test_latest_is_picks(void **state)
                 assert_int_equal(sqlite3_column_int(st, 1), 0);
             }
             sqlite3_finalize(st);
-            sqlite3_close(w);
+            sb_db_close(w);
         }
-        sqlite3 *db = open_read(p);
+        sb_db *db = open_read(p);
         assert_int_equal(newest_of(db, "s1", "liger"), liger_old);
         assert_int_equal(newest_of(db, "s1", "torch-compile"), tc_old);
         assert_int_equal(newest_of(db, "s1", "huggingface"), hf_late);
@@ -187,20 +187,20 @@ static void test_latest_is_picks(void **state)
         memset(&f, 0, sizeof f);
         f.with_profiled = 1;
         assert_latest_is_picks(db, &f);
-        sqlite3_close(db);
+        sb_db_close(db);
     }
 
     /* forgetting a series' newest run makes the one before it the newest */
-    assert_int_equal(sqlite3_open(p, &w), SQLITE_OK);
+    w = fx_open(p);
     fx_exec(w, "PRAGMA foreign_keys = ON");
     snprintf(sql, sizeof sql, "DELETE FROM runs WHERE id = %lld", hf_late);
     fx_exec(w, sql);
-    sqlite3_close(w);
-    sqlite3 *db = open_read(p);
+    sb_db_close(w);
+    sb_db *db = open_read(p);
     long long hf_now = newest_of(db, "s1", "huggingface");
     assert_true(hf_now != hf_late);
     assert_latest_is_picks(db, NULL);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 /* The runs of either side, each once, are those a full read keeps. */
@@ -208,7 +208,7 @@ static void test_load_any(void **state)
 {
     (void)state;
     char p[512];
-    sqlite3 *w = standard_db("any.db", p, sizeof p);
+    sb_db *w = standard_db("any.db", p, sizeof p);
     const char *a = "ab00000000000000000000000000000000000000";
     const char *b = "ac00000000000000000000000000000000000000";
     add(w, "s1", "liger", a, "2026-11-20T08:00:00Z", NULL);
@@ -218,8 +218,8 @@ static void test_load_any(void **state)
     char sql[128];
     snprintf(sql, sizeof sql, "UPDATE provenance SET finished_at = NULL WHERE run_id = %lld", undated);
     fx_exec(w, sql);
-    sqlite3_close(w);
-    sqlite3 *db = open_read(p);
+    sb_db_close(w);
+    sb_db *db = open_read(p);
     sb_error err;
     sb_result_set all, any;
     assert_int_equal(sb_results_load(db, NULL, &all, &err), SB_OK);
@@ -241,7 +241,7 @@ static void test_load_any(void **state)
     assert_int_equal(any.n, 4);
     sb_results_free(&any);
     sb_results_free(&all);
-    sqlite3_close(db);
+    sb_db_close(db);
 }
 
 static int setup(void **state)

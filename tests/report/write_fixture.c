@@ -12,7 +12,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: write_fixture DB\n");
         return 2;
     }
-    sqlite3 *db = fx_create(argv[1]);
+    sb_db *db = fx_create(argv[1]);
     fx_standard(db);
     fx_result r = {0};
     r.suite = "gemm-spec";
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     g.finished_at = "2026-11-19T08:00:00Z";
     g.samples = new_s;
     fx_add_result(db, &g);
-    sqlite3_close(db);
+    sb_db_close(db);
     printf("%s: crafted database written\n", argv[1]);
     return 0;
 }

@@ -21,7 +21,7 @@
 
 static double base[50], slow10[50], slow12[50], slow15[50];
 
-static void add(sqlite3 *db, const char *provider, const char *suite, const char *sha,
+static void add(sb_db *db, const char *provider, const char *suite, const char *sha,
                 const char *when, const char *card, const char *packages, const double *samples)
 {
     fx_result r = {0};
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         slow12[i] = base[i] * 1.12;
         slow15[i] = base[i] * 1.15;
     }
-    sqlite3 *db = fx_create(argv[1]);
+    sb_db *db = fx_create(argv[1]);
     const char *shas[] = {SHA_A, SHA_B, SHA_C};
     const char *when[] = {"2026-11-16T08:00:00Z", "2026-11-17T08:00:00Z", "2026-11-18T08:00:00Z"};
     const char *hf_card[] = {CARD_1, CARD_2, CARD_1};
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     }
     add(db, "fused", "ab-compare", SHA_B, "2026-11-19T08:00:00Z", CARD_1, NULL, base);
     add(db, "fused", "ab-compare", SHA_C, "2026-11-19T08:00:10Z", CARD_1, NULL, slow10);
-    sqlite3_close(db);
+    sb_db_close(db);
     FILE *f = fopen(argv[2], "w");
     if (!f || fprintf(f, "%s %s 300\n%s %s 200\n%s 100\n", SHA_C, SHA_B, SHA_B, SHA_A, SHA_A) < 0 ||
         fclose(f) != 0) {

@@ -109,7 +109,7 @@ static long long add_run(world *w, const char *patch, int world_size, double med
 }
 
 /* Op-level rows on the fixture's SKU: liger and huggingface, full, bf16. */
-static void add_op(sqlite3 *db, const char *op, const char *provider, double median_ms)
+static void add_op(sb_db *db, const char *op, const char *provider, double median_ms)
 {
     fx_result r = {0};
     r.suite = "liger-perkernel";
@@ -130,16 +130,16 @@ static void add_op(sqlite3 *db, const char *op, const char *provider, double med
 
 static char *render(world *w, const sb_training_opts *o, sb_training_summary *sum)
 {
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open_v2(w->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sb_buf b = SB_BUF_INIT;
+    sb_db *db;
     sb_error err;
     sb_error_clear(&err);
+    assert_int_equal(sb_db_open(w->db, SB_DB_READ, &db, &err), SB_OK);
+    sb_buf b = SB_BUF_INIT;
     int rc = sb_training_render_md(db, o, &b, sum, &err);
     if (rc != SB_OK)
         fprintf(stderr, "%s: %s\n", err.file, err.msg);
     assert_int_equal(rc, SB_OK);
-    sqlite3_close(db);
+    sb_db_close(db);
     return sb_buf_take(&b);
 }
 
@@ -167,13 +167,13 @@ static void test_pair_and_ops(void **state)
     /* world size 8 has no baseline: no pair */
     add_run(w, "liger", 8, 300.0, "2026-11-20T12:30:00Z", "passed", 1);
     close_ingest(w);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(w->db, &db), SQLITE_OK);
+    sb_db *db;
+    db = fx_open(w->db);
     add_op(db, "rmsnorm", "liger", 1.0);
     add_op(db, "rmsnorm", "huggingface", 2.0);
     add_op(db, "swiglu", "liger", 1.0);
     add_op(db, "swiglu", "huggingface", 1.25);
-    sqlite3_close(db);
+    sb_db_close(db);
 
     sb_training_opts o = {0};
     o.plot_dir = w->dir;
