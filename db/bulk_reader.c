@@ -1,6 +1,8 @@
 /* bulk_reader.c - a connection for whole-database readers (bulk_reader.h). */
 #include "bulk_reader.h"
 
+#include "connection.h"
+
 int sb_bulk_reader_open(const char *path, sb_db **out, sb_error *err)
 {
     *out = NULL;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connection.h"
+
 void sb_commits_free(sb_commit_list *l)
 {
     for (size_t i = 0; i < l->n; i++)

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "connection.h"
+
 /* Column, and its name in verified_kernels.json. */
 static const struct {
     const char *column, *key;

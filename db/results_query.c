@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connection.h"
 #include "isoweek.h"
 #include "sample_blob.h"
 #include "store.h"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connection.h"
 #include "store.h"
 
 static const char devices_sql[] =

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "connection.h"
+
 /* What run id holds, into f; SB_ERR naming the run when there is none. */
 static int describe(sb_db *db, long long id, sb_forgotten *f, sb_error *err)
 {

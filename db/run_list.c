@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connection.h"
+
 struct sb_run_list {
     sb_db *db;
     sqlite3_stmt *st;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "connection.h"
 #include "sample_blob.h"
 #include "store.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connection.h"
 #include "sample_blob.h"
 
 static const char *text(sqlite3_stmt *st, int c)

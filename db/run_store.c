@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connection.h"
 #include "sample_blob.h"
 
 enum {

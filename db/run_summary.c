@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "connection.h"
 #include "store.h"
 
 int sb_run_kind_counts(sb_db *handle, sb_run_kind_count_fn fn, void *ctx, sb_error *err)

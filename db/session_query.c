@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connection.h"
 #include "sample_blob.h"
 
 static const char session_runs_sql[] =

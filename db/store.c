@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "connection.h"
 #include "migrate.h"
 
 struct sb_db {

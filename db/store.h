@@ -9,13 +9,11 @@
  *
  * Readers (report, site, runs, show) open with SB_DB_READ and pass the
  * sb_db to the query functions of db/; only db/ reaches the connection
- * inside (sb_db_handle). The tables and their meaning are in db/README.md and the
+ * inside (connection.h), so this header does not name SQLite. The tables and their meaning are in db/README.md and the
  * migrations themselves.
  */
 #ifndef SOLBOOK_DB_STORE_H
 #define SOLBOOK_DB_STORE_H
-
-#include <sqlite3.h>
 
 #include "error.h"
 
@@ -36,20 +34,12 @@ enum {
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err);
 void sb_db_close(sb_db *db);            /* accepts NULL */
 
-/* Wraps a connection opened elsewhere in db/ (the bulk reader's) as an
- * sb_db, which then owns it: sb_db_close closes it. path is the file it
- * was opened on. On failure the connection is closed. */
-int sb_db_adopt(sqlite3 *conn, const char *path, sb_db **out, sb_error *err);
-
 /* Opens a read transaction on a reader's connection: every query after it
  * reads the database as it was at the first of them (another program's
  * commits meanwhile are not seen), and none takes the file's locks again
  * (a report reads a run's samples with one query a run). It ends when the
  * connection closes. */
 int sb_db_read_snapshot(sb_db *db, sb_error *err);
-
-/* The connection, for queries (prepare, step, finalize your statements). */
-sqlite3 *sb_db_handle(sb_db *db);
 
 /* The path the database was opened with. */
 const char *sb_db_path(const sb_db *db);
@@ -74,13 +64,5 @@ void sb_db_wal_writeback(sb_db *db);
 
 /* Runs one or more SQL statements without results. */
 int sb_db_exec(sb_db *db, const char *sql, sb_error *err);
-
-/* Fills err with "WHAT: <sqlite message>", file = the database path;
- * returns SB_ERR. For callers reporting a failed sqlite3_* call. */
-int sb_db_fail(sb_db *db, sb_error *err, const char *what);
-
-/* sb_db_fail for a bare connection (query modules that take an sqlite3
- * handle): "WHAT: <sqlite message>", file = the connection's database. */
-int sb_db_conn_fail(sqlite3 *conn, sb_error *err, const char *what);
 
 #endif

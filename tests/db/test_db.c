@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "connection.h"
 #include "migrate.h"
 #include "sample_blob.h"
 #include "sha256.h"

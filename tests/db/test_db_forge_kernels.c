@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "connection.h"
 #include "forge_kernels.h"
 #include "migrate.h"
 #include "store.h"

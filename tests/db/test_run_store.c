@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "connection.h"
 #include "results_query.h"
 #include "run_store.h"
 #include "store.h"

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "canonical_json.h"
+#include "connection.h"
 #include "home.h"
 #include "json_file.h"
 #include "migrate.h"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "canonical_json.h"
+#include "connection.h"
 #include "home.h"
 #include "ingest.h"
 #include "json_file.h"

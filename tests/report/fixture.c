@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "connection.h"
 #include "json_file.h"
 #include "migrate.h"
 #include "ncu_csv.h"

@@ -16,6 +16,7 @@
 
 #include "claims.h"
 #include "commits.h"
+#include "connection.h"
 #include "crossarch.h"
 #include "fixture.h"
 #include "gate.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "connection.h"
 #include "fixture.h"
 #include "md_inert.h"
 #include "results.h"

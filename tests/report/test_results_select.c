@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "connection.h"
 #include "fixture.h"
 #include "results.h"
 
