@@ -28,9 +28,10 @@ static const struct {
 };
 #define NCOLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 
-int sb_db_forge_kernels(sb_db *handle, const char *path, json_t **kernels, sb_error *err)
+int sb_db_forge_kernels(sb_db *handle, json_t **kernels, sb_error *err)
 {
     sqlite3 *conn = sb_db_handle(handle);
+    const char *path = sb_db_path(handle);
     *kernels = NULL;
     char sql[1024] = "SELECT ";
     size_t n = 7;
@@ -85,10 +86,11 @@ static void col_text(sqlite3_stmt *st, int i, char *out, size_t size)
     snprintf(out, size, "%s", t ? (const char *)t : "");
 }
 
-int sb_db_forge_cited_run(sb_db *handle, const char *path, long long id, sb_forge_cited_run *r,
+int sb_db_forge_cited_run(sb_db *handle, long long id, sb_forge_cited_run *r,
                           sb_error *err)
 {
     sqlite3 *conn = sb_db_handle(handle);
+    const char *path = sb_db_path(handle);
     static const char *sql =
         "SELECT r.status, c.passed, m.median_ms, cf.case_key, cf.provider, cf.op, cf.dtype, cf.shape_key,"
         " cf.params_json, p.gpu_name, p.sku, p.hostname, p.device_index, p.driver_version,"
@@ -133,10 +135,11 @@ int sb_db_forge_cited_run(sb_db *handle, const char *path, long long id, sb_forg
     return SB_OK;
 }
 
-int sb_db_forge_kernel_of_run(sb_db *handle, const char *path, const char *run_id, char *id,
+int sb_db_forge_kernel_of_run(sb_db *handle, const char *run_id, char *id,
                               size_t size, sb_error *err)
 {
     sqlite3 *conn = sb_db_handle(handle);
+    const char *path = sb_db_path(handle);
     id[0] = '\0';
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(conn, "SELECT kernel_id FROM forge_kernels WHERE forge_run = ?", -1, &st,
@@ -149,10 +152,11 @@ int sb_db_forge_kernel_of_run(sb_db *handle, const char *path, const char *run_i
     return SB_OK;
 }
 
-int sb_db_forge_next_version(sb_db *handle, const char *path, const char *base_id, int *version,
+int sb_db_forge_next_version(sb_db *handle, const char *base_id, int *version,
                              sb_error *err)
 {
     sqlite3 *conn = sb_db_handle(handle);
+    const char *path = sb_db_path(handle);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(conn, "SELECT COALESCE(MAX(version), 0) FROM forge_kernels WHERE base_id = ?", -1,
                            &st, NULL) != SQLITE_OK)
@@ -168,10 +172,11 @@ int sb_db_forge_next_version(sb_db *handle, const char *path, const char *base_i
     return SB_OK;
 }
 
-int sb_db_forge_kernel_insert(sb_db *handle, const char *path, const sb_forge_kernel_row *k,
+int sb_db_forge_kernel_insert(sb_db *handle, const sb_forge_kernel_row *k,
                               sb_error *err)
 {
     sqlite3 *conn = sb_db_handle(handle);
+    const char *path = sb_db_path(handle);
     static const char *sql =
         "INSERT INTO forge_kernels (kernel_id, base_id, version, language, op, sku, dtype, shapes, forge_run,"
         " author, author_kind, entry_point, min_speedup, speedup_min, speedup_geomean, gpu_name, driver_version,"

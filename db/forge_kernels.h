@@ -16,8 +16,8 @@
  * forge_run, author, author_kind, entry_point, min_speedup, speedup_min,
  * speedup_geomean, gpu_name, driver_version, commit, cases (parsed),
  * sources_sha256 (parsed), registry_path, status, evidence_level,
- * promoted_at. path names the database in errors. */
-int sb_db_forge_kernels(sb_db *db, const char *path, json_t **kernels, sb_error *err);
+ * promoted_at. Errors name the database's path. */
+int sb_db_forge_kernels(sb_db *db, json_t **kernels, sb_error *err);
 
 /* A stored result run as a promotion checks it; text "" and numbers
  * NAN / -1 where the database has nothing. */
@@ -33,15 +33,15 @@ typedef struct sb_forge_cited_run {
     long long device_index; /* -1 when NULL */
 } sb_forge_cited_run;
 
-int sb_db_forge_cited_run(sb_db *db, const char *path, long long run_id,
+int sb_db_forge_cited_run(sb_db *db, long long run_id,
                           sb_forge_cited_run *r, sb_error *err);
 
 /* The kernel id forge run run_id was promoted as, or "" (into id). */
-int sb_db_forge_kernel_of_run(sb_db *db, const char *path, const char *run_id, char *id,
+int sb_db_forge_kernel_of_run(sb_db *db, const char *run_id, char *id,
                               size_t size, sb_error *err);
 
 /* One more than the highest version of base_id (1 for a new kernel). */
-int sb_db_forge_next_version(sb_db *db, const char *path, const char *base_id, int *version,
+int sb_db_forge_next_version(sb_db *db, const char *base_id, int *version,
                              sb_error *err);
 
 /* One forge_kernels row; driver_version may be NULL. */
@@ -55,7 +55,7 @@ typedef struct sb_forge_kernel_row {
         *status, *evidence_level, *promoted_at;
 } sb_forge_kernel_row;
 
-int sb_db_forge_kernel_insert(sb_db *db, const char *path, const sb_forge_kernel_row *k,
+int sb_db_forge_kernel_insert(sb_db *db, const sb_forge_kernel_row *k,
                               sb_error *err);
 
 #endif

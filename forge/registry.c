@@ -67,8 +67,8 @@ static int check_case(sb_db *db, const char *db_path, const json_t *spec, const 
         return refuse(refused, err, db_path, "bench.json case %s has no database run ids%s",
                       json_string_value(json_object_get(c, "shape_key")), "");
     sb_forge_cited_run cr, br;
-    if (sb_db_forge_cited_run(db, db_path, json_integer_value(cid), &cr, err) != SB_OK ||
-        sb_db_forge_cited_run(db, db_path, json_integer_value(bid), &br, err) != SB_OK)
+    if (sb_db_forge_cited_run(db, json_integer_value(cid), &cr, err) != SB_OK ||
+        sb_db_forge_cited_run(db, json_integer_value(bid), &br, err) != SB_OK)
         return SB_ERR;
     const char *run_id = json_string_value(json_object_get(spec, "run_id"));
     sb_forge_cited_run *rs[2] = {&cr, &br};
@@ -135,11 +135,11 @@ static int next_version(sb_db *db, const char *db_path, const char *base, const 
                         int *version, int *refused, sb_error *err)
 {
     char id[256];
-    if (sb_db_forge_kernel_of_run(db, db_path, run_id, id, sizeof id, err) != SB_OK)
+    if (sb_db_forge_kernel_of_run(db, run_id, id, sizeof id, err) != SB_OK)
         return SB_ERR;
     if (id[0])
         return refuse(refused, err, db_path, "this run is already promoted as %s%s", id, "");
-    return sb_db_forge_next_version(db, db_path, base, version, err);
+    return sb_db_forge_next_version(db, base, version, err);
 }
 
 static int insert_row(sb_db *db, const char *db_path, const char *base, const json_t *p, sb_error *err)
@@ -185,7 +185,7 @@ static int insert_row(sb_db *db, const char *db_path, const char *base, const js
     if (!cases_json || !sources_json)
         rc = sb_error_set(err, db_path, NULL, "out of memory");
     else
-        rc = sb_db_forge_kernel_insert(db, db_path, &row, err);
+        rc = sb_db_forge_kernel_insert(db, &row, err);
     free(cases_json);
     free(sources_json);
     return rc;
@@ -390,7 +390,7 @@ int sb_forge_registry_list(const char *db_path, json_t **kernels, sb_error *err)
     sb_db *db = NULL;
     if (sb_db_open(db_path, SB_DB_READ, &db, err) != SB_OK)
         return SB_ERR;
-    int rc = sb_db_forge_kernels(db, db_path, kernels, err);
+    int rc = sb_db_forge_kernels(db, kernels, err);
     sb_db_close(db);
     return rc;
 }

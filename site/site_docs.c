@@ -903,7 +903,7 @@ int site_build_registry(site_ctx *c, sb_error *err)
         const char *slash = strrchr(c->o->kernels_path, '/');
         src = slash ? slash + 1 : c->o->kernels_path;
     } else {
-        if (sb_db_forge_kernels(c->db, c->o->db_path, &kernels, err) != SB_OK)
+        if (sb_db_forge_kernels(c->db, &kernels, err) != SB_OK)
             return SB_ERR;
         src = NULL;
     }

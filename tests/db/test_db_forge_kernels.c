@@ -64,11 +64,11 @@ static void test_fresh_database_has_the_table(void **state)
     assert_int_equal(sb_db_open(f->path, SB_DB_WRITE, &db, &e), SB_OK);
     sqlite3 *c = sb_db_handle(db);
     json_t *k = NULL;
-    assert_int_equal(sb_db_forge_kernels(db, f->path, &k, &e), SB_OK);
+    assert_int_equal(sb_db_forge_kernels(db, &k, &e), SB_OK);
     assert_int_equal(json_array_size(k), 0);
     json_decref(k);
     exec(c, ROW);
-    assert_int_equal(sb_db_forge_kernels(db, f->path, &k, &e), SB_OK);
+    assert_int_equal(sb_db_forge_kernels(db, &k, &e), SB_OK);
     assert_int_equal(json_array_size(k), 1);
     json_t *r = json_array_get(k, 0);
     assert_string_equal(json_string_value(json_object_get(r, "kernel_id")), "cuda_rmsnorm_h100_bf16_m4096_v1");
@@ -112,7 +112,7 @@ static void test_upgrade_keeps_a_forge_created_table(void **state)
     sb_db *db;
     assert_int_equal(sb_db_adopt(c, f->path, &db, &e), SB_OK);
     json_t *k = NULL;
-    assert_int_equal(sb_db_forge_kernels(db, f->path, &k, &e), SB_OK);
+    assert_int_equal(sb_db_forge_kernels(db, &k, &e), SB_OK);
     assert_int_equal(json_array_size(k), 1);
     assert_string_equal(json_string_value(json_object_get(json_array_get(k, 0), "forge_run")), "run-1");
     json_decref(k);
