@@ -24,6 +24,7 @@ typedef struct gz {
     z_stream z;
     sb_buf out;
     int ok;
+    uLong empty_at; /* bytes in that make no file on their own (a CSV header) */
 } gz;
 
 static void gz_begin(gz *g)
@@ -64,7 +65,7 @@ static void gz_add(gz *g, const char *data, size_t len)
 static int gz_write(site_ctx *c, gz *g, const char *rel, sb_error *err)
 {
     int rc = SB_OK;
-    if (g->ok && g->z.total_in) {
+    if (g->ok && g->z.total_in > g->empty_at) {
         gz_run(g, "", 0, Z_FINISH);
         if (!g->ok || sb_buf_failed(&g->out))
             rc = sb_error_set(err, c->o->out_dir, NULL, "cannot compress %s", rel);
@@ -232,9 +233,11 @@ static void page_open(page_state *ps, long long page)
     sb_buf_reset(&ps->b);
     gz_begin(&ps->raw);
     gz_begin(&ps->ncu);
-    gz_add(&ps->ncu, "run_id,kernel_index,kernel_name,metric,unit,value,source_path\n",
-           sizeof "run_id,kernel_index,kernel_name,metric,unit,value,source_path\n" - 1);
-    ps->ncu.z.total_in = 0; /* the header alone is no file */
+    gz_add(&ps->ncu, "run_id,kernel_index,kernel_name,metric,unit,value,source_file\n",
+           sizeof "run_id,kernel_index,kernel_name,metric,unit,value,source_file\n" - 1);
+    /* the header alone is no file; total_in itself stays, since deflate
+     * writes it as the gzip trailer's length */
+    ps->ncu.empty_at = ps->ncu.z.total_in;
 }
 
 static int page_close(site_ctx *c, page_state *ps, sb_error *err)
@@ -303,7 +306,9 @@ static void ncu_lines(gz *out, const sb_run_page_row *r, sb_buf *line)
         if (!isnan(v->value))
             sb_buf_printf(line, "%.17g", v->value);
         sb_buf_putc(line, ',');
-        sb_buf_csv_field(line, v->source_path);
+        /* the profile's file name: its folder is the ingesting machine's */
+        const char *slash = v->source_path ? strrchr(v->source_path, '/') : NULL;
+        sb_buf_csv_field(line, slash ? slash + 1 : v->source_path);
         sb_buf_putc(line, '\n');
         gz_add(out, sb_buf_str(line), line->len);
     }

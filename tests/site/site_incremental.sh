@@ -5,7 +5,9 @@
 # commits' folders, then a fourth ingested), the rebuilt folder equals a
 # fresh build file for file (the manifest too), reports pages taken over,
 # and its run pages and histories of the new runs differ from the earlier
-# site's. A changed option (--page-rows) takes nothing over.
+# site's. A changed option (--page-rows) takes nothing over. Every
+# compressed file beside the run pages (raw JSON, the GEMM spec's Nsight
+# Compute metrics) is a whole gzip stream, its length check included.
 set -eu
 SOLBOOK=$1
 SRC=$2
@@ -17,7 +19,8 @@ fail() {
     exit 1
 }
 
-"$SOLBOOK" ingest -q --db "$T/r.db" "$E/0d25a35-torch" "$E/c5e5d94-fp16" "$E/58de412-fp32" >/dev/null
+"$SOLBOOK" ingest -q --db "$T/r.db" "$E/0d25a35-torch" "$E/c5e5d94-fp16" "$E/58de412-fp32" \
+    "$SRC/examples/h100/gemm/ncu" >/dev/null
 "$SOLBOOK" site --db "$T/r.db" --out "$T/site" >"$T/first.txt"
 grep -q "taken over" "$T/first.txt" && fail "a first build took pages over"
 cp -a "$T/site" "$T/before"
@@ -33,6 +36,14 @@ files=$(sed -n 's/^site: \([0-9]*\) of \([0-9]*\) files taken over.*/\2/p' "$T/a
 [ "$taken" -lt "$files" ] || fail "the rebuild took every file over ($taken of $files)"
 diff -r "$T/site" "$T/full" >"$T/diff" || fail "rebuild and full build differ: $(head -n 20 "$T/diff")"
 echo "ok: after the ingest ($before runs before), the rebuild took $taken of $files files over and equals a full build byte for byte"
+ngz=0
+for f in "$T"/full/runs/*.gz; do
+    gzip -t "$f" 2>"$T/gz.err" || fail "$f is not a whole gzip stream: $(cat "$T/gz.err")"
+    ngz=$((ngz + 1))
+done
+ls "$T"/full/runs/*-ncu.csv.gz >/dev/null 2>&1 || fail "no Nsight Compute file beside the run pages"
+zcat "$T"/full/runs/*-ncu.csv.gz | awk -F, 'NR > 1 { print $NF }' | grep -q "/" && fail "an Nsight Compute file names a folder of the ingesting machine"
+echo "ok: $ngz compressed files beside the run pages pass gzip -t; the ncu files name no folder"
 
 # what the new runs touch was rendered again
 changed=$(diff -rq "$T/before" "$T/site" | grep -c "^Files .* differ" || true)
