@@ -499,8 +499,16 @@ int main(int argc, char **argv)
                "\"input_sets\": %d, \"fresh_checks\": %d, \"graph\": false, \"seed\": %llu},\n \"cases\": [",
             o.warmup, o.iters, o.repeats, o.cold_l2 ? "cold" : "warm", o.input_sets, o.fresh_checks, o.seed);
 
+    /* large (the fresh-check records): on the heap, reused shape by shape */
+    input_sets *sets = (input_sets *)calloc(1, sizeof *sets);
+    provider_result *r = (provider_result *)calloc(2, sizeof *r);
+    if (!sets || !r) {
+        fprintf(stderr, "forge_bench: out of memory\n");
+        fclose(f);
+        return 2;
+    }
     for (int s = 0; s < o.shape_count; s++) {
-        static input_sets in; /* large: off the stack */
+        input_sets &in = *sets;
         char msg[256] = "";
         if (create_sets(&o, s, &in, msg, sizeof msg) != 0) {
             fprintf(stderr, "forge_bench: forge_problem_create: %s\n", msg);
@@ -508,8 +516,7 @@ int main(int argc, char **argv)
             return 2;
         }
         const forge_problem &p = in.sets[0];
-        static provider_result r[2]; /* large: off the stack */
-        memset(r, 0, sizeof r);
+        memset(r, 0, 2 * sizeof *r);
         r[0].name = "candidate";
         r[0].launch = FORGE_CANDIDATE_ENTRY;
         r[1].name = "baseline";
@@ -555,6 +562,8 @@ int main(int argc, char **argv)
         fputs("]}", f);
         destroy_sets(&in);
     }
+    free(sets);
+    free(r);
     fputs("\n ]\n}\n", f);
     if (fclose(f) != 0) {
         fprintf(stderr, "forge_bench: cannot write %s: %s\n", o.out, strerror(errno));
