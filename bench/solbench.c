@@ -1278,6 +1278,23 @@ static int bytes_value(const sb_option *opt, const char *arg, sb_error *err)
     return SB_OK;
 }
 
+/* The stream probes' buffer when --bytes is not given. On a GPU, 8 GiB: one
+ * launch's ramp and tail are a share of its time, and on an H200 a 1 GiB
+ * read (about 0.24 ms) measured 2.2% under an 8 GiB one (copy 0.9%), so a
+ * small buffer understates the ceiling that long-running ops reach. add and
+ * triad hold three buffers beside cuBLAS's workspace, hence at most a
+ * quarter of the card's memory each, in whole GiB, never under 1 GiB. */
+static int64_t default_stream_bytes(const sb_ctx *ctx, int is_cpu)
+{
+    const int64_t gib = (int64_t)1 << 30;
+    if (is_cpu)
+        return (int64_t)64 << 20;
+    int64_t quarter = sb_ctx_total_memory(ctx) / 4 / gib * gib;
+    if (quarter > 8 * gib)
+        return 8 * gib;
+    return quarter > gib ? quarter : gib;
+}
+
 static int cmd_roofline(int argc, char **argv)
 {
     common_opts o;
@@ -1296,8 +1313,8 @@ static int cmd_roofline(int argc, char **argv)
                                         "check-rows", "device", "out", "seed", "test-corrupt-output", NULL};
     const sb_option own[] = {
         SB_OPT_CALLBACK(0, "bytes", &bytes, "n",
-                        "bytes per stream buffer, suffix K, M, G allowed (default 1G on a GPU,\n"
-                        "64M on the CPU)",
+                        "bytes per stream buffer, suffix K, M, G allowed (default 8G on a GPU,\n"
+                        "at most a quarter of its memory; 64M on the CPU)",
                         bytes_value),
         SB_OPT_INT(0, "gemm-size", &gemm_size_arg, "n", 0, 65536,
                    "M = N = K of the GEMM probes (default 8192 on a GPU, 256 on the CPU;\n0 = none)"),
@@ -1324,7 +1341,7 @@ static int cmd_roofline(int argc, char **argv)
         return EXIT_USAGE;
     }
     sb_roofline_opts ro;
-    ro.buffer_bytes = bytes ? bytes : o.device_is_cpu ? (int64_t)64 << 20 : (int64_t)1 << 30;
+    ro.buffer_bytes = bytes ? bytes : default_stream_bytes(&e.ctx, o.device_is_cpu);
     ro.gemm_size = gemm_size >= 0 ? gemm_size : o.device_is_cpu ? 256 : 8192;
     ro.seed = o.seed;
     ro.proto = o.proto;
