@@ -323,6 +323,7 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
 
     json_t *shape = json_object(), *params = json_object();
     const char *dtype = NULL;
+    int type_seen = 0;
     size_t i;
     json_t *av;
     json_array_foreach(json_object_get(state, "axis_values"), i, av) {
@@ -362,8 +363,14 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
             json_object_set_new(params, name, json_real(d));
         } else if (json_is_string(value)) {
             const char *text = json_string_value(value);
-            if (is_type_axis(bench, name) && !dtype)
+            /* The first type axis alone names the dtype: where its type
+             * has none (In=I16 of a conversion to Out=F32), a later axis
+             * must not give the run the output's dtype while In=I8 runs
+             * get the input's. */
+            if (is_type_axis(bench, name) && !type_seen) {
+                type_seen = 1;
                 dtype = sb_import_dtype(text);
+            }
             json_object_set_new(params, name, json_string(text));
         } else {
             json_decref(shape);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""heldout_check.py SOLBOOK DIR DIR2 - imports the held-out files in DIR
+"""heldout_check.py SOLBOOK DIR DIR2 [DIR3] - imports the held-out files in DIR
 (tests/data/ingest/heldout/) and DIR2 (tests/data/import/heldout/), each
 written by its tool in a run of its own, outside every test
 (docs/IMPORT.md, "Held-out files", has the commands), with `solbook ingest
@@ -18,8 +18,23 @@ tool's own print (FORMAT.print.txt, the tool's stdout from that run):
   the unit taken from that label;
 - torch.utils.benchmark (through bench/scripts/torch_benchmark_dump.py):
   each Measurement's "Median: 163.71 us" and every sample.
+
+With DIR3 (shared/import-heldout/ of the checkout), two files other
+projects' runs wrote and committed, which stay under those projects'
+licences and out of this repository (DIR2/README names source, commit
+and licence), are checked against the file itself, every case, and read
+back through `solbook show` and `solbook compare`; without them those
+two checks say they are skipped and the others run:
+
+- nvbench JSON (its axes example on a Quadro GV100 and GP100): each
+  state's cold mean, sample count, noise, bytes, device, axes and dtype,
+  skip reasons; compare pairs each GV100 state with its GP100 twin;
+- Liger-Kernel's benchmark/data/all_benchmark_data.csv: each case's
+  20/50/80 % quantiles and peak memory; compare's A100 and H100 medians
+  are the file's y_value_50.
 """
 import array
+import csv
 import json
 import os
 import re
@@ -57,6 +72,12 @@ def runs_of(db, path):
             doc["timing"]["samples"] = reps
         out[int(src.rsplit(":", 1)[1])] = doc
     return out
+
+
+def runs_of_all(db, path):
+    """{source row: (run id, stored document)} for a file without samples."""
+    return {int(src.rsplit(":", 1)[1]): (rid, json.loads(raw)) for rid, src, raw in
+            db.execute("SELECT id, source_path, raw_json FROM runs WHERE source_path LIKE ?", (path + ":%",))}
 
 
 def sample_count(doc):
@@ -226,13 +247,171 @@ def check_torch_cuda(db, d):
               (m["kind"], m["shape"]["M"], len(got), run["timing"]["stats"]["median"]))
 
 
+def show_doc(solbook, dbp, rid):
+    """The stored document as `solbook show --json` prints it."""
+    p = subprocess.run([solbook, "show", "--db", dbp, "--json", str(rid)], capture_output=True, text=True)
+    return json.loads(p.stdout)["document"] if p.returncode == 0 else None
+
+
+def compare_cases(solbook, dbp, suite, a, b):
+    """`solbook compare --format json` of two selectors in one suite."""
+    p = subprocess.run([solbook, "compare", "--db", dbp, "--suite", suite, a, b, "--format", "json"],
+                       capture_output=True, text=True)
+    return json.loads(p.stdout)["cases"] if p.returncode in (0, 1) else None
+
+
+NVBENCH_DTYPES = {"F32": "fp32", "F64": "fp64", "F16": "fp16", "BF16": "bf16", "I8": "int8"}
+
+
+def check_nvbench_public(db, d, solbook, dbp):
+    """nvbench's own JSON of its axes example on a Quadro GV100 and GP100
+    (NVIDIA/nvbench, the README names the commit): every state against
+    the file, through the database, `solbook show` and `solbook compare`."""
+    path = os.path.join(d, "nvbench_axes_quadro.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    states = [(b, s) for b in doc["benchmarks"] for s in b["states"]]
+    expect("nvbench", len(runs) == len(states) == 126, "%d runs, %d states" % (len(runs), len(states)))
+    ids = {int(src.rsplit(":", 1)[1]): rid for rid, src in
+           db.execute("SELECT id, source_path FROM runs WHERE source_path LIKE ?", (path + ":%",))}
+    passed = skipped = 0
+    by_run = {}
+    for row, (bench, state) in enumerate(states):
+        run = runs.get(row)
+        where = "%s [%s]" % (bench["name"], state["name"])
+        if run is None:
+            expect("nvbench", False, "%s: no run" % where)
+            continue
+        by_run[ids[row]] = (bench, state)
+        dev = doc["devices"][state["device"]]
+        expect("nvbench", run["provenance"]["device"]["name"] == dev["name"]
+               and run["provenance"]["device"]["index"] == state["device"], "%s: device %s" % (where, run["provenance"]["device"]))
+        types = [av["value"] for av in state["axis_values"] or [] if av["type"] == "string"]
+        for av in state["axis_values"] or []:
+            if av["type"] == "int64":
+                expect("nvbench", run["config"]["shape"].get(av["name"]) == int(av["value"]), "%s: shape %s" % (where, av))
+            else:
+                want = float(av["value"]) if av["type"] == "float64" else av["value"]
+                expect("nvbench", run["config"]["params"].get(av["name"]) == want, "%s: params %s" % (where, av))
+        # the first type axis alone names the dtype (In=I16 Out=F32 is unknown)
+        want_dtype = NVBENCH_DTYPES.get(types[0], "unknown") if types else "unknown"
+        expect("nvbench", run["config"]["dtype"] == want_dtype, "%s: dtype %s, want %s" % (where, run["config"]["dtype"], want_dtype))
+        if state.get("is_skipped"):
+            expect("nvbench", run["status"] == "skipped" and run["reason"] == "skipped by nvbench: " + state["skip_reason"],
+                   "%s: skipped state stored as %s %s" % (where, run["status"], run.get("reason")))
+            skipped += 1
+            continue
+        summ = {x["tag"]: {i["name"]: i["value"] for i in x["data"]} for x in state["summaries"]}
+        value = lambda tag: float(summ[tag]["value"])
+        stats = run["timing"]["stats"]
+        mean_s, rel = value("nv/cold/time/gpu/mean"), value("nv/cold/time/gpu/stdev/relative")
+        expect("nvbench", run["status"] == "passed" and run["timing"]["quantiles_only"] is True and "samples" not in run["timing"],
+               "%s: status %s, a summary stored as samples" % (where, run["status"]))
+        expect("nvbench", stats.get("mean") == mean_s * 1e3 and stats.get("count") == int(value("nv/cold/sample_size"))
+               and stats.get("rel_noise") == rel and stats.get("stdev") == rel * mean_s * 1e3,
+               "%s: stats %s, the file: mean %r s, %s samples, noise %r" % (where, stats, mean_s, summ["nv/cold/sample_size"]["value"], rel))
+        # nvbench 0.1.0 wrote no median: none is made up
+        expect("nvbench", "median" not in stats and run["metrics"]["gbps"] is None, "%s: a median nvbench did not write" % where)
+        if "nv/cold/bw/global/bytes_per_second" in summ:
+            want = value("nv/cold/bw/global/bytes_per_second") * mean_s
+            expect("nvbench", abs(run["metrics"]["bytes"] - want) <= 0.5, "%s: bytes %r, bandwidth x mean %r" % (where, run["metrics"]["bytes"], want))
+        passed += 1
+    print("ok: nvbench: %d states of %s on %s: %d cold means, sample counts, noise and devices as the file holds them, "
+          "%d skipped with nvbench's reason" % (len(states), doc["meta"]["argv"][0],
+                                               " and ".join(x["name"] for x in doc["devices"]), passed, skipped))
+    # out through `solbook show`, and card against card through `solbook compare`
+    rid = min(by_run)
+    shown = show_doc(solbook, dbp, rid)
+    stored = runs[[r for r, i in ids.items() if i == rid][0]]
+    expect("nvbench", shown is not None and shown["timing"] == stored["timing"], "run %d: show prints another timing" % rid)
+    cases = compare_cases(solbook, dbp, "nvbench", "sku=unknown-quadro-gv100", "sku=unknown-quadro-gp100")
+    expect("nvbench", cases is not None and len(cases) == passed // 2, "compare: %s cases, want %d" % (cases and len(cases), passed // 2))
+    for c in cases or []:
+        (_, sa), (_, sb) = by_run[c["run_a"]], by_run[c["run_b"]]
+        expect("nvbench", sa["device"] == 0 and sb["device"] == 1 and sa["name"][9:] == sb["name"][9:]
+               and c["median_a_ms"] is None and c["verdict"] == "inconclusive",
+               "compare case %s: runs %s / %s, median %r, %s" % (c["case_key"], sa["name"], sb["name"], c["median_a_ms"], c["verdict"]))
+    print("ok: nvbench: solbook show prints run %d's stored timing; solbook compare pairs %d cases GV100 against GP100, "
+          "each state with its twin, no median claimed from means" % (rid, len(cases or [])))
+
+
+def check_liger_public(db, d, solbook, dbp):
+    """Liger-Kernel's own benchmark/data/all_benchmark_data.csv (the README
+    names the commit): every case's quantiles and memory against the file."""
+    path = os.path.join(d, "liger_all_benchmark_data.csv")
+    rows = list(csv.reader(open(path, newline="")))
+    col = {h: i for i, h in enumerate(rows[0])}
+    cases = {}
+    for line, r in enumerate(rows[1:], start=2):
+        key = tuple(r[col[k]] for k in ("kernel_name", "kernel_provider", "kernel_operation_mode", "x_value",
+                                        "extra_benchmark_config_str", "gpu_name"))
+        cases.setdefault(key, []).append((line, r))
+    runs = runs_of_all(db, path)
+    expect("liger", len(runs) == len(cases) == 1657, "%d runs, %d cases" % (len(runs), len(cases)))
+    speed = memory = alone = 0
+    by_run = {}
+    for key, lines in cases.items():
+        first = min(n for n, _ in lines)
+        run = runs.get(first)
+        if run is None:
+            expect("liger", False, "%s: no run at line %d" % (key, first))
+            continue
+        rid, run = run
+        by_run[rid] = lines
+        r0 = lines[0][1]
+        expect("liger", run["config"]["provider"] == key[1] and run["provenance"]["device"]["name"] == key[5]
+               and run["provenance"]["tool"]["version"] == r0[col["liger_version"]],
+               "line %d: provider %s, device %s" % (first, run["config"]["provider"], run["provenance"]["device"]["name"]))
+        metrics = [r[col["metric_name"]] for _, r in lines]
+        for line, r in lines:
+            if r[col["metric_name"]] == "speed":
+                stats = run["timing"]["stats"]
+                for c, f in (("y_value_50", "median"), ("y_value_20", "p20"), ("y_value_80", "p80")):
+                    want = float(r[col[c]]) if r[col[c]] else None
+                    expect("liger", stats.get(f) == want, "line %d: %s %r, the file %r" % (line, f, stats.get(f), want))
+                expect("liger", run["timing"]["quantiles_only"] is True and "samples" not in run["timing"], "line %d: samples" % line)
+                speed += 1
+            else:
+                # Liger's MB is MiB: the exact byte count
+                want = float(r[col["y_value_50"]]) * 1048576
+                got = run.get("memory", {}).get("peak_device_bytes")
+                expect("liger", got is not None and abs(got - want) <= 0.5, "line %d: %r bytes, the file %r MB" % (line, got, r[col["y_value_50"]]))
+                memory += 1
+        if "speed" not in metrics:
+            expect("liger", run["status"] == "skipped" and "memory row but no speed row" in run["reason"], "line %d: %s" % (first, run["status"]))
+            alone += 1
+    print("ok: liger: %d cases of %d rows: %d speed rows' 20/50/80 %% quantiles and %d memory rows (MiB to bytes) as the file "
+          "holds them, %d memory-only cases skipped" % (len(cases), len(rows) - 1, speed, memory, alone))
+    rid = min(by_run)
+    expect("liger", show_doc(solbook, dbp, rid)["timing"] == [v for i, v in runs.values() if i == rid][0]["timing"],
+           "run %d: show prints another timing" % rid)
+    got = compare_cases(solbook, dbp, "liger-bench", "sku=a100-sxm4-80gb", "sku=h100-sxm5-80gb")
+    expect("liger", got, "compare A100 against H100: no case")
+    for c in got or []:
+        for side in ("a", "b"):
+            want = [float(r[col["y_value_50"]]) for _, r in by_run[c["run_" + side]] if r[col["metric_name"]] == "speed"]
+            expect("liger", len(want) == 1 and abs(c["median_%s_ms" % side] - want[0]) <= 1e-9 * want[0],
+                   "compare case %s: median_%s %r, the file %r" % (c["case_key"], side, c["median_%s_ms" % side], want))
+    print("ok: liger: solbook show prints run %d's stored timing; solbook compare A100 against H100: %d cases, both medians "
+          "Liger's y_value_50" % (rid, len(got or [])))
+
+
+# file name in DIR3 -> its check
+PUBLIC = {"nvbench_axes_quadro.json": check_nvbench_public, "liger_all_benchmark_data.csv": check_liger_public}
+
+
 def main():
     solbook, d, d2 = sys.argv[1], sys.argv[2], sys.argv[3]
+    # the files other projects published, where the checkout has them
+    d3 = sys.argv[4] if len(sys.argv) > 4 else None
+    public = [n for n in PUBLIC if d3 and os.path.isfile(os.path.join(d3, n))]
+    for n in sorted(set(PUBLIC) - set(public)):
+        print("skip: %s: not in %s (tests/data/import/heldout/README says where it comes from)" % (n, d3))
     files = [os.path.join(d, f) for f in ("hyperfine.json", "gbench.json", "pytest_benchmark.json")]
     mdir = os.path.join(d, "asv", "results", "heldout")
     files += [os.path.join(mdir, n) for n in sorted(os.listdir(mdir)) if n != "machine.json"]
     files.append(os.path.join(d2, "torch_benchmark.json"))
     files.append(os.path.join(d2, "torch_benchmark_cuda.json"))
+    files += [os.path.join(d3, n) for n in public]
     with tempfile.TemporaryDirectory() as tmp:
         dbp = os.path.join(tmp, "h.db")
         triton = [["--y-stat", "median", os.path.join(d2, "sort-performance.csv")],
@@ -243,9 +422,11 @@ def main():
                 print("FAIL: ingest: exit %d: %s" % (p.returncode, p.stderr.strip()))
                 return 1
         db = sqlite3.connect(dbp)
-        for check, args in ((check_hyperfine, (d,)), (check_gbench, (d,)), (check_pytest_benchmark, (d,)),
-                            (check_asv, (d,)), (check_triton, (d2, solbook, dbp)), (check_torch, (d2,)),
-                            (check_torch_cuda, (d2,))):
+        checks = [(check_hyperfine, (d,)), (check_gbench, (d,)), (check_pytest_benchmark, (d,)),
+                  (check_asv, (d,)), (check_triton, (d2, solbook, dbp)), (check_torch, (d2,)),
+                  (check_torch_cuda, (d2,))]
+        checks += [(PUBLIC[n], (d3, solbook, dbp)) for n in public]
+        for check, args in checks:
             try:
                 check(db, *args)
             except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
