@@ -663,6 +663,17 @@ static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, i
     return SB_OK;
 }
 
+/* head and rows, when there are rows; frees rows. */
+static void table(sb_buf *out, const char *head, sb_buf *rows)
+{
+    if (rows->len) {
+        sb_buf_puts(out, head);
+        sb_buf_add(out, sb_buf_str(rows), rows->len);
+        sb_buf_puts(out, "\n");
+    }
+    sb_buf_free(rows);
+}
+
 int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                        const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
 {
@@ -709,15 +720,10 @@ fail:
                   "a model or time.\n\n",
                   100.0 * SB_PLAUS_MARGIN, sum->checked, sum->implausible, sum->cache_resident,
                   sum->unknown);
-    if (rows.len) {
-        sb_buf_puts(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | "
-                         "ceiling GB/s | % of ceiling | ceiling | reason |\n"
-                         "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- "
-                         "| --- |\n");
-        sb_buf_add(out, sb_buf_str(&rows), rows.len);
-        sb_buf_puts(out, "\n");
-    }
-    sb_buf_free(&rows);
+    table(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | ceiling GB/s | "
+               "% of ceiling | ceiling | reason |\n"
+               "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+          &rows);
     if (sessions) {
         sb_buf_printf(out, "%s Plausibility of the measuring sessions' runs\n\n", heading);
         sb_buf_printf(out,
@@ -729,14 +735,11 @@ fail:
                       "so a case whose bytes fit L2 measures the cache for every provider alike.\n\n",
                       sum->session_checked, sum->session_implausible, sum->session_cache_resident,
                       sum->session_unknown);
-        if (srows.len) {
-            sb_buf_puts(out, "| verdict | op | mode | dtype | shape | provider | SKU | session | copy | "
-                             "run | GB/s | ceiling GB/s | % of ceiling | ceiling | reason |\n"
-                             "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: "
-                             "| ---: | --- | --- |\n");
-            sb_buf_add(out, sb_buf_str(&srows), srows.len);
-            sb_buf_puts(out, "\n");
-        }
+        table(out, "| verdict | op | mode | dtype | shape | provider | SKU | session | copy | run | GB/s | "
+                   "ceiling GB/s | % of ceiling | ceiling | reason |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- "
+                   "| --- |\n",
+              &srows);
     }
     sb_buf_free(&srows);
 
