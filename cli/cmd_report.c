@@ -502,16 +502,24 @@ static int run_plausibility(const opts *o)
     sb_error_clear(&err);
     sb_buf b = SB_BUF_INIT;
     sb_plaus_summary sum;
+    sb_result_set sessions = {0};
+    sb_result_filter f = {0};
+    f.suite = o->suite;
+    f.op = o->op;
+    f.only_sessions = 1;
     int rc = 2;
-    if (sb_plaus_render_md(in.db, in.picks, in.np, "#", &b, &sum, &err) != SB_OK) {
+    if (sb_results_load(in.db, &f, &sessions, &err) != SB_OK ||
+        sb_plaus_render_md(in.db, in.picks, in.np, &sessions, "#", &b, &sum, &err) != SB_OK) {
         sb_error_print(&err, stderr);
     } else {
         rc = emit(o, &b);
         if (rc == 0 && o->out)
             printf("%s: %zu runs checked, %zu implausible, %zu cache-resident, %zu speedups above "
-                   "10x\n",
-                   o->out, sum.checked, sum.implausible, sum.cache_resident, sum.big_speedups);
+                   "10x; %zu session runs checked, %zu implausible, %zu cache-resident\n",
+                   o->out, sum.checked, sum.implausible, sum.cache_resident, sum.big_speedups,
+                   sum.session_checked, sum.session_implausible, sum.session_cache_resident);
     }
+    sb_results_free(&sessions);
     sb_buf_free(&b);
     report_input_free(&in);
     return rc;

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "error.h"
 #include "home.h"
+#include "plausible.h"
 #include "sessions.h"
 #include "session_query.h"
 
@@ -87,7 +88,7 @@ int cmd_session(int argc, char **argv)
     sb_session_runs runs = {0};
     sb_session_report r = {0};
     int rc = 2;
-    if (sb_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
+    if (sb_plaus_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
         sb_session_compare(&runs, target, level, floor, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -104,6 +105,10 @@ int cmd_session(int argc, char **argv)
         print_cases(&r, target);
     if (r.refused)
         printf("\n%zu pair(s) left out as not like with like; the first: %s\n", r.refused, r.first_refusal);
+    if (r.implausible)
+        printf("\n%zu pair(s) left out: a side ran faster than its card's ceilings allow (solbook report "
+               "plausibility lists the run)\n",
+               r.implausible);
     rc = fflush(stdout) == 0 ? 0 : 2;
 done:
     sb_session_report_free(&r);

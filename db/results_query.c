@@ -88,7 +88,9 @@ static int result_matches(const sb_result *r, const sb_result_filter *f)
     }
     if (!f->with_profiled && r->profiler)
         return 0;
-    if (!f->with_sessions && r->session_id)
+    if (!f->with_sessions && !f->only_sessions && r->session_id)
+        return 0;
+    if (f->only_sessions && !r->session_id)
         return 0;
     if (f->has_range && (r->finished_epoch == LLONG_MIN || r->finished_epoch < f->from ||
                          r->finished_epoch >= f->to))
@@ -99,7 +101,7 @@ static int result_matches(const sb_result *r, const sb_result_filter *f)
 int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filter *f,
                       sb_result_set *out, sb_error *err)
 {
-    if (!all || (f && (f->with_profiled || f->with_sessions)))
+    if (!all || (f && (f->with_profiled || f->with_sessions || f->only_sessions)))
         return sb_results_load(db, f, out, err);
     memset(out, 0, sizeof *out);
     out->borrowed = 1;
@@ -189,7 +191,9 @@ static void where_filter(query_text *q, const sb_result_filter *f)
     }
     if (!f->with_profiled)
         sb_buf_puts(&q->sql, " AND c.profiler IS NULL");
-    if (!f->with_sessions)
+    if (f->only_sessions)
+        sb_buf_puts(&q->sql, " AND s.run_id IS NOT NULL");
+    else if (!f->with_sessions)
         sb_buf_puts(&q->sql, " AND s.run_id IS NULL");
     /* The window is checked on the parsed time (read_set); the dates here
      * only spare reading the runs far outside it. A time stamp
@@ -646,7 +650,8 @@ int sb_results_load_latest(sb_db *handle, const sb_result_filter *f, sb_result_s
     memset(out, 0, sizeof *out);
     size_t cap = 0, left_cap = 0;
     sb_result_set all = {0};
-    if (f && (f->arch || f->sha || f->branch || f->has_range || f->with_profiled || f->with_sessions)) {
+    if (f && (f->arch || f->sha || f->branch || f->has_range || f->with_profiled || f->with_sessions ||
+              f->only_sessions)) {
         /* series_latest knows neither these conditions nor profiled or
          * session runs */
         if (results_load(db, f, &all, 0, err) != SB_OK)

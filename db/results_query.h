@@ -29,6 +29,9 @@ typedef struct sb_result_filter {
     int with_sessions;  /* 1: runs of measuring sessions too (by default they are
                          * left out: their times are compared only as pairs within
                          * their session, report/sessions.h) */
+    int only_sessions;  /* 1: the runs of measuring sessions alone (sb_results_load,
+                         * sb_results_load_latest): what the plausibility check
+                         * of their pairs reads (report/plausible.h) */
     int has_range;                                  /* keep finished_epoch in [from, to) */
     long long from, to;
 } sb_result_filter;

@@ -25,6 +25,10 @@ typedef struct sb_session_run {
     int64_t peak_absolute_bytes;                    /* -1: not recorded */
     int64_t peak_beyond_inputs_bytes;               /* memory.peak_device_bytes; -1: not recorded */
     int hold_timeouts; /* rounds whose hold was let go early (the call waited for the GPU); -1: not recorded */
+    /* 1: a passing run above its card's ceilings (report/plausible.h,
+     * sb_plaus_mark_sessions); 0 as loaded here. Its pairs are left out
+     * of every paired figure (report/sessions.h) and counted. */
+    int implausible;
 } sb_session_run;
 
 typedef struct sb_session_runs {

@@ -9,6 +9,7 @@
 
 #include "geomean.h"
 #include "home.h"
+#include "plausible.h"
 #include "sessions.h"
 
 static char *dup_or_null(const char *s, int *failed)
@@ -230,6 +231,10 @@ int sb_claims_headlines_read(sb_db *db, const char *suite, const char *op, const
         return SB_ERR;
     }
     sb_session_runs_keep_suite(&runs, suite);
+    if (sb_plaus_mark_sessions(db, &runs, err) != SB_OK) {
+        sb_session_runs_free(&runs);
+        return SB_ERR;
+    }
     if (sb_session_headlines_take(&runs, op, baseline ? one : sb_headline_baselines, from, to, out, err) != SB_OK)
         return SB_ERR;
     if (sb_claims_headlines_check(out, err) != SB_OK) {

@@ -382,7 +382,8 @@ static void kernels_section(sb_db *db, const sb_pick *picks, size_t n, const sb_
     }
     size_t ng = kernel_groups(picks, n, paired, sku, g);
     sb_buf_printf(b, "\"%% copy\" is the case's model bytes over its time against the card's measured "
-                     "copy ceiling (%.0f GB/s, calibration run %lld), over the newest result runs. Speedups are "
+                     "copy ceiling (%.0f GB/s, calibration run %lld), over the newest result runs that are "
+                     "plausible (`solbook report plausibility` lists the others). Speedups are "
                      "paired within one measuring session (docs/CLAIMS.md, rule 8): the geometric mean of the "
                      "cases' round-by-round kernel-time ratios with its %.0f%% interval, the lowest case, and "
                      "the session (the one that pairs the most of the group's cases, the newest on a tie).\n\n",
@@ -402,7 +403,8 @@ static void kernels_section(sb_db *db, const sb_pick *picks, size_t n, const sb_
                 strcmp(q->op, g[i].op) || strcmp(q->mode, g[i].mode) || strcmp(q->dtype, g[i].dtype))
                 continue;
             cases++;
-            if (q->bytes > 0 && q->median_ms > 0 && copy > 0)
+            /* an implausible run (report/plausible.h) gives no figure */
+            if (q->bytes > 0 && q->median_ms > 0 && copy > 0 && !q->implausible)
                 frac[nf++] = q->bytes / (q->median_ms * 1e6) / copy;
         }
         qsort(frac, nf, sizeof *frac, cmp_double);

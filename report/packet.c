@@ -294,7 +294,8 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     char rel[512];
     snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
     if (sb_template_load_home(rel, &tpl, err) != SB_OK ||
-        sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK)
+        sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK ||
+        sb_plaus_mark_sessions(db, &runs, err) != SB_OK)
         goto done;
     /* --suite narrows the sessions' cases to those of one preset */
     sb_session_runs_keep_suite(&runs, o->suite);

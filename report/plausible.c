@@ -13,6 +13,7 @@
 #include "encode.h"
 #include "geomean.h"
 #include "home.h"
+#include "sessions.h"
 
 typedef struct model_row {
     char *op, *mode, *params, *read, *write, *flops, *compute;
@@ -545,6 +546,67 @@ int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err)
     return SB_OK;
 }
 
+static int id_cmp(const void *x, const void *y)
+{
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err)
+{
+    for (size_t i = 0; i < runs->n; i++)
+        runs->v[i].implausible = 0;
+    if (runs->n == 0)
+        return SB_OK;
+    sb_result_filter f = {0};
+    f.only_sessions = 1;
+    sb_result_set set = {0};
+    sb_plaus_ctx *c = NULL;
+    long long *bad = NULL;
+    size_t nbad = 0;
+    int rc = SB_ERR;
+    if (sb_results_load(db, &f, &set, err) != SB_OK ||
+        sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+        goto done;
+    if (!(bad = malloc((set.n + 1) * sizeof *bad))) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < set.n; i++) {
+        sb_plaus_verdict v;
+        if (!set.v[i].passing)
+            continue;
+        if (sb_plaus_check(c, &set.v[i], &v, err) != SB_OK)
+            goto done;
+        if (v.state == SB_PLAUS_IMPLAUSIBLE)
+            bad[nbad++] = set.v[i].run_id;
+    }
+    qsort(bad, nbad, sizeof *bad, id_cmp);
+    for (size_t i = 0; i < runs->n; i++) {
+        long long id = (long long)runs->v[i].run_id;
+        runs->v[i].implausible = nbad && bsearch(&id, bad, nbad, sizeof *bad, id_cmp) != NULL;
+    }
+    rc = SB_OK;
+done:
+    free(bad);
+    sb_plaus_close(c);
+    sb_results_free(&set);
+    return rc;
+}
+
+int sb_plaus_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
+                               sb_error *err)
+{
+    sb_db *db = NULL;
+    if (sb_db_open(path, SB_DB_READ, &db, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_session_runs_load(db, ids, nids, out, err);
+    if (rc == SB_OK)
+        rc = sb_plaus_mark_sessions(db, out, err);
+    sb_db_close(db);
+    return rc;
+}
+
 /* ---- the listing ---- */
 
 static void md_cell(sb_buf *out, const char *s)
@@ -562,42 +624,90 @@ static void case_cells(sb_buf *out, const sb_result *r)
         md_cell(out, cells[k]);
 }
 
-int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const char *heading,
-                       sb_buf *out, sb_plaus_summary *sum, sb_error *err)
+/* Checks the passing runs of rs (n of them, each through at(rs, i)) and
+ * adds a row to rows for each implausible or cache-resident one; with
+ * session, the row names the run's session. */
+static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, int session, sb_buf *rows,
+                        size_t *checked, size_t *implausible, size_t *cache_resident, size_t *unknown,
+                        sb_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const sb_result *r = rs[i];
+        if (!r->passing)
+            continue;
+        sb_plaus_verdict v;
+        if (sb_plaus_check(c, r, &v, err) != SB_OK)
+            return SB_ERR;
+        (*checked)++;
+        if (v.state == SB_PLAUS_UNKNOWN)
+            (*unknown)++;
+        if (v.state != SB_PLAUS_IMPLAUSIBLE && v.state != SB_PLAUS_CACHE_RESIDENT)
+            continue;
+        if (v.state == SB_PLAUS_IMPLAUSIBLE)
+            (*implausible)++;
+        else
+            (*cache_resident)++;
+        sb_buf_printf(rows, "| %s ", sb_plaus_state_name(v.state));
+        case_cells(rows, r);
+        if (session) {
+            char id[SB_SESSION_SHORT + 1];
+            snprintf(id, sizeof id, "%s", r->session_id ? r->session_id : "-");
+            md_cell(rows, id);
+            sb_buf_printf(rows, " %d |", r->session_copy);
+        }
+        sb_buf_printf(rows, " %lld | %.0f | %.0f | %.1f%% |", r->run_id, v.gbps, v.ceiling_gbps, v.pct_ceiling);
+        md_cell(rows, v.ceiling_name);
+        md_cell(rows, v.reason);
+        sb_buf_puts(rows, "\n");
+    }
+    return SB_OK;
+}
+
+/* head and rows, when there are rows; frees rows. */
+static void table(sb_buf *out, const char *head, sb_buf *rows)
+{
+    if (rows->len) {
+        sb_buf_puts(out, head);
+        sb_buf_add(out, sb_buf_str(rows), rows->len);
+        sb_buf_puts(out, "\n");
+    }
+    sb_buf_free(rows);
+}
+
+int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                       const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     sb_plaus_ctx *c;
     if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
-    sb_buf rows = SB_BUF_INIT;
-    for (size_t i = 0; i < np; i++) {
-        const sb_result *r = picks[i].r;
-        if (!r->passing)
-            continue;
-        sb_plaus_verdict v;
-        if (sb_plaus_check(c, r, &v, err) != SB_OK) {
-            sb_buf_free(&rows);
-            sb_plaus_close(c);
-            return SB_ERR;
-        }
-        sum->checked++;
-        if (v.state == SB_PLAUS_UNKNOWN)
-            sum->unknown++;
-        if (v.state != SB_PLAUS_IMPLAUSIBLE && v.state != SB_PLAUS_CACHE_RESIDENT)
-            continue;
-        if (v.state == SB_PLAUS_IMPLAUSIBLE)
-            sum->implausible++;
-        else
-            sum->cache_resident++;
-        sb_buf_printf(&rows, "| %s ", sb_plaus_state_name(v.state));
-        case_cells(&rows, r);
-        sb_buf_printf(&rows, " %lld | %.0f | %.0f | %.1f%% |", r->run_id, v.gbps, v.ceiling_gbps,
-                      v.pct_ceiling);
-        md_cell(&rows, v.ceiling_name);
-        md_cell(&rows, v.reason);
-        sb_buf_puts(&rows, "\n");
+    size_t ns = sessions ? sessions->n : 0;
+    const sb_result **rs = malloc((np > ns ? np : ns) * sizeof *rs + 1);
+    sb_buf rows = SB_BUF_INIT, srows = SB_BUF_INIT;
+    int rc = SB_ERR;
+    if (!rs) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto fail;
     }
+    for (size_t i = 0; i < np; i++)
+        rs[i] = picks[i].r;
+    if (listing_rows(c, rs, np, 0, &rows, &sum->checked, &sum->implausible, &sum->cache_resident,
+                     &sum->unknown, err) != SB_OK)
+        goto fail;
+    for (size_t i = 0; i < ns; i++)
+        rs[i] = &sessions->v[i];
+    if (listing_rows(c, rs, ns, 1, &srows, &sum->session_checked, &sum->session_implausible,
+                     &sum->session_cache_resident, &sum->session_unknown, err) != SB_OK)
+        goto fail;
+    rc = SB_OK;
+fail:
+    free(rs);
     sb_plaus_close(c);
+    if (rc != SB_OK) {
+        sb_buf_free(&rows);
+        sb_buf_free(&srows);
+        return rc;
+    }
 
     sb_buf_printf(out, "%s Plausibility\n\n", heading);
     sb_buf_printf(out,
@@ -610,15 +720,28 @@ int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const char *h
                   "a model or time.\n\n",
                   100.0 * SB_PLAUS_MARGIN, sum->checked, sum->implausible, sum->cache_resident,
                   sum->unknown);
-    if (rows.len) {
-        sb_buf_puts(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | "
-                         "ceiling GB/s | % of ceiling | ceiling | reason |\n"
-                         "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- "
-                         "| --- |\n");
-        sb_buf_add(out, sb_buf_str(&rows), rows.len);
-        sb_buf_puts(out, "\n");
+    table(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | ceiling GB/s | "
+               "% of ceiling | ceiling | reason |\n"
+               "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+          &rows);
+    if (sessions) {
+        sb_buf_printf(out, "%s Plausibility of the measuring sessions' runs\n\n", heading);
+        sb_buf_printf(out,
+                      "Every passing run of a measuring session (docs/SESSIONS.md), checked the same "
+                      "way: %zu runs checked, %zu implausible, %zu cache-resident, %zu without a model "
+                      "or time. A session pair with an implausible side is left out of every paired "
+                      "figure (report geomean, the standing and evidence tables, the weekly, packets, "
+                      "the site, `solbook session`) and counted. Sessions keep L2 warm between calls, "
+                      "so a case whose bytes fit L2 measures the cache for every provider alike.\n\n",
+                      sum->session_checked, sum->session_implausible, sum->session_cache_resident,
+                      sum->session_unknown);
+        table(out, "| verdict | op | mode | dtype | shape | provider | SKU | session | copy | run | GB/s | "
+                   "ceiling GB/s | % of ceiling | ceiling | reason |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- "
+                   "| --- |\n",
+              &srows);
     }
-    sb_buf_free(&rows);
+    sb_buf_free(&srows);
 
     /* speedups for a second look */
     sb_buf big = SB_BUF_INIT;

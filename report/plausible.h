@@ -24,6 +24,7 @@
 #include "error.h"
 #include "results_query.h"
 #include "results.h"
+#include "session_query.h"
 #include "sku.h"
 #include "store.h"
 #include "strbuf.h"
@@ -104,19 +105,36 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
  * makes after loading its runs. */
 int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err);
 
+/* Sets implausible on every passing run of a measuring session among
+ * runs (db/session_query.h), by the check above on the run as stored
+ * (sb_results_load with only_sessions); 0 on the others. The one call
+ * before sb_session_compare wherever session pairs make a figure: a pair
+ * with an implausible side is then left out and counted
+ * (report/sessions.h). */
+int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err);
+/* sb_session_runs_read (db/session_query.h) and sb_plaus_mark_sessions
+ * on the database at path: the marked runs of a command that only reads
+ * sessions. */
+int sb_plaus_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
+                               sb_error *err);
+
 /* What sb_plaus_render_md found. */
 typedef struct sb_plaus_summary {
     size_t checked;        /* passing picks checked */
     size_t implausible, cache_resident, unknown;
     size_t big_speedups;   /* pairs above SB_SPEEDUP_LOOK (geomean.h) */
+    /* the same of the passing runs of measuring sessions */
+    size_t session_checked, session_implausible, session_cache_resident, session_unknown;
 } sb_plaus_summary;
 
 /* The plausibility section over the newest run of each case (picks of
  * set): every passing run that is implausible or cache-resident with its
- * figures and reason, then every speedup of a provider over a headline
- * baseline above SB_SPEEDUP_LOOK (geomean.h) with both times. heading: the
+ * figures and reason; then every passing run of sessions (the runs of
+ * measuring sessions, loaded with only_sessions; NULL: none) that is, with
+ * its session; then every speedup of a provider over a headline baseline
+ * above SB_SPEEDUP_LOOK (geomean.h) with both times. heading: the
  * Markdown heading level of its titles ("##", "###"). */
-int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const char *heading,
-                       sb_buf *out, sb_plaus_summary *sum, sb_error *err);
+int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                       const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
 
 #endif

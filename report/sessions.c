@@ -173,6 +173,10 @@ static int pair_target(const sb_session_runs *runs, const medians *m, size_t lo,
         const sb_session_run *b = &runs->v[i];
         if (i == t || b->copy != 0 || !m->kernel[i])
             continue;
+        if (runs->v[t].implausible || b->implausible) {
+            out->implausible++;
+            continue;
+        }
         const char *why = unpairable(&runs->v[t], b, m, t, i);
         if (why) {
             if (!out->refused++)

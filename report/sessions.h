@@ -55,12 +55,17 @@ typedef struct sb_session_report {
     sb_session_group *groups;
     size_t ngroups;
     size_t refused; /* pairs left out: GPU, timing method, check or rounds differ */
+    /* pairs left out because a side ran faster than its card's ceilings
+     * allow (sb_session_run.implausible, report/plausible.h) */
+    size_t implausible;
     char first_refusal[256];
 } sb_session_report;
 
 /* Pairs target's runs (target NULL: every provider's) with every other
  * provider's runs of the same case in each session, at confidence level
- * `level`; `floor` is the smallest threshold a verdict uses (0.02). */
+ * `level`; `floor` is the smallest threshold a verdict uses (0.02). A
+ * pair with an implausible side (marked by sb_plaus_mark_sessions) is
+ * left out and counted, so no paired figure rests on such a run. */
 int sb_session_compare(const sb_session_runs *runs, const char *target, double level, double floor,
                        sb_session_report *out, sb_error *err);
 void sb_session_report_free(sb_session_report *r);

@@ -780,6 +780,7 @@ static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *r
     }
     if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK ||
         sb_session_runs_load(db, NULL, 0, &runs_before, err) != SB_OK ||
+        sb_plaus_mark_sessions(db, &runs, err) != SB_OK || sb_plaus_mark_sessions(db, &runs_before, err) != SB_OK ||
         sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
         sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
         sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
@@ -949,7 +950,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         return SB_ERR;
 
     int rc = SB_ERR;
-    sb_result_set set = {0}, both = {0}, spec = {0}, sess = {0}, upto = {0};
+    sb_result_set set = {0}, both = {0}, spec = {0}, sess = {0}, upto = {0}, sess_only = {0};
     sb_training_set tr = {0};
     sb_pick *picks = NULL;
     size_t npicks = 0;
@@ -1211,15 +1212,23 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     sb_tpl_set_str(ad, "geomean_tables", sb_buf_str(&tmp));
     json_object_set_new(ad, "has_geomean", json_boolean(geo.n > 0 || paired.n > 0));
     {
+        /* the week's session runs, whose pairs the paired headline takes */
         sb_plaus_summary ps;
+        sb_result_filter pf = f;
+        pf.from = start;
+        pf.only_sessions = 1;
         sb_buf_reset(&tmp);
-        if (sb_plaus_render_md(db, picks, npicks, "##", &tmp, &ps, err) != SB_OK)
+        if (sb_results_load(db, &pf, &sess_only, err) != SB_OK ||
+            sb_plaus_render_md(db, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
         json_object_set_new(d, "implausible", json_integer((json_int_t)ps.implausible));
         json_object_set_new(d, "cache_resident", json_integer((json_int_t)ps.cache_resident));
         json_object_set_new(d, "big_speedups", json_integer((json_int_t)ps.big_speedups));
+        json_object_set_new(d, "session_plaus_checked", json_integer((json_int_t)ps.session_checked));
+        json_object_set_new(d, "session_implausible", json_integer((json_int_t)ps.session_implausible));
+        json_object_set_new(d, "session_cache_resident", json_integer((json_int_t)ps.session_cache_resident));
     }
     sb_buf_reset(&tmp);
     for (size_t i = 0; i < xa.n; i++)
@@ -1546,5 +1555,6 @@ done:
     sb_results_free(&upto);
     sb_results_free(&spec);
     sb_results_free(&sess);
+    sb_results_free(&sess_only);
     return rc;
 }

@@ -541,7 +541,7 @@ static int side_finish(site_ctx *c, side_job *j, int ok, sb_error *err)
 static int load_sessions(site_ctx *c, sb_error *err)
 {
     const char *path = c->o->sessions_path ? c->o->sessions_path : c->o->db_path;
-    if (sb_session_runs_read(path, NULL, 0, &c->session_runs, err) != SB_OK)
+    if (sb_plaus_session_runs_read(path, NULL, 0, &c->session_runs, err) != SB_OK)
         return SB_ERR;
     return sb_session_compare(&c->session_runs, SB_PROJECT_PROVIDER, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR,
                               &c->sessions, err);
