@@ -230,9 +230,10 @@ static void exact_tails(size_t n1, size_t n2, double u, sb_mw_cache *cache, doub
 }
 
 /* The two-sided p of a test with ties, exact: under H0 every choice of
- * n1 of the n pooled values for the first sample is equally likely, and
- * the p-value is the share of choices whose rank sum lies at least as far
- * from its mean as the observed one. rank2[i] is twice the mid-rank of
+ * n1 of the n pooled values for the first sample is equally likely; the
+ * p-value is twice the smaller tail of the rank sum at the observed one,
+ * as without ties (so no p falls below sb_mw_result.min_p where ties make
+ * the distribution lopsided). rank2[i] is twice the mid-rank of
  * pooled value i (an integer); r1_2 twice the observed rank sum of the
  * first sample. Counts by c(k, s) over the values one at a time: the
  * choices of k values whose doubled ranks sum to s. -1 when out of memory. */
@@ -250,17 +251,17 @@ static double exact_tied_p(const unsigned *rank2, size_t n, size_t n1, unsigned 
         for (size_t k = (i + 1 < n1 ? i + 1 : n1); k > 0; k--)
             for (size_t s = rank2[i]; s < w; s++)
                 c[k * w + s] += c[(k - 1) * w + s - rank2[i]];
-    /* the mean of twice a rank sum: n1 (n + 1) */
-    double mean = (double)n1 * (double)(n + 1), far = fabs((double)r1_2 - mean);
-    double total = 0, tail = 0;
+    double total = 0, lo = 0, hi = 0;
     for (size_t s = 0; s < w; s++) {
         double v = c[n1 * w + s];
         total += v;
-        if (fabs((double)s - mean) >= far - 1e-9)
-            tail += v;
+        if (s <= r1_2)
+            lo += v;
+        if (s >= r1_2)
+            hi += v;
     }
     free(c);
-    return total > 0 ? fmin(1.0, tail / total) : 1.0;
+    return total > 0 ? fmin(1.0, 2.0 * fmin(lo, hi) / total) : 1.0;
 }
 
 void sb_mw_cache_free(sb_mw_cache *c)
