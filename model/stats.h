@@ -57,15 +57,16 @@ double sb_geomean(const double *v, size_t n);
 typedef struct sb_mw_result {
     double u;        /* U of the first sample */
     double p;        /* two-sided p-value */
-    int exact;       /* 1: exact null distribution; 0: normal approximation */
+    int exact;       /* 1: exact (permutation) distribution; 0: normal approximation */
     double min_p;    /* smallest two-sided p any data of these sizes can give */
 } sb_mw_result;
 
 /* Two-sided Mann-Whitney U test of a (n1 values) against b (n2 values).
- * Exact null distribution when there are no ties and n1, n2 <= 20;
- * otherwise the normal approximation with tie correction and continuity
- * correction. All values tied gives p = 1. Returns -1 when n1 or n2 is 0 or
- * memory runs out, 0 on success. */
+ * Exact when n1, n2 <= 20: the null distribution of U, or with ties the
+ * permutation distribution of the rank sum with mid-ranks; otherwise the
+ * normal approximation with tie correction and continuity correction.
+ * All values tied gives p = 1. Returns -1 when n1 or n2 is 0 or memory
+ * runs out, 0 on success. */
 int sb_mann_whitney(const double *a, size_t n1, const double *b, size_t n2, sb_mw_result *out);
 
 /* The exact null distribution of U for one pair of sample sizes, kept for

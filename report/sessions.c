@@ -685,8 +685,12 @@ static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb
         int flag, slower;
         if (held_out_judge(&v[i], v[i].b, o, thr, &flag, &slower, err) != SB_OK)
             return SB_ERR;
-        k->derived_n++;
-        k->derived_flagged += (size_t)flag;
+        int let_go = v[i].ra->hold_timeouts > 0 || v[i].rb->hold_timeouts > 0;
+        size_t *n_of = let_go ? &k->let_go_n : &k->derived_n;
+        size_t *flagged = let_go ? &k->let_go_flagged : &k->derived_flagged;
+        size_t *detected = let_go ? k->let_go_detected : k->derived_detected;
+        (*n_of)++;
+        *flagged += (size_t)flag;
         double *s = malloc((v[i].nb ? v[i].nb : 1) * sizeof *s);
         if (!s)
             return sb_error_set(err, NULL, NULL, "out of memory");
@@ -697,7 +701,7 @@ static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb
                 free(s);
                 return SB_ERR;
             }
-            k->derived_detected[j] += (size_t)slower;
+            detected[j] += (size_t)slower;
         }
         free(s);
     }

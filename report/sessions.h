@@ -180,8 +180,12 @@ typedef struct sb_noise_kind {
      * larger of the kind's threshold (paired_threshold for the paired
      * kind, unpaired_threshold for the others) and 1.5 times the largest
      * |ratio - 1| seen there. Comparisons with no such held-out
-     * comparison are not counted. */
+     * comparison are not counted; nor are those where either run's
+     * held launch was let go in a round (hold_timeouts > 0: the op
+     * waited on the host, so its "kernel time" holds the wait), which
+     * count in let_go_* instead, judged the same way. */
     size_t derived_n, derived_flagged, derived_detected[4];
+    size_t let_go_n, let_go_flagged, let_go_detected[4];
 } sb_noise_kind;
 extern const double sb_noise_shifts[4];
 /* One A/A comparison: its kind, its two runs (b is the later copy or

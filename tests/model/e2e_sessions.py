@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""e2e_sessions.py - `solbook session` and `solbook noise` on the real H100
-sessions (examples/h100/sessions): every stored session run is found, one
-paired speedup is recomputed here from the result files, a pair across
-two GPUs is refused, and the A/A table covers the three kinds.
+"""e2e_sessions.py - `solbook session` and `solbook noise` on the real
+sessions: every stored session run of the H100 sessions
+(examples/h100/sessions) is found, one paired speedup is recomputed here
+from the result files, a pair across two GPUs is refused; the A/A table of
+the H100 and H200 sessions together covers the three kinds, and its
+held-out false alarms and power (a slowdown of one side) stay within
+bounds.
 
-usage: e2e_sessions.py SOLBOOK SESSIONS_DIR"""
+usage: e2e_sessions.py SOLBOOK SESSIONS_DIR [MORE_SESSIONS_DIR...]"""
 import glob
 import io
 import json
@@ -89,10 +92,11 @@ def aa_pairs(results):
 
 
 def main():
-    solbook, sessions = sys.argv[1], sys.argv[2]
+    solbook, sessions, more = sys.argv[1], sys.argv[2], sys.argv[3:]
     archives = sorted(glob.glob(os.path.join(sessions, "*.tar.gz")))
-    if not archives:
-        sys.exit("FAIL: no session archives in %s" % sessions)
+    others = sorted(a for d in more for a in glob.glob(os.path.join(d, "*.tar.gz")))
+    if not archives or len(others) < len(more):
+        sys.exit("FAIL: no session archives in %s" % " ".join(sys.argv[2:]))
     results = load_results(archives)
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "s.db")
@@ -155,8 +159,12 @@ def main():
         assert not [c for c in table(text2, "case | SKU")
                     if c[0] == "layernorm fwd bf16 M=16384,N=4096" and c[2] == "liger"], text2
 
-        noise = run(solbook, "noise", "--db", db)
-        kinds = {r[0]: r for r in table(noise, "A/A")}
+        # the A/A noise of every session, H100 and H200
+        db_all = os.path.join(tmp, "all.db")
+        run(solbook, "ingest", "--db", db_all, *archives, *others)
+        results += load_results(others)
+        noise = run(solbook, "noise", "--db", db_all)
+        kinds = {r[0]: r for r in table(noise, "A/A |")}
         for k in ("same card, one session (paired)", "same card, two sessions", "two cards of one SKU"):
             assert k in kinds and int(kinds[k][1]) > 0, "no %s comparisons:\n%s" % (k, noise)
         paired = kinds["same card, one session (paired)"]
@@ -164,7 +172,8 @@ def main():
         assert int(paired[10].rstrip("%")) >= 90, "a 10%% shift is missed too often: %s" % paired
         # held out: thresholds from the other sessions' A/A runs of each case;
         # false alarms at most 1% on one card and 2% across cards of one SKU
-        held = {r[0]: r for r in table(noise, "A/A, held-out")}
+        held = {r[0]: r for r in table(noise, "A/A, held-out threshold")}
+        let_go = {r[0]: r for r in table(noise, "A/A, held-out, hold let go")}
         rates = []
         for k, most in (("same card, one session (paired)", 0.01), ("same card, two sessions", 0.01),
                         ("two cards of one SKU", 0.02)):
@@ -173,10 +182,13 @@ def main():
             assert n > 100, h
             assert flagged <= most * n, "A/A flagged over %g%% with held-out thresholds: %s" % (100 * most, h)
             power = [int(c.rstrip("%")) for c in h[4:8]]
-            # what the held-out thresholds still catch of a slowdown of one side
-            assert power[2] >= 70 and power[3] >= 80, "held-out power fell: %s" % h
-            rates.append("%s: %d of %d flagged (%s), power at 2/3/5/10%%: %s" % (
-                k, flagged, n, h[3], "/".join(h[4:8])))
+            # what the held-out thresholds still catch of a slowdown of one
+            # side (docs/SESSIONS.md says what they miss and why)
+            assert power[2] >= 85 and power[3] >= 90, "held-out power fell: %s" % h
+            g = let_go[k]
+            assert int(g[1]) > 0, "no comparison with a hold let go: %s" % g
+            rates.append("%s: %d of %d flagged (%s), power at 2/3/5/10%%: %s; hold let go: %s of %s "
+                         "flagged, power %s" % (k, flagged, n, h[3], "/".join(h[4:8]), g[2], g[1], "/".join(g[4:8])))
         print("e2e_sessions: %d runs, %d groups, flce full fused/liger %.3f, A/A %s" % (
             len(results), len(groups), got, ", ".join("%s %s of %s" % (k, v[2], v[1]) for k, v in kinds.items())))
         print("e2e_sessions: held-out A/A thresholds:\n  " + "\n  ".join(rates))

@@ -156,6 +156,25 @@ static void test_stats(void **state)
     assert_int_equal(sb_mann_whitney(x2, 3, y2, 3, &r), 0);
     assert_true(r.u == 3);
     assert_true(fabs(r.p - 0.7) < 1e-12);
+    /* Exact with ties: 5 vs 5 apart, each holding a tie, is as extreme as
+     * complete separation gets: p = 2/252 (the normal approximation says
+     * 0.012). Interleaved with a tie across the samples: x = {1,2,2},
+     * y = {2,3,4}: doubled mid-ranks 2,6,6,6,10,12; of the 20 choices of
+     * three, 3 have a rank sum as small as x's (14): p = 2 * 3/20 = 0.3.
+     * Lopsided by ties: x = {0,0}, y = {1}: doubled ranks 3,3,6; one of
+     * the three choices has x's sum (6), the other two 9: p = 2/3, never
+     * below min_p. */
+    double tx[] = {1, 1, 2, 3, 4}, ty[] = {6, 7, 7, 8, 9};
+    assert_int_equal(sb_mann_whitney(tx, 5, ty, 5, &r), 0);
+    assert_true(r.exact);
+    assert_true(fabs(r.p - 2.0 / 252.0) < 1e-12);
+    double tx2[] = {1, 2, 2}, ty2[] = {2, 3, 4};
+    assert_int_equal(sb_mann_whitney(tx2, 3, ty2, 3, &r), 0);
+    assert_true(r.exact);
+    assert_true(fabs(r.p - 0.3) < 1e-12);
+    double lx[] = {0, 0}, ly[] = {1};
+    assert_int_equal(sb_mann_whitney(lx, 2, ly, 1, &r), 0);
+    assert_true(fabs(r.p - 2.0 / 3.0) < 1e-12 && r.p >= r.min_p - 1e-12);
     /* All tied: p = 1. */
     double e1[] = {2, 2, 2, 2, 2, 2}, e2[] = {2, 2, 2, 2, 2, 2};
     assert_int_equal(sb_mann_whitney(e1, 6, e2, 6, &r), 0);
