@@ -15,7 +15,8 @@
 #include "json_file.h"
 #include "packet.h"
 #include "run_summary.h"
-#include "site_internal.h"
+#include "site.h"
+#include "site_parts.h"
 #include "training.h"
 #include "weekly.h"
 
