@@ -8,6 +8,7 @@
 #include "error.h"
 #include "claims.h"
 #include "geomean.h"
+#include "json_file.h"
 #include "sessions.h"
 #include "home.h"
 #include "casetable.h"
@@ -153,7 +154,7 @@ static int emit(const opts *o, const sb_buf *b)
     if (o->out) {
         sb_error err;
         sb_error_clear(&err);
-        if (sb_write_buf(o->out, b, &err) != SB_OK) {
+        if (sb_file_write_buf(o->out, b, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             return 2;
         }

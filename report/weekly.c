@@ -13,6 +13,7 @@
 
 #include "casetable.h"
 #include "claims.h"
+#include "json_file.h"
 #include "sessions.h"
 #include "crossarch.h"
 #include "encode.h"
@@ -1259,7 +1260,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             if (sb_plot_roofline(db, skus, picks, npicks, sk[k], &tmp, &drawn, err) != SB_OK ||
-                sb_write_buf(path, &tmp, err) != SB_OK) {
+                sb_file_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
                 break;
             }
@@ -1325,7 +1326,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
             snprintf(title, sizeof title, "Unpaired geomean speedup over %s, %s %s %s", base, groups[g].op,
                      groups[g].mode, groups[g].dtype);
-            if (sb_write_buf(path, &tmp, err) != SB_OK) {
+            if (sb_file_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
                 break;
             }
@@ -1501,8 +1502,8 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     snprintf(appendix_path, sizeof appendix_path, "%s/%s", stage.stage, appendix);
     char script_path[8192];
     snprintf(script_path, sizeof script_path, "%s/%s", stage.stage, reproduce);
-    if (sb_write_buf(md_path, &md, err) != SB_OK || sb_write_buf(appendix_path, &app, err) != SB_OK ||
-        sb_write_buf(script_path, &script, err) != SB_OK)
+    if (sb_file_write_buf(md_path, &md, err) != SB_OK || sb_file_write_buf(appendix_path, &app, err) != SB_OK ||
+        sb_file_write_buf(script_path, &script, err) != SB_OK)
         goto done;
     if (sb_markdown_to_html(sb_buf_str(&md), md.len, &frag, err) != SB_OK)
         goto done;
@@ -1517,7 +1518,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         if (r2 != SB_OK)
             goto done;
     }
-    if (sb_write_buf(html_path, &html, err) != SB_OK)
+    if (sb_file_write_buf(html_path, &html, err) != SB_OK)
         goto done;
     rc = sb_staged_dir_commit(&stage, err);
 done:
