@@ -1356,16 +1356,24 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     /* training (end-to-end): report/training.c, in the appendix; counted
      * in the writeup */
     {
-        sb_training_opts to = {1, start, end, o->out_dir, NULL, o->all};
+        sb_buf plot = SB_BUF_INIT;
+        sb_training_opts to = {1, start, end, &plot, NULL, o->all};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
         to.plot_name = tname;
         sb_training_summary ts;
         sb_buf_reset(&tmp);
-        if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)
+        int trc = sb_training_render_md(db, &to, &tmp, &ts, err);
+        if (trc == SB_OK && ts.plot_drawn) {
+            char plot_path[4400];
+            snprintf(plot_path, sizeof plot_path, "%s/%s", stage.stage, tname);
+            trc = sb_file_write_buf(plot_path, &plot, err);
+        }
+        sb_buf_free(&plot);
+        if (trc != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "training_md", sb_buf_str(&tmp));
-        sum->plots += (size_t)ts.plot_written;
+        sum->plots += (size_t)ts.plot_drawn;
     }
 
     /* commands per op group: a script beside the appendix, which lists the
