@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "error.h"
 #include "home.h"
+#include "json_file.h"
 #include "repro.h"
 #include "results.h"
 #include "strbuf.h"
@@ -112,7 +113,7 @@ int cmd_compare(int argc, char **argv)
         goto done;
     }
     if (out_path) {
-        if (sb_write_buf(out_path, &out, &err) != SB_OK) {
+        if (sb_file_write_buf(out_path, &out, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }

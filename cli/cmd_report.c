@@ -8,6 +8,7 @@
 #include "error.h"
 #include "claims.h"
 #include "geomean.h"
+#include "json_file.h"
 #include "sessions.h"
 #include "home.h"
 #include "casetable.h"
@@ -153,7 +154,7 @@ static int emit(const opts *o, const sb_buf *b)
     if (o->out) {
         sb_error err;
         sb_error_clear(&err);
-        if (sb_write_buf(o->out, b, &err) != SB_OK) {
+        if (sb_file_write_buf(o->out, b, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             return 2;
         }
@@ -538,19 +539,24 @@ static int run_training(const opts *o)
         if (slash && (size_t)(slash - o->out) < sizeof dir)
             snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
     }
+    sb_buf plot = SB_BUF_INIT;
     sb_training_opts to = {0};
-    to.plot_dir = o->out ? dir : NULL;
+    to.plot = o->out ? &plot : NULL;
     sb_training_summary sum;
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_training_render_md(db, &to, &b, &sum, &err) != SB_OK) {
+    char plot_path[4200];
+    snprintf(plot_path, sizeof plot_path, "%s/training-tokens.svg", dir);
+    if (sb_training_render_md(db, &to, &b, &sum, &err) != SB_OK ||
+        (sum.plot_drawn && sb_file_write_buf(plot_path, &plot, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
     } else {
         rc = emit(o, &b);
         if (rc == 0 && o->out)
             printf("%s: %zu training runs, %zu compared with a baseline%s\n", o->out, sum.runs, sum.pairs,
-                   sum.plot_written ? ", plot training-tokens.svg" : "");
+                   sum.plot_drawn ? ", plot training-tokens.svg" : "");
     }
+    sb_buf_free(&plot);
     sb_buf_free(&b);
     sb_report_db_close(db);
     return rc;

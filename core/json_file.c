@@ -226,6 +226,13 @@ int sb_file_write_atomic(const char *path, const char *data, size_t len,
     return SB_OK;
 }
 
+int sb_file_write_buf(const char *path, const sb_buf *b, sb_error *err)
+{
+    if (sb_buf_failed(b))
+        return sb_error_set(err, path, NULL, "out of memory while building the file");
+    return sb_file_write_atomic(path, sb_buf_str(b), b->len, err);
+}
+
 int sb_json_write_file(const char *path, const json_t *json, sb_error *err)
 {
     char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "strbuf.h"
 
 /* Deepest nesting of arrays/objects accepted. Result files need about 6. */
 #define SB_JSON_MAX_DEPTH 64
@@ -45,6 +46,10 @@ int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb
 /* Writes bytes to path atomically: PATH.tmp.PID, fsync, rename. */
 int sb_file_write_atomic(const char *path, const char *data, size_t len,
                          sb_error *err);
+
+/* Writes the text of b to path as sb_file_write_atomic does; an error
+ * when b ran out of memory while it was built. */
+int sb_file_write_buf(const char *path, const sb_buf *b, sb_error *err);
 
 /* Dumps json (sorted keys, 2-space indent, trailing newline) atomically. */
 int sb_json_write_file(const char *path, const json_t *json, sb_error *err);

@@ -15,7 +15,6 @@
 
 #include "csv_rows.h"
 #include "home.h"
-#include "ingest_prepared.h"
 #include "json_file.h"
 #include "run_store.h"
 

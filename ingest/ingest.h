@@ -129,4 +129,32 @@ void sb_ingest_reading_free(sb_ingest_reading *r);
 /* The database the ingest writes to (for callers' own queries). */
 struct sb_db *sb_ingest_db(sb_ingest *ing);
 
+/* For ingest/'s own walk and importers: a document prepared by
+ * sb_ingest_prepare (ingest_prepared.h) with this ingest's schemas is
+ * stored (its own transaction, or all or nothing inside the open batch). */
+struct sb_ingest_prepared;
+struct sb_run_store;
+struct sb_schema_set;
+const struct sb_schema_set *sb_ingest_schemas(const sb_ingest *ing);
+int sb_ingest_store_prepared(sb_ingest *ing, const struct sb_ingest_prepared *p, const char *source,
+                             const char *source_format, long long *run_id, int *duplicate,
+                             sb_error *err);
+
+/* sb_ingest_attach_nsys of a CSV in memory (an archive's member); name
+ * names it in rows and errors. */
+int sb_ingest_attach_nsys_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
+                                 const char *name, long *rows, sb_error *err);
+
+/* sb_ingest_attach_ncu of a CSV in memory (an archive's member); name
+ * (archive:member) is stored as the profile's source_path. */
+int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
+                                const char *name, long *rows, sb_error *err);
+
+/* The statements that write runs, on the ingest's connection (importers
+ * look for their earlier runs and nest savepoints through it). */
+struct sb_run_store *sb_ingest_run_store(sb_ingest *ing);
+
+/* 1 while a batch (sb_ingest_begin) is open. */
+int sb_ingest_in_batch(const sb_ingest *ing);
+
 #endif

@@ -1,7 +1,8 @@
-/* ingest_prepared.h - ingest in two steps, for the directory walk's
- * pipeline: a reader thread loads, validates, canonicalises and hashes
- * files (sb_ingest_prepare touches no database) while the main thread
- * stores the ones before (sb_ingest_store_prepared). Internal to ingest/. */
+/* ingest_prepared.h - the first of ingest's two steps, for the directory
+ * walk's pipeline: a reader thread loads, validates, canonicalises and
+ * hashes files (sb_ingest_prepare touches no database) while the main
+ * thread stores the ones before (sb_ingest_store_prepared, ingest.h).
+ * Knows nothing of the ingest that stores. Internal to ingest/. */
 #ifndef SOLBOOK_INGEST_PREPARED_H
 #define SOLBOOK_INGEST_PREPARED_H
 
@@ -9,7 +10,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "ingest.h"
+#include "json_schema.h"
 #include "run_store.h"
 #include "sha256.h"
 
@@ -41,36 +42,13 @@ typedef struct sb_ingest_prepared {
     char *ceiling_names;   /* SB_CEILING_NAME_MAX bytes each */
 } sb_ingest_prepared;
 
-/* Schema selection and validation, count checks, canonical form, digest,
- * and the rows to store. Reads only the schema set: safe on another thread
- * than the one storing. p keeps no reference to doc: the caller may free
- * doc at once. */
-int sb_ingest_prepare(const sb_ingest *ing, json_t *doc, const char *source,
+/* Schema selection (from schemas) and validation, count checks, canonical
+ * form, digest, and the rows to store. Reads only the schema set: safe on
+ * another thread than the one storing. p keeps no reference to doc: the
+ * caller may free doc at once. */
+int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *source,
                       sb_ingest_prepared *p, sb_error *err);
 
-/* Stores a prepared document (its own transaction, or all or nothing
- * inside the open batch). */
-int sb_ingest_store_prepared(sb_ingest *ing, const sb_ingest_prepared *p, const char *source,
-                             const char *source_format, long long *run_id, int *duplicate,
-                             sb_error *err);
-
 void sb_ingest_prepared_free(sb_ingest_prepared *p);
-
-/* sb_ingest_attach_nsys of a CSV in memory (an archive's member); name
- * names it in rows and errors. */
-int sb_ingest_attach_nsys_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
-                                 const char *name, long *rows, sb_error *err);
-
-/* sb_ingest_attach_ncu of a CSV in memory (an archive's member); name
- * (archive:member) is stored as the profile's source_path. */
-int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
-                                const char *name, long *rows, sb_error *err);
-
-/* The statements that write runs, on the ingest's connection (importers
- * look for their earlier runs and nest savepoints through it). */
-sb_run_store *sb_ingest_run_store(sb_ingest *ing);
-
-/* 1 while a batch (sb_ingest_begin) is open. */
-int sb_ingest_in_batch(const sb_ingest *ing);
 
 #endif

@@ -124,7 +124,7 @@ static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, i
     it->rc = sb_json_fast_load_reusing(data, len, it->source, &k->reals, &doc, &it->err);
     if (it->rc != SB_OK)
         return;
-    it->rc = sb_ingest_prepare(ing, doc, it->source, &it->p, &it->err);
+    it->rc = sb_ingest_prepare(sb_ingest_schemas(ing), doc, it->source, &it->p, &it->err);
     json_decref(doc);
 }
 

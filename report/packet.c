@@ -12,6 +12,7 @@
 
 #include "claims.h"
 #include "geomean.h"
+#include "json_file.h"
 #include "packet_findings.h"
 #include "repro.h"
 #include "plausible.h"
@@ -107,7 +108,7 @@ static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rel) >= sizeof path)
         return sb_error_set(err, dir, NULL, "path too long");
-    if (sb_write_buf(path, b, err) != SB_OK)
+    if (sb_file_write_buf(path, b, err) != SB_OK)
         return SB_ERR;
     snprintf(m[*nm].rel, sizeof m[*nm].rel, "%s", rel);
     if (sb_sha256_hex(sb_buf_str(b), b->len, m[*nm].hex, err) != SB_OK)
@@ -158,7 +159,7 @@ static int write_manifest(const char *dir, manifest_entry *man, size_t nman, sb_
         sb_buf_printf(&b, "%s  %s\n", man[i].hex, man[i].rel);
     char path[8192];
     snprintf(path, sizeof path, "%s/MANIFEST.sha256", dir);
-    int rc = sb_write_buf(path, &b, err);
+    int rc = sb_file_write_buf(path, &b, err);
     sb_buf_free(&b);
     return rc;
 }

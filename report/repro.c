@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "json_file.h"
 
 struct sb_repro {
     sb_template *solbench;
@@ -293,11 +292,4 @@ int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_bu
     int rc = sb_template_render(t, data, esc, out, err);
     sb_template_free(t);
     return rc;
-}
-
-int sb_write_buf(const char *path, const sb_buf *b, sb_error *err)
-{
-    if (sb_buf_failed(b))
-        return sb_error_set(err, path, NULL, "out of memory while building the file");
-    return sb_file_write_atomic(path, sb_buf_str(b), b->len, err);
 }

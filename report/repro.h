@@ -40,7 +40,4 @@ int sb_repro_session(const sb_session_runs *runs, const char *session_id, const 
 int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,
                    sb_error *err);
 
-/* Writes buf to path atomically; error when the buffer ran out of memory. */
-int sb_write_buf(const char *path, const sb_buf *b, sb_error *err);
-
 #endif

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "geomean.h"
-#include "json_file.h"
 #include "plausible.h"
 #include "results.h"
 #include "svg.h"
@@ -227,7 +226,6 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
     const char **pair_of = calloc(r.n ? r.n : 1, sizeof *pair_of);
     const sb_training **base_of = calloc(r.n ? r.n : 1, sizeof *base_of);
     json_t *d = json_object(), *runs = json_array(), *pairs = json_array(), *ops = json_array();
-    sb_buf svg = SB_BUF_INIT;
     if (!pair_of || !base_of || !d || !runs || !pairs || !ops) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
@@ -311,26 +309,21 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
     json_object_set_new(d, "has_ops", json_boolean(json_array_size(ops) > 0));
 
     const char *name = o->plot_name ? o->plot_name : "training-tokens.svg";
-    if (o->plot_dir && sum->pairs > 0) {
-        char path[4096];
-        int np = snprintf(path, sizeof path, "%s/%s", o->plot_dir, name);
-        if (np < 0 || (size_t)np >= sizeof path) {
-            sb_error_set(err, o->plot_dir, NULL, "path too long");
+    if (o->plot && sum->pairs > 0) {
+        render_plot(&r, pair_of, base_of, o->plot);
+        if (sb_buf_failed(o->plot)) {
+            sb_error_set(err, NULL, NULL, "out of memory drawing %s", name);
             goto done;
         }
-        render_plot(&r, pair_of, base_of, &svg);
-        if (sb_file_write_atomic(path, sb_buf_str(&svg), svg.len, err) != SB_OK)
-            goto done;
-        sum->plot_written = 1;
+        sum->plot_drawn = 1;
     }
-    sb_tpl_set_str(d, "plot", sum->plot_written ? name : "");
+    sb_tpl_set_str(d, "plot", sum->plot_drawn ? name : "");
     sb_template *tpl = NULL;
     if (sb_template_load_home("training.md.tmpl", &tpl, err) != SB_OK)
         goto done;
     rc = sb_template_render(tpl, d, SB_TPL_ESCAPE_MARKDOWN, out, err);
     sb_template_free(tpl);
 done:
-    sb_buf_free(&svg);
     json_decref(d);
     free(pair_of);
     free(base_of);

@@ -20,7 +20,8 @@
 typedef struct sb_training_opts {
     int has_range;           /* only training runs that finished in [from, to) */
     long long from, to;      /* epoch seconds */
-    const char *plot_dir;    /* NULL: no plot; else plot_name is written there */
+    sb_buf *plot;            /* NULL: no plot; else the plot's SVG is appended when
+                                there are pairs, for the caller to write as plot_name */
     const char *plot_name;   /* file name of the plot, linked as is (default "training-tokens.svg") */
     const sb_result_set *all; /* every result run already loaded (sb_results_select), or NULL */
 } sb_training_opts;
@@ -28,7 +29,7 @@ typedef struct sb_training_opts {
 typedef struct sb_training_summary {
     size_t runs;             /* training runs in the window */
     size_t pairs;            /* patched runs compared with a baseline */
-    int plot_written;
+    int plot_drawn;          /* the plot is in o->plot and linked */
 } sb_training_summary;
 
 /* Appends the Markdown section to out. */

@@ -13,6 +13,7 @@
 
 #include "casetable.h"
 #include "claims.h"
+#include "json_file.h"
 #include "sessions.h"
 #include "crossarch.h"
 #include "encode.h"
@@ -1268,7 +1269,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             if (sb_plot_roofline(db, skus, picks, npicks, sk[k], &tmp, &drawn, err) != SB_OK ||
-                sb_write_buf(path, &tmp, err) != SB_OK) {
+                sb_file_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
                 break;
             }
@@ -1334,7 +1335,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
             snprintf(title, sizeof title, "Unpaired geomean speedup over %s, %s %s %s", base, groups[g].op,
                      groups[g].mode, groups[g].dtype);
-            if (sb_write_buf(path, &tmp, err) != SB_OK) {
+            if (sb_file_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
                 break;
             }
@@ -1364,16 +1365,24 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     /* training (end-to-end): report/training.c, in the appendix; counted
      * in the writeup */
     {
-        sb_training_opts to = {1, start, end, o->out_dir, NULL, o->all};
+        sb_buf plot = SB_BUF_INIT;
+        sb_training_opts to = {1, start, end, &plot, NULL, o->all};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
         to.plot_name = tname;
         sb_training_summary ts;
         sb_buf_reset(&tmp);
-        if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)
+        int trc = sb_training_render_md(db, &to, &tmp, &ts, err);
+        if (trc == SB_OK && ts.plot_drawn) {
+            char plot_path[4400];
+            snprintf(plot_path, sizeof plot_path, "%s/%s", stage.stage, tname);
+            trc = sb_file_write_buf(plot_path, &plot, err);
+        }
+        sb_buf_free(&plot);
+        if (trc != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "training_md", sb_buf_str(&tmp));
-        sum->plots += (size_t)ts.plot_written;
+        sum->plots += (size_t)ts.plot_drawn;
     }
 
     /* commands per op group: a script beside the appendix, which lists the
@@ -1510,8 +1519,8 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     snprintf(appendix_path, sizeof appendix_path, "%s/%s", stage.stage, appendix);
     char script_path[8192];
     snprintf(script_path, sizeof script_path, "%s/%s", stage.stage, reproduce);
-    if (sb_write_buf(md_path, &md, err) != SB_OK || sb_write_buf(appendix_path, &app, err) != SB_OK ||
-        sb_write_buf(script_path, &script, err) != SB_OK)
+    if (sb_file_write_buf(md_path, &md, err) != SB_OK || sb_file_write_buf(appendix_path, &app, err) != SB_OK ||
+        sb_file_write_buf(script_path, &script, err) != SB_OK)
         goto done;
     if (sb_markdown_to_html(sb_buf_str(&md), md.len, &frag, err) != SB_OK)
         goto done;
@@ -1526,7 +1535,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         if (r2 != SB_OK)
             goto done;
     }
-    if (sb_write_buf(html_path, &html, err) != SB_OK)
+    if (sb_file_write_buf(html_path, &html, err) != SB_OK)
         goto done;
     rc = sb_staged_dir_commit(&stage, err);
 done:

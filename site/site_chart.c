@@ -21,7 +21,7 @@
 
 #include "commits.h" /* sb_commits_lookup */
 #include "isoweek.h" /* sb_epoch_date */
-#include "site_internal.h"
+#include "site_parts.h"
 #include "svg.h" /* sb_fmt_sig3, sb_scale, sb_svg_provider_color */
 
 static void put_xy(sb_buf *b, char cmd, double x, double y)

@@ -15,7 +15,8 @@
 #include "json_file.h"
 #include "packet.h"
 #include "run_summary.h"
-#include "site_internal.h"
+#include "site.h"
+#include "site_parts.h"
 #include "training.h"
 #include "weekly.h"
 
@@ -435,20 +436,23 @@ static int cmp_int(const void *x, const void *y)
 }
 
 /* Every training run, of all weeks, under the weekly table
- * (report/training.c; its plot lands beside the page), as HTML in *html
+ * (report/training.c; its plot written beside the page), as HTML in *html
  * (malloc'd). */
-static int training_section(site_ctx *c, const char *dir, char **html, sb_error *err)
+static int training_section(site_ctx *c, char **html, sb_error *err)
 {
+    sb_buf md = SB_BUF_INIT, plot = SB_BUF_INIT;
     sb_training_opts to = {0};
-    to.plot_dir = dir;
+    to.plot = &plot;
     to.all = &c->set;
     sb_training_summary ts;
-    sb_buf md = SB_BUF_INIT;
     *html = NULL;
     int rc = sb_training_render_md(c->db, &to, &md, &ts, err);
+    if (rc == SB_OK && ts.plot_drawn)
+        rc = site_write(c, "weekly/training-tokens.svg", sb_buf_str(&plot), plot.len, err);
     if (rc == SB_OK)
         rc = sb_markdown_to_html(sb_buf_str(&md), md.len, html, err);
     sb_buf_free(&md);
+    sb_buf_free(&plot);
     return rc;
 }
 
@@ -658,7 +662,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     }
     char *training = NULL;
     if (rc == SB_OK)
-        rc = training_section(c, dir, &training, err);
+        rc = training_section(c, &training, err);
     sb_buf b = SB_BUF_INIT;
     if (rc == SB_OK) {
         sb_tpl_set_str(d, "training", training);

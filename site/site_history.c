@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "history.h"
-#include "site_internal.h"
+#include "site_parts.h"
 
 static int cmp_hist(const void *x, const void *y)
 {

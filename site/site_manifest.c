@@ -22,7 +22,7 @@
 #include "home.h"
 #include "json_file.h"
 #include "sha256.h"
-#include "site_internal.h"
+#include "site_parts.h"
 
 #define MANIFEST ".solbook-manifest"
 #define MANIFEST_HEAD "solbook site manifest 1\n"

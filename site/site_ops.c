@@ -11,7 +11,7 @@
 #include "plots.h"
 #include "history.h"
 #include "run_summary.h"
-#include "site_internal.h"
+#include "site_parts.h"
 #include "svg.h"
 
 #define DEFAULT_GATE_ARCHES "a100,h100,h200"

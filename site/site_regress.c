@@ -13,7 +13,7 @@
 
 #include "geomean.h"
 #include "isoweek.h"
-#include "site_internal.h"
+#include "site_parts.h"
 #include "weekly.h" /* sb_markdown_to_html */
 
 static int is_change(sb_rg_verdict v)

@@ -12,7 +12,7 @@
 
 #include "bulk_reader.h"
 #include "run_pages.h"
-#include "site_internal.h"
+#include "site_parts.h"
 #include <zlib.h>
 
 #include "svg.h" /* sb_fmt_sig3 */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "site_internal.h"
+#include "site_parts.h"
 #include "svg.h"
 
 int site_natural_cmp(const char *a, const char *b)

@@ -11,7 +11,16 @@ against the code:
      fleet/ or cli/ (statistics read no database and write no file);
   4. no include cycle between folders;
   5. no include circle between modules (a module is NAME.h with NAME.c):
-     a file that is both driver and helper library of its neighbours.
+     a file that is both driver and helper library of its neighbours;
+  6. report/ writes no file (no open for writing, rename, mkdir, staged
+     folder, atomic file writer): report/ returns text, and site/ and the
+     CLI write it;
+  7. report/ includes no db/ header: it takes what it reports on from its
+     caller instead of querying;
+  8. the solbook.result.v1 document, its timing and the stats object of
+     the timing are built only in model/ (result_doc.h): one writer and
+     one statistics implementation (tests/model/test_result_paths.c feeds
+     the same samples through solbench's, forge's and an importer's path).
 
 Where the code does not follow a rule yet, the offender is listed in
 KNOWN below: the check fails on any new offender, and also on a listed one
@@ -29,11 +38,29 @@ KNOWN = {
     "SQL outside db/": set(),
     "model/ includes a layer above it": set(),
     "include cycle between folders": set(),
-    "include circle between modules": {
-        "ingest/ingest ingest/ingest_prepared", "site/site site/site_internal",
+    "include circle between modules": set(),
+    "file writing in report/": {"report/packet.c", "report/weekly.c"},
+    "report/ includes db/": {
+        "report/claims.h", "report/compare.c", "report/compare.h", "report/crossarch.h",
+        "report/evidence.c", "report/evidence.h", "report/gate.c", "report/gate.h",
+        "report/note.c", "report/note.h", "report/packet.c", "report/packet.h",
+        "report/packet_findings.h", "report/plausible.h", "report/plots.h", "report/regress.c",
+        "report/regress.h", "report/repro.h", "report/results.c", "report/results.h",
+        "report/sessions.h", "report/standing.h", "report/training.h", "report/weekly.h",
+    },
+    "result timing built outside model/": {
+        "ingest/import_asv.c", "ingest/import_gbench.c", "ingest/import_liger.c",
+        "ingest/import_nvbench.c", "ingest/import_pybench.c", "ingest/import_triton.c",
     },
 }
 SQL = re.compile(r'"(SELECT |INSERT INTO |UPDATE |DELETE FROM )|sqlite3_prepare')
+WRITES = re.compile(r"(?<![\w.>])(fopen|open|openat|creat|mkdir|mkdirat|rename|renameat2?|unlink|remove|"
+                    r"chmod|fwrite|write|sb_file_write_atomic|sb_json_write_file|sb_file_write_buf|"
+                    r"sb_write_buf|sb_mkdirs|sb_staged_dir_open|sb_remove_tree|gzopen)\s*\(")
+# Keys only the result document's writer sets: the schema id, the stats
+# object of a timing and its fields the writers once disagreed on.
+RESULT_KEYS = re.compile(r'"(rel_noise|repeat_median_rel_spread|quantiles_only)"\s*,|'
+                         r'SB_RESULT_SCHEMA|json_string\("solbook\.result\.v1"\)')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -117,6 +144,10 @@ def main():
             found["sqlite3 in a %s outside db/" % ("header" if rel.endswith(".h") else "source")].add(rel)
         if folder != "db" and folder != "bench" and SQL.search(code):
             found["SQL outside db/"].add(rel)
+        if folder == "report" and WRITES.search(code):
+            found["file writing in report/"].add(rel)
+        if folder != "model" and RESULT_KEYS.search(code):
+            found["result timing built outside model/"].add(rel)
         for inc in INCLUDE.findall(code):
             name = os.path.basename(inc)
             here = os.path.join(os.path.dirname(rel), inc)
@@ -134,6 +165,8 @@ def main():
             for t in targets:
                 if t != folder:
                     edges.setdefault(folder, set()).add(t)
+                    if folder == "report" and t == "db":
+                        found["report/ includes db/"].add(rel)
                     if folder == "model" and t in ("db", "ingest", "report", "site", "forge", "fleet", "cli"):
                         found["model/ includes a layer above it"].add("%s -> %s" % (rel, inc))
     for f in folder_cycles(edges):

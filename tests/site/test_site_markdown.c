@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "site_internal.h"
+#include "site_parts.h"
 #include "weekly.h"
 
 /* Markdown through cmark-gfm, as the weekly pages render it, then the

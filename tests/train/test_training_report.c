@@ -175,13 +175,14 @@ static void test_pair_and_ops(void **state)
     add_op(db, "swiglu", "huggingface", 1.25);
     sb_db_close(db);
 
+    sb_buf plot = SB_BUF_INIT;
     sb_training_opts o = {0};
-    o.plot_dir = w->dir;
+    o.plot = &plot;
     sb_training_summary sum;
     char *md = render(w, &o, &sum);
     assert_int_equal(sum.runs, 4);
     assert_int_equal(sum.pairs, 1);
-    assert_int_equal(sum.plot_written, 1);
+    assert_int_equal(sum.plot_drawn, 1);
     char row[512];
     /* 500 / 400 ms; tokens 2048 x 4 / 0.5 s and / 0.4 s; max rank peaks 41 and 36 GB */
     snprintf(row, sizeof row,
@@ -199,17 +200,11 @@ static void test_pair_and_ops(void **state)
     assert_non_null(strstr(md, "end-to-end training step"));
     free(md);
 
-    char path[400];
-    snprintf(path, sizeof path, "%s/training-tokens.svg", w->dir);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char svg[16384];
-    size_t n = fread(svg, 1, sizeof svg - 1, f);
-    svg[n] = '\0';
-    fclose(f);
+    const char *svg = sb_buf_str(&plot);
     assert_non_null(strstr(svg, "<svg"));
     assert_non_null(strstr(svg, "none: 16384 tokens/s"));
     assert_non_null(strstr(svg, "liger: 20480 tokens/s"));
+    sb_buf_free(&plot);
 }
 
 static void test_window_and_no_pair(void **state)
@@ -222,15 +217,18 @@ static void test_window_and_no_pair(void **state)
     o.has_range = 1;
     o.from = 1794873600; /* 2026-11-17 */
     o.to = 1795478400;   /* 2026-11-24 */
-    o.plot_dir = w->dir;
+    sb_buf plot = SB_BUF_INIT;
+    o.plot = &plot;
     sb_training_summary sum;
     char *md = render(w, &o, &sum);
     assert_int_equal(sum.runs, 1);
     assert_int_equal(sum.pairs, 0);
-    assert_int_equal(sum.plot_written, 0);
+    assert_int_equal(sum.plot_drawn, 0);
+    assert_int_equal(plot.len, 0);
     assert_non_null(strstr(md, "No patched training run has a passing baseline"));
     assert_null(strstr(md, "step speedup |"));
     free(md);
+    sb_buf_free(&plot);
 }
 
 static void test_names_escaped(void **state)

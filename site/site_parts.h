@@ -1,7 +1,9 @@
-/* site_internal.h - what the parts of the site builder share: the build
- * context, the page writer and small HTML helpers. Not installed. */
-#ifndef SOLBOOK_SITE_INTERNAL_H
-#define SOLBOOK_SITE_INTERNAL_H
+/* site_parts.h - what the parts of the site builder (site_*.c) share:
+ * the build context, the page writer and small HTML helpers
+ * (site_parts.c), and each part's entry. The build (site.c) drives the
+ * parts; the parts never call the build. Not installed. */
+#ifndef SOLBOOK_SITE_PARTS_H
+#define SOLBOOK_SITE_PARTS_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -11,7 +13,7 @@
 #include "regress.h"
 #include "results.h"
 #include "sessions.h"
-#include "site.h"
+#include "site_opts.h"
 #include "sku.h"
 #include "store.h"
 #include "strbuf.h"
