@@ -718,10 +718,98 @@ static int bw_ro(bwrap_argv *a, const char *path)
     return bw_push(a, "--ro-bind", 0) || bw_push(a, path, 0) || bw_push(a, path, 0) ? -1 : 0;
 }
 
-/* bwrap BASE --ro-bind SYSTEM... [--ro-bind TOOLS] [--bind DIR DIR --chdir DIR]
+/* Whether path lies at or below dir (both absolute, without a trailing /). */
+static int path_under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return 1;
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Whether the arguments so far make path exist inside the sandbox as it
+ * does on the host: below a bound folder, or a link made at that path. */
+static int bw_covers(const bwrap_argv *a, const char *path)
+{
+    for (size_t i = 0; i + 2 < a->n; i++) {
+        const char *op = a->argv[i];
+        if (strcmp(op, "--symlink") == 0 && strcmp(a->argv[i + 2], path) == 0)
+            return 1;
+        if ((strcmp(op, "--ro-bind") == 0 || strcmp(op, "--bind") == 0 || strcmp(op, "--dev-bind") == 0) &&
+            path_under(path, a->argv[i + 2]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Makes path (a program, or the tool folder) reachable inside the sandbox
+ * by the name the host knows it by. bubblewrap resolves the links it meets
+ * while it sets up against its own empty root, so binding a path through a
+ * link (/usr/local/cuda -> /etc/alternatives/cuda -> /usr/local/cuda-13.0)
+ * fails there. Instead the path is walked here one name at a time: each
+ * link on the way that no bind holds yet is made again, and what the path
+ * finally names is bound read-only where no bind holds it. Nothing but
+ * the links and that one file or folder is added. A link inside the
+ * working folder is the candidate's and is not followed: where it leads
+ * is what the sandbox already shows and no more. */
+static int bw_reach(bwrap_argv *a, const char *path, const char *workdir)
+{
+    char done[4096] = "", rest[8192], next[4096];
+    if (path[0] != '/' || strlen(path) >= sizeof rest)
+        return 0;
+    snprintf(rest, sizeof rest, "%s", path);
+    for (int links = 0;;) {
+        char *name = rest;
+        while (*name == '/')
+            name++;
+        if (!*name)
+            break;
+        char *end = strchr(name, '/');
+        size_t len = end ? (size_t)(end - name) : strlen(name);
+        char *after = name + len; /* "" or "/..." */
+        if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.')) {
+            if (len == 2) {
+                char *slash = strrchr(done, '/');
+                if (slash)
+                    *slash = '\0';
+            }
+            memmove(rest, after, strlen(after) + 1);
+            continue;
+        }
+        if ((size_t)snprintf(next, sizeof next, "%s/%.*s", done, (int)len, name) >= sizeof next)
+            return 0;
+        struct stat st;
+        if (lstat(next, &st) != 0)
+            return 0; /* the program's start fails inside, with the reason */
+        if (!S_ISLNK(st.st_mode)) {
+            memcpy(done, next, strlen(next) + 1);
+            memmove(rest, after, strlen(after) + 1);
+            continue;
+        }
+        char target[4096];
+        ssize_t n = readlink(next, target, sizeof target - 1);
+        if (n <= 0 || ++links > 40 || (workdir && path_under(next, workdir)))
+            return 0;
+        target[n] = '\0';
+        if (!bw_covers(a, next) && (bw_push(a, "--symlink", 0) || bw_push(a, target, 1) || bw_push(a, next, 1)))
+            return -1;
+        char joined[8192];
+        if ((size_t)snprintf(joined, sizeof joined, "%s%s", target, after) >= sizeof joined)
+            return 0;
+        memcpy(rest, joined, strlen(joined) + 1);
+        if (target[0] == '/')
+            done[0] = '\0';
+    }
+    if (!done[0] || bw_covers(a, done))
+        return 0;
+    return bw_push(a, "--ro-bind", 0) || bw_push(a, done, 1) || bw_push(a, done, 1) ? -1 : 0;
+}
+
+/* bwrap BASE --ro-bind SYSTEM... [--bind DIR DIR --chdir DIR]
+ * [LINKS and --ro-bind of TOOLS and PROGRAM (bw_reach)]
  * [--dev-bind /dev/nvidia* ...] -- argv...
  * Only the system's program and library folders, the loader's files of
- * /etc, the tool folder and the working folder exist inside. Every
+ * /etc, the tool folder, the program and the working folder exist inside. Every
  * /dev/nvidia* node (and /dev/nvidia-caps) is bound where present, so
  * the CUDA driver finds the card; nothing else of the host's /dev is. */
 static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const char *tool_dir,
@@ -739,14 +827,14 @@ static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const
     for (size_t i = 0; i < SYSTEM_ETC_N; i++)
         if (bw_ro(a, SYSTEM_ETC[i]) != 0)
             return -1;
-    if (bw_ro(a, "/sys") != 0 || (tool_dir && bw_ro(a, tool_dir) != 0))
-        return -1;
-    /* The program itself, wherever it is (inside the working folder the
-     * folder's bind below covers it again). */
-    if (argv[0][0] == '/' && bw_ro(a, argv[0]) != 0)
+    if (bw_ro(a, "/sys") != 0)
         return -1;
     if (workdir && (bw_push(a, "--bind", 0) || bw_push(a, workdir, 0) || bw_push(a, workdir, 0) ||
                     bw_push(a, "--chdir", 0) || bw_push(a, workdir, 0)))
+        return -1;
+    /* The tool folder and the program itself, wherever they are and
+     * through whatever links PATH reached them by. */
+    if ((tool_dir && bw_reach(a, tool_dir, workdir) != 0) || bw_reach(a, argv[0], workdir) != 0)
         return -1;
     DIR *d = opendir("/dev");
     if (d) {

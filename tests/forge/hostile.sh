@@ -8,7 +8,8 @@
 #            skipped-work candidates actually running, and the example
 #            promoted (exit 77 without a GPU)
 #   compile  the example through verify on a machine without a GPU: the
-#            compile gate passes and verify exits 3 (exit 77 without nvcc)
+#            compile gate passes and verify exits 3 (exit 77 without nvcc,
+#            or without bubblewrap where SOLBOOK_FORGE_SANDBOX=bubblewrap)
 set -eu
 SOLBOOK=$1
 MODE=$2
@@ -118,6 +119,10 @@ gpu)
 compile)
     command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || [ -n "${SOLBOOK_NVCC:-}" ] ||
         { echo "no nvcc here: the compile gate is skipped"; exit 77; }
+    if [ "${SOLBOOK_FORGE_SANDBOX:-}" = bubblewrap ]; then
+        bwrap --unshare-all --ro-bind / / true 2>/dev/null ||
+            { echo "bubblewrap cannot run here: the compile gate under it is skipped"; exit 77; }
+    fi
     # The task fixes the reference; the candidate leaves it out.
     new_run example "" --reference "$EXAMPLE/reference.cu"
     rm "runs/example/candidate/reference.cu"
@@ -125,6 +130,7 @@ compile)
     grep -qF "the task's reference is used" out.txt || fail "files gate did not use the task's reference"
     grep -qF 'verify: compiled, not run: no GPU on this machine; this is not a pass' out.txt || fail "no-GPU line"
     grep -qF '"verdict": "compiled-no-gpu"' runs/example/verify.json || fail "verify.json verdict"
+    grep -o '"isolation": "[^"]*"' runs/example/verify.json | head -n 1
     expect 1 'verification did not pass' "$SOLBOOK" forge bench runs/example
     echo "checked: the example compiles for sm_90 with nvcc against the task's reference; without a GPU verify stops with exit 3, not a pass"
     ;;

@@ -65,6 +65,9 @@ static int teardown(void **state)
     fixture *f = *state;
     sb_error err;
     sb_forge_remove_tree(f->dir, &err);
+    char kit[300];
+    snprintf(kit, sizeof kit, "%s.kit", f->dir);
+    sb_forge_remove_tree(kit, &err);
     unlink(f->out);
     unlink(f->err);
     free(f);
@@ -574,6 +577,78 @@ static void test_secrets_are_not_readable(void **state)
     assert_int_equal(res.exit_code, 0);
 }
 
+/* A tool reached through a linked folder, as nvcc is through PATH's
+ * /usr/local/cuda/bin where /usr/local/cuda -> /etc/alternatives/cuda ->
+ * /usr/local/cuda-13.0: KIT/cuda -> KIT/cuda-13.0 (an absolute link), the
+ * tool found on PATH as KIT/cuda/bin/reader. With KIT as the tool folder
+ * the run works and reads the toolkit's files; without it the program
+ * runs through the same link, but nothing else of KIT is readable when
+ * confined. */
+static void test_tool_through_a_linked_folder(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char kit[600], real[700], link[700], bin[800], tool[800], data[800], buf[512];
+    snprintf(kit, sizeof kit, "%s.kit", f->dir);
+    snprintf(real, sizeof real, "%s/cuda-13.0", kit);
+    snprintf(link, sizeof link, "%s/cuda", kit);
+    snprintf(bin, sizeof bin, "%s/bin", link);
+    snprintf(tool, sizeof tool, "%s/bin/reader", real);
+    snprintf(data, sizeof data, "%s/bin/tool.profile", real);
+    assert_int_equal(mkdir(kit, 0755), 0);
+    assert_int_equal(mkdir(real, 0755), 0);
+    char real_bin[800];
+    snprintf(real_bin, sizeof real_bin, "%s/bin", real);
+    assert_int_equal(mkdir(real_bin, 0755), 0);
+    assert_int_equal(symlink(real, link), 0);
+    sb_error err;
+    assert_int_equal(sb_forge_copy_file(PROG_READ, tool, &err), SB_OK);
+    assert_int_equal(chmod(tool, 0755), 0);
+    FILE *d = fopen(data, "w");
+    assert_non_null(d);
+    fputs("profile of the toolkit\n", d);
+    fclose(d);
+    const char *path = getenv("PATH");
+    char *saved = strdup(path ? path : "");
+    char newpath[4096];
+    snprintf(newpath, sizeof newpath, "%s:%s", bin, saved);
+    setenv("PATH", newpath, 1);
+
+    lim.tool_dir = kit;
+    const char *argv[] = {"reader", data, NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    read_text(f->out, buf, sizeof buf);
+    char log[512];
+    read_text(f->err, log, sizeof log);
+    if (!res.exited || res.exit_code != 0 || strcmp(buf, "read 23 bytes\n") != 0)
+        fail_msg("under %s the tool in the linked folder did not run: exit %d, '%s', '%s'",
+                 sb_sandbox_isolation_name(f->iso), res.exit_code, buf, log);
+
+    lim.tool_dir = NULL;
+    res = run_args(f, argv, &lim);
+    read_text(f->out, buf, sizeof buf);
+    assert_true(res.exited);
+    if (confined(f) && (res.exit_code != 1 || strncmp(buf, "cannot read:", 12) != 0))
+        fail_msg("under %s the tool's folder was readable without being the tool folder: exit %d, '%s'",
+                 sb_sandbox_isolation_name(f->iso), res.exit_code, buf);
+    if (!confined(f))
+        assert_string_equal(buf, "read 23 bytes\n");
+    /* The program itself ran through the link: it reads itself by that name. */
+    char self[900];
+    snprintf(self, sizeof self, "%s/reader", bin);
+    const char *argv_self[] = {"reader", self, NULL};
+    res = run_args(f, argv_self, &lim);
+    read_text(f->out, buf, sizeof buf);
+    assert_true(res.exited);
+    assert_int_equal(res.exit_code, 0);
+    assert_non_null(strstr(buf, "read "));
+
+    setenv("PATH", saved, 1);
+    free(saved);
+    assert_int_equal(sb_forge_remove_tree(kit, &err), SB_OK);
+}
+
 /* Which isolation a machine gets, the override, and the refusal to run
  * unconfined unless asked. */
 static void test_choice_of_isolation(void **state)
@@ -643,6 +718,7 @@ int main(void)
         BOTH(test_chdir_then_relative_write),
         BOTH(test_setsid_grandchild_does_not_outlive_the_run),
         BOTH(test_secrets_are_not_readable),
+        BOTH(test_tool_through_a_linked_folder),
         cmocka_unit_test(test_choice_of_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
