@@ -146,9 +146,11 @@ const sb_session_headline *sb_session_headline_find(const sb_session_headlines *
                                                     const char *mode, const char *dtype, const char *sku,
                                                     const char *provider, const char *baseline);
 
-/* 1 when a headline pairs provider over baseline in case case_key on sku:
- * a table of unpaired runs leaves such a case out (it has a paired
- * figure). */
+/* 1 when a headline pairs provider over baseline in case case_key on sku
+ * (the same op, mode, dtype and shape, and every parameter the session's
+ * case names at the same value: a harness that names more, as solbench
+ * does, measured the same case): a table of unpaired runs leaves such a
+ * case out (it has a paired figure). */
 int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_key, const char *sku,
                                const char *provider, const char *baseline);
 
