@@ -347,6 +347,24 @@ void sb_verdict_counts(sb_buf *out, size_t wins, size_t losses)
                   losses, losses == 1 ? sb_verdict_one[SB_PAIRED_SLOWER] : sb_verdict_many[SB_PAIRED_SLOWER]);
 }
 
+void sb_session_ids_text(const sb_session_pair *pairs, const size_t *idx, size_t count, sb_buf *out)
+{
+    /* the smallest id above the last one written, until none is left */
+    const char *last = NULL;
+    for (;;) {
+        const char *next = NULL;
+        for (size_t i = 0; i < count; i++) {
+            const char *id = pairs[idx[i]].target->session_id;
+            if ((!last || strcmp(id, last) > 0) && (!next || strcmp(id, next) < 0))
+                next = id;
+        }
+        if (!next)
+            return;
+        sb_buf_printf(out, "%s%.*s", last ? ", " : "", SB_SESSION_SHORT, next);
+        last = next;
+    }
+}
+
 /* ---- Headlines ---------------------------------------------------------- */
 
 /* The position of provider p in the NULL-ended list bases; its length for

@@ -72,6 +72,10 @@ void sb_session_report_free(sb_session_report *r);
 int sb_session_summarize(const sb_session_pair *pairs, const size_t *idx, size_t count, double level, sb_paired *geo,
                          size_t *worst, size_t *wins, size_t *losses, sb_error *err);
 
+/* The sessions of pairs[idx[0..count)], each once, by the first
+ * SB_SESSION_SHORT characters of their ids in sorted order with ", "
+ * between, appended to out: a figure taken over those pairs names them. */
+void sb_session_ids_text(const sb_session_pair *pairs, const size_t *idx, size_t count, sb_buf *out);
 /* ---- Headlines: every provider-against-provider figure of the reports --
  *
  * One headline is a provider over a baseline in one op x mode x dtype on
