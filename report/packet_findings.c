@@ -639,7 +639,10 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         for (size_t k = 0; k < ncols; k++) {
             const sb_session_run *r = run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]);
             sb_buf_reset(&t);
-            if (!r || strcmp(r->status, "passed") || r->peak_absolute_bytes < 0) {
+            /* a call that returns outputs allocates beyond its inputs: a
+             * peak of 0 there left them out (the fused outputs and
+             * workspace allocated before the call: docs/SESSIONS.md) */
+            if (!r || strcmp(r->status, "passed") || r->peak_absolute_bytes < 0 || r->peak_beyond_inputs_bytes == 0) {
                 sb_buf_puts(&t, "-");
             } else {
                 mb_text((double)r->peak_absolute_bytes, &t);
