@@ -113,6 +113,10 @@ typedef struct sb_training {
     double loss_max_abs_diff;  /* loss.check.max_abs_diff; NAN when absent */
     int loss_gate;             /* loss.check.passed: 1, 0, or -1 when the run has no gate */
     int checkpointing;         /* parallelism.gradient_checkpointing: 1, 0, -1 unknown */
+    char *run_uuid;            /* NULL when absent */
+    char *against_run_uuid;    /* loss.check.against_run_uuid: the baseline run the losses were checked
+                                  against; NULL without a gate */
+    char *gpu_uuid;            /* provenance.device.uuid (the first rank's card); NULL when absent */
 } sb_training;
 
 typedef struct sb_training_set {

@@ -115,6 +115,64 @@ static int load_one(sqlite3 *conn, const char *prefix, sb_session_runs *out, sb_
     return SB_OK;
 }
 
+/* One session's runs in a load: out->v[at .. at + n). */
+typedef struct session_block {
+    size_t at, n;
+    const char *start, *id; /* the earliest started_at of its runs, the session id */
+} session_block;
+
+static int block_cmp(const void *a, const void *b)
+{
+    const session_block *x = a, *y = b;
+    int c = strcmp(x->start, y->start);
+    return c ? c : strcmp(x->id, y->id);
+}
+
+/* Puts the sessions loaded one prefix after another in the order one
+ * query gives them (session start, then id), each once: which session of
+ * a case is the newest must not depend on the order the ids were named
+ * in. Every run's own order within its session is kept. */
+static int sessions_order(sb_session_runs *out)
+{
+    size_t nb = 0;
+    for (size_t i = 0; i < out->n; i++)
+        nb += i == 0 || strcmp(out->v[i].session_id, out->v[i - 1].session_id) != 0;
+    session_block *b = calloc(nb ? nb : 1, sizeof *b);
+    sb_session_run *v = malloc((out->n ? out->n : 1) * sizeof *v);
+    if (!b || !v) {
+        free(b);
+        free(v);
+        return -1;
+    }
+    nb = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (i == 0 || strcmp(out->v[i].session_id, out->v[i - 1].session_id) != 0)
+            b[nb++] = (session_block){i, 0, out->v[i].started_at, out->v[i].session_id};
+        session_block *k = &b[nb - 1];
+        k->n++;
+        if (strcmp(out->v[i].started_at, k->start) < 0)
+            k->start = out->v[i].started_at;
+    }
+    qsort(b, nb, sizeof *b, block_cmp);
+    size_t m = 0;
+    const char *kept = NULL; /* the id of the last block kept */
+    for (size_t k = 0; k < nb; k++) {
+        if (kept && strcmp(b[k].id, kept) == 0) { /* two prefixes named one session */
+            for (size_t j = 0; j < b[k].n; j++)
+                run_free(&out->v[b[k].at + j]);
+            continue;
+        }
+        memcpy(&v[m], &out->v[b[k].at], b[k].n * sizeof *v);
+        m += b[k].n;
+        kept = b[k].id;
+    }
+    free(b);
+    free(out->v);
+    out->v = v;
+    out->n = m;
+    return 0;
+}
+
 static int runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_session_runs *out,
                            sb_error *err)
 {
@@ -123,6 +181,8 @@ static int runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_se
     for (size_t i = 0; i < nids; i++)
         if (load_one(conn, ids[i], out, err) != SB_OK)
             return SB_ERR;
+    if (nids > 1 && sessions_order(out) != 0)
+        return sb_error_set(err, sqlite3_db_filename(conn, "main"), NULL, "out of memory ordering the sessions' runs");
     return SB_OK;
 }
 

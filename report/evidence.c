@@ -465,14 +465,17 @@ static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_b
             continue;
         double q = (double)r->peak_device_bytes / (double)h->r->peak_device_bytes;
         if (!rows++)
-            sb_buf_printf(b, "FLCE peak device memory against %s (target <= %.0f%%):\n\n",
+            sb_buf_printf(b, "FLCE peak device memory against %s (target <= %.0f%%), from the newest result "
+                             "runs of each side (the runs named), not from the measuring sessions: their fused "
+                             "peaks leave out the outputs and workspace, allocated before the measured call "
+                             "(docs/SESSIONS.md).\n\n",
                           sb_headline_baselines[0], 100 * SB_EVIDENCE_FLCE_MEMORY);
         sb_buf_puts(b, "- ");
         case_words(b, r, 0);
         sb_buf_printf(b, ": %.2f GB against %.2f GB, **", (double)r->peak_device_bytes / 1e9,
                       (double)h->r->peak_device_bytes / 1e9);
         pct(b, q);
-        sb_buf_printf(b, "** (%s)\n", met(q <= SB_EVIDENCE_FLCE_MEMORY));
+        sb_buf_printf(b, "** (%s; runs %lld, %lld)\n", met(q <= SB_EVIDENCE_FLCE_MEMORY), r->run_id, h->r->run_id);
     }
     if (rows)
         sb_buf_puts(b, "\n");

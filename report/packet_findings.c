@@ -495,22 +495,14 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
                 all[nall++] = bs[b].pairs[k];
             comma_add(&modes, p->target->mode);
             comma_add(&dtypes, p->target->dtype);
-            char sid[9];
-            short_id(p->target->session_id, sid);
-            comma_add(&sids, sid);
             sess *s = sess_of(c, p->target->session_id);
             if (s)
                 s->cited = 1;
         }
+    sb_session_ids_text(c->rep.pairs, all, nall, &sids);
     sb_tpl_set_str(o, "modes", sb_buf_str(&modes));
     sb_tpl_set_str(o, "dtypes", sb_buf_str(&dtypes));
     sb_tpl_set_str(o, "sessions", sb_buf_str(&sids));
-    {
-        size_t nsess = *sb_buf_str(&sids) != '\0';
-        for (const char *q = sb_buf_str(&sids); *q; q++)
-            nsess += *q == ',';
-        json_object_set_new(o, "nsessions", json_integer((json_int_t)nsess));
-    }
     json_object_set_new(o, "cases", json_integer((json_int_t)nall));
     /* speedups, worst cases and losses, baseline by baseline */
     json_t *sp = json_array(), *losses = json_array();
@@ -520,11 +512,6 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
     for (size_t b = 0; b < nbs; b++) {
         size_t worst = 0, wins = 0, lost = 0;
         sb_buf ss = SB_BUF_INIT;
-        for (size_t j = 0; j < bs[b].n; j++) {
-            char sid[9];
-            short_id(c->rep.pairs[bs[b].pairs[j]].target->session_id, sid);
-            comma_add(&ss, sid);
-        }
         sb_paired geo;
         if (sb_session_summarize(c->rep.pairs, bs[b].pairs, bs[b].n, SB_HEADLINE_LEVEL, &geo, &worst, &wins, &lost,
                                  err) != SB_OK) {
@@ -559,7 +546,9 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         json_object_set_new(e, "cases", json_integer((json_int_t)bs[b].n));
         json_object_set_new(e, "wins", json_integer((json_int_t)wins));
         json_object_set_new(e, "losses", json_integer((json_int_t)lost));
-        /* named again only where they are not the finding's own */
+        /* the sessions this figure pools: the finding's (named in its
+         * head), else named in the line (docs/CLAIMS.md, rule 8) */
+        sb_session_ids_text(c->rep.pairs, bs[b].pairs, bs[b].n, &ss);
         sb_tpl_set_str(e, "sessions", strcmp(sb_buf_str(&ss), sb_buf_str(&sids)) ? sb_buf_str(&ss) : "");
         sb_buf_reset(&ss);
         case_label(w->target, &ss);
@@ -650,7 +639,10 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
         for (size_t k = 0; k < ncols; k++) {
             const sb_session_run *r = run_of(c->runs, p->target->session_id, p->target->case_key, cols[k]);
             sb_buf_reset(&t);
-            if (!r || strcmp(r->status, "passed") || r->peak_absolute_bytes < 0) {
+            /* a call that returns outputs allocates beyond its inputs: a
+             * peak of 0 there left them out (the fused outputs and
+             * workspace allocated before the call: docs/SESSIONS.md) */
+            if (!r || strcmp(r->status, "passed") || r->peak_absolute_bytes < 0 || r->peak_beyond_inputs_bytes == 0) {
                 sb_buf_puts(&t, "-");
             } else {
                 mb_text((double)r->peak_absolute_bytes, &t);

@@ -236,24 +236,40 @@ int sb_repro_session(const sb_session_runs *runs, const char *session_id, const 
                             "session %.8s: its results lack session.providers, session.rounds or protocol.iters",
                             session_id);
     sb_buf w = SB_BUF_INIT;
-    /* every case once (the runs come ordered by case within a session),
-     * kept where the script's arguments name its op (want, in the
-     * script's head) */
+    /* every case once (the runs come ordered by case within a session, so
+     * by op), kept where the script's arguments name its op (want, in the
+     * script's head): one loop an op over its cases, a few to a line, so
+     * that a packet citing hundreds of cases stays a short script */
     sb_buf_puts(out, "set --\n");
-    const char *last = NULL;
+    const char *last = NULL, *op = NULL;
+    size_t line = 0;
     for (size_t i = 0; i < runs->n; i++) {
         const sb_session_run *r = &runs->v[i];
         if (strcmp(r->session_id, session_id) || (last && strcmp(last, r->case_key) == 0))
             continue;
         last = r->case_key;
+        if (!op || strcmp(op, r->op) != 0) {
+            if (op)
+                sb_buf_puts(out, "; do set -- \"$@\" --case \"$c\"; done\n");
+            op = r->op;
+            sb_buf_puts(out, "want ");
+            sb_enc_shell_arg(out, r->op);
+            sb_buf_puts(out, " && for c in");
+            line = 80; /* a new line for the first case */
+        }
         sb_buf_reset(&w);
         sb_buf_printf(&w, "%s:%s:%s:%s", r->op, r->mode, r->dtype, r->shape_key);
-        sb_buf_puts(out, "want ");
-        sb_enc_shell_arg(out, r->op);
-        sb_buf_puts(out, " && set -- \"$@\" --case ");
+        if (line + w.len > 76) {
+            sb_buf_puts(out, " \\\n ");
+            line = 1;
+        }
+        sb_buf_putc(out, ' ');
+        size_t before = out->len;
         sb_enc_shell_arg(out, sb_buf_str(&w));
-        sb_buf_putc(out, '\n');
+        line += 1 + out->len - before;
     }
+    if (op)
+        sb_buf_puts(out, "; do set -- \"$@\" --case \"$c\"; done\n");
     sb_buf_reset(&w);
     sb_buf_printf(&w, "sessions/%.8s", session_id);
     sb_buf_puts(out, "[ $# -eq 0 ] || python3 bench/scripts/session.py --out ");

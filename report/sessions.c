@@ -2,6 +2,7 @@
  * (sessions.h). */
 #include "sessions.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,6 +351,24 @@ void sb_verdict_counts(sb_buf *out, size_t wins, size_t losses)
                   losses, losses == 1 ? sb_verdict_one[SB_PAIRED_SLOWER] : sb_verdict_many[SB_PAIRED_SLOWER]);
 }
 
+void sb_session_ids_text(const sb_session_pair *pairs, const size_t *idx, size_t count, sb_buf *out)
+{
+    /* the smallest id above the last one written, until none is left */
+    const char *last = NULL;
+    for (;;) {
+        const char *next = NULL;
+        for (size_t i = 0; i < count; i++) {
+            const char *id = pairs[idx[i]].target->session_id;
+            if ((!last || strcmp(id, last) > 0) && (!next || strcmp(id, next) < 0))
+                next = id;
+        }
+        if (!next)
+            return;
+        sb_buf_printf(out, "%s%.*s", last ? ", " : "", SB_SESSION_SHORT, next);
+        last = next;
+    }
+}
+
 /* ---- Headlines ---------------------------------------------------------- */
 
 /* The position of provider p in the NULL-ended list bases; its length for
@@ -511,6 +530,42 @@ const sb_session_headline *sb_session_headline_find(const sb_session_headlines *
     return found;
 }
 
+/* 1 when a case key (op|mode|dtype|shape_key|params_json) is the session
+ * case's: the same op, mode, dtype and shape, and every parameter the
+ * session names with the same value. A harness that names more (solbench's
+ * weight_dtype, chunk and accum) measured that op and shape, maybe in a
+ * configuration of its own (Liger's FLCE with accum=fp32 is the variant
+ * liger-fp32-accum, not liger): the session's pair, each provider at its
+ * defaults, is the figure for it. */
+static int same_case(const char *session_key, const char *key)
+{
+    if (same_str(session_key, key))
+        return 1;
+    const char *a = session_key, *b = key;
+    for (int bars = 0; bars < 4; a++, b++) {
+        if (*a != *b || !*a)
+            return 0;
+        bars += *a == '|';
+    }
+    json_t *sp = json_loads(a, 0, NULL), *p = json_loads(b, 0, NULL);
+    int ok = json_is_object(sp) && json_is_object(p);
+    const char *name;
+    json_t *v;
+    if (ok)
+        json_object_foreach(sp, name, v)
+        {
+            json_t *w = json_object_get(p, name);
+            if (!w || !(json_equal(v, w) || (json_is_number(v) && json_is_number(w) &&
+                                             json_number_value(v) == json_number_value(w)))) {
+                ok = 0;
+                break;
+            }
+        }
+    json_decref(sp);
+    json_decref(p);
+    return ok;
+}
+
 int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_key, const char *sku,
                                const char *provider, const char *baseline)
 {
@@ -519,7 +574,7 @@ int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_k
         if (!same_str(x->sku, sku) || !same_str(x->provider, provider) || !same_str(x->baseline, baseline))
             continue;
         for (size_t c = 0; c < x->count; c++)
-            if (same_str(h->report.pairs[x->pair[c]].target->case_key, case_key))
+            if (same_case(h->report.pairs[x->pair[c]].target->case_key, case_key))
                 return 1;
     }
     return 0;

@@ -77,6 +77,10 @@ void sb_session_report_free(sb_session_report *r);
 int sb_session_summarize(const sb_session_pair *pairs, const size_t *idx, size_t count, double level, sb_paired *geo,
                          size_t *worst, size_t *wins, size_t *losses, sb_error *err);
 
+/* The sessions of pairs[idx[0..count)], each once, by the first
+ * SB_SESSION_SHORT characters of their ids in sorted order with ", "
+ * between, appended to out: a figure taken over those pairs names them. */
+void sb_session_ids_text(const sb_session_pair *pairs, const size_t *idx, size_t count, sb_buf *out);
 /* ---- Headlines: every provider-against-provider figure of the reports --
  *
  * One headline is a provider over a baseline in one op x mode x dtype on
@@ -151,9 +155,11 @@ const sb_session_headline *sb_session_headline_find(const sb_session_headlines *
                                                     const char *mode, const char *dtype, const char *sku,
                                                     const char *provider, const char *baseline);
 
-/* 1 when a headline pairs provider over baseline in case case_key on sku:
- * a table of unpaired runs leaves such a case out (it has a paired
- * figure). */
+/* 1 when a headline pairs provider over baseline in case case_key on sku
+ * (the same op, mode, dtype and shape, and every parameter the session's
+ * case names at the same value: a harness that names more, as solbench
+ * does, measured the same case): a table of unpaired runs leaves such a
+ * case out (it has a paired figure). */
 int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_key, const char *sku,
                                const char *provider, const char *baseline);
 

@@ -52,6 +52,26 @@ static const sb_training *newest(const sb_training_set *r, const sb_training *t,
     return best;
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* The baseline run t's loss gate was checked against, where it is a
+ * passing run of the same experiment on the same card at the same commit:
+ * the run t was measured beside, one process after the other. NULL: none. */
+static const sb_training *gated_baseline(const sb_training_set *r, const sb_training *t)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_training *c = &r->v[i];
+        if (usable(c) && strcmp(c->patch_name, "none") == 0 && same_experiment(c, t) &&
+            same_text(c->run_uuid, t->against_run_uuid) && same_text(c->gpu_uuid, t->gpu_uuid) &&
+            strcmp(c->git_sha, t->git_sha) == 0)
+            return c;
+    }
+    return NULL;
+}
+
 static double peak_max_gb(const sb_training *t)
 {
     double best = t->peak_device_bytes >= 0 ? (double)t->peak_device_bytes : NAN;
@@ -276,7 +296,7 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
         /* a patched run is compared when it is the newest passing one of its patch */
         if (strcmp(t->patch_name, "none") == 0 || !ok || newest(&r, t, t->patch_name) != t)
             continue;
-        const sb_training *base = newest(&r, t, "none");
+        const sb_training *base = gated_baseline(&r, t);
         if (!base)
             continue;
         pair_of[i] = t->patch_name;

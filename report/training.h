@@ -1,7 +1,9 @@
 /* training.h - end-to-end training rows (solbook.training.v1; evidence
- * level SB_EVIDENCE_E2E): every training run, the patched runs against
- * their baseline (patch "none") on the same model, workload, sequence
- * length, micro batch, world size and SKU, a bar plot of tokens/s, and
+ * level SB_EVIDENCE_E2E): every training run, the newest passing patched
+ * run of each experiment against the baseline (patch "none") its loss gate
+ * was checked against, where that baseline is of the same model, workload,
+ * sequence length, micro batch, world size, card and commit, a bar plot
+ * of tokens/s, and
  * beside them the op-level speedups of the kernels each patch swaps in
  * (Liger over Hugging Face on that SKU, from the newest result of every
  * case), which are never applied to the step. Wording:

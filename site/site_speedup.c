@@ -267,6 +267,9 @@ int site_speedup_section(const site_ctx *c, const char *op, const char *sku, sb_
         json_object_set_new(o, "cases", json_integer((json_int_t)g->count));
         json_object_set_new(o, "wins", json_integer((json_int_t)g->wins));
         json_object_set_new(o, "losses", json_integer((json_int_t)g->losses));
+        sb_buf_reset(&t);
+        sb_session_ids_text(r->pairs, g->pair, g->count, &t);
+        sb_tpl_set_str(o, "sessions", sb_buf_str(&t));
         json_object_set_new(o, "rows", jrows);
         for (size_t i = 0; i < g->count; i++) {
             const sb_session_pair *p = &r->pairs[rows[i]];

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The main job's kind of database: every result folder main.sh ingests,
-the measuring sessions of examples/*/sessions with them, in a fresh
+"""The main job's database: every result folder main.sh ingests, the
+measuring sessions of examples/*/sessions with them, in a fresh
 database. Every headline pair of `solbook report geomean` (JSON and
 Markdown) must have the same GPU UUID, session, timing method and check
 on both sides, as stored in run_sessions, and name its session and GPU;
@@ -8,7 +8,11 @@ no paired case may appear again in the unpaired section; verdicts are
 said in the words of templates/verdicts.csv. Every paired speedup of
 `report standing` and `report evidence` names a session and is
 recomputed from that session's cases as report geomean gives them; their
-other provider ratios stand under "Unpaired: different runs".
+other provider ratios stand under "Unpaired: different runs". Every
+speedup line of the Liger and vLLM packets and every speedup headline of
+the site's op pages names the sessions it pools, and `solbook session`
+over exactly those sessions gives its cases and geomean again;
+every cell of the weekly's headline table is the named session's.
 
 Usage: check_paired_headlines.py SOLBOOK REPO_TOP"""
 import csv
@@ -41,7 +45,7 @@ def run(*args):
 ex = os.path.join(top, "examples")
 folders = []
 for pat in ("h1*/gemm", "h1*/kernels", "h2*/gemm", "h2*/kernels", "h*/kernels-full", "h100/gemm-settle",
-            "h*/providers", "h*/training", "fleet"):
+            "h*/providers", "h*/training", "h*/calibration", "fleet"):
     folders += sorted(glob.glob(os.path.join(ex, pat)))
 sessions = sorted(glob.glob(os.path.join(ex, "h*", "sessions", "*.tar.gz")))
 if not sessions:
@@ -281,6 +285,137 @@ with tempfile.TemporaryDirectory() as tmp:
     print("report standing: %d paired cells recomputed from report geomean's cases of the session each names; "
           "report evidence: %d paired cells, each the session with the most cases; both with the unpaired label"
           % (checked, ev_checked))
+
+    # ---- the Liger and vLLM packets and the site's op pages: a figure
+    # pooled over cases names every session it rests on; `solbook session
+    # --cases` over exactly those sessions gives it again (the newest of
+    # them for a case two measured)
+    session_cache = {}
+
+    def named_session_cases(sids):
+        key = tuple(sorted(sids))
+        if key not in session_cache:
+            got = []
+            for line in run("session", "--db", db, "--cases", *key).splitlines():
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                if len(cells) != 11 or not cells[5].endswith("x") or not re.fullmatch(r"[0-9a-f]{8}", cells[8]):
+                    continue
+                op, mode, dtype = cells[0].split(" ")[:3]
+                got.append({"op": op, "mode": mode, "dtype": dtype, "sku": cells[1], "over": cells[2],
+                            "speedup": float(cells[5][:-1]), "session": cells[8], "verdict": cells[10]})
+            session_cache[key] = got
+        return session_cache[key]
+
+    def check_pooled(where, op, sku, base, g, n, wins, losses, sids, modes=None):
+        if not sids:
+            fail("%s: a pooled figure names no session" % where)
+        for sid in sids:
+            full = [x for x in session_gpu if x.startswith(sid)]
+            if len(full) != 1:
+                fail("%s: session %s is not stored" % (where, sid))
+        cases = [c for c in named_session_cases(sids) if (c["op"], c["sku"], c["over"]) == (op, sku, base)
+                 and (modes is None or c["mode"] in modes)]
+        if len(cases) != n or set(c["session"] for c in cases) != set(sids):
+            fail("%s: %d cases of sessions %s stated, the named sessions pair %d (of %s)" % (
+                where, n, ", ".join(sids), len(cases), sorted(set(c["session"] for c in cases))))
+        want = geomean([c["speedup"] for c in cases])
+        if abs(g - want) > 0.004 * want + 0.002:
+            fail("%s: %.3fx stated, %.4f over the named sessions' cases" % (where, g, want))
+        # the verdicts' thresholds come from every A/A session on the card,
+        # named or not: the counts are held to the cases, not recomputed
+        if wins + losses > n:
+            fail("%s: %d wins and %d losses over %d cases" % (where, wins, losses, n))
+
+    bullet_re = re.compile(r"^- fused over (\S+)(?: \((?:defaults|variant)\))?: \*\*([\d.]+)x\*\* \([\d.]+-[\d.]+\), "
+                           r"(\d+) cases: (\d+) (?:win|wins), (\d+) (?:loss|losses)(?:; sessions ([0-9a-f, ]+))?; "
+                           r"worst [\d.]+x \([\d.]+-[\d.]+\) at .*, session ([0-9a-f]{8})$")
+    nbullets = 0
+    for target, modes in (("liger", None), ("vllm", ("fwd",))):
+        out = os.path.join(tmp, "packet-" + target)
+        run("packet", "--db", db, "--target", target, "--out", out)
+        with open(os.path.join(out, "DISCUSSION.md")) as f:
+            text = f.read()
+        for part in text.split("\n### ")[1:]:
+            m = re.match(r"\d+\. (\S+) .*, ([a-z0-9-]+)\n", part)
+            if not m:
+                continue
+            op, sku = m.group(1).rstrip(",").replace("\\_", "_"), m.group(2)
+            # the finding's sessions, in its head; a line names its own where fewer
+            fm = re.search(r" from session\(s\) ([0-9a-f, ]+); re-measure", part)
+            if not fm:
+                fail("%s packet, %s on %s: the finding names no sessions" % (target, op, sku))
+            for line in part.splitlines():
+                if not line.startswith("- fused over "):
+                    continue
+                b = bullet_re.match(line)
+                if not b:
+                    fail("%s packet, %s on %s: a speedup line without its sessions: %s" % (target, op, sku, line))
+                base, g, n, wins, losses, sids, worst_sid = b.groups()
+                sids = [x.strip() for x in (sids or fm.group(1)).split(",")]
+                if worst_sid not in sids:
+                    fail("%s packet, %s on %s: worst case of session %s, not among %s" % (target, op, sku, worst_sid,
+                                                                                       sids))
+                check_pooled("%s packet, %s on %s over %s" % (target, op, sku, base), op, sku, base, float(g),
+                             int(n), int(wins), int(losses), sids, modes)
+                nbullets += 1
+    if nbullets < 10:
+        fail("packets: %d speedup lines checked" % nbullets)
+
+    # the weekly's headline table: each row's cells are its one session's,
+    # as report geomean gives them
+    week_doc = json.loads(run("runs", "--db", db, "--json", "--limit", "1"))
+    import datetime
+    y, w, _ = datetime.date.fromisoformat(week_doc[0]["finished_at"][:10]).isocalendar()
+    week = "%d-W%02d" % (y, w)
+    wout = os.path.join(tmp, "weekly")
+    run("report", "weekly", "--db", db, "--week", week, "--out", wout)
+    with open(os.path.join(wout, week + ".md")) as f:
+        weekly = f.read()
+    head = "| op | mode | dtype | SKU | over huggingface | over torch-compile | over liger | session (shapes) |"
+    if head not in weekly:
+        fail("weekly %s: no headline table" % week)
+    wrows = 0
+    for line in weekly.split(head)[1].split("\n\n")[0].splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        op, mode, dtype, sku = (c.replace("\\_", "_") for c in cells[:4])
+        sm = re.fullmatch(r"([0-9a-f]{8}) \((\d+)\)", cells[7])
+        if not sm:
+            fail("weekly %s: a headline row names no session: %s" % (week, line))
+        for cell, base in zip(cells[4:7], ("huggingface", "torch-compile", "liger")):
+            if cell == "-":
+                continue
+            cm = re.fullmatch(r"([\d.]+) \[([\d.]+)-([\d.]+)\]", cell)
+            row = [r for r in paired if (r["op"], r["mode"], r["dtype"], r["sku"], r["provider"], r["baseline"],
+                                         r["session_short"]) == (op, mode, dtype, sku, "fused", base, sm.group(1))]
+            if not cm or len(row) != 1 or abs(float(cm.group(1)) - row[0]["geomean"]) > 0.0015 or \
+                    abs(float(cm.group(2)) - row[0]["ci_low"]) > 0.0015:
+                fail("weekly %s: %s over %s is not session %s's headline: %s" % (week, op, base, sm.group(1), line))
+            wrows += 1
+    if wrows < 10:
+        fail("weekly %s: %d headline cells checked" % (week, wrows))
+
+    # the site's op pages: each speedup headline names its sessions
+    sout = os.path.join(tmp, "site")
+    run("site", "--db", db, "--out", sout)
+    h3 = re.compile(r"<h3><span class=\"swatch\"[^>]*></span>fused over (\S+) on (\S+): ([\d.]+)× geomean "
+                    r"\(kernel time, 95% [\d.]+–[\d.]+\), (\d+) shapes, (\d+) wins, (\d+) losses; sessions "
+                    r"([0-9a-f, ]+)</h3>")
+    nsite = 0
+    for page in sorted(glob.glob(os.path.join(sout, "ops", "*.html"))):
+        op = os.path.basename(page)[:-5]
+        with open(page) as f:
+            html = f.read()
+        if html.count("<h3><span class=\"swatch\"") != len(h3.findall(html)):
+            fail("site %s: a speedup headline without its sessions" % op)
+        for base, sku, g, n, wins, losses, sids in h3.findall(html):
+            check_pooled("site %s on %s over %s" % (op, sku, base), op, sku, base, float(g), int(n), int(wins),
+                         int(losses), [x.strip() for x in sids.split(",")])
+            nsite += 1
+    if nsite < 10:
+        fail("site: %d op page headlines checked" % nsite)
+    print("packets: %d speedup lines, site: %d op page headlines, each case count and geomean recomputed from "
+          "`solbook session` over exactly the sessions it names; weekly %s: %d headline cells, each its named session's"
+          % (nbullets, nsite, week, wrows))
 
 print("verdict words of templates/verdicts.csv: %s" % ", ".join("%s %d" % kv for kv in sorted(said.items())))
 print("paired headlines: %d rows, %d case pairs, each side's GPU, session, timing method and check equal "

@@ -162,6 +162,9 @@ static void test_pair_and_ops(void **state)
     world *w = *state;
     long long base = add_run(w, "none", 4, 500.0, "2026-11-20T12:00:00Z", "passed", -1);
     long long lig = add_run(w, "liger", 4, 400.0, "2026-11-20T12:10:00Z", "passed", 1);
+    /* a newer baseline is not the one the liger run's gate names: the pair
+     * keeps the gated one */
+    add_run(w, "none", 4, 450.0, "2026-11-20T12:15:00Z", "passed", -1);
     /* a newer liger run that failed its gate is listed, not paired */
     add_run(w, "liger", 4, 300.0, "2026-11-20T12:20:00Z", "failed", 0);
     /* world size 8 has no baseline: no pair */
@@ -180,7 +183,7 @@ static void test_pair_and_ops(void **state)
     o.plot = &plot;
     sb_training_summary sum;
     char *md = render(w, &o, &sum);
-    assert_int_equal(sum.runs, 4);
+    assert_int_equal(sum.runs, 5);
     assert_int_equal(sum.pairs, 1);
     assert_int_equal(sum.plot_drawn, 1);
     char row[512];
