@@ -305,7 +305,8 @@ static int run_regressions(const opts *o)
     sb_error err;
     sb_error_clear(&err);
     sb_rg_list rg = {0};
-    sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url};
+    /* change points only for the --history list, the one that shows them */
+    sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
     /* the whole history always: the count is the one every output gives */

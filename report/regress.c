@@ -853,7 +853,7 @@ static int series_rows(walk *w, const run_ref *refs, size_t n, size_t s, long ne
         if (push(w->out, &w->cap, &row) != 0)
             rc = sb_error_set(err, NULL, NULL, "out of memory");
     }
-    if (rc == SB_OK)
+    if (rc == SB_OK && w->o->change_points)
         rc = series_changepoints(refs, n, s, rk, nr, w->o, w->out, err);
     free(rk);
     return rc;
@@ -1142,7 +1142,7 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
         rc = adjust_steps(out, o, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, set, err);
-    out->searched_cp = 1;
+    out->searched_cp = o->change_points != 0;
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     aa_noise_free(&aa);

@@ -110,6 +110,8 @@ typedef struct sb_rg_opts {
     double alpha;         /* default 0.01 */
     double min_effect;    /* default 0.03 (3 %) */
     const char *repo_url; /* links of commit ranges (URL/compare/OLD...NEW); NULL: none */
+    int change_points;    /* 1: sb_rg_history searches each series for change points (only the
+                           * --history list shows them); 0: it leaves them out */
 } sb_rg_opts;
 
 typedef struct sb_rg_row {
@@ -206,8 +208,9 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
  * no part in a series; they confirm or refute the regressions. Rows
  * ordered like set, then by series, then in commit order. The p-values
  * of the tested steps between the same two commits are adjusted by
- * Benjamini-Hochberg and the verdict uses the adjusted p. Each series'
- * per-commit medians also go through the E-Divisive change point search
+ * Benjamini-Hochberg and the verdict uses the adjusted p. With
+ * o->change_points, each series' per-commit medians also go through the
+ * E-Divisive change point search
  * at alpha with 199 permutations, segments of at least 3 commits and a
  * fixed seed; change points that move the level by at least min_effect
  * are listed in out->cp. */
