@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,17 @@ int sb_rg_own_provider(const char *provider)
     return strcmp(provider, SB_PROJECT_PROVIDER) == 0 || strncmp(provider, "solbook-", 8) == 0;
 }
 
+/* The text of a row's changed that the row owns (not the "" of rows
+ * without a change). */
+static char *owned_changed(const sb_rg_row *r)
+{
+    return r->changed && r->changed[0] ? (char *)(uintptr_t)r->changed : NULL;
+}
+
 void sb_rg_free(sb_rg_list *l)
 {
+    for (size_t i = 0; i < l->n; i++)
+        free(owned_changed(&l->v[i]));
     free(l->v);
     free(l->cp);
     free(l->noise);
@@ -169,6 +179,7 @@ static void row_init(sb_rg_row *row)
     row->confirm_change = NAN;
     row->confirm_old_run = -1;
     row->confirm_new_run = -1;
+    row->changed = "";
 }
 
 int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
@@ -718,7 +729,19 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         sb_buf d = SB_BUF_INIT;
         protocol_diff(old->r, new_ref->r, &d);
         environment_diff(old->r, new_ref->r, &d);
-        snprintf(row.changed, sizeof row.changed, "%s", d.len ? sb_buf_str(&d) : "");
+        /* most steps change nothing of the protocol: a pointer a row, and
+         * the text only where there is one (a million rows of a fixed
+         * buffer were 184 MB) */
+        if (d.len) {
+            char text[192];
+            snprintf(text, sizeof text, "%s", sb_buf_str(&d));
+            char *c = strdup(text);
+            if (!c) {
+                sb_buf_free(&d);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            row.changed = c;
+        }
         sb_buf_free(&d);
     }
     double threshold =
@@ -726,13 +749,16 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
     if (row.threshold_from == SB_RG_FROM_SKU_AA && note_sku_noise(w->aa, new_ref->r->sku, w->out, err) != SB_OK)
         return SB_ERR;
     row.threshold = threshold;
+    int rc = SB_OK;
     if (!passing)
         row.verdict = SB_RG_NOW_FAILING;
-    else if (compare_cached(w->db, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err) != SB_OK)
-        return SB_ERR;
-    if (push(w->out, &w->cap, &row) != 0)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    return SB_OK;
+    else
+        rc = compare_cached(w->db, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
+    if (rc == SB_OK && push(w->out, &w->cap, &row) != 0)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc != SB_OK)
+        free(owned_changed(&row));
+    return rc;
 }
 
 /* The change points of series s: the newest passing run's median at each
@@ -1364,7 +1390,7 @@ static void md_table(const sb_rg_list *l, const sb_rg_opts *o, row_filter want, 
         }
         if (extra & COL_CHANGED) {
             sb_buf_puts(out, " ");
-            sb_enc_md_text(out, r->changed, sizeof r->changed);
+            sb_enc_md_text(out, r->changed, strlen(r->changed));
             sb_buf_puts(out, " |");
         }
         sb_buf_puts(out, "\n");

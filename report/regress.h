@@ -127,7 +127,8 @@ typedef struct sb_rg_row {
     double threshold;    /* the smallest change the verdict counts */
     sb_rg_threshold_from threshold_from;
     long range_commits;  /* commits from old to new in git order; -1 unknown */
-    char changed[192];   /* protocol/environment steps: what differs, "timer a -> b; ..." */
+    const char *changed; /* protocol/environment steps: what differs, "timer a -> b; ...",
+                          * at most 191 bytes, owned by the list; "" for the others */
     sb_rg_confirm confirm;
     double confirm_change;                    /* the pair's (new - old) / old; NAN without one */
     long long confirm_old_run, confirm_new_run; /* the pair's runs; -1 without one */
