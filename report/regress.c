@@ -224,8 +224,11 @@ static int compare_cached(sb_db *db, const sb_result *old_run, const sb_result *
         free(b);
         return SB_OK;
     }
-    /* Medians of the samples themselves, so test and effect agree. */
-    double mo = sb_median(a, na), mn = sb_median(b, nb);
+    /* Medians of the samples themselves, so test and effect agree;
+     * sorted once here, the test merges them */
+    sb_sort_ascending(a, na);
+    sb_sort_ascending(b, nb);
+    double mo = sb_quantile_linear(a, na, 0.5), mn = sb_quantile_linear(b, nb, 0.5);
     if (mo > 0)
         row->rel_change = (mn - mo) / mo;
     sb_mw_result mw;
