@@ -455,11 +455,21 @@ typedef struct run_ref {
 static const run_ref *pick(const run_ref *refs, size_t n, size_t s, int s_other, long rank,
                            int passing, const char *uuid)
 {
+    /* refs are in rank order (group_rows): the runs of one commit lie
+     * together, found by bisection instead of a pass over the group for
+     * each of its commits */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (refs[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     const run_ref *best = NULL, *best_card = NULL;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = lo; k < n && refs[k].rank == rank; k++) {
         const run_ref *x = &refs[k];
-        if (x->rank != rank || (s_other ? x->series == s : x->series != s) ||
-            (passing && !x->r->passing))
+        if ((s_other ? x->series == s : x->series != s) || (passing && !x->r->passing))
             continue;
         if (!best || newer(x->r, best->r))
             best = x;
@@ -888,6 +898,12 @@ static int series_rows(walk *w, const run_ref *refs, size_t n, size_t s, long ne
     return rc;
 }
 
+static int cmp_ref_rank(const void *a, const void *b)
+{
+    long x = ((const run_ref *)a)->rank, y = ((const run_ref *)b)->rank;
+    return (x > y) - (x < y);
+}
+
 /* Rows of one (case, provider, SKU), runs i..j. */
 static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord, size_t i,
                       size_t j, sb_error *err)
@@ -925,6 +941,8 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
         if (refs[k].rank > newest)
             newest = refs[k].rank;
     }
+    /* what pick finds does not depend on the order of refs */
+    qsort(refs, n, sizeof *refs, cmp_ref_rank);
     int rc = SB_OK;
     for (size_t s = 0; s < nseries && rc == SB_OK; s++)
         rc = series_rows(w, refs, n, s, newest, err);
