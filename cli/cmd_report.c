@@ -210,8 +210,10 @@ typedef struct report_input {
 } report_input;
 
 /* READ_LATEST: only the newest run of each case, provider and SKU (with
- * every left-out run), for reports made of picks alone */
-enum { READ_SKUS = 1, READ_PICKS = 2, READ_LATEST = 4 };
+ * every left-out run), for reports made of picks alone; READ_UNMARKED:
+ * the runs without their plausibility marks (sb_plaus_mark), for a
+ * report that never reads them (regressions, on every run) */
+enum { READ_SKUS = 1, READ_PICKS = 2, READ_LATEST = 4, READ_UNMARKED = 8 };
 
 static void report_input_free(report_input *in)
 {
@@ -237,7 +239,7 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
     f.sku = sku;
     if (((what & READ_LATEST) ? sb_results_load_latest(in->db, &f, &in->set, &err)
                               : sb_results_load(in->db, &f, &in->set, &err)) != SB_OK ||
-        sb_plaus_mark(in->db, &in->set, &err) != SB_OK ||
+        (!(what & READ_UNMARKED) && sb_plaus_mark(in->db, &in->set, &err) != SB_OK) ||
         ((what & READ_PICKS) && sb_picks_latest(&in->set, &in->picks, &in->np, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
         report_input_free(in);
@@ -301,12 +303,13 @@ static int run_regressions(const opts *o)
         return 2;
     }
     report_input in;
-    if (report_input_load(o, NULL, 0, &in))
+    if (report_input_load(o, NULL, READ_UNMARKED, &in))
         return 2;
     sb_error err;
     sb_error_clear(&err);
     sb_rg_list rg = {0};
-    sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url};
+    /* change points only for the --history list, the one that shows them */
+    sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
     /* the whole history always: the count is the one every output gives */

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "store.h"
+#include "stored_result.h"
 
 typedef struct sb_run_devices {
     long long *run_id; /* ascending */
@@ -18,6 +19,11 @@ typedef struct sb_run_devices {
 
 /* Every result run's GPU UUID (schema solbook.result.v1), into *out. */
 int sb_run_devices_load(sb_db *db, sb_run_devices *out, sb_error *err);
+/* The GPU UUIDs of the runs of set (its v) only, each read through the
+ * runs' primary key: for a set that is a small part of the database
+ * (compare's two sides), instead of reading every run. */
+int sb_run_devices_load_set(sb_db *db, const sb_result_set *set, sb_run_devices *out,
+                            sb_error *err);
 void sb_run_devices_free(sb_run_devices *d);
 /* The UUID of run_id, or NULL when unknown. */
 const char *sb_run_device(const sb_run_devices *d, long long run_id);

@@ -416,6 +416,14 @@ int sb_db_open_with(const char *path, int flags, const sb_db_migration *list, si
     }
     if (sqlite3_db_readonly(db->conn, "main") == 0 && set_wal(db, err) != SB_OK)
         goto fail;
+    /* A reader's page cache (lazily filled) as large as a writer's: the
+     * regressions walk reads the samples of each series' runs, which lie
+     * on the pages the series before it read too (a night's runs are
+     * stored together), and its sorts stay in memory longer. SQLite's
+     * default of 2 MiB held 62 pages of 32 KiB, so nearly every sample
+     * read was a read of the file. */
+    if (flags == SB_DB_READ && sb_db_exec(db, "PRAGMA cache_size = -65536", err) != SB_OK)
+        goto fail;
     int t = has_solbook_tables(db, err);
     if (t < 0)
         goto fail;

@@ -77,7 +77,8 @@ typedef struct sb_mw_cache {
     double *counts;   /* arrangements with U = k, k = 0..n1*n2; NULL: empty */
 } sb_mw_cache;
 
-/* sb_mann_whitney with a cache (NULL: none). */
+/* sb_mann_whitney with a cache (NULL: none). Samples already in
+ * ascending order are merged instead of sorted again. */
 int sb_mann_whitney_cached(const double *a, size_t n1, const double *b, size_t n2,
                            sb_mw_cache *cache, sb_mw_result *out);
 void sb_mw_cache_free(sb_mw_cache *c);

@@ -387,10 +387,10 @@ int sb_cmp_run(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, const 
     const char *ska = single_sku(set, a, &out->runs_a), *skb = single_sku(set, b, &out->runs_b);
     out->across_skus = ska && skb && strcmp(ska, skb) != 0;
     cmp_noise cn = {0};
-    sb_rg_opts ro = {o->alpha, o->threshold, NULL};
+    sb_rg_opts ro = {o->alpha, o->threshold, NULL, 0};
     int rc = sb_rg_aa_load(o->aa_db ? o->aa_db : db, &ro, &cn.aa, err);
     if (rc == SB_OK)
-        rc = sb_run_devices_load(db, &cn.dev, err);
+        rc = sb_run_devices_load_set(db, set, &cn.dev, err);
     if (rc == SB_OK)
         rc = cmp_rows(db, set, a, b, o, &cn, out, err);
     sb_rg_aa_free(cn.aa);

@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,17 @@ int sb_rg_own_provider(const char *provider)
     return strcmp(provider, SB_PROJECT_PROVIDER) == 0 || strncmp(provider, "solbook-", 8) == 0;
 }
 
+/* The text of a row's changed that the row owns (not the "" of rows
+ * without a change). */
+static char *owned_changed(const sb_rg_row *r)
+{
+    return r->changed && r->changed[0] ? (char *)(uintptr_t)r->changed : NULL;
+}
+
 void sb_rg_free(sb_rg_list *l)
 {
+    for (size_t i = 0; i < l->n; i++)
+        free(owned_changed(&l->v[i]));
     free(l->v);
     free(l->cp);
     free(l->noise);
@@ -169,6 +179,7 @@ static void row_init(sb_rg_row *row)
     row->confirm_change = NAN;
     row->confirm_old_run = -1;
     row->confirm_new_run = -1;
+    row->changed = "";
 }
 
 int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
@@ -213,8 +224,11 @@ static int compare_cached(sb_db *db, const sb_result *old_run, const sb_result *
         free(b);
         return SB_OK;
     }
-    /* Medians of the samples themselves, so test and effect agree. */
-    double mo = sb_median(a, na), mn = sb_median(b, nb);
+    /* Medians of the samples themselves, so test and effect agree;
+     * sorted once here, the test merges them */
+    sb_sort_ascending(a, na);
+    sb_sort_ascending(b, nb);
+    double mo = sb_quantile_linear(a, na, 0.5), mn = sb_quantile_linear(b, nb, 0.5);
     if (mo > 0)
         row->rel_change = (mn - mo) / mo;
     sb_mw_result mw;
@@ -441,11 +455,21 @@ typedef struct run_ref {
 static const run_ref *pick(const run_ref *refs, size_t n, size_t s, int s_other, long rank,
                            int passing, const char *uuid)
 {
+    /* refs are in rank order (group_rows): the runs of one commit lie
+     * together, found by bisection instead of a pass over the group for
+     * each of its commits */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (refs[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     const run_ref *best = NULL, *best_card = NULL;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = lo; k < n && refs[k].rank == rank; k++) {
         const run_ref *x = &refs[k];
-        if (x->rank != rank || (s_other ? x->series == s : x->series != s) ||
-            (passing && !x->r->passing))
+        if ((s_other ? x->series == s : x->series != s) || (passing && !x->r->passing))
             continue;
         if (!best || newer(x->r, best->r))
             best = x;
@@ -718,7 +742,19 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         sb_buf d = SB_BUF_INIT;
         protocol_diff(old->r, new_ref->r, &d);
         environment_diff(old->r, new_ref->r, &d);
-        snprintf(row.changed, sizeof row.changed, "%s", d.len ? sb_buf_str(&d) : "");
+        /* most steps change nothing of the protocol: a pointer a row, and
+         * the text only where there is one (a million rows of a fixed
+         * buffer were 184 MB) */
+        if (d.len) {
+            char text[192];
+            snprintf(text, sizeof text, "%s", sb_buf_str(&d));
+            char *c = strdup(text);
+            if (!c) {
+                sb_buf_free(&d);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            row.changed = c;
+        }
         sb_buf_free(&d);
     }
     double threshold =
@@ -726,13 +762,16 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
     if (row.threshold_from == SB_RG_FROM_SKU_AA && note_sku_noise(w->aa, new_ref->r->sku, w->out, err) != SB_OK)
         return SB_ERR;
     row.threshold = threshold;
+    int rc = SB_OK;
     if (!passing)
         row.verdict = SB_RG_NOW_FAILING;
-    else if (compare_cached(w->db, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err) != SB_OK)
-        return SB_ERR;
-    if (push(w->out, &w->cap, &row) != 0)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    return SB_OK;
+    else
+        rc = compare_cached(w->db, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
+    if (rc == SB_OK && push(w->out, &w->cap, &row) != 0)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc != SB_OK)
+        free(owned_changed(&row));
+    return rc;
 }
 
 /* The change points of series s: the newest passing run's median at each
@@ -853,10 +892,16 @@ static int series_rows(walk *w, const run_ref *refs, size_t n, size_t s, long ne
         if (push(w->out, &w->cap, &row) != 0)
             rc = sb_error_set(err, NULL, NULL, "out of memory");
     }
-    if (rc == SB_OK)
+    if (rc == SB_OK && w->o->change_points)
         rc = series_changepoints(refs, n, s, rk, nr, w->o, w->out, err);
     free(rk);
     return rc;
+}
+
+static int cmp_ref_rank(const void *a, const void *b)
+{
+    long x = ((const run_ref *)a)->rank, y = ((const run_ref *)b)->rank;
+    return (x > y) - (x < y);
 }
 
 /* Rows of one (case, provider, SKU), runs i..j. */
@@ -896,6 +941,8 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
         if (refs[k].rank > newest)
             newest = refs[k].rank;
     }
+    /* what pick finds does not depend on the order of refs */
+    qsort(refs, n, sizeof *refs, cmp_ref_rank);
     int rc = SB_OK;
     for (size_t s = 0; s < nseries && rc == SB_OK; s++)
         rc = series_rows(w, refs, n, s, newest, err);
@@ -1142,7 +1189,7 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
         rc = adjust_steps(out, o, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, set, err);
-    out->searched_cp = 1;
+    out->searched_cp = o->change_points != 0;
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     aa_noise_free(&aa);
@@ -1364,7 +1411,7 @@ static void md_table(const sb_rg_list *l, const sb_rg_opts *o, row_filter want, 
         }
         if (extra & COL_CHANGED) {
             sb_buf_puts(out, " ");
-            sb_enc_md_text(out, r->changed, sizeof r->changed);
+            sb_enc_md_text(out, r->changed, strlen(r->changed));
             sb_buf_puts(out, " |");
         }
         sb_buf_puts(out, "\n");

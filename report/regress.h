@@ -110,6 +110,8 @@ typedef struct sb_rg_opts {
     double alpha;         /* default 0.01 */
     double min_effect;    /* default 0.03 (3 %) */
     const char *repo_url; /* links of commit ranges (URL/compare/OLD...NEW); NULL: none */
+    int change_points;    /* 1: sb_rg_history searches each series for change points (only the
+                           * --history list shows them); 0: it leaves them out */
 } sb_rg_opts;
 
 typedef struct sb_rg_row {
@@ -125,7 +127,8 @@ typedef struct sb_rg_row {
     double threshold;    /* the smallest change the verdict counts */
     sb_rg_threshold_from threshold_from;
     long range_commits;  /* commits from old to new in git order; -1 unknown */
-    char changed[192];   /* protocol/environment steps: what differs, "timer a -> b; ..." */
+    const char *changed; /* protocol/environment steps: what differs, "timer a -> b; ...",
+                          * at most 191 bytes, owned by the list; "" for the others */
     sb_rg_confirm confirm;
     double confirm_change;                    /* the pair's (new - old) / old; NAN without one */
     long long confirm_old_run, confirm_new_run; /* the pair's runs; -1 without one */
@@ -206,8 +209,9 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
  * no part in a series; they confirm or refute the regressions. Rows
  * ordered like set, then by series, then in commit order. The p-values
  * of the tested steps between the same two commits are adjusted by
- * Benjamini-Hochberg and the verdict uses the adjusted p. Each series'
- * per-commit medians also go through the E-Divisive change point search
+ * Benjamini-Hochberg and the verdict uses the adjusted p. With
+ * o->change_points, each series' per-commit medians also go through the
+ * E-Divisive change point search
  * at alpha with 199 permutations, segments of at least 3 commits and a
  * fixed seed; change points that move the level by at least min_effect
  * are listed in out->cp. */

@@ -604,7 +604,7 @@ static void test_regression_history(void **state)
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
-    sb_rg_opts o = {0.01, 0.03, NULL};
+    sb_rg_opts o = {0.01, 0.03, NULL, 0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(set.n, 4);
     sb_result_filter wp = {0};
@@ -684,7 +684,7 @@ static void test_git_order(void **state)
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
-    sb_rg_opts o = {0.01, 0.03, NULL};
+    sb_rg_opts o = {0.01, 0.03, NULL, 1}; /* with the change point search */
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     /* first measured: up at 8, down at 7, up at 9 */
     assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
@@ -742,6 +742,16 @@ static void test_git_order(void **state)
     assert_non_null(strstr(md.data, "Commit order: git ancestry (solbook commits import) for 1 series."));
     assert_non_null(strstr(md.data, "### Change points (1)"));
     assert_non_null(strstr(md.data, "| +10.0% | 0.005 | 8/8 | 777777777777 (run "));
+    sb_buf_free(&md);
+    sb_rg_free(&l);
+    /* without change_points the same steps, no search and no section */
+    o.change_points = 0;
+    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(l.n, 15);
+    assert_int_equal(l.ncp, 0);
+    assert_int_equal(l.searched_cp, 0);
+    sb_rg_render_md(&l, &o, 0, &md);
+    assert_null(strstr(md.data, "### Change points"));
     sb_buf_free(&md);
     sb_rg_free(&l);
     sb_results_free(&set);
@@ -894,7 +904,7 @@ static void test_regressions(void **state)
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
-    sb_rg_opts o = {0.01, 0.03, NULL};
+    sb_rg_opts o = {0.01, 0.03, NULL, 0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 6);
@@ -921,7 +931,7 @@ static void test_regressions(void **state)
     assert_int_equal(sb_rg_count_regressions(&l), 1);
     /* a larger minimum effect turns the 10 % into no change */
     sb_rg_free(&l);
-    sb_rg_opts o2 = {0.01, 0.15, NULL};
+    sb_rg_opts o2 = {0.01, 0.15, NULL, 0};
     assert_int_equal(sb_rg_history(db, &set, &o2, &l, &err), SB_OK);
     assert_int_equal(sb_rg_count_regressions(&l), 0);
     sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
