@@ -195,7 +195,8 @@ static void test_stats(void **state)
     assert_int_equal(sb_mann_whitney(big1, 0, big2, 30, &r), -1);
     /* Samples in ascending order are merged, others sorted: the same
      * ranks, ties between the two samples included, so the same U and p
-     * to the last bit, exact (no ties, 8 vs 7) and approximate (ties). */
+     * to the last bit: exact without ties and with them (8 vs 7), and
+     * approximate (30 vs 30, ties). */
     double s1[] = {1.5, 2, 2, 3, 4.25, 7, 9, 11}, s2[] = {0.5, 2, 3, 3, 8, 10, 12};
     double u1[] = {9, 2, 11, 1.5, 7, 2, 4.25, 3}, u2[] = {12, 3, 0.5, 10, 3, 8, 2};
     double d1[] = {1, 4, 6, 9, 13, 14, 15, 20}, d2[] = {2, 3, 5, 7, 8, 10, 30};
@@ -203,7 +204,16 @@ static void test_stats(void **state)
     sb_mw_result rs, ru;
     assert_int_equal(sb_mann_whitney(s1, 8, s2, 7, &rs), 0);
     assert_int_equal(sb_mann_whitney(u1, 8, u2, 7, &ru), 0);
-    assert_false(rs.exact);
+    assert_true(rs.exact && ru.exact);
+    assert_true(rs.u == ru.u && rs.p == ru.p && rs.min_p == ru.min_p);
+    double sorted1[30], sorted2[30];
+    for (int i = 0; i < 30; i++) {
+        sorted1[i] = (double)(i / 3);
+        sorted2[i] = (double)(i / 3) + 0.5 * ((i / 3) % 2);
+    }
+    assert_int_equal(sb_mann_whitney(sorted1, 30, sorted2, 30, &rs), 0);
+    assert_int_equal(sb_mann_whitney(big1, 30, big2, 30, &ru), 0);
+    assert_false(rs.exact || ru.exact);
     assert_true(rs.u == ru.u && rs.p == ru.p && rs.min_p == ru.min_p);
     assert_int_equal(sb_mann_whitney(d1, 8, d2, 7, &rs), 0);
     assert_int_equal(sb_mann_whitney(v1, 8, v2, 7, &ru), 0);
