@@ -123,6 +123,62 @@ int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filte
     return SB_OK;
 }
 
+/* Report order: case, provider, SKU, finished_at (absent first, as SQLite
+ * orders NULL), run id. */
+static int report_order(const void *pa, const void *pb);
+
+/* How many of v[0..n) match f. */
+static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter *f)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += result_matches(&v[i], f);
+    return k;
+}
+
+/* Merges the matches of a[0..na) and b[0..nb) (each in report order) into
+ * out, in report order: copies whose text stays theirs, with the
+ * plausibility mark cleared, as sb_results_load gives a run. */
+static size_t merge_matches(const sb_result *a, size_t na, const sb_result *b, size_t nb,
+                            const sb_result_filter *f, sb_result *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    for (;;) {
+        while (i < na && !result_matches(&a[i], f))
+            i++;
+        while (j < nb && !result_matches(&b[j], f))
+            j++;
+        if (i == na && j == nb)
+            break;
+        const sb_result *r = j == nb || (i < na && report_order(&a[i], &b[j]) <= 0) ? &a[i++] : &b[j++];
+        out[k] = *r;
+        out[k++].implausible = 0;
+    }
+    return k;
+}
+
+int sb_results_select_sessions(sb_db *db, const sb_result_set *all, const sb_result_set *sessions,
+                               const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    if (!all || !sessions || !f || !f->with_sessions || f->with_profiled)
+        return sb_results_select(db, all, f, out, err);
+    memset(out, 0, sizeof *out);
+    out->borrowed = 1;
+    size_t n = count_matches(all->v, all->n, f) + count_matches(sessions->v, sessions->n, f);
+    size_t nl = count_matches(all->left_out, all->n_left_out, f) +
+                count_matches(sessions->left_out, sessions->n_left_out, f);
+    out->v = malloc((n ? n : 1) * sizeof *out->v);
+    out->left_out = malloc((nl ? nl : 1) * sizeof *out->left_out);
+    if (!out->v || !out->left_out) {
+        sb_results_free(out);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    out->n = merge_matches(all->v, all->n, sessions->v, sessions->n, f, out->v);
+    out->n_left_out = merge_matches(all->left_out, all->n_left_out, sessions->left_out,
+                                    sessions->n_left_out, f, out->left_out);
+    return SB_OK;
+}
+
 /* The columns and tables every result query reads; read_row takes the
  * columns in this order. */
 static const char RESULT_SELECT[] =
@@ -390,6 +446,23 @@ int sb_results_load(sb_db *handle, const sb_result_filter *f, sb_result_set *out
     return results_load(db, f, out, 1, err);
 }
 
+int sb_results_load_sessions(sb_db *handle, sb_result_set *out, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    if (!(out->text = sb_text_pool_new()))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sb_result_filter f = {0};
+    f.with_sessions = 1;
+    if (load_where(db, &f, " AND s.run_id IS NOT NULL", NULL, 0, out, &cap, &left_cap, out->text,
+                   err) != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
 static int str_or_null_cmp(const char *a, const char *b)
 {
     if (!a || !b)
@@ -397,8 +470,6 @@ static int str_or_null_cmp(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-/* Report order: case, provider, SKU, finished_at (absent first, as SQLite
- * orders NULL), run id. */
 static int report_order(const void *pa, const void *pb)
 {
     const sb_result *a = pa, *b = pb;

@@ -980,7 +980,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         sb_result_filter bf = f;
         bf.from = pstart;
         bf.with_sessions = 1;
-        if (sb_results_select(db, NULL, &bf, &both, err) != SB_OK)
+        if (sb_results_select_sessions(db, o->all, o->sessions_all, &bf, &both, err) != SB_OK)
             goto done;
     }
     /* runs picked from o->all carry its marks */
@@ -999,7 +999,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
          * headline cites them */
         sb_result_filter wf = f;
         wf.with_sessions = 1;
-        if (sb_results_select(db, NULL, &wf, &sess, err) != SB_OK)
+        if (sb_results_select_sessions(db, o->all, o->sessions_all, &wf, &sess, err) != SB_OK)
             goto done;
     }
     if (sb_training_load(db, 1, start, end, &tr, err) != SB_OK)
