@@ -123,9 +123,29 @@ int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filte
     return SB_OK;
 }
 
+static int str_or_null_cmp(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
 /* Report order: case, provider, SKU, finished_at (absent first, as SQLite
  * orders NULL), run id. */
-static int report_order(const void *pa, const void *pb);
+static int report_order(const void *pa, const void *pb)
+{
+    const sb_result *a = pa, *b = pb;
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    if (!c)
+        c = strcmp(a->sku, b->sku);
+    if (!c)
+        c = str_or_null_cmp(a->finished_at, b->finished_at);
+    if (!c)
+        c = (a->run_id > b->run_id) - (a->run_id < b->run_id);
+    return c;
+}
 
 /* How many of v[0..n) match f. */
 static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter *f)
@@ -461,28 +481,6 @@ int sb_results_load_sessions(sb_db *handle, sb_result_set *out, sb_error *err)
         return SB_ERR;
     }
     return SB_OK;
-}
-
-static int str_or_null_cmp(const char *a, const char *b)
-{
-    if (!a || !b)
-        return (a != NULL) - (b != NULL);
-    return strcmp(a, b);
-}
-
-static int report_order(const void *pa, const void *pb)
-{
-    const sb_result *a = pa, *b = pb;
-    int c = strcmp(a->case_key, b->case_key);
-    if (!c)
-        c = strcmp(a->provider, b->provider);
-    if (!c)
-        c = strcmp(a->sku, b->sku);
-    if (!c)
-        c = str_or_null_cmp(a->finished_at, b->finished_at);
-    if (!c)
-        c = (a->run_id > b->run_id) - (a->run_id < b->run_id);
-    return c;
 }
 
 /* Sorts v into report order and frees the second copy of a run loaded
