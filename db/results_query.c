@@ -147,6 +147,50 @@ static int report_order(const void *pa, const void *pb)
     return c;
 }
 
+static int report_order_ptr(const void *pa, const void *pb)
+{
+    return report_order(*(const sb_result *const *)pa, *(const sb_result *const *)pb);
+}
+
+/* Puts v[0..n) in report order in place: pointers are sorted, then the
+ * runs moved along the cycles of that permutation, so neither the sort
+ * nor a second array moves or holds whole runs. 0, or -1: out of memory. */
+static int sort_runs(sb_result *v, size_t n)
+{
+    if (n < 2)
+        return 0;
+    const sb_result **p = malloc(n * sizeof *p);
+    size_t *from = malloc(n * sizeof *from);
+    if (!p || !from) {
+        free(p);
+        free(from);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        p[i] = &v[i];
+    qsort(p, n, sizeof *p, report_order_ptr);
+    for (size_t i = 0; i < n; i++)
+        from[i] = (size_t)(p[i] - v);
+    free(p);
+    /* position i takes the run at from[i]; a done position points at itself */
+    for (size_t i = 0; i < n; i++) {
+        if (from[i] == i)
+            continue;
+        sb_result held = v[i];
+        size_t j = i;
+        while (from[j] != i) {
+            size_t k = from[j];
+            v[j] = v[k];
+            from[j] = j;
+            j = k;
+        }
+        v[j] = held;
+        from[j] = j;
+    }
+    free(from);
+    return 0;
+}
+
 /* How many of v[0..n) match f. */
 static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter *f)
 {
@@ -453,11 +497,20 @@ static int results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *o
     /* the text of every run of the set in one pool (model/stored_result.h) */
     if (pooled && !(out->text = sb_text_pool_new()))
         return sb_error_set(err, NULL, NULL, "out of memory");
-    if (load_where(db, f, NULL, NULL, 0, out, &cap, &left_cap, out->text, err) != SB_OK) {
+    /* Sorted here, not by an ORDER BY: SQLite's sorter would hold a copy
+     * of every row (a million runs: about a gigabyte) beside the set
+     * being built from them. */
+    query_text q;
+    memset(&q, 0, sizeof q);
+    sb_buf_puts(&q.sql, RESULT_SELECT);
+    where_filter(&q, f);
+    int rc = read_set(db, &q, f, out, &cap, &left_cap, out->text, err);
+    sb_buf_free(&q.sql);
+    if (rc == SB_OK && (sort_runs(out->v, out->n) != 0 || sort_runs(out->left_out, out->n_left_out) != 0))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc != SB_OK)
         sb_results_free(out);
-        return SB_ERR;
-    }
-    return SB_OK;
+    return rc;
 }
 
 int sb_results_load(sb_db *handle, const sb_result_filter *f, sb_result_set *out, sb_error *err)
