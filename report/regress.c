@@ -73,6 +73,7 @@ void sb_rg_free(sb_rg_list *l)
     free(l->v);
     free(l->cp);
     free(l->noise);
+    sb_text_pool_free(l->text);
     memset(l, 0, sizeof *l);
 }
 
@@ -169,6 +170,7 @@ static void row_init(sb_rg_row *row)
     row->confirm_change = NAN;
     row->confirm_old_run = -1;
     row->confirm_new_run = -1;
+    row->changed = "";
 }
 
 int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
@@ -718,7 +720,22 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         sb_buf d = SB_BUF_INIT;
         protocol_diff(old->r, new_ref->r, &d);
         environment_diff(old->r, new_ref->r, &d);
-        snprintf(row.changed, sizeof row.changed, "%s", d.len ? sb_buf_str(&d) : "");
+        /* each row held its own 192 bytes for this, though few steps
+         * change protocol or environment: the text is in the list's pool */
+        if (sb_buf_failed(&d)) {
+            sb_buf_free(&d);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        if (d.len) {
+            if (!w->out->text)
+                w->out->text = sb_text_pool_new();
+            size_t len = d.len < SB_RG_CHANGED_MAX ? d.len : SB_RG_CHANGED_MAX;
+            row.changed = w->out->text ? sb_text_pool_add(w->out->text, sb_buf_str(&d), len, 1) : NULL;
+            if (!row.changed) {
+                sb_buf_free(&d);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+        }
         sb_buf_free(&d);
     }
     double threshold =
@@ -1364,7 +1381,7 @@ static void md_table(const sb_rg_list *l, const sb_rg_opts *o, row_filter want, 
         }
         if (extra & COL_CHANGED) {
             sb_buf_puts(out, " ");
-            sb_enc_md_text(out, r->changed, sizeof r->changed);
+            sb_enc_md_text(out, r->changed, SB_RG_CHANGED_MAX + 1);
             sb_buf_puts(out, " |");
         }
         sb_buf_puts(out, "\n");
