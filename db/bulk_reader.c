@@ -24,7 +24,17 @@ int sb_bulk_reader_open(const char *path, sb_db **out, sb_error *err)
      * not mapped: with four threads faulting mapped pages in, a 100,000-run
      * site took longer and twice the memory */
     sqlite3_exec(conn, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
-    return sb_db_adopt(conn, path, out, err);
+    if (sb_db_adopt(conn, path, out, err) != SB_OK)
+        return SB_ERR;
+    /* one read transaction for the connection's life: the queries a run
+     * (samples, marks) take no file locks each, and every query of the
+     * thread reads the same state of the database */
+    if (sb_db_read_snapshot(*out, err) != SB_OK) {
+        sb_db_close(*out);
+        *out = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
 }
 
 int sb_bulk_readers_threaded(void)

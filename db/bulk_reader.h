@@ -10,7 +10,9 @@
 
 /* Opens path with the checks of sb_db_open(path, SB_DB_READ) (store.h): a
  * missing file, someone else's or a newer database is refused with one
- * line. Close it with sb_db_close. */
+ * line. Its queries read the database in one read transaction
+ * (sb_db_read_snapshot), as it was at the first of them. Close it with
+ * sb_db_close. */
 int sb_bulk_reader_open(const char *path, sb_db **out, sb_error *err);
 
 /* 1 when this SQLite lets each thread use a connection of its own. */

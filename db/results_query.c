@@ -125,6 +125,126 @@ int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filte
     return SB_OK;
 }
 
+static int str_or_null_cmp(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* Report order: case, provider, SKU, finished_at (absent first, as SQLite
+ * orders NULL), run id. */
+static int report_order(const void *pa, const void *pb)
+{
+    const sb_result *a = pa, *b = pb;
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    if (!c)
+        c = strcmp(a->sku, b->sku);
+    if (!c)
+        c = str_or_null_cmp(a->finished_at, b->finished_at);
+    if (!c)
+        c = (a->run_id > b->run_id) - (a->run_id < b->run_id);
+    return c;
+}
+
+static int report_order_ptr(const void *pa, const void *pb)
+{
+    return report_order(*(const sb_result *const *)pa, *(const sb_result *const *)pb);
+}
+
+/* Puts v[0..n) in report order in place: pointers are sorted, then the
+ * runs moved along the cycles of that permutation, so neither the sort
+ * nor a second array moves or holds whole runs. 0, or -1: out of memory. */
+static int sort_runs(sb_result *v, size_t n)
+{
+    if (n < 2)
+        return 0;
+    const sb_result **p = malloc(n * sizeof *p);
+    size_t *from = malloc(n * sizeof *from);
+    if (!p || !from) {
+        free(p);
+        free(from);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        p[i] = &v[i];
+    qsort(p, n, sizeof *p, report_order_ptr);
+    for (size_t i = 0; i < n; i++)
+        from[i] = (size_t)(p[i] - v);
+    free(p);
+    /* position i takes the run at from[i]; a done position points at itself */
+    for (size_t i = 0; i < n; i++) {
+        if (from[i] == i)
+            continue;
+        sb_result held = v[i];
+        size_t j = i;
+        while (from[j] != i) {
+            size_t k = from[j];
+            v[j] = v[k];
+            from[j] = j;
+            j = k;
+        }
+        v[j] = held;
+        from[j] = j;
+    }
+    free(from);
+    return 0;
+}
+
+/* How many of v[0..n) match f. */
+static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter *f)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += result_matches(&v[i], f);
+    return k;
+}
+
+/* Merges the matches of a[0..na) and b[0..nb) (each in report order) into
+ * out, in report order: copies whose text stays theirs, with the
+ * plausibility mark cleared, as sb_results_load gives a run. */
+static size_t merge_matches(const sb_result *a, size_t na, const sb_result *b, size_t nb,
+                            const sb_result_filter *f, sb_result *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    for (;;) {
+        while (i < na && !result_matches(&a[i], f))
+            i++;
+        while (j < nb && !result_matches(&b[j], f))
+            j++;
+        if (i == na && j == nb)
+            break;
+        const sb_result *r = j == nb || (i < na && report_order(&a[i], &b[j]) <= 0) ? &a[i++] : &b[j++];
+        out[k] = *r;
+        out[k++].implausible = 0;
+    }
+    return k;
+}
+
+int sb_results_select_sessions(sb_db *db, const sb_result_set *all, const sb_result_set *sessions,
+                               const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    if (!all || !sessions || !f || !f->with_sessions || f->with_profiled)
+        return sb_results_select(db, all, f, out, err);
+    memset(out, 0, sizeof *out);
+    out->borrowed = 1;
+    size_t n = count_matches(all->v, all->n, f) + count_matches(sessions->v, sessions->n, f);
+    size_t nl = count_matches(all->left_out, all->n_left_out, f) +
+                count_matches(sessions->left_out, sessions->n_left_out, f);
+    out->v = malloc((n ? n : 1) * sizeof *out->v);
+    out->left_out = malloc((nl ? nl : 1) * sizeof *out->left_out);
+    if (!out->v || !out->left_out) {
+        sb_results_free(out);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    out->n = merge_matches(all->v, all->n, sessions->v, sessions->n, f, out->v);
+    out->n_left_out = merge_matches(all->left_out, all->n_left_out, sessions->left_out,
+                                    sessions->n_left_out, f, out->left_out);
+    return SB_OK;
+}
+
 /* The columns and tables every result query reads; read_row takes the
  * columns in this order. */
 static const char RESULT_SELECT[] =
@@ -381,11 +501,20 @@ static int results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *o
     /* the text of every run of the set in one pool (model/stored_result.h) */
     if (pooled && !(out->text = sb_text_pool_new()))
         return sb_error_set(err, NULL, NULL, "out of memory");
-    if (load_where(db, f, NULL, NULL, 0, out, &cap, &left_cap, out->text, err) != SB_OK) {
+    /* Sorted here, not by an ORDER BY: SQLite's sorter would hold a copy
+     * of every row (a million runs: about a gigabyte) beside the set
+     * being built from them. */
+    query_text q;
+    memset(&q, 0, sizeof q);
+    sb_buf_puts(&q.sql, RESULT_SELECT);
+    where_filter(&q, f);
+    int rc = read_set(db, &q, f, out, &cap, &left_cap, out->text, err);
+    sb_buf_free(&q.sql);
+    if (rc == SB_OK && (sort_runs(out->v, out->n) != 0 || sort_runs(out->left_out, out->n_left_out) != 0))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc != SB_OK)
         sb_results_free(out);
-        return SB_ERR;
-    }
-    return SB_OK;
+    return rc;
 }
 
 int sb_results_load(sb_db *handle, const sb_result_filter *f, sb_result_set *out, sb_error *err)
@@ -394,28 +523,21 @@ int sb_results_load(sb_db *handle, const sb_result_filter *f, sb_result_set *out
     return results_load(db, f, out, 1, err);
 }
 
-static int str_or_null_cmp(const char *a, const char *b)
+int sb_results_load_sessions(sb_db *handle, sb_result_set *out, sb_error *err)
 {
-    if (!a || !b)
-        return (a != NULL) - (b != NULL);
-    return strcmp(a, b);
-}
-
-/* Report order: case, provider, SKU, finished_at (absent first, as SQLite
- * orders NULL), run id. */
-static int report_order(const void *pa, const void *pb)
-{
-    const sb_result *a = pa, *b = pb;
-    int c = strcmp(a->case_key, b->case_key);
-    if (!c)
-        c = strcmp(a->provider, b->provider);
-    if (!c)
-        c = strcmp(a->sku, b->sku);
-    if (!c)
-        c = str_or_null_cmp(a->finished_at, b->finished_at);
-    if (!c)
-        c = (a->run_id > b->run_id) - (a->run_id < b->run_id);
-    return c;
+    sqlite3 *db = sb_db_handle(handle);
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    if (!(out->text = sb_text_pool_new()))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sb_result_filter f = {0};
+    f.with_sessions = 1;
+    if (load_where(db, &f, " AND s.run_id IS NOT NULL", NULL, 0, out, &cap, &left_cap, out->text,
+                   err) != SB_OK) {
+        sb_results_free(out);
+        return SB_ERR;
+    }
+    return SB_OK;
 }
 
 /* Sorts v into report order and frees the second copy of a run loaded

@@ -72,6 +72,20 @@ int sb_results_load_latest(sb_db *db, const sb_result_filter *f, sb_result_set *
 int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filter *f,
                       sb_result_set *out, sb_error *err);
 
+/* The runs of measuring sessions (not those timed under a profiler), in
+ * sb_results_load's order: with every other result run (all), the whole
+ * of what sb_results_load(db, f) gives for an f with with_sessions. */
+int sb_results_load_sessions(sb_db *db, sb_result_set *out, sb_error *err);
+
+/* sb_results_select for an f with with_sessions (and not with_profiled):
+ * the runs of all and of sessions (sb_results_load_sessions) that match f,
+ * in sb_results_load's order, picked without reading the database and
+ * with their plausibility marks cleared, as sb_results_load gives them.
+ * Free *out before all and sessions. Any other f, or all or sessions
+ * NULL: sb_results_select(db, all, f, ...). */
+int sb_results_select_sessions(sb_db *db, const sb_result_set *all, const sb_result_set *sessions,
+                               const sb_result_filter *f, sb_result_set *out, sb_error *err);
+
 /* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
 int sb_samples_load(sb_db *db, long long run_id, double **v, size_t *n, sb_error *err);
 /* For loading the samples of many runs: the statement is prepared once by

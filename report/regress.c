@@ -69,20 +69,12 @@ int sb_rg_own_provider(const char *provider)
     return strcmp(provider, SB_PROJECT_PROVIDER) == 0 || strncmp(provider, "solbook-", 8) == 0;
 }
 
-/* The text of a row's changed that the row owns (not the "" of rows
- * without a change). */
-static char *owned_changed(const sb_rg_row *r)
-{
-    return r->changed && r->changed[0] ? (char *)(uintptr_t)r->changed : NULL;
-}
-
 void sb_rg_free(sb_rg_list *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        free(owned_changed(&l->v[i]));
     free(l->v);
     free(l->cp);
     free(l->noise);
+    sb_text_pool_free(l->text);
     memset(l, 0, sizeof *l);
 }
 
@@ -742,18 +734,21 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         sb_buf d = SB_BUF_INIT;
         protocol_diff(old->r, new_ref->r, &d);
         environment_diff(old->r, new_ref->r, &d);
-        /* most steps change nothing of the protocol: a pointer a row, and
-         * the text only where there is one (a million rows of a fixed
-         * buffer were 184 MB) */
+        /* each row held its own 192 bytes for this, though few steps
+         * change protocol or environment: the text is in the list's pool */
+        if (sb_buf_failed(&d)) {
+            sb_buf_free(&d);
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
         if (d.len) {
-            char text[192];
-            snprintf(text, sizeof text, "%s", sb_buf_str(&d));
-            char *c = strdup(text);
-            if (!c) {
+            if (!w->out->text)
+                w->out->text = sb_text_pool_new();
+            size_t len = d.len < SB_RG_CHANGED_MAX ? d.len : SB_RG_CHANGED_MAX;
+            row.changed = w->out->text ? sb_text_pool_add(w->out->text, sb_buf_str(&d), len, 1) : NULL;
+            if (!row.changed) {
                 sb_buf_free(&d);
                 return sb_error_set(err, NULL, NULL, "out of memory");
             }
-            row.changed = c;
         }
         sb_buf_free(&d);
     }
@@ -769,8 +764,6 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         rc = compare_cached(w->db, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
     if (rc == SB_OK && push(w->out, &w->cap, &row) != 0)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
-    if (rc != SB_OK)
-        free(owned_changed(&row));
     return rc;
 }
 

@@ -114,6 +114,9 @@ typedef struct sb_rg_opts {
                            * --history list shows them); 0: it leaves them out */
 } sb_rg_opts;
 
+/* The most bytes of a step's list of what changed. */
+#define SB_RG_CHANGED_MAX 191
+
 typedef struct sb_rg_row {
     const sb_result *old_run, *new_run; /* old_run NULL for single commit */
     sb_rg_verdict verdict;
@@ -128,7 +131,7 @@ typedef struct sb_rg_row {
     sb_rg_threshold_from threshold_from;
     long range_commits;  /* commits from old to new in git order; -1 unknown */
     const char *changed; /* protocol/environment steps: what differs, "timer a -> b; ...",
-                          * at most 191 bytes, owned by the list; "" for the others */
+                          * at most SB_RG_CHANGED_MAX bytes, in the list's text; "" for others */
     sb_rg_confirm confirm;
     double confirm_change;                    /* the pair's (new - old) / old; NAN without one */
     long long confirm_old_run, confirm_new_run; /* the pair's runs; -1 without one */
@@ -163,6 +166,7 @@ typedef struct sb_rg_list {
     sb_rg_changepoint *cp;  /* sb_rg_history only; in the order of the rows */
     size_t ncp;
     int searched_cp;        /* 1: sb_rg_history searched for change points */
+    sb_text_pool *text;     /* the rows' changed text (NULL: none), freed with the list */
 } sb_rg_list;
 
 /* The A/A noise of a database's measuring sessions (report/sessions.h)

@@ -981,8 +981,9 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
          * included, as the week's own are counted with them */
         sb_result_filter bf = f;
         bf.from = pstart;
+        bf.to = start;
         bf.with_sessions = 1;
-        if (sb_results_select(db, NULL, &bf, &both, err) != SB_OK)
+        if (sb_results_select_sessions(db, o->all, o->sessions_all, &bf, &both, err) != SB_OK)
             goto done;
     }
     /* runs picked from o->all carry its marks */
@@ -1001,7 +1002,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
          * headline cites them */
         sb_result_filter wf = f;
         wf.with_sessions = 1;
-        if (sb_results_select(db, NULL, &wf, &sess, err) != SB_OK)
+        if (sb_results_select_sessions(db, o->all, o->sessions_all, &wf, &sess, err) != SB_OK)
             goto done;
     }
     if (sb_training_load(db, 1, start, end, &tr, err) != SB_OK)
@@ -1168,11 +1169,10 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             goto done;
         }
         size_t nbefore = 0;
-        for (size_t j = 0; j < both.n; j++)
-            if (both.v[j].finished_epoch < start) {
-                ops_before[nbefore] = both.v[j].op;
-                skus_before[nbefore++] = both.v[j].sku;
-            }
+        for (size_t j = 0; j < both.n; j++) {
+            ops_before[nbefore] = both.v[j].op;
+            skus_before[nbefore++] = both.v[j].sku;
+        }
         size_t nops_before = sorted_names(ops_before, nbefore);
         size_t nskus_before = sorted_names(skus_before, nbefore);
         sb_buf ops = SB_BUF_INIT, cards = SB_BUF_INIT;
@@ -1185,6 +1185,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         }
         free(ops_before);
         free(skus_before);
+        sb_results_free(&both);
         sb_tpl_set_str(d, "new_ops", sb_buf_str(&ops));
         sb_tpl_set_str(d, "new_skus", sb_buf_str(&cards));
         sb_buf_free(&ops);

@@ -36,6 +36,9 @@ typedef struct sb_weekly_opts {
     sb_rg_opts rg;           /* week-over-week test settings */
     const sb_result_set *all; /* every result run already loaded (sb_results_select),
                                * or NULL to read the week's runs from the database */
+    const sb_result_set *sessions_all; /* with all: every run of measuring sessions
+                                        * (sb_results_load_sessions), or NULL to read
+                                        * the week's from the database */
     const sb_rg_list *rg_all; /* sb_rg_history over all with rg, or NULL: a week whose
                                * runs up to its end are all of all (the newest) takes
                                * it instead of walking the same history again */

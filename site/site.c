@@ -231,6 +231,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     side_job *runs = side_start(&c, site_build_runs, err), *weekly = NULL, *packets = NULL;
     int mrc = runs ? SB_OK : SB_ERR;
     if (mrc != SB_OK || sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
+        sb_results_load_sessions(c.db, &c.session_set, err) != SB_OK ||
         sb_plaus_mark(c.db, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         load_sessions(&c, err) != SB_OK ||
@@ -265,6 +266,7 @@ done:
     site_commits_free(&c.commits);
     sb_geo_free(&c.geo);
     free(c.picks);
+    sb_results_free(&c.session_set);
     sb_results_free(&c.set);
     json_decref(c.layout_data);
     sb_template_free(c.layout);

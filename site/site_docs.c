@@ -637,6 +637,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.rg = c->rg_opts;
         wo.baseline = c->o->baseline;
         wo.all = &c->set;
+        wo.sessions_all = &c->session_set;
         wo.rg_all = &c->rg;
         sb_weekly_summary sum;
         if (sb_weekly_write(c->db, c->skus, &wo, &sum, err) != SB_OK) {

@@ -56,6 +56,7 @@ typedef struct site_ctx {
     sb_template *runs_page;    /* templates/site/runs-page.html.tmpl */
     json_t *layout_data;       /* reused for every page */
     sb_result_set set;         /* every result run */
+    sb_result_set session_set; /* every run of measuring sessions (the weekly writeups) */
     sb_pick *picks;            /* newest run per case, provider, SKU */
     size_t npicks;
     sb_geo_table geo;

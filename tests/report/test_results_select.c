@@ -1,8 +1,10 @@
 /* test_results_select.c - the queries that read what a report selects
  * (db/results_query.h) give the runs a full read gives: the newest run of
  * each series through series_latest (migration 011), checked against
- * sb_picks_latest over every run, and the runs of either side of a
- * comparison, checked against the full read filtered in C. */
+ * sb_picks_latest over every run, the runs of either side of a
+ * comparison, checked against the full read filtered in C, and the runs
+ * of a window with measuring sessions picked from the loaded sets,
+ * checked against a read of that window. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "connection.h"
 #include "fixture.h"
+#include "isoweek.h"
 #include "results.h"
 
 static char tmpdir[256];
@@ -245,6 +248,83 @@ static void test_load_any(void **state)
     sb_db_close(db);
 }
 
+/* The runs of a set, v and left_out, as "id,implausible id,..." */
+static void set_ids(const sb_result_set *s, char *buf, size_t size)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->n && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%lld,%d ", s->v[i].run_id, s->v[i].implausible);
+    for (size_t i = 0; i < s->n_left_out && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, "left %lld ", s->left_out[i].run_id);
+}
+
+/* Picked from every plain run and every session run, a window with
+ * sessions gives what a read of it gives: the same runs in the same
+ * order, left-out runs apart, and no plausibility mark of the loaded set. */
+static void test_select_sessions(void **state)
+{
+    (void)state;
+    char p[512];
+    sb_db *w = standard_db("sessions.db", p, sizeof p);
+    const char *a = "ad00000000000000000000000000000000000000";
+    add(w, "s1", "liger", a, "2026-11-16T08:00:00Z", NULL);
+    long long in_a = add(w, "s1", "liger", a, "2026-11-17T08:00:00Z", NULL);
+    long long in_b = add(w, "s1", "fused", a, "2026-11-18T08:00:00Z", NULL);
+    long long zero = add(w, "s1", "fused", a, "2026-11-18T09:00:00Z", NULL);
+    add(w, "s1", "fused", a, "2026-11-18T10:00:00Z", "ncu");
+    long long s_in = add(w, "s1", "liger", a, "2026-11-17T12:00:00Z", NULL);
+    long long s_out = add(w, "s1", "fused", a, "2026-11-25T08:00:00Z", NULL);
+    long long s_zero = add(w, "s1", "reference", a, "2026-11-17T13:00:00Z", NULL);
+    char sql[256];
+    long long sess[] = {s_in, s_out, s_zero};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO run_sessions (run_id, session_id, copy, rounds, timing_method, check_version)"
+                 " VALUES (%lld, '0123456789abcdef0123456789abcdef', 0, 3, 'held-launch', 'v1')",
+                 sess[i]);
+        fx_exec(w, sql);
+    }
+    snprintf(sql, sizeof sql, "UPDATE metrics SET median_ms = 0 WHERE run_id IN (%lld, %lld)", zero,
+             s_zero);
+    fx_exec(w, sql);
+    sb_db_close(w);
+
+    sb_db *db = open_read(p);
+    sb_error err;
+    sb_result_set all, sessions, picked, read;
+    assert_int_equal(sb_results_load(db, NULL, &all, &err), SB_OK);
+    assert_int_equal(sb_results_load_sessions(db, &sessions, &err), SB_OK);
+    assert_int_equal(sessions.n, 2);
+    assert_int_equal(sessions.n_left_out, 1);
+    for (size_t i = 0; i < all.n; i++)
+        all.v[i].implausible = 1;
+    sb_result_filter f = {0};
+    f.with_sessions = 1;
+    f.has_range = 1;
+    f.op = "latest_probe";
+    assert_int_equal(sb_rfc3339_parse("2026-11-17T00:00:00Z", &f.from), 0);
+    assert_int_equal(sb_rfc3339_parse("2026-11-19T00:00:00Z", &f.to), 0);
+    assert_int_equal(sb_results_select_sessions(db, &all, &sessions, &f, &picked, &err), SB_OK);
+    assert_int_equal(sb_results_load(db, &f, &read, &err), SB_OK);
+    char want[512], got[512];
+    set_ids(&read, want, sizeof want);
+    set_ids(&picked, got, sizeof got);
+    printf("window with sessions: read %s| picked %s\n", want, got);
+    assert_string_equal(got, want);
+    /* fused's run, then liger's two, the session's the later */
+    assert_int_equal(picked.n, 3);
+    assert_int_equal(picked.v[0].run_id, in_b);
+    assert_int_equal(picked.v[1].run_id, in_a);
+    assert_int_equal(picked.v[2].run_id, s_in);
+    assert_int_equal(picked.n_left_out, 2);
+    sb_results_free(&read);
+    sb_results_free(&picked);
+    sb_results_free(&sessions);
+    sb_results_free(&all);
+    sb_db_close(db);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -262,6 +342,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_latest_is_picks),
         cmocka_unit_test(test_load_any),
+        cmocka_unit_test(test_select_sessions),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
