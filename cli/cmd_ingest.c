@@ -33,6 +33,9 @@ static const char *const ingest_usage[] = {
     "A tar archive's members are all held in memory before the first is stored:",
     "one member over --max-member-mb inflated, or members together over",
     "--max-held-mb, refuses the archive in one line naming ARCHIVE:MEMBER.",
+    "A result document (a file, a NAME.json member, a JSON Lines line) over",
+    "--max-doc-mb is refused unread, in one line naming it (a member or line",
+    "with its archive): parsed, a document takes up to about 21 times its size.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
     "",
@@ -118,6 +121,7 @@ int cmd_ingest(int argc, char **argv)
     ctx x = {0};
     int strict = 0, fleet = 0, exit_status;
     int member_mb = (int)(SB_INGEST_MEMBER_BYTES >> 20), held_mb = (int)(SB_INGEST_HELD_BYTES >> 20);
+    int doc_mb = (int)(SB_INGEST_DOC_BYTES >> 20);
     const sb_option options[] = {
         SB_OPT_STRING('d', "db", &db_path, "path",
                       "database (default: $SOLBOOK_DB, else ./solbook.db); created if missing"),
@@ -157,7 +161,11 @@ int cmd_ingest(int argc, char **argv)
                    "refuse an archive with a member larger than this inflated (default 256)"),
         SB_OPT_INT(0, "max-held-mb", &held_mb, "MiB", 1, 65536,
                    "refuse a tar archive whose members together pass this inflated\n"
-                   "(they are all held before any is stored; default 512)"),
+                   "(they are all held before any is stored; default 128)"),
+        SB_OPT_INT(0, "max-doc-mb", &doc_mb, "MiB", 1, 256,
+                   "refuse a result document (file, archive member or JSON Lines line)\n"
+                   "larger than this, before it is parsed (default 1; the largest\n"
+                   "result in examples/ is 16 KB)"),
         SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
         SB_OPT_END(),
     };
@@ -216,7 +224,7 @@ int cmd_ingest(int argc, char **argv)
     /* A run from another folder must not start an empty database unseen. */
     int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
     /* Solbook files are read (archives inflated) while the database opens. */
-    sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20};
+    sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20, (size_t)doc_mb << 20};
     sb_ingest_reading *reading = NULL;
     if (argc > 0 && !format && !fleet)
         reading = sb_ingest_read_ahead(argv, (size_t)argc, &limits);

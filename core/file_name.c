@@ -64,12 +64,19 @@ char *sb_name_resuffixed(const char *name, const char *from, const char *to)
     return s;
 }
 
-static int page_id_kept(const char *s, size_t i, int reserved)
+/* The site names a value's folder by its id (ops/ID/) and the value's
+ * page ID.html beside it, so an id never ends in ".html": else a value
+ * "gemm.html" would have the folder that is the page of "gemm". */
+#define PAGE_SUFFIX ".html"
+
+static int page_id_kept(const char *s, size_t i, size_t len, int reserved)
 {
     unsigned char c = (unsigned char)s[i];
     if (i == 0 && (reserved || c == '.'))
         return 0;
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    if (c == '.')
+        return !(len - i == sizeof PAGE_SUFFIX - 1 && strcmp(s + i, PAGE_SUFFIX) == 0);
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
 void sb_page_id(const char *s, char out[SB_PAGE_ID_SIZE])
@@ -80,15 +87,15 @@ void sb_page_id(const char *s, char out[SB_PAGE_ID_SIZE])
         return;
     }
     int reserved = strcmp(s, "index") == 0;
-    size_t total = 0;
+    size_t len = strlen(s), total = 0;
     for (size_t i = 0; s[i]; i++)
-        total += page_id_kept(s, i, reserved) ? 1 : 3;
+        total += page_id_kept(s, i, len, reserved) ? 1 : 3;
     /* a value that does not fit leaves room for "~h" and 16 hex digits */
     size_t room = total > SB_PAGE_ID_MAX ? SB_PAGE_ID_MAX - 18 : SB_PAGE_ID_MAX;
     size_t n = 0, i = 0;
     for (; s[i]; i++) {
         unsigned char c = (unsigned char)s[i];
-        int keep = page_id_kept(s, i, reserved);
+        int keep = page_id_kept(s, i, len, reserved);
         if (n + (keep ? 1 : 3) > room)
             break;
         if (keep) {
@@ -102,7 +109,7 @@ void sb_page_id(const char *s, char out[SB_PAGE_ID_SIZE])
     if (s[i]) {
         unsigned char d[SB_SHA256_BYTES];
         sb_error err;
-        if (sb_sha256(s, strlen(s), d, &err) != SB_OK) {
+        if (sb_sha256(s, len, d, &err) != SB_OK) {
             uint64_t h = sb_name_hash48(s);
             for (int k = 0; k < 8; k++)
                 d[k] = (unsigned char)(h >> (8 * k));

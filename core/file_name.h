@@ -33,16 +33,18 @@ uint64_t sb_name_hash48(const char *s);
 /* Page ids: file names for the pages of a static site, one per value and
  * page, that no other value or page can produce.
  *
- * The id of a value is the value with every byte outside [a-z0-9_-] (a
- * '.' too, except after the first byte) written as '~' and two lowercase
- * hex digits, and "index" written "~69ndex" (the name of a folder's list);
+ * The id of a value is the value with every byte outside [a-z0-9._-] (a
+ * '.' too, as the first byte or where it begins a final ".html") written
+ * as '~' and two lowercase hex digits, and "index" written "~69ndex" (the
+ * name of a folder's list);
  * the empty value is "~-". The escape reads back, so distinct values have
  * distinct ids, also on a file system that folds case. An id longer than
  * SB_PAGE_ID_MAX is cut at an escape's edge and ends in "~h" and 16 hex
  * digits of the value's SHA-256. Page N > 1 of a value is its id and
  * "~pN". An escape is '~' and a hex digit, so neither "~h" nor "~p"
  * comes from one: a value's page never shares a name with another value
- * or another page. */
+ * or another page. No id ends in ".html", so the folder a site names by
+ * one value's id (ops/ID/) is never the page ID.html of another. */
 #define SB_PAGE_ID_MAX 80
 /* Size of a buffer that holds any sb_page_id, with "~pN" after it. */
 #define SB_PAGE_ID_SIZE 112

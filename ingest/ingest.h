@@ -57,16 +57,27 @@ int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id,
 int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
                          long *rows, sb_error *err);
 
-/* What an archive's reader may hold in memory: the members of a tar
- * archive are all read before the first goes out (ingest_archive.h). The
- * inflated bytes are counted as they come, whatever the archive's headers
- * claim; an archive past either bound is refused with one line naming
- * ARCHIVE:MEMBER. 0 takes the default. */
+/* What an ingest may hold in memory. The members of a tar archive are
+ * all read before the first goes out (ingest_archive.h); their inflated
+ * bytes are counted as they come, whatever the archive's headers claim,
+ * and an archive past the member or held bound is refused with one line
+ * naming ARCHIVE:MEMBER. A result document (a file of a directory, an
+ * archive's NAME.json member, a JSON Lines line) larger than doc_bytes is
+ * refused before it is parsed, in one line naming it (a file alone, a
+ * member or line with its archive): a parsed tree takes up to
+ * about 21 times its text (a long array of small numbers), and each CPU
+ * parses one at a time. The largest result in examples/ is 16 KB; 1 MiB
+ * leaves room for tens of thousands of samples, while the held bound,
+ * a tree a CPU (at most 8) and the documents read ahead (at most 8 MiB
+ * of text) keep an ingest under 512 MB (tests/hostile/parse_bombs.py).
+ * 0 takes the default. */
 #define SB_INGEST_MEMBER_BYTES ((size_t)256 << 20)
-#define SB_INGEST_HELD_BYTES ((size_t)512 << 20)
+#define SB_INGEST_HELD_BYTES ((size_t)128 << 20)
+#define SB_INGEST_DOC_BYTES ((size_t)1 << 20)
 typedef struct sb_ingest_limits {
     size_t member_bytes; /* one member, inflated */
     size_t held_bytes;   /* every member held at once, inflated */
+    size_t doc_bytes;    /* one result document */
 } sb_ingest_limits;
 
 /* Attaches an Nsight Systems CUDA kernel summary (nsys_csv.h: `nsys stats

@@ -58,8 +58,22 @@ static const member *find(const members *m, const char *name)
 /* What a tar archive's reader holds: the bounds and the bytes so far. */
 typedef struct held {
     size_t member_max, total_max;
-    size_t total; /* members' inflated bytes held */
+    size_t doc_max; /* a NAME.json member */
+    size_t total;   /* members' inflated bytes held */
 } held;
+
+/* The bound on one member named name, and what the refusal calls it. */
+typedef struct member_bound {
+    size_t max;
+    const char *what;
+} member_bound;
+
+static member_bound bound_of(const held *h, const char *name)
+{
+    if (sb_name_ends_with(name, ".json") && h->doc_max < h->member_max)
+        return (member_bound){h->doc_max, "result document"};
+    return (member_bound){h->member_max, "member"};
+}
 
 /* Refuses the archive at member name: one line naming ARCHIVE:MEMBER. */
 static int past_limit(sb_error *err, const char *path, const char *name, const char *what,
@@ -73,11 +87,11 @@ static int past_limit(sb_error *err, const char *path, const char *name, const c
 
 /* Room for bytes more of the member held so far (got): SB_OK, or the
  * archive refused. Counted on the bytes that arrive, not the header's. */
-static int room_for(held *h, size_t got, size_t more, const char *path, const char *name,
-                    sb_error *err)
+static int room_for(held *h, member_bound mb, size_t got, size_t more, const char *path,
+                    const char *name, sb_error *err)
 {
-    if (more > h->member_max - got)
-        return past_limit(err, path, name, "member", h->member_max);
+    if (more > mb.max - got)
+        return past_limit(err, path, name, mb.what, mb.max);
     if (got + more > h->total_max - h->total)
         return past_limit(err, path, name, "members held together", h->total_max);
     return SB_OK;
@@ -94,11 +108,12 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
                      sb_error *err)
 {
     *over = 0;
+    member_bound mb = bound_of(h, name);
     if (size < 0)
         return sb_error_set(err, path, name, "cannot read the member: negative size");
-    if ((uint64_t)size > h->member_max) {
+    if ((uint64_t)size > mb.max) {
         *over = 1;
-        return past_limit(err, path, name, "member", h->member_max);
+        return past_limit(err, path, name, mb.what, mb.max);
     }
     if ((uint64_t)size > SB_JSON_MAX_BYTES)
         return sb_error_set(err, path, name, "member larger than %u bytes", SB_JSON_MAX_BYTES);
@@ -114,7 +129,7 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
     }
     const unsigned char *b = block;
     if (tar && n > 0 && off == 0 && n == (size_t)size && b >= tar && b + n <= tar + tar_len) {
-        if (room_for(h, 0, n, path, name, err) != SB_OK) {
+        if (room_for(h, mb, 0, n, path, name, err) != SB_OK) {
             *over = 1;
             return SB_ERR;
         }
@@ -136,7 +151,7 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
         }
         size_t end = (size_t)off + n;
         if (end > got) {
-            if (room_for(h, got, end - got, path, name, err) != SB_OK) {
+            if (room_for(h, mb, got, end - got, path, name, err) != SB_OK) {
                 free(buf);
                 *over = 1;
                 return SB_ERR;
@@ -303,11 +318,13 @@ static unsigned char *inflate_whole(const char *path, size_t max_out, size_t *ou
 static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
                     sb_error *err)
 {
-    held h = {SB_INGEST_MEMBER_BYTES, SB_INGEST_HELD_BYTES, 0};
+    held h = {SB_INGEST_MEMBER_BYTES, SB_INGEST_HELD_BYTES, SB_INGEST_DOC_BYTES, 0};
     if (limits && limits->member_bytes)
         h.member_max = limits->member_bytes;
     if (limits && limits->held_bytes)
         h.total_max = limits->held_bytes;
+    if (limits && limits->doc_bytes)
+        h.doc_max = limits->doc_bytes;
     struct archive *a = NULL;
     size_t tar_len;
     unsigned char *tar =
@@ -391,11 +408,18 @@ out:
 }
 
 /* JSON Lines: the decompressed stream split at newlines, a line at a
- * time; a line longer than the member bound is refused as it grows. */
+ * time; a line longer than the member bound, or the bound on a result
+ * document when that is lower, is refused as it grows. */
 static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
                       sb_error *err)
 {
     size_t line_max = limits && limits->member_bytes ? limits->member_bytes : SB_INGEST_MEMBER_BYTES;
+    size_t doc_max = limits && limits->doc_bytes ? limits->doc_bytes : SB_INGEST_DOC_BYTES;
+    const char *line_what = "line";
+    if (doc_max < line_max) {
+        line_max = doc_max;
+        line_what = "result document";
+    }
     struct archive *a = NULL;
     if (open_archive(path, 1, NULL, 0, &a, err) != SB_OK)
         return SB_ERR;
@@ -447,7 +471,7 @@ static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archi
             if (len > line_max) {
                 char where[32];
                 snprintf(where, sizeof where, "%ld", lineno);
-                rc = past_limit(err, path, where, "line", line_max);
+                rc = past_limit(err, path, where, line_what, line_max);
                 break;
             }
             if (!nl && n)

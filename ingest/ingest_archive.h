@@ -31,10 +31,11 @@ typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, si
 /* Reads path and calls fn for each document. A damaged archive gives the
  * documents read before the damage to fn and then SB_ERR, err naming the
  * archive (and the member being read). A tar archive whose member is
- * larger than limits->member_bytes inflated, or whose members together
- * pass limits->held_bytes, is refused the same way, err naming the member
- * (limits NULL or zero: the defaults of ingest.h); so is a JSON Lines line
- * longer than limits->member_bytes, after the lines before it. */
+ * larger than limits->member_bytes inflated (a NAME.json member:
+ * limits->doc_bytes), or whose members together pass limits->held_bytes,
+ * is refused the same way, err naming the member (limits NULL or zero:
+ * the defaults of ingest.h); so is a JSON Lines line longer than either
+ * bound, after the lines before it. */
 int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
                     sb_error *err);
 

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +68,7 @@ typedef struct item {
     size_t nsys_len;
     char *data;          /* an archive member's bytes */
     size_t data_len;
+    size_t text_bytes;   /* the document's text (and sidecars') counted as read ahead */
     /* output, allocated and freed by the preparer that owns the slot */
     int rc;
     sb_ingest_prepared p;
@@ -83,7 +85,7 @@ static void item_clear_input(item *it)
     free(it->nsys);
     free(it->data);
     it->source = it->ncu = it->nsys = it->data = NULL;
-    it->ncu_len = it->nsys_len = it->data_len = 0;
+    it->ncu_len = it->nsys_len = it->data_len = it->text_bytes = 0;
     it->on_disk = it->is_problem = 0;
 }
 
@@ -128,12 +130,23 @@ static void prepare_buffer(const sb_ingest *ing, const char *data, size_t len, i
     json_decref(doc);
 }
 
-static void prepare_file(const sb_ingest *ing, item *it, kept *k)
+/* A result document larger than max, refused before it is parsed. */
+static int doc_too_large(sb_error *err, const char *path, size_t max)
+{
+    return sb_error_set(err, path, NULL, "result document more than %zu bytes (%zu MiB): refused", max,
+                        max >> 20);
+}
+
+static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max)
 {
     size_t len;
     it->rc = sb_file_read_into(it->source, &k->buf, &k->cap, &len, &it->err);
     if (it->rc != SB_OK)
         return;
+    if (len > doc_max) { /* grown since the reader looked */
+        it->rc = doc_too_large(&it->err, it->source, doc_max);
+        return;
+    }
     prepare_buffer(ing, k->buf, len, it, k);
     if (it->rc == SB_OK) {
         it->sidecar = sidecar_of(it->source, ".ncu.csv");
@@ -337,6 +350,14 @@ static void store_grouped(walker *wk, item *it)
 #define SLOTS_PER_PREPARER 128
 #define STORE_BATCH 8
 #define MAX_PREPARERS 8
+/* How much document text the reader may fill in ahead of the storer: a
+ * member's bytes are copied into its slot, and a prepared document holds
+ * up to about five times its text (a sample is 8 bytes as a double and
+ * 2 as "0,"), so a ring of large documents would hold gigabytes. 2,000
+ * results of 16 KB fill 32 MB, of which the ring holds 4 MB at a time:
+ * the bound stops only large documents. A document larger than the bound
+ * still goes in, alone. */
+#define READ_AHEAD_BYTES ((size_t)8 << 20)
 
 typedef struct pipe {
     const sb_ingest *ing;  /* set once the ingest is open, before any preparer starts */
@@ -353,6 +374,8 @@ typedef struct pipe {
     /* Documents filled by the reader, and stored, in ring order. Preparer
      * i prepares documents i, i + preparers, ... as they are filled. */
     size_t filled, stored;
+    size_t ahead_bytes;    /* text_bytes of the documents filled and not stored */
+    size_t reclaimed;      /* the reader's: documents whose input it has freed */
     int done, threaded;
     int cancelled;       /* the ingest never opened: the reader stops */
     int all_stored;      /* the storing half is finished with every slot */
@@ -381,22 +404,47 @@ typedef struct preparer_arg {
     kept keep;
 } preparer_arg;
 
-/* The next free slot for the reader, once the storing half is done with
- * it, its input and error cleared; NULL once the reading is cancelled.
- * Unthreaded, the one slot in use is slot 0. */
-static item *slot_take(pipe_t *pp)
+/* 1 when the reader may fill one more slot with a document of bytes of
+ * text: the ring has a free slot and, unless it is empty, room within
+ * READ_AHEAD_BYTES; called with the lock held. */
+static int room_ahead(const pipe_t *pp, size_t bytes)
+{
+    size_t n = pp->filled - pp->stored;
+    return n < pp->ring_n && (n == 0 || bytes <= READ_AHEAD_BYTES - pp->ahead_bytes);
+}
+
+/* The next free slot for the reader, for a document of bytes of text,
+ * once the storing half is done with it and there is room ahead, its
+ * input and error cleared; NULL once the reading is cancelled. The
+ * inputs of the documents stored so far are freed first: a slot is
+ * filled again only a ring later, and a ring of large members' copies
+ * is what READ_AHEAD_BYTES keeps out. Unthreaded, the one slot in use is
+ * slot 0. */
+static item *slot_take(pipe_t *pp, size_t bytes)
 {
     if (!pp->threaded) {
         item_clear(&pp->ring[0]);
         return &pp->ring[0];
     }
     pthread_mutex_lock(&pp->mu);
-    while (pp->filled - pp->stored >= pp->ring_n && !pp->cancelled) {
+    for (;;) {
+        size_t stored = pp->stored;
+        if (pp->reclaimed < stored) {
+            pthread_mutex_unlock(&pp->mu);
+            for (; pp->reclaimed < stored; pp->reclaimed++)
+                item_clear_input(&pp->ring[pp->reclaimed % pp->ring_n]);
+            pthread_mutex_lock(&pp->mu);
+            continue;
+        }
+        if (room_ahead(pp, bytes) || pp->cancelled)
+            break;
         pp->reader_waits = 1;
         pthread_cond_wait(&pp->reader_cv, &pp->mu);
     }
     pp->reader_waits = 0;
     int cancelled = pp->cancelled;
+    if (!cancelled)
+        pp->ahead_bytes += bytes;
     pthread_mutex_unlock(&pp->mu);
     if (cancelled)
         return NULL;
@@ -405,17 +453,23 @@ static item *slot_take(pipe_t *pp)
     item *it = &pp->ring[pp->filled % pp->ring_n];
     item_clear_input(it);
     sb_error_clear(&it->err);
+    it->text_bytes = bytes;
     return it;
 }
 
-static void prepare(const sb_ingest *ing, item *it, kept *k)
+static size_t doc_max(const pipe_t *pp)
+{
+    return pp->limits.doc_bytes ? pp->limits.doc_bytes : SB_INGEST_DOC_BYTES;
+}
+
+static void prepare(const pipe_t *pp, item *it, kept *k)
 {
     if (it->is_problem)
         return;
     if (it->on_disk)
-        prepare_file(ing, it, k);
+        prepare_file(pp->ing, it, k, doc_max(pp));
     else
-        prepare_buffer(ing, it->data, it->data_len, it, k);
+        prepare_buffer(pp->ing, it->data, it->data_len, it, k);
 }
 
 /* 1 when the slots of documents from .. to-1 are all filled and prepared,
@@ -436,7 +490,7 @@ static void slot_give(pipe_t *pp)
 {
     if (!pp->threaded) {
         item *it = &pp->ring[0];
-        prepare(pp->ing, it, &pp->keep);
+        prepare(pp, it, &pp->keep);
         store_grouped(pp->wk, it);
         item_clear(it);
         return;
@@ -457,6 +511,7 @@ static void *preparer_main(void *arg)
     preparer_arg *pa = arg;
     pipe_t *pp = pa->pp;
     int me = pa->index;
+    size_t reclaimed = (size_t)me; /* the first of its documents whose output it has not freed */
     pthread_mutex_lock(&pp->mu);
     for (size_t n = (size_t)me;; n += (size_t)pp->preparers) {
         while (n >= pp->filled && !pp->done) {
@@ -466,10 +521,16 @@ static void *preparer_main(void *arg)
         pp->preparer_waits[me] = 0;
         if (n >= pp->filled)
             break;
+        size_t stored = pp->stored;
         pthread_mutex_unlock(&pp->mu);
+        /* The outputs of its documents stored since, freed now rather
+         * than a ring later: a ring of large prepared documents (8 bytes
+         * a sample) would hold gigabytes. */
+        for (; reclaimed < stored; reclaimed += (size_t)pp->preparers)
+            item_clear_output(&pp->ring[reclaimed % pp->ring_n]);
         item *it = &pp->ring[n % pp->ring_n];
         item_clear_output(it);
-        prepare(pp->ing, it, &pa->keep);
+        prepare(pp, it, &pa->keep);
         pthread_mutex_lock(&pp->mu);
         it->ready = 1;
         if (pp->storer_wants && all_ready(pp, pp->stored, pp->storer_wants))
@@ -514,7 +575,7 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
                      size_t ncu_len, const char *nsys, size_t nsys_len)
 {
     member_ctx *mc = ctx;
-    item *it = slot_take(mc->pp);
+    item *it = slot_take(mc->pp, len + ncu_len + nsys_len);
     if (!it)
         return SB_ERR; /* cancelled: stop reading the archive */
     if (set_source(it, mc->archive, member) != SB_OK || !(it->data = malloc(len + 1)) ||
@@ -543,7 +604,7 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
 /* Fills a slot with a problem to report in its place. */
 static void give_problem(pipe_t *pp, const sb_error *e)
 {
-    item *it = slot_take(pp);
+    item *it = slot_take(pp, 0);
     if (!it)
         return;
     it->is_problem = 1;
@@ -565,7 +626,21 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
             give_problem(pp, &e);
         return;
     }
-    item *it = slot_take(pp);
+    /* A file too large is refused unread; its size is what it takes up
+     * read ahead once prepared. */
+    struct stat st;
+    size_t bytes = 0;
+    if (stat(en->path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((uint64_t)st.st_size > doc_max(pp)) {
+            sb_error e;
+            sb_error_clear(&e);
+            doc_too_large(&e, en->path, doc_max(pp));
+            give_problem(pp, &e);
+            return;
+        }
+        bytes = (size_t)st.st_size;
+    }
+    item *it = slot_take(pp, bytes);
     if (!it)
         return;
     if (set_source(it, en->path, NULL) != SB_OK) {
@@ -665,13 +740,15 @@ static void store_in_order(pipe_t *pp)
             return;
         if (own && !it->ready) {
             item_clear_output(it);
-            prepare(pp->ing, it, &pp->keep);
+            prepare(pp, it, &pp->keep);
         }
         store_grouped(pp->wk, it);
         pthread_mutex_lock(&pp->mu);
         it->ready = 0;
         pp->stored++;
-        if (pp->reader_waits && pp->filled - pp->stored <= pp->ring_n / 2)
+        pp->ahead_bytes -= it->text_bytes;
+        if (pp->reader_waits && pp->filled - pp->stored <= pp->ring_n / 2 &&
+            (pp->ahead_bytes <= READ_AHEAD_BYTES / 2 || pp->filled == pp->stored))
             pthread_cond_signal(&pp->reader_cv);
         pthread_mutex_unlock(&pp->mu);
     }

@@ -233,17 +233,41 @@ static void test_page_ids_never_collide(void **state)
     assert_string_not_equal(a, b);
     assert_non_null(strstr(a, "~h"));
 
-    /* every pair of a set of hostile names and pages stays apart */
+    /* ordinary names keep their names */
+    const char *plain[] = {"gemm", "cross_entropy", "h100-sxm5-80gb", "h200-sxm-141gb", "attn.v2",
+                           "gemm.html.bak", "x.htm"};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        sb_page_id(plain[i], a);
+        assert_string_equal(a, plain[i]);
+    }
+    /* a value named like another's page: the folder ops/gemm.html/ of op
+     * "gemm.html" would be the page ops/gemm.html of op "gemm" */
+    sb_page_id("gemm.html", a);
+    assert_string_equal(a, "gemm~2ehtml");
+    sb_page_id_paged("h100-sxm5-80gb.html", 1, a);
+    assert_string_equal(a, "h100-sxm5-80gb~2ehtml");
+    sb_page_id_paged("h100-sxm5-80gb~p2.html", 1, a);
+    assert_string_equal(a, "h100-sxm5-80gb~7ep2~2ehtml");
+    sb_page_id(".html", a);
+    assert_string_equal(a, "~2ehtml");
+
+    /* every pair of a set of hostile names and pages stays apart, and no
+     * id ends in ".html", so none is the page ID.html beside the folder
+     * another id names */
     char names[][64] = {"h100", "h100-p2", "h100~p2", "h100~70~32", "index", "index~p2",
-                        "~69ndex", "a b", "a~20b", "a-b", "A b", "", "~-", "x/y", "x~2fy"};
+                        "~69ndex", "a b", "a~20b", "a-b", "A b", "", "~-", "x/y", "x~2fy",
+                        "gemm", "gemm.html", "gemm.html.html", "gemm~2ehtml", "gemm.HTML",
+                        "h100-sxm5-80gb", "h100-sxm5-80gb.html", "h100-sxm5-80gb~p2.html",
+                        "h100-sxm5-80gb-p2", "h100-sxm5-80gb-p2.html", "index.html", ".html"};
     size_t n = sizeof names / sizeof names[0];
-    char ids[3 * 16][SB_PAGE_ID_SIZE];
+    char ids[3 * 27][SB_PAGE_ID_SIZE];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t page = 1; page <= 3; page++)
             sb_page_id_paged(names[i], page, ids[k++]);
     for (size_t i = 0; i < k; i++) {
         assert_null(strchr(ids[i], '/'));
+        assert_false(sb_name_ends_with(ids[i], ".html"));
         for (size_t j = i + 1; j < k; j++)
             if (strcmp(ids[i], ids[j]) == 0)
                 fail_msg("ids %zu and %zu are both '%s'", i, j, ids[i]);

@@ -236,7 +236,9 @@ run "archive without results" 0 "$SOLBOOK" ingest --db "$T/none.db" "$A/none.tar
 check "archive without results" "ingest: 0 files, 0 stored, 0 duplicates, 0 refused (db $T/none.db)" "$(tail -n 1 "$T/out")"
 # An archive bomb (members of zeros, a thousand times smaller packed) is
 # refused on the bytes inflated, before memory grows past the bounds: one
-# line naming ARCHIVE:MEMBER, nothing stored, the peak RSS measured.
+# line naming ARCHIVE:MEMBER, nothing stored, the peak RSS measured. A
+# NAME.json member meets the bound on a result document first (1 MiB by
+# default); with that raised, the member bound.
 python3 - "$A" <<'PY'
 import gzip, io, sys, tarfile
 def pack(path, members):
@@ -271,22 +273,22 @@ under() { # under NAME KIB: the RSS of the last rss call below KIB
 }
 echo "bomb.tar.gz: $(wc -c < "$A/bomb.tar.gz") bytes packed, 300 MiB of zeros inside"
 rss "archive bomb, default bounds" 1 "$SOLBOOK" ingest --db "$T/bomb.db" "$A/bomb.tar.gz"
-check "bomb refused in one line" "solbook: $A/bomb.tar.gz:pack/bomb.json: member more than 268435456 bytes (256 MiB) inflated: refused" "$(cat "$T/err")"
+check "bomb refused in one line" "solbook: $A/bomb.tar.gz:pack/bomb.json: result document more than 1048576 bytes (1 MiB) inflated: refused" "$(cat "$T/err")"
 check "bomb summary" "ingest: 1 files, 0 stored, 0 duplicates, 1 refused (db $T/bomb.db)" "$(tail -n 1 "$T/out")"
 under "archive bomb, default bounds" 131072
-rss "archive bomb, --max-member-mb 8" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 8 "$A/bomb.tar.gz"
+rss "archive bomb, --max-member-mb 8" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-doc-mb 64 --max-member-mb 8 "$A/bomb.tar.gz"
 check "bomb past --max-member-mb" "solbook: $A/bomb.tar.gz:pack/bomb.json: member more than 8388608 bytes (8 MiB) inflated: refused" "$(cat "$T/err")"
 under "archive bomb, --max-member-mb 8" 131072
 # Six members of 4 MiB, each within the member bound, pass 16 MiB held
 # together at the fifth; nothing from the archive is stored.
-rss "members past --max-held-mb" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-held-mb 16 "$A/many.tar.gz"
+rss "members past --max-held-mb" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-doc-mb 8 --max-held-mb 16 "$A/many.tar.gz"
 check "held bound names the member" "solbook: $A/many.tar.gz:pack/m5.json: members held together more than 16777216 bytes (16 MiB) inflated: refused" "$(cat "$T/err")"
 check "nothing stored from a refused archive" 0 "$(sqlite3 "$T/bomb.db" 'SELECT count(*) FROM runs')"
 under "members past --max-held-mb" 98304
 # A JSON Lines line is a member too: one past the bound is refused as it
 # grows, after the lines before it.
 python3 -c 'import gzip, sys; g = gzip.open(sys.argv[1], "wb"); g.write(b"{}\n"); g.write(b" " * (3 << 20)); g.write(b"\n"); g.close()' "$A/long.jsonl.gz"
-run "long JSON Lines line" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 2 "$A/long.jsonl.gz"
+run "long JSON Lines line" 1 "$SOLBOOK" ingest --db "$T/bomb.db" --max-doc-mb 4 --max-member-mb 2 "$A/long.jsonl.gz"
 grep -q "^solbook: $A/long.jsonl.gz:2: line more than 2097152 bytes (2 MiB) inflated: refused$" "$T/err" || { cat "$T/err"; fail "long JSON Lines line not refused at its bound"; }
 echo "ok: long JSON Lines line refused: $(grep long.jsonl.gz:2 "$T/err")"
 run "bad bound" 2 "$SOLBOOK" ingest --db "$T/bomb.db" --max-member-mb 0 "$A/many.tar.gz"

@@ -210,7 +210,8 @@ try:
     if "%d stored" % stored not in out:
         fail("not every hostile result was stored: " + out)
     p = run([SOLBOOK, "ingest", "--db", db, "--format", "liger-csv", os.path.join(csvdir, liger_name)])
-    p = run([SOLBOOK, "ingest", "--db", db, bigdir], ok=(1, 2))
+    # the document bound raised past it, so the schema reads the note
+    p = run([SOLBOOK, "ingest", "--db", db, "--max-doc-mb", "2", bigdir], ok=(1, 2))
     err = p.stderr.decode()
     if "big.json" not in err or "maximum" not in err:
         fail("the 1 MB note was not refused by its length: " + err)

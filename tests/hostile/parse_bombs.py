@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""parse_bombs.py SOLBOOK - result documents that cost more parsed than read.
+
+A parsed array of small numbers takes about 21 times its text, so the
+archive bounds on inflated bytes alone let a 246 KB .tar.gz holding one
+240 MiB {"pad":[0,0,...]} result reach 5 GB. Generated here, never
+stored in the repository:
+  - that archive, the same document as a file of a directory and as a
+    JSON Lines line: each refused unread, in one line naming it;
+  - 120 members of just under 1 MiB of it (within the document and the
+    held bound): each parsed and refused by the schema;
+  - 400 members of 8 MiB (3.3 MB packed), named as results and as Nsight
+    Compute sidecars: refused at the first member and at the held bound.
+Each ingest's peak RSS (wait4) stays under 512 MiB, and nothing is
+stored.
+"""
+import gzip
+import io
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zlib
+
+SOLBOOK = sys.argv[1]
+LIMIT_KIB = 512 * 1024
+DOC_MAX = 1 << 20
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def pad_chunks(n):
+    """The bytes of {"pad":[0,0,...,0]}, n in all, in chunks."""
+    head, tail = b'{"pad":[', b"0]}"
+    pairs, odd = divmod(n - len(head) - len(tail), 2)
+    yield head
+    block = b"0," * (1 << 16)
+    while pairs >= 1 << 16:
+        yield block
+        pairs -= 1 << 16
+    yield b"0," * pairs
+    yield b" " * odd + tail
+
+
+def gz_member(data_chunks):
+    """One gzip member of the chunks (gzip members may be concatenated)."""
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    out = [c.compress(ch) for ch in data_chunks]
+    out.append(c.flush())
+    return b"".join(out)
+
+
+def tar_gz(path, members):
+    """A .tar.gz of (name, size, chunks) members, each part its own gzip
+    member, so a body repeated is compressed once."""
+    cache = {}
+    with open(path, "wb") as f:
+        for name, size, key in members:
+            info = tarfile.TarInfo(name)
+            info.size = size
+            f.write(gzip.compress(info.tobuf(format=tarfile.USTAR_FORMAT), 6))
+            if key not in cache:
+                body = list(pad_chunks(size)) if key == "pad" else [bytes(size)]
+                body.append(bytes(-size % 512))
+                cache[key] = gz_member(body)
+            f.write(cache[key])
+        f.write(gzip.compress(bytes(1024), 6))
+
+
+def ingest(name, args, db):
+    """Runs solbook ingest; returns (rc, stdout, stderr, peak RSS in KiB)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([SOLBOOK, "ingest", "--db", db] + args, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        o, e = out.read().decode(), err.read().decode()
+    if usage.ru_maxrss >= LIMIT_KIB:
+        fail("%s: peak RSS %d KiB, not under %d KiB" % (name, usage.ru_maxrss, LIMIT_KIB))
+    runs = sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0]
+    if runs:
+        fail("%s: %d runs stored" % (name, runs))
+    return p.returncode, o, e, usage.ru_maxrss
+
+
+def refused(name, args, db, line):
+    rc, _, err, rss = ingest(name, args, db)
+    if rc != 1 or err != line + "\n":
+        fail("%s: exit %d, stderr %r; expected exit 1 and the one line %r" % (name, rc, err, line))
+    print("ok: %s: refused in one line, peak RSS %d KiB: %s" % (name, rss, line))
+
+
+work = tempfile.mkdtemp(prefix="sb_bombs_")
+try:
+    db = os.path.join(work, "b.db")
+    big = 240 << 20
+    one = os.path.join(work, "one.tar.gz")
+    tar_gz(one, [("r/pad.json", big, "pad")])
+    print("one.tar.gz: %d bytes packed, one 240 MiB {\"pad\":[0,0,...]} result" % os.path.getsize(one))
+    refused("240 MiB result in an archive", [one], db,
+            "solbook: %s:r/pad.json: result document more than %d bytes (1 MiB) inflated: refused"
+            % (one, DOC_MAX))
+
+    folder = os.path.join(work, "dir")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "pad.json"), "wb") as f:
+        for ch in pad_chunks(big):
+            f.write(ch)
+    refused("240 MiB result in a directory", [folder], db,
+            "solbook: %s/pad.json: result document more than %d bytes (1 MiB): refused"
+            % (folder, DOC_MAX))
+    shutil.rmtree(folder)
+
+    lines = os.path.join(work, "pad.jsonl.gz")
+    with gzip.open(lines, "wb", compresslevel=6) as g:
+        for ch in pad_chunks(big):
+            g.write(ch)
+        g.write(b"\n")
+    refused("240 MiB JSON Lines line", [lines], db,
+            "solbook: %s:1: result document more than %d bytes (1 MiB) inflated: refused"
+            % (lines, DOC_MAX))
+
+    # Each member under the document bound, 120 MiB in all under the held
+    # one: every one is parsed, the most a document can cost.
+    under = os.path.join(work, "under.tar.gz")
+    tar_gz(under, [("r/p%03d.json" % i, DOC_MAX - 16, "pad") for i in range(120)])
+    rc, _, err, rss = ingest("120 members of 1 MiB", [under], db)
+    errs = err.splitlines()
+    want = ["solbook: %s:r/p%03d.json: /schema: missing \"schema\" field" % (under, i) for i in range(120)]
+    if rc != 1 or len(errs) != 120 or any(not e.startswith(w) for e, w in zip(errs, want)):
+        fail("120 members of 1 MiB: exit %d, %d lines: %r" % (rc, len(errs), errs[:3]))
+    print("ok: 120 members of 1 MiB (%d bytes packed): each parsed and refused by the schema "
+          "in its line, peak RSS %d KiB" % (os.path.getsize(under), rss))
+
+    many = os.path.join(work, "many.tar.gz")
+    tar_gz(many, [("r/p%03d.ncu.csv" % i, 8 << 20, "zeros") for i in range(400)])
+    print("many.tar.gz: %d bytes packed, 400 members of 8 MiB" % os.path.getsize(many))
+    refused("400 sidecars of 8 MiB", [many], db,
+            "solbook: %s:r/p016.ncu.csv: members held together more than %d bytes (128 MiB) "
+            "inflated: refused" % (many, 128 << 20))
+    many_json = os.path.join(work, "many-json.tar.gz")
+    tar_gz(many_json, [("r/p%03d.json" % i, 8 << 20, "pad") for i in range(400)])
+    refused("400 results of 8 MiB", [many_json], db,
+            "solbook: %s:r/p000.json: result document more than %d bytes (1 MiB) inflated: refused"
+            % (many_json, DOC_MAX))
+    rc, _, err, rss = ingest("400 results of 8 MiB, --max-doc-mb 8", ["--max-doc-mb", "8", many_json], db)
+    line = ("solbook: %s:r/p016.json: members held together more than %d bytes (128 MiB) inflated: "
+            "refused" % (many_json, 128 << 20))
+    if rc != 1 or err != line + "\n":
+        fail("400 results of 8 MiB, --max-doc-mb 8: exit %d, stderr %r" % (rc, err))
+    print("ok: 400 results of 8 MiB, --max-doc-mb 8: refused at the held bound, peak RSS %d KiB" % rss)
+finally:
+    shutil.rmtree(work, ignore_errors=True)
