@@ -961,6 +961,27 @@ int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, siz
     return SB_OK;
 }
 
+/* Appends the ceiling of columns col (name), col + 1 (unit) and col + 2
+ * (value) of st to v (*n of *cap); 0 when out of memory. */
+static int ceiling_append(sb_ceiling **v, size_t *n, size_t *cap, sqlite3_stmt *st, int col)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        sb_ceiling *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return 0;
+        *v = nv;
+        *cap = nc;
+    }
+    sb_ceiling *c = &(*v)[(*n)++];
+    const unsigned char *nm = sqlite3_column_text(st, col);
+    const unsigned char *un = sqlite3_column_text(st, col + 1);
+    snprintf(c->name, sizeof c->name, "%s", nm ? (const char *)nm : "");
+    snprintf(c->unit, sizeof c->unit, "%s", un ? (const char *)un : "");
+    c->value = sqlite3_column_double(st, col + 2);
+    return 1;
+}
+
 int sb_ceilings_latest(sb_db *handle, const char *sku, sb_ceiling **out, size_t *n,
                        long long *run_id, sb_error *err)
 {
@@ -982,23 +1003,11 @@ int sb_ceilings_latest(sb_db *handle, const char *sku, sb_ceiling **out, size_t 
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            sb_ceiling *nv = realloc(*out, nc * sizeof *nv);
-            if (!nv) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            *out = nv;
-            cap = nc;
-        }
-        sb_ceiling *c = &(*out)[(*n)++];
         *run_id = sqlite3_column_int64(st, 0);
-        const unsigned char *nm = sqlite3_column_text(st, 1);
-        const unsigned char *un = sqlite3_column_text(st, 2);
-        snprintf(c->name, sizeof c->name, "%s", nm ? (const char *)nm : "");
-        snprintf(c->unit, sizeof c->unit, "%s", un ? (const char *)un : "");
-        c->value = sqlite3_column_double(st, 3);
+        if (!ceiling_append(out, n, &cap, st, 1)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -1007,6 +1016,72 @@ int sb_ceilings_latest(sb_db *handle, const char *sku, sb_ceiling **out, size_t 
         *n = 0;
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
                             "reading ceilings failed: %s",
+                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    return SB_OK;
+}
+
+void sb_calibrations_free(sb_calibration *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].ceilings);
+    free(v);
+}
+
+int sb_calibrations_load(sb_db *handle, const char *sku, sb_calibration **out, size_t *n,
+                         sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    /* +p.sku: through the calibrations' own index, as sb_ceilings_latest */
+    const char *sql =
+        "SELECT r.id, json_extract(r.raw_json, '$.provenance.device.uuid'),"
+        " json_extract(r.raw_json, '$.protocol.buffer_bytes'), c.name, c.unit, c.value"
+        " FROM runs r JOIN provenance p ON p.run_id = r.id JOIN ceilings c ON c.run_id = r.id"
+        " WHERE r.schema = 'solbook.calibration.v1' AND +p.sku = ?1"
+        " ORDER BY p.finished_at DESC, r.id DESC, c.name";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "query failed");
+    sqlite3_bind_text(st, 1, sku, -1, SQLITE_STATIC);
+    size_t cap = 0, ccap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long id = sqlite3_column_int64(st, 0);
+        if (*n == 0 || (*out)[*n - 1].run_id != id) {
+            if (*n == cap) {
+                size_t nc = cap ? cap * 2 : 8;
+                sb_calibration *nv = realloc(*out, nc * sizeof *nv);
+                if (!nv) {
+                    rc = SQLITE_NOMEM;
+                    break;
+                }
+                *out = nv;
+                cap = nc;
+            }
+            sb_calibration *k = &(*out)[(*n)++];
+            memset(k, 0, sizeof *k);
+            k->run_id = id;
+            const unsigned char *u = sqlite3_column_text(st, 1);
+            snprintf(k->gpu_uuid, sizeof k->gpu_uuid, "%s", u ? (const char *)u : "");
+            if (sqlite3_column_type(st, 2) == SQLITE_INTEGER)
+                k->buffer_bytes = sqlite3_column_int64(st, 2);
+            ccap = 0;
+        }
+        sb_calibration *k = &(*out)[*n - 1];
+        if (!ceiling_append(&k->ceilings, &k->n, &ccap, st, 3)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        sb_calibrations_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
+                            "reading calibrations failed: %s",
                             rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
     }
     return SB_OK;

@@ -112,6 +112,23 @@ typedef struct sb_ceiling {
 int sb_ceilings_latest(sb_db *db, const char *sku, sb_ceiling **out, size_t *n,
                        long long *run_id, sb_error *err);
 
+/* One calibration run and the ceilings it stored. */
+typedef struct sb_calibration {
+    long long run_id;
+    char gpu_uuid[96];       /* provenance.device.uuid; "" when not recorded */
+    long long buffer_bytes;  /* protocol.buffer_bytes; 0 when not recorded */
+    sb_ceiling *ceilings;    /* ordered by name */
+    size_t n;
+} sb_calibration;
+
+/* Every calibration run of a SKU with its ceilings, newest first (the
+ * order of sb_ceilings_latest: finish time, then id), into *out (*n of
+ * them; free with sb_calibrations_free). A report that holds a run
+ * against its own card's calibration, and states how far the SKU's cards
+ * differ, reads them all. */
+int sb_calibrations_load(sb_db *db, const char *sku, sb_calibration **out, size_t *n, sb_error *err);
+void sb_calibrations_free(sb_calibration *v, size_t n); /* accepts NULL */
+
 typedef struct sb_training {
     long long run_id;
     char *status, *model_name, *dtype, *strategy, *patch_name, *sku, *arch, *gpu_name, *git_sha,
