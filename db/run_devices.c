@@ -85,17 +85,17 @@ static int cmp_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int sb_run_devices_load_set(sb_db *handle, const sb_result_set *set, sb_run_devices *out,
+int sb_run_devices_load_ids(sb_db *handle, const long long *run_ids, size_t n, sb_run_devices *out,
                             sb_error *err)
 {
     sqlite3 *db = sb_db_handle(handle);
     memset(out, 0, sizeof *out);
-    long long *ids = malloc((set->n ? set->n : 1) * sizeof *ids);
+    long long *ids = malloc((n ? n : 1) * sizeof *ids);
     if (!ids)
         return sb_error_set(err, NULL, NULL, "out of memory reading the runs' GPU UUIDs");
-    for (size_t i = 0; i < set->n; i++)
-        ids[i] = set->v[i].run_id;
-    qsort(ids, set->n, sizeof *ids, cmp_id);
+    if (n)
+        memcpy(ids, run_ids, n * sizeof *ids);
+    qsort(ids, n, sizeof *ids, cmp_id);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, devices_one_sql, -1, &st, NULL) != SQLITE_OK) {
         free(ids);
@@ -103,7 +103,7 @@ int sb_run_devices_load_set(sb_db *handle, const sb_result_set *set, sb_run_devi
     }
     size_t cap = 0;
     int rc = SQLITE_DONE;
-    for (size_t i = 0; i < set->n && rc == SQLITE_DONE; i++) {
+    for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
         if (i && ids[i] == ids[i - 1])
             continue;
         sqlite3_bind_int64(st, 1, ids[i]);
@@ -118,6 +118,21 @@ int sb_run_devices_load_set(sb_db *handle, const sb_result_set *set, sb_run_devi
     }
     free(ids);
     return devices_end(db, st, rc, out, err);
+}
+
+int sb_run_devices_load_set(sb_db *handle, const sb_result_set *set, sb_run_devices *out,
+                            sb_error *err)
+{
+    long long *ids = malloc((set->n ? set->n : 1) * sizeof *ids);
+    if (!ids) {
+        memset(out, 0, sizeof *out);
+        return sb_error_set(err, NULL, NULL, "out of memory reading the runs' GPU UUIDs");
+    }
+    for (size_t i = 0; i < set->n; i++)
+        ids[i] = set->v[i].run_id;
+    int rc = sb_run_devices_load_ids(handle, ids, set->n, out, err);
+    free(ids);
+    return rc;
 }
 
 const char *sb_run_device(const sb_run_devices *d, long long run_id)

@@ -24,6 +24,9 @@ int sb_run_devices_load(sb_db *db, sb_run_devices *out, sb_error *err);
  * (compare's two sides), instead of reading every run. */
 int sb_run_devices_load_set(sb_db *db, const sb_result_set *set, sb_run_devices *out,
                             sb_error *err);
+/* The same for the n runs run_ids (in any order, repeats allowed). */
+int sb_run_devices_load_ids(sb_db *db, const long long *run_ids, size_t n, sb_run_devices *out,
+                            sb_error *err);
 void sb_run_devices_free(sb_run_devices *d);
 /* The UUID of run_id, or NULL when unknown. */
 const char *sb_run_device(const sb_run_devices *d, long long run_id);
