@@ -24,11 +24,17 @@ typedef struct cache_row {
     double l2_bytes;
 } cache_row;
 
+/* The bandwidth ceilings a calibration stores, by name. */
+static const char *const bw_names[] = {"bw.copy", "bw.add", "bw.triad", "bw.read"};
+#define NBW (sizeof bw_names / sizeof bw_names[0])
+
 typedef struct card {
     char *sku;
-    sb_plaus_ceilings c;
-    sb_ceiling *gemm; /* the calibration's ceilings, gemm.* among them */
-    size_t ngemm;
+    sb_calibration *cals; /* newest first */
+    size_t ncals;
+    double hbm_gbps;      /* db/skus.csv; NAN unknown */
+    double l2_bytes;      /* NAN unknown */
+    sb_plaus_source spread[NBW]; /* cards, lo, hi of each bw_names ceiling */
 } card;
 
 struct sb_plaus_ctx {
@@ -41,6 +47,8 @@ struct sb_plaus_ctx {
     size_t ncaches;
     card *cards;
     size_t ncards;
+    sb_run_devices devices; /* each result run's GPU UUID, loaded on first use */
+    int devices_loaded;
 };
 
 const char *sb_plaus_state_name(sb_plaus_state s)
@@ -103,6 +111,76 @@ static void bw_ceiling(const sb_plaus_input *in, const sb_plaus_ceilings *c, sb_
     }
 }
 
+/* The calibration behind the ceiling bw_ceiling chose; 1 when the
+ * ceilings say more of it than its run id. */
+static int verdict_source(const sb_plaus_ceilings *c, sb_plaus_verdict *v)
+{
+    const sb_plaus_source *s = !strcmp(v->ceiling_name, "bw.read")        ? &c->read_src
+                               : !strcmp(v->ceiling_name, "bw.add/triad") ? &c->pair_src
+                                                                           : &c->copy_src;
+    v->source = *s;
+    if (!c->measured) {
+        memset(&v->source, 0, sizeof v->source);
+        v->source.calib_run = -1;
+        return 0;
+    }
+    if (s->calib_run == 0) {
+        v->source.calib_run = c->calib_run;
+        return 0;
+    }
+    return 1;
+}
+
+/* The GPU UUID as the README files and reports shorten it ("GPU-8d45c405"). */
+static void short_gpu(const char *uuid, char *out, size_t size)
+{
+    snprintf(out, size, "%.*s", (int)strcspn(uuid, "-") + 9, uuid);
+}
+
+/* "1 GiB", "8 GiB", "512 MiB" */
+static void buffer_text(long long bytes, char *out, size_t size)
+{
+    if (bytes >= (1LL << 30))
+        snprintf(out, size, "%g GiB", (double)bytes / (double)(1LL << 30));
+    else
+        snprintf(out, size, "%g MiB", (double)bytes / (double)(1LL << 20));
+}
+
+/* What the stored calibrations say about the uncertainty of the ceiling
+ * an implausible run was held against: whose card measured it, how far
+ * the SKU's calibrated cards differ on it, and the size of its buffers. */
+static void source_note(const sb_plaus_verdict *v, char *out, size_t size)
+{
+    const sb_plaus_source *s = &v->source;
+    sb_buf b = SB_BUF_INIT;
+    char gpu[32], buf[32];
+    short_gpu(s->gpu_uuid, gpu, sizeof gpu);
+    const char *what = strcmp(v->ceiling_name, "bw.copy+add mix") ? v->ceiling_name : "bw.copy";
+    if (s->card == SB_PLAUS_CARD_OWN)
+        sb_buf_printf(&b, "; the ceiling is the run's own card's (%s)", gpu);
+    else if (s->card == SB_PLAUS_CARD_OTHER)
+        sb_buf_printf(&b, "; the ceiling is another card's (%s): no calibration of the run's GPU "
+                          "measured %s", gpu, what);
+    else
+        sb_buf_printf(&b, "; %s: whose card measured the ceiling is not known",
+                      s->gpu_uuid[0] ? "the run records no GPU UUID" : "the calibration records no GPU UUID");
+    if (s->card != SB_PLAUS_CARD_OWN && s->cards > 1)
+        sb_buf_printf(&b, ", and %s spreads %.0f-%.0f GB/s (%.1f%%) over the SKU's %d calibrated cards",
+                      what, s->lo, s->hi, 100.0 * (s->hi - s->lo) / s->lo, s->cards);
+    else if (s->card != SB_PLAUS_CARD_OWN && s->cards == 1)
+        sb_buf_printf(&b, ", and no other card of the SKU measured %s, so its spread between cards is "
+                          "not known", what);
+    buffer_text(s->buffer_bytes, buf, sizeof buf);
+    if (s->buffer_bytes <= 0)
+        sb_buf_puts(&b, "; the calibration stores no buffer size");
+    else if (s->buffer_bytes < SB_PLAUS_FULL_BUFFER)
+        sb_buf_printf(&b, "; it streamed %s buffers, under 8 GiB", buf);
+    else
+        sb_buf_printf(&b, "; it streamed %s buffers", buf);
+    snprintf(out, size, "%s", sb_buf_failed(&b) ? "" : sb_buf_str(&b));
+    sb_buf_free(&b);
+}
+
 void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double margin,
                     sb_plaus_verdict *v)
 {
@@ -126,6 +204,7 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
         v->gbps = in->bytes / in->seconds / 1e9;
     char note[256];
     bw_ceiling(in, c, v, note, sizeof note);
+    int source_known = verdict_source(c, v);
     if (!isnan(v->gbps) && v->ceiling_gbps > 0)
         v->pct_ceiling = 100.0 * v->gbps / v->ceiling_gbps;
 
@@ -158,7 +237,7 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
     }
     char src[64];
     if (c->measured)
-        snprintf(src, sizeof src, "calibration run %lld", c->calib_run);
+        snprintf(src, sizeof src, "calibration run %lld", v->source.calib_run);
     else
         snprintf(src, sizeof src, "db/skus.csv: no calibration stored");
     if (v->gbps > v->ceiling_gbps * (1.0 + margin)) {
@@ -168,10 +247,13 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
             snprintf(writes, sizeof writes,
                      "; its writes (%.1f MB) fit the L2, whose write-back can end after the launch",
                      in->write_bytes / 1e6);
+        char uncertain[448] = "";
+        if (source_known)
+            source_note(v, uncertain, sizeof uncertain);
         snprintf(v->reason, sizeof v->reason,
-                 "%.0f GB/s is %.1f%% of %s %.0f GB/s (%s), above the %.0f%% margin%s%s%s", v->gbps,
+                 "%.0f GB/s is %.1f%% of %s %.0f GB/s (%s), above the %.0f%% margin%s%s%s%s", v->gbps,
                  v->pct_ceiling, v->ceiling_name, v->ceiling_gbps, src, 100.0 * margin, note, writes,
-                 fits ? "; it fits L2, flushed before each launch" : "");
+                 fits ? "; it fits L2, flushed before each launch" : "", uncertain);
         return;
     }
     v->state = SB_PLAUS_OK;
@@ -313,9 +395,10 @@ void sb_plaus_close(sb_plaus_ctx *c)
     free(c->caches);
     for (size_t i = 0; i < c->ncards; i++) {
         free(c->cards[i].sku);
-        free(c->cards[i].gemm);
+        sb_calibrations_free(c->cards[i].cals, c->cards[i].ncals);
     }
     free(c->cards);
+    sb_run_devices_free(&c->devices);
     sb_sku_table_free(c->own_skus);
     free(c);
 }
@@ -420,6 +503,39 @@ static const model_row *find_model(const sb_plaus_ctx *c, const sb_result *r)
     return NULL;
 }
 
+static const sb_ceiling *cal_ceiling(const sb_calibration *k, const char *name)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (!strcmp(k->ceilings[i].name, name))
+            return &k->ceilings[i];
+    return NULL;
+}
+
+/* The spread of each bandwidth ceiling over the SKU's cards: the newest
+ * calibration of each GPU that measured it (one without a GPU UUID counts
+ * as a card of its own). */
+static void card_spreads(card *k)
+{
+    for (size_t b = 0; b < NBW; b++) {
+        sb_plaus_source *sp = &k->spread[b];
+        sp->lo = sp->hi = NAN;
+        for (size_t i = 0; i < k->ncals; i++) {
+            const sb_ceiling *x = cal_ceiling(&k->cals[i], bw_names[b]);
+            if (!x)
+                continue;
+            int seen = 0;
+            for (size_t j = 0; j < i && k->cals[i].gpu_uuid[0] && !seen; j++)
+                seen = !strcmp(k->cals[j].gpu_uuid, k->cals[i].gpu_uuid) &&
+                       cal_ceiling(&k->cals[j], bw_names[b]);
+            if (seen)
+                continue;
+            sp->cards++;
+            sp->lo = sp->cards == 1 ? x->value : fmin(sp->lo, x->value);
+            sp->hi = sp->cards == 1 ? x->value : fmax(sp->hi, x->value);
+        }
+    }
+}
+
 static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
 {
     for (size_t i = 0; i < c->ncards; i++)
@@ -436,42 +552,119 @@ static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
     if (!(k->sku = dup(sku)))
         return sb_error_set(err, NULL, NULL, "out of memory");
     c->ncards++;
-    k->c.copy_gbps = k->c.pair_gbps = k->c.read_gbps = k->c.l2_bytes = NAN;
-    k->c.calib_run = -1;
-    if (sb_ceilings_latest(c->db, sku, &k->gemm, &k->ngemm, &k->c.calib_run, err) != SB_OK)
+    k->l2_bytes = NAN;
+    if (sb_calibrations_load(c->db, sku, &k->cals, &k->ncals, err) != SB_OK)
         return SB_ERR;
-    double add = NAN, triad = NAN;
-    for (size_t i = 0; i < k->ngemm; i++) {
-        const sb_ceiling *x = &k->gemm[i];
-        if (!strcmp(x->name, "bw.copy"))
-            k->c.copy_gbps = x->value;
-        else if (!strcmp(x->name, "bw.add"))
-            add = x->value;
-        else if (!strcmp(x->name, "bw.triad"))
-            triad = x->value;
-        else if (!strcmp(x->name, "bw.read"))
-            k->c.read_gbps = x->value;
-    }
-    if (!isnan(add) || !isnan(triad))
-        k->c.pair_gbps = isnan(add) ? triad : isnan(triad) ? add : fmax(add, triad);
-    k->c.measured = !isnan(k->c.copy_gbps);
-    if (!k->c.measured) {
-        const sb_sku *s = c->skus ? sb_sku_find(c->skus, sku) : NULL;
-        k->c.copy_gbps = s ? s->hbm_tbps * 1000.0 : NAN;
-        k->c.pair_gbps = k->c.read_gbps = NAN;
-    }
+    card_spreads(k);
+    const sb_sku *s = c->skus ? sb_sku_find(c->skus, sku) : NULL;
+    k->hbm_gbps = s ? s->hbm_tbps * 1000.0 : NAN;
     for (size_t i = 0; i < c->ncaches; i++)
         if (!strcmp(c->caches[i].sku, sku))
-            k->c.l2_bytes = c->caches[i].l2_bytes;
+            k->l2_bytes = c->caches[i].l2_bytes;
     *out = k;
+    return SB_OK;
+}
+
+/* The ceiling called name for a run on GPU gpu (NULL: unknown): from the
+ * newest calibration of that GPU that measured it, else from the SKU's
+ * newest that did; NULL when none did. src (may be NULL) says which. */
+static const sb_ceiling *run_ceiling(const card *k, const char *gpu, const char *name,
+                                     sb_plaus_source *src)
+{
+    const sb_calibration *pick = NULL;
+    const sb_ceiling *x = NULL;
+    for (size_t i = 0; gpu && i < k->ncals && !x; i++)
+        if (!strcmp(k->cals[i].gpu_uuid, gpu) && (x = cal_ceiling(&k->cals[i], name)))
+            pick = &k->cals[i];
+    for (size_t i = 0; i < k->ncals && !x; i++)
+        if ((x = cal_ceiling(&k->cals[i], name)))
+            pick = &k->cals[i];
+    if (!x || !src)
+        return x;
+    memset(src, 0, sizeof *src);
+    src->calib_run = pick->run_id;
+    snprintf(src->gpu_uuid, sizeof src->gpu_uuid, "%s", pick->gpu_uuid);
+    src->buffer_bytes = pick->buffer_bytes;
+    src->card = !gpu || !pick->gpu_uuid[0]      ? SB_PLAUS_CARD_UNKNOWN
+                : !strcmp(pick->gpu_uuid, gpu) ? SB_PLAUS_CARD_OWN
+                                                : SB_PLAUS_CARD_OTHER;
+    for (size_t b = 0; b < NBW; b++)
+        if (!strcmp(bw_names[b], name)) {
+            src->cards = k->spread[b].cards;
+            src->lo = k->spread[b].lo;
+            src->hi = k->spread[b].hi;
+        }
+    return x;
+}
+
+/* The bandwidth ceilings of a run on GPU gpu of card k. */
+static void run_ceilings(const card *k, const char *gpu, sb_plaus_ceilings *c)
+{
+    memset(c, 0, sizeof *c);
+    c->copy_gbps = c->pair_gbps = c->read_gbps = NAN;
+    c->l2_bytes = k->l2_bytes;
+    c->calib_run = -1;
+    sb_plaus_source add_src, triad_src;
+    const sb_ceiling *copy = run_ceiling(k, gpu, "bw.copy", &c->copy_src);
+    const sb_ceiling *add = run_ceiling(k, gpu, "bw.add", &add_src);
+    const sb_ceiling *triad = run_ceiling(k, gpu, "bw.triad", &triad_src);
+    const sb_ceiling *read = run_ceiling(k, gpu, "bw.read", &c->read_src);
+    c->measured = copy != NULL;
+    if (!c->measured) {
+        c->copy_gbps = k->hbm_gbps;
+        c->copy_src.calib_run = -1;
+        return;
+    }
+    c->copy_gbps = copy->value;
+    c->calib_run = c->copy_src.calib_run;
+    if (add && (!triad || add->value >= triad->value)) {
+        c->pair_gbps = add->value;
+        c->pair_src = add_src;
+    } else if (triad) {
+        c->pair_gbps = triad->value;
+        c->pair_src = triad_src;
+    }
+    if (read)
+        c->read_gbps = read->value;
+}
+
+/* Reads the GPU UUIDs of the n runs of rs only (through the primary
+ * key), for the callers here that know which runs they check; a check
+ * of any other run reads them all. */
+static int ctx_devices(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, sb_error *err)
+{
+    long long *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        ids[i] = rs[i]->run_id;
+    sb_run_devices_free(&c->devices);
+    int rc = sb_run_devices_load_ids(c->db, ids, n, &c->devices, err);
+    free(ids);
+    c->devices_loaded = rc == SB_OK;
+    return rc;
+}
+
+/* The GPU UUID run_id recorded, NULL when none. */
+static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error *err)
+{
+    if (!c->devices_loaded) {
+        if (sb_run_devices_load(c->db, &c->devices, err) != SB_OK)
+            return SB_ERR;
+        c->devices_loaded = 1;
+    }
+    *gpu = sb_run_device(&c->devices, run_id);
     return SB_OK;
 }
 
 int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
 {
     card *k = NULL;
-    if (card_of(c, r->sku, &k, err) != SB_OK)
+    const char *gpu = NULL;
+    if (card_of(c, r->sku, &k, err) != SB_OK || run_gpu(c, r->run_id, &gpu, err) != SB_OK)
         return SB_ERR;
+    sb_plaus_ceilings ceil;
+    run_ceilings(k, gpu, &ceil);
     sb_plaus_input in;
     memset(&in, 0, sizeof in);
     in.bytes = r->bytes;
@@ -501,11 +694,11 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
         if (in.tensor) {
             char name[80];
             snprintf(name, sizeof name, "gemm.%s", r->dtype);
-            for (size_t i = 0; i < k->ngemm; i++)
-                if (!strcmp(k->gemm[i].name, name)) {
-                    in.flop_ceiling_tflops = k->gemm[i].value;
-                    snprintf(flop_name, sizeof flop_name, "measured %s", name);
-                }
+            const sb_ceiling *g = run_ceiling(k, gpu, name, NULL);
+            if (g) {
+                in.flop_ceiling_tflops = g->value;
+                snprintf(flop_name, sizeof flop_name, "measured %s", name);
+            }
             /* The calibration's GEMM peak is the best of two square
              * shapes, not the card's limit: cuBLAS at K=14336 beat it by
              * 4.6% on an H100. Above the datasheet's dense peak no run can
@@ -521,7 +714,7 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
         }
     }
     in.flop_ceiling_name = flop_name;
-    sb_plaus_judge(&in, &k->c, SB_PLAUS_MARGIN, out);
+    sb_plaus_judge(&in, &ceil, SB_PLAUS_MARGIN, out);
     return SB_OK;
 }
 
@@ -530,6 +723,17 @@ int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err)
     sb_plaus_ctx *c;
     if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
+    const sb_result **rs = malloc((s->n ? s->n : 1) * sizeof *rs);
+    size_t nrs = 0;
+    for (size_t i = 0; rs && i < s->n; i++)
+        if (s->v[i].passing)
+            rs[nrs++] = &s->v[i];
+    int rc = rs ? ctx_devices(c, rs, nrs, err) : sb_error_set(err, NULL, NULL, "out of memory");
+    free(rs);
+    if (rc != SB_OK) {
+        sb_plaus_close(c);
+        return SB_ERR;
+    }
     for (size_t i = 0; i < s->n; i++) {
         sb_result *r = &s->v[i];
         r->implausible = 0;
@@ -571,6 +775,19 @@ int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err)
     if (!(bad = malloc((set.n + 1) * sizeof *bad))) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
+    }
+    {
+        const sb_result **rs = malloc((set.n + 1) * sizeof *rs);
+        if (!rs) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < set.n; i++)
+            rs[i] = &set.v[i];
+        int drc = ctx_devices(c, rs, set.n, err);
+        free(rs);
+        if (drc != SB_OK)
+            goto done;
     }
     for (size_t i = 0; i < set.n; i++) {
         sb_plaus_verdict v;
@@ -624,6 +841,25 @@ static void case_cells(sb_buf *out, const sb_result *r)
         md_cell(out, cells[k]);
 }
 
+/* "run 812, GPU-8d45c405, 8 GiB, own card"; "db/skus.csv" for the datasheet */
+static void calibration_cell(const sb_plaus_source *s, char *out, size_t size)
+{
+    if (s->calib_run < 0) {
+        snprintf(out, size, "db/skus.csv");
+        return;
+    }
+    char gpu[32], buf[32];
+    short_gpu(s->gpu_uuid[0] ? s->gpu_uuid : "GPU unknown", gpu, sizeof gpu);
+    if (s->buffer_bytes > 0)
+        buffer_text(s->buffer_bytes, buf, sizeof buf);
+    else
+        snprintf(buf, sizeof buf, "buffer unknown");
+    snprintf(out, size, "run %lld, %s, %s, %s", s->calib_run, gpu, buf,
+             s->card == SB_PLAUS_CARD_OWN     ? "own card"
+             : s->card == SB_PLAUS_CARD_OTHER ? "another card"
+                                              : "card unknown");
+}
+
 /* Checks the passing runs of rs (n of them, each through at(rs, i)) and
  * adds a row to rows for each implausible or cache-resident one; with
  * session, the row names the run's session. */
@@ -657,6 +893,9 @@ static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, i
         }
         sb_buf_printf(rows, " %lld | %.0f | %.0f | %.1f%% |", r->run_id, v.gbps, v.ceiling_gbps, v.pct_ceiling);
         md_cell(rows, v.ceiling_name);
+        char cal[160];
+        calibration_cell(&v.source, cal, sizeof cal);
+        md_cell(rows, cal);
         md_cell(rows, v.reason);
         sb_buf_puts(rows, "\n");
     }
@@ -682,7 +921,7 @@ int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_resu
     if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
     size_t ns = sessions ? sessions->n : 0;
-    const sb_result **rs = malloc((np > ns ? np : ns) * sizeof *rs + 1);
+    const sb_result **rs = malloc((np + ns) * sizeof *rs + 1);
     sb_buf rows = SB_BUF_INIT, srows = SB_BUF_INIT;
     int rc = SB_ERR;
     if (!rs) {
@@ -691,12 +930,14 @@ int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_resu
     }
     for (size_t i = 0; i < np; i++)
         rs[i] = picks[i].r;
+    for (size_t i = 0; i < ns; i++)
+        rs[np + i] = &sessions->v[i];
+    if (ctx_devices(c, rs, np + ns, err) != SB_OK)
+        goto fail;
     if (listing_rows(c, rs, np, 0, &rows, &sum->checked, &sum->implausible, &sum->cache_resident,
                      &sum->unknown, err) != SB_OK)
         goto fail;
-    for (size_t i = 0; i < ns; i++)
-        rs[i] = &sessions->v[i];
-    if (listing_rows(c, rs, ns, 1, &srows, &sum->session_checked, &sum->session_implausible,
+    if (listing_rows(c, rs + np, ns, 1, &srows, &sum->session_checked, &sum->session_implausible,
                      &sum->session_cache_resident, &sum->session_unknown, err) != SB_OK)
         goto fail;
     rc = SB_OK;
@@ -712,8 +953,9 @@ fail:
     sb_buf_printf(out, "%s Plausibility\n\n", heading);
     sb_buf_printf(out,
                   "Each passing newest run's achieved bandwidth (db/op_models.csv's bytes over its "
-                  "kernel time, else its median time) against its card's newest calibration, or "
-                  "db/skus.csv's HBM figure without one, plus %.0f%%. Implausible runs stay stored; "
+                  "kernel time, else its median time) against the newest calibration of its own GPU "
+                  "that measured the ceiling, else the SKU's newest that did, or db/skus.csv's HBM "
+                  "figure without one, plus %.0f%%; the calibration column names it. Implausible runs stay stored; "
                   "every headline leaves them out and counts them. Cache-resident runs move no more "
                   "bytes a launch than the card's L2 holds (db/cache_sizes.csv) and are not held "
                   "against HBM. %zu runs checked: %zu implausible, %zu cache-resident, %zu without "
@@ -721,8 +963,8 @@ fail:
                   100.0 * SB_PLAUS_MARGIN, sum->checked, sum->implausible, sum->cache_resident,
                   sum->unknown);
     table(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | ceiling GB/s | "
-               "% of ceiling | ceiling | reason |\n"
-               "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+               "% of ceiling | ceiling | calibration | reason |\n"
+               "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n",
           &rows);
     if (sessions) {
         sb_buf_printf(out, "%s Plausibility of the measuring sessions' runs\n\n", heading);
@@ -736,9 +978,9 @@ fail:
                       sum->session_checked, sum->session_implausible, sum->session_cache_resident,
                       sum->session_unknown);
         table(out, "| verdict | op | mode | dtype | shape | provider | SKU | session | copy | run | GB/s | "
-                   "ceiling GB/s | % of ceiling | ceiling | reason |\n"
+                   "ceiling GB/s | % of ceiling | ceiling | calibration | reason |\n"
                    "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- "
-                   "| --- |\n",
+                   "| --- | --- |\n",
               &srows);
     }
     sb_buf_free(&srows);

@@ -511,7 +511,7 @@ static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nru
     double *pct = calloc(nruns + 1, sizeof *pct), max = -1;
     size_t n = 0;
     int tensor = 0;
-    char name[64] = "", why[900] = "";
+    char name[64] = "", why[sizeof ((sb_plaus_verdict *)0)->reason + 200] = "";
     if (!pct)
         return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < nruns; i++) {

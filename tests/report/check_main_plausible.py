@@ -7,10 +7,11 @@ with its reason (issue 50).
 
 Python recomputes each passing run's bandwidth from db/op_models.csv and
 the run's own time, and holds it against every bandwidth ceiling of its
-card's newest calibration as the stored calibration document gives it
-(runs.raw_json, not the ceilings table the reports read): a run above all
-of them by more than 2% whose bytes do not fit the card's L2 is
-impossible. Then:
+card as the stored calibration documents give them (runs.raw_json, not
+the ceilings table the reports read): each from the newest calibration of
+the run's own GPU (provenance.device.uuid) that measured it, else from the
+SKU's newest that did. A run above all of them by more than 2% whose
+bytes do not fit the card's L2 is impossible. Then:
 - each such run, and each run `solbook report plausibility` calls
   implausible, is listed there as implausible with a reason in GB/s;
 - no such run stands behind a headline: the pairs of `report geomean`'s
@@ -90,14 +91,29 @@ def impossible_runs(con):
     """{run_id: (gbps, top ceiling, sku, session or None)} of the passing
     runs above every measured bandwidth ceiling of their card, and the
     number of passing runs checked by SKU."""
-    ceil = {}
+    # {(sku, gpu or None): {probe: GB/s}}, the newest calibration that
+    # measured each probe last
+    probes = {}
     for sku, doc in con.execute(
             "SELECT p.sku, r.raw_json FROM runs r JOIN provenance p ON p.run_id = r.id "
             "WHERE r.schema = 'solbook.calibration.v1' ORDER BY p.finished_at, r.id"):
-        bw = json.loads(doc).get("bandwidth", {})
-        got = [bw[k]["gbps"] for k in ("copy", "add", "triad", "read") if k in bw]
-        if got:
-            ceil[sku] = max(got)  # the newest calibration of the SKU is the last
+        d = json.loads(doc)
+        gpu = d.get("provenance", {}).get("device", {}).get("uuid")
+        for k, v in d.get("bandwidth", {}).items():
+            if k in ("copy", "add", "triad", "read"):
+                probes.setdefault((sku, None), {})[k] = v["gbps"]
+                if gpu:
+                    probes.setdefault((sku, gpu), {})[k] = v["gbps"]
+    gpu_of = {rid: u for rid, u in con.execute(
+        "SELECT id, json_extract(raw_json, '$.provenance.device.uuid') FROM runs "
+        "WHERE schema = 'solbook.result.v1'")}
+
+    def ceiling(rid, sku):
+        if (sku, None) not in probes:
+            return None
+        got = dict(probes[(sku, None)])
+        got.update(probes.get((sku, gpu_of.get(rid)), {}))
+        return max(got.values())
     # of the result runs outside the sessions, the newest of each case,
     # provider and SKU: the runs the reports and the listing read
     newest = {}
@@ -122,14 +138,15 @@ def impossible_runs(con):
         b = model_bytes(op, mode, dtype, json.loads(shape), json.loads(params))
         if b is None:
             b = mbytes
-        if not b or not ms or ms <= 0 or sku not in ceil:
+        top_ceiling = ceiling(rid, sku)
+        if not b or not ms or ms <= 0 or top_ceiling is None:
             continue
         checked[sku] = checked.get(sku, 0) + 1
         if b <= l2.get(sku, 0) and l2mode != "cold":
             continue  # cache-resident: not held against HBM
         gbps = b / (ms / 1e3) / 1e9
-        if gbps > (1 + MARGIN) * ceil[sku]:
-            bad[rid] = (gbps, ceil[sku], sku, sid)
+        if gbps > (1 + MARGIN) * top_ceiling:
+            bad[rid] = (gbps, top_ceiling, sku, sid)
     return bad, checked
 
 
@@ -140,8 +157,8 @@ def listing_rows(md):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not cells or cells[0] not in ("implausible", "cache-resident"):
             continue
-        # result runs: 13 cells, the run 8th; session runs: session and copy come before it
-        rid = cells[7] if len(cells) == 13 else cells[9]
+        # result runs: 14 cells, the run 8th; session runs: session and copy come before it
+        rid = cells[7] if len(cells) == 14 else cells[9]
         rows[int(rid)] = (cells[0], cells[6], cells[-1])
     return rows
 

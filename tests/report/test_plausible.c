@@ -13,7 +13,8 @@
 /* An H200's calibration (examples/h200/providers/bdb974c-full/calibration.json). */
 static sb_plaus_ceilings h200(void)
 {
-    sb_plaus_ceilings c = {1, 8566, 4246.3, 4391.4, NAN, 62914560.0};
+    sb_plaus_ceilings c = {.measured = 1, .calib_run = 8566, .copy_gbps = 4246.3, .pair_gbps = 4391.4,
+                           .read_gbps = NAN, .l2_bytes = 62914560.0};
     return c;
 }
 
@@ -119,7 +120,8 @@ static void test_cache_resident(void **state)
 static void test_datasheet_without_calibration(void **state)
 {
     (void)state;
-    sb_plaus_ceilings c = {0, -1, 4800, NAN, NAN, 62914560.0};
+    sb_plaus_ceilings c = {.measured = 0, .calib_run = -1, .copy_gbps = 4800, .pair_gbps = NAN,
+                           .read_gbps = NAN, .l2_bytes = 62914560.0};
     sb_plaus_input in = moved(2500, 2500);
     sb_plaus_verdict v;
     sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
@@ -187,6 +189,60 @@ static void test_unknown_without_time_or_bytes(void **state)
     assert_string_equal(sb_plaus_state_name(v.state), "unknown");
 }
 
+/* An implausible row's reason says what the stored calibrations tell of
+ * its ceiling: another card's, how far the SKU's cards differ on it, and
+ * buffers under 8 GiB; of the run's own card, no spread. */
+static void test_reason_states_the_ceilings_uncertainty(void **state)
+{
+    (void)state;
+    /* the H100 calibrations of examples/h100/calibration */
+    sb_plaus_ceilings c = {.measured = 1, .calib_run = 901, .copy_gbps = 3031.5, .pair_gbps = 3076.3,
+                           .read_gbps = 3143.3, .l2_bytes = 52428800.0};
+    sb_plaus_source other = {901, "GPU-8d45c405-a975-f4f9-2cf7-eb9c67b4ebc7", 8LL << 30,
+                             SB_PLAUS_CARD_OTHER, 3, 3117.4, 3162.0};
+    c.read_src = other;
+    c.copy_src = other;
+    sb_plaus_input in = moved(3226, 0); /* 102.6% of 3143 */
+    sb_plaus_verdict v;
+    sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_string_equal(v.ceiling_name, "bw.read");
+    assert_int_equal(v.source.calib_run, 901);
+    assert_int_equal(v.source.card, SB_PLAUS_CARD_OTHER);
+    assert_non_null(strstr(v.reason, "3226 GB/s is 102.6% of bw.read 3143 GB/s (calibration run 901)"));
+    assert_non_null(strstr(v.reason, "; the ceiling is another card's (GPU-8d45c405): no calibration of "
+                                     "the run's GPU measured bw.read, and bw.read spreads 3117-3162 GB/s "
+                                     "(1.4%) over the SKU's 3 calibrated cards; it streamed 8 GiB buffers"));
+
+    /* the H200's one read calibration, on the run's own card over 1 GiB */
+    sb_plaus_ceilings h = h200();
+    h.read_gbps = 4551.0;
+    sb_plaus_source own = {7000, "GPU-a5a7168e-d99f-148b-1d76-40fb50474354", 1LL << 30,
+                           SB_PLAUS_CARD_OWN, 1, 4551.0, 4551.0};
+    h.read_src = own;
+    in = moved(4689, 0); /* 103.0% */
+    sb_plaus_judge(&in, &h, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_int_equal(v.source.calib_run, 7000);
+    assert_non_null(strstr(v.reason, "(calibration run 7000)"));
+    assert_non_null(strstr(v.reason, "; the ceiling is the run's own card's (GPU-a5a7168e); it streamed "
+                                     "1 GiB buffers, under 8 GiB"));
+    assert_null(strstr(v.reason, "spreads"));
+
+    /* another card's, and no other card measured it */
+    own.card = SB_PLAUS_CARD_OTHER;
+    h.read_src = own;
+    sb_plaus_judge(&in, &h, SB_PLAUS_MARGIN, &v);
+    assert_non_null(strstr(v.reason, "no other card of the SKU measured bw.read, so its spread between "
+                                     "cards is not known; it streamed 1 GiB buffers, under 8 GiB"));
+
+    /* a plausible run's reason stays short */
+    in = moved(4500, 0);
+    sb_plaus_judge(&in, &h, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_OK);
+    assert_null(strstr(v.reason, "another card"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_flops_above_compute_ceiling),
         cmocka_unit_test(test_matmul_share),
         cmocka_unit_test(test_unknown_without_time_or_bytes),
+        cmocka_unit_test(test_reason_states_the_ceilings_uncertainty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

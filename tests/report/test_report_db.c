@@ -24,6 +24,7 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
+#include "plausible.h"
 #include "plots.h"
 #include "compare.h"
 #include "file_name.h"
@@ -510,6 +511,147 @@ static void test_results_select(void **state)
     f.with_profiled = 1;
     assert_select_is_load(db, &all, &f, 3);
     sb_results_free(&all);
+    sb_db_close(db);
+}
+
+/* A calibration on the card uuid with its buffer size and read ceiling,
+ * as solbench roofline stores them. */
+static long long add_read_calibration(sb_db *w, const char *at, const char *uuid, long long buffer,
+                                      double copy, double read)
+{
+    long long id = fx_add_calibration(w, "h100-sxm5-80gb", "h100", at, copy, 700.0);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "UPDATE runs SET raw_json = json_set(raw_json, '$.provenance.device.uuid', '%s',"
+             " '$.protocol.buffer_bytes', %lld) WHERE id = %lld",
+             uuid, buffer, id);
+    fx_exec(w, sql);
+    if (read > 0) {
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO ceilings (run_id, name, unit, value) VALUES (%lld, 'bw.read', 'GB/s', %.1f)",
+                 id, read);
+        fx_exec(w, sql);
+    }
+    return id;
+}
+
+/* A cross entropy forward over 16384 x 131072 fp32 logits (8.6 GB read)
+ * at gbps on the card uuid. */
+static long long add_read_run(sb_db *w, const char *uuid, const char *at, double gbps)
+{
+    fx_result r = {0};
+    r.op = "cross_entropy";
+    r.mode = "fwd";
+    r.dtype = "fp32";
+    r.provider = uuid;
+    r.shape_key = "M=16384,V=131072";
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.finished_at = at;
+    r.gpu_uuid = uuid;
+    r.median_ms = 16384.0 * 131072.0 * 4 / (gbps * 1e9) * 1e3;
+    return fx_add_result(w, &r);
+}
+
+static const sb_result *result_of(const sb_result_set *set, long long id)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].run_id == id)
+            return &set->v[i];
+    fail_msg("run %lld not loaded", id);
+    return NULL;
+}
+
+/* A run is held against its own GPU's newest calibration that measured
+ * the ceiling, else the SKU's newest that did; its verdict names that
+ * calibration, and an implausible one's reason says whose card it is, how
+ * far the SKU's cards differ on that ceiling and the buffers' size. */
+static void test_plausible_own_card(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/own-card.db", tmpdir);
+    sb_db *w = fx_create(p);
+    const char *a = "GPU-aaaaaaaa-0000-0000-0000-000000000001";
+    const char *b = "GPU-bbbbbbbb-0000-0000-0000-000000000002";
+    const char *cc = "GPU-cccccccc-0000-0000-0000-000000000003";
+    const char *d = "GPU-dddddddd-0000-0000-0000-000000000004";
+    long long cal_c = add_read_calibration(w, "2026-11-16T09:00:00Z", cc, 1LL << 30, 3040, 3162);
+    long long cal_a = add_read_calibration(w, "2026-11-17T09:00:00Z", a, 1LL << 30, 3021, 3117);
+    long long cal_d = add_read_calibration(w, "2026-11-17T10:00:00Z", d, 1LL << 30, 3010, 0);
+    long long cal_b = add_read_calibration(w, "2026-11-18T09:00:00Z", b, 8LL << 30, 3031, 3143);
+    /* 102.3% of its own card's 3117, 101.5% of the newest (b's) 3143 */
+    long long on_a = add_read_run(w, a, "2026-11-19T09:00:00Z", 3190);
+    /* 3300 GB/s on a card whose calibration has no read probe, and on one
+     * without a calibration: both held against b's read ceiling */
+    long long on_d = add_read_run(w, d, "2026-11-19T09:01:00Z", 3300);
+    long long on_e = add_read_run(w, "GPU-eeeeeeee-0000-0000-0000-000000000005", "2026-11-19T09:02:00Z",
+                                  3300);
+    /* 101.9% of its own card's 3162 */
+    long long on_c = add_read_run(w, cc, "2026-11-19T09:03:00Z", 3222);
+    sb_db *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set = {0};
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    sb_plaus_ctx *ctx = NULL;
+    assert_int_equal(sb_plaus_open(db, NULL, NULL, NULL, &ctx, &err), SB_OK);
+    sb_plaus_verdict v;
+
+    assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_a), &v, &err), SB_OK);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_string_equal(v.ceiling_name, "bw.read");
+    assert_true(v.ceiling_gbps == 3117);
+    assert_int_equal(v.source.calib_run, cal_a);
+    assert_int_equal(v.source.card, SB_PLAUS_CARD_OWN);
+    assert_string_equal(v.source.gpu_uuid, a);
+    assert_int_equal(v.source.buffer_bytes, 1LL << 30);
+    assert_non_null(strstr(v.reason, "the ceiling is the run's own card's (GPU-aaaaaaaa)"));
+    assert_non_null(strstr(v.reason, "it streamed 1 GiB buffers, under 8 GiB"));
+    assert_null(strstr(v.reason, "spreads"));
+
+    assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_d), &v, &err), SB_OK);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_true(v.ceiling_gbps == 3143);
+    assert_int_equal(v.source.calib_run, cal_b);
+    assert_int_equal(v.source.card, SB_PLAUS_CARD_OTHER);
+    assert_int_equal(v.source.cards, 3);
+    assert_true(v.source.lo == 3117 && v.source.hi == 3162);
+    assert_non_null(strstr(v.reason, "(calibration run "));
+    assert_non_null(strstr(v.reason, "the ceiling is another card's (GPU-bbbbbbbb): no calibration of "
+                                     "the run's GPU measured bw.read, and bw.read spreads 3117-3162 "
+                                     "GB/s (1.4%) over the SKU's 3 calibrated cards; it streamed 8 GiB "
+                                     "buffers"));
+    assert_null(strstr(v.reason, "under 8 GiB"));
+
+    assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_e), &v, &err), SB_OK);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_int_equal(v.source.calib_run, cal_b);
+    assert_int_equal(v.source.card, SB_PLAUS_CARD_OTHER);
+
+    assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_c), &v, &err), SB_OK);
+    assert_int_equal(v.state, SB_PLAUS_OK);
+    assert_int_equal(v.source.calib_run, cal_c);
+    assert_int_equal(v.source.card, SB_PLAUS_CARD_OWN);
+    assert_non_null(strstr(v.reason, "101.9% of bw.read"));
+    (void)cal_d;
+    sb_plaus_close(ctx);
+
+    /* the listing names each row's calibration */
+    sb_pick *picks = NULL;
+    size_t np = 0;
+    assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
+    sb_buf md = SB_BUF_INIT;
+    sb_plaus_summary sum;
+    assert_int_equal(sb_plaus_render_md(db, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    assert_int_equal(sum.implausible, 3);
+    char cell[128];
+    snprintf(cell, sizeof cell, "| run %lld, GPU-aaaaaaaa, 1 GiB, own card |", cal_a);
+    assert_non_null(strstr(sb_buf_str(&md), cell));
+    snprintf(cell, sizeof cell, "| run %lld, GPU-bbbbbbbb, 8 GiB, another card |", cal_b);
+    assert_non_null(strstr(sb_buf_str(&md), cell));
+    sb_buf_free(&md);
+    free(picks);
+    sb_results_free(&set);
     sb_db_close(db);
 }
 
@@ -1841,7 +1983,7 @@ int main(void)
         cmocka_unit_test(test_regression_history),
         cmocka_unit_test(test_git_order),
         cmocka_unit_test(test_results_select),
-        cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_plausible_own_card), cmocka_unit_test(test_compare),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
