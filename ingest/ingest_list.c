@@ -26,7 +26,7 @@ typedef struct lister {
     size_t n_seen, cap_seen;
 } lister;
 
-static int add_entry(lister *wk, const char *path, const sb_error *problem)
+static int add_entry(lister *wk, const char *path, const sb_error *problem, unsigned absent)
 {
     sb_ingest_list *l = wk->out;
     if (l->n == wk->cap_entries) {
@@ -40,6 +40,7 @@ static int add_entry(lister *wk, const char *path, const sb_error *problem)
     sb_ingest_entry *e = &l->v[l->n];
     e->path = strdup(path);
     e->problem = NULL;
+    e->absent = absent;
     if (!e->path)
         return SB_ERR;
     if (problem) {
@@ -60,7 +61,7 @@ static void report_new(lister *wk, const char *file, const char *fmt, const char
     sb_error e;
     sb_error_clear(&e);
     sb_error_set(&e, file, NULL, fmt, arg);
-    if (add_entry(wk, file, &e) != SB_OK)
+    if (add_entry(wk, file, &e, 0) != SB_OK)
         wk->out->oom = 1;
 }
 
@@ -124,7 +125,32 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void walk(lister *wk, const char *path, int top);
+static void walk(lister *wk, const char *path, int top, unsigned absent);
+
+/* Whether the sorted names hold name with its ".json" replaced by sfx. */
+static int listed(char *const *names, size_t n, const char *name, const char *sfx)
+{
+    char *side = sb_name_resuffixed(name, ".json", sfx);
+    if (!side)
+        return 1; /* unknown: looked up beside the file later */
+    int found = bsearch(&side, names, n, sizeof *names, cmp_name) != NULL;
+    free(side);
+    return found;
+}
+
+/* The sidecars of names[i] that the directory does not hold. A listing
+ * read once spares every result file two failed lookups. */
+static unsigned absent_sidecars(char *const *names, size_t n, size_t i)
+{
+    if (!sb_name_ends_with(names[i], ".json"))
+        return 0;
+    unsigned absent = 0;
+    if (!listed(names, n, names[i], ".ncu.csv"))
+        absent |= SB_INGEST_NO_NCU;
+    if (!listed(names, n, names[i], ".nsys.csv"))
+        absent |= SB_INGEST_NO_NSYS;
+    return absent;
+}
 
 static void walk_dir(lister *wk, const char *path, const struct stat *st)
 {
@@ -196,7 +222,7 @@ static void walk_dir(lister *wk, const char *path, const struct stat *st)
             }
             int slash = path[strlen(path) - 1] == '/';
             snprintf(child, len, "%s%s%s", path, slash ? "" : "/", names[i]);
-            walk(wk, child, 0);
+            walk(wk, child, 0, absent_sidecars(names, n, i));
             free(child);
         }
         wk->depth--;
@@ -207,7 +233,7 @@ out:
     free(names);
 }
 
-static void walk(lister *wk, const char *path, int top)
+static void walk(lister *wk, const char *path, int top, unsigned absent)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -232,7 +258,7 @@ static void walk(lister *wk, const char *path, int top)
     }
     if (seen_before(wk, st.st_dev, st.st_ino))
         return; /* the same file named twice (links, overlapping arguments) */
-    if (remember(wk, st.st_dev, st.st_ino) != SB_OK || add_entry(wk, path, NULL) != SB_OK)
+    if (remember(wk, st.st_dev, st.st_ino) != SB_OK || add_entry(wk, path, NULL, absent) != SB_OK)
         wk->out->oom = 1;
 }
 
@@ -241,7 +267,7 @@ void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *ou
     memset(out, 0, sizeof *out);
     lister wk = {.out = out};
     for (size_t i = 0; i < n_paths && !out->oom; i++)
-        walk(&wk, paths[i], 1);
+        walk(&wk, paths[i], 1, 0);
     free(wk.stack);
     free(wk.seen);
     free(wk.used);

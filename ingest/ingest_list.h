@@ -12,9 +12,15 @@
 
 /* A file to ingest, or a problem the walk found in its place (reported
  * there, in walk order). */
+/* Bits of sb_ingest_entry.absent: sidecars a directory's listing shows
+ * are not there, so no lookup beside the file is needed for them. */
+#define SB_INGEST_NO_NCU 1u  /* no NAME.ncu.csv */
+#define SB_INGEST_NO_NSYS 2u /* no NAME.nsys.csv */
+
 typedef struct sb_ingest_entry {
     char *path;
     sb_error *problem; /* non-NULL: report it, nothing to ingest */
+    unsigned absent;   /* SB_INGEST_NO_* */
 } sb_ingest_entry;
 
 typedef struct sb_ingest_list {

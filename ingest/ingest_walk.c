@@ -61,6 +61,7 @@ typedef struct item {
     /* input, allocated and freed by the reader */
     char *source;        /* path, or ARCHIVE:MEMBER */
     int on_disk;         /* a plain file: its NAME.ncu.csv is looked for beside it */
+    unsigned absent;     /* sidecars its directory does not hold (ingest_list.h) */
     int is_problem;      /* report err, nothing to store */
     char *ncu;           /* an archive member's sidecar bytes, or NULL */
     size_t ncu_len;
@@ -87,6 +88,7 @@ static void item_clear_input(item *it)
     it->source = it->ncu = it->nsys = it->data = NULL;
     it->ncu_len = it->nsys_len = it->data_len = it->text_bytes = 0;
     it->on_disk = it->is_problem = 0;
+    it->absent = 0;
 }
 
 static void item_clear_output(item *it)
@@ -149,8 +151,10 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max
     }
     prepare_buffer(ing, k->buf, len, it, k);
     if (it->rc == SB_OK) {
-        it->sidecar = sidecar_of(it->source, ".ncu.csv");
-        it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv");
+        if (!(it->absent & SB_INGEST_NO_NCU))
+            it->sidecar = sidecar_of(it->source, ".ncu.csv");
+        if (!(it->absent & SB_INGEST_NO_NSYS))
+            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv");
     }
 }
 
@@ -648,6 +652,7 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
         sb_error_set(&it->err, en->path, NULL, "out of memory");
     } else {
         it->on_disk = 1;
+        it->absent = en->absent;
     }
     slot_give(pp);
 }
