@@ -259,7 +259,8 @@ static const char RESULT_SELECT[] =
     " json_extract(r.raw_json, '$.config.run_params'), json_extract(r.raw_json, '$.protocol.settle_ms'),"
     " json_extract(r.raw_json, '$.protocol.launch_hold') = 'blocking-kernel',"
     " m.kernel_median_ms, m.kernel_method, m.repeat_spread, m.peak_device_bytes, p.packages_json,"
-    " c.profiler, p.git_branch, s.session_id, s.copy"
+    " c.profiler, p.git_branch, s.session_id, s.copy,"
+    " json_extract(r.raw_json, '$.timing.kernel.hold_timeouts')"
     " FROM runs r JOIN configs c ON c.run_id = r.id JOIN provenance p ON p.run_id = r.id"
     " LEFT JOIN metrics m ON m.run_id = r.id LEFT JOIN correctness k ON k.run_id = r.id"
     " LEFT JOIN run_sessions s ON s.run_id = r.id"
@@ -396,6 +397,7 @@ static void read_row(sqlite3_stmt *st, sb_result *r, sb_text_pool *p)
     r->session_id = run_text(st, i++, p, 1, 1);
     r->session_copy = r->session_id ? (int)col_int(st, i) : 0;
     i++;
+    r->hold_timeouts = (int)col_int(st, i++);
     if (!r->finished_at || sb_rfc3339_parse(r->finished_at, &r->finished_epoch) != 0)
         r->finished_epoch = LLONG_MIN;
 }

@@ -38,6 +38,9 @@ typedef struct sb_result {
      * recorded none); kernel_method: held-launch | profiler-kernel-sum */
     double kernel_median_ms;
     char *kernel_method;
+    /* timing.kernel.hold_timeouts: rounds whose held launch was let go
+     * (the op waited on the host inside it); -1 when not recorded */
+    int hold_timeouts;
     double repeat_spread;     /* metrics.repeat_spread, NAN when NULL */
     long long peak_device_bytes; /* -1 when NULL */
     char *packages_json;      /* provenance.packages_json: {"name": "version"}, "{}" when none */

@@ -472,10 +472,13 @@ static const run_ref *pick(const run_ref *refs, size_t n, size_t s, int s_other,
 }
 
 /* The largest A/A change of one case, provider and SKU on one relation
- * of cards; key is "case_key\x1fprovider\x1fsku". */
+ * of cards, among the comparisons whose held launches held (let_go 0) or
+ * those where a run's hold was let go (1); key is
+ * "case_key\x1fprovider\x1fsku". */
 typedef struct aa_case {
     char *key;
     int same_card;
+    int let_go;
     double most;
 } aa_case;
 
@@ -502,7 +505,9 @@ static int cmp_aa_case(const void *x, const void *y)
 {
     const aa_case *a = x, *b = y;
     int c = strcmp(a->key, b->key);
-    return c ? c : (a->same_card > b->same_card) - (a->same_card < b->same_card);
+    if (!c)
+        c = (a->same_card > b->same_card) - (a->same_card < b->same_card);
+    return c ? c : (a->let_go > b->let_go) - (a->let_go < b->let_go);
 }
 
 static char *case_key_of(const char *case_key, const char *provider, const char *sku)
@@ -514,8 +519,16 @@ static char *case_key_of(const char *case_key, const char *provider, const char 
     return k;
 }
 
+/* 1: a run of the comparison let its held launch go in a round
+ * (hold_timeouts > 0): the op waited on the host inside the held launch,
+ * so its kernel time holds that wait and is noisier than a held one. */
+static int let_go_run(int hold_timeouts)
+{
+    return hold_timeouts > 0;
+}
+
 /* Adds the comparisons of nr to out->cases, keeping the largest change of
- * each case and relation (sorted again by aa_noise_load). */
+ * each case, relation and hold (sorted again by aa_noise_load). */
 static int aa_cases_add(aa_noise *out, const sb_noise_report *nr, sb_error *err)
 {
     for (size_t i = 0; i < nr->ncmp; i++) {
@@ -527,7 +540,8 @@ static int aa_cases_add(aa_noise *out, const sb_noise_report *nr, sb_error *err)
         char *key = case_key_of(c->a->case_key, c->a->provider, c->a->sku);
         if (!key)
             return sb_error_set(err, NULL, NULL, "out of memory");
-        nv[out->ncases++] = (aa_case){key, sb_noise_same_card(c->kind), c->change};
+        int let_go = let_go_run(c->a->hold_timeouts) || let_go_run(c->b->hold_timeouts);
+        nv[out->ncases++] = (aa_case){key, sb_noise_same_card(c->kind), let_go, c->change};
     }
     return SB_OK;
 }
@@ -551,13 +565,14 @@ static void aa_cases_fold(aa_noise *a)
 }
 
 /* The largest A/A change of run r's case, provider and SKU on one card
- * (same_card 1) or across two; -1 when none was measured. */
-static double aa_case_most(const aa_noise *a, const sb_result *r, int same_card)
+ * (same_card 1) or across two, among the comparisons whose hold was let
+ * go (let_go 1) or held (0); -1 when none was measured. */
+static double aa_case_most(const aa_noise *a, const sb_result *r, int same_card, int let_go)
 {
     char *key = case_key_of(r->case_key, r->provider, r->sku);
     if (!key)
         return -1.0;
-    aa_case want = {key, same_card, 0.0};
+    aa_case want = {key, same_card, let_go, 0.0};
     const aa_case *hit = a->ncases ? bsearch(&want, a->cases, a->ncases, sizeof want, cmp_aa_case) : NULL;
     free(key);
     return hit ? hit->most : -1.0;
@@ -675,8 +690,11 @@ static sb_rg_noise sku_noise(const sb_rg_aa *aa, const char *sku)
 double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run, int same_card,
                        double min_effect, sb_rg_threshold_from *from)
 {
+    /* a step whose runs held takes the A/A noise of held launches only; one
+     * where either run's hold was let go, that of let-go comparisons */
+    int let_go = let_go_run(old_run->hold_timeouts) || let_go_run(new_run->hold_timeouts);
     double most = aa && held_launch(old_run) && held_launch(new_run)
-                      ? aa_case_most(aa, new_run, same_card == 1)
+                      ? aa_case_most(aa, new_run, same_card == 1, let_go)
                       : -1.0;
     if (most >= 0.0) {
         *from = SB_RG_FROM_CASE_AA;
@@ -1282,8 +1300,10 @@ void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
                   n, n == 1 ? "" : "s", o->alpha, o->min_effect * 100.0);
     cross_card_text(l, out);
     sb_buf_puts(out, "); where the stored A/A sessions measured the case by held launch, by at "
-                     "least 1.5 times its largest A/A change on that relation of cards; or failing "
-                     "now after passing. Steps of other providers (environment "
+                     "least 1.5 times its largest A/A change on that relation of cards, taken from "
+                     "the A/A comparisons whose held launches held for a step whose runs held, and "
+                     "from those where a run's hold was let go (the op waited on the host) for a "
+                     "step where one was let go; or failing now after passing. Steps of other providers (environment "
                      "or noise drift) and steps across a protocol or environment change are "
                      "listed apart and never counted.");
 }

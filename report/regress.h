@@ -14,8 +14,12 @@
  *   - where both runs time kernels by held launch, as the measuring
  *     sessions do, and the stored A/A sessions (report/sessions.h)
  *     compared the case, provider and SKU on the same relation of cards
- *     (one card, or two): the larger of min_effect and 1.5 times the
- *     largest |ratio - 1| of those comparisons;
+ *     (one card, or two) and the same hold: the larger of min_effect and
+ *     1.5 times the largest |ratio - 1| of those comparisons. A step whose
+ *     runs held every launch takes only the comparisons whose runs did; a
+ *     step where either run's hold was let go (hold_timeouts > 0: the op
+ *     waited on the host inside the held launch) takes only the
+ *     comparisons where one was let go;
  *   - else on one physical card (the same GPU UUID): min_effect;
  *   - else (two cards, or cards not recorded) the larger of min_effect and
  *     the SKU's cross-card noise: 1.5 times the 95th percentile of
