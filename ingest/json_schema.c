@@ -1993,10 +1993,6 @@ static const char *where_text(const node *n)
  * frame size is what bounds the stack. */
 #define NOINLINE __attribute__((noinline))
 
-static void quote(char *buf, size_t size, const char *s, size_t len);
-static const char *json_text(const json_t *j, char *buf, size_t size);
-static const char *types_text(unsigned types, char *buf, size_t size);
-
 static NOINLINE void report_missing(validator *v, const char *name, const char *because)
 {
     char q[300], q2[300];

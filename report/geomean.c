@@ -772,8 +772,6 @@ void sb_geo_render_report_md(const sb_session_headlines *h, const sb_geo_table *
     free(rest.rows);
 }
 
-static const char *row_method(const sb_geo_row *g);
-
 /* The report's CSV: the columns of sb_geo_render_csv with the paired
  * ones between max and the counts, so that a reader by position finds
  * the earlier columns where they were. */

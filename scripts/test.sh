@@ -7,8 +7,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install_deps.sh"
 build=${1:-$top/build}
 shift || true
-# Warnings are errors here (SOLBOOK_WERROR): developers and CI see every one.
-cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSOLBOOK_WERROR=ON "$@" >/dev/null
+# The developer warning set, as errors (SOLBOOK_DEV_WARNINGS, SOLBOOK_WERROR):
+# developers and CI see every one.
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSOLBOOK_WERROR=ON \
+  -DSOLBOOK_DEV_WARNINGS=ON "$@" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 cd "$build"
 ctest --output-on-failure -j"$(nproc)"
