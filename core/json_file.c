@@ -3,13 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb_error *err)
+int sb_file_read_into_max(const char *path, size_t max, char **buf, size_t *cap, size_t *len,
+                          sb_error *err)
 {
     struct stat st;
     size_t got = 0;
@@ -25,42 +27,42 @@ int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb
         close(fd);
         return sb_error_set(err, path, NULL, "is a directory, not a file");
     }
-    if (st.st_size > (off_t)SB_JSON_MAX_BYTES) {
+    if (st.st_size > 0 && (uint64_t)st.st_size > max) { /* larger already: nothing to read */
         close(fd);
-        return sb_error_set(err, path, NULL, "file is %lld bytes, over the %u-byte limit",
-                            (long long)st.st_size, SB_JSON_MAX_BYTES);
+        *len = max + 1;
+        return SB_OK;
     }
-    size_t size = (size_t)st.st_size;
-    if (!*buf || *cap < size + 1) {
-        char *b = realloc(*buf, size + 1);
-        if (!b) {
-            close(fd);
-            return sb_error_set(err, path, NULL, "out of memory reading file");
-        }
-        *buf = b;
-        *cap = size + 1;
-    }
-    /* Read until EOF rather than trusting st_size: pipes and /proc lie. */
+    /* Otherwise the size only sizes the buffer: a file may grow after
+     * fstat, and pipes and /proc say 0, so the reading goes to EOF but
+     * never past max + 1 bytes, the one byte more that tells a larger
+     * file. */
+    size_t limit = max + 1;
+    size_t hint = st.st_size > 0 ? (size_t)st.st_size : 0;
+    size_t want = hint + 2; /* the text, the byte that finds EOF (or the one past max), the NUL */
     for (;;) {
-        ssize_t n;
-        if (got == size) {
-            char probe;
-            n = read(fd, &probe, 1);
-            if (n == 0)
-                break;
-            if (n > 0) {
+        if (!*buf || *cap < want) {
+            char *b = realloc(*buf, want);
+            if (!b) {
                 close(fd);
-                return sb_error_set(err, path, NULL, "file grew while being read");
+                return sb_error_set(err, path, NULL, "out of memory reading file");
             }
-        } else {
-            n = read(fd, *buf + got, size - got);
-            if (n == 0)
-                break;
-            if (n > 0) {
-                got += (size_t)n;
-                continue;
-            }
+            *buf = b;
+            *cap = want;
         }
+        size_t room = *cap - 1 - got;
+        if (room > limit - got)
+            room = limit - got;
+        ssize_t n = read(fd, *buf + got, room);
+        if (n > 0) {
+            got += (size_t)n;
+            if (got == limit)
+                break;
+            if (got + 1 == *cap) /* full and no EOF yet: twice the size, within limit + 1 */
+                want = *cap > (limit + 1) / 2 ? limit + 1 : *cap * 2;
+            continue;
+        }
+        if (n == 0)
+            break;
         if (errno == EINTR)
             continue;
         int e = errno;
@@ -70,6 +72,15 @@ int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb
     close(fd);
     (*buf)[got] = '\0';
     *len = got;
+    return SB_OK;
+}
+
+int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb_error *err)
+{
+    if (sb_file_read_into_max(path, SB_JSON_MAX_BYTES, buf, cap, len, err) != SB_OK)
+        return SB_ERR;
+    if (*len > SB_JSON_MAX_BYTES)
+        return sb_error_set(err, path, NULL, "file is more than %u bytes: refused", SB_JSON_MAX_BYTES);
     return SB_OK;
 }
 

@@ -36,12 +36,21 @@ int sb_json_load_buffer_any(const char *buf, size_t len, const char *name,
                             json_t **out, sb_error *err);
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer (also used for
- * content hashing). Refuses directories and files over SB_JSON_MAX_BYTES. */
+ * content hashing). Refuses directories and files over SB_JSON_MAX_BYTES,
+ * counted as read, not as their size says. */
 int sb_file_read_all(const char *path, char **out, size_t *len, sb_error *err);
 /* The same into *buf, a malloc'd buffer of *cap bytes (NULL and 0 at
  * first) grown as needed and kept by the caller for the next file: a
  * reader of many files allocates once. *len excludes the NUL. */
 int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb_error *err);
+/* Reads a file of at most max bytes the same way, reading to EOF but
+ * never more than max + 1 bytes, whatever its size said when it was
+ * opened (a file that grows, a pipe): *len == max + 1 says the file
+ * holds more than max bytes, and the caller refuses it in its own words
+ * (the buffer then holds none of it to use). sb_file_read_into is this
+ * with SB_JSON_MAX_BYTES, refusing a larger file itself. */
+int sb_file_read_into_max(const char *path, size_t max, char **buf, size_t *cap, size_t *len,
+                          sb_error *err);
 
 /* Writes bytes to path atomically: PATH.tmp.PID, fsync, rename. */
 int sb_file_write_atomic(const char *path, const char *data, size_t len,

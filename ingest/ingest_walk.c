@@ -142,10 +142,12 @@ static int doc_too_large(sb_error *err, const char *path, size_t max)
 static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max)
 {
     size_t len;
-    it->rc = sb_file_read_into(it->source, &k->buf, &k->cap, &len, &it->err);
+    /* At most doc_max + 1 bytes are read, so a file grown since the
+     * reader looked at its size costs no more than one within it. */
+    it->rc = sb_file_read_into_max(it->source, doc_max, &k->buf, &k->cap, &len, &it->err);
     if (it->rc != SB_OK)
         return;
-    if (len > doc_max) { /* grown since the reader looked */
+    if (len > doc_max) {
         it->rc = doc_too_large(&it->err, it->source, doc_max);
         return;
     }

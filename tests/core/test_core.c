@@ -1,4 +1,5 @@
-/* test_core.c - strict JSON reading, files read into a kept buffer, atomic
+/* test_core.c - strict JSON reading, files read into a kept buffer and
+ * within a bound, atomic
  * writing, and in-place writes into a byte buffer. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -152,6 +157,90 @@ static void test_read_into_kept_buffer(void **state)
     assert_string_equal(buf, big);
     free(buf);
     unlink(path);
+}
+
+/* Writes n bytes of 'x' into the FIFO path from a child process, which
+ * ignores SIGPIPE so that a reader closing early ends it quietly. */
+static pid_t fifo_writer(const char *path, size_t n)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        int fd = open(path, O_WRONLY);
+        if (fd < 0)
+            _exit(1);
+        char chunk[4096];
+        memset(chunk, 'x', sizeof chunk);
+        while (n > 0) {
+            size_t k = n < sizeof chunk ? n : sizeof chunk;
+            ssize_t w = write(fd, chunk, k);
+            if (w <= 0)
+                _exit(0);
+            n -= (size_t)w;
+        }
+        close(fd);
+        _exit(0);
+    }
+    return pid;
+}
+
+/* The bound holds on what is read, not on what the size says: a FIFO
+ * says 0 bytes, and one that carries far more than max gives max + 1
+ * bytes and no more, in a buffer never grown past them; one within max
+ * is read whole. A regular file of max bytes is read, one of max + 1 is
+ * told apart. */
+static void test_read_into_max_bounded(void **state)
+{
+    (void)state;
+    enum { MAX = 4096 };
+    char dir[] = "/tmp/sb_read_max_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    sb_error err;
+    sb_error_clear(&err);
+
+    char text[MAX + 2];
+    memset(text, 'y', sizeof text - 1);
+    text[MAX] = 0;
+    snprintf(path, sizeof path, "%s/exact.json", dir);
+    write_text(path, text);
+    assert_int_equal(sb_file_read_into_max(path, MAX, &buf, &cap, &len, &err), SB_OK);
+    assert_int_equal(len, MAX);
+    assert_string_equal(buf, text);
+    text[MAX] = 'y';
+    text[MAX + 1] = 0;
+    write_text(path, text);
+    assert_int_equal(sb_file_read_into_max(path, MAX, &buf, &cap, &len, &err), SB_OK);
+    assert_int_equal(len, MAX + 1);
+    unlink(path);
+    free(buf);
+    buf = NULL;
+    cap = 0;
+
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t pid = fifo_writer(path, (size_t)1 << 20);
+    assert_int_equal(sb_file_read_into_max(path, MAX, &buf, &cap, &len, &err), SB_OK);
+    assert_int_equal(len, MAX + 1);
+    assert_true(cap <= MAX + 2);
+    assert_int_equal(buf[0], 'x');
+    assert_int_equal(buf[MAX], 'x');
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    pid = fifo_writer(path, 3000);
+    assert_int_equal(sb_file_read_into_max(path, MAX, &buf, &cap, &len, &err), SB_OK);
+    assert_int_equal(len, 3000);
+    assert_int_equal(strspn(buf, "x"), 3000);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(buf);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_buf_in_place(void **state)
@@ -314,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_unreadable),
         cmocka_unit_test(test_pointer_escaping),
         cmocka_unit_test(test_read_into_kept_buffer),
+        cmocka_unit_test(test_read_into_max_bounded),
         cmocka_unit_test(test_buf_in_place),
         cmocka_unit_test(test_name_ends_with),
         cmocka_unit_test(test_name_resuffixed),
