@@ -860,12 +860,13 @@ static void calibration_cell(const sb_plaus_source *s, char *out, size_t size)
                                               : "card unknown");
 }
 
-/* Checks the passing runs of rs (n of them, each through at(rs, i)) and
- * adds a row to rows for each implausible or cache-resident one; with
- * session, the row names the run's session. */
-static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, int session, sb_buf *rows,
-                        size_t *checked, size_t *implausible, size_t *cache_resident, size_t *unknown,
-                        sb_error *err)
+/* Checks the passing runs of rs (n of them) and adds a row to rows for
+ * each implausible one and, unless implausible_only, each cache-resident
+ * one (counted either way); with session, the row names the run's
+ * session. */
+static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, int session, int implausible_only,
+                        sb_buf *rows, size_t *checked, size_t *implausible, size_t *cache_resident,
+                        size_t *unknown, sb_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         const sb_result *r = rs[i];
@@ -883,6 +884,8 @@ static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, i
             (*implausible)++;
         else
             (*cache_resident)++;
+        if (implausible_only && v.state != SB_PLAUS_IMPLAUSIBLE)
+            continue;
         sb_buf_printf(rows, "| %s ", sb_plaus_state_name(v.state));
         case_cells(rows, r);
         if (session) {
@@ -913,8 +916,9 @@ static void table(sb_buf *out, const char *head, sb_buf *rows)
     sb_buf_free(rows);
 }
 
-int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
-                       const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
+static int render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                     const char *heading, int implausible_only, sb_buf *out, sb_plaus_summary *sum,
+                     sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     sb_plaus_ctx *c;
@@ -934,11 +938,12 @@ int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_resu
         rs[np + i] = &sessions->v[i];
     if (ctx_devices(c, rs, np + ns, err) != SB_OK)
         goto fail;
-    if (listing_rows(c, rs, np, 0, &rows, &sum->checked, &sum->implausible, &sum->cache_resident,
-                     &sum->unknown, err) != SB_OK)
+    if (listing_rows(c, rs, np, 0, implausible_only, &rows, &sum->checked, &sum->implausible,
+                     &sum->cache_resident, &sum->unknown, err) != SB_OK)
         goto fail;
-    if (listing_rows(c, rs + np, ns, 1, &srows, &sum->session_checked, &sum->session_implausible,
-                     &sum->session_cache_resident, &sum->session_unknown, err) != SB_OK)
+    if (listing_rows(c, rs + np, ns, 1, implausible_only, &srows, &sum->session_checked,
+                     &sum->session_implausible, &sum->session_cache_resident, &sum->session_unknown,
+                     err) != SB_OK)
         goto fail;
     rc = SB_OK;
 fail:
@@ -959,9 +964,12 @@ fail:
                   "every headline leaves them out and counts them. Cache-resident runs move no more "
                   "bytes a launch than the card's L2 holds (db/cache_sizes.csv) and are not held "
                   "against HBM. %zu runs checked: %zu implausible, %zu cache-resident, %zu without "
-                  "a model or time.\n\n",
+                  "a model or time.%s\n\n",
                   100.0 * SB_PLAUS_MARGIN, sum->checked, sum->implausible, sum->cache_resident,
-                  sum->unknown);
+                  sum->unknown,
+                  implausible_only ? " Listed: the implausible runs; `solbook report plausibility` "
+                                     "lists the cache-resident ones too."
+                                   : "");
     table(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | ceiling GB/s | "
                "% of ceiling | ceiling | calibration | reason |\n"
                "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n",
@@ -984,6 +992,8 @@ fail:
               &srows);
     }
     sb_buf_free(&srows);
+    if (implausible_only)
+        return sb_buf_failed(out) ? sb_error_set(err, NULL, NULL, "out of memory") : SB_OK;
 
     /* speedups for a second look */
     sb_buf big = SB_BUF_INIT;
@@ -1030,4 +1040,16 @@ fail:
     if (sb_buf_failed(out))
         return sb_error_set(err, NULL, NULL, "out of memory");
     return SB_OK;
+}
+
+int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                       const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
+{
+    return render_md(db, picks, np, sessions, heading, 0, out, sum, err);
+}
+
+int sb_plaus_render_implausible_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                                   const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
+{
+    return render_md(db, picks, np, sessions, heading, 1, out, sum, err);
 }

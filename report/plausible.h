@@ -168,4 +168,9 @@ typedef struct sb_plaus_summary {
 int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                        const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
 
+/* The same with the implausible runs alone listed (every count kept) and
+ * no speedup section: the site's list of the runs headlines leave out. */
+int sb_plaus_render_implausible_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                                   const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
+
 #endif

@@ -243,7 +243,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
         site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
         site_build_history(&c, err) != SB_OK ||
-        site_build_regressions(&c, err) != SB_OK ||
+        site_build_regressions(&c, err) != SB_OK || site_build_plausibility(&c, err) != SB_OK ||
         site_build_registry(&c, err) != SB_OK || site_build_ledger(&c, err) != SB_OK ||
         site_build_roadmap(&c, err) != SB_OK)
         mrc = SB_ERR;

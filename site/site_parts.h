@@ -237,6 +237,7 @@ int site_weekly_appendix(site_ctx *c, const char *name, const char *md_path, siz
 int site_build_runs(site_ctx *c, sb_error *err);      /* site_runs.c */
 int site_build_history(site_ctx *c, sb_error *err);   /* site_history.c */
 int site_build_regressions(site_ctx *c, sb_error *err); /* site_regress.c */
+int site_build_plausibility(site_ctx *c, sb_error *err); /* site_plausible.c */
 int site_build_ops(site_ctx *c, sb_error *err);       /* site_ops.c */
 int site_build_overview(site_ctx *c, sb_error *err);  /* site_ops.c */
 int site_build_weekly(site_ctx *c, sb_error *err);    /* site_docs.c */

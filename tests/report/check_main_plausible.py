@@ -18,7 +18,9 @@ bytes do not fit the card's L2 is impossible. Then:
   paired rows, the speedups of a packet's case tables, the "% copy"
   figures of `report evidence`; an unpaired geomean row over such a case
   counts it as implausible;
-- the weekly's appendix lists the week's flagged session runs.
+- the weekly's appendix lists the week's flagged session runs;
+- the site's plausibility.html lists exactly the runs the listing calls
+  implausible.
 The same check then runs on a doctored copy of the database whose stored
 bandwidth ceilings are raised by 10%, as a calibration that over-reads
 would: the reports then let impossible runs into their headlines, and the
@@ -303,8 +305,22 @@ def check(db, work):
             if in_week.get(rid, ("",))[0] != "implausible":
                 problems.append("weekly %s: session run %d is above every ceiling and its appendix does not "
                                 "list it" % (wk, rid))
+    # the site: plausibility.html lists every run the listing calls implausible, and no other
+    site = os.path.join(work, "site")
+    run(db, "site", "--out", site)
+    page = open(os.path.join(site, "plausibility.html")).read()
+    on_site = set()
+    for tr in re.findall(r"<tr>(.*?)</tr>", page, re.S):
+        if re.search(r"<td>\s*implausible\s*</td>", tr):
+            # the run column: a cell that is one link to a run (the calibration and
+            # reason cells link runs inside their text)
+            on_site.update(int(m) for m in re.findall(r'<td[^>]*>\s*<a href="runs/[^"#]*#r(\d+)">\d+</a>\s*</td>', tr))
+    for rid in sorted(listed_bad - on_site):
+        problems.append("site: plausibility.html does not list implausible run %d" % rid)
+    for rid in sorted(on_site - listed_bad):
+        problems.append("site: plausibility.html lists run %d, which the listing does not call implausible" % rid)
     stats = {"bad": bad, "checked": checked, "listing": listing, "pairs": pairs, "unpaired": unpaired,
-             "ev": ev_figures, "cited": cited, "week": (wk, wchecked)}
+             "ev": ev_figures, "cited": cited, "week": (wk, wchecked), "site": len(on_site)}
     return problems, stats
 
 
@@ -339,9 +355,9 @@ with tempfile.TemporaryDirectory() as work:
         for s, c in sorted(by_sku.items())))
     print("%d runs above every measured ceiling (%d of measuring sessions), each listed implausible with a "
           "reason; none behind %d paired headline pairs, %d unpaired geomean rows, %d evidence %% copy "
-          "figures, %d case rows of packets; weekly %s lists its %d" % (
+          "figures, %d case rows of packets; weekly %s lists its %d; the site's plausibility.html lists all %d" % (
               len(bad), sum(1 for b in bad.values() if b[3]), st["pairs"], st["unpaired"], st["ev"],
-              st["cited"], st["week"][0], st["week"][1]))
+              st["cited"], st["week"][0], st["week"][1], st["site"]))
 
     # The doctored database: the stored bandwidth ceilings 10% higher than
     # the calibration measured. The reports now take runs the calibration
