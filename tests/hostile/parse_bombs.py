@@ -27,6 +27,11 @@ import zlib
 
 SOLBOOK = sys.argv[1]
 LIMIT_KIB = 512 * 1024
+# A sanitizer's shadow memory and quarantine (ASan keeps up to 256 MB of
+# freed blocks) are part of the process's RSS, so the memory bound is the
+# plain build's to check; a sanitizer build checks every refusal alone.
+with open(SOLBOOK, "rb") as f:
+    SANITIZED = any(tag in f.read() for tag in (b"__asan_init", b"__tsan_init", b"__msan_init"))
 DOC_MAX = 1 << 20
 
 
@@ -82,7 +87,7 @@ def ingest(name, args, db):
         out.seek(0)
         err.seek(0)
         o, e = out.read().decode(), err.read().decode()
-    if usage.ru_maxrss >= LIMIT_KIB:
+    if not SANITIZED and usage.ru_maxrss >= LIMIT_KIB:
         fail("%s: peak RSS %d KiB, not under %d KiB" % (name, usage.ru_maxrss, LIMIT_KIB))
     runs = sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0]
     if runs:
@@ -156,5 +161,7 @@ try:
     if rc != 1 or err != line + "\n":
         fail("400 results of 8 MiB, --max-doc-mb 8: exit %d, stderr %r" % (rc, err))
     print("ok: 400 results of 8 MiB, --max-doc-mb 8: refused at the held bound, peak RSS %d KiB" % rss)
+    print("peak RSS bound of %d KiB: %s" % (LIMIT_KIB, "not checked, a sanitizer build" if SANITIZED
+                                             else "checked on every ingest above"))
 finally:
     shutil.rmtree(work, ignore_errors=True)
