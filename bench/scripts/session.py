@@ -35,7 +35,9 @@ The protocol (docs/SESSIONS.md says why each part is there):
 - A provider that fails the check is recorded as failed and not timed.
 - Timing: R rounds (--rounds, at least 5). In each round every provider
   runs once, the order rotated by one provider a round (A B C, B C A, ...),
-  so drift in clocks and temperature falls on every provider alike. A
+  or with --order shuffle a seeded permutation a round (so no provider
+  keeps its predecessor), and drift in clocks and temperature falls on
+  every provider alike. A
   provider's turn is one warm-up call, then --iters calls queued behind a
   spinning kernel with a CUDA event pair around each (held launch: the
   kernel time, timing.kernel, method held-launch), then --iters calls as
@@ -56,6 +58,7 @@ import argparse
 import ctypes
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -406,9 +409,16 @@ def run_case(t, a, tol, prov, lib, liger, quack, suite, op, mode, dtype, shape, 
         hold_ms = min(1000.0, max(20.0, 4.0 * e.call_ms * iters))
         e.hold_cycles = int(hold_ms * ops.kernel_time.cycles_per_ms)
     order_log = []
+    # --order shuffle: a seeded permutation a round, so no provider (or
+    # copy) keeps the same predecessor from round to round: the turn before
+    # leaves the L2 and the allocator in its own state
+    shuffler = random.Random("%d:%s:%s:%s:%s" % (a.seed, op, mode, dtype, shape))
     for r in range(a.rounds):
-        k = r % max(1, len(timed))
-        order = timed[k:] + timed[:k]
+        if a.order == "shuffle":
+            order = shuffler.sample(timed, len(timed))
+        else:
+            k = r % max(1, len(timed))
+            order = timed[k:] + timed[:k]
         order_log.append([("%s#%d" % (e.provider, e.copy)) if a.aa else e.provider for e in order])
         for e in order:
             e.launch()
@@ -595,6 +605,8 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--aa", action="store_true", help="every provider twice a round (A/A copies)")
+    ap.add_argument("--order", choices=("rotate", "shuffle"), default="rotate",
+                    help="a round's order: rotated by one provider a round, or a seeded permutation")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--check-rows", type=int, default=32)
     ap.add_argument("--suite", default=None)
