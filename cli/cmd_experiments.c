@@ -21,7 +21,7 @@ static const char *const experiments_usage[] = {
     "         that arch (db/skus.csv) a job may land on, the resources one case asks",
     "         for, the paths it writes, and the gate or report that reads them",
     "",
-    "Experiment files are checked against schemas/solbook.experiment.v1.json;",
+    "Experiment files are checked against data/schemas/solbook.experiment.v1.json;",
     "a bad one is reported with its file and JSON pointer (exit 1).",
     "Run them with 'solbook submit NAME --arch ARCH --engine kubernetes|slurm'.",
     NULL,

@@ -289,7 +289,7 @@ int sb_experiment_load(const char *path, const char *schema_path, const char *co
     *out = NULL;
     char sp[4096];
     if (!schema_path) {
-        if (sb_home_path(sp, sizeof sp, "schemas/solbook.experiment.v1.json", err) != SB_OK)
+        if (sb_data_path(sp, sizeof sp, "schemas/solbook.experiment.v1.json", err) != SB_OK)
             return SB_ERR;
         schema_path = sp;
     }

@@ -136,7 +136,7 @@ int sb_forge_schema_check(const char *schema_id, const json_t *doc, const char *
 {
     char rel[256], path[4096];
     snprintf(rel, sizeof rel, "schemas/%s.json", schema_id);
-    if (sb_home_path(path, sizeof path, rel, err) != SB_OK)
+    if (sb_data_path(path, sizeof path, rel, err) != SB_OK)
         return SB_ERR;
     sb_schema *s = NULL;
     if (sb_schema_load_file(path, &s, err) != SB_OK)

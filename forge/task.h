@@ -53,7 +53,7 @@ int sb_forge_spec_load(const char *run_dir, json_t **spec, sb_error *err);
 int sb_forge_run_reference(const char *run_dir, const json_t *spec, char *path, size_t size,
                            const char **name, sb_error *err);
 
-/* Validates doc against SOLBOOK_HOME/schemas/ID.json; file names the
+/* Validates doc against SOLBOOK_HOME/data/schemas/ID.json; file names the
  * document in the error. */
 int sb_forge_schema_check(const char *schema_id, const json_t *doc, const char *file,
                           sb_error *err);

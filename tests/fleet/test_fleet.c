@@ -264,7 +264,7 @@ static void test_k8s_job(void **state)
     assert_non_null(j);
 
     char schema_path[4096];
-    snprintf(schema_path, sizeof schema_path, "%s/schemas/k8s-batch-v1-job.json", sb_home());
+    snprintf(schema_path, sizeof schema_path, "%s/data/schemas/k8s-batch-v1-job.json", sb_home());
     sb_schema *schema = NULL;
     assert_int_equal(sb_schema_load_file(schema_path, &schema, &err), SB_OK);
     assert_int_equal(sb_schema_validate(schema, j, schema_errors, NULL), 0);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_fleet_cli.sh SOLBOOK DATA - solbook experiments, submit and
 # ingest --fleet end to end, with no cluster: the rendered Job is validated
-# against schemas/k8s-batch-v1-job.json, the Slurm script passes bash -n and
+# against data/schemas/k8s-batch-v1-job.json, the Slurm script passes bash -n and
 # carries its #SBATCH lines, submitting without kubectl/sbatch gives one
 # line and exit 2, and a fleet tree with duplicates and partial files is
 # gathered.
@@ -90,7 +90,7 @@ has slurm-cpu-exp.out "solbench suite --preset smoke --device cpu"
 # --- submit: Kubernetes
 expect 0 k8s "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --print --image registry.example/solbench:1 \
   --namespace bench --queue team-a --output-volume bench-results --run-id r20261122 --time 00:30:00
-expect 0 k8s-valid "$SOLBOOK" validate --schema "$HOME_DIR/schemas/k8s-batch-v1-job.json" "$tmp/k8s.out"
+expect 0 k8s-valid "$SOLBOOK" validate --schema "$HOME_DIR/data/schemas/k8s-batch-v1-job.json" "$tmp/k8s.out"
 has k8s.out '"kueue.x-k8s.io/queue-name": "team-a"'
 has k8s.out '"claimName": "bench-results"'
 has k8s.out '"activeDeadlineSeconds": 7200'

@@ -47,7 +47,7 @@ static int setup(void **state)
     char schemas[4096];
     sb_error err;
     sb_error_clear(&err);
-    if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
+    if (sb_data_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(f->db_path, schemas, &f->ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return -1;
