@@ -389,7 +389,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     json_t *limits = json_object_get(spec, "limits");
 
     char tpl_path[4096], pb_dir[4096];
-    if (sb_home_path(tpl_path, sizeof tpl_path, "templates/forge/prompt.md", err) != SB_OK)
+    if (sb_data_path(tpl_path, sizeof tpl_path, "templates/forge/prompt.md", err) != SB_OK)
         return SB_ERR;
     if (playbooks_dir)
         snprintf(pb_dir, sizeof pb_dir, "%s", playbooks_dir);

@@ -68,7 +68,7 @@ const char *sb_forge_nvcc_arch(const char *arch);
 /* Canonical shape text "M=4096,N=4096" (names in object order). */
 void sb_forge_shape_text(const json_t *shape, char *buf, size_t size);
 
-/* Renders the prompt for the run (template templates/forge/prompt.md,
+/* Renders the prompt for the run (template data/templates/forge/prompt.md,
  * playbooks from playbooks_dir, NULL: SOLBOOK_HOME/forge/skills) into a
  * malloc'd string; writes the chosen playbook ids, comma-separated, into
  * chosen. */

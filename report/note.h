@@ -1,6 +1,6 @@
 /* note.h - the result note: at most ten lines about the GEMM spec
  * (report/gate.h) and what changed, from the database, worded by
- * templates/note.md.tmpl (docs/REPORTS.md).
+ * data/templates/note.md.tmpl (docs/REPORTS.md).
  *
  * Per card with a spec result: cuBLAS and torch.matmul TFLOP/s at the
  * spec's shape and their share of the SKU's datasheet peak (db/skus.csv),
@@ -30,7 +30,7 @@
 int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                  const char *gate_arches, json_t **out, sb_error *err);
 
-/* Renders templates/note.md.tmpl into out. */
+/* Renders data/templates/note.md.tmpl into out. */
 int sb_note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                    const char *gate_arches, sb_buf *out, sb_error *err);
 

@@ -69,7 +69,7 @@ static int copy_asset(site_ctx *c, const char *name, sb_error *err)
 {
     char rel[256], path[4096];
     snprintf(rel, sizeof rel, "templates/site/%s", name);
-    if (sb_home_path(path, sizeof path, rel, err) != SB_OK)
+    if (sb_data_path(path, sizeof path, rel, err) != SB_OK)
         return SB_ERR;
     char *data = NULL;
     size_t len = 0;

@@ -913,7 +913,7 @@ int site_build_registry(site_ctx *c, sb_error *err)
         src = NULL;
     }
     c->sum->kernels = json_array_size(kernels);
-    /* the columns of templates/site/registry.html.tmpl */
+    /* the columns of data/templates/site/registry.html.tmpl */
     static const char *const cols[] = {"kernel_id", "op", "sku", "dtype", "shapes", "language",
                                        "speedup_geomean", "speedup_min", "min_speedup",
                                        "status", "evidence_level", "gpu_name", "commit",
