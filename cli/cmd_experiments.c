@@ -1,5 +1,5 @@
 /* cmd_experiments.c - `solbook experiments list|explain`: what the
- * experiments of experiments/ run, where, what they write and what reads
+ * experiments of data/experiments/ run, where, what they write and what reads
  * it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ static int load_all(const char *dir, sb_fleet_skus *skus, sb_experiment_set *set
         return 2;
     }
     if (!dir) {
-        if (sb_home_path(def, sizeof def, "experiments", &err) != SB_OK) {
+        if (sb_data_path(def, sizeof def, "experiments", &err) != SB_OK) {
             sb_error_print(&err, stderr);
             sb_fleet_skus_free(skus);
             return 2;
@@ -182,7 +182,7 @@ int cmd_experiments(int argc, char **argv)
     const char *dir = NULL, *arch = NULL;
     int exit_status;
     const sb_option options[] = {
-        SB_OPT_STRING('d', "dir", &dir, "dir", "experiment files (default: SOLBOOK_HOME/experiments)"),
+        SB_OPT_STRING('d', "dir", &dir, "dir", "experiment files (default: SOLBOOK_HOME/data/experiments)"),
         SB_OPT_STRING('a', "arch", &arch, "arch", "a100, h100 or h200 (the arch column of db/skus.csv)"),
         SB_OPT_END(),
     };

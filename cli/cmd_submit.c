@@ -25,7 +25,7 @@ static const char *const submit_usage[] = {
     "solbook submit NAME --arch ARCH --engine E --status RUN_ID [--output-volume PATH] [--namespace NS]",
     "solbook submit NAME --arch ARCH --engine slurm --only-missing RUN_ID [SLURM OPTIONS]",
     "",
-    "Renders experiment NAME (experiments/NAME.json) for ARCH, one array task per",
+    "Renders experiment NAME (data/experiments/NAME.json) for ARCH, one array task per",
     "case, and submits it: a batch/v1 Indexed Job piped to 'kubectl apply -f -', or",
     "a Slurm job array piped to 'sbatch'. Results go to ROOT/NAME/ARCH/RUN_ID.",
     "",
@@ -396,7 +396,7 @@ int cmd_submit(int argc, char **argv)
                       "slurm: results directory (default ./solbook-results)"),
         SB_OPT_STRING(0, "run-id", &o.run_id, "id",
                       "up to 16 letters, digits or '-' (default: UTC YYYYMMDDTHHMMSSZ)"),
-        SB_OPT_STRING(0, "dir", &o.dir, "dir", "experiment files (default: SOLBOOK_HOME/experiments)"),
+        SB_OPT_STRING(0, "dir", &o.dir, "dir", "experiment files (default: SOLBOOK_HOME/data/experiments)"),
         SB_OPT_STRING(0, "status", &o.status_of, "RUN_ID",
                       "where each task of the run stands (done, running, pending, failed,\n"
                       "cancelled, stopped, not started): slurm from the task records in the\n"
@@ -440,7 +440,7 @@ int cmd_submit(int argc, char **argv)
     char dir[4096];
     if (o.dir)
         snprintf(dir, sizeof dir, "%s", o.dir);
-    else if (sb_home_path(dir, sizeof dir, "experiments", &err) != SB_OK) {
+    else if (sb_data_path(dir, sizeof dir, "experiments", &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_fleet_skus_free(&skus);
         return 2;

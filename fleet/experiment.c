@@ -1,4 +1,4 @@
-/* experiment.c - loading and checking experiments/NAME.json files. */
+/* experiment.c - loading and checking data/experiments/NAME.json files. */
 #include "experiment.h"
 
 #include <dirent.h>

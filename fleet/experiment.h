@@ -1,4 +1,4 @@
-/* experiment.h - experiments as data: experiments/NAME.json files
+/* experiment.h - experiments as data: data/experiments/NAME.json files
  * (data/schemas/solbook.experiment.v1.json, docs/FLEET.md).
  *
  * An experiment names the solbench command lines to run (one array task

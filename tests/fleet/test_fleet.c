@@ -48,7 +48,7 @@ static int setup(void **state)
     char dir[4096];
     if (!w || sb_fleet_skus_load(NULL, &w->skus, &err) != SB_OK)
         return -1;
-    snprintf(dir, sizeof dir, "%s/experiments", sb_home());
+    snprintf(dir, sizeof dir, "%s/data/experiments", sb_home());
     if (sb_experiment_set_load(dir, NULL, w->skus.archs, &w->set, &err) != SB_OK) {
         fprintf(stderr, "%s: %s: %s\n", err.file, err.where, err.msg);
         return -1;
@@ -318,7 +318,7 @@ static void test_k8s_job(void **state)
     assert_string_equal(json_string_value(get_path(c, "env/1/name")), "SOLBOOK_JOB_NAME");
     assert_string_equal(json_string_value(get_path(c, "env/1/value")), "sb-gemm-spec-h100-20261122t010203z");
     assert_string_equal(json_string_value(get_path(j, "metadata/annotations/solbook.dev~experiment-file")),
-                        "experiments/gemm-spec.json");
+                        "data/experiments/gemm-spec.json");
     assert_non_null(strstr(script, "--launch-skip 4 --launch-count 3"));
     assert_non_null(strstr(script, "  3)\n    # spec-solbook-mma:"));
 
@@ -414,7 +414,7 @@ static void test_slurm_script(void **state)
         "  1)\n    # spec-cublaslt: ",
         "    mkdir -p \"$CASE_OUT\"/spec\n",
         "trap 'task_end $?' EXIT\n",
-        "# Rendered by `solbook submit` from experiments/gemm-spec.json;",
+        "# Rendered by `solbook submit` from data/experiments/gemm-spec.json;",
     };
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         if (!strstr(s, lines[i]))

@@ -72,7 +72,7 @@ has no-arch.err "--arch ARCH is required"
 
 # An invalid experiment file: its path and the JSON pointer.
 mkdir -p "$tmp/exps"
-cp "$HOME_DIR/experiments/gemm-sweep.json" "$tmp/exps/"
+cp "$HOME_DIR/data/experiments/gemm-sweep.json" "$tmp/exps/"
 cp "$DATA/fleet/bad/zero-gpus.json" "$tmp/exps/"
 expect 1 bad-file "$SOLBOOK" experiments list --dir "$tmp/exps"
 lines bad-file.err 1
