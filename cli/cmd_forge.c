@@ -67,7 +67,7 @@ static int forge_options(run_args *a, const char *const *takes, sb_option *out, 
 {
     const sb_option all[] = {
         SB_OPT_STRING(0, "op", &a->task.op, "op", "task: the op the candidates implement"),
-        SB_OPT_STRING(0, "sku", &a->task.sku, "sku", "task: the card (db/skus.csv id)"),
+        SB_OPT_STRING(0, "sku", &a->task.sku, "sku", "task: the card (data/skus.csv id)"),
         SB_OPT_STRING(0, "dtype", &a->task.dtype, "dtype", "task: fp16, bf16, fp32, ..."),
         SB_OPT_CALLBACK(0, "shape", &a->task, "NAME=V[,NAME=V...]", "task: a shape; repeat for more",
                         add_shape),

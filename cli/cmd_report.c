@@ -379,7 +379,7 @@ static int run_weekly(const opts *o)
 static int run_roofline(const opts *o)
 {
     if (!o->sku) {
-        fprintf(stderr, "solbook report roofline: --sku SKU is required (an id of db/skus.csv "
+        fprintf(stderr, "solbook report roofline: --sku SKU is required (an id of data/skus.csv "
                         "as stored in provenance.sku)\n");
         return 2;
     }

@@ -248,7 +248,7 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
             products[np++] = k->products[p];
     }
     if (o->sku && np == 0) {
-        fprintf(stderr, "solbook submit: --sku %s: not a SKU of %s in db/skus.csv (", o->sku, o->arch);
+        fprintf(stderr, "solbook submit: --sku %s: not a SKU of %s in data/skus.csv (", o->sku, o->arch);
         int first = 1;
         for (size_t i = 0; i < skus->n; i++)
             if (strcmp(skus->v[i].arch, o->arch) == 0) {
@@ -376,7 +376,7 @@ int cmd_submit(int argc, char **argv)
     submit_opts o = {0};
     int exit_status;
     const sb_option options[] = {
-        SB_OPT_STRING('a', "arch", &o.arch, "arch", "a100, h100 or h200 (the arch column of db/skus.csv)"),
+        SB_OPT_STRING('a', "arch", &o.arch, "arch", "a100, h100 or h200 (the arch column of data/skus.csv)"),
         SB_OPT_STRING(0, "engine", &o.engine, "kubernetes|slurm", "where the jobs run"),
         SB_OPT_BOOL(0, "dry-run", &o.dry_run, "contact nothing: say what would be submitted, and where"),
         SB_OPT_BOOL(0, "print", &o.print,
@@ -430,7 +430,7 @@ int cmd_submit(int argc, char **argv)
     for (size_t i = 0; skus.archs[i]; i++)
         arch_known |= strcmp(skus.archs[i], o.arch) == 0;
     if (!arch_known) {
-        fprintf(stderr, "solbook submit: --arch %s: not an arch of db/skus.csv (", o.arch);
+        fprintf(stderr, "solbook submit: --arch %s: not an arch of data/skus.csv (", o.arch);
         for (size_t i = 0; skus.archs[i]; i++)
             fprintf(stderr, "%s%s", i ? ", " : "", skus.archs[i]);
         fprintf(stderr, ")\n");

@@ -188,7 +188,7 @@ static int fill(exp_owner *o, const char *const *known_archs, sb_error *err)
         snprintf(ptr, sizeof ptr, "/archs");
         sb_json_pointer_append(ptr, sizeof ptr, an);
         if (known_archs && !known(known_archs, an))
-            return sb_error_set(err, path, ptr, "arch %s is not in db/skus.csv (its archs are the arch column)", an);
+            return sb_error_set(err, path, ptr, "arch %s is not in data/skus.csv (its archs are the arch column)", an);
         sb_exp_arch *x = &o->archs[e->n_archs++];
         x->arch = an;
         x->gpus = (long)json_integer_value(json_object_get(a, "gpus"));

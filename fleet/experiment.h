@@ -68,7 +68,7 @@ typedef struct sb_experiment {
 
 /* Reads path strictly, validates it against schema_path
  * (NULL: SOLBOOK_HOME/data/schemas/solbook.experiment.v1.json) and checks it.
- * known_archs is a NULL-terminated list of the archs of db/skus.csv (NULL:
+ * known_archs is a NULL-terminated list of the archs of data/skus.csv (NULL:
  * not checked). The file name (less .json) must equal "name". */
 int sb_experiment_load(const char *path, const char *schema_path,
                        const char *const *known_archs, sb_experiment **out,

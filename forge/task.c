@@ -186,7 +186,7 @@ int sb_forge_task_create(const sb_forge_task_opts *o, char *run_dir, size_t size
         size_t off = 0;
         for (size_t i = 0; i < sb_sku_count(skus) && off < sizeof known; i++)
             off += (size_t)snprintf(known + off, sizeof known - off, "%s%s", i ? ", " : "", sb_sku_at(skus, i)->id);
-        sb_error_set(err, NULL, NULL, "--sku '%s' is not in db/skus.csv (known: %s)", o->sku, known);
+        sb_error_set(err, NULL, NULL, "--sku '%s' is not in data/skus.csv (known: %s)", o->sku, known);
         sb_sku_table_free(skus);
         return SB_ERR;
     }
@@ -421,7 +421,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     const sb_sku *sku = sb_sku_find(skus, sku_id);
     if (sku) {
         snprintf(display, sizeof display, "%s", sku->display);
-        sb_buf_printf(&peaks, "- Datasheet peaks (db/skus.csv, dense, no sparsity): HBM %.3g TB/s, "
+        sb_buf_printf(&peaks, "- Datasheet peaks (data/skus.csv, dense, no sparsity): HBM %.3g TB/s, "
                         "memory %.0f GB; FP64 tensor %.4g, FP32 %.4g, TF32 %.4g, FP16 %.4g, BF16 %.4g",
                 sku->hbm_tbps, sku->memory_gb, sku->fp64_tflops, sku->fp32_tflops, sku->tf32_tflops,
                 sku->fp16_tflops, sku->bf16_tflops);
@@ -435,7 +435,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
                     dtype, peak / sku->hbm_tbps, peak, sku->hbm_tbps);
         sb_buf_printf(&peaks, "- Source: %s.", sku->source);
     } else {
-        sb_buf_printf(&peaks, "- SKU `%s` is not in db/skus.csv: no datasheet peaks are known.", sku_id);
+        sb_buf_printf(&peaks, "- SKU `%s` is not in data/skus.csv: no datasheet peaks are known.", sku_id);
     }
     sb_sku_table_free(skus);
 

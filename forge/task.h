@@ -19,7 +19,7 @@
 typedef struct sb_forge_task_opts {
     const char *op;
     const char *mode;          /* NULL: fwd */
-    const char *sku;           /* db/skus.csv id */
+    const char *sku;           /* data/skus.csv id */
     const char *dtype;
     const char *objective;     /* latency | memory */
     const char *language;      /* NULL: cuda */
@@ -29,7 +29,7 @@ typedef struct sb_forge_task_opts {
     const char *id;            /* NULL: DATE-OP-HASH */
     double min_speedup;        /* 0: SB_FORGE_DEFAULT_MIN_SPEEDUP */
     int compile_s, test_s, bench_s; /* 0: 300, 120, 300 */
-    const char *skus_csv;      /* NULL: SOLBOOK_HOME/db/skus.csv */
+    const char *skus_csv;      /* NULL: SOLBOOK_HOME/data/skus.csv */
     const char *reference;     /* NULL, or a reference.cu/.c the run fixes for every candidate */
 } sb_forge_task_opts;
 

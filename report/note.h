@@ -3,7 +3,7 @@
  * data/templates/note.md.tmpl (docs/REPORTS.md).
  *
  * Per card with a spec result: cuBLAS and torch.matmul TFLOP/s at the
- * spec's shape and their share of the SKU's datasheet peak (db/skus.csv),
+ * spec's shape and their share of the SKU's datasheet peak (data/skus.csv),
  * the change against the card's previous cuBLAS spec run, the spread of
  * the repeat medians with the SM clock recorded at each repeat when the
  * spread is over 1%, the Nsight Compute speed-of-light of the cuBLAS run

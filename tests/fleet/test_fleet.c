@@ -164,7 +164,7 @@ static void test_bad_experiments(void **state)
         const char *file, *where, *msg;
     } cases[] = {
         {"name-mismatch.json", "/name", "name the file other-name.json"},
-        {"unknown-arch.json", "/archs/b200", "arch b200 is not in db/skus.csv"},
+        {"unknown-arch.json", "/archs/b200", "arch b200 is not in data/skus.csv"},
         {"bad-placeholder.json", "/cases/0/commands/0/5", "{outdir} is not a placeholder"},
         {"not-solbench.json", "/cases/0/commands/0/0", "a case runs solbench, solbench-spread or llama-fsdp, not python3"},
         {"zero-gpus.json", "/archs/h100/gpus", "minimum"},

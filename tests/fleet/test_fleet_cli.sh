@@ -66,7 +66,7 @@ lines unknown-name.err 1
 has unknown-name.err "solbook: no experiment gemm-speck (known: gemm-spec gemm-sweep liger-fsdp liger-perkernel memory-bound roofline-calibration)"
 expect 2 unknown-arch "$SOLBOOK" experiments explain gemm-spec --arch b200
 lines unknown-arch.err 1
-has unknown-arch.err "solbook: --arch b200: not an arch of db/skus.csv (a100, h100, h200)"
+has unknown-arch.err "solbook: --arch b200: not an arch of data/skus.csv (a100, h100, h200)"
 expect 2 no-arch "$SOLBOOK" experiments explain gemm-spec
 has no-arch.err "--arch ARCH is required"
 
@@ -109,7 +109,7 @@ has k8s-noimage.err "--engine kubernetes needs --image IMG"
 expect 2 k8s-partition "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --partition p
 has k8s-partition.err "--partition is for --engine slurm"
 expect 2 k8s-sku "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --sku h200-sxm-141gb --print
-has k8s-sku.err "--sku h200-sxm-141gb: not a SKU of h100 in db/skus.csv (h100-sxm5-80gb, h100-pcie-80gb, h100-nvl-94gb)"
+has k8s-sku.err "--sku h200-sxm-141gb: not a SKU of h100 in data/skus.csv (h100-sxm5-80gb, h100-pcie-80gb, h100-nvl-94gb)"
 expect 0 k8s-onesku "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --sku h100-pcie-80gb --print
 has k8s-onesku.out '"NVIDIA-H100-PCIe"'
 if grep -q "NVIDIA-H100-80GB-HBM3" "$tmp/k8s-onesku.out"; then bad "--sku kept other SKUs"; else ok "--sku keeps one SKU's products"; fi

@@ -216,7 +216,7 @@ static void test_task_writes_a_valid_spec(void **state)
     o.sku = "h100-imaginary";
     o.id = "x1";
     assert_int_equal(sb_forge_task_create(&o, run, sizeof run, &err), SB_ERR);
-    assert_non_null(strstr(err.msg, "--sku 'h100-imaginary' is not in db/skus.csv (known: "));
+    assert_non_null(strstr(err.msg, "--sku 'h100-imaginary' is not in data/skus.csv (known: "));
     assert_non_null(strstr(err.msg, "h100-sxm5-80gb"));
     o.sku = "h100-sxm5-80gb";
     o.shapes[1] = "M=0,N=8";

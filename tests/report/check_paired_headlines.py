@@ -168,7 +168,7 @@ with tempfile.TemporaryDirectory() as tmp:
     by_short = {}
     for row in paired:
         by_short.setdefault(row["session_short"], []).append(row)
-    with open(os.path.join(top, "db", "skus.csv")) as f:
+    with open(os.path.join(top, "data", "skus.csv")) as f:
         display = {r["display"]: r["sku"] for r in csv.DictReader(f)}
     liger_presets = ("liger-perkernel", "liger-perkernel-quick")
     memory_presets = ("memory-bound", "memory-bound-quick")
