@@ -393,7 +393,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
         return SB_ERR;
     if (playbooks_dir)
         snprintf(pb_dir, sizeof pb_dir, "%s", playbooks_dir);
-    else if (sb_home_path(pb_dir, sizeof pb_dir, "forge/skills", err) != SB_OK)
+    else if (sb_data_path(pb_dir, sizeof pb_dir, "forge/skills", err) != SB_OK)
         return SB_ERR;
     sb_template *tpl = NULL;
     if (sb_template_load(tpl_path, &tpl, err) != SB_OK)

@@ -69,7 +69,7 @@ const char *sb_forge_nvcc_arch(const char *arch);
 void sb_forge_shape_text(const json_t *shape, char *buf, size_t size);
 
 /* Renders the prompt for the run (template data/templates/forge/prompt.md,
- * playbooks from playbooks_dir, NULL: SOLBOOK_HOME/forge/skills) into a
+ * playbooks from playbooks_dir, NULL: SOLBOOK_HOME/data/forge/skills) into a
  * malloc'd string; writes the chosen playbook ids, comma-separated, into
  * chosen. */
 int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const char *skus_csv,
