@@ -66,16 +66,6 @@ int sb_home_dir(char *buf, size_t size, sb_error *err)
     return SB_OK;
 }
 
-int sb_home_path(char *buf, size_t size, const char *rel, sb_error *err)
-{
-    char home[PATH_MAX];
-    if (sb_home_dir(home, sizeof home, err) != SB_OK)
-        return SB_ERR;
-    if ((size_t)snprintf(buf, size, "%s/%s", home, rel) >= size)
-        return sb_error_set(err, NULL, NULL, "path too long: %s/%s", home, rel);
-    return SB_OK;
-}
-
 int sb_data_path(char *buf, size_t size, const char *rel, sb_error *err)
 {
     char home[PATH_MAX];

@@ -23,10 +23,6 @@ const char *sb_home(void);
  * does not fit. */
 int sb_home_dir(char *buf, size_t size, sb_error *err);
 
-/* Writes HOME/rel into buf, HOME as sb_home_dir finds it; SB_ERR when it
- * does not fit. */
-int sb_home_path(char *buf, size_t size, const char *rel, sb_error *err);
-
 /* Writes HOME/data/rel into buf, HOME as sb_home_dir finds it: the one
  * way a reader finds a data file. SB_ERR when it does not fit. */
 int sb_data_path(char *buf, size_t size, const char *rel, sb_error *err);
