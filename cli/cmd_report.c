@@ -51,7 +51,7 @@ static const char *const report_usage[] = {
     "note         the ten-line result note about the GEMM spec and the completion gate",
     "table        per-shape times of a provider (default fused) and a baseline on one SKU,",
     "             the geomean at the foot",
-    "evidence     docs/EVIDENCE.md: the targets checked against the stored runs",
+    "evidence     EVIDENCE.md: the targets checked against the stored runs",
     "standing     the generated tables of docs/KERNELS.md: --out rewrites the blocks between",
     "             its '<!-- solbook report standing: NAME -->' lines in place; without",
     "             --out every block is printed with its marker lines",

@@ -1,4 +1,4 @@
-/* evidence.h - docs/EVIDENCE.md: the project's targets checked against the
+/* evidence.h - out/EVIDENCE.md: the project's targets checked against the
  * stored runs, computed from the database (data/templates/evidence.md.tmpl,
  * docs/REPORTS.md `report evidence`).
  *
