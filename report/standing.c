@@ -1,4 +1,4 @@
-/* standing.c - the generated tables of docs/KERNELS.md (standing.h). */
+/* standing.c - the generated tables of KERNELS.md (standing.h). */
 #include "standing.h"
 
 #include <jansson.h>

@@ -59,7 +59,7 @@ echo "== evidence: the targets against the stored runs, and the profiles where t
 python3 "$top/scripts/evidence_summary.py" > "$out/NCU_SHORTFALLS.md"
 echo "wrote $out/EVIDENCE.md and $out/NCU_SHORTFALLS.md"
 
-echo "== standing: docs/KERNELS.md's tables rewritten from the stored runs (docs/KERNELS.md is this file)"
+echo "== standing: docs/KERNELS.md with its tables filled in from the stored runs"
 cp "$top/docs/KERNELS.md" "$out/KERNELS.md"
 "$solbook" report standing --db "$db" --out "$out/KERNELS.md"
 
