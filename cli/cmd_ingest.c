@@ -230,7 +230,7 @@ int cmd_ingest(int argc, char **argv)
     sb_ingest_reading *reading = NULL;
     if (argc > 0 && !format && !fleet)
         reading = sb_ingest_read_ahead(argv, (size_t)argc, &limits);
-    if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
+    if (sb_data_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_ingest_reading_free(reading);

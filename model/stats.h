@@ -25,7 +25,7 @@ double sb_quantile_sorted(const double *sorted, size_t n, double p);
  * halfway point is the mean of the two values, so p = 0.5 is sb_median. */
 double sb_quantile_linear(const double *sorted, size_t n, double p);
 
-/* The statistics of a result's samples (schemas/solbook.result.v1.json,
+/* The statistics of a result's samples (data/schemas/solbook.result.v1.json,
  * definitions/stats), the same for every writer of the format. */
 typedef struct sb_sample_stats {
     size_t count;

@@ -118,7 +118,7 @@ PY
     ingest_s=$(tail -n 1 "$T/time" | cut -d' ' -f1)
     rm -f "$T/py.db"
     timed "Python loop, $FILES files" "$N" python3 "$HERE/py_ingest_loop.py" \
-        "$HERE/../schemas/solbook.result.v1.json" "$T/files" "$T/py.db"
+        "$HERE/../data/schemas/solbook.result.v1.json" "$T/files" "$T/py.db"
     py_s=$(tail -n 1 "$T/time" | cut -d' ' -f1)
     python3 -c 'import sys; n, f, s, p, size = sys.argv[1:]; f = int(f)
 print("%s runs: ingest %.0f files/s, %.1fx the Python loop (%.0f files/s); file %.0f MB, %.0f bytes a run"

@@ -273,7 +273,7 @@ static void commit_links(json_t *items, const char *repo)
     }
 }
 
-/* The packet of a target with upstream ops (templates/packets/
+/* The packet of a target with upstream ops (data/templates/packets/
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
 static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,

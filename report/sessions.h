@@ -32,7 +32,7 @@ typedef struct sb_session_pair {
 
 /* The words of a pair's verdict, said of the target against its baseline
  * (docs/CLAIMS.md, rule 8): one case ("win") and a count of cases
- * ("wins"), indexed by sb_paired_verdict. templates/verdicts.csv holds
+ * ("wins"), indexed by sb_paired_verdict. data/templates/verdicts.csv holds
  * them; every report, packet and page takes them from here. */
 extern const char *const sb_verdict_one[4];
 extern const char *const sb_verdict_many[4];

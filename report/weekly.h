@@ -2,7 +2,7 @@
  * Markdown), its SVG plots, and DIR/YYYY-Www.html rendered from the
  * Markdown with cmark-gfm (table, strikethrough, autolink, tagfilter).
  * DIR/YYYY-Www-appendix.md holds the full tables and commands.
- * Wording: templates/weekly.md.tmpl, weekly-appendix.md.tmpl and
+ * Wording: data/templates/weekly.md.tmpl, weekly-appendix.md.tmpl and
  * weekly.html.tmpl.
  * Runs belong to the ISO week of provenance.finished_at (UTC).
  */

@@ -71,7 +71,7 @@ static int setup(void **state)
     char schemas[1024];
     sb_error e;
     sb_error_clear(&e);
-    if (sb_home_path(schemas, sizeof schemas, "schemas", &e) != SB_OK ||
+    if (sb_data_path(schemas, sizeof schemas, "schemas", &e) != SB_OK ||
         sb_ingest_open(f->db_path, schemas, &f->ing, &e) != SB_OK) {
         fprintf(stderr, "%s: %s: %s\n", e.file, e.where, e.msg);
         free(f);
@@ -726,7 +726,7 @@ static void ingest_with(unsigned mask, const char *db_name, char *order, size_t 
     sb_error e;
     sb_error_clear(&e);
     sb_ingest *ing;
-    assert_int_equal(sb_home_path(schemas, sizeof schemas, "schemas", &e), SB_OK);
+    assert_int_equal(sb_data_path(schemas, sizeof schemas, "schemas", &e), SB_OK);
     assert_int_equal(sb_ingest_open(db_path, schemas, &ing, &e), SB_OK);
     char *paths[] = {good};
     fail_mask = mask;
