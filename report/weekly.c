@@ -1469,7 +1469,8 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
                      week, md.len, count_lines(&md), SB_WEEKLY_MAX_BYTES, SB_WEEKLY_MAX_LINES);
         goto done;
     }
-    /* what the writeup names must come from its runs, with no local path */
+    /* what the writeup names must come from its runs, and no file of it
+     * may name the staging folder it is written into */
     cited = calloc(spec.n + sess.n + 2 * rg.n + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -1488,7 +1489,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             cited[ncited++] = rg.v[i].new_run;
         }
     {
-        const char *paths[] = {o->out_dir, o->db_label, NULL};
+        const char *paths[] = {stage.stage, NULL};
         sb_claims claims = {0};
         writeup_claims(&paired, &xa, picks, npicks, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
