@@ -370,6 +370,8 @@ static int run_weekly(const opts *o)
                sum.md_path, sum.md_bytes, sum.md_lines, sum.runs, sum.passing, sum.failed,
                sum.skipped, sum.training, sum.plots, sum.regressions, sum.appendix_path,
                sum.reproduce_path, sum.html_path);
+        if (sum.left_out)
+            printf("%zu list entries past the writeup's limits are in the appendix only\n", sum.left_out);
     }
     sb_sku_table_free(skus);
     sb_report_db_close(db);
