@@ -122,6 +122,23 @@ double sb_aa_threshold(double aa_change, double floor)
     return 1.5 * aa_change > floor ? 1.5 * aa_change : floor;
 }
 
+double sb_relative_range(const double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double lo = v[0], hi = v[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = fmin(lo, v[i]);
+        hi = fmax(hi, v[i]);
+    }
+    return (hi - lo) / sb_median(v, n);
+}
+
+double sb_aa_change(const double *sorted, size_t n)
+{
+    return sb_quantile_sorted(sorted, n, SB_AA_QUANTILE);
+}
+
 double sb_geomean(const double *v, size_t n)
 {
     if (n == 0)

@@ -12,6 +12,10 @@
  * Does not modify v. Returns NAN for n == 0 or when out of memory. */
 double sb_median(const double *v, size_t n);
 
+/* (largest - smallest) / median of v (n > 0 positive values): how far
+ * apart a run's round medians lie, as a share of their middle. */
+double sb_relative_range(const double *v, size_t n);
+
 /* Sorts v (n values) ascending, for the quantiles below. */
 void sb_sort_ascending(double *v, size_t n);
 
@@ -50,6 +54,16 @@ int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t r
  * of unchanged code showed (their largest, or a high percentile, as
  * |ratio - 1|): 1.5 times it, and never below floor. */
 double sb_aa_threshold(double aa_change, double floor);
+
+/* The A/A change a threshold is taken from (sb_aa_threshold's aa_change):
+ * the 95th percentile (sb_quantile_sorted) of the |ratio - 1| of n > 0 A/A
+ * comparisons, sorted ascending. Up to 10 comparisons that is their
+ * largest; over more, one session that moved far from the others no
+ * longer sets the threshold of every comparison alone. `solbook noise`
+ * judges its held-out comparisons, and `report regressions` its steps,
+ * with it (docs/SESSIONS.md). NAN when n is 0. */
+#define SB_AA_QUANTILE 0.95
+double sb_aa_change(const double *sorted, size_t n);
 
 /* exp(mean(log v)); NAN unless every value is > 0 and n > 0. */
 double sb_geomean(const double *v, size_t n);
