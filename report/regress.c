@@ -1279,7 +1279,8 @@ void sb_rg_drift_share(const sb_rg_list *l, size_t *tested, size_t *flagged)
 }
 
 /* The cross-card thresholds in a few words, naming no SKU (the weekly
- * writeup names only what its runs have). */
+ * writeup names only what its runs have). A SKU may have an entry of
+ * each hold; it is counted once. */
 static void cross_card_text(const sb_rg_list *l, sb_buf *out)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -1289,7 +1290,10 @@ static void cross_card_text(const sb_rg_list *l, sb_buf *out)
             defaulted++;
             continue;
         }
-        measured++;
+        int again = 0;
+        for (size_t j = 0; j < i && !again; j++)
+            again = l->noise[j].comparisons && strcmp(l->noise[j].sku, l->noise[i].sku) == 0;
+        measured += !again;
         lo = fmin(lo, l->noise[i].threshold);
         hi = fmax(hi, l->noise[i].threshold);
     }
@@ -1302,7 +1306,7 @@ static void cross_card_text(const sb_rg_list *l, sb_buf *out)
     if (defaulted || !measured)
         sb_buf_printf(out, "%s%.1f%%, the default%s", measured ? "; " : "",
                       SB_RG_CROSS_CARD_DEFAULT * 100.0,
-                      measured ? " for the others" : " without stored A/A runs");
+                      measured ? " where none are stored" : " without stored A/A runs");
 }
 
 /* One line per SKU of its cross-card threshold. */
@@ -1336,11 +1340,11 @@ void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
                   "one environment) whose newest commit is slower than the series' commit before "
                   "it, Mann-Whitney p adjusted by Benjamini-Hochberg below %.4g and the median "
                   "slower by at least %.1f%% on the same card, across cards by the SKU's "
-                  "cross-card A/A threshold (",
+                  "cross-card A/A threshold, from the comparisons held or let go as the step's runs were (",
                   n, n == 1 ? "" : "s", o->alpha, o->min_effect * 100.0);
     cross_card_text(l, out);
     sb_buf_puts(out, "); where the stored A/A sessions measured the case by held launch, by at "
-                     "least 1.5 times its largest A/A change on that relation of cards, taken from "
+                     "least 1.5 times the 95th percentile of its A/A changes on that relation of cards, taken from "
                      "the A/A comparisons whose held launches held for a step whose runs held, and "
                      "from those where a run's hold was let go (the op waited on the host) for a "
                      "step where one was let go; or failing now after passing. Steps of other providers (environment "
