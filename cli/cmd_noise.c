@@ -83,8 +83,9 @@ static const char *const miss_reasons[3] = {"threshold at or above the shift",
 
 /* Every held-out comparison that a 5% or a 10% slowdown of its later side
  * is not caught in, with what decides it: the threshold against the
- * comparison's own A/A ratio and how far apart each side's round medians
- * lie; then the misses counted by reason, held launches apart. */
+ * comparison's own A/A ratio and the spread of each side's round medians
+ * (their standard deviation over their mean); then the misses counted by
+ * reason, held launches apart. */
 static void misses_table(const sb_noise_report *r)
 {
     printf("| relation | hold | case | provider | SKU | sessions | threshold | from | A/A ratio | "
@@ -107,7 +108,7 @@ static void misses_table(const sb_noise_report *r)
         sb_term_line(stdout, "| %s | %s | %s %s %s %s | %s | %s | %.8s %.8s | %.1f%% | %zu | %.3f | %.1f%%, %.1f%% | %s | %s |",
                      sb_noise_kind_name(c->kind), c->let_go ? "let go" : "held", c->a->op, c->a->mode, c->a->dtype,
                      c->a->shape_key, c->a->provider, c->a->sku, c->a->session_id, c->b->session_id,
-                     100.0 * c->threshold, c->held_out, c->ratio, 100.0 * c->range_a, 100.0 * c->range_b, at,
+                     100.0 * c->threshold, c->held_out, c->ratio, 100.0 * c->spread_a, 100.0 * c->spread_b, at,
                      miss_reasons[why]);
     }
     printf("\n");

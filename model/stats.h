@@ -12,10 +12,6 @@
  * Does not modify v. Returns NAN for n == 0 or when out of memory. */
 double sb_median(const double *v, size_t n);
 
-/* (largest - smallest) / median of v (n > 0 positive values): how far
- * apart a run's round medians lie, as a share of their middle. */
-double sb_relative_range(const double *v, size_t n);
-
 /* Sorts v (n values) ascending, for the quantiles below. */
 void sb_sort_ascending(double *v, size_t n);
 
@@ -42,6 +38,11 @@ typedef struct sb_sample_stats {
      * has no spread to give. */
     double repeat_spread;
 } sb_sample_stats;
+
+/* The standard deviation of v over its mean (n - 1 in the denominator;
+ * 0 when the mean is 0), NAN when n < 2: a result's repeat_spread, of
+ * its repeat medians, and the spread of a session run's round medians. */
+double sb_relative_stdev(const double *v, size_t n);
 
 /* Statistics of samples laid out repeat after repeat: repeat r holds
  * per_repeat[r] values (a repeat may hold none, and is then no repeat of

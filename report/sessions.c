@@ -798,8 +798,8 @@ static int aa_keep(aa_pair **aa, size_t *naa, const aa_pair *v, sb_noise_report 
                                      .b = v->rb,
                                      .change = v->change,
                                      .ratio = v->ratio,
-                                     .range_a = sb_relative_range(v->a, v->na),
-                                     .range_b = sb_relative_range(v->b, v->nb),
+                                     .spread_a = sb_relative_stdev(v->a, v->na),
+                                     .spread_b = sb_relative_stdev(v->b, v->nb),
                                      .let_go = v->ra->hold_timeouts > 0 || v->rb->hold_timeouts > 0,
                                      .threshold = NAN};
     return SB_OK;

@@ -202,8 +202,8 @@ typedef struct sb_noise_cmp {
     const sb_session_run *a, *b;
     double change;
     double ratio; /* b over a: the paired ratio, or the ratio of the sides' medians */
-    /* how far apart each side's round medians lie (sb_relative_range) */
-    double range_a, range_b;
+    /* the spread of each side's round medians (sb_relative_stdev) */
+    double spread_a, spread_b;
     /* 1: a run's held launch was let go in a round (hold_timeouts > 0) */
     int let_go;
     /* The held-out judgement: the threshold (NAN: no held-out comparison,

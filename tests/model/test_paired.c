@@ -134,9 +134,11 @@ static void test_aa_change(void **state)
     assert_true(fabs(sb_aa_threshold(sb_aa_change(v, 21), 0.02) - 0.0285) < 1e-12);
     assert_true(sb_aa_threshold(sb_aa_change(v, 5), 0.02) == 0.02);
     assert_true(isnan(sb_aa_change(v, 0)));
-    const double r[] = {1.0, 1.2, 0.9, 1.1};
-    assert_true(fabs(sb_relative_range(r, 4) - 0.3 / 1.05) < 1e-12);
-    assert_true(isnan(sb_relative_range(r, 0)));
+    const double r[] = {1.0, 1.2, 0.8, 1.0};
+    assert_true(fabs(sb_relative_stdev(r, 4) - sqrt(0.08 / 3.0)) < 1e-12);
+    assert_true(isnan(sb_relative_stdev(r, 1)));
+    const double zero[] = {0.0, 0.0};
+    assert_true(sb_relative_stdev(zero, 2) == 0.0);
 }
 
 int main(void)
