@@ -25,6 +25,11 @@
 -- with them on, dropping the old runs would delete every row referencing
 -- it. The rebuild drops the index and the triggers on runs; they are made
 -- again here as 006, 008 and 011 made them.
+--
+-- The copy also stores gpu_uuid, the run's provenance.device.uuid, which
+-- reports read for every result run (regressions compare steps on one
+-- card; db/run_devices.h): taken from raw_json once, as a run is stored,
+-- instead of parsing every run's JSON on each read.
 CREATE TABLE runs_rebuilt (
     id              INTEGER PRIMARY KEY,
     content_sha256  TEXT NOT NULL,          -- sha256 of the canonical JSON (sorted keys, compact), lower-case hex
@@ -38,6 +43,7 @@ CREATE TABLE runs_rebuilt (
     notes           TEXT,
     raw_json        TEXT NOT NULL,          -- the canonical JSON, its samples cut out (012)
     samples_at      INTEGER,                -- where the samples were cut out (012)
+    gpu_uuid        TEXT GENERATED ALWAYS AS (json_extract(raw_json, '$.provenance.device.uuid')) STORED,
     content_key     INTEGER GENERATED ALWAYS AS (
         (max(instr('0123456789abcdef', substr(content_sha256, 1, 1)) - 1, 0) - 8) * 1152921504606846976 +
         max(instr('0123456789abcdef', substr(content_sha256, 2, 1)) - 1, 0) * 72057594037927936 +

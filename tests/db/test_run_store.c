@@ -20,6 +20,7 @@
 #include "connection.h"
 #include "content_key.h"
 #include "results_query.h"
+#include "run_devices.h"
 #include "run_store.h"
 #include "run_summary.h"
 #include "store.h"
@@ -354,6 +355,40 @@ static void test_key_collision(void **state)
     sb_run_hash_lookup_close(hl);
 }
 
+/* runs.gpu_uuid is the stored provenance's device.uuid (NULL without
+ * one), what regressions and compare read for each run. */
+static void test_gpu_uuid(void **state)
+{
+    fx *f = *state;
+    sb_error e;
+    sb_error_clear(&e);
+    static const size_t lens[] = {2};
+    static result r[2];
+    static const char with[] = "{\"provenance\":{\"device\":{\"uuid\":\"GPU-0f1e2d3c\"}}}";
+    long long id[2];
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    for (int i = 0; i < 2; i++) {
+        make_result(&r[i], 300 + i, lens, 1);
+        if (i == 0) {
+            r[i].rec.run.raw_json = with;
+            r[i].rec.run.raw_json_len = sizeof with - 1;
+        }
+        assert_int_equal(sb_run_store_insert(f->rs, &r[i].rec, &id[i], &e), SB_OK);
+    }
+    assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
+    char sql[120];
+    snprintf(sql, sizeof sql, "SELECT gpu_uuid = 'GPU-0f1e2d3c' FROM runs WHERE id = %lld", id[0]);
+    assert_int_equal(q(f, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT gpu_uuid FROM runs WHERE id = %lld", id[1]);
+    assert_int_equal(q(f, sql), -999);
+    sb_run_devices d;
+    assert_int_equal(sb_run_devices_load(f->db, &d, &e), SB_OK);
+    assert_int_equal(d.n, 2);
+    assert_string_equal(sb_run_device(&d, id[0]), "GPU-0f1e2d3c");
+    assert_null(sb_run_device(&d, id[1]));
+    sb_run_devices_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +396,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_failure_mid_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_undo_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_collision, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_uuid, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
