@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "connection.h"
+#include "content_key.h"
 #include "sample_blob.h"
 
 enum {
@@ -42,7 +43,9 @@ enum {
 };
 
 static const char *const SQL[ST_COUNT] = {
-    [ST_FIND_SHA] = "SELECT id FROM runs WHERE content_sha256 = ?",
+    /* the small key through its index, then the whole digest: two
+     * digests may share a key (db/content_key.h) */
+    [ST_FIND_SHA] = "SELECT id FROM runs WHERE content_key = ?2 AND content_sha256 = ?1",
     [ST_RUN] = "INSERT INTO runs (content_sha256, schema, run_uuid, status, reason, source_path, "
                "source_format, ingested_at, notes, raw_json, samples_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
     [ST_PROVENANCE] =
@@ -228,6 +231,7 @@ int sb_run_store_find(sb_run_store *rs, const char *sha256, long long *run_id, s
     sqlite3_stmt *st = rs->st[ST_FIND_SHA];
     *run_id = 0;
     sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, sb_content_key(sha256));
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *run_id = sqlite3_column_int64(st, 0);
