@@ -168,7 +168,7 @@ static int open_db(const opts *o, sb_db **db)
 {
     sb_error err;
     sb_error_clear(&err);
-    if (sb_report_db_open(o->db ? o->db : sb_default_db_path(), db, &err) != SB_OK) {
+    if (sb_db_open_reader(o->db ? o->db : sb_default_db_path(), db, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return 2;
     }
@@ -193,7 +193,7 @@ static int open_db_and_skus(const opts *o, sb_db **db, sb_sku_table **skus)
     if (open_db(o, db))
         return 2;
     if (load_skus(skus)) {
-        sb_report_db_close(*db);
+        sb_db_close(*db);
         *db = NULL;
         return 2;
     }
@@ -220,7 +220,7 @@ static void report_input_free(report_input *in)
     free(in->picks);
     sb_results_free(&in->set);
     sb_sku_table_free(in->skus);
-    sb_report_db_close(in->db);
+    sb_db_close(in->db);
 }
 
 /* Opens the database and loads the result runs of --suite and --op on sku
@@ -372,7 +372,7 @@ static int run_weekly(const opts *o)
                sum.reproduce_path, sum.html_path);
     }
     sb_sku_table_free(skus);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }
 
@@ -455,7 +455,7 @@ static int run_sku_report(const opts *o, sku_report_fn fn)
         rc = emit(o, &b);
     sb_buf_free(&b);
     sb_sku_table_free(skus);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }
 
@@ -561,7 +561,7 @@ static int run_training(const opts *o)
     }
     sb_buf_free(&plot);
     sb_buf_free(&b);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }
 

@@ -54,7 +54,7 @@ static sb_db *reopen(sb_db *w, const char *path)
     sb_db_close(w);
     sb_db *db = NULL;
     sb_error err;
-    if (sb_report_db_open(path, &db, &err) != SB_OK)
+    if (sb_db_open_reader(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
 }
@@ -1430,7 +1430,7 @@ static void test_claims_check(void **state)
                 " WHERE c.provider NOT IN ('huggingface', 'liger') ORDER BY c.run_id DESC LIMIT 1)");
     sb_db *db = NULL;
     sb_error err;
-    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
     sb_result_set set;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     const sb_result *cited[8];
@@ -1733,7 +1733,7 @@ static void test_kernel_time(void **state)
                 " configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'fused')");
     sb_db *db = NULL;
     sb_error err;
-    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
     sb_result_set set;
     sb_pick *picks;
     size_t np;
@@ -1755,7 +1755,7 @@ static void test_kernel_time(void **state)
     sb_db_close(db);
     exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms / 4 WHERE run_id IN (SELECT run_id"
                 " FROM configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'huggingface')");
-    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
