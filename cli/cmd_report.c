@@ -21,6 +21,7 @@
 #include "repro.h"
 #include "results.h"
 #include "sku.h"
+#include "snapshot_read.h"
 #include "standing.h"
 #include "strbuf.h"
 #include "suggest.h"
@@ -360,8 +361,11 @@ static int run_weekly(const opts *o)
     if (open_db_and_skus(o, &db, &skus))
         return 2;
     sb_weekly_summary sum;
+    sb_snapshot *snap = NULL;
     int rc = 0;
-    if (sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
+    if (sb_snapshot_read(db, &snap, &err) == SB_OK)
+        wo.snap = snap;
+    if (!snap || sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
     } else {
@@ -371,6 +375,7 @@ static int run_weekly(const opts *o)
                sum.skipped, sum.training, sum.plots, sum.regressions, sum.appendix_path,
                sum.reproduce_path, sum.html_path);
     }
+    sb_snapshot_free(snap);
     sb_sku_table_free(skus);
     sb_db_close(db);
     return rc;
@@ -390,13 +395,15 @@ static int run_roofline(const opts *o)
     sb_error_clear(&err);
     size_t drawn = 0;
     sb_buf b = SB_BUF_INIT;
+    sb_snapshot *snap = NULL;
     int rc = 2;
     if (in.set.n == 0) {
         fprintf(stderr, "solbook report roofline: no result runs on SKU %s\n", o->sku);
         rc = 1;
         goto done;
     }
-    if (sb_plot_roofline(in.db, in.skus, in.picks, in.np, o->sku, &b, &drawn, &err) != SB_OK) {
+    if (sb_snapshot_read(in.db, &snap, &err) != SB_OK ||
+        sb_plot_roofline(snap, in.skus, in.picks, in.np, o->sku, &b, &drawn, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -405,6 +412,7 @@ static int run_roofline(const opts *o)
         printf("%s: %zu points\n", o->out, drawn);
 done:
     sb_buf_free(&b);
+    sb_snapshot_free(snap);
     report_input_free(&in);
     return rc;
 }

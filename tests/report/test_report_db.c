@@ -32,6 +32,7 @@
 #include "repro.h"
 #include "results.h"
 #include "sku.h"
+#include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
 #include "sku.h"
@@ -57,6 +58,16 @@ static sb_db *reopen(sb_db *w, const char *path)
     if (sb_db_open_reader(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
+}
+
+/* The snapshot reports take of db (its calibrations). */
+static sb_snapshot *snapshot_of(sb_db *db)
+{
+    sb_snapshot *snap = NULL;
+    sb_error err;
+    if (sb_snapshot_read(db, &snap, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    return snap;
 }
 
 static sb_db *standard_db(const char *name)
@@ -313,6 +324,7 @@ static void test_roofline_svg(void **state)
 {
     (void)state;
     sb_db *db = standard_db("roof.db");
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
@@ -322,7 +334,7 @@ static void test_roofline_svg(void **state)
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     sb_buf a = SB_BUF_INIT, b = SB_BUF_INIT;
-    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h100-sxm5-80gb", &a, &drawn, &err), SB_OK);
+    assert_int_equal(sb_plot_roofline(snap, skus, picks, np, "h100-sxm5-80gb", &a, &drawn, &err), SB_OK);
     assert_int_equal(drawn, 9);
     const char *s = sb_buf_str(&a);
     assert_int_equal(count(s, "<circle class=\"point\""), 9);
@@ -357,13 +369,13 @@ static void test_roofline_svg(void **state)
     assert_true(fabs(attr(pt, "cx") - want_x) < 0.006);
     assert_true(fabs(attr(pt, "cy") - want_y) < 0.006);
     /* not drawn: the failed case is only on h200; say so there */
-    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h200-sxm-141gb", &b, &drawn, &err), SB_OK);
+    assert_int_equal(sb_plot_roofline(snap, skus, picks, np, "h200-sxm-141gb", &b, &drawn, &err), SB_OK);
     assert_int_equal(drawn, 8);
     assert_non_null(strstr(sb_buf_str(&b), "Not drawn: 1 failed"));
     assert_non_null(strstr(sb_buf_str(&b), "No calibration stored for this SKU"));
     /* deterministic bytes */
     sb_buf c = SB_BUF_INIT;
-    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h100-sxm5-80gb", &c, &drawn, &err), SB_OK);
+    assert_int_equal(sb_plot_roofline(snap, skus, picks, np, "h100-sxm5-80gb", &c, &drawn, &err), SB_OK);
     assert_int_equal(a.len, c.len);
     assert_memory_equal(a.data, c.data, a.len);
     /* speedup bars and latency */
@@ -385,6 +397,7 @@ static void test_roofline_svg(void **state)
     free(picks);
     sb_results_free(&set);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1211,10 +1224,12 @@ static void test_weekly(void **state)
     r.provider = "late-provider";
     fx_add_result(w, &r);
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     sb_weekly_opts o = {0};
+    o.snap = snap;
     o.year = 2026;
     o.week = 47;
     o.out_dir = dir;
@@ -1323,6 +1338,7 @@ static void test_weekly(void **state)
     assert_non_null(strstr(md, "No runs finished in 2026-W30"));
     free(md);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1632,10 +1648,12 @@ static void test_weekly_names(void **state)
         }
     }
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     sb_weekly_opts o = {0};
+    o.snap = snap;
     o.year = 2026;
     o.week = 47;
     o.out_dir = dir;
@@ -1662,6 +1680,7 @@ static void test_weekly_names(void **state)
     free(ra);
     free(rb);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1673,11 +1692,13 @@ static void test_weekly_limits(void **state)
     sb_db *w = fx_create(p);
     many_cases(w, 40, 12, 0);
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     path_in_tmp(dir, sizeof dir, "weekly-wide");
     sb_sku_table *skus = NULL;
     sb_error err;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     sb_weekly_opts o = {0};
+    o.snap = snap;
     o.year = 2026;
     o.week = 47;
     o.out_dir = dir;
@@ -1715,6 +1736,7 @@ static void test_weekly_limits(void **state)
     free(md);
     free(app);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1801,6 +1823,7 @@ static void test_crossarch_pairs(void **state)
     fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-17T09:00:00Z", 3000.0, 700.0);
     fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-17T09:00:00Z", 4000.0, 700.0);
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_result_set set;
     sb_pick *picks;
@@ -1808,7 +1831,7 @@ static void test_crossarch_pairs(void **state)
     sb_xa_set xa;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
-    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, NULL, &xa, &err), SB_OK);
+    assert_int_equal(sb_xa_build(snap, picks, np, "fused", NULL, NULL, &xa, &err), SB_OK);
     assert_int_equal(xa.n, 1);
     const sb_xa_table *t = &xa.v[0];
     assert_int_equal(t->ncards, 2);
@@ -1859,7 +1882,7 @@ static void test_crossarch_pairs(void **state)
     h.report.npairs = 1;
     h.v = &hl;
     h.n = 1;
-    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, &h, &xa, &err), SB_OK);
+    assert_int_equal(sb_xa_build(snap, picks, np, "fused", NULL, &h, &xa, &err), SB_OK);
     t = &xa.v[0];
     assert_int_equal(t->rows[0].cell[0].paired[0], 1);
     assert_true(isnan(t->rows[0].cell[0].vs[0]));
@@ -1871,6 +1894,7 @@ static void test_crossarch_pairs(void **state)
     sb_xa_free(&xa);
     free(picks);
     sb_results_free(&set);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
