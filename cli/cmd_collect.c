@@ -17,7 +17,7 @@ static const char *const collect_usage[] = {
     "",
     "Prints this machine's provenance object as JSON (sorted keys, indented):",
     "git SHA and dirty flag, tool, host, driver and the device identity with its",
-    "SKU from db/skus.csv. What cannot be learnt is \"unknown\" or null.",
+    "SKU from data/skus.csv. What cannot be learnt is \"unknown\" or null.",
     "",
     "Without NVML (no NVIDIA driver) a GPU collect still prints, with the device",
     "fields \"unknown\", and says so on stderr.",
@@ -47,7 +47,7 @@ int cmd_collect(int argc, char **argv)
         SB_OPT_STRING(0, "git-dir", &opts.git_dir, "dir",
                       "tree whose commit is recorded (default: current directory)"),
         SB_OPT_STRING(0, "skus", &opts.skus_csv, "file",
-                      "SKU table (default: $SOLBOOK_HOME/db/skus.csv)"),
+                      "SKU table (default: $SOLBOOK_HOME/data/skus.csv)"),
         SB_OPT_END(),
     };
 

@@ -1,5 +1,5 @@
 /* cmd_experiments.c - `solbook experiments list|explain`: what the
- * experiments of experiments/ run, where, what they write and what reads
+ * experiments of data/experiments/ run, where, what they write and what reads
  * it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +18,10 @@ static const char *const experiments_usage[] = {
     "",
     "list     every experiment: name, archs, the gate it feeds, description",
     "explain  what NAME runs on ARCH: the exact commands of each case, the SKUs of",
-    "         that arch (db/skus.csv) a job may land on, the resources one case asks",
+    "         that arch (data/skus.csv) a job may land on, the resources one case asks",
     "         for, the paths it writes, and the gate or report that reads them",
     "",
-    "Experiment files are checked against schemas/solbook.experiment.v1.json;",
+    "Experiment files are checked against data/schemas/solbook.experiment.v1.json;",
     "a bad one is reported with its file and JSON pointer (exit 1).",
     "Run them with 'solbook submit NAME --arch ARCH --engine kubernetes|slurm'.",
     NULL,
@@ -39,7 +39,7 @@ static int load_all(const char *dir, sb_fleet_skus *skus, sb_experiment_set *set
         return 2;
     }
     if (!dir) {
-        if (sb_home_path(def, sizeof def, "experiments", &err) != SB_OK) {
+        if (sb_data_path(def, sizeof def, "experiments", &err) != SB_OK) {
             sb_error_print(&err, stderr);
             sb_fleet_skus_free(skus);
             return 2;
@@ -102,7 +102,7 @@ static int explain(const sb_experiment *e, const char *arch, const sb_fleet_skus
         return 2;
     }
     printf("experiment %s (%s)\n  %s\n\n", e->name, e->path, e->description);
-    printf("arch %s, on any of these SKUs (db/skus.csv):\n", arch);
+    printf("arch %s, on any of these SKUs (data/skus.csv):\n", arch);
     for (size_t i = 0; i < skus->n; i++) {
         const sb_fleet_sku *k = &skus->v[i];
         if (strcmp(k->arch, arch) != 0)
@@ -182,8 +182,8 @@ int cmd_experiments(int argc, char **argv)
     const char *dir = NULL, *arch = NULL;
     int exit_status;
     const sb_option options[] = {
-        SB_OPT_STRING('d', "dir", &dir, "dir", "experiment files (default: SOLBOOK_HOME/experiments)"),
-        SB_OPT_STRING('a', "arch", &arch, "arch", "a100, h100 or h200 (the arch column of db/skus.csv)"),
+        SB_OPT_STRING('d', "dir", &dir, "dir", "experiment files (default: SOLBOOK_HOME/data/experiments)"),
+        SB_OPT_STRING('a', "arch", &arch, "arch", "a100, h100 or h200 (the arch column of data/skus.csv)"),
         SB_OPT_END(),
     };
     argc = sb_cli_parse_options(argc, argv, "experiments", options, experiments_usage, 0, &exit_status);
@@ -231,7 +231,7 @@ int cmd_experiments(int argc, char **argv)
             fprintf(stderr, ")\n");
             rc = 2;
         } else if (!arch_known) {
-            fprintf(stderr, "solbook: --arch %s: not an arch of db/skus.csv (", arch);
+            fprintf(stderr, "solbook: --arch %s: not an arch of data/skus.csv (", arch);
             for (size_t i = 0; skus.archs[i]; i++)
                 fprintf(stderr, "%s%s", i ? ", " : "", skus.archs[i]);
             fprintf(stderr, ")\n");

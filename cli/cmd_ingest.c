@@ -37,7 +37,9 @@ static const char *const ingest_usage[] = {
     "--max-doc-mb is refused unparsed, in one line naming it (a member or line",
     "with its archive): parsed, a document takes up to about 21 times its size.",
     "Of a file, at most one byte past the bound is read, even one that grows",
-    "after its size was looked at.",
+    "after its size was looked at. A sidecar over --max-sidecar-mb is refused",
+    "with its document, in one line naming it; one within it is stored as it",
+    "is read, so its rows cost no memory.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
     "",
@@ -124,6 +126,7 @@ int cmd_ingest(int argc, char **argv)
     int strict = 0, fleet = 0, exit_status;
     int member_mb = (int)(SB_INGEST_MEMBER_BYTES >> 20), held_mb = (int)(SB_INGEST_HELD_BYTES >> 20);
     int doc_mb = (int)(SB_INGEST_DOC_BYTES >> 20);
+    int sidecar_mb = (int)(SB_INGEST_SIDECAR_BYTES >> 20);
     const sb_option options[] = {
         SB_OPT_STRING('d', "db", &db_path, "path",
                       "database (default: $SOLBOOK_DB, else ./solbook.db); created if missing"),
@@ -168,6 +171,10 @@ int cmd_ingest(int argc, char **argv)
                    "refuse a result document (file, archive member or JSON Lines line)\n"
                    "larger than this, before it is parsed (default 1; the largest\n"
                    "result in examples/ is 16 KB)"),
+        SB_OPT_INT(0, "max-sidecar-mb", &sidecar_mb, "MiB", 1, 4096,
+                   "refuse an Nsight Compute or Nsight Systems sidecar (NAME.ncu.csv,\n"
+                   "NAME.nsys.csv, --ncu, --nsys) larger than this, with its document\n"
+                   "(default 32; the largest ncu CSV in examples/ is 112 KB)"),
         SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
         SB_OPT_END(),
     };
@@ -226,11 +233,12 @@ int cmd_ingest(int argc, char **argv)
     /* A run from another folder must not start an empty database unseen. */
     int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
     /* Solbook files are read (archives inflated) while the database opens. */
-    sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20, (size_t)doc_mb << 20};
+    sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20, (size_t)doc_mb << 20,
+                               (size_t)sidecar_mb << 20};
     sb_ingest_reading *reading = NULL;
     if (argc > 0 && !format && !fleet)
         reading = sb_ingest_read_ahead(argv, (size_t)argc, &limits);
-    if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
+    if (sb_data_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_ingest_reading_free(reading);
@@ -286,7 +294,7 @@ int cmd_ingest(int argc, char **argv)
         sb_ingest_paths(ing, argv, (size_t)argc, &walk, &stats);
     if (ncu) {
         stats.files_seen++;
-        if (sb_ingest_attach_ncu(ing, run_id, ncu, &ncu_rows, &err) != SB_OK) {
+        if (sb_ingest_attach_ncu(ing, run_id, ncu, limits.sidecar_bytes, &ncu_rows, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             stats.refused++;
         } else {
@@ -296,7 +304,7 @@ int cmd_ingest(int argc, char **argv)
     }
     if (nsys) {
         stats.files_seen++;
-        if (sb_ingest_attach_nsys(ing, run_id, nsys, &nsys_rows, &err) != SB_OK) {
+        if (sb_ingest_attach_nsys(ing, run_id, nsys, limits.sidecar_bytes, &nsys_rows, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             stats.refused++;
         } else {

@@ -52,9 +52,9 @@ static const char *const report_usage[] = {
     "note         the ten-line result note about the GEMM spec and the completion gate",
     "table        per-shape times of a provider (default fused) and a baseline on one SKU,",
     "             the geomean at the foot",
-    "evidence     docs/EVIDENCE.md: the targets checked against the stored runs",
-    "standing     the generated tables of docs/KERNELS.md: --out rewrites the blocks between",
-    "             its '<!-- solbook report standing: NAME -->' lines in place; without",
+    "evidence     EVIDENCE.md: the targets checked against the stored runs",
+    "standing     the generated tables of KERNELS.md: --out rewrites the blocks between a",
+    "             copy's '<!-- solbook report standing: NAME -->' lines in place; without",
     "             --out every block is printed with its marker lines",
     "regressions  each series (case, provider, SKU, protocol, environment) at its newest",
     "             commit against the commit before it (Mann-Whitney U on the samples; git",
@@ -374,6 +374,8 @@ static int run_weekly(const opts *o)
                sum.md_path, sum.md_bytes, sum.md_lines, sum.runs, sum.passing, sum.failed,
                sum.skipped, sum.training, sum.plots, sum.regressions, sum.appendix_path,
                sum.reproduce_path, sum.html_path);
+        if (sum.left_out)
+            printf("%zu list entries past the writeup's limits are in the appendix only\n", sum.left_out);
     }
     sb_snapshot_free(snap);
     sb_sku_table_free(skus);
@@ -384,7 +386,7 @@ static int run_weekly(const opts *o)
 static int run_roofline(const opts *o)
 {
     if (!o->sku) {
-        fprintf(stderr, "solbook report roofline: --sku SKU is required (an id of db/skus.csv "
+        fprintf(stderr, "solbook report roofline: --sku SKU is required (an id of data/skus.csv "
                         "as stored in provenance.sku)\n");
         return 2;
     }

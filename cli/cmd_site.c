@@ -32,9 +32,9 @@ int cmd_site(int argc, char **argv)
         SB_OPT_STRING(0, "out", &o.out_dir, "dir", "where the site goes"),
         SB_OPT_STRING(0, "db", &o.db_path, "file", "the database (default $SOLBOOK_DB or ./solbook.db)"),
         SB_OPT_STRING(0, "roadmap", &o.roadmap_path, "file",
-                      "roadmap data (default SOLBOOK_HOME/docs/roadmap.json)"),
+                      "roadmap data (default SOLBOOK_HOME/data/roadmap.json)"),
         SB_OPT_STRING(0, "contributions", &o.ledger_path, "file",
-                      "ledger data (default SOLBOOK_HOME/docs/contributions.csv)"),
+                      "ledger data (default SOLBOOK_HOME/data/contributions.csv)"),
         SB_OPT_STRING(0, "kernels", &o.kernels_path, "file",
                       "promoted kernels from verified_kernels.json instead of the\n"
                       "database's forge_kernels table"),
@@ -67,9 +67,9 @@ int cmd_site(int argc, char **argv)
     sb_error_clear(&err);
     if (check) {
         char rp[4096], lp[4096];
-        if ((!o.roadmap_path && sb_home_path(rp, sizeof rp, "docs/roadmap.json", &err) != SB_OK) ||
+        if ((!o.roadmap_path && sb_data_path(rp, sizeof rp, "roadmap.json", &err) != SB_OK) ||
             (!o.ledger_path &&
-             sb_home_path(lp, sizeof lp, "docs/contributions.csv", &err) != SB_OK) ||
+             sb_data_path(lp, sizeof lp, "contributions.csv", &err) != SB_OK) ||
             sb_site_check_roadmap(o.roadmap_path ? o.roadmap_path : rp, &err) != SB_OK ||
             sb_site_check_ledger(o.ledger_path ? o.ledger_path : lp, &err) != SB_OK) {
             sb_error_print(&err, stderr);

@@ -25,7 +25,7 @@ static const char *const submit_usage[] = {
     "solbook submit NAME --arch ARCH --engine E --status RUN_ID [--output-volume PATH] [--namespace NS]",
     "solbook submit NAME --arch ARCH --engine slurm --only-missing RUN_ID [SLURM OPTIONS]",
     "",
-    "Renders experiment NAME (experiments/NAME.json) for ARCH, one array task per",
+    "Renders experiment NAME (data/experiments/NAME.json) for ARCH, one array task per",
     "case, and submits it: a batch/v1 Indexed Job piped to 'kubectl apply -f -', or",
     "a Slurm job array piped to 'sbatch'. Results go to ROOT/NAME/ARCH/RUN_ID.",
     "",
@@ -248,7 +248,7 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
             products[np++] = k->products[p];
     }
     if (o->sku && np == 0) {
-        fprintf(stderr, "solbook submit: --sku %s: not a SKU of %s in db/skus.csv (", o->sku, o->arch);
+        fprintf(stderr, "solbook submit: --sku %s: not a SKU of %s in data/skus.csv (", o->sku, o->arch);
         int first = 1;
         for (size_t i = 0; i < skus->n; i++)
             if (strcmp(skus->v[i].arch, o->arch) == 0) {
@@ -376,7 +376,7 @@ int cmd_submit(int argc, char **argv)
     submit_opts o = {0};
     int exit_status;
     const sb_option options[] = {
-        SB_OPT_STRING('a', "arch", &o.arch, "arch", "a100, h100 or h200 (the arch column of db/skus.csv)"),
+        SB_OPT_STRING('a', "arch", &o.arch, "arch", "a100, h100 or h200 (the arch column of data/skus.csv)"),
         SB_OPT_STRING(0, "engine", &o.engine, "kubernetes|slurm", "where the jobs run"),
         SB_OPT_BOOL(0, "dry-run", &o.dry_run, "contact nothing: say what would be submitted, and where"),
         SB_OPT_BOOL(0, "print", &o.print,
@@ -396,7 +396,7 @@ int cmd_submit(int argc, char **argv)
                       "slurm: results directory (default ./solbook-results)"),
         SB_OPT_STRING(0, "run-id", &o.run_id, "id",
                       "up to 16 letters, digits or '-' (default: UTC YYYYMMDDTHHMMSSZ)"),
-        SB_OPT_STRING(0, "dir", &o.dir, "dir", "experiment files (default: SOLBOOK_HOME/experiments)"),
+        SB_OPT_STRING(0, "dir", &o.dir, "dir", "experiment files (default: SOLBOOK_HOME/data/experiments)"),
         SB_OPT_STRING(0, "status", &o.status_of, "RUN_ID",
                       "where each task of the run stands (done, running, pending, failed,\n"
                       "cancelled, stopped, not started): slurm from the task records in the\n"
@@ -430,7 +430,7 @@ int cmd_submit(int argc, char **argv)
     for (size_t i = 0; skus.archs[i]; i++)
         arch_known |= strcmp(skus.archs[i], o.arch) == 0;
     if (!arch_known) {
-        fprintf(stderr, "solbook submit: --arch %s: not an arch of db/skus.csv (", o.arch);
+        fprintf(stderr, "solbook submit: --arch %s: not an arch of data/skus.csv (", o.arch);
         for (size_t i = 0; skus.archs[i]; i++)
             fprintf(stderr, "%s%s", i ? ", " : "", skus.archs[i]);
         fprintf(stderr, ")\n");
@@ -440,7 +440,7 @@ int cmd_submit(int argc, char **argv)
     char dir[4096];
     if (o.dir)
         snprintf(dir, sizeof dir, "%s", o.dir);
-    else if (sb_home_path(dir, sizeof dir, "experiments", &err) != SB_OK) {
+    else if (sb_data_path(dir, sizeof dir, "experiments", &err) != SB_OK) {
         sb_error_print(&err, stderr);
         sb_fleet_skus_free(&skus);
         return 2;

@@ -40,7 +40,7 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* SCHEMA as a path, or as an id under $SOLBOOK_HOME/schemas. */
+/* SCHEMA as a path, or as an id under $SOLBOOK_HOME/data/schemas. */
 static int load_named_schema(const char *arg, const sb_schema_options *opts, sb_schema **out)
 {
     sb_error err;
@@ -52,7 +52,7 @@ static int load_named_schema(const char *arg, const sb_schema_options *opts, sb_
         sb_error_print(&err, stderr);
         return SB_ERR;
     }
-    if (sb_home_path(path, sizeof path, "schemas/", &err) != SB_OK ||
+    if (sb_data_path(path, sizeof path, "schemas/", &err) != SB_OK ||
         strlen(path) + strlen(arg) + 6 >= sizeof path) {
         fprintf(stderr, "solbook: %s: schema id too long\n", arg);
         return SB_ERR;
@@ -92,7 +92,7 @@ static const sb_schema *schema_for(const char *file, const json_t *instance,
         char dir[4096];
         sb_error err;
         sb_error_clear(&err);
-        if (sb_home_path(dir, sizeof dir, "schemas", &err) != SB_OK ||
+        if (sb_data_path(dir, sizeof dir, "schemas", &err) != SB_OK ||
             sb_schema_set_load(dir, set, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             *system_error = 1;
@@ -119,7 +119,7 @@ int cmd_validate(int argc, char **argv)
     const sb_option options[] = {
         SB_OPT_STRING('s', "schema", &schema_arg, "schema",
                       "a schema file, or the id of a solbook schema such as\n"
-                      "solbook.result.v1 (read from $SOLBOOK_HOME/schemas/ID.json).\n"
+                      "solbook.result.v1 (read from $SOLBOOK_HOME/data/schemas/ID.json).\n"
                       "Without it, each file's own \"schema\" field picks the\n"
                       "solbook schema it is checked against."),
         SB_OPT_BOOL('l', "lenient", &lenient,

@@ -17,7 +17,7 @@ static const char *const validate_results_usage[] = {
     "",
     "Exits 0 only when each listed arch has exactly one stored result of the op's spec",
     "(gemm: suite gemm-spec, M=N=K=4096 fp16, provider cublas, 10 warm-up + 5 x 50",
-    "launches) that passed correctness, whose SKU is that arch in db/skus.csv, and",
+    "launches) that passed correctness, whose SKU is that arch in data/skus.csv, and",
     "that carries every ncu speed-of-light metric. Otherwise prints, per arch, what is",
     "missing and exits 1.",
     NULL,

@@ -18,7 +18,7 @@ const sb_command sb_commands[] = {
     {"validate-results", cmd_validate_results, "completion gate: one complete GEMM spec result per arch"},
     {"forge", cmd_forge, "verify, benchmark and promote candidate kernels (task, prompt, verify, bench, promote, list)"},
     {"site", cmd_site, "build the static dashboard (overview, ops, runs, history, weekly, packets)"},
-    {"experiments", cmd_experiments, "list experiments (experiments/*.json); explain what one runs on an arch"},
+    {"experiments", cmd_experiments, "list experiments (data/experiments/*.json); explain what one runs on an arch"},
     {"submit", cmd_submit, "render an experiment as a Kubernetes Job or Slurm job array and submit it"},
     {"session", cmd_session, "paired speedups of one provider over the others, from measuring sessions"},
     {"noise", cmd_noise, "the noise of a comparison, from A/A runs of measuring sessions"},

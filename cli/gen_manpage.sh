@@ -36,16 +36,17 @@ cat <<'TAIL'
 .SH ENVIRONMENT
 .TP
 .B SOLBOOK_HOME
-The directory holding schemas/, db/, templates/, experiments/ and forge/.
-Without it, solbook reads the installed data directory next to its own
-binary (\fIPREFIX\fR/share/solbook), else the source tree it was built from.
+The directory whose data/ holds the schemas, tables, templates,
+experiments and forge harness: a source checkout, or an installed
+\fIPREFIX\fR/share/solbook. Without it, solbook reads the installed one next
+to its own binary, else the source tree it was built from.
 .TP
 .B SOLBOOK_DB
 The database used when a command is given no \fB\-\-db\fR; without it,
 \fBsolbook.db\fR in the current directory.
 .SH FILES
 .TP
-.I PREFIX/share/solbook/
+.I PREFIX/share/solbook/data/
 schemas, SKU and op-name tables, templates, experiments, forge harness.
 .TP
 .I PREFIX/share/doc/solbook/

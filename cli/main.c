@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         sb_error_clear(&err);
         printf("solbook %s\n", SOLBOOK_VERSION);
         if (sb_home_dir(home, sizeof home, &err) == SB_OK)
-            printf("data: %s\n", home);
+            printf("data: %s/data\n", home);
         return 0;
     }
     const char *names[64];

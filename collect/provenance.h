@@ -19,7 +19,7 @@ typedef struct sb_provenance_opts {
     const char *git_dir;       /* tree whose SHA is recorded; NULL = current directory */
     int device_is_cpu;         /* 1: the CPU path (device.kind = "cpu", arch "cpu") */
     int device_index;          /* CUDA ordinal / NVML index for GPU runs */
-    const char *skus_csv;      /* path of db/skus.csv; NULL = SOLBOOK_HOME's */
+    const char *skus_csv;      /* path of data/skus.csv; NULL = SOLBOOK_HOME's */
 } sb_provenance_opts;
 
 /* Builds a provenance object with started_at = now and finished_at = now,

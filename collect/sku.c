@@ -1,4 +1,4 @@
-/* sku.c - the SKU table (db/skus.csv): loading (csv_rows.h), identification
+/* sku.c - the SKU table (data/skus.csv): loading (csv_rows.h), identification
  * of a card from its NVML name / PCI device id / memory size, and peaks. */
 #include "sku.h"
 
@@ -322,7 +322,7 @@ int sb_sku_table_load(const char *path, sb_sku_table **out, sb_error *err)
 
     *out = NULL;
     if (!path) {
-        if (sb_home_path(def, sizeof def, "db/skus.csv", err) != SB_OK)
+        if (sb_data_path(def, sizeof def, "skus.csv", err) != SB_OK)
             return SB_ERR;
         path = def;
     }

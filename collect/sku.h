@@ -1,4 +1,4 @@
-/* sku.h - the SKU table (db/skus.csv): stable SKU ids, arch labels and
+/* sku.h - the SKU table (data/skus.csv): stable SKU ids, arch labels and
  * datasheet peaks, each row with its source. Read by bench, report and the
  * importers, so a number is defined once.
  */
@@ -25,7 +25,7 @@ typedef struct sb_sku {
 
 typedef struct sb_sku_table sb_sku_table;
 
-/* Loads a skus.csv (path NULL: SOLBOOK_HOME/db/skus.csv). */
+/* Loads a skus.csv (path NULL: SOLBOOK_HOME/data/skus.csv). */
 int sb_sku_table_load(const char *path, sb_sku_table **out, sb_error *err);
 void sb_sku_table_free(sb_sku_table *t);
 size_t sb_sku_count(const sb_sku_table *t);

@@ -1,7 +1,7 @@
 /* csv_rows.h - CSV records read with libcsv, one callback per record.
  *
- * Every CSV file solbook reads (db/skus.csv, db/import_op_names.csv,
- * docs/contributions.csv, Liger-Kernel benchmark CSVs, Nsight Compute raw
+ * Every CSV file solbook reads (data/skus.csv, data/import_op_names.csv,
+ * data/contributions.csv, Liger-Kernel benchmark CSVs, Nsight Compute raw
  * CSVs) goes through here, so quoting, line numbers, limits and the wording
  * of a malformed file are the same everywhere. The parser is libcsv in
  * strict mode (CSV_STRICT | CSV_STRICT_FINI): a quote inside an unquoted

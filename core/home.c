@@ -41,11 +41,11 @@ static int installed_home(char *buf, size_t size)
     if (!slash)
         return 0;
     *slash = '\0';
-    if ((size_t)snprintf(probe, sizeof probe, "%s/%s/schemas", exe, SOLBOOK_REL_DATADIR) >= sizeof probe ||
+    if ((size_t)snprintf(probe, sizeof probe, "%s/%s/data/schemas", exe, SOLBOOK_REL_DATADIR) >= sizeof probe ||
         !is_dir(probe))
         return 0;
     /* Resolve the ".." so that messages name a plain directory. */
-    probe[strlen(probe) - strlen("/schemas")] = '\0';
+    probe[strlen(probe) - strlen("/data/schemas")] = '\0';
     char real[PATH_MAX];
     const char *dir = realpath(probe, real) ? real : probe;
     return (size_t)snprintf(buf, size, "%s", dir) < size;
@@ -66,13 +66,13 @@ int sb_home_dir(char *buf, size_t size, sb_error *err)
     return SB_OK;
 }
 
-int sb_home_path(char *buf, size_t size, const char *rel, sb_error *err)
+int sb_data_path(char *buf, size_t size, const char *rel, sb_error *err)
 {
     char home[PATH_MAX];
     if (sb_home_dir(home, sizeof home, err) != SB_OK)
         return SB_ERR;
-    if ((size_t)snprintf(buf, size, "%s/%s", home, rel) >= size)
-        return sb_error_set(err, NULL, NULL, "path too long: %s/%s", home, rel);
+    if ((size_t)snprintf(buf, size, "%s/data/%s", home, rel) >= size)
+        return sb_error_set(err, NULL, NULL, "path too long: %s/data/%s", home, rel);
     return SB_OK;
 }
 

@@ -1,11 +1,12 @@
-/* home.h - where solbook finds its data files (schemas/, db/, templates/,
- * experiments/, forge/, docs/roadmap.json).
+/* home.h - where solbook finds the data files it reads: everything under
+ * data/ of its home (schemas, templates, experiments, the SKU and op
+ * tables, the forge harness and skills, the site's roadmap and ledger).
  *
- * The first that applies: $SOLBOOK_HOME; the installed data directory
- * next to the running program (/proc/self/exe's directory, then
+ * The home is the first that applies: $SOLBOOK_HOME; the installed
+ * directory next to the running program (/proc/self/exe's directory, then
  * SOLBOOK_REL_DATADIR, ../share/solbook for the GNU layout) when it holds
- * schemas/; the source tree the program was built from. Read-only data
- * only: databases and outputs go where the user says.
+ * data/schemas/; the source tree the program was built from. Read-only
+ * data only: databases and outputs go where the user says.
  */
 #ifndef SOLBOOK_CORE_HOME_H
 #define SOLBOOK_CORE_HOME_H
@@ -22,9 +23,9 @@ const char *sb_home(void);
  * does not fit. */
 int sb_home_dir(char *buf, size_t size, sb_error *err);
 
-/* Writes HOME/rel into buf, HOME as sb_home_dir finds it; SB_ERR when it
- * does not fit. */
-int sb_home_path(char *buf, size_t size, const char *rel, sb_error *err);
+/* Writes HOME/data/rel into buf, HOME as sb_home_dir finds it: the one
+ * way a reader finds a data file. SB_ERR when it does not fit. */
+int sb_data_path(char *buf, size_t size, const char *rel, sb_error *err);
 
 /* Default database path: $SOLBOOK_DB, else "solbook.db" in the current
  * directory (docs/INSTALL.md). */

@@ -288,7 +288,7 @@ int sb_template_load_home(const char *rel, sb_template **out, sb_error *err)
     char r[4096];
     if ((size_t)snprintf(r, sizeof r, "templates/%s", rel) >= sizeof r)
         return sb_error_set(err, rel, NULL, "template path too long");
-    if (sb_home_path(path, sizeof path, r, err) != SB_OK)
+    if (sb_data_path(path, sizeof path, r, err) != SB_OK)
         return SB_ERR;
     return sb_template_load(path, out, err);
 }

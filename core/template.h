@@ -1,7 +1,7 @@
 /* template.h - the small template language of solbook's reports, packets
  * and site pages (syntax in docs/TEMPLATES.md).
  *
- * Wording lives in templates/ (files named NAME.tmpl); data comes as a
+ * Wording lives in data/templates/ (files named NAME.tmpl); data comes as a
  * jansson object:
  *
  *   {{name}}               value of name, escaped for the output

@@ -71,22 +71,34 @@ int sb_db_error_too_new(sb_error *err, const char *path, int v, int latest)
                         v, SOLBOOK_VERSION, latest);
 }
 
-int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
-                  size_t count, sb_error *err)
+/* 1 when PRAGMA foreign_key_check finds a row whose parent is missing
+ * (err says which), -1 when it cannot run, 0 when every key holds. */
+static int foreign_keys_broken(sqlite3 *conn, const char *path, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(conn, "PRAGMA foreign_key_check", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int broken = 0;
+    if (rc == SQLITE_ROW) {
+        sb_error_set(err, path, NULL, "the upgrade left a row of %s (rowid %lld) without its row in %s",
+                     (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
+                     (const char *)sqlite3_column_text(st, 2));
+        broken = 1;
+    } else if (rc != SQLITE_DONE) {
+        sb_error_set(err, path, NULL, "cannot check the foreign keys: %s", sqlite3_errmsg(conn));
+        broken = -1;
+    }
+    sqlite3_finalize(st);
+    return broken;
+}
+
+/* The migrations after the stored version, in one transaction. */
+static int migrate_locked(sqlite3 *conn, const char *path, const sb_db_migration *list,
+                          size_t count, sb_error *err)
 {
     int latest = count ? list[count - 1].version : 0;
-    /* A read first: most opens find the database current and need no lock. */
     int v;
-    if (sb_db_user_version(conn, path, &v, err) != SB_OK ||
-        sb_db_check_version(v, path, latest, err) != SB_OK)
-        return SB_ERR;
-    if (v == latest && v > 0)
-        return SB_OK;
-    /* Functions some migrations call (007 folds samples with them, 012
-     * cuts them out of the stored JSON). */
-    if (sb_sample_blob_register(conn) != SQLITE_OK || sb_samples_cut_register(conn) != SQLITE_OK)
-        return sb_error_set(err, path, NULL, "cannot register the migration functions: %s",
-                            sqlite3_errmsg(conn));
     if (exec(conn, path, "BEGIN IMMEDIATE", "cannot lock the database to upgrade it", err) != SB_OK)
         return SB_ERR;
     /* Again under the write lock: another process may have migrated meanwhile. */
@@ -115,10 +127,55 @@ int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
         if (exec(conn, path, pragma, "cannot set the schema version", err) != SB_OK)
             goto fail;
     }
+    if (foreign_keys_broken(conn, path, err))
+        goto fail;
     if (exec(conn, path, "COMMIT", "cannot commit the schema upgrade", err) != SB_OK)
         goto fail;
     return SB_OK;
 fail:
     sqlite3_exec(conn, "ROLLBACK", NULL, NULL, NULL);
     return SB_ERR;
+}
+
+int sb_db_migrate(sqlite3 *conn, const char *path, const sb_db_migration *list,
+                  size_t count, sb_error *err)
+{
+    int latest = count ? list[count - 1].version : 0;
+    /* A read first: most opens find the database current and need no lock. */
+    int v;
+    if (sb_db_user_version(conn, path, &v, err) != SB_OK ||
+        sb_db_check_version(v, path, latest, err) != SB_OK)
+        return SB_ERR;
+    if (v == latest && v > 0)
+        return SB_OK;
+    /* Functions some migrations call (007 folds samples with them, 012
+     * cuts them out of the stored JSON). */
+    if (sb_sample_blob_register(conn) != SQLITE_OK || sb_samples_cut_register(conn) != SQLITE_OK)
+        return sb_error_set(err, path, NULL, "cannot register the migration functions: %s",
+                            sqlite3_errmsg(conn));
+    /* A migration that rebuilds a table (013 rebuilds runs) drops the old
+     * one, which with foreign keys on deletes every row that references
+     * it. SQLite's procedure for changing a table turns them off outside
+     * the transaction (the pragma does nothing inside one) and checks them
+     * before the commit. */
+    sqlite3_stmt *st = NULL;
+    int foreign_keys = 0;
+    if (sqlite3_prepare_v2(conn, "PRAGMA foreign_keys", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        foreign_keys = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (foreign_keys &&
+        exec(conn, path, "PRAGMA foreign_keys = OFF", "cannot turn foreign keys off to upgrade",
+             err) != SB_OK)
+        return SB_ERR;
+    int rc = migrate_locked(conn, path, list, count, err);
+    sb_error on_again;
+    if (foreign_keys &&
+        exec(conn, path, "PRAGMA foreign_keys = ON", "cannot turn foreign keys on again",
+             &on_again) != SB_OK &&
+        rc == SB_OK) {
+        *err = on_again;
+        rc = SB_ERR;
+    }
+    return rc;
 }

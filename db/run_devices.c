@@ -8,10 +8,10 @@
 #include "store.h"
 
 static const char devices_sql[] =
-    "SELECT id, json_extract(raw_json, '$.provenance.device.uuid') FROM runs"
+    "SELECT id, gpu_uuid FROM runs"
     " WHERE schema = 'solbook.result.v1' ORDER BY id";
 static const char devices_one_sql[] =
-    "SELECT json_extract(raw_json, '$.provenance.device.uuid') FROM runs"
+    "SELECT gpu_uuid FROM runs"
     " WHERE id = ?1 AND schema = 'solbook.result.v1'";
 
 /* Appends run_id and its UUID (NULL or empty text: none) to out. */

@@ -1,7 +1,8 @@
 /* run_devices.h - the physical card each result run was measured on: the
- * GPU UUID of its stored provenance (provenance.device.uuid), which the
- * provenance table has no column for. Regressions prefer steps between
- * runs of one card (report/regress.h). */
+ * GPU UUID of its stored provenance (provenance.device.uuid), which runs
+ * holds in gpu_uuid, taken from raw_json as the run is stored (migration
+ * 013). Regressions prefer steps between runs of one card
+ * (report/regress.h). */
 #ifndef SOLBOOK_DB_RUN_DEVICES_H
 #define SOLBOOK_DB_RUN_DEVICES_H
 

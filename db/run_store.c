@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "connection.h"
+#include "content_key.h"
 #include "sample_blob.h"
 
 enum {
@@ -42,7 +43,9 @@ enum {
 };
 
 static const char *const SQL[ST_COUNT] = {
-    [ST_FIND_SHA] = "SELECT id FROM runs WHERE content_sha256 = ?",
+    /* the small key through its index, then the whole digest: two
+     * digests may share a key (db/content_key.h) */
+    [ST_FIND_SHA] = "SELECT id FROM runs WHERE content_key = ?2 AND content_sha256 = ?1",
     [ST_RUN] = "INSERT INTO runs (content_sha256, schema, run_uuid, status, reason, source_path, "
                "source_format, ingested_at, notes, raw_json, samples_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
     [ST_PROVENANCE] =
@@ -228,6 +231,7 @@ int sb_run_store_find(sb_run_store *rs, const char *sha256, long long *run_id, s
     sqlite3_stmt *st = rs->st[ST_FIND_SHA];
     *run_id = 0;
     sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, sb_content_key(sha256));
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *run_id = sqlite3_column_int64(st, 0);
@@ -548,34 +552,46 @@ int sb_run_store_in_transaction(sb_run_store *rs)
 
 /* ---- profiles ---- */
 
-int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *source_path,
-                             const sb_profiler_metric_row *rows, size_t n_rows, sb_error *err)
+/* SB_OK when run_id is stored; what names it says what it was for. */
+static int run_exists(sb_run_store *rs, long long run_id, const char *source_path, const char *what,
+                      sb_error *err)
 {
     sqlite3_stmt *st = rs->st[ST_RUN_EXISTS];
     sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc == SQLITE_DONE)
-        return sb_error_set(err, source_path, NULL, "no run %lld in %s to attach the profile to", run_id,
-                            sb_db_path(rs->db));
+        return sb_error_set(err, source_path, NULL, "no run %lld in %s to attach the %s to", run_id,
+                            sb_db_path(rs->db), what);
     if (rc != SQLITE_ROW)
         return query_failed(rs, source_path, err);
-    sqlite3_bind_int64(rs->st[ST_PROF_DELETE], 1, run_id);
-    if (step(rs, ST_PROF_DELETE, source_path, err) != SB_OK)
+    return SB_OK;
+}
+
+int sb_run_store_profile_begin(sb_run_store *rs, long long run_id, const char *source_path, sb_error *err)
+{
+    if (run_exists(rs, run_id, source_path, "profile", err) != SB_OK)
         return SB_ERR;
-    st = rs->st[ST_PROF_INSERT];
-    for (size_t i = 0; i < n_rows; i++) {
-        const sb_profiler_metric_row *r = &rows[i];
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, r->kernel_index);
-        bind_text(st, 3, r->kernel_name);
-        bind_text(st, 4, r->metric);
-        bind_text(st, 5, r->unit);
-        sqlite3_bind_double(st, 6, r->value);
-        bind_text(st, 7, source_path);
-        if (step(rs, ST_PROF_INSERT, source_path, err) != SB_OK)
-            return SB_ERR;
-    }
+    sqlite3_bind_int64(rs->st[ST_PROF_DELETE], 1, run_id);
+    return step(rs, ST_PROF_DELETE, source_path, err);
+}
+
+int sb_run_store_profile_row(sb_run_store *rs, long long run_id, const char *source_path,
+                             const sb_profiler_metric_row *r, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_PROF_INSERT];
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, r->kernel_index);
+    bind_text(st, 3, r->kernel_name);
+    bind_text(st, 4, r->metric);
+    bind_text(st, 5, r->unit);
+    sqlite3_bind_double(st, 6, r->value);
+    bind_text(st, 7, source_path);
+    return step(rs, ST_PROF_INSERT, source_path, err);
+}
+
+int sb_run_store_profile_end(sb_run_store *rs, long long run_id, const char *source_path, sb_error *err)
+{
     /* A profile with at least as many launches as the run has samples: every
      * timed launch ran under Nsight Compute (ncu_profile.sh writes
      * NAME.ncu.csv beside the NAME.json it ran so), so the run's timings are
@@ -583,6 +599,17 @@ int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *sou
      * timed run leaves it a timing. */
     sqlite3_bind_int64(rs->st[ST_PROF_MARK], 1, run_id);
     return step(rs, ST_PROF_MARK, source_path, err);
+}
+
+int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *source_path,
+                             const sb_profiler_metric_row *rows, size_t n_rows, sb_error *err)
+{
+    if (sb_run_store_profile_begin(rs, run_id, source_path, err) != SB_OK)
+        return SB_ERR;
+    for (size_t i = 0; i < n_rows; i++)
+        if (sb_run_store_profile_row(rs, run_id, source_path, &rows[i], err) != SB_OK)
+            return SB_ERR;
+    return sb_run_store_profile_end(rs, run_id, source_path, err);
 }
 
 static void bind_opt_double(sqlite3_stmt *st, int i, double v, int has)
@@ -593,41 +620,44 @@ static void bind_opt_double(sqlite3_stmt *st, int i, double v, int has)
         sqlite3_bind_null(st, i);
 }
 
+int sb_run_store_kernel_summary_begin(sb_run_store *rs, long long run_id, const char *source_path,
+                                      sb_error *err)
+{
+    if (run_exists(rs, run_id, source_path, "summary", err) != SB_OK)
+        return SB_ERR;
+    sqlite3_bind_int64(rs->st[ST_KSUM_DELETE], 1, run_id);
+    return step(rs, ST_KSUM_DELETE, source_path, err);
+}
+
+int sb_run_store_kernel_summary_row(sb_run_store *rs, long long run_id, const char *tool, const char *source_path,
+                                    size_t index, const sb_kernel_summary_row *r, sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_KSUM_INSERT];
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, (long long)index);
+    bind_text(st, 3, r->kernel_name);
+    bind_text(st, 4, tool);
+    bind_opt_double(st, 5, r->time_pct, r->has_time_pct);
+    sqlite3_bind_double(st, 6, r->total_ms);
+    sqlite3_bind_int64(st, 7, r->instances);
+    bind_opt_double(st, 8, r->avg_ms, r->has_avg);
+    bind_opt_double(st, 9, r->med_ms, r->has_med);
+    bind_opt_double(st, 10, r->min_ms, r->has_min);
+    bind_opt_double(st, 11, r->max_ms, r->has_max);
+    bind_opt_double(st, 12, r->stddev_ms, r->has_stddev);
+    bind_text(st, 13, source_path);
+    return step(rs, ST_KSUM_INSERT, source_path, err);
+}
+
 int sb_run_store_put_kernel_summary(sb_run_store *rs, long long run_id, const char *tool,
                                     const char *source_path, const sb_kernel_summary_row *rows,
                                     size_t n_rows, sb_error *err)
 {
-    sqlite3_stmt *st = rs->st[ST_RUN_EXISTS];
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc == SQLITE_DONE)
-        return sb_error_set(err, source_path, NULL, "no run %lld in %s to attach the summary to", run_id,
-                            sb_db_path(rs->db));
-    if (rc != SQLITE_ROW)
-        return query_failed(rs, source_path, err);
-    sqlite3_bind_int64(rs->st[ST_KSUM_DELETE], 1, run_id);
-    if (step(rs, ST_KSUM_DELETE, source_path, err) != SB_OK)
+    if (sb_run_store_kernel_summary_begin(rs, run_id, source_path, err) != SB_OK)
         return SB_ERR;
-    st = rs->st[ST_KSUM_INSERT];
-    for (size_t i = 0; i < n_rows; i++) {
-        const sb_kernel_summary_row *r = &rows[i];
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, (long long)i);
-        bind_text(st, 3, r->kernel_name);
-        bind_text(st, 4, tool);
-        bind_opt_double(st, 5, r->time_pct, r->has_time_pct);
-        sqlite3_bind_double(st, 6, r->total_ms);
-        sqlite3_bind_int64(st, 7, r->instances);
-        bind_opt_double(st, 8, r->avg_ms, r->has_avg);
-        bind_opt_double(st, 9, r->med_ms, r->has_med);
-        bind_opt_double(st, 10, r->min_ms, r->has_min);
-        bind_opt_double(st, 11, r->max_ms, r->has_max);
-        bind_opt_double(st, 12, r->stddev_ms, r->has_stddev);
-        bind_text(st, 13, source_path);
-        if (step(rs, ST_KSUM_INSERT, source_path, err) != SB_OK)
+    for (size_t i = 0; i < n_rows; i++)
+        if (sb_run_store_kernel_summary_row(rs, run_id, tool, source_path, i, &rows[i], err) != SB_OK)
             return SB_ERR;
-    }
     return SB_OK;
 }
 

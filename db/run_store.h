@@ -167,12 +167,28 @@ int sb_run_store_insert(sb_run_store *rs, const sb_run_record *rec, long long *r
 int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *source_path,
                              const sb_profiler_metric_row *rows, size_t n_rows, sb_error *err);
 
+/* The same in steps, for a profile stored as it is read (ingest.h):
+ * _begin fails when no run run_id is stored and deletes the run's
+ * metrics, _row writes one, _end marks the run as put_profile does. A
+ * failure part-way leaves what was written: the caller's savepoint or
+ * transaction takes it back. */
+int sb_run_store_profile_begin(sb_run_store *rs, long long run_id, const char *source_path, sb_error *err);
+int sb_run_store_profile_row(sb_run_store *rs, long long run_id, const char *source_path,
+                             const sb_profiler_metric_row *row, sb_error *err);
+int sb_run_store_profile_end(sb_run_store *rs, long long run_id, const char *source_path, sb_error *err);
+
 /* Replaces run_id's kernel summary with rows (kernel_summaries, kernel_index
  * = the row's place), tool naming the profiler ("nsys"), inside the open
  * transaction. Fails, writing nothing, when no run run_id is stored. */
 int sb_run_store_put_kernel_summary(sb_run_store *rs, long long run_id, const char *tool,
                                     const char *source_path, const sb_kernel_summary_row *rows,
                                     size_t n_rows, sb_error *err);
+/* The same in steps, as the profile's: _begin checks the run and deletes
+ * its summary, _row writes the row of kernel_index index. */
+int sb_run_store_kernel_summary_begin(sb_run_store *rs, long long run_id, const char *source_path,
+                                      sb_error *err);
+int sb_run_store_kernel_summary_row(sb_run_store *rs, long long run_id, const char *tool, const char *source_path,
+                                    size_t index, const sb_kernel_summary_row *row, sb_error *err);
 
 /* Calls fn with the canonical JSON of each run stored from source_format
  * whose source.file is file and source.row is row, until fn returns

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "connection.h"
+#include "content_key.h"
 #include "store.h"
 
 int sb_run_kind_counts(sb_db *handle, sb_run_kind_count_fn fn, void *ctx, sb_error *err)
@@ -54,10 +55,10 @@ int sb_run_hash_lookup_open(sb_db *handle, sb_run_hash_lookup **out, sb_error *e
     if (!q)
         return sb_error_set(err, NULL, NULL, "out of memory");
     q->db = db;
-    /* a range on the unique index of content_sha256 */
+    /* a range on the index of content_key, the digests in it compared whole */
     if (sqlite3_prepare_v2(db,
-                           "SELECT id FROM runs WHERE content_sha256 >= ?1"
-                           " AND content_sha256 < ?1 || 'g' ORDER BY id",
+                           "SELECT id FROM runs WHERE content_key BETWEEN ?2 AND ?3"
+                           " AND content_sha256 >= ?1 AND content_sha256 < ?1 || 'g' ORDER BY id",
                            -1, &q->st, NULL) != SQLITE_OK) {
         sb_db_conn_fail(db, err, "query failed");
         free(q);
@@ -72,6 +73,10 @@ int sb_run_hash_lookup_ids(sb_run_hash_lookup *q, const char *prefix, sb_run_id_
 {
     sqlite3_reset(q->st);
     sqlite3_bind_text(q->st, 1, prefix, -1, SQLITE_TRANSIENT);
+    long long lo, hi;
+    sb_content_key_range(prefix, &lo, &hi);
+    sqlite3_bind_int64(q->st, 2, lo);
+    sqlite3_bind_int64(q->st, 3, hi);
     int s;
     while ((s = sqlite3_step(q->st)) == SQLITE_ROW)
         fn(ctx, sqlite3_column_int64(q->st, 0));

@@ -1,4 +1,4 @@
-/* experiment.c - loading and checking experiments/NAME.json files. */
+/* experiment.c - loading and checking data/experiments/NAME.json files. */
 #include "experiment.h"
 
 #include <dirent.h>
@@ -188,7 +188,7 @@ static int fill(exp_owner *o, const char *const *known_archs, sb_error *err)
         snprintf(ptr, sizeof ptr, "/archs");
         sb_json_pointer_append(ptr, sizeof ptr, an);
         if (known_archs && !known(known_archs, an))
-            return sb_error_set(err, path, ptr, "arch %s is not in db/skus.csv (its archs are the arch column)", an);
+            return sb_error_set(err, path, ptr, "arch %s is not in data/skus.csv (its archs are the arch column)", an);
         sb_exp_arch *x = &o->archs[e->n_archs++];
         x->arch = an;
         x->gpus = (long)json_integer_value(json_object_get(a, "gpus"));
@@ -289,7 +289,7 @@ int sb_experiment_load(const char *path, const char *schema_path, const char *co
     *out = NULL;
     char sp[4096];
     if (!schema_path) {
-        if (sb_home_path(sp, sizeof sp, "schemas/solbook.experiment.v1.json", err) != SB_OK)
+        if (sb_data_path(sp, sizeof sp, "schemas/solbook.experiment.v1.json", err) != SB_OK)
             return SB_ERR;
         schema_path = sp;
     }

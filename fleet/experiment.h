@@ -1,5 +1,5 @@
-/* experiment.h - experiments as data: experiments/NAME.json files
- * (schemas/solbook.experiment.v1.json, docs/FLEET.md).
+/* experiment.h - experiments as data: data/experiments/NAME.json files
+ * (data/schemas/solbook.experiment.v1.json, docs/FLEET.md).
  *
  * An experiment names the solbench command lines to run (one array task
  * per case), the archs it runs on with the resources one case needs there
@@ -67,8 +67,8 @@ typedef struct sb_experiment {
 #define SB_EXP_PLACEHOLDERS "{out} {arch} {experiment} {case} {gpus} {sku}"
 
 /* Reads path strictly, validates it against schema_path
- * (NULL: SOLBOOK_HOME/schemas/solbook.experiment.v1.json) and checks it.
- * known_archs is a NULL-terminated list of the archs of db/skus.csv (NULL:
+ * (NULL: SOLBOOK_HOME/data/schemas/solbook.experiment.v1.json) and checks it.
+ * known_archs is a NULL-terminated list of the archs of data/skus.csv (NULL:
  * not checked). The file name (less .json) must equal "name". */
 int sb_experiment_load(const char *path, const char *schema_path,
                        const char *const *known_archs, sb_experiment **out,

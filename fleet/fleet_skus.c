@@ -78,7 +78,7 @@ int sb_fleet_skus_load(const char *csv_path, sb_fleet_skus *out, sb_error *err)
     memset(out, 0, sizeof *out);
     char def[4096];
     if (!csv_path) {
-        if (sb_home_path(def, sizeof def, "db/skus.csv", err) != SB_OK)
+        if (sb_data_path(def, sizeof def, "skus.csv", err) != SB_OK)
             return SB_ERR;
         csv_path = def;
     }

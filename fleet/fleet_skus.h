@@ -1,6 +1,6 @@
 /* fleet_skus.h - the SKUs of an arch as a scheduler sees them.
  *
- * db/skus.csv is loaded through collect/sku.h (so its rules apply); the
+ * data/skus.csv is loaded through collect/sku.h (so its rules apply); the
  * driver names of each row (match_names) become the values of the
  * Kubernetes node label nvidia.com/gpu.product that NVIDIA's GPU feature
  * discovery sets: the product name as the driver reports it with spaces
@@ -33,7 +33,7 @@ typedef struct sb_fleet_skus {
     char arch_store[16][16];
 } sb_fleet_skus;
 
-/* Loads csv_path (NULL: SOLBOOK_HOME/db/skus.csv). */
+/* Loads csv_path (NULL: SOLBOOK_HOME/data/skus.csv). */
 int sb_fleet_skus_load(const char *csv_path, sb_fleet_skus *out, sb_error *err);
 void sb_fleet_skus_free(sb_fleet_skus *s);
 

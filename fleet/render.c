@@ -323,7 +323,7 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
     }
     sb_buf_printf(&t, "# solbook experiment %s on %s, run %s: %zu case%s, one per array index.\n", e->name, a->arch,
                    o->run_id, e->n_cases, e->n_cases == 1 ? "" : "s");
-    sb_buf_printf(&t, "# Rendered by `solbook submit` from experiments/%s.json; case i writes into OUT/CASE_ID.\n",
+    sb_buf_printf(&t, "# Rendered by `solbook submit` from data/experiments/%s.json; case i writes into OUT/CASE_ID.\n",
                   e->name);
     sb_buf_puts(&t, "set -euo pipefail\n");
     sb_buf_puts(&t, "export SOLBENCH=${SOLBENCH:-solbench}\n");
@@ -490,8 +490,8 @@ json_t *sb_render_k8s_job(const sb_render_opts *o, sb_error *err)
         json_object_set_new(ml, "kueue.x-k8s.io/queue-name", json_string(o->queue));
     json_object_set_new(meta, "labels", ml);
     json_t *ann = json_object();
-    char exp_file[80];
-    snprintf(exp_file, sizeof exp_file, "experiments/%s.json", o->exp->name);
+    char exp_file[128];
+    snprintf(exp_file, sizeof exp_file, "data/experiments/%s.json", o->exp->name);
     json_object_set_new(ann, "solbook.dev/experiment-file", json_string(exp_file));
     json_object_set_new(meta, "annotations", ann);
 

@@ -307,7 +307,7 @@ static int judge(const char *run_dir, const json_t *spec, const json_t *meta, co
     char schemas[4096];
     if (sb_forge_path(results_dir, sizeof results_dir, run_dir, "results", err) != SB_OK ||
         sb_mkdirs(results_dir, err) != SB_OK ||
-        sb_home_path(schemas, sizeof schemas, "schemas", err) != SB_OK ||
+        sb_data_path(schemas, sizeof schemas, "schemas", err) != SB_OK ||
         sb_ingest_open(db_path, schemas, &ing, err) != SB_OK) {
         rc = SB_ERR;
         goto done;

@@ -1,5 +1,5 @@
 /* bench.h - `solbook forge bench`: candidate and baseline timed on the same
- * card in the same process (forge/harness/forge_bench.cu), stored as
+ * card in the same process (data/forge/harness/forge_bench.cu), stored as
  * solbook.result.v1 runs, and judged.
  *
  * The verdict is "passed" only when verify passed on the same files, the

@@ -1,4 +1,4 @@
-/* skills.h - the playbook library (forge/skills/NAME.md).
+/* skills.h - the playbook library (data/forge/skills/NAME.md).
  *
  * A playbook is Markdown with a front matter block:
  *     ---

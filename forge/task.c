@@ -136,7 +136,7 @@ int sb_forge_schema_check(const char *schema_id, const json_t *doc, const char *
 {
     char rel[256], path[4096];
     snprintf(rel, sizeof rel, "schemas/%s.json", schema_id);
-    if (sb_home_path(path, sizeof path, rel, err) != SB_OK)
+    if (sb_data_path(path, sizeof path, rel, err) != SB_OK)
         return SB_ERR;
     sb_schema *s = NULL;
     if (sb_schema_load_file(path, &s, err) != SB_OK)
@@ -186,7 +186,7 @@ int sb_forge_task_create(const sb_forge_task_opts *o, char *run_dir, size_t size
         size_t off = 0;
         for (size_t i = 0; i < sb_sku_count(skus) && off < sizeof known; i++)
             off += (size_t)snprintf(known + off, sizeof known - off, "%s%s", i ? ", " : "", sb_sku_at(skus, i)->id);
-        sb_error_set(err, NULL, NULL, "--sku '%s' is not in db/skus.csv (known: %s)", o->sku, known);
+        sb_error_set(err, NULL, NULL, "--sku '%s' is not in data/skus.csv (known: %s)", o->sku, known);
         sb_sku_table_free(skus);
         return SB_ERR;
     }
@@ -389,11 +389,11 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     json_t *limits = json_object_get(spec, "limits");
 
     char tpl_path[4096], pb_dir[4096];
-    if (sb_home_path(tpl_path, sizeof tpl_path, "templates/forge/prompt.md", err) != SB_OK)
+    if (sb_data_path(tpl_path, sizeof tpl_path, "templates/forge/prompt.md", err) != SB_OK)
         return SB_ERR;
     if (playbooks_dir)
         snprintf(pb_dir, sizeof pb_dir, "%s", playbooks_dir);
-    else if (sb_home_path(pb_dir, sizeof pb_dir, "forge/skills", err) != SB_OK)
+    else if (sb_data_path(pb_dir, sizeof pb_dir, "forge/skills", err) != SB_OK)
         return SB_ERR;
     sb_template *tpl = NULL;
     if (sb_template_load(tpl_path, &tpl, err) != SB_OK)
@@ -421,7 +421,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
     const sb_sku *sku = sb_sku_find(skus, sku_id);
     if (sku) {
         snprintf(display, sizeof display, "%s", sku->display);
-        sb_buf_printf(&peaks, "- Datasheet peaks (db/skus.csv, dense, no sparsity): HBM %.3g TB/s, "
+        sb_buf_printf(&peaks, "- Datasheet peaks (data/skus.csv, dense, no sparsity): HBM %.3g TB/s, "
                         "memory %.0f GB; FP64 tensor %.4g, FP32 %.4g, TF32 %.4g, FP16 %.4g, BF16 %.4g",
                 sku->hbm_tbps, sku->memory_gb, sku->fp64_tflops, sku->fp32_tflops, sku->tf32_tflops,
                 sku->fp16_tflops, sku->bf16_tflops);
@@ -435,7 +435,7 @@ int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const 
                     dtype, peak / sku->hbm_tbps, peak, sku->hbm_tbps);
         sb_buf_printf(&peaks, "- Source: %s.", sku->source);
     } else {
-        sb_buf_printf(&peaks, "- SKU `%s` is not in db/skus.csv: no datasheet peaks are known.", sku_id);
+        sb_buf_printf(&peaks, "- SKU `%s` is not in data/skus.csv: no datasheet peaks are known.", sku_id);
     }
     sb_sku_table_free(skus);
 

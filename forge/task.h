@@ -19,7 +19,7 @@
 typedef struct sb_forge_task_opts {
     const char *op;
     const char *mode;          /* NULL: fwd */
-    const char *sku;           /* db/skus.csv id */
+    const char *sku;           /* data/skus.csv id */
     const char *dtype;
     const char *objective;     /* latency | memory */
     const char *language;      /* NULL: cuda */
@@ -29,7 +29,7 @@ typedef struct sb_forge_task_opts {
     const char *id;            /* NULL: DATE-OP-HASH */
     double min_speedup;        /* 0: SB_FORGE_DEFAULT_MIN_SPEEDUP */
     int compile_s, test_s, bench_s; /* 0: 300, 120, 300 */
-    const char *skus_csv;      /* NULL: SOLBOOK_HOME/db/skus.csv */
+    const char *skus_csv;      /* NULL: SOLBOOK_HOME/data/skus.csv */
     const char *reference;     /* NULL, or a reference.cu/.c the run fixes for every candidate */
 } sb_forge_task_opts;
 
@@ -53,7 +53,7 @@ int sb_forge_spec_load(const char *run_dir, json_t **spec, sb_error *err);
 int sb_forge_run_reference(const char *run_dir, const json_t *spec, char *path, size_t size,
                            const char **name, sb_error *err);
 
-/* Validates doc against SOLBOOK_HOME/schemas/ID.json; file names the
+/* Validates doc against SOLBOOK_HOME/data/schemas/ID.json; file names the
  * document in the error. */
 int sb_forge_schema_check(const char *schema_id, const json_t *doc, const char *file,
                           sb_error *err);
@@ -68,8 +68,8 @@ const char *sb_forge_nvcc_arch(const char *arch);
 /* Canonical shape text "M=4096,N=4096" (names in object order). */
 void sb_forge_shape_text(const json_t *shape, char *buf, size_t size);
 
-/* Renders the prompt for the run (template templates/forge/prompt.md,
- * playbooks from playbooks_dir, NULL: SOLBOOK_HOME/forge/skills) into a
+/* Renders the prompt for the run (template data/templates/forge/prompt.md,
+ * playbooks from playbooks_dir, NULL: SOLBOOK_HOME/data/forge/skills) into a
  * malloc'd string; writes the chosen playbook ids, comma-separated, into
  * chosen. */
 int sb_forge_prompt_render(const json_t *spec, const char *playbooks_dir, const char *skus_csv,

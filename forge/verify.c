@@ -113,7 +113,7 @@ int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tm
     for (size_t i = 0; harness && harness[i]; i++) {
         char rel[256];
         snprintf(rel, sizeof rel, "forge/harness/%s", harness[i]);
-        if (sb_home_path(src, sizeof src, rel, err) != SB_OK ||
+        if (sb_data_path(src, sizeof src, rel, err) != SB_OK ||
             sb_forge_path(dst, sizeof dst, tmp, harness[i], err) != SB_OK ||
             sb_forge_copy_file(src, dst, err) != SB_OK)
             return SB_ERR;

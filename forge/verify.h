@@ -45,7 +45,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
 int sb_forge_metadata_load(const char *run_dir, const json_t *spec, json_t **meta, sb_error *err);
 
 /* Fills the build folder tmp: the candidate's files, the named files of
- * SOLBOOK_HOME/forge/harness/ (harness: NULL-terminated), and the task's
+ * SOLBOOK_HOME/data/forge/harness/ (harness: NULL-terminated), and the task's
  * reference over the candidate's when the spec has one. ref_name gets the
  * reference file to compile ("reference.cu" or "reference.c"). */
 int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tmp,

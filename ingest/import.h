@@ -39,8 +39,8 @@ typedef struct sb_import_options {
     const char *suite;        /* config.suite; default per format: liger-bench, nvbench, gbench */
     const char *provider;     /* nvbench/gbench config.provider; default nvbench / gbench */
     const char *dtype;        /* dtype when the file gives none (fp32, bf16, ...) */
-    const char *skus_csv;     /* SKU table; NULL: SOLBOOK_HOME/db/skus.csv */
-    const char *op_names_csv; /* op-name table; NULL: SOLBOOK_HOME/db/import_op_names.csv */
+    const char *skus_csv;     /* SKU table; NULL: SOLBOOK_HOME/data/skus.csv */
+    const char *op_names_csv; /* op-name table; NULL: SOLBOOK_HOME/data/import_op_names.csv */
     const char *commit;       /* provenance.git.sha of every run (40 hex digits): the
                                * commit the results were measured at; NULL: unknown */
     const char *branch;       /* provenance.git.branch, with commit; NULL: none */

@@ -372,7 +372,7 @@ static int load_op_names(sb_import_ctx *ctx, sb_error *err)
     char path[4096];
     if (ctx->opts.op_names_csv)
         snprintf(path, sizeof path, "%s", ctx->opts.op_names_csv);
-    else if (sb_home_path(path, sizeof path, "db/import_op_names.csv", err) != SB_OK)
+    else if (sb_data_path(path, sizeof path, "import_op_names.csv", err) != SB_OK)
         return SB_ERR;
     op_csv o = {.ctx = ctx, .path = path};
     if (sb_csv_read_file(path, NULL, op_record, &o, err) != SB_OK)

@@ -90,11 +90,11 @@ void sb_import_id(const char *text, char *out, size_t size);
  * digit gets a '_' in front. Empty when text is empty. */
 void sb_import_key(const char *text, char *out, size_t size);
 
-/* Looks up (format, tool name) in db/import_op_names.csv; returns the row
+/* Looks up (format, tool name) in data/import_op_names.csv; returns the row
  * or NULL. */
 const sb_import_op_name *sb_import_op_lookup(const sb_import_ctx *ctx, const char *tool_name);
 
-/* config.op for a tool's name: the table's op where db/import_op_names.csv
+/* config.op for a tool's name: the table's op where data/import_op_names.csv
  * has a row for it, else sb_import_id of the name (empty when nothing is
  * left). Returns the row, or NULL. */
 const sb_import_op_name *sb_import_op_named(const sb_import_ctx *ctx, const char *tool_name, char *op,

@@ -188,7 +188,7 @@ static int make_config(sb_import_ctx *ctx, const sb_csv_record *rec, const int *
     if (!dtype && row && row->default_dtype[0])
         dtype = sb_import_dtype(row->default_dtype);
     /* Liger's config names no dtype for some kernels: record that it is not
-     * known rather than guess (--dtype or db/import_op_names.csv can say). */
+     * known rather than guess (--dtype or data/import_op_names.csv can say). */
     if (!dtype)
         dtype = "unknown";
     if (json_object_size(shape) == 0) {

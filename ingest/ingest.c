@@ -223,103 +223,113 @@ int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id, int *dup
     return rc;
 }
 
-/* Stores a parsed profile (freed here); csv_path names it in rows and errors. */
-static int attach_profile(sb_ingest *ing, long long run_id, sb_ncu_profile *p, const char *csv_path,
-                          long *rows, sb_error *err)
+/* A sidecar being stored as it is read: the run it goes to, its name (in
+ * rows and errors) and the rows stored so far. */
+typedef struct sidecar_sink {
+    sb_ingest *ing;
+    long long run_id;
+    const char *name;
+    long rows;
+} sidecar_sink;
+
+static int store_profile_row(void *ctx, const sb_ncu_row *row, sb_error *err)
 {
-    sb_profiler_metric_row *r = malloc((p->n_values ? p->n_values : 1) * sizeof *r);
-    if (!r) {
-        sb_ncu_profile_free(p);
-        return sb_error_set(err, csv_path, NULL, "out of memory");
+    sidecar_sink *k = ctx;
+    for (size_t i = 0; i < row->n_values; i++) {
+        const sb_ncu_value *v = &row->values[i];
+        const char *unit = row->metric_units[v->metric];
+        sb_profiler_metric_row m = {(long long)row->kernel, row->kernel_name, row->metric_names[v->metric],
+                                    unit[0] ? unit : NULL, v->value};
+        if (sb_run_store_profile_row(k->ing->rs, k->run_id, k->name, &m, err) != SB_OK)
+            return SB_ERR;
+        k->rows++;
     }
-    for (size_t i = 0; i < p->n_values; i++) {
-        const sb_ncu_value *v = &p->values[i];
-        r[i].kernel_index = (long long)v->kernel;
-        r[i].kernel_name = p->kernel_names[v->kernel];
-        r[i].metric = p->metric_names[v->metric];
-        r[i].unit = p->metric_units[v->metric][0] ? p->metric_units[v->metric] : NULL;
-        r[i].value = v->value;
-    }
-    int ok = 0;
-    if (unit_begin(ing, err) != SB_OK) {
-        sb_error_set_file(err, csv_path);
-    } else {
-        ok = sb_run_store_put_profile(ing->rs, run_id, csv_path, r, p->n_values, err) == SB_OK;
-        if (unit_end(ing, ok, err) != SB_OK) {
-            if (ok)
-                sb_error_set_file(err, csv_path);
-            ok = 0;
-        }
-    }
-    if (rows)
-        *rows = ok ? (long)p->n_values : 0;
-    free(r);
-    sb_ncu_profile_free(p);
-    return ok ? SB_OK : SB_ERR;
+    return SB_OK;
 }
 
-int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
-                         sb_error *err)
+static int store_summary_row(void *ctx, size_t index, const sb_kernel_summary_row *row, sb_error *err)
+{
+    sidecar_sink *k = ctx;
+    if (sb_run_store_kernel_summary_row(k->ing->rs, k->run_id, "nsys", k->name, index, row, err) != SB_OK)
+        return SB_ERR;
+    k->rows++;
+    return SB_OK;
+}
+
+/* Stores the CSV text of a sidecar (nsys: a kernel summary, else an ncu
+ * profile) under one savepoint, row by row as it is read: a failure at
+ * any row takes back every row before it. */
+static int attach_text(sb_ingest *ing, long long run_id, int nsys, const char *csv, size_t len, const char *name,
+                       long *rows, sb_error *err)
 {
     if (rows)
         *rows = 0;
-    sb_ncu_profile *p;
-    if (sb_ncu_csv_parse_file(csv_path, &p, err) != SB_OK)
+    if (unit_begin(ing, err) != SB_OK) {
+        sb_error_set_file(err, name);
         return SB_ERR;
-    return attach_profile(ing, run_id, p, csv_path, rows, err);
+    }
+    sidecar_sink k = {ing, run_id, name, 0};
+    int ok = nsys ? sb_run_store_kernel_summary_begin(ing->rs, run_id, name, err) == SB_OK &&
+                        sb_nsys_csv_each(csv, len, name, store_summary_row, &k, err) == SB_OK
+                  : sb_run_store_profile_begin(ing->rs, run_id, name, err) == SB_OK &&
+                        sb_ncu_csv_each(csv, len, name, store_profile_row, &k, err) == SB_OK &&
+                        sb_run_store_profile_end(ing->rs, run_id, name, err) == SB_OK;
+    if (unit_end(ing, ok, err) != SB_OK) {
+        if (ok)
+            sb_error_set_file(err, name);
+        ok = 0;
+    }
+    if (rows && ok)
+        *rows = k.rows;
+    return ok ? SB_OK : SB_ERR;
+}
+
+/* The sidecar file at path, read whole within max_bytes (0: the default)
+ * and stored as attach_text stores it. */
+static int attach_file(sb_ingest *ing, long long run_id, int nsys, const char *path, size_t max_bytes, long *rows,
+                       sb_error *err)
+{
+    if (rows)
+        *rows = 0;
+    size_t max = max_bytes ? max_bytes : SB_INGEST_SIDECAR_BYTES, cap = 0, len = 0;
+    char *buf = NULL;
+    /* at most max + 1 bytes are read, however the file grows */
+    if (sb_file_read_into_max(path, max, &buf, &cap, &len, err) != SB_OK) {
+        free(buf);
+        return SB_ERR;
+    }
+    int rc = len > max ? sb_ingest_sidecar_too_large(err, path, nsys, max)
+                       : attach_text(ing, run_id, nsys, buf, len, path, rows, err);
+    free(buf);
+    return rc;
+}
+
+int sb_ingest_sidecar_too_large(sb_error *err, const char *name, int nsys, size_t max)
+{
+    return sb_error_set(err, name, NULL, "%s sidecar more than %zu bytes (%zu MiB): refused",
+                        nsys ? "Nsight Systems" : "Nsight Compute", max, max >> 20);
+}
+
+int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes, long *rows,
+                         sb_error *err)
+{
+    return attach_file(ing, run_id, 0, csv_path, max_bytes, rows, err);
 }
 
 int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
                                 const char *name, long *rows, sb_error *err)
 {
-    if (rows)
-        *rows = 0;
-    sb_ncu_profile *p;
-    if (sb_ncu_csv_parse_buffer(csv, len, name, &p, err) != SB_OK)
-        return SB_ERR;
-    return attach_profile(ing, run_id, p, name, rows, err);
+    return attach_text(ing, run_id, 0, csv, len, name, rows, err);
 }
 
-/* Stores a parsed summary (freed here); csv_path names it in rows and errors. */
-static int attach_summary(sb_ingest *ing, long long run_id, sb_nsys_summary *s, const char *csv_path,
-                          long *rows, sb_error *err)
-{
-    int ok = 0;
-    if (unit_begin(ing, err) != SB_OK) {
-        sb_error_set_file(err, csv_path);
-    } else {
-        ok = sb_run_store_put_kernel_summary(ing->rs, run_id, "nsys", csv_path, s->rows, s->n, err) ==
-             SB_OK;
-        if (unit_end(ing, ok, err) != SB_OK) {
-            if (ok)
-                sb_error_set_file(err, csv_path);
-            ok = 0;
-        }
-    }
-    if (rows && ok)
-        *rows = (long)s->n;
-    sb_nsys_summary_free(s);
-    return ok ? SB_OK : SB_ERR;
-}
-
-int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
+int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes, long *rows,
                           sb_error *err)
 {
-    if (rows)
-        *rows = 0;
-    sb_nsys_summary *s;
-    if (sb_nsys_csv_parse_file(csv_path, &s, err) != SB_OK)
-        return SB_ERR;
-    return attach_summary(ing, run_id, s, csv_path, rows, err);
+    return attach_file(ing, run_id, 1, csv_path, max_bytes, rows, err);
 }
 
 int sb_ingest_attach_nsys_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
                                  const char *name, long *rows, sb_error *err)
 {
-    if (rows)
-        *rows = 0;
-    sb_nsys_summary *s;
-    if (sb_nsys_csv_parse_buffer(csv, len, name, &s, err) != SB_OK)
-        return SB_ERR;
-    return attach_summary(ing, run_id, s, name, rows, err);
+    return attach_text(ing, run_id, 1, csv, len, name, rows, err);
 }

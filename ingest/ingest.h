@@ -52,9 +52,12 @@ int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id,
 /* Attaches an Nsight Compute raw CSV (ncu_csv.h) to a stored run: every
  * numeric metric of every kernel launch goes into profiler_metrics,
  * replacing what the run had, in one transaction (a savepoint inside a
- * batch). A malformed CSV or an unknown run stores nothing. *rows (may be
- * NULL) gets the number of metric rows stored. */
-int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
+ * batch), each row stored as it is read (one CSV record held at a time).
+ * A file over max_bytes (0: SB_INGEST_SIDECAR_BYTES) is refused unparsed,
+ * with at most one byte past the bound read; a malformed CSV or an
+ * unknown run stores nothing. *rows (may be NULL) gets the number of
+ * metric rows stored. */
+int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes,
                          long *rows, sb_error *err);
 
 /* What an ingest may hold in memory. The members of a tar archive are
@@ -70,22 +73,33 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
  * leaves room for tens of thousands of samples, while the held bound,
  * a tree a CPU (at most 8) and the documents read ahead (at most 8 MiB
  * of text) keep an ingest under 512 MB (tests/hostile/parse_bombs.py).
+ * A sidecar (NAME.ncu.csv, NAME.nsys.csv: a file beside its document or
+ * an archive's member) larger than sidecar_bytes is refused with its
+ * document, before either is stored, in one line naming it; a sidecar
+ * within it is stored as it is read, one CSV record held at a time, so
+ * its rows cost no memory however many there are. The largest Nsight
+ * Compute CSV in examples/ is 112 KB; 32 MiB holds about four million
+ * metric values of real profiles, and bounds what one sidecar adds to
+ * the database and to an ingest's time (tests/hostile/sidecar_bombs.py).
  * 0 takes the default. */
 #define SB_INGEST_MEMBER_BYTES ((size_t)256 << 20)
 #define SB_INGEST_HELD_BYTES ((size_t)128 << 20)
 #define SB_INGEST_DOC_BYTES ((size_t)1 << 20)
+#define SB_INGEST_SIDECAR_BYTES ((size_t)32 << 20)
 typedef struct sb_ingest_limits {
-    size_t member_bytes; /* one member, inflated */
-    size_t held_bytes;   /* every member held at once, inflated */
-    size_t doc_bytes;    /* one result document */
+    size_t member_bytes;  /* one member, inflated */
+    size_t held_bytes;    /* every member held at once, inflated */
+    size_t doc_bytes;     /* one result document */
+    size_t sidecar_bytes; /* one NAME.ncu.csv or NAME.nsys.csv */
 } sb_ingest_limits;
 
 /* Attaches an Nsight Systems CUDA kernel summary (nsys_csv.h: `nsys stats
  * --report cuda_gpu_kern_sum --format csv`) to a stored run: one row a
  * kernel into kernel_summaries, replacing what the run had, in one
- * transaction (a savepoint inside a batch). A malformed CSV or an unknown
- * run stores nothing. *rows (may be NULL) gets the number of kernels. */
-int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, long *rows,
+ * transaction (a savepoint inside a batch), stored as it is read, within
+ * max_bytes as sb_ingest_attach_ncu. A malformed CSV or an unknown run
+ * stores nothing. *rows (may be NULL) gets the number of kernels. */
+int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes, long *rows,
                           sb_error *err);
 
 /* Files and directories, the way `solbook ingest` takes them. */
@@ -150,6 +164,11 @@ const struct sb_schema_set *sb_ingest_schemas(const sb_ingest *ing);
 int sb_ingest_store_prepared(sb_ingest *ing, const struct sb_ingest_prepared *p, const char *source,
                              const char *source_format, long long *run_id, int *duplicate,
                              sb_error *err);
+
+/* Fills err with the one line that refuses a sidecar (nsys: an Nsight
+ * Systems summary, else an Nsight Compute CSV) over max bytes, name
+ * naming it; returns SB_ERR. */
+int sb_ingest_sidecar_too_large(sb_error *err, const char *name, int nsys, size_t max);
 
 /* sb_ingest_attach_nsys of a CSV in memory (an archive's member); name
  * names it in rows and errors. */

@@ -58,8 +58,9 @@ static const member *find(const members *m, const char *name)
 /* What a tar archive's reader holds: the bounds and the bytes so far. */
 typedef struct held {
     size_t member_max, total_max;
-    size_t doc_max; /* a NAME.json member */
-    size_t total;   /* members' inflated bytes held */
+    size_t doc_max;     /* a NAME.json member */
+    size_t sidecar_max; /* a NAME.ncu.csv or NAME.nsys.csv member */
+    size_t total;       /* members' inflated bytes held */
 } held;
 
 /* The bound on one member named name, and what the refusal calls it. */
@@ -72,6 +73,10 @@ static member_bound bound_of(const held *h, const char *name)
 {
     if (sb_name_ends_with(name, ".json") && h->doc_max < h->member_max)
         return (member_bound){h->doc_max, "result document"};
+    if (sb_name_ends_with(name, ".ncu.csv") && h->sidecar_max < h->member_max)
+        return (member_bound){h->sidecar_max, "Nsight Compute sidecar"};
+    if (sb_name_ends_with(name, ".nsys.csv") && h->sidecar_max < h->member_max)
+        return (member_bound){h->sidecar_max, "Nsight Systems sidecar"};
     return (member_bound){h->member_max, "member"};
 }
 
@@ -318,13 +323,15 @@ static unsigned char *inflate_whole(const char *path, size_t max_out, size_t *ou
 static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
                     sb_error *err)
 {
-    held h = {SB_INGEST_MEMBER_BYTES, SB_INGEST_HELD_BYTES, SB_INGEST_DOC_BYTES, 0};
+    held h = {SB_INGEST_MEMBER_BYTES, SB_INGEST_HELD_BYTES, SB_INGEST_DOC_BYTES, SB_INGEST_SIDECAR_BYTES, 0};
     if (limits && limits->member_bytes)
         h.member_max = limits->member_bytes;
     if (limits && limits->held_bytes)
         h.total_max = limits->held_bytes;
     if (limits && limits->doc_bytes)
         h.doc_max = limits->doc_bytes;
+    if (limits && limits->sidecar_bytes)
+        h.sidecar_max = limits->sidecar_bytes;
     struct archive *a = NULL;
     size_t tar_len;
     unsigned char *tar =

@@ -40,8 +40,9 @@ static void report(walker *wk, const sb_error *e)
         wk->w->on_error(wk->w->ctx, e);
 }
 
-/* NAME.json -> NAME.SUFFIX (.ncu.csv, .nsys.csv) when that file exists. */
-static char *sidecar_of(const char *path, const char *suffix)
+/* NAME.json -> NAME.SUFFIX (.ncu.csv, .nsys.csv) when that file exists;
+ * *size gets its size. */
+static char *sidecar_of(const char *path, const char *suffix, uint64_t *size)
 {
     char *s = sb_name_resuffixed(path, ".json", suffix);
     if (!s)
@@ -51,6 +52,7 @@ static char *sidecar_of(const char *path, const char *suffix)
         free(s);
         return NULL;
     }
+    *size = (uint64_t)st.st_size;
     return s;
 }
 
@@ -139,7 +141,7 @@ static int doc_too_large(sb_error *err, const char *path, size_t max)
                         max >> 20);
 }
 
-static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max)
+static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max, size_t sidecar_max)
 {
     size_t len;
     /* At most doc_max + 1 bytes are read, so a file grown since the
@@ -153,10 +155,17 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max
     }
     prepare_buffer(ing, k->buf, len, it, k);
     if (it->rc == SB_OK) {
+        uint64_t ncu_size = 0, nsys_size = 0;
         if (!(it->absent & SB_INGEST_NO_NCU))
-            it->sidecar = sidecar_of(it->source, ".ncu.csv");
+            it->sidecar = sidecar_of(it->source, ".ncu.csv", &ncu_size);
         if (!(it->absent & SB_INGEST_NO_NSYS))
-            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv");
+            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv", &nsys_size);
+        /* a sidecar over its bound refuses its document too: neither is
+         * stored, so no run is left without the profile that came with it */
+        if (ncu_size > sidecar_max)
+            it->rc = sb_ingest_sidecar_too_large(&it->err, it->sidecar, 0, sidecar_max);
+        else if (nsys_size > sidecar_max)
+            it->rc = sb_ingest_sidecar_too_large(&it->err, it->nsys_sidecar, 1, sidecar_max);
     }
 }
 
@@ -184,10 +193,11 @@ typedef struct sidecar_kind {
 static int attach_one(walker *wk, item *it, const sidecar_kind *k, long long id, const char *side, long *rows,
                       sb_error *e)
 {
+    size_t max = wk->w ? wk->w->limits.sidecar_bytes : 0;
     if (k->nsys)
-        return it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, rows, e)
+        return it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, max, rows, e)
                            : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, rows, e);
-    return it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, rows, e)
+    return it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, max, rows, e)
                        : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, rows, e);
 }
 
@@ -468,12 +478,17 @@ static size_t doc_max(const pipe_t *pp)
     return pp->limits.doc_bytes ? pp->limits.doc_bytes : SB_INGEST_DOC_BYTES;
 }
 
+static size_t sidecar_max(const pipe_t *pp)
+{
+    return pp->limits.sidecar_bytes ? pp->limits.sidecar_bytes : SB_INGEST_SIDECAR_BYTES;
+}
+
 static void prepare(const pipe_t *pp, item *it, kept *k)
 {
     if (it->is_problem)
         return;
     if (it->on_disk)
-        prepare_file(pp->ing, it, k, doc_max(pp));
+        prepare_file(pp->ing, it, k, doc_max(pp), sidecar_max(pp));
     else
         prepare_buffer(pp->ing, it->data, it->data_len, it, k);
 }

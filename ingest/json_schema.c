@@ -869,7 +869,7 @@ static json_t *load_metaschema(compiler *c, const char *uri)
     char path[4096];
     json_t *j = NULL;
     sb_error e;
-    if (sb_home_path(path, sizeof path, "schemas/json-schema-draft-07.json", &e) != SB_OK ||
+    if (sb_data_path(path, sizeof path, "schemas/json-schema-draft-07.json", &e) != SB_OK ||
         sb_json_load_file(path, &j, &e) != SB_OK) {
         char line[2048];
         sb_error_format(&e, line, sizeof line);

@@ -21,7 +21,7 @@
  * $ref resolves local JSON pointers (~0, ~1 and %-escapes), $id-based base
  * URIs within a document, and the draft-07 metaschema URI
  * (http://json-schema.org/draft-07/schema#), which is read from
- * SOLBOOK_HOME/schemas/json-schema-draft-07.json. A schema that loops
+ * SOLBOOK_HOME/data/schemas/json-schema-draft-07.json. A schema that loops
  * (a $ref cycle that never moves into the instance) is refused at compile
  * time when it is made of $refs alone, and reported as a "$ref" error at
  * validation time otherwise; it never hangs.

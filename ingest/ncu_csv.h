@@ -42,6 +42,28 @@ typedef struct sb_ncu_profile {
     sb_ncu_value *values;    /* by kernel, then by column order */
 } sb_ncu_profile;
 
+/* One kernel row as sb_ncu_csv_each hands it out: valid during the call. */
+typedef struct sb_ncu_row {
+    size_t kernel;                   /* launch order, from 0 */
+    long long kernel_id;             /* ncu's "ID" column */
+    const char *kernel_name;
+    size_t n_metrics;                /* every metric column of the header */
+    const char *const *metric_names; /* by metric index */
+    const char *const *metric_units; /* "" where the units row left it empty */
+    size_t n_values;
+    const sb_ncu_value *values;      /* this row's, in column order */
+} sb_ncu_row;
+
+/* Return SB_OK to go on, or SB_ERR with err filled to stop. */
+typedef int (*sb_ncu_row_fn)(void *ctx, const sb_ncu_row *row, sb_error *err);
+
+/* Reads buf record by record and calls fn for each kernel row, holding
+ * one record at a time (memory does not grow with the rows: a sidecar is
+ * stored as it is read, ingest.h). Errors as sb_ncu_csv_parse_buffer's;
+ * one found after some rows comes after their calls. */
+int sb_ncu_csv_each(const char *buf, size_t len, const char *name, sb_ncu_row_fn fn, void *ctx,
+                    sb_error *err);
+
 /* Parses a whole buffer; name is used in errors. Errors name the line (and
  * the CSV row) and leave *out NULL. */
 int sb_ncu_csv_parse_buffer(const char *buf, size_t len, const char *name,

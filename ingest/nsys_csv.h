@@ -24,6 +24,18 @@ typedef struct sb_nsys_summary {
     sb_kernel_summary_row *rows; /* kernel_name owned here */
 } sb_nsys_summary;
 
+/* Called once per kernel row, index counting them from 0; row and its
+ * kernel_name are valid during the call. Return SB_OK to go on, or
+ * SB_ERR with err filled to stop. */
+typedef int (*sb_nsys_row_fn)(void *ctx, size_t index, const sb_kernel_summary_row *row, sb_error *err);
+
+/* Reads buf record by record and calls fn for each kernel row, holding
+ * one record at a time (memory does not grow with the rows: a sidecar is
+ * stored as it is read, ingest.h). Errors as sb_nsys_csv_parse_buffer's;
+ * one found after some rows comes after their calls. */
+int sb_nsys_csv_each(const char *buf, size_t len, const char *name, sb_nsys_row_fn fn, void *ctx,
+                     sb_error *err);
+
 /* Parses a whole buffer; name is used in errors, which name the line
  * ("FILE: line N: ...") and leave *out NULL. */
 int sb_nsys_csv_parse_buffer(const char *buf, size_t len, const char *name, sb_nsys_summary **out,

@@ -1,5 +1,5 @@
 /* result_doc.h - the one writer of solbook.result.v1
- * (schemas/solbook.result.v1.json): solbench (bench/result.c), forge
+ * (data/schemas/solbook.result.v1.json): solbench (bench/result.c), forge
  * (forge/bench.c) and the importers (ingest/import_common.c) each fill an
  * sb_result_doc with what they know, and the document, its timing object
  * and the statistics of its samples (stats.h, sb_sample_stats_of) come

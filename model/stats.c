@@ -65,6 +65,17 @@ static double sample_stdev(const double *v, size_t n, double m)
     return sqrt(ss / (double)(n - 1));
 }
 
+double sb_relative_stdev(const double *v, size_t n)
+{
+    if (n < 2)
+        return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    double mean = sum / (double)n;
+    return mean > 0 ? sample_stdev(v, n, mean) / mean : 0.0;
+}
+
 int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t repeats,
                        sb_sample_stats *out)
 {
@@ -104,14 +115,7 @@ int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t r
     out->mean = sum / (double)n;
     out->stdev = sample_stdev(all, n, out->mean);
     out->rel_noise = out->mean > 0 ? out->stdev / out->mean : 0.0;
-    out->repeat_spread = NAN;
-    if (filled > 1) {
-        double msum = 0;
-        for (size_t r = 0; r < filled; r++)
-            msum += medians[r];
-        double mmean = msum / (double)filled;
-        out->repeat_spread = mmean > 0 ? sample_stdev(medians, filled, mmean) / mmean : 0.0;
-    }
+    out->repeat_spread = sb_relative_stdev(medians, filled);
     free(all);
     free(medians);
     return 0;
@@ -120,6 +124,11 @@ int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t r
 double sb_aa_threshold(double aa_change, double floor)
 {
     return 1.5 * aa_change > floor ? 1.5 * aa_change : floor;
+}
+
+double sb_aa_change(const double *sorted, size_t n)
+{
+    return sb_quantile_sorted(sorted, n, SB_AA_QUANTILE);
 }
 
 double sb_geomean(const double *v, size_t n)

@@ -25,7 +25,7 @@ double sb_quantile_sorted(const double *sorted, size_t n, double p);
  * halfway point is the mean of the two values, so p = 0.5 is sb_median. */
 double sb_quantile_linear(const double *sorted, size_t n, double p);
 
-/* The statistics of a result's samples (schemas/solbook.result.v1.json,
+/* The statistics of a result's samples (data/schemas/solbook.result.v1.json,
  * definitions/stats), the same for every writer of the format. */
 typedef struct sb_sample_stats {
     size_t count;
@@ -39,6 +39,11 @@ typedef struct sb_sample_stats {
     double repeat_spread;
 } sb_sample_stats;
 
+/* The standard deviation of v over its mean (n - 1 in the denominator;
+ * 0 when the mean is 0), NAN when n < 2: a result's repeat_spread, of
+ * its repeat medians, and the spread of a session run's round medians. */
+double sb_relative_stdev(const double *v, size_t n);
+
 /* Statistics of samples laid out repeat after repeat: repeat r holds
  * per_repeat[r] values (a repeat may hold none, and is then no repeat of
  * the spread). Every repeat counts, however many there are. -1 when there
@@ -50,6 +55,16 @@ int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t r
  * of unchanged code showed (their largest, or a high percentile, as
  * |ratio - 1|): 1.5 times it, and never below floor. */
 double sb_aa_threshold(double aa_change, double floor);
+
+/* The A/A change a threshold is taken from (sb_aa_threshold's aa_change):
+ * the 95th percentile (sb_quantile_sorted) of the |ratio - 1| of n > 0 A/A
+ * comparisons, sorted ascending. Up to 10 comparisons that is their
+ * largest; over more, one session that moved far from the others no
+ * longer sets the threshold of every comparison alone. `solbook noise`
+ * judges its held-out comparisons, and `report regressions` its steps,
+ * with it (docs/SESSIONS.md). NAN when n is 0. */
+#define SB_AA_QUANTILE 0.95
+double sb_aa_change(const double *sorted, size_t n);
 
 /* exp(mean(log v)); NAN unless every value is > 0 and n > 0. */
 double sb_geomean(const double *v, size_t n);

@@ -2,7 +2,7 @@
 # ingest_rate.sh [SOLBOOK] - files/s of `solbook ingest` on 250-sample
 # results (5 repeats x 50, perf/gen_results.py), in the same run as a plain
 # Python loop doing the least the same job needs (json.load, jsonschema
-# validation against schemas/solbook.result.v1.json, one sqlite3 row per
+# validation against data/schemas/solbook.result.v1.json, one sqlite3 row per
 # run and one with its samples packed as solbook stores them, one
 # transaction): loose files, then the same number of other files packed in
 # a .tar.gz and in a .jsonl.gz that ingest reads where they lie. Generating
@@ -71,7 +71,7 @@ while [ $r -lt "$REPEATS" ]; do
     r=$((r + 1))
 done
 t0=$(now)
-python3 "$HERE/py_ingest_loop.py" "$HERE/../schemas/solbook.result.v1.json" "$T/loose" "$T/py.db"
+python3 "$HERE/py_ingest_loop.py" "$HERE/../data/schemas/solbook.result.v1.json" "$T/loose" "$T/py.db"
 t1=$(now)
 python3 - "$T/times" "$N" "$t0" "$t1" <<'PY'
 import statistics, sys

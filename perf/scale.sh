@@ -18,7 +18,13 @@
 # CPU time says how much work the command itself did. Default SOLBOOK:
 # build/cli/solbook. SB_PERF_DIR=DIR keeps the databases there (they are
 # removed otherwise); SB_PERF_SIZES="N ..." sets the sizes; SB_PERF_SITE=0
-# leaves the site out (its full build is most of the time at 1,000,000).
+# leaves the site out (its full build is most of the time at 1,000,000),
+# SB_PERF_REPORTS=0 compare and the reports. SB_PERF_FROM=DIR copies
+# DIR/scale-N.db (a kept SB_PERF_DIR, or gen_site_db.py's database of an
+# older checkout) instead of generating it, so that runs of two builds
+# start from the same file. The first command on each database opens it
+# (`runs --limit 1`): that row is the time of the schema upgrade when the
+# file is older than SOLBOOK.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SIZES=${SB_PERF_SIZES:-100000 1000000}
@@ -87,11 +93,19 @@ PY
 for N in $SIZES; do
     db="$T/scale-$N.db"
     rm -f "$db" "$db"-wal "$db"-shm
-    days=$(python3 -c "import sys; print(int(sys.argv[1]) / 2740)" "$N")
-    python3 "$HERE/gen_site_db.py" "$db" "$N" --days "$days" >"$T/gen"
-    # the two newest commits that ran every series, and the ISO week of
-    # the newest run
-    set -- $(python3 - "$db" <<'PY'
+    if [ -n "${SB_PERF_FROM:-}" ]; then
+        cp "$SB_PERF_FROM/scale-$N.db" "$db"
+    else
+        days=$(python3 -c "import sys; print(int(sys.argv[1]) / 2740)" "$N")
+        python3 "$HERE/gen_site_db.py" "$db" "$N" --days "$days" >"$T/gen"
+    fi
+    sync
+    size=$(stat -c %s "$db")
+    timed "first open (runs --limit 1)" "$N" "$SOLBOOK" runs --db "$db" --limit 1
+    if [ "${SB_PERF_REPORTS:-1}" != 0 ]; then
+        # the two newest commits that ran every series, and the ISO week of
+        # the newest run
+        set -- $(python3 - "$db" <<'PY'
 import datetime, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 shas = [r[0] for r in db.execute(
@@ -102,13 +116,13 @@ y, w, _ = datetime.date.fromisoformat(last[:10]).isocalendar()
 print(shas[1][:12], shas[0][:12], "%d-W%02d" % (y, w))
 PY
 )
-    a=$1 b=$2 week=$3
-    size=$(stat -c %s "$db")
-    timed "compare $a $b" "$N" "$SOLBOOK" compare --db "$db" "$a" "$b"
-    timed "report regressions" "$N" "$SOLBOOK" report regressions --db "$db"
-    timed "report geomean" "$N" "$SOLBOOK" report geomean --db "$db"
-    rm -rf "$T/weekly"
-    timed "report weekly --week $week" "$N" "$SOLBOOK" report weekly --db "$db" --week "$week" --out "$T/weekly"
+        a=$1 b=$2 week=$3
+        timed "compare $a $b" "$N" "$SOLBOOK" compare --db "$db" "$a" "$b"
+        timed "report regressions" "$N" "$SOLBOOK" report regressions --db "$db"
+        timed "report geomean" "$N" "$SOLBOOK" report geomean --db "$db"
+        rm -rf "$T/weekly"
+        timed "report weekly --week $week" "$N" "$SOLBOOK" report weekly --db "$db" --week "$week" --out "$T/weekly"
+    fi
     if [ "${SB_PERF_SITE:-1}" != 0 ]; then
         rm -rf "$T/site"
         timed "site (full build)" "$N" "$SOLBOOK" site --db "$db" --out "$T/site"
@@ -118,7 +132,7 @@ PY
     ingest_s=$(tail -n 1 "$T/time" | cut -d' ' -f1)
     rm -f "$T/py.db"
     timed "Python loop, $FILES files" "$N" python3 "$HERE/py_ingest_loop.py" \
-        "$HERE/../schemas/solbook.result.v1.json" "$T/files" "$T/py.db"
+        "$HERE/../data/schemas/solbook.result.v1.json" "$T/files" "$T/py.db"
     py_s=$(tail -n 1 "$T/time" | cut -d' ' -f1)
     python3 -c 'import sys; n, f, s, p, size = sys.argv[1:]; f = int(f)
 print("%s runs: ingest %.0f files/s, %.1fx the Python loop (%.0f files/s); file %.0f MB, %.0f bytes a run"

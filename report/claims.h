@@ -2,8 +2,8 @@
  * written (docs/CLAIMS.md): each figure a renderer writes is recorded
  * with the provider (and baseline), card and session it is of and the runs
  * behind it, and the records are verified against the runs the document
- * cites; no free text is matched against stored names. And: no path of
- * the machine that built it appears; headline pairs are like with like.
+ * cites; no free text is matched against stored names. And: no staging
+ * folder of the build appears; headline pairs are like with like.
  */
 #ifndef SOLBOOK_REPORT_CLAIMS_H
 #define SOLBOOK_REPORT_CLAIMS_H
@@ -78,9 +78,13 @@ int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *er
 int sb_claims_headlines_read(sb_db *db, const char *suite, const char *op, const char *baseline, long long from,
                              long long to, struct sb_session_headlines *out, sb_error *err);
 
-/* SB_ERR when the text holds a path of this machine: the given paths
- * (NULL-ended; made absolute), the data home, the working directory and
- * $HOME. */
+/* SB_ERR when the text holds one of paths (NULL-ended; each made
+ * absolute): the staging folders the build writes into. A staging
+ * folder's name holds the build's PID and a random part (core/
+ * staged_dir.h), so stored text cannot hold it, and a renderer that
+ * wrote where it writes is caught however the data reads. The working
+ * directory, $HOME and the data home are not looked for: a run's params
+ * or notes may name any path, and data is shown escaped, not refused. */
 int sb_paths_check(const char *const *paths, const char *text, const char *what, sb_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-# embed_verdicts.cmake - writes a C source holding templates/verdicts.csv:
+# embed_verdicts.cmake - writes a C source holding data/templates/verdicts.csv:
 # the words every report, packet and page says a paired verdict with
 # (docs/CLAIMS.md, rule 8), one row per verdict of model/paired.h in the
 # order of sb_paired_verdict, so a word changed there changes everywhere.
@@ -22,7 +22,7 @@ endforeach()
 if(want)
   message(FATAL_ERROR "${CSV}: no row for ${want}")
 endif()
-set(body "/* Generated from templates/verdicts.csv by report/embed_verdicts.cmake; do not edit. */\n#include \"sessions.h\"\n\nconst char *const sb_verdict_one[4] = {\n${one}};\nconst char *const sb_verdict_many[4] = {\n${many}};\n")
+set(body "/* Generated from data/templates/verdicts.csv by report/embed_verdicts.cmake; do not edit. */\n#include \"sessions.h\"\n\nconst char *const sb_verdict_one[4] = {\n${one}};\nconst char *const sb_verdict_many[4] = {\n${many}};\n")
 # configure_file rewrites OUTPUT only when the text changed, so an
 # unchanged tree does not rebuild.
 file(WRITE ${OUTPUT}.new "${body}")

@@ -1,4 +1,4 @@
-/* evidence.c - docs/EVIDENCE.md from the database (evidence.h). */
+/* evidence.c - out/EVIDENCE.md from the database (evidence.h). */
 #include "evidence.h"
 
 #include <jansson.h>

@@ -1,5 +1,5 @@
-/* evidence.h - docs/EVIDENCE.md: the project's targets checked against the
- * stored runs, computed from the database (templates/evidence.md.tmpl,
+/* evidence.h - out/EVIDENCE.md: the project's targets checked against the
+ * stored runs, computed from the database (data/templates/evidence.md.tmpl,
  * docs/REPORTS.md `report evidence`).
  *
  * Per card: the GEMM spec of every provider with the clocks of each

@@ -85,7 +85,7 @@ static int candidate_problems(sb_db *db, const sb_sku_table *skus, const sb_gate
              spec->repeats);
     const sb_sku *s = skus ? sb_sku_find(skus, r->sku) : NULL;
     if (!s)
-        PROB("SKU '%s' is not in db/skus.csv, so its arch cannot be confirmed", sb_buf_str(&sku));
+        PROB("SKU '%s' is not in data/skus.csv, so its arch cannot be confirmed", sb_buf_str(&sku));
     else if (strcmp(s->arch, arch) != 0)
         PROB("SKU '%s' is a %s card but provenance says %s", sb_buf_str(&sku), s->arch, arch);
     sb_buf_free(&sku);

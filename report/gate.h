@@ -5,7 +5,7 @@
  * The GEMM spec (docs/REPORTS.md): suite gemm-spec, op gemm, mode fwd,
  * dtype fp16, shape M=N=K=4096, provider cublas, protocol 10 warm-up
  * launches then 5 repeats of 50 timed launches. A result counts for arch A
- * when provenance.arch is A, its SKU is in db/skus.csv with arch A, status
+ * when provenance.arch is A, its SKU is in data/skus.csv with arch A, status
  * is passed, correctness passed, and every speed-of-light metric of the
  * ncu profile (SB_NCU_SOL_METRICS, ingest/ncu_csv.h) has a value.
  */

@@ -1,9 +1,9 @@
 /* note.h - the result note: at most ten lines about the GEMM spec
  * (report/gate.h) and what changed, from the database, worded by
- * templates/note.md.tmpl (docs/REPORTS.md).
+ * data/templates/note.md.tmpl (docs/REPORTS.md).
  *
  * Per card with a spec result: cuBLAS and torch.matmul TFLOP/s at the
- * spec's shape and their share of the SKU's datasheet peak (db/skus.csv),
+ * spec's shape and their share of the SKU's datasheet peak (data/skus.csv),
  * the change against the card's previous cuBLAS spec run, the spread of
  * the repeat medians with the SM clock recorded at each repeat when the
  * spread is over 1%, the Nsight Compute speed-of-light of the cuBLAS run
@@ -30,7 +30,7 @@
 int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                  const char *gate_arches, json_t **out, sb_error *err);
 
-/* Renders templates/note.md.tmpl into out. */
+/* Renders data/templates/note.md.tmpl into out. */
 int sb_note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
                    const char *gate_arches, sb_buf *out, sb_error *err);
 

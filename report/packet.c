@@ -273,7 +273,7 @@ static void commit_links(json_t *items, const char *repo)
     }
 }
 
-/* The packet of a target with upstream ops (templates/packets/
+/* The packet of a target with upstream ops (data/templates/packets/
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
 static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
@@ -313,6 +313,14 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     }
     if (dir_usable(o->out_dir, err) != SB_OK)
         goto done;
+    /* written beside its folder and moved in whole (core/staged_dir.h);
+     * opened first, so what renders sees the staging folder as its out
+     * folder, and a path of it in the body is a path the build wrote */
+    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK)
+        goto done;
+    sb_packet_opts staged = *o;
+    staged.out_dir = stage.stage;
+    o = &staged;
     docs = calloc(f.nsessions + 1, sizeof *docs);
     if (!docs) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -402,7 +410,7 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     {
         /* every figure the findings state rests on cited runs of its
          * providers, card and session */
-        const char *paths[] = {o->out_dir, o->db_label, NULL};
+        const char *paths[] = {stage.stage, NULL};
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         int ok = cr && sb_claims_verify(&f.claims, cr, ncited, "the packet body", err) == SB_OK;
         if (!cr)
@@ -427,14 +435,12 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     sb_tpl_set_str(d, "commands", sb_buf_str(&f.commands));
     packet_command(&b, ".carry/bin/solbook packet --db packet.db", o);
     sb_tpl_set_str(d, "packet_command", sb_buf_str(&b));
-    /* written beside its folder and moved in whole (core/staged_dir.h) */
     man = calloc(8 + f.nplots, sizeof *man);
     if (!man) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK ||
-        write_archive(db, stage.stage, ids, nids, man, &nman, err) != SB_OK ||
+    if (write_archive(db, stage.stage, ids, nids, man, &nman, err) != SB_OK ||
         put_file(stage.stage, "DISCUSSION.md", &body, man, &nman, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < f.nplots; i++)
@@ -542,6 +548,14 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     }
     if (dir_usable(o->out_dir, err) != SB_OK)
         goto done;
+    /* written beside its folder and moved in whole (core/staged_dir.h);
+     * opened first, so what renders sees the staging folder as its out
+     * folder, and a path of it in the body is a path the build wrote */
+    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK)
+        goto done;
+    sb_packet_opts staged = *o;
+    staged.out_dir = stage.stage;
+    o = &staged;
     if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
         goto done;
     if (sb_repro_open(&rp, err) != SB_OK)
@@ -668,7 +682,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
         goto done;
     }
     {
-        const char *paths[] = {o->out_dir, o->db_label, NULL};
+        const char *paths[] = {stage.stage, NULL};
         sb_claims claims = {0};
         newest_claims(&geo, cited, sum->cited, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, sum->cited);
@@ -683,14 +697,6 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
             goto done;
         }
     }
-    /* written beside its folder and moved in whole (core/staged_dir.h) */
-    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK) {
-        sb_buf_free(&body);
-        goto done;
-    }
-    sb_packet_opts staged = *o;
-    staged.out_dir = stage.stage;
-    o = &staged;
     /* the cited documents, with their own manifest, as one archive */
     {
         int64_t *ids = malloc((sum->cited + 1) * sizeof *ids);

@@ -1,8 +1,8 @@
 /* packet.h - upstream discussion packets: a self-contained folder with the
- * discussion body (templates/packets/<target>.md.tmpl), the cited result
+ * discussion body (data/templates/packets/<target>.md.tmpl), the cited result
  * JSON files (runs.raw_json, byte for byte) in one archive with their own
  * manifest, reproduce.sh and MANIFEST.sha256 (`sha256sum -c` format).
- * A target with upstream ops (templates/packets/upstream_ops.csv: liger,
+ * A target with upstream ops (data/templates/packets/upstream_ops.csv: liger,
  * vllm) gets findings from measuring sessions (packet_findings.h) with
  * APPENDIX.md, citing every run of the sessions it cites; any other target
  * cites the newest passing run of each case. A packet with nothing to cite

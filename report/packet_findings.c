@@ -34,7 +34,7 @@ static const char *label_of(const char *provider)
     return provider;
 }
 
-/* ---- templates/packets/upstream_ops.csv ---------------------------------- */
+/* ---- data/templates/packets/upstream_ops.csv ---------------------------------- */
 
 typedef struct upstream_op {
     char op[64], name[128];
@@ -83,7 +83,7 @@ static int ops_load(const char *target, upstream_op **out, size_t *n, sb_error *
     ops_ctx c = {.target = target};
     *out = NULL;
     *n = 0;
-    if (sb_home_path(path, sizeof path, "templates/packets/upstream_ops.csv", err) != SB_OK)
+    if (sb_data_path(path, sizeof path, "templates/packets/upstream_ops.csv", err) != SB_OK)
         return SB_ERR;
     if (sb_csv_read_file(path, NULL, ops_row, &c, err) != SB_OK) {
         free(c.v);

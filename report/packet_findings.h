@@ -6,7 +6,7 @@
  * and peak memory of every provider at a few of those cases; the sessions
  * those figures come from and the session.py commands that measure them
  * again. The ops a target ships, and the modes it runs, are
- * templates/packets/upstream_ops.csv.
+ * data/templates/packets/upstream_ops.csv.
  */
 #ifndef SOLBOOK_REPORT_PACKET_FINDINGS_H
 #define SOLBOOK_REPORT_PACKET_FINDINGS_H

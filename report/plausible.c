@@ -32,7 +32,7 @@ typedef struct card {
     char *sku;
     sb_calibration *cals; /* newest first */
     size_t ncals;
-    double hbm_gbps;      /* db/skus.csv; NAN unknown */
+    double hbm_gbps;      /* data/skus.csv; NAN unknown */
     double l2_bytes;      /* NAN unknown */
     sb_plaus_source spread[NBW]; /* cards, lo, hi of each bw_names ceiling */
 } card;
@@ -239,7 +239,7 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
     if (c->measured)
         snprintf(src, sizeof src, "calibration run %lld", v->source.calib_run);
     else
-        snprintf(src, sizeof src, "db/skus.csv: no calibration stored");
+        snprintf(src, sizeof src, "data/skus.csv: no calibration stored");
     if (v->gbps > v->ceiling_gbps * (1.0 + margin)) {
         v->state = SB_PLAUS_IMPLAUSIBLE;
         char writes[128] = "";
@@ -367,7 +367,7 @@ static int load_table(sb_plaus_ctx *c, const char *path, const char *rel, sb_csv
 {
     char def[4096];
     if (!path) {
-        if (sb_home_path(def, sizeof def, rel, err) != SB_OK)
+        if (sb_data_path(def, sizeof def, rel, err) != SB_OK)
             return SB_ERR;
         path = def;
     }
@@ -413,8 +413,8 @@ int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
     c->db = db;
     c->skus = skus;
     if ((!skus && sb_sku_table_load(NULL, &c->own_skus, err) != SB_OK) ||
-        load_table(c, models_csv, "db/op_models.csv", model_row_fn, err) != SB_OK ||
-        load_table(c, caches_csv, "db/cache_sizes.csv", cache_row_fn, err) != SB_OK) {
+        load_table(c, models_csv, "op_models.csv", model_row_fn, err) != SB_OK ||
+        load_table(c, caches_csv, "cache_sizes.csv", cache_row_fn, err) != SB_OK) {
         sb_plaus_close(c);
         return SB_ERR;
     }
@@ -841,11 +841,11 @@ static void case_cells(sb_buf *out, const sb_result *r)
         md_cell(out, cells[k]);
 }
 
-/* "run 812, GPU-8d45c405, 8 GiB, own card"; "db/skus.csv" for the datasheet */
+/* "run 812, GPU-8d45c405, 8 GiB, own card"; "data/skus.csv" for the datasheet */
 static void calibration_cell(const sb_plaus_source *s, char *out, size_t size)
 {
     if (s->calib_run < 0) {
-        snprintf(out, size, "db/skus.csv");
+        snprintf(out, size, "data/skus.csv");
         return;
     }
     char gpu[32], buf[32];
@@ -957,12 +957,12 @@ fail:
 
     sb_buf_printf(out, "%s Plausibility\n\n", heading);
     sb_buf_printf(out,
-                  "Each passing newest run's achieved bandwidth (db/op_models.csv's bytes over its "
+                  "Each passing newest run's achieved bandwidth (data/op_models.csv's bytes over its "
                   "kernel time, else its median time) against the newest calibration of its own GPU "
-                  "that measured the ceiling, else the SKU's newest that did, or db/skus.csv's HBM "
+                  "that measured the ceiling, else the SKU's newest that did, or data/skus.csv's HBM "
                   "figure without one, plus %.0f%%; the calibration column names it. Implausible runs stay stored; "
                   "every headline leaves them out and counts them. Cache-resident runs move no more "
-                  "bytes a launch than the card's L2 holds (db/cache_sizes.csv) and are not held "
+                  "bytes a launch than the card's L2 holds (data/cache_sizes.csv) and are not held "
                   "against HBM. %zu runs checked: %zu implausible, %zu cache-resident, %zu without "
                   "a model or time.%s\n\n",
                   100.0 * SB_PLAUS_MARGIN, sum->checked, sum->implausible, sum->cache_resident,

@@ -2,14 +2,14 @@
  * (docs/REPORTS.md, "Plausibility").
  *
  * A passing run's achieved bytes/s and FLOP/s (the op's byte and FLOP
- * model, db/op_models.csv, over its kernel time where it recorded one,
+ * model, data/op_models.csv, over its kernel time where it recorded one,
  * else its median time; the run's own metrics where the table has no
  * expression) are held against the card's measured ceilings (the newest
  * calibration of the run's own GPU, by GPU UUID, else the SKU's newest)
- * or, without one, the datasheet figures of db/skus.csv, plus a margin. A run above it is implausible: it stays stored, every
+ * or, without one, the datasheet figures of data/skus.csv, plus a margin. A run above it is implausible: it stays stored, every
  * headline leaves it out and counts it, and `solbook report plausibility`
  * lists it with the reason. A run whose bytes a launch moves fit the L2 of
- * its card (db/cache_sizes.csv) is cache-resident: it is not held against
+ * its card (data/cache_sizes.csv) is cache-resident: it is not held against
  * HBM.
  *
  * The verdict is computed when a report runs, not stored at ingest: it
@@ -60,7 +60,7 @@ typedef struct sb_plaus_ceilings {
     int measured;          /* 1: from calibration run calib_run; 0: datasheet */
     long long calib_run;   /* copy's calibration */
     double copy_gbps, pair_gbps, read_gbps;
-    double l2_bytes;       /* NAN when db/cache_sizes.csv has no row */
+    double l2_bytes;       /* NAN when data/cache_sizes.csv has no row */
     sb_plaus_source copy_src, pair_src, read_src;
 } sb_plaus_ceilings;
 
@@ -123,7 +123,7 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
 /* The tables and the ceilings of each card, loaded once for many runs. */
 typedef struct sb_plaus_ctx sb_plaus_ctx;
 
-/* Loads db/op_models.csv and db/cache_sizes.csv (NULL paths: under
+/* Loads data/op_models.csv and data/cache_sizes.csv (NULL paths: under
  * SOLBOOK_HOME) and the SKU table skus (borrowed; NULL: loaded here). */
 int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
                   const char *caches_csv, sb_plaus_ctx **out, sb_error *err);

@@ -278,7 +278,7 @@ int sb_plot_roofline(const sb_snapshot *snap, const sb_sku_table *skus, const sb
     snprintf(note, sizeof note,
              "Not drawn: %zu failed, %zu skipped, %zu passing without a FLOP/byte model.%s", failed,
              skipped, not_modelled,
-             s ? "" : " SKU not in db/skus.csv: no datasheet ceilings.");
+             s ? "" : " SKU not in data/skus.csv: no datasheet ceilings.");
     sb_svg_text(out, L, 500, "start", 11, 0, "#444444", note);
     if (calib_run < 0) {
         sb_svg_text(out, L, 516, "start", 11, 0, "#444444",
@@ -286,7 +286,7 @@ int sb_plot_roofline(const sb_snapshot *snap, const sb_sku_table *skus, const sb
     } else {
         snprintf(note, sizeof note,
                  "Dashed red: measured ceilings from calibration run %lld (newest for this SKU); "
-                 "solid grey: datasheet (db/skus.csv).",
+                 "solid grey: datasheet (data/skus.csv).",
                  calib_run);
         sb_svg_text(out, L, 516, "start", 11, 0, "#444444", note);
     }

@@ -472,19 +472,20 @@ static const run_ref *pick(const run_ref *refs, size_t n, size_t s, int s_other,
     return best_card ? best_card : best;
 }
 
-/* The largest A/A change of one case, provider and SKU on one relation
- * of cards, among the comparisons whose held launches held (let_go 0) or
- * those where a run's hold was let go (1); key is
- * "case_key\x1fprovider\x1fsku". */
+/* The A/A change (sb_aa_change) of one case, provider and SKU on one
+ * relation of cards, among the comparisons whose held launches held
+ * (let_go 0) or those where a run's hold was let go (1); key is
+ * "case_key\x1fprovider\x1fsku". Before aa_cases_fold, one entry per
+ * comparison with its |ratio - 1| in change. */
 typedef struct aa_case {
     char *key;
     int same_card;
     int let_go;
-    double most;
+    double change;
 } aa_case;
 
-/* The cross-card threshold of each SKU with A/A data, and the largest A/A
- * change of each case measured (sessions.h); cases sorted by key. */
+/* The cross-card threshold of each SKU and hold with A/A data, and the
+ * A/A change of each case measured (sessions.h); cases sorted by key. */
 struct sb_rg_aa {
     sb_rg_noise *v;
     size_t n;
@@ -511,6 +512,14 @@ static int cmp_aa_case(const void *x, const void *y)
     return c ? c : (a->let_go > b->let_go) - (a->let_go < b->let_go);
 }
 
+/* cmp_aa_case, then the change: a case's changes ascending. */
+static int cmp_aa_case_change(const void *x, const void *y)
+{
+    const aa_case *a = x, *b = y;
+    int c = cmp_aa_case(a, b);
+    return c ? c : (a->change > b->change) - (a->change < b->change);
+}
+
 static char *case_key_of(const char *case_key, const char *provider, const char *sku)
 {
     size_t n = strlen(case_key) + strlen(provider) + strlen(sku) + 3;
@@ -528,8 +537,8 @@ static int let_go_run(int hold_timeouts)
     return hold_timeouts > 0;
 }
 
-/* Adds the comparisons of nr to out->cases, keeping the largest change of
- * each case, relation and hold (sorted again by aa_noise_load). */
+/* Adds the comparisons of nr to out->cases, one entry each (aa_cases_fold
+ * makes one of each case, relation and hold). */
 static int aa_cases_add(aa_noise *out, const sb_noise_report *nr, sb_error *err)
 {
     for (size_t i = 0; i < nr->ncmp; i++) {
@@ -541,34 +550,43 @@ static int aa_cases_add(aa_noise *out, const sb_noise_report *nr, sb_error *err)
         char *key = case_key_of(c->a->case_key, c->a->provider, c->a->sku);
         if (!key)
             return sb_error_set(err, NULL, NULL, "out of memory");
-        int let_go = let_go_run(c->a->hold_timeouts) || let_go_run(c->b->hold_timeouts);
-        nv[out->ncases++] = (aa_case){key, sb_noise_same_card(c->kind), let_go, c->change};
+        nv[out->ncases++] = (aa_case){key, sb_noise_same_card(c->kind), c->let_go, c->change};
     }
     return SB_OK;
 }
 
-/* Sorts the cases and keeps one entry, the largest change, for each. */
-static void aa_cases_fold(aa_noise *a)
+/* Sorts the cases and keeps one entry for each, whose change is
+ * sb_aa_change of its comparisons' (the rule `solbook noise` judges its
+ * held-out comparisons by). */
+static int aa_cases_fold(aa_noise *a, sb_error *err)
 {
     if (!a->ncases)
-        return;
-    qsort(a->cases, a->ncases, sizeof *a->cases, cmp_aa_case);
+        return SB_OK;
+    qsort(a->cases, a->ncases, sizeof *a->cases, cmp_aa_case_change);
+    double *changes = malloc(a->ncases * sizeof *changes);
+    if (!changes)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     size_t m = 0;
-    for (size_t i = 0; i < a->ncases; i++) {
-        if (m && cmp_aa_case(&a->cases[m - 1], &a->cases[i]) == 0) {
-            a->cases[m - 1].most = fmax(a->cases[m - 1].most, a->cases[i].most);
-            free(a->cases[i].key);
-        } else {
-            a->cases[m++] = a->cases[i];
-        }
+    for (size_t i = 0; i < a->ncases;) {
+        size_t j = i;
+        for (; j < a->ncases && cmp_aa_case(&a->cases[i], &a->cases[j]) == 0; j++)
+            changes[j - i] = a->cases[j].change;
+        aa_case one = a->cases[i];
+        one.change = sb_aa_change(changes, j - i);
+        for (size_t k = i + 1; k < j; k++)
+            free(a->cases[k].key);
+        a->cases[m++] = one;
+        i = j;
     }
     a->ncases = m;
+    free(changes);
+    return SB_OK;
 }
 
-/* The largest A/A change of run r's case, provider and SKU on one card
+/* The A/A change of run r's case, provider and SKU on one card
  * (same_card 1) or across two, among the comparisons whose hold was let
  * go (let_go 1) or held (0); -1 when none was measured. */
-static double aa_case_most(const aa_noise *a, const sb_result *r, int same_card, int let_go)
+static double aa_case_change(const aa_noise *a, const sb_result *r, int same_card, int let_go)
 {
     char *key = case_key_of(r->case_key, r->provider, r->sku);
     if (!key)
@@ -576,7 +594,7 @@ static double aa_case_most(const aa_noise *a, const sb_result *r, int same_card,
     aa_case want = {key, same_card, let_go, 0.0};
     const aa_case *hit = a->ncases ? bsearch(&want, a->cases, a->ncases, sizeof want, cmp_aa_case) : NULL;
     free(key);
-    return hit ? hit->most : -1.0;
+    return hit ? hit->change : -1.0;
 }
 
 /* 1: r times kernels the way the A/A sessions do, by held launch, so
@@ -584,6 +602,30 @@ static double aa_case_most(const aa_noise *a, const sb_result *r, int same_card,
 static int held_launch(const sb_result *r)
 {
     return r->launch_hold || (r->kernel_method && strcmp(r->kernel_method, "held-launch") == 0);
+}
+
+/* The cross-card threshold of sku from the comparisons of nr across two
+ * of its cards whose hold was let go (let_go 1) or held (0): 1.5 times
+ * their A/A change (sb_noise_sku_change), where there are at least
+ * SB_RG_AA_MIN_COMPARISONS. */
+static int aa_sku_add(aa_noise *out, const sb_noise_report *nr, const char *sku, int let_go, sb_error *err)
+{
+    double change;
+    size_t n;
+    if (sb_noise_sku_change(nr, sku, let_go, &change, &n, err) != SB_OK)
+        return SB_ERR;
+    if (n < SB_RG_AA_MIN_COMPARISONS)
+        return SB_OK;
+    sb_rg_noise *nv = realloc(out->v, (out->n + 1) * sizeof *nv);
+    if (!nv)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    out->v = nv;
+    sb_rg_noise *e = &out->v[out->n++];
+    snprintf(e->sku, sizeof e->sku, "%s", sku);
+    e->let_go = let_go;
+    e->threshold = sb_aa_threshold(change, 0.0);
+    e->comparisons = n;
+    return SB_OK;
 }
 
 static int cmp_session_sku(const void *a, const void *b)
@@ -630,29 +672,18 @@ static int aa_noise_load(sb_db *db, const sb_rg_opts *o, aa_noise *out, sb_error
         rc = sb_noise_measure(&sub, &no, &nr, err);
         if (rc == SB_OK)
             rc = aa_cases_add(out, &nr, err);
-        const sb_noise_kind *k = &nr.kind[SB_NOISE_SKU];
-        if (rc == SB_OK && k->n >= SB_RG_AA_MIN_COMPARISONS) {
-            sb_rg_noise *nv = realloc(out->v, (out->n + 1) * sizeof *nv);
-            if (!nv) {
-                rc = sb_error_set(err, NULL, NULL, "out of memory");
-            } else {
-                out->v = nv;
-                sb_rg_noise *e = &out->v[out->n++];
-                snprintf(e->sku, sizeof e->sku, "%s", sorted[a].sku);
-                e->threshold = sb_aa_threshold(sb_quantile_sorted(k->abs_change, k->n, 0.95), 0.0);
-                e->comparisons = k->n;
-            }
-        }
+        for (int let_go = 0; let_go <= 1 && rc == SB_OK; let_go++)
+            rc = aa_sku_add(out, &nr, sorted[a].sku, let_go, err);
         sb_noise_report_free(&nr);
         a = b;
     }
 done:
     free(sorted);
     sb_session_runs_free(&runs);
+    if (rc == SB_OK)
+        rc = aa_cases_fold(out, err);
     if (rc != SB_OK)
         aa_noise_free(out);
-    else
-        aa_cases_fold(out);
     return rc;
 }
 
@@ -677,15 +708,22 @@ void sb_rg_aa_free(sb_rg_aa *a)
     free(a);
 }
 
-/* The cross-card noise of sku: the measured entry, else the default. */
-static sb_rg_noise sku_noise(const sb_rg_aa *aa, const char *sku)
+/* The cross-card noise of sku for steps whose hold was let go (let_go
+ * 1) or held: the measured entry, else the default. */
+static sb_rg_noise sku_noise(const sb_rg_aa *aa, const char *sku, int let_go)
 {
-    sb_rg_noise e = {{0}, SB_RG_CROSS_CARD_DEFAULT, 0};
+    sb_rg_noise e = {{0}, let_go, SB_RG_CROSS_CARD_DEFAULT, 0};
     snprintf(e.sku, sizeof e.sku, "%s", sku);
     for (size_t i = 0; aa && i < aa->n; i++)
-        if (strcmp(aa->v[i].sku, sku) == 0)
+        if (strcmp(aa->v[i].sku, sku) == 0 && aa->v[i].let_go == let_go)
             e = aa->v[i];
     return e;
+}
+
+/* 1: a run of the step let its held launch go in a round. */
+static int step_let_go(const sb_result *old_run, const sb_result *new_run)
+{
+    return let_go_run(old_run->hold_timeouts) || let_go_run(new_run->hold_timeouts);
 }
 
 double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run, int same_card,
@@ -693,9 +731,9 @@ double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_re
 {
     /* a step whose runs held takes the A/A noise of held launches only; one
      * where either run's hold was let go, that of let-go comparisons */
-    int let_go = let_go_run(old_run->hold_timeouts) || let_go_run(new_run->hold_timeouts);
+    int let_go = step_let_go(old_run, new_run);
     double most = aa && held_launch(old_run) && held_launch(new_run)
-                      ? aa_case_most(aa, new_run, same_card == 1, let_go)
+                      ? aa_case_change(aa, new_run, same_card == 1, let_go)
                       : -1.0;
     if (most >= 0.0) {
         *from = SB_RG_FROM_CASE_AA;
@@ -706,21 +744,21 @@ double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_re
         return min_effect;
     }
     *from = SB_RG_FROM_SKU_AA;
-    return fmax(min_effect, sku_noise(aa, new_run->sku).threshold);
+    return fmax(min_effect, sku_noise(aa, new_run->sku, let_go).threshold);
 }
 
-/* Records the cross-card noise of sku in the list's noise table the
- * first time. */
-static int note_sku_noise(const sb_rg_aa *aa, const char *sku, sb_rg_list *l, sb_error *err)
+/* Records the cross-card noise of sku and hold in the list's noise table
+ * the first time. */
+static int note_sku_noise(const sb_rg_aa *aa, const char *sku, int let_go, sb_rg_list *l, sb_error *err)
 {
     for (size_t i = 0; i < l->nnoise; i++)
-        if (strcmp(l->noise[i].sku, sku) == 0)
+        if (strcmp(l->noise[i].sku, sku) == 0 && l->noise[i].let_go == let_go)
             return SB_OK;
     sb_rg_noise *nv = realloc(l->noise, (l->nnoise + 1) * sizeof *nv);
     if (!nv)
         return sb_error_set(err, NULL, NULL, "out of memory");
     l->noise = nv;
-    l->noise[l->nnoise++] = sku_noise(aa, sku);
+    l->noise[l->nnoise++] = sku_noise(aa, sku, let_go);
     return SB_OK;
 }
 
@@ -773,7 +811,8 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
     }
     double threshold =
         sb_rg_threshold(w->aa, old->r, new_ref->r, row.same_card, w->o->min_effect, &row.threshold_from);
-    if (row.threshold_from == SB_RG_FROM_SKU_AA && note_sku_noise(w->aa, new_ref->r->sku, w->out, err) != SB_OK)
+    if (row.threshold_from == SB_RG_FROM_SKU_AA &&
+        note_sku_noise(w->aa, new_ref->r->sku, step_let_go(old->r, new_ref->r), w->out, err) != SB_OK)
         return SB_ERR;
     row.threshold = threshold;
     int rc = SB_OK;
@@ -1241,7 +1280,8 @@ void sb_rg_drift_share(const sb_rg_list *l, size_t *tested, size_t *flagged)
 }
 
 /* The cross-card thresholds in a few words, naming no SKU (the weekly
- * writeup names only what its runs have). */
+ * writeup names only what its runs have). A SKU may have an entry of
+ * each hold; it is counted once. */
 static void cross_card_text(const sb_rg_list *l, sb_buf *out)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -1251,7 +1291,10 @@ static void cross_card_text(const sb_rg_list *l, sb_buf *out)
             defaulted++;
             continue;
         }
-        measured++;
+        int again = 0;
+        for (size_t j = 0; j < i && !again; j++)
+            again = l->noise[j].comparisons && strcmp(l->noise[j].sku, l->noise[i].sku) == 0;
+        measured += !again;
         lo = fmin(lo, l->noise[i].threshold);
         hi = fmax(hi, l->noise[i].threshold);
     }
@@ -1264,7 +1307,7 @@ static void cross_card_text(const sb_rg_list *l, sb_buf *out)
     if (defaulted || !measured)
         sb_buf_printf(out, "%s%.1f%%, the default%s", measured ? "; " : "",
                       SB_RG_CROSS_CARD_DEFAULT * 100.0,
-                      measured ? " for the others" : " without stored A/A runs");
+                      measured ? " where none are stored" : " without stored A/A runs");
 }
 
 /* One line per SKU of its cross-card threshold. */
@@ -1277,12 +1320,13 @@ static void cross_card_md(const sb_rg_list *l, sb_buf *out)
         const sb_rg_noise *e = &l->noise[i];
         sb_buf_puts(out, i ? "; " : "");
         sb_enc_md_text(out, e->sku, SB_TEXT_NAME_MAX);
+        sb_buf_puts(out, e->let_go ? ", a hold let go," : ", held launches,");
         if (e->comparisons)
             sb_buf_printf(out, " %.1f%% (1.5 times the 95th percentile of %zu A/A comparisons "
-                               "across its cards)",
-                          e->threshold * 100.0, e->comparisons);
+                               "across its cards, %s)",
+                          e->threshold * 100.0, e->comparisons, e->let_go ? "a hold let go" : "held");
         else
-            sb_buf_printf(out, " %.1f%% (no A/A comparisons across its cards stored: the default)",
+            sb_buf_printf(out, " %.1f%% (no such A/A comparisons across its cards stored: the default)",
                           e->threshold * 100.0);
     }
     sb_buf_puts(out, ".\n\n");
@@ -1297,11 +1341,11 @@ void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out)
                   "one environment) whose newest commit is slower than the series' commit before "
                   "it, Mann-Whitney p adjusted by Benjamini-Hochberg below %.4g and the median "
                   "slower by at least %.1f%% on the same card, across cards by the SKU's "
-                  "cross-card A/A threshold (",
+                  "cross-card A/A threshold, from the comparisons held or let go as the step's runs were (",
                   n, n == 1 ? "" : "s", o->alpha, o->min_effect * 100.0);
     cross_card_text(l, out);
     sb_buf_puts(out, "); where the stored A/A sessions measured the case by held launch, by at "
-                     "least 1.5 times its largest A/A change on that relation of cards, taken from "
+                     "least 1.5 times the 95th percentile of its A/A changes on that relation of cards, taken from "
                      "the A/A comparisons whose held launches held for a step whose runs held, and "
                      "from those where a run's hold was let go (the op waited on the host) for a "
                      "step where one was let go; or failing now after passing. Steps of other providers (environment "
@@ -1615,6 +1659,7 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, int latest_only,
     for (size_t i = 0; i < l->nnoise; i++) {
         json_t *e = json_object();
         json_object_set_new(e, "sku", json_string(l->noise[i].sku));
+        json_object_set_new(e, "hold_let_go", json_boolean(l->noise[i].let_go));
         json_object_set_new(e, "threshold", json_real(l->noise[i].threshold));
         json_object_set_new(e, "aa_comparisons", json_integer((json_int_t)l->noise[i].comparisons));
         json_array_append_new(noise, e);

@@ -153,9 +153,13 @@ typedef struct sb_rg_changepoint {
     double p;                     /* permutation p-value */
 } sb_rg_changepoint;
 
-/* The cross-card threshold of one SKU and where it comes from. */
+/* The cross-card threshold of one SKU and where it comes from, apart by
+ * hold as a case's own A/A threshold is: the steps whose runs held every
+ * launch take the A/A comparisons whose runs held (let_go 0), the steps
+ * where a run's hold was let go those where one was (1). */
 typedef struct sb_rg_noise {
     char sku[64];
+    int let_go;
     double threshold;
     size_t comparisons; /* A/A comparisons across cards; 0: SB_RG_CROSS_CARD_DEFAULT */
 } sb_rg_noise;

@@ -1,5 +1,5 @@
 /* repro.h - the command lines that reproduce stored results, rebuilt from
- * each run's config and protocol through the templates in templates/reproduce/ (so the
+ * each run's config and protocol through the templates in data/templates/reproduce/ (so the
  * wording follows solbench's options without code changes), plus small
  * output helpers shared by the weekly writeup and packets.
  */
@@ -16,7 +16,7 @@
 
 typedef struct sb_repro sb_repro;
 
-/* Loads templates/reproduce/solbench-case.tmpl and imported-case.tmpl. */
+/* Loads data/templates/reproduce/solbench-case.tmpl and imported-case.tmpl. */
 int sb_repro_open(sb_repro **out, sb_error *err);
 void sb_repro_close(sb_repro *r);
 
@@ -36,7 +36,7 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
 int sb_repro_session(const sb_session_runs *runs, const char *session_id, const json_t *doc, sb_buf *out,
                      sb_error *err);
 
-/* Renders templates/REL with data into out (escape as given). */
+/* Renders data/templates/REL with data into out (escape as given). */
 int sb_render_home(const char *rel, const json_t *data, sb_tpl_escape esc, sb_buf *out,
                    sb_error *err);
 

@@ -601,11 +601,12 @@ static int kind_add(sb_noise_kind *k, double change)
 
 /* Copies 0 and 1 of one provider in one session, round by round. */
 static int noise_paired(const double *a, const double *b, size_t n, const sb_noise_opts *o, sb_noise_kind *k,
-                        sb_error *err)
+                        double *ratio, sb_error *err)
 {
     sb_paired p;
     if (sb_paired_ratio(a, b, n, o->level, &p, err) != SB_OK)
         return SB_ERR;
+    *ratio = p.ratio;
     sb_paired_verdict v = sb_paired_judge(&p, o->paired_threshold);
     if (v == SB_PAIRED_SLOWER || v == SB_PAIRED_FASTER)
         k->flagged++;
@@ -644,16 +645,17 @@ static int unpaired_flags(const double *a, size_t na, const double *b, size_t nb
 }
 
 static int noise_unpaired(const double *a, size_t na, const double *b, size_t nb, const sb_noise_opts *o,
-                          sb_noise_kind *k, sb_error *err)
+                          sb_noise_kind *k, double *ratio, sb_error *err)
 {
     int flag;
+    *ratio = sb_median(b, nb) / sb_median(a, na);
     double *s = malloc(nb * sizeof *s);
     if (!s || unpaired_flags(a, na, b, nb, o, &flag) != 0) {
         free(s);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     k->flagged += (size_t)flag;
-    if (kind_add(k, fabs(sb_median(b, nb) / sb_median(a, na) - 1.0)) != 0) {
+    if (kind_add(k, fabs(*ratio - 1.0)) != 0) {
         free(s);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
@@ -681,6 +683,7 @@ typedef struct aa_pair {
     const double *a, *b;
     size_t na, nb;
     double change; /* |ratio - 1| */
+    double ratio;  /* b over a */
 } aa_pair;
 
 int sb_noise_same_card(int kind)
@@ -725,42 +728,57 @@ static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts
 /* Each comparison judged again with a threshold of its case's own, taken
  * from the comparisons of the same case, provider, SKU and relation of
  * cards in sessions other than its two (held out): the larger of the
- * kind's floor and 1.5 times the largest |ratio - 1| there. */
+ * kind's floor and 1.5 times sb_aa_change of their |ratio - 1|. What each
+ * comparison got goes to out->cmp[i] (the same order as v). */
 static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_noise_report *out, sb_error *err)
 {
-    for (size_t i = 0; i < n; i++) {
-        double most = -1.0;
+    double *held = malloc((n ? n : 1) * sizeof *held);
+    if (!held)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    int rc = SB_OK;
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        size_t nheld = 0;
         for (size_t j = 0; j < n; j++)
-            if (held_out_match(&v[i], &v[j]) && v[j].change > most)
-                most = v[j].change;
-        if (most < 0.0)
+            if (held_out_match(&v[i], &v[j]))
+                held[nheld++] = v[j].change;
+        sb_noise_cmp *c = &out->cmp[i];
+        c->threshold = NAN;
+        if (!nheld)
             continue;
+        sb_sort_ascending(held, nheld);
         sb_noise_kind *k = &out->kind[v[i].kind];
-        double thr = sb_aa_threshold(most, v[i].kind == SB_NOISE_SESSION ? o->paired_threshold : o->unpaired_threshold);
+        double thr = sb_aa_threshold(sb_aa_change(held, nheld),
+                                     v[i].kind == SB_NOISE_SESSION ? o->paired_threshold : o->unpaired_threshold);
         int flag, slower;
-        if (held_out_judge(&v[i], v[i].b, o, thr, &flag, &slower, err) != SB_OK)
-            return SB_ERR;
-        int let_go = v[i].ra->hold_timeouts > 0 || v[i].rb->hold_timeouts > 0;
+        if (held_out_judge(&v[i], v[i].b, o, thr, &flag, &slower, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
+        int let_go = c->let_go;
+        c->threshold = thr;
+        c->held_out = nheld;
+        c->flagged = flag;
         size_t *n_of = let_go ? &k->let_go_n : &k->derived_n;
         size_t *flagged = let_go ? &k->let_go_flagged : &k->derived_flagged;
         size_t *detected = let_go ? k->let_go_detected : k->derived_detected;
         (*n_of)++;
         *flagged += (size_t)flag;
         double *s = malloc((v[i].nb ? v[i].nb : 1) * sizeof *s);
-        if (!s)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        for (int j = 0; j < 4; j++) {
+        if (!s) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
+        for (int j = 0; j < 4 && rc == SB_OK; j++) {
             for (size_t r = 0; r < v[i].nb; r++)
                 s[r] = v[i].b[r] * (1.0 + sb_noise_shifts[j]);
-            if (held_out_judge(&v[i], s, o, thr, &flag, &slower, err) != SB_OK) {
-                free(s);
-                return SB_ERR;
-            }
+            rc = held_out_judge(&v[i], s, o, thr, &flag, &slower, err);
+            c->detected[j] = slower;
             detected[j] += (size_t)slower;
         }
         free(s);
     }
-    return SB_OK;
+    free(held);
+    return rc;
 }
 
 /* Keeps comparison v for the held-out pass and in out->cmp. */
@@ -775,7 +793,15 @@ static int aa_keep(aa_pair **aa, size_t *naa, const aa_pair *v, sb_noise_report 
     if (!nc)
         return sb_error_set(err, NULL, NULL, "out of memory");
     out->cmp = nc;
-    nc[out->ncmp++] = (sb_noise_cmp){v->kind, v->ra, v->rb, v->change};
+    nc[out->ncmp++] = (sb_noise_cmp){.kind = v->kind,
+                                     .a = v->ra,
+                                     .b = v->rb,
+                                     .change = v->change,
+                                     .ratio = v->ratio,
+                                     .spread_a = sb_relative_stdev(v->a, v->na),
+                                     .spread_b = sb_relative_stdev(v->b, v->nb),
+                                     .let_go = v->ra->hold_timeouts > 0 || v->rb->hold_timeouts > 0,
+                                     .threshold = NAN};
     return SB_OK;
 }
 
@@ -800,9 +826,10 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
             if (same_str(a->session_id, b->session_id)) {
                 if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2) {
                     sb_noise_kind *k = &out->kind[SB_NOISE_SESSION];
-                    rc = noise_paired(m.kernel[i], m.kernel[j], m.nk[i], o, k, err);
+                    double ratio = 1.0;
+                    rc = noise_paired(m.kernel[i], m.kernel[j], m.nk[i], o, k, &ratio, err);
                     aa_pair v = {SB_NOISE_SESSION, a, b, m.kernel[i], m.kernel[j], m.nk[i], m.nk[j],
-                                 rc == SB_OK ? k->abs_change[k->n - 1] : 0.0};
+                                 rc == SB_OK ? k->abs_change[k->n - 1] : 0.0, ratio};
                     if (rc == SB_OK)
                         rc = aa_keep(&aa, &naa, &v, out, err);
                 }
@@ -817,9 +844,10 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
             if (kind < 0)
                 continue;
             sb_noise_kind *k = &out->kind[kind];
-            rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, k, err);
+            double ratio = 1.0;
+            rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, k, &ratio, err);
             aa_pair v = {kind, a, b, m.kernel[i], m.kernel[j], m.nk[i], m.nk[j],
-                         rc == SB_OK ? k->abs_change[k->n - 1] : 0.0};
+                         rc == SB_OK ? k->abs_change[k->n - 1] : 0.0, ratio};
             if (rc == SB_OK)
                 rc = aa_keep(&aa, &naa, &v, out, err);
         }
@@ -835,6 +863,27 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
     for (int k = 0; k < SB_NOISE_KINDS; k++)
         if (out->kind[k].n)
             sb_sort_ascending(out->kind[k].abs_change, out->kind[k].n);
+    return SB_OK;
+}
+
+int sb_noise_sku_change(const sb_noise_report *r, const char *sku, int let_go, double *change, size_t *n,
+                        sb_error *err)
+{
+    *change = NAN;
+    *n = 0;
+    double *v = malloc((r->ncmp ? r->ncmp : 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < r->ncmp; i++) {
+        const sb_noise_cmp *c = &r->cmp[i];
+        if (c->kind == SB_NOISE_SKU && c->let_go == let_go && same_str(c->a->sku, sku))
+            v[(*n)++] = c->change;
+    }
+    if (*n) {
+        sb_sort_ascending(v, *n);
+        *change = sb_aa_change(v, *n);
+    }
+    free(v);
     return SB_OK;
 }
 

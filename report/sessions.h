@@ -32,7 +32,7 @@ typedef struct sb_session_pair {
 
 /* The words of a pair's verdict, said of the target against its baseline
  * (docs/CLAIMS.md, rule 8): one case ("win") and a count of cases
- * ("wins"), indexed by sb_paired_verdict. templates/verdicts.csv holds
+ * ("wins"), indexed by sb_paired_verdict. data/templates/verdicts.csv holds
  * them; every report, packet and page takes them from here. */
 extern const char *const sb_verdict_one[4];
 extern const char *const sb_verdict_many[4];
@@ -184,8 +184,8 @@ typedef struct sb_noise_kind {
      * on the same relation of cards (one card: this kind and the other
      * same-card kind; two cards) in sessions other than its two: the
      * larger of the kind's threshold (paired_threshold for the paired
-     * kind, unpaired_threshold for the others) and 1.5 times the largest
-     * |ratio - 1| seen there. Comparisons with no such held-out
+     * kind, unpaired_threshold for the others) and 1.5 times the 95th
+     * percentile of their |ratio - 1| (sb_aa_change, model/stats.h). Comparisons with no such held-out
      * comparison are not counted; nor are those where either run's
      * held launch was let go in a round (hold_timeouts > 0: the op
      * waited on the host, so its "kernel time" holds the wait), which
@@ -195,11 +195,24 @@ typedef struct sb_noise_kind {
 } sb_noise_kind;
 extern const double sb_noise_shifts[4];
 /* One A/A comparison: its kind, its two runs (b is the later copy or
- * session) and |ratio - 1| of their kernel times. */
+ * session), |ratio - 1| of their kernel times and how its held-out
+ * judgement went. */
 typedef struct sb_noise_cmp {
     int kind;
     const sb_session_run *a, *b;
     double change;
+    double ratio; /* b over a: the paired ratio, or the ratio of the sides' medians */
+    /* the spread of each side's round medians (sb_relative_stdev) */
+    double spread_a, spread_b;
+    /* 1: a run's held launch was let go in a round (hold_timeouts > 0) */
+    int let_go;
+    /* The held-out judgement: the threshold (NAN: no held-out comparison,
+     * the rest unset), the comparisons it was taken from, whether it was
+     * flagged, and whether it said slower with b's samples made slower by
+     * each of sb_noise_shifts. */
+    double threshold;
+    size_t held_out;
+    int flagged, detected[4];
 } sb_noise_cmp;
 typedef struct sb_noise_report {
     sb_noise_kind kind[SB_NOISE_KINDS];
@@ -209,6 +222,12 @@ typedef struct sb_noise_report {
 /* 1 for the kinds on one card (SB_NOISE_SESSION, SB_NOISE_CARD). */
 int sb_noise_same_card(int kind);
 int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noise_report *out, sb_error *err);
+/* The A/A change (sb_aa_change) of r's comparisons across two cards of
+ * sku whose hold was let go (let_go 1) or held (0), and how many there
+ * are: the cross-card noise `report regressions` gives a step of that
+ * SKU and hold without A/A runs of its case. *n 0: none (*change NAN). */
+int sb_noise_sku_change(const sb_noise_report *r, const char *sku, int let_go, double *change, size_t *n,
+                        sb_error *err);
 void sb_noise_report_free(sb_noise_report *r);
 const char *sb_noise_kind_name(int kind);
 

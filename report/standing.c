@@ -1,4 +1,4 @@
-/* standing.c - the generated tables of docs/KERNELS.md (standing.h). */
+/* standing.c - the generated tables of KERNELS.md (standing.h). */
 #include "standing.h"
 
 #include <jansson.h>
@@ -225,7 +225,7 @@ static void pair_stats_of(sb_standing *s, const sb_pick *picks, size_t np, const
 }
 
 /* The project's passing cases against the card's copy ceiling: model
- * bytes over call time, as docs/EVIDENCE.md's "% copy". */
+ * bytes over call time, as out/EVIDENCE.md's "% copy". */
 typedef struct copy_stats {
     size_t n, at;             /* cases with bytes and a time; of them at or above the threshold */
     double lowest;            /* NAN when n == 0 */

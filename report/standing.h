@@ -1,5 +1,6 @@
-/* standing.h - the generated tables of docs/KERNELS.md (`solbook report
- * standing`, docs/REPORTS.md): the project's kernels against Liger-Kernel,
+/* standing.h - the generated tables of KERNELS.md (`solbook report
+ * standing`, docs/REPORTS.md; the main job fills them into out/KERNELS.md,
+ * a copy of the hand-written docs/KERNELS.md): the project's kernels against Liger-Kernel,
  * the Hugging Face code and torch.compile, against the project's eager
  * reference, and against the copy ceiling and torch.compile in the
  * memory-bound presets. A speedup of one provider over another is paired

@@ -7,7 +7,7 @@
  * beside them the op-level speedups of the kernels each patch swaps in
  * (Liger over Hugging Face on that SKU, from the newest result of every
  * case), which are never applied to the step. Wording:
- * templates/training.md.tmpl (docs/TRAINING.md says what is compared).
+ * data/templates/training.md.tmpl (docs/TRAINING.md says what is compared).
  */
 #ifndef SOLBOOK_REPORT_TRAINING_H
 #define SOLBOOK_REPORT_TRAINING_H

@@ -257,9 +257,10 @@ static int cmp_change(const void *a, const void *b)
 
 /* The opening table: per op x mode x dtype and SKU, the project's kernels
  * over each baseline in the newest session that pairs them (the other
- * sessions' figures are in the appendix), one cell a baseline; returns
- * the rows written. */
-static size_t summary_table(const sb_session_headlines *h, sb_buf *out)
+ * sessions' figures are in the appendix), one cell a baseline, the first
+ * max_rows rows and a line saying how many more the appendix holds;
+ * returns the rows of the whole table. */
+static size_t summary_table(const sb_session_headlines *h, size_t max_rows, sb_buf *out)
 {
     const char *bases[8];
     size_t nb = 0;
@@ -298,6 +299,8 @@ static size_t summary_table(const sb_session_headlines *h, sb_buf *out)
         }
         if (!first)
             continue;
+        if (rows++ >= max_rows)
+            continue;
         const char *cells[] = {g->op, g->mode, g->dtype, g->sku};
         sb_buf_puts(out, "|");
         for (size_t k = 0; k < 4; k++) {
@@ -320,17 +323,21 @@ static size_t summary_table(const sb_session_headlines *h, sb_buf *out)
         }
         sb_buf_printf(out, " %s |\n", sb_buf_str(&sessions));
         sb_buf_free(&sessions);
-        rows++;
     }
     sb_buf_puts(out, "\n");
+    if (rows > max_rows)
+        sb_buf_printf(out, "%zu more row%s of this table, past the writeup's limits, are in the appendix "
+                           "(Geomean speedups).\n\n",
+                      rows - max_rows, rows - max_rows == 1 ? "" : "s");
     return rows;
 }
 
 /* What the week measured on each SKU, for the opening lines: its runs,
  * its measuring sessions and the distinct GPUs they ran on (from the
  * session runs h read), e.g. "h100-sxm5-80gb (NVIDIA H100 80GB HBM3):
- * 312 runs, 9 measuring sessions on 4 GPUs". */
-static int measured_cards(const sb_result_set *week, const sb_session_headlines *h, sb_buf *out, size_t *nsessions)
+ * 312 runs, 9 measuring sessions on 4 GPUs"), one Markdown string a
+ * SKU appended to items. */
+static int measured_cards(const sb_result_set *week, const sb_session_headlines *h, json_t *items, size_t *nsessions)
 {
     *nsessions = 0;
     size_t n = week->n, nsku = 0;
@@ -377,14 +384,16 @@ static int measured_cards(const sb_result_set *week, const sb_session_headlines 
                 gpus[ngpu++] = r->gpu_uuid;
         }
         ngpu = sorted_names(gpus, ngpu);
-        sb_buf_puts(out, k ? "; " : "");
-        sb_enc_md_text(out, sku[k], SB_TEXT_NAME_MAX);
-        sb_buf_puts(out, " (");
-        sb_enc_md_text(out, gpu_name, SB_TEXT_NAME_MAX);
-        sb_buf_printf(out, "): %zu run%s", runs, runs == 1 ? "" : "s");
+        sb_buf one = SB_BUF_INIT;
+        sb_enc_md_text(&one, sku[k], SB_TEXT_NAME_MAX);
+        sb_buf_puts(&one, " (");
+        sb_enc_md_text(&one, gpu_name, SB_TEXT_NAME_MAX);
+        sb_buf_printf(&one, "): %zu run%s", runs, runs == 1 ? "" : "s");
         if (sessions)
-            sb_buf_printf(out, ", %zu measuring session%s on %zu GPU%s", sessions, sessions == 1 ? "" : "s", ngpu,
+            sb_buf_printf(&one, ", %zu measuring session%s on %zu GPU%s", sessions, sessions == 1 ? "" : "s", ngpu,
                           ngpu == 1 ? "" : "s");
+        json_array_append_new(items, json_string_nocheck(sb_buf_str(&one)));
+        sb_buf_free(&one);
     }
     free(ids);
     free(sku);
@@ -685,8 +694,10 @@ static void card_changes(const sb_rg_list *rg, const sb_rg_opts *o, const char *
  * in the appendix): one row per table and card, in at most 8 columns:
  * the cases, the geomean speedup over each baseline, fused's share of
  * the ceiling that fits the op and the time over the first card's beside
- * the copy-bound ratio; then a note for each share over 100%. */
-static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, sb_buf *out, sb_error *err)
+ * the copy-bound ratio; then a note for each share over 100%. The first
+ * max_rows rows, and a line saying how many more the appendix holds. */
+static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, size_t max_rows, sb_buf *out,
+                        sb_error *err)
 {
     if (xa->n == 0)
         return SB_OK;
@@ -695,6 +706,7 @@ static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa
         return SB_ERR;
     json_t *notes = json_array();
     int rc = SB_OK;
+    size_t rows = 0;
     sb_buf_puts(out, "| op | mode | dtype | card | cases | geomean speedup | fused, share of ceiling | time over "
                      "the first card (copy-bound) |\n| --- | --- | --- | --- | ---: | --- | --- | --- |\n");
     for (size_t i = 0; i < xa->n && rc == SB_OK; i++) {
@@ -705,6 +717,8 @@ static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa
             break;
         }
         for (size_t c = 0; c < t->ncards && rc == SB_OK; c++) {
+            if (rows++ >= max_rows)
+                continue;
             size_t n = 0;
             for (size_t r = 0; r < t->nrows; r++)
                 if (t->rows[r].cell[c].run)
@@ -742,6 +756,10 @@ static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa
         }
         free(runs);
     }
+    if (rows > max_rows)
+        sb_buf_printf(out, "\n%zu more row%s, past the writeup's limits, are in the appendix (Cross-arch "
+                           "tables).\n",
+                      rows - max_rows, rows - max_rows == 1 ? "" : "s");
     if (json_array_size(notes))
         sb_buf_puts(out, "\n");
     for (size_t i = 0; i < json_array_size(notes); i++) {
@@ -931,6 +949,214 @@ done:
     return rc;
 }
 
+/* ---- the writeup within its limits ------------------------------------ */
+
+/* The writeup's lists in full, each most important first: what
+ * fit_writeup cuts when the whole writeup would pass its limits. */
+typedef struct writeup_lists {
+    json_t *changes, *environment, *plots; /* objects, as the template takes them */
+    json_t *cards;                         /* Markdown strings (measured_cards) */
+    json_t *ops, *new_ops, *new_skus;      /* names */
+} writeup_lists;
+
+static void lists_free(writeup_lists *l)
+{
+    json_t *all[] = {l->changes, l->environment, l->plots, l->cards, l->ops, l->new_ops, l->new_skus};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        json_decref(all[i]);
+}
+
+/* Appends v to the array of names when it is not there yet. */
+static void names_add(json_t *names, const char *v)
+{
+    if (!v || !*v)
+        return;
+    for (size_t i = 0; i < json_array_size(names); i++)
+        if (!strcmp(json_string_value(json_array_get(names, i)), v))
+            return;
+    json_array_append_new(names, json_string_nocheck(v));
+}
+
+/* d[key]: the first cap entries of full; d[key_more]: how many are left
+ * out, which is returned. */
+static size_t show_first(json_t *d, const char *key, const json_t *full, size_t cap)
+{
+    json_t *a = json_array();
+    size_t n = json_array_size(full);
+    for (size_t i = 0; i < n && i < cap; i++)
+        json_array_append(a, json_array_get(full, i));
+    json_object_set_new(d, key, a);
+    char more[64];
+    snprintf(more, sizeof more, "%s_more", key);
+    size_t left = n > cap ? n - cap : 0;
+    json_object_set_new(d, more, json_integer((json_int_t)left));
+    return left;
+}
+
+/* d[key]: the first cap strings of full (at least one) joined by sep, as
+ * many as fit in SB_TEXT_NOTE_MAX bytes, where the Markdown escaping of a
+ * template value would cut the text unsaid; d[key_more]: how many are
+ * left out, which is returned. */
+static size_t join_first(json_t *d, const char *key, const json_t *full, size_t cap, const char *sep)
+{
+    sb_buf b = SB_BUF_INIT;
+    size_t n = json_array_size(full);
+    if (cap < 1)
+        cap = 1;
+    size_t shown = 0;
+    for (; shown < n && shown < cap; shown++) {
+        const char *v = json_string_value(json_array_get(full, shown));
+        if (shown && b.len + strlen(sep) + strlen(v) > SB_TEXT_NOTE_MAX)
+            break;
+        sb_buf_puts(&b, shown ? sep : "");
+        sb_buf_puts(&b, v);
+    }
+    json_object_set_new(d, key, json_string_nocheck(sb_buf_str(&b)));
+    sb_buf_free(&b);
+    char more[64];
+    snprintf(more, sizeof more, "%s_more", key);
+    size_t left = n - shown;
+    json_object_set_new(d, more, json_integer((json_int_t)left));
+    return left;
+}
+
+static json_int_t int_of(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+/* A card's weight on the first screen: its regressions, improvements,
+ * new wins and new losses this week. */
+static json_int_t card_weight(const json_t *card)
+{
+    return int_of(card, "regressions") + int_of(card, "improvements") + int_of(card, "new_wins") +
+           int_of(card, "new_losses");
+}
+
+typedef struct ranked {
+    json_t *v;
+    json_int_t weight;
+    size_t at;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->weight != y->weight)
+        return x->weight < y->weight ? 1 : -1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Orders the objects of arr by weight, heaviest first, keeping the order
+ * they came in among equals. */
+static void rank_by(json_t *arr, json_int_t (*weight)(const json_t *))
+{
+    size_t n = json_array_size(arr);
+    ranked *r = malloc((n + 1) * sizeof *r);
+    if (!r)
+        return; /* left in SKU order */
+    for (size_t i = 0; i < n; i++)
+        r[i] = (ranked){json_incref(json_array_get(arr, i)), weight(json_array_get(arr, i)), i};
+    qsort(r, n, sizeof *r, cmp_ranked);
+    json_array_clear(arr);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, r[i].v);
+    free(r);
+}
+
+static json_int_t env_weight(const json_t *row)
+{
+    return int_of(row, "runs");
+}
+
+/* Renders weekly.md.tmpl into md with at most cap entries of each list
+ * (at least one name of each list of names); *left gets the entries left
+ * out in all. */
+static int render_capped(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, const sb_session_headlines *paired,
+                         const writeup_lists *l, size_t cap, json_t *d, sb_buf *md, size_t *left, sb_error *err)
+{
+    *left = show_first(d, "changes", l->changes, cap) + show_first(d, "environment", l->environment, cap) +
+            show_first(d, "plots", l->plots, cap) + join_first(d, "measured_cards", l->cards, cap, "; ") +
+            join_first(d, "measured_ops", l->ops, cap, ", ") + join_first(d, "new_ops", l->new_ops, cap, ", ") +
+            join_first(d, "new_skus", l->new_skus, cap, ", ");
+    sb_buf t = SB_BUF_INIT;
+    size_t rows = summary_table(paired, cap, &t);
+    *left += rows > cap ? rows - cap : 0;
+    sb_tpl_set_str(d, "paired_md", sb_buf_str(&t));
+    sb_buf_reset(&t);
+    size_t xrows = 0;
+    for (size_t i = 0; i < xa->n; i++)
+        xrows += xa->v[i].ncards;
+    *left += xrows > cap ? xrows - cap : 0;
+    int rc = cross_digest(db, skus, xa, cap, &t, err);
+    if (rc == SB_OK) {
+        sb_tpl_set_str(d, "cross_tables", sb_buf_str(&t));
+        sb_buf_reset(md);
+        rc = sb_render_home("weekly.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, md, err);
+    }
+    sb_buf_free(&t);
+    return rc;
+}
+
+static int within_limits(const sb_buf *md)
+{
+    return md->len <= SB_WEEKLY_MAX_BYTES && count_lines(md) <= SB_WEEKLY_MAX_LINES;
+}
+
+/* The writeup in md, within SB_WEEKLY_MAX_BYTES and SB_WEEKLY_MAX_LINES
+ * whatever the week holds: whole when it fits, else with each list cut
+ * to its first N entries, N the largest that fits (one figure for every
+ * list, so none is emptied while another stays long). A cut writeup
+ * puts first the cards with the most regressions, improvements and new
+ * wins and losses, and in the table of cards those with the most runs;
+ * the other lists keep the appendix's order. Each cut list says how many entries it left
+ * out and where they are; *left_out gets the sum. */
+static int fit_writeup(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, const sb_session_headlines *paired,
+                       const writeup_lists *l, const char *week, json_t *d, sb_buf *md, size_t *left_out,
+                       sb_error *err)
+{
+    size_t left;
+    *left_out = 0;
+    if (render_capped(db, skus, xa, paired, l, SIZE_MAX, d, md, &left, err) != SB_OK)
+        return SB_ERR;
+    if (within_limits(md))
+        return SB_OK;
+    rank_by(l->changes, card_weight);
+    rank_by(l->environment, env_weight);
+    /* the longest list bounds the search: a cap at its length cuts nothing */
+    const json_t *lists[] = {l->changes, l->environment, l->plots, l->cards, l->ops, l->new_ops, l->new_skus};
+    sb_buf scratch = SB_BUF_INIT;
+    size_t hi = summary_table(paired, 0, &scratch), lo = 0;
+    sb_buf_free(&scratch);
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if (json_array_size(lists[i]) > hi)
+            hi = json_array_size(lists[i]);
+    for (size_t i = 0, x = 0; i < xa->n; i++)
+        if ((x += xa->v[i].ncards) > hi)
+            hi = x;
+    if (render_capped(db, skus, xa, paired, l, 0, d, md, &left, err) != SB_OK)
+        return SB_ERR;
+    if (!within_limits(md))
+        return sb_error_set(err, NULL, NULL,
+                            "the %s writeup would be %zu bytes and %zu lines with every list cut "
+                            "(limits: %d bytes, %d lines)",
+                            week, md->len, count_lines(md), SB_WEEKLY_MAX_BYTES, SB_WEEKLY_MAX_LINES);
+    /* lo fits, hi does not */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (render_capped(db, skus, xa, paired, l, mid, d, md, &left, err) != SB_OK)
+            return SB_ERR;
+        if (within_limits(md))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (render_capped(db, skus, xa, paired, l, lo, d, md, &left, err) != SB_OK)
+        return SB_ERR;
+    *left_out = left;
+    return SB_OK;
+}
+
 int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_error *err)
 {
@@ -969,6 +1195,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     size_t ngroups = 0;
     const sb_result **cited = NULL;
     const sb_rg_row **chg = NULL;
+    writeup_lists lists = {NULL, NULL, NULL, json_array(), json_array(), json_array(), json_array()};
 
     sb_result_filter f = {0};
     f.has_range = 1;
@@ -1076,22 +1303,16 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             in_sessions += sess.v[i].session_id != NULL;
         json_object_set_new(d, "session_runs", json_integer((json_int_t)in_sessions));
         json_object_set_new(d, "result_runs", json_integer((json_int_t)(sess.n - in_sessions)));
-        sb_buf_reset(&tmp);
-        if (measured_cards(&sess, &paired, &tmp, &nsessions) != 0) {
+        if (measured_cards(&sess, &paired, lists.cards, &nsessions) != 0) {
             sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
         }
-        sb_tpl_set_str(d, "measured_cards", sb_buf_str(&tmp));
         char phrase[64];
         snprintf(phrase, sizeof phrase, "%zu measuring session%s", nsessions, nsessions == 1 ? "" : "s");
         sb_tpl_set_str(d, "sessions", phrase);
-        sb_buf_reset(&tmp);
-        for (size_t i = 0; i < sess.n; i++) {
-            size_t before = tmp.len;
-            add_distinct(&tmp, sess.v[i].op);
-            ops += tmp.len > before;
-        }
-        sb_tpl_set_str(d, "measured_ops", sb_buf_str(&tmp));
+        for (size_t i = 0; i < sess.n; i++)
+            names_add(lists.ops, sess.v[i].op);
+        ops = json_array_size(lists.ops);
         char op_phrase[64];
         snprintf(op_phrase, sizeof op_phrase, "%zu op%s", ops, ops == 1 ? "" : "s");
         sb_tpl_set_str(d, "measured_op_count", op_phrase);
@@ -1175,21 +1396,16 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         }
         size_t nops_before = sorted_names(ops_before, nbefore);
         size_t nskus_before = sorted_names(skus_before, nbefore);
-        sb_buf ops = SB_BUF_INIT, cards = SB_BUF_INIT;
         for (size_t i = 0; i < sess.n; i++) {
             const sb_result *r = &sess.v[i];
             if (!sorted_has(ops_before, nops_before, r->op))
-                add_distinct(&ops, r->op);
+                names_add(lists.new_ops, r->op);
             if (!sorted_has(skus_before, nskus_before, r->sku))
-                add_distinct(&cards, r->sku);
+                names_add(lists.new_skus, r->sku);
         }
         free(ops_before);
         free(skus_before);
         sb_results_free(&both);
-        sb_tpl_set_str(d, "new_ops", sb_buf_str(&ops));
-        sb_tpl_set_str(d, "new_skus", sb_buf_str(&cards));
-        sb_buf_free(&ops);
-        sb_buf_free(&cards);
     }
 
     json_object_set_new(d, "environment", env_rows(&sess, &tr));
@@ -1202,8 +1418,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     /* the paired headline: the project's kernels in the writeup, every
      * provider in the appendix */
     sb_buf_reset(&tmp);
-    size_t summary_rows = summary_table(&paired, &tmp);
-    sb_tpl_set_str(d, "paired_md", sb_buf_str(&tmp));
+    size_t summary_rows = summary_table(&paired, SIZE_MAX, &tmp);
     json_object_set_new(d, "has_paired", json_boolean(summary_rows > 0));
     json_object_set_new(d, "paired_count", json_integer((json_int_t)paired.n));
     json_object_set_new(ad, "has_paired", json_boolean(paired.n > 0));
@@ -1456,20 +1671,15 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     }
 
     /* the writeup within its limits: the cross-arch tables as one row per
-     * table and card (every case is in the appendix) */
-    sb_buf_reset(&tmp);
-    if (cross_digest(db, skus, &xa, &tmp, err) != SB_OK)
+     * table and card (every case is in the appendix), every list cut
+     * where the whole would not fit */
+    lists.changes = json_incref(json_object_get(d, "changes"));
+    lists.environment = json_incref(json_object_get(d, "environment"));
+    lists.plots = json_incref(json_object_get(d, "plots"));
+    if (fit_writeup(db, skus, &xa, &paired, &lists, week, d, &md, &sum->left_out, err) != SB_OK)
         goto done;
-    sb_tpl_set_str(d, "cross_tables", sb_buf_str(&tmp));
-    sb_buf_reset(&md);
-    if (sb_render_home("weekly.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &md, err) != SB_OK)
-        goto done;
-    if (md.len > SB_WEEKLY_MAX_BYTES || count_lines(&md) > SB_WEEKLY_MAX_LINES) {
-        sb_error_set(err, NULL, NULL, "the %s writeup would be %zu bytes and %zu lines (limits: %d bytes, %d lines)",
-                     week, md.len, count_lines(&md), SB_WEEKLY_MAX_BYTES, SB_WEEKLY_MAX_LINES);
-        goto done;
-    }
-    /* what the writeup names must come from its runs, with no local path */
+    /* what the writeup names must come from its runs, and no file of it
+     * may name the staging folder it is written into */
     cited = calloc(spec.n + sess.n + 2 * rg.n + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -1488,7 +1698,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             cited[ncited++] = rg.v[i].new_run;
         }
     {
-        const char *paths[] = {o->out_dir, o->db_label, NULL};
+        const char *paths[] = {stage.stage, NULL};
         sb_claims claims = {0};
         writeup_claims(&paired, &xa, picks, npicks, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
@@ -1550,6 +1760,7 @@ done:
     sb_buf_free(&html);
     sb_buf_free(&app);
     sb_buf_free(&script);
+    lists_free(&lists);
     json_decref(d);
     json_decref(ad);
     sb_repro_close(rp);

@@ -2,7 +2,7 @@
  * Markdown), its SVG plots, and DIR/YYYY-Www.html rendered from the
  * Markdown with cmark-gfm (table, strikethrough, autolink, tagfilter).
  * DIR/YYYY-Www-appendix.md holds the full tables and commands.
- * Wording: templates/weekly.md.tmpl, weekly-appendix.md.tmpl and
+ * Wording: data/templates/weekly.md.tmpl, weekly-appendix.md.tmpl and
  * weekly.html.tmpl.
  * Runs belong to the ISO week of provenance.finished_at (UTC).
  */
@@ -20,7 +20,9 @@
 
 /* The provider of the cross-arch tables: the project's own kernels. */
 #define SB_WEEKLY_SUBJECT SB_PROJECT_PROVIDER
-/* Limits of the writeup (the appendix has none). */
+/* Limits of the writeup (the appendix has none): a week whose whole
+ * writeup would pass them gets its lists cut to fit, each saying how
+ * many entries the appendix holds besides (docs/REPORTS.md). */
 #define SB_WEEKLY_MAX_BYTES 65536
 #define SB_WEEKLY_MAX_LINES 300
 /* Speedup plots shown in the writeup besides the rooflines. */
@@ -49,6 +51,7 @@ typedef struct sb_weekly_opts {
 typedef struct sb_weekly_summary {
     size_t runs, passing, failed, skipped, training, plots, regressions, improvements;
     size_t md_bytes, md_lines;
+    size_t left_out; /* list entries past the writeup's limits, in the appendix only */
     char md_path[4096], html_path[4096], appendix_path[4096], reproduce_path[4096];
 } sb_weekly_summary;
 

@@ -70,7 +70,7 @@ static int copy_asset(site_ctx *c, const char *name, sb_error *err)
 {
     char rel[256], path[4096];
     snprintf(rel, sizeof rel, "templates/site/%s", name);
-    if (sb_home_path(path, sizeof path, rel, err) != SB_OK)
+    if (sb_data_path(path, sizeof path, rel, err) != SB_OK)
         return SB_ERR;
     char *data = NULL;
     size_t len = 0;
@@ -204,9 +204,9 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     /* The data files are checked before anything is written. */
     {
         char rp[4096], lp[4096];
-        if (!o->roadmap_path && sb_home_path(rp, sizeof rp, "docs/roadmap.json", err) != SB_OK)
+        if (!o->roadmap_path && sb_data_path(rp, sizeof rp, "roadmap.json", err) != SB_OK)
             goto done;
-        if (!o->ledger_path && sb_home_path(lp, sizeof lp, "docs/contributions.csv", err) != SB_OK)
+        if (!o->ledger_path && sb_data_path(lp, sizeof lp, "contributions.csv", err) != SB_OK)
             goto done;
         if (sb_site_check_roadmap(o->roadmap_path ? o->roadmap_path : rp, err) != SB_OK ||
             sb_site_check_ledger(o->ledger_path ? o->ledger_path : lp, err) != SB_OK)

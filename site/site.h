@@ -13,7 +13,7 @@
  * same bytes: no build time anywhere, everything sorted), needs no network
  * (no external fonts, styles or scripts) and reads with JavaScript off.
  * Every string from the database or a data file is HTML-escaped; page
- * wording and markup are templates in templates/site/.
+ * wording and markup are templates in data/templates/site/.
  */
 #ifndef SOLBOOK_SITE_SITE_H
 #define SOLBOOK_SITE_SITE_H

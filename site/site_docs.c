@@ -1,6 +1,6 @@
 /* site_docs.c - the pages not built from result rows alone: weekly
  * writeups and packets (rendered by report/), the promoted-kernel registry
- * (forge), the contributions ledger and the roadmap (data files in docs/,
+ * (forge), the contributions ledger and the roadmap (data files in data/,
  * formats in docs/SITE.md). */
 #include <dirent.h>
 #include <errno.h>
@@ -305,7 +305,7 @@ static void data_path(const char *given, const char *rel, char *buf, size_t size
     sb_error e;
     if (given)
         snprintf(buf, size, "%s", given);
-    else if (sb_home_path(buf, size, rel, &e) != SB_OK)
+    else if (sb_data_path(buf, size, rel, &e) != SB_OK)
         snprintf(buf, size, "%s", rel);
 }
 
@@ -323,7 +323,7 @@ static void cited_run(void *ctx, long long id)
 int site_build_ledger(site_ctx *c, sb_error *err)
 {
     char path[4096];
-    data_path(c->o->ledger_path, "docs/contributions.csv", path, sizeof path);
+    data_path(c->o->ledger_path, "contributions.csv", path, sizeof path);
     ledger l;
     if (load_ledger(path, &l, err) != SB_OK)
         return SB_ERR;
@@ -378,7 +378,7 @@ done:
 int site_build_roadmap(site_ctx *c, sb_error *err)
 {
     char path[4096];
-    data_path(c->o->roadmap_path, "docs/roadmap.json", path, sizeof path);
+    data_path(c->o->roadmap_path, "roadmap.json", path, sizeof path);
     json_t *doc = NULL;
     if (load_roadmap(path, &doc, err) != SB_OK)
         return SB_ERR;
@@ -769,7 +769,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
 int site_build_packets(site_ctx *c, sb_error *err)
 {
     char path[4096];
-    data_path(c->o->ledger_path, "docs/contributions.csv", path, sizeof path);
+    data_path(c->o->ledger_path, "contributions.csv", path, sizeof path);
     ledger l;
     if (load_ledger(path, &l, err) != SB_OK)
         return SB_ERR;
@@ -914,7 +914,7 @@ int site_build_registry(site_ctx *c, sb_error *err)
         src = NULL;
     }
     c->sum->kernels = json_array_size(kernels);
-    /* the columns of templates/site/registry.html.tmpl */
+    /* the columns of data/templates/site/registry.html.tmpl */
     static const char *const cols[] = {"kernel_id", "op", "sku", "dtype", "shapes", "language",
                                        "speedup_geomean", "speedup_min", "min_speedup",
                                        "status", "evidence_level", "gpu_name", "commit",

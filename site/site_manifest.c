@@ -139,7 +139,7 @@ static int build_key(const site_ctx *c, char key[SITE_FP_SIZE], sb_error *err)
     sb_buf_printf(&in, "exe %s\n", hex);
     for (size_t i = 0; TEMPLATES[i]; i++) {
         char path[4096];
-        if (sb_home_path(path, sizeof path, TEMPLATES[i], err) != SB_OK ||
+        if (sb_data_path(path, sizeof path, TEMPLATES[i], err) != SB_OK ||
             sb_sha256_file_hex(path, hex, err) != SB_OK) {
             sb_buf_free(&in);
             return SB_ERR;

@@ -10,8 +10,8 @@ typedef struct sb_site_opts {
     const char *db_path;        /* the database (read only) */
     const char *db_label;       /* how commands on the pages name it (NULL: db_path) */
     const char *out_dir;        /* must not exist, be empty, or hold an earlier site */
-    const char *roadmap_path;   /* NULL: SOLBOOK_HOME/docs/roadmap.json */
-    const char *ledger_path;    /* NULL: SOLBOOK_HOME/docs/contributions.csv */
+    const char *roadmap_path;   /* NULL: SOLBOOK_HOME/data/roadmap.json */
+    const char *ledger_path;    /* NULL: SOLBOOK_HOME/data/contributions.csv */
     const char *kernels_path;   /* verified_kernels.json; NULL: the forge_kernels table */
     const char *gate_arches;    /* NULL: "a100,h100,h200" */
     size_t page_rows;           /* rows per page of run lists and histories; 0: 200 */

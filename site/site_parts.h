@@ -54,8 +54,8 @@ typedef struct site_ctx {
     sb_db *db;
     const sb_snapshot *snap;   /* the cards' calibrations, shared read-only by the clones */
     sb_sku_table *skus;
-    sb_template *layout;       /* templates/site/layout.html.tmpl */
-    sb_template *runs_page;    /* templates/site/runs-page.html.tmpl */
+    sb_template *layout;       /* data/templates/site/layout.html.tmpl */
+    sb_template *runs_page;    /* data/templates/site/runs-page.html.tmpl */
     json_t *layout_data;       /* reused for every page */
     sb_result_set set;         /* every result run */
     sb_result_set session_set; /* every run of measuring sessions (the weekly writeups) */
@@ -113,7 +113,7 @@ int site_take_over(site_ctx *c, const char *rel, int *found, sb_error *err);
 int site_page(site_ctx *c, const char *rel, int depth, const char *nav, const char *title,
               const sb_buf *body, sb_error *err);
 
-/* Appends templates/site/NAME rendered with data, every {{value}}
+/* Appends data/templates/site/NAME rendered with data, every {{value}}
  * HTML-escaped (the page wording is in the template; data never becomes
  * markup). */
 int site_render(const char *name, const json_t *data, sb_buf *out, sb_error *err);
@@ -215,7 +215,7 @@ int site_case_cmp(const site_case *a, const site_case *b);
 void site_params_text(const char *params_json, sb_buf *out);
 
 /* Speedup by shape of op (on one SKU, or every SKU when sku is NULL):
- * the section rendered from templates/site/speedup.html.tmpl into out
+ * the section rendered from data/templates/site/speedup.html.tmpl into out
  * (site_speedup.c). */
 int site_speedup_section(const site_ctx *c, const char *op, const char *sku, sb_buf *out, sb_error *err);
 

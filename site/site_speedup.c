@@ -125,7 +125,7 @@ static size_t *sorted_pairs(const sb_session_report *r, const sb_session_group *
     return v;
 }
 
-static const char *const *const VERDICT = sb_verdict_one; /* templates/verdicts.csv */
+static const char *const *const VERDICT = sb_verdict_one; /* data/templates/verdicts.csv */
 
 /* A chart row's label; the params too where the group's rows differ in
  * them (the table beside the chart always shows them). */

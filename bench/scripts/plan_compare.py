@@ -14,7 +14,7 @@ CASES: one solbench command line a line, without the program, e.g.
 Writes DIR/<case>-<plan>-r<round>.json (solbench results, which record the
 plan they ran in run_params) and DIR/torch/ (torch_ops.py results), and
 prints per case and plan the median over all rounds' samples, the % of the
-STREAM copy of --calibration (as docs/EVIDENCE.md counts it; without
+STREAM copy of --calibration (as out/EVIDENCE.md counts it; without
 --calibration "% ceil", the result's pct_measured_ceiling: the best of the
 calibration's bandwidth probes, add or triad, 1-4% above the copy), the
 time against the first plan and against torch.compile.

@@ -17,13 +17,16 @@ from the same model). Every step sees the same seeded random tokens in both
 modes, so their losses can be compared: --check-against reads the other
 mode's file and fails the run when the first --check-steps losses differ by
 more than --loss-atol + --loss-rtol x |loss|. bench/train/run_llama_fsdp.sh is
-the launcher (environment, torchrun, an overall time limit). docs/TRAINING.md
+the launcher (environment, torchrun, an overall time limit);
+bench/train/run_training_session.sh launches both modes in interleaved rounds
+of one session, each launch naming it with --session-*. docs/TRAINING.md
 says what is measured and why."""
 import argparse
 import datetime
 import json
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -103,6 +106,13 @@ def parse_args(argv):
                     help="a collective that waits longer ends the run (NCCL watchdog)")
     ap.add_argument("--time-limit-s", type=int, default=0,
                     help="the whole run gives up (exit 3) after this; 0: no limit")
+    ap.add_argument("--session-id", metavar="HEX32",
+                    help="the training session this launch belongs to (run_training_session.sh sets it)")
+    ap.add_argument("--session-round", type=int, metavar="R", help="the session's round of this launch, from 0")
+    ap.add_argument("--session-position", type=int, metavar="P", help="this launch's place in its round, from 0")
+    ap.add_argument("--session-order", metavar="ORDER",
+                    help="every round's modes in launch order, rounds split by '/', modes by ','"
+                         " (baseline,liger/liger,baseline)")
     ap.add_argument("--solbook", help="solbook program for the provenance (default: found)")
     ap.add_argument("--out", required=True, help="training file rank 0 writes")
     a = ap.parse_args(argv)
@@ -115,7 +125,33 @@ def parse_args(argv):
         ap.error("--warmup-steps and --time-limit-s must not be negative")
     if a.check_against and a.check_steps > a.warmup_steps + a.steps:
         ap.error("--check-steps %d is more than the %d steps run" % (a.check_steps, a.warmup_steps + a.steps))
+    a.session = session_block(ap, a)
     return a
+
+
+def session_block(ap, a):
+    """The training file's `training_session` object from the --session-* options
+    (all four or none), checked against each other: this launch's mode must
+    be the one the order puts at its round and position."""
+    given = [a.session_id is not None, a.session_round is not None, a.session_position is not None,
+             a.session_order is not None]
+    if not any(given):
+        return None
+    if not all(given):
+        ap.error("--session-id, --session-round, --session-position and --session-order go together")
+    if not re.fullmatch(r"[0-9a-f]{32}", a.session_id):
+        ap.error("--session-id must be 32 lower-case hex digits, not '%s'" % a.session_id)
+    order = [r.split(",") for r in a.session_order.split("/")]
+    if any(m not in ("baseline", "liger") for r in order for m in r):
+        ap.error("--session-order names modes baseline and liger only: '%s'" % a.session_order)
+    if not 0 <= a.session_round < len(order) or not 0 <= a.session_position < len(order[a.session_round]):
+        ap.error("round %d position %d is not in --session-order '%s'" % (
+            a.session_round, a.session_position, a.session_order))
+    if order[a.session_round][a.session_position] != a.liger_mode:
+        ap.error("--session-order puts %s at round %d position %d, not --liger-mode %s" % (
+            order[a.session_round][a.session_position], a.session_round, a.session_position, a.liger_mode))
+    return {"id": a.session_id, "round": a.session_round, "position": a.session_position,
+            "rounds": len(order), "order": order}
 
 
 def log(rank, msg):
@@ -237,6 +273,10 @@ def read_other(path, a, world):
     if not same:
         raise ValueError("%s: another experiment (model, sequence length, micro batch, world size or seed "
                          "differs); the loss gate compares like with like" % path)
+    theirs = (doc.get("training_session") or {}).get("id")
+    if a.session and theirs and theirs != a.session["id"]:
+        raise ValueError("%s: a launch of session %s, not of session %s (--session-id); a session gates its liger "
+                         "launches against its own first baseline" % (path, theirs, a.session["id"]))
     losses = doc.get("loss", {}).get("per_step")
     if not losses:
         raise ValueError("%s: no per-step losses recorded" % path)
@@ -344,6 +384,8 @@ def main(argv):
                 "optimizer": opt_block, "parallelism": par_block, "patch": patch,
                 "workload": {"scope": "model", "mode": "train-step"},
                 "data": {"source": "random-tokens", "seed": a.seed}}
+    if a.session:
+        base_doc["training_session"] = a.session
 
     def write(doc):
         doc["provenance"] = tr.finish_provenance(prov, "llama_fsdp.py", torch, started_at, a.device)

@@ -37,7 +37,7 @@ CREATE TABLE provenance (
     device_index        INTEGER,
     gpu_name            TEXT NOT NULL,
     arch                TEXT NOT NULL,      -- a100 | h100 | h200 | cpu | unknown
-    sku                 TEXT NOT NULL,      -- db/skus.csv id, or unknown-<slug>
+    sku                 TEXT NOT NULL,      -- data/skus.csv id, or unknown-<slug>
     compute_capability  TEXT,
     sm_count            INTEGER,
     memory_bytes        INTEGER,

@@ -11,7 +11,7 @@
 # Environment:
 #     OUT        where the evidence goes (required)
 #     SOLBOOK    a built solbook binary (default: build it in build-gpu/)
-#     SKU        db/skus.csv id of the card (default: from `solbook collect`)
+#     SKU        data/skus.csv id of the card (default: from `solbook collect`)
 #     SHAPES     space-separated shapes (default: "M=4096,N=4096 M=8192,N=4096 M=8192,N=8192")
 #     SOLBOOK_FORGE_DATA_LIMIT_MB  RLIMIT_DATA of the sandboxed test and
 #                bench, MiB (default 16384; 0 removes the limit)

@@ -53,7 +53,7 @@ static const json_t *obj(const json_t *parent, const char *key)
     return v;
 }
 
-/* Checks against definitions/provenance of schemas/solbook.result.v1.json
+/* Checks against definitions/provenance of data/schemas/solbook.result.v1.json
  * with the project's validator, when it is built. */
 static void schema_check(const json_t *prov)
 {
@@ -62,7 +62,7 @@ static void schema_check(const json_t *prov)
     json_t *result, *wrapper;
     sb_schema *schema;
     sb_error err;
-    snprintf(path, sizeof path, "%s/schemas/solbook.result.v1.json", sb_home());
+    snprintf(path, sizeof path, "%s/data/schemas/solbook.result.v1.json", sb_home());
     if (sb_json_load_file(path, &result, &err) != SB_OK)
         fail_msg("%s: %s", path, err.msg);
     wrapper = json_pack("{s:s,s:O}", "$ref", "#/definitions/provenance", "definitions",

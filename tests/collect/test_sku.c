@@ -1,4 +1,4 @@
-/* test_sku.c - the SKU table db/skus.csv: loading, refusal of malformed
+/* test_sku.c - the SKU table data/skus.csv: loading, refusal of malformed
  * files with file:line errors, identification, peaks. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +19,7 @@ static int setup_table(void **state)
 {
     sb_sku_table *t = NULL;
     sb_error err;
-    /* NULL: SOLBOOK_HOME/db/skus.csv, the shipped table (CTest sets the home). */
+    /* NULL: SOLBOOK_HOME/data/skus.csv, the shipped table (CTest sets the home). */
     if (sb_sku_table_load(NULL, &t, &err) != SB_OK) {
         char line[2048];
         sb_error_format(&err, line, sizeof line);

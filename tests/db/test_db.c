@@ -419,6 +419,41 @@ static void test_upgrade_in_place(void **state)
     expect_error(&e, "migration 002_broken.sql failed");
     { int uv = -9; assert_int_equal(sb_db_user_version(c, p, &uv, &e), SB_OK); assert_int_equal(uv, 1); }
     sqlite3_close(c);
+
+    /* A migration that rebuilds runs on a connection with foreign keys on
+     * keeps the rows that reference it (with the keys on, dropping the old
+     * table would delete them); one that leaves a row without its run
+     * fails whole. The keys are on again after either. */
+    sb_db_migration rebuild[4] = {
+        list[0], list[1],
+        {3, "003_rebuild.sql",
+         "CREATE TABLE runs_new (id INTEGER PRIMARY KEY, content_sha256 TEXT, schema TEXT, "
+         "run_uuid TEXT, status TEXT, reason TEXT, source_path TEXT, source_format TEXT, "
+         "ingested_at TEXT, notes TEXT, raw_json TEXT);"
+         "INSERT INTO runs_new SELECT * FROM runs; DROP TABLE runs;"
+         "ALTER TABLE runs_new RENAME TO runs;"},
+        {4, "004_dangling.sql", "DELETE FROM runs;"},
+    };
+    path_in(p, sizeof p, "v2fk.db");
+    assert_int_equal(sqlite3_open(p, &c), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(c, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sb_db_migrate(c, p, rebuild, 2, &e), SB_OK);
+    assert_int_equal(sqlite3_exec(c,
+                                  "INSERT INTO runs (id, content_sha256, schema, status, source_path, "
+                                  "ingested_at, raw_json) VALUES (7, 's7', 'solbook.result.v1', 'passed', "
+                                  "'a.json', 'now', '{}'); INSERT INTO run_labels VALUES (7, 'kept')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sb_db_migrate(c, p, rebuild, 3, &e), SB_OK);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM run_labels WHERE run_id = 7"), 1);
+    assert_int_equal(query_int(c, "SELECT count(*) FROM runs WHERE id = 7 AND content_sha256 = 's7'"), 1);
+    assert_int_equal(query_int(c, "PRAGMA foreign_keys"), 1);
+    assert_int_equal(sb_db_migrate(c, p, rebuild, 4, &e), SB_ERR);
+    expect_error(&e, "left a row of run_labels (rowid 1) without its row in runs");
+    { int uv = -9; assert_int_equal(sb_db_user_version(c, p, &uv, &e), SB_OK); assert_int_equal(uv, 3); }
+    assert_int_equal(query_int(c, "SELECT count(*) FROM runs"), 1);
+    assert_int_equal(query_int(c, "PRAGMA foreign_keys"), 1);
+    sqlite3_close(c);
 }
 
 /* sb_db_open on a version-0 file created by another program run. */

@@ -2,7 +2,10 @@
  * NULL lands where it should, samples keep their order and repeat lengths
  * (an empty repeat too), a run that fails part-way leaves nothing while the runs beside it
  * in the same transaction stay, and a run that cannot even be undone ends
- * the transaction rather than leave half of itself to be committed. */
+ * the transaction rather than leave half of itself to be committed.
+ * Two digests that share their first 8 bytes (runs.content_key) are two
+ * runs, each found by its own digest, while the same digest again is
+ * refused and found as the run already stored. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +18,11 @@
 #include <cmocka.h>
 
 #include "connection.h"
+#include "content_key.h"
 #include "results_query.h"
+#include "run_devices.h"
 #include "run_store.h"
+#include "run_summary.h"
 #include "store.h"
 
 static char dir[] = "/tmp/sb_test_run_store_XXXXXX";
@@ -252,12 +258,145 @@ static void test_undo_fails(void **state)
     assert_int_equal(rows_of_all(f), 0);
 }
 
+static void collect_id(void *ctx, long long id)
+{
+    long long *ids = ctx;
+    ids[++ids[0]] = id;
+}
+
+/* Digests with equal first 8 bytes (one key, forced: SHA-256 would take
+ * about 2^32 runs to give such a pair) are different content: both are
+ * stored and each is found as itself. The same digest again is a
+ * duplicate: found as the stored run, and refused if inserted anyway. */
+static void test_key_collision(void **state)
+{
+    fx *f = *state;
+    sb_error e;
+    sb_error_clear(&e);
+    static const size_t lens[] = {4};
+    static result r[3];
+    static const char *const sha[3] = {
+        "8badf00d8badf00d00000000000000000000000000000000000000000000000a",
+        "8badf00d8badf00dffffffffffffffffffffffffffffffffffffffffffffffff",
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    };
+    long long id[3];
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        make_result(&r[i], 100 + i, lens, 1);
+        snprintf(r[i].sha, sizeof r[i].sha, "%s", sha[i]);
+        long long found = -1;
+        assert_int_equal(sb_run_store_find(f->rs, sha[i], &found, &e), SB_OK);
+        assert_int_equal(found, 0);
+        if (sb_run_store_insert(f->rs, &r[i].rec, &id[i], &e) != SB_OK)
+            fail_msg("%s: %s", e.file, e.msg);
+    }
+    assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
+    assert_int_equal(q(f, "SELECT count(*) FROM runs"), 3);
+    assert_int_equal(q(f, "SELECT count(DISTINCT content_key) FROM runs"), 2);
+    /* SQLite's key of each stored digest is the one C looks up with: the
+     * first 16 hex digits minus 2^63, so 8badf00d... is positive and
+     * 01234567... negative */
+    char sql[200];
+    for (int i = 0; i < 3; i++) {
+        snprintf(sql, sizeof sql, "SELECT content_key = %lld FROM runs WHERE id = %lld",
+                 sb_content_key(sha[i]), id[i]);
+        assert_int_equal(q(f, sql), 1);
+        long long found = -1;
+        assert_int_equal(sb_run_store_find(f->rs, sha[i], &found, &e), SB_OK);
+        assert_int_equal(found, id[i]);
+    }
+    assert_true(sb_content_key(sha[0]) == 0x0badf00d8badf00dLL);
+    assert_true(sb_content_key(sha[2]) == 0x0123456789abcdefLL - 0x7fffffffffffffffLL - 1);
+    assert_int_equal(q(f, "SELECT content_key FROM runs WHERE content_sha256 LIKE '0%'"),
+                     sb_content_key(sha[2]));
+    /* a third digest with the same key, not stored: not found */
+    long long found = -1;
+    assert_int_equal(sb_run_store_find(f->rs,
+                                       "8badf00d8badf00d00000000000000000000000000000000000000000000000b",
+                                       &found, &e),
+                     SB_OK);
+    assert_int_equal(found, 0);
+    /* the same digest again: refused whole, the stored runs untouched */
+    long long before = rows_of_all(f);
+    static result again;
+    make_result(&again, 200, lens, 1);
+    snprintf(again.sha, sizeof again.sha, "%s", sha[1]);
+    long long id_again = -1;
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    assert_int_equal(sb_run_store_insert(f->rs, &again.rec, &id_again, &e), SB_ERR);
+    assert_non_null(strstr(e.msg, "runs.content_sha256"));
+    assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
+    assert_int_equal(rows_of_all(f), before);
+    assert_int_equal(q(f, "SELECT count(*) FROM runs WHERE source_path = 'run200.json'"), 0);
+    /* nor can an update make two runs of one digest */
+    sqlite3 *c = sb_db_handle(f->db);
+    snprintf(sql, sizeof sql, "UPDATE runs SET content_sha256 = '%s' WHERE id = %lld", sha[0], id[1]);
+    assert_int_not_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+    /* a prefix: the runs whose digests start with it, through the key's range */
+    sb_run_hash_lookup *hl;
+    assert_int_equal(sb_run_hash_lookup_open(f->db, &hl, &e), SB_OK);
+    long long ids[8] = {0};
+    assert_int_equal(sb_run_hash_lookup_ids(hl, "8badf00d8bad", collect_id, ids, &e), SB_OK);
+    assert_int_equal(ids[0], 2);
+    assert_int_equal(ids[1], id[0]);
+    assert_int_equal(ids[2], id[1]);
+    ids[0] = 0;
+    assert_int_equal(sb_run_hash_lookup_ids(hl, sha[1], collect_id, ids, &e), SB_OK);
+    assert_int_equal(ids[0], 1);
+    assert_int_equal(ids[1], id[1]);
+    ids[0] = 0;
+    assert_int_equal(sb_run_hash_lookup_ids(hl, "0123456789abcdef0", collect_id, ids, &e), SB_OK);
+    assert_int_equal(ids[0], 1);
+    assert_int_equal(ids[1], id[2]);
+    ids[0] = 0;
+    assert_int_equal(sb_run_hash_lookup_ids(hl, "8badf00d8bae", collect_id, ids, &e), SB_OK);
+    assert_int_equal(ids[0], 0);
+    sb_run_hash_lookup_close(hl);
+}
+
+/* runs.gpu_uuid is the stored provenance's device.uuid (NULL without
+ * one), what regressions and compare read for each run. */
+static void test_gpu_uuid(void **state)
+{
+    fx *f = *state;
+    sb_error e;
+    sb_error_clear(&e);
+    static const size_t lens[] = {2};
+    static result r[2];
+    static const char with[] = "{\"provenance\":{\"device\":{\"uuid\":\"GPU-0f1e2d3c\"}}}";
+    long long id[2];
+    assert_int_equal(sb_db_begin(f->db, &e), SB_OK);
+    for (int i = 0; i < 2; i++) {
+        make_result(&r[i], 300 + i, lens, 1);
+        if (i == 0) {
+            r[i].rec.run.raw_json = with;
+            r[i].rec.run.raw_json_len = sizeof with - 1;
+        }
+        assert_int_equal(sb_run_store_insert(f->rs, &r[i].rec, &id[i], &e), SB_OK);
+    }
+    assert_int_equal(sb_db_commit(f->db, &e), SB_OK);
+    char sql[120];
+    snprintf(sql, sizeof sql, "SELECT gpu_uuid = 'GPU-0f1e2d3c' FROM runs WHERE id = %lld", id[0]);
+    assert_int_equal(q(f, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT gpu_uuid FROM runs WHERE id = %lld", id[1]);
+    assert_int_equal(q(f, sql), -999);
+    sb_run_devices d;
+    assert_int_equal(sb_run_devices_load(f->db, &d, &e), SB_OK);
+    assert_int_equal(d.n, 2);
+    assert_string_equal(sb_run_device(&d, id[0]), "GPU-0f1e2d3c");
+    assert_null(sb_run_device(&d, id[1]));
+    sb_run_devices_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rows_and_nulls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_undo_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_key_collision, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_uuid, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -48,7 +48,7 @@ static int setup(void **state)
     char dir[4096];
     if (!w || sb_fleet_skus_load(NULL, &w->skus, &err) != SB_OK)
         return -1;
-    snprintf(dir, sizeof dir, "%s/experiments", sb_home());
+    snprintf(dir, sizeof dir, "%s/data/experiments", sb_home());
     if (sb_experiment_set_load(dir, NULL, w->skus.archs, &w->set, &err) != SB_OK) {
         fprintf(stderr, "%s: %s: %s\n", err.file, err.where, err.msg);
         return -1;
@@ -164,7 +164,7 @@ static void test_bad_experiments(void **state)
         const char *file, *where, *msg;
     } cases[] = {
         {"name-mismatch.json", "/name", "name the file other-name.json"},
-        {"unknown-arch.json", "/archs/b200", "arch b200 is not in db/skus.csv"},
+        {"unknown-arch.json", "/archs/b200", "arch b200 is not in data/skus.csv"},
         {"bad-placeholder.json", "/cases/0/commands/0/5", "{outdir} is not a placeholder"},
         {"not-solbench.json", "/cases/0/commands/0/0", "a case runs solbench, solbench-spread or llama-fsdp, not python3"},
         {"zero-gpus.json", "/archs/h100/gpus", "minimum"},
@@ -264,7 +264,7 @@ static void test_k8s_job(void **state)
     assert_non_null(j);
 
     char schema_path[4096];
-    snprintf(schema_path, sizeof schema_path, "%s/schemas/k8s-batch-v1-job.json", sb_home());
+    snprintf(schema_path, sizeof schema_path, "%s/data/schemas/k8s-batch-v1-job.json", sb_home());
     sb_schema *schema = NULL;
     assert_int_equal(sb_schema_load_file(schema_path, &schema, &err), SB_OK);
     assert_int_equal(sb_schema_validate(schema, j, schema_errors, NULL), 0);
@@ -318,7 +318,7 @@ static void test_k8s_job(void **state)
     assert_string_equal(json_string_value(get_path(c, "env/1/name")), "SOLBOOK_JOB_NAME");
     assert_string_equal(json_string_value(get_path(c, "env/1/value")), "sb-gemm-spec-h100-20261122t010203z");
     assert_string_equal(json_string_value(get_path(j, "metadata/annotations/solbook.dev~experiment-file")),
-                        "experiments/gemm-spec.json");
+                        "data/experiments/gemm-spec.json");
     assert_non_null(strstr(script, "--launch-skip 4 --launch-count 3"));
     assert_non_null(strstr(script, "  3)\n    # spec-solbook-mma:"));
 
@@ -414,7 +414,7 @@ static void test_slurm_script(void **state)
         "  1)\n    # spec-cublaslt: ",
         "    mkdir -p \"$CASE_OUT\"/spec\n",
         "trap 'task_end $?' EXIT\n",
-        "# Rendered by `solbook submit` from experiments/gemm-spec.json;",
+        "# Rendered by `solbook submit` from data/experiments/gemm-spec.json;",
     };
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         if (!strstr(s, lines[i]))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_fleet_cli.sh SOLBOOK DATA - solbook experiments, submit and
 # ingest --fleet end to end, with no cluster: the rendered Job is validated
-# against schemas/k8s-batch-v1-job.json, the Slurm script passes bash -n and
+# against data/schemas/k8s-batch-v1-job.json, the Slurm script passes bash -n and
 # carries its #SBATCH lines, submitting without kubectl/sbatch gives one
 # line and exit 2, and a fleet tree with duplicates and partial files is
 # gathered.
@@ -66,13 +66,13 @@ lines unknown-name.err 1
 has unknown-name.err "solbook: no experiment gemm-speck (known: gemm-spec gemm-sweep liger-fsdp liger-perkernel memory-bound roofline-calibration)"
 expect 2 unknown-arch "$SOLBOOK" experiments explain gemm-spec --arch b200
 lines unknown-arch.err 1
-has unknown-arch.err "solbook: --arch b200: not an arch of db/skus.csv (a100, h100, h200)"
+has unknown-arch.err "solbook: --arch b200: not an arch of data/skus.csv (a100, h100, h200)"
 expect 2 no-arch "$SOLBOOK" experiments explain gemm-spec
 has no-arch.err "--arch ARCH is required"
 
 # An invalid experiment file: its path and the JSON pointer.
 mkdir -p "$tmp/exps"
-cp "$HOME_DIR/experiments/gemm-sweep.json" "$tmp/exps/"
+cp "$HOME_DIR/data/experiments/gemm-sweep.json" "$tmp/exps/"
 cp "$DATA/fleet/bad/zero-gpus.json" "$tmp/exps/"
 expect 1 bad-file "$SOLBOOK" experiments list --dir "$tmp/exps"
 lines bad-file.err 1
@@ -90,7 +90,7 @@ has slurm-cpu-exp.out "solbench suite --preset smoke --device cpu"
 # --- submit: Kubernetes
 expect 0 k8s "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --print --image registry.example/solbench:1 \
   --namespace bench --queue team-a --output-volume bench-results --run-id r20261122 --time 00:30:00
-expect 0 k8s-valid "$SOLBOOK" validate --schema "$HOME_DIR/schemas/k8s-batch-v1-job.json" "$tmp/k8s.out"
+expect 0 k8s-valid "$SOLBOOK" validate --schema "$HOME_DIR/data/schemas/k8s-batch-v1-job.json" "$tmp/k8s.out"
 has k8s.out '"kueue.x-k8s.io/queue-name": "team-a"'
 has k8s.out '"claimName": "bench-results"'
 has k8s.out '"activeDeadlineSeconds": 7200'
@@ -109,7 +109,7 @@ has k8s-noimage.err "--engine kubernetes needs --image IMG"
 expect 2 k8s-partition "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --partition p
 has k8s-partition.err "--partition is for --engine slurm"
 expect 2 k8s-sku "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --sku h200-sxm-141gb --print
-has k8s-sku.err "--sku h200-sxm-141gb: not a SKU of h100 in db/skus.csv (h100-sxm5-80gb, h100-pcie-80gb, h100-nvl-94gb)"
+has k8s-sku.err "--sku h200-sxm-141gb: not a SKU of h100 in data/skus.csv (h100-sxm5-80gb, h100-pcie-80gb, h100-nvl-94gb)"
 expect 0 k8s-onesku "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x --sku h100-pcie-80gb --print
 has k8s-onesku.out '"NVIDIA-H100-PCIe"'
 if grep -q "NVIDIA-H100-80GB-HBM3" "$tmp/k8s-onesku.out"; then bad "--sku kept other SKUs"; else ok "--sku keeps one SKU's products"; fi

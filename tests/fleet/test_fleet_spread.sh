@@ -73,7 +73,7 @@ if grep -q "over 2 GPUs (0,1)" "$tmp/out5"; then ok "--gpus all takes CUDA_VISIB
 CUDA_VISIBLE_DEVICES= "$SPREAD" --preset smoke --out "$tmp" --solbench "$tmp/solbench" >/dev/null 2>"$tmp/err5"
 if [[ $? == 2 ]] && grep -q "no GPU" "$tmp/err5"; then ok "empty CUDA_VISIBLE_DEVICES: no GPU"; else bad "empty CUDA_VISIBLE_DEVICES"; fi
 # Every preset the shipped experiments spread is one solbench has.
-for exp in "${SOLBOOK_HOME:-.}"/experiments/*.json; do
+for exp in "${SOLBOOK_HOME:-.}"/data/experiments/*.json; do
   for p in $(grep -A2 '"solbench-spread"' "$exp" | grep -A1 '"--preset"' | grep -v -- '--preset' | tr -d ' ",'); do
     "$SPREAD" --preset "$p" --out "$tmp/no-such-dir" >/dev/null 2>"$tmp/err6"
     if grep -q "not an existing directory" "$tmp/err6"; then ok "$(basename "$exp"): preset $p exists"; else

@@ -216,7 +216,7 @@ static void test_task_writes_a_valid_spec(void **state)
     o.sku = "h100-imaginary";
     o.id = "x1";
     assert_int_equal(sb_forge_task_create(&o, run, sizeof run, &err), SB_ERR);
-    assert_non_null(strstr(err.msg, "--sku 'h100-imaginary' is not in db/skus.csv (known: "));
+    assert_non_null(strstr(err.msg, "--sku 'h100-imaginary' is not in data/skus.csv (known: "));
     assert_non_null(strstr(err.msg, "h100-sxm5-80gb"));
     o.sku = "h100-sxm5-80gb";
     o.shapes[1] = "M=0,N=8";
@@ -287,7 +287,7 @@ static void test_playbook_front_matter_errors(void **state)
     assert_int_equal(sb_playbook_parse("x.md", "---\nid: a\ntitle: A\n---\nbody\n", &pb, &err), SB_ERR);
     assert_string_equal(err.msg, "front matter lacks 'concepts'");
     sb_playbook_set set;
-    check_ok(sb_playbooks_load(SOLBOOK_SOURCE_DIR "/forge/skills", &set, &err), &err);
+    check_ok(sb_playbooks_load(SOLBOOK_SOURCE_DIR "/data/forge/skills", &set, &err), &err);
     assert_true(set.count >= 6 && set.count <= 10);
     size_t always = 0;
     for (size_t i = 0; i < set.count; i++)

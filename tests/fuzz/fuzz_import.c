@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.dtype = "fp32";
     o.y_unit = "us"; /* triton-perf-csv's; the other formats pass them over */
     o.y_stat = "median";
-    o.skus_csv = SOLBOOK_SOURCE_DIR "/db/skus.csv";
-    o.op_names_csv = SOLBOOK_SOURCE_DIR "/db/import_op_names.csv";
+    o.skus_csv = SOLBOOK_SOURCE_DIR "/data/skus.csv";
+    o.op_names_csv = SOLBOOK_SOURCE_DIR "/data/import_op_names.csv";
     json_t *docs = NULL;
     sb_error err;
     if (sb_import_convert(path, FUZZ_IMPORT_FORMAT, &o, &docs, NULL, &err) != SB_OK) {

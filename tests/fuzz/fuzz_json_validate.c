@@ -16,7 +16,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     sb_error err;
-    if (sb_schema_set_load(SOLBOOK_SOURCE_DIR "/schemas", &schemas, &err) != SB_OK)
+    if (sb_schema_set_load(SOLBOOK_SOURCE_DIR "/data/schemas", &schemas, &err) != SB_OK)
         abort();
     return 0;
 }

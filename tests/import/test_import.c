@@ -47,7 +47,7 @@ static int setup(void **state)
     char schemas[4096];
     sb_error err;
     sb_error_clear(&err);
-    if (sb_home_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
+    if (sb_data_path(schemas, sizeof schemas, "schemas", &err) != SB_OK ||
         sb_ingest_open(f->db_path, schemas, &f->ing, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return -1;
@@ -230,7 +230,7 @@ static void test_liger_stored(void **state)
 #define Q(expr) (snprintf(sql, sizeof sql, "SELECT %s %s", expr, ce_full), sql)
     assert_int_equal(q_int(db, Q("COUNT(*)")), 1);
     assert_string_equal(q_text(db, Q("r.status")), "passed");
-    assert_string_equal(q_text(db, Q("c.dtype")), "fp32"); /* from db/import_op_names.csv */
+    assert_string_equal(q_text(db, Q("c.dtype")), "fp32"); /* from data/import_op_names.csv */
     assert_string_equal(q_text(db, Q("c.shape_key")), "B=8,T=2048,V=4096");
     assert_string_equal(q_text(db, Q("c.suite")), "liger-bench");
     assert_string_equal(q_text(db, Q("c.backend")), "triton");
@@ -578,7 +578,7 @@ static void test_nvbench_axes(void **state)
     assert_near(q_real(db, Q("m.gbps", f64)), 16777216.0 / 0.0158e-3 / 1e9);
     /* a type nvbench names but solbook has no dtype for */
     assert_string_equal(q_text(db, Q("c.dtype", "json_extract(c.params_json, '$.T') = 'I32'")), "unknown");
-    /* compute capability 8.6, a card outside db/skus.csv */
+    /* compute capability 8.6, a card outside data/skus.csv */
     assert_string_equal(q_text(db, Q("p.arch", f64)), "sm86");
     assert_string_equal(q_text(db, Q("p.compute_capability", f64)), "8.6");
     assert_string_equal(q_text(db, Q("p.sku", f64)), "unknown-nvidia-rtx-a6000");

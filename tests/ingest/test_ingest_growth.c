@@ -90,7 +90,7 @@ static void test_grown_after_stat(void **state)
     sb_error e;
     sb_error_clear(&e);
     sb_ingest *ing = NULL;
-    assert_int_equal(sb_home_path(schemas, sizeof schemas, "schemas", &e), SB_OK);
+    assert_int_equal(sb_data_path(schemas, sizeof schemas, "schemas", &e), SB_OK);
     assert_int_equal(sb_ingest_open(db_path, schemas, &ing, &e), SB_OK);
 
     seen_errors s = {0};

@@ -28,8 +28,8 @@ S=$T/moved/bin/solbook
 fail() { echo "FAIL: $*"; exit 1; }
 check() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1"; }
 
-[ -d "$SRC/schemas" ] && echo "note: source tree visible at $SRC" || echo "ok: source tree hidden"
-check "data directory" "data: $(cd "$T/moved/share/solbook" && pwd -P)" "$("$S" --version | sed -n 2p)"
+[ -d "$SRC/data/schemas" ] && echo "note: source tree visible at $SRC" || echo "ok: source tree hidden"
+check "data directory" "data: $(cd "$T/moved/share/solbook" && pwd -P)/data" "$("$S" --version | sed -n 2p)"
 check "validate by schema field" "$T/in/result.valid.gemm.json: valid" "$("$S" validate "$T/in/result.valid.gemm.json")"
 "$S" ingest "$T/in/result.valid.gemm.json" >out 2>err
 check "ingest summary names the db" "ingest: 1 files, 1 stored, 0 duplicates, 0 refused (db solbook.db)" "$(tail -n 1 out)"

@@ -20,13 +20,23 @@ against the code:
   8. the solbook.result.v1 document, its timing and the stats object of
      the timing are built only in model/ (result_doc.h): one writer and
      one statistics implementation (tests/model/test_result_paths.c feeds
-     the same samples through solbench's, forge's and an importer's path).
+     the same samples through solbench's, forge's and an importer's path);
+  9. nothing in docs/ is read or written by the program: no C source names
+     a path under docs/, no script writes into docs/ (a redirect or --out),
+     no page in docs/ says it was written by a program, and each standing
+     block of a page in docs/ holds only its pointer to out/KERNELS.md
+     (the main job fills the tables into that copy);
+ 10. what the program reads lives under data/, found through sb_data_path
+     (core/home.h) and installed by one rule: the build has exactly one
+     install() into the data directory, install(DIRECTORY data ...), and
+     no C source outside core/home.c joins a home with "data/" itself.
 
 Where the code does not follow a rule yet, the offender is listed in
 KNOWN below: the check fails on any new offender, and also on a listed one
 that no longer offends, so the list only shrinks.
 
 usage: check_layers.py [SOURCE_DIR]"""
+import glob
 import os
 import re
 import sys
@@ -47,6 +57,8 @@ KNOWN = {
         "report/plausible.h", "report/regress.c",
         "report/regress.h", "report/standing.h", "report/training.h", "report/weekly.h",
     },
+    "docs/ read or written by the program": set(),
+    "data outside the one data/ rule": set(),
     "result timing built outside model/": {
         "ingest/import_asv.c", "ingest/import_gbench.c", "ingest/import_liger.c",
         "ingest/import_nvbench.c", "ingest/import_pybench.c", "ingest/import_triton.c",
@@ -61,6 +73,65 @@ WRITES = re.compile(r"(?<![\w.>])(fopen|open|openat|creat|mkdir|mkdirat|rename|r
 RESULT_KEYS = re.compile(r'"(rel_noise|repeat_median_rel_spread|quantiles_only)"\s*,|'
                          r'SB_RESULT_SCHEMA|json_string\("solbook\.result\.v1"\)')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+DOCS_PATH = re.compile(r'"docs/')
+DOCS_WRITE = re.compile(r'(>|--out[ =])\s*"?[^\s"]*\bdocs/')
+DOCS_GENERATED = re.compile(r"^(Written|Generated) by `", re.M)
+STANDING = re.compile(r"<!-- solbook report standing: ([a-z-]+) -->\n(.*?)<!-- end solbook report standing -->", re.S)
+INSTALL = re.compile(r"\binstall\s*\((.*?)\)", re.S)
+DATA_RULE = "DIRECTORY data DESTINATION ${SOLBOOK_INSTALL_DATADIR}"
+SCRIPT_DIRS = ("scripts", "bench/scripts", "forge/scripts", "perf", "tests")
+
+
+def docs_offenders(top):
+    """Scripts that write into docs/, and pages of docs/ that a program
+    wrote; with the number of pages and standing blocks read."""
+    out, pages, blocks = set(), 0, 0
+    for d in SCRIPT_DIRS:
+        for root, _, files in os.walk(os.path.join(top, d)):
+            if os.path.relpath(root, top).startswith(os.path.join("tests", "data")):
+                continue
+            for f in files:
+                if f.endswith((".sh", ".py")):
+                    path = os.path.join(root, f)
+                    with open(path, encoding="utf-8", errors="replace") as fh:
+                        if DOCS_WRITE.search(fh.read()):
+                            out.add(os.path.relpath(path, top))
+    for path in sorted(glob.glob(os.path.join(top, "docs", "*"))):
+        rel = os.path.relpath(path, top)
+        if not path.endswith(".md"):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        pages += 1
+        if DOCS_GENERATED.search("\n".join(text.split("\n")[:12])):
+            out.add(rel + " (says it was generated)")
+        for name, body in STANDING.findall(text):
+            blocks += 1
+            lines = [l for l in body.split("\n") if l.strip()]
+            if len(lines) != 1 or "out/KERNELS.md" not in lines[0]:
+                out.add("%s (standing block %s holds more than its pointer)" % (rel, name))
+    return out, pages, blocks
+
+
+def data_rule_offenders(top):
+    """install() rules into the data directory other than the one data/ rule."""
+    out, rules = set(), 0
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build")) and d not in ("examples", "data")]
+        if "CMakeLists.txt" not in files:
+            continue
+        path = os.path.join(root, "CMakeLists.txt")
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = re.sub(r"#[^\n]*", "", fh.read())
+        for args in INSTALL.findall(text):
+            if "SOLBOOK_INSTALL_DATADIR" not in args:
+                continue
+            rules += 1
+            if " ".join(args.split()) != DATA_RULE:
+                out.add("%s: install(%s)" % (os.path.relpath(path, top), " ".join(args.split())))
+    if rules != 1:
+        out.add("%d install() rules into the data directory, not 1" % rules)
+    return out
 
 
 def sources(top):
@@ -145,6 +216,10 @@ def main():
             found["SQL outside db/"].add(rel)
         if folder == "report" and WRITES.search(code):
             found["file writing in report/"].add(rel)
+        if DOCS_PATH.search(code):
+            found["docs/ read or written by the program"].add(rel)
+        if rel != os.path.join("core", "home.c") and re.search(r'"%s/data/|SOLBOOK_REL_DATADIR', code):
+            found["data outside the one data/ rule"].add(rel)
         if folder != "model" and RESULT_KEYS.search(code):
             found["result timing built outside model/"].add(rel)
         for inc in INCLUDE.findall(code):
@@ -168,6 +243,10 @@ def main():
                         found["report/ includes db/"].add(rel)
                     if folder == "model" and t in ("db", "ingest", "report", "site", "forge", "fleet", "cli"):
                         found["model/ includes a layer above it"].add("%s -> %s" % (rel, inc))
+    docs, pages, blocks = docs_offenders(top)
+    found["docs/ read or written by the program"] |= docs
+    print("check_layers: docs/: %d page(s) and %d standing block(s) read" % (pages, blocks))
+    found["data outside the one data/ rule"] |= data_rule_offenders(top)
     for f in folder_cycles(edges):
         found["include cycle between folders"].add(f)
     for c in module_circles(medges):

@@ -119,11 +119,34 @@ static void test_quantile_sorted(void **state)
     assert_true(isnan(sb_quantile_sorted(v, 0, 0.5)));
 }
 
+/* The A/A change a threshold is taken from: the largest of up to 10
+ * comparisons, and not one far comparison among 21. */
+static void test_aa_change(void **state)
+{
+    (void)state;
+    double v[21];
+    for (int i = 0; i < 21; i++)
+        v[i] = 0.001 * i;
+    assert_true(sb_aa_change(v, 10) == v[9]);
+    assert_true(sb_aa_change(v, 1) == v[0]);
+    v[20] = 0.30;
+    assert_true(sb_aa_change(v, 21) == v[19]);
+    assert_true(fabs(sb_aa_threshold(sb_aa_change(v, 21), 0.02) - 0.0285) < 1e-12);
+    assert_true(sb_aa_threshold(sb_aa_change(v, 5), 0.02) == 0.02);
+    assert_true(isnan(sb_aa_change(v, 0)));
+    const double r[] = {1.0, 1.2, 0.8, 1.0};
+    assert_true(fabs(sb_relative_stdev(r, 4) - sqrt(0.08 / 3.0)) < 1e-12);
+    assert_true(isnan(sb_relative_stdev(r, 1)));
+    const double zero[] = {0.0, 0.0};
+    assert_true(sb_relative_stdev(zero, 2) == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_t_quantiles), cmocka_unit_test(test_round_medians),
         cmocka_unit_test(test_paired_ratio), cmocka_unit_test(test_geomean), cmocka_unit_test(test_judge), cmocka_unit_test(test_quantile_sorted),
+        cmocka_unit_test(test_aa_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

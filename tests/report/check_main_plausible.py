@@ -5,7 +5,7 @@ sessions of examples/*/sessions among them): no headline figure may rest
 on a run faster than its card allows, and every flagged run is listed
 with its reason (issue 50).
 
-Python recomputes each passing run's bandwidth from db/op_models.csv and
+Python recomputes each passing run's bandwidth from data/op_models.csv and
 the run's own time, and holds it against every bandwidth ceiling of its
 card as the stored calibration documents give them (runs.raw_json, not
 the ceilings table the reports read): each from the newest calibration of
@@ -69,8 +69,8 @@ def expr(e, shape):
     return total
 
 
-models = list(csv.DictReader(open(os.path.join(top, "db", "op_models.csv"))))
-l2 = {r["sku"]: float(r["l2_bytes"]) for r in csv.DictReader(open(os.path.join(top, "db", "cache_sizes.csv")))}
+models = list(csv.DictReader(open(os.path.join(top, "data", "op_models.csv"))))
+l2 = {r["sku"]: float(r["l2_bytes"]) for r in csv.DictReader(open(os.path.join(top, "data", "cache_sizes.csv")))}
 
 
 def model_bytes(op, mode, dtype, shape, params):

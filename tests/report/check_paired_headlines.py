@@ -5,7 +5,7 @@ database. Every headline pair of `solbook report geomean` (JSON and
 Markdown) must have the same GPU UUID, session, timing method and check
 on both sides, as stored in run_sessions, and name its session and GPU;
 no paired case may appear again in the unpaired section; verdicts are
-said in the words of templates/verdicts.csv. Every paired speedup of
+said in the words of data/templates/verdicts.csv. Every paired speedup of
 `report standing` and `report evidence` names a session and is
 recomputed from that session's cases as report geomean gives them; their
 other provider ratios stand under "Unpaired: different runs". Every
@@ -67,8 +67,8 @@ with tempfile.TemporaryDirectory() as tmp:
         fail("report geomean has no paired headline on a database with %d session runs" % len(stored))
     npairs = 0
     covered = set()
-    # the verdict words of templates/verdicts.csv, and only those
-    with open(os.path.join(top, "templates", "verdicts.csv")) as f:
+    # the verdict words of data/templates/verdicts.csv, and only those
+    with open(os.path.join(top, "data", "templates", "verdicts.csv")) as f:
         words = {r["verdict"]: r["one"] for r in csv.DictReader(f)}
     said = {}
     for row in paired:
@@ -76,7 +76,7 @@ with tempfile.TemporaryDirectory() as tmp:
         for v in verdicts:
             said[v] = said.get(v, 0) + 1
         if set(verdicts) - set(words.values()):
-            fail("%s %s: verdicts %s outside templates/verdicts.csv" % (row["op"], row["sku"], sorted(set(verdicts))))
+            fail("%s %s: verdicts %s outside data/templates/verdicts.csv" % (row["op"], row["sku"], sorted(set(verdicts))))
         if (verdicts.count(words["faster"]), verdicts.count(words["slower"])) != (row["wins"], row["losses"]):
             fail("%s %s over %s: %d wins and %d losses for verdicts %s" % (row["op"], row["sku"], row["baseline"],
                                                                           row["wins"], row["losses"], verdicts))
@@ -168,7 +168,7 @@ with tempfile.TemporaryDirectory() as tmp:
     by_short = {}
     for row in paired:
         by_short.setdefault(row["session_short"], []).append(row)
-    with open(os.path.join(top, "db", "skus.csv")) as f:
+    with open(os.path.join(top, "data", "skus.csv")) as f:
         display = {r["display"]: r["sku"] for r in csv.DictReader(f)}
     liger_presets = ("liger-perkernel", "liger-perkernel-quick")
     memory_presets = ("memory-bound", "memory-bound-quick")
@@ -417,7 +417,7 @@ with tempfile.TemporaryDirectory() as tmp:
           "`solbook session` over exactly the sessions it names; weekly %s: %d headline cells, each its named session's"
           % (nbullets, nsite, week, wrows))
 
-print("verdict words of templates/verdicts.csv: %s" % ", ".join("%s %d" % kv for kv in sorted(said.items())))
+print("verdict words of data/templates/verdicts.csv: %s" % ", ".join("%s %d" % kv for kv in sorted(said.items())))
 print("paired headlines: %d rows, %d case pairs, each side's GPU, session, timing method and check equal "
       "to the other's as stored; %d Markdown rows name their session and GPU; %d cases left out of the "
       "unpaired section" % (len(paired), npairs, len(rows), left_out))

@@ -34,11 +34,11 @@ def run(*args):
                           text=True).stdout
 
 
-l2 = {r["sku"]: float(r["l2_bytes"]) for r in csv.DictReader(open(os.path.join(home, "db/cache_sizes.csv")))}
+l2 = {r["sku"]: float(r["l2_bytes"]) for r in csv.DictReader(open(os.path.join(home, "data/cache_sizes.csv")))}
 # An op whose model reads at least four bytes a byte written is held to the
 # read ceiling where its card's newest calibration has one (docs/REPORTS.md).
 read_ops = set()
-for m in csv.DictReader(open(os.path.join(home, "db/op_models.csv"))):
+for m in csv.DictReader(open(os.path.join(home, "data/op_models.csv"))):
     if m["read"] and not m["write"]:
         read_ops.add((m["op"], m["mode"]))
 ceil, when, runs, tensor = {}, {}, [], []

@@ -70,7 +70,7 @@ assert len(lg) == 1 and not lg[0]["counted"] and lg[0]["verdict"] == "regression
 assert lg[0]["changed"] == 'packages {"liger-kernel":"0.8.5"} -> {"liger-kernel":"0.9.0"}', lg[0]
 change = [s for s in sec if s.startswith("Protocol or environment changes")][0]
 assert "| liger | h100-sxm5-80gb | regression |" in change and "0.9.0" in change, change
-assert "Cross-card thresholds: h100-sxm5-80gb 9.5% (no A/A comparisons" in history
+assert "Cross-card thresholds: h100-sxm5-80gb, held launches, 9.5% (no such A/A comparisons" in history, history
 print("regressions: 1 counted (fused, +10.0% on one card, confirmed) in report regressions, "
       "--history, JSON and the weekly; drift 1 of 3 steps (huggingface) not counted; "
       "liger package change listed as an environment change")
@@ -110,7 +110,8 @@ echo "confirm: ab_compare.sh of both commits on card 0 for run $run; an unflagge
 
 # with the A/A sessions of examples/h100/sessions stored, the h100
 # cross-card threshold comes from them: 1.5 times the 95th percentile
-# `solbook noise` prints for two cards of one SKU
+# `solbook noise` prints for two cards of one SKU, from the comparisons
+# of held launches for a step of held launches
 cp "$db" "$work/aa.db"
 "$SOLBOOK" ingest -q --db "$work/aa.db" "$SOLBOOK_HOME"/examples/h100/sessions/*.tar.gz > /dev/null
 "$SOLBOOK" noise --db "$work/aa.db" > "$work/noise.md"
@@ -120,14 +121,18 @@ set -e
 test $rc -eq 1 || fail "regressions with A/A sessions exited $rc"
 python3 - "$work/noise.md" "$work/aa.json" <<'PY'
 import json, re, sys
-row = [l for l in open(sys.argv[1]) if l.startswith("| two cards of one SKU |")][0].split("|")
-n, p95 = int(row[2]), float(row[6].strip().rstrip("%")) / 100
+noise = open(sys.argv[1]).read()
+row = [l for l in noise.splitlines() if l.startswith("| h100-sxm5-80gb | held |")][0].split("|")
+n, p95 = int(row[3]), float(row[4].strip().rstrip("%")) / 100
+total = int([l for l in noise.splitlines() if l.startswith("| two cards of one SKU |")][0].split("|")[2])
+go = [l for l in noise.splitlines() if l.startswith("| h100-sxm5-80gb | let go |")]
+assert n < total and go and n + int(go[0].split("|")[3]) == total, (n, total, go)
 d = json.load(open(sys.argv[2]))
-cc = {e["sku"]: e for e in d["cross_card"]}["h100-sxm5-80gb"]
+cc = [e for e in d["cross_card"] if e["sku"] == "h100-sxm5-80gb" and not e["hold_let_go"]][0]
 assert cc["aa_comparisons"] == n >= 20, (cc, n)
 assert abs(cc["threshold"] - 1.5 * p95) < 1e-4, (cc, p95)
 assert "from the stored A/A runs: " in d["definition"], d["definition"]
 assert d["regressions"] == 1, d["regressions"]
-print("regressions: h100 cross-card threshold %.2f%% from %d stored A/A comparisons (1.5 x p95 %.2f%%)"
-      % (100 * cc["threshold"], n, 100 * p95))
+print("regressions: h100 cross-card threshold of held launches %.2f%% from %d of the %d stored A/A "
+      "comparisons across cards, the held ones (1.5 x p95 %.2f%%)" % (100 * cc["threshold"], n, total, 100 * p95))
 PY

@@ -261,7 +261,7 @@ void fx_add_ncu(sb_db *h, long long run_id, int n)
                   "isd", run_id, SB_NCU_SOL_METRICS[i], 50.0 + i);
 }
 
-/* The GPU name NVML gives a card of the arch (db/skus.csv match names). */
+/* The GPU name NVML gives a card of the arch (data/skus.csv match names). */
 static const char *gpu_of(const char *arch)
 {
     return strcmp(arch, "h200") == 0 ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";

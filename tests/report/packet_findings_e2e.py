@@ -8,7 +8,7 @@ training runs (examples/), as a maintainer reads them:
   random-initialised Llama configurations on random tokens;
 - every speedup line names a session (an 8-digit id the sessions table
   lists), every finding has absolute "p50 (p20-p80)" ms cells and peak
-  memory in MB; only ops of templates/packets/upstream_ops.csv have
+  memory in MB; only ops of data/templates/packets/upstream_ops.csv have
   findings; liger-fp32-accum is labelled a variant wherever it is shown;
 - the vLLM packet has forward cases only;
 - every figure a finding states is recomputed here from the archived
@@ -78,7 +78,7 @@ try:
     training = sorted(glob.glob(os.path.join(HOME, "examples", "h*", "training")))
     run([SOLBOOK, "ingest", "--db", db, "-q"] + archives + training)
     ops = {"liger": {}, "vllm": {}}
-    with open(os.path.join(HOME, "templates", "packets", "upstream_ops.csv")) as f:
+    with open(os.path.join(HOME, "data", "templates", "packets", "upstream_ops.csv")) as f:
         for row in csv.DictReader(f):
             ops[row["target"]][row["op"]] = row["upstream"]
     out = {}
@@ -103,8 +103,8 @@ try:
         for _, op in findings:
             if op.replace("\\_", "_") not in ops[target]:
                 fail("%s: a finding of %s, an op %s does not ship" % (target, op, target))
-        # the verdict counts in the words of templates/verdicts.csv
-        with open(os.path.join(HOME, "templates", "verdicts.csv")) as f:
+        # the verdict counts in the words of data/templates/verdicts.csv
+        with open(os.path.join(HOME, "data", "templates", "verdicts.csv")) as f:
             w = {r["verdict"]: r for r in csv.DictReader(f)}
         counts = re.compile(r" (\d+) cases: (\d+) (%s|%s), (\d+) (%s|%s);" % (
             w["faster"]["one"], w["faster"]["many"], w["slower"]["one"], w["slower"]["many"]))

@@ -41,7 +41,7 @@ def main():
     if None in seen or len(set(seen)) != len(seen):
         sys.exit("FAIL: headline providers %s need distinct colours: %s" % (headline, seen))
     print("ok: %s have colours of their own" % ", ".join(headline))
-    css = open(src + "/templates/site/site.css", encoding="utf-8").read()
+    css = open(src + "/data/templates/site/site.css", encoding="utf-8").read()
     for mark in ("regression", "improvement"):
         m = re.search(r"svg\.hc \." + mark + r" \{([^}]*)\}", css)
         if not m:

@@ -1,9 +1,10 @@
 /* test_regress_aa.c - the history's threshold of a held-launch step from
  * the stored A/A sessions (report/regress.h, sb_rg_threshold): a step
- * whose runs held every launch takes the largest A/A change of the
- * comparisons whose runs held, one where a run's hold was let go takes
- * that of the comparisons where one was let go, and a step of a kind
- * with no such comparison falls back to min_effect. */
+ * whose runs held every launch takes the A/A change (the 95th percentile,
+ * sb_aa_change) of the comparisons whose runs held, one where a run's
+ * hold was let go takes that of the comparisons where one was let go,
+ * and a step of a kind with no such comparison falls back to min_effect;
+ * one session far from the others does not set the threshold alone. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,6 +98,22 @@ static void load(const char *path, size_t nruns, loaded *l)
     assert_int_equal(sb_rg_aa_load(l->db, &o, &l->aa, &err), SB_OK);
 }
 
+/* A step's two runs of the stored case, both holding every launch. */
+static void held_steps(const loaded *l, sb_result *a, sb_result *b)
+{
+    *a = step_run(0);
+    *b = step_run(0);
+    a->case_key = b->case_key = l->all.v[0].case_key;
+}
+
+/* The threshold of a held step of the stored case on one card. */
+static double held_step_threshold(const loaded *l, sb_rg_threshold_from *from)
+{
+    sb_result a, b;
+    held_steps(l, &a, &b);
+    return sb_rg_threshold(l->aa, &a, &b, 1, MIN_EFFECT, from);
+}
+
 static void unload(loaded *l)
 {
     sb_rg_aa_free(l->aa);
@@ -130,8 +147,8 @@ static void test_threshold_by_hold(void **state)
     assert_int_equal(held, 2);
     assert_int_equal(let_go, 2);
 
-    sb_result a = step_run(0), b = step_run(0);
-    a.case_key = b.case_key = l.all.v[0].case_key;
+    sb_result a, b;
+    held_steps(&l, &a, &b);
     sb_rg_threshold_from from;
     /* held on one card: 1.5 times the held session's 1%, not the let-go 20% */
     double t = sb_rg_threshold(l.aa, &a, &b, 1, MIN_EFFECT, &from);
@@ -172,8 +189,8 @@ static void test_let_go_without_aa(void **state)
 
     loaded l;
     load(p, 2, &l);
-    sb_result a = step_run(0), b = step_run(0);
-    a.case_key = b.case_key = l.all.v[0].case_key;
+    sb_result a, b;
+    held_steps(&l, &a, &b);
     sb_rg_threshold_from from;
     double t = sb_rg_threshold(l.aa, &a, &b, 1, MIN_EFFECT, &from);
     assert_int_equal(from, SB_RG_FROM_CASE_AA);
@@ -183,6 +200,37 @@ static void test_let_go_without_aa(void **state)
     printf("let-go step without let-go A/A: threshold %.4f (%s)\n", t, sb_rg_threshold_from_name(from));
     assert_int_equal(from, SB_RG_FROM_MIN_EFFECT);
     assert_true(t == MIN_EFFECT);
+    unload(&l);
+}
+
+/* Seven sessions: copies 1% apart in six, 30% in one, copies 0 alike.
+ * The 28 comparisons on one card (7 paired, 21 across sessions) have
+ * the 95th percentile 1%: the step's threshold is 1.5%, not 45%. */
+static void test_one_far_session(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/far.db", tmpdir);
+    sb_db *w = fx_create(p);
+    const double c0[] = {1.00, 1.00, 1.00}, c1[] = {1.01, 1.01, 1.01}, far[] = {1.30, 1.30, 1.30};
+    for (int s = 0; s < 7; s++) {
+        char sid[33], at[32];
+        snprintf(sid, sizeof sid, "%032d", 40 + s);
+        snprintf(at, sizeof at, "2026-11-%02dT08:00:00Z", 10 + s);
+        add_aa_run(w, sid, 0, c0, 3, 0, at);
+        snprintf(at, sizeof at, "2026-11-%02dT08:00:01Z", 10 + s);
+        add_aa_run(w, sid, 1, s == 3 ? far : c1, 3, 0, at);
+    }
+    sb_db_close(w);
+
+    loaded l;
+    load(p, 14, &l);
+    sb_rg_threshold_from from;
+    double t = held_step_threshold(&l, &from);
+    printf("held step, one card, one session 30%% apart among seven 1%% apart: threshold %.4f (%s)\n", t,
+           sb_rg_threshold_from_name(from));
+    assert_int_equal(from, SB_RG_FROM_CASE_AA);
+    assert_true(t > 0.0149 && t < 0.0151);
     unload(&l);
 }
 
@@ -203,6 +251,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threshold_by_hold),
         cmocka_unit_test(test_let_go_without_aa),
+        cmocka_unit_test(test_one_far_session),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

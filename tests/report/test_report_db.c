@@ -21,6 +21,7 @@
 #include "fixture.h"
 #include "gate.h"
 #include "geomean.h"
+#include "home.h"
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
@@ -1543,15 +1544,21 @@ static void test_paths_check(void **state)
     (void)state;
     sb_error err;
     char cwd[4096], text[4200];
-    assert_non_null(getcwd(cwd, sizeof cwd));
-    snprintf(text, sizeof text, "solbook ingest %s/results", cwd);
-    assert_int_equal(sb_paths_check(NULL, text, "body", &err), SB_ERR);
-    assert_non_null(strstr(err.msg, "a path of this machine"));
+    /* the build's staging folder is refused wherever it appears */
     const char *paths[] = {tmpdir, NULL};
     snprintf(text, sizeof text, "see %s/out", tmpdir);
     assert_int_equal(sb_paths_check(paths, text, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "a path of this build"));
+    assert_non_null(strstr(err.msg, tmpdir));
     assert_int_equal(sb_paths_check(paths, "solbook ingest results/ --db solbook.db", "body", &err),
                      SB_OK);
+    /* paths a run's data may name (the working folder, $HOME, the data
+     * home) are data, shown as they are */
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(text, sizeof text, "params: {\"dir\": \"%s/results\", \"home\": \"%s\", \"x\": \"/root/x\"}",
+             cwd, sb_home());
+    assert_int_equal(sb_paths_check(paths, text, "body", &err), SB_OK);
+    assert_int_equal(sb_paths_check(NULL, text, "body", &err), SB_OK);
 }
 
 /* Adds fused and huggingface runs of n_ops ops x n_shapes shapes on both

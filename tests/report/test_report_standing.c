@@ -1,4 +1,4 @@
-/* test_report_standing.c - the generated tables of docs/KERNELS.md
+/* test_report_standing.c - the generated tables of KERNELS.md
  * (report/standing.h) on a crafted database: the Liger table's geomean and
  * worst case from the inserted kernel times, the reference table's slower
  * cases, the copy-ceiling counts; and the rewrite of a document's marked

@@ -133,7 +133,7 @@ expect_err "bad roadmap" "$T/bad.json: /weeks/0/tasks/0/status: must be one of" 
 expect_err "no --out" "--out DIR is required" "$SOLBOOK" site --db "$T/10k.db"
 # The pages rendered from templates escape what the data files say: a
 # ledger and a roadmap with markup in every free-text field.
-head -n 1 "$SRC/docs/contributions.csv" >"$T/ledger.csv"
+head -n 1 "$SRC/data/contributions.csv" >"$T/ledger.csv"
 printf '%s\n' '"Proj <b>x</b>",discussion,"T <script>alert(1)</script>",planned,,,,,"n ""q"" & <i>"' >>"$T/ledger.csv"
 printf '{"schema": "solbook.roadmap.v1", "weeks": [{"week": "2026-W47", "title": "w <img src=x>", "tasks": [{"task": "t <b>", "status": "done", "issue": 7, "notes": "a & b"}]}]}' >"$T/roadmap.json"
 "$SOLBOOK" site --db "$T/10k.db" --out "$T/esc" --contributions "$T/ledger.csv" --roadmap "$T/roadmap.json" >/dev/null || fail "site with markup in the data files"

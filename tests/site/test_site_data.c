@@ -48,8 +48,8 @@ static void test_shipped_files(void **state)
     char rp[4096], lp[4096];
     sb_error err;
     sb_error_clear(&err);
-    assert_int_equal(sb_home_path(rp, sizeof rp, "docs/roadmap.json", &err), SB_OK);
-    assert_int_equal(sb_home_path(lp, sizeof lp, "docs/contributions.csv", &err), SB_OK);
+    assert_int_equal(sb_data_path(rp, sizeof rp, "roadmap.json", &err), SB_OK);
+    assert_int_equal(sb_data_path(lp, sizeof lp, "contributions.csv", &err), SB_OK);
     int rc = sb_site_check_roadmap(rp, &err);
     if (rc != SB_OK)
         fail_msg("%s: %s: %s", err.file, err.where, err.msg);

@@ -38,7 +38,7 @@ static int setup(void **state)
     sb_error_clear(&err);
     assert_int_equal(sb_json_load_file(SOLBOOK_TEST_DATA "/train/llama-h100-ws4.json", &w->base, &err), SB_OK);
     char schemas[4096];
-    snprintf(schemas, sizeof schemas, "%s/schemas", getenv("SOLBOOK_HOME"));
+    snprintf(schemas, sizeof schemas, "%s/data/schemas", getenv("SOLBOOK_HOME"));
     assert_int_equal(sb_ingest_open(w->db, schemas, &w->ing, &err), SB_OK);
     *state = w;
     return 0;

@@ -57,9 +57,9 @@ checks=$((checks + 1))
 
 # --schema by id and by path; a training file against the result schema.
 expect_run 0 "$SOLBOOK" validate --schema solbook.training.v1 "$DATA/training.valid.liger.json"
-expect_run 1 "$SOLBOOK" validate --schema "$SOLBOOK_HOME/schemas/solbook.result.v1.json" "$DATA/training.valid.liger.json"
+expect_run 1 "$SOLBOOK" validate --schema "$SOLBOOK_HOME/data/schemas/solbook.result.v1.json" "$DATA/training.valid.liger.json"
 expect_line "$DATA/training.valid.liger.json: /schema: const: \"solbook.training.v1\" is not the required value \"solbook.result.v1\""
-expect_run 0 "$SOLBOOK" validate --schema json-schema-draft-07 "$SOLBOOK_HOME/schemas/solbook.result.v1.json"
+expect_run 0 "$SOLBOOK" validate --schema json-schema-draft-07 "$SOLBOOK_HOME/data/schemas/solbook.result.v1.json"
 
 # Malformed JSON: file, line and column.
 printf '{\n  "schema": "solbook.result.v1",\n  "status": tru\n}\n' >"$TMP/broken.json"

@@ -34,7 +34,7 @@ static json_t *load_json(const char *path)
 static json_t *load_schema_json(const char *id)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/schemas/%s.json", sb_home(), id);
+    snprintf(path, sizeof path, "%s/data/schemas/%s.json", sb_home(), id);
     return load_json(path);
 }
 
@@ -56,7 +56,7 @@ static void test_examples_match_expectations(void **state)
     char dir[4096], path[4200];
     sb_schema_set *set = NULL;
     sb_error err;
-    snprintf(dir, sizeof dir, "%s/schemas", sb_home());
+    snprintf(dir, sizeof dir, "%s/data/schemas", sb_home());
     if (sb_schema_set_load(dir, &set, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
 

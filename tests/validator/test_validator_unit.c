@@ -384,7 +384,7 @@ static void test_refs_and_ids(void **state)
         char path[4096];
         json_t *j = NULL;
         sb_error err;
-        snprintf(path, sizeof path, "%s/schemas/%s.json", sb_home(), ids[i]);
+        snprintf(path, sizeof path, "%s/data/schemas/%s.json", sb_home(), ids[i]);
         assert_int_equal(sb_json_load_file(path, &j, &err), SB_OK);
         assert_int_equal(sb_schema_validate(s, j, NULL, NULL), 0);
         json_decref(j);
@@ -412,7 +412,7 @@ static void test_check_and_set(void **state)
 
     char dir[4096];
     sb_schema_set *set = NULL;
-    snprintf(dir, sizeof dir, "%s/schemas", sb_home());
+    snprintf(dir, sizeof dir, "%s/data/schemas", sb_home());
     assert_int_equal(sb_schema_set_load(dir, &set, &err), SB_OK);
     assert_non_null(sb_schema_set_find(set, "solbook.result.v1"));
     assert_non_null(sb_schema_set_find(set, "solbook.training.v1"));

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""sidecar_bombs.py SOLBOOK - profiler sidecars that cost more stored
+than read.
+
+A .tar.gz of 1 MB can hold a 120 MiB NAME.ncu.csv of real Nsight Compute
+rows (15 million metric values) or 120 MiB of Nsight Systems kernel rows
+(2.6 million kernels), within the bound on held archive bytes; parsed
+whole and stored at once they took 1.3 GB and 0.9 GB, and the same rows
+as a 248 MiB file beside NAME.json 2.4 GB. Generated here, never stored
+in the repository:
+  - those four: each refused in one line naming the sidecar, nothing
+    stored (neither the run nor a row of its sidecar);
+  - a 16 MiB ncu CSV of one-digit cells (8 million values, within the
+    bound): stored whole, every value, as it is read;
+  - the same CSV with a bad last row: refused, and none of the rows
+    before it left stored.
+Each ingest's peak RSS (wait4) stays under 512 MiB.
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+SOLBOOK = sys.argv[1]
+HOME = os.environ["SOLBOOK_HOME"]
+LIMIT_KIB = 512 * 1024
+SIDECAR_MAX = 32 << 20
+# A sanitizer's shadow memory and quarantine are part of the process's
+# RSS, so the memory bound is the plain build's to check (parse_bombs.py).
+with open(SOLBOOK, "rb") as f:
+    SANITIZED = any(tag in f.read() for tag in (b"__asan_init", b"__tsan_init", b"__msan_init"))
+NCU_EXAMPLE = os.path.join(HOME, "examples", "h100", "rmsnorm-fwd-ncu", "torch.ncu.csv")
+with open(os.path.join(HOME, "tests", "data", "ingest", "good", "gemm_h100_cublas.json"), "rb") as f:
+    DOC = f.read()
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def ncu_rows(size):
+    """Chunks of an ncu raw CSV of about size bytes: the header and units
+    of a real profile, then its kernel row again and again."""
+    with open(NCU_EXAMPLE, "rb") as f:
+        head, units, row = f.read().split(b"\n")[:3]
+    yield head + b"\n" + units + b"\n"
+    rest = row.split(b",", 1)[1]
+    n, i, block = len(head) + len(units) + 2, 0, []
+    while n < size:
+        r = b'"%d",%s\n' % (i, rest)
+        block.append(r)
+        n += len(r)
+        i += 1
+        if len(block) == 256:
+            yield b"".join(block)
+            block = []
+    yield b"".join(block)
+
+
+def nsys_rows(size):
+    head = (b'"Time (%)","Total Time (ns)","Instances","Avg (ns)","Med (ns)","Min (ns)","Max (ns)",'
+            b'"StdDev (ns)","Name"\n')
+    yield head
+    n, i = len(head), 0
+    while n < size:
+        block = b"".join(b'0.0,1000,2,500.0,500.0,400,600,141.4,"k%d"\n' % (i + j) for j in range(4096))
+        i += 4096
+        n += len(block)
+        yield block
+
+
+def dense_ncu(size, bad_tail=False):
+    """An ncu CSV of 4000 metric columns of one-digit cells: a value every
+    two bytes."""
+    cols = 4000
+    head = b'"ID","Kernel Name",' + b",".join(b'"m__%d"' % c for c in range(cols)) + b"\n"
+    cells = b",".join([b"0"] * cols)
+    yield head
+    n, i = len(head), 0
+    while n < size:
+        r = b"%d,k,%s\n" % (i, cells)
+        n += len(r)
+        i += 1
+        yield r
+    if bad_tail:
+        yield b"%d,k,0\n" % i
+
+
+def write(path, chunks):
+    with open(path, "wb") as f:
+        for c in chunks:
+            f.write(c)
+    return os.path.getsize(path)
+
+
+def tar_gz(path, doc_name, side_name, side_path):
+    with tarfile.open(path, "w:gz", compresslevel=6) as t:
+        info = tarfile.TarInfo(doc_name)
+        info.size = len(DOC)
+        with tempfile.TemporaryFile() as d:
+            d.write(DOC)
+            d.seek(0)
+            t.addfile(info, d)
+        t.add(side_path, side_name)
+
+
+def ingest(name, args, db):
+    """Runs solbook ingest; returns (rc, stderr, peak RSS in KiB, runs,
+    metric rows, kernel rows)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([SOLBOOK, "ingest", "--db", db] + args, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        rc = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        e = err.read().decode()
+    if not SANITIZED and usage.ru_maxrss >= LIMIT_KIB:
+        fail("%s: peak RSS %d KiB, not under %d KiB" % (name, usage.ru_maxrss, LIMIT_KIB))
+    c = sqlite3.connect(db)
+    counts = [c.execute("SELECT count(*) FROM " + t).fetchone()[0]
+              for t in ("runs", "profiler_metrics", "kernel_summaries")]
+    c.close()
+    os.remove(db)
+    return (rc, e, usage.ru_maxrss) + tuple(counts)
+
+
+def refused(name, args, db, line):
+    rc, err, rss, runs, metrics, kernels = ingest(name, args, db)
+    if rc != 1 or err != line + "\n":
+        fail("%s: exit %d, stderr %r; expected exit 1 and the one line %r" % (name, rc, err, line))
+    if runs or metrics or kernels:
+        fail("%s: %d runs, %d metric rows, %d kernel rows stored" % (name, runs, metrics, kernels))
+    print("ok: %s: refused in one line, nothing stored, peak RSS %d KiB: %s" % (name, rss, line))
+
+
+work = tempfile.mkdtemp(prefix="sb_sidecars_")
+try:
+    db = os.path.join(work, "s.db")
+    for kind, rows, title in (("ncu", ncu_rows, "Nsight Compute"), ("nsys", nsys_rows, "Nsight Systems")):
+        side = os.path.join(work, "r.%s.csv" % kind)
+        size = write(side, rows(120 << 20))
+        archive = os.path.join(work, "%s.tar.gz" % kind)
+        tar_gz(archive, "r/r.json", "r/r.%s.csv" % kind, side)
+        print("%s.tar.gz: %d bytes packed, a %d-byte r.%s.csv" % (kind, os.path.getsize(archive), size, kind))
+        refused("120 MiB %s sidecar in an archive" % kind, [archive], db,
+                "solbook: %s:r/r.%s.csv: %s sidecar more than %d bytes (32 MiB) inflated: refused"
+                % (archive, kind, title, SIDECAR_MAX))
+        os.remove(archive)
+        folder = os.path.join(work, kind)
+        os.makedirs(folder)
+        with open(os.path.join(folder, "r.json"), "wb") as f:
+            f.write(DOC)
+        size = write(os.path.join(folder, "r.%s.csv" % kind), rows(248 << 20))
+        refused("%d-byte %s sidecar beside its document" % (size, kind), [folder], db,
+                "solbook: %s/r.%s.csv: %s sidecar more than %d bytes (32 MiB): refused"
+                % (folder, kind, title, SIDECAR_MAX))
+        shutil.rmtree(folder)
+        os.remove(side)
+
+    # within the bound: every value stored, memory flat in the rows
+    folder = os.path.join(work, "dense")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "r.json"), "wb") as f:
+        f.write(DOC)
+    side = os.path.join(folder, "r.ncu.csv")
+    size = write(side, dense_ncu(16 << 20))
+    with open(side, "rb") as f:
+        values = sum(1 for line in f) - 1
+    values *= 4000
+    rc, err, rss, runs, metrics, _ = ingest("dense ncu sidecar", [folder], db)
+    if rc != 0 or runs != 1 or metrics != values:
+        fail("dense ncu sidecar (%d bytes): exit %d, %d runs, %d of %d values stored: %r"
+             % (size, rc, runs, metrics, values, err))
+    print("ok: a %d-byte ncu CSV of %d one-digit values: stored whole, peak RSS %d KiB" % (size, values, rss))
+    write(side, dense_ncu(4 << 20, bad_tail=True))
+    rc, err, rss, runs, metrics, _ = ingest("dense ncu sidecar, bad last row", [folder], db)
+    if rc != 1 or runs != 1 or metrics != 0 or len(err.splitlines()) != 1 or side not in err:
+        fail("dense ncu sidecar with a bad last row: exit %d, %d runs, %d metric rows: %r"
+             % (rc, runs, metrics, err))
+    print("ok: the same with a bad last row: the run stored, none of its profile's rows, one line: %s"
+          % err.strip())
+    print("peak RSS bound of %d KiB: %s" % (LIMIT_KIB, "not checked, a sanitizer build" if SANITIZED
+                                             else "checked on every ingest above"))
+finally:
+    shutil.rmtree(work, ignore_errors=True)
