@@ -88,8 +88,8 @@ int cmd_compare(int argc, char **argv)
     sb_cmp_result r = {0};
     sb_buf out = SB_BUF_INIT;
     int rc = 2;
-    if (sb_report_db_open(db_path, &db, &err) != SB_OK ||
-        (aa_path && sb_report_db_open(aa_path, &o.aa_db, &err) != SB_OK) ||
+    if (sb_db_open_reader(db_path, &db, &err) != SB_OK ||
+        (aa_path && sb_db_open_reader(aa_path, &o.aa_db, &err) != SB_OK) ||
         sb_cmp_load(db, &f, &a, &b, &set, &err) != SB_OK ||
         sb_cmp_run(db, &set, &a, &b, &o, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
@@ -130,8 +130,8 @@ done:
     sb_cmp_free(&r);
     sb_results_free(&set);
     if (db)
-        sb_report_db_close(db);
-    sb_report_db_close(o.aa_db);
+        sb_db_close(db);
+    sb_db_close(o.aa_db);
     sb_cmp_side_free(&a);
     sb_cmp_side_free(&b);
     return rc;

@@ -15,6 +15,7 @@
 #include "regress.h"
 #include "repro.h"
 #include "results.h"
+#include "results_query.h"
 #include "strbuf.h"
 #include "term.h"
 
@@ -259,7 +260,7 @@ int cmd_confirm(int argc, char **argv)
     sb_repro *rp = NULL;
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    if (sb_report_db_open(o.db, &db, &err) != SB_OK || sb_results_load(db, NULL, &set, &err) != SB_OK ||
+    if (sb_db_open_reader(o.db, &db, &err) != SB_OK || sb_results_load(db, NULL, &set, &err) != SB_OK ||
         sb_rg_history(db, &set, &o.rg, &rg, &err) != SB_OK || sb_repro_open(&rp, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -312,6 +313,6 @@ done:
     sb_repro_close(rp);
     sb_rg_free(&rg);
     sb_results_free(&set);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }

@@ -79,7 +79,7 @@ int cmd_packet(int argc, char **argv)
     sb_error err;
     sb_error_clear(&err);
     sb_db *db = NULL;
-    if (sb_report_db_open(db_path ? db_path : sb_default_db_path(), &db, &err) != SB_OK) {
+    if (sb_db_open_reader(db_path ? db_path : sb_default_db_path(), &db, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return 2;
     }
@@ -93,6 +93,6 @@ int cmd_packet(int argc, char **argv)
         printf("%s: %zu runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
                o.out_dir, sum.cited, sum.files, sum.body_bytes);
     }
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }

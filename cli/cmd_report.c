@@ -21,6 +21,7 @@
 #include "repro.h"
 #include "results.h"
 #include "sku.h"
+#include "snapshot_read.h"
 #include "standing.h"
 #include "strbuf.h"
 #include "suggest.h"
@@ -168,7 +169,7 @@ static int open_db(const opts *o, sb_db **db)
 {
     sb_error err;
     sb_error_clear(&err);
-    if (sb_report_db_open(o->db ? o->db : sb_default_db_path(), db, &err) != SB_OK) {
+    if (sb_db_open_reader(o->db ? o->db : sb_default_db_path(), db, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return 2;
     }
@@ -193,7 +194,7 @@ static int open_db_and_skus(const opts *o, sb_db **db, sb_sku_table **skus)
     if (open_db(o, db))
         return 2;
     if (load_skus(skus)) {
-        sb_report_db_close(*db);
+        sb_db_close(*db);
         *db = NULL;
         return 2;
     }
@@ -220,7 +221,7 @@ static void report_input_free(report_input *in)
     free(in->picks);
     sb_results_free(&in->set);
     sb_sku_table_free(in->skus);
-    sb_report_db_close(in->db);
+    sb_db_close(in->db);
 }
 
 /* Opens the database and loads the result runs of --suite and --op on sku
@@ -360,8 +361,11 @@ static int run_weekly(const opts *o)
     if (open_db_and_skus(o, &db, &skus))
         return 2;
     sb_weekly_summary sum;
+    sb_snapshot *snap = NULL;
     int rc = 0;
-    if (sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
+    if (sb_snapshot_read(db, &snap, &err) == SB_OK)
+        wo.snap = snap;
+    if (!snap || sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
     } else {
@@ -373,8 +377,9 @@ static int run_weekly(const opts *o)
         if (sum.left_out)
             printf("%zu list entries past the writeup's limits are in the appendix only\n", sum.left_out);
     }
+    sb_snapshot_free(snap);
     sb_sku_table_free(skus);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }
 
@@ -392,13 +397,15 @@ static int run_roofline(const opts *o)
     sb_error_clear(&err);
     size_t drawn = 0;
     sb_buf b = SB_BUF_INIT;
+    sb_snapshot *snap = NULL;
     int rc = 2;
     if (in.set.n == 0) {
         fprintf(stderr, "solbook report roofline: no result runs on SKU %s\n", o->sku);
         rc = 1;
         goto done;
     }
-    if (sb_plot_roofline(in.db, in.skus, in.picks, in.np, o->sku, &b, &drawn, &err) != SB_OK) {
+    if (sb_snapshot_read(in.db, &snap, &err) != SB_OK ||
+        sb_plot_roofline(snap, in.skus, in.picks, in.np, o->sku, &b, &drawn, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -407,6 +414,7 @@ static int run_roofline(const opts *o)
         printf("%s: %zu points\n", o->out, drawn);
 done:
     sb_buf_free(&b);
+    sb_snapshot_free(snap);
     report_input_free(&in);
     return rc;
 }
@@ -457,7 +465,7 @@ static int run_sku_report(const opts *o, sku_report_fn fn)
         rc = emit(o, &b);
     sb_buf_free(&b);
     sb_sku_table_free(skus);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }
 
@@ -563,7 +571,7 @@ static int run_training(const opts *o)
     }
     sb_buf_free(&plot);
     sb_buf_free(&b);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }
 

@@ -61,14 +61,14 @@ int cmd_validate_results(int argc, char **argv)
     sb_error err;
     sb_error_clear(&err);
     sb_db *db = NULL;
-    if (sb_report_db_open(db_path ? db_path : sb_default_db_path(), &db, &err) != SB_OK) {
+    if (sb_db_open_reader(db_path ? db_path : sb_default_db_path(), &db, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         return 2;
     }
     sb_sku_table *skus = NULL;
     if (sb_sku_table_load(NULL, &skus, &err) != SB_OK) {
         sb_error_print(&err, stderr);
-        sb_report_db_close(db);
+        sb_db_close(db);
         return 2;
     }
     sb_buf out = SB_BUF_INIT;
@@ -83,6 +83,6 @@ int cmd_validate_results(int argc, char **argv)
     }
     sb_buf_free(&out);
     sb_sku_table_free(skus);
-    sb_report_db_close(db);
+    sb_db_close(db);
     return rc;
 }

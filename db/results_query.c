@@ -1023,13 +1023,6 @@ int sb_ceilings_latest(sb_db *handle, const char *sku, sb_ceiling **out, size_t 
     return SB_OK;
 }
 
-void sb_calibrations_free(sb_calibration *v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        free(v[i].ceilings);
-    free(v);
-}
-
 int sb_calibrations_load(sb_db *handle, const char *sku, sb_calibration **out, size_t *n,
                          sb_error *err)
 {
@@ -1087,28 +1080,6 @@ int sb_calibrations_load(sb_db *handle, const char *sku, sb_calibration **out, s
                             rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
     }
     return SB_OK;
-}
-
-static void training_free_one(sb_training *t)
-{
-    char **strs[] = {&t->status, &t->model_name, &t->dtype, &t->strategy, &t->patch_name,
-                     &t->sku, &t->arch, &t->gpu_name, &t->git_sha, &t->driver, &t->cuda,
-                     &t->finished_at, &t->source_path, &t->reason, &t->patch_kernels_json,
-                     &t->scope, &t->mode, &t->peaks_json, &t->run_uuid, &t->against_run_uuid,
-                     &t->gpu_uuid};
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
-        free(*strs[i]);
-        *strs[i] = NULL;
-    }
-}
-
-void sb_training_free(sb_training_set *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        training_free_one(&s->v[i]);
-    free(s->v);
-    s->v = NULL;
-    s->n = 0;
 }
 
 int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
@@ -1180,14 +1151,14 @@ int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
             t.finished_epoch = LLONG_MIN;
         if (has_range && (t.finished_epoch == LLONG_MIN || t.finished_epoch < from ||
                           t.finished_epoch >= to)) {
-            training_free_one(&t);
+            sb_training_run_free(&t);
             continue;
         }
         if (out->n == cap) {
             size_t nc = cap ? cap * 2 : 16;
             sb_training *nv = realloc(out->v, nc * sizeof *nv);
             if (!nv) {
-                training_free_one(&t);
+                sb_training_run_free(&t);
                 rc = SQLITE_NOMEM;
                 break;
             }

@@ -15,26 +15,13 @@
 
 #include <stddef.h>
 
+#include "calibration.h"
 #include "error.h"
+#include "result_filter.h"
 #include "store.h"
 #include "stored_result.h"
 #include "strbuf.h"
-
-typedef struct sb_result_filter {
-    const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
-    const char *sha;                                /* commit prefix; NULL: any */
-    const char *branch;                             /* provenance.git_branch; NULL: any */
-    int with_profiled;  /* 1: runs timed under a profiler too (they never count as
-                         * timings; by default they are left out) */
-    int with_sessions;  /* 1: runs of measuring sessions too (by default they are
-                         * left out: their times are compared only as pairs within
-                         * their session, report/sessions.h) */
-    int only_sessions;  /* 1: the runs of measuring sessions alone (sb_results_load,
-                         * sb_results_load_latest): what the plausibility check
-                         * of their pairs reads (report/plausible.h) */
-    int has_range;                                  /* keep finished_epoch in [from, to) */
-    long long from, to;
-} sb_result_filter;
+#include "training_run.h"
 
 /* Loads the result runs matching f, ordered by case_key, provider, sku,
  * finished_at, run id (so output built from them is deterministic). Runs
@@ -101,66 +88,23 @@ void sb_samples_query_close(sb_samples_query *q);   /* accepts NULL */
  * (malloc'd); NULL when the run recorded none. */
 int sb_kernel_samples_text(sb_db *db, long long run_id, char **json, sb_error *err);
 
-typedef struct sb_ceiling {
-    char name[64];   /* bw.copy, gemm.fp16, ... */
-    char unit[16];   /* GB/s | TFLOP/s */
-    double value;
-} sb_ceiling;
-
 /* Measured ceilings of the newest calibration run of a SKU; *n = 0 when
  * the SKU has none. run_id receives the calibration's run id (or -1). */
 int sb_ceilings_latest(sb_db *db, const char *sku, sb_ceiling **out, size_t *n,
                        long long *run_id, sb_error *err);
 
-/* One calibration run and the ceilings it stored. */
-typedef struct sb_calibration {
-    long long run_id;
-    char gpu_uuid[96];       /* provenance.device.uuid; "" when not recorded */
-    long long buffer_bytes;  /* protocol.buffer_bytes; 0 when not recorded */
-    sb_ceiling *ceilings;    /* ordered by name */
-    size_t n;
-} sb_calibration;
-
 /* Every calibration run of a SKU with its ceilings, newest first (the
  * order of sb_ceilings_latest: finish time, then id), into *out (*n of
- * them; free with sb_calibrations_free). A report that holds a run
+ * them; free with sb_calibrations_free, model/calibration.h). A report that holds a run
  * against its own card's calibration, and states how far the SKU's cards
  * differ, reads them all. */
 int sb_calibrations_load(sb_db *db, const char *sku, sb_calibration **out, size_t *n, sb_error *err);
-void sb_calibrations_free(sb_calibration *v, size_t n); /* accepts NULL */
-
-typedef struct sb_training {
-    long long run_id;
-    char *status, *model_name, *dtype, *strategy, *patch_name, *sku, *arch, *gpu_name, *git_sha,
-        *driver, *cuda, *finished_at, *source_path;
-    char *reason;              /* NULL when none */
-    char *patch_kernels_json;  /* canonical JSON array */
-    char *scope, *mode;        /* workload; "model" / "train-step" when the file has none */
-    char *peaks_json;          /* memory.peak_device_bytes_per_rank as JSON, NULL when absent */
-    long long seq_len, micro_batch_size, world_size, finished_epoch;
-    long long peak_device_bytes;  /* -1 when NULL */
-    double tokens_per_s, median_step_ms;
-    double p20_ms, p80_ms;     /* timing.stats; NAN when absent */
-    double loss_max_abs_diff;  /* loss.check.max_abs_diff; NAN when absent */
-    int loss_gate;             /* loss.check.passed: 1, 0, or -1 when the run has no gate */
-    int checkpointing;         /* parallelism.gradient_checkpointing: 1, 0, -1 unknown */
-    char *run_uuid;            /* NULL when absent */
-    char *against_run_uuid;    /* loss.check.against_run_uuid: the baseline run the losses were checked
-                                  against; NULL without a gate */
-    char *gpu_uuid;            /* provenance.device.uuid (the first rank's card); NULL when absent */
-} sb_training;
-
-typedef struct sb_training_set {
-    sb_training *v;
-    size_t n;
-} sb_training_set;
 
 /* Training runs (any status), in the window when has_range, ordered by
  * model, SKU, world size, sequence length, micro batch, patch, finish time
  * and run id. */
 int sb_training_load(sb_db *db, int has_range, long long from, long long to,
                      sb_training_set *out, sb_error *err);
-void sb_training_free(sb_training_set *s);
 
 /* The SM clock NVML recorded after each repeat of a run ("1335/1335/..."),
  * the distinct throttle reasons (", "-separated), whether one of them is a

@@ -14,15 +14,6 @@ static const char devices_one_sql[] =
     "SELECT gpu_uuid FROM runs"
     " WHERE id = ?1 AND schema = 'solbook.result.v1'";
 
-void sb_run_devices_free(sb_run_devices *d)
-{
-    for (size_t i = 0; i < d->n; i++)
-        free(d->uuid[i]);
-    free(d->uuid);
-    free(d->run_id);
-    memset(d, 0, sizeof *d);
-}
-
 /* Appends run_id and its UUID (NULL or empty text: none) to out. */
 static int devices_push(sb_run_devices *out, size_t *cap, long long run_id, const unsigned char *t)
 {
@@ -133,17 +124,4 @@ int sb_run_devices_load_set(sb_db *handle, const sb_result_set *set, sb_run_devi
     int rc = sb_run_devices_load_ids(handle, ids, set->n, out, err);
     free(ids);
     return rc;
-}
-
-const char *sb_run_device(const sb_run_devices *d, long long run_id)
-{
-    size_t lo = 0, hi = d->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->run_id[mid] < run_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < d->n && d->run_id[lo] == run_id ? d->uuid[lo] : NULL;
 }

@@ -9,14 +9,9 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "run_cards.h"
 #include "store.h"
 #include "stored_result.h"
-
-typedef struct sb_run_devices {
-    long long *run_id; /* ascending */
-    char **uuid;       /* NULL where the run recorded none */
-    size_t n;
-} sb_run_devices;
 
 /* Every result run's GPU UUID (schema solbook.result.v1), into *out. */
 int sb_run_devices_load(sb_db *db, sb_run_devices *out, sb_error *err);
@@ -28,8 +23,5 @@ int sb_run_devices_load_set(sb_db *db, const sb_result_set *set, sb_run_devices 
 /* The same for the n runs run_ids (in any order, repeats allowed). */
 int sb_run_devices_load_ids(sb_db *db, const long long *run_ids, size_t n, sb_run_devices *out,
                             sb_error *err);
-void sb_run_devices_free(sb_run_devices *d);
-/* The UUID of run_id, or NULL when unknown. */
-const char *sb_run_device(const sb_run_devices *d, long long run_id);
 
 #endif

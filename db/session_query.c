@@ -30,18 +30,6 @@ static char *col_dup(sqlite3_stmt *st, int i)
     return t ? strdup((const char *)t) : NULL;
 }
 
-static void run_free(sb_session_run *r)
-{
-    char **strs[] = {&r->session_id, &r->timing_method, &r->check_version, &r->gpu_uuid, &r->status,
-                     &r->op, &r->mode, &r->dtype, &r->shape_key, &r->params_json, &r->provider,
-                     &r->case_key, &r->sku, &r->arch, &r->git_sha, &r->started_at, &r->kernel_samples,
-                     &r->call_samples, &r->suite, &r->finished_at};
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
-        free(*strs[i]);
-        *strs[i] = NULL;
-    }
-}
-
 /* Reads the current row; 0, or -1 when out of memory (then nothing is kept). */
 static int row_read(sqlite3_stmt *st, sb_session_run *r)
 {
@@ -55,7 +43,7 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     r->suite = col_dup(st, 24);
     r->finished_at = col_dup(st, 25);
     if (!r->suite || (!r->finished_at && sqlite3_column_type(st, 25) != SQLITE_NULL)) {
-        run_free(r);
+        sb_session_run_free(r);
         return -1;
     }
     char **strs[] = {&r->session_id, NULL, NULL, &r->timing_method, &r->check_version, &r->gpu_uuid,
@@ -68,7 +56,7 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
         *strs[i - 1] = col_dup(st, i);
         /* gpu_uuid and the samples may be NULL; every other column is NOT NULL */
         if (!*strs[i - 1] && sqlite3_column_type(st, i) != SQLITE_NULL) {
-            run_free(r);
+            sb_session_run_free(r);
             return -1;
         }
     }
@@ -78,7 +66,7 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
         if (sb_samples_json((const char *)sqlite3_column_text(st, 27), sqlite3_column_blob(st, 28),
                             (size_t)sqlite3_column_bytes(st, 28), &b) != 0) {
             sb_buf_free(&b);
-            run_free(r);
+            sb_session_run_free(r);
             return -1;
         }
         r->call_samples = sb_buf_take(&b);
@@ -159,7 +147,7 @@ static int sessions_order(sb_session_runs *out)
     for (size_t k = 0; k < nb; k++) {
         if (kept && strcmp(b[k].id, kept) == 0) { /* two prefixes named one session */
             for (size_t j = 0; j < b[k].n; j++)
-                run_free(&out->v[b[k].at + j]);
+                sb_session_run_free(&out->v[b[k].at + j]);
             continue;
         }
         memcpy(&v[m], &out->v[b[k].at], b[k].n * sizeof *v);
@@ -189,29 +177,6 @@ static int runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_se
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
 {
     return runs_select(sb_db_handle(db), ids, nids, out, err);
-}
-
-void sb_session_runs_keep_suite(sb_session_runs *r, const char *suite)
-{
-    if (!suite)
-        return;
-    size_t m = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        if (strcmp(r->v[i].suite, suite) == 0)
-            r->v[m++] = r->v[i];
-        else
-            run_free(&r->v[i]);
-    }
-    r->n = m;
-}
-
-void sb_session_runs_free(sb_session_runs *r)
-{
-    for (size_t i = 0; i < r->n; i++)
-        run_free(&r->v[i]);
-    free(r->v);
-    r->v = NULL;
-    r->n = 0;
 }
 
 int sb_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,

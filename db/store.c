@@ -343,6 +343,18 @@ int sb_db_read_snapshot(sb_db *db, sb_error *err)
     return SB_OK;
 }
 
+int sb_db_open_reader(const char *path, sb_db **out, sb_error *err)
+{
+    if (sb_db_open(path, SB_DB_READ, out, err) != SB_OK)
+        return SB_ERR;
+    if (sb_db_read_snapshot(*out, err) != SB_OK) {
+        sb_db_close(*out);
+        *out = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
 {
     return sb_db_open_with(path, flags, sb_db_migrations, sb_db_migration_count, out, err);

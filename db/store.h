@@ -41,6 +41,12 @@ void sb_db_close(sb_db *db);            /* accepts NULL */
  * connection closes. */
 int sb_db_read_snapshot(sb_db *db, sb_error *err);
 
+/* Opens an existing database for reading with the checks and messages
+ * every report command uses (sb_db_open with SB_DB_READ), in one read
+ * transaction (sb_db_read_snapshot): the report reads one state of the
+ * database. Close it with sb_db_close. */
+int sb_db_open_reader(const char *path, sb_db **out, sb_error *err);
+
 /* The path the database was opened with. */
 const char *sb_db_path(const sb_db *db);
 

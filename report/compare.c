@@ -9,6 +9,7 @@
 #include "encode.h"
 #include "paired.h"
 #include "report_json.h"
+#include "results_query.h"
 #include "run_devices.h"
 #include "stats.h"
 

@@ -33,6 +33,7 @@
 
 #include "error.h"
 #include "regress.h"
+#include "result_filter.h"
 #include "results.h"
 #include "store.h"
 #include "strbuf.h"

@@ -43,7 +43,7 @@ static double geo_of(const double *v, size_t n)
     return n ? sb_geomean(v, n) : NAN;
 }
 
-static int build_table(sb_db *db, const sb_pick *picks, size_t n, const sb_result *g,
+static int build_table(const sb_snapshot *snap, const sb_pick *picks, size_t n, const sb_result *g,
                        const char *provider, const char *baseline, const sb_session_headlines *paired,
                        sb_xa_table *t, sb_error *err)
 {
@@ -67,16 +67,13 @@ static int build_table(sb_db *db, const sb_pick *picks, size_t n, const sb_resul
     }
     sb_sort_skus(t->sku, t->arch, t->ncards);
     for (size_t k = 0; k < t->ncards; k++) {
-        sb_ceiling *c = NULL;
         size_t nc = 0;
         long long cal = -1;
-        if (sb_ceilings_latest(db, t->sku[k], &c, &nc, &cal, err) != SB_OK)
-            return SB_ERR;
+        const sb_ceiling *c = sb_snapshot_ceilings(snap, t->sku[k], &nc, &cal);
         t->copy_gbps[k] = NAN;
         for (size_t q = 0; q < nc; q++)
             if (strcmp(c[q].name, "bw.copy") == 0)
                 t->copy_gbps[k] = c[q].value;
-        free(c);
     }
     /* baselines */
     const char *const *cand = sb_headline_baselines;
@@ -196,7 +193,7 @@ static int build_table(sb_db *db, const sb_pick *picks, size_t n, const sb_resul
     return SB_OK;
 }
 
-int sb_xa_build(sb_db *db, const sb_pick *picks, size_t n, const char *provider,
+int sb_xa_build(const sb_snapshot *snap, const sb_pick *picks, size_t n, const char *provider,
                 const char *baseline, const sb_session_headlines *paired, sb_xa_set *out, sb_error *err)
 {
     out->v = NULL;
@@ -235,7 +232,7 @@ int sb_xa_build(sb_db *db, const sb_pick *picks, size_t n, const char *provider,
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     for (size_t g = 0; g < ng; g++) {
-        if (build_table(db, picks, n, groups[g], provider, baseline, paired, &out->v[out->n], err) !=
+        if (build_table(snap, picks, n, groups[g], provider, baseline, paired, &out->v[out->n], err) !=
             SB_OK) {
             free(out->v[out->n].rows);
             free(groups);

@@ -22,7 +22,7 @@
 #include "geomean.h"
 #include "results.h"
 #include "sessions.h"
-#include "store.h"
+#include "snapshot.h"
 #include "strbuf.h"
 
 #define SB_XA_MAX_CARDS 8
@@ -66,8 +66,9 @@ typedef struct sb_xa_set {
 /* Tables of provider for every op group where it has a passing run.
  * baseline NULL: the headline baselines with passing runs in the group
  * (at most SB_XA_MAX_BASES); else baseline alone. paired: the checked
- * session headlines whose cases get no unpaired speedup (NULL: none). */
-int sb_xa_build(sb_db *db, const sb_pick *picks, size_t n, const char *provider,
+ * session headlines whose cases get no unpaired speedup (NULL: none).
+ * Each card's copy bandwidth is its newest calibration's in snap. */
+int sb_xa_build(const sb_snapshot *snap, const sb_pick *picks, size_t n, const char *provider,
                 const char *baseline, const sb_session_headlines *paired, sb_xa_set *out, sb_error *err);
 void sb_xa_free(sb_xa_set *s);
 

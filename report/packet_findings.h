@@ -17,7 +17,7 @@
 
 #include "claims.h"
 #include "error.h"
-#include "session_query.h"
+#include "session_run.h"
 #include "strbuf.h"
 
 /* At most this many findings in a packet (one per op and SKU): with

@@ -90,16 +90,14 @@ typedef struct line_label {
     int measured;
 } line_label;
 
-int sb_plot_roofline(sb_db *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
-                     const char *sku, sb_buf *out, size_t *drawn, sb_error *err)
+int sb_plot_roofline(const sb_snapshot *snap, const sb_sku_table *skus, const sb_pick *picks,
+                     size_t n, const char *sku, sb_buf *out, size_t *drawn, sb_error *err)
 {
     *drawn = 0;
     const sb_sku *s = skus ? sb_sku_find(skus, sku) : NULL;
-    sb_ceiling *ceil = NULL;
     size_t nceil = 0;
     long long calib_run = -1;
-    if (sb_ceilings_latest(db, sku, &ceil, &nceil, &calib_run, err) != SB_OK)
-        return SB_ERR;
+    const sb_ceiling *ceil = sb_snapshot_ceilings(snap, sku, &nceil, &calib_run);
     name_list providers = {0}, dtypes = {0};
     size_t not_modelled = 0, failed = 0, skipped = 0;
     const char *arch = NULL;
@@ -295,12 +293,10 @@ int sb_plot_roofline(sb_db *db, const sb_sku_table *skus, const sb_pick *picks, 
     sb_svg_end(out);
     free(providers.v);
     free(dtypes.v);
-    free(ceil);
     return SB_OK;
 oom:
     free(providers.v);
     free(dtypes.v);
-    free(ceil);
     return sb_error_set(err, NULL, NULL, "out of memory");
 }
 

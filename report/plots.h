@@ -16,7 +16,7 @@
 #include "geomean.h"
 #include "results.h"
 #include "sku.h"
-#include "store.h"
+#include "snapshot.h"
 #include "strbuf.h"
 
 /* Roofline of one SKU: log-log arithmetic intensity (FLOP/byte) against
@@ -24,9 +24,9 @@
  * provider. Datasheet ceilings (compute roof per dtype drawn, HBM slope)
  * come from skus (may be NULL or lack the SKU: then none are drawn and the
  * caption says so); measured ceilings (bw.copy slope, gemm.* roofs) from
- * the SKU's newest calibration. *drawn receives the number of points. */
-int sb_plot_roofline(sb_db *db, const sb_sku_table *skus, const sb_pick *picks, size_t n,
-                     const char *sku, sb_buf *out, size_t *drawn, sb_error *err);
+ * the SKU's newest calibration in snap. *drawn receives the number of points. */
+int sb_plot_roofline(const sb_snapshot *snap, const sb_sku_table *skus, const sb_pick *picks,
+                     size_t n, const char *sku, sb_buf *out, size_t *drawn, sb_error *err);
 
 /* Geomean speedup bars of one op x mode x dtype: one group per SKU (by
  * arch), one bar per provider, a dashed line at 1 (the baseline). */

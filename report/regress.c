@@ -13,6 +13,7 @@
 #include "encode.h"
 #include "geomean.h"
 #include "report_json.h"
+#include "results_query.h"
 #include "run_devices.h"
 #include "session_query.h"
 #include "sessions.h"

@@ -9,7 +9,7 @@
 #include "encode.h"
 #include "file_name.h"
 #include "results.h"
-#include "session_query.h"
+#include "session_run.h"
 #include "strbuf.h"
 #include "mkdirs.h"
 #include "template.h"

@@ -6,25 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
-
-int sb_report_db_open(const char *path, sb_db **out, sb_error *err)
-{
-    if (sb_db_open(path, SB_DB_READ, out, err) != SB_OK)
-        return SB_ERR;
-    if (sb_db_read_snapshot(*out, err) != SB_OK) {
-        sb_db_close(*out);
-        *out = NULL;
-        return SB_ERR;
-    }
-    return SB_OK;
-}
-
-void sb_report_db_close(sb_db *db)
-{
-    sb_db_close(db);
-}
-
 int sb_arch_rank(const char *arch)
 {
     if (strcmp(arch, "a100") == 0)

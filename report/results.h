@@ -1,6 +1,6 @@
 /* results.h - what reports build on the stored results: the latest run of
- * each case, card and package lists. The queries themselves are
- * db/results_query.h, included here for every report.
+ * each case, card and package lists. The runs themselves are
+ * model/stored_result.h, read by db/results_query.h.
  */
 #ifndef SOLBOOK_REPORT_RESULTS_H
 #define SOLBOOK_REPORT_RESULTS_H
@@ -8,16 +8,8 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "results_query.h"
-#include "store.h"
+#include "stored_result.h"
 #include "strbuf.h"
-
-/* Opens an existing database for reading with the checks and messages
- * every command uses (sb_db_open, db/store.h), in one read
- * transaction (sb_db_read_snapshot): the report reads one state of the
- * database; close it with sb_report_db_close. */
-int sb_report_db_open(const char *path, sb_db **out, sb_error *err);
-void sb_report_db_close(sb_db *db);   /* accepts NULL */
 
 /* The newest run (by finished_at, then run id) of each (case_key,
  * provider, SKU): its state decides the case (passing, failed, skipped).

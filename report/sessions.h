@@ -9,7 +9,7 @@
 
 #include "error.h"
 #include "paired.h"
-#include "session_query.h"
+#include "session_run.h"
 #include "strbuf.h"
 
 /* One case of one session: the target against one baseline, both copy 0,

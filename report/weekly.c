@@ -1241,7 +1241,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     if (sb_claims_headlines_read(db, NULL, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
-    if (sb_xa_build(db, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
+    if (sb_xa_build(o->snap, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
         goto done;
     /* regressions: the one definition of `report regressions` (regress.h)
      * over every run up to the end of the week */
@@ -1484,7 +1484,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             snprintf(file, sizeof file, "%s-roofline-%s.svg", week, slug);
             snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
-            if (sb_plot_roofline(db, skus, picks, npicks, sk[k], &tmp, &drawn, err) != SB_OK ||
+            if (sb_plot_roofline(o->snap, skus, picks, npicks, sk[k], &tmp, &drawn, err) != SB_OK ||
                 sb_file_write_buf(path, &tmp, err) != SB_OK) {
                 bad = 1;
                 break;

@@ -15,6 +15,7 @@
 #include "regress.h"
 #include "results_query.h"
 #include "sku.h"
+#include "snapshot.h"
 #include "store.h"
 
 /* The provider of the cross-arch tables: the project's own kernels. */
@@ -41,6 +42,7 @@ typedef struct sb_weekly_opts {
     const sb_result_set *sessions_all; /* with all: every run of measuring sessions
                                         * (sb_results_load_sessions), or NULL to read
                                         * the week's from the database */
+    const sb_snapshot *snap;  /* the calibrations of the cards (db/snapshot_read.h) */
     const sb_rg_list *rg_all; /* sb_rg_history over all with rg, or NULL: a week whose
                                * runs up to its end are all of all (the newest) takes
                                * it instead of walking the same history again */

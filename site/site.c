@@ -19,6 +19,7 @@
 #include "json_file.h"
 #include "staged_dir.h"
 #include "repro.h"
+#include "snapshot_read.h"
 #include "site_parts.h"
 
 #define MARKER ".solbook-site"
@@ -191,10 +192,12 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     int rc = SB_ERR;
     sb_staged_dir stage = {0};
     site_fps old = {0};
+    sb_snapshot *snap = NULL;
     if (sb_bulk_reader_open(o->db_path, &c.db, err) != SB_OK)
         return SB_ERR;
-    if (sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
+    if (sb_snapshot_read(c.db, &snap, err) != SB_OK || sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
         goto done;
+    c.snap = snap;
     if (sb_template_load_home("site/layout.html.tmpl", &c.layout, err) != SB_OK ||
         sb_template_load_home("site/runs-page.html.tmpl", &c.runs_page, err) != SB_OK)
         goto done;
@@ -272,6 +275,7 @@ done:
     sb_template_free(c.layout);
     sb_template_free(c.runs_page);
     sb_sku_table_free(c.skus);
+    sb_snapshot_free(snap);
     sb_db_close(c.db);
     return rc;
 }

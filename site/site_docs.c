@@ -639,6 +639,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.all = &c->set;
         wo.sessions_all = &c->session_set;
         wo.rg_all = &c->rg;
+        wo.snap = c->snap;
         sb_weekly_summary sum;
         if (sb_weekly_write(c->db, c->skus, &wo, &sum, err) != SB_OK) {
             rc = SB_ERR;

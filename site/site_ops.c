@@ -696,7 +696,7 @@ static int sku_pages(site_ctx *c, const char *op, const char *sku, const char *a
             }
             sb_buf_reset(&svg);
             size_t drawn = 0;
-            if (sb_plot_roofline(c->db, c->skus, p, n, sku, &svg, &drawn, err) != SB_OK) {
+            if (sb_plot_roofline(c->snap, c->skus, p, n, sku, &svg, &drawn, err) != SB_OK) {
                 json_decref(d);
                 rc = SB_ERR;
                 break;

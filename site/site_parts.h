@@ -15,6 +15,7 @@
 #include "sessions.h"
 #include "site_opts.h"
 #include "sku.h"
+#include "snapshot.h"
 #include "store.h"
 #include "strbuf.h"
 #include "template.h"
@@ -51,6 +52,7 @@ typedef struct site_ctx {
     const sb_site_opts *o;
     sb_site_summary *sum;
     sb_db *db;
+    const sb_snapshot *snap;   /* the cards' calibrations, shared read-only by the clones */
     sb_sku_table *skus;
     sb_template *layout;       /* data/templates/site/layout.html.tmpl */
     sb_template *runs_page;    /* data/templates/site/runs-page.html.tmpl */

@@ -17,6 +17,7 @@
 #include "connection.h"
 #include "fixture.h"
 #include "regress.h"
+#include "results_query.h"
 
 static char tmpdir[256];
 
@@ -87,7 +88,7 @@ static void load(const char *path, size_t nruns, loaded *l)
 {
     sb_error err;
     l->db = NULL;
-    assert_int_equal(sb_report_db_open(path, &l->db, &err), SB_OK);
+    assert_int_equal(sb_db_open_reader(path, &l->db, &err), SB_OK);
     assert_int_equal(sb_results_load_sessions(l->db, &l->all, &err), SB_OK);
     assert_int_equal(l->all.n, nruns);
     sb_rg_opts o;

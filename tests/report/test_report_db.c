@@ -33,6 +33,7 @@
 #include "repro.h"
 #include "results.h"
 #include "sku.h"
+#include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
 #include "sku.h"
@@ -55,9 +56,19 @@ static sb_db *reopen(sb_db *w, const char *path)
     sb_db_close(w);
     sb_db *db = NULL;
     sb_error err;
-    if (sb_report_db_open(path, &db, &err) != SB_OK)
+    if (sb_db_open_reader(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
+}
+
+/* The snapshot reports take of db (its calibrations). */
+static sb_snapshot *snapshot_of(sb_db *db)
+{
+    sb_snapshot *snap = NULL;
+    sb_error err;
+    if (sb_snapshot_read(db, &snap, &err) != SB_OK)
+        fail_msg("%s: %s", err.file, err.msg);
+    return snap;
 }
 
 static sb_db *standard_db(const char *name)
@@ -314,6 +325,7 @@ static void test_roofline_svg(void **state)
 {
     (void)state;
     sb_db *db = standard_db("roof.db");
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
@@ -323,7 +335,7 @@ static void test_roofline_svg(void **state)
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     sb_buf a = SB_BUF_INIT, b = SB_BUF_INIT;
-    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h100-sxm5-80gb", &a, &drawn, &err), SB_OK);
+    assert_int_equal(sb_plot_roofline(snap, skus, picks, np, "h100-sxm5-80gb", &a, &drawn, &err), SB_OK);
     assert_int_equal(drawn, 9);
     const char *s = sb_buf_str(&a);
     assert_int_equal(count(s, "<circle class=\"point\""), 9);
@@ -358,13 +370,13 @@ static void test_roofline_svg(void **state)
     assert_true(fabs(attr(pt, "cx") - want_x) < 0.006);
     assert_true(fabs(attr(pt, "cy") - want_y) < 0.006);
     /* not drawn: the failed case is only on h200; say so there */
-    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h200-sxm-141gb", &b, &drawn, &err), SB_OK);
+    assert_int_equal(sb_plot_roofline(snap, skus, picks, np, "h200-sxm-141gb", &b, &drawn, &err), SB_OK);
     assert_int_equal(drawn, 8);
     assert_non_null(strstr(sb_buf_str(&b), "Not drawn: 1 failed"));
     assert_non_null(strstr(sb_buf_str(&b), "No calibration stored for this SKU"));
     /* deterministic bytes */
     sb_buf c = SB_BUF_INIT;
-    assert_int_equal(sb_plot_roofline(db, skus, picks, np, "h100-sxm5-80gb", &c, &drawn, &err), SB_OK);
+    assert_int_equal(sb_plot_roofline(snap, skus, picks, np, "h100-sxm5-80gb", &c, &drawn, &err), SB_OK);
     assert_int_equal(a.len, c.len);
     assert_memory_equal(a.data, c.data, a.len);
     /* speedup bars and latency */
@@ -386,6 +398,7 @@ static void test_roofline_svg(void **state)
     free(picks);
     sb_results_free(&set);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1212,10 +1225,12 @@ static void test_weekly(void **state)
     r.provider = "late-provider";
     fx_add_result(w, &r);
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     sb_weekly_opts o = {0};
+    o.snap = snap;
     o.year = 2026;
     o.week = 47;
     o.out_dir = dir;
@@ -1324,6 +1339,7 @@ static void test_weekly(void **state)
     assert_non_null(strstr(md, "No runs finished in 2026-W30"));
     free(md);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1431,7 +1447,7 @@ static void test_claims_check(void **state)
                 " WHERE c.provider NOT IN ('huggingface', 'liger') ORDER BY c.run_id DESC LIMIT 1)");
     sb_db *db = NULL;
     sb_error err;
-    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
     sb_result_set set;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     const sb_result *cited[8];
@@ -1639,10 +1655,12 @@ static void test_weekly_names(void **state)
         }
     }
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_sku_table *skus = NULL;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     sb_weekly_opts o = {0};
+    o.snap = snap;
     o.year = 2026;
     o.week = 47;
     o.out_dir = dir;
@@ -1669,6 +1687,7 @@ static void test_weekly_names(void **state)
     free(ra);
     free(rb);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1680,11 +1699,13 @@ static void test_weekly_limits(void **state)
     sb_db *w = fx_create(p);
     many_cases(w, 40, 12, 0);
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     path_in_tmp(dir, sizeof dir, "weekly-wide");
     sb_sku_table *skus = NULL;
     sb_error err;
     assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     sb_weekly_opts o = {0};
+    o.snap = snap;
     o.year = 2026;
     o.week = 47;
     o.out_dir = dir;
@@ -1722,6 +1743,7 @@ static void test_weekly_limits(void **state)
     free(md);
     free(app);
     sb_sku_table_free(skus);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 
@@ -1740,7 +1762,7 @@ static void test_kernel_time(void **state)
                 " configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'fused')");
     sb_db *db = NULL;
     sb_error err;
-    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
     sb_result_set set;
     sb_pick *picks;
     size_t np;
@@ -1762,7 +1784,7 @@ static void test_kernel_time(void **state)
     sb_db_close(db);
     exec_sql(p, "UPDATE metrics SET kernel_median_ms = median_ms / 4 WHERE run_id IN (SELECT run_id"
                 " FROM configs WHERE shape_key = 'M=2048,N=4096' AND provider = 'huggingface')");
-    assert_int_equal(sb_report_db_open(p, &db, &err), SB_OK);
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     assert_int_equal(sb_geo_compute(&set, picks, np, NULL, &geo, &err), SB_OK);
@@ -1808,6 +1830,7 @@ static void test_crossarch_pairs(void **state)
     fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-17T09:00:00Z", 3000.0, 700.0);
     fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-17T09:00:00Z", 4000.0, 700.0);
     sb_db *db = reopen(w, p);
+    sb_snapshot *snap = snapshot_of(db);
     sb_error err;
     sb_result_set set;
     sb_pick *picks;
@@ -1815,7 +1838,7 @@ static void test_crossarch_pairs(void **state)
     sb_xa_set xa;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
-    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, NULL, &xa, &err), SB_OK);
+    assert_int_equal(sb_xa_build(snap, picks, np, "fused", NULL, NULL, &xa, &err), SB_OK);
     assert_int_equal(xa.n, 1);
     const sb_xa_table *t = &xa.v[0];
     assert_int_equal(t->ncards, 2);
@@ -1866,7 +1889,7 @@ static void test_crossarch_pairs(void **state)
     h.report.npairs = 1;
     h.v = &hl;
     h.n = 1;
-    assert_int_equal(sb_xa_build(db, picks, np, "fused", NULL, &h, &xa, &err), SB_OK);
+    assert_int_equal(sb_xa_build(snap, picks, np, "fused", NULL, &h, &xa, &err), SB_OK);
     t = &xa.v[0];
     assert_int_equal(t->rows[0].cell[0].paired[0], 1);
     assert_true(isnan(t->rows[0].cell[0].vs[0]));
@@ -1878,6 +1901,7 @@ static void test_crossarch_pairs(void **state)
     sb_xa_free(&xa);
     free(picks);
     sb_results_free(&set);
+    sb_snapshot_free(snap);
     sb_db_close(db);
 }
 

@@ -117,7 +117,7 @@ static sb_db *standing_db(void)
     sb_db_close(w);
     sb_db *db = NULL;
     sb_error err;
-    if (sb_report_db_open(p, &db, &err) != SB_OK)
+    if (sb_db_open_reader(p, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
 }
@@ -319,7 +319,7 @@ static void test_hostile_label(void **state)
     sb_db_close(w);
     sb_db *db = NULL;
     sb_error err;
-    if (sb_report_db_open(p, &db, &err) != SB_OK)
+    if (sb_db_open_reader(p, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     char *t = render(db, "over-reference");
     assert_non_null(strstr(t, "0.50x, fwd bf16 M=1,\\`\\`"));

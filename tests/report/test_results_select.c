@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "isoweek.h"
 #include "results.h"
+#include "results_query.h"
 
 static char tmpdir[256];
 
@@ -25,7 +26,7 @@ static sb_db *open_read(const char *path)
 {
     sb_db *db = NULL;
     sb_error err;
-    if (sb_report_db_open(path, &db, &err) != SB_OK)
+    if (sb_db_open_reader(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
 }

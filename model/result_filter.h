@@ -1,0 +1,26 @@
+/* result_filter.h - which stored result runs a report asks for: suite,
+ * op, provider, card, commit, branch, a time window, and whether runs
+ * timed under a profiler or of measuring sessions count
+ * (db/results_query.h reads the runs that match). Nothing here reads the
+ * database.
+ */
+#ifndef SOLBOOK_MODEL_RESULT_FILTER_H
+#define SOLBOOK_MODEL_RESULT_FILTER_H
+
+typedef struct sb_result_filter {
+    const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
+    const char *sha;                                /* commit prefix; NULL: any */
+    const char *branch;                             /* provenance.git_branch; NULL: any */
+    int with_profiled;  /* 1: runs timed under a profiler too (they never count as
+                         * timings; by default they are left out) */
+    int with_sessions;  /* 1: runs of measuring sessions too (by default they are
+                         * left out: their times are compared only as pairs within
+                         * their session, report/sessions.h) */
+    int only_sessions;  /* 1: the runs of measuring sessions alone (sb_results_load,
+                         * sb_results_load_latest): what the plausibility check
+                         * of their pairs reads (report/plausible.h) */
+    int has_range;                                  /* keep finished_epoch in [from, to) */
+    long long from, to;
+} sb_result_filter;
+
+#endif
