@@ -1095,7 +1095,7 @@ static void training_free_one(sb_training *t)
                      &t->sku, &t->arch, &t->gpu_name, &t->git_sha, &t->driver, &t->cuda,
                      &t->finished_at, &t->source_path, &t->reason, &t->patch_kernels_json,
                      &t->scope, &t->mode, &t->peaks_json, &t->run_uuid, &t->against_run_uuid,
-                     &t->gpu_uuid};
+                     &t->gpu_uuid, &t->session_id, &t->timer};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -1131,7 +1131,9 @@ int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
         " json_extract(r.raw_json, '$.loss.check.passed'),"
         " json_extract(r.raw_json, '$.parallelism.gradient_checkpointing'),"
         " r.run_uuid, json_extract(r.raw_json, '$.loss.check.against_run_uuid'),"
-        " json_extract(r.raw_json, '$.provenance.device.uuid')"
+        " json_extract(r.raw_json, '$.provenance.device.uuid'),"
+        " json_extract(r.raw_json, '$.training_session.id'), json_extract(r.raw_json, '$.training_session.round'),"
+        " json_extract(r.raw_json, '$.training_session.position'), json_extract(r.raw_json, '$.timing.timer')"
         " FROM runs r JOIN training t ON t.run_id = r.id JOIN provenance p ON p.run_id = r.id"
         " ORDER BY t.model_name, p.sku, t.world_size, t.seq_len, t.micro_batch_size, t.patch_name,"
         " p.finished_at, r.id";
@@ -1176,6 +1178,10 @@ int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
         t.run_uuid = col_str_or_null(st, i++);
         t.against_run_uuid = col_str_or_null(st, i++);
         t.gpu_uuid = col_str_or_null(st, i++);
+        t.session_id = col_str_or_null(st, i++);
+        t.session_round = col_int(st, i++);
+        t.session_position = col_int(st, i++);
+        t.timer = col_str_or_null(st, i++);
         if (!t.finished_at || sb_rfc3339_parse(t.finished_at, &t.finished_epoch) != 0)
             t.finished_epoch = LLONG_MIN;
         if (has_range && (t.finished_epoch == LLONG_MIN || t.finished_epoch < from ||
