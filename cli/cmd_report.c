@@ -566,8 +566,9 @@ static int run_training(const opts *o)
     } else {
         rc = emit(o, &b);
         if (rc == 0 && o->out)
-            printf("%s: %zu training runs, %zu compared with a baseline%s\n", o->out, sum.runs, sum.pairs,
-                   sum.plot_drawn ? ", plot training-tokens.svg" : "");
+            printf("%s: %zu training runs, %zu training sessions paired, %zu compared with a baseline one after "
+                   "the other (not paired)%s\n",
+                   o->out, sum.runs, sum.sessions, sum.pairs, sum.plot_drawn ? ", plot training-tokens.svg" : "");
     }
     sb_buf_free(&plot);
     sb_buf_free(&b);

@@ -1102,7 +1102,9 @@ int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
         " json_extract(r.raw_json, '$.loss.check.passed'),"
         " json_extract(r.raw_json, '$.parallelism.gradient_checkpointing'),"
         " r.run_uuid, json_extract(r.raw_json, '$.loss.check.against_run_uuid'),"
-        " json_extract(r.raw_json, '$.provenance.device.uuid')"
+        " json_extract(r.raw_json, '$.provenance.device.uuid'),"
+        " json_extract(r.raw_json, '$.training_session.id'), json_extract(r.raw_json, '$.training_session.round'),"
+        " json_extract(r.raw_json, '$.training_session.position'), json_extract(r.raw_json, '$.timing.timer')"
         " FROM runs r JOIN training t ON t.run_id = r.id JOIN provenance p ON p.run_id = r.id"
         " ORDER BY t.model_name, p.sku, t.world_size, t.seq_len, t.micro_batch_size, t.patch_name,"
         " p.finished_at, r.id";
@@ -1147,6 +1149,10 @@ int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
         t.run_uuid = col_str_or_null(st, i++);
         t.against_run_uuid = col_str_or_null(st, i++);
         t.gpu_uuid = col_str_or_null(st, i++);
+        t.session_id = col_str_or_null(st, i++);
+        t.session_round = col_int(st, i++);
+        t.session_position = col_int(st, i++);
+        t.timer = col_str_or_null(st, i++);
         if (!t.finished_at || sb_rfc3339_parse(t.finished_at, &t.finished_epoch) != 0)
             t.finished_epoch = LLONG_MIN;
         if (has_range && (t.finished_epoch == LLONG_MIN || t.finished_epoch < from ||

@@ -26,6 +26,9 @@ typedef struct sb_training {
     char *against_run_uuid;    /* loss.check.against_run_uuid: the baseline run the losses were checked
                                   against; NULL without a gate */
     char *gpu_uuid;            /* provenance.device.uuid (the first rank's card); NULL when absent */
+    char *session_id;          /* training_session.id: the training session of the launch; NULL outside one */
+    long long session_round, session_position; /* training_session.round and .position; -1 outside one */
+    char *timer;               /* timing.timer (cuda-event, wall-clock); NULL when absent */
 } sb_training;
 
 typedef struct sb_training_set {

@@ -602,8 +602,7 @@ static json_t *geo_json(const sb_geo_table *t, json_t **rows_out)
 
 /* ---- Paired headlines (report/sessions.h) ------------------------------- */
 
-/* A GPU as the tables name it: its UUID's first group ("GPU-b8e7e832"). */
-static void gpu_short(const char *uuid, char *buf, size_t size)
+void sb_gpu_short(const char *uuid, char *buf, size_t size)
 {
     size_t n = 0;
     if (uuid) {
@@ -643,7 +642,7 @@ void sb_geo_render_paired_md(const sb_session_headlines *h, sb_buf *out)
         const sb_session_pair *w = &h->report.pairs[x->worst];
         char sid[SB_SESSION_SHORT + 1], gpu[64];
         snprintf(sid, sizeof sid, "%s", x->session_id);
-        gpu_short(x->gpu_uuid, gpu, sizeof gpu);
+        sb_gpu_short(x->gpu_uuid, gpu, sizeof gpu);
         sb_buf_puts(out, "|");
         const char *cells[] = {x->op, x->mode, x->dtype, x->sku, x->provider, x->baseline, sid, gpu};
         for (size_t k = 0; k < 8; k++)

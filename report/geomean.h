@@ -55,6 +55,9 @@ int sb_headline_baseline_rank(const char *p);
  * and counts the others as call_only; otherwise call time. */
 typedef enum { SB_TIME_CALL = 0, SB_TIME_KERNEL = 1 } sb_time_kind;
 const char *sb_time_kind_name(sb_time_kind k); /* "call" | "kernel" */
+/* A GPU as the tables name it: its UUID's first group ("GPU-b8e7e832");
+ * "" for NULL. */
+void sb_gpu_short(const char *uuid, char *buf, size_t size);
 
 typedef struct sb_geo_row {
     const char *op, *mode, *dtype, *sku, *arch, *provider, *baseline; /* point into the set */

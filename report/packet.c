@@ -355,8 +355,10 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     if (sb_packet_subject(o->target) && !o->op) {
         sb_training_opts to = {0};
         sb_training_summary ts;
+        to.claims = &f.claims; /* the body's training figures, verified with the findings' */
         if (sb_training_render_pairs_md(db, &to, &tmp, &ts, err) != SB_OK)
             goto done;
+        to.claims = NULL;
         with_training = ts.runs > 0;
         sb_tpl_set_str(d, "training_md", sb_buf_str(&tmp));
         sb_buf_reset(&tmp);
@@ -412,7 +414,19 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
          * providers, card and session */
         const char *paths[] = {stage.stage, NULL};
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
-        int ok = cr && sb_claims_verify(&f.claims, cr, ncited, "the packet body", err) == SB_OK;
+        /* and the training runs, each of its patch ("none": the baseline),
+         * card and training session */
+        sb_claim_run *all = cr ? realloc(cr, (ncited + tr.n + 1) * sizeof *cr) : NULL;
+        if (all) {
+            cr = all;
+            for (size_t i = 0; i < tr.n; i++)
+                cr[ncited + i] = (sb_claim_run){tr.v[i].run_id, tr.v[i].patch_name, tr.v[i].sku,
+                                                tr.v[i].session_id};
+        } else {
+            free(cr);
+            cr = NULL;
+        }
+        int ok = cr && sb_claims_verify(&f.claims, cr, ncited + tr.n, "the packet body", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);

@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "geomean.h"
+#include "paired.h"
 #include "plausible.h"
 #include "results.h"
+#include "stats.h"
 #include "svg.h"
 #include "template.h"
 
@@ -40,13 +42,23 @@ static int newer(const sb_training *a, const sb_training *b)
     return a->run_id > b->run_id;
 }
 
-/* The newest passing run of the experiment of t with patch name `patch`. */
+/* A passing run outside any training session: one the sequential, not
+ * paired comparison may take. A session's launches are read as its
+ * rounds only. */
+static int sequential(const sb_training *t)
+{
+    return usable(t) && !t->session_id;
+}
+
+/* The newest passing run outside sessions of the experiment of t with
+ * patch name `patch`. */
 static const sb_training *newest(const sb_training_set *r, const sb_training *t, const char *patch)
 {
     const sb_training *best = NULL;
     for (size_t i = 0; i < r->n; i++) {
         const sb_training *c = &r->v[i];
-        if (usable(c) && strcmp(c->patch_name, patch) == 0 && same_experiment(c, t) && (!best || newer(c, best)))
+        if (sequential(c) && strcmp(c->patch_name, patch) == 0 && same_experiment(c, t) &&
+            (!best || newer(c, best)))
             best = c;
     }
     return best;
@@ -64,7 +76,7 @@ static const sb_training *gated_baseline(const sb_training_set *r, const sb_trai
 {
     for (size_t i = 0; i < r->n; i++) {
         const sb_training *c = &r->v[i];
-        if (usable(c) && strcmp(c->patch_name, "none") == 0 && same_experiment(c, t) &&
+        if (sequential(c) && strcmp(c->patch_name, "none") == 0 && same_experiment(c, t) &&
             same_text(c->run_uuid, t->against_run_uuid) && same_text(c->gpu_uuid, t->gpu_uuid) &&
             strcmp(c->git_sha, t->git_sha) == 0)
             return c;
@@ -110,6 +122,174 @@ static char *kernels_text(const char *kernels_json)
     if (b.len == 0)
         sb_buf_puts(&b, "-");
     return sb_buf_take(&b);
+}
+
+/* One training session's rounds, paired: round k's baseline base[i] and
+ * patched launch patched[i], for the n rounds where both passed, alike.
+ * Rounds are like with like when both launches ran the session's
+ * experiment on its earliest launch's GPU, at its commit, under its timer,
+ * and the patched launch passed its loss gate against a baseline of the
+ * session; the others are counted in refused, and the rounds up to the
+ * highest recorded that lack a side in missing. */
+typedef struct session_pairs {
+    const sb_training **base, **patched;
+    size_t n, rounds, refused, missing;
+} session_pairs;
+
+static const sb_training *session_launch(const sb_training_set *r, const char *id, long long round, int patched)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_training *c = &r->v[i];
+        if (same_text(c->session_id, id) && c->session_round == round &&
+            (strcmp(c->patch_name, "none") != 0) == patched)
+            return c;
+    }
+    return NULL;
+}
+
+static int gated_in_session(const sb_training_set *r, const sb_training *t)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_training *c = &r->v[i];
+        if (same_text(c->session_id, t->session_id) && strcmp(c->patch_name, "none") == 0 &&
+            same_text(c->run_uuid, t->against_run_uuid))
+            return 1;
+    }
+    return 0;
+}
+
+static int alike(const sb_training *a, const sb_training *b)
+{
+    return same_experiment(a, b) && same_text(a->gpu_uuid, b->gpu_uuid) && strcmp(a->git_sha, b->git_sha) == 0 &&
+           same_text(a->timer, b->timer);
+}
+
+/* Pairs the session of id. Each round's launches are found from its
+ * baseline, so a stored round number costs nothing beyond its runs. */
+static int pair_session(const sb_training_set *r, const char *id, session_pairs *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    const sb_training *earliest = NULL, *patch = NULL;
+    long long last = -1;
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_training *c = &r->v[i];
+        if (!same_text(c->session_id, id))
+            continue;
+        if (!earliest || newer(earliest, c))
+            earliest = c;
+        if (!patch && strcmp(c->patch_name, "none") != 0)
+            patch = c;
+        if (c->session_round > last)
+            last = c->session_round;
+    }
+    sp->rounds = (size_t)(last + 1);
+    sp->base = calloc(r->n + 1, sizeof *sp->base);
+    sp->patched = calloc(r->n + 1, sizeof *sp->patched);
+    if (!sp->base || !sp->patched)
+        return SB_ERR;
+    size_t judged = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_training *b = &r->v[i];
+        if (!same_text(b->session_id, id) || strcmp(b->patch_name, "none") != 0 || b->session_round < 0 ||
+            session_launch(r, id, b->session_round, 0) != b)
+            continue; /* one baseline a round: the first listed */
+        const sb_training *p = session_launch(r, id, b->session_round, 1);
+        if (!p)
+            continue;
+        judged++;
+        if (!usable(b) || !usable(p) || p->loss_gate != 1 || !gated_in_session(r, p) ||
+            strcmp(p->patch_name, patch->patch_name) != 0 || !alike(b, earliest) || !alike(p, earliest)) {
+            sp->refused++;
+            continue;
+        }
+        sp->base[sp->n] = b;
+        sp->patched[sp->n] = p;
+        sp->n++;
+    }
+    sp->missing = sp->rounds > judged ? sp->rounds - judged : 0;
+    return SB_OK;
+}
+
+static void session_pairs_free(session_pairs *sp)
+{
+    free(sp->base);
+    free(sp->patched);
+    sp->base = sp->patched = NULL;
+}
+
+/* The experiment of a compared row: model, card, patch and the step's shape. */
+static void set_experiment(json_t *o, const sb_training *t)
+{
+    sb_tpl_set_str(o, "model", t->model_name);
+    sb_tpl_set_str(o, "sku", t->sku);
+    sb_tpl_set_str(o, "patch", t->patch_name);
+    json_object_set_new(o, "world_size", json_integer(t->world_size));
+    json_object_set_new(o, "seq_len", json_integer(t->seq_len));
+    json_object_set_new(o, "micro_batch", json_integer(t->micro_batch_size));
+}
+
+/* The row of a session with at least two paired rounds: the patched
+ * launch's median step time over the baseline's, round by round
+ * (model/paired.h), and the figures of its launches; its claims. */
+static int session_row(const session_pairs *sp, json_t *rows, sb_claims *claims, sb_error *err)
+{
+    const sb_training *t = sp->patched[0];
+    double *a = malloc(sp->n * sizeof *a), *b = malloc(sp->n * sizeof *b);
+    int64_t *ids = malloc(2 * sp->n * sizeof *ids);
+    json_t *o = json_object();
+    if (!a || !b || !ids || !o) {
+        free(a);
+        free(b);
+        free(ids);
+        json_decref(o);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    double peak_base = NAN, peak_patched = NAN, worst_diff = NAN;
+    for (size_t k = 0; k < sp->n; k++) {
+        a[k] = sp->base[k]->median_step_ms;
+        b[k] = sp->patched[k]->median_step_ms;
+        ids[2 * k] = sp->base[k]->run_id;
+        ids[2 * k + 1] = sp->patched[k]->run_id;
+        peak_base = fmax(peak_base, peak_max_gb(sp->base[k]));
+        peak_patched = fmax(peak_patched, peak_max_gb(sp->patched[k]));
+        worst_diff = fmax(worst_diff, sp->patched[k]->loss_max_abs_diff);
+    }
+    sb_paired pr;
+    int rc = sb_paired_ratio(a, b, sp->n, 0.95, &pr, err);
+    if (rc == SB_OK) {
+        char gpu[64], figure[32], speedup[32];
+        sb_gpu_short(t->gpu_uuid, gpu, sizeof gpu);
+        set_experiment(o, t);
+        snprintf(figure, sizeof figure, "%.3f", pr.ratio);
+        snprintf(speedup, sizeof speedup, "%.3fx", 1.0 / pr.ratio);
+        sb_tpl_set_str(o, "ratio", figure);
+        sb_tpl_set_num(o, "lo", "%.3f", pr.lo);
+        sb_tpl_set_num(o, "hi", "%.3f", pr.hi);
+        sb_tpl_set_str(o, "speedup", speedup);
+        json_object_set_new(o, "paired", json_integer((json_int_t)sp->n));
+        json_object_set_new(o, "rounds", json_integer((json_int_t)sp->rounds));
+        sb_tpl_set_num(o, "base_ms", "%.1f", sb_median(a, sp->n));
+        sb_tpl_set_num(o, "patched_ms", "%.1f", sb_median(b, sp->n));
+        sb_tpl_set_num(o, "base_peak_gb", "%.1f", peak_base);
+        sb_tpl_set_num(o, "patched_peak_gb", "%.1f", peak_patched);
+        sb_tpl_set_num(o, "max_abs_diff", "%.3g", worst_diff);
+        sb_tpl_set_str(o, "session", t->session_id);
+        char short_id[9];
+        snprintf(short_id, sizeof short_id, "%.8s", t->session_id);
+        sb_tpl_set_str(o, "session_short", short_id);
+        sb_tpl_set_str(o, "gpu", gpu);
+        json_array_append_new(rows, o);
+        o = NULL;
+        if (claims) {
+            sb_claims_add(claims, figure, t->patch_name, "none", t->sku, t->session_id, ids, 2 * sp->n);
+            sb_claims_add(claims, speedup, t->patch_name, "none", t->sku, t->session_id, ids, 2 * sp->n);
+        }
+    }
+    json_decref(o);
+    free(a);
+    free(b);
+    free(ids);
+    return rc;
 }
 
 static const char *op_dtype(const char *training_dtype)
@@ -202,7 +382,8 @@ static void render_plot(const sb_training_set *r, const char *const *pair_of, co
         }
     const double left = 80, group_w = 120, height = 360, plot_top = 40, plot_bottom = 280;
     int width = (int)(left + group_w * (double)n + 160);
-    sb_svg_begin(b, width, (int)height, "Training step throughput: baseline against patched");
+    sb_svg_begin(b, width, (int)height,
+                 "Training step throughput, not paired: baseline against patched, one after the other");
     sb_scale y = {0, top * 1.1, plot_bottom, plot_top, 0};
     sb_svg_axis_linear_y(b, &y, left, left + group_w * (double)n, 5, "tokens/s (all devices)");
     size_t g = 0;
@@ -244,19 +425,61 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
         return SB_ERR;
     int rc = SB_ERR;
     const char **pair_of = calloc(r.n ? r.n : 1, sizeof *pair_of);
+    const char **op_of = calloc(r.n ? r.n : 1, sizeof *op_of);
     const sb_training **base_of = calloc(r.n ? r.n : 1, sizeof *base_of);
     json_t *d = json_object(), *runs = json_array(), *pairs = json_array(), *ops = json_array();
-    if (!pair_of || !base_of || !d || !runs || !pairs || !ops) {
+    json_t *sessions = json_array(), *thin = json_array();
+    if (!pair_of || !op_of || !base_of || !d || !runs || !pairs || !ops || !sessions || !thin) {
+        json_decref(sessions);
+        json_decref(thin);
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
     json_object_set_new(d, "runs", runs);
     json_object_set_new(d, "pairs", pairs);
     json_object_set_new(d, "ops", ops);
+    json_object_set_new(d, "sessions", sessions);
+    json_object_set_new(d, "thin", thin);
     sb_evidence_labels_set(d);
     sb_tpl_set_str(d, "op_baseline", OP_BASELINE);
     sb_tpl_set_str(d, "op_mode", OP_MODE);
 
+    /* the training sessions, each once, paired round by round */
+    for (size_t i = 0; i < r.n; i++) {
+        const sb_training *t = &r.v[i];
+        int seen = !t->session_id;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_text(r.v[j].session_id, t->session_id);
+        if (seen)
+            continue;
+        session_pairs sp;
+        if (pair_session(&r, t->session_id, &sp) != SB_OK) {
+            session_pairs_free(&sp);
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        if (sp.n >= 2) {
+            int src = session_row(&sp, sessions, o->claims, err);
+            op_of[sp.patched[0] - r.v] = sp.patched[0]->patch_name;
+            session_pairs_free(&sp);
+            if (src != SB_OK)
+                goto done;
+            sum->sessions++;
+            continue;
+        }
+        json_t *x = json_object();
+        char short_id[9];
+        snprintf(short_id, sizeof short_id, "%.8s", t->session_id);
+        sb_tpl_set_str(x, "session_short", short_id);
+        sb_tpl_set_str(x, "model", t->model_name);
+        sb_tpl_set_str(x, "sku", t->sku);
+        json_object_set_new(x, "paired", json_integer((json_int_t)sp.n));
+        json_object_set_new(x, "rounds", json_integer((json_int_t)sp.rounds));
+        json_object_set_new(x, "refused", json_integer((json_int_t)sp.refused));
+        json_object_set_new(x, "missing", json_integer((json_int_t)sp.missing));
+        json_array_append_new(thin, x);
+        session_pairs_free(&sp);
+    }
     for (size_t i = 0; i < r.n; i++) {
         const sb_training *t = &r.v[i];
         json_t *j = json_object();
@@ -279,6 +502,10 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
         sb_tpl_set_str(j, "git_sha", t->git_sha);
         sb_tpl_set_str(j, "gate", gate_text(t));
         sb_tpl_set_str(j, "checkpointing", t->checkpointing == 1 ? "on" : t->checkpointing == 0 ? "off" : "-");
+        char sess[64] = "-";
+        if (t->session_id)
+            snprintf(sess, sizeof sess, "%.8s, %lld", t->session_id, t->session_round);
+        sb_tpl_set_str(j, "session", sess);
         json_object_set_new(j, "seq_len", json_integer(t->seq_len));
         json_object_set_new(j, "micro_batch", json_integer(t->micro_batch_size));
         json_object_set_new(j, "world_size", json_integer(t->world_size));
@@ -299,16 +526,11 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
         const sb_training *base = gated_baseline(&r, t);
         if (!base)
             continue;
-        pair_of[i] = t->patch_name;
+        pair_of[i] = op_of[i] = t->patch_name;
         base_of[i] = base;
         sum->pairs++;
         json_t *p = json_object();
-        sb_tpl_set_str(p, "model", t->model_name);
-        sb_tpl_set_str(p, "sku", t->sku);
-        sb_tpl_set_str(p, "patch", t->patch_name);
-        json_object_set_new(p, "world_size", json_integer(t->world_size));
-        json_object_set_new(p, "seq_len", json_integer(t->seq_len));
-        json_object_set_new(p, "micro_batch", json_integer(t->micro_batch_size));
+        set_experiment(p, t);
         sb_tpl_set_num(p, "base_tokens", "%.0f", base->tokens_per_s);
         sb_tpl_set_num(p, "patched_tokens", "%.0f", t->tokens_per_s);
         sb_tpl_set_num(p, "speedup", "%.3fx", base->median_step_ms / t->median_step_ms);
@@ -319,13 +541,21 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
         json_object_set_new(p, "base_run", json_integer(base->run_id));
         json_object_set_new(p, "patched_run", json_integer(t->run_id));
         json_array_append_new(pairs, p);
+        if (o->claims) {
+            int64_t both[2] = {base->run_id, t->run_id};
+            sb_claims_add(o->claims, json_string_value(json_object_get(p, "speedup")), t->patch_name, "none",
+                          t->sku, NULL, both, 2);
+        }
     }
     sum->runs = r.n;
-    if (!pairs_only && op_rows(db, o->all, &r, pair_of, ops, err) != SB_OK)
+    if (!pairs_only && op_rows(db, o->all, &r, op_of, ops, err) != SB_OK)
         goto done;
     json_object_set_new(d, "pairs_only", json_boolean(pairs_only));
     json_object_set_new(d, "has_runs", json_boolean(r.n > 0));
     json_object_set_new(d, "has_pairs", json_boolean(sum->pairs > 0));
+    json_object_set_new(d, "has_sessions", json_boolean(sum->sessions > 0));
+    json_object_set_new(d, "has_thin", json_boolean(json_array_size(thin) > 0));
+    json_object_set_new(d, "has_compared", json_boolean(sum->pairs > 0 || sum->sessions > 0));
     json_object_set_new(d, "has_ops", json_boolean(json_array_size(ops) > 0));
 
     const char *name = o->plot_name ? o->plot_name : "training-tokens.svg";
@@ -346,6 +576,7 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
 done:
     json_decref(d);
     free(pair_of);
+    free(op_of);
     free(base_of);
     sb_training_free(&r);
     return rc;

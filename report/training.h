@@ -1,9 +1,13 @@
 /* training.h - end-to-end training rows (solbook.training.v1; evidence
- * level SB_EVIDENCE_E2E): every training run, the newest passing patched
- * run of each experiment against the baseline (patch "none") its loss gate
- * was checked against, where that baseline is of the same model, workload,
- * sequence length, micro batch, world size, card and commit, a bar plot
- * of tokens/s, and
+ * level SB_EVIDENCE_E2E): every training run; the paired step-time ratio
+ * of each training session (bench/train/run_training_session.sh: the
+ * patched launch's median step over the baseline's, round by round, the
+ * geometric mean with its interval, model/paired.h), naming the session;
+ * apart from them, labelled not paired, the newest passing patched run
+ * outside sessions of each experiment against the baseline (patch "none")
+ * its loss gate was checked against, where that baseline is of the same
+ * model, workload, sequence length, micro batch, world size, card and
+ * commit, with a bar plot of tokens/s; and
  * beside them the op-level speedups of the kernels each patch swaps in
  * (Liger over Hugging Face on that SKU, from the newest result of every
  * case), which are never applied to the step. Wording:
@@ -14,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "claims.h"
 #include "error.h"
 #include "results_query.h"
 #include "store.h"
@@ -26,19 +31,24 @@ typedef struct sb_training_opts {
                                 there are pairs, for the caller to write as plot_name */
     const char *plot_name;   /* file name of the plot, linked as is (default "training-tokens.svg") */
     const sb_result_set *all; /* every result run already loaded (sb_results_select), or NULL */
+    sb_claims *claims;       /* NULL: none recorded; else each ratio and speedup written, with the
+                                runs it rests on (report/claims.h): provider the patch, baseline
+                                "none", the session where it is one session's */
 } sb_training_opts;
 
 typedef struct sb_training_summary {
     size_t runs;             /* training runs in the window */
-    size_t pairs;            /* patched runs compared with a baseline */
+    size_t pairs;            /* patched runs compared with a baseline run one after the other */
+    size_t sessions;         /* training sessions with two or more paired rounds */
     int plot_drawn;          /* the plot is in o->plot and linked */
 } sb_training_summary;
 
 /* Appends the Markdown section to out. */
 int sb_training_render_md(sb_db *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
                           sb_error *err);
-/* The same with only the patched-against-baseline table: no op-level rows
- * (they are not paired within measuring sessions) and no run list. */
+/* The same with only the sessions' paired rows and the not paired table:
+ * no op-level rows (they are not paired within measuring sessions) and no
+ * run list. */
 int sb_training_render_pairs_md(sb_db *db, const sb_training_opts *o, sb_buf *out,
                                 sb_training_summary *sum, sb_error *err);
 

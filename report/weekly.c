@@ -1582,7 +1582,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
      * in the writeup */
     {
         sb_buf plot = SB_BUF_INIT;
-        sb_training_opts to = {1, start, end, &plot, NULL, o->all};
+        sb_training_opts to = {1, start, end, &plot, NULL, o->all, NULL};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
         to.plot_name = tname;

@@ -13,6 +13,11 @@ speedup line of the Liger and vLLM packets and every speedup headline of
 the site's op pages names the sessions it pools, and `solbook session`
 over exactly those sessions gives its cases and geomean again;
 every cell of the weekly's headline table is the named session's.
+The Liger packet's training section states a step-time ratio only under
+its paired heading, each naming its training session and GPU and equal
+to the geometric mean of that session's stored per-round ratios (checked
+with the constructed session of tests/data/train/session added); runs one
+after the other stand only under the "Not paired" label.
 
 Usage: check_paired_headlines.py SOLBOOK REPO_TOP"""
 import csv
@@ -330,11 +335,13 @@ with tempfile.TemporaryDirectory() as tmp:
                            r"(\d+) cases: (\d+) (?:win|wins), (\d+) (?:loss|losses)(?:; sessions ([0-9a-f, ]+))?; "
                            r"worst [\d.]+x \([\d.]+-[\d.]+\) at .*, session ([0-9a-f]{8})$")
     nbullets = 0
+    packet_text = {}
     for target, modes in (("liger", None), ("vllm", ("fwd",))):
         out = os.path.join(tmp, "packet-" + target)
         run("packet", "--db", db, "--target", target, "--out", out)
         with open(os.path.join(out, "DISCUSSION.md")) as f:
             text = f.read()
+        packet_text[target] = text
         for part in text.split("\n### ")[1:]:
             m = re.match(r"\d+\. (\S+) .*, ([a-z0-9-]+)\n", part)
             if not m:
@@ -416,6 +423,96 @@ with tempfile.TemporaryDirectory() as tmp:
     print("packets: %d speedup lines, site: %d op page headlines, each case count and geomean recomputed from "
           "`solbook session` over exactly the sessions it names; weekly %s: %d headline cells, each its named session's"
           % (nbullets, nsite, week, wrows))
+
+    # ---- the Liger packet's training section: a step-time ratio stands
+    # under "Paired: training sessions" only, names its session and GPU,
+    # and is the geometric mean of that session's per-round ratios as
+    # stored; runs one after the other stand only under "Not paired".
+    # The main job's database holds no training session: the constructed
+    # one of tests/data/train/session is added to check the paired rows.
+    def training_section(text, where):
+        sec = text.split("\n## End-to-end training steps\n")
+        if len(sec) != 2:
+            fail("%s: no training section" % where)
+        sec = sec[1].split("\n## ")[0]
+        head, sep, rest = sec.partition("### Paired: training sessions")
+        paired_part, sep2, unpaired_part = rest.partition("### Not paired: runs one after the other")
+        if not sep:
+            fail("%s: the training section has no paired heading" % where)
+        if re.search(r"\d\.\d{3}x", head):
+            fail("%s: a training figure before the paired heading" % where)
+        if sep2 and ("| step speedup, not paired |" not in unpaired_part
+                     or not unpaired_part.lstrip().startswith("Not a headline.")):
+            fail("%s: the not paired training table is not labelled" % where)
+        if re.search(r"\| [0-9a-f]{8} \| GPU-", unpaired_part):
+            fail("%s: a session's row under the not paired label" % where)
+        rows = [[c.strip() for c in l.strip("|").split("|")] for l in paired_part.splitlines()
+                if l.startswith("| ") and not l.startswith("| model ") and not l.startswith("| ---")]
+        return rows, unpaired_part if sep2 else ""
+
+    def stored_training(dbfile):
+        c = sqlite3.connect(dbfile)
+        try:
+            return c.execute(
+                "SELECT json_extract(r.raw_json, '$.training_session.id'),"
+                " json_extract(r.raw_json, '$.training_session.round'), t.patch_name, t.median_step_ms,"
+                " json_extract(r.raw_json, '$.provenance.device.uuid'), r.status, r.run_uuid,"
+                " json_extract(r.raw_json, '$.loss.check.against_run_uuid')"
+                " FROM runs r JOIN training t ON t.run_id = r.id").fetchall()
+        finally:
+            c.close()
+
+    def check_training_rows(rows, dbfile, where):
+        stored = stored_training(dbfile)
+        for cells in rows:
+            if len(cells) != 12:
+                fail("%s: a paired training row of %d cells: %s" % (where, len(cells), cells))
+            m = re.fullmatch(r"([\d.]+) \(([\d.]+)-([\d.]+)\)", cells[4])
+            sid, gpu = cells[10], cells[11]
+            runs = [x for x in stored if x[0] and x[0].startswith(sid)]
+            if not m or not re.fullmatch(r"[0-9a-f]{8}", sid) or not runs:
+                fail("%s: a paired training row names no stored session: %s" % (where, cells))
+            if len({x[0] for x in runs}) != 1 or any(not (x[4] or "").startswith(gpu) for x in runs):
+                fail("%s: session %s is not one session on GPU %s" % (where, sid, gpu))
+            base_uuids = {x[6] for x in runs if x[2] == "none"}
+            ratios = []
+            for k in sorted({x[1] for x in runs}):
+                b = [x for x in runs if x[1] == k and x[2] == "none" and x[5] == "passed"]
+                p = [x for x in runs if x[1] == k and x[2] != "none" and x[5] == "passed" and x[7] in base_uuids]
+                if len(b) == 1 and len(p) == 1:
+                    ratios.append(p[0][3] / b[0][3])
+            want = geomean(ratios)
+            if len(ratios) < 2 or abs(float(m.group(1)) - want) > 0.0006 or \
+                    not float(m.group(2)) <= float(m.group(1)) <= float(m.group(3)):
+                fail("%s: session %s states %s, its %d rounds give %.4f" % (where, sid, cells[4], len(ratios), want))
+            if cells[6] != "%d of %d" % (len(ratios), len({x[1] for x in runs})):
+                fail("%s: session %s: rounds %s, stored %d paired" % (where, sid, cells[6], len(ratios)))
+            if abs(float(cells[5].rstrip("x")) - 1 / want) > 0.0006 * (1 / want) + 0.0005:
+                fail("%s: session %s: speedup %s, 1/ratio %.4f" % (where, sid, cells[5], 1 / want))
+        return len(rows)
+
+    trows, unpaired = training_section(packet_text["liger"], "liger packet")
+    nseq = len([l for l in unpaired.splitlines() if l.startswith("| ") and not l.startswith("| model ")
+                and not l.startswith("| ---")])
+    if trows or nseq < 1:
+        fail("liger packet on the main database: %d paired training rows (it stores no session), %d not paired"
+             % (len(trows), nseq))
+    fixture = sorted(glob.glob(os.path.join(top, "tests", "data", "train", "session", "*.json")))
+    p = subprocess.run([solbook, "ingest", "--db", db, "-q", *fixture], capture_output=True, text=True)
+    if p.returncode != 0 or len(fixture) != 4:
+        fail("ingest of the constructed training session: exit %d, %d files: %s" % (p.returncode, len(fixture),
+                                                                                   p.stderr.strip()))
+    out = os.path.join(tmp, "packet-liger-session")
+    run("packet", "--db", db, "--target", "liger", "--out", out)
+    with open(os.path.join(out, "DISCUSSION.md")) as f:
+        trows, unpaired2 = training_section(f.read(), "liger packet with the constructed session")
+    ntrain = check_training_rows(trows, db, "liger packet with the constructed session")
+    if ntrain != 1 or unpaired2 != unpaired:
+        fail("liger packet with the constructed session: %d paired training rows; not paired part %s" % (
+            ntrain, "unchanged" if unpaired2 == unpaired else "changed"))
+    print("liger packet training section: %d not paired rows under their label on the main database; with the "
+          "constructed session, %d paired row naming its session and GPU, its ratio recomputed from the stored "
+          "rounds" % (nseq, ntrain))
 
 print("verdict words of data/templates/verdicts.csv: %s" % ", ".join("%s %d" % kv for kv in sorted(said.items())))
 print("paired headlines: %d rows, %d case pairs, each side's GPU, session, timing method and check equal "

@@ -126,7 +126,8 @@ check("end-to-end training step" in text, "report: evidence level stated")
 check(text.count("| tiny-llama3-2l | cpu") == 5, "report: 5 run rows")
 check("skipped: liger mode runs Liger-Kernel" in text, "report: the skipped liger run and its reason")
 check("| failed: loss differs from run" in text and "| passed |" in text, "report: the gate's failed and passed runs")
-check("No patched training run has a passing baseline" in text, "report: no step speedup claimed without a pair")
+check("No training session pairs a patched run with its baseline" in text and "### Not paired" not in text,
+      "report: no step-time ratio claimed without a session, no not paired table without a pair")
 
 week = datetime.date.today().isocalendar()
 wk = "%d-W%02d" % (week[0], week[1])
@@ -143,4 +144,21 @@ run([solbook, "site", "--db", db, "--out", sdir], 0, "solbook site")
 page = open(os.path.join(sdir, "weekly", "index.html")).read()
 check("End-to-end training steps, all weeks" in page and page.count("<td>tiny-llama3-2l</td>") == 5,
       "site: weekly index has the training section with the 5 runs")
+# a training session through run_training_session.sh on the CPU: 2 rounds
+# in balanced order, one session id; liger launches are skipped there
+sdir = os.path.join(tmp, "session")
+p = run(["bash", os.path.join(TOP, "bench", "train", "run_training_session.sh"), sdir, "--rounds", "2",
+         "--preset", "tiny", "--warmup-steps", "1", "--steps", "2", "--", "--device", "cpu", "--seq-len", "32",
+         "--solbook", solbook], 0, "CPU training session of 2 rounds",
+        dict(env, TORCHRUN=py + " -m torch.distributed.run"))
+check("2 launches passed, 2 skipped" in p.stdout, "session: 2 baseline launches passed, 2 liger launches skipped")
+names = ["r0-p0-baseline", "r0-p1-liger", "r1-p0-liger", "r1-p1-baseline"]
+docs = [load(os.path.join(sdir, n + ".json")) for n in names]
+ts = [x.get("training_session", {}) for x in docs]
+check(len({x.get("id") for x in ts}) == 1 and [(x.get("round"), x.get("position")) for x in ts]
+      == [(0, 0), (0, 1), (1, 0), (1, 1)], "session: one id, rounds and positions recorded in each file")
+check([x["status"] for x in docs] == ["passed", "skipped", "skipped", "passed"]
+      and docs[0]["loss"]["per_step"] == docs[3]["loss"]["per_step"],
+      "session: baselines passed with the same losses (same seed and tokens), liger skipped on the CPU")
+validate_and_ingest(solbook, [os.path.join(sdir, n + ".json") for n in names], os.path.join(tmp, "s.db"))
 finish(tmp)

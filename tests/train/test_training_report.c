@@ -1,7 +1,10 @@
 /* test_training_report.c - report/training.c on stored training files
- * (ingested from tests/data/train/llama-h100-ws4.json, varied per test) and
- * op-level result rows: which runs are paired, the figures of a pair, the
- * op-level rows beside it, the plot, the window, escaping. */
+ * (ingested from tests/data/train/llama-h100-ws4.json, varied per test, and
+ * the constructed session of tests/data/train/session/) and op-level result
+ * rows: which runs are paired, the figures of a pair, a session's paired
+ * ratio and interval, the labels of the paired and not paired sections,
+ * the claims recorded, the op-level rows beside them, the plot, the
+ * window, escaping. */
 #include <jansson.h>
 #include <math.h>
 #include <setjmp.h>
@@ -108,6 +111,31 @@ static long long add_run(world *w, const char *patch, int world_size, double med
     return id;
 }
 
+/* One launch of the constructed session (tests/data/train/session/NAME.json),
+ * with its GPU UUID replaced when gpu is not NULL and its loss gate set to
+ * failed when gate_failed. */
+static long long add_session_launch(world *w, const char *name, const char *gpu, int gate_failed)
+{
+    char path[512];
+    snprintf(path, sizeof path, SOLBOOK_TEST_DATA "/train/session/%s.json", name);
+    json_t *d;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_json_load_file(path, &d, &err), SB_OK);
+    if (gpu)
+        json_object_set_new(json_object_get(json_object_get(d, "provenance"), "device"), "uuid", json_string(gpu));
+    if (gate_failed)
+        json_object_set_new(json_object_get(json_object_get(d, "loss"), "check"), "passed", json_false());
+    long long id;
+    int dup;
+    int rc = sb_ingest_document(w->ing, d, path, "solbook", &id, &dup, &err);
+    if (rc != SB_OK)
+        fprintf(stderr, "%s: %s\n", err.file, err.msg);
+    assert_int_equal(rc, SB_OK);
+    json_decref(d);
+    return id;
+}
+
 /* Op-level rows on the fixture's SKU: liger and huggingface, full, bf16. */
 static void add_op(sb_db *db, const char *op, const char *provider, double median_ms)
 {
@@ -128,14 +156,20 @@ static void add_op(sb_db *db, const char *op, const char *provider, double media
     fx_add_result(db, &r);
 }
 
-static char *render(world *w, const sb_training_opts *o, sb_training_summary *sum)
+static void close_ingest(world *w)
+{
+    sb_ingest_close(w->ing);
+    w->ing = NULL;
+}
+
+static char *render_as(world *w, const sb_training_opts *o, sb_training_summary *sum, int pairs_only)
 {
     sb_db *db;
     sb_error err;
     sb_error_clear(&err);
     assert_int_equal(sb_db_open(w->db, SB_DB_READ, &db, &err), SB_OK);
     sb_buf b = SB_BUF_INIT;
-    int rc = sb_training_render_md(db, o, &b, sum, &err);
+    int rc = pairs_only ? sb_training_render_pairs_md(db, o, &b, sum, &err) : sb_training_render_md(db, o, &b, sum, &err);
     if (rc != SB_OK)
         fprintf(stderr, "%s: %s\n", err.file, err.msg);
     assert_int_equal(rc, SB_OK);
@@ -143,10 +177,18 @@ static char *render(world *w, const sb_training_opts *o, sb_training_summary *su
     return sb_buf_take(&b);
 }
 
-static void close_ingest(world *w)
+static char *render(world *w, const sb_training_opts *o, sb_training_summary *sum)
 {
-    sb_ingest_close(w->ing);
-    w->ing = NULL;
+    return render_as(w, o, sum, 0);
+}
+
+/* The packet's part of the section, recording its claims into *claims. */
+static char *render_claimed(world *w, sb_claims *claims, sb_training_summary *sum)
+{
+    close_ingest(w);
+    sb_training_opts o = {0};
+    o.claims = claims;
+    return render_as(w, &o, sum, 1);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -197,7 +239,10 @@ static void test_pair_and_ops(void **state)
     assert_non_null(strstr(md, "| h100-sxm5-80gb | liger | swiglu | full | bf16 | 1.250x | call | 1 |"));
     assert_non_null(strstr(md, "| h100-sxm5-80gb | liger | rope | full | bf16 | - | - | 0 |"));
     assert_non_null(strstr(md, "| h100-sxm5-80gb | liger | flce | full | bf16 | - | - | 0 |"));
-    assert_non_null(strstr(md, "![tokens/s, baseline against patched](training-tokens.svg)"));
+    assert_non_null(strstr(md, "![tokens/s, baseline against patched, not paired](training-tokens.svg)"));
+    /* runs one after the other are no headline: they stand under their label */
+    assert_true(strstr(md, "### Not paired: runs one after the other") < strstr(md, row));
+    assert_non_null(strstr(md, "No training session pairs a patched run with its baseline"));
     assert_non_null(strstr(md, "| failed: loss differs from run 0 at step 2 |"));
     assert_int_equal(count(md, "| meta-llama/Meta-Llama-3-8B | h100-sxm5-80gb | liger |"), 3);
     assert_non_null(strstr(md, "end-to-end training step"));
@@ -228,8 +273,9 @@ static void test_window_and_no_pair(void **state)
     assert_int_equal(sum.pairs, 0);
     assert_int_equal(sum.plot_drawn, 0);
     assert_int_equal(plot.len, 0);
-    assert_non_null(strstr(md, "No patched training run has a passing baseline"));
-    assert_null(strstr(md, "step speedup |"));
+    assert_non_null(strstr(md, "No training session pairs a patched run with its baseline"));
+    assert_null(strstr(md, "### Not paired"));
+    assert_null(strstr(md, "step speedup"));
     free(md);
     sb_buf_free(&plot);
 }
@@ -251,12 +297,128 @@ static void test_names_escaped(void **state)
     free(md);
 }
 
+static void test_session_paired(void **state)
+{
+    world *w = *state;
+    long long b0 = add_session_launch(w, "r0-p0-baseline", NULL, 0);
+    long long l0 = add_session_launch(w, "r0-p1-liger", NULL, 0);
+    long long l1 = add_session_launch(w, "r1-p0-liger", NULL, 0);
+    long long b1 = add_session_launch(w, "r1-p1-baseline", NULL, 0);
+    /* and a sequential pair of another model, outside any session */
+    long long sb = add_run(w, "none", 4, 500.0, "2026-11-20T12:00:00Z", "passed", -1);
+    long long sl = add_run(w, "liger", 4, 400.0, "2026-11-20T12:10:00Z", "passed", 1);
+    sb_claims claims = {0};
+    sb_training_summary sum;
+    char *md = render_claimed(w, &claims, &sum);
+    assert_int_equal(sum.runs, 6);
+    assert_int_equal(sum.sessions, 1);
+    assert_int_equal(sum.pairs, 1);
+    /* round ratios 90/100 and 93/102: geomean 0.9059, 95% t interval with
+     * one degree of freedom 0.834-0.984; speedup 1/0.9059; medians over the
+     * rounds 101.0 and 91.5 ms; GPU and session named */
+    const char *row = "| meta-llama/Llama-3.2-1B | h100-sxm5-80gb | 1 x 2048 x 1 | liger | 0.906 (0.834-0.984) | 1.104x | "
+                      "2 of 2 | 101.0 to 91.5 | 30.0 to 26.0 | 0.004 | 5e551011 | GPU-00000000 |";
+    const char *at = strstr(md, row);
+    assert_non_null(at);
+    const char *paired = strstr(md, "### Paired: training sessions");
+    const char *unpaired = strstr(md, "### Not paired: runs one after the other");
+    const char *seq = strstr(md, "| meta-llama/Meta-Llama-3-8B | h100-sxm5-80gb | 4 x 2048 x 1 | liger | 1.250x |");
+    assert_non_null(paired);
+    assert_non_null(unpaired);
+    assert_non_null(seq);
+    assert_true(paired < at && at < unpaired && unpaired < seq);
+    assert_non_null(strstr(md, "| step speedup, not paired |"));
+    assert_null(strstr(md, "No training session pairs"));
+    /* the claims: the ratio and the speedup of the session, on its four
+     * launches; the not paired speedup on its two runs, of no session */
+    assert_int_equal(claims.n, 3);
+    assert_string_equal(claims.v[0].figure, "0.906");
+    assert_string_equal(claims.v[0].provider, "liger");
+    assert_string_equal(claims.v[0].baseline, "none");
+    assert_string_equal(claims.v[0].sku, "h100-sxm5-80gb");
+    assert_string_equal(claims.v[0].session, "5e551011000000000000000000000000");
+    assert_int_equal(claims.v[0].nruns, 4);
+    long long want[4] = {b0, l0, b1, l1};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(claims.v[0].runs[i], want[i]);
+    assert_string_equal(claims.v[1].figure, "1.104x");
+    assert_string_equal(claims.v[2].figure, "1.250x");
+    assert_null(claims.v[2].session);
+    assert_int_equal(claims.v[2].nruns, 2);
+    assert_int_equal(claims.v[2].runs[0], sb);
+    assert_int_equal(claims.v[2].runs[1], sl);
+    /* the claims hold against the runs, each of its patch, card and session */
+    sb_claim_run cited[6] = {{b0, "none", "h100-sxm5-80gb", "5e551011000000000000000000000000"},
+                             {l0, "liger", "h100-sxm5-80gb", "5e551011000000000000000000000000"},
+                             {l1, "liger", "h100-sxm5-80gb", "5e551011000000000000000000000000"},
+                             {b1, "none", "h100-sxm5-80gb", "5e551011000000000000000000000000"},
+                             {sb, "none", "h100-sxm5-80gb", NULL},
+                             {sl, "liger", "h100-sxm5-80gb", NULL}};
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_claims_verify(&claims, cited, 6, "the test", &err), SB_OK);
+    /* a baseline launch said to be of another session fails them */
+    cited[3].session = "ffffffff000000000000000000000000";
+    assert_int_equal(sb_claims_verify(&claims, cited, 6, "the test", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "0.906 (liger over none on h100-sxm5-80gb, session 5e551011)"));
+    sb_claims_free(&claims);
+    free(md);
+
+    /* the full section: the run list names each launch's session and round */
+    sb_training_opts o = {0};
+    md = render(w, &o, &sum);
+    assert_int_equal(count(md, "| 5e551011, 0 |"), 2);
+    assert_int_equal(count(md, "| 5e551011, 1 |"), 2);
+    free(md);
+}
+
+static void test_session_refused_rounds(void **state)
+{
+    world *w = *state;
+    add_session_launch(w, "r0-p0-baseline", NULL, 0);
+    add_session_launch(w, "r0-p1-liger", NULL, 0);
+    /* round 1's liger launch ran on another card: not like with like */
+    add_session_launch(w, "r1-p0-liger", "GPU-99999999-1111-2222-3333-444444444444", 0);
+    add_session_launch(w, "r1-p1-baseline", NULL, 0);
+    sb_claims claims = {0};
+    sb_training_summary sum;
+    char *md = render_claimed(w, &claims, &sum);
+    assert_int_equal(sum.sessions, 0);
+    assert_int_equal(sum.pairs, 0);
+    assert_int_equal(claims.n, 0);
+    assert_non_null(strstr(md, "No training session pairs a patched run with its baseline in two or more rounds"));
+    assert_non_null(strstr(md, "5e551011 (meta-llama/Llama-3.2-1B, h100-sxm5-80gb: 1 of 2 rounds paired, 1 refused, "
+                               "0 lacking a side);"));
+    assert_null(strstr(md, "0.906"));
+    free(md);
+    sb_claims_free(&claims);
+}
+
+static void test_session_gate_and_missing(void **state)
+{
+    world *w = *state;
+    add_session_launch(w, "r0-p0-baseline", NULL, 0);
+    add_session_launch(w, "r0-p1-liger", NULL, 1); /* its loss gate failed */
+    add_session_launch(w, "r1-p0-liger", NULL, 0); /* round 1 lacks its baseline */
+    close_ingest(w);
+    sb_training_opts o = {0};
+    sb_training_summary sum;
+    char *md = render_as(w, &o, &sum, 1);
+    assert_int_equal(sum.sessions, 0);
+    assert_non_null(strstr(md, "5e551011 (meta-llama/Llama-3.2-1B, h100-sxm5-80gb: 0 of 2 rounds paired, 1 refused, "
+                               "1 lacking a side);"));
+    free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pair_and_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_window_and_no_pair, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_escaped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_paired, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_refused_rounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_gate_and_missing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
