@@ -428,8 +428,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # under "Paired: training sessions" only, names its session and GPU,
     # and is the geometric mean of that session's per-round ratios as
     # stored; runs one after the other stand only under "Not paired".
-    # The main job's database holds no training session: the constructed
-    # one of tests/data/train/session is added to check the paired rows.
+    # The main job's database holds the H100 training session of
+    # examples/h100/training/session-ws1; the constructed one of
+    # tests/data/train/session is added to check a second paired row.
     def training_section(text, where):
         sec = text.split("\n## End-to-end training steps\n")
         if len(sec) != 2:
@@ -494,9 +495,10 @@ with tempfile.TemporaryDirectory() as tmp:
     trows, unpaired = training_section(packet_text["liger"], "liger packet")
     nseq = len([l for l in unpaired.splitlines() if l.startswith("| ") and not l.startswith("| model ")
                 and not l.startswith("| ---")])
-    if trows or nseq < 1:
-        fail("liger packet on the main database: %d paired training rows (it stores no session), %d not paired"
-             % (len(trows), nseq))
+    nmain = check_training_rows(trows, db, "liger packet")
+    if nmain != 1 or nseq < 1:
+        fail("liger packet on the main database: %d paired training rows (it stores one session), %d not paired"
+             % (nmain, nseq))
     fixture = sorted(glob.glob(os.path.join(top, "tests", "data", "train", "session", "*.json")))
     p = subprocess.run([solbook, "ingest", "--db", db, "-q", *fixture], capture_output=True, text=True)
     if p.returncode != 0 or len(fixture) != 4:
@@ -507,12 +509,12 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(out, "DISCUSSION.md")) as f:
         trows, unpaired2 = training_section(f.read(), "liger packet with the constructed session")
     ntrain = check_training_rows(trows, db, "liger packet with the constructed session")
-    if ntrain != 1 or unpaired2 != unpaired:
+    if ntrain != 2 or unpaired2 != unpaired:
         fail("liger packet with the constructed session: %d paired training rows; not paired part %s" % (
             ntrain, "unchanged" if unpaired2 == unpaired else "changed"))
-    print("liger packet training section: %d not paired rows under their label on the main database; with the "
-          "constructed session, %d paired row naming its session and GPU, its ratio recomputed from the stored "
-          "rounds" % (nseq, ntrain))
+    print("liger packet training section: %d paired row and %d not paired rows under their label on the main "
+          "database; with the constructed session, %d paired rows, each naming its session and GPU, its ratio "
+          "recomputed from the stored rounds" % (nmain, nseq, ntrain))
 
 print("verdict words of data/templates/verdicts.csv: %s" % ", ".join("%s %d" % kv for kv in sorted(said.items())))
 print("paired headlines: %d rows, %d case pairs, each side's GPU, session, timing method and check equal "
