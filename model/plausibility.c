@@ -18,6 +18,18 @@ const char *sb_plaus_state_name(sb_plaus_state s)
     }
 }
 
+int sb_plaus_state_parse(const char *name, sb_plaus_state *out)
+{
+    static const sb_plaus_state all[] = {SB_PLAUS_OK, SB_PLAUS_CACHE_RESIDENT, SB_PLAUS_IMPLAUSIBLE,
+                                         SB_PLAUS_UNKNOWN};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (name && !strcmp(name, sb_plaus_state_name(all[i]))) {
+            *out = all[i];
+            return 1;
+        }
+    return 0;
+}
+
 void sb_plaus_spread(const char *const *gpus, const double *values, size_t n, int *cards, double *lo,
                      double *hi)
 {

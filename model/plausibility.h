@@ -2,7 +2,8 @@
  * possible on its card? The check on figures alone, and the spread of a
  * ceiling over a SKU's calibrated cards (docs/REPORTS.md,
  * "Plausibility"). No database, no files: report/plausible.h reads the
- * op models, cache sizes and calibrations and hands the figures here.
+ * op models, cache sizes and calibrations and hands the figures here,
+ * and db/run_verdicts.h stores the verdicts.
  */
 #ifndef SOLBOOK_MODEL_PLAUSIBILITY_H
 #define SOLBOOK_MODEL_PLAUSIBILITY_H
@@ -16,6 +17,12 @@
  * same card (examples/h100/read-buffer, examples/h200/read-buffer): an
  * implausible row's reason says when its calibration used smaller ones. */
 #define SB_PLAUS_FULL_BUFFER (8LL << 30)
+
+/* The rule's revision, part of what a stored verdict was judged with
+ * (db/run_verdicts.h): a change to sb_plaus_judge's verdicts or reasons
+ * changes it, so that verdicts stored under the old rule are judged
+ * again. */
+#define SB_PLAUS_RULE "1"
 
 /* Whose card a calibration measured, against the run's. */
 typedef enum {
@@ -56,6 +63,8 @@ typedef enum {
 } sb_plaus_state;
 
 const char *sb_plaus_state_name(sb_plaus_state s); /* ok | cache-resident | implausible | unknown */
+/* The state sb_plaus_state_name names; 0 when name is none of them. */
+int sb_plaus_state_parse(const char *name, sb_plaus_state *out);
 
 /* What one run achieved. The bandwidth ceiling follows the op's mix of
  * reads and writes (read_bytes, write_bytes; NAN when the model has none:

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "geomean.h"
 #include "home.h"
 #include "sessions.h"
+#include "sha256.h"
 
 typedef struct model_row {
     char *op, *mode, *params, *read, *write, *flops, *compute;
@@ -49,6 +51,11 @@ struct sb_plaus_ctx {
     size_t ncards;
     sb_run_devices devices; /* each result run's GPU UUID, loaded on first use */
     int devices_loaded;
+    sb_run_devices one;     /* the GPU UUID of the one run judged last, where devices is not loaded */
+    /* What verdicts judged now would be judged with, and whether the
+     * stored ones were judged with the same (then a check reads them). */
+    sb_verdict_basis basis;
+    int stored;
 };
 
 /* ---- tables ---- */
@@ -152,20 +159,63 @@ static int cache_row_fn(void *ctx, const char *const *f, size_t n, size_t line, 
     return SB_OK;
 }
 
+/* path, or rel under data/ when path is NULL, in def. */
+static int table_path(const char **path, const char *rel, char *def, size_t size, sb_error *err)
+{
+    if (*path)
+        return SB_OK;
+    if (sb_data_path(def, size, rel, err) != SB_OK)
+        return SB_ERR;
+    *path = def;
+    return SB_OK;
+}
+
 static int load_table(sb_plaus_ctx *c, const char *path, const char *rel, sb_csv_row_fn fn,
                       sb_error *err)
 {
     char def[4096];
-    if (!path) {
-        if (sb_data_path(def, sizeof def, rel, err) != SB_OK)
-            return SB_ERR;
-        path = def;
-    }
+    if (table_path(&path, rel, def, sizeof def, err) != SB_OK)
+        return SB_ERR;
     table_load t = {c, path, {0}, 0};
     if (sb_csv_read_file(path, NULL, fn, &t, err) != SB_OK)
         return SB_ERR;
     if (!t.header)
         return sb_csv_line_error(err, path, 1, "empty file: no header row");
+    return SB_OK;
+}
+
+/* c->basis: the SHA-256 of the rule (SB_PLAUS_RULE, this solbook's
+ * version) and of the three tables a verdict reads, and that of the
+ * calibration runs stored now; c->stored: whether the stored verdicts were judged
+ * with the same. */
+static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *caches_csv, sb_error *err)
+{
+    const char *paths[] = {models_csv, caches_csv, NULL};
+    const char *rels[] = {"op_models.csv", "cache_sizes.csv", "skus.csv"};
+    sb_buf text = SB_BUF_INIT;
+    sb_buf_printf(&text, "rule %s, solbook %s\n", SB_PLAUS_RULE, SOLBOOK_VERSION);
+    for (size_t i = 0; i < 3; i++) {
+        char def[4096], hex[SB_SHA256_HEX_LEN + 1];
+        const char *path = paths[i];
+        if (table_path(&path, rels[i], def, sizeof def, err) != SB_OK ||
+            sb_sha256_file_hex(path, hex, err) != SB_OK) {
+            sb_buf_free(&text);
+            return SB_ERR;
+        }
+        sb_buf_printf(&text, "%s %s\n", rels[i], hex);
+    }
+    int rc = sb_buf_failed(&text) ? sb_error_set(err, NULL, NULL, "out of memory")
+                                  : sb_sha256_hex(sb_buf_str(&text), text.len, c->basis.tables_sha256, err);
+    sb_buf_free(&text);
+    sb_verdict_basis stored;
+    int found = 0;
+    if (rc != SB_OK ||
+        sb_verdicts_calibrations_digest(c->db, LLONG_MAX, c->basis.calibrations_sha256,
+                                        &c->basis.last_calibration, err) != SB_OK ||
+        sb_verdicts_basis_read(c->db, &stored, &found, err) != SB_OK)
+        return SB_ERR;
+    c->stored = found && !strcmp(stored.tables_sha256, c->basis.tables_sha256) &&
+                !strcmp(stored.calibrations_sha256, c->basis.calibrations_sha256);
     return SB_OK;
 }
 
@@ -189,6 +239,7 @@ void sb_plaus_close(sb_plaus_ctx *c)
     }
     free(c->cards);
     sb_run_devices_free(&c->devices);
+    sb_run_devices_free(&c->one);
     sb_sku_table_free(c->own_skus);
     free(c);
 }
@@ -210,6 +261,10 @@ int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
     }
     if (!skus)
         c->skus = c->own_skus;
+    if (tables_basis(c, models_csv, caches_csv, err) != SB_OK) {
+        sb_plaus_close(c);
+        return SB_ERR;
+    }
     *out = c;
     return SB_OK;
 }
@@ -418,6 +473,14 @@ static void run_ceilings(const card *k, const char *gpu, sb_plaus_ceilings *c)
 /* Reads the GPU UUIDs of the n runs of rs only (through the primary
  * key), for the callers here that know which runs they check; a check
  * of any other run reads them all. */
+static int ctx_devices_ids(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err)
+{
+    sb_run_devices_free(&c->devices);
+    int rc = sb_run_devices_load_ids(c->db, ids, n, &c->devices, err);
+    c->devices_loaded = rc == SB_OK;
+    return rc;
+}
+
 static int ctx_devices(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, sb_error *err)
 {
     long long *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -425,16 +488,23 @@ static int ctx_devices(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, sb
         return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < n; i++)
         ids[i] = rs[i]->run_id;
-    sb_run_devices_free(&c->devices);
-    int rc = sb_run_devices_load_ids(c->db, ids, n, &c->devices, err);
+    int rc = ctx_devices_ids(c, ids, n, err);
     free(ids);
-    c->devices_loaded = rc == SB_OK;
     return rc;
 }
 
-/* The GPU UUID run_id recorded, NULL when none. */
+/* The GPU UUID run_id recorded, NULL when none. Where the stored
+ * verdicts hold, the runs judged here are few (those stored without
+ * one), and each reads its own. */
 static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error *err)
 {
+    if (!c->devices_loaded && c->stored) {
+        sb_run_devices_free(&c->one);
+        if (sb_run_devices_load_ids(c->db, &run_id, 1, &c->one, err) != SB_OK)
+            return SB_ERR;
+        *gpu = sb_run_device(&c->one, run_id);
+        return SB_OK;
+    }
     if (!c->devices_loaded) {
         if (sb_run_devices_load(c->db, &c->devices, err) != SB_OK)
             return SB_ERR;
@@ -444,7 +514,8 @@ static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error
     return SB_OK;
 }
 
-int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
+/* The verdict of r judged now, from the tables and calibrations. */
+static int judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
 {
     card *k = NULL;
     const char *gpu = NULL;
@@ -505,36 +576,190 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
     return SB_OK;
 }
 
+int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
+{
+    if (c->stored && r->passing) {
+        int found = 0;
+        if (sb_verdict_get(c->db, r->run_id, out, &found, err) != SB_OK)
+            return SB_ERR;
+        if (found)
+            return SB_OK;
+    }
+    return judge_run(c, r, out, err);
+}
+
 int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err)
 {
     sb_plaus_ctx *c;
     if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
-    const sb_result **rs = malloc((s->n ? s->n : 1) * sizeof *rs);
-    size_t nrs = 0;
-    for (size_t i = 0; rs && i < s->n; i++)
-        if (s->v[i].passing)
-            rs[nrs++] = &s->v[i];
-    int rc = rs ? ctx_devices(c, rs, nrs, err) : sb_error_set(err, NULL, NULL, "out of memory");
-    free(rs);
-    if (rc != SB_OK) {
-        sb_plaus_close(c);
-        return SB_ERR;
-    }
-    for (size_t i = 0; i < s->n; i++) {
+    sb_verdict_states st = {0};
+    size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), nj = 0;
+    long long *ids = malloc((s->n ? s->n : 1) * sizeof *ids);
+    int rc = idx && ids ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc == SB_OK && c->stored)
+        rc = sb_verdict_states_load(db, &st, err);
+    for (size_t i = 0; rc == SB_OK && i < s->n; i++) {
         sb_result *r = &s->v[i];
+        sb_plaus_state state;
         r->implausible = 0;
         if (!r->passing)
             continue;
-        sb_plaus_verdict v;
-        if (sb_plaus_check(c, r, &v, err) != SB_OK) {
-            sb_plaus_close(c);
-            return SB_ERR;
+        if (c->stored && sb_verdict_state(&st, r->run_id, &state)) {
+            r->implausible = state == SB_PLAUS_IMPLAUSIBLE;
+        } else { /* judged here: no stored verdict holds */
+            ids[nj] = r->run_id;
+            idx[nj++] = i;
         }
-        r->implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
     }
+    if (rc == SB_OK && nj)
+        rc = ctx_devices_ids(c, ids, nj, err);
+    for (size_t j = 0; rc == SB_OK && j < nj; j++) {
+        sb_plaus_verdict v;
+        rc = judge_run(c, &s->v[idx[j]], &v, err);
+        s->v[idx[j]].implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
+    }
+    free(idx);
+    free(ids);
+    sb_verdict_states_free(&st);
     sb_plaus_close(c);
-    return SB_OK;
+    return rc;
+}
+
+/* The verdict stored for a run that did not pass: reports check passing
+ * runs only, and a failed run's time says nothing of its card. */
+static void not_judged(sb_plaus_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->state = SB_PLAUS_UNKNOWN;
+    v->gbps = v->tflops = v->ceiling_gbps = v->pct_ceiling = NAN;
+    v->flop_ceiling_tflops = v->pct_flop_ceiling = NAN;
+    v->source.lo = v->source.hi = NAN;
+    snprintf(v->reason, sizeof v->reason, "not judged: the run did not pass");
+}
+
+static int str_listed(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return 1;
+    return 0;
+}
+
+/* Verdicts stored a statement at a time, this many. */
+#define VERDICT_BATCH 256
+
+typedef struct new_flag {
+    size_t run;            /* index into the loaded runs */
+    sb_plaus_verdict v;
+} new_flag;
+
+int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_plaus_stored *out,
+                            sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->why = "";
+    if (sb_db_begin(db, err) != SB_OK)
+        return SB_ERR;
+    sb_plaus_ctx *c = NULL;
+    sb_verdict_states st = {0};
+    sb_verdict_basis old;
+    char **skus = NULL;
+    size_t nskus = 0, *need = NULL, nneed = 0, nbatch = 0;
+    long long *ids = NULL, batch_ids[VERDICT_BATCH];
+    sb_plaus_verdict *batch = malloc(VERDICT_BATCH * sizeof *batch);
+    sb_result_set set = {0};
+    sb_result_filter f = {0};
+    new_flag *flags = NULL;
+    int found = 0, rc = SB_ERR;
+    f.with_profiled = f.with_sessions = 1; /* every result run */
+    if (!batch) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK || sb_verdicts_basis_read(db, &old, &found, err) != SB_OK ||
+        sb_verdict_states_load(db, &st, err) != SB_OK ||
+        sb_verdicts_calibration_skus(db, found ? old.last_calibration : 0, &skus, &nskus, err) != SB_OK ||
+        sb_results_load(db, &f, &set, err) != SB_OK)
+        goto done;
+    c->stored = 0; /* every verdict below is judged anew */
+    if (!found)
+        out->why = "no verdicts were stored";
+    else if (strcmp(old.tables_sha256, c->basis.tables_sha256))
+        out->why = "db/op_models.csv, db/cache_sizes.csv, db/skus.csv or the rule changed";
+    else {
+        char then[65];
+        long long last;
+        if (sb_verdicts_calibrations_digest(db, old.last_calibration, then, &last, err) != SB_OK)
+            goto done;
+        if (strcmp(then, old.calibrations_sha256))
+            out->why = "a calibration run stored before was forgotten or changed";
+    }
+    out->all = out->why[0] != '\0';
+    if (!out->all && nskus)
+        out->why = "new calibrations";
+    if (!(need = malloc((set.n + 1) * sizeof *need)) || !(ids = malloc((set.n + 1) * sizeof *ids))) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < set.n; i++) {
+        sb_plaus_state state;
+        if (out->all || !sb_verdict_state(&st, set.v[i].run_id, &state) ||
+            str_listed(skus, nskus, set.v[i].sku)) {
+            ids[nneed] = set.v[i].run_id;
+            need[nneed++] = i;
+        }
+    }
+    if (nneed && ctx_devices_ids(c, ids, nneed, err) != SB_OK)
+        goto done;
+    for (size_t j = 0; j < nneed; j++) {
+        const sb_result *r = &set.v[need[j]];
+        sb_plaus_verdict *v = &batch[nbatch];
+        if (!r->passing)
+            not_judged(v);
+        else if (judge_run(c, r, v, err) != SB_OK)
+            goto done;
+        sb_plaus_state was;
+        if (sb_verdict_state(&st, r->run_id, &was)) {
+            out->rejudged++;
+            out->changed += was != v->state;
+        } else {
+            out->new_runs++;
+            if (v->state == SB_PLAUS_IMPLAUSIBLE) {
+                new_flag *nf = realloc(flags, (out->new_implausible + 1) * sizeof *nf);
+                if (!nf) {
+                    sb_error_set(err, NULL, NULL, "out of memory");
+                    goto done;
+                }
+                flags = nf;
+                flags[out->new_implausible].run = need[j];
+                flags[out->new_implausible++].v = *v;
+            }
+        }
+        batch_ids[nbatch++] = r->run_id;
+        if ((nbatch == VERDICT_BATCH || j + 1 == nneed) &&
+            sb_verdicts_put(db, batch_ids, batch, nbatch, err) != SB_OK)
+            goto done;
+        if (nbatch == VERDICT_BATCH || j + 1 == nneed)
+            nbatch = 0;
+    }
+    if (sb_verdicts_basis_write(db, &c->basis, err) != SB_OK || sb_db_commit(db, err) != SB_OK)
+        goto done;
+    rc = SB_OK;
+    for (size_t k = 0; on_flag && k < out->new_implausible; k++)
+        on_flag(ctx, &set.v[flags[k].run], &flags[k].v);
+done:
+    if (rc != SB_OK)
+        sb_db_rollback(db);
+    free(flags);
+    free(batch);
+    free(need);
+    free(ids);
+    sb_results_free(&set);
+    sb_verdicts_skus_free(skus, nskus);
+    sb_verdict_states_free(&st);
+    sb_plaus_close(c);
+    return rc;
 }
 
 static int id_cmp(const void *x, const void *y)
@@ -556,8 +781,29 @@ int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err)
     long long *bad = NULL;
     size_t nbad = 0;
     int rc = SB_ERR;
-    if (sb_results_load(db, &f, &set, err) != SB_OK ||
-        sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+        goto done;
+    if (c->stored) { /* every run has a stored verdict that holds: read them */
+        sb_verdict_states st;
+        if (sb_verdict_states_load(db, &st, err) != SB_OK)
+            goto done;
+        size_t found = 0;
+        for (size_t i = 0; i < runs->n; i++) {
+            sb_plaus_state state;
+            if (sb_verdict_state(&st, (long long)runs->v[i].run_id, &state)) {
+                found++;
+                runs->v[i].implausible = state == SB_PLAUS_IMPLAUSIBLE;
+            }
+        }
+        sb_verdict_states_free(&st);
+        if (found == runs->n) {
+            rc = SB_OK;
+            goto done;
+        }
+        for (size_t i = 0; i < runs->n; i++)
+            runs->v[i].implausible = 0;
+    }
+    if (sb_results_load(db, &f, &set, err) != SB_OK)
         goto done;
     if (!(bad = malloc((set.n + 1) * sizeof *bad))) {
         sb_error_set(err, NULL, NULL, "out of memory");

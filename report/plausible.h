@@ -10,12 +10,15 @@
  * headline leaves it out and counts it, and `solbook report plausibility`
  * lists it with the reason. A run whose bytes a launch moves fit the L2 of
  * its card (data/cache_sizes.csv) is cache-resident: it is not held against
- * HBM. The check on figures alone, and the spread of a ceiling over a
- * SKU's cards, are model/plausibility.h's.
+ * HBM.
  *
- * The verdict is computed when a report runs, not stored at ingest: it
- * depends on the stored calibrations and on the two tables, which change
- * after the results are stored, and a stored flag would go stale.
+ * `solbook ingest` judges each run it stores and stores the verdict
+ * (sb_plaus_store_verdicts, db/run_verdicts.h); a verdict depends on the
+ * stored calibrations and on the tables too, so a report reads the stored
+ * ones only while they were judged with the calibrations and tables of
+ * now, and judges a run itself where no stored verdict holds. The check
+ * on figures alone, and the spread of a ceiling over a SKU's cards, are
+ * model/plausibility.h's.
  */
 #ifndef SOLBOOK_REPORT_PLAUSIBLE_H
 #define SOLBOOK_REPORT_PLAUSIBLE_H
@@ -27,12 +30,14 @@
 #include "results_query.h"
 #include "results.h"
 #include "run_devices.h" /* the context reads each checked run's GPU UUID */
+#include "run_verdicts.h" /* and the stored verdicts, which it stores at ingest */
 #include "session_query.h"
 #include "sku.h"
 #include "store.h"
 #include "strbuf.h"
 
-/* The tables and the ceilings of each card, loaded once for many runs. */
+/* The tables and the ceilings of each card, loaded once for many runs,
+ * and whether the stored verdicts hold. */
 typedef struct sb_plaus_ctx sb_plaus_ctx;
 
 /* Loads data/op_models.csv and data/cache_sizes.csv (NULL paths: under
@@ -41,11 +46,14 @@ int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
                   const char *caches_csv, sb_plaus_ctx **out, sb_error *err);
 void sb_plaus_close(sb_plaus_ctx *c); /* accepts NULL */
 
-/* The verdict of one run (passing or not; reports ask for passing ones). */
+/* The verdict of one run (passing or not; reports ask for passing ones):
+ * a passing run's stored verdict where the stored verdicts hold and it
+ * has one, else judged now. */
 int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err);
 
 /* Sets r->implausible for every passing run of s: the one call each report
- * makes after loading its runs. */
+ * makes after loading its runs. It reads the stored verdicts' states where
+ * they hold, and judges the runs without one. */
 int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err);
 
 /* Sets implausible on every passing run of a measuring session among
@@ -60,6 +68,32 @@ int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err);
  * sessions. */
 int sb_plaus_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
                                sb_error *err);
+
+/* What sb_plaus_store_verdicts did. */
+typedef struct sb_plaus_stored {
+    size_t new_runs;        /* runs that had no stored verdict, judged and stored */
+    size_t new_implausible; /* of them, passing runs found implausible */
+    size_t rejudged;        /* runs whose stored verdict was judged again */
+    size_t changed;         /* of them, runs whose verdict (ok, implausible...) changed */
+    int all;                /* 1: every run was judged again */
+    const char *why;        /* why runs were judged again; "" when none were */
+} sb_plaus_stored;
+
+/* Told of each passing run sb_plaus_store_verdicts stored implausible
+ * that had no verdict before, after the verdicts are committed. */
+typedef void (*sb_plaus_flag_fn)(void *ctx, const sb_result *r, const sb_plaus_verdict *v);
+
+/* Brings the stored verdicts (db/run_verdicts.h) up to date, in one
+ * transaction with what they were judged with: judges every result run
+ * that has none (a run that did not pass is stored as not judged); the
+ * runs of every SKU with a calibration stored since, again; and every
+ * run again when none were stored before (a database from before
+ * migration 014), when data/op_models.csv, data/cache_sizes.csv,
+ * data/skus.csv or the rule (SB_PLAUS_RULE) changed, or when a calibration
+ * stored before was forgotten or changed. `solbook ingest` calls it after
+ * storing files. on_flag may be NULL. */
+int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_plaus_stored *out,
+                            sb_error *err);
 
 /* What sb_plaus_render_md found. */
 typedef struct sb_plaus_summary {
