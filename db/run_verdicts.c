@@ -217,19 +217,18 @@ int sb_verdict_states_load(sb_db *handle, sb_verdict_states *out, sb_error *err)
     return SB_OK;
 }
 
+static int id_cmp(const void *x, const void *y)
+{
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
 int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_state *state)
 {
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->run_id[mid] < run_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == s->n || s->run_id[lo] != run_id)
+    const long long *at = s->n ? bsearch(&run_id, s->run_id, s->n, sizeof *s->run_id, id_cmp) : NULL;
+    if (!at)
         return 0;
-    *state = s->state[lo];
+    *state = s->state[at - s->run_id];
     return 1;
 }
 

@@ -56,6 +56,12 @@ def verdicts(path_db):
     return {r[0]: r[1:] for r in rows}, results
 
 
+def sql(path_db, script):
+    c = sqlite3.connect(path_db)
+    c.executescript(script)
+    c.close()
+
+
 def counts(out):
     m = re.search(r"^plausibility: (\d+) new runs? judged, (\d+) implausible", out, re.M)
     if not m:
@@ -122,10 +128,7 @@ print(f"ok: {len(fresh)} H200 runs stored with their calibration, {len(flagged)}
 stored_view = report(db)
 judged = os.path.join(work, "judged.db")
 shutil.copy(db, judged)
-c = sqlite3.connect(judged)
-c.execute("DELETE FROM run_verdicts_basis")
-c.commit()
-c.close()
+sql(judged, "DELETE FROM run_verdicts_basis;")
 if report(judged) != stored_view:
     fail("report plausibility differs between stored verdicts and verdicts judged by the report")
 if "| implausible |" not in stored_view:
@@ -135,11 +138,9 @@ print("ok: report plausibility from the stored verdicts equals the report that j
 # 5. a database from before migration 014
 old = os.path.join(work, "old.db")
 shutil.copy(db, old)
-c = sqlite3.connect(old)
-c.executescript("DROP TABLE run_verdicts; DROP TABLE run_verdicts_basis; PRAGMA user_version = 12;")
-c.close()
+sql(old, "DROP TABLE run_verdicts; DROP TABLE run_verdicts_basis; PRAGMA user_version = 13;")
 if report(old) != stored_view:
-    fail("a database migrated from 012 reports other verdicts before its next ingest")
+    fail("a database migrated from 013 reports other verdicts before its next ingest")
 v5, _ = verdicts(old)
 if v5:
     fail(f"the migration stored {len(v5)} verdicts; they come from the next ingest")
@@ -149,6 +150,6 @@ v6, nres = verdicts(old)
 if len(v6) != nres or new != nres or {k: v[0] for k, v in v6.items()} != {k: v[0] for k, v in v3.items()}:
     fail(f"after migrating and ingesting: {len(v6)} verdicts of {nres} runs, {new} said judged, "
          f"or a verdict other than the database's that was never migrated")
-print(f"ok: a database from schema 12 gets no verdicts from the migration and all {nres} at its next "
+print(f"ok: a database from schema 13 gets no verdicts from the migration and all {nres} at its next "
       f"ingest, the same as stored at ingest")
 shutil.rmtree(work)
