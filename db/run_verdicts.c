@@ -232,15 +232,41 @@ int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_stat
     return 1;
 }
 
-int sb_verdict_get(sb_db *handle, long long run_id, sb_plaus_verdict *v, int *found, sb_error *err)
+struct sb_verdict_reader {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+};
+
+int sb_verdict_reader_open(sb_db *handle, sb_verdict_reader **out, sb_error *err)
 {
-    sqlite3 *db = sb_db_handle(handle);
-    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    sb_verdict_reader *rd = calloc(1, sizeof *rd);
+    if (!rd)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    rd->db = sb_db_handle(handle);
+    if (sqlite3_prepare_v2(rd->db, "SELECT " VERDICT_COLS " FROM run_verdicts WHERE run_id = ?1", -1, &rd->st,
+                           NULL) != SQLITE_OK) {
+        sb_db_conn_fail(rd->db, err, "reading a plausibility verdict");
+        sb_verdict_reader_close(rd);
+        return SB_ERR;
+    }
+    *out = rd;
+    return SB_OK;
+}
+
+void sb_verdict_reader_close(sb_verdict_reader *rd)
+{
+    if (!rd)
+        return;
+    sqlite3_finalize(rd->st);
+    free(rd);
+}
+
+int sb_verdict_read(sb_verdict_reader *rd, long long run_id, sb_plaus_verdict *v, int *found, sb_error *err)
+{
+    sqlite3_stmt *st = rd->st;
     *found = 0;
     memset(v, 0, sizeof *v);
-    if (sqlite3_prepare_v2(db, "SELECT " VERDICT_COLS " FROM run_verdicts WHERE run_id = ?1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return sb_db_conn_fail(db, err, "reading a plausibility verdict");
     sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -267,9 +293,9 @@ int sb_verdict_get(sb_db *handle, long long run_id, sb_plaus_verdict *v, int *fo
         *found = 1;
         rc = SQLITE_DONE;
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (rc != SQLITE_DONE)
-        return sb_db_conn_fail(db, err, "reading a plausibility verdict");
+        return sb_db_conn_fail(rd->db, err, "reading a plausibility verdict");
     return SB_OK;
 }
 

@@ -51,8 +51,13 @@ void sb_verdict_states_free(sb_verdict_states *s);
 /* 1 and *state when run_id has a stored verdict; 0 when not. */
 int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_state *state);
 
-/* The stored verdict of run_id into *v; *found 0 when there is none. */
-int sb_verdict_get(sb_db *db, long long run_id, sb_plaus_verdict *v, int *found, sb_error *err);
+/* For reading the whole verdicts of many runs, one at a time: the
+ * statement is prepared once by sb_verdict_reader_open. sb_verdict_read
+ * puts run_id's stored verdict in *v; *found 0 when there is none. */
+typedef struct sb_verdict_reader sb_verdict_reader;
+int sb_verdict_reader_open(sb_db *db, sb_verdict_reader **out, sb_error *err);
+int sb_verdict_read(sb_verdict_reader *rd, long long run_id, sb_plaus_verdict *v, int *found, sb_error *err);
+void sb_verdict_reader_close(sb_verdict_reader *rd); /* accepts NULL */
 
 /* Stores (or replaces) the verdicts vs[i] of the runs ids[i], n of them,
  * inside the caller's transaction. */

@@ -56,6 +56,7 @@ struct sb_plaus_ctx {
      * stored ones were judged with the same (then a check reads them). */
     sb_verdict_basis basis;
     int stored;
+    sb_verdict_reader *verdicts; /* opened on the first check that reads one */
 };
 
 /* ---- tables ---- */
@@ -240,6 +241,7 @@ void sb_plaus_close(sb_plaus_ctx *c)
     free(c->cards);
     sb_run_devices_free(&c->devices);
     sb_run_devices_free(&c->one);
+    sb_verdict_reader_close(c->verdicts);
     sb_sku_table_free(c->own_skus);
     free(c);
 }
@@ -580,7 +582,8 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
 {
     if (c->stored && r->passing) {
         int found = 0;
-        if (sb_verdict_get(c->db, r->run_id, out, &found, err) != SB_OK)
+        if ((!c->verdicts && sb_verdict_reader_open(c->db, &c->verdicts, err) != SB_OK) ||
+            sb_verdict_read(c->verdicts, r->run_id, out, &found, err) != SB_OK)
             return SB_ERR;
         if (found)
             return SB_OK;
@@ -969,7 +972,8 @@ static int render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result
         rs[i] = picks[i].r;
     for (size_t i = 0; i < ns; i++)
         rs[np + i] = &sessions->v[i];
-    if (ctx_devices(c, rs, np + ns, err) != SB_OK)
+    /* where the stored verdicts hold, a run without one reads its own UUID */
+    if (!c->stored && ctx_devices(c, rs, np + ns, err) != SB_OK)
         goto fail;
     if (listing_rows(c, rs, np, 0, implausible_only, &rows, &sum->checked, &sum->implausible,
                      &sum->cache_resident, &sum->unknown, err) != SB_OK)
