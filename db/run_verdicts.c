@@ -171,6 +171,25 @@ int sb_verdicts_calibration_skus(sb_db *handle, long long after, char ***skus, s
     return SB_OK;
 }
 
+int sb_verdicts_first_missing(sb_db *handle, long long *first, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    *first = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT coalesce(min(r.id), 0) FROM runs r WHERE r.schema = 'solbook.result.v1'"
+                           " AND NOT EXISTS (SELECT 1 FROM run_verdicts v WHERE v.run_id = r.id)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "finding the runs without a plausibility verdict");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *first = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return sb_db_conn_fail(db, err, "finding the runs without a plausibility verdict");
+    return SB_OK;
+}
+
 void sb_verdict_states_free(sb_verdict_states *s)
 {
     free(s->run_id);

@@ -40,6 +40,10 @@ int sb_verdicts_calibrations_digest(sb_db *db, long long upto, char hex[65], lon
 int sb_verdicts_calibration_skus(sb_db *db, long long after, char ***skus, size_t *n, sb_error *err);
 void sb_verdicts_skus_free(char **skus, size_t n);
 
+/* The lowest id of a result run without a stored verdict; 0 when every
+ * one has one. */
+int sb_verdicts_first_missing(sb_db *db, long long *first, sb_error *err);
+
 /* Every stored verdict's state, by run id ascending. */
 typedef struct sb_verdict_states {
     long long *run_id;

@@ -653,9 +653,24 @@ static int str_listed(char *const *v, size_t n, const char *s)
 #define VERDICT_BATCH 256
 
 typedef struct new_flag {
-    size_t run;            /* index into the loaded runs */
+    const sb_result *r;
     sb_plaus_verdict v;
 } new_flag;
+
+/* Adds the runs of v (n of them) that need a verdict judged to need and
+ * their ids to ids: every one with all, else those without a stored one
+ * or of a SKU listed in skus. */
+static void runs_to_judge(const sb_result *v, size_t n, int all, const sb_verdict_states *st, char *const *skus,
+                          size_t nskus, const sb_result **need, long long *ids, size_t *nneed)
+{
+    for (size_t i = 0; i < n; i++) {
+        sb_plaus_state state;
+        if (all || !sb_verdict_state(st, v[i].run_id, &state) || str_listed(skus, nskus, v[i].sku)) {
+            ids[*nneed] = v[i].run_id;
+            need[(*nneed)++] = &v[i];
+        }
+    }
+}
 
 int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_plaus_stored *out,
                             sb_error *err)
@@ -668,8 +683,9 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
     sb_verdict_states st = {0};
     sb_verdict_basis old;
     char **skus = NULL;
-    size_t nskus = 0, *need = NULL, nneed = 0, nbatch = 0;
-    long long *ids = NULL, batch_ids[VERDICT_BATCH];
+    size_t nskus = 0, nneed = 0, nbatch = 0;
+    const sb_result **need = NULL;
+    long long *ids = NULL, batch_ids[VERDICT_BATCH], first = 1;
     sb_plaus_verdict *batch = malloc(VERDICT_BATCH * sizeof *batch);
     sb_result_set set = {0};
     sb_result_filter f = {0};
@@ -682,14 +698,13 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
     }
     if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK || sb_verdicts_basis_read(db, &old, &found, err) != SB_OK ||
         sb_verdict_states_load(db, &st, err) != SB_OK ||
-        sb_verdicts_calibration_skus(db, found ? old.last_calibration : 0, &skus, &nskus, err) != SB_OK ||
-        sb_results_load(db, &f, &set, err) != SB_OK)
+        sb_verdicts_calibration_skus(db, found ? old.last_calibration : 0, &skus, &nskus, err) != SB_OK)
         goto done;
     c->stored = 0; /* every verdict below is judged anew */
     if (!found)
-        out->why = "no verdicts were stored";
+        out->why = "no basis stored for the verdicts";
     else if (strcmp(old.tables_sha256, c->basis.tables_sha256))
-        out->why = "db/op_models.csv, db/cache_sizes.csv, db/skus.csv or the rule changed";
+        out->why = "data/op_models.csv, data/cache_sizes.csv, data/skus.csv or the rule changed";
     else {
         char then[65];
         long long last;
@@ -701,22 +716,26 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
     out->all = out->why[0] != '\0';
     if (!out->all && nskus)
         out->why = "new calibrations";
-    if (!(need = malloc((set.n + 1) * sizeof *need)) || !(ids = malloc((set.n + 1) * sizeof *ids))) {
+    /* Without a run to judge again, only the runs from the first without a
+     * verdict on are read: an ingest's own, mostly. */
+    if (!out->all && !nskus && sb_verdicts_first_missing(db, &first, err) != SB_OK)
+        goto done;
+    f.after_run = out->all || nskus ? 0 : first - 1;
+    if (first > 0 && sb_results_load(db, &f, &set, err) != SB_OK)
+        goto done;
+    size_t total = set.n + set.n_left_out + 1;
+    if (!(need = malloc(total * sizeof *need)) || !(ids = malloc(total * sizeof *ids))) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < set.n; i++) {
-        sb_plaus_state state;
-        if (out->all || !sb_verdict_state(&st, set.v[i].run_id, &state) ||
-            str_listed(skus, nskus, set.v[i].sku)) {
-            ids[nneed] = set.v[i].run_id;
-            need[nneed++] = i;
-        }
-    }
+    /* the runs whose time is not usable are judged too (unknown, mostly),
+     * so that no stored run lacks a verdict */
+    runs_to_judge(set.v, set.n, out->all, &st, skus, nskus, need, ids, &nneed);
+    runs_to_judge(set.left_out, set.n_left_out, out->all, &st, skus, nskus, need, ids, &nneed);
     if (nneed && ctx_devices_ids(c, ids, nneed, err) != SB_OK)
         goto done;
     for (size_t j = 0; j < nneed; j++) {
-        const sb_result *r = &set.v[need[j]];
+        const sb_result *r = need[j];
         sb_plaus_verdict *v = &batch[nbatch];
         if (!r->passing)
             not_judged(v);
@@ -735,22 +754,22 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
                     goto done;
                 }
                 flags = nf;
-                flags[out->new_implausible].run = need[j];
+                flags[out->new_implausible].r = r;
                 flags[out->new_implausible++].v = *v;
             }
         }
         batch_ids[nbatch++] = r->run_id;
-        if ((nbatch == VERDICT_BATCH || j + 1 == nneed) &&
-            sb_verdicts_put(db, batch_ids, batch, nbatch, err) != SB_OK)
-            goto done;
-        if (nbatch == VERDICT_BATCH || j + 1 == nneed)
+        if (nbatch == VERDICT_BATCH || j + 1 == nneed) {
+            if (sb_verdicts_put(db, batch_ids, batch, nbatch, err) != SB_OK)
+                goto done;
             nbatch = 0;
+        }
     }
     if (sb_verdicts_basis_write(db, &c->basis, err) != SB_OK || sb_db_commit(db, err) != SB_OK)
         goto done;
     rc = SB_OK;
     for (size_t k = 0; on_flag && k < out->new_implausible; k++)
-        on_flag(ctx, &set.v[flags[k].run], &flags[k].v);
+        on_flag(ctx, flags[k].r, &flags[k].v);
 done:
     if (rc != SB_OK)
         sb_db_rollback(db);
