@@ -10,6 +10,7 @@
 #include "home.h"
 #include "import.h"
 #include "ingest.h"
+#include "plausible.h"
 #include "term.h"
 
 static const char *const ingest_usage[] = {
@@ -42,9 +43,14 @@ static const char *const ingest_usage[] = {
     "is read, so its rows cost no memory.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
+    "Each result run stored is held against its card's ceilings (docs/REPORTS.md,",
+    "\"Plausibility\") and the verdict stored: a line names each implausible one",
+    "(file, case, run, and the reason with its figure and ceiling), and a count",
+    "follows, before the summary. A calibration stored judges the runs of its SKU",
+    "again, and the number whose verdict changed is printed.",
     "",
-    "Exit status: 0 all files stored or already there, 1 some file refused,",
-    "2 usage or database error.",
+    "Exit status: 0 all files stored or already there (implausible runs too),",
+    "1 some file refused, 2 usage or database error.",
     NULL,
 };
 
@@ -116,6 +122,35 @@ static void on_summary(void *c, const char *path, long long run_id, long kernels
     const ctx *x = c;
     if (!x->quiet)
         sb_term_line(stdout, "nsys: %s: %ld kernels attached to run %lld", path, kernels, run_id);
+}
+
+/* A passing run stored implausible (report/plausible.h): where it came
+ * from, its case, and the reason, which says the figure and the ceiling. */
+static void on_implausible(void *c, const sb_result *r, const sb_plaus_verdict *v)
+{
+    (void)c;
+    sb_term_line(stdout, "implausible: %s: %s %s %s %s %s on %s, run %lld: %s", r->source_path, r->op, r->mode,
+                 r->dtype, r->shape_key, r->provider, r->sku, r->run_id, v->reason);
+}
+
+/* Judges the runs stored without a verdict, and again those a new
+ * calibration or a changed table touches (sb_plaus_store_verdicts), and
+ * says what it found. */
+static int store_verdicts(sb_ingest *ing)
+{
+    sb_error err;
+    sb_error_clear(&err);
+    sb_plaus_stored st;
+    if (sb_plaus_store_verdicts(sb_ingest_db(ing), on_implausible, NULL, &st, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        return SB_ERR;
+    }
+    printf("plausibility: %zu new run%s judged, %zu implausible (stored, left out of every headline)\n",
+           st.new_runs, st.new_runs == 1 ? "" : "s", st.new_implausible);
+    if (st.rejudged)
+        printf("plausibility: %zu run%s judged again (%s), %zu changed verdict\n", st.rejudged,
+               st.rejudged == 1 ? "" : "s", st.why, st.changed);
+    return SB_OK;
 }
 
 int cmd_ingest(int argc, char **argv)
@@ -330,6 +365,9 @@ int cmd_ingest(int argc, char **argv)
             status = 2;
         }
     }
+    /* the verdicts first: the summary stays the last line */
+    if (store_verdicts(ing) != SB_OK)
+        status = 2;
     printf("ingest: %ld files, %ld stored, %ld duplicates, %ld refused (db %s)", stats.files_seen,
            stats.stored, stats.duplicates, stats.refused, db_path);
     if (stats.ncu_attached)

@@ -21,6 +21,8 @@ typedef struct sb_result_filter {
                          * of their pairs reads (report/plausible.h) */
     int has_range;                                  /* keep finished_epoch in [from, to) */
     long long from, to;
+    long long after_run; /* > 0: only the runs whose id is above it (the runs
+                          * stored since, which ingest judges for plausibility) */
 } sb_result_filter;
 
 #endif

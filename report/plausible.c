@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "geomean.h"
 #include "home.h"
 #include "sessions.h"
+#include "sha256.h"
 
 typedef struct model_row {
     char *op, *mode, *params, *read, *write, *flops, *compute;
@@ -49,217 +51,13 @@ struct sb_plaus_ctx {
     size_t ncards;
     sb_run_devices devices; /* each result run's GPU UUID, loaded on first use */
     int devices_loaded;
+    sb_run_devices one;     /* the GPU UUID of the one run judged last, where devices is not loaded */
+    /* What verdicts judged now would be judged with, and whether the
+     * stored ones were judged with the same (then a check reads them). */
+    sb_verdict_basis basis;
+    int stored;
+    sb_verdict_reader *verdicts; /* opened on the first check that reads one */
 };
-
-const char *sb_plaus_state_name(sb_plaus_state s)
-{
-    switch (s) {
-    case SB_PLAUS_OK: return "ok";
-    case SB_PLAUS_CACHE_RESIDENT: return "cache-resident";
-    case SB_PLAUS_IMPLAUSIBLE: return "implausible";
-    default: return "unknown";
-    }
-}
-
-/* Seconds a GB read (*r) and a GB written (*w) that fit both copy
- * (1 read, 1 write) and add/triad (2 reads, 1 write); 0 when they do not
- * give positive costs. */
-static int byte_costs(const sb_plaus_ceilings *c, double *r, double *w)
-{
-    if (!(c->copy_gbps > 0) || !(c->pair_gbps > 0))
-        return 0;
-    *r = 3.0 / c->pair_gbps - 2.0 / c->copy_gbps;
-    *w = 2.0 / c->copy_gbps - *r;
-    return *r > 0 && *w > 0;
-}
-
-static void bw_ceiling(const sb_plaus_input *in, const sb_plaus_ceilings *c, sb_plaus_verdict *v,
-                       char *note, size_t note_size)
-{
-    note[0] = '\0';
-    v->ceiling_gbps = c->copy_gbps;
-    snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.copy");
-    if (!c->measured) {
-        snprintf(v->ceiling_name, sizeof v->ceiling_name, "datasheet HBM");
-        return;
-    }
-    double rd = in->read_bytes, wr = in->write_bytes, r, w;
-    if (isnan(rd) || isnan(wr) || rd < wr)
-        return;
-    if (wr == 0 || rd >= 4 * wr) {
-        if (!isnan(c->read_gbps)) {
-            v->ceiling_gbps = c->read_gbps;
-            snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.read");
-            return;
-        }
-        int n = snprintf(note, note_size,
-                         "; the op reads (almost) only, and the calibration has no read ceiling "
-                         "(bandwidth.read), so it is held against copy, whose writes cost more than "
-                         "reads");
-        if (byte_costs(c, &r, &w) && n > 0 && (size_t)n < note_size)
-            snprintf(note + n, note_size - (size_t)n,
-                     " (copy and add/triad together put reading alone near %.0f GB/s: %.1f%% of it)",
-                     1.0 / r, 100.0 * v->gbps * r);
-    } else if (rd >= 2 * wr) {
-        if (c->pair_gbps > 0) {
-            v->ceiling_gbps = c->pair_gbps;
-            snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.add/triad");
-        }
-    } else if (rd > 1.05 * wr && byte_costs(c, &r, &w)) { /* within 5% of 1:1: copy */
-        v->ceiling_gbps = (rd + wr) / (rd * r + wr * w);
-        snprintf(v->ceiling_name, sizeof v->ceiling_name, "bw.copy+add mix");
-    }
-}
-
-/* The calibration behind the ceiling bw_ceiling chose; 1 when the
- * ceilings say more of it than its run id. */
-static int verdict_source(const sb_plaus_ceilings *c, sb_plaus_verdict *v)
-{
-    const sb_plaus_source *s = !strcmp(v->ceiling_name, "bw.read")        ? &c->read_src
-                               : !strcmp(v->ceiling_name, "bw.add/triad") ? &c->pair_src
-                                                                           : &c->copy_src;
-    v->source = *s;
-    if (!c->measured) {
-        memset(&v->source, 0, sizeof v->source);
-        v->source.calib_run = -1;
-        return 0;
-    }
-    if (s->calib_run == 0) {
-        v->source.calib_run = c->calib_run;
-        return 0;
-    }
-    return 1;
-}
-
-/* The GPU UUID as the README files and reports shorten it ("GPU-8d45c405"). */
-static void short_gpu(const char *uuid, char *out, size_t size)
-{
-    snprintf(out, size, "%.*s", (int)strcspn(uuid, "-") + 9, uuid);
-}
-
-/* "1 GiB", "8 GiB", "512 MiB" */
-static void buffer_text(long long bytes, char *out, size_t size)
-{
-    if (bytes >= (1LL << 30))
-        snprintf(out, size, "%g GiB", (double)bytes / (double)(1LL << 30));
-    else
-        snprintf(out, size, "%g MiB", (double)bytes / (double)(1LL << 20));
-}
-
-/* What the stored calibrations say about the uncertainty of the ceiling
- * an implausible run was held against: whose card measured it, how far
- * the SKU's calibrated cards differ on it, and the size of its buffers. */
-static void source_note(const sb_plaus_verdict *v, char *out, size_t size)
-{
-    const sb_plaus_source *s = &v->source;
-    sb_buf b = SB_BUF_INIT;
-    char gpu[32], buf[32];
-    short_gpu(s->gpu_uuid, gpu, sizeof gpu);
-    const char *what = strcmp(v->ceiling_name, "bw.copy+add mix") ? v->ceiling_name : "bw.copy";
-    if (s->card == SB_PLAUS_CARD_OWN)
-        sb_buf_printf(&b, "; the ceiling is the run's own card's (%s)", gpu);
-    else if (s->card == SB_PLAUS_CARD_OTHER)
-        sb_buf_printf(&b, "; the ceiling is another card's (%s): no calibration of the run's GPU "
-                          "measured %s", gpu, what);
-    else
-        sb_buf_printf(&b, "; %s: whose card measured the ceiling is not known",
-                      s->gpu_uuid[0] ? "the run records no GPU UUID" : "the calibration records no GPU UUID");
-    if (s->card != SB_PLAUS_CARD_OWN && s->cards > 1)
-        sb_buf_printf(&b, ", and %s spreads %.0f-%.0f GB/s (%.1f%%) over the SKU's %d calibrated cards",
-                      what, s->lo, s->hi, 100.0 * (s->hi - s->lo) / s->lo, s->cards);
-    else if (s->card != SB_PLAUS_CARD_OWN && s->cards == 1)
-        sb_buf_printf(&b, ", and no other card of the SKU measured %s, so its spread between cards is "
-                          "not known", what);
-    buffer_text(s->buffer_bytes, buf, sizeof buf);
-    if (s->buffer_bytes <= 0)
-        sb_buf_puts(&b, "; the calibration stores no buffer size");
-    else if (s->buffer_bytes < SB_PLAUS_FULL_BUFFER)
-        sb_buf_printf(&b, "; it streamed %s buffers, under 8 GiB", buf);
-    else
-        sb_buf_printf(&b, "; it streamed %s buffers", buf);
-    snprintf(out, size, "%s", sb_buf_failed(&b) ? "" : sb_buf_str(&b));
-    sb_buf_free(&b);
-}
-
-void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double margin,
-                    sb_plaus_verdict *v)
-{
-    memset(v, 0, sizeof *v);
-    v->gbps = v->tflops = v->ceiling_gbps = v->pct_ceiling = NAN;
-    v->state = SB_PLAUS_UNKNOWN;
-    v->tensor = in->tensor;
-    v->flop_ceiling_tflops = in->flop_ceiling_tflops > 0 ? in->flop_ceiling_tflops : NAN;
-    v->pct_flop_ceiling = NAN;
-    snprintf(v->flop_ceiling_name, sizeof v->flop_ceiling_name, "%s",
-             in->flop_ceiling_name ? in->flop_ceiling_name : "");
-    if (!(in->seconds > 0)) {
-        snprintf(v->reason, sizeof v->reason, "no positive time");
-        return;
-    }
-    if (in->flops > 0)
-        v->tflops = in->flops / in->seconds / 1e12;
-    if (!isnan(v->tflops) && v->flop_ceiling_tflops > 0)
-        v->pct_flop_ceiling = 100.0 * v->tflops / v->flop_ceiling_tflops;
-    if (in->bytes > 0)
-        v->gbps = in->bytes / in->seconds / 1e9;
-    char note[256];
-    bw_ceiling(in, c, v, note, sizeof note);
-    int source_known = verdict_source(c, v);
-    if (!isnan(v->gbps) && v->ceiling_gbps > 0)
-        v->pct_ceiling = 100.0 * v->gbps / v->ceiling_gbps;
-
-    if (!isnan(v->tflops) && in->flop_ceiling_tflops > 0 &&
-        v->tflops > in->flop_ceiling_tflops * (1.0 + margin)) {
-        v->state = SB_PLAUS_IMPLAUSIBLE;
-        snprintf(v->reason, sizeof v->reason,
-                 "%.1f TFLOP/s is %.1f%% of the %s ceiling %.1f TFLOP/s, above the %.0f%% margin",
-                 v->tflops, 100.0 * v->tflops / in->flop_ceiling_tflops,
-                 in->flop_ceiling_name ? in->flop_ceiling_name : "compute", in->flop_ceiling_tflops,
-                 100.0 * margin);
-        return;
-    }
-    if (isnan(v->gbps)) {
-        snprintf(v->reason, sizeof v->reason, "no byte model and no bytes in the run's metrics");
-        return;
-    }
-    int fits = in->bytes <= c->l2_bytes; /* false when l2_bytes is NAN */
-    if (fits && !in->l2_cold) {
-        v->state = SB_PLAUS_CACHE_RESIDENT;
-        snprintf(v->reason, sizeof v->reason,
-                 "%.1f MB a launch fits the %.0f MB L2 (warm): not held against HBM "
-                 "(%.1f%% of %s)",
-                 in->bytes / 1e6, c->l2_bytes / 1e6, v->pct_ceiling, v->ceiling_name);
-        return;
-    }
-    if (!(v->ceiling_gbps > 0)) {
-        snprintf(v->reason, sizeof v->reason, "no bandwidth ceiling for the card");
-        return;
-    }
-    char src[64];
-    if (c->measured)
-        snprintf(src, sizeof src, "calibration run %lld", v->source.calib_run);
-    else
-        snprintf(src, sizeof src, "data/skus.csv: no calibration stored");
-    if (v->gbps > v->ceiling_gbps * (1.0 + margin)) {
-        v->state = SB_PLAUS_IMPLAUSIBLE;
-        char writes[128] = "";
-        if (!fits && !in->l2_cold && in->write_bytes > 0 && in->write_bytes <= c->l2_bytes)
-            snprintf(writes, sizeof writes,
-                     "; its writes (%.1f MB) fit the L2, whose write-back can end after the launch",
-                     in->write_bytes / 1e6);
-        char uncertain[448] = "";
-        if (source_known)
-            source_note(v, uncertain, sizeof uncertain);
-        snprintf(v->reason, sizeof v->reason,
-                 "%.0f GB/s is %.1f%% of %s %.0f GB/s (%s), above the %.0f%% margin%s%s%s%s", v->gbps,
-                 v->pct_ceiling, v->ceiling_name, v->ceiling_gbps, src, 100.0 * margin, note, writes,
-                 fits ? "; it fits L2, flushed before each launch" : "", uncertain);
-        return;
-    }
-    v->state = SB_PLAUS_OK;
-    snprintf(v->reason, sizeof v->reason, "%.1f%% of %s (%s)%s", v->pct_ceiling, v->ceiling_name, src,
-             note);
-}
 
 /* ---- tables ---- */
 
@@ -362,20 +160,63 @@ static int cache_row_fn(void *ctx, const char *const *f, size_t n, size_t line, 
     return SB_OK;
 }
 
+/* path, or rel under data/ when path is NULL, in def. */
+static int table_path(const char **path, const char *rel, char *def, size_t size, sb_error *err)
+{
+    if (*path)
+        return SB_OK;
+    if (sb_data_path(def, size, rel, err) != SB_OK)
+        return SB_ERR;
+    *path = def;
+    return SB_OK;
+}
+
 static int load_table(sb_plaus_ctx *c, const char *path, const char *rel, sb_csv_row_fn fn,
                       sb_error *err)
 {
     char def[4096];
-    if (!path) {
-        if (sb_data_path(def, sizeof def, rel, err) != SB_OK)
-            return SB_ERR;
-        path = def;
-    }
+    if (table_path(&path, rel, def, sizeof def, err) != SB_OK)
+        return SB_ERR;
     table_load t = {c, path, {0}, 0};
     if (sb_csv_read_file(path, NULL, fn, &t, err) != SB_OK)
         return SB_ERR;
     if (!t.header)
         return sb_csv_line_error(err, path, 1, "empty file: no header row");
+    return SB_OK;
+}
+
+/* c->basis: the SHA-256 of the rule (SB_PLAUS_RULE, this solbook's
+ * version) and of the three tables a verdict reads, and that of the
+ * calibration runs stored now; c->stored: whether the stored verdicts were judged
+ * with the same. */
+static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *caches_csv, sb_error *err)
+{
+    const char *paths[] = {models_csv, caches_csv, NULL};
+    const char *rels[] = {"op_models.csv", "cache_sizes.csv", "skus.csv"};
+    sb_buf text = SB_BUF_INIT;
+    sb_buf_printf(&text, "rule %s, solbook %s\n", SB_PLAUS_RULE, SOLBOOK_VERSION);
+    for (size_t i = 0; i < 3; i++) {
+        char def[4096], hex[SB_SHA256_HEX_LEN + 1];
+        const char *path = paths[i];
+        if (table_path(&path, rels[i], def, sizeof def, err) != SB_OK ||
+            sb_sha256_file_hex(path, hex, err) != SB_OK) {
+            sb_buf_free(&text);
+            return SB_ERR;
+        }
+        sb_buf_printf(&text, "%s %s\n", rels[i], hex);
+    }
+    int rc = sb_buf_failed(&text) ? sb_error_set(err, NULL, NULL, "out of memory")
+                                  : sb_sha256_hex(sb_buf_str(&text), text.len, c->basis.tables_sha256, err);
+    sb_buf_free(&text);
+    sb_verdict_basis stored;
+    int found = 0;
+    if (rc != SB_OK ||
+        sb_verdicts_calibrations_digest(c->db, LLONG_MAX, c->basis.calibrations_sha256,
+                                        &c->basis.last_calibration, err) != SB_OK ||
+        sb_verdicts_basis_read(c->db, &stored, &found, err) != SB_OK)
+        return SB_ERR;
+    c->stored = found && !strcmp(stored.tables_sha256, c->basis.tables_sha256) &&
+                !strcmp(stored.calibrations_sha256, c->basis.calibrations_sha256);
     return SB_OK;
 }
 
@@ -399,6 +240,8 @@ void sb_plaus_close(sb_plaus_ctx *c)
     }
     free(c->cards);
     sb_run_devices_free(&c->devices);
+    sb_run_devices_free(&c->one);
+    sb_verdict_reader_close(c->verdicts);
     sb_sku_table_free(c->own_skus);
     free(c);
 }
@@ -420,6 +263,10 @@ int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
     }
     if (!skus)
         c->skus = c->own_skus;
+    if (tables_basis(c, models_csv, caches_csv, err) != SB_OK) {
+        sb_plaus_close(c);
+        return SB_ERR;
+    }
     *out = c;
     return SB_OK;
 }
@@ -511,29 +358,25 @@ static const sb_ceiling *cal_ceiling(const sb_calibration *k, const char *name)
     return NULL;
 }
 
-/* The spread of each bandwidth ceiling over the SKU's cards: the newest
- * calibration of each GPU that measured it (one without a GPU UUID counts
- * as a card of its own). */
-static void card_spreads(card *k)
+/* The spread of each bandwidth ceiling over the SKU's cards
+ * (sb_plaus_spread). */
+static int card_spreads(card *k)
 {
-    for (size_t b = 0; b < NBW; b++) {
-        sb_plaus_source *sp = &k->spread[b];
-        sp->lo = sp->hi = NAN;
+    const char **gpus = malloc((k->ncals + 1) * sizeof *gpus);
+    double *values = malloc((k->ncals + 1) * sizeof *values);
+    int ok = gpus && values;
+    for (size_t b = 0; ok && b < NBW; b++) {
         for (size_t i = 0; i < k->ncals; i++) {
             const sb_ceiling *x = cal_ceiling(&k->cals[i], bw_names[b]);
-            if (!x)
-                continue;
-            int seen = 0;
-            for (size_t j = 0; j < i && k->cals[i].gpu_uuid[0] && !seen; j++)
-                seen = !strcmp(k->cals[j].gpu_uuid, k->cals[i].gpu_uuid) &&
-                       cal_ceiling(&k->cals[j], bw_names[b]);
-            if (seen)
-                continue;
-            sp->cards++;
-            sp->lo = sp->cards == 1 ? x->value : fmin(sp->lo, x->value);
-            sp->hi = sp->cards == 1 ? x->value : fmax(sp->hi, x->value);
+            gpus[i] = k->cals[i].gpu_uuid;
+            values[i] = x ? x->value : NAN;
         }
+        sb_plaus_source *sp = &k->spread[b];
+        sb_plaus_spread(gpus, values, k->ncals, &sp->cards, &sp->lo, &sp->hi);
     }
+    free(gpus);
+    free(values);
+    return ok ? 0 : -1;
 }
 
 static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
@@ -555,7 +398,8 @@ static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
     k->l2_bytes = NAN;
     if (sb_calibrations_load(c->db, sku, &k->cals, &k->ncals, err) != SB_OK)
         return SB_ERR;
-    card_spreads(k);
+    if (card_spreads(k) != 0)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     const sb_sku *s = c->skus ? sb_sku_find(c->skus, sku) : NULL;
     k->hbm_gbps = s ? s->hbm_tbps * 1000.0 : NAN;
     for (size_t i = 0; i < c->ncaches; i++)
@@ -631,6 +475,14 @@ static void run_ceilings(const card *k, const char *gpu, sb_plaus_ceilings *c)
 /* Reads the GPU UUIDs of the n runs of rs only (through the primary
  * key), for the callers here that know which runs they check; a check
  * of any other run reads them all. */
+static int ctx_devices_ids(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err)
+{
+    sb_run_devices_free(&c->devices);
+    int rc = sb_run_devices_load_ids(c->db, ids, n, &c->devices, err);
+    c->devices_loaded = rc == SB_OK;
+    return rc;
+}
+
 static int ctx_devices(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, sb_error *err)
 {
     long long *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -638,16 +490,23 @@ static int ctx_devices(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, sb
         return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < n; i++)
         ids[i] = rs[i]->run_id;
-    sb_run_devices_free(&c->devices);
-    int rc = sb_run_devices_load_ids(c->db, ids, n, &c->devices, err);
+    int rc = ctx_devices_ids(c, ids, n, err);
     free(ids);
-    c->devices_loaded = rc == SB_OK;
     return rc;
 }
 
-/* The GPU UUID run_id recorded, NULL when none. */
+/* The GPU UUID run_id recorded, NULL when none. Where the stored
+ * verdicts hold, the runs judged here are few (those stored without
+ * one), and each reads its own. */
 static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error *err)
 {
+    if (!c->devices_loaded && c->stored) {
+        sb_run_devices_free(&c->one);
+        if (sb_run_devices_load_ids(c->db, &run_id, 1, &c->one, err) != SB_OK)
+            return SB_ERR;
+        *gpu = sb_run_device(&c->one, run_id);
+        return SB_OK;
+    }
     if (!c->devices_loaded) {
         if (sb_run_devices_load(c->db, &c->devices, err) != SB_OK)
             return SB_ERR;
@@ -657,7 +516,8 @@ static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error
     return SB_OK;
 }
 
-int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
+/* The verdict of r judged now, from the tables and calibrations. */
+static int judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
 {
     card *k = NULL;
     const char *gpu = NULL;
@@ -718,36 +578,210 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
     return SB_OK;
 }
 
+int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
+{
+    if (c->stored && r->passing) {
+        int found = 0;
+        if ((!c->verdicts && sb_verdict_reader_open(c->db, &c->verdicts, err) != SB_OK) ||
+            sb_verdict_read(c->verdicts, r->run_id, out, &found, err) != SB_OK)
+            return SB_ERR;
+        if (found)
+            return SB_OK;
+    }
+    return judge_run(c, r, out, err);
+}
+
 int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err)
 {
     sb_plaus_ctx *c;
     if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
-    const sb_result **rs = malloc((s->n ? s->n : 1) * sizeof *rs);
-    size_t nrs = 0;
-    for (size_t i = 0; rs && i < s->n; i++)
-        if (s->v[i].passing)
-            rs[nrs++] = &s->v[i];
-    int rc = rs ? ctx_devices(c, rs, nrs, err) : sb_error_set(err, NULL, NULL, "out of memory");
-    free(rs);
-    if (rc != SB_OK) {
-        sb_plaus_close(c);
-        return SB_ERR;
-    }
-    for (size_t i = 0; i < s->n; i++) {
+    sb_verdict_states st = {0};
+    size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), nj = 0;
+    long long *ids = malloc((s->n ? s->n : 1) * sizeof *ids);
+    int rc = idx && ids ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc == SB_OK && c->stored)
+        rc = sb_verdict_states_load(db, &st, err);
+    for (size_t i = 0; rc == SB_OK && i < s->n; i++) {
         sb_result *r = &s->v[i];
+        sb_plaus_state state;
         r->implausible = 0;
         if (!r->passing)
             continue;
-        sb_plaus_verdict v;
-        if (sb_plaus_check(c, r, &v, err) != SB_OK) {
-            sb_plaus_close(c);
-            return SB_ERR;
+        if (c->stored && sb_verdict_state(&st, r->run_id, &state)) {
+            r->implausible = state == SB_PLAUS_IMPLAUSIBLE;
+        } else { /* judged here: no stored verdict holds */
+            ids[nj] = r->run_id;
+            idx[nj++] = i;
         }
-        r->implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
     }
+    if (rc == SB_OK && nj)
+        rc = ctx_devices_ids(c, ids, nj, err);
+    for (size_t j = 0; rc == SB_OK && j < nj; j++) {
+        sb_plaus_verdict v;
+        rc = judge_run(c, &s->v[idx[j]], &v, err);
+        s->v[idx[j]].implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
+    }
+    free(idx);
+    free(ids);
+    sb_verdict_states_free(&st);
     sb_plaus_close(c);
-    return SB_OK;
+    return rc;
+}
+
+/* The verdict stored for a run that did not pass: reports check passing
+ * runs only, and a failed run's time says nothing of its card. */
+static void not_judged(sb_plaus_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->state = SB_PLAUS_UNKNOWN;
+    v->gbps = v->tflops = v->ceiling_gbps = v->pct_ceiling = NAN;
+    v->flop_ceiling_tflops = v->pct_flop_ceiling = NAN;
+    v->source.lo = v->source.hi = NAN;
+    snprintf(v->reason, sizeof v->reason, "not judged: the run did not pass");
+}
+
+static int str_listed(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return 1;
+    return 0;
+}
+
+/* Verdicts stored a statement at a time, this many. */
+#define VERDICT_BATCH 256
+
+typedef struct new_flag {
+    const sb_result *r;
+    sb_plaus_verdict v;
+} new_flag;
+
+/* Adds the runs of v (n of them) that need a verdict judged to need and
+ * their ids to ids: every one with all, else those without a stored one
+ * or of a SKU listed in skus. */
+static void runs_to_judge(const sb_result *v, size_t n, int all, const sb_verdict_states *st, char *const *skus,
+                          size_t nskus, const sb_result **need, long long *ids, size_t *nneed)
+{
+    for (size_t i = 0; i < n; i++) {
+        sb_plaus_state state;
+        if (all || !sb_verdict_state(st, v[i].run_id, &state) || str_listed(skus, nskus, v[i].sku)) {
+            ids[*nneed] = v[i].run_id;
+            need[(*nneed)++] = &v[i];
+        }
+    }
+}
+
+int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_plaus_stored *out,
+                            sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->why = "";
+    if (sb_db_begin(db, err) != SB_OK)
+        return SB_ERR;
+    sb_plaus_ctx *c = NULL;
+    sb_verdict_states st = {0};
+    sb_verdict_basis old;
+    char **skus = NULL;
+    size_t nskus = 0, nneed = 0, nbatch = 0;
+    const sb_result **need = NULL;
+    long long *ids = NULL, batch_ids[VERDICT_BATCH], first = 1;
+    sb_plaus_verdict *batch = malloc(VERDICT_BATCH * sizeof *batch);
+    sb_result_set set = {0};
+    sb_result_filter f = {0};
+    new_flag *flags = NULL;
+    int found = 0, rc = SB_ERR;
+    f.with_profiled = f.with_sessions = 1; /* every result run */
+    if (!batch) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK || sb_verdicts_basis_read(db, &old, &found, err) != SB_OK ||
+        sb_verdict_states_load(db, &st, err) != SB_OK ||
+        sb_verdicts_calibration_skus(db, found ? old.last_calibration : 0, &skus, &nskus, err) != SB_OK)
+        goto done;
+    c->stored = 0; /* every verdict below is judged anew */
+    if (!found)
+        out->why = "no basis stored for the verdicts";
+    else if (strcmp(old.tables_sha256, c->basis.tables_sha256))
+        out->why = "data/op_models.csv, data/cache_sizes.csv, data/skus.csv or the rule changed";
+    else {
+        char then[65];
+        long long last;
+        if (sb_verdicts_calibrations_digest(db, old.last_calibration, then, &last, err) != SB_OK)
+            goto done;
+        if (strcmp(then, old.calibrations_sha256))
+            out->why = "a calibration run stored before was forgotten or changed";
+    }
+    out->all = out->why[0] != '\0';
+    if (!out->all && nskus)
+        out->why = "new calibrations";
+    /* Without a run to judge again, only the runs from the first without a
+     * verdict on are read: an ingest's own, mostly. */
+    if (!out->all && !nskus && sb_verdicts_first_missing(db, &first, err) != SB_OK)
+        goto done;
+    f.after_run = out->all || nskus ? 0 : first - 1;
+    if (first > 0 && sb_results_load(db, &f, &set, err) != SB_OK)
+        goto done;
+    size_t total = set.n + set.n_left_out + 1;
+    if (!(need = malloc(total * sizeof *need)) || !(ids = malloc(total * sizeof *ids))) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    /* the runs whose time is not usable are judged too (unknown, mostly),
+     * so that no stored run lacks a verdict */
+    runs_to_judge(set.v, set.n, out->all, &st, skus, nskus, need, ids, &nneed);
+    runs_to_judge(set.left_out, set.n_left_out, out->all, &st, skus, nskus, need, ids, &nneed);
+    if (nneed && ctx_devices_ids(c, ids, nneed, err) != SB_OK)
+        goto done;
+    for (size_t j = 0; j < nneed; j++) {
+        const sb_result *r = need[j];
+        sb_plaus_verdict *v = &batch[nbatch];
+        if (!r->passing)
+            not_judged(v);
+        else if (judge_run(c, r, v, err) != SB_OK)
+            goto done;
+        sb_plaus_state was;
+        if (sb_verdict_state(&st, r->run_id, &was)) {
+            out->rejudged++;
+            out->changed += was != v->state;
+        } else {
+            out->new_runs++;
+            if (v->state == SB_PLAUS_IMPLAUSIBLE) {
+                new_flag *nf = realloc(flags, (out->new_implausible + 1) * sizeof *nf);
+                if (!nf) {
+                    sb_error_set(err, NULL, NULL, "out of memory");
+                    goto done;
+                }
+                flags = nf;
+                flags[out->new_implausible].r = r;
+                flags[out->new_implausible++].v = *v;
+            }
+        }
+        batch_ids[nbatch++] = r->run_id;
+        if (nbatch == VERDICT_BATCH || j + 1 == nneed) {
+            if (sb_verdicts_put(db, batch_ids, batch, nbatch, err) != SB_OK)
+                goto done;
+            nbatch = 0;
+        }
+    }
+    if (sb_verdicts_basis_write(db, &c->basis, err) != SB_OK || sb_db_commit(db, err) != SB_OK)
+        goto done;
+    rc = SB_OK;
+    for (size_t k = 0; on_flag && k < out->new_implausible; k++)
+        on_flag(ctx, flags[k].r, &flags[k].v);
+done:
+    if (rc != SB_OK)
+        sb_db_rollback(db);
+    free(flags);
+    free(batch);
+    free(need);
+    free(ids);
+    sb_results_free(&set);
+    sb_verdicts_skus_free(skus, nskus);
+    sb_verdict_states_free(&st);
+    sb_plaus_close(c);
+    return rc;
 }
 
 static int id_cmp(const void *x, const void *y)
@@ -769,8 +803,29 @@ int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err)
     long long *bad = NULL;
     size_t nbad = 0;
     int rc = SB_ERR;
-    if (sb_results_load(db, &f, &set, err) != SB_OK ||
-        sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+        goto done;
+    if (c->stored) { /* every run has a stored verdict that holds: read them */
+        sb_verdict_states st;
+        if (sb_verdict_states_load(db, &st, err) != SB_OK)
+            goto done;
+        size_t found = 0;
+        for (size_t i = 0; i < runs->n; i++) {
+            sb_plaus_state state;
+            if (sb_verdict_state(&st, (long long)runs->v[i].run_id, &state)) {
+                found++;
+                runs->v[i].implausible = state == SB_PLAUS_IMPLAUSIBLE;
+            }
+        }
+        sb_verdict_states_free(&st);
+        if (found == runs->n) {
+            rc = SB_OK;
+            goto done;
+        }
+        for (size_t i = 0; i < runs->n; i++)
+            runs->v[i].implausible = 0;
+    }
+    if (sb_results_load(db, &f, &set, err) != SB_OK)
         goto done;
     if (!(bad = malloc((set.n + 1) * sizeof *bad))) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -849,9 +904,9 @@ static void calibration_cell(const sb_plaus_source *s, char *out, size_t size)
         return;
     }
     char gpu[32], buf[32];
-    short_gpu(s->gpu_uuid[0] ? s->gpu_uuid : "GPU unknown", gpu, sizeof gpu);
+    sb_plaus_short_gpu(s->gpu_uuid[0] ? s->gpu_uuid : "GPU unknown", gpu, sizeof gpu);
     if (s->buffer_bytes > 0)
-        buffer_text(s->buffer_bytes, buf, sizeof buf);
+        sb_plaus_buffer_text(s->buffer_bytes, buf, sizeof buf);
     else
         snprintf(buf, sizeof buf, "buffer unknown");
     snprintf(out, size, "run %lld, %s, %s, %s", s->calib_run, gpu, buf,
@@ -936,7 +991,8 @@ static int render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result
         rs[i] = picks[i].r;
     for (size_t i = 0; i < ns; i++)
         rs[np + i] = &sessions->v[i];
-    if (ctx_devices(c, rs, np + ns, err) != SB_OK)
+    /* where the stored verdicts hold, a run without one reads its own UUID */
+    if (!c->stored && ctx_devices(c, rs, np + ns, err) != SB_OK)
         goto fail;
     if (listing_rows(c, rs, np, 0, implausible_only, &rows, &sum->checked, &sum->implausible,
                      &sum->cache_resident, &sum->unknown, err) != SB_OK)
