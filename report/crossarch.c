@@ -247,7 +247,7 @@ int sb_xa_build(const sb_snapshot *snap, const sb_pick *picks, size_t n, const c
 
 static void num(sb_buf *out, const char *fmt, double v)
 {
-    if (isnan(v))
+    if (!isfinite(v))
         sb_buf_puts(out, " - |");
     else {
         sb_buf_puts(out, " ");

@@ -746,8 +746,13 @@ static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa
             note_add(notes, &note, &cell);
             sb_enc_md_text(&text, sb_buf_str(&cell), SB_TEXT_NOTE_MAX);
             sb_buf_printf(out, "%s | ", sb_buf_str(&text));
-            if (c > 0 && isfinite(t->geomean[c].ratio))
-                sb_buf_printf(out, "%.3f (%.3f) |\n", t->geomean[c].ratio, t->copy_gbps[0] / t->copy_gbps[c]);
+            /* a card with no calibration has no copy ceiling: its bound
+             * is left out rather than printed as nan */
+            double bound = t->copy_gbps[0] / t->copy_gbps[c];
+            if (c > 0 && isfinite(t->geomean[c].ratio) && isfinite(bound))
+                sb_buf_printf(out, "%.3f (%.3f) |\n", t->geomean[c].ratio, bound);
+            else if (c > 0 && isfinite(t->geomean[c].ratio))
+                sb_buf_printf(out, "%.3f (no copy ceiling) |\n", t->geomean[c].ratio);
             else
                 sb_buf_puts(out, "- |\n");
             sb_buf_free(&cell);

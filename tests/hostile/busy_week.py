@@ -72,6 +72,12 @@ class Week:
             md = f.read()
         if len(md.encode()) > MAX_BYTES or md.count("\n") > MAX_LINES:
             fail("%s: the writeup is %d bytes and %d lines" % (self.dir, len(md.encode()), md.count("\n")))
+        # these cards have no calibration: a figure that needs one is left
+        # out, never printed as nan or inf
+        for name in (WEEK + ".md", WEEK + "-appendix.md"):
+            bad = re.findall(r"[^|\n]*\b(?:nan|inf)\b[^|\n]*", self.file("wk", name), re.I)
+            if bad:
+                fail("%s: %s prints a non-finite figure: %r" % (self.dir, name, bad[:3]))
         return md
 
     def file(self, *rel):
