@@ -460,12 +460,17 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     for (size_t i = 0; i < f.nplots; i++)
         if (put_file(stage.stage, f.plots[i].file, &f.plots[i].svg, man, &nman, err) != SB_OK)
             goto done;
+    /* the appendix and the script, like the body, may name no path of
+     * the staging folder they are written into */
+    const char *stage_paths[] = {stage.stage, NULL};
     sb_buf_reset(&b);
     if (sb_render_home("packets/appendix.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
+        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet appendix", err) != SB_OK ||
         put_file(stage.stage, "APPENDIX.md", &b, man, &nman, err) != SB_OK)
         goto done;
     sb_buf_reset(&b);
     if (sb_render_home("packets/reproduce-sessions.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
+        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
         put_file(stage.stage, "reproduce.sh", &b, man, &nman, err) != SB_OK)
         goto done;
     {
@@ -730,7 +735,9 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     }
     sb_buf_free(&body);
     sb_buf_reset(&b);
+    const char *stage_paths[] = {stage.stage, NULL};
     if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
+        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
         put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)
         goto done;
     {
