@@ -420,6 +420,8 @@ typedef struct preparer_arg {
     kept keep;
 } preparer_arg;
 
+static int storer_may_go(const pipe_t *pp);
+
 /* 1 when the reader may fill one more slot with a document of bytes of
  * text: the ring has a free slot and, unless it is empty, room within
  * READ_AHEAD_BYTES; called with the lock held. */
@@ -455,6 +457,10 @@ static item *slot_take(pipe_t *pp, size_t bytes)
         if (room_ahead(pp, bytes) || pp->cancelled)
             break;
         pp->reader_waits = 1;
+        /* A storer waiting for a batch the read-ahead bound will not let
+         * the reader fill must go on with what is filled, or both sleep. */
+        if (pp->storer_wants && storer_may_go(pp))
+            pthread_cond_signal(&pp->storer_cv);
         pthread_cond_wait(&pp->reader_cv, &pp->mu);
     }
     pp->reader_waits = 0;
@@ -505,6 +511,21 @@ static int all_ready(const pipe_t *pp, size_t from, size_t to)
     return 1;
 }
 
+/* 1 when the waiting storer may go on: the batch it waits for is filled
+ * and prepared, or, while the reader waits for room (or is done) and so
+ * fills no more, the slots filled so far are; called with the lock
+ * held. */
+static int storer_may_go(const pipe_t *pp)
+{
+    size_t to = pp->storer_wants;
+    if (to > pp->filled) {
+        if (!pp->reader_waits && !pp->done)
+            return 0;
+        to = pp->filled;
+    }
+    return to > pp->stored && all_ready(pp, pp->stored, to);
+}
+
 /* Hands a filled slot to its preparer (or, unthreaded, prepares and
  * stores it at once). */
 static void slot_give(pipe_t *pp)
@@ -522,7 +543,7 @@ static void slot_give(pipe_t *pp)
     if (pp->preparer_waits[owner])
         pthread_cond_signal(&pp->preparer_cv[owner]);
     /* Documents the storer prepares itself are ready once filled. */
-    if (!pp->all_running && pp->storer_wants && all_ready(pp, pp->stored, pp->storer_wants))
+    if (!pp->all_running && pp->storer_wants && storer_may_go(pp))
         pthread_cond_signal(&pp->storer_cv);
     pthread_mutex_unlock(&pp->mu);
 }
@@ -554,7 +575,7 @@ static void *preparer_main(void *arg)
         prepare(pp, it, &pa->keep);
         pthread_mutex_lock(&pp->mu);
         it->ready = 1;
-        if (pp->storer_wants && all_ready(pp, pp->stored, pp->storer_wants))
+        if (pp->storer_wants && storer_may_go(pp))
             pthread_cond_signal(&pp->storer_cv);
     }
     /* The outputs left in this preparer's slots are its to free, in
