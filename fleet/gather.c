@@ -335,11 +335,14 @@ static int walk(walk_ctx *w, const char *dir, int depth)
             break;
         }
         if (S_ISLNK(lst.st_mode)) {
+            /* A link is never followed: what a task wrote is a file of its
+             * folder, and a link could put any file of this machine into
+             * the database. Links to directories are passed over. */
             if (stat(path, &st) != 0)
                 rc = add(w, path, SB_GATHER_INVALID, NULL, "dangling symbolic link");
             else if (S_ISREG(st.st_mode))
-                rc = classify(w, path, names[i], &st);
-            continue; /* links to directories are not followed */
+                rc = add(w, path, SB_GATHER_INVALID, NULL, "symbolic link: not followed");
+            continue;
         }
         if (S_ISDIR(lst.st_mode))
             rc = walk(w, path, depth + 1);

@@ -24,6 +24,7 @@ typedef struct lister {
     dev_ino *seen;    /* every directory and file taken so far (hash set) */
     unsigned char *used;
     size_t n_seen, cap_seen;
+    char *top_real;   /* the folder named on the command line, resolved: no link leads out of it */
 } lister;
 
 static int add_entry(lister *wk, const char *path, const sb_error *problem, unsigned absent)
@@ -233,9 +234,36 @@ out:
     free(names);
 }
 
+/* 1 when path, a symbolic link met inside the folder being walked, leads
+ * out of it: a folder's results are read from inside it only, so a link
+ * to another file of the machine never puts that file's bytes into the
+ * database. */
+static int link_leads_out(const lister *wk, const char *path)
+{
+    struct stat lst;
+    if (!wk->top_real || lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode))
+        return 0;
+    char *real = realpath(path, NULL);
+    if (!real)
+        return 0; /* dangling or a loop: stat below says which */
+    size_t n = strlen(wk->top_real);
+    int inside = strncmp(real, wk->top_real, n) == 0 && (real[n] == '/' || real[n] == '\0' ||
+                                                         (n == 1 && wk->top_real[0] == '/'));
+    free(real);
+    return !inside;
+}
+
 static void walk(lister *wk, const char *path, int top, unsigned absent)
 {
     struct stat st;
+    if (!top && link_leads_out(wk, path)) {
+        /* said of what the walk would take (a folder, a result, an
+         * archive); a sidecar's link is its document's to refuse */
+        if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || sb_name_ends_with(path, ".json") ||
+            sb_archive_named(path))
+            report_new(wk, path, "%s", "symbolic link out of the folder given: not followed");
+        return;
+    }
     if (stat(path, &st) != 0) {
         struct stat lst;
         if (errno == ELOOP || (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)))
@@ -246,6 +274,14 @@ static void walk(lister *wk, const char *path, int top, unsigned absent)
         return;
     }
     if (S_ISDIR(st.st_mode)) {
+        if (top) {
+            free(wk->top_real);
+            wk->top_real = realpath(path, NULL);
+            if (!wk->top_real) {
+                report_new(wk, path, "cannot resolve: %s", strerror(errno));
+                return;
+            }
+        }
         walk_dir(wk, path, &st);
         return;
     }
@@ -271,6 +307,7 @@ void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *ou
     free(wk.stack);
     free(wk.seen);
     free(wk.used);
+    free(wk.top_real);
 }
 
 void sb_ingest_list_free(sb_ingest_list *l)

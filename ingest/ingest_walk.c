@@ -41,13 +41,19 @@ static void report(walker *wk, const sb_error *e)
 }
 
 /* NAME.json -> NAME.SUFFIX (.ncu.csv, .nsys.csv) when that file exists;
- * *size gets its size. */
-static char *sidecar_of(const char *path, const char *suffix, uint64_t *size)
+ * *size gets its size, *link 1 when the name is a symbolic link (a
+ * sidecar is read only as a file of its own beside its document, so a
+ * link to some other file of the machine is refused, never read). */
+static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, int *link)
 {
     char *s = sb_name_resuffixed(path, ".json", suffix);
     if (!s)
         return NULL;
     struct stat st;
+    if (lstat(s, &st) == 0 && S_ISLNK(st.st_mode)) {
+        *link = 1;
+        return s;
+    }
     if (stat(s, &st) != 0 || !S_ISREG(st.st_mode)) {
         free(s);
         return NULL;
@@ -156,13 +162,19 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max
     prepare_buffer(ing, k->buf, len, it, k);
     if (it->rc == SB_OK) {
         uint64_t ncu_size = 0, nsys_size = 0;
+        int ncu_link = 0, nsys_link = 0;
         if (!(it->absent & SB_INGEST_NO_NCU))
-            it->sidecar = sidecar_of(it->source, ".ncu.csv", &ncu_size);
+            it->sidecar = sidecar_of(it->source, ".ncu.csv", &ncu_size, &ncu_link);
         if (!(it->absent & SB_INGEST_NO_NSYS))
-            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv", &nsys_size);
-        /* a sidecar over its bound refuses its document too: neither is
-         * stored, so no run is left without the profile that came with it */
-        if (ncu_size > sidecar_max)
+            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv", &nsys_size, &nsys_link);
+        /* a sidecar over its bound, or a link, refuses its document too:
+         * neither is stored, so no run is left without the profile that
+         * came with it */
+        if (ncu_link || nsys_link)
+            it->rc = sb_error_set(&it->err, ncu_link ? it->sidecar : it->nsys_sidecar, NULL, "%s",
+                                  "sidecar is a symbolic link: refused (read only as a file beside its "
+                                  "document)");
+        else if (ncu_size > sidecar_max)
             it->rc = sb_ingest_sidecar_too_large(&it->err, it->sidecar, 0, sidecar_max);
         else if (nsys_size > sidecar_max)
             it->rc = sb_ingest_sidecar_too_large(&it->err, it->nsys_sidecar, 1, sidecar_max);

@@ -612,20 +612,37 @@ static void test_symlink_loop_and_unreadable(void **state)
     assert_int_equal(symlink("..", link), 0);
     snprintf(dangling, sizeof dangling, "%s/gone.json", top);
     assert_int_equal(symlink("does-not-exist.json", dangling), 0);
+    /* a link inside the folder is followed (sub/run.json -> ../real.json:
+     * one run, the same file twice); one out of it is not */
     data(src, sizeof src, "good/gemm_h100_cublas.json");
+    FILE *in = fopen(src, "rb");
+    assert_non_null(in);
+    char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fclose(in);
+    assert_true(n > 0 && n < sizeof buf);
+    snprintf(file, sizeof file, "%s/real.json", top);
+    FILE *out = fopen(file, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+    assert_int_equal(fclose(out), 0);
     snprintf(file, sizeof file, "%s/run.json", sub);
-    assert_int_equal(symlink(src, file), 0);
+    assert_int_equal(symlink("../real.json", file), 0);
+    char outside[700];
+    snprintf(outside, sizeof outside, "%s/zz-outside.json", sub);
+    assert_int_equal(symlink(src, outside), 0);
     char *paths[] = {top};
     seen s = {0};
     sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
     sb_ingest_stats st;
     assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
     assert_int_equal(st.stored, 1);
-    assert_int_equal(st.refused, 2);
-    assert_int_equal(s.errors, 2);
-    /* The last error (sorted: gone.json, then sub/loop) names the loop. */
+    assert_int_equal(st.refused, 3);
+    assert_int_equal(s.errors, 3);
+    /* The last error (sorted: gone.json, sub/loop, sub/zz-outside.json)
+     * names the link out of the folder. */
     char want[800];
-    snprintf(want, sizeof want, "%s: symbolic link loop", link);
+    snprintf(want, sizeof want, "%s: symbolic link out of the folder given: not followed", outside);
     if (!strstr(s.last_error, want))
         fail_msg("'%s' does not contain '%s'", s.last_error, want);
 }
