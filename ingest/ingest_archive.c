@@ -368,6 +368,16 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
             m.v = v;
             m.cap = cap;
         }
+        /* A member's name and record are held too, to the end: counted
+         * with its bytes, so many members with long names (a 1 MB name
+         * costs 1 MB held, however little data follows) meet the bound. */
+        size_t record = strlen(name) + 1 + sizeof(member);
+        if (record > h.total_max - h.total) {
+            past_limit(err, path, name, "members held together", h.total_max);
+            over = 1;
+            break;
+        }
+        h.total += record;
         member *mm = &m.v[m.n];
         if (read_data(a, path, name, archive_entry_size(e), tar, tar_len, &h, mm, &over, err) != SB_OK) {
             damaged = 1;

@@ -148,7 +148,7 @@ try:
     tar_gz(many, [("r/p%03d.ncu.csv" % i, 8 << 20, "zeros") for i in range(400)])
     print("many.tar.gz: %d bytes packed, 400 members of 8 MiB" % os.path.getsize(many))
     refused("400 sidecars of 8 MiB", [many], db,
-            "solbook: %s:r/p016.ncu.csv: members held together more than %d bytes (128 MiB) "
+            "solbook: %s:r/p015.ncu.csv: members held together more than %d bytes (128 MiB) "
             "inflated: refused" % (many, 128 << 20))
     many_json = os.path.join(work, "many-json.tar.gz")
     tar_gz(many_json, [("r/p%03d.json" % i, 8 << 20, "pad") for i in range(400)])
@@ -156,11 +156,30 @@ try:
             "solbook: %s:r/p000.json: result document more than %d bytes (1 MiB) inflated: refused"
             % (many_json, DOC_MAX))
     rc, _, err, rss = ingest("400 results of 8 MiB, --max-doc-mb 8", ["--max-doc-mb", "8", many_json], db)
-    line = ("solbook: %s:r/p016.json: members held together more than %d bytes (128 MiB) inflated: "
+    line = ("solbook: %s:r/p015.json: members held together more than %d bytes (128 MiB) inflated: "
             "refused" % (many_json, 128 << 20))
     if rc != 1 or err != line + "\n":
         fail("400 results of 8 MiB, --max-doc-mb 8: exit %d, stderr %r" % (rc, err))
     print("ok: 400 results of 8 MiB, --max-doc-mb 8: refused at the held bound, peak RSS %d KiB" % rss)
+
+    # Names are held too: 400 members of two bytes each, named by 512 KiB
+    # pax names (a 0.4 MB archive), reach the held bound on their names.
+    names = os.path.join(work, "names.tar.gz")
+    with gzip.open(names, "wb", compresslevel=6) as g, tarfile.open(fileobj=g, mode="w",
+                                                                    format=tarfile.PAX_FORMAT) as t:
+        for i in range(400):
+            info = tarfile.TarInfo("r/%03d-%s.json" % (i, "n" * (1 << 19)))
+            info.size = 2
+            t.addfile(info, io.BytesIO(b"{}"))
+    rc, _, err, rss = ingest("400 members with 512 KiB names", [names], db)
+    first = err.splitlines()[0] if err else ""
+    if rc != 1 or len(err.splitlines()) != 1 or not first.startswith("solbook: %s:r/" % names) or \
+            not first.endswith(": members held together more than %d bytes (128 MiB) inflated: refused"
+                               % (128 << 20)):
+        fail("400 members with 512 KiB names: exit %d, %d lines, first %r" % (rc, len(err.splitlines()),
+                                                                           first[:120] + "..." + first[-90:]))
+    print("ok: 400 members with 512 KiB names (%d bytes packed): refused at the held bound, peak RSS %d KiB"
+          % (os.path.getsize(names), rss))
     print("peak RSS bound of %d KiB: %s" % (LIMIT_KIB, "not checked, a sanitizer build" if SANITIZED
                                              else "checked on every ingest above"))
 finally:
