@@ -60,7 +60,7 @@ done
 [[ $rounds -ge 2 ]] || bad "--rounds must be at least 2: a paired ratio needs two rounds for its interval"
 for x in "${extra[@]}"; do
   case "$x" in
-    --out|--out=*|--liger-mode*|--check-against*|--session-*|--seed*|--steps*|--warmup-steps*|--preset*)
+    --out|--out=*|--liger-mode*|--check-against*|--check-steps*|--session-*|--seed*|--steps*|--warmup-steps*|--preset*)
       bad "'$x' is the session's to set, not a launch option" ;;
   esac
 done
@@ -106,7 +106,10 @@ for ((r = 0; r < rounds; r++)); do
     args=(--preset "$preset" --liger-mode "$mode" --seed "$seed" --warmup-steps "$warmup" --steps "$steps"
           --session-id "$sid" --session-round "$r" --session-position "$p" --session-order "$order"
           --out "$file")
-    [[ "$mode" == liger ]] && args+=(--check-against "$gate")
+    # the loss gate compares llama_fsdp.py's default 5 steps, or every
+    # step of a shorter launch
+    gate_steps=$((warmup + steps < 5 ? warmup + steps : 5))
+    [[ "$mode" == liger ]] && args+=(--check-against "$gate" --check-steps "$gate_steps")
     echo "$me: launch $n of $launches: round $r position $p $mode (limit ${this_limit} s) -> $file"
     rm -f "$file"
     LIMIT=$this_limit bash "$here/run_llama_fsdp.sh" "$nproc" "${args[@]}" "${extra[@]}" 2>&1 | tee "$log"
