@@ -380,8 +380,10 @@ static int collect(void *ctx, const sb_ncu_row *row, sb_error *err)
             return sb_error_set(err, NULL, NULL, "out of memory");
         p->values = v;
     }
-    memcpy(p->values + p->n_values, row->values, row->n_values * sizeof *row->values);
-    p->n_values += row->n_values;
+    if (row->n_values) { /* a kernel of no values leaves values NULL: no pointer arithmetic on it */
+        memcpy(p->values + p->n_values, row->values, row->n_values * sizeof *row->values);
+        p->n_values += row->n_values;
+    }
     return SB_OK;
 }
 
