@@ -89,6 +89,17 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A small test file's bytes into buf (it must fit). */
+static size_t read_whole(const char *path, char *buf, size_t size)
+{
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    size_t n = fread(buf, 1, size, in);
+    fclose(in);
+    assert_true(n > 0 && n < size);
+    return n;
+}
+
 static void data(char *buf, size_t size, const char *rel)
 {
     snprintf(buf, size, "%s/ingest/%s", SOLBOOK_TEST_DATA, rel);
@@ -572,12 +583,8 @@ static void test_read_ahead(void **state)
     snprintf(many, sizeof many, "%s/many%d", dir, db_counter);
     assert_int_equal(mkdir(many, 0755), 0);
     data(src, sizeof src, "good/gemm_h100_cublas.json");
-    FILE *in = fopen(src, "rb");
-    assert_non_null(in);
     char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, in);
-    fclose(in);
-    assert_true(n > 0 && n < sizeof buf);
+    size_t n = read_whole(src, buf, sizeof buf);
     for (int i = 0; i < 1100; i++) {
         snprintf(file, sizeof file, "%s/r%04d.json", many, i);
         FILE *out = fopen(file, "wb");
@@ -615,12 +622,8 @@ static void test_symlink_loop_and_unreadable(void **state)
     /* a link inside the folder is followed (sub/run.json -> ../real.json:
      * one run, the same file twice); one out of it is not */
     data(src, sizeof src, "good/gemm_h100_cublas.json");
-    FILE *in = fopen(src, "rb");
-    assert_non_null(in);
     char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, in);
-    fclose(in);
-    assert_true(n > 0 && n < sizeof buf);
+    size_t n = read_whole(src, buf, sizeof buf);
     snprintf(file, sizeof file, "%s/real.json", top);
     FILE *out = fopen(file, "wb");
     assert_non_null(out);
