@@ -43,8 +43,13 @@ fi
 with_quack=fused,huggingface,torch-compile,liger,quack
 uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0 2>/dev/null | tr -cd 'A-Za-z0-9-')
 run() {
-  local name=$1 left
+  local base=$1 name=$1 left n=2
   shift
+  # a session named twice gets its own folder, so the second keeps the first
+  while [[ -e "$work/$name" ]]; do
+    name=$base-$n
+    n=$((n + 1))
+  done
   left=$((deadline - $(date +%s) - 20))
   if ((left < 30)); then
     echo "session_suite: $name left out: $left s left before the deadline"
