@@ -15,7 +15,8 @@
  *     sessions do, and the stored A/A sessions (report/sessions.h)
  *     compared the case, provider and SKU on the same relation of cards
  *     (one card, or two) and the same hold: the larger of min_effect and
- *     1.5 times the largest |ratio - 1| of those comparisons. A step whose
+ *     1.5 times their A/A change (sb_aa_change: the 95th percentile of
+ *     |ratio - 1|). A step whose
  *     runs held every launch takes only the comparisons whose runs did; a
  *     step where either run's hold was let go (hold_timeouts > 0: the op
  *     waited on the host inside the held launch) takes only the
@@ -30,7 +31,8 @@
  * touch that code: where its noise class (provider, SKU, op, mode,
  * relation of cards, tool, timer, held launch) holds at least
  * SB_RG_DRIFT_MIN_CLASS other tested steps, its threshold is at least 1.5
- * times the largest |change| among those others (never its own).
+ * times the 95th percentile of |change| among those others (never its
+ * own; sb_aa_change_without), the rule A/A comparisons are judged by.
  * Runs without samples (quantiles-only imports) are "no samples", not
  * tested. When even the most extreme data of these sample sizes could not
  * give p < alpha (2 / C(n1 + n2, n1) >= alpha, e.g. one sample each), the
@@ -179,7 +181,7 @@ typedef struct sb_rg_list {
 
 /* The A/A noise of a database's measuring sessions (report/sessions.h)
  * as thresholds take it: each SKU's cross-card noise and each case's
- * largest A/A change on one card and across two. */
+ * A/A change on one card and across two. */
 typedef struct sb_rg_aa sb_rg_aa;
 int sb_rg_aa_load(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
 void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */

@@ -125,33 +125,38 @@ static int aa_collect(const sb_session_runs *runs, const medians *m, double leve
     return SB_OK;
 }
 
-/* The pair's threshold (sb_session_pair.threshold). */
+/* The pair's threshold (sb_session_pair.threshold): sb_aa_threshold of
+ * the A/A change (sb_aa_change) of the case's copies of either provider on
+ * the pair's GPU, else of every A/A comparison on that GPU. */
 static int pair_threshold(const aa_table *t, sb_session_pair *p, double floor, sb_error *err)
 {
-    double most = -1.0;
+    double *mine = malloc((t->n + 1) * sizeof *mine), *all = malloc((t->n + 1) * sizeof *all);
+    size_t nmine = 0, nall = 0;
+    if (!mine || !all) {
+        free(mine);
+        free(all);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
     for (size_t i = 0; i < t->n; i++) {
         const sb_session_run *r = t->v[i].run;
-        if (same_str(r->case_key, p->target->case_key) && same_str(r->gpu_uuid, p->target->gpu_uuid) &&
-            (same_str(r->provider, p->target->provider) || same_str(r->provider, p->base->provider)) &&
-            t->v[i].change > most)
-            most = t->v[i].change;
+        if (!same_str(r->gpu_uuid, p->target->gpu_uuid))
+            continue;
+        all[nall++] = t->v[i].change;
+        if (same_str(r->case_key, p->target->case_key) &&
+            (same_str(r->provider, p->target->provider) || same_str(r->provider, p->base->provider)))
+            mine[nmine++] = t->v[i].change;
     }
-    p->aa_cases = most >= 0.0;
-    if (most < 0.0) {
-        double *all = malloc((t->n + 1) * sizeof *all);
-        size_t n = 0;
-        if (!all)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        for (size_t i = 0; i < t->n; i++)
-            if (same_str(t->v[i].run->gpu_uuid, p->target->gpu_uuid))
-                all[n++] = t->v[i].change;
-        if (n) {
-            sb_sort_ascending(all, n);
-            most = sb_quantile_sorted(all, n, 0.95);
-        }
-        free(all);
+    p->aa_cases = nmine > 0;
+    double *v = nmine ? mine : all;
+    size_t n = nmine ? nmine : nall;
+    double change = -1.0;
+    if (n) {
+        sb_sort_ascending(v, n);
+        change = sb_aa_change(v, n);
     }
-    p->threshold = sb_aa_threshold(most, floor);
+    p->threshold = sb_aa_threshold(change, floor);
+    free(mine);
+    free(all);
     return SB_OK;
 }
 

@@ -21,9 +21,9 @@ typedef struct sb_session_pair {
     int has_call;
     double target_ms, base_ms; /* medians of the round medians, kernel time */
     /* The smallest change the verdict counts: the larger of the floor and
-     * 1.5 times the largest A/A change seen for either provider of this
-     * case on this GPU (copies 0 and 1 of one session), else 1.5 times the
-     * 95th percentile of every A/A change on this GPU; aa_cases says
+     * 1.5 times the A/A change (sb_aa_change: the 95th percentile) of
+     * either provider of this case on this GPU (copies 0 and 1 of one
+     * session), else of every A/A change on this GPU; aa_cases says
      * which (1: the case's own A/A runs, 0: the GPU's). */
     double threshold;
     int aa_cases;
