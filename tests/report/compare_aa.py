@@ -30,6 +30,15 @@ FOLDS = [
      [("session=f839ec2c,copy=0", "session=f839ec2c,copy=1", "one card, copies"),
       ("session=2cf20213,copy=0", "session=2cf20213,copy=1", "one card, copies"),
       ("session=f839ec2c,copy=0", "session=2cf20213,copy=0", "two cards")]),
+    (["aa-7-", "aa-8-", "aa-9-", "aa-10-"],  # the copy-major sessions
+     [("session=50075ae3,copy=0", "session=50075ae3,copy=1", "one card, copies"),
+      ("session=be9dc355,copy=0", "session=be9dc355,copy=1", "one card, copies"),
+      ("session=1e217a25,copy=0", "session=1e217a25,copy=1", "one card, copies"),
+      ("session=c08c4588,copy=0", "session=c08c4588,copy=1", "one card, copies"),
+      ("session=50075ae3,copy=0", "session=be9dc355,copy=0", "one card, two sessions"),
+      ("session=1e217a25,copy=0", "session=c08c4588,copy=0", "one card, two sessions"),
+      ("session=50075ae3,copy=0", "session=1e217a25,copy=0", "two cards"),
+      ("session=be9dc355,copy=0", "session=c08c4588,copy=0", "two cards")]),
 ]
 
 
