@@ -29,8 +29,9 @@ static const char *const submit_usage[] = {
     "case, and submits it: a batch/v1 Indexed Job piped to 'kubectl apply -f -', or",
     "a Slurm job array piped to 'sbatch'. Results go to ROOT/NAME/ARCH/RUN_ID.",
     "",
-    "Exit status: 0 submitted (or printed, or the status told), 2 usage error, missing",
-    "kubectl/sbatch, or the submitter or the status query failed.",
+    "Exit status: 0 submitted (or printed, or the status told), 1 the run's task records",
+    "were all refused (each named in one line), 2 usage error, missing kubectl/sbatch,",
+    "or the submitter or the status query failed.",
     NULL,
 };
 
@@ -132,11 +133,20 @@ static int check_opts(const submit_opts *o, sb_engine *engine)
 #undef BAD
 }
 
-/* Where each task of the run stands (task_status.h), into st[e->n_cases].
+/* A task record refused: one line naming it (its text is data). */
+static void record_refused(void *ctx, const sb_error *why)
+{
+    (void)ctx;
+    sb_error_print(why, stderr);
+}
+
+/* Where each task of the run stands (task_status.h), into st[e->n_cases];
+ * *nothing_valid is set when records were refused and none was read.
  * Returns 0, or 2 after printing why it cannot be known. */
 static int task_states(const submit_opts *o, sb_engine engine, const sb_render_opts *ro, const char *job,
-                       sb_task_status *st)
+                       sb_task_status *st, int *nothing_valid)
 {
+    *nothing_valid = 0;
     sb_error err;
     sb_error_clear(&err);
     char *text = NULL;
@@ -171,13 +181,15 @@ static int task_states(const submit_opts *o, sb_engine engine, const sb_render_o
     if (run_dir && stat(run_dir, &sb) != 0)
         sb_term_line(stderr, "solbook: %s: no run directory here (give --status where sbatch ran, or the "
                              "--output-volume of the submission); squeue alone answers", run_dir);
-    int rc = run_dir ? sb_task_status_from_records(run_dir, ro->exp, st, &err) : sb_error_set(&err, NULL, NULL,
-                                                                                               "out of memory");
+    sb_task_records rec = {.run_dir = run_dir, .exp = ro->exp, .arch = ro->arch->arch, .run_id = ro->run_id,
+                           .on_refused = record_refused};
+    int rc = run_dir ? sb_task_status_from_records(&rec, st, &err) : sb_error_set(&err, NULL, NULL, "out of memory");
     free(run_dir);
     if (rc != SB_OK) {
         sb_error_print(&err, stderr);
         return 2;
     }
+    *nothing_valid = rec.refused > 0 && rec.valid == 0;
     char name[96];
     snprintf(name, sizeof name, "--name=%s", job);
     const char *argv[] = {"squeue", "--noheader", "--array", "--states=all", name, "--format=%F|%K|%T", NULL};
@@ -201,7 +213,8 @@ static int task_states(const submit_opts *o, sb_engine engine, const sb_render_o
 static void print_states(const sb_render_opts *ro, const char *job, const sb_task_status *st)
 {
     static const sb_task_state order[] = {SB_TASK_DONE,   SB_TASK_RUNNING, SB_TASK_PENDING,    SB_TASK_FAILED,
-                                          SB_TASK_CANCELLED, SB_TASK_STOPPED, SB_TASK_NOT_STARTED};
+                                          SB_TASK_CANCELLED, SB_TASK_STOPPED, SB_TASK_UNKNOWN,
+                                          SB_TASK_NOT_STARTED};
     size_t n = ro->exp->n_cases;
     sb_buf counts = SB_BUF_INIT;
     int first = 1;
@@ -287,9 +300,17 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
             free(only);
             return 2;
         }
-        int rc = task_states(o, engine, &ro, job, st);
+        int nothing_valid = 0;
+        int rc = task_states(o, engine, &ro, job, st, &nothing_valid);
         if (rc == 0 && o->status_of)
             print_states(&ro, job, st);
+        /* every record there refused: the run directory is not this run's
+         * (or holds nothing but foreign files), so nothing is submitted */
+        if (rc == 0 && nothing_valid) {
+            sb_term_line(stderr, "solbook: every task record of run %s of %s on %s is refused%s", run_id, e->name,
+                         o->arch, o->status_of ? "" : "; nothing submitted again");
+            rc = 1;
+        }
         for (size_t i = 0; rc == 0 && i < e->n_cases; i++)
             if (sb_task_needs_rerun(&st[i]))
                 only[ro.n_only++] = i;

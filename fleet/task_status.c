@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gather.h"
+#include "isoweek.h"
 #include "json_file.h"
 
 const char *sb_task_state_name(sb_task_state s)
@@ -20,6 +22,7 @@ const char *sb_task_state_name(sb_task_state s)
     case SB_TASK_FAILED: return "failed";
     case SB_TASK_CANCELLED: return "cancelled";
     case SB_TASK_STOPPED: return "stopped";
+    case SB_TASK_UNKNOWN: return "unknown";
     }
     return "?";
 }
@@ -36,56 +39,203 @@ static const char *str_at(json_t *o, const char *key)
     return s ? s : "?";
 }
 
-int sb_task_status_from_records(const char *run_dir, const sb_experiment *e, sb_task_status *out, sb_error *err)
+/* A task record is a few hundred bytes; anything much larger is some
+ * other file, refused before it is parsed. */
+#define TASK_RECORD_MAX_BYTES 65536
+
+static const char *const record_keys[] = {"schema", "experiment", "arch",  "run_id",      "cases",
+                                          "index",  "case",       "engine", "job_id",     "host",
+                                          "state",  "exit_status", "started_at", "finished_at"};
+
+static int bad_field(sb_error *err, const char *path, const char *key, const char *what)
 {
+    char where[256] = "";
+    sb_json_pointer_append(where, sizeof where, key);
+    return sb_error_set(err, path, where, "%s", what);
+}
+
+/* A string field; NULL (with err filled) when it is not a string. */
+static const char *string_field(json_t *doc, const char *key, const char *path, sb_error *err)
+{
+    const char *s = json_string_value(json_object_get(doc, key));
+    if (!s)
+        bad_field(err, path, key, "not a string");
+    return s;
+}
+
+/* The names the task script writes for job and host: only A-Z a-z 0-9 . _ - */
+static int plain_name(const char *s)
+{
+    size_t n = strlen(s);
+    return n <= 128 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+}
+
+/* An RFC 3339 time field, or null where null_ok. */
+static int time_field(json_t *doc, const char *key, int null_ok, const char *path, long long *epoch, sb_error *err)
+{
+    json_t *v = json_object_get(doc, key);
+    if (null_ok && json_is_null(v))
+        return SB_OK;
+    const char *s = json_string_value(v);
+    if (!s || sb_rfc3339_parse(s, epoch) != 0)
+        return bad_field(err, path, key, null_ok ? "not an RFC 3339 time or null" : "not an RFC 3339 time");
+    return SB_OK;
+}
+
+/* Checks the parsed record doc at path, strictly, as the record of task i
+ * of run r (solbook.fleet-task.v1, as the task script writes it: every
+ * field, no other, each of its type, the state's exit status and end
+ * time, and the run and case it names), and fills t from it. */
+static int check_record(json_t *doc, const char *path, const sb_task_records *r, size_t i, sb_task_status *t,
+                        sb_error *err)
+{
+    const size_t n_keys = sizeof record_keys / sizeof *record_keys;
+    if (!json_is_object(doc))
+        return sb_error_set(err, path, NULL, "not a task record (a JSON object)");
+    const char *key;
+    json_t *v;
+    json_object_foreach(doc, key, v) {
+        size_t k = 0;
+        while (k < n_keys && strcmp(key, record_keys[k]) != 0)
+            k++;
+        if (k == n_keys)
+            return bad_field(err, path, key, "not a field of a task record (solbook.fleet-task.v1)");
+    }
+    for (size_t k = 0; k < n_keys; k++)
+        if (!json_object_get(doc, record_keys[k]))
+            return sb_error_set(err, path, NULL, "not a task record: no \"%s\"", record_keys[k]);
+    const char *schema = string_field(doc, "schema", path, err);
+    if (!schema)
+        return SB_ERR;
+    if (strcmp(schema, "solbook.fleet-task.v1") != 0)
+        return bad_field(err, path, "schema", "not solbook.fleet-task.v1");
+    const sb_experiment *e = r->exp;
+    const char *exp = string_field(doc, "experiment", path, err), *arch = NULL, *run_id = NULL;
+    if (!exp || !(arch = string_field(doc, "arch", path, err)) || !(run_id = string_field(doc, "run_id", path, err)))
+        return SB_ERR;
+    if (strcmp(exp, e->name) != 0 || strcmp(arch, r->arch) != 0 || strcmp(run_id, r->run_id) != 0)
+        return sb_error_set(err, path, NULL, "a task record of another run (not run %s of %s on %s)", r->run_id,
+                            e->name, r->arch);
+    json_t *index = json_object_get(doc, "index"), *cases = json_object_get(doc, "cases");
+    const char *cs = string_field(doc, "case", path, err);
+    if (!cs)
+        return SB_ERR;
+    if (!json_is_integer(index) || json_integer_value(index) < 0)
+        return bad_field(err, path, "index", "not a task index (a whole number from 0)");
+    if (!json_is_array(cases))
+        return bad_field(err, path, "cases", "not a list of case ids");
+    size_t ci;
+    json_array_foreach(cases, ci, v)
+        if (!json_is_string(v))
+            return bad_field(err, path, "cases", "not a list of case ids");
+    json_t *listed = json_array_get(cases, (size_t)json_integer_value(index));
+    if ((size_t)json_integer_value(index) != i || strcmp(cs, e->cases[i].id) != 0 || !listed ||
+        strcmp(json_string_value(listed), cs) != 0)
+        return sb_error_set(err, path, NULL, "not the task record of case %zu (%s): index or case differ", i,
+                            e->cases[i].id);
+    const char *engine = string_field(doc, "engine", path, err), *job = NULL, *host = NULL;
+    if (!engine || !(job = string_field(doc, "job_id", path, err)) || !(host = string_field(doc, "host", path, err)))
+        return SB_ERR;
+    if (strcmp(engine, "slurm") != 0 && strcmp(engine, "kubernetes") != 0)
+        return bad_field(err, path, "engine", "neither slurm nor kubernetes");
+    if (!plain_name(job))
+        return bad_field(err, path, "job_id", "not a job id (A-Z, a-z, 0-9, '.', '_', '-')");
+    if (!plain_name(host))
+        return bad_field(err, path, "host", "not a host name (A-Z, a-z, 0-9, '.', '_', '-')");
+    const char *state = string_field(doc, "state", path, err);
+    if (!state)
+        return SB_ERR;
+    static const struct {
+        const char *name;
+        sb_task_state state;
+    } states[] = {{"running", SB_TASK_RUNNING}, {"done", SB_TASK_DONE}, {"failed", SB_TASK_FAILED},
+                  {"cancelled", SB_TASK_CANCELLED}};
+    size_t s = 0;
+    while (s < sizeof states / sizeof *states && strcmp(state, states[s].name) != 0)
+        s++;
+    if (s == sizeof states / sizeof *states)
+        return bad_field(err, path, "state", "not a task state (running, done, failed, cancelled)");
+    int running = states[s].state == SB_TASK_RUNNING;
+    json_t *status = json_object_get(doc, "exit_status");
+    if (running ? !json_is_null(status)
+                : !json_is_integer(status) || json_integer_value(status) < 0 || json_integer_value(status) > 255 ||
+                      (json_integer_value(status) == 0) != (states[s].state == SB_TASK_DONE))
+        return bad_field(err, path, "exit_status",
+                         running ? "not null, as a running task's is"
+                                 : "not the exit status of the state (0 for done, 1-255 for failed or cancelled)");
+    long long started = 0, finished = 0;
+    if (time_field(doc, "started_at", 0, path, &started, err) != SB_OK ||
+        time_field(doc, "finished_at", 1, path, &finished, err) != SB_OK)
+        return SB_ERR;
+    if (running != json_is_null(json_object_get(doc, "finished_at")) || (!running && finished < started))
+        return bad_field(err, path, "finished_at",
+                         running ? "not null, as a running task's is" : "null or before started_at");
+    char exit_text[48] = "";
+    if (!running)
+        snprintf(exit_text, sizeof exit_text, ", exit status %lld", (long long)json_integer_value(status));
+    snprintf(t->detail, sizeof t->detail, "%s job %s, host %s, started %s%s", engine, job, host,
+             json_string_value(json_object_get(doc, "started_at")), exit_text);
+    t->state = states[s].state;
+    return SB_OK;
+}
+
+/* Reads the record at path (at most TASK_RECORD_MAX_BYTES) into t. */
+static int read_record(const char *path, const sb_task_records *r, size_t i, sb_task_status *t, char **buf,
+                       size_t *cap, sb_error *err)
+{
+    size_t len = 0;
+    if (sb_file_read_into_max(path, TASK_RECORD_MAX_BYTES, buf, cap, &len, err) != SB_OK)
+        return SB_ERR;
+    if (len > TASK_RECORD_MAX_BYTES)
+        return sb_error_set(err, path, NULL, "more than %d bytes: not a task record", TASK_RECORD_MAX_BYTES);
+    json_t *doc;
+    if (sb_json_load_buffer(*buf, len, path, &doc, err) != SB_OK)
+        return SB_ERR;
+    int rc = check_record(doc, path, r, i, t, err);
+    json_decref(doc);
+    return rc;
+}
+
+int sb_task_status_from_records(sb_task_records *r, sb_task_status *out, sb_error *err)
+{
+    const sb_experiment *e = r->exp;
+    char *buf = NULL;
+    size_t cap = 0;
+    r->valid = r->refused = 0;
     for (size_t i = 0; i < e->n_cases; i++) {
         sb_task_status *t = &out[i];
         t->state = SB_TASK_NOT_STARTED;
         snprintf(t->detail, sizeof t->detail, "no task record");
         char path[4096];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", run_dir, e->cases[i].id, SB_GATHER_TASK_RECORD) >=
-            sizeof path)
-            return sb_error_set(err, run_dir, NULL, "path too long");
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            if (errno == ENOENT)
-                continue;
-            return sb_error_set(err, path, NULL, "cannot read: %s", strerror(errno));
+        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", r->run_dir, e->cases[i].id, SB_GATHER_TASK_RECORD) >=
+            sizeof path) {
+            free(buf);
+            return sb_error_set(err, r->run_dir, NULL, "path too long");
         }
-        fclose(f);
-        json_t *doc;
-        if (sb_json_load_file(path, &doc, err) != SB_OK)
-            return SB_ERR;
-        const char *state = json_string_value(json_object_get(doc, "state"));
-        json_t *index = json_object_get(doc, "index"), *status = json_object_get(doc, "exit_status");
-        const char *cs = json_string_value(json_object_get(doc, "case"));
-        if (!state || !cs || !json_is_integer(index) || (size_t)json_integer_value(index) != i ||
-            strcmp(cs, e->cases[i].id) != 0) {
-            json_decref(doc);
-            return sb_error_set(err, path, NULL, "not the task record of case %zu (%s): state, index or case differ",
-                                i, e->cases[i].id);
+        struct stat st;
+        int listed = lstat(path, &st);
+        if (listed != 0 && errno == ENOENT)
+            continue;
+        sb_error bad;
+        sb_error_clear(&bad);
+        /* the task script writes a plain file: a link or a FIFO is some
+         * other thing, never followed or read */
+        if (listed != 0)
+            sb_error_set(&bad, path, NULL, "cannot read: %s", strerror(errno));
+        else if (!S_ISREG(st.st_mode))
+            sb_error_set(&bad, path, NULL, "not a plain file: not read as a task record");
+        else if (read_record(path, r, i, t, &buf, &cap, &bad) == SB_OK) {
+            r->valid++;
+            continue;
         }
-        char exit_text[48] = "";
-        if (json_is_integer(status))
-            snprintf(exit_text, sizeof exit_text, ", exit status %lld", (long long)json_integer_value(status));
-        snprintf(t->detail, sizeof t->detail, "%s job %s, host %s, started %s%s", str_at(doc, "engine"),
-                 str_at(doc, "job_id"), str_at(doc, "host"), str_at(doc, "started_at"), exit_text);
-        if (strcmp(state, "done") == 0)
-            t->state = SB_TASK_DONE;
-        else if (strcmp(state, "failed") == 0)
-            t->state = SB_TASK_FAILED;
-        else if (strcmp(state, "cancelled") == 0)
-            t->state = SB_TASK_CANCELLED;
-        else if (strcmp(state, "running") == 0)
-            t->state = SB_TASK_RUNNING;
-        else {
-            /* state points into doc: the message is made before doc goes */
-            sb_error_set(err, path, "/state", "unknown state \"%s\" (running, done, failed, cancelled)", state);
-            json_decref(doc);
-            return SB_ERR;
-        }
-        json_decref(doc);
+        /* the task's state is not known from a record that is not its own */
+        r->refused++;
+        t->state = SB_TASK_UNKNOWN;
+        snprintf(t->detail, sizeof t->detail, "its task record is refused");
+        if (r->on_refused)
+            r->on_refused(r->ctx, &bad);
     }
+    free(buf);
     return SB_OK;
 }
 

@@ -24,6 +24,7 @@ typedef enum {
     SB_TASK_FAILED,
     SB_TASK_CANCELLED,
     SB_TASK_STOPPED,     /* its record says running but the scheduler lists it no more */
+    SB_TASK_UNKNOWN,     /* its record is refused: not read, or not this task's */
 } sb_task_state;
 
 typedef struct sb_task_status {
@@ -35,13 +36,28 @@ typedef struct sb_task_status {
 const char *sb_task_state_name(sb_task_state s);
 
 /* 1 for tasks --only-missing runs again: failed, cancelled, stopped, not
- * started. Never for pending or running ones. */
+ * started. Never for pending, running or unknown ones (a refused record
+ * may stand for a task that runs). */
 int sb_task_needs_rerun(const sb_task_status *s);
 
-/* From the task records under run_dir (ROOT/EXPERIMENT/ARCH/RUN_ID), one
- * status per case of e into out[e->n_cases]. A record that cannot be read
- * or belongs to another case is an error naming its file. */
-int sb_task_status_from_records(const char *run_dir, const sb_experiment *e, sb_task_status *out, sb_error *err);
+/* Reading the task records of one run: what is asked, and what was found. */
+typedef struct sb_task_records {
+    const char *run_dir;          /* ROOT/EXPERIMENT/ARCH/RUN_ID */
+    const sb_experiment *exp;
+    const char *arch, *run_id;
+    /* each record refused, with the one line that says why and names it */
+    void (*on_refused)(void *ctx, const sb_error *why);
+    void *ctx;
+    size_t valid, refused;        /* filled: the records read, and refused */
+} sb_task_records;
+
+/* From the task records under r->run_dir, one status per case of r->exp
+ * into out[r->exp->n_cases]. Each record is read strictly as a
+ * solbook.fleet-task.v1 record (a plain file of at most 64 KiB, every
+ * field and no other, each of its type) of this run and case; one that is
+ * not is refused (r->on_refused), its task unknown, and the others are
+ * read. SB_ERR only when the run directory's paths are too long. */
+int sb_task_status_from_records(sb_task_records *r, sb_task_status *out, sb_error *err);
 
 /* Merges squeue's lines "ARRAY_JOB_ID|ARRAY_TASK_ID|STATE" (squeue
  * --noheader --array --states=all --format='%F|%K|%T') into out[n]: a

@@ -19,6 +19,7 @@
 #include "ingest_prepared.h"
 #include "json_fast.h"
 #include "json_file.h"
+#include "run_store.h"
 #include "store.h"
 
 typedef struct walker {
@@ -213,52 +214,108 @@ static int attach_one(walker *wk, item *it, const sidecar_kind *k, long long id,
                        : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, rows, e);
 }
 
-/* The sidecar of kind k of a stored document, if any. */
-static void attach_sidecar(walker *wk, item *it, const sidecar_kind *k, const char *path, long long id)
+/* The sidecar of kind k of a stored document, if any, stored for run id:
+ * *name gets its name (NULL when there is none), *rows what it held. */
+static int attach_sidecar(walker *wk, item *it, const sidecar_kind *k, const char *path, long long id, char **name,
+                          long *rows, sb_error *e)
 {
-    char *side = k->nsys ? sidecar_name(it, &it->nsys_sidecar, it->nsys != NULL, path, k->suffix)
-                         : sidecar_name(it, &it->sidecar, it->ncu != NULL, path, k->suffix);
-    if (!side)
-        return;
-    long rows = 0;
-    sb_error e;
-    sb_error_clear(&e);
-    wk->stats->files_seen++;
-    if (attach_one(wk, it, k, id, side, &rows, &e) != SB_OK) {
-        report(wk, &e);
-    } else if (k->nsys) {
-        wk->stats->nsys_attached++;
-        if (wk->w && wk->w->on_summary)
-            wk->w->on_summary(wk->w->ctx, side, id, rows);
-    } else {
-        wk->stats->ncu_attached++;
-        if (wk->w && wk->w->on_file)
-            wk->w->on_file(wk->w->ctx, side, id, 0, rows);
-    }
-    free(side);
+    *name = k->nsys ? sidecar_name(it, &it->nsys_sidecar, it->nsys != NULL, path, k->suffix)
+                    : sidecar_name(it, &it->sidecar, it->ncu != NULL, path, k->suffix);
+    *rows = 0;
+    if (!*name)
+        return SB_OK;
+    if (attach_one(wk, it, k, id, *name, rows, e) == SB_OK)
+        return SB_OK;
+    /* the line names the sidecar; it also says the document went with it */
+    size_t used = strlen(e->msg);
+    snprintf(e->msg + used, sizeof e->msg - used, "%s", ": refused with its document");
+    return SB_ERR;
 }
 
-/* The storing half, on the thread that owns the database. */
+/* A document stored with its sidecars is one unit: a savepoint inside the
+ * open group or batch, else a transaction of its own (*own). */
+static int unit_open(walker *wk, int *own, sb_error *e)
+{
+    *own = !sb_ingest_in_batch(wk->ing);
+    return *own ? sb_ingest_begin(wk->ing, e) : sb_run_store_savepoint(sb_ingest_run_store(wk->ing), e);
+}
+
+static int unit_close(walker *wk, int own, int ok, sb_error *e)
+{
+    sb_run_store *rs = sb_ingest_run_store(wk->ing);
+    if (own) {
+        if (ok)
+            return sb_ingest_commit(wk->ing, e);
+        sb_ingest_rollback(wk->ing);
+        return SB_ERR;
+    }
+    if (ok)
+        return sb_run_store_release(rs, e);
+    sb_run_store_rollback_savepoint(rs);
+    return SB_ERR;
+}
+
+/* The storing half, on the thread that owns the database. A document and
+ * its sidecars are stored together or not at all: a sidecar that cannot
+ * be stored (a malformed CSV, an unreadable file) refuses its document,
+ * in one line naming the sidecar, as one over its size bound or a link
+ * does before either is read, so no run is left without the profile that
+ * came with it and no profile is kept for a run refused. */
 static void store_one(walker *wk, item *it)
 {
-    long long id;
-    int dup;
+    static const sidecar_kind kinds[2] = {{".ncu.csv", 0}, {".nsys.csv", 1}};
     const char *path = it->source;
     wk->stats->files_seen++;
-    if (it->rc != SB_OK ||
-        sb_ingest_store_prepared(wk->ing, &it->p, path, "solbook", &id, &dup, &it->err) != SB_OK) {
+    if (it->rc != SB_OK) {
         report(wk, &it->err);
         return;
     }
-    if (dup)
-        wk->stats->duplicates++;
-    else
-        wk->stats->stored++;
-    if (wk->w && wk->w->on_file)
-        wk->w->on_file(wk->w->ctx, path, id, dup, 0);
-    static const sidecar_kind ncu = {".ncu.csv", 0}, nsys = {".nsys.csv", 1};
-    attach_sidecar(wk, it, &ncu, path, id);
-    attach_sidecar(wk, it, &nsys, path, id);
+    /* a document without sidecars needs no unit: storing a run undoes
+     * itself when it fails */
+    int sides = it->on_disk ? it->sidecar || it->nsys_sidecar : it->ncu || it->nsys;
+    int own = 0;
+    if (sides && unit_open(wk, &own, &it->err) != SB_OK) {
+        sb_error_set_file(&it->err, path);
+        report(wk, &it->err);
+        return;
+    }
+    long long id = 0;
+    int dup = 0;
+    char *names[2] = {NULL, NULL};
+    long rows[2] = {0, 0};
+    int ok = sb_ingest_store_prepared(wk->ing, &it->p, path, "solbook", &id, &dup, &it->err) == SB_OK;
+    for (int i = 0; ok && i < 2; i++)
+        ok = attach_sidecar(wk, it, &kinds[i], path, id, &names[i], &rows[i], &it->err) == SB_OK;
+    if (sides && unit_close(wk, own, ok, &it->err) != SB_OK && ok) {
+        sb_error_set_file(&it->err, path);
+        ok = 0;
+    }
+    if (!ok) {
+        report(wk, &it->err);
+    } else {
+        if (dup)
+            wk->stats->duplicates++;
+        else
+            wk->stats->stored++;
+        if (wk->w && wk->w->on_file)
+            wk->w->on_file(wk->w->ctx, path, id, dup, 0);
+        for (int i = 0; i < 2; i++) {
+            if (!names[i])
+                continue;
+            wk->stats->files_seen++;
+            if (kinds[i].nsys) {
+                wk->stats->nsys_attached++;
+                if (wk->w && wk->w->on_summary)
+                    wk->w->on_summary(wk->w->ctx, names[i], id, rows[i]);
+            } else {
+                wk->stats->ncu_attached++;
+                if (wk->w && wk->w->on_file)
+                    wk->w->on_file(wk->w->ctx, names[i], id, 0, rows[i]);
+            }
+        }
+    }
+    free(names[0]);
+    free(names[1]);
 }
 
 static void report_problem(walker *wk, const sb_error *e)

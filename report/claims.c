@@ -2,6 +2,7 @@
 #include "claims.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,13 @@ static char *dup_or_null(const char *s, int *failed)
 
 static void claim_free(sb_claim *k)
 {
+    if (k->step) {
+        free(k->step->case_key);
+        free(k->step->old_commit);
+        free(k->step->new_commit);
+        free(k->step->rule);
+        free(k->step);
+    }
     free(k->figure);
     free(k->provider);
     free(k->baseline);
@@ -56,6 +64,32 @@ void sb_claims_add(sb_claims *c, const char *figure, const char *provider, const
     else if (nruns)
         memcpy(k->runs, runs, nruns * sizeof *runs);
     k->nruns = k->runs ? nruns : 0;
+    c->failed |= failed;
+}
+
+void sb_claims_add_step(sb_claims *c, const sb_rg_row *r)
+{
+    const sb_result *o = r->old_run, *n = r->new_run;
+    char figure[32];
+    snprintf(figure, sizeof figure, "%+.1f%%", 100.0 * r->rel_change);
+    int64_t ids[2] = {o->run_id, n->run_id};
+    size_t at = c->n;
+    sb_claims_add(c, figure, n->provider, NULL, n->sku, NULL, ids, 2);
+    if (c->n == at)
+        return;
+    sb_claim_step *s = calloc(1, sizeof *s);
+    c->v[at].step = s;
+    if (!s) {
+        c->failed = 1;
+        return;
+    }
+    int failed = 0;
+    s->case_key = dup_or_null(n->case_key, &failed);
+    s->old_commit = dup_or_null(o->git_sha, &failed);
+    s->new_commit = dup_or_null(n->git_sha, &failed);
+    s->rule = dup_or_null(sb_rg_verdict_name(r->verdict), &failed);
+    s->ratio = 1.0 + r->rel_change;
+    s->threshold = r->threshold;
     c->failed |= failed;
 }
 
@@ -132,6 +166,76 @@ static int claim_verify(const sb_claim *k, const sb_claim_run *sorted, size_t n,
         return sb_error_set(err, NULL, NULL, "%s states %s without a run of %s", what, words,
                             sides[0] ? k->baseline : k->provider);
     return SB_OK;
+}
+
+static const sb_result *cited_run(const sb_result *const *cited, size_t n, int64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cited[i]->run_id == id)
+            return cited[i];
+    return NULL;
+}
+
+/* Claim k's step against its runs, computed again. */
+static int step_verify(sb_db *db, const sb_rg_aa *aa, const sb_claim *k, const sb_result *const *cited, size_t n,
+                       const sb_rg_opts *o, const char *what, sb_error *err)
+{
+    const sb_claim_step *s = k->step;
+    char words[512];
+    claim_words(k, words, sizeof words);
+    const sb_result *old = k->nruns == 2 ? cited_run(cited, n, k->runs[0]) : NULL;
+    const sb_result *nw = k->nruns == 2 ? cited_run(cited, n, k->runs[1]) : NULL;
+    if (!old || !nw)
+        return sb_error_set(err, NULL, NULL, "%s states %s, a step, without an old and a new run it cites", what,
+                            words);
+    if (!same(old->case_key, s->case_key) || !same(nw->case_key, s->case_key) || !same(old->provider, k->provider) ||
+        !same(nw->provider, k->provider) || !same(old->sku, k->sku) || !same(nw->sku, k->sku) ||
+        !sb_rg_same_series(old, nw))
+        return sb_error_set(err, NULL, NULL, "%s states %s of case %s; runs %lld and %lld are not of that series",
+                            what, words, s->case_key ? s->case_key : "(none)", (long long)old->run_id,
+                            (long long)nw->run_id);
+    if (!same(old->git_sha, s->old_commit) || !same(nw->git_sha, s->new_commit))
+        return sb_error_set(err, NULL, NULL, "%s states %s from commit %.12s to %.12s; runs %lld and %lld are at "
+                            "%.12s and %.12s", what, words, s->old_commit ? s->old_commit : "(none)",
+                            s->new_commit ? s->new_commit : "(none)", (long long)old->run_id,
+                            (long long)nw->run_id, old->git_sha, nw->git_sha);
+    sb_rg_row row;
+    if (sb_rg_step_again(db, aa, old, nw, o, &row, err) != SB_OK)
+        return SB_ERR;
+    double ratio = 1.0 + row.rel_change;
+    if (!(fabs(s->ratio - ratio) <= 1e-9 * fabs(ratio)))
+        return sb_error_set(err, NULL, NULL, "%s states %s at a ratio of %.6f; runs %lld and %lld give %.6f", what,
+                            words, s->ratio, (long long)old->run_id, (long long)nw->run_id, ratio);
+    if (!(fabs(s->threshold - row.threshold) <= 1e-12))
+        return sb_error_set(err, NULL, NULL, "%s states %s past a threshold of %.4f; runs %lld and %lld give %.4f",
+                            what, words, s->threshold, (long long)old->run_id, (long long)nw->run_id,
+                            row.threshold);
+    const char *rule = sb_rg_verdict_name(row.verdict);
+    if (!same(s->rule, rule))
+        return sb_error_set(err, NULL, NULL, "%s states %s as a %s; runs %lld and %lld give %s (change %+.2f%%, "
+                            "threshold %.2f%%, p %.3g)", what, words, s->rule ? s->rule : "(none)",
+                            (long long)old->run_id, (long long)nw->run_id, rule, 100.0 * row.rel_change,
+                            100.0 * row.threshold, row.p);
+    return SB_OK;
+}
+
+int sb_claims_verify_steps(sb_db *db, const sb_claims *c, const sb_result *const *cited, size_t n,
+                           const sb_rg_opts *o, const char *what, sb_error *err)
+{
+    if (c->failed)
+        return sb_error_set(err, NULL, NULL, "out of memory recording the claims of %s", what);
+    sb_rg_aa *aa = NULL;
+    int rc = SB_OK;
+    for (size_t i = 0; i < c->n && rc == SB_OK; i++) {
+        if (!c->v[i].step)
+            continue;
+        if (!aa)
+            rc = sb_rg_aa_load(db, o, &aa, err);
+        if (rc == SB_OK)
+            rc = step_verify(db, aa, &c->v[i], cited, n, o, what, err);
+    }
+    sb_rg_aa_free(aa);
+    return rc;
 }
 
 sb_claim_run *sb_claim_runs_of(const sb_result *const *cited, size_t n)

@@ -12,11 +12,23 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "regress.h"
 #include "results.h"
 #include "session_query.h"
 #include "store.h"
 
 struct sb_session_headlines;
+
+/* A step of one series a claim states (a regression or an improvement
+ * of the project's kernels, regress.h): what the claims check computes
+ * again from the stored runs. */
+typedef struct sb_claim_step {
+    char *case_key;                /* the series: this case, the claim's provider and SKU */
+    char *old_commit, *new_commit; /* the commits of runs[0] (old) and runs[1] (new) */
+    double ratio;                  /* new median / old median (of the stored samples) */
+    double threshold;              /* the smallest relative change the rule counts */
+    char *rule;                    /* the verdict: "regression" or "improvement" */
+} sb_claim_step;
 
 /* One figure as a renderer wrote it, and what it rests on. */
 typedef struct sb_claim {
@@ -26,6 +38,7 @@ typedef struct sb_claim {
     char *session;             /* NULL: not of one session */
     int64_t *runs;
     size_t nruns;
+    sb_claim_step *step;       /* NULL: not a step of a series */
 } sb_claim;
 
 /* The claims of one document, in the order written. A failed allocation
@@ -39,6 +52,10 @@ typedef struct sb_claims {
 
 void sb_claims_add(sb_claims *c, const char *figure, const char *provider, const char *baseline, const char *sku,
                    const char *session, const int64_t *runs, size_t nruns);
+/* The claim of row r, a step of the project's kernels with an old run:
+ * its change as written ("+10.0%"), the series' provider and SKU, its
+ * two runs and the step (case, commits, ratio, threshold, verdict). */
+void sb_claims_add_step(sb_claims *c, const sb_rg_row *r);
 /* Moves every claim of from to the end of to (from is left empty). */
 void sb_claims_move(sb_claims *to, sb_claims *from);
 void sb_claims_free(sb_claims *c);
@@ -60,6 +77,15 @@ sb_claim_run *sb_claim_runs_of(const sb_result *const *cited, size_t n);
  * run of each side. */
 int sb_claims_verify(const sb_claims *c, const sb_claim_run *cited, size_t ncited, const char *what,
                      sb_error *err);
+
+/* SB_ERR naming the first claim of c with a step whose runs (among
+ * cited, n of them) are not of its series (case, provider, SKU, one
+ * protocol and environment) or not at its commits, or whose ratio,
+ * threshold or rule the stored runs do not give again
+ * (sb_rg_step_again, with the A/A noise of db and o). Claims without a
+ * step are sb_claims_verify's. */
+int sb_claims_verify_steps(sb_db *db, const sb_claims *c, const sb_result *const *cited, size_t n,
+                           const sb_rg_opts *o, const char *what, sb_error *err);
 
 /* Like with like (docs/CLAIMS.md, rule 8): SB_ERR naming the pair when
  * the two runs of a headline pair differ in GPU UUID, session id, timing

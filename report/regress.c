@@ -433,6 +433,11 @@ static int same_environment(const sb_result *a, const sb_result *b)
            same_text(a->cublas, b->cublas) && same_text(a->packages_json, b->packages_json);
 }
 
+int sb_rg_same_series(const sb_result *a, const sb_result *b)
+{
+    return same_protocol(a, b) && same_environment(a, b);
+}
+
 /* One run of a group as the walk sees it. */
 typedef struct run_ref {
     const sb_result *r;
@@ -760,6 +765,23 @@ static int note_sku_noise(const sb_rg_aa *aa, const char *sku, int let_go, sb_rg
     l->noise = nv;
     l->noise[l->nnoise++] = sku_noise(aa, sku, let_go);
     return SB_OK;
+}
+
+int sb_rg_step_again(sb_db *db, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
+                     const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
+{
+    row_init(row);
+    row->cause = SB_RG_CODE;
+    long long ids[2] = {old_run->run_id, new_run->run_id};
+    sb_run_devices dev = {0};
+    if (sb_run_devices_load_ids(db, ids, 2, &dev, err) != SB_OK)
+        return SB_ERR;
+    const char *a = sb_run_device(&dev, ids[0]), *b = sb_run_device(&dev, ids[1]);
+    if (a && b)
+        row->same_card = strcmp(a, b) == 0;
+    sb_run_devices_free(&dev);
+    double threshold = sb_rg_threshold(aa, old_run, new_run, row->same_card, o->min_effect, &row->threshold_from);
+    return compare_cached(db, old_run, new_run, o, threshold, NULL, row, err);
 }
 
 typedef struct walk {

@@ -192,6 +192,20 @@ void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */
 double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run, int same_card,
                        double min_effect, sb_rg_threshold_from *from);
 
+/* 1 when a and b are runs of one series: one protocol and one
+ * environment (the case, provider and SKU are the caller's to match). */
+int sb_rg_same_series(const sb_result *a, const sb_result *b);
+
+/* The step from old_run to new_run of one series of the project's
+ * kernels computed again from the stored runs alone, as sb_rg_history
+ * computes a step: the card relation from the runs' GPU UUIDs, the
+ * threshold from aa (sb_rg_threshold), the change of the medians of the
+ * stored samples and the verdict on the unadjusted p (the adjusted one
+ * depends on the other cases of the step, and is never smaller). For
+ * the claims check (claims.h). */
+int sb_rg_step_again(sb_db *db, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
+                     const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
+
 /* Compares two passing runs of one case into row (verdict and figures). */
 int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err);

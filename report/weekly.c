@@ -402,12 +402,24 @@ static int measured_cards(const sb_result_set *week, const sb_session_headlines 
     return 0;
 }
 
-/* The writeup's claims (report/claims.h): the subject's paired headlines
- * with the runs of their pairs, and the cross-arch tables' times and
- * speedups with the runs they are of. */
-static void writeup_claims(const sb_session_headlines *h, const sb_xa_set *xa, const sb_pick *picks, size_t np,
-                           sb_claims *c)
+/* The steps of the project's kernels the writeup may name: its
+ * regressions and improvements, each with the run before it. */
+static int named_step(const sb_rg_row *r)
 {
+    return r->latest && r->cause == SB_RG_CODE && r->old_run &&
+           (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT);
+}
+
+/* The writeup's claims (report/claims.h): the subject's paired headlines
+ * with the runs of their pairs, the cross-arch tables' times and
+ * speedups with the runs they are of, and each regression and
+ * improvement as a step of its series. */
+static void writeup_claims(const sb_session_headlines *h, const sb_xa_set *xa, const sb_pick *picks, size_t np,
+                           const sb_rg_list *rg, sb_claims *c)
+{
+    for (size_t i = 0; i < rg->n; i++)
+        if (named_step(&rg->v[i]))
+            sb_claims_add_step(c, &rg->v[i]);
     char figure[32];
     for (size_t i = 0; i < h->n; i++) {
         const sb_session_headline *x = &h->v[i];
@@ -1697,17 +1709,17 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         cited[ncited++] = &sess.v[i];
     /* the regressions and improvements listed may cite runs of earlier weeks */
     for (size_t i = 0; i < rg.n; i++)
-        if (rg.v[i].latest && rg.v[i].cause == SB_RG_CODE && rg.v[i].old_run &&
-            (rg.v[i].verdict == SB_RG_REGRESSION || rg.v[i].verdict == SB_RG_IMPROVEMENT)) {
+        if (named_step(&rg.v[i])) {
             cited[ncited++] = rg.v[i].old_run;
             cited[ncited++] = rg.v[i].new_run;
         }
     {
         const char *paths[] = {stage.stage, NULL};
         sb_claims claims = {0};
-        writeup_claims(&paired, &xa, picks, npicks, &claims);
+        writeup_claims(&paired, &xa, picks, npicks, &rg, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
-        int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK;
+        int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK &&
+                 sb_claims_verify_steps(db, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);

@@ -327,9 +327,44 @@ check "nsys sidecar rows" "3 $NS/dir/g.nsys.csv 5.003017" "$(sqlite3 "$NS/dir.db
 run "nsys sidecar in an archive" 0 "$SOLBOOK" ingest --db "$NS/pack.db" "$NS/pack.tar.gz"
 check "archive sidecars summary" "ingest: 3 files, 1 stored, 0 duplicates, 0 refused (db $NS/pack.db); 1 ncu profile attached; 1 nsys kernel summary attached" "$(tail -n 1 "$T/out")"
 check "archive nsys member" "3 $NS/pack.tar.gz:pack/g.nsys.csv" "$(sqlite3 "$NS/pack.db" "SELECT count(*) || ' ' || min(source_path) FROM kernel_summaries")"
+# A document and its sidecars are stored together or not at all: a
+# sidecar that cannot be stored refuses its document, as one over its size
+# bound does, in one line naming the sidecar, with neither the run nor a
+# row of any of its sidecars stored.
+stored() { # stored DB: "RUNS NCU_ROWS NSYS_ROWS"
+    sqlite3 "$1" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM profiler_metrics) || ' ' ||
+                         (SELECT count(*) FROM kernel_summaries)"
+}
 cp "$DATA/nsys/bad_instances.csv" "$NS/dir/g.nsys.csv"
 run "bad nsys sidecar" 1 "$SOLBOOK" ingest --db "$NS/bad.db" "$NS/dir"
-check "bad nsys sidecar named" "solbook: $NS/dir/g.nsys.csv: line 3: \"Instances\" two is not a non-negative number" "$(cat "$T/err")"
+check "bad nsys sidecar named" "solbook: $NS/dir/g.nsys.csv: line 3: \"Instances\" two is not a non-negative number: refused with its document" "$(cat "$T/err")"
+check "bad nsys sidecar summary" "ingest: 1 files, 0 stored, 0 duplicates, 1 refused (db $NS/bad.db)" "$(tail -n 1 "$T/out")"
+check "bad nsys sidecar: nothing stored" "0 0 0" "$(stored "$NS/bad.db")"
+# a good ncu sidecar and a bad nsys one in an archive: the ncu rows go too
+cp "$DATA/nsys/bad_instances.csv" "$NS/pack/g.nsys.csv"
+(cd "$NS" && tar czf pack-bad.tar.gz pack)
+run "bad nsys member" 1 "$SOLBOOK" ingest --db "$NS/bad-pack.db" "$NS/pack-bad.tar.gz"
+check "bad nsys member named" "solbook: $NS/pack-bad.tar.gz:pack/g.nsys.csv: line 3: \"Instances\" two is not a non-negative number: refused with its document" "$(cat "$T/err")"
+check "bad nsys member: nothing stored" "0 0 0" "$(stored "$NS/bad-pack.db")"
+# a malformed ncu sidecar beside its document
+rm "$NS/dir/g.nsys.csv"
+cp "$DATA/ncu/bad_field_count.csv" "$NS/dir/g.ncu.csv"
+run "bad ncu sidecar" 1 "$SOLBOOK" ingest --db "$NS/bad-ncu.db" "$NS/dir"
+check "bad ncu sidecar named" "solbook: $NS/dir/g.ncu.csv: line 4 (row 4): 17 cells, the header has 19: refused with its document" "$(cat "$T/err")"
+check "bad ncu sidecar: nothing stored" "0 0 0" "$(stored "$NS/bad-ncu.db")"
+# the same rule over the size bound
+head -c 1100000 /dev/zero | tr '\0' x >"$NS/dir/g.ncu.csv"
+run "oversized ncu sidecar" 1 "$SOLBOOK" ingest --db "$NS/big.db" --max-sidecar-mb 1 "$NS/dir"
+check "oversized ncu sidecar named" "solbook: $NS/dir/g.ncu.csv: Nsight Compute sidecar more than 1048576 bytes (1 MiB): refused" "$(cat "$T/err")"
+check "oversized ncu sidecar: nothing stored" "0 0 0" "$(stored "$NS/big.db")"
+# a document stored before keeps its run and its earlier profile
+cp "$DATA/nsys/kern_sum.csv" "$NS/dir/g.nsys.csv"
+rm "$NS/dir/g.ncu.csv"
+run "stored with its summary" 0 "$SOLBOOK" ingest --db "$NS/again.db" "$NS/dir"
+cp "$DATA/nsys/bad_instances.csv" "$NS/dir/g.nsys.csv"
+run "again with a bad summary" 1 "$SOLBOOK" ingest --db "$NS/again.db" "$NS/dir"
+check "again: refused in one line" "solbook: $NS/dir/g.nsys.csv: line 3: \"Instances\" two is not a non-negative number: refused with its document" "$(cat "$T/err")"
+check "again: the run and its summary kept" "1 0 3" "$(stored "$NS/again.db")"
 # 12. Imports take the commit (and branch) they were measured at.
 IDB=$T/import.db
 SHA=0123456789abcdef0123456789abcdef01234567

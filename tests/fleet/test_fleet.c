@@ -660,16 +660,31 @@ static void test_gather(void **state)
 
 /* ------------------------------------------------------------ task records */
 
+/* The task records refused by sb_task_status_from_records. */
+typedef struct refusals {
+    size_t n;
+    sb_error last;
+} refusals;
+
+static void on_refused(void *ctx, const sb_error *why)
+{
+    refusals *r = ctx;
+    r->n++;
+    r->last = *why;
+}
+
 static void write_record(const char *root, const char *case_dir, long index, const char *id, const char *state,
                          int exit_status)
 {
     char rel[512];
     snprintf(rel, sizeof rel, "%s/%s", case_dir, SB_GATHER_TASK_RECORD);
-    json_t *rec = json_pack("{s:s,s:s,s:s,s:s,s:[s,s,s],s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "schema",
+    int running = strcmp(state, "running") == 0;
+    json_t *rec = json_pack("{s:s,s:s,s:s,s:s,s:[s,s,s],s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "schema",
                             "solbook.fleet-task.v1", "experiment", "gemm-spec", "arch", "h100", "run_id", "r1",
                             "cases", "spec-a", "spec-b", "spec-c", "index", (int)index, "case", id, "engine", "slurm",
                             "job_id", "77", "host", "node1", "state", state, "started_at", "2026-11-22T01:02:03Z",
-                            "exit_status", exit_status < 0 ? json_null() : json_integer(exit_status));
+                            "exit_status", exit_status < 0 ? json_null() : json_integer(exit_status), "finished_at",
+                            running ? json_null() : json_string("2026-11-22T01:09:00Z"));
     write_json(root, rel, rec);
     json_decref(rec);
 }
@@ -726,7 +741,12 @@ static void test_gather_tasks(void **state)
     char run[4200];
     snprintf(run, sizeof run, "%s/gemm-spec/h100/r1", root);
     sb_task_status st[3];
-    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_OK);
+    refusals seen = {0};
+    sb_task_records rec = {.run_dir = run, .exp = &e, .arch = "h100", .run_id = "r1", .on_refused = on_refused,
+                           .ctx = &seen};
+    assert_int_equal(sb_task_status_from_records(&rec, st, &err), SB_OK);
+    assert_int_equal(rec.valid, 2);
+    assert_int_equal(rec.refused, 0);
     assert_int_equal(st[0].state, SB_TASK_DONE);
     assert_int_equal(st[1].state, SB_TASK_FAILED);
     assert_string_equal(st[1].detail, "slurm job 77, host node1, started 2026-11-22T01:02:03Z, exit status 2");
@@ -741,22 +761,113 @@ static void test_gather_tasks(void **state)
     assert_false(sb_task_needs_rerun(&st[2]));
     /* A record that says running, unknown to squeue: stopped. */
     write_record(root, "gemm-spec/h100/r1/spec-c", 2, "spec-c", "running", -1);
-    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_OK);
+    assert_int_equal(sb_task_status_from_records(&rec, st, &err), SB_OK);
     assert_int_equal(sb_task_status_merge_squeue("", st, 3, &err), SB_OK);
     assert_int_equal(st[2].state, SB_TASK_STOPPED);
     assert_non_null(strstr(st[2].detail, "its record says running, squeue no longer lists it"));
     assert_int_equal(sb_task_status_merge_squeue("garbage\n", st, 3, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "line 1: \"garbage\" is not ARRAY_JOB_ID|ARRAY_TASK_ID|STATE"));
-    /* A record of another case in the case's directory is an error. */
-    write_record(root, "gemm-spec/h100/r1/spec-c", 1, "spec-b", "done", 0);
-    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_ERR);
-    assert_non_null(strstr(err.file, "spec-c/solbook-task.json"));
-    /* A state no task writes: the error names it, read before the record
-     * is freed (ASan sees a use after free otherwise). */
-    write_record(root, "gemm-spec/h100/r1/spec-c", 2, "spec-c", "exploded-while-reading-the-record", 0);
-    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_ERR);
-    assert_string_equal(err.where, "/state");
-    assert_non_null(strstr(err.msg, "unknown state \"exploded-while-reading-the-record\""));
+
+    /* Records that are not this task's, or no task record at all: each
+     * refused in one line naming its file, its task unknown (never run
+     * again by --only-missing), the other records still read. */
+    static const struct {
+        const char *text, *where, *msg;
+    } bad[] = {
+        /* another case's record in this case's directory */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":1,\"case\":\"spec-b\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "", "not the task record of case 2 (spec-c): index or case differ"},
+        /* a record of another run of the experiment */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r9\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":2,\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "", "a task record of another run (not run r1 of gemm-spec on h100)"},
+        /* a state no task writes: named, and read before the record is
+         * freed (ASan sees a use after free otherwise) */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":2,\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"exploded-while-reading-the-record\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "/state", "not a task state (running, done, failed, cancelled)"},
+        /* wrong types */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":\"2\",\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "/index", "not a task index (a whole number from 0)"},
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":2,\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":\"0\","
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "/exit_status", "not the exit status of the state (0 for done, 1-255 for failed or cancelled)"},
+        /* done with a failing exit status; running with an end */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":2,\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":3,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "/exit_status", "not the exit status of the state (0 for done, 1-255 for failed or cancelled)"},
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":2,\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"running\",\"exit_status\":null,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "/finished_at", "not null, as a running task's is"},
+        /* a host name the task script cannot write */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":2,\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node\\u001b[2J\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "/host", "not a host name (A-Z, a-z, 0-9, '.', '_', '-')"},
+        /* missing fields; an unknown field; another tool's JSON */
+        {"{\"state\":\"done\",\"index\":2,\"case\":\"spec-c\"}", "", "not a task record: no \"schema\""},
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":2,\"case\":\"spec-c\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,\"extra\":1,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "/extra", "not a field of a task record (solbook.fleet-task.v1)"},
+        {"{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":[]}", "/kind",
+         "not a field of a task record (solbook.fleet-task.v1)"},
+        {"[1,2,3]", "", "not a task record (a JSON object)"},
+        {"{\"state\":", "line 1, column 9", NULL},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        write_raw(root, "gemm-spec/h100/r1/spec-c/solbook-task.json", bad[k].text, strlen(bad[k].text));
+        memset(&seen, 0, sizeof seen);
+        assert_int_equal(sb_task_status_from_records(&rec, st, &err), SB_OK);
+        assert_int_equal(rec.valid, 2);
+        assert_int_equal(rec.refused, 1);
+        assert_int_equal(seen.n, 1);
+        assert_non_null(strstr(seen.last.file, "gemm-spec/h100/r1/spec-c/solbook-task.json"));
+        if (bad[k].msg) {
+            assert_string_equal(seen.last.where, bad[k].where);
+            assert_string_equal(seen.last.msg, bad[k].msg);
+        } else {
+            assert_non_null(strstr(seen.last.where, bad[k].where));
+        }
+        assert_int_equal(st[0].state, SB_TASK_DONE);
+        assert_int_equal(st[1].state, SB_TASK_FAILED);
+        assert_int_equal(st[2].state, SB_TASK_UNKNOWN);
+        assert_false(sb_task_needs_rerun(&st[2]));
+    }
+    /* A link where the record goes is not followed; with every record
+     * refused, none is valid. */
+    char link[4300], side[4300];
+    snprintf(link, sizeof link, "%s/gemm-spec/h100/r1/spec-c/solbook-task.json", root);
+    snprintf(side, sizeof side, "%s/gemm-spec/h100/r1/spec-a/solbook-task.json", root);
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(symlink(side, link), 0);
+    rec.run_id = "r2";
+    memset(&seen, 0, sizeof seen);
+    assert_int_equal(sb_task_status_from_records(&rec, st, &err), SB_OK);
+    assert_int_equal(rec.valid, 0);
+    assert_int_equal(rec.refused, 3);
+    assert_int_equal(seen.n, 3);
+    assert_string_equal(seen.last.msg, "not a plain file: not read as a task record");
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(st[i].state, SB_TASK_UNKNOWN);
 
     json_decref(r);
     char cmd[4200];

@@ -206,24 +206,59 @@ has slurm-status.out "run r2 of gemm-spec on a100 (job sb-gemm-spec-a100-r2): 4 
 has slurm-status.out "task 1 (case spec-cublaslt): pending: slurm job 4242_1: PENDING"
 has slurm-status.out "task 3 (case spec-solbook-mma): not started: no task record"
 has slurm-status.err "solbook: $tmp/nowhere/gemm-spec/a100/r2: no run directory here"
-# Task records with terminal controls in their fields: --status prints them
-# as visible escapes on one line each, never a raw ESC or a fake line; a
-# record with an unknown state is named in one line (and the error is read
-# before the record is freed).
+# Task records are read strictly (solbook.fleet-task.v1, this run's and
+# this case's): a record the task script did not write is refused in one
+# line naming its file, with its data shown as visible escapes (never a raw
+# ESC or a fake line), its task unknown, and the other records still read;
+# with every record refused, exit 1. The record with an unknown state is
+# refused after its text is copied (no use after free under ASan).
 vol="$tmp/vol/gemm-spec/a100/r5"
-mkdir -p "$vol/spec-cublas" "$vol/spec-cublaslt"
-printf '{"state":"done","index":0,"case":"spec-cublas","engine":"slurm","job_id":"4242","host":"node\\u001b[2J\\nrun r5: 4 tasks: 4 done","started_at":"x","exit_status":0}' \
-  >"$vol/spec-cublas/solbook-task.json"
+mkdir -p "$vol/spec-cublas" "$vol/spec-cublaslt" "$vol/spec-cublas-pedantic"
+record() { # record CASE INDEX STATE EXIT FINISHED [HOST]
+  printf '{"schema":"solbook.fleet-task.v1","experiment":"gemm-spec","arch":"a100","run_id":"r5","cases":["spec-cublas","spec-cublaslt","spec-cublas-pedantic","spec-solbook-mma"],"index":%s,"case":"%s","engine":"slurm","job_id":"4242","host":"%s","state":"%s","exit_status":%s,"started_at":"2026-11-26T10:15:02Z","finished_at":%s}' \
+    "$2" "$1" "${6:-node1}" "$3" "$4" "$5"
+}
+record spec-cublas 0 done 0 '"2026-11-26T10:20:00Z"' >"$vol/spec-cublas/solbook-task.json"
+record spec-cublaslt 1 done 0 '"2026-11-26T10:20:00Z"' 'node\u001b[2J\nrun r5: 4 tasks: 4 done' \
+  >"$vol/spec-cublaslt/solbook-task.json"
+printf '{"state":"lost\\u001b]0;pwned\\u0007","index":2,"case":"spec-cublas-pedantic","\\u001b]0;pwned\\u0007":1}' \
+  >"$vol/spec-cublas-pedantic/solbook-task.json"
 expect 0 status-evil env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --status r5 \
   --output-volume "$tmp/vol"
-has status-evil.out 'task 0 (case spec-cublas): done: slurm job 4242, host node\e[2J\nrun r5: 4 tasks: 4 done, started x'
+has status-evil.out "run r5 of gemm-spec on a100 (job sb-gemm-spec-a100-r5): 4 tasks: 1 done, 1 pending, 1 unknown, 1 not started"
+has status-evil.out 'task 0 (case spec-cublas): done: slurm job 4242, host node1, started 2026-11-26T10:15:02Z, exit status 0'
+has status-evil.out 'task 1 (case spec-cublaslt): pending: slurm job 4242_1: PENDING'
+has status-evil.out 'task 2 (case spec-cublas-pedantic): unknown: its task record is refused'
+has status-evil.err "solbook: $vol/spec-cublaslt/solbook-task.json: /host: not a host name (A-Z, a-z, 0-9, '.', '_', '-')"
+has status-evil.err "solbook: $vol/spec-cublas-pedantic/solbook-task.json: /\\e]0;pwned\\x07: not a field of a task record (solbook.fleet-task.v1)"
 lines status-evil.out 5
-if LC_ALL=C grep -q "$(printf '\033')" "$tmp/status-evil.out"; then bad "raw ESC in --status"; cat -v "$tmp/status-evil.out"; else ok "--status prints no raw ESC"; fi
-printf '{"state":"lost\\u001b]0;pwned\\u0007","index":1,"case":"spec-cublaslt"}' >"$vol/spec-cublaslt/solbook-task.json"
-expect 2 status-unknown env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --status r5 \
+lines status-evil.err 2
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/status-evil.out" "$tmp/status-evil.err"; then bad "raw ESC in --status"; cat -v "$tmp/status-evil.out" "$tmp/status-evil.err"; else ok "--status prints no raw ESC"; fi
+# squeue still answers for the queued tasks. --only-missing leaves the
+# unknown task alone: only the one not started goes again.
+printf '#!%s\n%s >"%s/resubmit.sh"; echo "Submitted batch job 4243"\n' "$(command -v bash)" "$(command -v cat)" "$tmp" \
+  >"$tmp/bin/sbatch"
+chmod +x "$tmp/bin/sbatch"
+expect 0 missing-unknown env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --only-missing r5 \
   --output-volume "$tmp/vol"
-has status-unknown.err 'spec-cublaslt/solbook-task.json: /state: unknown state "lost\e]0;pwned\x07" (running, done, failed, cancelled)'
-lines status-unknown.err 1
+if grep -qxF "#SBATCH --array=3" "$tmp/resubmit.sh"; then ok "--only-missing submits task 3 alone"; else bad "--only-missing array"; cat "$tmp/missing-unknown.out" "$tmp/missing-unknown.err"; grep SBATCH "$tmp/resubmit.sh"; fi
+# Every record refused (another tool's JSON, another run's record): exit 1,
+# nothing submitted again.
+printf '{"kind":"List","apiVersion":"v1","items":[]}' >"$vol/spec-cublas/solbook-task.json"
+record spec-cublaslt 1 failed 2 '"2026-11-26T10:20:00Z"' | sed 's/"run_id":"r5"/"run_id":"r4"/' \
+  >"$vol/spec-cublaslt/solbook-task.json"
+expect 1 status-foreign env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --status r5 \
+  --output-volume "$tmp/vol"
+has status-foreign.out "4 tasks: 1 running, 1 pending, 1 unknown, 1 not started"
+has status-foreign.err "solbook: $vol/spec-cublas/solbook-task.json: /kind: not a field of a task record (solbook.fleet-task.v1)"
+has status-foreign.err "solbook: $vol/spec-cublaslt/solbook-task.json: a task record of another run (not run r5 of gemm-spec on a100)"
+has status-foreign.err "solbook: every task record of run r5 of gemm-spec on a100 is refused"
+lines status-foreign.err 4
+rm -f "$tmp/resubmit.sh"
+expect 1 missing-foreign env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch a100 --engine slurm --only-missing r5 \
+  --output-volume "$tmp/vol"
+has missing-foreign.err "solbook: every task record of run r5 of gemm-spec on a100 is refused; nothing submitted again"
+if [[ -e $tmp/resubmit.sh ]]; then bad "--only-missing submitted with every record refused"; else ok "--only-missing submits nothing with every record refused"; fi
 printf '#!%s\nexec 0<&-; echo "error: no context" >&2; exit 1\n' "$(command -v bash)" >"$tmp/bin/kubectl"
 chmod +x "$tmp/bin/kubectl"
 expect 2 kubectl-fails env PATH="$tmp/bin" "$SOLBOOK" submit gemm-spec --arch h100 --engine kubernetes --image x

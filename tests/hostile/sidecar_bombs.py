@@ -178,10 +178,11 @@ try:
     print("ok: a %d-byte ncu CSV of %d one-digit values: stored whole, peak RSS %d KiB" % (size, values, rss))
     write(side, dense_ncu(4 << 20, bad_tail=True))
     rc, err, rss, runs, metrics, _ = ingest("dense ncu sidecar, bad last row", [folder], db)
-    if rc != 1 or runs != 1 or metrics != 0 or len(err.splitlines()) != 1 or side not in err:
+    if rc != 1 or runs != 0 or metrics != 0 or len(err.splitlines()) != 1 or side not in err \
+            or "refused with its document" not in err:
         fail("dense ncu sidecar with a bad last row: exit %d, %d runs, %d metric rows: %r"
              % (rc, runs, metrics, err))
-    print("ok: the same with a bad last row: the run stored, none of its profile's rows, one line: %s"
+    print("ok: the same with a bad last row: neither the run nor a row of its profile stored, one line: %s"
           % err.strip())
     print("peak RSS bound of %d KiB: %s" % (LIMIT_KIB, "not checked, a sanitizer build" if SANITIZED
                                              else "checked on every ingest above"))

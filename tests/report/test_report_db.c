@@ -792,6 +792,70 @@ static void test_regression_history(void **state)
     assert_true(l.v[1].threshold == 0.03);
     /* the regression was undone at the newest commit: nothing to fail on */
     assert_int_equal(sb_rg_count_regressions(&l), 0);
+
+    /* Each step as the weekly records it (claims.h): series, commits,
+     * ratio, threshold and rule hold against the stored runs; a claim
+     * doctored in any of them fails the check, naming what it states
+     * and what the runs give. */
+    const sb_result *cited[3] = {l.v[1].new_run, l.v[0].old_run, l.v[1].old_run};
+    sb_claims c = {0};
+    sb_claims_add_step(&c, &l.v[1]);
+    sb_claims_add_step(&c, &l.v[0]);
+    assert_int_equal(c.n, 2);
+    assert_false(c.failed);
+    sb_claim_step *s = c.v[0].step;
+    assert_non_null(s);
+    assert_string_equal(c.v[0].figure, "-9.1%");
+    assert_string_equal(s->case_key, l.v[1].new_run->case_key);
+    assert_string_equal(s->old_commit, shas[1]);
+    assert_string_equal(s->new_commit, shas[2]);
+    assert_string_equal(s->rule, "improvement");
+    assert_string_equal(c.v[1].step->rule, "regression");
+    assert_true(fabs(s->ratio - 1.0 / 1.10) < 1e-9);
+    assert_true(s->threshold == 0.03);
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
+    /* the ratio */
+    double ratio = s->ratio;
+    s->ratio = 0.95;
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "the weekly writeup states -9.1% (fused on h100-sxm5-80gb) at a ratio of 0.950000"));
+    assert_non_null(strstr(err.msg, "give 0.909"));
+    s->ratio = ratio;
+    /* the threshold */
+    s->threshold = 0.01;
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "past a threshold of 0.0100; runs"));
+    assert_non_null(strstr(err.msg, "give 0.0300"));
+    s->threshold = 0.03;
+    /* the rule */
+    free(s->rule);
+    s->rule = strdup("regression");
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "as a regression; runs"));
+    assert_non_null(strstr(err.msg, "give improvement (change -9.09%, threshold 3.00%"));
+    free(s->rule);
+    s->rule = strdup("improvement");
+    /* the commits */
+    free(s->old_commit);
+    s->old_commit = strdup(shas[0]);
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "from commit aaaaaaaaaaaa to cccccccccccc; runs"));
+    free(s->old_commit);
+    s->old_commit = strdup(shas[1]);
+    /* the series */
+    free(s->case_key);
+    s->case_key = strdup("mb/other/fwd/fp32/M=8,N=8");
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "of case mb/other/fwd/fp32/M=8,N=8; runs"));
+    free(s->case_key);
+    s->case_key = strdup(l.v[1].new_run->case_key);
+    /* a run the claim rests on that is not cited */
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 2, &o, "the weekly writeup", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "-9.1% (fused on h100-sxm5-80gb)"));
+    assert_non_null(strstr(err.msg, "without an old and a new run it cites"));
+    /* put back, it holds again */
+    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
+    sb_claims_free(&c);
     sb_rg_free(&l);
     sb_results_free(&set);
     sb_db_close(db);
