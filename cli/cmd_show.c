@@ -1,5 +1,6 @@
 /* cmd_show.c - `solbook show RUN`: one stored run in full. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,15 +10,18 @@
 #include "error.h"
 #include "home.h"
 #include "run_record.h"
+#include "stats.h"
 #include "store.h"
 
 static const char *const show_usage[] = {
     "solbook show [<options>] RUN",
     "",
     "Prints one stored run whole: provenance, config and protocol, statistics,",
-    "derived metrics, correctness, training or ceilings, stored sample count and",
-    "Nsight Compute metrics. RUN is a run id (see 'solbook runs'), the producer's",
-    "run_uuid, or a prefix (8+ hex digits) of the content sha256.",
+    "derived metrics, correctness, training or ceilings, stored sample count, the",
+    "SM clock the samples ran at where the run stored it (its range, the samples",
+    "under 99% of the top clock, their correlation with time) and Nsight Compute",
+    "metrics. RUN is a run id (see 'solbook runs'), the producer's run_uuid, or a",
+    "prefix (8+ hex digits) of the content sha256.",
     NULL,
 };
 
@@ -138,6 +142,50 @@ static int print_samples(sb_db *db, long long id, sb_error *err)
     return SB_OK;
 }
 
+/* The clock statistics of the run's samples (sb_clock_stats_of); SB_OK
+ * with *has 0 when the run stored no clock per sample. */
+static int sample_clock_stats(sb_db *db, long long id, sb_clock_stats *cs, int *has, sb_error *err)
+{
+    sb_sample_clocks c;
+    *has = 0;
+    if (sb_run_sample_clocks(db, id, &c, err) != SB_OK)
+        return SB_ERR;
+    if (c.n) {
+        if (sb_clock_stats_of(c.ms, c.mhz, c.n, cs) != 0) {
+            free(c.ms);
+            free(c.mhz);
+            return sb_error_set(err, sb_db_path(db), NULL, "out of memory");
+        }
+        *has = 1;
+    }
+    free(c.ms);
+    free(c.mhz);
+    return SB_OK;
+}
+
+/* Whether slow samples ran throttled: the clock range, the samples well
+ * under the top clock with their median time, and how time follows the
+ * clock. */
+static int print_sample_clocks(sb_db *db, long long id, sb_error *err)
+{
+    sb_clock_stats cs;
+    int has;
+    if (sample_clock_stats(db, id, &cs, &has, err) != SB_OK)
+        return SB_ERR;
+    if (!has)
+        return SB_OK;
+    printf("  %-24s %.6g .. %.6g, median %.6g\n", "SM clock (MHz)", cs.min_mhz, cs.max_mhz, cs.median_mhz);
+    printf("  %-24s %zu of %zu", "under 99% of top clock", cs.below, cs.count);
+    if (cs.below && cs.below < cs.count)
+        printf(" (median %.6g ms, the others %.6g ms)", cs.median_ms_below, cs.median_ms_top);
+    printf("\n  %-24s ", "time-clock correlation");
+    if (isnan(cs.time_clock_r))
+        printf("none (%s constant)\n", cs.min_mhz == cs.max_mhz ? "clock" : "time");
+    else
+        printf("r = %.3f\n", cs.time_clock_r);
+    return SB_OK;
+}
+
 static int print_profile_row(void *ctx, const sb_profiler_row *r, sb_error *err)
 {
     (void)err;
@@ -197,7 +245,8 @@ static int show_text(sb_db *db, long long id, sb_error *err)
         print_table(db, "statistics (ms) and metrics", "metrics", id, err) != SB_OK ||
         print_table(db, "correctness", "correctness", id, err) != SB_OK ||
         print_table(db, "training", "training", id, err) != SB_OK || print_ceilings(db, id, err) != SB_OK ||
-        print_samples(db, id, err) != SB_OK || print_profile(db, id, err) != SB_OK)
+        print_samples(db, id, err) != SB_OK || print_sample_clocks(db, id, err) != SB_OK ||
+        print_profile(db, id, err) != SB_OK)
         return SB_ERR;
     return SB_OK;
 }
@@ -251,6 +300,21 @@ static int show_json(sb_db *db, long long id, sb_error *err)
         json_decref(out);
         return SB_ERR;
     }
+    sb_clock_stats cs;
+    int has;
+    if (sample_clock_stats(db, id, &cs, &has, err) != SB_OK) {
+        json_decref(out);
+        return SB_ERR;
+    }
+    if (has) {
+        json_t *c = json_pack("{s:I, s:f, s:f, s:f, s:I}", "count", (json_int_t)cs.count, "min_mhz", cs.min_mhz,
+                              "median_mhz", cs.median_mhz, "max_mhz", cs.max_mhz, "below_top_clock",
+                              (json_int_t)cs.below);
+        json_object_set_new(c, "median_ms_below", isnan(cs.median_ms_below) ? json_null() : json_real(cs.median_ms_below));
+        json_object_set_new(c, "median_ms_top", isnan(cs.median_ms_top) ? json_null() : json_real(cs.median_ms_top));
+        json_object_set_new(c, "time_clock_r", isnan(cs.time_clock_r) ? json_null() : json_real(cs.time_clock_r));
+        json_object_set_new(out, "sample_clocks", c);
+    }
     /* ASCII only: no stored character reaches the terminal raw */
     char *s = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) |
                                   JSON_ENSURE_ASCII);
@@ -268,7 +332,7 @@ int cmd_show(int argc, char **argv)
     int json = 0, exit_status;
     const sb_option options[] = {
         SB_OPT_STRING('d', "db", &db_path, "path", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
-        SB_OPT_BOOL('j', "json", &json, "the stored JSON document, plus the ncu metrics"),
+        SB_OPT_BOOL('j', "json", &json, "the stored JSON document, plus the ncu metrics and sample clocks"),
         SB_OPT_END(),
     };
     argc = sb_cli_parse_options(argc, argv, "show", options, show_usage, 0, &exit_status);

@@ -189,6 +189,68 @@ int sb_run_samples_summary(sb_db *db, long long run_id, sb_samples_summary *out,
     return SB_OK;
 }
 
+/* Frees what *out holds and empties it; SB_ERR with err filled by the
+ * caller first. */
+static int sample_clocks_fail(sb_sample_clocks *out)
+{
+    free(out->ms);
+    free(out->mhz);
+    memset(out, 0, sizeof *out);
+    return SB_ERR;
+}
+
+int sb_run_sample_clocks(sb_db *db, long long run_id, sb_sample_clocks *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    /* the samples first, and only of a run whose document has clocks:
+     * ingest made the clocks as many as the samples */
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT s.value_ms FROM run_samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?"
+                           " AND json_type(r.raw_json, '$.timing.sample_sm_clock_mhz') = 'array'",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(db, err, "cannot query run_samples");
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    size_t cap = 0;
+    const char *why = rc == SQLITE_ROW ? sb_sample_blob_column(st, 0, &out->ms, &cap, &out->n) : NULL;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return sb_db_fail(db, err, "cannot read run_samples");
+    if (why) {
+        sb_error_set(err, sb_db_path(db), NULL, "run %lld: %s", run_id, why);
+        return sample_clocks_fail(out);
+    }
+    if (!out->n)
+        return SB_OK;
+    if (!(out->mhz = malloc(out->n * sizeof *out->mhz))) {
+        sb_error_set(err, sb_db_path(db), NULL, "out of memory");
+        return sample_clocks_fail(out);
+    }
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT c.value FROM runs r,"
+                           " json_each(json_extract(r.raw_json, '$.timing.sample_sm_clock_mhz')) AS rep,"
+                           " json_each(rep.value) AS c WHERE r.id = ? ORDER BY rep.key, c.key",
+                           -1, &st, NULL) != SQLITE_OK) {
+        sb_db_fail(db, err, "cannot query the sample clocks");
+        return sample_clocks_fail(out);
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    size_t k = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && k < out->n)
+        out->mhz[k++] = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE || k != out->n) {
+        if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+            sb_error_set(err, sb_db_path(db), NULL, "run %lld: the sample clocks are not as many as the samples",
+                         run_id);
+        else
+            sb_db_fail(db, err, "cannot read the sample clocks");
+        return sample_clocks_fail(out);
+    }
+    return SB_OK;
+}
+
 int sb_run_profiler_rows(sb_db *db, long long run_id, sb_profiler_row_fn fn, void *ctx,
                          sb_error *err)
 {

@@ -59,6 +59,15 @@ typedef struct sb_samples_summary {
 } sb_samples_summary;
 int sb_run_samples_summary(sb_db *db, long long run_id, sb_samples_summary *out, sb_error *err);
 
+/* The run's samples (ms) and the SM clock each ran at (MHz, timing.
+ * sample_sm_clock_mhz of its document), repeat after repeat, n of each;
+ * n 0 and both NULL when the run stored no clocks. Free both. */
+typedef struct sb_sample_clocks {
+    size_t n;
+    double *ms, *mhz;
+} sb_sample_clocks;
+int sb_run_sample_clocks(sb_db *db, long long run_id, sb_sample_clocks *out, sb_error *err);
+
 /* The run's Nsight Compute rows by kernel_index, then metric. */
 typedef struct sb_profiler_row {
     long long kernel_index;

@@ -184,11 +184,11 @@ static int read_samples(const sb_import_ctx *ctx, json_t *summaries, const char 
 }
 
 /* The SM clock of each cold sample (Hz in the file), as many as the
- * samples read; summarised in MHz into run_params, since the schema has
- * no per-sample clock field: the slowest, median and fastest sample's
- * clock show whether a sample ran throttled, which the mean alone hides. */
+ * samples read, into timing.sample_sm_clock_mhz (one repeat, parallel to
+ * timing.samples): a sample that ran throttled shows there, which the
+ * mean clock hides. */
 static int read_clocks(const sb_import_ctx *ctx, json_t *summaries, const char *where, size_t n_samples,
-                       json_t *run_params, char *note, size_t note_size, sb_error *err)
+                       json_t *timing, char *note, size_t note_size, sb_error *err)
 {
     double *hz = NULL;
     size_t n = 0;
@@ -211,10 +211,12 @@ static int read_clocks(const sb_import_ctx *ctx, json_t *summaries, const char *
         hi = hz[i] > hi ? hz[i] : hi;
     }
     double med = sb_median(hz, n);
+    for (size_t i = 0; i < n; i++)
+        hz[i] /= 1e6;
+    int rc = sb_result_timing_add_clocks(timing, hz, &n, 1);
     free(hz);
-    json_object_set_new(run_params, "sm_clock_samples_min_mhz", json_real(lo / 1e6));
-    json_object_set_new(run_params, "sm_clock_samples_median_mhz", json_real(med / 1e6));
-    json_object_set_new(run_params, "sm_clock_samples_max_mhz", json_real(hi / 1e6));
+    if (rc != 0)
+        return sb_error_set(err, ctx->path, where, "out of memory");
     snprintf(note, note_size, "; SM clock of each sample from %s: %.0f to %.0f MHz, median %.0f", used, lo / 1e6,
              hi / 1e6, med / 1e6);
     return SB_OK;
@@ -530,7 +532,7 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
     if (n_samples > 0) {
         char where[96], clocks[800];
         snprintf(where, sizeof where, "/benchmarks/%zu/states/%zu", bi, si);
-        if (read_clocks(ctx, summaries, where, n_samples, run_params, clocks, sizeof clocks, err) != SB_OK) {
+        if (read_clocks(ctx, summaries, where, n_samples, timing, clocks, sizeof clocks, err) != SB_OK) {
             json_decref(run_params);
             json_decref(config);
             json_decref(prov);

@@ -150,6 +150,35 @@ static int check_counts(json_t *doc, int training, const char *file, sb_error *e
     return SB_OK;
 }
 
+/* timing.sample_sm_clock_mhz is parallel to timing.samples: as many
+ * repeats, each as long as its repeat of samples. */
+static int check_sample_clocks(json_t *doc, const char *file, sb_error *err)
+{
+    json_t *timing = get(doc, "timing");
+    json_t *clocks = get(timing, "sample_sm_clock_mhz");
+    if (!clocks)
+        return SB_OK;
+    json_t *samples = get(timing, "samples");
+    if (!samples)
+        return sb_error_set(err, file, "/timing/sample_sm_clock_mhz", "sample clocks but no timing.samples");
+    if (json_array_size(clocks) != json_array_size(samples))
+        return sb_error_set(err, file, "/timing/sample_sm_clock_mhz",
+                            "%zu repeats of sample clocks but %zu of samples", json_array_size(clocks),
+                            json_array_size(samples));
+    size_t r;
+    json_t *rep;
+    json_array_foreach(clocks, r, rep) {
+        size_t n = json_array_size(json_array_get(samples, r));
+        if (json_array_size(rep) != n) {
+            char where[64];
+            snprintf(where, sizeof where, "/timing/sample_sm_clock_mhz/%zu", r);
+            return sb_error_set(err, file, where, "repeat %zu has %zu sample clocks but %zu samples", r,
+                                json_array_size(rep), n);
+        }
+    }
+    return SB_OK;
+}
+
 /* ---- the rows of a document ---- */
 
 static int fill_provenance(sb_ingest_prepared *pp, json_t *p)
@@ -515,7 +544,8 @@ int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *sou
                                                                   : 0;
     if (!kind)
         return sb_error_set(err, source, "/schema", "schema \"%s\" has no storage in the database", schema_id);
-    if (check_counts(doc, kind == KIND_TRAINING, source, err) != SB_OK)
+    if (check_counts(doc, kind == KIND_TRAINING, source, err) != SB_OK ||
+        check_sample_clocks(doc, source, err) != SB_OK)
         return SB_ERR;
     size_t raw_len;
     char *raw = sb_canonical_json(doc, &raw_len);

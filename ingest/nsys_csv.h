@@ -1,13 +1,19 @@
 /* nsys_csv.h - Nsight Systems' CUDA kernel summary
  * (`nsys stats --report cuda_gpu_kern_sum --format csv`) parsing.
  *
- * Layout: a header row naming the columns "Time (%)", "Total Time (ns)",
- * "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)"
- * and "Name" (in any order; other columns are passed over), then one row a
- * kernel name, as the report groups launches. Lines before the header
- * (nsys's "Processing [...]" message when the report went to stdout) are
- * skipped. "Total Time (ns)", "Instances" and "Name" are required; the
- * others may be absent or empty. Times are converted from ns to ms
+ * Layout: a header row naming the columns of one nsys version's kernel
+ * summary, then one row a kernel name, as the report groups launches.
+ * nsys's current report, cuda_gpu_kern_sum, names them "Time (%)", "Total
+ * Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
+ * "StdDev (ns)" and "Name"; the gpukernsum report of earlier versions
+ * "Time(%)", "Total Time (ns)", "Instances", "Average (ns)", "Minimum
+ * (ns)", "Maximum (ns)", "StdDev (ns)", "Name", or in its first form
+ * "Time(%)", "Total Time (ns)", "Instances", "Average", "Minimum",
+ * "Maximum", "Name" (all in ns). Columns come in any order; other columns are passed over.
+ * Lines before the header (nsys's "Processing [...]" message when the
+ * report went to stdout) are skipped. "Total Time (ns)", "Instances" and
+ * "Name" are required; the others may be absent or empty. Times are
+ * converted from ns to ms
  * exactly: the decimal point is moved before the text is rounded to a
  * double, so each time is the double nearest its exact value in ms.
  */

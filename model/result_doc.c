@@ -24,22 +24,30 @@ json_t *sb_result_stats_json(const sb_sample_stats *s)
     return o;
 }
 
+/* values laid out repeat after repeat as one array a repeat; NULL when
+ * memory runs out. */
+static json_t *repeat_rows(const double *values, const size_t *per_repeat, size_t repeats)
+{
+    json_t *rows = json_array();
+    for (size_t r = 0, k = 0; rows && r < repeats; r++) {
+        json_t *row = json_array();
+        for (size_t i = 0; row && i < per_repeat[r]; i++)
+            json_array_append_new(row, json_real(values[k++]));
+        if (!row || json_array_append_new(rows, row) != 0) {
+            json_decref(rows);
+            rows = NULL;
+        }
+    }
+    return rows;
+}
+
 json_t *sb_result_timing(const double *samples, const size_t *per_repeat, size_t repeats,
                          double *median_ms)
 {
     sb_sample_stats st;
     if (sb_sample_stats_of(samples, per_repeat, repeats, &st) != 0)
         return NULL;
-    json_t *rows = json_array();
-    for (size_t r = 0, k = 0; rows && r < repeats; r++) {
-        json_t *row = json_array();
-        for (size_t i = 0; row && i < per_repeat[r]; i++)
-            json_array_append_new(row, json_real(samples[k++]));
-        if (!row || json_array_append_new(rows, row) != 0) {
-            json_decref(rows);
-            rows = NULL;
-        }
-    }
+    json_t *rows = repeat_rows(samples, per_repeat, repeats);
     json_t *stats = sb_result_stats_json(&st);
     json_t *timing = json_object();
     if (!rows || !stats || !timing) {
@@ -54,6 +62,12 @@ json_t *sb_result_timing(const double *samples, const size_t *per_repeat, size_t
     if (median_ms)
         *median_ms = st.median;
     return timing;
+}
+
+int sb_result_timing_add_clocks(json_t *timing, const double *mhz, const size_t *per_repeat, size_t repeats)
+{
+    json_t *rows = repeat_rows(mhz, per_repeat, repeats);
+    return rows && json_object_set_new(timing, "sample_sm_clock_mhz", rows) == 0 ? 0 : -1;
 }
 
 json_t *sb_result_timing_of_json(const json_t *samples, double *median_ms)

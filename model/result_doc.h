@@ -28,6 +28,11 @@ json_t *sb_result_stats_json(const sb_sample_stats *s);
 json_t *sb_result_timing(const double *samples, const size_t *per_repeat, size_t repeats,
                          double *median_ms);
 
+/* Adds to timing the SM clock each sample ran at, in MHz, laid out as
+ * its samples are (timing.sample_sm_clock_mhz, parallel to samples).
+ * -1 when memory runs out, 0 otherwise. */
+int sb_result_timing_add_clocks(json_t *timing, const double *mhz, const size_t *per_repeat, size_t repeats);
+
 /* The timing object of a samples array as JSON holds it (one array of
  * numbers a repeat, the harness output of forge). NULL when samples is
  * not such an array, holds no number, or memory runs out. */

@@ -429,3 +429,43 @@ int sb_benjamini_hochberg(const double *p, size_t n, double q, double *adjusted,
     free(r);
     return 0;
 }
+
+int sb_clock_stats_of(const double *ms, const double *mhz, size_t n, sb_clock_stats *out)
+{
+    if (n == 0)
+        return -1;
+    double *below = malloc(2 * n * sizeof *below);
+    if (!below)
+        return -1;
+    double *top = below + n;
+    double lo = mhz[0], hi = mhz[0], mean_t = 0, mean_c = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = mhz[i] < lo ? mhz[i] : lo;
+        hi = mhz[i] > hi ? mhz[i] : hi;
+        mean_t += ms[i];
+        mean_c += mhz[i];
+    }
+    mean_t /= (double)n;
+    mean_c /= (double)n;
+    size_t nb = 0, nt = 0;
+    double stt = 0, scc = 0, stc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mhz[i] < 0.99 * hi)
+            below[nb++] = ms[i];
+        else
+            top[nt++] = ms[i];
+        stt += (ms[i] - mean_t) * (ms[i] - mean_t);
+        scc += (mhz[i] - mean_c) * (mhz[i] - mean_c);
+        stc += (ms[i] - mean_t) * (mhz[i] - mean_c);
+    }
+    out->count = n;
+    out->min_mhz = lo;
+    out->max_mhz = hi;
+    out->median_mhz = sb_median(mhz, n);
+    out->below = nb;
+    out->median_ms_below = nb ? sb_median(below, nb) : NAN;
+    out->median_ms_top = nt ? sb_median(top, nt) : NAN;
+    out->time_clock_r = stt > 0 && scc > 0 ? stc / sqrt(stt * scc) : NAN;
+    free(below);
+    return 0;
+}

@@ -1,5 +1,6 @@
 /* stats.h - the statistics behind the tables: median, geometric mean,
- * the statistics of a result's samples, the two-sided Mann-Whitney U test
+ * the statistics of a result's samples and of the SM clock each ran at,
+ * the two-sided Mann-Whitney U test
  * used by regression checks, and the Benjamini-Hochberg procedure over
  * many such tests.
  */
@@ -50,6 +51,25 @@ double sb_relative_stdev(const double *v, size_t n);
  * are no samples or memory runs out, 0 otherwise. */
 int sb_sample_stats_of(const double *samples, const size_t *per_repeat, size_t repeats,
                        sb_sample_stats *out);
+
+/* What the SM clock of each sample says of a result (timing.
+ * sample_sm_clock_mhz beside timing.samples): whether slow samples ran
+ * throttled. */
+typedef struct sb_clock_stats {
+    size_t count;
+    double min_mhz, median_mhz, max_mhz;
+    /* samples more than 1% under the fastest sample's clock: a clock
+     * measured over a sample varies by a few MHz without a throttle */
+    size_t below;
+    double median_ms_below, median_ms_top; /* their median time, and the others'; NAN when none */
+    /* Pearson's r of sample time and clock: near -1 when the slow samples
+     * are the low-clock ones; NAN when either is constant */
+    double time_clock_r;
+} sb_clock_stats;
+
+/* The clock statistics of n > 0 samples ms[i], each run at clock mhz[i].
+ * -1 when n is 0 or memory runs out, 0 otherwise. */
+int sb_clock_stats_of(const double *ms, const double *mhz, size_t n, sb_clock_stats *out);
 
 /* The smallest relative change a verdict counts, from the change A/A runs
  * of unchanged code showed (their largest, or a high percentile, as

@@ -77,4 +77,19 @@ run "strict" 1 "$SOLBOOK" ingest --db "$DB" --strict --format auto "$DATA/liger_
 check "strict stored nothing" 0 "$(q "SELECT count(*) FROM configs WHERE shape_key LIKE '%vocab_size%'")"
 run "strict good" 0 "$SOLBOOK" ingest --db "$DB" --strict --format liger-csv "$DATA/liger_model_sweep.csv"
 check "strict good stored" 3 "$(q "SELECT count(*) FROM runs WHERE source_path LIKE '%liger_model_sweep.csv%'")"
+# 5. nvbench's clock of each sample (its --jsonbin clock file, nvbench_bin.json-freqs-bin/0.bin:
+# 1980, 1980, 1755, 1965, 1980 MHz beside 0.010, 0.012, 0.011, 0.014, 0.013 ms) through
+# `solbook show`: the range, the one sample more than 1% under the top clock, and r.
+run "nvbench with clocks" 0 "$SOLBOOK" ingest --db "$DB" --format nvbench-json "$DATA/nvbench_bin.json"
+NID=$(q "SELECT id FROM runs WHERE source_path LIKE '%nvbench_bin.json%'")
+run "show clocks" 0 "$SOLBOOK" show --db "$DB" "$NID"
+check "show clock range" "  SM clock (MHz)           1755 .. 1980, median 1980" "$(grep "SM clock (MHz)" "$T/out")"
+check "show clock throttled" "  under 99% of top clock   1 of 5 (median 0.011 ms, the others 0.0125 ms)" \
+    "$(grep "under 99%" "$T/out")"
+check "show clock correlation" "  time-clock correlation   r = 0.311" "$(grep "time-clock" "$T/out")"
+run "show clocks json" 0 "$SOLBOOK" show --db "$DB" --json "$NID"
+check "show --json clocks" "5 1755 1980 1 5" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["sample_clocks"]; print(c["count"], round(c["min_mhz"]), round(c["max_mhz"]), c["below_top_clock"], len(d["document"]["timing"]["sample_sm_clock_mhz"][0]))' "$T/out")"
+run "show without clocks" 0 "$SOLBOOK" show --db "$DB" "$(q "SELECT min(id) FROM runs WHERE source_format = 'nvbench-json'")"
+grep -q "SM clock" "$T/out" && fail "a run without sample clocks shows SM clock lines"
+echo "ok: a run without sample clocks shows none"
 echo "e2e_import: all checks passed"

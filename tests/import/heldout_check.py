@@ -19,22 +19,28 @@ tool's own print (FORMAT.print.txt, the tool's stdout from that run):
 - torch.utils.benchmark (through bench/scripts/torch_benchmark_dump.py):
   each Measurement's "Median: 163.71 us" and every sample.
 
-With DIR3 (shared/import-heldout/ of the checkout), two files other
+With DIR3 (shared/import-heldout/ of the checkout), three files other
 projects' runs wrote and committed, which stay under those projects'
 licences and out of this repository (DIR2/README names source, commit
 and licence), are checked against the file itself, every case, and read
-back through `solbook show` and `solbook compare`; without them those
-two checks say they are skipped and the others run:
+back through `solbook show` and `solbook compare` (the nvbench and
+Liger files); without them those checks say they are skipped and the
+others run:
 
 - nvbench JSON (its axes example on a Quadro GV100 and GP100): each
   state's cold mean, sample count, noise, bytes, device, axes and dtype,
   skip reasons; compare pairs each GV100 state with its GP100 twin;
 - Liger-Kernel's benchmark/data/all_benchmark_data.csv: each case's
   20/50/80 % quantiles and peak memory; compare's A100 and H100 medians
-  are the file's y_value_50.
+  are the file's y_value_50;
+- an Nsight Systems cuda_gpu_kern_sum CSV (nsys 2024.7.1, PolyFHE's
+  profile of the Phantom FHE library): attached to a stored run with
+  `solbook ingest --nsys`, each kernel's row, share, launches and six
+  times, each time the double nearest the file's ns figure / 10^6.
 """
 import array
 import csv
+import decimal
 import json
 import os
 import re
@@ -395,8 +401,48 @@ def check_liger_public(db, d, solbook, dbp):
           "Liger's y_value_50" % (rid, len(got or [])))
 
 
+NSYS_TIMES = [("Total Time (ns)", "total_ms"), ("Avg (ns)", "avg_ms"), ("Med (ns)", "med_ms"),
+              ("Min (ns)", "min_ms"), ("Max (ns)", "max_ms"), ("StdDev (ns)", "stddev_ms")]
+
+
+def check_nsys_public(db, d, solbook, dbp):
+    """An nsys cuda_gpu_kern_sum CSV nsys wrote in another project's run
+    (hal-lab-u-tokyo/PolyFHE, the README names the commit), attached to a
+    stored run: every kernel row against the file, ns read exactly."""
+    path = os.path.join(d, "nsys_kern_sum_polyfhe_phantom_L36.csv")
+    rid = db.execute("SELECT min(id) FROM runs").fetchone()[0]
+    p = subprocess.run([solbook, "ingest", "--db", dbp, "--nsys", path, "--run", str(rid)],
+                       capture_output=True, text=True)
+    expect("nsys", p.returncode == 0, "ingest --nsys: exit %d: %s" % (p.returncode, p.stderr.strip()))
+    with open(path, newline="") as f:
+        lines = f.read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Time (%),"))
+    rows = [r for r in csv.DictReader(lines[start:]) if r.get("Name")]
+    db.row_factory = sqlite3.Row
+    got = db.execute("SELECT * FROM kernel_summaries WHERE run_id = ? ORDER BY kernel_index", (rid,)).fetchall()
+    db.row_factory = None
+    expect("nsys", len(got) == len(rows), "%d kernel rows stored, the file has %d" % (len(got), len(rows)))
+    for i, (row, k) in enumerate(zip(rows, got)):
+        where = "kernel %d" % i
+        expect("nsys", k["kernel_name"] == row["Name"], "%s: name %r" % (where, k["kernel_name"][:60]))
+        expect("nsys", k["instances"] == int(row["Instances"]), "%s: instances %s" % (where, k["instances"]))
+        expect("nsys", k["time_pct"] == float(row["Time (%)"]), "%s: share %s" % (where, k["time_pct"]))
+        expect("nsys", k["tool"] == "nsys" and k["source_path"] == path, "%s: tool %s" % (where, k["tool"]))
+        for col, field in NSYS_TIMES:
+            want = float(decimal.Decimal(row[col]).scaleb(-6))
+            expect("nsys", k[field] == want, "%s: %s %r, the file's %s ns is %r ms" % (where, field, k[field], row[col], want))
+    print("ok: nsys: %s: %d kernels (nsys %s) attached to run %d, each row's name, share, launches and 6 times "
+          "equal to the file's, ns / 10^6 exactly" % (os.path.basename(path), len(rows),
+                                                     "2024.7.1" if "2024.7.1" in lines[1] else "?", rid))
+
+
 # file name in DIR3 -> its check
-PUBLIC = {"nvbench_axes_quadro.json": check_nvbench_public, "liger_all_benchmark_data.csv": check_liger_public}
+PUBLIC = {"nvbench_axes_quadro.json": check_nvbench_public, "liger_all_benchmark_data.csv": check_liger_public,
+          "nsys_kern_sum_polyfhe_phantom_L36.csv": check_nsys_public}
+
+
+# the DIR3 files ingest reads itself; the nsys summary attaches to a run
+INGESTED = ("nvbench_axes_quadro.json", "liger_all_benchmark_data.csv")
 
 
 def main():
@@ -411,7 +457,7 @@ def main():
     files += [os.path.join(mdir, n) for n in sorted(os.listdir(mdir)) if n != "machine.json"]
     files.append(os.path.join(d2, "torch_benchmark.json"))
     files.append(os.path.join(d2, "torch_benchmark_cuda.json"))
-    files += [os.path.join(d3, n) for n in public]
+    files += [os.path.join(d3, n) for n in public if n in INGESTED]
     with tempfile.TemporaryDirectory() as tmp:
         dbp = os.path.join(tmp, "h.db")
         triton = [["--y-stat", "median", os.path.join(d2, "sort-performance.csv")],

@@ -522,12 +522,22 @@ static void test_nvbench_stored(void **state)
     assert_int_equal(q_int(db, "SELECT length(s.value_ms) / 8 FROM run_samples s JOIN runs r ON r.id = s.run_id "
                                "WHERE r.source_path LIKE '%nvbench_bin.json%'"), 5);
     /* the per-sample SM clocks (nvbench_bin.json-freqs-bin/0.bin, Hz as
-     * float32: 1980, 1980, 1755, 1965, 1980 MHz) summarised in run_params */
-#define CLK(k) "SELECT json_extract(raw_json, '$.config.run_params.sm_clock_samples_" k "_mhz') FROM runs " \
+     * float32: 1980, 1980, 1755, 1965, 1980 MHz) kept in MHz, one repeat
+     * parallel to the samples */
+#define CLK(k) "SELECT json_extract(raw_json, '$.timing.sample_sm_clock_mhz" k "') FROM runs " \
                "WHERE source_path LIKE '%nvbench_bin.json%'"
-    assert_true(fabs(q_real(db, CLK("min")) - 1755.0) < 1e-3);
-    assert_true(fabs(q_real(db, CLK("median")) - 1980.0) < 1e-3);
-    assert_true(fabs(q_real(db, CLK("max")) - 1980.0) < 1e-3);
+    assert_int_equal(q_int(db, "SELECT json_array_length(raw_json, '$.timing.sample_sm_clock_mhz') FROM runs "
+                               "WHERE source_path LIKE '%nvbench_bin.json%'"), 1);
+    assert_int_equal(q_int(db, "SELECT json_array_length(raw_json, '$.timing.sample_sm_clock_mhz[0]') FROM runs "
+                               "WHERE source_path LIKE '%nvbench_bin.json%'"), 5);
+    assert_true(fabs(q_real(db, CLK("[0][0]")) - 1980.0) < 1e-3);
+    assert_true(fabs(q_real(db, CLK("[0][1]")) - 1980.0) < 1e-3);
+    assert_true(fabs(q_real(db, CLK("[0][2]")) - 1755.0) < 1e-3);
+    assert_true(fabs(q_real(db, CLK("[0][3]")) - 1965.0) < 1e-3);
+    assert_true(fabs(q_real(db, CLK("[0][4]")) - 1980.0) < 1e-3);
+    /* and no longer summarised in run_params */
+    assert_int_equal(q_int(db, "SELECT json_extract(raw_json, '$.config.run_params.sm_clock_samples_min_mhz') IS NULL "
+                               "FROM runs WHERE source_path LIKE '%nvbench_bin.json%'"), 1);
 #undef CLK
     assert_non_null(strstr(q_text(db, "SELECT notes FROM runs WHERE source_path LIKE '%nvbench_bin.json%'"),
                            "SM clock of each sample from nvbench_bin.json-freqs-bin/0.bin: 1755 to 1980 MHz, median 1980"));
@@ -1111,7 +1121,7 @@ static void test_nvbench_confined(void **state)
     assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
     assert_non_null(strstr(q_text(f->db, "SELECT notes FROM runs ORDER BY id DESC LIMIT 1"),
                            "clock file nvbench_bin.json-freqs-bin/0.bin holds 16 bytes, not 4 x 5"));
-    assert_int_equal(q_int(f->db, "SELECT json_extract(raw_json, '$.config.run_params.sm_clock_samples_min_mhz') IS NULL "
+    assert_int_equal(q_int(f->db, "SELECT json_extract(raw_json, '$.timing.sample_sm_clock_mhz') IS NULL "
                                   "FROM runs ORDER BY id DESC LIMIT 1"), 1);
     /* a clock that is no rate (0 Hz) refuses the file */
     ff = fopen(freq0, "wb");

@@ -226,6 +226,10 @@ static void test_refusals(void **state)
     refused(f, "bad/missing_schema.json", "/schema", "missing \"schema\" field");
     refused(f, "bad/schema_invalid.json", "/config/dtype", "enum");
     refused(f, "bad/count_mismatch.json", "/timing/stats/count", "stats.count is 16 but timing.samples holds 15");
+    /* the SM clock of each sample is parallel to the samples, and a rate */
+    refused(f, "bad/clock_mismatch.json", "/timing/sample_sm_clock_mhz/2",
+            "repeat 2 has 4 sample clocks but 5 samples");
+    refused(f, "bad/clock_zero.json", "/timing/sample_sm_clock_mhz/2/2", "exclusiveMinimum");
     refused(f, "bad/no_such_file.json", NULL, "No such file");
     assert_int_equal(total_rows(f), 0);
 }

@@ -15,16 +15,23 @@ static void fixture(char *buf, size_t size, const char *name)
     snprintf(buf, size, "%s/ingest/nsys/%s", SOLBOOK_TEST_DATA, name);
 }
 
-static void test_kern_sum(void **state)
+/* The parsed fixture, which must parse. */
+static sb_nsys_summary *parse_fixture(const char *name)
 {
-    (void)state;
     char path[1024];
-    fixture(path, sizeof path, "kern_sum.csv");
-    sb_nsys_summary *s;
+    fixture(path, sizeof path, name);
+    sb_nsys_summary *s = NULL;
     sb_error e;
     sb_error_clear(&e);
     if (sb_nsys_csv_parse_file(path, &s, &e) != SB_OK)
         fail_msg("%s: %s: %s", e.file, e.where, e.msg);
+    return s;
+}
+
+static void test_kern_sum(void **state)
+{
+    (void)state;
+    sb_nsys_summary *s = parse_fixture("kern_sum.csv");
     /* nsys's "Processing [...]" line before the header is not a row. */
     assert_int_equal(s->n, 3);
     assert_non_null(strstr(s->rows[0].kernel_name, "cutlass_80_tensorop_s1688gemm"));
@@ -90,6 +97,8 @@ static void test_bad_input(void **state)
     expect_refused(HDR, "line 1", "no kernel rows after the header");
     expect_refused("\"Total Time (ns)\",\"Name\"\n5,k\n", "line 1", "no \"Instances\" column");
     expect_refused("\"Total Time (ns)\",\"Name\",\"Name\",\"Instances\"\n5,k,k,1\n", "line 1", "appears twice");
+    expect_refused("Processing [x]...\n\"Time (%)\",\"Total Time (us)\",\"Instances\",\"Name\"\n1,5,1,k\n", "line 2",
+                   "\"Total Time (us)\": times in another unit than ns; write them with 'nsys stats --timeunit nsec'");
     sb_error_clear(&e);
     const char *none = "SKIPPED: report1.sqlite does not contain CUDA kernel data.\n";
     assert_int_equal(sb_nsys_csv_parse_buffer(none, strlen(none), "k.csv", &s, &e), SB_ERR);
@@ -120,12 +129,61 @@ static void test_columns_in_any_order(void **state)
     sb_nsys_summary_free(s);
 }
 
+/* The gpukernsum report of nsys before cuda_gpu_kern_sum, with units in
+ * its names: "Time(%)", "Average (ns)", "Minimum (ns)", "Maximum (ns)",
+ * "StdDev (ns)", no median. */
+static void test_gpukernsum_units(void **state)
+{
+    (void)state;
+    sb_nsys_summary *s = parse_fixture("gpukernsum_units.csv");
+    assert_int_equal(s->n, 2);
+    assert_string_equal(s->rows[1].kernel_name, "column_sums(const float *, float *, unsigned long)");
+    assert_true(s->rows[0].time_pct == 60.0 && s->rows[0].has_time_pct);
+    assert_true(s->rows[0].total_ms == 3.263784);
+    assert_true(s->rows[1].avg_ms == 1.088264 && s->rows[1].has_avg);
+    assert_true(s->rows[1].min_ms == 1.088 && s->rows[1].has_min);
+    assert_true(s->rows[1].max_ms == 1.088528 && s->rows[1].has_max);
+    assert_true(s->rows[1].stddev_ms == 0.0003734 && s->rows[1].has_stddev);
+    assert_int_equal(s->rows[1].instances, 2);
+    assert_false(s->rows[0].has_med);
+    sb_nsys_summary_free(s);
+    /* its names in errors */
+    const char *bad = "\"Time(%)\",\"Total Time (ns)\",\"Instances\",\"Minimum (ns)\",\"Maximum (ns)\",\"Name\"\n"
+                      "101,5,1,5,5,k\n";
+    expect_refused(bad, "line 2", "\"Time(%)\" 101 is over 100");
+    bad = "\"Time(%)\",\"Total Time (ns)\",\"Instances\",\"Minimum (ns)\",\"Maximum (ns)\",\"Name\"\n"
+          "1,5,1,6,5,k\n";
+    expect_refused(bad, "line 2", "\"Minimum (ns)\" 6 is over \"Maximum (ns)\" 5");
+}
+
+/* gpukernsum's first form: "Average", "Minimum", "Maximum" without a unit
+ * in the name, in ns as the report says, and no StdDev or median. */
+static void test_gpukernsum_first(void **state)
+{
+    (void)state;
+    sb_nsys_summary *s = parse_fixture("gpukernsum_first.csv");
+    assert_int_equal(s->n, 1);
+    assert_string_equal(s->rows[0].kernel_name, "addVectorsInto(float*, float*, float*, int)");
+    assert_true(s->rows[0].time_pct == 100.0);
+    assert_true(s->rows[0].total_ms == 2299.046069);
+    assert_true(s->rows[0].avg_ms == 2299.046069 && s->rows[0].has_avg);
+    assert_true(s->rows[0].min_ms == 2299.046069 && s->rows[0].max_ms == 2299.046069);
+    assert_int_equal(s->rows[0].instances, 1);
+    assert_false(s->rows[0].has_med);
+    assert_false(s->rows[0].has_stddev);
+    sb_nsys_summary_free(s);
+    const char *bad = "Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,Name\n1,5,1,x,5,5,k\n";
+    expect_refused(bad, "line 2", "\"Average\" x is not a non-negative number");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kern_sum),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_columns_in_any_order),
+        cmocka_unit_test(test_gpukernsum_units),
+        cmocka_unit_test(test_gpukernsum_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

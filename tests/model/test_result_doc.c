@@ -123,6 +123,26 @@ static void test_timing_of_json(void **state)
     }
 }
 
+/* The clock of each sample is laid out as the samples are: repeat by
+ * repeat, parallel to timing.samples. */
+static void test_timing_clocks(void **state)
+{
+    (void)state;
+    double ms[] = {1.0, 2.0, 3.0, 4.0, 5.0}, mhz[] = {1980, 1755, 1980, 1965, 1980};
+    size_t per[] = {2, 3};
+    json_t *t = sb_result_timing(ms, per, 2, NULL);
+    assert_non_null(t);
+    assert_int_equal(sb_result_timing_add_clocks(t, mhz, per, 2), 0);
+    json_t *c = json_object_get(t, "sample_sm_clock_mhz");
+    assert_int_equal(json_array_size(c), 2);
+    assert_int_equal(json_array_size(json_array_get(c, 0)), 2);
+    assert_int_equal(json_array_size(json_array_get(c, 1)), 3);
+    assert_true(json_real_value(json_array_get(json_array_get(c, 0), 1)) == 1755);
+    assert_true(json_real_value(json_array_get(json_array_get(c, 1), 1)) == 1965);
+    assert_true(json_real_value(json_array_get(json_array_get(json_object_get(t, "samples"), 1), 1)) == 4.0);
+    json_decref(t);
+}
+
 static void test_document(void **state)
 {
     (void)state;
@@ -163,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_sample_stats),
         cmocka_unit_test(test_many_repeats),
         cmocka_unit_test(test_timing_of_json),
+        cmocka_unit_test(test_timing_clocks),
         cmocka_unit_test(test_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -222,6 +222,31 @@ static void test_stats(void **state)
     assert_true(rs.p > 0 && rs.p < 1);
 }
 
+/* The SM clock of each sample: one sample ran at 1755 MHz, more than 1%
+ * under the top 1980 (1965 is within it), and it is the slow one, so
+ * time follows the clock down: r = -0.99796... (by hand). */
+static void test_clock_stats(void **state)
+{
+    (void)state;
+    double ms[] = {0.012, 0.012, 0.0135, 0.0121, 0.0119}, mhz[] = {1980, 1980, 1755, 1965, 1980};
+    sb_clock_stats c;
+    assert_int_equal(sb_clock_stats_of(ms, mhz, 5, &c), 0);
+    assert_int_equal(c.count, 5);
+    assert_true(c.min_mhz == 1755 && c.max_mhz == 1980 && c.median_mhz == 1980);
+    assert_int_equal(c.below, 1);
+    assert_true(c.median_ms_below == 0.0135);
+    assert_true(c.median_ms_top == 0.012);
+    assert_true(fabs(c.time_clock_r - -0.9979610566178486) < 1e-12);
+    /* a constant clock has no correlation, and no sample under it */
+    double flat[] = {1980, 1980, 1980, 1980, 1980};
+    assert_int_equal(sb_clock_stats_of(ms, flat, 5, &c), 0);
+    assert_true(isnan(c.time_clock_r));
+    assert_int_equal(c.below, 0);
+    assert_true(isnan(c.median_ms_below));
+    assert_true(c.median_ms_top == 0.012);
+    assert_int_equal(sb_clock_stats_of(ms, mhz, 0, &c), -1);
+}
+
 static void test_isoweek(void **state)
 {
     (void)state;
@@ -342,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_template_errors),
         cmocka_unit_test(test_svg_scales_and_labels),
         cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_clock_stats),
         cmocka_unit_test(test_isoweek),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
