@@ -621,7 +621,13 @@ static int run_training(const opts *o)
     int rc = 2;
     char plot_path[4200];
     snprintf(plot_path, sizeof plot_path, "%s/training-tokens.svg", dir);
-    if (sb_training_render_md(db, &to, &b, &sum, &err) != SB_OK ||
+    sb_training_set runs = {0};
+    sb_result_set all = {0};
+    to.runs = &runs;
+    to.all = &all;
+    if (sb_training_load(db, 0, 0, 0, &runs, &err) != SB_OK ||
+        sb_results_load(db, NULL, &all, &err) != SB_OK || sb_plaus_mark(db, &all, &err) != SB_OK ||
+        sb_training_render_md(&to, &b, &sum, &err) != SB_OK ||
         (sum.plot_drawn && sb_file_write_buf(plot_path, &plot, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
     } else {
@@ -631,6 +637,8 @@ static int run_training(const opts *o)
                    "the other (not paired)%s\n",
                    o->out, sum.runs, sum.sessions, sum.pairs, sum.plot_drawn ? ", plot training-tokens.svg" : "");
     }
+    sb_results_free(&all);
+    sb_training_free(&runs);
     sb_buf_free(&plot);
     sb_buf_free(&b);
     sb_db_close(db);

@@ -1614,13 +1614,19 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
      * in the writeup */
     {
         sb_buf plot = SB_BUF_INIT;
-        sb_training_opts to = {1, start, end, &plot, NULL, o->all, NULL};
+        sb_result_set own_all = {0};
+        int trc = o->all ? SB_OK : sb_results_load(db, NULL, &own_all, err);
+        if (trc == SB_OK && !o->all)
+            trc = sb_plaus_mark(db, &own_all, err);
+        sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &own_all, NULL};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
         to.plot_name = tname;
         sb_training_summary ts;
         sb_buf_reset(&tmp);
-        int trc = sb_training_render_md(db, &to, &tmp, &ts, err);
+        if (trc == SB_OK)
+            trc = sb_training_render_md(&to, &tmp, &ts, err);
+        sb_results_free(&own_all);
         if (trc == SB_OK && ts.plot_drawn) {
             char plot_path[4400];
             snprintf(plot_path, sizeof plot_path, "%s/%s", stage.stage, tname);
