@@ -270,7 +270,9 @@ static int run_geomean(const opts *o)
     int rc = 2;
     /* the headline: pairs within one session (docs/CLAIMS.md, rule 8);
      * the newest runs of everything else in their own section */
-    if (sb_claims_headlines_read(in.db, o->suite, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
+    sb_session_runs sruns = {0};
+    if (sb_plaus_session_runs_load(in.db, o->suite, &sruns, &err) != SB_OK ||
+        sb_claims_headlines_take(&sruns, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
         sb_geo_compute_unpaired(&in.set, in.picks, in.np, o->baseline, &paired, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -451,6 +453,7 @@ static int note_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *o
  * cards' calibrations. */
 typedef struct marked_runs {
     sb_result_set set;
+    sb_session_runs sruns; /* taken over by paired */
     sb_session_headlines paired;
     sb_snapshot *snap;
 } marked_runs;
@@ -467,7 +470,8 @@ static int marked_runs_read(sb_db *db, marked_runs *m, sb_error *err)
 {
     memset(m, 0, sizeof *m);
     if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_plaus_mark(db, &m->set, err) == SB_OK &&
-        sb_claims_headlines_read(db, NULL, NULL, NULL, 0, 0, &m->paired, err) == SB_OK &&
+        sb_plaus_session_runs_load(db, NULL, &m->sruns, err) == SB_OK &&
+        sb_claims_headlines_take(&m->sruns, NULL, NULL, 0, 0, &m->paired, err) == SB_OK &&
         sb_snapshot_read(db, &m->snap, err) == SB_OK)
         return SB_OK;
     marked_runs_free(m);

@@ -1270,7 +1270,9 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         goto done;
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
-    if (sb_claims_headlines_read(db, NULL, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
+    sb_session_runs sruns = {0};
+    if (sb_plaus_session_runs_load(db, NULL, &sruns, err) != SB_OK ||
+        sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
     if (sb_xa_build(o->snap, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)

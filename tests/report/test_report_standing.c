@@ -130,6 +130,7 @@ static sb_db *standing_db(void)
  * standing borrows it. */
 typedef struct standing_in {
     sb_result_set set;
+    sb_session_runs sruns; /* taken over by paired */
     sb_session_headlines paired;
     sb_snapshot *snap;
 } standing_in;
@@ -140,7 +141,8 @@ static sb_standing *standing_of(sb_db *db, standing_in *in)
     sb_standing *s = NULL;
     memset(in, 0, sizeof *in);
     if (sb_results_load(db, NULL, &in->set, &err) != SB_OK || sb_plaus_mark(db, &in->set, &err) != SB_OK ||
-        sb_claims_headlines_read(db, NULL, NULL, NULL, 0, 0, &in->paired, &err) != SB_OK ||
+        sb_plaus_session_runs_load(db, NULL, &in->sruns, &err) != SB_OK ||
+        sb_claims_headlines_take(&in->sruns, NULL, NULL, 0, 0, &in->paired, &err) != SB_OK ||
         sb_snapshot_read(db, &in->snap, &err) != SB_OK ||
         sb_standing_open(&in->set, &in->paired, in->snap, NULL, &s, &err) != SB_OK)
         fail_msg("%s", err.msg);
