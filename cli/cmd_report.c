@@ -431,10 +431,7 @@ typedef int (*sku_report_fn)(sb_db *db, const sb_sku_table *skus, const opts *o,
 static int note_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out, sb_error *err)
 {
     const char *arches = o->arch ? o->arch : "a100,h100,h200";
-    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
-    sb_result_filter f = {0};
-    f.suite = spec->suite;
-    f.op = spec->op;
+    sb_result_filter f = sb_note_filter();
     sb_result_set runs = {0};
     sb_details_ask ask = {0};
     sb_run_details *det = NULL;

@@ -138,14 +138,21 @@ static json_t *card_data(const sb_run_details *det, const sb_sku_table *skus,
     return c;
 }
 
+sb_result_filter sb_note_filter(void)
+{
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    sb_result_filter f = {0};
+    f.suite = spec->suite;
+    f.op = spec->op;
+    return f;
+}
+
 /* The spec runs of all, and in *order the newest cuBLAS run's SKU of
  * each card, in arch order (*no of them; free both). */
 static int note_cards(const sb_result_set *all, const sb_gate_spec *spec, sb_result_set *s,
                       const sb_result ***order, size_t *no, sb_error *err)
 {
-    sb_result_filter f = {0};
-    f.suite = spec->suite;
-    f.op = spec->op;
+    sb_result_filter f = sb_note_filter();
     *order = NULL;
     *no = 0;
     if (sb_results_pick(all, &f, s, err) != SB_OK)

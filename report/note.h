@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "result_filter.h"
 #include "run_details.h"
 #include "sku.h"
 #include "stored_result.h"
@@ -25,12 +26,16 @@
 /* Spread of the repeat medians above which the note lists the clocks. */
 #define SB_NOTE_SPREAD_LIMIT 0.01
 
+/* The filter of the runs the note reads: every run of the GEMM spec's
+ * suite and op. */
+sb_result_filter sb_note_filter(void);
+
 /* Adds to ask what the note reads of the runs beyond their rows: the
  * gate's (sb_gate_ask), the speed-of-light metrics and repeat clocks of
  * each card's newest cuBLAS spec run, and the runs on each arch of
  * gate_arches (comma-separated, e.g. "a100,h100,h200"). all: the result
  * runs loaded by sb_results_load (db/results_query.h) for a filter that
- * keeps at least every run of the spec's suite and op. */
+ * keeps at least every run sb_note_filter keeps. */
 int sb_note_ask(const sb_result_set *all, const char *gate_arches, sb_details_ask *ask,
                 sb_error *err);
 

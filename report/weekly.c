@@ -1167,10 +1167,7 @@ static int fit_writeup(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa,
 static int note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
                        sb_error *err)
 {
-    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
-    sb_result_filter f = {0};
-    f.suite = spec->suite;
-    f.op = spec->op;
+    sb_result_filter f = sb_note_filter();
     sb_result_set own = {0};
     sb_details_ask ask = {0};
     sb_run_details *det = NULL;
