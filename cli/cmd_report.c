@@ -7,6 +7,7 @@
 #include "encode.h"
 #include "error.h"
 #include "claims.h"
+#include "gate.h"
 #include "geomean.h"
 #include "json_file.h"
 #include "sessions.h"
@@ -20,6 +21,8 @@
 #include "regress.h"
 #include "repro.h"
 #include "results.h"
+#include "results_query.h"
+#include "run_details_read.h"
 #include "sku.h"
 #include "snapshot_read.h"
 #include "standing.h"
@@ -267,7 +270,9 @@ static int run_geomean(const opts *o)
     int rc = 2;
     /* the headline: pairs within one session (docs/CLAIMS.md, rule 8);
      * the newest runs of everything else in their own section */
-    if (sb_claims_headlines_read(in.db, o->suite, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
+    sb_session_runs sruns = {0};
+    if (sb_plaus_session_runs_load(in.db, o->suite, &sruns, &err) != SB_OK ||
+        sb_claims_headlines_take(&sruns, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
         sb_geo_compute_unpaired(&in.set, in.picks, in.np, o->baseline, &paired, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -425,14 +430,67 @@ typedef int (*sku_report_fn)(sb_db *db, const sb_sku_table *skus, const opts *o,
 
 static int note_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out, sb_error *err)
 {
-    return sb_note_render(db, NULL, skus, o->arch ? o->arch : "a100,h100,h200", out, err);
+    const char *arches = o->arch ? o->arch : "a100,h100,h200";
+    sb_result_filter f = sb_note_filter();
+    sb_result_set runs = {0};
+    sb_details_ask ask = {0};
+    sb_run_details *det = NULL;
+    int rc = SB_ERR;
+    if (sb_results_load(db, &f, &runs, err) == SB_OK && sb_note_ask(&runs, arches, &ask, err) == SB_OK &&
+        sb_run_details_read(db, &ask, &det, err) == SB_OK)
+        rc = sb_note_render(&runs, det, skus, arches, out, err);
+    sb_run_details_free(det);
+    sb_details_ask_free(&ask);
+    sb_results_free(&runs);
+    return rc;
+}
+
+/* What the evidence page and the standing blocks read: every result run
+ * with its plausibility marks, every session's checked headlines, and the
+ * cards' calibrations. */
+typedef struct marked_runs {
+    sb_result_set set;
+    sb_session_runs sruns; /* taken over by paired */
+    sb_session_headlines paired;
+    sb_snapshot *snap;
+} marked_runs;
+
+static void marked_runs_free(marked_runs *m)
+{
+    sb_snapshot_free(m->snap);
+    sb_session_headlines_free(&m->paired);
+    sb_results_free(&m->set);
+}
+
+/* On failure m is freed. */
+static int marked_runs_read(sb_db *db, marked_runs *m, sb_error *err)
+{
+    memset(m, 0, sizeof *m);
+    if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_plaus_mark(db, &m->set, err) == SB_OK &&
+        sb_plaus_session_runs_load(db, NULL, &m->sruns, err) == SB_OK &&
+        sb_claims_headlines_take(&m->sruns, NULL, NULL, 0, 0, &m->paired, err) == SB_OK &&
+        sb_snapshot_read(db, &m->snap, err) == SB_OK)
+        return SB_OK;
+    marked_runs_free(m);
+    return SB_ERR;
 }
 
 static int evidence_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
                        sb_error *err)
 {
     (void)o;
-    return sb_evidence_render(db, skus, out, err);
+    marked_runs m;
+    if (marked_runs_read(db, &m, err) != SB_OK)
+        return SB_ERR;
+    sb_details_ask ask = {0};
+    sb_run_details *det = NULL;
+    int rc = SB_ERR;
+    if (sb_evidence_ask(&m.set, &ask, err) == SB_OK && sb_run_details_read(db, &ask, &det, err) == SB_OK)
+        rc = sb_evidence_render(&m.set, &m.paired, m.snap, det, skus, out, err);
+    sb_run_details_free(det);
+    sb_details_ask_free(&ask);
+    marked_runs_free(&m);
+    return rc;
 }
 
 /* With --out, the document there with its blocks rewritten (emit writes it
@@ -440,12 +498,16 @@ static int evidence_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_bu
 static int standing_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_buf *out,
                        sb_error *err)
 {
-    sb_standing *s = NULL;
-    if (sb_standing_open(db, skus, &s, err) != SB_OK)
+    marked_runs m;
+    if (marked_runs_read(db, &m, err) != SB_OK)
         return SB_ERR;
-    int rc = o->out ? sb_standing_rewrite_doc(s, o->out, out, NULL, err)
+    sb_standing *s = NULL;
+    int rc = sb_standing_open(&m.set, &m.paired, m.snap, skus, &s, err);
+    if (rc == SB_OK)
+        rc = o->out ? sb_standing_rewrite_doc(s, o->out, out, NULL, err)
                     : sb_standing_render_all(s, out, err);
     sb_standing_close(s);
+    marked_runs_free(&m);
     return rc;
 }
 
@@ -560,7 +622,13 @@ static int run_training(const opts *o)
     int rc = 2;
     char plot_path[4200];
     snprintf(plot_path, sizeof plot_path, "%s/training-tokens.svg", dir);
-    if (sb_training_render_md(db, &to, &b, &sum, &err) != SB_OK ||
+    sb_training_set runs = {0};
+    sb_result_set all = {0};
+    to.runs = &runs;
+    to.all = &all;
+    if (sb_training_load(db, 0, 0, 0, &runs, &err) != SB_OK ||
+        sb_results_load(db, NULL, &all, &err) != SB_OK || sb_plaus_mark(db, &all, &err) != SB_OK ||
+        sb_training_render_md(&to, &b, &sum, &err) != SB_OK ||
         (sum.plot_drawn && sb_file_write_buf(plot_path, &plot, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
     } else {
@@ -570,6 +638,8 @@ static int run_training(const opts *o)
                    "the other (not paired)%s\n",
                    o->out, sum.runs, sum.sessions, sum.pairs, sum.plot_drawn ? ", plot training-tokens.svg" : "");
     }
+    sb_results_free(&all);
+    sb_training_free(&runs);
     sb_buf_free(&plot);
     sb_buf_free(&b);
     sb_db_close(db);

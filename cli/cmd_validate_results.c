@@ -9,7 +9,10 @@
 #include "gate.h"
 #include "home.h"
 #include "results.h"
+#include "results_query.h"
+#include "run_details_read.h"
 #include "sku.h"
+#include "store.h"
 #include "strbuf.h"
 
 static const char *const validate_results_usage[] = {
@@ -73,7 +76,17 @@ int cmd_validate_results(int argc, char **argv)
     }
     sb_buf out = SB_BUF_INIT;
     int ok = 0, rc;
-    if (sb_gate_check(db, NULL, skus, spec, arch, &ok, &out, &err) != SB_OK) {
+    sb_result_filter f = {0};
+    f.suite = spec->suite;
+    f.op = spec->op;
+    f.provider = spec->provider;
+    sb_result_set runs = {0};
+    sb_details_ask ask = {0};
+    sb_run_details *det = NULL;
+    if (sb_results_load(db, &f, &runs, &err) != SB_OK ||
+        sb_gate_ask(&runs, spec, arch, &ask, &err) != SB_OK ||
+        sb_run_details_read(db, &ask, &det, &err) != SB_OK ||
+        sb_gate_check(&runs, det, skus, spec, arch, &ok, &out, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
     } else {
@@ -82,6 +95,9 @@ int cmd_validate_results(int argc, char **argv)
         rc = ok ? 0 : 1;
     }
     sb_buf_free(&out);
+    sb_run_details_free(det);
+    sb_details_ask_free(&ask);
+    sb_results_free(&runs);
     sb_sku_table_free(skus);
     sb_db_close(db);
     return rc;

@@ -61,70 +61,12 @@ static int usable_time(double ms)
     return isnormal(ms) && ms > 0;
 }
 
-static int str_is(const char *want, const char *have)
-{
-    return !want || strcmp(want, have) == 0;
-}
-
-/* The WHERE clause of RESULT_SQL and the window of sb_results_load, on a
- * loaded run (text compares as SQLite's BINARY collation does). */
-static int result_matches(const sb_result *r, const sb_result_filter *f)
-{
-    if (!f)
-        return 1;
-    if (!str_is(f->suite, r->suite) || !str_is(f->op, r->op) ||
-        !str_is(f->provider, r->provider) || !str_is(f->arch, r->arch) || !str_is(f->sku, r->sku))
-        return 0;
-    if (f->branch && (!r->git_branch || strcmp(f->branch, r->git_branch) != 0))
-        return 0;
-    if (f->sha) {
-        size_t n = strlen(f->sha);
-        /* git_sha >= sha AND git_sha < sha || 'g' */
-        if (strcmp(r->git_sha, f->sha) < 0)
-            return 0;
-        int k = strncmp(r->git_sha, f->sha, n);
-        if (k > 0 || (k == 0 && strlen(r->git_sha) > n && (unsigned char)r->git_sha[n] >= 'g'))
-            return 0;
-    }
-    if (!f->with_profiled && r->profiler)
-        return 0;
-    if (!f->with_sessions && !f->only_sessions && r->session_id)
-        return 0;
-    if (f->only_sessions && !r->session_id)
-        return 0;
-    if (f->has_range && (r->finished_epoch == LLONG_MIN || r->finished_epoch < f->from ||
-                         r->finished_epoch >= f->to))
-        return 0;
-    if (f->after_run > 0 && r->run_id <= f->after_run)
-        return 0;
-    return 1;
-}
-
 int sb_results_select(sb_db *db, const sb_result_set *all, const sb_result_filter *f,
                       sb_result_set *out, sb_error *err)
 {
     if (!all || (f && (f->with_profiled || f->with_sessions || f->only_sessions)))
         return sb_results_load(db, f, out, err);
-    memset(out, 0, sizeof *out);
-    out->borrowed = 1;
-    size_t n = 0, nl = 0;
-    for (size_t i = 0; i < all->n; i++)
-        n += result_matches(&all->v[i], f);
-    for (size_t i = 0; i < all->n_left_out; i++)
-        nl += result_matches(&all->left_out[i], f);
-    out->v = malloc((n ? n : 1) * sizeof *out->v);
-    out->left_out = malloc((nl ? nl : 1) * sizeof *out->left_out);
-    if (!out->v || !out->left_out) {
-        sb_results_free(out);
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    }
-    for (size_t i = 0; i < all->n; i++)
-        if (result_matches(&all->v[i], f))
-            out->v[out->n++] = all->v[i];
-    for (size_t i = 0; i < all->n_left_out; i++)
-        if (result_matches(&all->left_out[i], f))
-            out->left_out[out->n_left_out++] = all->left_out[i];
-    return SB_OK;
+    return sb_results_pick(all, f, out, err);
 }
 
 static int str_or_null_cmp(const char *a, const char *b)
@@ -200,7 +142,7 @@ static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        k += result_matches(&v[i], f);
+        k += sb_result_matches(&v[i], f);
     return k;
 }
 
@@ -212,9 +154,9 @@ static size_t merge_matches(const sb_result *a, size_t na, const sb_result *b, s
 {
     size_t i = 0, j = 0, k = 0;
     for (;;) {
-        while (i < na && !result_matches(&a[i], f))
+        while (i < na && !sb_result_matches(&a[i], f))
             i++;
-        while (j < nb && !result_matches(&b[j], f))
+        while (j < nb && !sb_result_matches(&b[j], f))
             j++;
         if (i == na && j == nb)
             break;
@@ -735,7 +677,7 @@ static void drop_unmatched(sb_result_set *s, const sb_result_filter *f)
     g.with_sessions = 1;
     size_t m = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (result_matches(&s->v[i], &g))
+        if (sb_result_matches(&s->v[i], &g))
             s->v[m++] = s->v[i];
         else
             sb_result_free(&s->v[i]);
@@ -743,7 +685,7 @@ static void drop_unmatched(sb_result_set *s, const sb_result_filter *f)
     s->n = m;
     m = 0;
     for (size_t i = 0; i < s->n_left_out; i++) {
-        if (result_matches(&s->left_out[i], &g))
+        if (sb_result_matches(&s->left_out[i], &g))
             s->left_out[m++] = s->left_out[i];
         else
             sb_result_free(&s->left_out[i]);

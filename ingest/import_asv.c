@@ -348,7 +348,9 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
         } else {
             double r = json_number_value(res);
             median_ms = r * 1e3;
-            timing = json_pack("{s:s, s:b, s:{s:f}}", "unit", "ms", "quantiles_only", 1, "stats", "median", median_ms);
+            sb_summary_stats st = sb_summary_stats_none();
+            st.median = median_ms;
+            timing = sb_result_timing_summary(&st);
             if (nn > 0 && (size_t)nn < sizeof notes)
                 nn += snprintf(notes + nn, sizeof notes - (size_t)nn,
                                "; the median only (run asv with --record-samples for the samples)");

@@ -274,20 +274,20 @@ static int emit_run(sb_import_ctx *ctx, json_t *root, const gb_run *r, int compl
         snprintf(notes, sizeof notes, "Google Benchmark run \"%s\": one sample per repetition, each the mean real "
                  "time per iteration over that repetition's iterations (%lld in the last)", r->run_name, iterations);
     } else {
-        json_t *stats = json_object();
+        sb_summary_stats st = sb_summary_stats_none();
         if (r->agg_reps >= 1)
-            json_object_set_new(stats, "count", json_integer(r->agg_reps));
+            st.count = r->agg_reps;
         if (r->has_mean)
-            json_object_set_new(stats, "mean", json_real(r->agg_mean * scale));
+            st.mean = r->agg_mean * scale;
         if (r->has_median) {
-            json_object_set_new(stats, "median", json_real(r->agg_median * scale));
+            st.median = r->agg_median * scale;
             median_ms = r->agg_median * scale;
         }
         if (r->has_stddev)
-            json_object_set_new(stats, "stdev", json_real(r->agg_stddev * scale));
+            st.stdev = r->agg_stddev * scale;
         if (r->has_cv)
-            json_object_set_new(stats, "rel_noise", json_real(r->agg_cv));
-        timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+            st.rel_noise = r->agg_cv;
+        timing = sb_result_timing_summary(&st);
         snprintf(notes, sizeof notes, "Google Benchmark run \"%s\": aggregates only (mean, median, stddev, cv of "
                  "the repetitions), no per-repetition entries", r->run_name);
         /* The median repetition's rate and time belong together (an odd

@@ -231,13 +231,13 @@ static int emit_group(sb_import_ctx *ctx, const group *g, const int *col, sb_err
         quantile(cell(g->speed, col, C_Y50), &p50, &has50);
         quantile(cell(g->speed, col, C_Y20), &p20, &has20);
         quantile(cell(g->speed, col, C_Y80), &p80, &has80);
-        json_t *stats = json_object();
-        json_object_set_new(stats, "median", json_real(p50));
+        sb_summary_stats st = sb_summary_stats_none();
+        st.median = p50;
         if (has20)
-            json_object_set_new(stats, "p20", json_real(p20));
+            st.p20 = p20;
         if (has80)
-            json_object_set_new(stats, "p80", json_real(p80));
-        timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+            st.p80 = p80;
+        timing = sb_result_timing_summary(&st);
     }
     if (g->memory) {
         double mib;

@@ -489,25 +489,25 @@ static int convert_state(sb_import_ctx *ctx, json_t *root, json_t *bench, size_t
                  bname, n_samples, used);
         free(samples);
     } else {
-        json_t *stats = json_object();
+        sb_summary_stats st = sb_summary_stats_none();
         if (has_count)
-            json_object_set_new(stats, "count", json_integer((json_int_t)count));
-        json_object_set_new(stats, "mean", json_real(mean_s * 1e3));
+            st.count = (long long)count;
+        st.mean = mean_s * 1e3;
         if (has_median) {
-            json_object_set_new(stats, "median", json_real(median_s * 1e3));
+            st.median = median_s * 1e3;
             median_ms = median_s * 1e3;
         }
         if (has_min)
-            json_object_set_new(stats, "min", json_real(min_s * 1e3));
+            st.min = min_s * 1e3;
         if (has_max)
-            json_object_set_new(stats, "max", json_real(max_s * 1e3));
+            st.max = max_s * 1e3;
         if (has_stdev)
-            json_object_set_new(stats, "stdev", json_real(stdev_s * 1e3));
+            st.stdev = stdev_s * 1e3;
         else if (has_rel && isfinite(rel))
-            json_object_set_new(stats, "stdev", json_real(rel * mean_s * 1e3));
+            st.stdev = rel * mean_s * 1e3;
         if (has_rel && isfinite(rel))
-            json_object_set_new(stats, "rel_noise", json_real(rel));
-        timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+            st.rel_noise = rel;
+        timing = sb_result_timing_summary(&st);
         snprintf(notes, sizeof notes, "nvbench state \"%s\" of benchmark \"%s\": %s GPU time summaries only (%s); %s",
                  json_string_value(json_object_get(state, "name")) ? json_string_value(json_object_get(state, "name")) : "",
                  bname, cold ? "cold" : "batch (hot)", has_median ? "mean, median" : "mean, no median",

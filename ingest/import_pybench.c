@@ -176,25 +176,25 @@ static int convert_entry(sb_import_ctx *ctx, json_t *root, json_t *b, size_t i, 
             json_decref(protocol);
             return entry_error(ctx, i, "stats has neither \"data\" nor a \"mean\" or \"median\"", err);
         }
-        json_t *st = json_object();
+        sb_summary_stats st = sb_summary_stats_none();
         if (has_mean)
-            json_object_set_new(st, "mean", json_real(mean * 1e3));
+            st.mean = mean * 1e3;
         if (has_median) {
-            json_object_set_new(st, "median", json_real(median * 1e3));
+            st.median = median * 1e3;
             median_ms = median * 1e3;
         }
         if (num(stats, "min", &mn))
-            json_object_set_new(st, "min", json_real(mn * 1e3));
+            st.min = mn * 1e3;
         if (num(stats, "max", &mx))
-            json_object_set_new(st, "max", json_real(mx * 1e3));
+            st.max = mx * 1e3;
         if (num(stats, "stddev", &sd)) {
-            json_object_set_new(st, "stdev", json_real(sd * 1e3));
+            st.stdev = sd * 1e3;
             if (has_mean && mean > 0)
-                json_object_set_new(st, "rel_noise", json_real(sd / mean));
+                st.rel_noise = sd / mean;
         }
         if (num(stats, "rounds", &rounds) && rounds >= 1 && rounds == floor(rounds))
-            json_object_set_new(st, "count", json_integer((json_int_t)rounds));
-        timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", st);
+            st.count = (long long)rounds;
+        timing = sb_result_timing_summary(&st);
         n_chars = snprintf(notes, sizeof notes,
                            "pytest-benchmark entry \"%s\": summary statistics only (the file has no stats.data: "
                            "run with --benchmark-save-data for the samples)", name);

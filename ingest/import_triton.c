@@ -192,9 +192,12 @@ static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_cs
     json_t *config = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "suite", suite, "op", op, "mode", "fwd",
                                "provider", provider, "backend", "triton", "dtype", dtype ? dtype : "unknown",
                                "shape", shape, "params", params);
-    json_t *stats = json_object();
-    json_object_set_new(stats, ctx->opts.y_stat, json_real(ms));
-    json_t *timing = json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+    sb_summary_stats st = sb_summary_stats_none();
+    if (strcmp(ctx->opts.y_stat, "mean") == 0)
+        st.mean = ms;
+    else
+        st.median = ms;
+    json_t *timing = sb_result_timing_summary(&st);
     json_t *device = sb_import_gpu_device(ctx, "unknown", 0, -1, -1, NULL);
     json_t *prov = sb_import_provenance("triton-perf-report", NULL, NULL, device, when, when);
     char notes[1200];

@@ -70,6 +70,29 @@ int sb_result_timing_add_clocks(json_t *timing, const double *mhz, const size_t 
     return rows && json_object_set_new(timing, "sample_sm_clock_mhz", rows) == 0 ? 0 : -1;
 }
 
+sb_summary_stats sb_summary_stats_none(void)
+{
+    return (sb_summary_stats){-1, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+}
+
+json_t *sb_result_timing_summary(const sb_summary_stats *s)
+{
+    json_t *stats = json_object();
+    if (!stats)
+        return NULL;
+    if (s->count >= 0)
+        json_object_set_new(stats, "count", json_integer((json_int_t)s->count));
+    const struct {
+        const char *key;
+        double v;
+    } given[] = {{"mean", s->mean}, {"median", s->median}, {"min", s->min}, {"max", s->max},
+                 {"p20", s->p20},   {"p80", s->p80},       {"stdev", s->stdev}, {"rel_noise", s->rel_noise}};
+    for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+        if (!isnan(given[i].v))
+            json_object_set_new(stats, given[i].key, json_real(given[i].v));
+    return json_pack("{s:s, s:b, s:o}", "unit", "ms", "quantiles_only", 1, "stats", stats);
+}
+
 json_t *sb_result_timing_of_json(const json_t *samples, double *median_ms)
 {
     if (!json_is_array(samples))

@@ -38,6 +38,21 @@ int sb_result_timing_add_clocks(json_t *timing, const double *mhz, const size_t 
  * not such an array, holds no number, or memory runs out. */
 json_t *sb_result_timing_of_json(const json_t *samples, double *median_ms);
 
+/* The statistics of a timing whose source kept summaries only, no
+ * samples (an importer's aggregates), in ms: NAN where the source gave
+ * none, count -1. sb_summary_stats_none() has none of them. */
+typedef struct sb_summary_stats {
+    long long count;
+    double mean, median, min, max, p20, p80, stdev;
+    double rel_noise; /* the spread over the mean as the source gave it */
+} sb_summary_stats;
+
+sb_summary_stats sb_summary_stats_none(void);
+
+/* The timing object of such a source: unit "ms", quantiles_only, and a
+ * stats object of the statistics s has. NULL when memory runs out. */
+json_t *sb_result_timing_summary(const sb_summary_stats *s);
+
 /* One result as its writers know it. The json_t members belong to the
  * document once sb_result_doc_json has it; a NULL member is left out
  * (config, protocol and provenance are required). */

@@ -7,6 +7,9 @@
 #ifndef SOLBOOK_MODEL_RESULT_FILTER_H
 #define SOLBOOK_MODEL_RESULT_FILTER_H
 
+#include "error.h"
+#include "stored_result.h"
+
 typedef struct sb_result_filter {
     const char *suite, *op, *provider, *arch, *sku; /* NULL: any */
     const char *sha;                                /* commit prefix; NULL: any */
@@ -24,5 +27,16 @@ typedef struct sb_result_filter {
     long long after_run; /* > 0: only the runs whose id is above it (the runs
                           * stored since, which ingest judges for plausibility) */
 } sb_result_filter;
+
+/* Whether f keeps r: the WHERE clause and the window of sb_results_load
+ * (db/results_query.h) on a loaded run, text compared as SQLite's BINARY
+ * collation does. f NULL keeps every run. */
+int sb_result_matches(const sb_result *r, const sb_result_filter *f);
+
+/* The runs of all (and of its left_out) that f keeps, in all's order,
+ * sharing all's text (out->borrowed): free *out before all, with
+ * sb_results_free. */
+int sb_results_pick(const sb_result_set *all, const sb_result_filter *f, sb_result_set *out,
+                    sb_error *err);
 
 #endif

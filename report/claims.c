@@ -10,7 +10,6 @@
 
 #include "geomean.h"
 #include "home.h"
-#include "plausible.h"
 #include "sessions.h"
 
 static char *dup_or_null(const char *s, int *failed)
@@ -313,22 +312,12 @@ int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *er
     return SB_OK;
 }
 
-int sb_claims_headlines_read(sb_db *db, const char *suite, const char *op, const char *baseline, long long from,
+int sb_claims_headlines_take(sb_session_runs *runs, const char *op, const char *baseline, long long from,
                              long long to, struct sb_session_headlines *out, sb_error *err)
 {
-    sb_session_runs runs = {0};
     const char *one[] = {baseline, NULL};
     memset(out, 0, sizeof *out);
-    if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK) {
-        sb_session_runs_free(&runs);
-        return SB_ERR;
-    }
-    sb_session_runs_keep_suite(&runs, suite);
-    if (sb_plaus_mark_sessions(db, &runs, err) != SB_OK) {
-        sb_session_runs_free(&runs);
-        return SB_ERR;
-    }
-    if (sb_session_headlines_take(&runs, op, baseline ? one : sb_headline_baselines, from, to, out, err) != SB_OK)
+    if (sb_session_headlines_take(runs, op, baseline ? one : sb_headline_baselines, from, to, out, err) != SB_OK)
         return SB_ERR;
     if (sb_claims_headlines_check(out, err) != SB_OK) {
         sb_session_headlines_free(out);

@@ -14,8 +14,7 @@
 #include "error.h"
 #include "regress.h"
 #include "results.h"
-#include "session_query.h"
-#include "store.h"
+#include "session_run.h"
 
 struct sb_session_headlines;
 
@@ -93,15 +92,15 @@ int sb_claims_verify_steps(sb_db *db, const sb_claims *c, const sb_result *const
 int sb_claims_pair_check(const sb_session_run *provider, const sb_session_run *baseline, sb_error *err);
 /* sb_claims_pair_check on every pair of every headline. */
 int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *err);
-/* The checked headlines a report shows: every session run in db
- * (db/session_query.h) of suite (every suite where it is NULL), their
- * headlines (report/sessions.h,
- * sb_session_headlines_take; of op, or every op where op is NULL; of the
- * runs finished in [from, to) where to > from) over the headline
- * baselines (report/geomean.h), or over baseline alone where it is not
- * NULL; then sb_claims_headlines_check. Free with
- * sb_session_headlines_free. */
-int sb_claims_headlines_read(sb_db *db, const char *suite, const char *op, const char *baseline, long long from,
+/* The checked headlines a report shows: the headlines of runs (every
+ * session run of the suites asked for, with its plausibility marks:
+ * sb_plaus_session_runs_load, report/plausible.h) through
+ * sb_session_headlines_take (report/sessions.h; of op, or every op where
+ * op is NULL; of the runs finished in [from, to) where to > from) over the
+ * headline baselines (report/geomean.h), or over baseline alone where it
+ * is not NULL; then sb_claims_headlines_check. Takes the runs over, as
+ * sb_session_headlines_take does. Free with sb_session_headlines_free. */
+int sb_claims_headlines_take(sb_session_runs *runs, const char *op, const char *baseline, long long from,
                              long long to, struct sb_session_headlines *out, sb_error *err);
 
 /* SB_ERR when the text holds one of paths (NULL-ended; each made

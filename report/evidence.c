@@ -7,15 +7,12 @@
 #include <string.h>
 
 #include "casetable.h"
-#include "claims.h"
 #include "encode.h"
 #include "gate.h"
 #include "geomean.h"
 #include "note.h"
 #include "repro.h"
-#include "plausible.h"
 #include "results.h"
-#include "run_query.h"
 #include "sessions.h"
 #include "stats.h"
 #include "template.h"
@@ -39,19 +36,17 @@ static void md(sb_buf *b, const char *s)
     sb_enc_md_text(b, s, SB_TEXT_NAME_MAX);
 }
 
-/* The SM clocks after each repeat of a run and its throttle reasons
- * (sb_repeat_clocks); on failure both buffers are freed. */
-static int run_clocks(sb_db *db, long long run_id, sb_buf *clocks, sb_buf *why, sb_error *err)
+/* The SM clocks after each repeat of a run and its throttle reasons, as
+ * read for the ask (sb_evidence_ask): "" for both when none. */
+static void run_clocks(const sb_run_details *det, long long run_id, const char **clocks,
+                       const char **why)
 {
-    int capped = 0;
-    double limit = NAN;
-    if (sb_repeat_clocks(db, run_id, clocks, why, &capped, &limit, err) != SB_OK) {
-        sb_buf_free(clocks);
-        sb_buf_free(why);
-        return SB_ERR;
-    }
-    return SB_OK;
+    const sb_run_clocks *c = sb_run_details_clocks(det, run_id);
+    *clocks = c ? c->clocks : "";
+    *why = c ? c->reasons : "";
 }
+
+static const char *const COLUMNS[] = {"rel_noise"};
 
 static double ceiling(const sb_ceiling *c, size_t n, const char *name)
 {
@@ -83,8 +78,9 @@ static int newer_spec_run(const sb_result_set *s, const sb_result *r, const sb_g
 }
 
 /* The GEMM section of one SKU. */
-static int gemm_section(sb_db *db, const sb_sku_table *skus, const sb_result_set *s,
-                        const sb_pick *picks, size_t n, const char *sku, sb_buf *b, sb_error *err)
+static void gemm_section(const sb_snapshot *snap, const sb_run_details *det,
+                         const sb_sku_table *skus, const sb_result_set *s, const sb_pick *picks,
+                         size_t n, const char *sku, sb_buf *b)
 {
     const sb_gate_spec *spec = sb_gate_spec_for("gemm");
     const sb_sku *k = skus ? sb_sku_find(skus, sku) : NULL;
@@ -113,31 +109,28 @@ static int gemm_section(sb_db *db, const sb_sku_table *skus, const sb_result_set
             cub = r;
         if (strcmp(r->provider, "torch") == 0)
             torch = r;
-        sb_buf clocks = SB_BUF_INIT, why = SB_BUF_INIT;
-        if (run_clocks(db, r->run_id, &clocks, &why, err) != SB_OK)
-            return SB_ERR;
+        const char *clocks, *why;
+        run_clocks(det, r->run_id, &clocks, &why);
         sb_buf_puts(b, "| ");
         md(b, r->provider);
         sb_buf_printf(b, " | %.4f | %.1f | ", r->median_ms, r->tflops);
         pct(b, peak > 0 ? r->tflops / peak : NAN);
         sb_buf_puts(b, " | ");
-        pct(b, sb_run_metric(db, r->run_id, "rel_noise"));
+        pct(b, sb_run_details_column(det, r->run_id, "rel_noise"));
         sb_buf_puts(b, " | ");
         pct(b, r->repeat_spread);
         sb_buf_puts(b, " | ");
-        if (clocks.len) {
-            md(b, sb_buf_str(&clocks));
-            if (why.len) {
+        if (*clocks) {
+            md(b, clocks);
+            if (*why) {
                 sb_buf_puts(b, " (");
-                sb_enc_md_text(b, sb_buf_str(&why), SB_TEXT_NOTE_MAX);
+                sb_enc_md_text(b, why, SB_TEXT_NOTE_MAX);
                 sb_buf_puts(b, ")");
             }
         } else {
             sb_buf_puts(b, "-");
         }
         sb_buf_printf(b, " | %lld |\n", r->run_id);
-        sb_buf_free(&clocks);
-        sb_buf_free(&why);
     }
     if (!rows)
         sb_buf_puts(b, "No passing GEMM spec result on this card.\n");
@@ -155,11 +148,9 @@ static int gemm_section(sb_db *db, const sb_sku_table *skus, const sb_result_set
         sb_buf_printf(b, "** (target < %.0f%%: %s)\n", 100 * SB_NOTE_SPREAD_LIMIT,
                       met(cub->repeat_spread < SB_NOTE_SPREAD_LIMIT));
     }
-    sb_ceiling *c = NULL;
     size_t nc = 0;
     long long cal = -1;
-    if (sb_ceilings_latest(db, sku, &c, &nc, &cal, err) != SB_OK)
-        return SB_ERR;
+    const sb_ceiling *c = sb_snapshot_ceilings(snap, sku, &nc, &cal);
     double copy = ceiling(c, nc, "bw.copy"), d2d = ceiling(c, nc, "bw.memcpy_d2d");
     if (!isnan(copy) && !isnan(d2d)) {
         sb_buf_printf(b, "- measured copy %.0f GB/s against cudaMemcpy D2D %.0f GB/s (calibration run "
@@ -180,7 +171,6 @@ static int gemm_section(sb_db *db, const sb_sku_table *skus, const sb_result_set
     } else {
         sb_buf_puts(b, "- no calibration stored for this card\n");
     }
-    free(c);
     /* settle trials: every run, in order */
     size_t trials = 0, steady = 0;
     sb_buf t = SB_BUF_INIT;
@@ -188,20 +178,15 @@ static int gemm_section(sb_db *db, const sb_sku_table *skus, const sb_result_set
         const sb_result *r = &s->v[i];
         if (strcmp(r->sku, sku) || strcmp(r->suite, SETTLE_SUITE) || !r->passing)
             continue;
-        sb_buf clocks = SB_BUF_INIT, why = SB_BUF_INIT;
-        if (run_clocks(db, r->run_id, &clocks, &why, err) != SB_OK) {
-            sb_buf_free(&t);
-            return SB_ERR;
-        }
-        const char *last = strrchr(sb_buf_str(&clocks), '/');
+        const char *clocks, *why;
+        run_clocks(det, r->run_id, &clocks, &why);
+        const char *last = strrchr(clocks, '/');
         sb_buf_printf(&t, "%s%.0f ms -> ", trials ? ", " : "", r->settle_ms);
         pct(&t, r->repeat_spread);
         sb_buf_printf(&t, " (%.1f TFLOP/s, last repeat at %s MHz)", r->tflops,
-                      last ? last + 1 : clocks.len ? sb_buf_str(&clocks) : "?");
+                      last ? last + 1 : *clocks ? clocks : "?");
         trials++;
         steady += r->repeat_spread < SB_NOTE_SPREAD_LIMIT;
-        sb_buf_free(&clocks);
-        sb_buf_free(&why);
     }
     if (trials)
         sb_buf_printf(b, "- the spec's case again with several settle lengths (`%s`), settle -> spread "
@@ -233,7 +218,6 @@ static int gemm_section(sb_db *db, const sb_sku_table *skus, const sb_result_set
         sb_buf_free(&label);
     }
     sb_buf_puts(b, "\n");
-    return SB_OK;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -362,17 +346,14 @@ static void unpaired_rows(const sb_geo_table *geo, const op_group *g, size_t ng,
 /* The project's kernels per op x mode x dtype on one SKU: their share of
  * the copy ceiling from the newest runs, their speedups paired within a
  * session (paired), then the unpaired rest (geo). */
-static void kernels_section(sb_db *db, const sb_pick *picks, size_t n, const sb_session_headlines *paired,
-                            const sb_geo_table *geo, const char *sku, sb_buf *b)
+static void kernels_section(const sb_snapshot *snap, const sb_pick *picks, size_t n,
+                            const sb_session_headlines *paired, const sb_geo_table *geo,
+                            const char *sku, sb_buf *b)
 {
-    sb_ceiling *c = NULL;
     size_t nc = 0;
     long long cal = -1;
-    sb_error err;
-    double copy = NAN;
-    if (sb_ceilings_latest(db, sku, &c, &nc, &cal, &err) == SB_OK)
-        copy = ceiling(c, nc, "bw.copy");
-    free(c);
+    const sb_ceiling *c = sb_snapshot_ceilings(snap, sku, &nc, &cal);
+    double copy = ceiling(c, nc, "bw.copy");
     double *frac = malloc((n + 1) * sizeof *frac);
     op_group *g = malloc((n + paired->n + 1) * sizeof *g);
     if (!frac || !g) {
@@ -497,28 +478,42 @@ static void memory_section(const sb_pick *picks, size_t n, const char *sku, sb_b
         sb_buf_puts(b, "\n");
 }
 
-int sb_evidence_render(sb_db *db, const sb_sku_table *skus, sb_buf *out, sb_error *err)
+int sb_evidence_ask(const sb_result_set *set, sb_details_ask *ask, sb_error *err)
+{
+    if (sb_note_ask(set, SB_EVIDENCE_GATE_ARCHES, ask, err) != SB_OK)
+        return SB_ERR;
+    ask->columns = COLUMNS;
+    ask->ncolumns = sizeof COLUMNS / sizeof COLUMNS[0];
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    for (size_t i = 0; i < set->n; i++) {
+        const sb_result *r = &set->v[i];
+        if ((is_spec_run(r, spec, r->sku) || (!strcmp(r->suite, SETTLE_SUITE) && r->passing)) &&
+            sb_details_ask_run(ask, r->run_id, err) != SB_OK)
+            return SB_ERR;
+    }
+    return SB_OK;
+}
+
+int sb_evidence_render(const sb_result_set *set, const sb_session_headlines *paired,
+                       const sb_snapshot *snap, const sb_run_details *det,
+                       const sb_sku_table *skus, sb_buf *out, sb_error *err)
 {
     int rc = SB_ERR;
-    sb_result_set set = {0};
     sb_pick *picks = NULL;
     size_t np = 0;
     sb_geo_table geo = {0};
-    sb_session_headlines paired = {0};
     json_t *d = json_object(), *cards = json_array();
     sb_buf tmp = SB_BUF_INIT;
     json_object_set_new(d, "cards", cards);
-    if (sb_results_load(db, NULL, &set, err) != SB_OK || sb_plaus_mark(db, &set, err) != SB_OK ||
-        sb_picks_latest(&set, &picks, &np, err) != SB_OK ||
-        sb_claims_headlines_read(db, NULL, NULL, NULL, 0, 0, &paired, err) != SB_OK ||
-        sb_geo_compute_unpaired(&set, picks, np, NULL, &paired, &geo, err) != SB_OK)
+    if (sb_picks_latest(set, &picks, &np, err) != SB_OK ||
+        sb_geo_compute_unpaired(set, picks, np, NULL, paired, &geo, err) != SB_OK)
         goto done;
-    if (sb_note_render(db, &set, skus, "a100,h100,h200", &tmp, err) != SB_OK)
+    if (sb_note_render(set, det, skus, SB_EVIDENCE_GATE_ARCHES, &tmp, err) != SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
     sb_tpl_set_str(d, "subject", SB_PROJECT_PROVIDER);
     sb_tpl_set_str(d, "evidence_op", SB_EVIDENCE_OP);
-    json_object_set_new(d, "runs", json_integer((json_int_t)set.n));
+    json_object_set_new(d, "runs", json_integer((json_int_t)set->n));
     /* the SKUs, in arch order */
     const char *sk[16], *ar[16];
     size_t nsk = 0;
@@ -538,13 +533,10 @@ int sb_evidence_render(sb_db *db, const sb_sku_table *skus, sb_buf *out, sb_erro
         sb_tpl_set_str(c, "sku", sk[k]);
         sb_tpl_set_str(c, "display", row ? row->display : sk[k]);
         sb_buf_reset(&tmp);
-        if (gemm_section(db, skus, &set, picks, np, sk[k], &tmp, err) != SB_OK) {
-            json_decref(c);
-            goto done;
-        }
+        gemm_section(snap, det, skus, set, picks, np, sk[k], &tmp);
         sb_tpl_set_str(c, "gemm", sb_buf_str(&tmp));
         sb_buf_reset(&tmp);
-        kernels_section(db, picks, np, &paired, &geo, sk[k], &tmp);
+        kernels_section(snap, picks, np, paired, &geo, sk[k], &tmp);
         sb_tpl_set_str(c, "kernels", sb_buf_str(&tmp));
         sb_buf_reset(&tmp);
         memory_section(picks, np, sk[k], &tmp);
@@ -556,8 +548,6 @@ done:
     sb_buf_free(&tmp);
     json_decref(d);
     sb_geo_free(&geo);
-    sb_session_headlines_free(&paired);
     free(picks);
-    sb_results_free(&set);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* evidence.h - out/EVIDENCE.md: the project's targets checked against the
- * stored runs, computed from the database (data/templates/evidence.md.tmpl,
- * docs/REPORTS.md `report evidence`).
+ * stored runs (data/templates/evidence.md.tmpl, docs/REPORTS.md `report
+ * evidence`), computed from what the caller read of the database: the
+ * runs, the paired headlines, the snapshot and the runs' details.
  *
  * Per card: the GEMM spec of every provider with the clocks of each
  * repeat, cuBLAS against torch.matmul, the repeat spread and the measured
@@ -15,8 +16,11 @@
 
 
 #include "error.h"
+#include "run_details.h"
+#include "sessions.h"
 #include "sku.h"
-#include "store.h"
+#include "snapshot.h"
+#include "stored_result.h"
 #include "strbuf.h"
 
 /* Thresholds of the targets the page checks. */
@@ -24,6 +28,22 @@
 #define SB_EVIDENCE_COPY_OVER_MEMCPY 0.95
 #define SB_EVIDENCE_FLCE_MEMORY 0.25
 
-int sb_evidence_render(sb_db *db, const sb_sku_table *skus, sb_buf *out, sb_error *err);
+/* The archs of the completion gate the page's note checks. */
+#define SB_EVIDENCE_GATE_ARCHES "a100,h100,h200"
+
+/* Adds to ask what the page reads of the runs beyond their rows: the
+ * note's (report/note.h, sb_note_ask), and the relative noise and repeat
+ * clocks of each passing GEMM spec and settle run. set: every result run
+ * (sb_results_load with no filter) with its plausibility marks
+ * (report/plausible.h, sb_plaus_mark). */
+int sb_evidence_ask(const sb_result_set *set, sb_details_ask *ask, sb_error *err);
+
+/* The page from set (as for sb_evidence_ask), paired (the checked
+ * headlines of every session, report/claims.h), snap (the cards'
+ * calibrations) and det (what db/run_details_read.h read for the ask
+ * sb_evidence_ask filled). */
+int sb_evidence_render(const sb_result_set *set, const sb_session_headlines *paired,
+                       const sb_snapshot *snap, const sb_run_details *det,
+                       const sb_sku_table *skus, sb_buf *out, sb_error *err);
 
 #endif

@@ -7,7 +7,6 @@
 #include "encode.h"
 #include "ncu_csv.h"
 #include "results.h"
-#include "run_query.h"
 
 static const sb_gate_spec GEMM_SPEC = {
     .suite = "gemm-spec",
@@ -26,24 +25,15 @@ const sb_gate_spec *sb_gate_spec_for(const char *op)
     return strcmp(op, "gemm") == 0 ? &GEMM_SPEC : NULL;
 }
 
-/* Names of the SOL metrics a run lacks (value present on some kernel),
- * comma-separated into missing. Returns how many are missing, -1 on error. */
-static void count_value(void *ctx, size_t metric, double value, const char *unit)
+/* Names of the SOL metrics a run lacks (no value on any kernel),
+ * comma-separated into missing; returns how many are missing. */
+static int missing_sol(const sb_run_details *det, long long run_id, sb_buf *missing)
 {
-    (void)value;
-    (void)unit;
-    ((long long *)ctx)[metric]++;
-}
-
-static int missing_sol(sb_db *db, long long run_id, sb_buf *missing, sb_error *err)
-{
-    long long found[SB_NCU_SOL_METRIC_COUNT] = {0};
-    if (sb_run_profiler_values(db, run_id, SB_NCU_SOL_METRICS, SB_NCU_SOL_METRIC_COUNT, count_value,
-                               found, err) != SB_OK)
-        return -1;
     int count = 0;
     for (size_t i = 0; i < SB_NCU_SOL_METRIC_COUNT; i++) {
-        if (found[i] == 0) {
+        const double *v;
+        const char *unit;
+        if (sb_run_details_values(det, run_id, SB_NCU_SOL_METRICS[i], &v, &unit) == 0) {
             if (count++)
                 sb_buf_puts(missing, ", ");
             sb_buf_puts(missing, SB_NCU_SOL_METRICS[i]);
@@ -53,8 +43,9 @@ static int missing_sol(sb_db *db, long long run_id, sb_buf *missing, sb_error *e
 }
 
 /* Appends the problems of one candidate to probs; returns their number. */
-static int candidate_problems(sb_db *db, const sb_sku_table *skus, const sb_gate_spec *spec,
-                              const sb_result *r, const char *arch, sb_buf *probs, sb_error *err)
+static int candidate_problems(const sb_run_details *det, const sb_sku_table *skus,
+                              const sb_gate_spec *spec, const sb_result *r, const char *arch,
+                              sb_buf *probs)
 {
     int n = 0;
 #define PROB(...)                                    \
@@ -90,11 +81,7 @@ static int candidate_problems(sb_db *db, const sb_sku_table *skus, const sb_gate
         PROB("SKU '%s' is a %s card but provenance says %s", sb_buf_str(&sku), s->arch, arch);
     sb_buf_free(&sku);
     sb_buf miss = SB_BUF_INIT;
-    int m = missing_sol(db, r->run_id, &miss, err);
-    if (m < 0) {
-        sb_buf_free(&miss);
-        return -1;
-    }
+    int m = missing_sol(det, r->run_id, &miss);
     if (m == SB_NCU_SOL_METRIC_COUNT)
         PROB("no ncu speed-of-light metrics attached (ingest with the profile CSV)");
     else if (m > 0)
@@ -104,35 +91,41 @@ static int candidate_problems(sb_db *db, const sb_sku_table *skus, const sb_gate
     return n;
 }
 
-/* One arch: its verdict, and the problems of every candidate in probs. */
-static int check_arch(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
-                      const sb_gate_spec *spec, const char *arch, sb_gate_verdict *v,
-                      sb_buf *probs, sb_error *err)
+/* The runs of the spec on arch, in the order sb_results_load gives them. */
+static int spec_runs(const sb_result_set *all, const sb_gate_spec *spec, const char *arch,
+                     sb_result_set *set, sb_error *err)
 {
-    memset(v, 0, sizeof *v);
-    snprintf(v->arch, sizeof v->arch, "%s", arch);
-    v->run_id = -1;
     sb_result_filter f = {0};
     f.suite = spec->suite;
     f.op = spec->op;
     f.provider = spec->provider;
     f.arch = arch;
+    return sb_results_pick(all, &f, set, err);
+}
+
+static int is_candidate(const sb_result *r, const sb_gate_spec *spec)
+{
+    return strcmp(r->mode, spec->mode) == 0 && strcmp(r->dtype, spec->dtype) == 0 &&
+           strcmp(r->shape_key, spec->shape_key) == 0;
+}
+
+/* One arch: its verdict, and the problems of every candidate in probs. */
+static int check_arch(const sb_result_set *all, const sb_run_details *det,
+                      const sb_sku_table *skus, const sb_gate_spec *spec, const char *arch,
+                      sb_gate_verdict *v, sb_buf *probs, sb_error *err)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->arch, sizeof v->arch, "%s", arch);
+    v->run_id = -1;
     sb_result_set set;
-    if (sb_results_select(db, all, &f, &set, err) != SB_OK)
+    if (spec_runs(all, spec, arch, &set, err) != SB_OK)
         return SB_ERR;
-    int rc = SB_OK;
     for (size_t i = 0; i < set.n; i++) {
         const sb_result *r = &set.v[i];
-        if (strcmp(r->mode, spec->mode) != 0 || strcmp(r->dtype, spec->dtype) != 0 ||
-            strcmp(r->shape_key, spec->shape_key) != 0)
+        if (!is_candidate(r, spec))
             continue;
         v->candidates++;
-        int np = candidate_problems(db, skus, spec, r, arch, probs, err);
-        if (np < 0) {
-            rc = SB_ERR;
-            break;
-        }
-        if (np == 0) {
+        if (candidate_problems(det, skus, spec, r, arch, probs) == 0) {
             v->complete++;
             v->run_id = r->run_id;
             snprintf(v->sku, sizeof v->sku, "%s", r->sku);
@@ -144,10 +137,38 @@ static int check_arch(sb_db *db, const sb_result_set *all, const sb_sku_table *s
         v->run_id = -1;
         v->sku[0] = '\0';
     }
+    return SB_OK;
+}
+
+int sb_gate_ask(const sb_result_set *all, const sb_gate_spec *spec, const char *arch_list,
+                sb_details_ask *ask, sb_error *err)
+{
+    ask->metrics = SB_NCU_SOL_METRICS;
+    ask->nmetrics = SB_NCU_SOL_METRIC_COUNT;
+    char *list = strdup(arch_list);
+    if (!list)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    char *save = NULL;
+    int rc = SB_OK;
+    for (char *arch = strtok_r(list, ",", &save); arch && rc == SB_OK;
+         arch = strtok_r(NULL, ",", &save)) {
+        sb_result_set set;
+        if (!*arch)
+            continue;
+        if (spec_runs(all, spec, arch, &set, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
+        for (size_t i = 0; i < set.n && rc == SB_OK; i++)
+            if (is_candidate(&set.v[i], spec))
+                rc = sb_details_ask_run(ask, set.v[i].run_id, err);
+        sb_results_free(&set);
+    }
+    free(list);
     return rc;
 }
 
-int sb_gate_verdicts(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_gate_verdicts(const sb_result_set *all, const sb_run_details *det, const sb_sku_table *skus,
                      const sb_gate_spec *spec, const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err)
 {
     *out = NULL;
@@ -164,7 +185,7 @@ int sb_gate_verdicts(sb_db *db, const sb_result_set *all, const sb_sku_table *sk
         if (!*arch)
             continue;
         sb_buf probs = SB_BUF_INIT;
-        int rc = check_arch(db, all, skus, spec, arch, &v[*n], &probs, err);
+        int rc = check_arch(all, det, skus, spec, arch, &v[*n], &probs, err);
         sb_buf_free(&probs);
         if (rc != SB_OK) {
             free(list);
@@ -179,7 +200,7 @@ int sb_gate_verdicts(sb_db *db, const sb_result_set *all, const sb_sku_table *sk
     return SB_OK;
 }
 
-int sb_gate_check(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_gate_check(const sb_result_set *all, const sb_run_details *det, const sb_sku_table *skus,
                   const sb_gate_spec *spec, const char *arch_list, int *ok, sb_buf *out, sb_error *err)
 {
     *ok = 1;
@@ -197,7 +218,7 @@ int sb_gate_check(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
             continue;
         sb_buf probs = SB_BUF_INIT;
         sb_gate_verdict v;
-        if (check_arch(db, all, skus, spec, arch, &v, &probs, err) != SB_OK) {
+        if (check_arch(all, det, skus, spec, arch, &v, &probs, err) != SB_OK) {
             sb_buf_free(&probs);
             rc = SB_ERR;
             break;

@@ -14,9 +14,10 @@
 
 
 #include "error.h"
-#include "results_query.h"
+#include "result_filter.h"
+#include "run_details.h"
 #include "sku.h"
-#include "store.h"
+#include "stored_result.h"
 #include "strbuf.h"
 
 typedef struct sb_gate_spec {
@@ -38,17 +39,26 @@ typedef struct sb_gate_verdict {
     size_t complete;       /* of which complete */
 } sb_gate_verdict;
 
+/* Adds to ask what the gate reads of the runs beyond their rows: the
+ * speed-of-light metrics (SB_NCU_SOL_METRICS) of each candidate of each
+ * arch of the comma-separated list. all: the result runs loaded by
+ * sb_results_load (db/results_query.h) for a filter that keeps at least
+ * every run of the spec's suite, op and provider. */
+int sb_gate_ask(const sb_result_set *all, const sb_gate_spec *spec, const char *arch_list,
+                sb_details_ask *ask, sb_error *err);
+
 /* The verdict of each arch of the comma-separated list, in list order,
- * malloc'd into *out (n entries). all: every result run already loaded
- * (sb_results_select), or NULL to read them from db. */
-int sb_gate_verdicts(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
-                     const sb_gate_spec *spec, const char *arch_list, sb_gate_verdict **out, size_t *n, sb_error *err);
+ * malloc'd into *out (n entries). all: as for sb_gate_ask; det: what
+ * db/run_details_read.h read for the ask sb_gate_ask filled. */
+int sb_gate_verdicts(const sb_result_set *all, const sb_run_details *det, const sb_sku_table *skus,
+                     const sb_gate_spec *spec, const char *arch_list, sb_gate_verdict **out,
+                     size_t *n, sb_error *err);
 
 /* Checks each arch of the comma-separated list (e.g. "a100,h100,h200").
  * Appends a human report to out (one block per arch: ok with the run id, or
  * every problem found) and sets *ok to 1 only when every arch passes.
- * all: as for sb_gate_verdicts. */
-int sb_gate_check(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
+ * all, det: as for sb_gate_verdicts. */
+int sb_gate_check(const sb_result_set *all, const sb_run_details *det, const sb_sku_table *skus,
                   const sb_gate_spec *spec, const char *arch_list, int *ok, sb_buf *out,
                   sb_error *err);
 

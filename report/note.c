@@ -9,7 +9,6 @@
 #include "geomean.h"
 #include "repro.h"
 #include "results.h"
-#include "run_query.h"
 #include "stats.h"
 #include "template.h"
 
@@ -24,42 +23,19 @@ static const sol_metric SOL[] = {
     {"gpu__time_duration.sum", "duration"},
 };
 
-/* Up to 256 launches of each SOL metric of a run, with the metric's unit. */
-typedef struct sol_values {
-    double v[sizeof SOL / sizeof SOL[0]][256];
-    size_t n[sizeof SOL / sizeof SOL[0]];
-    char unit[sizeof SOL / sizeof SOL[0]][32];
-} sol_values;
-
-static void sol_value(void *ctx, size_t m, double value, const char *unit)
+/* The speed-of-light of a run: the median over its profiled launches
+ * (up to 256) of each metric; false when none is stored. */
+static json_t *ncu_sol(const sb_run_details *det, long long run_id)
 {
-    sol_values *s = ctx;
-    if (s->n[m] >= 256)
-        return;
-    s->v[m][s->n[m]++] = value;
-    snprintf(s->unit[m], sizeof s->unit[m], "%s", unit ? unit : "");
-}
-
-/* The speed-of-light of a run: the median over its profiled launches of
- * each metric; false when none is stored. */
-static int ncu_sol(sb_db *db, long long run_id, json_t **out, sb_error *err)
-{
-    *out = json_false();
     enum { NSOL = sizeof SOL / sizeof SOL[0] };
-    const char *names[NSOL];
-    for (size_t m = 0; m < NSOL; m++)
-        names[m] = SOL[m].metric;
-    sol_values *s = calloc(1, sizeof *s);
-    if (!s)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    if (sb_run_profiler_values(db, run_id, names, NSOL, sol_value, s, err) != SB_OK) {
-        free(s);
-        return SB_ERR;
-    }
     json_t *o = json_object();
     size_t found = 0, launches = 0;
     for (size_t m = 0; m < NSOL; m++) {
-        size_t n = s->n[m];
+        const double *v;
+        const char *unit;
+        size_t n = sb_run_details_values(det, run_id, SOL[m].metric, &v, &unit);
+        if (n > 256)
+            n = 256;
         if (!n) {
             sb_tpl_set_str(o, SOL[m].key, "-");
             continue;
@@ -67,21 +43,18 @@ static int ncu_sol(sb_db *db, long long run_id, json_t **out, sb_error *err)
         found++;
         if (n > launches)
             launches = n;
-        sb_tpl_set_num(o, SOL[m].key, "%.1f", sb_median(s->v[m], n));
+        sb_tpl_set_num(o, SOL[m].key, "%.1f", sb_median(v, n));
         if (strcmp(SOL[m].key, "duration") == 0)
-            sb_tpl_set_str(o, "duration_unit", s->unit[m]);
+            sb_tpl_set_str(o, "duration_unit", unit);
     }
-    free(s);
     if (!found) {
         json_decref(o);
-        return SB_OK;
+        return json_false();
     }
     if (!json_object_get(o, "duration_unit"))
         sb_tpl_set_str(o, "duration_unit", "");
     json_object_set_new(o, "launches", json_integer((json_int_t)launches));
-    json_decref(*out);
-    *out = o;
-    return SB_OK;
+    return o;
 }
 
 static int is_spec_case(const sb_result *r, const sb_gate_spec *spec)
@@ -110,8 +83,8 @@ static void newest_two(const sb_result_set *s, const sb_gate_spec *spec, const c
     }
 }
 
-static json_t *card_data(sb_db *db, const sb_sku_table *skus, const sb_gate_spec *spec,
-                         const sb_result_set *s, const char *sku, sb_error *err)
+static json_t *card_data(const sb_run_details *det, const sb_sku_table *skus,
+                         const sb_gate_spec *spec, const sb_result_set *s, const char *sku)
 {
     const sb_result *cub, *prev, *torch, *tprev;
     newest_two(s, spec, spec->provider, sku, &cub, &prev);
@@ -153,42 +126,112 @@ static json_t *card_data(sb_db *db, const sb_sku_table *skus, const sb_gate_spec
     int over = cub->repeat_spread > SB_NOTE_SPREAD_LIMIT;
     json_object_set_new(c, "spread_over", json_boolean(over));
     sb_tpl_set_num(c, "spread_limit", "%.0f", 100.0 * SB_NOTE_SPREAD_LIMIT);
-    sb_buf clocks = SB_BUF_INIT, reasons = SB_BUF_INIT;
-    int capped = 0;
-    double limit_w = NAN;
-    if (sb_repeat_clocks(db, cub->run_id, &clocks, &reasons, &capped, &limit_w, err) != SB_OK) {
-        sb_buf_free(&clocks);
-        sb_buf_free(&reasons);
-        json_decref(c);
-        return NULL;
-    }
-    json_object_set_new(c, "has_clocks", json_boolean(clocks.len > 0));
-    sb_tpl_set_str(c, "clocks", sb_buf_str(&clocks));
-    sb_tpl_set_str(c, "throttle", sb_buf_str(&reasons));
-    json_object_set_new(c, "power_capped", json_boolean(capped));
-    json_object_set_new(c, "has_power_limit", json_boolean(!isnan(limit_w)));
-    sb_tpl_set_num(c, "power_limit_w", "%.0f", limit_w);
-    sb_buf_free(&clocks);
-    sb_buf_free(&reasons);
-    json_t *sol = NULL;
-    if (ncu_sol(db, cub->run_id, &sol, err) != SB_OK) {
-        json_decref(c);
-        return NULL;
-    }
+    const sb_run_clocks *rc = sb_run_details_clocks(det, cub->run_id);
+    json_object_set_new(c, "has_clocks", json_boolean(rc && rc->clocks[0]));
+    sb_tpl_set_str(c, "clocks", rc ? rc->clocks : "");
+    sb_tpl_set_str(c, "throttle", rc ? rc->reasons : "");
+    json_object_set_new(c, "power_capped", json_boolean(rc && rc->power_capped));
+    json_object_set_new(c, "has_power_limit", json_boolean(rc && !isnan(rc->power_limit_w)));
+    sb_tpl_set_num(c, "power_limit_w", "%.0f", rc ? rc->power_limit_w : NAN);
+    json_t *sol = ncu_sol(det, cub->run_id);
     json_object_set_new(c, "ncu", sol);
     return c;
 }
 
-int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
-                 const char *gate_arches, json_t **out, sb_error *err)
+sb_result_filter sb_note_filter(void)
 {
-    *out = NULL;
     const sb_gate_spec *spec = sb_gate_spec_for("gemm");
     sb_result_filter f = {0};
     f.suite = spec->suite;
     f.op = spec->op;
+    return f;
+}
+
+/* The spec runs of all, and in *order the newest cuBLAS run's SKU of
+ * each card, in arch order (*no of them; free both). */
+static int note_cards(const sb_result_set *all, const sb_gate_spec *spec, sb_result_set *s,
+                      const sb_result ***order, size_t *no, sb_error *err)
+{
+    sb_result_filter f = sb_note_filter();
+    *order = NULL;
+    *no = 0;
+    if (sb_results_pick(all, &f, s, err) != SB_OK)
+        return SB_ERR;
+    const sb_result **o = calloc(s->n + 1, sizeof *o);
+    if (!o) {
+        sb_results_free(s);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const sb_result *r = &s->v[i];
+        if (!is_spec_case(r, spec) || strcmp(r->provider, spec->provider))
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(o[k]->sku, r->sku))
+            k++;
+        if (k == n)
+            o[n++] = r;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0; j--) {
+            int c = sb_arch_rank(o[j - 1]->arch) - sb_arch_rank(o[j]->arch);
+            if (!c)
+                c = strcmp(o[j - 1]->sku, o[j]->sku);
+            if (c <= 0)
+                break;
+            const sb_result *t = o[j];
+            o[j] = o[j - 1];
+            o[j - 1] = t;
+        }
+    *order = o;
+    *no = n;
+    return SB_OK;
+}
+
+int sb_note_ask(const sb_result_set *all, const char *gate_arches, sb_details_ask *ask,
+                sb_error *err)
+{
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    /* the gate's metrics hold every metric of SOL */
+    if (sb_gate_ask(all, spec, gate_arches, ask, err) != SB_OK)
+        return SB_ERR;
+    ask->clocks = 1;
     sb_result_set s = {0};
-    if (sb_results_select(db, all, &f, &s, err) != SB_OK)
+    const sb_result **order = NULL;
+    size_t no = 0;
+    if (note_cards(all, spec, &s, &order, &no, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    for (size_t i = 0; i < no && rc == SB_OK; i++) {
+        const sb_result *cub, *prev;
+        newest_two(&s, spec, spec->provider, order[i]->sku, &cub, &prev);
+        if (cub)
+            rc = sb_details_ask_run(ask, cub->run_id, err);
+    }
+    free(order);
+    sb_results_free(&s);
+    char *list = rc == SB_OK ? strdup(gate_arches) : NULL;
+    if (rc == SB_OK && !list)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    char *save = NULL;
+    for (char *arch = list ? strtok_r(list, ",", &save) : NULL; arch && rc == SB_OK;
+         arch = strtok_r(NULL, ",", &save))
+        if (*arch)
+            rc = sb_details_ask_arch(ask, arch, err);
+    free(list);
+    return rc;
+}
+
+int sb_note_data(const sb_result_set *all, const sb_run_details *det, const sb_sku_table *skus,
+                 const char *gate_arches, json_t **out, sb_error *err)
+{
+    *out = NULL;
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    sb_result_set s = {0};
+    const sb_result **order = NULL;
+    size_t no = 0;
+    if (note_cards(all, spec, &s, &order, &no, err) != SB_OK)
         return SB_ERR;
     json_t *d = json_object(), *cards = json_array();
     json_object_set_new(d, "cards", cards);
@@ -202,39 +245,18 @@ int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
     json_object_set_new(d, "warmup", json_integer(spec->warmup_iters));
     json_object_set_new(d, "iters", json_integer(spec->iters));
     json_object_set_new(d, "repeats", json_integer(spec->repeats));
-    /* the cards, in arch order */
-    const sb_result **order = calloc(s.n + 1, sizeof *order);
-    size_t no = 0;
     int rc = SB_ERR;
-    if (!order || !d) {
+    if (!d) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < s.n; i++) {
-        const sb_result *r = &s.v[i];
-        if (!is_spec_case(r, spec) || strcmp(r->provider, spec->provider))
-            continue;
-        size_t k = 0;
-        while (k < no && strcmp(order[k]->sku, r->sku))
-            k++;
-        if (k == no)
-            order[no++] = r;
-    }
-    for (size_t i = 1; i < no; i++)
-        for (size_t j = i; j > 0; j--) {
-            int c = sb_arch_rank(order[j - 1]->arch) - sb_arch_rank(order[j]->arch);
-            if (!c)
-                c = strcmp(order[j - 1]->sku, order[j]->sku);
-            if (c <= 0)
-                break;
-            const sb_result *t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    /* the cards, in arch order */
     for (size_t i = 0; i < no; i++) {
-        json_t *c = card_data(db, skus, spec, &s, order[i]->sku, err);
-        if (!c)
+        json_t *c = card_data(det, skus, spec, &s, order[i]->sku);
+        if (!c) {
+            sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
+        }
         if (json_is_null(c))
             json_decref(c);
         else
@@ -244,7 +266,7 @@ int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
     /* the gate */
     sb_gate_verdict *v = NULL;
     size_t nv = 0;
-    if (sb_gate_verdicts(db, all, skus, spec, gate_arches, &v, &nv, err) != SB_OK)
+    if (sb_gate_verdicts(all, det, skus, spec, gate_arches, &v, &nv, err) != SB_OK)
         goto done;
     json_t *gate = json_array();
     json_object_set_new(d, "gate", gate);
@@ -258,12 +280,8 @@ int sb_note_data(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
         sb_tpl_set_str(g, "sku", v[i].sku);
         json_object_set_new(g, "candidates", json_integer((json_int_t)v[i].candidates));
         json_object_set_new(g, "complete", json_integer((json_int_t)v[i].complete));
-        long long on_arch;
-        if (sb_runs_on_arch(db, v[i].arch, &on_arch, err) != SB_OK) {
-            free(v);
-            goto done;
-        }
-        json_object_set_new(g, "arch_runs", json_integer(on_arch));
+        long long on_arch = sb_run_details_arch_runs(det, v[i].arch);
+        json_object_set_new(g, "arch_runs", json_integer(on_arch < 0 ? 0 : on_arch));
         json_array_append_new(gate, g);
     }
     free(v);
@@ -278,11 +296,11 @@ done:
     return rc;
 }
 
-int sb_note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus,
+int sb_note_render(const sb_result_set *all, const sb_run_details *det, const sb_sku_table *skus,
                    const char *gate_arches, sb_buf *out, sb_error *err)
 {
     json_t *d = NULL;
-    if (sb_note_data(db, all, skus, gate_arches, &d, err) != SB_OK)
+    if (sb_note_data(all, det, skus, gate_arches, &d, err) != SB_OK)
         return SB_ERR;
     int rc = sb_render_home("note.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, out, err);
     json_decref(d);

@@ -355,18 +355,28 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     if (sb_packet_subject(o->target) && !o->op) {
         sb_training_opts to = {0};
         sb_training_summary ts;
+        sb_result_set own_all = {0};
+        int trc = sb_training_load(db, 0, 0, 0, &tr, err);
+        if (trc == SB_OK && !o->all) {
+            trc = sb_results_load(db, NULL, &own_all, err);
+            if (trc == SB_OK)
+                trc = sb_plaus_mark(db, &own_all, err);
+        }
+        to.runs = &tr;
+        to.all = o->all ? o->all : &own_all;
         to.claims = &f.claims; /* the body's training figures, verified with the findings' */
-        if (sb_training_render_pairs_md(db, &to, &tmp, &ts, err) != SB_OK)
-            goto done;
+        if (trc == SB_OK)
+            trc = sb_training_render_pairs_md(&to, &tmp, &ts, err);
         to.claims = NULL;
-        with_training = ts.runs > 0;
+        with_training = trc == SB_OK && ts.runs > 0;
         sb_tpl_set_str(d, "training_md", sb_buf_str(&tmp));
         sb_buf_reset(&tmp);
-        if (sb_training_render_md(db, &to, &tmp, &ts, err) != SB_OK)
+        if (trc == SB_OK)
+            trc = sb_training_render_md(&to, &tmp, &ts, err);
+        sb_results_free(&own_all);
+        if (trc != SB_OK)
             goto done;
         sb_tpl_set_str(d, "training_full_md", sb_buf_str(&tmp));
-        if (with_training && sb_training_load(db, 0, 0, 0, &tr, err) != SB_OK)
-            goto done;
     }
     json_object_set_new(d, "has_training", json_boolean(with_training));
     /* the cited runs: the sessions' and the training runs */

@@ -866,6 +866,20 @@ done:
     return rc;
 }
 
+int sb_plaus_session_runs_load(sb_db *db, const char *suite, sb_session_runs *out, sb_error *err)
+{
+    if (sb_session_runs_load(db, NULL, 0, out, err) != SB_OK) {
+        sb_session_runs_free(out);
+        return SB_ERR;
+    }
+    sb_session_runs_keep_suite(out, suite);
+    if (sb_plaus_mark_sessions(db, out, err) != SB_OK) {
+        sb_session_runs_free(out);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
 int sb_plaus_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
                                sb_error *err)
 {

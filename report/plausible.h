@@ -63,6 +63,10 @@ int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err);
  * with an implausible side is then left out and counted
  * (report/sessions.h). */
 int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err);
+/* Every session run in db (sb_session_runs_load, db/session_query.h) of
+ * suite (every suite where it is NULL), marked by sb_plaus_mark_sessions:
+ * what sb_claims_headlines_take (report/claims.h) reads. */
+int sb_plaus_session_runs_load(sb_db *db, const char *suite, sb_session_runs *out, sb_error *err);
 /* sb_session_runs_read (db/session_query.h) and sb_plaus_mark_sessions
  * on the database at path: the marked runs of a command that only reads
  * sessions. */

@@ -7,12 +7,10 @@
 #include <string.h>
 
 #include "casetable.h"
-#include "claims.h"
 #include "encode.h"
 #include "evidence.h"
 #include "geomean.h"
 #include "json_file.h"
-#include "plausible.h"
 #include "results.h"
 #include "sessions.h"
 #include "stats.h"
@@ -37,7 +35,7 @@ typedef struct family {
 
 struct sb_standing {
     const sb_sku_table *skus;
-    sb_result_set set;
+    const sb_result_set *set; /* every result run, with its plausibility marks */
     sb_pick *picks; /* every suite */
     size_t np;
     family liger, memory;
@@ -45,7 +43,7 @@ struct sb_standing {
     double copy[MAX_CARDS];     /* bw.copy of the newest calibration, GB/s; NAN: none */
     size_t ncards;
     double *ratios; /* scratch, one a run */
-    sb_session_headlines paired; /* every session's checked headlines (docs/CLAIMS.md, rule 8) */
+    const sb_session_headlines *paired; /* every session's checked headlines (docs/CLAIMS.md, rule 8) */
     size_t *idx;    /* scratch, one a session pair */
 };
 
@@ -85,27 +83,26 @@ void sb_standing_close(sb_standing *s)
     free(s->picks);
     free(s->ratios);
     free(s->idx);
-    sb_session_headlines_free(&s->paired);
-    sb_results_free(&s->set);
     free(s);
 }
 
-int sb_standing_open(sb_db *db, const sb_sku_table *skus, sb_standing **out, sb_error *err)
+int sb_standing_open(const sb_result_set *set, const sb_session_headlines *paired,
+                     const sb_snapshot *snap, const sb_sku_table *skus, sb_standing **out,
+                     sb_error *err)
 {
     *out = NULL;
     sb_standing *s = calloc(1, sizeof *s);
     if (!s)
         return sb_error_set(err, NULL, NULL, "out of memory");
     s->skus = skus;
-    if (sb_results_load(db, NULL, &s->set, err) != SB_OK || sb_plaus_mark(db, &s->set, err) != SB_OK ||
-        sb_picks_latest(&s->set, &s->picks, &s->np, err) != SB_OK ||
-        family_make(&s->set, liger_suites, &s->liger, err) != SB_OK ||
-        family_make(&s->set, memory_suites, &s->memory, err) != SB_OK)
+    s->set = set;
+    s->paired = paired;
+    if (sb_picks_latest(s->set, &s->picks, &s->np, err) != SB_OK ||
+        family_make(s->set, liger_suites, &s->liger, err) != SB_OK ||
+        family_make(s->set, memory_suites, &s->memory, err) != SB_OK)
         goto fail;
-    if (sb_claims_headlines_read(db, NULL, NULL, NULL, 0, 0, &s->paired, err) != SB_OK)
-        goto fail;
-    s->ratios = malloc((s->set.n + 1) * sizeof *s->ratios);
-    s->idx = malloc((s->paired.report.npairs + 1) * sizeof *s->idx);
+    s->ratios = malloc((s->set->n + 1) * sizeof *s->ratios);
+    s->idx = malloc((s->paired->report.npairs + 1) * sizeof *s->idx);
     if (!s->ratios || !s->idx) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto fail;
@@ -121,28 +118,25 @@ int sb_standing_open(sb_db *db, const sb_sku_table *skus, sb_standing **out, sb_
             s->ncards++;
         }
     }
-    for (size_t i = 0; i < s->paired.n && s->ncards < MAX_CARDS; i++) {
+    for (size_t i = 0; i < s->paired->n && s->ncards < MAX_CARDS; i++) {
         size_t k = 0;
-        while (k < s->ncards && strcmp(s->card[k], s->paired.v[i].sku))
+        while (k < s->ncards && strcmp(s->card[k], s->paired->v[i].sku))
             k++;
         if (k == s->ncards) {
-            s->card[k] = s->paired.v[i].sku;
-            s->card_arch[k] = s->paired.v[i].arch;
+            s->card[k] = s->paired->v[i].sku;
+            s->card_arch[k] = s->paired->v[i].arch;
             s->ncards++;
         }
     }
     sb_sort_skus(s->card, s->card_arch, s->ncards);
     for (size_t k = 0; k < s->ncards; k++) {
-        sb_ceiling *c = NULL;
         size_t nc = 0;
         long long run = -1;
+        const sb_ceiling *c = sb_snapshot_ceilings(snap, s->card[k], &nc, &run);
         s->copy[k] = NAN;
-        if (sb_ceilings_latest(db, s->card[k], &c, &nc, &run, err) != SB_OK)
-            goto fail;
         for (size_t i = 0; i < nc; i++)
             if (strcmp(c[i].name, "bw.copy") == 0)
                 s->copy[k] = c[i].value;
-        free(c);
     }
     *out = s;
     return SB_OK;
@@ -208,7 +202,7 @@ static void pair_stats_of(sb_standing *s, const sb_pick *picks, size_t np, const
             continue;
         const sb_pick *b = sb_pick_find(picks, np, p->case_key, baseline, p->sku);
         if (!b || !b->r->passing || b->r->implausible || (kernel_only && !sb_both_kernel(p, b->r)) ||
-            (unpaired && sb_session_headlines_cover(&s->paired, p->case_key, p->sku, provider, baseline)))
+            (unpaired && sb_session_headlines_cover(s->paired, p->case_key, p->sku, provider, baseline)))
             continue;
         double x = sb_speedup(p, b->r, SB_TIME_KERNEL);
         if (!(x > 0))
@@ -297,7 +291,7 @@ static int paired_stats_of(sb_standing *s, const char *const *suites, const case
                            const char *provider, const char *baseline, paired_stats *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    const sb_session_headlines *h = &s->paired;
+    const sb_session_headlines *h = s->paired;
     size_t best_first = 0;
     for (size_t k = 0; k < h->n; k++) {
         const sb_session_headline *x = &h->v[k];
@@ -370,7 +364,7 @@ static void paired_cell(sb_buf *b, const sb_standing *s, const paired_stats *p, 
         sb_buf_puts(b, " - |");
         return;
     }
-    const sb_session_pair *w = &s->paired.report.pairs[p->worst];
+    const sb_session_pair *w = &s->paired->report.pairs[p->worst];
     paired_figure(b, p, 2);
     sb_buf_printf(b, "; worst %.2fx, ", w->kernel.ratio);
     pair_words(b, w->target, with_op);
@@ -441,10 +435,10 @@ static const char *const against[3][2] = {
 static void paired_ops(const sb_standing *s, const char *sku, const char *const *suites, const char *provider,
                        const char **ops, size_t *n, size_t cap)
 {
-    for (size_t i = 0; i < s->paired.n; i++) {
-        const sb_session_headline *x = &s->paired.v[i];
+    for (size_t i = 0; i < s->paired->n; i++) {
+        const sb_session_headline *x = &s->paired->v[i];
         if (strcmp(x->sku, sku) || strcmp(x->provider, provider) ||
-            !in_list(suites, s->paired.report.pairs[x->pair[0]].target->suite))
+            !in_list(suites, s->paired->report.pairs[x->pair[0]].target->suite))
             continue;
         size_t k = 0;
         while (k < *n && strcmp(ops[k], x->op))
@@ -617,7 +611,7 @@ static void paired_torch_cells(sb_buf *b, const sb_standing *s, const paired_sta
         sb_buf_puts(b, " - | - |");
         return;
     }
-    const sb_session_pair *w = &s->paired.report.pairs[p->worst];
+    const sb_session_pair *w = &s->paired->report.pairs[p->worst];
     paired_figure(b, p, 3);
     sb_buf_printf(b, "; session %.*s | %.3fx, ", SB_SESSION_SHORT, p->session, w->kernel.ratio);
     pair_words(b, w->target, with_op);

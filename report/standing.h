@@ -23,8 +23,10 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "sessions.h"
 #include "sku.h"
-#include "store.h"
+#include "snapshot.h"
+#include "stored_result.h"
 #include "strbuf.h"
 
 #define SB_STANDING_BEGIN "<!-- solbook report standing: "
@@ -39,11 +41,17 @@ extern const char *const sb_standing_blocks[];
 #define SB_STANDING_MEMORY_COPY 0.85
 #define SB_STANDING_MEMORY_ROW 4096
 
-/* Results read once for all the blocks of a document. */
+/* What the blocks of a document read, gathered once. */
 typedef struct sb_standing sb_standing;
 
-/* skus may be NULL (cards are then named by their SKU id). */
-int sb_standing_open(sb_db *db, const sb_sku_table *skus, sb_standing **out, sb_error *err);
+/* set: every result run (sb_results_load with no filter, db/results_query.h)
+ * with its plausibility marks (report/plausible.h, sb_plaus_mark); paired:
+ * the checked headlines of every session (report/claims.h); snap: the
+ * cards' calibrations (db/snapshot_read.h). s borrows all three: they
+ * outlive it. skus may be NULL (cards are then named by their SKU id). */
+int sb_standing_open(const sb_result_set *set, const sb_session_headlines *paired,
+                     const sb_snapshot *snap, const sb_sku_table *skus, sb_standing **out,
+                     sb_error *err);
 void sb_standing_close(sb_standing *s);
 
 /* Appends block name's Markdown (without its marker lines). An unknown

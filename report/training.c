@@ -9,7 +9,7 @@
 
 #include "geomean.h"
 #include "paired.h"
-#include "plausible.h"
+#include "result_filter.h"
 #include "results.h"
 #include "stats.h"
 #include "svg.h"
@@ -298,7 +298,7 @@ static const char *op_dtype(const char *training_dtype)
 }
 
 /* One op-level row per kernel of each compared patch on each SKU. */
-static int op_rows(sb_db *db, const sb_result_set *all, const sb_training_set *r,
+static int op_rows(const sb_result_set *all, const sb_training_set *r,
                    const char *const *pair_of, json_t *ops, sb_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
@@ -318,12 +318,8 @@ static int op_rows(sb_db *db, const sb_result_set *all, const sb_training_set *r
         sb_pick *picks = NULL;
         size_t npicks = 0;
         sb_geo_table geo = {0};
-        if (sb_results_select(db, all, &f, &set, err) != SB_OK)
+        if (sb_results_pick(all, &f, &set, err) != SB_OK)
             return SB_ERR;
-        if (!all && sb_plaus_mark(db, &set, err) != SB_OK) { /* all's runs carry their marks */
-            sb_results_free(&set);
-            return SB_ERR;
-        }
         if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK ||
             sb_geo_compute(&set, picks, npicks, OP_BASELINE, &geo, err) != SB_OK) {
             free(picks);
@@ -416,13 +412,11 @@ static void render_plot(const sb_training_set *r, const char *const *pair_of, co
     sb_svg_end(b);
 }
 
-static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *out, sb_training_summary *sum,
+static int render(const sb_training_opts *o, int pairs_only, sb_buf *out, sb_training_summary *sum,
                   sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
-    sb_training_set r = {0};
-    if (sb_training_load(db, o->has_range, o->from, o->to, &r, err) != SB_OK)
-        return SB_ERR;
+    const sb_training_set r = *o->runs;
     int rc = SB_ERR;
     const char **pair_of = calloc(r.n ? r.n : 1, sizeof *pair_of);
     const char **op_of = calloc(r.n ? r.n : 1, sizeof *op_of);
@@ -548,7 +542,7 @@ static int render(sb_db *db, const sb_training_opts *o, int pairs_only, sb_buf *
         }
     }
     sum->runs = r.n;
-    if (!pairs_only && op_rows(db, o->all, &r, op_of, ops, err) != SB_OK)
+    if (!pairs_only && op_rows(o->all, &r, op_of, ops, err) != SB_OK)
         goto done;
     json_object_set_new(d, "pairs_only", json_boolean(pairs_only));
     json_object_set_new(d, "has_runs", json_boolean(r.n > 0));
@@ -578,18 +572,17 @@ done:
     free(pair_of);
     free(op_of);
     free(base_of);
-    sb_training_free(&r);
     return rc;
 }
 
-int sb_training_render_md(sb_db *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
+int sb_training_render_md(const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
                           sb_error *err)
 {
-    return render(db, o, 0, out, sum, err);
+    return render(o, 0, out, sum, err);
 }
 
-int sb_training_render_pairs_md(sb_db *db, const sb_training_opts *o, sb_buf *out,
+int sb_training_render_pairs_md(const sb_training_opts *o, sb_buf *out,
                                 sb_training_summary *sum, sb_error *err)
 {
-    return render(db, o, 1, out, sum, err);
+    return render(o, 1, out, sum, err);
 }

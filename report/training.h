@@ -20,17 +20,18 @@
 
 #include "claims.h"
 #include "error.h"
-#include "results_query.h"
-#include "store.h"
+#include "stored_result.h"
 #include "strbuf.h"
+#include "training_run.h"
 
 typedef struct sb_training_opts {
-    int has_range;           /* only training runs that finished in [from, to) */
-    long long from, to;      /* epoch seconds */
+    const sb_training_set *runs; /* the training runs to show (sb_training_load,
+                                    db/results_query.h) */
     sb_buf *plot;            /* NULL: no plot; else the plot's SVG is appended when
                                 there are pairs, for the caller to write as plot_name */
     const char *plot_name;   /* file name of the plot, linked as is (default "training-tokens.svg") */
-    const sb_result_set *all; /* every result run already loaded (sb_results_select), or NULL */
+    const sb_result_set *all; /* every result run (sb_results_load with no filter) with
+                                 its plausibility marks (report/plausible.h, sb_plaus_mark) */
     sb_claims *claims;       /* NULL: none recorded; else each ratio and speedup written, with the
                                 runs it rests on (report/claims.h): provider the patch, baseline
                                 "none", the session where it is one session's */
@@ -44,12 +45,12 @@ typedef struct sb_training_summary {
 } sb_training_summary;
 
 /* Appends the Markdown section to out. */
-int sb_training_render_md(sb_db *db, const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
+int sb_training_render_md(const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
                           sb_error *err);
 /* The same with only the sessions' paired rows and the not paired table:
  * no op-level rows (they are not paired within measuring sessions) and no
  * run list. */
-int sb_training_render_pairs_md(sb_db *db, const sb_training_opts *o, sb_buf *out,
+int sb_training_render_pairs_md(const sb_training_opts *o, sb_buf *out,
                                 sb_training_summary *sum, sb_error *err);
 
 #endif

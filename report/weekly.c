@@ -1174,6 +1174,30 @@ static int fit_writeup(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa,
     return SB_OK;
 }
 
+/* The result note (report/note.h) over all, or over the spec's runs
+ * read from db when all is NULL, with the run details it asks for. */
+static int note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
+                       sb_error *err)
+{
+    sb_result_filter f = sb_note_filter();
+    sb_result_set own = {0};
+    sb_details_ask ask = {0};
+    sb_run_details *det = NULL;
+    int rc = all ? SB_OK : sb_results_load(db, &f, &own, err);
+    if (!all)
+        all = &own;
+    if (rc == SB_OK)
+        rc = sb_note_ask(all, SB_WEEKLY_GATE_ARCHES, &ask, err);
+    if (rc == SB_OK)
+        rc = sb_run_details_read(db, &ask, &det, err);
+    if (rc == SB_OK)
+        rc = sb_note_render(all, det, skus, SB_WEEKLY_GATE_ARCHES, out, err);
+    sb_run_details_free(det);
+    sb_details_ask_free(&ask);
+    sb_results_free(&own);
+    return rc;
+}
+
 int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_error *err)
 {
@@ -1255,7 +1279,9 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         goto done;
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
-    if (sb_claims_headlines_read(db, NULL, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
+    sb_session_runs sruns = {0};
+    if (sb_plaus_session_runs_load(db, NULL, &sruns, err) != SB_OK ||
+        sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
     if (sb_xa_build(o->snap, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
@@ -1366,7 +1392,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
 
     /* the note */
     sb_buf_reset(&tmp);
-    if (sb_note_render(db, o->all, skus, SB_WEEKLY_GATE_ARCHES, &tmp, err) != SB_OK)
+    if (note_render(db, o->all, skus, &tmp, err) != SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
 
@@ -1599,13 +1625,19 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
      * in the writeup */
     {
         sb_buf plot = SB_BUF_INIT;
-        sb_training_opts to = {1, start, end, &plot, NULL, o->all, NULL};
+        sb_result_set own_all = {0};
+        int trc = o->all ? SB_OK : sb_results_load(db, NULL, &own_all, err);
+        if (trc == SB_OK && !o->all)
+            trc = sb_plaus_mark(db, &own_all, err);
+        sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &own_all, NULL};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
         to.plot_name = tname;
         sb_training_summary ts;
         sb_buf_reset(&tmp);
-        int trc = sb_training_render_md(db, &to, &tmp, &ts, err);
+        if (trc == SB_OK)
+            trc = sb_training_render_md(&to, &tmp, &ts, err);
+        sb_results_free(&own_all);
         if (trc == SB_OK && ts.plot_drawn) {
             char plot_path[4400];
             snprintf(plot_path, sizeof plot_path, "%s/%s", stage.stage, tname);

@@ -16,6 +16,7 @@
 #include "results_query.h"
 #include "sku.h"
 #include "snapshot.h"
+#include "run_details_read.h"
 #include "store.h"
 
 /* The provider of the cross-arch tables: the project's own kernels. */

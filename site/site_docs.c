@@ -444,9 +444,14 @@ static int training_section(site_ctx *c, char **html, sb_error *err)
     sb_training_opts to = {0};
     to.plot = &plot;
     to.all = &c->set;
+    sb_training_set runs = {0};
+    to.runs = &runs;
     sb_training_summary ts;
     *html = NULL;
-    int rc = sb_training_render_md(c->db, &to, &md, &ts, err);
+    int rc = sb_training_load(c->db, 0, 0, 0, &runs, err);
+    if (rc == SB_OK)
+        rc = sb_training_render_md(&to, &md, &ts, err);
+    sb_training_free(&runs);
     if (rc == SB_OK && ts.plot_drawn)
         rc = site_write(c, "weekly/training-tokens.svg", sb_buf_str(&plot), plot.len, err);
     if (rc == SB_OK)

@@ -10,6 +10,7 @@
 #include "gate.h"
 #include "plots.h"
 #include "history.h"
+#include "run_details_read.h"
 #include "run_summary.h"
 #include "site_parts.h"
 #include "svg.h"
@@ -403,7 +404,16 @@ int site_build_overview(site_ctx *c, sb_error *err)
     if (spec) {
         int ok = 0;
         const char *arches = c->o->gate_arches ? c->o->gate_arches : DEFAULT_GATE_ARCHES;
-        if (sb_gate_check(c->db, &c->set, c->skus, spec, arches, &ok, &gate, err) != SB_OK) {
+        sb_details_ask ask = {0};
+        sb_run_details *det = NULL;
+        int grc = sb_gate_ask(&c->set, spec, arches, &ask, err);
+        if (grc == SB_OK)
+            grc = sb_run_details_read(c->db, &ask, &det, err);
+        if (grc == SB_OK)
+            grc = sb_gate_check(&c->set, det, c->skus, spec, arches, &ok, &gate, err);
+        sb_run_details_free(det);
+        sb_details_ask_free(&ask);
+        if (grc != SB_OK) {
             json_decref(d);
             goto done;
         }

@@ -143,6 +143,34 @@ static void test_timing_clocks(void **state)
     json_decref(t);
 }
 
+/* Summaries only: the statistics given, none made up, no samples. */
+static void test_timing_summary(void **state)
+{
+    (void)state;
+    sb_summary_stats st = sb_summary_stats_none();
+    json_t *t = sb_result_timing_summary(&st);
+    assert_non_null(t);
+    assert_string_equal(json_string_value(json_object_get(t, "unit")), "ms");
+    assert_true(json_is_true(json_object_get(t, "quantiles_only")));
+    assert_null(json_object_get(t, "samples"));
+    assert_int_equal(json_object_size(json_object_get(t, "stats")), 0);
+    json_decref(t);
+    st.count = 5;
+    st.median = 1.25;
+    st.stdev = 0.5;
+    st.rel_noise = 0.4;
+    t = sb_result_timing_summary(&st);
+    json_t *s = json_object_get(t, "stats");
+    assert_int_equal(json_object_size(s), 4);
+    assert_int_equal(json_integer_value(json_object_get(s, "count")), 5);
+    assert_near(num(s, "median"), 1.25);
+    assert_near(num(s, "stdev"), 0.5);
+    assert_near(num(s, "rel_noise"), 0.4);
+    assert_null(json_object_get(s, "mean"));
+    assert_null(json_object_get(s, "p20"));
+    json_decref(t);
+}
+
 static void test_document(void **state)
 {
     (void)state;
@@ -184,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_many_repeats),
         cmocka_unit_test(test_timing_of_json),
         cmocka_unit_test(test_timing_clocks),
+        cmocka_unit_test(test_timing_summary),
         cmocka_unit_test(test_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

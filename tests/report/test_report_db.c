@@ -33,6 +33,8 @@
 #include "repro.h"
 #include "results.h"
 #include "sku.h"
+#include "results_query.h"
+#include "run_details_read.h"
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
@@ -1203,7 +1205,17 @@ static void gate(sb_db *db, const sb_sku_table *skus, const char *arch, int want
     sb_error err;
     sb_buf out = SB_BUF_INIT;
     int ok = -1;
-    assert_int_equal(sb_gate_check(db, NULL, skus, sb_gate_spec_for("gemm"), arch, &ok, &out, &err), SB_OK);
+    const sb_gate_spec *spec = sb_gate_spec_for("gemm");
+    sb_result_set runs = {0};
+    sb_details_ask ask = {0};
+    sb_run_details *det = NULL;
+    assert_int_equal(sb_results_load(db, NULL, &runs, &err), SB_OK);
+    assert_int_equal(sb_gate_ask(&runs, spec, arch, &ask, &err), SB_OK);
+    assert_int_equal(sb_run_details_read(db, &ask, &det, &err), SB_OK);
+    assert_int_equal(sb_gate_check(&runs, det, skus, spec, arch, &ok, &out, &err), SB_OK);
+    sb_run_details_free(det);
+    sb_details_ask_free(&ask);
+    sb_results_free(&runs);
     if (ok != want_ok)
         fail_msg("gate %s: ok=%d, report:\n%s", arch, ok, sb_buf_str(&out));
     for (size_t i = 0; needles[i]; i++)

@@ -17,7 +17,11 @@
 #include "connection.h"
 #include "fixture.h"
 #include "md_inert.h"
+#include "claims.h"
+#include "plausible.h"
 #include "results.h"
+#include "results_query.h"
+#include "snapshot_read.h"
 #include "sessions.h"
 #include "standing.h"
 
@@ -122,15 +126,45 @@ static sb_db *standing_db(void)
     return db;
 }
 
+/* What the blocks read of db, as `report standing` reads it; the
+ * standing borrows it. */
+typedef struct standing_in {
+    sb_result_set set;
+    sb_session_runs sruns; /* taken over by paired */
+    sb_session_headlines paired;
+    sb_snapshot *snap;
+} standing_in;
+
+static sb_standing *standing_of(sb_db *db, standing_in *in)
+{
+    sb_error err;
+    sb_standing *s = NULL;
+    memset(in, 0, sizeof *in);
+    if (sb_results_load(db, NULL, &in->set, &err) != SB_OK || sb_plaus_mark(db, &in->set, &err) != SB_OK ||
+        sb_plaus_session_runs_load(db, NULL, &in->sruns, &err) != SB_OK ||
+        sb_claims_headlines_take(&in->sruns, NULL, NULL, 0, 0, &in->paired, &err) != SB_OK ||
+        sb_snapshot_read(db, &in->snap, &err) != SB_OK ||
+        sb_standing_open(&in->set, &in->paired, in->snap, NULL, &s, &err) != SB_OK)
+        fail_msg("%s", err.msg);
+    return s;
+}
+
+static void standing_done(sb_standing *s, standing_in *in)
+{
+    sb_standing_close(s);
+    sb_snapshot_free(in->snap);
+    sb_session_headlines_free(&in->paired);
+    sb_results_free(&in->set);
+}
+
 static char *render(sb_db *db, const char *block)
 {
-    sb_standing *s = NULL;
+    standing_in in;
+    sb_standing *s = standing_of(db, &in);
     sb_error err;
-    if (sb_standing_open(db, NULL, &s, &err) != SB_OK)
-        fail_msg("%s", err.msg);
     sb_buf b = SB_BUF_INIT;
     assert_int_equal(sb_standing_render(s, block, &b, &err), SB_OK);
-    sb_standing_close(s);
+    standing_done(s, &in);
     return sb_buf_take(&b);
 }
 
@@ -180,14 +214,14 @@ static void test_reference_memory_flce(void **state)
     assert_non_null(strstr(t, "| h100-sxm5-80gb | fwd bf16 `BT=1024,H=4096,V=128256` | 1.00 GB | 4.00 GB | 25.0% | "
                               "12.5% | 2.00x |\n"));
     free(t);
-    sb_standing *s = NULL;
+    standing_in in;
+    sb_standing *s = standing_of(db, &in);
     sb_error err;
-    assert_int_equal(sb_standing_open(db, NULL, &s, &err), SB_OK);
     sb_buf b = SB_BUF_INIT;
     assert_int_equal(sb_standing_render(s, "nonesuch", &b, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "unknown block 'nonesuch'"));
     sb_buf_free(&b);
-    sb_standing_close(s);
+    standing_done(s, &in);
     sb_db_close(db);
 }
 
@@ -254,9 +288,9 @@ static void test_rewrite_doc(void **state)
 {
     (void)state;
     sb_db *db = standing_db();
-    sb_standing *s = NULL;
+    standing_in in;
+    sb_standing *s = standing_of(db, &in);
     sb_error err;
-    assert_int_equal(sb_standing_open(db, NULL, &s, &err), SB_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/KERNELS.md", tmpdir);
     const char *bad[] = {"Intro.\n" BEGIN("against-providers") "| stale |\n",
@@ -294,7 +328,7 @@ static void test_rewrite_doc(void **state)
         assert_non_null(strstr(sb_buf_str(&out), line));
     }
     sb_buf_free(&out);
-    sb_standing_close(s);
+    standing_done(s, &in);
     sb_db_close(db);
 }
 

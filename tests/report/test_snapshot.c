@@ -1,7 +1,8 @@
 /* test_snapshot.c - the snapshot reports read (model/snapshot.h), filled
  * by db/snapshot_read.h: every calibrated SKU's newest ceilings are what
  * sb_ceilings_latest reads, its calibrations come newest first, and a SKU
- * without one reads as none. */
+ * without one reads as none; and the run details a report asks for
+ * (model/run_details.h, db/run_details_read.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,10 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "ncu_csv.h"
 #include "results_query.h"
+#include "run_details_read.h"
 #include "snapshot_read.h"
 
 static char tmpdir[256];
@@ -79,6 +83,69 @@ static void test_calibrations(void **state)
     sb_db_close(db);
 }
 
+/* What an ask names is read, launch by launch, and nothing else. */
+static void test_run_details(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/details.db", tmpdir);
+    sb_db *w = fx_create(p);
+    static const double s[] = {1.0, 1.1, 1.2};
+    fx_result r = {.provider = "cublas", .shape_key = "K=64,M=64,N=64", .sku = "h100-sxm5-80gb",
+                   .arch = "h100", .finished_at = "2026-11-17T10:00:00Z", .samples = s, .nsamples = 3};
+    long long profiled = fx_add_result(w, &r);
+    long long plain = fx_add_result(w, &r);
+    r.sku = "h200-sxm-141gb";
+    r.arch = "h200";
+    long long other = fx_add_result(w, &r);
+    fx_add_ncu(w, profiled, 3);
+    fx_add_ncu(w, other, 6);
+    sb_db_close(w);
+    sb_db *db = NULL;
+    sb_error err;
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
+    static const char *const columns[] = {"rel_noise"};
+    sb_details_ask ask = {0};
+    ask.metrics = SB_NCU_SOL_METRICS;
+    ask.nmetrics = SB_NCU_SOL_METRIC_COUNT;
+    ask.columns = columns;
+    ask.ncolumns = 1;
+    ask.clocks = 1;
+    assert_int_equal(sb_details_ask_run(&ask, profiled, &err), SB_OK);
+    assert_int_equal(sb_details_ask_run(&ask, plain, &err), SB_OK);
+    assert_int_equal(sb_details_ask_run(&ask, profiled, &err), SB_OK); /* once */
+    assert_int_equal(ask.nruns, 2);
+    assert_int_equal(sb_details_ask_arch(&ask, "h100", &err), SB_OK);
+    assert_int_equal(sb_details_ask_arch(&ask, "a100", &err), SB_OK);
+    sb_run_details *d = NULL;
+    assert_int_equal(sb_run_details_read(db, &ask, &d, &err), SB_OK);
+    const double *v;
+    const char *unit;
+    /* fx_add_ncu stores 50 + i for the i-th metric, unit % */
+    assert_int_equal(sb_run_details_values(d, profiled, SB_NCU_SOL_METRICS[2], &v, &unit), 1);
+    assert_true(v[0] == 52.0);
+    assert_string_equal(unit, "%");
+    assert_int_equal(sb_run_details_values(d, profiled, SB_NCU_SOL_METRICS[3], &v, &unit), 0);
+    assert_int_equal(sb_run_details_values(d, plain, SB_NCU_SOL_METRICS[0], &v, &unit), 0);
+    assert_string_equal(unit, "");
+    /* a run not asked for reads as nothing, though it has values */
+    assert_int_equal(sb_run_details_values(d, other, SB_NCU_SOL_METRICS[0], &v, &unit), 0);
+    assert_null(sb_run_details_clocks(d, other));
+    /* the fixture's runs recorded no clocks and no relative noise */
+    const sb_run_clocks *c = sb_run_details_clocks(d, plain);
+    assert_non_null(c);
+    assert_string_equal(c->clocks, "");
+    assert_string_equal(c->reasons, "");
+    assert_true(isnan(c->power_limit_w));
+    assert_true(isnan(sb_run_details_column(d, plain, "rel_noise")));
+    assert_int_equal(sb_run_details_arch_runs(d, "h100"), 2);
+    assert_int_equal(sb_run_details_arch_runs(d, "a100"), 0);
+    assert_int_equal(sb_run_details_arch_runs(d, "h200"), -1);
+    sb_run_details_free(d);
+    sb_details_ask_free(&ask);
+    sb_db_close(db);
+}
+
 static void test_add_card_once(void **state)
 {
     (void)state;
@@ -118,6 +185,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibrations),
+        cmocka_unit_test(test_run_details),
         cmocka_unit_test(test_add_card_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

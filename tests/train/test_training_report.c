@@ -20,6 +20,8 @@
 #include "fixture.h"
 #include "ingest.h"
 #include "json_file.h"
+#include "plausible.h"
+#include "results_query.h"
 #include "strbuf.h"
 #include "training.h"
 
@@ -162,19 +164,38 @@ static void close_ingest(world *w)
     w->ing = NULL;
 }
 
-static char *render_as(world *w, const sb_training_opts *o, sb_training_summary *sum, int pairs_only)
+/* The section over the training runs finished in [from, to) when
+ * has_range, else over every one, with every result run marked as the
+ * CLI reads them. */
+static char *render_window(world *w, const sb_training_opts *opts, sb_training_summary *sum,
+                           int pairs_only, int has_range, long long from, long long to)
 {
     sb_db *db;
     sb_error err;
     sb_error_clear(&err);
     assert_int_equal(sb_db_open(w->db, SB_DB_READ, &db, &err), SB_OK);
+    sb_training_set runs = {0};
+    sb_result_set all = {0};
+    assert_int_equal(sb_training_load(db, has_range, from, to, &runs, &err), SB_OK);
+    assert_int_equal(sb_results_load(db, NULL, &all, &err), SB_OK);
+    assert_int_equal(sb_plaus_mark(db, &all, &err), SB_OK);
+    sb_training_opts o = *opts;
+    o.runs = &runs;
+    o.all = &all;
     sb_buf b = SB_BUF_INIT;
-    int rc = pairs_only ? sb_training_render_pairs_md(db, o, &b, sum, &err) : sb_training_render_md(db, o, &b, sum, &err);
+    int rc = pairs_only ? sb_training_render_pairs_md(&o, &b, sum, &err) : sb_training_render_md(&o, &b, sum, &err);
     if (rc != SB_OK)
         fprintf(stderr, "%s: %s\n", err.file, err.msg);
     assert_int_equal(rc, SB_OK);
+    sb_results_free(&all);
+    sb_training_free(&runs);
     sb_db_close(db);
     return sb_buf_take(&b);
+}
+
+static char *render_as(world *w, const sb_training_opts *o, sb_training_summary *sum, int pairs_only)
+{
+    return render_window(w, o, sum, pairs_only, 0, 0, 0);
 }
 
 static char *render(world *w, const sb_training_opts *o, sb_training_summary *sum)
@@ -262,13 +283,11 @@ static void test_window_and_no_pair(void **state)
     add_run(w, "liger", 4, 400.0, "2026-11-20T12:10:00Z", "passed", 1);
     close_ingest(w);
     sb_training_opts o = {0};
-    o.has_range = 1;
-    o.from = 1794873600; /* 2026-11-17 */
-    o.to = 1795478400;   /* 2026-11-24 */
     sb_buf plot = SB_BUF_INIT;
     o.plot = &plot;
     sb_training_summary sum;
-    char *md = render(w, &o, &sum);
+    /* 2026-11-17 to 2026-11-24 */
+    char *md = render_window(w, &o, &sum, 0, 1, 1794873600, 1795478400);
     assert_int_equal(sum.runs, 1);
     assert_int_equal(sum.pairs, 0);
     assert_int_equal(sum.plot_drawn, 0);
