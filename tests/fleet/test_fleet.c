@@ -764,6 +764,62 @@ static void test_gather_tasks(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Task records on a volume the tasks write: a FIFO named like a record
+ * would hold `submit --status` and `ingest --fleet` at its opening
+ * forever, and a link would have them read (and quote) a file anywhere.
+ * Both are refused unread; the run goes on. */
+static void test_task_record_not_a_file(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/sb-fleet-fifo-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    json_t *r = load_fixture("schemas/result.valid.gemm.json");
+    write_json(root, "gemm-spec/h100/r1/spec-a/a.json", r);
+    write_json(root, "gemm-spec/h100/r1/spec-b/b.json", r);
+    char path[4200], secret[4200];
+    snprintf(path, sizeof path, "%s/gemm-spec/h100/r1/spec-a/solbook-task.json", root);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    /* The link leads to a file that would pass as a done record. */
+    write_record(root, "outside", 1, "spec-b", "done", 0);
+    snprintf(secret, sizeof secret, "%s/outside/solbook-task.json", root);
+    snprintf(path, sizeof path, "%s/gemm-spec/h100/r1/spec-b/solbook-task.json", root);
+    assert_int_equal(symlink(secret, path), 0);
+    char tree[4200];
+    snprintf(tree, sizeof tree, "%s/gemm-spec", root);
+
+    sb_gather g;
+    sb_error err;
+    assert_int_equal(sb_gather_scan(tree, &g, &err), SB_OK); /* returns: the FIFO is not waited on */
+    assert_int_equal(g.accepted, 0);
+    assert_int_equal(g.unfinished, 2);
+    const sb_gather_file *f = find(&g, tree, "h100/r1/spec-a");
+    assert_non_null(f);
+    assert_non_null(strstr(f->why, "unreadable (not a regular file (a FIFO, socket or device): refused unread)"));
+    f = find(&g, tree, "h100/r1/spec-b");
+    assert_non_null(f);
+    assert_non_null(strstr(f->why, "unreadable (a symbolic link: refused, not followed)"));
+    sb_gather_free(&g);
+
+    sb_exp_case cases[2] = {{.id = "spec-a"}, {.id = "spec-b"}};
+    sb_experiment e = {.name = "gemm-spec", .cases = cases, .n_cases = 2};
+    char run[4200];
+    snprintf(run, sizeof run, "%s/gemm-spec/h100/r1", root);
+    sb_task_status st[2];
+    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_ERR);
+    assert_non_null(strstr(err.file, "spec-a/solbook-task.json"));
+    assert_string_equal(err.msg, "not a regular file (a FIFO, socket or device): refused unread");
+    snprintf(path, sizeof path, "%s/gemm-spec/h100/r1/spec-a/solbook-task.json", root);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(sb_task_status_from_records(run, &e, st, &err), SB_ERR);
+    assert_non_null(strstr(err.file, "spec-b/solbook-task.json"));
+    assert_string_equal(err.msg, "a symbolic link: refused, not followed");
+
+    json_decref(r);
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 static char *fixture_text(const char *rel)
 {
     char path[4096];
@@ -831,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_spawn),
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_gather_tasks),
+        cmocka_unit_test(test_task_record_not_a_file),
         cmocka_unit_test(test_k8s_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
