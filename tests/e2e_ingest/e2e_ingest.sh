@@ -57,9 +57,9 @@ check "ncu rows not doubled" 7 "$(q 'SELECT count(*) FROM profiler_metrics')"
 
 # 3. Every bad file refused with one line naming it; nothing stored.
 run "ingest bad" 1 "$SOLBOOK" ingest --db "$DB" "$DATA/bad"
-check "bad summary" "ingest: 13 files, 0 stored, 0 duplicates, 13 refused (db $DB)" "$(tail -n 1 "$T/out")"
-check "one error line per bad file" 13 "$(wc -l <"$T/err" | tr -d ' ')"
-check "each line names its file" 13 "$(grep -c "^solbook: $DATA/bad/[a-z_0-9]*\.json: " "$T/err")"
+check "bad summary" "ingest: 14 files, 0 stored, 0 duplicates, 14 refused (db $DB)" "$(tail -n 1 "$T/out")"
+check "one error line per bad file" 14 "$(wc -l <"$T/err" | tr -d ' ')"
+check "each line names its file" 14 "$(grep -c "^solbook: $DATA/bad/[a-z_0-9]*\.json: " "$T/err")"
 grep -q "^solbook: $DATA/bad/malformed.json: line 7, column [0-9]*: invalid JSON" "$T/err" || fail "malformed: no line:column"
 grep -q "^solbook: $DATA/bad/schema_invalid.json: /config/dtype: " "$T/err" || fail "schema error: no JSON pointer"
 grep -q "^solbook: $DATA/bad/unknown_schema.json: /schema: unknown schema" "$T/err" || fail "unknown schema"

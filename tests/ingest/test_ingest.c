@@ -226,6 +226,8 @@ static void test_refusals(void **state)
     refused(f, "bad/missing_schema.json", "/schema", "missing \"schema\" field");
     refused(f, "bad/schema_invalid.json", "/config/dtype", "enum");
     refused(f, "bad/count_mismatch.json", "/timing/stats/count", "stats.count is 16 but timing.samples holds 15");
+    refused(f, "bad/impossible_date.json", "/provenance/finished_at",
+            "\"2026-13-45T25:61:61Z\" is not a date and time of the calendar");
     refused(f, "bad/no_such_file.json", NULL, "No such file");
     assert_int_equal(total_rows(f), 0);
 }
