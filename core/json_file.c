@@ -10,14 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int sb_file_read_into_max(const char *path, size_t max, char **buf, size_t *cap, size_t *len,
-                          sb_error *err)
+/* Reads the open fd (named path in errors) as sb_file_read_into_max
+ * describes, and closes it. */
+static int read_fd_max(int fd, const char *path, size_t max, char **buf, size_t *cap, size_t *len,
+                       sb_error *err)
 {
     struct stat st;
     size_t got = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return sb_error_set(err, path, NULL, "cannot open: %s", strerror(errno));
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
@@ -73,6 +72,15 @@ int sb_file_read_into_max(const char *path, size_t max, char **buf, size_t *cap,
     (*buf)[got] = '\0';
     *len = got;
     return SB_OK;
+}
+
+int sb_file_read_into_max(const char *path, size_t max, char **buf, size_t *cap, size_t *len,
+                          sb_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sb_error_set(err, path, NULL, "cannot open: %s", strerror(errno));
+    return read_fd_max(fd, path, max, buf, cap, len, err);
 }
 
 int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb_error *err)
@@ -194,6 +202,44 @@ static int load_file(const char *path, size_t flags, json_t **out, sb_error *err
 int sb_json_load_file(const char *path, json_t **out, sb_error *err)
 {
     return load_file(path, 0, out, err);
+}
+
+int sb_json_load_plain_file(const char *path, json_t **out, sb_error *err)
+{
+    *out = NULL;
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer that never comes; O_NOFOLLOW: a link at the last name fails
+     * with ELOOP instead of leading anywhere. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ELOOP)
+            return sb_error_set(err, path, NULL, "a symbolic link: refused, not followed");
+        return sb_error_set(err, path, NULL, "cannot open: %s", strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return sb_error_set(err, path, NULL, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return sb_error_set(err, path, NULL, "%s", S_ISDIR(st.st_mode)
+                                                      ? "is a directory, not a file"
+                                                      : "not a regular file (a FIFO, socket or device): refused unread");
+    }
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    if (read_fd_max(fd, path, SB_JSON_MAX_BYTES, &buf, &cap, &len, err) != SB_OK) {
+        free(buf);
+        return SB_ERR;
+    }
+    int rc = len > SB_JSON_MAX_BYTES
+                 ? sb_error_set(err, path, NULL, "file is more than %u bytes: refused", SB_JSON_MAX_BYTES)
+                 : load_buffer(buf, len, path, 0, out, err);
+    free(buf);
+    return rc;
 }
 
 int sb_json_load_file_any(const char *path, json_t **out, sb_error *err)

@@ -29,6 +29,12 @@ int sb_json_load_buffer(const char *buf, size_t len, const char *name,
  * level must be an object or an array, as every solbook file is. */
 int sb_json_load_file(const char *path, json_t **out, sb_error *err);
 
+/* sb_json_load_file for a file in a folder others write (a fleet task
+ * record on a shared volume): only a regular file is read; a symbolic link
+ * at the last name, a FIFO (whose opening would wait for a writer), a
+ * socket or a device is refused unread, in one line naming it. */
+int sb_json_load_plain_file(const char *path, json_t **out, sb_error *err);
+
 /* The same rules, but any JSON value is accepted at the top level ("3",
  * "true", "null"): JSON Schema instances, and boolean schemas. */
 int sb_json_load_file_any(const char *path, json_t **out, sb_error *err);

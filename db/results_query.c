@@ -262,6 +262,8 @@ static void where_filter(query_text *q, const sb_result_filter *f)
         sb_buf_puts(&q->sql, " AND s.run_id IS NULL");
     if (f->after_run > 0)
         sb_buf_printf(&q->sql, " AND r.id > %lld", f->after_run);
+    if (f->up_to_run > 0)
+        sb_buf_printf(&q->sql, " AND r.id <= %lld", f->up_to_run);
     /* The window is checked on the parsed time (read_set); the dates here
      * only spare reading the runs far outside it. A time stamp
      * sb_rfc3339_parse accepts starts with its local date, at most a day
@@ -721,7 +723,7 @@ int sb_results_load_latest(sb_db *handle, const sb_result_filter *f, sb_result_s
     size_t cap = 0, left_cap = 0;
     sb_result_set all = {0};
     if (f && (f->arch || f->sha || f->branch || f->has_range || f->with_profiled || f->with_sessions ||
-              f->only_sessions || f->after_run > 0)) {
+              f->only_sessions || f->after_run > 0 || f->up_to_run > 0)) {
         /* series_latest knows neither these conditions nor profiled or
          * session runs */
         if (results_load(db, f, &all, 0, err) != SB_OK)

@@ -190,6 +190,23 @@ int sb_verdicts_first_missing(sb_db *handle, long long *first, sb_error *err)
     return SB_OK;
 }
 
+int sb_verdicts_last_run(sb_db *handle, long long *last, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    *last = 0;
+    if (sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM runs WHERE schema = 'solbook.result.v1'", -1, &st,
+                           NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "finding the last result run");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *last = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return sb_db_conn_fail(db, err, "finding the last result run");
+    return SB_OK;
+}
+
 void sb_verdict_states_free(sb_verdict_states *s)
 {
     free(s->run_id);

@@ -44,6 +44,9 @@ void sb_verdicts_skus_free(char **skus, size_t n);
  * one has one. */
 int sb_verdicts_first_missing(sb_db *db, long long *first, sb_error *err);
 
+/* The highest id of a result run; 0 when there is none. */
+int sb_verdicts_last_run(sb_db *db, long long *last, sb_error *err);
+
 /* Every stored verdict's state, by run id ascending. */
 typedef struct sb_verdict_states {
     long long *run_id;

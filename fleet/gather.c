@@ -209,7 +209,7 @@ static int task_record(walk_ctx *w, const char *dir, int *done)
     sb_error e;
     sb_error_clear(&e);
     size_t files = count_files(dir, 0);
-    if (sb_json_load_file(path, &doc, &e) != SB_OK) {
+    if (sb_json_load_plain_file(path, &doc, &e) != SB_OK) {
         snprintf(why, sizeof why, "task record " SB_GATHER_TASK_RECORD " unreadable (%s); its %zu file%s are not stored", e.msg, files,
                  files == 1 ? "" : "s");
         return add(w, dir, SB_GATHER_UNFINISHED, NULL, why);

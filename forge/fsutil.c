@@ -208,20 +208,39 @@ int sb_forge_find_nvcc(char *out, size_t size, sb_error *err)
                         "nvcc not found (set SOLBOOK_NVCC, or put the CUDA toolkit's bin in PATH)");
 }
 
+/* 1 when dir/rel exists. */
+static int has_entry(const char *dir, const char *rel)
+{
+    char p[4200];
+    struct stat st;
+    return (size_t)snprintf(p, sizeof p, "%s/%s", dir, rel) < sizeof p && stat(p, &st) == 0;
+}
+
+/* Cuts real at its last '/': its folder ("/" for a name at the top). */
+static void cut_name(char *real, size_t size)
+{
+    char *slash = strrchr(real, '/');
+    if (!slash || slash == real)
+        snprintf(real, size, "/");
+    else
+        *slash = '\0';
+}
+
 void sb_forge_toolkit_dir(const char *nvcc, char *out, size_t size)
 {
-    char real[4096];
+    char real[4096], up[4096];
     if (!realpath(nvcc, real))
         snprintf(real, sizeof real, "%s", nvcc);
-    for (int up = 0; up < 2; up++) {
-        char *slash = strrchr(real, '/');
-        if (!slash || slash == real) {
-            snprintf(real, sizeof real, "/");
-            break;
-        }
-        *slash = '\0';
-    }
-    snprintf(out, size, "%s", real);
+    cut_name(real, sizeof real); /* the folder holding nvcc */
+    snprintf(up, sizeof up, "%s", real);
+    cut_name(up, sizeof up);
+    /* The folder above is taken only where it is a toolkit (nvcc's NVVM or
+     * the runtime's headers beside its bin): a wrapper script in ~/bin
+     * would otherwise open the whole home folder to every candidate. */
+    if (strcmp(up, "/") != 0 && (has_entry(up, "nvvm") || has_entry(up, "include/cuda_runtime.h")))
+        snprintf(out, size, "%s", up);
+    else
+        snprintf(out, size, "%s", real);
 }
 
 int sb_forge_have_gpu(void)

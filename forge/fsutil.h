@@ -31,8 +31,10 @@ int sb_forge_hash_tree(const char *dir, json_t **out, sb_error *err);
  * /usr/local/cuda/bin/nvcc. SB_ERR when none is executable. */
 int sb_forge_find_nvcc(char *out, size_t size, sb_error *err);
 
-/* The toolkit nvcc belongs to: the folder above the one holding it (links
- * resolved), which the sandbox lets the compiler and programs read. */
+/* The toolkit nvcc belongs to, which the sandbox lets the compiler and
+ * programs read: the folder above the one holding it (links resolved)
+ * where that holds nvvm/ or include/cuda_runtime.h, else the folder holding
+ * nvcc alone (a wrapper's folder, such as ~/bin, never opens its parent). */
 void sb_forge_toolkit_dir(const char *nvcc, char *out, size_t size);
 
 /* Whether this machine has an NVIDIA GPU: SOLBOOK_FORGE_GPU=0/1 decides

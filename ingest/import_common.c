@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -129,6 +130,17 @@ static int read_below(const sb_import_ctx *ctx, int up, const char *name, const 
         if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
             close(fd);
             rc = sb_error_set(err, ctx->path, where, "\"%s\" is not a regular file: refused", name);
+            break;
+        }
+        /* A hard link is a name in the folder for a file that may lie
+         * anywhere on the file system (any file its maker could read, as
+         * root or without fs.protected_hardlinks): its bytes would be
+         * stored as samples and shipped in packets. */
+        if (st.st_nlink > 1) {
+            close(fd);
+            rc = sb_error_set(err, ctx->path, where,
+                              "\"%s\" is a hard link (%ju names): refused (only files inside the document's folder are read)",
+                              name, (uintmax_t)st.st_nlink);
             break;
         }
         if ((size_t)st.st_size > max_bytes) {

@@ -134,7 +134,8 @@ double sb_import_count(double v);
 /* Reads a file another file names (nvbench's sample files, asv's machine
  * file): name is taken relative to the folder of ctx->path and must stay
  * inside it: an absolute name, a ".." part, a symbolic link on the way or
- * at the end, or something other than a regular file is refused (SB_ERR,
+ * at the end, a hard link (a file with more than one name, which may be
+ * any file elsewhere), or something other than a regular file is refused (SB_ERR,
  * err naming `where` and why). A file that is not there is SB_OK with
  * *data NULL. At most max_bytes are read; a larger file is refused.
  * *data is malloc'd and NUL-terminated; *len its size. */

@@ -40,6 +40,8 @@ int sb_result_matches(const sb_result *r, const sb_result_filter *f)
         return 0;
     if (f->after_run > 0 && r->run_id <= f->after_run)
         return 0;
+    if (f->up_to_run > 0 && r->run_id > f->up_to_run)
+        return 0;
     return 1;
 }
 

@@ -26,6 +26,10 @@ typedef struct sb_result_filter {
     long long from, to;
     long long after_run; /* > 0: only the runs whose id is above it (the runs
                           * stored since, which ingest judges for plausibility) */
+    long long up_to_run; /* > 0: only the runs whose id is at most it (with
+                          * after_run, a window of ids: ingest judges the runs
+                          * a window at a time, so that its memory stays
+                          * bounded however many it stored) */
 } sb_result_filter;
 
 /* Whether f keeps r: the WHERE clause and the window of sb_results_load

@@ -651,6 +651,8 @@ static int str_listed(char *const *v, size_t n, const char *s)
 
 /* Verdicts stored a statement at a time, this many. */
 #define VERDICT_BATCH 256
+/* Run ids read and judged at a time by sb_plaus_store_verdicts. */
+#define PLAUS_WINDOW 4096
 
 typedef struct new_flag {
     const sb_result *r;
@@ -720,56 +722,72 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
      * verdict on are read: an ingest's own, mostly. */
     if (!out->all && !nskus && sb_verdicts_first_missing(db, &first, err) != SB_OK)
         goto done;
-    f.after_run = out->all || nskus ? 0 : first - 1;
-    if (first > 0 && sb_results_load(db, &f, &set, err) != SB_OK)
+    /* The runs are read and judged a window of ids at a time: an archive
+     * of a few MB can hold hundreds of thousands of small results, and
+     * every one read at once took memory in proportion (577 MB for
+     * 200,000). Each window's implausible runs are named as it is done. */
+    long long last = 0;
+    if (first > 0 && sb_verdicts_last_run(db, &last, err) != SB_OK)
         goto done;
-    size_t total = set.n + set.n_left_out + 1;
-    if (!(need = malloc(total * sizeof *need)) || !(ids = malloc(total * sizeof *ids))) {
-        sb_error_set(err, NULL, NULL, "out of memory");
-        goto done;
-    }
-    /* the runs whose time is not usable are judged too (unknown, mostly),
-     * so that no stored run lacks a verdict */
-    runs_to_judge(set.v, set.n, out->all, &st, skus, nskus, need, ids, &nneed);
-    runs_to_judge(set.left_out, set.n_left_out, out->all, &st, skus, nskus, need, ids, &nneed);
-    if (nneed && ctx_devices_ids(c, ids, nneed, err) != SB_OK)
-        goto done;
-    for (size_t j = 0; j < nneed; j++) {
-        const sb_result *r = need[j];
-        sb_plaus_verdict *v = &batch[nbatch];
-        if (!r->passing)
-            not_judged(v);
-        else if (judge_run(c, r, v, err) != SB_OK)
+    for (long long lo = out->all || nskus ? 0 : first - 1; first > 0 && lo < last; lo += PLAUS_WINDOW) {
+        f.after_run = lo;
+        f.up_to_run = lo + PLAUS_WINDOW;
+        if (sb_results_load(db, &f, &set, err) != SB_OK)
             goto done;
-        sb_plaus_state was;
-        if (sb_verdict_state(&st, r->run_id, &was)) {
-            out->rejudged++;
-            out->changed += was != v->state;
-        } else {
-            out->new_runs++;
-            if (v->state == SB_PLAUS_IMPLAUSIBLE) {
-                new_flag *nf = realloc(flags, (out->new_implausible + 1) * sizeof *nf);
-                if (!nf) {
-                    sb_error_set(err, NULL, NULL, "out of memory");
-                    goto done;
+        size_t total = set.n + set.n_left_out + 1, nflags = 0;
+        nneed = 0;
+        const sb_result **need2 = realloc(need, total * sizeof *need);
+        if (need2)
+            need = need2;
+        long long *ids2 = need2 ? realloc(ids, total * sizeof *ids) : NULL;
+        if (ids2)
+            ids = ids2;
+        new_flag *flags2 = ids2 ? realloc(flags, total * sizeof *flags) : NULL;
+        if (!flags2) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        flags = flags2;
+        /* the runs whose time is not usable are judged too (unknown, mostly),
+         * so that no stored run lacks a verdict */
+        runs_to_judge(set.v, set.n, out->all, &st, skus, nskus, need, ids, &nneed);
+        runs_to_judge(set.left_out, set.n_left_out, out->all, &st, skus, nskus, need, ids, &nneed);
+        if (nneed && ctx_devices_ids(c, ids, nneed, err) != SB_OK)
+            goto done;
+        for (size_t j = 0; j < nneed; j++) {
+            const sb_result *r = need[j];
+            sb_plaus_verdict *v = &batch[nbatch];
+            if (!r->passing)
+                not_judged(v);
+            else if (judge_run(c, r, v, err) != SB_OK)
+                goto done;
+            sb_plaus_state was;
+            if (sb_verdict_state(&st, r->run_id, &was)) {
+                out->rejudged++;
+                out->changed += was != v->state;
+            } else {
+                out->new_runs++;
+                if (v->state == SB_PLAUS_IMPLAUSIBLE) {
+                    out->new_implausible++;
+                    flags[nflags].r = r;
+                    flags[nflags++].v = *v;
                 }
-                flags = nf;
-                flags[out->new_implausible].r = r;
-                flags[out->new_implausible++].v = *v;
+            }
+            batch_ids[nbatch++] = r->run_id;
+            if (nbatch == VERDICT_BATCH || j + 1 == nneed) {
+                if (sb_verdicts_put(db, batch_ids, batch, nbatch, err) != SB_OK)
+                    goto done;
+                nbatch = 0;
             }
         }
-        batch_ids[nbatch++] = r->run_id;
-        if (nbatch == VERDICT_BATCH || j + 1 == nneed) {
-            if (sb_verdicts_put(db, batch_ids, batch, nbatch, err) != SB_OK)
-                goto done;
-            nbatch = 0;
-        }
+        for (size_t k = 0; on_flag && k < nflags; k++)
+            on_flag(ctx, flags[k].r, &flags[k].v);
+        sb_results_free(&set);
+        memset(&set, 0, sizeof set);
     }
     if (sb_verdicts_basis_write(db, &c->basis, err) != SB_OK || sb_db_commit(db, err) != SB_OK)
         goto done;
     rc = SB_OK;
-    for (size_t k = 0; on_flag && k < out->new_implausible; k++)
-        on_flag(ctx, flags[k].r, &flags[k].v);
 done:
     if (rc != SB_OK)
         sb_db_rollback(db);

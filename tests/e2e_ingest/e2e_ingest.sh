@@ -57,9 +57,9 @@ check "ncu rows not doubled" 7 "$(q 'SELECT count(*) FROM profiler_metrics')"
 
 # 3. Every bad file refused with one line naming it; nothing stored.
 run "ingest bad" 1 "$SOLBOOK" ingest --db "$DB" "$DATA/bad"
-check "bad summary" "ingest: 15 files, 0 stored, 0 duplicates, 15 refused (db $DB)" "$(tail -n 1 "$T/out")"
-check "one error line per bad file" 15 "$(wc -l <"$T/err" | tr -d ' ')"
-check "each line names its file" 15 "$(grep -c "^solbook: $DATA/bad/[a-z_0-9]*\.json: " "$T/err")"
+check "bad summary" "ingest: 16 files, 0 stored, 0 duplicates, 16 refused (db $DB)" "$(tail -n 1 "$T/out")"
+check "one error line per bad file" 16 "$(wc -l <"$T/err" | tr -d ' ')"
+check "each line names its file" 16 "$(grep -c "^solbook: $DATA/bad/[a-z_0-9]*\.json: " "$T/err")"
 grep -q "^solbook: $DATA/bad/malformed.json: line 7, column [0-9]*: invalid JSON" "$T/err" || fail "malformed: no line:column"
 grep -q "^solbook: $DATA/bad/schema_invalid.json: /config/dtype: " "$T/err" || fail "schema error: no JSON pointer"
 grep -q "^solbook: $DATA/bad/unknown_schema.json: /schema: unknown schema" "$T/err" || fail "unknown schema"

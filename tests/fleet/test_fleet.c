@@ -875,6 +875,65 @@ static void test_gather_tasks(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Task records on a volume the tasks write: a FIFO named like a record
+ * would hold `submit --status` and `ingest --fleet` at its opening
+ * forever, and a link would have them read (and quote) a file anywhere.
+ * Both are refused unread; the run goes on. */
+static void test_task_record_not_a_file(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/sb-fleet-fifo-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    json_t *r = load_fixture("schemas/result.valid.gemm.json");
+    write_json(root, "gemm-spec/h100/r1/spec-a/a.json", r);
+    write_json(root, "gemm-spec/h100/r1/spec-b/b.json", r);
+    char path[4200], secret[4200];
+    snprintf(path, sizeof path, "%s/gemm-spec/h100/r1/spec-a/solbook-task.json", root);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    /* The link leads to a file that would pass as a done record. */
+    write_record(root, "outside", 1, "spec-b", "done", 0);
+    snprintf(secret, sizeof secret, "%s/outside/solbook-task.json", root);
+    snprintf(path, sizeof path, "%s/gemm-spec/h100/r1/spec-b/solbook-task.json", root);
+    assert_int_equal(symlink(secret, path), 0);
+    char tree[4200];
+    snprintf(tree, sizeof tree, "%s/gemm-spec", root);
+
+    sb_gather g;
+    sb_error err;
+    assert_int_equal(sb_gather_scan(tree, &g, &err), SB_OK); /* returns: the FIFO is not waited on */
+    assert_int_equal(g.accepted, 0);
+    assert_int_equal(g.unfinished, 2);
+    const sb_gather_file *f = find(&g, tree, "h100/r1/spec-a");
+    assert_non_null(f);
+    assert_non_null(strstr(f->why, "unreadable (not a regular file (a FIFO, socket or device): refused unread)"));
+    f = find(&g, tree, "h100/r1/spec-b");
+    assert_non_null(f);
+    assert_non_null(strstr(f->why, "unreadable (a symbolic link: refused, not followed)"));
+    sb_gather_free(&g);
+
+    sb_exp_case cases[2] = {{.id = "spec-a"}, {.id = "spec-b"}};
+    sb_experiment e = {.name = "gemm-spec", .cases = cases, .n_cases = 2};
+    char run[4200];
+    snprintf(run, sizeof run, "%s/gemm-spec/h100/r1", root);
+    /* submit --status: neither record is read; the FIFO is not waited on */
+    sb_task_status st[2];
+    refusals seen = {0};
+    sb_task_records rec = {.run_dir = run, .exp = &e, .arch = "h100", .run_id = "r1", .on_refused = on_refused,
+                           .ctx = &seen};
+    assert_int_equal(sb_task_status_from_records(&rec, st, &err), SB_OK);
+    assert_int_equal(rec.valid, 0);
+    assert_int_equal(rec.refused, 2);
+    assert_int_equal(seen.n, 2);
+    assert_string_equal(seen.last.msg, "not a plain file: not read as a task record");
+    for (size_t i = 0; i < 2; i++)
+        assert_int_equal(st[i].state, SB_TASK_UNKNOWN);
+
+    json_decref(r);
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 static char *fixture_text(const char *rel)
 {
     char path[4096];
@@ -942,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_spawn),
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_gather_tasks),
+        cmocka_unit_test(test_task_record_not_a_file),
         cmocka_unit_test(test_k8s_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -577,6 +577,57 @@ static void test_secrets_are_not_readable(void **state)
     assert_int_equal(res.exit_code, 0);
 }
 
+static void make_file(const char *path, const char *text)
+{
+    FILE *w = fopen(path, "w");
+    assert_non_null(w);
+    fputs(text, w);
+    fclose(w);
+}
+
+/* nvcc found as a wrapper script in a home folder's bin (KIT/home/bin/nvcc
+ * beside KIT/home/secret): the folder above bin is no toolkit, so only
+ * bin is opened to the candidate, and the secret stays unreadable when
+ * confined. A real toolkit's folder (KIT/cuda, holding nvvm/) is taken
+ * whole, as nvcc needs it. */
+static void test_wrapper_does_not_open_its_parent(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char kit[300], p[700], tool[700], secret[700], want[700], buf[512];
+    snprintf(kit, sizeof kit, "%s.kit", f->dir);
+    const char *dirs[] = {"", "/home", "/home/bin", "/cuda", "/cuda/bin", "/cuda/nvvm"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(p, sizeof p, "%s%s", kit, dirs[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    snprintf(secret, sizeof secret, "%s/home/secret", kit);
+    make_file(secret, "the user's key\n");
+    /* nvcc at KIT/FROM: the toolkit folder KIT/TO */
+    static const struct { const char *from, *text, *to; } kits[] = {
+        {"/cuda/bin/nvcc", "", "/cuda"},
+        {"/home/bin/nvcc", "#!/bin/sh\nexec /usr/local/cuda/bin/nvcc \"$@\"\n", "/home/bin"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s%s", kit, kits[i].from);
+        make_file(p, kits[i].text);
+        sb_forge_toolkit_dir(p, tool, sizeof tool);
+        assert_non_null(realpath(kit, want));
+        strcat(want, kits[i].to);
+        assert_string_equal(tool, want);
+    }
+
+    lim.tool_dir = tool;
+    const char *argv[] = {PROG_READ, secret, NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    read_text(f->out, buf, sizeof buf);
+    assert_true(res.exited);
+    if (confined(f) && (res.exit_code != 1 || strncmp(buf, "cannot read:", 12) != 0))
+        fail_msg("under %s the wrapper's home folder was readable: exit %d, '%s'", sb_sandbox_isolation_name(f->iso),
+                 res.exit_code, buf);
+}
+
 /* A tool reached through a linked folder, as nvcc is through PATH's
  * /usr/local/cuda/bin where /usr/local/cuda -> /etc/alternatives/cuda ->
  * /usr/local/cuda-13.0: KIT/cuda -> KIT/cuda-13.0 (an absolute link), the
@@ -719,6 +770,7 @@ int main(void)
         BOTH(test_setsid_grandchild_does_not_outlive_the_run),
         BOTH(test_secrets_are_not_readable),
         BOTH(test_tool_through_a_linked_folder),
+        BOTH(test_wrapper_does_not_open_its_parent),
         cmocka_unit_test(test_choice_of_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1077,7 +1077,15 @@ static void test_nvbench_confined(void **state)
     assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
     expect_error(&err, "is not a regular file: refused");
     unlink(bin0);
+    /* a hard link to the file outside: a name inside the folder for bytes
+     * that lie elsewhere (their samples would be stored and shipped) */
+    assert_int_equal(link(secret, bin0), 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "\"t.json-bin/0.bin\" is a hard link (2 names): refused");
+    unlink(bin0);
     assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 0);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM run_samples"), 0);
 
     /* the real thing inside the folder is read: samples and the SM clock */
     char cmd[1200];

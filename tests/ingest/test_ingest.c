@@ -230,6 +230,8 @@ static void test_refusals(void **state)
     refused(f, "bad/clock_mismatch.json", "/timing/sample_sm_clock_mhz/2",
             "repeat 2 has 4 sample clocks but 5 samples");
     refused(f, "bad/clock_zero.json", "/timing/sample_sm_clock_mhz/2/2", "exclusiveMinimum");
+    refused(f, "bad/impossible_date.json", "/provenance/finished_at",
+            "\"2026-13-45T25:61:61Z\" is not a date and time of the calendar");
     refused(f, "bad/no_such_file.json", NULL, "No such file");
     assert_int_equal(total_rows(f), 0);
 }

@@ -121,6 +121,10 @@ def main():
     mismatch = copy.deepcopy(gemm)
     mismatch["timing"]["stats"]["count"] = 16
     write_json("bad/count_mismatch.json", mismatch)
+    # The schema's pattern takes month 13 and hour 25: no week holds such a run.
+    no_date = copy.deepcopy(gemm)
+    no_date["provenance"]["finished_at"] = "2026-13-45T25:61:61Z"
+    write_json("bad/impossible_date.json", no_date)
 
     # ncu/: `ncu --csv --page raw` layouts.
     hdr = ['ID', 'Process ID', 'Process Name', 'Host Name', 'Kernel Name', 'Context', 'Stream',
