@@ -171,50 +171,81 @@ static json_t *step_row(const site_ctx *c, const sb_rg_row *r)
     return o;
 }
 
-/* A run's row in the history table: fo is the step it is the older run
- * of, fn the step it is the newer run of (either may be NULL). */
-static json_t *run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo,
-                       const rg_ref *fn)
+/* "<a href="../runs/G.html#rID">ID</a>": a link to a run's row. */
+static void run_link(sb_buf *b, long long run_id)
 {
-    json_t *o = json_object();
-    int marked = fn && fn->row->verdict != SB_RG_SINGLE_COMMIT &&
-                 fn->row->verdict != SB_RG_NO_CHANGE;
-    sb_tpl_set_str(o, "row_cls", !marked ? ""
-                                 : strcmp(verdict_class(fn->row->verdict), "failed") == 0
-                                     ? "row-regression"
-                                     : "row-marked");
-    set_run_href(o, "href", r->run_id);
-    json_object_set_new(o, "run", json_integer(r->run_id));
-    set_sha(c, o, "sha", r->git_sha);
-    sb_tpl_set_str(o, "provider", r->provider);
-    /* only the statuses other than passed are labels */
-    json_object_set_new(o, "ok", json_boolean(r->passing));
-    if (r->passing || strcmp(r->status, "skipped") == 0) {
-        sb_tpl_set_str(o, "cls", "skipped");
-        sb_tpl_set_str(o, "status", "skipped");
-    } else {
-        sb_tpl_set_str(o, "cls", "failed");
-        sb_tpl_set_str(o, "status", r->correct == 0 ? "failed correctness" : r->status);
+    char rp[128];
+    site_run_path(rp, sizeof rp, run_id);
+    sb_buf_puts(b, "<a href=\"../");
+    site_esc(b, rp);
+    sb_buf_puts(b, "\">");
+    site_put_ll(b, run_id);
+    sb_buf_puts(b, "</a>");
+}
+
+/* A run's row in the history table, one line: fo is the step it is the
+ * older run of, fn the step it is the newer run of (either may be NULL).
+ * Written here rather than through the page template: a history of a
+ * year of nightly runs has a row per run, and a template value object
+ * per row cost more than the rest of the page. */
+static void run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo, const rg_ref *fn,
+                    sb_buf *b)
+{
+    int marked = fn && marks_change(fn->row);
+    const char *cls = !marked ? ""
+                      : strcmp(verdict_class(fn->row->verdict), "failed") == 0 ? "row-regression"
+                                                                               : "row-marked";
+    sb_buf_puts(b, "<tr");
+    if (*cls) {
+        sb_buf_puts(b, " class=\"");
+        sb_buf_puts(b, cls);
+        sb_buf_putc(b, '"');
     }
-    sb_buf t = SB_BUF_INIT;
-    site_num(&t, r->passing ? r->median_ms : NAN);
-    sb_tpl_set_str(o, "median", sb_buf_str(&t));
-    sb_buf_free(&t);
+    sb_buf_puts(b, "><td>");
+    run_link(b, r->run_id);
+    char sha[16], href[4200];
+    snprintf(sha, sizeof sha, "%.10s", r->git_sha ? r->git_sha : "");
+    site_commit_href(c, r->git_sha ? r->git_sha : "", href, sizeof href);
+    sb_buf_puts(b, "<td>");
+    if (*href) {
+        sb_buf_puts(b, "<a href=\"");
+        site_esc(b, href);
+        sb_buf_puts(b, "\">");
+    }
+    sb_buf_puts(b, "<code>");
+    site_esc(b, sha);
+    sb_buf_puts(b, "</code>");
+    if (*href)
+        sb_buf_puts(b, "</a>");
+    sb_buf_puts(b, "<td>");
+    site_esc(b, r->provider ? r->provider : "");
+    sb_buf_puts(b, "<td>");
+    /* only the statuses other than passed are labels */
+    if (r->passing)
+        sb_buf_puts(b, "passed");
+    else if (strcmp(r->status ? r->status : "", "skipped") == 0)
+        site_status(b, "skipped", "skipped");
+    else
+        site_status(b, "failed", r->correct == 0 ? "failed correctness" : r->status ? r->status : "");
+    sb_buf_puts(b, "<td>");
+    site_num(b, r->passing ? r->median_ms : NAN);
+    sb_buf_puts(b, "<td>");
     /* only what changed is marked: a step with no change says nothing a
      * reader needs next to the figures */
-    sb_tpl_set_str(o, "mark", marked ? sb_rg_verdict_name(fn->row->verdict) : "");
-    sb_tpl_set_str(o, "mark_cls", marked ? verdict_class(fn->row->verdict) : "");
-    sb_tpl_set_str(o, "vs_href", "");
-    if (marked && fn->row->old_run) {
-        set_run_href(o, "vs_href", fn->row->old_run->run_id);
-        json_object_set_new(o, "vs", json_integer(fn->row->old_run->run_id));
+    if (marked) {
+        site_status(b, verdict_class(fn->row->verdict), sb_rg_verdict_name(fn->row->verdict));
+        if (fn->row->old_run) {
+            sb_buf_puts(b, " vs ");
+            run_link(b, fn->row->old_run->run_id);
+        }
     }
-    sb_tpl_set_str(o, "before_href", "");
-    if (fo && fo->row->verdict != SB_RG_SINGLE_COMMIT && fo->row->verdict != SB_RG_NO_CHANGE) {
-        set_run_href(o, "before_href", fo->row->new_run->run_id);
-        json_object_set_new(o, "before", json_integer(fo->row->new_run->run_id));
+    if (fo && marks_change(fo->row)) {
+        if (marked)
+            sb_buf_puts(b, "; ");
+        sb_buf_puts(b, "before ");
+        run_link(b, fo->row->new_run->run_id);
     }
-    return o;
+    sb_buf_putc(b, '\n');
 }
 
 /* A comparison as the history shows it, into a fingerprint's inputs. */
@@ -315,7 +346,7 @@ int site_build_history(site_ctx *c, sb_error *err)
     size_t n = c->set.n;
     const sb_result **ord = malloc((n + 1) * sizeof *ord);
     rg_ref *refs = malloc((2 * c->rg.n + 1) * sizeof *refs);
-    sb_buf b = SB_BUF_INIT;
+    sb_buf b = SB_BUF_INIT, rows = SB_BUF_INIT;
     sb_template *page_tpl = NULL, *index_tpl = NULL;
     json_t *irows = json_array();
     int rc = SB_ERR;
@@ -430,8 +461,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
         for (size_t pg = 1; pg <= pages; pg++) {
             sb_buf_reset(&b);
-            json_t *rows = json_array();
-            json_object_set_new(d, "rows", rows);
+            sb_buf_reset(&rows);
             size_t from = i + (pg - 1) * c->page_rows, to = from + c->page_rows;
             if (to > j + 1)
                 to = j + 1;
@@ -439,8 +469,14 @@ int site_build_history(site_ctx *c, sb_error *err)
                 const sb_result *r = ord[k];
                 const rg_ref *fo = find_ref(refs, nrefs, r->run_id, 0);
                 const rg_ref *fn = find_ref(refs, nrefs, r->run_id, 1);
-                json_array_append_new(rows, run_row(c, r, fo, fn));
+                run_row(c, r, fo, fn, &rows);
             }
+            if (sb_buf_failed(&rows)) {
+                json_decref(d);
+                sb_error_set(err, NULL, NULL, "out of memory");
+                goto done;
+            }
+            sb_tpl_set_str(d, "rows", sb_buf_str(&rows));
             sb_buf pager = SB_BUF_INIT;
             site_pager(&pager, pg, pages, site_keyed_page_name, &ha);
             sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
@@ -498,6 +534,7 @@ done:
     sb_template_free(page_tpl);
     sb_template_free(index_tpl);
     sb_buf_free(&b);
+    sb_buf_free(&rows);
     free(ord);
     free(refs);
     return rc;
