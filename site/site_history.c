@@ -51,10 +51,10 @@ static int marks_change(const sb_rg_row *r)
     return r->verdict != SB_RG_SINGLE_COMMIT && r->verdict != SB_RG_NO_CHANGE;
 }
 
-/* The comparisons of the history walk, sorted by cmp_ref, with where each
- * run's begin: refs of run id lo + i start at first[i] and end at
- * first[i + 1]. A history of a year of runs looks each run up five times,
- * and the ids of a result set are nearly dense. */
+/* The comparisons of the history walk, sorted by cmp_ref, and where each
+ * run's begin: those of run id lo + i are first[i] up to first[i + 1].
+ * A history of a year of runs looks each run up five times, and the ids
+ * of a result set are nearly dense. */
 typedef struct ref_index {
     const rg_ref *refs;
     size_t n;
