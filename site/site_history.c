@@ -51,28 +51,76 @@ static int marks_change(const sb_rg_row *r)
     return r->verdict != SB_RG_SINGLE_COMMIT && r->verdict != SB_RG_NO_CHANGE;
 }
 
+/* The comparisons of the history walk, sorted by cmp_ref, and where each
+ * run's begin: those of run id lo + i are first[i] up to first[i + 1].
+ * A history of a year of runs looks each run up five times, and the ids
+ * of a result set are nearly dense. */
+typedef struct ref_index {
+    const rg_ref *refs;
+    size_t n;
+    long long lo;
+    size_t *first; /* NULL: no refs */
+    size_t span;   /* ids lo .. lo + span - 1 */
+} ref_index;
+
+static int ref_index_build(const rg_ref *refs, size_t n, ref_index *ix)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->refs = refs;
+    ix->n = n;
+    if (!n)
+        return SB_OK;
+    ix->lo = refs[0].run_id;
+    /* ids far apart (a database whose runs were mostly deleted) are
+     * searched for instead */
+    if ((unsigned long long)(refs[n - 1].run_id - ix->lo) >= 4 * (unsigned long long)n + 1024)
+        return SB_OK;
+    ix->span = (size_t)(refs[n - 1].run_id - ix->lo) + 1;
+    if (!(ix->first = malloc((ix->span + 1) * sizeof *ix->first)))
+        return SB_ERR;
+    size_t k = 0;
+    for (size_t i = 0; i <= ix->span; i++) {
+        while (k < n && refs[k].run_id < ix->lo + (long long)i)
+            k++;
+        ix->first[i] = k;
+    }
+    return SB_OK;
+}
+
 /* The comparison run_id is the newer (is_new) or the older run of. A run
  * can be the older run of several (the last passing run before a failing
  * commit, against that one and the next passing one): then the first
  * that marks a change, else the first, in the order of the other run, so
  * that the choice depends on the history itself and not on the steps of
  * other histories beside it in refs. NULL: none. */
-static const rg_ref *find_ref(const rg_ref *refs, size_t n, long long run_id, int is_new)
+static const rg_ref *find_ref(const ref_index *ix, long long run_id, int is_new)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (refs[mid].run_id < run_id || (refs[mid].run_id == run_id && refs[mid].is_new < is_new))
-            lo = mid + 1;
-        else
-            hi = mid;
+    size_t lo, hi;
+    if (ix->first) {
+        if (run_id < ix->lo || (unsigned long long)(run_id - ix->lo) >= ix->span)
+            return NULL;
+        lo = ix->first[run_id - ix->lo];
+        hi = ix->first[run_id - ix->lo + 1];
+    } else {
+        lo = 0;
+        hi = ix->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ix->refs[mid].run_id < run_id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        hi = ix->n;
     }
     const rg_ref *first = NULL;
-    for (size_t i = lo; i < n && refs[i].run_id == run_id && refs[i].is_new == is_new; i++) {
-        if (marks_change(refs[i].row))
-            return &refs[i];
+    for (size_t k = lo; k < hi && ix->refs[k].run_id == run_id; k++) {
+        if (ix->refs[k].is_new != is_new)
+            continue;
+        if (marks_change(ix->refs[k].row))
+            return &ix->refs[k];
         if (!first)
-            first = &refs[i];
+            first = &ix->refs[k];
     }
     return first;
 }
@@ -171,65 +219,124 @@ static json_t *step_row(const site_ctx *c, const sb_rg_row *r)
     return o;
 }
 
-/* A run's row in the history table: fo is the step it is the older run
- * of, fn the step it is the newer run of (either may be NULL). */
-static json_t *run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo,
-                       const rg_ref *fn)
+/* "<a href="../runs/G.html#rID">ID</a>": a link to a run's row. */
+static void run_link(sb_buf *b, long long run_id)
 {
-    json_t *o = json_object();
-    int marked = fn && fn->row->verdict != SB_RG_SINGLE_COMMIT &&
-                 fn->row->verdict != SB_RG_NO_CHANGE;
-    sb_tpl_set_str(o, "row_cls", !marked ? ""
-                                 : strcmp(verdict_class(fn->row->verdict), "failed") == 0
-                                     ? "row-regression"
-                                     : "row-marked");
-    set_run_href(o, "href", r->run_id);
-    json_object_set_new(o, "run", json_integer(r->run_id));
-    set_sha(c, o, "sha", r->git_sha);
-    sb_tpl_set_str(o, "provider", r->provider);
-    /* only the statuses other than passed are labels */
-    json_object_set_new(o, "ok", json_boolean(r->passing));
-    if (r->passing || strcmp(r->status, "skipped") == 0) {
-        sb_tpl_set_str(o, "cls", "skipped");
-        sb_tpl_set_str(o, "status", "skipped");
-    } else {
-        sb_tpl_set_str(o, "cls", "failed");
-        sb_tpl_set_str(o, "status", r->correct == 0 ? "failed correctness" : r->status);
+    char rp[128];
+    site_run_path(rp, sizeof rp, run_id);
+    sb_buf_puts(b, "<a href=\"../");
+    site_esc(b, rp);
+    sb_buf_puts(b, "\">");
+    site_put_ll(b, run_id);
+    sb_buf_puts(b, "</a>");
+}
+
+/* A run's row in the history table, one line: fo is the step it is the
+ * older run of, fn the step it is the newer run of (either may be NULL).
+ * Written here rather than through the page template: a history of a
+ * year of nightly runs has a row per run, and a template value object
+ * per row cost more than the rest of the page. */
+static void run_row(const site_ctx *c, const sb_result *r, const rg_ref *fo, const rg_ref *fn,
+                    sb_buf *b)
+{
+    int marked = fn && marks_change(fn->row);
+    const char *cls = !marked ? ""
+                      : strcmp(verdict_class(fn->row->verdict), "failed") == 0 ? "row-regression"
+                                                                               : "row-marked";
+    sb_buf_puts(b, "<tr");
+    if (*cls) {
+        sb_buf_puts(b, " class=\"");
+        sb_buf_puts(b, cls);
+        sb_buf_putc(b, '"');
     }
-    sb_buf t = SB_BUF_INIT;
-    site_num(&t, r->passing ? r->median_ms : NAN);
-    sb_tpl_set_str(o, "median", sb_buf_str(&t));
-    sb_buf_free(&t);
+    sb_buf_puts(b, "><td>");
+    run_link(b, r->run_id);
+    char sha[16], href[4200];
+    snprintf(sha, sizeof sha, "%.10s", r->git_sha ? r->git_sha : "");
+    site_commit_href(c, r->git_sha ? r->git_sha : "", href, sizeof href);
+    sb_buf_puts(b, "<td>");
+    if (*href) {
+        sb_buf_puts(b, "<a href=\"");
+        site_esc(b, href);
+        sb_buf_puts(b, "\">");
+    }
+    sb_buf_puts(b, "<code>");
+    site_esc(b, sha);
+    sb_buf_puts(b, "</code>");
+    if (*href)
+        sb_buf_puts(b, "</a>");
+    sb_buf_puts(b, "<td>");
+    site_esc(b, r->provider ? r->provider : "");
+    sb_buf_puts(b, "<td>");
+    /* only the statuses other than passed are labels */
+    if (r->passing)
+        sb_buf_puts(b, "passed");
+    else if (strcmp(r->status ? r->status : "", "skipped") == 0)
+        site_status(b, "skipped", "skipped");
+    else
+        site_status(b, "failed", r->correct == 0 ? "failed correctness" : r->status ? r->status : "");
+    sb_buf_puts(b, "<td>");
+    site_num(b, r->passing ? r->median_ms : NAN);
+    sb_buf_puts(b, "<td>");
     /* only what changed is marked: a step with no change says nothing a
      * reader needs next to the figures */
-    sb_tpl_set_str(o, "mark", marked ? sb_rg_verdict_name(fn->row->verdict) : "");
-    sb_tpl_set_str(o, "mark_cls", marked ? verdict_class(fn->row->verdict) : "");
-    sb_tpl_set_str(o, "vs_href", "");
-    if (marked && fn->row->old_run) {
-        set_run_href(o, "vs_href", fn->row->old_run->run_id);
-        json_object_set_new(o, "vs", json_integer(fn->row->old_run->run_id));
+    if (marked) {
+        site_status(b, verdict_class(fn->row->verdict), sb_rg_verdict_name(fn->row->verdict));
+        if (fn->row->old_run) {
+            sb_buf_puts(b, " vs ");
+            run_link(b, fn->row->old_run->run_id);
+        }
     }
-    sb_tpl_set_str(o, "before_href", "");
-    if (fo && fo->row->verdict != SB_RG_SINGLE_COMMIT && fo->row->verdict != SB_RG_NO_CHANGE) {
-        set_run_href(o, "before_href", fo->row->new_run->run_id);
-        json_object_set_new(o, "before", json_integer(fo->row->new_run->run_id));
+    if (fo && marks_change(fo->row)) {
+        if (marked)
+            sb_buf_puts(b, "; ");
+        sb_buf_puts(b, "before ");
+        run_link(b, fo->row->new_run->run_id);
     }
-    return o;
+    sb_buf_putc(b, '\n');
+}
+
+/* A number's bytes into a fingerprint's inputs: the inputs are hashed,
+ * never read back, and formatting them as text cost a history of a year
+ * of runs more than hashing them. */
+static void fp_i(sb_buf *in, long long v)
+{
+    sb_buf_add(in, (const char *)&v, sizeof v);
+}
+
+static void fp_d(sb_buf *in, double v)
+{
+    sb_buf_add(in, (const char *)&v, sizeof v);
 }
 
 /* A comparison as the history shows it, into a fingerprint's inputs. */
-static void fp_step(sb_buf *in, const char *what, const rg_ref *f)
+static void fp_step(sb_buf *in, char what, const rg_ref *f)
 {
+    sb_buf_putc(in, what);
     if (!f) {
-        sb_buf_printf(in, "%s -\n", what);
+        sb_buf_putc(in, '-');
         return;
     }
     const sb_rg_row *r = f->row;
-    sb_buf_printf(in, "%s %lld %lld %d %zu %zu %a %a %a %d %d %d %a %ld %d %a %lld %lld %s\n", what,
-                  r->old_run ? r->old_run->run_id : -1LL, r->new_run->run_id, (int)r->verdict,
-                  r->n_old, r->n_new, r->p, r->p_adjusted, r->rel_change, r->latest, (int)r->cause,
-                  r->same_card, r->threshold, r->range_commits, (int)r->confirm, r->confirm_change,
-                  r->confirm_old_run, r->confirm_new_run, r->changed);
+    fp_i(in, r->old_run ? r->old_run->run_id : -1LL);
+    fp_i(in, r->new_run->run_id);
+    fp_i(in, (long long)r->verdict);
+    fp_i(in, (long long)r->n_old);
+    fp_i(in, (long long)r->n_new);
+    fp_d(in, r->p);
+    fp_d(in, r->p_adjusted);
+    fp_d(in, r->rel_change);
+    fp_i(in, r->latest);
+    fp_i(in, (long long)r->cause);
+    fp_i(in, r->same_card);
+    fp_d(in, r->threshold);
+    fp_i(in, r->range_commits);
+    fp_i(in, (long long)r->confirm);
+    fp_d(in, r->confirm_change);
+    fp_i(in, r->confirm_old_run);
+    fp_i(in, r->confirm_new_run);
+    /* with its NUL, so that the next field cannot extend it */
+    sb_buf_add(in, r->changed ? r->changed : "", strlen(r->changed ? r->changed : "") + 1);
 }
 
 /* What the pages of one history are rendered from, its runs (a stored
@@ -238,7 +345,7 @@ static void fp_step(sb_buf *in, const char *what, const rg_ref *f)
  * comparisons each run is part of, into a fingerprint; where the earlier
  * site has the same, its pages are taken over (*taken = 1). */
 static int take_over_history(site_ctx *c, const sb_result *const *runs, size_t cnt,
-                             const rg_ref *refs, size_t nrefs, int *taken, sb_error *err)
+                             const ref_index *ix, int *taken, sb_error *err)
 {
     const sb_result *head = runs[0];
     sb_buf in = SB_BUF_INIT;
@@ -246,13 +353,18 @@ static int take_over_history(site_ctx *c, const sb_result *const *runs, size_t c
     for (size_t k = 0; k < cnt; k++) {
         const sb_result *r = runs[k];
         const site_commit *cm = site_commits_find(&c->commits, r->git_sha);
-        sb_buf_printf(&in, "run %lld %d %d ", r->run_id, r->passing, r->implausible);
-        if (cm)
-            sb_buf_printf(&in, "%lld %lld %ld %lld\n", cm->git, cm->committed_at, cm->rank, cm->first);
-        else
-            sb_buf_puts(&in, "-\n");
-        fp_step(&in, "new", find_ref(refs, nrefs, r->run_id, 1));
-        fp_step(&in, "old", find_ref(refs, nrefs, r->run_id, 0));
+        fp_i(&in, r->run_id);
+        fp_i(&in, r->passing);
+        fp_i(&in, r->implausible);
+        sb_buf_putc(&in, cm ? 'c' : '-');
+        if (cm) {
+            fp_i(&in, cm->git);
+            fp_i(&in, cm->committed_at);
+            fp_i(&in, cm->rank);
+            fp_i(&in, cm->first);
+        }
+        fp_step(&in, 'n', find_ref(ix, r->run_id, 1));
+        fp_step(&in, 'o', find_ref(ix, r->run_id, 0));
     }
     char key[600], fp[SITE_FP_SIZE];
     site_history_path(key, sizeof key, head->case_key, head->sku, 1);
@@ -315,9 +427,10 @@ int site_build_history(site_ctx *c, sb_error *err)
     size_t n = c->set.n;
     const sb_result **ord = malloc((n + 1) * sizeof *ord);
     rg_ref *refs = malloc((2 * c->rg.n + 1) * sizeof *refs);
-    sb_buf b = SB_BUF_INIT;
+    sb_buf b = SB_BUF_INIT, rows = SB_BUF_INIT;
     sb_template *page_tpl = NULL, *index_tpl = NULL;
     json_t *irows = json_array();
+    ref_index rix = {0};
     int rc = SB_ERR;
     if (!ord || !refs) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -340,6 +453,10 @@ int site_build_history(site_ctx *c, sb_error *err)
     }
     if (nrefs) /* qsort(NULL, 0, ...) is undefined */
         qsort(refs, nrefs, sizeof *refs, cmp_ref);
+    if (ref_index_build(refs, nrefs, &rix) != SB_OK) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
 
     /* Count the groups for the index pagination. */
     size_t ngroups = 0;
@@ -371,7 +488,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         json_object_set_new(d, "latest", latest);
         json_object_set_new(d, "steps", marked);
         for (size_t k = i; k <= j; k++) {
-            const rg_ref *f = find_ref(refs, nrefs, ord[k]->run_id, 1);
+            const rg_ref *f = find_ref(&rix, ord[k]->run_id, 1);
             if (!f)
                 continue;
             const sb_rg_row *r = f->row;
@@ -395,7 +512,7 @@ int site_build_history(site_ctx *c, sb_error *err)
         }
         json_object_set_new(d, "has_steps", json_boolean(json_array_size(marked) > 0));
         int taken = 0;
-        if (take_over_history(c, ord + i, cnt, refs, nrefs, &taken, err) != SB_OK) {
+        if (take_over_history(c, ord + i, cnt, &rix, &taken, err) != SB_OK) {
             free(steps);
             json_decref(d);
             goto done;
@@ -430,17 +547,22 @@ int site_build_history(site_ctx *c, sb_error *err)
         size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
         for (size_t pg = 1; pg <= pages; pg++) {
             sb_buf_reset(&b);
-            json_t *rows = json_array();
-            json_object_set_new(d, "rows", rows);
+            sb_buf_reset(&rows);
             size_t from = i + (pg - 1) * c->page_rows, to = from + c->page_rows;
             if (to > j + 1)
                 to = j + 1;
             for (size_t k = from; k < to; k++) {
                 const sb_result *r = ord[k];
-                const rg_ref *fo = find_ref(refs, nrefs, r->run_id, 0);
-                const rg_ref *fn = find_ref(refs, nrefs, r->run_id, 1);
-                json_array_append_new(rows, run_row(c, r, fo, fn));
+                const rg_ref *fo = find_ref(&rix, r->run_id, 0);
+                const rg_ref *fn = find_ref(&rix, r->run_id, 1);
+                run_row(c, r, fo, fn, &rows);
             }
+            if (sb_buf_failed(&rows)) {
+                json_decref(d);
+                sb_error_set(err, NULL, NULL, "out of memory");
+                goto done;
+            }
+            sb_tpl_set_str(d, "rows", sb_buf_str(&rows));
             sb_buf pager = SB_BUF_INIT;
             site_pager(&pager, pg, pages, site_keyed_page_name, &ha);
             sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
@@ -498,7 +620,9 @@ done:
     sb_template_free(page_tpl);
     sb_template_free(index_tpl);
     sb_buf_free(&b);
+    sb_buf_free(&rows);
     free(ord);
+    free(rix.first);
     free(refs);
     return rc;
 }

@@ -26,6 +26,7 @@ grep -q "taken over" "$T/first.txt" && fail "a first build took pages over"
 cp -a "$T/site" "$T/before"
 before=$(sed -n 's/^site: [0-9]* pages (\([0-9]*\) runs.*/\1/p' "$T/first.txt")
 
+last=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM runs").fetchone()[0])' "$T/r.db")
 "$SOLBOOK" ingest -q --db "$T/r.db" "$E/a9f9b43-liger" >/dev/null
 "$SOLBOOK" site --db "$T/r.db" --out "$T/site" >"$T/again.txt"
 "$SOLBOOK" site --db "$T/r.db" --out "$T/full" >"$T/full.txt"
@@ -54,6 +55,30 @@ ls "$T/site/runs" | grep -q "jsonl.gz" || fail "no raw JSON beside the run pages
 grep -c "^runs/" "$T/site/.solbook-manifest" >/dev/null || fail "the manifest lists no run pages"
 grep -c "^history/" "$T/site/.solbook-manifest" >/dev/null || fail "the manifest lists no histories"
 echo "ok: $changed files changed and $added added against the earlier site, history pages among them"
+
+# a history is rendered again exactly where a new run joined it: a page
+# that links a run stored after the earlier build differs from its
+# earlier self, and one that links none is the earlier page, byte for
+# byte (its runs, their comparisons and commits are the same)
+same=0
+again=0
+for f in "$T"/site/history/*.html; do
+    rel=${f#"$T/site/"}
+    case $rel in history/index*) continue ;; esac
+    new=$(grep -o 'runs/[0-9]*\.html#r[0-9]*' "$f" | sed 's/.*#r//' | awk -v last="$last" '$1 > last' | head -n 1)
+    if [ -n "$new" ]; then
+        if [ -f "$T/before/$rel" ] && cmp -s "$f" "$T/before/$rel"; then
+            fail "$rel links new run $new but is the earlier page"
+        fi
+        again=$((again + 1))
+    else
+        [ -f "$T/before/$rel" ] || fail "$rel links no new run but the earlier site has no such page"
+        cmp -s "$f" "$T/before/$rel" || fail "$rel links no new run but differs from the earlier page"
+        same=$((same + 1))
+    fi
+done
+[ "$again" -gt 0 ] && [ "$same" -gt 0 ] || fail "expected histories both rendered again and kept ($again, $same)"
+echo "ok: $again history pages link runs after id $last and were rendered again; $same link none and equal the earlier pages"
 
 # a build whose pages would differ (another --page-rows) takes nothing over
 "$SOLBOOK" site --db "$T/r.db" --out "$T/site" --page-rows 50 >"$T/rows.txt"
