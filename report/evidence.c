@@ -362,13 +362,21 @@ static void kernels_section(const sb_snapshot *snap, const sb_pick *picks, size_
         return;
     }
     size_t ng = kernel_groups(picks, n, paired, sku, g);
-    sb_buf_printf(b, "\"%% copy\" is the case's model bytes over its time against the card's measured "
-                     "copy ceiling (%.0f GB/s, calibration run %lld), over the newest result runs that are "
-                     "plausible (`solbook report plausibility` lists the others). Speedups are "
+    /* a SKU with no calibration has no measured ceiling: it says so
+     * rather than print an absent figure */
+    if (isnan(copy))
+        sb_buf_puts(b, "\"% copy\" is left blank: it needs the card's measured copy ceiling, and no "
+                       "calibration of this SKU is stored (`solbench roofline`, then `solbook ingest`). The rows "
+                       "are the newest result runs that are ");
+    else
+        sb_buf_printf(b, "\"%% copy\" is the case's model bytes over its time against the card's measured "
+                         "copy ceiling (%.0f GB/s, calibration run %lld), over the newest result runs that are ",
+                      copy, cal);
+    sb_buf_printf(b, "plausible (`solbook report plausibility` lists the others). Speedups are "
                      "paired within one measuring session (docs/CLAIMS.md, rule 8): the geometric mean of the "
                      "cases' round-by-round kernel-time ratios with its %.0f%% interval, the lowest case, and "
                      "the session (the one that pairs the most of the group's cases, the newest on a tie).\n\n",
-                  copy, cal, 100 * SB_HEADLINE_LEVEL);
+                  100 * SB_HEADLINE_LEVEL);
     sb_buf_puts(b, "| op | mode | dtype | cases | % copy min | median | max |");
     for (size_t k = 0; sb_headline_baselines[k]; k++)
         sb_buf_printf(b, " x %s, paired | lowest | session |", sb_headline_baselines[k]);

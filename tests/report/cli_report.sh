@@ -238,4 +238,16 @@ test $rc -eq 1 || fail "liger packet without sessions exited $rc, expected 1"
 grep -q 'no measuring session pairs the fused kernels' "$work/err" || fail "liger packet refusal: $(cat "$work/err")"
 test ! -e "$work/tpk" || fail "a refused packet wrote its folder"
 echo "packet: a liger packet without measuring sessions is refused (exit 1), nothing written"
+# evidence: a SKU with results and no calibration states why "% copy" is
+# blank instead of printing an absent ceiling
+kernels=$(cd "$(dirname "$0")/../../examples/h100/kernels" && pwd)
+cp -r "$kernels" "$work/nocal"
+find "$work/nocal" -name 'calibration*.json' -delete
+"$SOLBOOK" ingest --db "$work/nocal.db" -q "$work/nocal" >/dev/null
+"$SOLBOOK" report evidence --db "$work/nocal.db" --out "$work/nocal.md"
+grep -q '"% copy" is left blank: it needs the card.s measured copy ceiling' "$work/nocal.md" ||
+  fail "evidence without a calibration does not say why % copy is blank"
+! grep -qiw 'nan' "$work/nocal.md" || fail "evidence without a calibration prints nan: $(grep -iw nan "$work/nocal.md" | head -1)"
+! grep -q 'calibration run -1' "$work/nocal.md" || fail "evidence names calibration run -1"
+echo "evidence: an uncalibrated SKU's % copy is blank with its reason, no nan, no run -1"
 echo "cli_report: all checks passed"
