@@ -471,6 +471,31 @@ int sb_results_load(sb_db *handle, const sb_result_filter *f, sb_result_set *out
     return results_load(db, f, out, 1, err);
 }
 
+int sb_results_load_ids(sb_db *handle, const sb_result_filter *f, const long long *ids, size_t n,
+                        sb_result_set *out, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, left_cap = 0;
+    if (!(out->text = sb_text_pool_new()))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    /* the ids as one JSON array, one parameter however many there are */
+    sb_buf list = SB_BUF_INIT;
+    sb_buf_puts(&list, "[");
+    for (size_t i = 0; i < n; i++)
+        sb_buf_printf(&list, "%s%lld", i ? "," : "", ids[i]);
+    sb_buf_puts(&list, "]");
+    const char *bind[] = {sb_buf_str(&list)};
+    int rc = sb_buf_failed(&list)
+                 ? sb_error_set(err, NULL, NULL, "out of memory")
+                 : load_where(db, f, " AND r.id IN (SELECT value FROM json_each(?))", bind, 1, out, &cap,
+                              &left_cap, out->text, err);
+    sb_buf_free(&list);
+    if (rc != SB_OK)
+        sb_results_free(out);
+    return rc;
+}
+
 int sb_results_load_sessions(sb_db *handle, sb_result_set *out, sb_error *err)
 {
     sqlite3 *db = sb_db_handle(handle);

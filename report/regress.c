@@ -14,6 +14,7 @@
 #include "geomean.h"
 #include "report_json.h"
 #include "results_query.h"
+#include "rg_steps.h"
 #include "run_devices.h"
 #include "session_query.h"
 #include "sessions.h"
@@ -76,6 +77,9 @@ void sb_rg_free(sb_rg_list *l)
     free(l->cp);
     free(l->noise);
     sb_text_pool_free(l->text);
+    if (l->runs)
+        sb_results_free(l->runs);
+    free(l->runs);
     memset(l, 0, sizeof *l);
 }
 
@@ -1025,26 +1029,37 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
 }
 
 typedef struct step_member {
-    const char *old_sha, *new_sha;
+    long long old_commit, new_commit;
     size_t row;
 } step_member;
 
 static int cmp_step(const void *a, const void *b)
 {
     const step_member *x = a, *y = b;
-    int c = strcmp(x->old_sha, y->old_sha);
+    int c = (x->old_commit > y->old_commit) - (x->old_commit < y->old_commit);
     if (!c)
-        c = strcmp(x->new_sha, y->new_sha);
+        c = (x->new_commit > y->new_commit) - (x->new_commit < y->new_commit);
     if (!c)
         c = (x->row > y->row) - (x->row < y->row);
     return c;
 }
 
-static int tested(const sb_rg_row *r)
+/* What the passes over every step (drift_noise, adjust_steps) read of a
+ * row besides its figures, as numbers, so that they run alike over the
+ * rows of a walk and over stored steps whose runs are not loaded: the
+ * row's runs, its commits (equal numbers, the same commit; 0 for no old
+ * run) and the noise class of a drift step (0 for other steps). */
+typedef struct step_key {
+    long long old_id, new_id; /* run ids; old_id -1 without an old run */
+    long long old_commit, new_commit;
+    long long drift_class;
+} step_key;
+
+static int tested_key(const sb_rg_row *r, const step_key *k)
 {
     return (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
             r->verdict == SB_RG_NO_CHANGE) &&
-           r->old_run && !isnan(r->p) && !isnan(r->rel_change);
+           k->old_commit && !isnan(r->p) && !isnan(r->rel_change);
 }
 
 /* The noise class of a drift step: one provider, SKU, op and mode, one
@@ -1072,15 +1087,28 @@ static int cmp_drift_class(const sb_rg_row *a, const sb_rg_row *b)
 
 typedef struct drift_ref {
     const sb_rg_row *r;
-    size_t i; /* index in the list */
+    long long cls; /* step_key.drift_class */
+    size_t i;      /* index in the list */
 } drift_ref;
 
 static int cmp_drift_ref(const void *x, const void *y)
 {
     const drift_ref *a = x, *b = y;
+    int c = (a->cls > b->cls) - (a->cls < b->cls);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_drift_row(const void *x, const void *y)
+{
+    const drift_ref *a = x, *b = y;
     int c = cmp_drift_class(a->r, b->r);
     return c ? c : (a->i > b->i) - (a->i < b->i);
 }
+
+/* The keys of the rows of a walk: commits numbered by their place in
+ * ord, the drift steps' noise classes numbered from 1 in the order of
+ * cmp_drift_class. */
+static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out, sb_error *err);
 
 /* The steps of a provider the project does not change, under one
  * environment, are A/A comparisons of their way of timing: the commits
@@ -1092,19 +1120,19 @@ static int cmp_drift_ref(const void *x, const void *y)
  * span days, cards and warm-ups that no session controls, and their
  * tail is heavier (on the main job's history the percentile flags 2.3%
  * of third-party steps, the largest 1.1%; drift_real.py holds 2%). */
-static int drift_noise(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
+static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
 {
     drift_ref *v = malloc((l->n ? l->n : 1) * sizeof *v);
     if (!v)
         return sb_error_set(err, NULL, NULL, "out of memory");
     size_t n = 0;
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].cause == SB_RG_DRIFT && tested(&l->v[i]))
-            v[n++] = (drift_ref){&l->v[i], i};
+        if (l->v[i].cause == SB_RG_DRIFT && tested_key(&l->v[i], &keys[i]))
+            v[n++] = (drift_ref){&l->v[i], keys[i].drift_class, i};
     qsort(v, n, sizeof *v, cmp_drift_ref);
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
-        while (b < n && cmp_drift_class(v[a].r, v[b].r) == 0)
+        while (b < n && v[a].cls == v[b].cls)
             b++;
         /* the two largest changes of the class: the largest of the others
          * is the first, except for the step that is the first */
@@ -1134,7 +1162,7 @@ static int drift_noise(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
 
 /* Benjamini-Hochberg over the tested cases of each commit step (the same
  * old and new commit), and the verdicts again on the adjusted p. */
-static int adjust_steps(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
+static int adjust_steps(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
 {
     step_member *m = malloc((l->n ? l->n : 1) * sizeof *m);
     double *p = malloc((l->n ? l->n : 1) * sizeof *p);
@@ -1149,14 +1177,13 @@ static int adjust_steps(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
         const sb_rg_row *r = &l->v[i];
         if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
              r->verdict == SB_RG_NO_CHANGE) &&
-            r->old_run && !isnan(r->p))
-            m[nm++] = (step_member){r->old_run->git_sha, r->new_run->git_sha, i};
+            keys[i].old_commit && !isnan(r->p))
+            m[nm++] = (step_member){keys[i].old_commit, keys[i].new_commit, i};
     }
     qsort(m, nm, sizeof *m, cmp_step);
     for (size_t a = 0; a < nm;) {
         size_t b = a;
-        while (b < nm && strcmp(m[b].old_sha, m[a].old_sha) == 0 &&
-               strcmp(m[b].new_sha, m[a].new_sha) == 0)
+        while (b < nm && m[b].old_commit == m[a].old_commit && m[b].new_commit == m[a].new_commit)
             b++;
         for (size_t k = a; k < b; k++)
             p[k - a] = l->v[m[k].row].p;
@@ -1234,13 +1261,64 @@ static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
     return rc;
 }
 
+static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out, sb_error *err)
+{
+    step_key *k = malloc((l->n ? l->n : 1) * sizeof *k);
+    drift_ref *d = malloc((l->n ? l->n : 1) * sizeof *d);
+    if (!k || !d) {
+        free(k);
+        free(d);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    const commit_pos *base = ord->v;
+    size_t nd = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const sb_rg_row *r = &l->v[i];
+        const commit_pos *cn = order_find(ord, r->new_run->git_sha);
+        const commit_pos *co = r->old_run ? order_find(ord, r->old_run->git_sha) : NULL;
+        k[i] = (step_key){r->old_run ? r->old_run->run_id : -1, r->new_run->run_id,
+                          co ? (long long)(co - base) + 1 : 0, cn ? (long long)(cn - base) + 1 : 0, 0};
+        if (r->old_run && !co)
+            k[i].old_commit = -1; /* never: rows compare runs of known commits */
+        if (r->cause == SB_RG_DRIFT)
+            d[nd++] = (drift_ref){r, 0, i};
+    }
+    qsort(d, nd, sizeof *d, cmp_drift_row);
+    long long cls = 0;
+    for (size_t a = 0; a < nd; a++) {
+        if (!a || cmp_drift_class(d[a - 1].r, d[a].r) != 0)
+            cls++;
+        k[d[a].i].drift_class = cls;
+    }
+    free(d);
+    *out = k;
+    return SB_OK;
+}
+
+/* The walk over every series of set (the rows before drift_noise and
+ * adjust_steps) and the keys of its rows. */
+static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_error *err)
+{
+    *keys = NULL;
+    sb_rg_order ord;
+    if (sb_rg_order_build(set, &ord, err) != SB_OK)
+        return SB_ERR;
+    int rc = order_read_git(w->db, &ord, err);
+    for (size_t i = 0; i < set->n && rc == SB_OK;) {
+        size_t j = group_end(set, i);
+        rc = group_rows(w, set, &ord, i, j, err);
+        i = j + 1;
+    }
+    if (rc == SB_OK)
+        rc = walk_keys(w->out, &ord, keys, err);
+    sb_rg_order_free(&ord);
+    return rc;
+}
+
 int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_rg_order ord;
-    if (sb_rg_order_build(set, &ord, err) != SB_OK)
-        return SB_ERR;
     sb_run_devices dev = {0};
     aa_noise aa = {0};
     walk w;
@@ -1250,30 +1328,334 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
     w.dev = &dev;
     w.aa = &aa;
     w.out = out;
-    int rc = order_read_git(db, &ord, err);
+    step_key *keys = NULL;
+    int rc = sb_run_devices_load(db, &dev, err);
+    if (rc == SB_OK)
+        rc = aa_noise_load(db, o, &aa, err);
+    if (rc == SB_OK)
+        rc = walk_history(&w, set, &keys, err);
+    if (rc == SB_OK)
+        rc = drift_noise(out, keys, o, err);
+    if (rc == SB_OK)
+        rc = adjust_steps(out, keys, o, err);
+    if (rc == SB_OK)
+        rc = confirm_rows(&w, set, err);
+    out->searched_cp = o->change_points != 0;
+    free(keys);
+    walk_free(&w.cache);
+    sb_run_devices_free(&dev);
+    aa_noise_free(&aa);
+    if (rc != SB_OK)
+        sb_rg_free(out);
+    return rc;
+}
+
+/* ---- the stored history (db/rg_steps.h) ---- */
+
+/* The settings and constants the stored steps depend on, as text: the
+ * basis of sb_rg_state_digest. A change to the walk's rule changes
+ * SB_RG_RULE_VERSION. */
+static void rule_text(const sb_rg_opts *o, sb_buf *out)
+{
+    sb_buf_printf(out, "regression steps %d\nalpha %a\nmin_effect %a\ncross-card default %a\n"
+                       "A/A comparisons %d\ndrift class %d",
+                  SB_RG_RULE_VERSION, o->alpha, o->min_effect, SB_RG_CROSS_CARD_DEFAULT,
+                  SB_RG_AA_MIN_COMPARISONS, SB_RG_DRIFT_MIN_CLASS);
+}
+
+static int state_digest(sb_db *db, const sb_rg_opts *o, char hex[65], sb_error *err)
+{
+    sb_buf rule = SB_BUF_INIT;
+    rule_text(o, &rule);
+    int rc = sb_buf_failed(&rule) ? sb_error_set(err, NULL, NULL, "out of memory")
+                                  : sb_rg_state_digest(db, sb_buf_str(&rule), hex, err);
+    sb_buf_free(&rule);
+    return rc;
+}
+
+int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err)
+{
+    *fresh = 0;
+    char hex[65];
+    sb_rg_basis b;
+    int found;
+    if (state_digest(db, o, hex, err) != SB_OK || sb_rg_basis_read(db, &b, &found, err) != SB_OK)
+        return SB_ERR;
+    *fresh = found && strcmp(b.sha256, hex) == 0;
+    return SB_OK;
+}
+
+/* The stored form of the walk's rows. */
+static int store_rows(sb_db *db, const sb_rg_list *l, const step_key *keys, const sb_rg_basis *b,
+                      sb_error *err)
+{
+    sb_rg_step_rec *v = malloc((l->n ? l->n : 1) * sizeof *v);
+    sb_rg_noise_rec *nz = malloc((l->nnoise ? l->nnoise : 1) * sizeof *nz);
+    if (!v || !nz) {
+        free(v);
+        free(nz);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        const sb_rg_row *r = &l->v[i];
+        const step_key *k = &keys[i];
+        v[i] = (sb_rg_step_rec){k->old_id, k->new_id, k->old_commit, k->new_commit, k->drift_class,
+                                (int)r->verdict, (int)r->cause, r->latest, r->same_card,
+                                (int)r->threshold_from, (long long)r->n_old, (long long)r->n_new,
+                                r->range_commits, r->p, r->rel_change, r->threshold, r->changed};
+    }
+    for (size_t i = 0; i < l->nnoise; i++) {
+        snprintf(nz[i].sku, sizeof nz[i].sku, "%s", l->noise[i].sku);
+        nz[i].let_go = l->noise[i].let_go;
+        nz[i].threshold = l->noise[i].threshold;
+        nz[i].comparisons = (long long)l->noise[i].comparisons;
+    }
+    int rc = sb_rg_steps_write(db, b, v, l->n, nz, l->nnoise, err);
+    free(v);
+    free(nz);
+    return rc;
+}
+
+int sb_rg_store(sb_db *db, const sb_rg_opts *o, sb_error *err)
+{
+    if (sb_db_begin(db, err) != SB_OK)
+        return SB_ERR;
+    sb_rg_basis b;
+    memset(&b, 0, sizeof b);
+    sb_result_set set = {0};
+    sb_result_filter f = {0};
+    sb_rg_list out = {0};
+    sb_run_devices dev = {0};
+    aa_noise aa = {0};
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.db = db;
+    w.o = o;
+    w.dev = &dev;
+    w.aa = &aa;
+    w.out = &out;
+    step_key *keys = NULL;
+    int rc = state_digest(db, o, b.sha256, err);
+    if (rc == SB_OK)
+        rc = sb_results_load(db, &f, &set, err);
     if (rc == SB_OK)
         rc = sb_run_devices_load(db, &dev, err);
     if (rc == SB_OK)
         rc = aa_noise_load(db, o, &aa, err);
-    for (size_t i = 0; i < set->n && rc == SB_OK;) {
-        size_t j = group_end(set, i);
-        rc = group_rows(&w, set, &ord, i, j, err);
-        i = j + 1;
+    if (rc == SB_OK)
+        rc = walk_history(&w, &set, &keys, err);
+    if (rc == SB_OK) {
+        b.series_git = (long long)out.series_git;
+        b.series_measured = (long long)out.series_measured;
+        b.newest_epoch = LLONG_MIN;
+        for (size_t i = 0; i < set.n; i++) {
+            if (set.v[i].finished_epoch == LLONG_MIN)
+                b.undated++;
+            else if (set.v[i].finished_epoch > b.newest_epoch)
+                b.newest_epoch = set.v[i].finished_epoch;
+        }
+        rc = store_rows(db, &out, keys, &b, err);
     }
-    if (rc == SB_OK)
-        rc = drift_noise(out, o, err);
-    if (rc == SB_OK)
-        rc = adjust_steps(out, o, err);
-    if (rc == SB_OK)
-        rc = confirm_rows(&w, set, err);
-    out->searched_cp = o->change_points != 0;
+    free(keys);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     aa_noise_free(&aa);
-    sb_rg_order_free(&ord);
+    sb_rg_free(&out);
+    sb_results_free(&set);
+    if (rc == SB_OK)
+        return sb_db_commit(db, err);
+    sb_db_rollback(db);
+    return SB_ERR;
+}
+
+/* What reading the stored steps builds: the rows (their runs not yet
+ * loaded) and their keys. */
+typedef struct stored_read {
+    sb_rg_list *out;
+    size_t cap;
+    step_key *keys;
+    size_t kcap;
+} stored_read;
+
+static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
+{
+    stored_read *sr = ctx;
+    sb_rg_row row;
+    row_init(&row);
+    row.verdict = (sb_rg_verdict)s->verdict;
+    row.cause = (sb_rg_cause)s->cause;
+    row.latest = s->latest;
+    row.same_card = s->same_card;
+    row.threshold_from = (sb_rg_threshold_from)s->threshold_from;
+    row.n_old = (size_t)s->samples_old;
+    row.n_new = (size_t)s->samples_new;
+    row.range_commits = (long)s->range_commits;
+    row.p = s->p;
+    row.p_adjusted = s->p; /* as compare_cached leaves it, before adjust_steps */
+    row.rel_change = s->rel_change;
+    row.threshold = s->threshold;
+    if (*s->changed) {
+        sb_rg_list *l = sr->out;
+        if (!l->text && !(l->text = sb_text_pool_new()))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        if (!(row.changed = sb_text_pool_add(l->text, s->changed, strlen(s->changed), 1)))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    if (sr->out->n == sr->kcap) {
+        size_t nc = sr->kcap ? sr->kcap * 2 : 1024;
+        step_key *nk = realloc(sr->keys, nc * sizeof *nk);
+        if (!nk)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        sr->keys = nk;
+        sr->kcap = nc;
+    }
+    sr->keys[sr->out->n] =
+        (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class};
+    if (push(sr->out, &sr->cap, &row) != 0)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    return SB_OK;
+}
+
+static int cmp_result_id(const void *a, const void *b)
+{
+    long long x = (*(const sb_result *const *)a)->run_id, y = (*(const sb_result *const *)b)->run_id;
+    return (x > y) - (x < y);
+}
+
+static const sb_result *find_run(const sb_result **by_id, size_t n, long long id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_id[mid]->run_id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && by_id[lo]->run_id == id ? by_id[lo] : NULL;
+}
+
+/* Keeps the latest rows of out and points them at their runs, loaded by
+ * id into out->runs. */
+static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, sb_error *err)
+{
+    long long *ids = malloc((2 * out->n + 1) * sizeof *ids);
+    if (!ids)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t m = 0, nid = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (!out->v[i].latest)
+            continue;
+        if (keys[i].old_id >= 0)
+            ids[nid++] = keys[i].old_id;
+        ids[nid++] = keys[i].new_id;
+    }
+    int rc = SB_OK;
+    if (!(out->runs = calloc(1, sizeof *out->runs))) {
+        free(ids);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    sb_result_filter f = {0};
+    rc = sb_results_load_ids(db, &f, ids, nid, out->runs, err);
+    free(ids);
+    const sb_result **by_id = NULL;
+    if (rc == SB_OK && !(by_id = malloc((out->runs->n ? out->runs->n : 1) * sizeof *by_id)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
     if (rc != SB_OK)
-        sb_rg_free(out);
+        return rc;
+    for (size_t i = 0; i < out->runs->n; i++)
+        by_id[i] = &out->runs->v[i];
+    qsort(by_id, out->runs->n, sizeof *by_id, cmp_result_id);
+    for (size_t i = 0; i < out->n && rc == SB_OK; i++) {
+        if (!out->v[i].latest)
+            continue;
+        sb_rg_row r = out->v[i];
+        r.new_run = find_run(by_id, out->runs->n, keys[i].new_id);
+        r.old_run = keys[i].old_id >= 0 ? find_run(by_id, out->runs->n, keys[i].old_id) : NULL;
+        if (!r.new_run || (keys[i].old_id >= 0 && !r.old_run))
+            rc = sb_error_set(err, sb_db_path(db), NULL,
+                              "a stored regression step names run %lld, which is not stored",
+                              !r.new_run ? keys[i].new_id : keys[i].old_id);
+        out->v[m++] = r;
+    }
+    out->n = m;
+    free(by_id);
     return rc;
+}
+
+int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
+                 sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *found = 0;
+    char hex[65];
+    sb_rg_basis b;
+    int have;
+    if (state_digest(db, o, hex, err) != SB_OK || sb_rg_basis_read(db, &b, &have, err) != SB_OK)
+        return SB_ERR;
+    if (!have || strcmp(b.sha256, hex) != 0 || (upto != LLONG_MAX && (b.undated || b.newest_epoch >= upto)))
+        return SB_OK;
+    stored_read sr = {out, 0, NULL, 0};
+    sb_rg_noise_rec *nz = NULL;
+    size_t nnz = 0;
+    sb_result_set cf = {0};
+    sb_run_devices dev = {0};
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.db = db;
+    w.o = o;
+    w.dev = &dev;
+    w.out = out;
+    int rc = sb_rg_steps_each(db, stored_row, &sr, err);
+    if (rc == SB_OK)
+        rc = sb_rg_noise_read(db, &nz, &nnz, err);
+    if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rc == SB_OK && i < nnz; i++) {
+        sb_rg_noise *e = &out->noise[out->nnoise++];
+        snprintf(e->sku, sizeof e->sku, "%s", nz[i].sku);
+        e->let_go = nz[i].let_go;
+        e->threshold = nz[i].threshold;
+        e->comparisons = (size_t)nz[i].comparisons;
+    }
+    out->series_git = (size_t)b.series_git;
+    out->series_measured = (size_t)b.series_measured;
+    if (rc == SB_OK)
+        rc = drift_noise(out, sr.keys, o, err);
+    if (rc == SB_OK)
+        rc = adjust_steps(out, sr.keys, o, err);
+    if (rc == SB_OK) {
+        sb_rg_drift_share(out, &out->drift_tested, &out->drift_flagged);
+        out->latest_only = 1;
+        rc = keep_latest(db, out, sr.keys, err);
+    }
+    /* the regressions confirmed or refuted by paired runs: those runs
+     * only, with their cards */
+    sb_result_filter cff = {0};
+    cff.suite = SB_RG_CONFIRM_SUITE;
+    if (rc == SB_OK)
+        rc = sb_results_load(db, &cff, &cf, err);
+    long long *cid = NULL;
+    if (rc == SB_OK && !(cid = malloc((cf.n ? cf.n : 1) * sizeof *cid)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rc == SB_OK && i < cf.n; i++)
+        cid[i] = cf.v[i].run_id;
+    if (rc == SB_OK)
+        rc = sb_run_devices_load_ids(db, cid, cf.n, &dev, err);
+    free(cid);
+    if (rc == SB_OK)
+        rc = confirm_rows(&w, &cf, err);
+    walk_free(&w.cache);
+    sb_run_devices_free(&dev);
+    sb_results_free(&cf);
+    free(nz);
+    free(sr.keys);
+    if (rc != SB_OK) {
+        sb_rg_free(out);
+        return SB_ERR;
+    }
+    *found = 1;
+    return SB_OK;
 }
 
 int sb_rg_counts(const sb_rg_row *r)
@@ -1292,6 +1674,11 @@ size_t sb_rg_count_regressions(const sb_rg_list *l)
 
 void sb_rg_drift_share(const sb_rg_list *l, size_t *tested, size_t *flagged)
 {
+    if (l->latest_only) {
+        *tested = l->drift_tested;
+        *flagged = l->drift_flagged;
+        return;
+    }
     *tested = *flagged = 0;
     for (size_t i = 0; i < l->n; i++) {
         const sb_rg_row *r = &l->v[i];
