@@ -320,9 +320,10 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
     sb_db_close(db);
     db = NULL;
     if (rc == SB_OK && !fresh && access(path, W_OK) == 0) {
+        sb_rg_update_info info;
         rc = sb_db_open(path, SB_DB_WRITE, &db, &err);
         if (rc == SB_OK)
-            rc = sb_rg_store(db, ro, &err);
+            rc = sb_rg_update(db, ro, &info, &err);
         sb_db_close(db);
     }
     if (rc != SB_OK) {

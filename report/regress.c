@@ -18,6 +18,7 @@
 #include "run_devices.h"
 #include "session_query.h"
 #include "sessions.h"
+#include "sha256.h"
 #include "stats.h"
 
 const char *sb_rg_verdict_name(sb_rg_verdict v)
@@ -280,16 +281,11 @@ static int cmp_first(const void *a, const void *b)
     return strcmp(x->sha, y->sha);
 }
 
-int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
+/* Sorts v[0..n) (malloc'd; taken over) by SHA, keeps one entry of each
+ * commit with the earliest known time, and ranks them by that time into
+ * out. */
+static int order_finish(commit_pos *v, size_t n, sb_rg_order *out, sb_error *err)
 {
-    memset(out, 0, sizeof *out);
-    commit_pos *v = malloc((set->n ? set->n : 1) * sizeof *v);
-    if (!v)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < set->n; i++)
-        if (has_commit(&set->v[i]))
-            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
     qsort(v, n, sizeof *v, cmp_sha);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -314,6 +310,19 @@ int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
     out->v = v;
     out->n = m;
     return SB_OK;
+}
+
+int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    commit_pos *v = malloc((set->n ? set->n : 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (has_commit(&set->v[i]))
+            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
+    return order_finish(v, n, out, err);
 }
 
 void sb_rg_order_free(sb_rg_order *o)
@@ -1053,6 +1062,7 @@ typedef struct step_key {
     long long old_id, new_id; /* run ids; old_id -1 without an old run */
     long long old_commit, new_commit;
     long long drift_class;
+    long long noise; /* stored steps: the cross-card threshold the walk noted (0: none) */
 } step_key;
 
 static int tested_key(const sb_rg_row *r, const step_key *k)
@@ -1277,7 +1287,7 @@ static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out
         const commit_pos *cn = order_find(ord, r->new_run->git_sha);
         const commit_pos *co = r->old_run ? order_find(ord, r->old_run->git_sha) : NULL;
         k[i] = (step_key){r->old_run ? r->old_run->run_id : -1, r->new_run->run_id,
-                          co ? (long long)(co - base) + 1 : 0, cn ? (long long)(cn - base) + 1 : 0, 0};
+                          co ? (long long)(co - base) + 1 : 0, cn ? (long long)(cn - base) + 1 : 0, 0, 0};
         if (r->old_run && !co)
             k[i].old_commit = -1; /* never: rows compare runs of known commits */
         if (r->cause == SB_RG_DRIFT)
@@ -1352,78 +1362,251 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
 
 /* ---- the stored history (db/rg_steps.h) ---- */
 
-/* The settings and constants the stored steps depend on, as text: the
- * basis of sb_rg_state_digest. A change to the walk's rule changes
- * SB_RG_RULE_VERSION. */
-static void rule_text(const sb_rg_opts *o, sb_buf *out)
+/* The SHA-256 of the settings and constants the stored steps depend on.
+ * A change to the walk's rule raises SB_RG_RULE_VERSION. */
+static int rule_sha(const sb_rg_opts *o, char hex[65], sb_error *err)
 {
-    sb_buf_printf(out, "regression steps %d\nalpha %a\nmin_effect %a\ncross-card default %a\n"
-                       "A/A comparisons %d\ndrift class %d",
+    sb_buf b = SB_BUF_INIT;
+    sb_buf_printf(&b, "regression steps %d\nalpha %a\nmin_effect %a\ncross-card default %a\n"
+                      "A/A comparisons %d\ndrift class %d\n",
                   SB_RG_RULE_VERSION, o->alpha, o->min_effect, SB_RG_CROSS_CARD_DEFAULT,
                   SB_RG_AA_MIN_COMPARISONS, SB_RG_DRIFT_MIN_CLASS);
+    int rc = sb_buf_failed(&b) ? sb_error_set(err, NULL, NULL, "out of memory")
+                               : sb_sha256_hex(sb_buf_str(&b), b.len, hex, err);
+    sb_buf_free(&b);
+    return rc;
 }
 
-static int state_digest(sb_db *db, const sb_rg_opts *o, char hex[65], sb_error *err)
+/* *fresh 1: the stored steps (then) were computed from db as it is now
+ * (now) with o's rule. */
+static int stored_state(sb_db *db, const sb_rg_opts *o, sb_rg_state *then, sb_rg_state *now, int *found,
+                        int *fresh, sb_error *err)
 {
-    sb_buf rule = SB_BUF_INIT;
-    rule_text(o, &rule);
-    int rc = sb_buf_failed(&rule) ? sb_error_set(err, NULL, NULL, "out of memory")
-                                  : sb_rg_state_digest(db, sb_buf_str(&rule), hex, err);
-    sb_buf_free(&rule);
-    return rc;
+    *fresh = 0;
+    if (rule_sha(o, now->rule_sha256, err) != SB_OK)
+        return SB_ERR;
+    char rule[65];
+    memcpy(rule, now->rule_sha256, sizeof rule);
+    if (sb_rg_state_now(db, now, err) != SB_OK || sb_rg_state_read(db, then, found, err) != SB_OK)
+        return SB_ERR;
+    memcpy(now->rule_sha256, rule, sizeof rule);
+    *fresh = *found && strcmp(then->rule_sha256, now->rule_sha256) == 0 && then->runs == now->runs &&
+             then->last_run == now->last_run && then->changes == now->changes && then->schema == now->schema;
+    return SB_OK;
 }
 
 int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err)
 {
-    *fresh = 0;
-    char hex[65];
-    sb_rg_basis b;
+    sb_rg_state then, now;
     int found;
-    if (state_digest(db, o, hex, err) != SB_OK || sb_rg_basis_read(db, &b, &found, err) != SB_OK)
+    return stored_state(db, o, &then, &now, &found, fresh, err);
+}
+
+/* The noise class of a drift step as one text: each field with its
+ * length before it, so that no text can stand for another. */
+static void class_text(const sb_rg_row *r, sb_buf *out)
+{
+    const sb_result *x = r->new_run;
+    const char *f[] = {x->provider, x->sku, x->op, x->mode, x->tool_name ? x->tool_name : "",
+                       x->timer ? x->timer : ""};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        sb_buf_printf(out, "%zu:%s;", strlen(f[i]), f[i]);
+    sb_buf_printf(out, "%d;%d", r->same_card, x->launch_hold);
+}
+
+/* What storing the walk's rows needs besides the walk: the stored ids of
+ * the order's commits, of the classes and thresholds met so far. */
+typedef struct store_ctx {
+    sb_db *db;
+    const sb_rg_order *ord;
+    long long *commit_id;  /* by index in ord->v */
+    char **class_key;      /* classes met, with their ids */
+    long long *class_id;
+    size_t nclass, class_cap;
+    long long *noise_id;   /* by index in the list's noise table, 0 not yet stored */
+    size_t noise_cap;
+    sb_rg_step_rec *recs;
+    size_t rec_cap;
+} store_ctx;
+
+static void store_ctx_free(store_ctx *c)
+{
+    for (size_t i = 0; i < c->nclass; i++)
+        free(c->class_key[i]);
+    free(c->class_key);
+    free(c->class_id);
+    free(c->commit_id);
+    free(c->noise_id);
+    free(c->recs);
+}
+
+static int class_id(store_ctx *c, const char *key, long long *id, sb_error *err)
+{
+    for (size_t i = 0; i < c->nclass; i++)
+        if (strcmp(c->class_key[i], key) == 0) {
+            *id = c->class_id[i];
+            return SB_OK;
+        }
+    if (sb_rg_class_id(c->db, key, id, err) != SB_OK)
         return SB_ERR;
-    *fresh = found && strcmp(b.sha256, hex) == 0;
+    if (c->nclass == c->class_cap) {
+        size_t nc = c->class_cap ? c->class_cap * 2 : 64;
+        char **nk = realloc(c->class_key, nc * sizeof *nk);
+        if (nk)
+            c->class_key = nk;
+        long long *ni = nk ? realloc(c->class_id, nc * sizeof *ni) : NULL;
+        if (!ni)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        c->class_id = ni;
+        c->class_cap = nc;
+    }
+    if (!(c->class_key[c->nclass] = strdup(key)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    c->class_id[c->nclass++] = *id;
     return SB_OK;
 }
 
-/* The stored form of the walk's rows. */
-static int store_rows(sb_db *db, const sb_rg_list *l, const step_key *keys, const sb_rg_basis *b,
-                      sb_error *err)
+/* The stored id of the cross-card threshold row r took (0: none). */
+static int noise_id(store_ctx *c, const sb_rg_list *l, const sb_rg_row *r, long long *id, sb_error *err)
 {
-    sb_rg_step_rec *v = malloc((l->n ? l->n : 1) * sizeof *v);
-    sb_rg_noise_rec *nz = malloc((l->nnoise ? l->nnoise : 1) * sizeof *nz);
-    if (!v || !nz) {
-        free(v);
-        free(nz);
-        return sb_error_set(err, NULL, NULL, "out of memory");
+    *id = 0;
+    if (r->threshold_from != SB_RG_FROM_SKU_AA)
+        return SB_OK;
+    int let_go = step_let_go(r->old_run, r->new_run);
+    size_t k = 0;
+    while (k < l->nnoise && !(strcmp(l->noise[k].sku, r->new_run->sku) == 0 && l->noise[k].let_go == let_go))
+        k++;
+    if (k == l->nnoise)
+        return sb_error_set(err, NULL, NULL, "a cross-card step without its threshold");
+    if (l->nnoise > c->noise_cap) {
+        long long *nv = realloc(c->noise_id, l->nnoise * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        memset(nv + c->noise_cap, 0, (l->nnoise - c->noise_cap) * sizeof *nv);
+        c->noise_id = nv;
+        c->noise_cap = l->nnoise;
     }
-    for (size_t i = 0; i < l->n; i++) {
-        const sb_rg_row *r = &l->v[i];
-        const step_key *k = &keys[i];
-        v[i] = (sb_rg_step_rec){k->old_id, k->new_id, k->old_commit, k->new_commit, k->drift_class,
-                                (int)r->verdict, (int)r->cause, r->latest, r->same_card,
-                                (int)r->threshold_from, (long long)r->n_old, (long long)r->n_new,
-                                r->range_commits, r->p, r->rel_change, r->threshold, r->changed};
+    if (!c->noise_id[k]) {
+        sb_rg_noise_rec e = {0, {0}, let_go, l->noise[k].threshold, (long long)l->noise[k].comparisons};
+        snprintf(e.sku, sizeof e.sku, "%s", l->noise[k].sku);
+        if (sb_rg_noise_put(c->db, &e, &c->noise_id[k], err) != SB_OK)
+            return SB_ERR;
     }
-    for (size_t i = 0; i < l->nnoise; i++) {
-        snprintf(nz[i].sku, sizeof nz[i].sku, "%s", l->noise[i].sku);
-        nz[i].let_go = l->noise[i].let_go;
-        nz[i].threshold = l->noise[i].threshold;
-        nz[i].comparisons = (long long)l->noise[i].comparisons;
+    *id = c->noise_id[k];
+    return SB_OK;
+}
+
+static long long commit_id(const store_ctx *c, const char *sha)
+{
+    const commit_pos *p = order_find(c->ord, sha);
+    return p ? c->commit_id[p - (const commit_pos *)c->ord->v] : 0;
+}
+
+/* Stores the rows l->v[from..] of one (case, provider, SKU) with its
+ * series counts. */
+static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first,
+                       long long series_git, long long series_measured, sb_error *err)
+{
+    size_t n = l->n - from;
+    if (n > c->rec_cap) {
+        sb_rg_step_rec *nv = realloc(c->recs, n * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        c->recs = nv;
+        c->rec_cap = n;
     }
-    int rc = sb_rg_steps_write(db, b, v, l->n, nz, l->nnoise, err);
-    free(v);
-    free(nz);
+    sb_buf key = SB_BUF_INIT;
+    int rc = SB_OK;
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        const sb_rg_row *r = &l->v[from + i];
+        long long cls = 0, nz = 0;
+        if (r->cause == SB_RG_DRIFT) {
+            sb_buf_reset(&key);
+            class_text(r, &key);
+            rc = sb_buf_failed(&key) ? sb_error_set(err, NULL, NULL, "out of memory")
+                                     : class_id(c, sb_buf_str(&key), &cls, err);
+        }
+        if (rc == SB_OK)
+            rc = noise_id(c, l, r, &nz, err);
+        c->recs[i] = (sb_rg_step_rec){r->old_run ? r->old_run->run_id : -1, r->new_run->run_id,
+                                      r->old_run ? commit_id(c, r->old_run->git_sha) : 0,
+                                      commit_id(c, r->new_run->git_sha), cls, nz, (int)r->verdict,
+                                      (int)r->cause, r->latest, r->same_card, (int)r->threshold_from,
+                                      (long long)r->n_old, (long long)r->n_new, r->range_commits, r->p,
+                                      r->rel_change, r->threshold, r->changed};
+    }
+    sb_buf_free(&key);
+    if (rc == SB_OK)
+        rc = sb_rg_group_put(c->db, first->case_key, first->provider, first->sku, series_git, series_measured,
+                             c->recs, n, err);
     return rc;
 }
 
-int sb_rg_store(sb_db *db, const sb_rg_opts *o, sb_error *err)
+/* The commit order of an update: the stored commits cs[0..ncs) with the
+ * times of the runs of set (new runs; with ncs 0, every run); *changed 1
+ * when a stored commit's earliest time moves (every series is walked
+ * again then). The order points into cs and set. */
+static int update_order(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, const sb_result_set *set,
+                        sb_rg_order *ord, int *changed, sb_error *err)
 {
-    if (sb_db_begin(db, err) != SB_OK)
+    memset(ord, 0, sizeof *ord);
+    *changed = 0;
+    commit_pos *v = malloc((ncs + set->n + 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < ncs; i++)
+        v[n++] = (commit_pos){cs[i].sha, cs[i].first_epoch, 0, -1};
+    for (size_t i = 0; i < set->n; i++)
+        if (has_commit(&set->v[i]))
+            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
+    if (order_finish(v, n, ord, err) != SB_OK)
         return SB_ERR;
-    sb_rg_basis b;
-    memset(&b, 0, sizeof b);
-    sb_result_set set = {0};
-    sb_result_filter f = {0};
+    for (size_t i = 0; i < ncs && !*changed; i++) {
+        const commit_pos *p = order_find(ord, cs[i].sha);
+        *changed = !p || p->first != cs[i].first_epoch;
+    }
+    return order_read_git(db, ord, err);
+}
+
+static int cmp_group_of(const sb_result *a, const sb_result *b)
+{
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    return c ? c : strcmp(a->sku, b->sku);
+}
+
+static int cmp_result_group(const void *x, const void *y)
+{
+    return cmp_group_of(*(const sb_result *const *)x, *(const sb_result *const *)y);
+}
+
+/* The ids of every result run of the (case, provider, SKU)s of the runs
+ * of fresh, each group once. */
+static int touched_run_ids(sb_db *db, const sb_result_set *fresh, long long **ids, size_t *n, sb_error *err)
+{
+    *ids = NULL;
+    *n = 0;
+    const sb_result **g = malloc((fresh->n ? fresh->n : 1) * sizeof *g);
+    if (!g)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < fresh->n; i++)
+        g[i] = &fresh->v[i];
+    qsort(g, fresh->n, sizeof *g, cmp_result_group);
+    size_t cap = 0;
+    int rc = SB_OK;
+    for (size_t i = 0; i < fresh->n && rc == SB_OK; i++)
+        if (!i || cmp_group_of(g[i - 1], g[i]) != 0)
+            rc = sb_rg_group_run_ids(db, g[i]->case_key, g[i]->provider, g[i]->sku, ids, n, &cap, err);
+    free(g);
+    return rc;
+}
+
+/* Walks the series of set (whole groups) and stores their steps. */
+static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, const sb_rg_order *ord,
+                      sb_error *err)
+{
     sb_rg_list out = {0};
     sb_run_devices dev = {0};
     aa_noise aa = {0};
@@ -1434,34 +1617,122 @@ int sb_rg_store(sb_db *db, const sb_rg_opts *o, sb_error *err)
     w.dev = &dev;
     w.aa = &aa;
     w.out = &out;
-    step_key *keys = NULL;
-    int rc = state_digest(db, o, b.sha256, err);
-    if (rc == SB_OK)
-        rc = sb_results_load(db, &f, &set, err);
-    if (rc == SB_OK)
-        rc = sb_run_devices_load(db, &dev, err);
+    store_ctx c;
+    memset(&c, 0, sizeof c);
+    c.db = db;
+    c.ord = ord;
+    int rc = sb_run_devices_load_set(db, set, &dev, err);
     if (rc == SB_OK)
         rc = aa_noise_load(db, o, &aa, err);
-    if (rc == SB_OK)
-        rc = walk_history(&w, &set, &keys, err);
-    if (rc == SB_OK) {
-        b.series_git = (long long)out.series_git;
-        b.series_measured = (long long)out.series_measured;
-        b.newest_epoch = LLONG_MIN;
-        for (size_t i = 0; i < set.n; i++) {
-            if (set.v[i].finished_epoch == LLONG_MIN)
-                b.undated++;
-            else if (set.v[i].finished_epoch > b.newest_epoch)
-                b.newest_epoch = set.v[i].finished_epoch;
-        }
-        rc = store_rows(db, &out, keys, &b, err);
+    if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rc == SB_OK && i < ord->n; i++) {
+        const commit_pos *p = &((const commit_pos *)ord->v)[i];
+        rc = sb_rg_commit_put(db, p->sha, p->first, &c.commit_id[i], err);
     }
-    free(keys);
+    for (size_t i = 0; i < set->n && rc == SB_OK;) {
+        size_t j = group_end(set, i);
+        /* one group's rows at a time: only the thresholds stay */
+        out.n = 0;
+        sb_text_pool_free(out.text);
+        out.text = NULL;
+        size_t git = out.series_git, measured = out.series_measured;
+        rc = group_rows(&w, set, ord, i, j, err);
+        if (rc == SB_OK)
+            rc = store_group(&c, &out, 0, &set->v[i], (long long)(out.series_git - git),
+                             (long long)(out.series_measured - measured), err);
+        i = j + 1;
+    }
+    store_ctx_free(&c);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     aa_noise_free(&aa);
     sb_rg_free(&out);
+    return rc;
+}
+
+int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err)
+{
+    memset(info, 0, sizeof *info);
+    if (sb_db_begin(db, err) != SB_OK)
+        return SB_ERR;
+    sb_rg_state then, now;
+    int found, fresh;
+    sb_result_set fresh_runs = {0}, set = {0};
+    sb_rg_commit_rec *cs = NULL;
+    size_t ncs = 0;
+    sb_rg_order ord = {0};
+    long long *ids = NULL;
+    size_t nids = 0;
+    int rc = stored_state(db, o, &then, &now, &found, &fresh, err);
+    int full = !found || strcmp(then.rule_sha256, now.rule_sha256) != 0 || then.changes != now.changes ||
+               then.schema != now.schema;
+    if (rc != SB_OK || fresh)
+        goto done;
+    if (!full) {
+        long long added, sessions;
+        rc = sb_rg_runs_after(db, then.last_run, &added, &sessions, err);
+        /* runs of measuring sessions move the A/A thresholds of every series */
+        full = rc == SB_OK && (now.runs - then.runs != added || sessions > 0);
+    }
+    int moved = 0;
+    if (rc == SB_OK && !full) {
+        sb_result_filter f = {0};
+        f.after_run = then.last_run;
+        rc = sb_results_load(db, &f, &fresh_runs, err);
+        if (rc == SB_OK)
+            rc = sb_rg_commits_read(db, &cs, &ncs, err);
+        if (rc == SB_OK)
+            rc = update_order(db, cs, ncs, &fresh_runs, &ord, &moved, err);
+        full = rc == SB_OK && moved;
+        if (rc == SB_OK && !full)
+            rc = touched_run_ids(db, &fresh_runs, &ids, &nids, err);
+        if (rc == SB_OK && !full) {
+            sb_result_filter all = {0};
+            rc = sb_results_load_ids(db, &all, ids, nids, &set, err);
+        }
+        now.newest_epoch = then.newest_epoch;
+        now.undated = then.undated;
+        for (size_t i = 0; i < fresh_runs.n; i++) {
+            if (fresh_runs.v[i].finished_epoch == LLONG_MIN)
+                now.undated++;
+            else if (fresh_runs.v[i].finished_epoch > now.newest_epoch)
+                now.newest_epoch = fresh_runs.v[i].finished_epoch;
+        }
+    }
+    if (rc == SB_OK && full) {
+        sb_rg_order_free(&ord);
+        sb_results_free(&set);
+        sb_result_filter f = {0};
+        rc = sb_rg_clear(db, err);
+        if (rc == SB_OK)
+            rc = sb_results_load(db, &f, &set, err);
+        if (rc == SB_OK)
+            rc = update_order(db, NULL, 0, &set, &ord, &moved, err);
+        now.newest_epoch = LLONG_MIN;
+        now.undated = 0;
+        for (size_t i = 0; i < set.n; i++) {
+            if (set.v[i].finished_epoch == LLONG_MIN)
+                now.undated++;
+            else if (set.v[i].finished_epoch > now.newest_epoch)
+                now.newest_epoch = set.v[i].finished_epoch;
+        }
+    }
+    if (rc == SB_OK)
+        rc = store_walk(db, o, &set, &ord, err);
+    if (rc == SB_OK)
+        rc = sb_rg_state_write(db, &now, err);
+    if (rc == SB_OK) {
+        info->full = full;
+        info->runs_walked = set.n;
+        info->stored = 1;
+    }
+done:
+    sb_rg_order_free(&ord);
+    sb_rg_commits_free(cs, ncs);
+    free(ids);
     sb_results_free(&set);
+    sb_results_free(&fresh_runs);
     if (rc == SB_OK)
         return sb_db_commit(db, err);
     sb_db_rollback(db);
@@ -1474,45 +1745,114 @@ typedef struct stored_read {
     sb_rg_list *out;
     size_t cap;
     step_key *keys;
-    size_t kcap;
 } stored_read;
 
 static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
 {
     stored_read *sr = ctx;
-    sb_rg_row row;
-    row_init(&row);
-    row.verdict = (sb_rg_verdict)s->verdict;
-    row.cause = (sb_rg_cause)s->cause;
-    row.latest = s->latest;
-    row.same_card = s->same_card;
-    row.threshold_from = (sb_rg_threshold_from)s->threshold_from;
-    row.n_old = (size_t)s->samples_old;
-    row.n_new = (size_t)s->samples_new;
-    row.range_commits = (long)s->range_commits;
-    row.p = s->p;
-    row.p_adjusted = s->p; /* as compare_cached leaves it, before adjust_steps */
-    row.rel_change = s->rel_change;
-    row.threshold = s->threshold;
+    sb_rg_list *l = sr->out;
+    if (l->n == sr->cap)
+        return sb_error_set(err, NULL, NULL, "more stored regression steps than counted");
+    sb_rg_row *row = &l->v[l->n];
+    row_init(row);
+    row->verdict = (sb_rg_verdict)s->verdict;
+    row->cause = (sb_rg_cause)s->cause;
+    row->latest = s->latest;
+    row->same_card = s->same_card;
+    row->threshold_from = (sb_rg_threshold_from)s->threshold_from;
+    row->n_old = (size_t)s->samples_old;
+    row->n_new = (size_t)s->samples_new;
+    row->range_commits = (long)s->range_commits;
+    row->p = s->p;
+    row->p_adjusted = s->p; /* as compare_cached leaves it, before adjust_steps */
+    row->rel_change = s->rel_change;
+    row->threshold = s->threshold;
     if (*s->changed) {
-        sb_rg_list *l = sr->out;
         if (!l->text && !(l->text = sb_text_pool_new()))
             return sb_error_set(err, NULL, NULL, "out of memory");
-        if (!(row.changed = sb_text_pool_add(l->text, s->changed, strlen(s->changed), 1)))
+        if (!(row->changed = sb_text_pool_add(l->text, s->changed, strlen(s->changed), 1)))
             return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    if (sr->out->n == sr->kcap) {
-        size_t nc = sr->kcap ? sr->kcap * 2 : 1024;
-        step_key *nk = realloc(sr->keys, nc * sizeof *nk);
-        if (!nk)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        sr->keys = nk;
-        sr->kcap = nc;
+    sr->keys[l->n] = (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class, s->noise};
+    l->n++;
+    return SB_OK;
+}
+
+static int cmp_group_rec(const void *x, const void *y)
+{
+    const sb_rg_group_rec *a = x, *b = y;
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    return c ? c : strcmp(a->sku, b->sku);
+}
+
+/* Every stored step into out->v, groups in the order of their runs in a
+ * result set, with their keys, the series counts and the cross-card
+ * thresholds in the order the steps met them. */
+static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err)
+{
+    *keys = NULL;
+    sb_rg_group_rec *g = NULL;
+    size_t ng = 0, nsteps = 0;
+    sb_rg_noise_rec *nz = NULL;
+    size_t nnz = 0;
+    sb_rg_steps_reader *rd = NULL;
+    stored_read sr = {out, 0, NULL};
+    int rc = sb_rg_groups_read(db, &g, &ng, err);
+    if (rc == SB_OK)
+        rc = sb_rg_steps_count(db, &nsteps, err);
+    if (rc == SB_OK) {
+        out->v = malloc((nsteps ? nsteps : 1) * sizeof *out->v);
+        sr.keys = malloc((nsteps ? nsteps : 1) * sizeof *sr.keys);
+        sr.cap = nsteps;
+        if (!out->v || !sr.keys)
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
     }
-    sr->keys[sr->out->n] =
-        (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class};
-    if (push(sr->out, &sr->cap, &row) != 0)
-        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc == SB_OK)
+        qsort(g, ng, sizeof *g, cmp_group_rec);
+    if (rc == SB_OK)
+        rc = sb_rg_steps_reader_open(db, &rd, err);
+    for (size_t i = 0; rc == SB_OK && i < ng; i++) {
+        out->series_git += (size_t)g[i].series_git;
+        out->series_measured += (size_t)g[i].series_measured;
+        rc = sb_rg_steps_read(rd, g[i].grp, stored_row, &sr, err);
+    }
+    sb_rg_steps_reader_close(rd);
+    sb_rg_groups_free(g, ng);
+    if (rc == SB_OK)
+        rc = sb_rg_noise_read(db, &nz, &nnz, err);
+    if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    /* the thresholds in the order the walk noted them: as the steps met them */
+    for (size_t i = 0; rc == SB_OK && i < out->n && out->nnoise < nnz; i++) {
+        long long id = sr.keys[i].noise;
+        if (!id)
+            continue;
+        size_t k = 0, seen = 0;
+        while (k < nnz && nz[k].id != id)
+            k++;
+        for (size_t j = 0; j < out->nnoise && !seen; j++)
+            seen = strcmp(out->noise[j].sku, nz[k < nnz ? k : 0].sku) == 0 &&
+                   out->noise[j].let_go == nz[k < nnz ? k : 0].let_go;
+        if (k == nnz) {
+            rc = sb_error_set(err, sb_db_path(db), NULL, "a stored regression step names no stored threshold");
+            break;
+        }
+        if (seen)
+            continue;
+        sb_rg_noise *e = &out->noise[out->nnoise++];
+        snprintf(e->sku, sizeof e->sku, "%s", nz[k].sku);
+        e->let_go = nz[k].let_go;
+        e->threshold = nz[k].threshold;
+        e->comparisons = (size_t)nz[k].comparisons;
+    }
+    free(nz);
+    if (rc != SB_OK) {
+        free(sr.keys);
+        return rc;
+    }
+    *keys = sr.keys;
     return SB_OK;
 }
 
@@ -1550,13 +1890,12 @@ static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, sb_erro
             ids[nid++] = keys[i].old_id;
         ids[nid++] = keys[i].new_id;
     }
-    int rc = SB_OK;
     if (!(out->runs = calloc(1, sizeof *out->runs))) {
         free(ids);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     sb_result_filter f = {0};
-    rc = sb_results_load_ids(db, &f, ids, nid, out->runs, err);
+    int rc = sb_results_load_ids(db, &f, ids, nid, out->runs, err);
     free(ids);
     const sb_result **by_id = NULL;
     if (rc == SB_OK && !(by_id = malloc((out->runs->n ? out->runs->n : 1) * sizeof *by_id)))
@@ -1588,16 +1927,13 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
 {
     memset(out, 0, sizeof *out);
     *found = 0;
-    char hex[65];
-    sb_rg_basis b;
-    int have;
-    if (state_digest(db, o, hex, err) != SB_OK || sb_rg_basis_read(db, &b, &have, err) != SB_OK)
+    sb_rg_state then, now;
+    int have, fresh;
+    if (stored_state(db, o, &then, &now, &have, &fresh, err) != SB_OK)
         return SB_ERR;
-    if (!have || strcmp(b.sha256, hex) != 0 || (upto != LLONG_MAX && (b.undated || b.newest_epoch >= upto)))
+    if (!fresh || (upto != LLONG_MAX && (then.undated || then.newest_epoch >= upto)))
         return SB_OK;
-    stored_read sr = {out, 0, NULL, 0};
-    sb_rg_noise_rec *nz = NULL;
-    size_t nnz = 0;
+    step_key *keys = NULL;
     sb_result_set cf = {0};
     sb_run_devices dev = {0};
     walk w;
@@ -1606,28 +1942,15 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
     w.o = o;
     w.dev = &dev;
     w.out = out;
-    int rc = sb_rg_steps_each(db, stored_row, &sr, err);
+    int rc = read_steps(db, out, &keys, err);
     if (rc == SB_OK)
-        rc = sb_rg_noise_read(db, &nz, &nnz, err);
-    if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t i = 0; rc == SB_OK && i < nnz; i++) {
-        sb_rg_noise *e = &out->noise[out->nnoise++];
-        snprintf(e->sku, sizeof e->sku, "%s", nz[i].sku);
-        e->let_go = nz[i].let_go;
-        e->threshold = nz[i].threshold;
-        e->comparisons = (size_t)nz[i].comparisons;
-    }
-    out->series_git = (size_t)b.series_git;
-    out->series_measured = (size_t)b.series_measured;
+        rc = drift_noise(out, keys, o, err);
     if (rc == SB_OK)
-        rc = drift_noise(out, sr.keys, o, err);
-    if (rc == SB_OK)
-        rc = adjust_steps(out, sr.keys, o, err);
+        rc = adjust_steps(out, keys, o, err);
     if (rc == SB_OK) {
         sb_rg_drift_share(out, &out->drift_tested, &out->drift_flagged);
         out->latest_only = 1;
-        rc = keep_latest(db, out, sr.keys, err);
+        rc = keep_latest(db, out, keys, err);
     }
     /* the regressions confirmed or refuted by paired runs: those runs
      * only, with their cards */
@@ -1635,21 +1958,14 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
     cff.suite = SB_RG_CONFIRM_SUITE;
     if (rc == SB_OK)
         rc = sb_results_load(db, &cff, &cf, err);
-    long long *cid = NULL;
-    if (rc == SB_OK && !(cid = malloc((cf.n ? cf.n : 1) * sizeof *cid)))
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t i = 0; rc == SB_OK && i < cf.n; i++)
-        cid[i] = cf.v[i].run_id;
     if (rc == SB_OK)
-        rc = sb_run_devices_load_ids(db, cid, cf.n, &dev, err);
-    free(cid);
+        rc = sb_run_devices_load_set(db, &cf, &dev, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, &cf, err);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     sb_results_free(&cf);
-    free(nz);
-    free(sr.keys);
+    free(keys);
     if (rc != SB_OK) {
         sb_rg_free(out);
         return SB_ERR;

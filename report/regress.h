@@ -264,9 +264,20 @@ void sb_rg_free(sb_rg_list *l);
 /* *fresh 1: the stored steps hold for db as it is now, with o. */
 int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err);
 
-/* Computes the steps of every result run of db (opened for writing) and
- * stores them, in one transaction. */
-int sb_rg_store(sb_db *db, const sb_rg_opts *o, sb_error *err);
+/* What sb_rg_update did: stored 1 when it stored steps (0: they held),
+ * full 1 when it walked every series (the first time, or after runs were
+ * forgotten, the commits table changed, runs of measuring sessions were
+ * stored, a stored commit's first measured time moved or o's rule
+ * changed), else only the series of the runs stored since; runs_walked
+ * the result runs of the series it walked. */
+typedef struct sb_rg_update_info {
+    int stored, full;
+    size_t runs_walked;
+} sb_rg_update_info;
+
+/* Brings the stored steps of db (opened for writing) up to date, in one
+ * transaction. */
+int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err);
 
 /* The list sb_rg_history gives over every result run, read from the
  * stored steps, holding only its latest rows (latest_only; for the

@@ -1,33 +1,53 @@
 -- 015_regression_steps.sql - the regression history (report/regress.h),
 -- stored, so that `report regressions` and the weekly read its steps
--- instead of loading every run and testing every step's samples again.
+-- instead of loading every run and testing every step's samples again,
+-- and a report after an ingest walks again only the series it touched.
 --
--- rg_steps holds one row per step of sb_rg_history in the list's order
--- (seq), as the walk over the series leaves it: before the thresholds of
--- drift steps are raised by their noise class and before the p-values of
--- a commit step are adjusted together (both depend on every series, and
--- are done again as the steps are read). old_commit and new_commit number
--- the commits within this analysis (equal numbers: the same commit), and
--- drift_class numbers the noise classes of drift steps (provider, SKU,
--- op, mode, relation of cards, tool, timer, held launch; 0 for the other
--- steps). Enumerations are the values of report/regress.h; a NULL real is
--- NAN there and a NULL changed is ''.
+-- rg_groups holds each (case, provider, SKU) the walk went through, with
+-- the number of its series in git order and in first-measured order.
+-- rg_steps holds its steps in the list's order (seq), as the walk over
+-- its series leaves them: before the thresholds of drift steps are
+-- raised by their noise class and before the p-values of a commit step
+-- are adjusted together (both depend on every series, and are done again
+-- as the steps are read). old_commit and new_commit are rg_commits ids
+-- (0: no old run), drift_class an rg_classes id (0 for steps that are not
+-- drift), noise the rg_noise id of the cross-card threshold the step took
+-- (0: none). Enumerations are the values of report/regress.h; a NULL real
+-- is NAN there and a NULL changed is ''.
+--
+-- rg_commits holds each commit's earliest finished time among the result
+-- runs (the order of a series whose commits the commits table does not
+-- all know), rg_classes the noise class of drift steps (provider, SKU,
+-- op, mode, relation of cards, tool, timer, held launch) as one text, and
+-- rg_noise the cross-card thresholds of the SKUs.
 --
 -- rg_basis says what the steps were computed from: the SHA-256 of the
--- rule's settings and of the state of the database (result runs stored,
--- the greatest run id, rg_changes.n and the schema version). A report
--- uses the steps only while that still holds; the first report after a
--- change computes them again and stores them (report/regress.h,
--- sb_rg_store). rg_changes counts what the number and the greatest id of
--- the runs cannot show: deleted runs (solbook forget) and any change to
--- the commits table (its order is the order of the series).
+-- rule's settings, the number of result runs stored and the greatest id,
+-- rg_changes.n and the schema version. A report uses the steps only while
+-- they still hold (report/regress.h, sb_rg_update). rg_changes counts
+-- what the number and the greatest id of the runs cannot show: deleted
+-- runs (solbook forget) and any change to the commits table (its order is
+-- the order of the series); after one of those every series is walked
+-- again, after runs are added only the series of the added runs.
+CREATE TABLE rg_groups (
+    grp             INTEGER PRIMARY KEY,
+    case_key        TEXT NOT NULL,
+    provider        TEXT NOT NULL,
+    sku             TEXT NOT NULL,
+    series_git      INTEGER NOT NULL,
+    series_measured INTEGER NOT NULL,
+    UNIQUE (case_key, provider, sku)
+);
+
 CREATE TABLE rg_steps (
-    seq            INTEGER PRIMARY KEY,
+    grp            INTEGER NOT NULL,
+    seq            INTEGER NOT NULL,
     old_run        INTEGER,            -- NULL: a single commit
     new_run        INTEGER NOT NULL,
-    old_commit     INTEGER NOT NULL,   -- 0: no old run
+    old_commit     INTEGER NOT NULL,
     new_commit     INTEGER NOT NULL,
     drift_class    INTEGER NOT NULL,
+    noise          INTEGER NOT NULL,
     verdict        INTEGER NOT NULL,
     cause          INTEGER NOT NULL,
     latest         INTEGER NOT NULL,
@@ -39,25 +59,39 @@ CREATE TABLE rg_steps (
     threshold      REAL NOT NULL,
     threshold_from INTEGER NOT NULL,
     range_commits  INTEGER NOT NULL,   -- -1 unknown
-    changed        TEXT
+    changed        TEXT,
+    PRIMARY KEY (grp, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE rg_commits (
+    id          INTEGER PRIMARY KEY,
+    sha         TEXT NOT NULL UNIQUE,
+    first_epoch INTEGER NOT NULL       -- Unix seconds; the smallest integer when no run has a time
 );
 
--- The cross-card thresholds the steps took, in the order the walk met them.
+CREATE TABLE rg_classes (
+    id        INTEGER PRIMARY KEY,
+    class_key TEXT NOT NULL UNIQUE
+);
+
 CREATE TABLE rg_noise (
-    seq         INTEGER PRIMARY KEY,
+    id          INTEGER PRIMARY KEY,
     sku         TEXT NOT NULL,
     let_go      INTEGER NOT NULL,
     threshold   REAL NOT NULL,
-    comparisons INTEGER NOT NULL
+    comparisons INTEGER NOT NULL,
+    UNIQUE (sku, let_go)
 );
 
 CREATE TABLE rg_basis (
-    id              INTEGER PRIMARY KEY CHECK (id = 1),
-    basis_sha256    TEXT NOT NULL,
-    series_git      INTEGER NOT NULL,
-    series_measured INTEGER NOT NULL,
-    newest_epoch    INTEGER NOT NULL,  -- the newest finished time of a run, Unix seconds
-    undated         INTEGER NOT NULL   -- runs whose finished time reports cannot read
+    id           INTEGER PRIMARY KEY CHECK (id = 1),
+    rule_sha256  TEXT NOT NULL,
+    runs         INTEGER NOT NULL,     -- rows of runs then
+    last_run     INTEGER NOT NULL,     -- their greatest id
+    changes      INTEGER NOT NULL,     -- rg_changes.n then
+    schema       INTEGER NOT NULL,
+    newest_epoch INTEGER NOT NULL,     -- the newest finished time of a result run
+    undated      INTEGER NOT NULL      -- result runs whose finished time reports cannot read
 );
 
 CREATE TABLE rg_changes (
