@@ -1687,6 +1687,10 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
         full = rc == SB_OK && moved;
         if (rc == SB_OK && !full)
             rc = touched_run_ids(db, &fresh_runs, &ids, &nids, err);
+        /* where the touched series hold most runs, every run is read in
+         * one pass instead of by id */
+        if (rc == SB_OK && !full && nids > (size_t)(now.runs / 2))
+            full = 1;
         if (rc == SB_OK && !full) {
             sb_result_filter all = {0};
             rc = sb_results_load_ids(db, &all, ids, nids, &set, err);
