@@ -9,19 +9,6 @@
 #include "connection.h"
 #include "strbuf.h"
 
-static void bind_real(sqlite3_stmt *st, int i, double x)
-{
-    if (isnan(x))
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_double(st, i, x);
-}
-
-static double column_real(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 static char *column_dup(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
@@ -248,9 +235,9 @@ int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, c
         sqlite3_bind_int(ins, 12, s->same_card);
         sqlite3_bind_int64(ins, 13, s->samples_old);
         sqlite3_bind_int64(ins, 14, s->samples_new);
-        bind_real(ins, 15, s->p);
-        bind_real(ins, 16, s->rel_change);
-        bind_real(ins, 17, s->threshold);
+        sb_db_bind_real(ins, 15, s->p);
+        sb_db_bind_real(ins, 16, s->rel_change);
+        sb_db_bind_real(ins, 17, s->threshold);
         sqlite3_bind_int(ins, 18, s->threshold_from);
         sqlite3_bind_int64(ins, 19, s->range_commits);
         if (s->changed && *s->changed)
@@ -331,9 +318,9 @@ int sb_rg_steps_read(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, 
         s.same_card = sqlite3_column_int(st, 9);
         s.samples_old = sqlite3_column_int64(st, 10);
         s.samples_new = sqlite3_column_int64(st, 11);
-        s.p = column_real(st, 12);
-        s.rel_change = column_real(st, 13);
-        s.threshold = column_real(st, 14);
+        s.p = sb_db_column_real(st, 12);
+        s.rel_change = sb_db_column_real(st, 13);
+        s.threshold = sb_db_column_real(st, 14);
         s.threshold_from = sqlite3_column_int(st, 15);
         s.range_commits = sqlite3_column_int64(st, 16);
         const unsigned char *t = sqlite3_column_text(st, 17);
