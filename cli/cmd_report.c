@@ -1,7 +1,9 @@
 /* cmd_report.c - `solbook report geomean|weekly|note|table|evidence|standing|regressions|roofline|training|plausibility`. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "encode.h"
@@ -301,6 +303,36 @@ done:
     return rc;
 }
 
+/* Stores the regression steps of every run again (regress.h, sb_rg_store)
+ * when the stored ones no longer hold and the database may be written; a
+ * database that may not be written is left as it is, and its reports walk
+ * the runs themselves. 0 or 2 (printed). */
+static int refresh_steps(const opts *o, const sb_rg_opts *ro)
+{
+    const char *path = o->db ? o->db : sb_default_db_path();
+    sb_db *db = NULL;
+    if (open_db(o, &db))
+        return 2;
+    sb_error err;
+    sb_error_clear(&err);
+    int fresh = 0;
+    int rc = sb_rg_fresh(db, ro, &fresh, &err);
+    sb_db_close(db);
+    db = NULL;
+    if (rc == SB_OK && !fresh && access(path, W_OK) == 0) {
+        sb_rg_update_info info;
+        rc = sb_db_open(path, SB_DB_WRITE, &db, &err);
+        if (rc == SB_OK)
+            rc = sb_rg_update(db, ro, &info, &err);
+        sb_db_close(db);
+    }
+    if (rc != SB_OK) {
+        sb_error_print(&err, stderr);
+        return 2;
+    }
+    return 0;
+}
+
 static int run_regressions(const opts *o)
 {
     const char *fmt = o->format ? o->format : "md";
@@ -308,9 +340,6 @@ static int run_regressions(const opts *o)
         fprintf(stderr, "solbook report regressions: --format must be md or json, not '%s'\n", fmt);
         return 2;
     }
-    report_input in;
-    if (report_input_load(o, NULL, READ_UNMARKED, &in))
-        return 2;
     sb_error err;
     sb_error_clear(&err);
     sb_rg_list rg = {0};
@@ -318,10 +347,31 @@ static int run_regressions(const opts *o)
     sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
-    /* the whole history always: the count is the one every output gives */
-    if (sb_rg_history(in.db, &in.set, &ro, &rg, &err) != SB_OK) {
-        sb_error_print(&err, stderr);
-        goto done;
+    report_input in;
+    memset(&in, 0, sizeof in);
+    /* the whole history always: the count is the one every output gives;
+     * its latest steps from the stored history where that holds, else
+     * from a walk over every run */
+    int found = 0;
+    if (!o->history && !o->suite && !o->op) {
+        if (refresh_steps(o, &ro) || open_db(o, &in.db))
+            return 2;
+        if (sb_rg_latest(in.db, &ro, LLONG_MAX, &rg, &found, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            goto done;
+        }
+        if (!found) {
+            sb_db_close(in.db);
+            in.db = NULL;
+        }
+    }
+    if (!found) {
+        if (report_input_load(o, NULL, READ_UNMARKED, &in))
+            return 2;
+        if (sb_rg_history(in.db, &in.set, &ro, &rg, &err) != SB_OK) {
+            sb_error_print(&err, stderr);
+            goto done;
+        }
     }
     if (strcmp(fmt, "md") == 0) {
         sb_rg_render_md(&rg, &ro, !o->history, &b);
@@ -363,7 +413,8 @@ static int run_weekly(const opts *o)
     wo.rg.repo_url = o->repo_url;
     sb_db *db = NULL;
     sb_sku_table *skus = NULL;
-    if (open_db_and_skus(o, &db, &skus))
+    /* the week's regressions from the stored history where it holds */
+    if (refresh_steps(o, &wo.rg) || open_db_and_skus(o, &db, &skus))
         return 2;
     sb_weekly_summary sum;
     sb_snapshot *snap = NULL;

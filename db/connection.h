@@ -31,4 +31,9 @@ int sb_db_fail(sb_db *db, sb_error *err, const char *what);
  * "WHAT: <sqlite message>", file = the connection's database. */
 int sb_db_conn_fail(sqlite3 *conn, sb_error *err, const char *what);
 
+/* A real that may be NAN: bound as NULL (SQLite stores no NaN), and read
+ * back from NULL as NAN. */
+void sb_db_bind_real(sqlite3_stmt *st, int i, double x);
+double sb_db_column_real(sqlite3_stmt *st, int i);
+
 #endif

@@ -443,8 +443,21 @@ static int load_where(sqlite3 *db, const sb_result_filter *f, const char *extra,
 /* sb_results_load; with pooled, the text in one pool (as it gives it),
  * else each string malloc'd, for callers here that free runs one by
  * one. */
+static int results_load_where(sqlite3 *db, const sb_result_filter *f, const char *extra,
+                              const char *const *extra_bind, int n_extra, sb_result_set *out, int pooled,
+                              sb_error *err);
+
 static int results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *out, int pooled,
                         sb_error *err)
+{
+    return results_load_where(db, f, NULL, NULL, 0, out, pooled, err);
+}
+
+/* results_load of the runs that also meet extra (SQL ANDed, its
+ * parameters extra_bind). */
+static int results_load_where(sqlite3 *db, const sb_result_filter *f, const char *extra,
+                              const char *const *extra_bind, int n_extra, sb_result_set *out, int pooled,
+                              sb_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0, left_cap = 0;
@@ -458,6 +471,10 @@ static int results_load(sqlite3 *db, const sb_result_filter *f, sb_result_set *o
     memset(&q, 0, sizeof q);
     sb_buf_puts(&q.sql, RESULT_SELECT);
     where_filter(&q, f);
+    if (extra)
+        sb_buf_puts(&q.sql, extra);
+    for (int i = 0; i < n_extra && q.n < SB_MAX_BINDS; i++)
+        q.bind[q.n++] = extra_bind[i];
     int rc = read_set(db, &q, f, out, &cap, &left_cap, out->text, err);
     sb_buf_free(&q.sql);
     if (rc == SB_OK && (sort_runs(out->v, out->n) != 0 || sort_runs(out->left_out, out->n_left_out) != 0))
@@ -471,6 +488,28 @@ int sb_results_load(sb_db *handle, const sb_result_filter *f, sb_result_set *out
 {
     sqlite3 *db = sb_db_handle(handle);
     return results_load(db, f, out, 1, err);
+}
+
+int sb_results_load_ids(sb_db *handle, const sb_result_filter *f, const long long *ids, size_t n,
+                        sb_result_set *out, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    memset(out, 0, sizeof *out);
+    /* the ids as one JSON array, one parameter however many there are */
+    sb_buf list = SB_BUF_INIT;
+    sb_buf_puts(&list, "[");
+    for (size_t i = 0; i < n; i++)
+        sb_buf_printf(&list, "%s%lld", i ? "," : "", ids[i]);
+    sb_buf_puts(&list, "]");
+    const char *bind[] = {sb_buf_str(&list)};
+    /* sorted by results_load, not by an ORDER BY (whose sorter would hold
+     * a copy of every row) */
+    int rc = sb_buf_failed(&list)
+                 ? sb_error_set(err, NULL, NULL, "out of memory")
+                 : results_load_where(db, f, " AND r.id IN (SELECT value FROM json_each(?))", bind, 1, out, 1,
+                                      err);
+    sb_buf_free(&list);
+    return rc;
 }
 
 int sb_results_load_sessions(sb_db *handle, sb_result_set *out, sb_error *err)

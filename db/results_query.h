@@ -34,6 +34,12 @@
  * the statement, so a commit, SKU, op or suite is read through its index. */
 int sb_results_load(sb_db *db, const sb_result_filter *f, sb_result_set *out, sb_error *err);
 
+/* The runs whose ids are ids[0..n) that sb_results_load(db, f) would give,
+ * in its order: the runs a stored list of steps names (report/regress.h),
+ * read by id instead of every run. */
+int sb_results_load_ids(sb_db *db, const sb_result_filter *f, const long long *ids, size_t n,
+                        sb_result_set *out, sb_error *err);
+
 /* The runs matching any of fs[0..nf), each once, in sb_results_load's
  * order: the two sides of a comparison, read through their own indexes. */
 int sb_results_load_any(sb_db *db, const sb_result_filter *fs, size_t nf, sb_result_set *out,

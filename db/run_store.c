@@ -178,14 +178,6 @@ static void bind_int(sqlite3_stmt *st, int i, sb_opt_int v)
         sqlite3_bind_null(st, i);
 }
 
-static void bind_real(sqlite3_stmt *st, int i, double v)
-{
-    if (isnan(v))
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_double(st, i, v);
-}
-
 static const char *table_of(int which)
 {
     switch (which) {
@@ -351,7 +343,7 @@ static int store_provenance(sb_run_store *rs, long long id, const sb_provenance_
     bind_text(st, i++, p->board_part_number);
     bind_int(st, i++, p->sm_clock_mhz);
     bind_int(st, i++, p->mem_clock_mhz);
-    bind_real(st, i++, p->power_limit_w);
+    sb_db_bind_real(st, i++, p->power_limit_w);
     bind_int(st, i++, p->ecc);
     bind_int(st, i++, p->mig);
     bind_text(st, i++, p->started_at);
@@ -382,7 +374,7 @@ static int store_config(sb_run_store *rs, long long id, const sb_config_row *c, 
     bind_text(st, i++, c->case_key);
     bind_text(st, i++, c->timer);
     bind_int(st, i++, c->warmup_iters);
-    bind_real(st, i++, c->warmup_ms);
+    sb_db_bind_real(st, i++, c->warmup_ms);
     bind_int(st, i++, c->iters);
     bind_int(st, i++, c->repeats);
     bind_text(st, i++, c->l2);
@@ -400,28 +392,28 @@ static int store_metrics(sb_run_store *rs, long long id, const sb_metrics_row *m
     sqlite3_bind_int64(st, i++, id);
     bind_int(st, i++, m->sample_count);
     sqlite3_bind_int(st, i++, m->quantiles_only);
-    bind_real(st, i++, m->min_ms);
-    bind_real(st, i++, m->p20_ms);
-    bind_real(st, i++, m->median_ms);
-    bind_real(st, i++, m->p80_ms);
-    bind_real(st, i++, m->max_ms);
-    bind_real(st, i++, m->mean_ms);
-    bind_real(st, i++, m->stdev_ms);
-    bind_real(st, i++, m->rel_noise);
-    bind_real(st, i++, m->repeat_spread);
-    bind_real(st, i++, m->flops);
-    bind_real(st, i++, m->bytes);
-    bind_real(st, i++, m->tflops);
-    bind_real(st, i++, m->gbps);
+    sb_db_bind_real(st, i++, m->min_ms);
+    sb_db_bind_real(st, i++, m->p20_ms);
+    sb_db_bind_real(st, i++, m->median_ms);
+    sb_db_bind_real(st, i++, m->p80_ms);
+    sb_db_bind_real(st, i++, m->max_ms);
+    sb_db_bind_real(st, i++, m->mean_ms);
+    sb_db_bind_real(st, i++, m->stdev_ms);
+    sb_db_bind_real(st, i++, m->rel_noise);
+    sb_db_bind_real(st, i++, m->repeat_spread);
+    sb_db_bind_real(st, i++, m->flops);
+    sb_db_bind_real(st, i++, m->bytes);
+    sb_db_bind_real(st, i++, m->tflops);
+    sb_db_bind_real(st, i++, m->gbps);
     bind_text(st, i++, m->bound);
-    bind_real(st, i++, m->pct_datasheet_peak);
+    sb_db_bind_real(st, i++, m->pct_datasheet_peak);
     bind_text(st, i++, m->datasheet_peak_name);
-    bind_real(st, i++, m->pct_measured_ceiling);
+    sb_db_bind_real(st, i++, m->pct_measured_ceiling);
     bind_text(st, i++, m->measured_ceiling_name);
     bind_int(st, i++, m->peak_device_bytes);
-    bind_real(st, i++, m->kernel_median_ms);
-    bind_real(st, i++, m->kernel_p20_ms);
-    bind_real(st, i++, m->kernel_p80_ms);
+    sb_db_bind_real(st, i++, m->kernel_median_ms);
+    sb_db_bind_real(st, i++, m->kernel_p20_ms);
+    sb_db_bind_real(st, i++, m->kernel_p80_ms);
     bind_int(st, i++, m->kernel_sample_count);
     bind_text(st, i++, m->kernel_method);
     return step(rs, ST_METRICS, file, err);
@@ -435,11 +427,11 @@ static int store_correctness(sb_run_store *rs, long long id, const sb_correctnes
     sqlite3_bind_int64(st, i++, id);
     bind_text(st, i++, c->reference);
     bind_int(st, i++, c->checked_elements);
-    bind_real(st, i++, c->max_abs_err);
-    bind_real(st, i++, c->max_rel_err);
-    bind_real(st, i++, c->rel_l2_err);
-    bind_real(st, i++, c->atol);
-    bind_real(st, i++, c->rtol);
+    sb_db_bind_real(st, i++, c->max_abs_err);
+    sb_db_bind_real(st, i++, c->max_rel_err);
+    sb_db_bind_real(st, i++, c->rel_l2_err);
+    sb_db_bind_real(st, i++, c->atol);
+    sb_db_bind_real(st, i++, c->rtol);
     bind_int(st, i++, c->unwritten);
     bind_int(st, i++, c->finite);
     bind_int(st, i++, c->passed);
@@ -463,8 +455,8 @@ static int store_training(sb_run_store *rs, long long id, const sb_training_row 
     bind_text(st, i++, t->strategy);
     bind_text(st, i++, t->patch_name);
     bind_text(st, i++, t->patch_kernels_json);
-    bind_real(st, i++, t->tokens_per_s);
-    bind_real(st, i++, t->median_step_ms);
+    sb_db_bind_real(st, i++, t->tokens_per_s);
+    sb_db_bind_real(st, i++, t->median_step_ms);
     bind_int(st, i++, t->peak_device_bytes);
     return step(rs, ST_TRAINING, file, err);
 }
@@ -476,7 +468,7 @@ static int store_ceiling(sb_run_store *rs, long long id, const sb_ceiling_row *c
     sqlite3_bind_int64(st, 1, id);
     bind_text(st, 2, c->name);
     bind_text(st, 3, c->unit);
-    bind_real(st, 4, c->value);
+    sb_db_bind_real(st, 4, c->value);
     return step(rs, ST_CEILING, file, err);
 }
 

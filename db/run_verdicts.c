@@ -30,19 +30,6 @@ static sb_plaus_card card_parse(const unsigned char *t)
     return SB_PLAUS_CARD_UNKNOWN;
 }
 
-static void bind_real(sqlite3_stmt *st, int i, double x)
-{
-    if (isnan(x))
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_double(st, i, x);
-}
-
-static double column_real(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 static void column_text(sqlite3_stmt *st, int i, char *out, size_t size)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
@@ -310,22 +297,22 @@ int sb_verdict_read(sb_verdict_reader *rd, long long run_id, sb_plaus_verdict *v
         sb_plaus_state_parse((const char *)sqlite3_column_text(st, 0), &state);
         v->state = state;
         column_text(st, 1, v->reason, sizeof v->reason);
-        v->gbps = column_real(st, 2);
-        v->tflops = column_real(st, 3);
+        v->gbps = sb_db_column_real(st, 2);
+        v->tflops = sb_db_column_real(st, 3);
         column_text(st, 4, v->ceiling_name, sizeof v->ceiling_name);
-        v->ceiling_gbps = column_real(st, 5);
-        v->pct_ceiling = column_real(st, 6);
+        v->ceiling_gbps = sb_db_column_real(st, 5);
+        v->pct_ceiling = sb_db_column_real(st, 6);
         v->source.calib_run = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
         column_text(st, 8, v->source.gpu_uuid, sizeof v->source.gpu_uuid);
         v->source.buffer_bytes = sqlite3_column_int64(st, 9);
         v->source.card = card_parse(sqlite3_column_text(st, 10));
         v->source.cards = sqlite3_column_int(st, 11);
-        v->source.lo = column_real(st, 12);
-        v->source.hi = column_real(st, 13);
+        v->source.lo = sb_db_column_real(st, 12);
+        v->source.hi = sb_db_column_real(st, 13);
         v->tensor = sqlite3_column_int(st, 14);
         column_text(st, 15, v->flop_ceiling_name, sizeof v->flop_ceiling_name);
-        v->flop_ceiling_tflops = column_real(st, 16);
-        v->pct_flop_ceiling = column_real(st, 17);
+        v->flop_ceiling_tflops = sb_db_column_real(st, 16);
+        v->pct_flop_ceiling = sb_db_column_real(st, 17);
         *found = 1;
         rc = SQLITE_DONE;
     }
@@ -351,11 +338,11 @@ int sb_verdicts_put(sb_db *handle, const long long *ids, const sb_plaus_verdict 
         sqlite3_bind_int64(st, 1, ids[i]);
         sqlite3_bind_text(st, 2, sb_plaus_state_name(v->state), -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, v->reason, -1, SQLITE_STATIC);
-        bind_real(st, 4, v->gbps);
-        bind_real(st, 5, v->tflops);
+        sb_db_bind_real(st, 4, v->gbps);
+        sb_db_bind_real(st, 5, v->tflops);
         sqlite3_bind_text(st, 6, v->ceiling_name, -1, SQLITE_STATIC);
-        bind_real(st, 7, v->ceiling_gbps);
-        bind_real(st, 8, v->pct_ceiling);
+        sb_db_bind_real(st, 7, v->ceiling_gbps);
+        sb_db_bind_real(st, 8, v->pct_ceiling);
         if (v->source.calib_run < 0)
             sqlite3_bind_null(st, 9);
         else
@@ -364,12 +351,12 @@ int sb_verdicts_put(sb_db *handle, const long long *ids, const sb_plaus_verdict 
         sqlite3_bind_int64(st, 11, v->source.buffer_bytes);
         sqlite3_bind_text(st, 12, card_name(v->source.card), -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 13, v->source.cards);
-        bind_real(st, 14, v->source.lo);
-        bind_real(st, 15, v->source.hi);
+        sb_db_bind_real(st, 14, v->source.lo);
+        sb_db_bind_real(st, 15, v->source.hi);
         sqlite3_bind_int(st, 16, v->tensor ? 1 : 0);
         sqlite3_bind_text(st, 17, v->flop_ceiling_name, -1, SQLITE_STATIC);
-        bind_real(st, 18, v->flop_ceiling_tflops);
-        bind_real(st, 19, v->pct_flop_ceiling);
+        sb_db_bind_real(st, 18, v->flop_ceiling_tflops);
+        sb_db_bind_real(st, 19, v->pct_flop_ceiling);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
     }

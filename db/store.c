@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,19 @@ sqlite3 *sb_db_handle(sb_db *db)
 int sb_db_fail(sb_db *db, sb_error *err, const char *what)
 {
     return sb_error_set(err, db->path, NULL, "%s: %s", what, sqlite3_errmsg(db->conn));
+}
+
+void sb_db_bind_real(sqlite3_stmt *st, int i, double x)
+{
+    if (isnan(x))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, x);
+}
+
+double sb_db_column_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 int sb_db_conn_fail(sqlite3 *conn, sb_error *err, const char *what)

@@ -3,8 +3,10 @@
 # for databases of 100,000 and 1,000,000 synthetic result runs (and
 # 3,000,000 with --3m, which takes long to generate), the wall time, CPU
 # time and peak memory (/usr/bin/time) of compare (the two newest commits
-# that ran every series), report regressions, report geomean, report
-# weekly (the newest week), site
+# that ran every series), report regressions (its first call, which
+# stores the regression steps, a second, and one after the ingest below,
+# which walks again the series of the ingested runs), report geomean,
+# report weekly (the newest week), site
 # (a full build) and ingest of SB_PERF_FILES (default 2000) result files of
 # 250 samples into that database, beside a plain Python json + jsonschema +
 # sqlite3 loop over the same files in the same run (perf/py_ingest_loop.py).
@@ -118,6 +120,9 @@ PY
 )
         a=$1 b=$2 week=$3
         timed "compare $a $b" "$N" "$SOLBOOK" compare --db "$db" "$a" "$b"
+        # the first stores the regression steps (migration 015), the
+        # second reads them
+        timed "report regressions (first: stores the steps)" "$N" "$SOLBOOK" report regressions --db "$db"
         timed "report regressions" "$N" "$SOLBOOK" report regressions --db "$db"
         timed "report geomean" "$N" "$SOLBOOK" report geomean --db "$db"
         rm -rf "$T/weekly"
@@ -130,6 +135,10 @@ PY
     fi
     timed "ingest $FILES files" "$N" "$SOLBOOK" ingest -q --db "$db" "$T/files"
     ingest_s=$(tail -n 1 "$T/time" | cut -d' ' -f1)
+    if [ "${SB_PERF_REPORTS:-1}" != 0 ]; then
+        # the series of the ingested runs walked again, the rest read
+        timed "report regressions after the ingest" "$N" "$SOLBOOK" report regressions --db "$db"
+    fi
     rm -f "$T/py.db"
     timed "Python loop, $FILES files" "$N" python3 "$HERE/py_ingest_loop.py" \
         "$HERE/../data/schemas/solbook.result.v1.json" "$T/files" "$T/py.db"

@@ -14,9 +14,11 @@
 #include "geomean.h"
 #include "report_json.h"
 #include "results_query.h"
+#include "rg_steps.h"
 #include "run_devices.h"
 #include "session_query.h"
 #include "sessions.h"
+#include "sha256.h"
 #include "stats.h"
 
 const char *sb_rg_verdict_name(sb_rg_verdict v)
@@ -76,6 +78,9 @@ void sb_rg_free(sb_rg_list *l)
     free(l->cp);
     free(l->noise);
     sb_text_pool_free(l->text);
+    if (l->runs)
+        sb_results_free(l->runs);
+    free(l->runs);
     memset(l, 0, sizeof *l);
 }
 
@@ -276,16 +281,11 @@ static int cmp_first(const void *a, const void *b)
     return strcmp(x->sha, y->sha);
 }
 
-int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
+/* Sorts v[0..n) (malloc'd; taken over) by SHA, keeps one entry of each
+ * commit with the earliest known time, and ranks them by that time into
+ * out. */
+static int order_finish(commit_pos *v, size_t n, sb_rg_order *out, sb_error *err)
 {
-    memset(out, 0, sizeof *out);
-    commit_pos *v = malloc((set->n ? set->n : 1) * sizeof *v);
-    if (!v)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < set->n; i++)
-        if (has_commit(&set->v[i]))
-            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
     qsort(v, n, sizeof *v, cmp_sha);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -310,6 +310,19 @@ int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
     out->v = v;
     out->n = m;
     return SB_OK;
+}
+
+int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    commit_pos *v = malloc((set->n ? set->n : 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (has_commit(&set->v[i]))
+            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
+    return order_finish(v, n, out, err);
 }
 
 void sb_rg_order_free(sb_rg_order *o)
@@ -1025,26 +1038,38 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
 }
 
 typedef struct step_member {
-    const char *old_sha, *new_sha;
+    long long old_commit, new_commit;
     size_t row;
 } step_member;
 
 static int cmp_step(const void *a, const void *b)
 {
     const step_member *x = a, *y = b;
-    int c = strcmp(x->old_sha, y->old_sha);
+    int c = (x->old_commit > y->old_commit) - (x->old_commit < y->old_commit);
     if (!c)
-        c = strcmp(x->new_sha, y->new_sha);
+        c = (x->new_commit > y->new_commit) - (x->new_commit < y->new_commit);
     if (!c)
         c = (x->row > y->row) - (x->row < y->row);
     return c;
 }
 
-static int tested(const sb_rg_row *r)
+/* What the passes over every step (drift_noise, adjust_steps) read of a
+ * row besides its figures, as numbers, so that they run alike over the
+ * rows of a walk and over stored steps whose runs are not loaded: the
+ * row's runs, its commits (equal numbers, the same commit; 0 for no old
+ * run) and the noise class of a drift step (0 for other steps). */
+typedef struct step_key {
+    long long old_id, new_id; /* run ids; old_id -1 without an old run */
+    long long old_commit, new_commit;
+    long long drift_class;
+    long long noise; /* stored steps: the cross-card threshold the walk noted (0: none) */
+} step_key;
+
+static int tested_key(const sb_rg_row *r, const step_key *k)
 {
     return (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
             r->verdict == SB_RG_NO_CHANGE) &&
-           r->old_run && !isnan(r->p) && !isnan(r->rel_change);
+           k->old_commit && !isnan(r->p) && !isnan(r->rel_change);
 }
 
 /* The noise class of a drift step: one provider, SKU, op and mode, one
@@ -1072,15 +1097,28 @@ static int cmp_drift_class(const sb_rg_row *a, const sb_rg_row *b)
 
 typedef struct drift_ref {
     const sb_rg_row *r;
-    size_t i; /* index in the list */
+    long long cls; /* step_key.drift_class */
+    size_t i;      /* index in the list */
 } drift_ref;
 
 static int cmp_drift_ref(const void *x, const void *y)
 {
     const drift_ref *a = x, *b = y;
+    int c = (a->cls > b->cls) - (a->cls < b->cls);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_drift_row(const void *x, const void *y)
+{
+    const drift_ref *a = x, *b = y;
     int c = cmp_drift_class(a->r, b->r);
     return c ? c : (a->i > b->i) - (a->i < b->i);
 }
+
+/* The keys of the rows of a walk: commits numbered by their place in
+ * ord, the drift steps' noise classes numbered from 1 in the order of
+ * cmp_drift_class. */
+static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out, sb_error *err);
 
 /* The steps of a provider the project does not change, under one
  * environment, are A/A comparisons of their way of timing: the commits
@@ -1092,19 +1130,19 @@ static int cmp_drift_ref(const void *x, const void *y)
  * span days, cards and warm-ups that no session controls, and their
  * tail is heavier (on the main job's history the percentile flags 2.3%
  * of third-party steps, the largest 1.1%; drift_real.py holds 2%). */
-static int drift_noise(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
+static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
 {
     drift_ref *v = malloc((l->n ? l->n : 1) * sizeof *v);
     if (!v)
         return sb_error_set(err, NULL, NULL, "out of memory");
     size_t n = 0;
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].cause == SB_RG_DRIFT && tested(&l->v[i]))
-            v[n++] = (drift_ref){&l->v[i], i};
+        if (l->v[i].cause == SB_RG_DRIFT && tested_key(&l->v[i], &keys[i]))
+            v[n++] = (drift_ref){&l->v[i], keys[i].drift_class, i};
     qsort(v, n, sizeof *v, cmp_drift_ref);
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
-        while (b < n && cmp_drift_class(v[a].r, v[b].r) == 0)
+        while (b < n && v[a].cls == v[b].cls)
             b++;
         /* the two largest changes of the class: the largest of the others
          * is the first, except for the step that is the first */
@@ -1134,7 +1172,7 @@ static int drift_noise(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
 
 /* Benjamini-Hochberg over the tested cases of each commit step (the same
  * old and new commit), and the verdicts again on the adjusted p. */
-static int adjust_steps(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
+static int adjust_steps(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
 {
     step_member *m = malloc((l->n ? l->n : 1) * sizeof *m);
     double *p = malloc((l->n ? l->n : 1) * sizeof *p);
@@ -1149,14 +1187,13 @@ static int adjust_steps(sb_rg_list *l, const sb_rg_opts *o, sb_error *err)
         const sb_rg_row *r = &l->v[i];
         if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
              r->verdict == SB_RG_NO_CHANGE) &&
-            r->old_run && !isnan(r->p))
-            m[nm++] = (step_member){r->old_run->git_sha, r->new_run->git_sha, i};
+            keys[i].old_commit && !isnan(r->p))
+            m[nm++] = (step_member){keys[i].old_commit, keys[i].new_commit, i};
     }
     qsort(m, nm, sizeof *m, cmp_step);
     for (size_t a = 0; a < nm;) {
         size_t b = a;
-        while (b < nm && strcmp(m[b].old_sha, m[a].old_sha) == 0 &&
-               strcmp(m[b].new_sha, m[a].new_sha) == 0)
+        while (b < nm && m[b].old_commit == m[a].old_commit && m[b].new_commit == m[a].new_commit)
             b++;
         for (size_t k = a; k < b; k++)
             p[k - a] = l->v[m[k].row].p;
@@ -1234,13 +1271,64 @@ static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
     return rc;
 }
 
+static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out, sb_error *err)
+{
+    step_key *k = malloc((l->n ? l->n : 1) * sizeof *k);
+    drift_ref *d = malloc((l->n ? l->n : 1) * sizeof *d);
+    if (!k || !d) {
+        free(k);
+        free(d);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    const commit_pos *base = ord->v;
+    size_t nd = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const sb_rg_row *r = &l->v[i];
+        const commit_pos *cn = order_find(ord, r->new_run->git_sha);
+        const commit_pos *co = r->old_run ? order_find(ord, r->old_run->git_sha) : NULL;
+        k[i] = (step_key){r->old_run ? r->old_run->run_id : -1, r->new_run->run_id,
+                          co ? (long long)(co - base) + 1 : 0, cn ? (long long)(cn - base) + 1 : 0, 0, 0};
+        if (r->old_run && !co)
+            k[i].old_commit = -1; /* never: rows compare runs of known commits */
+        if (r->cause == SB_RG_DRIFT)
+            d[nd++] = (drift_ref){r, 0, i};
+    }
+    qsort(d, nd, sizeof *d, cmp_drift_row);
+    long long cls = 0;
+    for (size_t a = 0; a < nd; a++) {
+        if (!a || cmp_drift_class(d[a - 1].r, d[a].r) != 0)
+            cls++;
+        k[d[a].i].drift_class = cls;
+    }
+    free(d);
+    *out = k;
+    return SB_OK;
+}
+
+/* The walk over every series of set (the rows before drift_noise and
+ * adjust_steps) and the keys of its rows. */
+static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_error *err)
+{
+    *keys = NULL;
+    sb_rg_order ord;
+    if (sb_rg_order_build(set, &ord, err) != SB_OK)
+        return SB_ERR;
+    int rc = order_read_git(w->db, &ord, err);
+    for (size_t i = 0; i < set->n && rc == SB_OK;) {
+        size_t j = group_end(set, i);
+        rc = group_rows(w, set, &ord, i, j, err);
+        i = j + 1;
+    }
+    if (rc == SB_OK)
+        rc = walk_keys(w->out, &ord, keys, err);
+    sb_rg_order_free(&ord);
+    return rc;
+}
+
 int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_rg_order ord;
-    if (sb_rg_order_build(set, &ord, err) != SB_OK)
-        return SB_ERR;
     sb_run_devices dev = {0};
     aa_noise aa = {0};
     walk w;
@@ -1250,30 +1338,644 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
     w.dev = &dev;
     w.aa = &aa;
     w.out = out;
-    int rc = order_read_git(db, &ord, err);
-    if (rc == SB_OK)
-        rc = sb_run_devices_load(db, &dev, err);
+    step_key *keys = NULL;
+    int rc = sb_run_devices_load(db, &dev, err);
     if (rc == SB_OK)
         rc = aa_noise_load(db, o, &aa, err);
-    for (size_t i = 0; i < set->n && rc == SB_OK;) {
-        size_t j = group_end(set, i);
-        rc = group_rows(&w, set, &ord, i, j, err);
-        i = j + 1;
-    }
     if (rc == SB_OK)
-        rc = drift_noise(out, o, err);
+        rc = walk_history(&w, set, &keys, err);
     if (rc == SB_OK)
-        rc = adjust_steps(out, o, err);
+        rc = drift_noise(out, keys, o, err);
+    if (rc == SB_OK)
+        rc = adjust_steps(out, keys, o, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, set, err);
     out->searched_cp = o->change_points != 0;
+    free(keys);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     aa_noise_free(&aa);
-    sb_rg_order_free(&ord);
     if (rc != SB_OK)
         sb_rg_free(out);
     return rc;
+}
+
+/* ---- the stored history (db/rg_steps.h) ---- */
+
+/* The SHA-256 of the settings and constants the stored steps depend on.
+ * A change to the walk's rule raises SB_RG_RULE_VERSION. */
+static int rule_sha(const sb_rg_opts *o, char hex[65], sb_error *err)
+{
+    sb_buf b = SB_BUF_INIT;
+    sb_buf_printf(&b, "regression steps %d\nalpha %a\nmin_effect %a\ncross-card default %a\n"
+                      "A/A comparisons %d\ndrift class %d\n",
+                  SB_RG_RULE_VERSION, o->alpha, o->min_effect, SB_RG_CROSS_CARD_DEFAULT,
+                  SB_RG_AA_MIN_COMPARISONS, SB_RG_DRIFT_MIN_CLASS);
+    int rc = sb_buf_failed(&b) ? sb_error_set(err, NULL, NULL, "out of memory")
+                               : sb_sha256_hex(sb_buf_str(&b), b.len, hex, err);
+    sb_buf_free(&b);
+    return rc;
+}
+
+/* *fresh 1: the stored steps (then) were computed from db as it is now
+ * (now) with o's rule. */
+static int stored_state(sb_db *db, const sb_rg_opts *o, sb_rg_state *then, sb_rg_state *now, int *found,
+                        int *fresh, sb_error *err)
+{
+    *fresh = 0;
+    if (rule_sha(o, now->rule_sha256, err) != SB_OK)
+        return SB_ERR;
+    char rule[65];
+    memcpy(rule, now->rule_sha256, sizeof rule);
+    if (sb_rg_state_now(db, now, err) != SB_OK || sb_rg_state_read(db, then, found, err) != SB_OK)
+        return SB_ERR;
+    memcpy(now->rule_sha256, rule, sizeof rule);
+    *fresh = *found && strcmp(then->rule_sha256, now->rule_sha256) == 0 && then->runs == now->runs &&
+             then->last_run == now->last_run && then->changes == now->changes && then->schema == now->schema;
+    return SB_OK;
+}
+
+int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err)
+{
+    sb_rg_state then, now;
+    int found;
+    return stored_state(db, o, &then, &now, &found, fresh, err);
+}
+
+/* The noise class of a drift step as one text: each field with its
+ * length before it, so that no text can stand for another. */
+static void class_text(const sb_rg_row *r, sb_buf *out)
+{
+    const sb_result *x = r->new_run;
+    const char *f[] = {x->provider, x->sku, x->op, x->mode, x->tool_name ? x->tool_name : "",
+                       x->timer ? x->timer : ""};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        sb_buf_printf(out, "%zu:%s;", strlen(f[i]), f[i]);
+    sb_buf_printf(out, "%d;%d", r->same_card, x->launch_hold);
+}
+
+/* What storing the walk's rows needs besides the walk: the stored ids of
+ * the order's commits, of the classes and thresholds met so far. */
+typedef struct store_ctx {
+    sb_db *db;
+    const sb_rg_order *ord;
+    long long *commit_id;  /* by index in ord->v */
+    char **class_key;      /* classes met, with their ids */
+    long long *class_id;
+    size_t nclass, class_cap;
+    long long *noise_id;   /* by index in the list's noise table, 0 not yet stored */
+    size_t noise_cap;
+    sb_rg_step_rec *recs;
+    size_t rec_cap;
+} store_ctx;
+
+static void store_ctx_free(store_ctx *c)
+{
+    for (size_t i = 0; i < c->nclass; i++)
+        free(c->class_key[i]);
+    free(c->class_key);
+    free(c->class_id);
+    free(c->commit_id);
+    free(c->noise_id);
+    free(c->recs);
+}
+
+static int class_id(store_ctx *c, const char *key, long long *id, sb_error *err)
+{
+    for (size_t i = 0; i < c->nclass; i++)
+        if (strcmp(c->class_key[i], key) == 0) {
+            *id = c->class_id[i];
+            return SB_OK;
+        }
+    if (sb_rg_class_id(c->db, key, id, err) != SB_OK)
+        return SB_ERR;
+    if (c->nclass == c->class_cap) {
+        size_t nc = c->class_cap ? c->class_cap * 2 : 64;
+        char **nk = realloc(c->class_key, nc * sizeof *nk);
+        if (nk)
+            c->class_key = nk;
+        long long *ni = nk ? realloc(c->class_id, nc * sizeof *ni) : NULL;
+        if (!ni)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        c->class_id = ni;
+        c->class_cap = nc;
+    }
+    if (!(c->class_key[c->nclass] = strdup(key)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    c->class_id[c->nclass++] = *id;
+    return SB_OK;
+}
+
+/* The stored id of the cross-card threshold row r took (0: none). */
+static int noise_id(store_ctx *c, const sb_rg_list *l, const sb_rg_row *r, long long *id, sb_error *err)
+{
+    *id = 0;
+    if (r->threshold_from != SB_RG_FROM_SKU_AA)
+        return SB_OK;
+    int let_go = step_let_go(r->old_run, r->new_run);
+    size_t k = 0;
+    while (k < l->nnoise && !(strcmp(l->noise[k].sku, r->new_run->sku) == 0 && l->noise[k].let_go == let_go))
+        k++;
+    if (k == l->nnoise)
+        return sb_error_set(err, NULL, NULL, "a cross-card step without its threshold");
+    if (l->nnoise > c->noise_cap) {
+        long long *nv = realloc(c->noise_id, l->nnoise * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        memset(nv + c->noise_cap, 0, (l->nnoise - c->noise_cap) * sizeof *nv);
+        c->noise_id = nv;
+        c->noise_cap = l->nnoise;
+    }
+    if (!c->noise_id[k]) {
+        sb_rg_noise_rec e = {0, {0}, let_go, l->noise[k].threshold, (long long)l->noise[k].comparisons};
+        snprintf(e.sku, sizeof e.sku, "%s", l->noise[k].sku);
+        if (sb_rg_noise_put(c->db, &e, &c->noise_id[k], err) != SB_OK)
+            return SB_ERR;
+    }
+    *id = c->noise_id[k];
+    return SB_OK;
+}
+
+static long long commit_id(const store_ctx *c, const char *sha)
+{
+    const commit_pos *p = order_find(c->ord, sha);
+    return p ? c->commit_id[p - (const commit_pos *)c->ord->v] : 0;
+}
+
+/* Stores the rows l->v[from..] of one (case, provider, SKU) with its
+ * series counts. */
+static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first,
+                       long long series_git, long long series_measured, sb_error *err)
+{
+    size_t n = l->n - from;
+    if (n > c->rec_cap) {
+        sb_rg_step_rec *nv = realloc(c->recs, n * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        c->recs = nv;
+        c->rec_cap = n;
+    }
+    sb_buf key = SB_BUF_INIT;
+    int rc = SB_OK;
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        const sb_rg_row *r = &l->v[from + i];
+        long long cls = 0, nz = 0;
+        if (r->cause == SB_RG_DRIFT) {
+            sb_buf_reset(&key);
+            class_text(r, &key);
+            rc = sb_buf_failed(&key) ? sb_error_set(err, NULL, NULL, "out of memory")
+                                     : class_id(c, sb_buf_str(&key), &cls, err);
+        }
+        if (rc == SB_OK)
+            rc = noise_id(c, l, r, &nz, err);
+        c->recs[i] = (sb_rg_step_rec){r->old_run ? r->old_run->run_id : -1, r->new_run->run_id,
+                                      r->old_run ? commit_id(c, r->old_run->git_sha) : 0,
+                                      commit_id(c, r->new_run->git_sha), cls, nz, (int)r->verdict,
+                                      (int)r->cause, r->latest, r->same_card, (int)r->threshold_from,
+                                      (long long)r->n_old, (long long)r->n_new, r->range_commits, r->p,
+                                      r->rel_change, r->threshold, r->changed};
+    }
+    sb_buf_free(&key);
+    if (rc == SB_OK)
+        rc = sb_rg_group_put(c->db, first->case_key, first->provider, first->sku, series_git, series_measured,
+                             c->recs, n, err);
+    return rc;
+}
+
+/* The commit order of an update: the stored commits cs[0..ncs) with the
+ * times of the runs of set (new runs; with ncs 0, every run); *changed 1
+ * when a stored commit's earliest time moves (every series is walked
+ * again then). The order points into cs and set. */
+static int update_order(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, const sb_result_set *set,
+                        sb_rg_order *ord, int *changed, sb_error *err)
+{
+    memset(ord, 0, sizeof *ord);
+    *changed = 0;
+    commit_pos *v = malloc((ncs + set->n + 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < ncs; i++)
+        v[n++] = (commit_pos){cs[i].sha, cs[i].first_epoch, 0, -1};
+    for (size_t i = 0; i < set->n; i++)
+        if (has_commit(&set->v[i]))
+            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
+    if (order_finish(v, n, ord, err) != SB_OK)
+        return SB_ERR;
+    for (size_t i = 0; i < ncs && !*changed; i++) {
+        const commit_pos *p = order_find(ord, cs[i].sha);
+        *changed = !p || p->first != cs[i].first_epoch;
+    }
+    return order_read_git(db, ord, err);
+}
+
+static int cmp_group_of(const sb_result *a, const sb_result *b)
+{
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    return c ? c : strcmp(a->sku, b->sku);
+}
+
+static int cmp_result_group(const void *x, const void *y)
+{
+    return cmp_group_of(*(const sb_result *const *)x, *(const sb_result *const *)y);
+}
+
+/* The ids of every result run of the (case, provider, SKU)s of the runs
+ * of fresh, each group once. */
+static int touched_run_ids(sb_db *db, const sb_result_set *fresh, long long **ids, size_t *n, sb_error *err)
+{
+    *ids = NULL;
+    *n = 0;
+    const sb_result **g = malloc((fresh->n ? fresh->n : 1) * sizeof *g);
+    if (!g)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < fresh->n; i++)
+        g[i] = &fresh->v[i];
+    qsort(g, fresh->n, sizeof *g, cmp_result_group);
+    size_t cap = 0;
+    int rc = SB_OK;
+    for (size_t i = 0; i < fresh->n && rc == SB_OK; i++)
+        if (!i || cmp_group_of(g[i - 1], g[i]) != 0)
+            rc = sb_rg_group_run_ids(db, g[i]->case_key, g[i]->provider, g[i]->sku, ids, n, &cap, err);
+    free(g);
+    return rc;
+}
+
+/* Walks the series of set (whole groups) and stores their steps. */
+static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, const sb_rg_order *ord,
+                      sb_error *err)
+{
+    sb_rg_list out = {0};
+    sb_run_devices dev = {0};
+    aa_noise aa = {0};
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.db = db;
+    w.o = o;
+    w.dev = &dev;
+    w.aa = &aa;
+    w.out = &out;
+    store_ctx c;
+    memset(&c, 0, sizeof c);
+    c.db = db;
+    c.ord = ord;
+    int rc = sb_run_devices_load_set(db, set, &dev, err);
+    if (rc == SB_OK)
+        rc = aa_noise_load(db, o, &aa, err);
+    if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rc == SB_OK && i < ord->n; i++) {
+        const commit_pos *p = &((const commit_pos *)ord->v)[i];
+        rc = sb_rg_commit_put(db, p->sha, p->first, &c.commit_id[i], err);
+    }
+    for (size_t i = 0; i < set->n && rc == SB_OK;) {
+        size_t j = group_end(set, i);
+        /* one group's rows at a time: only the thresholds stay */
+        out.n = 0;
+        sb_text_pool_free(out.text);
+        out.text = NULL;
+        size_t git = out.series_git, measured = out.series_measured;
+        rc = group_rows(&w, set, ord, i, j, err);
+        if (rc == SB_OK)
+            rc = store_group(&c, &out, 0, &set->v[i], (long long)(out.series_git - git),
+                             (long long)(out.series_measured - measured), err);
+        i = j + 1;
+    }
+    store_ctx_free(&c);
+    walk_free(&w.cache);
+    sb_run_devices_free(&dev);
+    aa_noise_free(&aa);
+    sb_rg_free(&out);
+    return rc;
+}
+
+int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err)
+{
+    memset(info, 0, sizeof *info);
+    if (sb_db_begin(db, err) != SB_OK)
+        return SB_ERR;
+    sb_rg_state then, now;
+    int found, fresh;
+    sb_result_set fresh_runs = {0}, set = {0};
+    sb_rg_commit_rec *cs = NULL;
+    size_t ncs = 0;
+    sb_rg_order ord = {0};
+    long long *ids = NULL;
+    size_t nids = 0;
+    int rc = stored_state(db, o, &then, &now, &found, &fresh, err);
+    int full = !found || strcmp(then.rule_sha256, now.rule_sha256) != 0 || then.changes != now.changes ||
+               then.schema != now.schema;
+    if (rc != SB_OK || fresh)
+        goto done;
+    if (!full) {
+        long long added, sessions;
+        rc = sb_rg_runs_after(db, then.last_run, &added, &sessions, err);
+        /* runs of measuring sessions move the A/A thresholds of every series */
+        full = rc == SB_OK && (now.runs - then.runs != added || sessions > 0);
+    }
+    int moved = 0;
+    if (rc == SB_OK && !full) {
+        sb_result_filter f = {0};
+        f.after_run = then.last_run;
+        rc = sb_results_load(db, &f, &fresh_runs, err);
+        if (rc == SB_OK)
+            rc = sb_rg_commits_read(db, &cs, &ncs, err);
+        if (rc == SB_OK)
+            rc = update_order(db, cs, ncs, &fresh_runs, &ord, &moved, err);
+        full = rc == SB_OK && moved;
+        if (rc == SB_OK && !full)
+            rc = touched_run_ids(db, &fresh_runs, &ids, &nids, err);
+        /* where the touched series hold most runs, every run is read in
+         * one pass instead of by id */
+        if (rc == SB_OK && !full && nids > (size_t)(now.runs / 2))
+            full = 1;
+        if (rc == SB_OK && !full) {
+            sb_result_filter all = {0};
+            rc = sb_results_load_ids(db, &all, ids, nids, &set, err);
+        }
+        now.newest_epoch = then.newest_epoch;
+        now.undated = then.undated;
+        for (size_t i = 0; i < fresh_runs.n; i++) {
+            if (fresh_runs.v[i].finished_epoch == LLONG_MIN)
+                now.undated++;
+            else if (fresh_runs.v[i].finished_epoch > now.newest_epoch)
+                now.newest_epoch = fresh_runs.v[i].finished_epoch;
+        }
+    }
+    if (rc == SB_OK && full) {
+        sb_rg_order_free(&ord);
+        sb_results_free(&set);
+        sb_result_filter f = {0};
+        rc = sb_rg_clear(db, err);
+        if (rc == SB_OK)
+            rc = sb_results_load(db, &f, &set, err);
+        if (rc == SB_OK)
+            rc = update_order(db, NULL, 0, &set, &ord, &moved, err);
+        now.newest_epoch = LLONG_MIN;
+        now.undated = 0;
+        for (size_t i = 0; i < set.n; i++) {
+            if (set.v[i].finished_epoch == LLONG_MIN)
+                now.undated++;
+            else if (set.v[i].finished_epoch > now.newest_epoch)
+                now.newest_epoch = set.v[i].finished_epoch;
+        }
+    }
+    if (rc == SB_OK)
+        rc = store_walk(db, o, &set, &ord, err);
+    if (rc == SB_OK)
+        rc = sb_rg_state_write(db, &now, err);
+    if (rc == SB_OK) {
+        info->full = full;
+        info->runs_walked = set.n;
+        info->stored = 1;
+    }
+done:
+    sb_rg_order_free(&ord);
+    sb_rg_commits_free(cs, ncs);
+    free(ids);
+    sb_results_free(&set);
+    sb_results_free(&fresh_runs);
+    if (rc == SB_OK)
+        return sb_db_commit(db, err);
+    sb_db_rollback(db);
+    return SB_ERR;
+}
+
+/* What reading the stored steps builds: the rows (their runs not yet
+ * loaded) and their keys. */
+typedef struct stored_read {
+    sb_rg_list *out;
+    size_t cap;
+    step_key *keys;
+} stored_read;
+
+static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
+{
+    stored_read *sr = ctx;
+    sb_rg_list *l = sr->out;
+    if (l->n == sr->cap)
+        return sb_error_set(err, NULL, NULL, "more stored regression steps than counted");
+    sb_rg_row *row = &l->v[l->n];
+    row_init(row);
+    row->verdict = (sb_rg_verdict)s->verdict;
+    row->cause = (sb_rg_cause)s->cause;
+    row->latest = s->latest;
+    row->same_card = s->same_card;
+    row->threshold_from = (sb_rg_threshold_from)s->threshold_from;
+    row->n_old = (size_t)s->samples_old;
+    row->n_new = (size_t)s->samples_new;
+    row->range_commits = (long)s->range_commits;
+    row->p = s->p;
+    row->p_adjusted = s->p; /* as compare_cached leaves it, before adjust_steps */
+    row->rel_change = s->rel_change;
+    row->threshold = s->threshold;
+    if (*s->changed) {
+        if (!l->text && !(l->text = sb_text_pool_new()))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        if (!(row->changed = sb_text_pool_add(l->text, s->changed, strlen(s->changed), 1)))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    sr->keys[l->n] = (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class, s->noise};
+    l->n++;
+    return SB_OK;
+}
+
+static int cmp_group_rec(const void *x, const void *y)
+{
+    const sb_rg_group_rec *a = x, *b = y;
+    int c = strcmp(a->case_key, b->case_key);
+    if (!c)
+        c = strcmp(a->provider, b->provider);
+    return c ? c : strcmp(a->sku, b->sku);
+}
+
+/* Every stored step into out->v, groups in the order of their runs in a
+ * result set, with their keys, the series counts and the cross-card
+ * thresholds in the order the steps met them. */
+static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err)
+{
+    *keys = NULL;
+    sb_rg_group_rec *g = NULL;
+    size_t ng = 0, nsteps = 0;
+    sb_rg_noise_rec *nz = NULL;
+    size_t nnz = 0;
+    sb_rg_steps_reader *rd = NULL;
+    stored_read sr = {out, 0, NULL};
+    int rc = sb_rg_groups_read(db, &g, &ng, err);
+    if (rc == SB_OK)
+        rc = sb_rg_steps_count(db, &nsteps, err);
+    if (rc == SB_OK) {
+        out->v = malloc((nsteps ? nsteps : 1) * sizeof *out->v);
+        sr.keys = malloc((nsteps ? nsteps : 1) * sizeof *sr.keys);
+        sr.cap = nsteps;
+        if (!out->v || !sr.keys)
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    if (rc == SB_OK)
+        qsort(g, ng, sizeof *g, cmp_group_rec);
+    if (rc == SB_OK)
+        rc = sb_rg_steps_reader_open(db, &rd, err);
+    for (size_t i = 0; rc == SB_OK && i < ng; i++) {
+        out->series_git += (size_t)g[i].series_git;
+        out->series_measured += (size_t)g[i].series_measured;
+        rc = sb_rg_steps_read(rd, g[i].grp, stored_row, &sr, err);
+    }
+    sb_rg_steps_reader_close(rd);
+    sb_rg_groups_free(g, ng);
+    if (rc == SB_OK)
+        rc = sb_rg_noise_read(db, &nz, &nnz, err);
+    if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    /* the thresholds in the order the walk noted them: as the steps met them */
+    for (size_t i = 0; rc == SB_OK && i < out->n && out->nnoise < nnz; i++) {
+        long long id = sr.keys[i].noise;
+        if (!id)
+            continue;
+        size_t k = 0, seen = 0;
+        while (k < nnz && nz[k].id != id)
+            k++;
+        for (size_t j = 0; j < out->nnoise && !seen; j++)
+            seen = strcmp(out->noise[j].sku, nz[k < nnz ? k : 0].sku) == 0 &&
+                   out->noise[j].let_go == nz[k < nnz ? k : 0].let_go;
+        if (k == nnz) {
+            rc = sb_error_set(err, sb_db_path(db), NULL, "a stored regression step names no stored threshold");
+            break;
+        }
+        if (seen)
+            continue;
+        sb_rg_noise *e = &out->noise[out->nnoise++];
+        snprintf(e->sku, sizeof e->sku, "%s", nz[k].sku);
+        e->let_go = nz[k].let_go;
+        e->threshold = nz[k].threshold;
+        e->comparisons = (size_t)nz[k].comparisons;
+    }
+    free(nz);
+    if (rc != SB_OK) {
+        free(sr.keys);
+        return rc;
+    }
+    *keys = sr.keys;
+    return SB_OK;
+}
+
+static int cmp_result_id(const void *a, const void *b)
+{
+    long long x = (*(const sb_result *const *)a)->run_id, y = (*(const sb_result *const *)b)->run_id;
+    return (x > y) - (x < y);
+}
+
+static const sb_result *find_run(const sb_result **by_id, size_t n, long long id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_id[mid]->run_id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && by_id[lo]->run_id == id ? by_id[lo] : NULL;
+}
+
+/* Keeps the latest rows of out and points them at their runs, loaded by
+ * id into out->runs. */
+static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, sb_error *err)
+{
+    long long *ids = malloc((2 * out->n + 1) * sizeof *ids);
+    if (!ids)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t m = 0, nid = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (!out->v[i].latest)
+            continue;
+        if (keys[i].old_id >= 0)
+            ids[nid++] = keys[i].old_id;
+        ids[nid++] = keys[i].new_id;
+    }
+    if (!(out->runs = calloc(1, sizeof *out->runs))) {
+        free(ids);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    sb_result_filter f = {0};
+    int rc = sb_results_load_ids(db, &f, ids, nid, out->runs, err);
+    free(ids);
+    const sb_result **by_id = NULL;
+    if (rc == SB_OK && !(by_id = malloc((out->runs->n ? out->runs->n : 1) * sizeof *by_id)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc != SB_OK)
+        return rc;
+    for (size_t i = 0; i < out->runs->n; i++)
+        by_id[i] = &out->runs->v[i];
+    qsort(by_id, out->runs->n, sizeof *by_id, cmp_result_id);
+    for (size_t i = 0; i < out->n && rc == SB_OK; i++) {
+        if (!out->v[i].latest)
+            continue;
+        sb_rg_row r = out->v[i];
+        r.new_run = find_run(by_id, out->runs->n, keys[i].new_id);
+        r.old_run = keys[i].old_id >= 0 ? find_run(by_id, out->runs->n, keys[i].old_id) : NULL;
+        if (!r.new_run || (keys[i].old_id >= 0 && !r.old_run))
+            rc = sb_error_set(err, sb_db_path(db), NULL,
+                              "a stored regression step names run %lld, which is not stored",
+                              !r.new_run ? keys[i].new_id : keys[i].old_id);
+        out->v[m++] = r;
+    }
+    out->n = m;
+    free(by_id);
+    return rc;
+}
+
+int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
+                 sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *found = 0;
+    sb_rg_state then, now;
+    int have, fresh;
+    if (stored_state(db, o, &then, &now, &have, &fresh, err) != SB_OK)
+        return SB_ERR;
+    if (!fresh || (upto != LLONG_MAX && (then.undated || then.newest_epoch >= upto)))
+        return SB_OK;
+    step_key *keys = NULL;
+    sb_result_set cf = {0};
+    sb_run_devices dev = {0};
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.db = db;
+    w.o = o;
+    w.dev = &dev;
+    w.out = out;
+    int rc = read_steps(db, out, &keys, err);
+    if (rc == SB_OK)
+        rc = drift_noise(out, keys, o, err);
+    if (rc == SB_OK)
+        rc = adjust_steps(out, keys, o, err);
+    if (rc == SB_OK) {
+        sb_rg_drift_share(out, &out->drift_tested, &out->drift_flagged);
+        out->latest_only = 1;
+        rc = keep_latest(db, out, keys, err);
+    }
+    /* the regressions confirmed or refuted by paired runs: those runs
+     * only, with their cards */
+    sb_result_filter cff = {0};
+    cff.suite = SB_RG_CONFIRM_SUITE;
+    if (rc == SB_OK)
+        rc = sb_results_load(db, &cff, &cf, err);
+    if (rc == SB_OK)
+        rc = sb_run_devices_load_set(db, &cf, &dev, err);
+    if (rc == SB_OK)
+        rc = confirm_rows(&w, &cf, err);
+    walk_free(&w.cache);
+    sb_run_devices_free(&dev);
+    sb_results_free(&cf);
+    free(keys);
+    if (rc != SB_OK) {
+        sb_rg_free(out);
+        return SB_ERR;
+    }
+    *found = 1;
+    return SB_OK;
 }
 
 int sb_rg_counts(const sb_rg_row *r)
@@ -1292,6 +1994,11 @@ size_t sb_rg_count_regressions(const sb_rg_list *l)
 
 void sb_rg_drift_share(const sb_rg_list *l, size_t *tested, size_t *flagged)
 {
+    if (l->latest_only) {
+        *tested = l->drift_tested;
+        *flagged = l->drift_flagged;
+        return;
+    }
     *tested = *flagged = 0;
     for (size_t i = 0; i < l->n; i++) {
         const sb_rg_row *r = &l->v[i];

@@ -177,6 +177,10 @@ typedef struct sb_rg_list {
     size_t ncp;
     int searched_cp;        /* 1: sb_rg_history searched for change points */
     sb_text_pool *text;     /* the rows' changed text (NULL: none), freed with the list */
+    int latest_only;        /* 1: the latest rows only (sb_rg_latest); the drift counts below
+                             * are those of the whole history */
+    size_t drift_tested, drift_flagged;
+    sb_result_set *runs;    /* sb_rg_latest: the runs the rows point into, freed with the list */
 } sb_rg_list;
 
 /* The A/A noise of a database's measuring sessions (report/sessions.h)
@@ -247,6 +251,45 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
                   sb_error *err);
 
 void sb_rg_free(sb_rg_list *l);
+
+/* The stored history (db/rg_steps.h, migration 015): the rows of
+ * sb_rg_history over every result run, as its walk over the series leaves
+ * them, so that a report reads them instead of loading every run and
+ * testing every step's samples again. They hold while the stored runs, the
+ * commits table and the settings (alpha, min_effect and the constants
+ * above, with SB_RG_RULE_VERSION, which a change to the walk's rule
+ * raises) are as they were when they were stored. */
+#define SB_RG_RULE_VERSION 1
+
+/* *fresh 1: the stored steps hold for db as it is now, with o. */
+int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err);
+
+/* What sb_rg_update did: stored 1 when it stored steps (0: they held),
+ * full 1 when it walked every series (the first time, or after runs were
+ * forgotten, the commits table changed, runs of measuring sessions were
+ * stored, a stored commit's first measured time moved or o's rule
+ * changed), else only the series of the runs stored since; runs_walked
+ * the result runs of the series it walked. */
+typedef struct sb_rg_update_info {
+    int stored, full;
+    size_t runs_walked;
+} sb_rg_update_info;
+
+/* Brings the stored steps of db (opened for writing) up to date, in one
+ * transaction. */
+int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err);
+
+/* The list sb_rg_history gives over every result run, read from the
+ * stored steps, holding only its latest rows (latest_only; for the
+ * outputs without --history): the adjusted p-values, the drift
+ * thresholds, the drift counts and the confirmations are those of the
+ * whole history. upto: the end of the runs the caller would pass
+ * sb_rg_history (the weekly's week end), LLONG_MAX for every run; the
+ * stored steps serve only when every run is dated before it. *found 0
+ * (and out empty): the stored steps do not hold (sb_rg_fresh) or do not
+ * serve upto; the caller walks the runs itself. */
+int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
+                 sb_error *err);
 
 /* 1: row counts as a regression: the project's code (SB_RG_CODE), a
  * regression or now failing, at the newest commit of its case, provider

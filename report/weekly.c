@@ -1289,11 +1289,14 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     /* regressions: the one definition of `report regressions` (regress.h)
      * over every run up to the end of the week */
     f.from = LLONG_MIN;
+    int rg_found = 0;
     if (o->rg_all && o->all && all_up_to(o->all, end)) {
         rg = *o->rg_all;
         rg_given = 1;
-    } else if (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
-               sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK) {
+    } else if (!o->all && sb_rg_latest(db, &o->rg, end, &rg, &rg_found, err) != SB_OK) {
+        goto done; /* the stored history, where it holds for the runs up to the week's end */
+    } else if (!rg_found && (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
+                             sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK)) {
         goto done;
     }
     if (sb_repro_open(&rp, err) != SB_OK)

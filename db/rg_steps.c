@@ -1,0 +1,509 @@
+/* rg_steps.c - the stored regression history (rg_steps.h). */
+#include "rg_steps.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connection.h"
+#include "strbuf.h"
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return strdup(t ? (const char *)t : "");
+}
+
+int sb_rg_state_now(sb_db *handle, sb_rg_state *now, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    memset(now, 0, sizeof *now);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT count(*) FROM runs), (SELECT coalesce(max(id), 0) FROM runs),"
+                           " (SELECT n FROM rg_changes WHERE id = 1), (SELECT user_version FROM pragma_user_version)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the state of the stored runs");
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_db_conn_fail(db, err, "reading the state of the stored runs");
+    }
+    now->runs = sqlite3_column_int64(st, 0);
+    now->last_run = sqlite3_column_int64(st, 1);
+    now->changes = sqlite3_column_int64(st, 2);
+    now->schema = sqlite3_column_int64(st, 3);
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_rg_state_read(sb_db *handle, sb_rg_state *s, int *found, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    memset(s, 0, sizeof *s);
+    *found = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT rule_sha256, runs, last_run, changes, schema, newest_epoch, undated"
+                           " FROM rg_basis WHERE id = 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the stored regression steps' basis");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        snprintf(s->rule_sha256, sizeof s->rule_sha256, "%s", t ? (const char *)t : "");
+        s->runs = sqlite3_column_int64(st, 1);
+        s->last_run = sqlite3_column_int64(st, 2);
+        s->changes = sqlite3_column_int64(st, 3);
+        s->schema = sqlite3_column_int64(st, 4);
+        s->newest_epoch = sqlite3_column_int64(st, 5);
+        s->undated = sqlite3_column_int64(st, 6);
+        *found = 1;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return sb_db_conn_fail(db, err, "reading the stored regression steps' basis");
+    return SB_OK;
+}
+
+/* Steps st once; SB_OK when it is done. */
+static int done(sqlite3 *db, sqlite3_stmt *st, const char *what, sb_error *err)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return sb_db_conn_fail(db, err, what);
+    return SB_OK;
+}
+
+int sb_rg_state_write(sb_db *handle, const sb_rg_state *s, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT OR REPLACE INTO rg_basis (id, rule_sha256, runs, last_run, changes, schema,"
+                           " newest_epoch, undated) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "storing the regression steps' basis");
+    sqlite3_bind_text(st, 1, s->rule_sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, s->runs);
+    sqlite3_bind_int64(st, 3, s->last_run);
+    sqlite3_bind_int64(st, 4, s->changes);
+    sqlite3_bind_int64(st, 5, s->schema);
+    sqlite3_bind_int64(st, 6, s->newest_epoch);
+    sqlite3_bind_int64(st, 7, s->undated);
+    int rc = done(db, st, "storing the regression steps' basis", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_rg_runs_after(sb_db *handle, long long after, long long *n, long long *sessions, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT count(*) FROM runs WHERE id > ?1),"
+                           " (SELECT count(*) FROM run_sessions WHERE run_id > ?1)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "counting the runs stored since the regression steps");
+    sqlite3_bind_int64(st, 1, after);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_db_conn_fail(db, err, "counting the runs stored since the regression steps");
+    }
+    *n = sqlite3_column_int64(st, 0);
+    *sessions = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_rg_clear(sb_db *db, sb_error *err)
+{
+    return sb_db_exec(db,
+                      "DELETE FROM rg_steps; DELETE FROM rg_groups; DELETE FROM rg_commits;"
+                      " DELETE FROM rg_classes; DELETE FROM rg_noise; DELETE FROM rg_basis;",
+                      err);
+}
+
+void sb_rg_groups_free(sb_rg_group_rec *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].case_key);
+        free(v[i].provider);
+        free(v[i].sku);
+    }
+    free(v);
+}
+
+int sb_rg_groups_read(sb_db *handle, sb_rg_group_rec **out, size_t *n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT grp, case_key, provider, sku, series_git, series_measured FROM rg_groups",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the stored regression groups");
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            sb_rg_group_rec *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv)
+                break;
+            *out = nv;
+            cap = nc;
+        }
+        sb_rg_group_rec *g = &(*out)[*n];
+        g->grp = sqlite3_column_int64(st, 0);
+        g->case_key = column_dup(st, 1);
+        g->provider = column_dup(st, 2);
+        g->sku = column_dup(st, 3);
+        g->series_git = sqlite3_column_int64(st, 4);
+        g->series_measured = sqlite3_column_int64(st, 5);
+        (*n)++;
+        if (!g->case_key || !g->provider || !g->sku)
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE)
+        return SB_OK;
+    sb_rg_groups_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+    if (rc == SQLITE_ROW)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    return sb_db_conn_fail(db, err, "reading the stored regression groups");
+}
+
+int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, const char *sku,
+                    long long series_git, long long series_measured, const sb_rg_step_rec *steps,
+                    size_t n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    const char *what = "storing the regression steps";
+    sqlite3_stmt *g = NULL, *del = NULL, *ins = NULL;
+    int rc = SB_OK;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO rg_groups (case_key, provider, sku, series_git, series_measured)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (case_key, provider, sku) DO UPDATE SET"
+                           " series_git = excluded.series_git, series_measured = excluded.series_measured"
+                           " RETURNING grp",
+                           -1, &g, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "DELETE FROM rg_steps WHERE grp = ?1", -1, &del, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           "INSERT INTO rg_steps (grp, seq, old_run, new_run, old_commit, new_commit,"
+                           " drift_class, noise, verdict, cause, latest, same_card, samples_old, samples_new,"
+                           " p, rel_change, threshold, threshold_from, range_commits, changed)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+                           " ?17, ?18, ?19, ?20)",
+                           -1, &ins, NULL) != SQLITE_OK) {
+        rc = sb_db_conn_fail(db, err, what);
+        goto out;
+    }
+    sqlite3_bind_text(g, 1, case_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(g, 2, provider, -1, SQLITE_STATIC);
+    sqlite3_bind_text(g, 3, sku, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(g, 4, series_git);
+    sqlite3_bind_int64(g, 5, series_measured);
+    if (sqlite3_step(g) != SQLITE_ROW) {
+        rc = sb_db_conn_fail(db, err, what);
+        goto out;
+    }
+    long long grp = sqlite3_column_int64(g, 0);
+    sqlite3_reset(g);
+    sqlite3_bind_int64(del, 1, grp);
+    rc = done(db, del, what, err);
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        const sb_rg_step_rec *s = &steps[i];
+        sqlite3_bind_int64(ins, 1, grp);
+        sqlite3_bind_int64(ins, 2, (sqlite3_int64)i);
+        if (s->old_run < 0)
+            sqlite3_bind_null(ins, 3);
+        else
+            sqlite3_bind_int64(ins, 3, s->old_run);
+        sqlite3_bind_int64(ins, 4, s->new_run);
+        sqlite3_bind_int64(ins, 5, s->old_commit);
+        sqlite3_bind_int64(ins, 6, s->new_commit);
+        sqlite3_bind_int64(ins, 7, s->drift_class);
+        sqlite3_bind_int64(ins, 8, s->noise);
+        sqlite3_bind_int(ins, 9, s->verdict);
+        sqlite3_bind_int(ins, 10, s->cause);
+        sqlite3_bind_int(ins, 11, s->latest);
+        sqlite3_bind_int(ins, 12, s->same_card);
+        sqlite3_bind_int64(ins, 13, s->samples_old);
+        sqlite3_bind_int64(ins, 14, s->samples_new);
+        sb_db_bind_real(ins, 15, s->p);
+        sb_db_bind_real(ins, 16, s->rel_change);
+        sb_db_bind_real(ins, 17, s->threshold);
+        sqlite3_bind_int(ins, 18, s->threshold_from);
+        sqlite3_bind_int64(ins, 19, s->range_commits);
+        if (s->changed && *s->changed)
+            sqlite3_bind_text(ins, 20, s->changed, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(ins, 20);
+        rc = done(db, ins, what, err);
+    }
+out:
+    sqlite3_finalize(g);
+    sqlite3_finalize(del);
+    sqlite3_finalize(ins);
+    return rc;
+}
+
+int sb_rg_steps_count(sb_db *handle, size_t *n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rg_steps", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sb_db_conn_fail(db, err, "counting the stored regression steps");
+    }
+    *n = (size_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+struct sb_rg_steps_reader {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+};
+
+int sb_rg_steps_reader_open(sb_db *handle, sb_rg_steps_reader **out, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    (*out)->db = db;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT old_run, new_run, old_commit, new_commit, drift_class, noise, verdict, cause,"
+                           " latest, same_card, samples_old, samples_new, p, rel_change, threshold,"
+                           " threshold_from, range_commits, changed FROM rg_steps WHERE grp = ?1 ORDER BY seq",
+                           -1, &(*out)->st, NULL) != SQLITE_OK) {
+        free(*out);
+        *out = NULL;
+        return sb_db_conn_fail(db, err, "reading the stored regression steps");
+    }
+    return SB_OK;
+}
+
+void sb_rg_steps_reader_close(sb_rg_steps_reader *rd)
+{
+    if (!rd)
+        return;
+    sqlite3_finalize(rd->st);
+    free(rd);
+}
+
+int sb_rg_steps_read(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err)
+{
+    sqlite3_stmt *st = rd->st;
+    sqlite3_bind_int64(st, 1, grp);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_rg_step_rec s;
+        s.old_run = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
+        s.new_run = sqlite3_column_int64(st, 1);
+        s.old_commit = sqlite3_column_int64(st, 2);
+        s.new_commit = sqlite3_column_int64(st, 3);
+        s.drift_class = sqlite3_column_int64(st, 4);
+        s.noise = sqlite3_column_int64(st, 5);
+        s.verdict = sqlite3_column_int(st, 6);
+        s.cause = sqlite3_column_int(st, 7);
+        s.latest = sqlite3_column_int(st, 8);
+        s.same_card = sqlite3_column_int(st, 9);
+        s.samples_old = sqlite3_column_int64(st, 10);
+        s.samples_new = sqlite3_column_int64(st, 11);
+        s.p = sb_db_column_real(st, 12);
+        s.rel_change = sb_db_column_real(st, 13);
+        s.threshold = sb_db_column_real(st, 14);
+        s.threshold_from = sqlite3_column_int(st, 15);
+        s.range_commits = sqlite3_column_int64(st, 16);
+        const unsigned char *t = sqlite3_column_text(st, 17);
+        s.changed = t ? (const char *)t : "";
+        if (each(ctx, &s, err) != SB_OK) {
+            sqlite3_reset(st);
+            return SB_ERR;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return sb_db_conn_fail(rd->db, err, "reading the stored regression steps");
+    return SB_OK;
+}
+
+int sb_rg_group_run_ids(sb_db *handle, const char *case_key, const char *provider, const char *sku,
+                        long long **ids, size_t *n, size_t *cap, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT c.run_id FROM configs c JOIN provenance p ON p.run_id = c.run_id"
+                           " WHERE c.case_key = ?1 AND c.provider = ?2 AND p.sku = ?3",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the runs of a series");
+    sqlite3_bind_text(st, 1, case_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, provider, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, sku, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == *cap) {
+            size_t nc = *cap ? *cap * 2 : 1024;
+            long long *nv = realloc(*ids, nc * sizeof *nv);
+            if (!nv) {
+                sqlite3_finalize(st);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            *ids = nv;
+            *cap = nc;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return sb_db_conn_fail(db, err, "reading the runs of a series");
+    return SB_OK;
+}
+
+void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].sha);
+    free(v);
+}
+
+int sb_rg_commits_read(sb_db *handle, sb_rg_commit_rec **out, size_t *n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id, sha, first_epoch FROM rg_commits", -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the stored commits");
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            sb_rg_commit_rec *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv)
+                break;
+            *out = nv;
+            cap = nc;
+        }
+        sb_rg_commit_rec *c = &(*out)[(*n)++];
+        c->id = sqlite3_column_int64(st, 0);
+        c->sha = column_dup(st, 1);
+        c->first_epoch = sqlite3_column_int64(st, 2);
+        if (!c->sha)
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE)
+        return SB_OK;
+    sb_rg_commits_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+    if (rc == SQLITE_ROW)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    return sb_db_conn_fail(db, err, "reading the stored commits");
+}
+
+/* Runs an INSERT ... RETURNING id statement prepared from sql with text
+ * bound first; *id the row's id. */
+static int returning_id(sqlite3_stmt *st, sqlite3 *db, const char *what, long long *id, sb_error *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return sb_db_conn_fail(db, err, what);
+    return SB_OK;
+}
+
+int sb_rg_commit_put(sb_db *handle, const char *sha, long long first_epoch, long long *id, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO rg_commits (sha, first_epoch) VALUES (?1, ?2) ON CONFLICT (sha)"
+                           " DO UPDATE SET first_epoch = excluded.first_epoch RETURNING id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "storing a commit of the regression steps");
+    sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, first_epoch);
+    return returning_id(st, db, "storing a commit of the regression steps", id, err);
+}
+
+int sb_rg_class_id(sb_db *handle, const char *class_key, long long *id, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO rg_classes (class_key) VALUES (?1) ON CONFLICT (class_key)"
+                           " DO UPDATE SET class_key = excluded.class_key RETURNING id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "storing a noise class of the regression steps");
+    sqlite3_bind_text(st, 1, class_key, -1, SQLITE_STATIC);
+    return returning_id(st, db, "storing a noise class of the regression steps", id, err);
+}
+
+int sb_rg_noise_put(sb_db *handle, const sb_rg_noise_rec *e, long long *id, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO rg_noise (sku, let_go, threshold, comparisons) VALUES (?1, ?2, ?3, ?4)"
+                           " ON CONFLICT (sku, let_go) DO UPDATE SET threshold = excluded.threshold,"
+                           " comparisons = excluded.comparisons RETURNING id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "storing a cross-card threshold");
+    sqlite3_bind_text(st, 1, e->sku, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, e->let_go);
+    sqlite3_bind_double(st, 3, e->threshold);
+    sqlite3_bind_int64(st, 4, e->comparisons);
+    return returning_id(st, db, "storing a cross-card threshold", id, err);
+}
+
+int sb_rg_noise_read(sb_db *handle, sb_rg_noise_rec **out, size_t *n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id, sku, let_go, threshold, comparisons FROM rg_noise ORDER BY id", -1,
+                           &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the stored cross-card thresholds");
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_rg_noise_rec *nv = realloc(*out, (*n + 1) * sizeof *nv);
+        if (!nv) {
+            sqlite3_finalize(st);
+            free(*out);
+            *out = NULL;
+            *n = 0;
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        }
+        *out = nv;
+        sb_rg_noise_rec *e = &nv[(*n)++];
+        e->id = sqlite3_column_int64(st, 0);
+        const unsigned char *t = sqlite3_column_text(st, 1);
+        snprintf(e->sku, sizeof e->sku, "%s", t ? (const char *)t : "");
+        e->let_go = sqlite3_column_int(st, 2);
+        e->threshold = sqlite3_column_double(st, 3);
+        e->comparisons = sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return sb_db_conn_fail(db, err, "reading the stored cross-card thresholds");
+    }
+    return SB_OK;
+}
