@@ -567,8 +567,9 @@ int sb_forge_bench(const char *run_dir, const sb_forge_bench_opts *o, int *verdi
             rc = SB_ERR;
             goto out;
         }
-        json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
-                                                      "confinement", sb_sandbox_confinement(iso), "detail", iso_why));
+        json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s, s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
+                                                      "confinement", sb_sandbox_confinement(iso), "nested_userns",
+                                                      sb_sandbox_nested_userns(iso), "detail", iso_why));
         if (sb_forge_path(raw_path, sizeof raw_path, run_dir, "bench_raw.json", err) != SB_OK ||
             run_harness(run_dir, spec, meta, &bc, iso, raw_path, failure, sizeof failure, err) != SB_OK) {
             rc = SB_ERR;

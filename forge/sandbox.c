@@ -658,6 +658,12 @@ static int conf_prepare(confine_ctx *c, const char *prog, const char *workdir, c
  * with forge. The file system holds only what bw_build binds. */
 static const char *const BWRAP_BASE[] = {"--unshare-all", "--die-with-parent", "--dev", "/dev", "--proc", "/proc"};
 #define BWRAP_BASE_N (sizeof BWRAP_BASE / sizeof BWRAP_BASE[0])
+/* Refuses the program new user namespaces (unshare or clone with
+ * CLONE_NEWUSER fail with ENOSPC): a nested one would give it the kernel
+ * surface of a namespace's root. bwrap takes it from 0.8.0, only with a
+ * user namespace of its own and not when installed setuid. */
+static const char *const BWRAP_NO_USERNS[] = {"--unshare-user", "--disable-userns"};
+#define BWRAP_NO_USERNS_N (sizeof BWRAP_NO_USERNS / sizeof BWRAP_NO_USERNS[0])
 #define BWRAP_MAX_GPU_NODES 64
 
 typedef struct bwrap_argv {
@@ -805,14 +811,14 @@ static int bw_reach(bwrap_argv *a, const char *path, const char *workdir)
     return bw_push(a, "--ro-bind", 0) || bw_push(a, done, 1) || bw_push(a, done, 1) ? -1 : 0;
 }
 
-/* bwrap BASE --ro-bind SYSTEM... [--bind DIR DIR --chdir DIR]
+/* bwrap BASE [NO_USERNS] --ro-bind SYSTEM... [--bind DIR DIR --chdir DIR]
  * [LINKS and --ro-bind of TOOLS and PROGRAM (bw_reach)]
  * [--dev-bind /dev/nvidia* ...] -- argv...
  * Only the system's program and library folders, the loader's files of
  * /etc, the tool folder, the program and the working folder exist inside. Every
  * /dev/nvidia* node (and /dev/nvidia-caps) is bound where present, so
  * the CUDA driver finds the card; nothing else of the host's /dev is. */
-static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const char *tool_dir,
+static int bw_build(bwrap_argv *a, const char *bwrap, int no_userns, const char *workdir, const char *tool_dir,
                     const char *const argv[])
 {
     memset(a, 0, sizeof *a);
@@ -820,6 +826,9 @@ static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const
         return -1;
     for (size_t i = 0; i < BWRAP_BASE_N; i++)
         if (bw_push(a, BWRAP_BASE[i], 0) != 0)
+            return -1;
+    for (size_t i = 0; no_userns && i < BWRAP_NO_USERNS_N; i++)
+        if (bw_push(a, BWRAP_NO_USERNS[i], 0) != 0)
             return -1;
     for (size_t i = 0; i < SYSTEM_DIRS_N; i++)
         if (bw_ro(a, SYSTEM_DIRS[i]) != 0)
@@ -861,9 +870,10 @@ static int bw_build(bwrap_argv *a, const char *bwrap, const char *workdir, const
     return 0;
 }
 
-/* Runs bubblewrap around /bin/true (as forge would run a program) and
- * says why it cannot, in why. 0 when it works. */
-static int bw_probe(const char *bwrap, char *why, size_t size)
+/* Runs bubblewrap around /bin/true (as forge would run a program, with
+ * nested user namespaces refused when no_userns is set) and says why it
+ * cannot, in why. 0 when it works. */
+static int bw_probe(const char *bwrap, int no_userns, char *why, size_t size)
 {
     char truth[4096];
     if (sb_process_find("true", truth, sizeof truth) != SB_OK) {
@@ -872,7 +882,7 @@ static int bw_probe(const char *bwrap, char *why, size_t size)
     }
     const char *targv[] = {truth, NULL};
     bwrap_argv a;
-    if (bw_build(&a, bwrap, NULL, NULL, targv) != 0) {
+    if (bw_build(&a, bwrap, no_userns, NULL, NULL, targv) != 0) {
         bw_free(&a);
         snprintf(why, size, "out of memory");
         return -1;
@@ -964,7 +974,7 @@ int sb_sandbox_choose(sb_sandbox_isolation *chosen, int allow_unsafe, char *why,
         snprintf(why, size, "rlimits and a process group, unconfined (SOLBOOK_FORGE_SANDBOX=rlimits, --unsafe-no-sandbox)");
         return SB_OK;
     }
-    char conf_reason[600] = "not tried", bw_reason[600] = "not tried";
+    char conf_reason[600] = "not tried", bw_reason[600] = "not tried", userns_reason[600] = "";
     if (strcmp(want, "bubblewrap") != 0) {
         if (conf_probe(conf_reason, sizeof conf_reason) == 0) {
             *chosen = SB_SANDBOX_CONFINED;
@@ -979,11 +989,16 @@ int sb_sandbox_choose(sb_sandbox_isolation *chosen, int allow_unsafe, char *why,
     char bwrap[4096];
     if (sb_process_find("bwrap", bwrap, sizeof bwrap) != SB_OK)
         snprintf(bw_reason, sizeof bw_reason, "bwrap not found on PATH (Debian package bubblewrap)");
-    else if (bw_probe(bwrap, bw_reason, sizeof bw_reason) == 0) {
-        *chosen = SB_SANDBOX_BUBBLEWRAP;
+    else if (bw_probe(bwrap, 1, userns_reason, sizeof userns_reason) == 0 ||
+             bw_probe(bwrap, 0, bw_reason, sizeof bw_reason) == 0) {
+        /* userns_reason is empty when --disable-userns worked. */
+        *chosen = userns_reason[0] ? SB_SANDBOX_BUBBLEWRAP_USERNS : SB_SANDBOX_BUBBLEWRAP;
         snprintf(why, size, "bubblewrap (%s): no network, only system folders and the working folder, "
-                            "GPU device nodes bound; rlimits and a process group%s%s", bwrap,
-                 strcmp(want, "auto") == 0 ? "; not confined: " : "", strcmp(want, "auto") == 0 ? conf_reason : "");
+                            "GPU device nodes bound, %s%s; rlimits and a process group%s%s", bwrap,
+                 userns_reason[0] ? "nested user namespaces not refused: --disable-userns failed: "
+                                  : "nested user namespaces refused (--disable-userns)",
+                 userns_reason, strcmp(want, "auto") == 0 ? "; not confined: " : "",
+                 strcmp(want, "auto") == 0 ? conf_reason : "");
         return SB_OK;
     }
     if (strcmp(want, "bubblewrap") == 0)
@@ -1004,7 +1019,8 @@ const char *sb_sandbox_isolation_name(sb_sandbox_isolation iso)
 {
     switch (iso) {
     case SB_SANDBOX_CONFINED: return "confined";
-    case SB_SANDBOX_BUBBLEWRAP: return "bubblewrap";
+    case SB_SANDBOX_BUBBLEWRAP:
+    case SB_SANDBOX_BUBBLEWRAP_USERNS: return "bubblewrap";
     case SB_SANDBOX_RLIMITS: return "rlimits";
     default: return "auto";
     }
@@ -1014,9 +1030,19 @@ const char *sb_sandbox_confinement(sb_sandbox_isolation iso)
 {
     switch (iso) {
     case SB_SANDBOX_CONFINED: return "seccomp+landlock+pidns+netns";
-    case SB_SANDBOX_BUBBLEWRAP: return "bubblewrap:pidns+netns+mountns";
+    case SB_SANDBOX_BUBBLEWRAP: return "bubblewrap:pidns+netns+mountns+nouserns";
+    case SB_SANDBOX_BUBBLEWRAP_USERNS: return "bubblewrap:pidns+netns+mountns";
     case SB_SANDBOX_RLIMITS: return "none (rlimits only)";
     default: return "unknown";
+    }
+}
+
+const char *sb_sandbox_nested_userns(sb_sandbox_isolation iso)
+{
+    switch (iso) {
+    case SB_SANDBOX_CONFINED: return "refused (seccomp)";
+    case SB_SANDBOX_BUBBLEWRAP: return "refused (bwrap --disable-userns)";
+    default: return "not refused";
     }
 }
 
@@ -1039,7 +1065,8 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
     char real_workdir[4096], bwrap[4096];
     if (iso != SB_SANDBOX_RLIMITS && !realpath(workdir, real_workdir))
         return sb_error_set(err, workdir, NULL, "cannot resolve the working folder: %s", strerror(errno));
-    if (iso == SB_SANDBOX_BUBBLEWRAP && sb_process_find("bwrap", bwrap, sizeof bwrap) != SB_OK)
+    int bubblewrap = iso == SB_SANDBOX_BUBBLEWRAP || iso == SB_SANDBOX_BUBBLEWRAP_USERNS;
+    if (bubblewrap && sb_process_find("bwrap", bwrap, sizeof bwrap) != SB_OK)
         return sb_error_set(err, "bwrap", NULL, "program not found or not executable");
     confine_ctx conf = {0};
     if (iso == SB_SANDBOX_CONFINED) {
@@ -1084,8 +1111,8 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
     memcpy(prog_argv, argv, argc * sizeof *prog_argv);
     prog_argv[0] = prog;
     run_argv = prog_argv;
-    if (iso == SB_SANDBOX_BUBBLEWRAP) {
-        if (bw_build(&bw, bwrap, real_workdir, lim->tool_dir, prog_argv) != 0) {
+    if (bubblewrap) {
+        if (bw_build(&bw, bwrap, iso == SB_SANDBOX_BUBBLEWRAP, real_workdir, lim->tool_dir, prog_argv) != 0) {
             rc = sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
         }
@@ -1144,7 +1171,7 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
         res->exited = 1;
         res->exit_code = WEXITSTATUS(status);
         /* bubblewrap exits 128 + N when the program is killed by signal N. */
-        if (iso == SB_SANDBOX_BUBBLEWRAP && res->exit_code > 128 && res->exit_code < 128 + 65) {
+        if (bubblewrap && res->exit_code > 128 && res->exit_code < 128 + 65) {
             res->exited = 0;
             res->signaled = 1;
             res->term_signal = res->exit_code - 128;

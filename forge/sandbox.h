@@ -24,7 +24,9 @@
  *   bubblewrap  bwrap's namespaces (no network, own pid namespace) with
  *               only the system's program and library folders, the tool
  *               folder and the working folder bound, a fresh /dev holding
- *               only the NVIDIA nodes, and a fresh /proc.
+ *               only the NVIDIA nodes, and a fresh /proc; nested user
+ *               namespaces refused (--disable-userns) where this bwrap
+ *               can refuse them (0.8.0 or later, not setuid).
  *
  * Where neither is available forge refuses to run a candidate; the limits
  * alone (SB_SANDBOX_RLIMITS) are for a developer's own code and must be
@@ -42,7 +44,9 @@ typedef enum sb_sandbox_isolation {
     SB_SANDBOX_AUTO = 0,   /* confined, else bubblewrap, else an error (sb_sandbox_choose) */
     SB_SANDBOX_RLIMITS,    /* process group, limits, environment: no confinement */
     SB_SANDBOX_BUBBLEWRAP, /* the same inside bubblewrap's namespaces */
-    SB_SANDBOX_CONFINED    /* the same under seccomp, Landlock and fresh pid/net namespaces */
+    SB_SANDBOX_CONFINED,   /* the same under seccomp, Landlock and fresh pid/net namespaces */
+    SB_SANDBOX_BUBBLEWRAP_USERNS /* BUBBLEWRAP where bwrap cannot refuse nested user
+                                    namespaces: the program may still make them */
 } sb_sandbox_isolation;
 
 typedef struct sb_sandbox_limits {
@@ -75,24 +79,32 @@ typedef struct sb_sandbox_result {
     int term_signal;
     int timed_out;     /* 1: the wall timeout killed it */
     double wall_s;     /* seconds it ran */
-    sb_sandbox_isolation isolation; /* how it ran: RLIMITS, BUBBLEWRAP or CONFINED */
+    sb_sandbox_isolation isolation; /* how it ran: RLIMITS, BUBBLEWRAP(_USERNS) or CONFINED */
 } sb_sandbox_result;
 
 /* How this machine isolates. SOLBOOK_FORGE_SANDBOX chooses: unset or
  * auto takes the first of confined and bubblewrap that works here (each is
- * tried), confined or bubblewrap requires that one, rlimits the limits
+ * tried; bubblewrap first with --disable-userns, which gives BUBBLEWRAP,
+ * then without, which gives BUBBLEWRAP_USERNS), confined or bubblewrap
+ * requires that one, rlimits the limits
  * alone. Without a sandbox (rlimits asked for, or none available under
  * auto) the answer is SB_ERR unless allow_unsafe is set, when it is
  * SB_SANDBOX_RLIMITS. why gets one line saying which and why. */
 int sb_sandbox_choose(sb_sandbox_isolation *chosen, int allow_unsafe, char *why, size_t size, sb_error *err);
 
-/* "confined", "bubblewrap", "rlimits" or "auto". */
+/* "confined", "bubblewrap" (both bubblewrap kinds), "rlimits" or "auto". */
 const char *sb_sandbox_isolation_name(sb_sandbox_isolation iso);
 
 /* What confines a program under iso, as recorded with a verdict:
- * "seccomp+landlock+pidns+netns", "bubblewrap:pidns+netns+mountns",
- * "none (rlimits only)". */
+ * "seccomp+landlock+pidns+netns", "bubblewrap:pidns+netns+mountns+nouserns",
+ * "bubblewrap:pidns+netns+mountns", "none (rlimits only)". */
 const char *sb_sandbox_confinement(sb_sandbox_isolation iso);
+
+/* Whether a program under iso is refused new (nested) user namespaces, as
+ * recorded with a verdict: "refused (seccomp)", "refused (bwrap
+ * --disable-userns)", or "not refused" (bubblewrap that cannot refuse
+ * them, and the limits alone, leave that to the host's kernel). */
+const char *sb_sandbox_nested_userns(sb_sandbox_isolation iso);
 
 /* Runs argv[0] (a path, or a name looked up in PATH) with argv in workdir,
  * isolated as lim->isolation says (AUTO: chosen now). stdout_path and

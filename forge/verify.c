@@ -192,8 +192,9 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
         json_decref(spec);
         return SB_ERR;
     }
-    json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
-                                                  "confinement", sb_sandbox_confinement(iso), "detail", iso_why));
+    json_object_set_new(doc, "sandbox", json_pack("{s:s, s:s, s:s, s:s}", "isolation", sb_sandbox_isolation_name(iso),
+                                                  "confinement", sb_sandbox_confinement(iso), "nested_userns",
+                                                  sb_sandbox_nested_userns(iso), "detail", iso_why));
     const char *order[] = {"files", "metadata", "scan", "compile", "gpu", "test"};
     size_t reached = 0;
     int rc = SB_OK;

@@ -46,17 +46,22 @@ grep -qF '"verdict": "passed"' runs/good/bench.json || fail "bench.json verdict"
 # The isolation each step ran under is recorded with its evidence: confined
 # (seccomp, Landlock, pid and network namespaces) where the kernel allows,
 # else bubblewrap.
+# Nested user namespaces are refused by seccomp, or by bwrap's
+# --disable-userns where this bwrap has it (0.8.0 or later, not setuid).
 if SOLBOOK_FORGE_SANDBOX=confined "$SOLBOOK" forge verify runs/good >/dev/null 2>&1; then
-    iso=confined; conf=seccomp+landlock+pidns+netns
+    iso=confined; conf=seccomp+landlock+pidns+netns; userns="refused (seccomp)"
+elif bwrap --unshare-all --unshare-user --disable-userns --ro-bind / / true >/dev/null 2>&1; then
+    iso=bubblewrap; conf=bubblewrap:pidns+netns+mountns+nouserns; userns="refused (bwrap --disable-userns)"
 else
-    iso=bubblewrap; conf=bubblewrap:pidns+netns+mountns
+    iso=bubblewrap; conf=bubblewrap:pidns+netns+mountns; userns="not refused"
 fi
 "$SOLBOOK" forge verify runs/good >/dev/null 2>&1 || fail "verify again"
 for f in verify bench; do
     grep -qF "\"isolation\": \"$iso\"" runs/good/$f.json || fail "$f.json does not record isolation $iso"
     grep -qF "\"confinement\": \"$conf\"" runs/good/$f.json || fail "$f.json does not record confinement $conf"
+    grep -qF "\"nested_userns\": \"$userns\"" runs/good/$f.json || fail "$f.json does not record nested_userns $userns"
 done
-echo "ok: verify.json and bench.json record the sandbox: $iso ($conf)"
+echo "ok: verify.json and bench.json record the sandbox: $iso ($conf, nested user namespaces $userns)"
 expect 2 'SOLBOOK_FORGE_SANDBOX=rlimits runs a candidate unconfined: refused without --unsafe-no-sandbox' \
     env SOLBOOK_FORGE_SANDBOX=rlimits "$SOLBOOK" forge verify runs/good
 SOLBOOK_FORGE_SANDBOX=rlimits "$SOLBOOK" forge verify --unsafe-no-sandbox runs/good >/dev/null 2>&1 ||

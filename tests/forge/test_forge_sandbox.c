@@ -3,7 +3,7 @@
  * or allocate too much; what the child sees of its environment; and the
  * hostile programs the confinement must stop: system calls made from
  * copied machine code, a write after chdir, a setsid grandchild that
- * writes late, reads of secrets. */
+ * writes late, reads of secrets, a nested user namespace. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "fsutil.h"
+#include "process.h"
 #include "sandbox.h"
 
 typedef struct fixture {
@@ -89,7 +90,11 @@ static sb_sandbox_limits limits_of(const fixture *f)
         setenv("SOLBOOK_FORGE_SANDBOX", sb_sandbox_isolation_name(f->iso), 1);
         int rc = sb_sandbox_choose(&got, 0, why, sizeof why, &err);
         unsetenv("SOLBOOK_FORGE_SANDBOX");
-        if (rc != SB_OK || got != f->iso) {
+        /* bubblewrap is tested as this machine's bwrap runs it: with
+         * nested user namespaces refused where it can refuse them. */
+        if (rc == SB_OK && f->iso == SB_SANDBOX_BUBBLEWRAP && got == SB_SANDBOX_BUBBLEWRAP_USERNS)
+            lim.isolation = got;
+        else if (rc != SB_OK || got != f->iso) {
             fprintf(stderr, "skipped: %s\n", err.msg);
             skip();
         }
@@ -486,6 +491,103 @@ static void test_raw_syscall_exec_shell(void **state)
     }
 }
 
+/* unshare(CLONE_NEWUSER) from machine code: a nested user namespace gives
+ * a program the kernel surface of a namespace's root. Confined, seccomp
+ * refuses it (EPERM); inside a bubblewrap that passes --disable-userns the
+ * kernel does (ENOSPC: no user namespaces may be made below). What the
+ * verdict records for the isolation must match what the program met. */
+static void test_raw_syscall_nested_userns(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    int done = raw_syscall(f, &lim, "userns", "-");
+    char out[512], why[800];
+    read_text(f->out, out, sizeof out);
+    out[strcspn(out, "\n")] = '\0';
+    const char *recorded = sb_sandbox_nested_userns(lim.isolation);
+    fprintf(stderr, "%s (%s): unshare(CLONE_NEWUSER) %s; recorded: nested_userns \"%s\"\n",
+            sb_sandbox_isolation_name(lim.isolation), sb_sandbox_confinement(lim.isolation),
+            done ? "succeeded" : out, recorded);
+    switch (lim.isolation) {
+    case SB_SANDBOX_CONFINED:
+        assert_false(done);
+        assert_string_equal(out, "refused: 1"); /* EPERM */
+        assert_string_equal(recorded, "refused (seccomp)");
+        break;
+    case SB_SANDBOX_BUBBLEWRAP: {
+        assert_false(done);
+        assert_true(strcmp(out, "refused: 28") == 0 || strcmp(out, "refused: 1") == 0); /* ENOSPC, EPERM */
+        assert_string_equal(recorded, "refused (bwrap --disable-userns)");
+        assert_string_equal(sb_sandbox_confinement(lim.isolation), "bubblewrap:pidns+netns+mountns+nouserns");
+        sb_sandbox_isolation got;
+        sb_error err;
+        setenv("SOLBOOK_FORGE_SANDBOX", "bubblewrap", 1);
+        int rc = sb_sandbox_choose(&got, 0, why, sizeof why, &err);
+        unsetenv("SOLBOOK_FORGE_SANDBOX");
+        assert_int_equal(rc, SB_OK);
+        assert_non_null(strstr(why, "nested user namespaces refused (--disable-userns)"));
+        break;
+    }
+    default: /* the limits alone, or a bwrap that cannot refuse: left to the host */
+        assert_string_equal(recorded, "not refused");
+        break;
+    }
+}
+
+/* A bwrap that cannot refuse nested user namespaces (older than 0.8.0, or
+ * setuid; played by a wrapper that rejects --disable-userns): bubblewrap
+ * still runs as before, the program may make a nested user namespace, and
+ * the choice says so for the verdict. */
+static void test_bwrap_without_disable_userns_is_recorded(void **state)
+{
+    fixture *f = *state;
+    char real[4096], kit[300], wrapper[400], path[8192];
+    if (sb_process_find("bwrap", real, sizeof real) != SB_OK) {
+        fprintf(stderr, "skipped: bwrap not found on PATH\n");
+        skip();
+    }
+    snprintf(kit, sizeof kit, "%s.kit", f->dir);
+    assert_int_equal(mkdir(kit, 0755), 0);
+    snprintf(wrapper, sizeof wrapper, "%s/bwrap", kit);
+    FILE *w = fopen(wrapper, "w");
+    assert_non_null(w);
+    fprintf(w, "#!/bin/sh\nfor a; do\n  if [ \"$a\" = --disable-userns ]; then\n"
+               "    echo 'bwrap: Unknown option --disable-userns' >&2; exit 1\n  fi\ndone\nexec '%s' \"$@\"\n",
+            real);
+    fclose(w);
+    assert_int_equal(chmod(wrapper, 0755), 0);
+    const char *old = getenv("PATH");
+    char *saved = strdup(old ? old : "");
+    snprintf(path, sizeof path, "%s:%s", kit, saved);
+    setenv("PATH", path, 1);
+    setenv("SOLBOOK_FORGE_SANDBOX", "bubblewrap", 1);
+    sb_sandbox_isolation got;
+    char why[800];
+    sb_error err;
+    sb_error_clear(&err);
+    int rc = sb_sandbox_choose(&got, 0, why, sizeof why, &err);
+    unsetenv("SOLBOOK_FORGE_SANDBOX");
+    if (rc != SB_OK) {
+        setenv("PATH", saved, 1);
+        free(saved);
+        fprintf(stderr, "skipped: %s\n", err.msg);
+        skip();
+    }
+    assert_int_equal(got, SB_SANDBOX_BUBBLEWRAP_USERNS);
+    assert_non_null(strstr(why, "nested user namespaces not refused: --disable-userns failed: "
+                                "bwrap: Unknown option --disable-userns"));
+    assert_string_equal(sb_sandbox_nested_userns(got), "not refused");
+    sb_sandbox_limits lim = {0};
+    lim.isolation = got;
+    lim.wall_s = 600.0;
+    int done = raw_syscall(f, &lim, "userns", "-");
+    setenv("PATH", saved, 1);
+    free(saved);
+    fprintf(stderr, "%s: unshare(CLONE_NEWUSER) %s\n", sb_sandbox_confinement(got), done ? "succeeded" : "refused");
+    assert_string_equal(sb_sandbox_confinement(got), "bubblewrap:pidns+netns+mountns");
+}
+
 /* chdir("..") and a relative path: the write lands beside the working
  * folder under the limits alone, is refused when confined and stays in
  * bubblewrap's throw-away root. */
@@ -741,6 +843,9 @@ static void test_choice_of_isolation(void **state)
     assert_string_equal(sb_sandbox_isolation_name(SB_SANDBOX_BUBBLEWRAP), "bubblewrap");
     assert_string_equal(sb_sandbox_isolation_name(SB_SANDBOX_RLIMITS), "rlimits");
     assert_string_equal(sb_sandbox_confinement(SB_SANDBOX_CONFINED), "seccomp+landlock+pidns+netns");
+    assert_string_equal(sb_sandbox_confinement(SB_SANDBOX_BUBBLEWRAP_USERNS), "bubblewrap:pidns+netns+mountns");
+    assert_string_equal(sb_sandbox_nested_userns(SB_SANDBOX_BUBBLEWRAP_USERNS), "not refused");
+    assert_string_equal(sb_sandbox_nested_userns(SB_SANDBOX_RLIMITS), "not refused");
 }
 
 int main(void)
@@ -766,6 +871,8 @@ int main(void)
         BOTH(test_raw_syscall_connect),
         BOTH(test_raw_syscall_write_outside),
         BOTH(test_raw_syscall_exec_shell),
+        BOTH(test_raw_syscall_nested_userns),
+        cmocka_unit_test_setup_teardown(test_bwrap_without_disable_userns_is_recorded, setup, teardown),
         BOTH(test_chdir_then_relative_write),
         BOTH(test_setsid_grandchild_does_not_outlive_the_run),
         BOTH(test_secrets_are_not_readable),

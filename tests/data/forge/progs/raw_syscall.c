@@ -4,10 +4,12 @@
  *   connect PORT   socket + connect to 127.0.0.1:PORT + send "leak"
  *   write PATH     create PATH and write a line to it
  *   exec FILE      execve /bin/sh -c 'echo ran > FILE'
+ *   userns -       unshare(CLONE_NEWUSER): a nested user namespace
  * Prints "done" and exits 0 when the calls succeed, "refused: ERRNO" and
  * exits 1 when one fails, 77 on a machine it has no machine code for. */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/sched.h> /* CLONE_NEWUSER, without _GNU_SOURCE */
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,9 @@ int main(int argc, char **argv)
         char *senv[] = {NULL};
         r = sys(SYS_execve, (long)"/bin/sh", (long)sargv, (long)senv, 0, 0);
         return refused(r);
+    } else if (strcmp(argv[1], "userns") == 0) {
+        if ((r = sys(SYS_unshare, CLONE_NEWUSER, 0, 0, 0, 0)) < 0)
+            return refused(r);
     } else {
         return 2;
     }
