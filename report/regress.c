@@ -807,6 +807,19 @@ typedef struct walk {
     size_t cap;
 } walk;
 
+/* A walk over db by o's rule into out, reading cards from dev and A/A
+ * noise from aa (NULL: none). */
+static void walk_init(walk *w, sb_db *db, const sb_rg_opts *o, const sb_run_devices *dev, const aa_noise *aa,
+                      sb_rg_list *out)
+{
+    memset(w, 0, sizeof *w);
+    w->db = db;
+    w->o = o;
+    w->dev = dev;
+    w->aa = aa;
+    w->out = out;
+}
+
 /* Compares old and new (new may be a failing run: now failing) into a row
  * of the given cause and pushes it. */
 static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int passing,
@@ -1332,12 +1345,7 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
     sb_run_devices dev = {0};
     aa_noise aa = {0};
     walk w;
-    memset(&w, 0, sizeof w);
-    w.db = db;
-    w.o = o;
-    w.dev = &dev;
-    w.aa = &aa;
-    w.out = out;
+    walk_init(&w, db, o, &dev, &aa, out);
     step_key *keys = NULL;
     int rc = sb_run_devices_load(db, &dev, err);
     if (rc == SB_OK)
@@ -1611,12 +1619,7 @@ static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, 
     sb_run_devices dev = {0};
     aa_noise aa = {0};
     walk w;
-    memset(&w, 0, sizeof w);
-    w.db = db;
-    w.o = o;
-    w.dev = &dev;
-    w.aa = &aa;
-    w.out = &out;
+    walk_init(&w, db, o, &dev, &aa, &out);
     store_ctx c;
     memset(&c, 0, sizeof c);
     c.db = db;
@@ -1941,11 +1944,7 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
     sb_result_set cf = {0};
     sb_run_devices dev = {0};
     walk w;
-    memset(&w, 0, sizeof w);
-    w.db = db;
-    w.o = o;
-    w.dev = &dev;
-    w.out = out;
+    walk_init(&w, db, o, &dev, NULL, out);
     int rc = read_steps(db, out, &keys, err);
     if (rc == SB_OK)
         rc = drift_noise(out, keys, o, err);
