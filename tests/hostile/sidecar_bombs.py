@@ -18,6 +18,8 @@ archive stored 14.6 million metric rows, a 3.96 GB database.
     line naming it, the count and the option, nothing stored;
   - an ncu CSV of exactly 1,000,000 values: stored whole, every value,
     as it is read; one value more: refused, none of its rows kept;
+  - an nsys summary of 4096 kernels: stored whole at --max-sidecar-rows
+    4096, refused at 4095;
   - a 1 MiB CSV of one-digit cells with a bad last row: refused, and
     none of the rows before it left stored.
 Each ingest's peak RSS (wait4) stays under 512 MiB.
@@ -201,6 +203,22 @@ try:
     print("ok: an ncu CSV of %d values, the rows bound: stored whole, peak RSS %d KiB" % (metrics, rss))
     write(side, dense_ncu(0, rows=SIDECAR_ROWS // 4000, extra=1))
     refused("ncu sidecar of one value past the rows bound", [folder], db, ROWS_LINE % side)
+
+    # the option, and the kernels of an nsys summary: 4096 at a bound of
+    # 4096 stored whole, refused at 4095
+    nsys_side = os.path.join(folder, "r.nsys.csv")
+    os.remove(side)
+    write(nsys_side, nsys_rows(200))  # one block of 4096 kernel rows
+    rc, err, rss, runs, _, kernels = ingest("nsys sidecar at --max-sidecar-rows 4096",
+                                            ["--max-sidecar-rows", "4096", folder], db)
+    if rc != 0 or runs != 1 or kernels != 4096:
+        fail("nsys sidecar of 4096 kernels at --max-sidecar-rows 4096: exit %d, %d runs, %d kernels stored: %r"
+             % (rc, runs, kernels, err))
+    print("ok: an nsys summary of %d kernels at --max-sidecar-rows 4096: stored whole" % kernels)
+    refused("nsys sidecar of 4096 kernels at --max-sidecar-rows 4095", ["--max-sidecar-rows", "4095", folder], db,
+            "solbook: %s: Nsight Systems sidecar holds more than 4095 kernels (--max-sidecar-rows 4095): "
+            "refused with its document" % nsys_side)
+    os.remove(nsys_side)
 
     write(side, dense_ncu(1 << 20, bad_tail=True))
     rc, err, rss, runs, metrics, _ = ingest("dense ncu sidecar, bad last row", [folder], db)
