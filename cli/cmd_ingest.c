@@ -43,7 +43,9 @@ static const char *const ingest_usage[] = {
     "Of a file, at most one byte past the bound is read, even one that grows",
     "after its size was looked at. A sidecar over --max-sidecar-mb is refused",
     "with its document, in one line naming it; one within it is stored as it",
-    "is read, so its rows cost no memory.",
+    "is read, so its rows cost no memory. A sidecar that would store more rows",
+    "than --max-sidecar-rows is refused with its document the same way, none",
+    "of its rows kept.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
     "Each result run stored is held against its card's ceilings (docs/REPORTS.md,",
@@ -164,7 +166,7 @@ int cmd_ingest(int argc, char **argv)
     int strict = 0, fleet = 0, exit_status;
     int member_mb = (int)(SB_INGEST_MEMBER_BYTES >> 20), held_mb = (int)(SB_INGEST_HELD_BYTES >> 20);
     int doc_mb = (int)(SB_INGEST_DOC_BYTES >> 20);
-    int sidecar_mb = (int)(SB_INGEST_SIDECAR_BYTES >> 20);
+    int sidecar_mb = (int)(SB_INGEST_SIDECAR_BYTES >> 20), sidecar_rows = (int)SB_INGEST_SIDECAR_ROWS;
     const sb_option options[] = {
         SB_OPT_STRING('d', "db", &db_path, "path",
                       "database (default: $SOLBOOK_DB, else ./solbook.db); created if missing"),
@@ -213,6 +215,11 @@ int cmd_ingest(int argc, char **argv)
                    "refuse an Nsight Compute or Nsight Systems sidecar (NAME.ncu.csv,\n"
                    "NAME.nsys.csv, --ncu, --nsys) larger than this, with its document\n"
                    "(default 32; the largest ncu CSV in examples/ is 112 KB)"),
+        SB_OPT_INT(0, "max-sidecar-rows", &sidecar_rows, "N", 1, 1000000000,
+                   "refuse a sidecar that would store more rows than this (an ncu CSV's\n"
+                   "metric values, an nsys summary's kernels), with its document, its\n"
+                   "rows taken back (default 1000000; the largest ncu CSV in examples/\n"
+                   "holds 7510)"),
         SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
         SB_OPT_END(),
     };
@@ -272,7 +279,7 @@ int cmd_ingest(int argc, char **argv)
     int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
     /* Solbook files are read (archives inflated) while the database opens. */
     sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20, (size_t)doc_mb << 20,
-                               (size_t)sidecar_mb << 20};
+                               (size_t)sidecar_mb << 20, (size_t)sidecar_rows};
     sb_ingest_reading *reading = NULL;
     if (argc > 0 && !format && !fleet)
         reading = sb_ingest_read_ahead(argv, (size_t)argc, &limits);
@@ -332,7 +339,7 @@ int cmd_ingest(int argc, char **argv)
         sb_ingest_paths(ing, argv, (size_t)argc, &walk, &stats);
     if (ncu) {
         stats.files_seen++;
-        if (sb_ingest_attach_ncu(ing, run_id, ncu, limits.sidecar_bytes, &ncu_rows, &err) != SB_OK) {
+        if (sb_ingest_attach_ncu(ing, run_id, ncu, limits.sidecar_bytes, limits.sidecar_rows, &ncu_rows, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             stats.refused++;
         } else {
@@ -342,7 +349,7 @@ int cmd_ingest(int argc, char **argv)
     }
     if (nsys) {
         stats.files_seen++;
-        if (sb_ingest_attach_nsys(ing, run_id, nsys, limits.sidecar_bytes, &nsys_rows, &err) != SB_OK) {
+        if (sb_ingest_attach_nsys(ing, run_id, nsys, limits.sidecar_bytes, limits.sidecar_rows, &nsys_rows, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             stats.refused++;
         } else {

@@ -230,13 +230,29 @@ typedef struct sidecar_sink {
     long long run_id;
     const char *name;
     long rows;
+    size_t max_rows;
 } sidecar_sink;
+
+/* The bytes of a sidecar do not bound its rows (short cells hold millions
+ * of values in a few MiB), so the rows are counted as they go in and the
+ * one past the bound refuses the sidecar, every row before it taken back
+ * with the savepoint. */
+static int sidecar_rows_bound(const sidecar_sink *k, int nsys, sb_error *err)
+{
+    if ((size_t)k->rows < k->max_rows)
+        return SB_OK;
+    return sb_error_set(err, k->name, NULL, "%s sidecar holds more than %zu %s (--max-sidecar-rows %zu)",
+                        nsys ? "Nsight Systems" : "Nsight Compute", k->max_rows, nsys ? "kernels" : "metric values",
+                        k->max_rows);
+}
 
 static int store_profile_row(void *ctx, const sb_ncu_row *row, sb_error *err)
 {
     sidecar_sink *k = ctx;
     for (size_t i = 0; i < row->n_values; i++) {
         const sb_ncu_value *v = &row->values[i];
+        if (sidecar_rows_bound(k, 0, err) != SB_OK)
+            return SB_ERR;
         const char *unit = row->metric_units[v->metric];
         sb_profiler_metric_row m = {(long long)row->kernel, row->kernel_name, row->metric_names[v->metric],
                                     unit[0] ? unit : NULL, v->value};
@@ -250,6 +266,8 @@ static int store_profile_row(void *ctx, const sb_ncu_row *row, sb_error *err)
 static int store_summary_row(void *ctx, size_t index, const sb_kernel_summary_row *row, sb_error *err)
 {
     sidecar_sink *k = ctx;
+    if (sidecar_rows_bound(k, 1, err) != SB_OK)
+        return SB_ERR;
     if (sb_run_store_kernel_summary_row(k->ing->rs, k->run_id, "nsys", k->name, index, row, err) != SB_OK)
         return SB_ERR;
     k->rows++;
@@ -258,9 +276,10 @@ static int store_summary_row(void *ctx, size_t index, const sb_kernel_summary_ro
 
 /* Stores the CSV text of a sidecar (nsys: a kernel summary, else an ncu
  * profile) under one savepoint, row by row as it is read: a failure at
- * any row takes back every row before it. */
+ * any row, or a row past max_rows (0: the default), takes back every row
+ * before it. */
 static int attach_text(sb_ingest *ing, long long run_id, int nsys, const char *csv, size_t len, const char *name,
-                       long *rows, sb_error *err)
+                       size_t max_rows, long *rows, sb_error *err)
 {
     if (rows)
         *rows = 0;
@@ -268,7 +287,7 @@ static int attach_text(sb_ingest *ing, long long run_id, int nsys, const char *c
         sb_error_set_file(err, name);
         return SB_ERR;
     }
-    sidecar_sink k = {ing, run_id, name, 0};
+    sidecar_sink k = {ing, run_id, name, 0, max_rows ? max_rows : SB_INGEST_SIDECAR_ROWS};
     int ok = nsys ? sb_run_store_kernel_summary_begin(ing->rs, run_id, name, err) == SB_OK &&
                         sb_nsys_csv_each(csv, len, name, store_summary_row, &k, err) == SB_OK
                   : sb_run_store_profile_begin(ing->rs, run_id, name, err) == SB_OK &&
@@ -286,8 +305,8 @@ static int attach_text(sb_ingest *ing, long long run_id, int nsys, const char *c
 
 /* The sidecar file at path, read whole within max_bytes (0: the default)
  * and stored as attach_text stores it. */
-static int attach_file(sb_ingest *ing, long long run_id, int nsys, const char *path, size_t max_bytes, long *rows,
-                       sb_error *err)
+static int attach_file(sb_ingest *ing, long long run_id, int nsys, const char *path, size_t max_bytes,
+                       size_t max_rows, long *rows, sb_error *err)
 {
     if (rows)
         *rows = 0;
@@ -299,7 +318,7 @@ static int attach_file(sb_ingest *ing, long long run_id, int nsys, const char *p
         return SB_ERR;
     }
     int rc = len > max ? sb_ingest_sidecar_too_large(err, path, nsys, max)
-                       : attach_text(ing, run_id, nsys, buf, len, path, rows, err);
+                       : attach_text(ing, run_id, nsys, buf, len, path, max_rows, rows, err);
     free(buf);
     return rc;
 }
@@ -310,26 +329,26 @@ int sb_ingest_sidecar_too_large(sb_error *err, const char *name, int nsys, size_
                         nsys ? "Nsight Systems" : "Nsight Compute", max, max >> 20);
 }
 
-int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes, long *rows,
-                         sb_error *err)
+int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes,
+                         size_t max_rows, long *rows, sb_error *err)
 {
-    return attach_file(ing, run_id, 0, csv_path, max_bytes, rows, err);
+    return attach_file(ing, run_id, 0, csv_path, max_bytes, max_rows, rows, err);
 }
 
 int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
-                                const char *name, long *rows, sb_error *err)
+                                const char *name, size_t max_rows, long *rows, sb_error *err)
 {
-    return attach_text(ing, run_id, 0, csv, len, name, rows, err);
+    return attach_text(ing, run_id, 0, csv, len, name, max_rows, rows, err);
 }
 
-int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes, long *rows,
-                          sb_error *err)
+int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes,
+                          size_t max_rows, long *rows, sb_error *err)
 {
-    return attach_file(ing, run_id, 1, csv_path, max_bytes, rows, err);
+    return attach_file(ing, run_id, 1, csv_path, max_bytes, max_rows, rows, err);
 }
 
 int sb_ingest_attach_nsys_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
-                                 const char *name, long *rows, sb_error *err)
+                                 const char *name, size_t max_rows, long *rows, sb_error *err)
 {
-    return attach_text(ing, run_id, 1, csv, len, name, rows, err);
+    return attach_text(ing, run_id, 1, csv, len, name, max_rows, rows, err);
 }

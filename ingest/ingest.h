@@ -54,11 +54,13 @@ int sb_ingest_file(sb_ingest *ing, const char *path, long long *run_id,
  * replacing what the run had, in one transaction (a savepoint inside a
  * batch), each row stored as it is read (one CSV record held at a time).
  * A file over max_bytes (0: SB_INGEST_SIDECAR_BYTES) is refused unparsed,
- * with at most one byte past the bound read; a malformed CSV or an
+ * with at most one byte past the bound read; one that holds more than
+ * max_rows metric values (0: SB_INGEST_SIDECAR_ROWS) is refused at the
+ * value past the bound, its rows taken back; a malformed CSV or an
  * unknown run stores nothing. *rows (may be NULL) gets the number of
  * metric rows stored. */
 int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes,
-                         long *rows, sb_error *err);
+                         size_t max_rows, long *rows, sb_error *err);
 
 /* What an ingest may hold in memory. The members of a tar archive are
  * all read before the first goes out (ingest_archive.h); their inflated
@@ -78,29 +80,39 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
  * document, before either is stored, in one line naming it; a sidecar
  * within it is stored as it is read, one CSV record held at a time, so
  * its rows cost no memory however many there are. The largest Nsight
- * Compute CSV in examples/ is 112 KB; 32 MiB holds about four million
- * metric values of real profiles, and bounds what one sidecar adds to
- * the database and to an ingest's time (tests/hostile/sidecar_bombs.py).
+ * Compute CSV in examples/ is 112 KB; 32 MiB bounds an ingest's reading
+ * time (tests/hostile/sidecar_bombs.py) but not what it stores: 31 MB of
+ * real ncu rows hold 3.8 million metric values, 590 MB of database
+ * (about 150 bytes each). A sidecar that would store more than
+ * sidecar_rows rows (an ncu CSV's metric values, an nsys summary's
+ * kernels) is refused with its document at the row past the bound,
+ * every row of the unit taken back. The largest ncu CSV in examples/
+ * holds 7,510 metric values (ten launches of ncu's full set); 1,000,000
+ * is about 1,300 such launches, and bounds one sidecar's share of the
+ * database near 150 MB.
  * 0 takes the default. */
 #define SB_INGEST_MEMBER_BYTES ((size_t)256 << 20)
 #define SB_INGEST_HELD_BYTES ((size_t)128 << 20)
 #define SB_INGEST_DOC_BYTES ((size_t)1 << 20)
 #define SB_INGEST_SIDECAR_BYTES ((size_t)32 << 20)
+#define SB_INGEST_SIDECAR_ROWS ((size_t)1000000)
 typedef struct sb_ingest_limits {
     size_t member_bytes;  /* one member, inflated */
     size_t held_bytes;    /* every member held at once, inflated */
     size_t doc_bytes;     /* one result document */
     size_t sidecar_bytes; /* one NAME.ncu.csv or NAME.nsys.csv */
+    size_t sidecar_rows;  /* rows one sidecar stores: ncu metric values, nsys kernels */
 } sb_ingest_limits;
 
 /* Attaches an Nsight Systems CUDA kernel summary (nsys_csv.h: `nsys stats
  * --report cuda_gpu_kern_sum --format csv`) to a stored run: one row a
  * kernel into kernel_summaries, replacing what the run had, in one
  * transaction (a savepoint inside a batch), stored as it is read, within
- * max_bytes as sb_ingest_attach_ncu. A malformed CSV or an unknown run
- * stores nothing. *rows (may be NULL) gets the number of kernels. */
-int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes, long *rows,
-                          sb_error *err);
+ * max_bytes and max_rows (kernels) as sb_ingest_attach_ncu. A malformed
+ * CSV or an unknown run stores nothing. *rows (may be NULL) gets the
+ * number of kernels. */
+int sb_ingest_attach_nsys(sb_ingest *ing, long long run_id, const char *csv_path, size_t max_bytes,
+                          size_t max_rows, long *rows, sb_error *err);
 
 /* Files and directories, the way `solbook ingest` takes them. */
 typedef struct sb_ingest_walk {
@@ -173,12 +185,12 @@ int sb_ingest_sidecar_too_large(sb_error *err, const char *name, int nsys, size_
 /* sb_ingest_attach_nsys of a CSV in memory (an archive's member); name
  * names it in rows and errors. */
 int sb_ingest_attach_nsys_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
-                                 const char *name, long *rows, sb_error *err);
+                                 const char *name, size_t max_rows, long *rows, sb_error *err);
 
 /* sb_ingest_attach_ncu of a CSV in memory (an archive's member); name
  * (archive:member) is stored as the profile's source_path. */
 int sb_ingest_attach_ncu_buffer(sb_ingest *ing, long long run_id, const char *csv, size_t len,
-                                const char *name, long *rows, sb_error *err);
+                                const char *name, size_t max_rows, long *rows, sb_error *err);
 
 /* The statements that write runs, on the ingest's connection (importers
  * look for their earlier runs and nest savepoints through it). */

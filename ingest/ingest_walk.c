@@ -206,12 +206,12 @@ typedef struct sidecar_kind {
 static int attach_one(walker *wk, item *it, const sidecar_kind *k, long long id, const char *side, long *rows,
                       sb_error *e)
 {
-    size_t max = wk->w ? wk->w->limits.sidecar_bytes : 0;
+    size_t max = wk->w ? wk->w->limits.sidecar_bytes : 0, max_rows = wk->w ? wk->w->limits.sidecar_rows : 0;
     if (k->nsys)
-        return it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, max, rows, e)
-                           : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, rows, e);
-    return it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, max, rows, e)
-                       : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, rows, e);
+        return it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, max, max_rows, rows, e)
+                           : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, max_rows, rows, e);
+    return it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, max, max_rows, rows, e)
+                       : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, max_rows, rows, e);
 }
 
 /* The sidecar of kind k of a stored document, if any, stored for run id:

@@ -10,10 +10,18 @@ as a 248 MiB file beside NAME.json 2.4 GB. Generated here, never stored
 in the repository:
   - those four: each refused in one line naming the sidecar, nothing
     stored (neither the run nor a row of its sidecar);
-  - a 16 MiB ncu CSV of one-digit cells (8 million values, within the
-    bound): stored whole, every value, as it is read;
-  - the same CSV with a bad last row: refused, and none of the rows
-    before it left stored.
+Within the bytes bound the rows are bounded too (--max-sidecar-rows,
+default 1,000,000): four 31 MB ncu CSVs of real rows in an 857 KB
+archive stored 14.6 million metric rows, a 3.96 GB database.
+  - a 31 MB ncu CSV of real rows (3.8 million values) in an archive,
+    and a 16 MiB one of one-digit cells (8 million): each refused in one
+    line naming it, the count and the option, nothing stored;
+  - an ncu CSV of exactly 1,000,000 values: stored whole, every value,
+    as it is read; one value more: refused, none of its rows kept;
+  - an nsys summary of 4096 kernels: stored whole at --max-sidecar-rows
+    4096, refused at 4095;
+  - a 1 MiB CSV of one-digit cells with a bad last row: refused, and
+    none of the rows before it left stored.
 Each ingest's peak RSS (wait4) stays under 512 MiB.
 """
 import json
@@ -29,6 +37,9 @@ SOLBOOK = sys.argv[1]
 HOME = os.environ["SOLBOOK_HOME"]
 LIMIT_KIB = 512 * 1024
 SIDECAR_MAX = 32 << 20
+SIDECAR_ROWS = 1000000
+ROWS_LINE = ("solbook: %s: Nsight Compute sidecar holds more than 1000000 metric values "
+             "(--max-sidecar-rows 1000000): refused with its document")
 # A sanitizer's shadow memory and quarantine are part of the process's
 # RSS, so the memory bound is the plain build's to check (parse_bombs.py).
 with open(SOLBOOK, "rb") as f:
@@ -74,19 +85,22 @@ def nsys_rows(size):
         yield block
 
 
-def dense_ncu(size, bad_tail=False):
+def dense_ncu(size, bad_tail=False, rows=None, extra=0):
     """An ncu CSV of 4000 metric columns of one-digit cells: a value every
-    two bytes."""
+    two bytes; of about size bytes, or of rows full rows then a row of
+    extra values (its other cells empty: no value)."""
     cols = 4000
     head = b'"ID","Kernel Name",' + b",".join(b'"m__%d"' % c for c in range(cols)) + b"\n"
     cells = b",".join([b"0"] * cols)
     yield head
     n, i = len(head), 0
-    while n < size:
+    while (n < size) if rows is None else (i < rows):
         r = b"%d,k,%s\n" % (i, cells)
         n += len(r)
         i += 1
         yield r
+    if extra:
+        yield b"%d,k,%s\n" % (i, b",".join([b"0"] * extra + [b""] * (cols - extra)))
     if bad_tail:
         yield b"%d,k,0\n" % i
 
@@ -161,22 +175,52 @@ try:
         shutil.rmtree(folder)
         os.remove(side)
 
-    # within the bound: every value stored, memory flat in the rows
+    # within the bytes bound, over the rows bound: the attack as found
+    side = os.path.join(work, "r.ncu.csv")
+    size = write(side, ncu_rows(31 << 20))
+    archive = os.path.join(work, "rows.tar.gz")
+    tar_gz(archive, "r/r.json", "r/r.ncu.csv", side)
+    os.remove(side)
+    print("rows.tar.gz: %d bytes packed, a %d-byte r.ncu.csv of real rows" % (os.path.getsize(archive), size))
+    refused("%d-byte ncu sidecar of real rows in an archive" % size, [archive], db,
+            ROWS_LINE % (archive + ":r/r.ncu.csv"))
+    os.remove(archive)
+
     folder = os.path.join(work, "dense")
     os.makedirs(folder)
     with open(os.path.join(folder, "r.json"), "wb") as f:
         f.write(DOC)
     side = os.path.join(folder, "r.ncu.csv")
     size = write(side, dense_ncu(16 << 20))
-    with open(side, "rb") as f:
-        values = sum(1 for line in f) - 1
-    values *= 4000
-    rc, err, rss, runs, metrics, _ = ingest("dense ncu sidecar", [folder], db)
-    if rc != 0 or runs != 1 or metrics != values:
-        fail("dense ncu sidecar (%d bytes): exit %d, %d runs, %d of %d values stored: %r"
-             % (size, rc, runs, metrics, values, err))
-    print("ok: a %d-byte ncu CSV of %d one-digit values: stored whole, peak RSS %d KiB" % (size, values, rss))
-    write(side, dense_ncu(4 << 20, bad_tail=True))
+    refused("%d-byte ncu sidecar of one-digit values" % size, [folder], db, ROWS_LINE % side)
+
+    # at the rows bound: every value stored, memory flat in the rows
+    write(side, dense_ncu(0, rows=SIDECAR_ROWS // 4000))
+    rc, err, rss, runs, metrics, _ = ingest("ncu sidecar at the rows bound", [folder], db)
+    if rc != 0 or runs != 1 or metrics != SIDECAR_ROWS:
+        fail("ncu sidecar of %d values: exit %d, %d runs, %d values stored: %r"
+             % (SIDECAR_ROWS, rc, runs, metrics, err))
+    print("ok: an ncu CSV of %d values, the rows bound: stored whole, peak RSS %d KiB" % (metrics, rss))
+    write(side, dense_ncu(0, rows=SIDECAR_ROWS // 4000, extra=1))
+    refused("ncu sidecar of one value past the rows bound", [folder], db, ROWS_LINE % side)
+
+    # the option, and the kernels of an nsys summary: 4096 at a bound of
+    # 4096 stored whole, refused at 4095
+    nsys_side = os.path.join(folder, "r.nsys.csv")
+    os.remove(side)
+    write(nsys_side, nsys_rows(200))  # one block of 4096 kernel rows
+    rc, err, rss, runs, _, kernels = ingest("nsys sidecar at --max-sidecar-rows 4096",
+                                            ["--max-sidecar-rows", "4096", folder], db)
+    if rc != 0 or runs != 1 or kernels != 4096:
+        fail("nsys sidecar of 4096 kernels at --max-sidecar-rows 4096: exit %d, %d runs, %d kernels stored: %r"
+             % (rc, runs, kernels, err))
+    print("ok: an nsys summary of %d kernels at --max-sidecar-rows 4096: stored whole" % kernels)
+    refused("nsys sidecar of 4096 kernels at --max-sidecar-rows 4095", ["--max-sidecar-rows", "4095", folder], db,
+            "solbook: %s: Nsight Systems sidecar holds more than 4095 kernels (--max-sidecar-rows 4095): "
+            "refused with its document" % nsys_side)
+    os.remove(nsys_side)
+
+    write(side, dense_ncu(1 << 20, bad_tail=True))
     rc, err, rss, runs, metrics, _ = ingest("dense ncu sidecar, bad last row", [folder], db)
     if rc != 1 or runs != 0 or metrics != 0 or len(err.splitlines()) != 1 or side not in err \
             or "refused with its document" not in err:

@@ -390,7 +390,7 @@ static void test_case_identity_and_profiler(void **state)
     char csv[1024];
     data(csv, sizeof csv, "ncu/two_kernels.csv");
     long rows = 0;
-    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, 0, &rows, &e), SB_OK);
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, 0, 0, &rows, &e), SB_OK);
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT profiler FROM configs WHERE run_id = %lld", id);
     q_text(f, sql, t, sizeof t);
@@ -443,7 +443,7 @@ static void test_ncu_attach(void **state)
     sb_error e;
     sb_error_clear(&e);
     assert_int_equal(q_int(f, "SELECT profiler IS NULL FROM configs"), 1);
-    if (sb_ingest_attach_ncu(f->ing, id, csv, 0, &rows, &e) != SB_OK)
+    if (sb_ingest_attach_ncu(f->ing, id, csv, 0, 0, &rows, &e) != SB_OK)
         fail_msg("%s: %s: %s", e.file, e.where, e.msg);
     assert_int_equal(rows, 14);
     /* Two profiled launches beside 15 samples: a separate profiling run's
@@ -456,18 +456,29 @@ static void test_ncu_attach(void **state)
     q_text(f, "SELECT unit FROM profiler_metrics WHERE kernel_index = 1 AND metric = 'dram__bytes_read.sum'", t, sizeof t);
     assert_string_equal(t, "Mbyte");
     /* Attaching again replaces rather than doubling. */
-    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, 0, &rows, &e), SB_OK);
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, 0, 0, &rows, &e), SB_OK);
     assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
     /* A malformed CSV stores nothing and keeps what was there. */
     char bad[1024];
     data(bad, sizeof bad, "ncu/bad_field_count.csv");
-    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, bad, 0, &rows, &e), SB_ERR);
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, bad, 0, 0, &rows, &e), SB_ERR);
     assert_string_equal(e.file, bad);
     assert_string_equal(e.where, "line 4 (row 4)");
     assert_int_equal(rows, 0);
     assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
+    /* Its 14 values at a bound of 14 are stored whole; at 13 the
+     * fourteenth refuses it: the 13 before it are taken back and the
+     * profile stored before is kept (13 rows would be a half-stored one). */
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, 0, 14, &rows, &e), SB_OK);
+    assert_int_equal(rows, 14);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id, csv, 0, 13, &rows, &e), SB_ERR);
+    assert_string_equal(e.file, csv);
+    assert_string_equal(e.msg, "Nsight Compute sidecar holds more than 13 metric values (--max-sidecar-rows 13)");
+    assert_int_equal(rows, 0);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
     /* An unknown run. */
-    assert_int_equal(sb_ingest_attach_ncu(f->ing, id + 100, csv, 0, &rows, &e), SB_ERR);
+    assert_int_equal(sb_ingest_attach_ncu(f->ing, id + 100, csv, 0, 0, &rows, &e), SB_ERR);
     assert_non_null(strstr(e.msg, "no run"));
     assert_string_equal(e.file, csv);
 }
