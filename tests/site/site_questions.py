@@ -3,12 +3,12 @@
 site, answered from the pages' text in headless Chromium, on the shipped
 H100/H200 data (examples/):
 
-1. "Is our rmsnorm faster than Liger on H100, at which shapes, since which
-   commit?" The op-on-SKU page's speedup-by-shape table against liger:
-   every shape with its paired kernel-time speedup, call-time speedup,
-   session and commit, each figure checked against `solbook session
-   --cases` on the same sessions; shapes in the order of their numbers.
-   H200 has no measuring session yet: its page must say so.
+1. "Is our rmsnorm faster than Liger on H200, at which shapes, since which
+   commit?" The op-on-SKU page's speedup-by-shape table against liger,
+   on the H200 and the H100: every shape with its paired kernel-time
+   speedup, call-time speedup, session and commit, each figure checked
+   against `solbook session --cases` on the same sessions; shapes in the
+   order of their numbers.
 2. "Did anything regress this week?" The regressions page: the project's
    kernels' regressions measured in the newest week, checked against
    `solbook report regressions --history` (rows of provider fused whose
@@ -26,6 +26,7 @@ role="img" with a title, no folder of the building machine named).
 Exits 77 (skip) only when chromium is missing.
 """
 import datetime
+import glob
 import json
 import os
 import re
@@ -64,23 +65,22 @@ def session_cases(solbook, sdb):
     return cases
 
 
-def question_speedup(ch, site, solbook, sdb):
-    want = session_cases(solbook, sdb)
-    ch.load("file://%s/ops/rmsnorm/%s.html" % (site, H100))
+def question_speedup(ch, site, want, sku):
+    ch.load("file://%s/ops/rmsnorm/%s.html" % (site, sku))
     rows = json.loads(ch.js("""JSON.stringify(Array.from(document.querySelectorAll(
         'section.speedup[data-baseline="liger"] table.speedup-table tbody tr')).map(tr =>
         Array.from(tr.cells).map(td => td.textContent.trim())))"""))
     if not rows:
-        fail("rmsnorm on %s: no speedup-by-shape table against liger" % H100)
+        fail("rmsnorm on %s: no speedup-by-shape table against liger" % sku)
     head = ch.js("""Array.from(document.querySelectorAll(
         'section.speedup[data-baseline="liger"] table.speedup-table thead th')).map(th =>
         th.textContent.trim()).join('|')""")
     if "speedup, kernel time" not in head or "speedup, call time" not in head:
         fail("the speedup table does not say which time each column shows: " + head)
-    print("answer 1: rmsnorm, fused against liger on %s, paired kernel time (call time beside it):" % H100)
+    print("answer 1: rmsnorm, fused against liger on %s, paired kernel time (call time beside it):" % sku)
     checked, wins = 0, 0
     for mode, dtype, shape, params, kernel, interval, call, verdict, _t, _b, _th, session, sha in rows:
-        key = (mode, dtype, shape, "liger", H100)
+        key = (mode, dtype, shape, "liger", sku)
         if key not in want:
             fail("page row %s has no case in solbook session --cases" % (key,))
         k, c, s = want.pop(key)
@@ -96,23 +96,38 @@ def question_speedup(ch, site, solbook, sdb):
         checked += 1
         print("  %-4s %-4s %-18s %s  %s kernel, %s call, %s; session %s, commit %s"
               % (mode, dtype, shape, params, kernel, call, verdict, session, sha))
-    left = [k for k in want if k[3] == "liger" and k[4] == H100]
+    left = [k for k in want if k[3] == "liger" and k[4] == sku]
     if left:
         fail("cases of solbook session missing on the page: %s" % left[:3])
     ok("rmsnorm vs liger on %s: %d shapes, every kernel and call speedup, session and commit as "
-       "solbook session gives them (%d wins)" % (H100, checked, wins))
+       "solbook session gives them (%d wins)" % (sku, checked, wins))
     groups = {}
     for r in rows:
         groups.setdefault((r[0], r[1], r[3]), []).append(r[2])
     for g, shapes in groups.items():
         if shapes != sorted(shapes, key=natural):
             fail("shapes of %s not in the order of their numbers: %s" % (g, shapes))
-    ok("shapes sorted by their numbers in each of %d mode x dtype x params groups" % len(groups))
-    ch.load("file://%s/ops/rmsnorm/%s.html" % (site, H200))
-    text = ch.js("document.querySelector('main').innerText")
-    if "No measuring session pairs fused with another provider for rmsnorm on this SKU" not in text:
-        fail("the %s page does not say it has no measuring session" % H200)
-    ok("rmsnorm on %s: the page says no measuring session pairs fused there yet" % H200)
+    ok("%s: shapes sorted by their numbers in each of %d mode x dtype x params groups" % (sku, len(groups)))
+
+
+def unpaired_pages(ch, site):
+    """An op-on-SKU page with no speedup section says that no session pairs
+    fused there, instead of showing nothing."""
+    pages = sorted(glob.glob(os.path.join(site, "ops", "*", "*-*.html")))
+    said = 0
+    for page in pages:
+        if "~p" in os.path.basename(page):
+            continue
+        ch.load("file://" + page)
+        if ch.js("document.querySelectorAll('section.speedup').length") not in (0, "0"):
+            continue
+        text = ch.js("document.querySelector('main').innerText")
+        if "No measuring session pairs fused with another provider" not in text:
+            fail("%s: no speedup section and no word why" % os.path.relpath(page, site))
+        said += 1
+    if not said:
+        fail("no op page without measuring sessions to check the empty state on")
+    ok("%d op-on-SKU pages without a paired session say so" % said)
 
 
 def question_regressions(ch, site, solbook, db):
@@ -316,18 +331,21 @@ def main():
                                  check=True).stdout
             subprocess.run([solbook, "commits", "import", "--db", db, "-"], input=log,
                            stdout=subprocess.DEVNULL, check=True)
-        sessions = sorted(os.path.join(src, "examples", "h100", "sessions", f)
-                          for f in os.listdir(os.path.join(src, "examples", "h100", "sessions"))
+        sessions = sorted(os.path.join(src, "examples", a, "sessions", f) for a in ("h100", "h200")
+                          for f in os.listdir(os.path.join(src, "examples", a, "sessions"))
                           if f.endswith(".tar.gz"))
         subprocess.run([solbook, "ingest", "--db", sdb, "-q"] + sessions, stdout=subprocess.DEVNULL)
         site = os.path.join(tmp, "site")
         run([solbook, "site", "--db", db, "--sessions", sdb, "--out", site])
-        ok("site built from examples/h*/kernels-full with examples/h100/sessions")
+        ok("site built from examples/h*/kernels-full with examples/h*/sessions")
         weekly_run_links(site, db)
         ch = Chrome(chrome, tmp)
         try:
             ch.open()
-            question_speedup(ch, site, solbook, sdb)
+            want = session_cases(solbook, sdb)
+            for sku in (H200, H100):
+                question_speedup(ch, site, want, sku)
+            unpaired_pages(ch, site)
             question_regressions(ch, site, solbook, db)
             narrow_and_keyboard(ch, site)
             site_audit.audit(ch, site, [tmp, src])
