@@ -549,8 +549,9 @@ static void write_raw(const char *root, const char *rel, const char *data, size_
 
 static const sb_gather_file *find(const sb_gather *g, const char *root, const char *rel)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char path[8400]; /* a root of up to 4200 bytes and a relative name */
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path)
+        fail_msg("%s/%s: path too long for the test", root, rel);
     for (size_t i = 0; i < g->n; i++)
         if (strcmp(g->files[i].path, path) == 0)
             return &g->files[i];
