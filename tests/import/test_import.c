@@ -1208,6 +1208,63 @@ static void test_asv_param_names(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* asv writes a null "result" for a benchmark that failed for every
+ * combination (as versioned-hdf5's benchmarks did where their setup
+ * raised): each combination is stored as a skipped run, and the
+ * benchmarks beside it are imported as usual. */
+static void test_asv_null_result(void **state)
+{
+    fixture *f = *state;
+    char top[] = "/tmp/solbook-test-asv-null-XXXXXX";
+    assert_non_null(mkdtemp(top));
+    char dir[600], path[700];
+    snprintf(dir, sizeof dir, "%s/results/box", top);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/0123abcd-virtualenv-py3.11.json", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("{\"commit_hash\": \"0123abcd0123abcd0123abcd0123abcd0123abcd\", \"env_name\": \"virtualenv-py3.11\", "
+          "\"date\": 1729957230000, \"params\": {\"machine\": \"box\", \"python\": \"3.11\"}, \"python\": \"3.11\", "
+          "\"requirements\": {}, \"env_vars\": {}, \"result_columns\": [\"result\", \"params\", \"version\", "
+          "\"started_at\", \"duration\", \"stats_number\", \"stats_repeat\", \"samples\"], \"results\": {"
+          "\"d.TimeDel.time_delete\": [null, [[\"10\", \"30\", \"50\"]], \"v1\", 1730160963546, 0.16982], "
+          "\"m.time_resize\": [null, [], \"v2\", 1730161004441, 0.059752], "
+          "\"h.time_get\": [[0.25], [], \"v3\", 1730161004501, 0.5, [1], [3], [[0.5, 0.25, 0.125]]]}, "
+          "\"durations\": {}, \"version\": 2}", fp);
+    fclose(fp);
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 5);
+    /* one skipped run a combination: n = 10, 30, 50, and the benchmark
+     * without params */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE status = 'skipped' AND "
+                                  "reason = 'imported: asv recorded no result for this parameter combination'"), 4);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE status = 'skipped' AND "
+                                  "json_extract(raw_json, '$.config.shape.param1') IN (10, 30, 50)"), 3);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.timing') IS NOT NULL "
+                                  "AND status = 'skipped'"), 0);
+    /* the benchmark that ran: its three samples, median 250 ms */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE status = 'passed' AND "
+                                  "json_extract(raw_json, '$.timing.stats.median') = 250.0 AND "
+                                  "json_extract(raw_json, '$.timing.stats.count') = 3"), 1);
+    /* a "result" that is neither a list nor null still refuses the file */
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("{\"commit_hash\": \"0123abcd0123abcd0123abcd0123abcd0123abcd\", \"date\": 1729957230000, "
+          "\"params\": {\"machine\": \"box\"}, \"result_columns\": [\"result\", \"params\"], "
+          "\"results\": {\"h.time_get\": [0.25, []]}, \"version\": 2}", fp);
+    fclose(fp);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "benchmark entry without \"result\" and \"params\" lists");
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 5);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1229,6 +1286,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_asv_param_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asv_null_result, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
