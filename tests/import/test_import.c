@@ -1265,6 +1265,64 @@ static void test_asv_null_result(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A case parameter longer than the schema allows (a params value of 256
+ * characters, a shape or params name of 64) is cut with a hash of the whole
+ * text, not refused: pytest-benchmark writes an object it cannot serialise
+ * as "UNSERIALIZABLE[" and its whole repr (4165 bytes in Trajax's
+ * committed results). Two values that share their first 300 bytes stay
+ * two cases; a cut never splits a UTF-8 character. */
+static void test_long_case_params(void **state)
+{
+    fixture *f = *state;
+    char path[] = "/tmp/solbook-test-long-params-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    char common[301];
+    memset(common, 'x', 300);
+    common[300] = '\0';
+    /* 220 bytes, then "é" (2 bytes) across byte 221, where the cut of this
+     * value falls (256 bytes less its 35-byte tail) */
+    char accented[600];
+    memset(accented, 'a', 220);
+    snprintf(accented + 220, sizeof accented - 220, "\xc3\xa9%s", common);
+    const char *longname = "a_parameter_name_that_is_longer_than_the_sixty_four_characters_allowed";
+    fprintf(fp, "{\"datetime\": \"2025-12-19T11:34:06.634787+00:00\", \"version\": \"5.2.3\", \"benchmarks\": [");
+    for (int k = 0; k < 2; k++)
+        fprintf(fp, "%s{\"name\": \"test_step[%d]\", \"group\": null, \"params\": {\"cfg\": \"UNSERIALIZABLE[%s%c]\", "
+                    "\"acc\": \"%s\", \"nested\": {\"list\": \"%s\"}, \"%s\": 7, \"%s_text\": \"t\"}, "
+                    "\"stats\": {\"median\": 0.5, \"mean\": 0.5, \"rounds\": 3}}",
+                k ? ", " : "", k, common, 'A' + k, accented, common, longname, longname);
+    fputs("]}", fp);
+    fclose(fp);
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, "pytest-benchmark-json", NULL, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
+    /* each value at most 256 characters, its start kept, the whole length
+     * and a hash after it */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(DISTINCT json_extract(raw_json, '$.config.params.cfg')) FROM runs"), 2);
+    assert_int_equal(q_int(f->db, "SELECT MAX(length(json_extract(raw_json, '$.config.params.cfg'))) FROM runs"), 256);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.params.cfg') "
+                                  "GLOB 'UNSERIALIZABLE[[]xxx*x [[]cut: 317 bytes, fnv [0-9a-f][0-9a-f]*]'"), 2);
+    /* the cut steps back before the 2-byte character rather than split it */
+    assert_int_equal(q_int(f->db, "SELECT length(json_extract(raw_json, '$.config.params.acc')) FROM runs LIMIT 1"),
+                     220 + (int)strlen(" [cut: 522 bytes, fnv 000000000000]"));
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.params.acc') "
+                                  "GLOB 'aaa*a [[]cut: 522 bytes, fnv *]'"), 2);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.params.nested') "
+                                  "GLOB '{\"list\":\"xxx*x [[]cut: 311 bytes, fnv *]'"), 2);
+    /* names: 64 characters, ending in '_' and 12 hex digits; the integer
+     * one is a shape name, still an identifier */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs, json_each(json_extract(raw_json, '$.config.shape')) "
+                                  "WHERE length(key) = 64 AND key GLOB 'a_parameter_name_that_is_longer_than_the_sixt"
+                                  "y_four_[0-9a-f]*' AND value = 7"), 2);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs, json_each(json_extract(raw_json, '$.config.params')) "
+                                  "WHERE length(key) = 64 AND key GLOB 'a_parameter_name_*' AND value = 't'"), 2);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1287,6 +1345,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_asv_param_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_asv_null_result, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_case_params, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
