@@ -525,8 +525,12 @@ void sb_import_case_params(json_t *given, json_t *shape, json_t *params, const c
         } else if (json_is_string(v)) {
             if (dtype && !*dtype)
                 *dtype = sb_import_dtype(json_string_value(v));
-            fit_text(json_string_value(v), 256, 0, text, sizeof text);
-            json_object_set_new(params, pname, json_string(text));
+            if (json_string_length(v) <= 256) {
+                json_object_set(params, pname, v);
+            } else {
+                fit_text(json_string_value(v), 256, 0, text, sizeof text);
+                json_object_set_new(params, pname, json_string(text));
+            }
         } else if (json_is_number(v) || json_is_boolean(v) || json_is_null(v)) {
             json_object_set(params, pname, v);
         } else {
