@@ -224,7 +224,10 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
     json_t *started = column(entry, column_of(a->columns, "started_at"));
     json_t *duration = column(entry, column_of(a->columns, "duration"));
     json_t *version = column(entry, column_of(a->columns, "version"));
-    if (!json_is_array(result) || !json_is_array(params))
+    /* asv writes a null "result" when the benchmark failed for every
+     * combination (its setup raised, or it timed out): each combination is
+     * then a run without a result */
+    if (!(json_is_array(result) || json_is_null(result)) || !json_is_array(params))
         return sb_error_set(err, ctx->path, where, "benchmark entry without \"result\" and \"params\" lists");
     /* the number of combinations: the product of the params' lengths */
     size_t combos = 1;
@@ -235,7 +238,7 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
             return sb_error_set(err, ctx->path, where, "params/%zu is not a non-empty list", pi);
         combos *= json_array_size(pl);
     }
-    if (json_array_size(result) != combos)
+    if (json_is_array(result) && json_array_size(result) != combos)
         return sb_error_set(err, ctx->path, where, "%zu results for %zu parameter combinations",
                             json_array_size(result), combos);
     json_t *names = param_names_of(a, name, version, json_array_size(params));

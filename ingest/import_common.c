@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "csv_rows.h"
+#include "file_name.h"
 #include "home.h"
 #include "json_file.h"
 #include "run_store.h"
@@ -485,24 +486,60 @@ json_t *sb_import_timing_seconds(const double *seconds, size_t n, double *median
     return timing;
 }
 
+/* The schema bounds a shape or params name to 64 characters and a text
+ * value to 256. A longer one (pytest-benchmark writes an object it cannot
+ * serialise as "UNSERIALIZABLE[" and its whole repr) is cut at a
+ * character's edge and 12 hex digits of sb_name_hash48 of the whole text
+ * follow, so two long texts that share their start stay two cases: a value
+ * ends " [cut: N bytes, fnv HASH]", a name "_HASH" (a shape name stays an
+ * identifier). limit is in bytes, which bounds the characters too. */
+static void fit_text(const char *text, size_t limit, int is_name, char *out, size_t size)
+{
+    size_t n = strlen(text);
+    if (n <= limit) {
+        snprintf(out, size, "%s", text);
+        return;
+    }
+    unsigned long long h = (unsigned long long)sb_name_hash48(text);
+    char tail[80];
+    int tn = is_name ? snprintf(tail, sizeof tail, "_%012llx", h)
+                     : snprintf(tail, sizeof tail, " [cut: %zu bytes, fnv %012llx]", n, h);
+    size_t keep = limit - (size_t)tn;
+    /* back to the first byte of a UTF-8 character */
+    while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+        keep--;
+    snprintf(out, size, "%.*s%s", (int)keep, text, tail);
+}
+
 void sb_import_case_params(json_t *given, json_t *shape, json_t *params, const char **dtype)
 {
     const char *name;
     json_t *v;
     json_object_foreach(given, name, v) {
-        char key[128];
-        sb_import_key(name, key, sizeof key);
+        char raw_key[1024], key[72], pname[72], text[272];
+        sb_import_key(name, raw_key, sizeof raw_key);
+        fit_text(raw_key, 64, 1, key, sizeof key);
+        fit_text(name, 64, 1, pname, sizeof pname);
         if (json_is_integer(v) && json_integer_value(v) >= 0 && key[0]) {
             json_object_set(shape, key, v);
-        } else if (json_is_string(v) || json_is_number(v) || json_is_boolean(v) || json_is_null(v)) {
-            if (json_is_string(v) && dtype && !*dtype)
+        } else if (json_is_string(v)) {
+            if (dtype && !*dtype)
                 *dtype = sb_import_dtype(json_string_value(v));
-            json_object_set(params, name, v);
+            if (json_string_length(v) <= 256) {
+                json_object_set(params, pname, v);
+            } else {
+                fit_text(json_string_value(v), 256, 0, text, sizeof text);
+                json_object_set_new(params, pname, json_string(text));
+            }
+        } else if (json_is_number(v) || json_is_boolean(v) || json_is_null(v)) {
+            json_object_set(params, pname, v);
         } else {
-            char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-            if (text)
-                json_object_set_new(params, name, json_string(text));
-            free(text);
+            char *dump = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            if (dump) {
+                fit_text(dump, 256, 0, text, sizeof text);
+                json_object_set_new(params, pname, json_string(text));
+            }
+            free(dump);
         }
     }
 }

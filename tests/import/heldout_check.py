@@ -19,11 +19,11 @@ tool's own print (FORMAT.print.txt, the tool's stdout from that run):
 - torch.utils.benchmark (through bench/scripts/torch_benchmark_dump.py):
   each Measurement's "Median: 163.71 us" and every sample.
 
-With DIR3 (shared/import-heldout/ of the checkout), three files other
+With DIR3 (shared/import-heldout/ of the checkout), six files other
 projects' runs wrote and committed, which stay under those projects'
 licences and out of this repository (DIR2/README names source, commit
 and licence), are checked against the file itself, every case, and read
-back through `solbook show` and `solbook compare` (the nvbench and
+back through `solbook show` (and `solbook compare`, the nvbench and
 Liger files); without them those checks say they are skipped and the
 others run:
 
@@ -36,7 +36,18 @@ others run:
 - an Nsight Systems cuda_gpu_kern_sum CSV (nsys 2024.7.1, PolyFHE's
   profile of the Phantom FHE library): attached to a stored run with
   `solbook ingest --nsys`, each kernel's row, share, launches and six
-  times, each time the double nearest the file's ns figure / 10^6.
+  times, each time the double nearest the file's ns figure / 10^6;
+- a pytest-benchmark autosave without stats.data (Trajax's baseline):
+  each benchmark's mean, median, min, max, stddev and rounds, no samples
+  made up, its params (the UNSERIALIZABLE[...] reprs cut at 256 bytes
+  with their hash), commit, host and version;
+- a hyperfine --export-json file (3em's tools/benchmarks/results.json):
+  each command's times, min, max, mean, median, stddev, user and system
+  time and exit codes;
+- asv results version 2 with samples (versioned-hdf5's benchmarks, with
+  machine.json and benchmarks.json): each combination's samples, repeat
+  count and median against asv's result, or, where asv wrote a null
+  result, a skipped run.
 """
 import array
 import csv
@@ -436,13 +447,199 @@ def check_nsys_public(db, d, solbook, dbp):
                                                      "2024.7.1" if "2024.7.1" in lines[1] else "?", rid))
 
 
+def close(a, b):
+    """Two figures computed in different order (the tool's sum, solbook's):
+    equal to 1 part in 10^12."""
+    return a is not None and b is not None and abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+
+
+def fnv48(text):
+    """sb_name_hash48 (core/file_name.c): 64-bit FNV-1a, low 48 bits."""
+    h = 1469598103934665603
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 1099511628211) & 0xffffffffffffffff
+    return h & 0xffffffffffff
+
+
+def fitted(text, limit=256):
+    """A params value as the importers keep one over 256 bytes: cut at a
+    character's edge, the whole length and its hash after it."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    tail = " [cut: %d bytes, fnv %012x]" % (len(raw), fnv48(text))
+    keep = limit - len(tail)
+    while keep > 0 and (raw[keep] & 0xC0) == 0x80:
+        keep -= 1
+    return raw[:keep].decode("utf-8") + tail
+
+
+def check_pytest_benchmark_public(db, d, solbook, dbp):
+    """A pytest-benchmark file another project committed (zuka011/Trajax's
+    .benchmarks/ baseline, the README names the commit): every benchmark's
+    statistics, count, unit, parameters and provenance against the file."""
+    path = os.path.join(d, "pytest_benchmark_trajax.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    benches = doc["benchmarks"]
+    expect("pytest-benchmark-public", len(runs) == len(benches) == 2, "%d runs, %d benchmarks" % (len(runs), len(benches)))
+    cut = 0
+    for row, b in enumerate(benches):
+        run, st = runs.get(row), b["stats"]
+        if run is None:
+            expect("pytest-benchmark-public", False, "%s: no run" % b["name"])
+            continue
+        t = run["timing"]
+        expect("pytest-benchmark-public", run["status"] == "passed" and t["unit"] == "ms", "%s: %s, unit %s" % (b["name"], run["status"], t["unit"]))
+        if "data" in st:
+            got = [v for rep in t["samples"] for v in rep]
+            expect("pytest-benchmark-public", got == [x * 1e3 for x in st["data"]], "%s: samples are not stats.data x 1e3" % b["name"])
+        else:
+            # the baseline was saved without --benchmark-save-data: the
+            # summary is all there is, and no samples are made up
+            stats = t["stats"]
+            want = {"mean": st["mean"] * 1e3, "median": st["median"] * 1e3, "min": st["min"] * 1e3,
+                    "max": st["max"] * 1e3, "stdev": st["stddev"] * 1e3, "count": st["rounds"],
+                    "rel_noise": st["stddev"] / st["mean"]}
+            for k, v in want.items():
+                expect("pytest-benchmark-public", stats.get(k) == v, "%s: %s %r, the file %r" % (b["name"], k, stats.get(k), v))
+            expect("pytest-benchmark-public", t["quantiles_only"] is True and "samples" not in t, "%s: samples without stats.data" % b["name"])
+        cfg = run["config"]
+        expect("pytest-benchmark-public", cfg["op"] == b["name"].split("[")[0] and cfg["params"].get("group") == b["group"],
+               "%s: op %s, group %s" % (b["name"], cfg["op"], cfg["params"].get("group")))
+        for k, v in b["params"].items():
+            want = fitted(v) if isinstance(v, str) else v
+            cut += want != v
+            expect("pytest-benchmark-public", cfg["params"].get(k) == want, "%s: params.%s %r" % (b["name"], k, str(cfg["params"].get(k))[:80]))
+        expect("pytest-benchmark-public", cfg["run_params"] == {"calls_per_sample": st["iterations"], "timer": b["options"]["timer"],
+                                                                "disable_gc": b["options"]["disable_gc"]},
+               "%s: run_params %s" % (b["name"], cfg["run_params"]))
+        prov, ci, mi = run["provenance"], doc["commit_info"], doc["machine_info"]
+        expect("pytest-benchmark-public", prov["git"] == {"sha": ci["id"], "dirty": ci["dirty"], "branch": ci["branch"]}
+               and prov["tool"]["version"] == doc["version"] and prov["host"]["hostname"] == mi["node"]
+               and prov["host"]["cpu"] == mi["cpu"]["brand_raw"] and prov["device"]["sm_count"] == mi["cpu"]["count"]
+               and prov["host"]["os"] == "%s %s" % (mi["system"], mi["release"]),
+               "%s: provenance %s" % (b["name"], prov))
+    print("ok: pytest-benchmark (public): %s: %d benchmarks (%s), each one's mean, median, min, max, stddev and rounds x 1e3 "
+          "as the file holds them, unit ms, no samples made up; params, %d of them cut at 256 bytes with their hash; commit, "
+          "host and version" % (os.path.basename(path), len(benches), doc["commit_info"]["project"], cut))
+    rid = db.execute("SELECT id FROM runs WHERE source_path = ?", (path + ":0",)).fetchone()[0]
+    expect("pytest-benchmark-public", show_doc(solbook, dbp, rid)["timing"] == runs[0]["timing"], "run %d: show prints another timing" % rid)
+
+
+def check_hyperfine_public(db, d, solbook, dbp):
+    """A hyperfine --export-json file another project committed
+    (three-em/3em's tools/benchmarks/results.json): every command's times,
+    statistics, user and system time and exit codes against the file."""
+    path = os.path.join(d, "hyperfine_3em_results.json")
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    res = doc["results"]
+    expect("hyperfine-public", len(runs) == len(res) == 5, "%d runs, %d results" % (len(runs), len(res)))
+    samples = 0
+    for row, r in enumerate(res):
+        run = runs.get(row)
+        if run is None:
+            expect("hyperfine-public", False, "%s: no run" % r["command"])
+            continue
+        t, stats = run["timing"], run["timing"]["stats"]
+        got = [v for rep in t["samples"] for v in rep]
+        expect("hyperfine-public", t["unit"] == "ms" and got == [x * 1e3 for x in r["times"]], "%s: samples are not times x 1e3" % r["command"])
+        samples += len(got)
+        expect("hyperfine-public", stats["count"] == len(r["times"]) and stats["min"] == r["min"] * 1e3 and stats["max"] == r["max"] * 1e3,
+               "%s: count %s, min %r, max %r" % (r["command"], stats["count"], stats["min"], stats["max"]))
+        for k, f in (("mean", "mean"), ("median", "median"), ("stdev", "stddev")):
+            expect("hyperfine-public", close(stats[k], r[f] * 1e3), "%s: %s %r, hyperfine's %r" % (r["command"], k, stats[k], r[f] * 1e3))
+        rp = run["config"]["run_params"]
+        codes = set(r["exit_codes"])
+        expect("hyperfine-public", rp.get("user_ms") == r["user"] * 1e3 and rp.get("system_ms") == r["system"] * 1e3
+               and len(codes) == 1 and rp.get("exit_code") == codes.pop(),
+               "%s: run_params %s" % (r["command"], rp))
+        expect("hyperfine-public", run["status"] == "passed" and run["notes"].startswith('hyperfine command "%s"' % r["command"]),
+               "%s: %s, notes %s" % (r["command"], run["status"], run["notes"][:80]))
+    print("ok: hyperfine (public): %s: %d commands, %d times x 1e3 exactly, min and max exactly, mean, median and stddev "
+          "to 1e-12 of hyperfine's, user and system time, exit codes" % (os.path.basename(path), len(res), samples))
+    rid = db.execute("SELECT id FROM runs WHERE source_path = ?", (path + ":0",)).fetchone()[0]
+    expect("hyperfine-public", show_doc(solbook, dbp, rid)["timing"] == runs[0]["timing"], "run %d: show prints another timing" % rid)
+
+
+ASV_PUBLIC = os.path.join("asv_versioned_hdf5", "results", "cirun-quansight--versioned-hdf5-benchmarks-08e7541",
+                          "66de42fa-virtualenv-py3.11.json")
+
+
+def check_asv_public(db, d, solbook, dbp):
+    """asv results versioned-hdf5's benchmark runs committed
+    (Quansight/versioned-hdf5-benchmarks, the README names the commit), with
+    the machine.json beside them and the benchmarks.json above: every
+    combination of every benchmark, its samples or its failure, against
+    the file."""
+    path = os.path.join(d, ASV_PUBLIC)
+    doc, runs = json.load(open(path)), runs_of(db, path)
+    machine = json.load(open(os.path.join(os.path.dirname(path), "machine.json")))
+    names = json.load(open(os.path.join(d, "asv_versioned_hdf5", "results", "benchmarks.json")))
+    col = {c: i for i, c in enumerate(doc["result_columns"])}
+    by_note = {}
+    for run in runs.values():
+        m = re.match(r'asv benchmark "([^"]+)", parameter combination (\d+) of (\d+)', run["notes"])
+        by_note[(m.group(1), int(m.group(2)) - 1)] = run
+    combos = timed = failed = 0
+    for name, entry in doc["results"].items():
+        get = lambda c: entry[col[c]] if col[c] < len(entry) else None
+        params = get("params")
+        product = [[]]
+        for values in params:
+            product = [p + [v] for p in product for v in values]
+        for c, values in enumerate(product):
+            combos += 1
+            run = by_note.get((name, c))
+            where = "%s combination %d" % (name, c + 1)
+            if run is None:
+                expect("asv-public", False, "%s: no run" % where)
+                continue
+            given = dict(zip(names[name]["param_names"], values))
+            expect("asv-public", all(run["config"]["shape"].get(k) == int(v) for k, v in given.items()),
+                   "%s: shape %s, asv's %s" % (where, run["config"]["shape"], given))
+            expect("asv-public", run["config"]["run_params"].get("benchmark_version") == get("version")
+                   and run["config"]["run_params"].get("env") == doc["env_name"]
+                   and run["provenance"]["git"]["sha"] == doc["commit_hash"]
+                   and run["provenance"]["host"] == {"hostname": machine["machine"], "os": machine["os"], "cpu": machine["cpu"]}
+                   and run["provenance"]["device"]["sm_count"] == int(machine["num_cpu"]),
+                   "%s: version, env, commit or host %s" % (where, run["provenance"]["host"]))
+            result = get("result")
+            if result is None or result[c] is None:
+                # asv wrote null: the benchmark failed for this combination
+                expect("asv-public", run["status"] == "skipped" and "timing" not in run
+                       and run["reason"] == "imported: asv recorded no result for this parameter combination",
+                       "%s: null result stored as %s" % (where, run["status"]))
+                failed += 1
+                continue
+            t, stats = run["timing"], run["timing"]["stats"]
+            smp = get("samples")[c]
+            got = [v for rep in t["samples"] for v in rep]
+            expect("asv-public", run["status"] == "passed" and t["unit"] == "ms" and got == [x * 1e3 for x in smp],
+                   "%s: samples are not asv's x 1e3" % where)
+            # asv's result is the median of these samples, which solbook
+            # computes again
+            expect("asv-public", stats["count"] == len(smp) == get("stats_repeat")[c] and close(stats["median"], result[c] * 1e3)
+                   and stats["min"] == min(smp) * 1e3 and stats["max"] == max(smp) * 1e3,
+                   "%s: count %s, median %r, asv's %r" % (where, stats["count"], stats["median"], result[c] * 1e3))
+            expect("asv-public", run["config"]["run_params"].get("calls_per_sample") == get("stats_number")[c],
+                   "%s: calls_per_sample %s" % (where, run["config"]["run_params"].get("calls_per_sample")))
+            timed += 1
+    expect("asv-public", len(runs) == combos == 24, "%d runs, %d combinations" % (len(runs), combos))
+    print("ok: asv (public): %s: %d benchmarks, %d combinations: %d timed, each one's samples x 1e3 exactly, repeat count, "
+          "min and max, median to 1e-12 of asv's result; %d that asv wrote null (failed) stored skipped; parameter "
+          "names from benchmarks.json, host from machine.json" % (os.path.basename(path), len(doc["results"]), combos, timed, failed))
+
+
 # file name in DIR3 -> its check
 PUBLIC = {"nvbench_axes_quadro.json": check_nvbench_public, "liger_all_benchmark_data.csv": check_liger_public,
-          "nsys_kern_sum_polyfhe_phantom_L36.csv": check_nsys_public}
+          "nsys_kern_sum_polyfhe_phantom_L36.csv": check_nsys_public,
+          "pytest_benchmark_trajax.json": check_pytest_benchmark_public,
+          "hyperfine_3em_results.json": check_hyperfine_public, ASV_PUBLIC: check_asv_public}
 
 
 # the DIR3 files ingest reads itself; the nsys summary attaches to a run
-INGESTED = ("nvbench_axes_quadro.json", "liger_all_benchmark_data.csv")
+INGESTED = ("nvbench_axes_quadro.json", "liger_all_benchmark_data.csv", "pytest_benchmark_trajax.json",
+            "hyperfine_3em_results.json", ASV_PUBLIC)
 
 
 def main():

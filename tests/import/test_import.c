@@ -1208,6 +1208,121 @@ static void test_asv_param_names(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* asv writes a null "result" for a benchmark that failed for every
+ * combination (as versioned-hdf5's benchmarks did where their setup
+ * raised): each combination is stored as a skipped run, and the
+ * benchmarks beside it are imported as usual. */
+static void test_asv_null_result(void **state)
+{
+    fixture *f = *state;
+    char top[] = "/tmp/solbook-test-asv-null-XXXXXX";
+    assert_non_null(mkdtemp(top));
+    char dir[600], path[700];
+    snprintf(dir, sizeof dir, "%s/results/box", top);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/0123abcd-virtualenv-py3.11.json", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("{\"commit_hash\": \"0123abcd0123abcd0123abcd0123abcd0123abcd\", \"env_name\": \"virtualenv-py3.11\", "
+          "\"date\": 1729957230000, \"params\": {\"machine\": \"box\", \"python\": \"3.11\"}, \"python\": \"3.11\", "
+          "\"requirements\": {}, \"env_vars\": {}, \"result_columns\": [\"result\", \"params\", \"version\", "
+          "\"started_at\", \"duration\", \"stats_number\", \"stats_repeat\", \"samples\"], \"results\": {"
+          "\"d.TimeDel.time_delete\": [null, [[\"10\", \"30\", \"50\"]], \"v1\", 1730160963546, 0.16982], "
+          "\"m.time_resize\": [null, [], \"v2\", 1730161004441, 0.059752], "
+          "\"h.time_get\": [[0.25], [], \"v3\", 1730161004501, 0.5, [1], [3], [[0.5, 0.25, 0.125]]]}, "
+          "\"durations\": {}, \"version\": 2}", fp);
+    fclose(fp);
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 5);
+    /* one skipped run a combination: n = 10, 30, 50, and the benchmark
+     * without params */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE status = 'skipped' AND "
+                                  "reason = 'imported: asv recorded no result for this parameter combination'"), 4);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE status = 'skipped' AND "
+                                  "json_extract(raw_json, '$.config.shape.param1') IN (10, 30, 50)"), 3);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.timing') IS NOT NULL "
+                                  "AND status = 'skipped'"), 0);
+    /* the benchmark that ran: its three samples, median 250 ms */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE status = 'passed' AND "
+                                  "json_extract(raw_json, '$.timing.stats.median') = 250.0 AND "
+                                  "json_extract(raw_json, '$.timing.stats.count') = 3"), 1);
+    /* a "result" that is neither a list nor null still refuses the file */
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("{\"commit_hash\": \"0123abcd0123abcd0123abcd0123abcd0123abcd\", \"date\": 1729957230000, "
+          "\"params\": {\"machine\": \"box\"}, \"result_columns\": [\"result\", \"params\"], "
+          "\"results\": {\"h.time_get\": [0.25, []]}, \"version\": 2}", fp);
+    fclose(fp);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, NULL, NULL, &err), SB_ERR);
+    expect_error(&err, "benchmark entry without \"result\" and \"params\" lists");
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 5);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A case parameter longer than the schema allows (a params value of 256
+ * characters, a shape or params name of 64) is cut with a hash of the whole
+ * text, not refused: pytest-benchmark writes an object it cannot serialise
+ * as "UNSERIALIZABLE[" and its whole repr (4165 bytes in Trajax's
+ * committed results). Two values that share their first 300 bytes stay
+ * two cases; a cut never splits a UTF-8 character. */
+static void test_long_case_params(void **state)
+{
+    fixture *f = *state;
+    char path[] = "/tmp/solbook-test-long-params-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    char common[301];
+    memset(common, 'x', 300);
+    common[300] = '\0';
+    /* 220 bytes, then "é" (2 bytes) across byte 221, where the cut of this
+     * value falls (256 bytes less its 35-byte tail) */
+    char accented[600];
+    memset(accented, 'a', 220);
+    snprintf(accented + 220, sizeof accented - 220, "\xc3\xa9%s", common);
+    const char *longname = "a_parameter_name_that_is_longer_than_the_sixty_four_characters_allowed";
+    fprintf(fp, "{\"datetime\": \"2025-12-19T11:34:06.634787+00:00\", \"version\": \"5.2.3\", \"benchmarks\": [");
+    for (int k = 0; k < 2; k++)
+        fprintf(fp, "%s{\"name\": \"test_step[%d]\", \"group\": null, \"params\": {\"cfg\": \"UNSERIALIZABLE[%s%c]\", "
+                    "\"acc\": \"%s\", \"nested\": {\"list\": \"%s\"}, \"%s\": 7, \"%s_text\": \"t\"}, "
+                    "\"stats\": {\"median\": 0.5, \"mean\": 0.5, \"rounds\": 3}}",
+                k ? ", " : "", k, common, 'A' + k, accented, common, longname, longname);
+    fputs("]}", fp);
+    fclose(fp);
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, "pytest-benchmark-json", NULL, &err), SB_OK);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs"), 2);
+    /* each value at most 256 characters, its start kept, the whole length
+     * and a hash after it */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(DISTINCT json_extract(raw_json, '$.config.params.cfg')) FROM runs"), 2);
+    assert_int_equal(q_int(f->db, "SELECT MAX(length(json_extract(raw_json, '$.config.params.cfg'))) FROM runs"), 256);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.params.cfg') "
+                                  "GLOB 'UNSERIALIZABLE[[]xxx*x [[]cut: 317 bytes, fnv [0-9a-f][0-9a-f]*]'"), 2);
+    /* the cut steps back before the 2-byte character rather than split it */
+    assert_int_equal(q_int(f->db, "SELECT length(json_extract(raw_json, '$.config.params.acc')) FROM runs LIMIT 1"),
+                     220 + (int)strlen(" [cut: 522 bytes, fnv 000000000000]"));
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.params.acc') "
+                                  "GLOB 'aaa*a [[]cut: 522 bytes, fnv *]'"), 2);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE json_extract(raw_json, '$.config.params.nested') "
+                                  "GLOB '{\"list\":\"xxx*x [[]cut: 311 bytes, fnv *]'"), 2);
+    /* names: 64 characters, ending in '_' and 12 hex digits; the integer
+     * one is a shape name, still an identifier */
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs, json_each(json_extract(raw_json, '$.config.shape')) "
+                                  "WHERE length(key) = 64 AND key GLOB 'a_parameter_name_that_is_longer_than_the_sixt"
+                                  "y_four_[0-9a-f]*' AND value = 7"), 2);
+    assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs, json_each(json_extract(raw_json, '$.config.params')) "
+                                  "WHERE length(key) = 64 AND key GLOB 'a_parameter_name_*' AND value = 't'"), 2);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1229,6 +1344,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_real_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_asv_param_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asv_null_result, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_case_params, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
