@@ -504,11 +504,19 @@ static void fit_text(const char *text, size_t limit, int is_name, char *out, siz
     char tail[80];
     int tn = is_name ? snprintf(tail, sizeof tail, "_%012llx", h)
                      : snprintf(tail, sizeof tail, " [cut: %zu bytes, fnv %012llx]", n, h);
-    size_t keep = limit - (size_t)tn;
+    size_t tl = tn > 0 ? (size_t)tn : 0;
+    if (tl >= sizeof tail)
+        tl = sizeof tail - 1;
+    size_t room = (limit < size ? limit : size - 1);
+    size_t keep = room > tl ? room - tl : 0;
     /* back to the first byte of a UTF-8 character */
     while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
         keep--;
-    snprintf(out, size, "%.*s%s", (int)keep, text, tail);
+    if (keep + tl >= size) /* a tail longer than out: only what fits */
+        tl = size - 1 - keep;
+    memcpy(out, text, keep);
+    memcpy(out + keep, tail, tl);
+    out[keep + tl] = '\0';
 }
 
 void sb_import_case_params(json_t *given, json_t *shape, json_t *params, const char **dtype)
