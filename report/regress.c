@@ -1816,7 +1816,7 @@ static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err
         if (!out->v || !sr.keys)
             rc = sb_error_set(err, NULL, NULL, "out of memory");
     }
-    if (rc == SB_OK)
+    if (rc == SB_OK && ng) /* no groups stored: g may be NULL */
         qsort(g, ng, sizeof *g, cmp_group_rec);
     if (rc == SB_OK)
         rc = sb_rg_steps_reader_open(db, &rd, err);
