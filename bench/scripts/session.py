@@ -49,6 +49,13 @@ The protocol (docs/SESSIONS.md says why each part is there):
   the same code measured twice, for the noise of a paired ratio. The
   copies are ordered copy-major (A0 B0 C0 A1 B1 C1), so rotated rounds
   never run a copy right after its twin.
+- --fresh-inputs gives every turn new buffers (the same values) behind a
+  pad of random size, so that no copy keeps one placement in device memory
+  for the whole session: A/A copies whose times differ by a fixed amount in
+  every round (Hugging Face's LayerNorm forward, 3-13% on one H100) tell a
+  placement bias from a code difference this way. protocol.input_sets is
+  then the rounds (a protocol of its own); torch.compile's compiled
+  function is kept, so no turn recompiles.
 - session.id, session.rounds, session.order, session.copy,
   session.timing_method and session.check go into every result; the GPU's
   UUID is in provenance.gpu.
@@ -258,8 +265,10 @@ def load_quack(t):
             "version": version}, None
 
 
-def torch_launcher(t, c, provider, liger, quack):
-    """launch() of a Python provider on Case c (torch_ops's run_case)."""
+def torch_launcher(t, c, provider, liger, quack, compiled=None):
+    """launch() of a Python provider on Case c (torch_ops's run_case);
+    `compiled` is torch.compile's function from an earlier launcher of the
+    same case, reused so that new buffers do not compile again."""
     f = c.fn()
     if provider == "quack":
         if c.op == "layernorm":
@@ -271,7 +280,7 @@ def torch_launcher(t, c, provider, liger, quack):
             # the backward is timed by replaying a retained graph, which a
             # compiled backward that donates its saved buffers refuses
             t._functorch.config.donated_buffer = False
-        g = t.compile(f, dynamic=False)
+        g = compiled or t.compile(f, dynamic=False)
     elif provider == "liger":
         g = c.liger_fn(liger, {})
     elif provider == "liger-fp32-accum":
@@ -298,7 +307,24 @@ def torch_launcher(t, c, provider, liger, quack):
 
     if c.mode == "bwd":
         retained["outs"] = as_tuple(g(*c.inputs))
+    launch.compiled = g if provider == "torch-compile" else None
     return launch
+
+
+def reallocate(t, a, lib, liger, quack, e, placer):
+    """--fresh-inputs: new buffers for entry e, with the same values, placed
+    behind a pad of random size. The new buffers are allocated before the
+    old ones are freed, so the caching allocator cannot hand the old place
+    back."""
+    old = e.case
+    pad = t.empty(placer.randrange(1, 4096) * 4096, dtype=t.uint8, device=old.dev)
+    c = ops.Case(t, old.op, old.mode, old.dtype, old.shape, a.seed, old.dev)
+    del c.ref_inputs, c.ref_grads
+    if e.provider == "fused":
+        launch, _ = fused_launcher(t, lib, c, "fp32" if c.op == "flce" else None)
+    else:
+        launch = torch_launcher(t, c, e.provider, liger, quack, getattr(e.launch, "compiled", None))
+    e.case, e.launch, e.pad = c, launch, pad
 
 
 def provider_config(provider, op):
@@ -326,6 +352,7 @@ class Entry:
         self.kernel, self.call, self.timeouts = [], [], 0
         self.hold_cycles = 0
         self.call_ms = 0.0
+        self.pad = None
 
 
 def run_case(t, a, tol, prov, lib, liger, quack, suite, op, mode, dtype, shape, session):
@@ -422,6 +449,7 @@ def run_case(t, a, tol, prov, lib, liger, quack, suite, op, mode, dtype, shape, 
     # copy) keeps the same predecessor from round to round: the turn before
     # leaves the L2 and the allocator in its own state
     shuffler = random.Random("%d:%s:%s:%s:%s" % (a.seed, op, mode, dtype, shape))
+    placer = random.Random("place:%d:%s:%s:%s:%s" % (a.seed, op, mode, dtype, shape))
     for r in range(a.rounds):
         if a.order == "shuffle":
             order = shuffler.sample(timed, len(timed))
@@ -430,6 +458,8 @@ def run_case(t, a, tol, prov, lib, liger, quack, suite, op, mode, dtype, shape, 
             order = timed[k:] + timed[:k]
         order_log.append([("%s#%d" % (e.provider, e.copy)) if a.aa else e.provider for e in order])
         for e in order:
+            if a.fresh_inputs:
+                reallocate(t, a, lib, liger, quack, e, placer)
             e.launch()
             t.cuda.synchronize(dev)
             per, to = ops.timed_calls(t, dev, e.launch, iters, 1, e.hold_cycles)
@@ -443,7 +473,7 @@ def run_case(t, a, tol, prov, lib, liger, quack, suite, op, mode, dtype, shape, 
     for e in entries:
         write_result(t, a, prov, suite, op, mode, dtype, shape, session, e, order_log, started, finished, iters)
     for e in entries:
-        e.launch = e.case = None
+        e.launch = e.case = e.pad = None
     t.cuda.empty_cache()
     return ok
 
@@ -523,7 +553,8 @@ def write_result(t, a, prov, suite, op, mode, dtype, shape, session, e, order_lo
                    "backend": "cuda" if e.provider == "fused" else "torch", "dtype": dtype,
                    "shape": dict(shape), "params": params, "run_params": run_params},
         "protocol": {"timer": "cuda-event", "warmup_iters": a.warmup, "warmup_ms": None, "iters": iters,
-                     "repeats": a.rounds, "l2": "warm", "input_sets": 1, "graph": False,
+                     "repeats": a.rounds, "l2": "warm",
+                     "input_sets": a.rounds if a.fresh_inputs else 1, "graph": False,
                      "launch_hold": "blocking-kernel"},
         "session": {"id": session["id"], "rounds": a.rounds, "copy": e.copy, "order": order_log,
                     "providers": session["providers"], "timing_method": TIMING_METHOD,
@@ -619,6 +650,8 @@ def main():
     ap.add_argument("--build-order", choices=("forward", "reverse"), default="forward",
                     help="the order providers (and copies) are built in, and so allocate their tensors")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--fresh-inputs", action="store_true",
+                    help="new buffers (the same values) every turn, behind a pad of random size")
     ap.add_argument("--check-rows", type=int, default=32)
     ap.add_argument("--suite", default=None)
     ap.add_argument("--lib", default=None, help="libsbk_fused.so (default: next to solbench)")
