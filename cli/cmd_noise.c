@@ -23,6 +23,8 @@ static const char *const noise_usage[] = {
     "    the same GPU, each side's round medians, Mann-Whitney at --alpha and",
     "    --unpaired-threshold;",
     "  two cards of one SKU: the same across two GPUs of one SKU.",
+    "Runs are compared only under one timing method, check and protocol of inputs",
+    "(session.py --fresh-inputs is a protocol of its own).",
     "For each: the comparisons, how many were flagged (a false alarm: nothing",
     "changed), the 50th, 95th and 99th percentiles of |ratio - 1|, and the power:",
     "the share of comparisons that say slower when one side's samples are made",

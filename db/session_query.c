@@ -16,7 +16,7 @@ static const char session_runs_sql[] =
     "       json_extract(r.raw_json, '$.memory.peak_absolute_bytes'),"
     "       json_extract(r.raw_json, '$.memory.peak_device_bytes'),"
     "       json_extract(r.raw_json, '$.timing.kernel.hold_timeouts'), c.suite, p.finished_at,"
-    "       r.samples_at, rs.rep_lengths, rs.value_ms"
+    "       r.samples_at, rs.rep_lengths, rs.value_ms, c.input_sets"
     "  FROM run_sessions s JOIN runs r ON r.id = s.run_id"
     "  LEFT JOIN run_samples rs ON rs.run_id = s.run_id"
     "  JOIN configs c ON c.run_id = s.run_id JOIN provenance p ON p.run_id = s.run_id"
@@ -40,6 +40,7 @@ static int row_read(sqlite3_stmt *st, sb_session_run *r)
     r->peak_absolute_bytes = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 21);
     r->peak_beyond_inputs_bytes = sqlite3_column_type(st, 22) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 22);
     r->hold_timeouts = sqlite3_column_type(st, 23) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 23);
+    r->input_sets = sqlite3_column_type(st, 29) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 29);
     r->suite = col_dup(st, 24);
     r->finished_at = col_dup(st, 25);
     if (!r->suite || (!r->finished_at && sqlite3_column_type(st, 25) != SQLITE_NULL)) {

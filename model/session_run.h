@@ -13,6 +13,10 @@ typedef struct sb_session_run {
     int64_t run_id;
     char *session_id;
     int copy, rounds;
+    /* protocol.input_sets: 1, or the rounds where every turn had buffers
+     * of its own (session.py --fresh-inputs); -1: not recorded. Runs of
+     * two protocols are never A/A comparisons of each other. */
+    int input_sets;
     char *timing_method, *check_version, *gpu_uuid; /* gpu_uuid may be NULL */
     char *status;                                   /* passed | failed | skipped */
     char *op, *mode, *dtype, *shape_key, *params_json, *provider;

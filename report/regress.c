@@ -493,7 +493,8 @@ static const run_ref *pick(const run_ref *refs, size_t n, size_t s, int s_other,
 /* The A/A change (sb_aa_change) of one case, provider and SKU on one
  * relation of cards, among the comparisons whose held launches held
  * (let_go 0) or those where a run's hold was let go (1); key is
- * "case_key\x1fprovider\x1fsku". Before aa_cases_fold, one entry per
+ * "case_key\x1fprovider\x1fsku\x1finput_sets" (buffers of its own each
+ * turn are a protocol of their own, with noise of its own). Before aa_cases_fold, one entry per
  * comparison with its |ratio - 1| in change. */
 typedef struct aa_case {
     char *key;
@@ -538,12 +539,12 @@ static int cmp_aa_case_change(const void *x, const void *y)
     return c ? c : (a->change > b->change) - (a->change < b->change);
 }
 
-static char *case_key_of(const char *case_key, const char *provider, const char *sku)
+static char *case_key_of(const char *case_key, const char *provider, const char *sku, long long input_sets)
 {
-    size_t n = strlen(case_key) + strlen(provider) + strlen(sku) + 3;
+    size_t n = strlen(case_key) + strlen(provider) + strlen(sku) + 24;
     char *k = malloc(n);
     if (k)
-        snprintf(k, n, "%s\x1f%s\x1f%s", case_key, provider, sku);
+        snprintf(k, n, "%s\x1f%s\x1f%s\x1f%lld", case_key, provider, sku, input_sets);
     return k;
 }
 
@@ -565,7 +566,7 @@ static int aa_cases_add(aa_noise *out, const sb_noise_report *nr, sb_error *err)
         if (!nv)
             return sb_error_set(err, NULL, NULL, "out of memory");
         out->cases = nv;
-        char *key = case_key_of(c->a->case_key, c->a->provider, c->a->sku);
+        char *key = case_key_of(c->a->case_key, c->a->provider, c->a->sku, c->a->input_sets);
         if (!key)
             return sb_error_set(err, NULL, NULL, "out of memory");
         nv[out->ncases++] = (aa_case){key, sb_noise_same_card(c->kind), c->let_go, c->change};
@@ -606,7 +607,7 @@ static int aa_cases_fold(aa_noise *a, sb_error *err)
  * go (let_go 1) or held (0); -1 when none was measured. */
 static double aa_case_change(const aa_noise *a, const sb_result *r, int same_card, int let_go)
 {
-    char *key = case_key_of(r->case_key, r->provider, r->sku);
+    char *key = case_key_of(r->case_key, r->provider, r->sku, r->input_sets);
     if (!key)
         return -1.0;
     aa_case want = {key, same_card, let_go, 0.0};

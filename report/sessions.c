@@ -696,11 +696,19 @@ int sb_noise_same_card(int kind)
     return kind == SB_NOISE_SESSION || kind == SB_NOISE_CARD;
 }
 
+static int aa_let_go(const aa_pair *v)
+{
+    return v->ra->hold_timeouts > 0 || v->rb->hold_timeouts > 0;
+}
+
 /* 1 when x and y are comparisons of one case, provider and SKU on the
- * same relation of cards (one card, or two) that share no session. */
+ * same relation of cards (one card, or two), under one protocol of
+ * inputs, both held or both with a hold let go (report/regress.c keys a
+ * series' A/A noise the same way), that share no session. */
 static int held_out_match(const aa_pair *x, const aa_pair *y)
 {
-    return sb_noise_same_card(x->kind) == sb_noise_same_card(y->kind) &&
+    return sb_noise_same_card(x->kind) == sb_noise_same_card(y->kind) && x->ra->input_sets == y->ra->input_sets &&
+           aa_let_go(x) == aa_let_go(y) &&
            same_str(x->ra->case_key, y->ra->case_key) && same_str(x->ra->provider, y->ra->provider) &&
            same_str(x->ra->sku, y->ra->sku) && !same_str(x->ra->session_id, y->ra->session_id) &&
            !same_str(x->ra->session_id, y->rb->session_id) && !same_str(x->rb->session_id, y->ra->session_id) &&
@@ -805,7 +813,7 @@ static int aa_keep(aa_pair **aa, size_t *naa, const aa_pair *v, sb_noise_report 
                                      .ratio = v->ratio,
                                      .spread_a = sb_relative_stdev(v->a, v->na),
                                      .spread_b = sb_relative_stdev(v->b, v->nb),
-                                     .let_go = v->ra->hold_timeouts > 0 || v->rb->hold_timeouts > 0,
+                                     .let_go = aa_let_go(v),
                                      .threshold = NAN};
     return SB_OK;
 }
@@ -826,7 +834,8 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
         for (size_t j = i + 1; j < runs->n && rc == SB_OK; j++) {
             const sb_session_run *b = &runs->v[j];
             if (!m.kernel[j] || !same_str(a->case_key, b->case_key) || !same_str(a->provider, b->provider) ||
-                !same_str(a->timing_method, b->timing_method) || !same_str(a->check_version, b->check_version))
+                !same_str(a->timing_method, b->timing_method) || !same_str(a->check_version, b->check_version) ||
+                a->input_sets != b->input_sets)
                 continue;
             if (same_str(a->session_id, b->session_id)) {
                 if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2) {

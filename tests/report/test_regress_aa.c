@@ -104,6 +104,7 @@ static void held_steps(const loaded *l, sb_result *a, sb_result *b)
     *a = step_run(0);
     *b = step_run(0);
     a->case_key = b->case_key = l->all.v[0].case_key;
+    a->input_sets = b->input_sets = l->all.v[0].input_sets;
 }
 
 /* The threshold of a held step of the stored case on one card. */
@@ -170,6 +171,14 @@ static void test_threshold_by_hold(void **state)
     a.hold_timeouts = b.hold_timeouts = -1;
     t = sb_rg_threshold(l.aa, &a, &b, 1, MIN_EFFECT, &from);
     assert_true(t > 0.0149 && t < 0.0151);
+    /* runs of another protocol of inputs (buffers of their own each
+     * turn) have no A/A of their case: the A/A runs kept theirs */
+    long long kept = a.input_sets;
+    a.input_sets = b.input_sets = kept + 9;
+    t = sb_rg_threshold(l.aa, &a, &b, 1, MIN_EFFECT, &from);
+    printf("held step of another protocol of inputs: threshold %.4f (%s)\n", t, sb_rg_threshold_from_name(from));
+    assert_int_not_equal(from, SB_RG_FROM_CASE_AA);
+    a.input_sets = b.input_sets = kept;
 
     unload(&l);
 }
