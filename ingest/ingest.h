@@ -65,9 +65,13 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
 /* What an ingest may hold in memory. The members of a tar archive are
  * all read before the first goes out (ingest_archive.h); their inflated
  * bytes are counted as they come, whatever the archive's headers claim,
- * and an archive past the member or held bound is refused with one line
- * naming ARCHIVE:MEMBER. A result document (a file of a directory, an
- * archive's NAME.json member, a JSON Lines line) larger than doc_bytes is
+ * and what the reader holds (the inflated tar, the members' buffers,
+ * their names and records) is counted as the heap bytes it takes, so
+ * that an archive of millions of empty members meets the held bound
+ * too (tests/hostile/parse_bombs.py); an archive past the member or
+ * held bound is refused with one line naming ARCHIVE:MEMBER. A result
+ * document (a file of a directory, an archive's NAME.json member, a JSON
+ * Lines line) larger than doc_bytes is
  * refused before it is parsed, in one line naming it (a file alone, a
  * member or line with its archive): a parsed tree takes up to
  * about 21 times its text (a long array of small numbers), and each CPU
