@@ -32,11 +32,11 @@ static const char *const ingest_usage[] = {
     "NAME.json members, with NAME.ncu.csv and NAME.nsys.csv members beside them), and",
     ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.",
     "A tar archive's members are all held in memory before the first is stored:",
-    "one member over --max-member-mb inflated, or members together (their",
-    "names counted with their bytes) over --max-held-mb, refuses the archive",
-    "in one line naming ARCHIVE:MEMBER. Directories' symbolic links that lead",
-    "out of the folder given are not followed; a sidecar that is a link",
-    "refuses its document.",
+    "one member over --max-member-mb inflated, or members together over",
+    "--max-held-mb (counted as the memory they take: bytes, names, records),",
+    "refuses the archive in one line naming ARCHIVE:MEMBER. Directories'",
+    "symbolic links that lead out of the folder given are not followed; a",
+    "sidecar that is a link (symbolic or hard) refuses its document.",
     "A result document (a file, a NAME.json member, a JSON Lines line) over",
     "--max-doc-mb is refused unparsed, in one line naming it (a member or line",
     "with its archive): parsed, a document takes up to about 21 times its size.",
@@ -206,7 +206,8 @@ int cmd_ingest(int argc, char **argv)
                    "refuse an archive with a member larger than this inflated (default 256)"),
         SB_OPT_INT(0, "max-held-mb", &held_mb, "MiB", 1, 65536,
                    "refuse a tar archive whose members together pass this inflated,\n"
-                   "names included (they are all held before any is stored; default 128)"),
+                   "names and records included, as the memory they take (they are all\n"
+                   "held before any is stored; default 128)"),
         SB_OPT_INT(0, "max-doc-mb", &doc_mb, "MiB", 1, 256,
                    "refuse a result document (file, archive member or JSON Lines line)\n"
                    "larger than this, before it is parsed (default 1; the largest\n"
