@@ -100,6 +100,11 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
 #define SB_INGEST_DOC_BYTES ((size_t)1 << 20)
 #define SB_INGEST_SIDECAR_BYTES ((size_t)32 << 20)
 #define SB_INGEST_SIDECAR_ROWS ((size_t)1000000)
+/* The rows every sidecar of one ingest stores together: the main job's
+ * 32 ncu profiles hold 36,300 values; 2,000,000 is 55 times that, 266
+ * ten-launch profiles of ncu's full set, two sidecars at the bound on
+ * one, and about 300 MB of database. */
+#define SB_INGEST_SIDECAR_ROWS_TOTAL ((size_t)2000000)
 typedef struct sb_ingest_limits {
     size_t member_bytes;  /* one member, inflated */
     size_t held_bytes;    /* every member held at once, inflated */
@@ -107,6 +112,13 @@ typedef struct sb_ingest_limits {
     size_t sidecar_bytes; /* one NAME.ncu.csv or NAME.nsys.csv */
     size_t sidecar_rows;  /* rows one sidecar stores: ncu metric values, nsys kernels */
 } sb_ingest_limits;
+
+/* The bound on the rows every sidecar this ingest stores takes together
+ * (0: SB_INGEST_SIDECAR_ROWS_TOTAL, the bound from sb_ingest_open on):
+ * a sidecar whose row would pass it is refused at that row as one over
+ * its own bound is, its rows taken back; what earlier sidecars stored
+ * stays. */
+void sb_ingest_set_sidecar_rows_total(sb_ingest *ing, size_t max_rows);
 
 /* Attaches an Nsight Systems CUDA kernel summary (nsys_csv.h: `nsys stats
  * --report cuda_gpu_kern_sum --format csv`) to a stored run: one row a
