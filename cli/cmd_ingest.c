@@ -32,11 +32,11 @@ static const char *const ingest_usage[] = {
     "NAME.json members, with NAME.ncu.csv and NAME.nsys.csv members beside them), and",
     ".jsonl, .jsonl.gz (one document a line); a member is named ARCHIVE:MEMBER.",
     "A tar archive's members are all held in memory before the first is stored:",
-    "one member over --max-member-mb inflated, or members together (their",
-    "names counted with their bytes) over --max-held-mb, refuses the archive",
-    "in one line naming ARCHIVE:MEMBER. Directories' symbolic links that lead",
-    "out of the folder given are not followed; a sidecar that is a link",
-    "refuses its document.",
+    "one member over --max-member-mb inflated, or members together over",
+    "--max-held-mb (counted as the memory they take: bytes, names, records),",
+    "refuses the archive in one line naming ARCHIVE:MEMBER. Directories'",
+    "symbolic links that lead out of the folder given are not followed; a",
+    "sidecar that is a link (symbolic or hard) refuses its document.",
     "A result document (a file, a NAME.json member, a JSON Lines line) over",
     "--max-doc-mb is refused unparsed, in one line naming it (a member or line",
     "with its archive): parsed, a document takes up to about 21 times its size.",
@@ -44,8 +44,9 @@ static const char *const ingest_usage[] = {
     "after its size was looked at. A sidecar over --max-sidecar-mb is refused",
     "with its document, in one line naming it; one within it is stored as it",
     "is read, so its rows cost no memory. A sidecar that would store more rows",
-    "than --max-sidecar-rows is refused with its document the same way, none",
-    "of its rows kept.",
+    "than --max-sidecar-rows, or take the rows of every sidecar of the ingest",
+    "past --max-sidecar-rows-total, is refused with its document the same way,",
+    "none of its rows kept.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
     "Each result run stored is held against its card's ceilings (docs/REPORTS.md,",
@@ -167,6 +168,7 @@ int cmd_ingest(int argc, char **argv)
     int member_mb = (int)(SB_INGEST_MEMBER_BYTES >> 20), held_mb = (int)(SB_INGEST_HELD_BYTES >> 20);
     int doc_mb = (int)(SB_INGEST_DOC_BYTES >> 20);
     int sidecar_mb = (int)(SB_INGEST_SIDECAR_BYTES >> 20), sidecar_rows = (int)SB_INGEST_SIDECAR_ROWS;
+    int sidecar_rows_total = (int)SB_INGEST_SIDECAR_ROWS_TOTAL;
     const sb_option options[] = {
         SB_OPT_STRING('d', "db", &db_path, "path",
                       "database (default: $SOLBOOK_DB, else ./solbook.db); created if missing"),
@@ -206,7 +208,8 @@ int cmd_ingest(int argc, char **argv)
                    "refuse an archive with a member larger than this inflated (default 256)"),
         SB_OPT_INT(0, "max-held-mb", &held_mb, "MiB", 1, 65536,
                    "refuse a tar archive whose members together pass this inflated,\n"
-                   "names included (they are all held before any is stored; default 128)"),
+                   "names and records included, as the memory they take (they are all\n"
+                   "held before any is stored; default 128)"),
         SB_OPT_INT(0, "max-doc-mb", &doc_mb, "MiB", 1, 256,
                    "refuse a result document (file, archive member or JSON Lines line)\n"
                    "larger than this, before it is parsed (default 1; the largest\n"
@@ -220,6 +223,10 @@ int cmd_ingest(int argc, char **argv)
                    "metric values, an nsys summary's kernels), with its document, its\n"
                    "rows taken back (default 1000000; the largest ncu CSV in examples/\n"
                    "holds 7510)"),
+        SB_OPT_INT(0, "max-sidecar-rows-total", &sidecar_rows_total, "N", 1, 1000000000,
+                   "refuse a sidecar whose rows would take those every sidecar of this\n"
+                   "ingest stores past this, with its document, its rows taken back\n"
+                   "(default 2000000; the 32 ncu profiles of examples/ hold 36300)"),
         SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
         SB_OPT_END(),
     };
@@ -289,6 +296,7 @@ int cmd_ingest(int argc, char **argv)
         sb_ingest_reading_free(reading);
         return 2;
     }
+    sb_ingest_set_sidecar_rows_total(ing, (size_t)sidecar_rows_total);
     if (implicit_new) {
         char cwd[4096];
         fprintf(stderr, "solbook ingest: no --db and no $SOLBOOK_DB: created a new database %s in %s\n", db_path,

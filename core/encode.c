@@ -175,26 +175,55 @@ void sb_enc_shell_comment(sb_buf *out, const char *s, size_t limit)
 
 void sb_enc_shell_arg(sb_buf *out, const char *s)
 {
-    int plain = *s != '\0';
-    for (const char *p = s; *p && plain; p++)
-        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                strchr("_.,=:/+-", *p);
+    int plain = *s != '\0', hidden = 0;
+    size_t len;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p += len) {
+        long cp = utf8_next(p, &len);
+        plain = plain && cp > 0 && cp < 0x80 &&
+                ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') ||
+                 strchr("_.,=:/+-", (int)cp));
+        hidden |= dangerous(cp);
+    }
     if (plain) {
         sb_buf_puts(out, s);
         return;
     }
-    sb_buf_putc(out, '\'');
-    const unsigned char *p = (const unsigned char *)s;
-    size_t len;
-    while (*p) {
+    if (!hidden) {
+        sb_buf_putc(out, '\'');
+        for (const char *p = s; *p; p++) {
+            if (*p == '\'')
+                sb_buf_puts(out, "'\\''");
+            else
+                sb_buf_putc(out, *p);
+        }
+        sb_buf_putc(out, '\'');
+        return;
+    }
+    /* A character that cannot stand in the script as it is (it would end
+     * the line, drive the terminal or reorder the text) is written as an
+     * escape inside $'...', which the shell reads back as the very bytes:
+     * in single quotes a visible escape would be another value. */
+    sb_buf_puts(out, "$'");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p += len) {
         long cp = utf8_next(p, &len);
-        if (cp == '\'')
-            sb_buf_puts(out, "'\\''");
-        else if (dangerous(cp))
-            put_escape(out, cp, *p);
-        else
+        char tmp[8];
+        if (cp == '\n')
+            sb_buf_puts(out, "\\n");
+        else if (cp == '\r')
+            sb_buf_puts(out, "\\r");
+        else if (cp == '\t')
+            sb_buf_puts(out, "\\t");
+        else if (cp == '\'' || cp == '\\') {
+            sb_buf_putc(out, '\\');
+            sb_buf_putc(out, (char)cp);
+        } else if (dangerous(cp)) {
+            for (size_t i = 0; i < len; i++) {
+                snprintf(tmp, sizeof tmp, "\\x%02X", p[i]);
+                sb_buf_puts(out, tmp);
+            }
+        } else {
             sb_buf_add(out, (const char *)p, len);
-        p += len;
+        }
     }
     sb_buf_putc(out, '\'');
 }
@@ -273,4 +302,9 @@ int sb_url_link_safe(const char *url)
               strchr("-._~:/?#@!$&*+,;=%", *c)))
             return 0;
     return 1;
+}
+
+const char *sb_shell_interpreter(const char *text)
+{
+    return strstr(text, "$'") ? "/usr/bin/env bash" : "/bin/sh";
 }

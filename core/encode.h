@@ -36,12 +36,20 @@ void sb_enc_terminal(sb_buf *out, const char *s, size_t limit);
  * so the comment cannot end early and nothing in it runs. */
 void sb_enc_shell_comment(sb_buf *out, const char *s, size_t limit);
 
-/* One shell word that sh reads back as s: as it is when s holds only
- * [A-Za-z0-9_.,=:/+-], otherwise in single quotes (a quote in s written as
- * '\''). The word stays on one line: control characters, which no option
- * value carries, are written in their visible escaped form inside the
- * quotes (the word is then not s, and cannot be mistaken for it). */
+/* One shell word that the shell reads back as exactly the bytes of s: as
+ * it is when s holds only [A-Za-z0-9_.,=:/+-], in single quotes (a quote
+ * in s written as '\'') when it holds no character that is written as
+ * an escape above, and otherwise as $'...' (bash, ksh, zsh and
+ * POSIX.1-2024 sh; not dash 0.5.12): \n \r \t, \' and \\ for a quote
+ * and a backslash, and \xHH for each byte of the other such characters
+ * (a bidi control is its UTF-8 bytes), so the word stays on one line and
+ * shows what it holds. A script that may hold such a word runs under
+ * bash (sb_shell_interpreter). */
 void sb_enc_shell_arg(sb_buf *out, const char *s);
+
+/* The interpreter a script of shell words needs: "/usr/bin/env bash" when
+ * text holds a $'...' word (or what looks like one), else "/bin/sh". */
+const char *sb_shell_interpreter(const char *text);
 
 /* The longest run of backticks that cmark-gfm and GitHub read as a code
  * span's delimiter; a longer run is text. */

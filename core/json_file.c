@@ -206,6 +206,11 @@ int sb_json_load_file(const char *path, json_t **out, sb_error *err)
 
 int sb_json_load_plain_file(const char *path, json_t **out, sb_error *err)
 {
+    return sb_json_load_plain_file_max(path, SB_JSON_MAX_BYTES, out, err);
+}
+
+int sb_json_load_plain_file_max(const char *path, size_t max, json_t **out, sb_error *err)
+{
     *out = NULL;
     /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
      * writer that never comes; O_NOFOLLOW: a link at the last name fails
@@ -231,13 +236,12 @@ int sb_json_load_plain_file(const char *path, json_t **out, sb_error *err)
     }
     char *buf = NULL;
     size_t cap = 0, len = 0;
-    if (read_fd_max(fd, path, SB_JSON_MAX_BYTES, &buf, &cap, &len, err) != SB_OK) {
+    if (read_fd_max(fd, path, max, &buf, &cap, &len, err) != SB_OK) {
         free(buf);
         return SB_ERR;
     }
-    int rc = len > SB_JSON_MAX_BYTES
-                 ? sb_error_set(err, path, NULL, "file is more than %u bytes: refused", SB_JSON_MAX_BYTES)
-                 : load_buffer(buf, len, path, 0, out, err);
+    int rc = len > max ? sb_error_set(err, path, NULL, "file is more than %zu bytes: refused", max)
+                       : load_buffer(buf, len, path, 0, out, err);
     free(buf);
     return rc;
 }

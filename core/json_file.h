@@ -34,6 +34,9 @@ int sb_json_load_file(const char *path, json_t **out, sb_error *err);
  * at the last name, a FIFO (whose opening would wait for a writer), a
  * socket or a device is refused unread, in one line naming it. */
 int sb_json_load_plain_file(const char *path, json_t **out, sb_error *err);
+/* The same for a file of at most max bytes (at most max + 1 are read);
+ * a larger one is refused unparsed. */
+int sb_json_load_plain_file_max(const char *path, size_t max, json_t **out, sb_error *err);
 
 /* The same rules, but any JSON value is accepted at the top level ("3",
  * "true", "null"): JSON Schema instances, and boolean schemas. */

@@ -14,6 +14,7 @@
 #include "json_file.h"
 #include "shape_key.h"
 #include "strbuf.h"
+#include "task_status.h"
 #include "term.h"
 
 static const char *str_at(json_t *o, const char *key)
@@ -157,22 +158,19 @@ static int classify(walk_ctx *w, const char *path, const char *name, const struc
 /* ------------------------------------------------------------ task records */
 
 /* A task record (solbook-task.json) seen in the walk: which run directory
- * it belongs to and which task of it. */
+ * it belongs to, and the record (its index and the run's cases). */
 typedef struct seen_task {
     char *run_dir;
-    long index;
-    json_t *cases; /* the record's "cases" (ids by index) */
+    sb_task_record rec;
 } seen_task;
 
-static const char *state_words(const char *state)
+static const char *state_words(sb_task_state state)
 {
-    if (strcmp(state, "failed") == 0)
+    if (state == SB_TASK_FAILED)
         return "failed";
-    if (strcmp(state, "cancelled") == 0)
+    if (state == SB_TASK_CANCELLED)
         return "cancelled (SIGTERM: scancel, the time limit or preemption)";
-    if (strcmp(state, "running") == 0)
-        return "running: still running, or stopped without a word (killed, node lost)";
-    return NULL;
+    return "running: still running, or stopped without a word (killed, node lost)";
 }
 
 static size_t count_files(const char *dir, int depth)
@@ -184,7 +182,7 @@ static size_t count_files(const char *dir, int depth)
     struct dirent *de;
     while ((de = readdir(d))) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-            strcmp(de->d_name, SB_GATHER_TASK_RECORD) == 0)
+            strcmp(de->d_name, SB_TASK_RECORD_FILE) == 0)
             continue;
         char path[4096];
         struct stat st;
@@ -196,33 +194,31 @@ static size_t count_files(const char *dir, int depth)
     return n;
 }
 
-/* Reads DIR/solbook-task.json. SB_OK with *done set when the task finished
- * (its files are gathered); otherwise the directory is one unfinished task,
- * added with its reason. */
+/* Reads DIR/solbook-task.json with the one reader of task records
+ * (task_status.h), as `submit --status` does. SB_OK with *done set when
+ * the task finished (its files are gathered); otherwise the directory is
+ * one unfinished task, added with its reason: a record that is refused,
+ * or is another case's (the task writes OUT/CASE_ID/solbook-task.json),
+ * keeps every file of its directory out. */
 static int task_record(walk_ctx *w, const char *dir, int *done)
 {
-    char path[4096], why[1600];
+    char path[4096], why[2048]; /* room for an error's where and msg */
     *done = 0;
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, SB_GATHER_TASK_RECORD) >= sizeof path)
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, SB_TASK_RECORD_FILE) >= sizeof path)
         return sb_error_set(w->err, dir, NULL, "path too long");
-    json_t *doc = NULL;
+    sb_task_record rec;
     sb_error e;
     sb_error_clear(&e);
     size_t files = count_files(dir, 0);
-    if (sb_json_load_plain_file(path, &doc, &e) != SB_OK) {
-        snprintf(why, sizeof why, "task record " SB_GATHER_TASK_RECORD " unreadable (%s); its %zu file%s are not stored", e.msg, files,
-                 files == 1 ? "" : "s");
-        return add(w, dir, SB_GATHER_UNFINISHED, NULL, why);
+    const char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : dir;
+    if (sb_task_record_read(path, &rec, &e) == SB_OK && strcmp(rec.case_id, base) != 0) {
+        sb_error_set(&e, path, NULL, "the record of case %s in the folder of another", rec.case_id);
+        sb_task_record_free(&rec);
     }
-    const char *state = str_at(doc, "state"), *cs = str_at(doc, "case"), *engine = str_at(doc, "engine"),
-               *job = str_at(doc, "job_id"), *host = str_at(doc, "host");
-    json_t *index = json_object_get(doc, "index"), *cases = json_object_get(doc, "cases");
-    json_t *status = json_object_get(doc, "exit_status");
-    if (!state || !cs || !engine || !job || !host || !json_is_integer(index) || !json_is_array(cases) ||
-        (strcmp(state, "done") != 0 && !state_words(state))) {
-        json_decref(doc);
-        snprintf(why, sizeof why, "task record " SB_GATHER_TASK_RECORD " lacks state, case, index, cases, engine, job_id "
-                 "or host; its %zu file%s are not stored", files, files == 1 ? "" : "s");
+    if (!rec.doc) {
+        snprintf(why, sizeof why, "task record " SB_TASK_RECORD_FILE " refused (%s%s%s); its %zu file%s are not stored",
+                 e.where, e.where[0] ? ": " : "", e.msg, files, files == 1 ? "" : "s");
         return add(w, dir, SB_GATHER_UNFINISHED, NULL, why);
     }
     /* Remember it, for the tasks of the run that left no record. */
@@ -230,35 +226,30 @@ static int task_record(walk_ctx *w, const char *dir, int *done)
         size_t nc = w->cap_tasks ? 2 * w->cap_tasks : 16;
         seen_task *v = realloc(w->tasks, nc * sizeof *v);
         if (!v) {
-            json_decref(doc);
+            sb_task_record_free(&rec);
             return sb_error_set(w->err, dir, NULL, "out of memory");
         }
         w->tasks = v;
         w->cap_tasks = nc;
     }
     seen_task *t = &w->tasks[w->n_tasks];
-    const char *slash = strrchr(dir, '/');
     t->run_dir = slash ? strndup(dir, (size_t)(slash - dir)) : strdup(".");
-    t->index = (long)json_integer_value(index);
-    t->cases = json_incref(cases);
+    t->rec = rec;
     if (!t->run_dir) {
-        json_decref(t->cases);
-        json_decref(doc);
+        sb_task_record_free(&t->rec);
         return sb_error_set(w->err, dir, NULL, "out of memory");
     }
     w->n_tasks++;
-    if (strcmp(state, "done") == 0) {
+    if (rec.state == SB_TASK_DONE) {
         *done = 1;
-        json_decref(doc);
         return SB_OK;
     }
     char status_text[40] = "";
-    if (json_is_integer(status))
-        snprintf(status_text, sizeof status_text, " with exit status %lld", (long long)json_integer_value(status));
-    snprintf(why, sizeof why, "task %ld (case %s) of %s job %s on %s: %s%s; its %zu file%s are not stored",
-             t->index, cs, engine, job, host, state_words(state), strcmp(state, "running") ? status_text : "", files,
+    if (rec.state != SB_TASK_RUNNING)
+        snprintf(status_text, sizeof status_text, " with exit status %d", rec.exit_status);
+    snprintf(why, sizeof why, "task %zu (case %s) of %s job %s on %s: %s%s; its %zu file%s are not stored",
+             rec.index, rec.case_id, rec.engine, rec.job_id, rec.host, state_words(rec.state), status_text, files,
              files == 1 ? "" : "s");
-    json_decref(doc);
     return add(w, dir, SB_GATHER_UNFINISHED, NULL, why);
 }
 
@@ -272,18 +263,18 @@ static int missing_tasks(walk_ctx *w)
             first = strcmp(w->tasks[k].run_dir, w->tasks[i].run_dir) != 0;
         if (!first)
             continue;
-        size_t n = json_array_size(w->tasks[i].cases);
+        size_t n = w->tasks[i].rec.n_cases;
         for (size_t c = 0; c < n; c++) {
             int seen = 0;
             for (size_t k = i; k < w->n_tasks && !seen; k++)
-                seen = w->tasks[k].index == (long)c && strcmp(w->tasks[k].run_dir, w->tasks[i].run_dir) == 0;
+                seen = w->tasks[k].rec.index == c && strcmp(w->tasks[k].run_dir, w->tasks[i].run_dir) == 0;
             if (seen)
                 continue;
-            const char *id = json_string_value(json_array_get(w->tasks[i].cases, c));
+            const char *id = sb_task_record_case_at(&w->tasks[i].rec, c);
             char path[4096], why[600];
-            snprintf(path, sizeof path, "%s/%s", w->tasks[i].run_dir, id ? id : "?");
+            snprintf(path, sizeof path, "%s/%s", w->tasks[i].run_dir, id);
             snprintf(why, sizeof why, "task %zu (case %s) left no record: not started yet, cancelled before it "
-                     "started, or lost with its node", c, id ? id : "?");
+                     "started, or lost with its node", c, id);
             if (add(w, path, SB_GATHER_UNFINISHED, NULL, why) != SB_OK)
                 return SB_ERR;
         }
@@ -303,7 +294,7 @@ static int walk(walk_ctx *w, const char *dir, int depth)
     int rc = sb_dir_read_names(d, dir, &names, &n, w->err);
     closedir(d);
     for (size_t i = 0; i < n && rc == SB_OK; i++)
-        if (strcmp(names[i], SB_GATHER_TASK_RECORD) == 0) {
+        if (strcmp(names[i], SB_TASK_RECORD_FILE) == 0) {
             int done = 0;
             rc = task_record(w, dir, &done);
             if (rc != SB_OK || !done) {
@@ -313,7 +304,7 @@ static int walk(walk_ctx *w, const char *dir, int depth)
         }
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         char path[4096];
-        if (strcmp(names[i], SB_GATHER_TASK_RECORD) == 0)
+        if (strcmp(names[i], SB_TASK_RECORD_FILE) == 0)
             continue;
         if (strcmp(names[i], SB_GATHER_SUPERSEDED) == 0) {
             char sup[4096];
@@ -389,7 +380,7 @@ int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_err
         if (rc != SB_OK) {
             for (size_t k = 0; k < w.n_tasks; k++) {
                 free(w.tasks[k].run_dir);
-                json_decref(w.tasks[k].cases);
+                sb_task_record_free(&w.tasks[k].rec);
             }
             free(w.tasks);
             sb_gather_free(out);
@@ -398,7 +389,7 @@ int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_err
     }
     for (size_t k = 0; k < w.n_tasks; k++) {
         free(w.tasks[k].run_dir);
-        json_decref(w.tasks[k].cases);
+        sb_task_record_free(&w.tasks[k].rec);
     }
     free(w.tasks);
     if (out->n)

@@ -46,9 +46,9 @@ typedef enum {
     SB_GATHER_UNFINISHED,
 } sb_gather_state;
 
-/* The task record a submitted case leaves in its directory, and where a
- * re-run keeps the attempts it replaces. */
-#define SB_GATHER_TASK_RECORD "solbook-task.json"
+/* Where a re-run keeps the attempts it replaces (the task record a
+ * submitted case leaves in its directory is task_status.h's
+ * SB_TASK_RECORD_FILE). */
 #define SB_GATHER_SUPERSEDED ".superseded"
 
 typedef struct sb_gather_file {

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gather.h"
 #include "isoweek.h"
 #include "json_file.h"
 
@@ -82,12 +81,11 @@ static int time_field(json_t *doc, const char *key, int null_ok, const char *pat
     return SB_OK;
 }
 
-/* Checks the parsed record doc at path, strictly, as the record of task i
- * of run r (solbook.fleet-task.v1, as the task script writes it: every
- * field, no other, each of its type, the state's exit status and end
- * time, and the run and case it names), and fills t from it. */
-static int check_record(json_t *doc, const char *path, const sb_task_records *r, size_t i, sb_task_status *t,
-                        sb_error *err)
+/* Checks the parsed record doc at path strictly as solbook.fleet-task.v1,
+ * as the task script writes it (every field, no other, each of its type,
+ * the case it names at its index in its cases, the state's exit status
+ * and end time), and fills t from it. */
+static int check_record(json_t *doc, const char *path, sb_task_record *t, sb_error *err)
 {
     const size_t n_keys = sizeof record_keys / sizeof *record_keys;
     if (!json_is_object(doc))
@@ -109,17 +107,11 @@ static int check_record(json_t *doc, const char *path, const sb_task_records *r,
         return SB_ERR;
     if (strcmp(schema, "solbook.fleet-task.v1") != 0)
         return bad_field(err, path, "schema", "not solbook.fleet-task.v1");
-    const sb_experiment *e = r->exp;
-    const char *exp = string_field(doc, "experiment", path, err), *arch = NULL, *run_id = NULL;
-    if (!exp || !(arch = string_field(doc, "arch", path, err)) || !(run_id = string_field(doc, "run_id", path, err)))
+    if (!(t->experiment = string_field(doc, "experiment", path, err)) ||
+        !(t->arch = string_field(doc, "arch", path, err)) || !(t->run_id = string_field(doc, "run_id", path, err)) ||
+        !(t->case_id = string_field(doc, "case", path, err)))
         return SB_ERR;
-    if (strcmp(exp, e->name) != 0 || strcmp(arch, r->arch) != 0 || strcmp(run_id, r->run_id) != 0)
-        return sb_error_set(err, path, NULL, "a task record of another run (not run %s of %s on %s)", r->run_id,
-                            e->name, r->arch);
     json_t *index = json_object_get(doc, "index"), *cases = json_object_get(doc, "cases");
-    const char *cs = string_field(doc, "case", path, err);
-    if (!cs)
-        return SB_ERR;
     if (!json_is_integer(index) || json_integer_value(index) < 0)
         return bad_field(err, path, "index", "not a task index (a whole number from 0)");
     if (!json_is_array(cases))
@@ -128,19 +120,19 @@ static int check_record(json_t *doc, const char *path, const sb_task_records *r,
     json_array_foreach(cases, ci, v)
         if (!json_is_string(v))
             return bad_field(err, path, "cases", "not a list of case ids");
-    json_t *listed = json_array_get(cases, (size_t)json_integer_value(index));
-    if ((size_t)json_integer_value(index) != i || strcmp(cs, e->cases[i].id) != 0 || !listed ||
-        strcmp(json_string_value(listed), cs) != 0)
-        return sb_error_set(err, path, NULL, "not the task record of case %zu (%s): index or case differ", i,
-                            e->cases[i].id);
-    const char *engine = string_field(doc, "engine", path, err), *job = NULL, *host = NULL;
-    if (!engine || !(job = string_field(doc, "job_id", path, err)) || !(host = string_field(doc, "host", path, err)))
+    t->index = (size_t)json_integer_value(index);
+    t->n_cases = json_array_size(cases);
+    json_t *listed = json_array_get(cases, t->index);
+    if (!listed || strcmp(json_string_value(listed), t->case_id) != 0)
+        return bad_field(err, path, "index", "not the index of its case in its cases");
+    if (!(t->engine = string_field(doc, "engine", path, err)) || !(t->job_id = string_field(doc, "job_id", path, err)) ||
+        !(t->host = string_field(doc, "host", path, err)))
         return SB_ERR;
-    if (strcmp(engine, "slurm") != 0 && strcmp(engine, "kubernetes") != 0)
+    if (strcmp(t->engine, "slurm") != 0 && strcmp(t->engine, "kubernetes") != 0)
         return bad_field(err, path, "engine", "neither slurm nor kubernetes");
-    if (!plain_name(job))
+    if (!plain_name(t->job_id))
         return bad_field(err, path, "job_id", "not a job id (A-Z, a-z, 0-9, '.', '_', '-')");
-    if (!plain_name(host))
+    if (!plain_name(t->host))
         return bad_field(err, path, "host", "not a host name (A-Z, a-z, 0-9, '.', '_', '-')");
     const char *state = string_field(doc, "state", path, err);
     if (!state)
@@ -170,61 +162,84 @@ static int check_record(json_t *doc, const char *path, const sb_task_records *r,
     if (running != json_is_null(json_object_get(doc, "finished_at")) || (!running && finished < started))
         return bad_field(err, path, "finished_at",
                          running ? "not null, as a running task's is" : "null or before started_at");
-    char exit_text[48] = "";
-    if (!running)
-        snprintf(exit_text, sizeof exit_text, ", exit status %lld", (long long)json_integer_value(status));
-    snprintf(t->detail, sizeof t->detail, "%s job %s, host %s, started %s%s", engine, job, host,
-             json_string_value(json_object_get(doc, "started_at")), exit_text);
+    t->started_at = json_string_value(json_object_get(doc, "started_at"));
+    t->exit_status = running ? -1 : (int)json_integer_value(status);
     t->state = states[s].state;
     return SB_OK;
 }
 
-/* Reads the record at path (at most TASK_RECORD_MAX_BYTES) into t. */
-static int read_record(const char *path, const sb_task_records *r, size_t i, sb_task_status *t, char **buf,
-                       size_t *cap, sb_error *err)
+int sb_task_record_read(const char *path, sb_task_record *out, sb_error *err)
 {
-    size_t len = 0;
-    if (sb_file_read_into_max(path, TASK_RECORD_MAX_BYTES, buf, cap, &len, err) != SB_OK)
-        return SB_ERR;
-    if (len > TASK_RECORD_MAX_BYTES)
-        return sb_error_set(err, path, NULL, "more than %d bytes: not a task record", TASK_RECORD_MAX_BYTES);
+    memset(out, 0, sizeof *out);
+    /* the task script writes a plain file: a link or a FIFO is some
+     * other thing, never followed or read (nor waited on) */
     json_t *doc;
-    if (sb_json_load_buffer(*buf, len, path, &doc, err) != SB_OK)
+    if (sb_json_load_plain_file_max(path, TASK_RECORD_MAX_BYTES, &doc, err) != SB_OK)
         return SB_ERR;
-    int rc = check_record(doc, path, r, i, t, err);
-    json_decref(doc);
+    /* the strings stay in doc, which the record holds until freed */
+    out->doc = doc;
+    if (check_record(doc, path, out, err) != SB_OK) {
+        sb_task_record_free(out);
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+const char *sb_task_record_case_at(const sb_task_record *t, size_t i)
+{
+    return json_string_value(json_array_get(json_object_get(t->doc, "cases"), i));
+}
+
+void sb_task_record_free(sb_task_record *t)
+{
+    json_decref(t->doc);
+    memset(t, 0, sizeof *t);
+}
+
+/* Reads the record at path as the record of task i of run r into t. */
+static int read_record(const char *path, const sb_task_records *r, size_t i, sb_task_status *t, sb_error *err)
+{
+    sb_task_record rec;
+    if (sb_task_record_read(path, &rec, err) != SB_OK)
+        return SB_ERR;
+    const sb_experiment *e = r->exp;
+    int rc = SB_OK;
+    if (strcmp(rec.experiment, e->name) != 0 || strcmp(rec.arch, r->arch) != 0 || strcmp(rec.run_id, r->run_id) != 0)
+        rc = sb_error_set(err, path, NULL, "a task record of another run (not run %s of %s on %s)", r->run_id,
+                          e->name, r->arch);
+    else if (rec.index != i || strcmp(rec.case_id, e->cases[i].id) != 0)
+        rc = sb_error_set(err, path, NULL, "not the task record of case %zu (%s): index or case differ", i,
+                          e->cases[i].id);
+    if (rc == SB_OK) {
+        char exit_text[48] = "";
+        if (rec.state != SB_TASK_RUNNING)
+            snprintf(exit_text, sizeof exit_text, ", exit status %d", rec.exit_status);
+        snprintf(t->detail, sizeof t->detail, "%s job %s, host %s, started %s%s", rec.engine, rec.job_id, rec.host,
+                 rec.started_at, exit_text);
+        t->state = rec.state;
+    }
+    sb_task_record_free(&rec);
     return rc;
 }
 
 int sb_task_status_from_records(sb_task_records *r, sb_task_status *out, sb_error *err)
 {
     const sb_experiment *e = r->exp;
-    char *buf = NULL;
-    size_t cap = 0;
     r->valid = r->refused = 0;
     for (size_t i = 0; i < e->n_cases; i++) {
         sb_task_status *t = &out[i];
         t->state = SB_TASK_NOT_STARTED;
         snprintf(t->detail, sizeof t->detail, "no task record");
         char path[4096];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", r->run_dir, e->cases[i].id, SB_GATHER_TASK_RECORD) >=
-            sizeof path) {
-            free(buf);
+        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", r->run_dir, e->cases[i].id, SB_TASK_RECORD_FILE) >=
+            sizeof path)
             return sb_error_set(err, r->run_dir, NULL, "path too long");
-        }
         struct stat st;
-        int listed = lstat(path, &st);
-        if (listed != 0 && errno == ENOENT)
+        if (lstat(path, &st) != 0 && errno == ENOENT)
             continue;
         sb_error bad;
         sb_error_clear(&bad);
-        /* the task script writes a plain file: a link or a FIFO is some
-         * other thing, never followed or read */
-        if (listed != 0)
-            sb_error_set(&bad, path, NULL, "cannot read: %s", strerror(errno));
-        else if (!S_ISREG(st.st_mode))
-            sb_error_set(&bad, path, NULL, "not a plain file: not read as a task record");
-        else if (read_record(path, r, i, t, &buf, &cap, &bad) == SB_OK) {
+        if (read_record(path, r, i, t, &bad) == SB_OK) {
             r->valid++;
             continue;
         }
@@ -235,7 +250,6 @@ int sb_task_status_from_records(sb_task_records *r, sb_task_status *out, sb_erro
         if (r->on_refused)
             r->on_refused(r->ctx, &bad);
     }
-    free(buf);
     return SB_OK;
 }
 

@@ -40,6 +40,33 @@ const char *sb_task_state_name(sb_task_state s);
  * may stand for a task that runs). */
 int sb_task_needs_rerun(const sb_task_status *s);
 
+/* The task record a submitted case leaves in its directory. */
+#define SB_TASK_RECORD_FILE "solbook-task.json"
+
+/* A task record (OUT/CASE_ID/solbook-task.json, solbook.fleet-task.v1) as
+ * the task script writes it. The one reader of task records: `submit
+ * --status` (sb_task_status_from_records) and `ingest --fleet`
+ * (gather.h) both read them through it. */
+typedef struct sb_task_record {
+    const char *experiment, *arch, *run_id, *case_id; /* the run and case it names */
+    const char *engine, *job_id, *host, *started_at;
+    size_t index;        /* its task's index: case_id is cases[index] */
+    size_t n_cases;      /* the run's cases, sb_task_record_case_at */
+    sb_task_state state; /* running, done, failed or cancelled */
+    int exit_status;     /* -1 while running */
+    void *doc;           /* the parsed record the strings lie in */
+} sb_task_record;
+
+/* Reads path strictly as a task record: a plain file (not a link, a FIFO
+ * or a device) of at most 64 KiB, strict JSON (json_file.h), every field
+ * and no other, each of its type, the case at its index in its cases,
+ * a job and host of [A-Za-z0-9._-], an exit status and end time that
+ * fit its state. One that is not is refused, err naming the file and
+ * the field. The record holds its strings until sb_task_record_free. */
+int sb_task_record_read(const char *path, sb_task_record *out, sb_error *err);
+const char *sb_task_record_case_at(const sb_task_record *r, size_t i);
+void sb_task_record_free(sb_task_record *r);
+
 /* Reading the task records of one run: what is asked, and what was found. */
 typedef struct sb_task_records {
     const char *run_dir;          /* ROOT/EXPERIMENT/ARCH/RUN_ID */
@@ -52,11 +79,10 @@ typedef struct sb_task_records {
 } sb_task_records;
 
 /* From the task records under r->run_dir, one status per case of r->exp
- * into out[r->exp->n_cases]. Each record is read strictly as a
- * solbook.fleet-task.v1 record (a plain file of at most 64 KiB, every
- * field and no other, each of its type) of this run and case; one that is
- * not is refused (r->on_refused), its task unknown, and the others are
- * read. SB_ERR only when the run directory's paths are too long. */
+ * into out[r->exp->n_cases]. Each record is read by sb_task_record_read
+ * and must be of this run and case; one that is not is refused
+ * (r->on_refused), its task unknown, and the others are read. SB_ERR
+ * only when the run directory's paths are too long. */
 int sb_task_status_from_records(sb_task_records *r, sb_task_status *out, sb_error *err);
 
 /* Merges squeue's lines "ARRAY_JOB_ID|ARRAY_TASK_ID|STATE" (squeue

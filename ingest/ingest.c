@@ -22,6 +22,8 @@ struct sb_ingest {
     sb_run_store *rs;
     sb_schema_set *schemas;
     int in_batch;
+    size_t sidecar_rows;     /* rows its sidecars stored so far */
+    size_t sidecar_rows_max; /* the bound on them */
     time_t now_sec;      /* the second now_text spells */
     char now_text[32];
 };
@@ -60,6 +62,7 @@ int sb_ingest_open(const char *db_path, const char *schemas_dir, sb_ingest **out
     if (!ing)
         return sb_error_set(err, db_path, NULL, "out of memory");
     ing->now_sec = (time_t)-1;
+    ing->sidecar_rows_max = SB_INGEST_SIDECAR_ROWS_TOTAL;
     if (sb_schema_set_load(schemas_dir, &ing->schemas, err) != SB_OK)
         goto fail;
     if (sb_db_open(db_path, SB_DB_WRITE, &ing->db, err) != SB_OK)
@@ -71,6 +74,11 @@ int sb_ingest_open(const char *db_path, const char *schemas_dir, sb_ingest **out
 fail:
     sb_ingest_close(ing);
     return SB_ERR;
+}
+
+void sb_ingest_set_sidecar_rows_total(sb_ingest *ing, size_t max_rows)
+{
+    ing->sidecar_rows_max = max_rows ? max_rows : SB_INGEST_SIDECAR_ROWS_TOTAL;
 }
 
 /* ---- transactions ---- */
@@ -236,14 +244,22 @@ typedef struct sidecar_sink {
 /* The bytes of a sidecar do not bound its rows (short cells hold millions
  * of values in a few MiB), so the rows are counted as they go in and the
  * one past the bound refuses the sidecar, every row before it taken back
- * with the savepoint. */
+ * with the savepoint. The rows of every sidecar of the ingest are counted
+ * too: an archive of k sidecars, each within the bound, would store k
+ * times it. */
 static int sidecar_rows_bound(const sidecar_sink *k, int nsys, sb_error *err)
 {
-    if ((size_t)k->rows < k->max_rows)
-        return SB_OK;
-    return sb_error_set(err, k->name, NULL, "%s sidecar holds more than %zu %s (--max-sidecar-rows %zu)",
-                        nsys ? "Nsight Systems" : "Nsight Compute", k->max_rows, nsys ? "kernels" : "metric values",
-                        k->max_rows);
+    const char *what = nsys ? "Nsight Systems" : "Nsight Compute";
+    if ((size_t)k->rows >= k->max_rows)
+        return sb_error_set(err, k->name, NULL, "%s sidecar holds more than %zu %s (--max-sidecar-rows %zu)",
+                            what, k->max_rows, nsys ? "kernels" : "metric values", k->max_rows);
+    size_t max = k->ing->sidecar_rows_max, done = k->ing->sidecar_rows;
+    if (done >= max || (size_t)k->rows >= max - done)
+        return sb_error_set(err, k->name, NULL,
+                            "%s sidecar: this ingest's sidecars would store more than %zu rows "
+                            "(--max-sidecar-rows-total %zu)",
+                            what, max, max);
+    return SB_OK;
 }
 
 static int store_profile_row(void *ctx, const sb_ncu_row *row, sb_error *err)
@@ -298,6 +314,8 @@ static int attach_text(sb_ingest *ing, long long run_id, int nsys, const char *c
             sb_error_set_file(err, name);
         ok = 0;
     }
+    if (ok)
+        ing->sidecar_rows += (size_t)k.rows;
     if (rows && ok)
         *rows = k.rows;
     return ok ? SB_OK : SB_ERR;

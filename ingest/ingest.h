@@ -65,9 +65,13 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
 /* What an ingest may hold in memory. The members of a tar archive are
  * all read before the first goes out (ingest_archive.h); their inflated
  * bytes are counted as they come, whatever the archive's headers claim,
- * and an archive past the member or held bound is refused with one line
- * naming ARCHIVE:MEMBER. A result document (a file of a directory, an
- * archive's NAME.json member, a JSON Lines line) larger than doc_bytes is
+ * and what the reader holds (the inflated tar, the members' buffers,
+ * their names and records) is counted as the heap bytes it takes, so
+ * that an archive of millions of empty members meets the held bound
+ * too (tests/hostile/parse_bombs.py); an archive past the member or
+ * held bound is refused with one line naming ARCHIVE:MEMBER. A result
+ * document (a file of a directory, an archive's NAME.json member, a JSON
+ * Lines line) larger than doc_bytes is
  * refused before it is parsed, in one line naming it (a file alone, a
  * member or line with its archive): a parsed tree takes up to
  * about 21 times its text (a long array of small numbers), and each CPU
@@ -96,6 +100,11 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
 #define SB_INGEST_DOC_BYTES ((size_t)1 << 20)
 #define SB_INGEST_SIDECAR_BYTES ((size_t)32 << 20)
 #define SB_INGEST_SIDECAR_ROWS ((size_t)1000000)
+/* The rows every sidecar of one ingest stores together: the main job's
+ * 32 ncu profiles hold 36,300 values; 2,000,000 is 55 times that, 266
+ * ten-launch profiles of ncu's full set, two sidecars at the bound on
+ * one, and about 300 MB of database. */
+#define SB_INGEST_SIDECAR_ROWS_TOTAL ((size_t)2000000)
 typedef struct sb_ingest_limits {
     size_t member_bytes;  /* one member, inflated */
     size_t held_bytes;    /* every member held at once, inflated */
@@ -103,6 +112,13 @@ typedef struct sb_ingest_limits {
     size_t sidecar_bytes; /* one NAME.ncu.csv or NAME.nsys.csv */
     size_t sidecar_rows;  /* rows one sidecar stores: ncu metric values, nsys kernels */
 } sb_ingest_limits;
+
+/* The bound on the rows every sidecar this ingest stores takes together
+ * (0: SB_INGEST_SIDECAR_ROWS_TOTAL, the bound from sb_ingest_open on):
+ * a sidecar whose row would pass it is refused at that row as one over
+ * its own bound is, its rows taken back; what earlier sidecars stored
+ * stays. */
+void sb_ingest_set_sidecar_rows_total(sb_ingest *ing, size_t max_rows);
 
 /* Attaches an Nsight Systems CUDA kernel summary (nsys_csv.h: `nsys stats
  * --report cuda_gpu_kern_sum --format csv`) to a stored run: one row a

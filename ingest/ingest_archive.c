@@ -4,6 +4,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <libdeflate.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,26 +23,31 @@ int sb_archive_named(const char *path)
            is_jsonl(path);
 }
 
+/* A member held until every member is read. Its name lies in the names
+ * arena (name_at, an offset while the arena grows), its bytes in the
+ * inflated tar (borrowed), in a buffer of its own, or nowhere (empty). */
 typedef struct member {
-    char *name;
-    char *data;
+    const char *name;
+    size_t name_at;
+    const char *data;
     size_t len;
-    int borrowed; /* data lies in the inflated tar: not to be freed */
+    int borrowed; /* data is not this member's allocation: not to be freed */
 } member;
 
 typedef struct members {
     member *v;
     size_t n, cap;
+    char *names; /* every member's name, each ending in a NUL */
+    size_t names_len, names_cap;
 } members;
 
 static void members_free(members *m)
 {
-    for (size_t i = 0; i < m->n; i++) {
-        free(m->v[i].name);
+    for (size_t i = 0; i < m->n; i++)
         if (!m->v[i].borrowed)
-            free(m->v[i].data);
-    }
+            free((char *)m->v[i].data);
     free(m->v);
+    free(m->names);
 }
 
 static int cmp_member(const void *a, const void *b)
@@ -51,7 +57,7 @@ static int cmp_member(const void *a, const void *b)
 
 static const member *find(const members *m, const char *name)
 {
-    member key = {(char *)name, NULL, 0, 0};
+    member key = {name, 0, NULL, 0, 0};
     return bsearch(&key, m->v, m->n, sizeof *m->v, cmp_member);
 }
 
@@ -60,8 +66,18 @@ typedef struct held {
     size_t member_max, total_max;
     size_t doc_max;     /* a NAME.json member */
     size_t sidecar_max; /* a NAME.ncu.csv or NAME.nsys.csv member */
-    size_t total;       /* members' inflated bytes held */
+    size_t total;       /* bytes held: the inflated tar, members' buffers, names, records */
 } held;
+
+/* The bytes malloc(n) takes from the heap: glibc's chunk of n plus its
+ * 8-byte header, rounded up to 16 and at least 32. Counting n alone
+ * undercounts small blocks: 3.7 million empty members, each a name and a
+ * one-byte buffer, were counted as 128 MiB and held 343 MB. */
+static size_t heap_cost(size_t n)
+{
+    size_t c = (n + 8 + 15) & ~(size_t)15;
+    return c < 32 ? 32 : c;
+}
 
 /* The bound on one member named name, and what the refusal calls it. */
 typedef struct member_bound {
@@ -90,24 +106,27 @@ static int past_limit(sb_error *err, const char *path, const char *name, const c
                         limit, limit >> 20);
 }
 
-/* Room for bytes more of the member held so far (got): SB_OK, or the
- * archive refused. Counted on the bytes that arrive, not the header's. */
-static int room_for(held *h, member_bound mb, size_t got, size_t more, const char *path,
-                    const char *name, sb_error *err)
+/* An allocation of the heap bytes given, growing one of old heap bytes
+ * (0: a new one): SB_OK, counted, or the archive refused at member name.
+ * A block that grows may be copied, so the new block is counted while
+ * the old one still lives. */
+static int charge(held *h, size_t old, size_t bytes, const char *path, const char *name, sb_error *err)
 {
-    if (more > mb.max - got)
-        return past_limit(err, path, name, mb.what, mb.max);
-    if (got + more > h->total_max - h->total)
+    if (h->total > h->total_max || bytes > h->total_max - h->total)
         return past_limit(err, path, name, "members held together", h->total_max);
+    h->total += bytes - old;
     return SB_OK;
 }
 
 /* The current entry's data. Read from a tar in memory (tar not NULL), a
  * member whose bytes lie there in one piece is borrowed, not copied: the
  * 13 MB of a 2,000-result archive copied once more were a third of the
- * time the reader worked before any member could go out. Otherwise the
- * bytes are copied into a buffer that grows as they come. A member or
- * the archive past h's bounds is refused (SB_ERR with *over set). */
+ * time the reader worked before any member could go out (the tar itself
+ * is counted as held). An empty member holds nothing. Otherwise the bytes
+ * are copied into a buffer that grows as they come, counted as the heap
+ * bytes it takes. A member past its bound (counted on the bytes that
+ * arrive, not the header's) or the archive past the held bound is
+ * refused (SB_ERR with *over set). */
 static int read_data(struct archive *a, const char *path, const char *name, int64_t size,
                      const unsigned char *tar, size_t tar_len, held *h, member *mm, int *over,
                      sb_error *err)
@@ -133,18 +152,17 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
         return sb_error_set(err, path, name, "cannot read the member: %s", archive_error_string(a));
     }
     const unsigned char *b = block;
-    if (tar && n > 0 && off == 0 && n == (size_t)size && b >= tar && b + n <= tar + tar_len) {
-        if (room_for(h, mb, 0, n, path, name, err) != SB_OK) {
-            *over = 1;
-            return SB_ERR;
-        }
-        h->total += n;
-        mm->data = (char *)block;
-        mm->len = n;
+    if (r == ARCHIVE_EOF || (tar && n > 0 && off == 0 && n == (size_t)size && b >= tar && b + n <= tar + tar_len)) {
+        mm->data = r == ARCHIVE_EOF ? "" : block;
+        mm->len = r == ARCHIVE_EOF ? 0 : n;
         mm->borrowed = 1;
         return SB_OK;
     }
     size_t cap = (size_t)size < ((size_t)1 << 20) ? (size_t)size : (size_t)1 << 20;
+    if (charge(h, 0, heap_cost(cap + 1), path, name, err) != SB_OK) {
+        *over = 1;
+        return SB_ERR;
+    }
     char *buf = malloc(cap + 1);
     if (!buf)
         return sb_error_set(err, path, name, "out of memory");
@@ -156,15 +174,20 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
         }
         size_t end = (size_t)off + n;
         if (end > got) {
-            if (room_for(h, mb, got, end - got, path, name, err) != SB_OK) {
+            if (end > mb.max) {
                 free(buf);
                 *over = 1;
-                return SB_ERR;
+                return past_limit(err, path, name, mb.what, mb.max);
             }
             if (end > cap) {
                 size_t c2 = cap * 2 > end ? cap * 2 : end;
                 if (c2 > (size_t)size)
                     c2 = (size_t)size;
+                if (charge(h, heap_cost(cap + 1), heap_cost(c2 + 1), path, name, err) != SB_OK) {
+                    free(buf);
+                    *over = 1;
+                    return SB_ERR;
+                }
                 char *b2 = realloc(buf, c2 + 1);
                 if (!b2) {
                     free(buf);
@@ -186,7 +209,6 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
         }
     }
     buf[got] = 0;
-    h->total += got;
     mm->data = buf;
     mm->len = got;
     mm->borrowed = 0;
@@ -292,6 +314,11 @@ static unsigned char *inflate_members(struct libdeflate_decompressor *d, const u
     }
     if (out_at == 0)
         goto fail; /* nothing inside: libarchive says what it makes of that */
+    if (out_at < cap) { /* what is held is what the tar takes */
+        unsigned char *o2 = realloc(out, out_at);
+        if (o2)
+            out = o2;
+    }
     *out_len = out_at;
     return out;
 fail:
@@ -340,6 +367,8 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
         free(tar);
         return SB_ERR;
     }
+    if (tar) /* within total_max: inflate_whole took no more */
+        h.total = heap_cost(tar_len);
     members m = {0};
     int rc = SB_OK, damaged = 0, over = 0;
     struct archive_entry *e;
@@ -358,8 +387,17 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
             !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv") ||
               sb_name_ends_with(name, ".nsys.csv")))
             continue;
+        /* A member's name and record are held too, to the end: counted
+         * as the heap bytes their arrays take, so many members with long
+         * names (a 1 MB name costs 1 MB held, however little data
+         * follows), or millions of empty ones, meet the bound. */
         if (m.n == m.cap) {
             size_t cap = m.cap ? 2 * m.cap : 64;
+            if (charge(&h, m.cap ? heap_cost(m.cap * sizeof *m.v) : 0, heap_cost(cap * sizeof *m.v), path, name,
+                       err) != SB_OK) {
+                over = 1;
+                break;
+            }
             member *v = realloc(m.v, cap * sizeof *v);
             if (!v) {
                 rc = sb_error_set(err, path, name, "out of memory");
@@ -368,33 +406,42 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
             m.v = v;
             m.cap = cap;
         }
-        /* A member's name and record are held too, to the end: counted
-         * with its bytes, so many members with long names (a 1 MB name
-         * costs 1 MB held, however little data follows) meet the bound. */
-        size_t record = strlen(name) + 1 + sizeof(member);
-        if (record > h.total_max - h.total) {
-            past_limit(err, path, name, "members held together", h.total_max);
-            over = 1;
-            break;
+        size_t name_len = strlen(name) + 1;
+        if (name_len > m.names_cap - m.names_len) {
+            size_t cap = m.names_cap ? m.names_cap : 4096;
+            while (cap - m.names_len < name_len && cap <= SIZE_MAX / 2)
+                cap *= 2;
+            if (cap - m.names_len < name_len ||
+                charge(&h, m.names_cap ? heap_cost(m.names_cap) : 0, heap_cost(cap), path, name, err) != SB_OK) {
+                if (cap - m.names_len < name_len)
+                    past_limit(err, path, name, "members held together", h.total_max);
+                over = 1;
+                break;
+            }
+            char *names = realloc(m.names, cap);
+            if (!names) {
+                rc = sb_error_set(err, path, name, "out of memory");
+                goto out;
+            }
+            m.names = names;
+            m.names_cap = cap;
         }
-        h.total += record;
         member *mm = &m.v[m.n];
         if (read_data(a, path, name, archive_entry_size(e), tar, tar_len, &h, mm, &over, err) != SB_OK) {
             damaged = 1;
             break;
         }
-        if (!(mm->name = strdup(name))) {
-            if (!mm->borrowed)
-                free(mm->data);
-            rc = sb_error_set(err, path, name, "out of memory");
-            goto out;
-        }
+        memcpy(m.names + m.names_len, name, name_len);
+        mm->name_at = m.names_len;
+        m.names_len += name_len;
         m.n++;
     }
     if (over) { /* past a bound: nothing from the archive goes out */
         rc = SB_ERR;
         goto out;
     }
+    for (size_t i = 0; i < m.n; i++) /* the arena has stopped moving */
+        m.v[i].name = m.names + m.v[i].name_at;
     if (m.n) /* qsort may not be given NULL, even for nothing */
         qsort(m.v, m.n, sizeof *m.v, cmp_member);
     for (size_t i = 0; i < m.n && rc == SB_OK; i++) {

@@ -33,7 +33,9 @@ typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, si
  * archive (and the member being read). A tar archive whose member is
  * larger than limits->member_bytes inflated (a NAME.json member:
  * limits->doc_bytes), or whose members together pass limits->held_bytes,
- * is refused the same way, err naming the member (limits NULL or zero:
+ * is refused the same way (what is held is counted as the heap bytes it
+ * takes: the inflated tar, each member's buffer, the names and the
+ * records, so that millions of empty members meet the bound too), err naming the member (limits NULL or zero:
  * the defaults of ingest.h); so is a JSON Lines line longer than either
  * bound, after the lines before it. */
 int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,

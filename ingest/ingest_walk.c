@@ -42,10 +42,12 @@ static void report(walker *wk, const sb_error *e)
 }
 
 /* NAME.json -> NAME.SUFFIX (.ncu.csv, .nsys.csv) when that file exists;
- * *size gets its size, *link 1 when the name is a symbolic link (a
- * sidecar is read only as a file of its own beside its document, so a
- * link to some other file of the machine is refused, never read). */
-static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, int *link)
+ * *size gets its size, *link 1 when the name is a symbolic link and *names
+ * its number of names (a sidecar is read only as a file of its own beside
+ * its document, so a link to some other file of the machine is refused,
+ * never read: a hard link too, since nothing about one name says where
+ * the file's other names lie). */
+static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, int *link, uintmax_t *names)
 {
     char *s = sb_name_resuffixed(path, ".json", suffix);
     if (!s)
@@ -60,6 +62,7 @@ static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, in
         return NULL;
     }
     *size = (uint64_t)st.st_size;
+    *names = (uintmax_t)st.st_nlink;
     return s;
 }
 
@@ -164,10 +167,11 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max
     if (it->rc == SB_OK) {
         uint64_t ncu_size = 0, nsys_size = 0;
         int ncu_link = 0, nsys_link = 0;
+        uintmax_t ncu_names = 1, nsys_names = 1;
         if (!(it->absent & SB_INGEST_NO_NCU))
-            it->sidecar = sidecar_of(it->source, ".ncu.csv", &ncu_size, &ncu_link);
+            it->sidecar = sidecar_of(it->source, ".ncu.csv", &ncu_size, &ncu_link, &ncu_names);
         if (!(it->absent & SB_INGEST_NO_NSYS))
-            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv", &nsys_size, &nsys_link);
+            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv", &nsys_size, &nsys_link, &nsys_names);
         /* a sidecar over its bound, or a link, refuses its document too:
          * neither is stored, so no run is left without the profile that
          * came with it */
@@ -175,6 +179,11 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max
             it->rc = sb_error_set(&it->err, ncu_link ? it->sidecar : it->nsys_sidecar, NULL, "%s",
                                   "sidecar is a symbolic link: refused (read only as a file beside its "
                                   "document)");
+        else if (ncu_names > 1 || nsys_names > 1)
+            it->rc = sb_error_set(&it->err, ncu_names > 1 ? it->sidecar : it->nsys_sidecar, NULL,
+                                  "sidecar is a hard link (%ju names): refused (read only as a file of its own "
+                                  "beside its document)",
+                                  ncu_names > 1 ? ncu_names : nsys_names);
         else if (ncu_size > sidecar_max)
             it->rc = sb_ingest_sidecar_too_large(&it->err, it->sidecar, 0, sidecar_max);
         else if (nsys_size > sidecar_max)

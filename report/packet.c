@@ -694,6 +694,8 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     packet_command(&tmp, "solbook packet", o);
     sb_buf_putc(&tmp, '\n');
     sb_tpl_set_str(d, "commands", sb_buf_str(&tmp));
+    /* a value only $'...' writes exactly makes the script bash's */
+    sb_tpl_set_str(d, "interpreter", sb_shell_interpreter(sb_buf_str(&tmp)));
     /* the body first: nothing is written unless it fits and names only
      * what its cited runs have */
     sb_buf body = SB_BUF_INIT;

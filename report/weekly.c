@@ -1666,6 +1666,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     {
         json_t *cmds = json_array();
         json_object_set_new(ad, "commands", cmds);
+        const char *interpreter = sb_shell_interpreter("");
         for (size_t g = 0; g < ngroups; g++) {
             json_t *c = json_object();
             char name[512];
@@ -1707,7 +1708,11 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             sb_buf_puts(&tmp, " --sku SKU");
             sb_tpl_set_str(c, "lines", sb_buf_str(&tmp));
             json_array_append_new(cmds, c);
+            /* a value only $'...' writes exactly makes the script bash's */
+            if (strcmp(interpreter, sb_shell_interpreter("")) == 0)
+                interpreter = sb_shell_interpreter(sb_buf_str(&tmp));
         }
+        sb_tpl_set_str(ad, "interpreter", interpreter);
     }
     sb_tpl_set_str(d, "db_name", db_name);
     {

@@ -1,7 +1,8 @@
 /* test_encode.c - the context encoders (core/encode.h): each hostile
  * payload stays text in the context it is written to. Markdown output is
  * rendered with cmark-gfm (the renderer the weekly HTML uses) and shell
- * output is run by /bin/sh in a scratch folder. */
+ * output is run by bash (what sb_shell_interpreter names for words that
+ * need $'...') in a scratch folder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,7 +96,7 @@ static int run_in_scratch(const char *script)
     fputs(script, f);
     fclose(f);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd %s && sh %s >/dev/null 2>&1; ls -A %s | wc -l > %s.n", dir,
+    snprintf(cmd, sizeof cmd, "cd %s && bash %s >/dev/null 2>&1; ls -A %s | wc -l > %s.n", dir,
              path, dir, dir);
     assert_int_equal(system(cmd), 0);
     snprintf(path, sizeof path, "%s.n", dir);
@@ -143,6 +144,54 @@ static void test_shell(void **state)
     sb_buf_reset(&b);
     sb_enc_shell_arg(&b, "");
     assert_string_equal(sb_buf_str(&b), "''");
+    sb_buf_free(&b);
+}
+
+/* Every payload, written as one word, reaches a command as its very bytes
+ * (a value with a CR LF written as the text \r\n would be measured again
+ * as another value), and a script needs bash only for such words. */
+static void test_shell_exact(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sb_enc_exact_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    sb_buf script = SB_BUF_INIT;
+    for (size_t i = 0; i < NPAYLOADS; i++) {
+        sb_buf_puts(&script, "printf '%s' ");
+        sb_enc_shell_arg(&script, payloads[i]);
+        sb_buf_printf(&script, " > %zu.out\n", i);
+    }
+    assert_no_raw_controls(sb_buf_str(&script), "\n");
+    assert_string_equal(sb_shell_interpreter(sb_buf_str(&script)), "/usr/bin/env bash");
+    char path[256], cmd[512];
+    snprintf(path, sizeof path, "%s/words.sh", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(sb_buf_str(&script), f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd %s && bash words.sh", dir);
+    assert_int_equal(system(cmd), 0);
+    for (size_t i = 0; i < NPAYLOADS; i++) {
+        char got[256] = "";
+        snprintf(path, sizeof path, "%s/%zu.out", dir, i);
+        f = fopen(path, "rb");
+        assert_non_null(f);
+        size_t n = fread(got, 1, sizeof got - 1, f);
+        fclose(f);
+        if (n != strlen(payloads[i]) || memcmp(got, payloads[i], n) != 0)
+            fail_msg("payload %zu read back as %zu other bytes", i, n);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    sb_buf_free(&script);
+    /* words in plain or single quotes leave the script sh's */
+    sb_buf b = SB_BUF_INIT;
+    sb_enc_shell_arg(&b, "--note=-x --calibration /etc/shadow it's");
+    assert_string_equal(sb_buf_str(&b), "'--note=-x --calibration /etc/shadow it'\\''s'");
+    assert_string_equal(sb_shell_interpreter(sb_buf_str(&b)), "/bin/sh");
+    sb_buf_reset(&b);
+    sb_enc_shell_arg(&b, "a\r\nb\x1b'\\\xe2\x80\xae");
+    assert_string_equal(sb_buf_str(&b), "$'a\\r\\nb\\x1B\\'\\\\\\xE2\\x80\\xAE'");
     sb_buf_free(&b);
 }
 
@@ -351,6 +400,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_terminal),
         cmocka_unit_test(test_shell),
+        cmocka_unit_test(test_shell_exact),
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_markdown_limits),
         cmocka_unit_test(test_url_link_safe),

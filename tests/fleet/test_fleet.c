@@ -678,7 +678,7 @@ static void write_record(const char *root, const char *case_dir, long index, con
                          int exit_status)
 {
     char rel[512];
-    snprintf(rel, sizeof rel, "%s/%s", case_dir, SB_GATHER_TASK_RECORD);
+    snprintf(rel, sizeof rel, "%s/%s", case_dir, SB_TASK_RECORD_FILE);
     int running = strcmp(state, "running") == 0;
     json_t *rec = json_pack("{s:s,s:s,s:s,s:s,s:[s,s,s],s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "schema",
                             "solbook.fleet-task.v1", "experiment", "gemm-spec", "arch", "h100", "run_id", "r1",
@@ -732,8 +732,59 @@ static void test_gather_tasks(void **state)
     assert_int_equal(sb_gather_scan(root, &g, &err), SB_OK);
     assert_int_equal(g.accepted, 0);
     f = find(&g, root, "gemm-spec/h100/r1/spec-a");
-    assert_non_null(strstr(f->why, "task record solbook-task.json unreadable"));
+    assert_non_null(strstr(f->why, "task record solbook-task.json refused (line 1, column 9: "));
     sb_gather_free(&g);
+    /* ingest --fleet reads records as submit --status does (one reader):
+     * a record `done` that is not strictly a task record, or is another
+     * case's, keeps its files out, in the line the reader gives */
+    static const struct {
+        const char *text, *why;
+    } loose[] = {
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":0,\"case\":\"spec-a\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node\\u001b[2J\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "task record solbook-task.json refused (/host: not a host name (A-Z, a-z, 0-9, '.', '_', '-')); its 1 file "
+         "are not stored"},
+        {"{\"state\":\"done\",\"index\":0,\"case\":\"spec-a\",\"engine\":\"slurm\",\"job_id\":\"77\","
+         "\"host\":\"node1\",\"cases\":[\"spec-a\"]}",
+         "task record solbook-task.json refused (not a task record: no \"schema\"); its 1 file are not stored"},
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":0,\"case\":\"spec-a\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,\"note\":\"x\","
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "task record solbook-task.json refused (/note: not a field of a task record (solbook.fleet-task.v1)); its "
+         "1 file are not stored"},
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":1,\"case\":\"spec-a\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "task record solbook-task.json refused (/index: not the index of its case in its cases); its 1 file are not "
+         "stored"},
+        /* an unknown state, read before the record is freed */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":0,\"case\":\"spec-a\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"exploded\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "task record solbook-task.json refused (/state: not a task state (running, done, failed, cancelled)); its 1 "
+         "file are not stored"},
+        /* spec-b's record, whole and done, in spec-a's folder */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":1,\"case\":\"spec-b\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "task record solbook-task.json refused (the record of case spec-b in the folder of another); its 1 file are "
+         "not stored"},
+    };
+    for (size_t k = 0; k < sizeof loose / sizeof *loose; k++) {
+        write_raw(root, "gemm-spec/h100/r1/spec-a/solbook-task.json", loose[k].text, strlen(loose[k].text));
+        assert_int_equal(sb_gather_scan(root, &g, &err), SB_OK);
+        assert_int_equal(g.accepted, 0);
+        f = find(&g, root, "gemm-spec/h100/r1/spec-a");
+        assert_int_equal(f->state, SB_GATHER_UNFINISHED);
+        assert_string_equal(f->why, loose[k].why);
+        sb_gather_free(&g);
+    }
 
     /* Status from the records, then squeue's view merged in. */
     write_record(root, "gemm-spec/h100/r1/spec-a", 0, "spec-a", "done", 0);
@@ -866,7 +917,7 @@ static void test_gather_tasks(void **state)
     assert_int_equal(rec.valid, 0);
     assert_int_equal(rec.refused, 3);
     assert_int_equal(seen.n, 3);
-    assert_string_equal(seen.last.msg, "not a plain file: not read as a task record");
+    assert_string_equal(seen.last.msg, "a symbolic link: refused, not followed");
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(st[i].state, SB_TASK_UNKNOWN);
 
@@ -906,10 +957,10 @@ static void test_task_record_not_a_file(void **state)
     assert_int_equal(g.unfinished, 2);
     const sb_gather_file *f = find(&g, tree, "h100/r1/spec-a");
     assert_non_null(f);
-    assert_non_null(strstr(f->why, "unreadable (not a regular file (a FIFO, socket or device): refused unread)"));
+    assert_non_null(strstr(f->why, "refused (not a regular file (a FIFO, socket or device): refused unread)"));
     f = find(&g, tree, "h100/r1/spec-b");
     assert_non_null(f);
-    assert_non_null(strstr(f->why, "unreadable (a symbolic link: refused, not followed)"));
+    assert_non_null(strstr(f->why, "refused (a symbolic link: refused, not followed)"));
     sb_gather_free(&g);
 
     sb_exp_case cases[2] = {{.id = "spec-a"}, {.id = "spec-b"}};
@@ -925,7 +976,7 @@ static void test_task_record_not_a_file(void **state)
     assert_int_equal(rec.valid, 0);
     assert_int_equal(rec.refused, 2);
     assert_int_equal(seen.n, 2);
-    assert_string_equal(seen.last.msg, "not a plain file: not read as a task record");
+    assert_string_equal(seen.last.msg, "a symbolic link: refused, not followed");
     for (size_t i = 0; i < 2; i++)
         assert_int_equal(st[i].state, SB_TASK_UNKNOWN);
 

@@ -325,7 +325,9 @@ try:
         script = os.path.join(work, "script.sh")
         with open(script, "w") as f:
             f.write(text)
-        p = subprocess.run(["sh", script], cwd=scratch, env=env, capture_output=True)
+        # a word that only $'...' writes exactly makes a script bash's
+        shell = "bash" if text.startswith("#!/usr/bin/env bash") or "$'" in text else "sh"
+        p = subprocess.run([shell, script], cwd=scratch, env=env, capture_output=True)
         if p.returncode != 0:
             fail("%s does not run: %s" % (name, p.stderr.decode(errors="replace")))
         made = os.listdir(scratch)

@@ -4,7 +4,9 @@
 A folder's results are read from inside it only. Generated here: a folder
 with a result linked from outside it, a linked folder outside it, a
 result whose .ncu.csv sidecar is a link to a CSV outside, and a link to a
-result of the folder itself. `solbook ingest DIR` and `ingest --fleet
+result of the folder itself; and a second folder whose result's sidecar
+is a hard link to that outside CSV (a name inside the folder for a file
+outside it). `solbook ingest DIR` and `ingest --fleet
 DIR` must store no byte of the outside files, say so in one line per
 link, and still store what the folder holds itself.
 """
@@ -84,5 +86,40 @@ try:
             fail("%s: the linked result is not named: %r" % (what, err))
         print("ok: %s: %d run(s) stored, no byte of the outside files, each link refused in one line"
               % (what, stored))
+    # A hard link is a name inside the folder for bytes outside it: the
+    # sidecar refuses its document (nsys too), whatever --fleet says.
+    hard = os.path.join(work, "hard")
+    os.makedirs(hard)
+    result(os.path.join(hard, "profiled.json"), "inside, with a hard-linked sidecar")
+    os.link(os.path.join(outside, "secret.ncu.csv"), os.path.join(hard, "profiled.ncu.csv"))
+    result(os.path.join(hard, "summary.json"), "inside, with a hard-linked nsys summary")
+    with open(os.path.join(hard, "summary.json")) as f:
+        d = json.load(f)
+    d["config"]["shape"]["M"] = 8192  # another case: --fleet would hold the two as duplicates
+    with open(os.path.join(hard, "summary.json"), "w") as f:
+        json.dump(d, f)
+    with open(os.path.join(outside, "kern_sum.csv"), "w") as f:
+        f.write(open(os.path.join(HOME, "tests", "data", "ingest", "nsys", "kern_sum.csv")).read()
+                .replace("solbook_rmsnorm_fwd_kernel", "solbook_rmsnorm_fwd_kernel" + MARK, 1))
+    os.link(os.path.join(outside, "kern_sum.csv"), os.path.join(hard, "summary.nsys.csv"))
+    for mode in ([], ["--fleet"]):
+        db = os.path.join(work, "h%d.db" % len(mode))
+        p = subprocess.run([SOLBOOK, "ingest", "--db", db] + mode + [hard], capture_output=True, text=True)
+        what = "ingest %s of hard-linked sidecars" % " ".join(mode + ["DIR"])
+        c = sqlite3.connect(db)
+        stored = c.execute("SELECT count(*) FROM runs").fetchone()[0]
+        profiles = c.execute("SELECT count(*) FROM profiler_metrics").fetchone()[0]
+        kernels = c.execute("SELECT count(*) FROM kernel_summaries").fetchone()[0]
+        c.close()
+        if MARK.encode() in open(db, "rb").read() or stored or profiles or kernels:
+            fail("%s: %d runs, %d metric values, %d kernels stored: %r" % (what, stored, profiles, kernels,
+                                                                        (p.stdout + p.stderr).strip()))
+        want = ["solbook: %s/%s: sidecar is a hard link (2 names): refused (read only as a file of its own "
+                "beside its document)" % (hard, name) for name in ("profiled.ncu.csv", "summary.nsys.csv")]
+        lines = p.stderr.splitlines()
+        if p.returncode != 1 or [l for l in lines if "hard link" in l] != want:
+            fail("%s: exit %d, not the two lines %r: %r" % (what, p.returncode, want, lines))
+        print("ok: %s: both documents refused, each in one line naming its sidecar; nothing stored, no "
+              "byte of the outside files" % what)
 finally:
     shutil.rmtree(work, ignore_errors=True)

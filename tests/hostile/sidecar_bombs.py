@@ -22,8 +22,16 @@ archive stored 14.6 million metric rows, a 3.96 GB database.
     4096, refused at 4095;
   - a 1 MiB CSV of one-digit cells with a bad last row: refused, and
     none of the rows before it left stored.
+An archive of k sidecars, each within that bound, stores k times it, so
+the rows of every sidecar of one ingest are bounded too
+(--max-sidecar-rows-total, default 2,000,000):
+  - three results with 900,000 ncu values each in one archive: two
+    stored whole, the third refused in one line, none of its rows kept;
+  - three with 4096 nsys kernels each at --max-sidecar-rows-total 10000:
+    the same.
 Each ingest's peak RSS (wait4) stays under 512 MiB.
 """
+import io
 import json
 import os
 import shutil
@@ -112,15 +120,28 @@ def write(path, chunks):
     return os.path.getsize(path)
 
 
+def add_member(t, name, data):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    t.addfile(info, io.BytesIO(data))
+
+
 def tar_gz(path, doc_name, side_name, side_path):
     with tarfile.open(path, "w:gz", compresslevel=6) as t:
-        info = tarfile.TarInfo(doc_name)
-        info.size = len(DOC)
-        with tempfile.TemporaryFile() as d:
-            d.write(DOC)
-            d.seek(0)
-            t.addfile(info, d)
+        add_member(t, doc_name, DOC)
         t.add(side_path, side_name)
+
+
+def tar_gz_units(path, units):
+    """A .tar.gz of results r/rI.json, each another run (its notes differ),
+    with the sidecar r/rI.SUFFIX of the chunks given: units is a list of
+    (suffix, chunks)."""
+    doc = json.loads(DOC)
+    with tarfile.open(path, "w:gz", compresslevel=6) as t:
+        for i, (suffix, chunks) in enumerate(units):
+            doc["notes"] = "unit %d of a sidecar rows bomb" % i
+            add_member(t, "r/r%d.json" % i, json.dumps(doc).encode())
+            add_member(t, "r/r%d%s" % (i, suffix), b"".join(chunks))
 
 
 def ingest(name, args, db):
@@ -228,6 +249,27 @@ try:
              % (rc, runs, metrics, err))
     print("ok: the same with a bad last row: neither the run nor a row of its profile stored, one line: %s"
           % err.strip())
+    # k sidecars within the bound on one, past the bound on an ingest's
+    total = os.path.join(work, "total.tar.gz")
+    tar_gz_units(total, [(".ncu.csv", dense_ncu(0, rows=225)) for _ in range(3)])
+    rc, err, rss, runs, metrics, _ = ingest("three ncu sidecars of 900000 values", [total], db)
+    line = ("solbook: %s:r/r2.ncu.csv: Nsight Compute sidecar: this ingest's sidecars would store more than "
+            "2000000 rows (--max-sidecar-rows-total 2000000): refused with its document\n" % total)
+    if rc != 1 or err != line or runs != 2 or metrics != 1800000:
+        fail("three ncu sidecars of 900000 values: exit %d, %d runs, %d values stored: %r" % (rc, runs, metrics, err))
+    print("ok: an archive of three ncu sidecars of 900000 values (%d bytes packed): two stored whole, the "
+          "third refused in one line, none of its rows kept, peak RSS %d KiB" % (os.path.getsize(total), rss))
+    tar_gz_units(total, [(".nsys.csv", nsys_rows(200)) for _ in range(3)])
+    rc, err, rss, runs, _, kernels = ingest("three nsys sidecars of 4096 kernels at --max-sidecar-rows-total 10000",
+                                            ["--max-sidecar-rows-total", "10000", total], db)
+    line = ("solbook: %s:r/r2.nsys.csv: Nsight Systems sidecar: this ingest's sidecars would store more than "
+            "10000 rows (--max-sidecar-rows-total 10000): refused with its document\n" % total)
+    if rc != 1 or err != line or runs != 2 or kernels != 8192:
+        fail("three nsys sidecars at --max-sidecar-rows-total 10000: exit %d, %d runs, %d kernels stored: %r"
+             % (rc, runs, kernels, err))
+    print("ok: three nsys summaries of 4096 kernels at --max-sidecar-rows-total 10000: two stored whole, the "
+          "third refused in one line, none of its kernels kept")
+    os.remove(total)
     print("peak RSS bound of %d KiB: %s" % (LIMIT_KIB, "not checked, a sanitizer build" if SANITIZED
                                              else "checked on every ingest above"))
 finally:
