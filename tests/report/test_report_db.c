@@ -35,6 +35,8 @@
 #include "sku.h"
 #include "results_query.h"
 #include "run_details_read.h"
+#include "run_devices.h"
+#include "run_reader_db.h"
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
@@ -1045,9 +1047,16 @@ static void test_compare(void **state)
     assert_int_equal(sb_cmp_side_parse("colour=red", &bad, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "unknown key 'colour'"));
     assert_int_equal(sb_cmp_side_parse("main", &bad, &err), SB_ERR);
-    sb_cmp_opts o = {0.01, 0.03, NULL};
+    sb_cmp_opts o = {0.01, 0.03};
     sb_cmp_result r;
-    assert_int_equal(sb_cmp_run(db, &set, &sa, &sb, &o, &r, &err), SB_OK);
+    sb_rg_opts ro = {0.01, 0.03, NULL, 0};
+    sb_rg_aa *aa = NULL;
+    sb_run_devices dev = {0};
+    sb_run_reader rd;
+    assert_int_equal(sb_rg_aa_load(db, &ro, &aa, &err), SB_OK);
+    assert_int_equal(sb_run_devices_load_set(db, &set, &dev, &err), SB_OK);
+    sb_run_reader_db(db, &rd);
+    assert_int_equal(sb_cmp_run(&rd, &set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
     assert_int_equal(r.n, 4);
     assert_int_equal(r.only_a, 1);
     assert_int_equal(r.only_b, 0);
@@ -1076,6 +1085,8 @@ static void test_compare(void **state)
     sb_buf_free(&md);
     sb_buf_free(&js);
     sb_cmp_free(&r);
+    sb_rg_aa_free(aa);
+    sb_run_devices_free(&dev);
     sb_cmp_side_free(&sa);
     sb_cmp_side_free(&sb);
     sb_results_free(&set);
