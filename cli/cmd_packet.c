@@ -84,15 +84,20 @@ int cmd_packet(int argc, char **argv)
         return 2;
     }
     sb_packet_summary sum;
+    sb_file_set files;
     int nothing = 0;
     int rc = 0;
-    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK) {
+    if (sb_packet_build(db, &o, &sum, &nothing, &files, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = nothing ? 1 : 2;
+    } else if (sb_file_set_publish_new(&files, o.out_dir, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        rc = 2;
     } else {
         printf("%s: %zu runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
                o.out_dir, sum.cited, sum.files, sum.body_bytes);
     }
+    sb_file_set_free(&files);
     sb_db_close(db);
     return rc;
 }

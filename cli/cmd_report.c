@@ -421,7 +421,11 @@ static int run_weekly(const opts *o)
     int rc = 0;
     if (sb_snapshot_read(db, &snap, &err) == SB_OK)
         wo.snap = snap;
-    if (!snap || sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
+    sb_file_set files = {0};
+    /* the week's files merged into the folder whole or not at all: a
+     * failure leaves the week's earlier writeup as it was */
+    if (!snap || sb_weekly_build(db, skus, &wo, &sum, &files, &err) != SB_OK ||
+        sb_file_set_publish(&files, wo.out_dir, SB_STAGE_MERGE, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
     } else {
@@ -433,6 +437,7 @@ static int run_weekly(const opts *o)
         if (sum.left_out)
             printf("%zu list entries past the writeup's limits are in the appendix only\n", sum.left_out);
     }
+    sb_file_set_free(&files);
     sb_snapshot_free(snap);
     sb_sku_table_free(skus);
     sb_db_close(db);

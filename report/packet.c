@@ -1,16 +1,14 @@
 /* packet.c - upstream discussion packets (packet.h). */
 #include "packet.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "claims.h"
+#include "file_set.h"
 #include "geomean.h"
 #include "json_file.h"
 #include "packet_findings.h"
@@ -19,7 +17,6 @@
 #include "results.h"
 #include "run_query.h"
 #include "sha256.h"
-#include "staged_dir.h"
 #include "stats.h"
 #include "tarball.h"
 #include "template.h"
@@ -61,27 +58,6 @@ int sb_packet_target_known(const char *target)
     return 0;
 }
 
-static int dir_usable(const char *path, sb_error *err)
-{
-    DIR *d = opendir(path);
-    if (!d) {
-        if (errno == ENOENT)
-            return SB_OK;
-        return sb_error_set(err, path, NULL, "cannot open output directory: %s", strerror(errno));
-    }
-    struct dirent *e;
-    int empty = 1;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            empty = 0;
-    closedir(d);
-    if (!empty)
-        return sb_error_set(err, path, NULL,
-                            "output directory is not empty; a packet is written into a new or "
-                            "empty directory so its manifest covers every file");
-    return SB_OK;
-}
-
 static int raw_json_of(sb_db *db, long long run_id, sb_buf *out, sb_error *err)
 {
     if (sb_run_raw_json(db, run_id, out, err) != SB_OK)
@@ -101,14 +77,11 @@ static int me_cmp(const void *a, const void *b)
     return strcmp(((const manifest_entry *)a)->rel, ((const manifest_entry *)b)->rel);
 }
 
-/* Writes out_dir/rel and records its digest. */
-static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_entry *m,
+/* Adds rel to the packet's files and records its digest. */
+static int put_file(sb_file_set *fs, const char *rel, const sb_buf *b, int executable, manifest_entry *m,
                     size_t *nm, sb_error *err)
 {
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rel) >= sizeof path)
-        return sb_error_set(err, dir, NULL, "path too long");
-    if (sb_file_write_buf(path, b, err) != SB_OK)
+    if (sb_file_set_add(fs, rel, b, executable, err) != SB_OK)
         return SB_ERR;
     snprintf(m[*nm].rel, sizeof m[*nm].rel, "%s", rel);
     if (sb_sha256_hex(sb_buf_str(b), b->len, m[*nm].hex, err) != SB_OK)
@@ -117,9 +90,9 @@ static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_
     return SB_OK;
 }
 
-/* DIR/data.tar.gz: the stored documents of runs ids[0..n) as
+/* data.tar.gz: the stored documents of runs ids[0..n) as
  * data/results/run-ID.json, with data/MANIFEST.sha256. */
-static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t n, manifest_entry *man,
+static int write_archive(sb_db *db, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
                          size_t *nman, sb_error *err)
 {
     sb_tarball *tb = NULL;
@@ -141,7 +114,7 @@ static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t 
         snprintf(entry, sizeof entry, "%s/MANIFEST.sha256", SB_PACKET_DATA_DIR);
         ok = sb_tarball_add(tb, entry, sb_buf_str(&inner), inner.len, err) == SB_OK &&
              sb_tarball_finish(tb, &gz, err) == SB_OK &&
-             put_file(dir, SB_PACKET_DATA_DIR ".tar.gz", &gz, man, nman, err) == SB_OK;
+             put_file(fs, SB_PACKET_DATA_DIR ".tar.gz", &gz, 0, man, nman, err) == SB_OK;
     }
     sb_tarball_free(tb);
     sb_buf_free(&inner);
@@ -150,16 +123,14 @@ static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t 
     return ok ? SB_OK : SB_ERR;
 }
 
-/* DIR/MANIFEST.sha256 of the files written. */
-static int write_manifest(const char *dir, manifest_entry *man, size_t nman, sb_error *err)
+/* MANIFEST.sha256 of the files before it. */
+static int write_manifest(sb_file_set *fs, manifest_entry *man, size_t nman, sb_error *err)
 {
     qsort(man, nman, sizeof *man, me_cmp);
     sb_buf b = SB_BUF_INIT;
     for (size_t i = 0; i < nman; i++)
         sb_buf_printf(&b, "%s  %s\n", man[i].hex, man[i].rel);
-    char path[8192];
-    snprintf(path, sizeof path, "%s/MANIFEST.sha256", dir);
-    int rc = sb_file_write_buf(path, &b, err);
+    int rc = sb_file_set_add(fs, "MANIFEST.sha256", &b, 0, err);
     sb_buf_free(&b);
     return rc;
 }
@@ -277,7 +248,7 @@ static void commit_links(json_t *items, const char *repo)
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
 static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                          sb_error *err)
+                          sb_file_set *fs, sb_error *err)
 {
     int rc = SB_ERR;
     sb_findings f = {0};
@@ -286,7 +257,6 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     sb_template *tpl = NULL;
     sb_result_set set = {0};
     sb_training_set tr = {0};
-    sb_staged_dir stage = {0};
     const sb_result **cited = NULL;
     manifest_entry *man = NULL;
     int64_t *ids = NULL;
@@ -311,16 +281,6 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
                      o->op ? ")" : "", o->suite ? " in suite " : "", o->suite ? o->suite : "");
         goto done;
     }
-    if (dir_usable(o->out_dir, err) != SB_OK)
-        goto done;
-    /* written beside its folder and moved in whole (core/staged_dir.h);
-     * opened first, so what renders sees the staging folder as its out
-     * folder, and a path of it in the body is a path the build wrote */
-    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK)
-        goto done;
-    sb_packet_opts staged = *o;
-    staged.out_dir = stage.stage;
-    o = &staged;
     docs = calloc(f.nsessions + 1, sizeof *docs);
     if (!docs) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -422,7 +382,7 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     {
         /* every figure the findings state rests on cited runs of its
          * providers, card and session */
-        const char *paths[] = {stage.stage, NULL};
+        const char *paths[] = {o->out_dir, NULL};
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         /* and the training runs, each of its patch ("none": the baseline),
          * card and training session */
@@ -464,36 +424,30 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (write_archive(db, stage.stage, ids, nids, man, &nman, err) != SB_OK ||
-        put_file(stage.stage, "DISCUSSION.md", &body, man, &nman, err) != SB_OK)
+    if (write_archive(db, fs, ids, nids, man, &nman, err) != SB_OK ||
+        put_file(fs, "DISCUSSION.md", &body, 0, man, &nman, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < f.nplots; i++)
-        if (put_file(stage.stage, f.plots[i].file, &f.plots[i].svg, man, &nman, err) != SB_OK)
+        if (put_file(fs, f.plots[i].file, &f.plots[i].svg, 0, man, &nman, err) != SB_OK)
             goto done;
     /* the appendix and the script, like the body, may name no path of
-     * the staging folder they are written into */
-    const char *stage_paths[] = {stage.stage, NULL};
+     * the folder they are published into */
+    const char *out_paths[] = {o->out_dir, NULL};
     sb_buf_reset(&b);
     if (sb_render_home("packets/appendix.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
-        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet appendix", err) != SB_OK ||
-        put_file(stage.stage, "APPENDIX.md", &b, man, &nman, err) != SB_OK)
+        sb_paths_check(out_paths, sb_buf_str(&b), "the packet appendix", err) != SB_OK ||
+        put_file(fs, "APPENDIX.md", &b, 0, man, &nman, err) != SB_OK)
         goto done;
     sb_buf_reset(&b);
     if (sb_render_home("packets/reproduce-sessions.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
-        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
-        put_file(stage.stage, "reproduce.sh", &b, man, &nman, err) != SB_OK)
+        sb_paths_check(out_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
+        put_file(fs, "reproduce.sh", &b, 1, man, &nman, err) != SB_OK)
         goto done;
-    {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/reproduce.sh", stage.stage);
-        chmod(path, 0755);
-    }
-    if (write_manifest(stage.stage, man, nman, err) != SB_OK)
+    if (write_manifest(fs, man, nman, err) != SB_OK)
         goto done;
     sum->files = nman;
-    rc = sb_staged_dir_commit(&stage, err);
+    rc = SB_OK;
 done:
-    sb_staged_dir_discard(&stage);
     sb_training_free(&tr);
     sb_results_free(&set);
     free(cited);
@@ -511,10 +465,9 @@ done:
     return rc;
 }
 
-int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                    sb_error *err)
+static int build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                 sb_file_set *fs, sb_error *err)
 {
-    memset(sum, 0, sizeof *sum);
     *nothing = 0;
     if (!sb_packet_target_known(o->target))
         return sb_error_set(err, NULL, NULL,
@@ -532,7 +485,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     if (sb_findings_target(o->target, &findings, err) != SB_OK)
         return SB_ERR;
     if (findings)
-        return write_findings(db, o, sum, nothing, err);
+        return write_findings(db, o, sum, nothing, fs, err);
     int rc = SB_ERR;
     sb_result_set set = {0};
     sb_pick *picks = NULL;
@@ -545,7 +498,6 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     sb_buf b = SB_BUF_INIT, tmp = SB_BUF_INIT;
     sb_template *tpl = NULL;
     const sb_result **cited = NULL;
-    sb_staged_dir stage = {0};
     char rel[512];
 
     /* The template first: a missing template is a clear error before any
@@ -575,16 +527,6 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
                      o->suite ? " in suite " : "", o->suite ? o->suite : "", set.n);
         goto done;
     }
-    if (dir_usable(o->out_dir, err) != SB_OK)
-        goto done;
-    /* written beside its folder and moved in whole (core/staged_dir.h);
-     * opened first, so what renders sees the staging folder as its out
-     * folder, and a path of it in the body is a path the build wrote */
-    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK)
-        goto done;
-    sb_packet_opts staged = *o;
-    staged.out_dir = stage.stage;
-    o = &staged;
     if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
         goto done;
     if (sb_repro_open(&rp, err) != SB_OK)
@@ -711,7 +653,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
         goto done;
     }
     {
-        const char *paths[] = {stage.stage, NULL};
+        const char *paths[] = {o->out_dir, NULL};
         sb_claims claims = {0};
         newest_claims(&geo, cited, sum->cited, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, sum->cited);
@@ -731,7 +673,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
         int64_t *ids = malloc((sum->cited + 1) * sizeof *ids);
         for (size_t i = 0; ids && i < sum->cited; i++)
             ids[i] = cited[i]->run_id;
-        int ok = ids ? write_archive(db, o->out_dir, ids, sum->cited, man, &nman, err) == SB_OK
+        int ok = ids ? write_archive(db, fs, ids, sum->cited, man, &nman, err) == SB_OK
                      : sb_error_set(err, NULL, NULL, "out of memory") == SB_OK;
         free(ids);
         if (!ok) {
@@ -739,29 +681,23 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
             goto done;
         }
     }
-    if (put_file(o->out_dir, "DISCUSSION.md", &body, man, &nman, err) != SB_OK) {
+    if (put_file(fs, "DISCUSSION.md", &body, 0, man, &nman, err) != SB_OK) {
         sb_buf_free(&body);
         goto done;
     }
     sb_buf_free(&body);
     sb_buf_reset(&b);
-    const char *stage_paths[] = {stage.stage, NULL};
+    const char *out_paths[] = {o->out_dir, NULL};
     if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
-        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
-        put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)
+        sb_paths_check(out_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
+        put_file(fs, "reproduce.sh", &b, 1, man, &nman, err) != SB_OK)
         goto done;
-    {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/reproduce.sh", o->out_dir);
-        chmod(path, 0755);
-    }
-    if (write_manifest(o->out_dir, man, nman, err) != SB_OK)
+    if (write_manifest(fs, man, nman, err) != SB_OK)
         goto done;
     sum->files = nman;
-    rc = sb_staged_dir_commit(&stage, err);
+    rc = SB_OK;
 done:
     free(cited);
-    sb_staged_dir_discard(&stage);
     sb_template_free(tpl);
     sb_buf_free(&b);
     sb_buf_free(&tmp);
@@ -771,5 +707,16 @@ done:
     sb_geo_free(&geo);
     free(picks);
     sb_results_free(&set);
+    return rc;
+}
+
+int sb_packet_build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                    sb_file_set *out, sb_error *err)
+{
+    memset(sum, 0, sizeof *sum);
+    memset(out, 0, sizeof *out);
+    int rc = build(db, o, sum, nothing, out, err);
+    if (rc != SB_OK)
+        sb_file_set_free(out);
     return rc;
 }

@@ -6,7 +6,8 @@
  * vllm) gets findings from measuring sessions (packet_findings.h) with
  * APPENDIX.md, citing every run of the sessions it cites; any other target
  * cites the newest passing run of each case. A packet with nothing to cite
- * is refused.
+ * is refused. The packet is built in memory (core/file_set.h); the CLI
+ * and site/ publish it.
  */
 #ifndef SOLBOOK_REPORT_PACKET_H
 #define SOLBOOK_REPORT_PACKET_H
@@ -14,6 +15,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "file_set.h"
 #include "results_query.h"
 #include "store.h"
 
@@ -26,7 +28,8 @@ typedef struct sb_packet_opts {
     const char *target;
     const char *op;        /* NULL: every op with passing runs */
     const char *suite;     /* NULL: any */
-    const char *out_dir;   /* must not exist or be empty */
+    const char *out_dir;   /* where the caller publishes it (sb_file_set_publish_new), or
+                            * NULL: no text of the packet may name it */
     const char *db_label;  /* --db as given, for the commands */
     const char *baseline;  /* NULL: the headline baselines (geomean.h) */
     const char *repo;      /* address of the measuring code's repository, or NULL */
@@ -48,17 +51,19 @@ const char *sb_packet_project(const char *target);
 const char *sb_packet_subject(const char *target);
 
 typedef struct sb_packet_summary {
-    size_t cited;          /* result files written */
+    size_t cited;          /* runs cited */
     size_t files;          /* files in the manifest */
     size_t body_bytes;     /* DISCUSSION.md */
 } sb_packet_summary;
 
-/* Returns SB_ERR with a clear message when there is nothing passing to
- * cite (*nothing set to 1 then, so the CLI can exit 1 instead of 2), and
- * writes nothing when the body would be over SB_PACKET_MAX_BYTES, name a
- * provider, card or package no cited run has, or hold a path of this
- * machine. */
-int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                    sb_error *err);
+/* Builds the packet's files into *out (DISCUSSION.md, data.tar.gz,
+ * reproduce.sh, MANIFEST.sha256, and for findings APPENDIX.md and the
+ * plots; free with sb_file_set_free). Returns SB_ERR with a clear message
+ * when there is nothing passing to cite (*nothing set to 1 then, so the
+ * CLI can exit 1 instead of 2), and builds nothing when the body would
+ * be over SB_PACKET_MAX_BYTES, name a provider, card or package no cited
+ * run has, or hold the folder it is published into. */
+int sb_packet_build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                    sb_file_set *out, sb_error *err);
 
 #endif

@@ -646,10 +646,13 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.rg_all = &c->rg;
         wo.snap = c->snap;
         sb_weekly_summary sum;
-        if (sb_weekly_write(c->db, c->skus, &wo, &sum, err) != SB_OK) {
-            rc = SB_ERR;
+        sb_file_set files;
+        rc = sb_weekly_build(c->db, c->skus, &wo, &sum, &files, err);
+        if (rc == SB_OK)
+            rc = sb_file_set_publish(&files, dir, SB_STAGE_MERGE, err);
+        sb_file_set_free(&files);
+        if (rc != SB_OK)
             break;
-        }
         c->sum->weeks++;
         char name[16];
         sb_isoweek_format(wo.year, wo.week, name, sizeof name);
@@ -728,25 +731,23 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
     sb_tpl_set_str(row, "href", "");
     json_object_set_new(row, "cited", json_integer(0));
     json_array_append_new(rows, row);
-    if (sb_packet_write(c->db, &po, &ps, &nothing, &perr) != SB_OK) {
+    sb_file_set files;
+    if (sb_packet_build(c->db, &po, &ps, &nothing, &files, &perr) != SB_OK) {
         if (!nothing) {
             *err = perr;
             return SB_ERR;
         }
         return SB_OK;
     }
-    c->sum->packets++;
-    char md_path[4700];
-    snprintf(md_path, sizeof md_path, "%s/DISCUSSION.md", dir);
-    char *md = NULL, *html = NULL;
-    size_t len = 0;
-    if (sb_file_read_all(md_path, &md, &len, err) != SB_OK)
-        return SB_ERR;
-    if (sb_markdown_to_html(md, len, &html, err) != SB_OK) {
-        free(md);
+    const sb_set_file *md = sb_file_set_get(&files, "DISCUSSION.md");
+    char *html = NULL;
+    if (sb_file_set_publish_new(&files, dir, err) != SB_OK ||
+        sb_markdown_to_html(sb_buf_str(&md->data), md->data.len, &html, err) != SB_OK) {
+        sb_file_set_free(&files);
         return SB_ERR;
     }
-    free(md);
+    sb_file_set_free(&files);
+    c->sum->packets++;
     /* the discussion's own h1 under the page's: one h1 a page */
     demote_headings(html);
     json_t *d = json_object();

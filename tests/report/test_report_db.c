@@ -65,6 +65,30 @@ static sb_db *reopen(sb_db *w, const char *path)
     return db;
 }
 
+/* A week's writeup built and published as `solbook report weekly` does. */
+static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+                        sb_weekly_summary *sum, sb_error *err)
+{
+    sb_file_set files;
+    int rc = sb_weekly_build(db, skus, o, sum, &files, err);
+    if (rc == SB_OK)
+        rc = sb_file_set_publish(&files, o->out_dir, SB_STAGE_MERGE, err);
+    sb_file_set_free(&files);
+    return rc;
+}
+
+/* A packet built and published as `solbook packet` does. */
+static int packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                        sb_error *err)
+{
+    sb_file_set files;
+    int rc = sb_packet_build(db, o, sum, nothing, &files, err);
+    if (rc == SB_OK)
+        rc = sb_file_set_publish_new(&files, o->out_dir, err);
+    sb_file_set_free(&files);
+    return rc;
+}
+
 /* The snapshot reports take of db (its calibrations). */
 static sb_snapshot *snapshot_of(sb_db *db)
 {
@@ -1325,7 +1349,7 @@ static void test_weekly(void **state)
     o.rg.alpha = 0.01;
     o.rg.min_effect = 0.03;
     sb_weekly_summary sum;
-    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+    if (weekly_write(db, skus, &o, &sum, &err) != SB_OK)
         fail_msg("%s: %s: %s", err.file, err.where, err.msg);
     assert_int_equal(sum.runs, 19);
     assert_int_equal(sum.failed, 1);
@@ -1421,7 +1445,7 @@ static void test_weekly(void **state)
     free(html);
     /* an empty week still writes an honest note */
     o.week = 30;
-    assert_int_equal(sb_weekly_write(db, skus, &o, &sum, &err), SB_OK);
+    assert_int_equal(weekly_write(db, skus, &o, &sum, &err), SB_OK);
     md = slurp(sum.md_path);
     assert_non_null(strstr(md, "No runs finished in 2026-W30"));
     free(md);
@@ -1445,7 +1469,7 @@ static void test_packet(void **state)
     sb_packet_summary sum;
     int nothing = 0;
     sb_error err;
-    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
+    if (packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     assert_int_equal(sum.cited, 17); /* 18 cases, one failed */
     assert_int_equal(sum.files, 3);  /* DISCUSSION.md, reproduce.sh, data.tar.gz */
@@ -1492,13 +1516,13 @@ static void test_packet(void **state)
     free(disc);
     free(man);
     /* the same directory again: refused, nothing overwritten */
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "not empty"));
     /* nothing passing for the op: refused clearly */
     path_in_tmp(dir, sizeof dir, "packet-empty");
     o.out_dir = dir;
     o.op = "gemm";
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
     assert_int_equal(nothing, 1);
     assert_non_null(strstr(err.msg, "nothing to cite"));
     assert_int_not_equal(access(dir, F_OK), 0);
@@ -1697,13 +1721,13 @@ static void test_packet_limits(void **state)
     path_in_tmp(dir, sizeof dir, "packet-huge");
     o.out_dir = dir;
     o.db_label = NULL;
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
     assert_int_equal(nothing, 0);
     assert_non_null(strstr(err.msg, "over GitHub's 65536"));
     assert_int_not_equal(access(dir, F_OK), 0);
     /* one op of it fits */
     o.op = "op000";
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_OK);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_OK);
     assert_true(sum.body_bytes <= SB_PACKET_MAX_BYTES);
     sb_db_close(db);
 }
@@ -1755,7 +1779,7 @@ static void test_weekly_names(void **state)
     o.rg.alpha = 0.01;
     o.rg.min_effect = 0.03;
     sb_weekly_summary sum;
-    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+    if (weekly_write(db, skus, &o, &sum, &err) != SB_OK)
         fail_msg("%s: %s: %s", err.file, err.where, err.msg);
     char a[1200], b[1200], id[SB_PAGE_ID_SIZE];
     sb_page_id("h100+x", id);
@@ -1800,7 +1824,7 @@ static void test_weekly_limits(void **state)
     o.rg.alpha = 0.01;
     o.rg.min_effect = 0.03;
     sb_weekly_summary sum;
-    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+    if (weekly_write(db, skus, &o, &sum, &err) != SB_OK)
         fail_msg("%s", err.msg);
     char *md = slurp(sum.md_path), *app = slurp(sum.appendix_path);
     assert_true(strlen(md) <= SB_WEEKLY_MAX_BYTES);
