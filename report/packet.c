@@ -13,9 +13,8 @@
 #include "json_file.h"
 #include "packet_findings.h"
 #include "repro.h"
-#include "plausible.h"
+#include "result_filter.h"
 #include "results.h"
-#include "run_query.h"
 #include "sha256.h"
 #include "stats.h"
 #include "tarball.h"
@@ -58,9 +57,9 @@ int sb_packet_target_known(const char *target)
     return 0;
 }
 
-static int raw_json_of(sb_db *db, long long run_id, sb_buf *out, sb_error *err)
+static int raw_json_of(const sb_run_reader *rd, long long run_id, sb_buf *out, sb_error *err)
 {
-    if (sb_run_raw_json(db, run_id, out, err) != SB_OK)
+    if (rd->raw_json(rd->ctx, run_id, out, err) != SB_OK)
         return SB_ERR;
     if (out->len == 0 || sb_buf_str(out)[out->len - 1] != '\n')
         sb_buf_putc(out, '\n');
@@ -92,7 +91,7 @@ static int put_file(sb_file_set *fs, const char *rel, const sb_buf *b, int execu
 
 /* data.tar.gz: the stored documents of runs ids[0..n) as
  * data/results/run-ID.json, with data/MANIFEST.sha256. */
-static int write_archive(sb_db *db, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
+static int write_archive(const sb_run_reader *rd, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
                          size_t *nman, sb_error *err)
 {
     sb_tarball *tb = NULL;
@@ -103,7 +102,7 @@ static int write_archive(sb_db *db, sb_file_set *fs, const int64_t *ids, size_t 
         snprintf(rel, sizeof rel, "results/run-%lld.json", (long long)ids[i]);
         snprintf(entry, sizeof entry, "%s/%s", SB_PACKET_DATA_DIR, rel);
         sb_buf_reset(&b);
-        ok = raw_json_of(db, ids[i], &b, err) == SB_OK &&
+        ok = raw_json_of(rd, ids[i], &b, err) == SB_OK &&
              sb_sha256_hex(sb_buf_str(&b), b.len, hex, err) == SB_OK &&
              sb_tarball_add(tb, entry, sb_buf_str(&b), b.len, err) == SB_OK;
         if (ok)
@@ -247,7 +246,21 @@ static void commit_links(json_t *items, const char *repo)
 /* The packet of a target with upstream ops (data/templates/packets/
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
-static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+/* The runs of in of suite (every run where suite is NULL), sharing
+ * in's text: free view->v alone. */
+static int suite_view(const sb_session_runs *in, const char *suite, sb_session_runs *view, sb_error *err)
+{
+    view->n = 0;
+    view->v = malloc((in->n + 1) * sizeof *view->v);
+    if (!view->v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < in->n; i++)
+        if (!suite || strcmp(in->v[i].suite, suite) == 0)
+            view->v[view->n++] = in->v[i];
+    return SB_OK;
+}
+
+static int write_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                           sb_file_set *fs, sb_error *err)
 {
     int rc = SB_ERR;
@@ -255,8 +268,11 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     sb_session_runs runs = {0};
     json_t **docs = NULL;
     sb_template *tpl = NULL;
-    sb_result_set set = {0};
-    sb_training_set tr = {0};
+    const sb_result_set *set = o->with_sessions;
+    /* training steps only in a packet of a target whose code is a
+     * provider, over all its ops */
+    const sb_training_set no_training = {0};
+    const sb_training_set *tr = sb_packet_subject(o->target) && !o->op && o->training ? o->training : &no_training;
     const sb_result **cited = NULL;
     manifest_entry *man = NULL;
     int64_t *ids = NULL;
@@ -264,12 +280,12 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     sb_buf body = SB_BUF_INIT, tmp = SB_BUF_INIT, b = SB_BUF_INIT;
     char rel[512];
     snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
-    if (sb_template_load_home(rel, &tpl, err) != SB_OK ||
-        sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK ||
-        sb_plaus_mark_sessions(db, &runs, err) != SB_OK)
-        goto done;
+    if (!o->sessions || !set || !o->all)
+        return sb_error_set(err, NULL, NULL, "a %s packet takes the sessions' runs and every result run",
+                            o->target);
     /* --suite narrows the sessions' cases to those of one preset */
-    sb_session_runs_keep_suite(&runs, o->suite);
+    if (sb_template_load_home(rel, &tpl, err) != SB_OK || suite_view(o->sessions, o->suite, &runs, err) != SB_OK)
+        goto done;
     if (sb_findings_build(&runs, o->target, o->op, o->baseline, &f, err) != SB_OK)
         goto done;
     if (f.nfindings == 0) {
@@ -289,7 +305,7 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     for (size_t i = 0; i < f.nsessions; i++) {
         json_error_t je;
         sb_buf_reset(&b);
-        if (sb_run_raw_json(db, f.session_first_run[i], &b, err) != SB_OK)
+        if (o->reader->raw_json(o->reader->ctx, f.session_first_run[i], &b, err) != SB_OK)
             goto done;
         docs[i] = json_loads(sb_buf_str(&b), 0, &je);
         if (!docs[i]) {
@@ -315,15 +331,9 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     if (sb_packet_subject(o->target) && !o->op) {
         sb_training_opts to = {0};
         sb_training_summary ts;
-        sb_result_set own_all = {0};
-        int trc = sb_training_load(db, 0, 0, 0, &tr, err);
-        if (trc == SB_OK && !o->all) {
-            trc = sb_results_load(db, NULL, &own_all, err);
-            if (trc == SB_OK)
-                trc = sb_plaus_mark(db, &own_all, err);
-        }
-        to.runs = &tr;
-        to.all = o->all ? o->all : &own_all;
+        int trc = SB_OK;
+        to.runs = tr;
+        to.all = o->all;
         to.claims = &f.claims; /* the body's training figures, verified with the findings' */
         if (trc == SB_OK)
             trc = sb_training_render_pairs_md(&to, &tmp, &ts, err);
@@ -333,39 +343,34 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
         sb_buf_reset(&tmp);
         if (trc == SB_OK)
             trc = sb_training_render_md(&to, &tmp, &ts, err);
-        sb_results_free(&own_all);
         if (trc != SB_OK)
             goto done;
         sb_tpl_set_str(d, "training_full_md", sb_buf_str(&tmp));
     }
     json_object_set_new(d, "has_training", json_boolean(with_training));
     /* the cited runs: the sessions' and the training runs */
-    ids = malloc((f.nruns + tr.n + 1) * sizeof *ids);
+    ids = malloc((f.nruns + tr->n + 1) * sizeof *ids);
     if (!ids) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
     memcpy(ids, f.runs, f.nruns * sizeof *ids);
     nids = f.nruns;
-    for (size_t i = 0; i < tr.n; i++)
-        ids[nids++] = tr.v[i].run_id;
+    for (size_t i = 0; i < tr->n; i++)
+        ids[nids++] = tr->v[i].run_id;
     qsort(ids, nids, sizeof *ids, cmp_i64);
     json_object_set_new(d, "cited", json_integer((json_int_t)nids));
     sum->cited = nids;
     /* the cited runs as results: the claims check and the packages */
-    sb_result_filter rf = {0};
-    rf.with_sessions = 1;
-    if (sb_results_select(db, o->all, &rf, &set, err) != SB_OK)
-        goto done;
     cited = calloc(nids + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < set.n; i++) {
-        int64_t id = set.v[i].run_id;
+    for (size_t i = 0; i < set->n; i++) {
+        int64_t id = set->v[i].run_id;
         if (bsearch(&id, ids, nids, sizeof *ids, cmp_i64))
-            cited[ncited++] = &set.v[i];
+            cited[ncited++] = &set->v[i];
     }
     for (size_t i = 0; i < ncited; i++)
         sb_packages_list(cited[i]->packages_json, &b);
@@ -386,17 +391,17 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         /* and the training runs, each of its patch ("none": the baseline),
          * card and training session */
-        sb_claim_run *all = cr ? realloc(cr, (ncited + tr.n + 1) * sizeof *cr) : NULL;
+        sb_claim_run *all = cr ? realloc(cr, (ncited + tr->n + 1) * sizeof *cr) : NULL;
         if (all) {
             cr = all;
-            for (size_t i = 0; i < tr.n; i++)
-                cr[ncited + i] = (sb_claim_run){tr.v[i].run_id, tr.v[i].patch_name, tr.v[i].sku,
-                                                tr.v[i].session_id};
+            for (size_t i = 0; i < tr->n; i++)
+                cr[ncited + i] = (sb_claim_run){tr->v[i].run_id, tr->v[i].patch_name, tr->v[i].sku,
+                                                tr->v[i].session_id};
         } else {
             free(cr);
             cr = NULL;
         }
-        int ok = cr && sb_claims_verify(&f.claims, cr, ncited + tr.n, "the packet body", err) == SB_OK;
+        int ok = cr && sb_claims_verify(&f.claims, cr, ncited + tr->n, "the packet body", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);
@@ -424,7 +429,7 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (write_archive(db, fs, ids, nids, man, &nman, err) != SB_OK ||
+    if (write_archive(o->reader, fs, ids, nids, man, &nman, err) != SB_OK ||
         put_file(fs, "DISCUSSION.md", &body, 0, man, &nman, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < f.nplots; i++)
@@ -448,8 +453,6 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     sum->files = nman;
     rc = SB_OK;
 done:
-    sb_training_free(&tr);
-    sb_results_free(&set);
     free(cited);
     free(ids);
     free(man);
@@ -461,11 +464,11 @@ done:
         json_decref(docs[i]);
     free(docs);
     sb_findings_free(&f);
-    sb_session_runs_free(&runs);
+    free(runs.v);
     return rc;
 }
 
-static int build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                  sb_file_set *fs, sb_error *err)
 {
     *nothing = 0;
@@ -485,7 +488,7 @@ static int build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int
     if (sb_findings_target(o->target, &findings, err) != SB_OK)
         return SB_ERR;
     if (findings)
-        return write_findings(db, o, sum, nothing, fs, err);
+        return write_findings(o, sum, nothing, fs, err);
     int rc = SB_ERR;
     sb_result_set set = {0};
     sb_pick *picks = NULL;
@@ -508,9 +511,7 @@ static int build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int
     sb_result_filter f = {0};
     f.op = o->op;
     f.suite = o->suite;
-    if (sb_results_select(db, o->all, &f, &set, err) != SB_OK)
-        goto done;
-    if (!o->all && sb_plaus_mark(db, &set, err) != SB_OK) /* o->all's runs carry their marks */
+    if (sb_results_pick(o->all, &f, &set, err) != SB_OK)
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
@@ -673,7 +674,7 @@ static int build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int
         int64_t *ids = malloc((sum->cited + 1) * sizeof *ids);
         for (size_t i = 0; ids && i < sum->cited; i++)
             ids[i] = cited[i]->run_id;
-        int ok = ids ? write_archive(db, fs, ids, sum->cited, man, &nman, err) == SB_OK
+        int ok = ids ? write_archive(o->reader, fs, ids, sum->cited, man, &nman, err) == SB_OK
                      : sb_error_set(err, NULL, NULL, "out of memory") == SB_OK;
         free(ids);
         if (!ok) {
@@ -710,12 +711,27 @@ done:
     return rc;
 }
 
-int sb_packet_build(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                    sb_file_set *out, sb_error *err)
+int sb_packet_needs(const char *target, const char *op, sb_packet_inputs *needs, sb_error *err)
+{
+    memset(needs, 0, sizeof *needs);
+    int findings = 0;
+    if (sb_findings_target(target, &findings, err) != SB_OK)
+        return SB_ERR;
+    needs->sessions = findings;
+    needs->every_run = findings;
+    needs->training = findings && sb_packet_subject(target) && !op;
+    return SB_OK;
+}
+
+int sb_packet_build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing, sb_file_set *out,
+                    sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     memset(out, 0, sizeof *out);
-    int rc = build(db, o, sum, nothing, out, err);
+    *nothing = 0;
+    if (!o->all || !o->reader)
+        return sb_error_set(err, NULL, NULL, "a packet takes its result runs and a run reader");
+    int rc = build(o, sum, nothing, out, err);
     if (rc != SB_OK)
         sb_file_set_free(out);
     return rc;

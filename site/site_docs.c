@@ -14,6 +14,9 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
+#include "plausible.h"
+#include "results_query.h"
+#include "run_reader_db.h"
 #include "run_summary.h"
 #include "site.h"
 #include "site_parts.h"
@@ -731,8 +734,34 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
     sb_tpl_set_str(row, "href", "");
     json_object_set_new(row, "cited", json_integer(0));
     json_array_append_new(rows, row);
+    /* what the packet reads besides the site's runs (sb_packet_needs) */
+    sb_packet_inputs need;
+    sb_result_set with_sessions = {0};
+    sb_session_runs sessions = {0};
+    sb_training_set training = {0};
+    sb_run_reader reader;
+    sb_result_filter wf = {0};
+    wf.with_sessions = 1;
+    if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK ||
+        (need.sessions && (sb_results_load(c->db, &wf, &with_sessions, err) != SB_OK ||
+                           sb_plaus_session_runs_load(c->db, NULL, &sessions, err) != SB_OK)) ||
+        (need.training && sb_training_load(c->db, 0, 0, 0, &training, err) != SB_OK)) {
+        sb_results_free(&with_sessions);
+        sb_session_runs_free(&sessions);
+        sb_training_free(&training);
+        return SB_ERR;
+    }
+    po.with_sessions = &with_sessions;
+    po.sessions = &sessions;
+    po.training = &training;
+    sb_run_reader_db(c->db, &reader);
+    po.reader = &reader;
     sb_file_set files;
-    if (sb_packet_build(c->db, &po, &ps, &nothing, &files, &perr) != SB_OK) {
+    int built = sb_packet_build(&po, &ps, &nothing, &files, &perr);
+    sb_results_free(&with_sessions);
+    sb_session_runs_free(&sessions);
+    sb_training_free(&training);
+    if (built != SB_OK) {
         if (!nothing) {
             *err = perr;
             return SB_ERR;

@@ -77,15 +77,49 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
     return rc;
 }
 
-/* A packet built and published as `solbook packet` does. */
-static int packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+/* A packet built from what it reads of db and published, as `solbook
+ * packet` does: every result run, marked, and what sb_packet_needs
+ * names. */
+static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summary *sum, int *nothing,
                         sb_error *err)
 {
-    sb_file_set files;
-    int rc = sb_packet_build(db, o, sum, nothing, &files, err);
+    sb_packet_opts o = *given;
+    sb_packet_inputs need;
+    sb_result_set all = {0}, with_sessions = {0};
+    sb_session_runs sessions = {0};
+    sb_training_set training = {0};
+    sb_run_reader reader;
+    sb_result_filter wf = {0};
+    wf.with_sessions = 1;
+    sb_file_set files = {0};
+    *nothing = 0;
+    int rc = sb_packet_needs(o.target, o.op, &need, err);
     if (rc == SB_OK)
-        rc = sb_file_set_publish_new(&files, o->out_dir, err);
+        rc = sb_results_load(db, NULL, &all, err);
+    if (rc == SB_OK)
+        rc = sb_plaus_mark(db, &all, err);
+    if (rc == SB_OK && need.sessions) {
+        rc = sb_results_load(db, &wf, &with_sessions, err);
+        if (rc == SB_OK)
+            rc = sb_plaus_session_runs_load(db, NULL, &sessions, err);
+    }
+    if (rc == SB_OK && need.training)
+        rc = sb_training_load(db, 0, 0, 0, &training, err);
+    sb_run_reader_db(db, &reader);
+    o.all = &all;
+    o.with_sessions = &with_sessions;
+    o.sessions = &sessions;
+    o.training = &training;
+    o.reader = &reader;
+    if (rc == SB_OK)
+        rc = sb_packet_build(&o, sum, nothing, &files, err);
+    if (rc == SB_OK)
+        rc = sb_file_set_publish_new(&files, o.out_dir, err);
     sb_file_set_free(&files);
+    sb_results_free(&all);
+    sb_results_free(&with_sessions);
+    sb_session_runs_free(&sessions);
+    sb_training_free(&training);
     return rc;
 }
 
