@@ -7,6 +7,7 @@
 #include "error.h"
 #include "home.h"
 #include "packet.h"
+#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "results.h"
 #include "results_query.h"
@@ -34,14 +35,14 @@ static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *
         f.op = o->op;
         f.suite = o->suite;
     }
-    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_plaus_mark(db, &r->all, err) != SB_OK)
+    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_plaus_mark(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), &r->all, err) != SB_OK)
         return SB_ERR;
     o->all = &r->all;
     if (need.sessions) {
         sb_result_filter ws = {0};
         ws.with_sessions = 1;
         if (sb_results_load(db, &ws, &r->with_sessions, err) != SB_OK ||
-            sb_plaus_session_runs_load(db, NULL, &r->sessions, err) != SB_OK)
+            sb_plaus_session_runs_load(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), NULL, &r->sessions, err) != SB_OK)
             return SB_ERR;
         o->with_sessions = &r->with_sessions;
         o->sessions = &r->sessions;

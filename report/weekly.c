@@ -714,7 +714,9 @@ static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa
     if (xa->n == 0)
         return SB_OK;
     sb_plaus_ctx *pc = NULL;
-    if (sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
+    sb_plaus_reads pr;
+    sb_plaus_reads_db(db, &pr);
+    if (sb_plaus_open(&pr, skus, NULL, NULL, &pc, err) != SB_OK)
         return SB_ERR;
     json_t *notes = json_array();
     int rc = SB_OK;
@@ -805,6 +807,8 @@ static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *r
     sb_session_runs runs = {0}, runs_before = {0};
     sb_session_headlines now = {0}, before = {0};
     sb_plaus_ctx *pc = NULL;
+    sb_plaus_reads pr;
+    sb_plaus_reads_db(db, &pr);
     const char **sk = calloc(week->n + 1, sizeof *sk), **ar = calloc(week->n + 1, sizeof *ar);
     size_t nsk = 0;
     json_t *cards = json_array(), *all = json_array();
@@ -814,12 +818,12 @@ static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *r
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK ||
-        sb_session_runs_load(db, NULL, 0, &runs_before, err) != SB_OK ||
-        sb_plaus_mark_sessions(db, &runs, err) != SB_OK || sb_plaus_mark_sessions(db, &runs_before, err) != SB_OK ||
+    if (pr.session_runs(pr.ctx, NULL, 0, &runs, err) != SB_OK ||
+        pr.session_runs(pr.ctx, NULL, 0, &runs_before, err) != SB_OK ||
+        sb_plaus_mark_sessions(&pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(&pr, &runs_before, err) != SB_OK ||
         sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
         sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
-        sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
+        sb_plaus_open(&pr, skus, NULL, NULL, &pc, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < week->n; i++)
         if (!str_in(sk, nsk, week->v[i].sku)) {
@@ -1203,6 +1207,8 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
 {
     memset(sum, 0, sizeof *sum);
     memset(out, 0, sizeof *out);
+    sb_plaus_reads pr;
+    sb_plaus_reads_db(db, &pr);
     char week[16], prev[16];
     int py, pw;
     sb_isoweek_format(o->year, o->week, week, sizeof week);
@@ -1250,7 +1256,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             goto done;
     }
     /* runs picked from o->all carry its marks */
-    if (!o->all && sb_plaus_mark(db, &set, err) != SB_OK)
+    if (!o->all && sb_plaus_mark(&pr, &set, err) != SB_OK)
         goto done;
     {
         const sb_gate_spec *gs = sb_gate_spec_for("gemm");
@@ -1275,7 +1281,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
     sb_session_runs sruns = {0};
-    if (sb_plaus_session_runs_load(db, NULL, &sruns, err) != SB_OK ||
+    if (sb_plaus_session_runs_load(&pr, NULL, &sruns, err) != SB_OK ||
         sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
@@ -1477,7 +1483,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         pf.only_sessions = 1;
         sb_buf_reset(&tmp);
         if (sb_results_load(db, &pf, &sess_only, err) != SB_OK ||
-            sb_plaus_render_md(db, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
+            sb_plaus_render_md(&pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
@@ -1624,7 +1630,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         sb_result_set own_all = {0};
         int trc = o->all ? SB_OK : sb_results_load(db, NULL, &own_all, err);
         if (trc == SB_OK && !o->all)
-            trc = sb_plaus_mark(db, &own_all, err);
+            trc = sb_plaus_mark(&pr, &own_all, err);
         sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &own_all, NULL};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);

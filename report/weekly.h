@@ -19,6 +19,7 @@
 #include "results_query.h"
 #include "sku.h"
 #include "snapshot.h"
+#include "plaus_reads_db.h"
 #include "run_details_read.h"
 #include "store.h"
 

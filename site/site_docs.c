@@ -14,6 +14,7 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
+#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "results_query.h"
 #include "run_reader_db.h"
@@ -744,7 +745,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
     wf.with_sessions = 1;
     if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK ||
         (need.sessions && (sb_results_load(c->db, &wf, &with_sessions, err) != SB_OK ||
-                           sb_plaus_session_runs_load(c->db, NULL, &sessions, err) != SB_OK)) ||
+                           sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &(sb_plaus_reads){0}), NULL, &sessions, err) != SB_OK)) ||
         (need.training && sb_training_load(c->db, 0, 0, 0, &training, err) != SB_OK)) {
         sb_results_free(&with_sessions);
         sb_session_runs_free(&sessions);

@@ -25,6 +25,7 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
+#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "plots.h"
 #include "compare.h"
@@ -97,11 +98,11 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     if (rc == SB_OK)
         rc = sb_results_load(db, NULL, &all, err);
     if (rc == SB_OK)
-        rc = sb_plaus_mark(db, &all, err);
+        rc = sb_plaus_mark(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), &all, err);
     if (rc == SB_OK && need.sessions) {
         rc = sb_results_load(db, &wf, &with_sessions, err);
         if (rc == SB_OK)
-            rc = sb_plaus_session_runs_load(db, NULL, &sessions, err);
+            rc = sb_plaus_session_runs_load(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), NULL, &sessions, err);
     }
     if (rc == SB_OK && need.training)
         rc = sb_training_load(db, 0, 0, 0, &training, err);
@@ -670,7 +671,8 @@ static void test_plausible_own_card(void **state)
     sb_result_set set = {0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     sb_plaus_ctx *ctx = NULL;
-    assert_int_equal(sb_plaus_open(db, NULL, NULL, NULL, &ctx, &err), SB_OK);
+    sb_plaus_reads pr;
+    assert_int_equal(sb_plaus_open(sb_plaus_reads_db(db, &pr), NULL, NULL, NULL, &ctx, &err), SB_OK);
     sb_plaus_verdict v;
 
     assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_a), &v, &err), SB_OK);
@@ -718,7 +720,7 @@ static void test_plausible_own_card(void **state)
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     sb_buf md = SB_BUF_INIT;
     sb_plaus_summary sum;
-    assert_int_equal(sb_plaus_render_md(db, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    assert_int_equal(sb_plaus_render_md(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), picks, np, NULL, "#", &md, &sum, &err), SB_OK);
     assert_int_equal(sum.implausible, 3);
     char cell[128];
     snprintf(cell, sizeof cell, "| run %lld, GPU-aaaaaaaa, 1 GiB, own card |", cal_a);
