@@ -1691,7 +1691,8 @@ static void test_paths_check(void **state)
     (void)state;
     sb_error err;
     char cwd[4096], text[4200];
-    /* the build's staging folder is refused wherever it appears */
+    /* the folder the files are published into is refused wherever it
+     * appears */
     const char *paths[] = {tmpdir, NULL};
     snprintf(text, sizeof text, "see %s/out", tmpdir);
     assert_int_equal(sb_paths_check(paths, text, "body", &err), SB_ERR);
@@ -1706,6 +1707,16 @@ static void test_paths_check(void **state)
              cwd, sb_home());
     assert_int_equal(sb_paths_check(paths, text, "body", &err), SB_OK);
     assert_int_equal(sb_paths_check(NULL, text, "body", &err), SB_OK);
+    /* an output folder given as the working folder ("--out .") or one
+     * above it is not looked for: the data may name paths there */
+    const char *here[] = {".", "..", NULL};
+    assert_int_equal(sb_paths_check(here, text, "body", &err), SB_OK);
+    /* a folder under it is */
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/results", cwd);
+    const char *below[] = {sub, NULL};
+    assert_int_equal(sb_paths_check(below, text, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, sub));
 }
 
 /* Adds fused and huggingface runs of n_ops ops x n_shapes shapes on both
