@@ -25,6 +25,7 @@ typedef struct packet_reads {
 
 static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *err)
 {
+    sb_plaus_reads pr;
     sb_packet_inputs need;
     if (sb_packet_needs(o->target, o->op, &need, err) != SB_OK)
         return SB_ERR;
@@ -35,14 +36,15 @@ static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *
         f.op = o->op;
         f.suite = o->suite;
     }
-    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_plaus_mark(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), &r->all, err) != SB_OK)
+    sb_plaus_reads_db(db, &pr);
+    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_plaus_mark(&pr, &r->all, err) != SB_OK)
         return SB_ERR;
     o->all = &r->all;
     if (need.sessions) {
         sb_result_filter ws = {0};
         ws.with_sessions = 1;
         if (sb_results_load(db, &ws, &r->with_sessions, err) != SB_OK ||
-            sb_plaus_session_runs_load(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), NULL, &r->sessions, err) != SB_OK)
+            sb_plaus_session_runs_load(&pr, NULL, &r->sessions, err) != SB_OK)
             return SB_ERR;
         o->with_sessions = &r->with_sessions;
         o->sessions = &r->sessions;

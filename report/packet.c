@@ -91,7 +91,7 @@ static int put_file(sb_file_set *fs, const char *rel, const sb_buf *b, int execu
 
 /* data.tar.gz: the stored documents of runs ids[0..n) as
  * data/results/run-ID.json, with data/MANIFEST.sha256. */
-static int write_archive(const sb_run_reader *rd, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
+static int add_archive(const sb_run_reader *rd, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
                          size_t *nman, sb_error *err)
 {
     sb_tarball *tb = NULL;
@@ -123,7 +123,7 @@ static int write_archive(const sb_run_reader *rd, sb_file_set *fs, const int64_t
 }
 
 /* MANIFEST.sha256 of the files before it. */
-static int write_manifest(sb_file_set *fs, manifest_entry *man, size_t nman, sb_error *err)
+static int add_manifest(sb_file_set *fs, manifest_entry *man, size_t nman, sb_error *err)
 {
     qsort(man, nman, sizeof *man, me_cmp);
     sb_buf b = SB_BUF_INIT;
@@ -243,9 +243,6 @@ static void commit_links(json_t *items, const char *repo)
     }
 }
 
-/* The packet of a target with upstream ops (data/templates/packets/
- * upstream_ops.csv): findings from measuring sessions only
- * (packet_findings.h), the full tables in APPENDIX.md. */
 /* The runs of in of suite (every run where suite is NULL), sharing
  * in's text: free view->v alone. */
 static int suite_view(const sb_session_runs *in, const char *suite, sb_session_runs *view, sb_error *err)
@@ -260,7 +257,10 @@ static int suite_view(const sb_session_runs *in, const char *suite, sb_session_r
     return SB_OK;
 }
 
-static int write_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+/* The packet of a target with upstream ops (data/templates/packets/
+ * upstream_ops.csv): findings from measuring sessions only
+ * (packet_findings.h), the full tables in APPENDIX.md. */
+static int build_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                           sb_file_set *fs, sb_error *err)
 {
     int rc = SB_ERR;
@@ -429,7 +429,7 @@ static int write_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (write_archive(o->reader, fs, ids, nids, man, &nman, err) != SB_OK ||
+    if (add_archive(o->reader, fs, ids, nids, man, &nman, err) != SB_OK ||
         put_file(fs, "DISCUSSION.md", &body, 0, man, &nman, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < f.nplots; i++)
@@ -448,7 +448,7 @@ static int write_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *
         sb_paths_check(out_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
         put_file(fs, "reproduce.sh", &b, 1, man, &nman, err) != SB_OK)
         goto done;
-    if (write_manifest(fs, man, nman, err) != SB_OK)
+    if (add_manifest(fs, man, nman, err) != SB_OK)
         goto done;
     sum->files = nman;
     rc = SB_OK;
@@ -488,7 +488,7 @@ static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
     if (sb_findings_target(o->target, &findings, err) != SB_OK)
         return SB_ERR;
     if (findings)
-        return write_findings(o, sum, nothing, fs, err);
+        return build_findings(o, sum, nothing, fs, err);
     int rc = SB_ERR;
     sb_result_set set = {0};
     sb_pick *picks = NULL;
@@ -674,7 +674,7 @@ static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
         int64_t *ids = malloc((sum->cited + 1) * sizeof *ids);
         for (size_t i = 0; ids && i < sum->cited; i++)
             ids[i] = cited[i]->run_id;
-        int ok = ids ? write_archive(o->reader, fs, ids, sum->cited, man, &nman, err) == SB_OK
+        int ok = ids ? add_archive(o->reader, fs, ids, sum->cited, man, &nman, err) == SB_OK
                      : sb_error_set(err, NULL, NULL, "out of memory") == SB_OK;
         free(ids);
         if (!ok) {
@@ -693,7 +693,7 @@ static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
         sb_paths_check(out_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
         put_file(fs, "reproduce.sh", &b, 1, man, &nman, err) != SB_OK)
         goto done;
-    if (write_manifest(fs, man, nman, err) != SB_OK)
+    if (add_manifest(fs, man, nman, err) != SB_OK)
         goto done;
     sum->files = nman;
     rc = SB_OK;

@@ -177,6 +177,7 @@ static int load_sessions(site_ctx *c, sb_error *err)
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
+    sb_plaus_reads pr;
     memset(sum, 0, sizeof *sum);
     site_ctx c;
     memset(&c, 0, sizeof c);
@@ -243,7 +244,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     int mrc = runs ? SB_OK : SB_ERR;
     if (mrc != SB_OK || sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
         sb_results_load_sessions(c.db, &c.session_set, err) != SB_OK ||
-        sb_plaus_mark(sb_plaus_reads_db(c.db, &(sb_plaus_reads){0}), &c.set, err) != SB_OK ||
+        sb_plaus_mark(sb_plaus_reads_db(c.db, &pr), &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         load_sessions(&c, err) != SB_OK ||
         !(packets = side_start(&c, site_build_packets, err)) ||

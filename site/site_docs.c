@@ -714,6 +714,7 @@ static int cmp_job(const void *x, const void *y)
  * rows. */
 static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error *err)
 {
+    sb_plaus_reads pr;
     char opdir[SB_PAGE_ID_SIZE], dir[4608], rel[700];
     sb_page_id(pj->op, opdir);
     snprintf(dir, sizeof dir, "%s/packets/%s/%s", c->out, pj->target, opdir);
@@ -745,7 +746,8 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
     wf.with_sessions = 1;
     if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK ||
         (need.sessions && (sb_results_load(c->db, &wf, &with_sessions, err) != SB_OK ||
-                           sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &(sb_plaus_reads){0}), NULL, &sessions, err) != SB_OK)) ||
+                           sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &pr), NULL, &sessions,
+                                                      err) != SB_OK)) ||
         (need.training && sb_training_load(c->db, 0, 0, 0, &training, err) != SB_OK)) {
         sb_results_free(&with_sessions);
         sb_session_runs_free(&sessions);

@@ -84,6 +84,7 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
 static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summary *sum, int *nothing,
                         sb_error *err)
 {
+    sb_plaus_reads pr;
     sb_packet_opts o = *given;
     sb_packet_inputs need;
     sb_result_set all = {0}, with_sessions = {0};
@@ -98,11 +99,11 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     if (rc == SB_OK)
         rc = sb_results_load(db, NULL, &all, err);
     if (rc == SB_OK)
-        rc = sb_plaus_mark(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), &all, err);
+        rc = sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, err);
     if (rc == SB_OK && need.sessions) {
         rc = sb_results_load(db, &wf, &with_sessions, err);
         if (rc == SB_OK)
-            rc = sb_plaus_session_runs_load(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), NULL, &sessions, err);
+            rc = sb_plaus_session_runs_load(sb_plaus_reads_db(db, &pr), NULL, &sessions, err);
     }
     if (rc == SB_OK && need.training)
         rc = sb_training_load(db, 0, 0, 0, &training, err);
@@ -645,6 +646,7 @@ static const sb_result *result_of(const sb_result_set *set, long long id)
  * far the SKU's cards differ on that ceiling and the buffers' size. */
 static void test_plausible_own_card(void **state)
 {
+    sb_plaus_reads pr;
     (void)state;
     char p[512];
     snprintf(p, sizeof p, "%s/own-card.db", tmpdir);
@@ -671,7 +673,6 @@ static void test_plausible_own_card(void **state)
     sb_result_set set = {0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     sb_plaus_ctx *ctx = NULL;
-    sb_plaus_reads pr;
     assert_int_equal(sb_plaus_open(sb_plaus_reads_db(db, &pr), NULL, NULL, NULL, &ctx, &err), SB_OK);
     sb_plaus_verdict v;
 
@@ -720,7 +721,7 @@ static void test_plausible_own_card(void **state)
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     sb_buf md = SB_BUF_INIT;
     sb_plaus_summary sum;
-    assert_int_equal(sb_plaus_render_md(sb_plaus_reads_db(db, &(sb_plaus_reads){0}), picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    assert_int_equal(sb_plaus_render_md(&pr, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
     assert_int_equal(sum.implausible, 3);
     char cell[128];
     snprintf(cell, sizeof cell, "| run %lld, GPU-aaaaaaaa, 1 GiB, own card |", cal_a);
