@@ -9,8 +9,12 @@
 #include "error.h"
 #include "home.h"
 #include "json_file.h"
+#include "regress.h"
 #include "repro.h"
 #include "results.h"
+#include "results_query.h"
+#include "run_devices.h"
+#include "run_reader_db.h"
 #include "strbuf.h"
 
 static const char *const compare_usage[] = {
@@ -43,7 +47,7 @@ int cmd_compare(int argc, char **argv)
 {
     const char *db_path = sb_default_db_path(), *fmt = "md", *out_path = NULL, *aa_path = NULL;
     sb_result_filter f = {0};
-    sb_cmp_opts o = {0.01, 0.03, NULL};
+    sb_cmp_opts o = {0.01, 0.03};
     int exit_status;
     const sb_option options[] = {
         SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
@@ -83,15 +87,28 @@ int cmd_compare(int argc, char **argv)
         sb_cmp_side_free(&a);
         return 2;
     }
-    sb_db *db = NULL;
+    sb_db *db = NULL, *aa_db = NULL;
     sb_result_set set = {0};
     sb_cmp_result r = {0};
+    sb_rg_aa *aa = NULL;
+    sb_run_devices dev = {0};
+    sb_run_reader rd;
     sb_buf out = SB_BUF_INIT;
+    sb_result_filter fs[2];
+    /* the thresholds take the A/A runs of the sessions of --aa-db, else
+     * of the compared database */
+    sb_rg_opts ro = {o.alpha, o.threshold, NULL, 0};
     int rc = 2;
     if (sb_db_open_reader(db_path, &db, &err) != SB_OK ||
-        (aa_path && sb_db_open_reader(aa_path, &o.aa_db, &err) != SB_OK) ||
-        sb_cmp_load(db, &f, &a, &b, &set, &err) != SB_OK ||
-        sb_cmp_run(db, &set, &a, &b, &o, &r, &err) != SB_OK) {
+        (aa_path && sb_db_open_reader(aa_path, &aa_db, &err) != SB_OK) ||
+        sb_results_load_any(db, fs, sb_cmp_filters(&f, &a, &b, fs), &set, &err) != SB_OK ||
+        sb_rg_aa_load(aa_db ? aa_db : db, &ro, &aa, &err) != SB_OK ||
+        sb_run_devices_load_set(db, &set, &dev, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    sb_run_reader_db(db, &rd);
+    if (sb_cmp_run(&rd, &set, &a, &b, &o, aa, &dev, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }
@@ -128,10 +145,12 @@ int cmd_compare(int argc, char **argv)
 done:
     sb_buf_free(&out);
     sb_cmp_free(&r);
+    sb_rg_aa_free(aa);
+    sb_run_devices_free(&dev);
     sb_results_free(&set);
     if (db)
         sb_db_close(db);
-    sb_db_close(o.aa_db);
+    sb_db_close(aa_db);
     sb_cmp_side_free(&a);
     sb_cmp_side_free(&b);
     return rc;

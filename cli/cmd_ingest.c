@@ -10,6 +10,7 @@
 #include "home.h"
 #include "import.h"
 #include "ingest.h"
+#include "ingest_verdicts.h"
 #include "plausible.h"
 #include "term.h"
 
@@ -140,7 +141,8 @@ static void on_implausible(void *c, const sb_result *r, const sb_plaus_verdict *
 }
 
 /* Judges the runs stored without a verdict, and again those a new
- * calibration or a changed table touches (sb_plaus_store_verdicts), and
+ * calibration or a changed table touches (sb_plaus_store_verdicts,
+ * ingest_verdicts.h), and
  * says what it found. */
 static int store_verdicts(sb_ingest *ing)
 {

@@ -7,7 +7,65 @@
 #include "error.h"
 #include "home.h"
 #include "packet.h"
+#include "plaus_reads_db.h"
+#include "plausible.h"
 #include "results.h"
+#include "results_query.h"
+#include "run_reader_db.h"
+#include "session_query.h"
+
+/* What a packet of o's target reads (sb_packet_needs), from db into the
+ * sets given, which o then points at. */
+typedef struct packet_reads {
+    sb_result_set all, with_sessions;
+    sb_session_runs sessions;
+    sb_training_set training;
+    sb_run_reader reader;
+} packet_reads;
+
+static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *err)
+{
+    sb_plaus_reads pr;
+    sb_packet_inputs need;
+    if (sb_packet_needs(o->target, o->op, &need, err) != SB_OK)
+        return SB_ERR;
+    /* the runs of the op and suite only, through their indexes, where
+     * the packet reads no other */
+    sb_result_filter f = {0};
+    if (!need.every_run) {
+        f.op = o->op;
+        f.suite = o->suite;
+    }
+    sb_plaus_reads_db(db, &pr);
+    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_plaus_mark(&pr, &r->all, err) != SB_OK)
+        return SB_ERR;
+    o->all = &r->all;
+    if (need.sessions) {
+        sb_result_filter ws = {0};
+        ws.with_sessions = 1;
+        if (sb_results_load(db, &ws, &r->with_sessions, err) != SB_OK ||
+            sb_plaus_session_runs_load(&pr, NULL, &r->sessions, err) != SB_OK)
+            return SB_ERR;
+        o->with_sessions = &r->with_sessions;
+        o->sessions = &r->sessions;
+    }
+    if (need.training) {
+        if (sb_training_load(db, 0, 0, 0, &r->training, err) != SB_OK)
+            return SB_ERR;
+        o->training = &r->training;
+    }
+    sb_run_reader_db(db, &r->reader);
+    o->reader = &r->reader;
+    return SB_OK;
+}
+
+static void packet_reads_free(packet_reads *r)
+{
+    sb_results_free(&r->all);
+    sb_results_free(&r->with_sessions);
+    sb_session_runs_free(&r->sessions);
+    sb_training_free(&r->training);
+}
 
 static const char *const packet_usage[] = {
     "solbook packet --target liger|vllm|triton|pytorch|cutlass|onnxruntime|jax|tilelang",
@@ -84,15 +142,25 @@ int cmd_packet(int argc, char **argv)
         return 2;
     }
     sb_packet_summary sum;
+    sb_file_set files = {0};
+    packet_reads reads = {0};
     int nothing = 0;
     int rc = 0;
-    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK) {
+    if (packet_read(db, &o, &reads, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        rc = 2;
+    } else if (sb_packet_build(&o, &sum, &nothing, &files, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = nothing ? 1 : 2;
+    } else if (sb_file_set_publish_new(&files, o.out_dir, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        rc = 2;
     } else {
         printf("%s: %zu runs cited, %zu files in MANIFEST.sha256, DISCUSSION.md %zu bytes\n",
                o.out_dir, sum.cited, sum.files, sum.body_bytes);
     }
+    sb_file_set_free(&files);
+    packet_reads_free(&reads);
     sb_db_close(db);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "evidence.h"
 #include "isoweek.h"
 #include "note.h"
+#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "plots.h"
 #include "regress.h"
@@ -234,6 +235,7 @@ static void report_input_free(report_input *in)
  * the error and keeps nothing. */
 static int report_input_load(const opts *o, const char *sku, int what, report_input *in)
 {
+    sb_plaus_reads pr;
     memset(in, 0, sizeof *in);
     if ((what & READ_SKUS) ? open_db_and_skus(o, &in->db, &in->skus) : open_db(o, &in->db))
         return 2;
@@ -245,7 +247,7 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
     f.sku = sku;
     if (((what & READ_LATEST) ? sb_results_load_latest(in->db, &f, &in->set, &err)
                               : sb_results_load(in->db, &f, &in->set, &err)) != SB_OK ||
-        (!(what & READ_UNMARKED) && sb_plaus_mark(in->db, &in->set, &err) != SB_OK) ||
+        (!(what & READ_UNMARKED) && sb_plaus_mark(sb_plaus_reads_db(in->db, &pr), &in->set, &err) != SB_OK) ||
         ((what & READ_PICKS) && sb_picks_latest(&in->set, &in->picks, &in->np, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
         report_input_free(in);
@@ -256,6 +258,7 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
 
 static int run_geomean(const opts *o)
 {
+    sb_plaus_reads pr;
     const char *fmt = o->format ? o->format : "md";
     if (strcmp(fmt, "md") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
         fprintf(stderr, "solbook report geomean: --format must be md, csv or json, not '%s'\n", fmt);
@@ -273,7 +276,7 @@ static int run_geomean(const opts *o)
     /* the headline: pairs within one session (docs/CLAIMS.md, rule 8);
      * the newest runs of everything else in their own section */
     sb_session_runs sruns = {0};
-    if (sb_plaus_session_runs_load(in.db, o->suite, &sruns, &err) != SB_OK ||
+    if (sb_plaus_session_runs_load(sb_plaus_reads_db(in.db, &pr), o->suite, &sruns, &err) != SB_OK ||
         sb_claims_headlines_take(&sruns, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
         sb_geo_compute_unpaired(&in.set, in.picks, in.np, o->baseline, &paired, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
@@ -421,7 +424,11 @@ static int run_weekly(const opts *o)
     int rc = 0;
     if (sb_snapshot_read(db, &snap, &err) == SB_OK)
         wo.snap = snap;
-    if (!snap || sb_weekly_write(db, skus, &wo, &sum, &err) != SB_OK) {
+    sb_file_set files = {0};
+    /* the week's files merged into the folder whole or not at all: a
+     * failure leaves the week's earlier writeup as it was */
+    if (!snap || sb_weekly_build(db, skus, &wo, &sum, &files, &err) != SB_OK ||
+        sb_file_set_publish(&files, wo.out_dir, SB_STAGE_MERGE, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
     } else {
@@ -433,6 +440,7 @@ static int run_weekly(const opts *o)
         if (sum.left_out)
             printf("%zu list entries past the writeup's limits are in the appendix only\n", sum.left_out);
     }
+    sb_file_set_free(&files);
     sb_snapshot_free(snap);
     sb_sku_table_free(skus);
     sb_db_close(db);
@@ -516,9 +524,11 @@ static void marked_runs_free(marked_runs *m)
 /* On failure m is freed. */
 static int marked_runs_read(sb_db *db, marked_runs *m, sb_error *err)
 {
+    sb_plaus_reads pr;
     memset(m, 0, sizeof *m);
-    if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_plaus_mark(db, &m->set, err) == SB_OK &&
-        sb_plaus_session_runs_load(db, NULL, &m->sruns, err) == SB_OK &&
+    sb_plaus_reads_db(db, &pr);
+    if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_plaus_mark(&pr, &m->set, err) == SB_OK &&
+        sb_plaus_session_runs_load(&pr, NULL, &m->sruns, err) == SB_OK &&
         sb_claims_headlines_take(&m->sruns, NULL, NULL, 0, 0, &m->paired, err) == SB_OK &&
         sb_snapshot_read(db, &m->snap, err) == SB_OK)
         return SB_OK;
@@ -622,6 +632,7 @@ done:
 
 static int run_plausibility(const opts *o)
 {
+    sb_plaus_reads pr;
     report_input in;
     if (report_input_load(o, NULL, READ_PICKS, &in))
         return 2;
@@ -636,7 +647,8 @@ static int run_plausibility(const opts *o)
     f.only_sessions = 1;
     int rc = 2;
     if (sb_results_load(in.db, &f, &sessions, &err) != SB_OK ||
-        sb_plaus_render_md(in.db, in.picks, in.np, &sessions, "#", &b, &sum, &err) != SB_OK) {
+        sb_plaus_render_md(sb_plaus_reads_db(in.db, &pr), in.picks, in.np, &sessions, "#", &b, &sum,
+                           &err) != SB_OK) {
         sb_error_print(&err, stderr);
     } else {
         rc = emit(o, &b);
@@ -654,6 +666,7 @@ static int run_plausibility(const opts *o)
 
 static int run_training(const opts *o)
 {
+    sb_plaus_reads pr;
     sb_db *db = NULL;
     if (open_db(o, &db))
         return 2;
@@ -678,7 +691,8 @@ static int run_training(const opts *o)
     to.runs = &runs;
     to.all = &all;
     if (sb_training_load(db, 0, 0, 0, &runs, &err) != SB_OK ||
-        sb_results_load(db, NULL, &all, &err) != SB_OK || sb_plaus_mark(db, &all, &err) != SB_OK ||
+        sb_results_load(db, NULL, &all, &err) != SB_OK ||
+        sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, &err) != SB_OK ||
         sb_training_render_md(&to, &b, &sum, &err) != SB_OK ||
         (sum.plot_drawn && sb_file_write_buf(plot_path, &plot, &err) != SB_OK)) {
         sb_error_print(&err, stderr);

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "error.h"
 #include "home.h"
+#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "sessions.h"
 #include "session_query.h"
@@ -88,7 +89,11 @@ int cmd_session(int argc, char **argv)
     sb_session_runs runs = {0};
     sb_session_report r = {0};
     int rc = 2;
-    if (sb_plaus_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
+    sb_db *db = NULL;
+    sb_plaus_reads pr;
+    if (sb_db_open(db_path, SB_DB_READ, &db, &err) != SB_OK ||
+        sb_plaus_session_runs_ids(sb_plaus_reads_db(db, &pr), (const char *const *)argv, (size_t)argc, &runs,
+                                  &err) != SB_OK ||
         sb_session_compare(&runs, target, level, floor, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -113,5 +118,7 @@ int cmd_session(int argc, char **argv)
 done:
     sb_session_report_free(&r);
     sb_session_runs_free(&runs);
+    if (db)
+        sb_db_close(db);
     return rc;
 }

@@ -194,13 +194,6 @@ int sb_verdicts_last_run(sb_db *handle, long long *last, sb_error *err)
     return SB_OK;
 }
 
-void sb_verdict_states_free(sb_verdict_states *s)
-{
-    free(s->run_id);
-    free(s->state);
-    memset(s, 0, sizeof *s);
-}
-
 int sb_verdict_states_load(sb_db *handle, sb_verdict_states *out, sb_error *err)
 {
     sqlite3 *db = sb_db_handle(handle);
@@ -238,21 +231,6 @@ int sb_verdict_states_load(sb_db *handle, sb_verdict_states *out, sb_error *err)
         return sb_db_conn_fail(db, err, "reading the plausibility verdicts");
     }
     return SB_OK;
-}
-
-static int id_cmp(const void *x, const void *y)
-{
-    long long a = *(const long long *)x, b = *(const long long *)y;
-    return (a > b) - (a < b);
-}
-
-int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_state *state)
-{
-    const long long *at = s->n ? bsearch(&run_id, s->run_id, s->n, sizeof *s->run_id, id_cmp) : NULL;
-    if (!at)
-        return 0;
-    *state = s->state[at - s->run_id];
-    return 1;
 }
 
 struct sb_verdict_reader {

@@ -10,18 +10,9 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "plaus_reads.h" /* sb_verdict_basis, sb_verdict_states */
 #include "plausibility.h"
 #include "store.h"
-
-/* What the stored verdicts were judged with: the SHA-256 (hex) of the
- * tables and the rule, that of the calibration runs then stored
- * (sb_verdicts_calibrations_digest), and the greatest of their ids (0
- * when none). */
-typedef struct sb_verdict_basis {
-    char tables_sha256[65];
-    char calibrations_sha256[65];
-    long long last_calibration;
-} sb_verdict_basis;
 
 /* The stored basis; *found 0 when verdicts were never stored. */
 int sb_verdicts_basis_read(sb_db *db, sb_verdict_basis *b, int *found, sb_error *err);
@@ -47,16 +38,9 @@ int sb_verdicts_first_missing(sb_db *db, long long *first, sb_error *err);
 /* The highest id of a result run; 0 when there is none. */
 int sb_verdicts_last_run(sb_db *db, long long *last, sb_error *err);
 
-/* Every stored verdict's state, by run id ascending. */
-typedef struct sb_verdict_states {
-    long long *run_id;
-    sb_plaus_state *state;
-    size_t n;
-} sb_verdict_states;
+/* Every stored verdict's state, by run id ascending (free with
+ * sb_verdict_states_free, model/plaus_reads.h). */
 int sb_verdict_states_load(sb_db *db, sb_verdict_states *out, sb_error *err);
-void sb_verdict_states_free(sb_verdict_states *s);
-/* 1 and *state when run_id has a stored verdict; 0 when not. */
-int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_state *state);
 
 /* For reading the whole verdicts of many runs, one at a time: the
  * statement is prepared once by sb_verdict_reader_open. sb_verdict_read

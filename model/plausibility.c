@@ -247,3 +247,12 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
              note);
 }
 
+void sb_plaus_not_judged(sb_plaus_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->state = SB_PLAUS_UNKNOWN;
+    v->gbps = v->tflops = v->ceiling_gbps = v->pct_ceiling = NAN;
+    v->flop_ceiling_tflops = v->pct_flop_ceiling = NAN;
+    v->source.lo = v->source.hi = NAN;
+    snprintf(v->reason, sizeof v->reason, "not judged: the run did not pass");
+}

@@ -108,6 +108,10 @@ typedef struct sb_plaus_verdict {
 void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double margin,
                     sb_plaus_verdict *out);
 
+/* The verdict stored for a run that did not pass: reports check passing
+ * runs only, and a failed run's time says nothing of its card. */
+void sb_plaus_not_judged(sb_plaus_verdict *v);
+
 /* How far one ceiling spreads over a SKU's cards: of n calibrations,
  * newest first, calibration i measured values[i] (NAN: not measured) on
  * the GPU gpus[i] ("" when not recorded, which counts as a card of its

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "plaus_reads_db.h"
+#include "results_query.h"
+#include "session_query.h"
 #include "plausible.h"
 #include "results.h"
 #include "stats.h"
@@ -39,6 +42,7 @@ static void print_times(const char *what, const double *t, size_t flagged)
 
 static int run(sb_db *db, sb_error *e)
 {
+    sb_plaus_reads pr;
     sb_result_set set = {0};
     sb_session_runs sess = {0};
     double t[ROUNDS];
@@ -47,7 +51,7 @@ static int run(sb_db *db, sb_error *e)
         return SB_ERR;
     for (int r = 0; r < ROUNDS; r++) {
         double t0 = cpu_now();
-        if (sb_plaus_mark(db, &set, e) != SB_OK) {
+        if (sb_plaus_mark(sb_plaus_reads_db(db, &pr), &set, e) != SB_OK) {
             sb_results_free(&set);
             return SB_ERR;
         }
@@ -61,7 +65,7 @@ static int run(sb_db *db, sb_error *e)
     int rc = sb_session_runs_load(db, NULL, 0, &sess, e);
     for (int r = 0; rc == SB_OK && r < ROUNDS; r++) {
         double t0 = cpu_now();
-        rc = sb_plaus_mark_sessions(db, &sess, e);
+        rc = sb_plaus_mark_sessions(sb_plaus_reads_db(db, &pr), &sess, e);
         t[r] = cpu_now() - t0;
     }
     flagged = 0;
@@ -81,7 +85,7 @@ static int run(sb_db *db, sb_error *e)
         sb_buf out = SB_BUF_INIT;
         sb_plaus_summary sum;
         double t0 = cpu_now();
-        rc = sb_plaus_render_md(db, picks, np, NULL, "#", &out, &sum, e);
+        rc = sb_plaus_render_md(sb_plaus_reads_db(db, &pr), picks, np, NULL, "#", &out, &sum, e);
         t[r] = cpu_now() - t0;
         flagged = sum.implausible;
         sb_buf_free(&out);

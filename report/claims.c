@@ -274,6 +274,12 @@ int sb_paths_check(const char *const *paths, const char *text, const char *what,
         /* "/" alone or a one-letter root is no path of this build */
         if (strlen(abs) < 3 || abs[0] != '/')
             continue;
+        /* nor is the working directory or a folder above it (an output
+         * folder given as "."): a run's data may name any path there */
+        char cwd[PATH_MAX];
+        size_t n = strlen(abs);
+        if (getcwd(cwd, sizeof cwd) && strncmp(cwd, abs, n) == 0 && (cwd[n] == '/' || cwd[n] == '\0'))
+            continue;
         if (strstr(text, abs))
             return sb_error_set(err, NULL, NULL, "%s holds '%s', a path of this build", what, abs);
     }

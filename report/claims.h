@@ -104,12 +104,12 @@ int sb_claims_headlines_take(sb_session_runs *runs, const char *op, const char *
                              long long to, struct sb_session_headlines *out, sb_error *err);
 
 /* SB_ERR when the text holds one of paths (NULL-ended; each made
- * absolute): the staging folders the build writes into. A staging
- * folder's name holds the build's PID and a random part (core/
- * staged_dir.h), so stored text cannot hold it, and a renderer that
- * wrote where it writes is caught however the data reads. The working
- * directory, $HOME and the data home are not looked for: a run's params
- * or notes may name any path, and data is shown escaped, not refused. */
+ * absolute): the folders the built files are published into. A renderer
+ * builds its files in memory and is never told that folder, so a text
+ * that holds it names where the build writes, however the data reads.
+ * The working directory and the folders above it, $HOME and the data
+ * home are not looked for: a run's params or notes may name any path,
+ * and data is shown escaped, not refused. */
 int sb_paths_check(const char *const *paths, const char *text, const char *what, sb_error *err);
 
 #endif

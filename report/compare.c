@@ -9,8 +9,6 @@
 #include "encode.h"
 #include "paired.h"
 #include "report_json.h"
-#include "results_query.h"
-#include "run_devices.h"
 #include "stats.h"
 
 const char *sb_cmp_verdict_name(sb_cmp_verdict v)
@@ -157,14 +155,13 @@ static int side_filter(const sb_result_filter *f, const sb_cmp_side *s, sb_resul
            narrow(f->sku, s->sku, &out->sku);
 }
 
-int sb_cmp_load(sb_db *db, const sb_result_filter *f, const sb_cmp_side *a,
-                const sb_cmp_side *b, sb_result_set *set, sb_error *err)
+size_t sb_cmp_filters(const sb_result_filter *f, const sb_cmp_side *a, const sb_cmp_side *b,
+                      sb_result_filter fs[2])
 {
-    sb_result_filter fs[2];
     size_t n = 0;
     n += side_filter(f, a, &fs[n]);
     n += side_filter(f, b, &fs[n]);
-    return sb_results_load_any(db, fs, n, set, err);
+    return n;
 }
 
 static int newer(const sb_result *a, const sb_result *b)
@@ -216,13 +213,13 @@ static int cmp_str(const void *a, const void *b)
  * them (report/sessions.h): by the round medians of their kernel times,
  * the held launch's, not by the call times of run_samples, which carry
  * the host's Python overhead. *rounds 0: one of them has no kernel time. */
-static int session_rounds(sb_db *db, const sb_result *a, const sb_result *b, double **x, size_t *nx,
-                          double **y, size_t *ny, int *rounds, sb_error *err)
+static int session_rounds(const sb_run_reader *rd, const sb_result *a, const sb_result *b, double **x,
+                          size_t *nx, double **y, size_t *ny, int *rounds, sb_error *err)
 {
     char *ja = NULL, *jb = NULL;
-    int rc = sb_kernel_samples_text(db, a->run_id, &ja, err);
+    int rc = rd->kernel_samples(rd->ctx, a->run_id, &ja, err);
     if (rc == SB_OK)
-        rc = sb_kernel_samples_text(db, b->run_id, &jb, err);
+        rc = rd->kernel_samples(rd->ctx, b->run_id, &jb, err);
     if (rc == SB_OK && ja && jb) {
         rc = sb_round_medians(ja, x, nx, err);
         if (rc == SB_OK)
@@ -240,7 +237,7 @@ static int session_rounds(sb_db *db, const sb_result *a, const sb_result *b, dou
 }
 
 /* Compares a with b into row, whose threshold the caller has set. */
-static int compare_pair(sb_db *db, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
+static int compare_pair(const sb_run_reader *rd, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
                         sb_cmp_row *row, sb_error *err)
 {
     row->a = a;
@@ -253,12 +250,12 @@ static int compare_pair(sb_db *db, const sb_result *a, const sb_result *b, const
     size_t nx = 0, ny = 0;
     int rounds = 0;
     if (a->session_id && b->session_id &&
-        session_rounds(db, a, b, &x, &nx, &y, &ny, &rounds, err) != SB_OK)
+        session_rounds(rd, a, b, &x, &nx, &y, &ny, &rounds, err) != SB_OK)
         return SB_ERR;
     if (!rounds && !a->quantiles_only && !b->quantiles_only) {
-        if (sb_samples_load(db, a->run_id, &x, &nx, err) != SB_OK)
+        if (rd->samples(rd->ctx, a->run_id, &x, &nx, err) != SB_OK)
             return SB_ERR;
-        if (sb_samples_load(db, b->run_id, &y, &ny, err) != SB_OK) {
+        if (rd->samples(rd->ctx, b->run_id, &y, &ny, err) != SB_OK) {
             free(x);
             return SB_ERR;
         }
@@ -295,8 +292,8 @@ static int compare_pair(sb_db *db, const sb_result *a, const sb_result *b, const
 
 /* The A/A noise and the cards the thresholds of the pairs need. */
 typedef struct cmp_noise {
-    sb_rg_aa *aa;
-    sb_run_devices dev;
+    const sb_rg_aa *aa;
+    const sb_run_devices *dev;
 } cmp_noise;
 
 /* Sets row's threshold for a against b: the regression rule's within one
@@ -305,7 +302,7 @@ static void pair_threshold(const cmp_noise *cn, const sb_result *a, const sb_res
                            int across_skus, sb_cmp_row *row)
 {
     memset(row, 0, sizeof *row);
-    const char *ua = sb_run_device(&cn->dev, a->run_id), *ub = sb_run_device(&cn->dev, b->run_id);
+    const char *ua = sb_run_device(cn->dev, a->run_id), *ub = sb_run_device(cn->dev, b->run_id);
     row->same_card = ua && ub ? strcmp(ua, ub) == 0 : -1;
     row->threshold = o->threshold;
     row->threshold_from = SB_RG_FROM_MIN_EFFECT;
@@ -314,7 +311,7 @@ static void pair_threshold(const cmp_noise *cn, const sb_result *a, const sb_res
     }
 }
 
-static int cmp_rows(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
+static int cmp_rows(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
                     const sb_cmp_opts *o, const cmp_noise *cn, sb_cmp_result *out, sb_error *err)
 {
     size_t cap = 0;
@@ -354,7 +351,7 @@ static int cmp_rows(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, c
         }
         sb_cmp_row *row = &out->v[out->n];
         pair_threshold(cn, pa, pb, o, out->across_skus, row);
-        if (compare_pair(db, pa, pb, o, row, err) != SB_OK) {
+        if (compare_pair(rd, pa, pb, o, row, err) != SB_OK) {
             sb_cmp_free(out);
             return SB_ERR;
         }
@@ -380,23 +377,16 @@ oom:
     return sb_error_set(err, NULL, NULL, "out of memory");
 }
 
-int sb_cmp_run(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
-               const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err)
+int sb_cmp_run(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a,
+               const sb_cmp_side *b, const sb_cmp_opts *o, const sb_rg_aa *aa,
+               const sb_run_devices *dev, sb_cmp_result *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     out->geomean = NAN;
     const char *ska = single_sku(set, a, &out->runs_a), *skb = single_sku(set, b, &out->runs_b);
     out->across_skus = ska && skb && strcmp(ska, skb) != 0;
-    cmp_noise cn = {0};
-    sb_rg_opts ro = {o->alpha, o->threshold, NULL, 0};
-    int rc = sb_rg_aa_load(o->aa_db ? o->aa_db : db, &ro, &cn.aa, err);
-    if (rc == SB_OK)
-        rc = sb_run_devices_load_set(db, set, &cn.dev, err);
-    if (rc == SB_OK)
-        rc = cmp_rows(db, set, a, b, o, &cn, out, err);
-    sb_rg_aa_free(cn.aa);
-    sb_run_devices_free(&cn.dev);
-    return rc;
+    cmp_noise cn = {aa, dev};
+    return cmp_rows(rd, set, a, b, o, &cn, out, err);
 }
 
 void sb_cmp_free(sb_cmp_result *r)

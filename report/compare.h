@@ -19,12 +19,17 @@
  * where the threshold of a pair of one SKU is the regression rule's
  * (sb_rg_threshold, report/regress.h: the case's A/A noise on one card
  * or across two, the SKU's cross-card noise, the floor), from the A/A
- * runs of the database's sessions or of opts.aa_db; across two SKUs
- * it is the floor.
+ * runs the caller hands in (sb_rg_aa: the A/A sessions of the compared
+ * database or of another); across two SKUs it is the floor.
  *   same          otherwise
  *   inconclusive  no samples on a side (quantiles-only imports), or so few
  *                 that even the most extreme data could not give p < alpha
  * The geomean of the ratios is over every pair with both medians.
+ *
+ * Nothing here reads the database: the caller loads the runs the two
+ * sides' filters name (sb_cmp_filters), the A/A noise and the cards of
+ * the runs, and hands a run reader (model/run_reader.h) through which
+ * each pair's samples are read when the pair is reached.
  */
 #ifndef SOLBOOK_REPORT_COMPARE_H
 #define SOLBOOK_REPORT_COMPARE_H
@@ -35,7 +40,8 @@
 #include "regress.h"
 #include "result_filter.h"
 #include "results.h"
-#include "store.h"
+#include "run_cards.h"
+#include "run_reader.h"
 #include "strbuf.h"
 
 typedef enum sb_cmp_verdict {
@@ -62,7 +68,6 @@ void sb_cmp_side_free(sb_cmp_side *side);
 typedef struct sb_cmp_opts {
     double alpha;      /* default 0.01 */
     double threshold;  /* default 0.03: the floor of the smallest change of the median that counts */
-    sb_db *aa_db;    /* the sessions whose A/A runs give the thresholds; NULL: the compared database */
 } sb_cmp_opts;
 
 typedef struct sb_cmp_row {
@@ -89,16 +94,22 @@ typedef struct sb_cmp_result {
     size_t ncommits_a, ncommits_b;
 } sb_cmp_result;
 
-/* Loads the runs of the common filters f that side a or side b selects
- * (passing or not), each through the indexes of its commit, SKU, op or
- * suite, into set for sb_cmp_run. */
-int sb_cmp_load(sb_db *db, const sb_result_filter *f, const sb_cmp_side *a,
-                const sb_cmp_side *b, sb_result_set *set, sb_error *err);
+/* The filters of the runs side a or side b selects under the common
+ * filters f (passing or not), into fs[0..2); returns how many there are
+ * (a side whose filters contradict f's selects none). The runs matching
+ * any of them (sb_results_load_any, db/results_query.h, reads each
+ * through the indexes of its commit, SKU, op or suite) are the set
+ * sb_cmp_run takes. fs's strings point into f, a and b. */
+size_t sb_cmp_filters(const sb_result_filter *f, const sb_cmp_side *a, const sb_cmp_side *b,
+                      sb_result_filter fs[2]);
 
-/* Compares the runs of set (loaded with the common filters) that side a
- * and side b select. Rows ordered by case, provider, SKU. */
-int sb_cmp_run(sb_db *db, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
-               const sb_cmp_opts *o, sb_cmp_result *out, sb_error *err);
+/* Compares the runs of set (loaded with sb_cmp_filters) that side a and
+ * side b select, reading each pair's samples through rd. aa: the A/A
+ * noise of the thresholds (NULL: none stored); dev: the GPU UUIDs of the
+ * runs of set (db/run_devices.h). Rows ordered by case, provider, SKU. */
+int sb_cmp_run(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a,
+               const sb_cmp_side *b, const sb_cmp_opts *o, const sb_rg_aa *aa,
+               const sb_run_devices *dev, sb_cmp_result *out, sb_error *err);
 void sb_cmp_free(sb_cmp_result *r);
 
 /* Markdown (summary, then slower, faster, inconclusive and same cases) and

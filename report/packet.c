@@ -1,25 +1,21 @@
 /* packet.c - upstream discussion packets (packet.h). */
 #include "packet.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "claims.h"
+#include "file_set.h"
 #include "geomean.h"
 #include "json_file.h"
 #include "packet_findings.h"
 #include "repro.h"
-#include "plausible.h"
+#include "result_filter.h"
 #include "results.h"
-#include "run_query.h"
 #include "sha256.h"
-#include "staged_dir.h"
 #include "stats.h"
 #include "tarball.h"
 #include "template.h"
@@ -61,30 +57,9 @@ int sb_packet_target_known(const char *target)
     return 0;
 }
 
-static int dir_usable(const char *path, sb_error *err)
+static int raw_json_of(const sb_run_reader *rd, long long run_id, sb_buf *out, sb_error *err)
 {
-    DIR *d = opendir(path);
-    if (!d) {
-        if (errno == ENOENT)
-            return SB_OK;
-        return sb_error_set(err, path, NULL, "cannot open output directory: %s", strerror(errno));
-    }
-    struct dirent *e;
-    int empty = 1;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            empty = 0;
-    closedir(d);
-    if (!empty)
-        return sb_error_set(err, path, NULL,
-                            "output directory is not empty; a packet is written into a new or "
-                            "empty directory so its manifest covers every file");
-    return SB_OK;
-}
-
-static int raw_json_of(sb_db *db, long long run_id, sb_buf *out, sb_error *err)
-{
-    if (sb_run_raw_json(db, run_id, out, err) != SB_OK)
+    if (rd->raw_json(rd->ctx, run_id, out, err) != SB_OK)
         return SB_ERR;
     if (out->len == 0 || sb_buf_str(out)[out->len - 1] != '\n')
         sb_buf_putc(out, '\n');
@@ -101,14 +76,11 @@ static int me_cmp(const void *a, const void *b)
     return strcmp(((const manifest_entry *)a)->rel, ((const manifest_entry *)b)->rel);
 }
 
-/* Writes out_dir/rel and records its digest. */
-static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_entry *m,
+/* Adds rel to the packet's files and records its digest. */
+static int put_file(sb_file_set *fs, const char *rel, const sb_buf *b, int executable, manifest_entry *m,
                     size_t *nm, sb_error *err)
 {
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rel) >= sizeof path)
-        return sb_error_set(err, dir, NULL, "path too long");
-    if (sb_file_write_buf(path, b, err) != SB_OK)
+    if (sb_file_set_add(fs, rel, b, executable, err) != SB_OK)
         return SB_ERR;
     snprintf(m[*nm].rel, sizeof m[*nm].rel, "%s", rel);
     if (sb_sha256_hex(sb_buf_str(b), b->len, m[*nm].hex, err) != SB_OK)
@@ -117,9 +89,9 @@ static int put_file(const char *dir, const char *rel, const sb_buf *b, manifest_
     return SB_OK;
 }
 
-/* DIR/data.tar.gz: the stored documents of runs ids[0..n) as
+/* data.tar.gz: the stored documents of runs ids[0..n) as
  * data/results/run-ID.json, with data/MANIFEST.sha256. */
-static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t n, manifest_entry *man,
+static int add_archive(const sb_run_reader *rd, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
                          size_t *nman, sb_error *err)
 {
     sb_tarball *tb = NULL;
@@ -130,7 +102,7 @@ static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t 
         snprintf(rel, sizeof rel, "results/run-%lld.json", (long long)ids[i]);
         snprintf(entry, sizeof entry, "%s/%s", SB_PACKET_DATA_DIR, rel);
         sb_buf_reset(&b);
-        ok = raw_json_of(db, ids[i], &b, err) == SB_OK &&
+        ok = raw_json_of(rd, ids[i], &b, err) == SB_OK &&
              sb_sha256_hex(sb_buf_str(&b), b.len, hex, err) == SB_OK &&
              sb_tarball_add(tb, entry, sb_buf_str(&b), b.len, err) == SB_OK;
         if (ok)
@@ -141,7 +113,7 @@ static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t 
         snprintf(entry, sizeof entry, "%s/MANIFEST.sha256", SB_PACKET_DATA_DIR);
         ok = sb_tarball_add(tb, entry, sb_buf_str(&inner), inner.len, err) == SB_OK &&
              sb_tarball_finish(tb, &gz, err) == SB_OK &&
-             put_file(dir, SB_PACKET_DATA_DIR ".tar.gz", &gz, man, nman, err) == SB_OK;
+             put_file(fs, SB_PACKET_DATA_DIR ".tar.gz", &gz, 0, man, nman, err) == SB_OK;
     }
     sb_tarball_free(tb);
     sb_buf_free(&inner);
@@ -150,16 +122,14 @@ static int write_archive(sb_db *db, const char *dir, const int64_t *ids, size_t 
     return ok ? SB_OK : SB_ERR;
 }
 
-/* DIR/MANIFEST.sha256 of the files written. */
-static int write_manifest(const char *dir, manifest_entry *man, size_t nman, sb_error *err)
+/* MANIFEST.sha256 of the files before it. */
+static int add_manifest(sb_file_set *fs, manifest_entry *man, size_t nman, sb_error *err)
 {
     qsort(man, nman, sizeof *man, me_cmp);
     sb_buf b = SB_BUF_INIT;
     for (size_t i = 0; i < nman; i++)
         sb_buf_printf(&b, "%s  %s\n", man[i].hex, man[i].rel);
-    char path[8192];
-    snprintf(path, sizeof path, "%s/MANIFEST.sha256", dir);
-    int rc = sb_file_write_buf(path, &b, err);
+    int rc = sb_file_set_add(fs, "MANIFEST.sha256", &b, 0, err);
     sb_buf_free(&b);
     return rc;
 }
@@ -273,20 +243,36 @@ static void commit_links(json_t *items, const char *repo)
     }
 }
 
+/* The runs of in of suite (every run where suite is NULL), sharing
+ * in's text: free view->v alone. */
+static int suite_view(const sb_session_runs *in, const char *suite, sb_session_runs *view, sb_error *err)
+{
+    view->n = 0;
+    view->v = malloc((in->n + 1) * sizeof *view->v);
+    if (!view->v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < in->n; i++)
+        if (!suite || strcmp(in->v[i].suite, suite) == 0)
+            view->v[view->n++] = in->v[i];
+    return SB_OK;
+}
+
 /* The packet of a target with upstream ops (data/templates/packets/
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
-static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                          sb_error *err)
+static int build_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                          sb_file_set *fs, sb_error *err)
 {
     int rc = SB_ERR;
     sb_findings f = {0};
     sb_session_runs runs = {0};
     json_t **docs = NULL;
     sb_template *tpl = NULL;
-    sb_result_set set = {0};
-    sb_training_set tr = {0};
-    sb_staged_dir stage = {0};
+    const sb_result_set *set = o->with_sessions;
+    /* training steps only in a packet of a target whose code is a
+     * provider, over all its ops */
+    const sb_training_set no_training = {0};
+    const sb_training_set *tr = sb_packet_subject(o->target) && !o->op && o->training ? o->training : &no_training;
     const sb_result **cited = NULL;
     manifest_entry *man = NULL;
     int64_t *ids = NULL;
@@ -294,12 +280,12 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     sb_buf body = SB_BUF_INIT, tmp = SB_BUF_INIT, b = SB_BUF_INIT;
     char rel[512];
     snprintf(rel, sizeof rel, "packets/%s.md.tmpl", o->target);
-    if (sb_template_load_home(rel, &tpl, err) != SB_OK ||
-        sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK ||
-        sb_plaus_mark_sessions(db, &runs, err) != SB_OK)
-        goto done;
+    if (!o->sessions || !set || !o->all)
+        return sb_error_set(err, NULL, NULL, "a %s packet takes the sessions' runs and every result run",
+                            o->target);
     /* --suite narrows the sessions' cases to those of one preset */
-    sb_session_runs_keep_suite(&runs, o->suite);
+    if (sb_template_load_home(rel, &tpl, err) != SB_OK || suite_view(o->sessions, o->suite, &runs, err) != SB_OK)
+        goto done;
     if (sb_findings_build(&runs, o->target, o->op, o->baseline, &f, err) != SB_OK)
         goto done;
     if (f.nfindings == 0) {
@@ -311,16 +297,6 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
                      o->op ? ")" : "", o->suite ? " in suite " : "", o->suite ? o->suite : "");
         goto done;
     }
-    if (dir_usable(o->out_dir, err) != SB_OK)
-        goto done;
-    /* written beside its folder and moved in whole (core/staged_dir.h);
-     * opened first, so what renders sees the staging folder as its out
-     * folder, and a path of it in the body is a path the build wrote */
-    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK)
-        goto done;
-    sb_packet_opts staged = *o;
-    staged.out_dir = stage.stage;
-    o = &staged;
     docs = calloc(f.nsessions + 1, sizeof *docs);
     if (!docs) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -329,7 +305,7 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     for (size_t i = 0; i < f.nsessions; i++) {
         json_error_t je;
         sb_buf_reset(&b);
-        if (sb_run_raw_json(db, f.session_first_run[i], &b, err) != SB_OK)
+        if (o->reader->raw_json(o->reader->ctx, f.session_first_run[i], &b, err) != SB_OK)
             goto done;
         docs[i] = json_loads(sb_buf_str(&b), 0, &je);
         if (!docs[i]) {
@@ -355,15 +331,9 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     if (sb_packet_subject(o->target) && !o->op) {
         sb_training_opts to = {0};
         sb_training_summary ts;
-        sb_result_set own_all = {0};
-        int trc = sb_training_load(db, 0, 0, 0, &tr, err);
-        if (trc == SB_OK && !o->all) {
-            trc = sb_results_load(db, NULL, &own_all, err);
-            if (trc == SB_OK)
-                trc = sb_plaus_mark(db, &own_all, err);
-        }
-        to.runs = &tr;
-        to.all = o->all ? o->all : &own_all;
+        int trc = SB_OK;
+        to.runs = tr;
+        to.all = o->all;
         to.claims = &f.claims; /* the body's training figures, verified with the findings' */
         if (trc == SB_OK)
             trc = sb_training_render_pairs_md(&to, &tmp, &ts, err);
@@ -373,39 +343,34 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
         sb_buf_reset(&tmp);
         if (trc == SB_OK)
             trc = sb_training_render_md(&to, &tmp, &ts, err);
-        sb_results_free(&own_all);
         if (trc != SB_OK)
             goto done;
         sb_tpl_set_str(d, "training_full_md", sb_buf_str(&tmp));
     }
     json_object_set_new(d, "has_training", json_boolean(with_training));
     /* the cited runs: the sessions' and the training runs */
-    ids = malloc((f.nruns + tr.n + 1) * sizeof *ids);
+    ids = malloc((f.nruns + tr->n + 1) * sizeof *ids);
     if (!ids) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
     memcpy(ids, f.runs, f.nruns * sizeof *ids);
     nids = f.nruns;
-    for (size_t i = 0; i < tr.n; i++)
-        ids[nids++] = tr.v[i].run_id;
+    for (size_t i = 0; i < tr->n; i++)
+        ids[nids++] = tr->v[i].run_id;
     qsort(ids, nids, sizeof *ids, cmp_i64);
     json_object_set_new(d, "cited", json_integer((json_int_t)nids));
     sum->cited = nids;
     /* the cited runs as results: the claims check and the packages */
-    sb_result_filter rf = {0};
-    rf.with_sessions = 1;
-    if (sb_results_select(db, o->all, &rf, &set, err) != SB_OK)
-        goto done;
     cited = calloc(nids + 1, sizeof *cited);
     if (!cited) {
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < set.n; i++) {
-        int64_t id = set.v[i].run_id;
+    for (size_t i = 0; i < set->n; i++) {
+        int64_t id = set->v[i].run_id;
         if (bsearch(&id, ids, nids, sizeof *ids, cmp_i64))
-            cited[ncited++] = &set.v[i];
+            cited[ncited++] = &set->v[i];
     }
     for (size_t i = 0; i < ncited; i++)
         sb_packages_list(cited[i]->packages_json, &b);
@@ -422,21 +387,21 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
     {
         /* every figure the findings state rests on cited runs of its
          * providers, card and session */
-        const char *paths[] = {stage.stage, NULL};
+        const char *paths[] = {o->out_dir, NULL};
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         /* and the training runs, each of its patch ("none": the baseline),
          * card and training session */
-        sb_claim_run *all = cr ? realloc(cr, (ncited + tr.n + 1) * sizeof *cr) : NULL;
+        sb_claim_run *all = cr ? realloc(cr, (ncited + tr->n + 1) * sizeof *cr) : NULL;
         if (all) {
             cr = all;
-            for (size_t i = 0; i < tr.n; i++)
-                cr[ncited + i] = (sb_claim_run){tr.v[i].run_id, tr.v[i].patch_name, tr.v[i].sku,
-                                                tr.v[i].session_id};
+            for (size_t i = 0; i < tr->n; i++)
+                cr[ncited + i] = (sb_claim_run){tr->v[i].run_id, tr->v[i].patch_name, tr->v[i].sku,
+                                                tr->v[i].session_id};
         } else {
             free(cr);
             cr = NULL;
         }
-        int ok = cr && sb_claims_verify(&f.claims, cr, ncited + tr.n, "the packet body", err) == SB_OK;
+        int ok = cr && sb_claims_verify(&f.claims, cr, ncited + tr->n, "the packet body", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);
@@ -464,38 +429,30 @@ static int write_findings(sb_db *db, const sb_packet_opts *o, sb_packet_summary 
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (write_archive(db, stage.stage, ids, nids, man, &nman, err) != SB_OK ||
-        put_file(stage.stage, "DISCUSSION.md", &body, man, &nman, err) != SB_OK)
+    if (add_archive(o->reader, fs, ids, nids, man, &nman, err) != SB_OK ||
+        put_file(fs, "DISCUSSION.md", &body, 0, man, &nman, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < f.nplots; i++)
-        if (put_file(stage.stage, f.plots[i].file, &f.plots[i].svg, man, &nman, err) != SB_OK)
+        if (put_file(fs, f.plots[i].file, &f.plots[i].svg, 0, man, &nman, err) != SB_OK)
             goto done;
     /* the appendix and the script, like the body, may name no path of
-     * the staging folder they are written into */
-    const char *stage_paths[] = {stage.stage, NULL};
+     * the folder they are published into */
+    const char *out_paths[] = {o->out_dir, NULL};
     sb_buf_reset(&b);
     if (sb_render_home("packets/appendix.md.tmpl", d, SB_TPL_ESCAPE_MARKDOWN, &b, err) != SB_OK ||
-        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet appendix", err) != SB_OK ||
-        put_file(stage.stage, "APPENDIX.md", &b, man, &nman, err) != SB_OK)
+        sb_paths_check(out_paths, sb_buf_str(&b), "the packet appendix", err) != SB_OK ||
+        put_file(fs, "APPENDIX.md", &b, 0, man, &nman, err) != SB_OK)
         goto done;
     sb_buf_reset(&b);
     if (sb_render_home("packets/reproduce-sessions.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
-        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
-        put_file(stage.stage, "reproduce.sh", &b, man, &nman, err) != SB_OK)
+        sb_paths_check(out_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
+        put_file(fs, "reproduce.sh", &b, 1, man, &nman, err) != SB_OK)
         goto done;
-    {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/reproduce.sh", stage.stage);
-        chmod(path, 0755);
-    }
-    if (write_manifest(stage.stage, man, nman, err) != SB_OK)
+    if (add_manifest(fs, man, nman, err) != SB_OK)
         goto done;
     sum->files = nman;
-    rc = sb_staged_dir_commit(&stage, err);
+    rc = SB_OK;
 done:
-    sb_staged_dir_discard(&stage);
-    sb_training_free(&tr);
-    sb_results_free(&set);
     free(cited);
     free(ids);
     free(man);
@@ -507,14 +464,13 @@ done:
         json_decref(docs[i]);
     free(docs);
     sb_findings_free(&f);
-    sb_session_runs_free(&runs);
+    free(runs.v);
     return rc;
 }
 
-int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                    sb_error *err)
+static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+                 sb_file_set *fs, sb_error *err)
 {
-    memset(sum, 0, sizeof *sum);
     *nothing = 0;
     if (!sb_packet_target_known(o->target))
         return sb_error_set(err, NULL, NULL,
@@ -532,7 +488,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     if (sb_findings_target(o->target, &findings, err) != SB_OK)
         return SB_ERR;
     if (findings)
-        return write_findings(db, o, sum, nothing, err);
+        return build_findings(o, sum, nothing, fs, err);
     int rc = SB_ERR;
     sb_result_set set = {0};
     sb_pick *picks = NULL;
@@ -545,7 +501,6 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     sb_buf b = SB_BUF_INIT, tmp = SB_BUF_INIT;
     sb_template *tpl = NULL;
     const sb_result **cited = NULL;
-    sb_staged_dir stage = {0};
     char rel[512];
 
     /* The template first: a missing template is a clear error before any
@@ -556,9 +511,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
     sb_result_filter f = {0};
     f.op = o->op;
     f.suite = o->suite;
-    if (sb_results_select(db, o->all, &f, &set, err) != SB_OK)
-        goto done;
-    if (!o->all && sb_plaus_mark(db, &set, err) != SB_OK) /* o->all's runs carry their marks */
+    if (sb_results_pick(o->all, &f, &set, err) != SB_OK)
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
@@ -575,16 +528,6 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
                      o->suite ? " in suite " : "", o->suite ? o->suite : "", set.n);
         goto done;
     }
-    if (dir_usable(o->out_dir, err) != SB_OK)
-        goto done;
-    /* written beside its folder and moved in whole (core/staged_dir.h);
-     * opened first, so what renders sees the staging folder as its out
-     * folder, and a path of it in the body is a path the build wrote */
-    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_SWAP, err) != SB_OK)
-        goto done;
-    sb_packet_opts staged = *o;
-    staged.out_dir = stage.stage;
-    o = &staged;
     if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
         goto done;
     if (sb_repro_open(&rp, err) != SB_OK)
@@ -713,7 +656,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
         goto done;
     }
     {
-        const char *paths[] = {stage.stage, NULL};
+        const char *paths[] = {o->out_dir, NULL};
         sb_claims claims = {0};
         newest_claims(&geo, cited, sum->cited, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, sum->cited);
@@ -733,7 +676,7 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
         int64_t *ids = malloc((sum->cited + 1) * sizeof *ids);
         for (size_t i = 0; ids && i < sum->cited; i++)
             ids[i] = cited[i]->run_id;
-        int ok = ids ? write_archive(db, o->out_dir, ids, sum->cited, man, &nman, err) == SB_OK
+        int ok = ids ? add_archive(o->reader, fs, ids, sum->cited, man, &nman, err) == SB_OK
                      : sb_error_set(err, NULL, NULL, "out of memory") == SB_OK;
         free(ids);
         if (!ok) {
@@ -741,29 +684,23 @@ int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, 
             goto done;
         }
     }
-    if (put_file(o->out_dir, "DISCUSSION.md", &body, man, &nman, err) != SB_OK) {
+    if (put_file(fs, "DISCUSSION.md", &body, 0, man, &nman, err) != SB_OK) {
         sb_buf_free(&body);
         goto done;
     }
     sb_buf_free(&body);
     sb_buf_reset(&b);
-    const char *stage_paths[] = {stage.stage, NULL};
+    const char *out_paths[] = {o->out_dir, NULL};
     if (sb_render_home("packets/reproduce.sh.tmpl", d, SB_TPL_ESCAPE_SHELL_COMMENT, &b, err) != SB_OK ||
-        sb_paths_check(stage_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
-        put_file(o->out_dir, "reproduce.sh", &b, man, &nman, err) != SB_OK)
+        sb_paths_check(out_paths, sb_buf_str(&b), "the packet's reproduce script", err) != SB_OK ||
+        put_file(fs, "reproduce.sh", &b, 1, man, &nman, err) != SB_OK)
         goto done;
-    {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/reproduce.sh", o->out_dir);
-        chmod(path, 0755);
-    }
-    if (write_manifest(o->out_dir, man, nman, err) != SB_OK)
+    if (add_manifest(fs, man, nman, err) != SB_OK)
         goto done;
     sum->files = nman;
-    rc = sb_staged_dir_commit(&stage, err);
+    rc = SB_OK;
 done:
     free(cited);
-    sb_staged_dir_discard(&stage);
     sb_template_free(tpl);
     sb_buf_free(&b);
     sb_buf_free(&tmp);
@@ -773,5 +710,31 @@ done:
     sb_geo_free(&geo);
     free(picks);
     sb_results_free(&set);
+    return rc;
+}
+
+int sb_packet_needs(const char *target, const char *op, sb_packet_inputs *needs, sb_error *err)
+{
+    memset(needs, 0, sizeof *needs);
+    int findings = 0;
+    if (sb_findings_target(target, &findings, err) != SB_OK)
+        return SB_ERR;
+    needs->sessions = findings;
+    needs->every_run = findings;
+    needs->training = findings && sb_packet_subject(target) && !op;
+    return SB_OK;
+}
+
+int sb_packet_build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing, sb_file_set *out,
+                    sb_error *err)
+{
+    memset(sum, 0, sizeof *sum);
+    memset(out, 0, sizeof *out);
+    *nothing = 0;
+    if (!o->all || !o->reader)
+        return sb_error_set(err, NULL, NULL, "a packet takes its result runs and a run reader");
+    int rc = build(o, sum, nothing, out, err);
+    if (rc != SB_OK)
+        sb_file_set_free(out);
     return rc;
 }

@@ -6,7 +6,9 @@
  * vllm) gets findings from measuring sessions (packet_findings.h) with
  * APPENDIX.md, citing every run of the sessions it cites; any other target
  * cites the newest passing run of each case. A packet with nothing to cite
- * is refused.
+ * is refused. The packet is built in memory (core/file_set.h) from the
+ * runs its caller reads (sb_packet_needs says which), and the CLI and
+ * site/ publish it: nothing here reads the database or writes a file.
  */
 #ifndef SOLBOOK_REPORT_PACKET_H
 #define SOLBOOK_REPORT_PACKET_H
@@ -14,8 +16,11 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "results_query.h"
-#include "store.h"
+#include "file_set.h"
+#include "run_reader.h"
+#include "session_run.h"
+#include "stored_result.h"
+#include "training_run.h"
 
 /* The targets, ended by NULL: liger vllm triton pytorch cutlass
  * onnxruntime jax tilelang. */
@@ -26,13 +31,36 @@ typedef struct sb_packet_opts {
     const char *target;
     const char *op;        /* NULL: every op with passing runs */
     const char *suite;     /* NULL: any */
-    const char *out_dir;   /* must not exist or be empty */
+    const char *out_dir;   /* where the caller publishes it (sb_file_set_publish_new), or
+                            * NULL: no text of the packet may name it */
     const char *db_label;  /* --db as given, for the commands */
     const char *baseline;  /* NULL: the headline baselines (geomean.h) */
     const char *repo;      /* address of the measuring code's repository, or NULL */
-    const sb_result_set *all; /* every result run already loaded (sb_results_select),
-                               * or NULL to read the packet's runs from the database */
+    /* What the packet reads (sb_packet_needs says which of them): */
+    const sb_result_set *all; /* the result runs with their plausibility marks
+                               * (sb_plaus_mark): every run, or for a packet that
+                               * needs no every_run, at least those of its op and
+                               * suite (sb_results_load) */
+    const sb_result_set *with_sessions; /* every result run with the runs of
+                                         * measuring sessions, unmarked, as
+                                         * sb_results_load gives them for with_sessions */
+    const sb_session_runs *sessions;    /* every run of measuring sessions, marked
+                                         * (sb_plaus_session_runs_load) */
+    const sb_training_set *training;    /* every training run (sb_training_load) */
+    const sb_run_reader *reader;        /* the stored documents of the runs it cites */
 } sb_packet_opts;
+
+/* What a packet of target (and op, NULL: all) reads besides all and the
+ * reader: a packet of findings (packet_findings.h) takes with_sessions,
+ * sessions, every run in all and, over all the ops of a target whose
+ * code is a provider, the training runs. */
+typedef struct sb_packet_inputs {
+    int sessions;  /* with_sessions and sessions */
+    int every_run; /* all holds every result run */
+    int training;  /* training */
+} sb_packet_inputs;
+
+int sb_packet_needs(const char *target, const char *op, sb_packet_inputs *needs, sb_error *err);
 
 /* The archive of the cited documents: DIR.tar.gz holding DIR/results/
  * run-ID.json and DIR/MANIFEST.sha256. */
@@ -48,17 +76,19 @@ const char *sb_packet_project(const char *target);
 const char *sb_packet_subject(const char *target);
 
 typedef struct sb_packet_summary {
-    size_t cited;          /* result files written */
+    size_t cited;          /* runs cited */
     size_t files;          /* files in the manifest */
     size_t body_bytes;     /* DISCUSSION.md */
 } sb_packet_summary;
 
-/* Returns SB_ERR with a clear message when there is nothing passing to
- * cite (*nothing set to 1 then, so the CLI can exit 1 instead of 2), and
- * writes nothing when the body would be over SB_PACKET_MAX_BYTES, name a
- * provider, card or package no cited run has, or hold a path of this
- * machine. */
-int sb_packet_write(sb_db *db, const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
+/* Builds the packet's files into *out (DISCUSSION.md, data.tar.gz,
+ * reproduce.sh, MANIFEST.sha256, and for findings APPENDIX.md and the
+ * plots; free with sb_file_set_free). Returns SB_ERR with a clear message
+ * when there is nothing passing to cite (*nothing set to 1 then, so the
+ * CLI can exit 1 instead of 2), and builds nothing when the body would
+ * be over SB_PACKET_MAX_BYTES, name a provider, card or package no cited
+ * run has, or hold the folder it is published into. */
+int sb_packet_build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing, sb_file_set *out,
                     sb_error *err);
 
 #endif

@@ -40,7 +40,7 @@ typedef struct card {
 } card;
 
 struct sb_plaus_ctx {
-    sb_db *db;
+    const sb_plaus_reads *rd;
     const sb_sku_table *skus;
     sb_sku_table *own_skus;
     model_row *models;
@@ -56,7 +56,7 @@ struct sb_plaus_ctx {
      * stored ones were judged with the same (then a check reads them). */
     sb_verdict_basis basis;
     int stored;
-    sb_verdict_reader *verdicts; /* opened on the first check that reads one */
+    void *verdicts; /* the reads' verdict reader, opened on the first check that reads one */
 };
 
 /* ---- tables ---- */
@@ -211,9 +211,9 @@ static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *cac
     sb_verdict_basis stored;
     int found = 0;
     if (rc != SB_OK ||
-        sb_verdicts_calibrations_digest(c->db, LLONG_MAX, c->basis.calibrations_sha256,
-                                        &c->basis.last_calibration, err) != SB_OK ||
-        sb_verdicts_basis_read(c->db, &stored, &found, err) != SB_OK)
+        c->rd->calibrations_digest(c->rd->ctx, LLONG_MAX, c->basis.calibrations_sha256,
+                                   &c->basis.last_calibration, err) != SB_OK ||
+        c->rd->basis(c->rd->ctx, &stored, &found, err) != SB_OK)
         return SB_ERR;
     c->stored = found && !strcmp(stored.tables_sha256, c->basis.tables_sha256) &&
                 !strcmp(stored.calibrations_sha256, c->basis.calibrations_sha256);
@@ -241,19 +241,20 @@ void sb_plaus_close(sb_plaus_ctx *c)
     free(c->cards);
     sb_run_devices_free(&c->devices);
     sb_run_devices_free(&c->one);
-    sb_verdict_reader_close(c->verdicts);
+    if (c->verdicts)
+        c->rd->verdicts_close(c->verdicts);
     sb_sku_table_free(c->own_skus);
     free(c);
 }
 
-int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
+int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char *models_csv,
                   const char *caches_csv, sb_plaus_ctx **out, sb_error *err)
 {
     *out = NULL;
     sb_plaus_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    c->db = db;
+    c->rd = rd;
     c->skus = skus;
     if ((!skus && sb_sku_table_load(NULL, &c->own_skus, err) != SB_OK) ||
         load_table(c, models_csv, "op_models.csv", model_row_fn, err) != SB_OK ||
@@ -396,7 +397,7 @@ static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
         return sb_error_set(err, NULL, NULL, "out of memory");
     c->ncards++;
     k->l2_bytes = NAN;
-    if (sb_calibrations_load(c->db, sku, &k->cals, &k->ncals, err) != SB_OK)
+    if (c->rd->calibrations(c->rd->ctx, sku, &k->cals, &k->ncals, err) != SB_OK)
         return SB_ERR;
     if (card_spreads(k) != 0)
         return sb_error_set(err, NULL, NULL, "out of memory");
@@ -478,7 +479,7 @@ static void run_ceilings(const card *k, const char *gpu, sb_plaus_ceilings *c)
 static int ctx_devices_ids(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err)
 {
     sb_run_devices_free(&c->devices);
-    int rc = sb_run_devices_load_ids(c->db, ids, n, &c->devices, err);
+    int rc = c->rd->devices(c->rd->ctx, ids, n, &c->devices, err);
     c->devices_loaded = rc == SB_OK;
     return rc;
 }
@@ -502,13 +503,13 @@ static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error
 {
     if (!c->devices_loaded && c->stored) {
         sb_run_devices_free(&c->one);
-        if (sb_run_devices_load_ids(c->db, &run_id, 1, &c->one, err) != SB_OK)
+        if (c->rd->devices(c->rd->ctx, &run_id, 1, &c->one, err) != SB_OK)
             return SB_ERR;
         *gpu = sb_run_device(&c->one, run_id);
         return SB_OK;
     }
     if (!c->devices_loaded) {
-        if (sb_run_devices_load(c->db, &c->devices, err) != SB_OK)
+        if (c->rd->devices(c->rd->ctx, NULL, 0, &c->devices, err) != SB_OK)
             return SB_ERR;
         c->devices_loaded = 1;
     }
@@ -582,8 +583,8 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
 {
     if (c->stored && r->passing) {
         int found = 0;
-        if ((!c->verdicts && sb_verdict_reader_open(c->db, &c->verdicts, err) != SB_OK) ||
-            sb_verdict_read(c->verdicts, r->run_id, out, &found, err) != SB_OK)
+        if ((!c->verdicts && c->rd->verdicts_open(c->rd->ctx, &c->verdicts, err) != SB_OK) ||
+            c->rd->verdict(c->verdicts, r->run_id, out, &found, err) != SB_OK)
             return SB_ERR;
         if (found)
             return SB_OK;
@@ -591,17 +592,17 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
     return judge_run(c, r, out, err);
 }
 
-int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err)
+int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err)
 {
     sb_plaus_ctx *c;
-    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
     sb_verdict_states st = {0};
     size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), nj = 0;
     long long *ids = malloc((s->n ? s->n : 1) * sizeof *ids);
     int rc = idx && ids ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
     if (rc == SB_OK && c->stored)
-        rc = sb_verdict_states_load(db, &st, err);
+        rc = rd->states(rd->ctx, &st, err);
     for (size_t i = 0; rc == SB_OK && i < s->n; i++) {
         sb_result *r = &s->v[i];
         sb_plaus_state state;
@@ -629,177 +630,19 @@ int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err)
     return rc;
 }
 
-/* The verdict stored for a run that did not pass: reports check passing
- * runs only, and a failed run's time says nothing of its card. */
-static void not_judged(sb_plaus_verdict *v)
+int sb_plaus_judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
 {
-    memset(v, 0, sizeof *v);
-    v->state = SB_PLAUS_UNKNOWN;
-    v->gbps = v->tflops = v->ceiling_gbps = v->pct_ceiling = NAN;
-    v->flop_ceiling_tflops = v->pct_flop_ceiling = NAN;
-    v->source.lo = v->source.hi = NAN;
-    snprintf(v->reason, sizeof v->reason, "not judged: the run did not pass");
+    return judge_run(c, r, out, err);
 }
 
-static int str_listed(char *const *v, size_t n, const char *s)
+int sb_plaus_read_devices(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(v[i], s))
-            return 1;
-    return 0;
+    return ctx_devices_ids(c, ids, n, err);
 }
 
-/* Verdicts stored a statement at a time, this many. */
-#define VERDICT_BATCH 256
-/* Run ids read and judged at a time by sb_plaus_store_verdicts. */
-#define PLAUS_WINDOW 4096
-
-typedef struct new_flag {
-    const sb_result *r;
-    sb_plaus_verdict v;
-} new_flag;
-
-/* Adds the runs of v (n of them) that need a verdict judged to need and
- * their ids to ids: every one with all, else those without a stored one
- * or of a SKU listed in skus. */
-static void runs_to_judge(const sb_result *v, size_t n, int all, const sb_verdict_states *st, char *const *skus,
-                          size_t nskus, const sb_result **need, long long *ids, size_t *nneed)
+const sb_verdict_basis *sb_plaus_basis(const sb_plaus_ctx *c)
 {
-    for (size_t i = 0; i < n; i++) {
-        sb_plaus_state state;
-        if (all || !sb_verdict_state(st, v[i].run_id, &state) || str_listed(skus, nskus, v[i].sku)) {
-            ids[*nneed] = v[i].run_id;
-            need[(*nneed)++] = &v[i];
-        }
-    }
-}
-
-int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_plaus_stored *out,
-                            sb_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->why = "";
-    if (sb_db_begin(db, err) != SB_OK)
-        return SB_ERR;
-    sb_plaus_ctx *c = NULL;
-    sb_verdict_states st = {0};
-    sb_verdict_basis old;
-    char **skus = NULL;
-    size_t nskus = 0, nneed = 0, nbatch = 0;
-    const sb_result **need = NULL;
-    long long *ids = NULL, batch_ids[VERDICT_BATCH], first = 1;
-    sb_plaus_verdict *batch = malloc(VERDICT_BATCH * sizeof *batch);
-    sb_result_set set = {0};
-    sb_result_filter f = {0};
-    new_flag *flags = NULL;
-    int found = 0, rc = SB_ERR;
-    f.with_profiled = f.with_sessions = 1; /* every result run */
-    if (!batch) {
-        sb_error_set(err, NULL, NULL, "out of memory");
-        goto done;
-    }
-    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK || sb_verdicts_basis_read(db, &old, &found, err) != SB_OK ||
-        sb_verdict_states_load(db, &st, err) != SB_OK ||
-        sb_verdicts_calibration_skus(db, found ? old.last_calibration : 0, &skus, &nskus, err) != SB_OK)
-        goto done;
-    c->stored = 0; /* every verdict below is judged anew */
-    if (!found)
-        out->why = "no basis stored for the verdicts";
-    else if (strcmp(old.tables_sha256, c->basis.tables_sha256))
-        out->why = "data/op_models.csv, data/cache_sizes.csv, data/skus.csv or the rule changed";
-    else {
-        char then[65];
-        long long last;
-        if (sb_verdicts_calibrations_digest(db, old.last_calibration, then, &last, err) != SB_OK)
-            goto done;
-        if (strcmp(then, old.calibrations_sha256))
-            out->why = "a calibration run stored before was forgotten or changed";
-    }
-    out->all = out->why[0] != '\0';
-    if (!out->all && nskus)
-        out->why = "new calibrations";
-    /* Without a run to judge again, only the runs from the first without a
-     * verdict on are read: an ingest's own, mostly. */
-    if (!out->all && !nskus && sb_verdicts_first_missing(db, &first, err) != SB_OK)
-        goto done;
-    /* The runs are read and judged a window of ids at a time: an archive
-     * of a few MB can hold hundreds of thousands of small results, and
-     * every one read at once took memory in proportion (577 MB for
-     * 200,000). Each window's implausible runs are named as it is done. */
-    long long last = 0;
-    if (first > 0 && sb_verdicts_last_run(db, &last, err) != SB_OK)
-        goto done;
-    for (long long lo = out->all || nskus ? 0 : first - 1; first > 0 && lo < last; lo += PLAUS_WINDOW) {
-        f.after_run = lo;
-        f.up_to_run = lo + PLAUS_WINDOW;
-        if (sb_results_load(db, &f, &set, err) != SB_OK)
-            goto done;
-        size_t total = set.n + set.n_left_out + 1, nflags = 0;
-        nneed = 0;
-        const sb_result **need2 = realloc(need, total * sizeof *need);
-        if (need2)
-            need = need2;
-        long long *ids2 = need2 ? realloc(ids, total * sizeof *ids) : NULL;
-        if (ids2)
-            ids = ids2;
-        new_flag *flags2 = ids2 ? realloc(flags, total * sizeof *flags) : NULL;
-        if (!flags2) {
-            sb_error_set(err, NULL, NULL, "out of memory");
-            goto done;
-        }
-        flags = flags2;
-        /* the runs whose time is not usable are judged too (unknown, mostly),
-         * so that no stored run lacks a verdict */
-        runs_to_judge(set.v, set.n, out->all, &st, skus, nskus, need, ids, &nneed);
-        runs_to_judge(set.left_out, set.n_left_out, out->all, &st, skus, nskus, need, ids, &nneed);
-        if (nneed && ctx_devices_ids(c, ids, nneed, err) != SB_OK)
-            goto done;
-        for (size_t j = 0; j < nneed; j++) {
-            const sb_result *r = need[j];
-            sb_plaus_verdict *v = &batch[nbatch];
-            if (!r->passing)
-                not_judged(v);
-            else if (judge_run(c, r, v, err) != SB_OK)
-                goto done;
-            sb_plaus_state was;
-            if (sb_verdict_state(&st, r->run_id, &was)) {
-                out->rejudged++;
-                out->changed += was != v->state;
-            } else {
-                out->new_runs++;
-                if (v->state == SB_PLAUS_IMPLAUSIBLE) {
-                    out->new_implausible++;
-                    flags[nflags].r = r;
-                    flags[nflags++].v = *v;
-                }
-            }
-            batch_ids[nbatch++] = r->run_id;
-            if (nbatch == VERDICT_BATCH || j + 1 == nneed) {
-                if (sb_verdicts_put(db, batch_ids, batch, nbatch, err) != SB_OK)
-                    goto done;
-                nbatch = 0;
-            }
-        }
-        for (size_t k = 0; on_flag && k < nflags; k++)
-            on_flag(ctx, flags[k].r, &flags[k].v);
-        sb_results_free(&set);
-        memset(&set, 0, sizeof set);
-    }
-    if (sb_verdicts_basis_write(db, &c->basis, err) != SB_OK || sb_db_commit(db, err) != SB_OK)
-        goto done;
-    rc = SB_OK;
-done:
-    if (rc != SB_OK)
-        sb_db_rollback(db);
-    free(flags);
-    free(batch);
-    free(need);
-    free(ids);
-    sb_results_free(&set);
-    sb_verdicts_skus_free(skus, nskus);
-    sb_verdict_states_free(&st);
-    sb_plaus_close(c);
-    return rc;
+    return &c->basis;
 }
 
 static int id_cmp(const void *x, const void *y)
@@ -808,7 +651,7 @@ static int id_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err)
+int sb_plaus_mark_sessions(const sb_plaus_reads *rd, sb_session_runs *runs, sb_error *err)
 {
     for (size_t i = 0; i < runs->n; i++)
         runs->v[i].implausible = 0;
@@ -821,11 +664,11 @@ int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err)
     long long *bad = NULL;
     size_t nbad = 0;
     int rc = SB_ERR;
-    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
         goto done;
     if (c->stored) { /* every run has a stored verdict that holds: read them */
         sb_verdict_states st;
-        if (sb_verdict_states_load(db, &st, err) != SB_OK)
+        if (rd->states(rd->ctx, &st, err) != SB_OK)
             goto done;
         size_t found = 0;
         for (size_t i = 0; i < runs->n; i++) {
@@ -843,7 +686,7 @@ int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err)
         for (size_t i = 0; i < runs->n; i++)
             runs->v[i].implausible = 0;
     }
-    if (sb_results_load(db, &f, &set, err) != SB_OK)
+    if (rd->results(rd->ctx, &f, &set, err) != SB_OK)
         goto done;
     if (!(bad = malloc((set.n + 1) * sizeof *bad))) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -884,30 +727,26 @@ done:
     return rc;
 }
 
-int sb_plaus_session_runs_load(sb_db *db, const char *suite, sb_session_runs *out, sb_error *err)
+int sb_plaus_session_runs_load(const sb_plaus_reads *rd, const char *suite, sb_session_runs *out, sb_error *err)
 {
-    if (sb_session_runs_load(db, NULL, 0, out, err) != SB_OK) {
+    if (rd->session_runs(rd->ctx, NULL, 0, out, err) != SB_OK) {
         sb_session_runs_free(out);
         return SB_ERR;
     }
     sb_session_runs_keep_suite(out, suite);
-    if (sb_plaus_mark_sessions(db, out, err) != SB_OK) {
+    if (sb_plaus_mark_sessions(rd, out, err) != SB_OK) {
         sb_session_runs_free(out);
         return SB_ERR;
     }
     return SB_OK;
 }
 
-int sb_plaus_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
-                               sb_error *err)
+int sb_plaus_session_runs_ids(const sb_plaus_reads *rd, const char *const *ids, size_t nids, sb_session_runs *out,
+                              sb_error *err)
 {
-    sb_db *db = NULL;
-    if (sb_db_open(path, SB_DB_READ, &db, err) != SB_OK)
-        return SB_ERR;
-    int rc = sb_session_runs_load(db, ids, nids, out, err);
+    int rc = rd->session_runs(rd->ctx, ids, nids, out, err);
     if (rc == SB_OK)
-        rc = sb_plaus_mark_sessions(db, out, err);
-    sb_db_close(db);
+        rc = sb_plaus_mark_sessions(rd, out, err);
     return rc;
 }
 
@@ -1003,13 +842,13 @@ static void table(sb_buf *out, const char *head, sb_buf *rows)
     sb_buf_free(rows);
 }
 
-static int render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+static int render_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                      const char *heading, int implausible_only, sb_buf *out, sb_plaus_summary *sum,
                      sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     sb_plaus_ctx *c;
-    if (sb_plaus_open(db, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
     size_t ns = sessions ? sessions->n : 0;
     const sb_result **rs = malloc((np + ns) * sizeof *rs + 1);
@@ -1130,14 +969,14 @@ fail:
     return SB_OK;
 }
 
-int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+int sb_plaus_render_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                        const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
 {
-    return render_md(db, picks, np, sessions, heading, 0, out, sum, err);
+    return render_md(rd, picks, np, sessions, heading, 0, out, sum, err);
 }
 
-int sb_plaus_render_implausible_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+int sb_plaus_render_implausible_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                                    const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
 {
-    return render_md(db, picks, np, sessions, heading, 1, out, sum, err);
+    return render_md(rd, picks, np, sessions, heading, 1, out, sum, err);
 }

@@ -13,12 +13,14 @@
  * HBM.
  *
  * `solbook ingest` judges each run it stores and stores the verdict
- * (sb_plaus_store_verdicts, db/run_verdicts.h); a verdict depends on the
+ * (cli/ingest_verdicts.h, db/run_verdicts.h); a verdict depends on the
  * stored calibrations and on the tables too, so a report reads the stored
  * ones only while they were judged with the calibrations and tables of
  * now, and judges a run itself where no stored verdict holds. The check
  * on figures alone, and the spread of a ceiling over a SKU's cards, are
- * model/plausibility.h's.
+ * model/plausibility.h's. What the check reads of the stored runs it
+ * reads through its caller's reads (model/plaus_reads.h; db/plaus_reads_db.h
+ * fills them from a connection): nothing here queries.
  */
 #ifndef SOLBOOK_REPORT_PLAUSIBLE_H
 #define SOLBOOK_REPORT_PLAUSIBLE_H
@@ -26,14 +28,11 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "plaus_reads.h"
 #include "plausibility.h"
-#include "results_query.h"
 #include "results.h"
-#include "run_devices.h" /* the context reads each checked run's GPU UUID */
-#include "run_verdicts.h" /* and the stored verdicts, which it stores at ingest */
-#include "session_query.h"
+#include "session_run.h"
 #include "sku.h"
-#include "store.h"
 #include "strbuf.h"
 
 /* The tables and the ceilings of each card, loaded once for many runs,
@@ -42,7 +41,7 @@ typedef struct sb_plaus_ctx sb_plaus_ctx;
 
 /* Loads data/op_models.csv and data/cache_sizes.csv (NULL paths: under
  * SOLBOOK_HOME) and the SKU table skus (borrowed; NULL: loaded here). */
-int sb_plaus_open(sb_db *db, const sb_sku_table *skus, const char *models_csv,
+int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char *models_csv,
                   const char *caches_csv, sb_plaus_ctx **out, sb_error *err);
 void sb_plaus_close(sb_plaus_ctx *c); /* accepts NULL */
 
@@ -54,7 +53,7 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
 /* Sets r->implausible for every passing run of s: the one call each report
  * makes after loading its runs. It reads the stored verdicts' states where
  * they hold, and judges the runs without one. */
-int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err);
+int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err);
 
 /* Sets implausible on every passing run of a measuring session among
  * runs (db/session_query.h), by the check above on the run as stored
@@ -62,42 +61,24 @@ int sb_plaus_mark(sb_db *db, sb_result_set *s, sb_error *err);
  * before sb_session_compare wherever session pairs make a figure: a pair
  * with an implausible side is then left out and counted
  * (report/sessions.h). */
-int sb_plaus_mark_sessions(sb_db *db, sb_session_runs *runs, sb_error *err);
-/* Every session run in db (sb_session_runs_load, db/session_query.h) of
- * suite (every suite where it is NULL), marked by sb_plaus_mark_sessions:
- * what sb_claims_headlines_take (report/claims.h) reads. */
-int sb_plaus_session_runs_load(sb_db *db, const char *suite, sb_session_runs *out, sb_error *err);
-/* sb_session_runs_read (db/session_query.h) and sb_plaus_mark_sessions
- * on the database at path: the marked runs of a command that only reads
- * sessions. */
-int sb_plaus_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,
-                               sb_error *err);
+int sb_plaus_mark_sessions(const sb_plaus_reads *rd, sb_session_runs *runs, sb_error *err);
+/* Every session run rd reads (sb_session_runs_load, db/session_query.h)
+ * of suite (every suite where it is NULL), marked by
+ * sb_plaus_mark_sessions: what sb_claims_headlines_take (report/claims.h)
+ * reads. */
+int sb_plaus_session_runs_load(const sb_plaus_reads *rd, const char *suite, sb_session_runs *out, sb_error *err);
+/* The runs of the sessions ids[0..nids) (every session where nids is 0),
+ * marked: the runs of a command that only reads sessions. */
+int sb_plaus_session_runs_ids(const sb_plaus_reads *rd, const char *const *ids, size_t nids, sb_session_runs *out,
+                              sb_error *err);
 
-/* What sb_plaus_store_verdicts did. */
-typedef struct sb_plaus_stored {
-    size_t new_runs;        /* runs that had no stored verdict, judged and stored */
-    size_t new_implausible; /* of them, passing runs found implausible */
-    size_t rejudged;        /* runs whose stored verdict was judged again */
-    size_t changed;         /* of them, runs whose verdict (ok, implausible...) changed */
-    int all;                /* 1: every run was judged again */
-    const char *why;        /* why runs were judged again; "" when none were */
-} sb_plaus_stored;
-
-/* Told of each passing run sb_plaus_store_verdicts stored implausible
- * that had no verdict before, after the verdicts are committed. */
-typedef void (*sb_plaus_flag_fn)(void *ctx, const sb_result *r, const sb_plaus_verdict *v);
-
-/* Brings the stored verdicts (db/run_verdicts.h) up to date, in one
- * transaction with what they were judged with: judges every result run
- * that has none (a run that did not pass is stored as not judged); the
- * runs of every SKU with a calibration stored since, again; and every
- * run again when none were stored before (a database from before
- * migration 014), when data/op_models.csv, data/cache_sizes.csv,
- * data/skus.csv or the rule (SB_PLAUS_RULE) changed, or when a calibration
- * stored before was forgotten or changed. `solbook ingest` calls it after
- * storing files. on_flag may be NULL. */
-int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_plaus_stored *out,
-                            sb_error *err);
+/* For storing verdicts at ingest (cli/ingest_verdicts.h): the verdict of
+ * r judged now from the tables and calibrations, whatever is stored; the
+ * GPU UUIDs of the runs ids[0..n) read at once, for the runs judged
+ * next; and what verdicts judged now are judged with. */
+int sb_plaus_judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err);
+int sb_plaus_read_devices(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err);
+const sb_verdict_basis *sb_plaus_basis(const sb_plaus_ctx *c);
 
 /* What sb_plaus_render_md found. */
 typedef struct sb_plaus_summary {
@@ -115,12 +96,12 @@ typedef struct sb_plaus_summary {
  * its session; then every speedup of a provider over a headline baseline
  * above SB_SPEEDUP_LOOK (geomean.h) with both times. heading: the
  * Markdown heading level of its titles ("##", "###"). */
-int sb_plaus_render_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+int sb_plaus_render_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                        const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
 
 /* The same with the implausible runs alone listed (every count kept) and
  * no speedup section: the site's list of the runs headlines leave out. */
-int sb_plaus_render_implausible_md(sb_db *db, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+int sb_plaus_render_implausible_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                                    const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
 
 #endif

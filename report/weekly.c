@@ -13,6 +13,7 @@
 
 #include "casetable.h"
 #include "claims.h"
+#include "file_set.h"
 #include "json_file.h"
 #include "sessions.h"
 #include "crossarch.h"
@@ -25,7 +26,6 @@
 #include "repro.h"
 #include "plausible.h"
 #include "results.h"
-#include "staged_dir.h"
 #include "stats.h"
 #include "template.h"
 #include "training.h"
@@ -714,7 +714,9 @@ static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa
     if (xa->n == 0)
         return SB_OK;
     sb_plaus_ctx *pc = NULL;
-    if (sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
+    sb_plaus_reads pr;
+    sb_plaus_reads_db(db, &pr);
+    if (sb_plaus_open(&pr, skus, NULL, NULL, &pc, err) != SB_OK)
         return SB_ERR;
     json_t *notes = json_array();
     int rc = SB_OK;
@@ -805,6 +807,8 @@ static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *r
     sb_session_runs runs = {0}, runs_before = {0};
     sb_session_headlines now = {0}, before = {0};
     sb_plaus_ctx *pc = NULL;
+    sb_plaus_reads pr;
+    sb_plaus_reads_db(db, &pr);
     const char **sk = calloc(week->n + 1, sizeof *sk), **ar = calloc(week->n + 1, sizeof *ar);
     size_t nsk = 0;
     json_t *cards = json_array(), *all = json_array();
@@ -814,12 +818,12 @@ static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *r
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK ||
-        sb_session_runs_load(db, NULL, 0, &runs_before, err) != SB_OK ||
-        sb_plaus_mark_sessions(db, &runs, err) != SB_OK || sb_plaus_mark_sessions(db, &runs_before, err) != SB_OK ||
+    if (pr.session_runs(pr.ctx, NULL, 0, &runs, err) != SB_OK ||
+        pr.session_runs(pr.ctx, NULL, 0, &runs_before, err) != SB_OK ||
+        sb_plaus_mark_sessions(&pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(&pr, &runs_before, err) != SB_OK ||
         sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
         sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
-        sb_plaus_open(db, skus, NULL, NULL, &pc, err) != SB_OK)
+        sb_plaus_open(&pr, skus, NULL, NULL, &pc, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < week->n; i++)
         if (!str_in(sk, nsk, week->v[i].sku)) {
@@ -1198,10 +1202,13 @@ static int note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *
     return rc;
 }
 
-int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
-                    sb_weekly_summary *sum, sb_error *err)
+int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+                    sb_weekly_summary *sum, sb_file_set *out, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
+    memset(out, 0, sizeof *out);
+    sb_plaus_reads pr;
+    sb_plaus_reads_db(db, &pr);
     char week[16], prev[16];
     int py, pw;
     sb_isoweek_format(o->year, o->week, week, sizeof week);
@@ -1210,12 +1217,6 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     long long start, end, pstart, pend;
     sb_isoweek_range(o->year, o->week, &start, &end);
     sb_isoweek_range(py, pw, &pstart, &pend);
-    /* The week's files are written into a staging folder and moved into
-     * the output folder only when all are written (core/staged_dir.h): a
-     * failure leaves the earlier writeup of the week as it was. */
-    sb_staged_dir stage;
-    if (sb_staged_dir_open(&stage, o->out_dir, SB_STAGE_MERGE, err) != SB_OK)
-        return SB_ERR;
 
     int rc = SB_ERR;
     sb_result_set set = {0}, both = {0}, spec = {0}, sess = {0}, upto = {0}, sess_only = {0};
@@ -1255,7 +1256,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             goto done;
     }
     /* runs picked from o->all carry its marks */
-    if (!o->all && sb_plaus_mark(db, &set, err) != SB_OK)
+    if (!o->all && sb_plaus_mark(&pr, &set, err) != SB_OK)
         goto done;
     {
         const sb_gate_spec *gs = sb_gate_spec_for("gemm");
@@ -1280,7 +1281,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
     sb_session_runs sruns = {0};
-    if (sb_plaus_session_runs_load(db, NULL, &sruns, err) != SB_OK ||
+    if (sb_plaus_session_runs_load(&pr, NULL, &sruns, err) != SB_OK ||
         sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
@@ -1482,7 +1483,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         pf.only_sessions = 1;
         sb_buf_reset(&tmp);
         if (sb_results_load(db, &pf, &sess_only, err) != SB_OK ||
-            sb_plaus_render_md(db, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
+            sb_plaus_render_md(&pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
@@ -1524,14 +1525,13 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         sb_sort_skus(sk, ar, nsk);
         int bad = 0;
         for (size_t k = 0; k < nsk && !bad; k++) {
-            char slug[SB_PAGE_ID_SIZE], file[1024], path[8192];
+            char slug[SB_PAGE_ID_SIZE], file[1024];
             size_t drawn = 0;
             sb_page_id(sk[k], slug);
             snprintf(file, sizeof file, "%s-roofline-%s.svg", week, slug);
-            snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             if (sb_plot_roofline(o->snap, skus, picks, npicks, sk[k], &tmp, &drawn, err) != SB_OK ||
-                sb_file_write_buf(path, &tmp, err) != SB_OK) {
+                sb_file_set_add(out, file, &tmp, 0, err) != SB_OK) {
                 bad = 1;
                 break;
             }
@@ -1574,7 +1574,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             shown[nshown++] = best;
         }
         for (size_t g = 0; g < ngroups && !bad; g++) {
-            char slug[SB_PAGE_ID_SIZE], file[1024], path[8192], title[512], name[1024];
+            char slug[SB_PAGE_ID_SIZE], file[1024], title[512], name[1024];
             const char *base = NULL;
             int rank = -1;
             for (size_t i = 0; i < geo.n; i++) {
@@ -1592,12 +1592,11 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             snprintf(name, sizeof name, "%s/%s/%s", groups[g].op, groups[g].mode, groups[g].dtype);
             sb_page_id(name, slug);
             snprintf(file, sizeof file, "%s-speedup-%s.svg", week, slug);
-            snprintf(path, sizeof path, "%s/%s", stage.stage, file);
             sb_buf_reset(&tmp);
             sb_plot_speedup(&geo, groups[g].op, groups[g].mode, groups[g].dtype, &tmp);
             snprintf(title, sizeof title, "Unpaired geomean speedup over %s, %s %s %s", base, groups[g].op,
                      groups[g].mode, groups[g].dtype);
-            if (sb_file_write_buf(path, &tmp, err) != SB_OK) {
+            if (sb_file_set_add(out, file, &tmp, 0, err) != SB_OK) {
                 bad = 1;
                 break;
             }
@@ -1631,7 +1630,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         sb_result_set own_all = {0};
         int trc = o->all ? SB_OK : sb_results_load(db, NULL, &own_all, err);
         if (trc == SB_OK && !o->all)
-            trc = sb_plaus_mark(db, &own_all, err);
+            trc = sb_plaus_mark(&pr, &own_all, err);
         sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &own_all, NULL};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
@@ -1641,11 +1640,8 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         if (trc == SB_OK)
             trc = sb_training_render_md(&to, &tmp, &ts, err);
         sb_results_free(&own_all);
-        if (trc == SB_OK && ts.plot_drawn) {
-            char plot_path[4400];
-            snprintf(plot_path, sizeof plot_path, "%s/%s", stage.stage, tname);
-            trc = sb_file_write_buf(plot_path, &plot, err);
-        }
+        if (trc == SB_OK && ts.plot_drawn)
+            trc = sb_file_set_add(out, tname, &plot, 0, err);
         sb_buf_free(&plot);
         if (trc != SB_OK)
             goto done;
@@ -1754,7 +1750,7 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
             cited[ncited++] = rg.v[i].new_run;
         }
     {
-        const char *paths[] = {stage.stage, NULL};
+        const char *paths[] = {o->out_dir, NULL};
         sb_claims claims = {0};
         writeup_claims(&paired, &xa, picks, npicks, &rg, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
@@ -1781,14 +1777,11 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     snprintf(sum->reproduce_path, sizeof sum->reproduce_path, "%s/%s", o->out_dir, reproduce);
     sum->md_bytes = md.len;
     sum->md_lines = count_lines(&md);
-    char md_path[8192], html_path[8192], appendix_path[8192];
-    snprintf(md_path, sizeof md_path, "%s/%s.md", stage.stage, week);
-    snprintf(html_path, sizeof html_path, "%s/%s.html", stage.stage, week);
-    snprintf(appendix_path, sizeof appendix_path, "%s/%s", stage.stage, appendix);
-    char script_path[8192];
-    snprintf(script_path, sizeof script_path, "%s/%s", stage.stage, reproduce);
-    if (sb_file_write_buf(md_path, &md, err) != SB_OK || sb_file_write_buf(appendix_path, &app, err) != SB_OK ||
-        sb_file_write_buf(script_path, &script, err) != SB_OK)
+    char md_name[64], html_name[64];
+    snprintf(md_name, sizeof md_name, "%s.md", week);
+    snprintf(html_name, sizeof html_name, "%s.html", week);
+    if (sb_file_set_add(out, md_name, &md, 0, err) != SB_OK || sb_file_set_add(out, appendix, &app, 0, err) != SB_OK ||
+        sb_file_set_add(out, reproduce, &script, 0, err) != SB_OK)
         goto done;
     if (sb_markdown_to_html(sb_buf_str(&md), md.len, &frag, err) != SB_OK)
         goto done;
@@ -1803,11 +1796,12 @@ int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         if (r2 != SB_OK)
             goto done;
     }
-    if (sb_file_write_buf(html_path, &html, err) != SB_OK)
+    if (sb_file_set_add(out, html_name, &html, 0, err) != SB_OK)
         goto done;
-    rc = sb_staged_dir_commit(&stage, err);
+    rc = SB_OK;
 done:
-    sb_staged_dir_discard(&stage);
+    if (rc != SB_OK)
+        sb_file_set_free(out);
     free(frag);
     free(groups);
     free(cited);

@@ -5,17 +5,21 @@
  * Wording: data/templates/weekly.md.tmpl, weekly-appendix.md.tmpl and
  * weekly.html.tmpl.
  * Runs belong to the ISO week of provenance.finished_at (UTC).
+ * The week's files are built in memory (core/file_set.h); the CLI and
+ * site/ publish them into DIR, merged with the other weeks' files.
  */
 #ifndef SOLBOOK_REPORT_WEEKLY_H
 #define SOLBOOK_REPORT_WEEKLY_H
 
 
 #include "error.h"
+#include "file_set.h"
 #include "geomean.h"
 #include "regress.h"
 #include "results_query.h"
 #include "sku.h"
 #include "snapshot.h"
+#include "plaus_reads_db.h"
 #include "run_details_read.h"
 #include "store.h"
 
@@ -34,7 +38,8 @@
 
 typedef struct sb_weekly_opts {
     int year, week;          /* ISO week */
-    const char *out_dir;
+    const char *out_dir;     /* where the caller publishes the files: the summary's
+                              * paths are there, and no text of the week may name it */
     const char *db_label;    /* how commands name the database (--db value) */
     const char *baseline;    /* NULL: the headline baselines (geomean.h) */
     sb_rg_opts rg;           /* week-over-week test settings */
@@ -56,8 +61,9 @@ typedef struct sb_weekly_summary {
     char md_path[4096], html_path[4096], appendix_path[4096], reproduce_path[4096];
 } sb_weekly_summary;
 
-int sb_weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
-                    sb_weekly_summary *sum, sb_error *err);
+/* Builds the week's files into *out (free with sb_file_set_free). */
+int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+                    sb_weekly_summary *sum, sb_file_set *out, sb_error *err);
 
 /* Markdown (GFM) to an HTML fragment with the table extension and friends;
  * malloc'd result in *html. */

@@ -15,6 +15,8 @@
 #include "bulk_reader.h"
 #include "encode.h"
 #include "home.h"
+#include "plaus_reads_db.h"
+#include "results_query.h"
 #include "plausible.h"
 #include "json_file.h"
 #include "staged_dir.h"
@@ -161,7 +163,13 @@ static int side_finish(site_ctx *c, side_job *j, int ok, sb_error *err)
 static int load_sessions(site_ctx *c, sb_error *err)
 {
     const char *path = c->o->sessions_path ? c->o->sessions_path : c->o->db_path;
-    if (sb_plaus_session_runs_read(path, NULL, 0, &c->session_runs, err) != SB_OK)
+    sb_db *db = NULL;
+    sb_plaus_reads pr;
+    if (sb_db_open(path, SB_DB_READ, &db, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_plaus_session_runs_ids(sb_plaus_reads_db(db, &pr), NULL, 0, &c->session_runs, err);
+    sb_db_close(db);
+    if (rc != SB_OK)
         return SB_ERR;
     return sb_session_compare(&c->session_runs, SB_PROJECT_PROVIDER, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR,
                               &c->sessions, err);
@@ -169,6 +177,7 @@ static int load_sessions(site_ctx *c, sb_error *err)
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
+    sb_plaus_reads pr;
     memset(sum, 0, sizeof *sum);
     site_ctx c;
     memset(&c, 0, sizeof c);
@@ -235,7 +244,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     int mrc = runs ? SB_OK : SB_ERR;
     if (mrc != SB_OK || sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
         sb_results_load_sessions(c.db, &c.session_set, err) != SB_OK ||
-        sb_plaus_mark(c.db, &c.set, err) != SB_OK ||
+        sb_plaus_mark(sb_plaus_reads_db(c.db, &pr), &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         load_sessions(&c, err) != SB_OK ||
         !(packets = side_start(&c, site_build_packets, err)) ||

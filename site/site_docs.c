@@ -14,6 +14,10 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
+#include "plaus_reads_db.h"
+#include "plausible.h"
+#include "results_query.h"
+#include "run_reader_db.h"
 #include "run_summary.h"
 #include "site.h"
 #include "site_parts.h"
@@ -646,10 +650,13 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.rg_all = &c->rg;
         wo.snap = c->snap;
         sb_weekly_summary sum;
-        if (sb_weekly_write(c->db, c->skus, &wo, &sum, err) != SB_OK) {
-            rc = SB_ERR;
+        sb_file_set files;
+        rc = sb_weekly_build(c->db, c->skus, &wo, &sum, &files, err);
+        if (rc == SB_OK)
+            rc = sb_file_set_publish(&files, dir, SB_STAGE_MERGE, err);
+        sb_file_set_free(&files);
+        if (rc != SB_OK)
             break;
-        }
         c->sum->weeks++;
         char name[16];
         sb_isoweek_format(wo.year, wo.week, name, sizeof name);
@@ -707,6 +714,7 @@ static int cmp_job(const void *x, const void *y)
  * rows. */
 static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error *err)
 {
+    sb_plaus_reads pr;
     char opdir[SB_PAGE_ID_SIZE], dir[4608], rel[700];
     sb_page_id(pj->op, opdir);
     snprintf(dir, sizeof dir, "%s/packets/%s/%s", c->out, pj->target, opdir);
@@ -728,25 +736,50 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
     sb_tpl_set_str(row, "href", "");
     json_object_set_new(row, "cited", json_integer(0));
     json_array_append_new(rows, row);
-    if (sb_packet_write(c->db, &po, &ps, &nothing, &perr) != SB_OK) {
+    /* what the packet reads besides the site's runs (sb_packet_needs) */
+    sb_packet_inputs need;
+    sb_result_set with_sessions = {0};
+    sb_session_runs sessions = {0};
+    sb_training_set training = {0};
+    sb_run_reader reader;
+    sb_result_filter wf = {0};
+    wf.with_sessions = 1;
+    if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK ||
+        (need.sessions && (sb_results_load(c->db, &wf, &with_sessions, err) != SB_OK ||
+                           sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &pr), NULL, &sessions,
+                                                      err) != SB_OK)) ||
+        (need.training && sb_training_load(c->db, 0, 0, 0, &training, err) != SB_OK)) {
+        sb_results_free(&with_sessions);
+        sb_session_runs_free(&sessions);
+        sb_training_free(&training);
+        return SB_ERR;
+    }
+    po.with_sessions = &with_sessions;
+    po.sessions = &sessions;
+    po.training = &training;
+    sb_run_reader_db(c->db, &reader);
+    po.reader = &reader;
+    sb_file_set files;
+    int built = sb_packet_build(&po, &ps, &nothing, &files, &perr);
+    sb_results_free(&with_sessions);
+    sb_session_runs_free(&sessions);
+    sb_training_free(&training);
+    if (built != SB_OK) {
         if (!nothing) {
             *err = perr;
             return SB_ERR;
         }
         return SB_OK;
     }
-    c->sum->packets++;
-    char md_path[4700];
-    snprintf(md_path, sizeof md_path, "%s/DISCUSSION.md", dir);
-    char *md = NULL, *html = NULL;
-    size_t len = 0;
-    if (sb_file_read_all(md_path, &md, &len, err) != SB_OK)
-        return SB_ERR;
-    if (sb_markdown_to_html(md, len, &html, err) != SB_OK) {
-        free(md);
+    const sb_set_file *md = sb_file_set_get(&files, "DISCUSSION.md");
+    char *html = NULL;
+    if (sb_file_set_publish_new(&files, dir, err) != SB_OK ||
+        sb_markdown_to_html(sb_buf_str(&md->data), md->data.len, &html, err) != SB_OK) {
+        sb_file_set_free(&files);
         return SB_ERR;
     }
-    free(md);
+    sb_file_set_free(&files);
+    c->sum->packets++;
     /* the discussion's own h1 under the page's: one h1 a page */
     demote_headings(html);
     json_t *d = json_object();

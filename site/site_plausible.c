@@ -5,17 +5,20 @@
  * reader finds which and why. */
 #include <stdlib.h>
 
+#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "site_parts.h"
 #include "weekly.h" /* sb_markdown_to_html */
 
 int site_build_plausibility(site_ctx *c, sb_error *err)
 {
+    sb_plaus_reads pr;
     sb_buf md = SB_BUF_INIT, linked = SB_BUF_INIT, b = SB_BUF_INIT;
     sb_plaus_summary sum;
     char *html = NULL;
     json_t *d = NULL;
-    int rc = sb_plaus_render_implausible_md(c->db, c->picks, c->npicks, &c->session_set, "##", &md, &sum, err);
+    int rc = sb_plaus_render_implausible_md(sb_plaus_reads_db(c->db, &pr), c->picks, c->npicks, &c->session_set,
+                                            "##", &md, &sum, err);
     if (rc == SB_OK)
         rc = sb_markdown_to_html(sb_buf_str(&md), md.len, &html, err);
     if (rc == SB_OK) {

@@ -25,6 +25,7 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
+#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "plots.h"
 #include "compare.h"
@@ -35,6 +36,8 @@
 #include "sku.h"
 #include "results_query.h"
 #include "run_details_read.h"
+#include "run_devices.h"
+#include "run_reader_db.h"
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
@@ -61,6 +64,65 @@ static sb_db *reopen(sb_db *w, const char *path)
     if (sb_db_open_reader(path, &db, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     return db;
+}
+
+/* A week's writeup built and published as `solbook report weekly` does. */
+static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+                        sb_weekly_summary *sum, sb_error *err)
+{
+    sb_file_set files;
+    int rc = sb_weekly_build(db, skus, o, sum, &files, err);
+    if (rc == SB_OK)
+        rc = sb_file_set_publish(&files, o->out_dir, SB_STAGE_MERGE, err);
+    sb_file_set_free(&files);
+    return rc;
+}
+
+/* A packet built from what it reads of db and published, as `solbook
+ * packet` does: every result run, marked, and what sb_packet_needs
+ * names. */
+static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summary *sum, int *nothing,
+                        sb_error *err)
+{
+    sb_plaus_reads pr;
+    sb_packet_opts o = *given;
+    sb_packet_inputs need;
+    sb_result_set all = {0}, with_sessions = {0};
+    sb_session_runs sessions = {0};
+    sb_training_set training = {0};
+    sb_run_reader reader;
+    sb_result_filter wf = {0};
+    wf.with_sessions = 1;
+    sb_file_set files = {0};
+    *nothing = 0;
+    int rc = sb_packet_needs(o.target, o.op, &need, err);
+    if (rc == SB_OK)
+        rc = sb_results_load(db, NULL, &all, err);
+    if (rc == SB_OK)
+        rc = sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, err);
+    if (rc == SB_OK && need.sessions) {
+        rc = sb_results_load(db, &wf, &with_sessions, err);
+        if (rc == SB_OK)
+            rc = sb_plaus_session_runs_load(sb_plaus_reads_db(db, &pr), NULL, &sessions, err);
+    }
+    if (rc == SB_OK && need.training)
+        rc = sb_training_load(db, 0, 0, 0, &training, err);
+    sb_run_reader_db(db, &reader);
+    o.all = &all;
+    o.with_sessions = &with_sessions;
+    o.sessions = &sessions;
+    o.training = &training;
+    o.reader = &reader;
+    if (rc == SB_OK)
+        rc = sb_packet_build(&o, sum, nothing, &files, err);
+    if (rc == SB_OK)
+        rc = sb_file_set_publish_new(&files, o.out_dir, err);
+    sb_file_set_free(&files);
+    sb_results_free(&all);
+    sb_results_free(&with_sessions);
+    sb_session_runs_free(&sessions);
+    sb_training_free(&training);
+    return rc;
 }
 
 /* The snapshot reports take of db (its calibrations). */
@@ -584,6 +646,7 @@ static const sb_result *result_of(const sb_result_set *set, long long id)
  * far the SKU's cards differ on that ceiling and the buffers' size. */
 static void test_plausible_own_card(void **state)
 {
+    sb_plaus_reads pr;
     (void)state;
     char p[512];
     snprintf(p, sizeof p, "%s/own-card.db", tmpdir);
@@ -610,7 +673,7 @@ static void test_plausible_own_card(void **state)
     sb_result_set set = {0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     sb_plaus_ctx *ctx = NULL;
-    assert_int_equal(sb_plaus_open(db, NULL, NULL, NULL, &ctx, &err), SB_OK);
+    assert_int_equal(sb_plaus_open(sb_plaus_reads_db(db, &pr), NULL, NULL, NULL, &ctx, &err), SB_OK);
     sb_plaus_verdict v;
 
     assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_a), &v, &err), SB_OK);
@@ -658,7 +721,7 @@ static void test_plausible_own_card(void **state)
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     sb_buf md = SB_BUF_INIT;
     sb_plaus_summary sum;
-    assert_int_equal(sb_plaus_render_md(db, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    assert_int_equal(sb_plaus_render_md(&pr, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
     assert_int_equal(sum.implausible, 3);
     char cell[128];
     snprintf(cell, sizeof cell, "| run %lld, GPU-aaaaaaaa, 1 GiB, own card |", cal_a);
@@ -1045,9 +1108,16 @@ static void test_compare(void **state)
     assert_int_equal(sb_cmp_side_parse("colour=red", &bad, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "unknown key 'colour'"));
     assert_int_equal(sb_cmp_side_parse("main", &bad, &err), SB_ERR);
-    sb_cmp_opts o = {0.01, 0.03, NULL};
+    sb_cmp_opts o = {0.01, 0.03};
     sb_cmp_result r;
-    assert_int_equal(sb_cmp_run(db, &set, &sa, &sb, &o, &r, &err), SB_OK);
+    sb_rg_opts ro = {0.01, 0.03, NULL, 0};
+    sb_rg_aa *aa = NULL;
+    sb_run_devices dev = {0};
+    sb_run_reader rd;
+    assert_int_equal(sb_rg_aa_load(db, &ro, &aa, &err), SB_OK);
+    assert_int_equal(sb_run_devices_load_set(db, &set, &dev, &err), SB_OK);
+    sb_run_reader_db(db, &rd);
+    assert_int_equal(sb_cmp_run(&rd, &set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
     assert_int_equal(r.n, 4);
     assert_int_equal(r.only_a, 1);
     assert_int_equal(r.only_b, 0);
@@ -1076,6 +1146,8 @@ static void test_compare(void **state)
     sb_buf_free(&md);
     sb_buf_free(&js);
     sb_cmp_free(&r);
+    sb_rg_aa_free(aa);
+    sb_run_devices_free(&dev);
     sb_cmp_side_free(&sa);
     sb_cmp_side_free(&sb);
     sb_results_free(&set);
@@ -1314,7 +1386,7 @@ static void test_weekly(void **state)
     o.rg.alpha = 0.01;
     o.rg.min_effect = 0.03;
     sb_weekly_summary sum;
-    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+    if (weekly_write(db, skus, &o, &sum, &err) != SB_OK)
         fail_msg("%s: %s: %s", err.file, err.where, err.msg);
     assert_int_equal(sum.runs, 19);
     assert_int_equal(sum.failed, 1);
@@ -1410,7 +1482,7 @@ static void test_weekly(void **state)
     free(html);
     /* an empty week still writes an honest note */
     o.week = 30;
-    assert_int_equal(sb_weekly_write(db, skus, &o, &sum, &err), SB_OK);
+    assert_int_equal(weekly_write(db, skus, &o, &sum, &err), SB_OK);
     md = slurp(sum.md_path);
     assert_non_null(strstr(md, "No runs finished in 2026-W30"));
     free(md);
@@ -1434,7 +1506,7 @@ static void test_packet(void **state)
     sb_packet_summary sum;
     int nothing = 0;
     sb_error err;
-    if (sb_packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
+    if (packet_write(db, &o, &sum, &nothing, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
     assert_int_equal(sum.cited, 17); /* 18 cases, one failed */
     assert_int_equal(sum.files, 3);  /* DISCUSSION.md, reproduce.sh, data.tar.gz */
@@ -1481,13 +1553,13 @@ static void test_packet(void **state)
     free(disc);
     free(man);
     /* the same directory again: refused, nothing overwritten */
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "not empty"));
     /* nothing passing for the op: refused clearly */
     path_in_tmp(dir, sizeof dir, "packet-empty");
     o.out_dir = dir;
     o.op = "gemm";
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
     assert_int_equal(nothing, 1);
     assert_non_null(strstr(err.msg, "nothing to cite"));
     assert_int_not_equal(access(dir, F_OK), 0);
@@ -1620,7 +1692,8 @@ static void test_paths_check(void **state)
     (void)state;
     sb_error err;
     char cwd[4096], text[4200];
-    /* the build's staging folder is refused wherever it appears */
+    /* the folder the files are published into is refused wherever it
+     * appears */
     const char *paths[] = {tmpdir, NULL};
     snprintf(text, sizeof text, "see %s/out", tmpdir);
     assert_int_equal(sb_paths_check(paths, text, "body", &err), SB_ERR);
@@ -1635,6 +1708,16 @@ static void test_paths_check(void **state)
              cwd, sb_home());
     assert_int_equal(sb_paths_check(paths, text, "body", &err), SB_OK);
     assert_int_equal(sb_paths_check(NULL, text, "body", &err), SB_OK);
+    /* an output folder given as the working folder ("--out .") or one
+     * above it is not looked for: the data may name paths there */
+    const char *here[] = {".", "..", NULL};
+    assert_int_equal(sb_paths_check(here, text, "body", &err), SB_OK);
+    /* a folder under it is */
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/results", cwd);
+    const char *below[] = {sub, NULL};
+    assert_int_equal(sb_paths_check(below, text, "body", &err), SB_ERR);
+    assert_non_null(strstr(err.msg, sub));
 }
 
 /* Adds fused and huggingface runs of n_ops ops x n_shapes shapes on both
@@ -1686,13 +1769,13 @@ static void test_packet_limits(void **state)
     path_in_tmp(dir, sizeof dir, "packet-huge");
     o.out_dir = dir;
     o.db_label = NULL;
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_ERR);
     assert_int_equal(nothing, 0);
     assert_non_null(strstr(err.msg, "over GitHub's 65536"));
     assert_int_not_equal(access(dir, F_OK), 0);
     /* one op of it fits */
     o.op = "op000";
-    assert_int_equal(sb_packet_write(db, &o, &sum, &nothing, &err), SB_OK);
+    assert_int_equal(packet_write(db, &o, &sum, &nothing, &err), SB_OK);
     assert_true(sum.body_bytes <= SB_PACKET_MAX_BYTES);
     sb_db_close(db);
 }
@@ -1744,7 +1827,7 @@ static void test_weekly_names(void **state)
     o.rg.alpha = 0.01;
     o.rg.min_effect = 0.03;
     sb_weekly_summary sum;
-    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+    if (weekly_write(db, skus, &o, &sum, &err) != SB_OK)
         fail_msg("%s: %s: %s", err.file, err.where, err.msg);
     char a[1200], b[1200], id[SB_PAGE_ID_SIZE];
     sb_page_id("h100+x", id);
@@ -1789,7 +1872,7 @@ static void test_weekly_limits(void **state)
     o.rg.alpha = 0.01;
     o.rg.min_effect = 0.03;
     sb_weekly_summary sum;
-    if (sb_weekly_write(db, skus, &o, &sum, &err) != SB_OK)
+    if (weekly_write(db, skus, &o, &sum, &err) != SB_OK)
         fail_msg("%s", err.msg);
     char *md = slurp(sum.md_path), *app = slurp(sum.appendix_path);
     assert_true(strlen(md) <= SB_WEEKLY_MAX_BYTES);
