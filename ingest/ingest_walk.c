@@ -41,10 +41,16 @@ static void report(walker *wk, const sb_error *e)
         wk->w->on_error(wk->w->ctx, e);
 }
 
+/* How a sidecar's name is refused: not at all, a symbolic link, a hard
+ * link. */
+enum { SIDECAR_OWN = 0, SIDECAR_SYMLINK, SIDECAR_HARDLINK };
+
 /* NAME.json -> NAME.SUFFIX (.ncu.csv, .nsys.csv) when that file exists;
- * *size gets its size, *link 1 when the name is a symbolic link (a
- * sidecar is read only as a file of its own beside its document, so a
- * link to some other file of the machine is refused, never read). */
+ * *size gets its size, *link SIDECAR_SYMLINK or SIDECAR_HARDLINK when the
+ * name is a link (a sidecar is read only as a file of its own beside its
+ * document, so a link to some other file of the machine is refused, never
+ * read: a hard link is a second name for a file that may lie anywhere,
+ * whose bytes would be stored as profiler values and shown on the site). */
 static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, int *link)
 {
     char *s = sb_name_resuffixed(path, ".json", suffix);
@@ -52,12 +58,16 @@ static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, in
         return NULL;
     struct stat st;
     if (lstat(s, &st) == 0 && S_ISLNK(st.st_mode)) {
-        *link = 1;
+        *link = SIDECAR_SYMLINK;
         return s;
     }
     if (stat(s, &st) != 0 || !S_ISREG(st.st_mode)) {
         free(s);
         return NULL;
+    }
+    if (st.st_nlink > 1) {
+        *link = SIDECAR_HARDLINK;
+        return s;
     }
     *size = (uint64_t)st.st_size;
     return s;
@@ -172,9 +182,11 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max
          * neither is stored, so no run is left without the profile that
          * came with it */
         if (ncu_link || nsys_link)
-            it->rc = sb_error_set(&it->err, ncu_link ? it->sidecar : it->nsys_sidecar, NULL, "%s",
-                                  "sidecar is a symbolic link: refused (read only as a file beside its "
-                                  "document)");
+            it->rc = sb_error_set(&it->err, ncu_link ? it->sidecar : it->nsys_sidecar, NULL,
+                                  "sidecar is a %s link: refused (read only as a file beside its "
+                                  "document)",
+                                  (ncu_link ? ncu_link : nsys_link) == SIDECAR_HARDLINK ? "hard"
+                                                                                         : "symbolic");
         else if (ncu_size > sidecar_max)
             it->rc = sb_ingest_sidecar_too_large(&it->err, it->sidecar, 0, sidecar_max);
         else if (nsys_size > sidecar_max)

@@ -667,6 +667,68 @@ static void test_symlink_loop_and_unreadable(void **state)
         fail_msg("'%s' does not contain '%s'", s.last_error, want);
 }
 
+/* Copies the fixture rel to path. */
+static void copy_fixture(const char *rel, const char *path)
+{
+    char src[1024], buf[1 << 16];
+    data(src, sizeof src, rel);
+    size_t n = read_whole(src, buf, sizeof buf);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+    assert_int_equal(fclose(out), 0);
+}
+
+/* A sidecar that is a hard link to a file outside the document's folder
+ * (ncu, then nsys) refuses its document: neither the run nor a value of
+ * the outside file is stored, and the refusal names the sidecar. A
+ * sidecar of its own beside the document is attached. */
+static void test_sidecar_hard_link(void **state)
+{
+    fx *f = *state;
+    const char *kinds[][2] = {{".ncu.csv", "ncu/two_kernels.csv"}, {".nsys.csv", "nsys/gpukernsum_first.csv"}};
+    for (size_t k = 0; k < 2; k++) {
+        char top[512], outside[512], doc[700], side[700], secret[700];
+        snprintf(top, sizeof top, "%s/hard%d-%zu", dir, db_counter, k);
+        snprintf(outside, sizeof outside, "%s/elsewhere%d-%zu", dir, db_counter, k);
+        assert_int_equal(mkdir(top, 0755), 0);
+        assert_int_equal(mkdir(outside, 0755), 0);
+        snprintf(doc, sizeof doc, "%s/run.json", top);
+        copy_fixture("good/gemm_h100_cublas.json", doc);
+        snprintf(secret, sizeof secret, "%s/secret.csv", outside);
+        copy_fixture(kinds[k][1], secret);
+        snprintf(side, sizeof side, "%s/run%s", top, kinds[k][0]);
+        assert_int_equal(link(secret, side), 0);
+        char *paths[] = {top};
+        seen s = {0};
+        sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+        sb_ingest_stats st;
+        assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
+        assert_int_equal(st.stored, 0);
+        assert_int_equal(st.refused, 1);
+        char want[800];
+        snprintf(want, sizeof want, "%s: sidecar is a hard link: refused", side);
+        if (!strstr(s.last_error, want))
+            fail_msg("'%s' does not contain '%s'", s.last_error, want);
+        assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 0);
+        assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 0);
+        assert_int_equal(q_int(f, "SELECT count(*) FROM kernel_summaries"), 0);
+    }
+    /* the same profile as a file of its own beside the document is read */
+    char top[512], doc[700], side[700];
+    snprintf(top, sizeof top, "%s/own%d", dir, db_counter);
+    assert_int_equal(mkdir(top, 0755), 0);
+    snprintf(doc, sizeof doc, "%s/run.json", top);
+    copy_fixture("good/gemm_h100_cublas.json", doc);
+    snprintf(side, sizeof side, "%s/run.ncu.csv", top);
+    copy_fixture("ncu/two_kernels.csv", side);
+    char *paths[] = {top};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, NULL, &st), SB_OK);
+    assert_int_equal(st.stored, 1);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
+}
+
 /* A file that fails half-way through storing (here: a trigger refuses its
  * ceilings after its run and provenance rows went in) leaves nothing, while
  * the files before and after it in the same group commit are kept. */
@@ -830,6 +892,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
         cmocka_unit_test(test_threads_that_do_not_start),
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sidecar_hard_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_time_and_provider_name, setup, teardown),
     };
