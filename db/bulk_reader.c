@@ -13,12 +13,8 @@ int sb_bulk_reader_open(const char *path, sb_db **out, sb_error *err)
         return SB_ERR;
     sb_db_close(checked);
     sqlite3 *conn = NULL;
-    if (sqlite3_open_v2(path, &conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        sb_error_set(err, path, NULL, "cannot open database: %s",
-                     conn ? sqlite3_errmsg(conn) : "out of memory");
-        sqlite3_close(conn);
+    if (sb_db_open_read_conn(path, &conn, err) != SB_OK)
         return SB_ERR;
-    }
     sqlite3_busy_timeout(conn, SB_DB_BUSY_TIMEOUT_MS);
     /* the sort of a whole result set stays off disk; the file is read,
      * not mapped: with four threads faulting mapped pages in, a 100,000-run
