@@ -45,7 +45,8 @@ static const char *const ingest_usage[] = {
     "with its document, in one line naming it; one within it is stored as it",
     "is read, so its rows cost no memory. A sidecar that would store more rows",
     "than --max-sidecar-rows is refused with its document the same way, none",
-    "of its rows kept.",
+    "of its rows kept; so is one that would take an archive's sidecars together",
+    "past that bound.",
     "Each file or member is stored whole or not at all; identical content is",
     "stored once and reported as a duplicate.",
     "Each result run stored is held against its card's ceilings (docs/REPORTS.md,",
@@ -217,9 +218,9 @@ int cmd_ingest(int argc, char **argv)
                    "(default 32; the largest ncu CSV in examples/ is 112 KB)"),
         SB_OPT_INT(0, "max-sidecar-rows", &sidecar_rows, "N", 1, 1000000000,
                    "refuse a sidecar that would store more rows than this (an ncu CSV's\n"
-                   "metric values, an nsys summary's kernels), with its document, its\n"
-                   "rows taken back (default 1000000; the largest ncu CSV in examples/\n"
-                   "holds 7510)"),
+                   "metric values, an nsys summary's kernels), or take an archive's\n"
+                   "sidecars together past it, with its document, its rows taken back\n"
+                   "(default 1000000; the largest ncu CSV in examples/ holds 7510)"),
         SB_OPT_BOOL('q', "quiet", &x.quiet, "do not list duplicates and attached profiles"),
         SB_OPT_END(),
     };

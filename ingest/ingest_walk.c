@@ -32,6 +32,9 @@ typedef struct walker {
     long group_files;
     long group_stored, group_dups, group_ncu, group_nsys;
     struct timespec group_start;
+    /* The sidecar values stored from the archive being stored. */
+    const char *rows_archive;
+    size_t archive_rows;
 } walker;
 
 static void report(walker *wk, const sb_error *e)
@@ -87,6 +90,7 @@ typedef struct item {
     char *nsys;          /* an archive member's NAME.nsys.csv bytes, or NULL */
     size_t nsys_len;
     char *data;          /* an archive member's bytes */
+    const char *archive; /* the archive it came from (its listed path), or NULL */
     size_t data_len;
     size_t text_bytes;   /* the document's text (and sidecars') counted as read ahead */
     /* output, allocated and freed by the preparer that owns the slot */
@@ -108,6 +112,7 @@ static void item_clear_input(item *it)
     it->ncu_len = it->nsys_len = it->data_len = it->text_bytes = 0;
     it->on_disk = it->is_problem = 0;
     it->absent = 0;
+    it->archive = NULL;
 }
 
 static void item_clear_output(item *it)
@@ -219,11 +224,32 @@ static int attach_one(walker *wk, item *it, const sidecar_kind *k, long long id,
                       sb_error *e)
 {
     size_t max = wk->w ? wk->w->limits.sidecar_bytes : 0, max_rows = wk->w ? wk->w->limits.sidecar_rows : 0;
-    if (k->nsys)
-        return it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, max, max_rows, rows, e)
-                           : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, max_rows, rows, e);
-    return it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, max, max_rows, rows, e)
-                       : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, max_rows, rows, e);
+    if (it->on_disk)
+        return k->nsys ? sb_ingest_attach_nsys(wk->ing, id, side, max, max_rows, rows, e)
+                       : sb_ingest_attach_ncu(wk->ing, id, side, max, max_rows, rows, e);
+    /* An archive's sidecars together hold at most the bound on one: the
+     * few bytes a highly compressible CSV takes in a .tar.gz (two a value)
+     * would otherwise store the bound once per member, 64 million values
+     * from a 128 MiB tar held, gigabytes of database from an archive of
+     * a few hundred kilobytes. */
+    size_t bound = max_rows ? max_rows : SB_INGEST_SIDECAR_ROWS;
+    if (it->archive != wk->rows_archive) {
+        wk->rows_archive = it->archive;
+        wk->archive_rows = 0;
+    }
+    size_t left = bound - wk->archive_rows;
+    if (left == 0)
+        return sb_error_set(e, side, NULL,
+                            "the sidecars of %s hold more than %zu values together (--max-sidecar-rows %zu)",
+                            it->archive, bound, bound);
+    int rc = k->nsys ? sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, left, rows, e)
+                     : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, left, rows, e);
+    if (rc == SB_OK)
+        wk->archive_rows += (size_t)*rows;
+    else if (left < bound && strstr(e->msg, "--max-sidecar-rows"))
+        sb_error_set(e, side, NULL, "the sidecars of %s hold more than %zu values together (--max-sidecar-rows %zu)",
+                     it->archive, bound, bound);
+    return rc;
 }
 
 /* The sidecar of kind k of a stored document, if any, stored for run id:
@@ -701,6 +727,7 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
     item *it = slot_take(mc->pp, len + ncu_len + nsys_len);
     if (!it)
         return SB_ERR; /* cancelled: stop reading the archive */
+    it->archive = mc->archive;
     if (set_source(it, mc->archive, member) != SB_OK || !(it->data = malloc(len + 1)) ||
         (ncu && !(it->ncu = malloc(ncu_len + 1))) || (nsys && !(it->nsys = malloc(nsys_len + 1)))) {
         it->is_problem = 1;

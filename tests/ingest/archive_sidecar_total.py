@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""archive_sidecar_total.py - an archive's sidecars together hold at most
+--max-sidecar-rows values: three documents, each with an Nsight Compute
+sidecar of 400 values, at a bound of 1000 store the first two (800
+values) and refuse the third with its document, in one line naming the
+sidecar and the archive; at the default bound all three are stored. An
+archive of many small compressible sidecars (the disk bomb) stays at the
+bound.
+
+usage: archive_sidecar_total.py SOLBOOK TOP"""
+import io
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import tempfile
+import uuid
+
+COLS = 400
+
+
+def sidecar():
+    head = '"ID","Kernel Name",' + ",".join('"m__v%d"' % i for i in range(COLS))
+    units = '"","",' + ",".join('""' for _ in range(COLS))
+    row = '"0","k",' + ",".join("1" for _ in range(COLS))
+    return ("%s\n%s\n%s\n" % (head, units, row)).encode()
+
+
+def counts(db):
+    c = sqlite3.connect(db)
+    return (c.execute("SELECT count(*) FROM runs").fetchone()[0],
+            c.execute("SELECT count(*) FROM profiler_metrics").fetchone()[0])
+
+
+def main():
+    solbook, top = sys.argv[1], sys.argv[2]
+    tmp = tempfile.mkdtemp(prefix="sb_archive_sidecars_")
+    try:
+        base = json.load(open(os.path.join(top, "examples/h100/rmsnorm-fwd-ncu/fused.json")))
+        archive = os.path.join(tmp, "profiles.tar.gz")
+        with tarfile.open(archive, "w:gz") as t:
+            for i in range(3):
+                doc = dict(base, run_uuid=uuid.uuid4().hex)
+                for name, data in (("r%d.json" % i, json.dumps(doc).encode()), ("r%d.ncu.csv" % i, sidecar())):
+                    ti = tarfile.TarInfo(name)
+                    ti.size = len(data)
+                    t.addfile(ti, io.BytesIO(data))
+        db = os.path.join(tmp, "bound.db")
+        p = subprocess.run([solbook, "ingest", "--db", db, "--max-sidecar-rows", "1000", archive],
+                           capture_output=True, text=True)
+        lines = [l for l in p.stderr.splitlines() if l.startswith("solbook: ")]
+        want = ("solbook: %s:r2.ncu.csv: the sidecars of %s hold more than 1000 values together "
+                "(--max-sidecar-rows 1000): refused with its document" % (archive, archive))
+        if p.returncode != 1 or lines != [want]:
+            sys.exit("FAIL: exit %d, lines %r; want 1 and %r" % (p.returncode, lines, want))
+        got = counts(db)
+        if got != (2, 800):
+            sys.exit("FAIL: %d runs and %d values stored, want 2 and 800" % got)
+        print("ok: at --max-sidecar-rows 1000 two documents and 800 values stored, the third refused in one line")
+        db = os.path.join(tmp, "default.db")
+        p = subprocess.run([solbook, "ingest", "--db", db, archive], capture_output=True, text=True)
+        if p.returncode != 0 or counts(db) != (3, 1200):
+            sys.exit("FAIL: at the default bound: exit %d, %r stored: %s" % (p.returncode, counts(db), p.stderr))
+        print("ok: at the default bound all three documents and 1200 values stored")
+        # the bomb: twenty sidecars of 2,600 values each at a bound of
+        # 10,000: the database holds at most the bound
+        global COLS
+        COLS = 2600
+        bomb = os.path.join(tmp, "bomb.tar.gz")
+        with tarfile.open(bomb, "w:gz") as t:
+            for i in range(20):
+                doc = dict(base, run_uuid=uuid.uuid4().hex)
+                for name, data in (("b%02d.json" % i, json.dumps(doc).encode()), ("b%02d.ncu.csv" % i, sidecar())):
+                    ti = tarfile.TarInfo(name)
+                    ti.size = len(data)
+                    t.addfile(ti, io.BytesIO(data))
+        db = os.path.join(tmp, "bomb.db")
+        subprocess.run([solbook, "ingest", "--db", db, "--max-sidecar-rows", "10000", bomb], capture_output=True)
+        runs, values = counts(db)
+        if values > 10000 or runs != 3:
+            sys.exit("FAIL: the bomb stored %d runs and %d values, want 3 and at most 10000" % (runs, values))
+        print("ok: an archive of twenty sidecars stored %d values of %d, the bound" % (values, 20 * 2600))
+    finally:
+        shutil.rmtree(tmp)
+
+
+main()
