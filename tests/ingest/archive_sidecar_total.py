@@ -29,6 +29,18 @@ def sidecar():
     return ("%s\n%s\n%s\n" % (head, units, row)).encode()
 
 
+def pack(path, base, name, n):
+    """A .tar.gz of n copies of the result base (NAME.json), each with a
+    sidecar() beside it (NAME.ncu.csv)."""
+    with tarfile.open(path, "w:gz") as t:
+        for i in range(n):
+            doc = dict(base, run_uuid=uuid.uuid4().hex)
+            for suffix, data in ((".json", json.dumps(doc).encode()), (".ncu.csv", sidecar())):
+                ti = tarfile.TarInfo(name % i + suffix)
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data))
+
+
 def counts(db):
     c = sqlite3.connect(db)
     return (c.execute("SELECT count(*) FROM runs").fetchone()[0],
@@ -41,13 +53,7 @@ def main():
     try:
         base = json.load(open(os.path.join(top, "examples/h100/rmsnorm-fwd-ncu/fused.json")))
         archive = os.path.join(tmp, "profiles.tar.gz")
-        with tarfile.open(archive, "w:gz") as t:
-            for i in range(3):
-                doc = dict(base, run_uuid=uuid.uuid4().hex)
-                for name, data in (("r%d.json" % i, json.dumps(doc).encode()), ("r%d.ncu.csv" % i, sidecar())):
-                    ti = tarfile.TarInfo(name)
-                    ti.size = len(data)
-                    t.addfile(ti, io.BytesIO(data))
+        pack(archive, base, "r%d", 3)
         db = os.path.join(tmp, "bound.db")
         p = subprocess.run([solbook, "ingest", "--db", db, "--max-sidecar-rows", "1000", archive],
                            capture_output=True, text=True)
@@ -70,13 +76,7 @@ def main():
         global COLS
         COLS = 2600
         bomb = os.path.join(tmp, "bomb.tar.gz")
-        with tarfile.open(bomb, "w:gz") as t:
-            for i in range(20):
-                doc = dict(base, run_uuid=uuid.uuid4().hex)
-                for name, data in (("b%02d.json" % i, json.dumps(doc).encode()), ("b%02d.ncu.csv" % i, sidecar())):
-                    ti = tarfile.TarInfo(name)
-                    ti.size = len(data)
-                    t.addfile(ti, io.BytesIO(data))
+        pack(bomb, base, "b%02d", 20)
         db = os.path.join(tmp, "bomb.db")
         subprocess.run([solbook, "ingest", "--db", db, "--max-sidecar-rows", "10000", bomb], capture_output=True)
         runs, values = counts(db)

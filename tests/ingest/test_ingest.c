@@ -624,6 +624,34 @@ static void test_read_ahead(void **state)
     assert_int_equal(st.duplicates, 1100);
 }
 
+/* Ingests the folder top, which holds refusals: stored and refused files,
+ * the last error holding want. */
+static void walk_refused(fx *f, const char *top, long stored, long refused, const char *want)
+{
+    char *paths[] = {(char *)top};
+    seen s = {0};
+    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
+    assert_int_equal(st.stored, stored);
+    assert_int_equal(st.refused, refused);
+    assert_int_equal(s.errors, refused);
+    if (!strstr(s.last_error, want))
+        fail_msg("'%s' does not contain '%s'", s.last_error, want);
+}
+
+/* Copies the fixture rel to path. */
+static void copy_fixture(const char *rel, const char *path)
+{
+    char src[1024], buf[1 << 16];
+    data(src, sizeof src, rel);
+    size_t n = read_whole(src, buf, sizeof buf);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+    assert_int_equal(fclose(out), 0);
+}
+
 static void test_symlink_loop_and_unreadable(void **state)
 {
     fx *f = *state;
@@ -639,44 +667,18 @@ static void test_symlink_loop_and_unreadable(void **state)
     /* a link inside the folder is followed (sub/run.json -> ../real.json:
      * one run, the same file twice); one out of it is not */
     data(src, sizeof src, "good/gemm_h100_cublas.json");
-    char buf[1 << 16];
-    size_t n = read_whole(src, buf, sizeof buf);
     snprintf(file, sizeof file, "%s/real.json", top);
-    FILE *out = fopen(file, "wb");
-    assert_non_null(out);
-    assert_int_equal(fwrite(buf, 1, n, out), n);
-    assert_int_equal(fclose(out), 0);
+    copy_fixture("good/gemm_h100_cublas.json", file);
     snprintf(file, sizeof file, "%s/run.json", sub);
     assert_int_equal(symlink("../real.json", file), 0);
     char outside[700];
     snprintf(outside, sizeof outside, "%s/zz-outside.json", sub);
     assert_int_equal(symlink(src, outside), 0);
-    char *paths[] = {top};
-    seen s = {0};
-    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
-    sb_ingest_stats st;
-    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
-    assert_int_equal(st.stored, 1);
-    assert_int_equal(st.refused, 3);
-    assert_int_equal(s.errors, 3);
     /* The last error (sorted: gone.json, sub/loop, sub/zz-outside.json)
      * names the link out of the folder. */
     char want[800];
     snprintf(want, sizeof want, "%s: symbolic link out of the folder given: not followed", outside);
-    if (!strstr(s.last_error, want))
-        fail_msg("'%s' does not contain '%s'", s.last_error, want);
-}
-
-/* Copies the fixture rel to path. */
-static void copy_fixture(const char *rel, const char *path)
-{
-    char src[1024], buf[1 << 16];
-    data(src, sizeof src, rel);
-    size_t n = read_whole(src, buf, sizeof buf);
-    FILE *out = fopen(path, "wb");
-    assert_non_null(out);
-    assert_int_equal(fwrite(buf, 1, n, out), n);
-    assert_int_equal(fclose(out), 0);
+    walk_refused(f, top, 1, 3, want);
 }
 
 /* A sidecar that is a hard link to a file outside the document's folder
@@ -699,17 +701,9 @@ static void test_sidecar_hard_link(void **state)
         copy_fixture(kinds[k][1], secret);
         snprintf(side, sizeof side, "%s/run%s", top, kinds[k][0]);
         assert_int_equal(link(secret, side), 0);
-        char *paths[] = {top};
-        seen s = {0};
-        sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
-        sb_ingest_stats st;
-        assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
-        assert_int_equal(st.stored, 0);
-        assert_int_equal(st.refused, 1);
         char want[800];
         snprintf(want, sizeof want, "%s: sidecar is a hard link: refused", side);
-        if (!strstr(s.last_error, want))
-            fail_msg("'%s' does not contain '%s'", s.last_error, want);
+        walk_refused(f, top, 0, 1, want);
         assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 0);
         assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 0);
         assert_int_equal(q_int(f, "SELECT count(*) FROM kernel_summaries"), 0);

@@ -21,24 +21,30 @@ def run(*args):
     return subprocess.run(args, capture_output=True, text=True)
 
 
-def scaled(o, v):
+def scaled(o, f):
+    """o with every float f(x), the counts and relative spreads kept."""
     if isinstance(o, dict):
-        return {k: (x if k in ("count", "rel_noise", "repeat_median_rel_spread") else scaled(x, v))
+        return {k: (x if k in ("count", "rel_noise", "repeat_median_rel_spread") else scaled(x, f))
                 for k, x in o.items()}
     if isinstance(o, list):
-        return [scaled(x, v) for x in o]
+        return [scaled(x, f) for x in o]
     if isinstance(o, float):
-        return v
+        return f(o)
     return o
+
+
+def extracted(archive, folder):
+    """The archive's members extracted into folder (made); folder."""
+    with tarfile.open(archive) as t:
+        t.extractall(folder, filter="data")
+    return folder
 
 
 def main():
     solbook, archive = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="sb_session_extremes_")
     try:
-        good = os.path.join(tmp, "good")
-        with tarfile.open(archive) as t:
-            t.extractall(good, filter="data")
+        good = extracted(archive, os.path.join(tmp, "good"))
         docs = sorted(f for f in os.listdir(good) if f.endswith(".json"))
         fused = [f for f in docs if json.load(open(os.path.join(good, f)))["config"]["provider"] == "fused"]
         if not fused:
@@ -50,7 +56,7 @@ def main():
             os.mkdir(bad)
             doc = json.load(open(os.path.join(good, fused[0])))
             doc["run_uuid"] = uuid.uuid4().hex
-            doc["timing"] = {k: (scaled(x, value) if k in ("samples", "stats", "kernel") else x)
+            doc["timing"] = {k: (scaled(x, lambda _: value) if k in ("samples", "stats", "kernel") else x)
                              for k, x in doc["timing"].items()}
             path = os.path.join(bad, "extreme.json")
             json.dump(doc, open(path, "w"))
@@ -77,4 +83,5 @@ def main():
         shutil.rmtree(tmp)
 
 
-main()
+if __name__ == "__main__":
+    main()

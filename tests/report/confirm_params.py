@@ -14,28 +14,21 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import uuid
 
 INJECT = "x --calibration /etc/shadow --out /tmp/pwned *"
 
 
-def scaled(o, k):
-    if isinstance(o, dict):
-        return {a: (v if a in ("count", "rel_noise", "repeat_median_rel_spread") else scaled(v, k)) for a, v in o.items()}
-    if isinstance(o, list):
-        return [scaled(v, k) for v in o]
-    return o * k if isinstance(o, float) else o
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model"))
+from e2e_session_extremes import extracted, scaled  # noqa: E402
 
 
 def main():
     solbook, archive = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="sb_confirm_params_")
     try:
-        src = os.path.join(tmp, "src")
-        with tarfile.open(archive) as t:
-            t.extractall(src, filter="data")
+        src = extracted(archive, os.path.join(tmp, "src"))
         shas = [hashlib.sha1(b"confirm-params-%d" % i).hexdigest() for i in range(2)]
         cases = []
         for k, sha in enumerate(shas):
@@ -60,7 +53,7 @@ def main():
                 for t in ("started_at", "finished_at"):
                     d["provenance"][t] = d["provenance"][t].replace("2026-12-06", "2026-12-0%d" % (4 + k))
                 if k == 1 and c["provider"] == "fused":
-                    d["timing"] = {a: (scaled(v, 1.6) if a in ("samples", "stats", "kernel") else v)
+                    d["timing"] = {a: (scaled(v, lambda x: x * 1.6) if a in ("samples", "stats", "kernel") else v)
                                    for a, v in d["timing"].items()}
                 json.dump(d, open(os.path.join(out, name), "w"))
         db = os.path.join(tmp, "c.db")
