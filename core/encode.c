@@ -173,6 +173,21 @@ void sb_enc_shell_comment(sb_buf *out, const char *s, size_t limit)
     encode(out, s, limit, LINE);
 }
 
+void sb_enc_csv_field(sb_buf *out, const char *s)
+{
+    sb_buf line = SB_BUF_INIT;
+    /* what a spreadsheet takes for a formula is made text by a leading
+     * apostrophe, which spreadsheets show as nothing */
+    if (s && *s && strchr("=+-@", *s))
+        sb_buf_putc(&line, '\'');
+    encode(&line, s ? s : "", 0, LINE);
+    if (sb_buf_failed(&line))
+        out->failed = 1; /* out of memory: sticky in out as in line */
+    else
+        sb_buf_csv_field(out, sb_buf_str(&line));
+    sb_buf_free(&line);
+}
+
 void sb_enc_shell_arg(sb_buf *out, const char *s)
 {
     int plain = *s != '\0', hidden = 0;

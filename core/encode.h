@@ -55,6 +55,15 @@ const char *sb_shell_interpreter(const char *text);
  * span's delimiter; a longer run is text. */
 #define SB_MD_CODE_TICKS_MAX 80
 
+/* One CSV field of stored text, for a file a spreadsheet opens or a
+ * terminal shows: the terminal line form (dangerous characters escaped,
+ * a backslash doubled), with an apostrophe before a leading '=', '+', '-'
+ * or '@', which a spreadsheet would take for the start of a formula (a
+ * live =HYPERLINK, a command), then quoted as sb_buf_csv_field quotes.
+ * For text from data only: figures and ids of the writer's own go
+ * through sb_buf_csv_field as they are. */
+void sb_enc_csv_field(sb_buf *out, const char *s);
+
 /* Markdown inline text, safe in a GFM table cell and at the start of a
  * line: newlines folded to spaces, Markdown punctuation (and '<', '&', '|')
  * backslash-escaped, so no heading, list, link, raw HTML or cell break can

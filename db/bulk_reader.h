@@ -15,6 +15,15 @@
  * sb_db_close. */
 int sb_bulk_reader_open(const char *path, sb_db **out, sb_error *err);
 
+/* n bulk readers (out[0..n)) that all read one state of the database:
+ * their read transactions start together while commits are held off (a
+ * writer's lock taken for that moment, waiting as long as the busy
+ * timeout for a writer's transaction to end), so a reader that splits its
+ * work over several connections sees no run another process stored
+ * meanwhile on one of them and not on another. Nothing is left open on
+ * failure. */
+int sb_bulk_readers_open(const char *path, sb_db **out, size_t n, sb_error *err);
+
 /* 1 when this SQLite lets each thread use a connection of its own. */
 int sb_bulk_readers_threaded(void);
 

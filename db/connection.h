@@ -18,6 +18,12 @@ typedef struct sb_db sb_db;
 /* The connection, for queries (prepare, step, finalize your statements). */
 sqlite3 *sb_db_handle(sb_db *db);
 
+/* A read-only connection of its own to the database at path, opened as
+ * sb_db_open opens one for reading: immutable where the database's folder
+ * cannot be written (WAL mode would need its -shm file there). *conn is
+ * NULL on failure. */
+int sb_db_open_read_conn(const char *path, sqlite3 **conn, sb_error *err);
+
 /* Wraps a connection opened elsewhere in db/ (the bulk reader's) as an
  * sb_db, which then owns it: sb_db_close closes it. path is the file it
  * was opened on. On failure the connection is closed. */

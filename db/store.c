@@ -215,23 +215,39 @@ static int immutable_uri(const char *path, char *uri, size_t size)
  * -shm file there. Nobody can change it there either, so it is opened
  * immutable, which needs no files beside it. A -wal file left beside it
  * holds commits that an immutable reader would not see: refused, said so. */
-static int open_immutable(sb_db *db, int oflags, sb_error *err)
+static int open_immutable(const char *path, int oflags, sqlite3 **conn, sb_error *err)
 {
     char wal[4200], uri[3 * 4096 + 32];
     struct stat st;
-    snprintf(wal, sizeof wal, "%s-wal", db->path);
+    snprintf(wal, sizeof wal, "%s-wal", path);
     if (stat(wal, &st) == 0 && st.st_size > 0)
-        return sb_error_set(err, db->path, NULL,
+        return sb_error_set(err, path, NULL,
                             "cannot read the database: its folder is read-only and %s holds changes "
                             "not yet written into it; open it once where the folder is writable",
                             wal);
-    if (immutable_uri(db->path, uri, sizeof uri) != 0)
-        return sb_error_set(err, db->path, NULL, "cannot open the database: its path is too long");
-    if (sqlite3_open_v2(uri, &db->conn, oflags | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-        sb_error_set(err, db->path, NULL, "cannot open the database: %s",
-                     db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
-        sqlite3_close(db->conn);
-        db->conn = NULL;
+    if (immutable_uri(path, uri, sizeof uri) != 0)
+        return sb_error_set(err, path, NULL, "cannot open the database: its path is too long");
+    if (sqlite3_open_v2(uri, conn, oflags | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+        sb_error_set(err, path, NULL, "cannot open the database: %s",
+                     *conn ? sqlite3_errmsg(*conn) : "out of memory");
+        sqlite3_close(*conn);
+        *conn = NULL;
+        return SB_ERR;
+    }
+    return SB_OK;
+}
+
+int sb_db_open_read_conn(const char *path, sqlite3 **conn, sb_error *err)
+{
+    *conn = NULL;
+    int oflags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+    if (folder_unwritable(path))
+        return open_immutable(path, oflags, conn, err);
+    if (sqlite3_open_v2(path, conn, oflags, NULL) != SQLITE_OK) {
+        sb_error_set(err, path, NULL, "cannot open the database: %s",
+                     *conn ? sqlite3_errmsg(*conn) : "out of memory");
+        sqlite3_close(*conn);
+        *conn = NULL;
         return SB_ERR;
     }
     return SB_OK;
@@ -242,7 +258,7 @@ static int connect(sb_db *db, int writable, sb_error *err)
     int oflags = writable ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
     oflags |= SQLITE_OPEN_NOMUTEX;
     if (!writable && folder_unwritable(db->path)) {
-        if (open_immutable(db, oflags, err) != SB_OK)
+        if (open_immutable(db->path, oflags, &db->conn, err) != SB_OK)
             return SB_ERR;
     } else if (sqlite3_open_v2(db->path, &db->conn, oflags, NULL) != SQLITE_OK) {
         sb_error_set(err, db->path, NULL, "cannot open the database: %s",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "strbuf.h"
 
 static int safe_char(char c)
@@ -188,11 +189,6 @@ static int uses_program(const sb_experiment *e, const char *program)
     return 0;
 }
 
-static void put_comment(sb_buf *t, const char *text)
-{
-    for (const char *p = text; *p; p++)
-        sb_buf_printf(t, "%c", *p == '\n' ? ' ' : *p);
-}
 
 static int task_selected(const sb_render_opts *o, size_t i)
 {
@@ -374,7 +370,7 @@ char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)
         if (!task_selected(o, i))
             continue;
         sb_buf_printf(&t, "  %zu)\n    # %s: ", i, c->id);
-        put_comment(&t, c->what);
+        sb_enc_shell_comment(&t, c->what, 0);
         sb_buf_puts(&t, "\n");
         put_mkdirs(&t, c);
         int prof = sb_exp_case_profiled(c, a);

@@ -96,6 +96,19 @@ static int walk(const char *root, const char *rel, visit_fn fn, void *ctx, int d
     return rc;
 }
 
+/* A file of the candidate's own: a regular file with no other name. A
+ * hard link is a second name for a file that may lie anywhere on the file
+ * system (any file the candidate's author could read, as root or without
+ * fs.protected_hardlinks); forge would read it outside any sandbox, and
+ * its bytes would reach the scan's findings, the compiler's messages and
+ * verify.json. */
+static int own_file(const struct stat *st)
+{
+    return S_ISREG(st->st_mode) && st->st_nlink == 1;
+}
+
+#define NOT_OWN_FILE "not a regular file of its own (links, hard links and special files are refused)"
+
 static int copy_visit(void *ctx, const char *rel, const char *full, const struct stat *st,
                       sb_error *err)
 {
@@ -108,8 +121,8 @@ static int copy_visit(void *ctx, const char *rel, const char *full, const struct
             return sb_error_set(err, dst, NULL, "cannot create folder: %s", strerror(errno));
         return SB_OK;
     }
-    if (!S_ISREG(st->st_mode))
-        return sb_error_set(err, full, NULL, "not a regular file (links and special files are refused)");
+    if (!own_file(st))
+        return sb_error_set(err, full, NULL, NOT_OWN_FILE);
     return sb_forge_copy_file(full, dst, err);
 }
 
@@ -168,8 +181,8 @@ static int hash_visit(void *ctx, const char *rel, const char *full, const struct
     json_t *obj = ctx;
     if (S_ISDIR(st->st_mode))
         return SB_OK;
-    if (!S_ISREG(st->st_mode))
-        return sb_error_set(err, full, NULL, "not a regular file (links and special files are refused)");
+    if (!own_file(st))
+        return sb_error_set(err, full, NULL, NOT_OWN_FILE);
     char hex[SB_SHA256_HEX_LEN + 1];
     if (sb_sha256_file_hex(full, hex, err) != SB_OK)
         return SB_ERR;
@@ -259,7 +272,7 @@ int sb_forge_have_gpu(void)
 int sb_forge_is_file(const char *path)
 {
     struct stat st;
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return lstat(path, &st) == 0 && own_file(&st);
 }
 
 void sb_forge_file_tail(const char *path, size_t max, char *out, size_t size)

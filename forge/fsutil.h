@@ -41,7 +41,7 @@ void sb_forge_toolkit_dir(const char *nvcc, char *out, size_t size);
  * when set; otherwise /dev/nvidiactl and a /dev/nvidiaN node must exist. */
 int sb_forge_have_gpu(void);
 
-/* 1 when path is a regular file (not a link). */
+/* 1 when path is a regular file of its own (not a symbolic or hard link). */
 int sb_forge_is_file(const char *path);
 
 /* Last `max` bytes of a text file as one line (newlines folded). */

@@ -673,6 +673,10 @@ static int scan_dir_rel(const char *root, const char *rel, sb_scan_report *rep, 
         } else if (!S_ISREG(st.st_mode)) {
             if (add_finding(rep, relp, NULL, 0, "file", "special file (fifo, socket or device)"))
                 rc = sb_error_set(err, full, NULL, "out of memory");
+        } else if (st.st_nlink > 1) {
+            /* not read: its bytes may be any file's of the machine */
+            if (add_finding(rep, relp, NULL, 0, "file", "hard link: a second name of a file that may lie outside the folder"))
+                rc = sb_error_set(err, full, NULL, "out of memory");
         } else if (has_source_ext(names[i])) {
             if ((size_t)st.st_size > MAX_SOURCE_BYTES) {
                 if (add_finding(rep, relp, NULL, 0, "file", "source file over 4 MiB"))

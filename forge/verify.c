@@ -214,7 +214,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
             snprintf(p, sizeof p, "%s/%s", cand, required[i]);
             if (!sb_forge_is_file(p)) {
                 size_t l = strlen(missing);
-                snprintf(missing + l, sizeof missing - l, "%s%s", l ? ", " : "missing or not a regular file: ", required[i]);
+                snprintf(missing + l, sizeof missing - l, "%s%s", l ? ", " : "missing or not a regular file of its own: ", required[i]);
             }
         }
         char rc_path[4096], rcc_path[4096], run_ref_path[4096];

@@ -11,6 +11,7 @@
 #include "canonical_json.h"
 #include "isoweek.h"
 #include "json_schema.h"
+#include "paired.h"
 #include "sample_blob.h"
 #include "shape_key.h"
 
@@ -147,6 +148,36 @@ static int check_counts(json_t *doc, int training, const char *file, sb_error *e
                 }
             }
         }
+    }
+    return SB_OK;
+}
+
+/* A run of a measuring session is paired with the session's other runs
+ * round by round, by each round's median (model/paired.h): a round whose
+ * median cannot be paired (0, or so small or large that a ratio overflows)
+ * would stop every report that reads the session, so it is refused here,
+ * naming the samples. */
+static int check_session_rounds(json_t *doc, const char *file, sb_error *err)
+{
+    if (!get(doc, "session"))
+        return SB_OK;
+    json_t *timing = get(doc, "timing");
+    const char *where[] = {"/timing/samples", "/timing/kernel/samples"};
+    json_t *arrays[] = {get(timing, "samples"), get2(timing, "kernel", "samples")};
+    for (size_t i = 0; i < 2; i++) {
+        if (!arrays[i])
+            continue;
+        char *text = json_dumps(arrays[i], JSON_COMPACT);
+        if (!text)
+            return sb_error_set(err, file, where[i], "out of memory");
+        double *med = NULL;
+        size_t n = 0;
+        sb_error e;
+        int rc = sb_round_medians(text, &med, &n, &e);
+        free(text);
+        free(med);
+        if (rc != SB_OK)
+            return sb_error_set(err, file, where[i], "%s: a session's rounds are paired by their medians", e.msg);
     }
     return SB_OK;
 }
@@ -565,6 +596,7 @@ int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *sou
         return sb_error_set(err, source, "/schema", "schema \"%s\" has no storage in the database", schema_id);
     if (check_counts(doc, kind == KIND_TRAINING, source, err) != SB_OK ||
         check_sample_clocks(doc, source, err) != SB_OK ||
+        check_session_rounds(doc, source, err) != SB_OK ||
         check_times(doc, source, err) != SB_OK)
         return SB_ERR;
     size_t raw_len;

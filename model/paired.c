@@ -42,11 +42,13 @@ int sb_round_medians(const char *json, double **out, size_t *n, sb_error *err)
             tmp[i] = json_is_number(v) ? json_number_value(v) : NAN;
         }
         med[r] = sb_median(tmp, k);
-        if (!(med[r] > 0.0) || !isfinite(med[r])) {
+        if (!(med[r] >= SB_ROUND_MEDIAN_MIN_MS && med[r] <= SB_ROUND_MEDIAN_MAX_MS)) {
+            double m = med[r];
             free(med);
             free(tmp);
             json_decref(root);
-            return sb_error_set(err, NULL, NULL, "samples: round %zu has no positive finite median", r);
+            return sb_error_set(err, NULL, NULL, "samples: round %zu has median %g ms, outside %g to %g ms", r,
+                                m, SB_ROUND_MEDIAN_MIN_MS, SB_ROUND_MEDIAN_MAX_MS);
         }
     }
     free(tmp);

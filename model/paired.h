@@ -14,10 +14,19 @@
 
 #include "error.h"
 
+/* The range a round's median time (ms) must lie in to be paired: no GPU
+ * timer resolves less than a nanosecond, and between the two ends the
+ * ratio of two rounds (at most 1e15) and its logarithm stay far inside
+ * a double's range, so no paired ratio, interval or geometric mean of
+ * stored runs overflows to infinity or underflows to zero. */
+#define SB_ROUND_MEDIAN_MIN_MS 1e-6
+#define SB_ROUND_MEDIAN_MAX_MS 1e9
+
 /* The median of each round of a samples array in JSON text (one array of
  * numbers a round, as timing.samples and timing.kernel.samples hold them)
  * into *out (malloc'd, *n rounds). SB_ERR with a one-line message for
- * text that is not such an array, or an empty or non-positive round. */
+ * text that is not such an array, an empty round, or a round whose median
+ * is outside [SB_ROUND_MEDIAN_MIN_MS, SB_ROUND_MEDIAN_MAX_MS]. */
 int sb_round_medians(const char *json, double **out, size_t *n, sb_error *err);
 
 typedef struct sb_paired {

@@ -792,9 +792,10 @@ void sb_geo_render_report_csv(const struct sb_session_headlines *h, const sb_geo
         }
         /* paired counts unpaired cases: empty here, as are the counts */
         sb_buf_printf(out, "%zu,%.3f,%.3f,%.3f,,paired,", x->count, x->geomean.ratio, w->kernel.ratio, best);
+        /* the card's uuid and the check's version are the producer's text */
         const char *ids[] = {x->session_id, x->gpu_uuid ? x->gpu_uuid : "", x->timing_method, x->check_version};
         for (size_t k = 0; k < 4; k++) {
-            sb_buf_csv_field(out, ids[k]);
+            sb_enc_csv_field(out, ids[k]);
             sb_buf_putc(out, ',');
         }
         sb_buf_printf(out, "%.3f,%.3f,", x->geomean.lo, x->geomean.hi);

@@ -162,13 +162,14 @@ static int side_finish(site_ctx *c, side_job *j, int ok, sb_error *err)
  * with a 2% floor on verdicts, as `solbook session` computes them. */
 static int load_sessions(site_ctx *c, sb_error *err)
 {
-    const char *path = c->o->sessions_path ? c->o->sessions_path : c->o->db_path;
-    sb_db *db = NULL;
+    /* the site's own database in its read transaction, as every page
+     * reads it; a sessions database of its own where one is named */
+    sb_db *own = NULL;
     sb_plaus_reads pr;
-    if (sb_db_open(path, SB_DB_READ, &db, err) != SB_OK)
+    if (c->o->sessions_path && sb_db_open(c->o->sessions_path, SB_DB_READ, &own, err) != SB_OK)
         return SB_ERR;
-    int rc = sb_plaus_session_runs_ids(sb_plaus_reads_db(db, &pr), NULL, 0, &c->session_runs, err);
-    sb_db_close(db);
+    int rc = sb_plaus_session_runs_ids(sb_plaus_reads_db(own ? own : c->db, &pr), NULL, 0, &c->session_runs, err);
+    sb_db_close(own);
     if (rc != SB_OK)
         return SB_ERR;
     return sb_session_compare(&c->session_runs, SB_PROJECT_PROVIDER, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR,
@@ -202,8 +203,14 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     sb_staged_dir stage = {0};
     site_fps old = {0};
     sb_snapshot *snap = NULL;
-    if (sb_bulk_reader_open(o->db_path, &c.db, err) != SB_OK)
+    site_readers readers = {.n = SITE_SPARE_READERS};
+    sb_db *dbs[1 + SITE_SPARE_READERS];
+    if (sb_bulk_readers_open(o->db_path, dbs, 1 + SITE_SPARE_READERS, err) != SB_OK)
         return SB_ERR;
+    c.db = dbs[0];
+    memcpy(readers.spare, dbs + 1, sizeof readers.spare);
+    pthread_mutex_init(&readers.lock, NULL);
+    c.readers = &readers;
     if (sb_snapshot_read(c.db, &snap, err) != SB_OK || sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
         goto done;
     c.snap = snap;
@@ -286,5 +293,8 @@ done:
     sb_sku_table_free(c.skus);
     sb_snapshot_free(snap);
     sb_db_close(c.db);
+    while (readers.n)
+        sb_db_close(readers.spare[--readers.n]);
+    pthread_mutex_destroy(&readers.lock);
     return rc;
 }

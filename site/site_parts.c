@@ -365,7 +365,15 @@ int site_ctx_clone(const site_ctx *c, site_ctx *out, sb_site_summary *sum, sb_er
     out->layout_data = json_object();
     if (!out->layout_data)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    if (sb_bulk_reader_open(c->o->db_path, &out->db, err) != SB_OK) {
+    if (c->readers) {
+        pthread_mutex_lock(&c->readers->lock);
+        if (c->readers->n)
+            out->db = c->readers->spare[--c->readers->n];
+        pthread_mutex_unlock(&c->readers->lock);
+    }
+    /* more clones than spares: a connection of its own, which reads the
+     * database as it is now */
+    if (!out->db && sb_bulk_reader_open(c->o->db_path, &out->db, err) != SB_OK) {
         json_decref(out->layout_data);
         out->layout_data = NULL;
         return SB_ERR;

@@ -6,6 +6,7 @@
 #define SOLBOOK_SITE_PARTS_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "file_name.h"
@@ -48,10 +49,24 @@ typedef struct site_fps {
     size_t n, cap;
 } site_fps;
 
+/* The connections the site's other threads read with: opened together
+ * with the first (sb_bulk_readers_open), so that every page is made from
+ * one state of the database however many runs are stored meanwhile, and
+ * handed out by site_ctx_clone. As many as the threads that clone: the run
+ * pages (twice, when their work is split), the packets and the weekly
+ * writeups. */
+#define SITE_SPARE_READERS 4
+typedef struct site_readers {
+    pthread_mutex_t lock;
+    sb_db *spare[SITE_SPARE_READERS];
+    size_t n;
+} site_readers;
+
 typedef struct site_ctx {
     const sb_site_opts *o;
     sb_site_summary *sum;
     sb_db *db;
+    site_readers *readers;     /* the clones' connections, shared by every context */
     const sb_snapshot *snap;   /* the cards' calibrations, shared read-only by the clones */
     sb_sku_table *skus;
     sb_template *layout;       /* data/templates/site/layout.html.tmpl */

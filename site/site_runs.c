@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bulk_reader.h"
+#include "encode.h"
 #include "run_pages.h"
 #include "site_parts.h"
 #include <zlib.h>
@@ -296,19 +297,20 @@ static void ncu_lines(gz *out, const sb_run_page_row *r, sb_buf *line)
         sb_buf_putc(line, ',');
         site_put_ll(line, v->kernel_index);
         sb_buf_putc(line, ',');
-        sb_buf_csv_field(line, v->kernel_name);
+        /* the profile's text: a spreadsheet opens this file */
+        sb_enc_csv_field(line, v->kernel_name);
         sb_buf_putc(line, ',');
-        sb_buf_csv_field(line, v->metric);
+        sb_enc_csv_field(line, v->metric);
         sb_buf_putc(line, ',');
         if (v->unit)
-            sb_buf_csv_field(line, v->unit);
+            sb_enc_csv_field(line, v->unit);
         sb_buf_putc(line, ',');
         if (!isnan(v->value))
             sb_buf_printf(line, "%.17g", v->value);
         sb_buf_putc(line, ',');
         /* the profile's file name: its folder is the ingesting machine's */
         const char *slash = v->source_path ? strrchr(v->source_path, '/') : NULL;
-        sb_buf_csv_field(line, slash ? slash + 1 : v->source_path);
+        sb_enc_csv_field(line, slash ? slash + 1 : v->source_path);
         sb_buf_putc(line, '\n');
         gz_add(out, sb_buf_str(line), line->len);
     }

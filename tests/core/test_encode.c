@@ -83,6 +83,41 @@ static void test_terminal(void **state)
     assert_int_equal(sb_utf8_prefix_len("abc", 10), 3);
 }
 
+/* A CSV field of stored text: no raw control, escape or bidi character
+ * (the file goes to a terminal as well as a spreadsheet), no leading
+ * character a spreadsheet starts a formula with, and quoted where a
+ * comma or quote in the text would end the field. */
+static void test_csv_field(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NPAYLOADS; i++) {
+        sb_buf b = SB_BUF_INIT;
+        sb_enc_csv_field(&b, payloads[i]);
+        assert_no_raw_controls(sb_buf_str(&b), "");
+        const char *f = sb_buf_str(&b);
+        if (f[0] == '"')
+            f++;
+        assert_null(strchr("=+-@", f[0] ? f[0] : 'x'));
+        sb_buf_free(&b);
+    }
+    static const char *const cases[][2] = {
+        {"=HYPERLINK(\"http://evil.example\",\"x\")", "\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\""},
+        {"+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"},
+        {"-2+3", "'-2+3"},
+        {"@SUM(A1)", "'@SUM(A1)"},
+        {"GPU-75dec15a\x1b]8;;http://e\a", "GPU-75dec15a\\e]8;;http://e\\x07"},
+        {"a,b\nc", "\"a,b\\nc\""},
+        {"plain", "plain"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sb_buf b = SB_BUF_INIT;
+        sb_enc_csv_field(&b, cases[i][0]);
+        assert_string_equal(sb_buf_str(&b), cases[i][1]);
+        sb_buf_free(&b);
+    }
+}
+
 /* Runs script in a fresh scratch folder; returns the number of entries the
  * folder holds afterwards (the script itself is written outside it). */
 static int run_in_scratch(const char *script)
@@ -399,6 +434,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_terminal),
+        cmocka_unit_test(test_csv_field),
         cmocka_unit_test(test_shell),
         cmocka_unit_test(test_shell_exact),
         cmocka_unit_test(test_markdown),

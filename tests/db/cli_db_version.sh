@@ -70,10 +70,24 @@ for cmd in runs "report geomean"; do
     [ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$got" = "$want" ] ||
         fail "$cmd in a read-only folder: exit $rc, $(cat "$work/err")"
 done
+# the site too: its page builders open connections of their own, which
+# must be immutable as well; the pages are the ones the database gives
+# where it was made
+mkdir -m 777 "$work/siteout"
+set +e
+(cd / && as_nobody "$SOLBOOK" site --db "$ro/lab.db" --out "$work/siteout/site" >/dev/null 2>"$work/err")
+rc=$?
+mkdir "$work/rw"
+cp "$work/ok.db" "$work/rw/lab.db" # pages name the database by its file name
+"$SOLBOOK" site --db "$work/rw/lab.db" --out "$work/site-want" >/dev/null 2>&1
+set -e
+[ "$rc" -eq 0 ] || fail "site in a read-only folder: exit $rc, $(cat "$work/err")"
+diff -r -q -x .solbook-manifest "$work/site-want" "$work/siteout/site" >"$work/sitediff" ||
+    fail "site in a read-only folder differs: $(head -n 3 "$work/sitediff")"
 [ ! -e "$ro/lab.db-shm" ] || fail "a -shm file appeared in the read-only folder"
 set +e
 msg=$(cd / && as_nobody "$SOLBOOK" ingest --db "$ro/lab.db" "$data/failed_gemm_h100.json" 2>&1 >/dev/null)
 set -e
 echo "$msg" | grep -qF "solbook: $ro/lab.db: cannot write the database: its folder $ro is not writable" ||
     fail "ingest in a read-only folder: $msg"
-echo "read-only folder: runs and report read it as where it was made; ingest names the folder and the file"
+echo "read-only folder: runs, report and site read it as where it was made; ingest names the folder and the file"

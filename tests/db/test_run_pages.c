@@ -211,6 +211,56 @@ static void test_bulk_reader_refuses_missing(void **state)
     assert_int_equal(access(p, F_OK), -1);
 }
 
+static void add_runs(void *ctx, const char *schema, const char *status, long long runs)
+{
+    (void)schema;
+    (void)status;
+    *(long long *)ctx += runs;
+}
+
+static long long runs_seen(sb_db *c)
+{
+    long long n = 0;
+    sb_error e;
+    assert_int_equal(sb_run_kind_counts(c, add_runs, &n, &e), SB_OK);
+    return n;
+}
+
+/* A run stored while a reader of several connections works (an ingest
+ * beside a site build) is seen by none of them: they all read the state
+ * they started at together, while a reader opened afterwards sees it. */
+static void test_bulk_readers_one_state(void **state)
+{
+    (void)state;
+    sb_db *r[3];
+    sb_error e;
+    assert_int_equal(sb_bulk_readers_open(path, r, 3, &e), SB_OK);
+    long long before = runs_seen(r[0]);
+    sb_db *w;
+    assert_int_equal(sb_db_open(path, SB_DB_WRITE, &w, &e), SB_OK);
+    assert_int_equal(sb_db_exec(w,
+                                "INSERT INTO runs (id, content_sha256, schema, status, source_path, ingested_at,"
+                                " raw_json) VALUES (900, 'dddd4444', 'solbook.result.v1', 'passed', 'd.json',"
+                                " '2026-11-22T00:00:00Z', '{}')",
+                                &e),
+                     SB_OK);
+    sb_db_close(w);
+    /* the second and third connections have not read anything before the
+     * insert, and still see the state the first one does */
+    assert_int_equal(runs_seen(r[2]), before);
+    assert_int_equal(runs_seen(r[1]), before);
+    assert_int_equal(runs_seen(r[0]), before);
+    sb_db *later;
+    assert_int_equal(sb_bulk_reader_open(path, &later, &e), SB_OK);
+    assert_int_equal(runs_seen(later), before + 1);
+    sb_db_close(later);
+    for (int i = 0; i < 3; i++)
+        sb_db_close(r[i]);
+    assert_int_equal(sb_db_open(path, SB_DB_WRITE, &w, &e), SB_OK);
+    assert_int_equal(sb_db_exec(w, "DELETE FROM runs WHERE id = 900", &e), SB_OK);
+    sb_db_close(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_blocks_counts),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_bulk_reader_refuses_missing),
+        cmocka_unit_test(test_bulk_readers_one_state),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -447,6 +447,30 @@ static void test_slurm_script(void **state)
     assert_null(strstr(s, "  2)\n"));
     assert_non_null(strstr(s, "  3)\n    # spec-solbook-mma:"));
     free(s);
+
+    /* A case's "what" is an experiment file's text, written into the
+     * script's comment: a line break, a terminal's escape sequences (which
+     * --print would send to the terminal) and bidi controls come out as
+     * visible escapes on the one comment line, and nothing of it runs. */
+    o = opts_for(w, "gemm-spec", "h100");
+    sb_experiment hostile = *o.exp;
+    sb_exp_case cases[8];
+    assert_true(hostile.n_cases <= 8);
+    memcpy(cases, hostile.cases, hostile.n_cases * sizeof *cases);
+    cases[1].what = "x\x1b]8;;http://evil.example\a\x1b[2J\ntouch /tmp/pwned\r\xe2\x80\xae y";
+    hostile.cases = cases;
+    o.exp = &hostile;
+    s = sb_render_script(&o, SB_ENGINE_SLURM, &err);
+    assert_non_null(s);
+    const char *want = "  1)\n    # spec-cublaslt: x\\e]8;;http://evil.example\\x07\\e[2J\\ntouch /tmp/pwned\\r"
+                       "\\u{202E} y\n";
+    if (!strstr(s, want))
+        fail_msg("the comment is not the escaped text: %s", strstr(s, "  1)\n"));
+    for (const char *p = s; *p; p++)
+        assert_true((unsigned char)*p >= 0x20 || *p == '\n' || *p == '\t');
+    assert_null(strstr(s, "\xe2\x80\xae"));
+    assert_null(strstr(s, "\ntouch /tmp/pwned"));
+    free(s);
 }
 
 static void test_spawn(void **state)

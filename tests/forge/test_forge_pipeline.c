@@ -369,8 +369,43 @@ static void test_verify_refuses_hostile_candidates(void **state)
     check_ok(sb_forge_verify(run, NULL, &verdict, &r, &err), &err);
     assert_int_equal(verdict, SB_FORGE_REFUSED);
     assert_string_equal(json_string_value(json_object_get(gate_named(r, "files"), "detail")),
-                        "missing or not a regular file: test.cu");
+                        "missing or not a regular file of its own: test.cu");
     json_decref(r);
+
+    /* Hard links to a file outside the candidate's folder: as test.cu the
+     * files gate refuses it, as another source the scan does, and neither
+     * reads it, so none of its bytes reach the verdict or a log. */
+    char secret[1100];
+    snprintf(secret, sizeof secret, "%s/outside-secret.txt", c->root);
+    FILE *sf = fopen(secret, "w");
+    assert_non_null(sf);
+    fputs("int SECRET_OUTSIDE_BYTES = 1;\nSECRET_OUTSIDE_LINE system(\"x\");\n", sf);
+    assert_int_equal(fclose(sf), 0);
+    const char *linked[] = {"test.cu", "helper.cuh"};
+    for (size_t k = 0; k < 2; k++) {
+        char id[32];
+        snprintf(id, sizeof id, "hardlink%zu", k);
+        make_run(c, id, run, sizeof run);
+        install_candidate(run, NULL);
+        snprintf(path, sizeof path, "%s/candidate/%s", run, linked[k]);
+        unlink(path);
+        assert_int_equal(link(secret, path), 0);
+        check_ok(sb_forge_verify(run, NULL, &verdict, &r, &err), &err);
+        assert_int_equal(verdict, SB_FORGE_REFUSED);
+        json_t *g = gate_named(r, k == 0 ? "files" : "scan");
+        assert_string_equal(json_string_value(json_object_get(g, "verdict")), "failed");
+        char *text = json_dumps(r, 0);
+        assert_non_null(text);
+        if (strstr(text, "SECRET_OUTSIDE"))
+            fail_msg("the outside file's bytes are in the verdict: %s", text);
+        if (k == 0)
+            assert_non_null(strstr(text, "missing or not a regular file of its own: test.cu"));
+        else
+            assert_non_null(strstr(text, "helper.cuh: file: hard link: a second name of a file that may lie outside"));
+        free(text);
+        assert_string_equal(json_string_value(json_object_get(gate_named(r, "compile"), "verdict")), "not-run");
+        json_decref(r);
+    }
 
     /* An entry point kernel.cu does not define. */
     make_run(c, "noentry", run, sizeof run);

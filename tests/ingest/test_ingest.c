@@ -624,6 +624,34 @@ static void test_read_ahead(void **state)
     assert_int_equal(st.duplicates, 1100);
 }
 
+/* Ingests the folder top, which holds refusals: stored and refused files,
+ * the last error holding want. */
+static void walk_refused(fx *f, const char *top, long stored, long refused, const char *want)
+{
+    char *paths[] = {(char *)top};
+    seen s = {0};
+    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
+    assert_int_equal(st.stored, stored);
+    assert_int_equal(st.refused, refused);
+    assert_int_equal(s.errors, refused);
+    if (!strstr(s.last_error, want))
+        fail_msg("'%s' does not contain '%s'", s.last_error, want);
+}
+
+/* Copies the fixture rel to path. */
+static void copy_fixture(const char *rel, const char *path)
+{
+    char src[1024], buf[1 << 16];
+    data(src, sizeof src, rel);
+    size_t n = read_whole(src, buf, sizeof buf);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+    assert_int_equal(fclose(out), 0);
+}
+
 static void test_symlink_loop_and_unreadable(void **state)
 {
     fx *f = *state;
@@ -639,32 +667,60 @@ static void test_symlink_loop_and_unreadable(void **state)
     /* a link inside the folder is followed (sub/run.json -> ../real.json:
      * one run, the same file twice); one out of it is not */
     data(src, sizeof src, "good/gemm_h100_cublas.json");
-    char buf[1 << 16];
-    size_t n = read_whole(src, buf, sizeof buf);
     snprintf(file, sizeof file, "%s/real.json", top);
-    FILE *out = fopen(file, "wb");
-    assert_non_null(out);
-    assert_int_equal(fwrite(buf, 1, n, out), n);
-    assert_int_equal(fclose(out), 0);
+    copy_fixture("good/gemm_h100_cublas.json", file);
     snprintf(file, sizeof file, "%s/run.json", sub);
     assert_int_equal(symlink("../real.json", file), 0);
     char outside[700];
     snprintf(outside, sizeof outside, "%s/zz-outside.json", sub);
     assert_int_equal(symlink(src, outside), 0);
-    char *paths[] = {top};
-    seen s = {0};
-    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
-    sb_ingest_stats st;
-    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
-    assert_int_equal(st.stored, 1);
-    assert_int_equal(st.refused, 3);
-    assert_int_equal(s.errors, 3);
     /* The last error (sorted: gone.json, sub/loop, sub/zz-outside.json)
      * names the link out of the folder. */
     char want[800];
     snprintf(want, sizeof want, "%s: symbolic link out of the folder given: not followed", outside);
-    if (!strstr(s.last_error, want))
-        fail_msg("'%s' does not contain '%s'", s.last_error, want);
+    walk_refused(f, top, 1, 3, want);
+}
+
+/* A sidecar that is a hard link to a file outside the document's folder
+ * (ncu, then nsys) refuses its document: neither the run nor a value of
+ * the outside file is stored, and the refusal names the sidecar. A
+ * sidecar of its own beside the document is attached. */
+static void test_sidecar_hard_link(void **state)
+{
+    fx *f = *state;
+    const char *kinds[][2] = {{".ncu.csv", "ncu/two_kernels.csv"}, {".nsys.csv", "nsys/gpukernsum_first.csv"}};
+    for (size_t k = 0; k < 2; k++) {
+        char top[512], outside[512], doc[700], side[700], secret[700];
+        snprintf(top, sizeof top, "%s/hard%d-%zu", dir, db_counter, k);
+        snprintf(outside, sizeof outside, "%s/elsewhere%d-%zu", dir, db_counter, k);
+        assert_int_equal(mkdir(top, 0755), 0);
+        assert_int_equal(mkdir(outside, 0755), 0);
+        snprintf(doc, sizeof doc, "%s/run.json", top);
+        copy_fixture("good/gemm_h100_cublas.json", doc);
+        snprintf(secret, sizeof secret, "%s/secret.csv", outside);
+        copy_fixture(kinds[k][1], secret);
+        snprintf(side, sizeof side, "%s/run%s", top, kinds[k][0]);
+        assert_int_equal(link(secret, side), 0);
+        char want[800];
+        snprintf(want, sizeof want, "%s: sidecar is a hard link (2 names): refused", side);
+        walk_refused(f, top, 0, 1, want);
+        assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 0);
+        assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 0);
+        assert_int_equal(q_int(f, "SELECT count(*) FROM kernel_summaries"), 0);
+    }
+    /* the same profile as a file of its own beside the document is read */
+    char top[512], doc[700], side[700];
+    snprintf(top, sizeof top, "%s/own%d", dir, db_counter);
+    assert_int_equal(mkdir(top, 0755), 0);
+    snprintf(doc, sizeof doc, "%s/run.json", top);
+    copy_fixture("good/gemm_h100_cublas.json", doc);
+    snprintf(side, sizeof side, "%s/run.ncu.csv", top);
+    copy_fixture("ncu/two_kernels.csv", side);
+    char *paths[] = {top};
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, NULL, &st), SB_OK);
+    assert_int_equal(st.stored, 1);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
 }
 
 /* A file that fails half-way through storing (here: a trigger refuses its
@@ -830,6 +886,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
         cmocka_unit_test(test_threads_that_do_not_start),
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sidecar_hard_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_time_and_provider_name, setup, teardown),
     };

@@ -36,7 +36,12 @@ static void test_round_medians(void **state)
     assert_int_equal(n, 3);
     assert_true(m[0] == 2.0 && m[1] == 6.0 && m[2] == 5.0);
     free(m);
-    const char *bad[] = {NULL, "", "[]", "[1,2]", "[[]]", "[[1],[0]]", "[[1],[\"x\"]]", "{\"a\":1}"};
+    /* the range's ends are pairable */
+    assert_int_equal(sb_round_medians("[[1e-6],[1e9]]", &m, &n, &e), SB_OK);
+    free(m);
+    /* past them (a subnormal, a median that overflows) is not */
+    const char *bad[] = {NULL, "", "[]", "[1,2]", "[[]]", "[[1],[0]]", "[[1],[\"x\"]]", "{\"a\":1}",
+                         "[[1],[5e-324]]", "[[1],[9.9e-7]]", "[[1],[1.1e9]]", "[[1.7e308,1.7e308]]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(sb_round_medians(bad[i], &m, &n, &e), SB_ERR);
         assert_null(m);
