@@ -805,6 +805,8 @@ typedef struct walk {
     const aa_noise *aa;
     sb_rg_list *out;
     size_t cap;
+    int git_order; /* -1: git order where the commits table knows every commit of a
+                    * group; 1 or 0: git or first-measured order, as stored */
 } walk;
 
 /* A walk over db by o's rule into out, reading cards from dev and A/A
@@ -818,6 +820,7 @@ static void walk_init(walk *w, sb_db *db, const sb_rg_opts *o, const sb_run_devi
     w->dev = dev;
     w->aa = aa;
     w->out = out;
+    w->git_order = -1;
 }
 
 /* Compares old and new (new may be a failing run: now failing) into a row
@@ -1003,12 +1006,13 @@ static int cmp_ref_rank(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Rows of one (case, provider, SKU), runs i..j. */
-static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord, size_t i,
-                      size_t j, sb_error *err)
+/* Rows of one (case, provider, SKU), its runs runs[0..nruns) in the
+ * order of a result set. */
+static int group_rows_of(walk *w, const sb_result *const *runs, size_t nruns, const sb_rg_order *ord,
+                         sb_error *err)
 {
-    run_ref *refs = malloc((j - i + 1) * sizeof *refs);
-    const sb_result **reps = malloc((j - i + 1) * sizeof *reps);
+    run_ref *refs = malloc((nruns ? nruns : 1) * sizeof *refs);
+    const sb_result **reps = malloc((nruns ? nruns : 1) * sizeof *reps);
     if (!refs || !reps) {
         free(refs);
         free(reps);
@@ -1017,8 +1021,8 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
     /* git order where the commits table knows every commit of the group */
     int git = 1, any = 0;
     size_t n = 0, nseries = 0;
-    for (size_t k = i; k <= j; k++) {
-        const sb_result *r = &set->v[k];
+    for (size_t k = 0; k < nruns; k++) {
+        const sb_result *r = runs[k];
         const commit_pos *c = order_find(ord, r->git_sha);
         if (!c || strcmp(r->suite, SB_RG_CONFIRM_SUITE) == 0)
             continue;
@@ -1031,6 +1035,8 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
             reps[nseries++] = r;
         refs[n++] = (run_ref){r, (long)c->rank, c->git, s, sb_run_device(w->dev, r->run_id)};
     }
+    if (w->git_order >= 0)
+        git = w->git_order;
     if (any)
         (git ? &w->out->series_git : &w->out->series_measured)[0] += nseries;
     long newest = -1;
@@ -1047,6 +1053,20 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
         rc = series_rows(w, refs, n, s, newest, err);
     free(refs);
     free(reps);
+    return rc;
+}
+
+/* Rows of one (case, provider, SKU), runs i..j of set. */
+static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord, size_t i,
+                      size_t j, sb_error *err)
+{
+    const sb_result **runs = malloc((j - i + 1) * sizeof *runs);
+    if (!runs)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t k = i; k <= j; k++)
+        runs[k - i] = &set->v[k];
+    int rc = group_rows_of(w, runs, j - i + 1, ord, err);
+    free(runs);
     return rc;
 }
 
@@ -1510,10 +1530,8 @@ static long long commit_id(const store_ctx *c, const char *sha)
     return p ? c->commit_id[p - (const commit_pos *)c->ord->v] : 0;
 }
 
-/* Stores the rows l->v[from..] of one (case, provider, SKU) with its
- * series counts. */
-static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first,
-                       long long series_git, long long series_measured, sb_error *err)
+/* The records of the rows l->v[from..] into c->recs. */
+static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, sb_error *err)
 {
     size_t n = l->n - from;
     if (n > c->rec_cap) {
@@ -1544,10 +1562,18 @@ static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_
                                       r->rel_change, r->threshold, r->changed};
     }
     sb_buf_free(&key);
-    if (rc == SB_OK)
-        rc = sb_rg_group_put(c->db, first->case_key, first->provider, first->sku, series_git, series_measured,
-                             c->recs, n, err);
     return rc;
+}
+
+/* Stores the rows l->v[from..] of one (case, provider, SKU) with its
+ * series counts, in place of its stored steps. */
+static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first,
+                       long long series_git, long long series_measured, sb_error *err)
+{
+    if (step_recs(c, l, from, err) != SB_OK)
+        return SB_ERR;
+    return sb_rg_group_put(c->db, first->case_key, first->provider, first->sku, series_git, series_measured,
+                           c->recs, l->n - from, err);
 }
 
 /* The commit order of an update: the stored commits cs[0..ncs) with the
@@ -1585,35 +1611,43 @@ static int cmp_group_of(const sb_result *a, const sb_result *b)
     return c ? c : strcmp(a->sku, b->sku);
 }
 
-static int cmp_result_group(const void *x, const void *y)
+/* A group whose new runs all come at commits after every stored one,
+ * in the one series of its stored steps: its history is the stored
+ * steps, no longer latest, and the steps a walk gives over the runs of
+ * the commit its last step starts the next one from (base) and the new
+ * runs. */
+typedef struct tail_group {
+    long long grp;
+    int git;                 /* the group's stored order: 1 git, 0 first measured */
+    long long base_commit;   /* rg_commits id */
+    const char *base_sha;    /* NULL until found */
+    const sb_result **runs;  /* the base commit's runs of the group, then the new ones */
+    size_t n;
+    size_t fresh_at, nfresh; /* its new runs in tail_plan.fresh */
+} tail_group;
+
+typedef struct tail_plan {
+    tail_group *v;
+    size_t n;
+    const sb_result **fresh; /* the new runs a walk takes, by group */
+    sb_result_set base;      /* the runs of the base commits */
+    size_t runs;             /* runs walked */
+} tail_plan;
+
+static void tail_plan_free(tail_plan *p)
 {
-    return cmp_group_of(*(const sb_result *const *)x, *(const sb_result *const *)y);
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i].runs);
+    free(p->v);
+    free(p->fresh);
+    sb_results_free(&p->base);
+    memset(p, 0, sizeof *p);
 }
 
-/* The ids of every result run of the (case, provider, SKU)s of the runs
- * of fresh, each group once. */
-static int touched_run_ids(sb_db *db, const sb_result_set *fresh, long long **ids, size_t *n, sb_error *err)
-{
-    *ids = NULL;
-    *n = 0;
-    const sb_result **g = malloc((fresh->n ? fresh->n : 1) * sizeof *g);
-    if (!g)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t i = 0; i < fresh->n; i++)
-        g[i] = &fresh->v[i];
-    qsort(g, fresh->n, sizeof *g, cmp_result_group);
-    size_t cap = 0;
-    int rc = SB_OK;
-    for (size_t i = 0; i < fresh->n && rc == SB_OK; i++)
-        if (!i || cmp_group_of(g[i - 1], g[i]) != 0)
-            rc = sb_rg_group_run_ids(db, g[i]->case_key, g[i]->provider, g[i]->sku, ids, n, &cap, err);
-    free(g);
-    return rc;
-}
-
-/* Walks the series of set (whole groups) and stores their steps. */
-static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, const sb_rg_order *ord,
-                      sb_error *err)
+/* Walks the series of set (whole groups) and the tails of tails (NULL:
+ * none), and stores their steps. */
+static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, const tail_plan *tails,
+                      const sb_rg_order *ord, sb_error *err)
 {
     sb_rg_list out = {0};
     sb_run_devices dev = {0};
@@ -1624,7 +1658,20 @@ static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, 
     memset(&c, 0, sizeof c);
     c.db = db;
     c.ord = ord;
-    int rc = sb_run_devices_load_set(db, set, &dev, err);
+    size_t nid = set->n;
+    for (size_t i = 0; tails && i < tails->n; i++)
+        nid += tails->v[i].n;
+    long long *ids = malloc((nid ? nid : 1) * sizeof *ids);
+    if (!ids)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    nid = 0;
+    for (size_t i = 0; i < set->n; i++)
+        ids[nid++] = set->v[i].run_id;
+    for (size_t i = 0; tails && i < tails->n; i++)
+        for (size_t k = 0; k < tails->v[i].n; k++)
+            ids[nid++] = tails->v[i].runs[k]->run_id;
+    int rc = sb_run_devices_load_ids(db, ids, nid, &dev, err);
+    free(ids);
     if (rc == SB_OK)
         rc = aa_noise_load(db, o, &aa, err);
     if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
@@ -1646,11 +1693,234 @@ static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, 
                              (long long)(out.series_measured - measured), err);
         i = j + 1;
     }
+    for (size_t i = 0; tails && i < tails->n && rc == SB_OK; i++) {
+        const tail_group *t = &tails->v[i];
+        out.n = 0;
+        sb_text_pool_free(out.text);
+        out.text = NULL;
+        w.git_order = t->git;
+        rc = group_rows_of(&w, t->runs, t->n, ord, err);
+        if (rc == SB_OK)
+            rc = step_recs(&c, &out, 0, err);
+        if (rc == SB_OK)
+            rc = sb_rg_group_append(db, t->grp, c.recs, out.n, err);
+    }
     store_ctx_free(&c);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     aa_noise_free(&aa);
     sb_rg_free(&out);
+    return rc;
+}
+
+static int cmp_group_rec(const void *x, const void *y);
+
+static int cmp_run_group(const void *x, const void *y)
+{
+    const sb_result *a = *(const sb_result *const *)x, *b = *(const sb_result *const *)y;
+    int c = cmp_group_of(a, b);
+    return c ? c : (a > b) - (a < b); /* the order of their set within a group */
+}
+
+typedef struct last_step {
+    int found;
+    sb_rg_step_rec s;
+} last_step;
+
+static int keep_last(void *ctx, const sb_rg_step_rec *s, sb_error *err)
+{
+    (void)err;
+    last_step *l = ctx;
+    l->found = 1;
+    l->s = *s;
+    l->s.changed = ""; /* valid during the read only; not kept */
+    return SB_OK;
+}
+
+static int cmp_commit_id(const void *x, const void *y)
+{
+    long long a = (*(const sb_rg_commit_rec *const *)x)->id, b = (*(const sb_rg_commit_rec *const *)y)->id;
+    return (a > b) - (a < b);
+}
+
+static int cmp_str_ptr(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Whether t's base runs (base[0..n), in its group) are one series with
+ * its new runs, with a passing run to start the first new step from. */
+static int tail_holds(const tail_plan *p, const tail_group *t, const sb_result *const *base, size_t n)
+{
+    const sb_result *rep = p->fresh[t->fresh_at];
+    int passing = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(base[k]->suite, SB_RG_CONFIRM_SUITE) == 0)
+            continue;
+        if (!sb_rg_same_series(base[k], rep))
+            return 0;
+        passing |= base[k]->passing;
+    }
+    for (size_t k = 1; k < t->nfresh; k++)
+        if (!sb_rg_same_series(p->fresh[t->fresh_at + k], rep))
+            return 0;
+    return passing;
+}
+
+/* The runs of the tails' base commits into p->base and each tail's runs;
+ * a tail whose runs do not make one series with a passing base run is
+ * walked whole instead (its run ids added to *ids). */
+static int tail_runs(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, tail_plan *p, long long **ids,
+                     size_t *nids, size_t *idcap, sb_error *err)
+{
+    const sb_rg_commit_rec **by_id = malloc((ncs ? ncs : 1) * sizeof *by_id);
+    const char **shas = malloc((p->n ? p->n : 1) * sizeof *shas);
+    const sb_result **base = NULL;
+    long long *bids = NULL;
+    size_t nb = 0, bcap = 0, nshas = 0;
+    int rc = SB_OK;
+    if (!by_id || !shas) {
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < ncs; i++)
+        by_id[i] = &cs[i];
+    qsort(by_id, ncs, sizeof *by_id, cmp_commit_id);
+    for (size_t i = 0; i < p->n; i++) {
+        sb_rg_commit_rec key = {p->v[i].base_commit, NULL, 0};
+        const sb_rg_commit_rec *kp = &key;
+        const sb_rg_commit_rec **c = ncs ? bsearch(&kp, by_id, ncs, sizeof *by_id, cmp_commit_id) : NULL;
+        if (!c) {
+            rc = sb_error_set(err, sb_db_path(db), NULL, "a stored regression step names no stored commit");
+            goto done;
+        }
+        shas[i] = p->v[i].base_sha = (*c)->sha;
+    }
+    qsort(shas, p->n, sizeof *shas, cmp_str_ptr);
+    for (size_t i = 0; i < p->n; i++)
+        if (!nshas || strcmp(shas[nshas - 1], shas[i]) != 0)
+            shas[nshas++] = shas[i];
+    for (size_t i = 0; i < nshas && rc == SB_OK; i++)
+        rc = sb_rg_commit_run_ids(db, shas[i], &bids, &nb, &bcap, err);
+    sb_result_filter all = {0};
+    if (rc == SB_OK)
+        rc = sb_results_load_ids(db, &all, bids, nb, &p->base, err);
+    if (rc == SB_OK && !(base = malloc((p->base.n ? p->base.n : 1) * sizeof *base)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc != SB_OK)
+        goto done;
+    for (size_t i = 0; i < p->base.n; i++)
+        base[i] = &p->base.v[i];
+    qsort(base, p->base.n, sizeof *base, cmp_run_group);
+    size_t kept = 0;
+    for (size_t i = 0; i < p->n && rc == SB_OK; i++) {
+        tail_group t = p->v[i];
+        const sb_result *rep = p->fresh[t.fresh_at];
+        size_t lo = 0, hi = p->base.n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cmp_group_of(base[mid], rep) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (!(t.runs = malloc((p->base.n - lo + t.nfresh) * sizeof *t.runs))) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
+        for (size_t k = lo; k < p->base.n && cmp_group_of(base[k], rep) == 0; k++)
+            if (strcmp(base[k]->git_sha, t.base_sha) == 0)
+                t.runs[t.n++] = base[k];
+        if (!tail_holds(p, &t, t.runs, t.n)) {
+            free(t.runs);
+            rc = sb_rg_group_run_ids(db, rep->case_key, rep->provider, rep->sku, ids, nids, idcap, err);
+            continue;
+        }
+        for (size_t k = 0; k < t.nfresh; k++)
+            t.runs[t.n++] = p->fresh[t.fresh_at + k];
+        p->runs += t.n;
+        p->v[kept++] = t;
+    }
+    p->n = kept;
+done:
+    free(by_id);
+    free(shas);
+    free(base);
+    free(bids);
+    return rc;
+}
+
+/* Splits the series touched by the new runs fresh: the groups whose new
+ * runs extend their stored steps (tail_group) into p, the others, walked
+ * whole, as their run ids into *ids. cs: the stored commits, ord the
+ * order of the update. */
+static int plan_tails(sb_db *db, const sb_result_set *fresh, const sb_rg_commit_rec *cs, size_t ncs,
+                      const sb_rg_order *ord, tail_plan *p, long long **ids, size_t *nids, sb_error *err)
+{
+    memset(p, 0, sizeof *p);
+    *ids = NULL;
+    *nids = 0;
+    size_t idcap = 0, nf = 0;
+    sb_rg_group_rec *g = NULL;
+    size_t ng = 0;
+    sb_rg_steps_reader *rd = NULL;
+    /* the newest stored commit in either order */
+    long max_rank = -1;
+    long long max_git = -1;
+    for (size_t i = 0; i < ncs; i++) {
+        const commit_pos *c = order_find(ord, cs[i].sha);
+        if (c && (long)c->rank > max_rank)
+            max_rank = (long)c->rank;
+        if (c && c->git > max_git)
+            max_git = c->git;
+    }
+    int rc = SB_OK;
+    p->fresh = malloc((fresh->n ? fresh->n : 1) * sizeof *p->fresh);
+    p->v = malloc((fresh->n ? fresh->n : 1) * sizeof *p->v);
+    if (!p->fresh || !p->v)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    /* the runs a walk takes: known commits, not paired confirmations */
+    for (size_t i = 0; rc == SB_OK && i < fresh->n; i++)
+        if (order_find(ord, fresh->v[i].git_sha) && strcmp(fresh->v[i].suite, SB_RG_CONFIRM_SUITE) != 0)
+            p->fresh[nf++] = &fresh->v[i];
+    if (rc == SB_OK) {
+        qsort(p->fresh, nf, sizeof *p->fresh, cmp_run_group);
+        rc = sb_rg_groups_read(db, &g, &ng, err);
+    }
+    if (rc == SB_OK && ng)
+        qsort(g, ng, sizeof *g, cmp_group_rec);
+    if (rc == SB_OK)
+        rc = sb_rg_steps_reader_open(db, &rd, err);
+    for (size_t a = 0; a < nf && rc == SB_OK;) {
+        size_t b = a + 1;
+        while (b < nf && cmp_group_of(p->fresh[a], p->fresh[b]) == 0)
+            b++;
+        const sb_result *r = p->fresh[a];
+        sb_rg_group_rec key = {0, (char *)r->case_key, (char *)r->provider, (char *)r->sku, 0, 0};
+        const sb_rg_group_rec *gr = ng ? bsearch(&key, g, ng, sizeof *g, cmp_group_rec) : NULL;
+        last_step last = {0};
+        int tail = gr && gr->series_git + gr->series_measured == 1;
+        if (tail)
+            rc = sb_rg_steps_read_last(rd, gr->grp, keep_last, &last, err);
+        tail = tail && rc == SB_OK && last.found && last.s.old_run >= 0 &&
+               last.s.verdict != SB_RG_SINGLE_COMMIT;
+        for (size_t k = a; tail && k < b; k++) {
+            const commit_pos *c = order_find(ord, p->fresh[k]->git_sha);
+            tail = gr->series_git ? c->git >= 0 && c->git > max_git : (long)c->rank > max_rank;
+        }
+        if (tail)
+            p->v[p->n++] = (tail_group){gr->grp, gr->series_git != 0,
+                                        last.s.verdict == SB_RG_NOW_FAILING ? last.s.old_commit
+                                                                            : last.s.new_commit,
+                                        NULL, NULL, 0, a, b - a};
+        else if (rc == SB_OK)
+            rc = sb_rg_group_run_ids(db, r->case_key, r->provider, r->sku, ids, nids, &idcap, err);
+        a = b;
+    }
+    sb_rg_steps_reader_close(rd);
+    sb_rg_groups_free(g, ng);
+    if (rc == SB_OK && p->n)
+        rc = tail_runs(db, cs, ncs, p, ids, nids, &idcap, err);
     return rc;
 }
 
@@ -1667,6 +1937,7 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
     sb_rg_order ord = {0};
     long long *ids = NULL;
     size_t nids = 0;
+    tail_plan plan = {0};
     int rc = stored_state(db, o, &then, &now, &found, &fresh, err);
     int full = !found || strcmp(then.rule_sha256, now.rule_sha256) != 0 || then.changes != now.changes ||
                then.schema != now.schema;
@@ -1689,9 +1960,9 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
             rc = update_order(db, cs, ncs, &fresh_runs, &ord, &moved, err);
         full = rc == SB_OK && moved;
         if (rc == SB_OK && !full)
-            rc = touched_run_ids(db, &fresh_runs, &ids, &nids, err);
-        /* where the touched series hold most runs, every run is read in
-         * one pass instead of by id */
+            rc = plan_tails(db, &fresh_runs, cs, ncs, &ord, &plan, &ids, &nids, err);
+        /* where the series walked whole hold most runs, every run is read
+         * in one pass instead of by id */
         if (rc == SB_OK && !full && nids > (size_t)(now.runs / 2))
             full = 1;
         if (rc == SB_OK && !full) {
@@ -1710,6 +1981,7 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
     if (rc == SB_OK && full) {
         sb_rg_order_free(&ord);
         sb_results_free(&set);
+        tail_plan_free(&plan);
         sb_result_filter f = {0};
         rc = sb_rg_clear(db, err);
         if (rc == SB_OK)
@@ -1726,15 +1998,16 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
         }
     }
     if (rc == SB_OK)
-        rc = store_walk(db, o, &set, &ord, err);
+        rc = store_walk(db, o, &set, &plan, &ord, err);
     if (rc == SB_OK)
         rc = sb_rg_state_write(db, &now, err);
     if (rc == SB_OK) {
         info->full = full;
-        info->runs_walked = set.n;
+        info->runs_walked = set.n + plan.runs;
         info->stored = 1;
     }
 done:
+    tail_plan_free(&plan);
     sb_rg_order_free(&ord);
     sb_rg_commits_free(cs, ncs);
     free(ids);
