@@ -41,7 +41,11 @@ int sb_verdicts_calibration_skus(sb_db *db, long long after, char ***skus, size_
 void sb_verdicts_skus_free(char **skus, size_t n);
 
 /* The lowest id of a result run without a stored verdict; 0 when every
- * one has one. */
+ * one has one. Each judging pass (report/plausible.h) stores a verdict
+ * for every result run from the first without one to the last, in one
+ * transaction, and forgetting a run removes its verdict with it: the runs
+ * up to the greatest id with a verdict all have one, so only the runs
+ * above it are read, not every run. */
 int sb_verdicts_first_missing(sb_db *db, long long *first, sb_error *err);
 
 /* The highest id of a result run; 0 when there is none. */
@@ -54,6 +58,9 @@ typedef struct sb_verdict_states {
     size_t n;
 } sb_verdict_states;
 int sb_verdict_states_load(sb_db *db, sb_verdict_states *out, sb_error *err);
+/* The same for the runs whose id is above after: a pass that judges only
+ * those reads no other. */
+int sb_verdict_states_load_after(sb_db *db, long long after, sb_verdict_states *out, sb_error *err);
 void sb_verdict_states_free(sb_verdict_states *s);
 /* 1 and *state when run_id has a stored verdict; 0 when not. */
 int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_state *state);
