@@ -1098,7 +1098,29 @@ typedef struct step_key {
     long long noise; /* stored steps: the cross-card threshold the walk noted (0: none) */
 } step_key;
 
-static int tested_key(const sb_rg_row *r, const step_key *k)
+/* What the passes read and change of a step: its figures alone, so that
+ * they run over every stored step without holding each as a whole row. */
+typedef struct step_fig {
+    double p, p_adjusted, rel_change, threshold;
+    unsigned char verdict, cause, threshold_from;
+} step_fig;
+
+static step_fig fig_of(const sb_rg_row *r)
+{
+    return (step_fig){r->p, r->p_adjusted, r->rel_change, r->threshold, (unsigned char)r->verdict,
+                      (unsigned char)r->cause, (unsigned char)r->threshold_from};
+}
+
+/* What the passes change of a row. */
+static void fig_apply(const step_fig *f, sb_rg_row *r)
+{
+    r->p_adjusted = f->p_adjusted;
+    r->verdict = (sb_rg_verdict)f->verdict;
+    r->threshold = f->threshold;
+    r->threshold_from = (sb_rg_threshold_from)f->threshold_from;
+}
+
+static int tested_key(const step_fig *r, const step_key *k)
 {
     return (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
             r->verdict == SB_RG_NO_CHANGE) &&
@@ -1134,13 +1156,6 @@ typedef struct drift_ref {
     size_t i;      /* index in the list */
 } drift_ref;
 
-static int cmp_drift_ref(const void *x, const void *y)
-{
-    const drift_ref *a = x, *b = y;
-    int c = (a->cls > b->cls) - (a->cls < b->cls);
-    return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
 static int cmp_drift_row(const void *x, const void *y)
 {
     const drift_ref *a = x, *b = y;
@@ -1163,16 +1178,29 @@ static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out
  * span days, cards and warm-ups that no session controls, and their
  * tail is heavier (on the main job's history the percentile flags 2.3%
  * of third-party steps, the largest 1.1%; drift_real.py holds 2%). */
-static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+typedef struct drift_fig {
+    double change; /* |rel_change| */
+    long long cls; /* step_key.drift_class */
+    size_t i;      /* index in the steps */
+} drift_fig;
+
+static int cmp_drift_fig(const void *x, const void *y)
 {
-    drift_ref *v = malloc((l->n ? l->n : 1) * sizeof *v);
+    const drift_fig *a = x, *b = y;
+    int c = (a->cls > b->cls) - (a->cls < b->cls);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int drift_noise(step_fig *f, size_t nf, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+{
+    drift_fig *v = malloc((nf ? nf : 1) * sizeof *v);
     if (!v)
         return sb_error_set(err, NULL, NULL, "out of memory");
     size_t n = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].cause == SB_RG_DRIFT && tested_key(&l->v[i], &keys[i]))
-            v[n++] = (drift_ref){&l->v[i], keys[i].drift_class, i};
-    qsort(v, n, sizeof *v, cmp_drift_ref);
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].cause == SB_RG_DRIFT && tested_key(&f[i], &keys[i]))
+            v[n++] = (drift_fig){fabs(f[i].rel_change), keys[i].drift_class, i};
+    qsort(v, n, sizeof *v, cmp_drift_fig);
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
         while (b < n && v[a].cls == v[b].cls)
@@ -1181,15 +1209,15 @@ static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o,
          * is the first, except for the step that is the first */
         size_t top = a, second = b;
         for (size_t k = a + 1; k < b; k++)
-            if (fabs(v[k].r->rel_change) > fabs(v[top].r->rel_change))
+            if (v[k].change > v[top].change)
                 top = k;
         for (size_t k = a; k < b; k++)
-            if (k != top && (second == b || fabs(v[k].r->rel_change) > fabs(v[second].r->rel_change)))
+            if (k != top && (second == b || v[k].change > v[second].change))
                 second = k;
         if (b - a > SB_RG_DRIFT_MIN_CLASS) {
             for (size_t k = a; k < b; k++) {
-                sb_rg_row *r = &l->v[v[k].i];
-                double most = fabs(v[k == top ? second : top].r->rel_change);
+                step_fig *r = &f[v[k].i];
+                double most = v[k == top ? second : top].change;
                 double t = sb_aa_threshold(most, o->min_effect);
                 if (t > r->threshold) { /* adjust_steps judges the step again */
                     r->threshold = t;
@@ -1205,19 +1233,19 @@ static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o,
 
 /* Benjamini-Hochberg over the tested cases of each commit step (the same
  * old and new commit), and the verdicts again on the adjusted p. */
-static int adjust_steps(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+static int adjust_steps(step_fig *f, size_t nf, const step_key *keys, const sb_rg_opts *o, sb_error *err)
 {
-    step_member *m = malloc((l->n ? l->n : 1) * sizeof *m);
-    double *p = malloc((l->n ? l->n : 1) * sizeof *p);
-    double *adj = malloc((l->n ? l->n : 1) * sizeof *adj);
+    step_member *m = malloc((nf ? nf : 1) * sizeof *m);
+    double *p = malloc((nf ? nf : 1) * sizeof *p);
+    double *adj = malloc((nf ? nf : 1) * sizeof *adj);
     int rc = SB_OK;
     if (!m || !p || !adj) {
         rc = sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
     size_t nm = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        const sb_rg_row *r = &l->v[i];
+    for (size_t i = 0; i < nf; i++) {
+        const step_fig *r = &f[i];
         if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
              r->verdict == SB_RG_NO_CHANGE) &&
             keys[i].old_commit && !isnan(r->p))
@@ -1229,15 +1257,15 @@ static int adjust_steps(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o
         while (b < nm && m[b].old_commit == m[a].old_commit && m[b].new_commit == m[a].new_commit)
             b++;
         for (size_t k = a; k < b; k++)
-            p[k - a] = l->v[m[k].row].p;
+            p[k - a] = f[m[k].row].p;
         if (sb_benjamini_hochberg(p, b - a, o->alpha, adj, NULL) != 0) {
             rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
             goto done;
         }
         for (size_t k = a; k < b; k++) {
-            sb_rg_row *r = &l->v[m[k].row];
+            step_fig *r = &f[m[k].row];
             r->p_adjusted = adj[k - a];
-            r->verdict = judge(r->p_adjusted, r->rel_change, o->alpha, r->threshold);
+            r->verdict = (unsigned char)judge(r->p_adjusted, r->rel_change, o->alpha, r->threshold);
         }
         a = b;
     }
@@ -1338,6 +1366,23 @@ static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out
     return SB_OK;
 }
 
+/* drift_noise and adjust_steps over the rows of l. */
+static int settle_rows(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+{
+    step_fig *f = malloc((l->n ? l->n : 1) * sizeof *f);
+    if (!f)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < l->n; i++)
+        f[i] = fig_of(&l->v[i]);
+    int rc = drift_noise(f, l->n, keys, o, err);
+    if (rc == SB_OK)
+        rc = adjust_steps(f, l->n, keys, o, err);
+    for (size_t i = 0; rc == SB_OK && i < l->n; i++)
+        fig_apply(&f[i], &l->v[i]);
+    free(f);
+    return rc;
+}
+
 /* The walk over every series of set (the rows before drift_noise and
  * adjust_steps) and the keys of its rows. */
 static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_error *err)
@@ -1373,9 +1418,7 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
     if (rc == SB_OK)
         rc = walk_history(&w, set, &keys, err);
     if (rc == SB_OK)
-        rc = drift_noise(out, keys, o, err);
-    if (rc == SB_OK)
-        rc = adjust_steps(out, keys, o, err);
+        rc = settle_rows(out, keys, o, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, set, err);
     out->searched_cp = o->change_points != 0;
@@ -2019,20 +2062,51 @@ done:
     return SB_ERR;
 }
 
-/* What reading the stored steps builds: the rows (their runs not yet
- * loaded) and their keys. */
+/* What reading the stored steps builds: the figures and keys of every
+ * step, and the latest steps as rows (their runs not yet loaded). */
 typedef struct stored_read {
-    sb_rg_list *out;
-    size_t cap;
+    sb_rg_list *out;  /* the latest rows */
+    size_t cap;       /* of out->v and at */
+    size_t *at;       /* each latest row's index among the steps */
+    step_fig *figs;   /* every step */
     step_key *keys;
+    size_t n, nmax;   /* steps read, and counted before */
 } stored_read;
+
+static void stored_read_free(stored_read *sr)
+{
+    free(sr->at);
+    free(sr->figs);
+    free(sr->keys);
+    sr->at = NULL;
+    sr->figs = NULL;
+    sr->keys = NULL;
+}
 
 static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
 {
     stored_read *sr = ctx;
     sb_rg_list *l = sr->out;
-    if (l->n == sr->cap)
+    if (sr->n == sr->nmax)
         return sb_error_set(err, NULL, NULL, "more stored regression steps than counted");
+    /* p_adjusted as compare_cached leaves it, before adjust_steps */
+    sr->figs[sr->n] = (step_fig){s->p, s->p, s->rel_change, s->threshold, (unsigned char)s->verdict,
+                                 (unsigned char)s->cause, (unsigned char)s->threshold_from};
+    sr->keys[sr->n] = (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class, s->noise};
+    sr->n++;
+    if (!s->latest)
+        return SB_OK;
+    if (l->n == sr->cap) {
+        size_t nc = sr->cap ? sr->cap * 2 : 1024;
+        sb_rg_row *nv = realloc(l->v, nc * sizeof *nv);
+        if (nv)
+            l->v = nv;
+        size_t *na = nv ? realloc(sr->at, nc * sizeof *na) : NULL;
+        if (!na)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        sr->at = na;
+        sr->cap = nc;
+    }
     sb_rg_row *row = &l->v[l->n];
     row_init(row);
     row->verdict = (sb_rg_verdict)s->verdict;
@@ -2044,7 +2118,7 @@ static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
     row->n_new = (size_t)s->samples_new;
     row->range_commits = (long)s->range_commits;
     row->p = s->p;
-    row->p_adjusted = s->p; /* as compare_cached leaves it, before adjust_steps */
+    row->p_adjusted = s->p;
     row->rel_change = s->rel_change;
     row->threshold = s->threshold;
     if (*s->changed) {
@@ -2053,8 +2127,7 @@ static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
         if (!(row->changed = sb_text_pool_add(l->text, s->changed, strlen(s->changed), 1)))
             return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    sr->keys[l->n] = (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class, s->noise};
-    l->n++;
+    sr->at[l->n++] = sr->n - 1;
     return SB_OK;
 }
 
@@ -2067,26 +2140,25 @@ static int cmp_group_rec(const void *x, const void *y)
     return c ? c : strcmp(a->sku, b->sku);
 }
 
-/* Every stored step into out->v, groups in the order of their runs in a
- * result set, with their keys, the series counts and the cross-card
+/* Every stored step into sr (sr->out its list), groups in the order of
+ * their runs in a result set, with the series counts and the cross-card
  * thresholds in the order the steps met them. */
-static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err)
+static int read_steps(sb_db *db, stored_read *sr, sb_error *err)
 {
-    *keys = NULL;
+    sb_rg_list *out = sr->out;
     sb_rg_group_rec *g = NULL;
     size_t ng = 0, nsteps = 0;
     sb_rg_noise_rec *nz = NULL;
     size_t nnz = 0;
     sb_rg_steps_reader *rd = NULL;
-    stored_read sr = {out, 0, NULL};
     int rc = sb_rg_groups_read(db, &g, &ng, err);
     if (rc == SB_OK)
         rc = sb_rg_steps_count(db, &nsteps, err);
     if (rc == SB_OK) {
-        out->v = malloc((nsteps ? nsteps : 1) * sizeof *out->v);
-        sr.keys = malloc((nsteps ? nsteps : 1) * sizeof *sr.keys);
-        sr.cap = nsteps;
-        if (!out->v || !sr.keys)
+        sr->figs = malloc((nsteps ? nsteps : 1) * sizeof *sr->figs);
+        sr->keys = malloc((nsteps ? nsteps : 1) * sizeof *sr->keys);
+        sr->nmax = nsteps;
+        if (!sr->figs || !sr->keys)
             rc = sb_error_set(err, NULL, NULL, "out of memory");
     }
     if (rc == SB_OK && ng) /* no groups stored: g may be NULL */
@@ -2096,7 +2168,7 @@ static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err
     for (size_t i = 0; rc == SB_OK && i < ng; i++) {
         out->series_git += (size_t)g[i].series_git;
         out->series_measured += (size_t)g[i].series_measured;
-        rc = sb_rg_steps_read(rd, g[i].grp, stored_row, &sr, err);
+        rc = sb_rg_steps_read(rd, g[i].grp, stored_row, sr, err);
     }
     sb_rg_steps_reader_close(rd);
     sb_rg_groups_free(g, ng);
@@ -2105,8 +2177,8 @@ static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err
     if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     /* the thresholds in the order the walk noted them: as the steps met them */
-    for (size_t i = 0; rc == SB_OK && i < out->n && out->nnoise < nnz; i++) {
-        long long id = sr.keys[i].noise;
+    for (size_t i = 0; rc == SB_OK && i < sr->n && out->nnoise < nnz; i++) {
+        long long id = sr->keys[i].noise;
         if (!id)
             continue;
         size_t k = 0, seen = 0;
@@ -2128,12 +2200,7 @@ static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err
         e->comparisons = (size_t)nz[k].comparisons;
     }
     free(nz);
-    if (rc != SB_OK) {
-        free(sr.keys);
-        return rc;
-    }
-    *keys = sr.keys;
-    return SB_OK;
+    return rc;
 }
 
 static int cmp_result_id(const void *a, const void *b)
@@ -2155,20 +2222,19 @@ static const sb_result *find_run(const sb_result **by_id, size_t n, long long id
     return lo < n && by_id[lo]->run_id == id ? by_id[lo] : NULL;
 }
 
-/* Keeps the latest rows of out and points them at their runs, loaded by
- * id into out->runs. */
-static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, sb_error *err)
+/* Points the latest rows of out (row i the step at[i] of keys) at their
+ * runs, loaded by id into out->runs. */
+static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, const size_t *at, sb_error *err)
 {
     long long *ids = malloc((2 * out->n + 1) * sizeof *ids);
     if (!ids)
         return sb_error_set(err, NULL, NULL, "out of memory");
     size_t m = 0, nid = 0;
     for (size_t i = 0; i < out->n; i++) {
-        if (!out->v[i].latest)
-            continue;
-        if (keys[i].old_id >= 0)
-            ids[nid++] = keys[i].old_id;
-        ids[nid++] = keys[i].new_id;
+        const step_key *k = &keys[at[i]];
+        if (k->old_id >= 0)
+            ids[nid++] = k->old_id;
+        ids[nid++] = k->new_id;
     }
     if (!(out->runs = calloc(1, sizeof *out->runs))) {
         free(ids);
@@ -2186,15 +2252,14 @@ static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, sb_erro
         by_id[i] = &out->runs->v[i];
     qsort(by_id, out->runs->n, sizeof *by_id, cmp_result_id);
     for (size_t i = 0; i < out->n && rc == SB_OK; i++) {
-        if (!out->v[i].latest)
-            continue;
+        const step_key *k = &keys[at[i]];
         sb_rg_row r = out->v[i];
-        r.new_run = find_run(by_id, out->runs->n, keys[i].new_id);
-        r.old_run = keys[i].old_id >= 0 ? find_run(by_id, out->runs->n, keys[i].old_id) : NULL;
-        if (!r.new_run || (keys[i].old_id >= 0 && !r.old_run))
+        r.new_run = find_run(by_id, out->runs->n, k->new_id);
+        r.old_run = k->old_id >= 0 ? find_run(by_id, out->runs->n, k->old_id) : NULL;
+        if (!r.new_run || (k->old_id >= 0 && !r.old_run))
             rc = sb_error_set(err, sb_db_path(db), NULL,
                               "a stored regression step names run %lld, which is not stored",
-                              !r.new_run ? keys[i].new_id : keys[i].old_id);
+                              !r.new_run ? k->new_id : k->old_id);
         out->v[m++] = r;
     }
     out->n = m;
@@ -2213,20 +2278,32 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
         return SB_ERR;
     if (!fresh || (upto != LLONG_MAX && (then.undated || then.newest_epoch >= upto)))
         return SB_OK;
-    step_key *keys = NULL;
+    stored_read sr;
+    memset(&sr, 0, sizeof sr);
+    sr.out = out;
     sb_result_set cf = {0};
     sb_run_devices dev = {0};
     walk w;
     walk_init(&w, db, o, &dev, NULL, out);
-    int rc = read_steps(db, out, &keys, err);
+    int rc = read_steps(db, &sr, err);
     if (rc == SB_OK)
-        rc = drift_noise(out, keys, o, err);
+        rc = drift_noise(sr.figs, sr.n, sr.keys, o, err);
     if (rc == SB_OK)
-        rc = adjust_steps(out, keys, o, err);
+        rc = adjust_steps(sr.figs, sr.n, sr.keys, o, err);
     if (rc == SB_OK) {
-        sb_rg_drift_share(out, &out->drift_tested, &out->drift_flagged);
+        /* the drift counts of the whole history, as sb_rg_drift_share counts rows */
+        for (size_t i = 0; i < sr.n; i++) {
+            const step_fig *f = &sr.figs[i];
+            if (f->cause != SB_RG_DRIFT)
+                continue;
+            out->drift_tested += f->verdict == SB_RG_REGRESSION || f->verdict == SB_RG_IMPROVEMENT ||
+                                 f->verdict == SB_RG_NO_CHANGE;
+            out->drift_flagged += f->verdict == SB_RG_REGRESSION || f->verdict == SB_RG_IMPROVEMENT;
+        }
+        for (size_t i = 0; i < out->n; i++)
+            fig_apply(&sr.figs[sr.at[i]], &out->v[i]);
         out->latest_only = 1;
-        rc = keep_latest(db, out, keys, err);
+        rc = keep_latest(db, out, sr.keys, sr.at, err);
     }
     /* the regressions confirmed or refuted by paired runs: those runs
      * only, with their cards */
@@ -2241,7 +2318,7 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     sb_results_free(&cf);
-    free(keys);
+    stored_read_free(&sr);
     if (rc != SB_OK) {
         sb_rg_free(out);
         return SB_ERR;
