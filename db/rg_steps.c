@@ -392,13 +392,12 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, long long grp, sb_rg_step_fn
     return SB_OK;
 }
 
-int sb_rg_commit_run_ids(sb_db *handle, const char *sha, long long **ids, size_t *n, size_t *cap, sb_error *err)
+
+/* Steps st to its end, adding its first column's ids to *ids; st is
+ * finalized. */
+static int collect_ids(sqlite3 *db, sqlite3_stmt *st, long long **ids, size_t *n, size_t *cap, const char *what,
+                       sb_error *err)
 {
-    sqlite3 *db = sb_db_handle(handle);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT run_id FROM provenance WHERE git_sha = ?1", -1, &st, NULL) != SQLITE_OK)
-        return sb_db_conn_fail(db, err, "reading the runs of a commit");
-    sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == *cap) {
@@ -415,7 +414,7 @@ int sb_rg_commit_run_ids(sb_db *handle, const char *sha, long long **ids, size_t
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return sb_db_conn_fail(db, err, "reading the runs of a commit");
+        return sb_db_conn_fail(db, err, what);
     return SB_OK;
 }
 
@@ -432,24 +431,17 @@ int sb_rg_group_run_ids(sb_db *handle, const char *case_key, const char *provide
     sqlite3_bind_text(st, 1, case_key, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, provider, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, sku, -1, SQLITE_STATIC);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == *cap) {
-            size_t nc = *cap ? *cap * 2 : 1024;
-            long long *nv = realloc(*ids, nc * sizeof *nv);
-            if (!nv) {
-                sqlite3_finalize(st);
-                return sb_error_set(err, NULL, NULL, "out of memory");
-            }
-            *ids = nv;
-            *cap = nc;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return sb_db_conn_fail(db, err, "reading the runs of a series");
-    return SB_OK;
+    return collect_ids(db, st, ids, n, cap, "reading the runs of a series", err);
+}
+
+int sb_rg_commit_run_ids(sb_db *handle, const char *sha, long long **ids, size_t *n, size_t *cap, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT run_id FROM provenance WHERE git_sha = ?1", -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the runs of a commit");
+    sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+    return collect_ids(db, st, ids, n, cap, "reading the runs of a commit", err);
 }
 
 void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n)
