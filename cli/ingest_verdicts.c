@@ -70,7 +70,6 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
     sb_plaus_reads rd;
     sb_plaus_reads_db(db, &rd);
     if (sb_plaus_open(&rd, NULL, NULL, NULL, &c, err) != SB_OK || sb_verdicts_basis_read(db, &old, &found, err) != SB_OK ||
-        sb_verdict_states_load(db, &st, err) != SB_OK ||
         sb_verdicts_calibration_skus(db, found ? old.last_calibration : 0, &skus, &nskus, err) != SB_OK)
         goto done;
     /* every verdict below is judged anew (sb_plaus_judge_run) */
@@ -98,10 +97,14 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
      * of a few MB can hold hundreds of thousands of small results, and
      * every one read at once took memory in proportion (577 MB for
      * 200,000). Each window's implausible runs are named as it is done. */
-    long long last = 0;
+    long long last = 0, from = out->all || nskus ? 0 : first - 1;
     if (first > 0 && sb_verdicts_last_run(db, &last, err) != SB_OK)
         goto done;
-    for (long long lo = out->all || nskus ? 0 : first - 1; first > 0 && lo < last; lo += PLAUS_WINDOW) {
+    /* the stored verdicts of the runs read below only: an ingest's own
+     * runs have none, and reading every verdict grew with the file */
+    if (first > 0 && sb_verdict_states_load_after(db, from, &st, err) != SB_OK)
+        goto done;
+    for (long long lo = from; first > 0 && lo < last; lo += PLAUS_WINDOW) {
         f.after_run = lo;
         f.up_to_run = lo + PLAUS_WINDOW;
         if (sb_results_load(db, &f, &set, err) != SB_OK)

@@ -178,6 +178,44 @@ int sb_rg_groups_read(sb_db *handle, sb_rg_group_rec **out, size_t *n, sb_error 
     return sb_db_conn_fail(db, err, "reading the stored regression groups");
 }
 
+#define INSERT_STEP                                                                                  \
+    "INSERT INTO rg_steps (grp, seq, old_run, new_run, old_commit, new_commit,"                      \
+    " drift_class, noise, verdict, cause, latest, same_card, samples_old, samples_new,"              \
+    " p, rel_change, threshold, threshold_from, range_commits, changed)"                             \
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"               \
+    " ?17, ?18, ?19, ?20)"
+
+/* Binds one step of group grp at seq to an INSERT_STEP statement. */
+static void bind_step(sqlite3_stmt *ins, long long grp, long long seq, const sb_rg_step_rec *s)
+{
+    sqlite3_bind_int64(ins, 1, grp);
+    sqlite3_bind_int64(ins, 2, seq);
+    if (s->old_run < 0)
+        sqlite3_bind_null(ins, 3);
+    else
+        sqlite3_bind_int64(ins, 3, s->old_run);
+    sqlite3_bind_int64(ins, 4, s->new_run);
+    sqlite3_bind_int64(ins, 5, s->old_commit);
+    sqlite3_bind_int64(ins, 6, s->new_commit);
+    sqlite3_bind_int64(ins, 7, s->drift_class);
+    sqlite3_bind_int64(ins, 8, s->noise);
+    sqlite3_bind_int(ins, 9, s->verdict);
+    sqlite3_bind_int(ins, 10, s->cause);
+    sqlite3_bind_int(ins, 11, s->latest);
+    sqlite3_bind_int(ins, 12, s->same_card);
+    sqlite3_bind_int64(ins, 13, s->samples_old);
+    sqlite3_bind_int64(ins, 14, s->samples_new);
+    sb_db_bind_real(ins, 15, s->p);
+    sb_db_bind_real(ins, 16, s->rel_change);
+    sb_db_bind_real(ins, 17, s->threshold);
+    sqlite3_bind_int(ins, 18, s->threshold_from);
+    sqlite3_bind_int64(ins, 19, s->range_commits);
+    if (s->changed && *s->changed)
+        sqlite3_bind_text(ins, 20, s->changed, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(ins, 20);
+}
+
 int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, const char *sku,
                     long long series_git, long long series_measured, const sb_rg_step_rec *steps,
                     size_t n, sb_error *err)
@@ -193,13 +231,7 @@ int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, c
                            " RETURNING grp",
                            -1, &g, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "DELETE FROM rg_steps WHERE grp = ?1", -1, &del, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db,
-                           "INSERT INTO rg_steps (grp, seq, old_run, new_run, old_commit, new_commit,"
-                           " drift_class, noise, verdict, cause, latest, same_card, samples_old, samples_new,"
-                           " p, rel_change, threshold, threshold_from, range_commits, changed)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-                           " ?17, ?18, ?19, ?20)",
-                           -1, &ins, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(db, INSERT_STEP, -1, &ins, NULL) != SQLITE_OK) {
         rc = sb_db_conn_fail(db, err, what);
         goto out;
     }
@@ -217,38 +249,45 @@ int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, c
     sqlite3_bind_int64(del, 1, grp);
     rc = done(db, del, what, err);
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
-        const sb_rg_step_rec *s = &steps[i];
-        sqlite3_bind_int64(ins, 1, grp);
-        sqlite3_bind_int64(ins, 2, (sqlite3_int64)i);
-        if (s->old_run < 0)
-            sqlite3_bind_null(ins, 3);
-        else
-            sqlite3_bind_int64(ins, 3, s->old_run);
-        sqlite3_bind_int64(ins, 4, s->new_run);
-        sqlite3_bind_int64(ins, 5, s->old_commit);
-        sqlite3_bind_int64(ins, 6, s->new_commit);
-        sqlite3_bind_int64(ins, 7, s->drift_class);
-        sqlite3_bind_int64(ins, 8, s->noise);
-        sqlite3_bind_int(ins, 9, s->verdict);
-        sqlite3_bind_int(ins, 10, s->cause);
-        sqlite3_bind_int(ins, 11, s->latest);
-        sqlite3_bind_int(ins, 12, s->same_card);
-        sqlite3_bind_int64(ins, 13, s->samples_old);
-        sqlite3_bind_int64(ins, 14, s->samples_new);
-        sb_db_bind_real(ins, 15, s->p);
-        sb_db_bind_real(ins, 16, s->rel_change);
-        sb_db_bind_real(ins, 17, s->threshold);
-        sqlite3_bind_int(ins, 18, s->threshold_from);
-        sqlite3_bind_int64(ins, 19, s->range_commits);
-        if (s->changed && *s->changed)
-            sqlite3_bind_text(ins, 20, s->changed, -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(ins, 20);
+        bind_step(ins, grp, (long long)i, &steps[i]);
         rc = done(db, ins, what, err);
     }
 out:
     sqlite3_finalize(g);
     sqlite3_finalize(del);
+    sqlite3_finalize(ins);
+    return rc;
+}
+
+int sb_rg_group_append(sb_db *handle, long long grp, const sb_rg_step_rec *steps, size_t n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    const char *what = "storing the regression steps";
+    sqlite3_stmt *last = NULL, *old = NULL, *ins = NULL;
+    int rc = SB_OK;
+    if (sqlite3_prepare_v2(db, "SELECT coalesce(max(seq) + 1, 0) FROM rg_steps WHERE grp = ?1", -1, &last,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "UPDATE rg_steps SET latest = 0 WHERE grp = ?1 AND latest != 0", -1, &old,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, INSERT_STEP, -1, &ins, NULL) != SQLITE_OK) {
+        rc = sb_db_conn_fail(db, err, what);
+        goto out;
+    }
+    sqlite3_bind_int64(last, 1, grp);
+    if (sqlite3_step(last) != SQLITE_ROW) {
+        rc = sb_db_conn_fail(db, err, what);
+        goto out;
+    }
+    long long seq = sqlite3_column_int64(last, 0);
+    sqlite3_bind_int64(old, 1, grp);
+    rc = done(db, old, what, err);
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        bind_step(ins, grp, seq + (long long)i, &steps[i]);
+        rc = done(db, ins, what, err);
+    }
+out:
+    sqlite3_finalize(last);
+    sqlite3_finalize(old);
     sqlite3_finalize(ins);
     return rc;
 }
@@ -270,7 +309,13 @@ int sb_rg_steps_count(sb_db *handle, size_t *n, sb_error *err)
 struct sb_rg_steps_reader {
     sqlite3 *db;
     sqlite3_stmt *st;
+    sqlite3_stmt *last; /* prepared at the first sb_rg_steps_read_last */
 };
+
+#define STEP_COLUMNS                                                                               \
+    "SELECT old_run, new_run, old_commit, new_commit, drift_class, noise, verdict, cause,"         \
+    " latest, same_card, samples_old, samples_new, p, rel_change, threshold,"                      \
+    " threshold_from, range_commits, changed FROM rg_steps WHERE grp = ?1"
 
 int sb_rg_steps_reader_open(sb_db *handle, sb_rg_steps_reader **out, sb_error *err)
 {
@@ -279,11 +324,7 @@ int sb_rg_steps_reader_open(sb_db *handle, sb_rg_steps_reader **out, sb_error *e
     if (!*out)
         return sb_error_set(err, NULL, NULL, "out of memory");
     (*out)->db = db;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT old_run, new_run, old_commit, new_commit, drift_class, noise, verdict, cause,"
-                           " latest, same_card, samples_old, samples_new, p, rel_change, threshold,"
-                           " threshold_from, range_commits, changed FROM rg_steps WHERE grp = ?1 ORDER BY seq",
-                           -1, &(*out)->st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, STEP_COLUMNS " ORDER BY seq", -1, &(*out)->st, NULL) != SQLITE_OK) {
         free(*out);
         *out = NULL;
         return sb_db_conn_fail(db, err, "reading the stored regression steps");
@@ -296,12 +337,27 @@ void sb_rg_steps_reader_close(sb_rg_steps_reader *rd)
     if (!rd)
         return;
     sqlite3_finalize(rd->st);
+    sqlite3_finalize(rd->last);
     free(rd);
 }
 
+static int read_rows(sqlite3 *db, sqlite3_stmt *st, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err);
+
 int sb_rg_steps_read(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err)
 {
-    sqlite3_stmt *st = rd->st;
+    return read_rows(rd->db, rd->st, grp, each, ctx, err);
+}
+
+int sb_rg_steps_read_last(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err)
+{
+    if (!rd->last &&
+        sqlite3_prepare_v2(rd->db, STEP_COLUMNS " ORDER BY seq DESC LIMIT 1", -1, &rd->last, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(rd->db, err, "reading the stored regression steps");
+    return read_rows(rd->db, rd->last, grp, each, ctx, err);
+}
+
+static int read_rows(sqlite3 *db, sqlite3_stmt *st, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err)
+{
     sqlite3_bind_int64(st, 1, grp);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -332,23 +388,16 @@ int sb_rg_steps_read(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, 
     }
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
-        return sb_db_conn_fail(rd->db, err, "reading the stored regression steps");
+        return sb_db_conn_fail(db, err, "reading the stored regression steps");
     return SB_OK;
 }
 
-int sb_rg_group_run_ids(sb_db *handle, const char *case_key, const char *provider, const char *sku,
-                        long long **ids, size_t *n, size_t *cap, sb_error *err)
+
+/* Steps st to its end, adding its first column's ids to *ids; st is
+ * finalized. */
+static int collect_ids(sqlite3 *db, sqlite3_stmt *st, long long **ids, size_t *n, size_t *cap, const char *what,
+                       sb_error *err)
 {
-    sqlite3 *db = sb_db_handle(handle);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT c.run_id FROM configs c JOIN provenance p ON p.run_id = c.run_id"
-                           " WHERE c.case_key = ?1 AND c.provider = ?2 AND p.sku = ?3",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_db_conn_fail(db, err, "reading the runs of a series");
-    sqlite3_bind_text(st, 1, case_key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, provider, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, sku, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == *cap) {
@@ -365,8 +414,34 @@ int sb_rg_group_run_ids(sb_db *handle, const char *case_key, const char *provide
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return sb_db_conn_fail(db, err, "reading the runs of a series");
+        return sb_db_conn_fail(db, err, what);
     return SB_OK;
+}
+
+int sb_rg_group_run_ids(sb_db *handle, const char *case_key, const char *provider, const char *sku,
+                        long long **ids, size_t *n, size_t *cap, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT c.run_id FROM configs c JOIN provenance p ON p.run_id = c.run_id"
+                           " WHERE c.case_key = ?1 AND c.provider = ?2 AND p.sku = ?3",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the runs of a series");
+    sqlite3_bind_text(st, 1, case_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, provider, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, sku, -1, SQLITE_STATIC);
+    return collect_ids(db, st, ids, n, cap, "reading the runs of a series", err);
+}
+
+int sb_rg_commit_run_ids(sb_db *handle, const char *sha, long long **ids, size_t *n, size_t *cap, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT run_id FROM provenance WHERE git_sha = ?1", -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the runs of a commit");
+    sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+    return collect_ids(db, st, ids, n, cap, "reading the runs of a commit", err);
 }
 
 void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n)

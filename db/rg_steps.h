@@ -60,6 +60,10 @@ int sb_rg_group_put(sb_db *db, const char *case_key, const char *provider, const
                     long long series_git, long long series_measured, const sb_rg_step_rec *steps,
                     size_t n, sb_error *err);
 
+/* Adds steps[0..n) after the stored steps of group grp, whose steps all
+ * stop being latest: the series' new commits come after every stored one. */
+int sb_rg_group_append(sb_db *db, long long grp, const sb_rg_step_rec *steps, size_t n, sb_error *err);
+
 /* The number of stored steps. */
 int sb_rg_steps_count(sb_db *db, size_t *n, sb_error *err);
 
@@ -70,12 +74,18 @@ typedef int (*sb_rg_step_fn)(void *ctx, const sb_rg_step_rec *s, sb_error *err);
 typedef struct sb_rg_steps_reader sb_rg_steps_reader;
 int sb_rg_steps_reader_open(sb_db *db, sb_rg_steps_reader **out, sb_error *err);
 int sb_rg_steps_read(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err);
+/* The group's last step alone (each is not called when it has none). */
+int sb_rg_steps_read_last(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err);
 void sb_rg_steps_reader_close(sb_rg_steps_reader *rd); /* accepts NULL */
 
 /* The ids of the result runs of one case, provider and SKU, added to
  * *ids (malloc'd, *n of them, *cap allocated). */
 int sb_rg_group_run_ids(sb_db *db, const char *case_key, const char *provider, const char *sku,
                         long long **ids, size_t *n, size_t *cap, sb_error *err);
+
+/* The ids of the runs of one commit (its full SHA), added to *ids as
+ * sb_rg_group_run_ids adds them. */
+int sb_rg_commit_run_ids(sb_db *db, const char *sha, long long **ids, size_t *n, size_t *cap, sb_error *err);
 
 /* One stored commit. */
 typedef struct sb_rg_commit_rec {

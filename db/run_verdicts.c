@@ -165,7 +165,7 @@ int sb_verdicts_first_missing(sb_db *handle, long long *first, sb_error *err)
     *first = 0;
     if (sqlite3_prepare_v2(db,
                            "SELECT coalesce(min(r.id), 0) FROM runs r WHERE r.schema = 'solbook.result.v1'"
-                           " AND NOT EXISTS (SELECT 1 FROM run_verdicts v WHERE v.run_id = r.id)",
+                           " AND r.id > (SELECT coalesce(max(run_id), 0) FROM run_verdicts)",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "finding the runs without a plausibility verdict");
     int rc = sqlite3_step(st);
@@ -194,14 +194,20 @@ int sb_verdicts_last_run(sb_db *handle, long long *last, sb_error *err)
     return SB_OK;
 }
 
-int sb_verdict_states_load(sb_db *handle, sb_verdict_states *out, sb_error *err)
+int sb_verdict_states_load(sb_db *db, sb_verdict_states *out, sb_error *err)
+{
+    return sb_verdict_states_load_after(db, 0, out, err);
+}
+
+int sb_verdict_states_load_after(sb_db *handle, long long after, sb_verdict_states *out, sb_error *err)
 {
     sqlite3 *db = sb_db_handle(handle);
     sqlite3_stmt *st = NULL;
     memset(out, 0, sizeof *out);
-    if (sqlite3_prepare_v2(db, "SELECT run_id, verdict FROM run_verdicts ORDER BY run_id", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT run_id, verdict FROM run_verdicts WHERE run_id > ?1 ORDER BY run_id", -1,
+                           &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the plausibility verdicts");
+    sqlite3_bind_int64(st, 1, after);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -32,7 +32,11 @@ int sb_verdicts_calibration_skus(sb_db *db, long long after, char ***skus, size_
 void sb_verdicts_skus_free(char **skus, size_t n);
 
 /* The lowest id of a result run without a stored verdict; 0 when every
- * one has one. */
+ * one has one. Each judging pass (report/plausible.h) stores a verdict
+ * for every result run from the first without one to the last, in one
+ * transaction, and forgetting a run removes its verdict with it: the runs
+ * up to the greatest id with a verdict all have one, so only the runs
+ * above it are read, not every run. */
 int sb_verdicts_first_missing(sb_db *db, long long *first, sb_error *err);
 
 /* The highest id of a result run; 0 when there is none. */
@@ -41,6 +45,9 @@ int sb_verdicts_last_run(sb_db *db, long long *last, sb_error *err);
 /* Every stored verdict's state, by run id ascending (free with
  * sb_verdict_states_free, model/plaus_reads.h). */
 int sb_verdict_states_load(sb_db *db, sb_verdict_states *out, sb_error *err);
+/* The same for the runs whose id is above after: a pass that judges only
+ * those reads no other. */
+int sb_verdict_states_load_after(sb_db *db, long long after, sb_verdict_states *out, sb_error *err);
 
 /* For reading the whole verdicts of many runs, one at a time: the
  * statement is prepared once by sb_verdict_reader_open. sb_verdict_read

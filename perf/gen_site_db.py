@@ -37,6 +37,7 @@ SKUS = [("a100-sxm4-80gb", "a100", "NVIDIA A100-SXM4-80GB", 2.039, 312.0),
         ("h200-sxm-141gb", "h200", "NVIDIA H200", 4.8, 989.0)]
 MARKUP_GPU = "<script>alert('gpu')</script><b>H100</b>"
 MARKUP_NOTE = "note with <img src=x onerror=alert(1)> & <i>markup</i>"
+FLUSH_RUNS = 20000
 
 
 def series():
@@ -151,8 +152,30 @@ def main():
                      None))
         return rid
 
+    def flush():
+        # Rows go to the file every FLUSH_RUNS runs and the lists are
+        # emptied, so memory stays bounded whatever N is (3,000,000 runs
+        # held whole took more than 6.5 GB).
+        q = lambda n: ",".join("?" * n)
+        db.executemany("INSERT INTO runs (id, content_sha256, schema, run_uuid, status, reason,"
+                       " source_path, source_format, ingested_at, notes, raw_json) VALUES (%s)"
+                       % q(11), runs)
+        db.executemany("INSERT INTO provenance VALUES (%s)" % q(33), prov)
+        db.executemany("INSERT INTO configs VALUES (%s)" % q(20), conf)
+        db.executemany("INSERT INTO metrics VALUES (%s)" % q(27), metr)
+        db.executemany("INSERT INTO correctness VALUES (%s)" % q(14), corr)
+        db.executemany("INSERT INTO run_samples VALUES (?,?,?)", samp)
+        db.executemany("INSERT INTO profiler_metrics VALUES (%s)" % q(7), prof)
+        db.executemany("INSERT INTO ceilings VALUES (?,?,?,?)", ceil)
+        for rows in (runs, prov, conf, metr, corr, samp, prof, ceil):
+            del rows[:]
+        # a commit a flush lets SQLite checkpoint the WAL as it goes
+        db.commit()
+
     base = 1794830400  # 2026-11-16T12:00:00Z, Monday of 2026-W47, after the calibrations
+    calibrations = 0
     for s, (sku, arch, gpu, bw, peak) in enumerate(SKUS if not a.append else ()):
+        calibrations += 1
         r = add_run("solbook.calibration.v1", "passed", {"synthetic": "calibration", "sku": sku},
                     "synthetic (perf/gen_site_db.py)", "2026-11-16T08:00:00Z", "c" * 40, sku, arch,
                     gpu)
@@ -173,6 +196,8 @@ def main():
             for si, (op, mode, dtype, provname, speed, shape) in enumerate(ser):
                 if made >= a.n:
                     break
+                if len(runs) >= FLUSH_RUNS:
+                    flush()
                 made += 1
                 t2 = t + s * 600 + si
                 fin = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t2))
@@ -217,16 +242,7 @@ def main():
                             ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", 71.5),
                             ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "%", 40.2))):
                         prof.append((r, 0, "synthetic_kernel", metric, unit, val, "synthetic.csv"))
-    q = lambda n: ",".join("?" * n)
-    db.executemany("INSERT INTO runs (id, content_sha256, schema, run_uuid, status, reason,"
-                   " source_path, source_format, ingested_at, notes, raw_json) VALUES (%s)" % q(11), runs)
-    db.executemany("INSERT INTO provenance VALUES (%s)" % q(33), prov)
-    db.executemany("INSERT INTO configs VALUES (%s)" % q(20), conf)
-    db.executemany("INSERT INTO metrics VALUES (%s)" % q(27), metr)
-    db.executemany("INSERT INTO correctness VALUES (%s)" % q(14), corr)
-    db.executemany("INSERT INTO run_samples VALUES (?,?,?)", samp)
-    db.executemany("INSERT INTO profiler_metrics VALUES (%s)" % q(7), prof)
-    db.executemany("INSERT INTO ceilings VALUES (?,?,?,?)", ceil)
+    flush()
     # the new result runs join series_latest, as solbook's commits do
     # (db/migrations/011_series_latest.sql)
     db.execute("INSERT INTO series_fold (go) VALUES (1)")
@@ -234,7 +250,7 @@ def main():
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     print("gen_site_db: %s: %s%d result runs (%d commits), %d samples, %d calibration runs"
-          % (a.db, "added " if a.append else "", made, commits, nsamp, len(ceil) // 3))
+          % (a.db, "added " if a.append else "", made, commits, nsamp, calibrations))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@
 # report weekly (the newest week), site
 # (a full build) and ingest of SB_PERF_FILES (default 2000) result files of
 # 250 samples into that database, beside a plain Python json + jsonschema +
-# sqlite3 loop over the same files in the same run (perf/py_ingest_loop.py).
+# sqlite3 loop over the same files in the same run (perf/py_ingest_loop.py),
+# and report regressions after a night's sweep of SB_PERF_SWEEP (default
+# 7000) runs at new commits (gen_site_db.py --append; each series' steps
+# go on from its stored last one).
 # It also prints the file's size and bytes per run, and the bytes a run of
 # 250 samples adds (the same files ingested into a new database).
 #
@@ -36,6 +39,7 @@ if [ "${1:-}" = "--3m" ]; then
 fi
 SOLBOOK=${1:-$HERE/../build/cli/solbook}
 FILES=${SB_PERF_FILES:-2000}
+SWEEP=${SB_PERF_SWEEP:-7000}
 [ -x "$SOLBOOK" ] || { echo "scale: no solbook at $SOLBOOK (build first, or pass its path)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "scale: needs GNU time at /usr/bin/time" >&2; exit 2; }
 export SOLBOOK_HOME="$HERE/.."
@@ -71,6 +75,8 @@ print("| %s | %s | %.2f | %.2f | %.0f | %s |" % (n, label, float(wall), float(us
 }
 echo "generating $FILES result files (5 repeats x 50 samples) in $T/files ..."
 python3 "$HERE/gen_results.py" "$T/files" "$FILES" --seed 21 >/dev/null
+# one file of other runs, whose ingest (not timed) judges every generated run
+python3 "$HERE/gen_results.py" "$T/first" 1 --seed 7 >/dev/null
 sync
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
 : >"$T/summary"
@@ -104,6 +110,10 @@ for N in $SIZES; do
     sync
     size=$(stat -c %s "$db")
     timed "first open (runs --limit 1)" "$N" "$SOLBOOK" runs --db "$db" --limit 1
+    # the generated runs get their plausibility verdicts, as the ingests
+    # that stored them would have given them: reports read them, and the
+    # timed ingest judges its own runs only
+    "$SOLBOOK" ingest -q --db "$db" "$T/first" >/dev/null 2>&1 || true
     if [ "${SB_PERF_REPORTS:-1}" != 0 ]; then
         # the two newest commits that ran every series, and the ISO week of
         # the newest run
@@ -138,6 +148,9 @@ PY
     if [ "${SB_PERF_REPORTS:-1}" != 0 ]; then
         # the series of the ingested runs walked again, the rest read
         timed "report regressions after the ingest" "$N" "$SOLBOOK" report regressions --db "$db"
+        python3 "$HERE/gen_site_db.py" "$db" "$SWEEP" --append >/dev/null
+        timed "report regressions after a sweep of $SWEEP runs" "$N" "$SOLBOOK" report regressions --db "$db"
+        timed "report regressions" "$N" "$SOLBOOK" report regressions --db "$db"
     fi
     rm -f "$T/py.db"
     timed "Python loop, $FILES files" "$N" python3 "$HERE/py_ingest_loop.py" \

@@ -806,6 +806,8 @@ typedef struct walk {
     const aa_noise *aa;
     sb_rg_list *out;
     size_t cap;
+    int git_order; /* -1: git order where the commits table knows every commit of a
+                    * group; 1 or 0: git or first-measured order, as stored */
 } walk;
 
 /* A walk over db by o's rule into out, reading cards from dev and A/A
@@ -819,6 +821,7 @@ static void walk_init(walk *w, sb_db *db, const sb_rg_opts *o, const sb_run_devi
     w->dev = dev;
     w->aa = aa;
     w->out = out;
+    w->git_order = -1;
 }
 
 /* Compares old and new (new may be a failing run: now failing) into a row
@@ -1004,12 +1007,13 @@ static int cmp_ref_rank(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Rows of one (case, provider, SKU), runs i..j. */
-static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord, size_t i,
-                      size_t j, sb_error *err)
+/* Rows of one (case, provider, SKU), its runs runs[0..nruns) in the
+ * order of a result set. */
+static int group_rows_of(walk *w, const sb_result *const *runs, size_t nruns, const sb_rg_order *ord,
+                         sb_error *err)
 {
-    run_ref *refs = malloc((j - i + 1) * sizeof *refs);
-    const sb_result **reps = malloc((j - i + 1) * sizeof *reps);
+    run_ref *refs = malloc((nruns ? nruns : 1) * sizeof *refs);
+    const sb_result **reps = malloc((nruns ? nruns : 1) * sizeof *reps);
     if (!refs || !reps) {
         free(refs);
         free(reps);
@@ -1018,8 +1022,8 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
     /* git order where the commits table knows every commit of the group */
     int git = 1, any = 0;
     size_t n = 0, nseries = 0;
-    for (size_t k = i; k <= j; k++) {
-        const sb_result *r = &set->v[k];
+    for (size_t k = 0; k < nruns; k++) {
+        const sb_result *r = runs[k];
         const commit_pos *c = order_find(ord, r->git_sha);
         if (!c || strcmp(r->suite, SB_RG_CONFIRM_SUITE) == 0)
             continue;
@@ -1032,6 +1036,8 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
             reps[nseries++] = r;
         refs[n++] = (run_ref){r, (long)c->rank, c->git, s, sb_run_device(w->dev, r->run_id)};
     }
+    if (w->git_order >= 0)
+        git = w->git_order;
     if (any)
         (git ? &w->out->series_git : &w->out->series_measured)[0] += nseries;
     long newest = -1;
@@ -1048,6 +1054,20 @@ static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord,
         rc = series_rows(w, refs, n, s, newest, err);
     free(refs);
     free(reps);
+    return rc;
+}
+
+/* Rows of one (case, provider, SKU), runs i..j of set. */
+static int group_rows(walk *w, const sb_result_set *set, const sb_rg_order *ord, size_t i,
+                      size_t j, sb_error *err)
+{
+    const sb_result **runs = malloc((j - i + 1) * sizeof *runs);
+    if (!runs)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t k = i; k <= j; k++)
+        runs[k - i] = &set->v[k];
+    int rc = group_rows_of(w, runs, j - i + 1, ord, err);
+    free(runs);
     return rc;
 }
 
@@ -1079,7 +1099,29 @@ typedef struct step_key {
     long long noise; /* stored steps: the cross-card threshold the walk noted (0: none) */
 } step_key;
 
-static int tested_key(const sb_rg_row *r, const step_key *k)
+/* What the passes read and change of a step: its figures alone, so that
+ * they run over every stored step without holding each as a whole row. */
+typedef struct step_fig {
+    double p, p_adjusted, rel_change, threshold;
+    unsigned char verdict, cause, threshold_from;
+} step_fig;
+
+static step_fig fig_of(const sb_rg_row *r)
+{
+    return (step_fig){r->p, r->p_adjusted, r->rel_change, r->threshold, (unsigned char)r->verdict,
+                      (unsigned char)r->cause, (unsigned char)r->threshold_from};
+}
+
+/* What the passes change of a row. */
+static void fig_apply(const step_fig *f, sb_rg_row *r)
+{
+    r->p_adjusted = f->p_adjusted;
+    r->verdict = (sb_rg_verdict)f->verdict;
+    r->threshold = f->threshold;
+    r->threshold_from = (sb_rg_threshold_from)f->threshold_from;
+}
+
+static int tested_key(const step_fig *r, const step_key *k)
 {
     return (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
             r->verdict == SB_RG_NO_CHANGE) &&
@@ -1115,13 +1157,6 @@ typedef struct drift_ref {
     size_t i;      /* index in the list */
 } drift_ref;
 
-static int cmp_drift_ref(const void *x, const void *y)
-{
-    const drift_ref *a = x, *b = y;
-    int c = (a->cls > b->cls) - (a->cls < b->cls);
-    return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
 static int cmp_drift_row(const void *x, const void *y)
 {
     const drift_ref *a = x, *b = y;
@@ -1144,16 +1179,29 @@ static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out
  * span days, cards and warm-ups that no session controls, and their
  * tail is heavier (on the main job's history the percentile flags 2.3%
  * of third-party steps, the largest 1.1%; drift_real.py holds 2%). */
-static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+typedef struct drift_fig {
+    double change; /* |rel_change| */
+    long long cls; /* step_key.drift_class */
+    size_t i;      /* index in the steps */
+} drift_fig;
+
+static int cmp_drift_fig(const void *x, const void *y)
 {
-    drift_ref *v = malloc((l->n ? l->n : 1) * sizeof *v);
+    const drift_fig *a = x, *b = y;
+    int c = (a->cls > b->cls) - (a->cls < b->cls);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int drift_noise(step_fig *f, size_t nf, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+{
+    drift_fig *v = malloc((nf ? nf : 1) * sizeof *v);
     if (!v)
         return sb_error_set(err, NULL, NULL, "out of memory");
     size_t n = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].cause == SB_RG_DRIFT && tested_key(&l->v[i], &keys[i]))
-            v[n++] = (drift_ref){&l->v[i], keys[i].drift_class, i};
-    qsort(v, n, sizeof *v, cmp_drift_ref);
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].cause == SB_RG_DRIFT && tested_key(&f[i], &keys[i]))
+            v[n++] = (drift_fig){fabs(f[i].rel_change), keys[i].drift_class, i};
+    qsort(v, n, sizeof *v, cmp_drift_fig);
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
         while (b < n && v[a].cls == v[b].cls)
@@ -1162,15 +1210,15 @@ static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o,
          * is the first, except for the step that is the first */
         size_t top = a, second = b;
         for (size_t k = a + 1; k < b; k++)
-            if (fabs(v[k].r->rel_change) > fabs(v[top].r->rel_change))
+            if (v[k].change > v[top].change)
                 top = k;
         for (size_t k = a; k < b; k++)
-            if (k != top && (second == b || fabs(v[k].r->rel_change) > fabs(v[second].r->rel_change)))
+            if (k != top && (second == b || v[k].change > v[second].change))
                 second = k;
         if (b - a > SB_RG_DRIFT_MIN_CLASS) {
             for (size_t k = a; k < b; k++) {
-                sb_rg_row *r = &l->v[v[k].i];
-                double most = fabs(v[k == top ? second : top].r->rel_change);
+                step_fig *r = &f[v[k].i];
+                double most = v[k == top ? second : top].change;
                 double t = sb_aa_threshold(most, o->min_effect);
                 if (t > r->threshold) { /* adjust_steps judges the step again */
                     r->threshold = t;
@@ -1186,19 +1234,19 @@ static int drift_noise(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o,
 
 /* Benjamini-Hochberg over the tested cases of each commit step (the same
  * old and new commit), and the verdicts again on the adjusted p. */
-static int adjust_steps(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+static int adjust_steps(step_fig *f, size_t nf, const step_key *keys, const sb_rg_opts *o, sb_error *err)
 {
-    step_member *m = malloc((l->n ? l->n : 1) * sizeof *m);
-    double *p = malloc((l->n ? l->n : 1) * sizeof *p);
-    double *adj = malloc((l->n ? l->n : 1) * sizeof *adj);
+    step_member *m = malloc((nf ? nf : 1) * sizeof *m);
+    double *p = malloc((nf ? nf : 1) * sizeof *p);
+    double *adj = malloc((nf ? nf : 1) * sizeof *adj);
     int rc = SB_OK;
     if (!m || !p || !adj) {
         rc = sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
     size_t nm = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        const sb_rg_row *r = &l->v[i];
+    for (size_t i = 0; i < nf; i++) {
+        const step_fig *r = &f[i];
         if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
              r->verdict == SB_RG_NO_CHANGE) &&
             keys[i].old_commit && !isnan(r->p))
@@ -1210,15 +1258,15 @@ static int adjust_steps(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o
         while (b < nm && m[b].old_commit == m[a].old_commit && m[b].new_commit == m[a].new_commit)
             b++;
         for (size_t k = a; k < b; k++)
-            p[k - a] = l->v[m[k].row].p;
+            p[k - a] = f[m[k].row].p;
         if (sb_benjamini_hochberg(p, b - a, o->alpha, adj, NULL) != 0) {
             rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
             goto done;
         }
         for (size_t k = a; k < b; k++) {
-            sb_rg_row *r = &l->v[m[k].row];
+            step_fig *r = &f[m[k].row];
             r->p_adjusted = adj[k - a];
-            r->verdict = judge(r->p_adjusted, r->rel_change, o->alpha, r->threshold);
+            r->verdict = (unsigned char)judge(r->p_adjusted, r->rel_change, o->alpha, r->threshold);
         }
         a = b;
     }
@@ -1319,6 +1367,23 @@ static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out
     return SB_OK;
 }
 
+/* drift_noise and adjust_steps over the rows of l. */
+static int settle_rows(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o, sb_error *err)
+{
+    step_fig *f = malloc((l->n ? l->n : 1) * sizeof *f);
+    if (!f)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < l->n; i++)
+        f[i] = fig_of(&l->v[i]);
+    int rc = drift_noise(f, l->n, keys, o, err);
+    if (rc == SB_OK)
+        rc = adjust_steps(f, l->n, keys, o, err);
+    for (size_t i = 0; rc == SB_OK && i < l->n; i++)
+        fig_apply(&f[i], &l->v[i]);
+    free(f);
+    return rc;
+}
+
 /* The walk over every series of set (the rows before drift_noise and
  * adjust_steps) and the keys of its rows. */
 static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_error *err)
@@ -1354,9 +1419,7 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
     if (rc == SB_OK)
         rc = walk_history(&w, set, &keys, err);
     if (rc == SB_OK)
-        rc = drift_noise(out, keys, o, err);
-    if (rc == SB_OK)
-        rc = adjust_steps(out, keys, o, err);
+        rc = settle_rows(out, keys, o, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, set, err);
     out->searched_cp = o->change_points != 0;
@@ -1511,10 +1574,8 @@ static long long commit_id(const store_ctx *c, const char *sha)
     return p ? c->commit_id[p - (const commit_pos *)c->ord->v] : 0;
 }
 
-/* Stores the rows l->v[from..] of one (case, provider, SKU) with its
- * series counts. */
-static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first,
-                       long long series_git, long long series_measured, sb_error *err)
+/* The records of the rows l->v[from..] into c->recs. */
+static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, sb_error *err)
 {
     size_t n = l->n - from;
     if (n > c->rec_cap) {
@@ -1545,10 +1606,18 @@ static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_
                                       r->rel_change, r->threshold, r->changed};
     }
     sb_buf_free(&key);
-    if (rc == SB_OK)
-        rc = sb_rg_group_put(c->db, first->case_key, first->provider, first->sku, series_git, series_measured,
-                             c->recs, n, err);
     return rc;
+}
+
+/* Stores the rows l->v[from..] of one (case, provider, SKU) with its
+ * series counts, in place of its stored steps. */
+static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first,
+                       long long series_git, long long series_measured, sb_error *err)
+{
+    if (step_recs(c, l, from, err) != SB_OK)
+        return SB_ERR;
+    return sb_rg_group_put(c->db, first->case_key, first->provider, first->sku, series_git, series_measured,
+                           c->recs, l->n - from, err);
 }
 
 /* The commit order of an update: the stored commits cs[0..ncs) with the
@@ -1586,35 +1655,43 @@ static int cmp_group_of(const sb_result *a, const sb_result *b)
     return c ? c : strcmp(a->sku, b->sku);
 }
 
-static int cmp_result_group(const void *x, const void *y)
+/* A group whose new runs all come at commits after every stored one,
+ * in the one series of its stored steps: its history is the stored
+ * steps, no longer latest, and the steps a walk gives over the runs of
+ * the commit its last step starts the next one from (base) and the new
+ * runs. */
+typedef struct tail_group {
+    long long grp;
+    int git;                 /* the group's stored order: 1 git, 0 first measured */
+    long long base_commit;   /* rg_commits id */
+    const char *base_sha;    /* NULL until found */
+    const sb_result **runs;  /* the base commit's runs of the group, then the new ones */
+    size_t n;
+    size_t fresh_at, nfresh; /* its new runs in tail_plan.fresh */
+} tail_group;
+
+typedef struct tail_plan {
+    tail_group *v;
+    size_t n;
+    const sb_result **fresh; /* the new runs a walk takes, by group */
+    sb_result_set base;      /* the runs of the base commits */
+    size_t runs;             /* runs walked */
+} tail_plan;
+
+static void tail_plan_free(tail_plan *p)
 {
-    return cmp_group_of(*(const sb_result *const *)x, *(const sb_result *const *)y);
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i].runs);
+    free(p->v);
+    free(p->fresh);
+    sb_results_free(&p->base);
+    memset(p, 0, sizeof *p);
 }
 
-/* The ids of every result run of the (case, provider, SKU)s of the runs
- * of fresh, each group once. */
-static int touched_run_ids(sb_db *db, const sb_result_set *fresh, long long **ids, size_t *n, sb_error *err)
-{
-    *ids = NULL;
-    *n = 0;
-    const sb_result **g = malloc((fresh->n ? fresh->n : 1) * sizeof *g);
-    if (!g)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t i = 0; i < fresh->n; i++)
-        g[i] = &fresh->v[i];
-    qsort(g, fresh->n, sizeof *g, cmp_result_group);
-    size_t cap = 0;
-    int rc = SB_OK;
-    for (size_t i = 0; i < fresh->n && rc == SB_OK; i++)
-        if (!i || cmp_group_of(g[i - 1], g[i]) != 0)
-            rc = sb_rg_group_run_ids(db, g[i]->case_key, g[i]->provider, g[i]->sku, ids, n, &cap, err);
-    free(g);
-    return rc;
-}
-
-/* Walks the series of set (whole groups) and stores their steps. */
-static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, const sb_rg_order *ord,
-                      sb_error *err)
+/* Walks the series of set (whole groups) and the tails of tails (NULL:
+ * none), and stores their steps. */
+static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, const tail_plan *tails,
+                      const sb_rg_order *ord, sb_error *err)
 {
     sb_rg_list out = {0};
     sb_run_devices dev = {0};
@@ -1625,7 +1702,20 @@ static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, 
     memset(&c, 0, sizeof c);
     c.db = db;
     c.ord = ord;
-    int rc = sb_run_devices_load_set(db, set, &dev, err);
+    size_t nid = set->n;
+    for (size_t i = 0; tails && i < tails->n; i++)
+        nid += tails->v[i].n;
+    long long *ids = malloc((nid ? nid : 1) * sizeof *ids);
+    if (!ids)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    nid = 0;
+    for (size_t i = 0; i < set->n; i++)
+        ids[nid++] = set->v[i].run_id;
+    for (size_t i = 0; tails && i < tails->n; i++)
+        for (size_t k = 0; k < tails->v[i].n; k++)
+            ids[nid++] = tails->v[i].runs[k]->run_id;
+    int rc = sb_run_devices_load_ids(db, ids, nid, &dev, err);
+    free(ids);
     if (rc == SB_OK)
         rc = aa_noise_load(db, o, &aa, err);
     if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
@@ -1647,11 +1737,234 @@ static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, 
                              (long long)(out.series_measured - measured), err);
         i = j + 1;
     }
+    for (size_t i = 0; tails && i < tails->n && rc == SB_OK; i++) {
+        const tail_group *t = &tails->v[i];
+        out.n = 0;
+        sb_text_pool_free(out.text);
+        out.text = NULL;
+        w.git_order = t->git;
+        rc = group_rows_of(&w, t->runs, t->n, ord, err);
+        if (rc == SB_OK)
+            rc = step_recs(&c, &out, 0, err);
+        if (rc == SB_OK)
+            rc = sb_rg_group_append(db, t->grp, c.recs, out.n, err);
+    }
     store_ctx_free(&c);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     aa_noise_free(&aa);
     sb_rg_free(&out);
+    return rc;
+}
+
+static int cmp_group_rec(const void *x, const void *y);
+
+static int cmp_run_group(const void *x, const void *y)
+{
+    const sb_result *a = *(const sb_result *const *)x, *b = *(const sb_result *const *)y;
+    int c = cmp_group_of(a, b);
+    return c ? c : (a > b) - (a < b); /* the order of their set within a group */
+}
+
+typedef struct last_step {
+    int found;
+    sb_rg_step_rec s;
+} last_step;
+
+static int keep_last(void *ctx, const sb_rg_step_rec *s, sb_error *err)
+{
+    (void)err;
+    last_step *l = ctx;
+    l->found = 1;
+    l->s = *s;
+    l->s.changed = ""; /* valid during the read only; not kept */
+    return SB_OK;
+}
+
+static int cmp_commit_id(const void *x, const void *y)
+{
+    long long a = (*(const sb_rg_commit_rec *const *)x)->id, b = (*(const sb_rg_commit_rec *const *)y)->id;
+    return (a > b) - (a < b);
+}
+
+static int cmp_str_ptr(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Whether t's base runs (base[0..n), in its group) are one series with
+ * its new runs, with a passing run to start the first new step from. */
+static int tail_holds(const tail_plan *p, const tail_group *t, const sb_result *const *base, size_t n)
+{
+    const sb_result *rep = p->fresh[t->fresh_at];
+    int passing = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(base[k]->suite, SB_RG_CONFIRM_SUITE) == 0)
+            continue;
+        if (!sb_rg_same_series(base[k], rep))
+            return 0;
+        passing |= base[k]->passing;
+    }
+    for (size_t k = 1; k < t->nfresh; k++)
+        if (!sb_rg_same_series(p->fresh[t->fresh_at + k], rep))
+            return 0;
+    return passing;
+}
+
+/* The runs of the tails' base commits into p->base and each tail's runs;
+ * a tail whose runs do not make one series with a passing base run is
+ * walked whole instead (its run ids added to *ids). */
+static int tail_runs(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, tail_plan *p, long long **ids,
+                     size_t *nids, size_t *idcap, sb_error *err)
+{
+    const sb_rg_commit_rec **by_id = malloc((ncs ? ncs : 1) * sizeof *by_id);
+    const char **shas = malloc((p->n ? p->n : 1) * sizeof *shas);
+    const sb_result **base = NULL;
+    long long *bids = NULL;
+    size_t nb = 0, bcap = 0, nshas = 0;
+    int rc = SB_OK;
+    if (!by_id || !shas) {
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < ncs; i++)
+        by_id[i] = &cs[i];
+    qsort(by_id, ncs, sizeof *by_id, cmp_commit_id);
+    for (size_t i = 0; i < p->n; i++) {
+        sb_rg_commit_rec key = {p->v[i].base_commit, NULL, 0};
+        const sb_rg_commit_rec *kp = &key;
+        const sb_rg_commit_rec **c = ncs ? bsearch(&kp, by_id, ncs, sizeof *by_id, cmp_commit_id) : NULL;
+        if (!c) {
+            rc = sb_error_set(err, sb_db_path(db), NULL, "a stored regression step names no stored commit");
+            goto done;
+        }
+        shas[i] = p->v[i].base_sha = (*c)->sha;
+    }
+    qsort(shas, p->n, sizeof *shas, cmp_str_ptr);
+    for (size_t i = 0; i < p->n; i++)
+        if (!nshas || strcmp(shas[nshas - 1], shas[i]) != 0)
+            shas[nshas++] = shas[i];
+    for (size_t i = 0; i < nshas && rc == SB_OK; i++)
+        rc = sb_rg_commit_run_ids(db, shas[i], &bids, &nb, &bcap, err);
+    sb_result_filter all = {0};
+    if (rc == SB_OK)
+        rc = sb_results_load_ids(db, &all, bids, nb, &p->base, err);
+    if (rc == SB_OK && !(base = malloc((p->base.n ? p->base.n : 1) * sizeof *base)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc != SB_OK)
+        goto done;
+    for (size_t i = 0; i < p->base.n; i++)
+        base[i] = &p->base.v[i];
+    qsort(base, p->base.n, sizeof *base, cmp_run_group);
+    size_t kept = 0;
+    for (size_t i = 0; i < p->n && rc == SB_OK; i++) {
+        tail_group t = p->v[i];
+        const sb_result *rep = p->fresh[t.fresh_at];
+        size_t lo = 0, hi = p->base.n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cmp_group_of(base[mid], rep) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (!(t.runs = malloc((p->base.n - lo + t.nfresh) * sizeof *t.runs))) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
+        for (size_t k = lo; k < p->base.n && cmp_group_of(base[k], rep) == 0; k++)
+            if (strcmp(base[k]->git_sha, t.base_sha) == 0)
+                t.runs[t.n++] = base[k];
+        if (!tail_holds(p, &t, t.runs, t.n)) {
+            free(t.runs);
+            rc = sb_rg_group_run_ids(db, rep->case_key, rep->provider, rep->sku, ids, nids, idcap, err);
+            continue;
+        }
+        for (size_t k = 0; k < t.nfresh; k++)
+            t.runs[t.n++] = p->fresh[t.fresh_at + k];
+        p->runs += t.n;
+        p->v[kept++] = t;
+    }
+    p->n = kept;
+done:
+    free(by_id);
+    free(shas);
+    free(base);
+    free(bids);
+    return rc;
+}
+
+/* Splits the series touched by the new runs fresh: the groups whose new
+ * runs extend their stored steps (tail_group) into p, the others, walked
+ * whole, as their run ids into *ids. cs: the stored commits, ord the
+ * order of the update. */
+static int plan_tails(sb_db *db, const sb_result_set *fresh, const sb_rg_commit_rec *cs, size_t ncs,
+                      const sb_rg_order *ord, tail_plan *p, long long **ids, size_t *nids, sb_error *err)
+{
+    memset(p, 0, sizeof *p);
+    *ids = NULL;
+    *nids = 0;
+    size_t idcap = 0, nf = 0;
+    sb_rg_group_rec *g = NULL;
+    size_t ng = 0;
+    sb_rg_steps_reader *rd = NULL;
+    /* the newest stored commit in either order */
+    long max_rank = -1;
+    long long max_git = -1;
+    for (size_t i = 0; i < ncs; i++) {
+        const commit_pos *c = order_find(ord, cs[i].sha);
+        if (c && (long)c->rank > max_rank)
+            max_rank = (long)c->rank;
+        if (c && c->git > max_git)
+            max_git = c->git;
+    }
+    int rc = SB_OK;
+    p->fresh = malloc((fresh->n ? fresh->n : 1) * sizeof *p->fresh);
+    p->v = malloc((fresh->n ? fresh->n : 1) * sizeof *p->v);
+    if (!p->fresh || !p->v)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    /* the runs a walk takes: known commits, not paired confirmations */
+    for (size_t i = 0; rc == SB_OK && i < fresh->n; i++)
+        if (order_find(ord, fresh->v[i].git_sha) && strcmp(fresh->v[i].suite, SB_RG_CONFIRM_SUITE) != 0)
+            p->fresh[nf++] = &fresh->v[i];
+    if (rc == SB_OK) {
+        qsort(p->fresh, nf, sizeof *p->fresh, cmp_run_group);
+        rc = sb_rg_groups_read(db, &g, &ng, err);
+    }
+    if (rc == SB_OK && ng)
+        qsort(g, ng, sizeof *g, cmp_group_rec);
+    if (rc == SB_OK)
+        rc = sb_rg_steps_reader_open(db, &rd, err);
+    for (size_t a = 0; a < nf && rc == SB_OK;) {
+        size_t b = a + 1;
+        while (b < nf && cmp_group_of(p->fresh[a], p->fresh[b]) == 0)
+            b++;
+        const sb_result *r = p->fresh[a];
+        sb_rg_group_rec key = {0, (char *)r->case_key, (char *)r->provider, (char *)r->sku, 0, 0};
+        const sb_rg_group_rec *gr = ng ? bsearch(&key, g, ng, sizeof *g, cmp_group_rec) : NULL;
+        last_step last = {0};
+        int tail = gr && gr->series_git + gr->series_measured == 1;
+        if (tail)
+            rc = sb_rg_steps_read_last(rd, gr->grp, keep_last, &last, err);
+        tail = tail && rc == SB_OK && last.found && last.s.old_run >= 0 &&
+               last.s.verdict != SB_RG_SINGLE_COMMIT;
+        for (size_t k = a; tail && k < b; k++) {
+            const commit_pos *c = order_find(ord, p->fresh[k]->git_sha);
+            tail = gr->series_git ? c->git >= 0 && c->git > max_git : (long)c->rank > max_rank;
+        }
+        if (tail)
+            p->v[p->n++] = (tail_group){gr->grp, gr->series_git != 0,
+                                        last.s.verdict == SB_RG_NOW_FAILING ? last.s.old_commit
+                                                                            : last.s.new_commit,
+                                        NULL, NULL, 0, a, b - a};
+        else if (rc == SB_OK)
+            rc = sb_rg_group_run_ids(db, r->case_key, r->provider, r->sku, ids, nids, &idcap, err);
+        a = b;
+    }
+    sb_rg_steps_reader_close(rd);
+    sb_rg_groups_free(g, ng);
+    if (rc == SB_OK && p->n)
+        rc = tail_runs(db, cs, ncs, p, ids, nids, &idcap, err);
     return rc;
 }
 
@@ -1668,6 +1981,7 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
     sb_rg_order ord = {0};
     long long *ids = NULL;
     size_t nids = 0;
+    tail_plan plan = {0};
     int rc = stored_state(db, o, &then, &now, &found, &fresh, err);
     int full = !found || strcmp(then.rule_sha256, now.rule_sha256) != 0 || then.changes != now.changes ||
                then.schema != now.schema;
@@ -1690,9 +2004,9 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
             rc = update_order(db, cs, ncs, &fresh_runs, &ord, &moved, err);
         full = rc == SB_OK && moved;
         if (rc == SB_OK && !full)
-            rc = touched_run_ids(db, &fresh_runs, &ids, &nids, err);
-        /* where the touched series hold most runs, every run is read in
-         * one pass instead of by id */
+            rc = plan_tails(db, &fresh_runs, cs, ncs, &ord, &plan, &ids, &nids, err);
+        /* where the series walked whole hold most runs, every run is read
+         * in one pass instead of by id */
         if (rc == SB_OK && !full && nids > (size_t)(now.runs / 2))
             full = 1;
         if (rc == SB_OK && !full) {
@@ -1711,6 +2025,7 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
     if (rc == SB_OK && full) {
         sb_rg_order_free(&ord);
         sb_results_free(&set);
+        tail_plan_free(&plan);
         sb_result_filter f = {0};
         rc = sb_rg_clear(db, err);
         if (rc == SB_OK)
@@ -1727,15 +2042,16 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
         }
     }
     if (rc == SB_OK)
-        rc = store_walk(db, o, &set, &ord, err);
+        rc = store_walk(db, o, &set, &plan, &ord, err);
     if (rc == SB_OK)
         rc = sb_rg_state_write(db, &now, err);
     if (rc == SB_OK) {
         info->full = full;
-        info->runs_walked = set.n;
+        info->runs_walked = set.n + plan.runs;
         info->stored = 1;
     }
 done:
+    tail_plan_free(&plan);
     sb_rg_order_free(&ord);
     sb_rg_commits_free(cs, ncs);
     free(ids);
@@ -1747,20 +2063,51 @@ done:
     return SB_ERR;
 }
 
-/* What reading the stored steps builds: the rows (their runs not yet
- * loaded) and their keys. */
+/* What reading the stored steps builds: the figures and keys of every
+ * step, and the latest steps as rows (their runs not yet loaded). */
 typedef struct stored_read {
-    sb_rg_list *out;
-    size_t cap;
+    sb_rg_list *out;  /* the latest rows */
+    size_t cap;       /* of out->v and at */
+    size_t *at;       /* each latest row's index among the steps */
+    step_fig *figs;   /* every step */
     step_key *keys;
+    size_t n, nmax;   /* steps read, and counted before */
 } stored_read;
+
+static void stored_read_free(stored_read *sr)
+{
+    free(sr->at);
+    free(sr->figs);
+    free(sr->keys);
+    sr->at = NULL;
+    sr->figs = NULL;
+    sr->keys = NULL;
+}
 
 static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
 {
     stored_read *sr = ctx;
     sb_rg_list *l = sr->out;
-    if (l->n == sr->cap)
+    if (sr->n == sr->nmax)
         return sb_error_set(err, NULL, NULL, "more stored regression steps than counted");
+    /* p_adjusted as compare_cached leaves it, before adjust_steps */
+    sr->figs[sr->n] = (step_fig){s->p, s->p, s->rel_change, s->threshold, (unsigned char)s->verdict,
+                                 (unsigned char)s->cause, (unsigned char)s->threshold_from};
+    sr->keys[sr->n] = (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class, s->noise};
+    sr->n++;
+    if (!s->latest)
+        return SB_OK;
+    if (l->n == sr->cap) {
+        size_t nc = sr->cap ? sr->cap * 2 : 1024;
+        sb_rg_row *nv = realloc(l->v, nc * sizeof *nv);
+        if (nv)
+            l->v = nv;
+        size_t *na = nv ? realloc(sr->at, nc * sizeof *na) : NULL;
+        if (!na)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        sr->at = na;
+        sr->cap = nc;
+    }
     sb_rg_row *row = &l->v[l->n];
     row_init(row);
     row->verdict = (sb_rg_verdict)s->verdict;
@@ -1772,7 +2119,7 @@ static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
     row->n_new = (size_t)s->samples_new;
     row->range_commits = (long)s->range_commits;
     row->p = s->p;
-    row->p_adjusted = s->p; /* as compare_cached leaves it, before adjust_steps */
+    row->p_adjusted = s->p;
     row->rel_change = s->rel_change;
     row->threshold = s->threshold;
     if (*s->changed) {
@@ -1781,8 +2128,7 @@ static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
         if (!(row->changed = sb_text_pool_add(l->text, s->changed, strlen(s->changed), 1)))
             return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    sr->keys[l->n] = (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class, s->noise};
-    l->n++;
+    sr->at[l->n++] = sr->n - 1;
     return SB_OK;
 }
 
@@ -1795,26 +2141,25 @@ static int cmp_group_rec(const void *x, const void *y)
     return c ? c : strcmp(a->sku, b->sku);
 }
 
-/* Every stored step into out->v, groups in the order of their runs in a
- * result set, with their keys, the series counts and the cross-card
+/* Every stored step into sr (sr->out its list), groups in the order of
+ * their runs in a result set, with the series counts and the cross-card
  * thresholds in the order the steps met them. */
-static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err)
+static int read_steps(sb_db *db, stored_read *sr, sb_error *err)
 {
-    *keys = NULL;
+    sb_rg_list *out = sr->out;
     sb_rg_group_rec *g = NULL;
     size_t ng = 0, nsteps = 0;
     sb_rg_noise_rec *nz = NULL;
     size_t nnz = 0;
     sb_rg_steps_reader *rd = NULL;
-    stored_read sr = {out, 0, NULL};
     int rc = sb_rg_groups_read(db, &g, &ng, err);
     if (rc == SB_OK)
         rc = sb_rg_steps_count(db, &nsteps, err);
     if (rc == SB_OK) {
-        out->v = malloc((nsteps ? nsteps : 1) * sizeof *out->v);
-        sr.keys = malloc((nsteps ? nsteps : 1) * sizeof *sr.keys);
-        sr.cap = nsteps;
-        if (!out->v || !sr.keys)
+        sr->figs = malloc((nsteps ? nsteps : 1) * sizeof *sr->figs);
+        sr->keys = malloc((nsteps ? nsteps : 1) * sizeof *sr->keys);
+        sr->nmax = nsteps;
+        if (!sr->figs || !sr->keys)
             rc = sb_error_set(err, NULL, NULL, "out of memory");
     }
     if (rc == SB_OK && ng) /* no groups stored: g may be NULL */
@@ -1824,7 +2169,7 @@ static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err
     for (size_t i = 0; rc == SB_OK && i < ng; i++) {
         out->series_git += (size_t)g[i].series_git;
         out->series_measured += (size_t)g[i].series_measured;
-        rc = sb_rg_steps_read(rd, g[i].grp, stored_row, &sr, err);
+        rc = sb_rg_steps_read(rd, g[i].grp, stored_row, sr, err);
     }
     sb_rg_steps_reader_close(rd);
     sb_rg_groups_free(g, ng);
@@ -1833,8 +2178,8 @@ static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err
     if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     /* the thresholds in the order the walk noted them: as the steps met them */
-    for (size_t i = 0; rc == SB_OK && i < out->n && out->nnoise < nnz; i++) {
-        long long id = sr.keys[i].noise;
+    for (size_t i = 0; rc == SB_OK && i < sr->n && out->nnoise < nnz; i++) {
+        long long id = sr->keys[i].noise;
         if (!id)
             continue;
         size_t k = 0, seen = 0;
@@ -1856,12 +2201,7 @@ static int read_steps(sb_db *db, sb_rg_list *out, step_key **keys, sb_error *err
         e->comparisons = (size_t)nz[k].comparisons;
     }
     free(nz);
-    if (rc != SB_OK) {
-        free(sr.keys);
-        return rc;
-    }
-    *keys = sr.keys;
-    return SB_OK;
+    return rc;
 }
 
 static int cmp_result_id(const void *a, const void *b)
@@ -1883,20 +2223,19 @@ static const sb_result *find_run(const sb_result **by_id, size_t n, long long id
     return lo < n && by_id[lo]->run_id == id ? by_id[lo] : NULL;
 }
 
-/* Keeps the latest rows of out and points them at their runs, loaded by
- * id into out->runs. */
-static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, sb_error *err)
+/* Points the latest rows of out (row i the step at[i] of keys) at their
+ * runs, loaded by id into out->runs. */
+static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, const size_t *at, sb_error *err)
 {
     long long *ids = malloc((2 * out->n + 1) * sizeof *ids);
     if (!ids)
         return sb_error_set(err, NULL, NULL, "out of memory");
     size_t m = 0, nid = 0;
     for (size_t i = 0; i < out->n; i++) {
-        if (!out->v[i].latest)
-            continue;
-        if (keys[i].old_id >= 0)
-            ids[nid++] = keys[i].old_id;
-        ids[nid++] = keys[i].new_id;
+        const step_key *k = &keys[at[i]];
+        if (k->old_id >= 0)
+            ids[nid++] = k->old_id;
+        ids[nid++] = k->new_id;
     }
     if (!(out->runs = calloc(1, sizeof *out->runs))) {
         free(ids);
@@ -1914,15 +2253,14 @@ static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, sb_erro
         by_id[i] = &out->runs->v[i];
     qsort(by_id, out->runs->n, sizeof *by_id, cmp_result_id);
     for (size_t i = 0; i < out->n && rc == SB_OK; i++) {
-        if (!out->v[i].latest)
-            continue;
+        const step_key *k = &keys[at[i]];
         sb_rg_row r = out->v[i];
-        r.new_run = find_run(by_id, out->runs->n, keys[i].new_id);
-        r.old_run = keys[i].old_id >= 0 ? find_run(by_id, out->runs->n, keys[i].old_id) : NULL;
-        if (!r.new_run || (keys[i].old_id >= 0 && !r.old_run))
+        r.new_run = find_run(by_id, out->runs->n, k->new_id);
+        r.old_run = k->old_id >= 0 ? find_run(by_id, out->runs->n, k->old_id) : NULL;
+        if (!r.new_run || (k->old_id >= 0 && !r.old_run))
             rc = sb_error_set(err, sb_db_path(db), NULL,
                               "a stored regression step names run %lld, which is not stored",
-                              !r.new_run ? keys[i].new_id : keys[i].old_id);
+                              !r.new_run ? k->new_id : k->old_id);
         out->v[m++] = r;
     }
     out->n = m;
@@ -1941,20 +2279,32 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
         return SB_ERR;
     if (!fresh || (upto != LLONG_MAX && (then.undated || then.newest_epoch >= upto)))
         return SB_OK;
-    step_key *keys = NULL;
+    stored_read sr;
+    memset(&sr, 0, sizeof sr);
+    sr.out = out;
     sb_result_set cf = {0};
     sb_run_devices dev = {0};
     walk w;
     walk_init(&w, db, o, &dev, NULL, out);
-    int rc = read_steps(db, out, &keys, err);
+    int rc = read_steps(db, &sr, err);
     if (rc == SB_OK)
-        rc = drift_noise(out, keys, o, err);
+        rc = drift_noise(sr.figs, sr.n, sr.keys, o, err);
     if (rc == SB_OK)
-        rc = adjust_steps(out, keys, o, err);
+        rc = adjust_steps(sr.figs, sr.n, sr.keys, o, err);
     if (rc == SB_OK) {
-        sb_rg_drift_share(out, &out->drift_tested, &out->drift_flagged);
+        /* the drift counts of the whole history, as sb_rg_drift_share counts rows */
+        for (size_t i = 0; i < sr.n; i++) {
+            const step_fig *f = &sr.figs[i];
+            if (f->cause != SB_RG_DRIFT)
+                continue;
+            out->drift_tested += f->verdict == SB_RG_REGRESSION || f->verdict == SB_RG_IMPROVEMENT ||
+                                 f->verdict == SB_RG_NO_CHANGE;
+            out->drift_flagged += f->verdict == SB_RG_REGRESSION || f->verdict == SB_RG_IMPROVEMENT;
+        }
+        for (size_t i = 0; i < out->n; i++)
+            fig_apply(&sr.figs[sr.at[i]], &out->v[i]);
         out->latest_only = 1;
-        rc = keep_latest(db, out, keys, err);
+        rc = keep_latest(db, out, sr.keys, sr.at, err);
     }
     /* the regressions confirmed or refuted by paired runs: those runs
      * only, with their cards */
@@ -1969,7 +2319,7 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
     sb_results_free(&cf);
-    free(keys);
+    stored_read_free(&sr);
     if (rc != SB_OK) {
         sb_rg_free(out);
         return SB_ERR;

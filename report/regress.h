@@ -268,8 +268,12 @@ int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err);
  * full 1 when it walked every series (the first time, or after runs were
  * forgotten, the commits table changed, runs of measuring sessions were
  * stored, a stored commit's first measured time moved or o's rule
- * changed), else only the series of the runs stored since; runs_walked
- * the result runs of the series it walked. */
+ * changed), else only the series of the runs stored since: a series of
+ * one protocol and environment whose new runs all come at commits after
+ * its stored ones goes on from its last stored step (the runs of the
+ * commit that step ends at, or starts from where that commit only failed,
+ * and the new runs are walked, the steps appended), any other is walked
+ * whole; runs_walked the result runs it walked. */
 typedef struct sb_rg_update_info {
     int stored, full;
     size_t runs_walked;

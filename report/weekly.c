@@ -1628,8 +1628,13 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     {
         sb_buf plot = SB_BUF_INIT;
         sb_result_set own_all = {0};
-        int trc = o->all ? SB_OK : sb_results_load(db, NULL, &own_all, err);
-        if (trc == SB_OK && !o->all)
+        /* the op-level rows beside the training steps take the newest
+         * run of each series, as report geomean reads them (series_latest),
+         * and only where the week has training runs: every run read here
+         * made the weekly grow with the database */
+        int own = !o->all && tr.n > 0;
+        int trc = own ? sb_results_load_latest(db, NULL, &own_all, err) : SB_OK;
+        if (trc == SB_OK && own)
             trc = sb_plaus_mark(&pr, &own_all, err);
         sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &own_all, NULL};
         char tname[64];

@@ -9,8 +9,12 @@ read after) and with `--suite synthetic` (the same runs, walked whole
 without the stored steps): the two Markdown lists and JSON documents must
 be the same bytes. This is checked after the first report, after runs of
 a few series are added (only those series are walked again), after a run
-is forgotten and after a commits import (every series walked again).
+is forgotten and after a commits import (every series walked again),
+and after sweeps of every series at a new commit (each series' steps
+extended from its stored last one, in first-measured and in git order,
+and walked whole where the new commit leaves git order).
 Each time the stored basis must name the database's runs as they are."""
+import hashlib
 import os
 import shutil
 import sqlite3
@@ -62,6 +66,11 @@ try:
     gen_runs(40, True)
     n1 = check("40 runs added")
     assert n1 > n0, (n0, n1)
+    # a sweep of every series at a new commit: each series' steps go on
+    # from its stored last step
+    gen_runs(1728, True)
+    n2 = check("a sweep of 1728 runs added")
+    assert n2 > n1, (n1, n2)
     c = sqlite3.connect(db)
     victim = c.execute("SELECT max(run_id) FROM configs WHERE provider = 'liger'").fetchone()[0]
     c.close()
@@ -70,6 +79,10 @@ try:
     c = sqlite3.connect(db)
     shas = [r[0] for r in c.execute("SELECT git_sha FROM provenance GROUP BY git_sha ORDER BY min(run_id)")]
     c.close()
+    # and the commit gen_site_db.py --append measures next, so that the
+    # sweep below follows git order
+    nxt = len([s for s in shas if s != "c" * 40])
+    shas.append(hashlib.sha1(b"commit %d" % nxt).hexdigest())
     log = os.path.join(work, "commits.txt")
     with open(log, "w") as f:
         # newest first, as git log writes it: each commit's parent is the one before it
@@ -77,5 +90,9 @@ try:
             f.write("%s %s %d\n" % (shas[i], shas[i - 1] if i else "", 1700000000 + i))
     run("commits", "import", "--db", db, log, ok=(0,))
     check("commits imported")
+    gen_runs(1728, True)
+    check("a sweep of 1728 runs at a commit in git order added")
+    gen_runs(1728, True)
+    check("a sweep of 1728 runs at a commit git does not know added")
 finally:
     shutil.rmtree(work)
