@@ -245,6 +245,30 @@ void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, cons
     sb_buf_puts(b, "</nav>\n");
 }
 
+void site_pager_open(sb_buf *b, size_t page, int more, site_page_name_fn fn, const void *arg)
+{
+    char name[512];
+    sb_buf_puts(b, "<nav class=\"pager\">");
+    if (page > 1) {
+        fn(name, sizeof name, 1, arg);
+        sb_buf_puts(b, "<a href=\"");
+        site_esc(b, name);
+        sb_buf_puts(b, "\">first</a> ");
+        fn(name, sizeof name, page - 1, arg);
+        sb_buf_puts(b, "<a href=\"");
+        site_esc(b, name);
+        sb_buf_puts(b, "\" rel=\"prev\">previous</a> ");
+    }
+    sb_buf_printf(b, "<span>page %zu</span>", page);
+    if (more) {
+        fn(name, sizeof name, page + 1, arg);
+        sb_buf_puts(b, " <a href=\"");
+        site_esc(b, name);
+        sb_buf_puts(b, "\" rel=\"next\">next</a>");
+    }
+    sb_buf_puts(b, "</nav>\n");
+}
+
 /* ---- writing files --------------------------------------------------- */
 
 int site_make_dir(site_ctx *c, char *path, sb_error *err)

@@ -156,6 +156,11 @@ void site_op_path(char *buf, size_t size, const char *op);                     /
  * file name of page i (1-based) relative to the page's folder. */
 typedef void (*site_page_name_fn)(char *buf, size_t size, size_t page, const void *arg);
 void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg);
+/* The pager of a page of a listing that grows at its end: "page 3",
+ * first/prev, and next where more pages follow (more), but no page count
+ * and no last page, so that the page reads the same once pages are
+ * added after it. */
+void site_pager_open(sb_buf *b, size_t page, int more, site_page_name_fn fn, const void *arg);
 
 /* The pages of a listing keyed by two names (a case and a SKU, an op and
  * a SKU): path gives page i's path from the site root, and
