@@ -103,6 +103,10 @@ void site_fps_free(site_fps *s);
 int site_fp_hex(const sb_buf *inputs, char fp[SITE_FP_SIZE], sb_error *err);
 /* 1: the earlier site has group key with fingerprint fp. */
 int site_fp_unchanged(const site_ctx *c, const char *key, const char *fp);
+/* The earlier site's key that starts with prefix and has fingerprint
+ * fp (a key can carry what a group's page elsewhere needs of it, as a
+ * week's counts for the weekly index); NULL: none. */
+const char *site_fp_find(const site_ctx *c, const char *prefix, const char *fp);
 /* Links the earlier site's file rel into the new one; *found = 0 when the
  * earlier site has none (nothing done). */
 int site_take_over(site_ctx *c, const char *rel, int *found, sb_error *err);
