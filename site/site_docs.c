@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "csv_rows.h"
+#include "dir_names.h"
 #include "forge_kernels.h"
 #include "home.h"
 #include "isoweek.h"
@@ -612,43 +613,37 @@ static int weekly_page(site_ctx *c, const char *dir, const char *name, const sb_
 
 /* ---- what a week's writeup is built from ---- */
 
+/* The names in dir, sorted (core/dir_names.h); SB_ERR: the folder cannot
+ * be read, or out of memory. */
+static int list_dir(const char *dir, char ***names, size_t *n, sb_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return sb_error_set(err, dir, NULL, "cannot read: %s", strerror(errno));
+    int rc = sb_dir_read_names(d, dir, names, n, err);
+    closedir(d);
+    return rc;
+}
+
 /* The files under dir (rel names them in the hash) into in, as "rel
  * SHA-256" lines in name order: the templates, tables and data files
  * report/ reads while it writes a week. */
 static int hash_tree(const char *dir, const char *rel, sb_buf *in, int depth, sb_error *err)
 {
+    char **names;
+    size_t n;
     if (depth > 8)
         return SB_OK;
-    DIR *d = opendir(dir);
-    if (!d)
-        return sb_error_set(err, dir, NULL, "cannot read: %s", strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
+    if (list_dir(dir, &names, &n, err) != SB_OK)
+        return SB_ERR;
     int rc = SB_OK;
-    struct dirent *e;
-    while ((e = readdir(d)) && rc == SB_OK) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            char **nv = realloc(names, cap * sizeof *nv);
-            if (!nv) {
-                rc = sb_error_set(err, NULL, NULL, "out of memory");
-                break;
-            }
-            names = nv;
-        }
-        if (!(names[n] = strdup(e->d_name)))
-            rc = sb_error_set(err, NULL, NULL, "out of memory");
-        else
-            n++;
-    }
-    closedir(d);
-    if (n)
-        qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         char path[4096], sub[4096], hex[SB_SHA256_HEX_LEN + 1];
         struct stat st;
+        if (names[i][0] == '.')
+            continue;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
         if (stat(path, &st) != 0)
@@ -658,9 +653,7 @@ static int hash_tree(const char *dir, const char *rel, sb_buf *in, int depth, sb
         else if (S_ISREG(st.st_mode) && (rc = sb_sha256_file_hex(path, hex, err)) == SB_OK)
             sb_buf_printf(in, "%s %s\n", sub, hex);
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    sb_dir_names_free(names, n);
     return rc;
 }
 
@@ -791,62 +784,31 @@ static int weekly_fps(site_ctx *c, const int *weeks, size_t n, char (*fps)[SITE_
     return rc;
 }
 
-/* The files of the earlier site's weekly/ folder, sorted (NULL-ended;
- * NULL when there is no earlier site to take weeks over from). */
-static char **old_weekly_files(const site_ctx *c)
+/* The files of the earlier site's weekly/ folder, sorted, into *files
+ * (*n of them; none where there is no earlier site to take weeks over
+ * from, or its folder cannot be read: then every week is written). */
+static void old_weekly_files(const site_ctx *c, char ***files, size_t *n)
 {
-    if (!c->old || !c->old->n)
-        return NULL;
     char dir[4608];
+    sb_error ignored;
+    *files = NULL;
+    *n = 0;
+    if (!c->old || !c->old->n)
+        return;
     snprintf(dir, sizeof dir, "%s/weekly", c->old_dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    char **v = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    int ok = 1;
-    while (ok && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (n + 1 >= cap) {
-            cap = cap ? 2 * cap : 64;
-            char **nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                ok = 0;
-                break;
-            }
-            v = nv;
-        }
-        if (!(v[n] = strdup(e->d_name)))
-            ok = 0;
-        else
-            n++;
-    }
-    closedir(d);
-    if (!ok) {
-        for (size_t i = 0; i < n; i++)
-            free(v[i]);
-        free(v);
-        return NULL;
-    }
-    if (!v)
-        return NULL;
-    qsort(v, n, sizeof *v, cmp_str);
-    v[n] = NULL;
-    return v;
+    list_dir(dir, files, n, &ignored);
 }
 
 /* The week's files (NAME.md, NAME-appendix.html, ...) from the earlier
  * site, where its writeup was built from the same (fp) there: *taken =
  * 1 and the week's counts in *sum. */
-static int take_over_week(site_ctx *c, char *const *files, const char *name, const char *fp,
-                          sb_weekly_summary *sum, int *taken, sb_error *err)
+static int take_over_week(site_ctx *c, char *const *files, size_t nfiles, const char *name,
+                          const char *fp, sb_weekly_summary *sum, int *taken, sb_error *err)
 {
     char prefix[64];
     *taken = 0;
     snprintf(prefix, sizeof prefix, "weekly/%s ", name);
-    const char *key = files ? site_fp_find(c, prefix, fp) : NULL;
+    const char *key = nfiles ? site_fp_find(c, prefix, fp) : NULL;
     memset(sum, 0, sizeof *sum);
     if (!key || sscanf(key + strlen(prefix),
                        "runs=%zu passing=%zu failed=%zu skipped=%zu training=%zu regressions=%zu",
@@ -854,7 +816,7 @@ static int take_over_week(site_ctx *c, char *const *files, const char *name, con
                        &sum->regressions) != 6)
         return SB_OK;
     size_t len = strlen(name), found = 0;
-    for (size_t i = 0; files[i]; i++) {
+    for (size_t i = 0; i < nfiles; i++) {
         if (strncmp(files[i], name, len) || (files[i][len] != '.' && files[i][len] != '-'))
             continue;
         char rel[4096];
@@ -900,7 +862,9 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     json_object_set_new(d, "weeks", rows);
     json_object_set_new(d, "has_weeks", json_boolean(n > 0));
     char(*fps)[SITE_FP_SIZE] = malloc((n + 1) * sizeof *fps);
-    char **files = old_weekly_files(c);
+    char **files;
+    size_t nfiles;
+    old_weekly_files(c, &files, &nfiles);
     if (!fps)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     else
@@ -910,7 +874,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         char name[16];
         int taken = 0;
         sb_isoweek_format(weeks[i] / 100, weeks[i] % 100, name, sizeof name);
-        if (take_over_week(c, files, name, fps[i], &sum, &taken, err) != SB_OK) {
+        if (take_over_week(c, files, nfiles, name, fps[i], &sum, &taken, err) != SB_OK) {
             rc = SB_ERR;
             break;
         }
@@ -975,9 +939,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     sb_buf_free(&b);
     free(weeks);
     free(fps);
-    for (size_t i = 0; files && files[i]; i++)
-        free(files[i]);
-    free(files);
+    sb_dir_names_free(files, nfiles);
     return rc;
 }
 
