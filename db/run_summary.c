@@ -42,6 +42,40 @@ int sb_run_finish_days(sb_db *handle, sb_run_day_fn fn, void *ctx, sb_error *err
     return rc;
 }
 
+int sb_run_other_stamp(sb_db *handle, const char *suite, const char *op, sb_buf *out, sb_error *err)
+{
+    static const char *const SQL[] = {
+        "SELECT schema, count(*), max(id) FROM runs WHERE schema <> 'solbook.result.v1'"
+        " GROUP BY schema ORDER BY schema",
+        "SELECT (SELECT count(*) FROM configs c JOIN profiler_metrics p ON p.run_id = c.run_id"
+        " WHERE c.suite = ?1 AND c.op = ?2), (SELECT count(*) FROM commits),"
+        " (SELECT count(*) FROM run_sessions)",
+    };
+    sqlite3 *db = sb_db_handle(handle);
+    for (size_t i = 0; i < sizeof SQL / sizeof *SQL; i++) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, SQL[i], -1, &st, NULL) != SQLITE_OK)
+            return sb_db_conn_fail(db, err, "query failed");
+        if (i == 1) {
+            sqlite3_bind_text(st, 1, suite, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+        }
+        int s;
+        while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+            for (int k = 0; k < sqlite3_column_count(st); k++) {
+                const char *v = (const char *)sqlite3_column_text(st, k);
+                sb_buf_puts(out, v ? v : "-");
+                sb_buf_putc(out, k + 1 < sqlite3_column_count(st) ? ' ' : '\n');
+            }
+        }
+        int rc = s == SQLITE_DONE ? SB_OK : sb_db_conn_fail(db, err, "query failed");
+        sqlite3_finalize(st);
+        if (rc != SB_OK)
+            return SB_ERR;
+    }
+    return SB_OK;
+}
+
 struct sb_run_hash_lookup {
     sqlite3 *db;
     sqlite3_stmt *st;

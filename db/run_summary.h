@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "store.h"
+#include "strbuf.h"
 
 /* Calls fn for each (schema, status) with its run count, in schema then
  * status order. */
@@ -19,6 +20,15 @@ int sb_run_kind_counts(sb_db *db, sb_run_kind_count_fn fn, void *ctx, sb_error *
  * provenance.finished_at) a run finished on, in order. */
 typedef void (*sb_run_day_fn)(void *ctx, const char *day);
 int sb_run_finish_days(sb_db *db, sb_run_day_fn fn, void *ctx, sb_error *err);
+
+/* What a result run's id does not pin down, as text lines into out: the
+ * runs other than results (calibrations, training) by schema, with their
+ * count and largest id; the Nsight Compute values of the runs of suite
+ * and op (an ncu import adds them to runs already stored), counted; and
+ * the rows of the tables that belong to no one run (commits,
+ * run_sessions), counted. The site's weekly writeups hash it into what
+ * they were built from. */
+int sb_run_other_stamp(sb_db *db, const char *suite, const char *op, sb_buf *out, sb_error *err);
 
 /* Runs by content_sha256 prefix: one statement for many look-ups. */
 typedef struct sb_run_hash_lookup sb_run_hash_lookup;

@@ -257,9 +257,9 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         !(packets = side_start(&c, site_build_packets, err)) ||
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
         sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
-        !(weekly = side_start(&c, site_build_weekly, err)) ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
+        !(weekly = side_start(&c, site_build_weekly, err)) ||
         site_build_overview(&c, err) != SB_OK || site_build_ops(&c, err) != SB_OK ||
         site_build_history(&c, err) != SB_OK ||
         site_build_regressions(&c, err) != SB_OK || site_build_plausibility(&c, err) != SB_OK ||

@@ -7,18 +7,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "csv_rows.h"
+#include "dir_names.h"
 #include "forge_kernels.h"
 #include "home.h"
 #include "isoweek.h"
 #include "json_file.h"
+#include "note.h"
 #include "packet.h"
 #include "plaus_reads_db.h"
 #include "plausible.h"
+#include "result_filter.h"
 #include "results_query.h"
 #include "run_reader_db.h"
 #include "run_summary.h"
+#include "sha256.h"
 #include "site.h"
 #include "site_parts.h"
 #include "training.h"
@@ -610,6 +615,230 @@ static int weekly_page(site_ctx *c, const char *dir, const char *name, const sb_
     return rc;
 }
 
+/* ---- what a week's writeup is built from ---- */
+
+/* The names in dir, sorted (core/dir_names.h); SB_ERR: the folder cannot
+ * be read, or out of memory. */
+static int list_dir(const char *dir, char ***names, size_t *n, sb_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return sb_error_set(err, dir, NULL, "cannot read: %s", strerror(errno));
+    int rc = sb_dir_read_names(d, dir, names, n, err);
+    closedir(d);
+    return rc;
+}
+
+/* The files under dir (rel names them in the hash) into in, as "rel
+ * SHA-256" lines in name order: the templates, tables and data files
+ * report/ reads while it writes a week. */
+static int hash_tree(const char *dir, const char *rel, sb_buf *in, int depth, sb_error *err)
+{
+    char **names;
+    size_t n;
+    if (depth > 8)
+        return SB_OK;
+    if (list_dir(dir, &names, &n, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        char path[4096], sub[4096], hex[SB_SHA256_HEX_LEN + 1];
+        struct stat st;
+        if (names[i][0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (stat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            rc = hash_tree(path, sub, in, depth + 1, err);
+        else if (S_ISREG(st.st_mode) && (rc = sb_sha256_file_hex(path, hex, err)) == SB_OK)
+            sb_buf_printf(in, "%s %s\n", sub, hex);
+    }
+    sb_dir_names_free(names, n);
+    return rc;
+}
+
+/* A run as a writeup reads it: its id (a stored document does not
+ * change under it), whether it passes and is plausible, and its kernel
+ * time (an nsys import can give a stored run one). */
+static void fp_run(sb_buf *in, char set, const sb_result *r)
+{
+    long long v[3] = {r->run_id, r->implausible, r->passing};
+    sb_buf_putc(in, set);
+    sb_buf_add(in, (const char *)v, sizeof v);
+    sb_buf_add(in, (const char *)&r->kernel_median_ms, sizeof r->kernel_median_ms);
+}
+
+/* What every week's writeup depends on beyond the runs up to its end, as
+ * a fingerprint: the data files, the options, what a result run's id does
+ * not pin down (sb_run_other_stamp), and the runs a writeup reads
+ * whenever they finished: the GEMM spec runs of its note (the gate as it
+ * stands) and the runs of measuring sessions (a later re-measure confirms
+ * an earlier change). */
+static int weekly_base_fp(site_ctx *c, char fp[SITE_FP_SIZE], sb_error *err)
+{
+    sb_buf in = SB_BUF_INIT;
+    char data[4096];
+    int rc = sb_data_path(data, sizeof data, ".", err);
+    if (rc == SB_OK)
+        rc = hash_tree(data, "data", &in, 0, err);
+    if (rc == SB_OK) {
+        sb_buf_printf(&in, "db %s\nbaseline %s\nalpha %.17g\nmin_effect %.17g\nrepo %s\n",
+                      c->o->db_label ? c->o->db_label : c->o->db_path,
+                      c->o->baseline ? c->o->baseline : "-", c->rg_opts.alpha, c->rg_opts.min_effect,
+                      c->rg_opts.repo_url ? c->rg_opts.repo_url : "-");
+        sb_result_filter f = sb_note_filter();
+        rc = sb_run_other_stamp(c->db, f.suite, f.op, &in, err);
+    }
+    if (rc == SB_OK) {
+        sb_result_filter f = sb_note_filter();
+        const sb_result_set *s = &c->set;
+        for (size_t i = 0; i < s->n; i++)
+            if (sb_result_matches(&s->v[i], &f))
+                fp_run(&in, 'g', &s->v[i]);
+        for (size_t i = 0; i < s->n_left_out; i++)
+            if (sb_result_matches(&s->left_out[i], &f))
+                fp_run(&in, 'G', &s->left_out[i]);
+        s = &c->session_set;
+        for (size_t i = 0; i < s->n; i++)
+            fp_run(&in, 's', &s->v[i]);
+        for (size_t i = 0; i < s->n_left_out; i++)
+            fp_run(&in, 'S', &s->left_out[i]);
+        rc = site_fp_hex(&in, fp, err);
+    }
+    sb_buf_free(&in);
+    return rc;
+}
+
+static int cmp_run_time(const void *x, const void *y)
+{
+    const sb_result *a = *(const sb_result *const *)x, *b = *(const sb_result *const *)y;
+    if (a->finished_epoch != b->finished_epoch)
+        return a->finished_epoch < b->finished_epoch ? -1 : 1;
+    return (a->run_id > b->run_id) - (a->run_id < b->run_id);
+}
+
+static int cmp_commit_time(const void *x, const void *y)
+{
+    const site_commit *a = *(const site_commit *const *)x, *b = *(const site_commit *const *)y;
+    if (a->first != b->first)
+        return a->first < b->first ? -1 : 1;
+    return strcmp(a->sha, b->sha);
+}
+
+/* The fingerprint of each week's writeup (weeks[i], increasing) into
+ * fps[i]: the base, the week, and every result run that finished by the
+ * week's end (whether it passes and is plausible: a stored run does not
+ * change under its id) with the commits first measured by then and their
+ * place in git order. The runs are taken in time order and chained a
+ * week at a time, so all the weeks cost one pass. */
+static int weekly_fps(site_ctx *c, const int *weeks, size_t n, char (*fps)[SITE_FP_SIZE], sb_error *err)
+{
+    char base[SITE_FP_SIZE], chain[SITE_FP_SIZE] = "";
+    if (weekly_base_fp(c, base, err) != SB_OK)
+        return SB_ERR;
+    size_t nr = c->set.n + c->set.n_left_out;
+    const sb_result **runs = malloc((nr + 1) * sizeof *runs);
+    const site_commit **cms = malloc((c->commits.n + 1) * sizeof *cms);
+    if (!runs || !cms) {
+        free(runs);
+        free(cms);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < c->set.n; i++)
+        runs[i] = &c->set.v[i];
+    for (size_t i = 0; i < c->set.n_left_out; i++)
+        runs[c->set.n + i] = &c->set.left_out[i];
+    for (size_t i = 0; i < c->commits.n; i++)
+        cms[i] = &c->commits.v[i];
+    if (nr)
+        qsort(runs, nr, sizeof *runs, cmp_run_time);
+    if (c->commits.n)
+        qsort(cms, c->commits.n, sizeof *cms, cmp_commit_time);
+    size_t r = 0, k = 0;
+    int rc = SB_OK;
+    sb_buf in = SB_BUF_INIT;
+    for (size_t w = 0; w < n && rc == SB_OK; w++) {
+        long long start, end;
+        char name[16];
+        sb_isoweek_range(weeks[w] / 100, weeks[w] % 100, &start, &end);
+        sb_isoweek_format(weeks[w] / 100, weeks[w] % 100, name, sizeof name);
+        sb_buf_reset(&in);
+        sb_buf_puts(&in, chain);
+        for (; r < nr && runs[r]->finished_epoch <= end; r++)
+            fp_run(&in, 'r', runs[r]);
+        for (; k < c->commits.n && cms[k]->first <= end; k++) {
+            long long v[2] = {cms[k]->git, cms[k]->committed_at};
+            sb_buf_add(&in, cms[k]->sha, strlen(cms[k]->sha) + 1);
+            sb_buf_add(&in, (const char *)v, sizeof v);
+        }
+        rc = site_fp_hex(&in, chain, err);
+        if (rc == SB_OK) {
+            sb_buf_reset(&in);
+            sb_buf_printf(&in, "%s %s %lld %s", base, name, end, chain);
+            rc = site_fp_hex(&in, fps[w], err);
+        }
+    }
+    sb_buf_free(&in);
+    free(runs);
+    free(cms);
+    return rc;
+}
+
+/* The files of the earlier site's weekly/ folder, sorted, into *files
+ * (*n of them; none where there is no earlier site to take weeks over
+ * from, or its folder cannot be read: then every week is written). */
+static void old_weekly_files(const site_ctx *c, char ***files, size_t *n)
+{
+    char dir[4608];
+    sb_error ignored;
+    *files = NULL;
+    *n = 0;
+    if (!c->old || !c->old->n)
+        return;
+    snprintf(dir, sizeof dir, "%s/weekly", c->old_dir);
+    list_dir(dir, files, n, &ignored);
+}
+
+/* The week's files (NAME.md, NAME-appendix.html, ...) from the earlier
+ * site, where its writeup was built from the same (fp) there: *taken =
+ * 1 and the week's counts in *sum. */
+static int take_over_week(site_ctx *c, char *const *files, size_t nfiles, const char *name,
+                          const char *fp, sb_weekly_summary *sum, int *taken, sb_error *err)
+{
+    char prefix[64];
+    *taken = 0;
+    snprintf(prefix, sizeof prefix, "weekly/%s ", name);
+    const char *key = nfiles ? site_fp_find(c, prefix, fp) : NULL;
+    memset(sum, 0, sizeof *sum);
+    if (!key || sscanf(key + strlen(prefix),
+                       "runs=%zu passing=%zu failed=%zu skipped=%zu training=%zu regressions=%zu",
+                       &sum->runs, &sum->passing, &sum->failed, &sum->skipped, &sum->training,
+                       &sum->regressions) != 6)
+        return SB_OK;
+    size_t len = strlen(name), found = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        if (strncmp(files[i], name, len) || (files[i][len] != '.' && files[i][len] != '-'))
+            continue;
+        char rel[4096];
+        int ok;
+        snprintf(rel, sizeof rel, "weekly/%s", files[i]);
+        if (site_take_over(c, rel, &ok, err) != SB_OK)
+            return SB_ERR;
+        if (!ok)
+            return sb_error_set(err, c->old_dir, NULL, "%s went away during the build", rel);
+        found++;
+    }
+    if (!found)
+        return sb_error_set(err, c->old_dir, NULL, "weekly/%s: the earlier site lists it but has no file of it",
+                            name);
+    *taken = 1;
+    return SB_OK;
+}
+
 int site_build_weekly(site_ctx *c, sb_error *err)
 {
     week_list wl = {NULL, 0, 0, 0};
@@ -636,7 +865,27 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     json_t *d = json_object(), *rows = json_array();
     json_object_set_new(d, "weeks", rows);
     json_object_set_new(d, "has_weeks", json_boolean(n > 0));
+    char(*fps)[SITE_FP_SIZE] = malloc((n + 1) * sizeof *fps);
+    char **files;
+    size_t nfiles;
+    old_weekly_files(c, &files, &nfiles);
+    if (!fps)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    else
+        rc = weekly_fps(c, weeks, n, fps, err);
     for (size_t i = n; i-- > 0 && rc == SB_OK;) {
+        sb_weekly_summary sum;
+        char name[16];
+        int taken = 0;
+        sb_isoweek_format(weeks[i] / 100, weeks[i] % 100, name, sizeof name);
+        if (take_over_week(c, files, nfiles, name, fps[i], &sum, &taken, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
+        if (taken) {
+            c->sum->weeks++;
+            goto row;
+        }
         sb_weekly_opts wo;
         memset(&wo, 0, sizeof wo);
         wo.year = weeks[i] / 100;
@@ -649,19 +898,27 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.sessions_all = &c->session_set;
         wo.rg_all = &c->rg;
         wo.snap = c->snap;
-        sb_weekly_summary sum;
-        sb_file_set files;
-        rc = sb_weekly_build(c->db, c->skus, &wo, &sum, &files, err);
+        sb_file_set built;
+        rc = sb_weekly_build(c->db, c->skus, &wo, &sum, &built, err);
         if (rc == SB_OK)
-            rc = sb_file_set_publish(&files, dir, SB_STAGE_MERGE, err);
-        sb_file_set_free(&files);
+            rc = sb_file_set_publish(&built, dir, SB_STAGE_MERGE, err);
+        sb_file_set_free(&built);
         if (rc != SB_OK)
             break;
         c->sum->weeks++;
-        char name[16];
-        sb_isoweek_format(wo.year, wo.week, name, sizeof name);
         if (weekly_page(c, dir, name, &sum, err) != SB_OK) {
             rc = SB_ERR;
+            break;
+        }
+    row:;
+        /* the week's counts go into its key, for the index of a build
+         * that takes the week over */
+        char key[256];
+        snprintf(key, sizeof key,
+                 "weekly/%s runs=%zu passing=%zu failed=%zu skipped=%zu training=%zu regressions=%zu", name,
+                 sum.runs, sum.passing, sum.failed, sum.skipped, sum.training, sum.regressions);
+        if (site_fps_add(&c->fps, key, fps[i]) != SB_OK) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
             break;
         }
         json_t *row = json_object();
@@ -688,6 +945,8 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         rc = site_page(c, "weekly/index.html", 1, "weekly", "weekly writeups", &b, err);
     sb_buf_free(&b);
     free(weeks);
+    free(fps);
+    sb_dir_names_free(files, nfiles);
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /* site_history.c - history of each case on each SKU across commits: the
  * chart of site_chart.c (medians and p20-p80 bands over commits in git
  * order, regressions and improvements marked), the verdicts of
- * report/regress.h, every run (newest first, paginated), and the index of
+ * report/regress.h, every run (oldest first, paginated: runs added at
+ * the end leave the earlier pages as they were), and the index of
  * histories. */
 #include <math.h>
 #include <stdio.h>
@@ -19,11 +20,14 @@ static int cmp_hist(const void *x, const void *y)
     if (!k)
         k = strcmp(a->sku, b->sku);
     if (!k && a->finished_epoch != b->finished_epoch)
-        k = a->finished_epoch < b->finished_epoch ? 1 : -1; /* newest first */
+        k = a->finished_epoch < b->finished_epoch ? -1 : 1; /* oldest first */
+    /* ties the other way round: read backwards (the verdict line, the
+     * table of steps), a history lists the newest first with its
+     * providers in order */
     if (!k)
-        k = strcmp(a->provider, b->provider);
+        k = strcmp(b->provider, a->provider);
     if (!k)
-        k = (a->run_id < b->run_id) - (a->run_id > b->run_id);
+        k = (a->run_id > b->run_id) - (a->run_id < b->run_id);
     return k;
 }
 
@@ -339,64 +343,108 @@ static void fp_step(sb_buf *in, char what, const rg_ref *f)
     sb_buf_add(in, r->changed ? r->changed : "", strlen(r->changed ? r->changed : "") + 1);
 }
 
-/* What the pages of one history are rendered from, its runs (a stored
- * run does not change under its id; one that leaves the result set
- * changes the ids), their commits' places on the chart and the
- * comparisons each run is part of, into a fingerprint; where the earlier
- * site has the same, its pages are taken over (*taken = 1). */
-static int take_over_history(site_ctx *c, const sb_result *const *runs, size_t cnt,
-                             const ref_index *ix, int *taken, sb_error *err)
+/* The case and SKU every page of a history names in its title (the
+ * same in every run of it), into a fingerprint's inputs, each with its
+ * NUL. */
+static void fp_head(sb_buf *in, const sb_result *head)
 {
-    const sb_result *head = runs[0];
-    sb_buf in = SB_BUF_INIT;
-    *taken = 0;
-    for (size_t k = 0; k < cnt; k++) {
-        const sb_result *r = runs[k];
-        const site_commit *cm = site_commits_find(&c->commits, r->git_sha);
-        fp_i(&in, r->run_id);
-        fp_i(&in, r->passing);
-        fp_i(&in, r->implausible);
-        sb_buf_putc(&in, cm ? 'c' : '-');
-        if (cm) {
-            fp_i(&in, cm->git);
-            fp_i(&in, cm->committed_at);
-            fp_i(&in, cm->rank);
-            fp_i(&in, cm->first);
-        }
-        fp_step(&in, 'n', find_ref(ix, r->run_id, 1));
-        fp_step(&in, 'o', find_ref(ix, r->run_id, 0));
+    const char *v[] = {head->op, head->mode, head->dtype, head->shape_key, head->params_json,
+                       head->sku};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        sb_buf_add(in, v[i] ? v[i] : "", strlen(v[i] ? v[i] : "") + 1);
+}
+
+/* A run's row as run_row shows it: the run (a stored run does not
+ * change under its id) and the change it marks, with the run it is
+ * against, or the run after it that marks one. Not the rest of the
+ * comparison: an adjusted p moves with every step added to the walk,
+ * and a row does not show it. */
+static void fp_row(sb_buf *in, const sb_result *r, const ref_index *ix)
+{
+    fp_i(in, r->run_id);
+    fp_i(in, r->passing);
+    fp_d(in, r->median_ms);
+    const rg_ref *fn = find_ref(ix, r->run_id, 1), *fo = find_ref(ix, r->run_id, 0);
+    if (fn && marks_change(fn->row)) {
+        fp_i(in, (long long)fn->row->verdict);
+        fp_i(in, fn->row->old_run ? fn->row->old_run->run_id : -1LL);
+    } else {
+        fp_i(in, -1LL);
     }
-    char key[600], fp[SITE_FP_SIZE];
-    site_history_path(key, sizeof key, head->case_key, head->sku, 1);
-    key[strlen(key) - 5] = '\0'; /* no ".html" */
+    fp_i(in, fo && marks_change(fo->row) ? fo->row->new_run->run_id : -1LL);
+}
+
+/* What page pg of a history is rendered from, into a fingerprint. Page 1
+ * carries the chart, the verdicts and every regression and improvement,
+ * so its inputs are the whole history: every run, whether it passes and
+ * is plausible, the place of its commit on the chart and its
+ * comparisons. A later page shows its own rows only, oldest first, and a
+ * pager that names no page count, so runs added at the end leave every
+ * page but the last (which gains a link to the next) and page 1 as they
+ * were. */
+static int history_page_fp(site_ctx *c, const sb_result *const *runs, size_t cnt, size_t pg,
+                           size_t pages, const ref_index *ix, char fp[SITE_FP_SIZE], sb_error *err)
+{
+    sb_buf in = SB_BUF_INIT;
+    fp_head(&in, runs[0]);
+    if (pg == 1) {
+        /* the lead names the newest run's arch and suite */
+        const char *v[] = {runs[cnt - 1]->arch, runs[cnt - 1]->suite};
+        for (size_t i = 0; i < 2; i++)
+            sb_buf_add(&in, v[i] ? v[i] : "", strlen(v[i] ? v[i] : "") + 1);
+        fp_i(&in, (long long)cnt);
+        for (size_t k = 0; k < cnt; k++) {
+            const sb_result *r = runs[k];
+            const site_commit *cm = site_commits_find(&c->commits, r->git_sha);
+            fp_row(&in, r, ix);
+            fp_step(&in, 'n', find_ref(ix, r->run_id, 1));
+            fp_step(&in, 'o', find_ref(ix, r->run_id, 0));
+            fp_i(&in, r->implausible);
+            fp_d(&in, r->p20_ms);
+            fp_d(&in, r->p80_ms);
+            sb_buf_putc(&in, cm ? 'c' : '-');
+            if (cm) {
+                fp_i(&in, cm->git);
+                fp_i(&in, cm->committed_at);
+                fp_i(&in, cm->rank);
+                fp_i(&in, cm->first);
+            }
+        }
+    } else {
+        fp_i(&in, (long long)pg);
+        fp_i(&in, pg < pages);
+        size_t from = (pg - 1) * c->page_rows, to = from + c->page_rows;
+        for (size_t k = from; k < to && k < cnt; k++)
+            fp_row(&in, runs[k], ix);
+    }
     int rc = site_fp_hex(&in, fp, err);
     sb_buf_free(&in);
-    if (rc != SB_OK)
+    return rc;
+}
+
+/* Page pg of a history from the earlier site, where it was rendered from
+ * the same (*taken = 1); its fingerprint goes into the manifest either
+ * way. */
+static int take_over_history_page(site_ctx *c, const sb_result *const *runs, size_t cnt, size_t pg,
+                                  size_t pages, const ref_index *ix, int *taken, sb_error *err)
+{
+    const sb_result *head = runs[0];
+    char key[600], fp[SITE_FP_SIZE];
+    *taken = 0;
+    if (history_page_fp(c, runs, cnt, pg, pages, ix, fp, err) != SB_OK)
         return SB_ERR;
+    site_history_path(key, sizeof key, head->case_key, head->sku, pg);
+    key[strlen(key) - 5] = '\0'; /* no ".html" */
     if (site_fps_add(&c->fps, key, fp) != SB_OK)
         return sb_error_set(err, NULL, NULL, "out of memory");
     if (!site_fp_unchanged(c, key, fp))
         return SB_OK;
-    /* every page or none: a page rendered again is never written through
-     * a link into the earlier site */
-    size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
-    for (size_t pg = 1; pg <= pages; pg++) {
-        char rel[600], path[8192];
-        site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
-        snprintf(path, sizeof path, "%s/%s", c->old_dir, rel);
-        if (access(path, F_OK) != 0)
-            return SB_OK;
-    }
-    for (size_t pg = 1; pg <= pages; pg++) {
-        char rel[600];
-        int found;
-        site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
-        if (site_take_over(c, rel, &found, err) != SB_OK)
-            return SB_ERR;
-        if (!found)
-            return sb_error_set(err, c->old_dir, NULL, "%s went away during the build", rel);
-    }
-    *taken = 1;
+    char rel[600];
+    int found;
+    site_history_path(rel, sizeof rel, head->case_key, head->sku, pg);
+    if (site_take_over(c, rel, &found, err) != SB_OK)
+        return SB_ERR;
+    *taken = found;
     return SB_OK;
 }
 
@@ -473,7 +521,7 @@ int site_build_history(site_ctx *c, sb_error *err)
                strcmp(ord[j + 1]->sku, ord[i]->sku) == 0)
             j++;
         size_t cnt = j - i + 1;
-        const sb_result *head = ord[i];
+        const sb_result *head = ord[j]; /* the newest */
         site_keyed_pages ha = {site_history_path, head->case_key, head->sku};
         /* verdicts of this group: rg rows whose new run is in it; the
          * newest step of each provider in a line, every regression and
@@ -487,7 +535,8 @@ int site_build_history(site_ctx *c, sb_error *err)
         json_t *d = json_object(), *latest = json_array(), *marked = json_array();
         json_object_set_new(d, "latest", latest);
         json_object_set_new(d, "steps", marked);
-        for (size_t k = i; k <= j; k++) {
+        /* newest first, as the verdict line and the table of steps read */
+        for (size_t k = j + 1; k-- > i;) {
             const rg_ref *f = find_ref(&rix, ord[k]->run_id, 1);
             if (!f)
                 continue;
@@ -511,41 +560,45 @@ int site_build_history(site_ctx *c, sb_error *err)
                 json_array_append_new(marked, step_row(c, r));
         }
         json_object_set_new(d, "has_steps", json_boolean(json_array_size(marked) > 0));
-        int taken = 0;
-        if (take_over_history(c, ord + i, cnt, &rix, &taken, err) != SB_OK) {
-            free(steps);
-            json_decref(d);
-            goto done;
-        }
-        if (taken) {
-            free(steps);
-            json_decref(d);
-            goto index_row;
-        }
-        /* the chart */
-        {
-            char ctitle[1024];
-            snprintf(ctitle, sizeof ctitle, "%s %s %s %s on %s: median over commits", head->op,
-                     head->mode, head->dtype, head->shape_key, head->sku);
-            sb_history_sort_steps(steps, nsteps);
-            size_t drawn = 0;
-            int git = 0;
-            sb_buf svg = SB_BUF_INIT;
-            site_history_chart(ord + i, cnt, &c->commits, steps, nsteps, ctitle, &svg, &drawn, &git);
-            sb_tpl_set_str(d, "chart", drawn ? sb_buf_str(&svg) : "");
-            json_object_set_new(d, "git_order", json_boolean(git));
-            sb_buf_free(&svg);
-        }
-        free(steps);
+        size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
         char opp[256];
         site_op_path(opp, sizeof opp, head->op);
         sb_tpl_set_str(d, "arch", head->arch);
         sb_tpl_set_str(d, "suite", head->suite);
         json_object_set_new(d, "runs", json_integer((json_int_t)cnt));
         sb_tpl_set_str(d, "op_href", opp);
-
-        size_t pages = (cnt + c->page_rows - 1) / c->page_rows;
+        {
+            char first[600];
+            site_keyed_page_name(first, sizeof first, 1, &ha);
+            sb_tpl_set_str(d, "first_href", first);
+        }
+        int charted = 0;
         for (size_t pg = 1; pg <= pages; pg++) {
+            int taken = 0;
+            if (take_over_history_page(c, ord + i, cnt, pg, pages, &rix, &taken, err) != SB_OK) {
+                free(steps);
+                json_decref(d);
+                goto done;
+            }
+            if (taken)
+                continue;
+            /* the chart, on page 1 only: it is the largest part of a
+             * history page, and every later page links to it */
+            if (pg == 1 && !charted) {
+                char ctitle[1024];
+                snprintf(ctitle, sizeof ctitle, "%s %s %s %s on %s: median over commits", head->op,
+                         head->mode, head->dtype, head->shape_key, head->sku);
+                sb_history_sort_steps(steps, nsteps);
+                size_t drawn = 0;
+                int git = 0;
+                sb_buf svg = SB_BUF_INIT;
+                site_history_chart(ord + i, cnt, &c->commits, steps, nsteps, ctitle, &svg, &drawn, &git);
+                sb_tpl_set_str(d, "chart", drawn ? sb_buf_str(&svg) : "");
+                json_object_set_new(d, "git_order", json_boolean(git));
+                sb_buf_free(&svg);
+                charted = 1;
+            }
+            json_object_set_new(d, "first", json_boolean(pg == 1));
             sb_buf_reset(&b);
             sb_buf_reset(&rows);
             size_t from = i + (pg - 1) * c->page_rows, to = from + c->page_rows;
@@ -558,13 +611,19 @@ int site_build_history(site_ctx *c, sb_error *err)
                 run_row(c, r, fo, fn, &rows);
             }
             if (sb_buf_failed(&rows)) {
+                free(steps);
                 json_decref(d);
                 sb_error_set(err, NULL, NULL, "out of memory");
                 goto done;
             }
             sb_tpl_set_str(d, "rows", sb_buf_str(&rows));
             sb_buf pager = SB_BUF_INIT;
-            site_pager(&pager, pg, pages, site_keyed_page_name, &ha);
+            /* page 1 is rendered again whenever the history grows, so it
+             * alone names the page count */
+            if (pg == 1)
+                site_pager(&pager, pg, pages, site_keyed_page_name, &ha);
+            else
+                site_pager_open(&pager, pg, pg < pages, site_keyed_page_name, &ha);
             sb_tpl_set_str(d, "pager", sb_buf_str(&pager));
             sb_buf_free(&pager);
             char rel[600], title[1024];
@@ -577,13 +636,14 @@ int site_build_history(site_ctx *c, sb_error *err)
             sb_buf_free(&params);
             if (sb_template_render(page_tpl, d, SB_TPL_ESCAPE_HTML, &b, err) != SB_OK ||
                 site_page(c, rel, 1, "history", title, &b, err) != SB_OK) {
+                free(steps);
                 json_decref(d);
                 goto done;
             }
         }
+        free(steps);
         json_decref(d);
 
-    index_row:
         if (json_array_size(irows) == c->page_rows) {
             if (write_index_page(c, index_tpl, irows, ipage, ipages, err) != SB_OK)
                 goto done;

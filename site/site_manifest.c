@@ -85,6 +85,24 @@ int site_fp_unchanged(const site_ctx *c, const char *key, const char *fp)
     return f && strcmp(f->fp, fp) == 0;
 }
 
+const char *site_fp_find(const site_ctx *c, const char *prefix, const char *fp)
+{
+    if (!c->old || !c->old->n)
+        return NULL;
+    size_t lo = 0, hi = c->old->n, len = strlen(prefix);
+    while (lo < hi) { /* the first key not before prefix */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->old->v[mid].key, prefix) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < c->old->n && strncmp(c->old->v[lo].key, prefix, len) == 0; lo++)
+        if (strcmp(c->old->v[lo].fp, fp) == 0)
+            return c->old->v[lo].key;
+    return NULL;
+}
+
 /* Hard-links OLD/rel to STAGE/rel (a copy where the file system has no
  * links between them), counted as written. *found = 0 when the earlier
  * site has no such file. */

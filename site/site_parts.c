@@ -215,10 +215,9 @@ void site_keyed_page_name(char *buf, size_t size, size_t page, const void *arg)
     snprintf(buf, size, "%s", slash ? slash + 1 : full);
 }
 
-void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg)
+/* The pager's opening and its links back: first and previous. */
+static void pager_back(sb_buf *b, size_t page, site_page_name_fn fn, const void *arg)
 {
-    if (pages <= 1)
-        return;
     char name[512];
     sb_buf_puts(b, "<nav class=\"pager\">");
     if (page > 1) {
@@ -231,17 +230,46 @@ void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, cons
         site_esc(b, name);
         sb_buf_puts(b, "\" rel=\"prev\">previous</a> ");
     }
+}
+
+/* A link to page to, text its words, after a space. */
+static void pager_link(sb_buf *b, size_t to, const char *rel, const char *text, site_page_name_fn fn,
+                       const void *arg)
+{
+    char name[512];
+    fn(name, sizeof name, to, arg);
+    sb_buf_puts(b, " <a href=\"");
+    site_esc(b, name);
+    sb_buf_putc(b, '"');
+    if (rel) {
+        sb_buf_puts(b, " rel=\"");
+        sb_buf_puts(b, rel);
+        sb_buf_putc(b, '"');
+    }
+    sb_buf_putc(b, '>');
+    sb_buf_puts(b, text);
+    sb_buf_puts(b, "</a>");
+}
+
+void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg)
+{
+    if (pages <= 1)
+        return;
+    pager_back(b, page, fn, arg);
     sb_buf_printf(b, "<span>page %zu of %zu</span>", page, pages);
     if (page < pages) {
-        fn(name, sizeof name, page + 1, arg);
-        sb_buf_puts(b, " <a href=\"");
-        site_esc(b, name);
-        sb_buf_puts(b, "\" rel=\"next\">next</a>");
-        fn(name, sizeof name, pages, arg);
-        sb_buf_puts(b, " <a href=\"");
-        site_esc(b, name);
-        sb_buf_puts(b, "\">last</a>");
+        pager_link(b, page + 1, "next", "next", fn, arg);
+        pager_link(b, pages, NULL, "last", fn, arg);
     }
+    sb_buf_puts(b, "</nav>\n");
+}
+
+void site_pager_open(sb_buf *b, size_t page, int more, site_page_name_fn fn, const void *arg)
+{
+    pager_back(b, page, fn, arg);
+    sb_buf_printf(b, "<span>page %zu</span>", page);
+    if (more)
+        pager_link(b, page + 1, "next", "next", fn, arg);
     sb_buf_puts(b, "</nav>\n");
 }
 

@@ -118,6 +118,10 @@ void site_fps_free(site_fps *s);
 int site_fp_hex(const sb_buf *inputs, char fp[SITE_FP_SIZE], sb_error *err);
 /* 1: the earlier site has group key with fingerprint fp. */
 int site_fp_unchanged(const site_ctx *c, const char *key, const char *fp);
+/* The earlier site's key that starts with prefix and has fingerprint
+ * fp (a key can carry what a group's page elsewhere needs of it, as a
+ * week's counts for the weekly index); NULL: none. */
+const char *site_fp_find(const site_ctx *c, const char *prefix, const char *fp);
 /* Links the earlier site's file rel into the new one; *found = 0 when the
  * earlier site has none (nothing done). */
 int site_take_over(site_ctx *c, const char *rel, int *found, sb_error *err);
@@ -171,6 +175,11 @@ void site_op_path(char *buf, size_t size, const char *op);                     /
  * file name of page i (1-based) relative to the page's folder. */
 typedef void (*site_page_name_fn)(char *buf, size_t size, size_t page, const void *arg);
 void site_pager(sb_buf *b, size_t page, size_t pages, site_page_name_fn fn, const void *arg);
+/* The pager of a page of a listing that grows at its end: "page 3",
+ * first/prev, and next where more pages follow (more), but no page count
+ * and no last page, so that the page reads the same once pages are
+ * added after it. */
+void site_pager_open(sb_buf *b, size_t page, int more, site_page_name_fn fn, const void *arg);
 
 /* The pages of a listing keyed by two names (a case and a SKU, an op and
  * a SKU): path gives page i's path from the site root, and
