@@ -1415,16 +1415,15 @@ void sb_sandbox_describe(const sb_sandbox_result *res, const sb_sandbox_limits *
 
 void sb_sandbox_bounds(const sb_sandbox_result *res, const sb_sandbox_limits *lim, char *buf, size_t size)
 {
-    char disk[160], tasks[160];
+    char disk[160], tasks[160], fsize[64] = ", no RLIMIT_FSIZE";
+    if (lim->fsize_bytes)
+        snprintf(fsize, sizeof fsize, ", RLIMIT_FSIZE %llu MiB a file", (unsigned long long)(lim->fsize_bytes >> 20));
     if (!lim->disk_bytes)
-        snprintf(disk, sizeof disk, "the host's, RLIMIT_FSIZE %llu MiB a file",
-                 (unsigned long long)(lim->fsize_bytes >> 20));
+        snprintf(disk, sizeof disk, "the host's%s", fsize);
     else if (res->jailed)
-        snprintf(disk, sizeof disk, "tmpfs of %llu MiB, RLIMIT_FSIZE %llu MiB a file",
-                 (unsigned long long)(lim->disk_bytes >> 20), (unsigned long long)(lim->fsize_bytes >> 20));
+        snprintf(disk, sizeof disk, "tmpfs of %llu MiB%s", (unsigned long long)(lim->disk_bytes >> 20), fsize);
     else
-        snprintf(disk, sizeof disk, "the host's (no mount namespace), RLIMIT_FSIZE %llu MiB a file",
-                 (unsigned long long)(lim->fsize_bytes >> 20));
+        snprintf(disk, sizeof disk, "the host's (no mount namespace)%s", fsize);
     int nproc_binds = geteuid() != 0;
     if (!lim->max_tasks)
         snprintf(tasks, sizeof tasks, "not bounded");
