@@ -3,9 +3,67 @@
  * NAME.params says (see fake_nvcc.sh). A compiled program, not a script,
  * because the sandbox lets a test or bench program execute nothing but
  * itself. */
+#define _GNU_SOURCE /* fallocate */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+/* disk-fill: 4 x 1000 MiB taken at once, as fallocate without changing
+ * the files' sizes (FALLOC_FL_KEEP_SIZE, which RLIMIT_FSIZE does not
+ * see), and written where fallocate is refused; exit 1 when any of it is
+ * refused. */
+static int disk_fill(void)
+{
+    static char chunk[1 << 20];
+    memset(chunk, 'x', sizeof chunk);
+    int all = 1;
+    for (int i = 0; i < 4; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fill%d.bin", i);
+        int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) {
+            all = 0;
+            continue;
+        }
+        if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1000LL << 20) != 0) {
+            all = 0;
+            for (int mb = 0; mb < 1000; mb++)
+                if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)
+                    break;
+        }
+        close(fd);
+    }
+    fprintf(stderr, all ? "took 4000 MiB\n" : "could not take 4000 MiB\n");
+    return all ? 0 : 1;
+}
+
+/* fork-bomb: forks until fork fails and keeps trying for a second; the
+ * children, named fake-fork-bomb, wait forever; exit 1. */
+static int fork_bomb(void)
+{
+    long made = 0;
+    for (int tries = 0; tries < 100 && made < 100000;) {
+        pid_t p = fork();
+        if (p == 0) {
+            prctl(PR_SET_NAME, "fake-fork-bomb", 0, 0, 0);
+            for (;;)
+                pause();
+        }
+        if (p > 0) {
+            made++;
+            continue;
+        }
+        tries++;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "made %ld processes\n", made);
+    return 1;
+}
 
 static void provider(FILE *o, const char *name, double ms, int iters, int repeats)
 {
@@ -99,6 +157,10 @@ int main(int argc, char **argv)
         if (strcmp(mode, "hang") == 0)
             for (;;)
                 ;
+        if (strcmp(mode, "disk-fill") == 0)
+            return disk_fill();
+        if (strcmp(mode, "fork-bomb") == 0)
+            return fork_bomb();
         if (strcmp(mode, "fail") == 0) {
             fprintf(stderr, "M=3 N=7: FAIL max_abs_err=0.5 max_rel_err=0.3 unwritten=0\n");
             return 1;
