@@ -7,7 +7,11 @@
  * RLIMIT_CORE = 0). The parent waits up to a wall-clock timeout and then
  * kills the whole group; the group is killed after a normal exit too, so
  * nothing the child started outlives it. The program is run with execve
- * (no shell).
+ * (no shell). Its disk use and task count are bounded in its own pid and
+ * mount namespaces: the working folder is a tmpfs of disk_bytes (its files
+ * copied in, and back after a successful run) and the pid namespace's
+ * pid_max is max_tasks + 1; RLIMIT_NPROC stands in where the namespaces
+ * cannot be made and the run is not confined.
  *
  * The program is confined as well, by the first of these this machine has:
  *
