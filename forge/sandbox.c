@@ -547,8 +547,8 @@ static void jail_measure(const confine_ctx *c)
 }
 
 /* A tmpfs counts as full below this many free bytes: what is left is
- * less than a write buffer. */
-#define DISK_FULL_SLACK (64u << 10)
+ * less than a program's usual chunk of writing or allocating. */
+#define DISK_FULL_SLACK (1u << 20)
 
 /* The first process, outside the new pid namespace: waits for the
  * namespace's init and ends the way the program ended (init reports the

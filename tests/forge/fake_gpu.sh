@@ -81,7 +81,7 @@ new_run wrong fail
 expect 1 'correctness test exit 1 in' "$SOLBOOK" forge verify runs/wrong
 grep -qF 'M=3 N=7: FAIL max_abs_err=0.5' out.txt || fail "the test's own message is not shown"
 
-# The disk and task bounds: a test taking 4000 MiB at once gets 64 MiB of
+# The disk and task bounds: a test taking 4000 MiB by fallocate gets 64 MiB of
 # tmpfs and the host's disk none of it; a fork bomb gets 300 tasks, and none
 # of its processes outlives verify.
 new_run fill disk-fill
