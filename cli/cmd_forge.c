@@ -22,6 +22,7 @@
 #include "home.h"
 #include "json_file.h"
 #include "registry.h"
+#include "sandbox.h"
 #include "task.h"
 #include "verify.h"
 
@@ -48,7 +49,7 @@ static const char *const forge_usage[] = {
 typedef struct run_args {
     const char *run, *root, *db, *registry, *skills, *raw;
     double min_speedup;
-    int keep_temp, json, unsafe_no_sandbox;
+    int keep_temp, json, unsafe_no_sandbox, disk_limit_mb, max_tasks;
     sb_forge_task_opts task; /* the options only forge task takes */
 } run_args;
 
@@ -90,6 +91,10 @@ static int forge_options(run_args *a, const char *const *takes, sb_option *out, 
         SB_OPT_BOOL(0, "keep-temp", &a->keep_temp, "verify: keep the temporary folder (named in verify.json)"),
         SB_OPT_BOOL(0, "unsafe-no-sandbox", &a->unsafe_no_sandbox,
                     "verify, bench: where no sandbox is available, run unconfined (your own code only)"),
+        SB_OPT_INT(0, "disk-limit-mb", &a->disk_limit_mb, "MiB", 16, 262144,
+                   "verify: the bytes a compile or test may hold in its folder (a tmpfs; default 1024)"),
+        SB_OPT_INT(0, "max-tasks", &a->max_tasks, "n", SB_SANDBOX_MIN_TASKS, 100000,
+                   "verify: processes and threads a compile or test may run at once (default 512)"),
         SB_OPT_STRING(0, "db", &a->db, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
         SB_OPT_STRING(0, "raw", &a->raw, "file", "bench: judge this harness output instead of running"),
         SB_OPT_STRING(0, "registry", &a->registry, "dir", "promote: the kernel registry (default forge/registry)"),
@@ -207,7 +212,8 @@ static void print_gates(const json_t *report)
 static int forge_verify(int argc, char **argv)
 {
     run_args a;
-    int p = parse_run_args(argc, argv, (const char *const[]){"root", "keep-temp", "unsafe-no-sandbox", NULL}, &a, 1);
+    int p = parse_run_args(argc, argv, (const char *const[]){"root", "keep-temp", "unsafe-no-sandbox",
+                                                                  "disk-limit-mb", "max-tasks", NULL}, &a, 1);
     if (p)
         return p > 0 ? 0 : 2;
     sb_error err;
@@ -215,7 +221,7 @@ static int forge_verify(int argc, char **argv)
     char dir[4096];
     if (sb_forge_run_dir(a.run, a.root, dir, sizeof dir, &err) != SB_OK)
         return fail(&err);
-    sb_forge_verify_opts o = {a.keep_temp, a.unsafe_no_sandbox};
+    sb_forge_verify_opts o = {a.keep_temp, a.unsafe_no_sandbox, a.disk_limit_mb, a.max_tasks};
     int verdict = SB_FORGE_REFUSED;
     json_t *report = NULL;
     if (sb_forge_verify(dir, &o, &verdict, &report, &err) != SB_OK)

@@ -452,7 +452,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         if (sb_sandbox_run(argv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
         if (!(res.exited && res.exit_code == 0)) {
-            char how[128], tail[600];
+            char how[256], tail[600];
             sb_sandbox_describe(&res, &lim, how, sizeof how);
             sb_forge_file_tail(errp, 500, tail, sizeof tail);
             snprintf(failure, fsize, "compiling the bench harness: nvcc %s: %s", how, tail);
@@ -492,7 +492,7 @@ static int run_harness(const char *run_dir, const json_t *spec, const json_t *me
         if (sb_sandbox_run(bargv, tmp, out, errp, &lim, &res, err) != SB_OK)
             goto fail;
         if (!(res.exited && res.exit_code == 0)) {
-            char how[128], tail[600];
+            char how[256], tail[600];
             sb_sandbox_describe(&res, &lim, how, sizeof how);
             sb_forge_file_tail(errp, 500, tail, sizeof tail);
             snprintf(failure, fsize, "bench harness %s: %s", how, tail[0] ? tail : "no output");

@@ -109,12 +109,17 @@ static int own_file(const struct stat *st)
 
 #define NOT_OWN_FILE "not a regular file of its own (links, hard links and special files are refused)"
 
+typedef struct copy_ctx {
+    const char *dst_root;
+    int keep_exec;
+} copy_ctx;
+
 static int copy_visit(void *ctx, const char *rel, const char *full, const struct stat *st,
                       sb_error *err)
 {
-    const char *dst_root = ctx;
+    const copy_ctx *c = ctx;
     char dst[4096];
-    if ((size_t)snprintf(dst, sizeof dst, "%s/%s", dst_root, rel) >= sizeof dst)
+    if ((size_t)snprintf(dst, sizeof dst, "%s/%s", c->dst_root, rel) >= sizeof dst)
         return sb_error_set(err, full, NULL, "path too long");
     if (S_ISDIR(st->st_mode)) {
         if (mkdir(dst, 0755) != 0 && errno != EEXIST)
@@ -123,14 +128,29 @@ static int copy_visit(void *ctx, const char *rel, const char *full, const struct
     }
     if (!own_file(st))
         return sb_error_set(err, full, NULL, NOT_OWN_FILE);
-    return sb_forge_copy_file(full, dst, err);
+    if (sb_forge_copy_file(full, dst, err) != SB_OK)
+        return SB_ERR;
+    if (c->keep_exec && (st->st_mode & S_IXUSR) && chmod(dst, 0755) != 0)
+        return sb_error_set(err, dst, NULL, "cannot make executable: %s", strerror(errno));
+    return SB_OK;
+}
+
+static int copy_tree(const char *src, const char *dst, int keep_exec, sb_error *err)
+{
+    if (sb_mkdirs(dst, err) != SB_OK)
+        return SB_ERR;
+    copy_ctx c = {dst, keep_exec};
+    return walk(src, "", copy_visit, &c, 0, err);
 }
 
 int sb_forge_copy_tree(const char *src, const char *dst, sb_error *err)
 {
-    if (sb_mkdirs(dst, err) != SB_OK)
-        return SB_ERR;
-    return walk(src, "", copy_visit, (void *)dst, 0, err);
+    return copy_tree(src, dst, 0, err);
+}
+
+int sb_forge_copy_tree_exec(const char *src, const char *dst, sb_error *err)
+{
+    return copy_tree(src, dst, 1, err);
 }
 
 int sb_forge_remove_tree(const char *path, sb_error *err)

@@ -14,6 +14,10 @@
  * links and special files. */
 int sb_forge_copy_tree(const char *src, const char *dst, sb_error *err);
 
+/* The same, keeping the owner's execute bit (mode 0755): a program built in
+ * the sandbox's tmpfs stays runnable once copied out. */
+int sb_forge_copy_tree_exec(const char *src, const char *dst, sb_error *err);
+
 /* Copies one regular file (mode 0644). */
 int sb_forge_copy_file(const char *src, const char *dst, sb_error *err);
 

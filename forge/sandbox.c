@@ -21,7 +21,9 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #include <seccomp.h>
 #endif
 
+#include "fsutil.h"
 #include "process.h"
 
 #define GIB ((rlim_t)1 << 30)
@@ -51,6 +54,8 @@ void sb_sandbox_limits_cuda(sb_sandbox_limits *l, double wall_s)
     l->as_bytes = 0;
     l->fsize_bytes = 1 * GIB;
     l->nofile = 256;
+    l->disk_bytes = (rlim_t)SB_SANDBOX_DISK_MB << 20;
+    l->max_tasks = SB_SANDBOX_MAX_TASKS;
 }
 
 void sb_sandbox_limits_compiler(sb_sandbox_limits *l, double wall_s)
@@ -63,6 +68,8 @@ void sb_sandbox_limits_compiler(sb_sandbox_limits *l, double wall_s)
     l->fsize_bytes = 1 * GIB;
     l->nofile = 1024;
     l->runs_tools = 1;
+    l->disk_bytes = (rlim_t)SB_SANDBOX_DISK_MB << 20;
+    l->max_tasks = SB_SANDBOX_MAX_TASKS;
 }
 
 static double now_s(void)
@@ -181,8 +188,23 @@ static const char *const PLAIN_DEVICES[] = {"/dev/null", "/dev/zero", "/dev/full
 
 /* Everything the child needs to confine itself, prepared in the parent so
  * that the child only makes system calls. */
+/* What the run's init and supervisor saw, in memory shared with the
+ * parent (the program's exec drops it): read after the run however it
+ * ended. */
+typedef struct jail_report {
+    int jailed;                    /* the pid and mount namespaces were made */
+    unsigned peak_tasks;
+    unsigned long long peak_disk;  /* bytes in use on the tmpfs */
+    unsigned long long min_free;   /* bytes free on the tmpfs, at its lowest */
+} jail_report;
+
 typedef struct confine_ctx {
     const sb_sandbox_limits *lim;
+    int confined;                         /* seccomp and Landlock too, else the bounds alone */
+    int pidns_max;                        /* this kernel keeps pid_max per pid namespace */
+    const char *workdir;                  /* real path */
+    char tmpfs_opts[64];                  /* "size=N,mode=700" */
+    jail_report *report;
     int abi;                              /* Landlock ABI version */
     size_t nrules;
     char *rule_path[CONF_MAX_RULES];      /* owned */
@@ -465,11 +487,79 @@ static void end_like(int st)
     _exit(128 + sig);
 }
 
+/* Ends the run before the program starts: a message on stderr (the
+ * run's log) and exit 126. */
+static void jail_die(const char *what, const char *why)
+{
+    char buf[700];
+    int n = snprintf(buf, sizeof buf, "forge sandbox: %s: %s\n", what, why);
+    if (n > 0) {
+        ssize_t w = write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+        (void)w;
+    }
+    _exit(126);
+}
+
+/* How many tasks (threads included) the pid namespace whose /proc is
+ * mounted at /proc holds. */
+static unsigned count_tasks(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    unsigned n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%.20s/task", de->d_name);
+        DIR *t = opendir(path);
+        if (!t)
+            continue; /* ended meanwhile */
+        struct dirent *te;
+        while ((te = readdir(t)) != NULL)
+            if (te->d_name[0] != '.')
+                n++;
+        closedir(t);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Notes in the shared report the tasks in the namespace and the bytes on
+ * the working folder's tmpfs, keeping the extremes. */
+static void jail_measure(const confine_ctx *c)
+{
+    jail_report *r = c->report;
+    unsigned n = count_tasks();
+    if (n > r->peak_tasks)
+        r->peak_tasks = n;
+    struct statvfs sv;
+    if (c->lim->disk_bytes && statvfs(c->workdir, &sv) == 0) {
+        unsigned long long used = (unsigned long long)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+        unsigned long long avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
+        if (used > r->peak_disk)
+            r->peak_disk = used;
+        if (avail < r->min_free)
+            r->min_free = avail;
+    }
+}
+
+/* A tmpfs counts as full below this many free bytes: what is left is
+ * less than a program's usual chunk of writing or allocating. */
+#define DISK_FULL_SLACK (1u << 20)
+
 /* The first process, outside the new pid namespace: waits for the
  * namespace's init and ends the way the program ended (init reports the
- * program's wait status on status_fd), so the caller sees its status. */
-static void supervise(pid_t init, int status_fd)
+ * program's wait status on status_fd), so the caller sees its status.
+ * With a disk bound it first copies the tmpfs's files back into the
+ * working folder on the host (old_fd) when the program succeeded and the
+ * tmpfs is not full: the host receives at most the bound. */
+static void supervise(const confine_ctx *c, pid_t init, int status_fd, int old_fd)
 {
+    if (old_fd >= 0 && fchdir(old_fd) != 0)
+        _exit(126);
     close_fds_except(status_fd);
     int st = 0, prog_st = 0;
     while (waitpid(init, &st, 0) < 0)
@@ -479,29 +569,62 @@ static void supervise(pid_t init, int status_fd)
     do
         n = read(status_fd, &prog_st, sizeof prog_st);
     while (n < 0 && errno == EINTR);
-    end_like(n == (ssize_t)sizeof prog_st ? prog_st : st);
+    int end = n == (ssize_t)sizeof prog_st ? prog_st : st;
+    if (old_fd >= 0 && WIFEXITED(end) && WEXITSTATUS(end) == 0 && c->report->min_free >= DISK_FULL_SLACK) {
+        sb_error err;
+        sb_error_clear(&err);
+        if (sb_forge_copy_tree_exec(c->workdir, ".", &err) != SB_OK)
+            jail_die("cannot copy the working folder's tmpfs back", err.msg);
+    }
+    end_like(end);
 }
 
-/* pid 1 of the namespace: reaps whatever is reparented to it until the
- * program ends, reports the program's wait status and exits; the kernel
- * then kills every process left in the namespace. (The program is not
- * pid 1 itself: signals without a handler, such as SIGXFSZ, would not
- * end it.) */
-static void namespace_init(pid_t prog, int status_fd)
+/* pid 1 of the namespace: mounts the namespace's /proc, sets its pid_max,
+ * starts the program (returns 0 in the program's process), then reaps
+ * whatever is reparented to it until the program ends, measuring the
+ * bounds every 20 ms; reports the program's wait status and exits, and
+ * the kernel then kills every process left in the namespace. (The
+ * program is not pid 1 itself: signals without a handler, such as
+ * SIGXFSZ, would not end it.) The NVIDIA driver fails every CUDA call
+ * ("OS call failed or operation not supported on this OS") in a pid
+ * namespace whose /proc is the host's: it reads the process's pid there;
+ * the fresh /proc also hides the host's processes. */
+static void namespace_init(const confine_ctx *c, int status_fd)
 {
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        conf_die("mount proc on /proc", errno);
+    if (c->lim->max_tasks && c->pidns_max) {
+        /* pid_max of this namespace, which bounds its descendants'
+         * namespaces too: pids 1 to max_tasks. */
+        char num[24];
+        snprintf(num, sizeof num, "%u", c->lim->max_tasks + 1);
+        if (write_text("/proc/sys/kernel/pid_max", num) != 0)
+            conf_die("pid_max of the pid namespace", errno);
+    }
+    pid_t prog = fork();
+    if (prog < 0)
+        conf_die("fork", errno);
+    if (prog == 0) {
+        close(status_fd);
+        return;
+    }
     close_fds_except(status_fd);
     for (;;) {
         int st;
-        pid_t w = waitpid(-1, &st, 0);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            _exit(126);
+        pid_t w = waitpid(-1, &st, WNOHANG);
         if (w == prog) {
+            jail_measure(c);
             ssize_t n = write(status_fd, &st, sizeof st);
             (void)n;
             _exit(0);
         }
+        if (w > 0)
+            continue;
+        if (w < 0 && errno != EINTR)
+            _exit(126);
+        jail_measure(c);
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
 }
 
@@ -552,42 +675,43 @@ static void drop_capabilities(void)
         conf_die("capset", errno);
 }
 
-/* The mounts of the program's own mount namespace: a /proc of its pid
- * namespace, and an empty /run. The NVIDIA driver fails every CUDA call
- * ("OS call failed or operation not supported on this OS") in a pid
- * namespace whose /proc is the host's: it reads the process's pid there.
- * The fresh /proc also hides the host's processes; the empty /run hides
- * the Unix sockets of the host's services, since Unix sockets stay
- * allowed. */
+/* The program's side of a confined run: an empty /run (the Unix sockets
+ * of the host's services, since Unix sockets stay allowed). */
 static void mount_namespace_files(void)
 {
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        conf_die("mount --make-rprivate /", errno);
-    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
-        conf_die("mount proc on /proc", errno);
     struct stat st;
     if (stat("/run", &st) == 0 && S_ISDIR(st.st_mode) &&
         mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=755") != 0)
         conf_die("mount tmpfs on /run", errno);
 }
 
-/* sb_process_start's before_exec for CONFINED: limits, then fresh pid,
- * network, IPC and mount namespaces (and a user namespace when not root);
- * the process forks the namespace's init, which forks the program, and
- * supervises them. The program's side mounts the namespace's /proc,
- * confines itself and returns to exec. */
-static void confine_child(void *vctx)
+/* sb_process_start's before_exec for every run with a bound or
+ * confinement: limits, then fresh pid and mount namespaces (network and
+ * IPC too when confined; a user namespace when not root), the working
+ * folder on a tmpfs of disk_bytes holding a copy of its files; the
+ * process forks the namespace's init, which forks the program, and
+ * supervises them. Confined, the program's side confines itself before it
+ * returns to exec. Where the namespaces cannot be made and the run is not
+ * confined, RLIMIT_NPROC stands in for pid_max and the disk is the
+ * host's. */
+static void jail_child(void *vctx)
 {
     const confine_ctx *c = vctx;
     apply_limits((void *)c->lim);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS;
+    int flags = CLONE_NEWPID | CLONE_NEWNS;
+    if (c->confined)
+        flags |= CLONE_NEWNET | CLONE_NEWIPC;
     if (uid != 0)
         flags |= CLONE_NEWUSER;
-    if (unshare(flags) != 0)
-        conf_die("unshare", errno);
+    if (unshare(flags) != 0) {
+        if (c->confined)
+            conf_die("unshare", errno);
+        set_limit(RLIMIT_NPROC, c->lim->max_tasks);
+        return;
+    }
     if (uid != 0) {
         char line[40];
         write_text("/proc/self/setgroups", "deny");
@@ -598,6 +722,25 @@ static void confine_child(void *vctx)
         if (write_text("/proc/self/gid_map", line) != 0)
             conf_die("gid_map", errno);
     }
+    c->report->jailed = 1;
+    if (!c->pidns_max)
+        set_limit(RLIMIT_NPROC, c->lim->max_tasks);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        conf_die("mount --make-rprivate /", errno);
+    int old_fd = -1;
+    if (c->lim->disk_bytes) {
+        /* The caller made the working folder the current one. */
+        if ((old_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+            conf_die("open the working folder", errno);
+        if (mount("tmpfs", c->workdir, "tmpfs", MS_NOSUID | MS_NODEV, c->tmpfs_opts) != 0)
+            conf_die("mount tmpfs on the working folder", errno);
+        sb_error err;
+        sb_error_clear(&err);
+        if (sb_forge_copy_tree_exec(".", c->workdir, &err) != SB_OK)
+            jail_die("cannot copy the working folder into its tmpfs (the disk bound)", err.msg);
+        if (chdir(c->workdir) != 0)
+            conf_die("chdir into the tmpfs", errno);
+    }
     int status_pipe[2];
     if (pipe2(status_pipe, O_CLOEXEC) != 0)
         conf_die("pipe", errno);
@@ -606,18 +749,17 @@ static void confine_child(void *vctx)
         conf_die("fork", errno);
     if (kid > 0) {
         close(status_pipe[1]);
-        supervise(kid, status_pipe[0]);
+        supervise(c, kid, status_pipe[0], old_fd);
     }
+    if (old_fd >= 0)
+        close(old_fd);
     close(status_pipe[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    kid = fork();
-    if (kid < 0)
-        conf_die("fork", errno);
-    if (kid > 0)
-        namespace_init(kid, status_pipe[1]);
+    namespace_init(c, status_pipe[1]);
     /* The program: pid 2 of its namespace, in the caller's process group. */
-    close(status_pipe[1]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (!c->confined)
+        return;
     mount_namespace_files();
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         conf_die("no_new_privs", errno);
@@ -625,6 +767,18 @@ static void confine_child(void *vctx)
     drop_capabilities();
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &c->filter) != 0)
         conf_die("seccomp", errno);
+}
+
+/* Whether this kernel keeps pid_max per pid namespace (Linux 6.14 and
+ * later). Before that the sysctl is the host's: it is then never written,
+ * and RLIMIT_NPROC bounds the tasks instead. */
+static int kernel_pidns_max(void)
+{
+    struct utsname u;
+    unsigned major = 0, minor = 0;
+    if (uname(&u) != 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+        return 0;
+    return major > 6 || (major == 6 && minor >= 14);
 }
 
 /* Fills c for a run of prog in workdir; why says what is missing. */
@@ -1063,7 +1217,7 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
     res->isolation = iso;
     /* bubblewrap binds, and Landlock allows, the working folder by its real path. */
     char real_workdir[4096], bwrap[4096];
-    if (iso != SB_SANDBOX_RLIMITS && !realpath(workdir, real_workdir))
+    if (!realpath(workdir, real_workdir))
         return sb_error_set(err, workdir, NULL, "cannot resolve the working folder: %s", strerror(errno));
     int bubblewrap = iso == SB_SANDBOX_BUBBLEWRAP || iso == SB_SANDBOX_BUBBLEWRAP_USERNS;
     if (bubblewrap && sb_process_find("bwrap", bwrap, sizeof bwrap) != SB_OK)
@@ -1075,11 +1229,32 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
             return sb_error_set(err, prog, NULL, "cannot resolve: %s", strerror(errno));
         if (conf_prepare(&conf, real_prog, real_workdir, lim, why, sizeof why) != 0)
             return sb_error_set(err, prog, NULL, "cannot confine: %s", why);
+        conf.confined = 1;
+    }
+    /* Own pid and mount namespaces for the bounds (and the confinement). */
+    int jail = iso == SB_SANDBOX_CONFINED || lim->disk_bytes || lim->max_tasks;
+    jail_report *report = MAP_FAILED;
+    if (jail) {
+        report = mmap(NULL, sizeof *report, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (report == MAP_FAILED) {
+            int e = errno;
+            conf_free(&conf);
+            return sb_error_set(err, NULL, NULL, "cannot map the sandbox's report: %s", strerror(e));
+        }
+        memset(report, 0, sizeof *report);
+        report->min_free = ~0ULL;
+        conf.lim = lim;
+        conf.workdir = real_workdir;
+        conf.report = report;
+        conf.pidns_max = kernel_pidns_max();
+        snprintf(conf.tmpfs_opts, sizeof conf.tmpfs_opts, "size=%llu,mode=700", (unsigned long long)lim->disk_bytes);
     }
     int out_fd = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out_fd < 0) {
         int e = errno;
         conf_free(&conf);
+        if (report != MAP_FAILED)
+            munmap(report, sizeof *report);
         return sb_error_set(err, stdout_path, NULL, "cannot create: %s", strerror(e));
     }
     int err_fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -1087,6 +1262,8 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
         int e = errno;
         close(out_fd);
         conf_free(&conf);
+        if (report != MAP_FAILED)
+            munmap(report, sizeof *report);
         return sb_error_set(err, stderr_path, NULL, "cannot create: %s", strerror(e));
     }
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1130,8 +1307,8 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
     o.close_other_fds = 1;
     o.before_exec = apply_limits;
     o.ctx = (void *)lim;
-    if (iso == SB_SANDBOX_CONFINED) {
-        o.before_exec = confine_child;
+    if (jail) {
+        o.before_exec = jail_child;
         o.ctx = &conf;
     }
     double start = now_s();
@@ -1181,6 +1358,15 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
         res->signaled = 1;
         res->term_signal = WTERMSIG(status);
     }
+    if (jail && report->jailed) {
+        res->jailed = 1;
+        res->peak_tasks = report->peak_tasks;
+        res->peak_disk = report->peak_disk;
+        res->disk_full = lim->disk_bytes && report->min_free < DISK_FULL_SLACK;
+        /* The namespace's init and the task that found no free pid are
+         * among those counted; the count is a sample every 20 ms. */
+        res->tasks_full = conf.pidns_max && lim->max_tasks && report->peak_tasks + 2 >= lim->max_tasks;
+    }
 done:
     if (out_fd >= 0)
         close(out_fd);
@@ -1192,6 +1378,8 @@ done:
     free(prog_argv);
     bw_free(&bw);
     conf_free(&conf);
+    if (report != MAP_FAILED)
+        munmap(report, sizeof *report);
     return rc;
 }
 
@@ -1216,4 +1404,33 @@ void sb_sandbox_describe(const sb_sandbox_result *res, const sb_sandbox_limits *
     } else {
         snprintf(buf, size, "ended in an unknown way");
     }
+    size_t n = strlen(buf);
+    if (res->disk_full && n < size)
+        snprintf(buf + n, size - n, "; stopped by the disk bound (its folder's tmpfs of %llu MiB full)",
+                 (unsigned long long)(lim->disk_bytes >> 20));
+    n = strlen(buf);
+    if (res->tasks_full && n < size)
+        snprintf(buf + n, size - n, "; stopped by the process bound (%u tasks at once)", lim->max_tasks);
+}
+
+void sb_sandbox_bounds(const sb_sandbox_result *res, const sb_sandbox_limits *lim, char *buf, size_t size)
+{
+    char disk[160], tasks[160], fsize[64] = ", no RLIMIT_FSIZE";
+    if (lim->fsize_bytes)
+        snprintf(fsize, sizeof fsize, ", RLIMIT_FSIZE %llu MiB a file", (unsigned long long)(lim->fsize_bytes >> 20));
+    if (!lim->disk_bytes)
+        snprintf(disk, sizeof disk, "the host's%s", fsize);
+    else if (res->jailed)
+        snprintf(disk, sizeof disk, "tmpfs of %llu MiB%s", (unsigned long long)(lim->disk_bytes >> 20), fsize);
+    else
+        snprintf(disk, sizeof disk, "the host's (no mount namespace)%s", fsize);
+    int nproc_binds = geteuid() != 0;
+    if (!lim->max_tasks)
+        snprintf(tasks, sizeof tasks, "not bounded");
+    else if (res->jailed && kernel_pidns_max())
+        snprintf(tasks, sizeof tasks, "pid_max %u of its pid namespace", lim->max_tasks);
+    else
+        snprintf(tasks, sizeof tasks, "RLIMIT_NPROC %u%s", lim->max_tasks,
+                 nproc_binds ? " (the user's processes, all together)" : " (does not bind root)");
+    snprintf(buf, size, "disk: %s; tasks: %s", disk, tasks);
 }

@@ -7,7 +7,11 @@
  * RLIMIT_CORE = 0). The parent waits up to a wall-clock timeout and then
  * kills the whole group; the group is killed after a normal exit too, so
  * nothing the child started outlives it. The program is run with execve
- * (no shell).
+ * (no shell). Its disk use and task count are bounded in its own pid and
+ * mount namespaces: the working folder is a tmpfs of disk_bytes (its files
+ * copied in, and back after a successful run) and the pid namespace's
+ * pid_max is max_tasks + 1; RLIMIT_NPROC stands in where the namespaces
+ * cannot be made and the run is not confined.
  *
  * The program is confined as well, by the first of these this machine has:
  *
@@ -61,7 +65,21 @@ typedef struct sb_sandbox_limits {
                                0: it may execute nothing but itself */
     const char *tool_dir;   /* NULL, or a folder it may also read and run programs
                                from (the CUDA toolkit nvcc belongs to) */
+    rlim_t disk_bytes;      /* the working folder is a tmpfs of this size in the
+                               run's mount namespace, its files copied in before
+                               and back after a successful run; 0 = the host's disk */
+    unsigned max_tasks;     /* processes and threads at once: the pid_max of the
+                               run's pid namespace (RLIMIT_NPROC where no such
+                               namespace can be made); 0 = leave */
 } sb_sandbox_limits;
+
+/* Defaults of the two bounds above (docs/FORGE.md, "Sandbox"): an example
+ * candidate's build folder holds a few MiB and its compiler or test a few
+ * dozen tasks. max_tasks is at least SB_SANDBOX_MIN_TASKS, the kernel's
+ * smallest pid_max less one. */
+#define SB_SANDBOX_DISK_MB 1024
+#define SB_SANDBOX_MAX_TASKS 512
+#define SB_SANDBOX_MIN_TASKS 300
 
 /* Limits for a CUDA test or bench program: RLIMIT_AS left alone (the CUDA
  * driver reserves a virtual address range about the size of all GPU and
@@ -80,6 +98,13 @@ typedef struct sb_sandbox_result {
     int timed_out;     /* 1: the wall timeout killed it */
     double wall_s;     /* seconds it ran */
     sb_sandbox_isolation isolation; /* how it ran: RLIMITS, BUBBLEWRAP(_USERNS) or CONFINED */
+    int jailed;        /* 1: it ran in its own pid and mount namespaces, so the
+                          tmpfs and pid_max bounds held; 0: RLIMIT_FSIZE and
+                          RLIMIT_NPROC alone */
+    int disk_full;     /* 1: the working folder's tmpfs filled up */
+    int tasks_full;    /* 1: the pid namespace reached max_tasks */
+    unsigned peak_tasks;            /* most tasks seen at once in the namespace */
+    unsigned long long peak_disk;   /* most bytes seen in use on the tmpfs */
 } sb_sandbox_result;
 
 /* How this machine isolates. SOLBOOK_FORGE_SANDBOX chooses: unset or
@@ -117,8 +142,16 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
                    sb_sandbox_result *res, sb_error *err);
 
 /* One line saying how it ended: "exit 0", "exit 1", "killed by SIGXFSZ
- * (file size limit)", "timed out after 120 s, process group killed". */
+ * (file size limit)", "timed out after 120 s, process group killed",
+ * followed by "; stopped by the disk bound (...)" or "; stopped by the
+ * process bound (...)" when one was reached. */
 void sb_sandbox_describe(const sb_sandbox_result *res, const sb_sandbox_limits *lim,
                          char *buf, size_t size);
+
+/* One line saying what bounded its disk use and process count:
+ * "disk: tmpfs of 1024 MiB; tasks: pid_max 512 of its pid namespace", or
+ * the rlimits that stood in where no namespace could be made (and that
+ * RLIMIT_NPROC does not bind root or CAP_SYS_RESOURCE). */
+void sb_sandbox_bounds(const sb_sandbox_result *res, const sb_sandbox_limits *lim, char *buf, size_t size);
 
 #endif

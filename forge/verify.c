@@ -131,9 +131,29 @@ int sb_forge_stage_build(const char *run_dir, const json_t *spec, const char *tm
     return SB_OK;
 }
 
+/* The disk and task bounds verify's options ask for (0: the defaults). */
+static void set_bounds(sb_sandbox_limits *lim, const sb_forge_verify_opts *o)
+{
+    if (o->disk_limit_mb > 0)
+        lim->disk_bytes = (rlim_t)o->disk_limit_mb << 20;
+    if (o->max_tasks > 0)
+        lim->max_tasks = (unsigned)o->max_tasks;
+}
+
+/* Records in verify.json's sandbox what bounded a run's disk use and tasks. */
+static void note_bounds(json_t *doc, const sb_sandbox_result *res, const sb_sandbox_limits *lim)
+{
+    char line[400];
+    sb_sandbox_bounds(res, lim, line, sizeof line);
+    json_t *box = json_object_get(doc, "sandbox");
+    json_object_set_new(box, "bounds",
+                        json_pack("{s:I, s:I, s:s}", "disk_mb", (json_int_t)(lim->disk_bytes >> 20), "max_tasks",
+                                  (json_int_t)lim->max_tasks, "by", line));
+}
+
 static int run_compile(const char *tmp, const char *const argv[], const char *log_dir, const char *name,
-                       double wall_s, sb_sandbox_isolation iso, const char *tool_dir, char *detail, size_t dsize,
-                       sb_error *err)
+                       double wall_s, sb_sandbox_isolation iso, const char *tool_dir,
+                       const sb_forge_verify_opts *o, json_t *doc, char *detail, size_t dsize, sb_error *err)
 {
     char out[4096], errp[4096];
     snprintf(out, sizeof out, "%s/%s.stdout", log_dir, name);
@@ -142,14 +162,16 @@ static int run_compile(const char *tmp, const char *const argv[], const char *lo
     sb_sandbox_limits_compiler(&lim, wall_s);
     lim.isolation = iso;
     lim.tool_dir = tool_dir;
+    set_bounds(&lim, o);
     sb_sandbox_result res;
     if (sb_sandbox_run(argv, tmp, out, errp, &lim, &res, err) != SB_OK)
         return SB_ERR;
+    note_bounds(doc, &res, &lim);
     if (res.exited && res.exit_code == 0) {
         snprintf(detail, dsize, "compiled in %.1f s", res.wall_s);
         return SB_OK;
     }
-    char how[128], tail[600];
+    char how[256], tail[600];
     sb_sandbox_describe(&res, &lim, how, sizeof how);
     sb_forge_file_tail(errp, 500, tail, sizeof tail);
     /* The detail line may be cut short; the full log stays at errp. */
@@ -349,7 +371,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
         sb_forge_toolkit_dir(nvcc, toolkit, sizeof toolkit);
         int c = run_compile(tmp, argv, logs, "compile-test",
                             (double)json_integer_value(json_object_get(json_object_get(spec, "limits"), "compile_s")), iso,
-                            toolkit, detail, sizeof detail, err);
+                            toolkit, o, doc, detail, sizeof detail, err);
         if (c == SB_ERR) {
             rc = SB_ERR;
             goto finish;
@@ -372,13 +394,14 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
 
     /* test */
     {
-        char out[4096], errp[4096], tail[600], how[128];
+        char out[4096], errp[4096], tail[600], how[256];
         snprintf(out, sizeof out, "%s/test.stdout", logs);
         snprintf(errp, sizeof errp, "%s/test.stderr", logs);
         sb_sandbox_limits lim;
         sb_sandbox_limits_cuda(&lim, (double)json_integer_value(json_object_get(json_object_get(spec, "limits"), "test_s")));
         lim.isolation = iso;
         lim.tool_dir = toolkit;
+        set_bounds(&lim, o);
         sb_sandbox_result res;
         const char *argv[] = {"./forge_test", NULL};
         char prog[4096];
@@ -388,6 +411,7 @@ int sb_forge_verify(const char *run_dir, const sb_forge_verify_opts *o, int *ver
             rc = SB_ERR;
             goto finish;
         }
+        note_bounds(doc, &res, &lim);
         sb_sandbox_describe(&res, &lim, how, sizeof how);
         sb_forge_file_tail(errp, 400, tail, sizeof tail);
         if (!tail[0])

@@ -31,6 +31,8 @@ enum {
 typedef struct sb_forge_verify_opts {
     int keep_temp;          /* keep the temporary build folder (its path is in the report) */
     int unsafe_no_sandbox;  /* run unconfined where no sandbox is available (own code only) */
+    int disk_limit_mb;      /* the sandbox's disk bound in MiB; 0: SB_SANDBOX_DISK_MB */
+    int max_tasks;          /* the sandbox's task bound; 0: SB_SANDBOX_MAX_TASKS */
 } sb_forge_verify_opts;
 
 /* Runs the gates on RUN_DIR/candidate and writes RUN_DIR/verify.json.

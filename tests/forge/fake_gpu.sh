@@ -81,6 +81,32 @@ new_run wrong fail
 expect 1 'correctness test exit 1 in' "$SOLBOOK" forge verify runs/wrong
 grep -qF 'M=3 N=7: FAIL max_abs_err=0.5' out.txt || fail "the test's own message is not shown"
 
+# The disk and task bounds: a test taking 4000 MiB by fallocate gets 64 MiB of
+# tmpfs and the host's disk none of it; a fork bomb gets 300 tasks, and none
+# of its processes outlives verify.
+new_run fill disk-fill
+free_before=$(df -Pk . | awk 'NR==2 {print $4}')
+expect 1 "stopped by the disk bound (its folder's tmpfs of 64 MiB full)" \
+    "$SOLBOOK" forge verify --disk-limit-mb 64 runs/fill
+free_after=$(df -Pk . | awk 'NR==2 {print $4}')
+grep -qF '"disk_mb": 64' runs/fill/verify.json || fail "verify.json does not record the disk bound"
+grep -qF 'tmpfs of 64 MiB' runs/fill/verify.json || fail "verify.json does not say what held the disk bound"
+# Other work on the machine moves the free space too; 1000 MiB would not hide in 256.
+[ $((free_before - free_after)) -lt 262144 ] || fail "the host lost $((free_before - free_after)) KiB of disk"
+echo "ok: disk bound: host free space changed by $((free_after - free_before)) KiB"
+new_run bomb fork-bomb
+expect 1 'stopped by the process bound (300 tasks at once)' "$SOLBOOK" forge verify --max-tasks 300 runs/bomb
+grep -qF '"max_tasks": 300' runs/bomb/verify.json || fail "verify.json does not record the task bound"
+made=$(grep -o 'made [0-9]*' runs/bomb/logs/test.stderr | cut -d' ' -f2)
+[ "$made" -lt 300 ] || fail "the fork bomb made $made processes"
+left=0
+for p in /proc/[0-9]*; do
+    [ "$(cat "$p/comm" 2>/dev/null)" = fake-fork-bomb ] && left=$((left + 1))
+done
+[ "$left" = 0 ] || fail "$left fork bomb processes outlived verify"
+echo "ok: task bound: the fork bomb made $made processes, none left after verify"
+expect 2 '--max-tasks: expected an integer from 300 to 100000' "$SOLBOOK" forge verify --max-tasks 10 runs/bomb
+
 new_run broken compile-error
 expect 1 'kernel.cu(12): error: identifier "oops" is undefined' "$SOLBOOK" forge verify runs/broken
 
@@ -106,4 +132,4 @@ expect 0 'verify: passed' "$SOLBOOK" forge verify runs/silent
 expect 1 'bench harness exited 0 without writing its output' "$SOLBOOK" forge bench runs/silent
 
 [ "$(grep -c '"kernel_id"' reg/verified_kernels.json)" = 1 ] || fail "only the good run may be promoted"
-echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, compile error, slower, faster than the roofline floor, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"
+echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, disk filler and fork bomb stopped by their bounds, compile error, slower, faster than the roofline floor, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"

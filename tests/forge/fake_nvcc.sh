@@ -6,6 +6,8 @@
 #   compile-error   this compiler fails with an nvcc-style message
 #   hang            the test never ends
 #   fail            the test exits 1
+#   disk-fill       the test takes 4 x 1000 MiB of disk (fallocate, 1 MiB at a time)
+#   fork-bomb       the test forks until it cannot, for a second
 #   bench-hang      the bench program never ends
 #   bench-silent    the bench program exits 0 without writing its output
 #   ms=C,B          the bench reports medians C (candidate) and B (baseline)

@@ -3,9 +3,57 @@
  * NAME.params says (see fake_nvcc.sh). A compiled program, not a script,
  * because the sandbox lets a test or bench program execute nothing but
  * itself. */
+#define _GNU_SOURCE /* fallocate */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+/* disk-fill: 4 x 1000 MiB of disk, taken 1 MiB at a time by fallocate
+ * without changing the files' sizes (FALLOC_FL_KEEP_SIZE, which
+ * RLIMIT_FSIZE does not see); exit 1 when any of it is refused. */
+static int disk_fill(void)
+{
+    long taken = 0;
+    for (int i = 0; i < 4; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fill%d.bin", i);
+        int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        for (off_t mb = 0; fd >= 0 && mb < 1000 && fallocate(fd, FALLOC_FL_KEEP_SIZE, mb << 20, 1 << 20) == 0; mb++)
+            taken++;
+        if (fd >= 0)
+            close(fd);
+    }
+    fprintf(stderr, "took %ld of 4000 MiB\n", taken);
+    return taken == 4000 ? 0 : 1;
+}
+
+/* fork-bomb: forks until fork fails and keeps trying for a second; the
+ * children, named fake-fork-bomb, wait forever; exit 1. */
+static int fork_bomb(void)
+{
+    long made = 0;
+    for (int tries = 0; tries < 100 && made < 100000;) {
+        pid_t p = fork();
+        if (p == 0) {
+            prctl(PR_SET_NAME, "fake-fork-bomb", 0, 0, 0);
+            for (;;)
+                pause();
+        }
+        if (p > 0) {
+            made++;
+            continue;
+        }
+        tries++;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "made %ld processes\n", made);
+    return 1;
+}
 
 static void provider(FILE *o, const char *name, double ms, int iters, int repeats)
 {
@@ -99,6 +147,10 @@ int main(int argc, char **argv)
         if (strcmp(mode, "hang") == 0)
             for (;;)
                 ;
+        if (strcmp(mode, "disk-fill") == 0)
+            return disk_fill();
+        if (strcmp(mode, "fork-bomb") == 0)
+            return fork_bomb();
         if (strcmp(mode, "fail") == 0) {
             fprintf(stderr, "M=3 N=7: FAIL max_abs_err=0.5 max_rel_err=0.3 unwritten=0\n");
             return 1;

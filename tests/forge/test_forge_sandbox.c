@@ -3,7 +3,9 @@
  * or allocate too much; what the child sees of its environment; and the
  * hostile programs the confinement must stop: system calls made from
  * copied machine code, a write after chdir, a setsid grandchild that
- * writes late, reads of secrets, a nested user namespace. */
+ * writes late, reads of secrets, a nested user namespace; and the disk
+ * and task bounds against a program that takes 4000 MiB of disk at once
+ * and one that forks until it cannot. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -12,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -848,6 +852,161 @@ static void test_choice_of_isolation(void **state)
     assert_string_equal(sb_sandbox_nested_userns(SB_SANDBOX_RLIMITS), "not refused");
 }
 
+/* Bytes free on the file system holding path, for unprivileged users. */
+static unsigned long long free_bytes(const char *path)
+{
+    struct statvfs sv;
+    assert_int_equal(statvfs(path, &sv), 0);
+    return (unsigned long long)sv.f_bavail * sv.f_frsize;
+}
+
+/* The bounds hold only inside the run's own namespaces: skipped (with the
+ * reason) where this machine cannot make them outside the confinement. */
+static void skip_unless_jailed(const sb_sandbox_result *res)
+{
+    if (!res->jailed) {
+        fprintf(stderr, "skipped: no pid and mount namespaces here; RLIMIT_NPROC and the host's disk stand in\n");
+        skip();
+    }
+}
+
+/* 4 x 1000 MiB taken at once by fallocate, with and without
+ * FALLOC_FL_KEEP_SIZE (which RLIMIT_FSIZE does not see), against a 64 MiB
+ * bound: the program gets at most the bound, the host's free space does
+ * not drop by a file's worth, nothing comes back into the folder, and the
+ * run says the disk bound stopped it. */
+static void test_disk_bound_stops_a_filler(void **state)
+{
+    fixture *f = *state;
+    static const char *const modes[] = {"keep", "grow"};
+    for (size_t m = 0; m < 2; m++) {
+        sb_sandbox_limits lim = limits_of(f);
+        lim.wall_s = 600.0;
+        lim.fsize_bytes = 2ull << 30;
+        lim.disk_bytes = 64ull << 20;
+        unsigned long long before = free_bytes(f->dir);
+        const char *argv[] = {PROG_DISK_FILL, modes[m], NULL};
+        sb_sandbox_result res = run_args(f, argv, &lim);
+        unsigned long long after = free_bytes(f->dir);
+        skip_unless_jailed(&res);
+        char buf[256], how[256], bounds[400];
+        read_text(f->out, buf, sizeof buf);
+        long long allocated = -1;
+        assert_int_equal(sscanf(buf, "allocated %lld", &allocated), 1);
+        sb_sandbox_describe(&res, &lim, how, sizeof how);
+        sb_sandbox_bounds(&res, &lim, bounds, sizeof bounds);
+        printf("%s %s: allocated %lld bytes of 4000 MiB asked; host free space %+.1f MiB; %s; %s\n",
+               sb_sandbox_isolation_name(f->iso), modes[m], allocated,
+               ((double)after - (double)before) / 1048576.0, how, bounds);
+        assert_true(res.exited);
+        assert_int_equal(res.exit_code, 1);
+        assert_true(allocated <= (long long)lim.disk_bytes);
+        /* Other work on this machine moves the free space too; a file's
+         * worth (1000 MiB) reaching the host would not hide in 256 MiB. */
+        assert_true(after + (256ull << 20) >= before);
+        assert_true(res.disk_full);
+        assert_non_null(strstr(how, "stopped by the disk bound (its folder's tmpfs of 64 MiB full)"));
+        assert_non_null(strstr(bounds, "disk: tmpfs of 64 MiB"));
+        char left[600];
+        snprintf(left, sizeof left, "%s/fill0.bin", f->dir);
+        struct stat st;
+        assert_int_not_equal(stat(left, &st), 0);
+    }
+}
+
+/* Whether a host process named name is alive. */
+static int process_named(const char *name)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    struct dirent *de;
+    int found = 0;
+    while (!found && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char path[300], comm[64] = "";
+        snprintf(path, sizeof path, "/proc/%s/comm", de->d_name);
+        FILE *fp = fopen(path, "r");
+        if (!fp)
+            continue;
+        if (fgets(comm, sizeof comm, fp))
+            comm[strcspn(comm, "\n")] = '\0';
+        fclose(fp);
+        found = strcmp(comm, name) == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+/* A program that forks until fork fails, its children waiting forever,
+ * against a bound of 300 tasks: it makes fewer than 300, the run says the
+ * process bound stopped it, and none of the children outlives the run. */
+static void test_task_bound_stops_a_fork_bomb(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    lim.max_tasks = SB_SANDBOX_MIN_TASKS;
+    char name[16];
+    snprintf(name, sizeof name, "sbfb%d", (int)(getpid() % 100000));
+    const char *argv[] = {PROG_FORK_BOMB, name, NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    skip_unless_jailed(&res);
+    char buf[256], how[256], bounds[400];
+    read_text(f->out, buf, sizeof buf);
+    long made = -1;
+    assert_int_equal(sscanf(buf, "made %ld", &made), 1);
+    int left = 0;
+    for (int i = 0; i < 20 && (left = process_named(name)); i++) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    sb_sandbox_describe(&res, &lim, how, sizeof how);
+    sb_sandbox_bounds(&res, &lim, bounds, sizeof bounds);
+    printf("%s: made %ld processes (bound %u tasks, %u seen at once); %s left after the run; %s; %s\n",
+           sb_sandbox_isolation_name(f->iso), made, lim.max_tasks, res.peak_tasks, left ? "some" : "none", how,
+           bounds);
+    assert_true(res.exited);
+    assert_int_equal(res.exit_code, 0);
+    assert_true(made > 0 && made < (long)lim.max_tasks);
+    assert_true(res.tasks_full);
+    assert_non_null(strstr(how, "stopped by the process bound (300 tasks at once)"));
+    assert_non_null(strstr(bounds, "tasks: pid_max 300 of its pid namespace"));
+    assert_false(left);
+}
+
+/* A build the bounds leave room for: the program's output comes back from
+ * the tmpfs into the folder, executable. */
+static void test_output_comes_back_from_the_tmpfs(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    lim.disk_bytes = 64ull << 20;
+    lim.max_tasks = SB_SANDBOX_MAX_TASKS;
+    char src[600];
+    snprintf(src, sizeof src, "%s/copied.bin", f->dir);
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_forge_copy_file(PROG_EXIT1, src, &err), SB_OK);
+    assert_int_equal(chmod(src, 0755), 0);
+    const char *argv[] = {PROG_WRITE, "made.txt", NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    skip_unless_jailed(&res);
+    assert_true(res.exited);
+    assert_int_equal(res.exit_code, 0);
+    assert_false(res.disk_full);
+    assert_false(res.tasks_full);
+    char made[600];
+    snprintf(made, sizeof made, "%s/made.txt", f->dir);
+    struct stat st;
+    assert_int_equal(stat(made, &st), 0);
+    assert_int_equal(stat(src, &st), 0);
+    assert_true(st.st_mode & S_IXUSR);
+    printf("%s: made.txt came back from the tmpfs; %u tasks and %llu bytes at most\n",
+           sb_sandbox_isolation_name(f->iso), res.peak_tasks, res.peak_disk);
+}
+
 int main(void)
 {
     /* Every behaviour under the limits alone, again inside bubblewrap and
@@ -879,6 +1038,9 @@ int main(void)
         BOTH(test_tool_through_a_linked_folder),
         BOTH(test_wrapper_does_not_open_its_parent),
         cmocka_unit_test(test_choice_of_isolation),
+        BOTH(test_disk_bound_stops_a_filler),
+        BOTH(test_task_bound_stops_a_fork_bomb),
+        BOTH(test_output_comes_back_from_the_tmpfs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
