@@ -19,6 +19,7 @@
 #include "isoweek.h"
 #include "note.h"
 #include "plaus_reads_db.h"
+#include "rg_store_db.h"
 #include "plausible.h"
 #include "plots.h"
 #include "regress.h"
@@ -319,14 +320,15 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
     sb_error err;
     sb_error_clear(&err);
     int fresh = 0;
-    int rc = sb_rg_fresh(db, ro, &fresh, &err);
+    sb_rg_store rs;
+    int rc = sb_rg_fresh(sb_rg_store_db(db, &rs), ro, &fresh, &err);
     sb_db_close(db);
     db = NULL;
     if (rc == SB_OK && !fresh && access(path, W_OK) == 0) {
         sb_rg_update_info info;
         rc = sb_db_open(path, SB_DB_WRITE, &db, &err);
         if (rc == SB_OK)
-            rc = sb_rg_update(db, ro, &info, &err);
+            rc = sb_rg_update(sb_rg_store_db(db, &rs), ro, &info, &err);
         sb_db_close(db);
     }
     if (rc != SB_OK) {
@@ -346,6 +348,7 @@ static int run_regressions(const opts *o)
     sb_error err;
     sb_error_clear(&err);
     sb_rg_list rg = {0};
+    sb_rg_store rs;
     /* change points only for the --history list, the one that shows them */
     sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history};
     sb_buf b = SB_BUF_INIT;
@@ -359,7 +362,7 @@ static int run_regressions(const opts *o)
     if (!o->history && !o->suite && !o->op) {
         if (refresh_steps(o, &ro) || open_db(o, &in.db))
             return 2;
-        if (sb_rg_latest(in.db, &ro, LLONG_MAX, &rg, &found, &err) != SB_OK) {
+        if (sb_rg_latest(sb_rg_store_db(in.db, &rs), &ro, LLONG_MAX, &rg, &found, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }
@@ -371,7 +374,7 @@ static int run_regressions(const opts *o)
     if (!found) {
         if (report_input_load(o, NULL, READ_UNMARKED, &in))
             return 2;
-        if (sb_rg_history(in.db, &in.set, &ro, &rg, &err) != SB_OK) {
+        if (sb_rg_history(sb_rg_store_db(in.db, &rs), &in.set, &ro, &rg, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }

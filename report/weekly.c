@@ -1209,6 +1209,8 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     memset(out, 0, sizeof *out);
     sb_plaus_reads pr;
     sb_plaus_reads_db(db, &pr);
+    sb_rg_store rs;
+    sb_rg_store_db(db, &rs);
     char week[16], prev[16];
     int py, pw;
     sb_isoweek_format(o->year, o->week, week, sizeof week);
@@ -1294,10 +1296,10 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     if (o->rg_all && o->all && all_up_to(o->all, end)) {
         rg = *o->rg_all;
         rg_given = 1;
-    } else if (!o->all && sb_rg_latest(db, &o->rg, end, &rg, &rg_found, err) != SB_OK) {
+    } else if (!o->all && sb_rg_latest(&rs, &o->rg, end, &rg, &rg_found, err) != SB_OK) {
         goto done; /* the stored history, where it holds for the runs up to the week's end */
     } else if (!rg_found && (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
-                             sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK)) {
+                             sb_rg_history(&rs, &upto, &o->rg, &rg, err) != SB_OK)) {
         goto done;
     }
     if (sb_repro_open(&rp, err) != SB_OK)
@@ -1760,7 +1762,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         writeup_claims(&paired, &xa, picks, npicks, &rg, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK &&
-                 sb_claims_verify_steps(db, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
+                 sb_claims_verify_steps(&rs, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);

@@ -20,6 +20,7 @@
 #include "sku.h"
 #include "snapshot.h"
 #include "plaus_reads_db.h"
+#include "rg_store_db.h"
 #include "run_details_read.h"
 #include "store.h"
 
