@@ -20,6 +20,7 @@
 #include "note.h"
 #include "plaus_reads_db.h"
 #include "rg_store_db.h"
+#include "weekly_reads_db.h"
 #include "plausible.h"
 #include "plots.h"
 #include "regress.h"
@@ -428,9 +429,12 @@ static int run_weekly(const opts *o)
     if (sb_snapshot_read(db, &snap, &err) == SB_OK)
         wo.snap = snap;
     sb_file_set files = {0};
+    sb_weekly_reads rd;
+    sb_plaus_reads pr;
+    sb_rg_store rs;
     /* the week's files merged into the folder whole or not at all: a
      * failure leaves the week's earlier writeup as it was */
-    if (!snap || sb_weekly_build(db, skus, &wo, &sum, &files, &err) != SB_OK ||
+    if (!snap || sb_weekly_build(sb_weekly_reads_db(db, &rd, &pr, &rs), skus, &wo, &sum, &files, &err) != SB_OK ||
         sb_file_set_publish(&files, wo.out_dir, SB_STAGE_MERGE, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;

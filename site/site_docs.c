@@ -23,6 +23,7 @@
 #include "site_parts.h"
 #include "training.h"
 #include "weekly.h"
+#include "weekly_reads_db.h"
 
 /* ---- roadmap ------------------------------------------------------------ */
 
@@ -651,7 +652,10 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.snap = c->snap;
         sb_weekly_summary sum;
         sb_file_set files;
-        rc = sb_weekly_build(c->db, c->skus, &wo, &sum, &files, err);
+        sb_weekly_reads rd;
+        sb_plaus_reads pr;
+        sb_rg_store rs;
+        rc = sb_weekly_build(sb_weekly_reads_db(c->db, &rd, &pr, &rs), c->skus, &wo, &sum, &files, err);
         if (rc == SB_OK)
             rc = sb_file_set_publish(&files, dir, SB_STAGE_MERGE, err);
         sb_file_set_free(&files);

@@ -42,6 +42,7 @@
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
+#include "weekly_reads_db.h"
 #include "sku.h"
 #include "weekly.h"
 
@@ -72,7 +73,10 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
                         sb_weekly_summary *sum, sb_error *err)
 {
     sb_file_set files;
-    int rc = sb_weekly_build(db, skus, o, sum, &files, err);
+    sb_weekly_reads rd;
+    sb_plaus_reads pr;
+    sb_rg_store rs;
+    int rc = sb_weekly_build(sb_weekly_reads_db(db, &rd, &pr, &rs), skus, o, sum, &files, err);
     if (rc == SB_OK)
         rc = sb_file_set_publish(&files, o->out_dir, SB_STAGE_MERGE, err);
     sb_file_set_free(&files);
