@@ -19,6 +19,8 @@
 #include "isoweek.h"
 #include "note.h"
 #include "plaus_reads_db.h"
+#include "rg_store_db.h"
+#include "weekly_reads_db.h"
 #include "plausible.h"
 #include "plots.h"
 #include "regress.h"
@@ -319,14 +321,15 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
     sb_error err;
     sb_error_clear(&err);
     int fresh = 0;
-    int rc = sb_rg_fresh(db, ro, &fresh, &err);
+    sb_rg_store rs;
+    int rc = sb_rg_fresh(sb_rg_store_db(db, &rs), ro, &fresh, &err);
     sb_db_close(db);
     db = NULL;
     if (rc == SB_OK && !fresh && access(path, W_OK) == 0) {
         sb_rg_update_info info;
         rc = sb_db_open(path, SB_DB_WRITE, &db, &err);
         if (rc == SB_OK)
-            rc = sb_rg_update(db, ro, &info, &err);
+            rc = sb_rg_update(sb_rg_store_db(db, &rs), ro, &info, &err);
         sb_db_close(db);
     }
     if (rc != SB_OK) {
@@ -346,6 +349,7 @@ static int run_regressions(const opts *o)
     sb_error err;
     sb_error_clear(&err);
     sb_rg_list rg = {0};
+    sb_rg_store rs;
     /* change points only for the --history list, the one that shows them */
     sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history};
     sb_buf b = SB_BUF_INIT;
@@ -359,7 +363,7 @@ static int run_regressions(const opts *o)
     if (!o->history && !o->suite && !o->op) {
         if (refresh_steps(o, &ro) || open_db(o, &in.db))
             return 2;
-        if (sb_rg_latest(in.db, &ro, LLONG_MAX, &rg, &found, &err) != SB_OK) {
+        if (sb_rg_latest(sb_rg_store_db(in.db, &rs), &ro, LLONG_MAX, &rg, &found, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }
@@ -371,7 +375,7 @@ static int run_regressions(const opts *o)
     if (!found) {
         if (report_input_load(o, NULL, READ_UNMARKED, &in))
             return 2;
-        if (sb_rg_history(in.db, &in.set, &ro, &rg, &err) != SB_OK) {
+        if (sb_rg_history(sb_rg_store_db(in.db, &rs), &in.set, &ro, &rg, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }
@@ -425,9 +429,12 @@ static int run_weekly(const opts *o)
     if (sb_snapshot_read(db, &snap, &err) == SB_OK)
         wo.snap = snap;
     sb_file_set files = {0};
+    sb_weekly_reads rd;
+    sb_plaus_reads pr;
+    sb_rg_store rs;
     /* the week's files merged into the folder whole or not at all: a
      * failure leaves the week's earlier writeup as it was */
-    if (!snap || sb_weekly_build(db, skus, &wo, &sum, &files, &err) != SB_OK ||
+    if (!snap || sb_weekly_build(sb_weekly_reads_db(db, &rd, &pr, &rs), skus, &wo, &sum, &files, &err) != SB_OK ||
         sb_file_set_publish(&files, wo.out_dir, SB_STAGE_MERGE, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;

@@ -125,16 +125,6 @@ int sb_rg_clear(sb_db *db, sb_error *err)
                       err);
 }
 
-void sb_rg_groups_free(sb_rg_group_rec *v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++) {
-        free(v[i].case_key);
-        free(v[i].provider);
-        free(v[i].sku);
-    }
-    free(v);
-}
-
 int sb_rg_groups_read(sb_db *handle, sb_rg_group_rec **out, size_t *n, sb_error *err)
 {
     sqlite3 *db = sb_db_handle(handle);
@@ -442,13 +432,6 @@ int sb_rg_commit_run_ids(sb_db *handle, const char *sha, long long **ids, size_t
         return sb_db_conn_fail(db, err, "reading the runs of a commit");
     sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
     return collect_ids(db, st, ids, n, cap, "reading the runs of a commit", err);
-}
-
-void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        free(v[i].sha);
-    free(v);
 }
 
 int sb_rg_commits_read(sb_db *handle, sb_rg_commit_rec **out, size_t *n, sb_error *err)

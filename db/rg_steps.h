@@ -3,7 +3,8 @@
  * report/regress.h computes the steps and decides when the stored ones
  * still hold and which series to walk again; this module only reads and
  * writes them, with the figures that tell whether the database changed.
- * The writes belong inside the caller's transaction.
+ * The writes belong inside the caller's transaction. The records are
+ * model/rg_store.h's, which db/rg_store_db.h hands the walk.
  */
 #ifndef SOLBOOK_DB_RG_STEPS_H
 #define SOLBOOK_DB_RG_STEPS_H
@@ -11,27 +12,8 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "rg_store.h"
 #include "store.h"
-
-/* One stored step (a row of rg_steps); the enumerations are report/regress.h's. */
-typedef struct sb_rg_step_rec {
-    long long old_run;  /* -1: none */
-    long long new_run;
-    long long old_commit, new_commit, drift_class, noise;
-    int verdict, cause, latest, same_card, threshold_from;
-    long long samples_old, samples_new, range_commits;
-    double p, rel_change, threshold; /* NAN: NULL */
-    const char *changed;             /* "" when none; valid during the callback only */
-} sb_rg_step_rec;
-
-/* What the stored steps were computed from (rg_basis), or the database's
- * state now (sb_rg_state_now fills runs, last_run, changes and schema). */
-typedef struct sb_rg_state {
-    char rule_sha256[65];
-    long long runs, last_run, changes, schema;
-    long long newest_epoch; /* the newest finished time of a result run */
-    long long undated;      /* result runs without a finished time reports read */
-} sb_rg_state;
 
 int sb_rg_state_now(sb_db *db, sb_rg_state *now, sb_error *err);
 /* *found 0 when no steps were ever stored. */
@@ -45,14 +27,7 @@ int sb_rg_runs_after(sb_db *db, long long after, long long *n, long long *sessio
 /* Deletes every stored step, group, commit, class and threshold. */
 int sb_rg_clear(sb_db *db, sb_error *err);
 
-/* One stored (case, provider, SKU). */
-typedef struct sb_rg_group_rec {
-    long long grp;
-    char *case_key, *provider, *sku;
-    long long series_git, series_measured;
-} sb_rg_group_rec;
 int sb_rg_groups_read(sb_db *db, sb_rg_group_rec **out, size_t *n, sb_error *err);
-void sb_rg_groups_free(sb_rg_group_rec *v, size_t n);
 
 /* Replaces the group's stored steps with steps[0..n) and its counts
  * (adding the group when it is new). */
@@ -70,7 +45,6 @@ int sb_rg_steps_count(sb_db *db, size_t *n, sb_error *err);
 /* Reads the steps of one group after another in seq order: each is
  * called for every step; it returns SB_OK or SB_ERR (with err set),
  * which stops the read. */
-typedef int (*sb_rg_step_fn)(void *ctx, const sb_rg_step_rec *s, sb_error *err);
 typedef struct sb_rg_steps_reader sb_rg_steps_reader;
 int sb_rg_steps_reader_open(sb_db *db, sb_rg_steps_reader **out, sb_error *err);
 int sb_rg_steps_read(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err);
@@ -87,14 +61,7 @@ int sb_rg_group_run_ids(sb_db *db, const char *case_key, const char *provider, c
  * sb_rg_group_run_ids adds them. */
 int sb_rg_commit_run_ids(sb_db *db, const char *sha, long long **ids, size_t *n, size_t *cap, sb_error *err);
 
-/* One stored commit. */
-typedef struct sb_rg_commit_rec {
-    long long id;
-    char *sha;
-    long long first_epoch;
-} sb_rg_commit_rec;
 int sb_rg_commits_read(sb_db *db, sb_rg_commit_rec **out, size_t *n, sb_error *err);
-void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n);
 /* Stores sha's earliest finished time, adding the commit when it is new;
  * *id its id. */
 int sb_rg_commit_put(sb_db *db, const char *sha, long long first_epoch, long long *id, sb_error *err);
@@ -102,14 +69,6 @@ int sb_rg_commit_put(sb_db *db, const char *sha, long long first_epoch, long lon
 /* The id of a drift noise class's text, added when it is new. */
 int sb_rg_class_id(sb_db *db, const char *class_key, long long *id, sb_error *err);
 
-/* One cross-card threshold. */
-typedef struct sb_rg_noise_rec {
-    long long id;
-    char sku[64];
-    int let_go;
-    double threshold;
-    long long comparisons;
-} sb_rg_noise_rec;
 /* The id of (sku, let_go)'s threshold, stored with e's figures. */
 int sb_rg_noise_put(sb_db *db, const sb_rg_noise_rec *e, long long *id, sb_error *err);
 /* Every stored threshold, by id (malloc'd, *n of them). */

@@ -176,8 +176,8 @@ static const sb_result *cited_run(const sb_result *const *cited, size_t n, int64
 }
 
 /* Claim k's step against its runs, computed again. */
-static int step_verify(sb_db *db, const sb_rg_aa *aa, const sb_claim *k, const sb_result *const *cited, size_t n,
-                       const sb_rg_opts *o, const char *what, sb_error *err)
+static int step_verify(const sb_rg_store *st, const sb_rg_aa *aa, const sb_claim *k, const sb_result *const *cited,
+                       size_t n, const sb_rg_opts *o, const char *what, sb_error *err)
 {
     const sb_claim_step *s = k->step;
     char words[512];
@@ -199,7 +199,7 @@ static int step_verify(sb_db *db, const sb_rg_aa *aa, const sb_claim *k, const s
                             s->new_commit ? s->new_commit : "(none)", (long long)old->run_id,
                             (long long)nw->run_id, old->git_sha, nw->git_sha);
     sb_rg_row row;
-    if (sb_rg_step_again(db, aa, old, nw, o, &row, err) != SB_OK)
+    if (sb_rg_step_again(st, aa, old, nw, o, &row, err) != SB_OK)
         return SB_ERR;
     double ratio = 1.0 + row.rel_change;
     if (!(fabs(s->ratio - ratio) <= 1e-9 * fabs(ratio)))
@@ -218,7 +218,7 @@ static int step_verify(sb_db *db, const sb_rg_aa *aa, const sb_claim *k, const s
     return SB_OK;
 }
 
-int sb_claims_verify_steps(sb_db *db, const sb_claims *c, const sb_result *const *cited, size_t n,
+int sb_claims_verify_steps(const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
                            const sb_rg_opts *o, const char *what, sb_error *err)
 {
     if (c->failed)
@@ -229,9 +229,9 @@ int sb_claims_verify_steps(sb_db *db, const sb_claims *c, const sb_result *const
         if (!c->v[i].step)
             continue;
         if (!aa)
-            rc = sb_rg_aa_load(db, o, &aa, err);
+            rc = sb_rg_aa_load(st, o, &aa, err);
         if (rc == SB_OK)
-            rc = step_verify(db, aa, &c->v[i], cited, n, o, what, err);
+            rc = step_verify(st, aa, &c->v[i], cited, n, o, what, err);
     }
     sb_rg_aa_free(aa);
     return rc;

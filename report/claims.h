@@ -81,9 +81,9 @@ int sb_claims_verify(const sb_claims *c, const sb_claim_run *cited, size_t ncite
  * cited, n of them) are not of its series (case, provider, SKU, one
  * protocol and environment) or not at its commits, or whose ratio,
  * threshold or rule the stored runs do not give again
- * (sb_rg_step_again, with the A/A noise of db and o). Claims without a
+ * (sb_rg_step_again, with the A/A noise of st and o). Claims without a
  * step are sb_claims_verify's. */
-int sb_claims_verify_steps(sb_db *db, const sb_claims *c, const sb_result *const *cited, size_t n,
+int sb_claims_verify_steps(const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
                            const sb_rg_opts *o, const char *what, sb_error *err);
 
 /* Like with like (docs/CLAIMS.md, rule 8): SB_ERR naming the pair when

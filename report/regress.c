@@ -9,14 +9,9 @@
 #include <string.h>
 
 #include "changepoint.h"
-#include "commits.h"
 #include "encode.h"
 #include "geomean.h"
 #include "report_json.h"
-#include "results_query.h"
-#include "rg_steps.h"
-#include "run_devices.h"
-#include "session_query.h"
 #include "sessions.h"
 #include "sha256.h"
 #include "stats.h"
@@ -113,7 +108,8 @@ static sb_rg_verdict judge(double p, double rel_change, double alpha, double thr
  * run of the next). */
 typedef struct walk_ctx {
     sb_mw_cache mw;
-    sb_samples_query *samples;
+    const sb_rg_store *st; /* the store samples was opened on */
+    void *samples;
     long long last_id;
     double *last;
     size_t nlast;
@@ -122,17 +118,18 @@ typedef struct walk_ctx {
 static void walk_free(walk_ctx *w)
 {
     sb_mw_cache_free(&w->mw);
-    sb_samples_query_close(w->samples);
+    if (w->samples)
+        w->st->samples_close(w->samples);
     free(w->last);
     memset(w, 0, sizeof *w);
 }
 
 /* Every sample of run_id in (rep, idx) order into a new array. */
-static int load_samples(sb_db *db, walk_ctx *w, long long run_id, double **v, size_t *n,
+static int load_samples(const sb_rg_store *st, walk_ctx *w, long long run_id, double **v, size_t *n,
                         sb_error *err)
 {
     if (!w)
-        return sb_samples_load(db, run_id, v, n, err);
+        return st->samples(st->ctx, run_id, v, n, err);
     *v = NULL;
     *n = 0;
     if (w->last && w->last_id == run_id) {
@@ -142,9 +139,12 @@ static int load_samples(sb_db *db, walk_ctx *w, long long run_id, double **v, si
         *n = w->nlast;
         return SB_OK;
     }
-    if (!w->samples && sb_samples_query_open(db, &w->samples, err) != SB_OK)
-        return SB_ERR;
-    return sb_samples_query_load(w->samples, run_id, v, n, err);
+    if (!w->samples) {
+        if (st->samples_open(st->ctx, &w->samples, err) != SB_OK)
+            return SB_ERR;
+        w->st = st;
+    }
+    return w->st->samples_next(w->samples, run_id, v, n, err);
 }
 
 /* Keeps a copy of run_id's samples for the next step. */
@@ -162,7 +162,7 @@ static void remember(walk_ctx *w, long long run_id, const double *v, size_t n)
     w->last_id = run_id;
 }
 
-static int compare_cached(sb_db *db, const sb_result *old_run, const sb_result *new_run,
+static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
                           const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
                           sb_error *err);
 
@@ -180,16 +180,16 @@ static void row_init(sb_rg_row *row)
     row->changed = "";
 }
 
-int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
+int sb_rg_compare(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
 {
     row_init(row);
-    return compare_cached(db, old_run, new_run, o, o->min_effect, NULL, row, err);
+    return compare_cached(st, old_run, new_run, o, o->min_effect, NULL, row, err);
 }
 
 /* Compares into row (row_init'ed), keeping what the caller set beside
  * the figures (cause, card, range). */
-static int compare_cached(sb_db *db, const sb_result *old_run, const sb_result *new_run,
+static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
                           const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
                           sb_error *err)
 {
@@ -207,9 +207,9 @@ static int compare_cached(sb_db *db, const sb_result *old_run, const sb_result *
     }
     double *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
-    if (load_samples(db, w, old_run->run_id, &a, &na, err) != SB_OK)
+    if (load_samples(st, w, old_run->run_id, &a, &na, err) != SB_OK)
         return SB_ERR;
-    if (load_samples(db, w, new_run->run_id, &b, &nb, err) != SB_OK) {
+    if (load_samples(st, w, new_run->run_id, &b, &nb, err) != SB_OK) {
         free(a);
         return SB_ERR;
     }
@@ -345,7 +345,7 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha)
 }
 
 /* The git ordinals of the order's commits, from the commits table. */
-static int order_read_git(sb_db *db, sb_rg_order *o, sb_error *err)
+static int order_read_git(const sb_rg_store *st, sb_rg_order *o, sb_error *err)
 {
     commit_pos *v = o->v;
     const char **shas = malloc((o->n ? o->n : 1) * sizeof *shas);
@@ -356,7 +356,7 @@ static int order_read_git(sb_db *db, sb_rg_order *o, sb_error *err)
     } else {
         for (size_t i = 0; i < o->n; i++)
             shas[i] = v[i].sha;
-        rc = sb_commits_ordinals(db, shas, o->n, ord, err);
+        rc = st->ordinals(st->ctx, shas, o->n, ord, err);
         for (size_t i = 0; rc == SB_OK && i < o->n; i++)
             v[i].git = ord[i];
     }
@@ -653,11 +653,11 @@ static int cmp_session_sku(const void *a, const void *b)
 }
 
 /* Measures the A/A runs of the database's sessions SKU by SKU. */
-static int aa_noise_load(sb_db *db, const sb_rg_opts *o, aa_noise *out, sb_error *err)
+static int aa_noise_load(const sb_rg_store *st, const sb_rg_opts *o, aa_noise *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     sb_session_runs runs = {0};
-    if (sb_session_runs_load(db, NULL, 0, &runs, err) != SB_OK) {
+    if (st->session_runs(st->ctx, &runs, err) != SB_OK) {
         sb_session_runs_free(&runs);
         return SB_ERR;
     }
@@ -706,12 +706,12 @@ done:
     return rc;
 }
 
-int sb_rg_aa_load(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
+int sb_rg_aa_load(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
 {
     *out = calloc(1, sizeof **out);
     if (!*out)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    if (aa_noise_load(db, o, *out, err) != SB_OK) {
+    if (aa_noise_load(st, o, *out, err) != SB_OK) {
         free(*out);
         *out = NULL;
         return SB_ERR;
@@ -781,25 +781,25 @@ static int note_sku_noise(const sb_rg_aa *aa, const char *sku, int let_go, sb_rg
     return SB_OK;
 }
 
-int sb_rg_step_again(sb_db *db, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
+int sb_rg_step_again(const sb_rg_store *st, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
                      const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
 {
     row_init(row);
     row->cause = SB_RG_CODE;
     long long ids[2] = {old_run->run_id, new_run->run_id};
     sb_run_devices dev = {0};
-    if (sb_run_devices_load_ids(db, ids, 2, &dev, err) != SB_OK)
+    if (st->devices_ids(st->ctx, ids, 2, &dev, err) != SB_OK)
         return SB_ERR;
     const char *a = sb_run_device(&dev, ids[0]), *b = sb_run_device(&dev, ids[1]);
     if (a && b)
         row->same_card = strcmp(a, b) == 0;
     sb_run_devices_free(&dev);
     double threshold = sb_rg_threshold(aa, old_run, new_run, row->same_card, o->min_effect, &row->threshold_from);
-    return compare_cached(db, old_run, new_run, o, threshold, NULL, row, err);
+    return compare_cached(st, old_run, new_run, o, threshold, NULL, row, err);
 }
 
 typedef struct walk {
-    sb_db *db;
+    const sb_rg_store *st;
     const sb_rg_opts *o;
     walk_ctx cache;
     const sb_run_devices *dev;
@@ -810,13 +810,13 @@ typedef struct walk {
                     * group; 1 or 0: git or first-measured order, as stored */
 } walk;
 
-/* A walk over db by o's rule into out, reading cards from dev and A/A
+/* A walk over st by o's rule into out, reading cards from dev and A/A
  * noise from aa (NULL: none). */
-static void walk_init(walk *w, sb_db *db, const sb_rg_opts *o, const sb_run_devices *dev, const aa_noise *aa,
-                      sb_rg_list *out)
+static void walk_init(walk *w, const sb_rg_store *st, const sb_rg_opts *o, const sb_run_devices *dev,
+                      const aa_noise *aa, sb_rg_list *out)
 {
     memset(w, 0, sizeof *w);
-    w->db = db;
+    w->st = st;
     w->o = o;
     w->dev = dev;
     w->aa = aa;
@@ -871,7 +871,7 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
     if (!passing)
         row.verdict = SB_RG_NOW_FAILING;
     else
-        rc = compare_cached(w->db, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
+        rc = compare_cached(w->st, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
     if (rc == SB_OK && push(w->out, &w->cap, &row) != 0)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     return rc;
@@ -1318,7 +1318,7 @@ static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
             continue;
         sb_rg_row pair;
         row_init(&pair);
-        rc = compare_cached(w->db, bo, bn, w->o, w->o->min_effect, &w->cache, &pair, err);
+        rc = compare_cached(w->st, bo, bn, w->o, w->o->min_effect, &w->cache, &pair, err);
         if (rc != SB_OK)
             break;
         r->confirm_old_run = bo->run_id;
@@ -1392,7 +1392,7 @@ static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_e
     sb_rg_order ord;
     if (sb_rg_order_build(set, &ord, err) != SB_OK)
         return SB_ERR;
-    int rc = order_read_git(w->db, &ord, err);
+    int rc = order_read_git(w->st, &ord, err);
     for (size_t i = 0; i < set->n && rc == SB_OK;) {
         size_t j = group_end(set, i);
         rc = group_rows(w, set, &ord, i, j, err);
@@ -1404,18 +1404,18 @@ static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_e
     return rc;
 }
 
-int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err)
 {
     memset(out, 0, sizeof *out);
     sb_run_devices dev = {0};
     aa_noise aa = {0};
     walk w;
-    walk_init(&w, db, o, &dev, &aa, out);
+    walk_init(&w, st, o, &dev, &aa, out);
     step_key *keys = NULL;
-    int rc = sb_run_devices_load(db, &dev, err);
+    int rc = st->devices(st->ctx, &dev, err);
     if (rc == SB_OK)
-        rc = aa_noise_load(db, o, &aa, err);
+        rc = aa_noise_load(st, o, &aa, err);
     if (rc == SB_OK)
         rc = walk_history(&w, set, &keys, err);
     if (rc == SB_OK)
@@ -1432,7 +1432,7 @@ int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_r
     return rc;
 }
 
-/* ---- the stored history (db/rg_steps.h) ---- */
+/* ---- the stored history (model/rg_store.h, filled by db/rg_steps.h) ---- */
 
 /* The SHA-256 of the settings and constants the stored steps depend on.
  * A change to the walk's rule raises SB_RG_RULE_VERSION. */
@@ -1449,9 +1449,9 @@ static int rule_sha(const sb_rg_opts *o, char hex[65], sb_error *err)
     return rc;
 }
 
-/* *fresh 1: the stored steps (then) were computed from db as it is now
+/* *fresh 1: the stored steps (then) were computed from st as it is now
  * (now) with o's rule. */
-static int stored_state(sb_db *db, const sb_rg_opts *o, sb_rg_state *then, sb_rg_state *now, int *found,
+static int stored_state(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_state *then, sb_rg_state *now, int *found,
                         int *fresh, sb_error *err)
 {
     *fresh = 0;
@@ -1459,7 +1459,7 @@ static int stored_state(sb_db *db, const sb_rg_opts *o, sb_rg_state *then, sb_rg
         return SB_ERR;
     char rule[65];
     memcpy(rule, now->rule_sha256, sizeof rule);
-    if (sb_rg_state_now(db, now, err) != SB_OK || sb_rg_state_read(db, then, found, err) != SB_OK)
+    if (st->state_now(st->ctx, now, err) != SB_OK || st->state_read(st->ctx, then, found, err) != SB_OK)
         return SB_ERR;
     memcpy(now->rule_sha256, rule, sizeof rule);
     *fresh = *found && strcmp(then->rule_sha256, now->rule_sha256) == 0 && then->runs == now->runs &&
@@ -1467,11 +1467,11 @@ static int stored_state(sb_db *db, const sb_rg_opts *o, sb_rg_state *then, sb_rg
     return SB_OK;
 }
 
-int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err)
+int sb_rg_fresh(const sb_rg_store *st, const sb_rg_opts *o, int *fresh, sb_error *err)
 {
     sb_rg_state then, now;
     int found;
-    return stored_state(db, o, &then, &now, &found, fresh, err);
+    return stored_state(st, o, &then, &now, &found, fresh, err);
 }
 
 /* The noise class of a drift step as one text: each field with its
@@ -1489,7 +1489,7 @@ static void class_text(const sb_rg_row *r, sb_buf *out)
 /* What storing the walk's rows needs besides the walk: the stored ids of
  * the order's commits, of the classes and thresholds met so far. */
 typedef struct store_ctx {
-    sb_db *db;
+    const sb_rg_store *st;
     const sb_rg_order *ord;
     long long *commit_id;  /* by index in ord->v */
     char **class_key;      /* classes met, with their ids */
@@ -1519,7 +1519,7 @@ static int class_id(store_ctx *c, const char *key, long long *id, sb_error *err)
             *id = c->class_id[i];
             return SB_OK;
         }
-    if (sb_rg_class_id(c->db, key, id, err) != SB_OK)
+    if (c->st->class_id(c->st->ctx, key, id, err) != SB_OK)
         return SB_ERR;
     if (c->nclass == c->class_cap) {
         size_t nc = c->class_cap ? c->class_cap * 2 : 64;
@@ -1561,7 +1561,7 @@ static int noise_id(store_ctx *c, const sb_rg_list *l, const sb_rg_row *r, long 
     if (!c->noise_id[k]) {
         sb_rg_noise_rec e = {0, {0}, let_go, l->noise[k].threshold, (long long)l->noise[k].comparisons};
         snprintf(e.sku, sizeof e.sku, "%s", l->noise[k].sku);
-        if (sb_rg_noise_put(c->db, &e, &c->noise_id[k], err) != SB_OK)
+        if (c->st->noise_put(c->st->ctx, &e, &c->noise_id[k], err) != SB_OK)
             return SB_ERR;
     }
     *id = c->noise_id[k];
@@ -1616,7 +1616,7 @@ static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_
 {
     if (step_recs(c, l, from, err) != SB_OK)
         return SB_ERR;
-    return sb_rg_group_put(c->db, first->case_key, first->provider, first->sku, series_git, series_measured,
+    return c->st->group_put(c->st->ctx, first->case_key, first->provider, first->sku, series_git, series_measured,
                            c->recs, l->n - from, err);
 }
 
@@ -1624,7 +1624,7 @@ static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_
  * times of the runs of set (new runs; with ncs 0, every run); *changed 1
  * when a stored commit's earliest time moves (every series is walked
  * again then). The order points into cs and set. */
-static int update_order(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, const sb_result_set *set,
+static int update_order(const sb_rg_store *st, const sb_rg_commit_rec *cs, size_t ncs, const sb_result_set *set,
                         sb_rg_order *ord, int *changed, sb_error *err)
 {
     memset(ord, 0, sizeof *ord);
@@ -1644,7 +1644,7 @@ static int update_order(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, const
         const commit_pos *p = order_find(ord, cs[i].sha);
         *changed = !p || p->first != cs[i].first_epoch;
     }
-    return order_read_git(db, ord, err);
+    return order_read_git(st, ord, err);
 }
 
 static int cmp_group_of(const sb_result *a, const sb_result *b)
@@ -1690,17 +1690,17 @@ static void tail_plan_free(tail_plan *p)
 
 /* Walks the series of set (whole groups) and the tails of tails (NULL:
  * none), and stores their steps. */
-static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, const tail_plan *tails,
+static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_result_set *set, const tail_plan *tails,
                       const sb_rg_order *ord, sb_error *err)
 {
     sb_rg_list out = {0};
     sb_run_devices dev = {0};
     aa_noise aa = {0};
     walk w;
-    walk_init(&w, db, o, &dev, &aa, &out);
+    walk_init(&w, st, o, &dev, &aa, &out);
     store_ctx c;
     memset(&c, 0, sizeof c);
-    c.db = db;
+    c.st = st;
     c.ord = ord;
     size_t nid = set->n;
     for (size_t i = 0; tails && i < tails->n; i++)
@@ -1714,15 +1714,15 @@ static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, 
     for (size_t i = 0; tails && i < tails->n; i++)
         for (size_t k = 0; k < tails->v[i].n; k++)
             ids[nid++] = tails->v[i].runs[k]->run_id;
-    int rc = sb_run_devices_load_ids(db, ids, nid, &dev, err);
+    int rc = st->devices_ids(st->ctx, ids, nid, &dev, err);
     free(ids);
     if (rc == SB_OK)
-        rc = aa_noise_load(db, o, &aa, err);
+        rc = aa_noise_load(st, o, &aa, err);
     if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; rc == SB_OK && i < ord->n; i++) {
         const commit_pos *p = &((const commit_pos *)ord->v)[i];
-        rc = sb_rg_commit_put(db, p->sha, p->first, &c.commit_id[i], err);
+        rc = st->commit_put(st->ctx, p->sha, p->first, &c.commit_id[i], err);
     }
     for (size_t i = 0; i < set->n && rc == SB_OK;) {
         size_t j = group_end(set, i);
@@ -1747,7 +1747,7 @@ static int store_walk(sb_db *db, const sb_rg_opts *o, const sb_result_set *set, 
         if (rc == SB_OK)
             rc = step_recs(&c, &out, 0, err);
         if (rc == SB_OK)
-            rc = sb_rg_group_append(db, t->grp, c.recs, out.n, err);
+            rc = st->group_append(st->ctx, t->grp, c.recs, out.n, err);
     }
     store_ctx_free(&c);
     walk_free(&w.cache);
@@ -1814,7 +1814,7 @@ static int tail_holds(const tail_plan *p, const tail_group *t, const sb_result *
 /* The runs of the tails' base commits into p->base and each tail's runs;
  * a tail whose runs do not make one series with a passing base run is
  * walked whole instead (its run ids added to *ids). */
-static int tail_runs(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, tail_plan *p, long long **ids,
+static int tail_runs(const sb_rg_store *st, const sb_rg_commit_rec *cs, size_t ncs, tail_plan *p, long long **ids,
                      size_t *nids, size_t *idcap, sb_error *err)
 {
     const sb_rg_commit_rec **by_id = malloc((ncs ? ncs : 1) * sizeof *by_id);
@@ -1835,7 +1835,7 @@ static int tail_runs(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, tail_pla
         const sb_rg_commit_rec *kp = &key;
         const sb_rg_commit_rec **c = ncs ? bsearch(&kp, by_id, ncs, sizeof *by_id, cmp_commit_id) : NULL;
         if (!c) {
-            rc = sb_error_set(err, sb_db_path(db), NULL, "a stored regression step names no stored commit");
+            rc = sb_error_set(err, st->name, NULL, "a stored regression step names no stored commit");
             goto done;
         }
         shas[i] = p->v[i].base_sha = (*c)->sha;
@@ -1845,10 +1845,10 @@ static int tail_runs(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, tail_pla
         if (!nshas || strcmp(shas[nshas - 1], shas[i]) != 0)
             shas[nshas++] = shas[i];
     for (size_t i = 0; i < nshas && rc == SB_OK; i++)
-        rc = sb_rg_commit_run_ids(db, shas[i], &bids, &nb, &bcap, err);
+        rc = st->commit_run_ids(st->ctx, shas[i], &bids, &nb, &bcap, err);
     sb_result_filter all = {0};
     if (rc == SB_OK)
-        rc = sb_results_load_ids(db, &all, bids, nb, &p->base, err);
+        rc = st->results_ids(st->ctx, &all, bids, nb, &p->base, err);
     if (rc == SB_OK && !(base = malloc((p->base.n ? p->base.n : 1) * sizeof *base)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     if (rc != SB_OK)
@@ -1877,7 +1877,7 @@ static int tail_runs(sb_db *db, const sb_rg_commit_rec *cs, size_t ncs, tail_pla
                 t.runs[t.n++] = base[k];
         if (!tail_holds(p, &t, t.runs, t.n)) {
             free(t.runs);
-            rc = sb_rg_group_run_ids(db, rep->case_key, rep->provider, rep->sku, ids, nids, idcap, err);
+            rc = st->group_run_ids(st->ctx, rep->case_key, rep->provider, rep->sku, ids, nids, idcap, err);
             continue;
         }
         for (size_t k = 0; k < t.nfresh; k++)
@@ -1898,7 +1898,7 @@ done:
  * runs extend their stored steps (tail_group) into p, the others, walked
  * whole, as their run ids into *ids. cs: the stored commits, ord the
  * order of the update. */
-static int plan_tails(sb_db *db, const sb_result_set *fresh, const sb_rg_commit_rec *cs, size_t ncs,
+static int plan_tails(const sb_rg_store *st, const sb_result_set *fresh, const sb_rg_commit_rec *cs, size_t ncs,
                       const sb_rg_order *ord, tail_plan *p, long long **ids, size_t *nids, sb_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -1907,7 +1907,7 @@ static int plan_tails(sb_db *db, const sb_result_set *fresh, const sb_rg_commit_
     size_t idcap = 0, nf = 0;
     sb_rg_group_rec *g = NULL;
     size_t ng = 0;
-    sb_rg_steps_reader *rd = NULL;
+    void *rd = NULL;
     /* the newest stored commit in either order */
     long max_rank = -1;
     long long max_git = -1;
@@ -1929,12 +1929,12 @@ static int plan_tails(sb_db *db, const sb_result_set *fresh, const sb_rg_commit_
             p->fresh[nf++] = &fresh->v[i];
     if (rc == SB_OK) {
         qsort(p->fresh, nf, sizeof *p->fresh, cmp_run_group);
-        rc = sb_rg_groups_read(db, &g, &ng, err);
+        rc = st->groups_read(st->ctx, &g, &ng, err);
     }
     if (rc == SB_OK && ng)
         qsort(g, ng, sizeof *g, cmp_group_rec);
     if (rc == SB_OK)
-        rc = sb_rg_steps_reader_open(db, &rd, err);
+        rc = st->steps_open(st->ctx, &rd, err);
     for (size_t a = 0; a < nf && rc == SB_OK;) {
         size_t b = a + 1;
         while (b < nf && cmp_group_of(p->fresh[a], p->fresh[b]) == 0)
@@ -1945,7 +1945,7 @@ static int plan_tails(sb_db *db, const sb_result_set *fresh, const sb_rg_commit_
         last_step last = {0};
         int tail = gr && gr->series_git + gr->series_measured == 1;
         if (tail)
-            rc = sb_rg_steps_read_last(rd, gr->grp, keep_last, &last, err);
+            rc = st->steps_read_last(rd, gr->grp, keep_last, &last, err);
         tail = tail && rc == SB_OK && last.found && last.s.old_run >= 0 &&
                last.s.verdict != SB_RG_SINGLE_COMMIT;
         for (size_t k = a; tail && k < b; k++) {
@@ -1958,20 +1958,20 @@ static int plan_tails(sb_db *db, const sb_result_set *fresh, const sb_rg_commit_
                                                                             : last.s.new_commit,
                                         NULL, NULL, 0, a, b - a};
         else if (rc == SB_OK)
-            rc = sb_rg_group_run_ids(db, r->case_key, r->provider, r->sku, ids, nids, &idcap, err);
+            rc = st->group_run_ids(st->ctx, r->case_key, r->provider, r->sku, ids, nids, &idcap, err);
         a = b;
     }
-    sb_rg_steps_reader_close(rd);
+    st->steps_close(rd);
     sb_rg_groups_free(g, ng);
     if (rc == SB_OK && p->n)
-        rc = tail_runs(db, cs, ncs, p, ids, nids, &idcap, err);
+        rc = tail_runs(st, cs, ncs, p, ids, nids, &idcap, err);
     return rc;
 }
 
-int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err)
+int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err)
 {
     memset(info, 0, sizeof *info);
-    if (sb_db_begin(db, err) != SB_OK)
+    if (st->begin(st->ctx, err) != SB_OK)
         return SB_ERR;
     sb_rg_state then, now;
     int found, fresh;
@@ -1982,14 +1982,14 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
     long long *ids = NULL;
     size_t nids = 0;
     tail_plan plan = {0};
-    int rc = stored_state(db, o, &then, &now, &found, &fresh, err);
+    int rc = stored_state(st, o, &then, &now, &found, &fresh, err);
     int full = !found || strcmp(then.rule_sha256, now.rule_sha256) != 0 || then.changes != now.changes ||
                then.schema != now.schema;
     if (rc != SB_OK || fresh)
         goto done;
     if (!full) {
         long long added, sessions;
-        rc = sb_rg_runs_after(db, then.last_run, &added, &sessions, err);
+        rc = st->runs_after(st->ctx, then.last_run, &added, &sessions, err);
         /* runs of measuring sessions move the A/A thresholds of every series */
         full = rc == SB_OK && (now.runs - then.runs != added || sessions > 0);
     }
@@ -1997,21 +1997,21 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
     if (rc == SB_OK && !full) {
         sb_result_filter f = {0};
         f.after_run = then.last_run;
-        rc = sb_results_load(db, &f, &fresh_runs, err);
+        rc = st->results(st->ctx, &f, &fresh_runs, err);
         if (rc == SB_OK)
-            rc = sb_rg_commits_read(db, &cs, &ncs, err);
+            rc = st->commits_read(st->ctx, &cs, &ncs, err);
         if (rc == SB_OK)
-            rc = update_order(db, cs, ncs, &fresh_runs, &ord, &moved, err);
+            rc = update_order(st, cs, ncs, &fresh_runs, &ord, &moved, err);
         full = rc == SB_OK && moved;
         if (rc == SB_OK && !full)
-            rc = plan_tails(db, &fresh_runs, cs, ncs, &ord, &plan, &ids, &nids, err);
+            rc = plan_tails(st, &fresh_runs, cs, ncs, &ord, &plan, &ids, &nids, err);
         /* where the series walked whole hold most runs, every run is read
          * in one pass instead of by id */
         if (rc == SB_OK && !full && nids > (size_t)(now.runs / 2))
             full = 1;
         if (rc == SB_OK && !full) {
             sb_result_filter all = {0};
-            rc = sb_results_load_ids(db, &all, ids, nids, &set, err);
+            rc = st->results_ids(st->ctx, &all, ids, nids, &set, err);
         }
         now.newest_epoch = then.newest_epoch;
         now.undated = then.undated;
@@ -2027,11 +2027,11 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
         sb_results_free(&set);
         tail_plan_free(&plan);
         sb_result_filter f = {0};
-        rc = sb_rg_clear(db, err);
+        rc = st->clear(st->ctx, err);
         if (rc == SB_OK)
-            rc = sb_results_load(db, &f, &set, err);
+            rc = st->results(st->ctx, &f, &set, err);
         if (rc == SB_OK)
-            rc = update_order(db, NULL, 0, &set, &ord, &moved, err);
+            rc = update_order(st, NULL, 0, &set, &ord, &moved, err);
         now.newest_epoch = LLONG_MIN;
         now.undated = 0;
         for (size_t i = 0; i < set.n; i++) {
@@ -2042,9 +2042,9 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
         }
     }
     if (rc == SB_OK)
-        rc = store_walk(db, o, &set, &plan, &ord, err);
+        rc = store_walk(st, o, &set, &plan, &ord, err);
     if (rc == SB_OK)
-        rc = sb_rg_state_write(db, &now, err);
+        rc = st->state_write(st->ctx, &now, err);
     if (rc == SB_OK) {
         info->full = full;
         info->runs_walked = set.n + plan.runs;
@@ -2058,8 +2058,8 @@ done:
     sb_results_free(&set);
     sb_results_free(&fresh_runs);
     if (rc == SB_OK)
-        return sb_db_commit(db, err);
-    sb_db_rollback(db);
+        return st->commit(st->ctx, err);
+    st->rollback(st->ctx);
     return SB_ERR;
 }
 
@@ -2144,17 +2144,17 @@ static int cmp_group_rec(const void *x, const void *y)
 /* Every stored step into sr (sr->out its list), groups in the order of
  * their runs in a result set, with the series counts and the cross-card
  * thresholds in the order the steps met them. */
-static int read_steps(sb_db *db, stored_read *sr, sb_error *err)
+static int read_steps(const sb_rg_store *st, stored_read *sr, sb_error *err)
 {
     sb_rg_list *out = sr->out;
     sb_rg_group_rec *g = NULL;
     size_t ng = 0, nsteps = 0;
     sb_rg_noise_rec *nz = NULL;
     size_t nnz = 0;
-    sb_rg_steps_reader *rd = NULL;
-    int rc = sb_rg_groups_read(db, &g, &ng, err);
+    void *rd = NULL;
+    int rc = st->groups_read(st->ctx, &g, &ng, err);
     if (rc == SB_OK)
-        rc = sb_rg_steps_count(db, &nsteps, err);
+        rc = st->steps_count(st->ctx, &nsteps, err);
     if (rc == SB_OK) {
         sr->figs = malloc((nsteps ? nsteps : 1) * sizeof *sr->figs);
         sr->keys = malloc((nsteps ? nsteps : 1) * sizeof *sr->keys);
@@ -2165,16 +2165,16 @@ static int read_steps(sb_db *db, stored_read *sr, sb_error *err)
     if (rc == SB_OK && ng) /* no groups stored: g may be NULL */
         qsort(g, ng, sizeof *g, cmp_group_rec);
     if (rc == SB_OK)
-        rc = sb_rg_steps_reader_open(db, &rd, err);
+        rc = st->steps_open(st->ctx, &rd, err);
     for (size_t i = 0; rc == SB_OK && i < ng; i++) {
         out->series_git += (size_t)g[i].series_git;
         out->series_measured += (size_t)g[i].series_measured;
-        rc = sb_rg_steps_read(rd, g[i].grp, stored_row, sr, err);
+        rc = st->steps_read(rd, g[i].grp, stored_row, sr, err);
     }
-    sb_rg_steps_reader_close(rd);
+    st->steps_close(rd);
     sb_rg_groups_free(g, ng);
     if (rc == SB_OK)
-        rc = sb_rg_noise_read(db, &nz, &nnz, err);
+        rc = st->noise_read(st->ctx, &nz, &nnz, err);
     if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     /* the thresholds in the order the walk noted them: as the steps met them */
@@ -2189,7 +2189,7 @@ static int read_steps(sb_db *db, stored_read *sr, sb_error *err)
             seen = strcmp(out->noise[j].sku, nz[k < nnz ? k : 0].sku) == 0 &&
                    out->noise[j].let_go == nz[k < nnz ? k : 0].let_go;
         if (k == nnz) {
-            rc = sb_error_set(err, sb_db_path(db), NULL, "a stored regression step names no stored threshold");
+            rc = sb_error_set(err, st->name, NULL, "a stored regression step names no stored threshold");
             break;
         }
         if (seen)
@@ -2225,7 +2225,7 @@ static const sb_result *find_run(const sb_result **by_id, size_t n, long long id
 
 /* Points the latest rows of out (row i the step at[i] of keys) at their
  * runs, loaded by id into out->runs. */
-static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, const size_t *at, sb_error *err)
+static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const step_key *keys, const size_t *at, sb_error *err)
 {
     long long *ids = malloc((2 * out->n + 1) * sizeof *ids);
     if (!ids)
@@ -2242,7 +2242,7 @@ static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, const s
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     sb_result_filter f = {0};
-    int rc = sb_results_load_ids(db, &f, ids, nid, out->runs, err);
+    int rc = st->results_ids(st->ctx, &f, ids, nid, out->runs, err);
     free(ids);
     const sb_result **by_id = NULL;
     if (rc == SB_OK && !(by_id = malloc((out->runs->n ? out->runs->n : 1) * sizeof *by_id)))
@@ -2258,7 +2258,7 @@ static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, const s
         r.new_run = find_run(by_id, out->runs->n, k->new_id);
         r.old_run = k->old_id >= 0 ? find_run(by_id, out->runs->n, k->old_id) : NULL;
         if (!r.new_run || (k->old_id >= 0 && !r.old_run))
-            rc = sb_error_set(err, sb_db_path(db), NULL,
+            rc = sb_error_set(err, st->name, NULL,
                               "a stored regression step names run %lld, which is not stored",
                               !r.new_run ? k->new_id : k->old_id);
         out->v[m++] = r;
@@ -2268,14 +2268,14 @@ static int keep_latest(sb_db *db, sb_rg_list *out, const step_key *keys, const s
     return rc;
 }
 
-int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
+int sb_rg_latest(const sb_rg_store *st, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
                  sb_error *err)
 {
     memset(out, 0, sizeof *out);
     *found = 0;
     sb_rg_state then, now;
     int have, fresh;
-    if (stored_state(db, o, &then, &now, &have, &fresh, err) != SB_OK)
+    if (stored_state(st, o, &then, &now, &have, &fresh, err) != SB_OK)
         return SB_ERR;
     if (!fresh || (upto != LLONG_MAX && (then.undated || then.newest_epoch >= upto)))
         return SB_OK;
@@ -2285,8 +2285,8 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
     sb_result_set cf = {0};
     sb_run_devices dev = {0};
     walk w;
-    walk_init(&w, db, o, &dev, NULL, out);
-    int rc = read_steps(db, &sr, err);
+    walk_init(&w, st, o, &dev, NULL, out);
+    int rc = read_steps(st, &sr, err);
     if (rc == SB_OK)
         rc = drift_noise(sr.figs, sr.n, sr.keys, o, err);
     if (rc == SB_OK)
@@ -2304,16 +2304,16 @@ int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out
         for (size_t i = 0; i < out->n; i++)
             fig_apply(&sr.figs[sr.at[i]], &out->v[i]);
         out->latest_only = 1;
-        rc = keep_latest(db, out, sr.keys, sr.at, err);
+        rc = keep_latest(st, out, sr.keys, sr.at, err);
     }
     /* the regressions confirmed or refuted by paired runs: those runs
      * only, with their cards */
     sb_result_filter cff = {0};
     cff.suite = SB_RG_CONFIRM_SUITE;
     if (rc == SB_OK)
-        rc = sb_results_load(db, &cff, &cf, err);
+        rc = st->results(st->ctx, &cff, &cf, err);
     if (rc == SB_OK)
-        rc = sb_run_devices_load_set(db, &cf, &dev, err);
+        rc = st->devices_set(st->ctx, &cf, &dev, err);
     if (rc == SB_OK)
         rc = confirm_rows(&w, &cf, err);
     walk_free(&w.cache);

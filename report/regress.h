@@ -54,7 +54,7 @@
 #include <stddef.h>
 
 #include "results.h"
-#include "store.h"
+#include "rg_store.h"
 #include "strbuf.h"
 
 typedef enum sb_rg_verdict {
@@ -187,7 +187,7 @@ typedef struct sb_rg_list {
  * as thresholds take it: each SKU's cross-card noise and each case's
  * A/A change on one card and across two. */
 typedef struct sb_rg_aa sb_rg_aa;
-int sb_rg_aa_load(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
+int sb_rg_aa_load(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
 void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */
 
 /* The threshold of a step from old_run to new_run (one case, provider
@@ -207,11 +207,11 @@ int sb_rg_same_series(const sb_result *a, const sb_result *b);
  * stored samples and the verdict on the unadjusted p (the adjusted one
  * depends on the other cases of the step, and is never smaller). For
  * the claims check (claims.h). */
-int sb_rg_step_again(sb_db *db, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
+int sb_rg_step_again(const sb_rg_store *st, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
                      const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
 
 /* Compares two passing runs of one case into row (verdict and figures). */
-int sb_rg_compare(sb_db *db, const sb_result *old_run, const sb_result *new_run,
+int sb_rg_compare(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
 
 /* Commit order: commits sorted by when they were first measured (the
@@ -247,12 +247,13 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
  * at alpha with 199 permutations, segments of at least 3 commits and a
  * fixed seed; change points that move the level by at least min_effect
  * are listed in out->cp. */
-int sb_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
+int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
                   sb_error *err);
 
 void sb_rg_free(sb_rg_list *l);
 
-/* The stored history (db/rg_steps.h, migration 015): the rows of
+/* The stored history (db/rg_steps.h, migration 015, read and written
+ * through st): the rows of
  * sb_rg_history over every result run, as its walk over the series leaves
  * them, so that a report reads them instead of loading every run and
  * testing every step's samples again. They hold while the stored runs, the
@@ -261,8 +262,8 @@ void sb_rg_free(sb_rg_list *l);
  * raises) are as they were when they were stored. */
 #define SB_RG_RULE_VERSION 1
 
-/* *fresh 1: the stored steps hold for db as it is now, with o. */
-int sb_rg_fresh(sb_db *db, const sb_rg_opts *o, int *fresh, sb_error *err);
+/* *fresh 1: the stored steps hold for the database of st as it is now, with o. */
+int sb_rg_fresh(const sb_rg_store *st, const sb_rg_opts *o, int *fresh, sb_error *err);
 
 /* What sb_rg_update did: stored 1 when it stored steps (0: they held),
  * full 1 when it walked every series (the first time, or after runs were
@@ -279,9 +280,9 @@ typedef struct sb_rg_update_info {
     size_t runs_walked;
 } sb_rg_update_info;
 
-/* Brings the stored steps of db (opened for writing) up to date, in one
- * transaction. */
-int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err);
+/* Brings the stored steps of st (its database opened for writing) up to
+ * date, in one transaction. */
+int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err);
 
 /* The list sb_rg_history gives over every result run, read from the
  * stored steps, holding only its latest rows (latest_only; for the
@@ -292,7 +293,7 @@ int sb_rg_update(sb_db *db, const sb_rg_opts *o, sb_rg_update_info *info, sb_err
  * stored steps serve only when every run is dated before it. *found 0
  * (and out empty): the stored steps do not hold (sb_rg_fresh) or do not
  * serve upto; the caller walks the runs itself. */
-int sb_rg_latest(sb_db *db, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
+int sb_rg_latest(const sb_rg_store *st, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
                  sb_error *err);
 
 /* 1: row counts as a regression: the project's code (SB_RG_CODE), a

@@ -708,15 +708,14 @@ static void card_changes(const sb_rg_list *rg, const sb_rg_opts *o, const char *
  * the ceiling that fits the op and the time over the first card's beside
  * the copy-bound ratio; then a note for each share over 100%. The first
  * max_rows rows, and a line saying how many more the appendix holds. */
-static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, size_t max_rows, sb_buf *out,
-                        sb_error *err)
+static int cross_digest(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_xa_set *xa, size_t max_rows,
+                        sb_buf *out, sb_error *err)
 {
     if (xa->n == 0)
         return SB_OK;
     sb_plaus_ctx *pc = NULL;
-    sb_plaus_reads pr;
-    sb_plaus_reads_db(db, &pr);
-    if (sb_plaus_open(&pr, skus, NULL, NULL, &pc, err) != SB_OK)
+    const sb_plaus_reads *pr = rd->plaus;
+    if (sb_plaus_open(pr, skus, NULL, NULL, &pc, err) != SB_OK)
         return SB_ERR;
     json_t *notes = json_array();
     int rc = SB_OK;
@@ -799,16 +798,15 @@ static int cross_digest(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa
  * improvements of the project's kernels, and fused against the fastest
  * upstream provider in the week's measuring sessions beside the sessions
  * before it. */
-static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *rg, const sb_rg_opts *rgo,
-                        const sb_result_set *week, long long start, long long end, json_t *d, json_t *ad,
-                        sb_error *err)
+static int first_screen(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_rg_list *rg,
+                        const sb_rg_opts *rgo, const sb_result_set *week, long long start, long long end, json_t *d,
+                        json_t *ad, sb_error *err)
 {
     int rc = SB_ERR;
     sb_session_runs runs = {0}, runs_before = {0};
     sb_session_headlines now = {0}, before = {0};
     sb_plaus_ctx *pc = NULL;
-    sb_plaus_reads pr;
-    sb_plaus_reads_db(db, &pr);
+    const sb_plaus_reads *pr = rd->plaus;
     const char **sk = calloc(week->n + 1, sizeof *sk), **ar = calloc(week->n + 1, sizeof *ar);
     size_t nsk = 0;
     json_t *cards = json_array(), *all = json_array();
@@ -818,12 +816,12 @@ static int first_screen(sb_db *db, const sb_sku_table *skus, const sb_rg_list *r
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (pr.session_runs(pr.ctx, NULL, 0, &runs, err) != SB_OK ||
-        pr.session_runs(pr.ctx, NULL, 0, &runs_before, err) != SB_OK ||
-        sb_plaus_mark_sessions(&pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(&pr, &runs_before, err) != SB_OK ||
+    if (pr->session_runs(pr->ctx, NULL, 0, &runs, err) != SB_OK ||
+        pr->session_runs(pr->ctx, NULL, 0, &runs_before, err) != SB_OK ||
+        sb_plaus_mark_sessions(pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(pr, &runs_before, err) != SB_OK ||
         sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
         sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
-        sb_plaus_open(&pr, skus, NULL, NULL, &pc, err) != SB_OK)
+        sb_plaus_open(pr, skus, NULL, NULL, &pc, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < week->n; i++)
         if (!str_in(sk, nsk, week->v[i].sku)) {
@@ -1093,8 +1091,9 @@ static json_int_t env_weight(const json_t *row)
 /* Renders weekly.md.tmpl into md with at most cap entries of each list
  * (at least one name of each list of names); *left gets the entries left
  * out in all. */
-static int render_capped(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, const sb_session_headlines *paired,
-                         const writeup_lists *l, size_t cap, json_t *d, sb_buf *md, size_t *left, sb_error *err)
+static int render_capped(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_xa_set *xa,
+                         const sb_session_headlines *paired, const writeup_lists *l, size_t cap, json_t *d, sb_buf *md,
+                         size_t *left, sb_error *err)
 {
     *left = show_first(d, "changes", l->changes, cap) + show_first(d, "environment", l->environment, cap) +
             show_first(d, "plots", l->plots, cap) + join_first(d, "measured_cards", l->cards, cap, "; ") +
@@ -1109,7 +1108,7 @@ static int render_capped(sb_db *db, const sb_sku_table *skus, const sb_xa_set *x
     for (size_t i = 0; i < xa->n; i++)
         xrows += xa->v[i].ncards;
     *left += xrows > cap ? xrows - cap : 0;
-    int rc = cross_digest(db, skus, xa, cap, &t, err);
+    int rc = cross_digest(rd, skus, xa, cap, &t, err);
     if (rc == SB_OK) {
         sb_tpl_set_str(d, "cross_tables", sb_buf_str(&t));
         sb_buf_reset(md);
@@ -1132,13 +1131,13 @@ static int within_limits(const sb_buf *md)
  * wins and losses, and in the table of cards those with the most runs;
  * the other lists keep the appendix's order. Each cut list says how many entries it left
  * out and where they are; *left_out gets the sum. */
-static int fit_writeup(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa, const sb_session_headlines *paired,
-                       const writeup_lists *l, const char *week, json_t *d, sb_buf *md, size_t *left_out,
-                       sb_error *err)
+static int fit_writeup(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_xa_set *xa,
+                       const sb_session_headlines *paired, const writeup_lists *l, const char *week, json_t *d,
+                       sb_buf *md, size_t *left_out, sb_error *err)
 {
     size_t left;
     *left_out = 0;
-    if (render_capped(db, skus, xa, paired, l, SIZE_MAX, d, md, &left, err) != SB_OK)
+    if (render_capped(rd, skus, xa, paired, l, SIZE_MAX, d, md, &left, err) != SB_OK)
         return SB_ERR;
     if (within_limits(md))
         return SB_OK;
@@ -1155,7 +1154,7 @@ static int fit_writeup(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa,
     for (size_t i = 0, x = 0; i < xa->n; i++)
         if ((x += xa->v[i].ncards) > hi)
             hi = x;
-    if (render_capped(db, skus, xa, paired, l, 0, d, md, &left, err) != SB_OK)
+    if (render_capped(rd, skus, xa, paired, l, 0, d, md, &left, err) != SB_OK)
         return SB_ERR;
     if (!within_limits(md))
         return sb_error_set(err, NULL, NULL,
@@ -1165,35 +1164,35 @@ static int fit_writeup(sb_db *db, const sb_sku_table *skus, const sb_xa_set *xa,
     /* lo fits, hi does not */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (render_capped(db, skus, xa, paired, l, mid, d, md, &left, err) != SB_OK)
+        if (render_capped(rd, skus, xa, paired, l, mid, d, md, &left, err) != SB_OK)
             return SB_ERR;
         if (within_limits(md))
             lo = mid;
         else
             hi = mid;
     }
-    if (render_capped(db, skus, xa, paired, l, lo, d, md, &left, err) != SB_OK)
+    if (render_capped(rd, skus, xa, paired, l, lo, d, md, &left, err) != SB_OK)
         return SB_ERR;
     *left_out = left;
     return SB_OK;
 }
 
 /* The result note (report/note.h) over all, or over the spec's runs
- * read from db when all is NULL, with the run details it asks for. */
-static int note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
+ * read through rd when all is NULL, with the run details it asks for. */
+static int note_render(const sb_weekly_reads *rd, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
                        sb_error *err)
 {
     sb_result_filter f = sb_note_filter();
     sb_result_set own = {0};
     sb_details_ask ask = {0};
     sb_run_details *det = NULL;
-    int rc = all ? SB_OK : sb_results_load(db, &f, &own, err);
+    int rc = all ? SB_OK : rd->results(rd->ctx, &f, &own, err);
     if (!all)
         all = &own;
     if (rc == SB_OK)
         rc = sb_note_ask(all, SB_WEEKLY_GATE_ARCHES, &ask, err);
     if (rc == SB_OK)
-        rc = sb_run_details_read(db, &ask, &det, err);
+        rc = rd->details(rd->ctx, &ask, &det, err);
     if (rc == SB_OK)
         rc = sb_note_render(all, det, skus, SB_WEEKLY_GATE_ARCHES, out, err);
     sb_run_details_free(det);
@@ -1202,13 +1201,12 @@ static int note_render(sb_db *db, const sb_result_set *all, const sb_sku_table *
     return rc;
 }
 
-int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_file_set *out, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     memset(out, 0, sizeof *out);
-    sb_plaus_reads pr;
-    sb_plaus_reads_db(db, &pr);
+    const sb_plaus_reads *pr = rd->plaus;
     char week[16], prev[16];
     int py, pw;
     sb_isoweek_format(o->year, o->week, week, sizeof week);
@@ -1243,7 +1241,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     f.has_range = 1;
     f.from = start;
     f.to = end;
-    if (sb_results_select(db, o->all, &f, &set, err) != SB_OK)
+    if (rd->select(rd->ctx, o->all, &f, &set, err) != SB_OK)
         goto done;
     {
         /* the ops and cards of the previous week, measuring sessions
@@ -1252,17 +1250,17 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         bf.from = pstart;
         bf.to = start;
         bf.with_sessions = 1;
-        if (sb_results_select_sessions(db, o->all, o->sessions_all, &bf, &both, err) != SB_OK)
+        if (rd->select_sessions(rd->ctx, o->all, o->sessions_all, &bf, &both, err) != SB_OK)
             goto done;
     }
     /* runs picked from o->all carry its marks */
-    if (!o->all && sb_plaus_mark(&pr, &set, err) != SB_OK)
+    if (!o->all && sb_plaus_mark(pr, &set, err) != SB_OK)
         goto done;
     {
         const sb_gate_spec *gs = sb_gate_spec_for("gemm");
         sb_result_filter sf = {0};
         sf.suite = gs->suite;
-        if (sb_results_select(db, o->all, &sf, &spec, err) != SB_OK)
+        if (rd->select(rd->ctx, o->all, &sf, &spec, err) != SB_OK)
             goto done;
     }
     {
@@ -1271,17 +1269,17 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
          * headline cites them */
         sb_result_filter wf = f;
         wf.with_sessions = 1;
-        if (sb_results_select_sessions(db, o->all, o->sessions_all, &wf, &sess, err) != SB_OK)
+        if (rd->select_sessions(rd->ctx, o->all, o->sessions_all, &wf, &sess, err) != SB_OK)
             goto done;
     }
-    if (sb_training_load(db, 1, start, end, &tr, err) != SB_OK)
+    if (rd->training(rd->ctx, 1, start, end, &tr, err) != SB_OK)
         goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
     sb_session_runs sruns = {0};
-    if (sb_plaus_session_runs_load(&pr, NULL, &sruns, err) != SB_OK ||
+    if (sb_plaus_session_runs_load(pr, NULL, &sruns, err) != SB_OK ||
         sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
@@ -1294,10 +1292,10 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     if (o->rg_all && o->all && all_up_to(o->all, end)) {
         rg = *o->rg_all;
         rg_given = 1;
-    } else if (!o->all && sb_rg_latest(db, &o->rg, end, &rg, &rg_found, err) != SB_OK) {
+    } else if (!o->all && sb_rg_latest(rd->rg, &o->rg, end, &rg, &rg_found, err) != SB_OK) {
         goto done; /* the stored history, where it holds for the runs up to the week's end */
-    } else if (!rg_found && (sb_results_select(db, o->all, &f, &upto, err) != SB_OK ||
-                             sb_rg_history(db, &upto, &o->rg, &rg, err) != SB_OK)) {
+    } else if (!rg_found && (rd->select(rd->ctx, o->all, &f, &upto, err) != SB_OK ||
+                             sb_rg_history(rd->rg, &upto, &o->rg, &rg, err) != SB_OK)) {
         goto done;
     }
     if (sb_repro_open(&rp, err) != SB_OK)
@@ -1396,7 +1394,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
 
     /* the note */
     sb_buf_reset(&tmp);
-    if (note_render(db, o->all, skus, &tmp, err) != SB_OK)
+    if (note_render(rd, o->all, skus, &tmp, err) != SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
 
@@ -1459,7 +1457,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     json_object_set_new(ad, "environment", env_rows(&sess, &tr));
 
     /* the first screen: what changed in the project's kernels, per card */
-    if (first_screen(db, skus, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
+    if (first_screen(rd, skus, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
         goto done;
 
     /* the paired headline: the project's kernels in the writeup, every
@@ -1482,8 +1480,8 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         pf.from = start;
         pf.only_sessions = 1;
         sb_buf_reset(&tmp);
-        if (sb_results_load(db, &pf, &sess_only, err) != SB_OK ||
-            sb_plaus_render_md(&pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
+        if (rd->results(rd->ctx, &pf, &sess_only, err) != SB_OK ||
+            sb_plaus_render_md(pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
@@ -1633,9 +1631,9 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
          * and only where the week has training runs: every run read here
          * made the weekly grow with the database */
         int own = !o->all && tr.n > 0;
-        int trc = own ? sb_results_load_latest(db, NULL, &own_all, err) : SB_OK;
+        int trc = own ? rd->results_latest(rd->ctx, NULL, &own_all, err) : SB_OK;
         if (trc == SB_OK && own)
-            trc = sb_plaus_mark(&pr, &own_all, err);
+            trc = sb_plaus_mark(pr, &own_all, err);
         sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &own_all, NULL};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
@@ -1734,7 +1732,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
     lists.changes = json_incref(json_object_get(d, "changes"));
     lists.environment = json_incref(json_object_get(d, "environment"));
     lists.plots = json_incref(json_object_get(d, "plots"));
-    if (fit_writeup(db, skus, &xa, &paired, &lists, week, d, &md, &sum->left_out, err) != SB_OK)
+    if (fit_writeup(rd, skus, &xa, &paired, &lists, week, d, &md, &sum->left_out, err) != SB_OK)
         goto done;
     /* what the writeup names must come from its runs, and no file of it
      * may name the staging folder it is written into */
@@ -1760,7 +1758,7 @@ int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o
         writeup_claims(&paired, &xa, picks, npicks, &rg, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK &&
-                 sb_claims_verify_steps(db, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
+                 sb_claims_verify_steps(rd->rg, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);

@@ -16,12 +16,9 @@
 #include "file_set.h"
 #include "geomean.h"
 #include "regress.h"
-#include "results_query.h"
 #include "sku.h"
 #include "snapshot.h"
-#include "plaus_reads_db.h"
-#include "run_details_read.h"
-#include "store.h"
+#include "weekly_reads.h"
 
 /* The provider of the cross-arch tables: the project's own kernels. */
 #define SB_WEEKLY_SUBJECT SB_PROJECT_PROVIDER
@@ -44,7 +41,7 @@ typedef struct sb_weekly_opts {
     const char *baseline;    /* NULL: the headline baselines (geomean.h) */
     sb_rg_opts rg;           /* week-over-week test settings */
     const sb_result_set *all; /* every result run already loaded (sb_results_select),
-                               * or NULL to read the week's runs from the database */
+                               * or NULL to read the week's runs through the reads */
     const sb_result_set *sessions_all; /* with all: every run of measuring sessions
                                         * (sb_results_load_sessions), or NULL to read
                                         * the week's from the database */
@@ -61,8 +58,9 @@ typedef struct sb_weekly_summary {
     char md_path[4096], html_path[4096], appendix_path[4096], reproduce_path[4096];
 } sb_weekly_summary;
 
-/* Builds the week's files into *out (free with sb_file_set_free). */
-int sb_weekly_build(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
+/* Builds the week's files into *out (free with sb_file_set_free), reading
+ * the stored runs through rd (db/weekly_reads_db.h fills one). */
+int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_file_set *out, sb_error *err);
 
 /* Markdown (GFM) to an HTML fragment with the table extension and friends;

@@ -16,6 +16,7 @@
 #include "encode.h"
 #include "home.h"
 #include "plaus_reads_db.h"
+#include "rg_store_db.h"
 #include "results_query.h"
 #include "plausible.h"
 #include "json_file.h"
@@ -179,6 +180,7 @@ static int load_sessions(site_ctx *c, sb_error *err)
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
     sb_plaus_reads pr;
+    sb_rg_store rs;
     memset(sum, 0, sizeof *sum);
     site_ctx c;
     memset(&c, 0, sizeof c);
@@ -256,7 +258,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         load_sessions(&c, err) != SB_OK ||
         !(packets = side_start(&c, site_build_packets, err)) ||
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
-        sb_rg_history(c.db, &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
+        sb_rg_history(sb_rg_store_db(c.db, &rs), &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
         !(weekly = side_start(&c, site_build_weekly, err)) ||

@@ -28,6 +28,7 @@
 #include "site_parts.h"
 #include "training.h"
 #include "weekly.h"
+#include "weekly_reads_db.h"
 
 /* ---- roadmap ------------------------------------------------------------ */
 
@@ -899,7 +900,10 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.rg_all = &c->rg;
         wo.snap = c->snap;
         sb_file_set built;
-        rc = sb_weekly_build(c->db, c->skus, &wo, &sum, &built, err);
+        sb_weekly_reads rd;
+        sb_plaus_reads pr;
+        sb_rg_store rs;
+        rc = sb_weekly_build(sb_weekly_reads_db(c->db, &rd, &pr, &rs), c->skus, &wo, &sum, &built, err);
         if (rc == SB_OK)
             rc = sb_file_set_publish(&built, dir, SB_STAGE_MERGE, err);
         sb_file_set_free(&built);

@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "regress.h"
 #include "results_query.h"
+#include "rg_store_db.h"
 
 static char tmpdir[256];
 
@@ -95,7 +96,7 @@ static void load(const char *path, size_t nruns, loaded *l)
     memset(&o, 0, sizeof o);
     o.alpha = 0.01;
     o.min_effect = MIN_EFFECT;
-    assert_int_equal(sb_rg_aa_load(l->db, &o, &l->aa, &err), SB_OK);
+    assert_int_equal(sb_rg_aa_load(sb_rg_store_db(l->db, &(sb_rg_store){0}), &o, &l->aa, &err), SB_OK);
 }
 
 /* A step's two runs of the stored case, both holding every launch. */

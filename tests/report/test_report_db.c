@@ -32,6 +32,7 @@
 #include "file_name.h"
 #include "regress.h"
 #include "repro.h"
+#include "rg_store_db.h"
 #include "results.h"
 #include "sku.h"
 #include "results_query.h"
@@ -41,6 +42,7 @@
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
+#include "weekly_reads_db.h"
 #include "sku.h"
 #include "weekly.h"
 
@@ -71,7 +73,10 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
                         sb_weekly_summary *sum, sb_error *err)
 {
     sb_file_set files;
-    int rc = sb_weekly_build(db, skus, o, sum, &files, err);
+    sb_weekly_reads rd;
+    sb_plaus_reads pr;
+    sb_rg_store rs;
+    int rc = sb_weekly_build(sb_weekly_reads_db(db, &rd, &pr, &rs), skus, o, sum, &files, err);
     if (rc == SB_OK)
         rc = sb_file_set_publish(&files, o->out_dir, SB_STAGE_MERGE, err);
     sb_file_set_free(&files);
@@ -841,7 +846,7 @@ static void test_regression_history(void **state)
     assert_int_equal(sb_rg_order_rank(&ord, shas[2]), 2);
     assert_int_equal(sb_rg_order_rank(&ord, "unknown"), -1);
     sb_rg_order_free(&ord);
-    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.v[0].verdict, SB_RG_REGRESSION);
     assert_string_equal(l.v[0].old_run->git_sha, shas[0]);
@@ -863,6 +868,8 @@ static void test_regression_history(void **state)
      * doctored in any of them fails the check, naming what it states
      * and what the runs give. */
     const sb_result *cited[3] = {l.v[1].new_run, l.v[0].old_run, l.v[1].old_run};
+    sb_rg_store rs;
+    const sb_rg_store *st = sb_rg_store_db(db, &rs);
     sb_claims c = {0};
     sb_claims_add_step(&c, &l.v[1]);
     sb_claims_add_step(&c, &l.v[0]);
@@ -878,24 +885,24 @@ static void test_regression_history(void **state)
     assert_string_equal(c.v[1].step->rule, "regression");
     assert_true(fabs(s->ratio - 1.0 / 1.10) < 1e-9);
     assert_true(s->threshold == 0.03);
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
     /* the ratio */
     double ratio = s->ratio;
     s->ratio = 0.95;
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
     assert_non_null(strstr(err.msg, "the weekly writeup states -9.1% (fused on h100-sxm5-80gb) at a ratio of 0.950000"));
     assert_non_null(strstr(err.msg, "give 0.909"));
     s->ratio = ratio;
     /* the threshold */
     s->threshold = 0.01;
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
     assert_non_null(strstr(err.msg, "past a threshold of 0.0100; runs"));
     assert_non_null(strstr(err.msg, "give 0.0300"));
     s->threshold = 0.03;
     /* the rule */
     free(s->rule);
     s->rule = strdup("regression");
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
     assert_non_null(strstr(err.msg, "as a regression; runs"));
     assert_non_null(strstr(err.msg, "give improvement (change -9.09%, threshold 3.00%"));
     free(s->rule);
@@ -903,23 +910,23 @@ static void test_regression_history(void **state)
     /* the commits */
     free(s->old_commit);
     s->old_commit = strdup(shas[0]);
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
     assert_non_null(strstr(err.msg, "from commit aaaaaaaaaaaa to cccccccccccc; runs"));
     free(s->old_commit);
     s->old_commit = strdup(shas[1]);
     /* the series */
     free(s->case_key);
     s->case_key = strdup("mb/other/fwd/fp32/M=8,N=8");
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
     assert_non_null(strstr(err.msg, "of case mb/other/fwd/fp32/M=8,N=8; runs"));
     free(s->case_key);
     s->case_key = strdup(l.v[1].new_run->case_key);
     /* a run the claim rests on that is not cited */
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 2, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 2, &o, "the weekly writeup", &err), SB_ERR);
     assert_non_null(strstr(err.msg, "-9.1% (fused on h100-sxm5-80gb)"));
     assert_non_null(strstr(err.msg, "without an old and a new run it cites"));
     /* put back, it holds again */
-    assert_int_equal(sb_claims_verify_steps(db, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
+    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
     sb_claims_free(&c);
     sb_rg_free(&l);
     sb_results_free(&set);
@@ -972,7 +979,7 @@ static void test_git_order(void **state)
     sb_rg_opts o = {0.01, 0.03, NULL, 1}; /* with the change point search */
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     /* first measured: up at 8, down at 7, up at 9 */
-    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_measured, 1);
     assert_int_equal(l.series_git, 0);
     size_t up = 0, down = 0;
@@ -1000,7 +1007,7 @@ static void test_git_order(void **state)
 
     db = reopen(NULL, p);
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_git, 1);
     assert_int_equal(l.series_measured, 0);
     up = down = 0;
@@ -1031,7 +1038,7 @@ static void test_git_order(void **state)
     sb_rg_free(&l);
     /* without change_points the same steps, no search and no section */
     o.change_points = 0;
-    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 15);
     assert_int_equal(l.ncp, 0);
     assert_int_equal(l.searched_cp, 0);
@@ -1114,7 +1121,7 @@ static void test_compare(void **state)
     sb_rg_aa *aa = NULL;
     sb_run_devices dev = {0};
     sb_run_reader rd;
-    assert_int_equal(sb_rg_aa_load(db, &ro, &aa, &err), SB_OK);
+    assert_int_equal(sb_rg_aa_load(sb_rg_store_db(db, &(sb_rg_store){0}), &ro, &aa, &err), SB_OK);
     assert_int_equal(sb_run_devices_load_set(db, &set, &dev, &err), SB_OK);
     sb_run_reader_db(db, &rd);
     assert_int_equal(sb_cmp_run(&rd, &set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
@@ -1200,7 +1207,7 @@ static void test_regressions(void **state)
     sb_rg_list l;
     sb_rg_opts o = {0.01, 0.03, NULL, 0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 6);
     const sb_rg_row *r;
     r = rg_find(&l, "M=1,N=1,K=1");
@@ -1226,11 +1233,11 @@ static void test_regressions(void **state)
     /* a larger minimum effect turns the 10 % into no change */
     sb_rg_free(&l);
     sb_rg_opts o2 = {0.01, 0.15, NULL, 0};
-    assert_int_equal(sb_rg_history(db, &set, &o2, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o2, &l, &err), SB_OK);
     assert_int_equal(sb_rg_count_regressions(&l), 0);
     sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
     sb_rg_free(&l);
-    assert_int_equal(sb_rg_history(db, &set, &o, &l, &err), SB_OK);
+    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     sb_rg_render_md(&l, &o, 1, &md);
     assert_non_null(strstr(sb_buf_str(&md), "**1 regression of the project's kernels**"));
     assert_non_null(strstr(sb_buf_str(&md), "### Regressions of the project's kernels (1)"));

@@ -1,0 +1,233 @@
+/* rg_store_db.c - the regression walk's store on a connection: each
+ * function hands its arguments to the db/ function of the same name. */
+#include "rg_store_db.h"
+
+#include "commits.h"
+#include "results_query.h"
+#include "rg_steps.h"
+#include "run_devices.h"
+#include "session_query.h"
+
+static int samples(void *ctx, long long run_id, double **v, size_t *n, sb_error *err)
+{
+    return sb_samples_load(ctx, run_id, v, n, err);
+}
+
+static int samples_open(void *ctx, void **q, sb_error *err)
+{
+    sb_samples_query *s = NULL;
+    int rc = sb_samples_query_open(ctx, &s, err);
+    *q = s;
+    return rc;
+}
+
+static int samples_next(void *q, long long run_id, double **v, size_t *n, sb_error *err)
+{
+    return sb_samples_query_load(q, run_id, v, n, err);
+}
+
+static void samples_close(void *q)
+{
+    sb_samples_query_close(q);
+}
+
+static int ordinals(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err)
+{
+    return sb_commits_ordinals(ctx, shas, n, ordinal, err);
+}
+
+static int session_runs(void *ctx, sb_session_runs *out, sb_error *err)
+{
+    return sb_session_runs_load(ctx, NULL, 0, out, err);
+}
+
+static int devices(void *ctx, sb_run_devices *out, sb_error *err)
+{
+    return sb_run_devices_load(ctx, out, err);
+}
+
+static int devices_set(void *ctx, const sb_result_set *set, sb_run_devices *out, sb_error *err)
+{
+    return sb_run_devices_load_set(ctx, set, out, err);
+}
+
+static int devices_ids(void *ctx, const long long *ids, size_t n, sb_run_devices *out, sb_error *err)
+{
+    return sb_run_devices_load_ids(ctx, ids, n, out, err);
+}
+
+static int results(void *ctx, const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    return sb_results_load(ctx, f, out, err);
+}
+
+static int results_ids(void *ctx, const sb_result_filter *f, const long long *ids, size_t n,
+                       sb_result_set *out, sb_error *err)
+{
+    return sb_results_load_ids(ctx, f, ids, n, out, err);
+}
+
+static int state_now(void *ctx, sb_rg_state *now, sb_error *err)
+{
+    return sb_rg_state_now(ctx, now, err);
+}
+
+static int state_read(void *ctx, sb_rg_state *st, int *found, sb_error *err)
+{
+    return sb_rg_state_read(ctx, st, found, err);
+}
+
+static int runs_after(void *ctx, long long after, long long *n, long long *sessions, sb_error *err)
+{
+    return sb_rg_runs_after(ctx, after, n, sessions, err);
+}
+
+static int groups_read(void *ctx, sb_rg_group_rec **out, size_t *n, sb_error *err)
+{
+    return sb_rg_groups_read(ctx, out, n, err);
+}
+
+static int steps_count(void *ctx, size_t *n, sb_error *err)
+{
+    return sb_rg_steps_count(ctx, n, err);
+}
+
+static int steps_open(void *ctx, void **rd, sb_error *err)
+{
+    sb_rg_steps_reader *r = NULL;
+    int rc = sb_rg_steps_reader_open(ctx, &r, err);
+    *rd = r;
+    return rc;
+}
+
+static int steps_read(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err)
+{
+    return sb_rg_steps_read(rd, grp, each, each_ctx, err);
+}
+
+static int steps_read_last(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err)
+{
+    return sb_rg_steps_read_last(rd, grp, each, each_ctx, err);
+}
+
+static void steps_close(void *rd)
+{
+    sb_rg_steps_reader_close(rd);
+}
+
+static int group_run_ids(void *ctx, const char *case_key, const char *provider, const char *sku,
+                         long long **ids, size_t *n, size_t *cap, sb_error *err)
+{
+    return sb_rg_group_run_ids(ctx, case_key, provider, sku, ids, n, cap, err);
+}
+
+static int commit_run_ids(void *ctx, const char *sha, long long **ids, size_t *n, size_t *cap,
+                          sb_error *err)
+{
+    return sb_rg_commit_run_ids(ctx, sha, ids, n, cap, err);
+}
+
+static int commits_read(void *ctx, sb_rg_commit_rec **out, size_t *n, sb_error *err)
+{
+    return sb_rg_commits_read(ctx, out, n, err);
+}
+
+static int noise_read(void *ctx, sb_rg_noise_rec **out, size_t *n, sb_error *err)
+{
+    return sb_rg_noise_read(ctx, out, n, err);
+}
+
+static int begin(void *ctx, sb_error *err)
+{
+    return sb_db_begin(ctx, err);
+}
+
+static int commit(void *ctx, sb_error *err)
+{
+    return sb_db_commit(ctx, err);
+}
+
+static void rollback(void *ctx)
+{
+    sb_db_rollback(ctx);
+}
+
+static int clear(void *ctx, sb_error *err)
+{
+    return sb_rg_clear(ctx, err);
+}
+
+static int state_write(void *ctx, const sb_rg_state *st, sb_error *err)
+{
+    return sb_rg_state_write(ctx, st, err);
+}
+
+static int group_put(void *ctx, const char *case_key, const char *provider, const char *sku,
+                     long long series_git, long long series_measured, const sb_rg_step_rec *steps,
+                     size_t n, sb_error *err)
+{
+    return sb_rg_group_put(ctx, case_key, provider, sku, series_git, series_measured, steps, n, err);
+}
+
+static int group_append(void *ctx, long long grp, const sb_rg_step_rec *steps, size_t n, sb_error *err)
+{
+    return sb_rg_group_append(ctx, grp, steps, n, err);
+}
+
+static int commit_put(void *ctx, const char *sha, long long first_epoch, long long *id, sb_error *err)
+{
+    return sb_rg_commit_put(ctx, sha, first_epoch, id, err);
+}
+
+static int class_id(void *ctx, const char *class_key, long long *id, sb_error *err)
+{
+    return sb_rg_class_id(ctx, class_key, id, err);
+}
+
+static int noise_put(void *ctx, const sb_rg_noise_rec *e, long long *id, sb_error *err)
+{
+    return sb_rg_noise_put(ctx, e, id, err);
+}
+
+const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
+{
+    *st = (sb_rg_store){
+        .ctx = db,
+        .name = sb_db_path(db),
+        .samples = samples,
+        .samples_open = samples_open,
+        .samples_next = samples_next,
+        .samples_close = samples_close,
+        .ordinals = ordinals,
+        .session_runs = session_runs,
+        .devices = devices,
+        .devices_set = devices_set,
+        .devices_ids = devices_ids,
+        .results = results,
+        .results_ids = results_ids,
+        .state_now = state_now,
+        .state_read = state_read,
+        .runs_after = runs_after,
+        .groups_read = groups_read,
+        .steps_count = steps_count,
+        .steps_open = steps_open,
+        .steps_read = steps_read,
+        .steps_read_last = steps_read_last,
+        .steps_close = steps_close,
+        .group_run_ids = group_run_ids,
+        .commit_run_ids = commit_run_ids,
+        .commits_read = commits_read,
+        .noise_read = noise_read,
+        .begin = begin,
+        .commit = commit,
+        .rollback = rollback,
+        .clear = clear,
+        .state_write = state_write,
+        .group_put = group_put,
+        .group_append = group_append,
+        .commit_put = commit_put,
+        .class_id = class_id,
+        .noise_put = noise_put,
+    };
+    return st;
+}

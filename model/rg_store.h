@@ -1,0 +1,138 @@
+/* rg_store.h - what the regression walk (report/regress.h) reads of the
+ * stored runs, and reads and writes of its stored history (migration
+ * 015): the samples of runs, the cards of runs, the runs of measuring
+ * sessions, the commits table's order, and the stored steps with the
+ * figures that tell whether they still hold. The walk reads as it goes
+ * (a run's samples when its step is reached, a series' last stored step
+ * when it goes on from there), so it takes a store, a struct of
+ * functions db/rg_store_db.h fills from a connection, instead of the
+ * database. Nothing here reads the database.
+ */
+#ifndef SOLBOOK_MODEL_RG_STORE_H
+#define SOLBOOK_MODEL_RG_STORE_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "result_filter.h"
+#include "run_cards.h"
+#include "session_run.h"
+#include "stored_result.h"
+
+/* One stored step (a row of rg_steps); the enumerations are report/regress.h's. */
+typedef struct sb_rg_step_rec {
+    long long old_run;  /* -1: none */
+    long long new_run;
+    long long old_commit, new_commit, drift_class, noise;
+    int verdict, cause, latest, same_card, threshold_from;
+    long long samples_old, samples_new, range_commits;
+    double p, rel_change, threshold; /* NAN: NULL */
+    const char *changed;             /* "" when none; valid during the callback only */
+} sb_rg_step_rec;
+
+/* What the stored steps were computed from (rg_basis), or the database's
+ * state now (state_now fills runs, last_run, changes and schema). */
+typedef struct sb_rg_state {
+    char rule_sha256[65];
+    long long runs, last_run, changes, schema;
+    long long newest_epoch; /* the newest finished time of a result run */
+    long long undated;      /* result runs without a finished time reports read */
+} sb_rg_state;
+
+/* One stored (case, provider, SKU). */
+typedef struct sb_rg_group_rec {
+    long long grp;
+    char *case_key, *provider, *sku;
+    long long series_git, series_measured;
+} sb_rg_group_rec;
+void sb_rg_groups_free(sb_rg_group_rec *v, size_t n);
+
+/* One stored commit. */
+typedef struct sb_rg_commit_rec {
+    long long id;
+    char *sha;
+    long long first_epoch;
+} sb_rg_commit_rec;
+void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n);
+
+/* One cross-card threshold. */
+typedef struct sb_rg_noise_rec {
+    long long id;
+    char sku[64];
+    int let_go;
+    double threshold;
+    long long comparisons;
+} sb_rg_noise_rec;
+
+/* Called for each step a read gives; returns SB_OK or SB_ERR (with err
+ * set), which stops the read. */
+typedef int (*sb_rg_step_fn)(void *ctx, const sb_rg_step_rec *s, sb_error *err);
+
+/* The store; each function takes ctx first. db/rg_store_db.h says which
+ * function of db/ gives each. */
+typedef struct sb_rg_store {
+    void *ctx;
+    const char *name; /* the database's path, for errors about its contents */
+
+    /* ---- the stored runs ---- */
+    /* Every sample of run_id, in (rep, idx) order, malloc'd into *v. */
+    int (*samples)(void *ctx, long long run_id, double **v, size_t *n, sb_error *err);
+    /* The same for many runs: opened once (*q), read, closed (accepts NULL). */
+    int (*samples_open)(void *ctx, void **q, sb_error *err);
+    int (*samples_next)(void *q, long long run_id, double **v, size_t *n, sb_error *err);
+    void (*samples_close)(void *q);
+    /* The ordinal of shas[i] in the commits table, -1 where it holds none. */
+    int (*ordinals)(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err);
+    /* The runs of every measuring session. */
+    int (*session_runs)(void *ctx, sb_session_runs *out, sb_error *err);
+    /* The GPU UUIDs of every result run, of the runs of set, of ids[0..n). */
+    int (*devices)(void *ctx, sb_run_devices *out, sb_error *err);
+    int (*devices_set)(void *ctx, const sb_result_set *set, sb_run_devices *out, sb_error *err);
+    int (*devices_ids)(void *ctx, const long long *ids, size_t n, sb_run_devices *out, sb_error *err);
+    /* The result runs matching f; those of ids[0..n), in the same order. */
+    int (*results)(void *ctx, const sb_result_filter *f, sb_result_set *out, sb_error *err);
+    int (*results_ids)(void *ctx, const sb_result_filter *f, const long long *ids, size_t n,
+                       sb_result_set *out, sb_error *err);
+
+    /* ---- the stored history ---- */
+    /* The state now; the stored basis (*found 0 when steps were never stored). */
+    int (*state_now)(void *ctx, sb_rg_state *now, sb_error *err);
+    int (*state_read)(void *ctx, sb_rg_state *st, int *found, sb_error *err);
+    /* The runs whose id is above after: *n of them, *sessions of runs of measuring sessions. */
+    int (*runs_after)(void *ctx, long long after, long long *n, long long *sessions, sb_error *err);
+    int (*groups_read)(void *ctx, sb_rg_group_rec **out, size_t *n, sb_error *err);
+    int (*steps_count)(void *ctx, size_t *n, sb_error *err);
+    /* The steps of one group after another in seq order, or a group's
+     * last step alone (each not called when it has none): opened once
+     * (*rd), read, closed (accepts NULL). */
+    int (*steps_open)(void *ctx, void **rd, sb_error *err);
+    int (*steps_read)(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err);
+    int (*steps_read_last)(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err);
+    void (*steps_close)(void *rd);
+    /* The ids of the result runs of one case, provider and SKU, or of one
+     * commit (full SHA), added to *ids (malloc'd, *n of them, *cap allocated). */
+    int (*group_run_ids)(void *ctx, const char *case_key, const char *provider, const char *sku,
+                         long long **ids, size_t *n, size_t *cap, sb_error *err);
+    int (*commit_run_ids)(void *ctx, const char *sha, long long **ids, size_t *n, size_t *cap,
+                          sb_error *err);
+    int (*commits_read)(void *ctx, sb_rg_commit_rec **out, size_t *n, sb_error *err);
+    int (*noise_read)(void *ctx, sb_rg_noise_rec **out, size_t *n, sb_error *err);
+
+    /* ---- writes, inside begin .. commit (rollback on failure) ---- */
+    int (*begin)(void *ctx, sb_error *err);
+    int (*commit)(void *ctx, sb_error *err);
+    void (*rollback)(void *ctx);
+    int (*clear)(void *ctx, sb_error *err);
+    int (*state_write)(void *ctx, const sb_rg_state *st, sb_error *err);
+    /* Replaces the group's stored steps (adding the group when it is new). */
+    int (*group_put)(void *ctx, const char *case_key, const char *provider, const char *sku,
+                     long long series_git, long long series_measured, const sb_rg_step_rec *steps,
+                     size_t n, sb_error *err);
+    /* Adds steps after the stored steps of group grp. */
+    int (*group_append)(void *ctx, long long grp, const sb_rg_step_rec *steps, size_t n, sb_error *err);
+    int (*commit_put)(void *ctx, const char *sha, long long first_epoch, long long *id, sb_error *err);
+    int (*class_id)(void *ctx, const char *class_key, long long *id, sb_error *err);
+    int (*noise_put)(void *ctx, const sb_rg_noise_rec *e, long long *id, sb_error *err);
+} sb_rg_store;
+
+#endif
