@@ -63,8 +63,5 @@ typedef struct sb_weekly_summary {
 int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_file_set *out, sb_error *err);
 
-/* Markdown (GFM) to an HTML fragment with the table extension and friends;
- * malloc'd result in *html. */
-int sb_markdown_to_html(const char *md, size_t len, char **html, sb_error *err);
 
 #endif

@@ -15,6 +15,7 @@
 #include "home.h"
 #include "isoweek.h"
 #include "json_file.h"
+#include "markdown.h"
 #include "note.h"
 #include "packet.h"
 #include "plaus_reads_db.h"

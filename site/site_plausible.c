@@ -5,6 +5,7 @@
  * reader finds which and why. */
 #include <stdlib.h>
 
+#include "markdown.h"
 #include "plaus_reads_db.h"
 #include "plausible.h"
 #include "site_parts.h"

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "isoweek.h"
+#include "markdown.h"
 #include "stats.h"
 #include "svg.h"
 #include "template.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "markdown.h"
 #include "site_parts.h"
 #include "weekly.h"
 
