@@ -90,6 +90,10 @@ void sb_import_id(const char *text, char *out, size_t size);
  * digit gets a '_' in front. Empty when text is empty. */
 void sb_import_key(const char *text, char *out, size_t size);
 
+/* Reads data/import_op_names.csv into ctx (once a file, before its
+ * converter runs). */
+int sb_import_load_op_names(sb_import_ctx *ctx, sb_error *err);
+
 /* Looks up (format, tool name) in data/import_op_names.csv; returns the row
  * or NULL. */
 const sb_import_op_name *sb_import_op_lookup(const sb_import_ctx *ctx, const char *tool_name);
