@@ -686,18 +686,17 @@ static void mount_namespace_files(void)
 }
 
 /* sb_process_start's before_exec for every run with a bound or
- * confinement: limits, then fresh pid and mount namespaces (network and
+ * confinement: fresh pid and mount namespaces (network and
  * IPC too when confined; a user namespace when not root), the working
  * folder on a tmpfs of disk_bytes holding a copy of its files; the
  * process forks the namespace's init, which forks the program, and
- * supervises them. Confined, the program's side confines itself before it
- * returns to exec. Where the namespaces cannot be made and the run is not
- * confined, RLIMIT_NPROC stands in for pid_max and the disk is the
- * host's. */
+ * supervises them. The program's side sets its limits and, confined,
+ * confines itself before it returns to exec. Where the namespaces cannot
+ * be made and the run is not confined, RLIMIT_NPROC stands in for
+ * pid_max and the disk is the host's. */
 static void jail_child(void *vctx)
 {
     const confine_ctx *c = vctx;
-    apply_limits((void *)c->lim);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     uid_t uid = geteuid();
     gid_t gid = getegid();
@@ -709,6 +708,7 @@ static void jail_child(void *vctx)
     if (unshare(flags) != 0) {
         if (c->confined)
             conf_die("unshare", errno);
+        apply_limits((void *)c->lim);
         set_limit(RLIMIT_NPROC, c->lim->max_tasks);
         return;
     }
@@ -756,8 +756,13 @@ static void jail_child(void *vctx)
     close(status_pipe[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     namespace_init(c, status_pipe[1]);
-    /* The program: pid 2 of its namespace, in the caller's process group. */
+    /* The program: pid 2 of its namespace, in the caller's process group.
+     * Its limits are set here, not before the namespaces: the supervisor
+     * and the namespace's init are forge's own code, which must not run
+     * under the program's address-space limit (a sanitizer's shadow
+     * memory cannot be mapped under it). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    apply_limits((void *)c->lim);
     if (!c->confined)
         return;
     mount_namespace_files();
