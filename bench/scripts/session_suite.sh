@@ -4,6 +4,8 @@
 #   aa         the quick cases, every provider twice a round (A/A copies),
 #              10 rounds: the noise of a paired ratio on this card
 #   aa-fresh   aa with new buffers every turn (session.py --fresh-inputs)
+#   aa-fresh-20  aa-fresh with 20 rounds: a case whose rounds vary with the
+#              placement of its buffers needs more rounds for its test
 #   perkernel  the liger-perkernel preset, 5 rounds
 #   memory     the memory-bound-quick preset, 5 rounds
 #   losses     the cross entropy and FLCE cases of liger-perkernel alone
@@ -65,6 +67,7 @@ for s in "${sessions[@]}"; do
   case $s in
   aa) run aa --quick --aa --rounds 10 --iters 20 ;;
   aa-fresh) run aa-fresh --quick --aa --fresh-inputs --rounds 10 --iters 20 ;;
+  aa-fresh-20) run aa-fresh-20 --quick --aa --fresh-inputs --rounds 20 --iters 20 ;;
   perkernel) run perkernel --preset liger-perkernel --rounds 5 --iters 10 ;;
   memory) run memory --preset memory-bound-quick --rounds 5 --iters 10 ;;
   losses) run losses --preset liger-perkernel --only cross_entropy,flce --rounds 5 --iters 10 ;;
@@ -75,7 +78,7 @@ for s in "${sessions[@]}"; do
   quack-memory) run quack-memory --preset memory-bound-quick --providers $with_quack --rounds 5 --iters 10 ;;
   quack-norms) run quack-norms --preset liger-perkernel --only rmsnorm,cross_entropy --providers $with_quack \
     --rounds 5 --iters 10 ;;
-  *) echo "session_suite: unknown session $s (aa, aa-fresh, perkernel, memory, losses, methods, quack-memory," \
+  *) echo "session_suite: unknown session $s (aa, aa-fresh, aa-fresh-20, perkernel, memory, losses, methods, quack-memory," \
     "quack-norms)" >&2 ;;
   esac
 done
