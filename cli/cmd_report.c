@@ -432,7 +432,7 @@ static int run_weekly(const opts *o)
     sb_site_weekly week_rows;
     /* the week's rows read once; its files merged into the folder whole
      * or not at all: a failure leaves the week's earlier writeup as it was */
-    int read = snap && sb_site_weekly_read(db, &wo, NULL, &week_rows, &err) == SB_OK;
+    int read = snap && sb_site_weekly_read(db, skus, &wo, NULL, &week_rows, &err) == SB_OK;
     if (read)
         wo.regressions = week_rows.regressions;
     if (!read || sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, skus, &wo, &sum, &files, &err) != SB_OK ||

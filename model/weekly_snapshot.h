@@ -1,8 +1,9 @@
 /* weekly_snapshot.h - the stored rows the weekly writeup (report/weekly.h)
  * takes, read once before it is built: the week's runs, the previous
  * week's, the GEMM gate suite's, the week's training runs, the result
- * note's runs with the details it cites, and the newest run of each
- * series beside the training steps. Its caller fills one
+ * note's runs with the details it cites, the newest run of each
+ * series beside the training steps, and the plausibility verdicts of
+ * the project's passing runs of the week. Its caller fills one
  * (site/site_weekly_read.h) and hands it over read-only, so the writeup
  * runs no query of these as it computes. Nothing here reads the
  * database.
@@ -10,6 +11,9 @@
 #ifndef SOLBOOK_MODEL_WEEKLY_SNAPSHOT_H
 #define SOLBOOK_MODEL_WEEKLY_SNAPSHOT_H
 
+#include <stddef.h>
+
+#include "plausibility.h"
 #include "run_details.h"
 #include "stored_result.h"
 #include "training_run.h"
@@ -28,8 +32,17 @@ typedef struct sb_weekly_snapshot {
     sb_run_details *details;     /* what the note cites of its runs */
     sb_result_set latest;        /* the newest run of each series, plausibility marked,
                                   * where the week has training runs and all is not given */
+    /* The verdicts of the passing runs of the project's kernels in week
+     * and with_sessions, which the share-of-ceiling cells show: run ids
+     * ascending, verdict[i] of verdict_run[i]. */
+    long long *verdict_run;
+    sb_plaus_verdict *verdict;
+    size_t nverdicts;
 } sb_weekly_snapshot;
 
 void sb_weekly_snapshot_free(sb_weekly_snapshot *s);
+
+/* The verdict of run_id; NULL when none was read. */
+const sb_plaus_verdict *sb_weekly_snapshot_verdict(const sb_weekly_snapshot *s, long long run_id);
 
 #endif

@@ -450,7 +450,7 @@ static const char *state_name(int st)
  * left out. "-" without a figure. Where a run is over 100%, *note gets
  * why, after label (else it is left empty), and the cell ends in
  * "(max N%" for note_add to close with the note's number. */
-static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nruns, const char *label, sb_buf *out,
+static int share_cell(const sb_weekly_snapshot *ws, const sb_result *const *runs, size_t nruns, const char *label, sb_buf *out,
                       sb_buf *note, sb_error *err)
 {
     double *pct = calloc(nruns + 1, sizeof *pct), max = -1;
@@ -460,11 +460,13 @@ static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nru
     if (!pct)
         return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < nruns; i++) {
-        sb_plaus_verdict v;
-        if (sb_plaus_check(pc, runs[i], &v, err) != SB_OK) {
+        const sb_plaus_verdict *vp = sb_weekly_snapshot_verdict(ws, runs[i]->run_id);
+        if (!vp) {
             free(pct);
-            return SB_ERR;
+            return sb_error_set(err, NULL, NULL, "run %lld: its plausibility verdict was not read for the writeup",
+                                runs[i]->run_id);
         }
+        const sb_plaus_verdict v = *vp;
         double p = v.tensor ? v.pct_flop_ceiling : v.pct_ceiling;
         if (v.state == SB_PLAUS_CACHE_RESIDENT || !isfinite(p))
             continue;
@@ -506,7 +508,7 @@ static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nru
 }
 
 /* share_cell over fused's passing runs of x's session. */
-static int ceiling_cell(sb_plaus_ctx *pc, const sb_result_set *week, const sb_session_headline *x, sb_buf *out,
+static int ceiling_cell(const sb_weekly_snapshot *ws, const sb_result_set *week, const sb_session_headline *x, sb_buf *out,
                         sb_buf *note, sb_error *err)
 {
     const sb_result **runs = calloc(week->n + 1, sizeof *runs);
@@ -522,7 +524,7 @@ static int ceiling_cell(sb_plaus_ctx *pc, const sb_result_set *week, const sb_se
     }
     char label[256];
     snprintf(label, sizeof label, "%s %s %s", x->op, x->mode, x->dtype);
-    int rc = share_cell(pc, runs, n, label, out, note, err);
+    int rc = share_cell(ws, runs, n, label, out, note, err);
     free(runs);
     return rc;
 }
@@ -632,14 +634,11 @@ static void card_changes(const sb_rg_list *rg, const sb_rg_opts *o, const char *
  * the ceiling that fits the op and the time over the first card's beside
  * the copy-bound ratio; then a note for each share over 100%. The first
  * max_rows rows, and a line saying how many more the appendix holds. */
-static int cross_digest(const sb_plaus_reads *pr, const sb_sku_table *skus, const sb_xa_set *xa, size_t max_rows,
+static int cross_digest(const sb_weekly_snapshot *ws, const sb_xa_set *xa, size_t max_rows,
                         sb_buf *out, sb_error *err)
 {
     if (xa->n == 0)
         return SB_OK;
-    sb_plaus_ctx *pc = NULL;
-    if (sb_plaus_open(pr, skus, NULL, NULL, &pc, err) != SB_OK)
-        return SB_ERR;
     json_t *notes = json_array();
     int rc = SB_OK;
     size_t rows = 0;
@@ -678,7 +677,7 @@ static int cross_digest(const sb_plaus_reads *pr, const sb_sku_table *skus, cons
             char label[256];
             snprintf(label, sizeof label, "%s %s %s on %s", t->op, t->mode, t->dtype, t->sku[c]);
             sb_buf cell = SB_BUF_INIT, note = SB_BUF_INIT, text = SB_BUF_INIT;
-            rc = share_cell(pc, runs, n, label, &cell, &note, err);
+            rc = share_cell(ws, runs, n, label, &cell, &note, err);
             note_add(notes, &note, &cell);
             sb_enc_md_text(&text, sb_buf_str(&cell), SB_TEXT_NOTE_MAX);
             sb_buf_printf(out, "%s | ", sb_buf_str(&text));
@@ -711,7 +710,6 @@ static int cross_digest(const sb_plaus_reads *pr, const sb_sku_table *skus, cons
     }
     sb_buf_putc(out, '\n');
     json_decref(notes);
-    sb_plaus_close(pc);
     return rc;
 }
 
@@ -721,14 +719,13 @@ static int cross_digest(const sb_plaus_reads *pr, const sb_sku_table *skus, cons
  * improvements of the project's kernels, and fused against the fastest
  * upstream provider in the week's measuring sessions beside the sessions
  * before it. */
-static int first_screen(const sb_plaus_reads *pr, const sb_sku_table *skus, const sb_rg_list *rg,
+static int first_screen(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_list *rg,
                         const sb_rg_opts *rgo, const sb_result_set *week, long long start, long long end, json_t *d,
                         json_t *ad, sb_error *err)
 {
     int rc = SB_ERR;
     sb_session_runs runs = {0}, runs_before = {0};
     sb_session_headlines now = {0}, before = {0};
-    sb_plaus_ctx *pc = NULL;
     const char **sk = calloc(week->n + 1, sizeof *sk), **ar = calloc(week->n + 1, sizeof *ar);
     size_t nsk = 0;
     json_t *cards = json_array(), *all = json_array();
@@ -742,8 +739,7 @@ static int first_screen(const sb_plaus_reads *pr, const sb_sku_table *skus, cons
         pr->session_runs(pr->ctx, NULL, 0, &runs_before, err) != SB_OK ||
         sb_plaus_mark_sessions(pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(pr, &runs_before, err) != SB_OK ||
         sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
-        sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
-        sb_plaus_open(pr, skus, NULL, NULL, &pc, err) != SB_OK)
+        sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < week->n; i++)
         if (!str_in(sk, nsk, week->v[i].sku)) {
@@ -803,7 +799,7 @@ static int first_screen(const sb_plaus_reads *pr, const sb_sku_table *skus, cons
             new_wins += win;
             new_losses += loss;
             sb_buf cell = SB_BUF_INIT, note = SB_BUF_INIT, acell = SB_BUF_INIT;
-            if (ceiling_cell(pc, week, s.best, &cell, &note, err) != SB_OK) {
+            if (ceiling_cell(ws, week, s.best, &cell, &note, err) != SB_OK) {
                 sb_buf_free(&cell);
                 sb_buf_free(&note);
                 for (size_t q = 0; q < nch; q++)
@@ -880,7 +876,6 @@ static int first_screen(const sb_plaus_reads *pr, const sb_sku_table *skus, cons
     }
     rc = SB_OK;
 done:
-    sb_plaus_close(pc);
     sb_session_headlines_free(&now);
     sb_session_headlines_free(&before);
     sb_session_runs_free(&runs);
@@ -1013,7 +1008,7 @@ static json_int_t env_weight(const json_t *row)
 /* Renders weekly.md.tmpl into md with at most cap entries of each list
  * (at least one name of each list of names); *left gets the entries left
  * out in all. */
-static int render_capped(const sb_plaus_reads *pr, const sb_sku_table *skus, const sb_xa_set *xa,
+static int render_capped(const sb_weekly_snapshot *ws, const sb_xa_set *xa,
                          const sb_session_headlines *paired, const writeup_lists *l, size_t cap, json_t *d, sb_buf *md,
                          size_t *left, sb_error *err)
 {
@@ -1030,7 +1025,7 @@ static int render_capped(const sb_plaus_reads *pr, const sb_sku_table *skus, con
     for (size_t i = 0; i < xa->n; i++)
         xrows += xa->v[i].ncards;
     *left += xrows > cap ? xrows - cap : 0;
-    int rc = cross_digest(pr, skus, xa, cap, &t, err);
+    int rc = cross_digest(ws, xa, cap, &t, err);
     if (rc == SB_OK) {
         sb_tpl_set_str(d, "cross_tables", sb_buf_str(&t));
         sb_buf_reset(md);
@@ -1053,13 +1048,13 @@ static int within_limits(const sb_buf *md)
  * wins and losses, and in the table of cards those with the most runs;
  * the other lists keep the appendix's order. Each cut list says how many entries it left
  * out and where they are; *left_out gets the sum. */
-static int fit_writeup(const sb_plaus_reads *pr, const sb_sku_table *skus, const sb_xa_set *xa,
+static int fit_writeup(const sb_weekly_snapshot *ws, const sb_xa_set *xa,
                        const sb_session_headlines *paired, const writeup_lists *l, const char *week, json_t *d,
                        sb_buf *md, size_t *left_out, sb_error *err)
 {
     size_t left;
     *left_out = 0;
-    if (render_capped(pr, skus, xa, paired, l, SIZE_MAX, d, md, &left, err) != SB_OK)
+    if (render_capped(ws, xa, paired, l, SIZE_MAX, d, md, &left, err) != SB_OK)
         return SB_ERR;
     if (within_limits(md))
         return SB_OK;
@@ -1076,7 +1071,7 @@ static int fit_writeup(const sb_plaus_reads *pr, const sb_sku_table *skus, const
     for (size_t i = 0, x = 0; i < xa->n; i++)
         if ((x += xa->v[i].ncards) > hi)
             hi = x;
-    if (render_capped(pr, skus, xa, paired, l, 0, d, md, &left, err) != SB_OK)
+    if (render_capped(ws, xa, paired, l, 0, d, md, &left, err) != SB_OK)
         return SB_ERR;
     if (!within_limits(md))
         return sb_error_set(err, NULL, NULL,
@@ -1086,14 +1081,14 @@ static int fit_writeup(const sb_plaus_reads *pr, const sb_sku_table *skus, const
     /* lo fits, hi does not */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (render_capped(pr, skus, xa, paired, l, mid, d, md, &left, err) != SB_OK)
+        if (render_capped(ws, xa, paired, l, mid, d, md, &left, err) != SB_OK)
             return SB_ERR;
         if (within_limits(md))
             lo = mid;
         else
             hi = mid;
     }
-    if (render_capped(pr, skus, xa, paired, l, lo, d, md, &left, err) != SB_OK)
+    if (render_capped(ws, xa, paired, l, lo, d, md, &left, err) != SB_OK)
         return SB_ERR;
     *left_out = left;
     return SB_OK;
@@ -1305,7 +1300,7 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
     json_object_set_new(ad, "environment", env_rows(&sess, &tr));
 
     /* the first screen: what changed in the project's kernels, per card */
-    if (first_screen(pr, skus, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
+    if (first_screen(ws, pr, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
         goto done;
 
     /* the paired headline: the project's kernels in the writeup, every
@@ -1569,7 +1564,7 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
     lists.changes = json_incref(json_object_get(d, "changes"));
     lists.environment = json_incref(json_object_get(d, "environment"));
     lists.plots = json_incref(json_object_get(d, "plots"));
-    if (fit_writeup(pr, skus, &xa, &paired, &lists, week, d, &md, &sum->left_out, err) != SB_OK)
+    if (fit_writeup(ws, &xa, &paired, &lists, week, d, &md, &sum->left_out, err) != SB_OK)
         goto done;
     /* what the writeup names must come from its runs, and no file of it
      * may name the staging folder it is written into */

@@ -901,7 +901,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.snap = c->snap;
         sb_file_set built = {0};
         sb_site_weekly week_rows;
-        rc = sb_site_weekly_read(c->db, &wo, &c->rg, &week_rows, err);
+        rc = sb_site_weekly_read(c->db, c->skus, &wo, &c->rg, &week_rows, err);
         if (rc == SB_OK) {
             wo.regressions = week_rows.regressions;
             rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, c->skus, &wo, &sum, &built, err);

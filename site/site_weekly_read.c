@@ -3,9 +3,11 @@
 #include "site_weekly_read.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gate.h"
+#include "geomean.h"
 #include "isoweek.h"
 #include "note.h"
 #include "plaus_reads_db.h"
@@ -92,8 +94,44 @@ static int read_note(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *p
     return rc;
 }
 
-int sb_site_weekly_read(sb_db *db, const sb_weekly_opts *o, const sb_rg_list *rg_all, sb_site_weekly *out,
-                        sb_error *err)
+static int cmp_run(const void *a, const void *b)
+{
+    long long x = (*(const sb_result *const *)a)->run_id, y = (*(const sb_result *const *)b)->run_id;
+    return (x > y) - (x < y);
+}
+
+/* The verdicts of the passing runs of the project's kernels in the
+ * week's runs, which the writeup's share-of-ceiling cells show. */
+static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_weekly_snapshot *s, sb_error *err)
+{
+    const sb_result_set *sets[] = {&s->week, &s->with_sessions};
+    const sb_result **rs = malloc((s->week.n + s->with_sessions.n + 1) * sizeof *rs);
+    size_t n = 0;
+    if (!rs)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t j = 0; j < 2; j++)
+        for (size_t i = 0; i < sets[j]->n; i++)
+            if (sets[j]->v[i].passing && !strcmp(sets[j]->v[i].provider, SB_PROJECT_PROVIDER))
+                rs[n++] = &sets[j]->v[i];
+    qsort(rs, n, sizeof *rs, cmp_run);
+    sb_plaus_ctx *pc = NULL;
+    s->verdict_run = malloc((n + 1) * sizeof *s->verdict_run);
+    s->verdict = malloc((n + 1) * sizeof *s->verdict);
+    int rc = s->verdict_run && s->verdict ? sb_plaus_open(pr, skus, NULL, NULL, &pc, err)
+                                          : sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rc == SB_OK && i < n; i++) {
+        if (s->nverdicts && s->verdict_run[s->nverdicts - 1] == rs[i]->run_id)
+            continue; /* a run of both sets */
+        rc = sb_plaus_check(pc, rs[i], &s->verdict[s->nverdicts], err);
+        s->verdict_run[s->nverdicts++] = rs[i]->run_id;
+    }
+    sb_plaus_close(pc);
+    free(rs);
+    return rc;
+}
+
+int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
+                        sb_site_weekly *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     sb_plaus_reads_db(db, &out->pr);
@@ -101,6 +139,8 @@ int sb_site_weekly_read(sb_db *db, const sb_weekly_opts *o, const sb_rg_list *rg
     long long start, end;
     sb_isoweek_range(o->year, o->week, &start, &end);
     int rc = read_runs(db, o, &out->pr, start, end, &out->snap, err);
+    if (rc == SB_OK)
+        rc = read_verdicts(&out->pr, skus, &out->snap, err);
     /* regressions: the one definition of `report regressions`
      * (regress.h) over every run up to the end of the week: the stored
      * history where it holds for them, else walked here */

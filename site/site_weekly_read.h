@@ -11,6 +11,7 @@
 #include "plaus_reads.h"
 #include "regress.h"
 #include "rg_store.h"
+#include "sku.h"
 #include "store.h"
 #include "weekly.h"
 #include "weekly_snapshot.h"
@@ -28,12 +29,12 @@ typedef struct sb_site_weekly {
 } sb_site_weekly;
 
 /* Reads the rows of the week of o (its year, week, all, sessions_all and
- * rg) from db into *out. rg_all: sb_rg_history over o->all with o->rg,
+ * rg) from db into *out, the verdicts judged against skus. rg_all: sb_rg_history over o->all with o->rg,
  * or NULL; a week whose runs up to its end are all of o->all (the
  * newest) takes it instead of walking the same history again. db and
  * rg_all must outlive *out. */
-int sb_site_weekly_read(sb_db *db, const sb_weekly_opts *o, const sb_rg_list *rg_all, sb_site_weekly *out,
-                        sb_error *err);
+int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
+                        sb_site_weekly *out, sb_error *err);
 void sb_site_weekly_free(sb_site_weekly *w);
 
 #endif

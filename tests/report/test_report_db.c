@@ -75,7 +75,7 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
     sb_file_set files = {0};
     sb_site_weekly week_rows;
     sb_weekly_opts wo = *o;
-    int rc = sb_site_weekly_read(db, o, NULL, &week_rows, err);
+    int rc = sb_site_weekly_read(db, skus, o, NULL, &week_rows, err);
     if (rc == SB_OK) {
         wo.regressions = week_rows.regressions;
         rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, skus, &wo, sum, &files, err);
