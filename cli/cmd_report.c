@@ -20,7 +20,6 @@
 #include "note.h"
 #include "plaus_reads_db.h"
 #include "rg_store_db.h"
-#include "weekly_reads_db.h"
 #include "plausible.h"
 #include "plots.h"
 #include "regress.h"
@@ -28,6 +27,7 @@
 #include "results.h"
 #include "results_query.h"
 #include "run_details_read.h"
+#include "site_weekly_read.h"
 #include "sku.h"
 #include "snapshot_read.h"
 #include "standing.h"
@@ -429,12 +429,13 @@ static int run_weekly(const opts *o)
     if (sb_snapshot_read(db, &snap, &err) == SB_OK)
         wo.snap = snap;
     sb_file_set files = {0};
-    sb_weekly_reads rd;
-    sb_plaus_reads pr;
-    sb_rg_store rs;
-    /* the week's files merged into the folder whole or not at all: a
-     * failure leaves the week's earlier writeup as it was */
-    if (!snap || sb_weekly_build(sb_weekly_reads_db(db, &rd, &pr, &rs), skus, &wo, &sum, &files, &err) != SB_OK ||
+    sb_site_weekly week_rows;
+    /* the week's rows read once; its files merged into the folder whole
+     * or not at all: a failure leaves the week's earlier writeup as it was */
+    int read = snap && sb_site_weekly_read(db, skus, &wo, NULL, &week_rows, &err) == SB_OK;
+    if (read)
+        wo.regressions = week_rows.regressions;
+    if (!read || sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, skus, &wo, &sum, &files, &err) != SB_OK ||
         sb_file_set_publish(&files, wo.out_dir, SB_STAGE_MERGE, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
@@ -447,6 +448,8 @@ static int run_weekly(const opts *o)
         if (sum.left_out)
             printf("%zu list entries past the writeup's limits are in the appendix only\n", sum.left_out);
     }
+    if (read)
+        sb_site_weekly_free(&week_rows);
     sb_file_set_free(&files);
     sb_snapshot_free(snap);
     sb_sku_table_free(skus);

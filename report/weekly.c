@@ -399,19 +399,6 @@ static void writeup_claims(const sb_session_headlines *h, const sb_xa_set *xa, c
 
 #define TOP_CHANGES 5
 
-/* 1: every run of all would be selected as a run up to end (finished
- * before it; not profiled, not a session's): the week's history is the
- * history of all. */
-static int all_up_to(const sb_result_set *all, long long end)
-{
-    for (size_t i = 0; i < all->n + all->n_left_out; i++) {
-        const sb_result *r = i < all->n ? &all->v[i] : &all->left_out[i - all->n];
-        if (r->profiler || r->session_id || r->finished_epoch == LLONG_MIN || r->finished_epoch >= end)
-            return 0;
-    }
-    return 1;
-}
-
 /* ---- the first screen: what changed in the project's kernels ---------- */
 
 /* The upstream providers fused is set against on the first screen:
@@ -463,7 +450,7 @@ static const char *state_name(int st)
  * left out. "-" without a figure. Where a run is over 100%, *note gets
  * why, after label (else it is left empty), and the cell ends in
  * "(max N%" for note_add to close with the note's number. */
-static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nruns, const char *label, sb_buf *out,
+static int share_cell(const sb_weekly_snapshot *ws, const sb_result *const *runs, size_t nruns, const char *label, sb_buf *out,
                       sb_buf *note, sb_error *err)
 {
     double *pct = calloc(nruns + 1, sizeof *pct), max = -1;
@@ -473,11 +460,13 @@ static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nru
     if (!pct)
         return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < nruns; i++) {
-        sb_plaus_verdict v;
-        if (sb_plaus_check(pc, runs[i], &v, err) != SB_OK) {
+        const sb_plaus_verdict *vp = sb_weekly_snapshot_verdict(ws, runs[i]->run_id);
+        if (!vp) {
             free(pct);
-            return SB_ERR;
+            return sb_error_set(err, NULL, NULL, "run %lld: its plausibility verdict was not read for the writeup",
+                                runs[i]->run_id);
         }
+        const sb_plaus_verdict v = *vp;
         double p = v.tensor ? v.pct_flop_ceiling : v.pct_ceiling;
         if (v.state == SB_PLAUS_CACHE_RESIDENT || !isfinite(p))
             continue;
@@ -519,7 +508,7 @@ static int share_cell(sb_plaus_ctx *pc, const sb_result *const *runs, size_t nru
 }
 
 /* share_cell over fused's passing runs of x's session. */
-static int ceiling_cell(sb_plaus_ctx *pc, const sb_result_set *week, const sb_session_headline *x, sb_buf *out,
+static int ceiling_cell(const sb_weekly_snapshot *ws, const sb_result_set *week, const sb_session_headline *x, sb_buf *out,
                         sb_buf *note, sb_error *err)
 {
     const sb_result **runs = calloc(week->n + 1, sizeof *runs);
@@ -535,7 +524,7 @@ static int ceiling_cell(sb_plaus_ctx *pc, const sb_result_set *week, const sb_se
     }
     char label[256];
     snprintf(label, sizeof label, "%s %s %s", x->op, x->mode, x->dtype);
-    int rc = share_cell(pc, runs, n, label, out, note, err);
+    int rc = share_cell(ws, runs, n, label, out, note, err);
     free(runs);
     return rc;
 }
@@ -645,15 +634,11 @@ static void card_changes(const sb_rg_list *rg, const sb_rg_opts *o, const char *
  * the ceiling that fits the op and the time over the first card's beside
  * the copy-bound ratio; then a note for each share over 100%. The first
  * max_rows rows, and a line saying how many more the appendix holds. */
-static int cross_digest(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_xa_set *xa, size_t max_rows,
+static int cross_digest(const sb_weekly_snapshot *ws, const sb_xa_set *xa, size_t max_rows,
                         sb_buf *out, sb_error *err)
 {
     if (xa->n == 0)
         return SB_OK;
-    sb_plaus_ctx *pc = NULL;
-    const sb_plaus_reads *pr = rd->plaus;
-    if (sb_plaus_open(pr, skus, NULL, NULL, &pc, err) != SB_OK)
-        return SB_ERR;
     json_t *notes = json_array();
     int rc = SB_OK;
     size_t rows = 0;
@@ -692,7 +677,7 @@ static int cross_digest(const sb_weekly_reads *rd, const sb_sku_table *skus, con
             char label[256];
             snprintf(label, sizeof label, "%s %s %s on %s", t->op, t->mode, t->dtype, t->sku[c]);
             sb_buf cell = SB_BUF_INIT, note = SB_BUF_INIT, text = SB_BUF_INIT;
-            rc = share_cell(pc, runs, n, label, &cell, &note, err);
+            rc = share_cell(ws, runs, n, label, &cell, &note, err);
             note_add(notes, &note, &cell);
             sb_enc_md_text(&text, sb_buf_str(&cell), SB_TEXT_NOTE_MAX);
             sb_buf_printf(out, "%s | ", sb_buf_str(&text));
@@ -725,7 +710,6 @@ static int cross_digest(const sb_weekly_reads *rd, const sb_sku_table *skus, con
     }
     sb_buf_putc(out, '\n');
     json_decref(notes);
-    sb_plaus_close(pc);
     return rc;
 }
 
@@ -735,15 +719,13 @@ static int cross_digest(const sb_weekly_reads *rd, const sb_sku_table *skus, con
  * improvements of the project's kernels, and fused against the fastest
  * upstream provider in the week's measuring sessions beside the sessions
  * before it. */
-static int first_screen(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_rg_list *rg,
+static int first_screen(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_list *rg,
                         const sb_rg_opts *rgo, const sb_result_set *week, long long start, long long end, json_t *d,
                         json_t *ad, sb_error *err)
 {
     int rc = SB_ERR;
     sb_session_runs runs = {0}, runs_before = {0};
     sb_session_headlines now = {0}, before = {0};
-    sb_plaus_ctx *pc = NULL;
-    const sb_plaus_reads *pr = rd->plaus;
     const char **sk = calloc(week->n + 1, sizeof *sk), **ar = calloc(week->n + 1, sizeof *ar);
     size_t nsk = 0;
     json_t *cards = json_array(), *all = json_array();
@@ -757,8 +739,7 @@ static int first_screen(const sb_weekly_reads *rd, const sb_sku_table *skus, con
         pr->session_runs(pr->ctx, NULL, 0, &runs_before, err) != SB_OK ||
         sb_plaus_mark_sessions(pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(pr, &runs_before, err) != SB_OK ||
         sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
-        sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK ||
-        sb_plaus_open(pr, skus, NULL, NULL, &pc, err) != SB_OK)
+        sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < week->n; i++)
         if (!str_in(sk, nsk, week->v[i].sku)) {
@@ -818,7 +799,7 @@ static int first_screen(const sb_weekly_reads *rd, const sb_sku_table *skus, con
             new_wins += win;
             new_losses += loss;
             sb_buf cell = SB_BUF_INIT, note = SB_BUF_INIT, acell = SB_BUF_INIT;
-            if (ceiling_cell(pc, week, s.best, &cell, &note, err) != SB_OK) {
+            if (ceiling_cell(ws, week, s.best, &cell, &note, err) != SB_OK) {
                 sb_buf_free(&cell);
                 sb_buf_free(&note);
                 for (size_t q = 0; q < nch; q++)
@@ -895,7 +876,6 @@ static int first_screen(const sb_weekly_reads *rd, const sb_sku_table *skus, con
     }
     rc = SB_OK;
 done:
-    sb_plaus_close(pc);
     sb_session_headlines_free(&now);
     sb_session_headlines_free(&before);
     sb_session_runs_free(&runs);
@@ -1028,7 +1008,7 @@ static json_int_t env_weight(const json_t *row)
 /* Renders weekly.md.tmpl into md with at most cap entries of each list
  * (at least one name of each list of names); *left gets the entries left
  * out in all. */
-static int render_capped(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_xa_set *xa,
+static int render_capped(const sb_weekly_snapshot *ws, const sb_xa_set *xa,
                          const sb_session_headlines *paired, const writeup_lists *l, size_t cap, json_t *d, sb_buf *md,
                          size_t *left, sb_error *err)
 {
@@ -1045,7 +1025,7 @@ static int render_capped(const sb_weekly_reads *rd, const sb_sku_table *skus, co
     for (size_t i = 0; i < xa->n; i++)
         xrows += xa->v[i].ncards;
     *left += xrows > cap ? xrows - cap : 0;
-    int rc = cross_digest(rd, skus, xa, cap, &t, err);
+    int rc = cross_digest(ws, xa, cap, &t, err);
     if (rc == SB_OK) {
         sb_tpl_set_str(d, "cross_tables", sb_buf_str(&t));
         sb_buf_reset(md);
@@ -1068,13 +1048,13 @@ static int within_limits(const sb_buf *md)
  * wins and losses, and in the table of cards those with the most runs;
  * the other lists keep the appendix's order. Each cut list says how many entries it left
  * out and where they are; *left_out gets the sum. */
-static int fit_writeup(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_xa_set *xa,
+static int fit_writeup(const sb_weekly_snapshot *ws, const sb_xa_set *xa,
                        const sb_session_headlines *paired, const writeup_lists *l, const char *week, json_t *d,
                        sb_buf *md, size_t *left_out, sb_error *err)
 {
     size_t left;
     *left_out = 0;
-    if (render_capped(rd, skus, xa, paired, l, SIZE_MAX, d, md, &left, err) != SB_OK)
+    if (render_capped(ws, xa, paired, l, SIZE_MAX, d, md, &left, err) != SB_OK)
         return SB_ERR;
     if (within_limits(md))
         return SB_OK;
@@ -1091,7 +1071,7 @@ static int fit_writeup(const sb_weekly_reads *rd, const sb_sku_table *skus, cons
     for (size_t i = 0, x = 0; i < xa->n; i++)
         if ((x += xa->v[i].ncards) > hi)
             hi = x;
-    if (render_capped(rd, skus, xa, paired, l, 0, d, md, &left, err) != SB_OK)
+    if (render_capped(ws, xa, paired, l, 0, d, md, &left, err) != SB_OK)
         return SB_ERR;
     if (!within_limits(md))
         return sb_error_set(err, NULL, NULL,
@@ -1101,68 +1081,44 @@ static int fit_writeup(const sb_weekly_reads *rd, const sb_sku_table *skus, cons
     /* lo fits, hi does not */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (render_capped(rd, skus, xa, paired, l, mid, d, md, &left, err) != SB_OK)
+        if (render_capped(ws, xa, paired, l, mid, d, md, &left, err) != SB_OK)
             return SB_ERR;
         if (within_limits(md))
             lo = mid;
         else
             hi = mid;
     }
-    if (render_capped(rd, skus, xa, paired, l, lo, d, md, &left, err) != SB_OK)
+    if (render_capped(ws, xa, paired, l, lo, d, md, &left, err) != SB_OK)
         return SB_ERR;
     *left_out = left;
     return SB_OK;
 }
 
-/* The result note (report/note.h) over all, or over the spec's runs
- * read through rd when all is NULL, with the run details it asks for. */
-static int note_render(const sb_weekly_reads *rd, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
-                       sb_error *err)
-{
-    sb_result_filter f = sb_note_filter();
-    sb_result_set own = {0};
-    sb_details_ask ask = {0};
-    sb_run_details *det = NULL;
-    int rc = all ? SB_OK : rd->results(rd->ctx, &f, &own, err);
-    if (!all)
-        all = &own;
-    if (rc == SB_OK)
-        rc = sb_note_ask(all, SB_WEEKLY_GATE_ARCHES, &ask, err);
-    if (rc == SB_OK)
-        rc = rd->details(rd->ctx, &ask, &det, err);
-    if (rc == SB_OK)
-        rc = sb_note_render(all, det, skus, SB_WEEKLY_GATE_ARCHES, out, err);
-    sb_run_details_free(det);
-    sb_details_ask_free(&ask);
-    sb_results_free(&own);
-    return rc;
-}
-
-int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_weekly_opts *o,
-                    sb_weekly_summary *sum, sb_file_set *out, sb_error *err)
+int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_store *st,
+                    const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
+                    sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     memset(out, 0, sizeof *out);
-    const sb_plaus_reads *pr = rd->plaus;
     char week[16], prev[16];
     int py, pw;
     sb_isoweek_format(o->year, o->week, week, sizeof week);
     sb_isoweek_prev(o->year, o->week, &py, &pw);
     sb_isoweek_format(py, pw, prev, sizeof prev);
-    long long start, end, pstart, pend;
+    long long start, end;
     sb_isoweek_range(o->year, o->week, &start, &end);
-    sb_isoweek_range(py, pw, &pstart, &pend);
 
     int rc = SB_ERR;
-    sb_result_set set = {0}, both = {0}, spec = {0}, sess = {0}, upto = {0}, sess_only = {0};
-    sb_training_set tr = {0};
+    /* the rows its caller read (weekly_snapshot.h) */
+    const sb_result_set set = ws->week, both = ws->before, spec = ws->spec,
+                        sess = ws->with_sessions, sess_only = ws->session_only;
+    const sb_training_set tr = ws->training;
+    const sb_rg_list rg = *o->regressions;
     sb_pick *picks = NULL;
     size_t npicks = 0;
     sb_geo_table geo = {0};
     sb_session_headlines paired = {0};
     sb_xa_set xa = {0};
-    sb_rg_list rg = {0};
-    int rg_given = 0; /* rg is o->rg_all's, not to be freed here */
     sb_repro *rp = NULL;
     json_t *d = NULL, *ad = NULL;
     sb_buf md = SB_BUF_INIT, tmp = SB_BUF_INIT, html = SB_BUF_INIT, app = SB_BUF_INIT,
@@ -1174,43 +1130,6 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
     const sb_rg_row **chg = NULL;
     writeup_lists lists = {NULL, NULL, NULL, json_array(), json_array(), json_array(), json_array()};
 
-    sb_result_filter f = {0};
-    f.has_range = 1;
-    f.from = start;
-    f.to = end;
-    if (rd->select(rd->ctx, o->all, &f, &set, err) != SB_OK)
-        goto done;
-    {
-        /* the ops and cards of the previous week, measuring sessions
-         * included, as the week's own are counted with them */
-        sb_result_filter bf = f;
-        bf.from = pstart;
-        bf.to = start;
-        bf.with_sessions = 1;
-        if (rd->select_sessions(rd->ctx, o->all, o->sessions_all, &bf, &both, err) != SB_OK)
-            goto done;
-    }
-    /* runs picked from o->all carry its marks */
-    if (!o->all && sb_plaus_mark(pr, &set, err) != SB_OK)
-        goto done;
-    {
-        const sb_gate_spec *gs = sb_gate_spec_for("gemm");
-        sb_result_filter sf = {0};
-        sf.suite = gs->suite;
-        if (rd->select(rd->ctx, o->all, &sf, &spec, err) != SB_OK)
-            goto done;
-    }
-    {
-        /* every run of the week, its measuring sessions' included: what
-         * the week counts, its cards and what changed; the paired
-         * headline cites them */
-        sb_result_filter wf = f;
-        wf.with_sessions = 1;
-        if (rd->select_sessions(rd->ctx, o->all, o->sessions_all, &wf, &sess, err) != SB_OK)
-            goto done;
-    }
-    if (rd->training(rd->ctx, 1, start, end, &tr, err) != SB_OK)
-        goto done;
     if (sb_picks_latest(&set, &picks, &npicks, err) != SB_OK)
         goto done;
     /* the headline: the week's sessions, paired; the newest runs of the
@@ -1222,19 +1141,6 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
         goto done;
     if (sb_xa_build(o->snap, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
         goto done;
-    /* regressions: the one definition of `report regressions` (regress.h)
-     * over every run up to the end of the week */
-    f.from = LLONG_MIN;
-    int rg_found = 0;
-    if (o->rg_all && o->all && all_up_to(o->all, end)) {
-        rg = *o->rg_all;
-        rg_given = 1;
-    } else if (!o->all && sb_rg_latest(rd->rg, &o->rg, end, &rg, &rg_found, err) != SB_OK) {
-        goto done; /* the stored history, where it holds for the runs up to the week's end */
-    } else if (!rg_found && (rd->select(rd->ctx, o->all, &f, &upto, err) != SB_OK ||
-                             sb_rg_history(rd->rg, &upto, &o->rg, &rg, err) != SB_OK)) {
-        goto done;
-    }
     if (sb_repro_open(&rp, err) != SB_OK)
         goto done;
 
@@ -1331,7 +1237,8 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
 
     /* the note */
     sb_buf_reset(&tmp);
-    if (note_render(rd, o->all, skus, &tmp, err) != SB_OK)
+    if (sb_note_render(o->all ? o->all : &ws->note_runs, ws->details, skus, SB_WEEKLY_GATE_ARCHES, &tmp, err) !=
+        SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
 
@@ -1387,14 +1294,13 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
         }
         free(ops_before);
         free(skus_before);
-        sb_results_free(&both);
     }
 
     json_object_set_new(d, "environment", env_rows(&sess, &tr));
     json_object_set_new(ad, "environment", env_rows(&sess, &tr));
 
     /* the first screen: what changed in the project's kernels, per card */
-    if (first_screen(rd, skus, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
+    if (first_screen(ws, pr, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
         goto done;
 
     /* the paired headline: the project's kernels in the writeup, every
@@ -1413,12 +1319,8 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
     {
         /* the week's session runs, whose pairs the paired headline takes */
         sb_plaus_summary ps;
-        sb_result_filter pf = f;
-        pf.from = start;
-        pf.only_sessions = 1;
         sb_buf_reset(&tmp);
-        if (rd->results(rd->ctx, &pf, &sess_only, err) != SB_OK ||
-            sb_plaus_render_md(pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
+        if (sb_plaus_render_md(pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
@@ -1562,16 +1464,10 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
      * in the writeup */
     {
         sb_buf plot = SB_BUF_INIT;
-        sb_result_set own_all = {0};
         /* the op-level rows beside the training steps take the newest
-         * run of each series, as report geomean reads them (series_latest),
-         * and only where the week has training runs: every run read here
-         * made the weekly grow with the database */
-        int own = !o->all && tr.n > 0;
-        int trc = own ? rd->results_latest(rd->ctx, NULL, &own_all, err) : SB_OK;
-        if (trc == SB_OK && own)
-            trc = sb_plaus_mark(pr, &own_all, err);
-        sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &own_all, NULL};
+         * run of each series (the snapshot's latest) */
+        int trc = SB_OK;
+        sb_training_opts to = {&tr, &plot, NULL, o->all ? o->all : &ws->latest, NULL};
         char tname[64];
         snprintf(tname, sizeof tname, "%s-training-tokens.svg", week);
         to.plot_name = tname;
@@ -1579,7 +1475,6 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
         sb_buf_reset(&tmp);
         if (trc == SB_OK)
             trc = sb_training_render_md(&to, &tmp, &ts, err);
-        sb_results_free(&own_all);
         if (trc == SB_OK && ts.plot_drawn)
             trc = sb_file_set_add(out, tname, &plot, 0, err);
         sb_buf_free(&plot);
@@ -1669,7 +1564,7 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
     lists.changes = json_incref(json_object_get(d, "changes"));
     lists.environment = json_incref(json_object_get(d, "environment"));
     lists.plots = json_incref(json_object_get(d, "plots"));
-    if (fit_writeup(rd, skus, &xa, &paired, &lists, week, d, &md, &sum->left_out, err) != SB_OK)
+    if (fit_writeup(ws, &xa, &paired, &lists, week, d, &md, &sum->left_out, err) != SB_OK)
         goto done;
     /* what the writeup names must come from its runs, and no file of it
      * may name the staging folder it is written into */
@@ -1695,7 +1590,7 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
         writeup_claims(&paired, &xa, picks, npicks, &rg, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK &&
-                 sb_claims_verify_steps(rd->rg, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
+                 sb_claims_verify_steps(st, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);
@@ -1755,18 +1650,9 @@ done:
     json_decref(d);
     json_decref(ad);
     sb_repro_close(rp);
-    if (!rg_given)
-        sb_rg_free(&rg);
     sb_xa_free(&xa);
     sb_geo_free(&geo);
     sb_session_headlines_free(&paired);
     free(picks);
-    sb_training_free(&tr);
-    sb_results_free(&set);
-    sb_results_free(&both);
-    sb_results_free(&upto);
-    sb_results_free(&spec);
-    sb_results_free(&sess);
-    sb_results_free(&sess_only);
     return rc;
 }

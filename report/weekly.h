@@ -15,10 +15,12 @@
 #include "error.h"
 #include "file_set.h"
 #include "geomean.h"
+#include "plaus_reads.h"
 #include "regress.h"
+#include "rg_store.h"
 #include "sku.h"
 #include "snapshot.h"
-#include "weekly_reads.h"
+#include "weekly_snapshot.h"
 
 /* The provider of the cross-arch tables: the project's own kernels. */
 #define SB_WEEKLY_SUBJECT SB_PROJECT_PROVIDER
@@ -41,14 +43,13 @@ typedef struct sb_weekly_opts {
     const char *baseline;    /* NULL: the headline baselines (geomean.h) */
     sb_rg_opts rg;           /* week-over-week test settings */
     const sb_result_set *all; /* every result run already loaded (sb_results_select),
-                               * or NULL to read the week's runs through the reads */
+                               * or NULL: the snapshot's week and note runs are read
+                               * for the week alone */
     const sb_result_set *sessions_all; /* with all: every run of measuring sessions
-                                        * (sb_results_load_sessions), or NULL to read
-                                        * the week's from the database */
+                                        * (sb_results_load_sessions), or NULL */
     const sb_snapshot *snap;  /* the calibrations of the cards (db/snapshot_read.h) */
-    const sb_rg_list *rg_all; /* sb_rg_history over all with rg, or NULL: a week whose
-                               * runs up to its end are all of all (the newest) takes
-                               * it instead of walking the same history again */
+    const sb_rg_list *regressions; /* the one definition of `report regressions`
+                                    * (regress.h) over every run up to the week's end */
 } sb_weekly_opts;
 
 typedef struct sb_weekly_summary {
@@ -58,10 +59,15 @@ typedef struct sb_weekly_summary {
     char md_path[4096], html_path[4096], appendix_path[4096], reproduce_path[4096];
 } sb_weekly_summary;
 
-/* Builds the week's files into *out (free with sb_file_set_free), reading
- * the stored runs through rd (db/weekly_reads_db.h fills one). */
-int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_weekly_opts *o,
-                    sb_weekly_summary *sum, sb_file_set *out, sb_error *err);
+/* Builds the week's files into *out (free with sb_file_set_free) from
+ * the rows ws its caller read once (site/site_weekly_read.h fills one).
+ * The runs of measuring sessions with their plausibility marks and the
+ * plausibility listing read through pr, and the check of the steps the
+ * writeup cites reads their samples through st (db/plaus_reads_db.h,
+ * db/rg_store_db.h). */
+int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_store *st,
+                    const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
+                    sb_error *err);
 
 
 #endif

@@ -387,7 +387,7 @@ void site_history_chart(const sb_result *const *runs, size_t n, const site_commi
             k++;
         if (from == k)
             continue;
-        /* the provider's colour on every chart (report/provider_colours.csv);
+        /* the provider's colour on every chart (report/render/provider_colours.csv);
          * the classes of assets/site.css override these for each path */
         const char *colour = sb_svg_provider_color(prov[s]);
         sb_buf_puts(out, "<g fill=\"");

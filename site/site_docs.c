@@ -27,9 +27,9 @@
 #include "sha256.h"
 #include "site.h"
 #include "site_parts.h"
+#include "site_weekly_read.h"
 #include "training.h"
 #include "weekly.h"
-#include "weekly_reads_db.h"
 
 /* ---- roadmap ------------------------------------------------------------ */
 
@@ -898,13 +898,15 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.baseline = c->o->baseline;
         wo.all = &c->set;
         wo.sessions_all = &c->session_set;
-        wo.rg_all = &c->rg;
         wo.snap = c->snap;
-        sb_file_set built;
-        sb_weekly_reads rd;
-        sb_plaus_reads pr;
-        sb_rg_store rs;
-        rc = sb_weekly_build(sb_weekly_reads_db(c->db, &rd, &pr, &rs), c->skus, &wo, &sum, &built, err);
+        sb_file_set built = {0};
+        sb_site_weekly week_rows;
+        rc = sb_site_weekly_read(c->db, c->skus, &wo, &c->rg, &week_rows, err);
+        if (rc == SB_OK) {
+            wo.regressions = week_rows.regressions;
+            rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, c->skus, &wo, &sum, &built, err);
+            sb_site_weekly_free(&week_rows);
+        }
         if (rc == SB_OK)
             rc = sb_file_set_publish(&built, dir, SB_STAGE_MERGE, err);
         sb_file_set_free(&built);

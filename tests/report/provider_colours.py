@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""provider_colours.py - report/provider_colours.csv, the colour of each
+"""provider_colours.py - report/render/provider_colours.csv, the colour of each
 provider on every chart: each colour at least 3:1 against white (WCAG 2
 contrast, the level for graphics), the providers the headlines compare
 in colours of their own, and the site's regression and improvement marks
@@ -20,7 +20,7 @@ def luminance(hexcolour):
 
 def main():
     src = sys.argv[1]
-    rows = list(csv.reader(open(src + "/report/provider_colours.csv", encoding="utf-8")))
+    rows = list(csv.reader(open(src + "/report/render/provider_colours.csv", encoding="utf-8")))
     if rows[0] != ["provider", "colour"]:
         sys.exit("FAIL: header %r" % rows[0])
     colours = {}

@@ -42,7 +42,7 @@
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
-#include "weekly_reads_db.h"
+#include "site_weekly_read.h"
 #include "sku.h"
 #include "weekly.h"
 
@@ -72,11 +72,15 @@ static sb_db *reopen(sb_db *w, const char *path)
 static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o,
                         sb_weekly_summary *sum, sb_error *err)
 {
-    sb_file_set files;
-    sb_weekly_reads rd;
-    sb_plaus_reads pr;
-    sb_rg_store rs;
-    int rc = sb_weekly_build(sb_weekly_reads_db(db, &rd, &pr, &rs), skus, o, sum, &files, err);
+    sb_file_set files = {0};
+    sb_site_weekly week_rows;
+    sb_weekly_opts wo = *o;
+    int rc = sb_site_weekly_read(db, skus, o, NULL, &week_rows, err);
+    if (rc == SB_OK) {
+        wo.regressions = week_rows.regressions;
+        rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, skus, &wo, sum, &files, err);
+        sb_site_weekly_free(&week_rows);
+    }
     if (rc == SB_OK)
         rc = sb_file_set_publish(&files, o->out_dir, SB_STAGE_MERGE, err);
     sb_file_set_free(&files);

@@ -65,10 +65,10 @@ void sb_svg_axis_linear_y(sb_buf *b, const sb_scale *s, double at_x, double grid
                           const char *title);
 
 /* A stable colour for the i-th series of a chart whose series are not
- * providers: the colours of report/provider_colours.csv's "*" rows. */
+ * providers: the colours of report/render/provider_colours.csv's "*" rows. */
 const char *sb_svg_color(size_t i);
 
-/* The colour of a provider on every chart, from report/provider_colours.csv
+/* The colour of a provider on every chart, from report/render/provider_colours.csv
  * (compiled in): named providers have their own; any other takes one of
  * the "*" colours by a hash of its name, never by its position among a
  * chart's series. Every colour is colour-blind safe (Okabe-Ito based) and

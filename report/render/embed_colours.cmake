@@ -1,4 +1,4 @@
-# embed_colours.cmake - writes a C source holding report/provider_colours.csv
+# embed_colours.cmake - writes a C source holding report/render/provider_colours.csv
 # (provider,colour; "*" rows are the colours of providers not named), so
 # every chart colours a provider the same way without a data directory.
 # Run as: cmake -DCSV=... -DOUTPUT=... -P embed_colours.cmake
@@ -23,7 +23,7 @@ endforeach()
 if(others STREQUAL "")
   message(FATAL_ERROR "${CSV}: no * row (colours of providers not named)")
 endif()
-set(body "/* Generated from report/provider_colours.csv by report/embed_colours.cmake; do not edit. */\n#include \"svg.h\"\n\nconst sb_provider_colour sb_provider_colours[] = {\n${named}    {0, 0},\n};\nconst char *const sb_other_provider_colours[] = {\n${others}    0,\n};\n")
+set(body "/* Generated from report/render/provider_colours.csv by report/render/embed_colours.cmake; do not edit. */\n#include \"svg.h\"\n\nconst sb_provider_colour sb_provider_colours[] = {\n${named}    {0, 0},\n};\nconst char *const sb_other_provider_colours[] = {\n${others}    0,\n};\n")
 # configure_file rewrites OUTPUT only when the text changed, so an
 # unchanged tree does not rebuild.
 file(WRITE ${OUTPUT}.new "${body}")

@@ -1,0 +1,40 @@
+/* site_weekly_read.h - the stored rows of one week's writeup
+ * (report/weekly.h), read once before it is built: the snapshot of its
+ * runs (model/weekly_snapshot.h) with the regressions up to the week's
+ * end, which `report weekly` and the site's weekly pages hand to
+ * sb_weekly_build read-only.
+ */
+#ifndef SOLBOOK_SITE_WEEKLY_READ_H
+#define SOLBOOK_SITE_WEEKLY_READ_H
+
+#include "error.h"
+#include "plaus_reads.h"
+#include "regress.h"
+#include "rg_store.h"
+#include "sku.h"
+#include "store.h"
+#include "weekly.h"
+#include "weekly_snapshot.h"
+
+/* One week's rows with the reads the writeup still takes (the
+ * plausibility check's and the regression store's). Free with
+ * sb_site_weekly_free. */
+typedef struct sb_site_weekly {
+    sb_weekly_snapshot snap;
+    const sb_rg_list *regressions; /* rg, or the rg_all given */
+    sb_rg_list rg;                 /* the regressions walked or read here */
+    sb_result_set upto;            /* every run up to the week's end, which rg points into */
+    sb_plaus_reads pr;
+    sb_rg_store st;
+} sb_site_weekly;
+
+/* Reads the rows of the week of o (its year, week, all, sessions_all and
+ * rg) from db into *out, the verdicts judged against skus. rg_all: sb_rg_history over o->all with o->rg,
+ * or NULL; a week whose runs up to its end are all of o->all (the
+ * newest) takes it instead of walking the same history again. db and
+ * rg_all must outlive *out. */
+int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
+                        sb_site_weekly *out, sb_error *err);
+void sb_site_weekly_free(sb_site_weekly *w);
+
+#endif
