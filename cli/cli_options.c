@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "term.h"
 
 int sb_cli_subcommand_help(int argc, char **argv, const char *const *usage, const sb_option *opts,
                            int *exit_status)
@@ -31,10 +32,9 @@ int sb_cli_parse_options(int argc, char **argv, const char *command, const sb_op
      * gets the way to the list */
     int hint = (strncmp(err.msg, "unknown option", 14) == 0 && !strstr(err.msg, "did you mean")) ||
                strstr(err.msg, "does not apply") != NULL;
-    fprintf(stderr, "solbook %s: %s", command, err.msg);
-    if (hint)
-        fprintf(stderr, "; see 'solbook %s --help'", command);
-    fputc('\n', stderr);
+    /* the message quotes the argument as given: terminal-encoded */
+    sb_term_line(stderr, "solbook %s: %s%s%s%s", command, err.msg, hint ? "; see 'solbook " : "",
+                 hint ? command : "", hint ? " --help'" : "");
     *exit_status = 2;
     return -1;
 }

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "nvml.h"
 #include "provenance.h"
+#include "term.h"
 
 static const char *const collect_usage[] = {
     "solbook collect [--cpu] [--device N] [--git-dir DIR] [--skus FILE]",
@@ -56,7 +57,7 @@ int cmd_collect(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (argc > 0) {
-        fprintf(stderr, "solbook collect: unexpected argument '%s'\n", argv[0]);
+        sb_term_line(stderr, "solbook collect: unexpected argument '%s'", argv[0]);
         return 2;
     }
     int device_given = opts.device_index >= 0;

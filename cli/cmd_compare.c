@@ -17,6 +17,7 @@
 #include "run_reader_db.h"
 #include "rg_store_db.h"
 #include "strbuf.h"
+#include "term.h"
 
 static const char *const compare_usage[] = {
     "solbook compare [<options>] A B",
@@ -69,7 +70,7 @@ int cmd_compare(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (strcmp(fmt, "md") && strcmp(fmt, "json")) {
-        fprintf(stderr, "solbook compare: --format must be md or json, not '%s'\n", fmt);
+        sb_term_line(stderr, "solbook compare: --format must be md or json, not '%s'", fmt);
         return 2;
     }
     if (argc != 2) {
@@ -80,11 +81,11 @@ int cmd_compare(int argc, char **argv)
     sb_error_clear(&err);
     sb_cmp_side a, b;
     if (sb_cmp_side_parse(argv[0], &a, &err) != SB_OK) {
-        fprintf(stderr, "solbook compare: A %s\n", err.msg);
+        sb_term_line(stderr, "solbook compare: A %s", err.msg);
         return 2;
     }
     if (sb_cmp_side_parse(argv[1], &b, &err) != SB_OK) {
-        fprintf(stderr, "solbook compare: B %s\n", err.msg);
+        sb_term_line(stderr, "solbook compare: B %s", err.msg);
         sb_cmp_side_free(&a);
         return 2;
     }

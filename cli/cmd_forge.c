@@ -24,6 +24,7 @@
 #include "registry.h"
 #include "sandbox.h"
 #include "task.h"
+#include "term.h"
 #include "verify.h"
 
 static const char *const forge_usage[] = {
@@ -125,7 +126,7 @@ static int parse_run_args(int argc, char **argv, const char *const *takes, run_a
         }
         a->run = argv[0];
     } else if (argc != 0) {
-        fprintf(stderr, "solbook %s: unexpected argument '%s'\n", command, argv[0]);
+        sb_term_line(stderr, "solbook %s: unexpected argument '%s'", command, argv[0]);
         return -1;
     }
     return 0;
@@ -362,6 +363,7 @@ int cmd_forge(int argc, char **argv)
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (strcmp(argv[1], subs[i].name) == 0)
             return subs[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "solbook: forge: unknown subcommand '%s' (task, prompt, verify, bench, promote, list)\n", argv[1]);
+    sb_term_line(stderr, "solbook: forge: unknown subcommand '%s' (task, prompt, verify, bench, promote, list)",
+                 argv[1]);
     return 2;
 }

@@ -388,13 +388,18 @@ int cmd_ingest(int argc, char **argv)
     /* the verdicts first: the summary stays the last line */
     if (store_verdicts(ing) != SB_OK)
         status = 2;
-    printf("ingest: %ld files, %ld stored, %ld duplicates, %ld refused (db %s)", stats.files_seen,
-           stats.stored, stats.duplicates, stats.refused, db_path);
+    /* the database path is the caller's text: terminal-encoded, as in
+     * every message */
+    sb_buf sum = SB_BUF_INIT;
+    sb_buf_printf(&sum, "ingest: %ld files, %ld stored, %ld duplicates, %ld refused (db %s)", stats.files_seen,
+                  stats.stored, stats.duplicates, stats.refused, db_path);
     if (stats.ncu_attached)
-        printf("; %ld ncu profile%s attached", stats.ncu_attached, stats.ncu_attached == 1 ? "" : "s");
+        sb_buf_printf(&sum, "; %ld ncu profile%s attached", stats.ncu_attached, stats.ncu_attached == 1 ? "" : "s");
     if (stats.nsys_attached)
-        printf("; %ld nsys kernel summar%s attached", stats.nsys_attached, stats.nsys_attached == 1 ? "y" : "ies");
-    printf("\n");
+        sb_buf_printf(&sum, "; %ld nsys kernel summar%s attached", stats.nsys_attached,
+                      stats.nsys_attached == 1 ? "y" : "ies");
+    sb_term_line(stdout, "%s", sb_buf_str(&sum));
+    sb_buf_free(&sum);
     sb_ingest_close(ing);
     sb_gather_free(&fleet_set);
     free(fleet_paths);

@@ -13,6 +13,7 @@
 #include "results_query.h"
 #include "run_reader_db.h"
 #include "session_query.h"
+#include "term.h"
 
 /* What a packet of o's target reads (sb_packet_needs), from db into the
  * sets given, which o then points at. */
@@ -113,7 +114,7 @@ int cmd_packet(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (argc > 0) {
-        fprintf(stderr, "solbook packet: unexpected argument '%s'\n", argv[0]);
+        sb_term_line(stderr, "solbook packet: unexpected argument '%s'", argv[0]);
         return 2;
     }
     if (!o.target) {
@@ -122,8 +123,8 @@ int cmd_packet(int argc, char **argv)
         return 2;
     }
     if (!sb_packet_target_known(o.target)) {
-        fprintf(stderr, "solbook packet: unknown target '%s' (liger, vllm, triton, pytorch, "
-                        "cutlass, onnxruntime, jax, tilelang)\n", o.target);
+        sb_term_line(stderr, "solbook packet: unknown target '%s' (liger, vllm, triton, pytorch, "
+                             "cutlass, onnxruntime, jax, tilelang)", o.target);
         return 2;
     }
     char out_default[256];

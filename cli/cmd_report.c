@@ -20,6 +20,7 @@
 #include "note.h"
 #include "plaus_reads_db.h"
 #include "rg_store_db.h"
+#include "term.h"
 #include "plausible.h"
 #include "plots.h"
 #include "regress.h"
@@ -135,7 +136,7 @@ static int parse(int argc, char **argv, const char *const *takes, opts *o)
     if (argc < 0)
         return exit_status;
     if (argc > 0) {
-        fprintf(stderr, "solbook %s: unexpected argument '%s'\n", command, argv[0]);
+        sb_term_line(stderr, "solbook %s: unexpected argument '%s'", command, argv[0]);
         return 2;
     }
     for (size_t i = 0; takes[i]; i++)
@@ -263,7 +264,7 @@ static int run_geomean(const opts *o)
     sb_plaus_reads pr;
     const char *fmt = o->format ? o->format : "md";
     if (strcmp(fmt, "md") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
-        fprintf(stderr, "solbook report geomean: --format must be md, csv or json, not '%s'\n", fmt);
+        sb_term_line(stderr, "solbook report geomean: --format must be md, csv or json, not '%s'", fmt);
         return 2;
     }
     report_input in;
@@ -343,7 +344,7 @@ static int run_regressions(const opts *o)
 {
     const char *fmt = o->format ? o->format : "md";
     if (strcmp(fmt, "md") && strcmp(fmt, "json")) {
-        fprintf(stderr, "solbook report regressions: --format must be md or json, not '%s'\n", fmt);
+        sb_term_line(stderr, "solbook report regressions: --format must be md or json, not '%s'", fmt);
         return 2;
     }
     sb_error err;
@@ -612,7 +613,7 @@ static int run_table(const opts *o)
     const char *provider = o->provider ? o->provider : SB_PROJECT_PROVIDER;
     const char *baseline = o->baseline ? o->baseline : sb_headline_baselines[0];
     if (strcmp(provider, baseline) == 0) {
-        fprintf(stderr, "solbook report table: --provider and --baseline are both '%s'\n", provider);
+        sb_term_line(stderr, "solbook report table: --provider and --baseline are both '%s'", provider);
         return 2;
     }
     report_input in;
@@ -750,10 +751,10 @@ int cmd_report(int argc, char **argv)
     if (!reports[r]) {
         const char *close = sub[0] != '-' ? sb_suggest(sub, reports) : NULL;
         if (close)
-            fprintf(stderr, "solbook report: unknown report '%s'; did you mean '%s'?\n", sub, close);
+            sb_term_line(stderr, "solbook report: unknown report '%s'; did you mean '%s'?", sub, close);
         else
-            fprintf(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, "
-                            "evidence, standing, regressions, roofline, training, plausibility)\n",
+            sb_term_line(stderr, "solbook report: unknown report '%s' (geomean, weekly, note, table, "
+                                 "evidence, standing, regressions, roofline, training, plausibility)",
                     sub);
         return 2;
     }

@@ -11,6 +11,7 @@
 #include "home.h"
 #include "run_list.h"
 #include "store.h"
+#include "term.h"
 
 static const char *const runs_usage[] = {
     "solbook runs [<options>]",
@@ -91,7 +92,7 @@ int cmd_runs(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (argc > 0) {
-        fprintf(stderr, "solbook runs: unexpected argument '%s'\n", argv[0]);
+        sb_term_line(stderr, "solbook runs: unexpected argument '%s'", argv[0]);
         return 2;
     }
     if (status && strcmp(status, "passed") && strcmp(status, "failed") && strcmp(status, "skipped")) {

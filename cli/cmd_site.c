@@ -7,6 +7,7 @@
 #include "error.h"
 #include "home.h"
 #include "site.h"
+#include "term.h"
 
 static const char *const site_usage[] = {
     "solbook site --out DIR [--db FILE] [--roadmap FILE] [--contributions FILE]",
@@ -58,7 +59,7 @@ int cmd_site(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (argc > 0) {
-        fprintf(stderr, "solbook site: unexpected argument '%s'\n", argv[0]);
+        sb_term_line(stderr, "solbook site: unexpected argument '%s'", argv[0]);
         return 2;
     }
     if (page_rows)

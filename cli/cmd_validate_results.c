@@ -14,6 +14,7 @@
 #include "sku.h"
 #include "store.h"
 #include "strbuf.h"
+#include "term.h"
 
 static const char *const validate_results_usage[] = {
     "solbook validate-results [--db FILE] [--arch a100,h100,h200] [--op gemm]",
@@ -41,19 +42,19 @@ int cmd_validate_results(int argc, char **argv)
     if (argc < 0)
         return exit_status;
     if (argc > 0) {
-        fprintf(stderr, "solbook validate-results: unexpected argument '%s'\n", argv[0]);
+        sb_term_line(stderr, "solbook validate-results: unexpected argument '%s'", argv[0]);
         return 2;
     }
     const sb_gate_spec *spec = sb_gate_spec_for(op);
     if (!spec) {
-        fprintf(stderr, "solbook validate-results: no result spec is defined for op '%s' (gemm)\n",
+        sb_term_line(stderr, "solbook validate-results: no result spec is defined for op '%s' (gemm)",
                 op);
         return 2;
     }
     for (const char *p = arch; *p; p++) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == ',')) {
-            fprintf(stderr, "solbook validate-results: --arch takes a comma list like "
-                            "a100,h100,h200, not '%s'\n", arch);
+            sb_term_line(stderr, "solbook validate-results: --arch takes a comma list like "
+                                 "a100,h100,h200, not '%s'", arch);
             return 2;
         }
     }

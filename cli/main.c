@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "home.h"
 #include "suggest.h"
+#include "term.h"
 
 static void print_usage(FILE *f)
 {
@@ -50,8 +51,8 @@ int main(int argc, char **argv)
     names[n] = NULL;
     const char *close = argv[1][0] != '-' ? sb_suggest(argv[1], names) : NULL;
     if (close)
-        fprintf(stderr, "solbook: '%s' is not a solbook command; did you mean '%s'?\n", argv[1], close);
+        sb_term_line(stderr, "solbook: '%s' is not a solbook command; did you mean '%s'?", argv[1], close);
     else
-        fprintf(stderr, "solbook: '%s' is not a solbook command; see 'solbook --help'\n", argv[1]);
+        sb_term_line(stderr, "solbook: '%s' is not a solbook command; see 'solbook --help'", argv[1]);
     return 2;
 }

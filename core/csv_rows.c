@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "json_file.h"
 #include "strbuf.h"
 
@@ -152,9 +153,18 @@ int sb_csv_read_buffer(const char *buf, size_t len, const char *name, const sb_c
         const char *at = buf + pos;
         const char *nl = memchr(at, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - at) + 1 : len - pos;
+        size_t valid;
         if (memchr(at, '\0', n)) {
             if (first_failure(&r))
                 sb_csv_line_error(err, name, r.line, "NUL byte: not a text CSV file");
+        } else if ((valid = sb_utf8_valid_len(at, n)) < n) {
+            /* every field becomes JSON text, which must be UTF-8: a field
+             * that is not would be dropped from its run, or refused as a
+             * missing field, instead of named */
+            if (first_failure(&r))
+                sb_csv_line_error(err, name, r.line,
+                                  "byte 0x%02X at column %zu is not UTF-8: not a UTF-8 text CSV file",
+                                  (unsigned)(unsigned char)at[valid], valid + 1);
         } else if (!(opts->skip_line && opts->skip_line(at, n))) {
             if (!r.started && has_text(at, n)) {
                 r.started = 1;

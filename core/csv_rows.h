@@ -10,7 +10,8 @@
  * tabs around an unquoted field are trimmed, records end at LF, CRLF or CR,
  * and blank lines are not records. A UTF-8 byte order mark at the start is
  * not part of the first field. A NUL byte anywhere is an error (fields are
- * handed out as C strings).
+ * handed out as C strings), and so is a byte that is not UTF-8 (fields
+ * become JSON text, which must be UTF-8).
  *
  * Errors name the file and "line N" (the line the problem is on; for a
  * record, the line it starts on) in sb_error's where part, so the CLI prints
@@ -48,7 +49,8 @@ typedef int (*sb_csv_row_fn)(void *ctx, const char *const *fields, size_t nfield
 
 /* Reads buf[0..len) record by record; name is the file named in errors.
  * opts may be NULL. Returns SB_OK, or SB_ERR with err filled: malformed CSV,
- * a limit passed, a NUL byte, out of memory, or what row_fn returned. */
+ * a limit passed, a NUL byte, a byte that is not UTF-8, out of memory, or
+ * what row_fn returned. */
 int sb_csv_read_buffer(const char *buf, size_t len, const char *name, const sb_csv_options *opts,
                        sb_csv_row_fn row_fn, void *ctx, sb_error *err);
 

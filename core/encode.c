@@ -86,6 +86,43 @@ size_t sb_utf8_prefix_len(const char *s, size_t limit)
     return p[used] && chars >= limit ? used : strlen(s);
 }
 
+size_t sb_utf8_valid_len(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        unsigned long cp;
+        size_t k;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            cp = c & 0x1f;
+            k = 2;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            cp = c & 0x0f;
+            k = 3;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            cp = c & 0x07;
+            k = 4;
+        } else {
+            return i;
+        }
+        if (n - i < k)
+            return i;
+        for (size_t j = 1; j < k; j++) {
+            if ((p[i + j] & 0xc0) != 0x80)
+                return i;
+            cp = (cp << 6) | (p[i + j] & 0x3f);
+        }
+        if ((k == 3 && cp < 0x800) || (k == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return i;
+        i += k;
+    }
+    return n;
+}
+
 typedef enum {
     LINE,        /* terminal, shell comment: escapes, backslash doubled */
     MD_TEXT,     /* Markdown inline text */

@@ -101,4 +101,9 @@ int sb_url_link_safe(const char *url);
  * has no more); a UTF-8 sequence is never split. */
 size_t sb_utf8_prefix_len(const char *s, size_t limit);
 
+/* The length of the longest prefix of the n bytes at s that is valid
+ * UTF-8 (shortest forms, no surrogates, nothing past U+10FFFF): n when
+ * all of it is. s need not be NUL-terminated. */
+size_t sb_utf8_valid_len(const char *s, size_t n);
+
 #endif

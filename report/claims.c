@@ -291,6 +291,7 @@ int sb_claims_pair_check(const sb_session_run *p, const sb_session_run *b, sb_er
     const struct {
         const char *what, *x, *y;
     } sides[] = {{"GPU UUID", p->gpu_uuid, b->gpu_uuid},
+                 {"SKU", p->sku, b->sku},
                  {"session", p->session_id, b->session_id},
                  {"timing method", p->timing_method, b->timing_method},
                  {"correctness check", p->check_version, b->check_version}};

@@ -74,6 +74,10 @@ static const char *unpairable(const sb_session_run *a, const sb_session_run *b, 
 {
     if (!same_str(a->gpu_uuid, b->gpu_uuid))
         return "GPU UUID";
+    /* one card that two runs name by different SKUs: a pair's figure is
+     * stated on one SKU, so it cannot rest on both */
+    if (!same_str(a->sku, b->sku))
+        return "SKU";
     if (!same_str(a->timing_method, b->timing_method))
         return "timing method";
     if (!same_str(a->check_version, b->check_version))

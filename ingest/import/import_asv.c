@@ -303,7 +303,8 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
         if (json_is_integer(nper) && json_integer_value(nper) >= 1)
             json_object_set(run_params, "calls_per_sample", nper);
         char notes[1200];
-        int nn = snprintf(notes, sizeof notes, "asv benchmark \"%.300s\", parameter combination %zu of %zu", name,
+        int nn = snprintf(notes, sizeof notes, "asv benchmark \"%.*s\", parameter combination %zu of %zu",
+                          sb_import_text_cut(name, 300), name,
                           c + 1, combos);
         json_t *res = json_array_get(result, c);
         json_t *smp = json_array_get(samples, c);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "csv_rows.h"
+#include "encode.h"
 #include "file_name.h"
 #include "home.h"
 #include "json_file.h"
@@ -575,6 +576,12 @@ json_t *sb_import_metrics(double bytes, double median_ms)
             json_object_set_new(m, "gbps", json_real(bytes / (median_ms * 1e-3) / 1e9));
     }
     return m;
+}
+
+int sb_import_text_cut(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max);
+    return (int)sb_utf8_valid_len(s, n);
 }
 
 int sb_import_emit(sb_import_ctx *ctx, const char *status, const char *reason,

@@ -131,9 +131,9 @@ static int convert_result(sb_import_ctx *ctx, json_t *r, size_t i, const char *w
     json_t *prov = sb_import_provenance("hyperfine", NULL, NULL, sb_import_cpu_device(NULL, -1), when, when);
     char notes[1400];
     snprintf(notes, sizeof notes,
-             "hyperfine command \"%.600s\": %zu runs, each sample one run's wall time%s; hyperfine records no host, "
+             "hyperfine command \"%.*s\": %zu runs, each sample one run's wall time%s; hyperfine records no host, "
              "hardware, commit, version or time of day",
-             command, n, nonzero ? " (some runs exited non-zero: run_params say how)" : "");
+             sb_import_text_cut(command, 600), command, n, nonzero ? " (some runs exited non-zero: run_params say how)" : "");
     return sb_import_emit(ctx, "passed", NULL, config, protocol, timing, sb_import_metrics(-1, median_ms), NULL, prov,
                           notes, (long long)i, err);
 }

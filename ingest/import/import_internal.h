@@ -122,6 +122,12 @@ json_t *sb_import_protocol(const char *l2);
  * When bytes >= 0 and median_ms > 0, bytes and gbps are filled. */
 json_t *sb_import_metrics(double bytes, double median_ms);
 
+/* How many of s's first max bytes to print ("%.*s") so that a cut ends on
+ * a whole character: a note holding a label cut inside a UTF-8 sequence is
+ * no JSON text and would vanish from its run. s is UTF-8 (the readers
+ * refuse other bytes). */
+int sb_import_text_cut(const char *s, size_t max);
+
 /* Builds the document and gives it to ctx->sink (or appends it to
  * ctx->docs); steals every json_t.
  * status "passed" needs timing; "skipped" needs reason and no timing. */

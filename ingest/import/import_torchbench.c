@@ -145,14 +145,14 @@ static int convert_measurement(sb_import_ctx *ctx, json_t *root, json_t *m, size
     char notes[1000];
     if (torch)
         snprintf(notes, sizeof notes,
-                 "torch.utils.benchmark Measurement \"%.200s\": %zu blocks of %.0f calls; each sample is a block's time "
+                 "torch.utils.benchmark Measurement \"%.*s\": %zu blocks of %.0f calls; each sample is a block's time "
                  "over its calls (Measurement.times); the shim records no commit%s",
-                 label, n, per_run, gpu ? "" : " and no GPU (the device is the host)");
+                 sb_import_text_cut(label, 200), label, n, per_run, gpu ? "" : " and no GPU (the device is the host)");
     else
         snprintf(notes, sizeof notes,
-                 "triton.testing.do_bench(return_mode=\"all\") \"%.200s\": %zu times in ms, one per call; the shim "
+                 "triton.testing.do_bench(return_mode=\"all\") \"%.*s\": %zu times in ms, one per call; the shim "
                  "records no commit%s",
-                 label, n, gpu ? "" : " and no GPU");
+                 sb_import_text_cut(label, 200), label, n, gpu ? "" : " and no GPU");
     return sb_import_emit(ctx, "passed", NULL, config, protocol, timing, sb_import_metrics(-1, median_ms), NULL, prov,
                           notes, (long long)i, err);
 }

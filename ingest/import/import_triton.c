@@ -202,12 +202,12 @@ static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_cs
     json_t *prov = sb_import_provenance("triton-perf-report", NULL, NULL, device, when, when);
     char notes[1200];
     snprintf(notes, sizeof notes,
-             "triton.testing.perf_report CSV, line %zu, column \"%.200s\": lossy import. The file keeps one figure "
+             "triton.testing.perf_report CSV, line %zu, column \"%.*s\": lossy import. The file keeps one figure "
              "per case, read as the %s in %s (%s); no samples, no other "
              "statistics (perf_report drops the min and max it measured); written rounded to %d decimal%s "
              "(perf_report's float format), so the figure is known to half a unit in its last place only; no GPU, "
              "dtype, commit, host, Triton version or time of day recorded",
-             rec->line, hdr->fields[c], ctx->opts.y_stat, fr->unit,
+             rec->line, sb_import_text_cut(hdr->fields[c], 200), hdr->fields[c], ctx->opts.y_stat, fr->unit,
              fr->unit_from_label ? "--y-stat: the file does not say which statistic; the unit from the columns' label"
                                  : "--y-stat, --y-unit: the file says neither",
              decimals,

@@ -137,5 +137,32 @@ for c, text in helps.items():
         check("\\-\\-" + opt in man or "--" + opt in man, "solbook.1 lacks %s --%s" % (c, opt))
 print("ok: solbook.1 and solbook.bash name every option of every command")
 
+# Text of the command line quoted back in an error (an option's value, an
+# unknown option, command, report or target, a stray argument, a compare
+# selector, the database path of ingest's summary) can be a file name a
+# shell glob gave, or text pasted from stored data: it is printed with its
+# controls as escapes, never raw, so it cannot clear the screen, retitle
+# the terminal or write a fake line.
+EVIL = "\x1b]0;pwn\x07\x1b[2J\u009b31m\u202e"
+attacks = [
+    ("runs", "--limit", EVIL), ("runs", "--no-" + EVIL), (EVIL,), ("rnus" + EVIL,),
+    ("report", EVIL), ("report", "geomean", "--format", EVIL), ("report", "regressions", "--format", EVIL),
+    ("report", "table", "--op", "x", "--sku", "y", "--provider", EVIL, "--baseline", EVIL),
+    ("packet", "--target", EVIL), ("packet", "--target", "liger", EVIL), ("runs", EVIL),
+    ("site", EVIL), ("collect", EVIL), ("validate-results", EVIL), ("validate-results", "--op", EVIL),
+    ("forge", EVIL), ("forge", "list", EVIL), ("compare", "--format", EVIL),
+    ("compare", EVIL, "abcd"), ("compare", "abcd", EVIL), ("session", "--level", EVIL),
+    ("ingest", "--db", os.path.join(os.environ.get("TMPDIR", "/tmp"), "sb_cli_esc" + EVIL + ".db"), "/nonexistent"),
+]
+for args in attacks:
+    rc, o, e = run(*args)
+    shown = " ".join(a.encode("unicode_escape").decode() for a in args)[:80]
+    bad = [ch for ch in "\x1b\x07\u009b\u202e" if ch in o + e]
+    check(not bad and rc != 0 and e.strip(), "solbook %s: exit %d, raw controls %r in %r" % (shown, rc, bad, (o + e)[:160]))
+for f in os.listdir(os.environ.get("TMPDIR", "/tmp")):
+    if f.startswith("sb_cli_esc"):
+        os.remove(os.path.join(os.environ.get("TMPDIR", "/tmp"), f))
+print("ok: %d errors quoting command-line text print no raw control" % len(attacks))
+
 print("test_cli_options: %d checks, %d failed" % (checks, failures))
 sys.exit(1 if failures else 0)

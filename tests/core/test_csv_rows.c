@@ -132,6 +132,40 @@ static void test_nul_in_buffer(void **state)
     sb_buf_free(&c.out);
 }
 
+/* Bytes that are not UTF-8 (an overlong '<', a lone 0xFF, an encoded
+ * surrogate, a sequence cut short) refuse the file at their line and
+ * column: fields become JSON text, which must be UTF-8. */
+static void test_not_utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        {"a,b\n1,x\xc0\xbcy\n", "byte 0xC0 at column 4 is not UTF-8: not a UTF-8 text CSV file"},
+        {"a,b\n1,\xff\n", "byte 0xFF at column 3 is not UTF-8: not a UTF-8 text CSV file"},
+        {"a,b\n1,\xed\xa0\x80\n", "byte 0xED at column 3 is not UTF-8: not a UTF-8 text CSV file"},
+        {"a,b\n1,\xe2\x80", "byte 0xE2 at column 3 is not UTF-8: not a UTF-8 text CSV file"},
+        {"a,b\n1,\"q\n\xf4\x90\x80\x80\"\n", "byte 0xF4 at column 1 is not UTF-8: not a UTF-8 text CSV file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        collect c = {SB_BUF_INIT, 0, 0};
+        sb_error err;
+        sb_error_clear(&err);
+        assert_int_equal(sb_csv_read_buffer(cases[i].text, strlen(cases[i].text), "t.csv", NULL, add_row, &c, &err),
+                         SB_ERR);
+        assert_string_equal(err.msg, cases[i].msg);
+        assert_string_equal(sb_buf_str(&c.out), "1:a|b\n");
+        sb_buf_free(&c.out);
+    }
+    /* every form of valid UTF-8 passes: 2, 3 and 4 bytes, the largest */
+    static const char ok[] = "a,b\n\xc2\xb5s,\xe2\x80\xae\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\n";
+    collect c = {SB_BUF_INIT, 0, 0};
+    sb_error err;
+    assert_int_equal(sb_csv_read_buffer(ok, strlen(ok), "t.csv", NULL, add_row, &c, &err), SB_OK);
+    assert_int_equal(c.calls, 2);
+    sb_buf_free(&c.out);
+}
+
 static void test_callback_error_stops(void **state)
 {
     (void)state;
@@ -275,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_malformed_refused),
         cmocka_unit_test(test_nul_in_buffer),
         cmocka_unit_test(test_callback_error_stops),
+        cmocka_unit_test(test_not_utf8),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_skip_line_and_first_line),
         cmocka_unit_test(test_table),

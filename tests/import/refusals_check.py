@@ -28,7 +28,8 @@ def text_of(rel):
 def put(name, text):
     path = os.path.join(T, name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
+    # surrogateescape: "\udcff" in text is the byte 0xFF, for files that are not UTF-8
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(text)
     return path
 
@@ -74,6 +75,10 @@ def main():
     liger = text_of("import/liger_basic.csv")
     refused("liger-csv", "liger_cut.csv", liger[: len(liger) // 2] + '"', "line")
     refused("liger-csv", "liger_unit.csv", liger.replace(",speed,ms,", ",speed,s,", 1), "metric_unit \"s\"")
+    # bytes that are not UTF-8 (an overlong '<' in the GPU name): named, not
+    # dropped from the run nor refused as a missing field
+    refused("liger-csv", "liger_utf8.csv", liger.replace("NVIDIA A100-SXM4-80GB", "NVIDIA A100\udcc0\udcbc", 1),
+            "line 2: byte 0xC0 at column")
     # nvbench JSON
     nvb = text_of("import/nvbench.json")
     refused("nvbench-json", "nvb_cut.json", nvb[: len(nvb) // 2], "line")
@@ -122,6 +127,9 @@ def main():
     refused("triton-perf-csv", "t/sort-performance.csv", tp.replace("0.289081", "fast"), "line 4",
             extra=["--y-stat", "median"])
     refused("triton-perf-csv", "t2/sort-performance.csv", tp, "give --y-stat")
+    # a column label that is not UTF-8 would lose the run's notes, which say the import is lossy
+    refused("triton-perf-csv", "t4/sort-performance.csv", tp.replace("sorted (ms)", "sorted\udcff (ms)"),
+            "line 1: byte 0xFF at column 9 is not UTF-8", extra=["--y-stat", "median"])
     refused("triton-perf-csv", "t3/sort-performance.csv", tp.replace(" (ms)", ""), "give --y-unit",
             extra=["--y-stat", "median"])
     # an Nsight Systems kernel summary, attached to a stored run

@@ -953,6 +953,36 @@ static void test_triton_perf_csv_label(void **state)
     rmdir(dir);
 }
 
+/* A column label longer than the 200 bytes a note quotes, a two-byte
+ * character across the cut: the note quotes the label up to the whole
+ * character before it, and is stored (cut inside the character, it was
+ * no UTF-8, so no JSON text, and the run lost the note that says the
+ * import is lossy). */
+static void test_triton_perf_csv_long_label(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/solbook-triton-XXXXXX", path[256], text[512], want[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/long.csv", dir);
+    char label[202];
+    memset(label, 'a', 199);
+    label[199] = '\0';
+    snprintf(text, sizeof text, "N,%s\xc3\xa9 (ms)\n256,0.1\n", label);
+    write_text(path, text);
+    sb_import_options o = {.y_stat = "median"};
+    sb_import_stats st = {0};
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file_opts(f->ing, path, "triton-perf-csv", &o, &st, &err), SB_OK);
+    assert_int_equal(st.stored, 1);
+    const char *notes = q_text(f->db, "SELECT notes FROM runs WHERE source_path LIKE '%long.csv%'");
+    assert_non_null(notes);
+    snprintf(want, sizeof want, "column \"%s\": lossy import", label);
+    assert_non_null(strstr(notes, want));
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_triton_perf_csv_refused(void **state)
 {
     fixture *f = *state;
@@ -1339,6 +1369,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nvbench_confined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torch_benchmark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_triton_perf_csv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_triton_perf_csv_long_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_triton_perf_csv_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_triton_perf_csv_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbench_stored, setup, teardown),

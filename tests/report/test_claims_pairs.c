@@ -23,6 +23,7 @@ static sb_session_run side(long long id, const char *provider)
     r.timing_method = (char *)"held-launch";
     r.check_version = (char *)"float64-rows-poisoned-1";
     r.gpu_uuid = (char *)"GPU-b8e7e832-0000-0000-0000-000000000000";
+    r.sku = (char *)"h100-sxm5-80gb";
     r.op = (char *)"rmsnorm";
     r.mode = (char *)"fwd";
     r.dtype = (char *)"bf16";
@@ -57,6 +58,9 @@ static void test_mixed_pairs_refused(void **state)
     b = side(12, "liger");
     b.gpu_uuid = NULL;
     expect_refused(a, b, "GPU UUID GPU-b8e7e832-0000-0000-0000-000000000000 against (none)");
+    b = side(12, "liger");
+    b.sku = (char *)"h200-sxm-141gb";
+    expect_refused(a, b, "SKU h100-sxm5-80gb against h200-sxm-141gb");
     b = side(12, "liger");
     b.session_id = (char *)"a10443cf00000000000000000000000b";
     expect_refused(a, b, "session f0d8a8fb");
