@@ -16,6 +16,14 @@
 #include "sha256.h"
 #include "stats.h"
 
+/* strcmp, with a shortcut for the texts a result set shares between its
+ * runs (SHA, provider, SKU, op...: one copy each), which the sorts below
+ * compare equal most of the time. */
+static int text_cmp(const char *a, const char *b)
+{
+    return a == b ? 0 : strcmp(a, b);
+}
+
 const char *sb_rg_verdict_name(sb_rg_verdict v)
 {
     switch (v) {
@@ -374,7 +382,7 @@ typedef struct commit_pos {
 
 static int cmp_sha(const void *a, const void *b)
 {
-    return strcmp(((const commit_pos *)a)->sha, ((const commit_pos *)b)->sha);
+    return text_cmp(((const commit_pos *)a)->sha, ((const commit_pos *)b)->sha);
 }
 
 static int cmp_first(const void *a, const void *b)
@@ -382,7 +390,7 @@ static int cmp_first(const void *a, const void *b)
     const commit_pos *x = *(const commit_pos *const *)a, *y = *(const commit_pos *const *)b;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
-    return strcmp(x->sha, y->sha);
+    return text_cmp(x->sha, y->sha);
 }
 
 /* Sorts v[0..n) (malloc'd; taken over) by SHA, keeps one entry of each
@@ -393,7 +401,7 @@ static int order_finish(commit_pos *v, size_t n, sb_rg_order *out, sb_error *err
     qsort(v, n, sizeof *v, cmp_sha);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (m && strcmp(v[m - 1].sha, v[i].sha) == 0) {
+        if (m && text_cmp(v[m - 1].sha, v[i].sha) == 0) {
             if (v[i].first != LLONG_MIN && (v[m - 1].first == LLONG_MIN || v[i].first < v[m - 1].first))
                 v[m - 1].first = v[i].first;
         } else {
@@ -472,9 +480,9 @@ static int order_read_git(const sb_rg_store *st, sb_rg_order *o, sb_error *err)
 static size_t group_end(const sb_result_set *set, size_t i)
 {
     size_t j = i;
-    while (j + 1 < set->n && strcmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
-           strcmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
-           strcmp(set->v[j + 1].sku, set->v[i].sku) == 0)
+    while (j + 1 < set->n && text_cmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
+           text_cmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
+           text_cmp(set->v[j + 1].sku, set->v[i].sku) == 0)
         j++;
     return j;
 }
@@ -483,7 +491,7 @@ static size_t group_end(const sb_result_set *set, size_t i)
 
 static int same_text(const char *a, const char *b)
 {
-    return (!a || !b) ? a == b : strcmp(a, b) == 0;
+    return (!a || !b) ? a == b : text_cmp(a, b) == 0;
 }
 
 static int same_num(double a, double b)
@@ -1247,19 +1255,19 @@ static int tested_key(const step_fig *r, const step_key *k)
 static int cmp_drift_class(const sb_rg_row *a, const sb_rg_row *b)
 {
     const sb_result *x = a->new_run, *y = b->new_run;
-    int c = strcmp(x->provider, y->provider);
+    int c = text_cmp(x->provider, y->provider);
     if (!c)
-        c = strcmp(x->sku, y->sku);
+        c = text_cmp(x->sku, y->sku);
     if (!c)
-        c = strcmp(x->op, y->op);
+        c = text_cmp(x->op, y->op);
     if (!c)
-        c = strcmp(x->mode, y->mode);
+        c = text_cmp(x->mode, y->mode);
     if (!c)
         c = (a->same_card > b->same_card) - (a->same_card < b->same_card);
     if (!c)
-        c = strcmp(x->tool_name ? x->tool_name : "", y->tool_name ? y->tool_name : "");
+        c = text_cmp(x->tool_name ? x->tool_name : "", y->tool_name ? y->tool_name : "");
     if (!c)
-        c = strcmp(x->timer ? x->timer : "", y->timer ? y->timer : "");
+        c = text_cmp(x->timer ? x->timer : "", y->timer ? y->timer : "");
     if (!c)
         c = (x->launch_hold > y->launch_hold) - (x->launch_hold < y->launch_hold);
     return c;
