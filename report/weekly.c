@@ -1116,8 +1116,8 @@ static int fit_writeup(const sb_weekly_reads *rd, const sb_sku_table *skus, cons
 
 /* The result note (report/note.h) over all, or over the spec's runs
  * read through rd when all is NULL, with the run details it asks for. */
-static int note_render(const sb_weekly_reads *rd, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
-                       sb_error *err)
+int sb_weekly_note(const sb_weekly_reads *rd, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
+                   sb_error *err)
 {
     sb_result_filter f = sb_note_filter();
     sb_result_set own = {0};
@@ -1331,7 +1331,9 @@ int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const s
 
     /* the note */
     sb_buf_reset(&tmp);
-    if (note_render(rd, o->all, skus, &tmp, err) != SB_OK)
+    if (o->note)
+        sb_buf_puts(&tmp, o->note);
+    else if (sb_weekly_note(rd, o->all, skus, &tmp, err) != SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
 

@@ -49,6 +49,9 @@ typedef struct sb_weekly_opts {
     const sb_rg_list *rg_all; /* sb_rg_history over all with rg, or NULL: a week whose
                                * runs up to its end are all of all (the newest) takes
                                * it instead of walking the same history again */
+    const char *note;         /* the note as sb_weekly_note renders it from all, the same
+                               * for every week: a caller building many weeks renders it
+                               * once; NULL: rendered here */
 } sb_weekly_opts;
 
 typedef struct sb_weekly_summary {
@@ -62,6 +65,11 @@ typedef struct sb_weekly_summary {
  * the stored runs through rd (db/weekly_reads_db.h fills one). */
 int sb_weekly_build(const sb_weekly_reads *rd, const sb_sku_table *skus, const sb_weekly_opts *o,
                     sb_weekly_summary *sum, sb_file_set *out, sb_error *err);
+
+/* The writeups' note (the gate and the cards, report/note.h) over all
+ * (NULL: the runs read through rd), appended to out. */
+int sb_weekly_note(const sb_weekly_reads *rd, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
+                   sb_error *err);
 
 
 #endif

@@ -871,6 +871,8 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     char **files;
     size_t nfiles;
     old_weekly_files(c, &files, &nfiles);
+    sb_buf note = SB_BUF_INIT;
+    int has_note = 0;
     if (!fps)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     else
@@ -904,7 +906,20 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         sb_weekly_reads rd;
         sb_plaus_reads pr;
         sb_rg_store rs;
-        rc = sb_weekly_build(sb_weekly_reads_db(c->db, &rd, &pr, &rs), c->skus, &wo, &sum, &built, err);
+        sb_weekly_reads_db(c->db, &rd, &pr, &rs);
+        /* the note is the same for every week: rendered for the first
+         * week built */
+        if (!has_note && sb_weekly_note(&rd, &c->set, c->skus, &note, err) != SB_OK) {
+            rc = SB_ERR;
+            break;
+        }
+        has_note = 1;
+        if (sb_buf_failed(&note)) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
+        wo.note = sb_buf_str(&note);
+        rc = sb_weekly_build(&rd, c->skus, &wo, &sum, &built, err);
         if (rc == SB_OK)
             rc = sb_file_set_publish(&built, dir, SB_STAGE_MERGE, err);
         sb_file_set_free(&built);
@@ -945,6 +960,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         rc = site_render("weekly-index.html.tmpl", d, &b, err);
     }
     free(training);
+    sb_buf_free(&note);
     json_decref(d);
     if (rc == SB_OK)
         rc = site_page(c, "weekly/index.html", 1, "weekly", "weekly writeups", &b, err);
