@@ -100,7 +100,7 @@ int cmd_compare(int argc, char **argv)
     sb_result_filter fs[2];
     /* the thresholds take the A/A runs of the sessions of --aa-db, else
      * of the compared database */
-    sb_rg_opts ro = {o.alpha, o.threshold, NULL, 0};
+    sb_rg_opts ro = {o.alpha, o.threshold, NULL, 0, NULL};
     int rc = 2;
     if (sb_db_open_reader(db_path, &db, &err) != SB_OK ||
         (aa_path && sb_db_open_reader(aa_path, &aa_db, &err) != SB_OK) ||

@@ -266,7 +266,7 @@ static int commands_for(const confirm_opts *o, const sb_repro *rp, const sb_rg_r
 
 int cmd_confirm(int argc, char **argv)
 {
-    confirm_opts o = {sb_default_db_path(), "ab", 0, {0.01, 0.03, NULL, 0}};
+    confirm_opts o = {sb_default_db_path(), "ab", 0, {0.01, 0.03, NULL, 0, NULL}};
     int exit_status;
     const sb_option options[] = {
         SB_OPT_STRING(0, "db", &o.db, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),

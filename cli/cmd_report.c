@@ -352,7 +352,7 @@ static int run_regressions(const opts *o)
     sb_rg_list rg = {0};
     sb_rg_store rs;
     /* change points only for the --history list, the one that shows them */
-    sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history};
+    sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history, NULL};
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
     report_input in;

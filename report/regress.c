@@ -16,6 +16,14 @@
 #include "sha256.h"
 #include "stats.h"
 
+/* strcmp, with a shortcut for the texts a result set shares between its
+ * runs (SHA, provider, SKU, op...: one copy each), which the sorts below
+ * compare equal most of the time. */
+static int text_cmp(const char *a, const char *b)
+{
+    return a == b ? 0 : strcmp(a, b);
+}
+
 const char *sb_rg_verdict_name(sb_rg_verdict v)
 {
     switch (v) {
@@ -162,6 +170,87 @@ static void remember(walk_ctx *w, long long run_id, const double *v, size_t n)
     w->last_id = run_id;
 }
 
+/* ---- what walks share (sb_rg_memo) ---------------------------------- */
+
+/* A step's figures as compare_cached computes them from the samples,
+ * before any threshold judges them. */
+typedef struct memo_step {
+    long long old_id, new_id;
+    size_t n_old, n_new;
+    double rel_change, p, min_p;
+} memo_step;
+
+struct sb_rg_memo {
+    double alpha, min_effect; /* the rule of the walk that filled it */
+    int loaded;               /* dev and aa hold the store's cards and noise */
+    int frozen;
+    sb_run_devices dev;
+    struct sb_rg_aa *aa;
+    memo_step *v; /* sorted by (old_id, new_id) once frozen */
+    size_t n, cap;
+    int failed;   /* out of memory while filling: some steps are missing */
+};
+
+int sb_rg_memo_new(sb_rg_memo **out, sb_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
+}
+
+static int cmp_memo_step(const void *a, const void *b)
+{
+    const memo_step *x = a, *y = b;
+    if (x->old_id != y->old_id)
+        return (x->old_id > y->old_id) - (x->old_id < y->old_id);
+    return (x->new_id > y->new_id) - (x->new_id < y->new_id);
+}
+
+void sb_rg_memo_freeze(sb_rg_memo *m)
+{
+    if (!m || m->frozen)
+        return;
+    if (m->n)
+        qsort(m->v, m->n, sizeof *m->v, cmp_memo_step);
+    m->frozen = 1;
+}
+
+/* The memo o's walks read and fill: NULL where o has none or it was
+ * filled by another rule. */
+static sb_rg_memo *memo_of(const sb_rg_opts *o)
+{
+    sb_rg_memo *m = o->memo;
+    if (!m || (m->loaded && (m->alpha != o->alpha || m->min_effect != o->min_effect)))
+        return NULL;
+    return m;
+}
+
+static const memo_step *memo_find(const sb_rg_memo *m, long long old_id, long long new_id)
+{
+    if (!m || !m->frozen || !m->n)
+        return NULL;
+    memo_step k = {.old_id = old_id, .new_id = new_id};
+    return bsearch(&k, m->v, m->n, sizeof *m->v, cmp_memo_step);
+}
+
+/* Keeps a step's figures while the memo fills; a memo that cannot grow
+ * goes without (a later walk tests the step again). */
+static void memo_add(sb_rg_memo *m, const memo_step *st)
+{
+    if (!m || m->frozen || m->failed)
+        return;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 4096;
+        memo_step *nv = realloc(m->v, cap * sizeof *nv);
+        if (!nv) {
+            m->failed = 1;
+            return;
+        }
+        m->v = nv;
+        m->cap = cap;
+    }
+    m->v[m->n++] = *st;
+}
+
 static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
                           const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
                           sb_error *err);
@@ -205,6 +294,22 @@ static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const
         row->verdict = SB_RG_NO_SAMPLES;
         return SB_OK;
     }
+    sb_rg_memo *m = memo_of(o);
+    const memo_step *ms = memo_find(m, old_run->run_id, new_run->run_id);
+    if (ms) {
+        row->n_old = ms->n_old;
+        row->n_new = ms->n_new;
+        if (ms->n_old == 0 || ms->n_new == 0) {
+            row->verdict = SB_RG_NO_SAMPLES;
+            return SB_OK;
+        }
+        row->rel_change = ms->rel_change;
+        row->p = ms->p;
+        row->p_adjusted = ms->p;
+        row->verdict = ms->min_p >= o->alpha ? SB_RG_INSUFFICIENT : judge(ms->p, row->rel_change, o->alpha, threshold);
+        return SB_OK;
+    }
+    memo_step rec = {old_run->run_id, new_run->run_id, 0, 0, NAN, NAN, NAN};
     double *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
     if (load_samples(st, w, old_run->run_id, &a, &na, err) != SB_OK)
@@ -216,8 +321,11 @@ static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const
     remember(w, new_run->run_id, b, nb);
     row->n_old = na;
     row->n_new = nb;
+    rec.n_old = na;
+    rec.n_new = nb;
     if (na == 0 || nb == 0) {
         row->verdict = SB_RG_NO_SAMPLES;
+        memo_add(m, &rec);
         free(a);
         free(b);
         return SB_OK;
@@ -237,6 +345,10 @@ static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const
         return sb_error_set(err, NULL, NULL, "out of memory in the Mann-Whitney test");
     row->p = mw.p;
     row->p_adjusted = mw.p;
+    rec.rel_change = row->rel_change;
+    rec.p = mw.p;
+    rec.min_p = mw.min_p;
+    memo_add(m, &rec);
     if (mw.min_p >= o->alpha) {
         row->verdict = SB_RG_INSUFFICIENT;
         return SB_OK;
@@ -270,7 +382,7 @@ typedef struct commit_pos {
 
 static int cmp_sha(const void *a, const void *b)
 {
-    return strcmp(((const commit_pos *)a)->sha, ((const commit_pos *)b)->sha);
+    return text_cmp(((const commit_pos *)a)->sha, ((const commit_pos *)b)->sha);
 }
 
 static int cmp_first(const void *a, const void *b)
@@ -278,7 +390,7 @@ static int cmp_first(const void *a, const void *b)
     const commit_pos *x = *(const commit_pos *const *)a, *y = *(const commit_pos *const *)b;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
-    return strcmp(x->sha, y->sha);
+    return text_cmp(x->sha, y->sha);
 }
 
 /* Sorts v[0..n) (malloc'd; taken over) by SHA, keeps one entry of each
@@ -289,7 +401,7 @@ static int order_finish(commit_pos *v, size_t n, sb_rg_order *out, sb_error *err
     qsort(v, n, sizeof *v, cmp_sha);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (m && strcmp(v[m - 1].sha, v[i].sha) == 0) {
+        if (m && text_cmp(v[m - 1].sha, v[i].sha) == 0) {
             if (v[i].first != LLONG_MIN && (v[m - 1].first == LLONG_MIN || v[i].first < v[m - 1].first))
                 v[m - 1].first = v[i].first;
         } else {
@@ -368,9 +480,9 @@ static int order_read_git(const sb_rg_store *st, sb_rg_order *o, sb_error *err)
 static size_t group_end(const sb_result_set *set, size_t i)
 {
     size_t j = i;
-    while (j + 1 < set->n && strcmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
-           strcmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
-           strcmp(set->v[j + 1].sku, set->v[i].sku) == 0)
+    while (j + 1 < set->n && text_cmp(set->v[j + 1].case_key, set->v[i].case_key) == 0 &&
+           text_cmp(set->v[j + 1].provider, set->v[i].provider) == 0 &&
+           text_cmp(set->v[j + 1].sku, set->v[i].sku) == 0)
         j++;
     return j;
 }
@@ -379,7 +491,7 @@ static size_t group_end(const sb_result_set *set, size_t i)
 
 static int same_text(const char *a, const char *b)
 {
-    return (!a || !b) ? a == b : strcmp(a, b) == 0;
+    return (!a || !b) ? a == b : text_cmp(a, b) == 0;
 }
 
 static int same_num(double a, double b)
@@ -725,6 +837,16 @@ void sb_rg_aa_free(sb_rg_aa *a)
         return;
     aa_noise_free(a);
     free(a);
+}
+
+void sb_rg_memo_free(sb_rg_memo *m)
+{
+    if (!m)
+        return;
+    sb_rg_aa_free(m->aa);
+    sb_run_devices_free(&m->dev);
+    free(m->v);
+    free(m);
 }
 
 /* The cross-card noise of sku for steps whose hold was let go (let_go
@@ -1133,19 +1255,19 @@ static int tested_key(const step_fig *r, const step_key *k)
 static int cmp_drift_class(const sb_rg_row *a, const sb_rg_row *b)
 {
     const sb_result *x = a->new_run, *y = b->new_run;
-    int c = strcmp(x->provider, y->provider);
+    int c = text_cmp(x->provider, y->provider);
     if (!c)
-        c = strcmp(x->sku, y->sku);
+        c = text_cmp(x->sku, y->sku);
     if (!c)
-        c = strcmp(x->op, y->op);
+        c = text_cmp(x->op, y->op);
     if (!c)
-        c = strcmp(x->mode, y->mode);
+        c = text_cmp(x->mode, y->mode);
     if (!c)
         c = (a->same_card > b->same_card) - (a->same_card < b->same_card);
     if (!c)
-        c = strcmp(x->tool_name ? x->tool_name : "", y->tool_name ? y->tool_name : "");
+        c = text_cmp(x->tool_name ? x->tool_name : "", y->tool_name ? y->tool_name : "");
     if (!c)
-        c = strcmp(x->timer ? x->timer : "", y->timer ? y->timer : "");
+        c = text_cmp(x->timer ? x->timer : "", y->timer ? y->timer : "");
     if (!c)
         c = (x->launch_hold > y->launch_hold) - (x->launch_hold < y->launch_hold);
     return c;
@@ -1411,10 +1533,31 @@ int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_o
     sb_run_devices dev = {0};
     aa_noise aa = {0};
     walk w;
-    walk_init(&w, st, o, &dev, &aa, out);
+    sb_rg_memo *m = memo_of(o);
+    int rc = SB_OK;
+    if (m && !m->loaded) {
+        /* the first walk given the memo reads the cards and the noise into it */
+        if (!(m->aa = calloc(1, sizeof *m->aa)))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        rc = st->devices(st->ctx, &m->dev, err);
+        if (rc == SB_OK)
+            rc = aa_noise_load(st, o, m->aa, err);
+        if (rc != SB_OK) {
+            sb_rg_aa_free(m->aa);
+            m->aa = NULL;
+            sb_run_devices_free(&m->dev);
+            memset(&m->dev, 0, sizeof m->dev);
+            return SB_ERR;
+        }
+        m->alpha = o->alpha;
+        m->min_effect = o->min_effect;
+        m->loaded = 1;
+    }
+    walk_init(&w, st, o, m ? &m->dev : &dev, m ? m->aa : &aa, out);
     step_key *keys = NULL;
-    int rc = st->devices(st->ctx, &dev, err);
-    if (rc == SB_OK)
+    if (!m)
+        rc = st->devices(st->ctx, &dev, err);
+    if (rc == SB_OK && !m)
         rc = aa_noise_load(st, o, &aa, err);
     if (rc == SB_OK)
         rc = walk_history(&w, set, &keys, err);

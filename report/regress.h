@@ -112,12 +112,27 @@ const char *sb_rg_threshold_from_name(sb_rg_threshold_from f);
 /* 1: provider is one of the project's own kernels. */
 int sb_rg_own_provider(const char *provider);
 
+/* What walks over one state of one database by one rule (alpha and
+ * min_effect) share: the runs' cards, the A/A noise and each tested
+ * step's figures (sample counts, change of the medians, p) by its two
+ * run ids. Several walks over parts of one result set, as the weekly
+ * writeups' histories up to each week's end, then read the cards and the
+ * noise once and test each pair of runs once. The first walk given the
+ * memo fills it; sb_rg_memo_freeze ends the filling, after which walks
+ * on several threads may read it at once. A walk by another rule than
+ * the memo's ignores it. */
+typedef struct sb_rg_memo sb_rg_memo;
+int sb_rg_memo_new(sb_rg_memo **out, sb_error *err);
+void sb_rg_memo_freeze(sb_rg_memo *m);
+void sb_rg_memo_free(sb_rg_memo *m); /* accepts NULL */
+
 typedef struct sb_rg_opts {
     double alpha;         /* default 0.01 */
     double min_effect;    /* default 0.03 (3 %) */
     const char *repo_url; /* links of commit ranges (URL/compare/OLD...NEW); NULL: none */
     int change_points;    /* 1: sb_rg_history searches each series for change points (only the
                            * --history list shows them); 0: it leaves them out */
+    sb_rg_memo *memo;     /* what walks over one database share (sb_rg_memo_new); NULL: none */
 } sb_rg_opts;
 
 /* The most bytes of a step's list of what changed. */

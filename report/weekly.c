@@ -1094,6 +1094,14 @@ static int fit_writeup(const sb_weekly_snapshot *ws, const sb_xa_set *xa,
     return SB_OK;
 }
 
+/* The result note (report/note.h) over all, or over the snapshot's note
+ * runs when all is NULL, with the run details the snapshot holds. */
+int sb_weekly_note(const sb_weekly_snapshot *ws, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
+                   sb_error *err)
+{
+    return sb_note_render(all ? all : &ws->note_runs, ws->details, skus, SB_WEEKLY_GATE_ARCHES, out, err);
+}
+
 int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_store *st,
                     const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
                     sb_error *err)
@@ -1237,8 +1245,9 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
 
     /* the note */
     sb_buf_reset(&tmp);
-    if (sb_note_render(o->all ? o->all : &ws->note_runs, ws->details, skus, SB_WEEKLY_GATE_ARCHES, &tmp, err) !=
-        SB_OK)
+    if (o->note)
+        sb_buf_puts(&tmp, o->note);
+    else if (sb_weekly_note(ws, o->all, skus, &tmp, err) != SB_OK)
         goto done;
     sb_tpl_set_str(d, "note", sb_buf_str(&tmp));
 

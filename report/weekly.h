@@ -50,6 +50,9 @@ typedef struct sb_weekly_opts {
     const sb_snapshot *snap;  /* the calibrations of the cards (db/snapshot_read.h) */
     const sb_rg_list *regressions; /* the one definition of `report regressions`
                                     * (regress.h) over every run up to the week's end */
+    const char *note;              /* the note as sb_weekly_note renders it, the same for
+                                    * every week: a caller building many weeks renders it
+                                    * once (and skips reading its runs); NULL: rendered here */
 } sb_weekly_opts;
 
 typedef struct sb_weekly_summary {
@@ -69,5 +72,9 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
                     const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
                     sb_error *err);
 
+/* The writeups' note (the gate and the cards, report/note.h) over all
+ * (NULL: the snapshot's note runs), appended to out. */
+int sb_weekly_note(const sb_weekly_snapshot *ws, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
+                   sb_error *err);
 
 #endif

@@ -258,7 +258,11 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         load_sessions(&c, err) != SB_OK ||
         !(packets = side_start(&c, site_build_packets, err)) ||
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
+        /* the whole history's walk fills the memo, which the weekly
+         * writeups' walks up to each older week's end read (regress.h) */
+        sb_rg_memo_new(&c.rg_opts.memo, err) != SB_OK ||
         sb_rg_history(sb_rg_store_db(c.db, &rs), &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
+        (sb_rg_memo_freeze(c.rg_opts.memo), 0) ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
         !(weekly = side_start(&c, site_build_weekly, err)) ||
@@ -283,6 +287,7 @@ done:
     sb_session_report_free(&c.sessions);
     sb_session_runs_free(&c.session_runs);
     sb_rg_free(&c.rg);
+    sb_rg_memo_free(c.rg_opts.memo);
     sb_rg_order_free(&c.order);
     site_commits_free(&c.commits);
     sb_geo_free(&c.geo);

@@ -871,6 +871,8 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     char **files;
     size_t nfiles;
     old_weekly_files(c, &files, &nfiles);
+    sb_buf note = SB_BUF_INIT;
+    int has_note = 0;
     if (!fps)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     else
@@ -901,10 +903,21 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.snap = c->snap;
         sb_file_set built = {0};
         sb_site_weekly week_rows;
+        /* the note is the same for every week: rendered for the first
+         * week built, and its runs not read again for the others */
+        wo.note = has_note ? sb_buf_str(&note) : NULL;
         rc = sb_site_weekly_read(c->db, c->skus, &wo, &c->rg, &week_rows, err);
         if (rc == SB_OK) {
+            if (!has_note) {
+                rc = sb_weekly_note(&week_rows.snap, wo.all, c->skus, &note, err);
+                if (rc == SB_OK && sb_buf_failed(&note))
+                    rc = sb_error_set(err, NULL, NULL, "out of memory");
+                has_note = rc == SB_OK;
+                wo.note = sb_buf_str(&note);
+            }
             wo.regressions = week_rows.regressions;
-            rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, c->skus, &wo, &sum, &built, err);
+            if (rc == SB_OK)
+                rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, c->skus, &wo, &sum, &built, err);
             sb_site_weekly_free(&week_rows);
         }
         if (rc == SB_OK)
@@ -947,6 +960,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         rc = site_render("weekly-index.html.tmpl", d, &b, err);
     }
     free(training);
+    sb_buf_free(&note);
     json_decref(d);
     if (rc == SB_OK)
         rc = site_page(c, "weekly/index.html", 1, "weekly", "weekly writeups", &b, err);
@@ -976,9 +990,26 @@ static int cmp_job(const void *x, const void *y)
  * page grows with the number of cases. */
 #define PACKET_INLINE_MAX (300u * 1024u)
 
+/* What packets read besides the site's runs (sb_packet_needs): read for
+ * the first packet that needs each, then shared by the rest, which only
+ * read them. */
+typedef struct packet_reads {
+    int has_sessions, has_training;
+    sb_result_set with_sessions; /* picked from the site's runs and its sessions' runs */
+    sb_session_runs sessions;
+    sb_training_set training;
+} packet_reads;
+
+static void packet_reads_free(packet_reads *pr)
+{
+    sb_results_free(&pr->with_sessions);
+    sb_session_runs_free(&pr->sessions);
+    sb_training_free(&pr->training);
+}
+
 /* Writes one packet and its page; appends its row (op, href, cited) to
  * rows. */
-static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error *err)
+static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json_t *rows, sb_error *err)
 {
     sb_plaus_reads pr;
     char opdir[SB_PAGE_ID_SIZE], dir[4608], rel[700];
@@ -1004,32 +1035,34 @@ static int packet_page(site_ctx *c, const packet_job *pj, json_t *rows, sb_error
     json_array_append_new(rows, row);
     /* what the packet reads besides the site's runs (sb_packet_needs) */
     sb_packet_inputs need;
-    sb_result_set with_sessions = {0};
-    sb_session_runs sessions = {0};
-    sb_training_set training = {0};
+    const sb_result_set no_runs = {0};
+    const sb_session_runs no_sessions = {0};
+    const sb_training_set no_training = {0};
     sb_run_reader reader;
+    /* every result run with the sessions' runs, as sb_results_load gives
+     * them for with_sessions, picked from what the site holds */
     sb_result_filter wf = {0};
     wf.with_sessions = 1;
-    if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK ||
-        (need.sessions && (sb_results_load(c->db, &wf, &with_sessions, err) != SB_OK ||
-                           sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &pr), NULL, &sessions,
-                                                      err) != SB_OK)) ||
-        (need.training && sb_training_load(c->db, 0, 0, 0, &training, err) != SB_OK)) {
-        sb_results_free(&with_sessions);
-        sb_session_runs_free(&sessions);
-        sb_training_free(&training);
+    if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK)
         return SB_ERR;
+    if (need.sessions && !rd->has_sessions) {
+        if (sb_results_select_sessions(c->db, &c->set, &c->session_set, &wf, &rd->with_sessions, err) != SB_OK ||
+            sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &pr), NULL, &rd->sessions, err) != SB_OK)
+            return SB_ERR;
+        rd->has_sessions = 1;
     }
-    po.with_sessions = &with_sessions;
-    po.sessions = &sessions;
-    po.training = &training;
+    if (need.training && !rd->has_training) {
+        if (sb_training_load(c->db, 0, 0, 0, &rd->training, err) != SB_OK)
+            return SB_ERR;
+        rd->has_training = 1;
+    }
+    po.with_sessions = need.sessions ? &rd->with_sessions : &no_runs;
+    po.sessions = need.sessions ? &rd->sessions : &no_sessions;
+    po.training = need.training ? &rd->training : &no_training;
     sb_run_reader_db(c->db, &reader);
     po.reader = &reader;
     sb_file_set files;
     int built = sb_packet_build(&po, &ps, &nothing, &files, &perr);
-    sb_results_free(&with_sessions);
-    sb_session_runs_free(&sessions);
-    sb_training_free(&training);
     if (built != SB_OK) {
         if (!nothing) {
             *err = perr;
@@ -1139,6 +1172,8 @@ int site_build_packets(site_ctx *c, sb_error *err)
         njobs = k;
     }
     json_t *d = json_object(), *targets = json_array(), *rows = NULL;
+    packet_reads reads;
+    memset(&reads, 0, sizeof reads);
     sb_tpl_set_str(d, "evidence", SB_EVIDENCE_OP);
     json_object_set_new(d, "targets", targets);
     for (size_t i = 0; i < njobs && rc == SB_OK; i++) {
@@ -1149,12 +1184,13 @@ int site_build_packets(site_ctx *c, sb_error *err)
             json_object_set_new(t, "packets", rows);
             json_array_append_new(targets, t);
         }
-        rc = packet_page(c, &jobs[i], rows, err);
+        rc = packet_page(c, &jobs[i], &reads, rows, err);
     }
     sb_buf b = SB_BUF_INIT;
     if (rc == SB_OK)
         rc = site_render("packets-index.html.tmpl", d, &b, err);
     json_decref(d);
+    packet_reads_free(&reads);
     if (rc == SB_OK)
         rc = site_page(c, "packets/index.html", 1, "packets", "upstream packets", &b, err);
     sb_buf_free(&b);

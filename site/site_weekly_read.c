@@ -72,7 +72,8 @@ static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *p
     return sb_results_load(db, &pf, &s->session_only, err);
 }
 
-/* The result note's runs (o->all where given) and the details it cites;
+/* The result note's runs (o->all where given) and the details it cites,
+ * unless the note is rendered already;
  * the newest run of each series beside the training steps, as report
  * geomean reads them (series_latest), and only where the week has
  * training runs: every run read here made the weekly grow with the
@@ -82,10 +83,11 @@ static int read_note(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *p
 {
     sb_result_filter nf = sb_note_filter();
     sb_details_ask ask = {0};
-    int rc = o->all ? SB_OK : sb_results_load(db, &nf, &s->note_runs, err);
-    if (rc == SB_OK)
+    /* a note the caller rendered already (o->note) needs none of its runs */
+    int rc = o->all || o->note ? SB_OK : sb_results_load(db, &nf, &s->note_runs, err);
+    if (rc == SB_OK && !o->note)
         rc = sb_note_ask(o->all ? o->all : &s->note_runs, SB_WEEKLY_GATE_ARCHES, &ask, err);
-    if (rc == SB_OK)
+    if (rc == SB_OK && !o->note)
         rc = sb_run_details_read(db, &ask, &s->details, err);
     sb_details_ask_free(&ask);
     if (rc == SB_OK && !o->all && s->training.n > 0 &&

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include "file_name.h"
 #include "regress.h"
 #include "repro.h"
+#include "result_filter.h"
 #include "rg_store_db.h"
 #include "results.h"
 #include "sku.h"
@@ -792,6 +794,29 @@ static void test_ceilings_latest(void **state)
  * Commit order is the order commits were first measured, not the order of
  * the newest runs (a is measured again last). A run timed under a profiler
  * is never a timing. */
+/* A store part that fails: what a walk must not read. */
+static int no_samples(void *ctx, long long run_id, double **v, size_t *n, sb_error *err)
+{
+    (void)ctx;
+    (void)v;
+    (void)n;
+    return sb_error_set(err, NULL, NULL, "samples of run %lld read", run_id);
+}
+
+static int no_samples_open(void *ctx, void **q, sb_error *err)
+{
+    (void)ctx;
+    (void)q;
+    return sb_error_set(err, NULL, NULL, "samples read");
+}
+
+static int no_devices(void *ctx, sb_run_devices *out, sb_error *err)
+{
+    (void)ctx;
+    (void)out;
+    return sb_error_set(err, NULL, NULL, "cards read");
+}
+
 static void test_regression_history(void **state)
 {
     (void)state;
@@ -834,7 +859,7 @@ static void test_regression_history(void **state)
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
-    sb_rg_opts o = {0.01, 0.03, NULL, 0};
+    sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(set.n, 4);
     sb_result_filter wp = {0};
@@ -866,6 +891,75 @@ static void test_regression_history(void **state)
     assert_true(l.v[1].threshold == 0.03);
     /* the regression was undone at the newest commit: nothing to fail on */
     assert_int_equal(sb_rg_count_regressions(&l), 0);
+
+    /* A memo filled by the whole walk serves a walk over the same runs
+     * with the same rows, reading no samples and no cards from the
+     * store. A walk over the runs up to the second commit compares run
+     * 1 with the older run of commit a, which the whole walk (where the
+     * newer run of a is the old one) never did: it reads those samples,
+     * and gives the rows of a walk without the memo. A walk without the
+     * memo, or by another rule, reads the store. */
+    {
+        sb_rg_memo *memo = NULL;
+        assert_int_equal(sb_rg_memo_new(&memo, &err), SB_OK);
+        sb_rg_opts om = o;
+        om.memo = memo;
+        sb_rg_store ms;
+        const sb_rg_store *mst = sb_rg_store_db(db, &ms);
+        sb_rg_list lm;
+        assert_int_equal(sb_rg_history(mst, &set, &om, &lm, &err), SB_OK);
+        assert_int_equal(lm.n, l.n);
+        sb_rg_free(&lm);
+        sb_rg_memo_freeze(memo);
+        /* a store that can give no samples and no cards */
+        sb_rg_store bare = ms;
+        bare.samples = no_samples;
+        bare.samples_open = no_samples_open;
+        bare.devices = no_devices;
+        assert_int_equal(sb_rg_history(&bare, &set, &om, &lm, &err), SB_OK);
+        assert_int_equal(lm.n, l.n);
+        for (size_t i = 0; i < l.n; i++) {
+            assert_ptr_equal(lm.v[i].old_run, l.v[i].old_run);
+            assert_ptr_equal(lm.v[i].new_run, l.v[i].new_run);
+            assert_int_equal(lm.v[i].verdict, l.v[i].verdict);
+            assert_int_equal(lm.v[i].n_old, l.v[i].n_old);
+            assert_int_equal(lm.v[i].n_new, l.v[i].n_new);
+            assert_true(lm.v[i].p == l.v[i].p && lm.v[i].p_adjusted == l.v[i].p_adjusted);
+            assert_true(lm.v[i].rel_change == l.v[i].rel_change && lm.v[i].threshold == l.v[i].threshold);
+            assert_int_equal(lm.v[i].same_card, l.v[i].same_card);
+        }
+        sb_rg_free(&lm);
+        sb_result_filter upto = {0};
+        upto.has_range = 1;
+        upto.from = LLONG_MIN;
+        long long first = set.v[0].finished_epoch;
+        for (size_t i = 1; i < set.n; i++)
+            if (set.v[i].finished_epoch < first)
+                first = set.v[i].finished_epoch;
+        upto.to = first + 2 * 86400; /* 2026-11-12: the runs at a and b */
+        sb_result_set part;
+        assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
+        assert_int_equal(part.n, 2);
+        assert_int_equal(sb_rg_history(&bare, &part, &om, &lm, &err), SB_ERR);
+        assert_non_null(strstr(err.msg, "samples"));
+        sb_rg_list lp;
+        assert_int_equal(sb_rg_history(mst, &part, &o, &lp, &err), SB_OK);
+        assert_int_equal(sb_rg_history(mst, &part, &om, &lm, &err), SB_OK);
+        assert_int_equal(lp.n, 1);
+        assert_int_equal(lm.n, 1);
+        assert_int_equal(lp.v[0].verdict, SB_RG_REGRESSION);
+        assert_int_equal(lm.v[0].verdict, lp.v[0].verdict);
+        assert_true(lm.v[0].p == lp.v[0].p && lm.v[0].rel_change == lp.v[0].rel_change);
+        sb_rg_free(&lm);
+        sb_rg_free(&lp);
+        /* without the memo, or by another rule, the walk reads the store */
+        assert_int_equal(sb_rg_history(&bare, &set, &o, &lm, &err), SB_ERR);
+        sb_rg_opts other = om;
+        other.min_effect = 0.15;
+        assert_int_equal(sb_rg_history(&bare, &set, &other, &lm, &err), SB_ERR);
+        sb_results_free(&part);
+        sb_rg_memo_free(memo);
+    }
 
     /* Each step as the weekly records it (claims.h): series, commits,
      * ratio, threshold and rule hold against the stored runs; a claim
@@ -980,7 +1074,7 @@ static void test_git_order(void **state)
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
-    sb_rg_opts o = {0.01, 0.03, NULL, 1}; /* with the change point search */
+    sb_rg_opts o = {0.01, 0.03, NULL, 1, NULL}; /* with the change point search */
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     /* first measured: up at 8, down at 7, up at 9 */
     assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
@@ -1121,7 +1215,7 @@ static void test_compare(void **state)
     assert_int_equal(sb_cmp_side_parse("main", &bad, &err), SB_ERR);
     sb_cmp_opts o = {0.01, 0.03};
     sb_cmp_result r;
-    sb_rg_opts ro = {0.01, 0.03, NULL, 0};
+    sb_rg_opts ro = {0.01, 0.03, NULL, 0, NULL};
     sb_rg_aa *aa = NULL;
     sb_run_devices dev = {0};
     sb_run_reader rd;
@@ -1209,7 +1303,7 @@ static void test_regressions(void **state)
     sb_error err;
     sb_result_set set;
     sb_rg_list l;
-    sb_rg_opts o = {0.01, 0.03, NULL, 0};
+    sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 6);
@@ -1236,7 +1330,7 @@ static void test_regressions(void **state)
     assert_int_equal(sb_rg_count_regressions(&l), 1);
     /* a larger minimum effect turns the 10 % into no change */
     sb_rg_free(&l);
-    sb_rg_opts o2 = {0.01, 0.15, NULL, 0};
+    sb_rg_opts o2 = {0.01, 0.15, NULL, 0, NULL};
     assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o2, &l, &err), SB_OK);
     assert_int_equal(sb_rg_count_regressions(&l), 0);
     sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
