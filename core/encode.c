@@ -74,6 +74,48 @@ static void put_escape(sb_buf *out, long cp, unsigned char b)
     sb_buf_puts(out, tmp);
 }
 
+size_t sb_enc_reordering_char(sb_buf *out, const char *s)
+{
+    unsigned char c = (unsigned char)s[0];
+    size_t len;
+    long cp;
+    /* the lead bytes of every such character: C1 (C2), U+061C (D8) and
+     * U+200E-U+2069 (E2), so most text costs one comparison a byte */
+    if (c != 0xc2 && c != 0xd8 && c != 0xe2)
+        return 0;
+    cp = utf8_next((const unsigned char *)s, &len);
+    if (cp < 0x80 || !dangerous(cp))
+        return 0;
+    put_escape(out, cp, c);
+    return len;
+}
+
+void sb_enc_xml_text(sb_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': sb_buf_puts(b, "&amp;"); break;
+        case '<': sb_buf_puts(b, "&lt;"); break;
+        case '>': sb_buf_puts(b, "&gt;"); break;
+        case '"': sb_buf_puts(b, "&quot;"); break;
+        case '\'': sb_buf_puts(b, "&#39;"); break;
+        default: {
+            /* Control characters other than tab/newline are not allowed in
+             * XML 1.0; they are replaced so the output always parses. A
+             * character that reorders the displayed text is shown as its
+             * escape, as the Markdown outputs show it. */
+            size_t n;
+            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')
+                sb_buf_putc(b, '?');
+            else if ((n = sb_enc_reordering_char(b, s)) > 0)
+                s += n - 1;
+            else
+                sb_buf_putc(b, *s);
+        }
+        }
+    }
+}
+
 size_t sb_utf8_prefix_len(const char *s, size_t limit)
 {
     const unsigned char *p = (const unsigned char *)s;

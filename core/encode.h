@@ -64,6 +64,20 @@ const char *sb_shell_interpreter(const char *text);
  * through sb_buf_csv_field as they are. */
 void sb_enc_csv_field(sb_buf *out, const char *s);
 
+/* HTML or XML text, for an element's content or a quoted attribute:
+ * & < > " ' as entities, C0 controls other than tab and newlines as '?'
+ * (XML 1.0 has no way to write them), the characters that reorder
+ * displayed text as their visible escapes (sb_enc_reordering_char), the
+ * rest as it is. */
+void sb_enc_xml_text(sb_buf *out, const char *s);
+
+/* The visible escape (\u{HHHH}) of a character at s that is outside ASCII
+ * and reorders displayed text or ends a line (a C1 control, a Unicode
+ * bidirectional control, U+2028/U+2029), appended to out: the bytes it
+ * took, else 0 and nothing appended. For the HTML and XML escapers, which
+ * keep other text as it is. */
+size_t sb_enc_reordering_char(sb_buf *out, const char *s);
+
 /* Markdown inline text, safe in a GFM table cell and at the start of a
  * line: newlines folded to spaces, Markdown punctuation (and '<', '&', '|')
  * backslash-escaped, so no heading, list, link, raw HTML or cell break can

@@ -130,26 +130,6 @@ char *sb_buf_take(sb_buf *b)
     return s;
 }
 
-void sb_buf_xml_escaped(sb_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': sb_buf_puts(b, "&amp;"); break;
-        case '<': sb_buf_puts(b, "&lt;"); break;
-        case '>': sb_buf_puts(b, "&gt;"); break;
-        case '"': sb_buf_puts(b, "&quot;"); break;
-        case '\'': sb_buf_puts(b, "&#39;"); break;
-        default:
-            /* Control characters other than tab/newline are not allowed in
-             * XML 1.0; they are replaced so the output always parses. */
-            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')
-                sb_buf_putc(b, '?');
-            else
-                sb_buf_putc(b, *s);
-        }
-    }
-}
-
 void sb_buf_csv_field(sb_buf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {

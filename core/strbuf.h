@@ -41,9 +41,8 @@ const char *sb_buf_str(const sb_buf *b);
 /* Hands the malloc'd string to the caller and empties b (NULL on failure). */
 char *sb_buf_take(sb_buf *b);
 
-/* Escapers: append s with the characters that matter in the target escaped
- * (shell, Markdown and terminal text: encode.h). */
-void sb_buf_xml_escaped(sb_buf *b, const char *s);   /* & < > " ' */
-void sb_buf_csv_field(sb_buf *b, const char *s);     /* RFC 4180 quoting when needed */
+/* Appends s as a CSV field, RFC 4180 quoting when needed (HTML, XML,
+ * shell, Markdown and terminal text: encode.h). */
+void sb_buf_csv_field(sb_buf *b, const char *s);
 
 #endif

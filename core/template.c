@@ -347,7 +347,7 @@ static int truthy(const json_t *v)
 static void put_escaped(sb_buf *out, const char *s, sb_tpl_escape esc)
 {
     if (esc == SB_TPL_ESCAPE_HTML)
-        sb_buf_xml_escaped(out, s);
+        sb_enc_xml_text(out, s);
     else if (esc == SB_TPL_ESCAPE_MARKDOWN)
         sb_enc_md_text(out, s, SB_TEXT_NOTE_MAX);
     else if (esc == SB_TPL_ESCAPE_SHELL_ARG)

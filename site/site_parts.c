@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bulk_reader.h"
+#include "encode.h"
 #include "file_name.h"
 #include "mkdirs.h"
 #include "sha256.h"
@@ -25,7 +26,7 @@ void site_root(sb_buf *b, int depth)
         sb_buf_puts(b, "../");
 }
 
-/* The escaping of sb_buf_xml_escaped (the same output), copying runs of
+/* The escaping of sb_enc_xml_text (the same output), copying runs of
  * plain bytes at once: run pages escape every stored string. */
 void site_esc(sb_buf *b, const char *s)
 {
@@ -40,6 +41,20 @@ void site_esc(sb_buf *b, const char *s)
         case '"': rep = "&quot;"; break;
         case '\'': rep = "&#39;"; break;
         case '\0': rep = NULL; break;
+        case 0xc2:
+        case 0xd8:
+        case 0xe2: {
+            /* a character that reorders the displayed text: its escape */
+            if (s > run)
+                sb_buf_add(b, run, (size_t)(s - run));
+            run = s;
+            size_t n = sb_enc_reordering_char(b, s);
+            if (n > 0) {
+                s += n - 1;
+                run = s + 1;
+            }
+            continue;
+        }
         default:
             if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
                 rep = "?";

@@ -140,7 +140,7 @@ int site_render(const char *name, const json_t *data, sb_buf *out, sb_error *err
 /* "../" depth times. */
 void site_root(sb_buf *b, int depth);
 
-/* HTML-escaped text, as sb_buf_xml_escaped writes it (faster). */
+/* HTML-escaped text, as sb_enc_xml_text writes it (faster). */
 void site_esc(sb_buf *b, const char *s);
 /* HTML-escaped text; NULL writes the placeholder "–" (unknown). */
 void site_h(sb_buf *b, const char *s);

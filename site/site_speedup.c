@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "site_parts.h"
+#include "encode.h"
 #include "svg.h"
 
 int site_natural_cmp(const char *a, const char *b)
@@ -217,7 +218,7 @@ static void group_chart(const sb_session_report *r, const sb_session_group *g, c
                           "stroke=\"%s\" stroke-width=\"1.5\"><title>",
                           cx, y - 5, colour);
             snprintf(tip, sizeof tip, "%s: %.3fx call time", sb_buf_str(&label), p->call.ratio);
-            sb_buf_xml_escaped(out, tip);
+            sb_enc_xml_text(out, tip);
             sb_buf_puts(out, "</title></path>\n");
         }
     }

@@ -1,5 +1,6 @@
 /* plots.c - roofline, speedup bars, latency vs shape (plots.h). */
 #include "plots.h"
+#include "encode.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -422,7 +423,7 @@ static void cross_mark(sb_buf *out, const char *cls, const char *tip, double x, 
                        const char *colour, double width)
 {
     sb_buf_printf(out, "<g class=\"%s\"><title>", cls);
-    sb_buf_xml_escaped(out, tip);
+    sb_enc_xml_text(out, tip);
     sb_buf_puts(out, "</title>");
     sb_svg_line(out, x - h, y - h, x + h, y + h, colour, width, NULL);
     sb_svg_line(out, x - h, y + h, x + h, y - h, colour, width, NULL);

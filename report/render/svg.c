@@ -1,5 +1,6 @@
 /* svg.c - SVG elements, scales and axes (svg.h). */
 #include "svg.h"
+#include "encode.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -96,7 +97,7 @@ void sb_svg_begin(sb_buf *b, int width, int height, const char *title)
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" role=\"img\">\n<title>",
                   width, height, width, height);
-    sb_buf_xml_escaped(b, title);
+    sb_enc_xml_text(b, title);
     sb_buf_puts(b, "</title>\n");
     sb_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
                   width, height);
@@ -117,7 +118,7 @@ void sb_svg_text(sb_buf *b, double x, double y, const char *anchor, int font_px,
     if (fill)
         sb_buf_printf(b, " fill=\"%s\"", fill);
     sb_buf_puts(b, ">");
-    sb_buf_xml_escaped(b, text);
+    sb_enc_xml_text(b, text);
     sb_buf_puts(b, "</text>\n");
 }
 
@@ -140,7 +141,7 @@ void sb_svg_rect(sb_buf *b, double x, double y, double w, double h, const char *
                   fin(x), fin(y), fin(w), fin(h), fill);
     if (tooltip) {
         sb_buf_puts(b, "><title>");
-        sb_buf_xml_escaped(b, tooltip);
+        sb_enc_xml_text(b, tooltip);
         sb_buf_puts(b, "</title></rect>\n");
     } else {
         sb_buf_puts(b, "/>\n");
@@ -153,7 +154,7 @@ void sb_svg_point(sb_buf *b, double x, double y, double r, const char *fill, con
     sb_buf_printf(b, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\">",
                   cls, fin(x), fin(y), fin(r), fill);
     sb_buf_puts(b, "<title>");
-    sb_buf_xml_escaped(b, tooltip ? tooltip : "");
+    sb_enc_xml_text(b, tooltip ? tooltip : "");
     sb_buf_puts(b, "</title></circle>\n");
 }
 

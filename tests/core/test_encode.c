@@ -430,6 +430,26 @@ static void test_url_link_safe(void **state)
         assert_false(sb_url_link_safe(bad[i]));
 }
 
+/* HTML and XML text keeps every character but those that reorder the
+ * displayed text or end a line, which show as their escapes. */
+static void test_xml_reordering(void **state)
+{
+    (void)state;
+    sb_buf b = SB_BUF_INIT;
+    sb_enc_xml_text(&b, "a\xe2\x80\xae"
+                           "b\xc2\x9b"
+                           "c\xd8\x9c"
+                           "d\xe2\x81\xa6"
+                           "e\xe2\x80\xa8<\xe2\x80\x94\xc3\xa9\xc2\xa0");
+    assert_string_equal(sb_buf_str(&b),
+                        "a\\u{202E}b\\u{009B}c\\u{061C}d\\u{2066}e\\u{2028}&lt;\xe2\x80\x94\xc3\xa9\xc2\xa0");
+    sb_buf_reset(&b);
+    /* a cut sequence is kept as it is: no read past the end */
+    sb_enc_xml_text(&b, "x\xe2\x80");
+    assert_string_equal(sb_buf_str(&b), "x\xe2\x80");
+    sb_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_markdown_limits),
         cmocka_unit_test(test_url_link_safe),
+        cmocka_unit_test(test_xml_reordering),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

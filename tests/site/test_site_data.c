@@ -12,7 +12,10 @@
 #include <cmocka.h>
 
 #include "home.h"
+#include "encode.h"
 #include "site.h"
+#include "site_parts.h"
+#include "strbuf.h"
 
 static char tmpdir[64];
 
@@ -154,12 +157,35 @@ static void test_ledger_errors(void **state)
     expect_ledger_error("", NULL, "header");
 }
 
+/* The site's escaper gives what sb_enc_xml_text gives, reordering
+ * characters (bidirectional and C1 controls) as visible escapes included. */
+static void test_site_esc(void **state)
+{
+    (void)state;
+    const char *texts[] = {"plain", "a<b>&\"'", "\xe2\x80\xae" "evil\xe2\x80\xac", "\xc2\x9b" "31m",
+                           "\xe2\x80\x94 dash \xc3\xa9", "\xd8\x9c\xd8\xa7", "tab\tnl\n\x01", "cut\xe2\x80", ""};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        sb_buf a = SB_BUF_INIT, b = SB_BUF_INIT;
+        site_esc(&a, texts[i]);
+        sb_enc_xml_text(&b, texts[i]);
+        assert_string_equal(sb_buf_str(&a), sb_buf_str(&b));
+        assert_null(strstr(sb_buf_str(&a), "\xe2\x80\xae"));
+        sb_buf_free(&a);
+        sb_buf_free(&b);
+    }
+    sb_buf a = SB_BUF_INIT;
+    site_esc(&a, "x\xe2\x80\xaey");
+    assert_string_equal(sb_buf_str(&a), "x\\u{202E}y");
+    sb_buf_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_files),
         cmocka_unit_test(test_roadmap_errors),
         cmocka_unit_test(test_ledger_errors),
+        cmocka_unit_test(test_site_esc),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
