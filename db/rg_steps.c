@@ -21,7 +21,7 @@ int sb_rg_state_now(sb_db *handle, sb_rg_state *now, sb_error *err)
     memset(now, 0, sizeof *now);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
-                           "SELECT (SELECT count(*) FROM runs), (SELECT coalesce(max(id), 0) FROM runs),"
+                           "SELECT (SELECT n FROM rg_runs WHERE id = 1), (SELECT coalesce(max(id), 0) FROM runs),"
                            " (SELECT n FROM rg_changes WHERE id = 1), (SELECT user_version FROM pragma_user_version)",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the state of the stored runs");
@@ -341,10 +341,11 @@ struct sb_rg_steps_reader {
     sqlite3_stmt *latest; /* at the first sb_rg_steps_read_latest */
 };
 
-#define STEP_COLUMNS                                                                               \
+#define STEP_SELECT                                                                                \
     "SELECT old_run, new_run, old_commit, new_commit, drift_class, noise, verdict, cause,"         \
     " latest, same_card, samples_old, samples_new, p, rel_change, threshold,"                      \
-    " threshold_from, range_commits, changed, grp, seq, p_adjusted FROM rg_steps WHERE grp = ?1"
+    " threshold_from, range_commits, changed, grp, seq, p_adjusted FROM rg_steps"
+#define STEP_COLUMNS STEP_SELECT " WHERE grp = ?1"
 
 int sb_rg_steps_reader_open(sb_db *handle, sb_rg_steps_reader **out, sb_error *err)
 {
@@ -389,7 +390,11 @@ int sb_rg_steps_read_last(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn e
 int sb_rg_steps_read_latest(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err)
 {
     if (!rd->latest &&
-        sqlite3_prepare_v2(rd->db, STEP_COLUMNS " AND latest != 0 ORDER BY seq", -1, &rd->latest, NULL) != SQLITE_OK)
+        sqlite3_prepare_v2(rd->db,
+                           /* the planner, without statistics, would take the key and read
+                            * every step of the group */
+                           STEP_SELECT " INDEXED BY rg_steps_latest WHERE grp = ?1 AND latest != 0 ORDER BY seq",
+                           -1, &rd->latest, NULL) != SQLITE_OK)
         return sb_db_conn_fail(rd->db, err, "reading the stored regression steps");
     return read_rows(rd->db, rd->latest, grp, each, ctx, err);
 }
