@@ -34,6 +34,11 @@ static int read_states(void *ctx, sb_verdict_states *out, sb_error *err)
     return sb_verdict_states_load(ctx, out, err);
 }
 
+static int read_states_ids(void *ctx, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err)
+{
+    return sb_verdict_states_load_ids(ctx, ids, n, out, err);
+}
+
 static int open_verdicts(void *ctx, void **out, sb_error *err)
 {
     sb_verdict_reader *r = NULL;
@@ -71,6 +76,7 @@ const sb_plaus_reads *sb_plaus_reads_db(sb_db *db, sb_plaus_reads *rd)
     rd->calibrations_digest = read_digest;
     rd->basis = read_basis;
     rd->states = read_states;
+    rd->states_ids = read_states_ids;
     rd->verdicts_open = open_verdicts;
     rd->verdict = read_verdict;
     rd->verdicts_close = close_verdicts;

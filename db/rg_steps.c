@@ -21,7 +21,7 @@ int sb_rg_state_now(sb_db *handle, sb_rg_state *now, sb_error *err)
     memset(now, 0, sizeof *now);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
-                           "SELECT (SELECT count(*) FROM runs), (SELECT coalesce(max(id), 0) FROM runs),"
+                           "SELECT (SELECT n FROM rg_runs WHERE id = 1), (SELECT coalesce(max(id), 0) FROM runs),"
                            " (SELECT n FROM rg_changes WHERE id = 1), (SELECT user_version FROM pragma_user_version)",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the state of the stored runs");
@@ -121,7 +121,8 @@ int sb_rg_clear(sb_db *db, sb_error *err)
 {
     return sb_db_exec(db,
                       "DELETE FROM rg_steps; DELETE FROM rg_groups; DELETE FROM rg_commits;"
-                      " DELETE FROM rg_classes; DELETE FROM rg_noise; DELETE FROM rg_basis;",
+                      " DELETE FROM rg_classes; DELETE FROM rg_noise; DELETE FROM rg_basis;"
+                      " DELETE FROM rg_class_figs; DELETE FROM rg_dirty_families; DELETE FROM rg_dirty_classes;",
                       err);
 }
 
@@ -132,7 +133,7 @@ int sb_rg_groups_read(sb_db *handle, sb_rg_group_rec **out, size_t *n, sb_error 
     *n = 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
-                           "SELECT grp, case_key, provider, sku, series_git, series_measured FROM rg_groups",
+                           "SELECT grp, case_key, provider, sku, series_git, series_measured, drift_tested FROM rg_groups",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the stored regression groups");
     size_t cap = 0;
@@ -153,6 +154,7 @@ int sb_rg_groups_read(sb_db *handle, sb_rg_group_rec **out, size_t *n, sb_error 
         g->sku = column_dup(st, 3);
         g->series_git = sqlite3_column_int64(st, 4);
         g->series_measured = sqlite3_column_int64(st, 5);
+        g->drift_tested = sqlite3_column_int64(st, 6);
         (*n)++;
         if (!g->case_key || !g->provider || !g->sku)
             break;
@@ -206,6 +208,40 @@ static void bind_step(sqlite3_stmt *ins, long long grp, long long seq, const sb_
         sqlite3_bind_null(ins, 20);
 }
 
+/* Notes the families and classes of group grp's steps from seq on
+ * (migration 016: settling computes them again). */
+static int note_dirty(sqlite3 *db, long long grp, long long seq, const char *what, sb_error *err)
+{
+    static const char *const sql[] = {
+        "INSERT OR IGNORE INTO rg_dirty_families (old_commit, new_commit) SELECT old_commit, new_commit"
+        " FROM rg_steps WHERE grp = ?1 AND seq >= ?2 AND old_commit != 0",
+        "INSERT OR IGNORE INTO rg_dirty_classes (class) SELECT drift_class"
+        " FROM rg_steps WHERE grp = ?1 AND seq >= ?2 AND drift_class != 0",
+    };
+    for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, sql[i], -1, &st, NULL) != SQLITE_OK)
+            return sb_db_conn_fail(db, err, what);
+        sqlite3_bind_int64(st, 1, grp);
+        sqlite3_bind_int64(st, 2, seq);
+        int rc = done(db, st, what, err);
+        sqlite3_finalize(st);
+        if (rc != SB_OK)
+            return rc;
+    }
+    return SB_OK;
+}
+
+/* The drift steps of steps[0..n) whose verdict is a regression, an
+ * improvement or no change (rg_groups.drift_tested). */
+static long long drift_tested(const sb_rg_step_rec *steps, size_t n)
+{
+    long long k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += steps[i].cause == 1 && (steps[i].verdict == 0 || steps[i].verdict == 2 || steps[i].verdict == 3);
+    return k;
+}
+
 int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, const char *sku,
                     long long series_git, long long series_measured, const sb_rg_step_rec *steps,
                     size_t n, sb_error *err)
@@ -215,9 +251,10 @@ int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, c
     sqlite3_stmt *g = NULL, *del = NULL, *ins = NULL;
     int rc = SB_OK;
     if (sqlite3_prepare_v2(db,
-                           "INSERT INTO rg_groups (case_key, provider, sku, series_git, series_measured)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (case_key, provider, sku) DO UPDATE SET"
-                           " series_git = excluded.series_git, series_measured = excluded.series_measured"
+                           "INSERT INTO rg_groups (case_key, provider, sku, series_git, series_measured,"
+                           " drift_tested) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (case_key, provider, sku)"
+                           " DO UPDATE SET series_git = excluded.series_git,"
+                           " series_measured = excluded.series_measured, drift_tested = excluded.drift_tested"
                            " RETURNING grp",
                            -1, &g, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "DELETE FROM rg_steps WHERE grp = ?1", -1, &del, NULL) != SQLITE_OK ||
@@ -230,6 +267,7 @@ int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, c
     sqlite3_bind_text(g, 3, sku, -1, SQLITE_STATIC);
     sqlite3_bind_int64(g, 4, series_git);
     sqlite3_bind_int64(g, 5, series_measured);
+    sqlite3_bind_int64(g, 6, drift_tested(steps, n));
     if (sqlite3_step(g) != SQLITE_ROW) {
         rc = sb_db_conn_fail(db, err, what);
         goto out;
@@ -237,11 +275,15 @@ int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, c
     long long grp = sqlite3_column_int64(g, 0);
     sqlite3_reset(g);
     sqlite3_bind_int64(del, 1, grp);
-    rc = done(db, del, what, err);
+    rc = note_dirty(db, grp, 0, what, err);
+    if (rc == SB_OK)
+        rc = done(db, del, what, err);
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         bind_step(ins, grp, (long long)i, &steps[i]);
         rc = done(db, ins, what, err);
     }
+    if (rc == SB_OK)
+        rc = note_dirty(db, grp, 0, what, err);
 out:
     sqlite3_finalize(g);
     sqlite3_finalize(del);
@@ -253,9 +295,11 @@ int sb_rg_group_append(sb_db *handle, long long grp, const sb_rg_step_rec *steps
 {
     sqlite3 *db = sb_db_handle(handle);
     const char *what = "storing the regression steps";
-    sqlite3_stmt *last = NULL, *old = NULL, *ins = NULL;
+    sqlite3_stmt *last = NULL, *old = NULL, *ins = NULL, *cnt = NULL;
     int rc = SB_OK;
     if (sqlite3_prepare_v2(db, "SELECT coalesce(max(seq) + 1, 0) FROM rg_steps WHERE grp = ?1", -1, &last,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "UPDATE rg_groups SET drift_tested = drift_tested + ?2 WHERE grp = ?1", -1, &cnt,
                            NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "UPDATE rg_steps SET latest = 0 WHERE grp = ?1 AND latest != 0", -1, &old,
                            NULL) != SQLITE_OK ||
@@ -275,37 +319,33 @@ int sb_rg_group_append(sb_db *handle, long long grp, const sb_rg_step_rec *steps
         bind_step(ins, grp, seq + (long long)i, &steps[i]);
         rc = done(db, ins, what, err);
     }
+    if (rc == SB_OK)
+        rc = note_dirty(db, grp, seq, what, err);
+    if (rc == SB_OK) {
+        sqlite3_bind_int64(cnt, 1, grp);
+        sqlite3_bind_int64(cnt, 2, drift_tested(steps, n));
+        rc = done(db, cnt, what, err);
+    }
 out:
     sqlite3_finalize(last);
+    sqlite3_finalize(cnt);
     sqlite3_finalize(old);
     sqlite3_finalize(ins);
     return rc;
 }
 
-int sb_rg_steps_count(sb_db *handle, size_t *n, sb_error *err)
-{
-    sqlite3 *db = sb_db_handle(handle);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rg_steps", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return sb_db_conn_fail(db, err, "counting the stored regression steps");
-    }
-    *n = (size_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return SB_OK;
-}
-
 struct sb_rg_steps_reader {
     sqlite3 *db;
     sqlite3_stmt *st;
-    sqlite3_stmt *last; /* prepared at the first sb_rg_steps_read_last */
+    sqlite3_stmt *last;   /* prepared at the first sb_rg_steps_read_last */
+    sqlite3_stmt *latest; /* at the first sb_rg_steps_read_latest */
 };
 
-#define STEP_COLUMNS                                                                               \
+#define STEP_SELECT                                                                                \
     "SELECT old_run, new_run, old_commit, new_commit, drift_class, noise, verdict, cause,"         \
     " latest, same_card, samples_old, samples_new, p, rel_change, threshold,"                      \
-    " threshold_from, range_commits, changed FROM rg_steps WHERE grp = ?1"
+    " threshold_from, range_commits, changed, grp, seq, p_adjusted FROM rg_steps"
+#define STEP_COLUMNS STEP_SELECT " WHERE grp = ?1"
 
 int sb_rg_steps_reader_open(sb_db *handle, sb_rg_steps_reader **out, sb_error *err)
 {
@@ -328,6 +368,7 @@ void sb_rg_steps_reader_close(sb_rg_steps_reader *rd)
         return;
     sqlite3_finalize(rd->st);
     sqlite3_finalize(rd->last);
+    sqlite3_finalize(rd->latest);
     free(rd);
 }
 
@@ -344,6 +385,18 @@ int sb_rg_steps_read_last(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn e
         sqlite3_prepare_v2(rd->db, STEP_COLUMNS " ORDER BY seq DESC LIMIT 1", -1, &rd->last, NULL) != SQLITE_OK)
         return sb_db_conn_fail(rd->db, err, "reading the stored regression steps");
     return read_rows(rd->db, rd->last, grp, each, ctx, err);
+}
+
+int sb_rg_steps_read_latest(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err)
+{
+    if (!rd->latest &&
+        sqlite3_prepare_v2(rd->db,
+                           /* the planner, without statistics, would take the key and read
+                            * every step of the group */
+                           STEP_SELECT " INDEXED BY rg_steps_latest WHERE grp = ?1 AND latest != 0 ORDER BY seq",
+                           -1, &rd->latest, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(rd->db, err, "reading the stored regression steps");
+    return read_rows(rd->db, rd->latest, grp, each, ctx, err);
 }
 
 static int read_rows(sqlite3 *db, sqlite3_stmt *st, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err)
@@ -371,6 +424,9 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, long long grp, sb_rg_step_fn
         s.range_commits = sqlite3_column_int64(st, 16);
         const unsigned char *t = sqlite3_column_text(st, 17);
         s.changed = t ? (const char *)t : "";
+        s.grp = sqlite3_column_int64(st, 18);
+        s.seq = sqlite3_column_int64(st, 19);
+        s.p_adjusted = sb_db_column_real(st, 20);
         if (each(ctx, &s, err) != SB_OK) {
             sqlite3_reset(st);
             return SB_ERR;
@@ -562,6 +618,275 @@ int sb_rg_noise_read(sb_db *handle, sb_rg_noise_rec **out, size_t *n, sb_error *
         *out = NULL;
         *n = 0;
         return sb_db_conn_fail(db, err, "reading the stored cross-card thresholds");
+    }
+    return SB_OK;
+}
+
+int sb_rg_noise_first(sb_db *handle, long long grp, long long noise, long long *seq, int *found, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    *found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT min(seq) FROM rg_steps WHERE grp = ?1 AND noise = ?2 AND noise != 0", -1, &st,
+                           NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the stored regression steps");
+    sqlite3_bind_int64(st, 1, grp);
+    sqlite3_bind_int64(st, 2, noise);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *seq = sqlite3_column_int64(st, 0);
+        *found = 1;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return sb_db_conn_fail(db, err, "reading the stored regression steps");
+    return SB_OK;
+}
+
+/* The ids sql gives (pairs: two a row) added to *ids. */
+static int take_ids(sqlite3 *db, const char *sql, long long **ids, size_t *n, int pairs, sb_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n + 2 > cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            long long *nv = realloc(*ids, nc * sizeof *nv);
+            if (!nv) {
+                sqlite3_finalize(st);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            *ids = nv;
+            cap = nc;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+        if (pairs)
+            (*ids)[(*n)++] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    return SB_OK;
+}
+
+int sb_rg_dirty_take(sb_db *handle, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *fam = *cls = NULL;
+    *nfam = *ncls = 0;
+    size_t nf = 0;
+    int rc = take_ids(db, "SELECT old_commit, new_commit FROM rg_dirty_families ORDER BY old_commit, new_commit",
+                      fam, &nf, 1, err);
+    if (rc == SB_OK)
+        rc = take_ids(db, "SELECT class FROM rg_dirty_classes ORDER BY class", cls, ncls, 0, err);
+    if (rc == SB_OK)
+        rc = sb_db_exec(handle, "DELETE FROM rg_dirty_families; DELETE FROM rg_dirty_classes;", err);
+    *nfam = nf / 2;
+    if (rc != SB_OK) {
+        free(*fam);
+        free(*cls);
+        *fam = *cls = NULL;
+        *nfam = *ncls = 0;
+    }
+    return rc;
+}
+
+#define MEMBER_COLUMNS "SELECT grp, seq, p, p_adjusted, rel_change, threshold, verdict, cause, drift_class FROM rg_steps"
+
+/* The rows of st (MEMBER_COLUMNS) into *out; st is finalized. */
+static int read_members(sqlite3 *db, sqlite3_stmt *st, sb_rg_member **out, size_t *n, sb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            sb_rg_member *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv) {
+                sqlite3_finalize(st);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            *out = nv;
+            cap = nc;
+        }
+        sb_rg_member *m = &(*out)[(*n)++];
+        m->grp = sqlite3_column_int64(st, 0);
+        m->seq = sqlite3_column_int64(st, 1);
+        m->p = sb_db_column_real(st, 2);
+        m->p_adjusted = sb_db_column_real(st, 3);
+        m->rel_change = sb_db_column_real(st, 4);
+        m->threshold = sb_db_column_real(st, 5);
+        m->verdict = sqlite3_column_int(st, 6);
+        m->cause = sqlite3_column_int(st, 7);
+        m->drift_class = sqlite3_column_int64(st, 8);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    }
+    return SB_OK;
+}
+
+int sb_rg_family_read(sb_db *handle, long long old_commit, long long new_commit, sb_rg_member **out, size_t *n,
+                      sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    /* the terms of the partial index rg_steps_family */
+    if (sqlite3_prepare_v2(db,
+                           MEMBER_COLUMNS " WHERE old_commit = ?1 AND new_commit = ?2"
+                                          " AND old_commit != 0 AND verdict IN (0, 2, 3) AND p IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    sqlite3_bind_int64(st, 1, old_commit);
+    sqlite3_bind_int64(st, 2, new_commit);
+    return read_members(db, st, out, n, err);
+}
+
+int sb_rg_family_put(sb_db *handle, const sb_rg_member *m, size_t n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    const char *what = "storing the adjusted p-values of the regression steps";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "UPDATE rg_steps SET p_adjusted = ?3 WHERE grp = ?1 AND seq = ?2", -1, &st,
+                           NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, what);
+    int rc = SB_OK;
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        sqlite3_bind_int64(st, 1, m[i].grp);
+        sqlite3_bind_int64(st, 2, m[i].seq);
+        sb_db_bind_real(st, 3, m[i].p_adjusted);
+        rc = done(db, st, what, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* the terms of the partial index rg_steps_drift */
+#define DRIFT_TESTED                                                                               \
+    " WHERE drift_class = ?1 AND drift_class != 0 AND cause = 1 AND verdict IN (0, 2, 3)"          \
+    " AND old_commit != 0 AND p IS NOT NULL AND rel_change IS NOT NULL"
+
+int sb_rg_class_top(sb_db *handle, long long cls, long long cap, long long *tested, sb_rg_member top[2],
+                    size_t *ntop, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    *tested = 0;
+    *ntop = 0;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM (SELECT 1 FROM rg_steps" DRIFT_TESTED " LIMIT ?2)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    sqlite3_bind_int64(st, 1, cls);
+    sqlite3_bind_int64(st, 2, cap);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *tested = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    if (sqlite3_prepare_v2(db, MEMBER_COLUMNS DRIFT_TESTED " ORDER BY abs(rel_change) DESC LIMIT 2", -1, &st,
+                           NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    sqlite3_bind_int64(st, 1, cls);
+    sb_rg_member *m = NULL;
+    size_t n = 0;
+    if (read_members(db, st, &m, &n, err) != SB_OK)
+        return SB_ERR;
+    for (size_t i = 0; i < n && i < 2; i++)
+        top[i] = m[i];
+    *ntop = n < 2 ? n : 2;
+    free(m);
+    return SB_OK;
+}
+
+int sb_rg_class_steps(sb_db *handle, long long cls, double min_abs, sb_rg_member **out, size_t *n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, MEMBER_COLUMNS DRIFT_TESTED " AND abs(rel_change) >= ?2", -1, &st, NULL) !=
+        SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    sqlite3_bind_int64(st, 1, cls);
+    sqlite3_bind_double(st, 2, min_abs);
+    return read_members(db, st, out, n, err);
+}
+
+int sb_rg_class_figs_put(sb_db *handle, const sb_rg_class_figs *f, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    const char *what = "storing the figures of a noise class";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT OR REPLACE INTO rg_class_figs (class, tested, top_grp, top_seq, top_change,"
+                           " second_change, flagged) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, what);
+    sqlite3_bind_int64(st, 1, f->cls);
+    sqlite3_bind_int64(st, 2, f->tested);
+    sqlite3_bind_int64(st, 3, f->top_grp);
+    sqlite3_bind_int64(st, 4, f->top_seq);
+    sqlite3_bind_double(st, 5, f->top_change);
+    sqlite3_bind_double(st, 6, f->second_change);
+    sqlite3_bind_int64(st, 7, f->flagged);
+    int rc = done(db, st, what, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_rg_class_figs_read(sb_db *handle, sb_rg_class_figs **out, size_t *n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT class, tested, top_grp, top_seq, top_change, second_change, flagged"
+                           " FROM rg_class_figs ORDER BY class",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the figures of the noise classes");
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            sb_rg_class_figs *nv = realloc(*out, nc * sizeof *nv);
+            if (!nv) {
+                sqlite3_finalize(st);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            *out = nv;
+            cap = nc;
+        }
+        sb_rg_class_figs *f = &(*out)[(*n)++];
+        f->cls = sqlite3_column_int64(st, 0);
+        f->tested = sqlite3_column_int64(st, 1);
+        f->top_grp = sqlite3_column_int64(st, 2);
+        f->top_seq = sqlite3_column_int64(st, 3);
+        f->top_change = sqlite3_column_double(st, 4);
+        f->second_change = sqlite3_column_double(st, 5);
+        f->flagged = sqlite3_column_int64(st, 6);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return sb_db_conn_fail(db, err, "reading the figures of the noise classes");
     }
     return SB_OK;
 }

@@ -4,7 +4,9 @@
  * still hold and which series to walk again; this module only reads and
  * writes them, with the figures that tell whether the database changed.
  * The writes belong inside the caller's transaction. The records are
- * model/rg_store.h's, which db/rg_store_db.h hands the walk.
+ * model/rg_store.h's, which db/rg_store_db.h hands the walk. Writing a
+ * group's steps notes the families and classes of the steps it removes
+ * and adds (migration 016), which settling takes.
  */
 #ifndef SOLBOOK_DB_RG_STEPS_H
 #define SOLBOOK_DB_RG_STEPS_H
@@ -39,9 +41,6 @@ int sb_rg_group_put(sb_db *db, const char *case_key, const char *provider, const
  * stop being latest: the series' new commits come after every stored one. */
 int sb_rg_group_append(sb_db *db, long long grp, const sb_rg_step_rec *steps, size_t n, sb_error *err);
 
-/* The number of stored steps. */
-int sb_rg_steps_count(sb_db *db, size_t *n, sb_error *err);
-
 /* Reads the steps of one group after another in seq order: each is
  * called for every step; it returns SB_OK or SB_ERR (with err set),
  * which stops the read. */
@@ -50,6 +49,8 @@ int sb_rg_steps_reader_open(sb_db *db, sb_rg_steps_reader **out, sb_error *err);
 int sb_rg_steps_read(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err);
 /* The group's last step alone (each is not called when it has none). */
 int sb_rg_steps_read_last(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err);
+/* The group's latest steps alone, in seq order. */
+int sb_rg_steps_read_latest(sb_rg_steps_reader *rd, long long grp, sb_rg_step_fn each, void *ctx, sb_error *err);
 void sb_rg_steps_reader_close(sb_rg_steps_reader *rd); /* accepts NULL */
 
 /* The ids of the result runs of one case, provider and SKU, added to
@@ -73,5 +74,20 @@ int sb_rg_class_id(sb_db *db, const char *class_key, long long *id, sb_error *er
 int sb_rg_noise_put(sb_db *db, const sb_rg_noise_rec *e, long long *id, sb_error *err);
 /* Every stored threshold, by id (malloc'd, *n of them). */
 int sb_rg_noise_read(sb_db *db, sb_rg_noise_rec **out, size_t *n, sb_error *err);
+
+/* The first seq of group grp's steps that took cross-card threshold
+ * noise (*found 0: none did). */
+int sb_rg_noise_first(sb_db *db, long long grp, long long noise, long long *seq, int *found, sb_error *err);
+
+/* ---- settling (migration 016; model/rg_store.h says what each gives) ---- */
+int sb_rg_dirty_take(sb_db *db, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err);
+int sb_rg_family_read(sb_db *db, long long old_commit, long long new_commit, sb_rg_member **out, size_t *n,
+                      sb_error *err);
+int sb_rg_family_put(sb_db *db, const sb_rg_member *m, size_t n, sb_error *err);
+int sb_rg_class_top(sb_db *db, long long cls, long long cap, long long *tested, sb_rg_member top[2], size_t *ntop,
+                    sb_error *err);
+int sb_rg_class_steps(sb_db *db, long long cls, double min_abs, sb_rg_member **out, size_t *n, sb_error *err);
+int sb_rg_class_figs_put(sb_db *db, const sb_rg_class_figs *f, sb_error *err);
+int sb_rg_class_figs_read(sb_db *db, sb_rg_class_figs **out, size_t *n, sb_error *err);
 
 #endif

@@ -87,11 +87,6 @@ static int groups_read(void *ctx, sb_rg_group_rec **out, size_t *n, sb_error *er
     return sb_rg_groups_read(ctx, out, n, err);
 }
 
-static int steps_count(void *ctx, size_t *n, sb_error *err)
-{
-    return sb_rg_steps_count(ctx, n, err);
-}
-
 static int steps_open(void *ctx, void **rd, sb_error *err)
 {
     sb_rg_steps_reader *r = NULL;
@@ -135,6 +130,53 @@ static int commits_read(void *ctx, sb_rg_commit_rec **out, size_t *n, sb_error *
 static int noise_read(void *ctx, sb_rg_noise_rec **out, size_t *n, sb_error *err)
 {
     return sb_rg_noise_read(ctx, out, n, err);
+}
+
+static int steps_read_latest(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err)
+{
+    return sb_rg_steps_read_latest(rd, grp, each, each_ctx, err);
+}
+
+static int noise_first(void *ctx, long long grp, long long noise, long long *seq, int *found, sb_error *err)
+{
+    return sb_rg_noise_first(ctx, grp, noise, seq, found, err);
+}
+
+static int class_figs_read(void *ctx, sb_rg_class_figs **out, size_t *n, sb_error *err)
+{
+    return sb_rg_class_figs_read(ctx, out, n, err);
+}
+
+static int dirty_take(void *ctx, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err)
+{
+    return sb_rg_dirty_take(ctx, fam, nfam, cls, ncls, err);
+}
+
+static int family_read(void *ctx, long long old_commit, long long new_commit, sb_rg_member **out, size_t *n,
+                       sb_error *err)
+{
+    return sb_rg_family_read(ctx, old_commit, new_commit, out, n, err);
+}
+
+static int family_put(void *ctx, const sb_rg_member *m, size_t n, sb_error *err)
+{
+    return sb_rg_family_put(ctx, m, n, err);
+}
+
+static int class_top(void *ctx, long long cls, long long cap, long long *tested, sb_rg_member top[2], size_t *ntop,
+                     sb_error *err)
+{
+    return sb_rg_class_top(ctx, cls, cap, tested, top, ntop, err);
+}
+
+static int class_steps(void *ctx, long long cls, double min_abs, sb_rg_member **out, size_t *n, sb_error *err)
+{
+    return sb_rg_class_steps(ctx, cls, min_abs, out, n, err);
+}
+
+static int class_figs_put(void *ctx, const sb_rg_class_figs *f, sb_error *err)
+{
+    return sb_rg_class_figs_put(ctx, f, err);
 }
 
 static int begin(void *ctx, sb_error *err)
@@ -209,7 +251,6 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
         .state_read = state_read,
         .runs_after = runs_after,
         .groups_read = groups_read,
-        .steps_count = steps_count,
         .steps_open = steps_open,
         .steps_read = steps_read,
         .steps_read_last = steps_read_last,
@@ -218,6 +259,9 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
         .commit_run_ids = commit_run_ids,
         .commits_read = commits_read,
         .noise_read = noise_read,
+        .steps_read_latest = steps_read_latest,
+        .noise_first = noise_first,
+        .class_figs_read = class_figs_read,
         .begin = begin,
         .commit = commit,
         .rollback = rollback,
@@ -228,6 +272,12 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
         .commit_put = commit_put,
         .class_id = class_id,
         .noise_put = noise_put,
+        .dirty_take = dirty_take,
+        .family_read = family_read,
+        .family_put = family_put,
+        .class_top = class_top,
+        .class_steps = class_steps,
+        .class_figs_put = class_figs_put,
     };
     return st;
 }

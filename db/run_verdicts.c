@@ -349,3 +349,40 @@ int sb_verdicts_put(sb_db *handle, const long long *ids, const sb_plaus_verdict 
         return sb_db_conn_fail(db, err, "storing the plausibility verdicts");
     return SB_OK;
 }
+
+int sb_verdict_states_load_ids(sb_db *handle, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    sqlite3_stmt *st = NULL;
+    memset(out, 0, sizeof *out);
+    if (!n)
+        return SB_OK;
+    out->run_id = malloc(n * sizeof *out->run_id);
+    out->state = malloc(n * sizeof *out->state);
+    if (!out->run_id || !out->state) {
+        sb_verdict_states_free(out);
+        return sb_error_set(err, NULL, NULL, "out of memory reading the plausibility verdicts");
+    }
+    if (sqlite3_prepare_v2(db, "SELECT verdict FROM run_verdicts WHERE run_id = ?1", -1, &st, NULL) != SQLITE_OK) {
+        sb_verdict_states_free(out);
+        return sb_db_conn_fail(db, err, "reading the plausibility verdicts");
+    }
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < n && (rc == SQLITE_DONE || rc == SQLITE_ROW); i++) {
+        sqlite3_bind_int64(st, 1, ids[i]);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            sb_plaus_state state = SB_PLAUS_UNKNOWN;
+            sb_plaus_state_parse((const char *)sqlite3_column_text(st, 0), &state);
+            out->run_id[out->n] = ids[i];
+            out->state[out->n++] = state;
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        sb_verdict_states_free(out);
+        return sb_db_conn_fail(db, err, "reading the plausibility verdicts");
+    }
+    return SB_OK;
+}

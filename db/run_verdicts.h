@@ -48,6 +48,8 @@ int sb_verdict_states_load(sb_db *db, sb_verdict_states *out, sb_error *err);
 /* The same for the runs whose id is above after: a pass that judges only
  * those reads no other. */
 int sb_verdict_states_load_after(sb_db *db, long long after, sb_verdict_states *out, sb_error *err);
+/* The states of the runs ids[0..n) (ascending) that have a stored verdict. */
+int sb_verdict_states_load_ids(sb_db *db, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err);
 
 /* For reading the whole verdicts of many runs, one at a time: the
  * statement is prepared once by sb_verdict_reader_open. sb_verdict_read

@@ -55,6 +55,8 @@ typedef struct sb_plaus_reads {
     int (*basis)(void *ctx, sb_verdict_basis *b, int *found, sb_error *err);
     /* Every stored verdict's state. */
     int (*states)(void *ctx, sb_verdict_states *out, sb_error *err);
+    /* The states of the runs ids[0..n) (ascending) that have a stored verdict. */
+    int (*states_ids)(void *ctx, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err);
     /* A reader of whole stored verdicts, one run at a time: opened
      * once (*out), read (found 0: none stored), closed (accepts NULL). */
     int (*verdicts_open)(void *ctx, void **out, sb_error *err);

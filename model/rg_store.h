@@ -28,7 +28,29 @@ typedef struct sb_rg_step_rec {
     long long samples_old, samples_new, range_commits;
     double p, rel_change, threshold; /* NAN: NULL */
     const char *changed;             /* "" when none; valid during the callback only */
+    /* filled by reads only (writes ignore them): */
+    long long grp, seq;
+    double p_adjusted;               /* NAN: outside every family (migration 016) */
 } sb_rg_step_rec;
+
+/* A step as the passes over many series read it: a member of a family
+ * (one old and one new commit) or a tested drift step of a class. */
+typedef struct sb_rg_member {
+    long long grp, seq;
+    double p, p_adjusted, rel_change, threshold; /* NAN: NULL */
+    int verdict, cause;
+    long long drift_class;
+} sb_rg_member;
+
+/* What the thresholds of one drift class's steps come from, and how many
+ * of its steps are flagged (rg_class_figs). */
+typedef struct sb_rg_class_figs {
+    long long cls;
+    long long tested;        /* tested steps, counted up to SB_RG_DRIFT_MIN_CLASS + 1 */
+    long long top_grp, top_seq; /* the step of the largest |change|; -1 none */
+    double top_change, second_change;
+    long long flagged;
+} sb_rg_class_figs;
 
 /* What the stored steps were computed from (rg_basis), or the database's
  * state now (state_now fills runs, last_run, changes and schema). */
@@ -44,6 +66,7 @@ typedef struct sb_rg_group_rec {
     long long grp;
     char *case_key, *provider, *sku;
     long long series_git, series_measured;
+    long long drift_tested; /* drift steps whose verdict is a regression, an improvement or no change */
 } sb_rg_group_rec;
 void sb_rg_groups_free(sb_rg_group_rec *v, size_t n);
 
@@ -101,7 +124,6 @@ typedef struct sb_rg_store {
     /* The runs whose id is above after: *n of them, *sessions of runs of measuring sessions. */
     int (*runs_after)(void *ctx, long long after, long long *n, long long *sessions, sb_error *err);
     int (*groups_read)(void *ctx, sb_rg_group_rec **out, size_t *n, sb_error *err);
-    int (*steps_count)(void *ctx, size_t *n, sb_error *err);
     /* The steps of one group after another in seq order, or a group's
      * last step alone (each not called when it has none): opened once
      * (*rd), read, closed (accepts NULL). */
@@ -117,6 +139,13 @@ typedef struct sb_rg_store {
                           sb_error *err);
     int (*commits_read)(void *ctx, sb_rg_commit_rec **out, size_t *n, sb_error *err);
     int (*noise_read)(void *ctx, sb_rg_noise_rec **out, size_t *n, sb_error *err);
+    /* The latest steps of one group in seq order (opened with steps_open). */
+    int (*steps_read_latest)(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err);
+    /* The first seq of group grp's steps that took cross-card threshold
+     * noise; *found 0 when none did. */
+    int (*noise_first)(void *ctx, long long grp, long long noise, long long *seq, int *found, sb_error *err);
+    /* Every class's figures, by class id (malloc'd, *n of them). */
+    int (*class_figs_read)(void *ctx, sb_rg_class_figs **out, size_t *n, sb_error *err);
 
     /* ---- writes, inside begin .. commit (rollback on failure) ---- */
     int (*begin)(void *ctx, sb_error *err);
@@ -133,6 +162,25 @@ typedef struct sb_rg_store {
     int (*commit_put)(void *ctx, const char *sha, long long first_epoch, long long *id, sb_error *err);
     int (*class_id)(void *ctx, const char *class_key, long long *id, sb_error *err);
     int (*noise_put)(void *ctx, const sb_rg_noise_rec *e, long long *id, sb_error *err);
+
+    /* ---- settling (migration 016), inside the same transaction ---- */
+    /* The families (pairs old, new commit in *fam, *nfam pairs) and the
+     * classes whose steps were removed or added since the last call,
+     * then forgotten (malloc'd). */
+    int (*dirty_take)(void *ctx, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err);
+    /* The members of the family (old_commit, new_commit) (malloc'd). */
+    int (*family_read)(void *ctx, long long old_commit, long long new_commit, sb_rg_member **out, size_t *n,
+                       sb_error *err);
+    /* Stores m[i].p_adjusted of each member. */
+    int (*family_put)(void *ctx, const sb_rg_member *m, size_t n, sb_error *err);
+    /* The tested steps of class cls: *tested of them, counted up to
+     * cap, and the two of the largest |change| (top[0], top[1]; *ntop of
+     * them, at most 2). */
+    int (*class_top)(void *ctx, long long cls, long long cap, long long *tested, sb_rg_member top[2],
+                     size_t *ntop, sb_error *err);
+    /* The tested steps of class cls whose |change| is at least min_abs (malloc'd). */
+    int (*class_steps)(void *ctx, long long cls, double min_abs, sb_rg_member **out, size_t *n, sb_error *err);
+    int (*class_figs_put)(void *ctx, const sb_rg_class_figs *f, sb_error *err);
 } sb_rg_store;
 
 #endif

@@ -592,6 +592,12 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
     return judge_run(c, r, out, err);
 }
 
+static int cmp_run_id(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
 int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err)
 {
     sb_plaus_ctx *c;
@@ -601,8 +607,16 @@ int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err)
     size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), nj = 0;
     long long *ids = malloc((s->n ? s->n : 1) * sizeof *ids);
     int rc = idx && ids ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
-    if (rc == SB_OK && c->stored)
-        rc = rd->states(rd->ctx, &st, err);
+    if (rc == SB_OK && c->stored) {
+        /* the verdicts of these runs only, not of every stored run */
+        size_t np = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->v[i].passing)
+                ids[np++] = s->v[i].run_id;
+        if (np)
+            qsort(ids, np, sizeof *ids, cmp_run_id);
+        rc = rd->states_ids(rd->ctx, ids, np, &st, err);
+    }
     for (size_t i = 0; rc == SB_OK && i < s->n; i++) {
         sb_result *r = &s->v[i];
         sb_plaus_state state;

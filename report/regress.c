@@ -1746,7 +1746,7 @@ static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, sb_error *e
                                       commit_id(c, r->new_run->git_sha), cls, nz, (int)r->verdict,
                                       (int)r->cause, r->latest, r->same_card, (int)r->threshold_from,
                                       (long long)r->n_old, (long long)r->n_new, r->range_commits, r->p,
-                                      r->rel_change, r->threshold, r->changed};
+                                      r->rel_change, r->threshold, r->changed, 0, 0, NAN};
     }
     sb_buf_free(&key);
     return rc;
@@ -2083,7 +2083,7 @@ static int plan_tails(const sb_rg_store *st, const sb_result_set *fresh, const s
         while (b < nf && cmp_group_of(p->fresh[a], p->fresh[b]) == 0)
             b++;
         const sb_result *r = p->fresh[a];
-        sb_rg_group_rec key = {0, (char *)r->case_key, (char *)r->provider, (char *)r->sku, 0, 0};
+        sb_rg_group_rec key = {0, (char *)r->case_key, (char *)r->provider, (char *)r->sku, 0, 0, 0};
         const sb_rg_group_rec *gr = ng ? bsearch(&key, g, ng, sizeof *g, cmp_group_rec) : NULL;
         last_step last = {0};
         int tail = gr && gr->series_git + gr->series_measured == 1;
@@ -2108,6 +2108,157 @@ static int plan_tails(const sb_rg_store *st, const sb_result_set *fresh, const s
     sb_rg_groups_free(g, ng);
     if (rc == SB_OK && p->n)
         rc = tail_runs(st, cs, ncs, p, ids, nids, &idcap, err);
+    return rc;
+}
+
+/* ---- the settled steps (migration 016) ----
+ * drift_noise and adjust_steps over every stored step give, for each
+ * step, a threshold from its noise class and an adjusted p-value from its
+ * family (one old and one new commit). Both are kept beside the steps
+ * and computed again, after each update, only for the families and
+ * classes whose steps changed: the adjusted p-values as numbers, the
+ * thresholds as what they are computed from (the class's two largest
+ * |change| and whether it has more than SB_RG_DRIFT_MIN_CLASS tested
+ * steps), since a new largest change moves the threshold of every step
+ * of the class. */
+
+/* A stored step's part in the passes: 1 when adjust_steps takes it. */
+static int member_rec(int verdict, long long old_commit, double p)
+{
+    return (verdict == SB_RG_REGRESSION || verdict == SB_RG_IMPROVEMENT || verdict == SB_RG_NO_CHANGE) &&
+           old_commit && !isnan(p);
+}
+
+/* The threshold drift_noise leaves a tested drift step (grp, seq) of the
+ * class of f whose walk gave it *threshold. */
+static void class_threshold(const sb_rg_class_figs *f, long long grp, long long seq, const sb_rg_opts *o,
+                            double *threshold, sb_rg_threshold_from *from)
+{
+    if (f->tested <= SB_RG_DRIFT_MIN_CLASS)
+        return;
+    /* the largest change of the others: the second for the largest's
+     * step (equal to the largest where two steps share it) */
+    double most = grp == f->top_grp && seq == f->top_seq ? f->second_change : f->top_change;
+    double t = sb_aa_threshold(most, o->min_effect);
+    if (t > *threshold) {
+        *threshold = t;
+        *from = SB_RG_FROM_HISTORY_AA;
+    }
+}
+
+static int add_class(long long **v, size_t *n, size_t *cap, long long cls, sb_error *err)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        long long *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = cls;
+    return SB_OK;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* adjust_steps over the members of one family; the drift classes of its
+ * drift members added to *cls. */
+static int settle_family(const sb_rg_store *st, const sb_rg_opts *o, long long old_commit, long long new_commit,
+                         long long **cls, size_t *ncls, size_t *clscap, sb_error *err)
+{
+    sb_rg_member *m = NULL;
+    size_t n = 0;
+    if (st->family_read(st->ctx, old_commit, new_commit, &m, &n, err) != SB_OK)
+        return SB_ERR;
+    double *p = malloc((n ? n : 1) * sizeof *p);
+    double *adj = malloc((n ? n : 1) * sizeof *adj);
+    int rc = SB_OK;
+    if (!p || !adj)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t k = 0; rc == SB_OK && k < n; k++)
+        p[k] = m[k].p;
+    if (rc == SB_OK && sb_benjamini_hochberg(p, n, o->alpha, adj, NULL) != 0)
+        rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
+    for (size_t k = 0; rc == SB_OK && k < n; k++) {
+        m[k].p_adjusted = adj[k];
+        if (m[k].cause == SB_RG_DRIFT && m[k].drift_class)
+            rc = add_class(cls, ncls, clscap, m[k].drift_class, err);
+    }
+    if (rc == SB_OK)
+        rc = st->family_put(st->ctx, m, n, err);
+    free(p);
+    free(adj);
+    free(m);
+    return rc;
+}
+
+/* drift_noise's figures of class cls, and how many of its steps the
+ * settled verdicts flag. */
+static int settle_class(const sb_rg_store *st, const sb_rg_opts *o, long long cls, sb_error *err)
+{
+    sb_rg_member top[2];
+    size_t ntop = 0;
+    sb_rg_class_figs f = {cls, 0, -1, -1, 0, 0, 0};
+    if (st->class_top(st->ctx, cls, SB_RG_DRIFT_MIN_CLASS + 1, &f.tested, top, &ntop, err) != SB_OK)
+        return SB_ERR;
+    if (ntop) {
+        f.top_grp = top[0].grp;
+        f.top_seq = top[0].seq;
+        f.top_change = fabs(top[0].rel_change);
+    }
+    if (ntop > 1)
+        f.second_change = fabs(top[1].rel_change);
+    /* A step is flagged only where its |change| reaches its threshold.
+     * In a class with thresholds of its own, every step but the
+     * largest's has a threshold of at least sb_aa_threshold(top_change),
+     * and the largest's |change| is top_change: only the steps whose
+     * |change| reaches the smaller of the two can be flagged. */
+    double min_abs = -1.0;
+    if (f.tested > SB_RG_DRIFT_MIN_CLASS) {
+        min_abs = sb_aa_threshold(f.top_change, o->min_effect);
+        if (f.top_change < min_abs)
+            min_abs = f.top_change;
+    }
+    sb_rg_member *m = NULL;
+    size_t n = 0;
+    if (st->class_steps(st->ctx, cls, min_abs, &m, &n, err) != SB_OK)
+        return SB_ERR;
+    for (size_t k = 0; k < n; k++) {
+        double t = m[k].threshold;
+        sb_rg_threshold_from from = SB_RG_FROM_MIN_EFFECT;
+        class_threshold(&f, m[k].grp, m[k].seq, o, &t, &from);
+        double p = isnan(m[k].p_adjusted) ? m[k].p : m[k].p_adjusted;
+        sb_rg_verdict v = judge(p, m[k].rel_change, o->alpha, t);
+        f.flagged += v == SB_RG_REGRESSION || v == SB_RG_IMPROVEMENT;
+    }
+    free(m);
+    return st->class_figs_put(st->ctx, &f, err);
+}
+
+/* Settles the families and classes whose steps changed since the last
+ * settling. */
+static int settle_stored(const sb_rg_store *st, const sb_rg_opts *o, sb_error *err)
+{
+    long long *fam = NULL, *cls = NULL;
+    size_t nfam = 0, ncls = 0;
+    if (st->dirty_take(st->ctx, &fam, &nfam, &cls, &ncls, err) != SB_OK)
+        return SB_ERR;
+    size_t clscap = ncls;
+    int rc = SB_OK;
+    for (size_t i = 0; rc == SB_OK && i < nfam; i++)
+        rc = settle_family(st, o, fam[2 * i], fam[2 * i + 1], &cls, &ncls, &clscap, err);
+    if (rc == SB_OK && ncls)
+        qsort(cls, ncls, sizeof *cls, cmp_ll);
+    for (size_t i = 0; rc == SB_OK && i < ncls; i++)
+        if (!i || cls[i] != cls[i - 1])
+            rc = settle_class(st, o, cls[i], err);
+    free(fam);
+    free(cls);
     return rc;
 }
 
@@ -2187,6 +2338,8 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *
     if (rc == SB_OK)
         rc = store_walk(st, o, &set, &plan, &ord, err);
     if (rc == SB_OK)
+        rc = settle_stored(st, o, err);
+    if (rc == SB_OK)
         rc = st->state_write(st->ctx, &now, err);
     if (rc == SB_OK) {
         info->full = full;
@@ -2206,49 +2359,46 @@ done:
     return SB_ERR;
 }
 
-/* What reading the stored steps builds: the figures and keys of every
- * step, and the latest steps as rows (their runs not yet loaded). */
+/* What reading the stored steps builds: the latest steps as rows (their
+ * runs not yet loaded), with their runs' ids, and the classes' figures. */
 typedef struct stored_read {
-    sb_rg_list *out;  /* the latest rows */
-    size_t cap;       /* of out->v and at */
-    size_t *at;       /* each latest row's index among the steps */
-    step_fig *figs;   /* every step */
-    step_key *keys;
-    size_t n, nmax;   /* steps read, and counted before */
+    const sb_rg_opts *o;
+    sb_rg_list *out;           /* the latest rows */
+    size_t cap;                /* of out->v and ids */
+    long long *ids;            /* each latest row's old run (-1: none) and new run */
+    sb_rg_class_figs *figs;    /* by class id */
+    size_t nfigs;
 } stored_read;
 
 static void stored_read_free(stored_read *sr)
 {
-    free(sr->at);
+    free(sr->ids);
     free(sr->figs);
-    free(sr->keys);
-    sr->at = NULL;
+    sr->ids = NULL;
     sr->figs = NULL;
-    sr->keys = NULL;
 }
 
+static int cmp_class_figs(const void *a, const void *b)
+{
+    long long x = ((const sb_rg_class_figs *)a)->cls, y = ((const sb_rg_class_figs *)b)->cls;
+    return (x > y) - (x < y);
+}
+
+/* One latest step as a row, settled: the threshold of its class, the
+ * adjusted p-value of its family and the verdict on them. */
 static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
 {
     stored_read *sr = ctx;
     sb_rg_list *l = sr->out;
-    if (sr->n == sr->nmax)
-        return sb_error_set(err, NULL, NULL, "more stored regression steps than counted");
-    /* p_adjusted as compare_cached leaves it, before adjust_steps */
-    sr->figs[sr->n] = (step_fig){s->p, s->p, s->rel_change, s->threshold, (unsigned char)s->verdict,
-                                 (unsigned char)s->cause, (unsigned char)s->threshold_from};
-    sr->keys[sr->n] = (step_key){s->old_run, s->new_run, s->old_commit, s->new_commit, s->drift_class, s->noise};
-    sr->n++;
-    if (!s->latest)
-        return SB_OK;
     if (l->n == sr->cap) {
         size_t nc = sr->cap ? sr->cap * 2 : 1024;
         sb_rg_row *nv = realloc(l->v, nc * sizeof *nv);
         if (nv)
             l->v = nv;
-        size_t *na = nv ? realloc(sr->at, nc * sizeof *na) : NULL;
-        if (!na)
+        long long *ni = nv ? realloc(sr->ids, 2 * nc * sizeof *ni) : NULL;
+        if (!ni)
             return sb_error_set(err, NULL, NULL, "out of memory");
-        sr->at = na;
+        sr->ids = ni;
         sr->cap = nc;
     }
     sb_rg_row *row = &l->v[l->n];
@@ -2262,16 +2412,30 @@ static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
     row->n_new = (size_t)s->samples_new;
     row->range_commits = (long)s->range_commits;
     row->p = s->p;
-    row->p_adjusted = s->p;
+    row->p_adjusted = isnan(s->p_adjusted) ? s->p : s->p_adjusted;
     row->rel_change = s->rel_change;
     row->threshold = s->threshold;
+    int member = member_rec(s->verdict, s->old_commit, s->p);
+    if (member && s->cause == SB_RG_DRIFT && !isnan(s->rel_change)) {
+        sb_rg_class_figs key = {0};
+        key.cls = s->drift_class;
+        const sb_rg_class_figs *f =
+            sr->nfigs ? bsearch(&key, sr->figs, sr->nfigs, sizeof *sr->figs, cmp_class_figs) : NULL;
+        if (!f)
+            return sb_error_set(err, NULL, NULL, "a stored drift step whose noise class has no figures");
+        class_threshold(f, s->grp, s->seq, sr->o, &row->threshold, &row->threshold_from);
+    }
+    if (member)
+        row->verdict = judge(row->p_adjusted, row->rel_change, sr->o->alpha, row->threshold);
     if (*s->changed) {
         if (!l->text && !(l->text = sb_text_pool_new()))
             return sb_error_set(err, NULL, NULL, "out of memory");
         if (!(row->changed = sb_text_pool_add(l->text, s->changed, strlen(s->changed), 1)))
             return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    sr->at[l->n++] = sr->n - 1;
+    sr->ids[2 * l->n] = s->old_run;
+    sr->ids[2 * l->n + 1] = s->new_run;
+    l->n++;
     return SB_OK;
 }
 
@@ -2284,27 +2448,73 @@ static int cmp_group_rec(const void *x, const void *y)
     return c ? c : strcmp(a->sku, b->sku);
 }
 
-/* Every stored step into sr (sr->out its list), groups in the order of
- * their runs in a result set, with the series counts and the cross-card
- * thresholds in the order the steps met them. */
+typedef struct noise_seen {
+    long long seq;
+    size_t k; /* index in the stored thresholds */
+} noise_seen;
+
+static int cmp_noise_seen(const void *a, const void *b)
+{
+    const noise_seen *x = a, *y = b;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The cross-card thresholds into out->noise in the order the walk noted
+ * them: as the steps met them, groups in order (g[0..ng)), then seq. */
+static int read_noise(const sb_rg_store *st, const sb_rg_group_rec *g, size_t ng, sb_rg_list *out, sb_error *err)
+{
+    sb_rg_noise_rec *nz = NULL;
+    size_t nnz = 0;
+    int rc = st->noise_read(st->ctx, &nz, &nnz, err);
+    unsigned char *seen = NULL;
+    noise_seen *here = NULL;
+    if (rc == SB_OK && nnz &&
+        (!(out->noise = malloc(nnz * sizeof *out->noise)) || !(seen = calloc(nnz, 1)) ||
+         !(here = malloc(nnz * sizeof *here))))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rc == SB_OK && i < ng && out->nnoise < nnz; i++) {
+        size_t nh = 0;
+        for (size_t k = 0; rc == SB_OK && k < nnz; k++) {
+            int found = 0;
+            long long seq = 0;
+            if (!seen[k])
+                rc = st->noise_first(st->ctx, g[i].grp, nz[k].id, &seq, &found, err);
+            if (rc == SB_OK && found)
+                here[nh++] = (noise_seen){seq, k};
+        }
+        if (nh)
+            qsort(here, nh, sizeof *here, cmp_noise_seen);
+        for (size_t h = 0; rc == SB_OK && h < nh; h++) {
+            const sb_rg_noise_rec *e = &nz[here[h].k];
+            seen[here[h].k] = 1;
+            sb_rg_noise *d = &out->noise[out->nnoise++];
+            snprintf(d->sku, sizeof d->sku, "%s", e->sku);
+            d->let_go = e->let_go;
+            d->threshold = e->threshold;
+            d->comparisons = (size_t)e->comparisons;
+        }
+    }
+    free(here);
+    free(seen);
+    free(nz);
+    return rc;
+}
+
+/* The latest stored steps into sr (sr->out its list), groups in the
+ * order of their runs in a result set, with the series counts, the drift
+ * counts of the whole history and the cross-card thresholds in the order
+ * the steps met them. */
 static int read_steps(const sb_rg_store *st, stored_read *sr, sb_error *err)
 {
     sb_rg_list *out = sr->out;
     sb_rg_group_rec *g = NULL;
-    size_t ng = 0, nsteps = 0;
-    sb_rg_noise_rec *nz = NULL;
-    size_t nnz = 0;
+    size_t ng = 0;
     void *rd = NULL;
     int rc = st->groups_read(st->ctx, &g, &ng, err);
     if (rc == SB_OK)
-        rc = st->steps_count(st->ctx, &nsteps, err);
-    if (rc == SB_OK) {
-        sr->figs = malloc((nsteps ? nsteps : 1) * sizeof *sr->figs);
-        sr->keys = malloc((nsteps ? nsteps : 1) * sizeof *sr->keys);
-        sr->nmax = nsteps;
-        if (!sr->figs || !sr->keys)
-            rc = sb_error_set(err, NULL, NULL, "out of memory");
-    }
+        rc = st->class_figs_read(st->ctx, &sr->figs, &sr->nfigs, err);
+    for (size_t i = 0; rc == SB_OK && i < sr->nfigs; i++)
+        out->drift_flagged += (size_t)sr->figs[i].flagged;
     if (rc == SB_OK && ng) /* no groups stored: g may be NULL */
         qsort(g, ng, sizeof *g, cmp_group_rec);
     if (rc == SB_OK)
@@ -2312,38 +2522,13 @@ static int read_steps(const sb_rg_store *st, stored_read *sr, sb_error *err)
     for (size_t i = 0; rc == SB_OK && i < ng; i++) {
         out->series_git += (size_t)g[i].series_git;
         out->series_measured += (size_t)g[i].series_measured;
-        rc = st->steps_read(rd, g[i].grp, stored_row, sr, err);
+        out->drift_tested += (size_t)g[i].drift_tested;
+        rc = st->steps_read_latest(rd, g[i].grp, stored_row, sr, err);
     }
     st->steps_close(rd);
-    sb_rg_groups_free(g, ng);
     if (rc == SB_OK)
-        rc = st->noise_read(st->ctx, &nz, &nnz, err);
-    if (rc == SB_OK && nnz && !(out->noise = malloc(nnz * sizeof *out->noise)))
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    /* the thresholds in the order the walk noted them: as the steps met them */
-    for (size_t i = 0; rc == SB_OK && i < sr->n && out->nnoise < nnz; i++) {
-        long long id = sr->keys[i].noise;
-        if (!id)
-            continue;
-        size_t k = 0, seen = 0;
-        while (k < nnz && nz[k].id != id)
-            k++;
-        for (size_t j = 0; j < out->nnoise && !seen; j++)
-            seen = strcmp(out->noise[j].sku, nz[k < nnz ? k : 0].sku) == 0 &&
-                   out->noise[j].let_go == nz[k < nnz ? k : 0].let_go;
-        if (k == nnz) {
-            rc = sb_error_set(err, st->name, NULL, "a stored regression step names no stored threshold");
-            break;
-        }
-        if (seen)
-            continue;
-        sb_rg_noise *e = &out->noise[out->nnoise++];
-        snprintf(e->sku, sizeof e->sku, "%s", nz[k].sku);
-        e->let_go = nz[k].let_go;
-        e->threshold = nz[k].threshold;
-        e->comparisons = (size_t)nz[k].comparisons;
-    }
-    free(nz);
+        rc = read_noise(st, g, ng, out, err);
+    sb_rg_groups_free(g, ng);
     return rc;
 }
 
@@ -2366,19 +2551,18 @@ static const sb_result *find_run(const sb_result **by_id, size_t n, long long id
     return lo < n && by_id[lo]->run_id == id ? by_id[lo] : NULL;
 }
 
-/* Points the latest rows of out (row i the step at[i] of keys) at their
- * runs, loaded by id into out->runs. */
-static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const step_key *keys, const size_t *at, sb_error *err)
+/* Points the latest rows of out (row i with runs rid[2i], rid[2i + 1])
+ * at their runs, loaded by id into out->runs. */
+static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const long long *rid, sb_error *err)
 {
     long long *ids = malloc((2 * out->n + 1) * sizeof *ids);
     if (!ids)
         return sb_error_set(err, NULL, NULL, "out of memory");
     size_t m = 0, nid = 0;
     for (size_t i = 0; i < out->n; i++) {
-        const step_key *k = &keys[at[i]];
-        if (k->old_id >= 0)
-            ids[nid++] = k->old_id;
-        ids[nid++] = k->new_id;
+        if (rid[2 * i] >= 0)
+            ids[nid++] = rid[2 * i];
+        ids[nid++] = rid[2 * i + 1];
     }
     if (!(out->runs = calloc(1, sizeof *out->runs))) {
         free(ids);
@@ -2396,14 +2580,14 @@ static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const step_key *k
         by_id[i] = &out->runs->v[i];
     qsort(by_id, out->runs->n, sizeof *by_id, cmp_result_id);
     for (size_t i = 0; i < out->n && rc == SB_OK; i++) {
-        const step_key *k = &keys[at[i]];
+        long long old_id = rid[2 * i], new_id = rid[2 * i + 1];
         sb_rg_row r = out->v[i];
-        r.new_run = find_run(by_id, out->runs->n, k->new_id);
-        r.old_run = k->old_id >= 0 ? find_run(by_id, out->runs->n, k->old_id) : NULL;
-        if (!r.new_run || (k->old_id >= 0 && !r.old_run))
+        r.new_run = find_run(by_id, out->runs->n, new_id);
+        r.old_run = old_id >= 0 ? find_run(by_id, out->runs->n, old_id) : NULL;
+        if (!r.new_run || (old_id >= 0 && !r.old_run))
             rc = sb_error_set(err, st->name, NULL,
                               "a stored regression step names run %lld, which is not stored",
-                              !r.new_run ? k->new_id : k->old_id);
+                              !r.new_run ? new_id : old_id);
         out->v[m++] = r;
     }
     out->n = m;
@@ -2424,30 +2608,16 @@ int sb_rg_latest(const sb_rg_store *st, const sb_rg_opts *o, long long upto, sb_
         return SB_OK;
     stored_read sr;
     memset(&sr, 0, sizeof sr);
+    sr.o = o;
     sr.out = out;
     sb_result_set cf = {0};
     sb_run_devices dev = {0};
     walk w;
     walk_init(&w, st, o, &dev, NULL, out);
     int rc = read_steps(st, &sr, err);
-    if (rc == SB_OK)
-        rc = drift_noise(sr.figs, sr.n, sr.keys, o, err);
-    if (rc == SB_OK)
-        rc = adjust_steps(sr.figs, sr.n, sr.keys, o, err);
     if (rc == SB_OK) {
-        /* the drift counts of the whole history, as sb_rg_drift_share counts rows */
-        for (size_t i = 0; i < sr.n; i++) {
-            const step_fig *f = &sr.figs[i];
-            if (f->cause != SB_RG_DRIFT)
-                continue;
-            out->drift_tested += f->verdict == SB_RG_REGRESSION || f->verdict == SB_RG_IMPROVEMENT ||
-                                 f->verdict == SB_RG_NO_CHANGE;
-            out->drift_flagged += f->verdict == SB_RG_REGRESSION || f->verdict == SB_RG_IMPROVEMENT;
-        }
-        for (size_t i = 0; i < out->n; i++)
-            fig_apply(&sr.figs[sr.at[i]], &out->v[i]);
         out->latest_only = 1;
-        rc = keep_latest(st, out, sr.keys, sr.at, err);
+        rc = keep_latest(st, out, sr.ids, err);
     }
     /* the regressions confirmed or refuted by paired runs: those runs
      * only, with their cards */

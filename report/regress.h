@@ -296,14 +296,17 @@ typedef struct sb_rg_update_info {
 } sb_rg_update_info;
 
 /* Brings the stored steps of st (its database opened for writing) up to
- * date, in one transaction. */
+ * date, in one transaction, with what the passes over every step give
+ * (migration 016): the adjusted p-value of each step of the families
+ * (one old and one new commit) its stored and removed steps belong to,
+ * and the figures of their drift noise classes. */
 int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err);
 
 /* The list sb_rg_history gives over every result run, read from the
  * stored steps, holding only its latest rows (latest_only; for the
  * outputs without --history): the adjusted p-values, the drift
  * thresholds, the drift counts and the confirmations are those of the
- * whole history. upto: the end of the runs the caller would pass
+ * whole history, read from what sb_rg_update settled. upto: the end of the runs the caller would pass
  * sb_rg_history (the weekly's week end), LLONG_MAX for every run; the
  * stored steps serve only when every run is dated before it. *found 0
  * (and out empty): the stored steps do not hold (sb_rg_fresh) or do not

@@ -139,10 +139,13 @@ print("ok: report plausibility from the stored verdicts equals the report that j
 old = os.path.join(work, "old.db")
 shutil.copy(db, old)
 sql(old, "DROP TABLE run_verdicts; DROP TABLE run_verdicts_basis;"
-    # and what later migrations made (015: the stored regression steps)
+    # and what later migrations made (015: the stored regression steps;
+    # 016: their settled figures, whose indexes go with rg_steps)
     " DROP TRIGGER runs_rg_changes; DROP TRIGGER commits_rg_insert; DROP TRIGGER commits_rg_update;"
     " DROP TRIGGER commits_rg_delete; DROP TABLE rg_steps; DROP TABLE rg_groups; DROP TABLE rg_commits;"
     " DROP TABLE rg_classes; DROP TABLE rg_noise; DROP TABLE rg_basis; DROP TABLE rg_changes;"
+    " DROP TABLE rg_class_figs; DROP TABLE rg_dirty_families; DROP TABLE rg_dirty_classes;"
+    " DROP TRIGGER runs_rg_count_insert; DROP TRIGGER runs_rg_count_delete; DROP TABLE rg_runs;"
     " PRAGMA user_version = 13;")
 if report(old) != stored_view:
     fail("a database migrated from 013 reports other verdicts before its next ingest")

@@ -12,8 +12,13 @@ a few series are added (only those series are walked again), after a run
 is forgotten and after a commits import (every series walked again),
 and after sweeps of every series at a new commit (each series' steps
 extended from its stored last one, in first-measured and in git order,
-and walked whole where the new commit leaves git order).
-Each time the stored basis must name the database's runs as they are."""
+and walked whole where the new commit leaves git order), and after the
+runs of one commit arrive in two parts (the second part's steps join the
+Benjamini-Hochberg families the first part's steps began).
+Each time the stored basis must name the database's runs as they are,
+and the settled figures kept beside the steps (migration 016: each
+step's adjusted p-value, each noise class's figures) must equal those a
+walk over every series stores from nothing."""
 import hashlib
 import os
 import shutil
@@ -54,10 +59,89 @@ def check(label):
     c.close()
     assert basis == (runs, last), (label, basis, runs, last)
     assert steps > 0 and groups > 0, (label, steps, groups)
+    settled_as_full(label)
     first = stored_md.splitlines()[0]
     print("%s: stored and walked lists the same (%d bytes md, %d bytes JSON); %d steps of %d groups "
           "stored for %d runs; %s" % (label, len(stored_md), len(stored_js), steps, groups, runs, first[:60]))
     return steps
+
+
+def settled(path):
+    """The settled figures of a database, keyed by what names them (ids
+    differ between databases)."""
+    c = sqlite3.connect(path)
+    steps = sorted(c.execute(
+        "SELECT g.case_key, g.provider, g.sku, s.seq, s.p_adjusted, s.verdict, s.threshold, s.latest"
+        " FROM rg_steps s JOIN rg_groups g ON g.grp = s.grp"))
+    groups = sorted(c.execute("SELECT case_key, provider, sku, drift_tested FROM rg_groups"))
+    classes = sorted(c.execute(
+        "SELECT k.class_key, f.tested, f.top_change, f.second_change, f.flagged,"
+        " (SELECT g.case_key || '/' || g.provider || '/' || g.sku || '/' || f.top_seq"
+        "    FROM rg_groups g WHERE g.grp = f.top_grp)"
+        " FROM rg_class_figs f JOIN rg_classes k ON k.id = f.class"))
+    dirty = c.execute("SELECT (SELECT count(*) FROM rg_dirty_families) + (SELECT count(*) FROM rg_dirty_classes)"
+                      ).fetchone()[0]
+    c.close()
+    return steps, groups, classes, dirty
+
+
+def settled_as_full(label):
+    full = os.path.join(work, "full.db")
+    for f in (full, full + "-wal", full + "-shm"):
+        if os.path.exists(f):
+            os.remove(f)
+    c = sqlite3.connect(db)
+    c.execute("VACUUM INTO ?", (full,))
+    c.close()
+    c = sqlite3.connect(full)
+    c.execute("DELETE FROM rg_basis")  # the next report walks every series
+    c.commit()
+    c.close()
+    run("report", "regressions", "--db", full)
+    mine, theirs = settled(db), settled(full)
+    assert mine[3] == 0, (label, "families or classes left unsettled", mine[3])
+    assert any(s[4] is not None for s in mine[0]), (label, "no step has an adjusted p-value")
+    assert any(k[1] > 3 for k in mine[2]), (label, "no noise class has a threshold of its own")
+    for name, a, b in (("steps", mine[0], theirs[0]), ("groups", mine[1], theirs[1]),
+                       ("noise classes", mine[2], theirs[2])):
+        if a != b:
+            diff = [x for x in a if x not in set(b)][:3]
+            raise AssertionError("%s: the settled %s differ from a full walk's: %r" % (label, name, diff))
+
+
+def add_in_two_parts():
+    """A sweep of every series at a new commit, stored in two parts (by
+    run id, as two ingests store them): the second part's steps join the
+    families of the first part's."""
+    scratch = os.path.join(work, "scratch.db")
+    if os.path.exists(scratch):
+        os.remove(scratch)
+    c = sqlite3.connect(db)
+    c.execute("VACUUM INTO ?", (scratch,))
+    last = c.execute("SELECT max(id) FROM runs").fetchone()[0]
+    c.close()
+    subprocess.run([sys.executable, gen, scratch, "1728", "--days", "3", "--append"], check=True,
+                   capture_output=True)
+    c = sqlite3.connect(scratch)
+    ids = [r[0] for r in c.execute("SELECT id FROM runs WHERE id > ? ORDER BY id", (last,))]
+    tables = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+              if r[0] not in ("runs", "series_latest", "series_pending")]
+    # the stored columns (generated ones are computed again)
+    cols = {t: [r[1] for r in c.execute("PRAGMA table_xinfo(%s)" % t) if r[6] == 0] for t in tables + ["runs"]}
+    tables = [t for t in tables if "run_id" in cols[t]]
+    c.close()
+    half = len(ids) // 2
+    for part, chosen in (("first", ids[:half]), ("second", ids[half:])):
+        c = sqlite3.connect(db)
+        c.execute("ATTACH ? AS s", (scratch,))
+        q = ",".join(str(i) for i in chosen)
+        for t in ["runs"] + tables:
+            c.execute("INSERT INTO main.%s (%s) SELECT %s FROM s.%s WHERE %s IN (%s)"
+                      % (t, ",".join(cols[t]), ",".join(cols[t]), t, "id" if t == "runs" else "run_id", q))
+        c.execute("INSERT INTO series_fold VALUES (1)")
+        c.commit()
+        c.close()
+        check("the %s part of a sweep of 1728 runs at one commit added" % part)
 
 
 try:
@@ -94,5 +178,6 @@ try:
     check("a sweep of 1728 runs at a commit in git order added")
     gen_runs(1728, True)
     check("a sweep of 1728 runs at a commit git does not know added")
+    add_in_two_parts()
 finally:
     shutil.rmtree(work)
