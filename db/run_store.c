@@ -23,6 +23,7 @@ enum {
     ST_RUN_EXISTS,
     ST_PROF_DELETE,
     ST_PROF_MARK,
+    ST_PROF_RG_CHANGED,
     ST_PROF_INSERT,
     ST_KSUM_DELETE,
     ST_KSUM_INSERT,
@@ -75,9 +76,16 @@ static const char *const SQL[ST_COUNT] = {
     [ST_SAMPLES] = "INSERT INTO run_samples (run_id, rep_lengths, value_ms) VALUES (?,?,?)",
     [ST_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?",
     [ST_PROF_DELETE] = "DELETE FROM profiler_metrics WHERE run_id = ?",
-    [ST_PROF_MARK] = "UPDATE configs SET profiler = coalesce(profiler, 'ncu') WHERE run_id = ?1 AND "
+    [ST_PROF_MARK] = "UPDATE configs SET profiler = 'ncu' WHERE run_id = ?1 AND profiler IS NULL AND "
                      "(SELECT sample_count FROM metrics WHERE run_id = ?1) <= "
                      "(SELECT count(DISTINCT kernel_index) FROM profiler_metrics WHERE run_id = ?1)",
+    /* A run the stored regression steps were computed with (id up to their
+     * basis's last run) leaves every series when it turns profiled, which
+     * neither the number nor the greatest id of the runs shows: counted as
+     * a change, so the next report walks every series again (migration
+     * 015, rg_changes). */
+    [ST_PROF_RG_CHANGED] = "UPDATE rg_changes SET n = n + 1 WHERE id = 1 AND "
+                           "?1 <= (SELECT coalesce(max(last_run), 0) FROM rg_basis)",
     [ST_PROF_INSERT] = "INSERT INTO profiler_metrics (run_id, kernel_index, kernel_name, metric, "
                        "unit, value, source_path) VALUES (?,?,?,?,?,?,?)",
     [ST_KSUM_DELETE] = "DELETE FROM kernel_summaries WHERE run_id = ?",
@@ -191,6 +199,7 @@ static const char *table_of(int which)
     case ST_PROF_INSERT:
     case ST_PROF_DELETE: return "profiler_metrics";
     case ST_PROF_MARK: return "configs";
+    case ST_PROF_RG_CHANGED: return "rg_changes";
     case ST_KSUM_INSERT:
     case ST_KSUM_DELETE: return "kernel_summaries";
     case ST_SAMPLES: return "run_samples";
@@ -590,7 +599,12 @@ int sb_run_store_profile_end(sb_run_store *rs, long long run_id, const char *sou
      * the profiler's. A profile of a separate profiling run attached to a
      * timed run leaves it a timing. */
     sqlite3_bind_int64(rs->st[ST_PROF_MARK], 1, run_id);
-    return step(rs, ST_PROF_MARK, source_path, err);
+    if (step(rs, ST_PROF_MARK, source_path, err) != SB_OK)
+        return SB_ERR;
+    if (sqlite3_changes(rs->conn) == 0)
+        return SB_OK;
+    sqlite3_bind_int64(rs->st[ST_PROF_RG_CHANGED], 1, run_id);
+    return step(rs, ST_PROF_RG_CHANGED, source_path, err);
 }
 
 int sb_run_store_put_profile(sb_run_store *rs, long long run_id, const char *source_path,

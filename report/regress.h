@@ -282,7 +282,7 @@ int sb_rg_fresh(const sb_rg_store *st, const sb_rg_opts *o, int *fresh, sb_error
 
 /* What sb_rg_update did: stored 1 when it stored steps (0: they held),
  * full 1 when it walked every series (the first time, or after runs were
- * forgotten, the commits table changed, runs of measuring sessions were
+ * forgotten or turned profiled, the commits table changed, runs of measuring sessions were
  * stored, a stored commit's first measured time moved or o's rule
  * changed), else only the series of the runs stored since: a series of
  * one protocol and environment whose new runs all come at commits after

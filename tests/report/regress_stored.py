@@ -10,7 +10,9 @@ without the stored steps): the two Markdown lists and JSON documents must
 be the same bytes. This is checked after the first report, after runs of
 a few series are added (only those series are walked again), after a run
 is forgotten and after a commits import (every series walked again),
-and after sweeps of every series at a new commit (each series' steps
+after an Nsight Compute profile with a launch for each of a stored run's
+samples is attached to it (the run turns profiled and leaves its series:
+every series walked again), and after sweeps of every series at a new commit (each series' steps
 extended from its stored last one, in first-measured and in git order,
 and walked whole where the new commit leaves git order), and after the
 runs of one commit arrive in two parts (the second part's steps join the
@@ -19,6 +21,7 @@ Each time the stored basis must name the database's runs as they are,
 and the settled figures kept beside the steps (migration 016: each
 step's adjusted p-value, each noise class's figures) must equal those a
 walk over every series stores from nothing."""
+import csv
 import hashlib
 import os
 import shutil
@@ -144,6 +147,31 @@ def add_in_two_parts():
         check("the %s part of a sweep of 1728 runs at one commit added" % part)
 
 
+def profile_attached():
+    """An ncu CSV with a launch for each sample of a run the stored steps
+    name: the run turns profiled (left out of every series), which the
+    number and the greatest id of the runs do not show."""
+    c = sqlite3.connect(db)
+    victim, samples = c.execute(
+        "SELECT m.run_id, m.sample_count FROM metrics m JOIN configs f ON f.run_id = m.run_id"
+        " WHERE f.provider = 'liger' AND f.profiler IS NULL"
+        " AND m.run_id IN (SELECT new_run FROM rg_steps) ORDER BY m.run_id DESC LIMIT 1").fetchone()
+    c.close()
+    with open(os.path.join(root, "examples", "h100", "rmsnorm-fwd-ncu", "torch.ncu.csv"), newline="") as f:
+        rows = list(csv.reader(f))
+    path = os.path.join(work, "profile.ncu.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        w.writerows(rows[:2])
+        for i in range(samples):
+            w.writerow([str(i)] + rows[2][1:])
+    run("ingest", "--db", db, "--ncu", path, "--run", str(victim), ok=(0,))
+    c = sqlite3.connect(db)
+    assert c.execute("SELECT profiler FROM configs WHERE run_id = ?", (victim,)).fetchone()[0] == "ncu"
+    c.close()
+    check("run %d turned profiled" % victim)
+
+
 try:
     gen_runs(6000, False)
     n0 = check("first report")
@@ -160,6 +188,7 @@ try:
     c.close()
     run("forget", "--db", db, str(victim), ok=(0,))
     check("run %d forgotten" % victim)
+    profile_attached()
     c = sqlite3.connect(db)
     shas = [r[0] for r in c.execute("SELECT git_sha FROM provenance GROUP BY git_sha ORDER BY min(run_id)")]
     c.close()
