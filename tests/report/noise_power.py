@@ -13,12 +13,12 @@ caught in at least 90% of comparisons of every relation and a 10% shift
 in at least 95%, and in the paired copies at least 99%. The sessions
 whose every turn had buffers of its own (session.py --fresh-inputs) are
 judged on their own too (paired: a 10% shift caught in all), and those
-of 20 rounds apart (a 5% shift caught in 90% and a 10% shift in 99%,
-paired with held-out thresholds and across their two sessions at the
-kind's thresholds, since no third session holds one out), and the
-comparisons across sessions are counted from the files: only sessions of
-one protocol of inputs are compared. The issue's 99% at 10% is printed
-beside what holds."""
+of 20 rounds apart, on two cards and in at least five sessions, with
+held-out thresholds on every relation of cards: false alarms as above,
+a 5% shift caught in 90% and a 10% shift in 99%. The comparisons across
+sessions are counted from the files: only sessions of one protocol of
+inputs are compared. The issue's 99% at 10% is printed beside what holds,
+for the copy-major sessions and for the 20-round protocol."""
 import glob
 import json
 import os
@@ -97,16 +97,17 @@ def all_comparisons(text):
     return rows
 
 
-def all_table(text):
-    """{relation: (comparisons, flagged, [power at 2, 3, 5, 10%])} of the
-    first table, whose thresholds are the kind's alone."""
-    rows = {}
+def held_misses(text):
+    """{(relation, shift): comparisons missed} of --misses' list, held
+    launches only: the exact counts behind the held-out table's rounded
+    power."""
+    missed = {}
     for line in text.splitlines():
         c = [x.strip() for x in line.strip("|").split("|")]
-        if len(c) == 11 and c[0] in RELATIONS and c[0] not in rows and c[1].isdigit():
-            power = [float(x.rstrip("%")) / 100 if x != "-" else 0.0 for x in c[7:11]]
-            rows[c[0]] = (int(c[1]), int(c[2]) if c[2] != "-" else 0, power)
-    return rows
+        if len(c) == 12 and c[0] in RELATIONS and c[1] == "held":
+            for shift in c[10].split(", "):
+                missed[(c[0], shift)] = missed.get((c[0], shift), 0) + 1
+    return missed
 
 
 def held_out(text):
@@ -134,7 +135,7 @@ def main():
     major = copy_major_sessions(archives)
     fresh = copy_major_sessions(archives, fresh=True)
     long = copy_major_sessions(archives, fresh=True, min_sets=20)
-    assert len(major) >= 4 and len(fresh) >= 4 and len(long) >= 2, (major, fresh, long)
+    assert len(major) >= 4 and len(fresh) >= 4 and len(long) >= 5, (major, fresh, long)
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "aa.db")
         run(solbook, "ingest", "-q", "--db", db, *archives)
@@ -143,10 +144,9 @@ def main():
                   ("copy-major sessions " + " ".join(major), held_out(text)),
                   ("fresh-input sessions " + " ".join(fresh), held_out(run(solbook, "noise", "--db", db, *fresh))))
         long_text = run(solbook, "noise", "--db", db, *long)
-    # Two sessions of 20 rounds on one card: a comparison across them has no
-    # third session of its protocol to hold a threshold out of, so it is
-    # judged at the kind's thresholds; its pairs are held out as above.
-    long_all, long_held = all_table(long_text), held_out(long_text)
+        long_missed = held_misses(run(solbook, "noise", "--db", db, "--misses", *long))
+        major_missed = held_misses(run(solbook, "noise", "--db", db, "--misses", *major))
+    long_held = held_out(long_text)
     want = across_sessions(archives, set(major))
     got = all_comparisons(text)["same card, two sessions"]
     assert got == want, "copy-major: %d comparisons across sessions on one card, %d of one protocol" % (got, want)
@@ -168,17 +168,21 @@ def main():
         assert p[3] >= 0.95, "copy-major: a 10%% shift caught in %.0f%% (%s)" % (100 * p[3], rel)
     assert judged[1][1][RELATIONS[0]][2][3] >= 0.99, "copy-major, paired: %s" % (judged[1][1][RELATIONS[0]],)
     assert judged[2][1][RELATIONS[0]][2][3] >= 1.0, "fresh inputs, paired: %s" % (judged[2][1][RELATIONS[0]],)
-    n, flagged, p = long_held[RELATIONS[0]]
     print("noise_power: 20-round fresh-input sessions %s" % " ".join(long))
-    print("  %s, held out: %d of %d flagged; power at 2%%, 3%%, 5%%, 10%%: %s"
-          % (RELATIONS[0], flagged, n, ", ".join("%.0f%%" % (100 * x) for x in p)))
-    assert n >= 50 and flagged <= 0.01 * n and p[2] >= 0.90 and p[3] >= 0.99, ("20 rounds, paired", long_held)
-    n, flagged, p = long_all[RELATIONS[1]]
-    print("  %s, the kind's thresholds: %d of %d flagged; power at 2%%, 3%%, 5%%, 10%%: %s"
-          % (RELATIONS[1], flagged, n, ", ".join("%.0f%%" % (100 * x) for x in p)))
-    assert n >= 50 and flagged <= 0.01 * n and p[2] >= 0.90 and p[3] >= 0.99, ("20 rounds, two sessions", long_all)
-    short = [rel for rel in RELATIONS if judged[1][1][rel][2][3] < 0.99]
-    print("noise_power: 99%% at 10%% %s" % ("holds" if not short else "not reached: " + "; ".join(short)))
+    for rel in RELATIONS:
+        n, flagged, p = long_held[rel]
+        m5, m10 = long_missed.get((rel, "5%"), 0), long_missed.get((rel, "10%"), 0)
+        print("  %s, held out: %d of %d flagged; power at 2%%, 3%%: %s; a 5%% shift missed in %d, "
+              "10%% in %d (%.1f%%, %.1f%% caught)" % (rel, flagged, n, ", ".join("%.0f%%" % (100 * x) for x in p[:2]),
+                                                      m5, m10, 100.0 * (n - m5) / n, 100.0 * (n - m10) / n))
+        assert n >= 50, ("20 rounds", rel, n)
+        assert flagged <= (0.01 if rel.startswith("same card") else 0.02) * n, ("20 rounds", rel, flagged, n)
+        assert m5 <= 0.10 * n and m10 <= 0.01 * n, ("20 rounds", rel, n, m5, m10)
+    short = ["%s %.2f%%" % (rel, 100.0 * (n - major_missed.get((rel, "10%"), 0)) / n)
+             for rel in RELATIONS for n in [judged[1][1][rel][0]]
+             if major_missed.get((rel, "10%"), 0) > 0.01 * n]
+    print("noise_power: 99%% at 10%%, copy-major sessions: %s; 20 rounds: holds on every relation"
+          % ("holds" if not short else "not reached: " + "; ".join(short)))
 
 
 if __name__ == "__main__":
