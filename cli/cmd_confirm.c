@@ -28,7 +28,9 @@ static const char *const confirm_usage[] = {
     "measured in turn on one card, in suite " SB_RG_CONFIRM_SUITE ", then stored.",
     "Runs of solbench go through bench/scripts/ab_compare.sh (case by case,",
     "old, new, old, new) with the protocol of the flagged runs; runs of",
-    "session.py through sessions of each build in turn on one --device. Once",
+    "session.py through sessions of each build in turn on one --device (20",
+    "rounds of fresh inputs, the protocol whose A/A power docs/SESSIONS.md",
+    "gives). Once",
     "the runs are stored, `solbook report regressions` marks the regression",
     "confirmed (the pair is a regression at --min-effect) or refuted.",
     "",
@@ -233,7 +235,10 @@ static int commands_for(const confirm_opts *o, const sb_repro *rp, const sb_rg_r
         sb_buf_puts(b, "\n");
     } else {
         /* session.py measures one build a session: the two builds in turn,
-         * twice, on one card */
+         * twice, on one card. Twenty rounds of fresh inputs is the protocol
+         * whose A/A sessions catch a 10% step between two sessions on one
+         * card in every held-out comparison (docs/SESSIONS.md); ten rounds
+         * miss it where a case's rounds scatter by 6%. */
         sb_buf c = SB_BUF_INIT;
         sb_buf_printf(&c, "%s:%s:%s:%s", n->op, n->mode, n->dtype, n->shape_key);
         for (int round = 0; round < 4; round++) {
@@ -246,7 +251,8 @@ static int commands_for(const confirm_opts *o, const sb_repro *rp, const sb_rg_r
             word(b, sb_buf_str(&c));
             sb_buf_puts(b, " --providers");
             word(b, n->provider);
-            sb_buf_printf(b, " --suite %s --device %d --out", SB_RG_CONFIRM_SUITE, o->device);
+            sb_buf_printf(b, " --rounds 20 --fresh-inputs --suite %s --device %d --out", SB_RG_CONFIRM_SUITE,
+                          o->device);
             sb_buf_reset(&tmp);
             sb_buf_printf(&tmp, "%s/%s-%d", dir, round % 2 ? "new" : "base", round / 2);
             word(b, sb_buf_str(&tmp));

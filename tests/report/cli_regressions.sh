@@ -108,6 +108,19 @@ set -e
 test $rc -eq 2 && grep -q 'names no flagged step' "$work/confirm.err" || fail "confirm of no flagged step exited $rc"
 echo "confirm: ab_compare.sh of both commits on card 0 for run $run; an unflagged run is refused"
 
+# confirm of runs measured by session.py: sessions of each build in turn,
+# 20 rounds of fresh inputs, the protocol whose A/A power is measured
+sdb=$work/rg-session.db
+"$FIXTURE" "$sdb" "$work/commits-session.txt" session.py > /dev/null
+"$SOLBOOK" commits import --db "$sdb" "$work/commits-session.txt" > /dev/null
+"$SOLBOOK" confirm --db "$sdb" > "$work/confirm_session.sh"
+test "$(grep -c '^python3 bench/scripts/session.py ' "$work/confirm_session.sh")" -eq 4 \
+  || { cat "$work/confirm_session.sh"; fail "confirm: not four session.py lines"; }
+grep -q "^python3 bench/scripts/session.py --solbench ab-build-c00000000000/build/bench/solbench --case rmsnorm:fwd:bf16:BT=4096,H=4096 --providers fused --rounds 20 --fresh-inputs --suite ab-compare --device 0 --out ab-b00000000000-c00000000000/new-1$" "$work/confirm_session.sh" \
+  || { cat "$work/confirm_session.sh"; fail "confirm: no session.py line of 20 fresh-input rounds"; }
+grep -q "ab_compare.sh" "$work/confirm_session.sh" && fail "confirm: ab_compare.sh for session.py runs"
+echo "confirm: session.py runs are measured again in four sessions of 20 fresh-input rounds"
+
 # with the A/A sessions of examples/h100/sessions stored, the h100
 # cross-card threshold comes from them: 1.5 times the 95th percentile
 # `solbook noise` prints for two cards of one SKU, from the comparisons

@@ -8,7 +8,9 @@
  *                (another provider's drift: not counted);
  *   liger        liger-kernel 0.8.5 at a and b, 0.9.0 at c, 15 % slower
  *                (an environment change: listed as such).
- * Usage: write_regress_fixture DB COMMITS_FILE */
+ * With TOOL, the fused runs are that tool's (session.py: confirm measures
+ * them by sessions, not by ab_compare.sh).
+ * Usage: write_regress_fixture DB COMMITS_FILE [TOOL] */
 #include <stdio.h>
 
 #include "fixture.h"
@@ -21,7 +23,7 @@
 
 static double base[50], slow10[50], slow12[50], slow15[50];
 
-static void add(sb_db *db, const char *provider, const char *suite, const char *sha,
+static void add(sb_db *db, const char *tool, const char *provider, const char *suite, const char *sha,
                 const char *when, const char *card, const char *packages, const double *samples)
 {
     fx_result r = {0};
@@ -36,6 +38,7 @@ static void add(sb_db *db, const char *provider, const char *suite, const char *
     r.finished_at = when;
     r.gpu_uuid = card;
     r.packages = packages;
+    r.tool = tool;
     r.samples = samples;
     r.nsamples = 50;
     fx_add_result(db, &r);
@@ -43,10 +46,11 @@ static void add(sb_db *db, const char *provider, const char *suite, const char *
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: write_regress_fixture DB COMMITS_FILE\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: write_regress_fixture DB COMMITS_FILE [TOOL]\n");
         return 2;
     }
+    const char *tool = argc == 4 ? argv[3] : NULL;
     for (int i = 0; i < 50; i++) {
         base[i] = 0.2 * (1.0 + 0.0004 * (double)((i * 37) % 50 - 25));
         slow10[i] = base[i] * 1.10;
@@ -60,14 +64,14 @@ int main(int argc, char **argv)
     const char *liger_pkg[] = {"{\"liger-kernel\":\"0.8.5\"}", "{\"liger-kernel\":\"0.8.5\"}",
                                "{\"liger-kernel\":\"0.9.0\"}"};
     for (int k = 0; k < 3; k++) {
-        add(db, "fused", "memory-bound", shas[k], when[k], CARD_1, NULL, k == 2 ? slow10 : base);
-        add(db, "huggingface", "liger-perkernel", shas[k], when[k], hf_card[k],
+        add(db, tool, "fused", "memory-bound", shas[k], when[k], CARD_1, NULL, k == 2 ? slow10 : base);
+        add(db, NULL, "huggingface", "liger-perkernel", shas[k], when[k], hf_card[k],
             "{\"torch\":\"2.11.0+cu130\"}", k == 2 ? slow12 : base);
-        add(db, "liger", "liger-perkernel", shas[k], when[k], CARD_1, liger_pkg[k],
+        add(db, NULL, "liger", "liger-perkernel", shas[k], when[k], CARD_1, liger_pkg[k],
             k == 2 ? slow15 : base);
     }
-    add(db, "fused", "ab-compare", SHA_B, "2026-11-19T08:00:00Z", CARD_1, NULL, base);
-    add(db, "fused", "ab-compare", SHA_C, "2026-11-19T08:00:10Z", CARD_1, NULL, slow10);
+    add(db, tool, "fused", "ab-compare", SHA_B, "2026-11-19T08:00:00Z", CARD_1, NULL, base);
+    add(db, tool, "fused", "ab-compare", SHA_C, "2026-11-19T08:00:10Z", CARD_1, NULL, slow10);
     sb_db_close(db);
     FILE *f = fopen(argv[2], "w");
     if (!f || fprintf(f, "%s %s 300\n%s %s 200\n%s 100\n", SHA_C, SHA_B, SHA_B, SHA_A, SHA_A) < 0 ||
