@@ -209,56 +209,54 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int sb_cmp_wants_kernel(const sb_cmp_row *row)
+{
+    return row->a->session_id && row->b->session_id;
+}
+
+int sb_cmp_wants_samples(const sb_cmp_row *row, const sb_cmp_samples *s)
+{
+    return !(s->kernel_a && s->kernel_b) && !row->a->quantiles_only && !row->b->quantiles_only;
+}
+
 /* Two runs of measuring sessions are compared as `solbook noise` compares
  * them (report/sessions.h): by the round medians of their kernel times,
  * the held launch's, not by the call times of run_samples, which carry
- * the host's Python overhead. *rounds 0: one of them has no kernel time. */
-static int session_rounds(const sb_run_reader *rd, const sb_result *a, const sb_result *b, double **x,
-                          size_t *nx, double **y, size_t *ny, int *rounds, sb_error *err)
+ * the host's Python overhead. */
+static int session_rounds(const sb_cmp_samples *s, double **x, size_t *nx, double **y, size_t *ny, sb_error *err)
 {
-    char *ja = NULL, *jb = NULL;
-    int rc = rd->kernel_samples(rd->ctx, a->run_id, &ja, err);
+    int rc = sb_round_medians(s->kernel_a, x, nx, err);
     if (rc == SB_OK)
-        rc = rd->kernel_samples(rd->ctx, b->run_id, &jb, err);
-    if (rc == SB_OK && ja && jb) {
-        rc = sb_round_medians(ja, x, nx, err);
-        if (rc == SB_OK)
-            rc = sb_round_medians(jb, y, ny, err);
-        if (rc != SB_OK) {
-            free(*x);
-            *x = NULL;
-            *nx = 0;
-        }
-        *rounds = rc == SB_OK;
+        rc = sb_round_medians(s->kernel_b, y, ny, err);
+    if (rc != SB_OK) {
+        free(*x);
+        *x = NULL;
+        *nx = 0;
     }
-    free(ja);
-    free(jb);
     return rc;
 }
 
-/* Compares a with b into row, whose threshold the caller has set. */
-static int compare_pair(const sb_run_reader *rd, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
-                        sb_cmp_row *row, sb_error *err)
+int sb_cmp_judge(sb_cmp_result *r, size_t i, const sb_cmp_samples *s, const sb_cmp_opts *o, sb_error *err)
 {
-    row->a = a;
-    row->b = b;
+    sb_cmp_row *row = &r->v[i];
+    const sb_result *a = row->a, *b = row->b;
     row->p = NAN;
     row->median_a = a->median_ms;
     row->median_b = b->median_ms;
     row->verdict = SB_CMP_INCONCLUSIVE;
-    double *x = NULL, *y = NULL;
+    double *rx = NULL, *ry = NULL;
+    const double *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
-    int rounds = 0;
-    if (a->session_id && b->session_id &&
-        session_rounds(rd, a, b, &x, &nx, &y, &ny, &rounds, err) != SB_OK)
-        return SB_ERR;
-    if (!rounds && !a->quantiles_only && !b->quantiles_only) {
-        if (rd->samples(rd->ctx, a->run_id, &x, &nx, err) != SB_OK)
+    if (s->kernel_a && s->kernel_b) {
+        if (session_rounds(s, &rx, &nx, &ry, &ny, err) != SB_OK)
             return SB_ERR;
-        if (rd->samples(rd->ctx, b->run_id, &y, &ny, err) != SB_OK) {
-            free(x);
-            return SB_ERR;
-        }
+        x = rx;
+        y = ry;
+    } else if (!a->quantiles_only && !b->quantiles_only) {
+        x = s->x;
+        nx = s->nx;
+        y = s->y;
+        ny = s->ny;
     }
     row->n_a = nx;
     row->n_b = ny;
@@ -271,8 +269,8 @@ static int compare_pair(const sb_run_reader *rd, const sb_result *a, const sb_re
         sb_mw_result mw;
         int rc = sb_mann_whitney(x, nx, y, ny, &mw);
         if (rc != 0) {
-            free(x);
-            free(y);
+            free(rx);
+            free(ry);
             return sb_error_set(err, NULL, NULL, "out of memory in the Mann-Whitney test");
         }
         row->p = mw.p;
@@ -285,8 +283,8 @@ static int compare_pair(const sb_run_reader *rd, const sb_result *a, const sb_re
                 row->verdict = SB_CMP_SAME;
         }
     }
-    free(x);
-    free(y);
+    free(rx);
+    free(ry);
     return SB_OK;
 }
 
@@ -311,12 +309,10 @@ static void pair_threshold(const cmp_noise *cn, const sb_result *a, const sb_res
     }
 }
 
-static int cmp_rows(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
-                    const sb_cmp_opts *o, const cmp_noise *cn, sb_cmp_result *out, sb_error *err)
+static int cmp_rows(const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b, const sb_cmp_opts *o,
+                    const cmp_noise *cn, sb_cmp_result *out, sb_error *err)
 {
     size_t cap = 0;
-    double log_sum = 0;
-    size_t n_log = 0;
     for (size_t i = 0; i < set->n;) {
         size_t j = i;
         while (j + 1 < set->n && !strcmp(set->v[j + 1].case_key, set->v[i].case_key) &&
@@ -351,22 +347,18 @@ static int cmp_rows(const sb_run_reader *rd, const sb_result_set *set, const sb_
         }
         sb_cmp_row *row = &out->v[out->n];
         pair_threshold(cn, pa, pb, o, out->across_skus, row);
-        if (compare_pair(rd, pa, pb, o, row, err) != SB_OK) {
-            sb_cmp_free(out);
-            return SB_ERR;
-        }
+        row->a = pa;
+        row->b = pb;
+        row->p = NAN;
+        row->ratio = NAN;
+        row->median_a = pa->median_ms;
+        row->median_b = pb->median_ms;
+        row->verdict = SB_CMP_INCONCLUSIVE;
         out->n++;
-        out->counts[row->verdict]++;
-        if (row->ratio > 0 && isfinite(row->ratio)) {
-            log_sum += log(row->ratio);
-            n_log++;
-        }
         if (add_commit(&out->commits_a, &out->ncommits_a, pa->git_sha) != SB_OK ||
             add_commit(&out->commits_b, &out->ncommits_b, pb->git_sha) != SB_OK)
             goto oom;
     }
-    if (n_log)
-        out->geomean = exp(log_sum / (double)n_log);
     if (out->ncommits_a)
         qsort(out->commits_a, out->ncommits_a, sizeof *out->commits_a, cmp_str);
     if (out->ncommits_b)
@@ -377,16 +369,31 @@ oom:
     return sb_error_set(err, NULL, NULL, "out of memory");
 }
 
-int sb_cmp_run(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a,
-               const sb_cmp_side *b, const sb_cmp_opts *o, const sb_rg_aa *aa,
-               const sb_run_devices *dev, sb_cmp_result *out, sb_error *err)
+int sb_cmp_pairs(const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b, const sb_cmp_opts *o,
+                 const sb_rg_aa *aa, const sb_run_devices *dev, sb_cmp_result *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     out->geomean = NAN;
     const char *ska = single_sku(set, a, &out->runs_a), *skb = single_sku(set, b, &out->runs_b);
     out->across_skus = ska && skb && strcmp(ska, skb) != 0;
     cmp_noise cn = {aa, dev};
-    return cmp_rows(rd, set, a, b, o, &cn, out, err);
+    return cmp_rows(set, a, b, o, &cn, out, err);
+}
+
+void sb_cmp_finish(sb_cmp_result *r)
+{
+    double log_sum = 0;
+    size_t n_log = 0;
+    memset(r->counts, 0, sizeof r->counts);
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_cmp_row *row = &r->v[i];
+        r->counts[row->verdict]++;
+        if (row->ratio > 0 && isfinite(row->ratio)) {
+            log_sum += log(row->ratio);
+            n_log++;
+        }
+    }
+    r->geomean = n_log ? exp(log_sum / (double)n_log) : NAN;
 }
 
 void sb_cmp_free(sb_cmp_result *r)

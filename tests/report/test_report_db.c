@@ -1218,11 +1218,31 @@ static void test_compare(void **state)
     sb_rg_opts ro = {0.01, 0.03, NULL, 0, NULL};
     sb_rg_aa *aa = NULL;
     sb_run_devices dev = {0};
-    sb_run_reader rd;
     assert_int_equal(sb_rg_aa_load(sb_rg_store_db(db, &(sb_rg_store){0}), &ro, &aa, &err), SB_OK);
     assert_int_equal(sb_run_devices_load_set(db, &set, &dev, &err), SB_OK);
-    sb_run_reader_db(db, &rd);
-    assert_int_equal(sb_cmp_run(&rd, &set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
+    assert_int_equal(sb_cmp_pairs(&set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
+    /* the pairs wait for their samples: nothing judged yet */
+    assert_int_equal(r.v[0].verdict, SB_CMP_INCONCLUSIVE);
+    assert_true(isnan(r.v[0].p));
+    /* the pairs one at a time, as `solbook compare` walks them */
+    for (size_t i = 0; i < r.n; i++) {
+        double *x = NULL, *y = NULL;
+        size_t nx = 0, ny = 0;
+        assert_false(sb_cmp_wants_kernel(&r.v[i]));
+        sb_cmp_samples s = {0};
+        if (sb_cmp_wants_samples(&r.v[i], &s)) {
+            assert_int_equal(sb_samples_load(db, r.v[i].a->run_id, &x, &nx, &err), SB_OK);
+            assert_int_equal(sb_samples_load(db, r.v[i].b->run_id, &y, &ny, &err), SB_OK);
+        }
+        s.x = x;
+        s.nx = nx;
+        s.y = y;
+        s.ny = ny;
+        assert_int_equal(sb_cmp_judge(&r, i, &s, &o, &err), SB_OK);
+        free(x);
+        free(y);
+    }
+    sb_cmp_finish(&r);
     assert_int_equal(r.n, 4);
     assert_int_equal(r.only_a, 1);
     assert_int_equal(r.only_b, 0);
