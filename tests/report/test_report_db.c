@@ -40,7 +40,7 @@
 #include "results_query.h"
 #include "run_details_read.h"
 #include "run_devices.h"
-#include "run_reader_db.h"
+#include "run_query.h"
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
@@ -101,7 +101,9 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     sb_result_set all = {0}, with_sessions = {0};
     sb_session_runs sessions = {0};
     sb_training_set training = {0};
-    sb_run_reader reader;
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    sb_buf *docs = NULL;
     sb_result_filter wf = {0};
     wf.with_sessions = 1;
     sb_file_set files = {0};
@@ -118,14 +120,21 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     }
     if (rc == SB_OK && need.training)
         rc = sb_training_load(db, 0, 0, 0, &training, err);
-    sb_run_reader_db(db, &reader);
     o.all = &all;
     o.with_sessions = &with_sessions;
     o.sessions = &sessions;
     o.training = &training;
-    o.reader = &reader;
+    /* the two phases: the runs it cites, then their documents handed in */
+    if (rc == SB_OK)
+        rc = sb_packet_cites(&o, &ids, &nids, nothing, err);
+    if (rc == SB_OK)
+        rc = sb_run_docs_read(db, ids, nids, &docs, err);
+    sb_packet_docs cited = {ids, docs, nids};
+    o.docs = &cited;
     if (rc == SB_OK)
         rc = sb_packet_build(&o, sum, nothing, &files, err);
+    sb_run_docs_free(docs, nids);
+    free(ids);
     if (rc == SB_OK)
         rc = sb_file_set_publish_new(&files, o.out_dir, err);
     sb_file_set_free(&files);
