@@ -1697,6 +1697,26 @@ static void test_packet(void **state)
     assert_int_equal(nothing, 1);
     assert_non_null(strstr(err.msg, "nothing to cite"));
     assert_int_not_equal(access(dir, F_OK), 0);
+    /* the first phase names the runs the packet cites; a build missing
+     * one of their documents is refused and builds nothing */
+    sb_plaus_reads pr;
+    o.op = "rmsnorm";
+    o.all = &set;
+    assert_int_equal(sb_plaus_mark(sb_plaus_reads_db(db, &pr), &set, &err), SB_OK);
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    assert_int_equal(sb_packet_cites(&o, &ids, &nids, &nothing, &err), SB_OK);
+    assert_int_equal(nids, 17);
+    sb_buf *docs = NULL;
+    assert_int_equal(sb_run_docs_read(db, ids, nids, &docs, &err), SB_OK);
+    sb_packet_docs short_of_one = {ids, docs, nids - 1};
+    o.docs = &short_of_one;
+    sb_file_set files;
+    assert_int_equal(sb_packet_build(&o, &sum, &nothing, &files, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "its stored document was not handed to the packet"));
+    assert_int_equal(files.n, 0);
+    sb_run_docs_free(docs, nids);
+    free(ids);
     sb_results_free(&set);
     sb_db_close(db);
 }
