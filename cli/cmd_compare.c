@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compare_render.h"
 #include "error.h"
 #include "home.h"
 #include "json_file.h"

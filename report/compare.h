@@ -32,6 +32,7 @@
  * reading one pair's samples at a time (sb_cmp_wants_kernel,
  * sb_cmp_wants_samples) and handing them to sb_cmp_judge, so that one
  * pair's samples are in memory at a time; sb_cmp_finish counts.
+ * report/render/compare_render.h renders the result.
  */
 #ifndef SOLBOOK_REPORT_COMPARE_H
 #define SOLBOOK_REPORT_COMPARE_H
@@ -43,7 +44,6 @@
 #include "result_filter.h"
 #include "results.h"
 #include "run_cards.h"
-#include "strbuf.h"
 
 typedef enum sb_cmp_verdict {
     SB_CMP_SLOWER = 0,
@@ -134,13 +134,7 @@ int sb_cmp_wants_samples(const sb_cmp_row *row, const sb_cmp_samples *s);
 int sb_cmp_judge(sb_cmp_result *r, size_t i, const sb_cmp_samples *s, const sb_cmp_opts *o, sb_error *err);
 /* The counts by verdict and the geomean, once every row is judged. */
 void sb_cmp_finish(sb_cmp_result *r);
-void sb_cmp_free(sb_cmp_result *r);
 
-/* Markdown (summary, then slower, faster, inconclusive and same cases) and
- * JSON renderings. */
-void sb_cmp_render_md(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
-                      const sb_cmp_opts *o, sb_buf *out);
-int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
-                       const sb_cmp_opts *o, sb_buf *out, sb_error *err);
+void sb_cmp_free(sb_cmp_result *r);
 
 #endif

@@ -30,6 +30,7 @@
 #include "plausible.h"
 #include "plots.h"
 #include "compare.h"
+#include "compare_render.h"
 #include "file_name.h"
 #include "regress.h"
 #include "repro.h"
