@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compare_render.h"
 #include "error.h"
 #include "home.h"
 #include "json_file.h"
@@ -14,7 +15,6 @@
 #include "results.h"
 #include "results_query.h"
 #include "run_devices.h"
-#include "run_reader_db.h"
 #include "rg_store_db.h"
 #include "strbuf.h"
 #include "term.h"
@@ -44,6 +44,50 @@ static const char *const compare_usage[] = {
     "threshold; 2 usage or database error, or no case on both sides.",
     NULL,
 };
+
+/* Judges the pairs of r one at a time: reads a pair's kernel times or
+ * samples, hands them over and frees them before the next, so that one
+ * pair's samples are in memory at a time. */
+static int judge_pairs(sb_db *db, sb_cmp_result *r, const sb_cmp_opts *o, sb_error *err)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_cmp_row *row = &r->v[i];
+        char *ja = NULL, *jb = NULL;
+        double *x = NULL, *y = NULL;
+        size_t nx = 0, ny = 0;
+        int rc = SB_OK;
+        if (sb_cmp_wants_kernel(row)) {
+            rc = sb_kernel_samples_text(db, row->a->run_id, &ja, err);
+            if (rc == SB_OK)
+                rc = sb_kernel_samples_text(db, row->b->run_id, &jb, err);
+            if (!ja || !jb) {
+                free(ja);
+                free(jb);
+                ja = jb = NULL;
+            }
+        }
+        sb_cmp_samples s = {ja, jb, NULL, NULL, 0, 0};
+        if (rc == SB_OK && sb_cmp_wants_samples(row, &s)) {
+            rc = sb_samples_load(db, row->a->run_id, &x, &nx, err);
+            if (rc == SB_OK)
+                rc = sb_samples_load(db, row->b->run_id, &y, &ny, err);
+        }
+        s.x = x;
+        s.nx = nx;
+        s.y = y;
+        s.ny = ny;
+        if (rc == SB_OK)
+            rc = sb_cmp_judge(r, i, &s, o, err);
+        free(ja);
+        free(jb);
+        free(x);
+        free(y);
+        if (rc != SB_OK)
+            return rc;
+    }
+    sb_cmp_finish(r);
+    return SB_OK;
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -95,7 +139,6 @@ int cmd_compare(int argc, char **argv)
     sb_rg_aa *aa = NULL;
     sb_rg_store rs;
     sb_run_devices dev = {0};
-    sb_run_reader rd;
     sb_buf out = SB_BUF_INIT;
     sb_result_filter fs[2];
     /* the thresholds take the A/A runs of the sessions of --aa-db, else
@@ -110,8 +153,7 @@ int cmd_compare(int argc, char **argv)
         sb_error_print(&err, stderr);
         goto done;
     }
-    sb_run_reader_db(db, &rd);
-    if (sb_cmp_run(&rd, &set, &a, &b, &o, aa, &dev, &r, &err) != SB_OK) {
+    if (sb_cmp_pairs(&set, &a, &b, &o, aa, &dev, &r, &err) != SB_OK || judge_pairs(db, &r, &o, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }

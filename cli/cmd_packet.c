@@ -11,7 +11,7 @@
 #include "plausible.h"
 #include "results.h"
 #include "results_query.h"
-#include "run_reader_db.h"
+#include "run_query.h"
 #include "session_query.h"
 #include "term.h"
 
@@ -21,7 +21,9 @@ typedef struct packet_reads {
     sb_result_set all, with_sessions;
     sb_session_runs sessions;
     sb_training_set training;
-    sb_run_reader reader;
+    int64_t *ids;    /* the runs the packet cites (sb_packet_cites) */
+    sb_buf *docs;    /* their stored documents */
+    sb_packet_docs cited;
 } packet_reads;
 
 static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *err)
@@ -55,8 +57,19 @@ static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *
             return SB_ERR;
         o->training = &r->training;
     }
-    sb_run_reader_db(db, &r->reader);
-    o->reader = &r->reader;
+    return SB_OK;
+}
+
+/* The runs the packet cites (its first phase) and their stored
+ * documents, which o then points at. */
+static int packet_read_cited(sb_db *db, sb_packet_opts *o, packet_reads *r, int *nothing, sb_error *err)
+{
+    size_t n = 0;
+    if (sb_packet_cites(o, &r->ids, &n, nothing, err) != SB_OK ||
+        sb_run_docs_read(db, r->ids, n, &r->docs, err) != SB_OK)
+        return SB_ERR;
+    r->cited = (sb_packet_docs){r->ids, r->docs, n};
+    o->docs = &r->cited;
     return SB_OK;
 }
 
@@ -66,6 +79,8 @@ static void packet_reads_free(packet_reads *r)
     sb_results_free(&r->with_sessions);
     sb_session_runs_free(&r->sessions);
     sb_training_free(&r->training);
+    sb_run_docs_free(r->docs, r->cited.n);
+    free(r->ids);
 }
 
 static const char *const packet_usage[] = {
@@ -150,7 +165,8 @@ int cmd_packet(int argc, char **argv)
     if (packet_read(db, &o, &reads, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
-    } else if (sb_packet_build(&o, &sum, &nothing, &files, &err) != SB_OK) {
+    } else if (packet_read_cited(db, &o, &reads, &nothing, &err) != SB_OK ||
+               sb_packet_build(&o, &sum, &nothing, &files, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = nothing ? 1 : 2;
     } else if (sb_file_set_publish_new(&files, o.out_dir, &err) != SB_OK) {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "connection.h"
 #include "sample_blob.h"
@@ -30,6 +31,27 @@ int sb_run_raw_json(sb_db *handle, long long run_id, sb_buf *out, sb_error *err)
         return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
                             "run %lld: its stored samples do not fit its JSON", run_id);
     return SB_OK;
+}
+
+int sb_run_docs_read(sb_db *db, const int64_t *ids, size_t n, sb_buf **docs, sb_error *err)
+{
+    *docs = calloc(n + 1, sizeof **docs);
+    if (!*docs)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (sb_run_raw_json(db, (long long)ids[i], &(*docs)[i], err) != SB_OK) {
+            sb_run_docs_free(*docs, n);
+            *docs = NULL;
+            return SB_ERR;
+        }
+    return SB_OK;
+}
+
+void sb_run_docs_free(sb_buf *docs, size_t n)
+{
+    for (size_t i = 0; docs && i < n; i++)
+        sb_buf_free(&docs[i]);
+    free(docs);
 }
 
 double sb_run_metric(sb_db *handle, long long run_id, const char *column)

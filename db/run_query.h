@@ -6,6 +6,7 @@
 #define SOLBOOK_DB_RUN_QUERY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "store.h"
@@ -14,6 +15,11 @@
 /* Appends the run's canonical JSON (runs.raw_json) to out; an error naming
  * the run when it has none. */
 int sb_run_raw_json(sb_db *db, long long run_id, sb_buf *out, sb_error *err);
+
+/* The canonical JSON of runs ids[0..n) into a new array *docs, docs[i]
+ * of ids[i] (sb_run_raw_json each); free with sb_run_docs_free. */
+int sb_run_docs_read(sb_db *db, const int64_t *ids, size_t n, sb_buf **docs, sb_error *err);
+void sb_run_docs_free(sb_buf *docs, size_t n);
 
 /* metrics.COLUMN of a run (column is a name from the code, never from
  * input); NAN when the run has no such value. */

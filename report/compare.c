@@ -1,14 +1,11 @@
 /* compare.c - two sets of runs side by side (compare.h). */
 #include "compare.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode.h"
 #include "paired.h"
-#include "report_json.h"
 #include "stats.h"
 
 const char *sb_cmp_verdict_name(sb_cmp_verdict v)
@@ -209,56 +206,54 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int sb_cmp_wants_kernel(const sb_cmp_row *row)
+{
+    return row->a->session_id && row->b->session_id;
+}
+
+int sb_cmp_wants_samples(const sb_cmp_row *row, const sb_cmp_samples *s)
+{
+    return !(s->kernel_a && s->kernel_b) && !row->a->quantiles_only && !row->b->quantiles_only;
+}
+
 /* Two runs of measuring sessions are compared as `solbook noise` compares
  * them (report/sessions.h): by the round medians of their kernel times,
  * the held launch's, not by the call times of run_samples, which carry
- * the host's Python overhead. *rounds 0: one of them has no kernel time. */
-static int session_rounds(const sb_run_reader *rd, const sb_result *a, const sb_result *b, double **x,
-                          size_t *nx, double **y, size_t *ny, int *rounds, sb_error *err)
+ * the host's Python overhead. */
+static int session_rounds(const sb_cmp_samples *s, double **x, size_t *nx, double **y, size_t *ny, sb_error *err)
 {
-    char *ja = NULL, *jb = NULL;
-    int rc = rd->kernel_samples(rd->ctx, a->run_id, &ja, err);
+    int rc = sb_round_medians(s->kernel_a, x, nx, err);
     if (rc == SB_OK)
-        rc = rd->kernel_samples(rd->ctx, b->run_id, &jb, err);
-    if (rc == SB_OK && ja && jb) {
-        rc = sb_round_medians(ja, x, nx, err);
-        if (rc == SB_OK)
-            rc = sb_round_medians(jb, y, ny, err);
-        if (rc != SB_OK) {
-            free(*x);
-            *x = NULL;
-            *nx = 0;
-        }
-        *rounds = rc == SB_OK;
+        rc = sb_round_medians(s->kernel_b, y, ny, err);
+    if (rc != SB_OK) {
+        free(*x);
+        *x = NULL;
+        *nx = 0;
     }
-    free(ja);
-    free(jb);
     return rc;
 }
 
-/* Compares a with b into row, whose threshold the caller has set. */
-static int compare_pair(const sb_run_reader *rd, const sb_result *a, const sb_result *b, const sb_cmp_opts *o,
-                        sb_cmp_row *row, sb_error *err)
+int sb_cmp_judge(sb_cmp_result *r, size_t i, const sb_cmp_samples *s, const sb_cmp_opts *o, sb_error *err)
 {
-    row->a = a;
-    row->b = b;
+    sb_cmp_row *row = &r->v[i];
+    const sb_result *a = row->a, *b = row->b;
     row->p = NAN;
     row->median_a = a->median_ms;
     row->median_b = b->median_ms;
     row->verdict = SB_CMP_INCONCLUSIVE;
-    double *x = NULL, *y = NULL;
+    double *rx = NULL, *ry = NULL;
+    const double *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
-    int rounds = 0;
-    if (a->session_id && b->session_id &&
-        session_rounds(rd, a, b, &x, &nx, &y, &ny, &rounds, err) != SB_OK)
-        return SB_ERR;
-    if (!rounds && !a->quantiles_only && !b->quantiles_only) {
-        if (rd->samples(rd->ctx, a->run_id, &x, &nx, err) != SB_OK)
+    if (s->kernel_a && s->kernel_b) {
+        if (session_rounds(s, &rx, &nx, &ry, &ny, err) != SB_OK)
             return SB_ERR;
-        if (rd->samples(rd->ctx, b->run_id, &y, &ny, err) != SB_OK) {
-            free(x);
-            return SB_ERR;
-        }
+        x = rx;
+        y = ry;
+    } else if (!a->quantiles_only && !b->quantiles_only) {
+        x = s->x;
+        nx = s->nx;
+        y = s->y;
+        ny = s->ny;
     }
     row->n_a = nx;
     row->n_b = ny;
@@ -271,8 +266,8 @@ static int compare_pair(const sb_run_reader *rd, const sb_result *a, const sb_re
         sb_mw_result mw;
         int rc = sb_mann_whitney(x, nx, y, ny, &mw);
         if (rc != 0) {
-            free(x);
-            free(y);
+            free(rx);
+            free(ry);
             return sb_error_set(err, NULL, NULL, "out of memory in the Mann-Whitney test");
         }
         row->p = mw.p;
@@ -285,8 +280,8 @@ static int compare_pair(const sb_run_reader *rd, const sb_result *a, const sb_re
                 row->verdict = SB_CMP_SAME;
         }
     }
-    free(x);
-    free(y);
+    free(rx);
+    free(ry);
     return SB_OK;
 }
 
@@ -311,12 +306,10 @@ static void pair_threshold(const cmp_noise *cn, const sb_result *a, const sb_res
     }
 }
 
-static int cmp_rows(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b,
-                    const sb_cmp_opts *o, const cmp_noise *cn, sb_cmp_result *out, sb_error *err)
+static int cmp_rows(const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b, const sb_cmp_opts *o,
+                    const cmp_noise *cn, sb_cmp_result *out, sb_error *err)
 {
     size_t cap = 0;
-    double log_sum = 0;
-    size_t n_log = 0;
     for (size_t i = 0; i < set->n;) {
         size_t j = i;
         while (j + 1 < set->n && !strcmp(set->v[j + 1].case_key, set->v[i].case_key) &&
@@ -351,22 +344,18 @@ static int cmp_rows(const sb_run_reader *rd, const sb_result_set *set, const sb_
         }
         sb_cmp_row *row = &out->v[out->n];
         pair_threshold(cn, pa, pb, o, out->across_skus, row);
-        if (compare_pair(rd, pa, pb, o, row, err) != SB_OK) {
-            sb_cmp_free(out);
-            return SB_ERR;
-        }
+        row->a = pa;
+        row->b = pb;
+        row->p = NAN;
+        row->ratio = NAN;
+        row->median_a = pa->median_ms;
+        row->median_b = pb->median_ms;
+        row->verdict = SB_CMP_INCONCLUSIVE;
         out->n++;
-        out->counts[row->verdict]++;
-        if (row->ratio > 0 && isfinite(row->ratio)) {
-            log_sum += log(row->ratio);
-            n_log++;
-        }
         if (add_commit(&out->commits_a, &out->ncommits_a, pa->git_sha) != SB_OK ||
             add_commit(&out->commits_b, &out->ncommits_b, pb->git_sha) != SB_OK)
             goto oom;
     }
-    if (n_log)
-        out->geomean = exp(log_sum / (double)n_log);
     if (out->ncommits_a)
         qsort(out->commits_a, out->ncommits_a, sizeof *out->commits_a, cmp_str);
     if (out->ncommits_b)
@@ -377,16 +366,31 @@ oom:
     return sb_error_set(err, NULL, NULL, "out of memory");
 }
 
-int sb_cmp_run(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a,
-               const sb_cmp_side *b, const sb_cmp_opts *o, const sb_rg_aa *aa,
-               const sb_run_devices *dev, sb_cmp_result *out, sb_error *err)
+int sb_cmp_pairs(const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b, const sb_cmp_opts *o,
+                 const sb_rg_aa *aa, const sb_run_devices *dev, sb_cmp_result *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     out->geomean = NAN;
     const char *ska = single_sku(set, a, &out->runs_a), *skb = single_sku(set, b, &out->runs_b);
     out->across_skus = ska && skb && strcmp(ska, skb) != 0;
     cmp_noise cn = {aa, dev};
-    return cmp_rows(rd, set, a, b, o, &cn, out, err);
+    return cmp_rows(set, a, b, o, &cn, out, err);
+}
+
+void sb_cmp_finish(sb_cmp_result *r)
+{
+    double log_sum = 0;
+    size_t n_log = 0;
+    memset(r->counts, 0, sizeof r->counts);
+    for (size_t i = 0; i < r->n; i++) {
+        const sb_cmp_row *row = &r->v[i];
+        r->counts[row->verdict]++;
+        if (row->ratio > 0 && isfinite(row->ratio)) {
+            log_sum += log(row->ratio);
+            n_log++;
+        }
+    }
+    r->geomean = n_log ? exp(log_sum / (double)n_log) : NAN;
 }
 
 void sb_cmp_free(sb_cmp_result *r)
@@ -399,186 +403,4 @@ void sb_cmp_free(sb_cmp_result *r)
     free(r->commits_b);
     free(r->v);
     memset(r, 0, sizeof *r);
-}
-
-/* ---- rendering ---- */
-
-static void fmt_num(char *buf, size_t size, const char *fmt, double v)
-{
-    if (isnan(v))
-        snprintf(buf, size, "-");
-    else
-        snprintf(buf, size, fmt, v);
-}
-
-static void md_commits(sb_buf *out, char **v, size_t n)
-{
-    if (!n) {
-        sb_buf_puts(out, "none");
-        return;
-    }
-    for (size_t i = 0; i < n && i < 8; i++) {
-        /* the short form of a SHA, through the span encoder like all data */
-        char shortsha[13];
-        size_t k = strnlen(v[i], sizeof shortsha - 1);
-        memcpy(shortsha, v[i], k);
-        shortsha[k] = '\0';
-        sb_buf_puts(out, i ? ", " : "");
-        sb_enc_md_code_span(out, shortsha, 0);
-    }
-    if (n > 8)
-        sb_buf_printf(out, " and %zu more", n - 8);
-}
-
-static void md_table(const sb_cmp_result *r, sb_cmp_verdict want, sb_buf *out)
-{
-    static const char *const heads[] = {"Slower in B", "Faster in B", "Same", "Inconclusive"};
-    sb_buf_printf(out, "### %s (%zu)\n\n", heads[want], r->counts[want]);
-    if (!r->counts[want]) {
-        sb_buf_puts(out, "None.\n\n");
-        return;
-    }
-    sb_buf_puts(out, "| op | mode | dtype | shape | params | provider | SKU | A median ms | "
-                     "B median ms | B/A | threshold | p | samples A/B | card | A commit (run) | B commit (run) |\n"
-                     "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: "
-                     "| --- | --- | --- |\n");
-    for (size_t i = 0; i < r->n; i++) {
-        const sb_cmp_row *w = &r->v[i];
-        if (w->verdict != want)
-            continue;
-        const sb_result *b = w->b;
-        const char *params = strcmp(b->params_json, "{}") ? b->params_json : "";
-        const char *sku = r->across_skus ? NULL : b->sku;
-        const char *cells[] = {b->op, b->mode, b->dtype, b->shape_key, params, b->provider};
-        sb_buf_puts(out, "|");
-        for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
-            sb_buf_puts(out, " ");
-            sb_enc_md_text(out, cells[k], cells[k] == params ? SB_TEXT_NOTE_MAX : SB_TEXT_NAME_MAX);
-            sb_buf_puts(out, " |");
-        }
-        sb_buf_puts(out, " ");
-        if (sku) {
-            sb_enc_md_text(out, sku, SB_TEXT_NAME_MAX);
-        } else {
-            sb_enc_md_text(out, w->a->sku, SB_TEXT_NAME_MAX);
-            sb_buf_puts(out, " / ");
-            sb_enc_md_text(out, b->sku, SB_TEXT_NAME_MAX);
-        }
-        char ma[32], mb[32], ra[32], p[32];
-        fmt_num(ma, sizeof ma, "%.4f", w->median_a);
-        fmt_num(mb, sizeof mb, "%.4f", w->median_b);
-        fmt_num(ra, sizeof ra, "%.3f", w->ratio);
-        fmt_num(p, sizeof p, "%.2g", w->p);
-        sb_buf_printf(out, " | %s | %s | %s | %.1f%% (%s) | %s | %zu/%zu | %s | %.12s (run %lld) | %.12s (run %lld) |\n",
-                      ma, mb, ra, w->threshold * 100.0,
-                      sb_rg_threshold_from_name(w->threshold_from), p, w->n_a, w->n_b,
-                      w->same_card == 1 ? "same" : w->same_card == 0 ? "two cards" : "not recorded",
-                      w->a->git_sha, w->a->run_id, b->git_sha, b->run_id);
-    }
-    sb_buf_puts(out, "\n");
-}
-
-void sb_cmp_render_md(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
-                      const sb_cmp_opts *o, sb_buf *out)
-{
-    sb_buf_puts(out, "# Compare\n\n- A: ");
-    sb_enc_md_code_span(out, a->text, SB_TEXT_NAME_MAX);
-    sb_buf_printf(out, ": %zu passing run(s), commit(s) ", r->runs_a);
-    md_commits(out, r->commits_a, r->ncommits_a);
-    sb_buf_puts(out, "\n- B: ");
-    sb_enc_md_code_span(out, b->text, SB_TEXT_NAME_MAX);
-    sb_buf_printf(out, ": %zu passing run(s), commit(s) ", r->runs_b);
-    md_commits(out, r->commits_b, r->ncommits_b);
-    sb_buf_printf(out,
-                  "\n\nEvidence level: op-level microbenchmark. The newest passing run of each case, "
-                  "provider and SKU on each side (runs timed under a profiler left out); cases "
-                  "paired on case and provider%s. Two-sided Mann-Whitney U on the stored samples, "
-                  "alpha %.4g; a change of the median under its threshold is the same: the case's "
-                  "A/A noise on one card or across two where the stored A/A sessions measured it, "
-                  "else the SKU's cross-card A/A noise across cards, never below %.1f%% (the rule "
-                  "of report regressions).\n\n",
-                  r->across_skus ? " across the two SKUs" : " and SKU", o->alpha,
-                  o->threshold * 100.0);
-    char g[32];
-    fmt_num(g, sizeof g, "%.4f", r->geomean);
-    sb_buf_printf(out,
-                  "**%zu case(s) compared: %zu slower, %zu faster, %zu same, %zu inconclusive; "
-                  "geomean B/A %s** (below 1: B is faster). %zu case(s) only in A, %zu only in "
-                  "B.\n\n",
-                  r->n, r->counts[SB_CMP_SLOWER], r->counts[SB_CMP_FASTER], r->counts[SB_CMP_SAME],
-                  r->counts[SB_CMP_INCONCLUSIVE], g, r->only_a, r->only_b);
-    md_table(r, SB_CMP_SLOWER, out);
-    md_table(r, SB_CMP_FASTER, out);
-    md_table(r, SB_CMP_INCONCLUSIVE, out);
-    md_table(r, SB_CMP_SAME, out);
-}
-
-static json_t *num_or_null(double v)
-{
-    return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-static json_t *side_json(const sb_cmp_side *s, size_t runs, char **commits, size_t n)
-{
-    json_t *j = json_object(), *c = json_array();
-    json_object_set_new(j, "selector", json_string(s->text));
-    json_object_set_new(j, "runs", json_integer((json_int_t)runs));
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(c, json_string(commits[i]));
-    json_object_set_new(j, "commits", c);
-    return j;
-}
-
-int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
-                       const sb_cmp_opts *o, sb_buf *out, sb_error *err)
-{
-    json_t *rows = NULL, *counts = json_object();
-    json_t *root = sb_report_json_new("op-level microbenchmark", "cases", &rows);
-    if (!root || !counts) {
-        json_decref(root);
-        json_decref(counts);
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    }
-    json_object_set_new(root, "alpha", json_real(o->alpha));
-    json_object_set_new(root, "threshold", json_real(o->threshold));
-    json_object_set_new(root, "a", side_json(a, r->runs_a, r->commits_a, r->ncommits_a));
-    json_object_set_new(root, "b", side_json(b, r->runs_b, r->commits_b, r->ncommits_b));
-    json_object_set_new(root, "across_skus", json_boolean(r->across_skus));
-    json_object_set_new(root, "geomean_ratio", num_or_null(r->geomean));
-    for (int v = 0; v < 4; v++)
-        json_object_set_new(counts, sb_cmp_verdict_name((sb_cmp_verdict)v),
-                            json_integer((json_int_t)r->counts[v]));
-    json_object_set_new(root, "counts", counts);
-    json_object_set_new(root, "only_a", json_integer((json_int_t)r->only_a));
-    json_object_set_new(root, "only_b", json_integer((json_int_t)r->only_b));
-    for (size_t i = 0; i < r->n; i++) {
-        const sb_cmp_row *w = &r->v[i];
-        json_t *j = json_object();
-        json_object_set_new(j, "case_key", json_string(w->b->case_key));
-        json_object_set_new(j, "op", json_string(w->b->op));
-        json_object_set_new(j, "mode", json_string(w->b->mode));
-        json_object_set_new(j, "dtype", json_string(w->b->dtype));
-        json_object_set_new(j, "shape", json_string(w->b->shape_key));
-        json_object_set_new(j, "params", json_string(w->b->params_json));
-        json_object_set_new(j, "provider", json_string(w->b->provider));
-        json_object_set_new(j, "sku_a", json_string(w->a->sku));
-        json_object_set_new(j, "sku_b", json_string(w->b->sku));
-        json_object_set_new(j, "verdict", json_string(sb_cmp_verdict_name(w->verdict)));
-        json_object_set_new(j, "median_a_ms", num_or_null(w->median_a));
-        json_object_set_new(j, "median_b_ms", num_or_null(w->median_b));
-        json_object_set_new(j, "ratio", num_or_null(w->ratio));
-        json_object_set_new(j, "p", num_or_null(w->p));
-        json_object_set_new(j, "threshold", num_or_null(w->threshold));
-        json_object_set_new(j, "threshold_from",
-                            json_string(sb_rg_threshold_from_name(w->threshold_from)));
-        json_object_set_new(j, "same_card", w->same_card < 0 ? json_null() : json_boolean(w->same_card));
-        json_object_set_new(j, "samples_a", json_integer((json_int_t)w->n_a));
-        json_object_set_new(j, "samples_b", json_integer((json_int_t)w->n_b));
-        json_object_set_new(j, "commit_a", json_string(w->a->git_sha));
-        json_object_set_new(j, "commit_b", json_string(w->b->git_sha));
-        json_object_set_new(j, "run_a", json_integer(w->a->run_id));
-        json_object_set_new(j, "run_b", json_integer(w->b->run_id));
-        json_array_append_new(rows, j);
-    }
-    return sb_report_json_finish(root, out, err);
 }

@@ -28,8 +28,11 @@
  *
  * Nothing here reads the database: the caller loads the runs the two
  * sides' filters name (sb_cmp_filters), the A/A noise and the cards of
- * the runs, and hands a run reader (model/run_reader.h) through which
- * each pair's samples are read when the pair is reached.
+ * the runs; sb_cmp_pairs pairs them; the caller then walks the pairs,
+ * reading one pair's samples at a time (sb_cmp_wants_kernel,
+ * sb_cmp_wants_samples) and handing them to sb_cmp_judge, so that one
+ * pair's samples are in memory at a time; sb_cmp_finish counts.
+ * report/render/compare_render.h renders the result.
  */
 #ifndef SOLBOOK_REPORT_COMPARE_H
 #define SOLBOOK_REPORT_COMPARE_H
@@ -41,8 +44,6 @@
 #include "result_filter.h"
 #include "results.h"
 #include "run_cards.h"
-#include "run_reader.h"
-#include "strbuf.h"
 
 typedef enum sb_cmp_verdict {
     SB_CMP_SLOWER = 0,
@@ -99,24 +100,41 @@ typedef struct sb_cmp_result {
  * (a side whose filters contradict f's selects none). The runs matching
  * any of them (sb_results_load_any, db/results_query.h, reads each
  * through the indexes of its commit, SKU, op or suite) are the set
- * sb_cmp_run takes. fs's strings point into f, a and b. */
+ * sb_cmp_pairs takes. fs's strings point into f, a and b. */
 size_t sb_cmp_filters(const sb_result_filter *f, const sb_cmp_side *a, const sb_cmp_side *b,
                       sb_result_filter fs[2]);
 
-/* Compares the runs of set (loaded with sb_cmp_filters) that side a and
- * side b select, reading each pair's samples through rd. aa: the A/A
- * noise of the thresholds (NULL: none stored); dev: the GPU UUIDs of the
- * runs of set (db/run_devices.h). Rows ordered by case, provider, SKU. */
-int sb_cmp_run(const sb_run_reader *rd, const sb_result_set *set, const sb_cmp_side *a,
-               const sb_cmp_side *b, const sb_cmp_opts *o, const sb_rg_aa *aa,
-               const sb_run_devices *dev, sb_cmp_result *out, sb_error *err);
-void sb_cmp_free(sb_cmp_result *r);
+/* Pairs the runs of set (loaded with sb_cmp_filters) that side a and
+ * side b select, each row with its threshold; the verdicts wait for
+ * sb_cmp_judge. aa: the A/A noise of the thresholds (NULL: none stored);
+ * dev: the GPU UUIDs of the runs of set (db/run_devices.h). Rows ordered
+ * by case, provider, SKU. */
+int sb_cmp_pairs(const sb_result_set *set, const sb_cmp_side *a, const sb_cmp_side *b, const sb_cmp_opts *o,
+                 const sb_rg_aa *aa, const sb_run_devices *dev, sb_cmp_result *out, sb_error *err);
 
-/* Markdown (summary, then slower, faster, inconclusive and same cases) and
- * JSON renderings. */
-void sb_cmp_render_md(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
-                      const sb_cmp_opts *o, sb_buf *out);
-int sb_cmp_render_json(const sb_cmp_result *r, const sb_cmp_side *a, const sb_cmp_side *b,
-                       const sb_cmp_opts *o, sb_buf *out, sb_error *err);
+/* What the caller read of one pair, borrowed for sb_cmp_judge. */
+typedef struct sb_cmp_samples {
+    /* timing.kernel.samples of both runs as stored (JSON, one array a
+     * round), read when sb_cmp_wants_kernel; NULL: not read or none */
+    const char *kernel_a, *kernel_b;
+    /* every sample of each run in (rep, idx) order, read when
+     * sb_cmp_wants_samples */
+    const double *x, *y;
+    size_t nx, ny;
+} sb_cmp_samples;
+
+/* Whether the pair is judged on the kernel times of its runs: both are
+ * runs of measuring sessions. */
+int sb_cmp_wants_kernel(const sb_cmp_row *row);
+/* Whether the pair needs its stored samples, given the kernel times read
+ * into s: not both kernel times, and neither run quantiles-only. */
+int sb_cmp_wants_samples(const sb_cmp_row *row, const sb_cmp_samples *s);
+/* Judges row i of r on what s holds: medians, ratio, Mann-Whitney p and
+ * verdict. */
+int sb_cmp_judge(sb_cmp_result *r, size_t i, const sb_cmp_samples *s, const sb_cmp_opts *o, sb_error *err);
+/* The counts by verdict and the geomean, once every row is judged. */
+void sb_cmp_finish(sb_cmp_result *r);
+
+void sb_cmp_free(sb_cmp_result *r);
 
 #endif

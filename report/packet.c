@@ -57,10 +57,23 @@ int sb_packet_target_known(const char *target)
     return 0;
 }
 
-static int raw_json_of(const sb_run_reader *rd, long long run_id, sb_buf *out, sb_error *err)
+/* The stored document of run_id among those handed over; NULL when the
+ * caller did not read it. */
+static const sb_buf *doc_of(const sb_packet_docs *d, int64_t run_id)
 {
-    if (rd->raw_json(rd->ctx, run_id, out, err) != SB_OK)
-        return SB_ERR;
+    for (size_t i = 0; d && i < d->n; i++)
+        if (d->ids[i] == run_id)
+            return &d->docs[i];
+    return NULL;
+}
+
+static int raw_json_of(const sb_packet_docs *d, int64_t run_id, sb_buf *out, sb_error *err)
+{
+    const sb_buf *doc = doc_of(d, run_id);
+    if (!doc)
+        return sb_error_set(err, NULL, NULL, "run %lld: its stored document was not handed to the packet",
+                            (long long)run_id);
+    sb_buf_add(out, sb_buf_str(doc), doc->len);
     if (out->len == 0 || sb_buf_str(out)[out->len - 1] != '\n')
         sb_buf_putc(out, '\n');
     return SB_OK;
@@ -91,7 +104,7 @@ static int put_file(sb_file_set *fs, const char *rel, const sb_buf *b, int execu
 
 /* data.tar.gz: the stored documents of runs ids[0..n) as
  * data/results/run-ID.json, with data/MANIFEST.sha256. */
-static int add_archive(const sb_run_reader *rd, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
+static int add_archive(const sb_packet_docs *rd, sb_file_set *fs, const int64_t *ids, size_t n, manifest_entry *man,
                          size_t *nman, sb_error *err)
 {
     sb_tarball *tb = NULL;
@@ -261,7 +274,7 @@ static int suite_view(const sb_session_runs *in, const char *suite, sb_session_r
  * upstream_ops.csv): findings from measuring sessions only
  * (packet_findings.h), the full tables in APPENDIX.md. */
 static int build_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                          sb_file_set *fs, sb_error *err)
+                          sb_file_set *fs, int64_t **cited_ids, size_t *ncited_ids, sb_error *err)
 {
     int rc = SB_ERR;
     sb_findings f = {0};
@@ -297,6 +310,24 @@ static int build_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *
                      o->op ? ")" : "", o->suite ? " in suite " : "", o->suite ? o->suite : "");
         goto done;
     }
+    /* the cited runs: the sessions' and the training runs */
+    ids = malloc((f.nruns + tr->n + 1) * sizeof *ids);
+    if (!ids) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    memcpy(ids, f.runs, f.nruns * sizeof *ids);
+    nids = f.nruns;
+    for (size_t i = 0; i < tr->n; i++)
+        ids[nids++] = tr->v[i].run_id;
+    qsort(ids, nids, sizeof *ids, cmp_i64);
+    if (cited_ids) {
+        *cited_ids = ids;
+        *ncited_ids = nids;
+        ids = NULL;
+        rc = SB_OK;
+        goto done;
+    }
     docs = calloc(f.nsessions + 1, sizeof *docs);
     if (!docs) {
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -305,7 +336,7 @@ static int build_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *
     for (size_t i = 0; i < f.nsessions; i++) {
         json_error_t je;
         sb_buf_reset(&b);
-        if (o->reader->raw_json(o->reader->ctx, f.session_first_run[i], &b, err) != SB_OK)
+        if (raw_json_of(o->docs, f.session_first_run[i], &b, err) != SB_OK)
             goto done;
         docs[i] = json_loads(sb_buf_str(&b), 0, &je);
         if (!docs[i]) {
@@ -348,17 +379,6 @@ static int build_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *
         sb_tpl_set_str(d, "training_full_md", sb_buf_str(&tmp));
     }
     json_object_set_new(d, "has_training", json_boolean(with_training));
-    /* the cited runs: the sessions' and the training runs */
-    ids = malloc((f.nruns + tr->n + 1) * sizeof *ids);
-    if (!ids) {
-        sb_error_set(err, NULL, NULL, "out of memory");
-        goto done;
-    }
-    memcpy(ids, f.runs, f.nruns * sizeof *ids);
-    nids = f.nruns;
-    for (size_t i = 0; i < tr->n; i++)
-        ids[nids++] = tr->v[i].run_id;
-    qsort(ids, nids, sizeof *ids, cmp_i64);
     json_object_set_new(d, "cited", json_integer((json_int_t)nids));
     sum->cited = nids;
     /* the cited runs as results: the claims check and the packages */
@@ -429,7 +449,7 @@ static int build_findings(const sb_packet_opts *o, sb_packet_summary *sum, int *
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (add_archive(o->reader, fs, ids, nids, man, &nman, err) != SB_OK ||
+    if (add_archive(o->docs, fs, ids, nids, man, &nman, err) != SB_OK ||
         put_file(fs, "DISCUSSION.md", &body, 0, man, &nman, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < f.nplots; i++)
@@ -468,8 +488,10 @@ done:
     return rc;
 }
 
+/* Builds the packet into fs; with cited_ids, stops once it knows the runs it
+ * cites and hands their ids out there instead (sb_packet_cites). */
 static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
-                 sb_file_set *fs, sb_error *err)
+                 sb_file_set *fs, int64_t **cited_ids, size_t *ncited_ids, sb_error *err)
 {
     *nothing = 0;
     if (!sb_packet_target_known(o->target))
@@ -488,7 +510,7 @@ static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
     if (sb_findings_target(o->target, &findings, err) != SB_OK)
         return SB_ERR;
     if (findings)
-        return build_findings(o, sum, nothing, fs, err);
+        return build_findings(o, sum, nothing, fs, cited_ids, ncited_ids, err);
     int rc = SB_ERR;
     sb_result_set set = {0};
     sb_pick *picks = NULL;
@@ -526,6 +548,19 @@ static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
                      "none passed correctness)",
                      o->target, o->op ? " of op " : "", o->op ? o->op : "",
                      o->suite ? " in suite " : "", o->suite ? o->suite : "", set.n);
+        goto done;
+    }
+    if (cited_ids) {
+        /* the passing picks, in the order the archive holds them */
+        if (!(*cited_ids = malloc((passing + 1) * sizeof **cited_ids))) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        *ncited_ids = 0;
+        for (size_t i = 0; i < npicks; i++)
+            if (picks[i].r->passing)
+                (*cited_ids)[(*ncited_ids)++] = picks[i].r->run_id;
+        rc = SB_OK;
         goto done;
     }
     if (sb_geo_compute(&set, picks, npicks, o->baseline, &geo, err) != SB_OK)
@@ -676,7 +711,7 @@ static int build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothing,
         int64_t *ids = malloc((sum->cited + 1) * sizeof *ids);
         for (size_t i = 0; ids && i < sum->cited; i++)
             ids[i] = cited[i]->run_id;
-        int ok = ids ? add_archive(o->reader, fs, ids, sum->cited, man, &nman, err) == SB_OK
+        int ok = ids ? add_archive(o->docs, fs, ids, sum->cited, man, &nman, err) == SB_OK
                      : sb_error_set(err, NULL, NULL, "out of memory") == SB_OK;
         free(ids);
         if (!ok) {
@@ -731,10 +766,22 @@ int sb_packet_build(const sb_packet_opts *o, sb_packet_summary *sum, int *nothin
     memset(sum, 0, sizeof *sum);
     memset(out, 0, sizeof *out);
     *nothing = 0;
-    if (!o->all || !o->reader)
-        return sb_error_set(err, NULL, NULL, "a packet takes its result runs and a run reader");
-    int rc = build(o, sum, nothing, out, err);
+    if (!o->all || !o->docs)
+        return sb_error_set(err, NULL, NULL, "a packet takes its result runs and the documents it cites");
+    int rc = build(o, sum, nothing, out, NULL, NULL, err);
     if (rc != SB_OK)
         sb_file_set_free(out);
     return rc;
+}
+
+int sb_packet_cites(const sb_packet_opts *o, int64_t **ids, size_t *n, int *nothing, sb_error *err)
+{
+    sb_packet_summary sum;
+    memset(&sum, 0, sizeof sum);
+    *ids = NULL;
+    *n = 0;
+    *nothing = 0;
+    if (!o->all)
+        return sb_error_set(err, NULL, NULL, "a packet takes its result runs");
+    return build(o, &sum, nothing, NULL, ids, n, err);
 }

@@ -7,17 +7,21 @@
  * APPENDIX.md, citing every run of the sessions it cites; any other target
  * cites the newest passing run of each case. A packet with nothing to cite
  * is refused. The packet is built in memory (core/file_set.h) from the
- * runs its caller reads (sb_packet_needs says which), and the CLI and
- * site/ publish it: nothing here reads the database or writes a file.
+ * runs its caller reads (sb_packet_needs says which), in two phases:
+ * sb_packet_cites computes the findings and names the runs the packet
+ * cites; the caller reads their stored documents and hands them to
+ * sb_packet_build, which renders. The CLI and site/ publish it: nothing
+ * here reads the database or writes a file.
  */
 #ifndef SOLBOOK_REPORT_PACKET_H
 #define SOLBOOK_REPORT_PACKET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "file_set.h"
-#include "run_reader.h"
+#include "strbuf.h"
 #include "session_run.h"
 #include "stored_result.h"
 #include "training_run.h"
@@ -26,6 +30,14 @@
  * onnxruntime jax tilelang. */
 extern const char *const sb_packet_targets[];
 int sb_packet_target_known(const char *target);
+
+/* The stored documents of the runs a packet cites, read by its caller:
+ * docs[i] is runs.raw_json of ids[i], byte for byte. */
+typedef struct sb_packet_docs {
+    const int64_t *ids;
+    const sb_buf *docs;
+    size_t n;
+} sb_packet_docs;
 
 typedef struct sb_packet_opts {
     const char *target;
@@ -47,11 +59,12 @@ typedef struct sb_packet_opts {
     const sb_session_runs *sessions;    /* every run of measuring sessions, marked
                                          * (sb_plaus_session_runs_load) */
     const sb_training_set *training;    /* every training run (sb_training_load) */
-    const sb_run_reader *reader;        /* the stored documents of the runs it cites */
+    const sb_packet_docs *docs;         /* the stored documents of the runs
+                                         * sb_packet_cites names */
 } sb_packet_opts;
 
 /* What a packet of target (and op, NULL: all) reads besides all and the
- * reader: a packet of findings (packet_findings.h) takes with_sessions,
+ * documents it cites: a packet of findings (packet_findings.h) takes with_sessions,
  * sessions, every run in all and, over all the ops of a target whose
  * code is a provider, the training runs. */
 typedef struct sb_packet_inputs {
@@ -81,8 +94,14 @@ typedef struct sb_packet_summary {
     size_t body_bytes;     /* DISCUSSION.md */
 } sb_packet_summary;
 
-/* Builds the packet's files into *out (DISCUSSION.md, data.tar.gz,
- * reproduce.sh, MANIFEST.sha256, and for findings APPENDIX.md and the
+/* The first phase: the runs the packet of o (its docs unset) cites, as
+ * a new array *ids of *n (free it); the caller reads their stored
+ * documents into o->docs for sb_packet_build. Fails as sb_packet_build
+ * does when there is nothing to cite (*nothing 1). */
+int sb_packet_cites(const sb_packet_opts *o, int64_t **ids, size_t *n, int *nothing, sb_error *err);
+
+/* The second phase: builds the packet's files into *out (DISCUSSION.md,
+ * data.tar.gz, reproduce.sh, MANIFEST.sha256, and for findings APPENDIX.md and the
  * plots; free with sb_file_set_free). Returns SB_ERR with a clear message
  * when there is nothing passing to cite (*nothing set to 1 then, so the
  * CLI can exit 1 instead of 2), and builds nothing when the body would

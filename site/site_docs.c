@@ -22,7 +22,7 @@
 #include "plausible.h"
 #include "result_filter.h"
 #include "results_query.h"
-#include "run_reader_db.h"
+#include "run_query.h"
 #include "run_summary.h"
 #include "sha256.h"
 #include "site.h"
@@ -1038,7 +1038,9 @@ static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json
     const sb_result_set no_runs = {0};
     const sb_session_runs no_sessions = {0};
     const sb_training_set no_training = {0};
-    sb_run_reader reader;
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    sb_buf *docs = NULL;
     /* every result run with the sessions' runs, as sb_results_load gives
      * them for with_sessions, picked from what the site holds */
     sb_result_filter wf = {0};
@@ -1059,10 +1061,17 @@ static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json
     po.with_sessions = need.sessions ? &rd->with_sessions : &no_runs;
     po.sessions = need.sessions ? &rd->sessions : &no_sessions;
     po.training = need.training ? &rd->training : &no_training;
-    sb_run_reader_db(c->db, &reader);
-    po.reader = &reader;
-    sb_file_set files;
-    int built = sb_packet_build(&po, &ps, &nothing, &files, &perr);
+    /* the runs it cites, then their stored documents for the build */
+    sb_file_set files = {0};
+    int built = sb_packet_cites(&po, &ids, &nids, &nothing, &perr);
+    if (built == SB_OK)
+        built = sb_run_docs_read(c->db, ids, nids, &docs, &perr);
+    sb_packet_docs cited = {ids, docs, nids};
+    po.docs = &cited;
+    if (built == SB_OK)
+        built = sb_packet_build(&po, &ps, &nothing, &files, &perr);
+    sb_run_docs_free(docs, nids);
+    free(ids);
     if (built != SB_OK) {
         if (!nothing) {
             *err = perr;

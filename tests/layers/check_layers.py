@@ -31,7 +31,7 @@ against the code:
      install() into the data directory, install(DIRECTORY data ...), and
      no C source outside core/home.c joins a home with "data/" itself;
  11. report/ calls no read interface (a struct of read functions that
-     db/ fills: model/plaus_reads.h, rg_store.h, run_reader.h): its
+     db/ fills: model/plaus_reads.h, rg_store.h): its
      caller reads the rows once (model/snapshot.h, weekly_snapshot.h)
      and hands them over read-only.
 
@@ -58,13 +58,12 @@ KNOWN = {
     "docs/ read or written by the program": set(),
     "data outside the one data/ rule": set(),
     "result timing built outside model/": set(),
-    # the plausibility check's lazy reads, the regression walk's store
-    # (it also writes the stored history), compare's pair-at-a-time
-    # samples and a packet's cited documents
+    # the plausibility check's lazy reads and the regression walk's store
+    # (it also writes the stored history)
     "report/ calls a read interface": {
         os.path.join("report", f) for f in (
-            "claims.c", "claims.h", "compare.c", "compare.h", "packet.c", "packet.h", "plausible.c",
-            "plausible.h", "regress.c", "regress.h", "weekly.c", "weekly.h")},
+            "claims.c", "claims.h", "plausible.c", "plausible.h", "regress.c", "regress.h", "weekly.c",
+            "weekly.h")},
 }
 SQL = re.compile(r'"(SELECT |INSERT INTO |UPDATE |DELETE FROM )|sqlite3_prepare')
 WRITES = re.compile(r"(?<![\w.>])(fopen|open|openat|creat|mkdir|mkdirat|rename|renameat2?|unlink|remove|"

@@ -30,6 +30,7 @@
 #include "plausible.h"
 #include "plots.h"
 #include "compare.h"
+#include "compare_render.h"
 #include "file_name.h"
 #include "regress.h"
 #include "repro.h"
@@ -40,7 +41,7 @@
 #include "results_query.h"
 #include "run_details_read.h"
 #include "run_devices.h"
-#include "run_reader_db.h"
+#include "run_query.h"
 #include "snapshot_read.h"
 #include "weekly.h"
 #include "sha256.h"
@@ -101,7 +102,9 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     sb_result_set all = {0}, with_sessions = {0};
     sb_session_runs sessions = {0};
     sb_training_set training = {0};
-    sb_run_reader reader;
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    sb_buf *docs = NULL;
     sb_result_filter wf = {0};
     wf.with_sessions = 1;
     sb_file_set files = {0};
@@ -118,14 +121,21 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     }
     if (rc == SB_OK && need.training)
         rc = sb_training_load(db, 0, 0, 0, &training, err);
-    sb_run_reader_db(db, &reader);
     o.all = &all;
     o.with_sessions = &with_sessions;
     o.sessions = &sessions;
     o.training = &training;
-    o.reader = &reader;
+    /* the two phases: the runs it cites, then their documents handed in */
+    if (rc == SB_OK)
+        rc = sb_packet_cites(&o, &ids, &nids, nothing, err);
+    if (rc == SB_OK)
+        rc = sb_run_docs_read(db, ids, nids, &docs, err);
+    sb_packet_docs cited = {ids, docs, nids};
+    o.docs = &cited;
     if (rc == SB_OK)
         rc = sb_packet_build(&o, sum, nothing, &files, err);
+    sb_run_docs_free(docs, nids);
+    free(ids);
     if (rc == SB_OK)
         rc = sb_file_set_publish_new(&files, o.out_dir, err);
     sb_file_set_free(&files);
@@ -1218,11 +1228,31 @@ static void test_compare(void **state)
     sb_rg_opts ro = {0.01, 0.03, NULL, 0, NULL};
     sb_rg_aa *aa = NULL;
     sb_run_devices dev = {0};
-    sb_run_reader rd;
     assert_int_equal(sb_rg_aa_load(sb_rg_store_db(db, &(sb_rg_store){0}), &ro, &aa, &err), SB_OK);
     assert_int_equal(sb_run_devices_load_set(db, &set, &dev, &err), SB_OK);
-    sb_run_reader_db(db, &rd);
-    assert_int_equal(sb_cmp_run(&rd, &set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
+    assert_int_equal(sb_cmp_pairs(&set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
+    /* the pairs wait for their samples: nothing judged yet */
+    assert_int_equal(r.v[0].verdict, SB_CMP_INCONCLUSIVE);
+    assert_true(isnan(r.v[0].p));
+    /* the pairs one at a time, as `solbook compare` walks them */
+    for (size_t i = 0; i < r.n; i++) {
+        double *x = NULL, *y = NULL;
+        size_t nx = 0, ny = 0;
+        assert_false(sb_cmp_wants_kernel(&r.v[i]));
+        sb_cmp_samples s = {0};
+        if (sb_cmp_wants_samples(&r.v[i], &s)) {
+            assert_int_equal(sb_samples_load(db, r.v[i].a->run_id, &x, &nx, &err), SB_OK);
+            assert_int_equal(sb_samples_load(db, r.v[i].b->run_id, &y, &ny, &err), SB_OK);
+        }
+        s.x = x;
+        s.nx = nx;
+        s.y = y;
+        s.ny = ny;
+        assert_int_equal(sb_cmp_judge(&r, i, &s, &o, &err), SB_OK);
+        free(x);
+        free(y);
+    }
+    sb_cmp_finish(&r);
     assert_int_equal(r.n, 4);
     assert_int_equal(r.only_a, 1);
     assert_int_equal(r.only_b, 0);
@@ -1668,6 +1698,26 @@ static void test_packet(void **state)
     assert_int_equal(nothing, 1);
     assert_non_null(strstr(err.msg, "nothing to cite"));
     assert_int_not_equal(access(dir, F_OK), 0);
+    /* the first phase names the runs the packet cites; a build missing
+     * one of their documents is refused and builds nothing */
+    sb_plaus_reads pr;
+    o.op = "rmsnorm";
+    o.all = &set;
+    assert_int_equal(sb_plaus_mark(sb_plaus_reads_db(db, &pr), &set, &err), SB_OK);
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    assert_int_equal(sb_packet_cites(&o, &ids, &nids, &nothing, &err), SB_OK);
+    assert_int_equal(nids, 17);
+    sb_buf *docs = NULL;
+    assert_int_equal(sb_run_docs_read(db, ids, nids, &docs, &err), SB_OK);
+    sb_packet_docs short_of_one = {ids, docs, nids - 1};
+    o.docs = &short_of_one;
+    sb_file_set files;
+    assert_int_equal(sb_packet_build(&o, &sum, &nothing, &files, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "its stored document was not handed to the packet"));
+    assert_int_equal(files.n, 0);
+    sb_run_docs_free(docs, nids);
+    free(ids);
     sb_results_free(&set);
     sb_db_close(db);
 }
