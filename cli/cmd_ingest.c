@@ -323,7 +323,7 @@ int cmd_ingest(int argc, char **argv)
         fputs(text, stderr);
         free(text);
     }
-    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_file = on_file,
+    sb_ingest_walk walk = {.strict = strict, .on_error = on_error, .on_note = on_error, .on_file = on_file,
                            .on_summary = on_summary, .ctx = &x,
                            .limits = limits};
     sb_ingest_stats stats = {0};

@@ -141,6 +141,10 @@ typedef struct sb_ingest_walk {
                     long ncu_rows);
     /* Called once per Nsight Systems summary attached (may be NULL). */
     void (*on_summary)(void *ctx, const char *path, long long run_id, long kernels);
+    /* Called once per archive member passed over that looks like data (a
+     * CSV, JSON Lines or an archive inside it: ingest_archive.h); err names
+     * it and why. Not a refusal: the exit status stays. May be NULL. */
+    void (*on_note)(void *ctx, const sb_error *err);
     void *ctx;
     sb_ingest_limits limits; /* for archives; zeros: the defaults */
 } sb_ingest_walk;

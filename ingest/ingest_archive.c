@@ -347,7 +347,25 @@ static unsigned char *inflate_whole(const char *path, size_t max_out, size_t *ou
     return out;
 }
 
-static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+/* Why a member that looks like data is not read from an archive; NULL
+ * for the rest (logs, text, sidecars, documents). */
+static const char *passed_over(const char *name)
+{
+    if (sb_name_ends_with(name, ".ncu.csv") || sb_name_ends_with(name, ".nsys.csv"))
+        return NULL;
+    if (sb_name_ends_with(name, ".csv"))
+        return "a CSV member is not read from an archive: unpack it and import it as a file "
+               "(solbook ingest --format, docs/IMPORT.md); passed over";
+    if (is_jsonl(name))
+        return "a JSON Lines member is not read from an archive: unpack it and ingest it as a file; "
+               "passed over";
+    if (sb_name_ends_with(name, ".tar") || sb_name_ends_with(name, ".tar.gz") || sb_name_ends_with(name, ".tgz"))
+        return "an archive inside an archive is not read: unpack it and ingest it; passed over";
+    return NULL;
+}
+
+static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
+                    void *ctx,
                     sb_error *err)
 {
     held h = {SB_INGEST_MEMBER_BYTES, SB_INGEST_HELD_BYTES, SB_INGEST_DOC_BYTES, SB_INGEST_SIDECAR_BYTES, 0};
@@ -385,8 +403,12 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
         const char *name = archive_entry_pathname(e);
         if (archive_entry_filetype(e) != AE_IFREG || !name ||
             !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv") ||
-              sb_name_ends_with(name, ".nsys.csv")))
+              sb_name_ends_with(name, ".nsys.csv"))) {
+            const char *why = archive_entry_filetype(e) == AE_IFREG && name ? passed_over(name) : NULL;
+            if (why && skip)
+                skip(ctx, name, why);
             continue;
+        }
         /* A member's name and record are held too, to the end: counted
          * as the heap bytes their arrays take, so many members with long
          * names (a 1 MB name costs 1 MB held, however little data
@@ -561,8 +583,8 @@ static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archi
     return rc;
 }
 
-int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
-                    sb_error *err)
+int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
+                    void *ctx, sb_error *err)
 {
-    return is_jsonl(path) ? each_jsonl(path, limits, fn, ctx, err) : each_tar(path, limits, fn, ctx, err);
+    return is_jsonl(path) ? each_jsonl(path, limits, fn, ctx, err) : each_tar(path, limits, fn, skip, ctx, err);
 }

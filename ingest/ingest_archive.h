@@ -8,7 +8,10 @@
  * the bytes of the members NAME.ncu.csv and NAME.nsys.csv beside it when
  * there are (the Nsight Compute and Nsight Systems sidecars, as in a
  * directory). A JSON Lines file gives each
- * non-blank line, named by its line number. Other members are passed over.
+ * non-blank line, named by its line number. Other members are passed over;
+ * those that look like data ingest would not read from there (a .csv that
+ * is no sidecar, JSON Lines, an archive inside the archive) are named to
+ * the skip callback with the reason, so that they do not go unseen.
  */
 #ifndef SOLBOOK_INGEST_ARCHIVE_H
 #define SOLBOOK_INGEST_ARCHIVE_H
@@ -28,7 +31,12 @@ int sb_archive_named(const char *path);
 typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, size_t len,
                              const char *ncu, size_t ncu_len, const char *nsys, size_t nsys_len);
 
-/* Reads path and calls fn for each document. A damaged archive gives the
+/* Called once per member passed over that looks like data (above): why
+ * says what it is and what to do instead. */
+typedef void (*sb_archive_skip_fn)(void *ctx, const char *member, const char *why);
+
+/* Reads path and calls fn for each document, and skip (may be NULL) for
+ * each member passed over that looks like data. A damaged archive gives the
  * documents read before the damage to fn and then SB_ERR, err naming the
  * archive (and the member being read). A tar archive whose member is
  * larger than limits->member_bytes inflated (a NAME.json member:
@@ -38,7 +46,7 @@ typedef int (*sb_archive_fn)(void *ctx, const char *member, const char *data, si
  * records, so that millions of empty members meet the bound too), err naming the member (limits NULL or zero:
  * the defaults of ingest.h); so is a JSON Lines line longer than either
  * bound, after the lines before it. */
-int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
-                    sb_error *err);
+int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
+                    void *ctx, sb_error *err);
 
 #endif

@@ -75,6 +75,7 @@ typedef struct item {
     int on_disk;         /* a plain file: its NAME.ncu.csv is looked for beside it */
     unsigned absent;     /* sidecars its directory does not hold (ingest_list.h) */
     int is_problem;      /* report err, nothing to store */
+    int is_note;         /* with is_problem: err is a note (an archive member passed over), not a refusal */
     char *ncu;           /* an archive member's sidecar bytes, or NULL */
     size_t ncu_len;
     char *nsys;          /* an archive member's NAME.nsys.csv bytes, or NULL */
@@ -99,7 +100,7 @@ static void item_clear_input(item *it)
     free(it->data);
     it->source = it->ncu = it->nsys = it->data = NULL;
     it->ncu_len = it->nsys_len = it->data_len = it->text_bytes = 0;
-    it->on_disk = it->is_problem = 0;
+    it->on_disk = it->is_problem = it->is_note = 0;
     it->absent = 0;
 }
 
@@ -392,6 +393,11 @@ static void group_open(walker *wk)
 /* Stores one document inside the group, committing when the group is due. */
 static void store_grouped(walker *wk, item *it)
 {
+    if (it->is_note) {
+        if (wk->w && wk->w->on_note)
+            wk->w->on_note(wk->w->ctx, &it->err);
+        return;
+    }
     if (it->is_problem) {
         report_problem(wk, &it->err);
         return;
@@ -721,6 +727,18 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
     return SB_OK;
 }
 
+/* An archive member passed over (ingest_archive.h): a note in its place. */
+static void on_skip(void *ctx, const char *member, const char *why)
+{
+    const member_ctx *mc = ctx;
+    item *it = slot_take(mc->pp, 0);
+    if (!it)
+        return;
+    it->is_problem = it->is_note = 1;
+    sb_error_set(&it->err, mc->archive, member, "%s", why);
+    slot_give(mc->pp);
+}
+
 /* Fills a slot with a problem to report in its place. */
 static void give_problem(pipe_t *pp, const sb_error *e)
 {
@@ -742,7 +760,7 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
         member_ctx mc = {pp, en->path};
         sb_error e;
         sb_error_clear(&e);
-        if (sb_archive_each(en->path, &pp->limits, on_member, &mc, &e) != SB_OK)
+        if (sb_archive_each(en->path, &pp->limits, on_member, on_skip, &mc, &e) != SB_OK)
             give_problem(pp, &e);
         return;
     }

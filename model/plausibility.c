@@ -193,6 +193,15 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
     int source_known = verdict_source(c, v);
     if (!isnan(v->gbps) && v->ceiling_gbps > 0)
         v->pct_ceiling = 100.0 * v->gbps / v->ceiling_gbps;
+    /* A schema-valid time can be so short (1e-300 ms) that a rate or its
+     * share of a ceiling overflows: past every ceiling, and no number to
+     * print or compare. */
+    if (isinf(v->tflops) || isinf(v->gbps) || isinf(v->pct_flop_ceiling) || isinf(v->pct_ceiling)) {
+        v->state = SB_PLAUS_IMPLAUSIBLE;
+        v->tflops = v->gbps = v->pct_flop_ceiling = v->pct_ceiling = NAN;
+        snprintf(v->reason, sizeof v->reason, "a time of %.3g s is too short for a finite rate", in->seconds);
+        return;
+    }
 
     if (!isnan(v->tflops) && in->flop_ceiling_tflops > 0 &&
         v->tflops > in->flop_ceiling_tflops * (1.0 + margin)) {

@@ -766,6 +766,16 @@ int sb_plaus_session_runs_ids(const sb_plaus_reads *rd, const char *const *ids, 
 
 /* ---- the listing ---- */
 
+/* A number cell; "-" for one that is not finite (a rate left unknown, or
+ * a ceiling the card lacks), never "nan" or "inf". */
+static void num_cell(sb_buf *out, int decimals, const char *unit, double x)
+{
+    if (isfinite(x))
+        sb_buf_printf(out, " %.*f%s |", decimals, x, unit);
+    else
+        sb_buf_puts(out, " - |");
+}
+
 static void md_cell(sb_buf *out, const char *s)
 {
     sb_buf_puts(out, " ");
@@ -834,7 +844,10 @@ static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, i
             md_cell(rows, id);
             sb_buf_printf(rows, " %d |", r->session_copy);
         }
-        sb_buf_printf(rows, " %lld | %.0f | %.0f | %.1f%% |", r->run_id, v.gbps, v.ceiling_gbps, v.pct_ceiling);
+        sb_buf_printf(rows, " %lld |", r->run_id);
+        num_cell(rows, 0, "", v.gbps);
+        num_cell(rows, 0, "", v.ceiling_gbps);
+        num_cell(rows, 1, "%", v.pct_ceiling);
         md_cell(rows, v.ceiling_name);
         char cal[160];
         calibration_cell(&v.source, cal, sizeof cal);

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     seen s = {kind < 2, 0, 0};
     sb_error err;
     sb_error_clear(&err);
-    if (sb_archive_each(path, NULL, on_document, &s, &err) != SB_OK)
+    if (sb_archive_each(path, NULL, on_document, NULL, &s, &err) != SB_OK)
         fuzz_assert_one_line_error(err);
     return 0;
 }

@@ -2,9 +2,10 @@
 """extreme_times.py SOLBOOK - schema-valid extreme times never print nan or inf.
 
 Results whose times are 0 ms, 1.7976931348623157e308 ms (the largest double; 1.8e308 is
-refused as Infinity when read) or 5e-324 ms (all valid JSON
-numbers the result schema takes) are ingested beside ordinary runs: as
-the provider of a case, as its baseline, and both. `report geomean`,
+refused as Infinity when read), 5e-324 ms or 1e-300 ms (a time so short
+that its FLOP and byte rates overflow; all valid JSON numbers the result
+schema takes) are ingested beside ordinary runs: as the provider of a
+case, as its baseline, and both. `report geomean`, `report plausibility`,
 `report weekly` and `site` then run. Checked: no output (terminal, .md,
 .json, .svg, .html) holds nan or inf as a number or in an SVG attribute,
 and each output that leaves such runs out (0 ms and the subnormal 5e-324 ms)
@@ -55,7 +56,8 @@ try:
             f.write(json.dumps(doc).replace('"__T__"', repr(t)))
         return 1
 
-    extremes = [0.0, 1.7976931348623157e308, 5e-324]  # 1.8e308 overflows: the loader refuses it
+    extremes = [0.0, 1.7976931348623157e308, 5e-324, 1e-300]  # 1.8e308 overflows: the loader refuses it
+    left_out = (0.0, 5e-324)
     bad = 0
     m = 100
     for i, t in enumerate(extremes):
@@ -64,10 +66,10 @@ try:
         put("cublaslt", m, 0.25)
         # 0 and 5e-324 (subnormal) are left out and counted; the largest
         # double stays, and a ratio it makes that overflows is no ratio
-        bad += put("solbook-mma", m, t) * (t < 1)
+        bad += put("solbook-mma", m, t) * (t in left_out)
         m += 1
         # the baseline extreme
-        bad += put("cublas", m, t) * (t < 1)
+        bad += put("cublas", m, t) * (t in left_out)
         put("solbook-mma", m, 0.2)
         m += 1
     # ordinary cases, so the geomean has rows
@@ -79,7 +81,7 @@ try:
     p = subprocess.run([SOLBOOK, "ingest", "--db", db, src], capture_output=True, text=True)
     if p.returncode != 0:
         fail("ingest exited %d: %s" % (p.returncode, p.stderr))
-    print("ingested %d runs, %d of them with times 0, DBL_MAX or 5e-324 ms" % (n[0], bad))
+    print("ingested %d runs, %d of them left out (times 0 or 5e-324 ms)" % (n[0], bad))
 
     def run(args):
         p = subprocess.run([SOLBOOK] + args, capture_output=True, text=True)
@@ -113,6 +115,14 @@ try:
     if json.loads(out).get("left_out_time") != bad:
         fail("report geomean --format json does not count %d runs left out" % bad)
     print("ok: report geomean (md, json) has no nan/inf and says '%s'" % want)
+
+    # the 1e-300 ms runs are implausible: listed with their rates unknown,
+    # not as inf TFLOP/s or inf GB/s
+    out = run(["report", "plausibility", "--db", db])
+    check_text("report plausibility", out)
+    if "too short for a finite rate" not in out:
+        fail("report plausibility does not list the 1e-300 ms runs:\n%s" % out)
+    print("ok: report plausibility has no nan/inf and lists the 1e-300 ms runs")
 
     wk = os.path.join(work, "weekly")
     run(["report", "weekly", "--db", db, "--week", "2026-W47", "--out", wk])

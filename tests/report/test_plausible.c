@@ -148,6 +148,28 @@ static void test_flops_above_compute_ceiling(void **state)
     assert_int_equal(v.state, SB_PLAUS_OK);
 }
 
+/* A time so short that the rates overflow (1e-300 ms is schema-valid) is
+ * implausible, with no rate or share left infinite to print. */
+static void test_overflowing_rate(void **state)
+{
+    (void)state;
+    sb_plaus_ceilings c = h200();
+    sb_plaus_input in = moved(1, 1);
+    in.seconds = 1e-303;
+    in.flops = 1e9;
+    in.flop_ceiling_tflops = 700;
+    sb_plaus_verdict v;
+    sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_true(isnan(v.tflops) && isnan(v.gbps) && isnan(v.pct_ceiling) && isnan(v.pct_flop_ceiling));
+    assert_non_null(strstr(v.reason, "too short for a finite rate"));
+    assert_null(strstr(v.reason, "inf"));
+    in.flops = NAN; /* bytes alone overflow too */
+    sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_true(isnan(v.gbps));
+}
+
 /* A matmul op (FLCE) reports its share of the matmul ceiling beside the
  * bandwidth figures, so a report holds it against the ceiling that fits. */
 static void test_matmul_share(void **state)
@@ -253,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_cache_resident),
         cmocka_unit_test(test_datasheet_without_calibration),
         cmocka_unit_test(test_flops_above_compute_ceiling),
+        cmocka_unit_test(test_overflowing_rate),
         cmocka_unit_test(test_matmul_share),
         cmocka_unit_test(test_unknown_without_time_or_bytes),
         cmocka_unit_test(test_reason_states_the_ceilings_uncertainty),
