@@ -48,6 +48,14 @@ def write_tar(path, members, keep=True):
     os.replace(tmp, path)
 
 
+def unpacked(path, base, root):
+    """{name under base: bytes} of the files of the tarball path, whose names
+    are relative to root."""
+    with tarfile.open(path) as t:
+        return {os.path.relpath(os.path.join(root, m.name), base): t.extractfile(m).read()
+                for m in t.getmembers() if m.isfile()}
+
+
 def remove_empty(root):
     for dirpath, _, _ in os.walk(root, topdown=False):
         if dirpath != root and not os.listdir(dirpath):
@@ -92,12 +100,16 @@ def main():
             if dry:
                 continue
             if not current:
-                # the folder as it was: loose files and the packed results
+                # the folder as it was: loose files, the packed results and
+                # the results its superseded.tar.gz holds, as files of their
+                # own (ingest reads no archive inside an archive)
                 members = {}
                 for dirpath, _, names in os.walk(root):
                     for n in names:
                         p = os.path.join(dirpath, n)
-                        if p != packed:
+                        if p == os.path.join(root, "superseded.tar.gz"):
+                            members.update(unpacked(p, base, root))
+                        elif p != packed:
                             members[os.path.relpath(p, base)] = open(p, "rb").read()
                 for f, data in old.items():
                     members[os.path.relpath(f, base)] = data
