@@ -135,6 +135,12 @@ static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_
 int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
                         sb_site_weekly *out, sb_error *err)
 {
+    return sb_site_weekly_read_asof(db, skus, o, rg_all, NULL, out, err);
+}
+
+int sb_site_weekly_read_asof(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
+                             const sb_rg_asof *asof, sb_site_weekly *out, sb_error *err)
+{
     memset(out, 0, sizeof *out);
     sb_plaus_reads_db(db, &out->pr);
     sb_rg_store_db(db, &out->st);
@@ -149,6 +155,9 @@ int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
     int found = 0;
     if (rc == SB_OK && rg_all && o->all && all_up_to(o->all, end)) {
         out->regressions = rg_all;
+    } else if (rc == SB_OK && asof && o->all &&
+               (rc = sb_rg_asof_latest(asof, end, &out->rg, &found, err)) == SB_OK && found) {
+        out->regressions = &out->rg;
     } else if (rc == SB_OK) {
         sb_result_filter f = {0};
         f.has_range = 1;

@@ -35,6 +35,10 @@ typedef struct sb_site_weekly {
  * rg_all must outlive *out. */
 int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
                         sb_site_weekly *out, sb_error *err);
+/* sb_site_weekly_read, where a week's regressions are taken from asof
+ * (sb_rg_asof_new over o->all and rg_all) where it serves the week's end. */
+int sb_site_weekly_read_asof(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
+                             const sb_rg_asof *asof, sb_site_weekly *out, sb_error *err);
 void sb_site_weekly_free(sb_site_weekly *w);
 
 #endif
