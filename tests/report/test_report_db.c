@@ -1209,6 +1209,50 @@ static void test_regression_asof(void **state)
     }
     for (int i = 0; i < 6; i++)
         assert_true(seen[i] > 0);
+
+    /* A week read with what the site's weeks share (its runs and the
+     * previous week's picked from the runs indexed by time, the GEMM
+     * gate's runs picked once) reads the rows of a week read alone. */
+    {
+        sb_result_set set, sess;
+        assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+        assert_int_equal(sb_results_load_sessions(db, &sess, &err), SB_OK);
+        sb_sku_table *skus = NULL;
+        assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+        sb_site_weeks *sh = NULL;
+        assert_int_equal(sb_site_weeks_new(&set, &sess, &sh, &err), SB_OK);
+        size_t weeks_with_runs = 0;
+        for (int wk = 44; wk <= 49; wk++) {
+            sb_weekly_opts o2;
+            memset(&o2, 0, sizeof o2);
+            o2.year = 2025;
+            o2.week = wk;
+            o2.rg = o;
+            o2.all = &set;
+            o2.sessions_all = &sess;
+            sb_site_weekly a, b;
+            assert_int_equal(sb_site_weekly_read(db, skus, &o2, NULL, &a, &err), SB_OK);
+            assert_int_equal(sb_site_weekly_read_shared(db, skus, &o2, NULL, sh, NULL, &b, &err), SB_OK);
+            const sb_result_set *sa[] = {&a.snap.week, &a.snap.before, &a.snap.spec, &a.snap.with_sessions};
+            const sb_result_set *sbb[] = {&b.snap.week, &b.snap.before, &b.snap.spec, &b.snap.with_sessions};
+            for (int k = 0; k < 4; k++) {
+                assert_int_equal(sa[k]->n, sbb[k]->n);
+                assert_int_equal(sa[k]->n_left_out, sbb[k]->n_left_out);
+                for (size_t i = 0; i < sa[k]->n; i++)
+                    assert_int_equal(sa[k]->v[i].run_id, sbb[k]->v[i].run_id);
+            }
+            weeks_with_runs += a.snap.week.n > 0 && a.snap.before.n > 0;
+            assert_int_equal(a.snap.nverdicts, b.snap.nverdicts);
+            assert_int_equal(a.regressions->n, b.regressions->n);
+            sb_site_weekly_free(&a);
+            sb_site_weekly_free(&b);
+        }
+        assert_true(weeks_with_runs >= 2);
+        sb_site_weeks_free(sh);
+        sb_sku_table_free(skus);
+        sb_results_free(&sess);
+        sb_results_free(&set);
+    }
     sb_db_close(db);
 }
 
