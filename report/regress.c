@@ -3132,3 +3132,423 @@ int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, int latest_only,
     }
     return sb_report_json_finish(root, out, err);
 }
+
+/* ---- the history as of a time (sb_rg_asof) ---------------------------- */
+
+/* One walked run of the whole history as a history up to a time sees it. */
+typedef struct asof_run {
+    long long in;  /* the run is up to end when in < end (LLONG_MAX: never) */
+    long rank;     /* its commit's place in its group's order (git or first measured) */
+    unsigned series;
+    unsigned char git_known;
+} asof_run;
+
+typedef struct asof_group {
+    size_t first, last;   /* its runs in the set, first..last */
+    size_t row0, row1;    /* its rows in the whole list */
+    size_t series0, nseries; /* its series in asof.rep_in */
+    int git;              /* the whole walk took git order */
+} asof_group;
+
+struct sb_rg_asof {
+    const sb_rg_list *full;
+    const sb_result_set *set;
+    sb_rg_opts o;
+    const aa_noise *aa;
+    aa_noise own_aa;
+    asof_run *run;        /* by index in set->v; rank -1: not walked */
+    asof_group *g;
+    size_t ng;
+    long long *rep_in;    /* each series' first run's in */
+    size_t nrep;
+    step_key *keys;       /* of the whole list's rows */
+    double *pre_threshold; /* the rows' thresholds before drift_noise */
+    unsigned char *pre_from;
+    drift_fig *drift;     /* tested drift rows by (class, row) */
+    size_t ndrift;
+    step_member *fam;     /* tested rows by (old commit, new commit, row) */
+    size_t nfam;
+    long long confirm_in; /* the earliest in of a passing confirming run */
+    int usable;
+};
+
+void sb_rg_asof_free(sb_rg_asof *a)
+{
+    if (!a)
+        return;
+    aa_noise_free(&a->own_aa);
+    free(a->run);
+    free(a->g);
+    free(a->rep_in);
+    free(a->keys);
+    free(a->pre_threshold);
+    free(a->pre_from);
+    free(a->drift);
+    free(a->fam);
+    free(a);
+}
+
+int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_list *full,
+                   sb_rg_asof **out, sb_error *err)
+{
+    sb_rg_asof *a = calloc(1, sizeof *a);
+    *out = NULL;
+    if (!a)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    a->full = full;
+    a->set = set;
+    a->o = *o;
+    a->confirm_in = LLONG_MAX;
+    sb_rg_memo *m = memo_of(o);
+    int rc = SB_OK;
+    if (m && m->loaded)
+        a->aa = m->aa;
+    else if ((rc = aa_noise_load(st, o, &a->own_aa, err)) == SB_OK)
+        a->aa = &a->own_aa;
+    sb_rg_order ord = {0};
+    size_t nr = full->n;
+    a->run = malloc((set->n ? set->n : 1) * sizeof *a->run);
+    a->rep_in = malloc((set->n ? set->n : 1) * sizeof *a->rep_in);
+    a->g = malloc((set->n ? set->n : 1) * sizeof *a->g);
+    a->pre_threshold = malloc((nr ? nr : 1) * sizeof *a->pre_threshold);
+    a->pre_from = malloc((nr ? nr : 1) * sizeof *a->pre_from);
+    a->drift = malloc((nr ? nr : 1) * sizeof *a->drift);
+    a->fam = malloc((nr ? nr : 1) * sizeof *a->fam);
+    const sb_result **reps = malloc((set->n ? set->n : 1) * sizeof *reps);
+    if (rc == SB_OK && (!a->run || !a->rep_in || !a->g || !a->pre_threshold || !a->pre_from || !a->drift ||
+                        !a->fam || !reps))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc == SB_OK)
+        rc = sb_rg_order_build(set, &ord, err);
+    if (rc == SB_OK)
+        rc = order_read_git(st, &ord, err);
+    /* the runs as the walk took them, group by group (group_rows_of) */
+    sb_result_filter f = {0};
+    f.has_range = 1;
+    f.from = LLONG_MIN;
+    f.to = LLONG_MAX;
+    for (size_t i = 0; rc == SB_OK && i < set->n;) {
+        size_t j = group_end(set, i);
+        asof_group *g = &a->g[a->ng++];
+        *g = (asof_group){i, j, 0, 0, a->nrep, 0, 1};
+        int any = 0;
+        for (size_t k = i; k <= j; k++) {
+            const sb_result *r = &set->v[k];
+            const commit_pos *c = order_find(&ord, r->git_sha);
+            asof_run *x = &a->run[k];
+            x->in = sb_result_matches(r, &f) ? r->finished_epoch : LLONG_MAX;
+            if (r->passing && strcmp(r->suite, SB_RG_CONFIRM_SUITE) == 0 && x->in < a->confirm_in)
+                a->confirm_in = x->in;
+            x->rank = -1;
+            if (!c || strcmp(r->suite, SB_RG_CONFIRM_SUITE) == 0)
+                continue;
+            any = 1;
+            g->git &= c->git >= 0;
+            size_t s = 0;
+            while (s < g->nseries && !(same_protocol(reps[s], r) && same_environment(reps[s], r)))
+                s++;
+            if (s == g->nseries) {
+                reps[g->nseries++] = r;
+                a->rep_in[a->nrep++] = x->in;
+            }
+            x->series = (unsigned)s;
+            x->git_known = c->git >= 0;
+            x->rank = (long)c->rank;
+        }
+        if (any && g->git)
+            for (size_t k = i; k <= j; k++)
+                if (a->run[k].rank >= 0)
+                    a->run[k].rank = (long)order_find(&ord, set->v[k].git_sha)->git;
+        i = j + 1;
+    }
+    if (rc == SB_OK)
+        rc = walk_keys(full, &ord, &a->keys, err);
+    /* each group's rows, and what drift_noise and adjust_steps read */
+    size_t gi = 0;
+    for (size_t i = 0; rc == SB_OK && i < nr; i++) {
+        const sb_rg_row *r = &full->v[i];
+        size_t k = (size_t)(r->new_run - set->v);
+        while (gi < a->ng && k > a->g[gi].last)
+            gi++;
+        if (k >= set->n || gi == a->ng || k < a->g[gi].first || a->run[k].rank < 0) {
+            a->usable = 0;
+            goto done;
+        }
+        if (a->g[gi].row1 == 0)
+            a->g[gi].row0 = i;
+        a->g[gi].row1 = i + 1;
+        a->pre_threshold[i] = r->threshold;
+        a->pre_from[i] = (unsigned char)r->threshold_from;
+        if (r->threshold_from == SB_RG_FROM_HISTORY_AA) {
+            sb_rg_threshold_from from;
+            a->pre_threshold[i] = sb_rg_threshold(a->aa, r->old_run, r->new_run, r->same_card, o->min_effect, &from);
+            a->pre_from[i] = (unsigned char)from;
+        }
+        step_fig fg = fig_of(r);
+        if (r->cause == SB_RG_DRIFT && tested_key(&fg, &a->keys[i]))
+            a->drift[a->ndrift++] = (drift_fig){fabs(r->rel_change), a->keys[i].drift_class, i};
+        if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT || r->verdict == SB_RG_NO_CHANGE) &&
+            a->keys[i].old_commit && !isnan(r->p))
+            a->fam[a->nfam++] = (step_member){a->keys[i].old_commit, a->keys[i].new_commit, i};
+    }
+    if (rc == SB_OK) {
+        qsort(a->drift, a->ndrift, sizeof *a->drift, cmp_drift_fig);
+        qsort(a->fam, a->nfam, sizeof *a->fam, cmp_step);
+        a->usable = !o->change_points && !full->latest_only && !full->searched_cp;
+    }
+done:
+    sb_rg_order_free(&ord);
+    free(reps);
+    if (rc != SB_OK) {
+        sb_rg_asof_free(a);
+        return SB_ERR;
+    }
+    *out = a;
+    return SB_OK;
+}
+
+/* The newest run of series ser at rank among the walked runs first..last
+ * of a group (passing: passing runs only), as pick finds it without a card. */
+static const sb_result *asof_pick(const sb_rg_asof *a, const asof_group *g, unsigned ser, long rank, int passing)
+{
+    const sb_result *best = NULL;
+    for (size_t k = g->first; k <= g->last; k++) {
+        const asof_run *x = &a->run[k];
+        const sb_result *r = &a->set->v[k];
+        if (x->rank != rank || x->series != ser || (passing && !r->passing))
+            continue;
+        if (!best || newer(r, best))
+            best = r;
+    }
+    return best;
+}
+
+typedef struct asof_week {
+    long *maxin;          /* each group's newest rank up to end; -1: none */
+    long *ser_last;       /* each series' newest rank up to end; -1: none */
+    unsigned char *inc;   /* the whole list's rows that the history up to end holds */
+    double *thr, *padj;
+    unsigned char *verdict, *from;
+} asof_week;
+
+static void asof_week_free(asof_week *w)
+{
+    free(w->maxin);
+    free(w->ser_last);
+    free(w->inc);
+    free(w->thr);
+    free(w->padj);
+    free(w->verdict);
+    free(w->from);
+}
+
+/* Which runs and rows the history up to end holds; 0 where it is not a
+ * part of the whole walk's (a group's runs up to end are not all of its
+ * commits up to the newest of them, a series starts with a later run, or
+ * the group's commit order would differ). */
+static int asof_select(const sb_rg_asof *a, long long end, asof_week *w)
+{
+    for (size_t s = 0; s < a->nrep; s++)
+        w->ser_last[s] = -1;
+    for (size_t gi = 0; gi < a->ng; gi++) {
+        const asof_group *g = &a->g[gi];
+        long maxin = -1, minout = LONG_MAX;
+        int git_unknown = 0;
+        for (size_t k = g->first; k <= g->last; k++) {
+            const asof_run *x = &a->run[k];
+            if (x->rank < 0)
+                continue;
+            if (x->in < end) {
+                maxin = x->rank > maxin ? x->rank : maxin;
+                git_unknown |= !x->git_known;
+                long *sl = &w->ser_last[g->series0 + x->series];
+                *sl = x->rank > *sl ? x->rank : *sl;
+            } else if (x->rank < minout) {
+                minout = x->rank;
+            }
+        }
+        w->maxin[gi] = maxin;
+        if (maxin < 0)
+            continue;
+        if (minout <= maxin || (!g->git && !git_unknown))
+            return 0;
+        for (size_t s = 0; s < g->nseries; s++)
+            if (w->ser_last[g->series0 + s] >= 0 && a->rep_in[g->series0 + s] >= end)
+                return 0;
+        for (size_t i = g->row0; i < g->row1; i++) {
+            const sb_rg_row *r = &a->full->v[i];
+            w->inc[i] = r->verdict != SB_RG_SINGLE_COMMIT &&
+                        a->run[r->new_run - a->set->v].rank <= maxin;
+        }
+    }
+    return 1;
+}
+
+/* drift_noise and adjust_steps over the rows the history up to end holds. */
+static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
+{
+    const sb_rg_list *full = a->full;
+    for (size_t i = 0; i < full->n; i++) {
+        w->thr[i] = a->pre_threshold[i];
+        w->from[i] = a->pre_from[i];
+        w->padj[i] = full->v[i].p_adjusted;
+        w->verdict[i] = (unsigned char)full->v[i].verdict;
+    }
+    for (size_t b0 = 0; b0 < a->ndrift;) {
+        size_t b1 = b0;
+        size_t n = 0, top_count = 0;
+        double top = -INFINITY, second = -INFINITY;
+        for (; b1 < a->ndrift && a->drift[b1].cls == a->drift[b0].cls; b1++) {
+            if (!w->inc[a->drift[b1].i])
+                continue;
+            double c = a->drift[b1].change;
+            n++;
+            if (c > top) {
+                second = top;
+                top = c;
+                top_count = 1;
+            } else {
+                top_count += c == top;
+                second = c > second ? c : second;
+            }
+        }
+        if (n > SB_RG_DRIFT_MIN_CLASS) {
+            for (size_t k = b0; k < b1; k++) {
+                size_t i = a->drift[k].i;
+                if (!w->inc[i])
+                    continue;
+                double most = a->drift[k].change == top && top_count == 1 ? second : top;
+                double t = sb_aa_threshold(most, a->o.min_effect);
+                if (t > w->thr[i]) {
+                    w->thr[i] = t;
+                    w->from[i] = SB_RG_FROM_HISTORY_AA;
+                }
+            }
+        }
+        b0 = b1;
+    }
+    double *p = malloc((a->nfam ? a->nfam : 1) * sizeof *p);
+    double *adj = malloc((a->nfam ? a->nfam : 1) * sizeof *adj);
+    if (!p || !adj) {
+        free(p);
+        free(adj);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    int rc = SB_OK;
+    for (size_t b0 = 0; b0 < a->nfam && rc == SB_OK;) {
+        size_t b1 = b0, n = 0;
+        while (b1 < a->nfam && a->fam[b1].old_commit == a->fam[b0].old_commit &&
+               a->fam[b1].new_commit == a->fam[b0].new_commit) {
+            if (w->inc[a->fam[b1].row])
+                p[n++] = full->v[a->fam[b1].row].p;
+            b1++;
+        }
+        /* a family whose steps are all up to end keeps the whole walk's p */
+        if (n && n < b1 - b0) {
+            if (sb_benjamini_hochberg(p, n, a->o.alpha, adj, NULL) != 0)
+                rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
+            for (size_t k = b0, m = 0; rc == SB_OK && k < b1; k++)
+                if (w->inc[a->fam[k].row])
+                    w->padj[a->fam[k].row] = adj[m++];
+        }
+        for (size_t k = b0; n && rc == SB_OK && k < b1; k++) {
+            size_t i = a->fam[k].row;
+            if (w->inc[i])
+                w->verdict[i] = (unsigned char)judge(w->padj[i], full->v[i].rel_change, a->o.alpha, w->thr[i]);
+        }
+        b0 = b1;
+    }
+    free(p);
+    free(adj);
+    return rc;
+}
+
+/* The rows of the history up to end that are latest into out, with the
+ * drift counts, cross-card noise and series counts of all its rows. */
+static int asof_rows(const sb_rg_asof *a, const asof_week *w, sb_rg_list *out, sb_error *err)
+{
+    const sb_rg_list *full = a->full;
+    size_t cap = 0;
+    out->latest_only = 1;
+    for (size_t i = 0; i < full->n; i++) {
+        const sb_rg_row *r = &full->v[i];
+        if (!w->inc[i])
+            continue;
+        if (r->cause == SB_RG_DRIFT && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT ||
+                                        w->verdict[i] == SB_RG_NO_CHANGE))
+            out->drift_tested++;
+        if (r->cause == SB_RG_DRIFT && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT))
+            out->drift_flagged++;
+        if (a->pre_from[i] == SB_RG_FROM_SKU_AA &&
+            note_sku_noise(a->aa, r->new_run->sku, step_let_go(r->old_run, r->new_run), out, err) != SB_OK)
+            return SB_ERR;
+    }
+    for (size_t gi = 0; gi < a->ng; gi++) {
+        const asof_group *g = &a->g[gi];
+        long maxin = w->maxin[gi];
+        if (maxin < 0)
+            continue;
+        size_t present = 0;
+        for (size_t s = 0; s < g->nseries; s++)
+            present += w->ser_last[g->series0 + s] >= 0;
+        (g->git ? &out->series_git : &out->series_measured)[0] += present;
+        /* the group's rows come series by series (series_rows) */
+        for (size_t i = g->row0; i < g->row1;) {
+            unsigned ser = a->run[full->v[i].new_run - a->set->v].series;
+            size_t j = i, held = 0;
+            for (; j < g->row1 && a->run[full->v[j].new_run - a->set->v].series == ser; j++) {
+                if (!w->inc[j])
+                    continue;
+                held++;
+                if (a->run[full->v[j].new_run - a->set->v].rank != maxin)
+                    continue;
+                sb_rg_row row = full->v[j];
+                row.latest = 1;
+                row.p_adjusted = w->padj[j];
+                row.verdict = (sb_rg_verdict)w->verdict[j];
+                row.threshold = w->thr[j];
+                row.threshold_from = (sb_rg_threshold_from)w->from[j];
+                row.confirm = SB_RG_UNCONFIRMED;
+                row.confirm_change = NAN;
+                row.confirm_old_run = row.confirm_new_run = -1;
+                if (push(out, &cap, &row) != 0)
+                    return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            long last = w->ser_last[g->series0 + ser];
+            if (!held && last == maxin) {
+                sb_rg_row row;
+                row_init(&row);
+                const sb_result *nw = asof_pick(a, g, ser, last, 1);
+                row.new_run = nw ? nw : asof_pick(a, g, ser, last, 0);
+                row.verdict = SB_RG_SINGLE_COMMIT;
+                row.cause = sb_rg_own_provider(row.new_run->provider) ? SB_RG_CODE : SB_RG_DRIFT;
+                row.latest = 1;
+                if (push(out, &cap, &row) != 0)
+                    return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            i = j;
+        }
+    }
+    return SB_OK;
+}
+
+int sb_rg_asof_latest(const sb_rg_asof *a, long long end, sb_rg_list *out, int *found, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *found = 0;
+    if (!a || !a->usable || a->confirm_in < end)
+        return SB_OK;
+    size_t nr = a->full->n ? a->full->n : 1;
+    asof_week w = {malloc((a->ng ? a->ng : 1) * sizeof *w.maxin), malloc((a->nrep ? a->nrep : 1) * sizeof *w.ser_last),
+                   calloc(nr, 1), malloc(nr * sizeof *w.thr), malloc(nr * sizeof *w.padj), malloc(nr), malloc(nr)};
+    int rc = SB_OK;
+    if (!w.maxin || !w.ser_last || !w.inc || !w.thr || !w.padj || !w.verdict || !w.from)
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    else if (asof_select(a, end, &w) && (rc = asof_settle(a, &w, err)) == SB_OK &&
+             (rc = asof_rows(a, &w, out, err)) == SB_OK)
+        *found = 1;
+    asof_week_free(&w);
+    if (rc != SB_OK || !*found)
+        sb_rg_free(out);
+    return rc;
+}

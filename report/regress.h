@@ -267,6 +267,27 @@ int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_o
 
 void sb_rg_free(sb_rg_list *l);
 
+/* The histories sb_rg_history would give over the runs of one set up to
+ * each of several ends (the weekly writeups' weeks: the set's runs that
+ * a filter with has_range, from LLONG_MIN and to the end keeps), taken
+ * from the whole history (full: sb_rg_history over set with o, which
+ * must outlive it) instead of a walk for each end: the rows up to an end
+ * are the whole walk's rows of the commits up to it, whose thresholds of
+ * drift noise and Benjamini-Hochberg families are settled again over the
+ * steps up to it. */
+typedef struct sb_rg_asof sb_rg_asof;
+int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_list *full,
+                   sb_rg_asof **out, sb_error *err);
+/* The latest rows (latest_only) of sb_rg_history over the runs of the
+ * set up to end, with the drift counts, the cross-card noise and the
+ * series counts of that whole history. *found 0 (out empty) where the
+ * history up to end is not a part of the whole walk's (a group's runs up
+ * to end leave out a commit before the newest of them, a confirming run
+ * is up to end, change points are searched): the caller walks the runs
+ * itself. Several threads may ask one sb_rg_asof at once. */
+int sb_rg_asof_latest(const sb_rg_asof *a, long long end, sb_rg_list *out, int *found, sb_error *err);
+void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
+
 /* The stored history (db/rg_steps.h, migration 015, read and written
  * through st): the rows of
  * sb_rg_history over every result run, as its walk over the series leaves

@@ -22,6 +22,7 @@
 #include "plausible.h"
 #include "result_filter.h"
 #include "results_query.h"
+#include "rg_store_db.h"
 #include "run_query.h"
 #include "run_summary.h"
 #include "sha256.h"
@@ -873,6 +874,11 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     old_weekly_files(c, &files, &nfiles);
     sb_buf note = SB_BUF_INIT;
     int has_note = 0;
+    /* what the weeks walked share: the runs by time, and the older
+     * weeks' regressions from the whole history's walk */
+    sb_rg_asof *asof = NULL;
+    sb_site_weeks *shared = NULL;
+    sb_rg_store rs;
     if (!fps)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     else
@@ -906,7 +912,12 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         /* the note is the same for every week: rendered for the first
          * week built, and its runs not read again for the others */
         wo.note = has_note ? sb_buf_str(&note) : NULL;
-        rc = sb_site_weekly_read(c->db, c->skus, &wo, &c->rg, &week_rows, err);
+        if (!asof && i + 1 < n)
+            rc = sb_rg_asof_new(sb_rg_store_db(c->db, &rs), &c->set, &c->rg_opts, &c->rg, &asof, err);
+        if (rc == SB_OK && !shared)
+            rc = sb_site_weeks_new(&c->set, &c->session_set, &shared, err);
+        if (rc == SB_OK)
+            rc = sb_site_weekly_read_shared(c->db, c->skus, &wo, &c->rg, shared, asof, &week_rows, err);
         if (rc == SB_OK) {
             if (!has_note) {
                 rc = sb_weekly_note(&week_rows.snap, wo.all, c->skus, &note, err);
@@ -961,6 +972,8 @@ int site_build_weekly(site_ctx *c, sb_error *err)
     }
     free(training);
     sb_buf_free(&note);
+    sb_site_weeks_free(shared);
+    sb_rg_asof_free(asof);
     json_decref(d);
     if (rc == SB_OK)
         rc = site_page(c, "weekly/index.html", 1, "weekly", "weekly writeups", &b, err);

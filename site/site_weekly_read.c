@@ -29,19 +29,204 @@ static int all_up_to(const sb_result_set *all, long long end)
     return 1;
 }
 
-/* The runs of the week and around it. */
-static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *pr, long long start,
-                     long long end, sb_weekly_snapshot *s, sb_error *err)
+/* ---- what the weeks of one site share (sb_site_weeks) ---- */
+
+/* A set's runs by the time they finished: indexes into v and left_out. */
+typedef struct time_index {
+    size_t *v, *left_out;
+} time_index;
+
+struct sb_site_weeks {
+    const sb_result_set *all, *sessions_all;
+    time_index all_ix, sessions_ix;
+    sb_result_set spec; /* the GEMM gate suite's runs, picked once */
+};
+
+typedef struct timed {
+    long long t;
+    size_t i;
+} timed;
+
+static int cmp_timed(const void *x, const void *y)
+{
+    const timed *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Indexes of v[0..n) sorted by finished_epoch into *out. */
+static int index_runs(const sb_result *v, size_t n, size_t **out)
+{
+    timed *t = malloc((n ? n : 1) * sizeof *t);
+    *out = malloc((n ? n : 1) * sizeof **out);
+    if (!t || !*out) {
+        free(t);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        t[i] = (timed){v[i].finished_epoch, i};
+    if (n)
+        qsort(t, n, sizeof *t, cmp_timed);
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = t[i].i;
+    free(t);
+    return 0;
+}
+
+/* The runs of v[0..n) (ix: by time) that finished in [from, to), in v's
+ * order, as copies into *out (*nout of them). */
+static int window_runs(const sb_result *v, size_t n, const size_t *ix, long long from, long long to,
+                       sb_result **out, size_t *nout)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[ix[mid]].finished_epoch < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < n && v[ix[end]].finished_epoch < to)
+        end++;
+    size_t m = end - lo;
+    size_t *pos = malloc((m ? m : 1) * sizeof *pos);
+    *out = malloc((m ? m : 1) * sizeof **out);
+    if (!pos || !*out) {
+        free(pos);
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    memcpy(pos, ix + lo, m * sizeof *pos);
+    qsort(pos, m, sizeof *pos, cmp_size);
+    for (size_t i = 0; i < m; i++)
+        (*out)[i] = v[pos[i]];
+    free(pos);
+    *nout = m;
+    return 0;
+}
+
+/* The runs of set (ix: by time) that finished in [from, to), as a set
+ * borrowing set's text. */
+static int window(const sb_result_set *set, const time_index *ix, long long from, long long to,
+                  sb_result_set *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->borrowed = 1;
+    if (window_runs(set->v, set->n, ix->v, from, to, &out->v, &out->n) != 0 ||
+        window_runs(set->left_out, set->n_left_out, ix->left_out, from, to, &out->left_out, &out->n_left_out) != 0) {
+        sb_results_free(out);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    return SB_OK;
+}
+
+int sb_site_weeks_new(const sb_result_set *all, const sb_result_set *sessions_all, sb_site_weeks **out,
+                      sb_error *err)
+{
+    sb_site_weeks *w = calloc(1, sizeof *w);
+    *out = NULL;
+    if (!w)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    w->all = all;
+    w->sessions_all = sessions_all;
+    sb_result_filter sf = {0};
+    sf.suite = sb_gate_spec_for("gemm")->suite;
+    if (index_runs(all->v, all->n, &w->all_ix.v) != 0 ||
+        index_runs(all->left_out, all->n_left_out, &w->all_ix.left_out) != 0 ||
+        index_runs(sessions_all->v, sessions_all->n, &w->sessions_ix.v) != 0 ||
+        index_runs(sessions_all->left_out, sessions_all->n_left_out, &w->sessions_ix.left_out) != 0) {
+        sb_site_weeks_free(w);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    if (sb_results_pick(all, &sf, &w->spec, err) != SB_OK) {
+        sb_site_weeks_free(w);
+        return SB_ERR;
+    }
+    *out = w;
+    return SB_OK;
+}
+
+void sb_site_weeks_free(sb_site_weeks *w)
+{
+    if (!w)
+        return;
+    free(w->all_ix.v);
+    free(w->all_ix.left_out);
+    free(w->sessions_ix.v);
+    free(w->sessions_ix.left_out);
+    sb_results_free(&w->spec);
+    free(w);
+}
+
+/* A copy of set's arrays, borrowing its text. */
+static int copy_set(const sb_result_set *set, sb_result_set *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->borrowed = 1;
+    out->v = malloc((set->n ? set->n : 1) * sizeof *out->v);
+    out->left_out = malloc((set->n_left_out ? set->n_left_out : 1) * sizeof *out->left_out);
+    if (!out->v || !out->left_out) {
+        sb_results_free(out);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    memcpy(out->v, set->v, set->n * sizeof *out->v);
+    memcpy(out->left_out, set->left_out, set->n_left_out * sizeof *out->left_out);
+    out->n = set->n;
+    out->n_left_out = set->n_left_out;
+    return SB_OK;
+}
+
+static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_opts *o, const sb_site_weeks *sh,
+                          const sb_plaus_reads *pr, long long start, long long end, long long pstart,
+                          sb_weekly_snapshot *s, sb_error *err);
+
+/* The runs of the week and around it: picked from o->all (and
+ * o->sessions_all) where given, from the runs that finished in the
+ * previous week and this one where sh indexes them. */
+static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh, const sb_plaus_reads *pr,
+                     long long start, long long end, sb_weekly_snapshot *s, sb_error *err)
 {
     int py, pw;
     long long pstart, pend;
     sb_isoweek_prev(o->year, o->week, &py, &pw);
     sb_isoweek_range(py, pw, &pstart, &pend);
+    sb_result_set wall = {0}, wsess = {0};
+    sb_weekly_opts wo = *o;
+    int rc = SB_OK;
+    if (sh && o->all == sh->all && o->sessions_all == sh->sessions_all) {
+        rc = window(sh->all, &sh->all_ix, pstart, end, &wall, err);
+        if (rc == SB_OK)
+            rc = window(sh->sessions_all, &sh->sessions_ix, pstart, end, &wsess, err);
+        wo.all = &wall;
+        wo.sessions_all = &wsess;
+    }
+    if (rc == SB_OK)
+        rc = read_week_runs(db, &wo, o, sh, pr, start, end, pstart, s, err);
+    sb_results_free(&wall);
+    sb_results_free(&wsess);
+    return rc;
+}
+
+/* read_runs from the runs of w (the week's window, or every run), the
+ * GEMM gate's runs from o's. */
+static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_opts *o, const sb_site_weeks *sh,
+                          const sb_plaus_reads *pr, long long start, long long end, long long pstart,
+                          sb_weekly_snapshot *s, sb_error *err)
+{
     sb_result_filter f = {0};
     f.has_range = 1;
     f.from = start;
     f.to = end;
-    if (sb_results_select(db, o->all, &f, &s->week, err) != SB_OK)
+    if (sb_results_select(db, w->all, &f, &s->week, err) != SB_OK)
         return SB_ERR;
     /* the ops and cards of the previous week, measuring sessions
      * included, as the week's own are counted with them */
@@ -49,21 +234,22 @@ static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *p
     bf.from = pstart;
     bf.to = start;
     bf.with_sessions = 1;
-    if (sb_results_select_sessions(db, o->all, o->sessions_all, &bf, &s->before, err) != SB_OK)
+    if (sb_results_select_sessions(db, w->all, w->sessions_all, &bf, &s->before, err) != SB_OK)
         return SB_ERR;
     /* runs picked from o->all carry its marks */
     if (!o->all && sb_plaus_mark(pr, &s->week, err) != SB_OK)
         return SB_ERR;
     sb_result_filter sf = {0};
     sf.suite = sb_gate_spec_for("gemm")->suite;
-    if (sb_results_select(db, o->all, &sf, &s->spec, err) != SB_OK)
+    if (sh && o->all == sh->all ? copy_set(&sh->spec, &s->spec, err) != SB_OK
+                                : sb_results_select(db, o->all, &sf, &s->spec, err) != SB_OK)
         return SB_ERR;
     /* every run of the week, its measuring sessions' included: what the
      * week counts, its cards and what changed; the paired headline
      * cites them */
     sb_result_filter wf = f;
     wf.with_sessions = 1;
-    if (sb_results_select_sessions(db, o->all, o->sessions_all, &wf, &s->with_sessions, err) != SB_OK ||
+    if (sb_results_select_sessions(db, w->all, w->sessions_all, &wf, &s->with_sessions, err) != SB_OK ||
         sb_training_load(db, 1, start, end, &s->training, err) != SB_OK)
         return SB_ERR;
     /* the week's session runs, whose pairs the paired headline takes */
@@ -135,12 +321,18 @@ static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_
 int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
                         sb_site_weekly *out, sb_error *err)
 {
+    return sb_site_weekly_read_shared(db, skus, o, rg_all, NULL, NULL, out, err);
+}
+
+int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
+                               const sb_site_weeks *sh, const sb_rg_asof *asof, sb_site_weekly *out, sb_error *err)
+{
     memset(out, 0, sizeof *out);
     sb_plaus_reads_db(db, &out->pr);
     sb_rg_store_db(db, &out->st);
     long long start, end;
     sb_isoweek_range(o->year, o->week, &start, &end);
-    int rc = read_runs(db, o, &out->pr, start, end, &out->snap, err);
+    int rc = read_runs(db, o, sh, &out->pr, start, end, &out->snap, err);
     if (rc == SB_OK)
         rc = read_verdicts(&out->pr, skus, &out->snap, err);
     /* regressions: the one definition of `report regressions`
@@ -149,6 +341,9 @@ int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
     int found = 0;
     if (rc == SB_OK && rg_all && o->all && all_up_to(o->all, end)) {
         out->regressions = rg_all;
+    } else if (rc == SB_OK && asof && o->all &&
+               (rc = sb_rg_asof_latest(asof, end, &out->rg, &found, err)) == SB_OK && found) {
+        out->regressions = &out->rg;
     } else if (rc == SB_OK) {
         sb_result_filter f = {0};
         f.has_range = 1;

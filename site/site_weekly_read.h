@@ -35,6 +35,22 @@ typedef struct sb_site_weekly {
  * rg_all must outlive *out. */
 int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
                         sb_site_weekly *out, sb_error *err);
+/* What the weekly writeups of one site share: the runs of all and
+ * sessions_all (o->all and o->sessions_all of each week's options) by
+ * the time they finished, so that a week picks its runs from those of
+ * its own and the previous week instead of from every run; the GEMM
+ * gate's runs, picked once. all and sessions_all must outlive it. */
+typedef struct sb_site_weeks sb_site_weeks;
+int sb_site_weeks_new(const sb_result_set *all, const sb_result_set *sessions_all, sb_site_weeks **out,
+                      sb_error *err);
+void sb_site_weeks_free(sb_site_weeks *w); /* accepts NULL */
+
+/* sb_site_weekly_read with what the weeks share (sh; NULL: nothing),
+ * the week's regressions taken from asof (sb_rg_asof_new over o->all and
+ * rg_all; NULL: none) where it serves the week's end. */
+int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
+                               const sb_site_weeks *sh, const sb_rg_asof *asof, sb_site_weekly *out,
+                               sb_error *err);
 void sb_site_weekly_free(sb_site_weekly *w);
 
 #endif

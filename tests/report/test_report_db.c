@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -1038,6 +1039,230 @@ static void test_regression_history(void **state)
     sb_claims_free(&c);
     sb_rg_free(&l);
     sb_results_free(&set);
+    sb_db_close(db);
+}
+
+/* The rows of two lists agree on everything the outputs show. */
+static void assert_rows_equal(const sb_rg_row *a, const sb_rg_row *b)
+{
+    assert_int_equal(a->old_run ? a->old_run->run_id : -1, b->old_run ? b->old_run->run_id : -1);
+    assert_int_equal(a->new_run->run_id, b->new_run->run_id);
+    assert_int_equal(a->verdict, b->verdict);
+    assert_int_equal(a->cause, b->cause);
+    assert_int_equal(a->latest, b->latest);
+    assert_int_equal(a->n_old, b->n_old);
+    assert_int_equal(a->n_new, b->n_new);
+    assert_true(a->p == b->p || (isnan(a->p) && isnan(b->p)));
+    assert_true(a->p_adjusted == b->p_adjusted || (isnan(a->p_adjusted) && isnan(b->p_adjusted)));
+    assert_true(a->rel_change == b->rel_change || (isnan(a->rel_change) && isnan(b->rel_change)));
+    assert_true(a->threshold == b->threshold);
+    assert_int_equal(a->threshold_from, b->threshold_from);
+    assert_int_equal(a->same_card, b->same_card);
+    assert_int_equal(a->range_commits, b->range_commits);
+    assert_string_equal(a->changed, b->changed);
+    assert_int_equal(a->confirm, b->confirm);
+}
+
+/* The history up to each end taken from the whole walk (sb_rg_asof)
+ * gives the latest rows, drift counts, cross-card noise and series
+ * counts of a walk over the runs up to that end, at ends inside a
+ * commit's pass over the groups too (Benjamini-Hochberg families and
+ * drift classes that have only some of their steps yet): three
+ * providers (the project's, two others) on two cards of one SKU and one
+ * of another, a series that fails at one commit, one that starts late.
+ * A run of an old commit measured last makes every earlier end one the
+ * whole walk does not serve. */
+static void test_regression_asof(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/asof.db", tmpdir);
+    sb_db *w = fx_create(p);
+    static double smp[13][24][20];
+    const char *provs[] = {"fused", "liger", "reference", "torch-compile"};
+    const char *shapes[] = {"M=1", "M=2", "M=3"};
+    char shas[13][41];
+    for (int c = 0; c < 13; c++)
+        snprintf(shas[c], sizeof shas[c], "%040x", 0xa000 + c);
+    unsigned seed = 7;
+    fx_result r = {0};
+    r.nsamples = 20;
+    for (int c = 0; c < 12; c++) {
+        for (int g = 0; g < 24; g++) {
+            int sku = g / 12, prov = (g / 3) % 4, shape = g % 3;
+            if (prov == 3 && c < 8)
+                continue; /* torch-compile starts at commit 8 */
+            seed = seed * 1103515245u + 12345u;
+            double level = 1.0 + 0.12 * (double)((seed >> 16) % 3) / 2.0;
+            for (int i = 0; i < 20; i++)
+                smp[c][g][i] = level * (1.0 + 0.001 * (double)((i * 7 + c + g) % 20));
+            char when[32];
+            /* commit c's pass: one group an hour from day c * 1.5 */
+            long long t = 1762041600LL + (long long)c * 36 * 3600 + (long long)g * 3600; /* 2025-11-02 */
+            time_t tt = (time_t)t;
+            struct tm tmv;
+            gmtime_r(&tt, &tmv);
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+            r.provider = provs[prov];
+            r.shape_key = shapes[shape];
+            r.sku = sku ? "a100-sxm4-80gb" : "h100-sxm5-80gb";
+            r.arch = sku ? "a100" : "h100";
+            r.gpu_uuid = (c + g) % 3 == 0 ? "GPU-22222222-2222-3333-4444-555555555555"
+                                          : "GPU-11111111-2222-3333-4444-555555555555";
+            r.git_sha = shas[c];
+            r.finished_at = when;
+            r.samples = smp[c][g];
+            r.status = prov == 0 && shape == 1 && sku == 0 && c == 5 ? "failed" : NULL;
+            fx_add_result(w, &r);
+        }
+    }
+    sb_db *db = reopen(w, p);
+    sb_error err;
+    sb_rg_store rs;
+    const sb_rg_store *st = sb_rg_store_db(db, &rs);
+    sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
+    size_t seen[8] = {0}; /* regressions, now failing, single commits, drift thresholds, cross-card, partial ends */
+    for (int pass = 0; pass < 2; pass++) {
+        sb_result_set set;
+        assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+        sb_rg_memo *memo = NULL;
+        assert_int_equal(sb_rg_memo_new(&memo, &err), SB_OK);
+        sb_rg_opts om = o;
+        om.memo = memo;
+        sb_rg_list full;
+        assert_int_equal(sb_rg_history(st, &set, &om, &full, &err), SB_OK);
+        sb_rg_memo_freeze(memo);
+        sb_rg_asof *asof = NULL;
+        assert_int_equal(sb_rg_asof_new(st, &set, &om, &full, &asof, &err), SB_OK);
+        long long last = LLONG_MIN;
+        for (size_t i = 0; i < set.n; i++)
+            last = set.v[i].finished_epoch > last ? set.v[i].finished_epoch : last;
+        /* every 7 hours: ends between commits and inside their passes */
+        for (long long end = 1762041600LL + 3600; end <= last + 7 * 3600; end += 7 * 3600) {
+            sb_rg_list la, lw;
+            int found = -1;
+            assert_int_equal(sb_rg_asof_latest(asof, end, &la, &found, &err), SB_OK);
+            if (pass == 1) {
+                /* the old commit's late run is up to the end only after the last */
+                assert_int_equal(found, end > last);
+                if (!found) {
+                    assert_int_equal(la.n, 0);
+                    continue;
+                }
+            }
+            assert_int_equal(found, 1);
+            sb_result_filter upto = {0};
+            upto.has_range = 1;
+            upto.from = LLONG_MIN;
+            upto.to = end;
+            sb_result_set part;
+            assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
+            assert_int_equal(sb_rg_history(st, &part, &om, &lw, &err), SB_OK);
+            size_t k = 0;
+            for (size_t i = 0; i < lw.n; i++) {
+                const sb_rg_row *x = &lw.v[i];
+                if (!x->latest)
+                    continue;
+                assert_true(k < la.n);
+                assert_rows_equal(&la.v[k++], x);
+                seen[0] += sb_rg_counts(x) && x->verdict == SB_RG_REGRESSION;
+                seen[1] += x->verdict == SB_RG_NOW_FAILING;
+                seen[2] += x->verdict == SB_RG_SINGLE_COMMIT;
+                seen[3] += x->threshold_from == SB_RG_FROM_HISTORY_AA;
+                seen[4] += x->threshold_from == SB_RG_FROM_SKU_AA;
+            }
+            assert_int_equal(k, la.n);
+            size_t tested, flagged;
+            sb_rg_drift_share(&lw, &tested, &flagged);
+            assert_int_equal(la.drift_tested, tested);
+            assert_int_equal(la.drift_flagged, flagged);
+            assert_int_equal(la.series_git, lw.series_git);
+            assert_int_equal(la.series_measured, lw.series_measured);
+            assert_int_equal(la.nnoise, lw.nnoise);
+            for (size_t i = 0; i < la.nnoise; i++) {
+                assert_string_equal(la.noise[i].sku, lw.noise[i].sku);
+                assert_int_equal(la.noise[i].let_go, lw.noise[i].let_go);
+                assert_true(la.noise[i].threshold == lw.noise[i].threshold);
+            }
+            /* the weekly's appendix renders the same text */
+            sb_buf ma = SB_BUF_INIT, mw = SB_BUF_INIT;
+            sb_rg_render_md(&la, &o, 1, &ma);
+            sb_rg_render_md(&lw, &o, 1, &mw);
+            assert_string_equal(sb_buf_str(&ma), sb_buf_str(&mw));
+            sb_buf_free(&ma);
+            sb_buf_free(&mw);
+            seen[5] += part.n < set.n && (part.n % 24) != 0;
+            sb_rg_free(&la);
+            sb_rg_free(&lw);
+            sb_results_free(&part);
+        }
+        sb_rg_asof_free(asof);
+        sb_rg_free(&full);
+        sb_rg_memo_free(memo);
+        sb_results_free(&set);
+        if (pass == 0) {
+            /* commit 0 measured again after the others */
+            sb_db_close(db);
+            w = fx_open(p);
+            r.provider = "fused";
+            r.shape_key = "M=1";
+            r.sku = "h100-sxm5-80gb";
+            r.arch = "h100";
+            r.git_sha = shas[0];
+            r.finished_at = "2025-11-25T00:00:00Z";
+            r.samples = smp[0][0];
+            r.status = NULL;
+            fx_add_result(w, &r);
+            db = reopen(w, p);
+            st = sb_rg_store_db(db, &rs);
+        }
+    }
+    for (int i = 0; i < 6; i++)
+        assert_true(seen[i] > 0);
+
+    /* A week read with what the site's weeks share (its runs and the
+     * previous week's picked from the runs indexed by time, the GEMM
+     * gate's runs picked once) reads the rows of a week read alone. */
+    {
+        sb_result_set set, sess;
+        assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+        assert_int_equal(sb_results_load_sessions(db, &sess, &err), SB_OK);
+        sb_sku_table *skus = NULL;
+        assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
+        sb_site_weeks *sh = NULL;
+        assert_int_equal(sb_site_weeks_new(&set, &sess, &sh, &err), SB_OK);
+        size_t weeks_with_runs = 0;
+        for (int wk = 44; wk <= 49; wk++) {
+            sb_weekly_opts o2;
+            memset(&o2, 0, sizeof o2);
+            o2.year = 2025;
+            o2.week = wk;
+            o2.rg = o;
+            o2.all = &set;
+            o2.sessions_all = &sess;
+            sb_site_weekly a, b;
+            assert_int_equal(sb_site_weekly_read(db, skus, &o2, NULL, &a, &err), SB_OK);
+            assert_int_equal(sb_site_weekly_read_shared(db, skus, &o2, NULL, sh, NULL, &b, &err), SB_OK);
+            const sb_result_set *sa[] = {&a.snap.week, &a.snap.before, &a.snap.spec, &a.snap.with_sessions};
+            const sb_result_set *sbb[] = {&b.snap.week, &b.snap.before, &b.snap.spec, &b.snap.with_sessions};
+            for (int k = 0; k < 4; k++) {
+                assert_int_equal(sa[k]->n, sbb[k]->n);
+                assert_int_equal(sa[k]->n_left_out, sbb[k]->n_left_out);
+                for (size_t i = 0; i < sa[k]->n; i++)
+                    assert_int_equal(sa[k]->v[i].run_id, sbb[k]->v[i].run_id);
+            }
+            weeks_with_runs += a.snap.week.n > 0 && a.snap.before.n > 0;
+            assert_int_equal(a.snap.nverdicts, b.snap.nverdicts);
+            assert_int_equal(a.regressions->n, b.regressions->n);
+            sb_site_weekly_free(&a);
+            sb_site_weekly_free(&b);
+        }
+        assert_true(weeks_with_runs >= 2);
+        sb_site_weeks_free(sh);
+        sb_sku_table_free(skus);
+        sb_results_free(&sess);
+        sb_results_free(&set);
+    }
     sb_db_close(db);
 }
 
@@ -2326,6 +2551,7 @@ int main(void)
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_regression_history),
+        cmocka_unit_test(test_regression_asof),
         cmocka_unit_test(test_git_order),
         cmocka_unit_test(test_results_select),
         cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_plausible_own_card), cmocka_unit_test(test_compare),
