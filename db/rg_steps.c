@@ -763,8 +763,8 @@ int sb_rg_family_read(sb_db *handle, long long old_commit, long long new_commit,
     sqlite3_stmt *st = NULL;
     /* the terms of the partial index rg_steps_family */
     if (sqlite3_prepare_v2(db,
-                           MEMBER_COLUMNS " WHERE old_commit = ?1 AND new_commit = ?2"
-                                          " AND old_commit != 0 AND verdict IN (0, 2, 3) AND p IS NOT NULL",
+                           MEMBER_COLUMNS " WHERE old_commit = ?1 AND new_commit = ?2 AND old_commit != 0"
+                                          " AND (verdict = 0 OR verdict = 2 OR verdict = 3) AND p IS NOT NULL",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the regression steps to settle");
     sqlite3_bind_int64(st, 1, old_commit);
@@ -792,9 +792,10 @@ int sb_rg_family_put(sb_db *handle, const sb_rg_member *m, size_t n, sb_error *e
 }
 
 /* the terms of the partial index rg_steps_drift */
-#define DRIFT_TESTED                                                                               \
-    " WHERE drift_class = ?1 AND drift_class != 0 AND cause = 1 AND verdict IN (0, 2, 3)"          \
-    " AND old_commit != 0 AND p IS NOT NULL AND rel_change IS NOT NULL"
+#define DRIFT_TESTED                                                                                  \
+    " WHERE drift_class = ?1 AND drift_class != 0 AND cause = 1"                                      \
+    " AND (verdict = 0 OR verdict = 2 OR verdict = 3) AND old_commit != 0 AND p IS NOT NULL"          \
+    " AND rel_change IS NOT NULL"
 
 int sb_rg_class_top(sb_db *handle, long long cls, long long cap, long long *tested, sb_rg_member top[2],
                     size_t *ntop, sb_error *err)
@@ -1024,8 +1025,8 @@ int sb_rg_bulk_steps(sb_rg_bulk *b, sb_rg_member **out, size_t *n, sb_error *err
     sqlite3_stmt *st = NULL;
     /* the terms of rg_steps_family, or a drift class */
     if (sqlite3_prepare_v2(db,
-                           MEMBER_COLUMNS " WHERE (old_commit != 0 AND verdict IN (0, 2, 3) AND p IS NOT NULL)"
-                                          " OR drift_class != 0 ORDER BY grp, seq",
+                           MEMBER_COLUMNS " WHERE (old_commit != 0 AND (verdict = 0 OR verdict = 2 OR verdict = 3)"
+                                          " AND p IS NOT NULL) OR drift_class != 0 ORDER BY grp, seq",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the regression steps to settle");
     return read_members(db, st, out, n, err);
