@@ -2171,8 +2171,6 @@ static int cmp_ll(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* adjust_steps over the members of one family; the drift classes of its
- * drift members added to *cls. */
 /* adjust_steps over the members *m[0..n) of one family, in (grp, seq)
  * order: each one's p_adjusted. */
 static int adjust_family(sb_rg_member **m, size_t n, const sb_rg_opts *o, sb_error *err)
@@ -2196,6 +2194,8 @@ static int adjust_family(sb_rg_member **m, size_t n, const sb_rg_opts *o, sb_err
     return rc;
 }
 
+/* adjust_steps over the members of one family, stored; the drift classes
+ * of its drift members added to *cls. */
 static int settle_family(const sb_rg_store *st, const sb_rg_opts *o, long long old_commit, long long new_commit,
                          long long **cls, size_t *ncls, size_t *clscap, sb_error *err)
 {
@@ -2425,6 +2425,13 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *
         rc = st->bulk_open(st->ctx, &bulk, err);
     if (rc == SB_OK)
         rc = store_walk(st, o, &set, &plan, &ord, bulk, err);
+    size_t walked = set.n + plan.runs;
+    if (bulk) {
+        /* the runs are read no more: settling every step takes the
+         * memory they held */
+        sb_rg_order_free(&ord);
+        sb_results_free(&set);
+    }
     if (rc == SB_OK)
         rc = bulk ? settle_all(st, o, bulk, err) : settle_stored(st, o, err);
     st->bulk_close(bulk);
@@ -2432,7 +2439,7 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *
         rc = st->state_write(st->ctx, &now, err);
     if (rc == SB_OK) {
         info->full = full;
-        info->runs_walked = set.n + plan.runs;
+        info->runs_walked = walked;
         info->stored = 1;
     }
 done:
