@@ -29,11 +29,6 @@ static int read_basis(void *ctx, sb_verdict_basis *b, int *found, sb_error *err)
     return sb_verdicts_basis_read(ctx, b, found, err);
 }
 
-static int read_states(void *ctx, sb_verdict_states *out, sb_error *err)
-{
-    return sb_verdict_states_load(ctx, out, err);
-}
-
 static int read_states_ids(void *ctx, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err)
 {
     return sb_verdict_states_load_ids(ctx, ids, n, out, err);
@@ -75,7 +70,6 @@ const sb_plaus_reads *sb_plaus_reads_db(sb_db *db, sb_plaus_reads *rd)
     rd->devices = read_devices;
     rd->calibrations_digest = read_digest;
     rd->basis = read_basis;
-    rd->states = read_states;
     rd->states_ids = read_states_ids;
     rd->verdicts_open = open_verdicts;
     rd->verdict = read_verdict;

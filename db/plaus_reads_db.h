@@ -10,7 +10,7 @@
 
 /* Fills rd with the reads of db: sb_calibrations_load, sb_run_devices_load
  * and sb_run_devices_load_ids, sb_verdicts_calibrations_digest,
- * sb_verdicts_basis_read, sb_verdict_states_load, the verdict reader
+ * sb_verdicts_basis_read, sb_verdict_states_load_ids, the verdict reader
  * (sb_verdict_reader_open, sb_verdict_read), sb_results_load and
  * sb_session_runs_load. db must outlive it. Returns rd, so that a call
  * takes the reads of db in place: sb_plaus_mark(sb_plaus_reads_db(db,

@@ -242,6 +242,33 @@ static long long drift_tested(const sb_rg_step_rec *steps, size_t n)
     return k;
 }
 
+#define PUT_GROUP                                                                                    \
+    "INSERT INTO rg_groups (case_key, provider, sku, series_git, series_measured,"                   \
+    " drift_tested) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (case_key, provider, sku)"            \
+    " DO UPDATE SET series_git = excluded.series_git,"                                               \
+    " series_measured = excluded.series_measured, drift_tested = excluded.drift_tested"             \
+    " RETURNING grp"
+
+/* Runs a PUT_GROUP statement g; *grp the group's id. */
+static int put_group(sqlite3 *db, sqlite3_stmt *g, const char *case_key, const char *provider, const char *sku,
+                     long long series_git, long long series_measured, long long tested, long long *grp,
+                     const char *what, sb_error *err)
+{
+    sqlite3_bind_text(g, 1, case_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(g, 2, provider, -1, SQLITE_STATIC);
+    sqlite3_bind_text(g, 3, sku, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(g, 4, series_git);
+    sqlite3_bind_int64(g, 5, series_measured);
+    sqlite3_bind_int64(g, 6, tested);
+    int rc = sqlite3_step(g);
+    if (rc == SQLITE_ROW)
+        *grp = sqlite3_column_int64(g, 0);
+    sqlite3_reset(g);
+    if (rc != SQLITE_ROW)
+        return sb_db_conn_fail(db, err, what);
+    return SB_OK;
+}
+
 int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, const char *sku,
                     long long series_git, long long series_measured, const sb_rg_step_rec *steps,
                     size_t n, sb_error *err)
@@ -250,30 +277,17 @@ int sb_rg_group_put(sb_db *handle, const char *case_key, const char *provider, c
     const char *what = "storing the regression steps";
     sqlite3_stmt *g = NULL, *del = NULL, *ins = NULL;
     int rc = SB_OK;
-    if (sqlite3_prepare_v2(db,
-                           "INSERT INTO rg_groups (case_key, provider, sku, series_git, series_measured,"
-                           " drift_tested) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (case_key, provider, sku)"
-                           " DO UPDATE SET series_git = excluded.series_git,"
-                           " series_measured = excluded.series_measured, drift_tested = excluded.drift_tested"
-                           " RETURNING grp",
-                           -1, &g, NULL) != SQLITE_OK ||
+    if (sqlite3_prepare_v2(db, PUT_GROUP, -1, &g, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "DELETE FROM rg_steps WHERE grp = ?1", -1, &del, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, INSERT_STEP, -1, &ins, NULL) != SQLITE_OK) {
         rc = sb_db_conn_fail(db, err, what);
         goto out;
     }
-    sqlite3_bind_text(g, 1, case_key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(g, 2, provider, -1, SQLITE_STATIC);
-    sqlite3_bind_text(g, 3, sku, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(g, 4, series_git);
-    sqlite3_bind_int64(g, 5, series_measured);
-    sqlite3_bind_int64(g, 6, drift_tested(steps, n));
-    if (sqlite3_step(g) != SQLITE_ROW) {
-        rc = sb_db_conn_fail(db, err, what);
+    long long grp;
+    rc = put_group(db, g, case_key, provider, sku, series_git, series_measured, drift_tested(steps, n), &grp, what,
+                   err);
+    if (rc != SB_OK)
         goto out;
-    }
-    long long grp = sqlite3_column_int64(g, 0);
-    sqlite3_reset(g);
     sqlite3_bind_int64(del, 1, grp);
     rc = note_dirty(db, grp, 0, what, err);
     if (rc == SB_OK)
@@ -694,7 +708,9 @@ int sb_rg_dirty_take(sb_db *handle, long long **fam, size_t *nfam, long long **c
     return rc;
 }
 
-#define MEMBER_COLUMNS "SELECT grp, seq, p, p_adjusted, rel_change, threshold, verdict, cause, drift_class FROM rg_steps"
+#define MEMBER_COLUMNS                                                                             \
+    "SELECT grp, seq, p, p_adjusted, rel_change, threshold, verdict, cause, drift_class, old_commit,"   \
+    " new_commit FROM rg_steps"
 
 /* The rows of st (MEMBER_COLUMNS) into *out; st is finalized. */
 static int read_members(sqlite3 *db, sqlite3_stmt *st, sb_rg_member **out, size_t *n, sb_error *err)
@@ -727,6 +743,8 @@ static int read_members(sqlite3 *db, sqlite3_stmt *st, sb_rg_member **out, size_
         m->verdict = sqlite3_column_int(st, 6);
         m->cause = sqlite3_column_int(st, 7);
         m->drift_class = sqlite3_column_int64(st, 8);
+        m->old_commit = sqlite3_column_int64(st, 9);
+        m->new_commit = sqlite3_column_int64(st, 10);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -745,8 +763,8 @@ int sb_rg_family_read(sb_db *handle, long long old_commit, long long new_commit,
     sqlite3_stmt *st = NULL;
     /* the terms of the partial index rg_steps_family */
     if (sqlite3_prepare_v2(db,
-                           MEMBER_COLUMNS " WHERE old_commit = ?1 AND new_commit = ?2"
-                                          " AND old_commit != 0 AND verdict IN (0, 2, 3) AND p IS NOT NULL",
+                           MEMBER_COLUMNS " WHERE old_commit = ?1 AND new_commit = ?2 AND old_commit != 0"
+                                          " AND (verdict = 0 OR verdict = 2 OR verdict = 3) AND p IS NOT NULL",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_conn_fail(db, err, "reading the regression steps to settle");
     sqlite3_bind_int64(st, 1, old_commit);
@@ -774,9 +792,10 @@ int sb_rg_family_put(sb_db *handle, const sb_rg_member *m, size_t n, sb_error *e
 }
 
 /* the terms of the partial index rg_steps_drift */
-#define DRIFT_TESTED                                                                               \
-    " WHERE drift_class = ?1 AND drift_class != 0 AND cause = 1 AND verdict IN (0, 2, 3)"          \
-    " AND old_commit != 0 AND p IS NOT NULL AND rel_change IS NOT NULL"
+#define DRIFT_TESTED                                                                                  \
+    " WHERE drift_class = ?1 AND drift_class != 0 AND cause = 1"                                      \
+    " AND (verdict = 0 OR verdict = 2 OR verdict = 3) AND old_commit != 0 AND p IS NOT NULL"          \
+    " AND rel_change IS NOT NULL"
 
 int sb_rg_class_top(sb_db *handle, long long cls, long long cap, long long *tested, sb_rg_member top[2],
                     size_t *ntop, sb_error *err)
@@ -889,4 +908,137 @@ int sb_rg_class_figs_read(sb_db *handle, sb_rg_class_figs **out, size_t *n, sb_e
         return sb_db_conn_fail(db, err, "reading the figures of the noise classes");
     }
     return SB_OK;
+}
+
+struct sb_rg_bulk {
+    sb_db *handle;
+    sqlite3_stmt *group, *step;
+    char **index_sql; /* the dropped indexes, as sqlite_master held them */
+    size_t nindex;
+};
+
+void sb_rg_bulk_close(sb_rg_bulk *b)
+{
+    if (!b)
+        return;
+    sqlite3_finalize(b->group);
+    sqlite3_finalize(b->step);
+    for (size_t i = 0; i < b->nindex; i++)
+        free(b->index_sql[i]);
+    free(b->index_sql);
+    free(b);
+}
+
+/* Saves the SQL of every index of rg_steps in b and drops them. */
+static int drop_indexes(sb_rg_bulk *b, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(b->handle);
+    const char *what = "setting aside the indexes of the regression steps";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rg_steps'"
+                           " AND sql IS NOT NULL ORDER BY name",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, what);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = SB_OK, s = SQLITE_DONE;
+    while (rc == SB_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            char **nn = realloc(names, nc * sizeof *nn);
+            if (nn)
+                names = nn;
+            char **ns = realloc(b->index_sql, nc * sizeof *ns);
+            if (ns)
+                b->index_sql = ns;
+            if (!nn || !ns) {
+                rc = sb_error_set(err, NULL, NULL, "out of memory");
+                break;
+            }
+            cap = nc;
+        }
+        names[n] = column_dup(st, 0);
+        b->index_sql[n] = column_dup(st, 1);
+        if (!names[n] || !b->index_sql[n]) {
+            free(names[n]);
+            free(b->index_sql[n]);
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
+        }
+        n++;
+        b->nindex = n;
+    }
+    if (rc == SB_OK && s != SQLITE_DONE)
+        rc = sb_db_conn_fail(db, err, what);
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        char *sql = sqlite3_mprintf("DROP INDEX \"%w\"", names[i]);
+        rc = sql ? sb_db_exec(b->handle, sql, err) : sb_error_set(err, NULL, NULL, "out of memory");
+        sqlite3_free(sql);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+int sb_rg_bulk_open(sb_db *handle, sb_rg_bulk **out, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(handle);
+    *out = NULL;
+    sb_rg_bulk *b = calloc(1, sizeof *b);
+    if (!b)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    b->handle = handle;
+    int rc = drop_indexes(b, err);
+    if (rc == SB_OK && (sqlite3_prepare_v2(db, PUT_GROUP, -1, &b->group, NULL) != SQLITE_OK ||
+                        sqlite3_prepare_v2(db, INSERT_STEP, -1, &b->step, NULL) != SQLITE_OK))
+        rc = sb_db_conn_fail(db, err, "storing the regression steps");
+    if (rc != SB_OK) {
+        sb_rg_bulk_close(b);
+        return rc;
+    }
+    *out = b;
+    return SB_OK;
+}
+
+int sb_rg_bulk_group(sb_rg_bulk *b, const char *case_key, const char *provider, const char *sku,
+                     long long series_git, long long series_measured, const sb_rg_step_rec *steps, size_t n,
+                     sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(b->handle);
+    const char *what = "storing the regression steps";
+    long long grp;
+    int rc = put_group(db, b->group, case_key, provider, sku, series_git, series_measured, drift_tested(steps, n),
+                       &grp, what, err);
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        bind_step(b->step, grp, (long long)i, &steps[i]);
+        rc = done(db, b->step, what, err);
+    }
+    return rc;
+}
+
+int sb_rg_bulk_steps(sb_rg_bulk *b, sb_rg_member **out, size_t *n, sb_error *err)
+{
+    sqlite3 *db = sb_db_handle(b->handle);
+    sqlite3_stmt *st = NULL;
+    /* the terms of rg_steps_family, or a drift class */
+    if (sqlite3_prepare_v2(db,
+                           MEMBER_COLUMNS " WHERE (old_commit != 0 AND (verdict = 0 OR verdict = 2 OR verdict = 3)"
+                                          " AND p IS NOT NULL) OR drift_class != 0 ORDER BY grp, seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_conn_fail(db, err, "reading the regression steps to settle");
+    return read_members(db, st, out, n, err);
+}
+
+int sb_rg_bulk_finish(sb_rg_bulk *b, sb_error *err)
+{
+    int rc = SB_OK;
+    for (size_t i = 0; i < b->nindex && rc == SB_OK; i++)
+        rc = sb_db_exec(b->handle, b->index_sql[i], err);
+    for (size_t i = 0; i < b->nindex; i++)
+        free(b->index_sql[i]);
+    b->nindex = 0;
+    return rc;
 }

@@ -79,6 +79,21 @@ int sb_rg_noise_read(sb_db *db, sb_rg_noise_rec **out, size_t *n, sb_error *err)
  * noise (*found 0: none did). */
 int sb_rg_noise_first(sb_db *db, long long grp, long long noise, long long *seq, int *found, sb_error *err);
 
+/* ---- a full walk's writes (model/rg_store.h's bulk_*): after
+ * sb_rg_clear, every group's steps in one pass with the statements
+ * prepared once; the indexes of rg_steps (as sqlite_master holds them)
+ * are dropped by sb_rg_bulk_open and made again by sb_rg_bulk_finish,
+ * since keeping four indexes through a million inserts costs more than
+ * building them once. No family or class is noted. ---- */
+typedef struct sb_rg_bulk sb_rg_bulk;
+int sb_rg_bulk_open(sb_db *db, sb_rg_bulk **out, sb_error *err);
+int sb_rg_bulk_group(sb_rg_bulk *b, const char *case_key, const char *provider, const char *sku,
+                     long long series_git, long long series_measured, const sb_rg_step_rec *steps, size_t n,
+                     sb_error *err);
+int sb_rg_bulk_steps(sb_rg_bulk *b, sb_rg_member **out, size_t *n, sb_error *err);
+int sb_rg_bulk_finish(sb_rg_bulk *b, sb_error *err);
+void sb_rg_bulk_close(sb_rg_bulk *b); /* accepts NULL */
+
 /* ---- settling (migration 016; model/rg_store.h says what each gives) ---- */
 int sb_rg_dirty_take(sb_db *db, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err);
 int sb_rg_family_read(sb_db *db, long long old_commit, long long new_commit, sb_rg_member **out, size_t *n,

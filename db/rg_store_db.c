@@ -231,6 +231,35 @@ static int noise_put(void *ctx, const sb_rg_noise_rec *e, long long *id, sb_erro
     return sb_rg_noise_put(ctx, e, id, err);
 }
 
+static int bulk_open(void *ctx, void **w, sb_error *err)
+{
+    sb_rg_bulk *b = NULL;
+    int rc = sb_rg_bulk_open(ctx, &b, err);
+    *w = b;
+    return rc;
+}
+
+static int bulk_group(void *w, const char *case_key, const char *provider, const char *sku, long long series_git,
+                      long long series_measured, const sb_rg_step_rec *steps, size_t n, sb_error *err)
+{
+    return sb_rg_bulk_group(w, case_key, provider, sku, series_git, series_measured, steps, n, err);
+}
+
+static int bulk_steps(void *w, sb_rg_member **out, size_t *n, sb_error *err)
+{
+    return sb_rg_bulk_steps(w, out, n, err);
+}
+
+static int bulk_finish(void *w, sb_error *err)
+{
+    return sb_rg_bulk_finish(w, err);
+}
+
+static void bulk_close(void *w)
+{
+    sb_rg_bulk_close(w);
+}
+
 const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
 {
     *st = (sb_rg_store){
@@ -278,6 +307,11 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
         .class_top = class_top,
         .class_steps = class_steps,
         .class_figs_put = class_figs_put,
+        .bulk_open = bulk_open,
+        .bulk_group = bulk_group,
+        .bulk_steps = bulk_steps,
+        .bulk_finish = bulk_finish,
+        .bulk_close = bulk_close,
     };
     return st;
 }

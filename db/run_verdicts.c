@@ -194,11 +194,6 @@ int sb_verdicts_last_run(sb_db *handle, long long *last, sb_error *err)
     return SB_OK;
 }
 
-int sb_verdict_states_load(sb_db *db, sb_verdict_states *out, sb_error *err)
-{
-    return sb_verdict_states_load_after(db, 0, out, err);
-}
-
 int sb_verdict_states_load_after(sb_db *handle, long long after, sb_verdict_states *out, sb_error *err)
 {
     sqlite3 *db = sb_db_handle(handle);

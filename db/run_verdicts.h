@@ -42,11 +42,9 @@ int sb_verdicts_first_missing(sb_db *db, long long *first, sb_error *err);
 /* The highest id of a result run; 0 when there is none. */
 int sb_verdicts_last_run(sb_db *db, long long *last, sb_error *err);
 
-/* Every stored verdict's state, by run id ascending (free with
- * sb_verdict_states_free, model/plaus_reads.h). */
-int sb_verdict_states_load(sb_db *db, sb_verdict_states *out, sb_error *err);
-/* The same for the runs whose id is above after: a pass that judges only
- * those reads no other. */
+/* The stored verdicts' states of the runs whose id is above after, by
+ * run id ascending (free with sb_verdict_states_free,
+ * model/plaus_reads.h): a pass that judges only those reads no other. */
 int sb_verdict_states_load_after(sb_db *db, long long after, sb_verdict_states *out, sb_error *err);
 /* The states of the runs ids[0..n) (ascending) that have a stored verdict. */
 int sb_verdict_states_load_ids(sb_db *db, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err);

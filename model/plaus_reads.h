@@ -29,7 +29,7 @@ typedef struct sb_verdict_basis {
     long long last_calibration;
 } sb_verdict_basis;
 
-/* Every stored verdict's state, by run id ascending. */
+/* Stored verdicts' states, by run id ascending. */
 typedef struct sb_verdict_states {
     long long *run_id;
     sb_plaus_state *state;
@@ -53,8 +53,6 @@ typedef struct sb_plaus_reads {
     int (*calibrations_digest)(void *ctx, long long upto, char hex[65], long long *last, sb_error *err);
     /* The stored basis; *found 0 when verdicts were never stored. */
     int (*basis)(void *ctx, sb_verdict_basis *b, int *found, sb_error *err);
-    /* Every stored verdict's state. */
-    int (*states)(void *ctx, sb_verdict_states *out, sb_error *err);
     /* The states of the runs ids[0..n) (ascending) that have a stored verdict. */
     int (*states_ids)(void *ctx, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err);
     /* A reader of whole stored verdicts, one run at a time: opened

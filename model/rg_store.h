@@ -40,6 +40,7 @@ typedef struct sb_rg_member {
     double p, p_adjusted, rel_change, threshold; /* NAN: NULL */
     int verdict, cause;
     long long drift_class;
+    long long old_commit, new_commit;
 } sb_rg_member;
 
 /* What the thresholds of one drift class's steps come from, and how many
@@ -181,6 +182,24 @@ typedef struct sb_rg_store {
     /* The tested steps of class cls whose |change| is at least min_abs (malloc'd). */
     int (*class_steps)(void *ctx, long long cls, double min_abs, sb_rg_member **out, size_t *n, sb_error *err);
     int (*class_figs_put)(void *ctx, const sb_rg_class_figs *f, sb_error *err);
+
+    /* ---- a full walk's writes, after clear, inside the same transaction ----
+     * Every group's steps written anew in one pass (*w opened once):
+     * the steps' indexes are left out while they are written and made
+     * again by bulk_finish, and no family or class is noted (the caller
+     * settles every one, storing the adjusted p-values with family_put,
+     * before bulk_finish). bulk_close accepts NULL; after a failure the
+     * transaction is rolled back. */
+    int (*bulk_open)(void *ctx, void **w, sb_error *err);
+    /* The steps of a group not yet stored, with its counts. */
+    int (*bulk_group)(void *w, const char *case_key, const char *provider, const char *sku,
+                      long long series_git, long long series_measured, const sb_rg_step_rec *steps, size_t n,
+                      sb_error *err);
+    /* Every stored step that is a member of a family or has a drift
+     * class, in (grp, seq) order (malloc'd). */
+    int (*bulk_steps)(void *w, sb_rg_member **out, size_t *n, sb_error *err);
+    int (*bulk_finish)(void *w, sb_error *err);
+    void (*bulk_close)(void *w);
 } sb_rg_store;
 
 #endif

@@ -680,9 +680,23 @@ int sb_plaus_mark_sessions(const sb_plaus_reads *rd, sb_session_runs *runs, sb_e
     int rc = SB_ERR;
     if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
         goto done;
-    if (c->stored) { /* every run has a stored verdict that holds: read them */
+    if (c->stored) { /* every run has a stored verdict that holds: read those of these runs */
         sb_verdict_states st;
-        if (rd->states(rd->ctx, &st, err) != SB_OK)
+        long long *ids = malloc(runs->n * sizeof *ids);
+        if (!ids) {
+            sb_error_set(err, NULL, NULL, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < runs->n; i++)
+            ids[i] = (long long)runs->v[i].run_id;
+        qsort(ids, runs->n, sizeof *ids, id_cmp);
+        size_t nids = 0;
+        for (size_t i = 0; i < runs->n; i++)
+            if (!nids || ids[i] != ids[nids - 1])
+                ids[nids++] = ids[i];
+        int src = rd->states_ids(rd->ctx, ids, nids, &st, err);
+        free(ids);
+        if (src != SB_OK)
             goto done;
         size_t found = 0;
         for (size_t i = 0; i < runs->n; i++) {

@@ -1642,6 +1642,7 @@ typedef struct store_ctx {
     size_t noise_cap;
     sb_rg_step_rec *recs;
     size_t rec_cap;
+    void *bulk;            /* a full walk's writer (st->bulk_open); NULL: group_put */
 } store_ctx;
 
 static void store_ctx_free(store_ctx *c)
@@ -1759,6 +1760,9 @@ static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_
 {
     if (step_recs(c, l, from, err) != SB_OK)
         return SB_ERR;
+    if (c->bulk)
+        return c->st->bulk_group(c->bulk, first->case_key, first->provider, first->sku, series_git,
+                                 series_measured, c->recs, l->n - from, err);
     return c->st->group_put(c->st->ctx, first->case_key, first->provider, first->sku, series_git, series_measured,
                            c->recs, l->n - from, err);
 }
@@ -1834,7 +1838,7 @@ static void tail_plan_free(tail_plan *p)
 /* Walks the series of set (whole groups) and the tails of tails (NULL:
  * none), and stores their steps. */
 static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_result_set *set, const tail_plan *tails,
-                      const sb_rg_order *ord, sb_error *err)
+                      const sb_rg_order *ord, void *bulk, sb_error *err)
 {
     sb_rg_list out = {0};
     sb_run_devices dev = {0};
@@ -1845,6 +1849,7 @@ static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_resul
     memset(&c, 0, sizeof c);
     c.st = st;
     c.ord = ord;
+    c.bulk = bulk;
     size_t nid = set->n;
     for (size_t i = 0; tails && i < tails->n; i++)
         nid += tails->v[i].n;
@@ -2166,33 +2171,49 @@ static int cmp_ll(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* adjust_steps over the members of one family; the drift classes of its
- * drift members added to *cls. */
+/* adjust_steps over the members *m[0..n) of one family, in (grp, seq)
+ * order: each one's p_adjusted. */
+static int adjust_family(sb_rg_member **m, size_t n, const sb_rg_opts *o, sb_error *err)
+{
+    double *p = calloc(n ? n : 1, sizeof *p); /* zeroed: GCC cannot see that the loop fills it */
+    double *adj = malloc((n ? n : 1) * sizeof *adj);
+    if (!p || !adj) {
+        free(p);
+        free(adj);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t k = 0; k < n; k++)
+        p[k] = m[k]->p;
+    int rc = SB_OK;
+    if (sb_benjamini_hochberg(p, n, o->alpha, adj, NULL) != 0)
+        rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
+    for (size_t k = 0; rc == SB_OK && k < n; k++)
+        m[k]->p_adjusted = adj[k];
+    free(p);
+    free(adj);
+    return rc;
+}
+
+/* adjust_steps over the members of one family, stored; the drift classes
+ * of its drift members added to *cls. */
 static int settle_family(const sb_rg_store *st, const sb_rg_opts *o, long long old_commit, long long new_commit,
                          long long **cls, size_t *ncls, size_t *clscap, sb_error *err)
 {
-    sb_rg_member *m = NULL;
+    sb_rg_member *m = NULL, **mp = NULL;
     size_t n = 0;
     if (st->family_read(st->ctx, old_commit, new_commit, &m, &n, err) != SB_OK)
         return SB_ERR;
-    double *p = malloc((n ? n : 1) * sizeof *p);
-    double *adj = malloc((n ? n : 1) * sizeof *adj);
-    int rc = SB_OK;
-    if (!p || !adj)
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    int rc = (mp = malloc((n ? n : 1) * sizeof *mp)) ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t k = 0; rc == SB_OK && k < n; k++)
-        p[k] = m[k].p;
-    if (rc == SB_OK && sb_benjamini_hochberg(p, n, o->alpha, adj, NULL) != 0)
-        rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
-    for (size_t k = 0; rc == SB_OK && k < n; k++) {
-        m[k].p_adjusted = adj[k];
+        mp[k] = &m[k];
+    if (rc == SB_OK)
+        rc = adjust_family(mp, n, o, err);
+    for (size_t k = 0; rc == SB_OK && k < n; k++)
         if (m[k].cause == SB_RG_DRIFT && m[k].drift_class)
             rc = add_class(cls, ncls, clscap, m[k].drift_class, err);
-    }
     if (rc == SB_OK)
         rc = st->family_put(st->ctx, m, n, err);
-    free(p);
-    free(adj);
+    free(mp);
     free(m);
     return rc;
 }
@@ -2258,6 +2279,70 @@ static int settle_stored(const sb_rg_store *st, const sb_rg_opts *o, sb_error *e
         if (!i || cls[i] != cls[i - 1])
             rc = settle_class(st, o, cls[i], err);
     free(fam);
+    free(cls);
+    return rc;
+}
+
+/* Members by family, then in (grp, seq) order within one: the order a
+ * family's read gives them. */
+static int cmp_family(const void *x, const void *y)
+{
+    const sb_rg_member *a = *(const sb_rg_member *const *)x, *b = *(const sb_rg_member *const *)y;
+    if (a->old_commit != b->old_commit)
+        return (a->old_commit > b->old_commit) - (a->old_commit < b->old_commit);
+    if (a->new_commit != b->new_commit)
+        return (a->new_commit > b->new_commit) - (a->new_commit < b->new_commit);
+    if (a->grp != b->grp)
+        return (a->grp > b->grp) - (a->grp < b->grp);
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* settle_stored after a full walk written through bulk: every family
+ * and every class, read in one pass over the steps instead of a family
+ * and a class at a time. The adjusted p-values are stored in (grp, seq)
+ * order, before the steps' indexes are made again; the classes are
+ * settled from those indexes, as settle_stored settles them. */
+static int settle_all(const sb_rg_store *st, const sb_rg_opts *o, void *bulk, sb_error *err)
+{
+    sb_rg_member *m = NULL, **fam = NULL;
+    long long *cls = NULL;
+    size_t n = 0, nfam = 0, ncls = 0;
+    if (st->bulk_steps(bulk, &m, &n, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    if (!(fam = malloc((n ? n : 1) * sizeof *fam)) || !(cls = malloc((n ? n : 1) * sizeof *cls)))
+        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t k = 0; rc == SB_OK && k < n; k++) {
+        if (member_rec(m[k].verdict, m[k].old_commit, m[k].p))
+            fam[nfam++] = &m[k];
+        if (m[k].drift_class)
+            cls[ncls++] = m[k].drift_class;
+    }
+    if (rc == SB_OK && nfam)
+        qsort(fam, nfam, sizeof *fam, cmp_family);
+    for (size_t a = 0; rc == SB_OK && a < nfam;) {
+        size_t b = a + 1;
+        while (b < nfam && fam[b]->old_commit == fam[a]->old_commit && fam[b]->new_commit == fam[a]->new_commit)
+            b++;
+        rc = adjust_family(fam + a, b - a, o, err);
+        a = b;
+    }
+    /* the members alone, back in (grp, seq) order */
+    size_t nm = 0;
+    for (size_t k = 0; rc == SB_OK && k < n; k++)
+        if (member_rec(m[k].verdict, m[k].old_commit, m[k].p))
+            m[nm++] = m[k];
+    if (rc == SB_OK)
+        rc = st->family_put(st->ctx, m, nm, err);
+    free(fam);
+    free(m);
+    if (rc == SB_OK)
+        rc = st->bulk_finish(bulk, err);
+    if (rc == SB_OK && ncls)
+        qsort(cls, ncls, sizeof *cls, cmp_ll);
+    for (size_t i = 0; rc == SB_OK && i < ncls; i++)
+        if (!i || cls[i] != cls[i - 1])
+            rc = settle_class(st, o, cls[i], err);
     free(cls);
     return rc;
 }
@@ -2335,15 +2420,26 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *
                 now.newest_epoch = set.v[i].finished_epoch;
         }
     }
+    void *bulk = NULL;
+    if (rc == SB_OK && full)
+        rc = st->bulk_open(st->ctx, &bulk, err);
     if (rc == SB_OK)
-        rc = store_walk(st, o, &set, &plan, &ord, err);
+        rc = store_walk(st, o, &set, &plan, &ord, bulk, err);
+    size_t walked = set.n + plan.runs;
+    if (bulk) {
+        /* the runs are read no more: settling every step takes the
+         * memory they held */
+        sb_rg_order_free(&ord);
+        sb_results_free(&set);
+    }
     if (rc == SB_OK)
-        rc = settle_stored(st, o, err);
+        rc = bulk ? settle_all(st, o, bulk, err) : settle_stored(st, o, err);
+    st->bulk_close(bulk);
     if (rc == SB_OK)
         rc = st->state_write(st->ctx, &now, err);
     if (rc == SB_OK) {
         info->full = full;
-        info->runs_walked = set.n + plan.runs;
+        info->runs_walked = walked;
         info->stored = 1;
     }
 done:

@@ -88,6 +88,15 @@ def settled(path):
     return steps, groups, classes, dirty
 
 
+def step_indexes(path):
+    """The indexes of rg_steps as sqlite_master holds them: a full walk
+    drops them while it writes the steps and must make them again."""
+    c = sqlite3.connect(path)
+    v = sorted(c.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rg_steps'"))
+    c.close()
+    return v
+
+
 def settled_as_full(label):
     full = os.path.join(work, "full.db")
     for f in (full, full + "-wal", full + "-shm"):
@@ -102,6 +111,8 @@ def settled_as_full(label):
     c.close()
     run("report", "regressions", "--db", full)
     mine, theirs = settled(db), settled(full)
+    for path in (db, full):
+        assert step_indexes(path) == migrated_indexes, (label, path, step_indexes(path))
     assert mine[3] == 0, (label, "families or classes left unsettled", mine[3])
     assert any(s[4] is not None for s in mine[0]), (label, "no step has an adjusted p-value")
     assert any(k[1] > 3 for k in mine[2]), (label, "no noise class has a threshold of its own")
@@ -174,6 +185,8 @@ def profile_attached():
 
 try:
     gen_runs(6000, False)
+    migrated_indexes = step_indexes(db)
+    assert len(migrated_indexes) >= 4, migrated_indexes
     n0 = check("first report")
     gen_runs(40, True)
     n1 = check("40 runs added")
