@@ -2,6 +2,7 @@
  * about the noise of a comparison (report/sessions.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -14,7 +15,7 @@
 #include "term.h"
 
 static const char *const noise_usage[] = {
-    "solbook noise [<options>] [--misses] [SESSION...]",
+    "solbook noise [<options>] [--misses] [--input-sets N] [SESSION...]",
     "",
     "The noise of a comparison, from A/A runs: the same code measured twice.",
     "  same card, one session: a provider's two copies in one session (session.py",
@@ -38,10 +39,35 @@ static const char *const noise_usage[] = {
     "regressions` takes it for a step with no A/A runs of its case.",
     "--misses lists instead each held-out comparison a 5% or 10% slowdown is not",
     "caught in: its case, threshold, its own A/A ratio and its rounds' spread.",
+    "--input-sets N judges only the sessions whose runs had N sets of inputs",
+    "(protocol.input_sets: 1 for one set, the rounds with --fresh-inputs), so",
+    "one protocol's thresholds are held out of its own sessions alone.",
     "",
     "Exit status: 0; 2 usage or database error, or no A/A comparison.",
     NULL,
 };
+
+/* The sessions among runs (their ids, *n of them, pointing into runs)
+ * whose runs had input_sets sets of inputs: a session is one protocol,
+ * so its first run says. */
+static const char **sessions_of_protocol(const sb_session_runs *runs, int input_sets, size_t *n)
+{
+    const char **ids = malloc((runs->n ? runs->n : 1) * sizeof *ids);
+    *n = 0;
+    if (!ids)
+        return NULL;
+    for (size_t i = 0; i < runs->n; i++) {
+        const sb_session_run *r = &runs->v[i];
+        if (r->input_sets != input_sets)
+            continue;
+        size_t k = 0;
+        while (k < *n && strcmp(ids[k], r->session_id) != 0)
+            k++;
+        if (k == *n)
+            ids[(*n)++] = r->session_id;
+    }
+    return ids;
+}
 
 /* Each SKU's cross-card A/A change by hold (sb_noise_sku_change) and
  * the threshold 1.5 times it. */
@@ -149,7 +175,7 @@ int cmd_noise(int argc, char **argv)
     const char *db_path = sb_default_db_path();
     sb_noise_opts o = {0.95, 0.02, 0.01, 0.03};
     int exit_status;
-    int misses = 0;
+    int misses = 0, input_sets = 0;
     const sb_option options[] = {
         SB_OPT_STRING(0, "db", &db_path, "file", "database (default: $SOLBOOK_DB, else ./solbook.db)"),
         SB_OPT_DOUBLE(0, "level", &o.level, "p", 0.5, 0.999, "confidence level of a paired interval (default 0.95)"),
@@ -160,6 +186,8 @@ int cmd_noise(int argc, char **argv)
                       "smallest change an unpaired verdict counts (default 0.03)"),
         SB_OPT_BOOL(0, "misses", &misses,
                     "list the held-out comparisons a 5% or 10% slowdown is not caught in, and why"),
+        SB_OPT_INT(0, "input-sets", &input_sets, "n", 1, 1000000,
+                   "only the sessions whose runs had n sets of inputs (one protocol)"),
         SB_OPT_END(),
     };
     argc = sb_cli_parse_options(argc, argv, "noise", options, noise_usage, 0, &exit_status);
@@ -170,8 +198,27 @@ int cmd_noise(int argc, char **argv)
     sb_session_runs runs = {0};
     sb_noise_report r = {0};
     int rc = 2;
-    if (sb_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK ||
-        sb_noise_measure(&runs, &o, &r, &err) != SB_OK) {
+    if (sb_session_runs_read(db_path, (const char *const *)argv, (size_t)argc, &runs, &err) != SB_OK) {
+        sb_error_print(&err, stderr);
+        goto done;
+    }
+    if (input_sets) {
+        /* read again, the sessions of that protocol alone */
+        size_t n = 0;
+        const char **ids = sessions_of_protocol(&runs, input_sets, &n);
+        sb_session_runs all = runs;
+        memset(&runs, 0, sizeof runs);
+        int read = !ids ? sb_error_set(&err, NULL, NULL, "out of memory")
+                   : !n ? sb_error_set(&err, db_path, NULL, "no session whose runs had %d sets of inputs", input_sets)
+                        : sb_session_runs_read(db_path, ids, n, &runs, &err);
+        free(ids);
+        sb_session_runs_free(&all);
+        if (read != SB_OK) {
+            sb_error_print(&err, stderr);
+            goto done;
+        }
+    }
+    if (sb_noise_measure(&runs, &o, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }

@@ -143,8 +143,10 @@ def main():
         judged = (("every A/A session", held_out(run(solbook, "noise", "--db", db))),
                   ("copy-major sessions " + " ".join(major), held_out(text)),
                   ("fresh-input sessions " + " ".join(fresh), held_out(run(solbook, "noise", "--db", db, *fresh))))
-        long_text = run(solbook, "noise", "--db", db, *long)
-        long_missed = held_misses(run(solbook, "noise", "--db", db, "--misses", *long))
+        # --input-sets 20 picks exactly the 20-round sessions found here
+        long_text = run(solbook, "noise", "--db", db, "--input-sets", "20")
+        assert long_text == run(solbook, "noise", "--db", db, *long), "noise --input-sets 20"
+        long_missed = held_misses(run(solbook, "noise", "--db", db, "--misses", "--input-sets", "20"))
         major_missed = held_misses(run(solbook, "noise", "--db", db, "--misses", *major))
     long_held = held_out(long_text)
     want = across_sessions(archives, set(major))
