@@ -113,11 +113,15 @@ double sb_student_t_quantile(double p, double df)
         return NAN;
     if (p == 0.5)
         return 0.0;
-    /* bisection on the monotone CDF: 200 halvings of [-1e6, 1e6] reach the
-     * double's resolution, and a ratio's interval needs far less */
+    /* bisection on the monotone CDF over [-1e6, 1e6] (cdf(lo) < p <=
+     * cdf(hi) throughout) down to the double's resolution: once the
+     * midpoint is an end, every later halving leaves both ends as they
+     * are, so the search stops there (about 75 halvings, not 200) */
     double lo = -1e6, hi = 1e6;
     for (int i = 0; i < 200; i++) {
         double mid = 0.5 * (lo + hi);
+        if (mid == lo || mid == hi)
+            break;
         if (student_t_cdf(mid, df) < p)
             lo = mid;
         else
