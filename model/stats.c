@@ -254,31 +254,50 @@ static void exact_tails(size_t n1, size_t n2, double u, sb_mw_cache *cache, doub
  * the distribution lopsided). rank2[i] is twice the mid-rank of
  * pooled value i (an integer); r1_2 twice the observed rank sum of the
  * first sample. Counts by c(k, s) over the values one at a time: the
- * choices of k values whose doubled ranks sum to s. -1 when out of memory. */
+ * choices of k values whose doubled ranks sum to s. Only the nearer tail
+ * is counted: the first sample's sum at or below r1_2, or, where r1_2 is
+ * past the middle, the second sample's sum at or below all - r1_2 (the
+ * same choices seen from the values left out); the other tail is the
+ * total C(n, n1) less that one plus the shared point. The counts are
+ * integers below 2^53 (n is at most 40), so every sum is exact. -1 when
+ * out of memory. */
 static double exact_tied_p(const unsigned *rank2, size_t n, size_t n1, unsigned long r1_2)
 {
-    size_t top = 0;
+    unsigned long all = 0;
     for (size_t i = 0; i < n; i++)
-        top += rank2[i];
-    size_t w = top + 1;
-    double *c = calloc((n1 + 1) * w, sizeof *c);
-    if (!c)
-        return -1.0;
-    c[0] = 1;
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = (i + 1 < n1 ? i + 1 : n1); k > 0; k--)
-            for (size_t s = rank2[i]; s < w; s++)
-                c[k * w + s] += c[(k - 1) * w + s - rank2[i]];
-    double total = 0, lo = 0, hi = 0;
-    for (size_t s = 0; s < w; s++) {
-        double v = c[n1 * w + s];
-        total += v;
-        if (s <= r1_2)
-            lo += v;
-        if (s >= r1_2)
-            hi += v;
+        all += rank2[i];
+    int from_second = r1_2 > all - r1_2;
+    size_t kk = from_second ? n - n1 : n1;
+    unsigned long at = from_second ? all - r1_2 : r1_2;
+    double tail = 1, point = 1;
+    /* at the least sum kk values can have (twice 1 + ... + kk), the
+     * counted side holds the kk lowest values with no tie reaching past
+     * them, and no other choice comes that low: one choice, no counting */
+    if (at != (unsigned long)kk * (kk + 1)) {
+        size_t w = (size_t)at + 1;
+        double *c = calloc((kk + 1) * w, sizeof *c);
+        if (!c)
+            return -1.0;
+        c[0] = 1;
+        unsigned long reach = 0; /* the largest sum the values so far reach */
+        for (size_t i = 0; i < n; i++) {
+            reach += rank2[i];
+            size_t top = reach < w ? (size_t)reach : w - 1;
+            for (size_t k = (i + 1 < kk ? i + 1 : kk); k > 0; k--)
+                for (size_t s = rank2[i]; s <= top; s++)
+                    c[k * w + s] += c[(k - 1) * w + s - rank2[i]];
+        }
+        tail = 0;
+        for (size_t s = 0; s < w; s++)
+            tail += c[kk * w + s];
+        point = c[kk * w + at];
+        free(c);
     }
-    free(c);
+    double total = 1; /* C(n, n1), exact: every partial product is C(n, k) * (n - k) < 2^53 */
+    for (size_t k = 0; k < n1; k++)
+        total = total * (double)(n - k) / (double)(k + 1);
+    double other = total - tail + point;
+    double lo = from_second ? other : tail, hi = from_second ? tail : other;
     return total > 0 ? fmin(1.0, 2.0 * fmin(lo, hi) / total) : 1.0;
 }
 

@@ -176,6 +176,23 @@ static void test_stats(void **state)
     double lx[] = {0, 0}, ly[] = {1};
     assert_int_equal(sb_mann_whitney(lx, 2, ly, 1, &r), 0);
     assert_true(fabs(r.p - 2.0 / 3.0) < 1e-12 && r.p >= r.min_p - 1e-12);
+    /* The same three the other way round (the first sample now above the
+     * second, its tail counted from the values left out): the same p. */
+    assert_int_equal(sb_mann_whitney(ty, 5, tx, 5, &r), 0);
+    assert_true(fabs(r.p - 2.0 / 252.0) < 1e-12);
+    assert_int_equal(sb_mann_whitney(ty2, 3, tx2, 3, &r), 0);
+    assert_true(fabs(r.p - 0.3) < 1e-12);
+    assert_int_equal(sb_mann_whitney(ly, 1, lx, 2, &r), 0);
+    assert_true(fabs(r.p - 2.0 / 3.0) < 1e-12);
+    /* A tie across the boundary of two otherwise apart samples: x =
+     * {1,2,3}, y = {3,4,5}: doubled ranks 2,4,7,7,10,12; x's sum 13; the
+     * choices of three at or below it: {2,4,7} twice (the two 7s): p = 2 *
+     * 2/20 = 0.2, not the 2/20 of samples that do not touch. */
+    double bx[] = {1, 2, 3}, by[] = {3, 4, 5};
+    assert_int_equal(sb_mann_whitney(bx, 3, by, 3, &r), 0);
+    assert_true(fabs(r.p - 0.2) < 1e-12);
+    assert_int_equal(sb_mann_whitney(by, 3, bx, 3, &r), 0);
+    assert_true(fabs(r.p - 0.2) < 1e-12);
     /* All tied: p = 1. */
     double e1[] = {2, 2, 2, 2, 2, 2}, e2[] = {2, 2, 2, 2, 2, 2};
     assert_int_equal(sb_mann_whitney(e1, 6, e2, 6, &r), 0);
