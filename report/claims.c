@@ -223,17 +223,20 @@ int sb_claims_verify_steps(const sb_rg_store *st, const sb_claims *c, const sb_r
 {
     if (c->failed)
         return sb_error_set(err, NULL, NULL, "out of memory recording the claims of %s", what);
-    sb_rg_aa *aa = NULL;
+    /* the noise a history by the same rule already measured (the site's
+     * memo), else measured here once for every step claim */
+    const sb_rg_aa *aa = sb_rg_memo_aa(o);
+    sb_rg_aa *own = NULL;
     int rc = SB_OK;
     for (size_t i = 0; i < c->n && rc == SB_OK; i++) {
         if (!c->v[i].step)
             continue;
-        if (!aa)
-            rc = sb_rg_aa_load(st, o, &aa, err);
+        if (!aa && (rc = sb_rg_aa_load(st, o, &own, err)) == SB_OK)
+            aa = own;
         if (rc == SB_OK)
             rc = step_verify(st, aa, &c->v[i], cited, n, o, what, err);
     }
-    sb_rg_aa_free(aa);
+    sb_rg_aa_free(own);
     return rc;
 }
 

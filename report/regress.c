@@ -831,6 +831,12 @@ int sb_rg_aa_load(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_aa **out, sb
     return SB_OK;
 }
 
+const sb_rg_aa *sb_rg_memo_aa(const sb_rg_opts *o)
+{
+    const sb_rg_memo *m = memo_of(o);
+    return m && m->loaded ? m->aa : NULL;
+}
+
 void sb_rg_aa_free(sb_rg_aa *a)
 {
     if (!a)

@@ -204,6 +204,10 @@ typedef struct sb_rg_list {
 typedef struct sb_rg_aa sb_rg_aa;
 int sb_rg_aa_load(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
 void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */
+/* The A/A noise o's memo holds once a walk by o's rule has filled it,
+ * shared and read-only (the memo owns it); NULL otherwise: the caller
+ * loads its own. */
+const sb_rg_aa *sb_rg_memo_aa(const sb_rg_opts *o);
 
 /* The threshold of a step from old_run to new_run (one case, provider
  * and SKU) by the rule above; same_card 1: one GPU UUID, 0: two, -1: not
