@@ -184,7 +184,12 @@ static int runs_select(sqlite3 *conn, const char *const *ids, size_t nids, sb_se
 
 int sb_session_runs_load(sb_db *db, const char *const *ids, size_t nids, sb_session_runs *out, sb_error *err)
 {
-    return runs_select(sb_db_handle(db), ids, nids, out, err);
+    if (runs_select(sb_db_handle(db), ids, nids, out, err) != SB_OK)
+        return SB_ERR;
+    /* every comparison of the load reads the rounds' medians; parsed here
+     * once, not once a comparison */
+    sb_session_runs_medians(out);
+    return SB_OK;
 }
 
 int sb_session_runs_read(const char *path, const char *const *ids, size_t nids, sb_session_runs *out,

@@ -33,6 +33,13 @@ typedef struct sb_session_run {
      * sb_plaus_mark_sessions); 0 as loaded here. Its pairs are left out
      * of every paired figure (report/sessions.h) and counted. */
     int implausible;
+    /* The round medians of kernel_samples and call_samples
+     * (sb_round_medians), read once by sb_session_runs_medians for every
+     * comparison after; medians_read 0: not read (a run built by hand, or
+     * samples the comparisons refuse with their message). */
+    int medians_read;
+    double *kernel_medians, *call_medians; /* NULL where the samples are */
+    size_t kernel_rounds, call_rounds;
 } sb_session_run;
 
 typedef struct sb_session_runs {
@@ -40,7 +47,13 @@ typedef struct sb_session_runs {
     size_t n;
 } sb_session_runs;
 
-/* Frees the text of one run and sets it to NULL. */
+/* Reads the round medians of every passing run of r into it (the
+ * comparisons of report/sessions.h otherwise read them from the samples
+ * each time). A run whose samples sb_round_medians refuses, or that does
+ * not fit in memory, is left unread: the comparisons read it again and
+ * say what is wrong. */
+void sb_session_runs_medians(sb_session_runs *r);
+/* Frees the text and medians of one run and sets them to NULL. */
 void sb_session_run_free(sb_session_run *r);
 /* Drops (and frees) the runs of r outside suite; none where suite is NULL. */
 void sb_session_runs_keep_suite(sb_session_runs *r, const char *suite);

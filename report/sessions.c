@@ -34,6 +34,16 @@ static void medians_free(medians *m)
     memset(m, 0, sizeof *m);
 }
 
+static double *copy_of(const double *v, size_t n)
+{
+    double *c = malloc(n * sizeof *c);
+    if (c)
+        memcpy(c, v, n * sizeof *c);
+    return c;
+}
+
+/* The round medians of every passing run: those its load read
+ * (sb_session_runs_medians), else read from its samples here. */
 static int medians_make(const sb_session_runs *runs, medians *m, sb_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -50,6 +60,16 @@ static int medians_make(const sb_session_runs *runs, medians *m, sb_error *err)
         const sb_session_run *r = &runs->v[i];
         if (strcmp(r->status, "passed") != 0)
             continue;
+        if (r->medians_read) {
+            if ((r->kernel_rounds && !(m->kernel[i] = copy_of(r->kernel_medians, r->kernel_rounds))) ||
+                (r->call_rounds && !(m->call[i] = copy_of(r->call_medians, r->call_rounds)))) {
+                medians_free(m);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            m->nk[i] = r->kernel_rounds;
+            m->nc[i] = r->call_rounds;
+            continue;
+        }
         sb_error e;
         if (r->kernel_samples && sb_round_medians(r->kernel_samples, &m->kernel[i], &m->nk[i], &e) != SB_OK) {
             medians_free(m);
