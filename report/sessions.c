@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -663,10 +664,10 @@ static int noise_paired(const double *a, const double *b, size_t n, const sb_noi
  * the Mann-Whitney test rejects at alpha and the medians differ by more
  * than the threshold. */
 static int unpaired_flags(const double *a, size_t na, const double *b, size_t nb, const sb_noise_opts *o,
-                          int *flag)
+                          sb_mw_cache *cache, int *flag)
 {
     sb_mw_result mw;
-    if (sb_mann_whitney(a, na, b, nb, &mw) != 0)
+    if (sb_mann_whitney_cached(a, na, b, nb, cache, &mw) != 0)
         return -1;
     double ratio = sb_median(b, nb) / sb_median(a, na);
     *flag = mw.p < o->alpha && fabs(ratio - 1.0) > o->unpaired_threshold;
@@ -674,12 +675,12 @@ static int unpaired_flags(const double *a, size_t na, const double *b, size_t nb
 }
 
 static int noise_unpaired(const double *a, size_t na, const double *b, size_t nb, const sb_noise_opts *o,
-                          sb_noise_kind *k, double *ratio, sb_error *err)
+                          sb_mw_cache *cache, sb_noise_kind *k, double *ratio, sb_error *err)
 {
     int flag;
     *ratio = sb_median(b, nb) / sb_median(a, na);
     double *s = malloc(nb * sizeof *s);
-    if (!s || unpaired_flags(a, na, b, nb, o, &flag) != 0) {
+    if (!s || unpaired_flags(a, na, b, nb, o, cache, &flag) != 0) {
         free(s);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
@@ -693,7 +694,7 @@ static int noise_unpaired(const double *a, size_t na, const double *b, size_t nb
         for (size_t i = 0; i < nb; i++)
             s[i] = b[i] * (1.0 + sb_noise_shifts[j]);
         int slower;
-        if (unpaired_flags(a, na, s, nb, o, &slower) != 0) {
+        if (unpaired_flags(a, na, s, nb, o, cache, &slower) != 0) {
             free(s);
             return sb_error_set(err, NULL, NULL, "out of memory");
         }
@@ -703,6 +704,21 @@ static int noise_unpaired(const double *a, size_t na, const double *b, size_t nb
     free(s);
     return SB_OK;
 }
+
+/* strcmp with NULL first (only to sort: same_str never matches NULL). */
+static int cmp_str(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* A run (or a comparison) with its place, sorted by what its partners
+ * must share and then by place. */
+typedef struct placed {
+    const void *x;
+    size_t at;
+} placed;
 
 /* An A/A comparison, kept for the held-out pass: a and b are the round
  * medians of its two sides (paired for SB_NOISE_SESSION). */
@@ -739,11 +755,35 @@ static int held_out_match(const aa_pair *x, const aa_pair *y)
            !same_str(x->rb->session_id, y->rb->session_id);
 }
 
+/* Orders comparisons by what held_out_match needs them to share. */
+static int held_key_cmp(const aa_pair *a, const aa_pair *b)
+{
+    int sa = sb_noise_same_card(a->kind), sb = sb_noise_same_card(b->kind);
+    if (sa != sb)
+        return sa - sb;
+    if (a->ra->input_sets != b->ra->input_sets)
+        return a->ra->input_sets < b->ra->input_sets ? -1 : 1;
+    int la = aa_let_go(a), lb = aa_let_go(b);
+    if (la != lb)
+        return la - lb;
+    int c;
+    if ((c = cmp_str(a->ra->case_key, b->ra->case_key)) || (c = cmp_str(a->ra->provider, b->ra->provider)))
+        return c;
+    return cmp_str(a->ra->sku, b->ra->sku);
+}
+
+static int cmp_held(const void *p, const void *q)
+{
+    const placed *x = p, *y = q;
+    int c = held_key_cmp(x->x, y->x);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
 /* Flags (and says slower) the comparison of a with b at threshold thr,
  * as its kind judges one: paired by sb_paired_judge, unpaired by the
  * Mann-Whitney test of the round medians and the change of their medians. */
-static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts *o, double thr, int *flag,
-                          int *slower, sb_error *err)
+static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts *o, double thr,
+                          sb_mw_cache *cache, int *flag, int *slower, sb_error *err)
 {
     if (v->kind == SB_NOISE_SESSION) {
         sb_paired p;
@@ -756,7 +796,7 @@ static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts
     }
     sb_noise_opts u = *o;
     u.unpaired_threshold = thr;
-    if (unpaired_flags(v->a, v->na, b, v->nb, &u, flag) != 0)
+    if (unpaired_flags(v->a, v->na, b, v->nb, &u, cache, flag) != 0)
         return sb_error_set(err, NULL, NULL, "out of memory");
     *slower = *flag && sb_median(b, v->nb) > sb_median(v->a, v->na);
     return SB_OK;
@@ -767,17 +807,40 @@ static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts
  * cards in sessions other than its two (held out): the larger of the
  * kind's floor and 1.5 times sb_aa_change of their |ratio - 1|. What each
  * comparison got goes to out->cmp[i] (the same order as v). */
-static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_noise_report *out, sb_error *err)
+static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_mw_cache *cache,
+                          sb_noise_report *out, sb_error *err)
 {
     double *held = malloc((n ? n : 1) * sizeof *held);
-    if (!held)
+    /* each comparison meets only those of its key (held_key_cmp): the
+     * sorted run [from[i], to[i]) of them */
+    placed *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    size_t *from = malloc((n ? n : 1) * sizeof *from), *to = malloc((n ? n : 1) * sizeof *to);
+    if (!held || !sorted || !from || !to) {
+        free(held);
+        free(sorted);
+        free(from);
+        free(to);
         return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = (placed){&v[i], i};
+    qsort(sorted, n, sizeof *sorted, cmp_held);
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && held_key_cmp(sorted[a].x, sorted[b].x) == 0)
+            b++;
+        for (size_t k = a; k < b; k++) {
+            from[sorted[k].at] = a;
+            to[sorted[k].at] = b;
+        }
+        a = b;
+    }
     int rc = SB_OK;
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
         size_t nheld = 0;
-        for (size_t j = 0; j < n; j++)
-            if (held_out_match(&v[i], &v[j]))
-                held[nheld++] = v[j].change;
+        for (size_t k = from[i]; k < to[i]; k++)
+            if (held_out_match(&v[i], &v[sorted[k].at]))
+                held[nheld++] = v[sorted[k].at].change;
         sb_noise_cmp *c = &out->cmp[i];
         c->threshold = NAN;
         if (!nheld)
@@ -787,7 +850,7 @@ static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb
         double thr = sb_aa_threshold(sb_aa_change(held, nheld),
                                      v[i].kind == SB_NOISE_SESSION ? o->paired_threshold : o->unpaired_threshold);
         int flag, slower;
-        if (held_out_judge(&v[i], v[i].b, o, thr, &flag, &slower, err) != SB_OK) {
+        if (held_out_judge(&v[i], v[i].b, o, thr, cache, &flag, &slower, err) != SB_OK) {
             rc = SB_ERR;
             break;
         }
@@ -808,13 +871,16 @@ static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb
         for (int j = 0; j < 4 && rc == SB_OK; j++) {
             for (size_t r = 0; r < v[i].nb; r++)
                 s[r] = v[i].b[r] * (1.0 + sb_noise_shifts[j]);
-            rc = held_out_judge(&v[i], s, o, thr, &flag, &slower, err);
+            rc = held_out_judge(&v[i], s, o, thr, cache, &flag, &slower, err);
             c->detected[j] = slower;
             detected[j] += (size_t)slower;
         }
         free(s);
     }
     free(held);
+    free(sorted);
+    free(from);
+    free(to);
     return rc;
 }
 
@@ -842,25 +908,70 @@ static int aa_keep(aa_pair **aa, size_t *naa, const aa_pair *v, sb_noise_report 
     return SB_OK;
 }
 
+static int cmp_partners(const void *p, const void *q)
+{
+    const placed *x = p, *y = q;
+    const sb_session_run *a = x->x, *b = y->x;
+    int c;
+    if ((c = cmp_str(a->case_key, b->case_key)) || (c = cmp_str(a->provider, b->provider)) ||
+        (c = cmp_str(a->timing_method, b->timing_method)) || (c = cmp_str(a->check_version, b->check_version)))
+        return c;
+    if (a->input_sets != b->input_sets)
+        return a->input_sets < b->input_sets ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* next[i]: the next run after i (in the runs' order) that an A/A
+ * comparison may pair it with (one case, provider, timing method, check
+ * and protocol of inputs), SIZE_MAX for none: every run meets only its
+ * possible partners, not every other run. -1 when out of memory. */
+static int partners_make(const sb_session_runs *runs, const medians *m, size_t **next)
+{
+    *next = malloc((runs->n ? runs->n : 1) * sizeof **next);
+    placed *v = malloc((runs->n ? runs->n : 1) * sizeof *v);
+    if (!*next || !v) {
+        free(*next);
+        free(v);
+        *next = NULL;
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < runs->n; i++) {
+        (*next)[i] = SIZE_MAX;
+        if (m->kernel[i])
+            v[n++] = (placed){&runs->v[i], i};
+    }
+    qsort(v, n, sizeof *v, cmp_partners);
+    for (size_t k = 0; k + 1 < n; k++) {
+        const sb_session_run *a = v[k].x, *b = v[k + 1].x;
+        if (same_str(a->case_key, b->case_key) && same_str(a->provider, b->provider) &&
+            same_str(a->timing_method, b->timing_method) && same_str(a->check_version, b->check_version) &&
+            a->input_sets == b->input_sets)
+            (*next)[v[k].at] = v[k + 1].at;
+    }
+    free(v);
+    return 0;
+}
+
 int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noise_report *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     medians m;
     if (medians_make(runs, &m, err) != SB_OK)
         return SB_ERR;
+    size_t *next = NULL;
+    if (partners_make(runs, &m, &next) != 0) {
+        medians_free(&m);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    sb_mw_cache mw = {0};
     int rc = SB_OK;
     aa_pair *aa = NULL;
     size_t naa = 0;
     for (size_t i = 0; i < runs->n && rc == SB_OK; i++) {
         const sb_session_run *a = &runs->v[i];
-        if (!m.kernel[i])
-            continue;
-        for (size_t j = i + 1; j < runs->n && rc == SB_OK; j++) {
+        for (size_t j = next[i]; j != SIZE_MAX && rc == SB_OK; j = next[j]) {
             const sb_session_run *b = &runs->v[j];
-            if (!m.kernel[j] || !same_str(a->case_key, b->case_key) || !same_str(a->provider, b->provider) ||
-                !same_str(a->timing_method, b->timing_method) || !same_str(a->check_version, b->check_version) ||
-                a->input_sets != b->input_sets)
-                continue;
             if (same_str(a->session_id, b->session_id)) {
                 if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2) {
                     sb_noise_kind *k = &out->kind[SB_NOISE_SESSION];
@@ -883,7 +994,7 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
                 continue;
             sb_noise_kind *k = &out->kind[kind];
             double ratio = 1.0;
-            rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, k, &ratio, err);
+            rc = noise_unpaired(m.kernel[i], m.nk[i], m.kernel[j], m.nk[j], o, &mw, k, &ratio, err);
             aa_pair v = {kind, a, b, m.kernel[i], m.kernel[j], m.nk[i], m.nk[j],
                          rc == SB_OK ? k->abs_change[k->n - 1] : 0.0, ratio};
             if (rc == SB_OK)
@@ -891,8 +1002,10 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
         }
     }
     if (rc == SB_OK)
-        rc = noise_held_out(aa, naa, o, out, err);
+        rc = noise_held_out(aa, naa, o, &mw, out, err);
     free(aa);
+    free(next);
+    sb_mw_cache_free(&mw);
     medians_free(&m);
     if (rc != SB_OK) {
         sb_noise_report_free(out);
