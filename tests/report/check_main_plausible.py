@@ -165,8 +165,9 @@ def listing_rows(md):
     return rows
 
 
-def check(db, work):
-    """The problems of the reports on db, and what was checked."""
+def check(db, work, publications=True):
+    """The problems of the reports on db, and what was checked; publications
+    False: the listing, the geomean and the evidence alone."""
     con = sqlite3.connect(db)
     bad, checked = impossible_runs(con)
     problems = []
@@ -247,6 +248,8 @@ def check(db, work):
                                         "ceiling (%.1f%% of copy)" % (sku, op, mode, dtype, cell,
                                                                       100 * (1 + MARGIN) * most / copy))
 
+    if not publications:
+        return problems, None
     # packets: every case's pairs in the appendix (data.tar.gz ships every
     # run of a cited session as data, flagged ones too; no pair rests on them)
     info = {rid: (op, mode, dtype, shape, prov, sku, sid) for rid, op, mode, dtype, shape, prov, sku, sid in
@@ -361,14 +364,16 @@ with tempfile.TemporaryDirectory() as work:
 
     # The doctored database: the stored bandwidth ceilings 10% higher than
     # the calibration measured. The reports now take runs the calibration
-    # documents forbid; the check must catch them.
+    # documents forbid; the check must catch them in the listing, the
+    # geomean or the evidence (the packets, the weekly and the site read
+    # the same marks, checked above on the real database).
     doctored = os.path.join(work, "doctored.db")
     shutil.copy(db, doctored)
     con = sqlite3.connect(doctored)
     con.execute("UPDATE ceilings SET value = value * 1.10 WHERE name LIKE 'bw.%'")
     con.commit()
     con.close()
-    problems, _ = check(doctored, work)
+    problems, _ = check(doctored, work, publications=False)
     if not problems:
         sys.exit("FAIL: the doctored database (bandwidth ceilings raised 10%) passed the check")
     print("doctored database (stored bandwidth ceilings x1.10): the check fails as it must, %d problems; "
