@@ -61,6 +61,26 @@ int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb
 int sb_file_read_into_max(const char *path, size_t max, char **buf, size_t *cap, size_t *len,
                           sb_error *err);
 
+/* Opens path to read a file that a listing judged earlier, in a folder
+ * others may change meanwhile: a name can be swapped between the look and
+ * the read, so the checks are made on the descriptor opened, not on the
+ * name. Only a regular file is taken (a FIFO, whose opening would wait for
+ * a writer, a socket or a device is refused unread). inside, when not
+ * NULL, is a resolved folder (realpath) the file must lie in: where the
+ * open descriptor leads (/proc/self/fd) is compared with it, so that no
+ * link or folder swapped in on the way reaches a file outside. plain: a
+ * symbolic link at the last name is refused, and so is a file with more
+ * than one name (a hard link, whose bytes may be those of a file
+ * elsewhere). With either, a file whose name was removed once opened is
+ * refused too (a hard link swapped back leaves one name, elsewhere).
+ * *fd is the open descriptor on success; otherwise err says why, for the
+ * caller to say what it does about it ("refused"). */
+int sb_file_open_inside(const char *path, const char *inside, int plain, int *fd, sb_error *err);
+/* Reads the open fd (named path in errors) as sb_file_read_into_max does,
+ * and closes it. */
+int sb_file_read_fd_max(int fd, const char *path, size_t max, char **buf, size_t *cap, size_t *len,
+                        sb_error *err);
+
 /* Writes bytes to path atomically: PATH.tmp.PID, fsync, rename. */
 int sb_file_write_atomic(const char *path, const char *data, size_t len,
                          sb_error *err);

@@ -24,7 +24,8 @@ typedef struct lister {
     dev_ino *seen;    /* every directory and file taken so far (hash set) */
     unsigned char *used;
     size_t n_seen, cap_seen;
-    char *top_real;   /* the folder named on the command line, resolved: no link leads out of it */
+    char *top_real;   /* the folder named on the command line, resolved: no link leads out of it
+                       * (owned by out->tops); NULL while a file named itself is listed */
 } lister;
 
 static int add_entry(lister *wk, const char *path, const sb_error *problem, unsigned absent)
@@ -42,6 +43,7 @@ static int add_entry(lister *wk, const char *path, const sb_error *problem, unsi
     e->path = strdup(path);
     e->problem = NULL;
     e->absent = absent;
+    e->inside = wk->top_real;
     if (!e->path)
         return SB_ERR;
     if (problem) {
@@ -275,12 +277,20 @@ static void walk(lister *wk, const char *path, int top, unsigned absent)
     }
     if (S_ISDIR(st.st_mode)) {
         if (top) {
-            free(wk->top_real);
-            wk->top_real = realpath(path, NULL);
-            if (!wk->top_real) {
+            char *real = realpath(path, NULL);
+            if (!real) {
                 report_new(wk, path, "cannot resolve: %s", strerror(errno));
                 return;
             }
+            char **tops = realloc(wk->out->tops, (wk->out->n_tops + 1) * sizeof *tops);
+            if (!tops) {
+                free(real);
+                wk->out->oom = 1;
+                return;
+            }
+            wk->out->tops = tops;
+            tops[wk->out->n_tops++] = real;
+            wk->top_real = real;
         }
         walk_dir(wk, path, &st);
         return;
@@ -302,12 +312,13 @@ void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *ou
 {
     memset(out, 0, sizeof *out);
     lister wk = {.out = out};
-    for (size_t i = 0; i < n_paths && !out->oom; i++)
+    for (size_t i = 0; i < n_paths && !out->oom; i++) {
+        wk.top_real = NULL;
         walk(&wk, paths[i], 1, 0);
+    }
     free(wk.stack);
     free(wk.seen);
     free(wk.used);
-    free(wk.top_real);
 }
 
 void sb_ingest_list_free(sb_ingest_list *l)
@@ -317,5 +328,8 @@ void sb_ingest_list_free(sb_ingest_list *l)
         free(l->v[i].problem);
     }
     free(l->v);
+    for (size_t i = 0; i < l->n_tops; i++)
+        free(l->tops[i]);
+    free(l->tops);
     memset(l, 0, sizeof *l);
 }
