@@ -217,6 +217,48 @@ static int only_whitespace(const char *buf, size_t len)
     return 1;
 }
 
+/* The heap a JSON text takes parsed, over-counted from one pass over its
+ * bytes: the text itself, every string's bytes again (jansson copies
+ * them), and a node for every object, array and value. Measured with
+ * jansson 2.14, an empty object takes about 225 bytes (its hash table),
+ * an empty array 135, and a value in an array or object 40 (a number) to
+ * 90 (a string); the counts below are above each, so that a text of
+ * "{}," repeated, 78 times its size parsed, is told before it is parsed. */
+static size_t parsed_cost(const char *buf, size_t len)
+{
+    size_t objects = 0, arrays = 0, values = 1, string_bytes = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+            string_bytes++;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            in_string = 1;
+            break;
+        case '{':
+            objects++;
+            break;
+        case '[':
+            arrays++;
+            break;
+        case ',':
+        case ':':
+            values++;
+            break;
+        default:
+            break;
+        }
+    }
+    return len + string_bytes + 256 * objects + 160 * arrays + 96 * values;
+}
+
 static int load_buffer(const char *buf, size_t len, const char *name, size_t flags,
                        json_t **out, sb_error *err)
 {
@@ -228,6 +270,12 @@ static int load_buffer(const char *buf, size_t len, const char *name, size_t fla
     if (only_whitespace(buf, len))
         return sb_error_set(err, name, NULL, len ? "file holds only whitespace, no JSON"
                                                  : "empty file, no JSON");
+    size_t cost = parsed_cost(buf, len);
+    if (cost > SB_JSON_MAX_PARSED)
+        return sb_error_set(err, name, NULL,
+                            "JSON text of %zu bytes would take about %zu MiB parsed, more than %zu MiB: refused "
+                            "unparsed",
+                            len, cost >> 20, (size_t)SB_JSON_MAX_PARSED >> 20);
     j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | flags, &je);
     if (!j) {
         snprintf(where, sizeof where, "line %d, column %d", je.line, je.column);

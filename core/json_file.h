@@ -2,8 +2,9 @@
  *
  * Every JSON file solbook reads goes through sb_json_load_file, so the rules
  * are the same everywhere: duplicate keys, NaN/Infinity, integers outside
- * int64, invalid UTF-8, empty or truncated input and nesting deeper than
- * SB_JSON_MAX_DEPTH are refused with a one-line error naming the file and the
+ * int64, invalid UTF-8, empty or truncated input, nesting deeper than
+ * SB_JSON_MAX_DEPTH and a text that would take more than SB_JSON_MAX_PARSED
+ * parsed are refused with a one-line error naming the file and the
  * line:column. Writing goes through a temporary file and rename(2), so a
  * reader never sees a half-written file.
  */
@@ -20,6 +21,11 @@
 #define SB_JSON_MAX_DEPTH 64
 /* Largest file accepted, so a wrong path cannot take all memory. */
 #define SB_JSON_MAX_BYTES (256u * 1024u * 1024u)
+/* Most heap a text may take parsed, counted before it is parsed (a node
+ * for each object, array and value, and the strings' bytes, over-counted):
+ * jansson's tree of a text of "{}," repeated is 78 times its size, so the
+ * bytes alone bound nothing. Larger texts are refused unparsed. */
+#define SB_JSON_MAX_PARSED ((size_t)384 << 20)
 
 /* Parses a whole buffer. name is used in errors (usually the path). */
 int sb_json_load_buffer(const char *buf, size_t len, const char *name,

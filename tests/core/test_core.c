@@ -331,6 +331,38 @@ static void test_open_inside(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A text whose tree would take more than SB_JSON_MAX_PARSED is refused
+ * before jansson builds it: "{}," repeated takes about 78 times its bytes
+ * parsed (3.4 MB of it would take 270 MB). */
+static void test_parse_bound(void **state)
+{
+    (void)state;
+    size_t n = 1200000, len = 1 + 3 * n;
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + 1 + 3 * i, "{},", 3);
+    text[len - 1] = ']';
+    text[len] = '\0';
+    json_t *j = NULL;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_json_load_buffer(text, len, "objs.json", &j, &err), SB_ERR);
+    assert_null(j);
+    assert_string_equal(err.file, "objs.json");
+    if (!strstr(err.msg, "parsed, more than 384 MiB: refused unparsed"))
+        fail_msg("error '%s'", err.msg);
+    /* a tenth of it is parsed */
+    n /= 10;
+    len = 1 + 3 * n;
+    text[len - 1] = ']';
+    assert_int_equal(sb_json_load_buffer(text, len, "objs.json", &j, &err), SB_OK);
+    assert_int_equal(json_array_size(j), n);
+    json_decref(j);
+    free(text);
+}
+
 static void test_buf_in_place(void **state)
 {
     (void)state;
@@ -490,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_atomic_write_roundtrip),
         cmocka_unit_test(test_unreadable),
         cmocka_unit_test(test_open_inside),
+        cmocka_unit_test(test_parse_bound),
         cmocka_unit_test(test_pointer_escaping),
         cmocka_unit_test(test_read_into_kept_buffer),
         cmocka_unit_test(test_read_into_max_bounded),
