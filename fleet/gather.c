@@ -133,7 +133,10 @@ static int classify(walk_ctx *w, const char *path, const char *name, const struc
     json_t *doc = NULL;
     sb_error e;
     sb_error_clear(&e);
-    if (sb_json_load_file(path, &doc, &e) != SB_OK) {
+    /* as a plain file: the name was a regular file when the folder was
+     * read, but may be a link or a FIFO (whose opening would wait for a
+     * writer) by now */
+    if (sb_json_load_plain_file(path, &doc, &e) != SB_OK) {
         char why[1600];
         snprintf(why, sizeof why, "not one whole JSON document (truncated?): %s%s%s", e.where,
                  e.where[0] ? ": " : "", e.msg);
@@ -287,6 +290,8 @@ static int walk(walk_ctx *w, const char *dir, int depth)
     if (depth > 64)
         return sb_error_set(w->err, dir, NULL, "directories nested deeper than 64");
     DIR *d = opendir(dir);
+    if (!d && depth > 0 && errno == ENOENT)
+        return SB_OK; /* gone since its parent was read */
     if (!d)
         return sb_error_set(w->err, dir, NULL, "cannot open directory: %s", strerror(errno));
     char **names;
@@ -322,6 +327,8 @@ static int walk(walk_ctx *w, const char *dir, int depth)
         }
         struct stat st, lst;
         if (lstat(path, &lst) != 0) {
+            if (errno == ENOENT)
+                continue; /* gone since the folder was read: a temporary file renamed into place */
             rc = sb_error_set(w->err, path, NULL, "cannot stat: %s", strerror(errno));
             break;
         }

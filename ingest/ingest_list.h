@@ -34,8 +34,10 @@ typedef struct sb_ingest_list {
     size_t n_tops;
 } sb_ingest_list;
 
-/* Lists paths into out (zeroed first); free it with sb_ingest_list_free. */
-void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *out);
+/* Lists paths into out (zeroed first); free it with sb_ingest_list_free.
+ * in_place: a file named itself gets its own folder, resolved, as inside
+ * (sb_ingest_limits.files_in_place). */
+void sb_ingest_list_paths(char *const *paths, size_t n_paths, int in_place, sb_ingest_list *out);
 void sb_ingest_list_free(sb_ingest_list *l);
 
 #endif

@@ -11,12 +11,16 @@ folder's names, again and again, for a symbolic link to the outside file
 (sidecars) and for a FIFO (results, sidecars), each time putting the
 folder's own file back.
 
-Each round must end (a FIFO read waits for a writer that never comes),
-store no byte of an outside file (the mark is looked for in every table),
-and leave the database whole. Whether a swap lands between the listing
+Each round, by `solbook ingest DIR` and by `ingest --fleet DIR` in turn,
+must end (a FIFO read waits for a writer that never comes), store no byte
+of an outside file (the mark is looked for in every table), and leave the
+database whole. Whether a swap lands between the listing
 and the read is chance: before the reads were checked on the descriptor
 opened, 9 of 10 single rounds stored the mark or hung (and 5 of 5 without
-the FIFOs stored the mark).
+the FIFOs stored the mark); `ingest --fleet`, which read its gathered
+files by name after the gathering, stored an outside result in 2 of 4
+tries of such swaps, and stopped with exit 2 when a name it had listed
+was gone.
 """
 import json
 import os
@@ -49,10 +53,12 @@ with open(os.path.join(EXAMPLE, "fused.ncu.csv")) as f:
     CSV = f.read()
 
 
-def result(path, note):
+def result(path, note, m=None):
     d = json.loads(json.dumps(BASE))
     d["run_uuid"] = uuid.uuid4().hex
     d["notes"] = note
+    if m is not None:  # a case of its own (ingest --fleet takes one result a case)
+        d["config"]["shape"]["M"] = m
     with open(path, "w") as f:
         json.dump(d, f)
 
@@ -60,7 +66,7 @@ def result(path, note):
 def build(work):
     outside, tree = os.path.join(work, "outside"), os.path.join(work, "tree")
     keep = os.path.join(work, "keep")
-    for d in (outside, os.path.join(outside, "sub"), tree, os.path.join(tree, "sub"), keep):
+    for d in (outside, os.path.join(outside, "sub"), tree, os.path.join(tree, "sub"), keep, os.path.join(work, "tmp")):
         os.makedirs(d)
     result(os.path.join(outside, "secret.json"), MARK)
     for i in range(20):
@@ -70,13 +76,13 @@ def build(work):
     with tarfile.open(os.path.join(outside, "secret.tar"), "w") as t:
         t.add(os.path.join(outside, "secret.json"), arcname="x/secret.json")
     for i in range(N):
-        result(os.path.join(tree, "r%03d.json" % i), "own")
+        result(os.path.join(tree, "r%03d.json" % i), "own", 100000 + i)
         with open(os.path.join(tree, "r%03d.ncu.csv" % i), "w") as f:
             f.write(CSV)
     for i in range(20):
-        result(os.path.join(tree, "sub", "s%02d.json" % i), "own")
+        result(os.path.join(tree, "sub", "s%02d.json" % i), "own", 200000 + i)
     for i in range(3):
-        result(os.path.join(keep, "a%d.json" % i), "own")
+        result(os.path.join(keep, "a%d.json" % i), "own", 300000 + i)
     with tarfile.open(os.path.join(tree, "a.tar"), "w") as t:
         for i in range(3):
             t.add(os.path.join(keep, "a%d.json" % i), arcname="a/a%d.json" % i)
@@ -92,7 +98,7 @@ def swapper(tree, outside, keep, names, kind, tag, stop):
     k = 0
     while not stop.is_set():
         for name in names:
-            p, tmp = os.path.join(tree, name), os.path.join(tree, ".t-%s-%d" % (tag, k))
+            p, tmp = os.path.join(tree, name), os.path.join(tree, "..", "tmp", "t-%s-%d" % (tag, k))
             k += 1
             target = os.path.join(outside, "secret" + name[name.index("."):]) if "." in name else outside + "/sub"
             try:
@@ -112,7 +118,7 @@ def swapper(tree, outside, keep, names, kind, tag, stop):
 
 
 def dir_swapper(tree, outside, stop):
-    sub, real = os.path.join(tree, "sub"), os.path.join(tree, ".sub-real")
+    sub, real = os.path.join(tree, "sub"), os.path.join(tree, "..", "tmp", "sub-real")
     while not stop.is_set():
         try:
             os.rename(sub, real)
@@ -124,7 +130,7 @@ def dir_swapper(tree, outside, stop):
             pass
 
 
-def one_round(work, r):
+def one_round(work, r, fleet):
     outside, tree, keep = build(os.path.join(work, "r%d" % r))
     db = os.path.join(work, "r%d.db" % r)
     docs = ["r%03d.json" % i for i in range(N)]
@@ -140,7 +146,8 @@ def one_round(work, r):
         t.start()
     time.sleep(0.05)
     try:
-        p = subprocess.run([SOLBOOK, "ingest", "--db", db, tree], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([SOLBOOK, "ingest", "--db", db] + (["--fleet"] if fleet else []) + [tree],
+                           capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         stop.set()
         fail("round %d: the ingest did not end in 60 s (a swapped-in FIFO waited for a writer)" % r)
@@ -168,9 +175,11 @@ def one_round(work, r):
 
 work = tempfile.mkdtemp(prefix="sb_races_")
 try:
-    for r in range(ROUNDS):
-        runs, refused = one_round(work, r)
-        print("round %d: %d runs stored, %d lines of refusal, no outside byte" % (r, runs, refused))
+    for r in range(2 * ROUNDS):
+        fleet = r % 2 == 1
+        runs, refused = one_round(work, r, fleet)
+        print("round %d%s: %d runs stored, %d lines of refusal, no outside byte" %
+              (r, " (--fleet)" if fleet else "", runs, refused))
 finally:
     shutil.rmtree(work, ignore_errors=True)
 print("ok")
