@@ -203,6 +203,30 @@ static size_t count_files(const char *dir, int depth)
  * one unfinished task, added with its reason: a record that is refused,
  * or is another case's (the task writes OUT/CASE_ID/solbook-task.json),
  * keeps every file of its directory out. */
+/* The experiment, arch and run id a task folder's place names
+ * (ROOT/EXPERIMENT/ARCH/RUN_ID/CASE_ID, resolved); SB_ERR when it has too
+ * few parts to say. */
+static int folder_run(const char *dir, char run[3][256])
+{
+    char *real = realpath(dir, NULL);
+    if (!real)
+        return SB_ERR;
+    char *end = strrchr(real, '/'); /* before CASE_ID */
+    int rc = SB_OK;
+    for (int k = 2; k >= 0 && rc == SB_OK; k--) {
+        if (!end || end == real) {
+            rc = SB_ERR;
+            break;
+        }
+        *end = '\0';
+        char *slash = strrchr(real, '/');
+        snprintf(run[k], sizeof run[k], "%s", slash ? slash + 1 : real);
+        end = slash;
+    }
+    free(real);
+    return rc;
+}
+
 static int task_record(walk_ctx *w, const char *dir, int *done)
 {
     char path[4096], why[2048]; /* room for an error's where and msg */
@@ -215,8 +239,17 @@ static int task_record(walk_ctx *w, const char *dir, int *done)
     size_t files = count_files(dir, 0);
     const char *slash = strrchr(dir, '/');
     const char *base = slash ? slash + 1 : dir;
+    char run_of_folder[3][256];
     if (sb_task_record_read(path, &rec, &e) == SB_OK && strcmp(rec.case_id, base) != 0) {
         sb_error_set(&e, path, NULL, "the record of case %s in the folder of another", rec.case_id);
+        sb_task_record_free(&rec);
+    } else if (rec.doc && folder_run(dir, run_of_folder) == SB_OK &&
+               (strcmp(rec.experiment, run_of_folder[0]) != 0 || strcmp(rec.arch, run_of_folder[1]) != 0 ||
+                strcmp(rec.run_id, run_of_folder[2]) != 0)) {
+        /* a task writes ROOT/EXPERIMENT/ARCH/RUN_ID/CASE_ID: a record of
+         * another run says nothing of the files beside it */
+        sb_error_set(&e, path, NULL, "the record of run %s of %s on %s in a folder of run %s of %s on %s",
+                     rec.run_id, rec.experiment, rec.arch, run_of_folder[2], run_of_folder[0], run_of_folder[1]);
         sb_task_record_free(&rec);
     }
     if (!rec.doc) {
