@@ -288,7 +288,7 @@ int cmd_ingest(int argc, char **argv)
     int implicit_new = db_path == sb_default_db_path() && !getenv("SOLBOOK_DB") && access(db_path, F_OK) != 0;
     /* Solbook files are read (archives inflated) while the database opens. */
     sb_ingest_limits limits = {(size_t)member_mb << 20, (size_t)held_mb << 20, (size_t)doc_mb << 20,
-                               (size_t)sidecar_mb << 20, (size_t)sidecar_rows};
+                               (size_t)sidecar_mb << 20, (size_t)sidecar_rows, fleet};
     sb_ingest_reading *reading = NULL;
     if (argc > 0 && !format && !fleet)
         reading = sb_ingest_read_ahead(argv, (size_t)argc, &limits);

@@ -216,6 +216,14 @@ static int keep_record(void *ctx, const char *const *fields, size_t nfields, siz
     size_t bytes = nfields * sizeof(char *);
     for (size_t i = 0; i < nfields; i++)
         bytes += strlen(fields[i]) + 1;
+    /* what the record takes on the heap: its allocation with malloc's
+     * header, rounded as malloc rounds, and its slot in the array (which
+     * doubles, so up to two) */
+    t->held += ((bytes ? bytes : 1) + 16 + 15) / 16 * 16 + 2 * sizeof *t->records;
+    if (t->held > SB_CSV_MAX_HELD)
+        return sb_error_set(err, NULL, NULL,
+                            "the file's records would take more than %zu MiB held (%zu records so far): refused",
+                            (size_t)SB_CSV_MAX_HELD >> 20, t->n);
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 64;
         sb_csv_record *g = realloc(t->records, cap * sizeof *g);
@@ -242,6 +250,7 @@ int sb_csv_read_table(const char *buf, size_t len, const char *name, const sb_cs
                       sb_csv_table *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->held = len; /* the text is held beside its records */
     return sb_csv_read_buffer(buf, len, name, opts, keep_record, out, err);
 }
 

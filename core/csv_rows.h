@@ -75,9 +75,17 @@ typedef struct sb_csv_record {
 typedef struct sb_csv_table {
     sb_csv_record *records;
     size_t n, cap;
+    size_t held; /* heap the records take, with the text read: at most SB_CSV_MAX_HELD */
 } sb_csv_table;
 
-/* Reads every record of buf into *out (emptied first). On SB_ERR *out keeps
+/* Most heap a table of records may take with the text they come from: a
+ * record of two empty fields takes 56 bytes held for its 2 bytes of text,
+ * so the size of a file bounds nothing. */
+#define SB_CSV_MAX_HELD ((size_t)384 << 20)
+
+/* Reads every record of buf into *out (emptied first). A file whose
+ * records would take more than SB_CSV_MAX_HELD held is refused at the
+ * record that passes it. On SB_ERR *out keeps
  * the records before the one in error, so a caller can say which record
  * failed; free it with sb_csv_table_free either way. */
 int sb_csv_read_table(const char *buf, size_t len, const char *name, const sb_csv_options *opts,

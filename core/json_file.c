@@ -2,6 +2,7 @@
 #include "json_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +72,77 @@ static int read_fd_max(int fd, const char *path, size_t max, char **buf, size_t 
     close(fd);
     (*buf)[got] = '\0';
     *len = got;
+    return SB_OK;
+}
+
+int sb_file_read_fd_max(int fd, const char *path, size_t max, char **buf, size_t *cap, size_t *len,
+                        sb_error *err)
+{
+    return read_fd_max(fd, path, max, buf, cap, len, err);
+}
+
+/* Where the open descriptor fd leads (/proc/self/fd): 0 and the path in
+ * where, or -1 when the system cannot say. *gone: the name it was opened
+ * by has been removed since (the path then ends in " (deleted)"). */
+static int fd_where(int fd, char *where, size_t size, int *gone)
+{
+    char link[64];
+    static const char deleted[] = " (deleted)";
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, where, size - 1);
+    if (n < 0 || (size_t)n >= size - 1)
+        return -1;
+    where[n] = '\0';
+    *gone = (size_t)n >= sizeof deleted - 1 && strcmp(where + n - (sizeof deleted - 1), deleted) == 0;
+    return 0;
+}
+
+/* 1 when the resolved path where lies below the resolved folder inside. */
+static int path_below(const char *where, const char *inside)
+{
+    size_t k = strlen(inside);
+    if (k == 1 && inside[0] == '/')
+        return where[0] == '/';
+    return strncmp(where, inside, k) == 0 && where[k] == '/';
+}
+
+int sb_file_open_inside(const char *path, const char *inside, int plain, int *fd, sb_error *err)
+{
+    *fd = -1;
+    int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (plain ? O_NOFOLLOW : 0));
+    if (f < 0) {
+        int e = errno;
+        if (plain && e == ELOOP)
+            return sb_error_set(err, path, NULL, "a symbolic link, not followed");
+        return sb_error_set(err, path, NULL, "cannot open: %s", strerror(e));
+    }
+    struct stat st;
+    const char *why = NULL;
+    char names[96], where[PATH_MAX + 1];
+    int gone = 0, known = (plain || inside) && fd_where(f, where, sizeof where, &gone) == 0;
+    if (fstat(f, &st) != 0)
+        why = "cannot stat it";
+    else if (S_ISDIR(st.st_mode))
+        why = "is a directory, not a file";
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file (a FIFO, socket or device), not read";
+    else if (plain && st.st_nlink > 1) {
+        snprintf(names, sizeof names, "a hard link (%ju names), not a file of its own",
+                 (uintmax_t)st.st_nlink);
+        why = names;
+    } else if (known && gone)
+        /* a hard link to a file elsewhere, say, whose name was put back
+         * once opened: nothing says where the file lies */
+        why = "removed or replaced while it was opened";
+    else if (inside && !known)
+        why = "cannot tell where it lies (/proc/self/fd)";
+    else if (inside && !path_below(where, inside))
+        why = "leads out of the folder given (a link or folder changed since it was listed)";
+    if (why) {
+        close(f);
+        return sb_error_set(err, path, NULL, "%s", why);
+    }
+    *fd = f;
     return SB_OK;
 }
 
@@ -145,6 +217,48 @@ static int only_whitespace(const char *buf, size_t len)
     return 1;
 }
 
+/* The heap a JSON text takes parsed, over-counted from one pass over its
+ * bytes: the text itself, every string's bytes again (jansson copies
+ * them), and a node for every object, array and value. Measured with
+ * jansson 2.14, an empty object takes about 225 bytes (its hash table),
+ * an empty array 135, and a value in an array or object 40 (a number) to
+ * 90 (a string); the counts below are above each, so that a text of
+ * "{}," repeated, 78 times its size parsed, is told before it is parsed. */
+static size_t parsed_cost(const char *buf, size_t len)
+{
+    size_t objects = 0, arrays = 0, values = 1, string_bytes = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+            string_bytes++;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            in_string = 1;
+            break;
+        case '{':
+            objects++;
+            break;
+        case '[':
+            arrays++;
+            break;
+        case ',':
+        case ':':
+            values++;
+            break;
+        default:
+            break;
+        }
+    }
+    return len + string_bytes + 256 * objects + 160 * arrays + 96 * values;
+}
+
 static int load_buffer(const char *buf, size_t len, const char *name, size_t flags,
                        json_t **out, sb_error *err)
 {
@@ -156,6 +270,12 @@ static int load_buffer(const char *buf, size_t len, const char *name, size_t fla
     if (only_whitespace(buf, len))
         return sb_error_set(err, name, NULL, len ? "file holds only whitespace, no JSON"
                                                  : "empty file, no JSON");
+    size_t cost = parsed_cost(buf, len);
+    if (cost > SB_JSON_MAX_PARSED)
+        return sb_error_set(err, name, NULL,
+                            "JSON text of %zu bytes would take about %zu MiB parsed, more than %zu MiB: refused "
+                            "unparsed",
+                            len, cost >> 20, (size_t)SB_JSON_MAX_PARSED >> 20);
     j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | flags, &je);
     if (!j) {
         snprintf(where, sizeof where, "line %d, column %d", je.line, je.column);

@@ -2,8 +2,9 @@
  *
  * Every JSON file solbook reads goes through sb_json_load_file, so the rules
  * are the same everywhere: duplicate keys, NaN/Infinity, integers outside
- * int64, invalid UTF-8, empty or truncated input and nesting deeper than
- * SB_JSON_MAX_DEPTH are refused with a one-line error naming the file and the
+ * int64, invalid UTF-8, empty or truncated input, nesting deeper than
+ * SB_JSON_MAX_DEPTH and a text that would take more than SB_JSON_MAX_PARSED
+ * parsed are refused with a one-line error naming the file and the
  * line:column. Writing goes through a temporary file and rename(2), so a
  * reader never sees a half-written file.
  */
@@ -20,6 +21,11 @@
 #define SB_JSON_MAX_DEPTH 64
 /* Largest file accepted, so a wrong path cannot take all memory. */
 #define SB_JSON_MAX_BYTES (256u * 1024u * 1024u)
+/* Most heap a text may take parsed, counted before it is parsed (a node
+ * for each object, array and value, and the strings' bytes, over-counted):
+ * jansson's tree of a text of "{}," repeated is 78 times its size, so the
+ * bytes alone bound nothing. Larger texts are refused unparsed. */
+#define SB_JSON_MAX_PARSED ((size_t)384 << 20)
 
 /* Parses a whole buffer. name is used in errors (usually the path). */
 int sb_json_load_buffer(const char *buf, size_t len, const char *name,
@@ -60,6 +66,26 @@ int sb_file_read_into(const char *path, char **buf, size_t *cap, size_t *len, sb
  * with SB_JSON_MAX_BYTES, refusing a larger file itself. */
 int sb_file_read_into_max(const char *path, size_t max, char **buf, size_t *cap, size_t *len,
                           sb_error *err);
+
+/* Opens path to read a file that a listing judged earlier, in a folder
+ * others may change meanwhile: a name can be swapped between the look and
+ * the read, so the checks are made on the descriptor opened, not on the
+ * name. Only a regular file is taken (a FIFO, whose opening would wait for
+ * a writer, a socket or a device is refused unread). inside, when not
+ * NULL, is a resolved folder (realpath) the file must lie in: where the
+ * open descriptor leads (/proc/self/fd) is compared with it, so that no
+ * link or folder swapped in on the way reaches a file outside. plain: a
+ * symbolic link at the last name is refused, and so is a file with more
+ * than one name (a hard link, whose bytes may be those of a file
+ * elsewhere). With either, a file whose name was removed once opened is
+ * refused too (a hard link swapped back leaves one name, elsewhere).
+ * *fd is the open descriptor on success; otherwise err says why, for the
+ * caller to say what it does about it ("refused"). */
+int sb_file_open_inside(const char *path, const char *inside, int plain, int *fd, sb_error *err);
+/* Reads the open fd (named path in errors) as sb_file_read_into_max does,
+ * and closes it. */
+int sb_file_read_fd_max(int fd, const char *path, size_t max, char **buf, size_t *cap, size_t *len,
+                        sb_error *err);
 
 /* Writes bytes to path atomically: PATH.tmp.PID, fsync, rename. */
 int sb_file_write_atomic(const char *path, const char *data, size_t len,

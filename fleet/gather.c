@@ -133,7 +133,10 @@ static int classify(walk_ctx *w, const char *path, const char *name, const struc
     json_t *doc = NULL;
     sb_error e;
     sb_error_clear(&e);
-    if (sb_json_load_file(path, &doc, &e) != SB_OK) {
+    /* as a plain file: the name was a regular file when the folder was
+     * read, but may be a link or a FIFO (whose opening would wait for a
+     * writer) by now */
+    if (sb_json_load_plain_file(path, &doc, &e) != SB_OK) {
         char why[1600];
         snprintf(why, sizeof why, "not one whole JSON document (truncated?): %s%s%s", e.where,
                  e.where[0] ? ": " : "", e.msg);
@@ -200,6 +203,30 @@ static size_t count_files(const char *dir, int depth)
  * one unfinished task, added with its reason: a record that is refused,
  * or is another case's (the task writes OUT/CASE_ID/solbook-task.json),
  * keeps every file of its directory out. */
+/* The experiment, arch and run id a task folder's place names
+ * (ROOT/EXPERIMENT/ARCH/RUN_ID/CASE_ID, resolved); SB_ERR when it has too
+ * few parts to say. */
+static int folder_run(const char *dir, char run[3][256])
+{
+    char *real = realpath(dir, NULL);
+    if (!real)
+        return SB_ERR;
+    char *end = strrchr(real, '/'); /* before CASE_ID */
+    int rc = SB_OK;
+    for (int k = 2; k >= 0 && rc == SB_OK; k--) {
+        if (!end || end == real) {
+            rc = SB_ERR;
+            break;
+        }
+        *end = '\0';
+        char *slash = strrchr(real, '/');
+        snprintf(run[k], sizeof run[k], "%s", slash ? slash + 1 : real);
+        end = slash;
+    }
+    free(real);
+    return rc;
+}
+
 static int task_record(walk_ctx *w, const char *dir, int *done)
 {
     char path[4096], why[2048]; /* room for an error's where and msg */
@@ -212,8 +239,17 @@ static int task_record(walk_ctx *w, const char *dir, int *done)
     size_t files = count_files(dir, 0);
     const char *slash = strrchr(dir, '/');
     const char *base = slash ? slash + 1 : dir;
+    char run_of_folder[3][256];
     if (sb_task_record_read(path, &rec, &e) == SB_OK && strcmp(rec.case_id, base) != 0) {
         sb_error_set(&e, path, NULL, "the record of case %s in the folder of another", rec.case_id);
+        sb_task_record_free(&rec);
+    } else if (rec.doc && folder_run(dir, run_of_folder) == SB_OK &&
+               (strcmp(rec.experiment, run_of_folder[0]) != 0 || strcmp(rec.arch, run_of_folder[1]) != 0 ||
+                strcmp(rec.run_id, run_of_folder[2]) != 0)) {
+        /* a task writes ROOT/EXPERIMENT/ARCH/RUN_ID/CASE_ID: a record of
+         * another run says nothing of the files beside it */
+        sb_error_set(&e, path, NULL, "the record of run %s of %s on %s in a folder of run %s of %s on %s",
+                     rec.run_id, rec.experiment, rec.arch, run_of_folder[2], run_of_folder[0], run_of_folder[1]);
         sb_task_record_free(&rec);
     }
     if (!rec.doc) {
@@ -287,6 +323,8 @@ static int walk(walk_ctx *w, const char *dir, int depth)
     if (depth > 64)
         return sb_error_set(w->err, dir, NULL, "directories nested deeper than 64");
     DIR *d = opendir(dir);
+    if (!d && depth > 0 && errno == ENOENT)
+        return SB_OK; /* gone since its parent was read */
     if (!d)
         return sb_error_set(w->err, dir, NULL, "cannot open directory: %s", strerror(errno));
     char **names;
@@ -322,6 +360,8 @@ static int walk(walk_ctx *w, const char *dir, int depth)
         }
         struct stat st, lst;
         if (lstat(path, &lst) != 0) {
+            if (errno == ENOENT)
+                continue; /* gone since the folder was read: a temporary file renamed into place */
             rc = sb_error_set(w->err, path, NULL, "cannot stat: %s", strerror(errno));
             break;
         }

@@ -111,6 +111,11 @@ typedef struct sb_ingest_limits {
     size_t doc_bytes;     /* one result document */
     size_t sidecar_bytes; /* one NAME.ncu.csv or NAME.nsys.csv */
     size_t sidecar_rows;  /* rows one sidecar stores: ncu metric values, nsys kernels */
+    /* Each path is a file a gathering chose from a folder others write,
+     * with no link (ingest --fleet): it is read only where it still lies
+     * in its own folder, as a folder's files are (ingest_list.h), so no
+     * name swapped since for a link reaches a file elsewhere. */
+    int files_in_place;
 } sb_ingest_limits;
 
 /* The bound on the rows every sidecar this ingest stores takes together

@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "file_name.h"
-#include "json_file.h" /* SB_JSON_MAX_BYTES, sb_file_read_all */
+#include "json_file.h" /* SB_JSON_MAX_BYTES, sb_file_read_fd_max */
 
 static int is_jsonl(const char *path)
 {
@@ -215,8 +216,9 @@ static int read_data(struct archive *a, const char *path, const char *name, int6
     return SB_OK;
 }
 
-/* Opens path, or the tar in memory when mem is not NULL (already inflated). */
-static int open_archive(const char *path, int raw, const void *mem, size_t mem_len,
+/* Opens the archive open as fd (named path), or the tar in memory when
+ * mem is not NULL (already inflated). */
+static int open_archive(const char *path, int fd, int raw, const void *mem, size_t mem_len,
                         struct archive **out, sb_error *err)
 {
     *out = NULL;
@@ -231,8 +233,13 @@ static int open_archive(const char *path, int raw, const void *mem, size_t mem_l
         archive_read_support_format_tar(a);
         archive_read_support_format_gnutar(a);
     }
-    int r = mem ? archive_read_open_memory(a, mem, mem_len)
-                : archive_read_open_filename(a, path, 1 << 16);
+    /* from its start: inflate_whole may have read it through */
+    if (!mem && lseek(fd, 0, SEEK_SET) != 0) {
+        sb_error_set(err, path, NULL, "cannot read the archive from its start");
+        archive_read_free(a);
+        return SB_ERR;
+    }
+    int r = mem ? archive_read_open_memory(a, mem, mem_len) : archive_read_open_fd(a, fd, 1 << 16);
     if (r != ARCHIVE_OK) {
         sb_error_set(err, path, NULL, "cannot read the archive: %s", archive_error_string(a));
         archive_read_free(a);
@@ -326,17 +333,22 @@ fail:
     return NULL;
 }
 
-/* path's tar, inflated whole, or NULL: then libarchive streams it. */
-static unsigned char *inflate_whole(const char *path, size_t max_out, size_t *out_len)
+/* The tar of path (open as fd), inflated whole, or NULL: then libarchive
+ * streams it. */
+static unsigned char *inflate_whole(const char *path, int fd, size_t max_out, size_t *out_len)
 {
     *out_len = 0;
     if (!gzip_named(path))
         return NULL;
-    char *in;
-    size_t in_len;
+    char *in = NULL;
+    size_t in_len, in_cap = 0;
     sb_error ignored; /* the stream reports what is wrong with the file */
-    if (sb_file_read_all(path, &in, &in_len, &ignored) != SB_OK)
+    int own = dup(fd); /* sb_file_read_fd_max closes what it reads */
+    if (own < 0 || sb_file_read_fd_max(own, path, SB_JSON_MAX_BYTES, &in, &in_cap, &in_len, &ignored) != SB_OK ||
+        in_len > SB_JSON_MAX_BYTES) {
+        free(in);
         return NULL;
+    }
     unsigned char *out = NULL;
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (d) {
@@ -364,7 +376,7 @@ static const char *passed_over(const char *name)
     return NULL;
 }
 
-static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
+static int each_tar(const char *path, int fd, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
                     void *ctx,
                     sb_error *err)
 {
@@ -380,8 +392,8 @@ static int each_tar(const char *path, const sb_ingest_limits *limits, sb_archive
     struct archive *a = NULL;
     size_t tar_len;
     unsigned char *tar =
-        inflate_whole(path, h.total_max < WHOLE_MAX_OUT ? h.total_max : WHOLE_MAX_OUT, &tar_len);
-    if (open_archive(path, 0, tar, tar_len, &a, err) != SB_OK) {
+        inflate_whole(path, fd, h.total_max < WHOLE_MAX_OUT ? h.total_max : WHOLE_MAX_OUT, &tar_len);
+    if (open_archive(path, fd, 0, tar, tar_len, &a, err) != SB_OK) {
         free(tar);
         return SB_ERR;
     }
@@ -496,7 +508,7 @@ out:
 /* JSON Lines: the decompressed stream split at newlines, a line at a
  * time; a line longer than the member bound, or the bound on a result
  * document when that is lower, is refused as it grows. */
-static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
+static int each_jsonl(const char *path, int fd, const sb_ingest_limits *limits, sb_archive_fn fn, void *ctx,
                       sb_error *err)
 {
     size_t line_max = limits && limits->member_bytes ? limits->member_bytes : SB_INGEST_MEMBER_BYTES;
@@ -507,7 +519,7 @@ static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archi
         line_what = "result document";
     }
     struct archive *a = NULL;
-    if (open_archive(path, 1, NULL, 0, &a, err) != SB_OK)
+    if (open_archive(path, fd, 1, NULL, 0, &a, err) != SB_OK)
         return SB_ERR;
     struct archive_entry *e;
     if (archive_read_next_header(a, &e) != ARCHIVE_OK) {
@@ -583,8 +595,20 @@ static int each_jsonl(const char *path, const sb_ingest_limits *limits, sb_archi
     return rc;
 }
 
+int sb_archive_each_fd(const char *path, int fd, const sb_ingest_limits *limits, sb_archive_fn fn,
+                       sb_archive_skip_fn skip, void *ctx, sb_error *err)
+{
+    return is_jsonl(path) ? each_jsonl(path, fd, limits, fn, ctx, err)
+                          : each_tar(path, fd, limits, fn, skip, ctx, err);
+}
+
 int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
                     void *ctx, sb_error *err)
 {
-    return is_jsonl(path) ? each_jsonl(path, limits, fn, ctx, err) : each_tar(path, limits, fn, skip, ctx, err);
+    int fd;
+    if (sb_file_open_inside(path, NULL, 0, &fd, err) != SB_OK)
+        return SB_ERR;
+    int rc = sb_archive_each_fd(path, fd, limits, fn, skip, ctx, err);
+    close(fd);
+    return rc;
 }

@@ -48,5 +48,9 @@ typedef void (*sb_archive_skip_fn)(void *ctx, const char *member, const char *wh
  * bound, after the lines before it. */
 int sb_archive_each(const char *path, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
                     void *ctx, sb_error *err);
+/* The same for the archive already open as fd (sb_file_open_inside), named
+ * path; fd stays open. */
+int sb_archive_each_fd(const char *path, int fd, const sb_ingest_limits *limits, sb_archive_fn fn,
+                       sb_archive_skip_fn skip, void *ctx, sb_error *err);
 
 #endif

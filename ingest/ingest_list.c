@@ -24,7 +24,8 @@ typedef struct lister {
     dev_ino *seen;    /* every directory and file taken so far (hash set) */
     unsigned char *used;
     size_t n_seen, cap_seen;
-    char *top_real;   /* the folder named on the command line, resolved: no link leads out of it */
+    char *top_real;   /* the folder named on the command line, resolved: no link leads out of it
+                       * (owned by out->tops); NULL while a file named itself is listed */
 } lister;
 
 static int add_entry(lister *wk, const char *path, const sb_error *problem, unsigned absent)
@@ -42,6 +43,7 @@ static int add_entry(lister *wk, const char *path, const sb_error *problem, unsi
     e->path = strdup(path);
     e->problem = NULL;
     e->absent = absent;
+    e->inside = wk->top_real;
     if (!e->path)
         return SB_ERR;
     if (problem) {
@@ -275,12 +277,20 @@ static void walk(lister *wk, const char *path, int top, unsigned absent)
     }
     if (S_ISDIR(st.st_mode)) {
         if (top) {
-            free(wk->top_real);
-            wk->top_real = realpath(path, NULL);
-            if (!wk->top_real) {
+            char *real = realpath(path, NULL);
+            if (!real) {
                 report_new(wk, path, "cannot resolve: %s", strerror(errno));
                 return;
             }
+            char **tops = realloc(wk->out->tops, (wk->out->n_tops + 1) * sizeof *tops);
+            if (!tops) {
+                free(real);
+                wk->out->oom = 1;
+                return;
+            }
+            wk->out->tops = tops;
+            tops[wk->out->n_tops++] = real;
+            wk->top_real = real;
         }
         walk_dir(wk, path, &st);
         return;
@@ -298,16 +308,36 @@ static void walk(lister *wk, const char *path, int top, unsigned absent)
         wk->out->oom = 1;
 }
 
-void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *out)
+/* The resolved folder of a file named itself, kept in out->tops; NULL
+ * when it cannot be resolved (the read then fails on its own). */
+static char *own_folder(lister *wk, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    char **tops = real ? realloc(wk->out->tops, (wk->out->n_tops + 1) * sizeof *tops) : NULL;
+    if (!tops) {
+        free(real);
+        return NULL;
+    }
+    wk->out->tops = tops;
+    tops[wk->out->n_tops++] = real;
+    return real;
+}
+
+void sb_ingest_list_paths(char *const *paths, size_t n_paths, int in_place, sb_ingest_list *out)
 {
     memset(out, 0, sizeof *out);
     lister wk = {.out = out};
-    for (size_t i = 0; i < n_paths && !out->oom; i++)
+    for (size_t i = 0; i < n_paths && !out->oom; i++) {
+        struct stat st;
+        wk.top_real = in_place && stat(paths[i], &st) == 0 && !S_ISDIR(st.st_mode) ? own_folder(&wk, paths[i]) : NULL;
         walk(&wk, paths[i], 1, 0);
+    }
     free(wk.stack);
     free(wk.seen);
     free(wk.used);
-    free(wk.top_real);
 }
 
 void sb_ingest_list_free(sb_ingest_list *l)
@@ -317,5 +347,8 @@ void sb_ingest_list_free(sb_ingest_list *l)
         free(l->v[i].problem);
     }
     free(l->v);
+    for (size_t i = 0; i < l->n_tops; i++)
+        free(l->tops[i]);
+    free(l->tops);
     memset(l, 0, sizeof *l);
 }

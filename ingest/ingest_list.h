@@ -19,18 +19,25 @@
 
 typedef struct sb_ingest_entry {
     char *path;
-    sb_error *problem; /* non-NULL: report it, nothing to ingest */
-    unsigned absent;   /* SB_INGEST_NO_* */
+    sb_error *problem;  /* non-NULL: report it, nothing to ingest */
+    unsigned absent;    /* SB_INGEST_NO_* */
+    const char *inside; /* the resolved folder given that the file was found in (one of the list's
+                         * tops), or NULL for a file named itself: the file and its sidecars are
+                         * read only where they still lie inside it (sb_file_open_inside) */
 } sb_ingest_entry;
 
 typedef struct sb_ingest_list {
     sb_ingest_entry *v;
     size_t n;
-    int oom; /* memory ran out: the list is incomplete */
+    int oom;     /* memory ran out: the list is incomplete */
+    char **tops; /* the folders given, resolved, that entries' inside points into */
+    size_t n_tops;
 } sb_ingest_list;
 
-/* Lists paths into out (zeroed first); free it with sb_ingest_list_free. */
-void sb_ingest_list_paths(char *const *paths, size_t n_paths, sb_ingest_list *out);
+/* Lists paths into out (zeroed first); free it with sb_ingest_list_free.
+ * in_place: a file named itself gets its own folder, resolved, as inside
+ * (sb_ingest_limits.files_in_place). */
+void sb_ingest_list_paths(char *const *paths, size_t n_paths, int in_place, sb_ingest_list *out);
 void sb_ingest_list_free(sb_ingest_list *l);
 
 #endif

@@ -73,6 +73,7 @@ typedef struct item {
     /* input, allocated and freed by the reader */
     char *source;        /* path, or ARCHIVE:MEMBER */
     int on_disk;         /* a plain file: its NAME.ncu.csv is looked for beside it */
+    const char *inside;  /* the folder given it was found in (sb_ingest_entry), or NULL */
     unsigned absent;     /* sidecars its directory does not hold (ingest_list.h) */
     int is_problem;      /* report err, nothing to store */
     int is_note;         /* with is_problem: err is a note (an archive member passed over), not a refusal */
@@ -102,6 +103,7 @@ static void item_clear_input(item *it)
     it->ncu_len = it->nsys_len = it->data_len = it->text_bytes = 0;
     it->on_disk = it->is_problem = it->is_note = 0;
     it->absent = 0;
+    it->inside = NULL;
 }
 
 static void item_clear_output(item *it)
@@ -152,12 +154,30 @@ static int doc_too_large(sb_error *err, const char *path, size_t max)
                         max >> 20);
 }
 
+/* Opens a listed document or archive to read it (sb_file_open_inside):
+ * the line says it is refused. */
+static int open_listed(const char *path, const char *inside, int *fd, sb_error *err)
+{
+    if (sb_file_open_inside(path, inside, 0, fd, err) == SB_OK)
+        return SB_OK;
+    size_t used = strlen(err->msg);
+    snprintf(err->msg + used, sizeof err->msg - used, "%s", ": refused");
+    return SB_ERR;
+}
+
 static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max, size_t sidecar_max)
 {
     size_t len;
     /* At most doc_max + 1 bytes are read, so a file grown since the
-     * reader looked at its size costs no more than one within it. */
-    it->rc = sb_file_read_into_max(it->source, doc_max, &k->buf, &k->cap, &len, &it->err);
+     * reader looked at its size costs no more than one within it; and only
+     * from a regular file that still lies inside the folder given, since
+     * its name may have been swapped for a link or a FIFO since the
+     * listing. */
+    int fd;
+    it->rc = open_listed(it->source, it->inside, &fd, &it->err);
+    if (it->rc != SB_OK)
+        return;
+    it->rc = sb_file_read_fd_max(fd, it->source, doc_max, &k->buf, &k->cap, &len, &it->err);
     if (it->rc != SB_OK)
         return;
     if (len > doc_max) {
@@ -216,12 +236,28 @@ typedef struct sidecar_kind {
 static int attach_one(walker *wk, item *it, const sidecar_kind *k, long long id, const char *side, long *rows,
                       sb_error *e)
 {
-    size_t max = wk->w ? wk->w->limits.sidecar_bytes : 0, max_rows = wk->w ? wk->w->limits.sidecar_rows : 0;
-    if (k->nsys)
-        return it->on_disk ? sb_ingest_attach_nsys(wk->ing, id, side, max, max_rows, rows, e)
-                           : sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, max_rows, rows, e);
-    return it->on_disk ? sb_ingest_attach_ncu(wk->ing, id, side, max, max_rows, rows, e)
+    size_t max = wk->w && wk->w->limits.sidecar_bytes ? wk->w->limits.sidecar_bytes : SB_INGEST_SIDECAR_BYTES;
+    size_t max_rows = wk->w ? wk->w->limits.sidecar_rows : 0;
+    if (!it->on_disk)
+        return k->nsys ? sb_ingest_attach_nsys_buffer(wk->ing, id, it->nsys, it->nsys_len, side, max_rows, rows, e)
                        : sb_ingest_attach_ncu_buffer(wk->ing, id, it->ncu, it->ncu_len, side, max_rows, rows, e);
+    /* The checks sidecar_of made on the name are made again on the file
+     * opened: the name may have become a link, a hard link or a FIFO
+     * since. At most max + 1 bytes are read, however the file grows. */
+    int fd;
+    if (sb_file_open_inside(side, it->inside, 1, &fd, e) != SB_OK)
+        return SB_ERR;
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    if (sb_file_read_fd_max(fd, side, max, &buf, &cap, &len, e) != SB_OK) {
+        free(buf);
+        return SB_ERR;
+    }
+    int rc = len > max ? sb_ingest_sidecar_too_large(e, side, k->nsys, max)
+             : k->nsys ? sb_ingest_attach_nsys_buffer(wk->ing, id, buf, len, side, max_rows, rows, e)
+                       : sb_ingest_attach_ncu_buffer(wk->ing, id, buf, len, side, max_rows, rows, e);
+    free(buf);
+    return rc;
 }
 
 /* The sidecar of kind k of a stored document, if any, stored for run id:
@@ -760,8 +796,14 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
         member_ctx mc = {pp, en->path};
         sb_error e;
         sb_error_clear(&e);
-        if (sb_archive_each(en->path, &pp->limits, on_member, on_skip, &mc, &e) != SB_OK)
+        int fd;
+        if (open_listed(en->path, en->inside, &fd, &e) != SB_OK) {
             give_problem(pp, &e);
+            return;
+        }
+        if (sb_archive_each_fd(en->path, fd, &pp->limits, on_member, on_skip, &mc, &e) != SB_OK)
+            give_problem(pp, &e);
+        close(fd);
         return;
     }
     /* A file too large is refused unread; its size is what it takes up
@@ -787,6 +829,7 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
     } else {
         it->on_disk = 1;
         it->absent = en->absent;
+        it->inside = en->inside;
     }
     slot_give(pp);
 }
@@ -805,7 +848,7 @@ static int cancelled(pipe_t *pp)
  * list, reports that alone. */
 static void read_all(pipe_t *pp)
 {
-    sb_ingest_list_paths(pp->paths, pp->n_paths, &pp->list);
+    sb_ingest_list_paths(pp->paths, pp->n_paths, pp->limits.files_in_place, &pp->list);
     if (pp->list.oom) {
         sb_error e;
         sb_error_clear(&e);

@@ -1,5 +1,5 @@
 /* test_core.c - strict JSON reading, files read into a kept buffer and
- * within a bound, atomic
+ * within a bound, files opened only where a listing judged them, atomic
  * writing, and in-place writes into a byte buffer. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -243,6 +243,126 @@ static void test_read_into_max_bounded(void **state)
     rmdir(dir);
 }
 
+/* sb_file_open_inside judges the file opened, not its name: a link that
+ * leads out of the folder, a folder on the way swapped for a link out, a
+ * FIFO (refused at once, never waited on), a directory, and under plain a
+ * link at the last name and a hard link to a file outside are refused; a
+ * file of the folder, and a link within it, are read. */
+static void expect_open_refused(const char *path, const char *inside, int plain, const char *needle)
+{
+    int fd = -2;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_file_open_inside(path, inside, plain, &fd, &err), SB_ERR);
+    assert_int_equal(fd, -1);
+    assert_string_equal(err.file, path);
+    if (!strstr(err.msg, needle))
+        fail_msg("%s: error '%s' does not mention '%s'", path, err.msg, needle);
+}
+
+static void test_open_inside(void **state)
+{
+    (void)state;
+    char top[] = "/tmp/sb_open_inside_XXXXXX";
+    assert_non_null(mkdtemp(top));
+    char in[128], out[128], p[192], q[192];
+    snprintf(in, sizeof in, "%s/in", top);
+    snprintf(out, sizeof out, "%s/out", top);
+    assert_int_equal(mkdir(in, 0700), 0);
+    assert_int_equal(mkdir(out, 0700), 0);
+    char *inside = realpath(in, NULL);
+    assert_non_null(inside);
+    snprintf(p, sizeof p, "%s/secret.json", out);
+    write_text(p, "{\"secret\": 1}");
+    snprintf(p, sizeof p, "%s/own.json", in);
+    write_text(p, "{\"own\": 1}");
+
+    int fd = -1;
+    sb_error err;
+    sb_error_clear(&err);
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    for (int plain = 0; plain < 2; plain++) {
+        assert_int_equal(sb_file_open_inside(p, inside, plain, &fd, &err), SB_OK);
+        assert_int_equal(sb_file_read_fd_max(fd, p, 100, &buf, &cap, &len, &err), SB_OK);
+        assert_string_equal(buf, "{\"own\": 1}");
+    }
+    free(buf);
+
+    /* a link within the folder is followed; one out of it is not */
+    snprintf(p, sizeof p, "%s/again.json", in);
+    assert_int_equal(symlink("own.json", p), 0);
+    assert_int_equal(sb_file_open_inside(p, inside, 0, &fd, &err), SB_OK);
+    close(fd);
+    expect_open_refused(p, inside, 1, "a symbolic link");
+    snprintf(p, sizeof p, "%s/link.json", in);
+    snprintf(q, sizeof q, "%s/secret.json", out);
+    assert_int_equal(symlink(q, p), 0);
+    expect_open_refused(p, inside, 0, "leads out of the folder given");
+    expect_open_refused(p, inside, 1, "a symbolic link");
+    /* a name given itself (inside NULL) is the caller's to follow */
+    assert_int_equal(sb_file_open_inside(p, NULL, 0, &fd, &err), SB_OK);
+    close(fd);
+
+    /* a folder on the way that became a link out */
+    snprintf(p, sizeof p, "%s/sub", in);
+    assert_int_equal(symlink(out, p), 0);
+    snprintf(p, sizeof p, "%s/sub/secret.json", in);
+    expect_open_refused(p, inside, 0, "leads out of the folder given");
+    expect_open_refused(p, inside, 1, "leads out of the folder given");
+
+    /* a hard link to a file outside */
+    snprintf(p, sizeof p, "%s/hard.ncu.csv", in);
+    assert_int_equal(link(q, p), 0);
+    expect_open_refused(p, inside, 1, "a hard link (2 names)");
+
+    /* a FIFO is refused at once: no writer is waited for */
+    snprintf(p, sizeof p, "%s/fifo.json", in);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    expect_open_refused(p, inside, 0, "not a regular file");
+    expect_open_refused(p, NULL, 1, "not a regular file");
+    snprintf(p, sizeof p, "%s/dir.json", in);
+    assert_int_equal(mkdir(p, 0700), 0);
+    expect_open_refused(p, inside, 0, "is a directory");
+
+    free(inside);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A text whose tree would take more than SB_JSON_MAX_PARSED is refused
+ * before jansson builds it: "{}," repeated takes about 78 times its bytes
+ * parsed (3.4 MB of it would take 270 MB). */
+static void test_parse_bound(void **state)
+{
+    (void)state;
+    size_t n = 1200000, len = 1 + 3 * n;
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + 1 + 3 * i, "{},", 3);
+    text[len - 1] = ']';
+    text[len] = '\0';
+    json_t *j = NULL;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_json_load_buffer(text, len, "objs.json", &j, &err), SB_ERR);
+    assert_null(j);
+    assert_string_equal(err.file, "objs.json");
+    if (!strstr(err.msg, "parsed, more than 384 MiB: refused unparsed"))
+        fail_msg("error '%s'", err.msg);
+    /* a tenth of it is parsed */
+    n /= 10;
+    len = 1 + 3 * n;
+    text[len - 1] = ']';
+    assert_int_equal(sb_json_load_buffer(text, len, "objs.json", &j, &err), SB_OK);
+    assert_int_equal(json_array_size(j), n);
+    json_decref(j);
+    free(text);
+}
+
 static void test_buf_in_place(void **state)
 {
     (void)state;
@@ -401,6 +521,8 @@ int main(void)
         cmocka_unit_test(test_error_line_column),
         cmocka_unit_test(test_atomic_write_roundtrip),
         cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_open_inside),
+        cmocka_unit_test(test_parse_bound),
         cmocka_unit_test(test_pointer_escaping),
         cmocka_unit_test(test_read_into_kept_buffer),
         cmocka_unit_test(test_read_into_max_bounded),

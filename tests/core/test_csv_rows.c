@@ -262,6 +262,34 @@ static void test_table(void **state)
     sb_csv_table_free(&t);
 }
 
+/* A table whose records would take more than SB_CSV_MAX_HELD with their
+ * text is refused at the record that passes it: "," lines take about 28
+ * times their bytes kept as records. */
+static void test_table_bound(void **state)
+{
+    (void)state;
+    size_t n = 5000000, len = 2 * n;
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + 2 * i, ",\n", 2);
+    text[len] = '\0';
+    sb_error err;
+    sb_error_clear(&err);
+    sb_csv_table t;
+    assert_int_equal(sb_csv_read_table(text, len, "rows.csv", NULL, &t, &err), SB_ERR);
+    assert_string_equal(err.file, "rows.csv");
+    if (!strstr(err.msg, "would take more than 384 MiB held"))
+        fail_msg("error '%s'", err.msg);
+    assert_true(t.n > 1000000 && t.n < n);
+    sb_csv_table_free(&t);
+    /* a fifth of it is read whole */
+    assert_int_equal(sb_csv_read_table(text, len / 5, "rows.csv", NULL, &t, &err), SB_OK);
+    assert_int_equal(t.n, n / 5);
+    sb_csv_table_free(&t);
+    free(text);
+}
+
 static void test_find_columns(void **state)
 {
     (void)state;
@@ -313,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_skip_line_and_first_line),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_table_bound),
         cmocka_unit_test(test_find_columns),
         cmocka_unit_test(test_missing_file),
     };

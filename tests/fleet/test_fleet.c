@@ -760,7 +760,8 @@ static void test_gather_tasks(void **state)
     sb_gather_free(&g);
     /* ingest --fleet reads records as submit --status does (one reader):
      * a record `done` that is not strictly a task record, or is another
-     * case's, keeps its files out, in the line the reader gives */
+     * case's or another run's, keeps its files out, in the line the reader
+     * gives */
     static const struct {
         const char *text, *why;
     } loose[] = {
@@ -799,6 +800,20 @@ static void test_gather_tasks(void **state)
          "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
          "task record solbook-task.json refused (the record of case spec-b in the folder of another); its 1 file are "
          "not stored"},
+        /* spec-a's record of another run, and of another experiment, in
+         * the folder of run r1 of gemm-spec */
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-spec\",\"arch\":\"h100\",\"run_id\":\"r9\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":0,\"case\":\"spec-a\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "task record solbook-task.json refused (the record of run r9 of gemm-spec on h100 in a folder of run r1 of "
+         "gemm-spec on h100); its 1 file are not stored"},
+        {"{\"schema\":\"solbook.fleet-task.v1\",\"experiment\":\"gemm-sweep\",\"arch\":\"h100\",\"run_id\":\"r1\","
+         "\"cases\":[\"spec-a\",\"spec-b\",\"spec-c\"],\"index\":0,\"case\":\"spec-a\",\"engine\":\"slurm\","
+         "\"job_id\":\"77\",\"host\":\"node1\",\"state\":\"done\",\"exit_status\":0,"
+         "\"started_at\":\"2026-11-22T01:02:03Z\",\"finished_at\":\"2026-11-22T01:09:00Z\"}",
+         "task record solbook-task.json refused (the record of run r1 of gemm-sweep on h100 in a folder of run r1 of "
+         "gemm-spec on h100); its 1 file are not stored"},
     };
     for (size_t k = 0; k < sizeof loose / sizeof *loose; k++) {
         write_raw(root, "gemm-spec/h100/r1/spec-a/solbook-task.json", loose[k].text, strlen(loose[k].text));

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""import_bombs.py SOLBOOK - small import files that parse into much memory.
+
+`solbook ingest --format` reads a whole file (up to 256 MiB) and parses
+it before converting. Bytes do not bound what a parse takes: jansson's
+tree of "{}," repeated is about 78 times the text, and a CSV of empty
+records ("," lines) about 28 times, kept as records. Generated here: a
+9 MiB JSON text of empty objects given to each JSON importer, and a
+20 MiB CSV of empty records given to both CSV importers. Each must be
+refused in one line naming the file, store nothing, and keep the peak
+RSS of the process under 512 MiB (before the bounds: 733 MB and 600 MB).
+"""
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+SOLBOOK = sys.argv[1]
+LIMIT_KB = 512 * 1024
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def peak_kb(cmd):
+    """Runs cmd in a child of its own and returns (result, its peak RSS in KB)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.dup2(w, 1)
+        os.dup2(w, 2)
+        os.execv(cmd[0], cmd)
+    os.close(w)
+    out = b""
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        out += b
+    os.close(r)
+    _, status, usage = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace"), usage.ru_maxrss
+
+
+work = tempfile.mkdtemp(prefix="sb_import_bombs_")
+try:
+    objs = os.path.join(work, "objs.json")
+    with open(objs, "w") as f:
+        f.write('{"context": {}, "benchmarks": [' + ",".join(["{}"] * (3 << 20)) + "]}")
+    rows = os.path.join(work, "rows.csv")
+    with open(rows, "w") as f:
+        f.write("kernel_name,kernel_provider,kernel_operation_mode,metric_name,y_value_50\n")
+        f.write(",\n" * (10 << 20))
+    cases = [(objs, fmt) for fmt in ("auto", "gbench-json", "nvbench-json", "pytest-benchmark-json",
+                                     "hyperfine-json", "asv-json", "torch-benchmark-json")]
+    cases += [(rows, "liger-csv"), (rows, "triton-perf-csv")]
+    for path, fmt in cases:
+        db = os.path.join(work, "b.db")
+        if os.path.exists(db):
+            os.unlink(db)
+        cmd = [SOLBOOK, "ingest", "--db", db, "--format", fmt]
+        if fmt == "triton-perf-csv":
+            cmd += ["--y-unit", "ms", "--y-stat", "median"]
+        rc, out, kb = peak_kb(cmd + [path])
+        lines = [l for l in out.splitlines() if l.startswith("solbook:")]
+        print("%s as %s: exit %d, peak %.1f MiB: %s" % (os.path.basename(path), fmt, rc, kb / 1024,
+                                                        lines[0][:140] if lines else "(no line)"))
+        if kb > LIMIT_KB:
+            fail("%s as %s: peak RSS %.1f MiB, over 512 MiB" % (path, fmt, kb / 1024))
+        if rc != 1 or len(lines) != 1 or not lines[0].startswith("solbook: " + path + ": "):
+            fail("%s as %s: not refused in one line naming the file (exit %d): %s" % (path, fmt, rc, out[-400:]))
+        if "refused" not in lines[0]:
+            fail("%s as %s: the line does not say it is refused: %s" % (path, fmt, lines[0]))
+        con = sqlite3.connect(db)
+        n = con.execute("select count(*) from runs").fetchone()[0]
+        con.close()
+        if n:
+            fail("%s as %s: %d runs stored" % (path, fmt, n))
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+print("ok")
