@@ -3266,6 +3266,13 @@ struct sb_rg_asof {
     step_key *keys;       /* of the whole list's rows */
     double *pre_threshold; /* the rows' thresholds before drift_noise */
     unsigned char *pre_from;
+    /* What each week reads of the whole list's rows, packed: a pass over
+     * these costs a fraction of one over the rows themselves, and every
+     * week makes several. */
+    long *row_rank;       /* the new run's rank; LONG_MAX: a single-commit row */
+    unsigned *row_series; /* the new run's series in its group */
+    double *pre_padj;     /* the rows' p_adjusted in the whole walk */
+    unsigned char *pre_verdict, *row_drift; /* verdict; cause is drift */
     drift_fig *drift;     /* tested drift rows by (class, row) */
     size_t ndrift;
     step_member *fam;     /* tested rows by (old commit, new commit, row) */
@@ -3285,6 +3292,11 @@ void sb_rg_asof_free(sb_rg_asof *a)
     free(a->keys);
     free(a->pre_threshold);
     free(a->pre_from);
+    free(a->row_rank);
+    free(a->row_series);
+    free(a->pre_padj);
+    free(a->pre_verdict);
+    free(a->row_drift);
     free(a->drift);
     free(a->fam);
     free(a);
@@ -3314,10 +3326,16 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     a->g = malloc((set->n ? set->n : 1) * sizeof *a->g);
     a->pre_threshold = malloc((nr ? nr : 1) * sizeof *a->pre_threshold);
     a->pre_from = malloc((nr ? nr : 1) * sizeof *a->pre_from);
+    a->row_rank = malloc((nr ? nr : 1) * sizeof *a->row_rank);
+    a->row_series = malloc((nr ? nr : 1) * sizeof *a->row_series);
+    a->pre_padj = malloc((nr ? nr : 1) * sizeof *a->pre_padj);
+    a->pre_verdict = malloc(nr ? nr : 1);
+    a->row_drift = malloc(nr ? nr : 1);
     a->drift = malloc((nr ? nr : 1) * sizeof *a->drift);
     a->fam = malloc((nr ? nr : 1) * sizeof *a->fam);
     const sb_result **reps = malloc((set->n ? set->n : 1) * sizeof *reps);
-    if (rc == SB_OK && (!a->run || !a->rep_in || !a->g || !a->pre_threshold || !a->pre_from || !a->drift ||
+    if (rc == SB_OK && (!a->run || !a->rep_in || !a->g || !a->pre_threshold || !a->pre_from || !a->row_rank ||
+                        !a->row_series || !a->pre_padj || !a->pre_verdict || !a->row_drift || !a->drift ||
                         !a->fam || !reps))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     if (rc == SB_OK)
@@ -3381,6 +3399,11 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
         a->g[gi].row1 = i + 1;
         a->pre_threshold[i] = r->threshold;
         a->pre_from[i] = (unsigned char)r->threshold_from;
+        a->row_rank[i] = r->verdict == SB_RG_SINGLE_COMMIT ? LONG_MAX : a->run[k].rank;
+        a->row_series[i] = a->run[k].series;
+        a->pre_padj[i] = r->p_adjusted;
+        a->pre_verdict[i] = (unsigned char)r->verdict;
+        a->row_drift[i] = r->cause == SB_RG_DRIFT;
         if (r->threshold_from == SB_RG_FROM_HISTORY_AA) {
             sb_rg_threshold_from from;
             a->pre_threshold[i] = sb_rg_threshold(a->aa, r->old_run, r->new_run, r->same_card, o->min_effect, &from);
@@ -3477,11 +3500,8 @@ static int asof_select(const sb_rg_asof *a, long long end, asof_week *w)
         for (size_t s = 0; s < g->nseries; s++)
             if (w->ser_last[g->series0 + s] >= 0 && a->rep_in[g->series0 + s] >= end)
                 return 0;
-        for (size_t i = g->row0; i < g->row1; i++) {
-            const sb_rg_row *r = &a->full->v[i];
-            w->inc[i] = r->verdict != SB_RG_SINGLE_COMMIT &&
-                        a->run[r->new_run - a->set->v].rank <= maxin;
-        }
+        for (size_t i = g->row0; i < g->row1; i++)
+            w->inc[i] = a->row_rank[i] <= maxin;
     }
     return 1;
 }
@@ -3490,12 +3510,10 @@ static int asof_select(const sb_rg_asof *a, long long end, asof_week *w)
 static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
 {
     const sb_rg_list *full = a->full;
-    for (size_t i = 0; i < full->n; i++) {
-        w->thr[i] = a->pre_threshold[i];
-        w->from[i] = a->pre_from[i];
-        w->padj[i] = full->v[i].p_adjusted;
-        w->verdict[i] = (unsigned char)full->v[i].verdict;
-    }
+    memcpy(w->thr, a->pre_threshold, full->n * sizeof *w->thr);
+    memcpy(w->from, a->pre_from, full->n);
+    memcpy(w->padj, a->pre_padj, full->n * sizeof *w->padj);
+    memcpy(w->verdict, a->pre_verdict, full->n);
     for (size_t b0 = 0; b0 < a->ndrift;) {
         size_t b1 = b0;
         size_t n = 0, top_count = 0;
@@ -3573,14 +3591,14 @@ static int asof_rows(const sb_rg_asof *a, const asof_week *w, sb_rg_list *out, s
     size_t cap = 0;
     out->latest_only = 1;
     for (size_t i = 0; i < full->n; i++) {
-        const sb_rg_row *r = &full->v[i];
         if (!w->inc[i])
             continue;
-        if (r->cause == SB_RG_DRIFT && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT ||
-                                        w->verdict[i] == SB_RG_NO_CHANGE))
+        if (a->row_drift[i] && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT ||
+                                w->verdict[i] == SB_RG_NO_CHANGE))
             out->drift_tested++;
-        if (r->cause == SB_RG_DRIFT && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT))
+        if (a->row_drift[i] && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT))
             out->drift_flagged++;
+        const sb_rg_row *r = &full->v[i];
         if (a->pre_from[i] == SB_RG_FROM_SKU_AA &&
             note_sku_noise(a->aa, r->new_run->sku, step_let_go(r->old_run, r->new_run), out, err) != SB_OK)
             return SB_ERR;
@@ -3596,13 +3614,13 @@ static int asof_rows(const sb_rg_asof *a, const asof_week *w, sb_rg_list *out, s
         (g->git ? &out->series_git : &out->series_measured)[0] += present;
         /* the group's rows come series by series (series_rows) */
         for (size_t i = g->row0; i < g->row1;) {
-            unsigned ser = a->run[full->v[i].new_run - a->set->v].series;
+            unsigned ser = a->row_series[i];
             size_t j = i, held = 0;
-            for (; j < g->row1 && a->run[full->v[j].new_run - a->set->v].series == ser; j++) {
+            for (; j < g->row1 && a->row_series[j] == ser; j++) {
                 if (!w->inc[j])
                     continue;
                 held++;
-                if (a->run[full->v[j].new_run - a->set->v].rank != maxin)
+                if (a->row_rank[j] != maxin)
                     continue;
                 sb_rg_row row = full->v[j];
                 row.latest = 1;
