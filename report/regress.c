@@ -3252,6 +3252,17 @@ typedef struct asof_group {
     int git;              /* the whole walk took git order */
 } asof_group;
 
+/* A card and whether the step's held launch was let go: what
+ * note_sku_noise keys the cross-card noise it lists by. */
+typedef struct asof_noise_key {
+    const char *sku;
+    int let_go;
+} asof_noise_key;
+
+typedef struct asof_fam_fig {
+    double p, rel_change;
+} asof_fam_fig;
+
 struct sb_rg_asof {
     const sb_rg_list *full;
     const sb_result_set *set;
@@ -3273,6 +3284,11 @@ struct sb_rg_asof {
     unsigned *row_series; /* the new run's series in its group */
     double *pre_padj;     /* the rows' p_adjusted in the whole walk */
     unsigned char *pre_verdict, *row_drift; /* verdict; cause is drift */
+    unsigned *row_noise;  /* 1 + the row's index in noise_key where its
+                           * threshold is the card's A/A noise; 0: none */
+    asof_noise_key *noise_key; /* the distinct (SKU, let go) of those rows */
+    size_t nnoise_key;
+    asof_fam_fig *fam_fig; /* fam's rows' p and rel_change, in fam's order */
     drift_fig *drift;     /* tested drift rows by (class, row) */
     size_t ndrift;
     step_member *fam;     /* tested rows by (old commit, new commit, row) */
@@ -3297,6 +3313,9 @@ void sb_rg_asof_free(sb_rg_asof *a)
     free(a->pre_padj);
     free(a->pre_verdict);
     free(a->row_drift);
+    free(a->row_noise);
+    free(a->noise_key);
+    free(a->fam_fig);
     free(a->drift);
     free(a->fam);
     free(a);
@@ -3331,11 +3350,12 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     a->pre_padj = malloc((nr ? nr : 1) * sizeof *a->pre_padj);
     a->pre_verdict = malloc(nr ? nr : 1);
     a->row_drift = malloc(nr ? nr : 1);
+    a->row_noise = malloc((nr ? nr : 1) * sizeof *a->row_noise);
     a->drift = malloc((nr ? nr : 1) * sizeof *a->drift);
     a->fam = malloc((nr ? nr : 1) * sizeof *a->fam);
     const sb_result **reps = malloc((set->n ? set->n : 1) * sizeof *reps);
     if (rc == SB_OK && (!a->run || !a->rep_in || !a->g || !a->pre_threshold || !a->pre_from || !a->row_rank ||
-                        !a->row_series || !a->pre_padj || !a->pre_verdict || !a->row_drift || !a->drift ||
+                        !a->row_series || !a->pre_padj || !a->pre_verdict || !a->row_drift || !a->row_noise || !a->drift ||
                         !a->fam || !reps))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     if (rc == SB_OK)
@@ -3404,6 +3424,23 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
         a->pre_padj[i] = r->p_adjusted;
         a->pre_verdict[i] = (unsigned char)r->verdict;
         a->row_drift[i] = r->cause == SB_RG_DRIFT;
+        a->row_noise[i] = 0;
+        if (a->pre_from[i] == SB_RG_FROM_SKU_AA) {
+            asof_noise_key nk = {r->new_run->sku, step_let_go(r->old_run, r->new_run)};
+            size_t q = 0;
+            while (q < a->nnoise_key && !(a->noise_key[q].let_go == nk.let_go && !strcmp(a->noise_key[q].sku, nk.sku)))
+                q++;
+            if (q == a->nnoise_key) {
+                asof_noise_key *nv = realloc(a->noise_key, (q + 1) * sizeof *nv);
+                if (!nv) {
+                    rc = sb_error_set(err, NULL, NULL, "out of memory");
+                    break;
+                }
+                a->noise_key = nv;
+                a->noise_key[a->nnoise_key++] = nk;
+            }
+            a->row_noise[i] = (unsigned)q + 1;
+        }
         if (r->threshold_from == SB_RG_FROM_HISTORY_AA) {
             sb_rg_threshold_from from;
             a->pre_threshold[i] = sb_rg_threshold(a->aa, r->old_run, r->new_run, r->same_card, o->min_effect, &from);
@@ -3419,6 +3456,11 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     if (rc == SB_OK) {
         qsort(a->drift, a->ndrift, sizeof *a->drift, cmp_drift_fig);
         qsort(a->fam, a->nfam, sizeof *a->fam, cmp_step);
+        a->fam_fig = malloc((a->nfam ? a->nfam : 1) * sizeof *a->fam_fig);
+        if (!a->fam_fig)
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+        for (size_t k = 0; rc == SB_OK && k < a->nfam; k++)
+            a->fam_fig[k] = (asof_fam_fig){full->v[a->fam[k].row].p, full->v[a->fam[k].row].rel_change};
         a->usable = !o->change_points && !full->latest_only && !full->searched_cp;
     }
 done:
@@ -3560,7 +3602,7 @@ static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
         while (b1 < a->nfam && a->fam[b1].old_commit == a->fam[b0].old_commit &&
                a->fam[b1].new_commit == a->fam[b0].new_commit) {
             if (w->inc[a->fam[b1].row])
-                p[n++] = full->v[a->fam[b1].row].p;
+                p[n++] = a->fam_fig[b1].p;
             b1++;
         }
         /* a family whose steps are all up to end keeps the whole walk's p */
@@ -3574,7 +3616,7 @@ static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
         for (size_t k = b0; n && rc == SB_OK && k < b1; k++) {
             size_t i = a->fam[k].row;
             if (w->inc[i])
-                w->verdict[i] = (unsigned char)judge(w->padj[i], full->v[i].rel_change, a->o.alpha, w->thr[i]);
+                w->verdict[i] = (unsigned char)judge(w->padj[i], a->fam_fig[k].rel_change, a->o.alpha, w->thr[i]);
         }
         b0 = b1;
     }
@@ -3590,6 +3632,10 @@ static int asof_rows(const sb_rg_asof *a, const asof_week *w, sb_rg_list *out, s
     const sb_rg_list *full = a->full;
     size_t cap = 0;
     out->latest_only = 1;
+    /* note_sku_noise lists each (SKU, let go) once, at its first row */
+    unsigned char *noted = calloc(a->nnoise_key ? a->nnoise_key : 1, 1);
+    if (!noted)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < full->n; i++) {
         if (!w->inc[i])
             continue;
@@ -3598,11 +3644,16 @@ static int asof_rows(const sb_rg_asof *a, const asof_week *w, sb_rg_list *out, s
             out->drift_tested++;
         if (a->row_drift[i] && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT))
             out->drift_flagged++;
-        const sb_rg_row *r = &full->v[i];
-        if (a->pre_from[i] == SB_RG_FROM_SKU_AA &&
-            note_sku_noise(a->aa, r->new_run->sku, step_let_go(r->old_run, r->new_run), out, err) != SB_OK)
-            return SB_ERR;
+        unsigned q = a->row_noise[i];
+        if (q && !noted[q - 1]) {
+            noted[q - 1] = 1;
+            if (note_sku_noise(a->aa, a->noise_key[q - 1].sku, a->noise_key[q - 1].let_go, out, err) != SB_OK) {
+                free(noted);
+                return SB_ERR;
+            }
+        }
     }
+    free(noted);
     for (size_t gi = 0; gi < a->ng; gi++) {
         const asof_group *g = &a->g[gi];
         long maxin = w->maxin[gi];
