@@ -3274,7 +3274,6 @@ struct sb_rg_asof {
     size_t ng;
     long long *rep_in;    /* each series' first run's in */
     size_t nrep;
-    step_key *keys;       /* of the whole list's rows */
     double *pre_threshold; /* the rows' thresholds before drift_noise */
     unsigned char *pre_from;
     /* What each week reads of the whole list's rows, packed: a pass over
@@ -3305,7 +3304,6 @@ void sb_rg_asof_free(sb_rg_asof *a)
     free(a->run);
     free(a->g);
     free(a->rep_in);
-    free(a->keys);
     free(a->pre_threshold);
     free(a->pre_from);
     free(a->row_rank);
@@ -3339,6 +3337,9 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     else if ((rc = aa_noise_load(st, o, &a->own_aa, err)) == SB_OK)
         a->aa = &a->own_aa;
     sb_rg_order ord = {0};
+    /* the rows' keys: read while the rows are indexed below, then freed,
+     * as each week reads only what is drawn from them */
+    step_key *keys = NULL;
     size_t nr = full->n;
     a->run = malloc((set->n ? set->n : 1) * sizeof *a->run);
     a->rep_in = malloc((set->n ? set->n : 1) * sizeof *a->rep_in);
@@ -3402,7 +3403,7 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
         i = j + 1;
     }
     if (rc == SB_OK)
-        rc = walk_keys(full, &ord, &a->keys, err);
+        rc = walk_keys(full, &ord, &keys, err);
     /* each group's rows, and what drift_noise and adjust_steps read */
     size_t gi = 0;
     for (size_t i = 0; rc == SB_OK && i < nr; i++) {
@@ -3447,11 +3448,11 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
             a->pre_from[i] = (unsigned char)from;
         }
         step_fig fg = fig_of(r);
-        if (r->cause == SB_RG_DRIFT && tested_key(&fg, &a->keys[i]))
-            a->drift[a->ndrift++] = (drift_fig){fabs(r->rel_change), a->keys[i].drift_class, i};
+        if (r->cause == SB_RG_DRIFT && tested_key(&fg, &keys[i]))
+            a->drift[a->ndrift++] = (drift_fig){fabs(r->rel_change), keys[i].drift_class, i};
         if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT || r->verdict == SB_RG_NO_CHANGE) &&
-            a->keys[i].old_commit && !isnan(r->p))
-            a->fam[a->nfam++] = (step_member){a->keys[i].old_commit, a->keys[i].new_commit, i};
+            keys[i].old_commit && !isnan(r->p))
+            a->fam[a->nfam++] = (step_member){keys[i].old_commit, keys[i].new_commit, i};
     }
     if (rc == SB_OK) {
         qsort(a->drift, a->ndrift, sizeof *a->drift, cmp_drift_fig);
@@ -3466,6 +3467,7 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
 done:
     sb_rg_order_free(&ord);
     free(reps);
+    free(keys);
     if (rc != SB_OK) {
         sb_rg_asof_free(a);
         return SB_ERR;
