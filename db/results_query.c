@@ -1125,7 +1125,11 @@ int sb_training_load(sb_db *handle, int has_range, long long from, long long to,
         " json_extract(r.raw_json, '$.provenance.device.uuid'),"
         " json_extract(r.raw_json, '$.training_session.id'), json_extract(r.raw_json, '$.training_session.round'),"
         " json_extract(r.raw_json, '$.training_session.position'), json_extract(r.raw_json, '$.timing.timer')"
-        " FROM runs r JOIN training t ON t.run_id = r.id JOIN provenance p ON p.run_id = r.id"
+        /* CROSS JOIN keeps training the outer loop: left to itself SQLite
+         * walks every run's key to look each up in training, which costs a
+         * pass over all runs per call where most databases hold few or no
+         * training runs (the site calls this once per week). */
+        " FROM training t CROSS JOIN runs r ON r.id = t.run_id JOIN provenance p ON p.run_id = r.id"
         " ORDER BY t.model_name, p.sku, t.world_size, t.seq_len, t.micro_batch_size, t.patch_name,"
         " p.finished_at, r.id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)

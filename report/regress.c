@@ -408,6 +408,10 @@ static int order_finish(commit_pos *v, size_t n, sb_rg_order *out, sb_error *err
             v[m++] = v[i];
         }
     }
+    /* v held an entry per run where update_order gives it */
+    commit_pos *sv = realloc(v, (m ? m : 1) * sizeof *v);
+    if (sv)
+        v = sv;
     commit_pos **by_time = malloc((m ? m : 1) * sizeof *by_time);
     if (!by_time) {
         free(v);
@@ -424,16 +428,69 @@ static int order_finish(commit_pos *v, size_t n, sb_rg_order *out, sb_error *err
     return SB_OK;
 }
 
+/* Where v[i] (of n) keeps sha in tab (tcap slots, a power of two; each
+ * 1 + an index into v, 0: free), or the free slot to put it in. */
+static size_t sha_slot(const size_t *tab, size_t tcap, const commit_pos *v, const char *sha)
+{
+    size_t h = (size_t)(((uintptr_t)sha >> 3) * 0x9e3779b97f4a7c15ull) & (tcap - 1);
+    while (tab[h] && v[tab[h] - 1].sha != sha)
+        h = (h + 1) & (tcap - 1);
+    return h;
+}
+
+/* The runs' commits, folded by the address of their text first: a set
+ * holds its text in a pool that keeps each SHA once, so a million runs
+ * give a few hundred addresses, and order_finish sorts those (folding
+ * equal text at other addresses) instead of an entry per run. The
+ * earliest time of a commit is the same either way. */
 int sb_rg_order_build(const sb_result_set *set, sb_rg_order *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    commit_pos *v = malloc((set->n ? set->n : 1) * sizeof *v);
-    if (!v)
+    size_t cap = 64, tcap = 128, n = 0;
+    commit_pos *v = malloc(cap * sizeof *v);
+    size_t *tab = calloc(tcap, sizeof *tab);
+    if (!v || !tab) {
+        free(v);
+        free(tab);
         return sb_error_set(err, NULL, NULL, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < set->n; i++)
-        if (has_commit(&set->v[i]))
-            v[n++] = (commit_pos){set->v[i].git_sha, set->v[i].finished_epoch, 0, -1};
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        const sb_result *r = &set->v[i];
+        if (!has_commit(r))
+            continue;
+        size_t h = sha_slot(tab, tcap, v, r->git_sha);
+        if (tab[h]) {
+            commit_pos *c = &v[tab[h] - 1];
+            if (r->finished_epoch != LLONG_MIN && (c->first == LLONG_MIN || r->finished_epoch < c->first))
+                c->first = r->finished_epoch;
+            continue;
+        }
+        if (n == cap || 2 * (n + 1) > tcap) {
+            size_t nc = n == cap ? cap * 2 : cap, nt = 2 * (n + 1) > tcap ? tcap * 2 : tcap;
+            commit_pos *nv = nc != cap ? realloc(v, nc * sizeof *nv) : v;
+            size_t *ntab = nt != tcap ? calloc(nt, sizeof *ntab) : tab;
+            if (!nv || !ntab) {
+                free(nv ? nv : v);
+                if (ntab != tab)
+                    free(ntab);
+                free(tab);
+                return sb_error_set(err, NULL, NULL, "out of memory");
+            }
+            v = nv;
+            cap = nc;
+            if (ntab != tab) {
+                free(tab);
+                tab = ntab;
+                tcap = nt;
+                for (size_t k = 0; k < n; k++)
+                    tab[sha_slot(tab, tcap, v, v[k].sha)] = k + 1;
+            }
+            h = sha_slot(tab, tcap, v, r->git_sha);
+        }
+        v[n] = (commit_pos){r->git_sha, r->finished_epoch, 0, -1};
+        tab[h] = ++n;
+    }
+    free(tab);
     return order_finish(v, n, out, err);
 }
 
@@ -3252,6 +3309,17 @@ typedef struct asof_group {
     int git;              /* the whole walk took git order */
 } asof_group;
 
+/* A card and whether the step's held launch was let go: what
+ * note_sku_noise keys the cross-card noise it lists by. */
+typedef struct asof_noise_key {
+    const char *sku;
+    int let_go;
+} asof_noise_key;
+
+typedef struct asof_fam_fig {
+    double p, rel_change;
+} asof_fam_fig;
+
 struct sb_rg_asof {
     const sb_rg_list *full;
     const sb_result_set *set;
@@ -3263,9 +3331,20 @@ struct sb_rg_asof {
     size_t ng;
     long long *rep_in;    /* each series' first run's in */
     size_t nrep;
-    step_key *keys;       /* of the whole list's rows */
     double *pre_threshold; /* the rows' thresholds before drift_noise */
     unsigned char *pre_from;
+    /* What each week reads of the whole list's rows, packed: a pass over
+     * these costs a fraction of one over the rows themselves, and every
+     * week makes several. */
+    long *row_rank;       /* the new run's rank; LONG_MAX: a single-commit row */
+    unsigned *row_series; /* the new run's series in its group */
+    double *pre_padj;     /* the rows' p_adjusted in the whole walk */
+    unsigned char *pre_verdict, *row_drift; /* verdict; cause is drift */
+    unsigned *row_noise;  /* 1 + the row's index in noise_key where its
+                           * threshold is the card's A/A noise; 0: none */
+    asof_noise_key *noise_key; /* the distinct (SKU, let go) of those rows */
+    size_t nnoise_key;
+    asof_fam_fig *fam_fig; /* fam's rows' p and rel_change, in fam's order */
     drift_fig *drift;     /* tested drift rows by (class, row) */
     size_t ndrift;
     step_member *fam;     /* tested rows by (old commit, new commit, row) */
@@ -3282,9 +3361,16 @@ void sb_rg_asof_free(sb_rg_asof *a)
     free(a->run);
     free(a->g);
     free(a->rep_in);
-    free(a->keys);
     free(a->pre_threshold);
     free(a->pre_from);
+    free(a->row_rank);
+    free(a->row_series);
+    free(a->pre_padj);
+    free(a->pre_verdict);
+    free(a->row_drift);
+    free(a->row_noise);
+    free(a->noise_key);
+    free(a->fam_fig);
     free(a->drift);
     free(a->fam);
     free(a);
@@ -3308,16 +3394,26 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     else if ((rc = aa_noise_load(st, o, &a->own_aa, err)) == SB_OK)
         a->aa = &a->own_aa;
     sb_rg_order ord = {0};
+    /* the rows' keys: read while the rows are indexed below, then freed,
+     * as each week reads only what is drawn from them */
+    step_key *keys = NULL;
     size_t nr = full->n;
     a->run = malloc((set->n ? set->n : 1) * sizeof *a->run);
     a->rep_in = malloc((set->n ? set->n : 1) * sizeof *a->rep_in);
     a->g = malloc((set->n ? set->n : 1) * sizeof *a->g);
     a->pre_threshold = malloc((nr ? nr : 1) * sizeof *a->pre_threshold);
     a->pre_from = malloc((nr ? nr : 1) * sizeof *a->pre_from);
+    a->row_rank = malloc((nr ? nr : 1) * sizeof *a->row_rank);
+    a->row_series = malloc((nr ? nr : 1) * sizeof *a->row_series);
+    a->pre_padj = malloc((nr ? nr : 1) * sizeof *a->pre_padj);
+    a->pre_verdict = malloc(nr ? nr : 1);
+    a->row_drift = malloc(nr ? nr : 1);
+    a->row_noise = malloc((nr ? nr : 1) * sizeof *a->row_noise);
     a->drift = malloc((nr ? nr : 1) * sizeof *a->drift);
     a->fam = malloc((nr ? nr : 1) * sizeof *a->fam);
     const sb_result **reps = malloc((set->n ? set->n : 1) * sizeof *reps);
-    if (rc == SB_OK && (!a->run || !a->rep_in || !a->g || !a->pre_threshold || !a->pre_from || !a->drift ||
+    if (rc == SB_OK && (!a->run || !a->rep_in || !a->g || !a->pre_threshold || !a->pre_from || !a->row_rank ||
+                        !a->row_series || !a->pre_padj || !a->pre_verdict || !a->row_drift || !a->row_noise || !a->drift ||
                         !a->fam || !reps))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     if (rc == SB_OK)
@@ -3364,7 +3460,7 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
         i = j + 1;
     }
     if (rc == SB_OK)
-        rc = walk_keys(full, &ord, &a->keys, err);
+        rc = walk_keys(full, &ord, &keys, err);
     /* each group's rows, and what drift_noise and adjust_steps read */
     size_t gi = 0;
     for (size_t i = 0; rc == SB_OK && i < nr; i++) {
@@ -3381,26 +3477,54 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
         a->g[gi].row1 = i + 1;
         a->pre_threshold[i] = r->threshold;
         a->pre_from[i] = (unsigned char)r->threshold_from;
+        a->row_rank[i] = r->verdict == SB_RG_SINGLE_COMMIT ? LONG_MAX : a->run[k].rank;
+        a->row_series[i] = a->run[k].series;
+        a->pre_padj[i] = r->p_adjusted;
+        a->pre_verdict[i] = (unsigned char)r->verdict;
+        a->row_drift[i] = r->cause == SB_RG_DRIFT;
+        a->row_noise[i] = 0;
+        if (a->pre_from[i] == SB_RG_FROM_SKU_AA) {
+            asof_noise_key nk = {r->new_run->sku, step_let_go(r->old_run, r->new_run)};
+            size_t q = 0;
+            while (q < a->nnoise_key && !(a->noise_key[q].let_go == nk.let_go && !strcmp(a->noise_key[q].sku, nk.sku)))
+                q++;
+            if (q == a->nnoise_key) {
+                asof_noise_key *nv = realloc(a->noise_key, (q + 1) * sizeof *nv);
+                if (!nv) {
+                    rc = sb_error_set(err, NULL, NULL, "out of memory");
+                    break;
+                }
+                a->noise_key = nv;
+                a->noise_key[a->nnoise_key++] = nk;
+            }
+            a->row_noise[i] = (unsigned)q + 1;
+        }
         if (r->threshold_from == SB_RG_FROM_HISTORY_AA) {
             sb_rg_threshold_from from;
             a->pre_threshold[i] = sb_rg_threshold(a->aa, r->old_run, r->new_run, r->same_card, o->min_effect, &from);
             a->pre_from[i] = (unsigned char)from;
         }
         step_fig fg = fig_of(r);
-        if (r->cause == SB_RG_DRIFT && tested_key(&fg, &a->keys[i]))
-            a->drift[a->ndrift++] = (drift_fig){fabs(r->rel_change), a->keys[i].drift_class, i};
+        if (r->cause == SB_RG_DRIFT && tested_key(&fg, &keys[i]))
+            a->drift[a->ndrift++] = (drift_fig){fabs(r->rel_change), keys[i].drift_class, i};
         if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT || r->verdict == SB_RG_NO_CHANGE) &&
-            a->keys[i].old_commit && !isnan(r->p))
-            a->fam[a->nfam++] = (step_member){a->keys[i].old_commit, a->keys[i].new_commit, i};
+            keys[i].old_commit && !isnan(r->p))
+            a->fam[a->nfam++] = (step_member){keys[i].old_commit, keys[i].new_commit, i};
     }
     if (rc == SB_OK) {
         qsort(a->drift, a->ndrift, sizeof *a->drift, cmp_drift_fig);
         qsort(a->fam, a->nfam, sizeof *a->fam, cmp_step);
+        a->fam_fig = malloc((a->nfam ? a->nfam : 1) * sizeof *a->fam_fig);
+        if (!a->fam_fig)
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+        for (size_t k = 0; rc == SB_OK && k < a->nfam; k++)
+            a->fam_fig[k] = (asof_fam_fig){full->v[a->fam[k].row].p, full->v[a->fam[k].row].rel_change};
         a->usable = !o->change_points && !full->latest_only && !full->searched_cp;
     }
 done:
     sb_rg_order_free(&ord);
     free(reps);
+    free(keys);
     if (rc != SB_OK) {
         sb_rg_asof_free(a);
         return SB_ERR;
@@ -3477,11 +3601,8 @@ static int asof_select(const sb_rg_asof *a, long long end, asof_week *w)
         for (size_t s = 0; s < g->nseries; s++)
             if (w->ser_last[g->series0 + s] >= 0 && a->rep_in[g->series0 + s] >= end)
                 return 0;
-        for (size_t i = g->row0; i < g->row1; i++) {
-            const sb_rg_row *r = &a->full->v[i];
-            w->inc[i] = r->verdict != SB_RG_SINGLE_COMMIT &&
-                        a->run[r->new_run - a->set->v].rank <= maxin;
-        }
+        for (size_t i = g->row0; i < g->row1; i++)
+            w->inc[i] = a->row_rank[i] <= maxin;
     }
     return 1;
 }
@@ -3490,12 +3611,10 @@ static int asof_select(const sb_rg_asof *a, long long end, asof_week *w)
 static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
 {
     const sb_rg_list *full = a->full;
-    for (size_t i = 0; i < full->n; i++) {
-        w->thr[i] = a->pre_threshold[i];
-        w->from[i] = a->pre_from[i];
-        w->padj[i] = full->v[i].p_adjusted;
-        w->verdict[i] = (unsigned char)full->v[i].verdict;
-    }
+    memcpy(w->thr, a->pre_threshold, full->n * sizeof *w->thr);
+    memcpy(w->from, a->pre_from, full->n);
+    memcpy(w->padj, a->pre_padj, full->n * sizeof *w->padj);
+    memcpy(w->verdict, a->pre_verdict, full->n);
     for (size_t b0 = 0; b0 < a->ndrift;) {
         size_t b1 = b0;
         size_t n = 0, top_count = 0;
@@ -3542,7 +3661,7 @@ static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
         while (b1 < a->nfam && a->fam[b1].old_commit == a->fam[b0].old_commit &&
                a->fam[b1].new_commit == a->fam[b0].new_commit) {
             if (w->inc[a->fam[b1].row])
-                p[n++] = full->v[a->fam[b1].row].p;
+                p[n++] = a->fam_fig[b1].p;
             b1++;
         }
         /* a family whose steps are all up to end keeps the whole walk's p */
@@ -3556,7 +3675,7 @@ static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
         for (size_t k = b0; n && rc == SB_OK && k < b1; k++) {
             size_t i = a->fam[k].row;
             if (w->inc[i])
-                w->verdict[i] = (unsigned char)judge(w->padj[i], full->v[i].rel_change, a->o.alpha, w->thr[i]);
+                w->verdict[i] = (unsigned char)judge(w->padj[i], a->fam_fig[k].rel_change, a->o.alpha, w->thr[i]);
         }
         b0 = b1;
     }
@@ -3572,19 +3691,28 @@ static int asof_rows(const sb_rg_asof *a, const asof_week *w, sb_rg_list *out, s
     const sb_rg_list *full = a->full;
     size_t cap = 0;
     out->latest_only = 1;
+    /* note_sku_noise lists each (SKU, let go) once, at its first row */
+    unsigned char *noted = calloc(a->nnoise_key ? a->nnoise_key : 1, 1);
+    if (!noted)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < full->n; i++) {
-        const sb_rg_row *r = &full->v[i];
         if (!w->inc[i])
             continue;
-        if (r->cause == SB_RG_DRIFT && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT ||
-                                        w->verdict[i] == SB_RG_NO_CHANGE))
+        if (a->row_drift[i] && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT ||
+                                w->verdict[i] == SB_RG_NO_CHANGE))
             out->drift_tested++;
-        if (r->cause == SB_RG_DRIFT && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT))
+        if (a->row_drift[i] && (w->verdict[i] == SB_RG_REGRESSION || w->verdict[i] == SB_RG_IMPROVEMENT))
             out->drift_flagged++;
-        if (a->pre_from[i] == SB_RG_FROM_SKU_AA &&
-            note_sku_noise(a->aa, r->new_run->sku, step_let_go(r->old_run, r->new_run), out, err) != SB_OK)
-            return SB_ERR;
+        unsigned q = a->row_noise[i];
+        if (q && !noted[q - 1]) {
+            noted[q - 1] = 1;
+            if (note_sku_noise(a->aa, a->noise_key[q - 1].sku, a->noise_key[q - 1].let_go, out, err) != SB_OK) {
+                free(noted);
+                return SB_ERR;
+            }
+        }
     }
+    free(noted);
     for (size_t gi = 0; gi < a->ng; gi++) {
         const asof_group *g = &a->g[gi];
         long maxin = w->maxin[gi];
@@ -3596,13 +3724,13 @@ static int asof_rows(const sb_rg_asof *a, const asof_week *w, sb_rg_list *out, s
         (g->git ? &out->series_git : &out->series_measured)[0] += present;
         /* the group's rows come series by series (series_rows) */
         for (size_t i = g->row0; i < g->row1;) {
-            unsigned ser = a->run[full->v[i].new_run - a->set->v].series;
+            unsigned ser = a->row_series[i];
             size_t j = i, held = 0;
-            for (; j < g->row1 && a->run[full->v[j].new_run - a->set->v].series == ser; j++) {
+            for (; j < g->row1 && a->row_series[j] == ser; j++) {
                 if (!w->inc[j])
                     continue;
                 held++;
-                if (a->run[full->v[j].new_run - a->set->v].rank != maxin)
+                if (a->row_rank[j] != maxin)
                     continue;
                 sb_rg_row row = full->v[j];
                 row.latest = 1;

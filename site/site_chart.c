@@ -102,6 +102,10 @@ int site_commits_build(sb_db *db, const sb_result_set *set, const sb_rg_order *o
             v[m++] = v[i];
         }
     }
+    /* v held an entry per run; the site keeps one per commit to its end */
+    site_commit *sv = realloc(v, (m ? m : 1) * sizeof *v);
+    if (sv)
+        v = sv;
     const char **shas = malloc((m ? m : 1) * sizeof *shas);
     long long *git = malloc((m ? m : 1) * sizeof *git), *at = malloc((m ? m : 1) * sizeof *at);
     int rc = SB_OK;

@@ -222,11 +222,59 @@ static int write_index(site_ctx *c, const sb_run_block *v, size_t n, sb_error *e
 
 /* ---- run pages ---- */
 
+/* A run's history link, by case and SKU, escaped: a thread's pages
+ * repeat the same few hundred of them, and each costs a SHA-256 of the
+ * case key (site_history_path). Direct-mapped; a slot taken by another
+ * key is overwritten. */
+enum { HREF_SLOTS = 1024 };
+typedef struct href_slot {
+    char *case_key, *sku, *href; /* NULL: empty */
+} href_slot;
+
 typedef struct page_state {
     long long page;   /* -1: none open */
     sb_buf b;         /* the page's table rows */
     gz raw, ncu;
+    href_slot *href;  /* HREF_SLOTS of them; NULL: out of memory, none kept */
 } page_state;
+
+static void href_slot_clear(href_slot *h)
+{
+    free(h->case_key);
+    free(h->sku);
+    free(h->href);
+    *h = (href_slot){NULL, NULL, NULL};
+}
+
+/* Appends the escaped path of the history of case_key on sku. */
+static void history_href(page_state *ps, sb_buf *b, const char *case_key, const char *sku)
+{
+    uint32_t hash = 2166136261u; /* FNV-1a over the case key and the SKU */
+    for (const unsigned char *p = (const unsigned char *)case_key; *p; p++)
+        hash = (hash ^ *p) * 16777619u;
+    hash = (hash ^ 0xffu) * 16777619u;
+    for (const unsigned char *p = (const unsigned char *)sku; *p; p++)
+        hash = (hash ^ *p) * 16777619u;
+    href_slot *h = ps->href ? &ps->href[hash % HREF_SLOTS] : NULL;
+    if (h && h->href && !strcmp(h->case_key, case_key) && !strcmp(h->sku, sku)) {
+        sb_buf_puts(b, h->href);
+        return;
+    }
+    char hp[512];
+    site_history_path(hp, sizeof hp, case_key, sku, 1);
+    sb_buf e = SB_BUF_INIT;
+    site_esc(&e, hp);
+    sb_buf_puts(b, sb_buf_str(&e));
+    if (h && !sb_buf_failed(&e)) {
+        href_slot_clear(h);
+        h->case_key = strdup(case_key);
+        h->sku = strdup(sku);
+        h->href = strdup(sb_buf_str(&e));
+        if (!h->case_key || !h->sku || !h->href)
+            href_slot_clear(h);
+    }
+    sb_buf_free(&e);
+}
 
 static void page_open(page_state *ps, long long page)
 {
@@ -367,10 +415,8 @@ static void run_row(page_state *ps, const sb_run_page_row *r, sb_buf *line)
     td_num(b, r->gbps);
     sb_buf_puts(b, "<td>");
     if (r->op && r->sku && r->case_key) {
-        char hp[512];
-        site_history_path(hp, sizeof hp, r->case_key, r->sku, 1);
         sb_buf_puts(b, "<a href=\"../");
-        site_esc(b, hp);
+        history_href(ps, b, r->case_key, r->sku);
         sb_buf_puts(b, "\">history</a>");
     }
     if (r->nncu) {
@@ -422,6 +468,7 @@ static int runs_range(site_ctx *c, long long lo, long long hi, sb_error *err)
     memset(&ps, 0, sizeof ps);
     ps.page = -1;
     ps.b = (sb_buf)SB_BUF_INIT;
+    ps.href = calloc(HREF_SLOTS, sizeof *ps.href);
     sb_buf line = SB_BUF_INIT;
     for (;;) {
         const sb_run_page_row *r;
@@ -448,6 +495,9 @@ done:
         sb_buf_free(&ps.ncu.out);
     }
     sb_run_pages_close(rp);
+    for (size_t i = 0; ps.href && i < HREF_SLOTS; i++)
+        href_slot_clear(&ps.href[i]);
+    free(ps.href);
     sb_buf_free(&ps.b);
     sb_buf_free(&line);
     return rc;

@@ -2544,6 +2544,53 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* sb_rg_order_build folds runs by the address of their SHA's text, then
+ * by the text: the same SHA at several addresses (text outside a pool,
+ * runs of two sets) is one commit, ranked by the earliest known time of
+ * all its runs. More commits than the fold's first table, the runs of
+ * a commit met latest first at each address and across them, one commit
+ * with no known time. */
+static void test_order_fold(void **state)
+{
+    (void)state;
+    enum { COMMITS = 150, COPIES = 3, RUNS = COMMITS * COPIES * 3 + 1 };
+    static char text[COPIES][COMMITS][41];
+    static sb_result v[RUNS];
+    size_t n = 0;
+    for (int copy = COPIES - 1; copy >= 0; copy--)
+        for (int c = 0; c < COMMITS; c++) {
+            snprintf(text[copy][c], sizeof text[copy][c], "c%039d", c);
+            long long perm = (c * 37) % COMMITS, known = 1000 + perm * 10 + copy;
+            /* at one address: later (in the reverse order), unknown, earliest */
+            long long t[3] = {100000 + (COMMITS - perm) * 10 + copy, LLONG_MIN, known};
+            for (int k = 0; k < 3; k++) {
+                memset(&v[n], 0, sizeof v[n]);
+                v[n].git_sha = text[copy][c];
+                v[n].finished_epoch = c == 0 ? LLONG_MIN : t[k];
+                n++;
+            }
+        }
+    static char unknown[] = "unknown";
+    memset(&v[n], 0, sizeof v[n]);
+    v[n].git_sha = unknown;
+    v[n++].finished_epoch = 5;
+    sb_result_set set = {0};
+    set.v = v;
+    set.n = n;
+    sb_rg_order ord;
+    sb_error err;
+    assert_int_equal(sb_rg_order_build(&set, &ord, &err), SB_OK);
+    assert_int_equal(ord.n, COMMITS);
+    char sha[41];
+    for (int c = 0; c < COMMITS; c++) {
+        snprintf(sha, sizeof sha, "c%039d", c);
+        /* commit 0 has no time: first; the others by (37 c) mod 150 */
+        assert_int_equal(sb_rg_order_rank(&ord, sha), c == 0 ? 0 : (c * 37) % COMMITS);
+    }
+    assert_int_equal(sb_rg_order_rank(&ord, "unknown"), -1);
+    sb_rg_order_free(&ord);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2559,7 +2606,7 @@ int main(void)
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
         cmocka_unit_test(test_packet_limits),  cmocka_unit_test(test_weekly_limits),
-        cmocka_unit_test(test_weekly_names),
+        cmocka_unit_test(test_weekly_names),   cmocka_unit_test(test_order_fold),
         cmocka_unit_test(test_kernel_time),    cmocka_unit_test(test_crossarch_pairs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

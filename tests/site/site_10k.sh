@@ -83,6 +83,44 @@ assert charts > 0, "no history chart"
 print("ok: %d history charts, one group of paths a provider (in its colour), %d points each "
       "with a tooltip (commit, date, run, median, spread), y ticks at 1-2-5 steps" % (charts, points))
 PY
+# Each run row links the history of its own case and SKU: the rows of one
+# (case, SKU) the same page, those of two different ones two pages, each
+# there. The run pages keep these links by (case, SKU) in 1,024 slots
+# (history_href, site/site_runs.c: FNV-1a of the case key, 0xff, the SKU);
+# some pairs here share a slot, so slots are overwritten and taken again.
+python3 - "$T/10k.db" "$T/a" <<'PY' || fail "run rows' history links"
+import glob, os, re, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+key = dict((i, (c, s)) for i, c, s in db.execute(
+    "SELECT r.id, c.case_key, p.sku FROM runs r JOIN configs c ON c.run_id = r.id"
+    " JOIN provenance p ON p.run_id = r.id"))
+href = {}
+for p in glob.glob(os.path.join(sys.argv[2], "runs", "[0-9]*.html")):
+    for rid, h in re.findall(r'<tr id="r(\d+)">(?:(?!<tr ).)*?<a href="\.\./(history/[^"]+)">history</a>',
+                             open(p, encoding="utf-8").read(), re.S):
+        href[int(rid)] = h
+assert len(href) >= 9000, "%d run rows link a history" % len(href)
+by_key = {}
+for rid, h in href.items():
+    by_key.setdefault(key[rid], set()).add(h)
+assert all(len(v) == 1 for v in by_key.values()), "one (case, SKU) links two histories"
+pages = [next(iter(v)) for v in by_key.values()]
+assert len(set(pages)) == len(pages), "two (case, SKU) pairs link one history"
+def slot(case_key, sku):
+    h = 2166136261
+    for b in case_key.encode() + b"\xff" + sku.encode():
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return h % 1024
+slots = {}
+for k in by_key:
+    slots.setdefault(slot(*k), []).append(k)
+shared = sum(len(v) for v in slots.values() if len(v) > 1)
+assert shared > 0, "no two (case, SKU) pairs share a slot: the overwrite is not exercised"
+missing = [h for h in set(pages) if not os.path.isfile(os.path.join(sys.argv[2], h))]
+assert not missing, "history links to no page: %s" % missing[:3]
+print("ok: %d run rows link the history of their own (case, SKU), %d pairs (%d sharing a slot), "
+      "each page there" % (len(href), len(by_key), shared))
+PY
 [ "$files" -le 5000 ] || fail "expected at most 5,000 files for 10,000 runs (no file per run), found $files"
 echo "ok: $pages pages, $files files"
 
