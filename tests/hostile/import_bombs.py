@@ -20,6 +20,11 @@ import tempfile
 
 SOLBOOK = sys.argv[1]
 LIMIT_KB = 512 * 1024
+# A sanitizer's shadow memory and quarantine are part of the process's
+# RSS, so the memory bound is the plain build's to check (parse_bombs.py);
+# a sanitizer build checks every refusal alone.
+with open(SOLBOOK, "rb") as f:
+    SANITIZED = any(tag in f.read() for tag in (b"__asan_init", b"__tsan_init", b"__msan_init"))
 
 
 def fail(msg):
@@ -71,7 +76,7 @@ try:
         lines = [l for l in out.splitlines() if l.startswith("solbook:")]
         print("%s as %s: exit %d, peak %.1f MiB: %s" % (os.path.basename(path), fmt, rc, kb / 1024,
                                                         lines[0][:140] if lines else "(no line)"))
-        if kb > LIMIT_KB:
+        if not SANITIZED and kb > LIMIT_KB:
             fail("%s as %s: peak RSS %.1f MiB, over 512 MiB" % (path, fmt, kb / 1024))
         if rc != 1 or len(lines) != 1 or not lines[0].startswith("solbook: " + path + ": "):
             fail("%s as %s: not refused in one line naming the file (exit %d): %s" % (path, fmt, rc, out[-400:]))
@@ -84,4 +89,5 @@ try:
             fail("%s as %s: %d runs stored" % (path, fmt, n))
 finally:
     shutil.rmtree(work, ignore_errors=True)
+print("peak RSS bound of 512 MiB: %s" % ("not checked, a sanitizer build" if SANITIZED else "held"))
 print("ok")
