@@ -47,6 +47,15 @@ int sb_round_medians(const char *json, double **out, size_t *n, sb_error *err)
             free(med);
             free(tmp);
             json_decref(root);
+            /* A median that is not finite would print as "inf" or "nan":
+             * say what made it so instead. */
+            if (isnan(m))
+                return sb_error_set(err, NULL, NULL, "samples: round %zu holds a value that is not a number", r);
+            if (isinf(m))
+                return sb_error_set(err, NULL, NULL,
+                                    "samples: round %zu has a median past the largest number (its middle values "
+                                    "overflow when averaged), outside %g to %g ms",
+                                    r, SB_ROUND_MEDIAN_MIN_MS, SB_ROUND_MEDIAN_MAX_MS);
             return sb_error_set(err, NULL, NULL, "samples: round %zu has median %g ms, outside %g to %g ms", r,
                                 m, SB_ROUND_MEDIAN_MIN_MS, SB_ROUND_MEDIAN_MAX_MS);
         }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -46,7 +47,14 @@ static void test_round_medians(void **state)
         assert_int_equal(sb_round_medians(bad[i], &m, &n, &e), SB_ERR);
         assert_null(m);
         assert_true(e.msg[0] != '\0');
+        /* no message prints a number that is not finite */
+        assert_null(strstr(e.msg, "inf"));
+        assert_null(strstr(e.msg, "nan"));
     }
+    assert_int_equal(sb_round_medians("[[1],[1.7e308,1.7e308]]", &m, &n, &e), SB_ERR);
+    assert_non_null(strstr(e.msg, "round 1 has a median past the largest number"));
+    assert_int_equal(sb_round_medians("[[1],[\"x\"]]", &m, &n, &e), SB_ERR);
+    assert_non_null(strstr(e.msg, "round 1 holds a value that is not a number"));
 }
 
 static void test_paired_ratio(void **state)
