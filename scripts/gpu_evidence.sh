@@ -36,6 +36,7 @@
 #   PART checks:  the GPU tests with the carried binaries: solbench on the
 #                 card, the kernels' awkward shapes, forge's hostile candidates
 #                 actually running (never-ending, wrong answer, slower)
+#                 and the sandbox probe (escapes by raw system calls)
 # Settings (environment):
 #   CALL_LIMIT=SECONDS (560; 0: none): for a host that ends a command after
 #                 a fixed time (600 s where the default comes from). Each
@@ -206,7 +207,7 @@ profiles)
 checks)
   for t in "$carry/bin/test_device_data" "python3 tests/bench/test_solbench_gpu.py $sb $sk" \
            "bash tests/kernels/gpu_kernels.sh $sb" \
-           "sh tests/forge/hostile.sh $sk gpu"; do
+           "sh tests/forge/hostile.sh $sk gpu" "sh tests/forge/hostile.sh $sk escape"; do
     timeout "$(limit 240)" $t > "$w/check.log" 2>&1; trc=$?
     echo "$t: exit $trc"; tail -5 "$w/check.log"
     cat "$w/check.log" >> "$w/checks.log"

@@ -7,6 +7,11 @@
 #   gpu      the never-ending, wrong-answer, slower, cached-output and
 #            skipped-work candidates actually running, and the example
 #            promoted (exit 77 without a GPU)
+#   escape   a probe built by a stand-in nvcc in place of the candidate runs
+#            as its test: raw system calls the scan never sees (secrets,
+#            writes outside, sockets, namespaces, exec, a late setsid
+#            grandchild) must all fail or leave nothing outside, while the
+#            GPU works inside the sandbox (exit 77 without a GPU or nvcc)
 #   compile  the example through verify on a machine without a GPU: the
 #            compile gate passes and verify exits 3 (exit 77 without nvcc,
 #            or without bubblewrap where SOLBOOK_FORGE_SANDBOX=bubblewrap)
@@ -116,6 +121,54 @@ gpu)
     grep -qF '"fresh_checks": [{' runs/good/bench_raw.json || fail "the example's raw output has no fresh-input checks"
     echo "checked: never-ending killed at the timeout, wrong answer, slower, cached-output and skipped-work candidates refused, the example promoted"
     ;;
+escape)
+    have_gpu || { echo "no NVIDIA GPU here: the sandbox probe is skipped"; exit 77; }
+    nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+    [ -x "$nvcc" ] || { echo "no nvcc here: the sandbox probe is skipped"; exit 77; }
+    SKU=$("$SOLBOOK" collect | sed -n 's/^    "sku": "\([^"]*\)",*$/\1/p' | head -1)
+    [ -n "$SKU" ] && [ "$SKU" != unknown ] || fail "cannot tell this card's SKU from solbook collect"
+    # The sandbox clears the environment: the stand-in names the real nvcc
+    # and the probe by their paths, both readable as the toolchain's.
+    mkdir tool
+    cp "$DATA/escape_probe.cu" tool/probe.cu
+    printf '#!/bin/sh\nout=""; prev=""\nfor a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done\nexec %s -o "$out" %s\n' \
+        "'$nvcc'" "'$WORK/tool/probe.cu'" > tool/nvcc
+    chmod +x tool/nvcc
+    rm -f /tmp/sbprobe-esc1 /tmp/sbprobe-esc2 /tmp/sbprobe-esc3 /tmp/sbprobe-esc4 /tmp/sbprobe-late
+    new_run probe ""
+    export SOLBOOK_NVCC="$WORK/tool/nvcc"
+    expect 0 'verify: passed' "$SOLBOOK" forge verify runs/probe
+    unset SOLBOOK_NVCC
+    log=runs/probe/logs/test.stdout
+    cat "$log"
+    grep -qx 'GPU works no error' "$log" || fail "the GPU did not work inside the sandbox"
+    grep -q '^PROBE read /etc/shadow ' "$log" || fail "the probe did not run"
+    iso=$(sed -n 's/.*"isolation": "\([^"]*\)".*/\1/p' runs/probe/verify.json | head -n 1)
+    echo "isolation: $iso"
+    case $iso in
+    confined)
+        # seccomp and Landlock refuse the calls themselves; only the
+        # mapping (its syscall still filtered) and the fork are allowed,
+        # and the exec is refused, so the probe runs to its last line.
+        [ "$(grep -c '^PROBE ' "$log")" -eq 16 ] || fail "the probe did not run to its end"
+        allowed=$(grep '^PROBE ' "$log" | grep ' ALLOWED$' | grep -v '^PROBE mmap rwx \|^PROBE fork+setsid' || true)
+        [ -z "$allowed" ] || fail "allowed under the confined sandbox: $allowed" ;;
+    bubblewrap)
+        # namespaces alone: the host's secrets are not mounted, writes land
+        # in the sandbox's own tmpfs and the network is its own (the exec
+        # of /bin/sh may succeed and end the probe early; what it writes
+        # stays inside too)
+        if grep -q '^PROBE read /etc/shadow .*ALLOWED' "$log"; then fail "/etc/shadow was read"; fi
+        if grep -q '^PROBE open /root .*ALLOWED' "$log"; then fail "/root was opened"; fi
+        if grep -q '^PROBE connect .*ALLOWED' "$log"; then fail "a connection to the host was made"; fi ;;
+    *) fail "verify ran the probe under '$iso', not a sandbox" ;;
+    esac
+    sleep 6
+    for f in esc1 esc2 esc3 esc4 late; do
+        [ ! -e "/tmp/sbprobe-$f" ] && [ ! -L "/tmp/sbprobe-$f" ] || fail "the probe left /tmp/sbprobe-$f outside its folder"
+    done
+    echo "checked: under '$iso' the GPU works and the probe's escapes fail; nothing outlived the verdict"
+    ;;
 compile)
     command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || [ -n "${SOLBOOK_NVCC:-}" ] ||
         { echo "no nvcc here: the compile gate is skipped"; exit 77; }
@@ -135,5 +188,5 @@ compile)
     echo "checked: the example compiles for sm_90 with nvcc against the task's reference; without a GPU verify stops with exit 3, not a pass"
     ;;
 *)
-    echo "usage: hostile.sh SOLBOOK cpu|gpu|compile"; exit 2 ;;
+    echo "usage: hostile.sh SOLBOOK cpu|gpu|escape|compile"; exit 2 ;;
 esac
