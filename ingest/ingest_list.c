@@ -128,6 +128,15 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether the last component of path has a dot after its first
+ * character (notes.txt, run.ncu.csv; not data or .cache). */
+static int has_extension(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return base[0] != '\0' && strchr(base + 1, '.') != NULL;
+}
+
 static void walk(lister *wk, const char *path, int top, unsigned absent);
 
 /* Whether the sorted names hold name with its ".json" replaced by sfx. */
@@ -267,6 +276,13 @@ static void walk(lister *wk, const char *path, int top, unsigned absent)
         return;
     }
     if (stat(path, &st) != 0) {
+        /* A name the walk would pass over if it could be read (notes.txt,
+         * a sidecar, which its document reads) is passed over when it
+         * cannot: a dangling link or a file removed since the listing
+         * refuses nothing. A result, an archive or a name without an
+         * extension (a folder, maybe) is said. */
+        if (!top && !sb_name_ends_with(path, ".json") && !sb_archive_named(path) && has_extension(path))
+            return;
         struct stat lst;
         if (errno == ELOOP || (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)))
             report_new(wk, path, "%s",

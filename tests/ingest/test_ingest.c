@@ -674,6 +674,13 @@ static void test_symlink_loop_and_unreadable(void **state)
     char outside[700];
     snprintf(outside, sizeof outside, "%s/zz-outside.json", sub);
     assert_int_equal(symlink(src, outside), 0);
+    /* names the walk would pass over are passed over unread, dangling
+     * or looping: they refuse nothing */
+    char other[700];
+    snprintf(other, sizeof other, "%s/notes.txt", top);
+    assert_int_equal(symlink("does-not-exist.txt", other), 0);
+    snprintf(other, sizeof other, "%s/real.ncu.csv", sub);
+    assert_int_equal(symlink("real.ncu.csv", other), 0);
     /* The last error (sorted: gone.json, sub/loop, sub/zz-outside.json)
      * names the link out of the folder. */
     char want[800];
