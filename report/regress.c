@@ -3459,6 +3459,16 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
                     a->run[k].rank = (long)order_find(&ord, set->v[k].git_sha)->git;
         i = j + 1;
     }
+    /* Sized for a group a run until the groups were counted: give the
+     * rest back, since the site's peak memory comes later in this call. */
+    free(reps);
+    reps = NULL;
+    if (rc == SB_OK) {
+        asof_group *g = realloc(a->g, (a->ng ? a->ng : 1) * sizeof *g);
+        long long *rin = realloc(a->rep_in, (a->nrep ? a->nrep : 1) * sizeof *rin);
+        a->g = g ? g : a->g;
+        a->rep_in = rin ? rin : a->rep_in;
+    }
     if (rc == SB_OK)
         rc = walk_keys(full, &ord, &keys, err);
     /* each group's rows, and what drift_noise and adjust_steps read */
@@ -3510,6 +3520,17 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
         if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT || r->verdict == SB_RG_NO_CHANGE) &&
             keys[i].old_commit && !isnan(r->p))
             a->fam[a->nfam++] = (step_member){keys[i].old_commit, keys[i].new_commit, i};
+    }
+    /* The keys are read no more, and drift and fam hold only the tested
+     * rows: free and shrink before the sorts, which take a buffer as
+     * large as what they sort. */
+    free(keys);
+    keys = NULL;
+    if (rc == SB_OK) {
+        drift_fig *d = realloc(a->drift, (a->ndrift ? a->ndrift : 1) * sizeof *d);
+        step_member *fm = realloc(a->fam, (a->nfam ? a->nfam : 1) * sizeof *fm);
+        a->drift = d ? d : a->drift;
+        a->fam = fm ? fm : a->fam;
     }
     if (rc == SB_OK) {
         qsort(a->drift, a->ndrift, sizeof *a->drift, cmp_drift_fig);
