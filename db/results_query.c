@@ -137,12 +137,34 @@ static int sort_runs(sb_result *v, size_t n)
     return 0;
 }
 
-/* How many of v[0..n) match f. */
-static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter *f)
+/* Whether the ascending ids[0..nids) hold id; every id where ids is NULL. */
+static int id_kept(const int64_t *ids, size_t nids, long long id)
+{
+    if (!ids)
+        return 1;
+    size_t lo = 0, hi = nids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nids && ids[lo] == id;
+}
+
+static int kept(const sb_result *r, const sb_result_filter *f, const int64_t *ids, size_t nids)
+{
+    return sb_result_matches(r, f) && id_kept(ids, nids, r->run_id);
+}
+
+/* How many of v[0..n) match f (and ids, where not NULL). */
+static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter *f, const int64_t *ids,
+                            size_t nids)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        k += sb_result_matches(&v[i], f);
+        k += kept(&v[i], f, ids, nids);
     return k;
 }
 
@@ -150,13 +172,13 @@ static size_t count_matches(const sb_result *v, size_t n, const sb_result_filter
  * out, in report order: copies whose text stays theirs, with the
  * plausibility mark cleared, as sb_results_load gives a run. */
 static size_t merge_matches(const sb_result *a, size_t na, const sb_result *b, size_t nb,
-                            const sb_result_filter *f, sb_result *out)
+                            const sb_result_filter *f, const int64_t *ids, size_t nids, sb_result *out)
 {
     size_t i = 0, j = 0, k = 0;
     for (;;) {
-        while (i < na && !sb_result_matches(&a[i], f))
+        while (i < na && !kept(&a[i], f, ids, nids))
             i++;
-        while (j < nb && !sb_result_matches(&b[j], f))
+        while (j < nb && !kept(&b[j], f, ids, nids))
             j++;
         if (i == na && j == nb)
             break;
@@ -167,26 +189,54 @@ static size_t merge_matches(const sb_result *a, size_t na, const sb_result *b, s
     return k;
 }
 
-int sb_results_select_sessions(sb_db *db, const sb_result_set *all, const sb_result_set *sessions,
-                               const sb_result_filter *f, sb_result_set *out, sb_error *err)
+static int select_merged(const sb_result_set *all, const sb_result_set *sessions, const sb_result_filter *f,
+                         const int64_t *ids, size_t nids, sb_result_set *out, sb_error *err)
 {
-    if (!all || !sessions || !f || !f->with_sessions || f->with_profiled)
-        return sb_results_select(db, all, f, out, err);
     memset(out, 0, sizeof *out);
     out->borrowed = 1;
-    size_t n = count_matches(all->v, all->n, f) + count_matches(sessions->v, sessions->n, f);
-    size_t nl = count_matches(all->left_out, all->n_left_out, f) +
-                count_matches(sessions->left_out, sessions->n_left_out, f);
+    size_t n = count_matches(all->v, all->n, f, ids, nids) + count_matches(sessions->v, sessions->n, f, ids, nids);
+    size_t nl = count_matches(all->left_out, all->n_left_out, f, ids, nids) +
+                count_matches(sessions->left_out, sessions->n_left_out, f, ids, nids);
     out->v = malloc((n ? n : 1) * sizeof *out->v);
     out->left_out = malloc((nl ? nl : 1) * sizeof *out->left_out);
     if (!out->v || !out->left_out) {
         sb_results_free(out);
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
-    out->n = merge_matches(all->v, all->n, sessions->v, sessions->n, f, out->v);
+    out->n = merge_matches(all->v, all->n, sessions->v, sessions->n, f, ids, nids, out->v);
     out->n_left_out = merge_matches(all->left_out, all->n_left_out, sessions->left_out,
-                                    sessions->n_left_out, f, out->left_out);
+                                    sessions->n_left_out, f, ids, nids, out->left_out);
     return SB_OK;
+}
+
+int sb_results_select_sessions(sb_db *db, const sb_result_set *all, const sb_result_set *sessions,
+                               const sb_result_filter *f, sb_result_set *out, sb_error *err)
+{
+    if (!all || !sessions || !f || !f->with_sessions || f->with_profiled)
+        return sb_results_select(db, all, f, out, err);
+    return select_merged(all, sessions, f, NULL, 0, out, err);
+}
+
+int sb_results_select_sessions_ids(const sb_result_set *all, const sb_result_set *sessions,
+                                   const sb_result_filter *f, const int64_t *ids, size_t nids,
+                                   sb_result_set *out, sb_error *err)
+{
+    if (!all || !sessions || !f || !f->with_sessions || f->with_profiled || (nids && !ids)) {
+        memset(out, 0, sizeof *out);
+        return sb_error_set(err, NULL, NULL, "picking runs by id takes the runs, the sessions' runs and "
+                                             "a filter with the sessions' runs");
+    }
+    for (size_t i = 1; i < nids; i++)
+        if (ids[i - 1] > ids[i]) {
+            memset(out, 0, sizeof *out);
+            return sb_error_set(err, NULL, NULL, "picking runs by id takes ids in ascending order");
+        }
+    if (nids == 0) {
+        /* no id: an empty set, where select_merged would keep every run */
+        static const int64_t none = 0;
+        return select_merged(all, sessions, f, &none, 0, out, err);
+    }
+    return select_merged(all, sessions, f, ids, nids, out, err);
 }
 
 /* The columns and tables every result query reads; read_row takes the

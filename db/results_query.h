@@ -14,6 +14,7 @@
 #define SOLBOOK_DB_RESULTS_QUERY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "calibration.h"
 #include "error.h"
@@ -78,6 +79,12 @@ int sb_results_load_sessions(sb_db *db, sb_result_set *out, sb_error *err);
  * NULL: sb_results_select(db, all, f, ...). */
 int sb_results_select_sessions(sb_db *db, const sb_result_set *all, const sb_result_set *sessions,
                                const sb_result_filter *f, sb_result_set *out, sb_error *err);
+/* The same, kept to the runs whose id is among ids[0..nids) (ascending;
+ * none where nids is 0): a packet's cited runs, without a copy of every
+ * run. */
+int sb_results_select_sessions_ids(const sb_result_set *all, const sb_result_set *sessions,
+                                   const sb_result_filter *f, const int64_t *ids, size_t nids,
+                                   sb_result_set *out, sb_error *err);
 
 /* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
 int sb_samples_load(sb_db *db, long long run_id, double **v, size_t *n, sb_error *err);

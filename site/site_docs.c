@@ -1008,14 +1008,12 @@ static int cmp_job(const void *x, const void *y)
  * read them. */
 typedef struct packet_reads {
     int has_sessions, has_training;
-    sb_result_set with_sessions; /* picked from the site's runs and its sessions' runs */
     sb_session_runs sessions;
     sb_training_set training;
 } packet_reads;
 
 static void packet_reads_free(packet_reads *pr)
 {
-    sb_results_free(&pr->with_sessions);
     sb_session_runs_free(&pr->sessions);
     sb_training_free(&pr->training);
 }
@@ -1061,8 +1059,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json
     if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK)
         return SB_ERR;
     if (need.sessions && !rd->has_sessions) {
-        if (sb_results_select_sessions(c->db, &c->set, &c->session_set, &wf, &rd->with_sessions, err) != SB_OK ||
-            sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &pr), NULL, &rd->sessions, err) != SB_OK)
+        if (sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &pr), NULL, &rd->sessions, err) != SB_OK)
             return SB_ERR;
         rd->has_sessions = 1;
     }
@@ -1071,12 +1068,21 @@ static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json
             return SB_ERR;
         rd->has_training = 1;
     }
-    po.with_sessions = need.sessions ? &rd->with_sessions : &no_runs;
+    /* The cites take the runs' ids from the sessions alone; the build
+     * reads with_sessions for the cited runs only, so it gets those
+     * picked by id rather than a copy of every run. */
+    sb_result_set cited_runs = {0};
+    po.with_sessions = &no_runs;
     po.sessions = need.sessions ? &rd->sessions : &no_sessions;
     po.training = need.training ? &rd->training : &no_training;
     /* the runs it cites, then their stored documents for the build */
     sb_file_set files = {0};
     int built = sb_packet_cites(&po, &ids, &nids, &nothing, &perr);
+    if (built == SB_OK && need.sessions) {
+        built = sb_results_select_sessions_ids(&c->set, &c->session_set, &wf, ids, nids,
+                                               &cited_runs, &perr);
+        po.with_sessions = &cited_runs;
+    }
     if (built == SB_OK)
         built = sb_run_docs_read(c->db, ids, nids, &docs, &perr);
     sb_packet_docs cited = {ids, docs, nids};
@@ -1085,6 +1091,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json
         built = sb_packet_build(&po, &ps, &nothing, &files, &perr);
     sb_run_docs_free(docs, nids);
     free(ids);
+    sb_results_free(&cited_runs);
     if (built != SB_OK) {
         if (!nothing) {
             *err = perr;

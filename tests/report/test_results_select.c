@@ -319,6 +319,23 @@ static void test_select_sessions(void **state)
     assert_int_equal(picked.v[1].run_id, in_a);
     assert_int_equal(picked.v[2].run_id, s_in);
     assert_int_equal(picked.n_left_out, 2);
+    /* picked by id: the same runs in the same order, kept to the ids
+     * (a packet's cited runs), a session's run among them */
+    int64_t ids[] = {in_a < s_in ? in_a : s_in, in_a < s_in ? s_in : in_a};
+    sb_result_set by_id, none;
+    assert_int_equal(sb_results_select_sessions_ids(&all, &sessions, &f, ids, 2, &by_id, &err), SB_OK);
+    assert_int_equal(by_id.n, 2);
+    assert_int_equal(by_id.v[0].run_id, in_a);
+    assert_int_equal(by_id.v[1].run_id, s_in);
+    assert_int_equal(by_id.v[0].implausible, 0);
+    assert_int_equal(by_id.n_left_out, 0);
+    assert_int_equal(sb_results_select_sessions_ids(&all, &sessions, &f, ids, 0, &none, &err), SB_OK);
+    assert_int_equal(none.n, 0);
+    sb_results_free(&none);
+    sb_results_free(&by_id);
+    int64_t backwards[] = {ids[1], ids[0]};
+    assert_int_equal(sb_results_select_sessions_ids(&all, &sessions, &f, backwards, 2, &by_id, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "ascending"));
     sb_results_free(&read);
     sb_results_free(&picked);
     sb_results_free(&sessions);
