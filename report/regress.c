@@ -1338,8 +1338,7 @@ static int cmp_drift_class(const sb_rg_row *a, const sb_rg_row *b)
 
 typedef struct drift_ref {
     const sb_rg_row *r;
-    long long cls; /* step_key.drift_class */
-    size_t i;      /* index in the list */
+    size_t i; /* index in the list */
 } drift_ref;
 
 static int cmp_drift_row(const void *x, const void *y)
@@ -1538,8 +1537,12 @@ static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out
         if (r->old_run && !co)
             k[i].old_commit = -1; /* never: rows compare runs of known commits */
         if (r->cause == SB_RG_DRIFT)
-            d[nd++] = (drift_ref){r, 0, i};
+            d[nd++] = (drift_ref){r, i};
     }
+    /* the drift rows alone go into the sort, which takes a buffer as
+     * large as what it sorts */
+    drift_ref *dn = realloc(d, (nd ? nd : 1) * sizeof *dn);
+    d = dn ? dn : d;
     qsort(d, nd, sizeof *d, cmp_drift_row);
     long long cls = 0;
     for (size_t a = 0; a < nd; a++) {
