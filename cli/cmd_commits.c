@@ -26,6 +26,7 @@ static const char *const commits_usage[] = {
     NULL,
 };
 
+/* Standard input as a file is read: at most SB_JSON_MAX_BYTES. */
 static int read_stdin(char **out, size_t *len)
 {
     size_t cap = 1 << 16, n = 0;
@@ -35,6 +36,10 @@ static int read_stdin(char **out, size_t *len)
     size_t r;
     while ((r = fread(b + n, 1, cap - n, stdin)) > 0) {
         n += r;
+        if (n > SB_JSON_MAX_BYTES) {
+            free(b);
+            return -2;
+        }
         if (n == cap) {
             char *nb = realloc(b, cap * 2);
             if (!nb) {
@@ -91,8 +96,12 @@ int cmd_commits(int argc, char **argv)
     char *text = NULL;
     size_t len = 0;
     if (strcmp(ops[0], "-") == 0) {
-        if (read_stdin(&text, &len) != 0) {
-            fprintf(stderr, "solbook commits import: cannot read standard input\n");
+        int r = read_stdin(&text, &len);
+        if (r != 0) {
+            if (r == -2)
+                fprintf(stderr, "solbook commits import: <stdin>: more than %u MiB\n", SB_JSON_MAX_BYTES >> 20);
+            else
+                fprintf(stderr, "solbook commits import: cannot read standard input\n");
             return 2;
         }
     } else if (sb_file_read_all(ops[0], &text, &len, &err) != SB_OK) {

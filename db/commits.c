@@ -235,7 +235,7 @@ int sb_commits_parse(const char *text, size_t len, const char *name, sb_commit_l
 {
     out->v = NULL;
     out->n = 0;
-    size_t cap = 0, line = 0;
+    size_t cap = 0, line = 0, held = len;
     for (size_t i = 0; i < len;) {
         size_t e = i;
         while (e < len && text[e] != '\n')
@@ -265,7 +265,21 @@ int sb_commits_parse(const char *text, size_t len, const char *name, sb_commit_l
                                             : "expected 'SHA [PARENT...] UNIX_TIME' with "
                                               "40-hex-digit SHAs (git log --format='%%H %%P %%ct')");
             }
+            /* the record, the parents' allocation, an edge per parent and
+             * the ordering's index, in-degree, edge range and heap entry
+             * (6.1 million root commits measured 134 bytes each) */
+            size_t plen = strlen(out->v[out->n].parents);
+            held += sizeof(sb_commit) + 16 + plen + plen / 41 * sizeof(size_t) + 48;
             out->n++;
+            if (held > SB_COMMITS_MAX_HELD) {
+                char where[32];
+                snprintf(where, sizeof where, "line %zu", line);
+                sb_commits_free(out);
+                return sb_error_set(err, name, where,
+                                    "the history would hold more than %zu MiB while ordered; import "
+                                    "a shorter one (git log --format='%%H %%P %%ct' REV_RANGE)",
+                                    SB_COMMITS_MAX_HELD >> 20);
+            }
         }
         i = e + 1;
     }

@@ -18,6 +18,12 @@ typedef struct sb_commit {
     long long ordinal;      /* topological order, from 0 */
 } sb_commit;
 
+/* The memory a history may hold while parsed and ordered: the text, each
+ * commit's record, parents and ordering arrays, so that an import stays
+ * under 512 MiB. A history of 1.3 million commits of one parent each
+ * holds about 360 MiB. */
+#define SB_COMMITS_MAX_HELD ((size_t)448 << 20)
+
 typedef struct sb_commit_list {
     sb_commit *v;
     size_t n;
@@ -29,7 +35,9 @@ typedef struct sb_commit_list {
  * (a parent not in the text is outside the history and ignored); among
  * commits whose parents are all placed, the earliest committed_at first,
  * then the SHA. SB_ERR naming the line for a malformed line, a SHA twice,
- * or a cycle; `name` is the file name for errors. */
+ * or a cycle; `name` is the file name for errors. Refuses a history whose
+ * text and commits together would hold more than SB_COMMITS_MAX_HELD
+ * bytes while it is ordered (short lines cost more held than read). */
 int sb_commits_parse(const char *text, size_t len, const char *name, sb_commit_list *out,
                      sb_error *err);
 void sb_commits_free(sb_commit_list *l);

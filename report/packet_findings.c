@@ -266,15 +266,22 @@ static int cmp_finding(const void *x, const void *y)
     return (a < b) - (a > b);
 }
 
-/* Appends v to a list joined by sep unless it is there already. */
+/* Appends v to a list joined by sep unless it is an item there already;
+ * an empty v adds nothing (an empty needle would match everywhere). */
 static void list_add(sb_buf *b, const char *v, const char *sep)
 {
     size_t n = strlen(v), ns = strlen(sep);
-    const char *s = sb_buf_str(b);
-    for (const char *p = s; (p = strstr(p, v)) != NULL; p += n)
-        if ((p == s || ((size_t)(p - s) >= ns && strncmp(p - ns, sep, ns) == 0)) &&
-            (p[n] == '\0' || strncmp(p + n, sep, ns) == 0))
+    if (n == 0)
+        return;
+    for (const char *p = sb_buf_str(b); b->len;) {
+        const char *e = strstr(p, sep);
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, v, n) == 0)
             return;
+        if (!e)
+            break;
+        p = e + ns;
+    }
     sb_buf_printf(b, "%s%s", b->len ? sep : "", v);
 }
 
@@ -742,6 +749,18 @@ static int cite(ctx *c, sb_findings *out, sb_error *err)
     return SB_OK;
 }
 
+/* s cut to fit out (size bytes with the NUL) without splitting a UTF-8
+ * sequence, which the template refuses; "unknown" for none or empty. */
+static void cut_label(char *out, size_t size, const char *s)
+{
+    if (!s || !*s)
+        s = "unknown";
+    size_t n = strlen(s);
+    n = sb_utf8_valid_len(s, n < size - 1 ? n : size - 1);
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
 /* A card model and the GPUs of it the sessions ran on. */
 typedef struct card_gpus {
     char *card;
@@ -813,7 +832,7 @@ int sb_findings_describe(sb_findings *f, const sb_session_runs *runs, const json
             list_add(&archs, a, ";");
         }
         char gpu[13];
-        snprintf(gpu, sizeof gpu, "%s", first->gpu_uuid ? first->gpu_uuid : "unknown");
+        cut_label(gpu, sizeof gpu, first->gpu_uuid);
         sb_buf_reset(&t);
         sb_buf_printf(&t, "%s (%s)", name ? name : first->sku, first->sku);
         if (card_add(cards_v, &ncards, sb_buf_str(&t), gpu) != SB_OK) {
@@ -821,7 +840,7 @@ int sb_findings_describe(sb_findings *f, const sb_session_runs *runs, const json
             break;
         }
         comma_add(&gpus, gpu);
-        comma_add(&drivers, drv ? drv : "unknown");
+        comma_add(&drivers, drv && *drv ? drv : "unknown");
         /* a commit stated by the runner (SOLBOOK_GIT_SHA) has no describe
          * of its own: its SHA is the name */
         char sha[13];

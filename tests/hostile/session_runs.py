@@ -15,6 +15,11 @@ The changes:
 - provenance.device.sku another card's SKU (h200-sxm-141gb, h100-pcie-80gb)
   on the session's GPU UUID: a pair's figure is stated on one SKU, so the
   run pairs with none of its session.
+- provenance.device.uuid empty, or with a multi-byte character across the
+  packet's 12-byte GPU label; driver_version empty; compute_capability
+  "unknown" (no CUDA architecture): the packet's lists of cards, drivers
+  and architectures once looped forever on an empty item and refused a
+  label cut inside a character.
 """
 import glob
 import json
@@ -62,17 +67,33 @@ def set_sku(v):
     return fn
 
 
+def set_device(key, v, where="device", every=False):
+    def fn(d):
+        d["provenance"][where][key] = v
+    fn.every = every  # a GPU's UUID is the same in every run of its session
+    return fn
+
+
+# The third item: the SKU no figure may be stated on; None where the run
+# must be left out, "" where it is cited as any other.
 CASES = [
     ("stats.median 0", set_median(0.0), None),
     ("stats.median -0", set_median(-0.0), None),
     ("stats.median 5e-324", set_median(5e-324), None),
     ("device.sku h200-sxm-141gb", set_sku("h200-sxm-141gb"), "h200-sxm-141gb"),
     ("device.sku h100-pcie-80gb", set_sku("h100-pcie-80gb"), "h100-pcie-80gb"),
+    ("device.uuid empty", set_device("uuid", "", every=True), ""),
+    ("device.uuid cut in a character", set_device("uuid", "GPU-abcdefg\u00e9\u202e", every=True), ""),
+    ("driver_version empty", set_device("driver_version", "", "software"), ""),
+    ("compute_capability unknown", set_device("compute_capability", "unknown"), ""),
 ]
 
 
 def run(args, what):
-    p = subprocess.run([SOLBOOK] + args, capture_output=True, text=True)
+    try:
+        p = subprocess.run([SOLBOOK] + args, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        fail("%s: %s ran past 60 s" % (what, " ".join(args[:2])))
     if p.returncode == 2 or "does not cite" in p.stderr:
         fail("%s: %s exited %d: %s" % (what, " ".join(args[:2]), p.returncode, p.stderr.strip()[:400]))
     return p
@@ -91,6 +112,8 @@ def one_case(work, docs, label, fn, sku, k):
             if copy == 1 and name.endswith("-fused-aa0.json"):
                 fn(d)
                 bad_uuid = d["run_uuid"]
+            elif copy == 1 and getattr(fn, "every", False):
+                fn(d)
             with open(os.path.join(src, "%d-%s" % (copy, name)), "w") as f:
                 json.dump(d, f)
     db = os.path.join(work, "s%d.db" % k)
