@@ -95,6 +95,10 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
  * is about 1,300 such launches, and bounds one sidecar's share of the
  * database near 150 MB.
  * 0 takes the default. */
+/* Refusals of one archive's members or JSON Lines lines (consecutive or
+ * not) after which the rest of it is not read: a stream of refusals is
+ * a damaged or hostile archive, and each costs a line of output. */
+#define SB_INGEST_ARCHIVE_REFUSALS 1000
 #define SB_INGEST_MEMBER_BYTES ((size_t)256 << 20)
 #define SB_INGEST_HELD_BYTES ((size_t)128 << 20)
 #define SB_INGEST_DOC_BYTES ((size_t)1 << 20)

@@ -84,6 +84,8 @@ typedef struct item {
     char *data;          /* an archive member's bytes */
     size_t data_len;
     size_t text_bytes;   /* the document's text (and sidecars') counted as read ahead */
+    unsigned long archive; /* the reader's number of the archive it came from; 0: none */
+    const char *archive_path; /* that archive, as listed */
     /* output, allocated and freed by the preparer that owns the slot */
     int rc;
     sb_ingest_prepared p;
@@ -104,6 +106,8 @@ static void item_clear_input(item *it)
     it->on_disk = it->is_problem = it->is_note = 0;
     it->absent = 0;
     it->inside = NULL;
+    it->archive = 0;
+    it->archive_path = NULL;
 }
 
 static void item_clear_output(item *it)
@@ -514,6 +518,15 @@ typedef struct pipe {
     size_t reclaimed;      /* the reader's: documents whose input it has freed */
     int done, threaded;
     int cancelled;       /* the ingest never opened: the reader stops */
+    /* Archives whose members or lines are refused one after another
+     * (a few hundred kilobytes of `{}` lines inflate to hundreds of
+     * millions) stop at SB_INGEST_ARCHIVE_REFUSALS: the storer counts
+     * each archive's refusals in order and names the archive it stopped,
+     * which the reader then reads no further (under the lock). */
+    unsigned long archives_read;   /* the reader's: archives numbered from 1 */
+    unsigned long refusing;        /* the storer's: the archive it counts */
+    size_t refusals;
+    unsigned long stopped_archive; /* 0: none */
     int all_stored;      /* the storing half is finished with every slot */
     kept keep;           /* the storer's own, for what it prepares itself */
     /* Who is asleep on which condition, so a thread signals only when
@@ -646,6 +659,39 @@ static int storer_may_go(const pipe_t *pp)
     return to > pp->stored && all_ready(pp, pp->stored, to);
 }
 
+/* Stores it (store_grouped) and counts its archive's refusals: at
+ * SB_INGEST_ARCHIVE_REFUSALS in a row of one archive, one line says the
+ * rest of it is not read, and what the reader had read of it ahead is
+ * dropped unstored and unsaid, so what is stored and said does not
+ * depend on how far ahead the reader was. */
+static void store_item(pipe_t *pp, item *it)
+{
+    if (it->archive && it->archive == pp->stopped_archive)
+        return;
+    long refused = pp->wk->stats->refused;
+    store_grouped(pp->wk, it);
+    if (!it->archive || pp->wk->stats->refused == refused)
+        return;
+    if (pp->refusing != it->archive) {
+        pp->refusing = it->archive;
+        pp->refusals = 0;
+    }
+    if (++pp->refusals < SB_INGEST_ARCHIVE_REFUSALS)
+        return;
+    sb_error e;
+    sb_error_clear(&e);
+    sb_error_set(&e, it->archive_path, NULL,
+                 "%zu of its members or lines refused: the rest of it is not read (a damaged or hostile "
+                 "archive; mend it, or ingest its good files apart)",
+                 pp->refusals);
+    report(pp->wk, &e);
+    if (pp->threaded)
+        pthread_mutex_lock(&pp->mu);
+    pp->stopped_archive = it->archive;
+    if (pp->threaded)
+        pthread_mutex_unlock(&pp->mu);
+}
+
 /* Hands a filled slot to its preparer (or, unthreaded, prepares and
  * stores it at once). */
 static void slot_give(pipe_t *pp)
@@ -653,7 +699,7 @@ static void slot_give(pipe_t *pp)
     if (!pp->threaded) {
         item *it = &pp->ring[0];
         prepare(pp, it, &pp->keep);
-        store_grouped(pp->wk, it);
+        store_item(pp, it);
         item_clear(it);
         return;
     }
@@ -729,7 +775,24 @@ static int set_source(item *it, const char *a, const char *b)
 typedef struct member_ctx {
     pipe_t *pp;
     const char *archive;
+    unsigned long id; /* pipe_t.archives_read */
 } member_ctx;
+
+static unsigned long stopped_archive(pipe_t *pp)
+{
+    if (!pp->threaded)
+        return pp->stopped_archive;
+    pthread_mutex_lock(&pp->mu);
+    unsigned long a = pp->stopped_archive;
+    pthread_mutex_unlock(&pp->mu);
+    return a;
+}
+
+static void tag_member(item *it, const member_ctx *mc)
+{
+    it->archive = mc->id;
+    it->archive_path = mc->archive;
+}
 
 /* The member's bytes are the archive reader's only until it returns:
  * copied into the slot for a preparer. */
@@ -737,9 +800,12 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
                      size_t ncu_len, const char *nsys, size_t nsys_len)
 {
     member_ctx *mc = ctx;
+    if (stopped_archive(mc->pp) == mc->id)
+        return SB_ERR; /* refused too often: the storer said so */
     item *it = slot_take(mc->pp, len + ncu_len + nsys_len);
     if (!it)
         return SB_ERR; /* cancelled: stop reading the archive */
+    tag_member(it, mc);
     if (set_source(it, mc->archive, member) != SB_OK || !(it->data = malloc(len + 1)) ||
         (ncu && !(it->ncu = malloc(ncu_len + 1))) || (nsys && !(it->nsys = malloc(nsys_len + 1)))) {
         it->is_problem = 1;
@@ -767,9 +833,12 @@ static int on_member(void *ctx, const char *member, const char *data, size_t len
 static void on_skip(void *ctx, const char *member, const char *why)
 {
     const member_ctx *mc = ctx;
+    if (stopped_archive(mc->pp) == mc->id)
+        return;
     item *it = slot_take(mc->pp, 0);
     if (!it)
         return;
+    tag_member(it, mc);
     it->is_problem = it->is_note = 1;
     sb_error_set(&it->err, mc->archive, member, "%s", why);
     slot_give(mc->pp);
@@ -793,7 +862,7 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
         return;
     }
     if (sb_archive_named(en->path)) {
-        member_ctx mc = {pp, en->path};
+        member_ctx mc = {pp, en->path, ++pp->archives_read};
         sb_error e;
         sb_error_clear(&e);
         int fd;
@@ -801,7 +870,8 @@ static void read_entry(pipe_t *pp, const sb_ingest_entry *en)
             give_problem(pp, &e);
             return;
         }
-        if (sb_archive_each_fd(en->path, fd, &pp->limits, on_member, on_skip, &mc, &e) != SB_OK)
+        if (sb_archive_each_fd(en->path, fd, &pp->limits, on_member, on_skip, &mc, &e) != SB_OK &&
+            stopped_archive(pp) != mc.id)
             give_problem(pp, &e);
         close(fd);
         return;
@@ -924,7 +994,7 @@ static void store_in_order(pipe_t *pp)
             item_clear_output(it);
             prepare(pp, it, &pp->keep);
         }
-        store_grouped(pp->wk, it);
+        store_item(pp, it);
         pthread_mutex_lock(&pp->mu);
         it->ready = 0;
         pp->stored++;
