@@ -13,6 +13,7 @@
 #include "results_query.h"
 #include "run_query.h"
 #include "session_query.h"
+#include "site_plaus.h"
 #include "term.h"
 
 /* What a packet of o's target reads (sb_packet_needs), from db into the
@@ -40,7 +41,7 @@ static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *
         f.suite = o->suite;
     }
     sb_plaus_reads_db(db, &pr);
-    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_plaus_mark(&pr, &r->all, err) != SB_OK)
+    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_site_plaus_mark(db, &r->all, err) != SB_OK)
         return SB_ERR;
     o->all = &r->all;
     if (need.sessions) {

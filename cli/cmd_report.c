@@ -28,6 +28,7 @@
 #include "results.h"
 #include "results_query.h"
 #include "run_details_read.h"
+#include "site_plaus.h"
 #include "site_weekly_read.h"
 #include "sku.h"
 #include "snapshot_read.h"
@@ -238,7 +239,6 @@ static void report_input_free(report_input *in)
  * the error and keeps nothing. */
 static int report_input_load(const opts *o, const char *sku, int what, report_input *in)
 {
-    sb_plaus_reads pr;
     memset(in, 0, sizeof *in);
     if ((what & READ_SKUS) ? open_db_and_skus(o, &in->db, &in->skus) : open_db(o, &in->db))
         return 2;
@@ -250,7 +250,7 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
     f.sku = sku;
     if (((what & READ_LATEST) ? sb_results_load_latest(in->db, &f, &in->set, &err)
                               : sb_results_load(in->db, &f, &in->set, &err)) != SB_OK ||
-        (!(what & READ_UNMARKED) && sb_plaus_mark(sb_plaus_reads_db(in->db, &pr), &in->set, &err) != SB_OK) ||
+        (!(what & READ_UNMARKED) && sb_site_plaus_mark(in->db, &in->set, &err) != SB_OK) ||
         ((what & READ_PICKS) && sb_picks_latest(&in->set, &in->picks, &in->np, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
         report_input_free(in);
@@ -538,7 +538,7 @@ static int marked_runs_read(sb_db *db, marked_runs *m, sb_error *err)
     sb_plaus_reads pr;
     memset(m, 0, sizeof *m);
     sb_plaus_reads_db(db, &pr);
-    if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_plaus_mark(&pr, &m->set, err) == SB_OK &&
+    if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_site_plaus_mark(db, &m->set, err) == SB_OK &&
         sb_plaus_session_runs_load(&pr, NULL, &m->sruns, err) == SB_OK &&
         sb_claims_headlines_take(&m->sruns, NULL, NULL, 0, 0, &m->paired, err) == SB_OK &&
         sb_snapshot_read(db, &m->snap, err) == SB_OK)
@@ -677,7 +677,6 @@ static int run_plausibility(const opts *o)
 
 static int run_training(const opts *o)
 {
-    sb_plaus_reads pr;
     sb_db *db = NULL;
     if (open_db(o, &db))
         return 2;
@@ -703,7 +702,7 @@ static int run_training(const opts *o)
     to.all = &all;
     if (sb_training_load(db, 0, 0, 0, &runs, &err) != SB_OK ||
         sb_results_load(db, NULL, &all, &err) != SB_OK ||
-        sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, &err) != SB_OK ||
+        sb_site_plaus_mark(db, &all, &err) != SB_OK ||
         sb_training_render_md(&to, &b, &sum, &err) != SB_OK ||
         (sum.plot_drawn && sb_file_write_buf(plot_path, &plot, &err) != SB_OK)) {
         sb_error_print(&err, stderr);

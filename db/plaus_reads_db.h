@@ -13,7 +13,7 @@
  * sb_verdicts_basis_read, sb_verdict_states_load_ids, the verdict reader
  * (sb_verdict_reader_open, sb_verdict_read), sb_results_load and
  * sb_session_runs_load. db must outlive it. Returns rd, so that a call
- * takes the reads of db in place: sb_plaus_mark(sb_plaus_reads_db(db,
+ * takes the reads of db in place: sb_plaus_render_md(sb_plaus_reads_db(db,
  * &rd), ...). */
 const sb_plaus_reads *sb_plaus_reads_db(sb_db *db, sb_plaus_reads *rd);
 

@@ -14,30 +14,12 @@
 
 #include "calibration.h"
 #include "error.h"
+#include "plaus_snap.h"
 #include "plausibility.h"
 #include "result_filter.h"
 #include "run_cards.h"
 #include "session_run.h"
 #include "stored_result.h"
-
-/* What the stored verdicts were judged with: the SHA-256 (hex) of the
- * tables and the rule, that of the calibration runs then stored, and
- * the greatest of their ids (0 when none). */
-typedef struct sb_verdict_basis {
-    char tables_sha256[65];
-    char calibrations_sha256[65];
-    long long last_calibration;
-} sb_verdict_basis;
-
-/* Stored verdicts' states, by run id ascending. */
-typedef struct sb_verdict_states {
-    long long *run_id;
-    sb_plaus_state *state;
-    size_t n;
-} sb_verdict_states;
-void sb_verdict_states_free(sb_verdict_states *s);
-/* 1 and *state when run_id has a stored verdict; 0 when not. */
-int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_state *state);
 
 /* The reads; each function takes ctx first. db/plaus_reads_db.h says
  * which query of db/ gives each. */

@@ -15,6 +15,7 @@
 #include "results_query.h"
 #include "session_query.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "results.h"
 #include "stats.h"
 #include "store.h"
@@ -51,7 +52,7 @@ static int run(sb_db *db, sb_error *e)
         return SB_ERR;
     for (int r = 0; r < ROUNDS; r++) {
         double t0 = cpu_now();
-        if (sb_plaus_mark(sb_plaus_reads_db(db, &pr), &set, e) != SB_OK) {
+        if (sb_site_plaus_mark(db, &set, e) != SB_OK) {
             sb_results_free(&set);
             return SB_ERR;
         }

@@ -34,6 +34,7 @@ typedef struct card {
     char *sku;
     sb_calibration *cals; /* newest first */
     size_t ncals;
+    int own_cals;         /* cals read here, not the snapshot's */
     double hbm_gbps;      /* data/skus.csv; NAN unknown */
     double l2_bytes;      /* NAN unknown */
     sb_plaus_source spread[NBW]; /* cards, lo, hi of each bw_names ceiling */
@@ -41,6 +42,7 @@ typedef struct card {
 
 struct sb_plaus_ctx {
     const sb_plaus_reads *rd;
+    const sb_plaus_snap *snap; /* in place of rd: what the check takes, read before */
     const sb_sku_table *skus;
     sb_sku_table *own_skus;
     model_row *models;
@@ -185,11 +187,7 @@ static int load_table(sb_plaus_ctx *c, const char *path, const char *rel, sb_csv
     return SB_OK;
 }
 
-/* c->basis: the SHA-256 of the rule (SB_PLAUS_RULE, this solbook's
- * version) and of the three tables a verdict reads, and that of the
- * calibration runs stored now; c->stored: whether the stored verdicts were judged
- * with the same. */
-static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *caches_csv, sb_error *err)
+int sb_plaus_tables_sha256(const char *models_csv, const char *caches_csv, char hex_out[65], sb_error *err)
 {
     const char *paths[] = {models_csv, caches_csv, NULL};
     const char *rels[] = {"op_models.csv", "cache_sizes.csv", "skus.csv"};
@@ -206,8 +204,18 @@ static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *cac
         sb_buf_printf(&text, "%s %s\n", rels[i], hex);
     }
     int rc = sb_buf_failed(&text) ? sb_error_set(err, NULL, NULL, "out of memory")
-                                  : sb_sha256_hex(sb_buf_str(&text), text.len, c->basis.tables_sha256, err);
+                                  : sb_sha256_hex(sb_buf_str(&text), text.len, hex_out, err);
     sb_buf_free(&text);
+    return rc;
+}
+
+/* c->basis: the SHA-256 of the rule (SB_PLAUS_RULE, this solbook's
+ * version) and of the three tables a verdict reads, and that of the
+ * calibration runs stored now; c->stored: whether the stored verdicts were judged
+ * with the same. */
+static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *caches_csv, sb_error *err)
+{
+    int rc = sb_plaus_tables_sha256(models_csv, caches_csv, c->basis.tables_sha256, err);
     sb_verdict_basis stored;
     int found = 0;
     if (rc != SB_OK ||
@@ -236,7 +244,8 @@ void sb_plaus_close(sb_plaus_ctx *c)
     free(c->caches);
     for (size_t i = 0; i < c->ncards; i++) {
         free(c->cards[i].sku);
-        sb_calibrations_free(c->cards[i].cals, c->cards[i].ncals);
+        if (c->cards[i].own_cals)
+            sb_calibrations_free(c->cards[i].cals, c->cards[i].ncals);
     }
     free(c->cards);
     sb_run_devices_free(&c->devices);
@@ -247,14 +256,14 @@ void sb_plaus_close(sb_plaus_ctx *c)
     free(c);
 }
 
-int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char *models_csv,
-                  const char *caches_csv, sb_plaus_ctx **out, sb_error *err)
+/* A context with the tables loaded and nothing read of the stored runs. */
+static int ctx_tables(const sb_sku_table *skus, const char *models_csv, const char *caches_csv, sb_plaus_ctx **out,
+                      sb_error *err)
 {
     *out = NULL;
     sb_plaus_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    c->rd = rd;
     c->skus = skus;
     if ((!skus && sb_sku_table_load(NULL, &c->own_skus, err) != SB_OK) ||
         load_table(c, models_csv, "op_models.csv", model_row_fn, err) != SB_OK ||
@@ -264,6 +273,17 @@ int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char
     }
     if (!skus)
         c->skus = c->own_skus;
+    *out = c;
+    return SB_OK;
+}
+
+int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char *models_csv,
+                  const char *caches_csv, sb_plaus_ctx **out, sb_error *err)
+{
+    sb_plaus_ctx *c;
+    if (ctx_tables(skus, models_csv, caches_csv, &c, err) != SB_OK)
+        return SB_ERR;
+    c->rd = rd;
     if (tables_basis(c, models_csv, caches_csv, err) != SB_OK) {
         sb_plaus_close(c);
         return SB_ERR;
@@ -397,8 +417,17 @@ static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
         return sb_error_set(err, NULL, NULL, "out of memory");
     c->ncards++;
     k->l2_bytes = NAN;
-    if (c->rd->calibrations(c->rd->ctx, sku, &k->cals, &k->ncals, err) != SB_OK)
-        return SB_ERR;
+    if (c->snap) {
+        const sb_plaus_sku_cals *sc = sb_plaus_snap_cals(c->snap, sku);
+        if (!sc)
+            return sb_error_set(err, NULL, NULL, "plausibility: the calibrations of %s were not read", sku);
+        k->cals = sc->cals;
+        k->ncals = sc->n;
+    } else {
+        k->own_cals = 1;
+        if (c->rd->calibrations(c->rd->ctx, sku, &k->cals, &k->ncals, err) != SB_OK)
+            return SB_ERR;
+    }
     if (card_spreads(k) != 0)
         return sb_error_set(err, NULL, NULL, "out of memory");
     const sb_sku *s = c->skus ? sb_sku_find(c->skus, sku) : NULL;
@@ -501,6 +530,10 @@ static int ctx_devices(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, sb
  * one), and each reads its own. */
 static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error *err)
 {
+    if (c->snap) {
+        *gpu = sb_run_device(&c->snap->devices, run_id);
+        return SB_OK;
+    }
     if (!c->devices_loaded && c->stored) {
         sb_run_devices_free(&c->one);
         if (c->rd->devices(c->rd->ctx, &run_id, 1, &c->one, err) != SB_OK)
@@ -592,54 +625,27 @@ int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, s
     return judge_run(c, r, out, err);
 }
 
-static int cmp_run_id(const void *a, const void *b)
-{
-    long long x = *(const long long *)a, y = *(const long long *)b;
-    return (x > y) - (x < y);
-}
-
-int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err)
+int sb_plaus_mark(const sb_plaus_snap *snap, sb_result_set *s, sb_error *err)
 {
     sb_plaus_ctx *c;
-    if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (ctx_tables(NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
-    sb_verdict_states st = {0};
-    size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), nj = 0;
-    long long *ids = malloc((s->n ? s->n : 1) * sizeof *ids);
-    int rc = idx && ids ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
-    if (rc == SB_OK && c->stored) {
-        /* the verdicts of these runs only, not of every stored run */
-        size_t np = 0;
-        for (size_t i = 0; i < s->n; i++)
-            if (s->v[i].passing)
-                ids[np++] = s->v[i].run_id;
-        if (np)
-            qsort(ids, np, sizeof *ids, cmp_run_id);
-        rc = rd->states_ids(rd->ctx, ids, np, &st, err);
-    }
+    c->snap = snap;
+    int rc = SB_OK;
     for (size_t i = 0; rc == SB_OK && i < s->n; i++) {
         sb_result *r = &s->v[i];
         sb_plaus_state state;
         r->implausible = 0;
         if (!r->passing)
             continue;
-        if (c->stored && sb_verdict_state(&st, r->run_id, &state)) {
+        if (snap->stored && sb_verdict_state(&snap->states, r->run_id, &state)) {
             r->implausible = state == SB_PLAUS_IMPLAUSIBLE;
         } else { /* judged here: no stored verdict holds */
-            ids[nj] = r->run_id;
-            idx[nj++] = i;
+            sb_plaus_verdict v;
+            rc = judge_run(c, r, &v, err);
+            r->implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
         }
     }
-    if (rc == SB_OK && nj)
-        rc = ctx_devices_ids(c, ids, nj, err);
-    for (size_t j = 0; rc == SB_OK && j < nj; j++) {
-        sb_plaus_verdict v;
-        rc = judge_run(c, &s->v[idx[j]], &v, err);
-        s->v[idx[j]].implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
-    }
-    free(idx);
-    free(ids);
-    sb_verdict_states_free(&st);
     sb_plaus_close(c);
     return rc;
 }

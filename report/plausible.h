@@ -18,9 +18,11 @@
  * ones only while they were judged with the calibrations and tables of
  * now, and judges a run itself where no stored verdict holds. The check
  * on figures alone, and the spread of a ceiling over a SKU's cards, are
- * model/plausibility.h's. What the check reads of the stored runs it
- * reads through its caller's reads (model/plaus_reads.h; db/plaus_reads_db.h
- * fills them from a connection): nothing here queries.
+ * model/plausibility.h's. What the check takes of the stored runs its
+ * caller reads before: a snapshot of the runs it marks (model/plaus_snap.h,
+ * filled by db/plaus_snap_db.h), or, for the other calls, reads
+ * (model/plaus_reads.h, filled by db/plaus_reads_db.h): nothing here
+ * queries.
  */
 #ifndef SOLBOOK_REPORT_PLAUSIBLE_H
 #define SOLBOOK_REPORT_PLAUSIBLE_H
@@ -29,6 +31,7 @@
 
 #include "error.h"
 #include "plaus_reads.h"
+#include "plaus_snap.h"
 #include "plausibility.h"
 #include "results.h"
 #include "session_run.h"
@@ -50,10 +53,17 @@ void sb_plaus_close(sb_plaus_ctx *c); /* accepts NULL */
  * has one, else judged now. */
 int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err);
 
+/* The SHA-256 of what a verdict is judged with: the rule (SB_PLAUS_RULE,
+ * this solbook's version) and the three tables (NULL paths: under
+ * SOLBOOK_HOME; data/skus.csv always), in hex. A stored verdict holds
+ * while its basis has the same (db/plaus_snap_db.h compares them). */
+int sb_plaus_tables_sha256(const char *models_csv, const char *caches_csv, char hex[65], sb_error *err);
+
 /* Sets r->implausible for every passing run of s: the one call each report
- * makes after loading its runs. It reads the stored verdicts' states where
- * they hold, and judges the runs without one. */
-int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err);
+ * makes after loading its runs, with the snapshot its caller read of s
+ * (sb_plaus_snap_read_marks, db/plaus_snap_db.h). It takes the stored
+ * verdicts' states where they hold, and judges the runs without one. */
+int sb_plaus_mark(const sb_plaus_snap *snap, sb_result_set *s, sb_error *err);
 
 /* Sets implausible on every passing run of a measuring session among
  * runs (db/session_query.h), by the check above on the run as stored

@@ -19,6 +19,7 @@
 #include "rg_store_db.h"
 #include "results_query.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "json_file.h"
 #include "staged_dir.h"
 #include "repro.h"
@@ -179,7 +180,6 @@ static int load_sessions(site_ctx *c, sb_error *err)
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
-    sb_plaus_reads pr;
     sb_rg_store rs;
     memset(sum, 0, sizeof *sum);
     site_ctx c;
@@ -253,7 +253,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     int mrc = runs ? SB_OK : SB_ERR;
     if (mrc != SB_OK || sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
         sb_results_load_sessions(c.db, &c.session_set, err) != SB_OK ||
-        sb_plaus_mark(sb_plaus_reads_db(c.db, &pr), &c.set, err) != SB_OK ||
+        sb_site_plaus_mark(c.db, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         load_sessions(&c, err) != SB_OK ||
         !(packets = side_start(&c, site_build_packets, err)) ||

@@ -12,6 +12,7 @@
 #include "note.h"
 #include "plaus_reads_db.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "results_query.h"
 #include "rg_store_db.h"
 #include "run_details_read.h"
@@ -186,14 +187,14 @@ static int copy_set(const sb_result_set *set, sb_result_set *out, sb_error *err)
 }
 
 static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_opts *o, const sb_site_weeks *sh,
-                          const sb_plaus_reads *pr, long long start, long long end, long long pstart,
-                          sb_weekly_snapshot *s, sb_error *err);
+                          long long start, long long end, long long pstart, sb_weekly_snapshot *s,
+                          sb_error *err);
 
 /* The runs of the week and around it: picked from o->all (and
  * o->sessions_all) where given, from the runs that finished in the
  * previous week and this one where sh indexes them. */
-static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh, const sb_plaus_reads *pr,
-                     long long start, long long end, sb_weekly_snapshot *s, sb_error *err)
+static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh, long long start, long long end,
+                     sb_weekly_snapshot *s, sb_error *err)
 {
     int py, pw;
     long long pstart, pend;
@@ -210,7 +211,7 @@ static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh
         wo.sessions_all = &wsess;
     }
     if (rc == SB_OK)
-        rc = read_week_runs(db, &wo, o, sh, pr, start, end, pstart, s, err);
+        rc = read_week_runs(db, &wo, o, sh, start, end, pstart, s, err);
     sb_results_free(&wall);
     sb_results_free(&wsess);
     return rc;
@@ -219,8 +220,8 @@ static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh
 /* read_runs from the runs of w (the week's window, or every run), the
  * GEMM gate's runs from o's. */
 static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_opts *o, const sb_site_weeks *sh,
-                          const sb_plaus_reads *pr, long long start, long long end, long long pstart,
-                          sb_weekly_snapshot *s, sb_error *err)
+                          long long start, long long end, long long pstart, sb_weekly_snapshot *s,
+                          sb_error *err)
 {
     sb_result_filter f = {0};
     f.has_range = 1;
@@ -237,7 +238,7 @@ static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_op
     if (sb_results_select_sessions(db, w->all, w->sessions_all, &bf, &s->before, err) != SB_OK)
         return SB_ERR;
     /* runs picked from o->all carry its marks */
-    if (!o->all && sb_plaus_mark(pr, &s->week, err) != SB_OK)
+    if (!o->all && sb_site_plaus_mark(db, &s->week, err) != SB_OK)
         return SB_ERR;
     sb_result_filter sf = {0};
     sf.suite = sb_gate_spec_for("gemm")->suite;
@@ -264,8 +265,7 @@ static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_op
  * geomean reads them (series_latest), and only where the week has
  * training runs: every run read here made the weekly grow with the
  * database. */
-static int read_note(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *pr, sb_weekly_snapshot *s,
-                     sb_error *err)
+static int read_note(sb_db *db, const sb_weekly_opts *o, sb_weekly_snapshot *s, sb_error *err)
 {
     sb_result_filter nf = sb_note_filter();
     sb_details_ask ask = {0};
@@ -277,7 +277,7 @@ static int read_note(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *p
         rc = sb_run_details_read(db, &ask, &s->details, err);
     sb_details_ask_free(&ask);
     if (rc == SB_OK && !o->all && s->training.n > 0 &&
-        (sb_results_load_latest(db, NULL, &s->latest, err) != SB_OK || sb_plaus_mark(pr, &s->latest, err) != SB_OK))
+        (sb_results_load_latest(db, NULL, &s->latest, err) != SB_OK || sb_site_plaus_mark(db, &s->latest, err) != SB_OK))
         rc = SB_ERR;
     return rc;
 }
@@ -332,7 +332,7 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
     sb_rg_store_db(db, &out->st);
     long long start, end;
     sb_isoweek_range(o->year, o->week, &start, &end);
-    int rc = read_runs(db, o, sh, &out->pr, start, end, &out->snap, err);
+    int rc = read_runs(db, o, sh, start, end, &out->snap, err);
     if (rc == SB_OK)
         rc = read_verdicts(&out->pr, skus, &out->snap, err);
     /* regressions: the one definition of `report regressions`
@@ -356,7 +356,7 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
         out->regressions = &out->rg;
     }
     if (rc == SB_OK)
-        rc = read_note(db, o, &out->pr, &out->snap, err);
+        rc = read_note(db, o, &out->snap, err);
     if (rc != SB_OK)
         sb_site_weekly_free(out);
     return rc;

@@ -28,7 +28,9 @@
 #include "json_file.h"
 #include "packet.h"
 #include "plaus_reads_db.h"
+#include "plaus_snap_db.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "plots.h"
 #include "compare.h"
 #include "compare_render.h"
@@ -114,7 +116,7 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     if (rc == SB_OK)
         rc = sb_results_load(db, NULL, &all, err);
     if (rc == SB_OK)
-        rc = sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, err);
+        rc = sb_site_plaus_mark(db, &all, err);
     if (rc == SB_OK && need.sessions) {
         rc = sb_results_load(db, &wf, &with_sessions, err);
         if (rc == SB_OK)
@@ -736,6 +738,39 @@ static void test_plausible_own_card(void **state)
     assert_non_null(strstr(v.reason, "101.9% of bw.read"));
     (void)cal_d;
     sb_plaus_close(ctx);
+
+    /* the marks take the snapshot of these runs: no verdict is stored, so
+     * each passing run is judged, with its own card's UUID and its SKU's
+     * calibrations read once */
+    char tables[65];
+    sb_plaus_snap snap;
+    assert_int_equal(sb_plaus_tables_sha256(NULL, NULL, tables, &err), SB_OK);
+    assert_int_equal(sb_plaus_snap_read_marks(db, tables, &set, &snap, &err), SB_OK);
+    assert_int_equal(snap.stored, 0);
+    assert_int_equal(snap.devices.n, 4);
+    assert_string_equal(sb_run_device(&snap.devices, on_c), cc);
+    assert_int_equal(snap.ncals, 1);
+    assert_int_equal(snap.cals[0].n, 4);
+    assert_int_equal(sb_plaus_mark(&snap, &set, &err), SB_OK);
+    sb_plaus_snap_free(&snap);
+    assert_int_equal(result_of(&set, on_a)->implausible, 1);
+    assert_int_equal(result_of(&set, on_d)->implausible, 1);
+    assert_int_equal(result_of(&set, on_e)->implausible, 1);
+    assert_int_equal(result_of(&set, on_c)->implausible, 0);
+    /* a set of one run reads that run's card only */
+    sb_result_set one = {0};
+    sb_result_filter only = {0};
+    only.has_range = 1;
+    only.from = result_of(&set, on_c)->finished_epoch;
+    only.to = only.from + 1;
+    assert_int_equal(sb_results_load(db, &only, &one, &err), SB_OK);
+    assert_int_equal(one.n, 1);
+    assert_int_equal(sb_plaus_snap_read_marks(db, tables, &one, &snap, &err), SB_OK);
+    assert_int_equal(snap.devices.n, 1);
+    assert_int_equal(sb_plaus_mark(&snap, &one, &err), SB_OK);
+    assert_int_equal(one.v[0].implausible, 0);
+    sb_plaus_snap_free(&snap);
+    sb_results_free(&one);
 
     /* the listing names each row's calibration */
     sb_pick *picks = NULL;
@@ -1925,10 +1960,9 @@ static void test_packet(void **state)
     assert_int_not_equal(access(dir, F_OK), 0);
     /* the first phase names the runs the packet cites; a build missing
      * one of their documents is refused and builds nothing */
-    sb_plaus_reads pr;
     o.op = "rmsnorm";
     o.all = &set;
-    assert_int_equal(sb_plaus_mark(sb_plaus_reads_db(db, &pr), &set, &err), SB_OK);
+    assert_int_equal(sb_site_plaus_mark(db, &set, &err), SB_OK);
     int64_t *ids = NULL;
     size_t nids = 0;
     assert_int_equal(sb_packet_cites(&o, &ids, &nids, &nothing, &err), SB_OK);
