@@ -30,7 +30,10 @@ int sb_verdict_state(const sb_verdict_states *s, long long run_id, sb_plaus_stat
 void sb_plaus_snap_free(sb_plaus_snap *s)
 {
     sb_verdict_states_free(&s->states);
+    free(s->verdict_run);
+    free(s->verdict);
     sb_run_devices_free(&s->devices);
+    sb_results_free(&s->session_results);
     for (size_t i = 0; i < s->ncals; i++) {
         free(s->cals[i].sku);
         sb_calibrations_free(s->cals[i].cals, s->cals[i].n);
@@ -45,4 +48,11 @@ const sb_plaus_sku_cals *sb_plaus_snap_cals(const sb_plaus_snap *s, const char *
         if (!strcmp(s->cals[i].sku, sku))
             return &s->cals[i];
     return NULL;
+}
+
+const sb_plaus_verdict *sb_plaus_snap_verdict(const sb_plaus_snap *s, long long run_id)
+{
+    const long long *at =
+        s->nverdicts ? bsearch(&run_id, s->verdict_run, s->nverdicts, sizeof *s->verdict_run, id_cmp) : NULL;
+    return at ? &s->verdict[at - s->verdict_run] : NULL;
 }

@@ -13,6 +13,7 @@
 #include "calibration.h"
 #include "plausibility.h"
 #include "run_cards.h"
+#include "stored_result.h"
 
 /* What the stored verdicts were judged with: the SHA-256 (hex) of the
  * tables and the rule, that of the calibration runs then stored, and
@@ -40,23 +41,34 @@ typedef struct sb_plaus_sku_cals {
     size_t n;
 } sb_plaus_sku_cals;
 
-/* The plausibility snapshot of a set of runs. stored: the stored verdicts
- * were judged with the tables and the calibrations of now (calibrations
- * and last_calibration: the digest and greatest id of the calibration runs
- * stored now); states: the stored states of the set's passing runs, where
- * stored; devices and cals: the GPU UUIDs of the runs without a stored
- * state that holds, and the calibrations of their SKUs. */
+/* The plausibility snapshot of some runs: what the check takes of them,
+ * each part read only for the runs that need it (db/plaus_snap_db.h says
+ * which). stored: the stored verdicts were judged with the tables and the
+ * calibrations of now (calibrations_sha256 and last_calibration: the
+ * digest and greatest id of the calibration runs stored now). Where they
+ * hold: states, the stored states of runs a report marks, and verdict,
+ * the whole stored verdicts of runs a listing shows. devices and cals:
+ * the GPU UUIDs of the runs judged now and the calibrations of their SKUs.
+ * session_results: every result run of the measuring sessions, where the
+ * session runs' stored states did not cover them (session_results_read). */
 typedef struct sb_plaus_snap {
     char calibrations_sha256[65];
     long long last_calibration;
     int stored;
     sb_verdict_states states;
+    long long *verdict_run; /* ascending */
+    sb_plaus_verdict *verdict;
+    size_t nverdicts;
     sb_run_devices devices;
     sb_plaus_sku_cals *cals;
     size_t ncals;
+    sb_result_set session_results;
+    int session_results_read;
 } sb_plaus_snap;
 void sb_plaus_snap_free(sb_plaus_snap *s); /* leaves it empty */
 /* The calibrations of sku in s, NULL when they were not read. */
 const sb_plaus_sku_cals *sb_plaus_snap_cals(const sb_plaus_snap *s, const char *sku);
+/* The stored verdict of run_id in s, NULL when none was read. */
+const sb_plaus_verdict *sb_plaus_snap_verdict(const sb_plaus_snap *s, long long run_id);
 
 #endif

@@ -105,7 +105,7 @@ int sb_claims_pair_check(const sb_session_run *provider, const sb_session_run *b
 int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *err);
 /* The checked headlines a report shows: the headlines of runs (every
  * session run of the suites asked for, with its plausibility marks:
- * sb_plaus_session_runs_load, report/plausible.h) through
+ * sb_plaus_mark_sessions, report/plausible.h) through
  * sb_session_headlines_take (report/sessions.h; of op, or every op where
  * op is NULL; of the runs finished in [from, to) where to > from) over the
  * headline baselines (report/geomean.h), or over baseline alone where it

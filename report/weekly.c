@@ -719,7 +719,7 @@ static int cross_digest(const sb_weekly_snapshot *ws, const sb_xa_set *xa, size_
  * improvements of the project's kernels, and fused against the fastest
  * upstream provider in the week's measuring sessions beside the sessions
  * before it. */
-static int first_screen(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_list *rg,
+static int first_screen(const sb_weekly_snapshot *ws, const sb_rg_list *rg,
                         const sb_rg_opts *rgo, const sb_result_set *week, long long start, long long end, json_t *d,
                         json_t *ad, sb_error *err)
 {
@@ -735,10 +735,11 @@ static int first_screen(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, 
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (pr->session_runs(pr->ctx, NULL, 0, &runs, err) != SB_OK ||
-        pr->session_runs(pr->ctx, NULL, 0, &runs_before, err) != SB_OK ||
-        sb_plaus_mark_sessions(pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(pr, &runs_before, err) != SB_OK ||
-        sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
+    if (sb_session_runs_copy(&ws->sessions, &runs) != 0 || sb_session_runs_copy(&ws->sessions, &runs_before) != 0) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
         sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < week->n; i++)
@@ -1129,7 +1130,7 @@ static int verify_steps(const sb_rg_store *st, const sb_claims *claims, const sb
     return rc;
 }
 
-int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_store *st,
+int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_rg_store *st,
                     const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
                     sb_error *err)
 {
@@ -1170,8 +1171,11 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
     sb_session_runs sruns = {0};
-    if (sb_plaus_session_runs_load(pr, NULL, &sruns, err) != SB_OK ||
-        sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
+    if (sb_session_runs_copy(&ws->sessions, &sruns) != 0) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
     if (sb_xa_build(o->snap, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
@@ -1336,7 +1340,7 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
     json_object_set_new(ad, "environment", env_rows(&sess, &tr));
 
     /* the first screen: what changed in the project's kernels, per card */
-    if (first_screen(ws, pr, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
+    if (first_screen(ws, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
         goto done;
 
     /* the paired headline: the project's kernels in the writeup, every
@@ -1356,7 +1360,7 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
         /* the week's session runs, whose pairs the paired headline takes */
         sb_plaus_summary ps;
         sb_buf_reset(&tmp);
-        if (sb_plaus_render_md(pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
+        if (sb_plaus_render_md(&ws->plaus, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));

@@ -15,7 +15,6 @@
 #include "error.h"
 #include "file_set.h"
 #include "geomean.h"
-#include "plaus_reads.h"
 #include "regress.h"
 #include "rg_store.h"
 #include "sku.h"
@@ -63,12 +62,12 @@ typedef struct sb_weekly_summary {
 } sb_weekly_summary;
 
 /* Builds the week's files into *out (free with sb_file_set_free) from
- * the rows ws its caller read once (site/site_weekly_read.h fills one).
- * The runs of measuring sessions with their plausibility marks and the
- * plausibility listing read through pr, and the check of the steps the
- * writeup cites reads their samples through st (db/plaus_reads_db.h,
- * db/rg_store_db.h). */
-int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_store *st,
+ * the rows ws its caller read once (site/site_weekly_read.h fills one),
+ * the runs of measuring sessions with their plausibility marks and the
+ * plausibility listing's snapshot among them. The check of the steps the
+ * writeup cites reads their cards and samples, and the A/A noise where
+ * o's memo holds none, through st (db/rg_store_db.h). */
+int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_rg_store *st,
                     const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
                     sb_error *err);
 

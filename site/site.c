@@ -15,7 +15,6 @@
 #include "bulk_reader.h"
 #include "encode.h"
 #include "home.h"
-#include "plaus_reads_db.h"
 #include "rg_store_db.h"
 #include "results_query.h"
 #include "plausible.h"
@@ -167,10 +166,9 @@ static int load_sessions(site_ctx *c, sb_error *err)
     /* the site's own database in its read transaction, as every page
      * reads it; a sessions database of its own where one is named */
     sb_db *own = NULL;
-    sb_plaus_reads pr;
     if (c->o->sessions_path && sb_db_open(c->o->sessions_path, SB_DB_READ, &own, err) != SB_OK)
         return SB_ERR;
-    int rc = sb_plaus_session_runs_ids(sb_plaus_reads_db(own ? own : c->db, &pr), NULL, 0, &c->session_runs, err);
+    int rc = sb_site_plaus_session_runs(own ? own : c->db, NULL, 0, NULL, &c->session_runs, err);
     sb_db_close(own);
     if (rc != SB_OK)
         return SB_ERR;

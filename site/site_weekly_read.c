@@ -10,12 +10,11 @@
 #include "geomean.h"
 #include "isoweek.h"
 #include "note.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
-#include "site_plaus.h"
 #include "results_query.h"
 #include "rg_store_db.h"
 #include "run_details_read.h"
+#include "site_plaus.h"
 
 /* 1: every run of all would be selected as a run up to end (finished
  * before it; not profiled, not a session's): the week's history is the
@@ -290,7 +289,7 @@ static int cmp_run(const void *a, const void *b)
 
 /* The verdicts of the passing runs of the project's kernels in the
  * week's runs, which the writeup's share-of-ceiling cells show. */
-static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_weekly_snapshot *s, sb_error *err)
+static int read_verdicts(sb_db *db, const sb_sku_table *skus, sb_weekly_snapshot *s, sb_error *err)
 {
     const sb_result_set *sets[] = {&s->week, &s->with_sessions};
     const sb_result **rs = malloc((s->week.n + s->with_sessions.n + 1) * sizeof *rs);
@@ -303,10 +302,13 @@ static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_
                 rs[n++] = &sets[j]->v[i];
     qsort(rs, n, sizeof *rs, cmp_run);
     sb_plaus_ctx *pc = NULL;
+    sb_plaus_snap snap = {0};
     s->verdict_run = malloc((n + 1) * sizeof *s->verdict_run);
     s->verdict = malloc((n + 1) * sizeof *s->verdict);
-    int rc = s->verdict_run && s->verdict ? sb_plaus_open(pr, skus, NULL, NULL, &pc, err)
+    int rc = s->verdict_run && s->verdict ? sb_site_plaus_snap_runs(db, rs, n, &snap, err)
                                           : sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc == SB_OK)
+        rc = sb_plaus_open(&snap, skus, NULL, NULL, &pc, err);
     for (size_t i = 0; rc == SB_OK && i < n; i++) {
         if (s->nverdicts && s->verdict_run[s->nverdicts - 1] == rs[i]->run_id)
             continue; /* a run of both sets */
@@ -314,7 +316,24 @@ static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_
         s->verdict_run[s->nverdicts++] = rs[i]->run_id;
     }
     sb_plaus_close(pc);
+    sb_plaus_snap_free(&snap);
     free(rs);
+    return rc;
+}
+
+/* What the writeup takes of the plausibility check besides the verdicts:
+ * every session run, marked, and the listing's snapshot of the newest
+ * runs of the week (the writeup's picks) and the week's session runs. */
+static int read_plaus(sb_db *db, sb_weekly_snapshot *s, sb_error *err)
+{
+    sb_pick *picks = NULL;
+    size_t np = 0;
+    int rc = sb_site_plaus_session_runs(db, NULL, 0, NULL, &s->sessions, err);
+    if (rc == SB_OK)
+        rc = sb_picks_latest(&s->week, &picks, &np, err);
+    if (rc == SB_OK)
+        rc = sb_site_plaus_snap_listing(db, picks, np, &s->session_only, &s->plaus, err);
+    free(picks);
     return rc;
 }
 
@@ -328,13 +347,14 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
                                const sb_site_weeks *sh, const sb_rg_asof *asof, sb_site_weekly *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_plaus_reads_db(db, &out->pr);
     sb_rg_store_db(db, &out->st);
     long long start, end;
     sb_isoweek_range(o->year, o->week, &start, &end);
     int rc = read_runs(db, o, sh, start, end, &out->snap, err);
     if (rc == SB_OK)
-        rc = read_verdicts(&out->pr, skus, &out->snap, err);
+        rc = read_verdicts(db, skus, &out->snap, err);
+    if (rc == SB_OK)
+        rc = read_plaus(db, &out->snap, err);
     /* regressions: the one definition of `report regressions`
      * (regress.h) over every run up to the end of the week: the stored
      * history where it holds for them, else walked here */

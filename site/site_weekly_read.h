@@ -8,7 +8,7 @@
 #define SOLBOOK_SITE_WEEKLY_READ_H
 
 #include "error.h"
-#include "plaus_reads.h"
+#include "plaus_snap.h"
 #include "regress.h"
 #include "rg_store.h"
 #include "sku.h"
@@ -17,14 +17,12 @@
 #include "weekly_snapshot.h"
 
 /* One week's rows with the reads the writeup still takes (the
- * plausibility check's and the regression store's). Free with
- * sb_site_weekly_free. */
+ * regression store's). Free with sb_site_weekly_free. */
 typedef struct sb_site_weekly {
     sb_weekly_snapshot snap;
     const sb_rg_list *regressions; /* rg, or the rg_all given */
     sb_rg_list rg;                 /* the regressions walked or read here */
     sb_result_set upto;            /* every run up to the week's end, which rg points into */
-    sb_plaus_reads pr;
     sb_rg_store st;
 } sb_site_weekly;
 

@@ -27,7 +27,6 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
-#include "plaus_reads_db.h"
 #include "plaus_snap_db.h"
 #include "plausible.h"
 #include "site_plaus.h"
@@ -84,7 +83,7 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
     int rc = sb_site_weekly_read(db, skus, o, NULL, &week_rows, err);
     if (rc == SB_OK) {
         wo.regressions = week_rows.regressions;
-        rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, skus, &wo, sum, &files, err);
+        rc = sb_weekly_build(&week_rows.snap, &week_rows.st, skus, &wo, sum, &files, err);
         sb_site_weekly_free(&week_rows);
     }
     if (rc == SB_OK)
@@ -99,7 +98,6 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
 static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summary *sum, int *nothing,
                         sb_error *err)
 {
-    sb_plaus_reads pr;
     sb_packet_opts o = *given;
     sb_packet_inputs need;
     sb_result_set all = {0}, with_sessions = {0};
@@ -120,7 +118,7 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     if (rc == SB_OK && need.sessions) {
         rc = sb_results_load(db, &wf, &with_sessions, err);
         if (rc == SB_OK)
-            rc = sb_plaus_session_runs_load(sb_plaus_reads_db(db, &pr), NULL, &sessions, err);
+            rc = sb_site_plaus_session_runs(db, NULL, 0, NULL, &sessions, err);
     }
     if (rc == SB_OK && need.training)
         rc = sb_training_load(db, 0, 0, 0, &training, err);
@@ -670,7 +668,6 @@ static const sb_result *result_of(const sb_result_set *set, long long id)
  * far the SKU's cards differ on that ceiling and the buffers' size. */
 static void test_plausible_own_card(void **state)
 {
-    sb_plaus_reads pr;
     (void)state;
     char p[512];
     snprintf(p, sizeof p, "%s/own-card.db", tmpdir);
@@ -696,8 +693,18 @@ static void test_plausible_own_card(void **state)
     sb_error err;
     sb_result_set set = {0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    /* the check takes the snapshot of the runs it checks: no verdict is
+     * stored, so every run's card and its SKU's calibrations */
+    const sb_result *rs[4] = {result_of(&set, on_a), result_of(&set, on_d), result_of(&set, on_e),
+                              result_of(&set, on_c)};
+    sb_plaus_snap checked;
+    assert_int_equal(sb_site_plaus_snap_runs(db, rs, 4, &checked, &err), SB_OK);
+    assert_int_equal(checked.stored, 0);
+    assert_int_equal(checked.nverdicts, 0);
+    assert_int_equal(checked.devices.n, 4);
+    assert_int_equal(checked.ncals, 1);
     sb_plaus_ctx *ctx = NULL;
-    assert_int_equal(sb_plaus_open(sb_plaus_reads_db(db, &pr), NULL, NULL, NULL, &ctx, &err), SB_OK);
+    assert_int_equal(sb_plaus_open(&checked, NULL, NULL, NULL, &ctx, &err), SB_OK);
     sb_plaus_verdict v;
 
     assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_a), &v, &err), SB_OK);
@@ -738,6 +745,7 @@ static void test_plausible_own_card(void **state)
     assert_non_null(strstr(v.reason, "101.9% of bw.read"));
     (void)cal_d;
     sb_plaus_close(ctx);
+    sb_plaus_snap_free(&checked);
 
     /* the marks take the snapshot of these runs: no verdict is stored, so
      * each passing run is judged, with its own card's UUID and its SKU's
@@ -778,7 +786,9 @@ static void test_plausible_own_card(void **state)
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     sb_buf md = SB_BUF_INIT;
     sb_plaus_summary sum;
-    assert_int_equal(sb_plaus_render_md(&pr, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    assert_int_equal(sb_site_plaus_snap_listing(db, picks, np, NULL, &snap, &err), SB_OK);
+    assert_int_equal(sb_plaus_render_md(&snap, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    sb_plaus_snap_free(&snap);
     assert_int_equal(sum.implausible, 3);
     char cell[128];
     snprintf(cell, sizeof cell, "| run %lld, GPU-aaaaaaaa, 1 GiB, own card |", cal_a);

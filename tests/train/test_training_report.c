@@ -20,10 +20,9 @@
 #include "fixture.h"
 #include "ingest.h"
 #include "json_file.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
-#include "site_plaus.h"
 #include "results_query.h"
+#include "site_plaus.h"
 #include "strbuf.h"
 #include "training.h"
 
