@@ -434,7 +434,7 @@ static int run_weekly(const opts *o)
     int read = snap && sb_site_weekly_read(db, skus, &wo, NULL, &week_rows, &err) == SB_OK;
     if (read)
         wo.regressions = week_rows.regressions;
-    if (!read || sb_weekly_build(&week_rows.snap, &week_rows.st, skus, &wo, &sum, &files, &err) != SB_OK ||
+    if (!read || sb_weekly_build(&week_rows.snap, &week_rows.steps, skus, &wo, &sum, &files, &err) != SB_OK ||
         sb_file_set_publish(&files, wo.out_dir, SB_STAGE_MERGE, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;

@@ -1103,34 +1103,29 @@ int sb_weekly_note(const sb_weekly_snapshot *ws, const sb_result_set *all, const
     return sb_note_render(all ? all : &ws->note_runs, ws->details, skus, SB_WEEKLY_GATE_ARCHES, out, err);
 }
 
-/* The steps the writeup's claims state, computed again from the cards
- * and samples of their runs read through st and the A/A noise of o's memo
- * (the site's), else read through st once. */
-static int verify_steps(const sb_rg_store *st, const sb_claims *claims, const sb_result *const *cited, size_t n,
-                        const sb_rg_opts *o, sb_error *err)
+int sb_weekly_step_runs(const sb_rg_list *rg, long long **ids, size_t *n, sb_error *err)
 {
-    long long *ids = NULL;
-    size_t nids = 0;
-    sb_run_devices dev = {0};
-    sb_run_samples samples = {0};
-    const sb_rg_aa *aa = sb_rg_memo_aa(o);
-    sb_rg_aa *own = NULL;
-    int rc = sb_claims_step_runs(claims, cited, n, &ids, &nids, err);
-    if (rc == SB_OK && nids) {
-        rc = sb_rg_step_runs_read(st, ids, nids, &dev, &samples, err);
-        if (rc == SB_OK && !aa && (rc = sb_rg_aa_load(st, o, &own, err)) == SB_OK)
-            aa = own;
-    }
-    if (rc == SB_OK)
-        rc = sb_claims_verify_steps(aa, &dev, &samples, claims, cited, n, o, "the weekly writeup", err);
-    sb_rg_aa_free(own);
-    sb_run_devices_free(&dev);
-    sb_run_samples_free(&samples);
-    free(ids);
+    *ids = NULL;
+    *n = 0;
+    sb_claims c = {0};
+    const sb_result **cited = malloc((2 * rg->n + 1) * sizeof *cited);
+    size_t ncited = 0;
+    if (!cited)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < rg->n; i++)
+        if (named_step(&rg->v[i])) {
+            sb_claims_add_step(&c, &rg->v[i]);
+            cited[ncited++] = rg->v[i].old_run;
+            cited[ncited++] = rg->v[i].new_run;
+        }
+    int rc = c.failed ? sb_error_set(err, NULL, NULL, "out of memory")
+                      : sb_claims_step_runs(&c, cited, ncited, ids, n, err);
+    sb_claims_free(&c);
+    free(cited);
     return rc;
 }
 
-int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_rg_store *st,
+int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_weekly_steps *steps,
                     const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
                     sb_error *err)
 {
@@ -1630,7 +1625,8 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_rg_store *st,
         writeup_claims(&paired, &xa, picks, npicks, &rg, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK &&
-                 verify_steps(st, &claims, cited, ncited, &o->rg, err) == SB_OK;
+                 sb_claims_verify_steps(steps->aa, &steps->devices, &steps->samples, &claims, cited, ncited,
+                                        &o->rg, "the weekly writeup", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);

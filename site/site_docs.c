@@ -928,7 +928,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
             }
             wo.regressions = week_rows.regressions;
             if (rc == SB_OK)
-                rc = sb_weekly_build(&week_rows.snap, &week_rows.st, c->skus, &wo, &sum, &built, err);
+                rc = sb_weekly_build(&week_rows.snap, &week_rows.steps, c->skus, &wo, &sum, &built, err);
             sb_site_weekly_free(&week_rows);
         }
         if (rc == SB_OK)

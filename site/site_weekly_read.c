@@ -337,6 +337,23 @@ static int read_plaus(sb_db *db, sb_weekly_snapshot *s, sb_error *err)
     return rc;
 }
 
+/* What the check of the steps the writeup names takes: their runs' cards
+ * and samples, and the A/A noise of o's memo (the site's), else read
+ * once; nothing where it names none. */
+static int read_steps(const sb_weekly_opts *o, sb_site_weekly *out, sb_error *err)
+{
+    long long *ids = NULL;
+    size_t n = 0;
+    int rc = sb_weekly_step_runs(out->regressions, &ids, &n, err);
+    if (rc == SB_OK && n)
+        rc = sb_rg_step_runs_read(&out->st, ids, n, &out->steps.devices, &out->steps.samples, err);
+    if (rc == SB_OK && n && !(out->steps.aa = sb_rg_memo_aa(&o->rg)) &&
+        (rc = sb_rg_aa_load(&out->st, &o->rg, &out->own_aa, err)) == SB_OK)
+        out->steps.aa = out->own_aa;
+    free(ids);
+    return rc;
+}
+
 int sb_site_weekly_read(sb_db *db, const sb_sku_table *skus, const sb_weekly_opts *o, const sb_rg_list *rg_all,
                         sb_site_weekly *out, sb_error *err)
 {
@@ -377,6 +394,8 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
     }
     if (rc == SB_OK)
         rc = read_note(db, o, &out->snap, err);
+    if (rc == SB_OK)
+        rc = read_steps(o, out, err);
     if (rc != SB_OK)
         sb_site_weekly_free(out);
     return rc;
@@ -388,4 +407,9 @@ void sb_site_weekly_free(sb_site_weekly *w)
     sb_rg_free(&w->rg);
     sb_results_free(&w->upto);
     w->regressions = NULL;
+    sb_run_devices_free(&w->steps.devices);
+    sb_run_samples_free(&w->steps.samples);
+    sb_rg_aa_free(w->own_aa);
+    w->own_aa = NULL;
+    w->steps.aa = NULL;
 }

@@ -61,7 +61,7 @@ KNOWN = {
     # the regression walk's store (it also writes the stored history)
     "report/ calls a read interface": {
         os.path.join("report", f) for f in (
-            "regress.c", "regress.h", "weekly.c", "weekly.h")},
+            "regress.c", "regress.h")},
 }
 SQL = re.compile(r'"(SELECT |INSERT INTO |UPDATE |DELETE FROM )|sqlite3_prepare')
 WRITES = re.compile(r"(?<![\w.>])(fopen|open|openat|creat|mkdir|mkdirat|rename|renameat2?|unlink|remove|"

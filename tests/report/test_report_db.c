@@ -83,7 +83,7 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
     int rc = sb_site_weekly_read(db, skus, o, NULL, &week_rows, err);
     if (rc == SB_OK) {
         wo.regressions = week_rows.regressions;
-        rc = sb_weekly_build(&week_rows.snap, &week_rows.st, skus, &wo, sum, &files, err);
+        rc = sb_weekly_build(&week_rows.snap, &week_rows.steps, skus, &wo, sum, &files, err);
         sb_site_weekly_free(&week_rows);
     }
     if (rc == SB_OK)
