@@ -80,7 +80,7 @@ int sb_claims_verify(const sb_claims *c, const sb_claim_run *cited, size_t ncite
 /* The runs the step claims of c rest on that are among cited (n of
  * them): run ids ascending, each once (*ids malloc'd, free it; none
  * where no claim states a step). Their caller reads their cards and
- * samples (sb_rg_step_runs_read, report/regress.h) for
+ * samples (db/run_devices.h, db/results_query.h) for
  * sb_claims_verify_steps. */
 int sb_claims_step_runs(const sb_claims *c, const sb_result *const *cited, size_t n, long long **ids, size_t *nids,
                         sb_error *err);

@@ -989,28 +989,6 @@ int sb_rg_step_again(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run
     return compare_cached(NULL, samples, old_run, new_run, o, threshold, NULL, row, err);
 }
 
-int sb_rg_step_runs_read(const sb_rg_store *st, const long long *ids, size_t n, sb_run_devices *dev,
-                         sb_run_samples *samples, sb_error *err)
-{
-    memset(dev, 0, sizeof *dev);
-    memset(samples, 0, sizeof *samples);
-    int rc = n ? st->devices_ids(st->ctx, ids, n, dev, err) : SB_OK;
-    for (size_t i = 0; rc == SB_OK && i < n; i++) {
-        double *v = NULL;
-        size_t nv = 0;
-        rc = st->samples(st->ctx, ids[i], &v, &nv, err);
-        if (rc == SB_OK)
-            rc = sb_run_samples_add(samples, ids[i], v, nv, err);
-        else
-            free(v);
-    }
-    if (rc != SB_OK) {
-        sb_run_devices_free(dev);
-        sb_run_samples_free(samples);
-    }
-    return rc;
-}
-
 typedef struct walk {
     const sb_rg_store *st;
     const sb_rg_opts *o;

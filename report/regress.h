@@ -230,10 +230,6 @@ int sb_rg_same_series(const sb_result *a, const sb_result *b);
 int sb_rg_step_again(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run_samples *samples,
                      const sb_result *old_run, const sb_result *new_run, const sb_rg_opts *o, sb_rg_row *row,
                      sb_error *err);
-/* What sb_rg_step_again takes of the runs ids[0..n) (ascending, each
- * once), read through st: their GPU UUIDs and their stored samples. */
-int sb_rg_step_runs_read(const sb_rg_store *st, const long long *ids, size_t n, sb_run_devices *dev,
-                         sb_run_samples *samples, sb_error *err);
 
 /* Compares two passing runs of one case into row (verdict and figures). */
 int sb_rg_compare(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,

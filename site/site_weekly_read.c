@@ -12,6 +12,7 @@
 #include "note.h"
 #include "plausible.h"
 #include "results_query.h"
+#include "run_devices.h"
 #include "rg_store_db.h"
 #include "run_details_read.h"
 #include "site_plaus.h"
@@ -340,13 +341,15 @@ static int read_plaus(sb_db *db, sb_weekly_snapshot *s, sb_error *err)
 /* What the check of the steps the writeup names takes: their runs' cards
  * and samples, and the A/A noise of o's memo (the site's), else read
  * once; nothing where it names none. */
-static int read_steps(const sb_weekly_opts *o, sb_site_weekly *out, sb_error *err)
+static int read_steps(sb_db *db, const sb_weekly_opts *o, sb_site_weekly *out, sb_error *err)
 {
     long long *ids = NULL;
     size_t n = 0;
     int rc = sb_weekly_step_runs(out->regressions, &ids, &n, err);
     if (rc == SB_OK && n)
-        rc = sb_rg_step_runs_read(&out->st, ids, n, &out->steps.devices, &out->steps.samples, err);
+        rc = sb_run_devices_load_ids(db, ids, n, &out->steps.devices, err);
+    if (rc == SB_OK && n)
+        rc = sb_run_samples_load_ids(db, ids, n, &out->steps.samples, err);
     if (rc == SB_OK && n && !(out->steps.aa = sb_rg_memo_aa(&o->rg)) &&
         (rc = sb_rg_aa_load(&out->st, &o->rg, &out->own_aa, err)) == SB_OK)
         out->steps.aa = out->own_aa;
@@ -395,7 +398,7 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
     if (rc == SB_OK)
         rc = read_note(db, o, &out->snap, err);
     if (rc == SB_OK)
-        rc = read_steps(o, out, err);
+        rc = read_steps(db, o, out, err);
     if (rc != SB_OK)
         sb_site_weekly_free(out);
     return rc;

@@ -874,9 +874,9 @@ static int no_devices(void *ctx, sb_run_devices *out, sb_error *err)
 }
 
 /* The claims check of the weekly writeup's steps as its caller runs it:
- * the cards and samples of the cited step runs and the A/A noise read
- * through st, then sb_claims_verify_steps. */
-static int verify_steps(const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
+ * the cards and samples of the cited step runs read from db and the A/A
+ * noise through st, then sb_claims_verify_steps. */
+static int verify_steps(sb_db *db, const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
                         const sb_rg_opts *o, sb_error *err)
 {
     long long *ids = NULL;
@@ -885,7 +885,8 @@ static int verify_steps(const sb_rg_store *st, const sb_claims *c, const sb_resu
     sb_run_samples samples = {0};
     sb_rg_aa *aa = NULL;
     int rc = sb_claims_step_runs(c, cited, n, &ids, &nids, err);
-    if (rc == SB_OK && nids && (rc = sb_rg_step_runs_read(st, ids, nids, &dev, &samples, err)) == SB_OK)
+    if (rc == SB_OK && nids && (rc = sb_run_devices_load_ids(db, ids, nids, &dev, err)) == SB_OK &&
+        (rc = sb_run_samples_load_ids(db, ids, nids, &samples, err)) == SB_OK)
         rc = sb_rg_aa_load(st, o, &aa, err);
     if (rc == SB_OK)
         rc = sb_claims_verify_steps(aa, &dev, &samples, c, cited, n, o, "the weekly writeup", err);
@@ -1069,24 +1070,24 @@ static void test_regression_history(void **state)
     assert_int_equal(nids, 3);
     assert_true(ids[0] < ids[1] && ids[1] < ids[2]);
     free(ids);
-    assert_int_equal(verify_steps(st, &c, cited, 3, &o, &err), SB_OK);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
     /* the ratio */
     double ratio = s->ratio;
     s->ratio = 0.95;
-    assert_int_equal(verify_steps(st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "the weekly writeup states -9.1% (fused on h100-sxm5-80gb) at a ratio of 0.950000"));
     assert_non_null(strstr(err.msg, "give 0.909"));
     s->ratio = ratio;
     /* the threshold */
     s->threshold = 0.01;
-    assert_int_equal(verify_steps(st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "past a threshold of 0.0100; runs"));
     assert_non_null(strstr(err.msg, "give 0.0300"));
     s->threshold = 0.03;
     /* the rule */
     free(s->rule);
     s->rule = strdup("regression");
-    assert_int_equal(verify_steps(st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "as a regression; runs"));
     assert_non_null(strstr(err.msg, "give improvement (change -9.09%, threshold 3.00%"));
     free(s->rule);
@@ -1094,23 +1095,23 @@ static void test_regression_history(void **state)
     /* the commits */
     free(s->old_commit);
     s->old_commit = strdup(shas[0]);
-    assert_int_equal(verify_steps(st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "from commit aaaaaaaaaaaa to cccccccccccc; runs"));
     free(s->old_commit);
     s->old_commit = strdup(shas[1]);
     /* the series */
     free(s->case_key);
     s->case_key = strdup("mb/other/fwd/fp32/M=8,N=8");
-    assert_int_equal(verify_steps(st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "of case mb/other/fwd/fp32/M=8,N=8; runs"));
     free(s->case_key);
     s->case_key = strdup(l.v[1].new_run->case_key);
     /* a run the claim rests on that is not cited */
-    assert_int_equal(verify_steps(st, &c, cited, 2, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 2, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "-9.1% (fused on h100-sxm5-80gb)"));
     assert_non_null(strstr(err.msg, "without an old and a new run it cites"));
     /* put back, it holds again */
-    assert_int_equal(verify_steps(st, &c, cited, 3, &o, &err), SB_OK);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
     sb_claims_free(&c);
     sb_rg_free(&l);
     sb_results_free(&set);
