@@ -7,12 +7,12 @@
 #include "error.h"
 #include "home.h"
 #include "packet.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "results.h"
 #include "results_query.h"
 #include "run_query.h"
 #include "session_query.h"
+#include "site_plaus.h"
 #include "term.h"
 
 /* What a packet of o's target reads (sb_packet_needs), from db into the
@@ -28,7 +28,6 @@ typedef struct packet_reads {
 
 static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *err)
 {
-    sb_plaus_reads pr;
     sb_packet_inputs need;
     if (sb_packet_needs(o->target, o->op, &need, err) != SB_OK)
         return SB_ERR;
@@ -39,15 +38,14 @@ static int packet_read(sb_db *db, sb_packet_opts *o, packet_reads *r, sb_error *
         f.op = o->op;
         f.suite = o->suite;
     }
-    sb_plaus_reads_db(db, &pr);
-    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_plaus_mark(&pr, &r->all, err) != SB_OK)
+    if (sb_results_load(db, &f, &r->all, err) != SB_OK || sb_site_plaus_mark(db, &r->all, err) != SB_OK)
         return SB_ERR;
     o->all = &r->all;
     if (need.sessions) {
         sb_result_filter ws = {0};
         ws.with_sessions = 1;
         if (sb_results_load(db, &ws, &r->with_sessions, err) != SB_OK ||
-            sb_plaus_session_runs_load(&pr, NULL, &r->sessions, err) != SB_OK)
+            sb_site_plaus_session_runs(db, NULL, 0, NULL, &r->sessions, err) != SB_OK)
             return SB_ERR;
         o->with_sessions = &r->with_sessions;
         o->sessions = &r->sessions;

@@ -18,7 +18,6 @@
 #include "evidence.h"
 #include "isoweek.h"
 #include "note.h"
-#include "plaus_reads_db.h"
 #include "rg_store_db.h"
 #include "term.h"
 #include "plausible.h"
@@ -28,6 +27,7 @@
 #include "results.h"
 #include "results_query.h"
 #include "run_details_read.h"
+#include "site_plaus.h"
 #include "site_weekly_read.h"
 #include "sku.h"
 #include "snapshot_read.h"
@@ -238,7 +238,6 @@ static void report_input_free(report_input *in)
  * the error and keeps nothing. */
 static int report_input_load(const opts *o, const char *sku, int what, report_input *in)
 {
-    sb_plaus_reads pr;
     memset(in, 0, sizeof *in);
     if ((what & READ_SKUS) ? open_db_and_skus(o, &in->db, &in->skus) : open_db(o, &in->db))
         return 2;
@@ -250,7 +249,7 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
     f.sku = sku;
     if (((what & READ_LATEST) ? sb_results_load_latest(in->db, &f, &in->set, &err)
                               : sb_results_load(in->db, &f, &in->set, &err)) != SB_OK ||
-        (!(what & READ_UNMARKED) && sb_plaus_mark(sb_plaus_reads_db(in->db, &pr), &in->set, &err) != SB_OK) ||
+        (!(what & READ_UNMARKED) && sb_site_plaus_mark(in->db, &in->set, &err) != SB_OK) ||
         ((what & READ_PICKS) && sb_picks_latest(&in->set, &in->picks, &in->np, &err) != SB_OK)) {
         sb_error_print(&err, stderr);
         report_input_free(in);
@@ -261,7 +260,6 @@ static int report_input_load(const opts *o, const char *sku, int what, report_in
 
 static int run_geomean(const opts *o)
 {
-    sb_plaus_reads pr;
     const char *fmt = o->format ? o->format : "md";
     if (strcmp(fmt, "md") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
         sb_term_line(stderr, "solbook report geomean: --format must be md, csv or json, not '%s'", fmt);
@@ -279,7 +277,7 @@ static int run_geomean(const opts *o)
     /* the headline: pairs within one session (docs/CLAIMS.md, rule 8);
      * the newest runs of everything else in their own section */
     sb_session_runs sruns = {0};
-    if (sb_plaus_session_runs_load(sb_plaus_reads_db(in.db, &pr), o->suite, &sruns, &err) != SB_OK ||
+    if (sb_site_plaus_session_runs(in.db, NULL, 0, o->suite, &sruns, &err) != SB_OK ||
         sb_claims_headlines_take(&sruns, o->op, o->baseline, 0, 0, &paired, &err) != SB_OK ||
         sb_geo_compute_unpaired(&in.set, in.picks, in.np, o->baseline, &paired, &geo, &err) != SB_OK) {
         sb_error_print(&err, stderr);
@@ -436,7 +434,7 @@ static int run_weekly(const opts *o)
     int read = snap && sb_site_weekly_read(db, skus, &wo, NULL, &week_rows, &err) == SB_OK;
     if (read)
         wo.regressions = week_rows.regressions;
-    if (!read || sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, skus, &wo, &sum, &files, &err) != SB_OK ||
+    if (!read || sb_weekly_build(&week_rows.snap, &week_rows.steps, skus, &wo, &sum, &files, &err) != SB_OK ||
         sb_file_set_publish(&files, wo.out_dir, SB_STAGE_MERGE, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = 2;
@@ -535,11 +533,9 @@ static void marked_runs_free(marked_runs *m)
 /* On failure m is freed. */
 static int marked_runs_read(sb_db *db, marked_runs *m, sb_error *err)
 {
-    sb_plaus_reads pr;
     memset(m, 0, sizeof *m);
-    sb_plaus_reads_db(db, &pr);
-    if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_plaus_mark(&pr, &m->set, err) == SB_OK &&
-        sb_plaus_session_runs_load(&pr, NULL, &m->sruns, err) == SB_OK &&
+    if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_site_plaus_mark(db, &m->set, err) == SB_OK &&
+        sb_site_plaus_session_runs(db, NULL, 0, NULL, &m->sruns, err) == SB_OK &&
         sb_claims_headlines_take(&m->sruns, NULL, NULL, 0, 0, &m->paired, err) == SB_OK &&
         sb_snapshot_read(db, &m->snap, err) == SB_OK)
         return SB_OK;
@@ -643,7 +639,6 @@ done:
 
 static int run_plausibility(const opts *o)
 {
-    sb_plaus_reads pr;
     report_input in;
     if (report_input_load(o, NULL, READ_PICKS, &in))
         return 2;
@@ -657,9 +652,10 @@ static int run_plausibility(const opts *o)
     f.op = o->op;
     f.only_sessions = 1;
     int rc = 2;
+    sb_plaus_snap snap = {0};
     if (sb_results_load(in.db, &f, &sessions, &err) != SB_OK ||
-        sb_plaus_render_md(sb_plaus_reads_db(in.db, &pr), in.picks, in.np, &sessions, "#", &b, &sum,
-                           &err) != SB_OK) {
+        sb_site_plaus_snap_listing(in.db, in.picks, in.np, &sessions, &snap, &err) != SB_OK ||
+        sb_plaus_render_md(&snap, in.picks, in.np, &sessions, "#", &b, &sum, &err) != SB_OK) {
         sb_error_print(&err, stderr);
     } else {
         rc = emit(o, &b);
@@ -670,6 +666,7 @@ static int run_plausibility(const opts *o)
                    sum.session_checked, sum.session_implausible, sum.session_cache_resident);
     }
     sb_results_free(&sessions);
+    sb_plaus_snap_free(&snap);
     sb_buf_free(&b);
     report_input_free(&in);
     return rc;
@@ -677,7 +674,6 @@ static int run_plausibility(const opts *o)
 
 static int run_training(const opts *o)
 {
-    sb_plaus_reads pr;
     sb_db *db = NULL;
     if (open_db(o, &db))
         return 2;
@@ -703,7 +699,7 @@ static int run_training(const opts *o)
     to.all = &all;
     if (sb_training_load(db, 0, 0, 0, &runs, &err) != SB_OK ||
         sb_results_load(db, NULL, &all, &err) != SB_OK ||
-        sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, &err) != SB_OK ||
+        sb_site_plaus_mark(db, &all, &err) != SB_OK ||
         sb_training_render_md(&to, &b, &sum, &err) != SB_OK ||
         (sum.plot_drawn && sb_file_write_buf(plot_path, &plot, &err) != SB_OK)) {
         sb_error_print(&err, stderr);

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "error.h"
 #include "home.h"
-#include "plaus_reads_db.h"
+#include "site_plaus.h"
 #include "plausible.h"
 #include "sessions.h"
 #include "session_query.h"
@@ -90,10 +90,8 @@ int cmd_session(int argc, char **argv)
     sb_session_report r = {0};
     int rc = 2;
     sb_db *db = NULL;
-    sb_plaus_reads pr;
     if (sb_db_open(db_path, SB_DB_READ, &db, &err) != SB_OK ||
-        sb_plaus_session_runs_ids(sb_plaus_reads_db(db, &pr), (const char *const *)argv, (size_t)argc, &runs,
-                                  &err) != SB_OK ||
+        sb_site_plaus_session_runs(db, (const char *const *)argv, (size_t)argc, NULL, &runs, &err) != SB_OK ||
         sb_session_compare(&runs, target, level, floor, &r, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plaus_reads_db.h"
+#include "plaus_snap_db.h"
 #include "plausible.h"
 #include "results_query.h"
 #include "run_verdicts.h"
@@ -28,18 +28,16 @@ typedef struct new_flag {
     sb_plaus_verdict v;
 } new_flag;
 
-/* Adds the runs of v (n of them) that need a verdict judged to need and
- * their ids to ids: every one with all, else those without a stored one
- * or of a SKU listed in skus. */
+/* Adds the runs of v (n of them) that need a verdict judged to need:
+ * every one with all, else those without a stored one or of a SKU listed
+ * in skus. */
 static void runs_to_judge(const sb_result *v, size_t n, int all, const sb_verdict_states *st, char *const *skus,
-                          size_t nskus, const sb_result **need, long long *ids, size_t *nneed)
+                          size_t nskus, const sb_result **need, size_t *nneed)
 {
     for (size_t i = 0; i < n; i++) {
         sb_plaus_state state;
-        if (all || !sb_verdict_state(st, v[i].run_id, &state) || str_listed(skus, nskus, v[i].sku)) {
-            ids[*nneed] = v[i].run_id;
+        if (all || !sb_verdict_state(st, v[i].run_id, &state) || str_listed(skus, nskus, v[i].sku))
             need[(*nneed)++] = &v[i];
-        }
     }
 }
 
@@ -51,12 +49,14 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
     if (sb_db_begin(db, err) != SB_OK)
         return SB_ERR;
     sb_plaus_ctx *c = NULL;
+    sb_plaus_snap snap = {0};
+    char tables[65];
     sb_verdict_states st = {0};
     sb_verdict_basis old;
     char **skus = NULL;
     size_t nskus = 0, nneed = 0, nbatch = 0;
     const sb_result **need = NULL;
-    long long *ids = NULL, batch_ids[VERDICT_BATCH], first = 1;
+    long long batch_ids[VERDICT_BATCH], first = 1;
     sb_plaus_verdict *batch = malloc(VERDICT_BATCH * sizeof *batch);
     sb_result_set set = {0};
     sb_result_filter f = {0};
@@ -67,9 +67,9 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    sb_plaus_reads rd;
-    sb_plaus_reads_db(db, &rd);
-    if (sb_plaus_open(&rd, NULL, NULL, NULL, &c, err) != SB_OK || sb_verdicts_basis_read(db, &old, &found, err) != SB_OK ||
+    if (sb_plaus_tables_sha256(NULL, NULL, tables, err) != SB_OK ||
+        sb_plaus_snap_read_basis(db, tables, &snap, err) != SB_OK ||
+        sb_plaus_open(&snap, NULL, NULL, NULL, &c, err) != SB_OK || sb_verdicts_basis_read(db, &old, &found, err) != SB_OK ||
         sb_verdicts_calibration_skus(db, found ? old.last_calibration : 0, &skus, &nskus, err) != SB_OK)
         goto done;
     /* every verdict below is judged anew (sb_plaus_judge_run) */
@@ -114,10 +114,7 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
         const sb_result **need2 = realloc(need, total * sizeof *need);
         if (need2)
             need = need2;
-        long long *ids2 = need2 ? realloc(ids, total * sizeof *ids) : NULL;
-        if (ids2)
-            ids = ids2;
-        new_flag *flags2 = ids2 ? realloc(flags, total * sizeof *flags) : NULL;
+        new_flag *flags2 = need2 ? realloc(flags, total * sizeof *flags) : NULL;
         if (!flags2) {
             sb_error_set(err, NULL, NULL, "out of memory");
             goto done;
@@ -125,9 +122,10 @@ int sb_plaus_store_verdicts(sb_db *db, sb_plaus_flag_fn on_flag, void *ctx, sb_p
         flags = flags2;
         /* the runs whose time is not usable are judged too (unknown, mostly),
          * so that no stored run lacks a verdict */
-        runs_to_judge(set.v, set.n, out->all, &st, skus, nskus, need, ids, &nneed);
-        runs_to_judge(set.left_out, set.n_left_out, out->all, &st, skus, nskus, need, ids, &nneed);
-        if (nneed && sb_plaus_read_devices(c, ids, nneed, err) != SB_OK)
+        runs_to_judge(set.v, set.n, out->all, &st, skus, nskus, need, &nneed);
+        runs_to_judge(set.left_out, set.n_left_out, out->all, &st, skus, nskus, need, &nneed);
+        /* the cards of this window's runs and the calibrations of their SKUs */
+        if (nneed && sb_plaus_snap_read_runs(db, need, nneed, &snap, err) != SB_OK)
             goto done;
         for (size_t j = 0; j < nneed; j++) {
             const sb_result *r = need[j];
@@ -169,10 +167,10 @@ done:
     free(flags);
     free(batch);
     free(need);
-    free(ids);
     sb_results_free(&set);
     sb_verdicts_skus_free(skus, nskus);
     sb_verdict_states_free(&st);
     sb_plaus_close(c);
+    sb_plaus_snap_free(&snap);
     return rc;
 }

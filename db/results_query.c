@@ -1004,6 +1004,30 @@ int sb_samples_load(sb_db *db, long long run_id, double **v, size_t *n, sb_error
     return rc;
 }
 
+int sb_run_samples_load_ids(sb_db *db, const long long *ids, size_t n, sb_run_samples *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return SB_OK;
+    sb_samples_query *q;
+    if (sb_samples_query_open(db, &q, err) != SB_OK)
+        return SB_ERR;
+    int rc = SB_OK;
+    for (size_t i = 0; rc == SB_OK && i < n; i++) {
+        double *v = NULL;
+        size_t nv = 0;
+        rc = sb_samples_query_load(q, ids[i], &v, &nv, err);
+        if (rc == SB_OK)
+            rc = sb_run_samples_add(out, ids[i], v, nv, err);
+        else
+            free(v);
+    }
+    sb_samples_query_close(q);
+    if (rc != SB_OK)
+        sb_run_samples_free(out);
+    return rc;
+}
+
 int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, size_t *n,
                           sb_error *err)
 {

@@ -19,6 +19,7 @@
 #include "calibration.h"
 #include "error.h"
 #include "result_filter.h"
+#include "run_samples.h"
 #include "store.h"
 #include "stored_result.h"
 #include "strbuf.h"
@@ -88,6 +89,9 @@ int sb_results_select_sessions_ids(const sb_result_set *all, const sb_result_set
 
 /* Every sample of a run, in (rep, idx) order, malloc'd into *v. */
 int sb_samples_load(sb_db *db, long long run_id, double **v, size_t *n, sb_error *err);
+/* sb_samples_load of each of the runs ids[0..n) (ascending, each once)
+ * into out (model/run_samples.h; zero-initialised here, empty on error). */
+int sb_run_samples_load_ids(sb_db *db, const long long *ids, size_t n, sb_run_samples *out, sb_error *err);
 /* For loading the samples of many runs: the statement is prepared once by
  * sb_samples_query_open and reused by each sb_samples_query_load. */
 typedef struct sb_samples_query sb_samples_query;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "plaus_reads.h" /* sb_verdict_basis, sb_verdict_states */
+#include "plaus_snap.h" /* sb_verdict_basis, sb_verdict_states */
 #include "plausibility.h"
 #include "store.h"
 
@@ -44,7 +44,7 @@ int sb_verdicts_last_run(sb_db *db, long long *last, sb_error *err);
 
 /* The stored verdicts' states of the runs whose id is above after, by
  * run id ascending (free with sb_verdict_states_free,
- * model/plaus_reads.h): a pass that judges only those reads no other. */
+ * model/plaus_snap.h): a pass that judges only those reads no other. */
 int sb_verdict_states_load_after(sb_db *db, long long after, sb_verdict_states *out, sb_error *err);
 /* The states of the runs ids[0..n) (ascending) that have a stored verdict. */
 int sb_verdict_states_load_ids(sb_db *db, const long long *ids, size_t n, sb_verdict_states *out, sb_error *err);

@@ -1,4 +1,4 @@
-/* session_run.c - the round medians and the freeing of the runs of
+/* session_run.c - the round medians, the copying and the freeing of the runs of
  * measuring sessions (session_run.h). */
 #include "session_run.h"
 
@@ -68,4 +68,66 @@ void sb_session_runs_free(sb_session_runs *r)
     free(r->v);
     r->v = NULL;
     r->n = 0;
+}
+
+static int dup_str(char **dst, const char *src)
+{
+    if (!src) {
+        *dst = NULL;
+        return 0;
+    }
+    size_t n = strlen(src) + 1;
+    if (!(*dst = malloc(n)))
+        return -1;
+    memcpy(*dst, src, n);
+    return 0;
+}
+
+static int dup_doubles(double **dst, const double *src, size_t n)
+{
+    if (!src) {
+        *dst = NULL;
+        return 0;
+    }
+    if (!(*dst = malloc((n ? n : 1) * sizeof **dst)))
+        return -1;
+    if (n)
+        memcpy(*dst, src, n * sizeof **dst);
+    return 0;
+}
+
+int sb_session_runs_copy(const sb_session_runs *from, sb_session_runs *to)
+{
+    memset(to, 0, sizeof *to);
+    if (from->n == 0)
+        return 0;
+    if (!(to->v = calloc(from->n, sizeof *to->v)))
+        return -1;
+    for (size_t i = 0; i < from->n; i++) {
+        const sb_session_run *a = &from->v[i];
+        sb_session_run *b = &to->v[i];
+        *b = *a;
+        char **dst[] = {&b->session_id, &b->timing_method, &b->check_version, &b->gpu_uuid, &b->status,
+                        &b->op, &b->mode, &b->dtype, &b->shape_key, &b->params_json, &b->provider,
+                        &b->case_key, &b->sku, &b->arch, &b->git_sha, &b->started_at, &b->kernel_samples,
+                        &b->call_samples, &b->suite, &b->finished_at};
+        const char *src[] = {a->session_id, a->timing_method, a->check_version, a->gpu_uuid, a->status,
+                             a->op, a->mode, a->dtype, a->shape_key, a->params_json, a->provider,
+                             a->case_key, a->sku, a->arch, a->git_sha, a->started_at, a->kernel_samples,
+                             a->call_samples, a->suite, a->finished_at};
+        for (size_t k = 0; k < sizeof dst / sizeof dst[0]; k++)
+            *dst[k] = NULL;
+        b->kernel_medians = b->call_medians = NULL;
+        to->n = i + 1;
+        int bad = 0;
+        for (size_t k = 0; k < sizeof dst / sizeof dst[0]; k++)
+            bad |= dup_str(dst[k], src[k]);
+        bad |= dup_doubles(&b->kernel_medians, a->kernel_medians, a->kernel_rounds);
+        bad |= dup_doubles(&b->call_medians, a->call_medians, a->call_rounds);
+        if (bad) {
+            sb_session_runs_free(to);
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -57,6 +57,10 @@ void sb_session_runs_medians(sb_session_runs *r);
 void sb_session_run_free(sb_session_run *r);
 /* Drops (and frees) the runs of r outside suite; none where suite is NULL. */
 void sb_session_runs_keep_suite(sb_session_runs *r, const char *suite);
+/* A deep copy of from in to (zero-initialised here): for a report that
+ * hands the same runs to several calls that take them over. 0, or -1 out
+ * of memory (to left empty). */
+int sb_session_runs_copy(const sb_session_runs *from, sb_session_runs *to);
 void sb_session_runs_free(sb_session_runs *r);
 
 #endif

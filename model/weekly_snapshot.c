@@ -18,6 +18,8 @@ void sb_weekly_snapshot_free(sb_weekly_snapshot *s)
     sb_results_free(&s->latest);
     free(s->verdict_run);
     free(s->verdict);
+    sb_session_runs_free(&s->sessions);
+    sb_plaus_snap_free(&s->plaus);
     memset(s, 0, sizeof *s);
 }
 

@@ -2,8 +2,9 @@
  * takes, read once before it is built: the week's runs, the previous
  * week's, the GEMM gate suite's, the week's training runs, the result
  * note's runs with the details it cites, the newest run of each
- * series beside the training steps, and the plausibility verdicts of
- * the project's passing runs of the week. Its caller fills one
+ * series beside the training steps, the plausibility verdicts of
+ * the project's passing runs of the week, the marked runs of the
+ * measuring sessions and what the plausibility listing takes. Its caller fills one
  * (site/site_weekly_read.h) and hands it over read-only, so the writeup
  * runs no query of these as it computes. Nothing here reads the
  * database.
@@ -13,8 +14,10 @@
 
 #include <stddef.h>
 
+#include "plaus_snap.h"
 #include "plausibility.h"
 #include "run_details.h"
+#include "session_run.h"
 #include "stored_result.h"
 #include "training_run.h"
 
@@ -38,6 +41,12 @@ typedef struct sb_weekly_snapshot {
     long long *verdict_run;
     sb_plaus_verdict *verdict;
     size_t nverdicts;
+    /* Every run of the measuring sessions, plausibility marked: the
+     * paired headlines of the week and of the weeks before take copies. */
+    sb_session_runs sessions;
+    /* What the plausibility listing takes of the newest runs of week and
+     * the runs of session_only. */
+    sb_plaus_snap plaus;
 } sb_weekly_snapshot;
 
 void sb_weekly_snapshot_free(sb_weekly_snapshot *s);

@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "plaus_reads_db.h"
+#include "plaus_snap_db.h"
 #include "results_query.h"
 #include "session_query.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "results.h"
 #include "stats.h"
 #include "store.h"
@@ -42,7 +43,6 @@ static void print_times(const char *what, const double *t, size_t flagged)
 
 static int run(sb_db *db, sb_error *e)
 {
-    sb_plaus_reads pr;
     sb_result_set set = {0};
     sb_session_runs sess = {0};
     double t[ROUNDS];
@@ -51,7 +51,7 @@ static int run(sb_db *db, sb_error *e)
         return SB_ERR;
     for (int r = 0; r < ROUNDS; r++) {
         double t0 = cpu_now();
-        if (sb_plaus_mark(sb_plaus_reads_db(db, &pr), &set, e) != SB_OK) {
+        if (sb_site_plaus_mark(db, &set, e) != SB_OK) {
             sb_results_free(&set);
             return SB_ERR;
         }
@@ -65,7 +65,13 @@ static int run(sb_db *db, sb_error *e)
     int rc = sb_session_runs_load(db, NULL, 0, &sess, e);
     for (int r = 0; rc == SB_OK && r < ROUNDS; r++) {
         double t0 = cpu_now();
-        rc = sb_plaus_mark_sessions(sb_plaus_reads_db(db, &pr), &sess, e);
+        char tables[65];
+        sb_plaus_snap snap;
+        rc = sb_plaus_tables_sha256(NULL, NULL, tables, e);
+        if (rc == SB_OK && (rc = sb_plaus_snap_read_sessions(db, tables, &sess, &snap, e)) == SB_OK) {
+            rc = sb_plaus_mark_sessions(&snap, &sess, e);
+            sb_plaus_snap_free(&snap);
+        }
         t[r] = cpu_now() - t0;
     }
     flagged = 0;
@@ -85,7 +91,12 @@ static int run(sb_db *db, sb_error *e)
         sb_buf out = SB_BUF_INIT;
         sb_plaus_summary sum;
         double t0 = cpu_now();
-        rc = sb_plaus_render_md(sb_plaus_reads_db(db, &pr), picks, np, NULL, "#", &out, &sum, e);
+        sb_plaus_snap snap;
+        rc = sb_site_plaus_snap_listing(db, picks, np, NULL, &snap, e);
+        if (rc == SB_OK) {
+            rc = sb_plaus_render_md(&snap, picks, np, NULL, "#", &out, &sum, e);
+            sb_plaus_snap_free(&snap);
+        }
         t[r] = cpu_now() - t0;
         flagged = sum.implausible;
         sb_buf_free(&out);

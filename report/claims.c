@@ -176,8 +176,9 @@ static const sb_result *cited_run(const sb_result *const *cited, size_t n, int64
 }
 
 /* Claim k's step against its runs, computed again. */
-static int step_verify(const sb_rg_store *st, const sb_rg_aa *aa, const sb_claim *k, const sb_result *const *cited,
-                       size_t n, const sb_rg_opts *o, const char *what, sb_error *err)
+static int step_verify(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run_samples *samples,
+                       const sb_claim *k, const sb_result *const *cited, size_t n, const sb_rg_opts *o,
+                       const char *what, sb_error *err)
 {
     const sb_claim_step *s = k->step;
     char words[512];
@@ -199,7 +200,7 @@ static int step_verify(const sb_rg_store *st, const sb_rg_aa *aa, const sb_claim
                             s->new_commit ? s->new_commit : "(none)", (long long)old->run_id,
                             (long long)nw->run_id, old->git_sha, nw->git_sha);
     sb_rg_row row;
-    if (sb_rg_step_again(st, aa, old, nw, o, &row, err) != SB_OK)
+    if (sb_rg_step_again(aa, dev, samples, old, nw, o, &row, err) != SB_OK)
         return SB_ERR;
     double ratio = 1.0 + row.rel_change;
     if (!(fabs(s->ratio - ratio) <= 1e-9 * fabs(ratio)))
@@ -218,25 +219,43 @@ static int step_verify(const sb_rg_store *st, const sb_rg_aa *aa, const sb_claim
     return SB_OK;
 }
 
-int sb_claims_verify_steps(const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
-                           const sb_rg_opts *o, const char *what, sb_error *err)
+static int cmp_id(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+int sb_claims_step_runs(const sb_claims *c, const sb_result *const *cited, size_t n, long long **ids, size_t *nids,
+                        sb_error *err)
+{
+    *ids = malloc((2 * c->n + 1) * sizeof **ids);
+    *nids = 0;
+    if (!*ids)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < c->n; i++)
+        for (size_t j = 0; c->v[i].step && c->v[i].nruns == 2 && j < 2; j++)
+            if (cited_run(cited, n, c->v[i].runs[j]))
+                (*ids)[(*nids)++] = c->v[i].runs[j];
+    if (*nids)
+        qsort(*ids, *nids, sizeof **ids, cmp_id);
+    size_t k = 0;
+    for (size_t i = 0; i < *nids; i++)
+        if (!k || (*ids)[i] != (*ids)[k - 1])
+            (*ids)[k++] = (*ids)[i];
+    *nids = k;
+    return SB_OK;
+}
+
+int sb_claims_verify_steps(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run_samples *samples,
+                           const sb_claims *c, const sb_result *const *cited, size_t n, const sb_rg_opts *o,
+                           const char *what, sb_error *err)
 {
     if (c->failed)
         return sb_error_set(err, NULL, NULL, "out of memory recording the claims of %s", what);
-    /* the noise a history by the same rule already measured (the site's
-     * memo), else measured here once for every step claim */
-    const sb_rg_aa *aa = sb_rg_memo_aa(o);
-    sb_rg_aa *own = NULL;
     int rc = SB_OK;
-    for (size_t i = 0; i < c->n && rc == SB_OK; i++) {
-        if (!c->v[i].step)
-            continue;
-        if (!aa && (rc = sb_rg_aa_load(st, o, &own, err)) == SB_OK)
-            aa = own;
-        if (rc == SB_OK)
-            rc = step_verify(st, aa, &c->v[i], cited, n, o, what, err);
-    }
-    sb_rg_aa_free(own);
+    for (size_t i = 0; i < c->n && rc == SB_OK; i++)
+        if (c->v[i].step)
+            rc = step_verify(aa, dev, samples, &c->v[i], cited, n, o, what, err);
     return rc;
 }
 

@@ -77,14 +77,25 @@ sb_claim_run *sb_claim_runs_of(const sb_result *const *cited, size_t n);
 int sb_claims_verify(const sb_claims *c, const sb_claim_run *cited, size_t ncited, const char *what,
                      sb_error *err);
 
+/* The runs the step claims of c rest on that are among cited (n of
+ * them): run ids ascending, each once (*ids malloc'd, free it; none
+ * where no claim states a step). Their caller reads their cards and
+ * samples (db/run_devices.h, db/results_query.h) for
+ * sb_claims_verify_steps. */
+int sb_claims_step_runs(const sb_claims *c, const sb_result *const *cited, size_t n, long long **ids, size_t *nids,
+                        sb_error *err);
+
 /* SB_ERR naming the first claim of c with a step whose runs (among
  * cited, n of them) are not of its series (case, provider, SKU, one
  * protocol and environment) or not at its commits, or whose ratio,
  * threshold or rule the stored runs do not give again
- * (sb_rg_step_again, with the A/A noise of st and o). Claims without a
- * step are sb_claims_verify's. */
-int sb_claims_verify_steps(const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
-                           const sb_rg_opts *o, const char *what, sb_error *err);
+ * (sb_rg_step_again with the A/A noise aa, NULL where no A/A runs are
+ * stored, and o, from dev and samples: the cards and stored samples of
+ * the runs sb_claims_step_runs names). Claims without a step are
+ * sb_claims_verify's. */
+int sb_claims_verify_steps(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run_samples *samples,
+                           const sb_claims *c, const sb_result *const *cited, size_t n, const sb_rg_opts *o,
+                           const char *what, sb_error *err);
 
 /* Like with like (docs/CLAIMS.md, rule 8): SB_ERR naming the pair when
  * the two runs of a headline pair differ in GPU UUID, session id, timing
@@ -94,7 +105,7 @@ int sb_claims_pair_check(const sb_session_run *provider, const sb_session_run *b
 int sb_claims_headlines_check(const struct sb_session_headlines *h, sb_error *err);
 /* The checked headlines a report shows: the headlines of runs (every
  * session run of the suites asked for, with its plausibility marks:
- * sb_plaus_session_runs_load, report/plausible.h) through
+ * sb_plaus_mark_sessions, report/plausible.h) through
  * sb_session_headlines_take (report/sessions.h; of op, or every op where
  * op is NULL; of the runs finished in [from, to) where to > from) over the
  * headline baselines (report/geomean.h), or over baseline alone where it

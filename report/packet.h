@@ -57,7 +57,7 @@ typedef struct sb_packet_opts {
                                          * measuring sessions, unmarked, as
                                          * sb_results_load gives them for with_sessions */
     const sb_session_runs *sessions;    /* every run of measuring sessions, marked
-                                         * (sb_plaus_session_runs_load) */
+                                         * (sb_plaus_mark_sessions) */
     const sb_training_set *training;    /* every training run (sb_training_load) */
     const sb_packet_docs *docs;         /* the stored documents of the runs
                                          * sb_packet_cites names */

@@ -40,7 +40,7 @@ typedef struct card {
 } card;
 
 struct sb_plaus_ctx {
-    const sb_plaus_reads *rd;
+    const sb_plaus_snap *snap; /* what the check takes of the stored runs, read before */
     const sb_sku_table *skus;
     sb_sku_table *own_skus;
     model_row *models;
@@ -49,14 +49,10 @@ struct sb_plaus_ctx {
     size_t ncaches;
     card *cards;
     size_t ncards;
-    sb_run_devices devices; /* each result run's GPU UUID, loaded on first use */
-    int devices_loaded;
-    sb_run_devices one;     /* the GPU UUID of the one run judged last, where devices is not loaded */
-    /* What verdicts judged now would be judged with, and whether the
-     * stored ones were judged with the same (then a check reads them). */
+    /* What verdicts judged now are judged with, and whether the
+     * stored ones were judged with the same (then a check takes them). */
     sb_verdict_basis basis;
     int stored;
-    void *verdicts; /* the reads' verdict reader, opened on the first check that reads one */
 };
 
 /* ---- tables ---- */
@@ -185,11 +181,7 @@ static int load_table(sb_plaus_ctx *c, const char *path, const char *rel, sb_csv
     return SB_OK;
 }
 
-/* c->basis: the SHA-256 of the rule (SB_PLAUS_RULE, this solbook's
- * version) and of the three tables a verdict reads, and that of the
- * calibration runs stored now; c->stored: whether the stored verdicts were judged
- * with the same. */
-static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *caches_csv, sb_error *err)
+int sb_plaus_tables_sha256(const char *models_csv, const char *caches_csv, char hex_out[65], sb_error *err)
 {
     const char *paths[] = {models_csv, caches_csv, NULL};
     const char *rels[] = {"op_models.csv", "cache_sizes.csv", "skus.csv"};
@@ -206,17 +198,22 @@ static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *cac
         sb_buf_printf(&text, "%s %s\n", rels[i], hex);
     }
     int rc = sb_buf_failed(&text) ? sb_error_set(err, NULL, NULL, "out of memory")
-                                  : sb_sha256_hex(sb_buf_str(&text), text.len, c->basis.tables_sha256, err);
+                                  : sb_sha256_hex(sb_buf_str(&text), text.len, hex_out, err);
     sb_buf_free(&text);
-    sb_verdict_basis stored;
-    int found = 0;
-    if (rc != SB_OK ||
-        c->rd->calibrations_digest(c->rd->ctx, LLONG_MAX, c->basis.calibrations_sha256,
-                                   &c->basis.last_calibration, err) != SB_OK ||
-        c->rd->basis(c->rd->ctx, &stored, &found, err) != SB_OK)
+    return rc;
+}
+
+/* c->basis: the SHA-256 of the rule (SB_PLAUS_RULE, this solbook's
+ * version) and of the three tables a verdict reads, and the digest of the
+ * calibration runs stored now the snapshot holds; c->stored: whether the
+ * stored verdicts were judged with the same. */
+static int tables_basis(sb_plaus_ctx *c, const char *models_csv, const char *caches_csv, sb_error *err)
+{
+    if (sb_plaus_tables_sha256(models_csv, caches_csv, c->basis.tables_sha256, err) != SB_OK)
         return SB_ERR;
-    c->stored = found && !strcmp(stored.tables_sha256, c->basis.tables_sha256) &&
-                !strcmp(stored.calibrations_sha256, c->basis.calibrations_sha256);
+    memcpy(c->basis.calibrations_sha256, c->snap->calibrations_sha256, sizeof c->basis.calibrations_sha256);
+    c->basis.last_calibration = c->snap->last_calibration;
+    c->stored = c->snap->stored;
     return SB_OK;
 }
 
@@ -234,27 +231,21 @@ void sb_plaus_close(sb_plaus_ctx *c)
     for (size_t i = 0; i < c->ncaches; i++)
         free(c->caches[i].sku);
     free(c->caches);
-    for (size_t i = 0; i < c->ncards; i++) {
+    for (size_t i = 0; i < c->ncards; i++)
         free(c->cards[i].sku);
-        sb_calibrations_free(c->cards[i].cals, c->cards[i].ncals);
-    }
     free(c->cards);
-    sb_run_devices_free(&c->devices);
-    sb_run_devices_free(&c->one);
-    if (c->verdicts)
-        c->rd->verdicts_close(c->verdicts);
     sb_sku_table_free(c->own_skus);
     free(c);
 }
 
-int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char *models_csv,
-                  const char *caches_csv, sb_plaus_ctx **out, sb_error *err)
+/* A context with the tables loaded and nothing read of the stored runs. */
+static int ctx_tables(const sb_sku_table *skus, const char *models_csv, const char *caches_csv, sb_plaus_ctx **out,
+                      sb_error *err)
 {
     *out = NULL;
     sb_plaus_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    c->rd = rd;
     c->skus = skus;
     if ((!skus && sb_sku_table_load(NULL, &c->own_skus, err) != SB_OK) ||
         load_table(c, models_csv, "op_models.csv", model_row_fn, err) != SB_OK ||
@@ -264,6 +255,17 @@ int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char
     }
     if (!skus)
         c->skus = c->own_skus;
+    *out = c;
+    return SB_OK;
+}
+
+int sb_plaus_open(const sb_plaus_snap *snap, const sb_sku_table *skus, const char *models_csv,
+                  const char *caches_csv, sb_plaus_ctx **out, sb_error *err)
+{
+    sb_plaus_ctx *c;
+    if (ctx_tables(skus, models_csv, caches_csv, &c, err) != SB_OK)
+        return SB_ERR;
+    c->snap = snap;
     if (tables_basis(c, models_csv, caches_csv, err) != SB_OK) {
         sb_plaus_close(c);
         return SB_ERR;
@@ -397,8 +399,11 @@ static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
         return sb_error_set(err, NULL, NULL, "out of memory");
     c->ncards++;
     k->l2_bytes = NAN;
-    if (c->rd->calibrations(c->rd->ctx, sku, &k->cals, &k->ncals, err) != SB_OK)
-        return SB_ERR;
+    const sb_plaus_sku_cals *sc = sb_plaus_snap_cals(c->snap, sku);
+    if (!sc)
+        return sb_error_set(err, NULL, NULL, "plausibility: the calibrations of %s were not read", sku);
+    k->cals = sc->cals;
+    k->ncals = sc->n;
     if (card_spreads(k) != 0)
         return sb_error_set(err, NULL, NULL, "out of memory");
     const sb_sku *s = c->skus ? sb_sku_find(c->skus, sku) : NULL;
@@ -473,57 +478,19 @@ static void run_ceilings(const card *k, const char *gpu, sb_plaus_ceilings *c)
         c->read_gbps = read->value;
 }
 
-/* Reads the GPU UUIDs of the n runs of rs only (through the primary
- * key), for the callers here that know which runs they check; a check
- * of any other run reads them all. */
-static int ctx_devices_ids(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err)
+/* The GPU UUID run_id recorded, NULL when none or not read. */
+static const char *run_gpu(const sb_plaus_ctx *c, long long run_id)
 {
-    sb_run_devices_free(&c->devices);
-    int rc = c->rd->devices(c->rd->ctx, ids, n, &c->devices, err);
-    c->devices_loaded = rc == SB_OK;
-    return rc;
-}
-
-static int ctx_devices(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, sb_error *err)
-{
-    long long *ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!ids)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        ids[i] = rs[i]->run_id;
-    int rc = ctx_devices_ids(c, ids, n, err);
-    free(ids);
-    return rc;
-}
-
-/* The GPU UUID run_id recorded, NULL when none. Where the stored
- * verdicts hold, the runs judged here are few (those stored without
- * one), and each reads its own. */
-static int run_gpu(sb_plaus_ctx *c, long long run_id, const char **gpu, sb_error *err)
-{
-    if (!c->devices_loaded && c->stored) {
-        sb_run_devices_free(&c->one);
-        if (c->rd->devices(c->rd->ctx, &run_id, 1, &c->one, err) != SB_OK)
-            return SB_ERR;
-        *gpu = sb_run_device(&c->one, run_id);
-        return SB_OK;
-    }
-    if (!c->devices_loaded) {
-        if (c->rd->devices(c->rd->ctx, NULL, 0, &c->devices, err) != SB_OK)
-            return SB_ERR;
-        c->devices_loaded = 1;
-    }
-    *gpu = sb_run_device(&c->devices, run_id);
-    return SB_OK;
+    return sb_run_device(&c->snap->devices, run_id);
 }
 
 /* The verdict of r judged now, from the tables and calibrations. */
 static int judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
 {
     card *k = NULL;
-    const char *gpu = NULL;
-    if (card_of(c, r->sku, &k, err) != SB_OK || run_gpu(c, r->run_id, &gpu, err) != SB_OK)
+    if (card_of(c, r->sku, &k, err) != SB_OK)
         return SB_ERR;
+    const char *gpu = run_gpu(c, r->run_id);
     sb_plaus_ceilings ceil;
     run_ceilings(k, gpu, &ceil);
     sb_plaus_input in;
@@ -581,65 +548,35 @@ static int judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out,
 
 int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
 {
-    if (c->stored && r->passing) {
-        int found = 0;
-        if ((!c->verdicts && c->rd->verdicts_open(c->rd->ctx, &c->verdicts, err) != SB_OK) ||
-            c->rd->verdict(c->verdicts, r->run_id, out, &found, err) != SB_OK)
-            return SB_ERR;
-        if (found)
-            return SB_OK;
+    const sb_plaus_verdict *v = c->stored && r->passing ? sb_plaus_snap_verdict(c->snap, r->run_id) : NULL;
+    if (v) {
+        *out = *v;
+        return SB_OK;
     }
     return judge_run(c, r, out, err);
 }
 
-static int cmp_run_id(const void *a, const void *b)
-{
-    long long x = *(const long long *)a, y = *(const long long *)b;
-    return (x > y) - (x < y);
-}
-
-int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err)
+int sb_plaus_mark(const sb_plaus_snap *snap, sb_result_set *s, sb_error *err)
 {
     sb_plaus_ctx *c;
-    if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (ctx_tables(NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
-    sb_verdict_states st = {0};
-    size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), nj = 0;
-    long long *ids = malloc((s->n ? s->n : 1) * sizeof *ids);
-    int rc = idx && ids ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
-    if (rc == SB_OK && c->stored) {
-        /* the verdicts of these runs only, not of every stored run */
-        size_t np = 0;
-        for (size_t i = 0; i < s->n; i++)
-            if (s->v[i].passing)
-                ids[np++] = s->v[i].run_id;
-        if (np)
-            qsort(ids, np, sizeof *ids, cmp_run_id);
-        rc = rd->states_ids(rd->ctx, ids, np, &st, err);
-    }
+    c->snap = snap;
+    int rc = SB_OK;
     for (size_t i = 0; rc == SB_OK && i < s->n; i++) {
         sb_result *r = &s->v[i];
         sb_plaus_state state;
         r->implausible = 0;
         if (!r->passing)
             continue;
-        if (c->stored && sb_verdict_state(&st, r->run_id, &state)) {
+        if (snap->stored && sb_verdict_state(&snap->states, r->run_id, &state)) {
             r->implausible = state == SB_PLAUS_IMPLAUSIBLE;
         } else { /* judged here: no stored verdict holds */
-            ids[nj] = r->run_id;
-            idx[nj++] = i;
+            sb_plaus_verdict v;
+            rc = judge_run(c, r, &v, err);
+            r->implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
         }
     }
-    if (rc == SB_OK && nj)
-        rc = ctx_devices_ids(c, ids, nj, err);
-    for (size_t j = 0; rc == SB_OK && j < nj; j++) {
-        sb_plaus_verdict v;
-        rc = judge_run(c, &s->v[idx[j]], &v, err);
-        s->v[idx[j]].implausible = v.state == SB_PLAUS_IMPLAUSIBLE;
-    }
-    free(idx);
-    free(ids);
-    sb_verdict_states_free(&st);
     sb_plaus_close(c);
     return rc;
 }
@@ -647,11 +584,6 @@ int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err)
 int sb_plaus_judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err)
 {
     return judge_run(c, r, out, err);
-}
-
-int sb_plaus_read_devices(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err)
-{
-    return ctx_devices_ids(c, ids, n, err);
 }
 
 const sb_verdict_basis *sb_plaus_basis(const sb_plaus_ctx *c)
@@ -665,116 +597,43 @@ static int id_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-int sb_plaus_mark_sessions(const sb_plaus_reads *rd, sb_session_runs *runs, sb_error *err)
+int sb_plaus_mark_sessions(const sb_plaus_snap *snap, sb_session_runs *runs, sb_error *err)
 {
     for (size_t i = 0; i < runs->n; i++)
         runs->v[i].implausible = 0;
     if (runs->n == 0)
         return SB_OK;
-    sb_result_filter f = {0};
-    f.only_sessions = 1;
-    sb_result_set set = {0};
-    sb_plaus_ctx *c = NULL;
-    long long *bad = NULL;
-    size_t nbad = 0;
-    int rc = SB_ERR;
-    if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
-        goto done;
-    if (c->stored) { /* every run has a stored verdict that holds: read those of these runs */
-        sb_verdict_states st;
-        long long *ids = malloc(runs->n * sizeof *ids);
-        if (!ids) {
-            sb_error_set(err, NULL, NULL, "out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < runs->n; i++)
-            ids[i] = (long long)runs->v[i].run_id;
-        qsort(ids, runs->n, sizeof *ids, id_cmp);
-        size_t nids = 0;
-        for (size_t i = 0; i < runs->n; i++)
-            if (!nids || ids[i] != ids[nids - 1])
-                ids[nids++] = ids[i];
-        int src = rd->states_ids(rd->ctx, ids, nids, &st, err);
-        free(ids);
-        if (src != SB_OK)
-            goto done;
-        size_t found = 0;
+    if (!snap->session_results_read) { /* every run has a stored state that holds */
         for (size_t i = 0; i < runs->n; i++) {
             sb_plaus_state state;
-            if (sb_verdict_state(&st, (long long)runs->v[i].run_id, &state)) {
-                found++;
-                runs->v[i].implausible = state == SB_PLAUS_IMPLAUSIBLE;
-            }
+            if (!sb_verdict_state(&snap->states, (long long)runs->v[i].run_id, &state))
+                return sb_error_set(err, NULL, NULL, "plausibility: the stored verdict of run %lld was not read",
+                                    (long long)runs->v[i].run_id);
+            runs->v[i].implausible = state == SB_PLAUS_IMPLAUSIBLE;
         }
-        sb_verdict_states_free(&st);
-        if (found == runs->n) {
-            rc = SB_OK;
-            goto done;
-        }
-        for (size_t i = 0; i < runs->n; i++)
-            runs->v[i].implausible = 0;
+        return SB_OK;
     }
-    if (rd->results(rd->ctx, &f, &set, err) != SB_OK)
-        goto done;
-    if (!(bad = malloc((set.n + 1) * sizeof *bad))) {
-        sb_error_set(err, NULL, NULL, "out of memory");
-        goto done;
-    }
-    {
-        const sb_result **rs = malloc((set.n + 1) * sizeof *rs);
-        if (!rs) {
-            sb_error_set(err, NULL, NULL, "out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < set.n; i++)
-            rs[i] = &set.v[i];
-        int drc = ctx_devices(c, rs, set.n, err);
-        free(rs);
-        if (drc != SB_OK)
-            goto done;
-    }
-    for (size_t i = 0; i < set.n; i++) {
+    const sb_result_set *set = &snap->session_results;
+    sb_plaus_ctx *c = NULL;
+    long long *bad = malloc((set->n + 1) * sizeof *bad);
+    size_t nbad = 0;
+    int rc = bad ? sb_plaus_open(snap, NULL, NULL, NULL, &c, err) : sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rc == SB_OK && i < set->n; i++) {
         sb_plaus_verdict v;
-        if (!set.v[i].passing)
+        if (!set->v[i].passing)
             continue;
-        if (sb_plaus_check(c, &set.v[i], &v, err) != SB_OK)
-            goto done;
-        if (v.state == SB_PLAUS_IMPLAUSIBLE)
-            bad[nbad++] = set.v[i].run_id;
+        if ((rc = sb_plaus_check(c, &set->v[i], &v, err)) == SB_OK && v.state == SB_PLAUS_IMPLAUSIBLE)
+            bad[nbad++] = set->v[i].run_id;
     }
-    qsort(bad, nbad, sizeof *bad, id_cmp);
-    for (size_t i = 0; i < runs->n; i++) {
-        long long id = (long long)runs->v[i].run_id;
-        runs->v[i].implausible = nbad && bsearch(&id, bad, nbad, sizeof *bad, id_cmp) != NULL;
+    if (rc == SB_OK) {
+        qsort(bad, nbad, sizeof *bad, id_cmp);
+        for (size_t i = 0; i < runs->n; i++) {
+            long long id = (long long)runs->v[i].run_id;
+            runs->v[i].implausible = nbad && bsearch(&id, bad, nbad, sizeof *bad, id_cmp) != NULL;
+        }
     }
-    rc = SB_OK;
-done:
     free(bad);
     sb_plaus_close(c);
-    sb_results_free(&set);
-    return rc;
-}
-
-int sb_plaus_session_runs_load(const sb_plaus_reads *rd, const char *suite, sb_session_runs *out, sb_error *err)
-{
-    if (rd->session_runs(rd->ctx, NULL, 0, out, err) != SB_OK) {
-        sb_session_runs_free(out);
-        return SB_ERR;
-    }
-    sb_session_runs_keep_suite(out, suite);
-    if (sb_plaus_mark_sessions(rd, out, err) != SB_OK) {
-        sb_session_runs_free(out);
-        return SB_ERR;
-    }
-    return SB_OK;
-}
-
-int sb_plaus_session_runs_ids(const sb_plaus_reads *rd, const char *const *ids, size_t nids, sb_session_runs *out,
-                              sb_error *err)
-{
-    int rc = rd->session_runs(rd->ctx, ids, nids, out, err);
-    if (rc == SB_OK)
-        rc = sb_plaus_mark_sessions(rd, out, err);
     return rc;
 }
 
@@ -883,13 +742,13 @@ static void table(sb_buf *out, const char *head, sb_buf *rows)
     sb_buf_free(rows);
 }
 
-static int render_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+static int render_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                      const char *heading, int implausible_only, sb_buf *out, sb_plaus_summary *sum,
                      sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
     sb_plaus_ctx *c;
-    if (sb_plaus_open(rd, NULL, NULL, NULL, &c, err) != SB_OK)
+    if (sb_plaus_open(snap, NULL, NULL, NULL, &c, err) != SB_OK)
         return SB_ERR;
     size_t ns = sessions ? sessions->n : 0;
     const sb_result **rs = malloc((np + ns) * sizeof *rs + 1);
@@ -903,9 +762,6 @@ static int render_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, 
         rs[i] = picks[i].r;
     for (size_t i = 0; i < ns; i++)
         rs[np + i] = &sessions->v[i];
-    /* where the stored verdicts hold, a run without one reads its own UUID */
-    if (!c->stored && ctx_devices(c, rs, np + ns, err) != SB_OK)
-        goto fail;
     if (listing_rows(c, rs, np, 0, implausible_only, &rows, &sum->checked, &sum->implausible,
                      &sum->cache_resident, &sum->unknown, err) != SB_OK)
         goto fail;
@@ -1010,14 +866,14 @@ fail:
     return SB_OK;
 }
 
-int sb_plaus_render_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+int sb_plaus_render_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                        const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
 {
-    return render_md(rd, picks, np, sessions, heading, 0, out, sum, err);
+    return render_md(snap, picks, np, sessions, heading, 0, out, sum, err);
 }
 
-int sb_plaus_render_implausible_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+int sb_plaus_render_implausible_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                                    const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
 {
-    return render_md(rd, picks, np, sessions, heading, 1, out, sum, err);
+    return render_md(snap, picks, np, sessions, heading, 1, out, sum, err);
 }

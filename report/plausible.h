@@ -18,9 +18,11 @@
  * ones only while they were judged with the calibrations and tables of
  * now, and judges a run itself where no stored verdict holds. The check
  * on figures alone, and the spread of a ceiling over a SKU's cards, are
- * model/plausibility.h's. What the check reads of the stored runs it
- * reads through its caller's reads (model/plaus_reads.h; db/plaus_reads_db.h
- * fills them from a connection): nothing here queries.
+ * model/plausibility.h's. What the check takes of the stored runs its
+ * caller reads before, once, for the runs it checks: a snapshot
+ * (model/plaus_snap.h) that db/plaus_snap_db.h fills, each call below
+ * saying which read it takes (site/site_plaus.h reads and calls in one):
+ * nothing here queries.
  */
 #ifndef SOLBOOK_REPORT_PLAUSIBLE_H
 #define SOLBOOK_REPORT_PLAUSIBLE_H
@@ -28,7 +30,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "plaus_reads.h"
+#include "plaus_snap.h"
 #include "plausibility.h"
 #include "results.h"
 #include "session_run.h"
@@ -40,8 +42,12 @@
 typedef struct sb_plaus_ctx sb_plaus_ctx;
 
 /* Loads data/op_models.csv and data/cache_sizes.csv (NULL paths: under
- * SOLBOOK_HOME) and the SKU table skus (borrowed; NULL: loaded here). */
-int sb_plaus_open(const sb_plaus_reads *rd, const sb_sku_table *skus, const char *models_csv,
+ * SOLBOOK_HOME) and the SKU table skus (borrowed; NULL: loaded here); the
+ * check takes what it reads of the stored runs from snap (borrowed: read
+ * by sb_plaus_snap_read_verdicts for the runs checked, or
+ * sb_plaus_snap_read_basis and sb_plaus_snap_read_runs for runs judged,
+ * db/plaus_snap_db.h). */
+int sb_plaus_open(const sb_plaus_snap *snap, const sb_sku_table *skus, const char *models_csv,
                   const char *caches_csv, sb_plaus_ctx **out, sb_error *err);
 void sb_plaus_close(sb_plaus_ctx *c); /* accepts NULL */
 
@@ -50,34 +56,31 @@ void sb_plaus_close(sb_plaus_ctx *c); /* accepts NULL */
  * has one, else judged now. */
 int sb_plaus_check(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err);
 
+/* The SHA-256 of what a verdict is judged with: the rule (SB_PLAUS_RULE,
+ * this solbook's version) and the three tables (NULL paths: under
+ * SOLBOOK_HOME; data/skus.csv always), in hex. A stored verdict holds
+ * while its basis has the same (db/plaus_snap_db.h compares them). */
+int sb_plaus_tables_sha256(const char *models_csv, const char *caches_csv, char hex[65], sb_error *err);
+
 /* Sets r->implausible for every passing run of s: the one call each report
- * makes after loading its runs. It reads the stored verdicts' states where
- * they hold, and judges the runs without one. */
-int sb_plaus_mark(const sb_plaus_reads *rd, sb_result_set *s, sb_error *err);
+ * makes after loading its runs, with the snapshot its caller read of s
+ * (sb_plaus_snap_read_marks, db/plaus_snap_db.h). It takes the stored
+ * verdicts' states where they hold, and judges the runs without one. */
+int sb_plaus_mark(const sb_plaus_snap *snap, sb_result_set *s, sb_error *err);
 
 /* Sets implausible on every passing run of a measuring session among
  * runs (db/session_query.h), by the check above on the run as stored
- * (sb_results_load with only_sessions); 0 on the others. The one call
- * before sb_session_compare wherever session pairs make a figure: a pair
- * with an implausible side is then left out and counted
- * (report/sessions.h). */
-int sb_plaus_mark_sessions(const sb_plaus_reads *rd, sb_session_runs *runs, sb_error *err);
-/* Every session run rd reads (sb_session_runs_load, db/session_query.h)
- * of suite (every suite where it is NULL), marked by
- * sb_plaus_mark_sessions: what sb_claims_headlines_take (report/claims.h)
- * reads. */
-int sb_plaus_session_runs_load(const sb_plaus_reads *rd, const char *suite, sb_session_runs *out, sb_error *err);
-/* The runs of the sessions ids[0..nids) (every session where nids is 0),
- * marked: the runs of a command that only reads sessions. */
-int sb_plaus_session_runs_ids(const sb_plaus_reads *rd, const char *const *ids, size_t nids, sb_session_runs *out,
-                              sb_error *err);
+ * (sb_results_load with only_sessions); 0 on the others; from the
+ * snapshot sb_plaus_snap_read_sessions read of runs. The one call before
+ * sb_session_compare wherever session pairs make a figure: a pair with an
+ * implausible side is then left out and counted (report/sessions.h). */
+int sb_plaus_mark_sessions(const sb_plaus_snap *snap, sb_session_runs *runs, sb_error *err);
 
 /* For storing verdicts at ingest (cli/ingest_verdicts.h): the verdict of
- * r judged now from the tables and calibrations, whatever is stored; the
- * GPU UUIDs of the runs ids[0..n) read at once, for the runs judged
- * next; and what verdicts judged now are judged with. */
+ * r judged now from the tables and calibrations, whatever is stored (its
+ * card and SKU read into the snapshot first), and what verdicts judged
+ * now are judged with. */
 int sb_plaus_judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err);
-int sb_plaus_read_devices(sb_plaus_ctx *c, const long long *ids, size_t n, sb_error *err);
 const sb_verdict_basis *sb_plaus_basis(const sb_plaus_ctx *c);
 
 /* What sb_plaus_render_md found. */
@@ -95,13 +98,14 @@ typedef struct sb_plaus_summary {
  * measuring sessions, loaded with only_sessions; NULL: none) that is, with
  * its session; then every speedup of a provider over a headline baseline
  * above SB_SPEEDUP_LOOK (geomean.h) with both times. heading: the
- * Markdown heading level of its titles ("##", "###"). */
-int sb_plaus_render_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+ * Markdown heading level of its titles ("##", "###"). snap: what
+ * sb_plaus_snap_read_verdicts read of the picks' runs and the sessions'. */
+int sb_plaus_render_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                        const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
 
 /* The same with the implausible runs alone listed (every count kept) and
  * no speedup section: the site's list of the runs headlines leave out. */
-int sb_plaus_render_implausible_md(const sb_plaus_reads *rd, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+int sb_plaus_render_implausible_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                                    const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
 
 #endif

@@ -133,9 +133,19 @@ static void walk_free(walk_ctx *w)
 }
 
 /* Every sample of run_id in (rep, idx) order into a new array. */
-static int load_samples(const sb_rg_store *st, walk_ctx *w, long long run_id, double **v, size_t *n,
-                        sb_error *err)
+static int load_samples(const sb_rg_store *st, const sb_run_samples *given, walk_ctx *w, long long run_id,
+                        double **v, size_t *n, sb_error *err)
 {
+    if (given) {
+        const double *g;
+        if (!sb_run_samples_of(given, run_id, &g, n))
+            return sb_error_set(err, NULL, NULL, "the samples of run %lld were not read", run_id);
+        if (!(*v = malloc((*n ? *n : 1) * sizeof **v)))
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        if (*n)
+            memcpy(*v, g, *n * sizeof **v);
+        return SB_OK;
+    }
     if (!w)
         return st->samples(st->ctx, run_id, v, n, err);
     *v = NULL;
@@ -251,9 +261,9 @@ static void memo_add(sb_rg_memo *m, const memo_step *st)
     m->v[m->n++] = *st;
 }
 
-static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
-                          const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
-                          sb_error *err);
+static int compare_cached(const sb_rg_store *st, const sb_run_samples *given, const sb_result *old_run,
+                          const sb_result *new_run, const sb_rg_opts *o, double threshold, walk_ctx *w,
+                          sb_rg_row *row, sb_error *err);
 
 static void row_init(sb_rg_row *row)
 {
@@ -273,14 +283,14 @@ int sb_rg_compare(const sb_rg_store *st, const sb_result *old_run, const sb_resu
                   const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
 {
     row_init(row);
-    return compare_cached(st, old_run, new_run, o, o->min_effect, NULL, row, err);
+    return compare_cached(st, NULL, old_run, new_run, o, o->min_effect, NULL, row, err);
 }
 
 /* Compares into row (row_init'ed), keeping what the caller set beside
  * the figures (cause, card, range). */
-static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
-                          const sb_rg_opts *o, double threshold, walk_ctx *w, sb_rg_row *row,
-                          sb_error *err)
+static int compare_cached(const sb_rg_store *st, const sb_run_samples *given, const sb_result *old_run,
+                          const sb_result *new_run, const sb_rg_opts *o, double threshold, walk_ctx *w,
+                          sb_rg_row *row, sb_error *err)
 {
     row->old_run = old_run;
     row->new_run = new_run;
@@ -312,9 +322,9 @@ static int compare_cached(const sb_rg_store *st, const sb_result *old_run, const
     memo_step rec = {old_run->run_id, new_run->run_id, 0, 0, NAN, NAN, NAN};
     double *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
-    if (load_samples(st, w, old_run->run_id, &a, &na, err) != SB_OK)
+    if (load_samples(st, given, w, old_run->run_id, &a, &na, err) != SB_OK)
         return SB_ERR;
-    if (load_samples(st, w, new_run->run_id, &b, &nb, err) != SB_OK) {
+    if (load_samples(st, given, w, new_run->run_id, &b, &nb, err) != SB_OK) {
         free(a);
         return SB_ERR;
     }
@@ -966,21 +976,17 @@ static int note_sku_noise(const sb_rg_aa *aa, const char *sku, int let_go, sb_rg
     return SB_OK;
 }
 
-int sb_rg_step_again(const sb_rg_store *st, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
-                     const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
+int sb_rg_step_again(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run_samples *samples,
+                     const sb_result *old_run, const sb_result *new_run, const sb_rg_opts *o, sb_rg_row *row,
+                     sb_error *err)
 {
     row_init(row);
     row->cause = SB_RG_CODE;
-    long long ids[2] = {old_run->run_id, new_run->run_id};
-    sb_run_devices dev = {0};
-    if (st->devices_ids(st->ctx, ids, 2, &dev, err) != SB_OK)
-        return SB_ERR;
-    const char *a = sb_run_device(&dev, ids[0]), *b = sb_run_device(&dev, ids[1]);
+    const char *a = sb_run_device(dev, old_run->run_id), *b = sb_run_device(dev, new_run->run_id);
     if (a && b)
         row->same_card = strcmp(a, b) == 0;
-    sb_run_devices_free(&dev);
     double threshold = sb_rg_threshold(aa, old_run, new_run, row->same_card, o->min_effect, &row->threshold_from);
-    return compare_cached(st, old_run, new_run, o, threshold, NULL, row, err);
+    return compare_cached(NULL, samples, old_run, new_run, o, threshold, NULL, row, err);
 }
 
 typedef struct walk {
@@ -1056,7 +1062,7 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
     if (!passing)
         row.verdict = SB_RG_NOW_FAILING;
     else
-        rc = compare_cached(w->st, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
+        rc = compare_cached(w->st, NULL, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
     if (rc == SB_OK && push(w->out, &w->cap, &row) != 0)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     return rc;
@@ -1502,7 +1508,7 @@ static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
             continue;
         sb_rg_row pair;
         row_init(&pair);
-        rc = compare_cached(w->st, bo, bn, w->o, w->o->min_effect, &w->cache, &pair, err);
+        rc = compare_cached(w->st, NULL, bo, bn, w->o, w->o->min_effect, &w->cache, &pair, err);
         if (rc != SB_OK)
             break;
         r->confirm_old_run = bo->run_id;

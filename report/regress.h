@@ -55,6 +55,7 @@
 
 #include "results.h"
 #include "rg_store.h"
+#include "run_samples.h"
 #include "strbuf.h"
 
 typedef enum sb_rg_verdict {
@@ -221,13 +222,14 @@ int sb_rg_same_series(const sb_result *a, const sb_result *b);
 
 /* The step from old_run to new_run of one series of the project's
  * kernels computed again from the stored runs alone, as sb_rg_history
- * computes a step: the card relation from the runs' GPU UUIDs, the
+ * computes a step: the card relation from the runs' GPU UUIDs (dev), the
  * threshold from aa (sb_rg_threshold), the change of the medians of the
- * stored samples and the verdict on the unadjusted p (the adjusted one
- * depends on the other cases of the step, and is never smaller). For
- * the claims check (claims.h). */
-int sb_rg_step_again(const sb_rg_store *st, const sb_rg_aa *aa, const sb_result *old_run, const sb_result *new_run,
-                     const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
+ * stored samples (samples: both runs' must be there) and the verdict on
+ * the unadjusted p (the adjusted one depends on the other cases of the
+ * step, and is never smaller). For the claims check (claims.h). */
+int sb_rg_step_again(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run_samples *samples,
+                     const sb_result *old_run, const sb_result *new_run, const sb_rg_opts *o, sb_rg_row *row,
+                     sb_error *err);
 
 /* Compares two passing runs of one case into row (verdict and figures). */
 int sb_rg_compare(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,

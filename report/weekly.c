@@ -719,7 +719,7 @@ static int cross_digest(const sb_weekly_snapshot *ws, const sb_xa_set *xa, size_
  * improvements of the project's kernels, and fused against the fastest
  * upstream provider in the week's measuring sessions beside the sessions
  * before it. */
-static int first_screen(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_list *rg,
+static int first_screen(const sb_weekly_snapshot *ws, const sb_rg_list *rg,
                         const sb_rg_opts *rgo, const sb_result_set *week, long long start, long long end, json_t *d,
                         json_t *ad, sb_error *err)
 {
@@ -735,10 +735,11 @@ static int first_screen(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, 
         sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (pr->session_runs(pr->ctx, NULL, 0, &runs, err) != SB_OK ||
-        pr->session_runs(pr->ctx, NULL, 0, &runs_before, err) != SB_OK ||
-        sb_plaus_mark_sessions(pr, &runs, err) != SB_OK || sb_plaus_mark_sessions(pr, &runs_before, err) != SB_OK ||
-        sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
+    if (sb_session_runs_copy(&ws->sessions, &runs) != 0 || sb_session_runs_copy(&ws->sessions, &runs_before) != 0) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_session_headlines_take(&runs, NULL, UPSTREAM, start, end, &now, err) != SB_OK ||
         sb_session_headlines_take(&runs_before, NULL, UPSTREAM, LLONG_MIN, start, &before, err) != SB_OK)
         goto done;
     for (size_t i = 0; i < week->n; i++)
@@ -1102,7 +1103,29 @@ int sb_weekly_note(const sb_weekly_snapshot *ws, const sb_result_set *all, const
     return sb_note_render(all ? all : &ws->note_runs, ws->details, skus, SB_WEEKLY_GATE_ARCHES, out, err);
 }
 
-int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_store *st,
+int sb_weekly_step_runs(const sb_rg_list *rg, long long **ids, size_t *n, sb_error *err)
+{
+    *ids = NULL;
+    *n = 0;
+    sb_claims c = {0};
+    const sb_result **cited = malloc((2 * rg->n + 1) * sizeof *cited);
+    size_t ncited = 0;
+    if (!cited)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < rg->n; i++)
+        if (named_step(&rg->v[i])) {
+            sb_claims_add_step(&c, &rg->v[i]);
+            cited[ncited++] = rg->v[i].old_run;
+            cited[ncited++] = rg->v[i].new_run;
+        }
+    int rc = c.failed ? sb_error_set(err, NULL, NULL, "out of memory")
+                      : sb_claims_step_runs(&c, cited, ncited, ids, n, err);
+    sb_claims_free(&c);
+    free(cited);
+    return rc;
+}
+
+int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_weekly_steps *steps,
                     const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
                     sb_error *err)
 {
@@ -1143,8 +1166,11 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
     /* the headline: the week's sessions, paired; the newest runs of the
      * rest only in the sections labelled as not paired (docs/CLAIMS.md) */
     sb_session_runs sruns = {0};
-    if (sb_plaus_session_runs_load(pr, NULL, &sruns, err) != SB_OK ||
-        sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
+    if (sb_session_runs_copy(&ws->sessions, &sruns) != 0) {
+        sb_error_set(err, NULL, NULL, "out of memory");
+        goto done;
+    }
+    if (sb_claims_headlines_take(&sruns, NULL, o->baseline, start, end, &paired, err) != SB_OK ||
         sb_geo_compute_unpaired(&set, picks, npicks, o->baseline, &paired, &geo, err) != SB_OK)
         goto done;
     if (sb_xa_build(o->snap, picks, npicks, SB_WEEKLY_SUBJECT, o->baseline, &paired, &xa, err) != SB_OK)
@@ -1309,7 +1335,7 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
     json_object_set_new(ad, "environment", env_rows(&sess, &tr));
 
     /* the first screen: what changed in the project's kernels, per card */
-    if (first_screen(ws, pr, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
+    if (first_screen(ws, &rg, &o->rg, &sess, start, end, d, ad, err) != SB_OK)
         goto done;
 
     /* the paired headline: the project's kernels in the writeup, every
@@ -1329,7 +1355,7 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
         /* the week's session runs, whose pairs the paired headline takes */
         sb_plaus_summary ps;
         sb_buf_reset(&tmp);
-        if (sb_plaus_render_md(pr, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
+        if (sb_plaus_render_md(&ws->plaus, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
@@ -1599,7 +1625,8 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, cons
         writeup_claims(&paired, &xa, picks, npicks, &rg, &claims);
         sb_claim_run *cr = sb_claim_runs_of(cited, ncited);
         int ok = cr && sb_claims_verify(&claims, cr, ncited, "the weekly writeup", err) == SB_OK &&
-                 sb_claims_verify_steps(st, &claims, cited, ncited, &o->rg, "the weekly writeup", err) == SB_OK;
+                 sb_claims_verify_steps(steps->aa, &steps->devices, &steps->samples, &claims, cited, ncited,
+                                        &o->rg, "the weekly writeup", err) == SB_OK;
         if (!cr)
             sb_error_set(err, NULL, NULL, "out of memory");
         free(cr);

@@ -15,9 +15,9 @@
 #include "error.h"
 #include "file_set.h"
 #include "geomean.h"
-#include "plaus_reads.h"
 #include "regress.h"
-#include "rg_store.h"
+#include "run_cards.h"
+#include "run_samples.h"
 #include "sku.h"
 #include "snapshot.h"
 #include "weekly_snapshot.h"
@@ -62,13 +62,27 @@ typedef struct sb_weekly_summary {
     char md_path[4096], html_path[4096], appendix_path[4096], reproduce_path[4096];
 } sb_weekly_summary;
 
+/* What the check of the steps the writeup names (claims.h,
+ * sb_claims_verify_steps) takes, read by its caller: the A/A noise (NULL:
+ * no A/A runs stored, or no step named), and the cards and stored samples
+ * of the runs sb_weekly_step_runs names. */
+typedef struct sb_weekly_steps {
+    const sb_rg_aa *aa;
+    sb_run_devices devices;
+    sb_run_samples samples;
+} sb_weekly_steps;
+
+/* The runs of the steps of rg the writeup names (the regressions and
+ * improvements of the project's kernels it lists), run ids ascending,
+ * each once (*ids malloc'd, free it). */
+int sb_weekly_step_runs(const sb_rg_list *rg, long long **ids, size_t *n, sb_error *err);
+
 /* Builds the week's files into *out (free with sb_file_set_free) from
- * the rows ws its caller read once (site/site_weekly_read.h fills one).
- * The runs of measuring sessions with their plausibility marks and the
- * plausibility listing read through pr, and the check of the steps the
- * writeup cites reads their samples through st (db/plaus_reads_db.h,
- * db/rg_store_db.h). */
-int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_plaus_reads *pr, const sb_rg_store *st,
+ * the rows ws its caller read once (site/site_weekly_read.h fills one),
+ * the runs of measuring sessions with their plausibility marks and the
+ * plausibility listing's snapshot among them, and from steps, what the
+ * check of the steps it names takes of o->regressions. */
+int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_weekly_steps *steps,
                     const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
                     sb_error *err);
 

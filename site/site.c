@@ -15,10 +15,10 @@
 #include "bulk_reader.h"
 #include "encode.h"
 #include "home.h"
-#include "plaus_reads_db.h"
 #include "rg_store_db.h"
 #include "results_query.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "json_file.h"
 #include "staged_dir.h"
 #include "repro.h"
@@ -166,10 +166,9 @@ static int load_sessions(site_ctx *c, sb_error *err)
     /* the site's own database in its read transaction, as every page
      * reads it; a sessions database of its own where one is named */
     sb_db *own = NULL;
-    sb_plaus_reads pr;
     if (c->o->sessions_path && sb_db_open(c->o->sessions_path, SB_DB_READ, &own, err) != SB_OK)
         return SB_ERR;
-    int rc = sb_plaus_session_runs_ids(sb_plaus_reads_db(own ? own : c->db, &pr), NULL, 0, &c->session_runs, err);
+    int rc = sb_site_plaus_session_runs(own ? own : c->db, NULL, 0, NULL, &c->session_runs, err);
     sb_db_close(own);
     if (rc != SB_OK)
         return SB_ERR;
@@ -179,7 +178,6 @@ static int load_sessions(site_ctx *c, sb_error *err)
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
-    sb_plaus_reads pr;
     sb_rg_store rs;
     memset(sum, 0, sizeof *sum);
     site_ctx c;
@@ -253,7 +251,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     int mrc = runs ? SB_OK : SB_ERR;
     if (mrc != SB_OK || sb_results_load(c.db, NULL, &c.set, err) != SB_OK ||
         sb_results_load_sessions(c.db, &c.session_set, err) != SB_OK ||
-        sb_plaus_mark(sb_plaus_reads_db(c.db, &pr), &c.set, err) != SB_OK ||
+        sb_site_plaus_mark(c.db, &c.set, err) != SB_OK ||
         sb_picks_latest(&c.set, &c.picks, &c.npicks, err) != SB_OK ||
         load_sessions(&c, err) != SB_OK ||
         !(packets = side_start(&c, site_build_packets, err)) ||

@@ -18,7 +18,6 @@
 #include "markdown.h"
 #include "note.h"
 #include "packet.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "result_filter.h"
 #include "results_query.h"
@@ -28,6 +27,7 @@
 #include "sha256.h"
 #include "site.h"
 #include "site_parts.h"
+#include "site_plaus.h"
 #include "site_weekly_read.h"
 #include "training.h"
 #include "weekly.h"
@@ -928,7 +928,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
             }
             wo.regressions = week_rows.regressions;
             if (rc == SB_OK)
-                rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, c->skus, &wo, &sum, &built, err);
+                rc = sb_weekly_build(&week_rows.snap, &week_rows.steps, c->skus, &wo, &sum, &built, err);
             sb_site_weekly_free(&week_rows);
         }
         if (rc == SB_OK)
@@ -1022,7 +1022,6 @@ static void packet_reads_free(packet_reads *pr)
  * rows. */
 static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json_t *rows, sb_error *err)
 {
-    sb_plaus_reads pr;
     char opdir[SB_PAGE_ID_SIZE], dir[4608], rel[700];
     sb_page_id(pj->op, opdir);
     snprintf(dir, sizeof dir, "%s/packets/%s/%s", c->out, pj->target, opdir);
@@ -1059,7 +1058,7 @@ static int packet_page(site_ctx *c, const packet_job *pj, packet_reads *rd, json
     if (sb_packet_needs(pj->target, pj->op, &need, err) != SB_OK)
         return SB_ERR;
     if (need.sessions && !rd->has_sessions) {
-        if (sb_plaus_session_runs_load(sb_plaus_reads_db(c->db, &pr), NULL, &rd->sessions, err) != SB_OK)
+        if (sb_site_plaus_session_runs(c->db, NULL, 0, NULL, &rd->sessions, err) != SB_OK)
             return SB_ERR;
         rd->has_sessions = 1;
     }

@@ -6,20 +6,23 @@
 #include <stdlib.h>
 
 #include "markdown.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "site_parts.h"
+#include "site_plaus.h"
 #include "weekly.h" /* sb_markdown_to_html */
 
 int site_build_plausibility(site_ctx *c, sb_error *err)
 {
-    sb_plaus_reads pr;
+    sb_plaus_snap snap;
     sb_buf md = SB_BUF_INIT, linked = SB_BUF_INIT, b = SB_BUF_INIT;
     sb_plaus_summary sum;
     char *html = NULL;
     json_t *d = NULL;
-    int rc = sb_plaus_render_implausible_md(sb_plaus_reads_db(c->db, &pr), c->picks, c->npicks, &c->session_set,
-                                            "##", &md, &sum, err);
+    int rc = sb_site_plaus_snap_listing(c->db, c->picks, c->npicks, &c->session_set, &snap, err);
+    if (rc == SB_OK) {
+        rc = sb_plaus_render_implausible_md(&snap, c->picks, c->npicks, &c->session_set, "##", &md, &sum, err);
+        sb_plaus_snap_free(&snap);
+    }
     if (rc == SB_OK)
         rc = sb_markdown_to_html(sb_buf_str(&md), md.len, &html, err);
     if (rc == SB_OK) {

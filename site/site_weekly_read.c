@@ -10,11 +10,12 @@
 #include "geomean.h"
 #include "isoweek.h"
 #include "note.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "results_query.h"
+#include "run_devices.h"
 #include "rg_store_db.h"
 #include "run_details_read.h"
+#include "site_plaus.h"
 
 /* 1: every run of all would be selected as a run up to end (finished
  * before it; not profiled, not a session's): the week's history is the
@@ -186,14 +187,14 @@ static int copy_set(const sb_result_set *set, sb_result_set *out, sb_error *err)
 }
 
 static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_opts *o, const sb_site_weeks *sh,
-                          const sb_plaus_reads *pr, long long start, long long end, long long pstart,
-                          sb_weekly_snapshot *s, sb_error *err);
+                          long long start, long long end, long long pstart, sb_weekly_snapshot *s,
+                          sb_error *err);
 
 /* The runs of the week and around it: picked from o->all (and
  * o->sessions_all) where given, from the runs that finished in the
  * previous week and this one where sh indexes them. */
-static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh, const sb_plaus_reads *pr,
-                     long long start, long long end, sb_weekly_snapshot *s, sb_error *err)
+static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh, long long start, long long end,
+                     sb_weekly_snapshot *s, sb_error *err)
 {
     int py, pw;
     long long pstart, pend;
@@ -210,7 +211,7 @@ static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh
         wo.sessions_all = &wsess;
     }
     if (rc == SB_OK)
-        rc = read_week_runs(db, &wo, o, sh, pr, start, end, pstart, s, err);
+        rc = read_week_runs(db, &wo, o, sh, start, end, pstart, s, err);
     sb_results_free(&wall);
     sb_results_free(&wsess);
     return rc;
@@ -219,8 +220,8 @@ static int read_runs(sb_db *db, const sb_weekly_opts *o, const sb_site_weeks *sh
 /* read_runs from the runs of w (the week's window, or every run), the
  * GEMM gate's runs from o's. */
 static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_opts *o, const sb_site_weeks *sh,
-                          const sb_plaus_reads *pr, long long start, long long end, long long pstart,
-                          sb_weekly_snapshot *s, sb_error *err)
+                          long long start, long long end, long long pstart, sb_weekly_snapshot *s,
+                          sb_error *err)
 {
     sb_result_filter f = {0};
     f.has_range = 1;
@@ -237,7 +238,7 @@ static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_op
     if (sb_results_select_sessions(db, w->all, w->sessions_all, &bf, &s->before, err) != SB_OK)
         return SB_ERR;
     /* runs picked from o->all carry its marks */
-    if (!o->all && sb_plaus_mark(pr, &s->week, err) != SB_OK)
+    if (!o->all && sb_site_plaus_mark(db, &s->week, err) != SB_OK)
         return SB_ERR;
     sb_result_filter sf = {0};
     sf.suite = sb_gate_spec_for("gemm")->suite;
@@ -264,8 +265,7 @@ static int read_week_runs(sb_db *db, const sb_weekly_opts *w, const sb_weekly_op
  * geomean reads them (series_latest), and only where the week has
  * training runs: every run read here made the weekly grow with the
  * database. */
-static int read_note(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *pr, sb_weekly_snapshot *s,
-                     sb_error *err)
+static int read_note(sb_db *db, const sb_weekly_opts *o, sb_weekly_snapshot *s, sb_error *err)
 {
     sb_result_filter nf = sb_note_filter();
     sb_details_ask ask = {0};
@@ -277,7 +277,7 @@ static int read_note(sb_db *db, const sb_weekly_opts *o, const sb_plaus_reads *p
         rc = sb_run_details_read(db, &ask, &s->details, err);
     sb_details_ask_free(&ask);
     if (rc == SB_OK && !o->all && s->training.n > 0 &&
-        (sb_results_load_latest(db, NULL, &s->latest, err) != SB_OK || sb_plaus_mark(pr, &s->latest, err) != SB_OK))
+        (sb_results_load_latest(db, NULL, &s->latest, err) != SB_OK || sb_site_plaus_mark(db, &s->latest, err) != SB_OK))
         rc = SB_ERR;
     return rc;
 }
@@ -290,7 +290,7 @@ static int cmp_run(const void *a, const void *b)
 
 /* The verdicts of the passing runs of the project's kernels in the
  * week's runs, which the writeup's share-of-ceiling cells show. */
-static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_weekly_snapshot *s, sb_error *err)
+static int read_verdicts(sb_db *db, const sb_sku_table *skus, sb_weekly_snapshot *s, sb_error *err)
 {
     const sb_result_set *sets[] = {&s->week, &s->with_sessions};
     const sb_result **rs = malloc((s->week.n + s->with_sessions.n + 1) * sizeof *rs);
@@ -303,10 +303,13 @@ static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_
                 rs[n++] = &sets[j]->v[i];
     qsort(rs, n, sizeof *rs, cmp_run);
     sb_plaus_ctx *pc = NULL;
+    sb_plaus_snap snap = {0};
     s->verdict_run = malloc((n + 1) * sizeof *s->verdict_run);
     s->verdict = malloc((n + 1) * sizeof *s->verdict);
-    int rc = s->verdict_run && s->verdict ? sb_plaus_open(pr, skus, NULL, NULL, &pc, err)
+    int rc = s->verdict_run && s->verdict ? sb_site_plaus_snap_runs(db, rs, n, &snap, err)
                                           : sb_error_set(err, NULL, NULL, "out of memory");
+    if (rc == SB_OK)
+        rc = sb_plaus_open(&snap, skus, NULL, NULL, &pc, err);
     for (size_t i = 0; rc == SB_OK && i < n; i++) {
         if (s->nverdicts && s->verdict_run[s->nverdicts - 1] == rs[i]->run_id)
             continue; /* a run of both sets */
@@ -314,7 +317,43 @@ static int read_verdicts(const sb_plaus_reads *pr, const sb_sku_table *skus, sb_
         s->verdict_run[s->nverdicts++] = rs[i]->run_id;
     }
     sb_plaus_close(pc);
+    sb_plaus_snap_free(&snap);
     free(rs);
+    return rc;
+}
+
+/* What the writeup takes of the plausibility check besides the verdicts:
+ * every session run, marked, and the listing's snapshot of the newest
+ * runs of the week (the writeup's picks) and the week's session runs. */
+static int read_plaus(sb_db *db, sb_weekly_snapshot *s, sb_error *err)
+{
+    sb_pick *picks = NULL;
+    size_t np = 0;
+    int rc = sb_site_plaus_session_runs(db, NULL, 0, NULL, &s->sessions, err);
+    if (rc == SB_OK)
+        rc = sb_picks_latest(&s->week, &picks, &np, err);
+    if (rc == SB_OK)
+        rc = sb_site_plaus_snap_listing(db, picks, np, &s->session_only, &s->plaus, err);
+    free(picks);
+    return rc;
+}
+
+/* What the check of the steps the writeup names takes: their runs' cards
+ * and samples, and the A/A noise of o's memo (the site's), else read
+ * once; nothing where it names none. */
+static int read_steps(sb_db *db, const sb_weekly_opts *o, sb_site_weekly *out, sb_error *err)
+{
+    long long *ids = NULL;
+    size_t n = 0;
+    int rc = sb_weekly_step_runs(out->regressions, &ids, &n, err);
+    if (rc == SB_OK && n)
+        rc = sb_run_devices_load_ids(db, ids, n, &out->steps.devices, err);
+    if (rc == SB_OK && n)
+        rc = sb_run_samples_load_ids(db, ids, n, &out->steps.samples, err);
+    if (rc == SB_OK && n && !(out->steps.aa = sb_rg_memo_aa(&o->rg)) &&
+        (rc = sb_rg_aa_load(&out->st, &o->rg, &out->own_aa, err)) == SB_OK)
+        out->steps.aa = out->own_aa;
+    free(ids);
     return rc;
 }
 
@@ -328,13 +367,14 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
                                const sb_site_weeks *sh, const sb_rg_asof *asof, sb_site_weekly *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_plaus_reads_db(db, &out->pr);
     sb_rg_store_db(db, &out->st);
     long long start, end;
     sb_isoweek_range(o->year, o->week, &start, &end);
-    int rc = read_runs(db, o, sh, &out->pr, start, end, &out->snap, err);
+    int rc = read_runs(db, o, sh, start, end, &out->snap, err);
     if (rc == SB_OK)
-        rc = read_verdicts(&out->pr, skus, &out->snap, err);
+        rc = read_verdicts(db, skus, &out->snap, err);
+    if (rc == SB_OK)
+        rc = read_plaus(db, &out->snap, err);
     /* regressions: the one definition of `report regressions`
      * (regress.h) over every run up to the end of the week: the stored
      * history where it holds for them, else walked here */
@@ -356,7 +396,9 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
         out->regressions = &out->rg;
     }
     if (rc == SB_OK)
-        rc = read_note(db, o, &out->pr, &out->snap, err);
+        rc = read_note(db, o, &out->snap, err);
+    if (rc == SB_OK)
+        rc = read_steps(db, o, out, err);
     if (rc != SB_OK)
         sb_site_weekly_free(out);
     return rc;
@@ -368,4 +410,9 @@ void sb_site_weekly_free(sb_site_weekly *w)
     sb_rg_free(&w->rg);
     sb_results_free(&w->upto);
     w->regressions = NULL;
+    sb_run_devices_free(&w->steps.devices);
+    sb_run_samples_free(&w->steps.samples);
+    sb_rg_aa_free(w->own_aa);
+    w->own_aa = NULL;
+    w->steps.aa = NULL;
 }

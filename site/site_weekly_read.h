@@ -1,14 +1,15 @@
 /* site_weekly_read.h - the stored rows of one week's writeup
  * (report/weekly.h), read once before it is built: the snapshot of its
  * runs (model/weekly_snapshot.h) with the regressions up to the week's
- * end, which `report weekly` and the site's weekly pages hand to
- * sb_weekly_build read-only.
+ * end, and the cards, samples and A/A noise the check of the steps it
+ * names takes (sb_weekly_steps), which `report weekly` and the site's
+ * weekly pages hand to sb_weekly_build read-only.
  */
 #ifndef SOLBOOK_SITE_WEEKLY_READ_H
 #define SOLBOOK_SITE_WEEKLY_READ_H
 
 #include "error.h"
-#include "plaus_reads.h"
+#include "plaus_snap.h"
 #include "regress.h"
 #include "rg_store.h"
 #include "sku.h"
@@ -16,16 +17,16 @@
 #include "weekly.h"
 #include "weekly_snapshot.h"
 
-/* One week's rows with the reads the writeup still takes (the
- * plausibility check's and the regression store's). Free with
- * sb_site_weekly_free. */
+/* One week's rows, and what the check of the steps it names takes of
+ * them (read through st). Free with sb_site_weekly_free. */
 typedef struct sb_site_weekly {
     sb_weekly_snapshot snap;
     const sb_rg_list *regressions; /* rg, or the rg_all given */
     sb_rg_list rg;                 /* the regressions walked or read here */
     sb_result_set upto;            /* every run up to the week's end, which rg points into */
-    sb_plaus_reads pr;
     sb_rg_store st;
+    sb_weekly_steps steps;         /* its aa is the memo's, or own_aa */
+    sb_rg_aa *own_aa;
 } sb_site_weekly;
 
 /* Reads the rows of the week of o (its year, week, all, sessions_all and

@@ -27,8 +27,9 @@
 #include "isoweek.h"
 #include "json_file.h"
 #include "packet.h"
-#include "plaus_reads_db.h"
+#include "plaus_snap_db.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "plots.h"
 #include "compare.h"
 #include "compare_render.h"
@@ -82,7 +83,7 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
     int rc = sb_site_weekly_read(db, skus, o, NULL, &week_rows, err);
     if (rc == SB_OK) {
         wo.regressions = week_rows.regressions;
-        rc = sb_weekly_build(&week_rows.snap, &week_rows.pr, &week_rows.st, skus, &wo, sum, &files, err);
+        rc = sb_weekly_build(&week_rows.snap, &week_rows.steps, skus, &wo, sum, &files, err);
         sb_site_weekly_free(&week_rows);
     }
     if (rc == SB_OK)
@@ -97,7 +98,6 @@ static int weekly_write(sb_db *db, const sb_sku_table *skus, const sb_weekly_opt
 static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summary *sum, int *nothing,
                         sb_error *err)
 {
-    sb_plaus_reads pr;
     sb_packet_opts o = *given;
     sb_packet_inputs need;
     sb_result_set all = {0}, with_sessions = {0};
@@ -114,11 +114,11 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     if (rc == SB_OK)
         rc = sb_results_load(db, NULL, &all, err);
     if (rc == SB_OK)
-        rc = sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, err);
+        rc = sb_site_plaus_mark(db, &all, err);
     if (rc == SB_OK && need.sessions) {
         rc = sb_results_load(db, &wf, &with_sessions, err);
         if (rc == SB_OK)
-            rc = sb_plaus_session_runs_load(sb_plaus_reads_db(db, &pr), NULL, &sessions, err);
+            rc = sb_site_plaus_session_runs(db, NULL, 0, NULL, &sessions, err);
     }
     if (rc == SB_OK && need.training)
         rc = sb_training_load(db, 0, 0, 0, &training, err);
@@ -668,7 +668,6 @@ static const sb_result *result_of(const sb_result_set *set, long long id)
  * far the SKU's cards differ on that ceiling and the buffers' size. */
 static void test_plausible_own_card(void **state)
 {
-    sb_plaus_reads pr;
     (void)state;
     char p[512];
     snprintf(p, sizeof p, "%s/own-card.db", tmpdir);
@@ -694,8 +693,18 @@ static void test_plausible_own_card(void **state)
     sb_error err;
     sb_result_set set = {0};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    /* the check takes the snapshot of the runs it checks: no verdict is
+     * stored, so every run's card and its SKU's calibrations */
+    const sb_result *rs[4] = {result_of(&set, on_a), result_of(&set, on_d), result_of(&set, on_e),
+                              result_of(&set, on_c)};
+    sb_plaus_snap checked;
+    assert_int_equal(sb_site_plaus_snap_runs(db, rs, 4, &checked, &err), SB_OK);
+    assert_int_equal(checked.stored, 0);
+    assert_int_equal(checked.nverdicts, 0);
+    assert_int_equal(checked.devices.n, 4);
+    assert_int_equal(checked.ncals, 1);
     sb_plaus_ctx *ctx = NULL;
-    assert_int_equal(sb_plaus_open(sb_plaus_reads_db(db, &pr), NULL, NULL, NULL, &ctx, &err), SB_OK);
+    assert_int_equal(sb_plaus_open(&checked, NULL, NULL, NULL, &ctx, &err), SB_OK);
     sb_plaus_verdict v;
 
     assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_a), &v, &err), SB_OK);
@@ -736,6 +745,40 @@ static void test_plausible_own_card(void **state)
     assert_non_null(strstr(v.reason, "101.9% of bw.read"));
     (void)cal_d;
     sb_plaus_close(ctx);
+    sb_plaus_snap_free(&checked);
+
+    /* the marks take the snapshot of these runs: no verdict is stored, so
+     * each passing run is judged, with its own card's UUID and its SKU's
+     * calibrations read once */
+    char tables[65];
+    sb_plaus_snap snap;
+    assert_int_equal(sb_plaus_tables_sha256(NULL, NULL, tables, &err), SB_OK);
+    assert_int_equal(sb_plaus_snap_read_marks(db, tables, &set, &snap, &err), SB_OK);
+    assert_int_equal(snap.stored, 0);
+    assert_int_equal(snap.devices.n, 4);
+    assert_string_equal(sb_run_device(&snap.devices, on_c), cc);
+    assert_int_equal(snap.ncals, 1);
+    assert_int_equal(snap.cals[0].n, 4);
+    assert_int_equal(sb_plaus_mark(&snap, &set, &err), SB_OK);
+    sb_plaus_snap_free(&snap);
+    assert_int_equal(result_of(&set, on_a)->implausible, 1);
+    assert_int_equal(result_of(&set, on_d)->implausible, 1);
+    assert_int_equal(result_of(&set, on_e)->implausible, 1);
+    assert_int_equal(result_of(&set, on_c)->implausible, 0);
+    /* a set of one run reads that run's card only */
+    sb_result_set one = {0};
+    sb_result_filter only = {0};
+    only.has_range = 1;
+    only.from = result_of(&set, on_c)->finished_epoch;
+    only.to = only.from + 1;
+    assert_int_equal(sb_results_load(db, &only, &one, &err), SB_OK);
+    assert_int_equal(one.n, 1);
+    assert_int_equal(sb_plaus_snap_read_marks(db, tables, &one, &snap, &err), SB_OK);
+    assert_int_equal(snap.devices.n, 1);
+    assert_int_equal(sb_plaus_mark(&snap, &one, &err), SB_OK);
+    assert_int_equal(one.v[0].implausible, 0);
+    sb_plaus_snap_free(&snap);
+    sb_results_free(&one);
 
     /* the listing names each row's calibration */
     sb_pick *picks = NULL;
@@ -743,7 +786,9 @@ static void test_plausible_own_card(void **state)
     assert_int_equal(sb_picks_latest(&set, &picks, &np, &err), SB_OK);
     sb_buf md = SB_BUF_INIT;
     sb_plaus_summary sum;
-    assert_int_equal(sb_plaus_render_md(&pr, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    assert_int_equal(sb_site_plaus_snap_listing(db, picks, np, NULL, &snap, &err), SB_OK);
+    assert_int_equal(sb_plaus_render_md(&snap, picks, np, NULL, "#", &md, &sum, &err), SB_OK);
+    sb_plaus_snap_free(&snap);
     assert_int_equal(sum.implausible, 3);
     char cell[128];
     snprintf(cell, sizeof cell, "| run %lld, GPU-aaaaaaaa, 1 GiB, own card |", cal_a);
@@ -826,6 +871,30 @@ static int no_devices(void *ctx, sb_run_devices *out, sb_error *err)
     (void)ctx;
     (void)out;
     return sb_error_set(err, NULL, NULL, "cards read");
+}
+
+/* The claims check of the weekly writeup's steps as its caller runs it:
+ * the cards and samples of the cited step runs read from db and the A/A
+ * noise through st, then sb_claims_verify_steps. */
+static int verify_steps(sb_db *db, const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
+                        const sb_rg_opts *o, sb_error *err)
+{
+    long long *ids = NULL;
+    size_t nids = 0;
+    sb_run_devices dev = {0};
+    sb_run_samples samples = {0};
+    sb_rg_aa *aa = NULL;
+    int rc = sb_claims_step_runs(c, cited, n, &ids, &nids, err);
+    if (rc == SB_OK && nids && (rc = sb_run_devices_load_ids(db, ids, nids, &dev, err)) == SB_OK &&
+        (rc = sb_run_samples_load_ids(db, ids, nids, &samples, err)) == SB_OK)
+        rc = sb_rg_aa_load(st, o, &aa, err);
+    if (rc == SB_OK)
+        rc = sb_claims_verify_steps(aa, &dev, &samples, c, cited, n, o, "the weekly writeup", err);
+    sb_rg_aa_free(aa);
+    sb_run_devices_free(&dev);
+    sb_run_samples_free(&samples);
+    free(ids);
+    return rc;
 }
 
 static void test_regression_history(void **state)
@@ -994,24 +1063,31 @@ static void test_regression_history(void **state)
     assert_string_equal(c.v[1].step->rule, "regression");
     assert_true(fabs(s->ratio - 1.0 / 1.10) < 1e-9);
     assert_true(s->threshold == 0.03);
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
+    /* the two steps rest on three runs, all cited */
+    long long *ids = NULL;
+    size_t nids = 0;
+    assert_int_equal(sb_claims_step_runs(&c, cited, 3, &ids, &nids, &err), SB_OK);
+    assert_int_equal(nids, 3);
+    assert_true(ids[0] < ids[1] && ids[1] < ids[2]);
+    free(ids);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
     /* the ratio */
     double ratio = s->ratio;
     s->ratio = 0.95;
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "the weekly writeup states -9.1% (fused on h100-sxm5-80gb) at a ratio of 0.950000"));
     assert_non_null(strstr(err.msg, "give 0.909"));
     s->ratio = ratio;
     /* the threshold */
     s->threshold = 0.01;
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "past a threshold of 0.0100; runs"));
     assert_non_null(strstr(err.msg, "give 0.0300"));
     s->threshold = 0.03;
     /* the rule */
     free(s->rule);
     s->rule = strdup("regression");
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "as a regression; runs"));
     assert_non_null(strstr(err.msg, "give improvement (change -9.09%, threshold 3.00%"));
     free(s->rule);
@@ -1019,23 +1095,23 @@ static void test_regression_history(void **state)
     /* the commits */
     free(s->old_commit);
     s->old_commit = strdup(shas[0]);
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "from commit aaaaaaaaaaaa to cccccccccccc; runs"));
     free(s->old_commit);
     s->old_commit = strdup(shas[1]);
     /* the series */
     free(s->case_key);
     s->case_key = strdup("mb/other/fwd/fp32/M=8,N=8");
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "of case mb/other/fwd/fp32/M=8,N=8; runs"));
     free(s->case_key);
     s->case_key = strdup(l.v[1].new_run->case_key);
     /* a run the claim rests on that is not cited */
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 2, &o, "the weekly writeup", &err), SB_ERR);
+    assert_int_equal(verify_steps(db, st, &c, cited, 2, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "-9.1% (fused on h100-sxm5-80gb)"));
     assert_non_null(strstr(err.msg, "without an old and a new run it cites"));
     /* put back, it holds again */
-    assert_int_equal(sb_claims_verify_steps(st, &c, cited, 3, &o, "the weekly writeup", &err), SB_OK);
+    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
     sb_claims_free(&c);
     sb_rg_free(&l);
     sb_results_free(&set);
@@ -1925,10 +2001,9 @@ static void test_packet(void **state)
     assert_int_not_equal(access(dir, F_OK), 0);
     /* the first phase names the runs the packet cites; a build missing
      * one of their documents is refused and builds nothing */
-    sb_plaus_reads pr;
     o.op = "rmsnorm";
     o.all = &set;
-    assert_int_equal(sb_plaus_mark(sb_plaus_reads_db(db, &pr), &set, &err), SB_OK);
+    assert_int_equal(sb_site_plaus_mark(db, &set, &err), SB_OK);
     int64_t *ids = NULL;
     size_t nids = 0;
     assert_int_equal(sb_packet_cites(&o, &ids, &nids, &nothing, &err), SB_OK);

@@ -18,8 +18,8 @@
 #include "fixture.h"
 #include "md_inert.h"
 #include "claims.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
+#include "site_plaus.h"
 #include "results.h"
 #include "results_query.h"
 #include "snapshot_read.h"
@@ -138,13 +138,11 @@ typedef struct standing_in {
 
 static sb_standing *standing_of(sb_db *db, standing_in *in)
 {
-    sb_plaus_reads pr;
     sb_error err;
     sb_standing *s = NULL;
     memset(in, 0, sizeof *in);
-    sb_plaus_reads_db(db, &pr);
-    if (sb_results_load(db, NULL, &in->set, &err) != SB_OK || sb_plaus_mark(&pr, &in->set, &err) != SB_OK ||
-        sb_plaus_session_runs_load(&pr, NULL, &in->sruns, &err) != SB_OK ||
+    if (sb_results_load(db, NULL, &in->set, &err) != SB_OK || sb_site_plaus_mark(db, &in->set, &err) != SB_OK ||
+        sb_site_plaus_session_runs(db, NULL, 0, NULL, &in->sruns, &err) != SB_OK ||
         sb_claims_headlines_take(&in->sruns, NULL, NULL, 0, 0, &in->paired, &err) != SB_OK ||
         sb_snapshot_read(db, &in->snap, &err) != SB_OK ||
         sb_standing_open(&in->set, &in->paired, in->snap, NULL, &s, &err) != SB_OK)

@@ -20,9 +20,9 @@
 #include "fixture.h"
 #include "ingest.h"
 #include "json_file.h"
-#include "plaus_reads_db.h"
 #include "plausible.h"
 #include "results_query.h"
+#include "site_plaus.h"
 #include "strbuf.h"
 #include "training.h"
 
@@ -171,7 +171,6 @@ static void close_ingest(world *w)
 static char *render_window(world *w, const sb_training_opts *opts, sb_training_summary *sum,
                            int pairs_only, int has_range, long long from, long long to)
 {
-    sb_plaus_reads pr;
     sb_db *db;
     sb_error err;
     sb_error_clear(&err);
@@ -180,7 +179,7 @@ static char *render_window(world *w, const sb_training_opts *opts, sb_training_s
     sb_result_set all = {0};
     assert_int_equal(sb_training_load(db, has_range, from, to, &runs, &err), SB_OK);
     assert_int_equal(sb_results_load(db, NULL, &all, &err), SB_OK);
-    assert_int_equal(sb_plaus_mark(sb_plaus_reads_db(db, &pr), &all, &err), SB_OK);
+    assert_int_equal(sb_site_plaus_mark(db, &all, &err), SB_OK);
     sb_training_opts o = *opts;
     o.runs = &runs;
     o.all = &all;
