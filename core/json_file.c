@@ -119,8 +119,14 @@ int sb_file_open_inside(const char *path, const char *inside, int plain, int *fd
     struct stat st;
     const char *why = NULL;
     char names[96], where[PATH_MAX + 1];
+    /* fstat before the name: a hard link to a file elsewhere, opened and
+     * then put back by its own file, has two names when counted here, or
+     * is gone by the time its place is read; asked the other way round,
+     * its place could be read while the link still stood and its names
+     * counted once it had been put back, and the file would pass. */
+    int st_rc = fstat(f, &st);
     int gone = 0, known = (plain || inside) && fd_where(f, where, sizeof where, &gone) == 0;
-    if (fstat(f, &st) != 0)
+    if (st_rc != 0)
         why = "cannot stat it";
     else if (S_ISDIR(st.st_mode))
         why = "is a directory, not a file";
