@@ -46,13 +46,13 @@ static void set_int(json_t *obj, const char *key, long long v)
 }
 
 /* solbench's own options (add_common_options in bench/solbench.c, and
- * --mode, --dtype and --help): a params or shape member of one of these
+ * --mode, --dtype, --spec and --help): a params or shape member of one of these
  * names, or of a prefix of one (solbench takes an unambiguous prefix for
  * the whole name), would set that option instead of a parameter. */
 static const char *const solbench_options[] = {
     "provider", "warmup", "warmup-ms", "settle-ms", "iters", "repeats", "l2", "hold",
     "input-sets", "check-rows", "device", "calibration", "out", "suite", "seed",
-    "test-corrupt-output", "help", "mode", "dtype", "gpus", "preset", NULL,
+    "test-corrupt-output", "help", "mode", "dtype", "spec", "gpus", "preset", NULL,
 };
 
 /* 1 when k can be written as "--k=VALUE": a letter, then letters, digits,

@@ -2590,7 +2590,7 @@ static void test_repro_settle(void **state)
      * name: the run is a comment, not a command */
     const char *bad[] = {"{\"out\":\"/tmp/x\"}", "{\"calib\":\"/etc/shadow\"}",
                          "{\"-x\":\"1\"}", "{\"a b\":\"1\"}", "{\"x=--out\":\"1\"}",
-                         "{\"\":\"1\"}", "{\"seed\":1}"};
+                         "{\"\":\"1\"}", "{\"seed\":1}", "{\"sp\":\"1\"}", "{\"spec\":\"1\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sb_buf_reset(&b);
         r.params_json = (char *)bad[i];
