@@ -120,6 +120,13 @@ typedef struct sb_ingest_limits {
      * in its own folder, as a folder's files are (ingest_list.h), so no
      * name swapped since for a link reaches a file elsewhere. */
     int files_in_place;
+    /* With files_in_place, the folder each path must lie in (parallel to
+     * the paths; NULL: each file's own folder, resolved when listed). A
+     * gathering passes the folders it walked, resolved from the folder
+     * given: a folder on the way swapped for a link after the gathering
+     * then leads out of it, where resolving it again would follow the
+     * link. */
+    char *const *insides;
 } sb_ingest_limits;
 
 /* The bound on the rows every sidecar this ingest stores takes together

@@ -326,12 +326,17 @@ static void walk(lister *wk, const char *path, int top, unsigned absent)
 
 /* The resolved folder of a file named itself, kept in out->tops; NULL
  * when it cannot be resolved (the read then fails on its own). */
-static char *own_folder(lister *wk, const char *path)
+static char *own_folder(lister *wk, const char *path, const char *given)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    char *real = dir ? realpath(dir, NULL) : NULL;
-    free(dir);
+    char *real = NULL;
+    if (given) {
+        real = strdup(given);
+    } else {
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+        real = dir ? realpath(dir, NULL) : NULL;
+        free(dir);
+    }
     char **tops = real ? realloc(wk->out->tops, (wk->out->n_tops + 1) * sizeof *tops) : NULL;
     if (!tops) {
         free(real);
@@ -342,13 +347,16 @@ static char *own_folder(lister *wk, const char *path)
     return real;
 }
 
-void sb_ingest_list_paths(char *const *paths, size_t n_paths, int in_place, sb_ingest_list *out)
+void sb_ingest_list_paths(char *const *paths, size_t n_paths, int in_place, char *const *insides,
+                          sb_ingest_list *out)
 {
     memset(out, 0, sizeof *out);
     lister wk = {.out = out};
     for (size_t i = 0; i < n_paths && !out->oom; i++) {
         struct stat st;
-        wk.top_real = in_place && stat(paths[i], &st) == 0 && !S_ISDIR(st.st_mode) ? own_folder(&wk, paths[i]) : NULL;
+        wk.top_real = in_place && stat(paths[i], &st) == 0 && !S_ISDIR(st.st_mode)
+                          ? own_folder(&wk, paths[i], insides ? insides[i] : NULL)
+                          : NULL;
         walk(&wk, paths[i], 1, 0);
     }
     free(wk.stack);

@@ -35,9 +35,11 @@ typedef struct sb_ingest_list {
 } sb_ingest_list;
 
 /* Lists paths into out (zeroed first); free it with sb_ingest_list_free.
- * in_place: a file named itself gets its own folder, resolved, as inside
- * (sb_ingest_limits.files_in_place). */
-void sb_ingest_list_paths(char *const *paths, size_t n_paths, int in_place, sb_ingest_list *out);
+ * in_place: a file named itself gets as inside insides[i] where given
+ * (its folder as its gathering resolved it), else its own folder resolved
+ * now (sb_ingest_limits.files_in_place, .insides). */
+void sb_ingest_list_paths(char *const *paths, size_t n_paths, int in_place, char *const *insides,
+                          sb_ingest_list *out);
 void sb_ingest_list_free(sb_ingest_list *l);
 
 #endif

@@ -918,7 +918,7 @@ static int cancelled(pipe_t *pp)
  * list, reports that alone. */
 static void read_all(pipe_t *pp)
 {
-    sb_ingest_list_paths(pp->paths, pp->n_paths, pp->limits.files_in_place, &pp->list);
+    sb_ingest_list_paths(pp->paths, pp->n_paths, pp->limits.files_in_place, pp->limits.insides, &pp->list);
     if (pp->list.oom) {
         sb_error e;
         sb_error_clear(&e);

@@ -688,6 +688,56 @@ static void test_symlink_loop_and_unreadable(void **state)
     walk_refused(f, top, 1, 3, want);
 }
 
+/* A gathered file (files_in_place) is read only where its gathering
+ * found it (limits.insides): a folder on the way swapped for a link to
+ * another folder after the gathering leads out of it, where the folder
+ * resolved again at listing would follow the link and take the outside
+ * file. With the folder as gathered, the same file before the swap is
+ * stored. */
+static void test_gathered_folder_swapped(void **state)
+{
+    fx *f = *state;
+    char top[512], sub[600], out_sub[600], file[700], out_file[700], real_sub[700];
+    snprintf(top, sizeof top, "%s/gath%d", dir, db_counter);
+    snprintf(sub, sizeof sub, "%s/tree-sub", top);
+    snprintf(out_sub, sizeof out_sub, "%s/outside-sub", top);
+    assert_int_equal(mkdir(top, 0755), 0);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    assert_int_equal(mkdir(out_sub, 0755), 0);
+    snprintf(file, sizeof file, "%s/run.json", sub);
+    snprintf(out_file, sizeof out_file, "%s/run.json", out_sub);
+    copy_fixture("good/gemm_h100_cublas.json", out_file);
+    char *rs = realpath(sub, NULL);
+    assert_non_null(rs);
+    snprintf(real_sub, sizeof real_sub, "%s", rs);
+    free(rs);
+    /* the gathered folder now a link to the outside one */
+    char aside[700];
+    snprintf(aside, sizeof aside, "%s/tree-sub-real", top);
+    assert_int_equal(rename(sub, aside), 0);
+    assert_int_equal(symlink("outside-sub", sub), 0);
+    char *paths[] = {file}, *insides[] = {real_sub};
+    seen s = {0};
+    sb_ingest_walk w = {.on_error = on_error, .on_file = on_file, .ctx = &s};
+    w.limits.files_in_place = 1;
+    w.limits.insides = insides;
+    sb_ingest_stats st;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_ERR);
+    assert_int_equal(st.stored, 0);
+    assert_int_equal(st.refused, 1);
+    if (!strstr(s.last_error, "leads out of the folder given"))
+        fail_msg("'%s' does not say the file leads out", s.last_error);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 0);
+    /* put back: the same path is stored */
+    assert_int_equal(unlink(sub), 0);
+    assert_int_equal(rename(aside, sub), 0);
+    copy_fixture("good/gemm_h100_cublas.json", file);
+    seen s2 = {0};
+    w.ctx = &s2;
+    assert_int_equal(sb_ingest_paths(f->ing, paths, 1, &w, &st), SB_OK);
+    assert_int_equal(st.stored, 1);
+}
+
 /* A sidecar that is a hard link to a file outside the document's folder
  * (ncu, then nsys) refuses its document: neither the run nor a value of
  * the outside file is stored, and the refusal names the sidecar. A
@@ -893,6 +943,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
         cmocka_unit_test(test_threads_that_do_not_start),
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gathered_folder_swapped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sidecar_hard_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_time_and_provider_name, setup, teardown),
