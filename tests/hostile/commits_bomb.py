@@ -15,41 +15,18 @@ import sqlite3
 import sys
 import tempfile
 
+from peak_rss import LIMIT_KB, peak_kb, sanitized
+
 SOLBOOK = sys.argv[1]
-LIMIT_KB = 512 * 1024
 # A sanitizer's shadow memory is part of the process's RSS, so the bound
 # is the plain build's to check; a sanitizer build checks each refusal.
-with open(SOLBOOK, "rb") as f:
-    SANITIZED = any(tag in f.read() for tag in (b"__asan_init", b"__tsan_init", b"__msan_init"))
+SANITIZED = sanitized(SOLBOOK)
 
 
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
 
-
-def peak_kb(cmd, stdin_path=None):
-    """Runs cmd in a child of its own; returns (exit, output, peak RSS in KB)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        if stdin_path:
-            fd = os.open(stdin_path, os.O_RDONLY)
-            os.dup2(fd, 0)
-        os.dup2(w, 1)
-        os.dup2(w, 2)
-        os.execv(cmd[0], cmd)
-    os.close(w)
-    out = b""
-    while True:
-        b = os.read(r, 65536)
-        if not b:
-            break
-        out += b
-    os.close(r)
-    _, status, usage = os.wait4(pid, 0)
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace"), usage.ru_maxrss
 
 
 def stored(db):

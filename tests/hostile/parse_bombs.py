@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+
+from peak_rss import sanitized
 import zlib
 
 SOLBOOK = sys.argv[1]
@@ -35,8 +37,7 @@ LIMIT_KIB = 512 * 1024
 # A sanitizer's shadow memory and quarantine (ASan keeps up to 256 MB of
 # freed blocks) are part of the process's RSS, so the memory bound is the
 # plain build's to check; a sanitizer build checks every refusal alone.
-with open(SOLBOOK, "rb") as f:
-    SANITIZED = any(tag in f.read() for tag in (b"__asan_init", b"__tsan_init", b"__msan_init"))
+SANITIZED = sanitized(SOLBOOK)
 DOC_MAX = 1 << 20
 
 

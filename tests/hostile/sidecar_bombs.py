@@ -41,6 +41,8 @@ import sys
 import tarfile
 import tempfile
 
+from peak_rss import sanitized
+
 SOLBOOK = sys.argv[1]
 HOME = os.environ["SOLBOOK_HOME"]
 LIMIT_KIB = 512 * 1024
@@ -50,8 +52,7 @@ ROWS_LINE = ("solbook: %s: Nsight Compute sidecar holds more than 1000000 metric
              "(--max-sidecar-rows 1000000): refused with its document")
 # A sanitizer's shadow memory and quarantine are part of the process's
 # RSS, so the memory bound is the plain build's to check (parse_bombs.py).
-with open(SOLBOOK, "rb") as f:
-    SANITIZED = any(tag in f.read() for tag in (b"__asan_init", b"__tsan_init", b"__msan_init"))
+SANITIZED = sanitized(SOLBOOK)
 NCU_EXAMPLE = os.path.join(HOME, "examples", "h100", "rmsnorm-fwd-ncu", "torch.ncu.csv")
 with open(os.path.join(HOME, "tests", "data", "ingest", "good", "gemm_h100_cublas.json"), "rb") as f:
     DOC = f.read()
