@@ -124,16 +124,41 @@ typedef struct aa_table {
     size_t n;
 } aa_table;
 
+static int aa_collect_unflooded(const sb_session_runs *runs, const medians *m, double level, const char *flooded,
+                                aa_table *t, sb_error *err);
+
 static int aa_collect(const sb_session_runs *runs, const medians *m, double level, aa_table *t, sb_error *err)
 {
     memset(t, 0, sizeof *t);
+    /* the runs of a case flooded in one session (SB_SESSION_CASE_RUNS_MAX)
+     * are no A/A runs: their copies would meet as the square of their number */
+    char *flooded = calloc(runs->n + 1, 1);
+    if (!flooded)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t lo = 0; lo < runs->n;) {
+        size_t hi = lo + 1;
+        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
+               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
+            hi++;
+        if (hi - lo > SB_SESSION_CASE_RUNS_MAX)
+            memset(flooded + lo, 1, hi - lo);
+        lo = hi;
+    }
+    int rc = aa_collect_unflooded(runs, m, level, flooded, t, err);
+    free(flooded);
+    return rc;
+}
+
+static int aa_collect_unflooded(const sb_session_runs *runs, const medians *m, double level, const char *flooded,
+                                aa_table *t, sb_error *err)
+{
     for (size_t i = 0; i < runs->n; i++) {
         const sb_session_run *a = &runs->v[i];
-        if (a->copy != 0 || !m->kernel[i])
+        if (a->copy != 0 || !m->kernel[i] || flooded[i])
             continue;
         for (size_t j = i + 1; j < runs->n; j++) {
             const sb_session_run *b = &runs->v[j];
-            if (b->copy != 1 || !m->kernel[j] || !same_str(a->session_id, b->session_id) ||
+            if (b->copy != 1 || !m->kernel[j] || flooded[j] || !same_str(a->session_id, b->session_id) ||
                 !same_str(a->case_key, b->case_key) || !same_str(a->provider, b->provider) ||
                 m->nk[i] != m->nk[j] || m->nk[i] < 2)
                 continue;
@@ -1049,10 +1074,20 @@ static int partners_make(const sb_session_runs *runs, const medians *m, size_t *
         return -1;
     }
     size_t n = 0;
-    for (size_t i = 0; i < runs->n; i++) {
-        (*next)[i] = SIZE_MAX;
-        if (m->kernel[i])
-            v[n++] = (placed){&runs->v[i], i};
+    for (size_t lo = 0; lo < runs->n;) {
+        size_t hi = lo + 1;
+        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
+               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
+            hi++;
+        /* a case flooded in one session has no partners, as it has no
+         * pairs (SB_SESSION_CASE_RUNS_MAX): its copies would meet each
+         * other as the square of their number */
+        for (size_t i = lo; i < hi; i++) {
+            (*next)[i] = SIZE_MAX;
+            if (m->kernel[i] && hi - lo <= SB_SESSION_CASE_RUNS_MAX)
+                v[n++] = (placed){&runs->v[i], i};
+        }
+        lo = hi;
     }
     qsort(v, n, sizeof *v, cmp_partners);
     for (size_t k = 0; k + 1 < n; k++) {

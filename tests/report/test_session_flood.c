@@ -2,7 +2,8 @@
  * session's pair of each case, SKU, target and baseline is the one
  * grouped, groups come in the order of their first pairs, and a session's
  * case flooded with providers (a hostile folder of 1,000 runs took hours:
- * its pairs grow as the square) is left out and counted, not paired. */
+ * its pairs grow as the square) is left out and counted, not paired,
+ * and has no A/A comparisons. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,11 +123,41 @@ static void test_flooded_case_left_out(void **state)
     sb_session_report_free(&r);
 }
 
+/* n runs of one provider's case in one session, copies 0 and 1 by turns:
+ * their A/A comparisons, none where the case is flooded. */
+static size_t aa_flood(size_t n)
+{
+    sb_session_run *v = calloc(n, sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = run((long long)i + 1, "s1", "A", "fused", i % 4 < 2 ? SAMPLES : SLOWER);
+        v[i].copy = (int)(i % 2);
+    }
+    sb_session_runs runs = {v, n};
+    sb_noise_opts o = {0.95, 0.02, 0.01, 0.03};
+    sb_noise_report r;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_noise_measure(&runs, &o, &r, &err), SB_OK);
+    size_t got = r.kind[SB_NOISE_SESSION].n;
+    sb_noise_report_free(&r);
+    free(v);
+    return got;
+}
+
+static void test_flooded_case_no_noise(void **state)
+{
+    (void)state;
+    assert_true(aa_flood(SB_SESSION_CASE_RUNS_MAX) > 0);
+    assert_int_equal(aa_flood(SB_SESSION_CASE_RUNS_MAX + 2), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_newest_pairs_grouped),
         cmocka_unit_test(test_flooded_case_left_out),
+        cmocka_unit_test(test_flooded_case_no_noise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
