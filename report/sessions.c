@@ -124,16 +124,41 @@ typedef struct aa_table {
     size_t n;
 } aa_table;
 
+static int aa_collect_unflooded(const sb_session_runs *runs, const medians *m, double level, const char *flooded,
+                                aa_table *t, sb_error *err);
+
 static int aa_collect(const sb_session_runs *runs, const medians *m, double level, aa_table *t, sb_error *err)
 {
     memset(t, 0, sizeof *t);
+    /* the runs of a case flooded in one session (SB_SESSION_CASE_RUNS_MAX)
+     * are no A/A runs: their copies would meet as the square of their number */
+    char *flooded = calloc(runs->n + 1, 1);
+    if (!flooded)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t lo = 0; lo < runs->n;) {
+        size_t hi = lo + 1;
+        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
+               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
+            hi++;
+        if (hi - lo > SB_SESSION_CASE_RUNS_MAX)
+            memset(flooded + lo, 1, hi - lo);
+        lo = hi;
+    }
+    int rc = aa_collect_unflooded(runs, m, level, flooded, t, err);
+    free(flooded);
+    return rc;
+}
+
+static int aa_collect_unflooded(const sb_session_runs *runs, const medians *m, double level, const char *flooded,
+                                aa_table *t, sb_error *err)
+{
     for (size_t i = 0; i < runs->n; i++) {
         const sb_session_run *a = &runs->v[i];
-        if (a->copy != 0 || !m->kernel[i])
+        if (a->copy != 0 || !m->kernel[i] || flooded[i])
             continue;
         for (size_t j = i + 1; j < runs->n; j++) {
             const sb_session_run *b = &runs->v[j];
-            if (b->copy != 1 || !m->kernel[j] || !same_str(a->session_id, b->session_id) ||
+            if (b->copy != 1 || !m->kernel[j] || flooded[j] || !same_str(a->session_id, b->session_id) ||
                 !same_str(a->case_key, b->case_key) || !same_str(a->provider, b->provider) ||
                 m->nk[i] != m->nk[j] || m->nk[i] < 2)
                 continue;
@@ -246,33 +271,58 @@ static int pair_case(const sb_session_runs *runs, const medians *m, size_t lo, s
 }
 
 /* The newest session's pair of each (case, SKU, target, baseline): pairs
- * come in session start order, so a later one replaces an earlier one. */
-static int newest_only(const sb_session_pair *p, size_t i, size_t n)
+ * come in session start order, so a later one replaces an earlier one.
+ * Marked once through a sort of the pairs' indices: comparing each pair
+ * with every later one takes hours where a session holds a few hundred
+ * providers of one case (their pairs grow as the square). */
+static int strcmp_null(const char *a, const char *b)
 {
-    for (size_t j = i + 1; j < n; j++)
-        if (same_str(p[j].target->case_key, p[i].target->case_key) && same_str(p[j].target->sku, p[i].target->sku) &&
-            same_str(p[j].target->provider, p[i].target->provider) &&
-            same_str(p[j].base->provider, p[i].base->provider))
-            return 0;
-    return 1;
+    return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
 }
 
-static int group_of(sb_session_report *r, const sb_session_pair *p)
+typedef struct pair_ref {
+    sb_session_pair *p;
+    size_t i;
+} pair_ref;
+
+static int newest_cmp(const void *x, const void *y)
 {
-    for (size_t g = 0; g < r->ngroups; g++)
-        if (same_str(r->groups[g].op, p->target->op) && same_str(r->groups[g].sku, p->target->sku) &&
-            same_str(r->groups[g].provider, p->target->provider) && same_str(r->groups[g].baseline, p->base->provider))
-            return (int)g;
-    sb_session_group *v = realloc(r->groups, (r->ngroups + 1) * sizeof *v);
-    if (!v)
-        return -1;
-    r->groups = v;
-    memset(&v[r->ngroups], 0, sizeof v[0]);
-    v[r->ngroups].op = p->target->op;
-    v[r->ngroups].sku = p->target->sku;
-    v[r->ngroups].provider = p->target->provider;
-    v[r->ngroups].baseline = p->base->provider;
-    return (int)r->ngroups++;
+    const pair_ref *ra = x, *rb = y;
+    const sb_session_pair *a = ra->p, *b = rb->p;
+    int c;
+    if ((c = strcmp_null(a->target->case_key, b->target->case_key)) ||
+        (c = strcmp_null(a->target->sku, b->target->sku)) ||
+        (c = strcmp_null(a->target->provider, b->target->provider)) ||
+        (c = strcmp_null(a->base->provider, b->base->provider)))
+        return c;
+    return (ra->i > rb->i) - (ra->i < rb->i);
+}
+
+/* same_str's sameness: a NULL field matches nothing, not even itself */
+static int same_key(const sb_session_pair *a, const sb_session_pair *b)
+{
+    return same_str(a->target->case_key, b->target->case_key) && same_str(a->target->sku, b->target->sku) &&
+           same_str(a->target->provider, b->target->provider) && same_str(a->base->provider, b->base->provider);
+}
+
+static int mark_newest(sb_session_report *r, sb_error *err)
+{
+    pair_ref *idx = malloc((r->npairs + 1) * sizeof *idx);
+    if (!idx)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < r->npairs; i++)
+        idx[i] = (pair_ref){&r->pairs[i], i};
+    qsort(idx, r->npairs, sizeof *idx, newest_cmp);
+    for (size_t k = 0; k < r->npairs; k++)
+        idx[k].p->newest = k + 1 == r->npairs || !same_key(idx[k].p, idx[k + 1].p);
+    free(idx);
+    return SB_OK;
+}
+
+static int newest_only(const sb_session_pair *p, size_t i, size_t n)
+{
+    (void)n;
+    return p[i].newest;
 }
 
 /* Each pair's threshold and verdict, from the A/A runs among runs. */
@@ -319,17 +369,96 @@ int sb_session_summarize(const sb_session_pair *pairs, const size_t *idx, size_t
     return rc;
 }
 
+static int group_cmp(const void *x, const void *y)
+{
+    const pair_ref *ra = x, *rb = y;
+    const sb_session_run *a = ra->p->target, *b = rb->p->target;
+    int c;
+    if ((c = strcmp_null(a->op, b->op)) || (c = strcmp_null(a->sku, b->sku)) ||
+        (c = strcmp_null(a->provider, b->provider)) || (c = strcmp_null(ra->p->base->provider, rb->p->base->provider)))
+        return c;
+    return (ra->i > rb->i) - (ra->i < rb->i);
+}
+
+static int same_group(const sb_session_pair *a, const sb_session_pair *b)
+{
+    return same_str(a->target->op, b->target->op) && same_str(a->target->sku, b->target->sku) &&
+           same_str(a->target->provider, b->target->provider) && same_str(a->base->provider, b->base->provider);
+}
+
+/* A group's run of refs: [start, start + count), its first pair first. */
+typedef struct group_span {
+    size_t start, count;
+} group_span;
+
+/* (first pair's index, span) entries by the index */
+static int first_index_cmp(const void *x, const void *y)
+{
+    size_t a = ((const size_t *)x)[0], b = ((const size_t *)y)[0];
+    return (a > b) - (a < b);
+}
+
+/* Groups of the newest pairs by op, SKU, target and baseline, in the
+ * order of their first pair, each with its pairs in order: found through
+ * one sort, since looking each pair up among the groups made so far takes
+ * hours where a session holds a few hundred providers of one case. */
 static int make_groups(sb_session_report *r, double level, sb_error *err)
 {
-    for (size_t i = 0; i < r->npairs; i++) {
-        if (!newest_only(r->pairs, i, r->npairs))
-            continue;
-        int g = group_of(r, &r->pairs[i]);
-        size_t *v = g < 0 ? NULL : realloc(r->groups[g].pair, (r->groups[g].count + 1) * sizeof *v);
-        if (!v)
+    pair_ref *refs = malloc((r->npairs + 1) * sizeof *refs);
+    group_span *spans = malloc((r->npairs + 1) * sizeof *spans);
+    size_t n = 0, nspans = 0;
+    if (!refs || !spans) {
+        free(refs);
+        free(spans);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < r->npairs; i++)
+        if (newest_only(r->pairs, i, r->npairs))
+            refs[n++] = (pair_ref){&r->pairs[i], i};
+    qsort(refs, n, sizeof *refs, group_cmp);
+    for (size_t k = 0; k < n; k++) {
+        if (k == 0 || !same_group(refs[k - 1].p, refs[k].p))
+            spans[nspans++] = (group_span){k, 0};
+        spans[nspans - 1].count++;
+    }
+    /* the groups in the order of their first pairs (indices differ, so
+     * the order is total) */
+    {
+        size_t *key = malloc((nspans + 1) * 2 * sizeof *key);
+        if (!key) {
+            free(refs);
+            free(spans);
             return sb_error_set(err, NULL, NULL, "out of memory");
-        r->groups[g].pair = v;
-        v[r->groups[g].count++] = i;
+        }
+        for (size_t k = 0; k < nspans; k++) {
+            key[2 * k] = refs[spans[k].start].i;
+            key[2 * k + 1] = k;
+        }
+        qsort(key, nspans, 2 * sizeof *key, first_index_cmp);
+        r->groups = calloc(nspans + 1, sizeof *r->groups);
+        int rc = r->groups ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
+        for (size_t g = 0; g < nspans && rc == SB_OK; g++) {
+            const group_span *sp = &spans[key[2 * g + 1]];
+            sb_session_group *gr = &r->groups[g];
+            const sb_session_pair *p = refs[sp->start].p;
+            gr->op = p->target->op;
+            gr->sku = p->target->sku;
+            gr->provider = p->target->provider;
+            gr->baseline = p->base->provider;
+            gr->pair = malloc(sp->count * sizeof *gr->pair);
+            if (!gr->pair) {
+                rc = sb_error_set(err, NULL, NULL, "out of memory");
+                break;
+            }
+            r->ngroups++;
+            for (size_t k = 0; k < sp->count; k++)
+                gr->pair[gr->count++] = refs[sp->start + k].i;
+        }
+        free(key);
+        free(refs);
+        free(spans);
+        if (rc != SB_OK)
+            return rc;
     }
     for (size_t g = 0; g < r->ngroups; g++) {
         sb_session_group *gr = &r->groups[g];
@@ -353,9 +482,18 @@ int sb_session_compare(const sb_session_runs *runs, const char *target, double l
         while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
                same_str(runs->v[hi].case_key, runs->v[lo].case_key))
             hi++;
-        rc = pair_case(runs, &m, lo, hi, target, level, out, err);
+        if (hi - lo > SB_SESSION_CASE_RUNS_MAX) {
+            if (!out->refused++)
+                snprintf(out->first_refusal, sizeof out->first_refusal,
+                         "run %lld: one of %zu runs of one case in one session, more than %d",
+                         (long long)runs->v[lo].run_id, hi - lo, SB_SESSION_CASE_RUNS_MAX);
+        } else {
+            rc = pair_case(runs, &m, lo, hi, target, level, out, err);
+        }
         lo = hi;
     }
+    if (rc == SB_OK)
+        rc = mark_newest(out, err);
     if (rc == SB_OK)
         rc = judge_pairs(runs, &m, level, floor, out, err);
     medians_free(&m);
@@ -936,10 +1074,20 @@ static int partners_make(const sb_session_runs *runs, const medians *m, size_t *
         return -1;
     }
     size_t n = 0;
-    for (size_t i = 0; i < runs->n; i++) {
-        (*next)[i] = SIZE_MAX;
-        if (m->kernel[i])
-            v[n++] = (placed){&runs->v[i], i};
+    for (size_t lo = 0; lo < runs->n;) {
+        size_t hi = lo + 1;
+        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
+               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
+            hi++;
+        /* a case flooded in one session has no partners, as it has no
+         * pairs (SB_SESSION_CASE_RUNS_MAX): its copies would meet each
+         * other as the square of their number */
+        for (size_t i = lo; i < hi; i++) {
+            (*next)[i] = SIZE_MAX;
+            if (m->kernel[i] && hi - lo <= SB_SESSION_CASE_RUNS_MAX)
+                v[n++] = (placed){&runs->v[i], i};
+        }
+        lo = hi;
     }
     qsort(v, n, sizeof *v, cmp_partners);
     for (size_t k = 0; k + 1 < n; k++) {

@@ -14,6 +14,12 @@
 
 /* One case of one session: the target against one baseline, both copy 0,
  * both passed, same GPU, timing method, check and rounds. */
+/* The most runs one session measures of one case that are paired: a
+ * session measures a case with a few providers, twice each (the stored
+ * sessions hold at most 10). Pairs grow as the square of the runs, so a
+ * flood of providers or copies in one case is left out, not paired. */
+#define SB_SESSION_CASE_RUNS_MAX 64
+
 typedef struct sb_session_pair {
     const sb_session_run *target, *base;
     sb_paired kernel; /* speedup in kernel time: base over target, round by round */
@@ -28,6 +34,9 @@ typedef struct sb_session_pair {
     double threshold;
     int aa_cases;
     sb_paired_verdict verdict; /* of target time over base time */
+    /* 1: no later pair of the report has this pair's case, SKU, target
+     * and baseline (the newest session's pair of them) */
+    int newest;
 } sb_session_pair;
 
 /* The words of a pair's verdict, said of the target against its baseline
@@ -54,7 +63,10 @@ typedef struct sb_session_report {
     size_t npairs;
     sb_session_group *groups;
     size_t ngroups;
-    size_t refused; /* pairs left out: GPU, timing method, check or rounds differ */
+    /* pairs left out: GPU, timing method, check or rounds differ; or
+     * every pair of a session's case that holds more than
+     * SB_SESSION_CASE_RUNS_MAX runs (counted as one) */
+    size_t refused;
     /* pairs left out because a side ran faster than its card's ceilings
      * allow (sb_session_run.implausible, report/plausible.h) */
     size_t implausible;
