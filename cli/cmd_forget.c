@@ -22,6 +22,45 @@ static const char *const forget_usage[] = {
     NULL,
 };
 
+/* A run named twice is forgotten and said once: ids[0..n) keep their
+ * first places, in order; returns how many are left. */
+typedef struct id_at {
+    long long id;
+    size_t at;
+} id_at;
+
+static int cmp_id_at(const void *a, const void *b)
+{
+    const id_at *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static size_t unique_ids(long long *ids, size_t n)
+{
+    id_at *v = malloc((n ? n : 1) * sizeof *v);
+    unsigned char *dup = calloc(n ? n : 1, 1);
+    if (!v || !dup) { /* the database refuses nothing for a repeat: keep them */
+        free(v);
+        free(dup);
+        return n;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = (id_at){ids[i], i};
+    qsort(v, n, sizeof *v, cmp_id_at);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].id == v[i - 1].id)
+            dup[v[i].at] = 1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!dup[i])
+            ids[k++] = ids[i];
+    free(v);
+    free(dup);
+    return k;
+}
+
 int cmd_forget(int argc, char **argv)
 {
     const char *db_path = sb_default_db_path();
@@ -54,6 +93,7 @@ int cmd_forget(int argc, char **argv)
             return 2;
         }
     }
+    size_t n_ids = unique_ids(ids, (size_t)argc);
     sb_error err;
     sb_error_clear(&err);
     sb_db *db;
@@ -70,11 +110,11 @@ int cmd_forget(int argc, char **argv)
         return 2;
     }
     int rc = 0;
-    if (sb_runs_forget(db, ids, (size_t)argc, gone, &err) != SB_OK) {
+    if (sb_runs_forget(db, ids, n_ids, gone, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         rc = strstr(err.msg, "nothing was removed") ? 1 : 2;
     } else {
-        for (int i = 0; i < argc; i++)
+        for (size_t i = 0; i < n_ids; i++)
             sb_term_line(stdout, "forgot run %lld (%s, from %s): %lld sample value%s, %lld Nsight Compute value%s",
                          gone[i].run_id, gone[i].status, gone[i].source_path, gone[i].samples,
                          gone[i].samples == 1 ? "" : "s", gone[i].ncu_values, gone[i].ncu_values == 1 ? "" : "s");

@@ -34,10 +34,13 @@ grep -q "no run 99999; nothing was removed" "$TMP/err" || { fail "unknown run me
 check
 [ "$(count "SELECT count(*) FROM runs WHERE id = $id")" -eq 1 ] || fail "run $id removed though the call failed"
 
-"$SOLBOOK" forget --db "$TMP/lab.db" "$id" >"$TMP/out" 2>"$TMP/err"
+# a run named twice is forgotten and said once
+"$SOLBOOK" forget --db "$TMP/lab.db" "$id" "$id" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 check
 [ "$rc" -eq 0 ] || { fail "forget: exit $rc"; cat "$TMP/err"; }
+check
+[ "$(grep -c "^forgot run $id " "$TMP/out")" -eq 1 ] || { fail "a run named twice is said twice"; cat "$TMP/out"; }
 check
 grep -qxF "forgot run $id (passed, from $TMP/in/gemm_h100_cublas.json): $stored sample values, $ncu Nsight Compute values" "$TMP/out" ||
     { fail "forget line"; cat "$TMP/out"; }
