@@ -288,6 +288,11 @@ int cmd_confirm(int argc, char **argv)
     argc = sb_cli_parse_options(argc, argv, "confirm", options, confirm_usage, 0, &exit_status);
     if (argc < 0)
         return exit_status;
+    for (int i = 0; i < argc; i++)
+        if (!argv[i][0]) {
+            fprintf(stderr, "solbook confirm: an empty argument names no run and no case\n");
+            return 2;
+        }
     sb_error err;
     sb_error_clear(&err);
     sb_db *db = NULL;

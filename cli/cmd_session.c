@@ -84,6 +84,12 @@ int cmd_session(int argc, char **argv)
     argc = sb_cli_parse_options(argc, argv, "session", options, session_usage, 0, &exit_status);
     if (argc < 0)
         return exit_status;
+    /* an empty prefix would name every session */
+    for (int i = 0; i < argc; i++)
+        if (!argv[i][0]) {
+            fprintf(stderr, "solbook session: an empty SESSION names no session (give an id or a prefix of one)\n");
+            return 2;
+        }
     sb_error err;
     sb_error_clear(&err);
     sb_session_runs runs = {0};

@@ -139,6 +139,12 @@ def main():
         want = "%d files, %d stored" % (len(results), len(results))
         assert want in out, "ingest said %r, expected %r" % (out.strip(), want)
 
+        # an empty SESSION would be a prefix of every session: refused
+        for cmd in ("session", "noise", "confirm"):
+            p = subprocess.run([solbook, cmd, "--db", db, ""], capture_output=True, text=True)
+            assert p.returncode == 2 and "empty" in p.stderr and not p.stdout, \
+                "%s '': exit %d, %r" % (cmd, p.returncode, p.stderr)
+
         text = run(solbook, "session", "--db", db, "--cases")
         groups = table(text, "op | SKU")
         assert groups, "no group table in:\n" + text
