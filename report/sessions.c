@@ -124,8 +124,16 @@ typedef struct aa_table {
     size_t n;
 } aa_table;
 
-static int aa_collect_unflooded(const sb_session_runs *runs, const medians *m, double level, const char *flooded,
-                                aa_table *t, sb_error *err);
+/* The end of the runs of one case in one session that start at lo (runs
+ * come by session, then case). */
+static size_t case_end(const sb_session_runs *runs, size_t lo)
+{
+    size_t hi = lo + 1;
+    while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
+           same_str(runs->v[hi].case_key, runs->v[lo].case_key))
+        hi++;
+    return hi;
+}
 
 static int aa_collect(const sb_session_runs *runs, const medians *m, double level, aa_table *t, sb_error *err)
 {
@@ -136,23 +144,13 @@ static int aa_collect(const sb_session_runs *runs, const medians *m, double leve
     if (!flooded)
         return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t lo = 0; lo < runs->n;) {
-        size_t hi = lo + 1;
-        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
-               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
-            hi++;
+        size_t hi = case_end(runs, lo);
         if (hi - lo > SB_SESSION_CASE_RUNS_MAX)
             memset(flooded + lo, 1, hi - lo);
         lo = hi;
     }
-    int rc = aa_collect_unflooded(runs, m, level, flooded, t, err);
-    free(flooded);
-    return rc;
-}
-
-static int aa_collect_unflooded(const sb_session_runs *runs, const medians *m, double level, const char *flooded,
-                                aa_table *t, sb_error *err)
-{
-    for (size_t i = 0; i < runs->n; i++) {
+    int rc = SB_OK;
+    for (size_t i = 0; i < runs->n && rc == SB_OK; i++) {
         const sb_session_run *a = &runs->v[i];
         if (a->copy != 0 || !m->kernel[i] || flooded[i])
             continue;
@@ -163,16 +161,19 @@ static int aa_collect_unflooded(const sb_session_runs *runs, const medians *m, d
                 m->nk[i] != m->nk[j] || m->nk[i] < 2)
                 continue;
             sb_paired p;
-            if (sb_paired_ratio(m->kernel[i], m->kernel[j], m->nk[i], level, &p, err) != SB_OK)
-                return SB_ERR;
+            if ((rc = sb_paired_ratio(m->kernel[i], m->kernel[j], m->nk[i], level, &p, err)) != SB_OK)
+                break;
             aa_change *v = realloc(t->v, (t->n + 1) * sizeof *v);
-            if (!v)
-                return sb_error_set(err, NULL, NULL, "out of memory");
+            if (!v) {
+                rc = sb_error_set(err, NULL, NULL, "out of memory");
+                break;
+            }
             t->v = v;
             t->v[t->n++] = (aa_change){a, fabs(p.ratio - 1.0)};
         }
     }
-    return SB_OK;
+    free(flooded);
+    return rc;
 }
 
 /* The pair's threshold (sb_session_pair.threshold): sb_aa_threshold of
@@ -270,11 +271,8 @@ static int pair_case(const sb_session_runs *runs, const medians *m, size_t lo, s
     return SB_OK;
 }
 
-/* The newest session's pair of each (case, SKU, target, baseline): pairs
- * come in session start order, so a later one replaces an earlier one.
- * Marked once through a sort of the pairs' indices: comparing each pair
- * with every later one takes hours where a session holds a few hundred
- * providers of one case (their pairs grow as the square). */
+/* strcmp with NULL before any text: an order for sorting; sameness
+ * stays same_str's */
 static int strcmp_null(const char *a, const char *b)
 {
     return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
@@ -305,6 +303,11 @@ static int same_key(const sb_session_pair *a, const sb_session_pair *b)
            same_str(a->target->provider, b->target->provider) && same_str(a->base->provider, b->base->provider);
 }
 
+/* The newest session's pair of each (case, SKU, target, baseline): pairs
+ * come in session start order, so a later one replaces an earlier one.
+ * Marked once through a sort of the pairs' indices: comparing each pair
+ * with every later one takes hours where a session holds a few hundred
+ * providers of one case (their pairs grow as the square). */
 static int mark_newest(sb_session_report *r, sb_error *err)
 {
     pair_ref *idx = malloc((r->npairs + 1) * sizeof *idx);
@@ -317,12 +320,6 @@ static int mark_newest(sb_session_report *r, sb_error *err)
         idx[k].p->newest = k + 1 == r->npairs || !same_key(idx[k].p, idx[k + 1].p);
     free(idx);
     return SB_OK;
-}
-
-static int newest_only(const sb_session_pair *p, size_t i, size_t n)
-{
-    (void)n;
-    return p[i].newest;
 }
 
 /* Each pair's threshold and verdict, from the A/A runs among runs. */
@@ -386,15 +383,15 @@ static int same_group(const sb_session_pair *a, const sb_session_pair *b)
            same_str(a->target->provider, b->target->provider) && same_str(a->base->provider, b->base->provider);
 }
 
-/* A group's run of refs: [start, start + count), its first pair first. */
+/* A group's run of refs, [start, start + count), and the index of its
+ * first pair (refs[start].i). */
 typedef struct group_span {
-    size_t start, count;
+    size_t start, count, first;
 } group_span;
 
-/* (first pair's index, span) entries by the index */
 static int first_index_cmp(const void *x, const void *y)
 {
-    size_t a = ((const size_t *)x)[0], b = ((const size_t *)y)[0];
+    size_t a = ((const group_span *)x)->first, b = ((const group_span *)y)->first;
     return (a > b) - (a < b);
 }
 
@@ -413,53 +410,39 @@ static int make_groups(sb_session_report *r, double level, sb_error *err)
         return sb_error_set(err, NULL, NULL, "out of memory");
     }
     for (size_t i = 0; i < r->npairs; i++)
-        if (newest_only(r->pairs, i, r->npairs))
+        if (r->pairs[i].newest)
             refs[n++] = (pair_ref){&r->pairs[i], i};
     qsort(refs, n, sizeof *refs, group_cmp);
     for (size_t k = 0; k < n; k++) {
         if (k == 0 || !same_group(refs[k - 1].p, refs[k].p))
-            spans[nspans++] = (group_span){k, 0};
+            spans[nspans++] = (group_span){k, 0, refs[k].i};
         spans[nspans - 1].count++;
     }
     /* the groups in the order of their first pairs (indices differ, so
      * the order is total) */
-    {
-        size_t *key = malloc((nspans + 1) * 2 * sizeof *key);
-        if (!key) {
-            free(refs);
-            free(spans);
-            return sb_error_set(err, NULL, NULL, "out of memory");
+    qsort(spans, nspans, sizeof *spans, first_index_cmp);
+    r->groups = calloc(nspans + 1, sizeof *r->groups);
+    int rc = r->groups ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t g = 0; g < nspans && rc == SB_OK; g++) {
+        const group_span *sp = &spans[g];
+        sb_session_group *gr = &r->groups[g];
+        const sb_session_pair *p = refs[sp->start].p;
+        gr->op = p->target->op;
+        gr->sku = p->target->sku;
+        gr->provider = p->target->provider;
+        gr->baseline = p->base->provider;
+        if (!(gr->pair = malloc(sp->count * sizeof *gr->pair))) {
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            break;
         }
-        for (size_t k = 0; k < nspans; k++) {
-            key[2 * k] = refs[spans[k].start].i;
-            key[2 * k + 1] = k;
-        }
-        qsort(key, nspans, 2 * sizeof *key, first_index_cmp);
-        r->groups = calloc(nspans + 1, sizeof *r->groups);
-        int rc = r->groups ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
-        for (size_t g = 0; g < nspans && rc == SB_OK; g++) {
-            const group_span *sp = &spans[key[2 * g + 1]];
-            sb_session_group *gr = &r->groups[g];
-            const sb_session_pair *p = refs[sp->start].p;
-            gr->op = p->target->op;
-            gr->sku = p->target->sku;
-            gr->provider = p->target->provider;
-            gr->baseline = p->base->provider;
-            gr->pair = malloc(sp->count * sizeof *gr->pair);
-            if (!gr->pair) {
-                rc = sb_error_set(err, NULL, NULL, "out of memory");
-                break;
-            }
-            r->ngroups++;
-            for (size_t k = 0; k < sp->count; k++)
-                gr->pair[gr->count++] = refs[sp->start + k].i;
-        }
-        free(key);
-        free(refs);
-        free(spans);
-        if (rc != SB_OK)
-            return rc;
+        r->ngroups++;
+        for (size_t k = 0; k < sp->count; k++)
+            gr->pair[gr->count++] = refs[sp->start + k].i;
     }
+    free(refs);
+    free(spans);
+    if (rc != SB_OK)
+        return rc;
     for (size_t g = 0; g < r->ngroups; g++) {
         sb_session_group *gr = &r->groups[g];
         if (sb_session_summarize(r->pairs, gr->pair, gr->count, level, &gr->geomean, &gr->worst, &gr->wins, &gr->losses,
@@ -478,10 +461,7 @@ int sb_session_compare(const sb_session_runs *runs, const char *target, double l
         return SB_ERR;
     int rc = SB_OK;
     for (size_t lo = 0; lo < runs->n && rc == SB_OK;) {
-        size_t hi = lo + 1;
-        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
-               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
-            hi++;
+        size_t hi = case_end(runs, lo);
         if (hi - lo > SB_SESSION_CASE_RUNS_MAX) {
             if (!out->refused++)
                 snprintf(out->first_refusal, sizeof out->first_refusal,
@@ -622,7 +602,7 @@ int sb_session_headlines_make(const sb_session_runs *runs, const char *op, const
         return SB_ERR;
     const sb_session_report *r = &out->report;
     for (size_t i = 0; i < r->npairs; i++) {
-        if (!headline_pair(&r->pairs[i], op, bases) || !newest_only(r->pairs, i, r->npairs))
+        if (!headline_pair(&r->pairs[i], op, bases) || !r->pairs[i].newest)
             continue;
         if (headline_add(out, bases, i) != 0) {
             sb_session_headlines_free(out);
@@ -1075,10 +1055,7 @@ static int partners_make(const sb_session_runs *runs, const medians *m, size_t *
     }
     size_t n = 0;
     for (size_t lo = 0; lo < runs->n;) {
-        size_t hi = lo + 1;
-        while (hi < runs->n && same_str(runs->v[hi].session_id, runs->v[lo].session_id) &&
-               same_str(runs->v[hi].case_key, runs->v[lo].case_key))
-            hi++;
+        size_t hi = case_end(runs, lo);
         /* a case flooded in one session has no partners, as it has no
          * pairs (SB_SESSION_CASE_RUNS_MAX): its copies would meet each
          * other as the square of their number */
