@@ -12,7 +12,6 @@
 #include "ingest.h"
 #include "ingest_verdicts.h"
 #include "plausible.h"
-#include "strbuf.h"
 #include "term.h"
 
 static const char *const ingest_usage[] = {
@@ -160,68 +159,6 @@ static int store_verdicts(sb_ingest *ing)
         printf("plausibility: %zu run%s judged again (%s), %zu changed verdict\n", st.rejudged,
                st.rejudged == 1 ? "" : "s", st.why, st.changed);
     return SB_OK;
-}
-
-static void strings_free(char **v, size_t n)
-{
-    if (!v)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-/* The folder each gathered path lies in: the folder given that it was
- * found under (the gathering writes DIR/NAME/...), resolved, then the rest
- * of its folders as the gathering walked them. The gathering follows no
- * link to a folder, so the file must still lie there when it is read: a
- * folder on the way swapped for a link since leads out of it. An entry is
- * NULL where no folder given is a prefix (the file's own folder, resolved
- * when listed, is taken). NULL only when out of memory. */
-static char **gathered_folders(char *const *dirs, int n_dirs, char *const *paths, size_t n)
-{
-    char **out = calloc(n ? n : 1, sizeof *out);
-    char **real = calloc(n_dirs > 0 ? (size_t)n_dirs : 1, sizeof *real);
-    if (!out || !real) {
-        free(out);
-        free(real);
-        return NULL;
-    }
-    for (int d = 0; d < n_dirs; d++)
-        real[d] = realpath(dirs[d], NULL);
-    int oom = 0;
-    for (size_t i = 0; i < n && !oom; i++) {
-        size_t best = 0;
-        int at = -1;
-        for (int d = 0; d < n_dirs; d++) {
-            size_t k = strlen(dirs[d]);
-            if (real[d] && k >= best && strncmp(paths[i], dirs[d], k) == 0 && paths[i][k] == '/') {
-                best = k;
-                at = d;
-            }
-        }
-        if (at < 0)
-            continue;
-        const char *rest = paths[i] + best + 1;
-        const char *slash = strrchr(rest, '/');
-        sb_buf b = SB_BUF_INIT;
-        sb_buf_puts(&b, real[at]);
-        if (slash) {
-            sb_buf_putc(&b, '/');
-            sb_buf_add(&b, rest, (size_t)(slash - rest));
-        }
-        if (!(out[i] = strdup(sb_buf_str(&b))))
-            oom = 1;
-        sb_buf_free(&b);
-    }
-    for (int d = 0; d < n_dirs; d++)
-        free(real[d]);
-    free(real);
-    if (oom) {
-        strings_free(out, n);
-        return NULL;
-    }
-    return out;
 }
 
 int cmd_ingest(int argc, char **argv)
@@ -374,14 +311,14 @@ int cmd_ingest(int argc, char **argv)
         char *text = NULL;
         if (sb_gather_scan_dirs(argv, (size_t)argc, &fleet_set, &err) != SB_OK ||
             !(fleet_paths = sb_gather_accepted_paths(&fleet_set, &fleet_n)) ||
-            !(fleet_insides = gathered_folders(argv, argc, fleet_paths, fleet_n)) ||
+            !(fleet_insides = sb_gather_accepted_folders(&fleet_set, &fleet_n)) ||
             !(text = sb_gather_describe(&fleet_set))) {
             if (!err.msg[0])
                 sb_error_set(&err, NULL, NULL, "out of memory");
             sb_error_print(&err, stderr);
             sb_gather_free(&fleet_set);
             free(fleet_paths);
-            strings_free(fleet_insides, fleet_n);
+            free(fleet_insides);
             sb_ingest_close(ing);
             return 2;
         }
@@ -469,6 +406,6 @@ int cmd_ingest(int argc, char **argv)
     sb_ingest_close(ing);
     sb_gather_free(&fleet_set);
     free(fleet_paths);
-    strings_free(fleet_insides, fleet_n);
+    free(fleet_insides);
     return status;
 }

@@ -92,7 +92,31 @@ typedef struct walk_ctx {
     sb_error *err;
     struct seen_task *tasks;
     size_t n_tasks, cap_tasks;
+    const char *root;      /* the folder given being walked */
+    const char *root_real; /* it resolved when its walk began; NULL: unresolved */
 } walk_ctx;
+
+/* The folder path lies in as the walk reached it: the folder given,
+ * resolved when its walk began, then the folders under it as walked
+ * (sb_gather_file.folder). NULL where that cannot be said. */
+static char *walked_folder(const walk_ctx *w, const char *path)
+{
+    size_t k = strlen(w->root);
+    if (!w->root_real || strncmp(path, w->root, k) != 0 || path[k] != '/')
+        return NULL;
+    const char *rest = path + k + 1, *slash = strrchr(rest, '/');
+    size_t nreal = strlen(w->root_real), nrest = slash ? (size_t)(slash - rest) : 0;
+    char *f = malloc(nreal + (slash ? 1 + nrest : 0) + 1);
+    if (!f)
+        return NULL;
+    memcpy(f, w->root_real, nreal);
+    if (slash) {
+        f[nreal] = '/';
+        memcpy(f + nreal + 1, rest, nrest);
+    }
+    f[nreal + (slash ? 1 + nrest : 0)] = '\0';
+    return f;
+}
 
 static int add(walk_ctx *w, const char *path, sb_gather_state st, char *key, const char *why)
 {
@@ -112,9 +136,11 @@ static int add(walk_ctx *w, const char *path, sb_gather_state st, char *key, con
     f->state = st;
     f->key = key;
     f->why = why ? strdup(why) : NULL;
+    f->folder = walked_folder(w, path);
     if (!f->path || (why && !f->why)) {
         free(f->path);
         free(f->why);
+        free(f->folder);
         free(key);
         return sb_error_set(w->err, path, NULL, "out of memory");
     }
@@ -405,7 +431,7 @@ int sb_gather_scan(const char *dir, sb_gather *out, sb_error *err)
 int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    walk_ctx w = {out, 0, err, NULL, 0, 0};
+    walk_ctx w = {out, 0, err, NULL, 0, 0, NULL, NULL};
     for (size_t i = 0; i < n_dirs; i++) {
         struct stat st;
         int rc = SB_OK;
@@ -414,7 +440,14 @@ int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_err
         else if (!S_ISDIR(st.st_mode))
             rc = sb_error_set(err, dirs[i], NULL, "not a directory (give the output tree of a fleet run)");
         else
+        {
+            char *real = realpath(dirs[i], NULL);
+            w.root = dirs[i];
+            w.root_real = real;
             rc = walk(&w, dirs[i], 0);
+            w.root_real = NULL;
+            free(real);
+        }
         if (rc == SB_OK && i + 1 == n_dirs)
             rc = missing_tasks(&w);
         if (rc != SB_OK) {
@@ -441,6 +474,7 @@ int sb_gather_scan_dirs(char *const *dirs, size_t n_dirs, sb_gather *out, sb_err
             free(out->files[i].path);
             free(out->files[i].key);
             free(out->files[i].why);
+            free(out->files[i].folder);
             continue;
         }
         out->files[kept++] = out->files[i];
@@ -480,6 +514,7 @@ void sb_gather_free(sb_gather *g)
         free(g->files[i].path);
         free(g->files[i].key);
         free(g->files[i].why);
+        free(g->files[i].folder);
     }
     free(g->files);
     memset(g, 0, sizeof *g);
@@ -488,6 +523,18 @@ void sb_gather_free(sb_gather *g)
 size_t sb_gather_problems(const sb_gather *g)
 {
     return g->partial + g->invalid + g->duplicate_files + g->unfinished;
+}
+
+char **sb_gather_accepted_folders(const sb_gather *g, size_t *n)
+{
+    *n = 0;
+    char **v = malloc((g->accepted ? g->accepted : 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->files[i].state == SB_GATHER_ACCEPTED)
+            v[(*n)++] = g->files[i].folder;
+    return v;
 }
 
 char **sb_gather_accepted_paths(const sb_gather *g, size_t *n)

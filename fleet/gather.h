@@ -56,6 +56,9 @@ typedef struct sb_gather_file {
     sb_gather_state state;
     char *key;      /* NULL for partial and invalid files */
     char *why;      /* partial, invalid: the reason; else NULL */
+    char *folder;   /* the folder the walk found it in: the folder given,
+                     * resolved when its walk began, then the folders under
+                     * it as walked; NULL where that cannot be said */
 } sb_gather_file;
 
 typedef struct sb_gather {
@@ -81,6 +84,11 @@ size_t sb_gather_problems(const sb_gather *g);
 /* The accepted paths, in key order, as a malloc'd array (*n of them) of
  * pointers into g; NULL when out of memory. */
 char **sb_gather_accepted_paths(const sb_gather *g, size_t *n);
+
+/* Their folders (sb_gather_file.folder), in the same order: where the
+ * ingest after the gathering reads each file (sb_ingest_limits.insides),
+ * so that a folder on the way swapped for a link since leads out. */
+char **sb_gather_accepted_folders(const sb_gather *g, size_t *n);
 
 /* The problems, one line each ("partial: PATH: WHY", "invalid: PATH: WHY",
  * "duplicate: PATH: N files for case KEY", "unfinished: DIR: WHY"), then
