@@ -159,6 +159,9 @@ wait_for() {
   bad "timed out after ${secs}s waiting for $what"
   squeue --array --states=all
   tail -n 20 "$tmp/log/slurmctld.log"
+  echo "-- slurmd.log"
+  tail -n 30 "$tmp/log/slurmd.log"
+  for f in "$tmp"/submit/*.out; do [[ -f $f ]] && { echo "-- $(basename "$f")"; tail -n 5 "$f"; }; done
   return 1
 }
 live() { squeue --noheader --array --name=sb-slurm-cpu-h100-r1 --states=PENDING,RUNNING,COMPLETING --format=%K; }
