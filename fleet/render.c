@@ -260,13 +260,17 @@ static void put_task_bookkeeping(sb_buf *t, const sb_render_opts *o, sb_engine e
                 "\"$STARTED\" \"$finished\" >\"$tmp\"\n"
                 "    mv -f \"$tmp\" \"$CASE_OUT/solbook-task.json\"\n"
                 "}\n"
+                "# task_end STATUS: the last record, then exit. Slurm signals every process of\n"
+                "# the job in no set order, so a cancel reaches here either from the TERM trap\n"
+                "# or through the command it killed (status 143, or 130 for SIGINT); from here\n"
+                "# on TERM and INT are ignored (by the commands that write the record too), so\n"
+                "# a signal that comes late cannot cut the record short.\n"
                 "task_end() {\n"
-                "    local status=$1 state=failed\n"
-                "    # a second SIGTERM (scancel again, the time limit after a cancel) must not\n"
-                "    # cut the record short: ignored here and in the commands that write it\n"
-                "    trap - EXIT\n"
                 "    trap '' TERM INT\n"
-                "    if ((status == 0)); then state=done; elif [[ -n ${STOPPED:-} ]]; then state=cancelled; fi\n"
+                "    trap - EXIT\n"
+                "    local status=$1 state=failed\n"
+                "    if ((status == 0)); then state=done\n"
+                "    elif [[ -n ${STOPPED:-} ]] || ((status == 143 || status == 130)); then state=cancelled; fi\n"
                 "    task_record \"$state\" \"$status\"\n"
                 "    exit \"$status\"\n"
                 "}\n"
@@ -283,7 +287,7 @@ static void put_task_bookkeeping(sb_buf *t, const sb_render_opts *o, sb_engine e
                 "task_record running\n"
                 "trap 'task_end $?' EXIT\n"
                 "# scancel, the time limit and preemption send SIGTERM: the record says cancelled\n"
-                "trap 'STOPPED=1; exit 143' TERM INT\n");
+                "trap 'STOPPED=1; task_end 143' TERM INT\n");
 }
 
 char *sb_render_script(const sb_render_opts *o, sb_engine engine, sb_error *err)

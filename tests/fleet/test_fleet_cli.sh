@@ -157,10 +157,10 @@ SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=6 SOLBENCH_SPREAD="$tmp/fake-solbench" 
 has run/perkernel/solbook-task.json '"job_id":"6","host":'
 if grep -q '"state":"failed"' "$tmp"/run/.superseded/perkernel-*/solbook-task.json; then
   ok "the failed attempt was moved to .superseded"; else bad ".superseded lacks the failed attempt"; fi
-# A cancelled case (SIGTERM to the whole task, as scancel sends it): the
-# record says cancelled with 143, even when a second SIGTERM comes while the
-# record is being written (a stand-in `date`, which the record calls, sends
-# it to the task's process group).
+# A cancelled case (SIGTERM to every process of the task, as scancel sends
+# it): the record says cancelled with 143, even when a second SIGTERM comes
+# while the record is being written (a stand-in `date`, which the record
+# calls, sends it to the task's process group).
 mkdir -p "$tmp/cancel-bin"
 cat >"$tmp/cancel-bin/date" <<EOF
 #!/usr/bin/env bash
@@ -169,7 +169,7 @@ exec /bin/date "\$@"
 EOF
 cat >"$tmp/held-solbench" <<EOF
 #!/usr/bin/env bash
-touch $tmp/holding
+echo \$\$ >$tmp/holding
 while :; do sleep 0.1; done
 EOF
 chmod +x "$tmp/cancel-bin/date" "$tmp/held-solbench"
@@ -178,12 +178,24 @@ PATH="$tmp/cancel-bin:$PATH" SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=8 SOLBENCH
   setsid bash "$tmp/slurm-local.sh" >/dev/null 2>&1 &
 task=$!
 echo "$task" >"$tmp/task.pgid"
-for _ in $(seq 100); do [[ -f $tmp/holding ]] && break; sleep 0.1; done
+for _ in $(seq 100); do [[ -s $tmp/holding ]] && break; sleep 0.1; done
 touch "$tmp/cancelling"
 kill -TERM -- -"$task"
 wait "$task"
 rc=$?
 [[ $rc == 143 ]] && ok "a cancelled task exits 143" || bad "a cancelled task exits $rc, expected 143"
+has run/perkernel/solbook-task.json '"state":"cancelled","exit_status":143'
+# Slurm signals the processes one by one: when the script sees its command
+# killed before its own SIGTERM arrives, the record says cancelled all the
+# same (here the command alone is signalled).
+rm -rf "$tmp/run" "$tmp/holding" "$tmp/cancelling"
+SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=9 SOLBENCH_SPREAD="$tmp/held-solbench" bash "$tmp/slurm-local.sh" >/dev/null 2>&1 &
+task=$!
+for _ in $(seq 100); do [[ -s $tmp/holding ]] && break; sleep 0.1; done
+kill -TERM "$(cat "$tmp/holding")"
+wait "$task"
+rc=$?
+[[ $rc == 143 ]] && ok "a task whose command was cancelled exits 143" || bad "it exits $rc, expected 143"
 has run/perkernel/solbook-task.json '"state":"cancelled","exit_status":143'
 if SLURM_ARRAY_TASK_ID=7 SOLBENCH=true bash "$tmp/slurm-local.sh" >/dev/null 2>"$tmp/case7.err"; then
   bad "array task 7 of a 1-case array succeeded"; else has case7.err "has no case 7 (cases 0-0)"; fi
