@@ -14,6 +14,7 @@
 #include "paired.h"
 #include "sample_blob.h"
 #include "shape_key.h"
+#include "stats.h"
 
 /* ---- reading values out of the document ---- */
 
@@ -150,6 +151,72 @@ static int check_counts(json_t *doc, int training, const char *file, sb_error *e
         }
     }
     return SB_OK;
+}
+
+/* Appends the numbers of samples (flat, or an array of repeats when nested)
+ * to v; 0, or -1 when out of memory. */
+static int flatten_samples(json_t *samples, int nested, double **v, size_t *n)
+{
+    size_t total = 0, r, i;
+    json_t *rep, *x;
+    if (nested)
+        json_array_foreach(samples, r, rep) total += json_array_size(rep);
+    else
+        total = json_array_size(samples);
+    *n = 0;
+    *v = malloc((total ? total : 1) * sizeof **v);
+    if (!*v)
+        return -1;
+    if (!nested) {
+        json_array_foreach(samples, i, x) (*v)[(*n)++] = json_number_value(x);
+        return 0;
+    }
+    json_array_foreach(samples, r, rep) {
+        json_array_foreach(rep, i, x) (*v)[(*n)++] = json_number_value(x);
+    }
+    return 0;
+}
+
+/* stats.median lies between the two middle samples (the middle one for an
+ * odd count), whatever median its producer computes, to the precision it
+ * printed: every table reads the median while the tests on a run read its
+ * samples, so a summary that disagrees with its own samples would give a
+ * run two different times. */
+static int check_one_median(json_t *stats, json_t *samples, int nested, const char *file,
+                            const char *where, sb_error *err)
+{
+    json_t *median = get(stats, "median");
+    if (!json_is_number(median) || !json_is_array(samples))
+        return SB_OK;
+    double *v;
+    size_t n;
+    if (flatten_samples(samples, nested, &v, &n) != 0)
+        return sb_error_set(err, file, NULL, "out of memory");
+    if (n == 0) {
+        free(v);
+        return SB_OK;
+    }
+    sb_sort_ascending(v, n);
+    double lo = v[(n - 1) / 2], hi = v[n / 2], m = json_number_value(median);
+    free(v);
+    double slack = 1e-6 * fmax(fabs(lo), fabs(hi));
+    if (m >= lo - slack && m <= hi + slack)
+        return SB_OK;
+    if (lo == hi)
+        return sb_error_set(err, file, where, "%.17g is not the median of its %zu samples (%.17g)", m, n, lo);
+    return sb_error_set(err, file, where, "%.17g is not the median of its %zu samples (between %.17g and %.17g)",
+                        m, n, lo, hi);
+}
+
+static int check_medians(json_t *doc, int training, const char *file, sb_error *err)
+{
+    json_t *timing = get(doc, "timing");
+    if (check_one_median(get(timing, "stats"), get(timing, "samples"), !training, file, "/timing/stats/median",
+                         err) != SB_OK)
+        return SB_ERR;
+    json_t *kernel = get(timing, "kernel");
+    return check_one_median(get(kernel, "stats"), get(kernel, "samples"), 1, file, "/timing/kernel/stats/median",
+                            err);
 }
 
 /* A run of a measuring session is paired with the session's other runs
@@ -595,6 +662,7 @@ int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *sou
     if (!kind)
         return sb_error_set(err, source, "/schema", "schema \"%s\" has no storage in the database", schema_id);
     if (check_counts(doc, kind == KIND_TRAINING, source, err) != SB_OK ||
+        check_medians(doc, kind == KIND_TRAINING, source, err) != SB_OK ||
         check_sample_clocks(doc, source, err) != SB_OK ||
         check_session_rounds(doc, source, err) != SB_OK ||
         check_times(doc, source, err) != SB_OK)

@@ -10,8 +10,8 @@ cite, and the packet cites the whole session and not the changed run.
 
 The changes:
 - stats.median 0, -0 or 5e-324 (subnormal) while the samples' rounds are
-  ordinary: result sets leave such a run out for its time, so a headline
-  that rested on its samples could not cite it;
+  ordinary: a median that is not its samples' is refused at ingest in one
+  line naming it, and the rest of the session is stored and reported;
 - provenance.device.sku another card's SKU (h200-sxm-141gb, h100-pcie-80gb)
   on the session's GPU UUID: a pair's figure is stated on one SKU, so the
   run pairs with none of its session.
@@ -75,7 +75,7 @@ def set_device(key, v, where="device", every=False):
 
 
 # The third item: the SKU no figure may be stated on; None where the run
-# must be left out, "" where it is cited as any other.
+# must be refused at ingest, "" where it is cited as any other.
 CASES = [
     ("stats.median 0", set_median(0.0), None),
     ("stats.median -0", set_median(-0.0), None),
@@ -118,11 +118,30 @@ def one_case(work, docs, label, fn, sku, k):
                 json.dump(d, f)
     db = os.path.join(work, "s%d.db" % k)
     p = subprocess.run([SOLBOOK, "ingest", "--db", db, src], capture_output=True, text=True)
-    if p.returncode != 0:
+    refused = sku is None
+    if refused:
+        lines = p.stderr.strip().splitlines()
+        if p.returncode != 1 or len(lines) != 1 or "/timing/stats/median: " not in lines[0] \
+                or "is not the median of its" not in lines[0]:
+            fail("%s: ingest exited %d, expected 1 with one line refusing the median: %s"
+                 % (label, p.returncode, p.stderr.strip()[:400]))
+    elif p.returncode != 0:
         fail("%s: ingest exited %d: %s" % (label, p.returncode, p.stderr.strip()[:400]))
     con = sqlite3.connect(db)
     row = con.execute("SELECT id FROM runs WHERE run_uuid = ?", (bad_uuid,)).fetchone()
+    stored = con.execute("SELECT count(*) FROM runs").fetchone()[0]
     con.close()
+    if refused:
+        if row:
+            fail("%s: the refused run is stored" % label)
+        if stored != 2 * len(docs) - 1:
+            fail("%s: %d runs stored, expected every other run of the two sessions (%d)"
+                 % (label, stored, 2 * len(docs) - 1))
+        what = "%s (refused)" % label
+        run(["packet", "--target", "liger", "--db", db, "--out", os.path.join(work, "packet%d" % k)], what)
+        run(["report", "weekly", "--week", WEEK, "--db", db, "--out", os.path.join(work, "wk%d" % k)], what)
+        run(["site", "--db", db, "--out", os.path.join(work, "site%d" % k)], what)
+        return
     if not row:
         fail("%s: the changed run is not stored" % label)
     bad_id = row[0]

@@ -337,6 +337,65 @@ static void test_idempotent(void **state)
     json_decref(again);
 }
 
+/* stats.median must be a median of the run's own samples: between the two
+ * middle samples of an even count, whatever median its producer took, the
+ * middle one of an odd count; the kernel time's likewise. Nothing of a
+ * refused run is stored. */
+static void test_median_of_the_samples(void **state)
+{
+    fx *f = *state;
+    char path[1024];
+    data(path, sizeof path, "good/gemm_h100_cublas.json");
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    long long id;
+    int dup;
+    sb_error e;
+    sb_error_clear(&e);
+    json_t *proto = json_object_get(doc, "protocol"), *timing = json_object_get(doc, "timing");
+    json_t *stats = json_object_get(timing, "stats");
+    json_object_set_new(proto, "iters", json_integer(2));
+    json_object_set_new(proto, "repeats", json_integer(2));
+    json_object_set_new(timing, "samples", json_pack("[[f,f],[f,f]]", 4.0, 1.0, 9.0, 2.0));
+    json_object_set_new(stats, "count", json_integer(4));
+    json_object_set_new(stats, "median", json_real(0.5));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "low.json", "solbook", &id, &dup, &e), SB_ERR);
+    assert_string_equal(e.where, "/timing/stats/median");
+    assert_non_null(strstr(e.msg, "0.5 is not the median of its 4 samples (between 2 and 4)"));
+    json_object_set_new(stats, "median", json_real(4.01));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "high.json", "solbook", &id, &dup, &e), SB_ERR);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 0);
+    /* the lower middle, the mean of the middles and the upper middle */
+    const double fine[] = {2.0, 3.0, 4.0};
+    for (size_t i = 0; i < 3; i++) {
+        json_object_set_new(stats, "median", json_real(fine[i]));
+        json_object_set_new(doc, "run_uuid", json_sprintf("%032zx", i + 1));
+        assert_int_equal(sb_ingest_document(f->ing, doc, "fine.json", "solbook", &id, &dup, &e), SB_OK);
+    }
+    /* an odd count has one middle */
+    json_object_set_new(proto, "iters", json_integer(3));
+    json_object_set_new(proto, "repeats", json_integer(1));
+    json_object_set_new(timing, "samples", json_pack("[[f,f,f]]", 7.0, 1.0, 3.0));
+    json_object_set_new(stats, "count", json_integer(3));
+    json_object_set_new(stats, "median", json_real(2.0));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "odd.json", "solbook", &id, &dup, &e), SB_ERR);
+    assert_non_null(strstr(e.msg, "2 is not the median of its 3 samples (3)"));
+    json_object_set_new(stats, "median", json_real(3.0));
+    /* the kernel time's median against the kernel samples */
+    json_t *kernel = json_pack("{s:s,s:[[f,f,f]],s:{s:i,s:f}}", "method", "held-launch", "samples", 2.0, 1.0, 2.5,
+                               "stats", "count", 3, "median", 1.0);
+    assert_non_null(kernel);
+    json_object_set_new(timing, "kernel", kernel);
+    json_object_set_new(doc, "run_uuid", json_string("00000000000000000000000000000009"));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "kernel.json", "solbook", &id, &dup, &e), SB_ERR);
+    assert_string_equal(e.where, "/timing/kernel/stats/median");
+    json_object_set_new(json_object_get(kernel, "stats"), "median", json_real(2.0));
+    assert_int_equal(sb_ingest_document(f->ing, doc, "kernel.json", "solbook", &id, &dup, &e), SB_OK);
+    assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 4);
+    json_decref(doc);
+}
+
 /* The suite is a label: the same computation run by another preset is the
  * same case. A run timed under a profiler is stored whole and marked. */
 static void test_case_identity_and_profiler(void **state)
@@ -384,6 +443,7 @@ static void test_case_identity_and_profiler(void **state)
     json_object_set_new(proto, "repeats", json_integer(1));
     json_object_set_new(timing, "samples", json_pack("[[f]]", 0.25));
     json_object_set_new(json_object_get(timing, "stats"), "count", json_integer(1));
+    json_object_set_new(json_object_get(timing, "stats"), "median", json_real(0.25));
     json_object_set_new(json_object_get(timing, "stats"), "repeat_median_rel_spread", json_null());
     assert_int_equal(sb_ingest_document(f->ing, doc, "one.json", "solbook", &id, &dup, &e), SB_OK);
     json_decref(doc);
@@ -935,6 +995,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_result_stored_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_median_of_the_samples, setup, teardown),
         cmocka_unit_test_setup_teardown(test_case_identity_and_profiler, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_skipped_training_calibration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ncu_attach, setup, teardown),
