@@ -32,7 +32,9 @@ int sb_repro_case(const sb_repro *rp, const sb_result *r, sb_buf *out, sb_error 
  * want() takes its op, then the bench/scripts/session.py command (when
  * some case was kept) with the providers, rounds, calls a turn, warm-up
  * calls, seed and A/A copies its runs record (doc: one of its results,
- * as stored), into sessions/ID8. Every value is one shell word. */
+ * as stored), into sessions/ID8. Every value is one shell word. A session
+ * whose results lack the providers or an integer rounds or iters (an
+ * integral 1e308 passes the schema) gets a comment line instead. */
 int sb_repro_session(const sb_session_runs *runs, const char *session_id, const json_t *doc, sb_buf *out,
                      sb_error *err);
 
