@@ -105,6 +105,17 @@ static void data(char *buf, size_t size, const char *rel)
     snprintf(buf, size, "%s/ingest/%s", SOLBOOK_TEST_DATA, rel);
 }
 
+/* The document of tests/data/ingest/REL, loaded (never NULL). */
+static json_t *load_doc(const char *rel)
+{
+    char path[1024];
+    data(path, sizeof path, rel);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    return doc;
+}
+
 static sqlite3 *conn(fx *f)
 {
     return sb_db_handle(sb_ingest_db(f->ing));
@@ -344,11 +355,7 @@ static void test_idempotent(void **state)
 static void test_median_of_the_samples(void **state)
 {
     fx *f = *state;
-    char path[1024];
-    data(path, sizeof path, "good/gemm_h100_cublas.json");
-    json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
-    assert_non_null(doc);
+    json_t *doc = load_doc("good/gemm_h100_cublas.json");
     long long id;
     int dup;
     sb_error e;
