@@ -28,6 +28,7 @@
 #include "results_query.h"
 #include "run_details_read.h"
 #include "site_plaus.h"
+#include "site_rg.h"
 #include "site_weekly_read.h"
 #include "sku.h"
 #include "snapshot_read.h"
@@ -326,9 +327,13 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
     db = NULL;
     if (rc == SB_OK && !fresh && access(path, W_OK) == 0) {
         sb_rg_update_info info;
+        sb_rg_aa *aa = NULL;
         rc = sb_db_open(path, SB_DB_WRITE, &db, &err);
         if (rc == SB_OK)
-            rc = sb_rg_update(sb_rg_store_db(db, &rs), ro, &info, &err);
+            rc = sb_site_rg_aa(db, ro, &aa, &err);
+        if (rc == SB_OK)
+            rc = sb_rg_update(sb_rg_store_db(db, &rs), ro, aa, &info, &err);
+        sb_rg_aa_free(aa);
         sb_db_close(db);
     }
     if (rc != SB_OK) {
@@ -349,6 +354,7 @@ static int run_regressions(const opts *o)
     sb_error_clear(&err);
     sb_rg_list rg = {0};
     sb_rg_store rs;
+    sb_rg_aa *aa = NULL;
     /* change points only for the --history list, the one that shows them */
     sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history, NULL};
     sb_buf b = SB_BUF_INIT;
@@ -374,7 +380,8 @@ static int run_regressions(const opts *o)
     if (!found) {
         if (report_input_load(o, NULL, READ_UNMARKED, &in))
             return 2;
-        if (sb_rg_history(sb_rg_store_db(in.db, &rs), &in.set, &ro, &rg, &err) != SB_OK) {
+        if (sb_site_rg_aa(in.db, &ro, &aa, &err) != SB_OK ||
+            sb_rg_history(sb_rg_store_db(in.db, &rs), &in.set, &ro, aa, &rg, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }
@@ -394,6 +401,7 @@ static int run_regressions(const opts *o)
 done:
     sb_buf_free(&b);
     sb_rg_free(&rg);
+    sb_rg_aa_free(aa);
     report_input_free(&in);
     return rc;
 }

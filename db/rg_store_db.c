@@ -6,7 +6,6 @@
 #include "results_query.h"
 #include "rg_steps.h"
 #include "run_devices.h"
-#include "session_query.h"
 
 static int samples(void *ctx, long long run_id, double **v, size_t *n, sb_error *err)
 {
@@ -34,11 +33,6 @@ static void samples_close(void *q)
 static int ordinals(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err)
 {
     return sb_commits_ordinals(ctx, shas, n, ordinal, err);
-}
-
-static int session_runs(void *ctx, sb_session_runs *out, sb_error *err)
-{
-    return sb_session_runs_load(ctx, NULL, 0, out, err);
 }
 
 static int devices(void *ctx, sb_run_devices *out, sb_error *err)
@@ -270,7 +264,6 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
         .samples_next = samples_next,
         .samples_close = samples_close,
         .ordinals = ordinals,
-        .session_runs = session_runs,
         .devices = devices,
         .devices_set = devices_set,
         .devices_ids = devices_ids,

@@ -1,7 +1,6 @@
 /* rg_store.h - what the regression walk (report/regress.h) reads of the
  * stored runs, and reads and writes of its stored history (migration
- * 015): the samples of runs, the cards of runs, the runs of measuring
- * sessions, the commits table's order, and the stored steps with the
+ * 015): the samples of runs, the cards of runs, the commits table's order, and the stored steps with the
  * figures that tell whether they still hold. The walk reads as it goes
  * (a run's samples when its step is reached, a series' last stored step
  * when it goes on from there), so it takes a store, a struct of
@@ -16,7 +15,6 @@
 #include "error.h"
 #include "result_filter.h"
 #include "run_cards.h"
-#include "session_run.h"
 #include "stored_result.h"
 
 /* One stored step (a row of rg_steps); the enumerations are report/regress.h's. */
@@ -107,8 +105,6 @@ typedef struct sb_rg_store {
     void (*samples_close)(void *q);
     /* The ordinal of shas[i] in the commits table, -1 where it holds none. */
     int (*ordinals)(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err);
-    /* The runs of every measuring session. */
-    int (*session_runs)(void *ctx, sb_session_runs *out, sb_error *err);
     /* The GPU UUIDs of every result run, of the runs of set, of ids[0..n). */
     int (*devices)(void *ctx, sb_run_devices *out, sb_error *err);
     int (*devices_set)(void *ctx, const sb_result_set *set, sb_run_devices *out, sb_error *err);

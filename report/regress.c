@@ -192,10 +192,9 @@ typedef struct memo_step {
 
 struct sb_rg_memo {
     double alpha, min_effect; /* the rule of the walk that filled it */
-    int loaded;               /* dev and aa hold the store's cards and noise */
+    int loaded;               /* dev holds the store's cards */
     int frozen;
     sb_run_devices dev;
-    struct sb_rg_aa *aa;
     memo_step *v; /* sorted by (old_id, new_id) once frozen */
     size_t n, cap;
     int failed;   /* out of memory while filling: some steps are missing */
@@ -831,27 +830,22 @@ static int cmp_session_sku(const void *a, const void *b)
     return strcmp(((const sb_session_run *)a)->sku, ((const sb_session_run *)b)->sku);
 }
 
-/* Measures the A/A runs of the database's sessions SKU by SKU. */
-static int aa_noise_load(const sb_rg_store *st, const sb_rg_opts *o, aa_noise *out, sb_error *err)
+/* Measures the A/A runs of the sessions SKU by SKU. */
+static int aa_noise_build(const sb_session_runs *runs, const sb_rg_opts *o, aa_noise *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_session_runs runs = {0};
-    if (st->session_runs(st->ctx, &runs, err) != SB_OK) {
-        sb_session_runs_free(&runs);
-        return SB_ERR;
-    }
     /* sorted by SKU, the order within a SKU kept (sessions, cases, copies) */
-    sb_session_run *sorted = malloc((runs.n ? runs.n : 1) * sizeof *sorted);
+    sb_session_run *sorted = malloc((runs->n ? runs->n : 1) * sizeof *sorted);
     int rc = SB_OK;
     if (!sorted) {
         rc = sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (runs.n) /* memcpy from NULL is undefined even for no bytes */
-        memcpy(sorted, runs.v, runs.n * sizeof *sorted);
+    if (runs->n) /* memcpy from NULL is undefined even for no bytes */
+        memcpy(sorted, runs->v, runs->n * sizeof *sorted);
     /* a stable sort by SKU (insertion: a session's runs share a SKU, so
      * they come nearly sorted) */
-    for (size_t i = 1; i < runs.n; i++) {
+    for (size_t i = 1; i < runs->n; i++) {
         sb_session_run x = sorted[i];
         size_t k = i;
         while (k > 0 && cmp_session_sku(&sorted[k - 1], &x) > 0) {
@@ -861,9 +855,9 @@ static int aa_noise_load(const sb_rg_store *st, const sb_rg_opts *o, aa_noise *o
         sorted[k] = x;
     }
     sb_noise_opts no = {0.95, 0.02, o->alpha, o->min_effect};
-    for (size_t a = 0; a < runs.n && rc == SB_OK;) {
+    for (size_t a = 0; a < runs->n && rc == SB_OK;) {
         size_t b = a;
-        while (b < runs.n && strcmp(sorted[b].sku, sorted[a].sku) == 0)
+        while (b < runs->n && strcmp(sorted[b].sku, sorted[a].sku) == 0)
             b++;
         sb_session_runs sub = {sorted + a, b - a};
         sb_noise_report nr = {0};
@@ -877,7 +871,6 @@ static int aa_noise_load(const sb_rg_store *st, const sb_rg_opts *o, aa_noise *o
     }
 done:
     free(sorted);
-    sb_session_runs_free(&runs);
     if (rc == SB_OK)
         rc = aa_cases_fold(out, err);
     if (rc != SB_OK)
@@ -885,23 +878,17 @@ done:
     return rc;
 }
 
-int sb_rg_aa_load(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
+int sb_rg_aa_new(const sb_session_runs *runs, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
 {
     *out = calloc(1, sizeof **out);
     if (!*out)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    if (aa_noise_load(st, o, *out, err) != SB_OK) {
+    if (aa_noise_build(runs, o, *out, err) != SB_OK) {
         free(*out);
         *out = NULL;
         return SB_ERR;
     }
     return SB_OK;
-}
-
-const sb_rg_aa *sb_rg_memo_aa(const sb_rg_opts *o)
-{
-    const sb_rg_memo *m = memo_of(o);
-    return m && m->loaded ? m->aa : NULL;
 }
 
 void sb_rg_aa_free(sb_rg_aa *a)
@@ -916,7 +903,6 @@ void sb_rg_memo_free(sb_rg_memo *m)
 {
     if (!m)
         return;
-    sb_rg_aa_free(m->aa);
     sb_run_devices_free(&m->dev);
     free(m->v);
     free(m);
@@ -1598,25 +1584,18 @@ static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_e
     return rc;
 }
 
-int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
-                  sb_error *err)
+int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+                  sb_rg_list *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     sb_run_devices dev = {0};
-    aa_noise aa = {0};
     walk w;
     sb_rg_memo *m = memo_of(o);
     int rc = SB_OK;
     if (m && !m->loaded) {
-        /* the first walk given the memo reads the cards and the noise into it */
-        if (!(m->aa = calloc(1, sizeof *m->aa)))
-            return sb_error_set(err, NULL, NULL, "out of memory");
+        /* the first walk given the memo reads the cards into it */
         rc = st->devices(st->ctx, &m->dev, err);
-        if (rc == SB_OK)
-            rc = aa_noise_load(st, o, m->aa, err);
         if (rc != SB_OK) {
-            sb_rg_aa_free(m->aa);
-            m->aa = NULL;
             sb_run_devices_free(&m->dev);
             memset(&m->dev, 0, sizeof m->dev);
             return SB_ERR;
@@ -1625,12 +1604,10 @@ int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_o
         m->min_effect = o->min_effect;
         m->loaded = 1;
     }
-    walk_init(&w, st, o, m ? &m->dev : &dev, m ? m->aa : &aa, out);
+    walk_init(&w, st, o, m ? &m->dev : &dev, aa, out);
     step_key *keys = NULL;
     if (!m)
         rc = st->devices(st->ctx, &dev, err);
-    if (rc == SB_OK && !m)
-        rc = aa_noise_load(st, o, &aa, err);
     if (rc == SB_OK)
         rc = walk_history(&w, set, &keys, err);
     if (rc == SB_OK)
@@ -1641,7 +1618,6 @@ int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_o
     free(keys);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
-    aa_noise_free(&aa);
     if (rc != SB_OK)
         sb_rg_free(out);
     return rc;
@@ -1909,14 +1885,13 @@ static void tail_plan_free(tail_plan *p)
 
 /* Walks the series of set (whole groups) and the tails of tails (NULL:
  * none), and stores their steps. */
-static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_result_set *set, const tail_plan *tails,
-                      const sb_rg_order *ord, void *bulk, sb_error *err)
+static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const aa_noise *aa, const sb_result_set *set,
+                      const tail_plan *tails, const sb_rg_order *ord, void *bulk, sb_error *err)
 {
     sb_rg_list out = {0};
     sb_run_devices dev = {0};
-    aa_noise aa = {0};
     walk w;
-    walk_init(&w, st, o, &dev, &aa, &out);
+    walk_init(&w, st, o, &dev, aa, &out);
     store_ctx c;
     memset(&c, 0, sizeof c);
     c.st = st;
@@ -1936,8 +1911,6 @@ static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_resul
             ids[nid++] = tails->v[i].runs[k]->run_id;
     int rc = st->devices_ids(st->ctx, ids, nid, &dev, err);
     free(ids);
-    if (rc == SB_OK)
-        rc = aa_noise_load(st, o, &aa, err);
     if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; rc == SB_OK && i < ord->n; i++) {
@@ -1972,7 +1945,6 @@ static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_resul
     store_ctx_free(&c);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
-    aa_noise_free(&aa);
     sb_rg_free(&out);
     return rc;
 }
@@ -2419,7 +2391,8 @@ static int settle_all(const sb_rg_store *st, const sb_rg_opts *o, void *bulk, sb
     return rc;
 }
 
-int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err)
+int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info,
+                 sb_error *err)
 {
     memset(info, 0, sizeof *info);
     if (st->begin(st->ctx, err) != SB_OK)
@@ -2496,7 +2469,7 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *
     if (rc == SB_OK && full)
         rc = st->bulk_open(st->ctx, &bulk, err);
     if (rc == SB_OK)
-        rc = store_walk(st, o, &set, &plan, &ord, bulk, err);
+        rc = store_walk(st, o, aa, &set, &plan, &ord, bulk, err);
     size_t walked = set.n + plan.runs;
     if (bulk) {
         /* the runs are read no more: settling every step takes the
@@ -3334,7 +3307,6 @@ struct sb_rg_asof {
     const sb_result_set *set;
     sb_rg_opts o;
     const aa_noise *aa;
-    aa_noise own_aa;
     asof_run *run;        /* by index in set->v; rank -1: not walked */
     asof_group *g;
     size_t ng;
@@ -3366,7 +3338,6 @@ void sb_rg_asof_free(sb_rg_asof *a)
 {
     if (!a)
         return;
-    aa_noise_free(&a->own_aa);
     free(a->run);
     free(a->g);
     free(a->rep_in);
@@ -3385,8 +3356,8 @@ void sb_rg_asof_free(sb_rg_asof *a)
     free(a);
 }
 
-int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_list *full,
-                   sb_rg_asof **out, sb_error *err)
+int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+                   const sb_rg_list *full, sb_rg_asof **out, sb_error *err)
 {
     sb_rg_asof *a = calloc(1, sizeof *a);
     *out = NULL;
@@ -3396,12 +3367,8 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     a->set = set;
     a->o = *o;
     a->confirm_in = LLONG_MAX;
-    sb_rg_memo *m = memo_of(o);
+    a->aa = aa;
     int rc = SB_OK;
-    if (m && m->loaded)
-        a->aa = m->aa;
-    else if ((rc = aa_noise_load(st, o, &a->own_aa, err)) == SB_OK)
-        a->aa = &a->own_aa;
     sb_rg_order ord = {0};
     /* the rows' keys: read while the rows are indexed below, then freed,
      * as each week reads only what is drawn from them */

@@ -30,6 +30,7 @@
 #include "plaus_snap_db.h"
 #include "plausible.h"
 #include "site_plaus.h"
+#include "site_rg.h"
 #include "plots.h"
 #include "compare.h"
 #include "compare_render.h"
@@ -873,10 +874,25 @@ static int no_devices(void *ctx, sb_run_devices *out, sb_error *err)
     return sb_error_set(err, NULL, NULL, "cards read");
 }
 
+/* sb_rg_history over set as the CLI runs it: the A/A noise of db's
+ * sessions read first (site_rg.h). */
+static int rg_history(sb_db *db, const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o,
+                      sb_rg_list *out, sb_error *err)
+{
+    sb_rg_aa *aa = NULL;
+    int rc = sb_site_rg_aa(db, o, &aa, err);
+    if (rc == SB_OK)
+        rc = sb_rg_history(st, set, o, aa, out, err);
+    else
+        memset(out, 0, sizeof *out);
+    sb_rg_aa_free(aa);
+    return rc;
+}
+
 /* The claims check of the weekly writeup's steps as its caller runs it:
- * the cards and samples of the cited step runs read from db and the A/A
- * noise through st, then sb_claims_verify_steps. */
-static int verify_steps(sb_db *db, const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
+ * the cards and samples of the cited step runs and the A/A noise read
+ * from db, then sb_claims_verify_steps. */
+static int verify_steps(sb_db *db, const sb_claims *c, const sb_result *const *cited, size_t n,
                         const sb_rg_opts *o, sb_error *err)
 {
     long long *ids = NULL;
@@ -887,7 +903,7 @@ static int verify_steps(sb_db *db, const sb_rg_store *st, const sb_claims *c, co
     int rc = sb_claims_step_runs(c, cited, n, &ids, &nids, err);
     if (rc == SB_OK && nids && (rc = sb_run_devices_load_ids(db, ids, nids, &dev, err)) == SB_OK &&
         (rc = sb_run_samples_load_ids(db, ids, nids, &samples, err)) == SB_OK)
-        rc = sb_rg_aa_load(st, o, &aa, err);
+        rc = sb_site_rg_aa(db, o, &aa, err);
     if (rc == SB_OK)
         rc = sb_claims_verify_steps(aa, &dev, &samples, c, cited, n, o, "the weekly writeup", err);
     sb_rg_aa_free(aa);
@@ -955,7 +971,7 @@ static void test_regression_history(void **state)
     assert_int_equal(sb_rg_order_rank(&ord, shas[2]), 2);
     assert_int_equal(sb_rg_order_rank(&ord, "unknown"), -1);
     sb_rg_order_free(&ord);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.v[0].verdict, SB_RG_REGRESSION);
     assert_string_equal(l.v[0].old_run->git_sha, shas[0]);
@@ -987,7 +1003,7 @@ static void test_regression_history(void **state)
         sb_rg_store ms;
         const sb_rg_store *mst = sb_rg_store_db(db, &ms);
         sb_rg_list lm;
-        assert_int_equal(sb_rg_history(mst, &set, &om, &lm, &err), SB_OK);
+        assert_int_equal(rg_history(db, mst, &set, &om, &lm, &err), SB_OK);
         assert_int_equal(lm.n, l.n);
         sb_rg_free(&lm);
         sb_rg_memo_freeze(memo);
@@ -996,7 +1012,7 @@ static void test_regression_history(void **state)
         bare.samples = no_samples;
         bare.samples_open = no_samples_open;
         bare.devices = no_devices;
-        assert_int_equal(sb_rg_history(&bare, &set, &om, &lm, &err), SB_OK);
+        assert_int_equal(rg_history(db, &bare, &set, &om, &lm, &err), SB_OK);
         assert_int_equal(lm.n, l.n);
         for (size_t i = 0; i < l.n; i++) {
             assert_ptr_equal(lm.v[i].old_run, l.v[i].old_run);
@@ -1020,11 +1036,11 @@ static void test_regression_history(void **state)
         sb_result_set part;
         assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
         assert_int_equal(part.n, 2);
-        assert_int_equal(sb_rg_history(&bare, &part, &om, &lm, &err), SB_ERR);
+        assert_int_equal(rg_history(db, &bare, &part, &om, &lm, &err), SB_ERR);
         assert_non_null(strstr(err.msg, "samples"));
         sb_rg_list lp;
-        assert_int_equal(sb_rg_history(mst, &part, &o, &lp, &err), SB_OK);
-        assert_int_equal(sb_rg_history(mst, &part, &om, &lm, &err), SB_OK);
+        assert_int_equal(rg_history(db, mst, &part, &o, &lp, &err), SB_OK);
+        assert_int_equal(rg_history(db, mst, &part, &om, &lm, &err), SB_OK);
         assert_int_equal(lp.n, 1);
         assert_int_equal(lm.n, 1);
         assert_int_equal(lp.v[0].verdict, SB_RG_REGRESSION);
@@ -1033,10 +1049,10 @@ static void test_regression_history(void **state)
         sb_rg_free(&lm);
         sb_rg_free(&lp);
         /* without the memo, or by another rule, the walk reads the store */
-        assert_int_equal(sb_rg_history(&bare, &set, &o, &lm, &err), SB_ERR);
+        assert_int_equal(rg_history(db, &bare, &set, &o, &lm, &err), SB_ERR);
         sb_rg_opts other = om;
         other.min_effect = 0.15;
-        assert_int_equal(sb_rg_history(&bare, &set, &other, &lm, &err), SB_ERR);
+        assert_int_equal(rg_history(db, &bare, &set, &other, &lm, &err), SB_ERR);
         sb_results_free(&part);
         sb_rg_memo_free(memo);
     }
@@ -1046,8 +1062,6 @@ static void test_regression_history(void **state)
      * doctored in any of them fails the check, naming what it states
      * and what the runs give. */
     const sb_result *cited[3] = {l.v[1].new_run, l.v[0].old_run, l.v[1].old_run};
-    sb_rg_store rs;
-    const sb_rg_store *st = sb_rg_store_db(db, &rs);
     sb_claims c = {0};
     sb_claims_add_step(&c, &l.v[1]);
     sb_claims_add_step(&c, &l.v[0]);
@@ -1070,24 +1084,24 @@ static void test_regression_history(void **state)
     assert_int_equal(nids, 3);
     assert_true(ids[0] < ids[1] && ids[1] < ids[2]);
     free(ids);
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_OK);
     /* the ratio */
     double ratio = s->ratio;
     s->ratio = 0.95;
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "the weekly writeup states -9.1% (fused on h100-sxm5-80gb) at a ratio of 0.950000"));
     assert_non_null(strstr(err.msg, "give 0.909"));
     s->ratio = ratio;
     /* the threshold */
     s->threshold = 0.01;
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "past a threshold of 0.0100; runs"));
     assert_non_null(strstr(err.msg, "give 0.0300"));
     s->threshold = 0.03;
     /* the rule */
     free(s->rule);
     s->rule = strdup("regression");
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "as a regression; runs"));
     assert_non_null(strstr(err.msg, "give improvement (change -9.09%, threshold 3.00%"));
     free(s->rule);
@@ -1095,23 +1109,23 @@ static void test_regression_history(void **state)
     /* the commits */
     free(s->old_commit);
     s->old_commit = strdup(shas[0]);
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "from commit aaaaaaaaaaaa to cccccccccccc; runs"));
     free(s->old_commit);
     s->old_commit = strdup(shas[1]);
     /* the series */
     free(s->case_key);
     s->case_key = strdup("mb/other/fwd/fp32/M=8,N=8");
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "of case mb/other/fwd/fp32/M=8,N=8; runs"));
     free(s->case_key);
     s->case_key = strdup(l.v[1].new_run->case_key);
     /* a run the claim rests on that is not cited */
-    assert_int_equal(verify_steps(db, st, &c, cited, 2, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 2, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "-9.1% (fused on h100-sxm5-80gb)"));
     assert_non_null(strstr(err.msg, "without an old and a new run it cites"));
     /* put back, it holds again */
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_OK);
     sb_claims_free(&c);
     sb_rg_free(&l);
     sb_results_free(&set);
@@ -1206,10 +1220,12 @@ static void test_regression_asof(void **state)
         sb_rg_opts om = o;
         om.memo = memo;
         sb_rg_list full;
-        assert_int_equal(sb_rg_history(st, &set, &om, &full, &err), SB_OK);
+        sb_rg_aa *aa = NULL;
+        assert_int_equal(sb_site_rg_aa(db, &om, &aa, &err), SB_OK);
+        assert_int_equal(sb_rg_history(st, &set, &om, aa, &full, &err), SB_OK);
         sb_rg_memo_freeze(memo);
         sb_rg_asof *asof = NULL;
-        assert_int_equal(sb_rg_asof_new(st, &set, &om, &full, &asof, &err), SB_OK);
+        assert_int_equal(sb_rg_asof_new(st, &set, &om, aa, &full, &asof, &err), SB_OK);
         long long last = LLONG_MIN;
         for (size_t i = 0; i < set.n; i++)
             last = set.v[i].finished_epoch > last ? set.v[i].finished_epoch : last;
@@ -1233,7 +1249,7 @@ static void test_regression_asof(void **state)
             upto.to = end;
             sb_result_set part;
             assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
-            assert_int_equal(sb_rg_history(st, &part, &om, &lw, &err), SB_OK);
+            assert_int_equal(sb_rg_history(st, &part, &om, aa, &lw, &err), SB_OK);
             size_t k = 0;
             for (size_t i = 0; i < lw.n; i++) {
                 const sb_rg_row *x = &lw.v[i];
@@ -1273,6 +1289,7 @@ static void test_regression_asof(void **state)
             sb_results_free(&part);
         }
         sb_rg_asof_free(asof);
+        sb_rg_aa_free(aa);
         sb_rg_free(&full);
         sb_rg_memo_free(memo);
         sb_results_free(&set);
@@ -1388,7 +1405,7 @@ static void test_git_order(void **state)
     sb_rg_opts o = {0.01, 0.03, NULL, 1, NULL}; /* with the change point search */
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     /* first measured: up at 8, down at 7, up at 9 */
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_measured, 1);
     assert_int_equal(l.series_git, 0);
     size_t up = 0, down = 0;
@@ -1416,7 +1433,7 @@ static void test_git_order(void **state)
 
     db = reopen(NULL, p);
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_git, 1);
     assert_int_equal(l.series_measured, 0);
     up = down = 0;
@@ -1447,7 +1464,7 @@ static void test_git_order(void **state)
     sb_rg_free(&l);
     /* without change_points the same steps, no search and no section */
     o.change_points = 0;
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 15);
     assert_int_equal(l.ncp, 0);
     assert_int_equal(l.searched_cp, 0);
@@ -1529,7 +1546,7 @@ static void test_compare(void **state)
     sb_rg_opts ro = {0.01, 0.03, NULL, 0, NULL};
     sb_rg_aa *aa = NULL;
     sb_run_devices dev = {0};
-    assert_int_equal(sb_rg_aa_load(sb_rg_store_db(db, &(sb_rg_store){0}), &ro, &aa, &err), SB_OK);
+    assert_int_equal(sb_site_rg_aa(db, &ro, &aa, &err), SB_OK);
     assert_int_equal(sb_run_devices_load_set(db, &set, &dev, &err), SB_OK);
     assert_int_equal(sb_cmp_pairs(&set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
     /* the pairs wait for their samples: nothing judged yet */
@@ -1636,7 +1653,7 @@ static void test_regressions(void **state)
     sb_rg_list l;
     sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 6);
     const sb_rg_row *r;
     r = rg_find(&l, "M=1,N=1,K=1");
@@ -1662,11 +1679,11 @@ static void test_regressions(void **state)
     /* a larger minimum effect turns the 10 % into no change */
     sb_rg_free(&l);
     sb_rg_opts o2 = {0.01, 0.15, NULL, 0, NULL};
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o2, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o2, &l, &err), SB_OK);
     assert_int_equal(sb_rg_count_regressions(&l), 0);
     sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
     sb_rg_free(&l);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     sb_rg_render_md(&l, &o, 1, &md);
     assert_non_null(strstr(sb_buf_str(&md), "**1 regression of the project's kernels**"));
     assert_non_null(strstr(sb_buf_str(&md), "### Regressions of the project's kernels (1)"));
