@@ -19,6 +19,7 @@
 #include "isoweek.h"
 #include "note.h"
 #include "rg_store_db.h"
+#include "rg_stored_db.h"
 #include "term.h"
 #include "plausible.h"
 #include "plots.h"
@@ -322,7 +323,11 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
     sb_error_clear(&err);
     int fresh = 0;
     sb_rg_store rs;
-    int rc = sb_rg_fresh(sb_rg_store_db(db, &rs), ro, &fresh, &err);
+    sb_rg_stored stored;
+    int rc = sb_rg_stored_read(db, 0, &stored, &err);
+    if (rc == SB_OK)
+        rc = sb_rg_fresh(&stored, ro, &fresh, &err);
+    sb_rg_stored_free(&stored);
     sb_db_close(db);
     db = NULL;
     if (rc == SB_OK && !fresh && access(path, W_OK) == 0) {
@@ -368,7 +373,12 @@ static int run_regressions(const opts *o)
     if (!o->history && !o->suite && !o->op) {
         if (refresh_steps(o, &ro) || open_db(o, &in.db))
             return 2;
-        if (sb_rg_latest(sb_rg_store_db(in.db, &rs), &ro, LLONG_MAX, &rg, &found, &err) != SB_OK) {
+        sb_rg_stored stored;
+        int lrc = sb_rg_stored_read(in.db, 1, &stored, &err);
+        if (lrc == SB_OK)
+            lrc = sb_rg_latest(sb_rg_store_db(in.db, &rs), &stored, &ro, LLONG_MAX, &rg, &found, &err);
+        sb_rg_stored_free(&stored);
+        if (lrc != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }

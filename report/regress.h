@@ -55,6 +55,7 @@
 
 #include "results.h"
 #include "rg_store.h"
+#include "rg_stored.h"
 #include "run_samples.h"
 #include "session_run.h"
 #include "strbuf.h"
@@ -296,8 +297,9 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
 int sb_rg_asof_latest(const sb_rg_asof *a, long long end, sb_rg_list *out, int *found, sb_error *err);
 void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
 
-/* The stored history (db/rg_steps.h, migration 015, read and written
- * through st): the rows of
+/* The stored history (db/rg_steps.h, migration 015; sb_rg_update reads
+ * and writes it through st, sb_rg_fresh and sb_rg_latest take what the
+ * caller read of it, model/rg_stored.h): the rows of
  * sb_rg_history over every result run, as its walk over the series leaves
  * them, so that a report reads them instead of loading every run and
  * testing every step's samples again. They hold while the stored runs, the
@@ -306,8 +308,10 @@ void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
  * raises) are as they were when they were stored. */
 #define SB_RG_RULE_VERSION 1
 
-/* *fresh 1: the stored steps hold for the database of st as it is now, with o. */
-int sb_rg_fresh(const sb_rg_store *st, const sb_rg_opts *o, int *fresh, sb_error *err);
+/* *fresh 1: the stored steps hold for the database as it is now, with
+ * o: stored is what its caller read of the database (db/rg_stored_db.h;
+ * its state and basis alone serve). */
+int sb_rg_fresh(const sb_rg_stored *stored, const sb_rg_opts *o, int *fresh, sb_error *err);
 
 /* What sb_rg_update did: stored 1 when it stored steps (0: they held),
  * full 1 when it walked every series (the first time, or after runs were
@@ -333,8 +337,10 @@ typedef struct sb_rg_update_info {
 int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info,
                  sb_error *err);
 
-/* The list sb_rg_history gives over every result run, read from the
- * stored steps, holding only its latest rows (latest_only; for the
+/* The list sb_rg_history gives over every result run, built from the
+ * stored steps (stored, read with its steps by the caller,
+ * db/rg_stored_db.h; the runs the rows name are read through st),
+ * holding only its latest rows (latest_only; for the
  * outputs without --history): the adjusted p-values, the drift
  * thresholds, the drift counts and the confirmations are those of the
  * whole history, read from what sb_rg_update settled. upto: the end of the runs the caller would pass
@@ -342,8 +348,8 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa,
  * stored steps serve only when every run is dated before it. *found 0
  * (and out empty): the stored steps do not hold (sb_rg_fresh) or do not
  * serve upto; the caller walks the runs itself. */
-int sb_rg_latest(const sb_rg_store *st, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
-                 sb_error *err);
+int sb_rg_latest(const sb_rg_store *st, const sb_rg_stored *stored, const sb_rg_opts *o, long long upto,
+                 sb_rg_list *out, int *found, sb_error *err);
 
 /* 1: row counts as a regression: the project's code (SB_RG_CODE), a
  * regression or now failing, at the newest commit of its case, provider

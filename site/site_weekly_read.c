@@ -14,6 +14,7 @@
 #include "results_query.h"
 #include "run_devices.h"
 #include "rg_store_db.h"
+#include "rg_stored_db.h"
 #include "run_details_read.h"
 #include "site_plaus.h"
 
@@ -349,6 +350,19 @@ static int week_aa(const sb_weekly_opts *o, sb_site_weekly *out, const sb_rg_aa 
     return SB_OK;
 }
 
+/* The week's regressions from the stored history (sb_rg_latest) where
+ * it serves the week's end; *found 0 where it does not. */
+static int read_latest(sb_db *db, sb_site_weekly *out, const sb_weekly_opts *o, long long end, int *found,
+                       sb_error *err)
+{
+    sb_rg_stored stored;
+    int rc = sb_rg_stored_read(db, 1, &stored, err);
+    if (rc == SB_OK)
+        rc = sb_rg_latest(&out->st, &stored, &o->rg, end, &out->rg, found, err);
+    sb_rg_stored_free(&stored);
+    return rc;
+}
+
 /* What the check of the steps the writeup names takes: their runs' cards
  * and samples, and the A/A noise (week_aa); nothing where it names none. */
 static int read_steps(sb_db *db, const sb_weekly_opts *o, sb_site_weekly *out, sb_error *err)
@@ -399,7 +413,7 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
         f.from = LLONG_MIN;
         f.to = end;
         const sb_rg_aa *aa = NULL;
-        if ((!o->all && sb_rg_latest(&out->st, &o->rg, end, &out->rg, &found, err) != SB_OK) ||
+        if ((!o->all && read_latest(db, out, o, end, &found, err) != SB_OK) ||
             (!found && (sb_results_select(db, o->all, &f, &out->upto, err) != SB_OK ||
                         week_aa(o, out, &aa, err) != SB_OK ||
                         sb_rg_history(&out->st, &out->upto, &o->rg, aa, &out->rg, err) != SB_OK)))

@@ -39,6 +39,7 @@
 #include "repro.h"
 #include "result_filter.h"
 #include "rg_store_db.h"
+#include "rg_stored_db.h"
 #include "results.h"
 #include "sku.h"
 #include "results_query.h"
@@ -911,6 +912,140 @@ static int verify_steps(sb_db *db, const sb_claims *c, const sb_result *const *c
     sb_run_samples_free(&samples);
     free(ids);
     return rc;
+}
+
+/* The stored history as the reports take it (db/rg_stored_db.h): after
+ * sb_rg_update, the state read alone says the steps hold (and not for
+ * another rule); read with its steps, it holds every group with its
+ * latest steps, the cross-card threshold its steps took and where, and
+ * sb_rg_latest builds from it the latest rows a walk over every run
+ * gives. */
+static void test_regression_stored_read(void **state)
+{
+    (void)state;
+    static double base[50], slow[50];
+    for (int i = 0; i < 50; i++) {
+        base[i] = 1.0 + 0.0004 * (double)((i * 37) % 50 - 25);
+        slow[i] = base[i] * 1.20;
+    }
+    char p[512];
+    snprintf(p, sizeof p, "%s/stored_read.db", tmpdir);
+    sb_db *w = fx_create(p);
+    fx_result r = {0};
+    r.shape_key = "M=8,N=8";
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.nsamples = 50;
+    const char *shas[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                          "cccccccccccccccccccccccccccccccccccccccc"};
+    const char *when[] = {"2026-11-10T00:00:00Z", "2026-11-11T00:00:00Z", "2026-11-12T00:00:00Z"};
+    /* the project's kernel on one card, slower at c; cuBLAS on two cards
+     * (a cross-card step each time) */
+    const char *providers[] = {"fused", "cublas"};
+    for (int g = 0; g < 2; g++)
+        for (int k = 0; k < 3; k++) {
+            r.provider = providers[g];
+            r.git_sha = shas[k];
+            r.finished_at = when[k];
+            r.samples = g == 0 && k == 2 ? slow : base;
+            r.gpu_uuid = g == 0 || k % 2 == 0 ? "GPU-11111111-2222-3333-4444-555555555555"
+                                               : "GPU-66666666-7777-8888-9999-000000000000";
+            fx_add_result(w, &r);
+        }
+    sb_db_close(w);
+    sb_db *db = NULL;
+    sb_error err;
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &err), SB_OK);
+    sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
+    sb_rg_aa *aa = NULL;
+    assert_int_equal(sb_site_rg_aa(db, &o, &aa, &err), SB_OK);
+    sb_rg_store rs;
+    const sb_rg_store *st = sb_rg_store_db(db, &rs);
+    sb_rg_stored s;
+    int fresh = -1;
+    /* nothing stored yet */
+    assert_int_equal(sb_rg_stored_read(db, 1, &s, &err), SB_OK);
+    assert_int_equal(s.found, 0);
+    assert_int_equal(s.steps_read, 0);
+    assert_int_equal(sb_rg_fresh(&s, &o, &fresh, &err), SB_OK);
+    assert_int_equal(fresh, 0);
+    assert_int_equal(s.now.runs, 6);
+    sb_rg_stored_free(&s);
+    sb_rg_update_info info;
+    assert_int_equal(sb_rg_update(st, &o, aa, &info, &err), SB_OK);
+    assert_int_equal(info.stored, 1);
+    assert_int_equal(info.full, 1);
+    /* the state alone */
+    assert_int_equal(sb_rg_stored_read(db, 0, &s, &err), SB_OK);
+    assert_int_equal(s.found, 1);
+    assert_int_equal(s.steps_read, 0);
+    assert_null(s.groups);
+    assert_int_equal(sb_rg_fresh(&s, &o, &fresh, &err), SB_OK);
+    assert_int_equal(fresh, 1);
+    sb_rg_opts other = o;
+    other.min_effect = 0.05;
+    assert_int_equal(sb_rg_fresh(&s, &other, &fresh, &err), SB_OK);
+    assert_int_equal(fresh, 0);
+    sb_rg_list lat;
+    int found = -1;
+    assert_int_equal(sb_rg_latest(st, &s, &o, LLONG_MAX, &lat, &found, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "not read"));
+    sb_rg_stored_free(&s);
+    /* with the steps */
+    assert_int_equal(sb_rg_stored_read(db, 1, &s, &err), SB_OK);
+    assert_int_equal(s.steps_read, 1);
+    assert_int_equal(s.ngroups, 2);
+    assert_int_equal(s.latest_from[0], 0);
+    assert_int_equal(s.latest_from[2], s.nlatest);
+    for (size_t i = 0; i < s.ngroups; i++) {
+        assert_int_equal(s.latest_from[i + 1] - s.latest_from[i], 1); /* b to c */
+        const sb_rg_step_rec *x = &s.latest[s.latest_from[i]];
+        assert_int_equal(x->grp, s.groups[i].grp);
+        assert_int_equal(x->latest, 1);
+        assert_string_equal(x->changed, "");
+    }
+    assert_int_equal(s.nnoise, 1);
+    assert_string_equal(s.noise[0].sku, "h100-sxm5-80gb");
+    /* the cuBLAS group's first step (a to b, across cards) took it */
+    assert_int_equal(s.nnoise_first, 1);
+    assert_int_equal(s.noise_first[0].noise, s.noise[0].id);
+    const sb_rg_group_rec *cublas = strcmp(s.groups[0].provider, "cublas") == 0 ? &s.groups[0] : &s.groups[1];
+    assert_string_equal(cublas->provider, "cublas");
+    assert_int_equal(s.noise_first[0].grp, cublas->grp);
+    assert_int_equal(s.noise_first[0].seq, 0);
+    /* the latest rows: those of the walk */
+    assert_int_equal(sb_rg_latest(st, &s, &o, LLONG_MAX, &lat, &found, &err), SB_OK);
+    assert_int_equal(found, 1);
+    sb_result_set set;
+    sb_rg_list l;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_rg_history(st, &set, &o, aa, &l, &err), SB_OK);
+    size_t k = 0, regressions = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        if (!l.v[i].latest)
+            continue;
+        assert_true(k < lat.n);
+        assert_int_equal(lat.v[k].new_run->run_id, l.v[i].new_run->run_id);
+        assert_int_equal(lat.v[k].old_run->run_id, l.v[i].old_run->run_id);
+        assert_int_equal(lat.v[k].verdict, l.v[i].verdict);
+        assert_true(lat.v[k].p == l.v[i].p && lat.v[k].threshold == l.v[i].threshold);
+        assert_int_equal(lat.v[k].threshold_from, l.v[i].threshold_from);
+        regressions += lat.v[k].verdict == SB_RG_REGRESSION;
+        k++;
+    }
+    assert_int_equal(k, lat.n);
+    assert_int_equal(regressions, 1); /* the project's kernel at c */
+    assert_int_equal(sb_rg_count_regressions(&lat), sb_rg_count_regressions(&l));
+    assert_int_equal(lat.nnoise, l.nnoise);
+    assert_int_equal(lat.nnoise, 1);
+    assert_true(lat.noise[0].threshold == l.noise[0].threshold);
+    assert_int_equal(lat.series_git + lat.series_measured, l.series_git + l.series_measured);
+    sb_rg_free(&l);
+    sb_rg_free(&lat);
+    sb_results_free(&set);
+    sb_rg_stored_free(&s);
+    sb_rg_aa_free(aa);
+    sb_db_close(db);
 }
 
 static void test_regression_history(void **state)
@@ -2690,6 +2825,7 @@ int main(void)
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_regression_history),
+        cmocka_unit_test(test_regression_stored_read),
         cmocka_unit_test(test_regression_asof),
         cmocka_unit_test(test_git_order),
         cmocka_unit_test(test_results_select),
