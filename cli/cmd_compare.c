@@ -15,7 +15,7 @@
 #include "results.h"
 #include "results_query.h"
 #include "run_devices.h"
-#include "rg_store_db.h"
+#include "site_rg.h"
 #include "strbuf.h"
 #include "term.h"
 
@@ -137,7 +137,6 @@ int cmd_compare(int argc, char **argv)
     sb_result_set set = {0};
     sb_cmp_result r = {0};
     sb_rg_aa *aa = NULL;
-    sb_rg_store rs;
     sb_run_devices dev = {0};
     sb_buf out = SB_BUF_INIT;
     sb_result_filter fs[2];
@@ -148,7 +147,7 @@ int cmd_compare(int argc, char **argv)
     if (sb_db_open_reader(db_path, &db, &err) != SB_OK ||
         (aa_path && sb_db_open_reader(aa_path, &aa_db, &err) != SB_OK) ||
         sb_results_load_any(db, fs, sb_cmp_filters(&f, &a, &b, fs), &set, &err) != SB_OK ||
-        sb_rg_aa_load(sb_rg_store_db(aa_db ? aa_db : db, &rs), &ro, &aa, &err) != SB_OK ||
+        sb_site_rg_aa(aa_db ? aa_db : db, &ro, &aa, &err) != SB_OK ||
         sb_run_devices_load_set(db, &set, &dev, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;

@@ -19,6 +19,7 @@
 #include "isoweek.h"
 #include "note.h"
 #include "rg_store_db.h"
+#include "rg_stored_db.h"
 #include "term.h"
 #include "plausible.h"
 #include "plots.h"
@@ -28,6 +29,7 @@
 #include "results_query.h"
 #include "run_details_read.h"
 #include "site_plaus.h"
+#include "site_rg.h"
 #include "site_weekly_read.h"
 #include "sku.h"
 #include "snapshot_read.h"
@@ -321,14 +323,22 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
     sb_error_clear(&err);
     int fresh = 0;
     sb_rg_store rs;
-    int rc = sb_rg_fresh(sb_rg_store_db(db, &rs), ro, &fresh, &err);
+    sb_rg_stored stored;
+    int rc = sb_rg_stored_read(db, 0, &stored, &err);
+    if (rc == SB_OK)
+        rc = sb_rg_fresh(&stored, ro, &fresh, &err);
+    sb_rg_stored_free(&stored);
     sb_db_close(db);
     db = NULL;
     if (rc == SB_OK && !fresh && access(path, W_OK) == 0) {
         sb_rg_update_info info;
+        sb_rg_aa *aa = NULL;
         rc = sb_db_open(path, SB_DB_WRITE, &db, &err);
         if (rc == SB_OK)
-            rc = sb_rg_update(sb_rg_store_db(db, &rs), ro, &info, &err);
+            rc = sb_site_rg_aa(db, ro, &aa, &err);
+        if (rc == SB_OK)
+            rc = sb_rg_update(sb_rg_store_db(db, &rs), ro, aa, &info, &err);
+        sb_rg_aa_free(aa);
         sb_db_close(db);
     }
     if (rc != SB_OK) {
@@ -349,6 +359,7 @@ static int run_regressions(const opts *o)
     sb_error_clear(&err);
     sb_rg_list rg = {0};
     sb_rg_store rs;
+    sb_rg_aa *aa = NULL;
     /* change points only for the --history list, the one that shows them */
     sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history, NULL};
     sb_buf b = SB_BUF_INIT;
@@ -362,7 +373,12 @@ static int run_regressions(const opts *o)
     if (!o->history && !o->suite && !o->op) {
         if (refresh_steps(o, &ro) || open_db(o, &in.db))
             return 2;
-        if (sb_rg_latest(sb_rg_store_db(in.db, &rs), &ro, LLONG_MAX, &rg, &found, &err) != SB_OK) {
+        sb_rg_stored stored;
+        int lrc = sb_rg_stored_read(in.db, 1, &stored, &err);
+        if (lrc == SB_OK)
+            lrc = sb_rg_latest(sb_rg_store_db(in.db, &rs), &stored, &ro, LLONG_MAX, &rg, &found, &err);
+        sb_rg_stored_free(&stored);
+        if (lrc != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }
@@ -374,7 +390,8 @@ static int run_regressions(const opts *o)
     if (!found) {
         if (report_input_load(o, NULL, READ_UNMARKED, &in))
             return 2;
-        if (sb_rg_history(sb_rg_store_db(in.db, &rs), &in.set, &ro, &rg, &err) != SB_OK) {
+        if (sb_site_rg_aa(in.db, &ro, &aa, &err) != SB_OK ||
+            sb_rg_history(sb_rg_store_db(in.db, &rs), &in.set, &ro, aa, &rg, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }
@@ -394,6 +411,7 @@ static int run_regressions(const opts *o)
 done:
     sb_buf_free(&b);
     sb_rg_free(&rg);
+    sb_rg_aa_free(aa);
     report_input_free(&in);
     return rc;
 }

@@ -6,7 +6,6 @@
 #include "results_query.h"
 #include "rg_steps.h"
 #include "run_devices.h"
-#include "session_query.h"
 
 static int samples(void *ctx, long long run_id, double **v, size_t *n, sb_error *err)
 {
@@ -34,11 +33,6 @@ static void samples_close(void *q)
 static int ordinals(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err)
 {
     return sb_commits_ordinals(ctx, shas, n, ordinal, err);
-}
-
-static int session_runs(void *ctx, sb_session_runs *out, sb_error *err)
-{
-    return sb_session_runs_load(ctx, NULL, 0, out, err);
 }
 
 static int devices(void *ctx, sb_run_devices *out, sb_error *err)
@@ -95,11 +89,6 @@ static int steps_open(void *ctx, void **rd, sb_error *err)
     return rc;
 }
 
-static int steps_read(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err)
-{
-    return sb_rg_steps_read(rd, grp, each, each_ctx, err);
-}
-
 static int steps_read_last(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err)
 {
     return sb_rg_steps_read_last(rd, grp, each, each_ctx, err);
@@ -127,25 +116,6 @@ static int commits_read(void *ctx, sb_rg_commit_rec **out, size_t *n, sb_error *
     return sb_rg_commits_read(ctx, out, n, err);
 }
 
-static int noise_read(void *ctx, sb_rg_noise_rec **out, size_t *n, sb_error *err)
-{
-    return sb_rg_noise_read(ctx, out, n, err);
-}
-
-static int steps_read_latest(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err)
-{
-    return sb_rg_steps_read_latest(rd, grp, each, each_ctx, err);
-}
-
-static int noise_first(void *ctx, long long grp, long long noise, long long *seq, int *found, sb_error *err)
-{
-    return sb_rg_noise_first(ctx, grp, noise, seq, found, err);
-}
-
-static int class_figs_read(void *ctx, sb_rg_class_figs **out, size_t *n, sb_error *err)
-{
-    return sb_rg_class_figs_read(ctx, out, n, err);
-}
 
 static int dirty_take(void *ctx, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err)
 {
@@ -270,7 +240,6 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
         .samples_next = samples_next,
         .samples_close = samples_close,
         .ordinals = ordinals,
-        .session_runs = session_runs,
         .devices = devices,
         .devices_set = devices_set,
         .devices_ids = devices_ids,
@@ -281,16 +250,11 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
         .runs_after = runs_after,
         .groups_read = groups_read,
         .steps_open = steps_open,
-        .steps_read = steps_read,
         .steps_read_last = steps_read_last,
         .steps_close = steps_close,
         .group_run_ids = group_run_ids,
         .commit_run_ids = commit_run_ids,
         .commits_read = commits_read,
-        .noise_read = noise_read,
-        .steps_read_latest = steps_read_latest,
-        .noise_first = noise_first,
-        .class_figs_read = class_figs_read,
         .begin = begin,
         .commit = commit,
         .rollback = rollback,

@@ -9,7 +9,7 @@
 #include "store.h"
 
 /* Fills st with the functions of db: sb_samples_load and the samples
- * query, sb_commits_ordinals, sb_session_runs_load, the sb_run_devices
+ * query, sb_commits_ordinals, the sb_run_devices
  * loads, sb_results_load and sb_results_load_ids, the stored history of
  * db/rg_steps.h, and db's transaction (sb_db_begin, sb_db_commit,
  * sb_db_rollback). The writes need db opened for writing. db must

@@ -1,8 +1,8 @@
 /* rg_store.h - what the regression walk (report/regress.h) reads of the
  * stored runs, and reads and writes of its stored history (migration
- * 015): the samples of runs, the cards of runs, the runs of measuring
- * sessions, the commits table's order, and the stored steps with the
- * figures that tell whether they still hold. The walk reads as it goes
+ * 015): the samples of runs, the cards of runs, the commits table's
+ * order, and the stored steps with the figures that tell whether they
+ * still hold (its records are model/rg_stored.h's). The walk reads as it goes
  * (a run's samples when its step is reached, a series' last stored step
  * when it goes on from there), so it takes a store, a struct of
  * functions db/rg_store_db.h fills from a connection, instead of the
@@ -15,82 +15,9 @@
 
 #include "error.h"
 #include "result_filter.h"
+#include "rg_stored.h"
 #include "run_cards.h"
-#include "session_run.h"
 #include "stored_result.h"
-
-/* One stored step (a row of rg_steps); the enumerations are report/regress.h's. */
-typedef struct sb_rg_step_rec {
-    long long old_run;  /* -1: none */
-    long long new_run;
-    long long old_commit, new_commit, drift_class, noise;
-    int verdict, cause, latest, same_card, threshold_from;
-    long long samples_old, samples_new, range_commits;
-    double p, rel_change, threshold; /* NAN: NULL */
-    const char *changed;             /* "" when none; valid during the callback only */
-    /* filled by reads only (writes ignore them): */
-    long long grp, seq;
-    double p_adjusted;               /* NAN: outside every family (migration 016) */
-} sb_rg_step_rec;
-
-/* A step as the passes over many series read it: a member of a family
- * (one old and one new commit) or a tested drift step of a class. */
-typedef struct sb_rg_member {
-    long long grp, seq;
-    double p, p_adjusted, rel_change, threshold; /* NAN: NULL */
-    int verdict, cause;
-    long long drift_class;
-    long long old_commit, new_commit;
-} sb_rg_member;
-
-/* What the thresholds of one drift class's steps come from, and how many
- * of its steps are flagged (rg_class_figs). */
-typedef struct sb_rg_class_figs {
-    long long cls;
-    long long tested;        /* tested steps, counted up to SB_RG_DRIFT_MIN_CLASS + 1 */
-    long long top_grp, top_seq; /* the step of the largest |change|; -1 none */
-    double top_change, second_change;
-    long long flagged;
-} sb_rg_class_figs;
-
-/* What the stored steps were computed from (rg_basis), or the database's
- * state now (state_now fills runs, last_run, changes and schema). */
-typedef struct sb_rg_state {
-    char rule_sha256[65];
-    long long runs, last_run, changes, schema;
-    long long newest_epoch; /* the newest finished time of a result run */
-    long long undated;      /* result runs without a finished time reports read */
-} sb_rg_state;
-
-/* One stored (case, provider, SKU). */
-typedef struct sb_rg_group_rec {
-    long long grp;
-    char *case_key, *provider, *sku;
-    long long series_git, series_measured;
-    long long drift_tested; /* drift steps whose verdict is a regression, an improvement or no change */
-} sb_rg_group_rec;
-void sb_rg_groups_free(sb_rg_group_rec *v, size_t n);
-
-/* One stored commit. */
-typedef struct sb_rg_commit_rec {
-    long long id;
-    char *sha;
-    long long first_epoch;
-} sb_rg_commit_rec;
-void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n);
-
-/* One cross-card threshold. */
-typedef struct sb_rg_noise_rec {
-    long long id;
-    char sku[64];
-    int let_go;
-    double threshold;
-    long long comparisons;
-} sb_rg_noise_rec;
-
-/* Called for each step a read gives; returns SB_OK or SB_ERR (with err
- * set), which stops the read. */
-typedef int (*sb_rg_step_fn)(void *ctx, const sb_rg_step_rec *s, sb_error *err);
 
 /* The store; each function takes ctx first. db/rg_store_db.h says which
  * function of db/ gives each. */
@@ -107,8 +34,6 @@ typedef struct sb_rg_store {
     void (*samples_close)(void *q);
     /* The ordinal of shas[i] in the commits table, -1 where it holds none. */
     int (*ordinals)(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err);
-    /* The runs of every measuring session. */
-    int (*session_runs)(void *ctx, sb_session_runs *out, sb_error *err);
     /* The GPU UUIDs of every result run, of the runs of set, of ids[0..n). */
     int (*devices)(void *ctx, sb_run_devices *out, sb_error *err);
     int (*devices_set)(void *ctx, const sb_result_set *set, sb_run_devices *out, sb_error *err);
@@ -125,11 +50,9 @@ typedef struct sb_rg_store {
     /* The runs whose id is above after: *n of them, *sessions of runs of measuring sessions. */
     int (*runs_after)(void *ctx, long long after, long long *n, long long *sessions, sb_error *err);
     int (*groups_read)(void *ctx, sb_rg_group_rec **out, size_t *n, sb_error *err);
-    /* The steps of one group after another in seq order, or a group's
-     * last step alone (each not called when it has none): opened once
-     * (*rd), read, closed (accepts NULL). */
+    /* A group's last step alone (each not called when it has none):
+     * opened once (*rd), read, closed (accepts NULL). */
     int (*steps_open)(void *ctx, void **rd, sb_error *err);
-    int (*steps_read)(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err);
     int (*steps_read_last)(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err);
     void (*steps_close)(void *rd);
     /* The ids of the result runs of one case, provider and SKU, or of one
@@ -139,14 +62,6 @@ typedef struct sb_rg_store {
     int (*commit_run_ids)(void *ctx, const char *sha, long long **ids, size_t *n, size_t *cap,
                           sb_error *err);
     int (*commits_read)(void *ctx, sb_rg_commit_rec **out, size_t *n, sb_error *err);
-    int (*noise_read)(void *ctx, sb_rg_noise_rec **out, size_t *n, sb_error *err);
-    /* The latest steps of one group in seq order (opened with steps_open). */
-    int (*steps_read_latest)(void *rd, long long grp, sb_rg_step_fn each, void *each_ctx, sb_error *err);
-    /* The first seq of group grp's steps that took cross-card threshold
-     * noise; *found 0 when none did. */
-    int (*noise_first)(void *ctx, long long grp, long long noise, long long *seq, int *found, sb_error *err);
-    /* Every class's figures, by class id (malloc'd, *n of them). */
-    int (*class_figs_read)(void *ctx, sb_rg_class_figs **out, size_t *n, sb_error *err);
 
     /* ---- writes, inside begin .. commit (rollback on failure) ---- */
     int (*begin)(void *ctx, sb_error *err);

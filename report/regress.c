@@ -192,10 +192,9 @@ typedef struct memo_step {
 
 struct sb_rg_memo {
     double alpha, min_effect; /* the rule of the walk that filled it */
-    int loaded;               /* dev and aa hold the store's cards and noise */
+    int loaded;               /* dev holds the store's cards */
     int frozen;
     sb_run_devices dev;
-    struct sb_rg_aa *aa;
     memo_step *v; /* sorted by (old_id, new_id) once frozen */
     size_t n, cap;
     int failed;   /* out of memory while filling: some steps are missing */
@@ -831,27 +830,22 @@ static int cmp_session_sku(const void *a, const void *b)
     return strcmp(((const sb_session_run *)a)->sku, ((const sb_session_run *)b)->sku);
 }
 
-/* Measures the A/A runs of the database's sessions SKU by SKU. */
-static int aa_noise_load(const sb_rg_store *st, const sb_rg_opts *o, aa_noise *out, sb_error *err)
+/* Measures the A/A runs of the sessions SKU by SKU. */
+static int aa_noise_build(const sb_session_runs *runs, const sb_rg_opts *o, aa_noise *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_session_runs runs = {0};
-    if (st->session_runs(st->ctx, &runs, err) != SB_OK) {
-        sb_session_runs_free(&runs);
-        return SB_ERR;
-    }
     /* sorted by SKU, the order within a SKU kept (sessions, cases, copies) */
-    sb_session_run *sorted = malloc((runs.n ? runs.n : 1) * sizeof *sorted);
+    sb_session_run *sorted = malloc((runs->n ? runs->n : 1) * sizeof *sorted);
     int rc = SB_OK;
     if (!sorted) {
         rc = sb_error_set(err, NULL, NULL, "out of memory");
         goto done;
     }
-    if (runs.n) /* memcpy from NULL is undefined even for no bytes */
-        memcpy(sorted, runs.v, runs.n * sizeof *sorted);
+    if (runs->n) /* memcpy from NULL is undefined even for no bytes */
+        memcpy(sorted, runs->v, runs->n * sizeof *sorted);
     /* a stable sort by SKU (insertion: a session's runs share a SKU, so
      * they come nearly sorted) */
-    for (size_t i = 1; i < runs.n; i++) {
+    for (size_t i = 1; i < runs->n; i++) {
         sb_session_run x = sorted[i];
         size_t k = i;
         while (k > 0 && cmp_session_sku(&sorted[k - 1], &x) > 0) {
@@ -861,9 +855,9 @@ static int aa_noise_load(const sb_rg_store *st, const sb_rg_opts *o, aa_noise *o
         sorted[k] = x;
     }
     sb_noise_opts no = {0.95, 0.02, o->alpha, o->min_effect};
-    for (size_t a = 0; a < runs.n && rc == SB_OK;) {
+    for (size_t a = 0; a < runs->n && rc == SB_OK;) {
         size_t b = a;
-        while (b < runs.n && strcmp(sorted[b].sku, sorted[a].sku) == 0)
+        while (b < runs->n && strcmp(sorted[b].sku, sorted[a].sku) == 0)
             b++;
         sb_session_runs sub = {sorted + a, b - a};
         sb_noise_report nr = {0};
@@ -877,7 +871,6 @@ static int aa_noise_load(const sb_rg_store *st, const sb_rg_opts *o, aa_noise *o
     }
 done:
     free(sorted);
-    sb_session_runs_free(&runs);
     if (rc == SB_OK)
         rc = aa_cases_fold(out, err);
     if (rc != SB_OK)
@@ -885,23 +878,17 @@ done:
     return rc;
 }
 
-int sb_rg_aa_load(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
+int sb_rg_aa_new(const sb_session_runs *runs, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
 {
     *out = calloc(1, sizeof **out);
     if (!*out)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    if (aa_noise_load(st, o, *out, err) != SB_OK) {
+    if (aa_noise_build(runs, o, *out, err) != SB_OK) {
         free(*out);
         *out = NULL;
         return SB_ERR;
     }
     return SB_OK;
-}
-
-const sb_rg_aa *sb_rg_memo_aa(const sb_rg_opts *o)
-{
-    const sb_rg_memo *m = memo_of(o);
-    return m && m->loaded ? m->aa : NULL;
 }
 
 void sb_rg_aa_free(sb_rg_aa *a)
@@ -916,7 +903,6 @@ void sb_rg_memo_free(sb_rg_memo *m)
 {
     if (!m)
         return;
-    sb_rg_aa_free(m->aa);
     sb_run_devices_free(&m->dev);
     free(m->v);
     free(m);
@@ -1598,25 +1584,18 @@ static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_e
     return rc;
 }
 
-int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
-                  sb_error *err)
+int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+                  sb_rg_list *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     sb_run_devices dev = {0};
-    aa_noise aa = {0};
     walk w;
     sb_rg_memo *m = memo_of(o);
     int rc = SB_OK;
     if (m && !m->loaded) {
-        /* the first walk given the memo reads the cards and the noise into it */
-        if (!(m->aa = calloc(1, sizeof *m->aa)))
-            return sb_error_set(err, NULL, NULL, "out of memory");
+        /* the first walk given the memo reads the cards into it */
         rc = st->devices(st->ctx, &m->dev, err);
-        if (rc == SB_OK)
-            rc = aa_noise_load(st, o, m->aa, err);
         if (rc != SB_OK) {
-            sb_rg_aa_free(m->aa);
-            m->aa = NULL;
             sb_run_devices_free(&m->dev);
             memset(&m->dev, 0, sizeof m->dev);
             return SB_ERR;
@@ -1625,12 +1604,10 @@ int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_o
         m->min_effect = o->min_effect;
         m->loaded = 1;
     }
-    walk_init(&w, st, o, m ? &m->dev : &dev, m ? m->aa : &aa, out);
+    walk_init(&w, st, o, m ? &m->dev : &dev, aa, out);
     step_key *keys = NULL;
     if (!m)
         rc = st->devices(st->ctx, &dev, err);
-    if (rc == SB_OK && !m)
-        rc = aa_noise_load(st, o, &aa, err);
     if (rc == SB_OK)
         rc = walk_history(&w, set, &keys, err);
     if (rc == SB_OK)
@@ -1641,7 +1618,6 @@ int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_o
     free(keys);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
-    aa_noise_free(&aa);
     if (rc != SB_OK)
         sb_rg_free(out);
     return rc;
@@ -1664,29 +1640,34 @@ static int rule_sha(const sb_rg_opts *o, char hex[65], sb_error *err)
     return rc;
 }
 
-/* *fresh 1: the stored steps (then) were computed from st as it is now
- * (now) with o's rule. */
-static int stored_state(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_state *then, sb_rg_state *now, int *found,
-                        int *fresh, sb_error *err)
+/* *fresh 1: the stored steps (then; found 0: none) were computed from
+ * the database as it is now (now, whose rule_sha256 is set to o's rule
+ * here) with o's rule. */
+static int basis_holds(const sb_rg_opts *o, const sb_rg_state *then, int found, sb_rg_state *now, int *fresh,
+                       sb_error *err)
 {
     *fresh = 0;
     if (rule_sha(o, now->rule_sha256, err) != SB_OK)
         return SB_ERR;
-    char rule[65];
-    memcpy(rule, now->rule_sha256, sizeof rule);
-    if (st->state_now(st->ctx, now, err) != SB_OK || st->state_read(st->ctx, then, found, err) != SB_OK)
-        return SB_ERR;
-    memcpy(now->rule_sha256, rule, sizeof rule);
-    *fresh = *found && strcmp(then->rule_sha256, now->rule_sha256) == 0 && then->runs == now->runs &&
+    *fresh = found && strcmp(then->rule_sha256, now->rule_sha256) == 0 && then->runs == now->runs &&
              then->last_run == now->last_run && then->changes == now->changes && then->schema == now->schema;
     return SB_OK;
 }
 
-int sb_rg_fresh(const sb_rg_store *st, const sb_rg_opts *o, int *fresh, sb_error *err)
+/* basis_holds on the state and basis st reads. */
+static int stored_state(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_state *then, sb_rg_state *now, int *found,
+                        int *fresh, sb_error *err)
 {
-    sb_rg_state then, now;
-    int found;
-    return stored_state(st, o, &then, &now, &found, fresh, err);
+    *fresh = 0;
+    if (st->state_now(st->ctx, now, err) != SB_OK || st->state_read(st->ctx, then, found, err) != SB_OK)
+        return SB_ERR;
+    return basis_holds(o, then, *found, now, fresh, err);
+}
+
+int sb_rg_fresh(const sb_rg_stored *stored, const sb_rg_opts *o, int *fresh, sb_error *err)
+{
+    sb_rg_state now = stored->now;
+    return basis_holds(o, &stored->then, stored->found, &now, fresh, err);
 }
 
 /* The noise class of a drift step as one text: each field with its
@@ -1909,14 +1890,13 @@ static void tail_plan_free(tail_plan *p)
 
 /* Walks the series of set (whole groups) and the tails of tails (NULL:
  * none), and stores their steps. */
-static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_result_set *set, const tail_plan *tails,
-                      const sb_rg_order *ord, void *bulk, sb_error *err)
+static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const aa_noise *aa, const sb_result_set *set,
+                      const tail_plan *tails, const sb_rg_order *ord, void *bulk, sb_error *err)
 {
     sb_rg_list out = {0};
     sb_run_devices dev = {0};
-    aa_noise aa = {0};
     walk w;
-    walk_init(&w, st, o, &dev, &aa, &out);
+    walk_init(&w, st, o, &dev, aa, &out);
     store_ctx c;
     memset(&c, 0, sizeof c);
     c.st = st;
@@ -1936,8 +1916,6 @@ static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_resul
             ids[nid++] = tails->v[i].runs[k]->run_id;
     int rc = st->devices_ids(st->ctx, ids, nid, &dev, err);
     free(ids);
-    if (rc == SB_OK)
-        rc = aa_noise_load(st, o, &aa, err);
     if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; rc == SB_OK && i < ord->n; i++) {
@@ -1972,7 +1950,6 @@ static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const sb_resul
     store_ctx_free(&c);
     walk_free(&w.cache);
     sb_run_devices_free(&dev);
-    aa_noise_free(&aa);
     sb_rg_free(&out);
     return rc;
 }
@@ -2419,7 +2396,8 @@ static int settle_all(const sb_rg_store *st, const sb_rg_opts *o, void *bulk, sb
     return rc;
 }
 
-int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err)
+int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info,
+                 sb_error *err)
 {
     memset(info, 0, sizeof *info);
     if (st->begin(st->ctx, err) != SB_OK)
@@ -2496,7 +2474,7 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *
     if (rc == SB_OK && full)
         rc = st->bulk_open(st->ctx, &bulk, err);
     if (rc == SB_OK)
-        rc = store_walk(st, o, &set, &plan, &ord, bulk, err);
+        rc = store_walk(st, o, aa, &set, &plan, &ord, bulk, err);
     size_t walked = set.n + plan.runs;
     if (bulk) {
         /* the runs are read no more: settling every step takes the
@@ -2534,16 +2512,14 @@ typedef struct stored_read {
     sb_rg_list *out;           /* the latest rows */
     size_t cap;                /* of out->v and ids */
     long long *ids;            /* each latest row's old run (-1: none) and new run */
-    sb_rg_class_figs *figs;    /* by class id */
+    const sb_rg_class_figs *figs; /* by class id (the stored record's) */
     size_t nfigs;
 } stored_read;
 
 static void stored_read_free(stored_read *sr)
 {
     free(sr->ids);
-    free(sr->figs);
     sr->ids = NULL;
-    sr->figs = NULL;
 }
 
 static int cmp_class_figs(const void *a, const void *b)
@@ -2554,9 +2530,8 @@ static int cmp_class_figs(const void *a, const void *b)
 
 /* One latest step as a row, settled: the threshold of its class, the
  * adjusted p-value of its family and the verdict on them. */
-static int stored_row(void *ctx, const sb_rg_step_rec *s, sb_error *err)
+static int stored_row(stored_read *sr, const sb_rg_step_rec *s, sb_error *err)
 {
-    stored_read *sr = ctx;
     sb_rg_list *l = sr->out;
     if (l->n == sr->cap) {
         size_t nc = sr->cap ? sr->cap * 2 : 1024;
@@ -2616,6 +2591,11 @@ static int cmp_group_rec(const void *x, const void *y)
     return c ? c : strcmp(a->sku, b->sku);
 }
 
+static int cmp_group_ptr(const void *x, const void *y)
+{
+    return cmp_group_rec(*(const sb_rg_group_rec *const *)x, *(const sb_rg_group_rec *const *)y);
+}
+
 typedef struct noise_seen {
     long long seq;
     size_t k; /* index in the stored thresholds */
@@ -2627,32 +2607,41 @@ static int cmp_noise_seen(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static int cmp_noise_seq(const void *a, const void *b)
+{
+    const sb_rg_noise_seq *x = a, *y = b;
+    if (x->grp != y->grp)
+        return (x->grp > y->grp) - (x->grp < y->grp);
+    return (x->noise > y->noise) - (x->noise < y->noise);
+}
+
 /* The cross-card thresholds into out->noise in the order the walk noted
  * them: as the steps met them, groups in order (g[0..ng)), then seq. */
-static int read_noise(const sb_rg_store *st, const sb_rg_group_rec *g, size_t ng, sb_rg_list *out, sb_error *err)
+static int read_noise(const sb_rg_stored *s, const sb_rg_group_rec *const *g, size_t ng, sb_rg_list *out,
+                      sb_error *err)
 {
-    sb_rg_noise_rec *nz = NULL;
-    size_t nnz = 0;
-    int rc = st->noise_read(st->ctx, &nz, &nnz, err);
+    const sb_rg_noise_rec *nz = s->noise;
+    size_t nnz = s->nnoise;
+    int rc = SB_OK;
     unsigned char *seen = NULL;
     noise_seen *here = NULL;
-    if (rc == SB_OK && nnz &&
-        (!(out->noise = malloc(nnz * sizeof *out->noise)) || !(seen = calloc(nnz, 1)) ||
-         !(here = malloc(nnz * sizeof *here))))
+    if (nnz && (!(out->noise = malloc(nnz * sizeof *out->noise)) || !(seen = calloc(nnz, 1)) ||
+                !(here = malloc(nnz * sizeof *here))))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; rc == SB_OK && i < ng && out->nnoise < nnz; i++) {
         size_t nh = 0;
-        for (size_t k = 0; rc == SB_OK && k < nnz; k++) {
-            int found = 0;
-            long long seq = 0;
-            if (!seen[k])
-                rc = st->noise_first(st->ctx, g[i].grp, nz[k].id, &seq, &found, err);
-            if (rc == SB_OK && found)
-                here[nh++] = (noise_seen){seq, k};
+        for (size_t k = 0; k < nnz; k++) {
+            sb_rg_noise_seq key = {g[i]->grp, nz[k].id, 0};
+            const sb_rg_noise_seq *hit =
+                !seen[k] && s->nnoise_first
+                    ? bsearch(&key, s->noise_first, s->nnoise_first, sizeof key, cmp_noise_seq)
+                    : NULL;
+            if (hit)
+                here[nh++] = (noise_seen){hit->seq, k};
         }
         if (nh)
             qsort(here, nh, sizeof *here, cmp_noise_seen);
-        for (size_t h = 0; rc == SB_OK && h < nh; h++) {
+        for (size_t h = 0; h < nh; h++) {
             const sb_rg_noise_rec *e = &nz[here[h].k];
             seen[here[h].k] = 1;
             sb_rg_noise *d = &out->noise[out->nnoise++];
@@ -2664,7 +2653,6 @@ static int read_noise(const sb_rg_store *st, const sb_rg_group_rec *g, size_t ng
     }
     free(here);
     free(seen);
-    free(nz);
     return rc;
 }
 
@@ -2672,31 +2660,33 @@ static int read_noise(const sb_rg_store *st, const sb_rg_group_rec *g, size_t ng
  * order of their runs in a result set, with the series counts, the drift
  * counts of the whole history and the cross-card thresholds in the order
  * the steps met them. */
-static int read_steps(const sb_rg_store *st, stored_read *sr, sb_error *err)
+static int read_steps(const sb_rg_stored *s, stored_read *sr, sb_error *err)
 {
     sb_rg_list *out = sr->out;
-    sb_rg_group_rec *g = NULL;
-    size_t ng = 0;
-    void *rd = NULL;
-    int rc = st->groups_read(st->ctx, &g, &ng, err);
-    if (rc == SB_OK)
-        rc = st->class_figs_read(st->ctx, &sr->figs, &sr->nfigs, err);
-    for (size_t i = 0; rc == SB_OK && i < sr->nfigs; i++)
+    size_t ng = s->ngroups;
+    const sb_rg_group_rec **g = malloc((ng ? ng : 1) * sizeof *g);
+    if (!g)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    sr->figs = s->figs;
+    sr->nfigs = s->nfigs;
+    for (size_t i = 0; i < sr->nfigs; i++)
         out->drift_flagged += (size_t)sr->figs[i].flagged;
-    if (rc == SB_OK && ng) /* no groups stored: g may be NULL */
-        qsort(g, ng, sizeof *g, cmp_group_rec);
-    if (rc == SB_OK)
-        rc = st->steps_open(st->ctx, &rd, err);
+    for (size_t i = 0; i < ng; i++)
+        g[i] = &s->groups[i];
+    if (ng)
+        qsort(g, ng, sizeof *g, cmp_group_ptr);
+    int rc = SB_OK;
     for (size_t i = 0; rc == SB_OK && i < ng; i++) {
-        out->series_git += (size_t)g[i].series_git;
-        out->series_measured += (size_t)g[i].series_measured;
-        out->drift_tested += (size_t)g[i].drift_tested;
-        rc = st->steps_read_latest(rd, g[i].grp, stored_row, sr, err);
+        size_t gi = (size_t)(g[i] - s->groups);
+        out->series_git += (size_t)g[i]->series_git;
+        out->series_measured += (size_t)g[i]->series_measured;
+        out->drift_tested += (size_t)g[i]->drift_tested;
+        for (size_t k = s->latest_from[gi]; rc == SB_OK && k < s->latest_from[gi + 1]; k++)
+            rc = stored_row(sr, &s->latest[k], err);
     }
-    st->steps_close(rd);
     if (rc == SB_OK)
-        rc = read_noise(st, g, ng, out, err);
-    sb_rg_groups_free(g, ng);
+        rc = read_noise(s, g, ng, out, err);
+    free(g);
     return rc;
 }
 
@@ -2763,17 +2753,20 @@ static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const long long *
     return rc;
 }
 
-int sb_rg_latest(const sb_rg_store *st, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
-                 sb_error *err)
+int sb_rg_latest(const sb_rg_store *st, const sb_rg_stored *stored, const sb_rg_opts *o, long long upto,
+                 sb_rg_list *out, int *found, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     *found = 0;
-    sb_rg_state then, now;
-    int have, fresh;
-    if (stored_state(st, o, &then, &now, &have, &fresh, err) != SB_OK)
+    const sb_rg_state *then = &stored->then;
+    sb_rg_state now = stored->now;
+    int fresh;
+    if (basis_holds(o, then, stored->found, &now, &fresh, err) != SB_OK)
         return SB_ERR;
-    if (!fresh || (upto != LLONG_MAX && (then.undated || then.newest_epoch >= upto)))
+    if (!fresh || (upto != LLONG_MAX && (then->undated || then->newest_epoch >= upto)))
         return SB_OK;
+    if (!stored->steps_read)
+        return sb_error_set(err, st->name, NULL, "the stored regression steps were not read");
     stored_read sr;
     memset(&sr, 0, sizeof sr);
     sr.o = o;
@@ -2782,7 +2775,7 @@ int sb_rg_latest(const sb_rg_store *st, const sb_rg_opts *o, long long upto, sb_
     sb_run_devices dev = {0};
     walk w;
     walk_init(&w, st, o, &dev, NULL, out);
-    int rc = read_steps(st, &sr, err);
+    int rc = read_steps(stored, &sr, err);
     if (rc == SB_OK) {
         out->latest_only = 1;
         rc = keep_latest(st, out, sr.ids, err);
@@ -3334,7 +3327,6 @@ struct sb_rg_asof {
     const sb_result_set *set;
     sb_rg_opts o;
     const aa_noise *aa;
-    aa_noise own_aa;
     asof_run *run;        /* by index in set->v; rank -1: not walked */
     asof_group *g;
     size_t ng;
@@ -3366,7 +3358,6 @@ void sb_rg_asof_free(sb_rg_asof *a)
 {
     if (!a)
         return;
-    aa_noise_free(&a->own_aa);
     free(a->run);
     free(a->g);
     free(a->rep_in);
@@ -3385,8 +3376,8 @@ void sb_rg_asof_free(sb_rg_asof *a)
     free(a);
 }
 
-int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_list *full,
-                   sb_rg_asof **out, sb_error *err)
+int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+                   const sb_rg_list *full, sb_rg_asof **out, sb_error *err)
 {
     sb_rg_asof *a = calloc(1, sizeof *a);
     *out = NULL;
@@ -3396,12 +3387,8 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     a->set = set;
     a->o = *o;
     a->confirm_in = LLONG_MAX;
-    sb_rg_memo *m = memo_of(o);
+    a->aa = aa;
     int rc = SB_OK;
-    if (m && m->loaded)
-        a->aa = m->aa;
-    else if ((rc = aa_noise_load(st, o, &a->own_aa, err)) == SB_OK)
-        a->aa = &a->own_aa;
     sb_rg_order ord = {0};
     /* the rows' keys: read while the rows are indexed below, then freed,
      * as each week reads only what is drawn from them */

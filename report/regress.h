@@ -55,7 +55,9 @@
 
 #include "results.h"
 #include "rg_store.h"
+#include "rg_stored.h"
 #include "run_samples.h"
+#include "session_run.h"
 #include "strbuf.h"
 
 typedef enum sb_rg_verdict {
@@ -114,11 +116,11 @@ const char *sb_rg_threshold_from_name(sb_rg_threshold_from f);
 int sb_rg_own_provider(const char *provider);
 
 /* What walks over one state of one database by one rule (alpha and
- * min_effect) share: the runs' cards, the A/A noise and each tested
- * step's figures (sample counts, change of the medians, p) by its two
- * run ids. Several walks over parts of one result set, as the weekly
- * writeups' histories up to each week's end, then read the cards and the
- * noise once and test each pair of runs once. The first walk given the
+ * min_effect) share: the runs' cards and each tested step's figures
+ * (sample counts, change of the medians, p) by its two run ids. Several
+ * walks over parts of one result set, as the weekly writeups' histories
+ * up to each week's end, then read the cards once and test each pair of
+ * runs once. The first walk given the
  * memo fills it; sb_rg_memo_freeze ends the filling, after which walks
  * on several threads may read it at once. A walk by another rule than
  * the memo's ignores it. */
@@ -201,14 +203,14 @@ typedef struct sb_rg_list {
 
 /* The A/A noise of a database's measuring sessions (report/sessions.h)
  * as thresholds take it: each SKU's cross-card noise and each case's
- * A/A change on one card and across two. */
+ * A/A change on one card and across two. sb_rg_aa_new measures it from
+ * runs, every run of the database's measuring sessions, which the
+ * caller reads (db/session_query.h); o gives the rule (alpha and
+ * min_effect). Read-only once made: walks on several threads may share
+ * one. */
 typedef struct sb_rg_aa sb_rg_aa;
-int sb_rg_aa_load(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
+int sb_rg_aa_new(const sb_session_runs *runs, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
 void sb_rg_aa_free(sb_rg_aa *a); /* accepts NULL */
-/* The A/A noise o's memo holds once a walk by o's rule has filled it,
- * shared and read-only (the memo owns it); NULL otherwise: the caller
- * loads its own. */
-const sb_rg_aa *sb_rg_memo_aa(const sb_rg_opts *o);
 
 /* The threshold of a step from old_run to new_run (one case, provider
  * and SKU) by the rule above; same_card 1: one GPU UUID, 0: two, -1: not
@@ -267,23 +269,24 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
  * E-Divisive change point search
  * at alpha with 199 permutations, segments of at least 3 commits and a
  * fixed seed; change points that move the level by at least min_effect
- * are listed in out->cp. */
-int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out,
-                  sb_error *err);
+ * are listed in out->cp. The thresholds take the A/A noise aa
+ * (sb_rg_aa_new by o's rule; NULL: no A/A runs stored). */
+int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+                  sb_rg_list *out, sb_error *err);
 
 void sb_rg_free(sb_rg_list *l);
 
 /* The histories sb_rg_history would give over the runs of one set up to
  * each of several ends (the weekly writeups' weeks: the set's runs that
  * a filter with has_range, from LLONG_MIN and to the end keeps), taken
- * from the whole history (full: sb_rg_history over set with o, which
- * must outlive it) instead of a walk for each end: the rows up to an end
+ * from the whole history (full: sb_rg_history over set with o and aa,
+ * which must outlive it) instead of a walk for each end: the rows up to an end
  * are the whole walk's rows of the commits up to it, whose thresholds of
  * drift noise and Benjamini-Hochberg families are settled again over the
  * steps up to it. */
 typedef struct sb_rg_asof sb_rg_asof;
-int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_list *full,
-                   sb_rg_asof **out, sb_error *err);
+int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+                   const sb_rg_list *full, sb_rg_asof **out, sb_error *err);
 /* The latest rows (latest_only) of sb_rg_history over the runs of the
  * set up to end, with the drift counts, the cross-card noise and the
  * series counts of that whole history. *found 0 (out empty) where the
@@ -294,8 +297,9 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
 int sb_rg_asof_latest(const sb_rg_asof *a, long long end, sb_rg_list *out, int *found, sb_error *err);
 void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
 
-/* The stored history (db/rg_steps.h, migration 015, read and written
- * through st): the rows of
+/* The stored history (db/rg_steps.h, migration 015; sb_rg_update reads
+ * and writes it through st, sb_rg_fresh and sb_rg_latest take what the
+ * caller read of it, model/rg_stored.h): the rows of
  * sb_rg_history over every result run, as its walk over the series leaves
  * them, so that a report reads them instead of loading every run and
  * testing every step's samples again. They hold while the stored runs, the
@@ -304,8 +308,10 @@ void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
  * raises) are as they were when they were stored. */
 #define SB_RG_RULE_VERSION 1
 
-/* *fresh 1: the stored steps hold for the database of st as it is now, with o. */
-int sb_rg_fresh(const sb_rg_store *st, const sb_rg_opts *o, int *fresh, sb_error *err);
+/* *fresh 1: the stored steps hold for the database as it is now, with
+ * o: stored is what its caller read of the database (db/rg_stored_db.h;
+ * its state and basis alone serve). */
+int sb_rg_fresh(const sb_rg_stored *stored, const sb_rg_opts *o, int *fresh, sb_error *err);
 
 /* What sb_rg_update did: stored 1 when it stored steps (0: they held),
  * full 1 when it walked every series (the first time, or after runs were
@@ -326,11 +332,15 @@ typedef struct sb_rg_update_info {
  * date, in one transaction, with what the passes over every step give
  * (migration 016): the adjusted p-value of each step of the families
  * (one old and one new commit) its stored and removed steps belong to,
- * and the figures of their drift noise classes. */
-int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *info, sb_error *err);
+ * and the figures of their drift noise classes. The walk's thresholds
+ * take aa (as sb_rg_history's). */
+int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info,
+                 sb_error *err);
 
-/* The list sb_rg_history gives over every result run, read from the
- * stored steps, holding only its latest rows (latest_only; for the
+/* The list sb_rg_history gives over every result run, built from the
+ * stored steps (stored, read with its steps by the caller,
+ * db/rg_stored_db.h; the runs the rows name are read through st),
+ * holding only its latest rows (latest_only; for the
  * outputs without --history): the adjusted p-values, the drift
  * thresholds, the drift counts and the confirmations are those of the
  * whole history, read from what sb_rg_update settled. upto: the end of the runs the caller would pass
@@ -338,8 +348,8 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_update_info *
  * stored steps serve only when every run is dated before it. *found 0
  * (and out empty): the stored steps do not hold (sb_rg_fresh) or do not
  * serve upto; the caller walks the runs itself. */
-int sb_rg_latest(const sb_rg_store *st, const sb_rg_opts *o, long long upto, sb_rg_list *out, int *found,
-                 sb_error *err);
+int sb_rg_latest(const sb_rg_store *st, const sb_rg_stored *stored, const sb_rg_opts *o, long long upto,
+                 sb_rg_list *out, int *found, sb_error *err);
 
 /* 1: row counts as a regression: the project's code (SB_RG_CODE), a
  * regression or now failing, at the newest commit of its case, provider

@@ -42,6 +42,8 @@ typedef struct sb_weekly_opts {
     const char *db_label;    /* how commands name the database (--db value) */
     const char *baseline;    /* NULL: the headline baselines (geomean.h) */
     sb_rg_opts rg;           /* week-over-week test settings */
+    const sb_rg_aa *aa;      /* the A/A noise of the database's sessions (sb_rg_aa_new by rg's
+                              * rule) where the caller holds it; NULL: its reader measures it */
     const sb_result_set *all; /* every result run already loaded (sb_results_select),
                                * or NULL: the snapshot's week and note runs are read
                                * for the week alone */

@@ -19,6 +19,7 @@
 #include "results_query.h"
 #include "plausible.h"
 #include "site_plaus.h"
+#include "site_rg.h"
 #include "json_file.h"
 #include "staged_dir.h"
 #include "repro.h"
@@ -172,8 +173,15 @@ static int load_sessions(site_ctx *c, sb_error *err)
     sb_db_close(own);
     if (rc != SB_OK)
         return SB_ERR;
-    return sb_session_compare(&c->session_runs, SB_PROJECT_PROVIDER, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR,
-                              &c->sessions, err);
+    if (sb_session_compare(&c->session_runs, SB_PROJECT_PROVIDER, SB_HEADLINE_LEVEL, SB_HEADLINE_FLOOR,
+                           &c->sessions, err) != SB_OK)
+        return SB_ERR;
+    /* the walk's thresholds take the A/A noise of the site's own
+     * database, whose runs are those just read unless --sessions named
+     * another */
+    if (c->o->sessions_path)
+        return sb_site_rg_aa(c->db, &c->rg_opts, &c->rg_aa, err);
+    return sb_rg_aa_new(&c->session_runs, &c->rg_opts, &c->rg_aa, err);
 }
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
@@ -259,7 +267,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         /* the whole history's walk fills the memo, which the weekly
          * writeups' walks up to each older week's end read (regress.h) */
         sb_rg_memo_new(&c.rg_opts.memo, err) != SB_OK ||
-        sb_rg_history(sb_rg_store_db(c.db, &rs), &c.set, &c.rg_opts, &c.rg, err) != SB_OK ||
+        sb_rg_history(sb_rg_store_db(c.db, &rs), &c.set, &c.rg_opts, c.rg_aa, &c.rg, err) != SB_OK ||
         (sb_rg_memo_freeze(c.rg_opts.memo), 0) ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
@@ -286,6 +294,7 @@ done:
     sb_session_runs_free(&c.session_runs);
     sb_rg_free(&c.rg);
     sb_rg_memo_free(c.rg_opts.memo);
+    sb_rg_aa_free(c.rg_aa);
     sb_rg_order_free(&c.order);
     site_commits_free(&c.commits);
     sb_geo_free(&c.geo);

@@ -903,6 +903,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
         wo.out_dir = dir;
         wo.db_label = c->o->db_label ? c->o->db_label : c->o->db_path;
         wo.rg = c->rg_opts;
+        wo.aa = c->rg_aa;
         wo.baseline = c->o->baseline;
         wo.all = &c->set;
         wo.sessions_all = &c->session_set;
@@ -913,7 +914,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
          * week built, and its runs not read again for the others */
         wo.note = has_note ? sb_buf_str(&note) : NULL;
         if (!asof && i + 1 < n)
-            rc = sb_rg_asof_new(sb_rg_store_db(c->db, &rs), &c->set, &c->rg_opts, &c->rg, &asof, err);
+            rc = sb_rg_asof_new(sb_rg_store_db(c->db, &rs), &c->set, &c->rg_opts, c->rg_aa, &c->rg, &asof, err);
         if (rc == SB_OK && !shared)
             rc = sb_site_weeks_new(&c->set, &c->session_set, &shared, err);
         if (rc == SB_OK)

@@ -81,6 +81,7 @@ typedef struct site_ctx {
     sb_rg_order order;         /* commits in the order first measured */
     site_commits commits;      /* their git order and dates (site_commits_build) */
     sb_rg_opts rg_opts;
+    sb_rg_aa *rg_aa;           /* the A/A noise of the database's sessions, which every walk takes */
     size_t page_rows;
     char out[4096];
     char lastdir[4096];        /* the folder site_write made last */

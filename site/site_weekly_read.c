@@ -14,6 +14,7 @@
 #include "results_query.h"
 #include "run_devices.h"
 #include "rg_store_db.h"
+#include "rg_stored_db.h"
 #include "run_details_read.h"
 #include "site_plaus.h"
 
@@ -338,9 +339,32 @@ static int read_plaus(sb_db *db, sb_weekly_snapshot *s, sb_error *err)
     return rc;
 }
 
+/* The A/A noise the week's walk and its check of steps take: o's (the
+ * site's), else measured once from the week's snapshot of every session
+ * run of the database. */
+static int week_aa(const sb_weekly_opts *o, sb_site_weekly *out, const sb_rg_aa **aa, sb_error *err)
+{
+    if (!o->aa && !out->own_aa && sb_rg_aa_new(&out->snap.sessions, &o->rg, &out->own_aa, err) != SB_OK)
+        return SB_ERR;
+    *aa = o->aa ? o->aa : out->own_aa;
+    return SB_OK;
+}
+
+/* The week's regressions from the stored history (sb_rg_latest) where
+ * it serves the week's end; *found 0 where it does not. */
+static int read_latest(sb_db *db, sb_site_weekly *out, const sb_weekly_opts *o, long long end, int *found,
+                       sb_error *err)
+{
+    sb_rg_stored stored;
+    int rc = sb_rg_stored_read(db, 1, &stored, err);
+    if (rc == SB_OK)
+        rc = sb_rg_latest(&out->st, &stored, &o->rg, end, &out->rg, found, err);
+    sb_rg_stored_free(&stored);
+    return rc;
+}
+
 /* What the check of the steps the writeup names takes: their runs' cards
- * and samples, and the A/A noise of o's memo (the site's), else read
- * once; nothing where it names none. */
+ * and samples, and the A/A noise (week_aa); nothing where it names none. */
 static int read_steps(sb_db *db, const sb_weekly_opts *o, sb_site_weekly *out, sb_error *err)
 {
     long long *ids = NULL;
@@ -350,9 +374,8 @@ static int read_steps(sb_db *db, const sb_weekly_opts *o, sb_site_weekly *out, s
         rc = sb_run_devices_load_ids(db, ids, n, &out->steps.devices, err);
     if (rc == SB_OK && n)
         rc = sb_run_samples_load_ids(db, ids, n, &out->steps.samples, err);
-    if (rc == SB_OK && n && !(out->steps.aa = sb_rg_memo_aa(&o->rg)) &&
-        (rc = sb_rg_aa_load(&out->st, &o->rg, &out->own_aa, err)) == SB_OK)
-        out->steps.aa = out->own_aa;
+    if (rc == SB_OK && n)
+        rc = week_aa(o, out, &out->steps.aa, err);
     free(ids);
     return rc;
 }
@@ -389,9 +412,11 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
         f.has_range = 1;
         f.from = LLONG_MIN;
         f.to = end;
-        if ((!o->all && sb_rg_latest(&out->st, &o->rg, end, &out->rg, &found, err) != SB_OK) ||
+        const sb_rg_aa *aa = NULL;
+        if ((!o->all && read_latest(db, out, o, end, &found, err) != SB_OK) ||
             (!found && (sb_results_select(db, o->all, &f, &out->upto, err) != SB_OK ||
-                        sb_rg_history(&out->st, &out->upto, &o->rg, &out->rg, err) != SB_OK)))
+                        week_aa(o, out, &aa, err) != SB_OK ||
+                        sb_rg_history(&out->st, &out->upto, &o->rg, aa, &out->rg, err) != SB_OK)))
             rc = SB_ERR;
         out->regressions = &out->rg;
     }

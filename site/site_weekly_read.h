@@ -25,7 +25,7 @@ typedef struct sb_site_weekly {
     sb_rg_list rg;                 /* the regressions walked or read here */
     sb_result_set upto;            /* every run up to the week's end, which rg points into */
     sb_rg_store st;
-    sb_weekly_steps steps;         /* its aa is the memo's, or own_aa */
+    sb_weekly_steps steps;         /* its aa is the weekly options', or own_aa */
     sb_rg_aa *own_aa;
 } sb_site_weekly;
 

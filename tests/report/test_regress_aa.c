@@ -18,7 +18,7 @@
 #include "fixture.h"
 #include "regress.h"
 #include "results_query.h"
-#include "rg_store_db.h"
+#include "session_query.h"
 
 static char tmpdir[256];
 
@@ -96,7 +96,10 @@ static void load(const char *path, size_t nruns, loaded *l)
     memset(&o, 0, sizeof o);
     o.alpha = 0.01;
     o.min_effect = MIN_EFFECT;
-    assert_int_equal(sb_rg_aa_load(sb_rg_store_db(l->db, &(sb_rg_store){0}), &o, &l->aa, &err), SB_OK);
+    sb_session_runs runs = {0};
+    assert_int_equal(sb_session_runs_load(l->db, NULL, 0, &runs, &err), SB_OK);
+    assert_int_equal(sb_rg_aa_new(&runs, &o, &l->aa, &err), SB_OK);
+    sb_session_runs_free(&runs);
 }
 
 /* A step's two runs of the stored case, both holding every launch. */

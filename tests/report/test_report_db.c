@@ -30,6 +30,7 @@
 #include "plaus_snap_db.h"
 #include "plausible.h"
 #include "site_plaus.h"
+#include "site_rg.h"
 #include "plots.h"
 #include "compare.h"
 #include "compare_render.h"
@@ -38,6 +39,7 @@
 #include "repro.h"
 #include "result_filter.h"
 #include "rg_store_db.h"
+#include "rg_stored_db.h"
 #include "results.h"
 #include "sku.h"
 #include "results_query.h"
@@ -873,10 +875,25 @@ static int no_devices(void *ctx, sb_run_devices *out, sb_error *err)
     return sb_error_set(err, NULL, NULL, "cards read");
 }
 
+/* sb_rg_history over set as the CLI runs it: the A/A noise of db's
+ * sessions read first (site_rg.h). */
+static int rg_history(sb_db *db, const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o,
+                      sb_rg_list *out, sb_error *err)
+{
+    sb_rg_aa *aa = NULL;
+    int rc = sb_site_rg_aa(db, o, &aa, err);
+    if (rc == SB_OK)
+        rc = sb_rg_history(st, set, o, aa, out, err);
+    else
+        memset(out, 0, sizeof *out);
+    sb_rg_aa_free(aa);
+    return rc;
+}
+
 /* The claims check of the weekly writeup's steps as its caller runs it:
- * the cards and samples of the cited step runs read from db and the A/A
- * noise through st, then sb_claims_verify_steps. */
-static int verify_steps(sb_db *db, const sb_rg_store *st, const sb_claims *c, const sb_result *const *cited, size_t n,
+ * the cards and samples of the cited step runs and the A/A noise read
+ * from db, then sb_claims_verify_steps. */
+static int verify_steps(sb_db *db, const sb_claims *c, const sb_result *const *cited, size_t n,
                         const sb_rg_opts *o, sb_error *err)
 {
     long long *ids = NULL;
@@ -887,7 +904,7 @@ static int verify_steps(sb_db *db, const sb_rg_store *st, const sb_claims *c, co
     int rc = sb_claims_step_runs(c, cited, n, &ids, &nids, err);
     if (rc == SB_OK && nids && (rc = sb_run_devices_load_ids(db, ids, nids, &dev, err)) == SB_OK &&
         (rc = sb_run_samples_load_ids(db, ids, nids, &samples, err)) == SB_OK)
-        rc = sb_rg_aa_load(st, o, &aa, err);
+        rc = sb_site_rg_aa(db, o, &aa, err);
     if (rc == SB_OK)
         rc = sb_claims_verify_steps(aa, &dev, &samples, c, cited, n, o, "the weekly writeup", err);
     sb_rg_aa_free(aa);
@@ -895,6 +912,140 @@ static int verify_steps(sb_db *db, const sb_rg_store *st, const sb_claims *c, co
     sb_run_samples_free(&samples);
     free(ids);
     return rc;
+}
+
+/* The stored history as the reports take it (db/rg_stored_db.h): after
+ * sb_rg_update, the state read alone says the steps hold (and not for
+ * another rule); read with its steps, it holds every group with its
+ * latest steps, the cross-card threshold its steps took and where, and
+ * sb_rg_latest builds from it the latest rows a walk over every run
+ * gives. */
+static void test_regression_stored_read(void **state)
+{
+    (void)state;
+    static double base[50], slow[50];
+    for (int i = 0; i < 50; i++) {
+        base[i] = 1.0 + 0.0004 * (double)((i * 37) % 50 - 25);
+        slow[i] = base[i] * 1.20;
+    }
+    char p[512];
+    snprintf(p, sizeof p, "%s/stored_read.db", tmpdir);
+    sb_db *w = fx_create(p);
+    fx_result r = {0};
+    r.shape_key = "M=8,N=8";
+    r.sku = "h100-sxm5-80gb";
+    r.arch = "h100";
+    r.nsamples = 50;
+    const char *shas[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                          "cccccccccccccccccccccccccccccccccccccccc"};
+    const char *when[] = {"2026-11-10T00:00:00Z", "2026-11-11T00:00:00Z", "2026-11-12T00:00:00Z"};
+    /* the project's kernel on one card, slower at c; cuBLAS on two cards
+     * (a cross-card step each time) */
+    const char *providers[] = {"fused", "cublas"};
+    for (int g = 0; g < 2; g++)
+        for (int k = 0; k < 3; k++) {
+            r.provider = providers[g];
+            r.git_sha = shas[k];
+            r.finished_at = when[k];
+            r.samples = g == 0 && k == 2 ? slow : base;
+            r.gpu_uuid = g == 0 || k % 2 == 0 ? "GPU-11111111-2222-3333-4444-555555555555"
+                                               : "GPU-66666666-7777-8888-9999-000000000000";
+            fx_add_result(w, &r);
+        }
+    sb_db_close(w);
+    sb_db *db = NULL;
+    sb_error err;
+    assert_int_equal(sb_db_open(p, SB_DB_WRITE, &db, &err), SB_OK);
+    sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
+    sb_rg_aa *aa = NULL;
+    assert_int_equal(sb_site_rg_aa(db, &o, &aa, &err), SB_OK);
+    sb_rg_store rs;
+    const sb_rg_store *st = sb_rg_store_db(db, &rs);
+    sb_rg_stored s;
+    int fresh = -1;
+    /* nothing stored yet */
+    assert_int_equal(sb_rg_stored_read(db, 1, &s, &err), SB_OK);
+    assert_int_equal(s.found, 0);
+    assert_int_equal(s.steps_read, 0);
+    assert_int_equal(sb_rg_fresh(&s, &o, &fresh, &err), SB_OK);
+    assert_int_equal(fresh, 0);
+    assert_int_equal(s.now.runs, 6);
+    sb_rg_stored_free(&s);
+    sb_rg_update_info info;
+    assert_int_equal(sb_rg_update(st, &o, aa, &info, &err), SB_OK);
+    assert_int_equal(info.stored, 1);
+    assert_int_equal(info.full, 1);
+    /* the state alone */
+    assert_int_equal(sb_rg_stored_read(db, 0, &s, &err), SB_OK);
+    assert_int_equal(s.found, 1);
+    assert_int_equal(s.steps_read, 0);
+    assert_null(s.groups);
+    assert_int_equal(sb_rg_fresh(&s, &o, &fresh, &err), SB_OK);
+    assert_int_equal(fresh, 1);
+    sb_rg_opts other = o;
+    other.min_effect = 0.05;
+    assert_int_equal(sb_rg_fresh(&s, &other, &fresh, &err), SB_OK);
+    assert_int_equal(fresh, 0);
+    sb_rg_list lat;
+    int found = -1;
+    assert_int_equal(sb_rg_latest(st, &s, &o, LLONG_MAX, &lat, &found, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "not read"));
+    sb_rg_stored_free(&s);
+    /* with the steps */
+    assert_int_equal(sb_rg_stored_read(db, 1, &s, &err), SB_OK);
+    assert_int_equal(s.steps_read, 1);
+    assert_int_equal(s.ngroups, 2);
+    assert_int_equal(s.latest_from[0], 0);
+    assert_int_equal(s.latest_from[2], s.nlatest);
+    for (size_t i = 0; i < s.ngroups; i++) {
+        assert_int_equal(s.latest_from[i + 1] - s.latest_from[i], 1); /* b to c */
+        const sb_rg_step_rec *x = &s.latest[s.latest_from[i]];
+        assert_int_equal(x->grp, s.groups[i].grp);
+        assert_int_equal(x->latest, 1);
+        assert_string_equal(x->changed, "");
+    }
+    assert_int_equal(s.nnoise, 1);
+    assert_string_equal(s.noise[0].sku, "h100-sxm5-80gb");
+    /* the cuBLAS group's first step (a to b, across cards) took it */
+    assert_int_equal(s.nnoise_first, 1);
+    assert_int_equal(s.noise_first[0].noise, s.noise[0].id);
+    const sb_rg_group_rec *cublas = strcmp(s.groups[0].provider, "cublas") == 0 ? &s.groups[0] : &s.groups[1];
+    assert_string_equal(cublas->provider, "cublas");
+    assert_int_equal(s.noise_first[0].grp, cublas->grp);
+    assert_int_equal(s.noise_first[0].seq, 0);
+    /* the latest rows: those of the walk */
+    assert_int_equal(sb_rg_latest(st, &s, &o, LLONG_MAX, &lat, &found, &err), SB_OK);
+    assert_int_equal(found, 1);
+    sb_result_set set;
+    sb_rg_list l;
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    assert_int_equal(sb_rg_history(st, &set, &o, aa, &l, &err), SB_OK);
+    size_t k = 0, regressions = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        if (!l.v[i].latest)
+            continue;
+        assert_true(k < lat.n);
+        assert_int_equal(lat.v[k].new_run->run_id, l.v[i].new_run->run_id);
+        assert_int_equal(lat.v[k].old_run->run_id, l.v[i].old_run->run_id);
+        assert_int_equal(lat.v[k].verdict, l.v[i].verdict);
+        assert_true(lat.v[k].p == l.v[i].p && lat.v[k].threshold == l.v[i].threshold);
+        assert_int_equal(lat.v[k].threshold_from, l.v[i].threshold_from);
+        regressions += lat.v[k].verdict == SB_RG_REGRESSION;
+        k++;
+    }
+    assert_int_equal(k, lat.n);
+    assert_int_equal(regressions, 1); /* the project's kernel at c */
+    assert_int_equal(sb_rg_count_regressions(&lat), sb_rg_count_regressions(&l));
+    assert_int_equal(lat.nnoise, l.nnoise);
+    assert_int_equal(lat.nnoise, 1);
+    assert_true(lat.noise[0].threshold == l.noise[0].threshold);
+    assert_int_equal(lat.series_git + lat.series_measured, l.series_git + l.series_measured);
+    sb_rg_free(&l);
+    sb_rg_free(&lat);
+    sb_results_free(&set);
+    sb_rg_stored_free(&s);
+    sb_rg_aa_free(aa);
+    sb_db_close(db);
 }
 
 static void test_regression_history(void **state)
@@ -955,7 +1106,7 @@ static void test_regression_history(void **state)
     assert_int_equal(sb_rg_order_rank(&ord, shas[2]), 2);
     assert_int_equal(sb_rg_order_rank(&ord, "unknown"), -1);
     sb_rg_order_free(&ord);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.v[0].verdict, SB_RG_REGRESSION);
     assert_string_equal(l.v[0].old_run->git_sha, shas[0]);
@@ -987,7 +1138,7 @@ static void test_regression_history(void **state)
         sb_rg_store ms;
         const sb_rg_store *mst = sb_rg_store_db(db, &ms);
         sb_rg_list lm;
-        assert_int_equal(sb_rg_history(mst, &set, &om, &lm, &err), SB_OK);
+        assert_int_equal(rg_history(db, mst, &set, &om, &lm, &err), SB_OK);
         assert_int_equal(lm.n, l.n);
         sb_rg_free(&lm);
         sb_rg_memo_freeze(memo);
@@ -996,7 +1147,7 @@ static void test_regression_history(void **state)
         bare.samples = no_samples;
         bare.samples_open = no_samples_open;
         bare.devices = no_devices;
-        assert_int_equal(sb_rg_history(&bare, &set, &om, &lm, &err), SB_OK);
+        assert_int_equal(rg_history(db, &bare, &set, &om, &lm, &err), SB_OK);
         assert_int_equal(lm.n, l.n);
         for (size_t i = 0; i < l.n; i++) {
             assert_ptr_equal(lm.v[i].old_run, l.v[i].old_run);
@@ -1020,11 +1171,11 @@ static void test_regression_history(void **state)
         sb_result_set part;
         assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
         assert_int_equal(part.n, 2);
-        assert_int_equal(sb_rg_history(&bare, &part, &om, &lm, &err), SB_ERR);
+        assert_int_equal(rg_history(db, &bare, &part, &om, &lm, &err), SB_ERR);
         assert_non_null(strstr(err.msg, "samples"));
         sb_rg_list lp;
-        assert_int_equal(sb_rg_history(mst, &part, &o, &lp, &err), SB_OK);
-        assert_int_equal(sb_rg_history(mst, &part, &om, &lm, &err), SB_OK);
+        assert_int_equal(rg_history(db, mst, &part, &o, &lp, &err), SB_OK);
+        assert_int_equal(rg_history(db, mst, &part, &om, &lm, &err), SB_OK);
         assert_int_equal(lp.n, 1);
         assert_int_equal(lm.n, 1);
         assert_int_equal(lp.v[0].verdict, SB_RG_REGRESSION);
@@ -1033,10 +1184,10 @@ static void test_regression_history(void **state)
         sb_rg_free(&lm);
         sb_rg_free(&lp);
         /* without the memo, or by another rule, the walk reads the store */
-        assert_int_equal(sb_rg_history(&bare, &set, &o, &lm, &err), SB_ERR);
+        assert_int_equal(rg_history(db, &bare, &set, &o, &lm, &err), SB_ERR);
         sb_rg_opts other = om;
         other.min_effect = 0.15;
-        assert_int_equal(sb_rg_history(&bare, &set, &other, &lm, &err), SB_ERR);
+        assert_int_equal(rg_history(db, &bare, &set, &other, &lm, &err), SB_ERR);
         sb_results_free(&part);
         sb_rg_memo_free(memo);
     }
@@ -1046,8 +1197,6 @@ static void test_regression_history(void **state)
      * doctored in any of them fails the check, naming what it states
      * and what the runs give. */
     const sb_result *cited[3] = {l.v[1].new_run, l.v[0].old_run, l.v[1].old_run};
-    sb_rg_store rs;
-    const sb_rg_store *st = sb_rg_store_db(db, &rs);
     sb_claims c = {0};
     sb_claims_add_step(&c, &l.v[1]);
     sb_claims_add_step(&c, &l.v[0]);
@@ -1070,24 +1219,24 @@ static void test_regression_history(void **state)
     assert_int_equal(nids, 3);
     assert_true(ids[0] < ids[1] && ids[1] < ids[2]);
     free(ids);
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_OK);
     /* the ratio */
     double ratio = s->ratio;
     s->ratio = 0.95;
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "the weekly writeup states -9.1% (fused on h100-sxm5-80gb) at a ratio of 0.950000"));
     assert_non_null(strstr(err.msg, "give 0.909"));
     s->ratio = ratio;
     /* the threshold */
     s->threshold = 0.01;
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "past a threshold of 0.0100; runs"));
     assert_non_null(strstr(err.msg, "give 0.0300"));
     s->threshold = 0.03;
     /* the rule */
     free(s->rule);
     s->rule = strdup("regression");
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "as a regression; runs"));
     assert_non_null(strstr(err.msg, "give improvement (change -9.09%, threshold 3.00%"));
     free(s->rule);
@@ -1095,23 +1244,23 @@ static void test_regression_history(void **state)
     /* the commits */
     free(s->old_commit);
     s->old_commit = strdup(shas[0]);
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "from commit aaaaaaaaaaaa to cccccccccccc; runs"));
     free(s->old_commit);
     s->old_commit = strdup(shas[1]);
     /* the series */
     free(s->case_key);
     s->case_key = strdup("mb/other/fwd/fp32/M=8,N=8");
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "of case mb/other/fwd/fp32/M=8,N=8; runs"));
     free(s->case_key);
     s->case_key = strdup(l.v[1].new_run->case_key);
     /* a run the claim rests on that is not cited */
-    assert_int_equal(verify_steps(db, st, &c, cited, 2, &o, &err), SB_ERR);
+    assert_int_equal(verify_steps(db, &c, cited, 2, &o, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "-9.1% (fused on h100-sxm5-80gb)"));
     assert_non_null(strstr(err.msg, "without an old and a new run it cites"));
     /* put back, it holds again */
-    assert_int_equal(verify_steps(db, st, &c, cited, 3, &o, &err), SB_OK);
+    assert_int_equal(verify_steps(db, &c, cited, 3, &o, &err), SB_OK);
     sb_claims_free(&c);
     sb_rg_free(&l);
     sb_results_free(&set);
@@ -1206,10 +1355,12 @@ static void test_regression_asof(void **state)
         sb_rg_opts om = o;
         om.memo = memo;
         sb_rg_list full;
-        assert_int_equal(sb_rg_history(st, &set, &om, &full, &err), SB_OK);
+        sb_rg_aa *aa = NULL;
+        assert_int_equal(sb_site_rg_aa(db, &om, &aa, &err), SB_OK);
+        assert_int_equal(sb_rg_history(st, &set, &om, aa, &full, &err), SB_OK);
         sb_rg_memo_freeze(memo);
         sb_rg_asof *asof = NULL;
-        assert_int_equal(sb_rg_asof_new(st, &set, &om, &full, &asof, &err), SB_OK);
+        assert_int_equal(sb_rg_asof_new(st, &set, &om, aa, &full, &asof, &err), SB_OK);
         long long last = LLONG_MIN;
         for (size_t i = 0; i < set.n; i++)
             last = set.v[i].finished_epoch > last ? set.v[i].finished_epoch : last;
@@ -1233,7 +1384,7 @@ static void test_regression_asof(void **state)
             upto.to = end;
             sb_result_set part;
             assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
-            assert_int_equal(sb_rg_history(st, &part, &om, &lw, &err), SB_OK);
+            assert_int_equal(sb_rg_history(st, &part, &om, aa, &lw, &err), SB_OK);
             size_t k = 0;
             for (size_t i = 0; i < lw.n; i++) {
                 const sb_rg_row *x = &lw.v[i];
@@ -1273,6 +1424,7 @@ static void test_regression_asof(void **state)
             sb_results_free(&part);
         }
         sb_rg_asof_free(asof);
+        sb_rg_aa_free(aa);
         sb_rg_free(&full);
         sb_rg_memo_free(memo);
         sb_results_free(&set);
@@ -1388,7 +1540,7 @@ static void test_git_order(void **state)
     sb_rg_opts o = {0.01, 0.03, NULL, 1, NULL}; /* with the change point search */
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     /* first measured: up at 8, down at 7, up at 9 */
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_measured, 1);
     assert_int_equal(l.series_git, 0);
     size_t up = 0, down = 0;
@@ -1416,7 +1568,7 @@ static void test_git_order(void **state)
 
     db = reopen(NULL, p);
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_git, 1);
     assert_int_equal(l.series_measured, 0);
     up = down = 0;
@@ -1447,7 +1599,7 @@ static void test_git_order(void **state)
     sb_rg_free(&l);
     /* without change_points the same steps, no search and no section */
     o.change_points = 0;
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 15);
     assert_int_equal(l.ncp, 0);
     assert_int_equal(l.searched_cp, 0);
@@ -1529,7 +1681,7 @@ static void test_compare(void **state)
     sb_rg_opts ro = {0.01, 0.03, NULL, 0, NULL};
     sb_rg_aa *aa = NULL;
     sb_run_devices dev = {0};
-    assert_int_equal(sb_rg_aa_load(sb_rg_store_db(db, &(sb_rg_store){0}), &ro, &aa, &err), SB_OK);
+    assert_int_equal(sb_site_rg_aa(db, &ro, &aa, &err), SB_OK);
     assert_int_equal(sb_run_devices_load_set(db, &set, &dev, &err), SB_OK);
     assert_int_equal(sb_cmp_pairs(&set, &sa, &sb, &o, aa, &dev, &r, &err), SB_OK);
     /* the pairs wait for their samples: nothing judged yet */
@@ -1636,7 +1788,7 @@ static void test_regressions(void **state)
     sb_rg_list l;
     sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 6);
     const sb_rg_row *r;
     r = rg_find(&l, "M=1,N=1,K=1");
@@ -1662,11 +1814,11 @@ static void test_regressions(void **state)
     /* a larger minimum effect turns the 10 % into no change */
     sb_rg_free(&l);
     sb_rg_opts o2 = {0.01, 0.15, NULL, 0, NULL};
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o2, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o2, &l, &err), SB_OK);
     assert_int_equal(sb_rg_count_regressions(&l), 0);
     sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
     sb_rg_free(&l);
-    assert_int_equal(sb_rg_history(sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
     sb_rg_render_md(&l, &o, 1, &md);
     assert_non_null(strstr(sb_buf_str(&md), "**1 regression of the project's kernels**"));
     assert_non_null(strstr(sb_buf_str(&md), "### Regressions of the project's kernels (1)"));
@@ -2673,6 +2825,7 @@ int main(void)
         cmocka_unit_test(test_geomean_counts),
         cmocka_unit_test(test_roofline_svg),   cmocka_unit_test(test_regressions),
         cmocka_unit_test(test_regression_history),
+        cmocka_unit_test(test_regression_stored_read),
         cmocka_unit_test(test_regression_asof),
         cmocka_unit_test(test_git_order),
         cmocka_unit_test(test_results_select),

@@ -1,0 +1,35 @@
+/* rg_stored.c - freeing the stored history's records. */
+#include "rg_stored.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sb_rg_groups_free(sb_rg_group_rec *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].case_key);
+        free(v[i].provider);
+        free(v[i].sku);
+    }
+    free(v);
+}
+
+void sb_rg_commits_free(sb_rg_commit_rec *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].sha);
+    free(v);
+}
+
+void sb_rg_stored_free(sb_rg_stored *s)
+{
+    sb_rg_groups_free(s->groups, s->ngroups);
+    for (size_t i = 0; s->latest && i < s->nlatest; i++)
+        free((char *)s->latest[i].changed);
+    free(s->latest);
+    free(s->latest_from);
+    free(s->figs);
+    free(s->noise);
+    free(s->noise_first);
+    memset(s, 0, sizeof *s);
+}
