@@ -31,12 +31,17 @@ double sb_median(const double *v, size_t n)
     return m;
 }
 
+size_t sb_quantile_index(size_t n, double p)
+{
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return i < n ? i : n - 1;
+}
+
 double sb_quantile_sorted(const double *sorted, size_t n, double p)
 {
     if (n == 0)
         return NAN;
-    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-    return sorted[i < n ? i : n - 1];
+    return sorted[sb_quantile_index(n, p)];
 }
 
 double sb_quantile_linear(const double *sorted, size_t n, double p)

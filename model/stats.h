@@ -19,6 +19,8 @@ void sb_sort_ascending(double *v, size_t n);
 /* The value of sorted (n > 0 values, ascending) at rank p in [0, 1],
  * the nearest of the n - 1 steps: p = 0.95 of 21 values is the 20th. */
 double sb_quantile_sorted(const double *sorted, size_t n, double p);
+/* The index into sorted that sb_quantile_sorted reads (n > 0). */
+size_t sb_quantile_index(size_t n, double p);
 
 /* The value of sorted (n > 0 values, ascending) at rank p in [0, 1],
  * interpolated linearly between the two order statistics around

@@ -859,21 +859,11 @@ static int aa_let_go(const aa_pair *v)
     return v->ra->hold_timeouts > 0 || v->rb->hold_timeouts > 0;
 }
 
-/* 1 when x and y are comparisons of one case, provider and SKU on the
- * same relation of cards (one card, or two), under one protocol of
- * inputs, both held or both with a hold let go (report/regress.c keys a
- * series' A/A noise the same way), that share no session. */
-static int held_out_match(const aa_pair *x, const aa_pair *y)
-{
-    return sb_noise_same_card(x->kind) == sb_noise_same_card(y->kind) && x->ra->input_sets == y->ra->input_sets &&
-           aa_let_go(x) == aa_let_go(y) &&
-           same_str(x->ra->case_key, y->ra->case_key) && same_str(x->ra->provider, y->ra->provider) &&
-           same_str(x->ra->sku, y->ra->sku) && !same_str(x->ra->session_id, y->ra->session_id) &&
-           !same_str(x->ra->session_id, y->rb->session_id) && !same_str(x->rb->session_id, y->ra->session_id) &&
-           !same_str(x->rb->session_id, y->rb->session_id);
-}
-
-/* Orders comparisons by what held_out_match needs them to share. */
+/* Orders comparisons by their key for the held-out pass: one case,
+ * provider and SKU on the same relation of cards (one card, or two), under
+ * one protocol of inputs, both held or both with a hold let go
+ * (report/regress.c keys a series' A/A noise the same way). Comparisons of
+ * one key that share no session are held out for each other. */
 static int held_key_cmp(const aa_pair *a, const aa_pair *b)
 {
     int sa = sb_noise_same_card(a->kind), sb = sb_noise_same_card(b->kind);
@@ -920,6 +910,181 @@ static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts
     return SB_OK;
 }
 
+static int cmp_placed_str(const void *p, const void *q)
+{
+    const placed *x = p, *y = q;
+    int c = cmp_str(x->x, y->x);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The sessions of each comparison as small numbers: side[2 i] and
+ * side[2 i + 1] for v[i]'s two runs (the same number within a session);
+ * SIZE_MAX for a run without a session id, which shares none. -1 when out
+ * of memory. */
+static int session_numbers(const aa_pair *v, size_t n, size_t *side, size_t *count)
+{
+    placed *p = malloc((n ? 2 * n : 1) * sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        p[2 * i] = (placed){v[i].ra->session_id, 2 * i};
+        p[2 * i + 1] = (placed){v[i].rb->session_id, 2 * i + 1};
+    }
+    qsort(p, 2 * n, sizeof *p, cmp_placed_str);
+    size_t next = 0;
+    for (size_t k = 0; k < 2 * n; k++) {
+        if (!p[k].x) {
+            side[p[k].at] = SIZE_MAX;
+            continue;
+        }
+        if (k > 0 && p[k - 1].x && strcmp(p[k - 1].x, p[k].x) == 0)
+            side[p[k].at] = side[p[k - 1].at];
+        else
+            side[p[k].at] = next++;
+    }
+    *count = next;
+    free(p);
+    return 0;
+}
+
+/* 1 when comparisons i and j share a session (side: session_numbers). */
+static int share_session(const size_t *side, size_t i, size_t j)
+{
+    size_t a = side[2 * i], b = side[2 * i + 1], c = side[2 * j], d = side[2 * j + 1];
+    return (a != SIZE_MAX && (a == c || a == d)) || (b != SIZE_MAX && (b == c || b == d));
+}
+
+static int cmp_change_desc(const void *p, const void *q)
+{
+    const aa_pair *a = ((const placed *)p)->x, *b = ((const placed *)q)->x;
+    return (a->change < b->change) - (a->change > b->change);
+}
+
+/* A comparison's two sessions, lo <= hi (session_numbers). */
+typedef struct span {
+    size_t lo, hi, at;
+} span;
+
+static int cmp_span(const void *p, const void *q)
+{
+    const span *a = p, *b = q;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    return (a->hi > b->hi) - (a->hi < b->hi);
+}
+
+/* The sessions of comparison i as an ordered pair (lo <= hi). */
+static void session_span(const size_t *side, size_t i, size_t *lo, size_t *hi)
+{
+    size_t a = side[2 * i], b = side[2 * i + 1];
+    *lo = a < b ? a : b;
+    *hi = a < b ? b : a;
+}
+
+/* The held-out threshold of every comparison of one key, the run
+ * group[0..g) of comparisons sharing held_key_cmp: of the comparisons of
+ * the group that share no session with it, m of them, the one
+ * sb_aa_change would pick once sorted, found from the largest down
+ * without sorting them again. m is the group less those that touch either
+ * of its sessions: cnt[s] counts the group's comparisons touching session
+ * s, and those touching both of its two sessions are the ones between
+ * exactly those two (same_span). So each comparison reads the twentieth
+ * of its key above the quantile and the few sharing a session, where it
+ * gathered and sorted all of them. */
+static void held_of_group(const aa_pair *v, const placed *group, size_t g, const size_t *side, size_t *cnt,
+                          size_t *same_span, span *spans, placed *desc, double *held_change, size_t *held_n)
+{
+    for (size_t k = 0; k < g; k++) {
+        size_t lo, hi, i = group[k].at;
+        session_span(side, i, &lo, &hi);
+        if (lo != SIZE_MAX)
+            cnt[lo]++;
+        if (hi != SIZE_MAX && hi != lo)
+            cnt[hi]++;
+        desc[k] = group[k];
+    }
+    qsort(desc, g, sizeof *desc, cmp_change_desc);
+    /* same_span[i]: the group's comparisons between exactly i's two
+     * sessions, counted over the group sorted by its pairs of sessions */
+    for (size_t k = 0; k < g; k++) {
+        spans[k].at = group[k].at;
+        session_span(side, group[k].at, &spans[k].lo, &spans[k].hi);
+    }
+    qsort(spans, g, sizeof *spans, cmp_span);
+    for (size_t a = 0; a < g;) {
+        size_t b = a + 1;
+        while (b < g && spans[b].lo == spans[a].lo && spans[b].hi == spans[a].hi)
+            b++;
+        for (size_t k = a; k < b; k++)
+            same_span[spans[k].at] = b - a;
+        a = b;
+    }
+    for (size_t k = 0; k < g; k++) {
+        size_t i = group[k].at, lo, hi;
+        session_span(side, i, &lo, &hi);
+        size_t excluded = 0;
+        if (lo != SIZE_MAX)
+            excluded += cnt[lo];
+        if (hi != SIZE_MAX && hi != lo)
+            excluded += cnt[hi] - same_span[i];
+        size_t m = g - excluded;
+        held_n[i] = m;
+        held_change[i] = NAN;
+        if (!m)
+            continue;
+        size_t from_top = m - 1 - sb_quantile_index(m, SB_AA_QUANTILE), seen = 0;
+        for (size_t d = 0; d < g; d++) {
+            size_t j = desc[d].at;
+            if (share_session(side, i, j))
+                continue;
+            if (seen++ == from_top) {
+                held_change[i] = v[j].change;
+                break;
+            }
+        }
+    }
+    for (size_t k = 0; k < g; k++) {
+        size_t lo, hi;
+        session_span(side, group[k].at, &lo, &hi);
+        if (lo != SIZE_MAX)
+            cnt[lo] = 0;
+        if (hi != SIZE_MAX)
+            cnt[hi] = 0;
+    }
+}
+
+/* held[i] and held_n[i] for every comparison of v (held_of_group), key by
+ * key (held_key_cmp). -1 when out of memory. */
+static int held_out_changes(const aa_pair *v, size_t n, double *held, size_t *held_n)
+{
+    size_t m = n ? n : 1, nsessions = 0;
+    placed *sorted = malloc(m * sizeof *sorted), *desc = malloc(m * sizeof *desc);
+    size_t *same_span = malloc(m * sizeof *same_span), *side = malloc(2 * m * sizeof *side), *cnt = NULL;
+    span *spans = malloc(m * sizeof *spans);
+    int rc = -1;
+    if (sorted && desc && same_span && side && spans && session_numbers(v, n, side, &nsessions) == 0 &&
+        (cnt = calloc(nsessions ? nsessions : 1, sizeof *cnt)) != NULL) {
+        for (size_t i = 0; i < n; i++)
+            sorted[i] = (placed){&v[i], i};
+        qsort(sorted, n, sizeof *sorted, cmp_held);
+        for (size_t a = 0; a < n;) {
+            size_t b = a + 1;
+            while (b < n && held_key_cmp(sorted[a].x, sorted[b].x) == 0)
+                b++;
+            held_of_group(v, sorted + a, b - a, side, cnt, same_span, spans, desc, held, held_n);
+            a = b;
+        }
+        rc = 0;
+    }
+    free(sorted);
+    free(desc);
+    free(same_span);
+    free(side);
+    free(spans);
+    free(cnt);
+    return rc;
+}
+
 /* Each comparison judged again with a threshold of its case's own, taken
  * from the comparisons of the same case, provider, SKU and relation of
  * cards in sessions other than its two (held out): the larger of the
@@ -928,44 +1093,24 @@ static int held_out_judge(const aa_pair *v, const double *b, const sb_noise_opts
 static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb_mw_cache *cache,
                           sb_noise_report *out, sb_error *err)
 {
+    /* held[i], held_n[i]: the held-out change of v[i] and how many
+     * comparisons it was taken from */
     double *held = malloc((n ? n : 1) * sizeof *held);
-    /* each comparison meets only those of its key (held_key_cmp): the
-     * sorted run [from[i], to[i]) of them */
-    placed *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    size_t *from = malloc((n ? n : 1) * sizeof *from), *to = malloc((n ? n : 1) * sizeof *to);
-    if (!held || !sorted || !from || !to) {
+    size_t *held_n = malloc((n ? n : 1) * sizeof *held_n);
+    if (!held || !held_n || held_out_changes(v, n, held, held_n) != 0) {
         free(held);
-        free(sorted);
-        free(from);
-        free(to);
+        free(held_n);
         return sb_error_set(err, NULL, NULL, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        sorted[i] = (placed){&v[i], i};
-    qsort(sorted, n, sizeof *sorted, cmp_held);
-    for (size_t a = 0; a < n;) {
-        size_t b = a + 1;
-        while (b < n && held_key_cmp(sorted[a].x, sorted[b].x) == 0)
-            b++;
-        for (size_t k = a; k < b; k++) {
-            from[sorted[k].at] = a;
-            to[sorted[k].at] = b;
-        }
-        a = b;
     }
     int rc = SB_OK;
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
-        size_t nheld = 0;
-        for (size_t k = from[i]; k < to[i]; k++)
-            if (held_out_match(&v[i], &v[sorted[k].at]))
-                held[nheld++] = v[sorted[k].at].change;
+        size_t nheld = held_n[i];
         sb_noise_cmp *c = &out->cmp[i];
         c->threshold = NAN;
         if (!nheld)
             continue;
-        sb_sort_ascending(held, nheld);
         sb_noise_kind *k = &out->kind[v[i].kind];
-        double thr = sb_aa_threshold(sb_aa_change(held, nheld),
+        double thr = sb_aa_threshold(held[i],
                                      v[i].kind == SB_NOISE_SESSION ? o->paired_threshold : o->unpaired_threshold);
         int flag, slower;
         if (held_out_judge(&v[i], v[i].b, o, thr, cache, &flag, &slower, err) != SB_OK) {
@@ -996,9 +1141,7 @@ static int noise_held_out(const aa_pair *v, size_t n, const sb_noise_opts *o, sb
         free(s);
     }
     free(held);
-    free(sorted);
-    free(from);
-    free(to);
+    free(held_n);
     return rc;
 }
 

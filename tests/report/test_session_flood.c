@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "sessions.h"
+#include "stats.h"
 
 #define SAMPLES "[[1.0, 1.0, 1.0], [1.1, 1.1, 1.1], [0.9, 0.9, 0.9]]"
 #define SLOWER "[[2.0, 2.0, 2.0], [2.2, 2.2, 2.2], [1.8, 1.8, 1.8]]"
@@ -152,12 +153,83 @@ static void test_flooded_case_no_noise(void **state)
     assert_int_equal(aa_flood(SB_SESSION_CASE_RUNS_MAX + 2), 0);
 }
 
+/* The held-out threshold of every A/A comparison, against the comparisons
+ * of its key that share no session with it, each gathered, sorted and
+ * picked by sb_aa_change as the definition says: nine sessions on two
+ * cards of one SKU, two providers, two copies, round medians that differ. */
+static char held_samples[64][160];
+
+static int same_key(const sb_noise_cmp *x, const sb_noise_cmp *y)
+{
+    return sb_noise_same_card(x->kind) == sb_noise_same_card(y->kind) && x->let_go == y->let_go &&
+           x->a->input_sets == y->a->input_sets && strcmp(x->a->provider, y->a->provider) == 0 &&
+           strcmp(x->a->case_key, y->a->case_key) == 0 && strcmp(x->a->sku, y->a->sku) == 0;
+}
+
+static int shares_session(const sb_noise_cmp *x, const sb_noise_cmp *y)
+{
+    return strcmp(x->a->session_id, y->a->session_id) == 0 || strcmp(x->a->session_id, y->b->session_id) == 0 ||
+           strcmp(x->b->session_id, y->a->session_id) == 0 || strcmp(x->b->session_id, y->b->session_id) == 0;
+}
+
+static void test_held_out_thresholds(void **state)
+{
+    (void)state;
+    static const char *sessions[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"};
+    static const char *providers[] = {"fused", "liger"};
+    sb_session_run v[36];
+    size_t n = 0;
+    for (size_t s = 0; s < 9; s++)
+        for (size_t p = 0; p < 2; p++)
+            for (int copy = 0; copy < 2; copy++, n++) {
+                double base = 1.0 + 0.01 * (double)((n * 7919) % 23), step = 0.002 * (double)(n % 5);
+                snprintf(held_samples[n], sizeof held_samples[n], "[[%.4f,%.4f,%.4f],[%.4f,%.4f,%.4f],[%.4f,%.4f,%.4f]]",
+                         base, base, base, base + step, base + step, base + step, base - step, base - step,
+                         base - step);
+                v[n] = run((long long)n + 1, sessions[s], "A", providers[p], held_samples[n]);
+                v[n].copy = copy;
+                v[n].gpu_uuid = (char *)(s % 2 ? "GPU-b8e7e832-0000-0000-0000-000000000000"
+                                               : "GPU-91a2875a-0000-0000-0000-000000000000");
+            }
+    sb_session_runs runs = {v, n};
+    sb_noise_opts o = {0.95, 0.02, 0.01, 0.03};
+    sb_noise_report r;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_noise_measure(&runs, &o, &r, &err), SB_OK);
+    assert_true(r.kind[SB_NOISE_SESSION].n > 0 && r.kind[SB_NOISE_CARD].n > 0 && r.kind[SB_NOISE_SKU].n > 0);
+    double *held = malloc(r.ncmp * sizeof *held);
+    assert_non_null(held);
+    size_t judged = 0;
+    for (size_t i = 0; i < r.ncmp; i++) {
+        const sb_noise_cmp *c = &r.cmp[i];
+        size_t m = 0;
+        for (size_t j = 0; j < r.ncmp; j++)
+            if (same_key(c, &r.cmp[j]) && !shares_session(c, &r.cmp[j]))
+                held[m++] = r.cmp[j].change;
+        assert_int_equal(c->held_out, m);
+        if (!m) {
+            assert_true(c->threshold != c->threshold);
+            continue;
+        }
+        sb_sort_ascending(held, m);
+        double floor = c->kind == SB_NOISE_SESSION ? o.paired_threshold : o.unpaired_threshold;
+        assert_true(c->threshold == sb_aa_threshold(sb_aa_change(held, m), floor));
+        judged++;
+    }
+    assert_int_equal(r.ncmp, 18 + 32 + 40); /* in sessions; on one card; on two */
+    assert_int_equal(judged, r.ncmp);
+    free(held);
+    sb_noise_report_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_newest_pairs_grouped),
         cmocka_unit_test(test_flooded_case_left_out),
         cmocka_unit_test(test_flooded_case_no_noise),
+        cmocka_unit_test(test_held_out_thresholds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
