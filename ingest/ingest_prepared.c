@@ -196,8 +196,8 @@ static int check_one_median(json_t *stats, json_t *samples, int nested, const ch
         free(v);
         return SB_OK;
     }
-    sb_sort_ascending(v, n);
-    double lo = v[(n - 1) / 2], hi = v[n / 2], m = json_number_value(median);
+    double lo, hi, m = json_number_value(median);
+    sb_middle_values(v, n, &lo, &hi);
     free(v);
     double slack = 1e-6 * fmax(fabs(lo), fabs(hi));
     if (m >= lo - slack && m <= hi + slack)

@@ -17,6 +17,63 @@ void sb_sort_ascending(double *v, size_t n)
         qsort(v, n, sizeof *v, cmp_double);
 }
 
+/* Partitions v[lo..hi] (inclusive, hi > lo) around the median of its
+ * first, middle and last values; returns the pivot's final index, every
+ * value before it no larger and every value after it no smaller. */
+static size_t partition(double *v, size_t lo, size_t hi)
+{
+    size_t mid = lo + (hi - lo) / 2;
+    double a = v[lo], b = v[mid], c = v[hi];
+    size_t p = (a < b) == (b < c) ? mid : (b < a) == (a < c) ? lo : hi;
+    double t = v[p];
+    v[p] = v[hi];
+    v[hi] = t;
+    size_t store = lo;
+    for (size_t i = lo; i < hi; i++)
+        if (v[i] < t) {
+            double x = v[i];
+            v[i] = v[store];
+            v[store++] = x;
+        }
+    v[hi] = v[store];
+    v[store] = t;
+    return store;
+}
+
+void sb_middle_values(double *v, size_t n, double *lower, double *upper)
+{
+    size_t k = (n - 1) / 2, lo = 0, hi = n - 1;
+    /* quickselect; inputs that defeat its pivots (it takes about two
+     * rounds a halving) are sorted instead, so no input costs more than a
+     * sort */
+    int rounds = 8;
+    for (size_t m = n; m > 1; m /= 2)
+        rounds += 2;
+    while (lo < hi) {
+        if (rounds-- == 0) {
+            qsort(v + lo, hi - lo + 1, sizeof *v, cmp_double);
+            break;
+        }
+        size_t p = partition(v, lo, hi);
+        if (p == k)
+            break;
+        if (p < k)
+            lo = p + 1;
+        else
+            hi = p - 1;
+    }
+    *lower = v[k];
+    *upper = v[k];
+    if (n % 2 == 0) {
+        /* every value after k is no smaller: the upper middle is their least */
+        double u = v[k + 1];
+        for (size_t i = k + 2; i < n; i++)
+            if (v[i] < u)
+                u = v[i];
+        *upper = u;
+    }
+}
+
 double sb_median(const double *v, size_t n)
 {
     if (n == 0)

@@ -13,6 +13,11 @@
  * Does not modify v. Returns NAN for n == 0 or when out of memory. */
 double sb_median(const double *v, size_t n);
 
+/* The two middle values of v's n values (n > 0) in *lower and *upper,
+ * the same value for an odd n; reorders v. Any median lies between them.
+ * NaN values are not allowed. */
+void sb_middle_values(double *v, size_t n, double *lower, double *upper);
+
 /* Sorts v (n values) ascending, for the quantiles below. */
 void sb_sort_ascending(double *v, size_t n);
 

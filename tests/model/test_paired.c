@@ -134,6 +134,52 @@ static void test_quantile_sorted(void **state)
 
 /* The A/A change a threshold is taken from: the largest of up to 10
  * comparisons, and not one far comparison among 21. */
+/* sb_middle_values against a sort, on every order of small inputs with
+ * ties, on pseudo-random ones of every length up to 300, and on inputs
+ * sorted, reversed and all equal that defeat simple pivots. */
+static void check_middles(const double *x, size_t n)
+{
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    memcpy(a, x, n * sizeof *a);
+    memcpy(b, x, n * sizeof *b);
+    sb_sort_ascending(b, n);
+    double lo, hi;
+    sb_middle_values(a, n, &lo, &hi);
+    assert_true(lo == b[(n - 1) / 2]);
+    assert_true(hi == b[n / 2]);
+    free(a);
+    free(b);
+}
+
+static void test_middle_values(void **state)
+{
+    (void)state;
+    const double small[][4] = {{1, 2, 3, 4}, {4, 3, 2, 1}, {2, 2, 1, 3}, {3, 1, 3, 1}, {5, 5, 5, 5}, {0, -1, 7, -1}};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        for (size_t n = 1; n <= 4; n++)
+            check_middles(small[i], n);
+    double v[300];
+    unsigned seed = 12345;
+    for (size_t n = 1; n <= 300; n++) {
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            v[i] = (double)((seed >> 16) % 50) * 0.25;
+        }
+        check_middles(v, n);
+    }
+    for (size_t i = 0; i < 300; i++)
+        v[i] = (double)i;
+    check_middles(v, 300);
+    for (size_t i = 0; i < 300; i++)
+        v[i] = (double)(300 - i);
+    check_middles(v, 300);
+    for (size_t i = 0; i < 300; i++)
+        v[i] = 1.5;
+    check_middles(v, 299);
+}
+
 static void test_aa_change(void **state)
 {
     (void)state;
@@ -159,7 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_t_quantiles), cmocka_unit_test(test_round_medians),
         cmocka_unit_test(test_paired_ratio), cmocka_unit_test(test_geomean), cmocka_unit_test(test_judge), cmocka_unit_test(test_quantile_sorted),
-        cmocka_unit_test(test_aa_change),
+        cmocka_unit_test(test_aa_change), cmocka_unit_test(test_middle_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
