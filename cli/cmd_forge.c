@@ -202,11 +202,13 @@ static void print_gates(const json_t *report)
     json_t *g;
     json_array_foreach(json_object_get(report, "gates"), i, g)
     {
-        printf("%-9s %-8s %s\n", json_string_value(json_object_get(g, "name")),
-               json_string_value(json_object_get(g, "verdict")), json_string_value(json_object_get(g, "detail")));
+        /* A gate's detail names the metadata's author and a finding quotes a
+         * source line: text of the candidate, so each goes out terminal-safe. */
+        sb_term_line(stdout, "%-9s %-8s %s", json_string_value(json_object_get(g, "name")),
+                     json_string_value(json_object_get(g, "verdict")), json_string_value(json_object_get(g, "detail")));
         size_t j;
         json_t *f;
-        json_array_foreach(json_object_get(g, "findings"), j, f) printf("          %s\n", json_string_value(f));
+        json_array_foreach(json_object_get(g, "findings"), j, f) sb_term_line(stdout, "          %s", json_string_value(f));
     }
 }
 
@@ -275,7 +277,7 @@ static int forge_bench(int argc, char **argv)
                (long long)json_integer_value(json_object_get(c, "baseline_run_id")),
                json_string_value(json_object_get(c, "verdict")));
     }
-    json_array_foreach(json_object_get(report, "reasons"), i, c) printf("reason: %s\n", json_string_value(c));
+    json_array_foreach(json_object_get(report, "reasons"), i, c) sb_term_line(stdout, "reason: %s", json_string_value(c));
     printf("bench: %s (%s/bench.json)\n", json_string_value(json_object_get(report, "verdict")), dir);
     json_decref(report);
     return verdict;
@@ -299,7 +301,7 @@ static int forge_promote(int argc, char **argv)
         char line[4096];
         sb_error_format(&err, line, sizeof line);
         if (refused) {
-            printf("promote: refused: %s\n", line);
+            sb_term_line(stdout, "promote: refused: %s", line);
             return 1;
         }
         return fail(&err);
@@ -337,7 +339,7 @@ static int forge_list(int argc, char **argv)
         size_t i;
         json_t *k;
         json_array_foreach(kernels, i, k)
-        printf("%-56s %7.3fx %7.3fx  %-24.24s %s (%s)\n", json_string_value(json_object_get(k, "kernel_id")),
+        sb_term_line(stdout, "%-56s %7.3fx %7.3fx  %-24.24s %s (%s)", json_string_value(json_object_get(k, "kernel_id")),
                json_number_value(json_object_get(k, "speedup_geomean")),
                json_number_value(json_object_get(k, "speedup_min")),
                json_string_value(json_object_get(k, "promoted_at")), json_string_value(json_object_get(k, "author")),

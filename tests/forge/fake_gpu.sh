@@ -132,4 +132,25 @@ expect 0 'verify: passed' "$SOLBOOK" forge verify runs/silent
 expect 1 'bench harness exited 0 without writing its output' "$SOLBOOK" forge bench runs/silent
 
 [ "$(grep -c '"kernel_id"' reg/verified_kernels.json)" = 1 ] || fail "only the good run may be promoted"
+
+# A candidate's text reaches the terminal through verify's gate lines (the
+# metadata's author, a finding's quoted source line) and forge list (the
+# author): an ESC sequence in it must be printed visibly, never raw.
+new_run esc ""
+python3 - runs/esc/candidate/metadata.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["author"] = "eve \x1b[2J\x1b]8;;http://evil.example\x07x\x1b]8;;\x07 verify: passed"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+expect 0 'author eve \e[2J\e]8;;http://evil.example\x07x' "$SOLBOOK" forge verify runs/esc
+! grep -q "$(printf '\033')" out.txt || fail "verify printed a raw ESC from metadata.json"
+expect 0 'bench: passed' "$SOLBOOK" forge bench runs/esc --db esc.db
+expect 0 'promote: ' "$SOLBOOK" forge promote runs/esc --db esc.db --registry reg-esc
+expect 0 'eve \e[2J' "$SOLBOOK" forge list --db esc.db
+! grep -q "$(printf '\033')" out.txt || fail "forge list printed a raw ESC from the author"
+new_run escsrc ""
+printf 'static int f(void) { return system("\033[2J"); }\n' >>runs/escsrc/candidate/kernel.cu
+expect 1 'process: system' "$SOLBOOK" forge verify runs/escsrc
+! grep -q "$(printf '\033')" out.txt || fail "verify printed a raw ESC from a finding's source line"
 echo "checked: sandboxed test and bench runs (pass, fail, hang killed at 2 s, disk filler and fork bomb stopped by their bounds, compile error, slower, faster than the roofline floor, stuck bench, silent bench) and the promotion of the good run, with nvcc and the GPU faked"
