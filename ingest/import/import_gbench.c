@@ -19,12 +19,13 @@
 #include <string.h>
 
 typedef struct gb_run {
-    const char *run_name;
+    const char *run_name;      /* the tree's string, or run_name_copy */
+    char *run_name_copy;       /* owned: a name cut or taken from a longer one */
     size_t first;              /* index of its first entry */
     json_t **iters;            /* iteration entries (borrowed) */
     size_t n_iters, cap_iters;
     double agg_mean, agg_median, agg_stddev, agg_cv;
-    int has_mean, has_median, has_stddev, has_cv;
+    unsigned char has_mean, has_median, has_stddev, has_cv;
     json_t *agg_median_entry;  /* the median aggregate (borrowed) */
     long long agg_reps;
     const char *error;         /* error/skip message of an entry, if any */
@@ -327,6 +328,41 @@ static int is_aggregate_suffix(const char *name, const char **suffix)
     return 0;
 }
 
+/* The runs met so far by name: open addressing over runs[], each slot a
+ * run's index plus one (0 is free). A jansson object keyed by name took
+ * about 120 bytes a run; this takes 16 at most. */
+typedef struct run_index {
+    size_t *slots;
+    size_t mask;
+} run_index;
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int run_index_init(run_index *ix, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    ix->slots = calloc(cap, sizeof *ix->slots);
+    ix->mask = cap - 1;
+    return ix->slots ? 0 : -1;
+}
+
+/* The slot of name: holding its run's index plus one, or free (0). */
+static size_t *run_index_slot(const run_index *ix, const gb_run *runs, const char *name)
+{
+    size_t i = name_hash(name) & ix->mask;
+    while (ix->slots[i] && strcmp(runs[ix->slots[i] - 1].run_name, name) != 0)
+        i = (i + 1) & ix->mask;
+    return &ix->slots[i];
+}
+
 int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
 {
     json_t *context = json_object_get(root, "context");
@@ -338,12 +374,17 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
     if (!date || sb_import_time_utc(date, when, sizeof when) != SB_OK)
         return sb_error_set(err, ctx->path, "/context/date", "\"%s\" is not a date and time", date ? date : "(missing)");
     size_t n = json_array_size(benches);
+    /* A run's name is the tree's string where it is whole, a copy only
+     * where it was cut: a table of fixed-size names for every entry up
+     * front took 512 bytes an entry, 128 MB for a 25 MB file of 250,000
+     * entries, and what is held per run counts beside the parsed tree
+     * against the importer's memory bound. */
     gb_run *runs = calloc(n ? n : 1, sizeof *runs);
-    char (*names)[512] = calloc(n ? n : 1, sizeof *names);
-    json_t *index = json_object(), *fits = json_object();
+    run_index index = {0};
+    json_t *fits = json_object();
     size_t nr = 0;
     int rc = SB_ERR;
-    if (!runs || !names || !index || !fits) {
+    if (!runs || run_index_init(&index, n) != 0 || !fits) {
         sb_error_set(err, ctx->path, NULL, "out of memory");
         goto out;
     }
@@ -371,6 +412,7 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
             goto out;
         }
         char run_name[512];
+        const char *name_in_tree = json_is_string(json_object_get(b, "run_name")) ? str(b, "run_name") : name;
         if (json_is_string(json_object_get(b, "run_name")))
             snprintf(run_name, sizeof run_name, "%s", str(b, "run_name"));
         else if (stem > 0)
@@ -383,16 +425,24 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
             json_object_set_new(fits, run_name, json_true());
             continue;
         }
-        json_t *slot = json_object_get(index, run_name);
+        size_t *slot = run_index_slot(&index, runs, run_name);
         gb_run *r;
-        if (slot) {
-            r = &runs[json_integer_value(slot)];
+        if (*slot) {
+            r = &runs[*slot - 1];
         } else {
             r = &runs[nr];
-            snprintf(names[nr], sizeof names[nr], "%s", run_name);
-            r->run_name = names[nr];
+            if (strcmp(run_name, name_in_tree) == 0) {
+                r->run_name = name_in_tree;
+            } else {
+                r->run_name_copy = strdup(run_name);
+                if (!r->run_name_copy) {
+                    sb_error_set(err, ctx->path, NULL, "out of memory");
+                    goto out;
+                }
+                r->run_name = r->run_name_copy;
+            }
             r->first = i;
-            json_object_set_new(index, run_name, json_integer((json_int_t)nr));
+            *slot = nr + 1;
             nr++;
         }
         const char *unit = str(b, "time_unit");
@@ -422,7 +472,7 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
         }
         if (!aggregate) {
             if (r->n_iters == r->cap_iters) {
-                size_t cap = r->cap_iters ? r->cap_iters * 2 : 8;
+                size_t cap = r->cap_iters ? r->cap_iters * 2 : 1; /* most runs have one */
                 json_t **g = realloc(r->iters, cap * sizeof *g);
                 if (!g) {
                     sb_error_set(err, ctx->path, NULL, "out of memory");
@@ -466,11 +516,12 @@ int sb_import_gbench_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
     }
     rc = SB_OK;
 out:
-    for (size_t k = 0; runs && k < nr; k++)
+    for (size_t k = 0; runs && k < nr; k++) {
         free(runs[k].iters);
+        free(runs[k].run_name_copy);
+    }
     free(runs);
-    free(names);
-    json_decref(index);
+    free(index.slots);
     json_decref(fits);
     return rc;
 }
