@@ -124,6 +124,17 @@ static void test_flooded_case_left_out(void **state)
     sb_session_report_free(&r);
 }
 
+static const sb_noise_opts NOISE_OPTS = {0.95, 0.02, 0.01, 0.03};
+
+/* sb_noise_measure of v's n runs at NOISE_OPTS into *r. */
+static void noise_of(sb_session_run *v, size_t n, sb_noise_report *r)
+{
+    sb_session_runs runs = {v, n};
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_noise_measure(&runs, &NOISE_OPTS, r, &err), SB_OK);
+}
+
 /* n runs of one provider's case in one session, copies 0 and 1 by turns:
  * their A/A comparisons, none where the case is flooded. */
 static size_t aa_flood(size_t n)
@@ -134,12 +145,8 @@ static size_t aa_flood(size_t n)
         v[i] = run((long long)i + 1, "s1", "A", "fused", i % 4 < 2 ? SAMPLES : SLOWER);
         v[i].copy = (int)(i % 2);
     }
-    sb_session_runs runs = {v, n};
-    sb_noise_opts o = {0.95, 0.02, 0.01, 0.03};
     sb_noise_report r;
-    sb_error err;
-    sb_error_clear(&err);
-    assert_int_equal(sb_noise_measure(&runs, &o, &r, &err), SB_OK);
+    noise_of(v, n, &r);
     size_t got = r.kind[SB_NOISE_SESSION].n;
     sb_noise_report_free(&r);
     free(v);
@@ -191,12 +198,8 @@ static void test_held_out_thresholds(void **state)
                 v[n].gpu_uuid = (char *)(s % 2 ? "GPU-b8e7e832-0000-0000-0000-000000000000"
                                                : "GPU-91a2875a-0000-0000-0000-000000000000");
             }
-    sb_session_runs runs = {v, n};
-    sb_noise_opts o = {0.95, 0.02, 0.01, 0.03};
     sb_noise_report r;
-    sb_error err;
-    sb_error_clear(&err);
-    assert_int_equal(sb_noise_measure(&runs, &o, &r, &err), SB_OK);
+    noise_of(v, n, &r);
     assert_true(r.kind[SB_NOISE_SESSION].n > 0 && r.kind[SB_NOISE_CARD].n > 0 && r.kind[SB_NOISE_SKU].n > 0);
     double *held = malloc(r.ncmp * sizeof *held);
     assert_non_null(held);
@@ -213,7 +216,7 @@ static void test_held_out_thresholds(void **state)
             continue;
         }
         sb_sort_ascending(held, m);
-        double floor = c->kind == SB_NOISE_SESSION ? o.paired_threshold : o.unpaired_threshold;
+        double floor = c->kind == SB_NOISE_SESSION ? NOISE_OPTS.paired_threshold : NOISE_OPTS.unpaired_threshold;
         assert_true(c->threshold == sb_aa_threshold(sb_aa_change(held, m), floor));
         judged++;
     }
