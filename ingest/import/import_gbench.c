@@ -15,8 +15,11 @@
 #include "import_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 typedef struct gb_run {
     const char *run_name;      /* the tree's string, or run_name_copy */
@@ -330,18 +333,26 @@ static int is_aggregate_suffix(const char *name, const char **suffix)
 
 /* The runs met so far by name: open addressing over runs[], each slot a
  * run's index plus one (0 is free). A jansson object keyed by name took
- * about 120 bytes a run; this takes 16 at most. */
+ * about 120 bytes a run; this takes 16 at most. The names come from the
+ * file, so the hash starts from a seed drawn for each import (as
+ * jansson's does): a file cannot be made of names that all land in one
+ * run of slots, which would make every lookup walk them all. */
 typedef struct run_index {
     size_t *slots;
     size_t mask;
+    uint64_t seed;
 } run_index;
 
-static size_t name_hash(const char *s)
+static size_t name_hash(const run_index *ix, const char *s)
 {
-    size_t h = 1469598103934665603ULL;
+    uint64_t h = ix->seed ^ 1469598103934665603ULL;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    /* mix the high bits into the low ones the mask keeps */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return (size_t)h;
 }
 
 static int run_index_init(run_index *ix, size_t n)
@@ -349,6 +360,8 @@ static int run_index_init(run_index *ix, size_t n)
     size_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
+    if (getrandom(&ix->seed, sizeof ix->seed, GRND_NONBLOCK) != (ssize_t)sizeof ix->seed)
+        ix->seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)ix;
     ix->slots = calloc(cap, sizeof *ix->slots);
     ix->mask = cap - 1;
     return ix->slots ? 0 : -1;
@@ -357,7 +370,7 @@ static int run_index_init(run_index *ix, size_t n)
 /* The slot of name: holding its run's index plus one, or free (0). */
 static size_t *run_index_slot(const run_index *ix, const gb_run *runs, const char *name)
 {
-    size_t i = name_hash(name) & ix->mask;
+    size_t i = name_hash(ix, name) & ix->mask;
     while (ix->slots[i] && strcmp(runs[ix->slots[i] - 1].run_name, name) != 0)
         i = (i + 1) & ix->mask;
     return &ix->slots[i];
