@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "home.h"
+#include "store.h"
 #include "suggest.h"
 #include "term.h"
 
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
             printf("data: %s/data\n", home);
         return 0;
     }
+    sb_db_process_setup();
     const char *names[64];
     size_t n = 0;
     for (const sb_command *c = sb_commands; c->name; c++) {

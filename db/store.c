@@ -385,6 +385,12 @@ int sb_db_open_reader(const char *path, sb_db **out, sb_error *err)
     return SB_OK;
 }
 
+void sb_db_process_setup(void)
+{
+    /* SQLITE_MISUSE once SQLite is initialized: it keeps what it has. */
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err)
 {
     return sb_db_open_with(path, flags, sb_db_migrations, sb_db_migration_count, out, err);

@@ -31,6 +31,12 @@ enum {
 /* Milliseconds a connection waits for another writer before SQLITE_BUSY. */
 #define SB_DB_BUSY_TIMEOUT_MS 10000
 
+/* Sets SQLite's process-wide options; a program calls it once, first,
+ * before any database is opened (later it changes nothing). SQLite's
+ * allocation statistics are off: nothing here reads them, and keeping
+ * them takes a global lock on every allocation of every connection. */
+void sb_db_process_setup(void);
+
 int sb_db_open(const char *path, int flags, sb_db **out, sb_error *err);
 void sb_db_close(sb_db *db);            /* accepts NULL */
 
