@@ -241,6 +241,15 @@ static void put_string(sb_buf *o, const char *s, size_t n)
 
 /* ---- values ---- */
 
+/* The text being written and, when asked for, where one object member
+ * lies in it. */
+typedef struct writer {
+    sb_buf out;
+    const json_t *mark;         /* the value of the member to find, or NULL */
+    size_t mark_from, mark_to;  /* its member's text: key, colon and value */
+    int marked;
+} writer;
+
 typedef struct key {
     const char *s;
     size_t len;
@@ -259,10 +268,11 @@ static int cmp_keys(const void *a, const void *b)
     return key_less(a, b) ? -1 : key_less(b, a) ? 1 : 0;
 }
 
-static void put_value(sb_buf *o, const json_t *j);
+static void put_value(writer *w, const json_t *j);
 
-static void put_object(sb_buf *o, const json_t *j)
+static void put_object(writer *w, const json_t *j)
 {
+    sb_buf *o = &w->out;
     size_t n = json_object_size(j);
     if (n == 0) {
         sb_buf_add(o, "{}", 2);
@@ -296,21 +306,28 @@ static void put_object(sb_buf *o, const json_t *j)
     for (i = 0; i < n; i++) {
         if (i)
             sb_buf_putc(o, ',');
+        size_t from = o->len;
         put_string(o, keys[i].s, keys[i].len);
         sb_buf_putc(o, ':');
-        put_value(o, keys[i].value);
+        put_value(w, keys[i].value);
+        if (keys[i].value == w->mark && !w->marked) {
+            w->marked = 1;
+            w->mark_from = from;
+            w->mark_to = o->len;
+        }
     }
     sb_buf_putc(o, '}');
     if (keys != small)
         free(keys);
 }
 
-static void put_value(sb_buf *o, const json_t *j)
+static void put_value(writer *w, const json_t *j)
 {
+    sb_buf *o = &w->out;
     char num[40];
     switch (json_typeof(j)) {
     case JSON_OBJECT:
-        put_object(o, j);
+        put_object(w, j);
         break;
     case JSON_ARRAY: {
         size_t n = json_array_size(j);
@@ -318,7 +335,7 @@ static void put_value(sb_buf *o, const json_t *j)
         for (size_t i = 0; i < n; i++) {
             if (i)
                 sb_buf_putc(o, ',');
-            put_value(o, json_array_get(j, i));
+            put_value(w, json_array_get(j, i));
         }
         sb_buf_putc(o, ']');
         break;
@@ -357,15 +374,31 @@ static void put_value(sb_buf *o, const json_t *j)
     }
 }
 
-char *sb_canonical_json(const json_t *json, size_t *len)
+/* Writes json into w and returns the text (NULL when out of memory). */
+static char *write_text(writer *w, const json_t *json, size_t *len)
 {
-    sb_buf o = SB_BUF_INIT;
     if (!json)
         return NULL;
-    put_value(&o, json);
-    size_t n = o.len;
-    char *text = sb_buf_take(&o); /* NULL when out of memory */
+    put_value(w, json);
+    size_t n = w->out.len;
+    char *text = sb_buf_take(&w->out); /* NULL when out of memory */
     if (text && len)
         *len = n;
+    return text;
+}
+
+char *sb_canonical_json(const json_t *json, size_t *len)
+{
+    writer w = {SB_BUF_INIT, NULL, 0, 0, 0};
+    return write_text(&w, json, len);
+}
+
+char *sb_canonical_json_member(const json_t *json, const json_t *value, size_t *len, size_t *from,
+                               size_t *to)
+{
+    writer w = {SB_BUF_INIT, value, 0, 0, 0};
+    char *text = write_text(&w, json, len);
+    *from = w.marked ? w.mark_from : 0;
+    *to = w.marked ? w.mark_to : 0;
     return text;
 }

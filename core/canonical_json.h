@@ -16,6 +16,14 @@
  * NULL), or NULL when out of memory. */
 char *sb_canonical_json(const json_t *json, size_t *len);
 
+/* As sb_canonical_json, and [*from, *to) is the text of the object
+ * member whose value is value ("key":value, without a comma), found by
+ * identity; both 0 where json holds no member with that value. The text
+ * without that member is the text of json with it removed, after taking
+ * out one comma next to it. */
+char *sb_canonical_json_member(const json_t *json, const json_t *value, size_t *len, size_t *from,
+                               size_t *to);
+
 /* Writes double d as the canonical text does into buf (at least 32
  * bytes); returns the length. */
 size_t sb_canonical_real(double d, char *buf);

@@ -595,16 +595,18 @@ static int fill_calibration(sb_ingest_prepared *pp, json_t *doc)
 enum { KIND_RESULT = 1, KIND_TRAINING, KIND_CALIBRATION };
 
 /* A result's canonical JSON without timing.samples, which run_samples
- * holds (db/sample_blob.h): *at is where the member was cut, *cut the
- * text (NULL and -1 when the samples stay: not all reals, since a whole
- * number would come back as a real, or none). */
-static int cut_samples(json_t *doc, const char *whole, size_t whole_len, char **cut, size_t *cut_len,
-                       long long *at)
+ * holds (db/sample_blob.h), taken out of whole, where [from, to) is the
+ * member's text: *at is where the member was cut, *cut the text (NULL
+ * and -1 when the samples stay: not all reals, since a whole number would
+ * come back as a real, or none). The text without one member and a comma
+ * beside it is the canonical text of the document without that member,
+ * so the document is not written a second time. */
+static int cut_samples(json_t *doc, const char *whole, size_t whole_len, size_t from, size_t to, char **cut,
+                       size_t *cut_len, long long *at)
 {
     *cut = NULL;
     *at = -1;
-    json_t *timing = json_object_get(doc, "timing");
-    json_t *samples = json_object_get(timing, "samples");
+    json_t *samples = json_object_get(json_object_get(doc, "timing"), "samples");
     size_t total = 0;
     for (size_t r = 0; r < json_array_size(samples); r++) {
         json_t *rep = json_array_get(samples, r);
@@ -615,16 +617,18 @@ static int cut_samples(json_t *doc, const char *whole, size_t whole_len, char **
                 return SB_OK;
         total += json_array_size(rep);
     }
-    if (!total)
+    if (!total || from >= to || to > whole_len)
         return SB_OK;
-    json_incref(samples);
-    json_object_del(timing, "samples");
-    *cut = sb_canonical_json(doc, cut_len);
-    if (json_object_set_new(timing, "samples", samples) != 0 || !*cut) {
-        free(*cut);
-        *cut = NULL;
+    if (from > 0 && whole[from - 1] == ',')
+        from--;
+    else if (to < whole_len && whole[to] == ',')
+        to++;
+    *cut_len = whole_len - (to - from);
+    if (!(*cut = malloc(*cut_len + 1)))
         return SB_ERR;
-    }
+    memcpy(*cut, whole, from);
+    memcpy(*cut + from, whole + to, whole_len - to);
+    (*cut)[*cut_len] = 0;
     *at = sb_raw_json_cut_at(whole, whole_len, *cut, *cut_len);
     if (*at < 0) {
         free(*cut);
@@ -667,8 +671,9 @@ int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *sou
         check_session_rounds(doc, source, err) != SB_OK ||
         check_times(doc, source, err) != SB_OK)
         return SB_ERR;
-    size_t raw_len;
-    char *raw = sb_canonical_json(doc, &raw_len);
+    size_t raw_len, from, to;
+    char *raw = sb_canonical_json_member(doc, json_object_get(json_object_get(doc, "timing"), "samples"),
+                                         &raw_len, &from, &to);
     if (!raw)
         return sb_error_set(err, source, NULL, "out of memory");
     if (sb_sha256_hex(raw, raw_len, p->sha256, err) != SB_OK) {
@@ -680,7 +685,7 @@ int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *sou
     if (kind == KIND_RESULT) {
         char *cut;
         size_t cut_len;
-        if (cut_samples(doc, raw, raw_len, &cut, &cut_len, &at) != SB_OK) {
+        if (cut_samples(doc, raw, raw_len, from, to, &cut, &cut_len, &at) != SB_OK) {
             free(raw);
             return sb_error_set(err, source, NULL, "out of memory");
         }

@@ -131,12 +131,76 @@ static void test_documents(void **state)
     json_decref(big);
 }
 
+/* The text of json with member key of object obj taken out, by the
+ * member's span and a comma beside it, is the text written without it. */
+static void same_without(json_t *json, json_t *obj, const char *key)
+{
+    json_t *value = json_object_get(obj, key);
+    assert_non_null(value);
+    size_t len, from, to;
+    char *whole = sb_canonical_json_member(json, value, &len, &from, &to);
+    assert_non_null(whole);
+    assert_true(from < to && to <= len);
+    char *plain = sb_canonical_json(json, NULL);
+    assert_string_equal(whole, plain);
+    free(plain);
+    if (from > 0 && whole[from - 1] == ',')
+        from--;
+    else if (whole[to] == ',')
+        to++;
+    char *cut = malloc(len + 1);
+    memcpy(cut, whole, from);
+    memcpy(cut + from, whole + to, len - to + 1);
+    json_incref(value);
+    json_object_del(obj, key);
+    char *expect = sb_canonical_json(json, NULL);
+    assert_string_equal(cut, expect);
+    json_object_set_new(obj, key, value);
+    free(expect);
+    free(cut);
+    free(whole);
+}
+
+static void test_member_spans(void **state)
+{
+    (void)state;
+    json_error_t je;
+    /* samples first, between, last and alone in timing; a member of the
+     * same name and value elsewhere is not the one asked for */
+    static const char *const docs[] = {
+        "{\"timing\":{\"samples\":[[1.5,2.5]],\"unit\":\"ms\"},\"z\":1}",
+        "{\"timing\":{\"a\":0,\"samples\":[[1.5],[2.25]],\"unit\":\"ms\"}}",
+        "{\"a\":{\"samples\":[[1.5,2.5]]},\"timing\":{\"a\":[],\"samples\":[[1.5,2.5]]}}",
+        "{\"timing\":{\"samples\":[[0.125]]}}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        json_t *j = json_loads(docs[i], 0, &je);
+        if (!j)
+            fail_msg("%s: %s", docs[i], je.text);
+        json_t *timing = json_object_get(j, "timing");
+        same_without(j, timing, "samples");
+        same_without(j, j, "timing");
+        json_decref(j);
+    }
+    /* A value that is no member's: no span. */
+    json_t *j = json_loads("{\"a\":[1.5]}", 0, &je), *other = json_array();
+    size_t len, from = 7, to = 7;
+    char *text = sb_canonical_json_member(j, other, &len, &from, &to);
+    assert_string_equal(text, "{\"a\":[1.5]}");
+    assert_int_equal(from, 0);
+    assert_int_equal(to, 0);
+    free(text);
+    json_decref(other);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reals_at_the_edges),
         cmocka_unit_test(test_random_reals),
         cmocka_unit_test(test_documents),
+        cmocka_unit_test(test_member_spans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
