@@ -376,6 +376,19 @@ static const char *passed_over(const char *name)
     return NULL;
 }
 
+/* Why a member named as a result or sidecar is not read: links are
+ * never followed (their target may lie outside the archive, or be another
+ * member, which is read as itself), nor are devices, FIFOs or folders. */
+static const char *not_a_file(struct archive_entry *e)
+{
+    if (archive_entry_hardlink(e))
+        return "a hard link inside an archive is not followed (the member it names is read as itself); "
+               "passed over";
+    if (archive_entry_filetype(e) == AE_IFLNK)
+        return "a symbolic link inside an archive is not followed; passed over";
+    return "not a regular file; passed over";
+}
+
 static int each_tar(const char *path, int fd, const sb_ingest_limits *limits, sb_archive_fn fn, sb_archive_skip_fn skip,
                     void *ctx,
                     sb_error *err)
@@ -413,10 +426,11 @@ static int each_tar(const char *path, int fd, const sb_ingest_limits *limits, sb
             break;
         }
         const char *name = archive_entry_pathname(e);
-        if (archive_entry_filetype(e) != AE_IFREG || !name ||
-            !(sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv") ||
-              sb_name_ends_with(name, ".nsys.csv"))) {
-            const char *why = archive_entry_filetype(e) == AE_IFREG && name ? passed_over(name) : NULL;
+        int wanted = name && (sb_name_ends_with(name, ".json") || sb_name_ends_with(name, ".ncu.csv") ||
+                              sb_name_ends_with(name, ".nsys.csv"));
+        int regular = archive_entry_filetype(e) == AE_IFREG && !archive_entry_hardlink(e);
+        if (!regular || !wanted) {
+            const char *why = regular && name ? passed_over(name) : wanted ? not_a_file(e) : NULL;
             if (why && skip)
                 skip(ctx, name, why);
             continue;
