@@ -1238,7 +1238,11 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
     size_t naa = 0;
     for (size_t i = 0; i < runs->n && rc == SB_OK; i++) {
         const sb_session_run *a = &runs->v[i];
-        for (size_t j = next[i]; j != SIZE_MAX && rc == SB_OK; j = next[j]) {
+        size_t across = 0;
+        /* A session's runs lie together, in the order the sessions
+         * started: a partner of another session is of a later one, and
+         * every partner after it too. */
+        for (size_t j = next[i]; j != SIZE_MAX && rc == SB_OK && across < SB_NOISE_ACROSS_SESSIONS; j = next[j]) {
             const sb_session_run *b = &runs->v[j];
             if (same_str(a->session_id, b->session_id)) {
                 if (a->copy == 0 && b->copy == 1 && m.nk[i] == m.nk[j] && m.nk[i] >= 2) {
@@ -1252,9 +1256,13 @@ int sb_noise_measure(const sb_session_runs *runs, const sb_noise_opts *o, sb_noi
                 }
                 continue;
             }
-            /* across sessions: each side's copy 0, each pair of sessions once */
-            if (a->copy != 0 || b->copy != 0)
+            /* across sessions: each side's copy 0, each pair of sessions
+             * once, up to SB_NOISE_ACROSS_SESSIONS sessions after a's */
+            if (a->copy != 0)
+                break;
+            if (b->copy != 0)
                 continue;
+            across++;
             int kind = same_str(a->gpu_uuid, b->gpu_uuid) ? SB_NOISE_CARD
                        : same_str(a->sku, b->sku)          ? SB_NOISE_SKU
                                                            : -1;

@@ -180,6 +180,15 @@ int sb_session_headlines_cover(const sb_session_headlines *h, const char *case_k
  * sessions, and on two cards of one SKU (these two compare the round
  * medians of each side, unpaired). */
 enum { SB_NOISE_SESSION, SB_NOISE_CARD, SB_NOISE_SKU, SB_NOISE_KINDS };
+/* The most sessions after its own that one provider's run of a case is
+ * compared with across sessions (copy 0 against copy 0), in the order the
+ * sessions started: its neighbours in time, which is what a regression
+ * step between two nearby commits meets, and a bound on comparisons that
+ * would otherwise grow as the square of the sessions (a year of nightly
+ * sessions of one case: 66,000 comparisons a provider, each a
+ * Mann-Whitney test). */
+#define SB_NOISE_ACROSS_SESSIONS 64
+
 typedef struct sb_noise_opts {
     double level;            /* interval of a paired ratio (0.95) */
     double paired_threshold; /* smallest change a paired verdict counts (0.02) */

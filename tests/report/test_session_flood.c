@@ -226,6 +226,42 @@ static void test_held_out_thresholds(void **state)
     sb_noise_report_free(&r);
 }
 
+/* Across sessions, a run meets the SB_NOISE_ACROSS_SESSIONS sessions
+ * after its own, not every later one: 70 sessions of one case on one
+ * card give 70 comparisons within sessions and, across, 64 for each of
+ * the first 6 sessions and 63, 62, ... 0 for the rest. */
+static void test_across_sessions_bounded(void **state)
+{
+    (void)state;
+    enum { SESSIONS = SB_NOISE_ACROSS_SESSIONS + 6 };
+    static char ids[SESSIONS][16];
+    static sb_session_run v[2 * SESSIONS];
+    size_t n = 0;
+    for (size_t s = 0; s < SESSIONS; s++) {
+        snprintf(ids[s], sizeof ids[s], "s%03zu", s);
+        for (int copy = 0; copy < 2; copy++, n++) {
+            v[n] = run((long long)n + 1, ids[s], "A", "fused", copy ? SLOWER : SAMPLES);
+            v[n].copy = copy;
+        }
+    }
+    sb_noise_report r;
+    noise_of(v, n, &r);
+    size_t across = 0;
+    for (size_t i = 0; i < SESSIONS; i++)
+        across += SESSIONS - 1 - i < SB_NOISE_ACROSS_SESSIONS ? SESSIONS - 1 - i : SB_NOISE_ACROSS_SESSIONS;
+    assert_int_equal(r.kind[SB_NOISE_SESSION].n, SESSIONS);
+    assert_int_equal(r.kind[SB_NOISE_CARD].n, across);
+    assert_int_equal(across, 6 * SB_NOISE_ACROSS_SESSIONS + SB_NOISE_ACROSS_SESSIONS * (SB_NOISE_ACROSS_SESSIONS - 1) / 2);
+    /* each comparison across sessions pairs a session with one of the 64 after it */
+    for (size_t i = 0; i < r.ncmp; i++) {
+        if (r.cmp[i].kind != SB_NOISE_CARD)
+            continue;
+        int sa = atoi(r.cmp[i].a->session_id + 1), sb = atoi(r.cmp[i].b->session_id + 1);
+        assert_true(sb > sa && sb - sa <= SB_NOISE_ACROSS_SESSIONS);
+    }
+    sb_noise_report_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_flooded_case_left_out),
         cmocka_unit_test(test_flooded_case_no_noise),
         cmocka_unit_test(test_held_out_thresholds),
+        cmocka_unit_test(test_across_sessions_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
