@@ -309,7 +309,7 @@ done:
     return rc;
 }
 
-/* Stores the regression steps of every run again (regress.h, sb_rg_store)
+/* Stores the regression steps of every run again (sb_site_rg_update)
  * when the stored ones no longer hold and the database may be written; a
  * database that may not be written is left as it is, and its reports walk
  * the runs themselves. 0 or 2 (printed). */
@@ -322,7 +322,6 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
     sb_error err;
     sb_error_clear(&err);
     int fresh = 0;
-    sb_rg_store rs;
     sb_rg_stored stored;
     int rc = sb_rg_stored_read(db, 0, &stored, &err);
     if (rc == SB_OK)
@@ -337,7 +336,7 @@ static int refresh_steps(const opts *o, const sb_rg_opts *ro)
         if (rc == SB_OK)
             rc = sb_site_rg_aa(db, ro, &aa, &err);
         if (rc == SB_OK)
-            rc = sb_rg_update(sb_rg_store_db(db, &rs), ro, aa, &info, &err);
+            rc = sb_site_rg_update(db, ro, aa, &info, &err);
         sb_rg_aa_free(aa);
         sb_db_close(db);
     }

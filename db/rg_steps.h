@@ -3,8 +3,9 @@
  * report/regress.h computes the steps and decides when the stored ones
  * still hold and which series to walk again; this module only reads and
  * writes them, with the figures that tell whether the database changed.
- * The writes belong inside the caller's transaction. The records are
- * model/rg_store.h's, which db/rg_store_db.h hands the walk. Writing a
+ * The writes belong inside the caller's transaction (site/site_rg.h's
+ * sb_site_rg_update). The records are model/rg_stored.h's; the reads
+ * reach the walk through db/rg_store_db.h. Writing a
  * group's steps notes the families and classes of the steps it removes
  * and adds (migration 016), which settling takes.
  */
@@ -14,7 +15,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "rg_store.h"
+#include "rg_stored.h"
 #include "store.h"
 
 int sb_rg_state_now(sb_db *db, sb_rg_state *now, sb_error *err);
@@ -79,12 +80,16 @@ int sb_rg_noise_read(sb_db *db, sb_rg_noise_rec **out, size_t *n, sb_error *err)
  * noise (*found 0: none did). */
 int sb_rg_noise_first(sb_db *db, long long grp, long long noise, long long *seq, int *found, sb_error *err);
 
-/* ---- a full walk's writes (model/rg_store.h's bulk_*): after
- * sb_rg_clear, every group's steps in one pass with the statements
- * prepared once; the indexes of rg_steps (as sqlite_master holds them)
- * are dropped by sb_rg_bulk_open and made again by sb_rg_bulk_finish,
- * since keeping four indexes through a million inserts costs more than
- * building them once. No family or class is noted. ---- */
+/* ---- a full walk's writes: after sb_rg_clear, every group's steps in
+ * one pass with the statements prepared once; the indexes of rg_steps
+ * (as sqlite_master holds them) are dropped by sb_rg_bulk_open and made
+ * again by sb_rg_bulk_finish, since keeping four indexes through a
+ * million inserts costs more than building them once. No family or class
+ * is noted: the caller settles every one, storing the adjusted p-values
+ * with sb_rg_family_put, before sb_rg_bulk_finish. sb_rg_bulk_group: the
+ * steps of a group not yet stored, with its counts; sb_rg_bulk_steps:
+ * every stored step that is a member of a family or has a drift class,
+ * in (grp, seq) order (malloc'd). ---- */
 typedef struct sb_rg_bulk sb_rg_bulk;
 int sb_rg_bulk_open(sb_db *db, sb_rg_bulk **out, sb_error *err);
 int sb_rg_bulk_group(sb_rg_bulk *b, const char *case_key, const char *provider, const char *sku,
@@ -94,7 +99,16 @@ int sb_rg_bulk_steps(sb_rg_bulk *b, sb_rg_member **out, size_t *n, sb_error *err
 int sb_rg_bulk_finish(sb_rg_bulk *b, sb_error *err);
 void sb_rg_bulk_close(sb_rg_bulk *b); /* accepts NULL */
 
-/* ---- settling (migration 016; model/rg_store.h says what each gives) ---- */
+/* ---- settling (migration 016; model/rg_settle.h computes) ----
+ * sb_rg_dirty_take: the families (pairs old, new commit in *fam, *nfam
+ * pairs) and the classes whose steps were removed or added since the
+ * last call, then forgotten (malloc'd); sb_rg_family_read: the members
+ * of the family (old_commit, new_commit) (malloc'd); sb_rg_family_put
+ * stores m[i].p_adjusted of each member; sb_rg_class_top: the tested
+ * steps of class cls, *tested of them counted up to cap, and the two of
+ * the largest |change| (top[0], top[1]; *ntop of them, at most 2);
+ * sb_rg_class_steps: the tested steps of class cls whose |change| is at
+ * least min_abs (malloc'd). */
 int sb_rg_dirty_take(sb_db *db, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err);
 int sb_rg_family_read(sb_db *db, long long old_commit, long long new_commit, sb_rg_member **out, size_t *n,
                       sb_error *err);

@@ -1,6 +1,6 @@
 /* rg_store_db.h - the regression walk's store (model/rg_store.h) on a
- * database connection: report/regress.h reads and writes through it
- * instead of querying.
+ * database connection: report/regress.h reads through it instead of
+ * querying.
  */
 #ifndef SOLBOOK_DB_RG_STORE_DB_H
 #define SOLBOOK_DB_RG_STORE_DB_H
@@ -10,10 +10,8 @@
 
 /* Fills st with the functions of db: sb_samples_load and the samples
  * query, sb_commits_ordinals, the sb_run_devices
- * loads, sb_results_load and sb_results_load_ids, the stored history of
- * db/rg_steps.h, and db's transaction (sb_db_begin, sb_db_commit,
- * sb_db_rollback). The writes need db opened for writing. db must
- * outlive it. Returns st, so that a call takes the store of db in place:
+ * loads, sb_results_load and sb_results_load_ids, the reads of the stored
+ * history of db/rg_steps.h. db must outlive it. Returns st, so that a call takes the store of db in place:
  * sb_rg_history(sb_rg_store_db(db, &st), ...). */
 const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st);
 

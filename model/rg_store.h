@@ -1,7 +1,6 @@
 /* rg_store.h - what the regression walk (report/regress.h) reads of the
- * stored runs, and reads and writes of its stored history (migration
- * 015): the samples of runs, the cards of runs, the commits table's
- * order, and the stored steps with the figures that tell whether they
+ * stored runs and of its stored history (migration 015): the samples of
+ * runs, the cards of runs, the commits table's order, and the stored steps with the figures that tell whether they
  * still hold (its records are model/rg_stored.h's). The walk reads as it goes
  * (a run's samples when its step is reached, a series' last stored step
  * when it goes on from there), so it takes a store, a struct of
@@ -63,58 +62,6 @@ typedef struct sb_rg_store {
                           sb_error *err);
     int (*commits_read)(void *ctx, sb_rg_commit_rec **out, size_t *n, sb_error *err);
 
-    /* ---- writes, inside begin .. commit (rollback on failure) ---- */
-    int (*begin)(void *ctx, sb_error *err);
-    int (*commit)(void *ctx, sb_error *err);
-    void (*rollback)(void *ctx);
-    int (*clear)(void *ctx, sb_error *err);
-    int (*state_write)(void *ctx, const sb_rg_state *st, sb_error *err);
-    /* Replaces the group's stored steps (adding the group when it is new). */
-    int (*group_put)(void *ctx, const char *case_key, const char *provider, const char *sku,
-                     long long series_git, long long series_measured, const sb_rg_step_rec *steps,
-                     size_t n, sb_error *err);
-    /* Adds steps after the stored steps of group grp. */
-    int (*group_append)(void *ctx, long long grp, const sb_rg_step_rec *steps, size_t n, sb_error *err);
-    int (*commit_put)(void *ctx, const char *sha, long long first_epoch, long long *id, sb_error *err);
-    int (*class_id)(void *ctx, const char *class_key, long long *id, sb_error *err);
-    int (*noise_put)(void *ctx, const sb_rg_noise_rec *e, long long *id, sb_error *err);
-
-    /* ---- settling (migration 016), inside the same transaction ---- */
-    /* The families (pairs old, new commit in *fam, *nfam pairs) and the
-     * classes whose steps were removed or added since the last call,
-     * then forgotten (malloc'd). */
-    int (*dirty_take)(void *ctx, long long **fam, size_t *nfam, long long **cls, size_t *ncls, sb_error *err);
-    /* The members of the family (old_commit, new_commit) (malloc'd). */
-    int (*family_read)(void *ctx, long long old_commit, long long new_commit, sb_rg_member **out, size_t *n,
-                       sb_error *err);
-    /* Stores m[i].p_adjusted of each member. */
-    int (*family_put)(void *ctx, const sb_rg_member *m, size_t n, sb_error *err);
-    /* The tested steps of class cls: *tested of them, counted up to
-     * cap, and the two of the largest |change| (top[0], top[1]; *ntop of
-     * them, at most 2). */
-    int (*class_top)(void *ctx, long long cls, long long cap, long long *tested, sb_rg_member top[2],
-                     size_t *ntop, sb_error *err);
-    /* The tested steps of class cls whose |change| is at least min_abs (malloc'd). */
-    int (*class_steps)(void *ctx, long long cls, double min_abs, sb_rg_member **out, size_t *n, sb_error *err);
-    int (*class_figs_put)(void *ctx, const sb_rg_class_figs *f, sb_error *err);
-
-    /* ---- a full walk's writes, after clear, inside the same transaction ----
-     * Every group's steps written anew in one pass (*w opened once):
-     * the steps' indexes are left out while they are written and made
-     * again by bulk_finish, and no family or class is noted (the caller
-     * settles every one, storing the adjusted p-values with family_put,
-     * before bulk_finish). bulk_close accepts NULL; after a failure the
-     * transaction is rolled back. */
-    int (*bulk_open)(void *ctx, void **w, sb_error *err);
-    /* The steps of a group not yet stored, with its counts. */
-    int (*bulk_group)(void *w, const char *case_key, const char *provider, const char *sku,
-                      long long series_git, long long series_measured, const sb_rg_step_rec *steps, size_t n,
-                      sb_error *err);
-    /* Every stored step that is a member of a family or has a drift
-     * class, in (grp, seq) order (malloc'd). */
-    int (*bulk_steps)(void *w, sb_rg_member **out, size_t *n, sb_error *err);
-    int (*bulk_finish)(void *w, sb_error *err);
-    void (*bulk_close)(void *w);
 } sb_rg_store;
 
 #endif

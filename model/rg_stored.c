@@ -33,3 +33,23 @@ void sb_rg_stored_free(sb_rg_stored *s)
     free(s->noise_first);
     memset(s, 0, sizeof *s);
 }
+
+void sb_rg_writes_free(sb_rg_writes *w)
+{
+    sb_rg_commits_free(w->commits, w->ncommits);
+    for (size_t i = 0; w->classes && i < w->nclasses; i++)
+        free(w->classes[i]);
+    free(w->classes);
+    free(w->noise);
+    for (size_t i = 0; w->groups && i < w->ngroups; i++) {
+        free(w->groups[i].case_key);
+        free(w->groups[i].provider);
+        free(w->groups[i].sku);
+    }
+    free(w->groups);
+    for (size_t i = 0; w->steps && i < w->nsteps; i++)
+        if (*w->steps[i].changed)
+            free((char *)w->steps[i].changed);
+    free(w->steps);
+    memset(w, 0, sizeof *w);
+}

@@ -13,7 +13,35 @@
 
 #include "error.h"
 
-/* One stored step (a row of rg_steps); the enumerations are report/regress.h's. */
+/* A step's verdict, cause and the source of its threshold, as stored
+ * (report/regress.h says what each means). */
+typedef enum sb_rg_verdict {
+    SB_RG_REGRESSION = 0,
+    SB_RG_NOW_FAILING,
+    SB_RG_IMPROVEMENT,
+    SB_RG_NO_CHANGE,
+    SB_RG_INSUFFICIENT,
+    SB_RG_NO_SAMPLES,
+    SB_RG_SINGLE_COMMIT,
+} sb_rg_verdict;
+
+typedef enum sb_rg_cause {
+    SB_RG_CODE = 0,    /* the project's kernels, within one series */
+    SB_RG_DRIFT,       /* another provider, within one series */
+    SB_RG_ENVIRONMENT, /* across an environment change (same protocol) */
+    SB_RG_PROTOCOL,    /* across a protocol change */
+} sb_rg_cause;
+
+/* Where a step's threshold comes from. */
+typedef enum sb_rg_threshold_from {
+    SB_RG_FROM_MIN_EFFECT = 0, /* min_effect: one card, no A/A runs of the case */
+    SB_RG_FROM_CASE_AA,        /* the case's own A/A runs on that relation of cards */
+    SB_RG_FROM_SKU_AA,         /* the SKU's cross-card A/A runs, or the default */
+    SB_RG_FROM_HISTORY_AA,     /* the other drift steps of its noise class */
+} sb_rg_threshold_from;
+
+/* One stored step (a row of rg_steps); verdict, cause and threshold_from
+ * hold the enumerations above. */
 typedef struct sb_rg_step_rec {
     long long old_run;  /* -1: none */
     long long new_run;
@@ -114,5 +142,40 @@ typedef struct sb_rg_stored {
     size_t nnoise_first;
 } sb_rg_stored;
 void sb_rg_stored_free(sb_rg_stored *s); /* accepts an emptied one */
+
+/* One group's steps in what an update stores (sb_rg_writes): in place of
+ * the group's stored steps (grp 0; the group is added when new), or after
+ * them (grp, the stored group's id). */
+typedef struct sb_rg_write_group {
+    char *case_key, *provider, *sku;
+    long long grp;
+    long long series_git, series_measured;
+    size_t first, n; /* its steps: steps[first .. first + n) */
+} sb_rg_write_group;
+
+/* One batch of what an update of the stored history stores
+ * (report/regress.h, sb_rg_update_next), in the order it is to be
+ * stored: with clear, every stored step goes first and the groups are
+ * written anew in bulk. The steps name commits, classes and thresholds by
+ * their place in this record: their old_commit and new_commit are 1 + an
+ * index into commits (0: none), drift_class 1 + an index into classes,
+ * noise 1 + an index into noise. The names of earlier batches keep their
+ * places, so the writer stores each name once, when it first comes, and
+ * puts its stored id in its place. */
+typedef struct sb_rg_writes {
+    int clear;
+    sb_rg_state state;         /* the basis the steps are computed from */
+    sb_rg_commit_rec *commits; /* id unused */
+    size_t ncommits;
+    char **classes;            /* each drift class's key */
+    size_t nclasses;
+    sb_rg_noise_rec *noise;    /* id unused */
+    size_t nnoise;
+    sb_rg_write_group *groups;
+    size_t ngroups;
+    sb_rg_step_rec *steps;     /* changed owned here where not "" */
+    size_t nsteps;
+} sb_rg_writes;
+void sb_rg_writes_free(sb_rg_writes *w); /* accepts an emptied one */
 
 #endif

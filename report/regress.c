@@ -101,15 +101,6 @@ static int push(sb_rg_list *l, size_t *cap, const sb_rg_row *r)
     return 0;
 }
 
-static sb_rg_verdict judge(double p, double rel_change, double alpha, double threshold)
-{
-    if (p < alpha && rel_change >= threshold)
-        return SB_RG_REGRESSION;
-    if (p < alpha && rel_change <= -threshold)
-        return SB_RG_IMPROVEMENT;
-    return SB_RG_NO_CHANGE;
-}
-
 /* What a walk over many comparisons keeps between them: the exact null
  * distribution of the last sample sizes, the prepared samples query, and
  * the samples of the last run loaded (the new run of one step is the old
@@ -315,7 +306,8 @@ static int compare_cached(const sb_rg_store *st, const sb_run_samples *given, co
         row->rel_change = ms->rel_change;
         row->p = ms->p;
         row->p_adjusted = ms->p;
-        row->verdict = ms->min_p >= o->alpha ? SB_RG_INSUFFICIENT : judge(ms->p, row->rel_change, o->alpha, threshold);
+        row->verdict = ms->min_p >= o->alpha ? SB_RG_INSUFFICIENT
+                                             : sb_rg_judge(ms->p, row->rel_change, o->alpha, threshold);
         return SB_OK;
     }
     memo_step rec = {old_run->run_id, new_run->run_id, 0, 0, NAN, NAN, NAN};
@@ -362,7 +354,7 @@ static int compare_cached(const sb_rg_store *st, const sb_run_samples *given, co
         row->verdict = SB_RG_INSUFFICIENT;
         return SB_OK;
     }
-    row->verdict = judge(mw.p, row->rel_change, o->alpha, threshold);
+    row->verdict = sb_rg_judge(mw.p, row->rel_change, o->alpha, threshold);
     return SB_OK;
 }
 
@@ -1442,7 +1434,7 @@ static int adjust_steps(step_fig *f, size_t nf, const step_key *keys, const sb_r
         for (size_t k = a; k < b; k++) {
             step_fig *r = &f[m[k].row];
             r->p_adjusted = adj[k - a];
-            r->verdict = (unsigned char)judge(r->p_adjusted, r->rel_change, o->alpha, r->threshold);
+            r->verdict = (unsigned char)sb_rg_judge(r->p_adjusted, r->rel_change, o->alpha, r->threshold);
         }
         a = b;
     }
@@ -1682,60 +1674,55 @@ static void class_text(const sb_rg_row *r, sb_buf *out)
     sb_buf_printf(out, "%d;%d", r->same_card, x->launch_hold);
 }
 
-/* What storing the walk's rows needs besides the walk: the stored ids of
- * the order's commits, of the classes and thresholds met so far. */
+/* What storing the walk's rows builds besides the walk: the record of
+ * the writes (its commits, the order's, and the classes and thresholds
+ * met so far), and where each threshold of the list went in it. */
 typedef struct store_ctx {
-    const sb_rg_store *st;
     const sb_rg_order *ord;
-    long long *commit_id;  /* by index in ord->v */
-    char **class_key;      /* classes met, with their ids */
-    long long *class_id;
-    size_t nclass, class_cap;
-    long long *noise_id;   /* by index in the list's noise table, 0 not yet stored */
+    sb_rg_writes *w;
+    size_t class_cap, group_cap, step_cap, wnoise_cap;
+    long long *noise_id;   /* by index in the list's noise table: 1 + its index in w->noise, 0 not yet */
     size_t noise_cap;
-    sb_rg_step_rec *recs;
-    size_t rec_cap;
-    void *bulk;            /* a full walk's writer (st->bulk_open); NULL: group_put */
 } store_ctx;
 
 static void store_ctx_free(store_ctx *c)
 {
-    for (size_t i = 0; i < c->nclass; i++)
-        free(c->class_key[i]);
-    free(c->class_key);
-    free(c->class_id);
-    free(c->commit_id);
     free(c->noise_id);
-    free(c->recs);
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t size, sb_error *err)
+{
+    if (need <= *cap)
+        return SB_OK;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need)
+        nc *= 2;
+    void *nv = realloc(*v, nc * size);
+    if (!nv)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    *v = nv;
+    *cap = nc;
+    return SB_OK;
 }
 
 static int class_id(store_ctx *c, const char *key, long long *id, sb_error *err)
 {
-    for (size_t i = 0; i < c->nclass; i++)
-        if (strcmp(c->class_key[i], key) == 0) {
-            *id = c->class_id[i];
+    sb_rg_writes *w = c->w;
+    for (size_t i = 0; i < w->nclasses; i++)
+        if (strcmp(w->classes[i], key) == 0) {
+            *id = (long long)i + 1;
             return SB_OK;
         }
-    if (c->st->class_id(c->st->ctx, key, id, err) != SB_OK)
+    if (grow((void **)&w->classes, &c->class_cap, w->nclasses + 1, sizeof *w->classes, err) != SB_OK)
         return SB_ERR;
-    if (c->nclass == c->class_cap) {
-        size_t nc = c->class_cap ? c->class_cap * 2 : 64;
-        char **nk = realloc(c->class_key, nc * sizeof *nk);
-        if (nk)
-            c->class_key = nk;
-        long long *ni = nk ? realloc(c->class_id, nc * sizeof *ni) : NULL;
-        if (!ni)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        c->class_id = ni;
-        c->class_cap = nc;
-    }
-    if (!(c->class_key[c->nclass] = strdup(key)))
+    if (!(w->classes[w->nclasses] = strdup(key)))
         return sb_error_set(err, NULL, NULL, "out of memory");
-    c->class_id[c->nclass++] = *id;
+    *id = (long long)++w->nclasses;
     return SB_OK;
 }
 
-/* The stored id of the cross-card threshold row r took (0: none). */
+/* The cross-card threshold row r took (0: none), as 1 + its index in
+ * the writes' thresholds. */
 static int noise_id(store_ctx *c, const sb_rg_list *l, const sb_rg_row *r, long long *id, sb_error *err)
 {
     *id = 0;
@@ -1756,10 +1743,13 @@ static int noise_id(store_ctx *c, const sb_rg_list *l, const sb_rg_row *r, long 
         c->noise_cap = l->nnoise;
     }
     if (!c->noise_id[k]) {
+        sb_rg_writes *w = c->w;
+        if (grow((void **)&w->noise, &c->wnoise_cap, w->nnoise + 1, sizeof *w->noise, err) != SB_OK)
+            return SB_ERR;
         sb_rg_noise_rec e = {0, {0}, let_go, l->noise[k].threshold, (long long)l->noise[k].comparisons};
         snprintf(e.sku, sizeof e.sku, "%s", l->noise[k].sku);
-        if (c->st->noise_put(c->st->ctx, &e, &c->noise_id[k], err) != SB_OK)
-            return SB_ERR;
+        w->noise[w->nnoise++] = e;
+        c->noise_id[k] = (long long)w->nnoise;
     }
     *id = c->noise_id[k];
     return SB_OK;
@@ -1768,20 +1758,16 @@ static int noise_id(store_ctx *c, const sb_rg_list *l, const sb_rg_row *r, long 
 static long long commit_id(const store_ctx *c, const char *sha)
 {
     const commit_pos *p = order_find(c->ord, sha);
-    return p ? c->commit_id[p - (const commit_pos *)c->ord->v] : 0;
+    return p ? (long long)(p - (const commit_pos *)c->ord->v) + 1 : 0;
 }
 
-/* The records of the rows l->v[from..] into c->recs. */
+/* The records of the rows l->v[from..] added to the writes' steps. */
 static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, sb_error *err)
 {
+    sb_rg_writes *w = c->w;
     size_t n = l->n - from;
-    if (n > c->rec_cap) {
-        sb_rg_step_rec *nv = realloc(c->recs, n * sizeof *nv);
-        if (!nv)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        c->recs = nv;
-        c->rec_cap = n;
-    }
+    if (grow((void **)&w->steps, &c->step_cap, w->nsteps + n, sizeof *w->steps, err) != SB_OK)
+        return SB_ERR;
     sb_buf key = SB_BUF_INIT;
     int rc = SB_OK;
     for (size_t i = 0; i < n && rc == SB_OK; i++) {
@@ -1795,29 +1781,43 @@ static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, sb_error *e
         }
         if (rc == SB_OK)
             rc = noise_id(c, l, r, &nz, err);
-        c->recs[i] = (sb_rg_step_rec){r->old_run ? r->old_run->run_id : -1, r->new_run->run_id,
-                                      r->old_run ? commit_id(c, r->old_run->git_sha) : 0,
-                                      commit_id(c, r->new_run->git_sha), cls, nz, (int)r->verdict,
-                                      (int)r->cause, r->latest, r->same_card, (int)r->threshold_from,
-                                      (long long)r->n_old, (long long)r->n_new, r->range_commits, r->p,
-                                      r->rel_change, r->threshold, r->changed, 0, 0, NAN};
+        const char *changed = "";
+        if (rc == SB_OK && r->changed && *r->changed && !(changed = strdup(r->changed)))
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+        if (rc != SB_OK)
+            break;
+        w->steps[w->nsteps++] = (sb_rg_step_rec){r->old_run ? r->old_run->run_id : -1, r->new_run->run_id,
+                                                 r->old_run ? commit_id(c, r->old_run->git_sha) : 0,
+                                                 commit_id(c, r->new_run->git_sha), cls, nz, (int)r->verdict,
+                                                 (int)r->cause, r->latest, r->same_card, (int)r->threshold_from,
+                                                 (long long)r->n_old, (long long)r->n_new, r->range_commits, r->p,
+                                                 r->rel_change, r->threshold, changed, 0, 0, NAN};
     }
     sb_buf_free(&key);
     return rc;
 }
 
-/* Stores the rows l->v[from..] of one (case, provider, SKU) with its
- * series counts, in place of its stored steps. */
-static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first,
+/* The rows l->v[from..] of one (case, provider, SKU) as one group of the
+ * writes: in place of its stored steps with its series counts (grp 0),
+ * or after the stored steps of group grp. */
+static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first, long long grp,
                        long long series_git, long long series_measured, sb_error *err)
 {
-    if (step_recs(c, l, from, err) != SB_OK)
+    sb_rg_writes *w = c->w;
+    size_t at = w->nsteps;
+    if (step_recs(c, l, from, err) != SB_OK ||
+        grow((void **)&w->groups, &c->group_cap, w->ngroups + 1, sizeof *w->groups, err) != SB_OK)
         return SB_ERR;
-    if (c->bulk)
-        return c->st->bulk_group(c->bulk, first->case_key, first->provider, first->sku, series_git,
-                                 series_measured, c->recs, l->n - from, err);
-    return c->st->group_put(c->st->ctx, first->case_key, first->provider, first->sku, series_git, series_measured,
-                           c->recs, l->n - from, err);
+    sb_rg_write_group *g = &w->groups[w->ngroups];
+    *g = (sb_rg_write_group){NULL, NULL, NULL, grp, series_git, series_measured, at, w->nsteps - at};
+    if (!(g->case_key = strdup(first->case_key)) || !(g->provider = strdup(first->provider)) ||
+        !(g->sku = strdup(first->sku))) {
+        free(g->case_key);
+        free(g->provider);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    w->ngroups++;
+    return SB_OK;
 }
 
 /* The commit order of an update: the stored commits cs[0..ncs) with the
@@ -1888,69 +1888,111 @@ static void tail_plan_free(tail_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Walks the series of set (whole groups) and the tails of tails (NULL:
- * none), and stores their steps. */
-static int store_walk(const sb_rg_store *st, const sb_rg_opts *o, const aa_noise *aa, const sb_result_set *set,
-                      const tail_plan *tails, const sb_rg_order *ord, void *bulk, sb_error *err)
-{
-    sb_rg_list out = {0};
-    sb_run_devices dev = {0};
+/* An update of the stored steps (sb_rg_update_open): what it read, the
+ * walk over the series it walks, where the walk is, and the writes of
+ * the batch it gave last. */
+struct sb_rg_update {
+    const sb_rg_store *st;
+    const sb_rg_opts *o;
+    const aa_noise *aa;
+    sb_result_set set, fresh_runs; /* the groups walked whole; the runs stored since */
+    sb_rg_commit_rec *cs;          /* the stored commits */
+    size_t ncs;
+    sb_rg_order ord;
+    tail_plan plan;
+    long long *ids;
+    size_t nids;
+    sb_run_devices dev;
+    sb_rg_list out; /* one group's rows at a time: only the thresholds stay */
     walk w;
-    walk_init(&w, st, o, &dev, aa, &out);
     store_ctx c;
-    memset(&c, 0, sizeof c);
-    c.st = st;
-    c.ord = ord;
-    c.bulk = bulk;
-    size_t nid = set->n;
-    for (size_t i = 0; tails && i < tails->n; i++)
-        nid += tails->v[i].n;
+    sb_rg_writes wr;
+    int opened;            /* 1: the walk is set up (walk_open) */
+    size_t next_set, next_tail; /* the next group of set (its first run), the next tail */
+};
+
+/* Sets up the walk over u's whole groups and tails: the cards of their
+ * runs and the commits of the order, which the writes hold from the
+ * first batch on. */
+static int walk_open(sb_rg_update *u, sb_error *err)
+{
+    walk_init(&u->w, u->st, u->o, &u->dev, u->aa, &u->out);
+    memset(&u->c, 0, sizeof u->c);
+    u->c.ord = &u->ord;
+    u->c.w = &u->wr;
+    u->opened = 1;
+    size_t nid = u->set.n;
+    for (size_t i = 0; i < u->plan.n; i++)
+        nid += u->plan.v[i].n;
     long long *ids = malloc((nid ? nid : 1) * sizeof *ids);
     if (!ids)
         return sb_error_set(err, NULL, NULL, "out of memory");
     nid = 0;
-    for (size_t i = 0; i < set->n; i++)
-        ids[nid++] = set->v[i].run_id;
-    for (size_t i = 0; tails && i < tails->n; i++)
-        for (size_t k = 0; k < tails->v[i].n; k++)
-            ids[nid++] = tails->v[i].runs[k]->run_id;
-    int rc = st->devices_ids(st->ctx, ids, nid, &dev, err);
+    for (size_t i = 0; i < u->set.n; i++)
+        ids[nid++] = u->set.v[i].run_id;
+    for (size_t i = 0; i < u->plan.n; i++)
+        for (size_t k = 0; k < u->plan.v[i].n; k++)
+            ids[nid++] = u->plan.v[i].runs[k]->run_id;
+    int rc = u->st->devices_ids(u->st->ctx, ids, nid, &u->dev, err);
     free(ids);
-    if (rc == SB_OK && !(c.commit_id = malloc((ord->n ? ord->n : 1) * sizeof *c.commit_id)))
+    sb_rg_writes *wr = &u->wr;
+    if (rc == SB_OK && !(wr->commits = calloc(u->ord.n ? u->ord.n : 1, sizeof *wr->commits)))
         rc = sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t i = 0; rc == SB_OK && i < ord->n; i++) {
-        const commit_pos *p = &((const commit_pos *)ord->v)[i];
-        rc = st->commit_put(st->ctx, p->sha, p->first, &c.commit_id[i], err);
+    for (size_t i = 0; rc == SB_OK && i < u->ord.n; i++) {
+        const commit_pos *p = &((const commit_pos *)u->ord.v)[i];
+        if (!(wr->commits[i].sha = strdup(p->sha)))
+            rc = sb_error_set(err, NULL, NULL, "out of memory");
+        wr->commits[i].first_epoch = p->first;
+        wr->ncommits = i + 1;
     }
-    for (size_t i = 0; i < set->n && rc == SB_OK;) {
-        size_t j = group_end(set, i);
-        /* one group's rows at a time: only the thresholds stay */
-        out.n = 0;
-        sb_text_pool_free(out.text);
-        out.text = NULL;
-        size_t git = out.series_git, measured = out.series_measured;
-        rc = group_rows(&w, set, ord, i, j, err);
-        if (rc == SB_OK)
-            rc = store_group(&c, &out, 0, &set->v[i], (long long)(out.series_git - git),
-                             (long long)(out.series_measured - measured), err);
-        i = j + 1;
+    return rc;
+}
+
+/* Empties the writes' groups and steps (the batch given last), keeping
+ * the names. */
+static void writes_reset(sb_rg_writes *w)
+{
+    for (size_t i = 0; i < w->ngroups; i++) {
+        free(w->groups[i].case_key);
+        free(w->groups[i].provider);
+        free(w->groups[i].sku);
     }
-    for (size_t i = 0; tails && i < tails->n && rc == SB_OK; i++) {
-        const tail_group *t = &tails->v[i];
-        out.n = 0;
-        sb_text_pool_free(out.text);
-        out.text = NULL;
-        w.git_order = t->git;
-        rc = group_rows_of(&w, t->runs, t->n, ord, err);
+    for (size_t i = 0; i < w->nsteps; i++)
+        if (*w->steps[i].changed)
+            free((char *)w->steps[i].changed);
+    w->ngroups = 0;
+    w->nsteps = 0;
+}
+
+/* The next groups of u's walk into its writes: at least one, then more
+ * until most_steps steps or the end. */
+static int walk_next(sb_rg_update *u, size_t most_steps, sb_error *err)
+{
+    writes_reset(&u->wr);
+    int rc = SB_OK;
+    const sb_result_set *set = &u->set;
+    while (rc == SB_OK && u->next_set < set->n && (!u->wr.ngroups || u->wr.nsteps < most_steps)) {
+        size_t i = u->next_set, j = group_end(set, i);
+        u->out.n = 0;
+        sb_text_pool_free(u->out.text);
+        u->out.text = NULL;
+        size_t git = u->out.series_git, measured = u->out.series_measured;
+        rc = group_rows(&u->w, set, &u->ord, i, j, err);
         if (rc == SB_OK)
-            rc = step_recs(&c, &out, 0, err);
-        if (rc == SB_OK)
-            rc = st->group_append(st->ctx, t->grp, c.recs, out.n, err);
+            rc = store_group(&u->c, &u->out, 0, &set->v[i], 0, (long long)(u->out.series_git - git),
+                             (long long)(u->out.series_measured - measured), err);
+        u->next_set = j + 1;
     }
-    store_ctx_free(&c);
-    walk_free(&w.cache);
-    sb_run_devices_free(&dev);
-    sb_rg_free(&out);
+    while (rc == SB_OK && u->next_tail < u->plan.n && (!u->wr.ngroups || u->wr.nsteps < most_steps)) {
+        const tail_group *t = &u->plan.v[u->next_tail++];
+        u->out.n = 0;
+        sb_text_pool_free(u->out.text);
+        u->out.text = NULL;
+        u->w.git_order = t->git;
+        rc = group_rows_of(&u->w, t->runs, t->n, &u->ord, err);
+        if (rc == SB_OK)
+            rc = store_group(&u->c, &u->out, 0, t->runs[0], t->grp, 0, 0, err);
+    }
     return rc;
 }
 
@@ -2165,252 +2207,19 @@ static int plan_tails(const sb_rg_store *st, const sb_result_set *fresh, const s
     return rc;
 }
 
-/* ---- the settled steps (migration 016) ----
- * drift_noise and adjust_steps over every stored step give, for each
- * step, a threshold from its noise class and an adjusted p-value from its
- * family (one old and one new commit). Both are kept beside the steps
- * and computed again, after each update, only for the families and
- * classes whose steps changed: the adjusted p-values as numbers, the
- * thresholds as what they are computed from (the class's two largest
- * |change| and whether it has more than SB_RG_DRIFT_MIN_CLASS tested
- * steps), since a new largest change moves the threshold of every step
- * of the class. */
-
-/* A stored step's part in the passes: 1 when adjust_steps takes it. */
-static int member_rec(int verdict, long long old_commit, double p)
-{
-    return (verdict == SB_RG_REGRESSION || verdict == SB_RG_IMPROVEMENT || verdict == SB_RG_NO_CHANGE) &&
-           old_commit && !isnan(p);
-}
-
-/* The threshold drift_noise leaves a tested drift step (grp, seq) of the
- * class of f whose walk gave it *threshold. */
-static void class_threshold(const sb_rg_class_figs *f, long long grp, long long seq, const sb_rg_opts *o,
-                            double *threshold, sb_rg_threshold_from *from)
-{
-    if (f->tested <= SB_RG_DRIFT_MIN_CLASS)
-        return;
-    /* the largest change of the others: the second for the largest's
-     * step (equal to the largest where two steps share it) */
-    double most = grp == f->top_grp && seq == f->top_seq ? f->second_change : f->top_change;
-    double t = sb_aa_threshold(most, o->min_effect);
-    if (t > *threshold) {
-        *threshold = t;
-        *from = SB_RG_FROM_HISTORY_AA;
-    }
-}
-
-static int add_class(long long **v, size_t *n, size_t *cap, long long cls, sb_error *err)
-{
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        long long *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv)
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        *v = nv;
-        *cap = nc;
-    }
-    (*v)[(*n)++] = cls;
-    return SB_OK;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-    long long x = *(const long long *)a, y = *(const long long *)b;
-    return (x > y) - (x < y);
-}
-
-/* adjust_steps over the members *m[0..n) of one family, in (grp, seq)
- * order: each one's p_adjusted. */
-static int adjust_family(sb_rg_member **m, size_t n, const sb_rg_opts *o, sb_error *err)
-{
-    double *p = calloc(n ? n : 1, sizeof *p); /* zeroed: GCC cannot see that the loop fills it */
-    double *adj = malloc((n ? n : 1) * sizeof *adj);
-    if (!p || !adj) {
-        free(p);
-        free(adj);
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    }
-    for (size_t k = 0; k < n; k++)
-        p[k] = m[k]->p;
-    int rc = SB_OK;
-    if (sb_benjamini_hochberg(p, n, o->alpha, adj, NULL) != 0)
-        rc = sb_error_set(err, NULL, NULL, "Benjamini-Hochberg: a p-value out of range");
-    for (size_t k = 0; rc == SB_OK && k < n; k++)
-        m[k]->p_adjusted = adj[k];
-    free(p);
-    free(adj);
-    return rc;
-}
-
-/* adjust_steps over the members of one family, stored; the drift classes
- * of its drift members added to *cls. */
-static int settle_family(const sb_rg_store *st, const sb_rg_opts *o, long long old_commit, long long new_commit,
-                         long long **cls, size_t *ncls, size_t *clscap, sb_error *err)
-{
-    sb_rg_member *m = NULL, **mp = NULL;
-    size_t n = 0;
-    if (st->family_read(st->ctx, old_commit, new_commit, &m, &n, err) != SB_OK)
-        return SB_ERR;
-    int rc = (mp = malloc((n ? n : 1) * sizeof *mp)) ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t k = 0; rc == SB_OK && k < n; k++)
-        mp[k] = &m[k];
-    if (rc == SB_OK)
-        rc = adjust_family(mp, n, o, err);
-    for (size_t k = 0; rc == SB_OK && k < n; k++)
-        if (m[k].cause == SB_RG_DRIFT && m[k].drift_class)
-            rc = add_class(cls, ncls, clscap, m[k].drift_class, err);
-    if (rc == SB_OK)
-        rc = st->family_put(st->ctx, m, n, err);
-    free(mp);
-    free(m);
-    return rc;
-}
-
-/* drift_noise's figures of class cls, and how many of its steps the
- * settled verdicts flag. */
-static int settle_class(const sb_rg_store *st, const sb_rg_opts *o, long long cls, sb_error *err)
-{
-    sb_rg_member top[2];
-    size_t ntop = 0;
-    sb_rg_class_figs f = {cls, 0, -1, -1, 0, 0, 0};
-    if (st->class_top(st->ctx, cls, SB_RG_DRIFT_MIN_CLASS + 1, &f.tested, top, &ntop, err) != SB_OK)
-        return SB_ERR;
-    if (ntop) {
-        f.top_grp = top[0].grp;
-        f.top_seq = top[0].seq;
-        f.top_change = fabs(top[0].rel_change);
-    }
-    if (ntop > 1)
-        f.second_change = fabs(top[1].rel_change);
-    /* A step is flagged only where its |change| reaches its threshold.
-     * In a class with thresholds of its own, every step but the
-     * largest's has a threshold of at least sb_aa_threshold(top_change),
-     * and the largest's |change| is top_change: only the steps whose
-     * |change| reaches the smaller of the two can be flagged. */
-    double min_abs = -1.0;
-    if (f.tested > SB_RG_DRIFT_MIN_CLASS) {
-        min_abs = sb_aa_threshold(f.top_change, o->min_effect);
-        if (f.top_change < min_abs)
-            min_abs = f.top_change;
-    }
-    sb_rg_member *m = NULL;
-    size_t n = 0;
-    if (st->class_steps(st->ctx, cls, min_abs, &m, &n, err) != SB_OK)
-        return SB_ERR;
-    for (size_t k = 0; k < n; k++) {
-        double t = m[k].threshold;
-        sb_rg_threshold_from from = SB_RG_FROM_MIN_EFFECT;
-        class_threshold(&f, m[k].grp, m[k].seq, o, &t, &from);
-        double p = isnan(m[k].p_adjusted) ? m[k].p : m[k].p_adjusted;
-        sb_rg_verdict v = judge(p, m[k].rel_change, o->alpha, t);
-        f.flagged += v == SB_RG_REGRESSION || v == SB_RG_IMPROVEMENT;
-    }
-    free(m);
-    return st->class_figs_put(st->ctx, &f, err);
-}
-
-/* Settles the families and classes whose steps changed since the last
- * settling. */
-static int settle_stored(const sb_rg_store *st, const sb_rg_opts *o, sb_error *err)
-{
-    long long *fam = NULL, *cls = NULL;
-    size_t nfam = 0, ncls = 0;
-    if (st->dirty_take(st->ctx, &fam, &nfam, &cls, &ncls, err) != SB_OK)
-        return SB_ERR;
-    size_t clscap = ncls;
-    int rc = SB_OK;
-    for (size_t i = 0; rc == SB_OK && i < nfam; i++)
-        rc = settle_family(st, o, fam[2 * i], fam[2 * i + 1], &cls, &ncls, &clscap, err);
-    if (rc == SB_OK && ncls)
-        qsort(cls, ncls, sizeof *cls, cmp_ll);
-    for (size_t i = 0; rc == SB_OK && i < ncls; i++)
-        if (!i || cls[i] != cls[i - 1])
-            rc = settle_class(st, o, cls[i], err);
-    free(fam);
-    free(cls);
-    return rc;
-}
-
-/* Members by family, then in (grp, seq) order within one: the order a
- * family's read gives them. */
-static int cmp_family(const void *x, const void *y)
-{
-    const sb_rg_member *a = *(const sb_rg_member *const *)x, *b = *(const sb_rg_member *const *)y;
-    if (a->old_commit != b->old_commit)
-        return (a->old_commit > b->old_commit) - (a->old_commit < b->old_commit);
-    if (a->new_commit != b->new_commit)
-        return (a->new_commit > b->new_commit) - (a->new_commit < b->new_commit);
-    if (a->grp != b->grp)
-        return (a->grp > b->grp) - (a->grp < b->grp);
-    return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* settle_stored after a full walk written through bulk: every family
- * and every class, read in one pass over the steps instead of a family
- * and a class at a time. The adjusted p-values are stored in (grp, seq)
- * order, before the steps' indexes are made again; the classes are
- * settled from those indexes, as settle_stored settles them. */
-static int settle_all(const sb_rg_store *st, const sb_rg_opts *o, void *bulk, sb_error *err)
-{
-    sb_rg_member *m = NULL, **fam = NULL;
-    long long *cls = NULL;
-    size_t n = 0, nfam = 0, ncls = 0;
-    if (st->bulk_steps(bulk, &m, &n, err) != SB_OK)
-        return SB_ERR;
-    int rc = SB_OK;
-    if (!(fam = malloc((n ? n : 1) * sizeof *fam)) || !(cls = malloc((n ? n : 1) * sizeof *cls)))
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t k = 0; rc == SB_OK && k < n; k++) {
-        if (member_rec(m[k].verdict, m[k].old_commit, m[k].p))
-            fam[nfam++] = &m[k];
-        if (m[k].drift_class)
-            cls[ncls++] = m[k].drift_class;
-    }
-    if (rc == SB_OK && nfam)
-        qsort(fam, nfam, sizeof *fam, cmp_family);
-    for (size_t a = 0; rc == SB_OK && a < nfam;) {
-        size_t b = a + 1;
-        while (b < nfam && fam[b]->old_commit == fam[a]->old_commit && fam[b]->new_commit == fam[a]->new_commit)
-            b++;
-        rc = adjust_family(fam + a, b - a, o, err);
-        a = b;
-    }
-    /* the members alone, back in (grp, seq) order */
-    size_t nm = 0;
-    for (size_t k = 0; rc == SB_OK && k < n; k++)
-        if (member_rec(m[k].verdict, m[k].old_commit, m[k].p))
-            m[nm++] = m[k];
-    if (rc == SB_OK)
-        rc = st->family_put(st->ctx, m, nm, err);
-    free(fam);
-    free(m);
-    if (rc == SB_OK)
-        rc = st->bulk_finish(bulk, err);
-    if (rc == SB_OK && ncls)
-        qsort(cls, ncls, sizeof *cls, cmp_ll);
-    for (size_t i = 0; rc == SB_OK && i < ncls; i++)
-        if (!i || cls[i] != cls[i - 1])
-            rc = settle_class(st, o, cls[i], err);
-    free(cls);
-    return rc;
-}
-
-int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info,
-                 sb_error *err)
+int sb_rg_update_open(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update **out,
+                      sb_rg_update_info *info, sb_error *err)
 {
     memset(info, 0, sizeof *info);
-    if (st->begin(st->ctx, err) != SB_OK)
-        return SB_ERR;
+    *out = NULL;
+    sb_rg_update *u = calloc(1, sizeof *u);
+    if (!u)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    u->st = st;
+    u->o = o;
+    u->aa = aa;
     sb_rg_state then, now;
     int found, fresh;
-    sb_result_set fresh_runs = {0}, set = {0};
-    sb_rg_commit_rec *cs = NULL;
-    size_t ncs = 0;
-    sb_rg_order ord = {0};
-    long long *ids = NULL;
-    size_t nids = 0;
-    tail_plan plan = {0};
     int rc = stored_state(st, o, &then, &now, &found, &fresh, err);
     int full = !found || strcmp(then.rule_sha256, now.rule_sha256) != 0 || then.changes != now.changes ||
                then.schema != now.schema;
@@ -2426,83 +2235,96 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa,
     if (rc == SB_OK && !full) {
         sb_result_filter f = {0};
         f.after_run = then.last_run;
-        rc = st->results(st->ctx, &f, &fresh_runs, err);
+        rc = st->results(st->ctx, &f, &u->fresh_runs, err);
         if (rc == SB_OK)
-            rc = st->commits_read(st->ctx, &cs, &ncs, err);
+            rc = st->commits_read(st->ctx, &u->cs, &u->ncs, err);
         if (rc == SB_OK)
-            rc = update_order(st, cs, ncs, &fresh_runs, &ord, &moved, err);
+            rc = update_order(st, u->cs, u->ncs, &u->fresh_runs, &u->ord, &moved, err);
         full = rc == SB_OK && moved;
         if (rc == SB_OK && !full)
-            rc = plan_tails(st, &fresh_runs, cs, ncs, &ord, &plan, &ids, &nids, err);
+            rc = plan_tails(st, &u->fresh_runs, u->cs, u->ncs, &u->ord, &u->plan, &u->ids, &u->nids, err);
         /* where the series walked whole hold most runs, every run is read
          * in one pass instead of by id */
-        if (rc == SB_OK && !full && nids > (size_t)(now.runs / 2))
+        if (rc == SB_OK && !full && u->nids > (size_t)(now.runs / 2))
             full = 1;
         if (rc == SB_OK && !full) {
             sb_result_filter all = {0};
-            rc = st->results_ids(st->ctx, &all, ids, nids, &set, err);
+            rc = st->results_ids(st->ctx, &all, u->ids, u->nids, &u->set, err);
         }
         now.newest_epoch = then.newest_epoch;
         now.undated = then.undated;
-        for (size_t i = 0; i < fresh_runs.n; i++) {
-            if (fresh_runs.v[i].finished_epoch == LLONG_MIN)
+        for (size_t i = 0; i < u->fresh_runs.n; i++) {
+            if (u->fresh_runs.v[i].finished_epoch == LLONG_MIN)
                 now.undated++;
-            else if (fresh_runs.v[i].finished_epoch > now.newest_epoch)
-                now.newest_epoch = fresh_runs.v[i].finished_epoch;
+            else if (u->fresh_runs.v[i].finished_epoch > now.newest_epoch)
+                now.newest_epoch = u->fresh_runs.v[i].finished_epoch;
         }
     }
     if (rc == SB_OK && full) {
-        sb_rg_order_free(&ord);
-        sb_results_free(&set);
-        tail_plan_free(&plan);
+        sb_rg_order_free(&u->ord);
+        sb_results_free(&u->set);
+        tail_plan_free(&u->plan);
         sb_result_filter f = {0};
-        rc = st->clear(st->ctx, err);
+        rc = st->results(st->ctx, &f, &u->set, err);
         if (rc == SB_OK)
-            rc = st->results(st->ctx, &f, &set, err);
-        if (rc == SB_OK)
-            rc = update_order(st, NULL, 0, &set, &ord, &moved, err);
+            rc = update_order(st, NULL, 0, &u->set, &u->ord, &moved, err);
         now.newest_epoch = LLONG_MIN;
         now.undated = 0;
-        for (size_t i = 0; i < set.n; i++) {
-            if (set.v[i].finished_epoch == LLONG_MIN)
+        for (size_t i = 0; i < u->set.n; i++) {
+            if (u->set.v[i].finished_epoch == LLONG_MIN)
                 now.undated++;
-            else if (set.v[i].finished_epoch > now.newest_epoch)
-                now.newest_epoch = set.v[i].finished_epoch;
+            else if (u->set.v[i].finished_epoch > now.newest_epoch)
+                now.newest_epoch = u->set.v[i].finished_epoch;
         }
     }
-    void *bulk = NULL;
-    if (rc == SB_OK && full)
-        rc = st->bulk_open(st->ctx, &bulk, err);
     if (rc == SB_OK)
-        rc = store_walk(st, o, aa, &set, &plan, &ord, bulk, err);
-    size_t walked = set.n + plan.runs;
-    if (bulk) {
-        /* the runs are read no more: settling every step takes the
-         * memory they held */
-        sb_rg_order_free(&ord);
-        sb_results_free(&set);
-    }
-    if (rc == SB_OK)
-        rc = bulk ? settle_all(st, o, bulk, err) : settle_stored(st, o, err);
-    st->bulk_close(bulk);
-    if (rc == SB_OK)
-        rc = st->state_write(st->ctx, &now, err);
+        rc = walk_open(u, err);
     if (rc == SB_OK) {
+        u->wr.clear = full;
+        u->wr.state = now;
         info->full = full;
-        info->runs_walked = walked;
+        info->runs_walked = u->set.n + u->plan.runs;
         info->stored = 1;
     }
 done:
-    tail_plan_free(&plan);
-    sb_rg_order_free(&ord);
-    sb_rg_commits_free(cs, ncs);
-    free(ids);
-    sb_results_free(&set);
-    sb_results_free(&fresh_runs);
-    if (rc == SB_OK)
-        return st->commit(st->ctx, err);
-    st->rollback(st->ctx);
-    return SB_ERR;
+    if (rc != SB_OK) {
+        sb_rg_update_free(u);
+        memset(info, 0, sizeof *info);
+        return rc;
+    }
+    *out = u;
+    return SB_OK;
+}
+
+int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_rg_writes **batch, sb_error *err)
+{
+    *batch = NULL;
+    if (!u->opened || (u->next_set >= u->set.n && u->next_tail >= u->plan.n))
+        return SB_OK;
+    if (walk_next(u, most_steps, err) != SB_OK)
+        return SB_ERR;
+    *batch = &u->wr;
+    return SB_OK;
+}
+
+void sb_rg_update_free(sb_rg_update *u)
+{
+    if (!u)
+        return;
+    if (u->opened) {
+        store_ctx_free(&u->c);
+        walk_free(&u->w.cache);
+    }
+    sb_run_devices_free(&u->dev);
+    sb_rg_free(&u->out);
+    sb_rg_writes_free(&u->wr);
+    tail_plan_free(&u->plan);
+    sb_rg_order_free(&u->ord);
+    sb_rg_commits_free(u->cs, u->ncs);
+    free(u->ids);
+    sb_results_free(&u->set);
+    sb_results_free(&u->fresh_runs);
+    free(u);
 }
 
 /* What reading the stored steps builds: the latest steps as rows (their
@@ -2558,7 +2380,7 @@ static int stored_row(stored_read *sr, const sb_rg_step_rec *s, sb_error *err)
     row->p_adjusted = isnan(s->p_adjusted) ? s->p : s->p_adjusted;
     row->rel_change = s->rel_change;
     row->threshold = s->threshold;
-    int member = member_rec(s->verdict, s->old_commit, s->p);
+    int member = sb_rg_family_member(s->verdict, s->old_commit, s->p);
     if (member && s->cause == SB_RG_DRIFT && !isnan(s->rel_change)) {
         sb_rg_class_figs key = {0};
         key.cls = s->drift_class;
@@ -2566,10 +2388,10 @@ static int stored_row(stored_read *sr, const sb_rg_step_rec *s, sb_error *err)
             sr->nfigs ? bsearch(&key, sr->figs, sr->nfigs, sizeof *sr->figs, cmp_class_figs) : NULL;
         if (!f)
             return sb_error_set(err, NULL, NULL, "a stored drift step whose noise class has no figures");
-        class_threshold(f, s->grp, s->seq, sr->o, &row->threshold, &row->threshold_from);
+        sb_rg_class_threshold(f, s->grp, s->seq, sr->o->min_effect, &row->threshold, &row->threshold_from);
     }
     if (member)
-        row->verdict = judge(row->p_adjusted, row->rel_change, sr->o->alpha, row->threshold);
+        row->verdict = sb_rg_judge(row->p_adjusted, row->rel_change, sr->o->alpha, row->threshold);
     if (*s->changed) {
         if (!l->text && !(l->text = sb_text_pool_new()))
             return sb_error_set(err, NULL, NULL, "out of memory");
@@ -3692,7 +3514,7 @@ static int asof_settle(const sb_rg_asof *a, asof_week *w, sb_error *err)
         for (size_t k = b0; n && rc == SB_OK && k < b1; k++) {
             size_t i = a->fam[k].row;
             if (w->inc[i])
-                w->verdict[i] = (unsigned char)judge(w->padj[i], a->fam_fig[k].rel_change, a->o.alpha, w->thr[i]);
+                w->verdict[i] = (unsigned char)sb_rg_judge(w->padj[i], a->fam_fig[k].rel_change, a->o.alpha, w->thr[i]);
         }
         b0 = b1;
     }

@@ -55,29 +55,13 @@
 
 #include "results.h"
 #include "rg_store.h"
+#include "rg_settle.h"
 #include "rg_stored.h"
 #include "run_samples.h"
 #include "session_run.h"
 #include "strbuf.h"
 
-typedef enum sb_rg_verdict {
-    SB_RG_REGRESSION = 0,
-    SB_RG_NOW_FAILING,
-    SB_RG_IMPROVEMENT,
-    SB_RG_NO_CHANGE,
-    SB_RG_INSUFFICIENT,
-    SB_RG_NO_SAMPLES,
-    SB_RG_SINGLE_COMMIT,
-} sb_rg_verdict;
-
 const char *sb_rg_verdict_name(sb_rg_verdict v); /* "regression", "insufficient samples", ... */
-
-typedef enum sb_rg_cause {
-    SB_RG_CODE = 0,    /* the project's kernels, within one series */
-    SB_RG_DRIFT,       /* another provider, within one series */
-    SB_RG_ENVIRONMENT, /* across an environment change (same protocol) */
-    SB_RG_PROTOCOL,    /* across a protocol change */
-} sb_rg_cause;
 
 const char *sb_rg_cause_name(sb_rg_cause c); /* "code", "environment/noise drift", ... */
 
@@ -98,17 +82,6 @@ const char *sb_rg_confirm_name(sb_rg_confirm c);
  * noise`, 84 comparisons on two H100 cards). */
 #define SB_RG_CROSS_CARD_DEFAULT 0.095
 #define SB_RG_AA_MIN_COMPARISONS 20
-/* Fewest other steps of a drift step's noise class that give it a
- * threshold (sb_rg_history). */
-#define SB_RG_DRIFT_MIN_CLASS 3
-
-/* Where a step's threshold comes from. */
-typedef enum sb_rg_threshold_from {
-    SB_RG_FROM_MIN_EFFECT = 0, /* min_effect: one card, no A/A runs of the case */
-    SB_RG_FROM_CASE_AA,        /* the case's own A/A runs on that relation of cards */
-    SB_RG_FROM_SKU_AA,         /* the SKU's cross-card A/A runs, or the default */
-    SB_RG_FROM_HISTORY_AA,     /* the other drift steps of its noise class */
-} sb_rg_threshold_from;
 
 const char *sb_rg_threshold_from_name(sb_rg_threshold_from f);
 
@@ -297,9 +270,10 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
 int sb_rg_asof_latest(const sb_rg_asof *a, long long end, sb_rg_list *out, int *found, sb_error *err);
 void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
 
-/* The stored history (db/rg_steps.h, migration 015; sb_rg_update reads
- * and writes it through st, sb_rg_fresh and sb_rg_latest take what the
- * caller read of it, model/rg_stored.h): the rows of
+/* The stored history (db/rg_steps.h, migration 015; an update
+ * (sb_rg_update_open) reads it through st and gives what to store,
+ * sb_rg_fresh and sb_rg_latest take what the caller read of it,
+ * model/rg_stored.h): the rows of
  * sb_rg_history over every result run, as its walk over the series leaves
  * them, so that a report reads them instead of loading every run and
  * testing every step's samples again. They hold while the stored runs, the
@@ -313,10 +287,10 @@ void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
  * its state and basis alone serve). */
 int sb_rg_fresh(const sb_rg_stored *stored, const sb_rg_opts *o, int *fresh, sb_error *err);
 
-/* What sb_rg_update did: stored 1 when it stored steps (0: they held),
- * full 1 when it walked every series (the first time, or after runs were
- * forgotten or turned profiled, the commits table changed, runs of measuring sessions were
- * stored, a stored commit's first measured time moved or o's rule
+/* What an update does (sb_rg_update_open): stored 1 when it stores
+ * steps (0: they hold), full 1 when it walks every series (the first
+ * time, or after runs were forgotten or turned profiled, the commits
+ * table changed, runs of measuring sessions were stored, a stored commit's first measured time moved or o's rule
  * changed), else only the series of the runs stored since: a series of
  * one protocol and environment whose new runs all come at commits after
  * its stored ones goes on from its last stored step (the runs of the
@@ -328,14 +302,27 @@ typedef struct sb_rg_update_info {
     size_t runs_walked;
 } sb_rg_update_info;
 
-/* Brings the stored steps of st (its database opened for writing) up to
- * date, in one transaction, with what the passes over every step give
- * (migration 016): the adjusted p-value of each step of the families
- * (one old and one new commit) its stored and removed steps belong to,
- * and the figures of their drift noise classes. The walk's thresholds
- * take aa (as sb_rg_history's). */
-int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info,
-                 sb_error *err);
+/* An update of the stored steps of st, which gives what to store in
+ * batches and stores nothing: the caller stores each batch in the
+ * transaction it reads st in, then settles the families (one old and one
+ * new commit) and drift noise classes whose steps changed
+ * (model/rg_settle.h; migration 016) and stores the basis, as
+ * sb_site_rg_update (site/site_rg.h) does. sb_rg_update_open decides
+ * what to walk (info; info->stored 0: the stored steps hold, and no
+ * batch comes) and reads the runs; the walk's thresholds take aa (as
+ * sb_rg_history's), which must outlive it. */
+typedef struct sb_rg_update sb_rg_update;
+int sb_rg_update_open(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update **out,
+                      sb_rg_update_info *info, sb_error *err);
+/* The next batch (*batch NULL after the last; sb_rg_writes,
+ * model/rg_stored.h, valid until the next call): the steps of the next
+ * walked groups, at least one group and then more until most_steps
+ * steps, with every commit, drift class and cross-card threshold named so
+ * far (the names of earlier batches keep their places: a writer stores
+ * only those past the ones it stored), and clear and the basis, which
+ * every batch holds alike. */
+int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_rg_writes **batch, sb_error *err);
+void sb_rg_update_free(sb_rg_update *u); /* accepts NULL */
 
 /* The list sb_rg_history gives over every result run, built from the
  * stored steps (stored, read with its steps by the caller,
@@ -343,7 +330,7 @@ int sb_rg_update(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa,
  * holding only its latest rows (latest_only; for the
  * outputs without --history): the adjusted p-values, the drift
  * thresholds, the drift counts and the confirmations are those of the
- * whole history, read from what sb_rg_update settled. upto: the end of the runs the caller would pass
+ * whole history, read from what the update settled. upto: the end of the runs the caller would pass
  * sb_rg_history (the weekly's week end), LLONG_MAX for every run; the
  * stored steps serve only when every run is dated before it. *found 0
  * (and out empty): the stored steps do not hold (sb_rg_fresh) or do not

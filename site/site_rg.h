@@ -1,6 +1,7 @@
 /* site_rg.h - what the regression walk (report/regress.h) takes, read on
- * a connection for the CLI and the site: the walk computes from what it
- * is handed, and these calls read it through db/.
+ * a connection for the CLI and the site, and what it gives to store,
+ * written there: the walk computes from what it is handed, and these
+ * calls read and write through db/.
  */
 #ifndef SOLBOOK_SITE_RG_H
 #define SOLBOOK_SITE_RG_H
@@ -12,5 +13,15 @@
 /* The A/A noise of db's measuring sessions by o's rule: every session
  * run of db (sb_session_runs_load) measured by sb_rg_aa_new. */
 int sb_site_rg_aa(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
+
+/* Brings the stored regression steps of db (opened for writing) up to
+ * date in one transaction: the update (sb_rg_update_open) reads through
+ * db's store and gives what to store a batch at a time, each written
+ * through db/rg_steps.h before the next is walked; the
+ * families and drift classes whose steps changed are then read and
+ * settled (model/rg_settle.h: every one after a full walk, read in one
+ * pass) and the basis stored. Nothing is stored when any part fails.
+ * aa: as sb_rg_update_open's. */
+int sb_site_rg_update(sb_db *db, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info, sb_error *err);
 
 #endif

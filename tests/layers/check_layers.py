@@ -58,7 +58,8 @@ KNOWN = {
     "docs/ read or written by the program": set(),
     "data outside the one data/ rule": set(),
     "result timing built outside model/": set(),
-    # the regression walk's store (it also writes the stored history)
+    # the regression walk's store (the walk reads the runs, their samples
+    # and cards and the stored history through it)
     "report/ calls a read interface": {
         os.path.join("report", f) for f in (
             "regress.c", "regress.h")},

@@ -972,7 +972,82 @@ static void test_regression_stored_read(void **state)
     assert_int_equal(s.now.runs, 6);
     sb_rg_stored_free(&s);
     sb_rg_update_info info;
-    assert_int_equal(sb_rg_update(st, &o, aa, &info, &err), SB_OK);
+    /* the walk alone gives what to store and stores nothing: the three
+     * commits, the cross-card threshold and drift class the cuBLAS steps
+     * take, each group's steps naming them by place; in one batch, then a
+     * group a batch, where the second batch keeps the first's names */
+    const size_t batch_most[] = {100, 1};
+    for (size_t bm = 0; bm < 2; bm++) {
+        size_t most = batch_most[bm];
+        sb_rg_update *u = NULL;
+        assert_int_equal(sb_rg_update_open(st, &o, aa, &u, &info, &err), SB_OK);
+        assert_int_equal(info.stored, 1);
+        assert_int_equal(info.full, 1);
+        assert_int_equal(info.runs_walked, 6);
+        const sb_rg_writes *wr = NULL;
+        size_t batches = 0, groups = 0;
+        while (1) {
+            assert_int_equal(sb_rg_update_next(u, most, &wr, &err), SB_OK);
+            if (!wr)
+                break;
+            batches++;
+            assert_int_equal(wr->clear, 1);
+            assert_int_equal(wr->state.runs, 6);
+            assert_int_equal(wr->ncommits, 3);
+            assert_int_equal(wr->nnoise, 1);
+            assert_string_equal(wr->noise[0].sku, "h100-sxm5-80gb");
+            assert_int_equal(wr->nclasses, 1);
+            assert_int_equal(wr->ngroups, most == 1 ? 1 : 2);
+            size_t nsteps = 0;
+            for (size_t g = 0; g < wr->ngroups; g++) {
+                const sb_rg_write_group *wg = &wr->groups[g];
+                /* in set order: cuBLAS first, whose steps name the class
+                 * and threshold first */
+                assert_string_equal(wg->provider, groups++ == 0 ? "cublas" : "fused");
+                assert_int_equal(wg->grp, 0);
+                assert_int_equal(wg->first, nsteps);
+                assert_int_equal(wg->n, 2); /* a to b, b to c */
+                int cublas = strcmp(wg->provider, "cublas") == 0;
+                for (size_t k = 0; k < wg->n; k++) {
+                    const sb_rg_step_rec *x = &wr->steps[wg->first + k];
+                    assert_int_equal(x->old_commit, (long long)k + 1);
+                    assert_int_equal(x->new_commit, (long long)k + 2);
+                    assert_string_equal(wr->commits[x->new_commit - 1].sha, shas[k + 1]);
+                    assert_int_equal(x->drift_class, cublas ? 1 : 0);
+                    assert_int_equal(x->noise, cublas ? 1 : 0); /* both cuBLAS steps cross cards */
+                }
+                nsteps += wg->n;
+            }
+            assert_int_equal(wr->nsteps, nsteps);
+        }
+        assert_int_equal(batches, most == 1 ? 2 : 1);
+        assert_int_equal(groups, 2);
+        sb_rg_update_free(u);
+    }
+    assert_int_equal(sb_rg_stored_read(db, 0, &s, &err), SB_OK);
+    assert_int_equal(s.found, 0);
+    sb_rg_stored_free(&s);
+    /* a write that fails at the last step (the basis) leaves nothing
+     * stored: no step, no commit, no settled figure */
+    assert_int_equal(sb_db_exec(db,
+                                "CREATE TEMP TRIGGER rg_refuse BEFORE INSERT ON rg_basis"
+                                " BEGIN SELECT RAISE(ABORT, 'refused here'); END",
+                                &err),
+                     SB_OK);
+    assert_int_equal(sb_site_rg_update(db, &o, aa, &info, &err), SB_ERR);
+    assert_non_null(strstr(err.msg, "refused here"));
+    assert_int_equal(sb_db_exec(db, "DROP TRIGGER rg_refuse", &err), SB_OK);
+    const char *tables[] = {"rg_steps", "rg_groups", "rg_commits", "rg_classes", "rg_class_figs", "rg_basis"};
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+        char q[128];
+        snprintf(q, sizeof q, "SELECT count(*) FROM %s", tables[i]);
+        sqlite3_stmt *cs = NULL;
+        assert_int_equal(sqlite3_prepare_v2(sb_db_handle(db), q, -1, &cs, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(cs), SQLITE_ROW);
+        assert_int_equal(sqlite3_column_int64(cs, 0), 0);
+        sqlite3_finalize(cs);
+    }
+    assert_int_equal(sb_site_rg_update(db, &o, aa, &info, &err), SB_OK);
     assert_int_equal(info.stored, 1);
     assert_int_equal(info.full, 1);
     /* the state alone */
