@@ -27,7 +27,8 @@ enum {
     ST_PROF_INSERT,
     ST_KSUM_DELETE,
     ST_KSUM_INSERT,
-    ST_FIND_IMPORT,
+    ST_IMPORT_TIMES,
+    ST_LAST_ID,
     ST_SAVEPOINT,
     ST_RELEASE,
     ST_ROLLBACK_TO,
@@ -92,10 +93,10 @@ static const char *const SQL[ST_COUNT] = {
     [ST_KSUM_INSERT] = "INSERT INTO kernel_summaries (run_id, kernel_index, kernel_name, tool, time_pct, "
                        "total_ms, instances, avg_ms, med_ms, min_ms, max_ms, stddev_ms, source_path) "
                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_FIND_IMPORT] = "SELECT " SB_RAW_JSON_COLUMNS " FROM runs r"
-                       " LEFT JOIN run_samples s ON s.run_id = r.id WHERE r.source_format = ?1 AND "
-                       "json_extract(r.raw_json, '$.source.file') = ?2 AND "
-                       "json_extract(r.raw_json, '$.source.row') = ?3",
+    [ST_IMPORT_TIMES] = "SELECT DISTINCT json_extract(raw_json, '$.provenance.started_at'), "
+                        "json_extract(raw_json, '$.provenance.finished_at') FROM runs WHERE source_format = ?1 "
+                        "AND id <= ?3 AND json_extract(raw_json, '$.source.file') = ?2",
+    [ST_LAST_ID] = "SELECT coalesce(max(id), 0) FROM runs",
     [ST_SAVEPOINT] = "SAVEPOINT sb_unit",
     [ST_RELEASE] = "RELEASE sb_unit",
     [ST_ROLLBACK_TO] = "ROLLBACK TO sb_unit",
@@ -242,30 +243,34 @@ int sb_run_store_find(sb_run_store *rs, const char *sha256, long long *run_id, s
     return SB_OK;
 }
 
-int sb_run_store_each_import(sb_run_store *rs, const char *source_format, const char *file,
-                             long long row, int (*fn)(void *ctx, const char *raw_json),
-                             void *ctx, sb_error *err)
+int sb_run_store_last_id(sb_run_store *rs, long long *id, sb_error *err)
 {
-    sqlite3_stmt *st = rs->st[ST_FIND_IMPORT];
+    sqlite3_stmt *st = rs->st[ST_LAST_ID];
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return query_failed(rs, sb_db_path(rs->db), err);
+    return SB_OK;
+}
+
+int sb_run_store_import_times(sb_run_store *rs, const char *source_format, const char *file, long long max_id,
+                              int (*fn)(void *ctx, const char *started_at, const char *finished_at), void *ctx,
+                              sb_error *err)
+{
+    sqlite3_stmt *st = rs->st[ST_IMPORT_TIMES];
     sqlite3_bind_text(st, 1, source_format, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, file, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, row);
+    sqlite3_bind_int64(st, 3, max_id);
     int rc;
-    sb_buf raw = SB_BUF_INIT;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        raw.len = 0;
-        if (sb_raw_json_column(st, 0, &raw) != 0) {
-            sb_buf_free(&raw);
+        const char *a = (const char *)sqlite3_column_text(st, 0), *b = (const char *)sqlite3_column_text(st, 1);
+        if (a && b && fn(ctx, a, b) != 0) {
             sqlite3_reset(st);
-            return sb_error_set(err, sb_db_path(rs->db), NULL,
-                                "an imported run's stored samples do not fit its JSON");
-        }
-        if (fn(ctx, sb_buf_str(&raw))) {
-            rc = SQLITE_DONE;
-            break;
+            return sb_error_set(err, sb_db_path(rs->db), NULL, "out of memory");
         }
     }
-    sb_buf_free(&raw);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return query_failed(rs, sb_db_path(rs->db), err);

@@ -190,12 +190,16 @@ int sb_run_store_kernel_summary_begin(sb_run_store *rs, long long run_id, const 
 int sb_run_store_kernel_summary_row(sb_run_store *rs, long long run_id, const char *tool, const char *source_path,
                                     size_t index, const sb_kernel_summary_row *row, sb_error *err);
 
-/* Calls fn with the canonical JSON of each run stored from source_format
- * whose source.file is file and source.row is row, until fn returns
- * nonzero. */
-int sb_run_store_each_import(sb_run_store *rs, const char *source_format, const char *file,
-                             long long row, int (*fn)(void *ctx, const char *raw_json),
-                             void *ctx, sb_error *err);
+/* The largest run id stored (0 when none): the runs stored after it are
+ * the ones a later call stores. */
+int sb_run_store_last_id(sb_run_store *rs, long long *id, sb_error *err);
+
+/* Calls fn with each distinct pair of provenance.started_at and
+ * finished_at of the runs of id at most max_id stored from source_format
+ * whose source.file is file (a pair a version of the file imported). */
+int sb_run_store_import_times(sb_run_store *rs, const char *source_format, const char *file, long long max_id,
+                              int (*fn)(void *ctx, const char *started_at, const char *finished_at), void *ctx,
+                              sb_error *err);
 
 /* 1 while a transaction is open on the connection (a failed insert or an
  * I/O error can end one early). */

@@ -352,6 +352,24 @@ static int conf_filter(confine_ctx *c, char *why, size_t size)
      * belong to the host's network namespace. */
     if (rc == 0)
         rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX, 0));
+    /* A Unix socket's peer is any socket file the program can name, and
+     * neither Landlock nor the namespaces stop a connect() or a datagram
+     * to a path: a tmux server's or an ssh agent's socket in /tmp would
+     * take commands from it. So a Unix socket reaches nothing by name: no
+     * connect, no sendto with an address, and no sendmsg or sendmmsg,
+     * whose address seccomp cannot read (a stream socket refuses one, a
+     * datagram socket would send to it). The CUDA driver's init, a
+     * context and an allocation succeed under these rules (checked on an
+     * H100: its connect to nvidia-persistenced fails as when /run is
+     * hidden); socketpair and the socket's own fd still work. */
+    if (rc == 0)
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(connect), 0);
+    if (rc == 0)
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(sendmsg), 0);
+    if (rc == 0)
+        rc = seccomp_rule_add(sc, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(sendmmsg), 0);
     /* No new namespaces through clone; clone3 passes its flags in memory
      * seccomp cannot read, so it fails with ENOSYS and the C library
      * falls back to clone. */

@@ -378,6 +378,35 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
     return SB_OK;
 }
 
+/* The most parameter combinations, so runs, one results file makes. A
+ * benchmark whose "result" is null (it failed for every combination)
+ * makes one run a combination with no entry of its own in the file, so
+ * the runs of its product are not bounded by the file's size: 5 lists of
+ * 1,000 short strings, 35 KB, name 10^15 of them. asv runs each
+ * combination, so a real file holds far fewer. */
+#define ASV_MAX_COMBINATIONS 1000000u
+
+/* The product of the lengths of a benchmark's params lists, or
+ * ASV_MAX_COMBINATIONS + 1 once it passes that (no overflow); 0 for
+ * params convert_benchmark refuses. */
+static size_t combinations_of(const json_t *params)
+{
+    if (!json_is_array(params))
+        return 0;
+    size_t combos = 1;
+    size_t i;
+    const json_t *pl;
+    json_array_foreach(params, i, pl) {
+        size_t n = json_is_array(pl) ? json_array_size(pl) : 0;
+        if (n == 0)
+            return 0;
+        if (combos > (ASV_MAX_COMBINATIONS + 1) / n)
+            return ASV_MAX_COMBINATIONS + 1;
+        combos *= n;
+    }
+    return combos > ASV_MAX_COMBINATIONS ? ASV_MAX_COMBINATIONS + 1 : combos;
+}
+
 int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
 {
     json_t *version = json_object_get(root, "version");
@@ -431,9 +460,22 @@ int sb_import_asv_json(sb_import_ctx *ctx, json_t *root, sb_error *err)
     const char *name;
     json_t *entry;
     int rc = SB_OK;
+    size_t combos = 0;
     json_object_foreach(results, name, entry) {
-        if (kind_of(name) == ASV_OTHER)
+        if (kind_of(name) == ASV_OTHER) {
             a.not_known++;
+            continue;
+        }
+        if (json_is_array(entry))
+            combos += combinations_of(column(entry, column_of(a.columns, "params")));
+        if (combos > ASV_MAX_COMBINATIONS) {
+            json_decref(a.machine);
+            json_decref(a.benchmarks);
+            return sb_error_set(err, ctx->path, "/results",
+                                "its benchmarks' parameters make more than %u combinations (runs) up to \"%.*s\": "
+                                "refused",
+                                ASV_MAX_COMBINATIONS, sb_import_text_cut(name, 200), name);
+        }
     }
     json_object_foreach(results, name, entry) {
         if (convert_benchmark(ctx, &a, name, entry, &row, err) != SB_OK) {

@@ -16,11 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "canonical_json.h"
 #include "csv_rows.h"
 #include "file_name.h"
 #include "home.h"
 #include "json_file.h"
 #include "run_store.h"
+#include "sha256.h"
 
 const char *const sb_import_formats[] = {"liger-csv",       "nvbench-json", "gbench-json",
                                          "pytest-benchmark-json", "hyperfine-json", "asv-json",
@@ -280,6 +282,9 @@ typedef struct store_state {
     sb_run_store *rs;
     int savepoint;
     int open;
+    /* adopt_stored_time's pairs of times of earlier imports of the file;
+     * NULL until read */
+    json_t *times;
 } store_state;
 
 static void store_abort(store_state *ss)
@@ -298,50 +303,79 @@ static void store_abort(store_state *ss)
  * of the same file name and row is stored whose content equals doc's but
  * for provenance.started_at/finished_at, doc takes those times, so that the
  * content hash finds it as a duplicate. A run that differs in anything
- * else keeps its own (modification) time. */
-typedef struct earlier {
-    json_t *doc, *prov;
-    int found;
-} earlier;
+ * else keeps its own (modification) time.
+ * Such a run's times are those of an earlier import of the file: the
+ * distinct pairs of times of the runs stored from it, read once a file
+ * (a pair a version of the file imported). doc takes each pair in turn,
+ * and its content hash is looked up through the index. Parsing and
+ * comparing each stored run of the same row instead cost the square of
+ * a Triton row's columns (its runs share the row's line): hours for an
+ * 823 KB file, and over 300 s for a two-row file imported again.
+ * Only runs stored before this file count: the file's own runs share its
+ * one modification time, so one equal to doc is found by its hash. */
+typedef struct time_pair_list {
+    json_t *pairs; /* [[started_at, finished_at], ...] */
+} time_pair_list;
 
-/* One stored run of the same file and row: doc with its times equal? */
-static int same_but_time(void *ctx, const char *raw_json)
+static int add_time_pair(void *ctx, const char *started_at, const char *finished_at)
 {
-    earlier *e = ctx;
-    json_t *stored = json_loads(raw_json, 0, NULL);
-    json_t *sprov = json_object_get(stored, "provenance");
-    json_t *s_start = json_object_get(sprov, "started_at"), *s_end = json_object_get(sprov, "finished_at");
-    if (json_is_string(s_start) && json_is_string(s_end)) {
-        json_object_set(e->prov, "started_at", s_start);
-        json_object_set(e->prov, "finished_at", s_end);
-        e->found = json_equal(e->doc, stored);
-    }
-    json_decref(stored);
-    return e->found;
+    time_pair_list *l = ctx;
+    return json_array_append_new(l->pairs, json_pack("[s, s]", started_at, finished_at)) == 0 ? 0 : -1;
 }
 
 static int adopt_stored_time(store_state *ss, sb_import_ctx *ctx, json_t *doc, sb_error *err)
 {
     json_t *prov = json_object_get(doc, "provenance");
-    json_t *row = json_object_get(json_object_get(doc, "source"), "row");
-    if (!json_is_object(prov) || !json_is_integer(row))
+    if (!json_is_object(prov) || !json_is_integer(json_object_get(json_object_get(doc, "source"), "row")))
+        return SB_OK;
+    sb_error qerr;
+    sb_error_clear(&qerr);
+    if (!ss->times) {
+        long long before = 0;
+        time_pair_list l = {json_array()};
+        if (!l.pairs)
+            return sb_error_set(err, ctx->path, NULL, "out of memory");
+        if (sb_run_store_last_id(ss->rs, &before, &qerr) != SB_OK ||
+            sb_run_store_import_times(ss->rs, ctx->format, ctx->base, before, add_time_pair, &l, &qerr) != SB_OK) {
+            json_decref(l.pairs);
+            return sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s", qerr.msg);
+        }
+        ss->times = l.pairs;
+    }
+    if (json_array_size(ss->times) == 0)
         return SB_OK;
     json_t *mine_start = json_incref(json_object_get(prov, "started_at"));
     json_t *mine_end = json_incref(json_object_get(prov, "finished_at"));
-    earlier e = {doc, prov, 0};
-    sb_error qerr;
-    sb_error_clear(&qerr);
-    int rc = sb_run_store_each_import(ss->rs, ctx->format, ctx->base, (long long)json_integer_value(row),
-                                      same_but_time, &e, &qerr);
-    if (!e.found) {
+    int found = 0, rc = SB_OK;
+    size_t i;
+    json_t *pair;
+    json_array_foreach(ss->times, i, pair) {
+        json_object_set(prov, "started_at", json_array_get(pair, 0));
+        json_object_set(prov, "finished_at", json_array_get(pair, 1));
+        size_t len;
+        char *text = sb_canonical_json(doc, &len);
+        char sha[SB_SHA256_HEX_LEN + 1];
+        long long id = 0;
+        if (!text || sb_sha256_hex(text, len, sha, &qerr) != SB_OK ||
+            sb_run_store_find(ss->rs, sha, &id, &qerr) != SB_OK) {
+            free(text);
+            rc = sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s",
+                              qerr.msg[0] ? qerr.msg : "out of memory");
+            break;
+        }
+        free(text);
+        if (id > 0) {
+            found = 1;
+            break;
+        }
+    }
+    if (!found) {
         json_object_set(prov, "started_at", mine_start);
         json_object_set(prov, "finished_at", mine_end);
     }
     json_decref(mine_start);
     json_decref(mine_end);
-    if (rc != SB_OK)
-        return sb_error_set(err, ctx->path, NULL, "cannot look for earlier imports: %s", qerr.msg);
-    return SB_OK;
+    return rc;
 }
 
 static int store_doc(sb_import_ctx *ctx, json_t *doc, sb_error *err)
@@ -393,7 +427,9 @@ int sb_import_file_opts(sb_ingest *ing, const char *path, const char *format,
     sb_import_stats local = {0};
     store_state ss = {.ing = ing, .rs = sb_ingest_run_store(ing), .savepoint = opts && opts->in_batch};
     sb_import_ctx ctx = {.st = &local, .sink = store_doc, .sink_data = &ss};
-    if (convert(&ctx, path, format, opts, err) != SB_OK) {
+    int rc = convert(&ctx, path, format, opts, err);
+    json_decref(ss.times);
+    if (rc != SB_OK) {
         store_abort(&ss);
         return SB_ERR;
     }

@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cmocka.h>
 
@@ -376,6 +377,58 @@ static void test_network_is_cut_off(void **state)
         if (res.exit_code != 0 || strcmp(buf, "connected\n") != 0)
             fail_msg("without bubblewrap the connection should go through: exit %d, '%s'", res.exit_code, buf);
         assert_int_equal(pending, 1);
+    }
+}
+
+/* A Unix socket file of this host beside the working folder (a tmux
+ * server's or an ssh agent's would be in /tmp too): a stream listener at
+ * PATH and a datagram socket at PATH.dgram. Confined or under bubblewrap
+ * the program's connect, sendto and sendmsg reach neither; under the limits
+ * alone all three do. */
+static void test_unix_socket_files_are_cut_off(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    int n = snprintf(a.sun_path, sizeof a.sun_path, "%s.sock", f->dir);
+    assert_true(n > 0 && (size_t)n < sizeof a.sun_path - 6);
+    char path[sizeof a.sun_path];
+    snprintf(path, sizeof path, "%s", a.sun_path);
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(lfd >= 0);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    n = snprintf(a.sun_path, sizeof a.sun_path, "%s.sock.dgram", f->dir);
+    assert_true(n > 0 && (size_t)n < sizeof a.sun_path);
+    int dfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    assert_true(dfd >= 0);
+    assert_int_equal(bind(dfd, (struct sockaddr *)&a, sizeof a), 0);
+    const char *argv[] = {PROG_CONNECT, path, NULL};
+    sb_sandbox_result res = run_args(f, argv, &lim);
+    char buf[512];
+    read_text(f->out, buf, sizeof buf);
+    struct pollfd pfd = {lfd, POLLIN, 0};
+    int pending = poll(&pfd, 1, 0);
+    char got[64];
+    int datagrams = 0;
+    while (recv(dfd, got, sizeof got, 0) > 0)
+        datagrams++;
+    close(lfd);
+    close(dfd);
+    unlink(path);
+    unlink(a.sun_path);
+    assert_true(res.exited);
+    if (confined(f)) {
+        if (res.exit_code != 1 || pending != 0 || datagrams != 0)
+            fail_msg("under %s a Unix socket file was reached: exit %d, %d connection(s), %d datagram(s): '%s'",
+                     sb_sandbox_isolation_name(f->iso), res.exit_code, pending, datagrams, buf);
+    } else {
+        if (res.exit_code != 0 || pending != 1 || datagrams != 2)
+            fail_msg("without confinement the sockets should be reached: exit %d, %d connection(s), %d datagram(s): '%s'",
+                     res.exit_code, pending, datagrams, buf);
     }
 }
 
@@ -1026,6 +1079,7 @@ int main(void)
         BOTH(test_data_limit_refuses_large_allocations),
         BOTH(test_missing_program_is_an_error),
         BOTH(test_network_is_cut_off),
+        BOTH(test_unix_socket_files_are_cut_off),
         BOTH(test_writes_stay_in_the_folder),
         BOTH(test_raw_syscall_connect),
         BOTH(test_raw_syscall_write_outside),
