@@ -15,6 +15,10 @@ Here each import must finish within 60 s of CPU (RLIMIT_CPU; each takes
 a second or two): the first stores all 8,190 runs, the second (another
 modification time) finds every run a duplicate, and a third, with one
 cell changed, stores that one run alone.
+
+A file whose rows times provider columns pass 1,000,000 runs (245 rows
+of 4,095 columns: 2 MB making 1,003,275 runs) is refused in one line
+before a run is made, and stores nothing.
 """
 import os
 import resource
@@ -67,5 +71,18 @@ with tempfile.TemporaryDirectory(prefix="sb-triton-row-") as tmp:
     r = ingest(db, path)
     if r.returncode != 0 or "1 stored, %d duplicates" % (2 * cols - 1) not in r.stdout:
         fail("one cell changed: not one run stored: exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-300:]))
+    big = os.path.join(tmp, "many-performance.csv")
+    with open(big, "w") as f:
+        f.write("N," + ",".join("p%d" % i for i in range(cols)) + "\n")
+        for n in range(245):
+            f.write("%d," % (n + 1) + ",".join(["1.5"] * cols) + "\n")
+    db2 = os.path.join(tmp, "t2.db")
+    r = ingest(db2, big)
+    errs = [l for l in r.stderr.splitlines() if "many-performance.csv" in l]
+    if r.returncode == 0 or len(errs) != 1 or "245 rows of 4095 provider columns make more than 1000000 runs" not in errs[0]:
+        fail("1,003,275 runs from one file: not refused in one line: exit %d: %s" % (r.returncode, r.stderr[-400:]))
+    with sqlite3.connect(db2) as c:
+        if c.execute("SELECT count(*) FROM runs").fetchone()[0] != 0:
+            fail("the refused file stored runs")
     print("ok: two 4,095-column rows: %d runs stored, again all duplicates, one changed cell one run,"
-          " each within 60 s of CPU" % stored)
+          " each within 60 s of CPU; 1,003,275 runs from one file refused, none stored" % stored)
