@@ -1292,9 +1292,7 @@ static void fig_apply(const step_fig *f, sb_rg_row *r)
 
 static int tested_key(const step_fig *r, const step_key *k)
 {
-    return (r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
-            r->verdict == SB_RG_NO_CHANGE) &&
-           k->old_commit && !isnan(r->p) && !isnan(r->rel_change);
+    return sb_rg_family_member(r->verdict, k->old_commit, r->p) && !isnan(r->rel_change);
 }
 
 /* The noise class of a drift step: one provider, SKU, op and mode, one
@@ -1415,9 +1413,7 @@ static int adjust_steps(step_fig *f, size_t nf, const step_key *keys, const sb_r
     size_t nm = 0;
     for (size_t i = 0; i < nf; i++) {
         const step_fig *r = &f[i];
-        if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT ||
-             r->verdict == SB_RG_NO_CHANGE) &&
-            keys[i].old_commit && !isnan(r->p))
+        if (sb_rg_family_member(r->verdict, keys[i].old_commit, r->p))
             m[nm++] = (step_member){keys[i].old_commit, keys[i].new_commit, i};
     }
     qsort(m, nm, sizeof *m, cmp_step);
@@ -3335,8 +3331,7 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
         step_fig fg = fig_of(r);
         if (r->cause == SB_RG_DRIFT && tested_key(&fg, &keys[i]))
             a->drift[a->ndrift++] = (drift_fig){fabs(r->rel_change), keys[i].drift_class, i};
-        if ((r->verdict == SB_RG_REGRESSION || r->verdict == SB_RG_IMPROVEMENT || r->verdict == SB_RG_NO_CHANGE) &&
-            keys[i].old_commit && !isnan(r->p))
+        if (sb_rg_family_member(r->verdict, keys[i].old_commit, r->p))
             a->fam[a->nfam++] = (step_member){keys[i].old_commit, keys[i].new_commit, i};
     }
     /* The keys are read no more, and drift and fam hold only the tested
