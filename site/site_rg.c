@@ -173,6 +173,18 @@ static int settle_class(sb_db *db, const sb_rg_opts *o, long long cls, sb_error 
     return sb_rg_class_figs_put(db, &f, err);
 }
 
+/* Settles each class of cls (n ids, repeats allowed) once, in id order. */
+static int settle_classes(sb_db *db, const sb_rg_opts *o, long long *cls, size_t n, sb_error *err)
+{
+    if (n)
+        qsort(cls, n, sizeof *cls, cmp_ll);
+    int rc = SB_OK;
+    for (size_t i = 0; rc == SB_OK && i < n; i++)
+        if (!i || cls[i] != cls[i - 1])
+            rc = settle_class(db, o, cls[i], err);
+    return rc;
+}
+
 /* Settles the families and classes whose steps changed since the last
  * settling. */
 static int settle_stored(sb_db *db, const sb_rg_opts *o, sb_error *err)
@@ -185,11 +197,8 @@ static int settle_stored(sb_db *db, const sb_rg_opts *o, sb_error *err)
     int rc = SB_OK;
     for (size_t i = 0; rc == SB_OK && i < nfam; i++)
         rc = settle_family(db, o, fam[2 * i], fam[2 * i + 1], &cls, &ncls, &clscap, err);
-    if (rc == SB_OK && ncls)
-        qsort(cls, ncls, sizeof *cls, cmp_ll);
-    for (size_t i = 0; rc == SB_OK && i < ncls; i++)
-        if (!i || cls[i] != cls[i - 1])
-            rc = settle_class(db, o, cls[i], err);
+    if (rc == SB_OK)
+        rc = settle_classes(db, o, cls, ncls, err);
     free(fam);
     free(cls);
     return rc;
@@ -250,11 +259,8 @@ static int settle_all(sb_db *db, const sb_rg_opts *o, sb_rg_bulk *bulk, sb_error
     free(m);
     if (rc == SB_OK)
         rc = sb_rg_bulk_finish(bulk, err);
-    if (rc == SB_OK && ncls)
-        qsort(cls, ncls, sizeof *cls, cmp_ll);
-    for (size_t i = 0; rc == SB_OK && i < ncls; i++)
-        if (!i || cls[i] != cls[i - 1])
-            rc = settle_class(db, o, cls[i], err);
+    if (rc == SB_OK)
+        rc = settle_classes(db, o, cls, ncls, err);
     free(cls);
     return rc;
 }
