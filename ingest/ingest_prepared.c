@@ -601,12 +601,11 @@ enum { KIND_RESULT = 1, KIND_TRAINING, KIND_CALIBRATION };
  * come back as a real, or none). The text without one member and a comma
  * beside it is the canonical text of the document without that member,
  * so the document is not written a second time. */
-static int cut_samples(json_t *doc, const char *whole, size_t whole_len, size_t from, size_t to, char **cut,
-                       size_t *cut_len, long long *at)
+static int cut_samples(const json_t *samples, const char *whole, size_t whole_len, size_t from, size_t to,
+                       char **cut, size_t *cut_len, long long *at)
 {
     *cut = NULL;
     *at = -1;
-    json_t *samples = json_object_get(json_object_get(doc, "timing"), "samples");
     size_t total = 0;
     for (size_t r = 0; r < json_array_size(samples); r++) {
         json_t *rep = json_array_get(samples, r);
@@ -672,8 +671,8 @@ int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *sou
         check_times(doc, source, err) != SB_OK)
         return SB_ERR;
     size_t raw_len, from, to;
-    char *raw = sb_canonical_json_member(doc, json_object_get(json_object_get(doc, "timing"), "samples"),
-                                         &raw_len, &from, &to);
+    const json_t *samples = json_object_get(json_object_get(doc, "timing"), "samples");
+    char *raw = sb_canonical_json_member(doc, samples, &raw_len, &from, &to);
     if (!raw)
         return sb_error_set(err, source, NULL, "out of memory");
     if (sb_sha256_hex(raw, raw_len, p->sha256, err) != SB_OK) {
@@ -685,7 +684,7 @@ int sb_ingest_prepare(const sb_schema_set *schemas, json_t *doc, const char *sou
     if (kind == KIND_RESULT) {
         char *cut;
         size_t cut_len;
-        if (cut_samples(doc, raw, raw_len, from, to, &cut, &cut_len, &at) != SB_OK) {
+        if (cut_samples(samples, raw, raw_len, from, to, &cut, &cut_len, &at) != SB_OK) {
             free(raw);
             return sb_error_set(err, source, NULL, "out of memory");
         }

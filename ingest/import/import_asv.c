@@ -378,13 +378,12 @@ static int convert_benchmark(sb_import_ctx *ctx, asv_file *a, const char *name, 
     return SB_OK;
 }
 
-/* The most parameter combinations, so runs, one results file makes. A
- * benchmark whose "result" is null (it failed for every combination)
+/* A benchmark whose "result" is null (it failed for every combination)
  * makes one run a combination with no entry of its own in the file, so
  * the runs of its product are not bounded by the file's size: 5 lists of
- * 1,000 short strings, 35 KB, name 10^15 of them. asv runs each
- * combination, so a real file holds far fewer. */
-#define ASV_MAX_COMBINATIONS 1000000u
+ * 1,000 short strings, 35 KB, name 10^15 of them (SB_IMPORT_FILE_RUNS_MAX
+ * bounds them). */
+#define ASV_MAX_COMBINATIONS SB_IMPORT_FILE_RUNS_MAX
 
 /* The product of the lengths of a benchmark's params lists, or
  * ASV_MAX_COMBINATIONS + 1 once it passes that (no overflow); 0 for

@@ -17,6 +17,13 @@
  * not compare the outputs itself (docs/IMPORT.md). */
 #define SB_IMPORT_REFERENCE "imported"
 
+/* The most runs one imported file may make where its runs are not bounded
+ * by its size: an asv benchmark's combinations of params (not listed in
+ * the file) and a Triton CSV's figures (two bytes each). A real file of
+ * either makes far fewer; past it the file is refused before a run is
+ * made. */
+#define SB_IMPORT_FILE_RUNS_MAX 1000000u
+
 /* The "format" of the files bench/scripts/torch_benchmark_dump.py writes. */
 #define SB_IMPORT_TORCH_FORMAT "solbook.import.torch-benchmark.v1"
 

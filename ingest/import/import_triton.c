@@ -217,10 +217,6 @@ static int emit_figure(sb_import_ctx *ctx, const sb_csv_record *hdr, const sb_cs
                           notes, (long long)rec->line, err);
 }
 
-/* The most runs (rows times provider columns) one perf_report CSV makes:
- * a real report holds a few providers over tens of shapes. */
-#define TRITON_FILE_RUNS_MAX 1000000u
-
 int sb_import_triton_perf_csv(sb_import_ctx *ctx, const char *buf, size_t len, sb_error *err)
 {
     int shift = 0;
@@ -286,12 +282,12 @@ int sb_import_triton_perf_csv(sb_import_ctx *ctx, const char *buf, size_t len, s
     /* Each figure is a run, so a short CSV of many columns makes runs
      * by the million for two bytes each ("1,"): past the bound the file
      * is refused before the first run is made. */
-    size_t figures_max = TRITON_FILE_RUNS_MAX / (hdr->n - xcols);
+    size_t figures_max = SB_IMPORT_FILE_RUNS_MAX / (hdr->n - xcols);
     if (t.n - 1 > figures_max) {
         rc = sb_error_set(err, ctx->path, NULL,
                           "%zu rows of %zu provider columns make more than %u runs from one file: refused "
                           "(split it)",
-                          t.n - 1, hdr->n - xcols, TRITON_FILE_RUNS_MAX);
+                          t.n - 1, hdr->n - xcols, SB_IMPORT_FILE_RUNS_MAX);
         goto out;
     }
     if ((rc = sb_import_file_time(ctx, when, sizeof when, err)) != SB_OK)
