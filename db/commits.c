@@ -328,6 +328,25 @@ int sb_commits_ordinals(sb_db *db, const char *const *shas, size_t n, long long 
     return sb_commits_lookup(db, shas, n, ordinal, NULL, err);
 }
 
+int sb_commit_ordinals_load_set(sb_db *db, const sb_result_set *set, sb_commit_ordinals *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char **shas = malloc((set->n ? set->n : 1) * sizeof *shas);
+    if (!shas)
+        return sb_error_set(err, NULL, NULL, "out of memory reading the commit order");
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].git_sha && strcmp(set->v[i].git_sha, "unknown") != 0)
+            shas[n++] = set->v[i].git_sha;
+    int rc = sb_commit_ordinals_name(out, shas, n, err);
+    free(shas);
+    if (rc == SB_OK)
+        rc = sb_commits_ordinals(db, (const char *const *)out->sha, out->n, out->ordinal, err);
+    if (rc != SB_OK)
+        sb_commit_ordinals_free(out);
+    return rc;
+}
+
 int sb_commits_lookup(sb_db *handle, const char *const *shas, size_t n, long long *ordinal,
                       long long *committed_at, sb_error *err)
 {

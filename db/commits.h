@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
+#include "commit_ordinals.h"
 #include "error.h"
+#include "stored_result.h"
 #include "store.h"
 
 typedef struct sb_commit {
@@ -49,6 +51,10 @@ int sb_commits_store(sb_db *db, const sb_commit_list *l, sb_error *err);
  * holds no such commit. */
 int sb_commits_ordinals(sb_db *db, const char *const *shas, size_t n, long long *ordinal,
                         sb_error *err);
+
+/* The ordinals of the commits of the runs of set (those that name one),
+ * into out. */
+int sb_commit_ordinals_load_set(sb_db *db, const sb_result_set *set, sb_commit_ordinals *out, sb_error *err);
 
 /* sb_commits_ordinals, and committed_at[i] = the commit time of shas[i]
  * (Unix seconds; -1 where the table holds no such commit), for charts
