@@ -16,7 +16,6 @@
 #include "repro.h"
 #include "results.h"
 #include "results_query.h"
-#include "rg_store_db.h"
 #include "site_rg.h"
 #include "strbuf.h"
 #include "term.h"
@@ -299,14 +298,13 @@ int cmd_confirm(int argc, char **argv)
     sb_db *db = NULL;
     sb_result_set set = {0};
     sb_rg_list rg = {0};
-    sb_rg_store rs;
     sb_rg_aa *aa = NULL;
     sb_repro *rp = NULL;
     sb_buf b = SB_BUF_INIT;
     int rc = 2;
     if (sb_db_open_reader(o.db, &db, &err) != SB_OK || sb_results_load(db, NULL, &set, &err) != SB_OK ||
         sb_site_rg_aa(db, &o.rg, &aa, &err) != SB_OK ||
-        sb_rg_history(sb_rg_store_db(db, &rs), &set, &o.rg, aa, &rg, &err) != SB_OK || sb_repro_open(&rp, &err) != SB_OK) {
+        sb_site_rg_history(db, &set, NULL, &o.rg, aa, &rg, &err) != SB_OK || sb_repro_open(&rp, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
     }

@@ -18,7 +18,6 @@
 #include "evidence.h"
 #include "isoweek.h"
 #include "note.h"
-#include "rg_store_db.h"
 #include "rg_stored_db.h"
 #include "term.h"
 #include "plausible.h"
@@ -357,7 +356,6 @@ static int run_regressions(const opts *o)
     sb_error err;
     sb_error_clear(&err);
     sb_rg_list rg = {0};
-    sb_rg_store rs;
     sb_rg_aa *aa = NULL;
     /* change points only for the --history list, the one that shows them */
     sb_rg_opts ro = {o->alpha, o->min_effect, o->repo_url, o->history, NULL};
@@ -375,7 +373,7 @@ static int run_regressions(const opts *o)
         sb_rg_stored stored;
         int lrc = sb_rg_stored_read(in.db, 1, &stored, &err);
         if (lrc == SB_OK)
-            lrc = sb_rg_latest(sb_rg_store_db(in.db, &rs), &stored, &ro, LLONG_MAX, &rg, &found, &err);
+            lrc = sb_site_rg_latest(in.db, &stored, &ro, LLONG_MAX, &rg, &found, &err);
         sb_rg_stored_free(&stored);
         if (lrc != SB_OK) {
             sb_error_print(&err, stderr);
@@ -390,7 +388,7 @@ static int run_regressions(const opts *o)
         if (report_input_load(o, NULL, READ_UNMARKED, &in))
             return 2;
         if (sb_site_rg_aa(in.db, &ro, &aa, &err) != SB_OK ||
-            sb_rg_history(sb_rg_store_db(in.db, &rs), &in.set, &ro, aa, &rg, &err) != SB_OK) {
+            sb_site_rg_history(in.db, &in.set, NULL, &ro, aa, &rg, &err) != SB_OK) {
             sb_error_print(&err, stderr);
             goto done;
         }

@@ -7,42 +7,9 @@
 #include "rg_steps.h"
 #include "run_devices.h"
 
-static int samples(void *ctx, long long run_id, double **v, size_t *n, sb_error *err)
-{
-    return sb_samples_load(ctx, run_id, v, n, err);
-}
-
-static int samples_open(void *ctx, void **q, sb_error *err)
-{
-    sb_samples_query *s = NULL;
-    int rc = sb_samples_query_open(ctx, &s, err);
-    *q = s;
-    return rc;
-}
-
-static int samples_next(void *q, long long run_id, double **v, size_t *n, sb_error *err)
-{
-    return sb_samples_query_load(q, run_id, v, n, err);
-}
-
-static void samples_close(void *q)
-{
-    sb_samples_query_close(q);
-}
-
 static int ordinals(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err)
 {
     return sb_commits_ordinals(ctx, shas, n, ordinal, err);
-}
-
-static int devices(void *ctx, sb_run_devices *out, sb_error *err)
-{
-    return sb_run_devices_load(ctx, out, err);
-}
-
-static int devices_set(void *ctx, const sb_result_set *set, sb_run_devices *out, sb_error *err)
-{
-    return sb_run_devices_load_set(ctx, set, out, err);
 }
 
 static int devices_ids(void *ctx, const long long *ids, size_t n, sb_run_devices *out, sb_error *err)
@@ -121,13 +88,7 @@ const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st)
     *st = (sb_rg_store){
         .ctx = db,
         .name = sb_db_path(db),
-        .samples = samples,
-        .samples_open = samples_open,
-        .samples_next = samples_next,
-        .samples_close = samples_close,
         .ordinals = ordinals,
-        .devices = devices,
-        .devices_set = devices_set,
         .devices_ids = devices_ids,
         .results = results,
         .results_ids = results_ids,

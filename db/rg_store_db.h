@@ -8,11 +8,10 @@
 #include "rg_store.h"
 #include "store.h"
 
-/* Fills st with the functions of db: sb_samples_load and the samples
- * query, sb_commits_ordinals, the sb_run_devices
- * loads, sb_results_load and sb_results_load_ids, the reads of the stored
+/* Fills st with the functions of db: sb_commits_ordinals,
+ * sb_run_devices_load_ids, sb_results_load and sb_results_load_ids, the reads of the stored
  * history of db/rg_steps.h. db must outlive it. Returns st, so that a call takes the store of db in place:
- * sb_rg_history(sb_rg_store_db(db, &st), ...). */
+ * sb_rg_update_open(sb_rg_store_db(db, &st), ...). */
 const sb_rg_store *sb_rg_store_db(sb_db *db, sb_rg_store *st);
 
 #endif

@@ -14,7 +14,7 @@
 #include "rg_stored.h"
 
 /* Fewest other steps of a drift step's noise class that give it a
- * threshold (sb_rg_history). */
+ * threshold (sb_rg_walk_open). */
 #define SB_RG_DRIFT_MIN_CLASS 3
 
 /* The verdict of a step whose p-value is p and whose medians changed by

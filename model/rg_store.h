@@ -1,11 +1,12 @@
-/* rg_store.h - what the regression walk (report/regress.h) reads of the
- * stored runs and of its stored history (migration 015): the samples of
- * runs, the cards of runs, the commits table's order, and the stored steps with the figures that tell whether they
- * still hold (its records are model/rg_stored.h's). The walk reads as it goes
- * (a run's samples when its step is reached, a series' last stored step
- * when it goes on from there), so it takes a store, a struct of
- * functions db/rg_store_db.h fills from a connection, instead of the
- * database. Nothing here reads the database.
+/* rg_store.h - what the update of the stored regression steps
+ * (sb_rg_update_open, report/regress.h) reads as it decides what to walk:
+ * the stored runs, their cards, the commits table's order, and the stored
+ * steps with the figures that tell whether they still hold (its records
+ * are model/rg_stored.h's). It reads as it goes (a series' last stored
+ * step where its new runs may go on from there, then the runs of the
+ * commit that step ends at), so it takes a store, a struct of functions
+ * db/rg_store_db.h fills from a connection, instead of the database.
+ * Nothing here reads the database.
  */
 #ifndef SOLBOOK_MODEL_RG_STORE_H
 #define SOLBOOK_MODEL_RG_STORE_H
@@ -25,17 +26,9 @@ typedef struct sb_rg_store {
     const char *name; /* the database's path, for errors about its contents */
 
     /* ---- the stored runs ---- */
-    /* Every sample of run_id, in (rep, idx) order, malloc'd into *v. */
-    int (*samples)(void *ctx, long long run_id, double **v, size_t *n, sb_error *err);
-    /* The same for many runs: opened once (*q), read, closed (accepts NULL). */
-    int (*samples_open)(void *ctx, void **q, sb_error *err);
-    int (*samples_next)(void *q, long long run_id, double **v, size_t *n, sb_error *err);
-    void (*samples_close)(void *q);
     /* The ordinal of shas[i] in the commits table, -1 where it holds none. */
     int (*ordinals)(void *ctx, const char *const *shas, size_t n, long long *ordinal, sb_error *err);
-    /* The GPU UUIDs of every result run, of the runs of set, of ids[0..n). */
-    int (*devices)(void *ctx, sb_run_devices *out, sb_error *err);
-    int (*devices_set)(void *ctx, const sb_result_set *set, sb_run_devices *out, sb_error *err);
+    /* The GPU UUIDs of the runs ids[0..n). */
     int (*devices_ids)(void *ctx, const long long *ids, size_t n, sb_run_devices *out, sb_error *err);
     /* The result runs matching f; those of ids[0..n), in the same order. */
     int (*results)(void *ctx, const sb_result_filter *f, sb_result_set *out, sb_error *err);

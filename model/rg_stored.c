@@ -53,3 +53,16 @@ void sb_rg_writes_free(sb_rg_writes *w)
     free(w->steps);
     memset(w, 0, sizeof *w);
 }
+
+int sb_rg_stored_latest_runs(const sb_rg_stored *s, long long **ids, size_t *n, sb_error *err)
+{
+    *n = 0;
+    if (!(*ids = malloc((2 * s->nlatest + 1) * sizeof **ids)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < s->nlatest; i++) {
+        if (s->latest[i].old_run >= 0)
+            (*ids)[(*n)++] = s->latest[i].old_run;
+        (*ids)[(*n)++] = s->latest[i].new_run;
+    }
+    return SB_OK;
+}

@@ -142,6 +142,9 @@ typedef struct sb_rg_stored {
     size_t nnoise_first;
 } sb_rg_stored;
 void sb_rg_stored_free(sb_rg_stored *s); /* accepts an emptied one */
+/* The runs the latest steps of s name (old and new), in *ids (malloc'd,
+ * *n of them; repeats possible). */
+int sb_rg_stored_latest_runs(const sb_rg_stored *s, long long **ids, size_t *n, sb_error *err);
 
 /* One group's steps in what an update stores (sb_rg_writes): in place of
  * the group's stored steps (grp 0; the group is added when new), or after

@@ -8,7 +8,7 @@
 
 #include "regress.h"
 
-/* Sorts pointers to verdict rows (sb_rg_history) by new_run->run_id. */
+/* Sorts pointers to verdict rows (sb_rg_walk_open) by new_run->run_id. */
 void sb_history_sort_steps(const sb_rg_row **steps, size_t n);
 
 #endif

@@ -102,78 +102,34 @@ static int push(sb_rg_list *l, size_t *cap, const sb_rg_row *r)
 }
 
 /* What a walk over many comparisons keeps between them: the exact null
- * distribution of the last sample sizes, the prepared samples query, and
- * the samples of the last run loaded (the new run of one step is the old
- * run of the next). */
+ * distribution of the last sample sizes. */
 typedef struct walk_ctx {
     sb_mw_cache mw;
-    const sb_rg_store *st; /* the store samples was opened on */
-    void *samples;
-    long long last_id;
-    double *last;
-    size_t nlast;
 } walk_ctx;
 
 static void walk_free(walk_ctx *w)
 {
     sb_mw_cache_free(&w->mw);
-    if (w->samples)
-        w->st->samples_close(w->samples);
-    free(w->last);
     memset(w, 0, sizeof *w);
 }
 
-/* Every sample of run_id in (rep, idx) order into a new array. */
-static int load_samples(const sb_rg_store *st, const sb_run_samples *given, walk_ctx *w, long long run_id,
-                        double **v, size_t *n, sb_error *err)
+/* Every sample of run_id in (rep, idx) order, from given, into a new array. */
+static int load_samples(const sb_run_samples *given, long long run_id, double **v, size_t *n, sb_error *err)
 {
-    if (given) {
-        const double *g;
-        if (!sb_run_samples_of(given, run_id, &g, n))
-            return sb_error_set(err, NULL, NULL, "the samples of run %lld were not read", run_id);
-        if (!(*v = malloc((*n ? *n : 1) * sizeof **v)))
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        if (*n)
-            memcpy(*v, g, *n * sizeof **v);
-        return SB_OK;
-    }
-    if (!w)
-        return st->samples(st->ctx, run_id, v, n, err);
+    const double *g;
     *v = NULL;
-    *n = 0;
-    if (w->last && w->last_id == run_id) {
-        if (!(*v = malloc((w->nlast ? w->nlast : 1) * sizeof **v)))
-            return sb_error_set(err, NULL, NULL, "out of memory");
-        memcpy(*v, w->last, w->nlast * sizeof **v);
-        *n = w->nlast;
-        return SB_OK;
-    }
-    if (!w->samples) {
-        if (st->samples_open(st->ctx, &w->samples, err) != SB_OK)
-            return SB_ERR;
-        w->st = st;
-    }
-    return w->st->samples_next(w->samples, run_id, v, n, err);
-}
-
-/* Keeps a copy of run_id's samples for the next step. */
-static void remember(walk_ctx *w, long long run_id, const double *v, size_t n)
-{
-    if (!w)
-        return;
-    double *c = malloc((n ? n : 1) * sizeof *c);
-    if (!c)
-        return;
-    memcpy(c, v, n * sizeof *c);
-    free(w->last);
-    w->last = c;
-    w->nlast = n;
-    w->last_id = run_id;
+    if (!given || !sb_run_samples_of(given, run_id, &g, n))
+        return sb_error_set(err, NULL, NULL, "the samples of run %lld were not read", run_id);
+    if (!(*v = malloc((*n ? *n : 1) * sizeof **v)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    if (*n)
+        memcpy(*v, g, *n * sizeof **v);
+    return SB_OK;
 }
 
 /* ---- what walks share (sb_rg_memo) ---------------------------------- */
 
-/* A step's figures as compare_cached computes them from the samples,
+/* A step's figures as compare_samples computes them from the samples,
  * before any threshold judges them. */
 typedef struct memo_step {
     long long old_id, new_id;
@@ -183,9 +139,8 @@ typedef struct memo_step {
 
 struct sb_rg_memo {
     double alpha, min_effect; /* the rule of the walk that filled it */
-    int loaded;               /* dev holds the store's cards */
+    int loaded;               /* a walk took it: alpha and min_effect are set */
     int frozen;
-    sb_run_devices dev;
     memo_step *v; /* sorted by (old_id, new_id) once frozen */
     size_t n, cap;
     int failed;   /* out of memory while filling: some steps are missing */
@@ -251,10 +206,6 @@ static void memo_add(sb_rg_memo *m, const memo_step *st)
     m->v[m->n++] = *st;
 }
 
-static int compare_cached(const sb_rg_store *st, const sb_run_samples *given, const sb_result *old_run,
-                          const sb_result *new_run, const sb_rg_opts *o, double threshold, walk_ctx *w,
-                          sb_rg_row *row, sb_error *err);
-
 static void row_init(sb_rg_row *row)
 {
     memset(row, 0, sizeof *row);
@@ -269,18 +220,12 @@ static void row_init(sb_rg_row *row)
     row->changed = "";
 }
 
-int sb_rg_compare(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
-                  const sb_rg_opts *o, sb_rg_row *row, sb_error *err)
-{
-    row_init(row);
-    return compare_cached(st, NULL, old_run, new_run, o, o->min_effect, NULL, row, err);
-}
-
-/* Compares into row (row_init'ed), keeping what the caller set beside
- * the figures (cause, card, range). */
-static int compare_cached(const sb_rg_store *st, const sb_run_samples *given, const sb_result *old_run,
-                          const sb_result *new_run, const sb_rg_opts *o, double threshold, walk_ctx *w,
-                          sb_rg_row *row, sb_error *err)
+/* The figures of the step from old_run to new_run into row (row_init'ed),
+ * keeping what the caller set beside them (cause, card, range), as far
+ * as they come without the runs' samples: 1 where they take the samples
+ * (compare_samples then), 0 where row is complete. */
+static int compare_start(const sb_result *old_run, const sb_result *new_run, const sb_rg_opts *o, double threshold,
+                         sb_rg_row *row)
 {
     row->old_run = old_run;
     row->new_run = new_run;
@@ -292,34 +237,42 @@ static int compare_cached(const sb_rg_store *st, const sb_run_samples *given, co
         row->rel_change = (new_run->median_ms - old_run->median_ms) / old_run->median_ms;
     if (old_run->quantiles_only || new_run->quantiles_only) {
         row->verdict = SB_RG_NO_SAMPLES;
-        return SB_OK;
+        return 0;
     }
+    const memo_step *ms = memo_find(memo_of(o), old_run->run_id, new_run->run_id);
+    if (!ms)
+        return 1;
+    row->n_old = ms->n_old;
+    row->n_new = ms->n_new;
+    if (ms->n_old == 0 || ms->n_new == 0) {
+        row->verdict = SB_RG_NO_SAMPLES;
+        return 0;
+    }
+    row->rel_change = ms->rel_change;
+    row->p = ms->p;
+    row->p_adjusted = ms->p;
+    row->verdict = ms->min_p >= o->alpha ? SB_RG_INSUFFICIENT
+                                         : sb_rg_judge(ms->p, row->rel_change, o->alpha, threshold);
+    return 0;
+}
+
+/* The rest of the figures of row, which compare_start left for the
+ * samples of its runs (given), tested at row->threshold. */
+static int compare_samples(const sb_run_samples *given, const sb_rg_opts *o, walk_ctx *w, sb_rg_row *row,
+                           sb_error *err)
+{
+    const sb_result *old_run = row->old_run, *new_run = row->new_run;
+    double threshold = row->threshold;
     sb_rg_memo *m = memo_of(o);
-    const memo_step *ms = memo_find(m, old_run->run_id, new_run->run_id);
-    if (ms) {
-        row->n_old = ms->n_old;
-        row->n_new = ms->n_new;
-        if (ms->n_old == 0 || ms->n_new == 0) {
-            row->verdict = SB_RG_NO_SAMPLES;
-            return SB_OK;
-        }
-        row->rel_change = ms->rel_change;
-        row->p = ms->p;
-        row->p_adjusted = ms->p;
-        row->verdict = ms->min_p >= o->alpha ? SB_RG_INSUFFICIENT
-                                             : sb_rg_judge(ms->p, row->rel_change, o->alpha, threshold);
-        return SB_OK;
-    }
     memo_step rec = {old_run->run_id, new_run->run_id, 0, 0, NAN, NAN, NAN};
     double *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
-    if (load_samples(st, given, w, old_run->run_id, &a, &na, err) != SB_OK)
+    if (load_samples(given, old_run->run_id, &a, &na, err) != SB_OK)
         return SB_ERR;
-    if (load_samples(st, given, w, new_run->run_id, &b, &nb, err) != SB_OK) {
+    if (load_samples(given, new_run->run_id, &b, &nb, err) != SB_OK) {
         free(a);
         return SB_ERR;
     }
-    remember(w, new_run->run_id, b, nb);
     row->n_old = na;
     row->n_new = nb;
     rec.n_old = na;
@@ -512,6 +465,14 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha)
 {
     const commit_pos *c = order_find(o, sha);
     return c ? (long)c->rank : -1;
+}
+
+/* The git ordinals of the order's commits from git (NULL: none known). */
+static void order_take_git(sb_rg_order *o, const sb_commit_ordinals *git)
+{
+    commit_pos *v = o->v;
+    for (size_t i = 0; i < o->n; i++)
+        v[i].git = git ? sb_commit_ordinal(git, v[i].sha) : -1;
 }
 
 /* The git ordinals of the order's commits, from the commits table. */
@@ -895,7 +856,6 @@ void sb_rg_memo_free(sb_rg_memo *m)
 {
     if (!m)
         return;
-    sb_run_devices_free(&m->dev);
     free(m->v);
     free(m);
 }
@@ -964,11 +924,18 @@ int sb_rg_step_again(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run
     if (a && b)
         row->same_card = strcmp(a, b) == 0;
     double threshold = sb_rg_threshold(aa, old_run, new_run, row->same_card, o->min_effect, &row->threshold_from);
-    return compare_cached(NULL, samples, old_run, new_run, o, threshold, NULL, row, err);
+    return compare_start(old_run, new_run, o, threshold, row) ? compare_samples(samples, o, NULL, row, err) : SB_OK;
 }
 
+/* A pair of runs whose samples a step or a confirmation takes: row is
+ * the index of the step in the walk's rows; bo and bn, for a
+ * confirmation, its pair (NULL for a step, whose row names its runs). */
+typedef struct pending {
+    size_t row;
+    const sb_result *bo, *bn;
+} pending;
+
 typedef struct walk {
-    const sb_rg_store *st;
     const sb_rg_opts *o;
     walk_ctx cache;
     const sb_run_devices *dev;
@@ -977,20 +944,101 @@ typedef struct walk {
     size_t cap;
     int git_order; /* -1: git order where the commits table knows every commit of a
                     * group; 1 or 0: git or first-measured order, as stored */
+    pending *pend; /* the steps and confirmations that wait for samples */
+    size_t npend, pcap;
+    long long *ids; /* the runs they name, ascending, each once */
+    size_t nids;
 } walk;
 
-/* A walk over st by o's rule into out, reading cards from dev and A/A
- * noise from aa (NULL: none). */
-static void walk_init(walk *w, const sb_rg_store *st, const sb_rg_opts *o, const sb_run_devices *dev,
-                      const aa_noise *aa, sb_rg_list *out)
+/* A walk by o's rule into out, reading cards from dev and A/A noise from
+ * aa (NULL: none). */
+static void walk_init(walk *w, const sb_rg_opts *o, const sb_run_devices *dev, const aa_noise *aa, sb_rg_list *out)
 {
     memset(w, 0, sizeof *w);
-    w->st = st;
     w->o = o;
     w->dev = dev;
     w->aa = aa;
     w->out = out;
     w->git_order = -1;
+}
+
+static void walk_release(walk *w)
+{
+    walk_free(&w->cache);
+    free(w->pend);
+    free(w->ids);
+    w->pend = NULL;
+    w->ids = NULL;
+    w->npend = w->pcap = w->nids = 0;
+}
+
+static int pend(walk *w, size_t row, const sb_result *bo, const sb_result *bn, sb_error *err)
+{
+    if (w->npend == w->pcap) {
+        size_t nc = w->pcap ? 2 * w->pcap : 256;
+        pending *nv = realloc(w->pend, nc * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        w->pend = nv;
+        w->pcap = nc;
+    }
+    w->pend[w->npend++] = (pending){row, bo, bn};
+    return SB_OK;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The runs the pending steps and confirmations name into w->ids. */
+static int pending_ids(walk *w, sb_error *err)
+{
+    long long *v = realloc(w->ids, (2 * w->npend + 1) * sizeof *v);
+    if (!v)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    w->ids = v;
+    size_t n = 0;
+    for (size_t i = 0; i < w->npend; i++) {
+        const pending *p = &w->pend[i];
+        const sb_rg_row *r = &w->out->v[p->row];
+        v[n++] = (p->bo ? p->bo : r->old_run)->run_id;
+        v[n++] = (p->bn ? p->bn : r->new_run)->run_id;
+    }
+    qsort(v, n, sizeof *v, cmp_id);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || v[m - 1] != v[i])
+            v[m++] = v[i];
+    w->nids = m;
+    return SB_OK;
+}
+
+static void confirm_apply(sb_rg_row *r, const sb_result *bo, const sb_result *bn, const sb_rg_row *pair);
+
+/* The figures of the pending steps and confirmations from their runs'
+ * samples, in the order they were met. */
+static int pending_figures(walk *w, const sb_run_samples *given, sb_error *err)
+{
+    int rc = SB_OK;
+    for (size_t i = 0; rc == SB_OK && i < w->npend; i++) {
+        const pending *p = &w->pend[i];
+        sb_rg_row *r = &w->out->v[p->row];
+        if (!p->bo) {
+            rc = compare_samples(given, w->o, &w->cache, r, err);
+            continue;
+        }
+        sb_rg_row pair;
+        row_init(&pair);
+        compare_start(p->bo, p->bn, w->o, w->o->min_effect, &pair);
+        rc = compare_samples(given, w->o, &w->cache, &pair, err);
+        if (rc == SB_OK)
+            confirm_apply(r, p->bo, p->bn, &pair);
+    }
+    w->npend = 0;
+    w->nids = 0;
+    return rc;
 }
 
 /* Compares old and new (new may be a failing run: now failing) into a row
@@ -1036,14 +1084,14 @@ static int step_row(walk *w, const run_ref *old, const run_ref *new_ref, int pas
         note_sku_noise(w->aa, new_ref->r->sku, step_let_go(old->r, new_ref->r), w->out, err) != SB_OK)
         return SB_ERR;
     row.threshold = threshold;
-    int rc = SB_OK;
+    int wait = 0;
     if (!passing)
         row.verdict = SB_RG_NOW_FAILING;
     else
-        rc = compare_cached(w->st, NULL, old->r, new_ref->r, w->o, threshold, &w->cache, &row, err);
-    if (rc == SB_OK && push(w->out, &w->cap, &row) != 0)
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    return rc;
+        wait = compare_start(old->r, new_ref->r, w->o, threshold, &row);
+    if (push(w->out, &w->cap, &row) != 0)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    return wait ? pend(w, w->out->n - 1, NULL, NULL, err) : SB_OK;
 }
 
 /* The change points of series s: the newest passing run's median at each
@@ -1442,8 +1490,9 @@ done:
 }
 
 /* Confirms or refutes each regression of the project's code with the
- * newest pair of SB_RG_CONFIRM_SUITE runs of its case, provider and SKU
- * at its two commits on one card. */
+ * newest pair of SB_RG_CONFIRM_SUITE runs of set of its case, provider
+ * and SKU at its two commits on one card; the pairs whose figures take
+ * their samples wait in w's pending list. */
 static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
 {
     const sb_result **cf = malloc((set->n ? set->n : 1) * sizeof *cf);
@@ -1482,19 +1531,25 @@ static int confirm_rows(walk *w, const sb_result_set *set, sb_error *err)
             continue;
         sb_rg_row pair;
         row_init(&pair);
-        rc = compare_cached(w->st, NULL, bo, bn, w->o, w->o->min_effect, &w->cache, &pair, err);
-        if (rc != SB_OK)
-            break;
-        r->confirm_old_run = bo->run_id;
-        r->confirm_new_run = bn->run_id;
-        r->confirm_change = pair.rel_change;
-        if (pair.verdict == SB_RG_REGRESSION)
-            r->confirm = SB_RG_CONFIRMED;
-        else if (pair.verdict == SB_RG_NO_CHANGE || pair.verdict == SB_RG_IMPROVEMENT)
-            r->confirm = SB_RG_REFUTED;
+        if (compare_start(bo, bn, w->o, w->o->min_effect, &pair))
+            rc = pend(w, i, bo, bn, err);
+        else
+            confirm_apply(r, bo, bn, &pair);
     }
     free(cf);
     return rc;
+}
+
+/* What the paired runs bo and bn (their step pair) say of regression r. */
+static void confirm_apply(sb_rg_row *r, const sb_result *bo, const sb_result *bn, const sb_rg_row *pair)
+{
+    r->confirm_old_run = bo->run_id;
+    r->confirm_new_run = bn->run_id;
+    r->confirm_change = pair->rel_change;
+    if (pair->verdict == SB_RG_REGRESSION)
+        r->confirm = SB_RG_CONFIRMED;
+    else if (pair->verdict == SB_RG_NO_CHANGE || pair->verdict == SB_RG_IMPROVEMENT)
+        r->confirm = SB_RG_REFUTED;
 }
 
 static int walk_keys(const sb_rg_list *l, const sb_rg_order *ord, step_key **out, sb_error *err)
@@ -1552,63 +1607,143 @@ static int settle_rows(sb_rg_list *l, const step_key *keys, const sb_rg_opts *o,
     return rc;
 }
 
-/* The walk over every series of set (the rows before drift_noise and
- * adjust_steps) and the keys of its rows. */
-static int walk_history(walk *w, const sb_result_set *set, step_key **keys, sb_error *err)
-{
-    *keys = NULL;
+/* A walk over the history of a set (sb_rg_walk_open), or over the
+ * confirmations of a list of steps (sb_rg_confirm_open), in the phases
+ * sb_rg_walk_next goes through. */
+typedef enum walk_phase {
+    PHASE_GROUPS,  /* walking groups; next_group: the first of the next */
+    PHASE_CONFIRM, /* the steps are settled; the confirmations are next */
+    PHASE_DONE,
+} walk_phase;
+
+struct sb_rg_walk {
+    walk w;
+    walk_phase phase;
+    int waiting;                /* w's pending figures wait for the samples of w.ids */
+    const sb_result_set *set;   /* the runs walked; for a confirmation walk, the paired runs */
     sb_rg_order ord;
-    if (sb_rg_order_build(set, &ord, err) != SB_OK)
+    size_t next_group;
+    const sb_commit_ordinals *git;
+};
+
+/* The order of w's set, with the git ordinals of its commits. */
+static int walk_order(sb_rg_walk *w, sb_error *err)
+{
+    if (sb_rg_order_build(w->set, &w->ord, err) != SB_OK)
         return SB_ERR;
-    int rc = order_read_git(w->st, &ord, err);
-    for (size_t i = 0; i < set->n && rc == SB_OK;) {
-        size_t j = group_end(set, i);
-        rc = group_rows(w, set, &ord, i, j, err);
-        i = j + 1;
-    }
-    if (rc == SB_OK)
-        rc = walk_keys(w->out, &ord, keys, err);
-    sb_rg_order_free(&ord);
-    return rc;
+    order_take_git(&w->ord, w->git);
+    return SB_OK;
 }
 
-int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
-                  sb_rg_list *out, sb_error *err)
+int sb_rg_walk_open(const sb_result_set *set, const sb_rg_inputs *in, const sb_rg_opts *o, const sb_rg_aa *aa,
+                    sb_rg_list *out, sb_rg_walk **wp, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_run_devices dev = {0};
-    walk w;
+    *wp = NULL;
+    sb_rg_walk *w = calloc(1, sizeof *w);
+    if (!w)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     sb_rg_memo *m = memo_of(o);
-    int rc = SB_OK;
-    if (m && !m->loaded) {
-        /* the first walk given the memo reads the cards into it */
-        rc = st->devices(st->ctx, &m->dev, err);
-        if (rc != SB_OK) {
-            sb_run_devices_free(&m->dev);
-            memset(&m->dev, 0, sizeof m->dev);
-            return SB_ERR;
-        }
+    if (m && !m->loaded) { /* the first walk given the memo sets its rule */
         m->alpha = o->alpha;
         m->min_effect = o->min_effect;
         m->loaded = 1;
     }
-    walk_init(&w, st, o, m ? &m->dev : &dev, aa, out);
-    step_key *keys = NULL;
-    if (!m)
-        rc = st->devices(st->ctx, &dev, err);
-    if (rc == SB_OK)
-        rc = walk_history(&w, set, &keys, err);
-    if (rc == SB_OK)
-        rc = settle_rows(out, keys, o, err);
-    if (rc == SB_OK)
-        rc = confirm_rows(&w, set, err);
+    walk_init(&w->w, o, in->dev, aa, out);
+    w->set = set;
+    w->git = in->git;
+    w->phase = PHASE_GROUPS;
     out->searched_cp = o->change_points != 0;
-    free(keys);
-    walk_free(&w.cache);
-    sb_run_devices_free(&dev);
-    if (rc != SB_OK)
-        sb_rg_free(out);
+    if (walk_order(w, err) != SB_OK) {
+        sb_rg_walk_free(w);
+        return SB_ERR;
+    }
+    *wp = w;
+    return SB_OK;
+}
+
+int sb_rg_confirm_open(sb_rg_list *l, const sb_result_set *paired, const sb_run_devices *dev, const sb_rg_opts *o,
+                       sb_rg_walk **wp, sb_error *err)
+{
+    *wp = NULL;
+    sb_rg_walk *w = calloc(1, sizeof *w);
+    if (!w)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    walk_init(&w->w, o, dev, NULL, l);
+    w->set = paired;
+    w->phase = PHASE_CONFIRM;
+    *wp = w;
+    return SB_OK;
+}
+
+/* The steps of w's next groups, until their pending steps name
+ * SB_RG_SAMPLES_BATCH runs or the groups end. */
+static int walk_groups(sb_rg_walk *w, sb_error *err)
+{
+    const sb_result_set *set = w->set;
+    int rc = SB_OK;
+    while (rc == SB_OK && w->next_group < set->n && 2 * w->w.npend < SB_RG_SAMPLES_BATCH) {
+        size_t i = w->next_group, j = group_end(set, i);
+        rc = group_rows(&w->w, set, &w->ord, i, j, err);
+        w->next_group = j + 1;
+    }
     return rc;
+}
+
+/* The drift noise and the Benjamini-Hochberg families over every step of w. */
+static int walk_settle(sb_rg_walk *w, sb_error *err)
+{
+    step_key *keys = NULL;
+    int rc = walk_keys(w->w.out, &w->ord, &keys, err);
+    if (rc == SB_OK)
+        rc = settle_rows(w->w.out, keys, w->w.o, err);
+    free(keys);
+    return rc;
+}
+
+int sb_rg_walk_next(sb_rg_walk *w, const sb_run_samples *samples, const long long **ids, size_t *n,
+                    sb_error *err)
+{
+    *ids = NULL;
+    *n = 0;
+    if (w->waiting) {
+        w->waiting = 0;
+        if (pending_figures(&w->w, samples, err) != SB_OK)
+            return SB_ERR;
+    }
+    while (w->phase != PHASE_DONE) {
+        int rc = SB_OK;
+        if (w->phase == PHASE_GROUPS) {
+            rc = walk_groups(w, err);
+            if (rc == SB_OK && !w->w.npend && w->next_group >= w->set->n) {
+                rc = walk_settle(w, err);
+                w->phase = PHASE_CONFIRM;
+            }
+        } else {
+            rc = confirm_rows(&w->w, w->set, err);
+            w->phase = PHASE_DONE;
+        }
+        if (rc != SB_OK)
+            return SB_ERR;
+        if (w->w.npend) {
+            if (pending_ids(&w->w, err) != SB_OK)
+                return SB_ERR;
+            w->waiting = 1;
+            *ids = w->w.ids;
+            *n = w->w.nids;
+            return SB_OK;
+        }
+    }
+    return SB_OK;
+}
+
+void sb_rg_walk_free(sb_rg_walk *w)
+{
+    if (!w)
+        return;
+    walk_release(&w->w);
+    sb_rg_order_free(&w->ord);
+    free(w);
 }
 
 /* ---- the stored history (model/rg_store.h, filled by db/rg_steps.h) ---- */
@@ -1758,10 +1893,10 @@ static long long commit_id(const store_ctx *c, const char *sha)
 }
 
 /* The records of the rows l->v[from..] added to the writes' steps. */
-static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, sb_error *err)
+static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, size_t to, sb_error *err)
 {
     sb_rg_writes *w = c->w;
-    size_t n = l->n - from;
+    size_t n = to - from;
     if (grow((void **)&w->steps, &c->step_cap, w->nsteps + n, sizeof *w->steps, err) != SB_OK)
         return SB_ERR;
     sb_buf key = SB_BUF_INIT;
@@ -1793,19 +1928,27 @@ static int step_recs(store_ctx *c, const sb_rg_list *l, size_t from, sb_error *e
     return rc;
 }
 
-/* The rows l->v[from..] of one (case, provider, SKU) as one group of the
- * writes: in place of its stored steps with its series counts (grp 0),
- * or after the stored steps of group grp. */
-static int store_group(store_ctx *c, const sb_rg_list *l, size_t from, const sb_result *first, long long grp,
-                       long long series_git, long long series_measured, sb_error *err)
+/* The rows of one (case, provider, SKU) in the walk's batch. */
+typedef struct batch_group {
+    size_t from, to;      /* its rows l->v[from..to) */
+    const sb_result *first;
+    long long grp;        /* 0: in place of its stored steps; else the stored group it goes on */
+    long long series_git, series_measured;
+} batch_group;
+
+/* The rows of g as one group of the writes: in place of its stored steps
+ * with its series counts (grp 0), or after the stored steps of group grp. */
+static int store_group(store_ctx *c, const sb_rg_list *l, const batch_group *g0, sb_error *err)
 {
     sb_rg_writes *w = c->w;
     size_t at = w->nsteps;
-    if (step_recs(c, l, from, err) != SB_OK ||
+    const sb_result *first = g0->first;
+    if (step_recs(c, l, g0->from, g0->to, err) != SB_OK ||
         grow((void **)&w->groups, &c->group_cap, w->ngroups + 1, sizeof *w->groups, err) != SB_OK)
         return SB_ERR;
     sb_rg_write_group *g = &w->groups[w->ngroups];
-    *g = (sb_rg_write_group){NULL, NULL, NULL, grp, series_git, series_measured, at, w->nsteps - at};
+    *g = (sb_rg_write_group){NULL,        NULL, NULL, g0->grp, g0->series_git, g0->series_measured,
+                             at,          w->nsteps - at};
     if (!(g->case_key = strdup(first->case_key)) || !(g->provider = strdup(first->provider)) ||
         !(g->sku = strdup(first->sku))) {
         free(g->case_key);
@@ -1903,7 +2046,10 @@ struct sb_rg_update {
     walk w;
     store_ctx c;
     sb_rg_writes wr;
+    batch_group *bg;       /* the groups of the batch in out */
+    size_t nbg, bgcap;
     int opened;            /* 1: the walk is set up (walk_open) */
+    int waiting;           /* the batch's figures wait for the samples of w.ids */
     size_t next_set, next_tail; /* the next group of set (its first run), the next tail */
 };
 
@@ -1912,7 +2058,7 @@ struct sb_rg_update {
  * first batch on. */
 static int walk_open(sb_rg_update *u, sb_error *err)
 {
-    walk_init(&u->w, u->st, u->o, &u->dev, u->aa, &u->out);
+    walk_init(&u->w, u->o, &u->dev, u->aa, &u->out);
     memset(&u->c, 0, sizeof u->c);
     u->c.ord = &u->ord;
     u->c.w = &u->wr;
@@ -1960,36 +2106,57 @@ static void writes_reset(sb_rg_writes *w)
     w->nsteps = 0;
 }
 
-/* The next groups of u's walk into its writes: at least one, then more
- * until most_steps steps or the end. */
+/* Notes the rows of u's walk from from on as one group of the batch. */
+static int batch_add(sb_rg_update *u, size_t from, const sb_result *first, long long grp, long long series_git,
+                     long long series_measured, sb_error *err)
+{
+    if (grow((void **)&u->bg, &u->bgcap, u->nbg + 1, sizeof *u->bg, err) != SB_OK)
+        return SB_ERR;
+    u->bg[u->nbg++] = (batch_group){from, u->out.n, first, grp, series_git, series_measured};
+    return SB_OK;
+}
+
+/* The next groups of u's walk into its rows: at least one, then more
+ * until most_steps steps, SB_RG_SAMPLES_BATCH runs whose samples the
+ * steps wait for, or the end. */
 static int walk_next(sb_rg_update *u, size_t most_steps, sb_error *err)
 {
     writes_reset(&u->wr);
+    u->nbg = 0;
+    u->out.n = 0;
+    sb_text_pool_free(u->out.text);
+    u->out.text = NULL;
     int rc = SB_OK;
     const sb_result_set *set = &u->set;
-    while (rc == SB_OK && u->next_set < set->n && (!u->wr.ngroups || u->wr.nsteps < most_steps)) {
-        size_t i = u->next_set, j = group_end(set, i);
-        u->out.n = 0;
-        sb_text_pool_free(u->out.text);
-        u->out.text = NULL;
+#define BATCH_OPEN (!u->nbg || (u->out.n < most_steps && 2 * u->w.npend < SB_RG_SAMPLES_BATCH))
+    while (rc == SB_OK && u->next_set < set->n && BATCH_OPEN) {
+        size_t i = u->next_set, j = group_end(set, i), from = u->out.n;
         size_t git = u->out.series_git, measured = u->out.series_measured;
         rc = group_rows(&u->w, set, &u->ord, i, j, err);
         if (rc == SB_OK)
-            rc = store_group(&u->c, &u->out, 0, &set->v[i], 0, (long long)(u->out.series_git - git),
-                             (long long)(u->out.series_measured - measured), err);
+            rc = batch_add(u, from, &set->v[i], 0, (long long)(u->out.series_git - git),
+                           (long long)(u->out.series_measured - measured), err);
         u->next_set = j + 1;
     }
-    while (rc == SB_OK && u->next_tail < u->plan.n && (!u->wr.ngroups || u->wr.nsteps < most_steps)) {
+    while (rc == SB_OK && u->next_tail < u->plan.n && BATCH_OPEN) {
         const tail_group *t = &u->plan.v[u->next_tail++];
-        u->out.n = 0;
-        sb_text_pool_free(u->out.text);
-        u->out.text = NULL;
+        size_t from = u->out.n;
         u->w.git_order = t->git;
         rc = group_rows_of(&u->w, t->runs, t->n, &u->ord, err);
         if (rc == SB_OK)
-            rc = store_group(&u->c, &u->out, 0, t->runs[0], t->grp, 0, 0, err);
+            rc = batch_add(u, from, t->runs[0], t->grp, 0, 0, err);
     }
+#undef BATCH_OPEN
     return rc;
+}
+
+/* The groups of the walked batch into u's writes. */
+static int store_batch(sb_rg_update *u, sb_error *err)
+{
+    for (size_t i = 0; i < u->nbg; i++)
+        if (store_group(&u->c, &u->out, &u->bg[i], err) != SB_OK)
+            return SB_ERR;
+    return SB_OK;
 }
 
 static int cmp_group_rec(const void *x, const void *y);
@@ -2292,12 +2459,32 @@ done:
     return SB_OK;
 }
 
-int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_rg_writes **batch, sb_error *err)
+int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_run_samples *samples, const long long **ids,
+                      size_t *n, const sb_rg_writes **batch, sb_error *err)
 {
     *batch = NULL;
+    *ids = NULL;
+    *n = 0;
+    if (u->waiting) {
+        u->waiting = 0;
+        if (pending_figures(&u->w, samples, err) != SB_OK || store_batch(u, err) != SB_OK)
+            return SB_ERR;
+        *batch = &u->wr;
+        return SB_OK;
+    }
     if (!u->opened || (u->next_set >= u->set.n && u->next_tail >= u->plan.n))
         return SB_OK;
     if (walk_next(u, most_steps, err) != SB_OK)
+        return SB_ERR;
+    if (u->w.npend) {
+        if (pending_ids(&u->w, err) != SB_OK)
+            return SB_ERR;
+        u->waiting = 1;
+        *ids = u->w.ids;
+        *n = u->w.nids;
+        return SB_OK;
+    }
+    if (store_batch(u, err) != SB_OK)
         return SB_ERR;
     *batch = &u->wr;
     return SB_OK;
@@ -2309,8 +2496,9 @@ void sb_rg_update_free(sb_rg_update *u)
         return;
     if (u->opened) {
         store_ctx_free(&u->c);
-        walk_free(&u->w.cache);
+        walk_release(&u->w);
     }
+    free(u->bg);
     sb_run_devices_free(&u->dev);
     sb_rg_free(&u->out);
     sb_rg_writes_free(&u->wr);
@@ -2528,30 +2716,18 @@ static const sb_result *find_run(const sb_result **by_id, size_t n, long long id
 }
 
 /* Points the latest rows of out (row i with runs rid[2i], rid[2i + 1])
- * at their runs, loaded by id into out->runs. */
-static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const long long *rid, sb_error *err)
+ * at their runs, *runs, which out->runs takes over. */
+static int keep_latest(sb_result_set *runs, const char *name, sb_rg_list *out, const long long *rid, sb_error *err)
 {
-    long long *ids = malloc((2 * out->n + 1) * sizeof *ids);
-    if (!ids)
+    if (!(out->runs = calloc(1, sizeof *out->runs)))
         return sb_error_set(err, NULL, NULL, "out of memory");
-    size_t m = 0, nid = 0;
-    for (size_t i = 0; i < out->n; i++) {
-        if (rid[2 * i] >= 0)
-            ids[nid++] = rid[2 * i];
-        ids[nid++] = rid[2 * i + 1];
-    }
-    if (!(out->runs = calloc(1, sizeof *out->runs))) {
-        free(ids);
+    *out->runs = *runs;
+    memset(runs, 0, sizeof *runs);
+    size_t m = 0;
+    int rc = SB_OK;
+    const sb_result **by_id = malloc((out->runs->n ? out->runs->n : 1) * sizeof *by_id);
+    if (!by_id)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    }
-    sb_result_filter f = {0};
-    int rc = st->results_ids(st->ctx, &f, ids, nid, out->runs, err);
-    free(ids);
-    const sb_result **by_id = NULL;
-    if (rc == SB_OK && !(by_id = malloc((out->runs->n ? out->runs->n : 1) * sizeof *by_id)))
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    if (rc != SB_OK)
-        return rc;
     for (size_t i = 0; i < out->runs->n; i++)
         by_id[i] = &out->runs->v[i];
     qsort(by_id, out->runs->n, sizeof *by_id, cmp_result_id);
@@ -2561,8 +2737,7 @@ static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const long long *
         r.new_run = find_run(by_id, out->runs->n, new_id);
         r.old_run = old_id >= 0 ? find_run(by_id, out->runs->n, old_id) : NULL;
         if (!r.new_run || (old_id >= 0 && !r.old_run))
-            rc = sb_error_set(err, st->name, NULL,
-                              "a stored regression step names run %lld, which is not stored",
+            rc = sb_error_set(err, name, NULL, "a stored regression step names run %lld, which is not stored",
                               !r.new_run ? new_id : old_id);
         out->v[m++] = r;
     }
@@ -2571,8 +2746,8 @@ static int keep_latest(const sb_rg_store *st, sb_rg_list *out, const long long *
     return rc;
 }
 
-int sb_rg_latest(const sb_rg_store *st, const sb_rg_stored *stored, const sb_rg_opts *o, long long upto,
-                 sb_rg_list *out, int *found, sb_error *err)
+int sb_rg_latest(const sb_rg_stored *stored, sb_result_set *runs, const char *name, const sb_rg_opts *o,
+                 long long upto, sb_rg_list *out, int *found, sb_error *err)
 {
     memset(out, 0, sizeof *out);
     *found = 0;
@@ -2584,33 +2759,16 @@ int sb_rg_latest(const sb_rg_store *st, const sb_rg_stored *stored, const sb_rg_
     if (!fresh || (upto != LLONG_MAX && (then->undated || then->newest_epoch >= upto)))
         return SB_OK;
     if (!stored->steps_read)
-        return sb_error_set(err, st->name, NULL, "the stored regression steps were not read");
+        return sb_error_set(err, name, NULL, "the stored regression steps were not read");
     stored_read sr;
     memset(&sr, 0, sizeof sr);
     sr.o = o;
     sr.out = out;
-    sb_result_set cf = {0};
-    sb_run_devices dev = {0};
-    walk w;
-    walk_init(&w, st, o, &dev, NULL, out);
     int rc = read_steps(stored, &sr, err);
     if (rc == SB_OK) {
         out->latest_only = 1;
-        rc = keep_latest(st, out, sr.ids, err);
+        rc = keep_latest(runs, name, out, sr.ids, err);
     }
-    /* the regressions confirmed or refuted by paired runs: those runs
-     * only, with their cards */
-    sb_result_filter cff = {0};
-    cff.suite = SB_RG_CONFIRM_SUITE;
-    if (rc == SB_OK)
-        rc = st->results(st->ctx, &cff, &cf, err);
-    if (rc == SB_OK)
-        rc = st->devices_set(st->ctx, &cf, &dev, err);
-    if (rc == SB_OK)
-        rc = confirm_rows(&w, &cf, err);
-    walk_free(&w.cache);
-    sb_run_devices_free(&dev);
-    sb_results_free(&cf);
     stored_read_free(&sr);
     if (rc != SB_OK) {
         sb_rg_free(out);
@@ -3194,7 +3352,7 @@ void sb_rg_asof_free(sb_rg_asof *a)
     free(a);
 }
 
-int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+int sb_rg_asof_new(const sb_result_set *set, const sb_commit_ordinals *git, const sb_rg_opts *o, const sb_rg_aa *aa,
                    const sb_rg_list *full, sb_rg_asof **out, sb_error *err)
 {
     sb_rg_asof *a = calloc(1, sizeof *a);
@@ -3233,7 +3391,7 @@ int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_
     if (rc == SB_OK)
         rc = sb_rg_order_build(set, &ord, err);
     if (rc == SB_OK)
-        rc = order_read_git(st, &ord, err);
+        order_take_git(&ord, git);
     /* the runs as the walk took them, group by group (group_rows_of) */
     sb_result_filter f = {0};
     f.has_range = 1;

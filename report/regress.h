@@ -53,10 +53,12 @@
 
 #include <stddef.h>
 
+#include "commit_ordinals.h"
 #include "results.h"
 #include "rg_store.h"
 #include "rg_settle.h"
 #include "rg_stored.h"
+#include "run_cards.h"
 #include "run_samples.h"
 #include "session_run.h"
 #include "strbuf.h"
@@ -89,14 +91,14 @@ const char *sb_rg_threshold_from_name(sb_rg_threshold_from f);
 int sb_rg_own_provider(const char *provider);
 
 /* What walks over one state of one database by one rule (alpha and
- * min_effect) share: the runs' cards and each tested step's figures
- * (sample counts, change of the medians, p) by its two run ids. Several
- * walks over parts of one result set, as the weekly writeups' histories
- * up to each week's end, then read the cards once and test each pair of
- * runs once. The first walk given the
- * memo fills it; sb_rg_memo_freeze ends the filling, after which walks
- * on several threads may read it at once. A walk by another rule than
- * the memo's ignores it. */
+ * min_effect) share: each tested step's figures (sample counts, change
+ * of the medians, p) by its two run ids. Several walks over parts of
+ * one result set, as the weekly writeups' histories up to each week's
+ * end, then test each pair of runs once, and name no run whose samples
+ * a step of the memo needs. The first walk given the memo fills it;
+ * sb_rg_memo_freeze ends the filling, after which walks on several
+ * threads may read it at once. A walk by another rule than the memo's
+ * ignores it. */
 typedef struct sb_rg_memo sb_rg_memo;
 int sb_rg_memo_new(sb_rg_memo **out, sb_error *err);
 void sb_rg_memo_freeze(sb_rg_memo *m);
@@ -106,7 +108,7 @@ typedef struct sb_rg_opts {
     double alpha;         /* default 0.01 */
     double min_effect;    /* default 0.03 (3 %) */
     const char *repo_url; /* links of commit ranges (URL/compare/OLD...NEW); NULL: none */
-    int change_points;    /* 1: sb_rg_history searches each series for change points (only the
+    int change_points;    /* 1: the history walk searches each series for change points (only the
                            * --history list shows them); 0: it leaves them out */
     sb_rg_memo *memo;     /* what walks over one database share (sb_rg_memo_new); NULL: none */
 } sb_rg_opts;
@@ -164,9 +166,9 @@ typedef struct sb_rg_list {
     size_t nnoise;
     size_t series_git;      /* series whose commits are in git order (table commits) */
     size_t series_measured; /* series in first-measured order: a commit not in the table */
-    sb_rg_changepoint *cp;  /* sb_rg_history only; in the order of the rows */
+    sb_rg_changepoint *cp;  /* the history walk only; in the order of the rows */
     size_t ncp;
-    int searched_cp;        /* 1: sb_rg_history searched for change points */
+    int searched_cp;        /* 1: the history walk searched for change points */
     sb_text_pool *text;     /* the rows' changed text (NULL: none), freed with the list */
     int latest_only;        /* 1: the latest rows only (sb_rg_latest); the drift counts below
                              * are those of the whole history */
@@ -196,7 +198,7 @@ double sb_rg_threshold(const sb_rg_aa *aa, const sb_result *old_run, const sb_re
 int sb_rg_same_series(const sb_result *a, const sb_result *b);
 
 /* The step from old_run to new_run of one series of the project's
- * kernels computed again from the stored runs alone, as sb_rg_history
+ * kernels computed again from the stored runs alone, as the history walk
  * computes a step: the card relation from the runs' GPU UUIDs (dev), the
  * threshold from aa (sb_rg_threshold), the change of the medians of the
  * stored samples (samples: both runs' must be there) and the verdict on
@@ -206,14 +208,10 @@ int sb_rg_step_again(const sb_rg_aa *aa, const sb_run_devices *dev, const sb_run
                      const sb_result *old_run, const sb_result *new_run, const sb_rg_opts *o, sb_rg_row *row,
                      sb_error *err);
 
-/* Compares two passing runs of one case into row (verdict and figures). */
-int sb_rg_compare(const sb_rg_store *st, const sb_result *old_run, const sb_result *new_run,
-                  const sb_rg_opts *o, sb_rg_row *row, sb_error *err);
-
 /* Commit order: commits sorted by when they were first measured (the
  * earliest finished_at of their runs in a set; ties by SHA). Where the
  * commits table (db/commits.h) knows every commit of a series, the series
- * follows its git order instead (sb_rg_history). */
+ * follows its git order instead (the history walk). */
 typedef struct sb_rg_order {
     void *v;      /* opaque */
     size_t n;     /* commits */
@@ -243,24 +241,55 @@ long sb_rg_order_rank(const sb_rg_order *o, const char *sha);
  * at alpha with 199 permutations, segments of at least 3 commits and a
  * fixed seed; change points that move the level by at least min_effect
  * are listed in out->cp. The thresholds take the A/A noise aa
- * (sb_rg_aa_new by o's rule; NULL: no A/A runs stored). */
-int sb_rg_history(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
-                  sb_rg_list *out, sb_error *err);
+ * (sb_rg_aa_new by o's rule; NULL: no A/A runs stored).
+ *
+ * The walk reads nothing: its caller hands it the runs, their cards and
+ * their commits' git ordinals (in), and the samples of the runs it names
+ * as it goes, as site/site_rg.h's sb_site_rg_history does:
+ * sb_rg_walk_open, then sb_rg_walk_next until it names no runs, each
+ * call after the first given the samples of the runs the call before
+ * named (at most SB_RG_SAMPLES_BATCH of them), then sb_rg_walk_free.
+ * out holds the history once sb_rg_walk_next names no runs; the caller
+ * frees it (sb_rg_free), also after an error. */
+typedef struct sb_rg_inputs {
+    const sb_run_devices *dev;     /* the GPU UUIDs of (at least) the runs walked */
+    const sb_commit_ordinals *git; /* the git ordinals of their commits; NULL: none known */
+} sb_rg_inputs;
+
+typedef struct sb_rg_walk sb_rg_walk;
+/* set, in, o and aa must outlive the walk, and set the list out. */
+int sb_rg_walk_open(const sb_result_set *set, const sb_rg_inputs *in, const sb_rg_opts *o, const sb_rg_aa *aa,
+                    sb_rg_list *out, sb_rg_walk **w, sb_error *err);
+/* samples: of the runs the last call named (NULL on the first call);
+ * *ids, *n: the runs whose samples the walk takes next, ascending, each
+ * once (valid until the next call; *n 0: the walk is done). */
+int sb_rg_walk_next(sb_rg_walk *w, const sb_run_samples *samples, const long long **ids, size_t *n,
+                    sb_error *err);
+void sb_rg_walk_free(sb_rg_walk *w); /* accepts NULL */
+/* A walk that only confirms or refutes the regressions of the project's
+ * code among the rows of l (as the history's walk does last) with the
+ * newest pair of SB_RG_CONFIRM_SUITE runs of paired on one card (dev:
+ * their cards), for the rows sb_rg_latest gives; then as above. */
+int sb_rg_confirm_open(sb_rg_list *l, const sb_result_set *paired, const sb_run_devices *dev, const sb_rg_opts *o,
+                       sb_rg_walk **w, sb_error *err);
+
+/* The run ids whose samples a walk holds at once at most. */
+#define SB_RG_SAMPLES_BATCH 2048
 
 void sb_rg_free(sb_rg_list *l);
 
-/* The histories sb_rg_history would give over the runs of one set up to
+/* The histories the history walk would give over the runs of one set up to
  * each of several ends (the weekly writeups' weeks: the set's runs that
  * a filter with has_range, from LLONG_MIN and to the end keeps), taken
- * from the whole history (full: sb_rg_history over set with o and aa,
+ * from the whole history (full: the history walk over set with o and aa,
  * which must outlive it) instead of a walk for each end: the rows up to an end
  * are the whole walk's rows of the commits up to it, whose thresholds of
  * drift noise and Benjamini-Hochberg families are settled again over the
  * steps up to it. */
 typedef struct sb_rg_asof sb_rg_asof;
-int sb_rg_asof_new(const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o, const sb_rg_aa *aa,
+int sb_rg_asof_new(const sb_result_set *set, const sb_commit_ordinals *git, const sb_rg_opts *o, const sb_rg_aa *aa,
                    const sb_rg_list *full, sb_rg_asof **out, sb_error *err);
-/* The latest rows (latest_only) of sb_rg_history over the runs of the
+/* The latest rows (latest_only) of the history walk over the runs of the
  * set up to end, with the drift counts, the cross-card noise and the
  * series counts of that whole history. *found 0 (out empty) where the
  * history up to end is not a part of the whole walk's (a group's runs up
@@ -274,7 +303,7 @@ void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
  * (sb_rg_update_open) reads it through st and gives what to store,
  * sb_rg_fresh and sb_rg_latest take what the caller read of it,
  * model/rg_stored.h): the rows of
- * sb_rg_history over every result run, as its walk over the series leaves
+ * the history walk over every result run, as its walk over the series leaves
  * them, so that a report reads them instead of loading every run and
  * testing every step's samples again. They hold while the stored runs, the
  * commits table and the settings (alpha, min_effect and the constants
@@ -310,7 +339,7 @@ typedef struct sb_rg_update_info {
  * sb_site_rg_update (site/site_rg.h) does. sb_rg_update_open decides
  * what to walk (info; info->stored 0: the stored steps hold, and no
  * batch comes) and reads the runs; the walk's thresholds take aa (as
- * sb_rg_history's), which must outlive it. */
+ * the history walk's), which must outlive it. */
 typedef struct sb_rg_update sb_rg_update;
 int sb_rg_update_open(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update **out,
                       sb_rg_update_info *info, sb_error *err);
@@ -320,23 +349,30 @@ int sb_rg_update_open(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa
  * steps, with every commit, drift class and cross-card threshold named so
  * far (the names of earlier batches keep their places: a writer stores
  * only those past the ones it stored), and clear and the basis, which
- * every batch holds alike. */
-int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_rg_writes **batch, sb_error *err);
+ * every batch holds alike.
+ * As a walk's (sb_rg_walk_next), a call may name runs instead (*ids,
+ * *n: ascending, each once, valid until the next call) and give no
+ * batch: the next call, given their samples, gives the batch. */
+int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_run_samples *samples, const long long **ids,
+                      size_t *n, const sb_rg_writes **batch, sb_error *err);
 void sb_rg_update_free(sb_rg_update *u); /* accepts NULL */
 
-/* The list sb_rg_history gives over every result run, built from the
- * stored steps (stored, read with its steps by the caller,
- * db/rg_stored_db.h; the runs the rows name are read through st),
- * holding only its latest rows (latest_only; for the
- * outputs without --history): the adjusted p-values, the drift
- * thresholds, the drift counts and the confirmations are those of the
- * whole history, read from what the update settled. upto: the end of the runs the caller would pass
- * sb_rg_history (the weekly's week end), LLONG_MAX for every run; the
- * stored steps serve only when every run is dated before it. *found 0
- * (and out empty): the stored steps do not hold (sb_rg_fresh) or do not
- * serve upto; the caller walks the runs itself. */
-int sb_rg_latest(const sb_rg_store *st, const sb_rg_stored *stored, const sb_rg_opts *o, long long upto,
-                 sb_rg_list *out, int *found, sb_error *err);
+/* The list the whole history gives over every result run, built from
+ * the stored steps (stored, read with its steps by the caller,
+ * db/rg_stored_db.h) and the runs they name (runs: those of
+ * sb_rg_stored_latest_runs, read by the caller; out->runs takes them
+ * over), holding only its latest rows (latest_only; for the outputs
+ * without --history): the adjusted p-values, the drift thresholds and
+ * the drift counts are those of the whole history, read from what the
+ * update settled; the confirmations are the caller's to add
+ * (sb_rg_confirm_open). name: the database's, for errors about its
+ * contents. upto: the end of the runs the caller would walk (the
+ * weekly's week end), LLONG_MAX for every run; the stored steps serve
+ * only when every run is dated before it. *found 0 (and out empty): the
+ * stored steps do not hold (sb_rg_fresh) or do not serve upto; the
+ * caller walks the runs itself. */
+int sb_rg_latest(const sb_rg_stored *stored, sb_result_set *runs, const char *name, const sb_rg_opts *o,
+                 long long upto, sb_rg_list *out, int *found, sb_error *err);
 
 /* 1: row counts as a regression: the project's code (SB_RG_CODE), a
  * regression or now failing, at the newest commit of its case, provider

@@ -15,7 +15,6 @@
 #include "bulk_reader.h"
 #include "encode.h"
 #include "home.h"
-#include "rg_store_db.h"
 #include "results_query.h"
 #include "plausible.h"
 #include "site_plaus.h"
@@ -186,7 +185,6 @@ static int load_sessions(site_ctx *c, sb_error *err)
 
 int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
 {
-    sb_rg_store rs;
     memset(sum, 0, sizeof *sum);
     site_ctx c;
     memset(&c, 0, sizeof c);
@@ -266,8 +264,9 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
         sb_geo_compute(&c.set, c.picks, c.npicks, o->baseline, &c.geo, err) != SB_OK ||
         /* the whole history's walk fills the memo, which the weekly
          * writeups' walks up to each older week's end read (regress.h) */
-        sb_rg_memo_new(&c.rg_opts.memo, err) != SB_OK ||
-        sb_rg_history(sb_rg_store_db(c.db, &rs), &c.set, &c.rg_opts, c.rg_aa, &c.rg, err) != SB_OK ||
+        sb_rg_memo_new(&c.rg_opts.memo, err) != SB_OK || sb_site_rg_inputs(c.db, &c.set, &c.rg_read, err) != SB_OK ||
+        sb_site_rg_history(c.db, &c.set, &(const sb_rg_inputs){&c.rg_read.dev, &c.rg_read.git}, &c.rg_opts,
+                           c.rg_aa, &c.rg, err) != SB_OK ||
         (sb_rg_memo_freeze(c.rg_opts.memo), 0) ||
         sb_rg_order_build(&c.set, &c.order, err) != SB_OK ||
         site_commits_build(c.db, &c.set, &c.order, &c.commits, err) != SB_OK ||
@@ -293,6 +292,7 @@ done:
     sb_session_report_free(&c.sessions);
     sb_session_runs_free(&c.session_runs);
     sb_rg_free(&c.rg);
+    sb_site_rg_inputs_free(&c.rg_read);
     sb_rg_memo_free(c.rg_opts.memo);
     sb_rg_aa_free(c.rg_aa);
     sb_rg_order_free(&c.order);

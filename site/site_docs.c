@@ -21,7 +21,6 @@
 #include "plausible.h"
 #include "result_filter.h"
 #include "results_query.h"
-#include "rg_store_db.h"
 #include "run_query.h"
 #include "run_summary.h"
 #include "sha256.h"
@@ -878,7 +877,6 @@ int site_build_weekly(site_ctx *c, sb_error *err)
      * weeks' regressions from the whole history's walk */
     sb_rg_asof *asof = NULL;
     sb_site_weeks *shared = NULL;
-    sb_rg_store rs;
     if (!fps)
         rc = sb_error_set(err, NULL, NULL, "out of memory");
     else
@@ -914,7 +912,7 @@ int site_build_weekly(site_ctx *c, sb_error *err)
          * week built, and its runs not read again for the others */
         wo.note = has_note ? sb_buf_str(&note) : NULL;
         if (!asof && i + 1 < n)
-            rc = sb_rg_asof_new(sb_rg_store_db(c->db, &rs), &c->set, &c->rg_opts, c->rg_aa, &c->rg, &asof, err);
+            rc = sb_rg_asof_new(&c->set, &c->rg_read.git, &c->rg_opts, c->rg_aa, &c->rg, &asof, err);
         if (rc == SB_OK && !shared)
             rc = sb_site_weeks_new(&c->set, &c->session_set, &shared, err);
         if (rc == SB_OK)

@@ -15,6 +15,7 @@
 #include "results.h"
 #include "sessions.h"
 #include "site_opts.h"
+#include "site_rg.h"
 #include "sku.h"
 #include "snapshot.h"
 #include "store.h"
@@ -77,7 +78,8 @@ typedef struct site_ctx {
     sb_pick *picks;            /* newest run per case, provider, SKU */
     size_t npicks;
     sb_geo_table geo;
-    sb_rg_list rg;             /* every commit against the one before (sb_rg_history) */
+    sb_rg_read rg_read;        /* the cards and git ordinals of set's runs, which walks take */
+    sb_rg_list rg;             /* every commit against the one before (sb_site_rg_history) */
     sb_rg_order order;         /* commits in the order first measured */
     site_commits commits;      /* their git order and dates (site_commits_build) */
     sb_rg_opts rg_opts;

@@ -5,10 +5,124 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commits.h"
+#include "results_query.h"
 #include "rg_settle.h"
 #include "rg_steps.h"
 #include "rg_store_db.h"
+#include "run_devices.h"
 #include "session_query.h"
+
+/* ---- walks: what they take, read as they name it ---- */
+
+/* Runs w to its end, reading the samples of the runs it names. */
+static int walk_to_end(sb_db *db, sb_rg_walk *w, sb_error *err)
+{
+    sb_run_samples have = {0};
+    const long long *ids;
+    size_t n;
+    int rc = sb_rg_walk_next(w, NULL, &ids, &n, err);
+    while (rc == SB_OK && n) {
+        rc = sb_run_samples_load_ids(db, ids, n, &have, err);
+        if (rc == SB_OK)
+            rc = sb_rg_walk_next(w, &have, &ids, &n, err);
+        sb_run_samples_free(&have);
+    }
+    return rc;
+}
+
+/* The runs in a set from which its cards are read in one scan of all. */
+#define RG_CARDS_SCAN 65536
+
+int sb_site_rg_inputs(sb_db *db, const sb_result_set *set, sb_rg_read *out, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    /* one scan of every run's card costs less than a lookup a run once
+     * the set is large; the cards of runs outside it are never asked */
+    int rc = set->n >= RG_CARDS_SCAN ? sb_run_devices_load(db, &out->dev, err)
+                                     : sb_run_devices_load_set(db, set, &out->dev, err);
+    if (rc == SB_OK)
+        rc = sb_commit_ordinals_load_set(db, set, &out->git, err);
+    if (rc != SB_OK)
+        sb_site_rg_inputs_free(out);
+    return rc;
+}
+
+void sb_site_rg_inputs_free(sb_rg_read *r)
+{
+    sb_run_devices_free(&r->dev);
+    sb_commit_ordinals_free(&r->git);
+}
+
+int sb_site_rg_history(sb_db *db, const sb_result_set *set, const sb_rg_inputs *in, const sb_rg_opts *o,
+                       const sb_rg_aa *aa, sb_rg_list *out, sb_error *err)
+{
+    sb_rg_read own = {0};
+    sb_rg_inputs own_in = {&own.dev, &own.git};
+    sb_rg_walk *w = NULL;
+    int rc = SB_OK;
+    memset(out, 0, sizeof *out);
+    if (!in) {
+        rc = sb_site_rg_inputs(db, set, &own, err);
+        in = &own_in;
+    }
+    if (rc == SB_OK)
+        rc = sb_rg_walk_open(set, in, o, aa, out, &w, err);
+    if (rc == SB_OK)
+        rc = walk_to_end(db, w, err);
+    sb_rg_walk_free(w);
+    sb_site_rg_inputs_free(&own);
+    if (rc != SB_OK)
+        sb_rg_free(out);
+    return rc;
+}
+
+int sb_site_rg_latest(sb_db *db, const sb_rg_stored *stored, const sb_rg_opts *o, long long upto, sb_rg_list *out,
+                      int *found, sb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *found = 0;
+    int fresh = 0, rc = sb_rg_fresh(stored, o, &fresh, err);
+    if (rc != SB_OK || !fresh)
+        return rc;
+    /* the runs the latest steps name */
+    long long *ids = NULL;
+    size_t n = 0;
+    sb_result_set runs = {0};
+    sb_result_filter all = {0};
+    if (stored->steps_read)
+        rc = sb_rg_stored_latest_runs(stored, &ids, &n, err);
+    if (rc == SB_OK && n)
+        rc = sb_results_load_ids(db, &all, ids, n, &runs, err);
+    free(ids);
+    if (rc == SB_OK)
+        rc = sb_rg_latest(stored, &runs, sb_db_path(db), o, upto, out, found, err);
+    sb_results_free(&runs);
+    if (rc != SB_OK || !*found)
+        return rc;
+    /* the regressions confirmed or refuted by paired runs: those runs
+     * only, with their cards */
+    sb_result_set paired = {0};
+    sb_run_devices dev = {0};
+    sb_rg_walk *w = NULL;
+    sb_result_filter f = {0};
+    f.suite = SB_RG_CONFIRM_SUITE;
+    rc = sb_results_load(db, &f, &paired, err);
+    if (rc == SB_OK)
+        rc = sb_run_devices_load_set(db, &paired, &dev, err);
+    if (rc == SB_OK)
+        rc = sb_rg_confirm_open(out, &paired, &dev, o, &w, err);
+    if (rc == SB_OK)
+        rc = walk_to_end(db, w, err);
+    sb_rg_walk_free(w);
+    sb_run_devices_free(&dev);
+    sb_results_free(&paired);
+    if (rc != SB_OK) {
+        sb_rg_free(out);
+        *found = 0;
+    }
+    return rc;
+}
 
 int sb_site_rg_aa(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err)
 {
@@ -269,6 +383,23 @@ static int settle_all(sb_db *db, const sb_rg_opts *o, sb_rg_bulk *bulk, sb_error
  * steps than this are never held at once. */
 #define UPDATE_BATCH_STEPS 1024
 
+/* The next batch *u gives (*w NULL after the last), the samples of the
+ * runs it names read from db first. */
+static int update_batch(sb_db *db, sb_rg_update *u, const sb_rg_writes **w, sb_error *err)
+{
+    sb_run_samples have = {0};
+    const long long *ids;
+    size_t n;
+    int rc = sb_rg_update_next(u, UPDATE_BATCH_STEPS, NULL, &ids, &n, w, err);
+    while (rc == SB_OK && n) {
+        rc = sb_run_samples_load_ids(db, ids, n, &have, err);
+        if (rc == SB_OK)
+            rc = sb_rg_update_next(u, UPDATE_BATCH_STEPS, &have, &ids, &n, w, err);
+        sb_run_samples_free(&have);
+    }
+    return rc;
+}
+
 /* Stores what *u gives (its database's transaction open), a batch at a
  * time: the names, the groups' steps; then frees *u, whose runs are read
  * no more (settling every step takes the memory they held), settles the
@@ -276,7 +407,7 @@ static int settle_all(sb_db *db, const sb_rg_opts *o, sb_rg_bulk *bulk, sb_error
 static int store_update(sb_db *db, const sb_rg_opts *o, sb_rg_update **u, sb_error *err)
 {
     const sb_rg_writes *w = NULL;
-    int rc = sb_rg_update_next(*u, UPDATE_BATCH_STEPS, &w, err);
+    int rc = update_batch(db, *u, &w, err);
     if (rc != SB_OK || !w)
         return rc;
     sb_rg_bulk *bulk = NULL;
@@ -290,7 +421,7 @@ static int store_update(sb_db *db, const sb_rg_opts *o, sb_rg_update **u, sb_err
         if (rc == SB_OK)
             rc = store_groups(db, w, &ids, bulk, err);
         if (rc == SB_OK)
-            rc = sb_rg_update_next(*u, UPDATE_BATCH_STEPS, &w, err);
+            rc = update_batch(db, *u, &w, err);
     }
     write_ids_free(&ids);
     sb_rg_update_free(*u);

@@ -13,7 +13,7 @@
 #include "plausible.h"
 #include "results_query.h"
 #include "run_devices.h"
-#include "rg_store_db.h"
+#include "site_rg.h"
 #include "rg_stored_db.h"
 #include "run_details_read.h"
 #include "site_plaus.h"
@@ -358,7 +358,7 @@ static int read_latest(sb_db *db, sb_site_weekly *out, const sb_weekly_opts *o, 
     sb_rg_stored stored;
     int rc = sb_rg_stored_read(db, 1, &stored, err);
     if (rc == SB_OK)
-        rc = sb_rg_latest(&out->st, &stored, &o->rg, end, &out->rg, found, err);
+        rc = sb_site_rg_latest(db, &stored, &o->rg, end, &out->rg, found, err);
     sb_rg_stored_free(&stored);
     return rc;
 }
@@ -390,7 +390,6 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
                                const sb_site_weeks *sh, const sb_rg_asof *asof, sb_site_weekly *out, sb_error *err)
 {
     memset(out, 0, sizeof *out);
-    sb_rg_store_db(db, &out->st);
     long long start, end;
     sb_isoweek_range(o->year, o->week, &start, &end);
     int rc = read_runs(db, o, sh, start, end, &out->snap, err);
@@ -416,7 +415,7 @@ int sb_site_weekly_read_shared(sb_db *db, const sb_sku_table *skus, const sb_wee
         if ((!o->all && read_latest(db, out, o, end, &found, err) != SB_OK) ||
             (!found && (sb_results_select(db, o->all, &f, &out->upto, err) != SB_OK ||
                         week_aa(o, out, &aa, err) != SB_OK ||
-                        sb_rg_history(&out->st, &out->upto, &o->rg, aa, &out->rg, err) != SB_OK)))
+                        sb_site_rg_history(db, &out->upto, NULL, &o->rg, aa, &out->rg, err) != SB_OK)))
             rc = SB_ERR;
         out->regressions = &out->rg;
     }

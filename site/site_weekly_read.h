@@ -11,26 +11,24 @@
 #include "error.h"
 #include "plaus_snap.h"
 #include "regress.h"
-#include "rg_store.h"
 #include "sku.h"
 #include "store.h"
 #include "weekly.h"
 #include "weekly_snapshot.h"
 
 /* One week's rows, and what the check of the steps it names takes of
- * them (read through st). Free with sb_site_weekly_free. */
+ * them. Free with sb_site_weekly_free. */
 typedef struct sb_site_weekly {
     sb_weekly_snapshot snap;
     const sb_rg_list *regressions; /* rg, or the rg_all given */
     sb_rg_list rg;                 /* the regressions walked or read here */
     sb_result_set upto;            /* every run up to the week's end, which rg points into */
-    sb_rg_store st;
     sb_weekly_steps steps;         /* its aa is the weekly options', or own_aa */
     sb_rg_aa *own_aa;
 } sb_site_weekly;
 
 /* Reads the rows of the week of o (its year, week, all, sessions_all and
- * rg) from db into *out, the verdicts judged against skus. rg_all: sb_rg_history over o->all with o->rg,
+ * rg) from db into *out, the verdicts judged against skus. rg_all: the whole history (sb_site_rg_history) over o->all with o->rg,
  * or NULL; a week whose runs up to its end are all of o->all (the
  * newest) takes it instead of walking the same history again. db and
  * rg_all must outlive *out. */

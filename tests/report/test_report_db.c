@@ -852,42 +852,40 @@ static void test_ceilings_latest(void **state)
  * Commit order is the order commits were first measured, not the order of
  * the newest runs (a is measured again last). A run timed under a profiler
  * is never a timing. */
-/* A store part that fails: what a walk must not read. */
-static int no_samples(void *ctx, long long run_id, double **v, size_t *n, sb_error *err)
-{
-    (void)ctx;
-    (void)v;
-    (void)n;
-    return sb_error_set(err, NULL, NULL, "samples of run %lld read", run_id);
-}
-
-static int no_samples_open(void *ctx, void **q, sb_error *err)
-{
-    (void)ctx;
-    (void)q;
-    return sb_error_set(err, NULL, NULL, "samples read");
-}
-
-static int no_devices(void *ctx, sb_run_devices *out, sb_error *err)
-{
-    (void)ctx;
-    (void)out;
-    return sb_error_set(err, NULL, NULL, "cards read");
-}
-
-/* sb_rg_history over set as the CLI runs it: the A/A noise of db's
+/* The whole history over set as the CLI walks it: the A/A noise of db's
  * sessions read first (site_rg.h). */
-static int rg_history(sb_db *db, const sb_rg_store *st, const sb_result_set *set, const sb_rg_opts *o,
-                      sb_rg_list *out, sb_error *err)
+static int rg_history(sb_db *db, const sb_result_set *set, const sb_rg_opts *o, sb_rg_list *out, sb_error *err)
 {
     sb_rg_aa *aa = NULL;
     int rc = sb_site_rg_aa(db, o, &aa, err);
     if (rc == SB_OK)
-        rc = sb_rg_history(st, set, o, aa, out, err);
+        rc = sb_site_rg_history(db, set, NULL, o, aa, out, err);
     else
         memset(out, 0, sizeof *out);
     sb_rg_aa_free(aa);
     return rc;
+}
+
+/* The runs a walk over set by o names first (sb_rg_walk_next): those
+ * whose samples it takes before it goes on. */
+static size_t walk_first_names(sb_db *db, const sb_result_set *set, const sb_rg_opts *o)
+{
+    sb_error err;
+    sb_rg_read rr;
+    assert_int_equal(sb_site_rg_inputs(db, set, &rr, &err), SB_OK);
+    sb_rg_inputs in = {&rr.dev, &rr.git};
+    sb_rg_list l;
+    sb_rg_walk *w = NULL;
+    assert_int_equal(sb_rg_walk_open(set, &in, o, NULL, &l, &w, &err), SB_OK);
+    const long long *ids;
+    size_t n;
+    assert_int_equal(sb_rg_walk_next(w, NULL, &ids, &n, &err), SB_OK);
+    for (size_t i = 1; i < n; i++)
+        assert_true(ids[i - 1] < ids[i]);
+    sb_rg_walk_free(w);
+    sb_rg_free(&l);
+    sb_site_rg_inputs_free(&rr);
+    return n;
 }
 
 /* The claims check of the weekly writeup's steps as its caller runs it:
@@ -986,8 +984,20 @@ static void test_regression_stored_read(void **state)
         assert_int_equal(info.runs_walked, 6);
         const sb_rg_writes *wr = NULL;
         size_t batches = 0, groups = 0;
+        sb_run_samples have = {0};
+        size_t named = 0;
         while (1) {
-            assert_int_equal(sb_rg_update_next(u, most, &wr, &err), SB_OK);
+            const long long *ids;
+            size_t nids;
+            assert_int_equal(sb_rg_update_next(u, most, named ? &have : NULL, &ids, &nids, &wr, &err), SB_OK);
+            sb_run_samples_free(&have);
+            named = nids;
+            if (nids) {
+                /* the samples of the steps' runs, before the batch */
+                assert_null(wr);
+                assert_int_equal(sb_run_samples_load_ids(db, ids, nids, &have, &err), SB_OK);
+                continue;
+            }
             if (!wr)
                 break;
             batches++;
@@ -1063,7 +1073,8 @@ static void test_regression_stored_read(void **state)
     assert_int_equal(fresh, 0);
     sb_rg_list lat;
     int found = -1;
-    assert_int_equal(sb_rg_latest(st, &s, &o, LLONG_MAX, &lat, &found, &err), SB_ERR);
+    sb_result_set none = {0};
+    assert_int_equal(sb_rg_latest(&s, &none, sb_db_path(db), &o, LLONG_MAX, &lat, &found, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "not read"));
     sb_rg_stored_free(&s);
     /* with the steps */
@@ -1089,12 +1100,12 @@ static void test_regression_stored_read(void **state)
     assert_int_equal(s.noise_first[0].grp, cublas->grp);
     assert_int_equal(s.noise_first[0].seq, 0);
     /* the latest rows: those of the walk */
-    assert_int_equal(sb_rg_latest(st, &s, &o, LLONG_MAX, &lat, &found, &err), SB_OK);
+    assert_int_equal(sb_site_rg_latest(db, &s, &o, LLONG_MAX, &lat, &found, &err), SB_OK);
     assert_int_equal(found, 1);
     sb_result_set set;
     sb_rg_list l;
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(sb_rg_history(st, &set, &o, aa, &l, &err), SB_OK);
+    assert_int_equal(sb_site_rg_history(db, &set, NULL, &o, aa, &l, &err), SB_OK);
     size_t k = 0, regressions = 0;
     for (size_t i = 0; i < l.n; i++) {
         if (!l.v[i].latest)
@@ -1181,7 +1192,7 @@ static void test_regression_history(void **state)
     assert_int_equal(sb_rg_order_rank(&ord, shas[2]), 2);
     assert_int_equal(sb_rg_order_rank(&ord, "unknown"), -1);
     sb_rg_order_free(&ord);
-    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.v[0].verdict, SB_RG_REGRESSION);
     assert_string_equal(l.v[0].old_run->git_sha, shas[0]);
@@ -1199,30 +1210,26 @@ static void test_regression_history(void **state)
     assert_int_equal(sb_rg_count_regressions(&l), 0);
 
     /* A memo filled by the whole walk serves a walk over the same runs
-     * with the same rows, reading no samples and no cards from the
-     * store. A walk over the runs up to the second commit compares run
-     * 1 with the older run of commit a, which the whole walk (where the
-     * newer run of a is the old one) never did: it reads those samples,
-     * and gives the rows of a walk without the memo. A walk without the
-     * memo, or by another rule, reads the store. */
+     * with the same rows, naming no run whose samples it takes. A walk
+     * over the runs up to the second commit compares run 1 with the
+     * older run of commit a, which the whole walk (where the newer run
+     * of a is the old one) never did: it names those two runs, and gives
+     * the rows of a walk without the memo. A walk without the memo, or
+     * by another rule, names runs. */
     {
         sb_rg_memo *memo = NULL;
         assert_int_equal(sb_rg_memo_new(&memo, &err), SB_OK);
         sb_rg_opts om = o;
         om.memo = memo;
-        sb_rg_store ms;
-        const sb_rg_store *mst = sb_rg_store_db(db, &ms);
         sb_rg_list lm;
-        assert_int_equal(rg_history(db, mst, &set, &om, &lm, &err), SB_OK);
+        assert_true(walk_first_names(db, &set, &om) > 0);
+        assert_int_equal(rg_history(db, &set, &om, &lm, &err), SB_OK);
         assert_int_equal(lm.n, l.n);
         sb_rg_free(&lm);
         sb_rg_memo_freeze(memo);
-        /* a store that can give no samples and no cards */
-        sb_rg_store bare = ms;
-        bare.samples = no_samples;
-        bare.samples_open = no_samples_open;
-        bare.devices = no_devices;
-        assert_int_equal(rg_history(db, &bare, &set, &om, &lm, &err), SB_OK);
+        /* the memo gives every figure: the walk names no run's samples */
+        assert_int_equal(walk_first_names(db, &set, &om), 0);
+        assert_int_equal(rg_history(db, &set, &om, &lm, &err), SB_OK);
         assert_int_equal(lm.n, l.n);
         for (size_t i = 0; i < l.n; i++) {
             assert_ptr_equal(lm.v[i].old_run, l.v[i].old_run);
@@ -1246,11 +1253,11 @@ static void test_regression_history(void **state)
         sb_result_set part;
         assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
         assert_int_equal(part.n, 2);
-        assert_int_equal(rg_history(db, &bare, &part, &om, &lm, &err), SB_ERR);
-        assert_non_null(strstr(err.msg, "samples"));
+        /* the pair the memo lacks: both its runs' samples */
+        assert_int_equal(walk_first_names(db, &part, &om), 2);
         sb_rg_list lp;
-        assert_int_equal(rg_history(db, mst, &part, &o, &lp, &err), SB_OK);
-        assert_int_equal(rg_history(db, mst, &part, &om, &lm, &err), SB_OK);
+        assert_int_equal(rg_history(db, &part, &o, &lp, &err), SB_OK);
+        assert_int_equal(rg_history(db, &part, &om, &lm, &err), SB_OK);
         assert_int_equal(lp.n, 1);
         assert_int_equal(lm.n, 1);
         assert_int_equal(lp.v[0].verdict, SB_RG_REGRESSION);
@@ -1258,11 +1265,11 @@ static void test_regression_history(void **state)
         assert_true(lm.v[0].p == lp.v[0].p && lm.v[0].rel_change == lp.v[0].rel_change);
         sb_rg_free(&lm);
         sb_rg_free(&lp);
-        /* without the memo, or by another rule, the walk reads the store */
-        assert_int_equal(rg_history(db, &bare, &set, &o, &lm, &err), SB_ERR);
+        /* without the memo, or by another rule, the walk takes samples */
+        assert_true(walk_first_names(db, &set, &o) > 0);
         sb_rg_opts other = om;
         other.min_effect = 0.15;
-        assert_int_equal(rg_history(db, &bare, &set, &other, &lm, &err), SB_ERR);
+        assert_true(walk_first_names(db, &set, &other) > 0);
         sb_results_free(&part);
         sb_rg_memo_free(memo);
     }
@@ -1418,8 +1425,6 @@ static void test_regression_asof(void **state)
     }
     sb_db *db = reopen(w, p);
     sb_error err;
-    sb_rg_store rs;
-    const sb_rg_store *st = sb_rg_store_db(db, &rs);
     sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
     size_t seen[8] = {0}; /* regressions, now failing, single commits, drift thresholds, cross-card, partial ends */
     for (int pass = 0; pass < 2; pass++) {
@@ -1432,10 +1437,13 @@ static void test_regression_asof(void **state)
         sb_rg_list full;
         sb_rg_aa *aa = NULL;
         assert_int_equal(sb_site_rg_aa(db, &om, &aa, &err), SB_OK);
-        assert_int_equal(sb_rg_history(st, &set, &om, aa, &full, &err), SB_OK);
+        sb_rg_read rr;
+        assert_int_equal(sb_site_rg_inputs(db, &set, &rr, &err), SB_OK);
+        assert_int_equal(sb_site_rg_history(db, &set, &(const sb_rg_inputs){&rr.dev, &rr.git}, &om, aa, &full, &err),
+                         SB_OK);
         sb_rg_memo_freeze(memo);
         sb_rg_asof *asof = NULL;
-        assert_int_equal(sb_rg_asof_new(st, &set, &om, aa, &full, &asof, &err), SB_OK);
+        assert_int_equal(sb_rg_asof_new(&set, &rr.git, &om, aa, &full, &asof, &err), SB_OK);
         long long last = LLONG_MIN;
         for (size_t i = 0; i < set.n; i++)
             last = set.v[i].finished_epoch > last ? set.v[i].finished_epoch : last;
@@ -1459,7 +1467,7 @@ static void test_regression_asof(void **state)
             upto.to = end;
             sb_result_set part;
             assert_int_equal(sb_results_pick(&set, &upto, &part, &err), SB_OK);
-            assert_int_equal(sb_rg_history(st, &part, &om, aa, &lw, &err), SB_OK);
+            assert_int_equal(sb_site_rg_history(db, &part, NULL, &om, aa, &lw, &err), SB_OK);
             size_t k = 0;
             for (size_t i = 0; i < lw.n; i++) {
                 const sb_rg_row *x = &lw.v[i];
@@ -1499,6 +1507,7 @@ static void test_regression_asof(void **state)
             sb_results_free(&part);
         }
         sb_rg_asof_free(asof);
+        sb_site_rg_inputs_free(&rr);
         sb_rg_aa_free(aa);
         sb_rg_free(&full);
         sb_rg_memo_free(memo);
@@ -1517,7 +1526,6 @@ static void test_regression_asof(void **state)
             r.status = NULL;
             fx_add_result(w, &r);
             db = reopen(w, p);
-            st = sb_rg_store_db(db, &rs);
         }
     }
     for (int i = 0; i < 6; i++)
@@ -1615,7 +1623,7 @@ static void test_git_order(void **state)
     sb_rg_opts o = {0.01, 0.03, NULL, 1, NULL}; /* with the change point search */
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
     /* first measured: up at 8, down at 7, up at 9 */
-    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_measured, 1);
     assert_int_equal(l.series_git, 0);
     size_t up = 0, down = 0;
@@ -1643,7 +1651,7 @@ static void test_git_order(void **state)
 
     db = reopen(NULL, p);
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.series_git, 1);
     assert_int_equal(l.series_measured, 0);
     up = down = 0;
@@ -1674,7 +1682,7 @@ static void test_git_order(void **state)
     sb_rg_free(&l);
     /* without change_points the same steps, no search and no section */
     o.change_points = 0;
-    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 15);
     assert_int_equal(l.ncp, 0);
     assert_int_equal(l.searched_cp, 0);
@@ -1863,7 +1871,7 @@ static void test_regressions(void **state)
     sb_rg_list l;
     sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
     assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
-    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, &set, &o, &l, &err), SB_OK);
     assert_int_equal(l.n, 6);
     const sb_rg_row *r;
     r = rg_find(&l, "M=1,N=1,K=1");
@@ -1889,11 +1897,11 @@ static void test_regressions(void **state)
     /* a larger minimum effect turns the 10 % into no change */
     sb_rg_free(&l);
     sb_rg_opts o2 = {0.01, 0.15, NULL, 0, NULL};
-    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o2, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, &set, &o2, &l, &err), SB_OK);
     assert_int_equal(sb_rg_count_regressions(&l), 0);
     sb_buf md = SB_BUF_INIT, js = SB_BUF_INIT;
     sb_rg_free(&l);
-    assert_int_equal(rg_history(db, sb_rg_store_db(db, &(sb_rg_store){0}), &set, &o, &l, &err), SB_OK);
+    assert_int_equal(rg_history(db, &set, &o, &l, &err), SB_OK);
     sb_rg_render_md(&l, &o, 1, &md);
     assert_non_null(strstr(sb_buf_str(&md), "**1 regression of the project's kernels**"));
     assert_non_null(strstr(sb_buf_str(&md), "### Regressions of the project's kernels (1)"));
