@@ -5,7 +5,7 @@
  * writes them, with the figures that tell whether the database changed.
  * The writes belong inside the caller's transaction (site/site_rg.h's
  * sb_site_rg_update). The records are model/rg_stored.h's; the reads
- * reach the walk through db/rg_store_db.h. Writing a
+ * answer what the update asks (db/rg_ask_read.h). Writing a
  * group's steps notes the families and classes of the steps it removes
  * and adds (migration 016), which settling takes.
  */

@@ -475,27 +475,6 @@ static void order_take_git(sb_rg_order *o, const sb_commit_ordinals *git)
         v[i].git = git ? sb_commit_ordinal(git, v[i].sha) : -1;
 }
 
-/* The git ordinals of the order's commits, from the commits table. */
-static int order_read_git(const sb_rg_store *st, sb_rg_order *o, sb_error *err)
-{
-    commit_pos *v = o->v;
-    const char **shas = malloc((o->n ? o->n : 1) * sizeof *shas);
-    long long *ord = malloc((o->n ? o->n : 1) * sizeof *ord);
-    int rc = SB_OK;
-    if (!shas || !ord) {
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    } else {
-        for (size_t i = 0; i < o->n; i++)
-            shas[i] = v[i].sha;
-        rc = st->ordinals(st->ctx, shas, o->n, ord, err);
-        for (size_t i = 0; rc == SB_OK && i < o->n; i++)
-            v[i].git = ord[i];
-    }
-    free(shas);
-    free(ord);
-    return rc;
-}
-
 static size_t group_end(const sb_result_set *set, size_t i)
 {
     size_t j = i;
@@ -1746,7 +1725,7 @@ void sb_rg_walk_free(sb_rg_walk *w)
     free(w);
 }
 
-/* ---- the stored history (model/rg_store.h, filled by db/rg_steps.h) ---- */
+/* ---- the stored history (db/rg_steps.h) ---- */
 
 /* The SHA-256 of the settings and constants the stored steps depend on.
  * A change to the walk's rule raises SB_RG_RULE_VERSION. */
@@ -1775,16 +1754,6 @@ static int basis_holds(const sb_rg_opts *o, const sb_rg_state *then, int found, 
     *fresh = found && strcmp(then->rule_sha256, now->rule_sha256) == 0 && then->runs == now->runs &&
              then->last_run == now->last_run && then->changes == now->changes && then->schema == now->schema;
     return SB_OK;
-}
-
-/* basis_holds on the state and basis st reads. */
-static int stored_state(const sb_rg_store *st, const sb_rg_opts *o, sb_rg_state *then, sb_rg_state *now, int *found,
-                        int *fresh, sb_error *err)
-{
-    *fresh = 0;
-    if (st->state_now(st->ctx, now, err) != SB_OK || st->state_read(st->ctx, then, found, err) != SB_OK)
-        return SB_ERR;
-    return basis_holds(o, then, *found, now, fresh, err);
 }
 
 int sb_rg_fresh(const sb_rg_stored *stored, const sb_rg_opts *o, int *fresh, sb_error *err)
@@ -1962,9 +1931,10 @@ static int store_group(store_ctx *c, const sb_rg_list *l, const batch_group *g0,
 /* The commit order of an update: the stored commits cs[0..ncs) with the
  * times of the runs of set (new runs; with ncs 0, every run); *changed 1
  * when a stored commit's earliest time moves (every series is walked
- * again then). The order points into cs and set. */
-static int update_order(const sb_rg_store *st, const sb_rg_commit_rec *cs, size_t ncs, const sb_result_set *set,
-                        sb_rg_order *ord, int *changed, sb_error *err)
+ * again then). The order points into cs and set; its git ordinals come
+ * after (order_take_git). */
+static int update_order(const sb_rg_commit_rec *cs, size_t ncs, const sb_result_set *set, sb_rg_order *ord,
+                        int *changed, sb_error *err)
 {
     memset(ord, 0, sizeof *ord);
     *changed = 0;
@@ -1983,7 +1953,7 @@ static int update_order(const sb_rg_store *st, const sb_rg_commit_rec *cs, size_
         const commit_pos *p = order_find(ord, cs[i].sha);
         *changed = !p || p->first != cs[i].first_epoch;
     }
-    return order_read_git(st, ord, err);
+    return SB_OK;
 }
 
 static int cmp_group_of(const sb_result *a, const sb_result *b)
@@ -2030,19 +2000,49 @@ static void tail_plan_free(tail_plan *p)
 /* An update of the stored steps (sb_rg_update_open): what it read, the
  * walk over the series it walks, where the walk is, and the writes of
  * the batch it gave last. */
+/* Where an update is: what it asked its caller to read last (UP_WALK:
+ * walking, asking only samples). */
+typedef enum upd_step {
+    UP_FRESH_RUNS, /* the runs stored since the basis */
+    UP_FRESH_GIT,  /* the git ordinals of the stored commits and those runs' */
+    UP_LAST,       /* the last stored steps of the groups that may go on from them */
+    UP_BASE_IDS,   /* the run ids of the commits those steps end at */
+    UP_BASE_RUNS,  /* those runs */
+    UP_WHOLE_IDS,  /* the run ids of the groups walked whole */
+    UP_WHOLE_RUNS, /* those runs */
+    UP_ALL_RUNS,   /* every run */
+    UP_ALL_GIT,    /* the git ordinals of their commits */
+    UP_CARDS,      /* the cards of the runs walked */
+    UP_WALK,
+    UP_DONE,
+} upd_step;
+
 struct sb_rg_update {
-    const sb_rg_store *st;
     const sb_rg_opts *o;
     const aa_noise *aa;
+    upd_step step;
+    sb_rg_ask ask;                 /* the read asked last */
+    sb_rg_state then, now;
+    long long added, sessions;     /* the basis' runs_after figures */
+    int full;
     sb_result_set set, fresh_runs; /* the groups walked whole; the runs stored since */
     sb_rg_commit_rec *cs;          /* the stored commits */
     size_t ncs;
+    sb_rg_group_rec *groups;       /* the stored groups, sorted by (case, provider, SKU) */
+    size_t ngroups;
     sb_rg_order ord;
     tail_plan plan;
-    long long *ids;
+    const sb_result **whole;       /* a run of each group walked whole */
+    size_t nwhole;
+    const sb_rg_group_rec **cand;  /* the groups that may go on from their last step, */
+    long long *cand_grp;           /* their ids, */
+    size_t *cand_at;               /* and where their new runs start in plan.fresh */
+    size_t ncand, nfresh;
+    const char **shas;             /* the commits of an ask */
+    long long *ids;                /* the run ids of an ask */
     size_t nids;
     sb_run_devices dev;
-    sb_rg_list out; /* one group's rows at a time: only the thresholds stay */
+    sb_rg_list out; /* one batch's rows at a time: only the thresholds stay */
     walk w;
     store_ctx c;
     sb_rg_writes wr;
@@ -2053,8 +2053,8 @@ struct sb_rg_update {
     size_t next_set, next_tail; /* the next group of set (its first run), the next tail */
 };
 
-/* Sets up the walk over u's whole groups and tails: the cards of their
- * runs and the commits of the order, which the writes hold from the
+/* Sets up the walk over u's whole groups and tails (their cards in
+ * u->dev): the commits of the order, which the writes hold from the
  * first batch on. */
 static int walk_open(sb_rg_update *u, sb_error *err)
 {
@@ -2063,31 +2063,17 @@ static int walk_open(sb_rg_update *u, sb_error *err)
     u->c.ord = &u->ord;
     u->c.w = &u->wr;
     u->opened = 1;
-    size_t nid = u->set.n;
-    for (size_t i = 0; i < u->plan.n; i++)
-        nid += u->plan.v[i].n;
-    long long *ids = malloc((nid ? nid : 1) * sizeof *ids);
-    if (!ids)
-        return sb_error_set(err, NULL, NULL, "out of memory");
-    nid = 0;
-    for (size_t i = 0; i < u->set.n; i++)
-        ids[nid++] = u->set.v[i].run_id;
-    for (size_t i = 0; i < u->plan.n; i++)
-        for (size_t k = 0; k < u->plan.v[i].n; k++)
-            ids[nid++] = u->plan.v[i].runs[k]->run_id;
-    int rc = u->st->devices_ids(u->st->ctx, ids, nid, &u->dev, err);
-    free(ids);
     sb_rg_writes *wr = &u->wr;
-    if (rc == SB_OK && !(wr->commits = calloc(u->ord.n ? u->ord.n : 1, sizeof *wr->commits)))
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    for (size_t i = 0; rc == SB_OK && i < u->ord.n; i++) {
+    if (!(wr->commits = calloc(u->ord.n ? u->ord.n : 1, sizeof *wr->commits)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; i < u->ord.n; i++) {
         const commit_pos *p = &((const commit_pos *)u->ord.v)[i];
         if (!(wr->commits[i].sha = strdup(p->sha)))
-            rc = sb_error_set(err, NULL, NULL, "out of memory");
+            return sb_error_set(err, NULL, NULL, "out of memory");
         wr->commits[i].first_epoch = p->first;
         wr->ncommits = i + 1;
     }
-    return rc;
+    return SB_OK;
 }
 
 /* Empties the writes' groups and steps (the batch given last), keeping
@@ -2168,21 +2154,6 @@ static int cmp_run_group(const void *x, const void *y)
     return c ? c : (a > b) - (a < b); /* the order of their set within a group */
 }
 
-typedef struct last_step {
-    int found;
-    sb_rg_step_rec s;
-} last_step;
-
-static int keep_last(void *ctx, const sb_rg_step_rec *s, sb_error *err)
-{
-    (void)err;
-    last_step *l = ctx;
-    l->found = 1;
-    l->s = *s;
-    l->s.changed = ""; /* valid during the read only; not kept */
-    return SB_OK;
-}
-
 static int cmp_commit_id(const void *x, const void *y)
 {
     long long a = (*(const sb_rg_commit_rec *const *)x)->id, b = (*(const sb_rg_commit_rec *const *)y)->id;
@@ -2213,52 +2184,246 @@ static int tail_holds(const tail_plan *p, const tail_group *t, const sb_result *
     return passing;
 }
 
-/* The runs of the tails' base commits into p->base and each tail's runs;
- * a tail whose runs do not make one series with a passing base run is
- * walked whole instead (its run ids added to *ids). */
-static int tail_runs(const sb_rg_store *st, const sb_rg_commit_rec *cs, size_t ncs, tail_plan *p, long long **ids,
-                     size_t *nids, size_t *idcap, sb_error *err)
+/* ---- the update's steps: each takes the answer to what it asked ---- */
+
+/* Asks kind of u's caller, to be taken by step next. */
+static void ask(sb_rg_update *u, upd_step next, sb_rg_ask_kind kind)
 {
-    const sb_rg_commit_rec **by_id = malloc((ncs ? ncs : 1) * sizeof *by_id);
-    const char **shas = malloc((p->n ? p->n : 1) * sizeof *shas);
-    const sb_result **base = NULL;
-    long long *bids = NULL;
-    size_t nb = 0, bcap = 0, nshas = 0;
-    int rc = SB_OK;
-    if (!by_id || !shas) {
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-        goto done;
+    u->step = next;
+    u->ask = (sb_rg_ask){.kind = kind, .after = -1};
+}
+
+/* The shas of u's order into u->shas, for an ask of their git ordinals. */
+static int ask_git(sb_rg_update *u, upd_step next, sb_error *err)
+{
+    free(u->shas);
+    if (!(u->shas = malloc((u->ord.n ? u->ord.n : 1) * sizeof *u->shas)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    const commit_pos *v = u->ord.v;
+    for (size_t i = 0; i < u->ord.n; i++)
+        u->shas[i] = v[i].sha;
+    ask(u, next, SB_RG_ASK_GIT);
+    u->ask.shas = u->shas;
+    u->ask.nshas = u->ord.n;
+    return SB_OK;
+}
+
+/* Gives up going on from the stored steps: every run is asked for. */
+static void ask_all(sb_rg_update *u)
+{
+    u->full = 1;
+    sb_rg_order_free(&u->ord);
+    sb_results_free(&u->set);
+    tail_plan_free(&u->plan);
+    ask(u, UP_ALL_RUNS, SB_RG_ASK_RUNS);
+    u->ask.all = 1;
+}
+
+/* The runs of the groups walked whole, by their ids first. */
+static void ask_whole(sb_rg_update *u)
+{
+    ask(u, UP_WHOLE_IDS, SB_RG_ASK_RUN_IDS);
+    u->ask.group_of = u->whole;
+    u->ask.ngroups = u->nwhole;
+}
+
+/* The cards of every run the walk takes. */
+static int ask_cards(sb_rg_update *u, sb_error *err)
+{
+    size_t nid = u->set.n;
+    for (size_t i = 0; i < u->plan.n; i++)
+        nid += u->plan.v[i].n;
+    free(u->ids);
+    if (!(u->ids = malloc((nid ? nid : 1) * sizeof *u->ids)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    u->nids = 0;
+    for (size_t i = 0; i < u->set.n; i++)
+        u->ids[u->nids++] = u->set.v[i].run_id;
+    for (size_t i = 0; i < u->plan.n; i++)
+        for (size_t k = 0; k < u->plan.v[i].n; k++)
+            u->ids[u->nids++] = u->plan.v[i].runs[k]->run_id;
+    ask(u, UP_CARDS, SB_RG_ASK_CARDS);
+    u->ask.ids = u->ids;
+    u->ask.nids = u->nids;
+    return SB_OK;
+}
+
+/* The runs stored since the basis: their commit order with the stored
+ * commits, then (unless a stored commit's first time moved) its git
+ * ordinals. */
+static int took_fresh_runs(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    u->fresh_runs = a->runs;
+    memset(&a->runs, 0, sizeof a->runs);
+    int moved = 0;
+    if (update_order(u->cs, u->ncs, &u->fresh_runs, &u->ord, &moved, err) != SB_OK)
+        return SB_ERR;
+    if (moved) {
+        ask_all(u);
+        return SB_OK;
     }
-    for (size_t i = 0; i < ncs; i++)
-        by_id[i] = &cs[i];
-    qsort(by_id, ncs, sizeof *by_id, cmp_commit_id);
-    for (size_t i = 0; i < p->n; i++) {
+    return ask_git(u, UP_FRESH_GIT, err);
+}
+
+/* With the order's git ordinals: the new runs a walk takes (known
+ * commits, not paired confirmations) by group, and of their groups
+ * those that may go on from their last stored step (one series stored),
+ * whose last steps are asked for. */
+static int took_fresh_git(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    order_take_git(&u->ord, &a->git);
+    const sb_result_set *fresh = &u->fresh_runs;
+    tail_plan *p = &u->plan;
+    p->fresh = malloc((fresh->n ? fresh->n : 1) * sizeof *p->fresh);
+    p->v = malloc((fresh->n ? fresh->n : 1) * sizeof *p->v);
+    u->whole = malloc((fresh->n ? fresh->n : 1) * sizeof *u->whole);
+    u->cand = malloc((fresh->n ? fresh->n : 1) * sizeof *u->cand);
+    u->cand_grp = malloc((fresh->n ? fresh->n : 1) * sizeof *u->cand_grp);
+    u->cand_at = malloc((fresh->n + 1) * sizeof *u->cand_at);
+    if (!p->fresh || !p->v || !u->whole || !u->cand || !u->cand_grp || !u->cand_at)
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    size_t nf = 0;
+    for (size_t i = 0; i < fresh->n; i++)
+        if (order_find(&u->ord, fresh->v[i].git_sha) && strcmp(fresh->v[i].suite, SB_RG_CONFIRM_SUITE) != 0)
+            p->fresh[nf++] = &fresh->v[i];
+    qsort(p->fresh, nf, sizeof *p->fresh, cmp_run_group);
+    u->nfresh = nf;
+    if (u->ngroups)
+        qsort(u->groups, u->ngroups, sizeof *u->groups, cmp_group_rec);
+    for (size_t a0 = 0; a0 < nf;) {
+        size_t b = a0 + 1;
+        while (b < nf && cmp_group_of(p->fresh[a0], p->fresh[b]) == 0)
+            b++;
+        const sb_result *r = p->fresh[a0];
+        sb_rg_group_rec key = {0, (char *)r->case_key, (char *)r->provider, (char *)r->sku, 0, 0, 0};
+        const sb_rg_group_rec *gr =
+            u->ngroups ? bsearch(&key, u->groups, u->ngroups, sizeof *u->groups, cmp_group_rec) : NULL;
+        u->cand[u->ncand] = gr && gr->series_git + gr->series_measured == 1 ? gr : NULL;
+        u->cand_grp[u->ncand] = gr ? gr->grp : 0;
+        u->cand_at[u->ncand++] = a0;
+        a0 = b;
+    }
+    u->cand_at[u->ncand] = nf;
+    /* the last steps of the candidates alone */
+    free(u->ids);
+    if (!(u->ids = malloc((u->ncand ? u->ncand : 1) * sizeof *u->ids)))
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    u->nids = 0;
+    for (size_t i = 0; i < u->ncand; i++)
+        if (u->cand[i])
+            u->ids[u->nids++] = u->cand_grp[i];
+    ask(u, UP_LAST, SB_RG_ASK_LAST_STEPS);
+    u->ask.ids = u->ids;
+    u->ask.nids = u->nids;
+    return SB_OK;
+}
+
+/* With the candidates' last steps: the groups whose new runs all come
+ * after every stored commit go on from their last step (tails), the
+ * others are walked whole; the commits the tails start from are asked
+ * for. */
+static int took_last(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    tail_plan *p = &u->plan;
+    long max_rank = -1;
+    long long max_git = -1;
+    for (size_t i = 0; i < u->ncs; i++) {
+        const commit_pos *c = order_find(&u->ord, u->cs[i].sha);
+        if (c && (long)c->rank > max_rank)
+            max_rank = (long)c->rank;
+        if (c && c->git > max_git)
+            max_git = c->git;
+    }
+    size_t k = 0; /* the next answer */
+    for (size_t i = 0; i < u->ncand; i++) {
+        const sb_rg_group_rec *gr = u->cand[i];
+        size_t a0 = u->cand_at[i], b = u->cand_at[i + 1];
+        int tail = gr != NULL;
+        const sb_rg_step_rec *last = NULL;
+        if (tail) {
+            if (a->found[k])
+                last = &a->last[k];
+            k++;
+        }
+        tail = tail && last && last->old_run >= 0 && last->verdict != SB_RG_SINGLE_COMMIT;
+        for (size_t j = a0; tail && j < b; j++) {
+            const commit_pos *c = order_find(&u->ord, p->fresh[j]->git_sha);
+            tail = gr->series_git ? c->git >= 0 && c->git > max_git : (long)c->rank > max_rank;
+        }
+        if (tail)
+            p->v[p->n++] = (tail_group){gr->grp, gr->series_git != 0,
+                                        last->verdict == SB_RG_NOW_FAILING ? last->old_commit : last->new_commit,
+                                        NULL, NULL, 0, a0, b - a0};
+        else
+            u->whole[u->nwhole++] = p->fresh[a0];
+    }
+    if (!p->n) {
+        ask_whole(u);
+        return SB_OK;
+    }
+    /* the commits the tails start from, each once */
+    const sb_rg_commit_rec **by_id = malloc((u->ncs ? u->ncs : 1) * sizeof *by_id);
+    free(u->shas);
+    if (!by_id || !(u->shas = malloc(p->n * sizeof *u->shas))) {
+        free(by_id);
+        return sb_error_set(err, NULL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < u->ncs; i++)
+        by_id[i] = &u->cs[i];
+    qsort(by_id, u->ncs, sizeof *by_id, cmp_commit_id);
+    int rc = SB_OK;
+    for (size_t i = 0; i < p->n && rc == SB_OK; i++) {
         sb_rg_commit_rec key = {p->v[i].base_commit, NULL, 0};
         const sb_rg_commit_rec *kp = &key;
-        const sb_rg_commit_rec **c = ncs ? bsearch(&kp, by_id, ncs, sizeof *by_id, cmp_commit_id) : NULL;
-        if (!c) {
-            rc = sb_error_set(err, st->name, NULL, "a stored regression step names no stored commit");
-            goto done;
-        }
-        shas[i] = p->v[i].base_sha = (*c)->sha;
+        const sb_rg_commit_rec **c = u->ncs ? bsearch(&kp, by_id, u->ncs, sizeof *by_id, cmp_commit_id) : NULL;
+        if (!c)
+            rc = sb_error_set(err, NULL, NULL, "a stored regression step names no stored commit");
+        else
+            u->shas[i] = p->v[i].base_sha = (*c)->sha;
     }
-    qsort(shas, p->n, sizeof *shas, cmp_str_ptr);
-    for (size_t i = 0; i < p->n; i++)
-        if (!nshas || strcmp(shas[nshas - 1], shas[i]) != 0)
-            shas[nshas++] = shas[i];
-    for (size_t i = 0; i < nshas && rc == SB_OK; i++)
-        rc = st->commit_run_ids(st->ctx, shas[i], &bids, &nb, &bcap, err);
-    sb_result_filter all = {0};
-    if (rc == SB_OK)
-        rc = st->results_ids(st->ctx, &all, bids, nb, &p->base, err);
-    if (rc == SB_OK && !(base = malloc((p->base.n ? p->base.n : 1) * sizeof *base)))
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
+    free(by_id);
     if (rc != SB_OK)
-        goto done;
+        return rc;
+    qsort(u->shas, p->n, sizeof *u->shas, cmp_str_ptr);
+    size_t nshas = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (!nshas || strcmp(u->shas[nshas - 1], u->shas[i]) != 0)
+            u->shas[nshas++] = u->shas[i];
+    ask(u, UP_BASE_IDS, SB_RG_ASK_RUN_IDS);
+    u->ask.shas = u->shas;
+    u->ask.nshas = nshas;
+    return SB_OK;
+}
+
+static int took_base_ids(sb_rg_update *u, sb_rg_answer *a)
+{
+    free(u->ids);
+    u->ids = a->ids;
+    u->nids = a->nids;
+    a->ids = NULL;
+    a->nids = a->cap_ids = 0;
+    ask(u, UP_BASE_RUNS, SB_RG_ASK_RUNS);
+    u->ask.ids = u->ids;
+    u->ask.nids = u->nids;
+    return SB_OK;
+}
+
+/* With the runs of the tails' base commits: each tail's runs, the base
+ * commit's of its group and then its new ones; a tail whose runs do not
+ * make one series with a passing base run is walked whole instead. */
+static int took_base_runs(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    tail_plan *p = &u->plan;
+    p->base = a->runs;
+    memset(&a->runs, 0, sizeof a->runs);
+    const sb_result **base = malloc((p->base.n ? p->base.n : 1) * sizeof *base);
+    if (!base)
+        return sb_error_set(err, NULL, NULL, "out of memory");
     for (size_t i = 0; i < p->base.n; i++)
         base[i] = &p->base.v[i];
     qsort(base, p->base.n, sizeof *base, cmp_run_group);
     size_t kept = 0;
+    int rc = SB_OK;
     for (size_t i = 0; i < p->n && rc == SB_OK; i++) {
         tail_group t = p->v[i];
         const sb_result *rep = p->fresh[t.fresh_at];
@@ -2279,7 +2444,7 @@ static int tail_runs(const sb_rg_store *st, const sb_rg_commit_rec *cs, size_t n
                 t.runs[t.n++] = base[k];
         if (!tail_holds(p, &t, t.runs, t.n)) {
             free(t.runs);
-            rc = st->group_run_ids(st->ctx, rep->case_key, rep->provider, rep->sku, ids, nids, idcap, err);
+            u->whole[u->nwhole++] = rep;
             continue;
         }
         for (size_t k = 0; k < t.nfresh; k++)
@@ -2288,200 +2453,195 @@ static int tail_runs(const sb_rg_store *st, const sb_rg_commit_rec *cs, size_t n
         p->v[kept++] = t;
     }
     p->n = kept;
-done:
-    free(by_id);
-    free(shas);
     free(base);
-    free(bids);
-    return rc;
-}
-
-/* Splits the series touched by the new runs fresh: the groups whose new
- * runs extend their stored steps (tail_group) into p, the others, walked
- * whole, as their run ids into *ids. cs: the stored commits, ord the
- * order of the update. */
-static int plan_tails(const sb_rg_store *st, const sb_result_set *fresh, const sb_rg_commit_rec *cs, size_t ncs,
-                      const sb_rg_order *ord, tail_plan *p, long long **ids, size_t *nids, sb_error *err)
-{
-    memset(p, 0, sizeof *p);
-    *ids = NULL;
-    *nids = 0;
-    size_t idcap = 0, nf = 0;
-    sb_rg_group_rec *g = NULL;
-    size_t ng = 0;
-    void *rd = NULL;
-    /* the newest stored commit in either order */
-    long max_rank = -1;
-    long long max_git = -1;
-    for (size_t i = 0; i < ncs; i++) {
-        const commit_pos *c = order_find(ord, cs[i].sha);
-        if (c && (long)c->rank > max_rank)
-            max_rank = (long)c->rank;
-        if (c && c->git > max_git)
-            max_git = c->git;
-    }
-    int rc = SB_OK;
-    p->fresh = malloc((fresh->n ? fresh->n : 1) * sizeof *p->fresh);
-    p->v = malloc((fresh->n ? fresh->n : 1) * sizeof *p->v);
-    if (!p->fresh || !p->v)
-        rc = sb_error_set(err, NULL, NULL, "out of memory");
-    /* the runs a walk takes: known commits, not paired confirmations */
-    for (size_t i = 0; rc == SB_OK && i < fresh->n; i++)
-        if (order_find(ord, fresh->v[i].git_sha) && strcmp(fresh->v[i].suite, SB_RG_CONFIRM_SUITE) != 0)
-            p->fresh[nf++] = &fresh->v[i];
-    if (rc == SB_OK) {
-        qsort(p->fresh, nf, sizeof *p->fresh, cmp_run_group);
-        rc = st->groups_read(st->ctx, &g, &ng, err);
-    }
-    if (rc == SB_OK && ng)
-        qsort(g, ng, sizeof *g, cmp_group_rec);
     if (rc == SB_OK)
-        rc = st->steps_open(st->ctx, &rd, err);
-    for (size_t a = 0; a < nf && rc == SB_OK;) {
-        size_t b = a + 1;
-        while (b < nf && cmp_group_of(p->fresh[a], p->fresh[b]) == 0)
-            b++;
-        const sb_result *r = p->fresh[a];
-        sb_rg_group_rec key = {0, (char *)r->case_key, (char *)r->provider, (char *)r->sku, 0, 0, 0};
-        const sb_rg_group_rec *gr = ng ? bsearch(&key, g, ng, sizeof *g, cmp_group_rec) : NULL;
-        last_step last = {0};
-        int tail = gr && gr->series_git + gr->series_measured == 1;
-        if (tail)
-            rc = st->steps_read_last(rd, gr->grp, keep_last, &last, err);
-        tail = tail && rc == SB_OK && last.found && last.s.old_run >= 0 &&
-               last.s.verdict != SB_RG_SINGLE_COMMIT;
-        for (size_t k = a; tail && k < b; k++) {
-            const commit_pos *c = order_find(ord, p->fresh[k]->git_sha);
-            tail = gr->series_git ? c->git >= 0 && c->git > max_git : (long)c->rank > max_rank;
-        }
-        if (tail)
-            p->v[p->n++] = (tail_group){gr->grp, gr->series_git != 0,
-                                        last.s.verdict == SB_RG_NOW_FAILING ? last.s.old_commit
-                                                                            : last.s.new_commit,
-                                        NULL, NULL, 0, a, b - a};
-        else if (rc == SB_OK)
-            rc = st->group_run_ids(st->ctx, r->case_key, r->provider, r->sku, ids, nids, &idcap, err);
-        a = b;
-    }
-    st->steps_close(rd);
-    sb_rg_groups_free(g, ng);
-    if (rc == SB_OK && p->n)
-        rc = tail_runs(st, cs, ncs, p, ids, nids, &idcap, err);
+        ask_whole(u);
     return rc;
 }
 
-int sb_rg_update_open(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update **out,
-                      sb_rg_update_info *info, sb_error *err)
+/* With the run ids of the groups walked whole: where they hold most
+ * runs, every run is read in one pass instead of by id. */
+static int took_whole_ids(sb_rg_update *u, sb_rg_answer *a)
 {
-    memset(info, 0, sizeof *info);
+    free(u->ids);
+    u->ids = a->ids;
+    u->nids = a->nids;
+    a->ids = NULL;
+    a->nids = a->cap_ids = 0;
+    if (u->nids > (size_t)(u->now.runs / 2)) {
+        ask_all(u);
+        return SB_OK;
+    }
+    ask(u, UP_WHOLE_RUNS, SB_RG_ASK_RUNS);
+    u->ask.ids = u->ids;
+    u->ask.nids = u->nids;
+    return SB_OK;
+}
+
+/* The runs of the groups walked whole; the newest time of the runs
+ * stored since the basis joins the basis'. */
+static int took_whole_runs(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    u->set = a->runs;
+    memset(&a->runs, 0, sizeof a->runs);
+    u->now.newest_epoch = u->then.newest_epoch;
+    u->now.undated = u->then.undated;
+    for (size_t i = 0; i < u->fresh_runs.n; i++) {
+        if (u->fresh_runs.v[i].finished_epoch == LLONG_MIN)
+            u->now.undated++;
+        else if (u->fresh_runs.v[i].finished_epoch > u->now.newest_epoch)
+            u->now.newest_epoch = u->fresh_runs.v[i].finished_epoch;
+    }
+    return ask_cards(u, err);
+}
+
+/* Every run, walked whole: the order of their commits, whose git
+ * ordinals are asked for. */
+static int took_all_runs(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    u->set = a->runs;
+    memset(&a->runs, 0, sizeof a->runs);
+    int moved;
+    if (update_order(NULL, 0, &u->set, &u->ord, &moved, err) != SB_OK)
+        return SB_ERR;
+    u->now.newest_epoch = LLONG_MIN;
+    u->now.undated = 0;
+    for (size_t i = 0; i < u->set.n; i++) {
+        if (u->set.v[i].finished_epoch == LLONG_MIN)
+            u->now.undated++;
+        else if (u->set.v[i].finished_epoch > u->now.newest_epoch)
+            u->now.newest_epoch = u->set.v[i].finished_epoch;
+    }
+    return ask_git(u, UP_ALL_GIT, err);
+}
+
+/* With the cards of the runs walked: the walk starts. */
+static int took_cards(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    u->dev = a->cards;
+    memset(&a->cards, 0, sizeof a->cards);
+    if (walk_open(u, err) != SB_OK)
+        return SB_ERR;
+    u->wr.clear = u->full;
+    u->wr.state = u->now;
+    ask(u, UP_WALK, SB_RG_ASK_NONE);
+    return SB_OK;
+}
+
+/* Takes the answer a to what u asked last, and asks the next read. */
+static int take_answer(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
+{
+    switch (u->step) {
+    case UP_FRESH_RUNS:
+        return took_fresh_runs(u, a, err);
+    case UP_FRESH_GIT:
+        return took_fresh_git(u, a, err);
+    case UP_LAST:
+        return took_last(u, a, err);
+    case UP_BASE_IDS:
+        return took_base_ids(u, a);
+    case UP_BASE_RUNS:
+        return took_base_runs(u, a, err);
+    case UP_WHOLE_IDS:
+        return took_whole_ids(u, a);
+    case UP_WHOLE_RUNS:
+        return took_whole_runs(u, a, err);
+    case UP_ALL_RUNS:
+        return took_all_runs(u, a, err);
+    case UP_ALL_GIT:
+        order_take_git(&u->ord, &a->git);
+        return ask_cards(u, err);
+    case UP_CARDS:
+        return took_cards(u, a, err);
+    default:
+        return SB_OK;
+    }
+}
+
+int sb_rg_update_open(const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_basis *b, sb_rg_update **out,
+                      sb_error *err)
+{
     *out = NULL;
     sb_rg_update *u = calloc(1, sizeof *u);
     if (!u)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    u->st = st;
     u->o = o;
     u->aa = aa;
-    sb_rg_state then, now;
-    int found, fresh;
-    int rc = stored_state(st, o, &then, &now, &found, &fresh, err);
-    int full = !found || strcmp(then.rule_sha256, now.rule_sha256) != 0 || then.changes != now.changes ||
-               then.schema != now.schema;
-    if (rc != SB_OK || fresh)
-        goto done;
-    if (!full) {
-        long long added, sessions;
-        rc = st->runs_after(st->ctx, then.last_run, &added, &sessions, err);
-        /* runs of measuring sessions move the A/A thresholds of every series */
-        full = rc == SB_OK && (now.runs - then.runs != added || sessions > 0);
-    }
-    int moved = 0;
-    if (rc == SB_OK && !full) {
-        sb_result_filter f = {0};
-        f.after_run = then.last_run;
-        rc = st->results(st->ctx, &f, &u->fresh_runs, err);
-        if (rc == SB_OK)
-            rc = st->commits_read(st->ctx, &u->cs, &u->ncs, err);
-        if (rc == SB_OK)
-            rc = update_order(st, u->cs, u->ncs, &u->fresh_runs, &u->ord, &moved, err);
-        full = rc == SB_OK && moved;
-        if (rc == SB_OK && !full)
-            rc = plan_tails(st, &u->fresh_runs, u->cs, u->ncs, &u->ord, &u->plan, &u->ids, &u->nids, err);
-        /* where the series walked whole hold most runs, every run is read
-         * in one pass instead of by id */
-        if (rc == SB_OK && !full && u->nids > (size_t)(now.runs / 2))
-            full = 1;
-        if (rc == SB_OK && !full) {
-            sb_result_filter all = {0};
-            rc = st->results_ids(st->ctx, &all, u->ids, u->nids, &u->set, err);
-        }
-        now.newest_epoch = then.newest_epoch;
-        now.undated = then.undated;
-        for (size_t i = 0; i < u->fresh_runs.n; i++) {
-            if (u->fresh_runs.v[i].finished_epoch == LLONG_MIN)
-                now.undated++;
-            else if (u->fresh_runs.v[i].finished_epoch > now.newest_epoch)
-                now.newest_epoch = u->fresh_runs.v[i].finished_epoch;
-        }
-    }
-    if (rc == SB_OK && full) {
-        sb_rg_order_free(&u->ord);
-        sb_results_free(&u->set);
-        tail_plan_free(&u->plan);
-        sb_result_filter f = {0};
-        rc = st->results(st->ctx, &f, &u->set, err);
-        if (rc == SB_OK)
-            rc = update_order(st, NULL, 0, &u->set, &u->ord, &moved, err);
-        now.newest_epoch = LLONG_MIN;
-        now.undated = 0;
-        for (size_t i = 0; i < u->set.n; i++) {
-            if (u->set.v[i].finished_epoch == LLONG_MIN)
-                now.undated++;
-            else if (u->set.v[i].finished_epoch > now.newest_epoch)
-                now.newest_epoch = u->set.v[i].finished_epoch;
-        }
-    }
-    if (rc == SB_OK)
-        rc = walk_open(u, err);
-    if (rc == SB_OK) {
-        u->wr.clear = full;
-        u->wr.state = now;
-        info->full = full;
-        info->runs_walked = u->set.n + u->plan.runs;
-        info->stored = 1;
-    }
-done:
-    if (rc != SB_OK) {
+    u->then = b->then;
+    u->now = b->now;
+    u->cs = b->commits;
+    u->ncs = b->ncommits;
+    u->groups = b->groups;
+    u->ngroups = b->ngroups;
+    b->commits = NULL;
+    b->groups = NULL;
+    b->ncommits = b->ngroups = 0;
+    int fresh;
+    if (basis_holds(o, &u->then, b->found, &u->now, &fresh, err) != SB_OK) {
         sb_rg_update_free(u);
-        memset(info, 0, sizeof *info);
-        return rc;
+        return SB_ERR;
+    }
+    if (fresh) {
+        u->step = UP_DONE;
+    } else if (!b->found || strcmp(u->then.rule_sha256, u->now.rule_sha256) != 0 ||
+               u->then.changes != u->now.changes || u->then.schema != u->now.schema ||
+               /* runs of measuring sessions move the A/A thresholds of every series */
+               u->now.runs - u->then.runs != b->added || b->sessions > 0) {
+        ask_all(u);
+    } else {
+        ask(u, UP_FRESH_RUNS, SB_RG_ASK_RUNS);
+        u->ask.after = u->then.last_run;
     }
     *out = u;
     return SB_OK;
 }
 
-int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_run_samples *samples, const long long **ids,
-                      size_t *n, const sb_rg_writes **batch, sb_error *err)
+void sb_rg_update_info_get(const sb_rg_update *u, sb_rg_update_info *info)
+{
+    memset(info, 0, sizeof *info);
+    if (u->step < UP_WALK)
+        return;
+    info->stored = u->opened;
+    info->full = u->full;
+    info->runs_walked = u->set.n + u->plan.runs;
+}
+
+int sb_rg_update_next(sb_rg_update *u, size_t most_steps, sb_rg_answer *a, const sb_rg_ask **asked,
+                      const sb_rg_writes **batch, sb_error *err)
 {
     *batch = NULL;
-    *ids = NULL;
-    *n = 0;
+    *asked = NULL;
+    if (u->step < UP_WALK) {
+        if (a && take_answer(u, a, err) != SB_OK)
+            return SB_ERR;
+        if (u->step < UP_WALK) {
+            *asked = &u->ask;
+            return SB_OK;
+        }
+    }
+    if (u->step != UP_WALK)
+        return SB_OK;
     if (u->waiting) {
         u->waiting = 0;
-        if (pending_figures(&u->w, samples, err) != SB_OK || store_batch(u, err) != SB_OK)
+        if (pending_figures(&u->w, a ? &a->samples : NULL, err) != SB_OK || store_batch(u, err) != SB_OK)
             return SB_ERR;
         *batch = &u->wr;
         return SB_OK;
     }
-    if (!u->opened || (u->next_set >= u->set.n && u->next_tail >= u->plan.n))
+    if (u->next_set >= u->set.n && u->next_tail >= u->plan.n) {
+        u->step = UP_DONE;
         return SB_OK;
+    }
     if (walk_next(u, most_steps, err) != SB_OK)
         return SB_ERR;
     if (u->w.npend) {
         if (pending_ids(&u->w, err) != SB_OK)
             return SB_ERR;
         u->waiting = 1;
-        *ids = u->w.ids;
-        *n = u->w.nids;
+        ask(u, UP_WALK, SB_RG_ASK_SAMPLES);
+        u->ask.ids = u->w.ids;
+        u->ask.nids = u->w.nids;
+        *asked = &u->ask;
         return SB_OK;
     }
     if (store_batch(u, err) != SB_OK)
@@ -2505,6 +2665,12 @@ void sb_rg_update_free(sb_rg_update *u)
     tail_plan_free(&u->plan);
     sb_rg_order_free(&u->ord);
     sb_rg_commits_free(u->cs, u->ncs);
+    sb_rg_groups_free(u->groups, u->ngroups);
+    free(u->whole);
+    free(u->cand);
+    free(u->cand_grp);
+    free(u->cand_at);
+    free(u->shas);
     free(u->ids);
     sb_results_free(&u->set);
     sb_results_free(&u->fresh_runs);

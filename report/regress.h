@@ -54,8 +54,9 @@
 #include <stddef.h>
 
 #include "commit_ordinals.h"
+#include "result_filter.h"
 #include "results.h"
-#include "rg_store.h"
+#include "rg_ask.h"
 #include "rg_settle.h"
 #include "rg_stored.h"
 #include "run_cards.h"
@@ -300,8 +301,9 @@ int sb_rg_asof_latest(const sb_rg_asof *a, long long end, sb_rg_list *out, int *
 void sb_rg_asof_free(sb_rg_asof *a); /* accepts NULL */
 
 /* The stored history (db/rg_steps.h, migration 015; an update
- * (sb_rg_update_open) reads it through st and gives what to store,
- * sb_rg_fresh and sb_rg_latest take what the caller read of it,
+ * (sb_rg_update_open) asks its caller for what it reads of it and gives
+ * what to store, sb_rg_fresh and sb_rg_latest take what the caller read
+ * of it,
  * model/rg_stored.h): the rows of
  * the history walk over every result run, as its walk over the series leaves
  * them, so that a report reads them instead of loading every run and
@@ -331,30 +333,48 @@ typedef struct sb_rg_update_info {
     size_t runs_walked;
 } sb_rg_update_info;
 
-/* An update of the stored steps of st, which gives what to store in
- * batches and stores nothing: the caller stores each batch in the
- * transaction it reads st in, then settles the families (one old and one
- * new commit) and drift noise classes whose steps changed
- * (model/rg_settle.h; migration 016) and stores the basis, as
- * sb_site_rg_update (site/site_rg.h) does. sb_rg_update_open decides
- * what to walk (info; info->stored 0: the stored steps hold, and no
- * batch comes) and reads the runs; the walk's thresholds take aa (as
- * the history walk's), which must outlive it. */
+/* What an update starts from, read by its caller: the state and basis
+ * as sb_rg_stored holds them (db/rg_stored_db.h), the result runs with
+ * an id above then.last_run and those of measuring sessions among them
+ * (sb_rg_runs_after), and the stored commits and groups
+ * (sb_rg_commits_read, sb_rg_groups_read), which the update takes over. */
+typedef struct sb_rg_update_basis {
+    sb_rg_state then, now;
+    int found;
+    long long added, sessions;
+    sb_rg_commit_rec *commits;
+    size_t ncommits;
+    sb_rg_group_rec *groups;
+    size_t ngroups;
+} sb_rg_update_basis;
+
+/* An update of the stored steps, which reads nothing and stores nothing:
+ * it asks its caller for each read it needs (model/rg_ask.h; each ask
+ * depends on the answers before it) and gives what to store in batches;
+ * the caller stores each batch in the transaction it reads in, then
+ * settles the families (one old and one new commit) and drift noise
+ * classes whose steps changed (model/rg_settle.h; migration 016) and
+ * stores the basis, as sb_site_rg_update (site/site_rg.h) does. The
+ * walk's thresholds take aa (as the history walk's), which must outlive
+ * it. */
 typedef struct sb_rg_update sb_rg_update;
-int sb_rg_update_open(const sb_rg_store *st, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update **out,
-                      sb_rg_update_info *info, sb_error *err);
-/* The next batch (*batch NULL after the last; sb_rg_writes,
- * model/rg_stored.h, valid until the next call): the steps of the next
- * walked groups, at least one group and then more until most_steps
- * steps, with every commit, drift class and cross-card threshold named so
- * far (the names of earlier batches keep their places: a writer stores
- * only those past the ones it stored), and clear and the basis, which
- * every batch holds alike.
- * As a walk's (sb_rg_walk_next), a call may name runs instead (*ids,
- * *n: ascending, each once, valid until the next call) and give no
- * batch: the next call, given their samples, gives the batch. */
-int sb_rg_update_next(sb_rg_update *u, size_t most_steps, const sb_run_samples *samples, const long long **ids,
-                      size_t *n, const sb_rg_writes **batch, sb_error *err);
+int sb_rg_update_open(const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_basis *basis, sb_rg_update **out,
+                      sb_error *err);
+/* The update's next move: *ask, what to read next (valid until the next
+ * call, which takes its answer in a: the first call takes none), or
+ * *batch, the next batch (sb_rg_writes, model/rg_stored.h, valid until
+ * the next call, which takes no answer): the steps of the next walked
+ * groups, at least one group and then more until most_steps steps, with
+ * every commit, drift class and cross-card threshold named so far (the
+ * names of earlier batches keep their places: a writer stores only those
+ * past the ones it stored), and clear and the basis, which every batch
+ * holds alike. Neither: the update is done (no batch comes where the
+ * stored steps hold). */
+int sb_rg_update_next(sb_rg_update *u, size_t most_steps, sb_rg_answer *a, const sb_rg_ask **ask,
+                      const sb_rg_writes **batch, sb_error *err);
+/* What the update does, once it asks for no more than samples (before:
+ * zeros). */
+void sb_rg_update_info_get(const sb_rg_update *u, sb_rg_update_info *info);
 void sb_rg_update_free(sb_rg_update *u); /* accepts NULL */
 
 /* The list the whole history gives over every result run, built from

@@ -9,7 +9,8 @@
 #include "results_query.h"
 #include "rg_settle.h"
 #include "rg_steps.h"
-#include "rg_store_db.h"
+#include "rg_stored_db.h"
+#include "rg_ask_read.h"
 #include "run_devices.h"
 #include "session_query.h"
 
@@ -383,20 +384,46 @@ static int settle_all(sb_db *db, const sb_rg_opts *o, sb_rg_bulk *bulk, sb_error
  * steps than this are never held at once. */
 #define UPDATE_BATCH_STEPS 1024
 
-/* The next batch *u gives (*w NULL after the last), the samples of the
- * runs it names read from db first. */
+/* Answers what u asks from db until it gives its next batch (*w NULL
+ * after the last). */
 static int update_batch(sb_db *db, sb_rg_update *u, const sb_rg_writes **w, sb_error *err)
 {
-    sb_run_samples have = {0};
-    const long long *ids;
-    size_t n;
-    int rc = sb_rg_update_next(u, UPDATE_BATCH_STEPS, NULL, &ids, &n, w, err);
-    while (rc == SB_OK && n) {
-        rc = sb_run_samples_load_ids(db, ids, n, &have, err);
+    sb_rg_answer a = {0};
+    const sb_rg_ask *ask;
+    int rc = sb_rg_update_next(u, UPDATE_BATCH_STEPS, NULL, &ask, w, err);
+    while (rc == SB_OK && ask) {
+        rc = sb_rg_answer_read(db, ask, &a, err);
         if (rc == SB_OK)
-            rc = sb_rg_update_next(u, UPDATE_BATCH_STEPS, &have, &ids, &n, w, err);
-        sb_run_samples_free(&have);
+            rc = sb_rg_update_next(u, UPDATE_BATCH_STEPS, &a, &ask, w, err);
+        sb_rg_answer_free(&a);
     }
+    /* what the update finds wrong in the stored steps is in db */
+    if (rc != SB_OK)
+        sb_error_set_file(err, sb_db_path(db));
+    return rc;
+}
+
+/* What an update of db's stored steps starts from (sb_rg_update_basis);
+ * the stored commits and groups only where the steps do not hold. */
+static int update_basis(sb_db *db, const sb_rg_opts *o, sb_rg_update_basis *b, sb_error *err)
+{
+    memset(b, 0, sizeof *b);
+    sb_rg_stored s;
+    int fresh = 0, rc = sb_rg_stored_read(db, 0, &s, err);
+    if (rc == SB_OK) {
+        b->then = s.then;
+        b->now = s.now;
+        b->found = s.found;
+        rc = sb_rg_fresh(&s, o, &fresh, err);
+    }
+    sb_rg_stored_free(&s);
+    if (rc != SB_OK || fresh)
+        return rc;
+    rc = sb_rg_runs_after(db, b->then.last_run, &b->added, &b->sessions, err);
+    if (rc == SB_OK)
+        rc = sb_rg_commits_read(db, &b->commits, &b->ncommits, err);
+    if (rc == SB_OK)
+        rc = sb_rg_groups_read(db, &b->groups, &b->ngroups, err);
     return rc;
 }
 
@@ -404,10 +431,11 @@ static int update_batch(sb_db *db, sb_rg_update *u, const sb_rg_writes **w, sb_e
  * time: the names, the groups' steps; then frees *u, whose runs are read
  * no more (settling every step takes the memory they held), settles the
  * families and classes the steps change and stores the basis. */
-static int store_update(sb_db *db, const sb_rg_opts *o, sb_rg_update **u, sb_error *err)
+static int store_update(sb_db *db, const sb_rg_opts *o, sb_rg_update **u, sb_rg_update_info *info, sb_error *err)
 {
     const sb_rg_writes *w = NULL;
     int rc = update_batch(db, *u, &w, err);
+    sb_rg_update_info_get(*u, info);
     if (rc != SB_OK || !w)
         return rc;
     sb_rg_bulk *bulk = NULL;
@@ -436,16 +464,22 @@ static int store_update(sb_db *db, const sb_rg_opts *o, sb_rg_update **u, sb_err
 
 int sb_site_rg_update(sb_db *db, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info, sb_error *err)
 {
+    memset(info, 0, sizeof *info);
     if (sb_db_begin(db, err) != SB_OK)
         return SB_ERR;
-    sb_rg_store rs;
+    sb_rg_update_basis b;
     sb_rg_update *u = NULL;
-    int rc = sb_rg_update_open(sb_rg_store_db(db, &rs), o, aa, &u, info, err);
-    if (rc == SB_OK && info->stored)
-        rc = store_update(db, o, &u, err);
+    int rc = update_basis(db, o, &b, err);
+    if (rc == SB_OK)
+        rc = sb_rg_update_open(o, aa, &b, &u, err);
+    sb_rg_commits_free(b.commits, b.ncommits);
+    sb_rg_groups_free(b.groups, b.ngroups);
+    if (rc == SB_OK)
+        rc = store_update(db, o, &u, info, err);
     sb_rg_update_free(u);
     if (rc == SB_OK)
         return sb_db_commit(db, err);
     sb_db_rollback(db);
+    memset(info, 0, sizeof *info);
     return SB_ERR;
 }

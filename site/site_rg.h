@@ -38,13 +38,14 @@ int sb_site_rg_latest(sb_db *db, const sb_rg_stored *stored, const sb_rg_opts *o
 int sb_site_rg_aa(sb_db *db, const sb_rg_opts *o, sb_rg_aa **out, sb_error *err);
 
 /* Brings the stored regression steps of db (opened for writing) up to
- * date in one transaction: the update (sb_rg_update_open) reads through
- * db's store and gives what to store a batch at a time, each written
- * through db/rg_steps.h before the next is walked; the
- * families and drift classes whose steps changed are then read and
- * settled (model/rg_settle.h: every one after a full walk, read in one
- * pass) and the basis stored. Nothing is stored when any part fails.
- * aa: as sb_rg_update_open's. */
+ * date in one transaction: the update (sb_rg_update_open) takes the
+ * basis read here, asks for what it reads (db/rg_ask_read.h answers) and
+ * gives what to store a batch at a time, each written through
+ * db/rg_steps.h before the next is walked; the families and drift
+ * classes whose steps changed are then read and settled
+ * (model/rg_settle.h: every one after a full walk, read in one pass) and
+ * the basis stored. Nothing is stored when any part fails. aa: as
+ * sb_rg_update_open's. */
 int sb_site_rg_update(sb_db *db, const sb_rg_opts *o, const sb_rg_aa *aa, sb_rg_update_info *info, sb_error *err);
 
 #endif

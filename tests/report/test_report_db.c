@@ -38,7 +38,8 @@
 #include "regress.h"
 #include "repro.h"
 #include "result_filter.h"
-#include "rg_store_db.h"
+#include "rg_ask_read.h"
+#include "rg_steps.h"
 #include "rg_stored_db.h"
 #include "results.h"
 #include "sku.h"
@@ -957,8 +958,6 @@ static void test_regression_stored_read(void **state)
     sb_rg_opts o = {0.01, 0.03, NULL, 0, NULL};
     sb_rg_aa *aa = NULL;
     assert_int_equal(sb_site_rg_aa(db, &o, &aa, &err), SB_OK);
-    sb_rg_store rs;
-    const sb_rg_store *st = sb_rg_store_db(db, &rs);
     sb_rg_stored s;
     int fresh = -1;
     /* nothing stored yet */
@@ -978,25 +977,50 @@ static void test_regression_stored_read(void **state)
     for (size_t bm = 0; bm < 2; bm++) {
         size_t most = batch_most[bm];
         sb_rg_update *u = NULL;
-        assert_int_equal(sb_rg_update_open(st, &o, aa, &u, &info, &err), SB_OK);
-        assert_int_equal(info.stored, 1);
-        assert_int_equal(info.full, 1);
-        assert_int_equal(info.runs_walked, 6);
+        sb_rg_update_basis b = {0};
+        assert_int_equal(sb_rg_stored_read(db, 0, &s, &err), SB_OK);
+        b.then = s.then;
+        b.now = s.now;
+        b.found = s.found;
+        sb_rg_stored_free(&s);
+        assert_int_equal(sb_rg_runs_after(db, b.then.last_run, &b.added, &b.sessions, &err), SB_OK);
+        assert_int_equal(b.added, 6);
+        assert_int_equal(sb_rg_update_open(&o, aa, &b, &u, &err), SB_OK);
         const sb_rg_writes *wr = NULL;
-        size_t batches = 0, groups = 0;
-        sb_run_samples have = {0};
-        size_t named = 0;
+        size_t batches = 0, groups = 0, asks = 0, sample_asks = 0;
+        sb_rg_answer ans = {0};
+        int answered = 0;
         while (1) {
-            const long long *ids;
-            size_t nids;
-            assert_int_equal(sb_rg_update_next(u, most, named ? &have : NULL, &ids, &nids, &wr, &err), SB_OK);
-            sb_run_samples_free(&have);
-            named = nids;
-            if (nids) {
-                /* the samples of the steps' runs, before the batch */
+            const sb_rg_ask *ask;
+            assert_int_equal(sb_rg_update_next(u, most, answered ? &ans : NULL, &ask, &wr, &err), SB_OK);
+            sb_rg_answer_free(&ans);
+            answered = ask != NULL;
+            if (ask) {
+                /* what it reads is asked, never a batch beside it: every
+                 * run (the first walk is a full one), their commits' git
+                 * ordinals and cards, then the samples of the steps' runs
+                 * before each batch */
                 assert_null(wr);
-                assert_int_equal(sb_run_samples_load_ids(db, ids, nids, &have, &err), SB_OK);
+                static const sb_rg_ask_kind order[] = {SB_RG_ASK_RUNS, SB_RG_ASK_GIT, SB_RG_ASK_CARDS};
+                if (asks < 3) {
+                    assert_int_equal(ask->kind, order[asks]);
+                } else {
+                    assert_int_equal(ask->kind, SB_RG_ASK_SAMPLES);
+                    for (size_t i = 1; i < ask->nids; i++)
+                        assert_true(ask->ids[i - 1] < ask->ids[i]);
+                    sample_asks++;
+                }
+                if (asks == 0)
+                    assert_int_equal(ask->all, 1);
+                asks++;
+                assert_int_equal(sb_rg_answer_read(db, ask, &ans, &err), SB_OK);
                 continue;
+            }
+            if (!batches) {
+                sb_rg_update_info_get(u, &info);
+                assert_int_equal(info.stored, 1);
+                assert_int_equal(info.full, 1);
+                assert_int_equal(info.runs_walked, 6);
             }
             if (!wr)
                 break;
@@ -1031,6 +1055,7 @@ static void test_regression_stored_read(void **state)
             assert_int_equal(wr->nsteps, nsteps);
         }
         assert_int_equal(batches, most == 1 ? 2 : 1);
+        assert_int_equal(sample_asks, batches);
         assert_int_equal(groups, 2);
         sb_rg_update_free(u);
     }
