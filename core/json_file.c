@@ -225,7 +225,10 @@ static int only_whitespace(const char *buf, size_t len)
 
 /* The heap a JSON text takes parsed, over-counted from one pass over its
  * bytes: the text itself, every string's bytes again (jansson copies
- * them), and a node for every object, array and value. Measured with
+ * them), twice the longest token (jansson's lexer saves each token's
+ * text in a buffer grown by doubling and kept to the end: a 190 MB
+ * string took 564 MB parsed), and a node for every object, array and
+ * value. Measured with
  * jansson 2.14, an empty object takes about 225 bytes (its hash table),
  * an empty array 135, and a value in an array or object 40 (a number) to
  * 90 (a string); the counts below are above each, so that a text of
@@ -233,7 +236,8 @@ static int only_whitespace(const char *buf, size_t len)
 static size_t parsed_cost(const char *buf, size_t len)
 {
     size_t objects = 0, arrays = 0, values = 1, string_bytes = 0;
-    int in_string = 0;
+    size_t token_from = 0, longest = 0;
+    int in_string = 0, in_token = 0;
     for (size_t i = 0; i < len; i++) {
         char c = buf[i];
         if (in_string) {
@@ -242,11 +246,15 @@ static size_t parsed_cost(const char *buf, size_t len)
             else if (c == '"')
                 in_string = 0;
             string_bytes++;
+            if (!in_string && i + 1 - token_from > longest)
+                longest = i + 1 - token_from;
             continue;
         }
+        int plain = 0;
         switch (c) {
         case '"':
             in_string = 1;
+            token_from = i;
             break;
         case '{':
             objects++;
@@ -258,11 +266,26 @@ static size_t parsed_cost(const char *buf, size_t len)
         case ':':
             values++;
             break;
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+        case '}':
+        case ']':
+            break;
         default:
+            plain = 1; /* a number or a literal */
             break;
         }
+        if (plain && !in_token)
+            token_from = i;
+        in_token = plain;
+        if (plain && i + 1 - token_from > longest)
+            longest = i + 1 - token_from;
     }
-    return len + string_bytes + 256 * objects + 160 * arrays + 96 * values;
+    if (in_string && len - token_from > longest)
+        longest = len - token_from;
+    return len + string_bytes + 2 * longest + 256 * objects + 160 * arrays + 96 * values;
 }
 
 static int load_buffer(const char *buf, size_t len, const char *name, size_t flags,

@@ -2,8 +2,10 @@
 #include "sha256.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -39,35 +41,48 @@ int sb_sha256_hex(const void *data, size_t len, char hex[SB_SHA256_HEX_LEN + 1],
 int sb_sha256_file_hex(const char *path, char hex[SB_SHA256_HEX_LEN + 1],
                        sb_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return sb_error_set(err, path, NULL, "cannot open: %s", strerror(errno));
+    int rc = sb_sha256_fd_hex(fd, path, hex, err);
+    close(fd);
+    return rc;
+}
+
+int sb_sha256_fd_hex(int fd, const char *name, char hex[SB_SHA256_HEX_LEN + 1], sb_error *err)
+{
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
         EVP_MD_CTX_free(ctx);
-        fclose(f);
-        return sb_error_set(err, path, NULL, "sha256: libcrypto initialisation failed");
+        return sb_error_set(err, name, NULL, "sha256: libcrypto initialisation failed");
     }
     unsigned char buf[65536];
-    size_t n;
-    int ok = 1;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        if (!EVP_DigestUpdate(ctx, buf, n)) {
+    ssize_t n;
+    int ok = 1, read_error = 0;
+    for (;;) {
+        n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            read_error = errno;
+            break;
+        }
+        if (n == 0)
+            break;
+        if (!EVP_DigestUpdate(ctx, buf, (size_t)n)) {
             ok = 0;
             break;
         }
-    int read_error = ferror(f);
-    int saved = errno;
-    fclose(f);
+    }
     unsigned char d[SB_SHA256_BYTES];
     unsigned int dn = 0;
     if (ok && !read_error)
         ok = EVP_DigestFinal_ex(ctx, d, &dn) && dn == SB_SHA256_BYTES;
     EVP_MD_CTX_free(ctx);
     if (read_error)
-        return sb_error_set(err, path, NULL, "read error: %s", strerror(saved));
+        return sb_error_set(err, name, NULL, "read error: %s", strerror(read_error));
     if (!ok)
-        return sb_error_set(err, path, NULL, "sha256: libcrypto digest failed");
+        return sb_error_set(err, name, NULL, "sha256: libcrypto digest failed");
     to_hex(d, hex);
     return SB_OK;
 }

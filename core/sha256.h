@@ -24,4 +24,8 @@ int sb_sha256_hex(const void *data, size_t len, char hex[SB_SHA256_HEX_LEN + 1],
 int sb_sha256_file_hex(const char *path, char hex[SB_SHA256_HEX_LEN + 1],
                        sb_error *err);
 
+/* The same of what fd reads from where it stands to its end; name is used
+ * in errors. */
+int sb_sha256_fd_hex(int fd, const char *name, char hex[SB_SHA256_HEX_LEN + 1], sb_error *err);
+
 #endif

@@ -461,8 +461,10 @@ void sb_tpl_set_str(json_t *o, const char *k, const char *v)
 
 void sb_tpl_set_num(json_t *o, const char *k, const char *fmt, double v)
 {
-    char b[64];
-    if (isnan(v))
+    /* room for the largest double in fixed digits (309 before the point),
+     * which a cut buffer would print as a wrong number */
+    char b[400];
+    if (!isfinite(v))
         snprintf(b, sizeof b, "-");
     else
         snprintf(b, sizeof b, fmt, v);

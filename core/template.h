@@ -59,7 +59,7 @@ int sb_template_render_file(const char *path, const json_t *data, sb_tpl_escape 
 
 /* Helpers for building the data object: o[k] = v as a string ("" for NULL);
  * o[k] = v formatted with fmt (one double conversion, fixed digits) as a
- * string, "-" for NaN. */
+ * string, "-" for NaN or an infinity (a figure that overflowed). */
 void sb_tpl_set_str(json_t *o, const char *k, const char *v);
 void sb_tpl_set_num(json_t *o, const char *k, const char *fmt, double v);
 

@@ -15,11 +15,9 @@
 #include "process.h"
 #include "sha256.h"
 
-int sb_forge_copy_file(const char *src, const char *dst, sb_error *err)
+/* Copies what in reads (src names it in errors) into a new dst. Closes in. */
+static int copy_fd(int in, const char *src, const char *dst, sb_error *err)
 {
-    int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (in < 0)
-        return sb_error_set(err, src, NULL, "cannot read: %s", strerror(errno));
     int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out < 0) {
         int e = errno;
@@ -57,43 +55,30 @@ int sb_forge_copy_file(const char *src, const char *dst, sb_error *err)
     return rc;
 }
 
-typedef int (*visit_fn)(void *ctx, const char *rel, const char *full, const struct stat *st,
-                        sb_error *err);
-
-/* Visits entries of root/rel sorted by name, depth first, parents before
- * children. */
-static int walk(const char *root, const char *rel, visit_fn fn, void *ctx, int depth, sb_error *err)
+int sb_forge_copy_file(const char *src, const char *dst, sb_error *err)
 {
-    char dir[4096];
-    if ((size_t)snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel) >= sizeof dir)
-        return sb_error_set(err, root, NULL, "path too long");
-    if (depth > 8)
-        return sb_error_set(err, dir, NULL, "folders nested too deep");
-    DIR *d = opendir(dir);
-    if (!d)
-        return sb_error_set(err, dir, NULL, "cannot open folder: %s", strerror(errno));
-    char **names;
-    size_t n;
-    int rc = sb_dir_read_names(d, dir, &names, &n, err);
-    closedir(d);
-    for (size_t i = 0; i < n && rc == SB_OK; i++) {
-        char r[2048], full[4096];
-        if ((size_t)snprintf(r, sizeof r, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) >= sizeof r ||
-            (size_t)snprintf(full, sizeof full, "%s/%s", root, r) >= sizeof full) {
-            rc = sb_error_set(err, dir, NULL, "path too long");
-            break;
-        }
-        struct stat st;
-        if (lstat(full, &st) != 0) {
-            rc = sb_error_set(err, full, NULL, "cannot stat: %s", strerror(errno));
-            break;
-        }
-        rc = fn(ctx, r, full, &st, err);
-        if (rc == SB_OK && S_ISDIR(st.st_mode))
-            rc = walk(root, r, fn, ctx, depth + 1, err);
-    }
-    sb_dir_names_free(names, n);
-    return rc;
+    int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0)
+        return sb_error_set(err, src, NULL, "cannot read: %s", strerror(errno));
+    return copy_fd(in, src, dst, err);
+}
+
+/* An entry of a folder being walked: dirfd and name reach it without
+ * following a link (rel and full name it in messages), st is what
+ * fstatat said of it when its folder was listed. */
+typedef struct entry {
+    int dirfd;
+    const char *name, *rel, *full;
+    struct stat st;
+} entry;
+
+typedef int (*visit_fn)(void *ctx, const entry *e, sb_error *err);
+
+#define CHANGED "changed while its folder was read (replaced, or made a link): refused"
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 /* A file of the candidate's own: a regular file with no other name. A
@@ -109,28 +94,112 @@ static int own_file(const struct stat *st)
 
 #define NOT_OWN_FILE "not a regular file of its own (links, hard links and special files are refused)"
 
+/* Opens the entry's file to read: one of its own, the file that was
+ * listed. Whoever can write the folder may swap a name for a link, or a
+ * folder on the way for a link out, between the listing and the opening;
+ * the opening follows no link, and the file opened is checked again. */
+static int open_own_file(const entry *e, int *fd, sb_error *err)
+{
+    if (!own_file(&e->st))
+        return sb_error_set(err, e->full, NULL, NOT_OWN_FILE);
+    int in = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (in < 0 && errno == ELOOP)
+        return sb_error_set(err, e->full, NULL, CHANGED);
+    if (in < 0)
+        return sb_error_set(err, e->full, NULL, "cannot read: %s", strerror(errno));
+    struct stat now;
+    if (fstat(in, &now) != 0 || !own_file(&now) || !same_file(&now, &e->st)) {
+        close(in);
+        return sb_error_set(err, e->full, NULL, CHANGED);
+    }
+    *fd = in;
+    return SB_OK;
+}
+
+/* Visits the entries of the folder dirfd (root/rel) sorted by name, depth
+ * first, parents before children. Each folder is opened from its parent's
+ * descriptor without following a link, so no name reaches outside root
+ * whatever is swapped while the walk runs. */
+static int walk_fd(int dirfd, const char *root, const char *rel, visit_fn fn, void *ctx, int depth,
+                   sb_error *err)
+{
+    char dir[4096];
+    if ((size_t)snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel) >= sizeof dir)
+        return sb_error_set(err, root, NULL, "path too long");
+    if (depth > 8)
+        return sb_error_set(err, dir, NULL, "folders nested too deep");
+    int listfd = dup(dirfd);
+    DIR *d = listfd >= 0 ? fdopendir(listfd) : NULL;
+    if (!d) {
+        int e = errno;
+        if (listfd >= 0)
+            close(listfd);
+        return sb_error_set(err, dir, NULL, "cannot open folder: %s", strerror(e));
+    }
+    char **names;
+    size_t n;
+    int rc = sb_dir_read_names(d, dir, &names, &n, err);
+    closedir(d);
+    for (size_t i = 0; i < n && rc == SB_OK; i++) {
+        char r[2048], full[4096];
+        if ((size_t)snprintf(r, sizeof r, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) >= sizeof r ||
+            (size_t)snprintf(full, sizeof full, "%s/%s", root, r) >= sizeof full) {
+            rc = sb_error_set(err, dir, NULL, "path too long");
+            break;
+        }
+        entry e = {dirfd, names[i], r, full, {0}};
+        if (fstatat(dirfd, names[i], &e.st, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = sb_error_set(err, full, NULL, "cannot stat: %s", strerror(errno));
+            break;
+        }
+        rc = fn(ctx, &e, err);
+        if (rc != SB_OK || !S_ISDIR(e.st.st_mode))
+            continue;
+        int sub = openat(dirfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat now;
+        if (sub < 0 || fstat(sub, &now) != 0 || !same_file(&now, &e.st)) {
+            if (sub >= 0)
+                close(sub);
+            rc = sb_error_set(err, full, NULL, CHANGED);
+            break;
+        }
+        rc = walk_fd(sub, root, r, fn, ctx, depth + 1, err);
+        close(sub);
+    }
+    sb_dir_names_free(names, n);
+    return rc;
+}
+
+static int walk(const char *root, visit_fn fn, void *ctx, sb_error *err)
+{
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return sb_error_set(err, root, NULL, "cannot open folder: %s", strerror(errno));
+    int rc = walk_fd(fd, root, "", fn, ctx, 0, err);
+    close(fd);
+    return rc;
+}
+
 typedef struct copy_ctx {
     const char *dst_root;
     int keep_exec;
 } copy_ctx;
 
-static int copy_visit(void *ctx, const char *rel, const char *full, const struct stat *st,
-                      sb_error *err)
+static int copy_visit(void *ctx, const entry *e, sb_error *err)
 {
     const copy_ctx *c = ctx;
     char dst[4096];
-    if ((size_t)snprintf(dst, sizeof dst, "%s/%s", c->dst_root, rel) >= sizeof dst)
-        return sb_error_set(err, full, NULL, "path too long");
-    if (S_ISDIR(st->st_mode)) {
+    if ((size_t)snprintf(dst, sizeof dst, "%s/%s", c->dst_root, e->rel) >= sizeof dst)
+        return sb_error_set(err, e->full, NULL, "path too long");
+    if (S_ISDIR(e->st.st_mode)) {
         if (mkdir(dst, 0755) != 0 && errno != EEXIST)
             return sb_error_set(err, dst, NULL, "cannot create folder: %s", strerror(errno));
         return SB_OK;
     }
-    if (!own_file(st))
-        return sb_error_set(err, full, NULL, NOT_OWN_FILE);
-    if (sb_forge_copy_file(full, dst, err) != SB_OK)
+    int in;
+    if (open_own_file(e, &in, err) != SB_OK || copy_fd(in, e->full, dst, err) != SB_OK)
         return SB_ERR;
-    if (c->keep_exec && (st->st_mode & S_IXUSR) && chmod(dst, 0755) != 0)
+    if (c->keep_exec && (e->st.st_mode & S_IXUSR) && chmod(dst, 0755) != 0)
         return sb_error_set(err, dst, NULL, "cannot make executable: %s", strerror(errno));
     return SB_OK;
 }
@@ -140,7 +209,7 @@ static int copy_tree(const char *src, const char *dst, int keep_exec, sb_error *
     if (sb_mkdirs(dst, err) != SB_OK)
         return SB_ERR;
     copy_ctx c = {dst, keep_exec};
-    return walk(src, "", copy_visit, &c, 0, err);
+    return walk(src, copy_visit, &c, err);
 }
 
 int sb_forge_copy_tree(const char *src, const char *dst, sb_error *err)
@@ -195,18 +264,20 @@ int sb_forge_make_temp_dir(const char *prefix, char *out, size_t size, sb_error 
     return SB_OK;
 }
 
-static int hash_visit(void *ctx, const char *rel, const char *full, const struct stat *st,
-                      sb_error *err)
+static int hash_visit(void *ctx, const entry *e, sb_error *err)
 {
     json_t *obj = ctx;
-    if (S_ISDIR(st->st_mode))
+    if (S_ISDIR(e->st.st_mode))
         return SB_OK;
-    if (!own_file(st))
-        return sb_error_set(err, full, NULL, NOT_OWN_FILE);
-    char hex[SB_SHA256_HEX_LEN + 1];
-    if (sb_sha256_file_hex(full, hex, err) != SB_OK)
+    int in;
+    if (open_own_file(e, &in, err) != SB_OK)
         return SB_ERR;
-    json_object_set_new(obj, rel, json_string(hex));
+    char hex[SB_SHA256_HEX_LEN + 1];
+    int rc = sb_sha256_fd_hex(in, e->full, hex, err);
+    close(in);
+    if (rc != SB_OK)
+        return SB_ERR;
+    json_object_set_new(obj, e->rel, json_string(hex));
     return SB_OK;
 }
 
@@ -215,7 +286,7 @@ int sb_forge_hash_tree(const char *dir, json_t **out, sb_error *err)
     json_t *obj = json_object();
     if (!obj)
         return sb_error_set(err, dir, NULL, "out of memory");
-    if (walk(dir, "", hash_visit, obj, 0, err) != SB_OK) {
+    if (walk(dir, hash_visit, obj, err) != SB_OK) {
         json_decref(obj);
         return SB_ERR;
     }

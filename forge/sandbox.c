@@ -203,7 +203,7 @@ typedef struct confine_ctx {
     int confined;                         /* seccomp and Landlock too, else the bounds alone */
     int pidns_max;                        /* this kernel keeps pid_max per pid namespace */
     const char *workdir;                  /* real path */
-    char tmpfs_opts[64];                  /* "size=N,mode=700" */
+    char tmpfs_opts[96];                  /* "size=N,nr_inodes=N,mode=700" */
     jail_report *report;
     int abi;                              /* Landlock ABI version */
     size_t nrules;
@@ -1270,7 +1270,8 @@ int sb_sandbox_run(const char *const argv[], const char *workdir, const char *st
         conf.workdir = real_workdir;
         conf.report = report;
         conf.pidns_max = kernel_pidns_max();
-        snprintf(conf.tmpfs_opts, sizeof conf.tmpfs_opts, "size=%llu,mode=700", (unsigned long long)lim->disk_bytes);
+        snprintf(conf.tmpfs_opts, sizeof conf.tmpfs_opts, "size=%llu,nr_inodes=%u,mode=700",
+                 (unsigned long long)lim->disk_bytes, (unsigned)SB_SANDBOX_MAX_FILES);
     }
     int out_fd = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out_fd < 0) {

@@ -78,6 +78,10 @@ typedef struct sb_sandbox_limits {
  * dozen tasks. max_tasks is at least SB_SANDBOX_MIN_TASKS, the kernel's
  * smallest pid_max less one. */
 #define SB_SANDBOX_DISK_MB 1024
+/* Files and folders the working folder's tmpfs holds at most (its
+ * nr_inodes): its bytes bound counts none of an empty file, and what a
+ * run that succeeds leaves there is copied to the host's disk. */
+#define SB_SANDBOX_MAX_FILES 16384
 #define SB_SANDBOX_MAX_TASKS 512
 #define SB_SANDBOX_MIN_TASKS 300
 

@@ -25,10 +25,20 @@
 
 static void pct(sb_buf *b, double v)
 {
-    if (isnan(v))
+    if (!isfinite(100.0 * v)) /* NaN, or a stored fraction near the largest double */
         sb_buf_puts(b, "-");
     else
         sb_buf_printf(b, "%.1f%%", 100.0 * v);
+}
+
+/* A figure in fixed digits, "-" where it is unknown (a run that states no
+ * TFLOP/s) or overflowed. */
+static void fixed(sb_buf *b, const char *fmt, double v)
+{
+    if (isfinite(v))
+        sb_buf_printf(b, fmt, v);
+    else
+        sb_buf_puts(b, "-");
 }
 
 static void md(sb_buf *b, const char *s)
@@ -113,7 +123,11 @@ static void gemm_section(const sb_snapshot *snap, const sb_run_details *det,
         run_clocks(det, r->run_id, &clocks, &why);
         sb_buf_puts(b, "| ");
         md(b, r->provider);
-        sb_buf_printf(b, " | %.4f | %.1f | ", r->median_ms, r->tflops);
+        sb_buf_puts(b, " | ");
+        fixed(b, "%.4f", r->median_ms);
+        sb_buf_puts(b, " | ");
+        fixed(b, "%.1f", r->tflops);
+        sb_buf_puts(b, " | ");
         pct(b, peak > 0 ? r->tflops / peak : NAN);
         sb_buf_puts(b, " | ");
         pct(b, sb_run_details_column(det, r->run_id, "rel_noise"));
@@ -183,8 +197,9 @@ static void gemm_section(const sb_snapshot *snap, const sb_run_details *det,
         const char *last = strrchr(clocks, '/');
         sb_buf_printf(&t, "%s%.0f ms -> ", trials ? ", " : "", r->settle_ms);
         pct(&t, r->repeat_spread);
-        sb_buf_printf(&t, " (%.1f TFLOP/s, last repeat at %s MHz)", r->tflops,
-                      last ? last + 1 : *clocks ? clocks : "?");
+        sb_buf_puts(&t, " (");
+        fixed(&t, "%.1f", r->tflops);
+        sb_buf_printf(&t, " TFLOP/s, last repeat at %s MHz)", last ? last + 1 : *clocks ? clocks : "?");
         trials++;
         steady += r->repeat_spread < SB_NOTE_SPREAD_LIMIT;
     }
@@ -212,7 +227,11 @@ static void gemm_section(const sb_snapshot *snap, const sb_run_details *det,
         md(b, r->dtype);
         sb_buf_puts(b, " | ");
         md(b, sb_buf_str(&label));
-        sb_buf_printf(b, " | %.1f | %.1f | ", lib->r->tflops, r->tflops);
+        sb_buf_puts(b, " | ");
+        fixed(b, "%.1f", lib->r->tflops);
+        sb_buf_puts(b, " | ");
+        fixed(b, "%.1f", r->tflops);
+        sb_buf_puts(b, " | ");
         pct(b, r->tflops / lib->r->tflops);
         sb_buf_puts(b, " |\n");
         sb_buf_free(&label);

@@ -363,6 +363,38 @@ static void test_parse_bound(void **state)
     free(text);
 }
 
+/* One long string costs its text, jansson's copy, and the lexer's buffer
+ * of the token, grown by doubling: a 190 MB string took 564 MB parsed.
+ * A 100 MB one (counted 200 MB without the lexer's buffer) is refused
+ * unparsed; a 1 MB one is parsed. */
+static void test_parse_bound_long_string(void **state)
+{
+    (void)state;
+    size_t n = (size_t)100 << 20, len = n + 4;
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    memcpy(text, "[\"", 2);
+    memset(text + 2, 'A', n);
+    memcpy(text + 2 + n, "\"]", 2);
+    text[len] = '\0';
+    json_t *j = NULL;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_json_load_buffer(text, len, "long.json", &j, &err), SB_ERR);
+    assert_null(j);
+    if (!strstr(err.msg, "parsed, more than 384 MiB: refused unparsed"))
+        fail_msg("error '%s'", err.msg);
+    n = (size_t)1 << 20;
+    len = n + 4;
+    memcpy(text, "[\"", 2);
+    memset(text + 2, 'A', n);
+    memcpy(text + 2 + n, "\"]", 2);
+    assert_int_equal(sb_json_load_buffer(text, len, "long.json", &j, &err), SB_OK);
+    assert_int_equal(json_string_length(json_array_get(j, 0)), n);
+    json_decref(j);
+    free(text);
+}
+
 static void test_buf_in_place(void **state)
 {
     (void)state;
@@ -523,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_unreadable),
         cmocka_unit_test(test_open_inside),
         cmocka_unit_test(test_parse_bound),
+        cmocka_unit_test(test_parse_bound_long_string),
         cmocka_unit_test(test_pointer_escaping),
         cmocka_unit_test(test_read_into_kept_buffer),
         cmocka_unit_test(test_read_into_max_bounded),

@@ -1,6 +1,8 @@
 /* test_forge_pipeline.c - task, prompt, verify refusals, bench judgement on
  * crafted harness output, and the promotion gates re-checked from the
  * database: what is stored and written, not only exit codes. */
+#define _GNU_SOURCE /* renameat2 */
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -810,6 +815,70 @@ static void test_bench_needs_verify(void **state)
     json_decref(report);
 }
 
+/* Whoever can write a candidate folder can swap a folder in it for a link
+ * to a folder outside while forge copies or hashes it (forge runs
+ * unconfined then): a child exchanges cand/sub with cand/link (a link to a
+ * folder holding a secret) as fast as it can while the copy and the hash
+ * run again and again. The walk once listed sub as a folder and then
+ * read through the link: 7 of 400 copies held the secret. No copy may
+ * hold it, and no hash may name a file of it. */
+static void test_copy_follows_no_swapped_folder(void **state)
+{
+    ctx *c = *state;
+    char cand[600], sub[700], link_path[700], outside[600], path[800], dst[600];
+    snprintf(cand, sizeof cand, "%s/cand", c->dir);
+    snprintf(sub, sizeof sub, "%s/sub", cand);
+    snprintf(link_path, sizeof link_path, "%s/link", cand);
+    snprintf(outside, sizeof outside, "%s/outside", c->dir);
+    snprintf(dst, sizeof dst, "%s/copy", c->dir);
+    assert_int_equal(mkdir(cand, 0755), 0);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    assert_int_equal(mkdir(outside, 0755), 0);
+    snprintf(path, sizeof path, "%s/a.cu", sub);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("int a;\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/secret.cu", outside);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("SECRET_OUTSIDE_BYTES\n", f);
+    fclose(f);
+    assert_int_equal(symlink(outside, link_path), 0);
+    pid_t kid = fork();
+    assert_true(kid >= 0);
+    if (kid == 0) {
+        for (;;)
+            renameat2(AT_FDCWD, sub, AT_FDCWD, link_path, RENAME_EXCHANGE);
+    }
+    int copies = 0, hashes = 0, leaked = 0;
+    time_t end = time(NULL) + 4;
+    for (int i = 0; i < 2000 && time(NULL) < end && !leaked; i++) {
+        sb_error err;
+        sb_error_clear(&err);
+        sb_forge_remove_tree(dst, &err);
+        if (sb_forge_copy_tree(cand, dst, &err) == SB_OK) {
+            copies++;
+            snprintf(path, sizeof path, "%s/sub/secret.cu", dst);
+            struct stat st;
+            if (stat(path, &st) == 0)
+                leaked = 1;
+        }
+        json_t *h = NULL;
+        if (sb_forge_hash_tree(cand, &h, &err) == SB_OK) {
+            hashes++;
+            if (json_object_get(h, "sub/secret.cu"))
+                leaked = 2;
+            json_decref(h);
+        }
+    }
+    kill(kid, SIGKILL);
+    waitpid(kid, NULL, 0);
+    printf("%d copies and %d hashes whole while the folder was swapped\n", copies, hashes);
+    if (leaked)
+        fail_msg("a %s read the folder outside through the swapped link", leaked == 1 ? "copy" : "hash");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -825,6 +894,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_card_must_be_the_task_sku, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_harness_output_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bench_needs_verify, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_follows_no_swapped_folder, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

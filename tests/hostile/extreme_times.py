@@ -6,7 +6,9 @@ refused as Infinity when read), 5e-324 ms or 1e-300 ms (a time so short
 that its FLOP and byte rates overflow; all valid JSON numbers the result
 schema takes) are ingested beside ordinary runs: as the provider of a
 case, as its baseline, and both. `report geomean`, `report plausibility`,
-`report weekly` and `site` then run. Checked: no output (terminal, .md,
+`report weekly` and `site` then run; then a spec run whose noise and
+spread of repeat medians are the largest double, through `report note`
+and `report evidence`. Checked: no output (terminal, .md,
 .json, .svg, .html) holds nan or inf as a number or in an SVG attribute,
 and each output that leaves such runs out (0 ms and the subnormal 5e-324 ms)
 says how many.
@@ -40,16 +42,17 @@ try:
     os.makedirs(src)
     n = [0]
 
-    def put(provider, m, t):
+    def put(provider, m, t, spread=0.0):
         n[0] += 1
         doc = json.loads(json.dumps(base))
         doc["run_uuid"] = "%032x" % (0xe47000 + n[0])
         doc["config"]["provider"] = provider
-        doc["config"]["shape"]["M"] = m
+        if m is not None:
+            doc["config"]["shape"]["M"] = m
         doc["timing"]["samples"] = [[t] * 5 for _ in range(3)]
         doc["timing"]["stats"] = {"count": 15, "max": t, "mean": t, "median": t, "min": t,
-                                  "p20": t, "p80": t, "rel_noise": 0.0,
-                                  "repeat_median_rel_spread": 0.0, "stdev": 0.0}
+                                  "p20": t, "p80": t, "rel_noise": spread,
+                                  "repeat_median_rel_spread": spread, "stdev": 0.0}
         for k in ("gbps", "tflops", "pct_datasheet_peak"):
             doc["metrics"][k] = None
         with open(os.path.join(src, "r%03d.json" % n[0]), "w") as f:
@@ -138,5 +141,24 @@ try:
     if not any(want in t for p, t in texts.items() if p.endswith("index.html")):
         fail("the site's overview does not say '%s'" % want)
     print("ok: site (%d files) has no nan/inf and says the count" % len(texts))
+
+    # The spec case's run whose noise and spread of repeat medians are the
+    # largest double: as percentages they overflow, and the result note
+    # and the evidence printed them as inf%.
+    shutil.rmtree(src)
+    os.makedirs(src)
+    put("cublas", None, 0.2, spread=1.7976931348623157e308)
+    p = subprocess.run([SOLBOOK, "ingest", "--db", db, src], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("ingest of the spread run exited %d: %s" % (p.returncode, p.stderr))
+    out = run(["report", "note", "--db", db])
+    check_text("report note", out)
+    if "repeat medians spread -%, over the" not in out:
+        fail("report note does not show the overflowing spread as '-':\n%s" % out)
+    out = run(["report", "evidence", "--db", db])
+    check_text("report evidence", out)
+    if "| - | - |" not in out:
+        fail("report evidence does not show the overflowing noise and spread as '-':\n%s" % out)
+    print("ok: report note and report evidence show a spread past the largest double as '-'")
 finally:
     shutil.rmtree(work, ignore_errors=True)
