@@ -2193,6 +2193,14 @@ static void ask(sb_rg_update *u, upd_step next, sb_rg_ask_kind kind)
     u->ask = (sb_rg_ask){.kind = kind, .after = -1};
 }
 
+/* Asks kind of the runs (or groups) u->ids names. */
+static void ask_ids(sb_rg_update *u, upd_step next, sb_rg_ask_kind kind)
+{
+    ask(u, next, kind);
+    u->ask.ids = u->ids;
+    u->ask.nids = u->nids;
+}
+
 /* The shas of u's order into u->shas, for an ask of their git ordinals. */
 static int ask_git(sb_rg_update *u, upd_step next, sb_error *err)
 {
@@ -2242,9 +2250,7 @@ static int ask_cards(sb_rg_update *u, sb_error *err)
     for (size_t i = 0; i < u->plan.n; i++)
         for (size_t k = 0; k < u->plan.v[i].n; k++)
             u->ids[u->nids++] = u->plan.v[i].runs[k]->run_id;
-    ask(u, UP_CARDS, SB_RG_ASK_CARDS);
-    u->ask.ids = u->ids;
-    u->ask.nids = u->nids;
+    ask_ids(u, UP_CARDS, SB_RG_ASK_CARDS);
     return SB_OK;
 }
 
@@ -2312,9 +2318,7 @@ static int took_fresh_git(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
     for (size_t i = 0; i < u->ncand; i++)
         if (u->cand[i])
             u->ids[u->nids++] = u->cand_grp[i];
-    ask(u, UP_LAST, SB_RG_ASK_LAST_STEPS);
-    u->ask.ids = u->ids;
-    u->ask.nids = u->nids;
+    ask_ids(u, UP_LAST, SB_RG_ASK_LAST_STEPS);
     return SB_OK;
 }
 
@@ -2395,16 +2399,20 @@ static int took_last(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
     return SB_OK;
 }
 
-static int took_base_ids(sb_rg_update *u, sb_rg_answer *a)
+/* Takes the run ids a answers with over into u->ids. */
+static void take_ids(sb_rg_update *u, sb_rg_answer *a)
 {
     free(u->ids);
     u->ids = a->ids;
     u->nids = a->nids;
     a->ids = NULL;
     a->nids = a->cap_ids = 0;
-    ask(u, UP_BASE_RUNS, SB_RG_ASK_RUNS);
-    u->ask.ids = u->ids;
-    u->ask.nids = u->nids;
+}
+
+static int took_base_ids(sb_rg_update *u, sb_rg_answer *a)
+{
+    take_ids(u, a);
+    ask_ids(u, UP_BASE_RUNS, SB_RG_ASK_RUNS);
     return SB_OK;
 }
 
@@ -2463,19 +2471,25 @@ static int took_base_runs(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
  * runs, every run is read in one pass instead of by id. */
 static int took_whole_ids(sb_rg_update *u, sb_rg_answer *a)
 {
-    free(u->ids);
-    u->ids = a->ids;
-    u->nids = a->nids;
-    a->ids = NULL;
-    a->nids = a->cap_ids = 0;
+    take_ids(u, a);
     if (u->nids > (size_t)(u->now.runs / 2)) {
         ask_all(u);
         return SB_OK;
     }
-    ask(u, UP_WHOLE_RUNS, SB_RG_ASK_RUNS);
-    u->ask.ids = u->ids;
-    u->ask.nids = u->nids;
+    ask_ids(u, UP_WHOLE_RUNS, SB_RG_ASK_RUNS);
     return SB_OK;
+}
+
+/* The newest finish time of the runs of s and those without one, added
+ * to st's. */
+static void fold_times(sb_rg_state *st, const sb_result_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->v[i].finished_epoch == LLONG_MIN)
+            st->undated++;
+        else if (s->v[i].finished_epoch > st->newest_epoch)
+            st->newest_epoch = s->v[i].finished_epoch;
+    }
 }
 
 /* The runs of the groups walked whole; the newest time of the runs
@@ -2486,12 +2500,7 @@ static int took_whole_runs(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
     memset(&a->runs, 0, sizeof a->runs);
     u->now.newest_epoch = u->then.newest_epoch;
     u->now.undated = u->then.undated;
-    for (size_t i = 0; i < u->fresh_runs.n; i++) {
-        if (u->fresh_runs.v[i].finished_epoch == LLONG_MIN)
-            u->now.undated++;
-        else if (u->fresh_runs.v[i].finished_epoch > u->now.newest_epoch)
-            u->now.newest_epoch = u->fresh_runs.v[i].finished_epoch;
-    }
+    fold_times(&u->now, &u->fresh_runs);
     return ask_cards(u, err);
 }
 
@@ -2506,12 +2515,7 @@ static int took_all_runs(sb_rg_update *u, sb_rg_answer *a, sb_error *err)
         return SB_ERR;
     u->now.newest_epoch = LLONG_MIN;
     u->now.undated = 0;
-    for (size_t i = 0; i < u->set.n; i++) {
-        if (u->set.v[i].finished_epoch == LLONG_MIN)
-            u->now.undated++;
-        else if (u->set.v[i].finished_epoch > u->now.newest_epoch)
-            u->now.newest_epoch = u->set.v[i].finished_epoch;
-    }
+    fold_times(&u->now, &u->set);
     return ask_git(u, UP_ALL_GIT, err);
 }
 
