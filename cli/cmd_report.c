@@ -23,6 +23,7 @@
 #include "plausible.h"
 #include "plots.h"
 #include "regress.h"
+#include "regress_render.h"
 #include "repro.h"
 #include "results.h"
 #include "results_query.h"

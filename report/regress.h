@@ -407,20 +407,6 @@ size_t sb_rg_count_regressions(const sb_rg_list *l);
  * tested, and those whose verdict is a regression or an improvement. */
 void sb_rg_drift_share(const sb_rg_list *l, size_t *tested, size_t *flagged);
 
-/* One paragraph (no newline at its end) stating the count of
- * sb_rg_count_regressions and what it counts, the same in every output. */
-void sb_rg_definition(const sb_rg_list *l, const sb_rg_opts *o, sb_buf *out);
-
-/* The commit range of row r: "OLD..NEW" (12 hex digits each), a Markdown
- * link to o->repo_url/compare/OLD...NEW where set. */
-void sb_rg_range_md(const sb_rg_row *r, const sb_rg_opts *o, sb_buf *out);
-
-/* Markdown: the definition, the regressions of the project's kernels,
- * their improvements, environment/noise drift, protocol and environment
- * changes, then the other verdicts. latest_only: only the steps to each
- * series' newest commit (without --history). */
-void sb_rg_render_md(const sb_rg_list *l, const sb_rg_opts *o, int latest_only, sb_buf *out);
-int sb_rg_render_json(const sb_rg_list *l, const sb_rg_opts *o, int latest_only, sb_buf *out,
-                      sb_error *err);
+/* The list as the outputs show it (Markdown, JSON): report/render/regress_render.h. */
 
 #endif

@@ -21,6 +21,7 @@
 #include "isoweek.h"
 #include "note.h"
 #include "plots.h"
+#include "regress_render.h"
 #include "repro.h"
 #include "plausible.h"
 #include "results.h"

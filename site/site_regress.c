@@ -14,6 +14,7 @@
 #include "geomean.h"
 #include "isoweek.h"
 #include "markdown.h"
+#include "regress_render.h"
 #include "site_parts.h"
 #include "weekly.h" /* sb_markdown_to_html */
 

@@ -36,6 +36,7 @@
 #include "compare_render.h"
 #include "file_name.h"
 #include "regress.h"
+#include "regress_render.h"
 #include "repro.h"
 #include "result_filter.h"
 #include "rg_ask_read.h"
