@@ -11,7 +11,7 @@
 #include "home.h"
 #include "json_file.h"
 
-enum tok_kind { TOK_TEXT, TOK_VAR, TOK_RAW, TOK_SECTION, TOK_INVERTED };
+enum tok_kind { TOK_TEXT, TOK_VAR, TOK_RAW, TOK_CODE, TOK_SECTION, TOK_INVERTED };
 
 typedef struct tok {
     enum tok_kind kind;
@@ -58,7 +58,7 @@ static int line_at(const char *start, const char *p)
 
 /* A parsed tag before it is placed in the tree. */
 typedef struct raw_tag {
-    char sigil;        /* 0 var, '{' raw, '#', '^', '/', '!' */
+    char sigil;        /* 0 var, '{' raw, '`' code span, '#', '^', '/', '!' */
     char *name;
     const char *begin; /* first byte of the tag */
     const char *end;   /* one past the last byte of the tag */
@@ -116,7 +116,7 @@ static int next_tag(const char *start, const char *p, const char *name, raw_tag 
             return sb_error_set(err, name, where, "unclosed {{{ tag"), -1;
         out->end = close + 3;
     } else {
-        if (*q == '#' || *q == '^' || *q == '/' || *q == '!') {
+        if (*q == '#' || *q == '^' || *q == '/' || *q == '!' || *q == '`') {
             out->sigil = *q;
             q++;
         }
@@ -182,7 +182,7 @@ int sb_template_parse(const char *text, const char *name, sb_template **out, sb_
             goto fail;
         const char *text_end = r ? rt.begin : p + strlen(p);
         const char *resume = r ? rt.end : text_end;
-        if (r && rt.sigil != 0 && rt.sigil != '{') {
+        if (r && rt.sigil != 0 && rt.sigil != '{' && rt.sigil != '`') {
             /* Standalone: only whitespace before it on its line and after it
              * up to the newline. */
             const char *ls = rt.begin;
@@ -231,6 +231,7 @@ int sb_template_parse(const char *text, const char *name, sb_template **out, sb_
             continue;
         }
         enum tok_kind k = rt.sigil == '{' ? TOK_RAW
+                          : rt.sigil == '`' ? TOK_CODE
                           : rt.sigil == '#' ? TOK_SECTION
                           : rt.sigil == '^' ? TOK_INVERTED : TOK_VAR;
         tok *nt = new_tok(k, rt.line);
@@ -387,6 +388,8 @@ static int render_value(const sb_template *t, const tok *k, const json_t *v, sb_
     }
     if (k->kind == TOK_RAW)
         sb_buf_puts(out, s);
+    else if (k->kind == TOK_CODE && esc == SB_TPL_ESCAPE_MARKDOWN)
+        sb_enc_md_code_span(out, s, SB_TEXT_NAME_MAX);
     else
         put_escaped(out, s, esc);
     return SB_OK;
@@ -406,7 +409,7 @@ static int render_toks(const sb_template *t, const tok *k, const scope *sc, sb_t
             snprintf(where, sizeof where, "line %d", k->line);
             return sb_error_set(err, t->name, where, "unknown variable '%s'", k->text);
         }
-        if (k->kind == TOK_VAR || k->kind == TOK_RAW) {
+        if (k->kind == TOK_VAR || k->kind == TOK_RAW || k->kind == TOK_CODE) {
             if (render_value(t, k, v, esc, out, err) != SB_OK)
                 return SB_ERR;
         } else if (k->kind == TOK_INVERTED) {

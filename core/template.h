@@ -6,6 +6,9 @@
  *
  *   {{name}}               value of name, escaped for the output
  *   {{{name}}}             value of name, raw (pre-rendered Markdown, SVG)
+ *   {{`name}}              value of name as a Markdown code span
+ *                          (sb_enc_md_code_span: safe for any text); under
+ *                          any other escape, as {{name}}
  *   {{a.b}}                member b of object a; {{.}} is the current item
  *   {{#name}}...{{/name}}  repeated for each element of an array (the
  *                          element becomes the innermost scope), once for an

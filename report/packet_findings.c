@@ -474,19 +474,13 @@ static int finding_make(ctx *c, const upstream_op *uo, const char *sku, const ch
     sb_tpl_set_str(o, "op", uo->op);
     sb_tpl_set_str(o, "upstream", uo->name);
     {
-        sb_buf code = SB_BUF_INIT;
-        sb_enc_md_code_span(&code, uo->name, SB_TEXT_NAME_MAX);
-        sb_tpl_set_str(o, "upstream_code", sb_buf_str(&code));
         /* the command that measures this finding's cases again: the
          * packet's reproduce.sh given the op */
         sb_buf cmd = SB_BUF_INIT;
         sb_buf_puts(&cmd, "sh reproduce.sh ");
         sb_enc_shell_arg(&cmd, uo->op);
-        sb_buf_reset(&code);
-        sb_enc_md_code_span(&code, sb_buf_str(&cmd), SB_TEXT_NAME_MAX);
-        sb_tpl_set_str(o, "remeasure_code", sb_buf_str(&code));
+        sb_tpl_set_str(o, "remeasure", sb_buf_str(&cmd));
         sb_buf_free(&cmd);
-        sb_buf_free(&code);
     }
     sb_tpl_set_str(o, "sku", sku);
     sb_buf modes = SB_BUF_INIT, dtypes = SB_BUF_INIT, sids = SB_BUF_INIT;
@@ -970,7 +964,6 @@ int sb_findings_build(const sb_session_runs *runs, const char *target, const cha
         json_t *top = json_deep_copy(json_array_get(json_object_get(f[0].obj, "speedups"), 0));
         json_object_set(top, "op", json_object_get(f[0].obj, "op"));
         json_object_set(top, "upstream", json_object_get(f[0].obj, "upstream"));
-        json_object_set(top, "upstream_code", json_object_get(f[0].obj, "upstream_code"));
         json_object_set(top, "sku", json_object_get(f[0].obj, "sku"));
         if (!*json_string_value(json_object_get(top, "sessions")))
             json_object_set(top, "sessions", json_object_get(f[0].obj, "sessions"));

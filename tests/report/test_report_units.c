@@ -72,6 +72,11 @@ static void test_template_values_and_escaping(void **state)
     expect_render("[{{a}}]", data, SB_TPL_ESCAPE_NONE, "[x<y & 'z']");
     expect_render("{{n}} {{r}} {{t}} {{o.b}}", data, SB_TPL_ESCAPE_NONE, "42 1.5 true deep");
     expect_render("{{ a }}", "{\"a\":\"*b*|c\"}", SB_TPL_ESCAPE_MARKDOWN, "\\*b\\*\\|c");
+    /* a code span one backtick longer than any run in the value, padded
+     * where the value starts with one; escaped text outside Markdown */
+    expect_render("({{`a}})", "{\"a\":\"x`y\"}", SB_TPL_ESCAPE_MARKDOWN, "(``x`y``)");
+    expect_render("({{` a }})", "{\"a\":\"`sh x\"}", SB_TPL_ESCAPE_MARKDOWN, "(`` `sh x ``)");
+    expect_render("({{`a}})", "{\"a\":\"<b>\"}", SB_TPL_ESCAPE_HTML, "(&lt;b&gt;)");
 }
 
 static void test_template_sections(void **state)
