@@ -36,7 +36,7 @@
 #include "standing.h"
 #include "strbuf.h"
 #include "suggest.h"
-#include "training.h"
+#include "training_render.h"
 #include "weekly.h"
 
 static const char *const report_usage[] = {

@@ -19,7 +19,7 @@
 #include "stats.h"
 #include "tarball.h"
 #include "template.h"
-#include "training.h"
+#include "training_render.h"
 
 const char *const sb_packet_targets[] = {"liger", "vllm",  "triton", "pytorch", "cutlass",
                                          "onnxruntime", "jax", "tilelang", NULL};

@@ -1,4 +1,4 @@
-/* training.c - the end-to-end training section (training.h). */
+/* training.c - the end-to-end training section's figures (training.h). */
 #include "training.h"
 
 #include <jansson.h>
@@ -12,7 +12,6 @@
 #include "result_filter.h"
 #include "results.h"
 #include "stats.h"
-#include "svg.h"
 #include "template.h"
 
 /* The op-level rows set beside a patch: the patch provider against this
@@ -366,64 +365,19 @@ static int op_rows(const sb_result_set *all, const sb_training_set *r,
     return SB_OK;
 }
 
-/* Tokens/s of each pair, baseline and patched side by side. */
-static void render_plot(const sb_training_set *r, const char *const *pair_of, const sb_training *const *base_of, sb_buf *b)
-{
-    size_t n = 0;
-    double top = 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (pair_of[i]) {
-            n++;
-            top = fmax(top, fmax(r->v[i].tokens_per_s, base_of[i]->tokens_per_s));
-        }
-    const double left = 80, group_w = 120, height = 360, plot_top = 40, plot_bottom = 280;
-    int width = (int)(left + group_w * (double)n + 160);
-    sb_svg_begin(b, width, (int)height,
-                 "Training step throughput, not paired: baseline against patched, one after the other");
-    sb_scale y = {0, top * 1.1, plot_bottom, plot_top, 0};
-    sb_svg_axis_linear_y(b, &y, left, left + group_w * (double)n, 5, "tokens/s (all devices)");
-    size_t g = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        if (!pair_of[i])
-            continue;
-        const sb_training *t = &r->v[i], *base = base_of[i];
-        double x = left + group_w * (double)g + 20;
-        const sb_training *side[2] = {base, t};
-        for (int s = 0; s < 2; s++) {
-            double v = side[s]->tokens_per_s, py = sb_scale_map(&y, v);
-            char tip[512], fig[32];
-            sb_fmt_sig3(v, fig, sizeof fig);
-            snprintf(tip, sizeof tip, "%s, %s, world size %lld, %s: %s tokens/s (run %lld)", t->model_name, t->sku,
-                     t->world_size, side[s]->patch_name, fig, side[s]->run_id);
-            sb_svg_rect(b, x + 40.0 * s, py, 36, plot_bottom - py, sb_svg_color((size_t)s), tip);
-        }
-        char label[256];
-        snprintf(label, sizeof label, "%s x%lld", t->sku, t->world_size);
-        sb_svg_text(b, x + 38, plot_bottom + 16, "middle", 11, 0, "#000000", label);
-        snprintf(label, sizeof label, "seq %lld, batch %lld", t->seq_len, t->micro_batch_size);
-        sb_svg_text(b, x + 38, plot_bottom + 30, "middle", 10, 0, "#555555", label);
-        g++;
-    }
-    double lx = left + group_w * (double)n + 20;
-    sb_svg_rect(b, lx, plot_top, 12, 12, sb_svg_color(0), NULL);
-    sb_svg_text(b, lx + 18, plot_top + 10, "start", 11, 0, "#000000", "baseline (none)");
-    sb_svg_rect(b, lx, plot_top + 20, 12, 12, sb_svg_color(1), NULL);
-    sb_svg_text(b, lx + 18, plot_top + 30, "start", 11, 0, "#000000", "patched");
-    sb_svg_end(b);
-}
-
-static int render(const sb_training_opts *o, int pairs_only, sb_buf *out, sb_training_summary *sum,
-                  sb_error *err)
+int sb_training_view_build(const sb_training_opts *o, int pairs_only, sb_training_view *v,
+                           sb_training_summary *sum, sb_error *err)
 {
     memset(sum, 0, sizeof *sum);
+    memset(v, 0, sizeof *v);
     const sb_training_set r = *o->runs;
     int rc = SB_ERR;
-    const char **pair_of = calloc(r.n ? r.n : 1, sizeof *pair_of);
     const char **op_of = calloc(r.n ? r.n : 1, sizeof *op_of);
-    const sb_training **base_of = calloc(r.n ? r.n : 1, sizeof *base_of);
+    const sb_training **bases = calloc(r.n ? r.n : 1, sizeof *bases);
+    const sb_training **patches = calloc(r.n ? r.n : 1, sizeof *patches);
     json_t *d = json_object(), *runs = json_array(), *pairs = json_array(), *ops = json_array();
     json_t *sessions = json_array(), *thin = json_array();
-    if (!pair_of || !op_of || !base_of || !d || !runs || !pairs || !ops || !sessions || !thin) {
+    if (!op_of || !bases || !patches || !d || !runs || !pairs || !ops || !sessions || !thin) {
         json_decref(sessions);
         json_decref(thin);
         sb_error_set(err, NULL, NULL, "out of memory");
@@ -520,8 +474,9 @@ static int render(const sb_training_opts *o, int pairs_only, sb_buf *out, sb_tra
         const sb_training *base = gated_baseline(&r, t);
         if (!base)
             continue;
-        pair_of[i] = op_of[i] = t->patch_name;
-        base_of[i] = base;
+        op_of[i] = t->patch_name;
+        bases[v->npairs] = base;
+        patches[v->npairs++] = t;
         sum->pairs++;
         json_t *p = json_object();
         set_experiment(p, t);
@@ -552,37 +507,26 @@ static int render(const sb_training_opts *o, int pairs_only, sb_buf *out, sb_tra
     json_object_set_new(d, "has_compared", json_boolean(sum->pairs > 0 || sum->sessions > 0));
     json_object_set_new(d, "has_ops", json_boolean(json_array_size(ops) > 0));
 
-    const char *name = o->plot_name ? o->plot_name : "training-tokens.svg";
-    if (o->plot && sum->pairs > 0) {
-        render_plot(&r, pair_of, base_of, o->plot);
-        if (sb_buf_failed(o->plot)) {
-            sb_error_set(err, NULL, NULL, "out of memory drawing %s", name);
-            goto done;
-        }
-        sum->plot_drawn = 1;
-    }
-    sb_tpl_set_str(d, "plot", sum->plot_drawn ? name : "");
-    sb_template *tpl = NULL;
-    if (sb_template_load_home("training.md.tmpl", &tpl, err) != SB_OK)
-        goto done;
-    rc = sb_template_render(tpl, d, SB_TPL_ESCAPE_MARKDOWN, out, err);
-    sb_template_free(tpl);
+    v->data = d;
+    v->base = bases;
+    v->patched = patches;
+    d = NULL;
+    bases = patches = NULL;
+    rc = SB_OK;
 done:
     json_decref(d);
-    free(pair_of);
     free(op_of);
-    free(base_of);
+    free(bases);
+    free(patches);
+    if (rc != SB_OK)
+        v->npairs = 0;
     return rc;
 }
 
-int sb_training_render_md(const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
-                          sb_error *err)
+void sb_training_view_free(sb_training_view *v)
 {
-    return render(o, 0, out, sum, err);
-}
-
-int sb_training_render_pairs_md(const sb_training_opts *o, sb_buf *out,
-                                sb_training_summary *sum, sb_error *err)
-{
-    return render(o, 1, out, sum, err);
+    json_decref(v->data);
+    free(v->base);
+    free(v->patched);
+    memset(v, 0, sizeof *v);
 }

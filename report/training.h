@@ -16,6 +16,7 @@
 #ifndef SOLBOOK_REPORT_TRAINING_H
 #define SOLBOOK_REPORT_TRAINING_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "claims.h"
@@ -44,13 +45,24 @@ typedef struct sb_training_summary {
     int plot_drawn;          /* the plot is in o->plot and linked */
 } sb_training_summary;
 
-/* Appends the Markdown section to out. */
-int sb_training_render_md(const sb_training_opts *o, sb_buf *out, sb_training_summary *sum,
-                          sb_error *err);
-/* The same with only the sessions' paired rows and the not paired table:
- * no op-level rows (they are not paired within measuring sessions) and no
- * run list. */
-int sb_training_render_pairs_md(const sb_training_opts *o, sb_buf *out,
-                                sb_training_summary *sum, sb_error *err);
+/* What the section shows, computed: data is the template data of
+ * data/templates/training.md.tmpl (every run, the compared pairs, the
+ * sessions' paired rows, the thin sessions and the op-level rows; "plot"
+ * is left for the renderer to set), and base[k], patched[k] the k-th of
+ * npairs compared pairs, in the order of the runs, for the plot. */
+typedef struct sb_training_view {
+    json_t *data;
+    const sb_training **base, **patched;
+    size_t npairs;
+} sb_training_view;
+
+/* Builds the view of o->runs, recording claims in o->claims; pairs_only:
+ * only the sessions' paired rows and the not paired table (no op-level
+ * rows: they are not paired within measuring sessions). Free with
+ * sb_training_view_free, also after a failure. The Markdown is
+ * report/render/training_render.h's. */
+int sb_training_view_build(const sb_training_opts *o, int pairs_only, sb_training_view *v,
+                           sb_training_summary *sum, sb_error *err);
+void sb_training_view_free(sb_training_view *v);
 
 #endif

@@ -27,7 +27,7 @@
 #include "results.h"
 #include "stats.h"
 #include "template.h"
-#include "training.h"
+#include "training_render.h"
 
 static int str_in(const char **v, size_t n, const char *s)
 {

@@ -28,7 +28,7 @@
 #include "site_parts.h"
 #include "site_plaus.h"
 #include "site_weekly_read.h"
-#include "training.h"
+#include "training_render.h"
 #include "weekly.h"
 
 /* ---- roadmap ------------------------------------------------------------ */

@@ -24,7 +24,7 @@
 #include "results_query.h"
 #include "site_plaus.h"
 #include "strbuf.h"
-#include "training.h"
+#include "training_render.h"
 
 typedef struct world {
     char dir[256], db[300];
