@@ -33,7 +33,7 @@
 #include "site_weekly_read.h"
 #include "sku.h"
 #include "snapshot_read.h"
-#include "standing.h"
+#include "standing_render.h"
 #include "strbuf.h"
 #include "suggest.h"
 #include "training_render.h"

@@ -24,7 +24,7 @@
 #include "results_query.h"
 #include "snapshot_read.h"
 #include "sessions.h"
-#include "standing.h"
+#include "standing_render.h"
 
 static char tmpdir[256];
 
