@@ -37,7 +37,7 @@
 #include "strbuf.h"
 #include "suggest.h"
 #include "training_render.h"
-#include "weekly.h"
+#include "weekly_render.h"
 
 static const char *const report_usage[] = {
     "solbook report geomean [--db FILE] [--baseline PROVIDER] [--suite S] [--op O]",

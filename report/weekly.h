@@ -1,23 +1,22 @@
-/* weekly.h - the weekly writeup: DIR/YYYY-Www.md (GitHub Flavored
- * Markdown), its SVG plots, and DIR/YYYY-Www.html rendered from the
- * Markdown with cmark-gfm (table, strikethrough, autolink, tagfilter).
- * DIR/YYYY-Www-appendix.md holds the full tables and commands.
- * Wording: data/templates/weekly.md.tmpl, weekly-appendix.md.tmpl and
- * weekly.html.tmpl.
- * Runs belong to the ISO week of provenance.finished_at (UTC).
- * The week's files are built in memory (core/file_set.h); the CLI and
- * site/ publish them into DIR, merged with the other weeks' files.
+/* weekly.h - what the weekly writeup reports on: its settings and
+ * summary, the steps of the regression history it names, its claims and
+ * the standing of the project's kernels against the upstream providers.
+ * The writeup's files are report/render/weekly_render.h's.
  */
 #ifndef SOLBOOK_REPORT_WEEKLY_H
 #define SOLBOOK_REPORT_WEEKLY_H
 
 
+#include "claims.h"
+#include "crossarch.h"
 #include "error.h"
 #include "file_set.h"
 #include "geomean.h"
 #include "regress.h"
+#include "results.h"
 #include "run_cards.h"
 #include "run_samples.h"
+#include "sessions.h"
 #include "sku.h"
 #include "snapshot.h"
 #include "weekly_snapshot.h"
@@ -79,18 +78,34 @@ typedef struct sb_weekly_steps {
  * each once (*ids malloc'd, free it). */
 int sb_weekly_step_runs(const sb_rg_list *rg, long long **ids, size_t *n, sb_error *err);
 
-/* Builds the week's files into *out (free with sb_file_set_free) from
- * the rows ws its caller read once (site/site_weekly_read.h fills one),
- * the runs of measuring sessions with their plausibility marks and the
- * plausibility listing's snapshot among them, and from steps, what the
- * check of the steps it names takes of o->regressions. */
-int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_weekly_steps *steps,
-                    const sb_sku_table *skus, const sb_weekly_opts *o, sb_weekly_summary *sum, sb_file_set *out,
-                    sb_error *err);
+/* The steps of the project's kernels the writeup may name: its
+ * regressions and improvements, each with the run before it. */
+int sb_weekly_names_step(const sb_rg_row *r);
 
-/* The writeups' note (the gate and the cards, report/note.h) over all
- * (NULL: the snapshot's note runs), appended to out. */
-int sb_weekly_note(const sb_weekly_snapshot *ws, const sb_result_set *all, const sb_sku_table *skus, sb_buf *out,
-                   sb_error *err);
+/* The writeup's claims (report/claims.h) into c: the subject's paired
+ * headlines h with the runs of their pairs, the cross-arch tables' times
+ * and speedups with the runs they are of (picks[0..np) the newest runs),
+ * and each regression and improvement of rg as a step of its series. */
+void sb_weekly_claims(const sb_session_headlines *h, const sb_xa_set *xa, const sb_pick *picks, size_t np,
+                      const sb_rg_list *rg, sb_claims *c);
+
+/* The upstream providers fused is set against on the first screen:
+ * Liger-Kernel at its defaults, QuACK, torch.compile of the Hugging Face
+ * code and that code itself (a labelled variant is no provider's
+ * default). Ended by NULL. */
+extern const char *const sb_weekly_upstream[];
+
+/* Where fused stands against the fastest upstream provider of an op group. */
+enum { SB_WEEKLY_NONE = -2, SB_WEEKLY_TRAILS = -1, SB_WEEKLY_LEVEL = 0, SB_WEEKLY_LEADS = 1, SB_WEEKLY_UNCLEAR = 2 };
+
+/* fused against the fastest upstream provider of one op group on one
+ * SKU: the headline of the newest session with the smallest speedup. */
+typedef struct sb_weekly_standing {
+    const sb_session_headline *best;
+    int state; /* SB_WEEKLY_* */
+} sb_weekly_standing;
+
+sb_weekly_standing sb_weekly_standing_of(const sb_session_headlines *h, const char *op, const char *mode,
+                                         const char *dtype, const char *sku);
 
 #endif

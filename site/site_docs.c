@@ -29,7 +29,7 @@
 #include "site_plaus.h"
 #include "site_weekly_read.h"
 #include "training_render.h"
-#include "weekly.h"
+#include "weekly_render.h"
 
 /* ---- roadmap ------------------------------------------------------------ */
 

@@ -15,7 +15,6 @@
 #include "json_file.h" /* sb_file_read_all */
 #include "markdown.h"
 #include "site_parts.h"
-#include "weekly.h"    /* sb_markdown_to_html */
 
 /* ---- run links ----------------------------------------------------------- */
 

@@ -9,7 +9,6 @@
 #include "plausible.h"
 #include "site_parts.h"
 #include "site_plaus.h"
-#include "weekly.h" /* sb_markdown_to_html */
 
 int site_build_plausibility(site_ctx *c, sb_error *err)
 {

@@ -16,7 +16,6 @@
 #include "markdown.h"
 #include "regress_render.h"
 #include "site_parts.h"
-#include "weekly.h" /* sb_markdown_to_html */
 
 static int is_change(sb_rg_verdict v)
 {

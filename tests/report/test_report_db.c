@@ -49,11 +49,9 @@
 #include "run_devices.h"
 #include "run_query.h"
 #include "snapshot_read.h"
-#include "weekly.h"
+#include "weekly_render.h"
 #include "sha256.h"
 #include "site_weekly_read.h"
-#include "sku.h"
-#include "weekly.h"
 
 extern const double FX_STD_MEDIANS[2][3][3];
 extern const char *const FX_STD_SHAPES[3];

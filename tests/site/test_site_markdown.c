@@ -12,7 +12,6 @@
 
 #include "markdown.h"
 #include "site_parts.h"
-#include "weekly.h"
 
 /* Markdown through cmark-gfm, as the weekly pages render it, then the
  * links; the caller frees. */
