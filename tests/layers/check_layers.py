@@ -35,7 +35,14 @@ against the code:
      (void *ctx), which db/ would fill with its reads. Its caller reads
      the rows once (model/snapshot.h, weekly_snapshot.h) or answers what
      it asks (model/run_details.h, rg_ask.h) and hands them over
-     read-only.
+     read-only;
+ 12. report/ makes no Markdown, SVG or HTML outside report/render/: no
+     call of core/encode.h's Markdown and XML encoders, of the Markdown
+     to HTML conversion or of svg.h's drawing, and no string that starts
+     a Markdown table row, a heading or an HTML tag. The figures and
+     findings are report/'s; their text is render/'s or a template's
+     (data/templates/, filled through core/template.h), and report/
+     may hand render/ what it computed to draw.
 
 Where the code does not follow a rule yet, the offender is listed in
 KNOWN below: the check fails on any new offender, and also on a listed one
@@ -61,6 +68,8 @@ KNOWN = {
     "data outside the one data/ rule": set(),
     "result timing built outside model/": set(),
     "report/ calls a read interface": set(),
+    "Markdown, SVG or HTML made in report/ outside render/": {
+        "report/crossarch.c", "report/evidence.c", "report/geomean.c", "report/plausible.c"},
 }
 SQL = re.compile(r'"(SELECT |INSERT INTO |UPDATE |DELETE FROM )|sqlite3_prepare')
 WRITES = re.compile(r"(?<![\w.>])(fopen|open|openat|creat|mkdir|mkdirat|rename|renameat2?|unlink|remove|"
@@ -72,6 +81,11 @@ RESULT_KEYS = re.compile(r'"(rel_noise|repeat_median_rel_spread|quantiles_only)"
                          r'SB_RESULT_SCHEMA|json_string\("solbook\.result\.v1"\)')
 # A function member taking a context, outside a typedef of a callback.
 READ_MEMBER = re.compile(r"^\s+(?!typedef)[\w \t\*]+\(\s*\*\s*\w+\s*\)\s*\(\s*void\s*\*\s*\w+", re.M)
+# What makes output text: the encoders of Markdown and XML, the conversion
+# to HTML, the SVG primitives, and literals that open a table row, a
+# heading or a tag.
+RENDERS = re.compile(r"\b(sb_enc_md_\w+|sb_enc_xml_text|sb_markdown_to_html|sb_svg_\w+)\s*\(|"
+                     r'"(\\n)*(\| |\|-|#{1,6} |<[a-zA-Z])')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 DOCS_PATH = re.compile(r'"docs/')
 DOCS_WRITE = re.compile(r'(>|--out[ =])\s*"?[^\s"]*\bdocs/')
@@ -221,6 +235,9 @@ def main():
             found["SQL outside db/"].add(rel)
         if folder == "report" and WRITES.search(code):
             found["file writing in report/"].add(rel)
+        if folder == "report" and not rel.startswith(os.path.join("report", "render", "")) and \
+                RENDERS.search(code):
+            found["Markdown, SVG or HTML made in report/ outside render/"].add(rel)
         if folder == "report" and any(os.path.basename(i) in read_headers for i in INCLUDE.findall(code)):
             found["report/ calls a read interface"].add(rel)
         if DOCS_PATH.search(code):
