@@ -11,6 +11,7 @@
 #include "claims.h"
 #include "gate.h"
 #include "geomean.h"
+#include "geomean_render.h"
 #include "json_file.h"
 #include "sessions.h"
 #include "home.h"

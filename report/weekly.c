@@ -18,6 +18,7 @@
 #include "encode.h"
 #include "gate.h"
 #include "geomean.h"
+#include "geomean_render.h"
 #include "isoweek.h"
 #include "note.h"
 #include "plots.h"

@@ -23,6 +23,7 @@
 #include "fixture.h"
 #include "gate.h"
 #include "geomean.h"
+#include "geomean_render.h"
 #include "home.h"
 #include "isoweek.h"
 #include "json_file.h"
