@@ -15,6 +15,7 @@
 #include "json_file.h"
 #include "sessions.h"
 #include "crossarch.h"
+#include "crossarch_render.h"
 #include "encode.h"
 #include "gate.h"
 #include "geomean.h"

@@ -20,6 +20,7 @@
 #include "commits.h"
 #include "connection.h"
 #include "crossarch.h"
+#include "crossarch_render.h"
 #include "fixture.h"
 #include "gate.h"
 #include "geomean.h"
