@@ -22,6 +22,7 @@
 #include "rg_stored_db.h"
 #include "term.h"
 #include "plausible.h"
+#include "plausible_render.h"
 #include "plots.h"
 #include "regress.h"
 #include "regress_render.h"

@@ -26,6 +26,7 @@
 #include "regress_render.h"
 #include "repro.h"
 #include "plausible.h"
+#include "plausible_render.h"
 #include "results.h"
 #include "stats.h"
 #include "template.h"

@@ -31,6 +31,7 @@
 #include "packet.h"
 #include "plaus_snap_db.h"
 #include "plausible.h"
+#include "plausible_render.h"
 #include "site_plaus.h"
 #include "site_rg.h"
 #include "plots.h"
