@@ -17,6 +17,7 @@
 #include "home.h"
 #include "casetable.h"
 #include "evidence.h"
+#include "evidence_render.h"
 #include "isoweek.h"
 #include "note.h"
 #include "rg_stored_db.h"
