@@ -15,6 +15,7 @@
 #include "results_query.h"
 #include "session_query.h"
 #include "plausible.h"
+#include "plausible_render.h"
 #include "site_plaus.h"
 #include "results.h"
 #include "stats.h"

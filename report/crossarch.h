@@ -23,7 +23,6 @@
 #include "results.h"
 #include "sessions.h"
 #include "snapshot.h"
-#include "strbuf.h"
 
 #define SB_XA_MAX_CARDS 8
 #define SB_XA_MAX_BASES 3
@@ -72,10 +71,7 @@ int sb_xa_build(const sb_snapshot *snap, const sb_pick *picks, size_t n, const c
                 const char *baseline, const sb_session_headlines *paired, sb_xa_set *out, sb_error *err);
 void sb_xa_free(sb_xa_set *s);
 
-/* The table in Markdown: a caption line, the rows (at most max_rows, those
- * with the most model bytes, and says so; SIZE_MAX for all) and the geomean
- * row.
- * Returns the number of lines written. */
-size_t sb_xa_render_md(const sb_xa_table *t, size_t max_rows, sb_buf *out);
+/* The table as the outputs show it (Markdown):
+ * report/render/crossarch_render.h. */
 
 #endif

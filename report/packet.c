@@ -10,6 +10,7 @@
 #include "claims.h"
 #include "file_set.h"
 #include "geomean.h"
+#include "geomean_render.h"
 #include "json_file.h"
 #include "packet_findings.h"
 #include "repro.h"

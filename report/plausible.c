@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "csv_rows.h"
-#include "encode.h"
-#include "geomean.h"
 #include "home.h"
-#include "sessions.h"
 #include "sha256.h"
 
 typedef struct model_row {
@@ -638,59 +635,31 @@ int sb_plaus_mark_sessions(const sb_plaus_snap *snap, sb_session_runs *runs, sb_
 }
 
 /* ---- the listing ---- */
-
-/* A number cell; "-" for one that is not finite (a rate left unknown, or
- * a ceiling the card lacks), never "nan" or "inf". */
-static void num_cell(sb_buf *out, int decimals, const char *unit, double x)
+/* Adds r with its verdict to *v (n of them, room for *cap). */
+static int listed_push(sb_plaus_listed **v, size_t *n, size_t *cap, const sb_result *r,
+                       const sb_plaus_verdict *verdict, sb_error *err)
 {
-    if (isfinite(x))
-        sb_buf_printf(out, " %.*f%s |", decimals, x, unit);
-    else
-        sb_buf_puts(out, " - |");
-}
-
-static void md_cell(sb_buf *out, const char *s)
-{
-    sb_buf_puts(out, " ");
-    sb_enc_md_text(out, s ? s : "-", sizeof ((sb_plaus_verdict *)0)->reason);
-    sb_buf_puts(out, " |");
-}
-
-static void case_cells(sb_buf *out, const sb_result *r)
-{
-    const char *cells[] = {r->op, r->mode, r->dtype, r->shape_key, r->provider, r->sku};
-    sb_buf_puts(out, "|");
-    for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
-        md_cell(out, cells[k]);
-}
-
-/* "run 812, GPU-8d45c405, 8 GiB, own card"; "data/skus.csv" for the datasheet */
-static void calibration_cell(const sb_plaus_source *s, char *out, size_t size)
-{
-    if (s->calib_run < 0) {
-        snprintf(out, size, "data/skus.csv");
-        return;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        sb_plaus_listed *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return sb_error_set(err, NULL, NULL, "out of memory");
+        *v = nv;
+        *cap = nc;
     }
-    char gpu[32], buf[32];
-    sb_plaus_short_gpu(s->gpu_uuid[0] ? s->gpu_uuid : "GPU unknown", gpu, sizeof gpu);
-    if (s->buffer_bytes > 0)
-        sb_plaus_buffer_text(s->buffer_bytes, buf, sizeof buf);
-    else
-        snprintf(buf, sizeof buf, "buffer unknown");
-    snprintf(out, size, "run %lld, %s, %s, %s", s->calib_run, gpu, buf,
-             s->card == SB_PLAUS_CARD_OWN     ? "own card"
-             : s->card == SB_PLAUS_CARD_OTHER ? "another card"
-                                              : "card unknown");
+    (*v)[*n].run = r;
+    (*v)[(*n)++].verdict = *verdict;
+    return SB_OK;
 }
 
-/* Checks the passing runs of rs (n of them) and adds a row to rows for
- * each implausible one and, unless implausible_only, each cache-resident
- * one (counted either way); with session, the row names the run's
- * session. */
-static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, int session, int implausible_only,
-                        sb_buf *rows, size_t *checked, size_t *implausible, size_t *cache_resident,
-                        size_t *unknown, sb_error *err)
+/* Checks the passing runs of rs (n of them) and lists each implausible
+ * one and, unless implausible_only, each cache-resident one (counted
+ * either way). */
+static int list_runs(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, int implausible_only,
+                     sb_plaus_listed **listed, size_t *nlisted, size_t *checked, size_t *implausible,
+                     size_t *cache_resident, size_t *unknown, sb_error *err)
 {
+    size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
         const sb_result *r = rs[i];
         if (!r->passing)
@@ -709,118 +678,17 @@ static int listing_rows(sb_plaus_ctx *c, const sb_result *const *rs, size_t n, i
             (*cache_resident)++;
         if (implausible_only && v.state != SB_PLAUS_IMPLAUSIBLE)
             continue;
-        sb_buf_printf(rows, "| %s ", sb_plaus_state_name(v.state));
-        case_cells(rows, r);
-        if (session) {
-            char id[SB_SESSION_SHORT + 1];
-            snprintf(id, sizeof id, "%s", r->session_id ? r->session_id : "-");
-            md_cell(rows, id);
-            sb_buf_printf(rows, " %d |", r->session_copy);
-        }
-        sb_buf_printf(rows, " %lld |", r->run_id);
-        num_cell(rows, 0, "", v.gbps);
-        num_cell(rows, 0, "", v.ceiling_gbps);
-        num_cell(rows, 1, "%", v.pct_ceiling);
-        md_cell(rows, v.ceiling_name);
-        char cal[160];
-        calibration_cell(&v.source, cal, sizeof cal);
-        md_cell(rows, cal);
-        md_cell(rows, v.reason);
-        sb_buf_puts(rows, "\n");
+        if (listed_push(listed, nlisted, &cap, r, &v, err) != SB_OK)
+            return SB_ERR;
     }
     return SB_OK;
 }
 
-/* head and rows, when there are rows; frees rows. */
-static void table(sb_buf *out, const char *head, sb_buf *rows)
+/* Every speedup of a provider over a headline baseline above
+ * SB_SPEEDUP_LOOK on a case both passed, in the order of the picks. */
+static int list_big(const sb_pick *picks, size_t np, sb_plaus_listing *l, sb_error *err)
 {
-    if (rows->len) {
-        sb_buf_puts(out, head);
-        sb_buf_add(out, sb_buf_str(rows), rows->len);
-        sb_buf_puts(out, "\n");
-    }
-    sb_buf_free(rows);
-}
-
-static int render_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
-                     const char *heading, int implausible_only, sb_buf *out, sb_plaus_summary *sum,
-                     sb_error *err)
-{
-    memset(sum, 0, sizeof *sum);
-    sb_plaus_ctx *c;
-    if (sb_plaus_open(snap, NULL, NULL, NULL, &c, err) != SB_OK)
-        return SB_ERR;
-    size_t ns = sessions ? sessions->n : 0;
-    const sb_result **rs = malloc((np + ns) * sizeof *rs + 1);
-    sb_buf rows = SB_BUF_INIT, srows = SB_BUF_INIT;
-    int rc = SB_ERR;
-    if (!rs) {
-        sb_error_set(err, NULL, NULL, "out of memory");
-        goto fail;
-    }
-    for (size_t i = 0; i < np; i++)
-        rs[i] = picks[i].r;
-    for (size_t i = 0; i < ns; i++)
-        rs[np + i] = &sessions->v[i];
-    if (listing_rows(c, rs, np, 0, implausible_only, &rows, &sum->checked, &sum->implausible,
-                     &sum->cache_resident, &sum->unknown, err) != SB_OK)
-        goto fail;
-    if (listing_rows(c, rs + np, ns, 1, implausible_only, &srows, &sum->session_checked,
-                     &sum->session_implausible, &sum->session_cache_resident, &sum->session_unknown,
-                     err) != SB_OK)
-        goto fail;
-    rc = SB_OK;
-fail:
-    free(rs);
-    sb_plaus_close(c);
-    if (rc != SB_OK) {
-        sb_buf_free(&rows);
-        sb_buf_free(&srows);
-        return rc;
-    }
-
-    sb_buf_printf(out, "%s Plausibility\n\n", heading);
-    sb_buf_printf(out,
-                  "Each passing newest run's achieved bandwidth (data/op_models.csv's bytes over its "
-                  "kernel time, else its median time) against the newest calibration of its own GPU "
-                  "that measured the ceiling, else the SKU's newest that did, or data/skus.csv's HBM "
-                  "figure without one, plus %.0f%%; the calibration column names it. Implausible runs stay stored; "
-                  "every headline leaves them out and counts them. Cache-resident runs move no more "
-                  "bytes a launch than the card's L2 holds (data/cache_sizes.csv) and are not held "
-                  "against HBM. %zu runs checked: %zu implausible, %zu cache-resident, %zu without "
-                  "a model or time.%s\n\n",
-                  100.0 * SB_PLAUS_MARGIN, sum->checked, sum->implausible, sum->cache_resident,
-                  sum->unknown,
-                  implausible_only ? " Listed: the implausible runs; `solbook report plausibility` "
-                                     "lists the cache-resident ones too."
-                                   : "");
-    table(out, "| verdict | op | mode | dtype | shape | provider | SKU | run | GB/s | ceiling GB/s | "
-               "% of ceiling | ceiling | calibration | reason |\n"
-               "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n",
-          &rows);
-    if (sessions) {
-        sb_buf_printf(out, "%s Plausibility of the measuring sessions' runs\n\n", heading);
-        sb_buf_printf(out,
-                      "Every passing run of a measuring session (docs/SESSIONS.md), checked the same "
-                      "way: %zu runs checked, %zu implausible, %zu cache-resident, %zu without a model "
-                      "or time. A session pair with an implausible side is left out of every paired "
-                      "figure (report geomean, the standing and evidence tables, the weekly, packets, "
-                      "the site, `solbook session`) and counted. Sessions keep L2 warm between calls, "
-                      "so a case whose bytes fit L2 measures the cache for every provider alike.\n\n",
-                      sum->session_checked, sum->session_implausible, sum->session_cache_resident,
-                      sum->session_unknown);
-        table(out, "| verdict | op | mode | dtype | shape | provider | SKU | session | copy | run | GB/s | "
-                   "ceiling GB/s | % of ceiling | ceiling | calibration | reason |\n"
-                   "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- "
-                   "| --- | --- |\n",
-              &srows);
-    }
-    sb_buf_free(&srows);
-    if (implausible_only)
-        return sb_buf_failed(out) ? sb_error_set(err, NULL, NULL, "out of memory") : SB_OK;
-
-    /* speedups for a second look */
-    sb_buf big = SB_BUF_INIT;
+    size_t cap = 0;
     for (size_t i = 0; i < np; i++) {
         const sb_result *p = picks[i].r;
         if (!p->passing)
@@ -835,45 +703,63 @@ fail:
             double x = sb_speedup(p, b->r, t);
             if (!(x > SB_SPEEDUP_LOOK))
                 continue;
-            sum->big_speedups++;
-            double pt = t == SB_TIME_KERNEL ? p->kernel_median_ms : p->median_ms;
-            double bt = t == SB_TIME_KERNEL ? b->r->kernel_median_ms : b->r->median_ms;
-            case_cells(&big, p);
-            md_cell(&big, sb_headline_baselines[k]);
-            sb_buf_printf(&big, " %s | %.4g | %.4g | %.1fx | %lld, %lld |\n", sb_time_kind_name(t), pt, bt,
-                          x, p->run_id, b->r->run_id);
+            if (l->nbig == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                sb_plaus_big *nv = realloc(l->big, nc * sizeof *nv);
+                if (!nv)
+                    return sb_error_set(err, NULL, NULL, "out of memory");
+                l->big = nv;
+                cap = nc;
+            }
+            sb_plaus_big *g = &l->big[l->nbig++];
+            g->run = p;
+            g->base = b->r;
+            g->baseline = sb_headline_baselines[k];
+            g->time = t;
+            g->run_ms = t == SB_TIME_KERNEL ? p->kernel_median_ms : p->median_ms;
+            g->base_ms = t == SB_TIME_KERNEL ? b->r->kernel_median_ms : b->r->median_ms;
+            g->speedup = x;
         }
     }
-    sb_buf_printf(out, "%s Speedups above %.0fx\n\n", heading, SB_SPEEDUP_LOOK);
-    if (!big.len) {
-        sb_buf_printf(out, "None: no provider is more than %.0fx faster than a headline baseline on "
-                           "a case both passed.\n\n", SB_SPEEDUP_LOOK);
-    } else {
-        sb_buf_printf(out,
-                      "%zu pairs, flagged for a second look (an eager baseline of many kernels can be "
-                      "this slow; a wrong time or a provider that skips work can too). Both times "
-                      "in ms.\n\n"
-                      "| op | mode | dtype | shape | provider | SKU | baseline | time | provider ms | "
-                      "baseline ms | speedup | runs |\n"
-                      "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- |\n",
-                      sum->big_speedups);
-        sb_buf_add(out, sb_buf_str(&big), big.len);
-        sb_buf_puts(out, "\n");
-    }
-    sb_buf_free(&big);
-    if (sb_buf_failed(out))
-        return sb_error_set(err, NULL, NULL, "out of memory");
+    l->sum.big_speedups = l->nbig;
     return SB_OK;
 }
 
-int sb_plaus_render_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
-                       const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
+void sb_plaus_listing_free(sb_plaus_listing *l)
 {
-    return render_md(snap, picks, np, sessions, heading, 0, out, sum, err);
+    free(l->runs);
+    free(l->session_runs);
+    free(l->big);
+    memset(l, 0, sizeof *l);
 }
 
-int sb_plaus_render_implausible_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
-                                   const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err)
+int sb_plaus_list(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                  int implausible_only, sb_plaus_listing *out, sb_error *err)
 {
-    return render_md(snap, picks, np, sessions, heading, 1, out, sum, err);
+    memset(out, 0, sizeof *out);
+    sb_plaus_ctx *c;
+    if (sb_plaus_open(snap, NULL, NULL, NULL, &c, err) != SB_OK)
+        return SB_ERR;
+    size_t ns = sessions ? sessions->n : 0;
+    const sb_result **rs = malloc((np + ns) * sizeof *rs + 1);
+    sb_plaus_summary *s = &out->sum;
+    int rc = rs ? SB_OK : sb_error_set(err, NULL, NULL, "out of memory");
+    for (size_t i = 0; rs && i < np; i++)
+        rs[i] = picks[i].r;
+    for (size_t i = 0; rs && i < ns; i++)
+        rs[np + i] = &sessions->v[i];
+    if (rc == SB_OK)
+        rc = list_runs(c, rs, np, implausible_only, &out->runs, &out->nruns, &s->checked, &s->implausible,
+                       &s->cache_resident, &s->unknown, err);
+    if (rc == SB_OK)
+        rc = list_runs(c, rs + np, ns, implausible_only, &out->session_runs, &out->nsession_runs,
+                       &s->session_checked, &s->session_implausible, &s->session_cache_resident,
+                       &s->session_unknown, err);
+    if (rc == SB_OK && !implausible_only)
+        rc = list_big(picks, np, out, err);
+    free(rs);
+    sb_plaus_close(c);
+    if (rc != SB_OK)
+        sb_plaus_listing_free(out);
+    return rc;
 }

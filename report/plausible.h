@@ -30,12 +30,12 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "geomean.h"
 #include "plaus_snap.h"
 #include "plausibility.h"
 #include "results.h"
 #include "session_run.h"
 #include "sku.h"
-#include "strbuf.h"
 
 /* The tables and the ceilings of each card, loaded once for many runs,
  * and whether the stored verdicts hold. */
@@ -83,7 +83,7 @@ int sb_plaus_mark_sessions(const sb_plaus_snap *snap, sb_session_runs *runs, sb_
 int sb_plaus_judge_run(sb_plaus_ctx *c, const sb_result *r, sb_plaus_verdict *out, sb_error *err);
 const sb_verdict_basis *sb_plaus_basis(const sb_plaus_ctx *c);
 
-/* What sb_plaus_render_md found. */
+/* What the listing counts (sb_plaus_list). */
 typedef struct sb_plaus_summary {
     size_t checked;        /* passing picks checked */
     size_t implausible, cache_resident, unknown;
@@ -92,20 +92,41 @@ typedef struct sb_plaus_summary {
     size_t session_checked, session_implausible, session_cache_resident, session_unknown;
 } sb_plaus_summary;
 
-/* The plausibility section over the newest run of each case (picks of
- * set): every passing run that is implausible or cache-resident with its
- * figures and reason; then every passing run of sessions (the runs of
- * measuring sessions, loaded with only_sessions; NULL: none) that is, with
- * its session; then every speedup of a provider over a headline baseline
- * above SB_SPEEDUP_LOOK (geomean.h) with both times. heading: the
- * Markdown heading level of its titles ("##", "###"). snap: what
- * sb_plaus_snap_read_verdicts read of the picks' runs and the sessions'. */
-int sb_plaus_render_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
-                       const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
+/* A run the listing names, with its verdict. */
+typedef struct sb_plaus_listed {
+    const sb_result *run;
+    sb_plaus_verdict verdict;
+} sb_plaus_listed;
 
-/* The same with the implausible runs alone listed (every count kept) and
- * no speedup section: the site's list of the runs headlines leave out. */
-int sb_plaus_render_implausible_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
-                                   const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
+/* A speedup of a provider's run over a headline baseline's above
+ * SB_SPEEDUP_LOOK (geomean.h) on a case both passed, with both times. */
+typedef struct sb_plaus_big {
+    const sb_result *run, *base;
+    const char *baseline;          /* the headline baseline base is a run of */
+    sb_time_kind time;             /* kernel where both recorded it, else call */
+    double run_ms, base_ms, speedup;
+} sb_plaus_big;
+
+/* What the plausibility section lists: the passing picks' runs that are
+ * implausible or cache-resident, the same of the measuring sessions' runs,
+ * the speedups above SB_SPEEDUP_LOOK, and the counts. */
+typedef struct sb_plaus_listing {
+    sb_plaus_listed *runs, *session_runs; /* in the order checked */
+    size_t nruns, nsession_runs;
+    sb_plaus_big *big;                    /* in the order of the picks */
+    size_t nbig;
+    sb_plaus_summary sum;
+} sb_plaus_listing;
+
+/* Checks every passing run of picks (the newest run of each case) and of
+ * sessions (the runs of measuring sessions, loaded with only_sessions;
+ * NULL: none) and lists the implausible ones and, unless
+ * implausible_only, the cache-resident ones and the speedups above
+ * SB_SPEEDUP_LOOK; every count is kept either way. snap: what
+ * sb_plaus_snap_read_verdicts read of the picks' runs and the sessions'.
+ * The writers are report/render/plausible_render.h's. */
+int sb_plaus_list(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
+                  int implausible_only, sb_plaus_listing *out, sb_error *err);
+void sb_plaus_listing_free(sb_plaus_listing *l);
 
 #endif

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "casetable.h"
-#include "encode.h"
 #include "evidence.h"
 #include "geomean.h"
 #include "json_file.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "geomean.h"
+#include "geomean_render.h"
 #include "paired.h"
 #include "result_filter.h"
 #include "results.h"

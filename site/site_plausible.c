@@ -7,6 +7,7 @@
 
 #include "markdown.h"
 #include "plausible.h"
+#include "plausible_render.h"
 #include "site_parts.h"
 #include "site_plaus.h"
 

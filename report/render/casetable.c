@@ -8,6 +8,7 @@
 
 #include "encode.h"
 #include "geomean.h"
+#include "geomean_render.h"
 #include "stats.h"
 
 void sb_case_label(const sb_result *r, sb_buf *out)

@@ -11,6 +11,7 @@
 #include "encode.h"
 #include "evidence.h"
 #include "geomean.h"
+#include "geomean_render.h"
 #include "json_file.h"
 #include "results.h"
 #include "sessions.h"
