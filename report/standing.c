@@ -239,6 +239,10 @@ static void copy_stats_of(const sb_pick *picks, size_t np, const case_filter *cf
             !(r->median_ms > 0) || !matches(r, cf))
             continue;
         double q = r->bytes / (r->median_ms * 1e6) / copy;
+        /* a subnormal ceiling (the schema takes any positive number)
+         * makes the share overflow: no figure, rather than inf% */
+        if (!isfinite(q))
+            continue;
         out->n++;
         out->at += q >= threshold;
         if (!out->lowest_case || q < out->lowest) {
