@@ -83,6 +83,30 @@ cp "$DATA/fleet/bad/bad-placeholder.json" "$tmp/exps/"
 expect 1 bad-placeholder "$SOLBOOK" submit gemm-sweep --arch h100 --engine slurm --print --dir "$tmp/exps"
 has bad-placeholder.err "solbook: $tmp/exps/bad-placeholder.json: /cases/0/commands/0/5: {outdir} is not a placeholder"
 
+# An experiment's free text (description, a case's line and command words,
+# the gate's words and what it reads) with ESC, OSC 8 link, BEL and bidi
+# controls: list and explain print it escaped, never raw.
+mkdir -p "$tmp/esc"
+python3 - "$HOME_DIR/data/experiments/gemm-sweep.json" "$tmp/esc/gemm-sweep.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+esc = "\x1b[2J\x1b]8;;https://evil.example\x07link\x1b]8;;\x07\u202e"
+e["description"] = "desc " + esc
+e["cases"][0]["what"] = "what " + esc
+e["cases"][0]["commands"][0].append("--label=" + esc)
+e["gate"]["command"].append(esc)
+e["gate"]["reads"] = "reads " + esc
+json.dump(e, open(sys.argv[2], "w"))
+PY
+expect 0 esc-list "$SOLBOOK" experiments list --dir "$tmp/esc"
+expect 0 esc-explain "$SOLBOOK" experiments explain gemm-sweep --arch h100 --dir "$tmp/esc"
+has esc-list.out 'desc \e[2J\e]8;;https://evil.example\x07link\e]8;;\x07\u{202E}'
+has esc-explain.out 'what \e[2J\e]8;;'
+has esc-explain.out 'reads \e[2J\e]8;;'
+if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f]\|\xe2\x80\xae' "$tmp/esc-list.out" "$tmp/esc-explain.out"; then
+  bad "experiments list/explain print a control character raw"; else
+  ok "experiments list/explain print no control character raw"; fi
+
 # The experiment of the Slurm test loads (that test skips where no daemons start).
 expect 0 slurm-cpu-exp "$SOLBOOK" experiments explain slurm-cpu --arch h100 --dir "$DATA/fleet/experiments"
 has slurm-cpu-exp.out "solbench suite --preset smoke --device cpu"
