@@ -107,6 +107,21 @@ if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f]\|\xe2\x80\xae' "$tmp/esc-list.out" "$
   bad "experiments list/explain print a control character raw"; else
   ok "experiments list/explain print no control character raw"; fi
 
+# A file over 4 MiB is refused unparsed in one line: rendered as a Job, a
+# 192 MB experiment took 870 MB.
+mkdir -p "$tmp/big"
+python3 - "$HOME_DIR/data/experiments/gemm-sweep.json" "$tmp/big/gemm-sweep.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+e["description"] = "d" * (5 << 20)
+json.dump(e, open(sys.argv[2], "w"))
+PY
+expect 1 big-list "$SOLBOOK" experiments list --dir "$tmp/big"
+lines big-list.err 1
+has big-list.err "solbook: $tmp/big/gemm-sweep.json: experiment file larger than 4 MiB: refused unparsed"
+expect 1 big-submit "$SOLBOOK" submit gemm-sweep --arch h100 --engine kubernetes --image i --print --dir "$tmp/big"
+has big-submit.err "experiment file larger than 4 MiB: refused unparsed"
+
 # The experiment of the Slurm test loads (that test skips where no daemons start).
 expect 0 slurm-cpu-exp "$SOLBOOK" experiments explain slurm-cpu --arch h100 --dir "$DATA/fleet/experiments"
 has slurm-cpu-exp.out "solbench suite --preset smoke --device cpu"
