@@ -106,6 +106,15 @@ has esc-explain.out 'reads \e[2J\e]8;;'
 if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f]\|\xe2\x80\xae' "$tmp/esc-list.out" "$tmp/esc-explain.out"; then
   bad "experiments list/explain print a control character raw"; else
   ok "experiments list/explain print no control character raw"; fi
+# The command word reaches the script as $'...', byte for byte, and the
+# printed script and Job hold no such character raw.
+expect 0 esc-slurm "$SOLBOOK" submit gemm-sweep --arch h100 --engine slurm --print --dir "$tmp/esc" --run-id r1
+expect 0 esc-k8s "$SOLBOOK" submit gemm-sweep --arch h100 --engine kubernetes --image i --print --dir "$tmp/esc" --run-id r1
+has esc-slurm.out "\$'--label=\\x1B[2J\\x1B]8;;https://evil.example\\x07link\\x1B]8;;\\x07\\xE2\\x80\\xAE'"
+if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f]\|[\x80-\xff]' "$tmp/esc-slurm.out" "$tmp/esc-k8s.out"; then
+  bad "submit --print writes a control or non-ASCII character raw"; else
+  ok "submit --print writes no control or non-ASCII character raw"; fi
+if bash -n "$tmp/esc-slurm.out"; then ok "the script with \$'...' words passes bash -n"; else bad "bash -n"; fi
 
 # A file over 4 MiB is refused unparsed in one line: rendered as a Job, a
 # 192 MB experiment took 870 MB.
