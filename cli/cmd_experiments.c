@@ -11,6 +11,8 @@
 #include "fleet_skus.h"
 #include "home.h"
 #include "render.h"
+#include "strbuf.h"
+#include "term.h"
 
 static const char *const experiments_usage[] = {
     "solbook experiments list [--dir DIR]",
@@ -75,17 +77,20 @@ static int list(const sb_experiment_set *set)
         archs[0] = '\0';
         for (size_t a = 0; a < e->n_archs && n < sizeof archs; a++)
             n += (size_t)snprintf(archs + n, sizeof archs - n, "%s%s", a ? "," : "", e->archs[a].arch);
-        printf("%-*s  %-*s  %-*s  %s\n", (int)wn, e->name, (int)wa, archs, (int)wg, e->gate_name, e->description);
+        /* the description is the file's free text: one line, its
+         * control characters shown as escapes (core/term.h) */
+        sb_term_line(stdout, "%-*s  %-*s  %-*s  %s", (int)wn, e->name, (int)wa, archs, (int)wg, e->gate_name,
+                     e->description);
     }
     return 0;
 }
 
-static void print_words(const char *const *words, size_t n, const sb_exp_vars *vars)
+static void put_words(sb_buf *b, const char *const *words, size_t n, const sb_exp_vars *vars)
 {
     for (size_t i = 0; i < n; i++) {
         char *x = sb_exp_expand(words[i], vars);
         char *q = x ? sb_fleet_shell_quote(x) : NULL;
-        printf("%s%s", i ? " " : "", q ? q : words[i]);
+        sb_buf_printf(b, "%s%s", i ? " " : "", q ? q : words[i]);
         free(q);
         free(x);
     }
@@ -95,13 +100,21 @@ static int explain(const sb_experiment *e, const char *arch, const sb_fleet_skus
 {
     const sb_exp_arch *a = sb_experiment_arch(e, arch);
     if (!a) {
-        fprintf(stderr, "solbook: %s: experiment %s does not run on %s (it runs on", e->path, e->name, arch);
+        sb_buf archs = SB_BUF_INIT;
         for (size_t i = 0; i < e->n_archs; i++)
-            fprintf(stderr, " %s", e->archs[i].arch);
-        fprintf(stderr, ")\n");
+            sb_buf_printf(&archs, " %s", e->archs[i].arch);
+        sb_term_line(stderr, "solbook: %s: experiment %s does not run on %s (it runs on%s)", e->path, e->name, arch,
+                     sb_buf_str(&archs));
+        sb_buf_free(&archs);
         return 2;
     }
-    printf("experiment %s (%s)\n  %s\n\n", e->name, e->path, e->description);
+    /* What the file says (its description, each case's line, commands,
+     * paths and the gate's words) goes out through sb_term_line: an
+     * experiment from --dir is anyone's text, and raw it could rewrite
+     * the terminal or hide a line. */
+    sb_term_line(stdout, "experiment %s (%s)", e->name, e->path);
+    sb_term_line(stdout, "  %s", e->description);
+    printf("\n");
     printf("arch %s, on any of these SKUs (data/skus.csv):\n", arch);
     for (size_t i = 0; i < skus->n; i++) {
         const sb_fleet_sku *k = &skus->v[i];
@@ -135,7 +148,7 @@ static int explain(const sb_experiment *e, const char *arch, const sb_fleet_skus
     for (size_t i = 0; i < e->n_cases; i++) {
         const sb_exp_case *c = &e->cases[i];
         sb_exp_vars vars = {.out = "OUT", .arch = arch, .experiment = e->name, .case_id = c->id, .gpus = gpus};
-        printf("  [%zu] %s: %s\n", i, c->id, c->what);
+        sb_term_line(stdout, "  [%zu] %s: %s", i, c->id, c->what);
         for (size_t k = 0; k < c->n_commands; k++) {
             char *line = sb_render_command_line(c, k, a, &vars);
             if (!line) {
@@ -144,17 +157,18 @@ static int explain(const sb_experiment *e, const char *arch, const sb_fleet_skus
             }
             for (char *s = line, *nl; s; s = nl ? nl + 1 : NULL) {
                 nl = strchr(s, '\n');
-                printf("      $ %.*s\n", nl ? (int)(nl - s) : (int)strlen(s), s);
+                sb_term_line(stdout, "      $ %.*s", nl ? (int)(nl - s) : (int)strlen(s), s);
             }
             free(line);
         }
-        printf("      writes:");
+        sb_buf writes = SB_BUF_INIT;
         for (size_t w = 0; w < c->n_writes; w++) {
             char *x = sb_exp_expand(c->writes[w], &vars);
-            printf(" OUT/%s", x ? x : c->writes[w]);
+            sb_buf_printf(&writes, " OUT/%s", x ? x : c->writes[w]);
             free(x);
         }
-        printf("\n");
+        sb_term_line(stdout, "      writes:%s", sb_buf_str(&writes));
+        sb_buf_free(&writes);
     }
     printf("\nthen: solbook ingest --fleet ROOT/%s/%s (one final result per case, provider and arch;\n"
            "duplicates and partial files are named and not stored)\n",
@@ -167,13 +181,14 @@ static int explain(const sb_experiment *e, const char *arch, const sb_fleet_skus
         if (per_sku && strcmp(skus->v[i].arch, arch) != 0)
             continue;
         sb_exp_vars vars = {.arch = arch, .experiment = e->name, .sku = skus->v[i].id};
-        printf("  $ ");
-        print_words(e->gate_command, e->gate_argc, &vars);
-        printf("\n");
+        sb_buf words = SB_BUF_INIT;
+        put_words(&words, e->gate_command, e->gate_argc, &vars);
+        sb_term_line(stdout, "  $ %s", sb_buf_str(&words));
+        sb_buf_free(&words);
         if (!per_sku)
             break;
     }
-    printf("  %s\n", e->gate_reads);
+    sb_term_line(stdout, "  %s", e->gate_reads);
     return 0;
 }
 

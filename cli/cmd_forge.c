@@ -328,7 +328,10 @@ static int forge_list(int argc, char **argv)
     if (sb_forge_registry_list(a.db ? a.db : sb_default_db_path(), &kernels, &err) != SB_OK)
         return fail(&err);
     if (a.json) {
-        char *s = json_dumps(kernels, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+        /* ASCII, as runs --json and show --json: the author and the
+         * description are the candidate's text, and a bidi override in
+         * them would reorder the terminal's line raw */
+        char *s = json_dumps(kernels, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
         if (s)
             printf("%s\n", s);
         free(s);

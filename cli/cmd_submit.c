@@ -328,7 +328,8 @@ static int submit(const submit_opts *o, sb_engine engine, const sb_experiment *e
     if (engine == SB_ENGINE_KUBERNETES) {
         json_t *job = sb_render_k8s_job(&ro, &err);
         if (job) {
-            text = json_dumps(job, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            /* ASCII: the experiment's text is in the Job */
+            text = json_dumps(job, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
             json_decref(job);
             if (!text)
                 sb_error_set(&err, NULL, NULL, "out of memory");

@@ -288,6 +288,22 @@ static size_t parsed_cost(const char *buf, size_t len)
     return len + string_bytes + 2 * longest + 256 * objects + 160 * arrays + 96 * values;
 }
 
+int sb_json_parsed_cost_check(const char *buf, size_t len, const char *name, sb_error *err)
+{
+    /* the cost is at most about 260 bytes a byte of text ('{' alone
+     * counts 256), so a text this short cannot pass the bound and is
+     * not scanned */
+    if (len <= SB_JSON_MAX_PARSED / 260)
+        return SB_OK;
+    size_t cost = parsed_cost(buf, len);
+    if (cost > SB_JSON_MAX_PARSED)
+        return sb_error_set(err, name, NULL,
+                            "JSON text of %zu bytes would take about %zu MiB parsed, more than %zu MiB: refused "
+                            "unparsed",
+                            len, cost >> 20, (size_t)SB_JSON_MAX_PARSED >> 20);
+    return SB_OK;
+}
+
 static int load_buffer(const char *buf, size_t len, const char *name, size_t flags,
                        json_t **out, sb_error *err)
 {
@@ -299,12 +315,8 @@ static int load_buffer(const char *buf, size_t len, const char *name, size_t fla
     if (only_whitespace(buf, len))
         return sb_error_set(err, name, NULL, len ? "file holds only whitespace, no JSON"
                                                  : "empty file, no JSON");
-    size_t cost = parsed_cost(buf, len);
-    if (cost > SB_JSON_MAX_PARSED)
-        return sb_error_set(err, name, NULL,
-                            "JSON text of %zu bytes would take about %zu MiB parsed, more than %zu MiB: refused "
-                            "unparsed",
-                            len, cost >> 20, (size_t)SB_JSON_MAX_PARSED >> 20);
+    if (sb_json_parsed_cost_check(buf, len, name, err) != SB_OK)
+        return SB_ERR;
     j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | flags, &je);
     if (!j) {
         snprintf(where, sizeof where, "line %d, column %d", je.line, je.column);

@@ -27,6 +27,12 @@
  * bytes alone bound nothing. Larger texts are refused unparsed. */
 #define SB_JSON_MAX_PARSED ((size_t)384 << 20)
 
+/* SB_OK when the text of buf would take at most SB_JSON_MAX_PARSED
+ * parsed (counted from its bytes, unparsed); else the loader's one-line
+ * refusal. Every parser of JSON text calls it first: the loaders here and
+ * ingest's fast parser (ingest/json_fast.h). */
+int sb_json_parsed_cost_check(const char *buf, size_t len, const char *name, sb_error *err);
+
 /* Parses a whole buffer. name is used in errors (usually the path). */
 int sb_json_load_buffer(const char *buf, size_t len, const char *name,
                         json_t **out, sb_error *err);

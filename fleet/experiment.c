@@ -297,7 +297,16 @@ int sb_experiment_load(const char *path, const char *schema_path, const char *co
     if (sb_schema_load_file(schema_path, &schema, err) != SB_OK)
         return SB_ERR;
     json_t *doc = NULL;
-    if (sb_json_load_file(path, &doc, err) != SB_OK) {
+    char *text = NULL;
+    size_t cap = 0, len = 0;
+    int loaded = sb_file_read_into_max(path, SB_EXPERIMENT_MAX_BYTES, &text, &cap, &len, err);
+    if (loaded == SB_OK && len > SB_EXPERIMENT_MAX_BYTES)
+        loaded = sb_error_set(err, path, NULL, "experiment file larger than %zu MiB: refused unparsed",
+                              SB_EXPERIMENT_MAX_BYTES >> 20);
+    if (loaded == SB_OK)
+        loaded = sb_json_load_buffer(text, len, path, &doc, err);
+    free(text);
+    if (loaded != SB_OK) {
         sb_schema_free(schema);
         return SB_ERR;
     }

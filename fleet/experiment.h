@@ -66,7 +66,14 @@ typedef struct sb_experiment {
  * is an error at load time. */
 #define SB_EXP_PLACEHOLDERS "{out} {arch} {experiment} {case} {gpus} {sku}"
 
-/* Reads path strictly, validates it against schema_path
+/* The largest experiment file read, in bytes. The shipped ones take a few
+ * KB and 1000 cases (the schema's most) of ordinary commands under 1 MiB;
+ * a rendered Job or script and the tree it is built from take several
+ * times the file, so a larger one is refused unparsed: a 192 MB file
+ * took 870 MB to render as a Kubernetes Job. */
+#define SB_EXPERIMENT_MAX_BYTES ((size_t)4 << 20)
+
+/* Reads path strictly (at most SB_EXPERIMENT_MAX_BYTES), validates it against schema_path
  * (NULL: SOLBOOK_HOME/data/schemas/solbook.experiment.v1.json) and checks it.
  * known_archs is a NULL-terminated list of the archs of data/skus.csv (NULL:
  * not checked). The file name (less .json) must equal "name". */

@@ -21,15 +21,16 @@ char *sb_fleet_shell_quote(const char *word)
         safe &= safe_char(*p);
     if (safe)
         return strdup(word);
+    /* in single quotes, or as $'...' where the word holds a character that
+     * would drive a terminal, end the line or reorder it (both scripts run
+     * under bash): a script printed with --print or a line of experiments
+     * explain shows no such character raw */
     sb_buf t = SB_BUF_INIT;
-    sb_buf_puts(&t, "'");
-    for (const char *p = word; *p; p++) {
-        if (*p == '\'')
-            sb_buf_puts(&t, "'\\''");
-        else
-            sb_buf_printf(&t, "%c", *p);
+    sb_enc_shell_arg(&t, word);
+    if (sb_buf_failed(&t)) {
+        sb_buf_free(&t);
+        return NULL;
     }
-    sb_buf_puts(&t, "'");
     return sb_buf_take(&t);
 }
 

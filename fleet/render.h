@@ -72,7 +72,9 @@ char *sb_render_command_line(const sb_exp_case *c, size_t k, const sb_exp_arch *
                              const sb_exp_vars *vars);
 
 /* Quotes one word for bash: as is when it is made of safe characters,
- * else in single quotes. malloc'd. */
+ * else as sb_enc_shell_arg writes it (core/encode.h: in single quotes,
+ * or as $'...' where it holds a control character or a bidi control).
+ * malloc'd; NULL when out of memory. */
 char *sb_fleet_shell_quote(const char *word);
 
 #endif

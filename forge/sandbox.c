@@ -1015,6 +1015,18 @@ static int bw_build(bwrap_argv *a, const char *bwrap, int no_userns, const char 
             return -1;
     if (bw_ro(a, "/sys") != 0)
         return -1;
+    /* The kernel's settings under the fresh /proc are writable by their
+     * owner, and a program that forge runs as root is root outside too
+     * (bubblewrap maps its user to the caller's): /proc/sys holds global
+     * settings (a core_pattern of "|PROGRAM" runs as the host's root at
+     * the next crash) and /proc/sysrq-trigger reboots. bwrap covers them
+     * only where its own access check finds them writable, which as root
+     * with its capabilities dropped it does not, so they are bound
+     * read-only here. */
+    if (bw_push(a, "--ro-bind", 0) || bw_push(a, "/proc/sys", 0) || bw_push(a, "/proc/sys", 0) ||
+        bw_push(a, "--ro-bind-try", 0) || bw_push(a, "/proc/sysrq-trigger", 0) ||
+        bw_push(a, "/proc/sysrq-trigger", 0))
+        return -1;
     if (workdir && (bw_push(a, "--bind", 0) || bw_push(a, workdir, 0) || bw_push(a, workdir, 0) ||
                     bw_push(a, "--chdir", 0) || bw_push(a, workdir, 0)))
         return -1;

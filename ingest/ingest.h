@@ -74,7 +74,9 @@ int sb_ingest_attach_ncu(sb_ingest *ing, long long run_id, const char *csv_path,
  * Lines line) larger than doc_bytes is
  * refused before it is parsed, in one line naming it (a file alone, a
  * member or line with its archive): a parsed tree takes up to
- * about 21 times its text (a long array of small numbers), and each CPU
+ * about 21 times its text (a long array of small numbers), a text
+ * whose tree would take more than SB_JSON_MAX_PARSED is refused
+ * unparsed whatever doc_bytes allows (core/json_file.h), and each CPU
  * parses one at a time. The largest result in examples/ is 16 KB; 1 MiB
  * leaves room for tens of thousands of samples, while the held bound,
  * a tree a CPU (at most 8) and the documents read ahead (at most 8 MiB

@@ -304,6 +304,10 @@ int sb_json_fast_load_reusing(const char *buf, size_t len, const char *name,
 {
     if (reals)
         reals->next = 0;
+    /* a text the strict loader refuses unparsed for what its tree would
+     * take is refused here too, before the tree is built */
+    if (sb_json_parsed_cost_check(buf, len, name, err) != SB_OK)
+        return SB_ERR;
     parser ps = {buf, buf + len, reals};
     skip_ws(&ps);
     if (ps.p < ps.end && (*ps.p == '{' || *ps.p == '[')) {

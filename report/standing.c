@@ -198,6 +198,10 @@ void sb_standing_copy_stats(const sb_pick *picks, size_t np, const sb_standing_f
             !(r->median_ms > 0) || !sb_standing_matches(r, cf))
             continue;
         double q = r->bytes / (r->median_ms * 1e6) / copy;
+        /* a subnormal ceiling (the schema takes any positive number)
+         * makes the share overflow: no figure, rather than inf% */
+        if (!isfinite(q))
+            continue;
         out->n++;
         out->at += q >= threshold;
         if (!out->lowest_case || q < out->lowest) {

@@ -83,6 +83,54 @@ cp "$DATA/fleet/bad/bad-placeholder.json" "$tmp/exps/"
 expect 1 bad-placeholder "$SOLBOOK" submit gemm-sweep --arch h100 --engine slurm --print --dir "$tmp/exps"
 has bad-placeholder.err "solbook: $tmp/exps/bad-placeholder.json: /cases/0/commands/0/5: {outdir} is not a placeholder"
 
+# An experiment's free text (description, a case's line and command words,
+# the gate's words and what it reads) with ESC, OSC 8 link, BEL and bidi
+# controls: list and explain print it escaped, never raw.
+mkdir -p "$tmp/esc"
+python3 - "$HOME_DIR/data/experiments/gemm-sweep.json" "$tmp/esc/gemm-sweep.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+esc = "\x1b[2J\x1b]8;;https://evil.example\x07link\x1b]8;;\x07\u202e"
+e["description"] = "desc " + esc
+e["cases"][0]["what"] = "what " + esc
+e["cases"][0]["commands"][0].append("--label=" + esc)
+e["gate"]["command"].append(esc)
+e["gate"]["reads"] = "reads " + esc
+json.dump(e, open(sys.argv[2], "w"))
+PY
+expect 0 esc-list "$SOLBOOK" experiments list --dir "$tmp/esc"
+expect 0 esc-explain "$SOLBOOK" experiments explain gemm-sweep --arch h100 --dir "$tmp/esc"
+has esc-list.out 'desc \e[2J\e]8;;https://evil.example\x07link\e]8;;\x07\u{202E}'
+has esc-explain.out 'what \e[2J\e]8;;'
+has esc-explain.out 'reads \e[2J\e]8;;'
+if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f]\|\xe2\x80\xae' "$tmp/esc-list.out" "$tmp/esc-explain.out"; then
+  bad "experiments list/explain print a control character raw"; else
+  ok "experiments list/explain print no control character raw"; fi
+# The command word reaches the script as $'...', byte for byte, and the
+# printed script and Job hold no such character raw.
+expect 0 esc-slurm "$SOLBOOK" submit gemm-sweep --arch h100 --engine slurm --print --dir "$tmp/esc" --run-id r1
+expect 0 esc-k8s "$SOLBOOK" submit gemm-sweep --arch h100 --engine kubernetes --image i --print --dir "$tmp/esc" --run-id r1
+has esc-slurm.out "\$'--label=\\x1B[2J\\x1B]8;;https://evil.example\\x07link\\x1B]8;;\\x07\\xE2\\x80\\xAE'"
+if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f]\|[\x80-\xff]' "$tmp/esc-slurm.out" "$tmp/esc-k8s.out"; then
+  bad "submit --print writes a control or non-ASCII character raw"; else
+  ok "submit --print writes no control or non-ASCII character raw"; fi
+if bash -n "$tmp/esc-slurm.out"; then ok "the script with \$'...' words passes bash -n"; else bad "bash -n"; fi
+
+# A file over 4 MiB is refused unparsed in one line: rendered as a Job, a
+# 192 MB experiment took 870 MB.
+mkdir -p "$tmp/big"
+python3 - "$HOME_DIR/data/experiments/gemm-sweep.json" "$tmp/big/gemm-sweep.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+e["description"] = "d" * (5 << 20)
+json.dump(e, open(sys.argv[2], "w"))
+PY
+expect 1 big-list "$SOLBOOK" experiments list --dir "$tmp/big"
+lines big-list.err 1
+has big-list.err "solbook: $tmp/big/gemm-sweep.json: experiment file larger than 4 MiB: refused unparsed"
+expect 1 big-submit "$SOLBOOK" submit gemm-sweep --arch h100 --engine kubernetes --image i --print --dir "$tmp/big"
+has big-submit.err "experiment file larger than 4 MiB: refused unparsed"
+
 # The experiment of the Slurm test loads (that test skips where no daemons start).
 expect 0 slurm-cpu-exp "$SOLBOOK" experiments explain slurm-cpu --arch h100 --dir "$DATA/fleet/experiments"
 has slurm-cpu-exp.out "solbench suite --preset smoke --device cpu"

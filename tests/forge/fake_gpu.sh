@@ -135,12 +135,13 @@ expect 1 'bench harness exited 0 without writing its output' "$SOLBOOK" forge be
 
 # A candidate's text reaches the terminal through verify's gate lines (the
 # metadata's author, a finding's quoted source line) and forge list (the
-# author): an ESC sequence in it must be printed visibly, never raw.
+# author, as text and as JSON): an ESC sequence or a bidi override in it
+# must be printed visibly, never raw.
 new_run esc ""
 python3 - runs/esc/candidate/metadata.json <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
-m["author"] = "eve \x1b[2J\x1b]8;;http://evil.example\x07x\x1b]8;;\x07 verify: passed"
+m["author"] = "eve \x1b[2J\x1b]8;;http://evil.example\x07x\x1b]8;;\x07 verify: passed \u202e"
 json.dump(m, open(sys.argv[1], "w"))
 PY
 expect 0 'author eve \e[2J\e]8;;http://evil.example\x07x' "$SOLBOOK" forge verify runs/esc
@@ -149,6 +150,10 @@ expect 0 'bench: passed' "$SOLBOOK" forge bench runs/esc --db esc.db
 expect 0 'promote: ' "$SOLBOOK" forge promote runs/esc --db esc.db --registry reg-esc
 expect 0 'eve \e[2J' "$SOLBOOK" forge list --db esc.db
 ! grep -q "$(printf '\033')" out.txt || fail "forge list printed a raw ESC from the author"
+# --json too, as runs --json and show --json: every byte ASCII, a bidi
+# override as \u202E
+expect 0 'verify: passed \u202E' "$SOLBOOK" forge list --db esc.db --json
+! LC_ALL=C grep -q "[^[:print:][:space:]]" out.txt || fail "forge list --json printed a control or non-ASCII byte raw"
 new_run escsrc ""
 printf 'static int f(void) { return system("\033[2J"); }\n' >>runs/escsrc/candidate/kernel.cu
 expect 1 'process: system' "$SOLBOOK" forge verify runs/escsrc

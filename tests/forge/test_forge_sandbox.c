@@ -736,6 +736,38 @@ static void test_secrets_are_not_readable(void **state)
     assert_int_equal(res.exit_code, 0);
 }
 
+/* The host's kernel settings: /proc/sys holds global ones (a
+ * core_pattern starting with '|' runs its program as the host's root at
+ * the next crash), and /proc/sysrq-trigger reboots. A program that runs
+ * as root mapped to the host's root (forge run as root, bubblewrap's
+ * user namespace) passes their owner check; confined or under
+ * bubblewrap, none opens for writing. Nothing is written: the program
+ * only opens and closes. */
+static void test_kernel_settings_are_not_writable(void **state)
+{
+    fixture *f = *state;
+    sb_sandbox_limits lim = limits_of(f);
+    lim.wall_s = 600.0;
+    char buf[512];
+    const char *paths[] = {"/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sys/kernel/panic",
+                           "/proc/sysrq-trigger"};
+    size_t tried = 0;
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0)
+            continue;
+        const char *argv[] = {PROG_OPEN_WRITE, paths[i], NULL};
+        sb_sandbox_result res = run_args(f, argv, &lim);
+        read_text(f->out, buf, sizeof buf);
+        assert_true(res.exited);
+        if (confined(f) && (res.exit_code != 1 || strncmp(buf, "cannot open:", 12) != 0))
+            fail_msg("under %s %s opened for writing: exit %d, '%s'", sb_sandbox_isolation_name(f->iso), paths[i],
+                     res.exit_code, buf);
+        tried++;
+    }
+    assert_true(tried >= 3);
+}
+
 static void make_file(const char *path, const char *text)
 {
     FILE *w = fopen(path, "w");
@@ -1122,6 +1154,7 @@ int main(void)
         BOTH(test_chdir_then_relative_write),
         BOTH(test_setsid_grandchild_does_not_outlive_the_run),
         BOTH(test_secrets_are_not_readable),
+        BOTH(test_kernel_settings_are_not_writable),
         BOTH(test_tool_through_a_linked_folder),
         BOTH(test_wrapper_does_not_open_its_parent),
         cmocka_unit_test(test_choice_of_isolation),

@@ -8,7 +8,9 @@ schema takes) are ingested beside ordinary runs: as the provider of a
 case, as its baseline, and both. `report geomean`, `report plausibility`,
 `report weekly` and `site` then run; then a spec run whose noise and
 spread of repeat medians are the largest double, through `report note`
-and `report evidence`. Checked: no output (terminal, .md,
+and `report evidence`; then a calibration whose copy ceiling is
+5e-324 GB/s beside the project's memory-bound runs, through `report
+standing`. Checked: no output (terminal, .md,
 .json, .svg, .html) holds nan or inf as a number or in an SVG attribute,
 and each output that leaves such runs out (0 ms and the subnormal 5e-324 ms)
 says how many.
@@ -160,5 +162,30 @@ try:
     if "| - | - |" not in out:
         fail("report evidence does not show the overflowing noise and spread as '-':\n%s" % out)
     print("ok: report note and report evidence show a spread past the largest double as '-'")
+
+    # A calibration whose copy ceiling is the smallest subnormal (the
+    # schema takes any positive number): the project's memory-bound runs
+    # over it overflow, and the standing tables printed 'inf%'.
+    cal_src = sorted(f for f in os.listdir(os.path.join(HOME, "examples", "h100", "calibration"))
+                     if f.endswith("-calibration.json"))[0]
+    with open(os.path.join(HOME, "examples", "h100", "calibration", cal_src)) as f:
+        cal = json.load(f)
+    cal["run_uuid"] = "%032x" % 0xe47ca1
+    cal["bandwidth"]["copy"]["gbps"] = 5e-324
+    cal["provenance"]["started_at"] = cal["provenance"]["finished_at"] = "2026-12-31T00:00:00Z"
+    shutil.rmtree(src)
+    os.makedirs(src)
+    with open(os.path.join(src, "tiny-copy.json"), "w") as f:
+        json.dump(cal, f)
+    db2 = os.path.join(work, "standing.db")
+    p = subprocess.run([SOLBOOK, "ingest", "--db", db2, os.path.join(HOME, "examples", "h100", "kernels"), src],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("ingest of the kernels and the subnormal calibration exited %d: %s" % (p.returncode, p.stderr))
+    out = run(["report", "standing", "--db", db2])
+    check_text("report standing", out)
+    if "| H100 SXM5 80GB | rmsnorm | - | - | - | - |" not in out.splitlines():
+        fail("report standing does not show the share of a subnormal copy ceiling as '-':\n%s" % out)
+    print("ok: report standing shows the share of a 5e-324 GB/s copy ceiling as '-', not inf%")
 finally:
     shutil.rmtree(work, ignore_errors=True)
