@@ -31,7 +31,8 @@ typedef struct card {
     char *sku;
     sb_calibration *cals; /* newest first */
     size_t ncals;
-    double hbm_gbps;      /* data/skus.csv; NAN unknown */
+    const sb_sku *row;    /* data/skus.csv's row; NULL unknown */
+    double hbm_gbps;      /* its HBM bandwidth; NAN unknown */
     double l2_bytes;      /* NAN unknown */
     sb_plaus_source spread[NBW]; /* cards, lo, hi of each bw_names ceiling */
 } card;
@@ -358,6 +359,33 @@ static const sb_ceiling *cal_ceiling(const sb_calibration *k, const char *name)
     return NULL;
 }
 
+/* The datasheet figure a measured ceiling is held against: HBM GB/s for
+ * a bandwidth, the dense peak TFLOP/s of its dtype for a GEMM; 0 when the
+ * card or the dtype has none. */
+static double datasheet_of(const card *k, const char *name)
+{
+    if (!strncmp(name, "bw.", 3))
+        return k->hbm_gbps > 0 ? k->hbm_gbps : 0;
+    if (!strncmp(name, "gemm.", 5) && k->row)
+        return sb_sku_peak_tflops(k->row, name + 5);
+    return 0;
+}
+
+/* cal's ceiling called name where it is credible: within
+ * [SB_PLAUS_CREDIBLE_LOW, SB_PLAUS_CREDIBLE_HIGH] of the datasheet's
+ * figure. A calibration is a stored document like any other: one that
+ * states a ceiling far from what the card can do is set aside, as if it
+ * had not measured it, instead of turning every run of the card
+ * implausible (a ceiling too low) or every run plausible (too high). */
+static const sb_ceiling *credible_ceiling(const card *k, const sb_calibration *cal, const char *name)
+{
+    const sb_ceiling *x = cal_ceiling(cal, name);
+    double sheet = x ? datasheet_of(k, name) : 0;
+    if (sheet > 0 && !(x->value >= SB_PLAUS_CREDIBLE_LOW * sheet && x->value <= SB_PLAUS_CREDIBLE_HIGH * sheet))
+        return NULL;
+    return x;
+}
+
 /* The spread of each bandwidth ceiling over the SKU's cards
  * (sb_plaus_spread). */
 static int card_spreads(card *k)
@@ -367,7 +395,7 @@ static int card_spreads(card *k)
     int ok = gpus && values;
     for (size_t b = 0; ok && b < NBW; b++) {
         for (size_t i = 0; i < k->ncals; i++) {
-            const sb_ceiling *x = cal_ceiling(&k->cals[i], bw_names[b]);
+            const sb_ceiling *x = credible_ceiling(k, &k->cals[i], bw_names[b]);
             gpus[i] = k->cals[i].gpu_uuid;
             values[i] = x ? x->value : NAN;
         }
@@ -401,10 +429,10 @@ static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
         return sb_error_set(err, NULL, NULL, "plausibility: the calibrations of %s were not read", sku);
     k->cals = sc->cals;
     k->ncals = sc->n;
+    k->row = c->skus ? sb_sku_find(c->skus, sku) : NULL;
+    k->hbm_gbps = k->row ? k->row->hbm_tbps * 1000.0 : NAN;
     if (card_spreads(k) != 0)
         return sb_error_set(err, NULL, NULL, "out of memory");
-    const sb_sku *s = c->skus ? sb_sku_find(c->skus, sku) : NULL;
-    k->hbm_gbps = s ? s->hbm_tbps * 1000.0 : NAN;
     for (size_t i = 0; i < c->ncaches; i++)
         if (!strcmp(c->caches[i].sku, sku))
             k->l2_bytes = c->caches[i].l2_bytes;
@@ -413,18 +441,18 @@ static int card_of(sb_plaus_ctx *c, const char *sku, card **out, sb_error *err)
 }
 
 /* The ceiling called name for a run on GPU gpu (NULL: unknown): from the
- * newest calibration of that GPU that measured it, else from the SKU's
- * newest that did; NULL when none did. src (may be NULL) says which. */
+ * newest calibration of that GPU that measured it credibly, else from the
+ * SKU's newest that did; NULL when none did. src (may be NULL) says which. */
 static const sb_ceiling *run_ceiling(const card *k, const char *gpu, const char *name,
                                      sb_plaus_source *src)
 {
     const sb_calibration *pick = NULL;
     const sb_ceiling *x = NULL;
     for (size_t i = 0; gpu && i < k->ncals && !x; i++)
-        if (!strcmp(k->cals[i].gpu_uuid, gpu) && (x = cal_ceiling(&k->cals[i], name)))
+        if (!strcmp(k->cals[i].gpu_uuid, gpu) && (x = credible_ceiling(k, &k->cals[i], name)))
             pick = &k->cals[i];
     for (size_t i = 0; i < k->ncals && !x; i++)
-        if ((x = cal_ceiling(&k->cals[i], name)))
+        if ((x = credible_ceiling(k, &k->cals[i], name)))
             pick = &k->cals[i];
     if (!x || !src)
         return x;

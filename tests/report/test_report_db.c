@@ -806,6 +806,53 @@ static void test_plausible_own_card(void **state)
     sb_db_close(db);
 }
 
+/* A calibration far from the card's datasheet (HBM 3,350 GB/s on an
+ * H100) is set aside for that ceiling: a newer one of the run's own GPU
+ * stating 1 GB/s does not make its runs implausible, and one stating
+ * 1e6 GB/s does not make a run over every credible ceiling plausible. */
+static void test_plausible_poisoned_calibration(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/poisoned-calibration.db", tmpdir);
+    sb_db *w = fx_create(p);
+    const char *a = "GPU-aaaaaaaa-0000-0000-0000-000000000001";
+    const char *b = "GPU-bbbbbbbb-0000-0000-0000-000000000002";
+    long long cal_a = add_read_calibration(w, "2026-11-17T09:00:00Z", a, 8LL << 30, 3021, 3117);
+    long long low = add_read_calibration(w, "2026-11-18T09:00:00Z", a, 8LL << 30, 1.0, 1.0);
+    long long high = add_read_calibration(w, "2026-11-18T10:00:00Z", b, 8LL << 30, 1e6, 1e6);
+    long long on_a = add_read_run(w, a, "2026-11-19T09:00:00Z", 3000); /* 96.2% of 3117 */
+    long long on_b = add_read_run(w, b, "2026-11-19T09:01:00Z", 3400); /* 109.1% of 3117 */
+    sb_db *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set = {0};
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    const sb_result *rs[2] = {result_of(&set, on_a), result_of(&set, on_b)};
+    sb_plaus_snap checked;
+    assert_int_equal(sb_site_plaus_snap_runs(db, rs, 2, &checked, &err), SB_OK);
+    sb_plaus_ctx *ctx = NULL;
+    assert_int_equal(sb_plaus_open(&checked, NULL, NULL, NULL, &ctx, &err), SB_OK);
+    sb_plaus_verdict v;
+    assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_a), &v, &err), SB_OK);
+    assert_int_equal(v.state, SB_PLAUS_OK);
+    assert_true(v.ceiling_gbps == 3117);
+    assert_int_equal(v.source.calib_run, cal_a);
+    assert_int_equal(v.source.card, SB_PLAUS_CARD_OWN);
+    /* the spread over the SKU's cards counts only credible ceilings */
+    assert_int_equal(v.source.cards, 1);
+    assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_b), &v, &err), SB_OK);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_true(v.ceiling_gbps == 3117);
+    assert_int_equal(v.source.calib_run, cal_a);
+    assert_int_equal(v.source.card, SB_PLAUS_CARD_OTHER);
+    (void)low;
+    (void)high;
+    sb_plaus_close(ctx);
+    sb_plaus_snap_free(&checked);
+    sb_results_free(&set);
+    sb_db_close(db);
+}
+
 /* The measured ceilings of a SKU are those of its newest calibration, not
  * another SKU's; the calibrations are found through their own index. */
 static void test_ceilings_latest(void **state)
@@ -2939,7 +2986,8 @@ int main(void)
         cmocka_unit_test(test_regression_asof),
         cmocka_unit_test(test_git_order),
         cmocka_unit_test(test_results_select),
-        cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_plausible_own_card), cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_plausible_own_card),
+        cmocka_unit_test(test_plausible_poisoned_calibration), cmocka_unit_test(test_compare),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
