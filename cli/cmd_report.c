@@ -444,7 +444,7 @@ static int run_weekly(const opts *o)
     sb_weekly_summary sum;
     sb_snapshot *snap = NULL;
     int rc = 0;
-    if (sb_snapshot_read(db, &snap, &err) == SB_OK)
+    if (sb_snapshot_read(db, skus, &snap, &err) == SB_OK)
         wo.snap = snap;
     sb_file_set files = {0};
     sb_site_weekly week_rows;
@@ -496,7 +496,7 @@ static int run_roofline(const opts *o)
         rc = 1;
         goto done;
     }
-    if (sb_snapshot_read(in.db, &snap, &err) != SB_OK ||
+    if (sb_snapshot_read(in.db, in.skus, &snap, &err) != SB_OK ||
         sb_plot_roofline(snap, in.skus, in.picks, in.np, o->sku, &b, &drawn, &err) != SB_OK) {
         sb_error_print(&err, stderr);
         goto done;
@@ -550,13 +550,13 @@ static void marked_runs_free(marked_runs *m)
 }
 
 /* On failure m is freed. */
-static int marked_runs_read(sb_db *db, marked_runs *m, sb_error *err)
+static int marked_runs_read(sb_db *db, const sb_sku_table *skus, marked_runs *m, sb_error *err)
 {
     memset(m, 0, sizeof *m);
     if (sb_results_load(db, NULL, &m->set, err) == SB_OK && sb_site_plaus_mark(db, &m->set, err) == SB_OK &&
         sb_site_plaus_session_runs(db, NULL, 0, NULL, &m->sruns, err) == SB_OK &&
         sb_claims_headlines_take(&m->sruns, NULL, NULL, 0, 0, &m->paired, err) == SB_OK &&
-        sb_snapshot_read(db, &m->snap, err) == SB_OK)
+        sb_snapshot_read(db, skus, &m->snap, err) == SB_OK)
         return SB_OK;
     marked_runs_free(m);
     return SB_ERR;
@@ -567,7 +567,7 @@ static int evidence_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_bu
 {
     (void)o;
     marked_runs m;
-    if (marked_runs_read(db, &m, err) != SB_OK)
+    if (marked_runs_read(db, skus, &m, err) != SB_OK)
         return SB_ERR;
     sb_details_ask ask = {0};
     sb_run_details *det = NULL;
@@ -586,7 +586,7 @@ static int standing_of(sb_db *db, const sb_sku_table *skus, const opts *o, sb_bu
                        sb_error *err)
 {
     marked_runs m;
-    if (marked_runs_read(db, &m, err) != SB_OK)
+    if (marked_runs_read(db, skus, &m, err) != SB_OK)
         return SB_ERR;
     sb_standing *s = NULL;
     int rc = sb_standing_open(&m.set, &m.paired, m.snap, skus, &s, err);
@@ -659,12 +659,13 @@ done:
 static int run_plausibility(const opts *o)
 {
     report_input in;
-    if (report_input_load(o, NULL, READ_PICKS, &in))
+    if (report_input_load(o, NULL, READ_SKUS | READ_PICKS, &in))
         return 2;
     sb_error err;
     sb_error_clear(&err);
     sb_buf b = SB_BUF_INIT;
     sb_plaus_summary sum;
+    sb_snapshot *cards = NULL;
     sb_result_set sessions = {0};
     sb_result_filter f = {0};
     f.suite = o->suite;
@@ -674,9 +675,11 @@ static int run_plausibility(const opts *o)
     sb_plaus_snap snap = {0};
     if (sb_results_load(in.db, &f, &sessions, &err) != SB_OK ||
         sb_site_plaus_snap_listing(in.db, in.picks, in.np, &sessions, &snap, &err) != SB_OK ||
-        sb_plaus_render_md(&snap, in.picks, in.np, &sessions, "#", &b, &sum, &err) != SB_OK) {
+        sb_plaus_render_md(&snap, in.picks, in.np, &sessions, "#", &b, &sum, &err) != SB_OK ||
+        sb_snapshot_read(in.db, in.skus, &cards, &err) != SB_OK) {
         sb_error_print(&err, stderr);
     } else {
+        sb_plaus_render_set_aside_md(cards, "#", &b);
         rc = emit(o, &b);
         if (rc == 0 && o->out)
             printf("%s: %zu runs checked, %zu implausible, %zu cache-resident, %zu speedups above "
@@ -686,6 +689,7 @@ static int run_plausibility(const opts *o)
     }
     sb_results_free(&sessions);
     sb_plaus_snap_free(&snap);
+    sb_snapshot_free(cards);
     sb_buf_free(&b);
     report_input_free(&in);
     return rc;

@@ -1059,7 +1059,8 @@ int sb_samples_query_load(sb_samples_query *q, long long run_id, double **v, siz
 
 /* Appends the ceiling of columns col (name), col + 1 (unit) and col + 2
  * (value) of st to v (*n of *cap); 0 when out of memory. */
-static int ceiling_append(sb_ceiling **v, size_t *n, size_t *cap, sqlite3_stmt *st, int col)
+static int ceiling_append(sb_ceiling **v, size_t *n, size_t *cap, long long run_id, sqlite3_stmt *st,
+                          int col)
 {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
@@ -1075,46 +1076,8 @@ static int ceiling_append(sb_ceiling **v, size_t *n, size_t *cap, sqlite3_stmt *
     snprintf(c->name, sizeof c->name, "%s", nm ? (const char *)nm : "");
     snprintf(c->unit, sizeof c->unit, "%s", un ? (const char *)un : "");
     c->value = sqlite3_column_double(st, col + 2);
+    c->run_id = run_id;
     return 1;
-}
-
-int sb_ceilings_latest(sb_db *handle, const char *sku, sb_ceiling **out, size_t *n,
-                       long long *run_id, sb_error *err)
-{
-    sqlite3 *db = sb_db_handle(handle);
-    *out = NULL;
-    *n = 0;
-    *run_id = -1;
-    sqlite3_stmt *st = NULL;
-    /* +p.sku: the calibrations are found through their own index
-     * (runs_calibration, migration 006), not through every run of the SKU */
-    const char *sql =
-        "SELECT c.run_id, c.name, c.unit, c.value FROM ceilings c WHERE c.run_id = ("
-        " SELECT r.id FROM runs r JOIN provenance p ON p.run_id = r.id"
-        " WHERE r.schema = 'solbook.calibration.v1' AND +p.sku = ?1"
-        " ORDER BY p.finished_at DESC, r.id DESC LIMIT 1) ORDER BY c.name";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_conn_fail(db, err, "query failed");
-    sqlite3_bind_text(st, 1, sku, -1, SQLITE_STATIC);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        *run_id = sqlite3_column_int64(st, 0);
-        if (!ceiling_append(out, n, &cap, st, 1)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-        return sb_error_set(err, sqlite3_db_filename(db, "main"), NULL,
-                            "reading ceilings failed: %s",
-                            rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
-    }
-    return SB_OK;
 }
 
 int sb_calibrations_load(sb_db *handle, const char *sku, sb_calibration **out, size_t *n,
@@ -1124,7 +1087,8 @@ int sb_calibrations_load(sb_db *handle, const char *sku, sb_calibration **out, s
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st = NULL;
-    /* +p.sku: through the calibrations' own index, as sb_ceilings_latest */
+    /* +p.sku: the calibrations are found through their own index
+     * (runs_calibration, migration 006), not through every run of the SKU */
     const char *sql =
         "SELECT r.id, json_extract(r.raw_json, '$.provenance.device.uuid'),"
         " json_extract(r.raw_json, '$.protocol.buffer_bytes'), c.name, c.unit, c.value"
@@ -1159,7 +1123,7 @@ int sb_calibrations_load(sb_db *handle, const char *sku, sb_calibration **out, s
             ccap = 0;
         }
         sb_calibration *k = &(*out)[*n - 1];
-        if (!ceiling_append(&k->ceilings, &k->n, &ccap, st, 3)) {
+        if (!ceiling_append(&k->ceilings, &k->n, &ccap, k->run_id, st, 3)) {
             rc = SQLITE_NOMEM;
             break;
         }

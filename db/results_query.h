@@ -105,13 +105,8 @@ void sb_samples_query_close(sb_samples_query *q);   /* accepts NULL */
  * (malloc'd); NULL when the run recorded none. */
 int sb_kernel_samples_text(sb_db *db, long long run_id, char **json, sb_error *err);
 
-/* Measured ceilings of the newest calibration run of a SKU; *n = 0 when
- * the SKU has none. run_id receives the calibration's run id (or -1). */
-int sb_ceilings_latest(sb_db *db, const char *sku, sb_ceiling **out, size_t *n,
-                       long long *run_id, sb_error *err);
-
 /* Every calibration run of a SKU with its ceilings, newest first (the
- * order of sb_ceilings_latest: finish time, then id), into *out (*n of
+ * finish time, then id), into *out (*n of
  * them; free with sb_calibrations_free, model/calibration.h). A report that holds a run
  * against its own card's calibration, and states how far the SKU's cards
  * differ, reads them all. */

@@ -14,23 +14,17 @@ static const char calibrated_skus_sql[] =
     "SELECT DISTINCT p.sku FROM runs r JOIN provenance p ON p.run_id = r.id"
     " WHERE r.schema = 'solbook.calibration.v1' AND p.sku IS NOT NULL ORDER BY p.sku";
 
-/* Reads one SKU's ceilings and calibrations into s. */
-static int card_read(sb_db *db, sb_snapshot *s, const char *sku, sb_error *err)
+/* Reads one SKU's calibrations into s. */
+static int card_read(sb_db *db, const sb_sku_table *skus, sb_snapshot *s, const char *sku, sb_error *err)
 {
-    sb_ceiling *latest = NULL;
-    size_t nlatest = 0, ncals = 0;
-    long long run = -1;
+    size_t ncals = 0;
     sb_calibration *cals = NULL;
-    if (sb_ceilings_latest(db, sku, &latest, &nlatest, &run, err) != SB_OK)
+    if (sb_calibrations_load(db, sku, &cals, &ncals, err) != SB_OK)
         return SB_ERR;
-    if (sb_calibrations_load(db, sku, &cals, &ncals, err) != SB_OK) {
-        free(latest);
-        return SB_ERR;
-    }
-    return sb_snapshot_add_card(s, sku, latest, nlatest, run, cals, ncals, err);
+    return sb_snapshot_add_card(s, sku, skus ? sb_sku_find(skus, sku) : NULL, cals, ncals, err);
 }
 
-int sb_snapshot_read(sb_db *db, sb_snapshot **out, sb_error *err)
+int sb_snapshot_read(sb_db *db, const sb_sku_table *skus, sb_snapshot **out, sb_error *err)
 {
     *out = NULL;
     sqlite3 *conn = sb_db_handle(db);
@@ -45,7 +39,7 @@ int sb_snapshot_read(sb_db *db, sb_snapshot **out, sb_error *err)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *sku = (const char *)sqlite3_column_text(st, 0);
-        if (card_read(db, s, sku, err) != SB_OK) {
+        if (card_read(db, skus, s, sku, err) != SB_OK) {
             sqlite3_finalize(st);
             sb_snapshot_free(s);
             return SB_ERR;

@@ -9,10 +9,11 @@
 #include "snapshot.h"
 #include "store.h"
 
-/* Reads the ceilings of the newest calibration and every calibration of
- * each SKU that has one (sb_ceilings_latest, sb_calibrations_load) into a
- * new snapshot; free with sb_snapshot_free. On a connection opened with
- * sb_db_open_reader, in its read transaction. */
-int sb_snapshot_read(sb_db *db, sb_snapshot **out, sb_error *err);
+/* Reads every calibration of each SKU that has one
+ * (sb_calibrations_load) into a new snapshot, which holds them against
+ * skus' rows (NULL: no datasheet to hold them against); free with
+ * sb_snapshot_free. On a connection opened with sb_db_open_reader, in
+ * its read transaction. */
+int sb_snapshot_read(sb_db *db, const sb_sku_table *skus, sb_snapshot **out, sb_error *err);
 
 #endif

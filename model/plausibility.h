@@ -24,14 +24,6 @@
  * again. */
 #define SB_PLAUS_RULE "2"
 
-/* A measured ceiling is used only within these fractions of the
- * datasheet's figure (HBM bandwidth, dense GEMM peak): the stored
- * calibrations of H100 and H200 measure 0.88 to 0.95 of HBM, and a card
- * at half its datasheet is broken, not calibrated. Outside them the
- * calibration is set aside for that ceiling (report/plausible.c). */
-#define SB_PLAUS_CREDIBLE_LOW 0.5
-#define SB_PLAUS_CREDIBLE_HIGH 1.25
-
 /* Whose card a calibration measured, against the run's. */
 typedef enum {
     SB_PLAUS_CARD_UNKNOWN = 0, /* the run or the calibration records no GPU UUID */

@@ -24,11 +24,16 @@ static void run_clocks(const sb_run_details *det, long long run_id, const char *
 
 static const char *const COLUMNS[] = {"rel_noise"};
 
-static double ceiling(const sb_ceiling *c, size_t n, const char *name)
+/* The value of the ceiling called name, NAN when none, and in *run the
+ * calibration run it comes from (-1 when none). */
+static double ceiling(const sb_ceiling *c, size_t n, const char *name, long long *run)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(c[i].name, name) == 0)
+        if (strcmp(c[i].name, name) == 0) {
+            *run = c[i].run_id;
             return c[i].value;
+        }
+    *run = -1;
     return NAN;
 }
 
@@ -88,9 +93,10 @@ static void gemm_figures(const sb_snapshot *snap, const sb_run_details *det, con
         if (strcmp(r->provider, "torch") == 0)
             k->torch = r;
     }
-    k->ceilings = sb_snapshot_ceilings(snap, k->sku, &k->nceilings, &k->calibration);
-    k->copy_gbps = ceiling(k->ceilings, k->nceilings, "bw.copy");
-    k->d2d_gbps = ceiling(k->ceilings, k->nceilings, "bw.memcpy_d2d");
+    long long newest;
+    k->ceilings = sb_snapshot_ceilings(snap, k->sku, &k->nceilings, &newest);
+    k->copy_gbps = ceiling(k->ceilings, k->nceilings, "bw.copy", &k->calibration);
+    k->d2d_gbps = ceiling(k->ceilings, k->nceilings, "bw.memcpy_d2d", &k->d2d_calibration);
     /* settle trials: every run, in order */
     for (size_t i = 0; i < s->n; i++) {
         const sb_result *r = &s->v[i];

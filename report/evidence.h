@@ -98,9 +98,9 @@ typedef struct sb_evidence_card {
     sb_evidence_spec_run *spec_runs;        /* in the order stored */
     size_t nspec_runs;
     const sb_result *library, *torch;       /* the spec's provider and torch.matmul among them; NULL: none */
-    const sb_ceiling *ceilings;             /* of the card's newest calibration */
+    const sb_ceiling *ceilings;             /* the card's measured ceilings (sb_snapshot_ceilings) */
     size_t nceilings;
-    long long calibration;                  /* its run; -1 none */
+    long long calibration, d2d_calibration; /* the runs of bw.copy and bw.memcpy_d2d; -1 none */
     double copy_gbps, d2d_gbps;             /* bw.copy, bw.memcpy_d2d; NAN when not measured */
     sb_evidence_settle *settle;             /* every passing run, in order */
     size_t nsettle, steady;                 /* steady: spread under SB_NOTE_SPREAD_LIMIT */

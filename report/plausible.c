@@ -359,31 +359,13 @@ static const sb_ceiling *cal_ceiling(const sb_calibration *k, const char *name)
     return NULL;
 }
 
-/* The datasheet figure a measured ceiling is held against: HBM GB/s for
- * a bandwidth, the dense peak TFLOP/s of its dtype for a GEMM; 0 when the
- * card or the dtype has none. */
-static double datasheet_of(const card *k, const char *name)
-{
-    if (!strncmp(name, "bw.", 3))
-        return k->hbm_gbps > 0 ? k->hbm_gbps : 0;
-    if (!strncmp(name, "gemm.", 5) && k->row)
-        return sb_sku_peak_tflops(k->row, name + 5);
-    return 0;
-}
-
-/* cal's ceiling called name where it is credible: within
- * [SB_PLAUS_CREDIBLE_LOW, SB_PLAUS_CREDIBLE_HIGH] of the datasheet's
- * figure. A calibration is a stored document like any other: one that
- * states a ceiling far from what the card can do is set aside, as if it
- * had not measured it, instead of turning every run of the card
- * implausible (a ceiling too low) or every run plausible (too high). */
+/* cal's ceiling called name where it is credible (sb_ceiling_credible):
+ * one set aside counts as not measured, so the run is held against the
+ * next calibration, else the datasheet. */
 static const sb_ceiling *credible_ceiling(const card *k, const sb_calibration *cal, const char *name)
 {
     const sb_ceiling *x = cal_ceiling(cal, name);
-    double sheet = x ? datasheet_of(k, name) : 0;
-    if (sheet > 0 && !(x->value >= SB_PLAUS_CREDIBLE_LOW * sheet && x->value <= SB_PLAUS_CREDIBLE_HIGH * sheet))
-        return NULL;
-    return x;
+    return x && sb_ceiling_credible(k->row, name, x->value) ? x : NULL;
 }
 
 /* The spread of each bandwidth ceiling over the SKU's cards

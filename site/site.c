@@ -217,7 +217,7 @@ int sb_site_build(const sb_site_opts *o, sb_site_summary *sum, sb_error *err)
     memcpy(readers.spare, dbs + 1, sizeof readers.spare);
     pthread_mutex_init(&readers.lock, NULL);
     c.readers = &readers;
-    if (sb_snapshot_read(c.db, &snap, err) != SB_OK || sb_sku_table_load(NULL, &c.skus, err) != SB_OK)
+    if (sb_sku_table_load(NULL, &c.skus, err) != SB_OK || sb_snapshot_read(c.db, c.skus, &snap, err) != SB_OK)
         goto done;
     c.snap = snap;
     if (sb_template_load_home("site/layout.html.tmpl", &c.layout, err) != SB_OK ||

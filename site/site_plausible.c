@@ -21,6 +21,8 @@ int site_build_plausibility(site_ctx *c, sb_error *err)
     int rc = sb_site_plaus_snap_listing(c->db, c->picks, c->npicks, &c->session_set, &snap, err);
     if (rc == SB_OK) {
         rc = sb_plaus_render_implausible_md(&snap, c->picks, c->npicks, &c->session_set, "##", &md, &sum, err);
+        if (rc == SB_OK)
+            sb_plaus_render_set_aside_md(c->snap, "##", &md);
         sb_plaus_snap_free(&snap);
     }
     if (rc == SB_OK)

@@ -102,8 +102,12 @@ static void gemm_targets(const sb_evidence_card *k, sb_buf *b)
     }
     double copy = k->copy_gbps, d2d = k->d2d_gbps;
     if (!isnan(copy) && !isnan(d2d)) {
-        sb_buf_printf(b, "- measured copy %.0f GB/s against cudaMemcpy D2D %.0f GB/s (calibration run "
-                         "%lld): **", copy, d2d, k->calibration);
+        if (k->d2d_calibration == k->calibration)
+            sb_buf_printf(b, "- measured copy %.0f GB/s against cudaMemcpy D2D %.0f GB/s (calibration run "
+                             "%lld): **", copy, d2d, k->calibration);
+        else
+            sb_buf_printf(b, "- measured copy %.0f GB/s (calibration run %lld) against cudaMemcpy D2D %.0f "
+                             "GB/s (calibration run %lld): **", copy, k->calibration, d2d, k->d2d_calibration);
         pct(b, copy / d2d);
         sb_buf_printf(b, "** (target >= %.0f%%: %s)\n", 100 * SB_EVIDENCE_COPY_OVER_MEMCPY,
                       met(copy / d2d >= SB_EVIDENCE_COPY_OVER_MEMCPY));

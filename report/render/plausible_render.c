@@ -184,3 +184,50 @@ int sb_plaus_render_implausible_md(const sb_plaus_snap *snap, const sb_pick *pic
 {
     return render_md(snap, picks, np, sessions, heading, 1, out, sum, err);
 }
+
+void sb_plaus_render_set_aside_md(const sb_snapshot *cards, const char *heading, sb_buf *out)
+{
+    size_t n = 0;
+    const sb_ceiling_aside *a = cards ? sb_snapshot_set_aside(cards, &n) : NULL;
+    sb_buf_printf(out, "%s# Calibrations set aside\n\n", heading);
+    if (n == 0) {
+        sb_buf_printf(out,
+                      "None: every measured ceiling of the stored calibrations is within %.2g to %.3g "
+                      "times its datasheet figure (data/skus.csv), or has no figure to be held "
+                      "against.\n\n",
+                      SB_CEILING_CREDIBLE_LOW, SB_CEILING_CREDIBLE_HIGH);
+        return;
+    }
+    sb_buf_printf(out,
+                  "A measured ceiling is used only within %.2g to %.3g times its datasheet figure "
+                  "(data/skus.csv). Set aside: %zu measured ceiling%s, in no verdict, share or plot; "
+                  "the card's next calibration that measured the ceiling credibly, else its "
+                  "datasheet, takes the place of each.\n\n"
+                  "| SKU | calibration run | ceiling | measured | datasheet | of datasheet |\n"
+                  "| --- | ---: | --- | ---: | ---: | ---: |\n",
+                  SB_CEILING_CREDIBLE_LOW, SB_CEILING_CREDIBLE_HIGH, n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++) {
+        const sb_ceiling *c = &a[i].ceiling;
+        sb_buf_puts(out, "|");
+        md_cell(out, a[i].sku);
+        sb_buf_printf(out, " %lld |", c->run_id);
+        md_cell(out, c->name);
+        if (isfinite(c->value)) {
+            sb_buf_printf(out, " %.4g ", c->value);
+            sb_enc_md_text(out, c->unit, sizeof c->unit);
+            sb_buf_puts(out, " |");
+        } else {
+            sb_buf_puts(out, " - |");
+        }
+        if (a[i].datasheet > 0) {
+            sb_buf_printf(out, " %.4g ", a[i].datasheet);
+            sb_enc_md_text(out, c->unit, sizeof c->unit);
+            sb_buf_puts(out, " |");
+        } else {
+            sb_buf_puts(out, " - |");
+        }
+        num_cell(out, 3, "", a[i].datasheet > 0 ? c->value / a[i].datasheet : NAN);
+        sb_buf_puts(out, "\n");
+    }
+    sb_buf_puts(out, "\n");
+}

@@ -10,6 +10,7 @@
 #include "plaus_snap.h"
 #include "plausible.h"
 #include "results.h"
+#include "snapshot.h"
 #include "strbuf.h"
 
 /* The plausibility section over the newest run of each case (picks of
@@ -27,5 +28,11 @@ int sb_plaus_render_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t n
  * no speedup section: the site's list of the runs headlines leave out. */
 int sb_plaus_render_implausible_md(const sb_plaus_snap *snap, const sb_pick *picks, size_t np, const sb_result_set *sessions,
                                    const char *heading, sb_buf *out, sb_plaus_summary *sum, sb_error *err);
+
+/* The measured ceilings of cards that are set aside as not credible
+ * (sb_snapshot_set_aside, model/calibration.h), each with its card,
+ * calibration run, value and datasheet figure, under a heading one level
+ * below heading; a line saying none is when none is. */
+void sb_plaus_render_set_aside_md(const sb_snapshot *cards, const char *heading, sb_buf *out);
 
 #endif

@@ -285,10 +285,30 @@ int sb_plot_roofline(const sb_snapshot *snap, const sb_sku_table *skus, const sb
         sb_svg_text(out, L, 516, "start", 11, 0, "#444444",
                     "No calibration stored for this SKU: no measured ceilings.");
     } else {
-        snprintf(note, sizeof note,
-                 "Dashed red: measured ceilings from calibration run %lld (newest for this SKU); "
-                 "solid grey: datasheet (data/skus.csv).",
-                 calib_run);
+        /* each ceiling is its name's newest credible one: say so when they
+         * come from more than one calibration, naming each run once */
+        char runs[256];
+        size_t used = (size_t)snprintf(runs, sizeof runs, "%lld", calib_run), distinct = 1;
+        for (size_t i = 0; i < nceil; i++) {
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = ceil[j].run_id == ceil[i].run_id;
+            if (seen || ceil[i].run_id == calib_run)
+                continue;
+            distinct++;
+            if (used < sizeof runs)
+                used += (size_t)snprintf(runs + used, sizeof runs - used, ", %lld", ceil[i].run_id);
+        }
+        if (distinct == 1)
+            snprintf(note, sizeof note,
+                     "Dashed red: measured ceilings from calibration run %lld (newest for this SKU); "
+                     "solid grey: datasheet (data/skus.csv).",
+                     calib_run);
+        else
+            snprintf(note, sizeof note,
+                     "Dashed red: measured ceilings, each the newest credible one (calibration runs %s); "
+                     "solid grey: datasheet (data/skus.csv).",
+                     runs);
         sb_svg_text(out, L, 516, "start", 11, 0, "#444444", note);
     }
     sb_svg_end(out);

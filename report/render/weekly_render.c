@@ -1255,6 +1255,7 @@ int sb_weekly_build(const sb_weekly_snapshot *ws, const sb_weekly_steps *steps,
         sb_buf_reset(&tmp);
         if (sb_plaus_render_md(&ws->plaus, picks, npicks, &sess_only, "##", &tmp, &ps, err) != SB_OK)
             goto done;
+        sb_plaus_render_set_aside_md(o->snap, "##", &tmp);
         sb_tpl_set_str(ad, "plausibility_md", sb_buf_str(&tmp));
         json_object_set_new(d, "plaus_checked", json_integer((json_int_t)ps.checked));
         json_object_set_new(d, "implausible", json_integer((json_int_t)ps.implausible));

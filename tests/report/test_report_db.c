@@ -152,13 +152,16 @@ static int packet_write(sb_db *db, const sb_packet_opts *given, sb_packet_summar
     return rc;
 }
 
-/* The snapshot reports take of db (its calibrations). */
+/* The snapshot reports take of db (its calibrations, held against the
+ * shipped data/skus.csv). */
 static sb_snapshot *snapshot_of(sb_db *db)
 {
     sb_snapshot *snap = NULL;
+    sb_sku_table *skus = NULL;
     sb_error err;
-    if (sb_snapshot_read(db, &snap, &err) != SB_OK)
+    if (sb_sku_table_load(NULL, &skus, &err) != SB_OK || sb_snapshot_read(db, skus, &snap, &err) != SB_OK)
         fail_msg("%s: %s", err.file, err.msg);
+    sb_sku_table_free(skus);
     return snap;
 }
 
@@ -845,16 +848,44 @@ static void test_plausible_poisoned_calibration(void **state)
     assert_true(v.ceiling_gbps == 3117);
     assert_int_equal(v.source.calib_run, cal_a);
     assert_int_equal(v.source.card, SB_PLAUS_CARD_OTHER);
-    (void)low;
-    (void)high;
     sb_plaus_close(ctx);
     sb_plaus_snap_free(&checked);
+    /* The snapshot every other figure reads (standing copy shares, the
+     * evidence, cross-arch tables, rooflines) sets them aside by the same
+     * rule, and the plausibility listing names them. */
+    sb_snapshot *snap = snapshot_of(db);
+    size_t n = 0;
+    long long newest = 0;
+    const sb_ceiling *c = sb_snapshot_ceilings(snap, "h100-sxm5-80gb", &n, &newest);
+    assert_int_equal(n, 3);
+    assert_int_equal(newest, high); /* its gemm.fp16 of 700 is credible */
+    assert_string_equal(c[0].name, "bw.copy");
+    assert_true(c[0].value == 3021);
+    assert_int_equal(c[0].run_id, cal_a);
+    assert_string_equal(c[1].name, "bw.read");
+    assert_true(c[1].value == 3117);
+    assert_int_equal(c[1].run_id, cal_a);
+    sb_buf md = SB_BUF_INIT;
+    sb_plaus_render_set_aside_md(snap, "##", &md);
+    const char *t = sb_buf_str(&md);
+    assert_non_null(strstr(t, "### Calibrations set aside"));
+    assert_non_null(strstr(t, "Set aside: 4 measured ceilings, in no verdict"));
+    char row[160];
+    snprintf(row, sizeof row, "| h100-sxm5-80gb | %lld | bw.copy | 1 GB/s | 3350 GB/s | 0.000 |", low);
+    assert_non_null(strstr(t, row));
+    snprintf(row, sizeof row, "| h100-sxm5-80gb | %lld | bw.read | 1e+06 GB/s | 3350 GB/s | 298.507 |", high);
+    assert_non_null(strstr(t, row));
+    sb_buf_reset(&md);
+    sb_plaus_render_set_aside_md(NULL, "##", &md);
+    assert_non_null(strstr(sb_buf_str(&md), "None: every measured ceiling"));
+    sb_buf_free(&md);
+    sb_snapshot_free(snap);
     sb_results_free(&set);
     sb_db_close(db);
 }
 
-/* The measured ceilings of a SKU are those of its newest calibration, not
- * another SKU's; the calibrations are found through their own index. */
+/* The calibrations of a SKU come newest first, not another SKU's; they
+ * are found through their own index. */
 static void test_ceilings_latest(void **state)
 {
     (void)state;
@@ -867,24 +898,24 @@ static void test_ceilings_latest(void **state)
     fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-20T09:00:00Z", 4000.0, 800.0);
     sb_db *db = reopen(w, p);
     sb_error err;
-    sb_ceiling *c = NULL;
+    sb_calibration *cals = NULL;
     size_t n = 0;
-    long long run = -1;
-    assert_int_equal(sb_ceilings_latest(db, "h100-sxm5-80gb", &c, &n, &run, &err), SB_OK);
-    assert_int_equal(run, newer);
+    assert_int_equal(sb_calibrations_load(db, "h100-sxm5-80gb", &cals, &n, &err), SB_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(cals[0].run_id, newer);
     int copy = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(c[i].name, "bw.copy")) {
-            assert_string_equal(c[i].unit, "GB/s");
-            assert_true(c[i].value == 2500.0);
+    for (size_t i = 0; i < cals[0].n; i++)
+        if (!strcmp(cals[0].ceilings[i].name, "bw.copy")) {
+            assert_string_equal(cals[0].ceilings[i].unit, "GB/s");
+            assert_true(cals[0].ceilings[i].value == 2500.0);
+            assert_int_equal(cals[0].ceilings[i].run_id, newer);
             copy = 1;
         }
     assert_true(copy);
-    free(c);
-    assert_int_equal(sb_ceilings_latest(db, "a100-sxm4-80gb", &c, &n, &run, &err), SB_OK);
+    sb_calibrations_free(cals, n);
+    assert_int_equal(sb_calibrations_load(db, "a100-sxm4-80gb", &cals, &n, &err), SB_OK);
     assert_int_equal(n, 0);
-    assert_int_equal(run, -1);
-    free(c);
+    assert_null(cals);
     sqlite3_stmt *st = NULL;
     assert_int_equal(sqlite3_prepare_v2(sb_db_handle(db),
                                         "SELECT sql FROM sqlite_master WHERE type = 'index' AND "

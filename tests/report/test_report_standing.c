@@ -144,7 +144,7 @@ static sb_standing *standing_of(sb_db *db, standing_in *in)
     if (sb_results_load(db, NULL, &in->set, &err) != SB_OK || sb_site_plaus_mark(db, &in->set, &err) != SB_OK ||
         sb_site_plaus_session_runs(db, NULL, 0, NULL, &in->sruns, &err) != SB_OK ||
         sb_claims_headlines_take(&in->sruns, NULL, NULL, 0, 0, &in->paired, &err) != SB_OK ||
-        sb_snapshot_read(db, &in->snap, &err) != SB_OK ||
+        sb_snapshot_read(db, NULL, &in->snap, &err) != SB_OK ||
         sb_standing_open(&in->set, &in->paired, in->snap, NULL, &s, &err) != SB_OK)
         fail_msg("%s", err.msg);
     return s;

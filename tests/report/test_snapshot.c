@@ -1,8 +1,9 @@
 /* test_snapshot.c - the snapshot reports read (model/snapshot.h), filled
- * by db/snapshot_read.h: every calibrated SKU's newest ceilings are what
- * sb_ceilings_latest reads, its calibrations come newest first, and a SKU
- * without one reads as none; and the run details a report asks for
- * (model/run_details.h, db/run_details_read.h). */
+ * by db/snapshot_read.h: every calibrated SKU's ceilings are its newest
+ * calibration's, a ceiling far from the datasheet is set aside for the
+ * newest credible one of its name, its calibrations come newest first,
+ * and a SKU without one reads as none; and the run details a report asks
+ * for (model/run_details.h, db/run_details_read.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,9 +34,11 @@ static void test_calibrations(void **state)
     sb_db_close(w);
     sb_db *db = NULL;
     sb_error err;
+    sb_sku_table *skus = NULL;
+    assert_int_equal(sb_sku_table_load(NULL, &skus, &err), SB_OK);
     assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
     sb_snapshot *snap = NULL;
-    assert_int_equal(sb_snapshot_read(db, &snap, &err), SB_OK);
+    assert_int_equal(sb_snapshot_read(db, skus, &snap, &err), SB_OK);
 
     size_t n = 0;
     long long run = 0;
@@ -45,26 +48,13 @@ static void test_calibrations(void **state)
     assert_string_equal(c[0].name, "bw.copy");
     assert_string_equal(c[0].unit, "GB/s");
     assert_true(c[0].value == 3000.0);
+    assert_int_equal(c[0].run_id, new_h100);
     assert_string_equal(c[1].name, "gemm.fp16");
     assert_true(c[1].value == 700.0);
-    /* the same rows as the query of one SKU */
-    const char *skus[] = {"h100-sxm5-80gb", "h200-sxm-141gb", "a100-sxm4-80gb"};
-    for (size_t k = 0; k < 3; k++) {
-        sb_ceiling *q = NULL;
-        size_t nq = 0;
-        long long rq = 0;
-        assert_int_equal(sb_ceilings_latest(db, skus[k], &q, &nq, &rq, &err), SB_OK);
-        c = sb_snapshot_ceilings(snap, skus[k], &n, &run);
-        assert_int_equal(n, nq);
-        assert_int_equal(run, rq);
-        for (size_t i = 0; i < nq; i++) {
-            assert_string_equal(c[i].name, q[i].name);
-            assert_true(c[i].value == q[i].value);
-        }
-        free(q);
-    }
     assert_true(sb_snapshot_ceilings(snap, "h200-sxm-141gb", &n, &run)[0].value == 4000.0);
     assert_int_equal(run, h200);
+    assert_null(sb_snapshot_set_aside(snap, &n));
+    assert_int_equal(n, 0);
 
     const sb_calibration *cal = sb_snapshot_calibrations(snap, "h100-sxm5-80gb", &n);
     assert_int_equal(n, 2);
@@ -72,6 +62,7 @@ static void test_calibrations(void **state)
     assert_int_equal(cal[1].run_id, old_h100);
     assert_int_equal(cal[1].n, 2);
     assert_true(cal[1].ceilings[0].value == 2800.0);
+    assert_int_equal(cal[1].ceilings[0].run_id, old_h100);
 
     /* no calibration: nothing, and no run */
     assert_null(sb_snapshot_ceilings(snap, "a100-sxm4-80gb", &n, &run));
@@ -81,6 +72,49 @@ static void test_calibrations(void **state)
     assert_int_equal(n, 0);
     sb_snapshot_free(snap);
     sb_db_close(db);
+
+    /* A newer calibration stating 1 GB/s copy on an H100 (datasheet 3,350)
+     * and 1e6 TFLOP/s fp16 on the H200 is set aside for those ceilings:
+     * the H100's copy stays the newest credible one, its fp16 comes from
+     * the new run; the H200 keeps its older fp16. */
+    w = fx_open(p);
+    long long bad_h100 = fx_add_calibration(w, "h100-sxm5-80gb", "h100", "2026-11-20T09:00:00Z", 1.0, 720.0);
+    long long bad_h200 = fx_add_calibration(w, "h200-sxm-141gb", "h200", "2026-11-20T09:00:00Z", 4100.0, 1e6);
+    sb_db_close(w);
+    assert_int_equal(sb_db_open_reader(p, &db, &err), SB_OK);
+    assert_int_equal(sb_snapshot_read(db, skus, &snap, &err), SB_OK);
+    c = sb_snapshot_ceilings(snap, "h100-sxm5-80gb", &n, &run);
+    assert_int_equal(n, 2);
+    assert_int_equal(run, bad_h100);
+    assert_true(c[0].value == 3000.0);
+    assert_int_equal(c[0].run_id, new_h100);
+    assert_true(c[1].value == 720.0);
+    assert_int_equal(c[1].run_id, bad_h100);
+    c = sb_snapshot_ceilings(snap, "h200-sxm-141gb", &n, &run);
+    assert_int_equal(n, 2);
+    assert_int_equal(run, bad_h200);
+    assert_true(c[0].value == 4100.0);
+    assert_true(c[1].value == 710.0);
+    assert_int_equal(c[1].run_id, h200);
+    const sb_ceiling_aside *a = sb_snapshot_set_aside(snap, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(a[0].sku, "h100-sxm5-80gb");
+    assert_string_equal(a[0].ceiling.name, "bw.copy");
+    assert_int_equal(a[0].ceiling.run_id, bad_h100);
+    assert_true(a[0].datasheet == 3350.0);
+    assert_string_equal(a[1].sku, "h200-sxm-141gb");
+    assert_string_equal(a[1].ceiling.name, "gemm.fp16");
+    assert_true(a[1].ceiling.value == 1e6);
+    assert_true(a[1].datasheet == 989.5);
+    sb_snapshot_free(snap);
+    /* without the datasheet nothing is set aside */
+    assert_int_equal(sb_snapshot_read(db, NULL, &snap, &err), SB_OK);
+    c = sb_snapshot_ceilings(snap, "h100-sxm5-80gb", &n, &run);
+    assert_true(c[0].value == 1.0);
+    assert_null(sb_snapshot_set_aside(snap, &n));
+    sb_snapshot_free(snap);
+    sb_db_close(db);
+    sb_sku_table_free(skus);
 }
 
 /* What an ask names is read, launch by launch, and nothing else. */
@@ -146,26 +180,42 @@ static void test_run_details(void **state)
     sb_db_close(db);
 }
 
+/* What a calibration needs to be a card's: one measured ceiling. */
+static sb_calibration *one_cal(long long run_id, double copy)
+{
+    sb_calibration *k = calloc(1, sizeof *k);
+    assert_non_null(k);
+    k->ceilings = calloc(1, sizeof *k->ceilings);
+    assert_non_null(k->ceilings);
+    k->run_id = run_id;
+    k->n = 1;
+    snprintf(k->ceilings[0].name, sizeof k->ceilings[0].name, "bw.copy");
+    k->ceilings[0].value = copy;
+    return k;
+}
+
 static void test_add_card_once(void **state)
 {
     (void)state;
     sb_snapshot *s = sb_snapshot_new();
     assert_non_null(s);
     sb_error err;
-    sb_ceiling *c = calloc(1, sizeof *c);
-    assert_non_null(c);
-    snprintf(c->name, sizeof c->name, "bw.copy");
-    c->value = 1.0;
-    assert_int_equal(sb_snapshot_add_card(s, "x", c, 1, 7, NULL, 0, &err), SB_OK);
+    assert_int_equal(sb_snapshot_add_card(s, "x", NULL, one_cal(7, 1.0), 1, &err), SB_OK);
     /* a second card of the same SKU is refused (and freed) */
-    sb_ceiling *d = calloc(1, sizeof *d);
-    assert_non_null(d);
-    assert_int_equal(sb_snapshot_add_card(s, "x", d, 1, 8, NULL, 0, &err), SB_ERR);
+    assert_int_equal(sb_snapshot_add_card(s, "x", NULL, one_cal(8, 2.0), 1, &err), SB_ERR);
     assert_non_null(strstr(err.msg, "added twice"));
     size_t n = 0;
     long long run = 0;
     assert_true(sb_snapshot_ceilings(s, "x", &n, &run)->value == 1.0);
     assert_int_equal(run, 7);
+    /* not finite or not positive: set aside with or without a datasheet */
+    assert_int_equal(sb_snapshot_add_card(s, "y", NULL, one_cal(9, -1.0), 1, &err), SB_OK);
+    assert_null(sb_snapshot_ceilings(s, "y", &n, &run));
+    assert_int_equal(run, -1);
+    const sb_ceiling_aside *a = sb_snapshot_set_aside(s, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(a[0].ceiling.run_id, 9);
+    assert_true(a[0].datasheet == 0);
     sb_snapshot_free(s);
 }
 
