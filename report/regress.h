@@ -274,8 +274,12 @@ void sb_rg_walk_free(sb_rg_walk *w); /* accepts NULL */
 int sb_rg_confirm_open(sb_rg_list *l, const sb_result_set *paired, const sb_run_devices *dev, const sb_rg_opts *o,
                        sb_rg_walk **w, sb_error *err);
 
-/* The run ids whose samples a walk holds at once at most. */
-#define SB_RG_SAMPLES_BATCH 2048
+/* The run ids whose samples a walk holds at once at most. The walk asks
+ * for them sorted by id, and a 32 KiB page of run_samples holds the runs
+ * of one night's batch of many series: the more ids a batch has, the
+ * more of them each page read serves (docs/SITE.md gives the figures).
+ * At 250 samples a run a batch holds 16 MB. */
+#define SB_RG_SAMPLES_BATCH 8192
 
 void sb_rg_free(sb_rg_list *l);
 
