@@ -226,7 +226,12 @@ void sb_plaus_render_set_aside_md(const sb_snapshot *cards, const char *heading,
         } else {
             sb_buf_puts(out, " - |");
         }
-        num_cell(out, 3, "", a[i].datasheet > 0 ? c->value / a[i].datasheet : NAN);
+        /* %g: a ceiling of 1e308 is a ratio of 3e304, not 300 digits */
+        double ratio = a[i].datasheet > 0 ? c->value / a[i].datasheet : NAN;
+        if (isfinite(ratio))
+            sb_buf_printf(out, " %.3g |", ratio);
+        else
+            sb_buf_puts(out, " - |");
         sb_buf_puts(out, "\n");
     }
     sb_buf_puts(out, "\n");

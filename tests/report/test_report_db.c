@@ -824,6 +824,8 @@ static void test_plausible_poisoned_calibration(void **state)
     long long cal_a = add_read_calibration(w, "2026-11-17T09:00:00Z", a, 8LL << 30, 3021, 3117);
     long long low = add_read_calibration(w, "2026-11-18T09:00:00Z", a, 8LL << 30, 1.0, 1.0);
     long long high = add_read_calibration(w, "2026-11-18T10:00:00Z", b, 8LL << 30, 1e6, 1e6);
+    long long huge = add_read_calibration(w, "2026-11-16T09:00:00Z", "GPU-cccccccc-0000-0000-0000-000000000003",
+                                          8LL << 30, 1e308, 0);
     long long on_a = add_read_run(w, a, "2026-11-19T09:00:00Z", 3000); /* 96.2% of 3117 */
     long long on_b = add_read_run(w, b, "2026-11-19T09:01:00Z", 3400); /* 109.1% of 3117 */
     sb_db *db = reopen(w, p);
@@ -869,11 +871,14 @@ static void test_plausible_poisoned_calibration(void **state)
     sb_plaus_render_set_aside_md(snap, "##", &md);
     const char *t = sb_buf_str(&md);
     assert_non_null(strstr(t, "### Calibrations set aside"));
-    assert_non_null(strstr(t, "Set aside: 4 measured ceilings, in no verdict"));
+    assert_non_null(strstr(t, "Set aside: 5 measured ceilings, in no verdict"));
     char row[160];
-    snprintf(row, sizeof row, "| h100-sxm5-80gb | %lld | bw.copy | 1 GB/s | 3350 GB/s | 0.000 |", low);
+    snprintf(row, sizeof row, "| h100-sxm5-80gb | %lld | bw.copy | 1 GB/s | 3350 GB/s | 0.000299 |", low);
     assert_non_null(strstr(t, row));
-    snprintf(row, sizeof row, "| h100-sxm5-80gb | %lld | bw.read | 1e+06 GB/s | 3350 GB/s | 298.507 |", high);
+    snprintf(row, sizeof row, "| h100-sxm5-80gb | %lld | bw.read | 1e+06 GB/s | 3350 GB/s | 299 |", high);
+    assert_non_null(strstr(t, row));
+    /* the largest double's ratio in a few digits, not three hundred */
+    snprintf(row, sizeof row, "| h100-sxm5-80gb | %lld | bw.copy | 1e+308 GB/s | 3350 GB/s | 2.99e+304 |", huge);
     assert_non_null(strstr(t, row));
     sb_buf_reset(&md);
     sb_plaus_render_set_aside_md(NULL, "##", &md);
