@@ -233,6 +233,8 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
     char src[64];
     if (c->measured)
         snprintf(src, sizeof src, "calibration run %lld", v->source.calib_run);
+    else if (c->set_aside)
+        snprintf(src, sizeof src, "data/skus.csv: the stored calibrations' bw.copy set aside");
     else
         snprintf(src, sizeof src, "data/skus.csv: no calibration stored");
     if (v->gbps > v->ceiling_gbps * (1.0 + margin)) {
