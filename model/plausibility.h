@@ -22,7 +22,7 @@
  * (db/run_verdicts.h): a change to sb_plaus_judge's verdicts or reasons
  * changes it, so that verdicts stored under the old rule are judged
  * again. */
-#define SB_PLAUS_RULE "3"
+#define SB_PLAUS_RULE "4"
 
 /* Whose card a calibration measured, against the run's. */
 typedef enum {
