@@ -42,24 +42,31 @@ static void report(walker *wk, const sb_error *e)
 }
 
 /* NAME.json -> NAME.SUFFIX (.ncu.csv, .nsys.csv) when that file exists;
- * *size gets its size, *link 1 when the name is a symbolic link and *names
- * its number of names (a sidecar is read only as a file of its own beside
+ * *size gets its size, *link 1 when the name is a symbolic link, *special
+ * 1 when it is no regular file (a FIFO, a device, a folder: nothing to
+ * read, and a FIFO would wait for a writer), and *names its number of
+ * names (a sidecar is read only as a file of its own beside
  * its document, so a link to some other file of the machine is refused,
  * never read: a hard link too, since nothing about one name says where
  * the file's other names lie). */
-static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, int *link, uintmax_t *names)
+static char *sidecar_of(const char *path, const char *suffix, uint64_t *size, int *link, int *special,
+                        uintmax_t *names)
 {
     char *s = sb_name_resuffixed(path, ".json", suffix);
     if (!s)
         return NULL;
     struct stat st;
-    if (lstat(s, &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (lstat(s, &st) != 0) {
+        free(s);
+        return NULL;
+    }
+    if (S_ISLNK(st.st_mode)) {
         *link = 1;
         return s;
     }
-    if (stat(s, &st) != 0 || !S_ISREG(st.st_mode)) {
-        free(s);
-        return NULL;
+    if (!S_ISREG(st.st_mode)) {
+        *special = 1;
+        return s;
     }
     *size = (uint64_t)st.st_size;
     *names = (uintmax_t)st.st_nlink;
@@ -191,18 +198,23 @@ static void prepare_file(const sb_ingest *ing, item *it, kept *k, size_t doc_max
     prepare_buffer(ing, k->buf, len, it, k);
     if (it->rc == SB_OK) {
         uint64_t ncu_size = 0, nsys_size = 0;
-        int ncu_link = 0, nsys_link = 0;
+        int ncu_link = 0, nsys_link = 0, ncu_special = 0, nsys_special = 0;
         uintmax_t ncu_names = 1, nsys_names = 1;
         if (!(it->absent & SB_INGEST_NO_NCU))
-            it->sidecar = sidecar_of(it->source, ".ncu.csv", &ncu_size, &ncu_link, &ncu_names);
+            it->sidecar = sidecar_of(it->source, ".ncu.csv", &ncu_size, &ncu_link, &ncu_special, &ncu_names);
         if (!(it->absent & SB_INGEST_NO_NSYS))
-            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv", &nsys_size, &nsys_link, &nsys_names);
-        /* a sidecar over its bound, or a link, refuses its document too:
+            it->nsys_sidecar = sidecar_of(it->source, ".nsys.csv", &nsys_size, &nsys_link, &nsys_special, &nsys_names);
+        /* a sidecar over its bound, a link, or no regular file (a FIFO, a
+         * folder) refuses its document too:
          * neither is stored, so no run is left without the profile that
          * came with it */
         if (ncu_link || nsys_link)
             it->rc = sb_error_set(&it->err, ncu_link ? it->sidecar : it->nsys_sidecar, NULL, "%s",
                                   "sidecar is a symbolic link: refused (read only as a file beside its "
+                                  "document)");
+        else if (ncu_special || nsys_special)
+            it->rc = sb_error_set(&it->err, ncu_special ? it->sidecar : it->nsys_sidecar, NULL, "%s",
+                                  "sidecar is not a regular file: refused (read only as a file beside its "
                                   "document)");
         else if (ncu_names > 1 || nsys_names > 1)
             it->rc = sb_error_set(&it->err, ncu_names > 1 ? it->sidecar : it->nsys_sidecar, NULL,

@@ -196,10 +196,32 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
     /* A schema-valid time can be so short (1e-300 ms) that a rate or its
      * share of a ceiling overflows: past every ceiling, and no number to
      * print or compare. */
-    if (isinf(v->tflops) || isinf(v->gbps) || isinf(v->pct_flop_ceiling) || isinf(v->pct_ceiling)) {
+    if (isinf(v->tflops) || isinf(v->gbps)) {
         v->state = SB_PLAUS_IMPLAUSIBLE;
         v->tflops = v->gbps = v->pct_flop_ceiling = v->pct_ceiling = NAN;
         snprintf(v->reason, sizeof v->reason, "a time of %.3g s is too short for a finite rate", in->seconds);
+        return;
+    }
+    /* A finite rate's share overflows only against a subnormal ceiling
+     * (one that no datasheet figure holds to the credible band): the
+     * ceiling is at fault, and the rate stays. */
+    if (isinf(v->pct_ceiling) || isinf(v->pct_flop_ceiling)) {
+        v->state = SB_PLAUS_IMPLAUSIBLE;
+        char src[64];
+        if (c->measured)
+            snprintf(src, sizeof src, "calibration run %lld", v->source.calib_run);
+        else
+            snprintf(src, sizeof src, "data/skus.csv");
+        if (isinf(v->pct_ceiling))
+            snprintf(v->reason, sizeof v->reason,
+                     "%.0f GB/s against %s %.3g GB/s (%s): a ceiling too small for a finite share", v->gbps,
+                     v->ceiling_name, v->ceiling_gbps, src);
+        else
+            snprintf(v->reason, sizeof v->reason,
+                     "%.1f TFLOP/s against the %s ceiling %.3g TFLOP/s: a ceiling too small for a finite share",
+                     v->tflops, in->flop_ceiling_name ? in->flop_ceiling_name : "compute",
+                     v->flop_ceiling_tflops);
+        v->pct_flop_ceiling = v->pct_ceiling = NAN;
         return;
     }
 
@@ -233,6 +255,8 @@ void sb_plaus_judge(const sb_plaus_input *in, const sb_plaus_ceilings *c, double
     char src[64];
     if (c->measured)
         snprintf(src, sizeof src, "calibration run %lld", v->source.calib_run);
+    else if (c->set_aside)
+        snprintf(src, sizeof src, "data/skus.csv: the stored calibrations' bw.copy set aside");
     else
         snprintf(src, sizeof src, "data/skus.csv: no calibration stored");
     if (v->gbps > v->ceiling_gbps * (1.0 + margin)) {

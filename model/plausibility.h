@@ -22,7 +22,7 @@
  * (db/run_verdicts.h): a change to sb_plaus_judge's verdicts or reasons
  * changes it, so that verdicts stored under the old rule are judged
  * again. */
-#define SB_PLAUS_RULE "2"
+#define SB_PLAUS_RULE "4"
 
 /* Whose card a calibration measured, against the run's. */
 typedef enum {
@@ -49,6 +49,9 @@ typedef struct sb_plaus_source {
  * it, else from the SKU's newest that did (copy_src, pair_src, read_src). */
 typedef struct sb_plaus_ceilings {
     int measured;          /* 1: from calibration run calib_run; 0: datasheet */
+    int set_aside;         /* with measured 0: the card has calibrations, and
+                            * every bw.copy of them was set aside
+                            * (sb_ceiling_credible) */
     long long calib_run;   /* copy's calibration */
     double copy_gbps, pair_gbps, read_gbps;
     double l2_bytes;       /* NAN when data/cache_sizes.csv has no row */

@@ -468,6 +468,8 @@ static void run_ceilings(const card *k, const char *gpu, sb_plaus_ceilings *c)
     const sb_ceiling *read = run_ceiling(k, gpu, "bw.read", &c->read_src);
     c->measured = copy != NULL;
     if (!c->measured) {
+        for (size_t i = 0; i < k->ncals && !c->set_aside; i++)
+            c->set_aside = cal_ceiling(&k->cals[i], "bw.copy") != NULL;
         c->copy_gbps = k->hbm_gbps;
         c->copy_src.calib_run = -1;
         return;

@@ -153,11 +153,47 @@ static int detect_buffer(const char *path, const char *buf, size_t len, const ch
                         "cannot tell its format (a Triton perf_report CSV is named with --format triton-perf-csv)");
 }
 
+/* The whole of the file an import reads, which must be a regular file: a
+ * FIFO among the names given (a glob over a folder of received results)
+ * would wait for a writer forever, and the native ingest refuses one as
+ * well. At most SB_JSON_MAX_BYTES are read. */
+static int read_import(const char *path, char **buf, size_t *len, sb_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return sb_error_set(err, path, NULL, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return sb_error_set(err, path, NULL, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return sb_error_set(err, path, NULL, "%s",
+                            S_ISDIR(st.st_mode) ? "is a directory, not a file" : "not a regular file: refused");
+    }
+    size_t cap = 0;
+    if (sb_file_read_fd_max(fd, path, SB_JSON_MAX_BYTES, buf, &cap, len, err) != SB_OK) {
+        free(*buf);
+        *buf = NULL;
+        return SB_ERR;
+    }
+    if (*len > SB_JSON_MAX_BYTES) {
+        free(*buf);
+        *buf = NULL;
+        return sb_error_set(err, path, NULL, "file is more than %u bytes: refused", SB_JSON_MAX_BYTES);
+    }
+    return SB_OK;
+}
+
 int sb_import_detect(const char *path, const char **format, sb_error *err)
 {
     char *buf = NULL;
     size_t len = 0;
-    if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
+    if (read_import(path, &buf, &len, err) != SB_OK)
         return SB_ERR;
     int rc = detect_buffer(path, buf, len, format, NULL, err);
     free(buf);
@@ -173,7 +209,7 @@ static int convert(sb_import_ctx *ctx, const char *path, const char *format, con
 {
     char *buf = NULL;
     size_t len = 0;
-    if (sb_file_read_all(path, &buf, &len, err) != SB_OK)
+    if (read_import(path, &buf, &len, err) != SB_OK)
         return SB_ERR;
     json_t *root = NULL;
     const char *found = NULL;

@@ -199,6 +199,38 @@ static void test_detect(void **state)
     expect_error(&err, "no-such-file.csv");
 }
 
+/* A FIFO named like a result (a glob over a folder of received files,
+ * `solbook ingest --format auto` over every name in results/) is refused
+ * in one line naming it, as the native ingest refuses one: opened as a
+ * file, it waited for a writer forever. The alarm ends the test instead
+ * of hanging it. */
+static void test_not_regular_refused(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/solbook-import-fifo-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    alarm(20);
+    const char *fmt = NULL;
+    sb_error err;
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_detect(path, &fmt, &err), SB_ERR);
+    expect_error(&err, "results.csv");
+    expect_error(&err, "not a regular file: refused");
+    sb_import_stats st = {0};
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_file(f->ing, path, "liger-csv", &st, &err), SB_ERR);
+    expect_error(&err, "not a regular file: refused");
+    assert_int_equal(st.stored, 0);
+    sb_error_clear(&err);
+    assert_int_equal(sb_import_detect(dir, &fmt, &err), SB_ERR);
+    expect_error(&err, "is a directory, not a file");
+    alarm(0);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ---- Liger-Kernel CSV ---- */
 
 static void test_liger_stored(void **state)
@@ -1358,6 +1390,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_helpers),
         cmocka_unit_test(test_detect),
+        cmocka_unit_test_setup_teardown(test_not_regular_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_liger_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_liger_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_liger_nodtype, setup, teardown),

@@ -847,6 +847,30 @@ static void test_sidecar_hard_link(void **state)
     assert_int_equal(q_int(f, "SELECT count(*) FROM profiler_metrics"), 14);
 }
 
+/* A sidecar that is no regular file (a FIFO, a directory) refuses its
+ * document in one line, as a link does: read as absent, the run would be
+ * stored without the profile that came with it and without a word. The
+ * FIFO is never opened, so the walk does not wait on it. */
+static void test_sidecar_not_regular(void **state)
+{
+    fx *f = *state;
+    const char *suffixes[] = {".ncu.csv", ".nsys.csv"};
+    for (size_t k = 0; k < 2; k++)
+        for (int fifo = 0; fifo < 2; fifo++) {
+            char top[512], doc[700], side[700];
+            snprintf(top, sizeof top, "%s/special%d-%zu-%d", dir, db_counter, k, fifo);
+            assert_int_equal(mkdir(top, 0755), 0);
+            snprintf(doc, sizeof doc, "%s/run.json", top);
+            copy_fixture("good/gemm_h100_cublas.json", doc);
+            snprintf(side, sizeof side, "%s/run%s", top, suffixes[k]);
+            assert_int_equal(fifo ? mkfifo(side, 0644) : mkdir(side, 0755), 0);
+            char want[800];
+            snprintf(want, sizeof want, "%s: sidecar is not a regular file: refused", side);
+            walk_refused(f, top, 0, 1, want);
+            assert_int_equal(q_int(f, "SELECT count(*) FROM runs"), 0);
+        }
+}
+
 /* A file that fails half-way through storing (here: a trigger refuses its
  * ceilings after its run and provenance rows went in) leaves nothing, while
  * the files before and after it in the same group commit are kept. */
@@ -1013,6 +1037,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_symlink_loop_and_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gathered_folder_swapped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sidecar_hard_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sidecar_not_regular, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_mid_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_time_and_provider_name, setup, teardown),
     };

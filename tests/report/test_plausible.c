@@ -148,6 +148,38 @@ static void test_flops_above_compute_ceiling(void **state)
     assert_int_equal(v.state, SB_PLAUS_OK);
 }
 
+/* A subnormal ceiling (a calibration of a card data/skus.csv has no
+ * figure for takes any positive number) overflows the share of an
+ * ordinary rate: implausible, and the reason blames the ceiling, not the
+ * run's time, and keeps the rate the run reached. */
+static void test_overflowing_share(void **state)
+{
+    (void)state;
+    sb_plaus_ceilings c = h200();
+    c.copy_gbps = 5e-324;
+    sb_plaus_input in = moved(500, 500); /* 1000 GB/s in 1 s */
+    sb_plaus_verdict v;
+    sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_true(v.gbps == 1000);
+    assert_true(isnan(v.pct_ceiling));
+    assert_null(strstr(v.reason, "too short"));
+    assert_non_null(strstr(v.reason, "1000 GB/s against bw.copy 4.94e-324 GB/s (calibration run 8566): "
+                                     "a ceiling too small for a finite share"));
+    assert_null(strstr(v.reason, "inf"));
+    c = h200();
+    in = moved(1, 1);
+    in.flops = 1e12; /* 1 TFLOP/s */
+    in.flop_ceiling_tflops = 5e-324;
+    in.flop_ceiling_name = "measured gemm.fp32";
+    sb_plaus_judge(&in, &c, SB_PLAUS_MARGIN, &v);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_true(v.tflops == 1);
+    assert_true(isnan(v.pct_flop_ceiling));
+    assert_non_null(strstr(v.reason, "1.0 TFLOP/s against the measured gemm.fp32 ceiling 4.94e-324 TFLOP/s: "
+                                     "a ceiling too small for a finite share"));
+}
+
 /* A time so short that the rates overflow (1e-300 ms is schema-valid) is
  * implausible, with no rate or share left infinite to print. */
 static void test_overflowing_rate(void **state)
@@ -269,6 +301,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_only_held_against_copy),
+        cmocka_unit_test(test_overflowing_share),
         cmocka_unit_test(test_read_ceiling_used_when_measured),
         cmocka_unit_test(test_two_reads_a_write_against_add),
         cmocka_unit_test(test_mix_between_copy_and_add),

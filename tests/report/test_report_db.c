@@ -889,6 +889,42 @@ static void test_plausible_poisoned_calibration(void **state)
     sb_db_close(db);
 }
 
+/* A card whose every calibration states a copy ceiling far from the
+ * datasheet is held against the datasheet, and the verdict says the
+ * calibration was set aside: "no calibration stored" would tell the
+ * reader there is nothing to look at, when a stored document is the
+ * reason the measured ceiling is not used. */
+static void test_plausible_all_set_aside(void **state)
+{
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/all-set-aside.db", tmpdir);
+    sb_db *w = fx_create(p);
+    const char *a = "GPU-aaaaaaaa-0000-0000-0000-000000000001";
+    (void)add_read_calibration(w, "2026-11-18T09:00:00Z", a, 8LL << 30, 1.0, 0);
+    long long on_a = add_read_run(w, a, "2026-11-19T09:00:00Z", 3500); /* 104.5% of 3350 */
+    sb_db *db = reopen(w, p);
+    sb_error err;
+    sb_result_set set = {0};
+    assert_int_equal(sb_results_load(db, NULL, &set, &err), SB_OK);
+    const sb_result *rs[1] = {result_of(&set, on_a)};
+    sb_plaus_snap checked;
+    assert_int_equal(sb_site_plaus_snap_runs(db, rs, 1, &checked, &err), SB_OK);
+    sb_plaus_ctx *ctx = NULL;
+    assert_int_equal(sb_plaus_open(&checked, NULL, NULL, NULL, &ctx, &err), SB_OK);
+    sb_plaus_verdict v;
+    assert_int_equal(sb_plaus_check(ctx, result_of(&set, on_a), &v, &err), SB_OK);
+    assert_int_equal(v.state, SB_PLAUS_IMPLAUSIBLE);
+    assert_true(v.ceiling_gbps == 3350);
+    assert_string_equal(v.ceiling_name, "datasheet HBM");
+    assert_null(strstr(v.reason, "no calibration stored"));
+    assert_non_null(strstr(v.reason, "data/skus.csv: the stored calibrations' bw.copy set aside"));
+    sb_plaus_close(ctx);
+    sb_plaus_snap_free(&checked);
+    sb_results_free(&set);
+    sb_db_close(db);
+}
+
 /* The calibrations of a SKU come newest first, not another SKU's; they
  * are found through their own index. */
 static void test_ceilings_latest(void **state)
@@ -3023,7 +3059,8 @@ int main(void)
         cmocka_unit_test(test_git_order),
         cmocka_unit_test(test_results_select),
         cmocka_unit_test(test_ceilings_latest), cmocka_unit_test(test_plausible_own_card),
-        cmocka_unit_test(test_plausible_poisoned_calibration), cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_plausible_poisoned_calibration), cmocka_unit_test(test_plausible_all_set_aside),
+        cmocka_unit_test(test_compare),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_weekly),
         cmocka_unit_test(test_packet),         cmocka_unit_test(test_repro_settle),
         cmocka_unit_test(test_claims_check),   cmocka_unit_test(test_paths_check),
