@@ -97,6 +97,13 @@ static void gemm_figures(const sb_snapshot *snap, const sb_run_details *det, con
     k->ceilings = sb_snapshot_ceilings(snap, k->sku, &k->nceilings, &newest);
     k->copy_gbps = ceiling(k->ceilings, k->nceilings, "bw.copy", &k->calibration);
     k->d2d_gbps = ceiling(k->ceilings, k->nceilings, "bw.memcpy_d2d", &k->d2d_calibration);
+    size_t naside = 0;
+    const sb_ceiling_aside *aside = sb_snapshot_set_aside(snap, &naside);
+    for (size_t i = 0; i < naside; i++)
+        if (!strcmp(aside[i].sku, k->sku)) {
+            k->set_aside++;
+            k->copy_set_aside += !strcmp(aside[i].ceiling.name, "bw.copy");
+        }
     /* settle trials: every run, in order */
     for (size_t i = 0; i < s->n; i++) {
         const sb_result *r = &s->v[i];

@@ -101,6 +101,7 @@ typedef struct sb_evidence_card {
     const sb_ceiling *ceilings;             /* the card's measured ceilings (sb_snapshot_ceilings) */
     size_t nceilings;
     long long calibration, d2d_calibration; /* the runs of bw.copy and bw.memcpy_d2d; -1 none */
+    size_t set_aside, copy_set_aside;       /* the card's measured ceilings set aside (model/calibration.h); of them bw.copy */
     double copy_gbps, d2d_gbps;             /* bw.copy, bw.memcpy_d2d; NAN when not measured */
     sb_evidence_settle *settle;             /* every passing run, in order */
     size_t nsettle, steady;                 /* steady: spread under SB_NOTE_SPREAD_LIMIT */

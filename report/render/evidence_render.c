@@ -122,7 +122,13 @@ static void gemm_targets(const sb_evidence_card *k, sb_buf *b)
         }
         sb_buf_puts(b, "\n");
     } else {
-        sb_buf_puts(b, "- no calibration stored for this card\n");
+        if (k->set_aside)
+            sb_buf_printf(b, "- no measured ceiling: every one the stored calibrations state for this card is set "
+                             "aside, outside %.2g to %.3g times the datasheet (`solbook report plausibility` lists "
+                             "them)\n",
+                          SB_CEILING_CREDIBLE_LOW, SB_CEILING_CREDIBLE_HIGH);
+        else
+            sb_buf_puts(b, "- no calibration stored for this card\n");
     }
 }
 
@@ -240,7 +246,13 @@ static void kernels_section(const sb_evidence_card *k, sb_buf *b)
 {
     /* a SKU with no calibration has no measured ceiling: it says so
      * rather than print an absent figure */
-    if (isnan(k->copy_gbps))
+    if (isnan(k->copy_gbps) && k->copy_set_aside)
+        sb_buf_printf(b, "\"%% copy\" is left blank: it needs the card's measured copy ceiling, and every copy "
+                         "ceiling the stored calibrations of this SKU state is set aside, outside %.2g to %.3g "
+                         "times the datasheet (`solbook report plausibility` lists them). The rows are the "
+                         "newest result runs that are ",
+                      SB_CEILING_CREDIBLE_LOW, SB_CEILING_CREDIBLE_HIGH);
+    else if (isnan(k->copy_gbps))
         sb_buf_puts(b, "\"% copy\" is left blank: it needs the card's measured copy ceiling, and no "
                        "calibration of this SKU is stored (`solbench roofline`, then `solbook ingest`). The rows "
                        "are the newest result runs that are ");

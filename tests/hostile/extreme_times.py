@@ -199,5 +199,22 @@ try:
         fail("report plausibility does not list the 5e-324 GB/s copy ceiling as set aside:\n%s" % out)
     print("ok: a 5e-324 GB/s copy ceiling is set aside (listed by report plausibility); the standing "
           "shares use the credible one, not inf%")
+
+    # Without the kernels' own calibration the set-aside one is the card's
+    # only one: out/EVIDENCE.md says its copy ceiling was set aside, not
+    # that no calibration is stored.
+    kernels = os.path.join(work, "kernels")
+    shutil.copytree(os.path.join(HOME, "examples", "h100", "kernels"), kernels)
+    os.remove(os.path.join(kernels, "calibration.json"))
+    db3 = os.path.join(work, "aside.db")
+    p = subprocess.run([SOLBOOK, "ingest", "--db", db3, kernels, src], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("ingest of the kernels with only the subnormal calibration exited %d: %s" % (p.returncode, p.stderr))
+    out = run(["report", "evidence", "--db", db3])
+    check_text("report evidence", out)
+    if ("every copy ceiling the stored calibrations of this SKU state is set aside" not in out
+            or "no calibration of this SKU is stored" in out):
+        fail("report evidence does not say the only copy ceiling was set aside:\n%s" % out)
+    print("ok: with only a set-aside copy ceiling, report evidence says so instead of 'no calibration'")
 finally:
     shutil.rmtree(work, ignore_errors=True)
