@@ -6,15 +6,11 @@
 #include "import_internal.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "canonical_json.h"
 #include "csv_rows.h"
@@ -161,20 +157,9 @@ static int read_import(const char *path, char **buf, size_t *len, sb_error *err)
 {
     *buf = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return sb_error_set(err, path, NULL, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return sb_error_set(err, path, NULL, "cannot stat: %s", strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return sb_error_set(err, path, NULL, "%s",
-                            S_ISDIR(st.st_mode) ? "is a directory, not a file" : "not a regular file: refused");
-    }
+    int fd;
+    if (sb_file_open_inside(path, NULL, 0, &fd, err) != SB_OK)
+        return SB_ERR;
     size_t cap = 0;
     if (sb_file_read_fd_max(fd, path, SB_JSON_MAX_BYTES, buf, &cap, len, err) != SB_OK) {
         free(*buf);

@@ -217,11 +217,11 @@ static void test_not_regular_refused(void **state)
     sb_error_clear(&err);
     assert_int_equal(sb_import_detect(path, &fmt, &err), SB_ERR);
     expect_error(&err, "results.csv");
-    expect_error(&err, "not a regular file: refused");
+    expect_error(&err, "not a regular file (a FIFO, socket or device), not read");
     sb_import_stats st = {0};
     sb_error_clear(&err);
     assert_int_equal(sb_import_file(f->ing, path, "liger-csv", &st, &err), SB_ERR);
-    expect_error(&err, "not a regular file: refused");
+    expect_error(&err, "not a regular file (a FIFO, socket or device), not read");
     assert_int_equal(st.stored, 0);
     sb_error_clear(&err);
     assert_int_equal(sb_import_detect(dir, &fmt, &err), SB_ERR);
