@@ -341,30 +341,50 @@ int sb_task_status_merge_squeue(const char *text, sb_task_status *out, size_t n,
     return SB_OK;
 }
 
-/* "0-2,5" (a Job's completedIndexes / failedIndexes) into mark[n]. */
+/* A decimal index at *p below n, digits only: strtoul would take a sign
+ * ("-1" is ULONG_MAX) and spaces, and give ULONG_MAX for one too large,
+ * which would mark every task. 1 and *p past it; 0 when there is none or
+ * it is n or more. */
+static int index_at(const char **p, size_t n, size_t *out)
+{
+    const char *q = *p;
+    size_t v = 0;
+    if (*q < '0' || *q > '9')
+        return 0;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        v = v * 10 + (size_t)(*q - '0');
+        if (v >= n)
+            return 0;
+    }
+    *out = v;
+    *p = q;
+    return 1;
+}
+
+/* "0-2,5" (a Job's completedIndexes / failedIndexes) into mark[n]; an
+ * index outside the n tasks is not this Job's and refuses the whole. */
 static int mark_indexes(const char *s, unsigned char *mark, size_t n, const char *field, sb_error *err)
 {
     const char *p = s;
     while (*p) {
-        char *end;
-        errno = 0;
-        unsigned long a = strtoul(p, &end, 10), b = a;
-        if (errno || end == p)
-            return sb_error_set(err, "kubectl", field, "\"%s\" is not a list of indexes (0-2,5)", s);
-        p = end;
+        size_t a, b;
+        if (!index_at(&p, n, &a))
+            return sb_error_set(err, "kubectl", field,
+                                "\"%s\" is not a list of indexes (0-2,5) of the Job's %zu tasks", s, n);
+        b = a;
         if (*p == '-') {
-            const char *q = p + 1;
-            b = strtoul(q, &end, 10);
-            if (end == q || b < a)
-                return sb_error_set(err, "kubectl", field, "\"%s\" is not a list of indexes (0-2,5)", s);
-            p = end;
+            p++;
+            if (!index_at(&p, n, &b) || b < a)
+                return sb_error_set(err, "kubectl", field,
+                                    "\"%s\" is not a list of indexes (0-2,5) of the Job's %zu tasks", s, n);
         }
-        for (unsigned long i = a; i <= b && i < n; i++)
+        for (size_t i = a; i <= b; i++)
             mark[i] = 1;
-        if (*p == ',')
+        if (*p == ',' && p[1])
             p++;
         else if (*p)
-            return sb_error_set(err, "kubectl", field, "\"%s\" is not a list of indexes (0-2,5)", s);
+            return sb_error_set(err, "kubectl", field,
+                                "\"%s\" is not a list of indexes (0-2,5) of the Job's %zu tasks", s, n);
     }
     return SB_OK;
 }

@@ -1077,6 +1077,30 @@ static void test_k8s_status(void **state)
                                              "x", st, 4, &err),
                      SB_ERR);
     assert_non_null(strstr(err.msg, "\"1-0\" is not a list of indexes"));
+    /* A sign, a space, an index past the Job's tasks or one past the
+     * largest integer is refused: strtoul read "-1" and
+     * "0-99999999999999999999" as ULONG_MAX and marked every task done. */
+    const char *bad[] = {"-1", "0--1", "0-99999999999999999999", "99999999999999999999", " 1", "0-4", "4", "1,",
+                         "0,,1", "+1"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char doc[256];
+        snprintf(doc, sizeof doc,
+                 "{\"kind\": \"Job\", \"metadata\": {\"name\": \"x\"}, \"status\": {\"completedIndexes\": \"%s\"}}",
+                 bad[k]);
+        sb_error_clear(&err);
+        if (sb_task_status_from_k8s(doc, "x", st, 4, &err) != SB_ERR)
+            fail_msg("completedIndexes \"%s\" was taken", bad[k]);
+        assert_non_null(strstr(err.msg, "is not a list of indexes (0-2,5) of the Job's 4 tasks"));
+    }
+    /* the last task's index and a full range are taken */
+    assert_int_equal(sb_task_status_from_k8s("{\"kind\": \"Job\", \"metadata\": {\"name\": \"x\"}, \"status\": "
+                                             "{\"completedIndexes\": \"0-1,3\"}}",
+                                             "x", st, 4, &err),
+                     SB_OK);
+    assert_int_equal(st[0].state, SB_TASK_DONE);
+    assert_int_equal(st[1].state, SB_TASK_DONE);
+    assert_int_equal(st[3].state, SB_TASK_DONE);
+    assert_true(st[2].state != SB_TASK_DONE);
 }
 
 int main(void)
