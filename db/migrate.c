@@ -115,6 +115,19 @@ static int migrate_locked(sqlite3 *conn, const char *path, const sb_db_migration
             goto fail;
         }
     }
+    /* An empty file gets the schema the whole list leaves in one script:
+     * replaying every migration parses each table rebuild and the schema
+     * after each change, most of the cost of creating a database. */
+    if (v == 0 && list == sb_db_migrations && count == sb_db_migration_count &&
+        sb_db_new_schema[0]) {
+        if (exec(conn, path, sb_db_new_schema, "cannot create the schema", err) != SB_OK)
+            goto fail;
+        v = latest;
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", latest);
+        if (exec(conn, path, pragma, "cannot set the schema version", err) != SB_OK)
+            goto fail;
+    }
     for (size_t i = 0; i < count; i++) {
         if (list[i].version <= v)
             continue;

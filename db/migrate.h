@@ -21,6 +21,11 @@ typedef struct sb_db_migration {
 extern const sb_db_migration sb_db_migrations[];
 extern const size_t sb_db_migration_count;
 
+/* The schema all of sb_db_migrations leave, as one script (generated at
+ * build time by db/schema_gen.c); sb_db_migrate gives it to an empty file
+ * when it runs that whole list. */
+extern const char sb_db_new_schema[];
+
 /* Brings the database on conn (named path in errors) to the last version
  * of list, in one BEGIN IMMEDIATE transaction, setting user_version after
  * each migration. Refuses a database newer than the list, and a non-empty

@@ -474,6 +474,70 @@ static void test_open_upgrades_empty_file(void **state)
     sb_db_close(db);
 }
 
+static int append_row(void *acc, int n, char **vals, char **names)
+{
+    (void)names;
+    for (int i = 0; i < n; i++) {
+        char *next = sqlite3_mprintf("%z%s|", *(char **)acc, vals[i] ? vals[i] : "NULL");
+        assert_non_null(next);
+        *(char **)acc = next;
+    }
+    *(char **)acc = sqlite3_mprintf("%z\n", *(char **)acc);
+    return 0;
+}
+
+/* Everything a new file holds: user_version, sqlite_master in order
+ * (statements and the SQLite objects they bring) and every table's rows. */
+static char *contents(sqlite3 *c)
+{
+    char *acc = sqlite3_mprintf("");
+    assert_int_equal(sqlite3_exec(c, "PRAGMA user_version; SELECT type, name, tbl_name, sql "
+                                     "FROM sqlite_master ORDER BY rowid",
+                                  append_row, &acc, NULL),
+                     SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(c, "SELECT name FROM sqlite_master WHERE type = 'table' "
+                                           "ORDER BY rowid", -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char *q = sqlite3_mprintf("SELECT '%q', * FROM \"%w\"", sqlite3_column_text(st, 0),
+                                  sqlite3_column_text(st, 0));
+        assert_int_equal(sqlite3_exec(c, q, append_row, &acc, NULL), SQLITE_OK);
+        sqlite3_free(q);
+    }
+    sqlite3_finalize(st);
+    return acc;
+}
+
+/* A new file gets the generated schema script in one go; it must hold
+ * exactly what replaying every migration leaves (the same statements in
+ * the same order, the same seeded rows, the same version). */
+static void test_new_schema_equals_migrations(void **state)
+{
+    (void)state;
+    assert_true(sb_db_new_schema[0] != '\0');
+    char fast[256], slow[256];
+    path_in(fast, sizeof fast, "new_fast.db");
+    path_in(slow, sizeof slow, "new_slow.db");
+    /* Another list than sb_db_migrations (the same migrations) takes the
+     * migration-by-migration path. */
+    sb_db_migration *copy = malloc(sb_db_migration_count * sizeof *copy);
+    assert_non_null(copy);
+    memcpy(copy, sb_db_migrations, sb_db_migration_count * sizeof *copy);
+    sb_db *a, *b;
+    sb_error e;
+    assert_int_equal(sb_db_open(fast, SB_DB_WRITE, &a, &e), SB_OK);
+    assert_int_equal(sb_db_open_with(slow, SB_DB_WRITE, copy, sb_db_migration_count, &b, &e), SB_OK);
+    char *ta = contents(sb_db_handle(a)), *tb = contents(sb_db_handle(b));
+    assert_string_equal(ta, tb);
+    assert_non_null(strstr(ta, "rg_changes|1|0|"));
+    sqlite3_free(ta);
+    sqlite3_free(tb);
+    sb_db_close(a);
+    sb_db_close(b);
+    free(copy);
+}
+
 /* The real open path: a reader meeting an older database upgrades it in
  * place and reads it; a writer does too; then an older program refuses it. */
 static void test_open_upgrades_older(void **state)
@@ -647,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_upgrade_in_place),
         cmocka_unit_test(test_open_upgrades_empty_file),
+        cmocka_unit_test(test_new_schema_equals_migrations),
         cmocka_unit_test(test_open_upgrades_older),
         cmocka_unit_test(test_case_identity_migration),
         cmocka_unit_test(test_run_samples_migration),
