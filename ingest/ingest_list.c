@@ -211,7 +211,8 @@ static void walk_dir(lister *wk, const char *path, const struct stat *st)
     if (oom || (de == NULL && read_errno)) {
         report_new(wk, path, "cannot read directory: %s", oom ? "out of memory" : strerror(read_errno));
     } else {
-        qsort(names, n, sizeof *names, cmp_name);
+        if (n) /* qsort(NULL, 0, ...) is undefined: an empty folder has no names */
+            qsort(names, n, sizeof *names, cmp_name);
         if (wk->depth == wk->cap) {
             size_t c2 = wk->cap ? 2 * wk->cap : 32;
             dev_ino *s = realloc(wk->stack, c2 * sizeof *s);
