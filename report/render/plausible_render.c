@@ -185,6 +185,18 @@ int sb_plaus_render_implausible_md(const sb_plaus_snap *snap, const sb_pick *pic
     return render_md(snap, picks, np, sessions, heading, 1, out, sum, err);
 }
 
+/* A figure with its unit (free text, so encoded); "-" when not finite. */
+static void unit_cell(sb_buf *out, double x, const char *unit)
+{
+    if (!isfinite(x)) {
+        sb_buf_puts(out, " - |");
+        return;
+    }
+    sb_buf_printf(out, " %.4g ", x);
+    sb_enc_md_text(out, unit, sizeof ((sb_ceiling *)0)->unit);
+    sb_buf_puts(out, " |");
+}
+
 void sb_plaus_render_set_aside_md(const sb_snapshot *cards, const char *heading, sb_buf *out)
 {
     size_t n = 0;
@@ -212,20 +224,8 @@ void sb_plaus_render_set_aside_md(const sb_snapshot *cards, const char *heading,
         md_cell(out, a[i].sku);
         sb_buf_printf(out, " %lld |", c->run_id);
         md_cell(out, c->name);
-        if (isfinite(c->value)) {
-            sb_buf_printf(out, " %.4g ", c->value);
-            sb_enc_md_text(out, c->unit, sizeof c->unit);
-            sb_buf_puts(out, " |");
-        } else {
-            sb_buf_puts(out, " - |");
-        }
-        if (a[i].datasheet > 0) {
-            sb_buf_printf(out, " %.4g ", a[i].datasheet);
-            sb_enc_md_text(out, c->unit, sizeof c->unit);
-            sb_buf_puts(out, " |");
-        } else {
-            sb_buf_puts(out, " - |");
-        }
+        unit_cell(out, c->value, c->unit);
+        unit_cell(out, a[i].datasheet > 0 ? a[i].datasheet : NAN, c->unit);
         /* %g: a ceiling of 1e308 is a ratio of 3e304, not 300 digits */
         double ratio = a[i].datasheet > 0 ? c->value / a[i].datasheet : NAN;
         if (isfinite(ratio))
